@@ -1,0 +1,99 @@
+"""Formatting findings for `gpu-npd parse`: JSON lines, or a table plus a summary."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter, defaultdict
+from typing import IO, Iterable
+
+from parsers import Finding, xid_info
+from parsers.finding import SEVERITY_RANK
+
+_COLUMNS = ("WHERE", "KIND", "SEVERITY", "ATTRIBUTION", "DEVICE", "ACTION", "MESSAGE")
+_WIDTHS = (22, 20, 8, 11, 16, 24)
+MESSAGE_WIDTH = 110
+
+
+def write_json(findings: Iterable[Finding], out: IO[str]) -> int:
+    n = 0
+    for f in findings:
+        out.write(json.dumps(f.to_dict(), ensure_ascii=False, default=str) + "\n")
+        n += 1
+    return n
+
+
+def _where(f: Finding) -> str:
+    if f.timestamp is not None:
+        return f.timestamp.isoformat(sep=" ", timespec="seconds")
+    if f.uptime is not None:
+        return f"+{f.uptime:.3f}s"
+    return f"line {f.line}" if f.line else "-"
+
+
+def _device(f: Finding) -> str:
+    if f.pci:
+        return f.pci
+    if f.rank is not None:
+        return f"rank {f.rank}"
+    if f.peer:
+        return f"peer {f.peer}"
+    return "-"
+
+
+def _kind(f: Finding) -> str:
+    code = f.xid if f.xid is not None else f.sxid
+    return f"{f.kind} {code}" if code is not None else f.kind
+
+
+class Summary:
+    """Counts per kind and per device; bounded by the number of kinds and devices, not lines."""
+
+    def __init__(self) -> None:
+        self.kinds: Counter[str] = Counter()
+        self.kind_severity: dict[str, str] = {}
+        self.devices: dict[str, Counter[str]] = defaultdict(Counter)
+        self.device_action: dict[str, tuple[int, str]] = {}
+
+    def add(self, f: Finding) -> None:
+        self.kinds[f.kind] += 1
+        prev = self.kind_severity.get(f.kind)
+        if prev is None or SEVERITY_RANK[f.severity] > SEVERITY_RANK[prev]:
+            self.kind_severity[f.kind] = f.severity
+        if f.pci:
+            self.devices[f.pci][_kind(f)] += 1
+            rank = SEVERITY_RANK[f.severity]
+            if f.pci not in self.device_action or rank > self.device_action[f.pci][0]:
+                self.device_action[f.pci] = (rank, f.action)
+
+    def write(self, out: IO[str]) -> None:
+        total = sum(self.kinds.values())
+        out.write(f"\n{total} finding{'s' if total != 1 else ''}\n")
+        if not total:
+            return
+        out.write("\nBy kind:\n")
+        for kind, n in self.kinds.most_common():
+            out.write(f"  {kind:<22} {n:>8}  worst: {self.kind_severity[kind]}\n")
+        if self.devices:
+            out.write("\nBy GPU / PCI device:\n")
+            for pci in sorted(self.devices):
+                what = ", ".join(f"{k} x{n}" for k, n in self.devices[pci].most_common())
+                out.write(f"  {pci}  {what}\n    recommended action: {self._action_text(pci)}\n")
+
+    def _action_text(self, pci: str) -> str:
+        action = self.device_action[pci][1]
+        xids = [int(k.split()[1]) for k in self.devices[pci] if k.startswith("xid ")]
+        notes = [f"Xid {x}: {xid_info(x).description}" for x in sorted(set(xids))[:3]]
+        return action + (f" ({'; '.join(notes)})" if notes else "")
+
+
+def write_text(findings: Iterable[Finding], out: IO[str]) -> Summary:
+    summary = Summary()
+    header = "  ".join(c.ljust(w) for c, w in zip(_COLUMNS, _WIDTHS)) + "  " + _COLUMNS[-1]
+    out.write(header + "\n")
+    for f in findings:
+        summary.add(f)
+        msg = f.message if len(f.message) <= MESSAGE_WIDTH else f.message[:MESSAGE_WIDTH - 1] + "…"
+        cells = (_where(f), _kind(f), f.severity, f.attribution, _device(f), f.action)
+        out.write("  ".join(c.ljust(w) for c, w in zip(cells, _WIDTHS)) + "  " + msg + "\n")
+    summary.write(out)
+    return summary

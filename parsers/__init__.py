@@ -1,0 +1,22 @@
+"""gpu-npd's pure core: log text in, findings out.
+
+Imports nothing heavy and does no I/O of its own beyond the streams it is handed.
+
+    from parsers import Classifier, Scanner
+    finding = Classifier().classify("[ 4254.197860] NVRM: Xid (PCI:0000:5d:00): 79, ...")
+    for finding in Scanner().scan(open("dmesg.txt", "rb"), name="dmesg.txt"): ...
+"""
+
+from .catalog import sxid_info, xid_info
+from .classify import Classifier, all_keywords, parse_line
+from .envelope import Envelope, detect, join_cri
+from .finding import ATTRIBUTIONS, KINDS, SEVERITIES, Finding, at_least
+from .pci import normalize_pci
+from .prefilter import Prefilter
+from .scan import Scanner, scan_lines
+
+__all__ = [
+    "ATTRIBUTIONS", "Classifier", "Envelope", "Finding", "KINDS", "Prefilter", "SEVERITIES", "Scanner",
+    "all_keywords", "at_least", "detect", "join_cri", "normalize_pci", "parse_line", "scan_lines",
+    "sxid_info", "xid_info",
+]

@@ -1,0 +1,128 @@
+"""NVIDIA's Xid and SXid catalogs as lookup tables, with severity and attribution derived
+from them by the readable tables below (NVIDIA's own wording, see parsers/data/SOURCE.md)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+
+# Immediate action (catalog column) -> (severity, attribution when no set below names the code).
+XID_ACTION_POLICY: dict[str, tuple[str, str]] = {
+    "RESTART_BM": ("fatal", "hardware"),
+    "RESTART_VM": ("fatal", "hardware"),
+    "RESET_GPU": ("fatal", "unknown"),
+    "CONTACT_SUPPORT": ("fatal", "unknown"),
+    "CHECK_MECHANICALS": ("fatal", "hardware"),
+    "WORKFLOW_XID_48": ("fatal", "hardware"),
+    "WORKFLOW_NVLINK_ERR": ("fatal", "hardware"),
+    "WORKFLOW_NVLINK5_ERR": ("fatal", "hardware"),
+    "XID_154": ("warning", "driver"),  # refined from the line: see XID154_RECOVERY
+    "RESTART_APP": ("error", "unknown"),
+    "WORKFLOW_XID_45": ("error", "application"),
+    "UPDATE_SWFW": ("warning", "driver"),
+    "CHECK_UVM": ("warning", "driver"),
+    "IGNORE": ("warning", "unknown"),
+}
+# An Xid the catalog does not list, or lists with no action.
+UNKNOWN_XID = ("CONTACT_SUPPORT", "error", "unknown")
+
+# NVIDIA attributes these to the application: 13, 31, 137 "typically application bugs", 43 user
+# fault, 45 app abort; the CHECK_APP/CUDA investigatory bucket (32 left out: its trigger blames PCIe).
+APPLICATION_XIDS = frozenset({13, 31, 43, 45, 137, 11, 25, 37, 69, 80})
+# Memory (48, 63, 64, 94, 95, 140, 171, 172), NVLink (74, 136, 144-150), PCIe (79), power (54), 110,
+# and the older table's hardware-only 81, 121.
+HARDWARE_XIDS = frozenset({48, 63, 64, 94, 95, 140, 171, 172, 74, 136, *range(144, 151), 79, 54, 110, 81, 121})
+NVLINK_XIDS = frozenset({74, 136, *range(144, 151)})
+# Investigatory buckets that point at the driver / software stack.
+DRIVER_BUCKETS = frozenset({"INVESTIGATE_SW", "UPDATE_SWFW"})
+# Application Xids never exceed this severity on their own (escalation is the health engine's job).
+APPLICATION_MAX_SEVERITY = {"fatal": "error"}
+
+# Xid 154 announces the recovery action for accompanying Xids; the line names it.
+XID154_RECOVERY: dict[str, tuple[str, str]] = {
+    "none": ("info", "IGNORE"),
+    "drain p2p": ("warning", "DRAIN_P2P"),
+    "drain and reset": ("fatal", "RESET_GPU"),
+    "gpu reset required": ("fatal", "RESET_GPU"),
+    "node reboot required": ("fatal", "RESTART_BM"),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class XidInfo:
+    code: int
+    mnemonic: str
+    description: str
+    action: str
+    investigatory: str
+    severity: str
+    attribution: str
+
+
+@dataclass(frozen=True, slots=True)
+class SxidInfo:
+    code: int
+    name: str
+    fatal: bool
+    action: str
+    effect: str
+
+
+def _read(name: str) -> list[dict[str, str]]:
+    text = resources.files("parsers.data").joinpath(name).read_text(encoding="utf-8")
+    return list(csv.DictReader(io.StringIO(text)))
+
+
+def _xid_policy(code: int, action: str, investigatory: str) -> tuple[str, str]:
+    severity, attribution = XID_ACTION_POLICY.get(action, UNKNOWN_XID[1:])
+    if code in APPLICATION_XIDS:
+        return APPLICATION_MAX_SEVERITY.get(severity, severity), "application"
+    if code in HARDWARE_XIDS:
+        return severity, "hardware"
+    if investigatory in DRIVER_BUCKETS:
+        return severity, "driver"
+    return severity, attribution
+
+
+@lru_cache(maxsize=1)
+def xid_catalog() -> dict[int, XidInfo]:
+    out = {}
+    for row in _read("xid-catalog.csv"):
+        code = int(row["code"])
+        action = row["immediate_action"] or UNKNOWN_XID[0]
+        severity, attribution = _xid_policy(code, row["immediate_action"], row["investigatory_action"])
+        out[code] = XidInfo(code, row["mnemonic"], row["description"], action,
+                            row["investigatory_action"], severity, attribution)
+    return out
+
+
+def xid_info(code: int) -> XidInfo:
+    info = xid_catalog().get(code)
+    if info is None:
+        action, severity, attribution = UNKNOWN_XID
+        return XidInfo(code, "UNKNOWN", "not in NVIDIA's Xid catalog", action, "", severity, attribution)
+    return info
+
+
+_SXID_ACTION = re.compile(r"NVSentinel: ([A-Z_]+)/")
+
+
+@lru_cache(maxsize=1)
+def sxid_catalog() -> dict[int, SxidInfo]:
+    out = {}
+    for row in _read("sxid-catalog.csv"):
+        effect = row["severity_or_effect"]
+        fatal = not effect.startswith("Non-fatal")
+        m = _SXID_ACTION.search(effect)
+        action = m.group(1) if m else ("RESET_FABRIC" if fatal else "IGNORE")
+        out[int(row["code"])] = SxidInfo(int(row["code"]), row["name"], fatal, action, effect)
+    return out
+
+
+def sxid_info(code: int) -> SxidInfo:
+    return sxid_catalog().get(code) or SxidInfo(code, "UNKNOWN", True, "CONTACT_SUPPORT",
+                                                "not in the Fabric Manager SXid tables")

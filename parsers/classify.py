@@ -1,0 +1,128 @@
+"""One line in, at most one finding out.
+
+`Classifier` is the only stateful piece of the parsers: it remembers a few facts from earlier
+lines of the same stream (which GPU a multi-line NVRM message is about, a GPU's UUID as NVRM
+prints it beside an Xid, CRI partial lines still being joined).  It does no I/O.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+
+from .envelope import detect, is_kmsg_continuation
+from .finding import Finding
+from .pci import find_pci, normalize_pci
+from .prefilter import Prefilter
+from .rules import KEYWORDS, PCI, REFINERS, RULES, Rule
+
+_FIELDS = ("pid", "rank", "xid", "sxid")  # integer fields
+_TEXT_FIELDS = ("process", "peer")
+
+# Lines that make no finding but give context to the next ones: (keyword, regex).
+CONTEXT = (
+    ("NVRM: GPU at PCI:", re.compile(r"NVRM: GPU at (?P<pci>" + PCI + r"): (?P<uuid>GPU-[0-9a-fA-F-]+)")),
+    ("NVRM: The NVIDIA GPU", re.compile(r"NVRM: The NVIDIA GPU (?P<pci>" + PCI + r")")),
+)
+CONTEXT_KEYWORDS = tuple(k for k, _ in CONTEXT)
+# CRI partial lines (rare: only lines over the runtime's 16 KiB split) are always looked at, so a
+# keyword split across two parts is still found once the parts are joined.
+CRI_PARTIAL_KEYWORDS = (" stdout P ", " stderr P ")
+# How many lines a multi-line NVRM message may span.
+CONTEXT_LINES = 4
+# Kinds that are about a PCI device: take the first PCI address in the line if no group named one.
+PCI_KINDS = frozenset({"xid", "sxid", "fallen_off_bus", "gpu_reset", "gpu_reset_required", "nvlink",
+                       "pcie_aer", "ib_link", "nic_error"})
+
+
+def all_keywords() -> tuple[str, ...]:
+    return tuple(dict.fromkeys(KEYWORDS + CONTEXT_KEYWORDS + CRI_PARTIAL_KEYWORDS))
+
+
+def _int(value: str | None) -> int | None:
+    return int(value) if value is not None and value.isdigit() else None
+
+
+class Classifier:
+    def __init__(self, rules: tuple[Rule, ...] = RULES, year: int | None = None,
+                 prefilter: Prefilter | None = None):
+        self.rules = rules
+        self.year = year
+        self.prefilter = prefilter or Prefilter(all_keywords(), engine="re")
+        self.uuids: dict[str, str] = {}  # pci -> GPU UUID, as NVRM printed it
+        self._last_pci: tuple[int, str] | None = None
+        self._count = 0
+
+    def classify(self, line: str, *, file: str | None = None, lineno: int | None = None) -> Finding | None:
+        """Classify one line (envelope included, no newline)."""
+        self._count += 1
+        position = lineno if lineno is not None else self._count
+        if not self.prefilter.matches(line) or is_kmsg_continuation(line):
+            return None
+        env = detect(line, self.year)
+        finding = self.classify_message(env.message, position)
+        if finding is None:
+            return None
+        finding.timestamp, finding.uptime, finding.envelope = env.timestamp, env.uptime, env.name
+        finding.file, finding.line = file, lineno
+        return finding
+
+    def classify_message(self, message: str, position: int | None = None) -> Finding | None:
+        """Classify a bare message (no envelope)."""
+        position = position if position is not None else self._count
+        self._remember(message, position)
+        for rule in self.rules:
+            if not any(k in message for k in rule.keywords):
+                continue
+            m = rule.pattern.search(message)
+            if m is None:
+                continue
+            if rule.kind is None:
+                return None
+            return self._build(rule, m, message, position)
+        return None
+
+    def _remember(self, message: str, position: int) -> None:
+        for keyword, pattern in CONTEXT:
+            if keyword in message:
+                m = pattern.search(message)
+                if m:
+                    pci = normalize_pci(m.group("pci"))
+                    if pci:
+                        self._last_pci = (position, pci)
+                        if "uuid" in m.groupdict():
+                            self.uuids[pci] = m.group("uuid")
+
+    def _build(self, rule: Rule, m: re.Match, message: str, position: int) -> Finding:
+        groups = {k: v for k, v in m.groupdict().items() if v is not None}
+        out = {"severity": rule.severity, "attribution": rule.attribution, "action": rule.action,
+               "details": {}}
+        if rule.refine:
+            REFINERS[rule.refine](groups, out)
+        details = out["details"]
+        for key, value in groups.items():
+            if key in _FIELDS or key in _TEXT_FIELDS or key in ("pci", "text", "fatality", "state"):
+                continue
+            details.setdefault(key, int(value) if value.isdigit() else value.strip())
+        pci = normalize_pci(groups.get("pci"))
+        if pci is None and rule.kind in PCI_KINDS:
+            pci = find_pci(message)
+            if pci is None and self._last_pci and position - self._last_pci[0] <= CONTEXT_LINES:
+                pci = self._last_pci[1]
+        if pci and pci in self.uuids:
+            details["uuid"] = self.uuids[pci]
+        return Finding(
+            kind=rule.kind, severity=out["severity"], attribution=out["attribution"], action=out["action"],
+            message=message, pci=pci, details=details, peer=groups.get("peer"),
+            process=groups.get("process", "").strip() or None,
+            **{k: _int(groups.get(k)) for k in _FIELDS},
+        )
+
+
+def parse_line(line: str, year: int | None = None) -> Finding | None:
+    """Convenience: classify one line with a fresh classifier (no cross-line context)."""
+    return Classifier(year=year).classify(line)
+
+
+def now_year() -> int:
+    return datetime.now().year

@@ -1,0 +1,164 @@
+"""Envelope detection: what wraps the message on one line, and when it was written.
+
+Detected per line (files mix formats).  Each envelope is a row of ENVELOPES: a name, a regex and a
+function that turns the match into (message, timestamp, uptime, extra).  The first row that matches
+wins; a line that none match is plain text.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any, Callable
+
+
+@dataclass(slots=True)
+class Envelope:
+    name: str
+    message: str
+    timestamp: datetime | None = None
+    uptime: float | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+_MONTHS = {m: i for i, m in enumerate(
+    ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"), start=1)}
+# A dmesg-style uptime stamp that syslog and journald keep inside a kernel message.
+_INNER_UPTIME = re.compile(r"^\[\s*(\d+\.\d+)\]\s?")
+
+
+def _iso(text: str) -> datetime | None:
+    """RFC 3339 / ISO 8601, nanoseconds allowed (cut to microseconds)."""
+    text = text.replace("Z", "+00:00").replace("z", "+00:00")
+    m = re.match(r"^(.*?\.\d{6})\d*(.*)$", text)
+    if m:
+        text = m.group(1) + m.group(2)
+    try:
+        return datetime.fromisoformat(text)
+    except ValueError:
+        return None
+
+
+def _bsd(mon: str, day: str, clock: str, year: int) -> datetime | None:
+    try:
+        h, mi, s = clock.split(":")
+        sec, _, frac = s.partition(".")
+        return datetime(year, _MONTHS[mon], int(day), int(h), int(mi), int(sec),
+                        int((frac + "000000")[:6]) if frac else 0)
+    except (KeyError, ValueError):
+        return None
+
+
+def _strip_inner_uptime(env: Envelope) -> Envelope:
+    m = _INNER_UPTIME.match(env.message)
+    if m:
+        env.uptime = float(m.group(1))
+        env.message = env.message[m.end():]
+    return env
+
+
+def _kmsg(m: re.Match, year: int) -> Envelope:
+    prio, seq, usec, flags, msg = m.groups()
+    return Envelope("kmsg", msg, uptime=int(usec) / 1e6,
+                    extra={"seq": int(seq), "priority": int(prio) & 7, "facility": int(prio) >> 3,
+                           "continued": flags.startswith("c")})
+
+
+def _dmesg(m: re.Match, year: int) -> Envelope:
+    return Envelope("dmesg", m.group(2), uptime=float(m.group(1)))
+
+
+def _dmesg_t(m: re.Match, year: int) -> Envelope:
+    _, mon, day, clock, yr, msg = m.groups()
+    return Envelope("dmesg_t", msg, timestamp=_bsd(mon, day, clock, int(yr)))
+
+
+def _cri(m: re.Match, year: int) -> Envelope:
+    ts, stream, tag, msg = m.groups()
+    return Envelope("cri", msg, timestamp=_iso(ts), extra={"stream": stream, "partial": tag == "P"})
+
+
+def _docker(m: re.Match, year: int) -> Envelope | None:
+    try:
+        obj = json.loads(m.string)
+    except ValueError:
+        return None
+    if not isinstance(obj, dict) or not isinstance(obj.get("log"), str):
+        return None
+    ts = obj.get("time")
+    return Envelope("docker", obj["log"].rstrip("\n"), timestamp=_iso(ts) if isinstance(ts, str) else None,
+                    extra={"stream": obj.get("stream")})
+
+
+def _rfc5424(m: re.Match, year: int) -> Envelope:
+    ts, host, app, procid, msg = m.groups()
+    return _strip_inner_uptime(Envelope("rfc5424", msg, timestamp=None if ts == "-" else _iso(ts),
+                                        extra={"host": host, "app": app}))
+
+
+def _rfc3164(m: re.Match, year: int) -> Envelope:
+    mon, day, clock, host, tag, msg = m.groups()
+    return _strip_inner_uptime(Envelope("syslog", msg, timestamp=_bsd(mon, day, clock, year),
+                                        extra={"host": host, "app": tag}))
+
+
+def _short_iso(m: re.Match, year: int) -> Envelope:
+    ts, host, tag, msg = m.groups()
+    return _strip_inner_uptime(Envelope("syslog", msg, timestamp=_iso(ts), extra={"host": host, "app": tag}))
+
+
+_TAG = r"([^\s:\[]+)(?:\[\d+\])?:"
+# (name, first characters a line of it may start with, pattern, builder)
+ENVELOPES: tuple[tuple[str, str, re.Pattern, Callable[[re.Match, int], Envelope | None]], ...] = (
+    ("kmsg", "0123456789", re.compile(r"^(\d+),(\d+),(\d+),([^;,]*)[^;]*;(.*)$", re.S), _kmsg),
+    ("cri", "0123456789", re.compile(r"^(\d{4}-\d\d-\d\dT[\d:.]+(?:Z|[+-]\d\d:?\d\d)) (stdout|stderr) ([PF]) ?(.*)$", re.S), _cri),
+    ("short_iso", "0123456789", re.compile(
+        r"^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)?) (\S+) " + _TAG + r" ?(.*)$", re.S), _short_iso),
+    ("dmesg_t", "[", re.compile(r"^\[(\w{3}) (\w{3}) +(\d{1,2}) (\d\d:\d\d:\d\d) (\d{4})\] ?(.*)$", re.S), _dmesg_t),
+    ("dmesg", "[", re.compile(r"^\[\s*(\d+\.\d+)\] ?(.*)$", re.S), _dmesg),
+    ("docker", "{", re.compile(r"^\{.*\"log\"\s*:", re.S), _docker),
+    ("rfc5424", "<", re.compile(r"^<\d{1,3}>1 (\S+) (\S+) (\S+) (\S+) \S+ (?:-|(?:\[.*?\])+) ?(.*)$", re.S), _rfc5424),
+    ("rfc3164", "<ADFJMNOS", re.compile(
+        r"^(?:<\d{1,3}>)?(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) +(\d{1,2}) (\d\d:\d\d:\d\d(?:\.\d+)?) (\S+) "
+        + _TAG + r" ?(.*)$", re.S), _rfc3164),
+)
+
+
+def detect(line: str, year: int | None = None) -> Envelope:
+    """Split one line (no trailing newline) into its envelope and message."""
+    if line:
+        first = line[0]
+        for _name, starts, pattern, build in ENVELOPES:
+            if first in starts:
+                m = pattern.match(line)
+                if m:
+                    env = build(m, year or datetime.now(timezone.utc).year)
+                    if env is not None:
+                        return env
+    return Envelope("plain", line)
+
+
+_KMSG_CONTINUATION = re.compile(r"^ [A-Z_][A-Z0-9_]*=")
+
+
+def is_kmsg_continuation(line: str) -> bool:
+    """` SUBSYSTEM=pci`-style dictionary lines that follow a /dev/kmsg record."""
+    return bool(_KMSG_CONTINUATION.match(line))
+
+
+_CRI_PARTIAL = re.compile(r"^\d{4}-\d\d-\d\dT\S+ (?:stdout|stderr) P ")
+
+
+def is_cri_partial(line: str) -> bool:
+    return bool(_CRI_PARTIAL.match(line))
+
+
+def join_cri(lines: list[str]) -> str:
+    """Join a CRI group (`P` lines then the `F` line) into one `F` line with the first's header."""
+    if len(lines) == 1:
+        return lines[0]
+    head = lines[0].split(" ", 3)
+    bodies = [ln.split(" ", 3)[3] if ln.count(" ") >= 3 else "" for ln in lines]
+    return f"{head[0]} {head[1]} F {''.join(bodies)}"

@@ -1,0 +1,57 @@
+"""The one record the parsers produce: a recognised line."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+SEVERITIES = ("info", "warning", "error", "fatal")
+SEVERITY_RANK = {name: rank for rank, name in enumerate(SEVERITIES)}
+ATTRIBUTIONS = ("hardware", "fabric", "driver", "application", "unknown")
+
+# The stable vocabulary of finding kinds.  Add kinds, never rename them.
+KINDS = (
+    "xid", "sxid", "fallen_off_bus", "gpu_reset", "nvlink", "pcie_aer", "ib_link", "nic_error",
+    "ib_completion_error", "nccl_timeout", "nccl_remote_error", "nccl_error", "cuda_error",
+    "cuda_oom", "hung_task", "oom_kill",
+    # added kinds
+    "gpu_reset_required",  # NVRM assertion NV_ERR_RESET_REQUIRED: the driver refuses work until reset
+    "driver_load",  # NVIDIA kernel module (re)loaded: a lifecycle mark, severity info
+)
+
+
+@dataclass(slots=True)
+class Finding:
+    kind: str
+    severity: str
+    attribution: str
+    action: str
+    message: str
+    timestamp: datetime | None = None  # wall clock, when the envelope carries one
+    uptime: float | None = None  # seconds since boot (kmsg, dmesg)
+    xid: int | None = None
+    sxid: int | None = None
+    pci: str | None = None
+    pid: int | None = None
+    process: str | None = None
+    rank: int | None = None
+    peer: str | None = None
+    details: dict[str, Any] = field(default_factory=dict)
+    envelope: str = "plain"
+    file: str | None = None
+    line: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON-ready dict; unknown fields are left out."""
+        out: dict[str, Any] = {}
+        for name in self.__slots__:  # type: ignore[attr-defined]
+            value = getattr(self, name)
+            if value is None or (name == "details" and not value):
+                continue
+            out[name] = value.isoformat() if isinstance(value, datetime) else value
+        return out
+
+
+def at_least(severity: str, minimum: str) -> bool:
+    return SEVERITY_RANK[severity] >= SEVERITY_RANK[minimum]

@@ -1,0 +1,229 @@
+"""The rule table: keyword prefilter -> regex -> finding kind and fields.
+
+One row per pattern.  Rows are tried in order and the first match wins, so more specific rows
+come first; a row is tried only when one of its keywords occurs in the message.  Named groups
+`pci`, `pid`, `process`, `rank`, `peer`, `xid`, `sxid` fill the finding's fields, every other
+named group goes to `details`.  Severity, attribution and action come from the row, optionally
+refined by a lookup table (`refine`), so adding a pattern or an Xid is one row.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from .catalog import NVLINK_XIDS, XID154_RECOVERY, sxid_info, xid_info
+
+PCI = r"(?:PCI:)?[0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}(?:\.[0-7])?"
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    name: str
+    kind: str | None  # None: a look-alike that must not become a finding
+    keywords: tuple[str, ...]
+    pattern: re.Pattern
+    severity: str = "error"
+    attribution: str = "unknown"
+    action: str = "INVESTIGATE"
+    refine: str | None = None  # a key of REFINERS
+
+
+def _r(name, kind, keywords, pattern, severity="error", attribution="unknown", action="INVESTIGATE",
+       refine=None, flags=0) -> Rule:
+    return Rule(name, kind, tuple(keywords), re.compile(pattern, flags), severity, attribution, action, refine)
+
+
+RULES: tuple[Rule, ...] = (
+    # --- look-alikes: NCCL's INFO chatter mentions NET/IB, mlx5, NVLink and "remote" all day long.
+    _r("nccl_info", None, ["NCCL INFO"], r"\bNCCL INFO\b"),
+    # --- GPU (NVRM) ---
+    # SXid events continue on lines that repeat the code with register data: one event, one finding.
+    _r("sxid_continuation", None, ["SXid"], r"SXid \(" + PCI + r"\): \d+, (?:Data \{|Severity \d+ Engine instance)"),
+    _r("sxid", "sxid", ["SXid"],
+       r"(?P<switch>nvidia-nvswitch\d+)?:? ?SXid \((?P<pci>" + PCI + r")\): (?P<sxid>\d+),"
+       r"(?: (?P<fatality>Non-fatal|Fatal),)?(?: Link (?P<link>\d+))?\s*(?P<text>.*)",
+       attribution="fabric", refine="sxid"),
+    _r("xid", "xid", ["Xid"],
+       r"(?<![A-Za-z])Xid \((?P<pci>" + PCI + r")\): (?P<xid>\d+)"
+       r"(?:, pid=(?:'?<unknown>'?|(?P<pid>\d+)))?(?:, name=(?:<unknown>|(?P<process>[^,]*)))?,?\s*(?P<text>.*)",
+       refine="xid"),
+    _r("fallen_off_bus", "fallen_off_bus", ["fallen off the bus"], r"fallen off the bus",
+       severity="fatal", attribution="hardware", action="RESTART_BM"),
+    _r("reset_required", "gpu_reset_required", ["NV_ERR_RESET_REQUIRED"], r"NV_ERR_RESET_REQUIRED",
+       severity="fatal", attribution="driver", action="RESET_GPU"),
+    _r("driver_load", "driver_load", ["NVRM: loading"],
+       r"NVRM: loading NVIDIA UNIX (?P<arch>\S+) Kernel Module\s+(?P<version>[\d.]+)",
+       severity="info", attribution="driver", action="NONE"),
+    _r("gpu_reset", "gpu_reset", ["NVRM: GPU"],
+       r"NVRM: GPU (?P<pci>" + PCI + r"):? .*\b(?:reset (?:complete|succeeded|done)|(?:was|has been) reset)",
+       severity="info", attribution="driver", action="NONE", flags=re.I),
+    _r("nvlink", "nvlink", ["NVLink", "nvlink", "NVLINK"],
+       r"\bnvlink\b(?=.*?\b(?P<what>errors?|fail(?:ed|ure)?|fatal|down|fault|timeout)\b)"
+       r"(?:.*?\blink\s*(?P<link>\d+))?",
+       attribution="hardware", action="CONTACT_SUPPORT", flags=re.I),
+    # --- PCIe AER (kernel's aer driver, old and new wording) ---
+    _r("aer_received", "pcie_aer", ["AER:"],
+       r"AER: (?:Multiple )?(?P<aer_severity>Corrected|Uncorrected \((?:Non-Fatal|Fatal)\)) error "
+       r"(?:message )?received: (?:id=)?(?P<pci>" + PCI + r")",
+       attribution="hardware", refine="aer"),
+    _r("aer_bus_error", "pcie_aer", ["PCIe Bus Error"],
+       r"PCIe Bus Error: severity=(?P<aer_severity>Corrected|Uncorrect(?:ed|able) \((?:Non-Fatal|Fatal)\)|"
+       r"Uncorrected|Fatal)(?:, type=(?P<layer>[^,]+))?",
+       attribution="hardware", refine="aer"),
+    # --- Mellanox / InfiniBand / RoCE ---
+    _r("mlx5_link", "ib_link", ["mlx5_core"],
+       r"mlx5_core (?P<pci>" + PCI + r") (?P<netdev>\S+): Link (?P<state>down|up)\b",
+       severity="error", attribution="fabric", action="CHECK_LINK", refine="ib_link"),
+    _r("mlx5_module", "ib_link", ["Port module event"],
+       r"(?:mlx5_core (?P<pci>" + PCI + r"):.*)?Port module event(?:\[(?P<level>\w+)\])?: "
+       r"module (?P<module>\d+), (?P<state>Cable (?:plugged|unplugged|error)|Cable \w+)(?:, (?P<reason>.*))?",
+       severity="error", attribution="fabric", action="CHECK_CABLE", refine="ib_link"),
+    _r("mlx5_health", "nic_error", ["mlx5_core"],
+       r"mlx5_core (?P<pci>" + PCI + r"):? .*?(?P<what>health compromised|firmware (?:fatal|internal) error|"
+       r"fw_fatal|Driver is in error state|synd 0x[0-9a-f]+|FW (?:fatal|hang))",
+       severity="fatal", attribution="hardware", action="RESET_NIC", flags=re.I),
+    _r("mlx5_cmd", "nic_error", ["mlx5_core"],
+       r"mlx5_core (?P<pci>" + PCI + r"):? .*?(?:(?P<command>[A-Z_]{3,}\(0x[0-9a-f]+\))(?: op_mod\(0x[0-9a-f]+\))? "
+       r"failed, status (?P<status>[^,]+)|(?P<timeout>No done completion|timeout\. Will cause a leak))",
+       severity="error", attribution="driver", action="INVESTIGATE"),
+    _r("netdev_watchdog", "nic_error", ["NETDEV WATCHDOG"],
+       r"NETDEV WATCHDOG: (?P<netdev>\S+) \((?P<driver>[^)]+)\): transmit queue (?P<queue>\d+) timed out",
+       severity="error", attribution="hardware", action="INVESTIGATE"),
+    # --- generic kernel ---
+    _r("hung_task", "hung_task", ["blocked for more than"],
+       r"task (?P<process>.+?):(?P<pid>\d+) blocked for more than (?P<seconds>\d+) seconds",
+       severity="warning", attribution="unknown", action="INVESTIGATE"),
+    _r("oom_kill", "oom_kill", ["Killed process"],
+       r"(?:Memory cgroup out of memory|Out of memory): Killed process (?P<pid>\d+) \((?P<process>[^)]*)\)",
+       severity="warning", attribution="application", action="RESTART_APP"),
+    # --- NCCL / PyTorch distributed (application logs) ---
+    _r("nccl_watchdog_timeout", "nccl_timeout", ["Watchdog caught collective operation timeout"],
+       r"(?:\[Rank (?P<rank>\d+)\] )?Watchdog caught collective operation timeout: WorkNCCL\("
+       r"(?:SeqNum=(?P<seq>\d+), )?OpType=(?P<op>\w+)(?:.*?Timeout\(ms\)=(?P<timeout_ms>\d+))?",
+       severity="error", attribution="unknown", action="FIND_FIRST_FAILING_RANK"),
+    _r("nccl_remote", "nccl_remote_error", ["ncclRemoteError", "remote process exited"],
+       r"(?:\[Rank (?P<rank>\d+)\] .*?)?(?:ncclRemoteError|NCCL error: remote process exited)",
+       severity="error", attribution="unknown", action="FIND_FIRST_FAILING_RANK"),
+    _r("ib_completion", "ib_completion_error", ["Got completion from peer"],
+       r"NET/IB ?: Got completion from peer (?P<peer>[^<\s]+)(?:<(?P<peer_port>\d+)>)? with "
+       r"(?:error |status=)(?:(?P<wc_status>IBV_WC_\w+)\()?(?P<error_code>\d+)(?:.*?vendor[ _]err[ =]?(?P<vendor_err>\d+))?",
+       severity="error", attribution="fabric", action="CHECK_FABRIC"),
+    _r("ib_async_event", "ib_completion_error", ["Got async event"],
+       r"NET/IB ?: Got async event ?: (?P<event>.+)",
+       severity="error", attribution="fabric", action="CHECK_FABRIC"),
+    _r("cuda_oom", "cuda_oom", ["CUDA out of memory", "OutOfMemoryError", "CUDA error: out of memory"],
+       r"(?:OutOfMemoryError|CUDA out of memory|CUDA error: out of memory)(?:.*?\(?GPU (?P<gpu>\d+)[;) ])?",
+       severity="error", attribution="application", action="RESTART_APP"),
+    _r("cuda_error", "cuda_error",
+       ["CUDA error", "Cuda failure", "CUDA failure", "cudaError", "illegal memory access", "uncorrectable ECC error"],
+       r"(?:CUDA error: |Cuda failure '|CUDA failure[: ]*'?)?(?P<cuda_error>an illegal memory access was encountered|"
+       r"uncorrectable ECC error encountered|unspecified launch failure|device-side assert triggered|"
+       r"misaligned address|an illegal instruction was encountered|the launch timed out and was terminated|"
+       r"CUDA-capable device\(s\) is/are busy or unavailable|no CUDA-capable device is detected|"
+       r"(?<=CUDA error: )[^.'\n]+|cudaError\w+)",
+       severity="error", attribution="unknown", action="INVESTIGATE", refine="cuda"),
+    _r("nccl_error_code", "nccl_error",
+       ["ncclSystemError", "ncclInternalError", "ncclUnhandledCudaError", "ncclInvalidUsage", "ncclInvalidArgument"],
+       r"(?:\[Rank (?P<rank>\d+)\] .*?)?(?P<nccl_code>ncclSystemError|ncclInternalError|ncclUnhandledCudaError|"
+       r"ncclInvalidUsage|ncclInvalidArgument)",
+       severity="error", attribution="unknown", action="INVESTIGATE", refine="nccl"),
+    _r("nccl_warn", "nccl_error", ["NCCL WARN"], r"NCCL WARN (?P<text>.+)",
+       severity="warning", attribution="unknown", action="INVESTIGATE"),
+)
+
+# --- refinement tables -----------------------------------------------------------------------
+
+AER_SEVERITY = {  # aer_severity as the kernel prints it -> (severity, action)
+    "corrected": ("warning", "MONITOR"),
+    "uncorrected (non-fatal)": ("error", "INVESTIGATE"),
+    "uncorrectable (non-fatal)": ("error", "INVESTIGATE"),
+    "uncorrected": ("error", "INVESTIGATE"),
+    "uncorrected (fatal)": ("fatal", "RESTART_BM"),
+    "uncorrectable (fatal)": ("fatal", "RESTART_BM"),
+    "fatal": ("fatal", "RESTART_BM"),
+}
+
+IB_LINK_STATE = {  # state word -> (severity, action, normalised state)
+    "up": ("info", "NONE", "up"),
+    "active": ("info", "NONE", "up"),
+    "cable plugged": ("info", "NONE", "up"),
+    "down": ("error", "CHECK_LINK", "down"),
+    "init": ("warning", "CHECK_LINK", "down"),
+    "cable unplugged": ("error", "CHECK_CABLE", "down"),
+    "cable error": ("error", "CHECK_CABLE", "module_error"),
+}
+
+CUDA_ERRORS = {  # CUDA runtime error text -> (severity, attribution, action)
+    "uncorrectable ECC error encountered": ("fatal", "hardware", "RESET_GPU"),
+    "an illegal memory access was encountered": ("error", "application", "RESTART_APP"),
+    "device-side assert triggered": ("error", "application", "RESTART_APP"),
+    "misaligned address": ("error", "application", "RESTART_APP"),
+    "an illegal instruction was encountered": ("error", "application", "RESTART_APP"),
+    "unspecified launch failure": ("error", "unknown", "INVESTIGATE"),
+    "the launch timed out and was terminated": ("error", "unknown", "INVESTIGATE"),
+    "CUDA-capable device(s) is/are busy or unavailable": ("error", "driver", "RESET_GPU"),
+    "no CUDA-capable device is detected": ("error", "driver", "INVESTIGATE"),
+    "cudaErrorIllegalAddress": ("error", "application", "RESTART_APP"),
+    "cudaErrorECCUncorrectable": ("fatal", "hardware", "RESET_GPU"),
+    "cudaErrorLaunchFailure": ("error", "unknown", "INVESTIGATE"),
+}
+
+NCCL_CODES = {  # ncclResult_t name -> attribution, per NCCL's own descriptions
+    "ncclSystemError": "unknown",  # a system call failed: sockets, shared memory, devices
+    "ncclInternalError": "unknown",  # NCCL bug or memory corruption
+    "ncclUnhandledCudaError": "unknown",  # a CUDA call failed: see the CUDA error around it
+    "ncclInvalidUsage": "application",
+    "ncclInvalidArgument": "application",
+}
+
+
+def _refine_xid(g: dict, out: dict) -> None:
+    info = xid_info(int(g["xid"]))
+    out.update(severity=info.severity, attribution=info.attribution, action=info.action)
+    out["details"]["mnemonic"] = info.mnemonic
+    text = g.get("text") or ""
+    if info.code in NVLINK_XIDS:
+        m = re.search(r"\blink (\d+)", text, re.I)
+        if m:
+            out["details"]["link"] = int(m.group(1))
+    if info.code == 154:
+        m = re.search(r"to 0x[0-9a-f]+ \(([^)]+)\)", text, re.I)
+        if m and m.group(1).lower() in XID154_RECOVERY:
+            out["severity"], out["action"] = XID154_RECOVERY[m.group(1).lower()]
+            out["details"]["recovery_action"] = m.group(1)
+
+
+def _refine_sxid(g: dict, out: dict) -> None:
+    info = sxid_info(int(g["sxid"]))
+    fatal = info.fatal if not g.get("fatality") else g["fatality"] == "Fatal"
+    out.update(severity="fatal" if fatal else "warning", action=info.action)
+    out["details"]["name"] = info.name
+
+
+def _refine_aer(g: dict, out: dict) -> None:
+    out["severity"], out["action"] = AER_SEVERITY.get(g["aer_severity"].lower(), ("error", "INVESTIGATE"))
+
+
+def _refine_ib_link(g: dict, out: dict) -> None:
+    sev, action, state = IB_LINK_STATE.get(g["state"].lower(), ("error", "CHECK_LINK", "down"))
+    out.update(severity=sev, action=action)
+    out["details"]["state"] = state
+
+
+def _refine_cuda(g: dict, out: dict) -> None:
+    text = g["cuda_error"].strip()
+    out["details"]["cuda_error"] = text
+    if text in CUDA_ERRORS:
+        out["severity"], out["attribution"], out["action"] = CUDA_ERRORS[text]
+
+
+def _refine_nccl(g: dict, out: dict) -> None:
+    out["attribution"] = NCCL_CODES.get(g["nccl_code"], "unknown")
+
+
+REFINERS = {"xid": _refine_xid, "sxid": _refine_sxid, "aer": _refine_aer, "ib_link": _refine_ib_link,
+            "cuda": _refine_cuda, "nccl": _refine_nccl}
+
+# Every keyword of the table: the prefilter over whole buffers is built from these.
+KEYWORDS: tuple[str, ...] = tuple(dict.fromkeys(k for rule in RULES if rule.kind for k in rule.keywords))

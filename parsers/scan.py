@@ -1,0 +1,151 @@
+"""Streams in, findings out, in constant memory.
+
+The stream is read in large chunks; the prefilter finds the few lines holding a keyword and only
+those are decoded and classified.  Line numbers are counted with `bytes.count` between hits.
+Lines longer than MAX_LINE are cut there (the rest of that line is skipped).
+"""
+
+from __future__ import annotations
+
+from typing import BinaryIO, Iterator
+
+from .classify import Classifier, all_keywords
+from .envelope import is_cri_partial, join_cri
+from .finding import Finding
+from .prefilter import Prefilter
+
+CHUNK = 8 << 20
+MAX_LINE = 16 << 20
+# At most this many CRI partial lines are joined into one logical line.
+MAX_CRI_PARTS = 64
+
+
+def decode(raw: bytes) -> str:
+    return raw.decode("utf-8", "replace").rstrip("\r")
+
+
+class Scanner:
+    def __init__(self, classifier: Classifier | None = None, prefilter: Prefilter | None = None):
+        self.classifier = classifier or Classifier()
+        self.prefilter = prefilter or Prefilter(all_keywords())
+
+    def scan(self, fp: BinaryIO, name: str | None = None, chunk: int = CHUNK) -> Iterator[Finding]:
+        lineno = 1  # line number of the first line in the buffer being scanned
+        carry = b""
+        skipping = False  # inside the cut-off tail of an over-long line
+        while True:
+            data = fp.read(chunk)
+            if not data:
+                break
+            if skipping:
+                nl = data.find(b"\n")
+                if nl == -1:
+                    continue
+                data, skipping = data[nl + 1:], False
+                lineno += 1
+            buf = carry + data if carry else data
+            cut = buf.rfind(b"\n")
+            if cut == -1:
+                if len(buf) >= MAX_LINE:
+                    yield from self._scan_buffer(buf[:MAX_LINE], _Lines(lineno), name)
+                    carry, skipping = b"", True
+                else:
+                    carry = buf
+                continue
+            cut = _hold_back_cri_partials(buf, cut)
+            if cut == -1:
+                carry = buf
+                continue
+            body, carry = buf[:cut], buf[cut + 1:]
+            lines = _Lines(lineno)
+            yield from self._scan_buffer(body, lines, name)
+            lineno = lines.after(body) + 1
+        if carry and not skipping:
+            yield from self._scan_buffer(carry, _Lines(lineno), name)
+
+    def _scan_buffer(self, buf: bytes, lines: "_Lines", name: str | None) -> Iterator[Finding]:
+        done_to = -1
+        classify = self.classifier.classify
+        for start, end in self.prefilter.line_spans(buf):
+            if start <= done_to:
+                continue
+            line = decode(buf[start:end])
+            if is_cri_partial(line) or (start and _cri_partial_before(buf, start)):
+                start, line, end = _cri_group(buf, start, end)
+            done_to = end
+            finding = classify(line, file=name, lineno=lines.at(buf, start))
+            if finding is not None:
+                yield finding
+
+
+class _Lines:
+    """Line numbers within one buffer, counting each newline once."""
+
+    __slots__ = ("number", "offset")
+
+    def __init__(self, first: int):
+        self.number, self.offset = first, 0
+
+    def at(self, buf: bytes, pos: int) -> int:
+        if pos >= self.offset:
+            self.number += buf.count(b"\n", self.offset, pos)
+        else:
+            self.number -= buf.count(b"\n", pos, self.offset)
+        self.offset = pos
+        return self.number
+
+    def after(self, buf: bytes) -> int:
+        """The number of the buffer's last line."""
+        return self.at(buf, len(buf))
+
+
+def _hold_back_cri_partials(buf: bytes, cut: int) -> int:
+    """Move the buffer's end back before a trailing CRI partial group, so the group is joined whole
+    with the next read; -1 when the whole buffer is one unfinished group."""
+    for _ in range(MAX_CRI_PARTS):
+        start = buf.rfind(b"\n", 0, cut) + 1
+        if not is_cri_partial(decode(buf[start:cut][:80])):
+            return cut
+        cut = start - 1
+        if cut < 0:
+            return -1
+    return cut
+
+
+def _prev_line(buf: bytes, start: int) -> tuple[int, int]:
+    end = start - 1
+    return buf.rfind(b"\n", 0, end) + 1, end
+
+
+def _cri_partial_before(buf: bytes, start: int) -> bool:
+    s, e = _prev_line(buf, start)
+    return is_cri_partial(decode(buf[s:e]))
+
+
+def _cri_group(buf: bytes, start: int, end: int) -> tuple[int, str, int]:
+    """The CRI partial group around the line at [start, end): (first start, joined line, last end)."""
+    first = start
+    parts = [decode(buf[start:end])]
+    while first and len(parts) < MAX_CRI_PARTS:
+        s, e = _prev_line(buf, first)
+        prev = decode(buf[s:e])
+        if not is_cri_partial(prev):
+            break
+        parts.insert(0, prev)
+        first = s
+    while is_cri_partial(parts[-1]) and end < len(buf) and len(parts) < MAX_CRI_PARTS:
+        nxt_end = buf.find(b"\n", end + 1)
+        if nxt_end == -1:
+            nxt_end = len(buf)
+        parts.append(decode(buf[end + 1:nxt_end]))
+        end = nxt_end
+    return first, join_cri(parts), end
+
+
+def scan_lines(lines, classifier: Classifier | None = None, name: str | None = None) -> Iterator[Finding]:
+    """Classify an iterable of str lines (no prefilter over buffers; for small inputs and tests)."""
+    classifier = classifier or Classifier()
+    for n, line in enumerate(lines, start=1):
+        finding = classifier.classify(line.rstrip("\n"), file=name, lineno=n)
+        if finding is not None:
+            yield finding

@@ -1,0 +1,81 @@
+"""`gpu-npd parse` through the real console script."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+XID79 = b"[ 4254.197860] NVRM: Xid (PCI:0000:5d:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus.\n"
+GPU_NPD = [sys.executable, "-m", "agent.cli"] if not os.environ.get("GPU_NPD_BIN") else [os.environ["GPU_NPD_BIN"]]
+
+
+def run(*args, stdin=b""):
+    return subprocess.run([*GPU_NPD, "parse", *args], input=stdin, capture_output=True, timeout=120)
+
+
+def test_json_fields(tmp_path: Path):
+    p = tmp_path / "dmesg.txt"
+    p.write_bytes(b"boot noise\n" + XID79)
+    r = run("--format", "json", str(p))
+    assert r.returncode == 0, r.stderr
+    rows = [json.loads(line) for line in r.stdout.decode().splitlines()]
+    assert len(rows) == 1
+    row = rows[0]
+    assert {k: row[k] for k in ("kind", "xid", "pci", "severity", "attribution", "action", "file", "line")} == {
+        "kind": "xid", "xid": 79, "pci": "0000:5d:00", "severity": "fatal", "attribution": "hardware",
+        "action": "RESTART_BM", "file": str(p), "line": 2}
+
+
+def test_text_summary_names_gpu_and_action(fixtures):
+    r = run(str(fixtures / "dmesg" / "xid79-fallen-off-bus.dmesg"))
+    out = r.stdout.decode()
+    assert r.returncode == 0
+    assert "By GPU / PCI device:" in out and "0000:5d:00" in out
+    assert "recommended action: RESTART_BM" in out and "fallen off the bus" in out
+
+
+def test_gzip_and_stdin(tmp_path: Path):
+    p = tmp_path / "dmesg.gz"
+    p.write_bytes(gzip.compress(XID79 * 3))
+    assert run("--format", "json", str(p)).stdout.count(b'"xid": 79') == 3
+    assert run("--format", "json", stdin=XID79).stdout.count(b'"xid": 79') == 1
+    assert run("--format", "json", "-", stdin=gzip.compress(XID79)).stdout.count(b'"xid": 79') == 1
+
+
+def test_unreadable_file_exit_2_names_it(tmp_path: Path):
+    good = tmp_path / "good.log"
+    good.write_bytes(XID79)
+    r = run("--format", "json", str(tmp_path / "missing.log"), str(good))
+    assert r.returncode == 2
+    err = r.stderr.decode().strip().splitlines()
+    assert len(err) == 1 and "missing.log" in err[0]
+    assert b'"xid": 79' in r.stdout  # the readable file was still parsed
+
+
+def test_truncated_gzip_is_a_clean_error(tmp_path: Path):
+    p = tmp_path / "cut.gz"
+    p.write_bytes(gzip.compress(XID79 * 100)[:40])
+    r = run(str(p))
+    assert r.returncode == 2 and b"cut.gz" in r.stderr and b"Traceback" not in r.stderr
+
+
+def test_hostile_bytes(tmp_path: Path):
+    p = tmp_path / "bad.log"
+    p.write_bytes(b"\xff\xfe\x00\x00NVRM\x00 Xid\n" + b"A" * (10 << 20) + b" Xid (PCI:0000:01:00): 13, x\n"
+                  + b"\x80\x81" * 100 + b"\n" + XID79)
+    r = run("--format", "json", str(p))
+    assert r.returncode == 0, r.stderr
+    rows = [json.loads(line) for line in r.stdout.decode().splitlines()]
+    assert [(row["xid"], row["line"]) for row in rows] == [(13, 2), (79, 4)]
+
+
+def test_min_severity(fixtures):
+    path = str(fixtures / "dmesg" / "negatives.log")
+    assert run("--format", "json", path).stdout == b""
+    assert b"driver_load" in run("--format", "json", "--min-severity", "info", path).stdout
+    fatal_only = run("--format", "json", "--min-severity", "fatal", str(fixtures / "dmesg" / "pcie-aer.syslog"))
+    assert [json.loads(x)["severity"] for x in fatal_only.stdout.decode().splitlines()] == ["fatal"]

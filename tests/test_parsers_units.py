@@ -1,0 +1,168 @@
+"""Unit tests per parser piece: PCI keys, envelopes, catalogs, rules."""
+
+from __future__ import annotations
+
+import pytest
+
+from parsers import Classifier, detect, join_cri, normalize_pci, parse_line, sxid_info, xid_info
+from parsers.catalog import xid_catalog
+
+
+@pytest.mark.parametrize("raw,key", [
+    ("00000000:5D:00.0", "0000:5d:00"), ("PCI:0000:5d:00", "0000:5d:00"), ("0000:5d:00", "0000:5d:00"),
+    ("5d:00.0", "0000:5d:00"), ("0001:0A:1F.3", "0001:0a:1f"), ("nonsense", None), ("", None), (None, None),
+])
+def test_normalize_pci(raw, key):
+    assert normalize_pci(raw) == key
+
+
+def test_nvml_and_kernel_forms_share_one_key():
+    kernel = parse_line("NVRM: Xid (PCI:0000:5D:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus.")
+    assert kernel.pci == normalize_pci("00000000:5D:00.0")
+
+
+@pytest.mark.parametrize("line,name,message", [
+    ("6,1234,4254197860,-;NVRM: hello", "kmsg", "NVRM: hello"),
+    ("6,1234,4254197860,-,caller=T1;NVRM: hello", "kmsg", "NVRM: hello"),
+    ("[ 4254.197860] NVRM: hello", "dmesg", "NVRM: hello"),
+    ("[Sun Nov 22 02:05:37 2026] NVRM: hello", "dmesg_t", "NVRM: hello"),
+    ("[Mon Nov  2 02:05:37 2026] NVRM: hello", "dmesg_t", "NVRM: hello"),
+    ("Nov 22 18:29:55 host kernel: NVRM: hello", "syslog", "NVRM: hello"),
+    ("Nov 22 18:29:55 host kernel: [ 12.500000] NVRM: hello", "syslog", "NVRM: hello"),
+    ("Nov 22 18:29:55.123456 host kernel: NVRM: hello", "syslog", "NVRM: hello"),
+    ("2026-11-22T18:29:55+0000 host kernel: NVRM: hello", "syslog", "NVRM: hello"),
+    ("<4>Nov  2 18:29:55 host kernel: NVRM: hello", "syslog", "NVRM: hello"),
+    ("<13>1 2026-11-22T18:29:55.003Z host kernel - - - NVRM: hello", "rfc5424", "NVRM: hello"),
+    ("2024-07-25T06:36:18.293456789Z stderr F NVRM: hello", "cri", "NVRM: hello"),
+    ('{"log":"NVRM: hello\\n","stream":"stderr","time":"2024-07-25T06:36:18.293456789Z"}', "docker", "NVRM: hello"),
+    ("NVRM: hello", "plain", "NVRM: hello"),
+    ('{"log": 5}', "plain", '{"log": 5}'),
+])
+def test_envelopes(line, name, message):
+    env = detect(line, year=2026)
+    assert (env.name, env.message) == (name, message)
+
+
+def test_envelope_timestamps():
+    assert detect("6,1,4254197860,-;x").uptime == pytest.approx(4254.19786)
+    assert detect("[Sun Nov 22 02:05:37 2026] x").timestamp.isoformat() == "2026-11-22T02:05:37"
+    assert detect("Nov 22 18:29:55 h k: x", year=2025).timestamp.year == 2025
+    cri = detect("2024-07-25T06:36:18.293456789Z stderr F x")
+    assert cri.timestamp.isoformat() == "2024-07-25T06:36:18.293456+00:00"
+    assert detect("Nov 22 18:29:55 h kernel: [ 12.5] x").uptime == 12.5
+
+
+def test_join_cri():
+    parts = ["2024-01-01T00:00:00Z stderr P abc", "2024-01-01T00:00:00Z stderr P def",
+             "2024-01-01T00:00:00Z stderr F ghi"]
+    assert join_cri(parts) == "2024-01-01T00:00:00Z stderr F abcdefghi"
+
+
+def test_xid_catalog_is_complete_and_derived():
+    cat = xid_catalog()
+    assert len(cat) == 172
+    assert (cat[79].action, cat[79].severity, cat[79].attribution) == ("RESTART_BM", "fatal", "hardware")
+    for code in (13, 31, 43, 45, 137):
+        assert cat[code].attribution == "application"
+        assert cat[code].severity != "fatal"
+    assert cat[119].attribution == "driver"
+
+
+def test_unknown_xid_still_reported():
+    info = xid_info(9999)
+    assert (info.action, info.attribution) == ("CONTACT_SUPPORT", "unknown")
+    f = parse_line("NVRM: Xid (PCI:0000:01:00): 9999, pid=1, name=x, something new")
+    assert (f.kind, f.xid, f.action, f.attribution) == ("xid", 9999, "CONTACT_SUPPORT", "unknown")
+
+
+def test_sxid_catalog_and_line_fatality():
+    assert sxid_info(24007).fatal
+    assert not sxid_info(12028).fatal
+    f = parse_line("nvidia-nvswitch2: SXid (PCI:0000:a0:00.0): 24007, Non-fatal, Link 3 something")
+    assert f.severity == "warning"  # the line says non-fatal: the line wins
+
+
+@pytest.mark.parametrize("line,kind,fields", [
+    ("NVRM: Xid (0000:01:00): 31, Ch 0000000b, engmask 00000101", "xid", {"xid": 31, "pci": "0000:01:00"}),
+    ("NVRM: Xid (PCI:0000:b1:00): 31, pid=2573, name=python3, Ch 00000008", "xid",
+     {"xid": 31, "pid": 2573, "process": "python3", "attribution": "application"}),
+    ("NVRM: Xid (PCI:0000:5d:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus.", "xid",
+     {"xid": 79, "pid": None, "process": None, "severity": "fatal"}),
+    ("NVRM: Xid (PCI:0000:c1:00): 154, GPU recovery action changed from 0x0 (None) to 0x2 (Node Reboot Required)",
+     "xid", {"severity": "fatal", "action": "RESTART_BM"}),
+    ("NVRM: Xid (PCI:0000:c1:00): 154, GPU recovery action changed from 0x1 (GPU Reset Required) to 0x0 (None)",
+     "xid", {"severity": "info"}),
+    ("NVRM: GPU 0000:5d:00.0: GPU has fallen off the bus.", "fallen_off_bus", {"pci": "0000:5d:00"}),
+    ("nvidia-nvswitch3: SXid (PCI:0000:a1:00.0): 20034, Fatal, Link 30 LTSSM Fault Up", "sxid",
+     {"sxid": 20034, "severity": "fatal", "attribution": "fabric"}),
+    ("pcieport 0000:00:03.0: AER: Corrected error received: 0000:03:00.0", "pcie_aer",
+     {"pci": "0000:03:00", "severity": "warning"}),
+    ("pcieport 0000:16:02.0: AER: Uncorrected (Fatal) error received: 0000:18:00.0", "pcie_aer",
+     {"severity": "fatal"}),
+    ("mlx5_core 0000:0c:00.0 ibp12s0: Link down", "ib_link", {"severity": "error", "attribution": "fabric"}),
+    ("mlx5_core 0000:0c:00.0 ibp12s0: Link up", "ib_link", {"severity": "info"}),
+    ("INFO: task python3:128733 blocked for more than 122 seconds.", "hung_task", {"pid": 128733}),
+    ("Out of memory: Killed process 4410 (python) total-vm:12000kB", "oom_kill", {"pid": 4410, "process": "python"}),
+    ("[Rank 22] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=22631, OpType=ALLREDUCE, NumelIn=1,"
+     " NumelOut=1, Timeout(ms)=600000) ran for 600012 milliseconds before timing out.", "nccl_timeout",
+     {"rank": 22}),
+    ("ncclRemoteError: A call failed possibly due to a network error or a remote process exiting prematurely.",
+     "nccl_remote_error", {}),
+    ("NET/IB : Got completion from peer 10.42.0.2<47534> with error 5, opcode 48, len 32764, vendor err 244",
+     "ib_completion_error", {"peer": "10.42.0.2"}),
+    ("ncclUnhandledCudaError: Call to CUDA function failed.", "nccl_error", {}),
+    ("RuntimeError: CUDA error: misaligned address", "cuda_error", {"attribution": "application"}),
+    ("RuntimeError: CUDA error: some brand new failure", "cuda_error", {"attribution": "unknown"}),
+    ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB (GPU 0; 79.15 GiB total capacity)",
+     "cuda_oom", {}),
+])
+def test_rules(line, kind, fields):
+    f = parse_line(line)
+    assert f is not None and f.kind == kind
+    for key, value in fields.items():
+        assert getattr(f, key) == value, key
+
+
+def test_nccl_timeout_details():
+    f = parse_line("[rank1]:[E1122 02:05:37.123456 12345 ProcessGroupNCCL.cpp:616] [Rank 1] Watchdog caught "
+                   "collective operation timeout: WorkNCCL(SeqNum=9, OpType=_ALLGATHER_BASE, NumelIn=1, "
+                   "NumelOut=8, Timeout(ms)=60000) ran for 60005 milliseconds before timing out.")
+    assert (f.rank, f.details["op"], f.details["timeout_ms"]) == (1, "_ALLGATHER_BASE", 60000)
+
+
+@pytest.mark.parametrize("line", [
+    "node-1:178:828 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB [1]mlx5_1:1/IB ; OOB ibp12s0:10.42.0.1<0>",
+    "node-1:178:828 [0] NCCL INFO comm 0x55 rank 16 nranks 32 cudaDev 0 busId 1b000 - Abort COMPLETE",
+    "nvidia-nvlink: Nvlink Core is being initialized, major device number 507",
+    "pcieport 0000:00:01.0: AER: enabled with IRQ 122",
+    "mlx5_core 0000:0c:00.0: firmware version: 28.39.1002",
+    "Xid errors are documented at docs.nvidia.com; this node reports none.",
+    "",
+])
+def test_look_alikes_are_not_findings(line):
+    assert parse_line(line) is None
+
+
+def test_driver_banner_is_only_an_info_mark():
+    f = parse_line("NVRM: loading NVIDIA UNIX x86_64 Kernel Module  550.54.15  Tue Mar  5 22:23:56 UTC 2024")
+    assert (f.kind, f.severity) == ("driver_load", "info")
+
+
+def test_multiline_fallen_off_bus_takes_gpu_from_context():
+    c = Classifier()
+    lines = ["[14387.209961] NVRM: The NVIDIA GPU 0000:5d:00.0", "NVRM: (PCI ID: 10de:2330) installed in this system has",
+             "NVRM: fallen off the bus and is not responding to commands."]
+    found = [c.classify(line) for line in lines]
+    assert found[:2] == [None, None]
+    assert (found[2].kind, found[2].pci) == ("fallen_off_bus", "0000:5d:00")
+
+
+def test_uuid_from_nvrm_gpu_line():
+    c = Classifier()
+    c.classify("NVRM: GPU at PCI:0000:5d:00: GPU-f1906b9b-557a-e961-045c-9fe4be3ce012")
+    f = c.classify("NVRM: Xid (PCI:0000:5d:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus.")
+    assert f.details["uuid"] == "GPU-f1906b9b-557a-e961-045c-9fe4be3ce012"
+
+
+def test_kmsg_continuation_lines_are_not_findings():
+    assert Classifier().classify(" DEVICE=+pci:0000:0c:00.0 Xid (PCI:0000:0c:00): 79") is None
