@@ -63,5 +63,47 @@ def parse(fmt: str, min_severity: str, year: int | None, files: tuple[str, ...])
     sys.exit(2 if failed else 0)
 
 
+@main.command()
+@click.option("--config", "config_file", type=click.Path(dir_okay=False), envvar="GPU_NPD_CONFIG",
+              help="YAML configuration file (keys as in agent/defaults.yaml).")
+@click.option("--kmsg", default=None, help="kmsg source (default /dev/kmsg; a FIFO or file of records works).")
+@click.option("--log-file", "log_files", multiple=True, help="Log file to follow like tail -F (repeatable).")
+@click.option("--journald/--no-journald", default=None, help="Force the journald source on or off.")
+@click.option("--state-dir", default=None, help="Where state (problems, conditions, cursors) is kept.")
+@click.option("--metrics-address", default=None, help="HOST:PORT for /metrics and /healthz.")
+@click.option("--node-name", default=None, help="Node name (default: $NODE_NAME, then the host name).")
+@click.option("--log-level", default=None, help="debug, info, warning or error.")
+def run(config_file, kmsg, log_files, journald, state_dir, metrics_address, node_name, log_level) -> None:
+    """Run the node agent until SIGTERM."""
+    import logging
+    import signal
+
+    from .app import Agent
+    from .config import ConfigError, load
+
+    flags = {"kmsg": kmsg, "log_files": list(log_files) or None, "journald": journald, "state_dir": state_dir,
+             "metrics_address": metrics_address, "node_name": node_name, "log_level": log_level}
+    try:
+        cfg = load(config_file, flags=flags)
+    except ConfigError as exc:
+        click.echo(f"gpu-npd: configuration error: {exc}", err=True)
+        sys.exit(2)
+    logging.basicConfig(level=cfg.log_level.upper(), stream=sys.stderr,
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    agent = Agent(cfg)
+    try:
+        agent.start()
+    except OSError as exc:
+        click.echo(f"gpu-npd: cannot start: {exc}", err=True)
+        sys.exit(2)
+    signal.signal(signal.SIGTERM, lambda *_: agent.stop.set())
+    signal.signal(signal.SIGINT, lambda *_: agent.stop.set())
+    logging.getLogger("gpu_npd").info("gpu-npd running on node %s: sources %s, metrics on %s", cfg.node_name,
+                                      ", ".join(s.name for s in agent.sources) or "none", cfg.metrics_address)
+    agent.run_forever()
+    agent.shutdown()
+    sys.exit(0)
+
+
 if __name__ == "__main__":
     main()

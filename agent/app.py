@@ -1,0 +1,293 @@
+"""The running agent: sources -> parsers -> health engine -> sinks, one way."""
+
+from __future__ import annotations
+
+import logging
+import os
+import queue
+import random
+import threading
+import time
+from collections import OrderedDict, deque
+from datetime import datetime, timezone
+from typing import Any, Callable
+
+import psutil
+
+from parsers import Classifier, Finding, detect
+
+from .config import Config
+from .health import Change, HealthEngine
+from .httpserver import serve
+from .metrics import Metrics
+from .sinks.stdout import StdoutSink
+from .sources import Record, Source, SourceAbsent
+from .sources.journald import JournaldSource
+from .sources.kmsg import KmsgSource, read_boot_id
+from .sources.logfile import LogFileSource
+from .state import StateStore
+
+log = logging.getLogger("gpu_npd")
+SAVE_EVERY = 1.0  # seconds between state writes while something changed
+DEDUPE_KEYS = 4096  # recent record texts remembered for shedding duplicates
+
+
+def boot_epoch() -> float:
+    """Wall-clock time of this boot (kmsg stamps are seconds since it)."""
+    try:
+        with open("/proc/uptime", encoding="ascii") as fh:
+            return time.time() - float(fh.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        return psutil.boot_time()
+
+
+def select_sources(cfg: Config, state: dict[str, Any], boot_id: str) -> list[Source]:
+    """Defaults that just work: /dev/kmsg when readable, else log files, else journald."""
+    cursors = state.get("cursors", {})
+    sources: list[Source] = []
+    kmsg_ok = bool(cfg.kmsg) and os.access(cfg.kmsg, os.R_OK)
+    if kmsg_ok:
+        sources.append(KmsgSource(cfg.kmsg, boot_id, cursors.get("kmsg")))
+    elif cfg.kmsg:
+        log.warning("kmsg source %s is not readable; falling back", cfg.kmsg)
+    files = list(cfg.log_files) or ([] if kmsg_ok else [p for p in cfg.fallback_log_files if os.path.exists(p)])
+    if files:
+        sources.append(LogFileSource(files, cfg.state_dir))
+    if cfg.journald or (cfg.journald is None and not sources):
+        sources.append(JournaldSource(cursors.get("journald")))
+    return sources
+
+
+class Agent:
+    def __init__(self, cfg: Config, clock: Callable[[], float] = time.time, out=None):
+        self.cfg = cfg
+        self.clock = clock
+        self.stop = threading.Event()
+        self.metrics = Metrics()
+        self.engine = HealthEngine(cfg, clock)
+        self.store = StateStore(cfg.state_dir)
+        self.queue: queue.Queue[list[Record]] = queue.Queue(maxsize=cfg.queue_batches)
+        self.sinks = [StdoutSink(cfg.node_name, out)]
+        self.boot_id = read_boot_id()
+        self.boot_epoch = boot_epoch()
+        self.engine.boot_time = self.boot_epoch
+        self.classifiers: dict[str, Classifier] = {}
+        self.cursors: dict[str, Any] = {}
+        self.status: dict[str, str] = {}
+        self.counts: dict[str, dict[str, int]] = {"findings": {}, "xid": {}}
+        self._dropped_seen: dict[str, int] = {}
+        self._dirty = False
+        self._last_save = 0.0
+        self._last_loop = time.monotonic()
+        self._last_tick = 0.0
+        self._proc = psutil.Process()
+        self._cpu = deque(maxlen=10)
+        self._shedding = False
+        self._recent: OrderedDict[str, None] = OrderedDict()
+        self.sources: list[Source] = []
+        self.server = None
+
+    # ---- start / stop ----------------------------------------------------------------------------
+
+    def start(self, serve_http: bool = True) -> None:
+        state = self.store.load()
+        self.engine.restore(state)
+        self.cursors = dict(state.get("cursors", {}))
+        for key, n in state.get("counts", {}).get("findings", {}).items():
+            self.metrics.findings.labels(*key.split("|")).inc(n)
+        for key, n in state.get("counts", {}).get("xid", {}).items():
+            self.metrics.xid_errors.labels(*key.split("|")).inc(n)
+        self.counts = {"findings": dict(state.get("counts", {}).get("findings", {})),
+                       "xid": dict(state.get("counts", {}).get("xid", {}))}
+        if state.get("boot_id") and state["boot_id"] != self.boot_id:
+            log.info("new boot (%s -> %s): kernel-log problems cleared", state["boot_id"], self.boot_id)
+            self._apply(self.engine.new_boot())
+            self.cursors.pop("kmsg", None)
+            self.cursors.pop("journald", None)
+        self._publish()
+        for cond in self.engine.conditions.values():
+            if cond.status:
+                self._apply(Change(conditions=[cond]))  # say what stands, once, at start
+        self.sources = select_sources(self.cfg, {"cursors": self.cursors}, self.boot_id)
+        if not self.sources:
+            log.warning("no kernel log source available: only metrics are served")
+        for src in self.sources:
+            threading.Thread(target=self._supervise, args=(src,), name=f"source-{src.name}", daemon=True).start()
+        if serve_http:
+            host, port = self.cfg.metrics_host_port
+            self.server = serve(host, port, self.metrics.registry, self.health)
+        self._dirty = True
+
+    def shutdown(self) -> None:
+        self.stop.set()
+        deadline = time.monotonic() + 1.0
+        while time.monotonic() < deadline:  # what was already read is processed, not lost
+            try:
+                self._process(self.queue.get_nowait())
+            except queue.Empty:
+                break
+        self.save()
+        if self.server is not None:
+            self.server.shutdown()
+
+    def run_forever(self) -> None:
+        while not self.stop.is_set():
+            self.step(timeout=min(0.2, self.cfg.tick_seconds))
+
+    # ---- the pipeline ------------------------------------------------------------------------------
+
+    def step(self, timeout: float = 0.2) -> None:
+        try:
+            batch = self.queue.get(timeout=timeout)
+        except queue.Empty:
+            batch = None
+        if batch:
+            self._process(batch)
+        self._last_loop = time.monotonic()
+        if time.monotonic() - self._last_tick >= self.cfg.tick_seconds:
+            self._tick()
+
+    def _emit(self, batch: list[Record]) -> None:
+        while not self.stop.is_set():
+            try:
+                self.queue.put(batch, timeout=0.5)
+                return
+            except queue.Full:
+                continue  # back-pressure: the source waits, nothing is dropped silently
+
+    def _process(self, batch: list[Record]) -> None:
+        name = batch[0].source
+        self.metrics.records.labels(name).inc(len(batch))
+        classifier = self.classifiers.get(name)
+        if classifier is None:
+            classifier = self.classifiers[name] = Classifier()
+        for rec in batch:
+            if self._shedding and self._duplicate(rec.line):
+                self.metrics.shed.inc()
+                continue
+            finding = classifier.classify(rec.line)
+            if finding is not None:
+                self._observe(finding, name)
+        last = batch[-1].cursor
+        if last is not None and name != "files":
+            self.cursors[name] = last
+        self._dirty = True
+
+    def _observe(self, f: Finding, source: str) -> None:
+        if f.timestamp is None and f.uptime is not None:
+            f.timestamp = datetime.fromtimestamp(self.boot_epoch + f.uptime, timezone.utc)
+        key = f"{f.kind}|{f.severity}|{f.attribution}"
+        self.metrics.findings.labels(f.kind, f.severity, f.attribution).inc()
+        self.counts["findings"][key] = self.counts["findings"].get(key, 0) + 1
+        if f.kind == "xid" and f.xid is not None:
+            xkey = f"{f.xid}|{f.pci or 'unknown'}"
+            self.metrics.xid_errors.labels(str(f.xid), f.pci or "unknown").inc()
+            self.counts["xid"][xkey] = self.counts["xid"].get(xkey, 0) + 1
+        self._apply(self.engine.observe(f, "kernel"))
+
+    def _apply(self, change: Change) -> None:
+        if not change:
+            return
+        self._publish()
+        for sink in self.sinks:
+            try:
+                sink.apply(change)
+            except Exception:  # a sink failing never stops detection
+                log.exception("sink %s failed", type(sink).__name__)
+        self._dirty = True
+
+    def _publish(self) -> None:
+        self.metrics.set_state(list(self.engine.conditions.values()), list(self.engine.problems.values()))
+
+    def _duplicate(self, line: str) -> bool:
+        key = detect(line).message if line[:1].isdigit() or line[:1] in "[<{" else line
+        if key in self._recent:
+            self._recent.move_to_end(key)
+            return True
+        self._recent[key] = None
+        if len(self._recent) > DEDUPE_KEYS:
+            self._recent.popitem(last=False)
+        return False
+
+    # ---- housekeeping --------------------------------------------------------------------------------
+
+    def _tick(self) -> None:
+        self._last_tick = time.monotonic()
+        self._apply(self.engine.tick())
+        for src in self.sources:
+            dropped = src.counters().get("dropped", 0)
+            delta = dropped - self._dropped_seen.get(src.name, 0)
+            if delta > 0:
+                self.metrics.dropped.labels(src.name).inc(delta)
+                self._dropped_seen[src.name] = dropped
+        self._watch_self()
+        self.metrics.last_tick.set(time.time())
+        if self._dirty and time.monotonic() - self._last_save >= SAVE_EVERY:
+            self.save()
+
+    def _watch_self(self) -> None:
+        try:
+            with self._proc.oneshot():
+                self._cpu.append(self._proc.cpu_percent())
+                rss = self._proc.memory_info().rss
+                self.metrics.self_threads.set(self._proc.num_threads())
+                self.metrics.self_files.set(len(self._proc.open_files()))
+        except psutil.Error:
+            return
+        cpu = sum(self._cpu) / len(self._cpu)
+        self.metrics.self_cpu.set(cpu)
+        self.metrics.self_rss.set(rss)
+        shedding = rss > self.cfg.shed_rss_mb * 2**20 or cpu > self.cfg.shed_cpu_percent
+        if shedding != self._shedding:
+            log.warning("%s shedding duplicate records (cpu %.0f%%, rss %d MiB)",
+                        "start" if shedding else "stop", cpu, rss >> 20)
+            self._shedding = shedding
+            self.metrics.shedding.set(1 if shedding else 0)
+
+    def save(self) -> None:
+        cursors = dict(self.cursors)
+        if "kmsg" in cursors or any(s.name == "kmsg" for s in self.sources):
+            cursors.setdefault("kmsg", {"boot_id": self.boot_id, "seq": None})
+        try:
+            self.store.save({"boot_id": self.boot_id, "cursors": cursors, "counts": self.counts,
+                             **self.engine.to_state()})
+        except OSError as exc:
+            log.error("cannot write state to %s: %s", self.store.path, exc)
+            return
+        self._dirty = False
+        self._last_save = time.monotonic()
+
+    # ---- supervision and health ----------------------------------------------------------------------
+
+    def _supervise(self, src: Source) -> None:
+        backoff = 1.0
+        while not self.stop.is_set():
+            self.status[src.name] = "up"
+            self.metrics.source_up.labels(src.name).set(1)
+            try:
+                src.run(self._emit, self.stop)
+                if self.stop.is_set():
+                    return
+                raise RuntimeError("source ended")
+            except SourceAbsent as exc:
+                log.info("%s", exc)
+                self.status[src.name] = "absent"
+                self.metrics.source_up.remove(src.name)
+                return
+            except Exception as exc:  # noqa: BLE001 - any failure restarts the source
+                log.error("source %s failed: %s; restarting in %.0f s", src.name, exc, backoff)
+                self.status[src.name] = "down"
+                self.metrics.source_up.labels(src.name).set(0)
+                self.metrics.restarts.labels(src.name).inc()
+                self.stop.wait(backoff * random.uniform(0.8, 1.2))
+                backoff = min(backoff * 2, 30.0)
+
+    def health(self) -> tuple[bool, str]:
+        problems = [f"source {n} is down" for n, s in self.status.items() if s == "down"]
+        stalled = time.monotonic() - self._last_loop
+        if stalled > max(5.0, 5 * self.cfg.tick_seconds):
+            problems.append(f"engine stalled for {stalled:.0f} s")
+        if problems:
+            return False, "; ".join(problems)
+        up = ", ".join(f"{n}={s}" for n, s in sorted(self.status.items())) or "no sources"
+        return True, f"ok ({up})"

@@ -1,0 +1,168 @@
+"""One typed configuration: defaults < YAML file < GPU_NPD_* environment < flags, validated once."""
+
+from __future__ import annotations
+
+import os
+import socket
+from dataclasses import dataclass, field, fields
+from importlib import resources
+from typing import Any, Mapping
+
+import yaml
+
+CLEAR_MODES = ("reset", "boot", "expire", "link_up")
+MATCH_KEYS = ("kind", "action", "attribution", "not_attribution", "severity", "xid", "sxid", "state")
+
+
+class ConfigError(ValueError):
+    """A bad configuration value; the message names the key."""
+
+
+@dataclass(frozen=True)
+class Config:
+    kmsg: str
+    log_files: list[str]
+    fallback_log_files: list[str]
+    journald: bool | None
+    state_dir: str
+    metrics_address: str
+    node_name: str
+    log_level: str
+    tick_seconds: float
+    warning_expire_seconds: float
+    app_xid_window_seconds: float
+    app_xid_distinct_processes: int
+    max_problems: int
+    queue_batches: int
+    shed_rss_mb: float
+    shed_cpu_percent: float
+    conditions: dict[str, dict[str, str]]
+    condition_rules: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def metrics_host_port(self) -> tuple[str, int]:
+        host, _, port = self.metrics_address.rpartition(":")
+        return host.strip("[]") or "0.0.0.0", int(port)
+
+
+def defaults() -> dict[str, Any]:
+    text = resources.files("agent").joinpath("defaults.yaml").read_text(encoding="utf-8")
+    return yaml.safe_load(text)
+
+
+def _coerce(key: str, value: Any, kind: Any) -> Any:
+    """Coerce strings (from the environment or flags) and check types, naming the key on error."""
+    name = getattr(kind, "__name__", str(kind))
+    try:
+        if kind is bool or kind == (bool | None):
+            if isinstance(value, str):
+                low = value.strip().lower()
+                if low in ("", "null", "none", "auto") and kind != bool:
+                    return None
+                if low in ("1", "true", "yes", "on"):
+                    return True
+                if low in ("0", "false", "no", "off"):
+                    return False
+                raise ValueError(value)
+            if value is None and kind != bool:
+                return None
+            if isinstance(value, bool):
+                return value
+            raise ValueError(value)
+        if kind is int:
+            if isinstance(value, bool):
+                raise ValueError(value)
+            return int(value)
+        if kind is float:
+            if isinstance(value, bool):
+                raise ValueError(value)
+            return float(value)
+        if kind is str:
+            if not isinstance(value, (str, int, float)) or isinstance(value, bool):
+                raise ValueError(value)
+            return str(value)
+        if kind == list[str]:
+            if isinstance(value, str):
+                return [v for v in value.split(",") if v]
+            if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+                raise ValueError(value)
+            return list(value)
+        if kind in (dict[str, dict[str, str]],):
+            if not isinstance(value, dict):
+                raise ValueError(value)
+            return value
+        if kind == list[dict[str, Any]]:
+            if not isinstance(value, list):
+                raise ValueError(value)
+            return value
+    except (TypeError, ValueError):
+        raise ConfigError(f"{key}: expected {name.replace('list[str]', 'a list of strings')}, got {value!r}") from None
+    return value
+
+
+def _validate(cfg: Config) -> None:
+    def positive(key: str) -> None:
+        if getattr(cfg, key) <= 0:
+            raise ConfigError(f"{key}: must be greater than 0, got {getattr(cfg, key)!r}")
+
+    for key in ("tick_seconds", "warning_expire_seconds", "app_xid_window_seconds", "app_xid_distinct_processes",
+                "max_problems", "queue_batches", "shed_rss_mb", "shed_cpu_percent"):
+        positive(key)
+    try:
+        host, port = cfg.metrics_host_port
+        if not 0 <= port <= 65535:
+            raise ValueError
+    except ValueError:
+        raise ConfigError(f"metrics_address: expected HOST:PORT, got {cfg.metrics_address!r}") from None
+    if cfg.log_level.lower() not in ("debug", "info", "warning", "error"):
+        raise ConfigError(f"log_level: expected debug, info, warning or error, got {cfg.log_level!r}")
+    for name, spec in cfg.conditions.items():
+        if not isinstance(spec, dict) or not {"ok_reason", "ok_message"} <= set(spec):
+            raise ConfigError(f"conditions.{name}: needs ok_reason and ok_message")
+    for i, rule in enumerate(cfg.condition_rules):
+        where = f"condition_rules[{i}]"
+        if not isinstance(rule, dict) or not isinstance(rule.get("match"), dict):
+            raise ConfigError(f"{where}: needs a match mapping")
+        unknown = set(rule["match"]) - set(MATCH_KEYS)
+        if unknown:
+            raise ConfigError(f"{where}.match: unknown key {sorted(unknown)[0]!r} (known: {', '.join(MATCH_KEYS)})")
+        if rule.get("condition") not in cfg.conditions:
+            raise ConfigError(f"{where}.condition: {rule.get('condition')!r} is not one of conditions")
+        if rule.get("clear", "expire") not in CLEAR_MODES:
+            raise ConfigError(f"{where}.clear: expected one of {', '.join(CLEAR_MODES)}, got {rule.get('clear')!r}")
+
+
+def load(file: str | None = None, env: Mapping[str, str] | None = None,
+         flags: Mapping[str, Any] | None = None) -> Config:
+    """Build the configuration; raises ConfigError naming the key on any bad value."""
+    merged = defaults()
+    known = {f.name: f.type for f in fields(Config)}
+    if file:
+        try:
+            with open(file, encoding="utf-8") as fh:
+                data = yaml.safe_load(fh) or {}
+        except OSError as exc:
+            raise ConfigError(f"config file {file}: {exc.strerror or exc}") from None
+        except yaml.YAMLError as exc:
+            raise ConfigError(f"config file {file}: not valid YAML ({exc})") from None
+        if not isinstance(data, dict):
+            raise ConfigError(f"config file {file}: expected a mapping of keys")
+        for key in data:
+            if key not in known:
+                raise ConfigError(f"{key}: unknown configuration key")
+        merged.update(data)
+    for key, value in (env if env is not None else os.environ).items():
+        if key.startswith("GPU_NPD_") and key[8:].lower() in known and key != "GPU_NPD_MATCHER":
+            merged[key[8:].lower()] = value
+    for key, value in (flags or {}).items():
+        if value is not None:
+            if key not in known:
+                raise ConfigError(f"{key}: unknown configuration key")
+            merged[key] = value
+    types = {f.name: eval(f.type, {"Any": Any}) if isinstance(f.type, str) else f.type for f in fields(Config)}
+    values = {key: _coerce(key, merged.get(key), types[key]) for key in known}
+    if not values["node_name"]:
+        values["node_name"] = (env if env is not None else os.environ).get("NODE_NAME") or socket.gethostname()
+    cfg = Config(**values)
+    _validate(cfg)
+    return cfg

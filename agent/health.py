@@ -1,0 +1,276 @@
+"""The health engine: the only place that decides.
+
+Findings (and, later, NVML/sysfs samples) become problems keyed by what they are about; problems
+become node conditions.  Rules are data (config `condition_rules`); lifecycle (raise, dedupe,
+escalate, clear, expire) is small functions over an injected clock.  No threads, no I/O.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections import deque
+from dataclasses import asdict, dataclass, field
+from typing import Any, Callable
+
+from parsers import Finding
+from parsers.catalog import xid_info
+from parsers.finding import SEVERITY_RANK
+
+from .config import Config
+
+# Short CamelCase names for the Xids operators meet most; others are derived from the mnemonic.
+XID_REASON_NAMES = {
+    13: "GraphicsException", 31: "MMUFault", 43: "ChannelStopped", 45: "PreemptiveCleanup",
+    48: "DoubleBitECC", 63: "RowRemapEvent", 64: "RowRemapFailure", 74: "NVLinkError", 79: "FallenOffBus",
+    92: "HighSingleBitECCRate", 94: "ContainedECC", 95: "UncontainedECC", 109: "ContextSwitchTimeout",
+    119: "GSPRPCTimeout", 120: "GSPError", 137: "NVLinkPrivError", 140: "UnrecoveredECC",
+    154: "RecoveryActionChanged",
+}
+_STRIP = ("ROBUST_CHANNEL_", "ROBUST_CHANNEL")
+
+
+def xid_reason(code: int) -> str:
+    name = XID_REASON_NAMES.get(code)
+    if name is None:
+        mnemonic = xid_info(code).mnemonic.split(" / ")[0]
+        for prefix in _STRIP:
+            mnemonic = mnemonic.removeprefix(prefix)
+        name = "".join(w.capitalize() for w in re.split(r"[_\W]+", mnemonic) if w)[:40] or "Unknown"
+    return f"Xid{code}{name}"
+
+
+@dataclass
+class Problem:
+    id: str
+    subject: str  # "gpu:0000:5d:00", "nic:0000:0c:00", "node"
+    kind: str
+    condition: str
+    reason: str
+    severity: str
+    attribution: str
+    action: str
+    message: str
+    clear: str
+    first_seen: float
+    last_seen: float
+    count: int = 1
+    source: str = "kernel"
+    code: int | None = None
+    details: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Condition:
+    type: str
+    status: bool
+    reason: str
+    message: str
+    last_transition: float
+
+
+@dataclass
+class Change:
+    """What one step changed: for sinks (new problems become Events; conditions are written)."""
+    new_problems: list[Problem] = field(default_factory=list)
+    conditions: list[Condition] = field(default_factory=list)  # conditions whose status/reason/message moved
+
+    def __bool__(self) -> bool:
+        return bool(self.new_problems or self.conditions)
+
+
+def subject_of(f: Finding) -> str:
+    if f.kind in ("ib_link", "nic_error"):
+        port = f.details.get("netdev") or f.details.get("module")
+        return f"nic:{f.pci or '-'}" + (f"/{port}" if port is not None and f.kind == "ib_link" else "")
+    if f.pci:
+        return ("nvswitch:" if f.kind == "sxid" else "gpu:") + f.pci
+    return "node"
+
+
+def _matches(match: dict, f: Finding) -> bool:
+    def ok(key: str, value: Any) -> bool:
+        want = match.get(key)
+        if want is None:
+            return True
+        return value in want if isinstance(want, list) else value == want
+
+    if not ok("kind", f.kind) or not ok("action", f.action) or not ok("severity", f.severity):
+        return False
+    if not ok("attribution", f.attribution) or not ok("xid", f.xid) or not ok("sxid", f.sxid):
+        return False
+    if not ok("state", f.details.get("state")):
+        return False
+    neg = match.get("not_attribution")
+    if neg is not None and (f.attribution in neg if isinstance(neg, list) else f.attribution == neg):
+        return False
+    return True
+
+
+class HealthEngine:
+    def __init__(self, cfg: Config, clock: Callable[[], float] = time.time):
+        self.cfg = cfg
+        self.clock = clock
+        self.problems: dict[str, Problem] = {}
+        self.conditions: dict[str, Condition] = {
+            name: Condition(name, False, spec["ok_reason"], spec["ok_message"], clock())
+            for name, spec in cfg.conditions.items()
+        }
+        self._app_xids: dict[tuple[str, int], deque] = {}
+        self.boot_time: float | None = None  # findings stamped before this belong to an earlier boot
+
+    # ---- input -------------------------------------------------------------------------------
+
+    def observe(self, f: Finding, source: str = "kernel") -> Change:
+        now = self.clock()
+        seen = min(f.timestamp.timestamp(), now) if f.timestamp is not None else now
+        if self.boot_time is not None and f.timestamp is not None and seen < self.boot_time:
+            return Change()  # from a previous boot: counted by the caller, raises nothing
+        change = Change()
+        if self._clears(f, change):
+            return self._derive(change)
+        if f.kind == "xid" and f.attribution == "application":
+            self._escalate_app_xid(f, seen, change)
+            return self._derive(change)
+        for rule in self.cfg.condition_rules:
+            if _matches(rule["match"], f):
+                self._raise(rule, f, seen, source, change)
+                break
+        return self._derive(change)
+
+    def new_boot(self) -> Change:
+        """A new boot: everything learned from the kernel log is history."""
+        change = Change()
+        for pid in [p.id for p in self.problems.values() if p.source == "kernel"]:
+            del self.problems[pid]
+        self._app_xids.clear()
+        return self._derive(change)
+
+    def tick(self) -> Change:
+        """Expire quiet warning-class problems."""
+        now = self.clock()
+        limit = self.cfg.warning_expire_seconds
+        expired = [p.id for p in self.problems.values() if p.clear == "expire" and now - p.last_seen >= limit]
+        for pid in expired:
+            del self.problems[pid]
+        return self._derive(Change())
+
+    # ---- lifecycle -----------------------------------------------------------------------------
+
+    def _clears(self, f: Finding, change: Change) -> bool:
+        """Lifecycle marks: return True when the finding was one (it raises nothing)."""
+        if f.kind == "gpu_reset" and f.pci:
+            self._drop(lambda p: p.clear == "reset" and p.subject == f"gpu:{f.pci}")
+            return True
+        if f.kind == "driver_load":
+            self._drop(lambda p: p.clear == "reset" and p.subject.startswith(("gpu:", "nvswitch:")))
+            return True
+        if f.kind == "ib_link" and f.details.get("state") == "up":
+            subject = subject_of(f)
+            self._drop(lambda p: p.clear == "link_up" and p.subject == subject)
+            return True
+        return False
+
+    def _drop(self, pred: Callable[[Problem], bool]) -> None:
+        for pid in [p.id for p in self.problems.values() if pred(p)]:
+            del self.problems[pid]
+
+    def _escalate_app_xid(self, f: Finding, seen: float, change: Change) -> None:
+        """NVIDIA's guidance for 13/31: the same application Xid on one GPU from different processes
+        points at the GPU.  Bounded: one short deque per (GPU, Xid)."""
+        key = (f.pci or "-", f.xid or 0)
+        window = self.cfg.app_xid_window_seconds
+        need = self.cfg.app_xid_distinct_processes
+        hist = self._app_xids.setdefault(key, deque(maxlen=max(need * 4, 16)))
+        hist.append((seen, f.pid if f.pid is not None else f"t{seen}"))
+        pids = {pid for t, pid in hist if seen - t <= window}
+        if len(pids) >= need:
+            rule = {"condition": "GPUDegraded", "reason": f"{xid_reason(f.xid or 0)}Repeated", "clear": "expire"}
+            self._raise(rule, f, seen, "kernel", change, severity="warning", action="RUN_DIAGNOSTICS",
+                        note=f"{len(pids)} processes within {int(window)} s")
+
+    def _raise(self, rule: dict, f: Finding, seen: float, source: str, change: Change,
+               severity: str | None = None, action: str | None = None, note: str = "") -> None:
+        if rule["condition"] not in self.conditions:
+            return
+        code = f.xid if f.xid is not None else f.sxid
+        subject = subject_of(f)
+        reason = rule.get("reason") or (xid_reason(f.xid) if f.xid is not None else
+                                        f"SXid{f.sxid}" if f.sxid is not None else
+                                        "".join(w.capitalize() for w in f.kind.split("_")))
+        pid = f"{subject}|{f.kind}|{code if code is not None else ''}|{reason}"
+        p = self.problems.get(pid)
+        if p is not None:
+            p.count += 1
+            p.last_seen = max(p.last_seen, seen)
+            p.message = self._message(f, severity or f.severity, action or f.action, note)
+            return
+        if len(self.problems) >= self.cfg.max_problems:
+            self._evict()
+        p = Problem(pid, subject, f.kind, rule["condition"], reason, severity or f.severity, f.attribution,
+                    action or f.action, self._message(f, severity or f.severity, action or f.action, note),
+                    rule.get("clear", "expire"), seen, seen, 1, source, code,
+                    {k: v for k, v in f.details.items() if k in ("uuid", "gpu_index", "link", "netdev", "pod")})
+        self.problems[pid] = p
+        change.new_problems.append(p)
+
+    def _evict(self) -> None:
+        victims = sorted(self.problems.values(), key=lambda p: (p.clear != "expire", p.last_seen))
+        del self.problems[victims[0].id]
+
+    @staticmethod
+    def _message(f: Finding, severity: str, action: str, note: str) -> str:
+        what = f"Xid {f.xid}" if f.xid is not None else f"SXid {f.sxid}" if f.sxid is not None else f.kind
+        where = f" on {'GPU' if f.kind not in ('ib_link', 'nic_error', 'pcie_aer', 'sxid') else 'device'} {f.pci}" if f.pci else ""
+        uuid = f.details.get("uuid")
+        text = f.message.strip().rstrip(".")
+        if len(text) > 160:
+            text = text[:159] + "…"
+        return (f"{what}{where}{f' ({uuid})' if uuid else ''}: {text}"
+                f"{f' [{note}]' if note else ''}. Recommended action: {action}")
+
+    # ---- node conditions -------------------------------------------------------------------------
+
+    def _derive(self, change: Change) -> Change:
+        now = self.clock()
+        by_cond: dict[str, list[Problem]] = {}
+        for p in self.problems.values():
+            by_cond.setdefault(p.condition, []).append(p)
+        for name, cond in self.conditions.items():
+            probs = sorted(by_cond.get(name, []), key=lambda p: (-SEVERITY_RANK[p.severity], -p.last_seen))
+            if probs:
+                top = probs[0]
+                more = f" (+{len(probs) - 1} more problem{'s' if len(probs) > 2 else ''})" if len(probs) > 1 else ""
+                status, reason, message = True, top.reason, top.message + more
+            else:
+                spec = self.cfg.conditions[name]
+                status, reason, message = False, spec["ok_reason"], spec["ok_message"]
+            if (status, reason, message) != (cond.status, cond.reason, cond.message):
+                if status != cond.status:
+                    cond.last_transition = now
+                cond.status, cond.reason, cond.message = status, reason, message
+                change.conditions.append(cond)
+        return change
+
+    # ---- persistence -----------------------------------------------------------------------------
+
+    def to_state(self) -> dict[str, Any]:
+        return {"problems": [asdict(p) for p in self.problems.values()],
+                "conditions": {n: asdict(c) for n, c in self.conditions.items()}}
+
+    def restore(self, state: dict[str, Any]) -> None:
+        """Bring back problems and conditions as they were: no flap, same transition times."""
+        for raw in state.get("problems", []):
+            try:
+                p = Problem(**raw)
+            except TypeError:
+                continue
+            if p.condition in self.conditions:
+                self.problems[p.id] = p
+        for name, raw in state.get("conditions", {}).items():
+            if name in self.conditions:
+                try:
+                    self.conditions[name] = Condition(**raw)
+                except TypeError:
+                    continue
+        self._derive(Change())

@@ -1,0 +1,68 @@
+"""Prometheus metrics on the agent's own registry."""
+
+from __future__ import annotations
+
+from prometheus_client import CollectorRegistry, Counter, Gauge, Info
+from prometheus_client.core import GaugeMetricFamily
+
+from . import __version__
+from .health import Condition, Problem
+
+
+class Metrics:
+    def __init__(self) -> None:
+        r = self.registry = CollectorRegistry(auto_describe=True)
+        self.findings = Counter("gpu_npd_findings", "Findings recognised, by kind, severity and attribution.",
+                                ["kind", "severity", "attribution"], registry=r)
+        self.xid_errors = Counter("gpu_npd_xid_errors", "NVRM Xid errors seen, by Xid code and GPU PCI address.",
+                                  ["xid", "pci_bus_id"], registry=r)
+        self.records = Counter("gpu_npd_source_records", "Records read, by source.", ["source"], registry=r)
+        self.dropped = Counter("gpu_npd_source_dropped", "Records lost before they were read (kmsg ring overrun).",
+                               ["source"], registry=r)
+        self.restarts = Counter("gpu_npd_source_restarts", "Times a source was restarted after failing.",
+                                ["source"], registry=r)
+        self.shed = Counter("gpu_npd_shed_records", "Duplicate records dropped while over the CPU/RSS ceiling.",
+                            registry=r)
+        self.source_up = Gauge("gpu_npd_source_up", "1 when the source is running, 0 when down.", ["source"],
+                               registry=r)
+        self.shedding = Gauge("gpu_npd_shedding", "1 while the agent sheds duplicate records to stay in budget.",
+                              registry=r)
+        self.self_cpu = Gauge("gpu_npd_self_cpu_percent", "Agent CPU use, percent of one core, 10 s average.",
+                              registry=r)
+        self.self_rss = Gauge("gpu_npd_self_resident_memory_bytes", "Agent resident memory.", registry=r)
+        self.self_threads = Gauge("gpu_npd_self_threads", "Agent threads.", registry=r)
+        self.self_files = Gauge("gpu_npd_self_open_files", "Agent open files.", registry=r)
+        self.last_tick = Gauge("gpu_npd_engine_last_tick_timestamp_seconds",
+                               "When the health engine last ran its housekeeping.", registry=r)
+        Info("gpu_npd_build", "Build information.", registry=r).info({"version": __version__})
+        self._conditions: list[Condition] = []
+        self._problems: list[Problem] = []
+        r.register(_StateCollector(self))
+
+    def set_state(self, conditions: list[Condition], problems: list[Problem]) -> None:
+        self._conditions, self._problems = list(conditions), list(problems)
+
+
+class _StateCollector:
+    """Conditions and problem counts straight from the engine's last state (no stale reason series)."""
+
+    def __init__(self, metrics: Metrics):
+        self.metrics = metrics
+
+    def describe(self):
+        return []
+
+    def collect(self):
+        cond = GaugeMetricFamily("gpu_npd_node_condition", "Node condition status (1 = problem), with its reason.",
+                                 labels=["condition", "reason"])
+        for c in self.metrics._conditions:
+            cond.add_metric([c.type, c.reason], 1.0 if c.status else 0.0)
+        yield cond
+        probs = GaugeMetricFamily("gpu_npd_problems", "Standing problems, by condition and severity.",
+                                  labels=["condition", "severity"])
+        counts: dict[tuple[str, str], int] = {}
+        for p in self.metrics._problems:
+            counts[(p.condition, p.severity)] = counts.get((p.condition, p.severity), 0) + 1
+        for (c, s), n in sorted(counts.items()):
+            probs.add_metric([c, s], n)
+        yield probs

@@ -1,0 +1,147 @@
+"""`gpu-npd run` as a real process, fed through a kmsg-format FIFO."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+XID79 = "NVRM: Xid (PCI:0000:5d:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus."
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class AgentProc:
+    def __init__(self, tmp: Path, *extra: str):
+        self.port = free_port()
+        self.fifo = tmp / "kmsg.fifo"
+        if not self.fifo.exists():
+            os.mkfifo(self.fifo)
+        self.out = open(tmp / f"stdout-{self.port}.log", "w+")
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "agent.cli", "run", "--kmsg", str(self.fifo), "--no-journald",
+             "--state-dir", str(tmp / "state"), "--metrics-address", f"127.0.0.1:{self.port}", *extra],
+            stdout=self.out, stderr=subprocess.PIPE, env={**os.environ, "NODE_NAME": "gpu-node-1"})
+        self.wait_for(lambda: "gpu_npd_build_info" in self.metrics(), what="metrics endpoint")
+        self.writer = os.open(self.fifo, os.O_WRONLY)
+
+    def write(self, text: str) -> None:
+        os.write(self.writer, text.encode())
+
+    def metrics(self) -> str:
+        try:
+            return urllib.request.urlopen(f"http://127.0.0.1:{self.port}/metrics", timeout=2).read().decode()
+        except OSError:
+            return ""
+
+    def value(self, name: str, **labels) -> float | None:
+        for line in self.metrics().splitlines():
+            if line.startswith(name + "{") or line.startswith(name + " "):
+                got = dict(re.findall(r'(\w+)="([^"]*)"', line.split("}")[0])) if "{" in line else {}
+                if all(got.get(k) == v for k, v in labels.items()):
+                    return float(line.rsplit(" ", 1)[1])
+        return None
+
+    def wait_for(self, pred, timeout=15.0, what="condition"):
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            if pred():
+                return
+            if self.proc.poll() is not None:
+                raise AssertionError(f"agent exited: {self.proc.stderr.read().decode()}")
+            time.sleep(0.05)
+        raise AssertionError(f"timed out waiting for {what}")
+
+    def stop(self) -> tuple[int, float]:
+        os.close(self.writer)
+        t0 = time.time()
+        self.proc.send_signal(signal.SIGTERM)
+        code = self.proc.wait(timeout=10)
+        return code, time.time() - t0
+
+    def events(self) -> list[dict]:
+        self.out.seek(0)
+        return [json.loads(line) for line in self.out if line.startswith("{")]
+
+
+def test_xid79_condition_restart_and_sigterm(tmp_path: Path):
+    a = AgentProc(tmp_path)
+    a.write(f"3,100,4254197860,-;{XID79}\n")
+    a.wait_for(lambda: a.value("gpu_npd_xid_errors_total", xid="79", pci_bus_id="0000:5d:00") == 1, what="xid metric")
+    a.wait_for(lambda: a.value("gpu_npd_node_condition", condition="GPUUnhealthy", reason="Xid79FallenOffBus") == 1)
+    code, took = a.stop()
+    assert code == 0 and took < 2.0
+    first = [e for e in a.events() if e["event"] == "condition" and e["condition"] == "GPUUnhealthy"]
+    assert first and first[-1]["status"] == "True" and "0000:5d:00" in first[-1]["message"]
+
+    b = AgentProc(tmp_path)  # restart: same state dir; the same record is replayed by the FIFO
+    b.write(f"3,100,4254197860,-;{XID79}\n3,101,4254197999,-;unrelated\n")
+    b.wait_for(lambda: b.value("gpu_npd_source_records_total", source="kmsg") == 1, what="records")
+    assert b.value("gpu_npd_node_condition", condition="GPUUnhealthy", reason="Xid79FallenOffBus") == 1
+    assert b.value("gpu_npd_xid_errors_total", xid="79", pci_bus_id="0000:5d:00") == 1  # not double counted
+    again = [e for e in b.events() if e["event"] == "condition" and e["condition"] == "GPUUnhealthy"]
+    assert again[-1]["lastTransitionTime"] == first[-1]["lastTransitionTime"]
+    assert not [e for e in b.events() if e["event"] == "problem"]  # nothing new was raised
+    assert b.stop()[0] == 0
+
+
+def test_burst_of_100k_records_all_counted(tmp_path: Path):
+    a = AgentProc(tmp_path)
+    n = 100_000
+    lines = "".join(f"6,{i},{i * 10},-;eth0: some benign kernel line number {i}\n" for i in range(1, n + 1))
+    lines += f"3,{n + 1},{(n + 1) * 10},-;{XID79}\n"
+    a.write(lines)
+    a.wait_for(lambda: a.value("gpu_npd_source_records_total", source="kmsg") == n + 1, timeout=60, what="100k")
+    assert a.value("gpu_npd_xid_errors_total", xid="79", pci_bus_id="0000:5d:00") == 1
+    assert a.value("gpu_npd_source_dropped_total", source="kmsg") in (None, 0.0)
+    assert a.stop()[0] == 0
+
+
+def test_healthz_ok(tmp_path: Path):
+    a = AgentProc(tmp_path)
+    body = urllib.request.urlopen(f"http://127.0.0.1:{a.port}/healthz", timeout=2).read().decode()
+    assert body.startswith("ok") and "kmsg=up" in body
+    a.stop()
+
+
+def test_bad_config_exits_2_naming_the_key(tmp_path: Path):
+    r = subprocess.run([sys.executable, "-m", "agent.cli", "run", "--metrics-address", "nowhere",
+                        "--state-dir", str(tmp_path)], capture_output=True, timeout=30)
+    assert r.returncode == 2 and b"metrics_address" in r.stderr and b"Traceback" not in r.stderr
+
+
+@pytest.mark.skipif(os.environ.get("GPU_NPD_TEST_REAL_KMSG") != "1",
+                    reason="opt-in: set GPU_NPD_TEST_REAL_KMSG=1 to write one tagged line to the real /dev/kmsg")
+def test_real_dev_kmsg(tmp_path: Path):
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "agent.cli", "run", "--kmsg", "/dev/kmsg", "--no-journald",
+                             "--state-dir", str(tmp_path), "--metrics-address", f"127.0.0.1:{port}"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    tag = f"gpu-npd-selftest-{os.getpid()}"
+    try:
+        time.sleep(1.5)
+        with open("/dev/kmsg", "w") as kmsg:  # an application-class Xid on a PCI address no GPU has
+            kmsg.write(f"<4>{tag}: NVRM: Xid (PCI:0000:ff:00): 13, pid=1, name={tag}, synthetic test line\n")
+        deadline = time.time() + 10
+        seen = False
+        while time.time() < deadline and not seen:
+            body = urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=2).read().decode()
+            seen = 'gpu_npd_xid_errors_total{pci_bus_id="0000:ff:00",xid="13"} 1.0' in body
+            time.sleep(0.1)
+        assert seen
+    finally:
+        proc.terminate()
+        proc.wait(10)

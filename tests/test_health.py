@@ -1,0 +1,163 @@
+"""Health engine lifecycle with a fake clock: raise, dedupe, escalate, clear, expire, restore."""
+
+from __future__ import annotations
+
+import pytest
+
+from agent.config import load
+from agent.health import HealthEngine
+from parsers import parse_line
+
+XID79 = "NVRM: Xid (PCI:0000:5d:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus."
+XID95 = "NVRM: Xid (PCI:0000:9a:00): 95, pid=4411, name=python, Uncontained: FBHUB. RST: Yes, D-RST: No"
+XID63 = "NVRM: Xid (PCI:0000:3b:00): 63, pid=1, name=p, Row Remapper: New row marked for remapping, reset gpu to activate."
+
+
+class Clock:
+    def __init__(self, t: float = 1_795_000_000.0):
+        self.t = t
+
+    def __call__(self) -> float:
+        return self.t
+
+
+@pytest.fixture
+def clock():
+    return Clock()
+
+
+@pytest.fixture
+def engine(clock):
+    return HealthEngine(load(env={}, flags={"warning_expire_seconds": 600}), clock)
+
+
+def cond(engine, name):
+    c = engine.conditions[name]
+    return c.status, c.reason
+
+
+def test_fatal_xid_raises_gpu_unhealthy_with_specific_reason(engine):
+    change = engine.observe(parse_line(XID79))
+    assert cond(engine, "GPUUnhealthy") == (True, "Xid79FallenOffBus")
+    assert "0000:5d:00" in engine.conditions["GPUUnhealthy"].message
+    assert "RESTART_BM" in engine.conditions["GPUUnhealthy"].message
+    assert len(change.new_problems) == 1 and change.conditions
+
+
+def test_storm_is_one_problem_with_a_count(engine):
+    f = parse_line(XID95)
+    for _ in range(50_000):
+        engine.observe(f)
+    assert len(engine.problems) == 1
+    assert next(iter(engine.problems.values())).count == 50_000
+
+
+def test_transition_time_moves_only_on_status_change(engine, clock):
+    engine.observe(parse_line(XID79))
+    t0 = engine.conditions["GPUUnhealthy"].last_transition
+    clock.t += 100
+    engine.observe(parse_line(XID79))
+    engine.observe(parse_line(XID95))  # another problem on the same condition: message changes, status not
+    assert engine.conditions["GPUUnhealthy"].last_transition == t0
+
+
+def test_application_xid_alone_does_not_make_node_unhealthy(engine):
+    for _ in range(5):
+        engine.observe(parse_line("NVRM: Xid (PCI:0000:b1:00): 31, pid=2573, name=python3, Ch 00000008, MMU Fault"))
+    assert not any(c.status for c in engine.conditions.values())
+
+
+def test_application_xid_from_different_processes_escalates(engine, clock):
+    for pid in (100, 200, 300):
+        clock.t += 60
+        engine.observe(parse_line(f"NVRM: Xid (PCI:0000:b1:00): 13, pid={pid}, name=python3, Graphics Exception"))
+    assert cond(engine, "GPUDegraded") == (True, "Xid13GraphicsExceptionRepeated")
+    assert not engine.conditions["GPUUnhealthy"].status
+
+
+def test_application_xid_repeats_outside_window_do_not_escalate(engine, clock):
+    for pid in (100, 200, 300):
+        clock.t += 7200
+        engine.observe(parse_line(f"NVRM: Xid (PCI:0000:b1:00): 13, pid={pid}, name=python3, Graphics Exception"))
+    assert not engine.conditions["GPUDegraded"].status
+
+
+def test_gpu_reset_clears_that_gpus_reset_class_problems(engine):
+    engine.observe(parse_line(XID95))  # RESET_GPU class on 0000:9a:00
+    engine.observe(parse_line(XID79))  # RESTART_BM class on 0000:5d:00: a reset does not clear it
+    engine.observe(parse_line("NVRM: GPU 0000:9a:00.0: GPU reset complete"))
+    assert [p.code for p in engine.problems.values()] == [79]
+    assert engine.conditions["GPUUnhealthy"].status
+
+
+def test_driver_reload_clears_reset_class_on_all_gpus(engine):
+    engine.observe(parse_line(XID95))
+    engine.observe(parse_line("NVRM: loading NVIDIA UNIX x86_64 Kernel Module  550.54.15  Tue Mar  5 22:23:56 UTC 2024"))
+    assert not engine.problems and not engine.conditions["GPUUnhealthy"].status
+
+
+def test_new_boot_clears_kernel_problems(engine):
+    engine.observe(parse_line(XID79))
+    engine.new_boot()
+    assert not engine.problems and not engine.conditions["GPUUnhealthy"].status
+
+
+def test_warning_class_expires_after_quiet_period(engine, clock):
+    engine.observe(parse_line(XID63))
+    assert cond(engine, "GPUDegraded")[0]
+    clock.t += 599
+    engine.tick()
+    assert cond(engine, "GPUDegraded")[0]
+    clock.t += 2
+    engine.tick()
+    assert not cond(engine, "GPUDegraded")[0]
+
+
+def test_link_up_clears_port_down(engine):
+    engine.observe(parse_line("mlx5_core 0000:0c:00.0 ibp12s0: Link down"))
+    assert cond(engine, "InfiniBandUnhealthy") == (True, "IBPortDown")
+    engine.observe(parse_line("mlx5_core 0000:0c:00.0 ibp13s0: Link up"))  # another port: no effect
+    assert cond(engine, "InfiniBandUnhealthy")[0]
+    engine.observe(parse_line("mlx5_core 0000:0c:00.0 ibp12s0: Link up"))
+    assert not cond(engine, "InfiniBandUnhealthy")[0]
+
+
+def test_aer_fatal_and_nvlink(engine):
+    engine.observe(parse_line("pcieport 0000:16:02.0: AER: Uncorrected (Fatal) error received: 0000:18:00.0"))
+    engine.observe(parse_line("NVRM: Xid (PCI:0000:2d:00): 74, pid='<unknown>', name=<unknown>, NVLink: fatal error detected on link 10"))
+    assert cond(engine, "PCIeUnhealthy") == (True, "PCIeFatalError")
+    assert cond(engine, "NVLinkUnhealthy") == (True, "Xid74NVLinkError")
+    assert not cond(engine, "GPUUnhealthy")[0]
+
+
+def test_workload_findings_never_touch_node_conditions(engine):
+    for line in ("RuntimeError: CUDA error: uncorrectable ECC error encountered",
+                 "ncclRemoteError: A call failed possibly due to a network error",
+                 "NET/IB : Got completion from peer 10.42.0.2<47534> with error 5, opcode 48, len 32764, vendor err 244"):
+        engine.observe(parse_line(line))
+    assert not engine.problems
+
+
+def test_problems_are_bounded(clock):
+    engine = HealthEngine(load(env={}, flags={"max_problems": 10}), clock)
+    for bus in range(40):
+        engine.observe(parse_line(f"NVRM: Xid (PCI:0000:{bus:02x}:00): 63, pid=1, name=p, Row Remapper"))
+    assert len(engine.problems) == 10
+
+
+def test_restore_brings_back_conditions_without_flap(engine, clock):
+    engine.observe(parse_line(XID79))
+    state = engine.to_state()
+    t0 = engine.conditions["GPUUnhealthy"].last_transition
+    clock.t += 3600
+    again = HealthEngine(engine.cfg, clock)
+    again.restore(state)
+    assert cond(again, "GPUUnhealthy") == (True, "Xid79FallenOffBus")
+    assert again.conditions["GPUUnhealthy"].last_transition == t0
+    assert not again.observe(parse_line(XID79)).conditions  # same problem: count only
+
+
+def test_findings_from_a_previous_boot_raise_nothing(engine, clock):
+    engine.boot_time = clock.t - 100
+    f = parse_line("[Sun Nov 22 02:05:37 2020] " + XID79)
+    assert not engine.observe(f) and not engine.problems

@@ -1,0 +1,126 @@
+"""Sources on their own: kmsg (stream and device paths), log files with rotation, journald."""
+
+from __future__ import annotations
+
+import errno
+import os
+import threading
+import time
+from pathlib import Path
+
+from agent.sources.journald import JournaldSource, to_line
+from agent.sources.kmsg import KmsgSource
+from agent.sources.logfile import LogFileSource
+
+import pytest
+from agent.sources import SourceAbsent
+
+
+def collect(src, seconds=0.6):
+    got, stop = [], threading.Event()
+    t = threading.Thread(target=src.run, args=(lambda batch: got.extend(batch), stop), daemon=True)
+    t.start()
+    time.sleep(seconds)
+    stop.set()
+    t.join(2)
+    return got
+
+
+def kmsg_lines(seqs):
+    return "".join(f"6,{s},{s * 1000},-;message {s}\n SUBSYSTEM=pci\n" for s in seqs)
+
+
+def test_kmsg_file_records_and_continuations(tmp_path: Path):
+    p = tmp_path / "kmsg"
+    p.write_text(kmsg_lines(range(1, 6)))
+    got = collect(KmsgSource(str(p), "boot-a"))
+    assert [r.line for r in got] == [f"6,{s},{s * 1000},-;message {s}" for s in range(1, 6)]
+    assert got[-1].cursor == {"boot_id": "boot-a", "seq": 5}
+
+
+def test_kmsg_cursor_skips_what_was_read_same_boot_only(tmp_path: Path):
+    p = tmp_path / "kmsg"
+    p.write_text(kmsg_lines(range(1, 6)))
+    same = collect(KmsgSource(str(p), "boot-a", {"boot_id": "boot-a", "seq": 3}))
+    assert [r.cursor["seq"] for r in same] == [4, 5]
+    fresh = collect(KmsgSource(str(p), "boot-b", {"boot_id": "boot-a", "seq": 3}))
+    assert [r.cursor["seq"] for r in fresh] == [1, 2, 3, 4, 5]
+
+
+class ScriptedKmsg(KmsgSource):
+    """The device path with scripted read() results, EPIPE included."""
+
+    def __init__(self, script):
+        super().__init__("/dev/null", "boot-a")
+        self.script = list(script)
+
+    def _read(self, fd):
+        if not self.script:
+            raise BlockingIOError
+        item = self.script.pop(0)
+        if isinstance(item, Exception):
+            raise item
+        return item
+
+
+def test_kmsg_epipe_is_counted_and_reading_continues():
+    src = ScriptedKmsg([b"6,1,1,-;one\n", b"6,2,2,-;two\n", OSError(errno.EPIPE, "Broken pipe"),
+                        b"6,7,7,-;seven\n SUBSYSTEM=pci\n"])
+    r, w = os.pipe()
+    got, stop = [], threading.Event()
+    t = threading.Thread(target=src._run_device, args=(r, got.extend, stop), daemon=True)
+    t.start()
+    time.sleep(0.3)
+    stop.set()
+    t.join(2)
+    os.close(r), os.close(w)
+    assert [rec.line for rec in got] == ["6,1,1,-;one", "6,2,2,-;two", "6,7,7,-;seven"]
+    assert src.dropped == 4  # seq 3..6 were overwritten
+
+
+def test_logfile_rename_and_copytruncate_lose_no_line(tmp_path: Path):
+    log = tmp_path / "kern.log"
+    src = LogFileSource([str(log)], str(tmp_path / "state"), poll_seconds=0.05)
+    got, stop = [], threading.Event()
+    t = threading.Thread(target=src.run, args=(got.extend, stop), daemon=True)
+    t.start()
+    time.sleep(0.2)  # the file does not exist yet: the source waits
+    log.write_text("a1\na2\n")
+    time.sleep(0.3)
+    with log.open("a") as fh:
+        fh.write("a3\n")
+    log.rename(tmp_path / "kern.log.1")  # rename rotation: a3 must still be read, then the new file
+    log.write_text("b1\n")
+    time.sleep(0.4)
+    with log.open("a") as fh:
+        fh.write("b2\n")
+    time.sleep(0.3)
+    # copytruncate: copy away, truncate in place, keep writing
+    (tmp_path / "kern.log.1").write_text(log.read_text() + "b3\n")
+    with log.open("w") as fh:
+        fh.write("c1\n")
+    time.sleep(0.4)
+    stop.set()
+    t.join(2)
+    lines = [r.line for r in got]
+    assert lines == ["a1", "a2", "a3", "b1", "b2", "b3", "c1"]
+
+
+def test_logfile_offsets_survive_restart(tmp_path: Path):
+    log = tmp_path / "syslog"
+    log.write_text("one\ntwo\n")
+    state = str(tmp_path / "state")
+    assert [r.line for r in collect(LogFileSource([str(log)], state, 0.05), 0.3)] == ["one", "two"]
+    with log.open("a") as fh:
+        fh.write("three\n")
+    assert [r.line for r in collect(LogFileSource([str(log)], state, 0.05), 0.3)] == ["three"]
+
+
+def test_journald_entry_to_line_and_absent():
+    line = to_line({"MESSAGE": "NVRM: Xid (PCI:0000:5d:00): 79, x", "__REALTIME_TIMESTAMP": "1795315566000000",
+                    "_HOSTNAME": "gpu-1"})
+    assert line.startswith("2026-") and line.endswith("gpu-1 kernel: NVRM: Xid (PCI:0000:5d:00): 79, x")
+    assert to_line({"MESSAGE": list(b"bytes msg")}) == "bytes msg"
+    with pytest.raises(SourceAbsent):
+        JournaldSource(journalctl="no-such-journalctl-here").run(lambda b: None, threading.Event())
+    assert "--after-cursor=s=abc" in JournaldSource("s=abc").command()
