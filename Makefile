@@ -22,6 +22,7 @@ test: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python bench/parse.py
+	$(BIN)/python bench/agent.py all
 
 image:
 	docker build -t gpu-npd:dev .

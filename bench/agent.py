@@ -1,0 +1,97 @@
+"""Agent benchmarks: footprint, flood and latency of a real `gpu-npd run` process.
+
+    python bench/agent.py footprint [--seconds 60]   # idle node + 10 records/s: RSS and CPU
+    python bench/agent.py flood [--records 500000]   # records/s sustained, loss, RSS
+    python bench/agent.py latency [--records 1000]   # record written -> visible on /metrics
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import psutil
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+from harness import AgentProc  # noqa: E402
+
+XID = "NVRM: Xid (PCI:0000:{bus:02x}:00): 31, pid={pid}, name=python3, Ch 00000008, MMU Fault"
+
+
+def footprint(seconds: float) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        log = Path(tmp) / "kern.log"
+        log.write_text("")
+        a = AgentProc(Path(tmp), "--log-file", str(log), stdout=open("/dev/null", "w"))
+        proc = psutil.Process(a.proc.pid)
+        time.sleep(2)  # start-up done
+        cpu0, t0, rss_max, seq = sum(proc.cpu_times()[:2]), time.time(), 0, 0
+        while time.time() - t0 < seconds:
+            seq += 1
+            a.write(f"6,{seq},{seq * 100000},-;eth0: benign kernel line {seq}\n")
+            rss_max = max(rss_max, proc.memory_info().rss)
+            time.sleep(0.1)
+        cpu = (sum(proc.cpu_times()[:2]) - cpu0) / (time.time() - t0) * 100
+        a.stop()
+    print(f"footprint: {seconds:.0f} s, kmsg + log file source, 10 records/s: "
+          f"RSS max {rss_max / 2**20:.1f} MiB, CPU {cpu:.2f}% of one core")
+
+
+def flood(records: int) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        a = AgentProc(Path(tmp), stdout=open("/dev/null", "w"))
+        proc = psutil.Process(a.proc.pid)
+        chunk = 10_000
+        t0 = time.time()
+        rss_max = 0
+        for start in range(1, records + 1, chunk):
+            a.write("".join(
+                f"6,{i},{i * 10},-;{XID.format(bus=i % 8, pid=i) if i % 1000 == 0 else f'benign line {i}'}\n"
+                for i in range(start, min(start + chunk, records + 1))))
+            rss_max = max(rss_max, proc.memory_info().rss)
+        a.wait_for(lambda: a.value("gpu_npd_source_records_total", source="kmsg") == records, timeout=300)
+        took = time.time() - t0
+        rss_max = max(rss_max, proc.memory_info().rss)
+        dropped = a.value("gpu_npd_source_dropped_total", source="kmsg") or 0
+        xids = sum(a.value("gpu_npd_xid_errors_total", xid="31", pci_bus_id=f"0000:{b:02x}:00") or 0 for b in range(8))
+        a.stop()
+    print(f"flood: {records:,} records in {took:.2f} s = {records / took:,.0f} records/s; "
+          f"dropped {dropped:.0f}; Xids counted {xids:.0f}/{records // 1000}; RSS max {rss_max / 2**20:.1f} MiB")
+
+
+def latency(records: int) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        a = AgentProc(Path(tmp), stdout=open("/dev/null", "w"))
+        samples = []
+        for i in range(1, records + 1):
+            t0 = time.perf_counter()
+            a.write(f"4,{i},{i * 10},-;{XID.format(bus=1, pid=i)}\n")
+            while a.value("gpu_npd_xid_errors_total", xid="31", pci_bus_id="0000:01:00") != i:
+                time.sleep(0.001)
+            samples.append((time.perf_counter() - t0) * 1000)
+        a.stop()
+    q = statistics.quantiles(samples, n=100)
+    print(f"latency: {records} records, written -> visible on /metrics: p50 {q[49]:.1f} ms, p99 {q[98]:.1f} ms, "
+          f"max {max(samples):.1f} ms")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("what", choices=["footprint", "flood", "latency", "all"])
+    ap.add_argument("--seconds", type=float, default=60)
+    ap.add_argument("--records", type=int, default=None)
+    args = ap.parse_args()
+    if args.what in ("footprint", "all"):
+        footprint(args.seconds)
+    if args.what in ("flood", "all"):
+        flood(args.records or 500_000)
+    if args.what in ("latency", "all"):
+        latency(args.records or 1000)
+
+
+if __name__ == "__main__":
+    main()

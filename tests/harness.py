@@ -1,0 +1,73 @@
+"""A real `gpu-npd run` process fed through a kmsg-format FIFO; shared by tests and bench scripts."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class AgentProc:
+    def __init__(self, tmp: Path, *extra: str, stdout=None):
+        self.port = free_port()
+        self.fifo = tmp / "kmsg.fifo"
+        if not self.fifo.exists():
+            os.mkfifo(self.fifo)
+        self.out = stdout or open(tmp / f"stdout-{self.port}.log", "w+")
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "agent.cli", "run", "--kmsg", str(self.fifo), "--no-journald",
+             "--state-dir", str(tmp / "state"), "--metrics-address", f"127.0.0.1:{self.port}", *extra],
+            stdout=self.out, stderr=subprocess.PIPE, env={**os.environ, "NODE_NAME": "gpu-node-1"})
+        self.wait_for(lambda: "gpu_npd_build_info" in self.metrics(), what="metrics endpoint")
+        self.writer = os.open(self.fifo, os.O_WRONLY)
+
+    def write(self, text: str) -> None:
+        os.write(self.writer, text.encode())
+
+    def metrics(self) -> str:
+        try:
+            return urllib.request.urlopen(f"http://127.0.0.1:{self.port}/metrics", timeout=2).read().decode()
+        except OSError:
+            return ""
+
+    def value(self, name: str, **labels) -> float | None:
+        for line in self.metrics().splitlines():
+            if line.startswith(name + "{") or line.startswith(name + " "):
+                got = dict(re.findall(r'(\w+)="([^"]*)"', line.split("}")[0])) if "{" in line else {}
+                if all(got.get(k) == v for k, v in labels.items()):
+                    return float(line.rsplit(" ", 1)[1])
+        return None
+
+    def wait_for(self, pred, timeout=15.0, what="condition"):
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            if pred():
+                return
+            if self.proc.poll() is not None:
+                raise AssertionError(f"agent exited: {self.proc.stderr.read().decode()}")
+            time.sleep(0.05)
+        raise AssertionError(f"timed out waiting for {what}")
+
+    def stop(self) -> tuple[int, float]:
+        os.close(self.writer)
+        t0 = time.time()
+        self.proc.send_signal(signal.SIGTERM)
+        code = self.proc.wait(timeout=10)
+        return code, time.time() - t0
+
+    def events(self) -> list[dict]:
+        self.out.seek(0)
+        return [json.loads(line) for line in self.out if line.startswith("{")]

@@ -1,0 +1,88 @@
+"""The agent's wiring in-process: supervision, shedding, boot change, no sources."""
+
+from __future__ import annotations
+
+import io
+import json
+import threading
+import time
+from pathlib import Path
+
+from agent.app import Agent
+from agent.config import load
+from agent.sources import Record, Source
+
+XID79 = "NVRM: Xid (PCI:0000:5d:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus."
+
+
+def make_agent(tmp: Path, **flags) -> Agent:
+    cfg = load(env={}, flags={"kmsg": "", "journald": False, "state_dir": str(tmp), "fallback_log_files": [],
+                              **flags})
+    return Agent(cfg, out=io.StringIO())
+
+
+class Failing(Source):
+    name = "broken"
+
+    def __init__(self):
+        self.runs = 0
+
+    def run(self, emit, stop):
+        self.runs += 1
+        raise OSError("device vanished")
+
+
+def test_failing_source_is_down_restarted_and_fails_healthz(tmp_path: Path):
+    agent = make_agent(tmp_path)
+    src = Failing()
+    t = threading.Thread(target=agent._supervise, args=(src,), daemon=True)
+    t.start()
+    time.sleep(1.6)  # first retry after ~1 s
+    agent.stop.set()
+    t.join(3)
+    ok, text = agent.health()
+    assert not ok and "source broken is down" in text
+    assert src.runs >= 2
+    assert agent.metrics.registry.get_sample_value("gpu_npd_source_up", {"source": "broken"}) == 0
+    assert agent.metrics.registry.get_sample_value("gpu_npd_source_restarts_total", {"source": "broken"}) >= 1
+
+
+def test_shedding_drops_duplicates_only(tmp_path: Path):
+    agent = make_agent(tmp_path, shed_rss_mb=1)  # any real process is over 1 MiB: shedding starts
+    agent.start(serve_http=False)
+    agent._tick()
+    assert agent._shedding
+    batch = [Record("kmsg", f"6,{i},{i},-;same storm line") for i in range(1, 1001)]
+    batch.append(Record("kmsg", f"3,2000,2000,-;{XID79}"))
+    agent._process(batch)
+    assert agent.metrics.registry.get_sample_value("gpu_npd_shed_records_total") == 999
+    assert agent.engine.conditions["GPUUnhealthy"].status  # the distinct record still counted
+
+
+def test_new_boot_clears_kernel_problems_at_start(tmp_path: Path):
+    first = make_agent(tmp_path)
+    first.start(serve_http=False)
+    first._process([Record("kmsg", f"3,1,1,-;{XID79}")])
+    first.save()
+    state = json.loads((tmp_path / "state.json").read_text())
+    assert state["problems"] and state["conditions"]["GPUUnhealthy"]["status"]
+    state["boot_id"] = "a-previous-boot"
+    (tmp_path / "state.json").write_text(json.dumps(state))
+    second = make_agent(tmp_path)
+    second.start(serve_http=False)
+    assert not second.engine.problems and not second.engine.conditions["GPUUnhealthy"].status
+
+
+def test_corrupt_state_starts_fresh(tmp_path: Path):
+    (tmp_path / "state.json").write_text("{not json")
+    agent = make_agent(tmp_path)
+    agent.start(serve_http=False)
+    assert not agent.engine.problems
+    assert (tmp_path / "state.corrupt").exists()
+
+
+def test_no_sources_still_serves_and_is_healthy(tmp_path: Path):
+    agent = make_agent(tmp_path)
+    agent.start(serve_http=False)
+    agent.step(timeout=0.01)
+    assert agent.sources == [] and agent.health()[0]
