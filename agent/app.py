@@ -168,9 +168,8 @@ class Agent:
             finding = classifier.classify(rec.line)
             if finding is not None:
                 self._observe(finding, name)
-        last = batch[-1].cursor
-        if last is not None and name != "files":
-            self.cursors[name] = last
+        if batch[-1].cursor is not None:  # sources that keep their own offsets leave it None
+            self.cursors[name] = batch[-1].cursor
         self._dirty = True
 
     def _observe(self, f: Finding, source: str) -> None:
@@ -245,11 +244,8 @@ class Agent:
             self.metrics.shedding.set(1 if shedding else 0)
 
     def save(self) -> None:
-        cursors = dict(self.cursors)
-        if "kmsg" in cursors or any(s.name == "kmsg" for s in self.sources):
-            cursors.setdefault("kmsg", {"boot_id": self.boot_id, "seq": None})
         try:
-            self.store.save({"boot_id": self.boot_id, "cursors": cursors, "counts": self.counts,
+            self.store.save({"boot_id": self.boot_id, "cursors": self.cursors, "counts": self.counts,
                              **self.engine.to_state()})
         except OSError as exc:
             log.error("cannot write state to %s: %s", self.store.path, exc)

@@ -8,8 +8,6 @@ prints it beside an Xid, CRI partial lines still being joined).  It does no I/O.
 from __future__ import annotations
 
 import re
-from datetime import datetime
-
 from .envelope import detect, is_kmsg_continuation
 from .finding import Finding
 from .pci import find_pci, normalize_pci
@@ -123,6 +121,3 @@ def parse_line(line: str, year: int | None = None) -> Finding | None:
     """Convenience: classify one line with a fresh classifier (no cross-line context)."""
     return Classifier(year=year).classify(line)
 
-
-def now_year() -> int:
-    return datetime.now().year

@@ -60,17 +60,20 @@ class Prefilter:
         """(start, end) of each line of `buf` holding a keyword, once per line, in order; end
         excludes the newline."""
         if self.engine == "hyperscan":
-            ends: list[int] = []
-            self._db.scan(buf, match_event_handler=lambda _id, _from, to, _flags, _ctx: ends.append(to))
+            spans: list[tuple[int, int]] = []
+            size = len(buf)
             line_end = -1
-            for to in ends:
-                if to <= line_end:
-                    continue
-                start = buf.rfind(b"\n", 0, to) + 1
-                line_end = buf.find(b"\n", to)
-                if line_end == -1:
-                    line_end = len(buf)
-                yield start, line_end
+
+            def on_match(_id: int, _from: int, to: int, _flags: int, _ctx: object) -> None:
+                nonlocal line_end
+                if to <= line_end:  # another keyword on a line already taken: O(1)
+                    return
+                end = buf.find(b"\n", to)
+                line_end = size if end == -1 else end
+                spans.append((buf.rfind(b"\n", 0, to) + 1, line_end))
+
+            self._db.scan(buf, match_event_handler=on_match)
+            yield from spans
             return
         search = self._bytes.search
         pos, size = 0, len(buf)

@@ -47,7 +47,7 @@ class LogFileSource(Source):
                        encoding="utf-8")
         batch: list[Record] = []
         for line in tail:
-            batch.append(Record(self.name, line.rstrip("\n"), path))
+            batch.append(Record(self.name, line.rstrip("\n")))  # offsets live in pygtail's files
             if len(batch) >= BATCH:
                 emit(batch)
                 batch = []
