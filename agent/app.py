@@ -41,11 +41,20 @@ def boot_epoch() -> float:
         return psutil.boot_time()
 
 
+def readable(path: str) -> bool:
+    """Can we really open it (dmesg_restrict makes /dev/kmsg refuse non-root at open, whatever its mode)?"""
+    try:
+        os.close(os.open(path, os.O_RDONLY | os.O_NONBLOCK))
+        return True
+    except OSError:
+        return False
+
+
 def select_sources(cfg: Config, state: dict[str, Any], boot_id: str) -> list[Source]:
     """Defaults that just work: /dev/kmsg when readable, else log files, else journald."""
     cursors = state.get("cursors", {})
     sources: list[Source] = []
-    kmsg_ok = bool(cfg.kmsg) and os.access(cfg.kmsg, os.R_OK)
+    kmsg_ok = bool(cfg.kmsg) and readable(cfg.kmsg)
     if kmsg_ok:
         sources.append(KmsgSource(cfg.kmsg, boot_id, cursors.get("kmsg")))
     elif cfg.kmsg:

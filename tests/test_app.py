@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import os
 import json
 import threading
 import time
@@ -86,3 +87,20 @@ def test_no_sources_still_serves_and_is_healthy(tmp_path: Path):
     agent.start(serve_http=False)
     agent.step(timeout=0.01)
     assert agent.sources == [] and agent.health()[0]
+
+
+def test_unreadable_kmsg_falls_back_to_log_files_then_journald(tmp_path: Path):
+    from agent.app import select_sources
+
+    kern = tmp_path / "kern.log"
+    kern.write_text("")
+    base = {"kmsg": str(tmp_path / "no-kmsg"), "state_dir": str(tmp_path), "journald": None}
+    cfg = load(env={}, flags={**base, "fallback_log_files": [str(kern), str(tmp_path / "absent.log")]})
+    srcs = select_sources(cfg, {}, "boot")
+    assert [s.name for s in srcs] == ["files"] and srcs[0].paths == [str(kern)]
+    cfg = load(env={}, flags={**base, "fallback_log_files": [str(tmp_path / "absent.log")]})
+    assert [s.name for s in select_sources(cfg, {}, "boot")] == ["journald"]
+    fifo = tmp_path / "kmsg"
+    os.mkfifo(fifo)
+    cfg = load(env={}, flags={**base, "kmsg": str(fifo), "fallback_log_files": [str(kern)]})
+    assert [s.name for s in select_sources(cfg, {}, "boot")] == ["kmsg"]
