@@ -8,10 +8,12 @@
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import sys
 import tempfile
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 import psutil
@@ -22,12 +24,21 @@ from harness import AgentProc  # noqa: E402
 XID = "NVRM: Xid (PCI:0000:{bus:02x}:00): 31, pid={pid}, name=python3, Ch 00000008, MMU Fault"
 
 
-def footprint(seconds: float) -> None:
-    with tempfile.TemporaryDirectory() as tmp:
+@contextmanager
+def agent(*extra: str):
+    """A fresh agent in a temporary state dir; yields (AgentProc, psutil.Process); stops it after."""
+    with tempfile.TemporaryDirectory() as tmp, open(os.devnull, "w") as devnull:
         log = Path(tmp) / "kern.log"
         log.write_text("")
-        a = AgentProc(Path(tmp), "--log-file", str(log), stdout=open("/dev/null", "w"))
-        proc = psutil.Process(a.proc.pid)
+        a = AgentProc(Path(tmp), "--log-file", str(log), *extra, stdout=devnull)
+        try:
+            yield a, psutil.Process(a.proc.pid)
+        finally:
+            a.stop()
+
+
+def footprint(seconds: float) -> None:
+    with agent() as (a, proc):
         time.sleep(2)  # start-up done
         cpu0, t0, rss_max, seq = sum(proc.cpu_times()[:2]), time.time(), 0, 0
         while time.time() - t0 < seconds:
@@ -36,15 +47,12 @@ def footprint(seconds: float) -> None:
             rss_max = max(rss_max, proc.memory_info().rss)
             time.sleep(0.1)
         cpu = (sum(proc.cpu_times()[:2]) - cpu0) / (time.time() - t0) * 100
-        a.stop()
     print(f"footprint: {seconds:.0f} s, kmsg + log file source, 10 records/s: "
           f"RSS max {rss_max / 2**20:.1f} MiB, CPU {cpu:.2f}% of one core")
 
 
 def flood(records: int) -> None:
-    with tempfile.TemporaryDirectory() as tmp:
-        a = AgentProc(Path(tmp), stdout=open("/dev/null", "w"))
-        proc = psutil.Process(a.proc.pid)
+    with agent() as (a, proc):
         chunk = 10_000
         t0 = time.time()
         rss_max = 0
@@ -58,14 +66,12 @@ def flood(records: int) -> None:
         rss_max = max(rss_max, proc.memory_info().rss)
         dropped = a.value("gpu_npd_source_dropped_total", source="kmsg") or 0
         xids = sum(a.value("gpu_npd_xid_errors_total", xid="31", pci_bus_id=f"0000:{b:02x}:00") or 0 for b in range(8))
-        a.stop()
     print(f"flood: {records:,} records in {took:.2f} s = {records / took:,.0f} records/s; "
           f"dropped {dropped:.0f}; Xids counted {xids:.0f}/{records // 1000}; RSS max {rss_max / 2**20:.1f} MiB")
 
 
 def latency(records: int) -> None:
-    with tempfile.TemporaryDirectory() as tmp:
-        a = AgentProc(Path(tmp), stdout=open("/dev/null", "w"))
+    with agent() as (a, _proc):
         samples = []
         for i in range(1, records + 1):
             t0 = time.perf_counter()
@@ -73,7 +79,6 @@ def latency(records: int) -> None:
             while a.value("gpu_npd_xid_errors_total", xid="31", pci_bus_id="0000:01:00") != i:
                 time.sleep(0.001)
             samples.append((time.perf_counter() - t0) * 1000)
-        a.stop()
     q = statistics.quantiles(samples, n=100)
     print(f"latency: {records} records, written -> visible on /metrics: p50 {q[49]:.1f} ms, p99 {q[98]:.1f} ms, "
           f"max {max(samples):.1f} ms")
