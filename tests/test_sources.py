@@ -124,3 +124,23 @@ def test_journald_entry_to_line_and_absent():
     with pytest.raises(SourceAbsent):
         JournaldSource(journalctl="no-such-journalctl-here").run(lambda b: None, threading.Event())
     assert "--after-cursor=s=abc" in JournaldSource("s=abc").command()
+
+
+def test_journald_follows_a_journalctl_stream_with_cursor(tmp_path: Path):
+    """A stand-in journalctl (same CLI, same JSON output) proves the subprocess path and the cursor."""
+    fake = tmp_path / "journalctl"
+    args_file = tmp_path / "args"
+    fake.write_text(
+        "#!/bin/sh\n"
+        f"echo \"$@\" > {args_file}\n"
+        "echo '{\"__CURSOR\":\"s=1\",\"__REALTIME_TIMESTAMP\":\"1795315566000000\",\"_HOSTNAME\":\"n1\","
+        "\"MESSAGE\":\"NVRM: Xid (PCI:0000:5d:00): 79, pid=1, name=x, GPU has fallen off the bus.\"}'\n"
+        "echo 'not json'\n"
+        "echo '{\"__CURSOR\":\"s=2\",\"__REALTIME_TIMESTAMP\":\"1795315567000000\",\"MESSAGE\":\"eth0: up\"}'\n"
+        "exec sleep 30\n")
+    fake.chmod(0o755)
+    src = JournaldSource(cursor="s=0", journalctl=str(fake))
+    got = collect(src, 0.8)
+    assert [r.cursor for r in got] == ["s=1", "s=2"]
+    assert "Xid (PCI:0000:5d:00): 79" in got[0].line and got[0].line.startswith("2026-")
+    assert "--after-cursor=s=0" in args_file.read_text() and "-k" in args_file.read_text().split()
