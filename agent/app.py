@@ -83,7 +83,6 @@ class Agent:
         self.classifiers: dict[str, Classifier] = {}
         self.cursors: dict[str, Any] = {}
         self.status: dict[str, str] = {}
-        self.counts: dict[str, dict[str, int]] = {"findings": {}, "xid": {}}
         self._dropped_seen: dict[str, int] = {}
         self._dirty = False
         self._last_save = 0.0
@@ -102,12 +101,7 @@ class Agent:
         state = self.store.load()
         self.engine.restore(state)
         self.cursors = dict(state.get("cursors", {}))
-        for key, n in state.get("counts", {}).get("findings", {}).items():
-            self.metrics.findings.labels(*key.split("|")).inc(n)
-        for key, n in state.get("counts", {}).get("xid", {}).items():
-            self.metrics.xid_errors.labels(*key.split("|")).inc(n)
-        self.counts = {"findings": dict(state.get("counts", {}).get("findings", {})),
-                       "xid": dict(state.get("counts", {}).get("xid", {}))}
+        self.metrics.restore_totals(state.get("totals", {}))
         if state.get("boot_id") and state["boot_id"] != self.boot_id:
             log.info("new boot (%s -> %s): kernel-log problems cleared", state["boot_id"], self.boot_id)
             self._apply(self.engine.new_boot())
@@ -184,13 +178,9 @@ class Agent:
     def _observe(self, f: Finding, source: str) -> None:
         if f.timestamp is None and f.uptime is not None:
             f.timestamp = datetime.fromtimestamp(self.boot_epoch + f.uptime, timezone.utc)
-        key = f"{f.kind}|{f.severity}|{f.attribution}"
         self.metrics.findings.labels(f.kind, f.severity, f.attribution).inc()
-        self.counts["findings"][key] = self.counts["findings"].get(key, 0) + 1
         if f.kind == "xid" and f.xid is not None:
-            xkey = f"{f.xid}|{f.pci or 'unknown'}"
             self.metrics.xid_errors.labels(str(f.xid), f.pci or "unknown").inc()
-            self.counts["xid"][xkey] = self.counts["xid"].get(xkey, 0) + 1
         self._apply(self.engine.observe(f, "kernel"))
 
     def _apply(self, change: Change) -> None:
@@ -254,7 +244,7 @@ class Agent:
 
     def save(self) -> None:
         try:
-            self.store.save({"boot_id": self.boot_id, "cursors": self.cursors, "counts": self.counts,
+            self.store.save({"boot_id": self.boot_id, "cursors": self.cursors, "totals": self.metrics.totals(),
                              **self.engine.to_state()})
         except OSError as exc:
             log.error("cannot write state to %s: %s", self.store.path, exc)

@@ -127,7 +127,7 @@ class HealthEngine:
         if self.boot_time is not None and f.timestamp is not None and seen < self.boot_time:
             return Change()  # from a previous boot: counted by the caller, raises nothing
         change = Change()
-        if self._clears(f, change):
+        if self._clears(f):
             return self._derive(change)
         if f.kind == "xid" and f.attribution == "application":
             self._escalate_app_xid(f, seen, change)
@@ -157,7 +157,7 @@ class HealthEngine:
 
     # ---- lifecycle -----------------------------------------------------------------------------
 
-    def _clears(self, f: Finding, change: Change) -> bool:
+    def _clears(self, f: Finding) -> bool:
         """Lifecycle marks: return True when the finding was one (it raises nothing)."""
         if f.kind == "gpu_reset" and f.pci:
             self._drop(lambda p: p.clear == "reset" and p.subject == f"gpu:{f.pci}")

@@ -39,6 +39,25 @@ class Metrics:
         self._problems: list[Problem] = []
         r.register(_StateCollector(self))
 
+    # Counter totals survive restarts through the state file: bounded label sets (kinds, Xid x GPU).
+    PERSISTED = ("findings", "xid_errors")
+
+    def totals(self) -> dict[str, dict[str, float]]:
+        out: dict[str, dict[str, float]] = {}
+        for name in self.PERSISTED:
+            for family in getattr(self, name).collect():
+                out[name] = {"|".join(s.labels.values()): s.value
+                             for s in family.samples if s.name.endswith("_total")}
+        return out
+
+    def restore_totals(self, totals: dict[str, dict[str, float]]) -> None:
+        for name in self.PERSISTED:
+            counter = getattr(self, name)
+            for key, value in totals.get(name, {}).items():
+                labels = key.split("|")
+                if len(labels) == len(counter._labelnames) and value > 0:
+                    counter.labels(*labels).inc(value)
+
     def set_state(self, conditions: list[Condition], problems: list[Problem]) -> None:
         self._conditions, self._problems = list(conditions), list(problems)
 

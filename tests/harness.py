@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import signal
 import socket
 import subprocess
@@ -12,6 +11,8 @@ import sys
 import time
 import urllib.request
 from pathlib import Path
+
+from prometheus_client.parser import text_string_to_metric_families
 
 
 def free_port() -> int:
@@ -44,11 +45,10 @@ class AgentProc:
             return ""
 
     def value(self, name: str, **labels) -> float | None:
-        for line in self.metrics().splitlines():
-            if line.startswith(name + "{") or line.startswith(name + " "):
-                got = dict(re.findall(r'(\w+)="([^"]*)"', line.split("}")[0])) if "{" in line else {}
-                if all(got.get(k) == v for k, v in labels.items()):
-                    return float(line.rsplit(" ", 1)[1])
+        for family in text_string_to_metric_families(self.metrics()):
+            for sample in family.samples:
+                if sample.name == name and all(sample.labels.get(k) == v for k, v in labels.items()):
+                    return sample.value
         return None
 
     def wait_for(self, pred, timeout=15.0, what="condition"):
