@@ -17,9 +17,13 @@ import psutil
 from parsers import Classifier, Finding, detect
 
 from .config import Config
+from .gpu.collector import GpuCollector
+from .gpu.nvml import open_backend
 from .health import Change, HealthEngine
 from .httpserver import serve
 from .metrics import Metrics
+from .poller import Poller, SampleBatch, watch_udev
+from .samples import SampleJudge
 from .sinks.stdout import StdoutSink
 from .sources import Record, Source, SourceAbsent
 from .sources.journald import JournaldSource
@@ -30,6 +34,7 @@ from .state import StateStore
 log = logging.getLogger("gpu_npd")
 SAVE_EVERY = 1.0  # seconds between state writes while something changed
 DEDUPE_KEYS = 4096  # recent record texts remembered for shedding duplicates
+XID_MERGE_SECONDS = 10.0  # one Xid seen by both NVML events and the kernel log within this is one Xid
 
 
 def boot_epoch() -> float:
@@ -75,7 +80,7 @@ class Agent:
         self.metrics = Metrics()
         self.engine = HealthEngine(cfg, clock)
         self.store = StateStore(cfg.state_dir)
-        self.queue: queue.Queue[list[Record]] = queue.Queue(maxsize=cfg.queue_batches)
+        self.queue: queue.Queue[list[Record] | SampleBatch] = queue.Queue(maxsize=cfg.queue_batches)
         self.sinks = [StdoutSink(cfg.node_name, out)]
         self.boot_id = read_boot_id()
         self.boot_epoch = boot_epoch()
@@ -94,6 +99,11 @@ class Agent:
         self._recent: OrderedDict[str, None] = OrderedDict()
         self.sources: list[Source] = []
         self.server = None
+        self.gpu = GpuCollector(open_backend(cfg.nvml), cfg.nvml_deadline_seconds, cfg.expected_gpus)
+        self.poller = Poller(self.gpu, cfg.sysfs_root)
+        self.judge = SampleJudge(cfg.sample_rules, cfg.sample_ignore)
+        self._xid_seen: OrderedDict[tuple[str, int], tuple[float, str]] = OrderedDict()
+        self._udev = None
 
     # ---- start / stop ----------------------------------------------------------------------------
 
@@ -102,6 +112,7 @@ class Agent:
         self.engine.restore(state)
         self.cursors = dict(state.get("cursors", {}))
         self.metrics.restore_totals(state.get("totals", {}))
+        self.judge.restore(state.get("samples", {}))
         if state.get("boot_id") and state["boot_id"] != self.boot_id:
             log.info("new boot (%s -> %s): kernel-log problems cleared", state["boot_id"], self.boot_id)
             self._apply(self.engine.new_boot())
@@ -116,6 +127,12 @@ class Agent:
             log.warning("no kernel log source available: only metrics are served")
         for src in self.sources:
             threading.Thread(target=self._supervise, args=(src,), name=f"source-{src.name}", daemon=True).start()
+        threading.Thread(target=self.poller.run, args=(self._emit, self.stop, self.cfg.poll_seconds),
+                         name="telemetry", daemon=True).start()
+        threading.Thread(target=self.gpu.xid_events, args=(self._nvml_xid, self.stop), name="nvml-xid",
+                         daemon=True).start()
+        if self.cfg.udev:
+            self._udev = watch_udev(self.poller.wake)
         if serve_http:
             host, port = self.cfg.metrics_host_port
             self.server = serve(host, port, self.metrics.registry, self.health)
@@ -150,7 +167,7 @@ class Agent:
         if time.monotonic() - self._last_tick >= self.cfg.tick_seconds:
             self._tick()
 
-    def _emit(self, batch: list[Record]) -> None:
+    def _emit(self, batch: list[Record] | SampleBatch) -> None:
         while not self.stop.is_set():
             try:
                 self.queue.put(batch, timeout=0.5)
@@ -158,7 +175,14 @@ class Agent:
             except queue.Full:
                 continue  # back-pressure: the source waits, nothing is dropped silently
 
-    def _process(self, batch: list[Record]) -> None:
+    def _nvml_xid(self, pci: str, xid: int) -> None:
+        """An Xid from NVML's event API travels as the kernel line it stands for (one classification path)."""
+        self._emit([Record("nvml", f"NVRM: Xid (PCI:{pci}): {xid}, reported through NVML events")])
+
+    def _process(self, batch: list[Record] | SampleBatch) -> None:
+        if isinstance(batch, SampleBatch):
+            self._judge(batch)
+            return
         name = batch[0].source
         self.metrics.records.labels(name).inc(len(batch))
         classifier = self.classifiers.get(name)
@@ -175,13 +199,41 @@ class Agent:
             self.cursors[name] = batch[-1].cursor
         self._dirty = True
 
+    def _judge(self, batch: SampleBatch) -> None:
+        now = self.clock()
+        for r in batch.readings:
+            self._apply(self.engine.sync(batch.source, r.subject, self.judge.judge(r, now)))
+        self.judge.forget({r.subject for r in batch.readings})
+        self.metrics.set_readings(batch.readings, batch.stats)
+        self._dirty = True
+
     def _observe(self, f: Finding, source: str) -> None:
         if f.timestamp is None and f.uptime is not None:
             f.timestamp = datetime.fromtimestamp(self.boot_epoch + f.uptime, timezone.utc)
+        gpu = self.gpu.pci_to_gpu.get(f.pci or "")
+        if gpu is not None:  # kernel lines carry only the PCI address: add what NVML knows
+            f.details.setdefault("gpu_index", int(gpu["gpu_index"]))
+            f.details.setdefault("uuid", gpu["uuid"])
+        if f.kind == "xid" and f.xid is not None and self._same_xid(f, source):
+            return
         self.metrics.findings.labels(f.kind, f.severity, f.attribution).inc()
         if f.kind == "xid" and f.xid is not None:
-            self.metrics.xid_errors.labels(str(f.xid), f.pci or "unknown").inc()
+            self.metrics.xid_errors.labels(str(f.xid), f.pci or "unknown", str(f.details.get("gpu_index", "")),
+                                           f.details.get("uuid", "")).inc()
         self._apply(self.engine.observe(f, "kernel"))
+
+    def _same_xid(self, f: Finding, source: str) -> bool:
+        """True when the other channel (NVML events vs kernel log) already reported this Xid."""
+        key, now = (f.pci or "", f.xid or 0), time.monotonic()
+        seen = self._xid_seen.get(key)
+        if seen is not None and seen[1] != source and now - seen[0] <= XID_MERGE_SECONDS:
+            del self._xid_seen[key]
+            return True
+        self._xid_seen[key] = (now, source)
+        self._xid_seen.move_to_end(key)
+        while len(self._xid_seen) > 1024:
+            self._xid_seen.popitem(last=False)
+        return False
 
     def _apply(self, change: Change) -> None:
         if not change:
@@ -245,7 +297,7 @@ class Agent:
     def save(self) -> None:
         try:
             self.store.save({"boot_id": self.boot_id, "cursors": self.cursors, "totals": self.metrics.totals(),
-                             **self.engine.to_state()})
+                             "samples": self.judge.to_state(), **self.engine.to_state()})
         except OSError as exc:
             log.error("cannot write state to %s: %s", self.store.path, exc)
             return

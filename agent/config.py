@@ -10,6 +10,8 @@ from typing import Any, Mapping
 
 import yaml
 
+from .samples import validate_rules
+
 CLEAR_MODES = ("reset", "boot", "expire", "link_up")
 MATCH_KEYS = ("kind", "action", "attribution", "not_attribution", "severity", "xid", "sxid", "state")
 
@@ -36,8 +38,16 @@ class Config:
     queue_batches: int
     shed_rss_mb: float
     shed_cpu_percent: float
+    nvml: str
+    poll_seconds: float
+    nvml_deadline_seconds: float
+    expected_gpus: int
+    sysfs_root: str
+    udev: bool
+    sample_ignore: dict[str, list[str]]
     conditions: dict[str, dict[str, str]]
     condition_rules: list[dict[str, Any]] = field(default_factory=list)
+    sample_rules: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def metrics_host_port(self) -> tuple[str, int]:
@@ -91,6 +101,10 @@ def _coerce(key: str, value: Any, kind: Any) -> Any:
             if not isinstance(value, dict):
                 raise ValueError(value)
             return value
+        if kind == dict[str, list[str]]:
+            if not isinstance(value, dict) or not all(isinstance(v, list) for v in value.values()):
+                raise ValueError(value)
+            return {k: [str(x) for x in v] for k, v in value.items()}
         if kind == list[dict[str, Any]]:
             if not isinstance(value, list):
                 raise ValueError(value)
@@ -105,7 +119,7 @@ def _validate(cfg: Config) -> None:
         if getattr(cfg, key) <= 0:
             raise ConfigError(f"{key}: must be greater than 0, got {getattr(cfg, key)!r}")
 
-    for key in ("tick_seconds", "warning_expire_seconds", "app_xid_window_seconds", "app_xid_distinct_processes",
+    for key in ("poll_seconds", "nvml_deadline_seconds", "tick_seconds", "warning_expire_seconds", "app_xid_window_seconds", "app_xid_distinct_processes",
                 "max_problems", "queue_batches", "shed_rss_mb", "shed_cpu_percent"):
         positive(key)
     try:
@@ -114,6 +128,13 @@ def _validate(cfg: Config) -> None:
             raise ValueError
     except ValueError:
         raise ConfigError(f"metrics_address: expected HOST:PORT, got {cfg.metrics_address!r}") from None
+    if cfg.expected_gpus < 0:
+        raise ConfigError(f"expected_gpus: must be 0 (auto) or more, got {cfg.expected_gpus!r}")
+    if not (cfg.nvml in ("auto", "off") or cfg.nvml.startswith("fake:")):
+        raise ConfigError(f"nvml: expected auto, off or fake:<scenario.yaml>, got {cfg.nvml!r}")
+    problem = validate_rules(cfg.sample_rules, cfg.conditions)
+    if problem:
+        raise ConfigError(problem)
     if cfg.log_level.lower() not in ("debug", "info", "warning", "error"):
         raise ConfigError(f"log_level: expected debug, info, warning or error, got {cfg.log_level!r}")
     for name, spec in cfg.conditions.items():

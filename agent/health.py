@@ -18,6 +18,7 @@ from parsers.catalog import xid_info
 from parsers.finding import SEVERITY_RANK
 
 from .config import Config
+from .samples import Verdict
 
 # Short CamelCase names for the Xids operators meet most; others are derived from the mnemonic.
 XID_REASON_NAMES = {
@@ -136,6 +137,30 @@ class HealthEngine:
             if _matches(rule["match"], f):
                 self._raise(rule, f, seen, source, change)
                 break
+        return self._derive(change)
+
+    def sync(self, source: str, subject: str, verdicts: list[Verdict]) -> Change:
+        """Telemetry: what the rules see in this subject's latest reading is exactly what stands for it
+        from this source; problems it raised earlier and no longer sees are cleared."""
+        now = self.clock()
+        change = Change()
+        wanted = set()
+        for v in verdicts:
+            pid = f"{subject}|{source}|{v.reason}"
+            wanted.add(pid)
+            p = self.problems.get(pid)
+            if p is not None:
+                p.last_seen, p.message, p.severity, p.action = now, v.message, v.severity, v.action
+                continue
+            if v.condition not in self.conditions:
+                continue
+            if len(self.problems) >= self.cfg.max_problems:
+                self._evict()
+            p = Problem(pid, subject, "telemetry", v.condition, v.reason, v.severity, v.attribution, v.action,
+                        v.message, "sample", now, now, 1, source, None, dict(v.details))
+            self.problems[pid] = p
+            change.new_problems.append(p)
+        self._drop(lambda p: p.source == source and p.subject == subject and p.id not in wanted)
         return self._derive(change)
 
     def new_boot(self) -> Change:

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Info
-from prometheus_client.core import GaugeMetricFamily
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 
 from . import __version__
 from .health import Condition, Problem
+from .reading_metrics import families
+from .samples import Reading
 
 
 class Metrics:
@@ -14,8 +16,9 @@ class Metrics:
         r = self.registry = CollectorRegistry(auto_describe=True)
         self.findings = Counter("gpu_npd_findings", "Findings recognised, by kind, severity and attribution.",
                                 ["kind", "severity", "attribution"], registry=r)
-        self.xid_errors = Counter("gpu_npd_xid_errors", "NVRM Xid errors seen, by Xid code and GPU PCI address.",
-                                  ["xid", "pci_bus_id"], registry=r)
+        self.xid_errors = Counter("gpu_npd_xid_errors", "NVRM Xid errors seen, by Xid code and GPU "
+                                  "(PCI address; index and UUID where NVML knows them).",
+                                  ["xid", "pci_bus_id", "gpu", "uuid"], registry=r)
         self.records = Counter("gpu_npd_source_records", "Records read, by source.", ["source"], registry=r)
         self.dropped = Counter("gpu_npd_source_dropped", "Records lost before they were read (kmsg ring overrun).",
                                ["source"], registry=r)
@@ -37,6 +40,8 @@ class Metrics:
         Info("gpu_npd_build", "Build information.", registry=r).info({"version": __version__})
         self._conditions: list[Condition] = []
         self._problems: list[Problem] = []
+        self._readings: list[Reading] = []
+        self._stats: dict = {}
         r.register(_StateCollector(self))
 
     # Counter totals survive restarts through the state file: bounded label sets (kinds, Xid x GPU).
@@ -57,6 +62,9 @@ class Metrics:
                 labels = key.split("|")
                 if len(labels) == len(counter._labelnames) and value > 0:
                     counter.labels(*labels).inc(value)
+
+    def set_readings(self, readings: list[Reading], stats: dict) -> None:
+        self._readings, self._stats = list(readings), dict(stats)
 
     def set_state(self, conditions: list[Condition], problems: list[Problem]) -> None:
         self._conditions, self._problems = list(conditions), list(problems)
@@ -85,3 +93,20 @@ class _StateCollector:
         for (c, s), n in sorted(counts.items()):
             probs.add_metric([c, s], n)
         yield probs
+        yield from families(self.metrics._readings)
+        stats = self.metrics._stats
+        if stats:
+            up = GaugeMetricFamily("gpu_npd_nvml_status", "NVML state: 1 for the current status (ok, or the NVML "
+                                   "error that keeps it from starting, e.g. LIBRARY_NOT_FOUND on a host without GPUs).",
+                                   labels=["status"])
+            up.add_metric([stats["nvml_status"]], 1.0)
+            yield up
+            errs = CounterMetricFamily("gpu_npd_nvml_errors", "NVML calls that failed, by GPU and NVML error.",
+                                       labels=["gpu", "error"])
+            for (gpu, code), n in sorted(stats["nvml_errors"].items()):
+                errs.add_metric([gpu, code], n)
+            yield errs
+            yield CounterMetricFamily("gpu_npd_nvml_timeouts", "NVML calls that missed their deadline.",
+                                      value=stats["nvml_timeouts"])
+            yield GaugeMetricFamily("gpu_npd_poll_duration_seconds", "Wall time of the last telemetry poll.",
+                                    value=stats["duration"])

@@ -1,0 +1,215 @@
+"""The one narrow interface to NVML, and its real implementation over `pynvml`.
+
+Everything above this module sees only `Nvml`: init/shutdown, the GPU count, each GPU's identity,
+`read(index, group)` returning raw NVML values by field name, and `wait_xid`.  Failures are
+`NvmlError` with NVML's own error name, whichever implementation raised them.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from typing import Protocol
+
+# What each read group returns: raw NVML values (masks stay masks, counters stay counters).
+GROUPS: dict[str, tuple[str, ...]] = {
+    "ecc": ("ecc_corrected_volatile", "ecc_uncorrected_volatile", "ecc_corrected_aggregate",
+            "ecc_uncorrected_aggregate"),
+    "retired_pages": ("retired_pages_sbe", "retired_pages_dbe", "retired_pages_pending"),
+    "remap": ("remap_correctable", "remap_uncorrectable", "remap_pending", "remap_failure"),
+    "temperature": ("temperature_gpu", "temperature_memory"),
+    "clocks": ("clocks_event_mask",),
+    "power": ("power_watts",),
+    "pcie": ("pcie_replay", "pcie_link_gen", "pcie_link_gen_max", "pcie_link_width", "pcie_link_width_max"),
+    "recovery": ("recovery_action",),
+}
+NVLINK_FIELDS = ("state", "crc_flit", "crc_data", "replay", "recovery")
+ERRORS = ("NOT_SUPPORTED", "GPU_IS_LOST", "UNKNOWN", "DRIVER_NOT_LOADED", "LIBRARY_NOT_FOUND", "NO_PERMISSION",
+          "TIMEOUT", "INVALID_ARGUMENT", "FUNCTION_NOT_FOUND", "UNINITIALIZED", "NOT_FOUND", "RESET_REQUIRED")
+MAX_NVLINKS = 18  # per GPU, probed once; links NVML says it does not support are skipped afterwards
+
+
+class NvmlError(Exception):
+    """An NVML call failed; `code` is NVML's error name without the NVML_ERROR_ prefix."""
+
+    def __init__(self, code: str, detail: str = ""):
+        super().__init__(f"NVML {code}{': ' + detail if detail else ''}")
+        self.code = code
+
+
+@dataclass(frozen=True)
+class Identity:
+    index: int
+    uuid: str
+    pci_bus_id: str  # as NVML writes it: 00000000:5D:00.0
+    model: str
+
+
+class Nvml(Protocol):
+    def init(self) -> None: ...
+    def shutdown(self) -> None: ...
+    def driver_version(self) -> str: ...
+    def count(self) -> int: ...
+    def identity(self, index: int) -> Identity: ...
+    def read(self, index: int, group: str) -> dict[str, float]: ...
+    def nvlink(self, index: int, link: int) -> dict[str, float]: ...
+    def wait_xid(self, timeout_ms: int) -> tuple[int, int] | None: ...  # (GPU index, Xid) or None
+
+
+class PynvmlBackend:
+    """The real thing.  Imported lazily so that a machine without the library still starts."""
+
+    def __init__(self) -> None:
+        import pynvml  # noqa: PLC0415 - optional at run time
+        self.n = pynvml
+        self._handles: dict[int, object] = {}
+        self._events = None
+        self._lock = threading.Lock()
+
+    def _call(self, fn, *args):
+        try:
+            return fn(*args)
+        except self.n.NVMLError as exc:
+            raise NvmlError(_error_name(self.n, exc.value), str(exc)) from None
+
+    def _h(self, index: int):
+        h = self._handles.get(index)
+        if h is None:
+            h = self._handles[index] = self._call(self.n.nvmlDeviceGetHandleByIndex, index)
+        return h
+
+    def init(self) -> None:
+        self._call(self.n.nvmlInit)
+
+    def shutdown(self) -> None:
+        try:
+            self.n.nvmlShutdown()
+        except self.n.NVMLError:
+            pass
+
+    def driver_version(self) -> str:
+        v = self._call(self.n.nvmlSystemGetDriverVersion)
+        return v.decode() if isinstance(v, bytes) else v
+
+    def count(self) -> int:
+        return self._call(self.n.nvmlDeviceGetCount)
+
+    def identity(self, index: int) -> Identity:
+        h = self._h(index)
+        text = lambda v: v.decode() if isinstance(v, bytes) else v  # noqa: E731
+        pci = self._call(self.n.nvmlDeviceGetPciInfo, h)
+        return Identity(index, text(self._call(self.n.nvmlDeviceGetUUID, h)), text(pci.busId),
+                        text(self._call(self.n.nvmlDeviceGetName, h)))
+
+    def read(self, index: int, group: str) -> dict[str, float]:
+        n, h, c = self.n, self._h(index), self._call
+        if group == "ecc":
+            return {f"ecc_{kind}_{counter}": c(n.nvmlDeviceGetTotalEccErrors, h, etype, ctype)
+                    for kind, etype in (("corrected", n.NVML_MEMORY_ERROR_TYPE_CORRECTED),
+                                        ("uncorrected", n.NVML_MEMORY_ERROR_TYPE_UNCORRECTED))
+                    for counter, ctype in (("volatile", n.NVML_VOLATILE_ECC), ("aggregate", n.NVML_AGGREGATE_ECC))}
+        if group == "retired_pages":
+            return {"retired_pages_sbe": len(c(n.nvmlDeviceGetRetiredPages, h,
+                                               n.NVML_PAGE_RETIREMENT_CAUSE_MULTIPLE_SINGLE_BIT_ECC_ERRORS)),
+                    "retired_pages_dbe": len(c(n.nvmlDeviceGetRetiredPages, h,
+                                               n.NVML_PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_ECC_ERROR)),
+                    "retired_pages_pending": int(c(n.nvmlDeviceGetRetiredPagesPendingStatus, h))}
+        if group == "remap":
+            corr, unc, pending, failure = c(n.nvmlDeviceGetRemappedRows, h)
+            return {"remap_correctable": corr, "remap_uncorrectable": unc, "remap_pending": int(pending),
+                    "remap_failure": int(failure)}
+        if group == "temperature":
+            out = {"temperature_gpu": c(n.nvmlDeviceGetTemperature, h, n.NVML_TEMPERATURE_GPU)}
+            mem = self._field(h, n.NVML_FI_DEV_MEMORY_TEMP)
+            if mem is not None and 0 < mem < 200:
+                out["temperature_memory"] = mem
+            return out
+        if group == "clocks":
+            return {"clocks_event_mask": c(n.nvmlDeviceGetCurrentClocksEventReasons, h)}
+        if group == "power":
+            return {"power_watts": c(n.nvmlDeviceGetPowerUsage, h) / 1000.0}
+        if group == "pcie":
+            return {"pcie_replay": c(n.nvmlDeviceGetPcieReplayCounter, h),
+                    "pcie_link_gen": c(n.nvmlDeviceGetCurrPcieLinkGeneration, h),
+                    "pcie_link_gen_max": c(n.nvmlDeviceGetGpuMaxPcieLinkGeneration, h),
+                    "pcie_link_width": c(n.nvmlDeviceGetCurrPcieLinkWidth, h),
+                    "pcie_link_width_max": c(n.nvmlDeviceGetMaxPcieLinkWidth, h)}
+        if group == "recovery":
+            value = self._field(h, n.NVML_FI_DEV_GET_GPU_RECOVERY_ACTION)
+            if value is None:
+                raise NvmlError("NOT_SUPPORTED", "recovery action field")
+            return {"recovery_action": value}
+        raise NvmlError("INVALID_ARGUMENT", f"unknown group {group}")
+
+    def nvlink(self, index: int, link: int) -> dict[str, float]:
+        n, h, c = self.n, self._h(index), self._call
+        out = {"state": int(c(n.nvmlDeviceGetNvLinkState, h, link))}
+        for name, counter in (("crc_flit", n.NVML_NVLINK_ERROR_DL_CRC_FLIT), ("crc_data", n.NVML_NVLINK_ERROR_DL_CRC_DATA),
+                              ("replay", n.NVML_NVLINK_ERROR_DL_REPLAY), ("recovery", n.NVML_NVLINK_ERROR_DL_RECOVERY)):
+            try:
+                out[name] = c(n.nvmlDeviceGetNvLinkErrorCounter, h, link, counter)
+            except NvmlError as exc:
+                if exc.code != "NOT_SUPPORTED":
+                    raise
+        return out
+
+    def _field(self, h, field_id: int) -> float | None:
+        values = self._call(self.n.nvmlDeviceGetFieldValues, h, [field_id])
+        v = values[0]
+        if v.nvmlReturn != 0:
+            return None
+        # valueType: 0 double, 1 uint, 2 ulong, 3 ulonglong, 4 slonglong, 5 sint
+        return [v.value.dVal, v.value.uiVal, v.value.ulVal, v.value.ullVal, v.value.sllVal, v.value.siVal][v.valueType]
+
+    def wait_xid(self, timeout_ms: int) -> tuple[int, int] | None:
+        n = self.n
+        with self._lock:
+            if self._events is None:
+                self._events = self._call(n.nvmlEventSetCreate)
+                for i in range(self.count()):
+                    try:
+                        self._call(n.nvmlDeviceRegisterEvents, self._h(i), n.nvmlEventTypeXidCriticalError,
+                                   self._events)
+                    except NvmlError as exc:
+                        if exc.code != "NOT_SUPPORTED":
+                            raise
+        try:
+            data = self._call(n.nvmlEventSetWait_v2, self._events, timeout_ms)
+        except NvmlError as exc:
+            if exc.code == "TIMEOUT":
+                return None
+            raise
+        index = self._call(n.nvmlDeviceGetIndex, data.device)
+        return index, int(data.eventData)
+
+
+def _error_name(n, value: int) -> str:
+    for name in ERRORS:
+        if getattr(n, f"NVML_ERROR_{name}", None) == value:
+            return name
+    return f"CODE_{value}"
+
+
+def open_backend(spec: str) -> Nvml | None:
+    """`auto`/`pynvml`: the real library; `fake:<scenario.yaml>`: the fake; `off`: none."""
+    if spec == "off":
+        return None
+    if spec.startswith("fake:"):
+        from .fake import FakeNvml  # noqa: PLC0415
+        return FakeNvml.from_file(spec[5:])
+    try:
+        return PynvmlBackend()
+    except ImportError:
+        return _Missing()
+
+
+class _Missing:
+    """pynvml itself is not installed: behaves like NVML without its shared library."""
+
+    def init(self) -> None:
+        raise NvmlError("LIBRARY_NOT_FOUND", "the pynvml module is not installed")
+
+    def __getattr__(self, name):
+        def fail(*_a, **_k):
+            raise NvmlError("UNINITIALIZED")
+        return fail

@@ -1,0 +1,100 @@
+"""The telemetry loop: every `poll_seconds` (or at once when udev reports a device change) read
+NVML, GPU presence, PCIe AER and InfiniBand ports, and hand the readings on as one batch."""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from .gpu.collector import GpuCollector
+from .samples import Reading
+from .sysfs import infiniband, pci
+
+log = logging.getLogger("gpu_npd.poller")
+RESCAN_SECONDS = 60.0  # device lists are re-read this often even without udev
+
+
+@dataclass
+class SampleBatch:
+    readings: list[Reading]
+    stats: dict[str, Any] = field(default_factory=dict)
+    source: str = "telemetry"
+
+
+class Poller:
+    def __init__(self, gpu: GpuCollector, root: str = "/", clock: Callable[[], float] = time.monotonic):
+        self.gpu = gpu
+        self.pci = pci.PciInventory(root)
+        self.root = root
+        self.clock = clock
+        self.devices: list[pci.PciDevice] = []
+        self.ports: list[infiniband.Port] = []
+        self._scanned = -1e18
+        self._wake = threading.Event()
+        self._rescan = True
+        self.cycles = 0
+
+    def wake(self) -> None:
+        """Hardware changed (udev): rescan devices and poll now."""
+        self._rescan = True
+        self._wake.set()
+
+    def poll_once(self) -> SampleBatch:
+        started, cpu0 = time.perf_counter(), time.thread_time()
+        now = self.clock()
+        if self._rescan or now - self._scanned >= RESCAN_SECONDS:
+            self._rescan = False
+            self._scanned = now
+            self.devices = self.pci.scan()
+            self.ports = infiniband.discover(self.root)
+        gpus = [d.bdf for d in self.devices if d.is_gpu and pci.present(d)]
+        readings = self.gpu.poll(gpus)
+        for dev in self.devices:
+            r = pci.aer_reading(dev)
+            if r is not None:
+                readings.append(r)
+        for port in self.ports:
+            r = infiniband.port_reading(port)
+            if r is not None:
+                readings.append(r)
+        self.cycles += 1
+        stats = {"nvml_status": self.gpu.status, "nvml_errors": dict(self.gpu.errors),
+                 "nvml_timeouts": self.gpu.timeouts, "duration": time.perf_counter() - started,
+                 "cpu": time.thread_time() - cpu0}
+        return SampleBatch(readings, stats)
+
+    def run(self, emit: Callable[[SampleBatch], None], stop: threading.Event, interval: float) -> None:
+        while not stop.is_set():
+            try:
+                emit(self.poll_once())
+            except Exception:  # noqa: BLE001 - one bad cycle must not end polling
+                log.exception("telemetry poll failed")
+            self._wake.wait(interval)
+            self._wake.clear()
+
+
+def watch_udev(on_change: Callable[[], None]) -> object | None:
+    """pyudev monitor for PCI, InfiniBand and network device add/remove; None when unavailable."""
+    try:
+        import pyudev  # noqa: PLC0415
+
+        context = pyudev.Context()
+        monitor = pyudev.Monitor.from_netlink(context)
+        for subsystem in ("pci", "infiniband", "net"):
+            monitor.filter_by(subsystem)
+
+        def handle(device) -> None:
+            if device.action in ("add", "remove", "change", "bind", "unbind"):
+                log.info("udev: %s %s %s", device.action, device.subsystem, device.sys_name)
+                on_change()
+
+        observer = pyudev.MonitorObserver(monitor, callback=handle, name="udev")
+        observer.daemon = True
+        observer.start()
+        return observer
+    except Exception as exc:  # noqa: BLE001 - no udev (container without netlink): poll only
+        log.info("udev monitoring unavailable (%s); device changes are seen at the next poll", exc)
+        return None

@@ -1,0 +1,103 @@
+"""Readings -> Prometheus series, by table.  Rendered from the latest readings at scrape time, so a
+GPU or port that disappears leaves no stale series."""
+
+from __future__ import annotations
+
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
+
+from .samples import Reading
+
+ENTITY_LABELS = {
+    "gpu": ("gpu", "uuid", "pci_bus_id", "model"),
+    "nvlink": ("gpu", "uuid", "pci_bus_id", "model", "link"),
+    "ib_port": ("device", "port"),
+    "pci": ("pci_bus_id", "vendor"),
+    "node": (),
+}
+LABEL_SOURCE = {"gpu": "gpu_index"}  # label name -> reading label key, where they differ
+
+# (entity, field, metric name, type, help, extra labels).  A field ending in "/*" takes every field
+# with that prefix; the rest of the name goes into the `counter` label.
+TABLE: tuple[tuple[str, str, str, str, str, dict[str, str]], ...] = (
+    ("gpu", "ecc_corrected_volatile", "gpu_npd_gpu_ecc_errors", "counter",
+     "ECC errors, by type and counter (volatile: since driver load; aggregate: lifetime).",
+     {"error_type": "corrected", "counter": "volatile"}),
+    ("gpu", "ecc_uncorrected_volatile", "gpu_npd_gpu_ecc_errors", "counter", "", {"error_type": "uncorrected", "counter": "volatile"}),
+    ("gpu", "ecc_corrected_aggregate", "gpu_npd_gpu_ecc_errors", "counter", "", {"error_type": "corrected", "counter": "aggregate"}),
+    ("gpu", "ecc_uncorrected_aggregate", "gpu_npd_gpu_ecc_errors", "counter", "", {"error_type": "uncorrected", "counter": "aggregate"}),
+    ("gpu", "retired_pages_sbe", "gpu_npd_gpu_retired_pages", "gauge", "Retired memory pages, by cause.", {"cause": "multiple_sbe"}),
+    ("gpu", "retired_pages_dbe", "gpu_npd_gpu_retired_pages", "gauge", "", {"cause": "dbe"}),
+    ("gpu", "retired_pages_pending", "gpu_npd_gpu_retired_pages_pending", "gauge",
+     "1 when a page retirement waits for the next GPU reset.", {}),
+    ("gpu", "remap_correctable", "gpu_npd_gpu_remapped_rows", "gauge", "Remapped memory rows, by cause.", {"cause": "correctable"}),
+    ("gpu", "remap_uncorrectable", "gpu_npd_gpu_remapped_rows", "gauge", "", {"cause": "uncorrectable"}),
+    ("gpu", "remap_pending", "gpu_npd_gpu_row_remap_pending", "gauge", "1 when a row remap waits for a GPU reset.", {}),
+    ("gpu", "remap_failure", "gpu_npd_gpu_row_remap_failure", "gauge", "1 when a row remap failed.", {}),
+    ("gpu", "temperature_gpu", "gpu_npd_gpu_temperature_celsius", "gauge", "Temperature, by sensor.", {"sensor": "gpu"}),
+    ("gpu", "temperature_memory", "gpu_npd_gpu_temperature_celsius", "gauge", "", {"sensor": "memory"}),
+    ("gpu", "throttle_hw_slowdown", "gpu_npd_gpu_clock_event_active", "gauge",
+     "1 while a clock event (throttle) reason is active.", {"reason": "hw_slowdown"}),
+    ("gpu", "throttle_hw_thermal", "gpu_npd_gpu_clock_event_active", "gauge", "", {"reason": "hw_thermal"}),
+    ("gpu", "throttle_power_brake", "gpu_npd_gpu_clock_event_active", "gauge", "", {"reason": "hw_power_brake"}),
+    ("gpu", "throttle_sw_thermal", "gpu_npd_gpu_clock_event_active", "gauge", "", {"reason": "sw_thermal"}),
+    ("gpu", "throttle_sw_power_cap", "gpu_npd_gpu_clock_event_active", "gauge", "", {"reason": "sw_power_cap"}),
+    ("gpu", "power_watts", "gpu_npd_gpu_power_watts", "gauge", "Power draw.", {}),
+    ("gpu", "pcie_replay", "gpu_npd_gpu_pcie_replay", "counter", "PCIe replay counter.", {}),
+    ("gpu", "pcie_link_gen", "gpu_npd_gpu_pcie_link_generation", "gauge", "PCIe link generation, current and max.", {"which": "current"}),
+    ("gpu", "pcie_link_gen_max", "gpu_npd_gpu_pcie_link_generation", "gauge", "", {"which": "max"}),
+    ("gpu", "pcie_link_width", "gpu_npd_gpu_pcie_link_width", "gauge", "PCIe link width, current and max.", {"which": "current"}),
+    ("gpu", "pcie_link_width_max", "gpu_npd_gpu_pcie_link_width", "gauge", "", {"which": "max"}),
+    ("gpu", "recovery_action", "gpu_npd_gpu_recovery_action", "gauge",
+     "The driver's GPU recovery action (0 none, 1 GPU reset, 2 node reboot, 3 drain P2P, 4 drain and reset).", {}),
+    ("gpu", "gpu_lost", "gpu_npd_gpu_lost", "gauge", "1 when NVML says the GPU is lost.", {}),
+    ("gpu", "nvml_timeout", "gpu_npd_gpu_nvml_timeout", "gauge", "1 while an NVML call on this GPU is past its deadline.", {}),
+    ("nvlink", "state", "gpu_npd_nvlink_up", "gauge", "NVLink state (1 active).", {}),
+    ("nvlink", "crc_flit", "gpu_npd_nvlink_errors", "counter", "NVLink error counters, by type.", {"error_type": "crc_flit"}),
+    ("nvlink", "crc_data", "gpu_npd_nvlink_errors", "counter", "", {"error_type": "crc_data"}),
+    ("nvlink", "replay", "gpu_npd_nvlink_errors", "counter", "", {"error_type": "replay"}),
+    ("nvlink", "recovery", "gpu_npd_nvlink_errors", "counter", "", {"error_type": "recovery"}),
+    ("ib_port", "state", "gpu_npd_ib_port_state", "gauge", "Port logical state (4 ACTIVE).", {}),
+    ("ib_port", "phys_state", "gpu_npd_ib_port_phys_state", "gauge", "Port physical state (5 LinkUp).", {}),
+    ("ib_port", "active", "gpu_npd_ib_port_active", "gauge", "1 when the port is ACTIVE and LinkUp.", {}),
+    ("ib_port", "rate_gbps", "gpu_npd_ib_port_rate_gbps", "gauge", "Port data rate in Gb/s.", {}),
+    ("ib_port", "counters/*", "gpu_npd_ib_port_counter", "counter", "Port counters (sysfs counters/).", {}),
+    ("ib_port", "hw_counters/*", "gpu_npd_ib_port_hw_counter", "counter", "Port hardware counters (sysfs hw_counters/).", {}),
+    ("pci", "aer_correctable", "gpu_npd_pcie_aer_errors", "counter", "PCIe AER error totals, by severity.", {"severity": "correctable"}),
+    ("pci", "aer_nonfatal", "gpu_npd_pcie_aer_errors", "counter", "", {"severity": "nonfatal"}),
+    ("pci", "aer_fatal", "gpu_npd_pcie_aer_errors", "counter", "", {"severity": "fatal"}),
+    ("node", "gpus_nvml", "gpu_npd_gpus", "gauge", "GPUs counted, by where they were counted.", {"seen_by": "nvml"}),
+    ("node", "gpus_pci", "gpu_npd_gpus", "gauge", "", {"seen_by": "pci"}),
+    ("node", "gpus_expected", "gpu_npd_gpus", "gauge", "", {"seen_by": "expected"}),
+)
+
+_EXACT = {(e, f): row for row in TABLE for e, f in [(row[0], row[1])] if not f.endswith("/*")}
+_PREFIX = [(row[0], row[1][:-1], row) for row in TABLE if row[1].endswith("/*")]
+_HELP = {}
+for _row in TABLE:
+    _HELP.setdefault(_row[2], _row[4])
+
+
+def families(readings: list[Reading]):
+    fams: dict[str, GaugeMetricFamily | CounterMetricFamily] = {}
+
+    def family(row, extra: tuple[str, ...]):
+        _, _, name, kind, _, labels = row
+        fam = fams.get(name)
+        if fam is None:
+            names = list(ENTITY_LABELS[row[0]]) + list(labels) + list(extra)
+            cls = CounterMetricFamily if kind == "counter" else GaugeMetricFamily
+            fam = fams[name] = cls(name, _HELP[name], labels=names)
+        return fam
+
+    for r in readings:
+        base = [r.labels.get(LABEL_SOURCE.get(k, k), "") for k in ENTITY_LABELS[r.entity]]
+        for fname, value in r.values.items():
+            row = _EXACT.get((r.entity, fname))
+            if row is not None:
+                family(row, ()).add_metric(base + list(row[5].values()), value)
+                continue
+            for entity, prefix, prow in _PREFIX:
+                if entity == r.entity and fname.startswith(prefix):
+                    family(prow, ("counter",)).add_metric(base + [fname[len(prefix):]], value)
+                    break
+    return list(fams.values())

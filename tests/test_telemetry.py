@@ -1,0 +1,424 @@
+"""NVML (through the faithful fake) and sysfs telemetry -> readings -> rules -> problems and metrics."""
+
+from __future__ import annotations
+
+import io
+import logging
+import threading
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+from prometheus_client import generate_latest
+
+from agent.app import Agent
+from agent.config import load
+from agent.gpu.collector import GpuCollector
+from agent.gpu.fake import HEALTHY_VALUES, FakeNvml
+from agent.gpu.nvml import NvmlError
+from agent.poller import Poller, watch_udev
+from agent.samples import Reading, SampleJudge
+from telemetry_kit import copy_sysfs, hgx_scenario, remove_device, set_aer, set_attr
+
+
+class Clock:
+    def __init__(self, t: float = 1_800_000_000.0):
+        self.t = t
+
+    def __call__(self) -> float:
+        return self.t
+
+
+def make(tmp: Path, scenario: dict, sysfs: Path | None = None, **flags):
+    """An agent on a fake NVML and a fixture sysfs, driven by hand (no threads)."""
+    scen = tmp / "scenario.yaml"
+    scen.write_text(yaml.safe_dump(scenario))
+    clock = Clock()
+    cfg = load(env={}, flags={"kmsg": "", "journald": False, "state_dir": str(tmp / "state"), "fallback_log_files": [],
+                              "nvml": f"fake:{scen}", "sysfs_root": str(sysfs or tmp / "nosys"), **flags})
+    agent = Agent(cfg, clock=clock, out=io.StringIO())
+    agent.gpu.backend.clock = lambda: clock.t  # the fake's timeline follows the same clock
+    agent.gpu.backend.t0 = clock.t
+    return agent, clock
+
+
+def poll(agent: Agent) -> None:
+    agent._process(agent.poller.poll_once())
+
+
+def reasons(agent: Agent, condition: str | None = None) -> set[str]:
+    return {p.reason for p in agent.engine.problems.values() if condition in (None, p.condition)}
+
+
+def metric(agent: Agent, name: str, **labels) -> float | None:
+    return agent.metrics.registry.get_sample_value(name, labels)
+
+
+# ---- NVML rules ------------------------------------------------------------------------------------
+
+def test_healthy_hgx_raises_nothing_and_exports_per_gpu_series(tmp_path):
+    agent, _ = make(tmp_path, hgx_scenario(), copy_sysfs(tmp_path))
+    poll(agent)
+    assert agent.engine.problems == {}
+    assert not any(c.status for c in agent.engine.conditions.values())
+    lab = {"gpu": "3", "uuid": "GPU-00000003-1111-2222-3333-444455550003", "pci_bus_id": "0000:5d:00",
+           "model": "NVIDIA H100 80GB HBM3"}
+    assert metric(agent, "gpu_npd_gpu_temperature_celsius", **lab, sensor="gpu") == 38
+    assert metric(agent, "gpu_npd_gpu_ecc_errors_total", **lab, error_type="uncorrected", counter="volatile") == 0
+    assert metric(agent, "gpu_npd_nvlink_up", **lab, link="17") == 1
+    assert metric(agent, "gpu_npd_gpus", seen_by="nvml") == 8 and metric(agent, "gpu_npd_gpus", seen_by="pci") == 8
+    assert metric(agent, "gpu_npd_ib_port_active", device="mlx5_0", port="1") == 1
+    assert metric(agent, "gpu_npd_ib_port_counter_total", device="mlx5_0", port="1", counter="symbol_error") == 0
+    assert metric(agent, "gpu_npd_pcie_aer_errors_total", pci_bus_id="0000:5d:00.0", vendor="nvidia",
+                  severity="fatal") == 0
+    assert metric(agent, "gpu_npd_nvml_status", status="ok") == 1
+
+
+@pytest.mark.parametrize("values, condition, reason", [
+    ({"ecc_uncorrected_volatile": 2}, "GPUUnhealthy", "UncorrectableECCError"),
+    ({"remap_failure": 1}, "GPUUnhealthy", "RowRemapFailure"),
+    ({"remap_pending": 1}, "GPUDegraded", "RowRemapPending"),
+    ({"retired_pages_pending": 1}, "GPUDegraded", "PageRetirementPending"),
+    ({"clocks_event_mask": 0x40}, "GPUDegraded", "HWThermalSlowdown"),
+    ({"clocks_event_mask": 0x80}, "GPUDegraded", "PowerBrakeSlowdown"),
+    ({"clocks_event_mask": 0x08}, "GPUDegraded", "HWSlowdown"),
+    ({"clocks_event_mask": 0x20}, "GPUDegraded", "SWThermalSlowdown"),
+    ({"pcie_link_width": 8}, "GPUDegraded", "PCIeLinkWidthDegraded"),
+    ({"pcie_link_gen": 3}, "GPUDegraded", "PCIeLinkGenDegraded"),
+    ({"recovery_action": 2}, "GPUUnhealthy", "DriverRecoveryAction"),
+])
+def test_sample_rule_raises_then_clears_when_the_gpu_is_healthy_again(tmp_path, values, condition, reason):
+    healthy = {k: HEALTHY_VALUES[k] for k in values}
+    scen = hgx_scenario(timeline=[{"at": 10, "gpu": 3, "set": values}, {"at": 20, "gpu": 3, "set": healthy}])
+    agent, clock = make(tmp_path, scen)
+    poll(agent)
+    clock.t += 10
+    poll(agent)
+    assert reasons(agent, condition) == {reason}
+    p = next(iter(agent.engine.problems.values()))
+    assert p.subject == "gpu:0000:5d:00" and p.details["uuid"].endswith("0003") and p.details["gpu_index"] == "3"
+    assert "GPU 3 (0000:5d:00" in p.message
+    assert agent.engine.conditions[condition].status
+    clock.t += 10
+    poll(agent)
+    assert agent.engine.problems == {}
+    assert not agent.engine.conditions[condition].status
+
+
+def test_hung_nvml_call_marks_only_that_gpu_and_returns_on_time(tmp_path):
+    scen = hgx_scenario(timeline=[{"at": 10, "gpu": 2, "set": {"power_watts": "hang"}}])
+    agent, clock = make(tmp_path, scen, nvml_deadline_seconds=0.3)
+    poll(agent)
+    clock.t += 10
+    t0 = time.monotonic()
+    poll(agent)
+    assert time.monotonic() - t0 < 1.0
+    assert reasons(agent) == {"NVMLTimeout"}
+    (p,) = agent.engine.problems.values()
+    assert p.subject == "gpu:0000:3a:00" and p.condition == "GPUUnhealthy"
+    assert metric(agent, "gpu_npd_gpu_temperature_celsius", gpu="5", uuid="GPU-00000005-1111-2222-3333-444455550005",
+                  pci_bus_id="0000:ab:00", model="NVIDIA H100 80GB HBM3", sensor="gpu") == 38  # others still read
+    t0 = time.monotonic()
+    poll(agent)  # still hung: not waited for again
+    assert time.monotonic() - t0 < 0.2 and reasons(agent) == {"NVMLTimeout"}
+    assert metric(agent, "gpu_npd_nvml_timeouts_total") == 1
+    agent.gpu.backend.release()  # the call returns (GPU_IS_LOST, as NVML does once it gives up)
+    time.sleep(0.05)
+    poll(agent)
+    assert reasons(agent) == {"GPULost"}
+
+
+def test_gpu_is_lost_and_nvml_errors_are_counted(tmp_path):
+    scen = hgx_scenario(timeline=[{"at": 10, "gpu": 1, "lost": True},
+                                  {"at": 10, "gpu": 4, "set": {"temperature_gpu": "error:UNKNOWN"}}])
+    agent, clock = make(tmp_path, scen)
+    poll(agent)
+    clock.t += 10
+    poll(agent)
+    assert reasons(agent) == {"GPULost"}
+    assert metric(agent, "gpu_npd_nvml_errors_total", gpu="1", error="GPU_IS_LOST") >= 1
+    assert metric(agent, "gpu_npd_nvml_errors_total", gpu="4", error="UNKNOWN") == 1
+    assert metric(agent, "gpu_npd_gpu_lost", gpu="1", uuid="GPU-00000001-1111-2222-3333-444455550001",
+                  pci_bus_id="0000:2a:00", model="NVIDIA H100 80GB HBM3") == 1
+
+
+def test_not_supported_group_is_skipped_quietly(tmp_path):
+    scen = hgx_scenario()
+    for g in scen["gpus"]:
+        g["values"] = {"recovery_action": "error:NOT_SUPPORTED", "temperature_memory": "error:NOT_SUPPORTED"}
+    agent, _ = make(tmp_path, scen)
+    poll(agent)
+    calls = agent.gpu.backend.calls
+    poll(agent)
+    assert agent.engine.problems == {}
+    assert metric(agent, "gpu_npd_nvml_errors_total", gpu="0", error="NOT_SUPPORTED") is None
+    assert "recovery" in agent.gpu.gpus[0].unsupported
+    assert agent.gpu.backend.calls - calls < calls  # unsupported groups and absent links are not asked again
+
+
+@pytest.mark.parametrize("code", ["LIBRARY_NOT_FOUND", "DRIVER_NOT_LOADED"])
+def test_no_gpu_stack_is_a_normal_state_said_once(tmp_path, caplog, code):
+    agent, clock = make(tmp_path, {"init_error": code})
+    with caplog.at_level(logging.INFO, logger="gpu_npd.nvml"):
+        for _ in range(3):
+            poll(agent)
+            clock.t += 100
+    assert sum("no NVIDIA GPU stack" in r.message for r in caplog.records) == 1
+    assert agent.engine.problems == {}  # no GPUs on this bus: nothing is wrong
+    assert metric(agent, "gpu_npd_nvml_status", status=code) == 1
+
+
+def test_driver_not_loaded_with_gpus_on_the_bus_is_a_problem(tmp_path):
+    agent, _ = make(tmp_path, {"init_error": "DRIVER_NOT_LOADED"}, copy_sysfs(tmp_path))
+    poll(agent)
+    assert reasons(agent) == {"NVIDIADriverNotLoaded"}
+
+
+def test_gpu_missing_from_nvml_is_a_count_mismatch_naming_the_address(tmp_path):
+    scen = hgx_scenario()
+    del scen["gpus"][5]  # 0000:ab:00 is on the bus but NVML does not enumerate it
+    agent, _ = make(tmp_path, scen, copy_sysfs(tmp_path))
+    poll(agent)
+    (p,) = agent.engine.problems.values()
+    assert (p.condition, p.reason) == ("GPUUnhealthy", "GPUCountMismatch")
+    assert "7 of 8 GPUs found; missing: 0000:ab:00" in p.message
+
+
+def test_gpu_gone_from_the_bus_with_expected_count(tmp_path):
+    root = copy_sysfs(tmp_path)
+    agent, _ = make(tmp_path, hgx_scenario(), root, expected_gpus=8)
+    poll(agent)
+    assert agent.engine.problems == {}
+    remove_device(root, "0000:9a:00.0")
+    agent.poller.wake()  # udev remove event
+    poll(agent)
+    assert "GPUCountMismatch" in reasons(agent)
+    assert "missing: 0000:9a:00" in agent.engine.conditions["GPUUnhealthy"].message
+
+
+def test_nvlink_down_and_error_rate(tmp_path):
+    scen = hgx_scenario(timeline=[{"at": 10, "gpu": 0, "nvlink": 4, "set": {"state": 0}},
+                                  {"at": 10, "gpu": 6, "nvlink": 2, "set": {"crc_flit": 500}}])
+    agent, clock = make(tmp_path, scen)
+    poll(agent)
+    clock.t += 10
+    poll(agent)
+    subjects = {(p.subject, p.reason) for p in agent.engine.problems.values()}
+    assert subjects == {("gpu:0000:18:00/nvlink4", "NVLinkDown"), ("gpu:0000:ba:00/nvlink2", "NVLinkCRCErrorRate")}
+    assert agent.engine.conditions["NVLinkUnhealthy"].status
+    clock.t += 400  # counter steady for a whole window: the rate problem clears, the down link stays
+    poll(agent)
+    clock.t += 10
+    poll(agent)
+    assert {p.reason for p in agent.engine.problems.values()} == {"NVLinkDown"}
+
+
+def test_gpu_without_nvlink_is_not_flagged(tmp_path):
+    scen = hgx_scenario()
+    for g in scen["gpus"]:
+        g["nvlinks"] = [{"state": 0}] * 4  # PCIe card: links exist, none active
+    agent, _ = make(tmp_path, scen)
+    poll(agent)
+    assert agent.engine.problems == {}
+
+
+# ---- sysfs rules ----------------------------------------------------------------------------------
+
+def test_ib_port_down_then_up(tmp_path):
+    root = copy_sysfs(tmp_path)
+    agent, clock = make(tmp_path, {"init_error": "LIBRARY_NOT_FOUND"}, root)
+    poll(agent)
+    set_attr(root, "sys/class/infiniband/mlx5_3/ports/1/state", "1: DOWN")
+    set_attr(root, "sys/class/infiniband/mlx5_3/ports/1/phys_state", "2: Polling")
+    clock.t += 10
+    poll(agent)
+    (p,) = agent.engine.problems.values()
+    assert (p.condition, p.reason, p.attribution) == ("InfiniBandUnhealthy", "IBPortDown", "fabric")
+    assert "mlx5_3 port 1 (ibp94s0)" in p.message and "state 1, phys_state 2" in p.message
+    set_attr(root, "sys/class/infiniband/mlx5_3/ports/1/state", "4: ACTIVE")
+    set_attr(root, "sys/class/infiniband/mlx5_3/ports/1/phys_state", "5: LinkUp")
+    clock.t += 10
+    poll(agent)
+    assert agent.engine.problems == {}
+
+
+def test_ib_port_flapping_and_link_downed(tmp_path):
+    root = copy_sysfs(tmp_path)
+    agent, clock = make(tmp_path, {"init_error": "LIBRARY_NOT_FOUND"}, root)
+    port = "sys/class/infiniband/mlx5_1/ports/1/"
+    poll(agent)
+    for i in range(6):
+        down = i % 2 == 0
+        set_attr(root, port + "state", "1: DOWN" if down else "4: ACTIVE")
+        set_attr(root, port + "phys_state", "2: Polling" if down else "5: LinkUp")
+        set_attr(root, port + "counters/link_downed", str((i + 2) // 2))
+        clock.t += 10
+        poll(agent)
+    assert {"LinkFlapping", "IBLinkDowned"} <= reasons(agent, "InfiniBandUnhealthy")
+    assert metric(agent, "gpu_npd_ib_port_counter_total", device="mlx5_1", port="1", counter="link_downed") == 3
+
+
+def test_ignored_port_is_never_judged(tmp_path):
+    root = copy_sysfs(tmp_path)
+    agent, clock = make(tmp_path, {"init_error": "LIBRARY_NOT_FOUND"}, root, sample_ignore={"ib_port": ["ib:mlx5_7/*"]})
+    set_attr(root, "sys/class/infiniband/mlx5_7/ports/1/state", "1: DOWN")
+    poll(agent)
+    assert agent.engine.problems == {}
+    assert metric(agent, "gpu_npd_ib_port_state", device="mlx5_7", port="1") == 1  # still exported
+
+
+def test_aer_fatal_increase_on_the_gpu_and_its_bridge(tmp_path):
+    root = copy_sysfs(tmp_path)
+    agent, clock = make(tmp_path, {"init_error": "LIBRARY_NOT_FOUND"}, root)
+    set_aer(root, "0000:5c:00.0", "aer_dev_nonfatal", "TOTAL_ERR_NONFATAL", 3)  # before start: baseline, not a problem
+    poll(agent)
+    assert agent.engine.problems == {}
+    set_aer(root, "0000:5d:00.0", "aer_dev_fatal", "TOTAL_ERR_FATAL", 1)
+    set_aer(root, "0000:5c:00.0", "aer_dev_nonfatal", "TOTAL_ERR_NONFATAL", 4)
+    set_aer(root, "0000:5d:00.0", "aer_dev_correctable", "TOTAL_ERR_COR", 50)
+    clock.t += 10
+    poll(agent)
+    got = {(p.subject, p.reason) for p in agent.engine.problems.values()}
+    assert got == {("pci:0000:5d:00.0", "PCIeAERFatal"), ("pci:0000:5c:00.0", "PCIeAERNonFatal")}
+    assert agent.engine.conditions["PCIeUnhealthy"].reason == "PCIeAERFatal"
+    assert metric(agent, "gpu_npd_pcie_aer_errors_total", pci_bus_id="0000:5d:00.0", vendor="nvidia",
+                  severity="correctable") == 50
+    assert metric(agent, "gpu_npd_pcie_aer_errors_total", pci_bus_id="0000:5c:00.0", vendor="bridge",
+                  severity="nonfatal") == 4
+
+
+def test_nvswitch_and_other_devices_are_not_gpus(tmp_path):
+    from agent.sysfs.pci import PciInventory
+    devs = PciInventory(str(copy_sysfs(tmp_path))).scan()
+    assert sorted(d.bdf for d in devs if d.is_gpu) == [f"0000:{b}:00.0" for b in
+                                                       ["18", "2a", "3a", "5d", "9a", "ab", "ba", "db"]]
+    assert "0000:00:1f.0" not in {d.bdf for d in devs}  # Intel ISA bridge above nothing of ours
+    assert {d.vendor for d in devs} == {"nvidia", "mellanox", "bridge"}
+
+
+# ---- Xids through NVML events and the kernel ---------------------------------------------------------
+
+def test_kernel_xid_gets_gpu_index_and_uuid_and_nvml_event_is_not_double_counted(tmp_path):
+    from agent.sources import Record
+    agent, _ = make(tmp_path, hgx_scenario())
+    poll(agent)
+    agent._nvml_xid("0000:5d:00", 79)
+    agent._process(agent.queue.get_nowait())
+    agent._process([Record("kmsg", "3,1,1000,-;NVRM: Xid (PCI:0000:5d:00): 79, pid='<unknown>', name=<unknown>, "
+                                   "GPU has fallen off the bus.")])
+    lab = {"xid": "79", "pci_bus_id": "0000:5d:00", "gpu": "3", "uuid": "GPU-00000003-1111-2222-3333-444455550003"}
+    assert metric(agent, "gpu_npd_xid_errors_total", **lab) == 1
+    (p,) = [p for p in agent.engine.problems.values() if p.kind == "xid"]
+    assert p.count == 1 and p.details["uuid"] == lab["uuid"] and p.details["gpu_index"] == 3
+    assert "GPU-00000003" in p.message
+    agent._process([Record("kmsg", "3,2,5000,-;NVRM: Xid (PCI:0000:5d:00): 79, pid='<unknown>', name=<unknown>, "
+                                   "GPU has fallen off the bus.")])
+    assert metric(agent, "gpu_npd_xid_errors_total", **lab) == 2  # a second kernel Xid is a second Xid
+
+
+def test_nvml_xid_event_stream_reaches_the_engine(tmp_path):
+    scen = hgx_scenario(timeline=[{"at": 0, "gpu": 6, "xid": 48}])
+    agent, _ = make(tmp_path, scen)
+    poll(agent)
+    stop = threading.Event()
+    got = []
+    t = threading.Thread(target=agent.gpu.xid_events, args=(lambda pci, xid: (got.append((pci, xid)), stop.set()), stop))
+    t.start()
+    t.join(5)
+    assert got == [("0000:ba:00", 48)]
+
+
+# ---- loop, udev, restart, judge ------------------------------------------------------------------
+
+def test_wake_polls_at_once(tmp_path):
+    agent, _ = make(tmp_path, {"init_error": "LIBRARY_NOT_FOUND"})
+    batches, stop = [], threading.Event()
+    t = threading.Thread(target=agent.poller.run, args=(batches.append, stop, 3600), daemon=True)
+    t.start()
+    deadline = time.monotonic() + 2
+    while not batches and time.monotonic() < deadline:
+        time.sleep(0.01)
+    agent.poller.wake()
+    t0 = time.monotonic()
+    while len(batches) < 2 and time.monotonic() - t0 < 1:
+        time.sleep(0.01)
+    stop.set()
+    agent.poller.wake()
+    assert len(batches) >= 2 and time.monotonic() - t0 < 1
+
+
+def test_udev_watcher_starts_or_degrades_quietly():
+    fired = []
+    observer = watch_udev(lambda: fired.append(1))
+    if observer is not None:
+        observer.stop()
+
+
+def test_rate_history_survives_restart_so_a_standing_rate_problem_does_not_flap(tmp_path):
+    scen = hgx_scenario(timeline=[{"at": 10, "gpu": 0, "set": {"pcie_replay": 500}}])
+    agent, clock = make(tmp_path, scen)
+    poll(agent)
+    clock.t += 10
+    poll(agent)
+    assert reasons(agent) == {"PCIeReplayRate"}
+    transition = agent.engine.conditions["PCIeUnhealthy"].last_transition
+    agent.save()
+    again, clock2 = make(tmp_path, {**scen, "timeline": []} | {"gpus": [dict(g, values={"pcie_replay": 500})
+                                                                        if i == 0 else g
+                                                                        for i, g in enumerate(scen["gpus"])]})
+    clock2.t = clock.t + 10
+    again.start(serve_http=False)
+    again.stop.set()
+    poll(again)
+    assert reasons(again) == {"PCIeReplayRate"}
+    assert again.engine.conditions["PCIeUnhealthy"].last_transition == transition
+
+
+def test_judge_counter_reset_and_flaps():
+    judge = SampleJudge([{"entity": "gpu", "field": "c", "increase_above": 10, "window": 100, "condition": "X",
+                          "reason": "Rate"},
+                         {"entity": "gpu", "field": "s", "changes_above": 2, "window": 100, "condition": "X",
+                          "reason": "Flap"}])
+    r = lambda c, s: Reading("gpu", "gpu:x", {}, {"c": c, "s": s})  # noqa: E731
+    assert judge.judge(r(100, 1), 0) == []
+    assert judge.judge(r(5, 0), 10) == []  # counter reset (driver reload) is not a huge negative or positive rise
+    assert judge.judge(r(20, 1), 20)[0].reason == "Rate"
+    assert {v.reason for v in judge.judge(r(20, 0), 30)} == {"Rate", "Flap"}
+    assert judge.judge(r(20, 0), 200) == []  # quiet for a window: both clear
+
+
+def test_fake_error_semantics_match_nvml():
+    fake = FakeNvml(hgx_scenario())
+    with pytest.raises(NvmlError) as e:
+        fake.count()
+    assert e.value.code == "UNINITIALIZED"
+    fake.init()
+    assert fake.count() == 8
+    with pytest.raises(NvmlError) as e:
+        fake.read(9, "ecc")
+    assert e.value.code == "INVALID_ARGUMENT"
+    with pytest.raises(NvmlError) as e:
+        fake.nvlink(0, 18)
+    assert e.value.code == "NOT_SUPPORTED"
+
+
+def test_real_backend_without_library_reports_library_not_found():
+    pytest.importorskip("pynvml")
+    from agent.gpu.nvml import PynvmlBackend
+    c = GpuCollector(PynvmlBackend(), deadline=5)
+    readings = c.poll([])
+    if c.status == "ok":
+        pytest.skip("this machine has an NVIDIA driver")
+    assert c.status in ("LIBRARY_NOT_FOUND", "DRIVER_NOT_LOADED")
+    assert [r.entity for r in readings] == ["node"]
+
+
+def test_exposition_with_telemetry_is_valid_text_format(tmp_path):
+    from prometheus_client.parser import text_string_to_metric_families
+    agent, _ = make(tmp_path, hgx_scenario(), copy_sysfs(tmp_path))
+    poll(agent)
+    body = generate_latest(agent.metrics.registry).decode()
+    names = {f.name for f in text_string_to_metric_families(body)}
+    assert {"gpu_npd_gpu_ecc_errors", "gpu_npd_nvlink_errors", "gpu_npd_ib_port_hw_counter",
+            "gpu_npd_pcie_aer_errors"} <= names
