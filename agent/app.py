@@ -17,7 +17,7 @@ import psutil
 from parsers import Classifier, Finding, detect
 
 from .config import Config
-from .gpu.collector import GpuCollector
+from .gpu.collector import GpuCollector, annotate
 from .gpu.nvml import open_backend
 from .health import Change, HealthEngine
 from .httpserver import serve
@@ -201,19 +201,16 @@ class Agent:
 
     def _judge(self, batch: SampleBatch) -> None:
         now = self.clock()
-        for r in batch.readings:
-            self._apply(self.engine.sync(batch.source, r.subject, self.judge.judge(r, now)))
-        self.judge.forget({r.subject for r in batch.readings})
+        judged = {r.subject: self.judge.judge(r, now) for r in batch.readings}
+        self._apply(self.engine.sync(batch.source, judged))
+        self.judge.forget(set(judged))
         self.metrics.set_readings(batch.readings, batch.stats)
         self._dirty = True
 
     def _observe(self, f: Finding, source: str) -> None:
         if f.timestamp is None and f.uptime is not None:
             f.timestamp = datetime.fromtimestamp(self.boot_epoch + f.uptime, timezone.utc)
-        gpu = self.gpu.pci_to_gpu.get(f.pci or "")
-        if gpu is not None:  # kernel lines carry only the PCI address: add what NVML knows
-            f.details.setdefault("gpu_index", int(gpu["gpu_index"]))
-            f.details.setdefault("uuid", gpu["uuid"])
+        annotate(f, self.gpu.pci_to_gpu)
         if f.kind == "xid" and f.xid is not None and self._same_xid(f, source):
             return
         self.metrics.findings.labels(f.kind, f.severity, f.attribution).inc()

@@ -24,18 +24,24 @@ def main() -> None:
 @click.option("--min-severity", type=click.Choice(SEVERITY_CHOICES), default="warning", show_default=True,
               help="Leave out findings below this severity (info shows lifecycle marks such as driver loads).")
 @click.option("--year", type=int, default=None, help="Year for syslog timestamps that carry none (default: this year).")
+@click.option("--nvml", "nvml_spec", default="auto", show_default=True,
+              help="Where GPU index/UUID for PCI addresses come from: auto (this node's NVML, when it has one), "
+                   "off, or fake:<scenario.yaml>.")
 @click.argument("files", nargs=-1, type=click.Path(dir_okay=False, allow_dash=True))
-def parse(fmt: str, min_severity: str, year: int | None, files: tuple[str, ...]) -> None:
+def parse(fmt: str, min_severity: str, year: int | None, nvml_spec: str, files: tuple[str, ...]) -> None:
     """Classify log files (plain, .gz, or stdin with no FILE or '-') for post-mortems.
 
+    Run on the GPU node itself, findings name the GPU index and UUID next to the PCI address.
     Exit 0 when every input was read, 2 when one could not be.
     """
     from parsers import Classifier, Scanner, at_least
 
+    from .gpu.collector import annotate
     from .inputs import open_input
     from .report import write_json, write_text
 
     scanner = Scanner(Classifier(year=year))
+    gpu_map = _gpu_map(nvml_spec)
     failed: list[str] = []
 
     def findings() -> Iterator:
@@ -44,6 +50,7 @@ def parse(fmt: str, min_severity: str, year: int | None, files: tuple[str, ...])
                 with open_input(path) as fp:
                     for f in scanner.scan(fp, name=None if path == "-" else path):
                         if at_least(f.severity, min_severity):
+                            annotate(f, gpu_map)
                             yield f
             except (OSError, EOFError) as exc:  # unreadable, missing, truncated gzip
                 reason = exc.strerror or str(exc) if isinstance(exc, OSError) else str(exc) or "truncated input"
@@ -61,6 +68,33 @@ def parse(fmt: str, min_severity: str, year: int | None, files: tuple[str, ...])
         sys.stderr.close()
         sys.exit(0)
     sys.exit(2 if failed else 0)
+
+
+def _gpu_map(spec: str) -> dict[str, dict[str, str]]:
+    from .gpu.collector import GpuCollector
+    from .gpu.nvml import open_backend
+
+    try:
+        collector = GpuCollector(open_backend(spec), deadline=5.0)
+    except (OSError, ValueError) as exc:
+        click.echo(f"gpu-npd: --nvml {spec}: {exc}", err=True)
+        sys.exit(2)
+    collector.start()
+    return collector.pci_to_gpu
+
+
+@main.command("nvml-snapshot")
+@click.option("--nvml", "nvml_spec", default="auto", show_default=True, help="auto, or fake:<scenario.yaml>.")
+def nvml_snapshot(nvml_spec: str) -> None:
+    """Print this node's raw NVML readings as a scenario the test fake replays (tests/fixtures/nvml/)."""
+    import yaml
+
+    from .gpu.collector import GpuCollector
+    from .gpu.nvml import open_backend
+
+    snap = GpuCollector(open_backend(nvml_spec), deadline=10.0).snapshot()
+    click.echo(yaml.safe_dump(snap, sort_keys=False), nl=False)
+    sys.exit(0 if "gpus" in snap else 1)
 
 
 @main.command()

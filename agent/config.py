@@ -132,6 +132,8 @@ def _validate(cfg: Config) -> None:
         raise ConfigError(f"expected_gpus: must be 0 (auto) or more, got {cfg.expected_gpus!r}")
     if not (cfg.nvml in ("auto", "off") or cfg.nvml.startswith("fake:")):
         raise ConfigError(f"nvml: expected auto, off or fake:<scenario.yaml>, got {cfg.nvml!r}")
+    if cfg.nvml.startswith("fake:") and not os.path.isfile(cfg.nvml[5:]):
+        raise ConfigError(f"nvml: scenario file {cfg.nvml[5:]!r} does not exist")
     problem = validate_rules(cfg.sample_rules, cfg.conditions)
     if problem:
         raise ConfigError(problem)

@@ -139,28 +139,29 @@ class HealthEngine:
                 break
         return self._derive(change)
 
-    def sync(self, source: str, subject: str, verdicts: list[Verdict]) -> Change:
-        """Telemetry: what the rules see in this subject's latest reading is exactly what stands for it
-        from this source; problems it raised earlier and no longer sees are cleared."""
+    def sync(self, source: str, judged: dict[str, list[Verdict]]) -> Change:
+        """Telemetry: for each subject read, what the rules see in its latest reading is exactly what
+        stands for it from this source; problems raised earlier and no longer seen are cleared."""
         now = self.clock()
         change = Change()
         wanted = set()
-        for v in verdicts:
-            pid = f"{subject}|{source}|{v.reason}"
-            wanted.add(pid)
-            p = self.problems.get(pid)
-            if p is not None:
-                p.last_seen, p.message, p.severity, p.action = now, v.message, v.severity, v.action
-                continue
-            if v.condition not in self.conditions:
-                continue
-            if len(self.problems) >= self.cfg.max_problems:
-                self._evict()
-            p = Problem(pid, subject, "telemetry", v.condition, v.reason, v.severity, v.attribution, v.action,
-                        v.message, "sample", now, now, 1, source, None, dict(v.details))
-            self.problems[pid] = p
-            change.new_problems.append(p)
-        self._drop(lambda p: p.source == source and p.subject == subject and p.id not in wanted)
+        for subject, verdicts in judged.items():
+            for v in verdicts:
+                pid = f"{subject}|{source}|{v.reason}"
+                wanted.add(pid)
+                p = self.problems.get(pid)
+                if p is not None:
+                    p.last_seen, p.message, p.severity, p.action = now, v.message, v.severity, v.action
+                    continue
+                if v.condition not in self.conditions:
+                    continue
+                if len(self.problems) >= self.cfg.max_problems:
+                    self._evict()
+                p = Problem(pid, subject, "telemetry", v.condition, v.reason, v.severity, v.attribution, v.action,
+                            v.message, "sample", now, now, 1, source, None, dict(v.details))
+                self.problems[pid] = p
+                change.new_problems.append(p)
+        self._drop(lambda p: p.source == source and p.subject in judged and p.id not in wanted)
         return self._derive(change)
 
     def new_boot(self) -> Change:

@@ -36,6 +36,7 @@ class Poller:
         self._wake = threading.Event()
         self._rescan = True
         self.cycles = 0
+        self._lock = threading.Lock()  # one poll at a time, whoever asks (the loop, a test, a command)
 
     def wake(self) -> None:
         """Hardware changed (udev): rescan devices and poll now."""
@@ -43,6 +44,10 @@ class Poller:
         self._wake.set()
 
     def poll_once(self) -> SampleBatch:
+        with self._lock:
+            return self._poll()
+
+    def _poll(self) -> SampleBatch:
         started, cpu0 = time.perf_counter(), time.thread_time()
         now = self.clock()
         if self._rescan or now - self._scanned >= RESCAN_SECONDS:

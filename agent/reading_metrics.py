@@ -17,7 +17,7 @@ ENTITY_LABELS = {
 LABEL_SOURCE = {"gpu": "gpu_index"}  # label name -> reading label key, where they differ
 
 # (entity, field, metric name, type, help, extra labels).  A field ending in "/*" takes every field
-# with that prefix; the rest of the name goes into the `counter` label.
+# with that prefix; the rest of the name goes into the `name` label.
 TABLE: tuple[tuple[str, str, str, str, str, dict[str, str]], ...] = (
     ("gpu", "ecc_corrected_volatile", "gpu_npd_gpu_ecc_errors", "counter",
      "ECC errors, by type and counter (volatile: since driver load; aggregate: lifetime).",
@@ -60,8 +60,8 @@ TABLE: tuple[tuple[str, str, str, str, str, dict[str, str]], ...] = (
     ("ib_port", "phys_state", "gpu_npd_ib_port_phys_state", "gauge", "Port physical state (5 LinkUp).", {}),
     ("ib_port", "active", "gpu_npd_ib_port_active", "gauge", "1 when the port is ACTIVE and LinkUp.", {}),
     ("ib_port", "rate_gbps", "gpu_npd_ib_port_rate_gbps", "gauge", "Port data rate in Gb/s.", {}),
-    ("ib_port", "counters/*", "gpu_npd_ib_port_counter", "counter", "Port counters (sysfs counters/).", {}),
-    ("ib_port", "hw_counters/*", "gpu_npd_ib_port_hw_counter", "counter", "Port hardware counters (sysfs hw_counters/).", {}),
+    ("ib_port", "counters/*", "gpu_npd_ib_port_stats", "counter", "Port counters (sysfs counters/), by name.", {}),
+    ("ib_port", "hw_counters/*", "gpu_npd_ib_port_hw_stats", "counter", "Port hardware counters (sysfs hw_counters/), by name.", {}),
     ("pci", "aer_correctable", "gpu_npd_pcie_aer_errors", "counter", "PCIe AER error totals, by severity.", {"severity": "correctable"}),
     ("pci", "aer_nonfatal", "gpu_npd_pcie_aer_errors", "counter", "", {"severity": "nonfatal"}),
     ("pci", "aer_fatal", "gpu_npd_pcie_aer_errors", "counter", "", {"severity": "fatal"}),
@@ -98,6 +98,6 @@ def families(readings: list[Reading]):
                 continue
             for entity, prefix, prow in _PREFIX:
                 if entity == r.entity and fname.startswith(prefix):
-                    family(prow, ("counter",)).add_metric(base + [fname[len(prefix):]], value)
+                    family(prow, ("name",)).add_metric(base + [fname[len(prefix):]], value)
                     break
     return list(fams.values())

@@ -48,7 +48,10 @@ class SampleJudge:
     def __init__(self, rules: list[dict[str, Any]], ignore: dict[str, list[str]] | None = None):
         self.by_entity: dict[str, list[dict[str, Any]]] = {}
         for i, rule in enumerate(rules):  # histories are per rule: two windows on one field never mix
-            self.by_entity.setdefault(rule["entity"], []).append({**rule, "_key": f"{rule['field']}#{i}"})
+            test = next(t for t in TESTS if t in rule)
+            self.by_entity.setdefault(rule["entity"], []).append(
+                {**rule, "_key": f"{rule['field']}#{i}", "_test": test, "_arg": rule[test],
+                 "_window": float(rule.get("window", 300))})
         self.ignore = ignore or {}
         self._hist: dict[tuple[str, str], deque] = {}
 
@@ -70,7 +73,8 @@ class SampleJudge:
             del self._hist[key]
 
     def judge(self, r: Reading, now: float) -> list[Verdict]:
-        if any(fnmatch.fnmatchcase(r.subject, pat) for pat in self.ignore.get(r.entity, ())):
+        ignore = self.ignore.get(r.entity)
+        if ignore and any(fnmatch.fnmatchcase(r.subject, pat) for pat in ignore):
             return []
         out: list[Verdict] = []
         seen: set[str] = set()
@@ -85,16 +89,20 @@ class SampleJudge:
         return out
 
     def _test(self, rule: dict, r: Reading, value: float, now: float) -> tuple[bool, float]:
-        if "above" in rule:
-            return value > rule["above"], value
-        if "in" in rule:
-            return value in rule["in"], value
-        if "below_field" in rule:
-            ref = r.values.get(rule["below_field"])
+        test, arg = rule["_test"], rule["_arg"]
+        if test == "above":
+            return value > arg, value
+        if test == "in":
+            return value in arg, value
+        if test == "below_field":
+            ref = r.values.get(arg)
             return ref is not None and value < ref, value
-        window = float(rule.get("window", 300))
-        hist = self._hist.setdefault((r.subject, rule["_key"]), deque())
-        if "increase_above" in rule:
+        window = rule["_window"]
+        key = (r.subject, rule["_key"])
+        hist = self._hist.get(key)
+        if hist is None:
+            hist = self._hist[key] = deque()
+        if test == "increase_above":
             if hist and value < hist[-1][1]:
                 hist.clear()  # counter reset (driver reload, reboot): start again
             if not hist or hist[-1][1] != value or now - hist[-1][0] >= window:
@@ -102,14 +110,14 @@ class SampleJudge:
             while len(hist) > 1 and now - hist[1][0] >= window:
                 hist.popleft()  # keep the newest sample at or before the window start as the baseline
             rise = value - hist[0][1]
-            return rise > rule["increase_above"], rise
-        if "changes_above" in rule:
+            return rise > arg, rise
+        if test == "changes_above":
             if not hist or hist[-1][1] != value:
                 hist.append((now, value))
             while hist and now - hist[0][0] > window:
                 hist.popleft()
             changes = len(hist) - 1
-            return changes > rule["changes_above"], changes
+            return changes > arg, changes
         return False, value
 
     @staticmethod

@@ -22,7 +22,7 @@ def free_port() -> int:
 
 
 class AgentProc:
-    def __init__(self, tmp: Path, *extra: str, stdout=None):
+    def __init__(self, tmp: Path, *extra: str, stdout=None, env: dict[str, str] | None = None):
         self.port = free_port()
         self.fifo = tmp / "kmsg.fifo"
         if not self.fifo.exists():
@@ -31,7 +31,7 @@ class AgentProc:
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "agent.cli", "run", "--kmsg", str(self.fifo), "--no-journald",
              "--state-dir", str(tmp / "state"), "--metrics-address", f"127.0.0.1:{self.port}", *extra],
-            stdout=self.out, stderr=subprocess.PIPE, env={**os.environ, "NODE_NAME": "gpu-node-1"})
+            stdout=self.out, stderr=subprocess.PIPE, env={**os.environ, "NODE_NAME": "gpu-node-1", **(env or {})})
         self.wait_for(lambda: "gpu_npd_build_info" in self.metrics(), what="metrics endpoint")
         self.writer = os.open(self.fifo, os.O_WRONLY)
 

@@ -51,8 +51,8 @@ def reasons(agent: Agent, condition: str | None = None) -> set[str]:
     return {p.reason for p in agent.engine.problems.values() if condition in (None, p.condition)}
 
 
-def metric(agent: Agent, name: str, **labels) -> float | None:
-    return agent.metrics.registry.get_sample_value(name, labels)
+def metric(agent: Agent, metric_name: str, /, **labels) -> float | None:
+    return agent.metrics.registry.get_sample_value(metric_name, labels)
 
 
 # ---- NVML rules ------------------------------------------------------------------------------------
@@ -69,7 +69,7 @@ def test_healthy_hgx_raises_nothing_and_exports_per_gpu_series(tmp_path):
     assert metric(agent, "gpu_npd_nvlink_up", **lab, link="17") == 1
     assert metric(agent, "gpu_npd_gpus", seen_by="nvml") == 8 and metric(agent, "gpu_npd_gpus", seen_by="pci") == 8
     assert metric(agent, "gpu_npd_ib_port_active", device="mlx5_0", port="1") == 1
-    assert metric(agent, "gpu_npd_ib_port_counter_total", device="mlx5_0", port="1", counter="symbol_error") == 0
+    assert metric(agent, "gpu_npd_ib_port_stats_total", device="mlx5_0", port="1", name="symbol_error") == 0
     assert metric(agent, "gpu_npd_pcie_aer_errors_total", pci_bus_id="0000:5d:00.0", vendor="nvidia",
                   severity="fatal") == 0
     assert metric(agent, "gpu_npd_nvml_status", status="ok") == 1
@@ -256,7 +256,7 @@ def test_ib_port_flapping_and_link_downed(tmp_path):
         clock.t += 10
         poll(agent)
     assert {"LinkFlapping", "IBLinkDowned"} <= reasons(agent, "InfiniBandUnhealthy")
-    assert metric(agent, "gpu_npd_ib_port_counter_total", device="mlx5_1", port="1", counter="link_downed") == 3
+    assert metric(agent, "gpu_npd_ib_port_stats_total", device="mlx5_1", port="1", name="link_downed") == 3
 
 
 def test_ignored_port_is_never_judged(tmp_path):
@@ -420,5 +420,47 @@ def test_exposition_with_telemetry_is_valid_text_format(tmp_path):
     poll(agent)
     body = generate_latest(agent.metrics.registry).decode()
     names = {f.name for f in text_string_to_metric_families(body)}
-    assert {"gpu_npd_gpu_ecc_errors", "gpu_npd_nvlink_errors", "gpu_npd_ib_port_hw_counter",
+    assert {"gpu_npd_gpu_ecc_errors", "gpu_npd_nvlink_errors", "gpu_npd_ib_port_hw_stats",
             "gpu_npd_pcie_aer_errors"} <= names
+
+
+# ---- on-node CLI -------------------------------------------------------------------------------------
+
+def test_parse_on_the_node_names_gpu_index_and_uuid(tmp_path):
+    import json
+
+    from click.testing import CliRunner
+
+    from agent.cli import main
+    scen = tmp_path / "s.yaml"
+    scen.write_text(yaml.safe_dump(hgx_scenario()))
+    log = tmp_path / "dmesg.txt"
+    log.write_text("[ 4254.197860] NVRM: Xid (PCI:0000:ab:00): 48, pid=1234, name=python, An uncorrectable double "
+                   "bit error (DBE) has been detected on GPU in the framebuffer at partition 0, subpartition 0.\n")
+    r = CliRunner().invoke(main, ["parse", "--format", "json", "--nvml", f"fake:{scen}", str(log)])
+    assert r.exit_code == 0, r.output
+    (f,) = [json.loads(line) for line in r.output.splitlines()]
+    assert f["details"]["gpu_index"] == 5 and f["details"]["uuid"] == "GPU-00000005-1111-2222-3333-444455550005"
+    off = CliRunner().invoke(main, ["parse", "--format", "json", "--nvml", "off", str(log)])
+    assert "uuid" not in json.loads(off.output.splitlines()[0])["details"]
+
+
+def test_nvml_snapshot_replays_through_the_fake(tmp_path):
+    from click.testing import CliRunner
+
+    from agent.cli import main
+    scen = hgx_scenario()
+    scen["gpus"][1]["values"] = {"temperature_memory": "error:NOT_SUPPORTED", "pcie_replay": 7}
+    src = tmp_path / "s.yaml"
+    src.write_text(yaml.safe_dump(scen))
+    r = CliRunner().invoke(main, ["nvml-snapshot", "--nvml", f"fake:{src}"])
+    assert r.exit_code == 0, r.output
+    snap = yaml.safe_load(r.output)
+    assert len(snap["gpus"]) == 8 and snap["gpus"][1]["values"]["pcie_replay"] == 7
+    assert snap["gpus"][1]["values"]["temperature_memory"] == "error:NOT_SUPPORTED"
+    assert len(snap["gpus"][0]["nvlinks"]) == 18
+    replay = FakeNvml(snap)
+    replay.init()
+    assert replay.read(1, "pcie")["pcie_replay"] == 7 and replay.identity(3).pci_bus_id == "00000000:5D:00.0"
+    none = CliRunner().invoke(main, ["nvml-snapshot", "--nvml", "off"])
+    assert none.exit_code == 1 and "init_error" in none.output

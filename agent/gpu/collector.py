@@ -71,6 +71,14 @@ class GpuState:
                 "model": i.model}
 
 
+def annotate(f, pci_to_gpu: dict[str, dict[str, str]]) -> None:
+    """Kernel lines carry only the PCI address: add the GPU index and UUID NVML knows for it."""
+    gpu = pci_to_gpu.get(f.pci or "")
+    if gpu is not None:
+        f.details.setdefault("gpu_index", int(gpu["gpu_index"]))
+        f.details.setdefault("uuid", gpu["uuid"])
+
+
 class GpuCollector:
     def __init__(self, backend: Nvml | None, deadline: float = 5.0, expected_gpus: int = 0,
                  clock: Callable[[], float] = time.monotonic):
@@ -264,6 +272,45 @@ class GpuCollector:
         values["driver_missing_with_gpus"] = 1 if pci and self.status == "DRIVER_NOT_LOADED" else 0
         text = {"missing": ", ".join(missing) or "unknown addresses", "found": str(len(seen))}
         return Reading("node", "node", {}, values, text)
+
+    # ---- on-node annotation and recording ------------------------------------------------------------
+
+    def start(self) -> bool:
+        """Initialise now (for one-shot commands); True when NVML answered."""
+        return self._ensure_init()
+
+    def snapshot(self) -> dict[str, Any]:
+        """This host's raw NVML readings as a scenario the fake replays (tests/fixtures/nvml/)."""
+        if not self._ensure_init():
+            return {"init_error": self.status}
+        b = self.backend
+        out: dict[str, Any] = {"driver_version": self._driver(), "gpus": []}
+        for g in self.gpus:
+            def job(w: _Worker, g=g) -> dict:
+                values: dict[str, Any] = {}
+                for group, fields in GROUPS.items():
+                    try:
+                        values.update(w.call(b.read, g.ident.index, group))
+                    except NvmlError as exc:
+                        values.update({f: f"error:{exc.code}" for f in fields})
+                links = []
+                for link in range(MAX_NVLINKS):
+                    try:
+                        links.append(w.call(b.nvlink, g.ident.index, link))
+                    except NvmlError as exc:
+                        if exc.code not in ("NOT_SUPPORTED", "INVALID_ARGUMENT"):
+                            links.append({"state": f"error:{exc.code}"})
+                return {"values": values, "links": links}
+
+            outcome, result = self._run(str(g.ident.index), job)
+            i = g.ident
+            entry: dict[str, Any] = {"uuid": i.uuid, "pci_bus_id": i.pci_bus_id, "model": i.model}
+            if outcome == "ok":
+                entry["values"], entry["nvlinks"] = result["values"], result["links"]
+            else:
+                entry["lost"] = True
+            out["gpus"].append(entry)
+        return out
 
     # ---- Xid events --------------------------------------------------------------------------------
 

@@ -19,7 +19,7 @@ class Port:
     pci: str
     netdev: str
     link_layer: str
-    counters: tuple[str, ...]  # "counters/<name>" and "hw_counters/<name>" present on this port
+    counters: tuple[tuple[str, str], ...]  # ("counters/<name>" or "hw_counters/<name>", its path)
 
 
 def discover(root: str = "/") -> list[Port]:
@@ -45,7 +45,8 @@ def discover(root: str = "/") -> list[Port]:
             counters = []
             for group in ("counters", "hw_counters"):
                 try:
-                    counters += [f"{group}/{c}" for c in sorted(os.listdir(os.path.join(path, group)))]
+                    counters += [(f"{group}/{c}", os.path.join(path, group, c))
+                                 for c in sorted(os.listdir(os.path.join(path, group)))]
                 except OSError:
                     pass
             ports.append(Port(dev, num, path, pci, netdev, read_text(os.path.join(path, "link_layer")) or "",
@@ -66,8 +67,8 @@ def port_reading(p: Port) -> Reading | None:
             values["rate_gbps"] = float(rate.split()[0])
         except (ValueError, IndexError):
             pass
-    for name in p.counters:
-        v = read_int(os.path.join(p.path, name))
+    for name, path in p.counters:
+        v = read_int(path)
         if v is not None:
             values[name] = v
     labels = {"device": p.device, "port": p.port, "pci_bus_id": p.pci, "netdev": p.netdev,

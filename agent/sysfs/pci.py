@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from functools import cached_property
 
 from ..samples import Reading
 from . import read_int, read_text
@@ -22,6 +23,10 @@ class PciDevice:
     vendor: str  # nvidia | mellanox | bridge
     is_gpu: bool
     path: str  # the device directory (resolved)
+
+    @cached_property
+    def aer_paths(self) -> tuple[tuple[str, str, str], ...]:
+        return tuple((field, os.path.join(self.path, name), total) for field, name, total in AER_FILES)
 
 
 class PciInventory:
@@ -62,17 +67,18 @@ def present(dev: PciDevice) -> bool:
 def aer_reading(dev: PciDevice) -> Reading | None:
     """AER totals of one device; None when it has no AER statistics (not AER capable)."""
     values: dict[str, float] = {}
-    for field, name, total in AER_FILES:
-        text = read_text(os.path.join(dev.path, name))
+    for field, path, total in dev.aer_paths:
+        text = read_text(path)
         if text is None:
             continue
-        for line in text.splitlines():
+        for line in reversed(text.splitlines()):  # the total is the last line
             key, _, value = line.rpartition(" ")
             if key.strip() == total:
                 try:
                     values[field] = float(value)
                 except ValueError:
                     pass
+                break
     if not values:
         return None
     return Reading("pci", f"pci:{dev.bdf}", {"pci_bus_id": dev.bdf, "vendor": dev.vendor}, values)
