@@ -184,7 +184,6 @@ class Agent:
             self._judge(batch)
             return
         name = batch[0].source
-        self.metrics.records.labels(name).inc(len(batch))
         classifier = self.classifiers.get(name)
         if classifier is None:
             classifier = self.classifiers[name] = Classifier()
@@ -197,6 +196,7 @@ class Agent:
                 self._observe(finding, name)
         if batch[-1].cursor is not None:  # sources that keep their own offsets leave it None
             self.cursors[name] = batch[-1].cursor
+        self.metrics.records.labels(name).inc(len(batch))  # counted once processed: a test may wait on it
         self._dirty = True
 
     def _judge(self, batch: SampleBatch) -> None:
