@@ -102,8 +102,32 @@ class Agent:
         self.gpu = GpuCollector(open_backend(cfg.nvml), cfg.nvml_deadline_seconds, cfg.expected_gpus)
         self.poller = Poller(self.gpu, cfg.sysfs_root)
         self.judge = SampleJudge(cfg.sample_rules, cfg.sample_ignore)
+        self.kube = self._kube_sink()
+        if self.kube is not None:
+            self.sinks.append(self.kube)
         self._xid_seen: OrderedDict[tuple[str, int], tuple[float, str]] = OrderedDict()
         self._udev = None
+
+    def _kube_sink(self):
+        if self.cfg.mode == "off":
+            return None
+        from .kube.client import make_api  # noqa: PLC0415 - the kubernetes client is heavy: only when used
+        from .kube.sink import KubernetesSink  # noqa: PLC0415
+
+        api = make_api(self.cfg.kube)
+        if api is None:
+            return None
+        return KubernetesSink(api, self.cfg.node_name, self.cfg.kube, self.cfg.mode, lambda: self.engine.conditions,
+                              self.metrics, self._on_node)
+
+    def _on_node(self, node: dict) -> None:
+        """First read of our Node: its nvidia.com/gpu capacity is the expected GPU count unless configured."""
+        gpus = node.get("status", {}).get("capacity", {}).get("nvidia.com/gpu")
+        if self.cfg.expected_gpus == 0 and gpus:
+            try:
+                self.gpu.expected_gpus = int(gpus)
+            except ValueError:
+                pass
 
     # ---- start / stop ----------------------------------------------------------------------------
 
@@ -122,6 +146,8 @@ class Agent:
         for cond in self.engine.conditions.values():
             if cond.status:
                 self._apply(Change(conditions=[cond]))  # say what stands, once, at start
+        if self.kube is not None:
+            self.kube.start()
         self.sources = select_sources(self.cfg, {"cursors": self.cursors}, self.boot_id)
         if not self.sources:
             log.warning("no kernel log source available: only metrics are served")
@@ -147,6 +173,8 @@ class Agent:
             except queue.Empty:
                 break
         self.save()
+        if self.kube is not None:
+            self.kube.close()
         if self.server is not None:
             self.server.shutdown()
 

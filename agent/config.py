@@ -10,8 +10,11 @@ from typing import Any, Mapping
 
 import yaml
 
+from .kube.settings import MODES
+from .kube.settings import parse as kube_settings
 from .samples import validate_rules
 
+NESTED = ("kubernetes", "sample_ignore")
 CLEAR_MODES = ("reset", "boot", "expire", "link_up")
 MATCH_KEYS = ("kind", "action", "attribution", "not_attribution", "severity", "xid", "sxid", "state")
 
@@ -45,9 +48,15 @@ class Config:
     sysfs_root: str
     udev: bool
     sample_ignore: dict[str, list[str]]
+    mode: str
+    kubernetes: dict[str, Any]
     conditions: dict[str, dict[str, str]]
     condition_rules: list[dict[str, Any]] = field(default_factory=list)
     sample_rules: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def kube(self):
+        return kube_settings(self.kubernetes, self.conditions)
 
     @property
     def metrics_host_port(self) -> tuple[str, int]:
@@ -105,6 +114,10 @@ def _coerce(key: str, value: Any, kind: Any) -> Any:
             if not isinstance(value, dict) or not all(isinstance(v, list) for v in value.values()):
                 raise ValueError(value)
             return {k: [str(x) for x in v] for k, v in value.items()}
+        if kind == dict[str, Any]:
+            if not isinstance(value, dict):
+                raise ValueError(value)
+            return value
         if kind == list[dict[str, Any]]:
             if not isinstance(value, list):
                 raise ValueError(value)
@@ -134,6 +147,12 @@ def _validate(cfg: Config) -> None:
         raise ConfigError(f"nvml: expected auto, off or fake:<scenario.yaml>, got {cfg.nvml!r}")
     if cfg.nvml.startswith("fake:") and not os.path.isfile(cfg.nvml[5:]):
         raise ConfigError(f"nvml: scenario file {cfg.nvml[5:]!r} does not exist")
+    if cfg.mode not in MODES:
+        raise ConfigError(f"mode: expected one of {', '.join(MODES)}, got {cfg.mode!r}")
+    try:
+        kube_settings(cfg.kubernetes, cfg.conditions)
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
     problem = validate_rules(cfg.sample_rules, cfg.conditions)
     if problem:
         raise ConfigError(problem)
@@ -173,6 +192,9 @@ def load(file: str | None = None, env: Mapping[str, str] | None = None,
         for key in data:
             if key not in known:
                 raise ConfigError(f"{key}: unknown configuration key")
+        for key in NESTED:  # a block in the file changes the keys it names, not the whole block
+            if isinstance(data.get(key), dict) and isinstance(merged.get(key), dict):
+                data[key] = {**merged[key], **data[key]}
         merged.update(data)
     for key, value in (env if env is not None else os.environ).items():
         if key.startswith("GPU_NPD_") and key[8:].lower() in known and key != "GPU_NPD_MATCHER":

@@ -37,6 +37,13 @@ class Metrics:
         self.self_files = Gauge("gpu_npd_self_open_files", "Agent open files.", registry=r)
         self.last_tick = Gauge("gpu_npd_engine_last_tick_timestamp_seconds",
                                "When the health engine last ran its housekeeping.", registry=r)
+        self.kube_writes = Counter("gpu_npd_kube_writes", "Kubernetes API writes, by kind (conditions, taints, events).",
+                                   ["kind"], registry=r)
+        self.kube_errors = Counter("gpu_npd_kube_errors", "Kubernetes API failures, by HTTP status or "
+                                   "connection/timeout/conflict.", ["kind"], registry=r)
+        self.kube_api_up = Gauge("gpu_npd_kube_api_up", "1 when the last Kubernetes sync succeeded.", registry=r)
+        self.taint_held = Gauge("gpu_npd_taint_held_by_budget", "1 while a taint is held back by the tainted-node "
+                                "budget (its condition stands).", ["taint"], registry=r)
         Info("gpu_npd_build", "Build information.", registry=r).info({"version": __version__})
         self._conditions: list[Condition] = []
         self._problems: list[Problem] = []

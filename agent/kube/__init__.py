@@ -1,0 +1,1 @@
+"""Kubernetes: node conditions, taints and events written from the health engine's state."""

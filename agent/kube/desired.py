@@ -1,0 +1,79 @@
+"""What the Node should show, computed from the engine's conditions: pure functions, no I/O."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ..health import Condition
+
+
+@dataclass(frozen=True)
+class TaintRule:
+    condition: str
+    effect: str = "NoSchedule"  # NoExecute only when configured
+
+
+def iso(ts: float) -> str:
+    return datetime.fromtimestamp(ts, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def condition_patch(conditions: list[Condition], heartbeat: float) -> dict[str, Any]:
+    """Strategic-merge body for nodes/status carrying only our condition types (merged by `type`)."""
+    return {"status": {"conditions": [
+        {"type": c.type, "status": "True" if c.status else "False", "reason": c.reason,
+         "message": c.message[:1024], "lastTransitionTime": iso(c.last_transition), "lastHeartbeatTime": iso(heartbeat)}
+        for c in sorted(conditions, key=lambda c: c.type)]}}
+
+
+def condition_key(conditions: list[Condition]) -> tuple:
+    """What a write must carry; equal keys need no write before the next heartbeat."""
+    return tuple(sorted((c.type, c.status, c.reason, c.message[:1024], int(c.last_transition)) for c in conditions))
+
+
+_VALUE_BAD = re.compile(r"[^A-Za-z0-9_.-]")
+
+
+def taint_value(reason: str) -> str:
+    """A taint value is a label value: <= 63 chars of [A-Za-z0-9_.-], alphanumeric at both ends."""
+    return _VALUE_BAD.sub("-", reason)[:63].strip("-_.") or "true"
+
+
+def wanted_taints(conditions: dict[str, Condition], rules: list[TaintRule], prefix: str) -> dict[str, dict[str, str]]:
+    """Our taints that the conditions call for, by key."""
+    out: dict[str, dict[str, str]] = {}
+    for rule in rules:
+        c = conditions.get(rule.condition)
+        if c is not None and c.status:
+            key = prefix + rule.condition
+            out[key] = {"key": key, "value": taint_value(c.reason), "effect": rule.effect}
+    return out
+
+
+def ours(taint: dict[str, Any], prefix: str) -> bool:
+    return str(taint.get("key", "")).startswith(prefix)
+
+
+def merge_taints(current: list[dict[str, Any]], mine: dict[str, dict[str, str]], prefix: str) -> list[dict[str, Any]]:
+    """The node's taint list with ours replaced by `mine`; everyone else's kept as they are, in order."""
+    kept = [t for t in current if not ours(t, prefix)]
+    old = {t["key"]: t for t in current if ours(t, prefix)}
+    merged = []
+    for key, t in sorted(mine.items()):
+        prev = old.get(key)
+        if prev is not None and prev.get("value") == t["value"] and prev.get("effect") == t["effect"]:
+            merged.append(prev)  # unchanged: keep its timeAdded
+        else:
+            merged.append(dict(t))
+    return kept + merged
+
+
+def budget_allows(total: int, tainted_others: int, fraction: float, max_nodes: int) -> bool:
+    """May one more node be tainted?  At least one node of any pool may be; never past the caps."""
+    allowed = max(1, int(total * fraction + 1e-9))
+    if max_nodes > 0:
+        allowed = min(allowed, max_nodes)
+    return tainted_others + 1 <= allowed

@@ -1,0 +1,136 @@
+"""Kubernetes Events: aggregated (a repeat updates the count of the event it repeats) and rate limited
+(a token bucket; what waits is aggregated, never dropped unless the bounded backlog overflows)."""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+import time
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from .desired import iso
+
+MAX_PENDING = 512
+
+
+@dataclass
+class Ref:
+    kind: str  # Node | Pod
+    name: str
+    namespace: str = ""
+    uid: str = ""
+
+
+@dataclass
+class _Agg:
+    ref: Ref
+    reason: str
+    message: str
+    type: str
+    first: float
+    last: float
+    count: int = 0  # occurrences so far
+    written: int = 0  # occurrences the API already shows
+    name: str | None = None  # the Event object once created
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+class TokenBucket:
+    def __init__(self, rate_per_s: float, burst: int, clock: Callable[[], float] = time.monotonic):
+        self.rate, self.burst, self.clock = rate_per_s, burst, clock
+        self.tokens, self.t = float(burst), clock()
+
+    def take(self) -> bool:
+        now = self.clock()
+        self.tokens = min(self.burst, self.tokens + (now - self.t) * self.rate)
+        self.t = now
+        if self.tokens >= 1:
+            self.tokens -= 1
+            return True
+        return False
+
+
+class EventRecorder:
+    def __init__(self, namespace: str, host: str, burst: int = 25, per_minute: float = 12,
+                 aggregate_seconds: float = 600, clock: Callable[[], float] = time.time):
+        self.namespace, self.host, self.clock = namespace, host, clock
+        self.aggregate_seconds = aggregate_seconds
+        self.bucket = TokenBucket(per_minute / 60.0, burst, time.monotonic)
+        self._aggs: OrderedDict[tuple, _Agg] = OrderedDict()
+        self._lock = threading.Lock()
+        self.overflowed = 0
+
+    def record(self, ref: Ref, reason: str, message: str, type_: str = "Warning", key: str | None = None,
+               count: int = 1) -> None:
+        """Note an occurrence; `key` groups repeats (default: reason and message)."""
+        now = self.clock()
+        k = (ref.kind, ref.namespace, ref.name, reason, key if key is not None else message)
+        with self._lock:
+            agg = self._aggs.get(k)
+            if agg is None or now - agg.first > self.aggregate_seconds:
+                if agg is not None and agg.count > agg.written:
+                    return self._bump(agg, message, now, count)  # flush the old one first: keep counting it
+                agg = self._aggs[k] = _Agg(ref, reason, message, type_, now, now)
+            self._bump(agg, message, now, count)
+            self._aggs.move_to_end(k)
+            while len(self._aggs) > MAX_PENDING:
+                self._aggs.popitem(last=False)
+                self.overflowed += 1
+
+    @staticmethod
+    def _bump(agg: _Agg, message: str, now: float, count: int) -> None:
+        agg.count += count
+        agg.last = now
+        agg.message = message
+
+    def pending(self) -> int:
+        with self._lock:
+            return sum(1 for a in self._aggs.values() if a.count > a.written)
+
+    def flush(self, api, timeout: float) -> int:
+        """Write what is due, within the rate limit; returns API writes made.  Raises on API errors
+        (what was not written stays pending)."""
+        from kubernetes.client.rest import ApiException  # noqa: PLC0415
+
+        writes = 0
+        now = self.clock()
+        with self._lock:
+            due = [a for a in self._aggs.values() if a.count > a.written]
+            for k in [k for k, a in self._aggs.items() if a.count == a.written and now - a.first > self.aggregate_seconds]:
+                del self._aggs[k]
+        for agg in due:
+            if not self.bucket.take():
+                break
+            body = self._body(agg)
+            ns = agg.ref.namespace or self.namespace
+            if agg.name is None:
+                digest = hashlib.sha1(f"{agg.ref.name}|{agg.reason}|{agg.message}|{agg.first}".encode()).hexdigest()[:16]
+                body["metadata"] = {"name": f"{agg.ref.name}.{digest}", "namespace": ns}
+                api.create_namespaced_event(ns, body, _request_timeout=timeout)
+                agg.name = body["metadata"]["name"]
+            else:
+                try:
+                    api.patch_namespaced_event(agg.name, ns, body, _request_timeout=timeout,
+                                               _content_type="application/strategic-merge-patch+json")
+                except ApiException as exc:
+                    if exc.status != 404:
+                        raise
+                    agg.name = None  # expired on the server (event TTL): create it again
+                    continue
+            agg.written = agg.count
+            writes += 1
+        return writes
+
+    def _body(self, agg: _Agg) -> dict[str, Any]:
+        obj = {"kind": agg.ref.kind, "name": agg.ref.name, "apiVersion": "v1"}
+        if agg.ref.namespace:
+            obj["namespace"] = agg.ref.namespace
+        if agg.ref.uid:
+            obj["uid"] = agg.ref.uid
+        return {"apiVersion": "v1", "kind": "Event", "involvedObject": obj, "reason": agg.reason,
+                "message": agg.message[:1024], "type": agg.type, "count": agg.count,
+                "firstTimestamp": iso(agg.first), "lastTimestamp": iso(agg.last),
+                "source": {"component": "gpu-npd", "host": self.host},
+                "reportingComponent": "gpu-npd", "reportingInstance": self.host}

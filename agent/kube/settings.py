@@ -1,0 +1,79 @@
+"""The `kubernetes:` block of the configuration, typed and checked."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+from typing import Any
+
+from .desired import TaintRule
+
+MODES = ("enforce", "observe", "off")
+EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
+
+
+@dataclass(frozen=True)
+class KubeSettings:
+    kubeconfig: str = ""
+    api_server: str = ""
+    heartbeat_seconds: float = 300.0
+    coalesce_seconds: float = 0.2
+    qps: float = 5.0
+    burst: int = 10
+    request_timeout_seconds: float = 10.0
+    max_backoff_seconds: float = 60.0
+    taint_prefix: str = "gpu-npd.io/"
+    taints: tuple[TaintRule, ...] = field(default_factory=tuple)
+    taint_hold_down_seconds: float = 300.0
+    event_namespace: str = "default"
+    event_burst: int = 25
+    events_per_minute: float = 12.0
+    event_aggregate_seconds: float = 600.0
+    budget_selector: str = "nvidia.com/gpu.present=true"
+    max_tainted_fraction: float = 0.1
+    max_tainted_nodes: int = 0
+
+
+def parse(raw: Any, conditions: dict) -> KubeSettings:
+    """Raises ValueError naming the key (kubernetes.<key>)."""
+    if not isinstance(raw, dict):
+        raise ValueError("kubernetes: expected a mapping")
+    known = {f.name: f for f in fields(KubeSettings)}
+    values: dict[str, Any] = {}
+    for key, value in raw.items():
+        if key not in known:
+            raise ValueError(f"kubernetes.{key}: unknown key (known: {', '.join(known)})")
+        default = known[key].default
+        if key == "taints":
+            values[key] = tuple(_taint(i, t, conditions) for i, t in enumerate(value or []))
+            continue
+        try:
+            if isinstance(default, bool) or default is None:
+                values[key] = value
+            elif isinstance(default, (int, float)) and not isinstance(default, bool):
+                if isinstance(value, bool):
+                    raise ValueError
+                values[key] = type(default)(value)
+                if values[key] < 0:
+                    raise ValueError
+            else:
+                values[key] = str(value)
+        except (TypeError, ValueError):
+            raise ValueError(f"kubernetes.{key}: expected a non-negative {type(default).__name__}, got {value!r}") from None
+    s = KubeSettings(**values)
+    if not 0 < s.max_tainted_fraction <= 1:
+        raise ValueError(f"kubernetes.max_tainted_fraction: expected 0 < f <= 1, got {s.max_tainted_fraction}")
+    if s.qps <= 0 or s.burst < 1:
+        raise ValueError("kubernetes.qps / burst: must be positive")
+    if not s.taint_prefix.endswith("/"):
+        raise ValueError(f"kubernetes.taint_prefix: expected a prefix ending in '/', got {s.taint_prefix!r}")
+    return s
+
+
+def _taint(i: int, t: Any, conditions: dict) -> TaintRule:
+    where = f"kubernetes.taints[{i}]"
+    if not isinstance(t, dict) or t.get("condition") not in conditions:
+        raise ValueError(f"{where}.condition: expected one of {', '.join(conditions)}")
+    effect = t.get("effect", "NoSchedule")
+    if effect not in EFFECTS:
+        raise ValueError(f"{where}.effect: expected one of {', '.join(EFFECTS)}, got {effect!r}")
+    return TaintRule(t["condition"], effect)

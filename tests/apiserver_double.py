@@ -1,0 +1,226 @@
+"""An HTTP-level Kubernetes API double: KMock's emulator, extended with the Node semantics gpu-npd
+relies on, for the real `kubernetes` client to talk to.
+
+KMock parses the Kubernetes URLs, stores and serves Events (create, patch) and renders errors.  On top:
+- Nodes: GET, label-selected LIST with limit/continue paging, PATCH of `nodes/status` with strategic
+  merge of `status.conditions` by `type` (the content type is checked: a JSON merge patch would
+  replace kubelet's conditions on a real server), PATCH of the node with `metadata.resourceVersion`
+  checked (409 Conflict) and `spec.taints` replaced whole, as the real API server does.
+- Fault injection: latency, 429 with Retry-After, 5xx, dropped connections; and a hook that runs
+  just before the next node PATCH (a concurrent writer).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import json
+import threading
+import time
+from typing import Any, Callable
+
+import aiohttp.web
+import kmock
+
+NODES = kmock.resource("", "v1", "nodes")
+EVENTS = kmock.resource("", "v1", "events")
+
+
+def _status(code: int, reason: str, message: str, headers: dict | None = None) -> aiohttp.web.Response:
+    body = {"apiVersion": "v1", "kind": "Status", "metadata": {}, "status": "Failure", "message": message,
+            "reason": reason, "code": code}
+    return aiohttp.web.json_response(body, status=code, headers=headers)
+
+
+def _merge(dst: dict, patch: dict) -> None:
+    """RFC 7386 JSON merge patch (lists replaced whole, null deletes)."""
+    for k, v in patch.items():
+        if v is None:
+            dst.pop(k, None)
+        elif isinstance(v, dict) and isinstance(dst.get(k), dict):
+            _merge(dst[k], v)
+        else:
+            dst[k] = copy.deepcopy(v)
+
+
+def _selects(selector: str, labels: dict[str, str]) -> bool:
+    for term in filter(None, (t.strip() for t in selector.split(","))):
+        if "!=" in term:
+            k, v = term.split("!=", 1)
+            if labels.get(k) == v:
+                return False
+        elif "=" in term:
+            k, v = term.replace("==", "=").split("=", 1)
+            if labels.get(k) != v:
+                return False
+        elif term.startswith("!"):
+            if term[1:] in labels:
+                return False
+        elif term not in labels:
+            return False
+    return True
+
+
+class _Emulator(kmock.KubernetesEmulator):
+    def __attrs_post_init__(self) -> None:
+        super().__attrs_post_init__()
+        self.double: "ApiDouble" = None  # type: ignore[assignment]
+
+    async def _handle(self, request):  # noqa: C901 - one dispatcher for the node semantics
+        d = self.double
+        path = request.url.path
+        ctype = request.headers.get("Content-Type", "")
+        d.requests.append((request.method.value, path, dict(request.params), ctype))
+        fault = d.fault
+        if fault and time.monotonic() < fault.get("until", float("inf")):
+            if fault.get("latency"):
+                await asyncio.sleep(fault["latency"])
+            if fault.get("status"):
+                d.rejected += 1
+                headers = {"Retry-After": str(fault["retry_after"])} if fault.get("retry_after") else None
+                return _status(fault["status"], "Injected", "injected failure", headers)
+            if fault.get("drop"):
+                d.rejected += 1
+                request._raw_request.transport.close()
+                return aiohttp.web.Response(status=500)
+        if request.method.value == "PATCH" and ctype == "application/json-patch+json" and not isinstance(request.data, list):
+            return _status(400, "BadRequest", "json patch body must be a list of operations")
+        if request.resource != NODES:
+            if request.resource == EVENTS and request.method.value == "PATCH":
+                d.event_patches += 1
+            return await super()._handle(request)
+        method, name, sub = request.method.value, request.name, request.subresource
+        with d.lock:
+            if method == "GET" and name is None:
+                return self._list(request)
+            node = d.nodes.get(name)
+            if node is None:
+                return _status(404, "NotFound", f'nodes "{name}" not found')
+            if method == "GET":
+                return aiohttp.web.json_response(node)
+            if method != "PATCH":
+                return _status(405, "MethodNotAllowed", method)
+            patch = request.data or {}
+            if sub == "status":
+                if ctype != "application/strategic-merge-patch+json":
+                    return _status(415, "UnsupportedMediaType", f"status patch must be a strategic merge, got {ctype}")
+                status = patch.get("status", {})
+                conds = {c["type"]: c for c in node["status"].get("conditions", [])}
+                for c in status.get("conditions", []):
+                    conds[c["type"]] = {**conds.get(c["type"], {}), **c}
+                rest = {k: v for k, v in status.items() if k != "conditions"}
+                _merge(node["status"], rest)
+                node["status"]["conditions"] = list(conds.values())
+                d.status_patches += 1
+            else:
+                hooks, d.before_node_patch = d.before_node_patch, []
+                for hook in hooks:
+                    hook(node)
+                    d.bump(node)
+                want = patch.get("metadata", {}).get("resourceVersion")
+                if want is not None and want != node["metadata"]["resourceVersion"]:
+                    d.conflicts += 1
+                    return _status(409, "Conflict", f'Operation cannot be fulfilled on nodes "{name}": the object '
+                                   "has been modified; please apply your changes to the latest version and try again")
+                body = copy.deepcopy(patch)
+                body.get("metadata", {}).pop("resourceVersion", None)
+                _merge(node, body)  # spec.taints has no merge key: the list is replaced whole
+                d.node_patches += 1
+            d.bump(node)
+            return aiohttp.web.json_response(node)
+
+    def _list(self, request) -> aiohttp.web.Response:
+        d = self.double
+        sel = request.params.get("labelSelector", "")
+        items = [n for _, n in sorted(d.nodes.items()) if _selects(sel, n["metadata"].get("labels", {}))]
+        start = int(request.params.get("continue") or 0)
+        limit = int(request.params.get("limit") or 0) or len(items)
+        page = items[start:start + limit]
+        meta: dict[str, Any] = {"resourceVersion": str(d.rv)}
+        if start + limit < len(items):
+            meta["continue"] = str(start + limit)
+        d.lists += 1
+        return aiohttp.web.json_response({"apiVersion": "v1", "kind": "NodeList", "metadata": meta, "items": page})
+
+
+class ApiDouble:
+    """Run the double on a free localhost port in a background thread: `with ApiDouble() as api: api.url`."""
+
+    def __init__(self) -> None:
+        self.nodes: dict[str, dict] = {}
+        self.lock = threading.RLock()
+        self.rv = 1000
+        self.fault: dict[str, Any] | None = None
+        self.before_node_patch: list[Callable[[dict], None]] = []
+        self.requests: list[tuple] = []
+        self.status_patches = self.node_patches = self.conflicts = self.lists = self.event_patches = self.rejected = 0
+        self._ready = threading.Event()
+        self._stop: asyncio.Event | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self.kmock: _Emulator | None = None
+        self.url = ""
+
+    def __enter__(self) -> "ApiDouble":
+        self._thread = threading.Thread(target=lambda: asyncio.run(self._main()), name="api-double", daemon=True)
+        self._thread.start()
+        if not self._ready.wait(10):
+            raise RuntimeError("API double did not start")
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self._loop is not None and self._stop is not None:
+            self._loop.call_soon_threadsafe(self._stop.set)
+        self._thread.join(5)
+
+    async def _main(self) -> None:
+        self._loop, self._stop = asyncio.get_running_loop(), asyncio.Event()
+        async with _Emulator() as km, kmock.Server(km) as srv:
+            km.double = self
+            self.kmock = km
+            self.url = str(srv.url).rstrip("/")
+            self._ready.set()
+            await self._stop.wait()
+
+    # ---- state for tests ----------------------------------------------------------------------------
+
+    def bump(self, node: dict) -> None:
+        self.rv += 1
+        node["metadata"]["resourceVersion"] = str(self.rv)
+
+    def add_node(self, name: str, labels: dict | None = None, taints: list | None = None, gpus: int = 8,
+                 conditions: list | None = None) -> dict:
+        node = {"apiVersion": "v1", "kind": "Node",
+                "metadata": {"name": name, "labels": {"nvidia.com/gpu.present": "true", **(labels or {})}},
+                "spec": {"taints": list(taints or [])} if taints else {},
+                "status": {"capacity": {"nvidia.com/gpu": str(gpus), "cpu": "128"},
+                           "conditions": list(conditions or [{"type": "Ready", "status": "True", "reason": "KubeletReady",
+                                                              "message": "kubelet is posting ready status"}])}}
+        with self.lock:
+            self.bump(node)
+            self.nodes[name] = node
+        return node
+
+    def node(self, name: str) -> dict:
+        with self.lock:
+            return copy.deepcopy(self.nodes[name])
+
+    def taints(self, name: str) -> list[dict]:
+        return self.node(name).get("spec", {}).get("taints") or []
+
+    def conditions(self, name: str) -> dict[str, dict]:
+        return {c["type"]: c for c in self.node(name)["status"].get("conditions", [])}
+
+    def events(self) -> list[dict]:
+        assert self.kmock is not None
+        out = []
+        for key, obj in list(self.kmock.objects.items()):
+            if key[0] == EVENTS and not obj.deleted:
+                out.append(json.loads(json.dumps(obj.raw)))
+        return out
+
+    def set_fault(self, **fault) -> None:
+        """e.g. set_fault(status=503), set_fault(status=429, retry_after=1), set_fault(drop=True),
+        set_fault(latency=2.0), with `seconds=` to end it by itself; set_fault() clears."""
+        if fault.get("seconds"):
+            fault["until"] = time.monotonic() + fault.pop("seconds")
+        self.fault = fault or None

@@ -1,0 +1,338 @@
+"""The Kubernetes sink through the real `kubernetes` client against the HTTP API double."""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+import yaml
+
+from agent.config import load
+from agent.health import HealthEngine
+from agent.kube.client import make_api
+from agent.kube.desired import budget_allows, merge_taints, taint_value
+from agent.kube.sink import KubernetesSink
+from agent.metrics import Metrics
+from apiserver_double import ApiDouble
+from harness import AgentProc
+from parsers import Classifier
+
+XID79 = "NVRM: Xid (PCI:0000:5d:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus."
+IB_DOWN = "mlx5_core 0000:0c:00.0 ibp12s0: Link down"
+OTHER_TAINT = {"key": "example.com/maintenance", "value": "true", "effect": "NoSchedule"}
+OTHER_CONDITION = {"type": "KernelDeadlock", "status": "False", "reason": "KernelHasNoDeadlock", "message": "npd"}
+TAINT = "gpu-npd.io/GPUUnhealthy"
+
+
+class Clock:
+    def __init__(self, t: float = 1_800_000_000.0):
+        self.t = t
+
+    def __call__(self) -> float:
+        return self.t
+
+
+@pytest.fixture
+def api():
+    with ApiDouble() as d:
+        yield d
+
+
+def make_sink(d: ApiDouble, node: str = "gpu-1", mode: str = "enforce", clock: Clock | None = None, **over):
+    clock = clock or Clock()
+    cfg = load(env={}, flags={"kmsg": "", "journald": False, "fallback_log_files": []})
+    s = replace(cfg.kube, api_server=d.url, coalesce_seconds=0.05, **over)
+    engine = HealthEngine(cfg, clock)
+    metrics = Metrics()
+    sink = KubernetesSink(make_api(s), node, s, mode, lambda: engine.conditions, metrics, clock=clock)
+    return engine, sink, metrics, clock
+
+
+def observe(engine, sink, line: str) -> None:
+    sink.apply(engine.observe(Classifier().classify(line)))
+
+
+# ---- conditions ------------------------------------------------------------------------------------
+
+def test_conditions_are_merged_by_type_and_others_survive(api):
+    api.add_node("gpu-1", taints=[OTHER_TAINT], conditions=[{"type": "Ready", "status": "True"}, OTHER_CONDITION])
+    engine, sink, _, clock = make_sink(api)
+    sink.start_state = None
+    sink.apply(engine.tick())
+    sink.sync()
+    conds = api.conditions("gpu-1")
+    assert conds["Ready"]["status"] == "True" and conds["KernelDeadlock"] == OTHER_CONDITION
+    assert conds["GPUUnhealthy"]["status"] == "False" and conds["GPUUnhealthy"]["reason"] == "GPUIsHealthy"
+    assert {"GPUDegraded", "NVLinkUnhealthy", "InfiniBandUnhealthy", "PCIeUnhealthy"} <= set(conds)
+    observe(engine, sink, XID79)
+    sink.sync()
+    conds = api.conditions("gpu-1")
+    assert conds["GPUUnhealthy"]["status"] == "True" and conds["GPUUnhealthy"]["reason"] == "Xid79FallenOffBus"
+    assert conds["KernelDeadlock"] == OTHER_CONDITION and conds["Ready"]["status"] == "True"
+    assert api.taints("gpu-1")[0] == OTHER_TAINT
+    assert all(r[3] == "application/strategic-merge-patch+json" for r in api.requests if r[1].endswith("/status"))
+
+
+def test_heartbeat_keeps_transition_time_and_writes_nothing_between(api):
+    api.add_node("gpu-1")
+    engine, sink, _, clock = make_sink(api, heartbeat_seconds=300)
+    observe(engine, sink, XID79)
+    sink.sync()
+    first = api.conditions("gpu-1")["GPUUnhealthy"]
+    writes = api.status_patches
+    clock.t += 100
+    sink.sync()
+    assert api.status_patches == writes  # nothing changed, heartbeat not due
+    clock.t += 300
+    sink.sync()
+    assert api.status_patches == writes + 1
+    again = api.conditions("gpu-1")["GPUUnhealthy"]
+    assert again["lastTransitionTime"] == first["lastTransitionTime"]
+    assert again["lastHeartbeatTime"] > first["lastHeartbeatTime"]
+
+
+def test_burst_of_changes_is_one_patch(api):
+    api.add_node("gpu-1")
+    engine, sink, _, _ = make_sink(api, mode="observe")
+    sink.start()
+    deadline = time.monotonic() + 3
+    while api.status_patches < 1 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    before = api.status_patches
+    t0 = time.monotonic()
+    for i in range(10):
+        observe(engine, sink, f"NVRM: Xid (PCI:0000:{0x10 + i:02x}:00): 79, pid='<unknown>', name=<unknown>, "
+                              "GPU has fallen off the bus.")
+    while api.status_patches == before and time.monotonic() - t0 < 2:
+        time.sleep(0.005)
+    took = time.monotonic() - t0
+    time.sleep(0.3)
+    sink.close()
+    assert api.status_patches == before + 1 and took < 1.0
+    assert "+9 more problems" in api.conditions("gpu-1")["GPUUnhealthy"]["message"]
+
+
+# ---- taints -----------------------------------------------------------------------------------------
+
+def test_enforce_taints_only_ours_and_removes_after_hold_down(api):
+    api.add_node("gpu-1", taints=[OTHER_TAINT])
+    engine, sink, _, clock = make_sink(api, taint_hold_down_seconds=300)
+    observe(engine, sink, XID79)
+    sink.sync()
+    assert api.taints("gpu-1") == [OTHER_TAINT, {"key": TAINT, "value": "Xid79FallenOffBus", "effect": "NoSchedule"}]
+    engine.new_boot()  # the problem clears (a reboot)
+    sink.apply(engine.tick())
+    clock.t += 10
+    sink.sync()
+    assert [t["key"] for t in api.taints("gpu-1")] == [OTHER_TAINT["key"], TAINT]  # held down
+    clock.t += 300
+    sink.sync()
+    assert api.taints("gpu-1") == [OTHER_TAINT]
+
+
+def test_observe_mode_never_taints(api):
+    api.add_node("gpu-1")
+    engine, sink, _, _ = make_sink(api, mode="observe")
+    observe(engine, sink, XID79)
+    sink.sync()
+    assert api.conditions("gpu-1")["GPUUnhealthy"]["status"] == "True"
+    assert api.taints("gpu-1") == [] and api.node_patches == 0
+
+
+def test_concurrent_taint_writer_conflict_is_retried_and_both_survive(api):
+    api.add_node("gpu-1")
+    engine, sink, metrics, _ = make_sink(api)
+    sink.sync()
+    api.before_node_patch.append(lambda node: node.setdefault("spec", {}).setdefault("taints", []).append(OTHER_TAINT))
+    observe(engine, sink, XID79)
+    sink.sync()
+    assert api.conflicts == 1
+    assert {t["key"] for t in api.taints("gpu-1")} == {OTHER_TAINT["key"], TAINT}
+    assert metrics.registry.get_sample_value("gpu_npd_kube_errors_total", {"kind": "conflict"}) == 1
+
+
+def test_someone_removing_our_taint_is_repaired_and_theirs_never_touched(api):
+    api.add_node("gpu-1", taints=[OTHER_TAINT])
+    engine, sink, _, clock = make_sink(api, heartbeat_seconds=60)
+    observe(engine, sink, XID79)
+    sink.sync()
+    with api.lock:
+        api.nodes["gpu-1"]["spec"]["taints"] = [OTHER_TAINT]  # kubectl taint ... -
+    clock.t += 70  # next heartbeat re-reads the node
+    sink.sync()
+    assert [t["key"] for t in api.taints("gpu-1")] == [OTHER_TAINT["key"], TAINT]
+
+
+def test_budget_refuses_the_11th_of_100_nodes(api):
+    for i in range(100):
+        taints = [{"key": "gpu-npd.io/GPUUnhealthy", "value": "x", "effect": "NoSchedule"}] if i < 10 else []
+        api.add_node(f"gpu-{i:03d}", taints=taints)
+    engine, sink, metrics, _ = make_sink(api, node="gpu-050")
+    observe(engine, sink, XID79)
+    sink.sync()
+    assert api.taints("gpu-050") == []  # held back
+    assert api.conditions("gpu-050")["GPUUnhealthy"]["status"] == "True"  # the condition stands
+    assert metrics.registry.get_sample_value("gpu_npd_taint_held_by_budget", {"taint": TAINT}) == 1
+    assert any(e["reason"] == "TaintHeldByBudget" for e in api.events())
+    lists = [r for r in api.requests if r[0] == "GET" and r[1] == "/api/v1/nodes"]
+    assert lists and all(r[2].get("labelSelector") == "nvidia.com/gpu.present=true" and r[2].get("limit") == "100"
+                         for r in lists)
+    # one tainted node recovers: the budget has room again and the held taint goes on
+    with api.lock:
+        api.nodes["gpu-000"]["spec"]["taints"] = []
+    sink._wake.set()
+    sink.sync()
+    assert [t["key"] for t in api.taints("gpu-050")] == [TAINT]
+    assert metrics.registry.get_sample_value("gpu_npd_taint_held_by_budget", {"taint": TAINT}) == 0
+
+
+def test_budget_math():
+    assert budget_allows(100, 9, 0.1, 0) and not budget_allows(100, 10, 0.1, 0)
+    assert budget_allows(5, 0, 0.1, 0) and not budget_allows(5, 1, 0.1, 0)  # a small pool may lose one node
+    assert not budget_allows(1000, 5, 0.1, 5)  # the absolute cap wins
+    assert taint_value("Xid79FallenOffBus") == "Xid79FallenOffBus" and len(taint_value("x" * 100)) == 63
+    merged = merge_taints([OTHER_TAINT, {"key": TAINT, "value": "a", "effect": "NoSchedule", "timeAdded": "t"}],
+                          {TAINT: {"key": TAINT, "value": "a", "effect": "NoSchedule"}}, "gpu-npd.io/")
+    assert merged[1]["timeAdded"] == "t" and merged[0] == OTHER_TAINT
+
+
+def test_restart_keeps_a_taint_whose_problem_still_stands(api, tmp_path):
+    api.add_node("gpu-1", taints=[OTHER_TAINT])
+    engine, sink, _, clock = make_sink(api)
+    observe(engine, sink, XID79)
+    sink.sync()
+    state = engine.to_state()
+    patches = api.node_patches
+    engine2, sink2, _, _ = make_sink(api, clock=clock)  # a new process: same state, empty sink memory
+    engine2.restore(state)
+    sink2.apply(engine2.tick())
+    sink2.sync()
+    assert [t["key"] for t in api.taints("gpu-1")] == [OTHER_TAINT["key"], TAINT]
+    assert api.node_patches == patches  # not even rewritten
+    assert api.conditions("gpu-1")["GPUUnhealthy"]["lastTransitionTime"]
+
+
+def test_restart_after_the_problem_cleared_removes_the_taint_only_after_hold_down(api):
+    api.add_node("gpu-1", taints=[{"key": TAINT, "value": "Xid79FallenOffBus", "effect": "NoSchedule"}])
+    engine, sink, _, clock = make_sink(api, taint_hold_down_seconds=120)
+    sink.sync()
+    assert [t["key"] for t in api.taints("gpu-1")] == [TAINT]
+    clock.t += 121
+    sink.sync()
+    assert api.taints("gpu-1") == []
+
+
+# ---- API trouble --------------------------------------------------------------------------------------
+
+def test_outage_of_60_s_then_recovery_ends_in_the_current_state(api):
+    api.add_node("gpu-1", taints=[OTHER_TAINT])
+    engine, sink, metrics, clock = make_sink(api, taint_hold_down_seconds=30)
+    sink.sync()
+    api.set_fault(status=503)
+    failures = 0
+    for second in range(0, 60, 5):  # 60 s of outage while things happen on the node
+        if second == 10:
+            observe(engine, sink, XID79)
+        if second == 20:
+            observe(engine, sink, IB_DOWN)
+        if second == 30:
+            observe(engine, sink, "mlx5_core 0000:0c:00.0 ibp12s0: Link up")
+        clock.t += 5
+        try:
+            sink.sync()
+        except Exception:  # noqa: BLE001 - what the writer loop catches and backs off on
+            failures += 1
+    assert failures == 10  # every sync from the first change on hit the outage
+    api.set_fault()
+    sink.sync()
+    conds = api.conditions("gpu-1")
+    assert conds["GPUUnhealthy"]["status"] == "True" and conds["InfiniBandUnhealthy"]["status"] == "False"
+    assert [t["key"] for t in api.taints("gpu-1")] == [OTHER_TAINT["key"], TAINT]
+    reasons = {e["reason"] for e in api.events()}
+    assert {"Xid79FallenOffBus", "IBPortDown"} <= reasons  # events raised during the outage are not lost
+
+
+@pytest.mark.parametrize("fault", [{"status": 429, "retry_after": 1}, {"status": 500}, {"drop": True}])
+def test_writer_thread_backs_off_and_recovers(api, fault):
+    api.add_node("gpu-1")
+    engine, sink, metrics, _ = make_sink(api, mode="enforce", max_backoff_seconds=1)
+    api.set_fault(seconds=1.5, **fault)
+    observe(engine, sink, XID79)
+    t0 = time.monotonic()
+    sink.start()
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and not api.taints("gpu-1"):
+        time.sleep(0.05)
+    sink.close()
+    assert api.taints("gpu-1") and api.conditions("gpu-1")["GPUUnhealthy"]["status"] == "True"
+    assert time.monotonic() - t0 >= 1.0 and api.rejected >= 1
+    assert api.rejected < 10  # backed off, did not hammer
+    assert metrics.registry.get_sample_value("gpu_npd_kube_api_up") == 1
+
+
+def test_slow_api_never_blocks_detection(api):
+    api.add_node("gpu-1")
+    engine, sink, _, _ = make_sink(api, request_timeout_seconds=0.5)
+    api.set_fault(latency=3.0)
+    sink.start()
+    t0 = time.monotonic()
+    for i in range(200):
+        observe(engine, sink, XID79)
+    assert time.monotonic() - t0 < 0.5  # apply() only records
+    sink.close(timeout=0.1)
+    assert engine.conditions["GPUUnhealthy"].status
+
+
+# ---- events -------------------------------------------------------------------------------------------
+
+def test_repeats_update_one_event_and_distinct_problems_are_rate_limited(api):
+    api.add_node("gpu-1")
+    engine, sink, _, _ = make_sink(api, mode="observe", event_burst=5, events_per_minute=60)
+    for _ in range(32):
+        sink.events.record(__import__("agent.kube.events", fromlist=["Ref"]).Ref("Node", "gpu-1"), "R", "same")
+    sink.sync()
+    (ev,) = api.events()
+    assert ev["count"] == 32 and ev["involvedObject"] == {"kind": "Node", "name": "gpu-1", "apiVersion": "v1"}
+    for i in range(20):
+        observe(engine, sink, f"NVRM: Xid (PCI:0000:{0x20 + i:02x}:00): 79, pid='<unknown>', name=<unknown>, "
+                              "GPU has fallen off the bus.")
+    sink.sync()
+    assert len(api.events()) <= 1 + 5  # the bucket held the rest back ...
+    assert sink.events.pending() >= 15  # ... without losing them
+
+
+def test_local_mode_without_any_cluster_config(monkeypatch, tmp_path):
+    monkeypatch.delenv("KUBERNETES_SERVICE_HOST", raising=False)
+    monkeypatch.setenv("KUBECONFIG", str(tmp_path / "missing"))
+    monkeypatch.setenv("HOME", str(tmp_path))
+    cfg = load(env={}, flags={"kmsg": ""})
+    assert make_api(cfg.kube) is None
+
+
+# ---- the whole agent ---------------------------------------------------------------------------------
+
+def test_agent_process_writes_condition_and_taint_within_a_second(api, tmp_path: Path):
+    api.add_node("gpu-node-1", taints=[OTHER_TAINT])
+    conf = tmp_path / "gpu-npd.yaml"
+    conf.write_text(yaml.safe_dump({"mode": "enforce", "kubernetes": {"api_server": api.url}, "nvml": "off"}))
+    a = AgentProc(tmp_path, "--config", str(conf))
+    deadline = time.monotonic() + 5
+    while "GPUUnhealthy" not in api.conditions("gpu-node-1") and time.monotonic() < deadline:
+        time.sleep(0.02)
+    t0 = time.monotonic()
+    a.write(f"3,1,1000,-;{XID79}\n")
+    while not api.taints("gpu-node-1")[1:] and time.monotonic() - t0 < 5:
+        time.sleep(0.01)
+    took = time.monotonic() - t0
+    assert api.conditions("gpu-node-1")["GPUUnhealthy"]["status"] == "True"
+    assert [t["key"] for t in api.taints("gpu-node-1")] == [OTHER_TAINT["key"], TAINT]
+    assert took < 1.0, took
+    assert a.stop()[0] == 0
+    b = AgentProc(tmp_path, "--config", str(conf))  # restart: the taint stays, the condition does not flap
+    time.sleep(1.0)
+    assert [t["key"] for t in api.taints("gpu-node-1")] == [OTHER_TAINT["key"], TAINT]
+    assert api.conditions("gpu-node-1")["GPUUnhealthy"]["status"] == "True"
+    assert b.stop()[0] == 0
