@@ -46,6 +46,8 @@ class Config:
     nvml_deadline_seconds: float
     expected_gpus: int
     sysfs_root: str
+    proc_root: str
+    pod_logs_root: str
     udev: bool
     sample_ignore: dict[str, list[str]]
     mode: str
