@@ -25,6 +25,7 @@ from .settings import KubeSettings
 
 log = logging.getLogger("gpu_npd.kube")
 CONFLICT_RETRIES = 5
+BUDGET_RECHECK_SECONDS = 60.0  # a held-back taint asks the budget again at most this often (and at heartbeats)
 
 
 class RateLimiter:
@@ -56,6 +57,7 @@ class KubernetesSink:
         self._applied: dict[str, dict] | None = None  # our taints as last seen on the node (None: not read yet)
         self._cleared_at: dict[str, float] = {}
         self._held: set[str] = set()
+        self._budget_checked = -1e18
         self._node_seen = False
         self.writes = {"conditions": 0, "taints": 0, "events": 0}
         self.reads = 0
@@ -167,8 +169,11 @@ class KubernetesSink:
         return wanted
 
     def _sync_taints(self, conditions: dict[str, Condition], now: float, heartbeat: bool) -> None:
-        if self._applied is not None and not heartbeat and not self._held:
-            if _same(self._wanted(conditions, now), self._applied):
+        if self._applied is not None and not heartbeat:
+            wanted = self._wanted(conditions, now)
+            if now - self._budget_checked < BUDGET_RECHECK_SECONDS:  # held-back taints wait for the recheck
+                wanted = {k: t for k, t in wanted.items() if k not in self._held}
+            if _same(wanted, self._applied):
                 return
         for _ in range(CONFLICT_RETRIES):
             node = self._get_node()
@@ -216,6 +221,7 @@ class KubernetesSink:
         raise RuntimeError(f"taint update on {self.node} kept conflicting ({CONFLICT_RETRIES} tries)")
 
     def _budget_allows(self) -> bool:
+        self._budget_checked = self.clock()
         total = tainted = 0
         cont = None
         while True:
