@@ -29,6 +29,9 @@ from .sources import Record, Source, SourceAbsent
 from .sources.journald import JournaldSource
 from .sources.kmsg import KmsgSource, read_boot_id
 from .sources.logfile import LogFileSource
+from .sources.podlogs import PodLogSource, PodRef, WorkloadFindings
+from .pidmap import pod_of_pid
+from .workloads import WorkloadTracker
 from .state import StateStore
 
 log = logging.getLogger("gpu_npd")
@@ -77,7 +80,7 @@ class Agent:
         self.cfg = cfg
         self.clock = clock
         self.stop = threading.Event()
-        self.metrics = Metrics()
+        self.metrics = Metrics(cfg.workload_pod_label)
         self.engine = HealthEngine(cfg, clock)
         self.store = StateStore(cfg.state_dir)
         self.queue: queue.Queue[list[Record] | SampleBatch] = queue.Queue(maxsize=cfg.queue_batches)
@@ -105,6 +108,9 @@ class Agent:
         self.kube = self._kube_sink()
         if self.kube is not None:
             self.sinks.append(self.kube)
+        self.pod_source: PodLogSource | None = None
+        self.workloads = WorkloadTracker(self._pod_event, self.metrics, cfg.workload_correlation_seconds,
+                                         cfg.workload_pod_label, lambda: list(self.engine.problems.values()), clock)
         self._xid_seen: OrderedDict[tuple[str, int], tuple[float, str]] = OrderedDict()
         self._udev = None
 
@@ -151,6 +157,12 @@ class Agent:
         self.sources = select_sources(self.cfg, {"cursors": self.cursors}, self.boot_id)
         if not self.sources:
             log.warning("no kernel log source available: only metrics are served")
+        if self.cfg.pod_logs_root and os.path.isdir(self.cfg.pod_logs_root):
+            c = self.cfg
+            self.pod_source = PodLogSource(c.pod_logs_root, c.state_dir, c.workload_include_namespaces,
+                                           c.workload_exclude_namespaces, c.workload_include_pods,
+                                           c.workload_exclude_pods, c.workload_max_open_files)
+            self.sources.append(self.pod_source)
         for src in self.sources:
             threading.Thread(target=self._supervise, args=(src,), name=f"source-{src.name}", daemon=True).start()
         threading.Thread(target=self.poller.run, args=(self._emit, self.stop, self.cfg.poll_seconds),
@@ -211,6 +223,12 @@ class Agent:
         if isinstance(batch, SampleBatch):
             self._judge(batch)
             return
+        if isinstance(batch, WorkloadFindings):
+            for ref, f in batch.items:
+                annotate(f, self.gpu.pci_to_gpu)
+                self.workloads.observe(ref, f)
+            self.metrics.records.labels(batch.source).inc(len(batch.items))
+            return
         name = batch[0].source
         classifier = self.classifiers.get(name)
         if classifier is None:
@@ -241,6 +259,12 @@ class Agent:
         annotate(f, self.gpu.pci_to_gpu)
         if f.kind == "xid" and f.xid is not None and self._same_xid(f, source):
             return
+        pod = self._pod_of(f.pid) if f.pid is not None else None
+        if pod is not None:
+            f.details["pod"] = f"{pod.namespace}/{pod.pod}"
+            if f.kind == "xid" and f.attribution == "application":
+                self.workloads.observe_app_xid(pod, f)  # the pod that caused it hears about it
+        self.workloads.note_finding(f)
         self.metrics.findings.labels(f.kind, f.severity, f.attribution).inc()
         if f.kind == "xid" and f.xid is not None:
             self.metrics.xid_errors.labels(str(f.xid), f.pci or "unknown", str(f.details.get("gpu_index", "")),
@@ -260,9 +284,26 @@ class Agent:
             self._xid_seen.popitem(last=False)
         return False
 
+    def _pod_of(self, pid: int) -> PodRef | None:
+        hit = pod_of_pid(pid, self.cfg.proc_root)
+        if hit is None or self.pod_source is None:
+            return None
+        ref = self.pod_source.pods.get(hit[0])
+        return ref
+
+    def _pod_event(self, ref: PodRef, reason: str, message: str, key: str) -> None:
+        for sink in self.sinks:
+            if isinstance(sink, StdoutSink):
+                sink.workload(ref, reason, message)
+        if self.kube is not None:
+            from .kube.events import Ref  # noqa: PLC0415
+            self.kube.record_event(Ref("Pod", ref.pod, ref.namespace, ref.uid), reason, message, key)
+
     def _apply(self, change: Change) -> None:
         if not change:
             return
+        for p in change.new_problems:
+            self.workloads.note_problem(p)
         self._publish()
         for sink in self.sinks:
             try:

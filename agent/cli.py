@@ -38,10 +38,14 @@ def parse(fmt: str, min_severity: str, year: int | None, nvml_spec: str, files: 
 
     from .gpu.collector import annotate
     from .inputs import open_input
-    from .report import write_json, write_text
+    from .report import write_correlations, write_json, write_text
+
+    from parsers import WORKLOAD_KINDS, cause_of
 
     scanner = Scanner(Classifier(year=year))
     gpu_map = _gpu_map(nvml_spec)
+    causes: list = []
+    failures: list = []
     failed: list[str] = []
 
     def findings() -> Iterator:
@@ -49,8 +53,13 @@ def parse(fmt: str, min_severity: str, year: int | None, nvml_spec: str, files: 
             try:
                 with open_input(path) as fp:
                     for f in scanner.scan(fp, name=None if path == "-" else path):
+                        annotate(f, gpu_map)
+                        cause = cause_of(f)
+                        if cause is not None and len(causes) < 100_000:
+                            causes.append(cause)
+                        if f.kind in WORKLOAD_KINDS and f.timestamp is not None and len(failures) < 100_000:
+                            failures.append(f)
                         if at_least(f.severity, min_severity):
-                            annotate(f, gpu_map)
                             yield f
             except (OSError, EOFError) as exc:  # unreadable, missing, truncated gzip
                 reason = exc.strerror or str(exc) if isinstance(exc, OSError) else str(exc) or "truncated input"
@@ -63,6 +72,7 @@ def parse(fmt: str, min_severity: str, year: int | None, nvml_spec: str, files: 
             write_json(findings(), out)
         else:
             write_text(findings(), out)
+        write_correlations(failures, causes, out, fmt)
         out.flush()
     except BrokenPipeError:  # `gpu-npd parse big.log | head`
         sys.stderr.close()

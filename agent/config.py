@@ -48,6 +48,13 @@ class Config:
     sysfs_root: str
     proc_root: str
     pod_logs_root: str
+    workload_include_namespaces: list[str]
+    workload_exclude_namespaces: list[str]
+    workload_include_pods: list[str]
+    workload_exclude_pods: list[str]
+    workload_max_open_files: int
+    workload_correlation_seconds: float
+    workload_pod_label: bool
     udev: bool
     sample_ignore: dict[str, list[str]]
     mode: str
@@ -134,7 +141,7 @@ def _validate(cfg: Config) -> None:
         if getattr(cfg, key) <= 0:
             raise ConfigError(f"{key}: must be greater than 0, got {getattr(cfg, key)!r}")
 
-    for key in ("poll_seconds", "nvml_deadline_seconds", "tick_seconds", "warning_expire_seconds", "app_xid_window_seconds", "app_xid_distinct_processes",
+    for key in ("workload_max_open_files", "workload_correlation_seconds", "poll_seconds", "nvml_deadline_seconds", "tick_seconds", "warning_expire_seconds", "app_xid_window_seconds", "app_xid_distinct_processes",
                 "max_problems", "queue_batches", "shed_rss_mb", "shed_cpu_percent"):
         positive(key)
     try:

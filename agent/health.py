@@ -249,6 +249,8 @@ class HealthEngine:
         what = f"Xid {f.xid}" if f.xid is not None else f"SXid {f.sxid}" if f.sxid is not None else f.kind
         where = f" on {'GPU' if f.kind not in ('ib_link', 'nic_error', 'pcie_aer', 'sxid') else 'device'} {f.pci}" if f.pci else ""
         uuid = f.details.get("uuid")
+        if f.details.get("pod"):
+            note = f"process in pod {f.details['pod']}" + (f"; {note}" if note else "")
         text = f.message.strip().rstrip(".")
         if len(text) > 160:
             text = text[:159] + "…"

@@ -12,7 +12,7 @@ from .samples import Reading
 
 
 class Metrics:
-    def __init__(self) -> None:
+    def __init__(self, pod_label: bool = False) -> None:
         r = self.registry = CollectorRegistry(auto_describe=True)
         self.findings = Counter("gpu_npd_findings", "Findings recognised, by kind, severity and attribution.",
                                 ["kind", "severity", "attribution"], registry=r)
@@ -37,6 +37,9 @@ class Metrics:
         self.self_files = Gauge("gpu_npd_self_open_files", "Agent open files.", registry=r)
         self.last_tick = Gauge("gpu_npd_engine_last_tick_timestamp_seconds",
                                "When the health engine last ran its housekeeping.", registry=r)
+        self.workload_findings = Counter("gpu_npd_workload_findings", "NCCL / CUDA / distributed-training failures "
+                                         "in container logs, by namespace and kind.",
+                                         ["namespace", "kind"] + (["pod"] if pod_label else []), registry=r)
         self.kube_writes = Counter("gpu_npd_kube_writes", "Kubernetes API writes, by kind (conditions, taints, events).",
                                    ["kind"], registry=r)
         self.kube_errors = Counter("gpu_npd_kube_errors", "Kubernetes API failures, by HTTP status or "

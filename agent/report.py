@@ -6,7 +6,7 @@ import json
 from collections import Counter, defaultdict
 from typing import IO, Iterable
 
-from parsers import Finding, xid_info
+from parsers import Cause, Finding, explain, likely_cause, xid_info
 from parsers.finding import SEVERITY_RANK
 
 _COLUMNS = ("WHERE", "KIND", "SEVERITY", "ATTRIBUTION", "DEVICE", "ACTION", "MESSAGE")
@@ -97,3 +97,28 @@ def write_text(findings: Iterable[Finding], out: IO[str]) -> Summary:
         out.write("  ".join(c.ljust(w) for c, w in zip(cells, _WIDTHS)) + "  " + msg + "\n")
     summary.write(out)
     return summary
+
+
+def write_correlations(failures: list[Finding], causes: list[Cause], out: IO[str], fmt: str) -> None:
+    """Workload failures with the node fault that likely caused them (or none, in the same inputs).
+    Repeats (same kind, same cause) are folded into one line with a count."""
+    if not failures:
+        return
+    folded: dict[tuple, list] = {}
+    for f in failures:
+        cause = likely_cause(f, causes)
+        key = (f.kind, f.details.get("cuda_error"), cause)
+        entry = folded.setdefault(key, [f, cause, 0, set()])
+        entry[2] += 1
+        if f.rank is not None:
+            entry[3].add(f.rank)
+    if fmt == "json":
+        for f, cause, n, ranks in folded.values():
+            out.write(json.dumps({"correlation": {"kind": f.kind, "count": n, "ranks": sorted(ranks),
+                                                  "first": f.timestamp.isoformat(), "likely_cause": cause.text if cause else None,
+                                                  "explanation": explain(f, cause, ranks=ranks)}}) + "\n")
+        return
+    out.write("\nWorkload failures and their likely causes:\n")
+    for f, cause, n, ranks in folded.values():
+        more = f" (x{n})" if n > 1 else ""
+        out.write(f"  {_where(f)}  {explain(f, cause, ranks=ranks)}{more}\n")

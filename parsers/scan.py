@@ -52,7 +52,7 @@ class Scanner:
                 else:
                     carry = buf
                 continue
-            cut = _hold_back_cri_partials(buf, cut)
+            cut = hold_back_cri_partials(buf, cut)
             if cut == -1:
                 carry = buf
                 continue
@@ -99,7 +99,7 @@ class _Lines:
         return self.at(buf, len(buf))
 
 
-def _hold_back_cri_partials(buf: bytes, cut: int) -> int:
+def hold_back_cri_partials(buf: bytes, cut: int) -> int:
     """Move the buffer's end back before a trailing CRI partial group, so the group is joined whole
     with the next read; -1 when the whole buffer is one unfinished group."""
     for _ in range(MAX_CRI_PARTS):

@@ -75,6 +75,11 @@ class KubernetesSink:
                                "Normal" if p.severity == "info" else "Warning", key=p.id)
         self._wake.set()
 
+    def record_event(self, ref: Ref, reason: str, message: str, key: str) -> None:
+        """An Event on another object (a Pod): recorded, aggregated, written by the writer thread."""
+        self.events.record(ref, reason, message, "Warning", key=key)
+        self._wake.set()
+
     def start(self) -> None:
         with self._lock:
             self._conditions = {n: replace(c) for n, c in self.snapshot().items()}

@@ -29,3 +29,9 @@ class StdoutSink:
                          "reason": c.reason, "message": c.message,
                          "lastTransitionTime": datetime.fromtimestamp(c.last_transition, timezone.utc).isoformat()})
         self.out.flush()
+
+    def workload(self, ref, reason: str, message: str) -> None:
+        """A workload failure (pod logs): said as a JSON line, like the Pod Event it becomes."""
+        self._write({"event": "workload", "namespace": ref.namespace, "pod": ref.pod, "container": ref.container,
+                     "reason": reason, "message": message})
+        self.out.flush()

@@ -1,0 +1,306 @@
+"""Container logs under /var/log/pods/<namespace>_<pod>_<uid>/<container>/<n>.log (CRI format).
+
+New pods and containers are found by a cheap directory scan every `scan_seconds`; each file is
+read from an open descriptor, so kubelet's rotation (0.log -> 0.log.<timestamp>, later .gz) loses
+nothing: the old descriptor is drained to its end before the new file is opened.  Files of deleted
+pods are released.  Past `max_open` descriptors the least recently active files are closed and
+watched by stat instead (a rotation that happens meanwhile is found by inode among the rotated
+files, gzip included).  Lines are scanned in bulk by the parsers' prefilter; only keyword lines are
+classified (CRI partial lines joined), so chatty training output costs little.  Offsets are kept
+in the state directory.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import glob
+import gzip
+import io
+import logging
+import os
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Callable
+
+from parsers import Classifier, Finding, Prefilter, Scanner, all_keywords, hold_back_cri_partials
+
+from . import Source
+from ..state import StateStore
+
+log = logging.getLogger("gpu_npd.pods")
+READ_CHUNK = 1 << 20
+MAX_PENDING = 1 << 20  # a "line" longer than this without a newline is scanned in pieces
+
+
+@dataclass(frozen=True)
+class PodRef:
+    namespace: str
+    pod: str
+    uid: str
+    container: str
+
+
+@dataclass
+class WorkloadFindings:
+    """What the pod log source hands on: findings, each with the container it came from."""
+    items: list[tuple[PodRef, Finding]]
+    source: str = "pods"
+
+
+@dataclass
+class _Tail:
+    path: str
+    ref: PodRef
+    scanner: Scanner
+    fd: int | None = None
+    inode: int = 0
+    offset: int = 0
+    pending: bytes = b""
+    active: float = field(default_factory=time.monotonic)
+
+
+def parse_pod_dir(name: str) -> tuple[str, str, str] | None:
+    """`<namespace>_<pod>_<uid>` -> (namespace, pod, uid); names cannot hold '_', so split is exact."""
+    parts = name.split("_")
+    return (parts[0], parts[1], parts[2]) if len(parts) == 3 and all(parts) else None
+
+
+class PodLogSource(Source):
+    name = "pods"
+
+    def __init__(self, root: str, state_dir: str | None = None, include_namespaces: list[str] | None = None,
+                 exclude_namespaces: list[str] | None = None, include_pods: list[str] | None = None,
+                 exclude_pods: list[str] | None = None, max_open: int = 256, scan_seconds: float = 2.0):
+        self.root = root
+        self.store = StateStore(state_dir, "podlogs.json") if state_dir else None
+        self.include_ns, self.exclude_ns = include_namespaces or ["*"], exclude_namespaces or []
+        self.include_pods, self.exclude_pods = include_pods or ["*"], exclude_pods or []
+        self.max_open = max_open
+        self.scan_seconds = scan_seconds
+        self.tails: dict[str, _Tail] = {}
+        self.prefilter = Prefilter(all_keywords())
+        self._re = Prefilter(all_keywords(), engine="re")
+        self._saved: dict[str, list[int]] = self._load()
+        self._first_scan = True
+        self.bytes_read = 0
+        self.pods: dict[str, PodRef] = {}  # pod uid -> ref (for pid -> pod attribution)
+
+    # ---- filters and discovery -------------------------------------------------------------------------
+
+    def wanted(self, ref: PodRef) -> bool:
+        def match(value: str, pats: list[str]) -> bool:
+            return any(fnmatch.fnmatchcase(value, p) for p in pats)
+        return (match(ref.namespace, self.include_ns) and not match(ref.namespace, self.exclude_ns)
+                and match(ref.pod, self.include_pods) and not match(ref.pod, self.exclude_pods))
+
+    def discover(self) -> None:
+        seen: set[str] = set()
+        pods: dict[str, PodRef] = {}
+        try:
+            pod_dirs = os.listdir(self.root)
+        except OSError:
+            pod_dirs = []
+        for pod_dir in pod_dirs:
+            ids = parse_pod_dir(pod_dir)
+            if ids is None:
+                continue
+            try:
+                containers = os.listdir(os.path.join(self.root, pod_dir))
+            except OSError:
+                continue
+            for container in containers:
+                ref = PodRef(ids[0], ids[1], ids[2], container)
+                pods[ids[2]] = ref
+                if not self.wanted(ref):
+                    continue
+                cdir = os.path.join(self.root, pod_dir, container)
+                try:
+                    files = [f for f in os.listdir(cdir) if f.endswith(".log")]
+                except OSError:
+                    continue
+                for f in files:
+                    path = os.path.join(cdir, f)
+                    seen.add(path)
+                    if path not in self.tails:
+                        self._add(path, ref)
+        self.pods = pods
+        for path in [p for p in self.tails if p not in seen]:  # pod deleted: release its files
+            tail = self.tails.pop(path)
+            self._drain(tail)
+            self._close(tail)
+            self._saved.pop(path, None)
+        self._first_scan = False
+
+    def _add(self, path: str, ref: PodRef) -> None:
+        tail = _Tail(path, ref, Scanner(Classifier(prefilter=self._re), self.prefilter))
+        try:
+            st = os.stat(path)
+        except OSError:
+            return
+        saved = self._saved.get(path)
+        if saved and saved[0] == st.st_ino:
+            tail.inode, tail.offset = saved[0], saved[1]
+        elif saved:
+            tail.inode, tail.offset = saved[0], saved[1]  # rotated while we were away: find it by inode
+            self.tails[path] = tail
+            self._drain_rotated(tail)
+            tail.inode, tail.offset = st.st_ino, 0
+        else:
+            # at start, existing logs are history (their failures were reported then); later, a new file is new
+            tail.inode, tail.offset = st.st_ino, (st.st_size if self._first_scan else 0)
+        self.tails[path] = tail
+
+    # ---- reading ----------------------------------------------------------------------------------------
+
+    def _open(self, tail: _Tail) -> bool:
+        if tail.fd is not None:
+            return True
+        open_now = sum(1 for t in self.tails.values() if t.fd is not None)
+        if open_now >= self.max_open:
+            idle = min((t for t in self.tails.values() if t.fd is not None), key=lambda t: t.active)
+            self._close(idle)
+        try:
+            fd = os.open(tail.path, os.O_RDONLY)
+        except OSError:
+            return False
+        if os.fstat(fd).st_ino != tail.inode:
+            tail.inode, tail.offset = os.fstat(fd).st_ino, 0
+        os.lseek(fd, tail.offset, os.SEEK_SET)
+        tail.fd = fd
+        return True
+
+    @staticmethod
+    def _close(tail: _Tail) -> None:
+        if tail.fd is not None:
+            os.close(tail.fd)
+            tail.fd = None
+
+    def poll(self) -> list[tuple[PodRef, Finding]]:
+        """Read what is new in every followed file; returns the findings."""
+        out: list[tuple[PodRef, Finding]] = []
+        for tail in list(self.tails.values()):
+            try:
+                st = os.stat(tail.path)
+            except OSError:
+                st = None
+            if st is not None and st.st_ino != tail.inode:  # rotated: finish the old file first
+                if tail.fd is not None:
+                    out += self._read(tail, tail.fd)
+                    self._close(tail)
+                else:
+                    out += self._drain_rotated(tail)
+                tail.inode, tail.offset, tail.pending = st.st_ino, 0, b""
+            if st is None or st.st_size <= tail.offset and tail.fd is None:
+                continue
+            if self._open(tail):
+                out += self._read(tail, tail.fd)
+        return out
+
+    def _read(self, tail: _Tail, fd: int) -> list[tuple[PodRef, Finding]]:
+        out = []
+        while True:
+            try:
+                data = os.read(fd, READ_CHUNK)
+            except OSError:
+                break
+            if not data:
+                break
+            tail.offset += len(data)
+            tail.active = time.monotonic()
+            self.bytes_read += len(data)
+            out += self._feed(tail, data)
+            if len(data) < READ_CHUNK:
+                break
+        return out
+
+    def _feed(self, tail: _Tail, data: bytes) -> list[tuple[PodRef, Finding]]:
+        buf = tail.pending + data if tail.pending else data
+        cut = buf.rfind(b"\n")
+        if cut != -1:
+            cut = hold_back_cri_partials(buf, cut)
+        if cut == -1:
+            if len(buf) <= MAX_PENDING:
+                tail.pending = buf
+                return []
+            cut = len(buf) - 1
+        tail.pending = buf[cut + 1:]
+        found = []
+        for f in tail.scanner.scan(io.BytesIO(buf[:cut + 1])):
+            f.file = tail.path
+            f.details.update(namespace=tail.ref.namespace, pod=tail.ref.pod, container=tail.ref.container)
+            found.append((tail.ref, f))
+        return found
+
+    def _drain(self, tail: _Tail) -> list[tuple[PodRef, Finding]]:
+        return self._read(tail, tail.fd) if tail.fd is not None else []
+
+    def _drain_rotated(self, tail: _Tail) -> list[tuple[PodRef, Finding]]:
+        """The file we were reading was rotated while closed: find it by inode (plain or gzip)."""
+        cands = sorted(glob.glob(glob.escape(tail.path) + ".*"), key=lambda c: (c.endswith(".gz"), c))
+        for cand in cands:  # plain rotated files match by inode; a .gz (no inode left) by length
+            try:
+                if cand.endswith(".gz"):
+                    with gzip.open(cand, "rb") as gz:
+                        head = gz.read(tail.offset)
+                        if len(head) < tail.offset:
+                            continue
+                        rest = gz.read()
+                    # a gzip keeps no inode: accept the newest rotated file whose length fits our offset
+                    return self._feed(tail, rest) + self._flush(tail)
+                if os.stat(cand).st_ino == tail.inode:
+                    fd = os.open(cand, os.O_RDONLY)
+                    try:
+                        os.lseek(fd, tail.offset, os.SEEK_SET)
+                        return self._read(tail, fd) + self._flush(tail)
+                    finally:
+                        os.close(fd)
+            except (OSError, EOFError):
+                continue
+        log.warning("%s was rotated away while not followed; lines after offset %d are lost", tail.path, tail.offset)
+        return []
+
+    def _flush(self, tail: _Tail) -> list[tuple[PodRef, Finding]]:
+        if not tail.pending:
+            return []
+        data, tail.pending = tail.pending + b"\n", b""
+        return self._feed(tail, data)
+
+    # ---- the Source loop ----------------------------------------------------------------------------
+
+    def run(self, emit: Callable, stop: threading.Event) -> None:
+        last_scan = last_save = 0.0
+        while not stop.is_set():
+            now = time.monotonic()
+            if now - last_scan >= self.scan_seconds:
+                self.discover()
+                last_scan = now
+            found = self.poll()
+            if found:
+                emit(WorkloadFindings(found))
+            if now - last_save >= 2.0:
+                self._save()
+                last_save = now
+            if not found:
+                stop.wait(0.25)
+        self._save()
+
+    def _load(self) -> dict[str, list[int]]:
+        if self.store is None:
+            return {}
+        try:
+            return {k: [int(v[0]), int(v[1])] for k, v in self.store.load().get("offsets", {}).items()}
+        except (ValueError, TypeError, IndexError, AttributeError):
+            return {}
+
+    def _save(self) -> None:
+        if self.store is None:
+            return
+        data = {p: [t.inode, t.offset - len(t.pending)] for p, t in self.tails.items()}
+        try:
+            self.store.save({"offsets": data})
+        except OSError as exc:
+            log.warning("cannot save pod log offsets: %s", exc)
+
+    def counters(self) -> dict[str, int]:
+        return {"open_files": sum(1 for t in self.tails.values() if t.fd is not None), "files": len(self.tails)}

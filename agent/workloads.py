@@ -1,0 +1,108 @@
+"""Workload failures from pod logs: metrics, Pod Events, and the node fault that likely caused them.
+
+Never raises node problems: a pod's NCCL timeout says something about the job, and only a node
+fault seen by the kernel or telemetry makes the node unhealthy.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections import deque
+from typing import Callable
+
+from parsers import Cause, Finding, cause_of, explain, likely_cause
+
+from .health import Problem, xid_reason
+from .sources.podlogs import PodRef
+
+# finding kind -> Pod Event reason; CUDA errors refined by their text
+EVENT_REASONS = {"nccl_timeout": "NCCLWatchdogTimeout", "nccl_remote_error": "NCCLRemoteError",
+                 "nccl_error": "NCCLError", "ib_completion_error": "NCCLIBCompletionError",
+                 "cuda_oom": "CUDAOutOfMemory", "cuda_error": "CUDAError"}
+CUDA_REASONS = {"an illegal memory access was encountered": "CUDAIllegalAddress",
+                "cudaErrorIllegalAddress": "CUDAIllegalAddress",
+                "uncorrectable ECC error encountered": "CUDAUncorrectableECC",
+                "cudaErrorECCUncorrectable": "CUDAUncorrectableECC",
+                "unspecified launch failure": "CUDALaunchFailure", "cudaErrorLaunchFailure": "CUDALaunchFailure"}
+_ORDINAL = re.compile(r"(-(worker|master|launcher|rank))?-\d+$")
+
+# emit(pod, reason, message, aggregation key)
+EmitEvent = Callable[[PodRef, str, str, str], None]
+
+
+def event_reason(f: Finding) -> str:
+    if f.kind == "cuda_error":
+        return CUDA_REASONS.get(str(f.details.get("cuda_error", "")), "CUDAError")
+    if f.kind == "xid" and f.xid is not None:
+        return xid_reason(f.xid)
+    return EVENT_REASONS.get(f.kind, "WorkloadError")
+
+
+def job_of(pod: str) -> str:
+    """Pods of one job (`train-worker-0`, `train-worker-1`) aggregate together."""
+    return _ORDINAL.sub("", pod)
+
+
+class WorkloadTracker:
+    def __init__(self, emit: EmitEvent, metrics, window: float = 600.0, pod_label: bool = False,
+                 standing: Callable[[], list[Problem]] = list, clock: Callable[[], float] = time.time):
+        self.emit, self.metrics, self.window, self.pod_label = emit, metrics, window, pod_label
+        self.standing, self.clock = standing, clock
+        self.causes: deque[Cause] = deque(maxlen=512)
+        self._ranks: dict[tuple, set[int]] = {}
+        self._first: dict[tuple, PodRef] = {}
+
+    # ---- node side ------------------------------------------------------------------------------------
+
+    def note_finding(self, f: Finding) -> None:
+        c = cause_of(f)
+        if c is not None:
+            self.causes.append(c)
+
+    def note_problem(self, p: Problem) -> None:
+        """Telemetry problems (GPU lost, IB port down, ...) are causes too."""
+        if p.kind == "telemetry" and p.attribution in ("hardware", "fabric", "driver") and p.severity in ("error", "fatal"):
+            self.causes.append(Cause(p.first_seen, f"{p.reason} on {p.subject.split(':', 1)[-1]}", p.severity))
+
+    def _candidates(self, f: Finding) -> list[Cause]:
+        t = f.timestamp.timestamp() if f.timestamp is not None else self.clock()
+        standing = [Cause(min(p.last_seen, t), f"{p.reason} on {p.subject.split(':', 1)[-1]}", p.severity)
+                    for p in self.standing() if p.severity == "fatal" and p.attribution in ("hardware", "fabric")]
+        return list(self.causes) + standing
+
+    # ---- pod side --------------------------------------------------------------------------------------
+
+    def observe(self, ref: PodRef, f: Finding) -> str:
+        labels = [ref.namespace, f.kind] + ([ref.pod] if self.pod_label else [])
+        self.metrics.workload_findings.labels(*labels).inc()
+        if f.timestamp is None:
+            f.timestamp = _now(self.clock())
+        cause = likely_cause(f, self._candidates(f), self.window)
+        reason = event_reason(f)
+        key = (ref.namespace, job_of(ref.pod), reason, cause.text if cause else "")
+        ranks = self._ranks.setdefault(key, set())
+        if f.rank is not None and len(ranks) < 4096:
+            ranks.add(f.rank)
+        first = self._first.setdefault(key, ref)  # one Event per job and reason: on the first pod that said it
+        message = f"{explain(f, cause, self.window, ranks)} [container {ref.container}]"
+        self.emit(first, reason, message, "|".join(key))
+        while len(self._ranks) > 1024:
+            oldest = next(iter(self._ranks))
+            self._ranks.pop(oldest)
+            self._first.pop(oldest, None)
+        return message
+
+    def observe_app_xid(self, ref: PodRef, f: Finding) -> None:
+        """An application Xid whose pid maps into a pod: the pod gets the Event, the node nothing."""
+        gpu = f.details.get("gpu_index")
+        where = f"GPU {gpu} ({f.pci})" if gpu is not None else f"GPU {f.pci}"
+        proc = f" from pid {f.pid}{f' ({f.process})' if f.process else ''}" if f.pid is not None else ""
+        message = (f"Xid {f.xid} on {where}{proc} in this pod: {f.message.strip()[:200]}. "
+                   f"Attribution: application. Recommended action: {f.action}")
+        self.emit(ref, xid_reason(f.xid or 0), message, f"{ref.namespace}|{ref.pod}|xid{f.xid}|{f.pci}")
+
+
+def _now(t: float):
+    from datetime import datetime, timezone  # noqa: PLC0415
+    return datetime.fromtimestamp(t, timezone.utc)

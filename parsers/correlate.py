@@ -1,0 +1,102 @@
+"""Which node fault, if any, explains a workload failure: pure functions over findings.
+
+A workload failure (NCCL timeout, remote error, IB completion error, CUDA error) seen within
+`window` seconds after a hardware, fabric or driver fault on the same node is reported as likely
+caused by it; without one, the cause is said to be elsewhere (another node, or the application).
+Used by the agent (per node, live) and by `gpu-npd parse` (over a training log plus a dmesg).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Iterable
+
+from .finding import SEVERITY_RANK, Finding
+
+WORKLOAD_KINDS = frozenset({"nccl_timeout", "nccl_remote_error", "nccl_error", "ib_completion_error", "cuda_error",
+                            "cuda_oom"})
+CORRELATED_KINDS = WORKLOAD_KINDS - {"cuda_oom"}  # running out of GPU memory is the job's own doing
+CAUSE_ATTRIBUTIONS = frozenset({"hardware", "fabric", "driver"})
+SKEW = 5.0  # seconds a cause may be stamped after the failure it explains (clocks, buffering)
+DEFAULT_WINDOW = 600.0
+
+WHAT = {  # workload kind -> how an operator says it
+    "nccl_timeout": "NCCL watchdog timeout", "nccl_remote_error": "NCCL remote error",
+    "nccl_error": "NCCL error", "ib_completion_error": "NET/IB completion error",
+    "cuda_error": "CUDA error", "cuda_oom": "CUDA out of memory",
+}
+DEVICE_NOUN = {"ib_link": "port", "nic_error": "NIC", "pcie_aer": "PCIe device", "sxid": "NVSwitch"}
+
+
+@dataclass(frozen=True)
+class Cause:
+    time: float  # epoch seconds
+    text: str  # "Xid 79 on GPU 3 (0000:5d:00)"
+    severity: str
+
+
+def cause_of(f: Finding) -> Cause | None:
+    """The node fault a finding stands for, when it could break a job; None otherwise."""
+    if f.kind in WORKLOAD_KINDS or f.timestamp is None or f.attribution not in CAUSE_ATTRIBUTIONS:
+        return None
+    if SEVERITY_RANK[f.severity] < SEVERITY_RANK["error"] and f.kind != "ib_link":
+        return None
+    if f.kind == "ib_link" and f.details.get("state") not in ("down", "module_error"):
+        return None
+    return Cause(f.timestamp.timestamp(), describe(f), f.severity)
+
+
+def describe(f: Finding) -> str:
+    what = f"Xid {f.xid}" if f.xid is not None else f"SXid {f.sxid}" if f.sxid is not None else \
+        {"ib_link": "link down", "pcie_aer": "PCIe AER error", "fallen_off_bus": "GPU fallen off the bus",
+         "nvlink": "NVLink error", "nic_error": "NIC error"}.get(f.kind, f.kind.replace("_", " "))
+    if f.kind in DEVICE_NOUN:
+        where = f.details.get("netdev") or f.pci
+        return f"{what} on {DEVICE_NOUN[f.kind]} {where}" if where else what
+    if f.pci:
+        gpu = f.details.get("gpu_index")
+        return f"{what} on GPU {gpu} ({f.pci})" if gpu is not None else f"{what} on GPU {f.pci}"
+    return what
+
+
+def likely_cause(f: Finding, causes: Iterable[Cause], window: float = DEFAULT_WINDOW) -> Cause | None:
+    """The most severe, then latest, node fault within `window` before the failure `f`."""
+    if f.kind not in CORRELATED_KINDS or f.timestamp is None:
+        return None
+    t = f.timestamp.timestamp()
+    best = None
+    for c in causes:
+        if t - window <= c.time <= t + SKEW:
+            if best is None or (SEVERITY_RANK[c.severity], c.time) > (SEVERITY_RANK[best.severity], best.time):
+                best = c
+    return best
+
+
+def what_of(f: Finding) -> str:
+    if f.kind == "cuda_error" and f.details.get("cuda_error"):
+        return f"CUDA error '{f.details['cuda_error']}'"
+    return WHAT.get(f.kind, f.kind)
+
+
+def rank_text(ranks: Iterable[int], shown: int = 16) -> str:
+    ranks = sorted(ranks)
+    listed = ",".join(map(str, ranks[:shown])) + ("..." if len(ranks) > shown else "")
+    return f"rank {ranks[0]}" if len(ranks) == 1 else f"{len(ranks)} ranks ({listed})"
+
+
+def explain(f: Finding, cause: Cause | None, window: float = DEFAULT_WINDOW,
+            ranks: Iterable[int] | None = None) -> str:
+    """One sentence for an Event or a report line (`ranks`: all ranks that reported it, when several)."""
+    what = what_of(f)
+    ranks = sorted(set(ranks or ())) or ([f.rank] if f.rank is not None else [])
+    if ranks:
+        what += f" on {rank_text(ranks)}"
+    if f.kind not in CORRELATED_KINDS:
+        return f"{what}: the application ran out of GPU memory (not a node fault)"
+    if cause is not None:
+        at = datetime.fromtimestamp(cause.time, timezone.utc).strftime("%H:%M:%S")
+        return f"{what}, likely caused by {cause.text} at {at} on this node"
+    peer = f" (peer {f.peer})" if f.peer else ""
+    return (f"{what}{peer}: no hardware or fabric fault on this node in the preceding {int(window // 60)} min; "
+            "the cause is likely elsewhere (another node or link: find the first failing rank) or in the application")
