@@ -184,7 +184,9 @@ class PodLogSource(Source):
                 st = os.stat(tail.path)
             except OSError:
                 st = None
-            if st is not None and st.st_ino != tail.inode:  # rotated: finish the old file first
+            replaced = st is not None and (st.st_ino != tail.inode or  # rotated (or, closed: inode reused)
+                                           (tail.fd is None and st.st_size < tail.offset - len(tail.pending)))
+            if replaced:  # finish the old file first
                 if tail.fd is not None:
                     out += self._read(tail, tail.fd)
                     self._close(tail)

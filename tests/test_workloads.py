@@ -1,0 +1,291 @@
+"""Container logs -> workload findings -> pod Events, correlated with node faults; pid -> pod."""
+
+from __future__ import annotations
+
+import gzip
+import io
+import os
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+
+from agent.app import Agent
+from agent.config import load
+from agent.kube.events import EventRecorder, Ref
+from agent.metrics import Metrics
+from agent.pidmap import pod_of_pid
+from agent.sources import Record
+from agent.sources.podlogs import PodLogSource, parse_pod_dir
+from agent.workloads import WorkloadTracker, job_of
+from apiserver_double import ApiDouble
+from agent.kube.client import make_api
+from agent.kube.settings import KubeSettings
+
+FIXTURE = Path(__file__).parent / "fixtures" / "pods" / "var" / "log" / "pods"
+W0 = "train_llama-70b-worker-2_6f1e2a3b-4c5d-4e6f-8a9b-0c1d2e3f4a5b"
+W1 = "train_llama-70b-worker-3_7a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d"
+TIMEOUT = ("{ts} stderr F [rank{r}]:[E ProcessGroupNCCL.cpp:563] [Rank {r}] Watchdog caught collective operation "
+           "timeout: WorkNCCL(SeqNum=22631, OpType=ALLREDUCE, NumelIn=545914880, NumelOut=545914880, "
+           "Timeout(ms)=600000) ran for 600012 milliseconds before timing out.\n")
+
+
+@pytest.fixture
+def pods(tmp_path) -> Path:
+    root = tmp_path / "pods"
+    shutil.copytree(FIXTURE, root)
+    return root
+
+
+def source(root: Path, **kw) -> PodLogSource:
+    src = PodLogSource(str(root), exclude_namespaces=["kube-system", "gpu-npd"], **kw)
+    src._first_scan = kw.pop("first", False) if "first" in kw else False
+    return src
+
+
+def kinds(found) -> list[tuple[str, str]]:
+    return [(ref.pod, f.kind) for ref, f in found]
+
+
+def append(path: Path, text: str) -> None:
+    with open(path, "a") as fh:
+        fh.write(text)
+
+
+# ---- the source ---------------------------------------------------------------------------------------
+
+def test_new_pods_are_read_from_the_start_and_tagged(pods):
+    src = PodLogSource(str(pods), exclude_namespaces=["kube-system", "gpu-npd"])
+    src._first_scan = False  # pods that appear while running are new: read from the start
+    src.discover()
+    found = src.poll()
+    assert sorted(kinds(found)) == sorted([
+        ("llama-70b-worker-2", "nccl_remote_error"), ("llama-70b-worker-2", "ib_completion_error"),
+        ("llama-70b-worker-2", "cuda_error"), ("llama-70b-worker-3", "nccl_timeout"),
+        ("llama-70b-worker-3", "cuda_oom")])
+    ref, f = next((r, f) for r, f in found if f.kind == "nccl_timeout")
+    assert (ref.namespace, ref.container, f.rank) == ("train", "pytorch", 20)
+    assert f.details["pod"] == "llama-70b-worker-3" and f.timestamp.isoformat().startswith("2024-07-25T06:46:02")
+    oom = next(f for _, f in found if f.kind == "cuda_oom")
+    assert "77.10 GiB memory in use" in oom.message  # the P/F parts joined
+    assert src.poll() == []  # nothing new
+
+
+def test_existing_logs_at_agent_start_are_history(pods):
+    src = PodLogSource(str(pods))
+    src.discover()  # first scan: start at the end
+    assert src.poll() == []
+    append(pods / W1 / "pytorch" / "0.log", TIMEOUT.format(ts="2024-07-25T07:00:00.000000000Z", r=21))
+    assert kinds(src.poll()) == [("llama-70b-worker-3", "nccl_timeout")]
+
+
+def test_namespace_and_pod_filters(pods):
+    src = PodLogSource(str(pods), exclude_namespaces=["gpu-npd"], include_pods=["nvidia-*", "llama-*"],
+                       exclude_pods=["*-worker-3"])
+    src._first_scan = False
+    src.discover()
+    assert {ref.pod for ref, _ in src.poll()} == {"llama-70b-worker-2", "nvidia-device-plugin-abcde"}
+
+
+def test_kubelet_rotation_loses_no_line(pods):
+    src = source(pods)
+    src.discover()
+    src.poll()
+    log = pods / W1 / "pytorch" / "0.log"
+    append(log, TIMEOUT.format(ts="2024-07-25T07:00:00.000000000Z", r=21))  # written, not yet read
+    rotated = log.with_name("0.log.20240725-070000")
+    os.rename(log, rotated)  # kubelet: rename, new file, compress later
+    append(rotated, TIMEOUT.format(ts="2024-07-25T07:00:00.100000000Z", r=22))  # the runtime's last write
+    append(log, TIMEOUT.format(ts="2024-07-25T07:00:01.000000000Z", r=23))
+    with open(rotated, "rb") as a, gzip.open(str(rotated) + ".gz", "wb") as b:
+        b.write(a.read())
+    os.unlink(rotated)
+    found = src.poll()
+    assert sorted(f.rank for _, f in found) == [21, 22, 23]
+
+
+def test_rotation_while_the_file_was_closed_is_found_in_the_gzip(pods):
+    src = source(pods, max_open=1)
+    src.discover()
+    src.poll()  # two files, one descriptor: one of them is watched by stat
+    closed = next(t for t in src.tails.values() if t.fd is None)
+    log = Path(closed.path)
+    append(log, TIMEOUT.format(ts="2024-07-25T07:00:00.000000000Z", r=30))
+    with open(log, "rb") as a, gzip.open(str(log) + ".20240725-070000.gz", "wb") as b:
+        b.write(a.read())
+    os.unlink(log)
+    log.write_text(TIMEOUT.format(ts="2024-07-25T07:00:02.000000000Z", r=31))
+    found = src.poll()
+    assert sorted(f.rank for _, f in found) == [30, 31]
+    assert sum(1 for t in src.tails.values() if t.fd is not None) <= 1
+
+
+def test_deleted_pod_is_released(pods):
+    src = source(pods)
+    src.discover()
+    src.poll()
+    assert src.counters()["open_files"] == 2
+    shutil.rmtree(pods / W0)
+    src.discover()
+    assert src.counters() == {"open_files": 1, "files": 1}
+
+
+def test_partial_line_split_across_reads_is_joined(pods):
+    src = source(pods)
+    src.discover()
+    src.poll()
+    log = pods / W0 / "pytorch" / "0.log"
+    append(log, "2024-07-25T07:00:00.000000000Z stderr P RuntimeError: CUDA error: an illegal mem")
+    assert src.poll() == []
+    append(log, "ory access was encountered\n")
+    assert src.poll() == []  # a P line waits for its F
+    append(log, "2024-07-25T07:00:00.000000001Z stderr F  (compile with TORCH_USE_CUDA_DSA)\n")
+    (ref, f), = src.poll()
+    assert f.kind == "cuda_error" and f.details["cuda_error"] == "an illegal memory access was encountered"
+
+
+def test_offsets_survive_a_restart(pods, tmp_path):
+    state = tmp_path / "state"
+    src = PodLogSource(str(pods), str(state))
+    src.discover()
+    src.poll()
+    src._save()
+    append(pods / W1 / "pytorch" / "0.log", TIMEOUT.format(ts="2024-07-25T07:00:00.000000000Z", r=24))
+    again = PodLogSource(str(pods), str(state))  # while down, a line was written
+    again.discover()
+    assert [f.rank for _, f in again.poll()] == [24]
+
+
+def test_pod_dir_names():
+    assert parse_pod_dir(W0) == ("train", "llama-70b-worker-2", "6f1e2a3b-4c5d-4e6f-8a9b-0c1d2e3f4a5b")
+    assert parse_pod_dir("junk") is None
+    assert job_of("llama-70b-worker-3") == job_of("llama-70b-worker-12") == "llama-70b"
+
+
+# ---- pid -> pod ---------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("cgroup, uid", [
+    ("0::/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod6f1e2a3b_4c5d_4e6f_8a9b_0c1d2e3f4a5b.slice/"
+     "cri-containerd-" + "a" * 64 + ".scope\n", "6f1e2a3b-4c5d-4e6f-8a9b-0c1d2e3f4a5b"),  # v2, systemd driver
+    ("12:memory:/kubepods/burstable/pod7a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d/" + "b" * 64 + "\n"
+     "11:cpu,cpuacct:/kubepods/burstable/pod7a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d/" + "b" * 64 + "\n",
+     "7a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d"),  # v1, cgroupfs driver
+])
+def test_pid_to_pod_through_cgroups(tmp_path, cgroup, uid):
+    (tmp_path / "proc" / "4242").mkdir(parents=True)
+    (tmp_path / "proc" / "4242" / "cgroup").write_text(cgroup)
+    got = pod_of_pid(4242, str(tmp_path))
+    assert got is not None and got[0] == uid and len(got[1]) == 64
+    assert pod_of_pid(4243, str(tmp_path)) is None
+    (tmp_path / "proc" / "1").mkdir()
+    (tmp_path / "proc" / "1" / "cgroup").write_text("0::/init.scope\n")
+    assert pod_of_pid(1, str(tmp_path)) is None
+
+
+# ---- the agent: correlation, events, node health untouched -------------------------------------------
+
+def make_agent(tmp_path: Path, pods: Path, **flags) -> Agent:
+    cfg = load(env={}, flags={"kmsg": "", "journald": False, "state_dir": str(tmp_path / "state"),
+                              "fallback_log_files": [], "nvml": "off", "pod_logs_root": str(pods),
+                              "proc_root": str(tmp_path), "mode": "off", **flags})
+    out = io.StringIO()
+    agent = Agent(cfg, out=out)
+    agent.out = out
+    return agent
+
+
+def run_pods(agent: Agent) -> None:
+    src = PodLogSource(str(agent.cfg.pod_logs_root), exclude_namespaces=["kube-system", "gpu-npd"])
+    src._first_scan = False
+    agent.pod_source = src
+    src.discover()
+    from agent.sources.podlogs import WorkloadFindings
+    agent._process(WorkloadFindings(src.poll()))
+
+
+def workload_lines(agent: Agent) -> list[dict]:
+    import json
+    return [json.loads(x) for x in agent.out.getvalue().splitlines() if '"workload"' in x]
+
+
+def test_workload_failure_after_an_xid_on_this_node_names_it(tmp_path, pods):
+    agent = make_agent(tmp_path, pods)
+    agent.engine.boot_time = None  # the fixture's 2024 lines belong to this boot
+    agent._process([Record("kern", "2024-07-25T06:36:02+0000 node-1 kernel: NVRM: Xid (PCI:0000:5d:00): 79, "
+                                   "pid='<unknown>', name=<unknown>, GPU has fallen off the bus.")])
+    run_pods(agent)
+    by_reason = {e["reason"]: e["message"] for e in workload_lines(agent)}
+    assert "likely caused by Xid 79 on GPU 0000:5d:00 at 06:36:02" in by_reason["NCCLRemoteError"]
+    assert "likely caused by Xid 79" in by_reason["CUDAIllegalAddress"]
+    assert "peer" not in by_reason["NCCLIBCompletionError"]
+    assert "no hardware or fabric fault" in by_reason["NCCLWatchdogTimeout"]  # 06:46: outside the 10 min window
+    assert "not a node fault" in by_reason["CUDAOutOfMemory"]
+    assert agent.metrics.registry.get_sample_value("gpu_npd_workload_findings_total",
+                                                   {"namespace": "train", "kind": "nccl_timeout"}) == 1
+    problems = {p.reason for p in agent.engine.problems.values()}
+    assert problems == {"Xid79FallenOffBus"}  # workload findings raised nothing on the node
+
+
+def test_without_a_node_fault_the_event_says_the_cause_is_elsewhere_and_names_the_peer(tmp_path, pods):
+    agent = make_agent(tmp_path, pods)
+    run_pods(agent)
+    ib = next(e for e in workload_lines(agent) if e["reason"] == "NCCLIBCompletionError")
+    assert "(peer 10.42.0.2" in ib["message"] and "cause is likely elsewhere" in ib["message"]
+    assert agent.engine.problems == {}
+    assert not any(c.status for c in agent.engine.conditions.values())
+
+
+def test_application_xid_with_a_pid_becomes_an_event_on_its_pod(tmp_path, pods):
+    proc = tmp_path / "proc" / "5150"
+    proc.mkdir(parents=True)
+    proc.joinpath("cgroup").write_text("0::/kubepods.slice/kubepods-pod6f1e2a3b_4c5d_4e6f_8a9b_0c1d2e3f4a5b.slice/"
+                                       "cri-containerd-" + "c" * 64 + ".scope\n")
+    agent = make_agent(tmp_path, pods)
+    run_pods(agent)
+    agent._process([Record("kmsg", "3,9,1000,-;NVRM: Xid (PCI:0000:18:00): 31, pid=5150, name=python3, Ch 00000008, "
+                                   "intr 10000000. MMU Fault: ENGINE GRAPHICS GPCCLIENT_T1_0 faulted @ 0x7f_12345000. "
+                                   "Fault is of type FAULT_PDE ACCESS_TYPE_VIRT_READ")])
+    ev = next(e for e in workload_lines(agent) if e["reason"].startswith("Xid31"))
+    assert ev["pod"] == "llama-70b-worker-2" and "pid 5150 (python3)" in ev["message"]
+    assert agent.engine.problems == {}  # an application Xid is the pod's business, not the node's
+    assert not agent.engine.conditions["GPUUnhealthy"].status
+
+
+def test_32_rank_burst_is_one_event_with_a_count():
+    with ApiDouble() as api:
+        s = KubeSettings(api_server=api.url)
+        recorder = EventRecorder("default", "gpu-1")
+        emitted = []
+
+        def emit(ref, reason, message, key):
+            emitted.append(message)
+            recorder.record(Ref("Pod", ref.pod, ref.namespace, ref.uid), reason, message, key=key)
+
+        tracker = WorkloadTracker(emit, Metrics())
+        from agent.sources.podlogs import PodRef
+        from parsers import Classifier
+        c = Classifier()
+        for r in range(32):  # 8 pods x 4 ranks, one second
+            ref = PodRef("train", f"llama-70b-worker-{r // 4}", f"uid-{r // 4}", "pytorch")
+            tracker.observe(ref, c.classify(TIMEOUT.format(ts=f"2024-07-25T06:46:02.{r:09d}Z", r=r).rstrip("\n")))
+        recorder.flush(make_api(s), 5)
+        (ev,) = api.events()
+        assert ev["count"] == 32 and ev["involvedObject"]["kind"] == "Pod"
+        assert ev["involvedObject"]["name"] == "llama-70b-worker-0" and ev["metadata"]["namespace"] == "train"
+        assert "NCCL watchdog timeout on 32 ranks (0,1,2," in ev["message"] and ev["reason"] == "NCCLWatchdogTimeout"
+
+
+def test_parse_correlates_a_training_log_with_a_dmesg(tmp_path):
+    from click.testing import CliRunner
+
+    from agent.cli import main
+    dmesg = tmp_path / "dmesg.txt"
+    dmesg.write_text("[Thu Jul 25 06:36:02 2024] NVRM: Xid (PCI:0000:5d:00): 79, pid='<unknown>', name=<unknown>, "
+                     "GPU has fallen off the bus.\n")
+    log = FIXTURE / W0 / "pytorch" / "0.log"
+    r = CliRunner().invoke(main, ["parse", "--nvml", "off", str(log), str(dmesg)])  # order does not matter
+    assert r.exit_code == 0, r.output
+    assert "NCCL remote error on rank 16, likely caused by Xid 79 on GPU 0000:5d:00 at 06:36:02" in r.output
+    alone = CliRunner().invoke(main, ["parse", "--nvml", "off", str(log)])
+    assert "NCCL remote error on rank 16: no hardware or fabric fault" in alone.output
