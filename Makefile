@@ -23,6 +23,9 @@ test: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python bench/parse.py
 	$(BIN)/python bench/agent.py all
+	$(BIN)/python bench/poll.py
+	$(BIN)/python bench/podlogs.py
+	$(BIN)/python bench/kube_scale.py
 
 image:
 	docker build -t gpu-npd:dev .

@@ -1,0 +1,93 @@
+"""Pod log throughput: eight ranks printing training output at 50 MB/s in total, followed by the
+pod log source (discovery, reads, prefilter, classification of the few keyword lines).
+
+    python bench/podlogs.py [--mb-per-s 50] [--seconds 10]
+
+The writers run in a separate process; the figure is the reader's own CPU (this process).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path[0] = str(ROOT)
+
+from agent.sources.podlogs import PodLogSource  # noqa: E402
+
+WRITER = r'''
+import os, random, sys, time
+root, rate, seconds = sys.argv[1], float(sys.argv[2]), float(sys.argv[3])
+random.seed(7)
+files = []
+for r in range(8):
+    d = os.path.join(root, f"train_llama-worker-{r}_00000000-0000-4000-8000-00000000000{r}", "pytorch")
+    os.makedirs(d, exist_ok=True)
+    files.append(open(os.path.join(d, "0.log"), "ab", buffering=0))
+def block(rank):
+    out = []
+    for i in range(9000):
+        ts = "2024-07-25T06:36:02.%09dZ" % i
+        x = random.random()
+        if x < 0.80:
+            out.append('%s stdout F {"step": %d, "rank": %d, "loss": %.4f, "lr": 0.00015, "tokens_per_s": %d}' % (ts, i, rank, random.random() * 3, random.randint(3000, 4000)))
+        elif x < 0.9999:
+            out.append("%s stdout F node-1:178:%d [%d] NCCL INFO Channel %02d/0 : %d[%d] -> %d[%d] via P2P/CUMEM/read" % (ts, 800 + rank, rank, i % 32, rank, rank, (rank + 1) % 8, (rank + 1) % 8))
+        else:
+            out.append("%s stderr F [rank%d]:[E ProcessGroupNCCL.cpp:563] [Rank %d] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=%d, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600012 milliseconds before timing out." % (ts, rank, rank, i))
+    return ("\n".join(out) + "\n").encode()
+blocks = [block(r) for r in range(8)]
+per_rank = rate / 8
+t0 = time.monotonic(); written = 0
+while time.monotonic() - t0 < seconds:
+    for r, f in enumerate(files):
+        f.write(blocks[r])
+        written += len(blocks[r])
+    ahead = written / rate - (time.monotonic() - t0)
+    if ahead > 0:
+        time.sleep(ahead)
+print(written)
+'''
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--mb-per-s", type=float, default=50)
+    ap.add_argument("--seconds", type=float, default=10)
+    args = ap.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp) / "pods"
+        root.mkdir()
+        src = PodLogSource(str(root), scan_seconds=1.0)
+        src._first_scan = False
+        found = [0]
+        stop = threading.Event()
+        t = threading.Thread(target=src.run, args=(lambda batch: found.__setitem__(0, found[0] + len(batch.items)), stop))
+        cpu0, t0 = time.process_time(), time.monotonic()
+        t.start()
+        writer = subprocess.run([sys.executable, "-c", WRITER, str(root), str(args.mb_per_s * 1e6), str(args.seconds)],
+                                capture_output=True, text=True, check=True)
+        deadline = time.monotonic() + 10
+        written = int(writer.stdout)
+        while src.bytes_read < written and time.monotonic() < deadline:
+            time.sleep(0.05)
+        wall = time.monotonic() - t0
+        cpu = time.process_time() - cpu0
+        stop.set()
+        t.join(5)
+    print(f"{written / 1e6:.0f} MB in {args.seconds:.0f} s across 8 ranks ({written / 1e6 / args.seconds:.1f} MB/s), "
+          f"read {src.bytes_read / 1e6:.0f} MB, {found[0]} findings")
+    print(f"reader CPU {cpu:.2f} s over {wall:.1f} s wall = {cpu / wall * 100:.1f}% of one core "
+          f"({cpu / (written / 1e6) * 1e3:.2f} ms per MB)")
+
+
+if __name__ == "__main__":
+    main()
