@@ -48,7 +48,7 @@ class Poller:
             return self._poll()
 
     def _poll(self) -> SampleBatch:
-        started, cpu0 = time.perf_counter(), time.thread_time()
+        started = time.perf_counter()
         now = self.clock()
         if self._rescan or now - self._scanned >= RESCAN_SECONDS:
             self._rescan = False
@@ -67,8 +67,7 @@ class Poller:
                 readings.append(r)
         self.cycles += 1
         stats = {"nvml_status": self.gpu.status, "nvml_errors": dict(self.gpu.errors),
-                 "nvml_timeouts": self.gpu.timeouts, "duration": time.perf_counter() - started,
-                 "cpu": time.thread_time() - cpu0}
+                 "nvml_timeouts": self.gpu.timeouts, "duration": time.perf_counter() - started}
         return SampleBatch(readings, stats)
 
     def run(self, emit: Callable[[SampleBatch], None], stop: threading.Event, interval: float) -> None:

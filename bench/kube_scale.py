@@ -21,6 +21,7 @@ sys.path[0] = str(ROOT)
 sys.path.insert(1, str(ROOT / "tests"))
 
 from apiserver_double import ApiDouble  # noqa: E402
+from fakeclock import Clock  # noqa: E402
 
 from agent.config import load  # noqa: E402
 from agent.health import HealthEngine  # noqa: E402
@@ -32,11 +33,6 @@ XID95 = ("NVRM: Xid (PCI:0000:5d:00): 95, pid=2345, name=python, Uncontained: FB
 XID79 = "NVRM: Xid (PCI:0000:18:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus."
 
 
-class Clock:
-    t = 1_800_000_000.0
-
-    def __call__(self) -> float:
-        return self.t
 
 
 def writes(d: ApiDouble) -> int:

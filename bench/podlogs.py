@@ -46,15 +46,16 @@ def block(rank):
     return ("\n".join(out) + "\n").encode()
 blocks = [block(r) for r in range(8)]
 per_rank = rate / 8
-t0 = time.monotonic(); written = 0
+t0 = time.monotonic(); written = 0; errors = 0
 while time.monotonic() - t0 < seconds:
     for r, f in enumerate(files):
         f.write(blocks[r])
         written += len(blocks[r])
+        errors += blocks[r].count(b"Watchdog caught")
     ahead = written / rate - (time.monotonic() - t0)
     if ahead > 0:
         time.sleep(ahead)
-print(written)
+print(written, errors)
 '''
 
 
@@ -66,8 +67,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp) / "pods"
         root.mkdir()
-        src = PodLogSource(str(root), scan_seconds=1.0)
-        src._first_scan = False
+        src = PodLogSource(str(root), scan_seconds=1.0, from_start=True)
         found = [0]
         stop = threading.Event()
         t = threading.Thread(target=src.run, args=(lambda batch: found.__setitem__(0, found[0] + len(batch.items)), stop))
@@ -76,7 +76,7 @@ def main() -> None:
         writer = subprocess.run([sys.executable, "-c", WRITER, str(root), str(args.mb_per_s * 1e6), str(args.seconds)],
                                 capture_output=True, text=True, check=True)
         deadline = time.monotonic() + 10
-        written = int(writer.stdout)
+        written, expected = map(int, writer.stdout.split())
         while src.bytes_read < written and time.monotonic() < deadline:
             time.sleep(0.05)
         wall = time.monotonic() - t0
@@ -84,7 +84,7 @@ def main() -> None:
         stop.set()
         t.join(5)
     print(f"{written / 1e6:.0f} MB in {args.seconds:.0f} s across 8 ranks ({written / 1e6 / args.seconds:.1f} MB/s), "
-          f"read {src.bytes_read / 1e6:.0f} MB, {found[0]} findings")
+          f"read {src.bytes_read / 1e6:.0f} MB, {found[0]} findings of {expected} timeout lines written")
     print(f"reader CPU {cpu:.2f} s over {wall:.1f} s wall = {cpu / wall * 100:.1f}% of one core "
           f"({cpu / (written / 1e6) * 1e3:.2f} ms per MB)")
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from fakeclock import Clock
 
 from agent.config import load
 from agent.health import HealthEngine
@@ -13,17 +14,11 @@ XID95 = "NVRM: Xid (PCI:0000:9a:00): 95, pid=4411, name=python, Uncontained: FBH
 XID63 = "NVRM: Xid (PCI:0000:3b:00): 63, pid=1, name=p, Row Remapper: New row marked for remapping, reset gpu to activate."
 
 
-class Clock:
-    def __init__(self, t: float = 1_795_000_000.0):
-        self.t = t
-
-    def __call__(self) -> float:
-        return self.t
 
 
 @pytest.fixture
 def clock():
-    return Clock()
+    return Clock(1_795_000_000.0)
 
 
 @pytest.fixture

@@ -8,6 +8,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from fakeclock import Clock
 import yaml
 
 from agent.config import load
@@ -27,12 +28,6 @@ OTHER_CONDITION = {"type": "KernelDeadlock", "status": "False", "reason": "Kerne
 TAINT = "gpu-npd.io/GPUUnhealthy"
 
 
-class Clock:
-    def __init__(self, t: float = 1_800_000_000.0):
-        self.t = t
-
-    def __call__(self) -> float:
-        return self.t
 
 
 @pytest.fixture
@@ -60,7 +55,6 @@ def observe(engine, sink, line: str) -> None:
 def test_conditions_are_merged_by_type_and_others_survive(api):
     api.add_node("gpu-1", taints=[OTHER_TAINT], conditions=[{"type": "Ready", "status": "True"}, OTHER_CONDITION])
     engine, sink, _, clock = make_sink(api)
-    sink.start_state = None
     sink.apply(engine.tick())
     sink.sync()
     conds = api.conditions("gpu-1")

@@ -39,9 +39,7 @@ def pods(tmp_path) -> Path:
 
 
 def source(root: Path, **kw) -> PodLogSource:
-    src = PodLogSource(str(root), exclude_namespaces=["kube-system", "gpu-npd"], **kw)
-    src._first_scan = kw.pop("first", False) if "first" in kw else False
-    return src
+    return PodLogSource(str(root), exclude_namespaces=["kube-system", "gpu-npd"], from_start=True, **kw)
 
 
 def kinds(found) -> list[tuple[str, str]]:
@@ -56,8 +54,7 @@ def append(path: Path, text: str) -> None:
 # ---- the source ---------------------------------------------------------------------------------------
 
 def test_new_pods_are_read_from_the_start_and_tagged(pods):
-    src = PodLogSource(str(pods), exclude_namespaces=["kube-system", "gpu-npd"])
-    src._first_scan = False  # pods that appear while running are new: read from the start
+    src = source(pods)  # pods that appear while running are new: read from the start
     src.discover()
     found = src.poll()
     assert sorted(kinds(found)) == sorted([
@@ -82,8 +79,7 @@ def test_existing_logs_at_agent_start_are_history(pods):
 
 def test_namespace_and_pod_filters(pods):
     src = PodLogSource(str(pods), exclude_namespaces=["gpu-npd"], include_pods=["nvidia-*", "llama-*"],
-                       exclude_pods=["*-worker-3"])
-    src._first_scan = False
+                       exclude_pods=["*-worker-3"], from_start=True)
     src.discover()
     assert {ref.pod for ref, _ in src.poll()} == {"llama-70b-worker-2", "nvidia-device-plugin-abcde"}
 
@@ -196,8 +192,7 @@ def make_agent(tmp_path: Path, pods: Path, **flags) -> Agent:
 
 
 def run_pods(agent: Agent) -> None:
-    src = PodLogSource(str(agent.cfg.pod_logs_root), exclude_namespaces=["kube-system", "gpu-npd"])
-    src._first_scan = False
+    src = source(Path(agent.cfg.pod_logs_root))
     agent.pod_source = src
     src.discover()
     from agent.sources.podlogs import WorkloadFindings

@@ -109,10 +109,16 @@ class GpuCollector:
         if w.busy:
             return "busy", None
         box = w.submit(fn)
+        if not self._wait(w, box):
+            return "timeout", None
+        return ("error", box["error"]) if "error" in box else ("ok", box["result"])
+
+    def _wait(self, w: _Worker, box: dict) -> bool:
+        """Wait for a job while its current call is within the deadline; False once one is not."""
         while not box["done"].wait(max(0.0, w.call_started + self.deadline - time.monotonic())):
             if time.monotonic() - w.call_started >= self.deadline:
-                return "timeout", None
-        return ("error", box["error"]) if "error" in box else ("ok", box["result"])
+                return False
+        return True
 
     # ---- init / inventory --------------------------------------------------------------------------
 
@@ -221,14 +227,13 @@ class GpuCollector:
         if box is None:  # still hung in a call from an earlier cycle
             gpu.values["nvml_timeout"] = 1
             return [gpu]
-        while not box["done"].wait(max(0.0, w.call_started + self.deadline - time.monotonic())):
-            if time.monotonic() - w.call_started >= self.deadline:
-                self.timeouts += 1
-                self._say_once(f"timeout-{g.ident.index}", logging.ERROR,
-                               "NVML call on GPU %d (%s) missed its %.1f s deadline", g.ident.index,
-                               labels["pci_bus_id"], self.deadline)
-                gpu.values["nvml_timeout"] = 1
-                return [gpu]
+        if not self._wait(w, box):
+            self.timeouts += 1
+            self._say_once(f"timeout-{g.ident.index}", logging.ERROR,
+                           "NVML call on GPU %d (%s) missed its %.1f s deadline", g.ident.index,
+                           labels["pci_bus_id"], self.deadline)
+            gpu.values["nvml_timeout"] = 1
+            return [gpu]
         self._said.discard(f"timeout-{g.ident.index}")
         if "error" in box:  # a bug in a backend, not an NVML answer: count it, keep going
             self._count(labels["gpu_index"], "UNKNOWN")

@@ -108,12 +108,12 @@ class KubernetesSink:
             try:
                 self.sync()
                 backoff = 0.0
-                self._gauge("api_up", 1)
+                self._api_up(1)
             except Exception as exc:  # noqa: BLE001 - any API failure: back off, keep the desired state
                 self.failures += 1
                 backoff = min(max(1.0, backoff * 2), self.s.max_backoff_seconds)
                 delay = _retry_after(exc) or backoff * random.uniform(0.8, 1.2)
-                self._gauge("api_up", 0)
+                self._api_up(0)
                 if self.metrics is not None:
                     self.metrics.kube_errors.labels(_error_kind(exc)).inc()
                 log.warning("Kubernetes API write failed (%s); retrying in %.1f s", _describe(exc), delay)
@@ -271,7 +271,7 @@ class KubernetesSink:
         if self.metrics is not None:
             self.metrics.kube_errors.labels("conflict").inc()
 
-    def _gauge(self, name: str, value: float) -> None:
+    def _api_up(self, value: float) -> None:
         if self.metrics is not None:
             self.metrics.kube_api_up.set(value)
 

@@ -71,7 +71,8 @@ class PodLogSource(Source):
 
     def __init__(self, root: str, state_dir: str | None = None, include_namespaces: list[str] | None = None,
                  exclude_namespaces: list[str] | None = None, include_pods: list[str] | None = None,
-                 exclude_pods: list[str] | None = None, max_open: int = 256, scan_seconds: float = 2.0):
+                 exclude_pods: list[str] | None = None, max_open: int = 256, scan_seconds: float = 2.0,
+                 from_start: bool = False):
         self.root = root
         self.store = StateStore(state_dir, "podlogs.json") if state_dir else None
         self.include_ns, self.exclude_ns = include_namespaces or ["*"], exclude_namespaces or []
@@ -82,7 +83,7 @@ class PodLogSource(Source):
         self.prefilter = Prefilter(all_keywords())
         self._re = Prefilter(all_keywords(), engine="re")
         self._saved: dict[str, list[int]] = self._load()
-        self._first_scan = True
+        self._first_scan = not from_start  # the first scan starts existing files at their end
         self.bytes_read = 0
         self.pods: dict[str, PodRef] = {}  # pod uid -> ref (for pid -> pod attribution)
 
