@@ -247,7 +247,10 @@ class HealthEngine:
     @staticmethod
     def _message(f: Finding, severity: str, action: str, note: str) -> str:
         what = f"Xid {f.xid}" if f.xid is not None else f"SXid {f.sxid}" if f.sxid is not None else f.kind
-        where = f" on {'GPU' if f.kind not in ('ib_link', 'nic_error', 'pcie_aer', 'sxid') else 'device'} {f.pci}" if f.pci else ""
+        gpu = f.kind not in ("ib_link", "nic_error", "pcie_aer", "sxid")
+        index = f.details.get("gpu_index") if gpu else None
+        where = (f" on GPU {index} ({f.pci})" if index is not None else
+                 f" on {'GPU' if gpu else 'device'} {f.pci}") if f.pci else ""
         uuid = f.details.get("uuid")
         if f.details.get("pod"):
             note = f"process in pod {f.details['pod']}" + (f"; {note}" if note else "")

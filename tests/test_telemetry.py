@@ -467,3 +467,15 @@ def test_nvml_snapshot_replays_through_the_fake(tmp_path):
     assert replay.read(1, "pcie")["pcie_replay"] == 7 and replay.identity(3).pci_bus_id == "00000000:5D:00.0"
     none = CliRunner().invoke(main, ["nvml-snapshot", "--nvml", "off"])
     assert none.exit_code == 1 and "init_error" in none.output
+
+
+def test_node_gpu_capacity_is_the_expected_count(tmp_path):
+    root = copy_sysfs(tmp_path)
+    remove_device(root, "0000:db:00.0")
+    agent, _ = make(tmp_path, hgx_scenario(gpus=hgx_scenario()["gpus"][:7]), root)
+    poll(agent)
+    assert agent.engine.problems == {}  # 7 on the bus, 7 in NVML: consistent, if nobody says otherwise
+    agent._on_node({"status": {"capacity": {"nvidia.com/gpu": "8"}}})  # the Node object (Kubernetes sink)
+    poll(agent)
+    (p,) = agent.engine.problems.values()
+    assert p.reason == "GPUCountMismatch" and "7 of 8 GPUs found" in p.message

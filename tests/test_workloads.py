@@ -284,3 +284,26 @@ def test_parse_correlates_a_training_log_with_a_dmesg(tmp_path):
     assert "NCCL remote error on rank 16, likely caused by Xid 79 on GPU 0000:5d:00 at 06:36:02" in r.output
     alone = CliRunner().invoke(main, ["parse", "--nvml", "off", str(log)])
     assert "NCCL remote error on rank 16: no hardware or fabric fault" in alone.output
+
+
+def test_agent_process_turns_a_pod_log_line_into_a_pod_event(tmp_path, pods):
+    import yaml
+
+    from harness import AgentProc
+    with ApiDouble() as api:
+        api.add_node("gpu-node-1", gpus=0)  # this test machine has no GPU: capacity says so too
+        conf = tmp_path / "gpu-npd.yaml"
+        conf.write_text(yaml.safe_dump({"mode": "observe", "kubernetes": {"api_server": api.url}, "nvml": "off",
+                                        "pod_logs_root": str(pods)}))
+        a = AgentProc(tmp_path, "--config", str(conf))
+        a.wait_for(lambda: a.value("gpu_npd_source_up", source="pods") == 1, what="pod source")
+        time.sleep(0.5)  # the first scan has taken the existing logs as history
+        append(pods / W1 / "pytorch" / "0.log", TIMEOUT.format(ts="2024-07-25T07:00:00.000000000Z", r=21))
+        a.wait_for(lambda: any(e["reason"] == "NCCLWatchdogTimeout" for e in api.events()), timeout=10,
+                   what="pod event")
+        ev = next(e for e in api.events() if e["reason"] == "NCCLWatchdogTimeout")
+        assert ev["involvedObject"]["kind"] == "Pod" and ev["involvedObject"]["name"] == "llama-70b-worker-3"
+        assert ev["metadata"]["namespace"] == "train" and "rank 21" in ev["message"]
+        assert a.value("gpu_npd_workload_findings_total", namespace="train", kind="nccl_timeout") == 1
+        assert api.conditions("gpu-node-1")["GPUUnhealthy"]["status"] == "False"  # the node stays healthy
+        assert a.stop()[0] == 0
