@@ -3,14 +3,27 @@
 from __future__ import annotations
 
 import logging
+import os
 
 from .settings import KubeSettings
 
 log = logging.getLogger("gpu_npd.kube")
 
 
+def cluster_reachable(s: KubeSettings) -> bool:
+    """Is there any way to a cluster?  Checked before importing the client (22 MiB of it)."""
+    if s.api_server or os.environ.get("KUBERNETES_SERVICE_HOST"):
+        return True
+    paths = [s.kubeconfig] if s.kubeconfig else \
+        os.environ.get("KUBECONFIG", "").split(os.pathsep) + [os.path.expanduser("~/.kube/config")]
+    return any(p and os.path.isfile(p) for p in paths)
+
+
 def make_api(s: KubeSettings):
     """A CoreV1Api, or None for local mode.  urllib3's own retries are off: the sink backs off itself."""
+    if not cluster_reachable(s):
+        log.info("Kubernetes: no in-cluster environment and no kubeconfig: local mode")
+        return None
     from kubernetes import client, config  # noqa: PLC0415
     from kubernetes.config.config_exception import ConfigException  # noqa: PLC0415
 
