@@ -68,6 +68,7 @@ class Condition:
     reason: str
     message: str
     last_transition: float
+    severity: str = ""  # the worst standing problem's severity ("" while healthy)
 
 
 @dataclass
@@ -272,14 +273,14 @@ class HealthEngine:
             if probs:
                 top = probs[0]
                 more = f" (+{len(probs) - 1} more problem{'s' if len(probs) > 2 else ''})" if len(probs) > 1 else ""
-                status, reason, message = True, top.reason, top.message + more
+                status, reason, message, severity = True, top.reason, top.message + more, top.severity
             else:
                 spec = self.cfg.conditions[name]
-                status, reason, message = False, spec["ok_reason"], spec["ok_message"]
-            if (status, reason, message) != (cond.status, cond.reason, cond.message):
+                status, reason, message, severity = False, spec["ok_reason"], spec["ok_message"], ""
+            if (status, reason, message, severity) != (cond.status, cond.reason, cond.message, cond.severity):
                 if status != cond.status:
                     cond.last_transition = now
-                cond.status, cond.reason, cond.message = status, reason, message
+                cond.status, cond.reason, cond.message, cond.severity = status, reason, message, severity
                 change.conditions.append(cond)
         return change
 

@@ -334,3 +334,24 @@ def test_agent_process_writes_condition_and_taint_within_a_second(api, tmp_path:
     assert [t["key"] for t in api.taints("gpu-node-1")] == [OTHER_TAINT["key"], TAINT]
     assert api.conditions("gpu-node-1")["GPUUnhealthy"]["status"] == "True"
     assert b.stop()[0] == 0
+
+
+def test_taint_rule_by_severity(api):
+    from agent.kube.desired import TaintRule
+    api.add_node("gpu-1")
+    rules = (TaintRule("GPUUnhealthy", "NoSchedule", "fatal"), TaintRule("InfiniBandUnhealthy", "NoSchedule", "fatal"))
+    engine, sink, _, _ = make_sink(api, taints=rules)
+    observe(engine, sink, IB_DOWN)  # severity error: condition yes, taint no
+    sink.sync()
+    assert api.conditions("gpu-1")["InfiniBandUnhealthy"]["status"] == "True" and api.taints("gpu-1") == []
+    observe(engine, sink, XID79)  # fatal
+    sink.sync()
+    assert [t["key"] for t in api.taints("gpu-1")] == [TAINT]
+
+
+def test_bad_taint_rules_are_config_errors():
+    from agent.config import ConfigError
+    with pytest.raises(ConfigError, match=r"kubernetes.taints\[0\].min_severity"):
+        load(env={}, flags={"kubernetes": {"taints": [{"condition": "GPUUnhealthy", "min_severity": "bad"}]}})
+    with pytest.raises(ConfigError, match=r"kubernetes.taints\[0\].effect"):
+        load(env={}, flags={"kubernetes": {"taints": [{"condition": "GPUUnhealthy", "effect": "Evict"}]}})

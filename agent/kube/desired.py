@@ -7,6 +7,8 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
+from parsers.finding import SEVERITY_RANK
+
 if TYPE_CHECKING:
     from ..health import Condition
 
@@ -15,6 +17,7 @@ if TYPE_CHECKING:
 class TaintRule:
     condition: str
     effect: str = "NoSchedule"  # NoExecute only when configured
+    min_severity: str = "warning"  # taint only while the condition's worst problem is at least this severe
 
 
 def iso(ts: float) -> str:
@@ -47,7 +50,7 @@ def wanted_taints(conditions: dict[str, Condition], rules: list[TaintRule], pref
     out: dict[str, dict[str, str]] = {}
     for rule in rules:
         c = conditions.get(rule.condition)
-        if c is not None and c.status:
+        if c is not None and c.status and SEVERITY_RANK.get(c.severity, 3) >= SEVERITY_RANK[rule.min_severity]:
             key = prefix + rule.condition
             out[key] = {"key": key, "value": taint_value(c.reason), "effect": rule.effect}
     return out

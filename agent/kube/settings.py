@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields
 from typing import Any
 
+from parsers.finding import SEVERITIES
+
 from .desired import TaintRule
 
 MODES = ("enforce", "observe", "off")
@@ -76,4 +78,10 @@ def _taint(i: int, t: Any, conditions: dict) -> TaintRule:
     effect = t.get("effect", "NoSchedule")
     if effect not in EFFECTS:
         raise ValueError(f"{where}.effect: expected one of {', '.join(EFFECTS)}, got {effect!r}")
-    return TaintRule(t["condition"], effect)
+    severity = t.get("min_severity", "warning")
+    if severity not in SEVERITIES:
+        raise ValueError(f"{where}.min_severity: expected one of {', '.join(SEVERITIES)}, got {severity!r}")
+    unknown = set(t) - {"condition", "effect", "min_severity"}
+    if unknown:
+        raise ValueError(f"{where}: unknown key {sorted(unknown)[0]!r}")
+    return TaintRule(t["condition"], effect, severity)
