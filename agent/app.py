@@ -201,11 +201,15 @@ class Agent:
             batch = self.queue.get(timeout=timeout)
         except queue.Empty:
             batch = None
-        if batch:
-            self._process(batch)
+        try:
+            if batch:
+                self._process(batch)
+            if time.monotonic() - self._last_tick >= self.cfg.tick_seconds:
+                self._tick()
+        except Exception:  # noqa: BLE001 - a bug on one input must not stop detection of the next
+            log.exception("internal error while processing %s; the batch is skipped", type(batch).__name__)
+            self.metrics.internal_errors.inc()
         self._last_loop = time.monotonic()
-        if time.monotonic() - self._last_tick >= self.cfg.tick_seconds:
-            self._tick()
 
     def _emit(self, batch: list[Record] | SampleBatch) -> None:
         while not self.stop.is_set():

@@ -24,6 +24,8 @@ class Metrics:
                                ["source"], registry=r)
         self.restarts = Counter("gpu_npd_source_restarts", "Times a source was restarted after failing.",
                                 ["source"], registry=r)
+        self.internal_errors = Counter("gpu_npd_internal_errors", "Batches skipped because processing them raised "
+                                       "(a bug: see the agent's log).", registry=r)
         self.shed = Counter("gpu_npd_shed_records", "Duplicate records dropped while over the CPU/RSS ceiling.",
                             registry=r)
         self.source_up = Gauge("gpu_npd_source_up", "1 when the source is running, 0 when down.", ["source"],

@@ -104,3 +104,22 @@ def test_unreadable_kmsg_falls_back_to_log_files_then_journald(tmp_path: Path):
     os.mkfifo(fifo)
     cfg = load(env={}, flags={**base, "kmsg": str(fifo), "fallback_log_files": [str(kern)]})
     assert [s.name for s in select_sources(cfg, {}, "boot")] == ["kmsg"]
+
+
+def test_a_bug_on_one_batch_is_logged_counted_and_survived(tmp_path: Path, caplog):
+    agent = make_agent(tmp_path)
+    calls = []
+
+    def broken(f, source="kernel"):
+        calls.append(f)
+        raise KeyError("boom")
+    real = agent.engine.observe
+    agent.engine.observe = broken
+    agent.queue.put([Record("kmsg", f"3,1,1000,-;{XID79}")])
+    agent.step(timeout=0.1)
+    assert calls and agent.metrics.registry.get_sample_value("gpu_npd_internal_errors_total") == 1
+    assert "internal error" in caplog.text
+    agent.engine.observe = real
+    agent.queue.put([Record("kmsg", f"3,2,2000,-;{XID79}")])
+    agent.step(timeout=0.1)
+    assert agent.engine.conditions["GPUUnhealthy"].status  # the next input is handled as usual
