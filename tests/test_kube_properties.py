@@ -1,0 +1,55 @@
+"""Properties of the Kubernetes write path's pure parts (hypothesis)."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from agent.kube.desired import merge_taints, ours
+from agent.kube.events import EventRecorder, Ref
+
+PREFIX = "gpu-npd.io/"
+keys = st.sampled_from(["gpu-npd.io/GPUUnhealthy", "gpu-npd.io/NVLinkUnhealthy", "example.com/maint",
+                        "nvidia.com/gpu", "gpu-npd.io.evil/x", "node.kubernetes.io/unreachable", "gpu-npd.io/"])
+taint = st.fixed_dictionaries({"key": keys, "effect": st.sampled_from(["NoSchedule", "NoExecute"])},
+                              optional={"value": st.text(max_size=5), "timeAdded": st.just("2024-01-01T00:00:00Z")})
+
+
+@given(st.lists(taint, max_size=8), st.dictionaries(st.sampled_from(["GPUUnhealthy", "NVLinkUnhealthy"]),
+                                                     st.sampled_from(["NoSchedule", "NoExecute"]), max_size=2))
+def test_merge_never_touches_anyone_elses_taints(current, wanted):
+    mine = {PREFIX + c: {"key": PREFIX + c, "value": "r", "effect": e} for c, e in wanted.items()}
+    merged = merge_taints(current, mine, PREFIX)
+    assert [t for t in merged if not ours(t, PREFIX)] == [t for t in current if not ours(t, PREFIX)]
+    assert sorted(t["key"] for t in merged if ours(t, PREFIX)) == sorted(mine)
+    assert merge_taints(merged, mine, PREFIX) == merged  # idempotent: a second sync writes nothing
+
+
+class FakeEventsApi:
+    def __init__(self):
+        self.events: dict[str, dict] = {}
+
+    def create_namespaced_event(self, ns, body, **_):
+        self.events[body["metadata"]["name"]] = body
+
+    def patch_namespaced_event(self, name, ns, body, **_):
+        self.events[name].update(body)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 3), st.integers(0, 2)), min_size=1, max_size=200))
+def test_event_counts_are_never_lost(occurrences):
+    t = [1000.0]
+    rec = EventRecorder("default", "n", burst=3, per_minute=60, aggregate_seconds=1e9, clock=lambda: t[0])
+    api = FakeEventsApi()
+    for obj, reason in occurrences:
+        rec.record(Ref("Pod", f"p{obj}", "ns"), f"R{reason}", "m")
+        if len(api.events) % 2 == 0:
+            rec.flush(api, 1)
+    for _ in range(400):  # let the bucket refill until everything is written
+        if not rec.pending():
+            break
+        rec.bucket.tokens = rec.bucket.burst
+        rec.flush(api, 1)
+    assert sum(e["count"] for e in api.events.values()) == len(occurrences)
+    assert len(api.events) == len(set(occurrences))
