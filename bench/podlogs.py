@@ -9,8 +9,6 @@ The writers run in a separate process; the figure is the reader's own CPU (this 
 from __future__ import annotations
 
 import argparse
-import os
-import random
 import subprocess
 import sys
 import tempfile

@@ -18,7 +18,7 @@ from agent.config import load
 from agent.gpu.collector import GpuCollector
 from agent.gpu.fake import HEALTHY_VALUES, FakeNvml
 from agent.gpu.nvml import NvmlError
-from agent.poller import Poller, watch_udev
+from agent.poller import watch_udev
 from agent.samples import Reading, SampleJudge
 from telemetry_kit import copy_sysfs, hgx_scenario, remove_device, set_aer, set_attr
 
