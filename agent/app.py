@@ -30,7 +30,7 @@ from .sources.journald import JournaldSource
 from .sources.kmsg import KmsgSource, read_boot_id
 from .sources.logfile import LogFileSource
 from .sources.podlogs import PodLogSource, PodRef, WorkloadFindings
-from .pidmap import pod_of_pid
+from .pidmap import PidLookup
 from .workloads import WorkloadTracker
 from .state import StateStore
 
@@ -84,7 +84,8 @@ class Agent:
         self.engine = HealthEngine(cfg, clock)
         self.store = StateStore(cfg.state_dir)
         self.queue: queue.Queue[list[Record] | SampleBatch] = queue.Queue(maxsize=cfg.queue_batches)
-        self.sinks = [StdoutSink(cfg.node_name, out)]
+        self.stdout = StdoutSink(cfg.node_name, out)
+        self.sinks = [self.stdout]
         self.boot_id = read_boot_id()
         self.boot_epoch = boot_epoch()
         self.engine.boot_time = self.boot_epoch
@@ -109,6 +110,7 @@ class Agent:
         if self.kube is not None:
             self.sinks.append(self.kube)
         self.pod_source: PodLogSource | None = None
+        self._pids = PidLookup(cfg.proc_root)
         self.workloads = WorkloadTracker(self._pod_event, self.metrics, cfg.workload_correlation_seconds,
                                          cfg.workload_pod_label, lambda: list(self.engine.problems.values()), clock)
         self._xid_seen: OrderedDict[tuple[str, int], tuple[float, str]] = OrderedDict()
@@ -263,7 +265,7 @@ class Agent:
         annotate(f, self.gpu.pci_to_gpu)
         if f.kind == "xid" and f.xid is not None and self._same_xid(f, source):
             return
-        pod = self._pod_of(f.pid) if f.pid is not None else None
+        pod = self._pod_of(f.pid) if f.kind == "xid" and f.pid is not None else None
         if pod is not None:
             f.details["pod"] = f"{pod.namespace}/{pod.pod}"
             if f.kind == "xid" and f.attribution == "application":
@@ -289,16 +291,14 @@ class Agent:
         return False
 
     def _pod_of(self, pid: int) -> PodRef | None:
-        hit = pod_of_pid(pid, self.cfg.proc_root)
-        if hit is None or self.pod_source is None:
+        """The pod a process runs in; pod names come from the pod log tree (no API call)."""
+        if self.pod_source is None:
             return None
-        ref = self.pod_source.pods.get(hit[0])
-        return ref
+        hit = self._pids(pid)
+        return self.pod_source.pods.get(hit[0]) if hit is not None else None
 
     def _pod_event(self, ref: PodRef, reason: str, message: str, key: str) -> None:
-        for sink in self.sinks:
-            if isinstance(sink, StdoutSink):
-                sink.workload(ref, reason, message)
+        self.stdout.workload(ref, reason, message)
         if self.kube is not None:
             from .kube.events import Ref  # noqa: PLC0415
             self.kube.record_event(Ref("Pod", ref.pod, ref.namespace, ref.uid), reason, message, key)

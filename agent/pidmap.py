@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 import re
+import time
+from collections import OrderedDict
 
 # kubepods/burstable/pod<uid>/<cid>  |  kubepods-burstable-pod<uid_with_underscores>.slice/cri-containerd-<cid>.scope
 _POD = re.compile(r"pod([0-9a-f]{8}[-_][0-9a-f]{4}[-_][0-9a-f]{4}[-_][0-9a-f]{4}[-_][0-9a-f]{12})")
@@ -24,3 +26,25 @@ def pod_of_pid(pid: int, proc_root: str = "/") -> tuple[str, str] | None:
             c = _CONTAINER.search(path)
             return m.group(1).replace("_", "-"), c.group(1) if c else ""
     return None
+
+
+class PidLookup:
+    """pod_of_pid with a short memory: an Xid storm from one process reads its cgroup file once."""
+
+    def __init__(self, proc_root: str = "/", ttl: float = 30.0, size: int = 256):
+        self.proc_root, self.ttl, self.size = proc_root, ttl, size
+        self._cache: OrderedDict[int, tuple[float, tuple[str, str] | None]] = OrderedDict()
+        self.reads = 0
+
+    def __call__(self, pid: int) -> tuple[str, str] | None:
+        now = time.monotonic()
+        hit = self._cache.get(pid)
+        if hit is not None and now - hit[0] < self.ttl:
+            return hit[1]
+        self.reads += 1
+        found = pod_of_pid(pid, self.proc_root)
+        self._cache[pid] = (now, found)
+        self._cache.move_to_end(pid)
+        if len(self._cache) > self.size:
+            self._cache.popitem(last=False)
+        return found

@@ -307,3 +307,16 @@ def test_agent_process_turns_a_pod_log_line_into_a_pod_event(tmp_path, pods):
         assert a.value("gpu_npd_workload_findings_total", namespace="train", kind="nccl_timeout") == 1
         assert api.conditions("gpu-node-1")["GPUUnhealthy"]["status"] == "False"  # the node stays healthy
         assert a.stop()[0] == 0
+
+
+def test_an_xid_storm_from_one_process_reads_its_cgroup_once(tmp_path, pods):
+    proc = tmp_path / "proc" / "5150"
+    proc.mkdir(parents=True)
+    proc.joinpath("cgroup").write_text("0::/kubepods.slice/kubepods-pod6f1e2a3b_4c5d_4e6f_8a9b_0c1d2e3f4a5b.slice/"
+                                       "cri-containerd-" + "c" * 64 + ".scope\n")
+    agent = make_agent(tmp_path, pods)
+    run_pods(agent)
+    line = "3,{n},1000,-;NVRM: Xid (PCI:0000:18:00): 31, pid=5150, name=python3, Ch 00000008, MMU Fault"
+    agent._process([Record("kmsg", line.format(n=n)) for n in range(500)])
+    assert agent._pids.reads == 1
+    assert sum(e["reason"] == "Xid31MMUFault" for e in workload_lines(agent)) == 500  # each one still said

@@ -63,12 +63,12 @@ class GpuState:
     ident: Identity
     unsupported: set[str] = field(default_factory=set)
     links: list[int] | None = None  # NVLinks NVML answers for, probed on first read
+    labels: dict[str, str] = field(init=False)  # fixed for the GPU's life: computed once
 
-    @property
-    def labels(self) -> dict[str, str]:
+    def __post_init__(self) -> None:
         i = self.ident
-        return {"gpu_index": str(i.index), "uuid": i.uuid, "pci_bus_id": normalize_pci(i.pci_bus_id) or i.pci_bus_id,
-                "model": i.model}
+        self.labels = {"gpu_index": str(i.index), "uuid": i.uuid,
+                       "pci_bus_id": normalize_pci(i.pci_bus_id) or i.pci_bus_id, "model": i.model}
 
 
 def annotate(f, pci_to_gpu: dict[str, dict[str, str]]) -> None:
@@ -88,6 +88,7 @@ class GpuCollector:
         self.clock = clock
         self.status = "off" if backend is None else "starting"  # ok | <NVML error> | timeout | off
         self.gpus: list[GpuState] = []
+        self.pci_to_gpu: dict[str, dict[str, str]] = {}  # PCI address -> labels, for kernel-log findings
         self.errors: dict[tuple[str, str], int] = {}  # (gpu index, NVML error) -> count
         self.timeouts = 0
         self.known_pci: set[str] = set()  # every GPU address seen since start, for naming the missing
@@ -122,10 +123,6 @@ class GpuCollector:
 
     # ---- init / inventory --------------------------------------------------------------------------
 
-    @property
-    def pci_to_gpu(self) -> dict[str, dict[str, str]]:
-        return {g.labels["pci_bus_id"]: g.labels for g in self.gpus}
-
     def _say_once(self, key: str, level: int, msg: str, *args) -> None:
         if key not in self._said:
             self._said.add(key)
@@ -149,6 +146,7 @@ class GpuCollector:
         outcome, result = self._run("system", start)
         if outcome == "ok":
             self.gpus = [GpuState(ident) for ident in result]
+            self.pci_to_gpu = {g.labels["pci_bus_id"]: g.labels for g in self.gpus}  # read per kernel finding
             self.status = "ok"
             self._said.discard("absent")
             log.info("NVML: %d GPU(s), driver %s", len(self.gpus), self._driver())
