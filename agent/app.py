@@ -92,7 +92,7 @@ class Agent:
         self.classifiers: dict[str, Classifier] = {}
         self.cursors: dict[str, Any] = {}
         self.status: dict[str, str] = {}
-        self._dropped_seen: dict[str, int] = {}
+        self._counted: dict[tuple[str, str], int] = {}
         self._dirty = False
         self._last_save = 0.0
         self._last_loop = time.monotonic()
@@ -233,7 +233,6 @@ class Agent:
             for ref, f in batch.items:
                 annotate(f, self.gpu.pci_to_gpu)
                 self.workloads.observe(ref, f)
-            self.metrics.records.labels(batch.source).inc(len(batch.items))
             return
         name = batch[0].source
         classifier = self.classifiers.get(name)
@@ -334,12 +333,13 @@ class Agent:
     def _tick(self) -> None:
         self._last_tick = time.monotonic()
         self._apply(self.engine.tick())
-        for src in self.sources:
-            dropped = src.counters().get("dropped", 0)
-            delta = dropped - self._dropped_seen.get(src.name, 0)
-            if delta > 0:
-                self.metrics.dropped.labels(src.name).inc(delta)
-                self._dropped_seen[src.name] = dropped
+        for src in self.sources:  # counters sources keep themselves (records: those that hand on findings)
+            counts = src.counters()
+            for key, metric in (("dropped", self.metrics.dropped), ("records", self.metrics.records)):
+                delta = counts.get(key, 0) - self._counted.get((src.name, key), 0)
+                if delta > 0:
+                    metric.labels(src.name).inc(delta)
+                    self._counted[(src.name, key)] = counts[key]
         self._watch_self()
         self.metrics.last_tick.set(time.time())
         if self._dirty and time.monotonic() - self._last_save >= SAVE_EVERY:

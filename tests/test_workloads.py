@@ -122,9 +122,32 @@ def test_deleted_pod_is_released(pods):
     src.discover()
     src.poll()
     assert src.counters()["open_files"] == 2
-    shutil.rmtree(pods / W0)
+    append(pods / W0 / "pytorch" / "0.log", TIMEOUT.format(ts="2024-07-25T07:00:00.000000000Z", r=17))
+    shutil.rmtree(pods / W0)  # the pod is gone before its last line was read
     src.discover()
-    assert src.counters() == {"open_files": 1, "files": 1}
+    counts = src.counters()
+    assert (counts["open_files"], counts["files"]) == (1, 1)
+    assert [f.rank for _, f in src.poll()] == [17]  # its last words are still reported
+
+
+def test_plain_rotation_while_the_file_was_closed_is_found_by_inode(pods):
+    src = source(pods, max_open=1)
+    src.discover()
+    src.poll()
+    closed = next(t for t in src.tails.values() if t.fd is None)
+    log = Path(closed.path)
+    append(log, TIMEOUT.format(ts="2024-07-25T07:00:00.000000000Z", r=40))
+    os.rename(log, str(log) + ".20240725-070000")  # not compressed yet
+    log.write_text(TIMEOUT.format(ts="2024-07-25T07:00:02.000000000Z", r=41))
+    assert sorted(f.rank for _, f in src.poll()) == [40, 41]
+
+
+def test_lines_read_are_counted(pods):
+    src = source(pods)
+    src.discover()
+    src.poll()
+    expected = sum(p.read_bytes().count(b"\n") for p in pods.glob("train_*/*/0.log"))
+    assert src.counters()["records"] == expected
 
 
 def test_partial_line_split_across_reads_is_joined(pods):
@@ -305,6 +328,7 @@ def test_agent_process_turns_a_pod_log_line_into_a_pod_event(tmp_path, pods):
         assert ev["involvedObject"]["kind"] == "Pod" and ev["involvedObject"]["name"] == "llama-70b-worker-3"
         assert ev["metadata"]["namespace"] == "train" and "rank 21" in ev["message"]
         assert a.value("gpu_npd_workload_findings_total", namespace="train", kind="nccl_timeout") == 1
+        a.wait_for(lambda: (a.value("gpu_npd_source_records_total", source="pods") or 0) >= 1, what="lines counted")
         assert api.conditions("gpu-node-1")["GPUUnhealthy"]["status"] == "False"  # the node stays healthy
         assert a.stop()[0] == 0
 

@@ -85,6 +85,8 @@ class PodLogSource(Source):
         self._saved: dict[str, list[int]] = self._load()
         self._first_scan = not from_start  # the first scan starts existing files at their end
         self.bytes_read = 0
+        self.lines = 0
+        self._released: list[tuple[PodRef, Finding]] = []  # last words of deleted pods, handed on by poll()
         self.pods: dict[str, PodRef] = {}  # pod uid -> ref (for pid -> pod attribution)
 
     # ---- filters and discovery -------------------------------------------------------------------------
@@ -128,7 +130,7 @@ class PodLogSource(Source):
         self.pods = pods
         for path in [p for p in self.tails if p not in seen]:  # pod deleted: release its files
             tail = self.tails.pop(path)
-            self._drain(tail)
+            self._released += self._drain(tail) + self._flush(tail)
             self._close(tail)
             self._saved.pop(path, None)
         self._first_scan = False
@@ -179,7 +181,7 @@ class PodLogSource(Source):
 
     def poll(self) -> list[tuple[PodRef, Finding]]:
         """Read what is new in every followed file; returns the findings."""
-        out: list[tuple[PodRef, Finding]] = []
+        out, self._released = self._released, []
         for tail in list(self.tails.values()):
             try:
                 st = os.stat(tail.path)
@@ -228,6 +230,7 @@ class PodLogSource(Source):
                 return []
             cut = len(buf) - 1
         tail.pending = buf[cut + 1:]
+        self.lines += buf.count(b"\n", 0, cut + 1)
         found = []
         for f in tail.scanner.scan(io.BytesIO(buf[:cut + 1])):
             f.file = tail.path
@@ -306,4 +309,5 @@ class PodLogSource(Source):
             log.warning("cannot save pod log offsets: %s", exc)
 
     def counters(self) -> dict[str, int]:
-        return {"open_files": sum(1 for t in self.tails.values() if t.fd is not None), "files": len(self.tails)}
+        return {"open_files": sum(1 for t in self.tails.values() if t.fd is not None), "files": len(self.tails),
+                "records": self.lines}
