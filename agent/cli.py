@@ -134,7 +134,11 @@ def run(config_file, kmsg, log_files, journald, state_dir, metrics_address, node
         sys.exit(2)
     logging.basicConfig(level=cfg.log_level.upper(), stream=sys.stderr,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    agent = Agent(cfg)
+    try:
+        agent = Agent(cfg)
+    except ValueError as exc:
+        click.echo(f"gpu-npd: configuration error: {exc}", err=True)
+        sys.exit(2)
     try:
         agent.start()
     except OSError as exc:

@@ -35,7 +35,6 @@ class Poller:
         self._scanned = -1e18
         self._wake = threading.Event()
         self._rescan = True
-        self.cycles = 0
         self._lock = threading.Lock()  # one poll at a time, whoever asks (the loop, a test, a command)
 
     def wake(self) -> None:
@@ -65,7 +64,6 @@ class Poller:
             r = infiniband.port_reading(port)
             if r is not None:
                 readings.append(r)
-        self.cycles += 1
         stats = {"nvml_status": self.gpu.status, "nvml_errors": dict(self.gpu.errors),
                  "nvml_timeouts": self.gpu.timeouts, "duration": time.perf_counter() - started}
         return SampleBatch(readings, stats)

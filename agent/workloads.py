@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 import time
 from collections import deque
+from datetime import datetime, timezone
 from typing import Callable
 
 from parsers import Cause, Finding, cause_of, explain, likely_cause
@@ -77,7 +78,7 @@ class WorkloadTracker:
         labels = [ref.namespace, f.kind] + ([ref.pod] if self.pod_label else [])
         self.metrics.workload_findings.labels(*labels).inc()
         if f.timestamp is None:
-            f.timestamp = _now(self.clock())
+            f.timestamp = datetime.fromtimestamp(self.clock(), timezone.utc)
         cause = likely_cause(f, self._candidates(f), self.window)
         reason = event_reason(f)
         key = (ref.namespace, job_of(ref.pod), reason, cause.text if cause else "")
@@ -101,8 +102,3 @@ class WorkloadTracker:
         message = (f"Xid {f.xid} on {where}{proc} in this pod: {f.message.strip()[:200]}. "
                    f"Attribution: application. Recommended action: {f.action}")
         self.emit(ref, xid_reason(f.xid or 0), message, f"{ref.namespace}|{ref.pod}|xid{f.xid}|{f.pci}")
-
-
-def _now(t: float):
-    from datetime import datetime, timezone  # noqa: PLC0415
-    return datetime.fromtimestamp(t, timezone.utc)

@@ -13,6 +13,7 @@ import yaml
 from agent.config import load
 from agent.health import HealthEngine
 from agent.kube.client import make_api
+from agent.kube.events import Ref
 from agent.kube.desired import budget_allows, merge_taints, taint_value
 from agent.kube.sink import KubernetesSink
 from agent.metrics import Metrics
@@ -289,7 +290,7 @@ def test_repeats_update_one_event_and_distinct_problems_are_rate_limited(api):
     api.add_node("gpu-1")
     engine, sink, _, _ = make_sink(api, mode="observe", event_burst=5, events_per_minute=60)
     for _ in range(32):
-        sink.events.record(__import__("agent.kube.events", fromlist=["Ref"]).Ref("Node", "gpu-1"), "R", "same")
+        sink.events.record(Ref("Node", "gpu-1"), "R", "same")
     sink.sync()
     (ev,) = api.events()
     assert ev["count"] == 32 and ev["involvedObject"] == {"kind": "Node", "name": "gpu-1", "apiVersion": "v1"}

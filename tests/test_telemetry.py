@@ -479,3 +479,16 @@ def test_node_gpu_capacity_is_the_expected_count(tmp_path):
     poll(agent)
     (p,) = agent.engine.problems.values()
     assert p.reason == "GPUCountMismatch" and "7 of 8 GPUs found" in p.message
+
+
+def test_a_broken_scenario_is_a_clear_error_not_a_traceback(tmp_path):
+    from click.testing import CliRunner
+
+    from agent.cli import main
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("gpus: [unclosed\n")
+    r = CliRunner().invoke(main, ["parse", "--nvml", f"fake:{bad}", "-"], input="")
+    assert r.exit_code == 2 and f"nvml scenario {bad}" in r.output
+    r = CliRunner().invoke(main, ["run", "--kmsg", "", "--no-journald", "--state-dir", str(tmp_path / "s"),
+                                  "--metrics-address", "127.0.0.1:0"], env={"GPU_NPD_NVML": f"fake:{bad}"})
+    assert r.exit_code == 2 and "configuration error: nvml scenario" in r.output

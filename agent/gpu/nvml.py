@@ -195,8 +195,13 @@ def open_backend(spec: str) -> Nvml | None:
     if spec == "off":
         return None
     if spec.startswith("fake:"):
+        import yaml  # noqa: PLC0415
+
         from .fake import FakeNvml  # noqa: PLC0415
-        return FakeNvml.from_file(spec[5:])
+        try:
+            return FakeNvml.from_file(spec[5:])
+        except (OSError, yaml.YAMLError, TypeError, KeyError, IndexError, AttributeError) as exc:
+            raise ValueError(f"nvml scenario {spec[5:]}: {exc}") from None
     try:
         return PynvmlBackend()
     except ImportError:

@@ -59,9 +59,6 @@ class KubernetesSink:
         self._held: set[str] = set()
         self._budget_checked = -1e18
         self._node_seen = False
-        self.writes = {"conditions": 0, "taints": 0, "events": 0}
-        self.reads = 0
-        self.failures = 0
         self._thread: threading.Thread | None = None
 
     # ---- agent side (never blocks) ----------------------------------------------------------------
@@ -110,7 +107,6 @@ class KubernetesSink:
                 backoff = 0.0
                 self._api_up(1)
             except Exception as exc:  # noqa: BLE001 - any API failure: back off, keep the desired state
-                self.failures += 1
                 backoff = min(max(1.0, backoff * 2), self.s.max_backoff_seconds)
                 delay = _retry_after(exc) or backoff * random.uniform(0.8, 1.2)
                 self._api_up(0)
@@ -238,7 +234,6 @@ class KubernetesSink:
             if cont:
                 kwargs["_continue"] = cont
             page = json.loads(self.api.list_node(**kwargs).data)
-            self.reads += 1
             for item in page.get("items", []):
                 if not self.s.budget_selector and "nvidia.com/gpu" not in item.get("status", {}).get("capacity", {}):
                     continue
@@ -259,11 +254,9 @@ class KubernetesSink:
     def _get_node(self) -> dict:
         self.limiter.wait(self.stop)
         resp = self.api.read_node(self.node, _preload_content=False, _request_timeout=self.s.request_timeout_seconds)
-        self.reads += 1
         return json.loads(resp.data)
 
     def _count(self, kind: str, n: int = 1) -> None:
-        self.writes[kind] += n
         if self.metrics is not None and n:
             self.metrics.kube_writes.labels(kind).inc(n)
 
