@@ -492,3 +492,18 @@ def test_a_broken_scenario_is_a_clear_error_not_a_traceback(tmp_path):
     r = CliRunner().invoke(main, ["run", "--kmsg", "", "--no-journald", "--state-dir", str(tmp_path / "s"),
                                   "--metrics-address", "127.0.0.1:0"], env={"GPU_NPD_NVML": f"fake:{bad}"})
     assert r.exit_code == 2 and "configuration error: nvml scenario" in r.output
+
+
+def test_nvml_init_is_retried_every_minute_until_the_driver_loads():
+    fake = FakeNvml({"init_error": "DRIVER_NOT_LOADED", **hgx_scenario()})
+    clock = Clock(0.0)
+    c = GpuCollector(fake, clock=clock)
+    c.poll([])
+    assert c.status == "DRIVER_NOT_LOADED"
+    fake.scenario["init_error"] = None  # the GPU operator's driver container comes up
+    clock.t += 30
+    c.poll([])
+    assert c.status == "DRIVER_NOT_LOADED"  # not asked again yet
+    clock.t += 31
+    readings = c.poll([])
+    assert c.status == "ok" and sum(r.entity == "gpu" for r in readings) == 8
