@@ -507,3 +507,16 @@ def test_nvml_init_is_retried_every_minute_until_the_driver_loads():
     clock.t += 31
     readings = c.poll([])
     assert c.status == "ok" and sum(r.entity == "gpu" for r in readings) == 8
+
+
+def test_a_port_that_goes_away_leaves_no_stale_series(tmp_path):
+    import shutil as sh
+    root = copy_sysfs(tmp_path)
+    agent, _ = make(tmp_path, {"init_error": "LIBRARY_NOT_FOUND"}, root)
+    poll(agent)
+    assert metric(agent, "gpu_npd_ib_port_active", device="mlx5_7", port="1") == 1
+    sh.rmtree(root / "sys/class/infiniband/mlx5_7")  # the NIC is unbound (udev remove)
+    agent.poller.wake()
+    poll(agent)
+    assert metric(agent, "gpu_npd_ib_port_active", device="mlx5_7", port="1") is None
+    assert metric(agent, "gpu_npd_ib_port_active", device="mlx5_6", port="1") == 1
