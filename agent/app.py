@@ -37,6 +37,7 @@ from .state import StateStore
 log = logging.getLogger("gpu_npd")
 SAVE_EVERY = 1.0  # seconds between state writes while something changed
 DEDUPE_KEYS = 4096  # recent record texts remembered for shedding duplicates
+NO_KERNEL_LOG = "kernel-log"  # the source label reported down when no kernel log can be read at all
 XID_MERGE_SECONDS = 10.0  # one Xid seen by both NVML events and the kernel log within this is one Xid
 
 
@@ -155,10 +156,14 @@ class Agent:
             if cond.status:
                 self._apply(Change(conditions=[cond]))  # say what stands, once, at start
         if self.kube is not None:
+            self.metrics.registry.register(self.metrics.kube_api_up)
             self.kube.start()
         self.sources = select_sources(self.cfg, {"cursors": self.cursors}, self.boot_id)
-        if not self.sources:
-            log.warning("no kernel log source available: only metrics are served")
+        if not self.sources:  # blind to the kernel: unhealthy, exported and alerted, not a quiet "ok"
+            log.error("no readable kernel log source (kmsg %r, log files, journald): kernel faults on this node "
+                      "go unseen; mount /dev/kmsg or /var/log into the pod and grant CAP_SYSLOG", self.cfg.kmsg)
+            self.status[NO_KERNEL_LOG] = "down"
+            self.metrics.source_up.labels(NO_KERNEL_LOG).set(0)
         if self.cfg.pod_logs_root and os.path.isdir(self.cfg.pod_logs_root):
             c = self.cfg
             self.pod_source = PodLogSource(c.pod_logs_root, c.state_dir, c.workload_include_namespaces,

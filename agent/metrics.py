@@ -46,7 +46,9 @@ class Metrics:
                                    ["kind"], registry=r)
         self.kube_errors = Counter("gpu_npd_kube_errors", "Kubernetes API failures, by HTTP status or "
                                    "connection/timeout/conflict.", ["kind"], registry=r)
-        self.kube_api_up = Gauge("gpu_npd_kube_api_up", "1 when the last Kubernetes sync succeeded.", registry=r)
+        # registered only when the Kubernetes writer runs (enable_kube): no series in local mode or `mode: off`,
+        # so "API writes failing" cannot pend on agents that never write
+        self.kube_api_up = Gauge("gpu_npd_kube_api_up", "1 when the last Kubernetes sync succeeded.", registry=None)
         self.taint_held = Gauge("gpu_npd_taint_held_by_budget", "1 while a taint is held back by the tainted-node "
                                 "budget (its condition stands).", ["taint"], registry=r)
         Info("gpu_npd_build", "Build information.", registry=r).info({"version": __version__})

@@ -82,11 +82,13 @@ def test_corrupt_state_starts_fresh(tmp_path: Path):
     assert (tmp_path / "state.corrupt").exists()
 
 
-def test_no_sources_still_serves_and_is_healthy(tmp_path: Path):
+def test_no_kernel_log_source_is_unhealthy_and_exported(tmp_path: Path):
     agent = make_agent(tmp_path)
     agent.start(serve_http=False)
     agent.step(timeout=0.01)
-    assert agent.sources == [] and agent.health()[0]
+    ok, text = agent.health()
+    assert agent.sources == [] and not ok and "kernel-log" in text
+    assert agent.metrics.source_up.labels("kernel-log")._value.get() == 0
 
 
 def test_unreadable_kmsg_falls_back_to_log_files_then_journald(tmp_path: Path):

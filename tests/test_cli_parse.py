@@ -79,3 +79,22 @@ def test_min_severity(fixtures):
     assert b"driver_load" in run("--format", "json", "--min-severity", "info", path).stdout
     fatal_only = run("--format", "json", "--min-severity", "fatal", str(fixtures / "dmesg" / "pcie-aer.syslog"))
     assert [json.loads(x)["severity"] for x in fatal_only.stdout.decode().splitlines()] == ["fatal"]
+
+
+def test_bad_nvml_choice_is_a_clear_error():
+    r = subprocess.run([*GPU_NPD, "parse", "--nvml", "bogus", "/dev/null"], capture_output=True, text=True)
+    assert r.returncode == 2 and "--nvml" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_truncated_gzip_gives_what_decodes_and_one_warning(tmp_path):
+    import gzip
+
+    body = b"".join(b"[ %d.5] benign kernel line %d padding %d\n" % (i, i, i * 7919) for i in range(60000))
+    data = gzip.compress(XID79 + body + XID79.replace(b"5d:00", b"5e:00"))
+    p = tmp_path / "kern.log.2.gz"
+    p.write_bytes(data[: len(data) // 2])
+    r = subprocess.run([*GPU_NPD, "parse", "--format", "json", "--nvml", "off", str(p)], capture_output=True)
+    assert r.returncode == 2
+    assert [json.loads(x)["pci"] for x in r.stdout.splitlines()] == ["0000:5d:00"]  # the first half's Xid
+    err = r.stderr.decode().strip().splitlines()
+    assert len(err) == 1 and "truncated" in err[0] and "Traceback" not in err[0]

@@ -84,6 +84,7 @@ def test_dashboard_queries_only_metrics_the_agent_exports(tmp_path):
     agent, _ = make(tmp_path, hgx_scenario(), copy_sysfs(tmp_path))
     poll(agent)
     agent.metrics.taint_held.labels("gpu-npd.io/GPUUnhealthy").set(0)
+    agent.metrics.registry.register(agent.metrics.kube_api_up)  # as when the Kubernetes writer runs
     agent.metrics.kube_api_up.set(1)
     agent._publish()
     agent.metrics.source_up.labels("kmsg").set(1)
