@@ -3,6 +3,9 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
+VERSION := $(shell sed -n 's/^version = "\(.*\)"/\1/p' pyproject.toml)
+IMAGE  ?= ghcr.io/gpu-npd/gpu-npd:$(VERSION)
+BUILDER ?= $(shell command -v docker >/dev/null && docker info >/dev/null 2>&1 && echo docker || (command -v buildah >/dev/null && echo buildah) || (command -v podman >/dev/null && echo podman) || echo none)
 
 .PHONY: run test bench image clean venv
 
@@ -28,7 +31,8 @@ bench: $(STAMP)
 	$(BIN)/python bench/kube_scale.py
 
 image:
-	docker build -t gpu-npd:dev .
+	@test "$(BUILDER)" != none || { echo "make image: no docker daemon, buildah or podman here"; exit 2; }
+	$(BUILDER) build -t $(IMAGE) .
 
 clean:
 	rm -rf $(VENV) build *.egg-info bench/out .pytest_cache

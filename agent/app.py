@@ -156,7 +156,6 @@ class Agent:
             if cond.status:
                 self._apply(Change(conditions=[cond]))  # say what stands, once, at start
         if self.kube is not None:
-            self.metrics.registry.register(self.metrics.kube_api_up)
             self.kube.start()
         self.sources = select_sources(self.cfg, {"cursors": self.cursors}, self.boot_id)
         if not self.sources:  # blind to the kernel: unhealthy, exported and alerted, not a quiet "ok"
@@ -180,7 +179,7 @@ class Agent:
             self._udev = watch_udev(self.poller.wake)
         if serve_http:
             host, port = self.cfg.metrics_host_port
-            self.server = serve(host, port, self.metrics.registry, self.health)
+            self.server = serve(host, port, self.metrics.registry, self.health, self.liveness)
         self._dirty = True
 
     def shutdown(self) -> None:
@@ -404,11 +403,19 @@ class Agent:
                 self.stop.wait(backoff * random.uniform(0.8, 1.2))
                 backoff = min(backoff * 2, 30.0)
 
-    def health(self) -> tuple[bool, str]:
-        problems = [f"source {n} is down" for n, s in self.status.items() if s == "down"]
+    def liveness(self) -> tuple[bool, str]:
+        """/livez: only a stalled engine fails it (a restart cures that; it does not cure a missing source)."""
         stalled = time.monotonic() - self._last_loop
         if stalled > max(5.0, 5 * self.cfg.tick_seconds):
-            problems.append(f"engine stalled for {stalled:.0f} s")
+            return False, f"engine stalled for {stalled:.0f} s"
+        return True, "ok"
+
+    def health(self) -> tuple[bool, str]:
+        """/healthz (readiness): the engine and every source."""
+        problems = [f"source {n} is down" for n, s in self.status.items() if s == "down"]
+        live, why = self.liveness()
+        if not live:
+            problems.append(why)
         if problems:
             return False, "; ".join(problems)
         up = ", ".join(f"{n}={s}" for n, s in sorted(self.status.items())) or "no sources"

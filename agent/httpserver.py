@@ -1,4 +1,4 @@
-"""/metrics and /healthz on one small HTTP server that no client can wear down.
+"""/metrics, /healthz (readiness: engine and sources) and /livez (the engine only) on one small HTTP server that no client can wear down.
 
 A selector loop holds accepted connections until they have bytes to read; only then does one of a fixed
 pool of workers serve the request (one per connection, HTTP/1.0). So idle or slow clients cost a socket,
@@ -24,12 +24,17 @@ WORKERS = 4
 MAX_PENDING = 256
 IDLE_SECONDS = 10.0
 IO_SECONDS = 5.0
+Check = Callable[[], tuple[bool, str]]
+
+
+class _Listener(HTTPServer):
+    request_queue_size = 128  # the accept loop drains it; socketserver's 5 drops SYNs under a burst
 
 
 class MetricsServer:
-    def __init__(self, host: str, port: int, registry: CollectorRegistry,
-                 health: Callable[[], tuple[bool, str]]):
-        self._http = HTTPServer((host, port), _handler(registry, health), bind_and_activate=True)
+    def __init__(self, host: str, port: int, registry: CollectorRegistry, health: Check, live: Check | None = None):
+        self._http = _Listener((host, port), _handler(registry, {"/healthz": health, "/readyz": health,
+                                                                  "/livez": live or health}))
         self.server_address = self._http.server_address
         self._pool = ThreadPoolExecutor(WORKERS, thread_name_prefix="http")
         self._stop = threading.Event()
@@ -89,17 +94,17 @@ class MetricsServer:
         self._http.server_close()
 
 
-def _handler(registry: CollectorRegistry, health: Callable[[], tuple[bool, str]]):
+def _handler(registry: CollectorRegistry, checks: dict[str, Check]):
     class Handler(BaseHTTPRequestHandler):
         def do_GET(self) -> None:  # noqa: N802
             path = self.path.split("?", 1)[0]
             if path == "/metrics":
                 body, code, ctype = generate_latest(registry), 200, CONTENT_TYPE_LATEST
-            elif path in ("/healthz", "/readyz"):
-                ok, text = health()
+            elif path in checks:
+                ok, text = checks[path]()
                 body, code, ctype = (text + "\n").encode(), 200 if ok else 503, "text/plain; charset=utf-8"
             else:
-                body, code, ctype = b"not found: try /metrics or /healthz\n", 404, "text/plain"
+                body, code, ctype = b"not found: try /metrics, /healthz or /livez\n", 404, "text/plain"
             self.send_response(code)
             self.send_header("Content-Type", ctype)
             self.send_header("Content-Length", str(len(body)))
@@ -112,6 +117,5 @@ def _handler(registry: CollectorRegistry, health: Callable[[], tuple[bool, str]]
     return Handler
 
 
-def serve(host: str, port: int, registry: CollectorRegistry,
-          health: Callable[[], tuple[bool, str]]) -> MetricsServer:
-    return MetricsServer(host, port, registry, health)
+def serve(host: str, port: int, registry: CollectorRegistry, health: Check, live: Check | None = None) -> MetricsServer:
+    return MetricsServer(host, port, registry, health, live)

@@ -49,6 +49,7 @@ class Metrics:
         # registered only when the Kubernetes writer runs (enable_kube): no series in local mode or `mode: off`,
         # so "API writes failing" cannot pend on agents that never write
         self.kube_api_up = Gauge("gpu_npd_kube_api_up", "1 when the last Kubernetes sync succeeded.", registry=None)
+        self._kube_api_up_exported = False
         self.taint_held = Gauge("gpu_npd_taint_held_by_budget", "1 while a taint is held back by the tainted-node "
                                 "budget (its condition stands).", ["taint"], registry=r)
         Info("gpu_npd_build", "Build information.", registry=r).info({"version": __version__})
@@ -60,6 +61,13 @@ class Metrics:
 
     # Counter totals survive restarts through the state file: bounded label sets (kinds, Xid x GPU).
     PERSISTED = ("findings", "xid_errors")
+
+    def set_kube_api_up(self, value: float) -> None:
+        """The writer's view of the API; the series exists from the writer's first attempt on."""
+        if not self._kube_api_up_exported:
+            self.registry.register(self.kube_api_up)
+            self._kube_api_up_exported = True
+        self.kube_api_up.set(value)
 
     def totals(self) -> dict[str, dict[str, float]]:
         out: dict[str, dict[str, float]] = {}

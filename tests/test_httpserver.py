@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import socket
 import threading
+import urllib.error
 import urllib.request
 
 from prometheus_client import CollectorRegistry, Counter
@@ -51,3 +52,18 @@ def test_client_that_disconnects_early_is_not_news(capfd):
     srv.shutdown()
     err = capfd.readouterr().err
     assert "Traceback" not in err and "BrokenPipe" not in err
+
+
+def test_livez_fails_only_on_a_stalled_engine():
+    reg = CollectorRegistry()
+    srv = httpserver.serve("127.0.0.1", 0, reg, lambda: (False, "source kernel-log is down"), lambda: (True, "ok"))
+    port = srv.server_address[1]
+    try:
+        assert _get(port, "/livez").startswith("ok")
+        try:
+            _get(port, "/healthz")
+            raise AssertionError("healthz should be 503")
+        except urllib.error.HTTPError as exc:
+            assert exc.code == 503 and b"kernel-log" in exc.read()
+    finally:
+        srv.shutdown()

@@ -266,7 +266,7 @@ class KubernetesSink:
 
     def _api_up(self, value: float) -> None:
         if self.metrics is not None:
-            self.metrics.kube_api_up.set(value)
+            self.metrics.set_kube_api_up(value)
 
     def _gauge_held(self) -> None:
         if self.metrics is not None:
