@@ -5,9 +5,9 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 VERSION := $(shell sed -n 's/^version = "\(.*\)"/\1/p' pyproject.toml)
 IMAGE  ?= ghcr.io/gpu-npd/gpu-npd:$(VERSION)
-BUILDER ?= $(shell command -v docker >/dev/null && docker info >/dev/null 2>&1 && echo docker || (command -v buildah >/dev/null && echo buildah) || (command -v podman >/dev/null && echo podman) || echo none)
+BUILDER ?= $(shell command -v docker >/dev/null && docker info >/dev/null 2>&1 && echo docker || (command -v podman >/dev/null && echo podman) || echo none)
 
-.PHONY: run test bench image clean venv
+.PHONY: run test bench image image-test wheels constraints clean venv
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -30,9 +30,28 @@ bench: $(STAMP)
 	$(BIN)/python bench/podlogs.py
 	$(BIN)/python bench/kube_scale.py
 
-image:
-	@test "$(BUILDER)" != none || { echo "make image: no docker daemon, buildah or podman here"; exit 2; }
-	$(BUILDER) build -t $(IMAGE) .
+BASE   ?= $(if $(filter docker,$(BUILDER)),python:3.11-slim,localhost/gpu-npd-base:bookworm)
+# podman/buildah here: runc (crun refuses this machine's hybrid cgroups), no default ulimits (no CAP_SYS_RESOURCE)
+export CONTAINERS_CONF ?= $(CURDIR)/deploy/image/containers.conf
+PODMAN_RUNTIME := $(if $(filter docker,$(BUILDER)),,--runtime runc)
+
+wheels: $(STAMP)
+	rm -rf build/wheels
+	$(BIN)/pip wheel --quiet --wheel-dir build/wheels -c deploy/image/constraints.txt .
+
+image: wheels
+	@test "$(BUILDER)" != none || { echo "make image: no docker daemon or podman here (apt-get install podman mmdebstrap runc)"; exit 2; }
+	@if [ "$(BUILDER)" != docker ] && ! podman image exists $(BASE); then deploy/image/base.sh $(BASE); fi
+	$(BUILDER) build $(PODMAN_RUNTIME) --build-arg BASE=$(BASE) --build-arg VERSION=$(VERSION) -t $(IMAGE) .
+	@$(BUILDER) image inspect $(IMAGE) --format 'built $(IMAGE): {{.Size}} bytes'
+
+# The image run as the DaemonSet runs it (tests_image/): read-only root, the manifest's mounts, env and
+# security context, a kmsg FIFO, /metrics, /healthz, an Xid -> condition on stdout, SIGTERM exit 0.
+image-test: image
+	IMAGE=$(IMAGE) PODMAN_RUNTIME="$(PODMAN_RUNTIME)" BUILDER=$(BUILDER) $(BIN)/python -m pytest -q tests_image
+
+constraints: $(STAMP)
+	$(BIN)/python deploy/image/pin.py > deploy/image/constraints.txt
 
 clean:
 	rm -rf $(VENV) build *.egg-info bench/out .pytest_cache
