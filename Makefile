@@ -7,7 +7,7 @@ VERSION := $(shell sed -n 's/^version = "\(.*\)"/\1/p' pyproject.toml)
 IMAGE  ?= ghcr.io/gpu-npd/gpu-npd:$(VERSION)
 BUILDER ?= $(shell command -v docker >/dev/null && docker info >/dev/null 2>&1 && echo docker || (command -v podman >/dev/null && echo podman) || echo none)
 
-.PHONY: run test bench image image-test wheels constraints clean venv
+.PHONY: run test fuzz bench image image-test wheels constraints clean venv
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -22,6 +22,9 @@ run: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q $(PYTEST_ARGS)
+
+fuzz: $(STAMP)
+	FUZZ_EXAMPLES=200000 $(BIN)/python -m pytest -q tests/test_hostile_inputs.py
 
 bench: $(STAMP)
 	$(BIN)/python bench/parse.py

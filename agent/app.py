@@ -37,6 +37,8 @@ from .state import StateStore
 log = logging.getLogger("gpu_npd")
 SAVE_EVERY = 1.0  # seconds between state writes while something changed
 DEDUPE_KEYS = 4096  # recent record texts remembered for shedding duplicates
+# syslog tags of the kernel's own lines; None: the envelope carries no tag (kmsg, dmesg, journalctl -k)
+KERNEL_PROGRAMS = frozenset({None, "kernel"})
 NO_KERNEL_LOG = "kernel-log"  # the source label reported down when no kernel log can be read at all
 XID_MERGE_SECONDS = 10.0  # one Xid seen by both NVML events and the kernel log within this is one Xid
 
@@ -68,9 +70,12 @@ def select_sources(cfg: Config, state: dict[str, Any], boot_id: str) -> list[Sou
         sources.append(KmsgSource(cfg.kmsg, boot_id, cursors.get("kmsg")))
     elif cfg.kmsg:
         log.warning("kmsg source %s is not readable; falling back", cfg.kmsg)
-    files = list(cfg.log_files) or ([] if kmsg_ok else [p for p in cfg.fallback_log_files if os.path.exists(p)])
+    # the fallback follows the kernel's lines once: the first file of fallback_log_files that exists
+    # (kern.log before syslog / messages, which hold the same lines again)
+    fallback = next((p for p in cfg.fallback_log_files if os.path.exists(p)), None)
+    files = list(cfg.log_files) or ([] if kmsg_ok or fallback is None else [fallback])
     if files:
-        sources.append(LogFileSource(files, cfg.state_dir))
+        sources.append(LogFileSource(files, cfg.state_dir, cursors.get("files")))
     if cfg.journald or (cfg.journald is None and not sources):
         sources.append(JournaldSource(cursors.get("journald")))
     return sources
@@ -247,8 +252,14 @@ class Agent:
                 self.metrics.shed.inc()
                 continue
             finding = classifier.classify(rec.line)
-            if finding is not None:
-                self._observe(finding, name)
+            if finding is None:
+                continue
+            if finding.program not in KERNEL_PROGRAMS:
+                # a syslog line from another program that reads like a kernel fault (any local process can
+                # write one): counted, never a node problem
+                self.metrics.forged.labels(name, finding.kind).inc()
+                continue
+            self._observe(finding, name)
         if batch[-1].cursor is not None:  # sources that keep their own offsets leave it None
             self.cursors[name] = batch[-1].cursor
         self.metrics.records.labels(name).inc(len(batch))  # counted once processed: a test may wait on it

@@ -42,6 +42,9 @@ class Metrics:
         self.workload_findings = Counter("gpu_npd_workload_findings", "NCCL / CUDA / distributed-training failures "
                                          "in container logs, by namespace and kind.",
                                          ["namespace", "kind"] + (["pod"] if pod_label else []), registry=r)
+        self.forged = Counter("gpu_npd_forged_or_userspace", "Lines in a kernel-log file that read like a kernel "
+                              "fault but were written by another program (syslog tag not `kernel`): never a "
+                              "node problem.", ["source", "kind"], registry=r)
         self.kube_writes = Counter("gpu_npd_kube_writes", "Kubernetes API writes, by kind (conditions, taints, events).",
                                    ["kind"], registry=r)
         self.kube_errors = Counter("gpu_npd_kube_errors", "Kubernetes API failures, by HTTP status or "
