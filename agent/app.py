@@ -147,10 +147,17 @@ class Agent:
 
     def start(self, serve_http: bool = True) -> None:
         state = self.store.load()
-        self.engine.restore(state)
-        self.cursors = dict(state.get("cursors", {}))
-        self.metrics.restore_totals(state.get("totals", {}))
-        self.judge.restore(state.get("samples", {}))
+        try:
+            self.engine.restore(state)
+            self.cursors = dict(state.get("cursors", {}))
+            self.metrics.restore_totals(state.get("totals", {}))
+            self.judge.restore(state.get("samples", {}))
+        except Exception as exc:  # noqa: BLE001 - values of the right shape but not usable: start fresh
+            state = self.store.reject(f"cannot restore: {type(exc).__name__}: {exc}"[:200])
+            self.engine = HealthEngine(self.cfg, self.clock)
+            self.engine.boot_time = self.boot_epoch
+            self.cursors = {}
+            self.judge = SampleJudge(self.cfg.sample_rules, self.cfg.sample_ignore)
         if state.get("boot_id") and state["boot_id"] != self.boot_id:
             log.info("new boot (%s -> %s): kernel-log problems cleared", state["boot_id"], self.boot_id)
             self._apply(self.engine.new_boot())
@@ -383,8 +390,10 @@ class Agent:
         try:
             self.store.save({"boot_id": self.boot_id, "cursors": self.cursors, "totals": self.metrics.totals(),
                              "samples": self.judge.to_state(), **self.engine.to_state()})
-        except OSError as exc:
-            log.error("cannot write state to %s: %s", self.store.path, exc)
+        except OSError as exc:  # read-only or full: every source keeps running from memory; alerted
+            self.metrics.state_write_errors.inc()
+            log.error("cannot write state to %s: %s; detection goes on from memory, but a restart would "
+                      "re-read and lose standing conditions: make the state directory writable", self.store.path, exc)
             return
         self._dirty = False
         self._last_save = time.monotonic()

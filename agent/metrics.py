@@ -45,6 +45,8 @@ class Metrics:
         self.forged = Counter("gpu_npd_forged_or_userspace", "Lines in a kernel-log file that read like a kernel "
                               "fault but were written by another program (syslog tag not `kernel`): never a "
                               "node problem.", ["source", "kind"], registry=r)
+        self.state_write_errors = Counter("gpu_npd_state_write_errors", "State writes that failed (read-only or "
+                                          "full state directory): detection goes on from memory.", registry=r)
         self.kube_writes = Counter("gpu_npd_kube_writes", "Kubernetes API writes, by kind (conditions, taints, events).",
                                    ["kind"], registry=r)
         self.kube_errors = Counter("gpu_npd_kube_errors", "Kubernetes API failures, by HTTP status or "
