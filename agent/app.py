@@ -179,7 +179,8 @@ class Agent:
             c = self.cfg
             self.pod_source = PodLogSource(c.pod_logs_root, c.state_dir, c.workload_include_namespaces,
                                            c.workload_exclude_namespaces, c.workload_include_pods,
-                                           c.workload_exclude_pods, c.workload_max_open_files)
+                                           c.workload_exclude_pods, c.workload_max_open_files,
+                                           allowed_roots=c.workload_allowed_log_roots)
             self.sources.append(self.pod_source)
         for src in self.sources:
             threading.Thread(target=self._supervise, args=(src,), name=f"source-{src.name}", daemon=True).start()
@@ -357,7 +358,8 @@ class Agent:
         self._apply(self.engine.tick())
         for src in self.sources:  # counters sources keep themselves (records: those that hand on findings)
             counts = src.counters()
-            for key, metric in (("dropped", self.metrics.dropped), ("records", self.metrics.records)):
+            for key, metric in (("dropped", self.metrics.dropped), ("records", self.metrics.records),
+                                ("refused", self.metrics.refused)):
                 delta = counts.get(key, 0) - self._counted.get((src.name, key), 0)
                 if delta > 0:
                     metric.labels(src.name).inc(delta)

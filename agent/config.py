@@ -60,6 +60,7 @@ class Config:
     workload_include_pods: list[str]
     workload_exclude_pods: list[str]
     workload_max_open_files: int
+    workload_allowed_log_roots: list[str]
     workload_correlation_seconds: float
     workload_pod_label: bool
     udev: bool
