@@ -86,7 +86,7 @@ class Agent:
         self.cfg = cfg
         self.clock = clock
         self.stop = threading.Event()
-        self.metrics = Metrics(cfg.workload_pod_label)
+        self.metrics = Metrics(cfg.workload_pod_label, cfg.max_series_per_family)
         self.engine = HealthEngine(cfg, clock)
         self.store = StateStore(cfg.state_dir)
         self.queue: queue.Queue[list[Record] | SampleBatch] = queue.Queue(maxsize=cfg.queue_batches)
@@ -295,8 +295,8 @@ class Agent:
         self.workloads.note_finding(f)
         self.metrics.findings.labels(f.kind, f.severity, f.attribution).inc()
         if f.kind == "xid" and f.xid is not None:
-            self.metrics.xid_errors.labels(str(f.xid), f.pci or "unknown", str(f.details.get("gpu_index", "")),
-                                           f.details.get("uuid", "")).inc()
+            self.metrics.count("xid_errors", (str(f.xid), f.pci or "unknown", str(f.details.get("gpu_index", "")),
+                                              f.details.get("uuid", "")))
         self._apply(self.engine.observe(f, "kernel"))
 
     def _same_xid(self, f: Finding, source: str) -> bool:

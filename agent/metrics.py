@@ -12,8 +12,12 @@ from .samples import Reading
 
 
 class Metrics:
-    def __init__(self, pod_label: bool = False) -> None:
+    def __init__(self, pod_label: bool = False, max_series: int = 1000) -> None:
         r = self.registry = CollectorRegistry(auto_describe=True)
+        self.max_series = max_series  # per family whose labels come from input (Xid code/PCI, namespace/pod)
+        self._series: dict[str, set[tuple[str, ...]]] = {}
+        self.overflow = Counter("gpu_npd_series_overflow", "Increments folded into the `other` series because a "
+                                "family reached max_series_per_family distinct label sets.", ["family"], registry=r)
         self.findings = Counter("gpu_npd_findings", "Findings recognised, by kind, severity and attribution.",
                                 ["kind", "severity", "attribution"], registry=r)
         self.xid_errors = Counter("gpu_npd_xid_errors", "NVRM Xid errors seen, by Xid code and GPU "
@@ -84,13 +88,24 @@ class Metrics:
                              for s in family.samples if s.name.endswith("_total")}
         return out
 
+    def count(self, name: str, labels: tuple[str, ...], value: float = 1.0) -> None:
+        """Increment a counter whose labels come from input, within max_series distinct label sets: past
+        that, into one `other` series (every label "other"), and the overflow is counted. Never lost."""
+        seen = self._series.setdefault(name, set())
+        if labels not in seen:
+            if len(seen) >= self.max_series:
+                self.overflow.labels(name).inc(value)
+                labels = ("other",) * len(labels)
+            seen.add(labels)
+        getattr(self, name).labels(*labels).inc(value)
+
     def restore_totals(self, totals: dict[str, dict[str, float]]) -> None:
         for name in self.PERSISTED:
             counter = getattr(self, name)
             for key, value in totals.get(name, {}).items():
                 labels = key.split("|")
                 if len(labels) == len(counter._labelnames) and value > 0:
-                    counter.labels(*labels).inc(value)
+                    self.count(name, tuple(labels), value)
 
     def set_readings(self, readings: list[Reading], stats: dict) -> None:
         self._readings, self._stats = list(readings), dict(stats)

@@ -89,7 +89,7 @@ class WorkloadTracker:
 
     def observe(self, ref: PodRef, f: Finding) -> str:
         labels = [ref.namespace, f.kind] + ([ref.pod] if self.pod_label else [])
-        self.metrics.workload_findings.labels(*labels).inc()
+        self.metrics.count("workload_findings", tuple(labels))
         if f.timestamp is None:
             f.timestamp = datetime.fromtimestamp(self.clock(), timezone.utc)
         cause = likely_cause(f, self._candidates(f), self.window)

@@ -125,3 +125,23 @@ def test_a_bug_on_one_batch_is_logged_counted_and_survived(tmp_path: Path, caplo
     agent.queue.put([Record("kmsg", f"3,2,2000,-;{XID79}")])
     agent.step(timeout=0.1)
     assert agent.engine.conditions["GPUUnhealthy"].status  # the next input is handled as usual
+
+
+def test_xid_label_cardinality_is_capped_and_nothing_is_lost(tmp_path: Path):
+    """20,000 distinct code/PCI pairs (issue 17: a 3.5 MB /metrics): at most max_series_per_family series,
+    the rest folded into `other`, every increment still counted."""
+    from prometheus_client import generate_latest
+
+    from parsers import parse_line
+
+    cfg = load(env={}, flags={"kmsg": "", "journald": False, "fallback_log_files": [], "state_dir": str(tmp_path),
+                              "nvml": "off", "pod_logs_root": "", "max_series_per_family": 100})
+    agent = Agent(cfg, out=io.StringIO())
+    for i in range(2000):
+        f = parse_line(f"NVRM: Xid (PCI:{i // 256:04x}:{i % 256:02x}:00): 13, pid=1, name=x, Graphics Exception")
+        agent._observe(f, "kmsg")
+    body = generate_latest(agent.metrics.registry).decode()
+    series = [line for line in body.splitlines() if line.startswith("gpu_npd_xid_errors_total{")]
+    assert len(series) == 101  # 100 distinct + other
+    assert sum(float(line.rsplit(" ", 1)[1]) for line in series) == 2000
+    assert agent.metrics.registry.get_sample_value("gpu_npd_series_overflow_total", {"family": "xid_errors"}) == 1900
