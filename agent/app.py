@@ -89,7 +89,9 @@ class Agent:
         self.metrics = Metrics(cfg.workload_pod_label, cfg.max_series_per_family)
         self.engine = HealthEngine(cfg, clock)
         self.store = StateStore(cfg.state_dir)
-        self.queue: queue.Queue[list[Record] | SampleBatch] = queue.Queue(maxsize=cfg.queue_batches)
+        # (when enqueued, batch): the wait of the batch being processed is the intake lag
+        self.queue: queue.Queue[tuple[float, list[Record] | SampleBatch]] = queue.Queue(maxsize=cfg.queue_batches)
+        self.lag = 0.0
         self.stdout = StdoutSink(cfg.node_name, out)
         self.sinks = [self.stdout]
         self.boot_id = read_boot_id()
@@ -200,7 +202,7 @@ class Agent:
         deadline = time.monotonic() + 1.0
         while time.monotonic() < deadline:  # what was already read is processed, not lost
             try:
-                self._process(self.queue.get_nowait())
+                self._process(self.queue.get_nowait()[1])
             except queue.Empty:
                 break
         self.save()
@@ -217,9 +219,11 @@ class Agent:
 
     def step(self, timeout: float = 0.2) -> None:
         try:
-            batch = self.queue.get(timeout=timeout)
+            enqueued, batch = self.queue.get(timeout=timeout)
+            self.lag = time.monotonic() - enqueued
         except queue.Empty:
-            batch = None
+            batch, self.lag = None, 0.0
+        self.metrics.intake_lag.set(self.lag)
         try:
             if batch:
                 self._process(batch)
@@ -233,7 +237,7 @@ class Agent:
     def _emit(self, batch: list[Record] | SampleBatch) -> None:
         while not self.stop.is_set():
             try:
-                self.queue.put(batch, timeout=0.5)
+                self.queue.put((time.monotonic(), batch), timeout=0.5)
                 return
             except queue.Full:
                 continue  # back-pressure: the source waits, nothing is dropped silently
@@ -438,6 +442,8 @@ class Agent:
         live, why = self.liveness()
         if not live:
             problems.append(why)
+        if self.lag > self.cfg.intake_lag_seconds:
+            problems.append(f"intake {self.lag:.0f} s behind (detection is late; see gpu_npd_intake_lag_seconds)")
         if problems:
             return False, "; ".join(problems)
         up = ", ".join(f"{n}={s}" for n, s in sorted(self.status.items())) or "no sources"

@@ -48,6 +48,8 @@ class Metrics:
                                          ["namespace", "kind"] + (["pod"] if pod_label else []), registry=r)
         self.refused = Counter("gpu_npd_source_refused_files", "Files a source would not open: not a regular file, "
                                "or a symlink leading outside the allowed log roots.", ["source"], registry=r)
+        self.intake_lag = Gauge("gpu_npd_intake_lag_seconds", "How long the batch being processed waited between "
+                                "its source and the health engine (0 when nothing waits).", registry=r)
         self.forged = Counter("gpu_npd_forged_or_userspace", "Lines in a kernel-log file that read like a kernel "
                               "fault but were written by another program (syslog tag not `kernel`): never a "
                               "node problem.", ["source", "kind"], registry=r)

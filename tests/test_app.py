@@ -117,12 +117,12 @@ def test_a_bug_on_one_batch_is_logged_counted_and_survived(tmp_path: Path, caplo
         raise KeyError("boom")
     real = agent.engine.observe
     agent.engine.observe = broken
-    agent.queue.put([Record("kmsg", f"3,1,1000,-;{XID79}")])
+    agent._emit([Record("kmsg", f"3,1,1000,-;{XID79}")])
     agent.step(timeout=0.1)
     assert calls and agent.metrics.registry.get_sample_value("gpu_npd_internal_errors_total") == 1
     assert "internal error" in caplog.text
     agent.engine.observe = real
-    agent.queue.put([Record("kmsg", f"3,2,2000,-;{XID79}")])
+    agent._emit([Record("kmsg", f"3,2,2000,-;{XID79}")])
     agent.step(timeout=0.1)
     assert agent.engine.conditions["GPUUnhealthy"].status  # the next input is handled as usual
 
@@ -145,3 +145,16 @@ def test_xid_label_cardinality_is_capped_and_nothing_is_lost(tmp_path: Path):
     assert len(series) == 101  # 100 distinct + other
     assert sum(float(line.rsplit(" ", 1)[1]) for line in series) == 2000
     assert agent.metrics.registry.get_sample_value("gpu_npd_series_overflow_total", {"family": "xid_errors"}) == 1900
+
+
+def test_intake_lag_is_measured_exported_and_degrades_health(tmp_path: Path):
+    from agent.sources import Record
+
+    agent = make_agent(tmp_path)  # not started: no source or poller thread queues anything else
+    agent.queue.put((time.monotonic() - 120, [Record("kmsg", "6,1,1,-;a record that waited two minutes")]))
+    agent.step(timeout=0.01)
+    ok, text = agent.health()
+    assert not ok and "intake 120 s behind" in text
+    assert agent.metrics.registry.get_sample_value("gpu_npd_intake_lag_seconds") >= 120
+    agent.step(timeout=0.01)  # nothing waits any more
+    assert agent.metrics.registry.get_sample_value("gpu_npd_intake_lag_seconds") == 0
