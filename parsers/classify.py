@@ -39,6 +39,16 @@ def all_keywords() -> tuple[str, ...]:
     return tuple(dict.fromkeys(KEYWORDS + CONTEXT_KEYWORDS + CRI_PARTIAL_KEYWORDS))
 
 
+def line_patterns(rules: tuple[Rule, ...] = RULES) -> tuple[tuple[str, bool], ...]:
+    """What a line must match to be worth classifying, as (regex source, caseless): every finding rule's own
+    regex, the context lines' regexes and the CRI partial markers.  Derived from the table: a new row needs
+    no engine work."""
+    out = [(r.pattern.pattern, bool(r.pattern.flags & re.IGNORECASE)) for r in rules if r.kind is not None]
+    out += [(p.pattern, False) for _, p in CONTEXT]
+    out += [(re.escape(k), False) for k in CRI_PARTIAL_KEYWORDS]
+    return tuple(out)
+
+
 _int = bounded_int
 MAX_MESSAGE = 4096  # characters of one message the rules see; the rest of a longer line is not matched
 MAX_UUIDS = 1024  # pci -> UUID entries remembered (oldest evicted): input cannot grow it without bound
