@@ -30,6 +30,11 @@ class Rule:
     refine: str | None = None  # a key of REFINERS
 
 
+# The first "mlx5_core <pci>" of a line, committed to (atomic): the scan after it runs once, so a line of the
+# prefix repeated cannot make the rule quadratic (one mlx5_core per real line anyway).
+FIRST_MLX5 = r"^(?>.*?mlx5_core (?P<pci>" + PCI + r"))"
+
+
 def _r(name, kind, keywords, pattern, severity="error", attribution="unknown", action="INVESTIGATE",
        refine=None, flags=0) -> Rule:
     return Rule(name, kind, tuple(keywords), re.compile(pattern, flags), severity, attribution, action, refine)
@@ -60,7 +65,9 @@ RULES: tuple[Rule, ...] = (
        r"NVRM: GPU (?P<pci>" + PCI + r"):? .*\b(?:reset (?:complete|succeeded|done)|(?:was|has been) reset)",
        severity="info", attribution="driver", action="NONE", flags=re.I),
     _r("nvlink", "nvlink", ["NVLink", "nvlink", "NVLINK"],
-       r"\bnvlink\b(?=.*?\b(?P<what>errors?|fail(?:ed|ure)?|fatal|down|fault|timeout)\b)"
+       # anchored and atomic: the first "nvlink" only, then one forward scan (linear; a line of repeated
+       # "nvlink " once backtracked for 19 s in the unanchored form)
+       r"^(?>.*?\bnvlink\b)(?=.*?\b(?P<what>errors?|fail(?:ed|ure)?|fatal|down|fault|timeout)\b)"
        r"(?:.*?\blink\s*(?P<link>\d+))?",
        attribution="hardware", action="CONTACT_SUPPORT", flags=re.I),
     # --- PCIe AER (kernel's aer driver, old and new wording) ---
@@ -81,11 +88,11 @@ RULES: tuple[Rule, ...] = (
        r"module (?P<module>\d+), (?P<state>Cable (?:plugged|unplugged|error)|Cable \w+)(?:, (?P<reason>.*))?",
        severity="error", attribution="fabric", action="CHECK_CABLE", refine="ib_link"),
     _r("mlx5_health", "nic_error", ["mlx5_core"],
-       r"mlx5_core (?P<pci>" + PCI + r"):? .*?(?P<what>health compromised|firmware (?:fatal|internal) error|"
+       FIRST_MLX5 + r":? .*?(?P<what>health compromised|firmware (?:fatal|internal) error|"
        r"fw_fatal|Driver is in error state|synd 0x[0-9a-f]+|FW (?:fatal|hang))",
        severity="fatal", attribution="hardware", action="RESET_NIC", flags=re.I),
     _r("mlx5_cmd", "nic_error", ["mlx5_core"],
-       r"mlx5_core (?P<pci>" + PCI + r"):? .*?(?:(?P<command>[A-Z_]{3,}\(0x[0-9a-f]+\))(?: op_mod\(0x[0-9a-f]+\))? "
+       FIRST_MLX5 + r":? .*?(?:(?P<command>[A-Z_]{3,}\(0x[0-9a-f]+\))(?: op_mod\(0x[0-9a-f]+\))? "
        r"failed, status (?P<status>[^,]+)|(?P<timeout>No done completion|timeout\. Will cause a leak))",
        severity="error", attribution="driver", action="INVESTIGATE"),
     _r("netdev_watchdog", "nic_error", ["NETDEV WATCHDOG"],
