@@ -15,6 +15,7 @@ from .finding import Finding, bounded_int
 from .pci import find_pci, normalize_pci
 from .prefilter import Prefilter
 from .rules import KEYWORDS, PCI, REFINERS, RULES, Rule
+from .unclassified import DRIVER_KEYWORDS, unclassified
 
 _FIELDS = ("pid", "rank", "xid", "sxid")  # integer fields
 _TEXT_FIELDS = ("process", "peer")
@@ -36,7 +37,7 @@ PCI_KINDS = frozenset({"xid", "sxid", "fallen_off_bus", "gpu_reset", "gpu_reset_
 
 
 def all_keywords() -> tuple[str, ...]:
-    return tuple(dict.fromkeys(KEYWORDS + CONTEXT_KEYWORDS + CRI_PARTIAL_KEYWORDS))
+    return tuple(dict.fromkeys(KEYWORDS + CONTEXT_KEYWORDS + CRI_PARTIAL_KEYWORDS + DRIVER_KEYWORDS))
 
 
 _int = bounded_int
@@ -95,7 +96,16 @@ class Classifier:
             if rule.kind is None:
                 return None
             return self._build(rule, m, message, position)
-        return None
+        return self._unclassified(message)
+
+    @staticmethod
+    def _unclassified(message: str) -> Finding | None:
+        """A driver line with an error word that no rule took: kept, never lost (see unclassified.py)."""
+        hit = unclassified(message)
+        if hit is None:
+            return None
+        return Finding(kind="unclassified", severity="warning", attribution="unknown", action="INVESTIGATE",
+                       message=message, pci=find_pci(message), details={"driver": hit[0], "word": hit[1]})
 
     def _remember(self, message: str, position: int) -> None:
         for keyword, pattern in CONTEXT:
