@@ -298,6 +298,8 @@ class Agent:
                 self.workloads.observe_app_xid(pod, f)  # the pod that caused it hears about it
         self.workloads.note_finding(f)
         self.metrics.findings.labels(f.kind, f.severity, f.attribution).inc()
+        if f.kind == "unclassified":
+            self.metrics.unclassified.labels(f.details.get("driver", "unknown")).inc()
         if f.kind == "xid" and f.xid is not None:
             self.metrics.count("xid_errors", (str(f.xid), f.pci or "unknown", str(f.details.get("gpu_index", "")),
                                               f.details.get("uuid", "")))

@@ -36,8 +36,11 @@ def main() -> None:
 @click.option("--nvml", "nvml_spec", default="auto", show_default=True, callback=_nvml_spec,
               help="Where GPU index/UUID for PCI addresses come from: auto (this node's NVML, when it has one), "
                    "off, or fake:<scenario.yaml>.")
+@click.option("--unclassified", "only_unclassified", is_flag=True,
+              help="List only driver lines with an error word that no rule recognised (new formats to report).")
 @click.argument("files", nargs=-1, type=click.Path(dir_okay=False, allow_dash=True))
-def parse(fmt: str, min_severity: str, year: int | None, nvml_spec: str, files: tuple[str, ...]) -> None:
+def parse(fmt: str, min_severity: str, year: int | None, nvml_spec: str, only_unclassified: bool,
+          files: tuple[str, ...]) -> None:
     """Classify log files (plain, .gz, or stdin with no FILE or '-') for post-mortems.
 
     Run on the GPU node itself, findings name the GPU index and UUID next to the PCI address.
@@ -68,7 +71,10 @@ def parse(fmt: str, min_severity: str, year: int | None, nvml_spec: str, files: 
                             causes.append(cause)
                         if f.kind in WORKLOAD_KINDS and f.timestamp is not None and len(failures) < 100_000:
                             failures.append(f)
-                        if at_least(f.severity, min_severity):
+                        if only_unclassified:
+                            if f.kind == "unclassified":
+                                yield f
+                        elif at_least(f.severity, min_severity):
                             yield f
             except InputDamaged as exc:  # the findings of the part that decodes were given above
                 click.echo(f"gpu-npd parse: warning: {path}: {exc}; findings are from the part before it", err=True)
@@ -84,7 +90,8 @@ def parse(fmt: str, min_severity: str, year: int | None, nvml_spec: str, files: 
             write_json(findings(), out)
         else:
             write_text(findings(), out)
-        write_correlations(failures, causes, out, fmt)
+        if not only_unclassified:
+            write_correlations(failures, causes, out, fmt)
         out.flush()
     except BrokenPipeError:  # `gpu-npd parse big.log | head`
         sys.stderr.close()

@@ -23,6 +23,9 @@ class Metrics:
         self.xid_errors = Counter("gpu_npd_xid_errors", "NVRM Xid errors seen, by Xid code and GPU "
                                   "(PCI address; index and UUID where NVML knows them).",
                                   ["xid", "pci_bus_id", "gpu", "uuid"], registry=r)
+        self.unclassified = Counter("gpu_npd_unclassified_lines", "Driver lines with an error word that no rule "
+                                    "recognised (kind unclassified), by driver: new formats to report.",
+                                    ["driver"], registry=r)
         self.records = Counter("gpu_npd_source_records", "Records read, by source.", ["source"], registry=r)
         self.dropped = Counter("gpu_npd_source_dropped", "Records lost before they were read (kmsg ring overrun).",
                                ["source"], registry=r)
@@ -73,7 +76,7 @@ class Metrics:
         r.register(_StateCollector(self))
 
     # Counter totals survive restarts through the state file: bounded label sets (kinds, Xid x GPU).
-    PERSISTED = ("findings", "xid_errors")
+    PERSISTED = ("findings", "xid_errors", "unclassified")
 
     def set_kube_api_up(self, value: float) -> None:
         """The writer's view of the API; the series exists from the writer's first attempt on."""

@@ -15,6 +15,7 @@ from .finding import Finding, bounded_int
 from .pci import find_pci, normalize_pci
 from .prefilter import Prefilter
 from .rules import KEYWORDS, PCI, REFINERS, RULES, Dispatch, Rule
+from .unclassified import DRIVER_KEYWORDS, ERROR_WORDS, unclassified
 
 _FIELDS = ("pid", "rank", "xid", "sxid")  # integer fields
 _TEXT_FIELDS = ("process", "peer")
@@ -36,7 +37,7 @@ PCI_KINDS = frozenset({"xid", "sxid", "fallen_off_bus", "gpu_reset", "gpu_reset_
 
 
 def all_keywords() -> tuple[str, ...]:
-    return tuple(dict.fromkeys(KEYWORDS + CONTEXT_KEYWORDS + CRI_PARTIAL_KEYWORDS))
+    return tuple(dict.fromkeys(KEYWORDS + CONTEXT_KEYWORDS + CRI_PARTIAL_KEYWORDS + DRIVER_KEYWORDS))
 
 
 def line_patterns(rules: tuple[Rule, ...] = RULES) -> tuple[tuple[str, bool], ...]:
@@ -46,6 +47,9 @@ def line_patterns(rules: tuple[Rule, ...] = RULES) -> tuple[tuple[str, bool], ..
     out = [(r.pattern.pattern, bool(r.pattern.flags & re.IGNORECASE)) for r in rules if r.kind is not None]
     out += [(p.pattern, False) for _, p in CONTEXT]
     out += [(re.escape(k), False) for k in CRI_PARTIAL_KEYWORDS]
+    # the unclassified safety net: a driver keyword and an error word on one line, in either order
+    drivers = "(?:" + "|".join(re.escape(k) for k in DRIVER_KEYWORDS) + ")"
+    out.append((f"{drivers}.*{ERROR_WORDS.pattern}|{ERROR_WORDS.pattern}.*{drivers}", True))
     return tuple(out)
 
 
@@ -132,7 +136,16 @@ class Classifier:
             if rule.kind is None:
                 return None
             return self._build(rule, m, message)
-        return None
+        return self._unclassified(message)
+
+    @staticmethod
+    def _unclassified(message: str) -> tuple[dict, bool] | None:
+        """A driver line with an error word that no rule took: kept, never lost (see unclassified.py)."""
+        hit = unclassified(message)
+        if hit is None:
+            return None
+        return dict(kind="unclassified", severity="warning", attribution="unknown", action="INVESTIGATE",
+                    message=message, pci=find_pci(message), details={"driver": hit[0], "word": hit[1]}), False
 
     def _instantiate(self, template: tuple[dict, bool], position: int) -> Finding:
         fields, from_context = template

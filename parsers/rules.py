@@ -12,7 +12,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .catalog import NVLINK_XIDS, XID154_RECOVERY, sxid_info, xid_info
+from .catalog import (NVLINK5_LINE, NVLINK5_UNIT_OVERRIDE, NVLINK5_VERDICT, NVLINK_XIDS, XID154_RECOVERY, sxid_info,
+                      xid_info)
 
 PCI = r"(?:PCI:)?[0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}(?:\.[0-7])?"
 
@@ -190,6 +191,18 @@ def _refine_xid(g: dict, out: dict) -> None:
     out.update(severity=info.severity, attribution=info.attribution, action=info.action)
     out["details"]["mnemonic"] = info.mnemonic
     text = g.get("text") or ""
+    if 144 <= info.code <= 150:
+        m5 = NVLINK5_LINE.search(text)
+        if m5:
+            unit, verdict = m5.group("unit"), m5.group("verdict").lower()
+            d = out["details"]
+            d.update(unit=unit, verdict=verdict, link=int(m5.group("link")))
+            if m5.group("intrinfo"):
+                d.update(intrinfo=m5.group("intrinfo").lower(), error_status=m5.group("error_status").lower())
+            override = NVLINK5_UNIT_OVERRIDE.get((unit, verdict)) or NVLINK5_VERDICT.get(verdict)
+            if override:
+                out["severity"], out["action"] = override
+            return
     if info.code in NVLINK_XIDS:
         m = re.search(r"\blink (\d+)", text, re.I)
         if m:

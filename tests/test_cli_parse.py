@@ -83,6 +83,18 @@ def test_min_severity(fixtures):
     assert [json.loads(x)["severity"] for x in fatal_only.stdout.decode().splitlines()] == ["fatal"]
 
 
+def test_unclassified_lists_only_new_formats(tmp_path: Path):
+    p = tmp_path / "dmesg.txt"
+    # synthetic: an NVRM line with an error word no rule knows, beside a known Xid
+    p.write_bytes(XID79 + b"[ 4254.2] NVRM: GPU 0000:3b:00.0: RmInitAdapter failed! (0x26:0x65:1453)\n")
+    r = run("--unclassified", "--format", "json", "--nvml", "off", str(p))
+    assert r.returncode == 0, r.stderr
+    rows = [json.loads(line) for line in r.stdout.decode().splitlines()]
+    assert [(row["kind"], row["details"]["driver"], row["line"]) for row in rows] == [("unclassified", "nvidia", 2)]
+    r = run("--nvml", "off", str(p))
+    assert b"unclassified" in r.stdout and b"xid" in r.stdout
+
+
 def test_bad_nvml_choice_is_a_clear_error():
     r = subprocess.run([*GPU_NPD, "parse", "--nvml", "bogus", "/dev/null"], capture_output=True, text=True)
     assert r.returncode == 2 and "--nvml" in r.stderr and "Traceback" not in r.stderr

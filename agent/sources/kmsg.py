@@ -15,6 +15,10 @@ import threading
 
 from . import Emit, Record, Source
 
+
+class SourceGone(OSError):
+    """The input path went away or was replaced: reported down, reopened when it is back."""
+
 READ_SIZE = 16384  # kmsg needs >= 8 KiB per read, or it fails with EINVAL
 log = logging.getLogger("gpu_npd.kmsg")
 BATCH = 1024
@@ -97,6 +101,16 @@ class KmsgSource(Source):
         self.last_seq = None
         return True
 
+    def _check_still_there(self, fd: int) -> None:
+        """A path deleted or replaced (a new FIFO or file under the same name) ends this run: the supervisor
+        reports the source down and reopens the path when it is back, instead of reading a dead fd forever."""
+        try:
+            st = os.stat(self.path)
+        except FileNotFoundError:
+            raise SourceGone(f"{self.path} disappeared") from None
+        if st.st_ino != os.fstat(fd).st_ino:
+            raise SourceGone(f"{self.path} was replaced")
+
     def _run_device(self, fd: int, emit: Emit, stop: threading.Event) -> None:
         poller = select.poll()
         poller.register(fd, select.POLLIN)
@@ -123,11 +137,12 @@ class KmsgSource(Source):
                 emit(batch)
             elif self._cursor_is_impossible():
                 os.lseek(fd, 0, os.SEEK_SET)  # back to the oldest record in the ring buffer
-            else:
-                poller.poll(500)
+            elif not poller.poll(500):
+                self._check_still_there(fd)
 
     def _run_stream(self, fd: int, emit: Emit, stop: threading.Event) -> None:
         carry = b""
+        idle = 0
         while not stop.is_set():
             try:
                 chunk = os.read(fd, 1 << 20)
@@ -136,7 +151,11 @@ class KmsgSource(Source):
             if not chunk:
                 self._cursor_is_impossible()
                 select.select([fd], [], [], 0.2) if chunk is None else stop.wait(0.05)
+                idle += 1
+                if idle % 5 == 0:  # about once a second while nothing comes
+                    self._check_still_there(fd)
                 continue
+            idle = 0
             data = carry + chunk
             lines = data.split(b"\n")
             carry = lines.pop()
