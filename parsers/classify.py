@@ -55,6 +55,7 @@ def line_patterns(rules: tuple[Rule, ...] = RULES) -> tuple[tuple[str, bool], ..
 
 _int = bounded_int
 MAX_MESSAGE = 4096  # characters of one message the rules see; the rest of a longer line is not matched
+MAX_LINE = 16384  # characters of one line (envelope included) any regex sees; longer lines are cut and counted
 MAX_UUIDS = 1024  # pci -> UUID entries remembered (oldest evicted): input cannot grow it without bound
 MEMO_SIZE = 4096  # distinct messages whose meaning is remembered: a repeated (storm) line costs a dict lookup
 log = logging.getLogger("gpu_npd.parsers")
@@ -64,8 +65,10 @@ _MISS = object()
 
 class Classifier:
     def __init__(self, rules: tuple[Rule, ...] = RULES, year: int | None = None,
-                 prefilter: Prefilter | None = None, memo_size: int = MEMO_SIZE):
+                 prefilter: Prefilter | None = None, memo_size: int = MEMO_SIZE, max_line: int = MAX_LINE):
         self.rules = rules
+        self.max_line = max(MAX_MESSAGE, max_line)
+        self.lines_cut = 0  # lines longer than max_line, cut before any regex ran
         self.dispatch = Dispatch(rules)
         # message (no envelope) -> what it means on its own (None: no finding); bounded, oldest evicted
         self.memo: dict[str, tuple[dict, bool] | None] = {}
@@ -84,6 +87,9 @@ class Classifier:
         """Classify one line (envelope included, no newline)."""
         self._count += 1
         position = lineno if lineno is not None else self._count
+        if len(line) > self.max_line:
+            line = line[:self.max_line]
+            self.lines_cut += 1
         if not self.prefilter.matches(line) or is_kmsg_continuation(line):
             return None
         env = detect(line, self.year)
@@ -161,7 +167,7 @@ class Classifier:
     def memo_stats(self) -> dict[str, int]:
         """Counters of the repeat memo, for export: entries now, capacity, hits, evictions."""
         return {"entries": len(self.memo), "size": self.memo_size, "hits": self.memo_hits,
-                "evictions": self.memo_evictions}
+                "evictions": self.memo_evictions, "lines_cut": self.lines_cut, "errors": self.errors}
 
     def _remember(self, message: str, position: int) -> None:
         for keyword, pattern in CONTEXT:
