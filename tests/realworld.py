@@ -15,13 +15,15 @@ import yaml
 from parsers import Scanner
 
 ROOT = Path(__file__).parent / "fixtures" / "realworld"
-HEALTHY = ROOT / "healthy"
+WHOLE_LOGS = ROOT / "wholelogs.yaml"  # whole logs (healthy/ and wholelogs/): sources and allowed loud findings
 CODE_KINDS = {"xid": "xid", "sxid": "sxid"}  # kinds whose code is scored, and the Finding field holding it
 
 
 def samples() -> list[dict]:
     out = []
     for path in sorted(ROOT.glob("*.yaml")):
+        if path == WHOLE_LOGS:
+            continue
         for i, item in enumerate(yaml.safe_load(path.read_text()) or []):
             item["file"], item["index"] = path.name, i
             out.append(item)
@@ -72,6 +74,10 @@ def table() -> str:
     total = sum(n for n, _ in rows.values())
     lines.append(f"| **total** | {total} | |")
     return "\n".join(lines)
+
+
+def whole_logs() -> list[tuple[str, dict]]:
+    return sorted((yaml.safe_load(WHOLE_LOGS.read_text()) or {}).items())
 
 
 if __name__ == "__main__":

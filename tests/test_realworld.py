@@ -8,8 +8,6 @@ import io
 import re
 
 import pytest
-import yaml
-
 from parsers import Scanner, at_least
 import realworld
 
@@ -19,12 +17,16 @@ TARGET = {"xid": 1.0, "sxid": 1.0}  # every other kind: 0.98
 XFAIL: dict[str, str] = {}
 
 
-def test_corpus_is_sourced_and_big_enough():
-    assert len(ITEMS) >= 200
+def test_corpus_is_sourced():
     for item in ITEMS:
         assert re.match(r"https://", item["source"]), item
         assert item["origin"] in {"issue", "peer-testdata-log", "peer-test-code", "doc", "forum"}, item
         assert item["text"].strip(), item
+
+
+@pytest.mark.xfail(reason="gap: the corpus holds fewer than the 400 real samples issue 12 asks for", strict=True)
+def test_corpus_has_400_samples():
+    assert len(ITEMS) >= 400
 
 
 @pytest.mark.parametrize("kind", sorted(SCORES))
@@ -35,15 +37,23 @@ def test_recall_per_kind(kind):
     assert found / total >= TARGET.get(kind, 0.98), "\n".join(misses)
 
 
-def _healthy():
-    meta = yaml.safe_load((realworld.HEALTHY / "SOURCES.yaml").read_text())
-    return sorted(meta.items())
+WHOLE = realworld.whole_logs()
 
 
-@pytest.mark.parametrize("name,meta", _healthy(), ids=[n for n, _ in _healthy()])
-def test_healthy_whole_logs_stay_silent(name, meta):
+def test_every_whole_log_has_a_source():
+    listed = {name for name, _ in WHOLE}
+    on_disk = {str(p.relative_to(realworld.ROOT)) for d in ("healthy", "wholelogs")
+               for p in (realworld.ROOT / d).glob("*") if p.is_file()}
+    assert listed == on_disk
+    assert any(name.startswith("healthy/") for name in listed)
+
+
+@pytest.mark.parametrize("name,meta", WHOLE, ids=[n for n, _ in WHOLE])
+def test_whole_logs_stay_silent(name, meta):
+    """Healthy logs: nothing >= warning.  Other whole logs: exactly their annotated events."""
     assert meta["source"].startswith("https://")
-    data = (realworld.HEALTHY / name).read_bytes()
+    assert not (name.startswith("healthy/") and meta["expect"])
+    data = (realworld.ROOT / name).read_bytes()
     loud = collections.Counter(realworld.finding_key(f) for f in Scanner().scan(io.BytesIO(data), name=name)
                                if at_least(f.severity, "warning"))
     want = collections.Counter(realworld.expect_key(e) for e in meta["expect"])
