@@ -37,6 +37,13 @@ def test_recall_per_kind(kind):
     assert found / total >= TARGET.get(kind, 0.98), "\n".join(misses)
 
 
+@pytest.mark.parametrize("item", [i for i in ITEMS if not i["expect"]], ids=lambda i: f"{i['file']}#{i['index']}")
+def test_samples_without_events_stay_silent(item):
+    """Lines that hold no event of their own (continuations, the other lines of one OOM kill, link-up noise)."""
+    loud = [f.kind for f in realworld.findings(item["text"]) if at_least(f.severity, "warning")]
+    assert loud == []
+
+
 WHOLE = realworld.whole_logs()
 
 
