@@ -103,6 +103,9 @@ RULES: tuple[Rule, ...] = (
        r"(?:mlx5_core (?P<pci>" + PCI + r"):? (?:mlx5_pcie_event:\d+:\(pid \d+\): )?)?"
        r"Detected insufficient power on the PCIe slot(?: \((?P<watts>\d+)W\))?",
        severity="error", attribution="hardware", action="INVESTIGATE"),
+    _r("mlx5_probe", "nic_error", ["mlx5_core: probe of"],
+       r"mlx5_core: probe of (?P<pci>" + PCI + r") failed with error (?P<errno>-?\d+)",
+       severity="error", attribution="hardware", action="INVESTIGATE"),
     _r("mlx5_health", "nic_error", ["mlx5_core"],
        FIRST_MLX5 + r":? .*?(?P<what>health compromised|firmware (?:fatal|internal) error|"
        r"fw_fatal|Driver is in error state|synd 0x[0-9a-f]+|FW (?:fatal|hang))",
@@ -139,6 +142,10 @@ RULES: tuple[Rule, ...] = (
        severity="error", attribution="unknown", action="FIND_FIRST_FAILING_RANK"),
     _r("nccl_remote", "nccl_remote_error", ["ncclRemoteError", "remote process exited"],
        r"(?:\[Rank (?P<rank>\d+)\] .*?)?(?:ncclRemoteError|NCCL error: remote process exited)",
+       severity="error", attribution="unknown", action="FIND_FIRST_FAILING_RANK"),
+    # the socket to a peer rank closed under NCCL: the peer process died or the network dropped it
+    _r("nccl_socket_closed", "nccl_remote_error", ["Connection closed by remote peer"],
+       r"NCCL WARN (?:socketProgress|Net) ?: Connection closed by remote peer (?P<peer>[^<\s]+)(?:<(?P<peer_port>\d+)>)?",
        severity="error", attribution="unknown", action="FIND_FIRST_FAILING_RANK"),
     _r("ib_completion", "ib_completion_error", ["Got completion"],
        r"NET/IB ?: Got completion (?:from peer (?P<peer>[^<\s]+)(?:<(?P<peer_port>\d+)>)? )?with "
