@@ -1,17 +1,30 @@
-# Small multi-stage image of gpu-npd.
-FROM python:3.11-slim AS build
-WORKDIR /src
-COPY pyproject.toml README.md ./
-COPY agent ./agent
-COPY parsers ./parsers
-RUN pip wheel --no-cache-dir --wheel-dir /wheels .
+# gpu-npd's image: a venv with the wheel and its pinned dependencies on a Debian bookworm Python 3.11.
+# BASE: python:3.11-slim with docker and a registry; where no registry image can be pulled (these build
+# machines), `make image` builds the base itself from Debian packages (mmdebstrap, deploy/image/base.sh).
+ARG BASE=python:3.11-slim
 
-FROM python:3.11-slim
-# libudev for pyudev; journalctl for the journald source on hosts without kern.log.
-RUN apt-get update && apt-get install -y --no-install-recommends libudev1 systemd \
-    && rm -rf /var/lib/apt/lists/*
-COPY --from=build /wheels /wheels
-RUN pip install --no-cache-dir /wheels/*.whl && rm -rf /wheels
+# build/wheels: gpu-npd's wheel and its pinned dependencies, made on the build host by `make image`
+# (pip wheel -c deploy/image/constraints.txt): the image build itself needs no network.
+FROM ${BASE} AS build
+COPY build/wheels /wheels
+RUN python3 -m venv /opt/gpu-npd \
+    && /opt/gpu-npd/bin/pip install --no-cache-dir --quiet --no-index --find-links /wheels gpu-npd \
+    && /opt/gpu-npd/bin/pip uninstall --quiet --yes pip setuptools \
+    && find /opt/gpu-npd -name __pycache__ -prune -exec rm -rf {} + \
+    && rm -rf /opt/gpu-npd/lib/python3*/site-packages/*/tests
+
+FROM ${BASE}
+ARG VERSION=0.1.0
+LABEL org.opencontainers.image.title="gpu-npd" \
+      org.opencontainers.image.description="GPU node problem detector for Kubernetes" \
+      org.opencontainers.image.version="${VERSION}" \
+      org.opencontainers.image.licenses="Apache-2.0" \
+      org.opencontainers.image.source="https://github.com/gpu-npd/gpu-npd"
+# libudev for pyudev, journalctl for the journald source (the Debian-built base has both already)
+RUN (command -v journalctl >/dev/null && python3 -c "import ctypes.util as u, sys; sys.exit(not u.find_library('udev'))") \
+    || (apt-get update && apt-get install -y --no-install-recommends libudev1 systemd && rm -rf /var/lib/apt/lists/*)
+COPY --from=build /opt/gpu-npd /opt/gpu-npd
+ENV PATH=/opt/gpu-npd/bin:$PATH PYTHONDONTWRITEBYTECODE=1
 USER 0
 ENTRYPOINT ["gpu-npd"]
 CMD ["run"]

@@ -3,8 +3,11 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
+VERSION := $(shell sed -n 's/^version = "\(.*\)"/\1/p' pyproject.toml)
+IMAGE  ?= ghcr.io/gpu-npd/gpu-npd:$(VERSION)
+BUILDER ?= $(shell command -v docker >/dev/null && docker info >/dev/null 2>&1 && echo docker || (command -v podman >/dev/null && echo podman) || echo none)
 
-.PHONY: run test bench image clean venv
+.PHONY: run test fuzz bench image image-test wheels constraints clean venv
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -20,6 +23,9 @@ run: $(STAMP)
 test: $(STAMP)
 	$(BIN)/python -m pytest -q $(PYTEST_ARGS)
 
+fuzz: $(STAMP)
+	FUZZ_EXAMPLES=200000 $(BIN)/python -m pytest -q tests/test_hostile_inputs.py
+
 bench: $(STAMP)
 	$(BIN)/python bench/parse.py
 	$(BIN)/python bench/agent.py all
@@ -27,8 +33,28 @@ bench: $(STAMP)
 	$(BIN)/python bench/podlogs.py
 	$(BIN)/python bench/kube_scale.py
 
-image:
-	docker build -t gpu-npd:dev .
+BASE   ?= $(if $(filter docker,$(BUILDER)),python:3.11-slim,localhost/gpu-npd-base:bookworm)
+# podman/buildah here: runc (crun refuses this machine's hybrid cgroups), no default ulimits (no CAP_SYS_RESOURCE)
+export CONTAINERS_CONF ?= $(CURDIR)/deploy/image/containers.conf
+PODMAN_RUNTIME := $(if $(filter docker,$(BUILDER)),,--runtime runc)
+
+wheels: $(STAMP)
+	rm -rf build/wheels
+	$(BIN)/pip wheel --quiet --wheel-dir build/wheels -c deploy/image/constraints.txt .
+
+image: wheels
+	@test "$(BUILDER)" != none || { echo "make image: no docker daemon or podman here (apt-get install podman mmdebstrap runc)"; exit 2; }
+	@if [ "$(BUILDER)" != docker ] && ! podman image exists $(BASE); then deploy/image/base.sh $(BASE); fi
+	$(BUILDER) build $(PODMAN_RUNTIME) --build-arg BASE=$(BASE) --build-arg VERSION=$(VERSION) -t $(IMAGE) .
+	@$(BUILDER) image inspect $(IMAGE) --format 'built $(IMAGE): {{.Size}} bytes'
+
+# The image run as the DaemonSet runs it (tests_image/): read-only root, the manifest's mounts, env and
+# security context, a kmsg FIFO, /metrics, /healthz, an Xid -> condition on stdout, SIGTERM exit 0.
+image-test: image
+	IMAGE=$(IMAGE) PODMAN_RUNTIME="$(PODMAN_RUNTIME)" BUILDER=$(BUILDER) $(BIN)/python -m pytest -q tests_image
+
+constraints: $(STAMP)
+	$(BIN)/python deploy/image/pin.py > deploy/image/constraints.txt
 
 clean:
 	rm -rf $(VENV) build *.egg-info bench/out .pytest_cache

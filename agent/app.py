@@ -37,6 +37,9 @@ from .state import StateStore
 log = logging.getLogger("gpu_npd")
 SAVE_EVERY = 1.0  # seconds between state writes while something changed
 DEDUPE_KEYS = 4096  # recent record texts remembered for shedding duplicates
+# syslog tags of the kernel's own lines; None: the envelope carries no tag (kmsg, dmesg, journalctl -k)
+KERNEL_PROGRAMS = frozenset({None, "kernel"})
+NO_KERNEL_LOG = "kernel-log"  # the source label reported down when no kernel log can be read at all
 XID_MERGE_SECONDS = 10.0  # one Xid seen by both NVML events and the kernel log within this is one Xid
 
 
@@ -67,9 +70,12 @@ def select_sources(cfg: Config, state: dict[str, Any], boot_id: str) -> list[Sou
         sources.append(KmsgSource(cfg.kmsg, boot_id, cursors.get("kmsg")))
     elif cfg.kmsg:
         log.warning("kmsg source %s is not readable; falling back", cfg.kmsg)
-    files = list(cfg.log_files) or ([] if kmsg_ok else [p for p in cfg.fallback_log_files if os.path.exists(p)])
+    # the fallback follows the kernel's lines once: the first file of fallback_log_files that exists
+    # (kern.log before syslog / messages, which hold the same lines again)
+    fallback = next((p for p in cfg.fallback_log_files if os.path.exists(p)), None)
+    files = list(cfg.log_files) or ([] if kmsg_ok or fallback is None else [fallback])
     if files:
-        sources.append(LogFileSource(files, cfg.state_dir))
+        sources.append(LogFileSource(files, cfg.state_dir, cursors.get("files")))
     if cfg.journald or (cfg.journald is None and not sources):
         sources.append(JournaldSource(cursors.get("journald")))
     return sources
@@ -80,10 +86,12 @@ class Agent:
         self.cfg = cfg
         self.clock = clock
         self.stop = threading.Event()
-        self.metrics = Metrics(cfg.workload_pod_label)
+        self.metrics = Metrics(cfg.workload_pod_label, cfg.max_series_per_family)
         self.engine = HealthEngine(cfg, clock)
         self.store = StateStore(cfg.state_dir)
-        self.queue: queue.Queue[list[Record] | SampleBatch] = queue.Queue(maxsize=cfg.queue_batches)
+        # (when enqueued, batch): the wait of the batch being processed is the intake lag
+        self.queue: queue.Queue[tuple[float, list[Record] | SampleBatch]] = queue.Queue(maxsize=cfg.queue_batches)
+        self.lag = 0.0
         self.stdout = StdoutSink(cfg.node_name, out)
         self.sinks = [self.stdout]
         self.boot_id = read_boot_id()
@@ -141,10 +149,17 @@ class Agent:
 
     def start(self, serve_http: bool = True) -> None:
         state = self.store.load()
-        self.engine.restore(state)
-        self.cursors = dict(state.get("cursors", {}))
-        self.metrics.restore_totals(state.get("totals", {}))
-        self.judge.restore(state.get("samples", {}))
+        try:
+            self.engine.restore(state)
+            self.cursors = dict(state.get("cursors", {}))
+            self.metrics.restore_totals(state.get("totals", {}))
+            self.judge.restore(state.get("samples", {}))
+        except Exception as exc:  # noqa: BLE001 - values of the right shape but not usable: start fresh
+            state = self.store.reject(f"cannot restore: {type(exc).__name__}: {exc}"[:200])
+            self.engine = HealthEngine(self.cfg, self.clock)
+            self.engine.boot_time = self.boot_epoch
+            self.cursors = {}
+            self.judge = SampleJudge(self.cfg.sample_rules, self.cfg.sample_ignore)
         if state.get("boot_id") and state["boot_id"] != self.boot_id:
             log.info("new boot (%s -> %s): kernel-log problems cleared", state["boot_id"], self.boot_id)
             self._apply(self.engine.new_boot())
@@ -157,13 +172,17 @@ class Agent:
         if self.kube is not None:
             self.kube.start()
         self.sources = select_sources(self.cfg, {"cursors": self.cursors}, self.boot_id)
-        if not self.sources:
-            log.warning("no kernel log source available: only metrics are served")
+        if not self.sources:  # blind to the kernel: unhealthy, exported and alerted, not a quiet "ok"
+            log.error("no readable kernel log source (kmsg %r, log files, journald): kernel faults on this node "
+                      "go unseen; mount /dev/kmsg or /var/log into the pod and grant CAP_SYSLOG", self.cfg.kmsg)
+            self.status[NO_KERNEL_LOG] = "down"
+            self.metrics.source_up.labels(NO_KERNEL_LOG).set(0)
         if self.cfg.pod_logs_root and os.path.isdir(self.cfg.pod_logs_root):
             c = self.cfg
             self.pod_source = PodLogSource(c.pod_logs_root, c.state_dir, c.workload_include_namespaces,
                                            c.workload_exclude_namespaces, c.workload_include_pods,
-                                           c.workload_exclude_pods, c.workload_max_open_files)
+                                           c.workload_exclude_pods, c.workload_max_open_files,
+                                           allowed_roots=c.workload_allowed_log_roots)
             self.sources.append(self.pod_source)
         for src in self.sources:
             threading.Thread(target=self._supervise, args=(src,), name=f"source-{src.name}", daemon=True).start()
@@ -175,7 +194,7 @@ class Agent:
             self._udev = watch_udev(self.poller.wake)
         if serve_http:
             host, port = self.cfg.metrics_host_port
-            self.server = serve(host, port, self.metrics.registry, self.health)
+            self.server = serve(host, port, self.metrics.registry, self.health, self.liveness)
         self._dirty = True
 
     def shutdown(self) -> None:
@@ -183,7 +202,7 @@ class Agent:
         deadline = time.monotonic() + 1.0
         while time.monotonic() < deadline:  # what was already read is processed, not lost
             try:
-                self._process(self.queue.get_nowait())
+                self._process(self.queue.get_nowait()[1])
             except queue.Empty:
                 break
         self.save()
@@ -200,9 +219,11 @@ class Agent:
 
     def step(self, timeout: float = 0.2) -> None:
         try:
-            batch = self.queue.get(timeout=timeout)
+            enqueued, batch = self.queue.get(timeout=timeout)
+            self.lag = time.monotonic() - enqueued
         except queue.Empty:
-            batch = None
+            batch, self.lag = None, 0.0
+        self.metrics.intake_lag.set(self.lag)
         try:
             if batch:
                 self._process(batch)
@@ -216,7 +237,7 @@ class Agent:
     def _emit(self, batch: list[Record] | SampleBatch) -> None:
         while not self.stop.is_set():
             try:
-                self.queue.put(batch, timeout=0.5)
+                self.queue.put((time.monotonic(), batch), timeout=0.5)
                 return
             except queue.Full:
                 continue  # back-pressure: the source waits, nothing is dropped silently
@@ -243,8 +264,14 @@ class Agent:
                 self.metrics.shed.inc()
                 continue
             finding = classifier.classify(rec.line)
-            if finding is not None:
-                self._observe(finding, name)
+            if finding is None:
+                continue
+            if finding.program not in KERNEL_PROGRAMS:
+                # a syslog line from another program that reads like a kernel fault (any local process can
+                # write one): counted, never a node problem
+                self.metrics.forged.labels(name, finding.kind).inc()
+                continue
+            self._observe(finding, name)
         if batch[-1].cursor is not None:  # sources that keep their own offsets leave it None
             self.cursors[name] = batch[-1].cursor
         self.metrics.records.labels(name).inc(len(batch))  # counted once processed: a test may wait on it
@@ -271,9 +298,11 @@ class Agent:
                 self.workloads.observe_app_xid(pod, f)  # the pod that caused it hears about it
         self.workloads.note_finding(f)
         self.metrics.findings.labels(f.kind, f.severity, f.attribution).inc()
+        if f.kind == "unclassified":
+            self.metrics.unclassified.labels(f.details.get("driver", "unknown")).inc()
         if f.kind == "xid" and f.xid is not None:
-            self.metrics.xid_errors.labels(str(f.xid), f.pci or "unknown", str(f.details.get("gpu_index", "")),
-                                           f.details.get("uuid", "")).inc()
+            self.metrics.count("xid_errors", (str(f.xid), f.pci or "unknown", str(f.details.get("gpu_index", "")),
+                                              f.details.get("uuid", "")))
         self._apply(self.engine.observe(f, "kernel"))
 
     def _same_xid(self, f: Finding, source: str) -> bool:
@@ -335,7 +364,8 @@ class Agent:
         self._apply(self.engine.tick())
         for src in self.sources:  # counters sources keep themselves (records: those that hand on findings)
             counts = src.counters()
-            for key, metric in (("dropped", self.metrics.dropped), ("records", self.metrics.records)):
+            for key, metric in (("dropped", self.metrics.dropped), ("records", self.metrics.records),
+                                ("refused", self.metrics.refused)):
                 delta = counts.get(key, 0) - self._counted.get((src.name, key), 0)
                 if delta > 0:
                     metric.labels(src.name).inc(delta)
@@ -368,8 +398,10 @@ class Agent:
         try:
             self.store.save({"boot_id": self.boot_id, "cursors": self.cursors, "totals": self.metrics.totals(),
                              "samples": self.judge.to_state(), **self.engine.to_state()})
-        except OSError as exc:
-            log.error("cannot write state to %s: %s", self.store.path, exc)
+        except OSError as exc:  # read-only or full: every source keeps running from memory; alerted
+            self.metrics.state_write_errors.inc()
+            log.error("cannot write state to %s: %s; detection goes on from memory, but a restart would "
+                      "re-read and lose standing conditions: make the state directory writable", self.store.path, exc)
             return
         self._dirty = False
         self._last_save = time.monotonic()
@@ -399,11 +431,21 @@ class Agent:
                 self.stop.wait(backoff * random.uniform(0.8, 1.2))
                 backoff = min(backoff * 2, 30.0)
 
-    def health(self) -> tuple[bool, str]:
-        problems = [f"source {n} is down" for n, s in self.status.items() if s == "down"]
+    def liveness(self) -> tuple[bool, str]:
+        """/livez: only a stalled engine fails it (a restart cures that; it does not cure a missing source)."""
         stalled = time.monotonic() - self._last_loop
         if stalled > max(5.0, 5 * self.cfg.tick_seconds):
-            problems.append(f"engine stalled for {stalled:.0f} s")
+            return False, f"engine stalled for {stalled:.0f} s"
+        return True, "ok"
+
+    def health(self) -> tuple[bool, str]:
+        """/healthz (readiness): the engine and every source."""
+        problems = [f"source {n} is down" for n, s in self.status.items() if s == "down"]
+        live, why = self.liveness()
+        if not live:
+            problems.append(why)
+        if self.lag > self.cfg.intake_lag_seconds:
+            problems.append(f"intake {self.lag:.0f} s behind (detection is late; see gpu_npd_intake_lag_seconds)")
         if problems:
             return False, "; ".join(problems)
         up = ", ".join(f"{n}={s}" for n, s in sorted(self.status.items())) or "no sources"

@@ -12,6 +12,15 @@ from . import __version__
 SEVERITY_CHOICES = ("info", "warning", "error", "fatal")
 
 
+def _nvml_spec(ctx, param, value: str) -> str:
+    from .config import nvml_spec_problem
+
+    problem = nvml_spec_problem(value)
+    if problem:
+        raise click.BadParameter(problem)
+    return value
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="gpu-npd")
 def main() -> None:
@@ -24,11 +33,14 @@ def main() -> None:
 @click.option("--min-severity", type=click.Choice(SEVERITY_CHOICES), default="warning", show_default=True,
               help="Leave out findings below this severity (info shows lifecycle marks such as driver loads).")
 @click.option("--year", type=int, default=None, help="Year for syslog timestamps that carry none (default: this year).")
-@click.option("--nvml", "nvml_spec", default="auto", show_default=True,
+@click.option("--nvml", "nvml_spec", default="auto", show_default=True, callback=_nvml_spec,
               help="Where GPU index/UUID for PCI addresses come from: auto (this node's NVML, when it has one), "
                    "off, or fake:<scenario.yaml>.")
+@click.option("--unclassified", "only_unclassified", is_flag=True,
+              help="List only driver lines with an error word that no rule recognised (new formats to report).")
 @click.argument("files", nargs=-1, type=click.Path(dir_okay=False, allow_dash=True))
-def parse(fmt: str, min_severity: str, year: int | None, nvml_spec: str, files: tuple[str, ...]) -> None:
+def parse(fmt: str, min_severity: str, year: int | None, nvml_spec: str, only_unclassified: bool,
+          files: tuple[str, ...]) -> None:
     """Classify log files (plain, .gz, or stdin with no FILE or '-') for post-mortems.
 
     Run on the GPU node itself, findings name the GPU index and UUID next to the PCI address.
@@ -37,7 +49,7 @@ def parse(fmt: str, min_severity: str, year: int | None, nvml_spec: str, files: 
     from parsers import Classifier, Scanner, at_least
 
     from .gpu.collector import annotate
-    from .inputs import open_input
+    from .inputs import InputDamaged, open_input
     from .report import write_correlations, write_json, write_text
 
     from parsers import WORKLOAD_KINDS, cause_of
@@ -59,9 +71,15 @@ def parse(fmt: str, min_severity: str, year: int | None, nvml_spec: str, files: 
                             causes.append(cause)
                         if f.kind in WORKLOAD_KINDS and f.timestamp is not None and len(failures) < 100_000:
                             failures.append(f)
-                        if at_least(f.severity, min_severity):
+                        if only_unclassified:
+                            if f.kind == "unclassified":
+                                yield f
+                        elif at_least(f.severity, min_severity):
                             yield f
-            except (OSError, EOFError) as exc:  # unreadable, missing, truncated gzip
+            except InputDamaged as exc:  # the findings of the part that decodes were given above
+                click.echo(f"gpu-npd parse: warning: {path}: {exc}; findings are from the part before it", err=True)
+                failed.append(path)
+            except (OSError, EOFError) as exc:  # unreadable, missing
                 reason = exc.strerror or str(exc) if isinstance(exc, OSError) else str(exc) or "truncated input"
                 click.echo(f"gpu-npd parse: cannot read {path}: {reason}", err=True)
                 failed.append(path)
@@ -72,7 +90,8 @@ def parse(fmt: str, min_severity: str, year: int | None, nvml_spec: str, files: 
             write_json(findings(), out)
         else:
             write_text(findings(), out)
-        write_correlations(failures, causes, out, fmt)
+        if not only_unclassified:
+            write_correlations(failures, causes, out, fmt)
         out.flush()
     except BrokenPipeError:  # `gpu-npd parse big.log | head`
         sys.stderr.close()
@@ -94,7 +113,8 @@ def _gpu_map(spec: str) -> dict[str, dict[str, str]]:
 
 
 @main.command("nvml-snapshot")
-@click.option("--nvml", "nvml_spec", default="auto", show_default=True, help="auto, or fake:<scenario.yaml>.")
+@click.option("--nvml", "nvml_spec", default="auto", show_default=True, callback=_nvml_spec,
+              help="auto, or fake:<scenario.yaml>.")
 def nvml_snapshot(nvml_spec: str) -> None:
     """Print this node's raw NVML readings as a scenario the test fake replays (tests/fixtures/nvml/)."""
     import yaml
@@ -117,7 +137,10 @@ def nvml_snapshot(nvml_spec: str) -> None:
 @click.option("--metrics-address", default=None, help="HOST:PORT for /metrics and /healthz.")
 @click.option("--node-name", default=None, help="Node name (default: $NODE_NAME, then the host name).")
 @click.option("--log-level", default=None, help="debug, info, warning or error.")
-def run(config_file, kmsg, log_files, journald, state_dir, metrics_address, node_name, log_level) -> None:
+@click.option("--log-format", default=None, type=click.Choice(["text", "json"]),
+              help="The agent's own log on stderr: text (default) or JSON lines.")
+def run(config_file, kmsg, log_files, journald, state_dir, metrics_address, node_name, log_level,
+        log_format) -> None:
     """Run the node agent until SIGTERM."""
     import logging
     import signal
@@ -126,14 +149,16 @@ def run(config_file, kmsg, log_files, journald, state_dir, metrics_address, node
     from .config import ConfigError, load
 
     flags = {"kmsg": kmsg, "log_files": list(log_files) or None, "journald": journald, "state_dir": state_dir,
-             "metrics_address": metrics_address, "node_name": node_name, "log_level": log_level}
+             "metrics_address": metrics_address, "node_name": node_name, "log_level": log_level,
+             "log_format": log_format}
     try:
         cfg = load(config_file, flags=flags)
     except ConfigError as exc:
         click.echo(f"gpu-npd: configuration error: {exc}", err=True)
         sys.exit(2)
-    logging.basicConfig(level=cfg.log_level.upper(), stream=sys.stderr,
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    from .logs import setup
+
+    setup(cfg.log_level, cfg.log_format)
     try:
         agent = Agent(cfg)
     except ValueError as exc:

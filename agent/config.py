@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 import socket
 from dataclasses import dataclass, field, fields
@@ -15,7 +16,12 @@ from .kube.settings import parse as kube_settings
 from .samples import validate_rules
 
 NESTED = ("kubernetes", "sample_ignore")
+ENV_PREFIX = "GPU_NPD_"
+NESTED_SEP = "__"  # GPU_NPD_KUBERNETES__HEARTBEAT_SECONDS=60 sets kubernetes.heartbeat_seconds
+# GPU_NPD_* variables that are not configuration keys (read elsewhere); any other unknown one is an error.
+NOT_CONFIG = ("GPU_NPD_CONFIG", "GPU_NPD_MATCHER", "GPU_NPD_BIN", "GPU_NPD_TEST_REAL_KMSG")
 CLEAR_MODES = ("reset", "boot", "expire", "link_up")
+LOG_FORMATS = ("text", "json")
 MATCH_KEYS = ("kind", "action", "attribution", "not_attribution", "severity", "xid", "sxid", "state")
 
 
@@ -33,11 +39,14 @@ class Config:
     metrics_address: str
     node_name: str
     log_level: str
+    log_format: str
     tick_seconds: float
     warning_expire_seconds: float
     app_xid_window_seconds: float
     app_xid_distinct_processes: int
     max_problems: int
+    max_series_per_family: int
+    intake_lag_seconds: float
     queue_batches: int
     shed_rss_mb: float
     shed_cpu_percent: float
@@ -53,6 +62,7 @@ class Config:
     workload_include_pods: list[str]
     workload_exclude_pods: list[str]
     workload_max_open_files: int
+    workload_allowed_log_roots: list[str]
     workload_correlation_seconds: float
     workload_pod_label: bool
     udev: bool
@@ -80,7 +90,7 @@ def defaults() -> dict[str, Any]:
 
 def _coerce(key: str, value: Any, kind: Any) -> Any:
     """Coerce strings (from the environment or flags) and check types, naming the key on error."""
-    name = getattr(kind, "__name__", str(kind))
+    name = "a finite number" if kind is float else getattr(kind, "__name__", str(kind))
     try:
         if kind is bool or kind == (bool | None):
             if isinstance(value, str):
@@ -102,7 +112,7 @@ def _coerce(key: str, value: Any, kind: Any) -> Any:
                 raise ValueError(value)
             return int(value)
         if kind is float:
-            if isinstance(value, bool):
+            if isinstance(value, bool) or not math.isfinite(float(value)):
                 raise ValueError(value)
             return float(value)
         if kind is str:
@@ -136,13 +146,22 @@ def _coerce(key: str, value: Any, kind: Any) -> Any:
     return value
 
 
+def nvml_spec_problem(spec: str) -> str | None:
+    """Why an NVML spec (config key `nvml`, `--nvml` of parse and nvml-snapshot) is unusable, or None."""
+    if not (spec in ("auto", "off") or spec.startswith("fake:")):
+        return f"expected auto, off or fake:<scenario.yaml>, got {spec!r}"
+    if spec.startswith("fake:") and not os.path.isfile(spec[5:]):
+        return f"scenario file {spec[5:]!r} does not exist"
+    return None
+
+
 def _validate(cfg: Config) -> None:
     def positive(key: str) -> None:
         if getattr(cfg, key) <= 0:
             raise ConfigError(f"{key}: must be greater than 0, got {getattr(cfg, key)!r}")
 
     for key in ("workload_max_open_files", "workload_correlation_seconds", "poll_seconds", "nvml_deadline_seconds", "tick_seconds", "warning_expire_seconds", "app_xid_window_seconds", "app_xid_distinct_processes",
-                "max_problems", "queue_batches", "shed_rss_mb", "shed_cpu_percent"):
+                "max_problems", "max_series_per_family", "intake_lag_seconds", "queue_batches", "shed_rss_mb", "shed_cpu_percent"):
         positive(key)
     try:
         host, port = cfg.metrics_host_port
@@ -152,10 +171,11 @@ def _validate(cfg: Config) -> None:
         raise ConfigError(f"metrics_address: expected HOST:PORT, got {cfg.metrics_address!r}") from None
     if cfg.expected_gpus < 0:
         raise ConfigError(f"expected_gpus: must be 0 (auto) or more, got {cfg.expected_gpus!r}")
-    if not (cfg.nvml in ("auto", "off") or cfg.nvml.startswith("fake:")):
-        raise ConfigError(f"nvml: expected auto, off or fake:<scenario.yaml>, got {cfg.nvml!r}")
-    if cfg.nvml.startswith("fake:") and not os.path.isfile(cfg.nvml[5:]):
-        raise ConfigError(f"nvml: scenario file {cfg.nvml[5:]!r} does not exist")
+    problem = nvml_spec_problem(cfg.nvml)
+    if problem:
+        raise ConfigError(f"nvml: {problem}")
+    if cfg.log_format not in LOG_FORMATS:
+        raise ConfigError(f"log_format: expected one of {', '.join(LOG_FORMATS)}, got {cfg.log_format!r}")
     if cfg.mode not in MODES:
         raise ConfigError(f"mode: expected one of {', '.join(MODES)}, got {cfg.mode!r}")
     try:
@@ -183,6 +203,35 @@ def _validate(cfg: Config) -> None:
             raise ConfigError(f"{where}.clear: expected one of {', '.join(CLEAR_MODES)}, got {rule.get('clear')!r}")
 
 
+def _apply_env(merged: dict[str, Any], env: Mapping[str, str], known: Mapping[str, Any]) -> dict[str, str]:
+    """GPU_NPD_<KEY> sets a key, GPU_NPD_<BLOCK>__<KEY> a key inside a block (its value read as YAML, so
+    numbers, booleans and lists work); an unknown variable is an error naming it, not silently ignored.
+    Returns key path -> variable, so a bad value's error names the variable it came from."""
+    origin: dict[str, str] = {}
+    for var, value in sorted(env.items()):
+        if not var.startswith(ENV_PREFIX) or var in NOT_CONFIG:
+            continue
+        key, _, sub = var[len(ENV_PREFIX):].lower().partition(NESTED_SEP)
+        if key not in known:
+            raise ConfigError(f"{var}: unknown configuration variable (keys: GPU_NPD_<KEY> for the keys in "
+                              f"defaults.yaml, GPU_NPD_<BLOCK>__<KEY> inside kubernetes / sample_ignore)")
+        origin[f"{key}.{sub}" if sub else key] = var
+        if not sub:
+            merged[key] = value
+            continue
+        block = merged.get(key)
+        if key not in NESTED or not isinstance(block, dict):
+            raise ConfigError(f"{var}: {key} has no nested keys")
+        if key == "kubernetes" and sub not in block:
+            raise ConfigError(f"{var}: unknown key kubernetes.{sub} (known: {', '.join(block)})")
+        try:
+            block = {**block, sub: yaml.safe_load(value) if value.strip() else ""}
+        except yaml.YAMLError:
+            raise ConfigError(f"{var}: not a valid value: {value!r}") from None
+        merged[key] = block
+    return origin
+
+
 def load(file: str | None = None, env: Mapping[str, str] | None = None,
          flags: Mapping[str, Any] | None = None) -> Config:
     """Build the configuration; raises ConfigError naming the key on any bad value."""
@@ -205,18 +254,22 @@ def load(file: str | None = None, env: Mapping[str, str] | None = None,
             if isinstance(data.get(key), dict) and isinstance(merged.get(key), dict):
                 data[key] = {**merged[key], **data[key]}
         merged.update(data)
-    for key, value in (env if env is not None else os.environ).items():
-        if key.startswith("GPU_NPD_") and key[8:].lower() in known and key != "GPU_NPD_MATCHER":
-            merged[key[8:].lower()] = value
+    origin = _apply_env(merged, env if env is not None else os.environ, known)
     for key, value in (flags or {}).items():
         if value is not None:
             if key not in known:
                 raise ConfigError(f"{key}: unknown configuration key")
             merged[key] = value
     types = {f.name: eval(f.type, {"Any": Any}) if isinstance(f.type, str) else f.type for f in fields(Config)}
-    values = {key: _coerce(key, merged.get(key), types[key]) for key in known}
-    if not values["node_name"]:
-        values["node_name"] = (env if env is not None else os.environ).get("NODE_NAME") or socket.gethostname()
-    cfg = Config(**values)
-    _validate(cfg)
+    try:
+        values = {key: _coerce(key, merged.get(key), types[key]) for key in known}
+        if not values["node_name"]:
+            values["node_name"] = (env if env is not None else os.environ).get("NODE_NAME") or socket.gethostname()
+        cfg = Config(**values)
+        _validate(cfg)
+    except ConfigError as exc:  # name the environment variable when the bad value came from one
+        key = str(exc).split(":", 1)[0].split("[", 1)[0].split(" ", 1)[0]
+        if key in origin:
+            raise ConfigError(f"{origin[key]}: {exc}") from None
+        raise
     return cfg

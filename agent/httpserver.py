@@ -1,26 +1,110 @@
-"""/metrics and /healthz on one small threaded HTTP server."""
+"""/metrics, /healthz (readiness: engine and sources) and /livez (the engine only) on one small HTTP server that no client can wear down.
+
+A selector loop holds accepted connections until they have bytes to read; only then does one of a fixed
+pool of workers serve the request (one per connection, HTTP/1.0). So idle or slow clients cost a socket,
+not a thread: at most MAX_PENDING connections are held (the oldest is closed past that), each for at
+most IDLE_SECONDS, and a worker gives up on a client that stalls mid-request after IO_SECONDS. A client that
+disconnects early is not news: no traceback, nothing logged.
+"""
 
 from __future__ import annotations
 
+import selectors
+import socket
 import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+import time
+from collections import OrderedDict
+from concurrent.futures import ThreadPoolExecutor
+from http.server import BaseHTTPRequestHandler, HTTPServer
 from typing import Callable
 
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest
 
+WORKERS = 4
+MAX_PENDING = 256
+IDLE_SECONDS = 10.0
+IO_SECONDS = 5.0
+Check = Callable[[], tuple[bool, str]]
 
-def serve(host: str, port: int, registry: CollectorRegistry,
-          health: Callable[[], tuple[bool, str]]) -> ThreadingHTTPServer:
+
+class _Listener(HTTPServer):
+    request_queue_size = 128  # the accept loop drains it; socketserver's 5 drops SYNs under a burst
+
+
+class MetricsServer:
+    def __init__(self, host: str, port: int, registry: CollectorRegistry, health: Check, live: Check | None = None):
+        self._http = _Listener((host, port), _handler(registry, {"/healthz": health, "/readyz": health,
+                                                                  "/livez": live or health}))
+        self.server_address = self._http.server_address
+        self._pool = ThreadPoolExecutor(WORKERS, thread_name_prefix="http")
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, name="http", daemon=True)
+        self._thread.start()
+
+    def _loop(self) -> None:
+        sel = selectors.DefaultSelector()
+        listener = self._http.socket
+        listener.setblocking(False)
+        sel.register(listener, selectors.EVENT_READ)
+        pending: OrderedDict[socket.socket, tuple[float, object]] = OrderedDict()
+        while not self._stop.is_set():
+            for key, _ in sel.select(timeout=0.5):
+                if key.fileobj is listener:
+                    try:
+                        conn, addr = listener.accept()
+                    except OSError:
+                        continue
+                    if len(pending) >= MAX_PENDING:
+                        old, _ = pending.popitem(last=False)
+                        sel.unregister(old)
+                        old.close()
+                    pending[conn] = (time.monotonic(), addr)
+                    sel.register(conn, selectors.EVENT_READ)
+                else:
+                    conn = key.fileobj
+                    sel.unregister(conn)
+                    _, addr = pending.pop(conn)
+                    self._pool.submit(self._serve, conn, addr)
+            cutoff = time.monotonic() - IDLE_SECONDS
+            while pending and next(iter(pending.values()))[0] < cutoff:
+                old, _ = pending.popitem(last=False)
+                sel.unregister(old)
+                old.close()
+        for conn in pending:
+            conn.close()
+        sel.close()
+
+    def _serve(self, conn: socket.socket, addr) -> None:
+        try:
+            conn.setblocking(True)
+            conn.settimeout(IO_SECONDS)
+            self._http.finish_request(conn, addr)
+        except OSError:  # reset, broken pipe, timeout: the client went away
+            pass
+        finally:
+            try:
+                conn.close()
+            except OSError:
+                pass
+
+    def shutdown(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=2)
+        self._pool.shutdown(wait=False, cancel_futures=True)
+        self._http.server_close()
+
+
+def _handler(registry: CollectorRegistry, checks: dict[str, Check]):
     class Handler(BaseHTTPRequestHandler):
         def do_GET(self) -> None:  # noqa: N802
             path = self.path.split("?", 1)[0]
             if path == "/metrics":
                 body, code, ctype = generate_latest(registry), 200, CONTENT_TYPE_LATEST
-            elif path in ("/healthz", "/readyz"):
-                ok, text = health()
+            elif path in checks:
+                ok, text = checks[path]()
                 body, code, ctype = (text + "\n").encode(), 200 if ok else 503, "text/plain; charset=utf-8"
             else:
-                body, code, ctype = b"not found: try /metrics or /healthz\n", 404, "text/plain"
+                body, code, ctype = b"not found: try /metrics, /healthz or /livez\n", 404, "text/plain"
             self.send_response(code)
             self.send_header("Content-Type", ctype)
             self.send_header("Content-Length", str(len(body)))
@@ -30,7 +114,8 @@ def serve(host: str, port: int, registry: CollectorRegistry,
         def log_message(self, *args) -> None:  # scrapes are not news
             pass
 
-    server = ThreadingHTTPServer((host, port), Handler)
-    server.daemon_threads = True
-    threading.Thread(target=server.serve_forever, name="http", daemon=True).start()
-    return server
+    return Handler
+
+
+def serve(host: str, port: int, registry: CollectorRegistry, health: Check, live: Check | None = None) -> MetricsServer:
+    return MetricsServer(host, port, registry, health, live)

@@ -1,25 +1,99 @@
-"""Opening what `gpu-npd parse` is handed: files, .gz files (by magic bytes) and stdin."""
+"""Opening what `gpu-npd parse` is handed: files, .gz files (by magic bytes) and stdin.
+
+A gzip stream is decoded by a tolerant reader: a truncated or corrupt `.gz` (a log copied off a dying node)
+gives every byte that decodes, and the damage is reported afterwards as `InputDamaged`, not instead.
+"""
 
 from __future__ import annotations
 
-import gzip
+import io
 import sys
+import zlib
 from contextlib import contextmanager
 from typing import BinaryIO, Iterator
 
 GZIP_MAGIC = b"\x1f\x8b"
+RAW_CHUNK = 1 << 16
+
+
+class InputDamaged(Exception):
+    """The input ended early or stopped decoding; everything before the damage was delivered."""
+
+
+class TolerantGzip(io.RawIOBase):
+    """Concatenated gzip members, decoded as far as they go; `damage` says why decoding stopped early."""
+
+    def __init__(self, raw: BinaryIO):
+        self._raw = raw
+        self._z = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)
+        self._pending = b""
+        self._done = False
+        self.consumed = 0  # compressed bytes read
+        self.damage: str | None = None
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buf) -> int:
+        while not self._pending and not self._done:
+            self._fill()
+        n = min(len(buf), len(self._pending))
+        buf[:n] = self._pending[:n]
+        self._pending = self._pending[n:]
+        return n
+
+    def _fill(self) -> None:
+        data = self._z.unconsumed_tail or self._raw.read(RAW_CHUNK)
+        if not data:
+            if not self._z.eof:
+                self.damage = f"gzip stream truncated after {self.consumed} compressed bytes"
+            self._done = True
+            return
+        self.consumed += len(data) - len(self._z.unconsumed_tail)
+        try:
+            self._pending = self._z.decompress(data)
+        except zlib.error as exc:
+            self.damage = f"gzip stream corrupt after {self.consumed} compressed bytes ({exc})"
+            self._done = True
+            return
+        if self._z.eof:  # another member may follow (gzip -c a >> b): start over on what is left
+            rest = self._z.unused_data
+            self._z = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)
+            if rest:
+                self._pending += self._decompress_rest(rest)
+
+    def _decompress_rest(self, rest: bytes) -> bytes:
+        if not rest.startswith(GZIP_MAGIC):
+            self._done = True  # trailing garbage after a complete member: gzip(1) ignores it too
+            return b""
+        try:
+            return self._z.decompress(rest)
+        except zlib.error as exc:
+            self.damage = f"gzip stream corrupt after {self.consumed} compressed bytes ({exc})"
+            self._done = True
+            return b""
 
 
 @contextmanager
 def open_input(path: str) -> Iterator[BinaryIO]:
-    """Yield a binary stream for `path` (`-` is stdin); gzip is detected by content."""
+    """Yield a binary stream for `path` (`-` is stdin); gzip is detected by content. Raises InputDamaged at
+    the end of the block when a gzip stream was truncated or corrupt (after its readable part was used)."""
     if path == "-":
         raw: BinaryIO = sys.stdin.buffer
-        yield gzip.GzipFile(fileobj=raw) if raw.peek(2)[:2] == GZIP_MAGIC else raw  # type: ignore[attr-defined]
+        if raw.peek(2)[:2] == GZIP_MAGIC:  # type: ignore[attr-defined]
+            yield from _gzip(raw)
+        else:
+            yield raw
         return
     with open(path, "rb") as fh:
         if fh.peek(2)[:2] == GZIP_MAGIC:
-            with gzip.GzipFile(fileobj=fh) as gz:
-                yield gz  # type: ignore[misc]
+            yield from _gzip(fh)
         else:
             yield fh
+
+
+def _gzip(raw: BinaryIO) -> Iterator[BinaryIO]:
+    gz = TolerantGzip(raw)
+    yield io.BufferedReader(gz, buffer_size=RAW_CHUNK)  # type: ignore[misc]
+    if gz.damage:
+        raise InputDamaged(gz.damage)

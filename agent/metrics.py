@@ -12,13 +12,20 @@ from .samples import Reading
 
 
 class Metrics:
-    def __init__(self, pod_label: bool = False) -> None:
+    def __init__(self, pod_label: bool = False, max_series: int = 1000) -> None:
         r = self.registry = CollectorRegistry(auto_describe=True)
+        self.max_series = max_series  # per family whose labels come from input (Xid code/PCI, namespace/pod)
+        self._series: dict[str, set[tuple[str, ...]]] = {}
+        self.overflow = Counter("gpu_npd_series_overflow", "Increments folded into the `other` series because a "
+                                "family reached max_series_per_family distinct label sets.", ["family"], registry=r)
         self.findings = Counter("gpu_npd_findings", "Findings recognised, by kind, severity and attribution.",
                                 ["kind", "severity", "attribution"], registry=r)
         self.xid_errors = Counter("gpu_npd_xid_errors", "NVRM Xid errors seen, by Xid code and GPU "
                                   "(PCI address; index and UUID where NVML knows them).",
                                   ["xid", "pci_bus_id", "gpu", "uuid"], registry=r)
+        self.unclassified = Counter("gpu_npd_unclassified_lines", "Driver lines with an error word that no rule "
+                                    "recognised (kind unclassified), by driver: new formats to report.",
+                                    ["driver"], registry=r)
         self.records = Counter("gpu_npd_source_records", "Records read, by source.", ["source"], registry=r)
         self.dropped = Counter("gpu_npd_source_dropped", "Records lost before they were read (kmsg ring overrun).",
                                ["source"], registry=r)
@@ -42,11 +49,23 @@ class Metrics:
         self.workload_findings = Counter("gpu_npd_workload_findings", "NCCL / CUDA / distributed-training failures "
                                          "in container logs, by namespace and kind.",
                                          ["namespace", "kind"] + (["pod"] if pod_label else []), registry=r)
+        self.refused = Counter("gpu_npd_source_refused_files", "Files a source would not open: not a regular file, "
+                               "or a symlink leading outside the allowed log roots.", ["source"], registry=r)
+        self.intake_lag = Gauge("gpu_npd_intake_lag_seconds", "How long the batch being processed waited between "
+                                "its source and the health engine (0 when nothing waits).", registry=r)
+        self.forged = Counter("gpu_npd_forged_or_userspace", "Lines in a kernel-log file that read like a kernel "
+                              "fault but were written by another program (syslog tag not `kernel`): never a "
+                              "node problem.", ["source", "kind"], registry=r)
+        self.state_write_errors = Counter("gpu_npd_state_write_errors", "State writes that failed (read-only or "
+                                          "full state directory): detection goes on from memory.", registry=r)
         self.kube_writes = Counter("gpu_npd_kube_writes", "Kubernetes API writes, by kind (conditions, taints, events).",
                                    ["kind"], registry=r)
         self.kube_errors = Counter("gpu_npd_kube_errors", "Kubernetes API failures, by HTTP status or "
                                    "connection/timeout/conflict.", ["kind"], registry=r)
-        self.kube_api_up = Gauge("gpu_npd_kube_api_up", "1 when the last Kubernetes sync succeeded.", registry=r)
+        # registered only when the Kubernetes writer runs (enable_kube): no series in local mode or `mode: off`,
+        # so "API writes failing" cannot pend on agents that never write
+        self.kube_api_up = Gauge("gpu_npd_kube_api_up", "1 when the last Kubernetes sync succeeded.", registry=None)
+        self._kube_api_up_exported = False
         self.taint_held = Gauge("gpu_npd_taint_held_by_budget", "1 while a taint is held back by the tainted-node "
                                 "budget (its condition stands).", ["taint"], registry=r)
         Info("gpu_npd_build", "Build information.", registry=r).info({"version": __version__})
@@ -57,7 +76,14 @@ class Metrics:
         r.register(_StateCollector(self))
 
     # Counter totals survive restarts through the state file: bounded label sets (kinds, Xid x GPU).
-    PERSISTED = ("findings", "xid_errors")
+    PERSISTED = ("findings", "xid_errors", "unclassified")
+
+    def set_kube_api_up(self, value: float) -> None:
+        """The writer's view of the API; the series exists from the writer's first attempt on."""
+        if not self._kube_api_up_exported:
+            self.registry.register(self.kube_api_up)
+            self._kube_api_up_exported = True
+        self.kube_api_up.set(value)
 
     def totals(self) -> dict[str, dict[str, float]]:
         out: dict[str, dict[str, float]] = {}
@@ -67,13 +93,24 @@ class Metrics:
                              for s in family.samples if s.name.endswith("_total")}
         return out
 
+    def count(self, name: str, labels: tuple[str, ...], value: float = 1.0) -> None:
+        """Increment a counter whose labels come from input, within max_series distinct label sets: past
+        that, into one `other` series (every label "other"), and the overflow is counted. Never lost."""
+        seen = self._series.setdefault(name, set())
+        if labels not in seen:
+            if len(seen) >= self.max_series:
+                self.overflow.labels(name).inc(value)
+                labels = ("other",) * len(labels)
+            seen.add(labels)
+        getattr(self, name).labels(*labels).inc(value)
+
     def restore_totals(self, totals: dict[str, dict[str, float]]) -> None:
         for name in self.PERSISTED:
             counter = getattr(self, name)
             for key, value in totals.get(name, {}).items():
                 labels = key.split("|")
                 if len(labels) == len(counter._labelnames) and value > 0:
-                    counter.labels(*labels).inc(value)
+                    self.count(name, tuple(labels), value)
 
     def set_readings(self, readings: list[Reading], stats: dict) -> None:
         self._readings, self._stats = list(readings), dict(stats)

@@ -11,6 +11,25 @@ from typing import Any
 
 log = logging.getLogger(__name__)
 VERSION = 1
+MAX_BYTES = 64 << 20  # far above any real state (problems and cursors are capped); a bigger file is not ours
+MAX_DEPTH = 16        # our state nests 5 levels at most
+# top-level keys and the JSON type each must have
+SHAPE = {"boot_id": str, "cursors": dict, "totals": dict, "samples": dict, "problems": list, "conditions": dict}
+
+
+def shape_problem(data: dict[str, Any]) -> str | None:
+    """Why a parsed state cannot be ours (depth, types), or None."""
+    for key, kind in SHAPE.items():
+        if key in data and not isinstance(data[key], kind):
+            return f"{key}: expected {kind.__name__}, got {type(data[key]).__name__}"
+    stack = [(data, 1)]
+    while stack:  # iterative: a hostile depth cannot overflow the checker itself
+        node, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            return f"nested deeper than {MAX_DEPTH} levels"
+        children = node.values() if isinstance(node, dict) else node
+        stack.extend((c, depth + 1) for c in children if isinstance(c, (dict, list)))
+    return None
 
 
 class StateStore:
@@ -19,19 +38,30 @@ class StateStore:
         self.path = self.dir / name
 
     def load(self) -> dict[str, Any]:
+        """The saved state, or {} to start fresh. What cannot be trusted (unreadable, not JSON, too large,
+        too deeply nested, wrong types) is moved aside as `<name>.corrupt` with a warning: never an exit."""
         try:
+            size = self.path.stat().st_size
+            if size > MAX_BYTES:
+                return self.reject(f"{size} bytes, more than {MAX_BYTES}")
             data = json.loads(self.path.read_text(encoding="utf-8"))
         except FileNotFoundError:
             return {}
-        except (OSError, ValueError) as exc:
-            # A damaged state file must not stop detection: start fresh, keep the bad file aside.
-            log.warning("state file %s unreadable (%s); starting fresh", self.path, exc)
-            try:
-                self.path.replace(self.path.with_suffix(".corrupt"))
-            except OSError:
-                pass
-            return {}
-        return data if isinstance(data, dict) and data.get("version") == VERSION else {}
+        except (OSError, ValueError, RecursionError) as exc:
+            return self.reject(str(exc)[:200] or type(exc).__name__)
+        if not isinstance(data, dict) or data.get("version") != VERSION:
+            return {}  # an older layout: start fresh, nothing to warn about
+        problem = shape_problem(data)
+        return self.reject(problem) if problem else data
+
+    def reject(self, why: str) -> dict[str, Any]:
+        # A damaged state file must not stop detection: start fresh, keep the bad file aside for a look.
+        log.warning("state file %s cannot be trusted (%s): moved aside, starting fresh", self.path, why)
+        try:
+            self.path.replace(self.path.with_suffix(".corrupt"))
+        except OSError:
+            pass
+        return {}
 
     def save(self, data: dict[str, Any]) -> None:
         """Temp file in the same directory, fsync, rename, fsync the directory."""

@@ -45,6 +45,19 @@ def job_of(pod: str) -> str:
     return _ORDINAL.sub("", pod)
 
 
+EXCERPT = 160  # characters of the offending line quoted in an Event
+_UNPRINTABLE = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b[@-_]|[\x00-\x1f\x7f-\x9f]")  # ANSI/CSI, C0, C1
+
+
+def quoted(text: str) -> str:
+    """A sanitised excerpt of a container's line for an Event: escapes and control characters removed,
+    length-capped, clearly marked as the container's words (never read as ours)."""
+    clean = " ".join(_UNPRINTABLE.sub(" ", text).split())
+    if len(clean) > EXCERPT:
+        clean = clean[:EXCERPT - 1] + "\u2026"
+    return f' Container output: "{clean}"' if clean else ""
+
+
 class WorkloadTracker:
     def __init__(self, emit: EmitEvent, metrics, window: float = 600.0, pod_label: bool = False,
                  standing: Callable[[], list[Problem]] = list, clock: Callable[[], float] = time.time):
@@ -76,7 +89,7 @@ class WorkloadTracker:
 
     def observe(self, ref: PodRef, f: Finding) -> str:
         labels = [ref.namespace, f.kind] + ([ref.pod] if self.pod_label else [])
-        self.metrics.workload_findings.labels(*labels).inc()
+        self.metrics.count("workload_findings", tuple(labels))
         if f.timestamp is None:
             f.timestamp = datetime.fromtimestamp(self.clock(), timezone.utc)
         cause = likely_cause(f, self._candidates(f), self.window)
@@ -86,7 +99,7 @@ class WorkloadTracker:
         if f.rank is not None and len(ranks) < 4096:
             ranks.add(f.rank)
         first = self._first.setdefault(key, ref)  # one Event per job and reason: on the first pod that said it
-        message = f"{explain(f, cause, self.window, ranks)} [container {ref.container}]"
+        message = f"{explain(f, cause, self.window, ranks)} [container {ref.container}]{quoted(f.message)}"
         self.emit(first, reason, message, "|".join(key))
         while len(self._ranks) > 1024:
             oldest = next(iter(self._ranks))
@@ -99,6 +112,6 @@ class WorkloadTracker:
         gpu = f.details.get("gpu_index")
         where = f"GPU {gpu} ({f.pci})" if gpu is not None else f"GPU {f.pci}"
         proc = f" from pid {f.pid}{f' ({f.process})' if f.process else ''}" if f.pid is not None else ""
-        message = (f"Xid {f.xid} on {where}{proc} in this pod: {f.message.strip()[:200]}. "
-                   f"Attribution: application. Recommended action: {f.action}")
+        message = (f"Xid {f.xid} on {where}{proc} in this pod. Attribution: application. "
+                   f"Recommended action: {f.action}.{quoted(f.message)}")
         self.emit(ref, xid_reason(f.xid or 0), message, f"{ref.namespace}|{ref.pod}|xid{f.xid}|{f.pci}")

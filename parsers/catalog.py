@@ -42,6 +42,21 @@ DRIVER_BUCKETS = frozenset({"INVESTIGATE_SW", "UPDATE_SWFW"})
 # Application Xids never exceed this severity on their own (escalation is the health engine's job).
 APPLICATION_MAX_SEVERITY = {"fatal": "error"}
 
+# NVLink5 Xids (144-150) carry the unit/subcode and the driver's own verdict after the code:
+#   "145, RLW_REMAP Nonfatal XC0 i0 Link 00 (0x00000004 0x00000001 ...)"  (gpud test data; TensorRT-LLM#4816)
+# The verdict decides severity: a Nonfatal one is corrected/contained, the link keeps running.
+NVLINK5_LINE = re.compile(r"(?P<unit>[A-Z][A-Z0-9_]*(?:/[A-Z][A-Z0-9_]*)?) (?P<verdict>Nonfatal|Fatal) "
+                          r"XC(?P<xc>\d+) i(?P<instance>\d+) Link (?P<link>\d+)"
+                          r"(?: \((?P<intrinfo>0x[0-9a-fA-F]+) (?P<error_status>0x[0-9a-fA-F]+))?")
+# verdict -> (severity, action); None keeps the catalog's (fatal, WORKFLOW_NVLINK5_ERR).
+NVLINK5_VERDICT: dict[str, tuple[str, str] | None] = {
+    "nonfatal": ("warning", "MONITOR"),
+    "fatal": None,
+}
+# Per-unit exceptions to the verdict, (unit, verdict) -> (severity, action).  Empty by default:
+# gpud reports TLW_RX / TLW_TX "Fatal" as warnings; NVIDIA's catalog does not say so (README).
+NVLINK5_UNIT_OVERRIDE: dict[tuple[str, str], tuple[str, str]] = {}
+
 # Xid 154 announces the recovery action for accompanying Xids; the line names it.
 XID154_RECOVERY: dict[str, tuple[str, str]] = {
     "none": ("info", "IGNORE"),

@@ -9,10 +9,13 @@ from __future__ import annotations
 
 import re
 from .envelope import detect, is_kmsg_continuation
-from .finding import Finding
+import logging
+
+from .finding import Finding, bounded_int
 from .pci import find_pci, normalize_pci
 from .prefilter import Prefilter
 from .rules import KEYWORDS, PCI, REFINERS, RULES, Rule
+from .unclassified import DRIVER_KEYWORDS, unclassified
 
 _FIELDS = ("pid", "rank", "xid", "sxid")  # integer fields
 _TEXT_FIELDS = ("process", "peer")
@@ -34,11 +37,13 @@ PCI_KINDS = frozenset({"xid", "sxid", "fallen_off_bus", "gpu_reset", "gpu_reset_
 
 
 def all_keywords() -> tuple[str, ...]:
-    return tuple(dict.fromkeys(KEYWORDS + CONTEXT_KEYWORDS + CRI_PARTIAL_KEYWORDS))
+    return tuple(dict.fromkeys(KEYWORDS + CONTEXT_KEYWORDS + CRI_PARTIAL_KEYWORDS + DRIVER_KEYWORDS))
 
 
-def _int(value: str | None) -> int | None:
-    return int(value) if value is not None and value.isdigit() else None
+_int = bounded_int
+MAX_MESSAGE = 4096  # characters of one message the rules see; the rest of a longer line is not matched
+MAX_UUIDS = 1024  # pci -> UUID entries remembered (oldest evicted): input cannot grow it without bound
+log = logging.getLogger("gpu_npd.parsers")
 
 
 class Classifier:
@@ -50,6 +55,8 @@ class Classifier:
         self.uuids: dict[str, str] = {}  # pci -> GPU UUID, as NVRM printed it
         self._last_pci: tuple[int, str] | None = None
         self._count = 0
+        self.errors = 0  # lines whose classification raised (a bug): counted, logged once, never fatal
+        self.uuid_evictions = 0
 
     def classify(self, line: str, *, file: str | None = None, lineno: int | None = None) -> Finding | None:
         """Classify one line (envelope included, no newline)."""
@@ -62,11 +69,22 @@ class Classifier:
         if finding is None:
             return None
         finding.timestamp, finding.uptime, finding.envelope = env.timestamp, env.uptime, env.name
+        finding.program = env.extra.get("app")
         finding.file, finding.line = file, lineno
         return finding
 
     def classify_message(self, message: str, position: int | None = None) -> Finding | None:
-        """Classify a bare message (no envelope)."""
+        """Classify a bare message (no envelope). Total: a line that makes a rule raise is counted in
+        `errors` and yields nothing; detection goes on with the next line."""
+        try:
+            return self._classify_message(message[:MAX_MESSAGE], position)
+        except Exception:  # noqa: BLE001 - one bad line must never stop a source
+            self.errors += 1
+            if self.errors == 1:
+                log.exception("classifying a line raised (counted; later ones are not logged): %.200r", message)
+            return None
+
+    def _classify_message(self, message: str, position: int | None) -> Finding | None:
         position = position if position is not None else self._count
         self._remember(message, position)
         for rule in self.rules:
@@ -78,7 +96,16 @@ class Classifier:
             if rule.kind is None:
                 return None
             return self._build(rule, m, message, position)
-        return None
+        return self._unclassified(message)
+
+    @staticmethod
+    def _unclassified(message: str) -> Finding | None:
+        """A driver line with an error word that no rule took: kept, never lost (see unclassified.py)."""
+        hit = unclassified(message)
+        if hit is None:
+            return None
+        return Finding(kind="unclassified", severity="warning", attribution="unknown", action="INVESTIGATE",
+                       message=message, pci=find_pci(message), details={"driver": hit[0], "word": hit[1]})
 
     def _remember(self, message: str, position: int) -> None:
         for keyword, pattern in CONTEXT:
@@ -89,6 +116,9 @@ class Classifier:
                     if pci:
                         self._last_pci = (position, pci)
                         if "uuid" in m.groupdict():
+                            if pci not in self.uuids and len(self.uuids) >= MAX_UUIDS:
+                                del self.uuids[next(iter(self.uuids))]
+                                self.uuid_evictions += 1
                             self.uuids[pci] = m.group("uuid")
 
     def _build(self, rule: Rule, m: re.Match, message: str, position: int) -> Finding:
@@ -101,7 +131,8 @@ class Classifier:
         for key, value in groups.items():
             if key in _FIELDS or key in _TEXT_FIELDS or key in ("pci", "text", "fatality", "state"):
                 continue
-            details.setdefault(key, int(value) if value.isdigit() else value.strip())
+            number = bounded_int(value)
+            details.setdefault(key, number if number is not None else value.strip()[:256])
         pci = normalize_pci(groups.get("pci"))
         if pci is None and rule.kind in PCI_KINDS:
             pci = find_pci(message)

@@ -17,6 +17,11 @@ from .finding import SEVERITY_RANK, Finding
 WORKLOAD_KINDS = frozenset({"nccl_timeout", "nccl_remote_error", "nccl_error", "ib_completion_error", "cuda_error",
                             "cuda_oom"})
 CORRELATED_KINDS = WORKLOAD_KINDS - {"cuda_oom"}  # running out of GPU memory is the job's own doing
+# what a failure that is never blamed on the node means, by kind; any other (node) kind in a container's
+# output is the container's text claiming a kernel event, not the node's kernel log
+UNCORRELATED = {"cuda_oom": "the application ran out of GPU memory (not a node fault)"}
+CLAIMED = ("the container printed a line that reads like a kernel message of this kind; it is the "
+           "container's own output, not this node's kernel log, and changes nothing on the node")
 CAUSE_ATTRIBUTIONS = frozenset({"hardware", "fabric", "driver"})
 SKEW = 5.0  # seconds a cause may be stamped after the failure it explains (clocks, buffering)
 DEFAULT_WINDOW = 600.0
@@ -93,7 +98,7 @@ def explain(f: Finding, cause: Cause | None, window: float = DEFAULT_WINDOW,
     if ranks:
         what += f" on {rank_text(ranks)}"
     if f.kind not in CORRELATED_KINDS:
-        return f"{what}: the application ran out of GPU memory (not a node fault)"
+        return f"{what}: {UNCORRELATED.get(f.kind, CLAIMED)}"
     if cause is not None:
         at = datetime.fromtimestamp(cause.time, timezone.utc).strftime("%H:%M:%S")
         return f"{what}, likely caused by {cause.text} at {at} on this node"

@@ -18,6 +18,7 @@ KINDS = (
     # added kinds
     "gpu_reset_required",  # NVRM assertion NV_ERR_RESET_REQUIRED: the driver refuses work until reset
     "driver_load",  # NVIDIA kernel module (re)loaded: a lifecycle mark, severity info
+    "unclassified",  # a GPU/NVSwitch/NIC/PCIe driver line with an error word that no rule recognised
 )
 
 
@@ -39,6 +40,7 @@ class Finding:
     peer: str | None = None
     details: dict[str, Any] = field(default_factory=dict)
     envelope: str = "plain"
+    program: str | None = None  # the syslog tag / app name where the envelope carries one ("kernel", ...)
     file: str | None = None
     line: int | None = None
 
@@ -51,6 +53,16 @@ class Finding:
                 continue
             out[name] = value.isoformat() if isinstance(value, datetime) else value
         return out
+
+
+MAX_DIGITS = 18  # longer "numbers" (a 5,000-digit rank from a pod) are text, never int(): no ValueError, no cost
+
+
+def bounded_int(value: str | None) -> int | None:
+    """int of a plain ASCII decimal of at most MAX_DIGITS digits, else None (never raises)."""
+    if value is None or not 0 < len(value) <= MAX_DIGITS or not value.isascii() or not value.isdigit():
+        return None
+    return int(value)
 
 
 def at_least(severity: str, minimum: str) -> bool:

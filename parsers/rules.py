@@ -12,7 +12,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .catalog import NVLINK_XIDS, XID154_RECOVERY, sxid_info, xid_info
+from .catalog import (NVLINK5_LINE, NVLINK5_UNIT_OVERRIDE, NVLINK5_VERDICT, NVLINK_XIDS, XID154_RECOVERY, sxid_info,
+                      xid_info)
 
 PCI = r"(?:PCI:)?[0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}(?:\.[0-7])?"
 
@@ -27,6 +28,11 @@ class Rule:
     attribution: str = "unknown"
     action: str = "INVESTIGATE"
     refine: str | None = None  # a key of REFINERS
+
+
+# The first "mlx5_core <pci>" of a line, committed to (atomic): the scan after it runs once, so a line of the
+# prefix repeated cannot make the rule quadratic (one mlx5_core per real line anyway).
+FIRST_MLX5 = r"^(?>.*?mlx5_core (?P<pci>" + PCI + r"))"
 
 
 def _r(name, kind, keywords, pattern, severity="error", attribution="unknown", action="INVESTIGATE",
@@ -59,7 +65,9 @@ RULES: tuple[Rule, ...] = (
        r"NVRM: GPU (?P<pci>" + PCI + r"):? .*\b(?:reset (?:complete|succeeded|done)|(?:was|has been) reset)",
        severity="info", attribution="driver", action="NONE", flags=re.I),
     _r("nvlink", "nvlink", ["NVLink", "nvlink", "NVLINK"],
-       r"\bnvlink\b(?=.*?\b(?P<what>errors?|fail(?:ed|ure)?|fatal|down|fault|timeout)\b)"
+       # anchored and atomic: the first "nvlink" only, then one forward scan (linear; a line of repeated
+       # "nvlink " once backtracked for 19 s in the unanchored form)
+       r"^(?>.*?\bnvlink\b)(?=.*?\b(?P<what>errors?|fail(?:ed|ure)?|fatal|down|fault|timeout)\b)"
        r"(?:.*?\blink\s*(?P<link>\d+))?",
        attribution="hardware", action="CONTACT_SUPPORT", flags=re.I),
     # --- PCIe AER (kernel's aer driver, old and new wording) ---
@@ -80,11 +88,11 @@ RULES: tuple[Rule, ...] = (
        r"module (?P<module>\d+), (?P<state>Cable (?:plugged|unplugged|error)|Cable \w+)(?:, (?P<reason>.*))?",
        severity="error", attribution="fabric", action="CHECK_CABLE", refine="ib_link"),
     _r("mlx5_health", "nic_error", ["mlx5_core"],
-       r"mlx5_core (?P<pci>" + PCI + r"):? .*?(?P<what>health compromised|firmware (?:fatal|internal) error|"
+       FIRST_MLX5 + r":? .*?(?P<what>health compromised|firmware (?:fatal|internal) error|"
        r"fw_fatal|Driver is in error state|synd 0x[0-9a-f]+|FW (?:fatal|hang))",
        severity="fatal", attribution="hardware", action="RESET_NIC", flags=re.I),
     _r("mlx5_cmd", "nic_error", ["mlx5_core"],
-       r"mlx5_core (?P<pci>" + PCI + r"):? .*?(?:(?P<command>[A-Z_]{3,}\(0x[0-9a-f]+\))(?: op_mod\(0x[0-9a-f]+\))? "
+       FIRST_MLX5 + r":? .*?(?:(?P<command>[A-Z_]{3,}\(0x[0-9a-f]+\))(?: op_mod\(0x[0-9a-f]+\))? "
        r"failed, status (?P<status>[^,]+)|(?P<timeout>No done completion|timeout\. Will cause a leak))",
        severity="error", attribution="driver", action="INVESTIGATE"),
     _r("netdev_watchdog", "nic_error", ["NETDEV WATCHDOG"],
@@ -183,6 +191,18 @@ def _refine_xid(g: dict, out: dict) -> None:
     out.update(severity=info.severity, attribution=info.attribution, action=info.action)
     out["details"]["mnemonic"] = info.mnemonic
     text = g.get("text") or ""
+    if 144 <= info.code <= 150:
+        m5 = NVLINK5_LINE.search(text)
+        if m5:
+            unit, verdict = m5.group("unit"), m5.group("verdict").lower()
+            d = out["details"]
+            d.update(unit=unit, verdict=verdict, link=int(m5.group("link")))
+            if m5.group("intrinfo"):
+                d.update(intrinfo=m5.group("intrinfo").lower(), error_status=m5.group("error_status").lower())
+            override = NVLINK5_UNIT_OVERRIDE.get((unit, verdict)) or NVLINK5_VERDICT.get(verdict)
+            if override:
+                out["severity"], out["action"] = override
+            return
     if info.code in NVLINK_XIDS:
         m = re.search(r"\blink (\d+)", text, re.I)
         if m:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import copy
 import json
+import re
 import threading
 import time
 from typing import Any, Callable
@@ -83,11 +84,27 @@ class _Emulator(kmock.KubernetesEmulator):
                 d.rejected += 1
                 request._raw_request.transport.close()
                 return aiohttp.web.Response(status=500)
+            lose = fault.get("lose_reply")  # True: every write; (method, path-suffix regex): one kind of write
+            if lose and request.method.value in ("POST", "PATCH", "PUT") and (
+                    lose is True or (request.method.value == lose[0] and re.search(lose[1] + "$", path))):
+                d.rejected += 1
+                await self._serve(request)  # the write is committed ...
+                request._raw_request.transport.close()  # ... and its reply never reaches the client
+                return aiohttp.web.Response(status=500)
+        return await self._serve(request)
+
+    async def _serve(self, request):  # noqa: C901 - one dispatcher for the node semantics
+        d = self.double
+        ctype = request.headers.get("Content-Type", "")
         if request.method.value == "PATCH" and ctype == "application/json-patch+json" and not isinstance(request.data, list):
             return _status(400, "BadRequest", "json patch body must be a list of operations")
         if request.resource != NODES:
             if request.resource == EVENTS and request.method.value == "PATCH":
                 d.event_patches += 1
+            if request.resource == EVENTS and request.method.value == "POST":
+                name = (request.data or {}).get("metadata", {}).get("name")
+                if name and any(e["metadata"]["name"] == name for e in d.events()):  # as the real API server
+                    return _status(409, "AlreadyExists", f'events "{name}" already exists')
             return await super()._handle(request)
         method, name, sub = request.method.value, request.name, request.subresource
         with d.lock:
@@ -220,7 +237,9 @@ class ApiDouble:
 
     def set_fault(self, **fault) -> None:
         """e.g. set_fault(status=503), set_fault(status=429, retry_after=1), set_fault(drop=True),
-        set_fault(latency=2.0), with `seconds=` to end it by itself; set_fault() clears."""
+        set_fault(latency=2.0), set_fault(lose_reply=True) (writes are committed, their replies lost;
+        lose_reply=("POST", "/events") for one kind of write, the path given as a suffix regex),
+        with `seconds=` to end it by itself; set_fault() clears."""
         if fault.get("seconds"):
             fault["until"] = time.monotonic() + fault.pop("seconds")
         self.fault = fault or None

@@ -22,16 +22,18 @@ def free_port() -> int:
 
 
 class AgentProc:
-    def __init__(self, tmp: Path, *extra: str, stdout=None, env: dict[str, str] | None = None):
+    def __init__(self, tmp: Path, *extra: str, stdout=None, env: dict[str, str] | None = None,
+                 cmd: list[str] | None = None, cwd: str | None = None):
         self.port = free_port()
         self.fifo = tmp / "kmsg.fifo"
         if not self.fifo.exists():
             os.mkfifo(self.fifo)
         self.out = stdout or open(tmp / f"stdout-{self.port}.log", "w+")
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "agent.cli", "run", "--kmsg", str(self.fifo), "--no-journald",
+            [*(cmd or [sys.executable, "-m", "agent.cli"]), "run", "--kmsg", str(self.fifo), "--no-journald",
              "--state-dir", str(tmp / "state"), "--metrics-address", f"127.0.0.1:{self.port}", *extra],
-            stdout=self.out, stderr=subprocess.PIPE, env={**os.environ, "NODE_NAME": "gpu-node-1", **(env or {})})
+            stdout=self.out, stderr=subprocess.PIPE, cwd=cwd,
+            env={**os.environ, "NODE_NAME": "gpu-node-1", **(env or {})})
         self.wait_for(lambda: "gpu_npd_build_info" in self.metrics(), what="metrics endpoint")
         self.writer = os.open(self.fifo, os.O_WRONLY)
 

@@ -6,6 +6,7 @@ import os
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 
@@ -84,3 +85,31 @@ def test_real_dev_kmsg(tmp_path: Path):
     finally:
         proc.terminate()
         proc.wait(10)
+
+
+def test_a_kmsg_path_that_vanishes_is_reported_down_and_reopened_when_back(tmp_path: Path):
+    import errno
+
+    a = AgentProc(tmp_path)
+    os.close(a.writer)
+    a.writer = None
+    a.fifo.unlink()
+    a.wait_for(lambda: a.value("gpu_npd_source_up", source="kmsg") == 0, what="kmsg reported down")
+    status = urllib.request.Request(f"http://127.0.0.1:{a.port}/healthz")
+    try:
+        urllib.request.urlopen(status, timeout=2)
+        raise AssertionError("healthz should be 503 while kmsg is gone")
+    except urllib.error.HTTPError as exc:
+        assert exc.code == 503
+    os.mkfifo(a.fifo)
+    deadline = time.time() + 30
+    while a.writer is None and time.time() < deadline:  # the agent reopens the new FIFO (restart backoff)
+        try:
+            a.writer = os.open(a.fifo, os.O_WRONLY | os.O_NONBLOCK)
+        except OSError as exc:
+            assert exc.errno == errno.ENXIO  # no reader yet
+            time.sleep(0.2)
+    a.write(f"3,100,4254197860,-;{XID79}\n")
+    a.wait_for(lambda: a.value("gpu_npd_xid_errors_total", xid="79", pci_bus_id="0000:5d:00") == 1, timeout=20)
+    a.wait_for(lambda: a.value("gpu_npd_source_up", source="kmsg") == 1)
+    assert a.stop()[0] == 0

@@ -82,11 +82,13 @@ def test_corrupt_state_starts_fresh(tmp_path: Path):
     assert (tmp_path / "state.corrupt").exists()
 
 
-def test_no_sources_still_serves_and_is_healthy(tmp_path: Path):
+def test_no_kernel_log_source_is_unhealthy_and_exported(tmp_path: Path):
     agent = make_agent(tmp_path)
     agent.start(serve_http=False)
     agent.step(timeout=0.01)
-    assert agent.sources == [] and agent.health()[0]
+    ok, text = agent.health()
+    assert agent.sources == [] and not ok and "kernel-log" in text
+    assert agent.metrics.source_up.labels("kernel-log")._value.get() == 0
 
 
 def test_unreadable_kmsg_falls_back_to_log_files_then_journald(tmp_path: Path):
@@ -115,11 +117,44 @@ def test_a_bug_on_one_batch_is_logged_counted_and_survived(tmp_path: Path, caplo
         raise KeyError("boom")
     real = agent.engine.observe
     agent.engine.observe = broken
-    agent.queue.put([Record("kmsg", f"3,1,1000,-;{XID79}")])
+    agent._emit([Record("kmsg", f"3,1,1000,-;{XID79}")])
     agent.step(timeout=0.1)
     assert calls and agent.metrics.registry.get_sample_value("gpu_npd_internal_errors_total") == 1
     assert "internal error" in caplog.text
     agent.engine.observe = real
-    agent.queue.put([Record("kmsg", f"3,2,2000,-;{XID79}")])
+    agent._emit([Record("kmsg", f"3,2,2000,-;{XID79}")])
     agent.step(timeout=0.1)
     assert agent.engine.conditions["GPUUnhealthy"].status  # the next input is handled as usual
+
+
+def test_xid_label_cardinality_is_capped_and_nothing_is_lost(tmp_path: Path):
+    """20,000 distinct code/PCI pairs (issue 17: a 3.5 MB /metrics): at most max_series_per_family series,
+    the rest folded into `other`, every increment still counted."""
+    from prometheus_client import generate_latest
+
+    from parsers import parse_line
+
+    cfg = load(env={}, flags={"kmsg": "", "journald": False, "fallback_log_files": [], "state_dir": str(tmp_path),
+                              "nvml": "off", "pod_logs_root": "", "max_series_per_family": 100})
+    agent = Agent(cfg, out=io.StringIO())
+    for i in range(2000):
+        f = parse_line(f"NVRM: Xid (PCI:{i // 256:04x}:{i % 256:02x}:00): 13, pid=1, name=x, Graphics Exception")
+        agent._observe(f, "kmsg")
+    body = generate_latest(agent.metrics.registry).decode()
+    series = [line for line in body.splitlines() if line.startswith("gpu_npd_xid_errors_total{")]
+    assert len(series) == 101  # 100 distinct + other
+    assert sum(float(line.rsplit(" ", 1)[1]) for line in series) == 2000
+    assert agent.metrics.registry.get_sample_value("gpu_npd_series_overflow_total", {"family": "xid_errors"}) == 1900
+
+
+def test_intake_lag_is_measured_exported_and_degrades_health(tmp_path: Path):
+    from agent.sources import Record
+
+    agent = make_agent(tmp_path)  # not started: no source or poller thread queues anything else
+    agent.queue.put((time.monotonic() - 120, [Record("kmsg", "6,1,1,-;a record that waited two minutes")]))
+    agent.step(timeout=0.01)
+    ok, text = agent.health()
+    assert not ok and "intake 120 s behind" in text
+    assert agent.metrics.registry.get_sample_value("gpu_npd_intake_lag_seconds") >= 120
+    agent.step(timeout=0.01)  # nothing waits any more
+    assert agent.metrics.registry.get_sample_value("gpu_npd_intake_lag_seconds") == 0

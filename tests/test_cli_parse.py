@@ -70,7 +70,9 @@ def test_hostile_bytes(tmp_path: Path):
     r = run("--format", "json", str(p))
     assert r.returncode == 0, r.stderr
     rows = [json.loads(line) for line in r.stdout.decode().splitlines()]
-    assert [(row["xid"], row["line"]) for row in rows] == [(13, 2), (79, 4)]
+    # line 2 is 10 MiB: rules see its first MAX_MESSAGE characters only (linear time, bounded memory), so
+    # the Xid at its very end is not matched; nothing else is lost and nothing raises
+    assert [(row["xid"], row["line"]) for row in rows] == [(79, 4)]
 
 
 def test_min_severity(fixtures):
@@ -79,3 +81,34 @@ def test_min_severity(fixtures):
     assert b"driver_load" in run("--format", "json", "--min-severity", "info", path).stdout
     fatal_only = run("--format", "json", "--min-severity", "fatal", str(fixtures / "dmesg" / "pcie-aer.syslog"))
     assert [json.loads(x)["severity"] for x in fatal_only.stdout.decode().splitlines()] == ["fatal"]
+
+
+def test_unclassified_lists_only_new_formats(tmp_path: Path):
+    p = tmp_path / "dmesg.txt"
+    # synthetic: an NVRM line with an error word no rule knows, beside a known Xid
+    p.write_bytes(XID79 + b"[ 4254.2] NVRM: GPU 0000:3b:00.0: RmInitAdapter failed! (0x26:0x65:1453)\n")
+    r = run("--unclassified", "--format", "json", "--nvml", "off", str(p))
+    assert r.returncode == 0, r.stderr
+    rows = [json.loads(line) for line in r.stdout.decode().splitlines()]
+    assert [(row["kind"], row["details"]["driver"], row["line"]) for row in rows] == [("unclassified", "nvidia", 2)]
+    r = run("--nvml", "off", str(p))
+    assert b"unclassified" in r.stdout and b"xid" in r.stdout
+
+
+def test_bad_nvml_choice_is_a_clear_error():
+    r = subprocess.run([*GPU_NPD, "parse", "--nvml", "bogus", "/dev/null"], capture_output=True, text=True)
+    assert r.returncode == 2 and "--nvml" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_truncated_gzip_gives_what_decodes_and_one_warning(tmp_path):
+    import gzip
+
+    body = b"".join(b"[ %d.5] benign kernel line %d padding %d\n" % (i, i, i * 7919) for i in range(60000))
+    data = gzip.compress(XID79 + body + XID79.replace(b"5d:00", b"5e:00"))
+    p = tmp_path / "kern.log.2.gz"
+    p.write_bytes(data[: len(data) // 2])
+    r = subprocess.run([*GPU_NPD, "parse", "--format", "json", "--nvml", "off", str(p)], capture_output=True)
+    assert r.returncode == 2
+    assert [json.loads(x)["pci"] for x in r.stdout.splitlines()] == ["0000:5d:00"]  # the first half's Xid
+    err = r.stderr.decode().strip().splitlines()
+    assert len(err) == 1 and "truncated" in err[0] and "Traceback" not in err[0]

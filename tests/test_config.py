@@ -40,3 +40,33 @@ def test_unknown_file_key_and_bad_yaml(tmp_path):
 
 def test_node_name_from_env():
     assert load(env={"NODE_NAME": "gpu-7"}).node_name == "gpu-7"
+
+
+@pytest.mark.parametrize("env, named", [
+    ({"GPU_NPD_POLL_SECONDS": "nan"}, "GPU_NPD_POLL_SECONDS: poll_seconds"),
+    ({"GPU_NPD_POLL_SECONDS": "inf"}, "GPU_NPD_POLL_SECONDS: poll_seconds"),
+    ({"GPU_NPD_KUBERNETES__QPS": ".inf"}, "GPU_NPD_KUBERNETES__QPS: kubernetes.qps"),
+    ({"GPU_NPD_KUBERNETES__HEARTBEAT_SECONDS": "nan"}, "GPU_NPD_KUBERNETES__HEARTBEAT_SECONDS: kubernetes.heartbeat"),
+    ({"GPU_NPD_POLL_SECOND": "1"}, "GPU_NPD_POLL_SECOND: unknown configuration variable"),
+    ({"GPU_NPD_KUBERNETES__HEARTBEAT": "1"}, "GPU_NPD_KUBERNETES__HEARTBEAT: unknown key kubernetes.heartbeat"),
+    ({"GPU_NPD_MODE__X": "1"}, "GPU_NPD_MODE__X: mode has no nested keys"),
+    ({"GPU_NPD_LOG_FORMAT": "xml"}, "GPU_NPD_LOG_FORMAT: log_format"),
+])
+def test_environment_errors_name_the_variable(env, named):
+    with pytest.raises(ConfigError) as exc:
+        load(env=env)
+    assert str(exc.value).startswith(named) and "\n" not in str(exc.value)
+
+
+def test_nested_keys_from_the_environment():
+    cfg = load(env={"GPU_NPD_KUBERNETES__HEARTBEAT_SECONDS": "60", "GPU_NPD_KUBERNETES__EVENT_NAMESPACE": "gpu-npd",
+                    "GPU_NPD_SAMPLE_IGNORE__IB_PORT": "['ib:mlx5_4/*']", "GPU_NPD_MATCHER": "re"})
+    assert cfg.kube.heartbeat_seconds == 60 and cfg.kube.event_namespace == "gpu-npd"
+    assert cfg.sample_ignore["ib_port"] == ["ib:mlx5_4/*"] and cfg.kube.qps == 5  # siblings keep their defaults
+
+
+def test_non_finite_numbers_in_a_file_are_rejected(tmp_path):
+    f = tmp_path / "c.yaml"
+    f.write_text("tick_seconds: .nan\n")
+    with pytest.raises(ConfigError, match="tick_seconds"):
+        load(str(f), env={})

@@ -17,6 +17,10 @@ from agent.config import load
 
 DEPLOY = Path(__file__).resolve().parent.parent / "deploy"
 PROMTOOL = shutil.which("promtool")
+KUBECTL = shutil.which("kubectl")
+needs_kubectl = pytest.mark.skipif(KUBECTL is None and not os.environ.get("CI"),
+                                   reason="kubectl not installed (.ci/run installs it)")
+OVERLAYS = ("overlays/observe", "overlays/enforce")
 needs_promtool = pytest.mark.skipif(PROMTOOL is None and not os.environ.get("CI"),
                                     reason="promtool not installed (.ci/run installs it)")
 
@@ -25,39 +29,84 @@ def docs(path: Path) -> list[dict]:
     return [d for d in yaml.safe_load_all(path.read_text()) if d]
 
 
-def test_every_manifest_passes_kubernetes_validate_strict():
-    files = sorted(str(p) for p in DEPLOY.rglob("*.yaml") if p.name != "rules-test.yaml")
+def kustomize(path: str) -> list[dict]:
+    """What `kubectl apply -k deploy/<path>` applies: rendered by the real kubectl."""
+    assert KUBECTL, "kubectl is needed to render the kustomizations"
+    r = subprocess.run([KUBECTL, "kustomize", str(DEPLOY / path)], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    return [d for d in yaml.safe_load_all(r.stdout) if d]
+
+
+@needs_kubectl
+@pytest.mark.parametrize("path", [*OVERLAYS, "monitoring"])
+def test_what_kubectl_applies_passes_kubernetes_validate_strict(path, tmp_path):
+    objs = kustomize(path)
+    rendered = tmp_path / "rendered.yaml"
+    rendered.write_text(yaml.safe_dump_all(objs))
     exe = Path(sys.executable).with_name("kubernetes-validate")
-    r = subprocess.run([str(exe), "--strict", *files], capture_output=True, text=True, timeout=120)
+    r = subprocess.run([str(exe), "--strict", "--kubernetes-version", "1.30", str(rendered)], capture_output=True,
+                       text=True, timeout=120)
     assert r.returncode == 0, r.stdout + r.stderr
-    passed = r.stdout.count(" passed for resource ")
-    core = sum(1 for f in files for d in docs(Path(f)) if not d["apiVersion"].startswith("monitoring.coreos.com"))
-    assert passed == core, r.stdout  # every core object validated (CRDs only warn: no schema shipped for them)
+    core = sum(1 for d in objs if not d["apiVersion"].startswith("monitoring.coreos.com"))
+    assert r.stdout.count(" passed for resource ") == core, r.stdout  # CRDs only warn: no schema for them
 
 
-def test_daemonset_wiring():
-    objs = {(d["kind"], d["metadata"]["name"]): d for d in docs(DEPLOY / "daemonset.yaml")}
+@needs_kubectl
+@pytest.mark.parametrize("overlay, mode", [("overlays/observe", "observe"), ("overlays/enforce", "enforce")])
+def test_daemonset_wiring(overlay, mode, tmp_path):
+    objs = {(d["kind"], d["metadata"]["name"]): d for d in kustomize(overlay)}
     ds = objs[("DaemonSet", "gpu-npd")]["spec"]["template"]["spec"]
     c = ds["containers"][0]
     assert ds["priorityClassName"] == "system-node-critical" and {"operator": "Exists"} in ds["tolerations"]
-    assert {"name": "NODE_NAME", "valueFrom": {"fieldRef": {"fieldPath": "spec.nodeName"}}} in c["env"]
-    assert c["livenessProbe"]["httpGet"]["path"] == c["readinessProbe"]["httpGet"]["path"] == "/healthz"
+    env = {e["name"]: e for e in c["env"]}
+    assert env["NODE_NAME"]["valueFrom"] == {"fieldRef": {"fieldPath": "spec.nodeName"}}
+    assert env["GPU_NPD_MODE"]["value"] == mode and env["GPU_NPD_METRICS_ADDRESS"]["value"] == "$(POD_IP):9810"
+    assert (c["livenessProbe"]["httpGet"]["path"], c["readinessProbe"]["httpGet"]["path"]) == ("/livez", "/healthz")
     mounts = {m["mountPath"]: m for m in c["volumeMounts"]}
-    for path in ("/dev/kmsg", "/var/log", "/host/sys", "/run/log/journal", "/host/proc", "/etc/gpu-npd"):
+    for path in ("/dev/kmsg", "/var/log", "/host/sys", "/run/log/journal", "/host/proc", "/etc/gpu-npd",
+                 "/etc/localtime", "/etc/machine-id"):
         assert mounts[path].get("readOnly") is True, path
     assert not mounts["/var/lib/gpu-npd"].get("readOnly")
+    sc = c["securityContext"]
+    assert sc["privileged"] is False and sc["allowPrivilegeEscalation"] is False and sc["readOnlyRootFilesystem"]
+    assert sc["capabilities"] == {"drop": ["ALL"], "add": ["SYSLOG", "DAC_READ_SEARCH"]}
+    assert sc["seccompProfile"] == {"type": "RuntimeDefault"}
+    image = re.search(r"^IMAGE\s*\?=\s*(\S+)", (DEPLOY.parent / "Makefile").read_text(), re.M)
+    assert image and c["image"] == image.group(1).replace("$(VERSION)", "0.1.0")  # what `make image` tags
     rules = objs[("ClusterRole", "gpu-npd")]["rules"]
     assert {"apiGroups": [""], "resources": ["nodes/status"], "verbs": ["patch"]} in rules
     vap = objs[("ValidatingAdmissionPolicy", "gpu-npd-own-node-only")]
     assert "authentication.kubernetes.io/node-name" in vap["spec"]["validations"][0]["expression"]
-
-
-def test_configmap_config_is_a_valid_agent_config(tmp_path):
-    cm = next(d for d in docs(DEPLOY / "daemonset.yaml") if d["kind"] == "ConfigMap")
+    cm = objs[("ConfigMap", "gpu-npd")]
     conf = tmp_path / "config.yaml"
     conf.write_text(cm["data"]["config.yaml"])
-    cfg = load(str(conf), env={})
-    assert cfg.mode == "observe" and cfg.sysfs_root == "/host" and len(cfg.kube.taints) == 3
+    cfg = load(str(conf), env={"GPU_NPD_MODE": env["GPU_NPD_MODE"]["value"], "GPU_NPD_METRICS_ADDRESS": "10.0.0.7:9810"})
+    assert cfg.mode == mode and cfg.metrics_host_port == ("10.0.0.7", 9810)
+
+
+@needs_kubectl
+def test_components_and_monitoring_render():
+    runtime = kustomize_with("components/nvidia-runtime")
+    assert runtime["spec"]["template"]["spec"]["runtimeClassName"] == "nvidia"
+    priv = kustomize_with("components/privileged-kmsg")
+    assert priv["spec"]["template"]["spec"]["containers"][0]["securityContext"]["privileged"] is True
+    mon = {d["kind"]: d for d in kustomize("monitoring")}
+    assert set(mon) == {"PodMonitor", "PrometheusRule", "ConfigMap"}  # not the promtool test file
+    assert all(d["metadata"]["labels"]["release"] == "kube-prometheus-stack" for d in mon.values())
+    dash = mon["ConfigMap"]
+    assert dash["metadata"]["labels"]["grafana_dashboard"] == "1" and json.loads(dash["data"]["gpu-npd.json"])["panels"]
+
+
+def kustomize_with(component: str) -> dict:
+    """The observe overlay with one component added, as an operator's own overlay would."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory(dir=DEPLOY / "overlays") as tmp:
+        (Path(tmp) / "kustomization.yaml").write_text(yaml.safe_dump({
+            "apiVersion": "kustomize.config.k8s.io/v1beta1", "kind": "Kustomization",
+            "resources": ["../observe"], "components": [f"../../{component}"]}))
+        objs = kustomize(str(Path(tmp).relative_to(DEPLOY)))
+    return next(d for d in objs if d["kind"] == "DaemonSet")
 
 
 @needs_promtool
@@ -84,7 +133,7 @@ def test_dashboard_queries_only_metrics_the_agent_exports(tmp_path):
     agent, _ = make(tmp_path, hgx_scenario(), copy_sysfs(tmp_path))
     poll(agent)
     agent.metrics.taint_held.labels("gpu-npd.io/GPUUnhealthy").set(0)
-    agent.metrics.kube_api_up.set(1)
+    agent.metrics.set_kube_api_up(1)  # as when the Kubernetes writer runs
     agent._publish()
     agent.metrics.source_up.labels("kmsg").set(1)
     agent.metrics.xid_errors.labels("79", "0000:5d:00", "3", "u").inc()

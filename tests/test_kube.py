@@ -355,3 +355,56 @@ def test_bad_taint_rules_are_config_errors():
         load(env={}, flags={"kubernetes": {"taints": [{"condition": "GPUUnhealthy", "min_severity": "bad"}]}})
     with pytest.raises(ConfigError, match=r"kubernetes.taints\[0\].effect"):
         load(env={}, flags={"kubernetes": {"taints": [{"condition": "GPUUnhealthy", "effect": "Evict"}]}})
+
+
+# ---- committed writes whose replies are lost; backoff ----------------------------------------------------
+
+@pytest.mark.parametrize("kind", [("PATCH", "/nodes/gpu-1/status"), ("PATCH", "/nodes/gpu-1"),
+                                  ("POST", "/events"), ("PATCH", "/events/[^/]+")],
+                         ids=["condition", "taint", "event-create", "event-patch"])
+def test_a_committed_write_whose_reply_is_lost_never_wedges_the_writer(api, kind):
+    """The API server commits the write but the reply is lost; the retry must converge (a real server then
+    answers 409 AlreadyExists to the Event create, 409 Conflict to the taint's stale resourceVersion)."""
+    api.add_node("gpu-1", taints=[OTHER_TAINT])
+    engine, sink, metrics, _ = make_sink(api, mode="enforce")
+    probe = Ref("Node", "gpu-1")
+    if kind[0] == "PATCH" and "events" in kind[1]:  # the Event must exist first for its count patch to be the lost write
+        sink.events.record(probe, "Probe", "one")
+        sink.sync()
+    api.set_fault(lose_reply=kind)
+    observe(engine, sink, XID79)
+    sink.events.record(probe, "Probe", "one")
+    with pytest.raises(Exception):
+        sink.sync()  # committed on the server, lost on the way back
+    api.set_fault()
+    sink.events.record(probe, "Probe", "one")
+    recovered = False
+    for _ in range(3):
+        try:
+            sink.sync()
+            recovered = True
+            break
+        except Exception:  # noqa: BLE001 - one conflict on a stale resourceVersion is re-read next time
+            continue
+    assert recovered, "the writer never recovered"
+    assert api.conditions("gpu-1")["GPUUnhealthy"]["status"] == "True"
+    assert [t["key"] for t in api.taints("gpu-1")] == [OTHER_TAINT["key"], TAINT]
+    probes = [e for e in api.events() if e["reason"] == "Probe"]
+    assert len(probes) == 1 and probes[0]["count"] == (3 if "events" in kind[1] and kind[0] == "PATCH" else 2)
+    assert not sink.events.pending()
+
+
+def test_retry_after_is_the_wait_and_does_not_inflate_the_backoff():
+    from agent.kube.sink import next_delay
+
+    one = lambda: 1.0  # noqa: E731 - no jitter
+    assert next_delay(0.0, None, 60, one) == (1.0, 1.0)
+    assert next_delay(32.0, None, 60, one) == (60.0, 60.0)
+    assert next_delay(8.0, 30.0, 60, one) == (30.0, 8.0)  # the server's wait, backoff unchanged
+    assert next_delay(8.0, 120.0, 60, one) == (60.0, 8.0)  # capped at the maximum
+    assert next_delay(60.0, None, 60, lambda: 1.2) == (60.0, 60.0)  # jitter never exceeds the maximum
+    backoff, waits = 0.0, []
+    for retry_after in [None, None, 5.0, 5.0, None]:
+        wait, backoff = next_delay(backoff, retry_after, 60, one)
+        waits.append(wait)
+    assert waits == [1.0, 2.0, 5.0, 5.0, 4.0]

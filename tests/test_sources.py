@@ -80,7 +80,7 @@ def test_kmsg_epipe_is_counted_and_reading_continues():
 
 def test_logfile_rename_and_copytruncate_lose_no_line(tmp_path: Path):
     log = tmp_path / "kern.log"
-    src = LogFileSource([str(log)], str(tmp_path / "state"), poll_seconds=0.05)
+    src = LogFileSource([str(log)], str(tmp_path / "state"), poll_seconds=0.05)  # noqa: E501
     got, stop = [], threading.Event()
     t = threading.Thread(target=src.run, args=(got.extend, stop), daemon=True)
     t.start()
@@ -110,10 +110,13 @@ def test_logfile_offsets_survive_restart(tmp_path: Path):
     log = tmp_path / "syslog"
     log.write_text("one\ntwo\n")
     state = str(tmp_path / "state")
-    assert [r.line for r in collect(LogFileSource([str(log)], state, 0.05), 0.3)] == ["one", "two"]
+    first = collect(LogFileSource([str(log)], state, poll_seconds=0.05), 0.3)
+    assert [r.line for r in first] == ["one", "two"]
     with log.open("a") as fh:
         fh.write("three\n")
-    assert [r.line for r in collect(LogFileSource([str(log)], state, 0.05), 0.3)] == ["three"]
+    cursor = first[-1].cursor  # what the agent stores with its state once the batch is processed
+    again = collect(LogFileSource([str(log)], state, cursor, poll_seconds=0.05), 0.3)
+    assert [r.line for r in again] == ["three"]
 
 
 def test_journald_entry_to_line_and_absent():

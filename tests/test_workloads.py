@@ -10,6 +10,9 @@ import time
 from pathlib import Path
 
 import pytest
+import yaml
+
+from harness import AgentProc
 
 from agent.app import Agent
 from agent.config import load
@@ -236,7 +239,7 @@ def test_workload_failure_after_an_xid_on_this_node_names_it(tmp_path, pods):
     by_reason = {e["reason"]: e["message"] for e in workload_lines(agent)}
     assert "likely caused by Xid 79 on GPU 0000:5d:00 at 06:36:02" in by_reason["NCCLRemoteError"]
     assert "likely caused by Xid 79" in by_reason["CUDAIllegalAddress"]
-    assert "peer" not in by_reason["NCCLIBCompletionError"]
+    assert "peer" not in by_reason["NCCLIBCompletionError"].split("Container output:")[0]  # our words
     assert "no hardware or fabric fault" in by_reason["NCCLWatchdogTimeout"]  # 06:46: outside the 10 min window
     assert "not a node fault" in by_reason["CUDAOutOfMemory"]
     assert agent.metrics.registry.get_sample_value("gpu_npd_workload_findings_total",
@@ -344,3 +347,51 @@ def test_an_xid_storm_from_one_process_reads_its_cgroup_once(tmp_path, pods):
     agent._process([Record("kmsg", line.format(n=n)) for n in range(500)])
     assert agent._pids.reads == 1
     assert sum(e["reason"] == "Xid31MMUFault" for e in workload_lines(agent)) == 500  # each one still said
+
+
+@pytest.mark.slow
+def test_a_symlinked_pod_log_never_reads_host_files_through_the_agent(tmp_path, pods):
+    """A `0.log` symlink to a host file (a token in it, and lines that would classify) is refused and counted;
+    its text reaches no output. The real pod's lines are still read."""
+    host_file = tmp_path / "host-secret"
+    host_file.write_text("TOKEN-8c1f0e NCCL WARN rank 3 Connection closed by remote peer TOKEN-8c1f0e\n" * 3)
+    evil = pods / "evil_attacker_11111111-2222-3333-4444-555555555555" / "main"
+    evil.mkdir(parents=True)
+    (evil / "0.log").symlink_to(host_file)
+    conf = tmp_path / "gpu-npd.yaml"
+    conf.write_text(yaml.safe_dump({"nvml": "off", "pod_logs_root": str(pods)}))
+    a = AgentProc(tmp_path, "--config", str(conf))
+    a.wait_for(lambda: a.value("gpu_npd_source_up", source="pods") == 1, what="pod source")
+    time.sleep(0.5)
+    append(pods / W1 / "pytorch" / "0.log", TIMEOUT.format(ts="2024-07-25T07:00:00.000000000Z", r=21))
+    with open(host_file, "a") as fh:
+        fh.write("TOKEN-8c1f0e NCCL WARN rank 4 Connection closed by remote peer\n")
+    a.wait_for(lambda: a.value("gpu_npd_workload_findings_total", namespace="train", kind="nccl_timeout") == 1)
+    a.wait_for(lambda: (a.value("gpu_npd_source_refused_files_total", source="pods") or 0) >= 1, what="refused")
+    assert a.value("gpu_npd_workload_findings_total", namespace="evil", kind="nccl_error") is None
+    assert a.stop()[0] == 0
+    a.out.seek(0)
+    assert "TOKEN-8c1f0e" not in a.out.read() + a.metrics() + a.proc.stderr.read().decode()
+
+
+def test_pod_event_text_is_ours_with_a_sanitised_quoted_excerpt():
+    from agent.sources.podlogs import PodRef
+    from parsers import Classifier
+
+    events = []
+    tracker = WorkloadTracker(lambda ref, reason, message, key: events.append((reason, message)), Metrics())
+    ref = PodRef("team-a", "job-0", "uid-0", "main")
+    c = Classifier()
+    forged = ("2024-07-25T07:00:00.000000000Z stderr F \x1b[31mNVRM: Xid (PCI:0000:5d:00): 79, pid='<unknown>', "
+              "name=<unknown>, GPU has fallen off the bus.\x1b[0m node is fine; ignore gpu-npd\x07" + "x" * 400)
+    f = c.classify(forged)
+    assert f is not None and f.kind == "xid"
+    message = tracker.observe(ref, f)
+    assert "ran out of GPU memory" not in message  # the old text said so of any non-NCCL kind
+    assert "container's own output" in message and 'Container output: "' in message
+    excerpt = message.split('Container output: "', 1)[1]
+    assert "\x1b" not in message and "\x07" not in message and len(excerpt) <= 162
+    oom = c.classify("2024-07-25T07:00:01.000000000Z stderr F torch.OutOfMemoryError: CUDA out of memory. "
+                     "Tried to allocate 2.00 GiB")
+    if oom is not None and oom.kind == "cuda_oom":
+        assert "ran out of GPU memory" in tracker.observe(ref, oom)

@@ -273,6 +273,9 @@ class GpuCollector:
         missing = sorted(self.known_pci - seen)
         values["gpus_missing"] = max(len(missing), expected - len(seen))
         values["driver_missing_with_gpus"] = 1 if pci and self.status == "DRIVER_NOT_LOADED" else 0
+        # GPUs on the bus but no libnvidia-ml in reach: the runtime did not inject it (no NVIDIA runtime class
+        # or CDI for this pod), so the agent is blind to NVML telemetry: a problem, not "no GPU stack"
+        values["nvml_missing_with_gpus"] = 1 if pci and self.status == "LIBRARY_NOT_FOUND" else 0
         text = {"missing": ", ".join(missing) or "unknown addresses", "found": str(len(seen))}
         return Reading("node", "node", {}, values, text)
 

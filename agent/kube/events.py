@@ -107,9 +107,18 @@ class EventRecorder:
             ns = agg.ref.namespace or self.namespace
             if agg.name is None:
                 digest = hashlib.sha1(f"{agg.ref.name}|{agg.reason}|{agg.message}|{agg.first}".encode()).hexdigest()[:16]
-                body["metadata"] = {"name": f"{agg.ref.name}.{digest}", "namespace": ns}
-                api.create_namespaced_event(ns, body, _request_timeout=timeout)
-                agg.name = body["metadata"]["name"]
+                name = f"{agg.ref.name}.{digest}"  # deterministic: a retried create names the same Event
+                body["metadata"] = {"name": name, "namespace": ns}
+                try:
+                    api.create_namespaced_event(ns, body, _request_timeout=timeout)
+                except ApiException as exc:
+                    if exc.status != 409:
+                        raise
+                    # AlreadyExists: an earlier create was committed but its reply was lost. It is ours;
+                    # bring its count up to date instead of failing on it forever.
+                    api.patch_namespaced_event(name, ns, self._body(agg), _request_timeout=timeout,
+                                               _content_type="application/strategic-merge-patch+json")
+                agg.name = name
             else:
                 try:
                     api.patch_namespaced_event(agg.name, ns, body, _request_timeout=timeout,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field, fields
 from typing import Any
 
@@ -55,12 +56,12 @@ def parse(raw: Any, conditions: dict) -> KubeSettings:
                 if isinstance(value, bool):
                     raise ValueError
                 values[key] = type(default)(value)
-                if values[key] < 0:
+                if not math.isfinite(values[key]) or values[key] < 0:
                     raise ValueError
             else:
                 values[key] = str(value)
         except (TypeError, ValueError):
-            raise ValueError(f"kubernetes.{key}: expected a non-negative {type(default).__name__}, got {value!r}") from None
+            raise ValueError(f"kubernetes.{key}: expected a finite non-negative {type(default).__name__}, got {value!r}") from None
     s = KubeSettings(**values)
     if not 0 < s.max_tainted_fraction <= 1:
         raise ValueError(f"kubernetes.max_tainted_fraction: expected 0 < f <= 1, got {s.max_tainted_fraction}")

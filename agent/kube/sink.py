@@ -107,8 +107,7 @@ class KubernetesSink:
                 backoff = 0.0
                 self._api_up(1)
             except Exception as exc:  # noqa: BLE001 - any API failure: back off, keep the desired state
-                backoff = min(max(1.0, backoff * 2), self.s.max_backoff_seconds)
-                delay = _retry_after(exc) or backoff * random.uniform(0.8, 1.2)
+                delay, backoff = next_delay(backoff, _retry_after(exc), self.s.max_backoff_seconds)
                 self._api_up(0)
                 if self.metrics is not None:
                     self.metrics.kube_errors.labels(_error_kind(exc)).inc()
@@ -266,7 +265,7 @@ class KubernetesSink:
 
     def _api_up(self, value: float) -> None:
         if self.metrics is not None:
-            self.metrics.kube_api_up.set(value)
+            self.metrics.set_kube_api_up(value)
 
     def _gauge_held(self) -> None:
         if self.metrics is not None:
@@ -278,6 +277,17 @@ class KubernetesSink:
 def _same(a: dict[str, dict], b: dict[str, dict]) -> bool:
     strip = lambda d: {k: (t.get("value"), t.get("effect")) for k, t in d.items()}  # noqa: E731
     return strip(a) == strip(b)
+
+
+def next_delay(backoff: float, retry_after: float | None, maximum: float,
+               jitter: Callable[[], float] = lambda: random.uniform(0.8, 1.2)) -> tuple[float, float]:
+    """(wait now, backoff to remember) after a failed write. The server's Retry-After is the wait, as given
+    (capped at the maximum), and does not grow the backoff; otherwise exponential from 1 s with jitter.
+    Never longer than `maximum`."""
+    if retry_after is not None:
+        return min(retry_after, maximum), backoff
+    backoff = min(max(1.0, backoff * 2), maximum)
+    return min(backoff * jitter(), maximum), backoff
 
 
 def _retry_after(exc: Exception) -> float | None:

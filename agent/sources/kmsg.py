@@ -7,6 +7,7 @@ chunks and split into lines; continuation lines (` KEY=value`) are skipped.
 from __future__ import annotations
 
 import errno
+import logging
 import os
 import select
 import stat
@@ -14,7 +15,12 @@ import threading
 
 from . import Emit, Record, Source
 
+
+class SourceGone(OSError):
+    """The input path went away or was replaced: reported down, reopened when it is back."""
+
 READ_SIZE = 16384  # kmsg needs >= 8 KiB per read, or it fails with EINVAL
+log = logging.getLogger("gpu_npd.kmsg")
 BATCH = 1024
 
 
@@ -37,8 +43,11 @@ class KmsgSource(Source):
     def __init__(self, path: str, boot_id: str, cursor: dict | None = None):
         self.path = path
         self.boot_id = boot_id
-        self.last_seq = cursor["seq"] if cursor and cursor.get("boot_id") == boot_id else None
+        seq = cursor.get("seq") if isinstance(cursor, dict) and cursor.get("boot_id") == boot_id else None
+        self.last_seq = seq if isinstance(seq, int) and not isinstance(seq, bool) and seq >= 0 else None
         self.dropped = 0
+        self.newest_seen: int | None = None
+        self._cursor_checked = self.last_seq is None
 
     def counters(self) -> dict[str, int]:
         return {"dropped": self.dropped}
@@ -47,6 +56,8 @@ class KmsgSource(Source):
         """Skip records at or before the cursor; count sequence gaps as dropped."""
         if seq is None:
             return True
+        if self.newest_seen is None or seq > self.newest_seen:
+            self.newest_seen = seq
         if self.last_seq is not None:
             if seq <= self.last_seq:
                 return False
@@ -75,6 +86,31 @@ class KmsgSource(Source):
             return None
         return Record(self.name, line, {"boot_id": self.boot_id, "seq": self.last_seq})
 
+    def _cursor_is_impossible(self) -> bool:
+        """Once the backlog is read: a saved sequence number beyond the newest record this boot has is
+        impossible (sequence numbers only grow within a boot). Keeping it would skip every record for good,
+        so it is discarded, loudly."""
+        if self._cursor_checked or self.newest_seen is None:
+            return False
+        self._cursor_checked = True
+        if self.last_seq is None or self.last_seq <= self.newest_seen:
+            return False
+        log.warning("kmsg cursor (sequence %d) is ahead of the newest record of this boot (%d): impossible, "
+                    "discarded; reading from the oldest record the kernel still holds", self.last_seq,
+                    self.newest_seen)
+        self.last_seq = None
+        return True
+
+    def _check_still_there(self, fd: int) -> None:
+        """A path deleted or replaced (a new FIFO or file under the same name) ends this run: the supervisor
+        reports the source down and reopens the path when it is back, instead of reading a dead fd forever."""
+        try:
+            st = os.stat(self.path)
+        except FileNotFoundError:
+            raise SourceGone(f"{self.path} disappeared") from None
+        if st.st_ino != os.fstat(fd).st_ino:
+            raise SourceGone(f"{self.path} was replaced")
+
     def _run_device(self, fd: int, emit: Emit, stop: threading.Event) -> None:
         poller = select.poll()
         poller.register(fd, select.POLLIN)
@@ -99,19 +135,27 @@ class KmsgSource(Source):
                     batch.append(rec)
             if batch:
                 emit(batch)
-            else:
-                poller.poll(500)
+            elif self._cursor_is_impossible():
+                os.lseek(fd, 0, os.SEEK_SET)  # back to the oldest record in the ring buffer
+            elif not poller.poll(500):
+                self._check_still_there(fd)
 
     def _run_stream(self, fd: int, emit: Emit, stop: threading.Event) -> None:
         carry = b""
+        idle = 0
         while not stop.is_set():
             try:
                 chunk = os.read(fd, 1 << 20)
             except BlockingIOError:
                 chunk = None
             if not chunk:
+                self._cursor_is_impossible()
                 select.select([fd], [], [], 0.2) if chunk is None else stop.wait(0.05)
+                idle += 1
+                if idle % 5 == 0:  # about once a second while nothing comes
+                    self._check_still_there(fd)
                 continue
+            idle = 0
             data = carry + chunk
             lines = data.split(b"\n")
             carry = lines.pop()

@@ -18,6 +18,7 @@ import gzip
 import io
 import logging
 import os
+import stat
 import threading
 import time
 from dataclasses import dataclass, field
@@ -72,8 +73,12 @@ class PodLogSource(Source):
     def __init__(self, root: str, state_dir: str | None = None, include_namespaces: list[str] | None = None,
                  exclude_namespaces: list[str] | None = None, include_pods: list[str] | None = None,
                  exclude_pods: list[str] | None = None, max_open: int = 256, scan_seconds: float = 2.0,
-                 from_start: bool = False):
+                 from_start: bool = False, allowed_roots: list[str] | None = None):
         self.root = root
+        # pod logs are data, never paths: only regular files whose real path lies under these are opened
+        # (the pod-log root, and runtimes' own log directories where kubelet's files are symlinks to them)
+        self.allowed_roots = [os.path.realpath(r) for r in [root, *(allowed_roots or [])]]
+        self.refused = 0
         self.store = StateStore(state_dir, "podlogs.json") if state_dir else None
         self.include_ns, self.exclude_ns = include_namespaces or ["*"], exclude_namespaces or []
         self.include_pods, self.exclude_pods = include_pods or ["*"], exclude_pods or []
@@ -163,15 +168,31 @@ class PodLogSource(Source):
         if open_now >= self.max_open:
             idle = min((t for t in self.tails.values() if t.fd is not None), key=lambda t: t.active)
             self._close(idle)
-        try:
-            fd = os.open(tail.path, os.O_RDONLY)
-        except OSError:
+        fd = self._open_safely(tail.path)
+        if fd is None:
             return False
         if os.fstat(fd).st_ino != tail.inode:
             tail.inode, tail.offset = os.fstat(fd).st_ino, 0
         os.lseek(fd, tail.offset, os.SEEK_SET)
         tail.fd = fd
         return True
+
+    def _open_safely(self, path: str) -> int | None:
+        """An fd on `path` when it is a regular file under an allowed root (symlinks resolved first), else None
+        and counted: a `0.log` pointing at a host file is never read by this privileged agent."""
+        real = os.path.realpath(path)
+        if not any(real == r or real.startswith(r + os.sep) for r in self.allowed_roots):
+            self.refused += 1
+            return None
+        try:
+            fd = os.open(real, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        except OSError:
+            return None
+        if not stat.S_ISREG(os.fstat(fd).st_mode):  # a FIFO or device would block or never end
+            os.close(fd)
+            self.refused += 1
+            return None
+        return fd
 
     @staticmethod
     def _close(tail: _Tail) -> None:
@@ -255,7 +276,9 @@ class PodLogSource(Source):
                     # a gzip keeps no inode: accept the newest rotated file whose length fits our offset
                     return self._feed(tail, rest) + self._flush(tail)
                 if os.stat(cand).st_ino == tail.inode:
-                    fd = os.open(cand, os.O_RDONLY)
+                    fd = self._open_safely(cand)
+                    if fd is None:
+                        continue
                     try:
                         os.lseek(fd, tail.offset, os.SEEK_SET)
                         return self._read(tail, fd) + self._flush(tail)
@@ -310,4 +333,4 @@ class PodLogSource(Source):
 
     def counters(self) -> dict[str, int]:
         return {"open_files": sum(1 for t in self.tails.values() if t.fd is not None), "files": len(self.tails),
-                "records": self.lines}
+                "records": self.lines, "refused": self.refused}

@@ -1,0 +1,71 @@
+"""Nothing unknown is silently lost: the safety net under the rule table.
+
+A line from a GPU, NVSwitch, NIC or PCIe driver that carries an error word but that no rule
+recognised becomes a finding of kind `unclassified` (severity warning; no condition rule matches
+it, so it never raises a node condition by itself).  `gpu-npd parse --unclassified` lists them so
+an operator sees new driver formats instead of losing them.
+
+Everything here is data: the drivers (keyword -> driver label), the error words, and the known
+healthy lines that carry an error word anyway (boot noise).  Patterns stay hyperscan-compatible:
+no backreferences, no lookarounds.
+"""
+
+from __future__ import annotations
+
+import re
+
+# Driver marker as it appears in the message -> driver label (the metric's `driver` label).
+# Order matters only for lines naming two drivers: the first listed wins.
+DRIVERS: tuple[tuple[str, str], ...] = (
+    ("nvidia-nvswitch", "nvidia-nvswitch"),
+    ("nvidia-fabricmanager", "nvidia-fabricmanager"),
+    ("nv-fabricmanager", "nvidia-fabricmanager"),
+    ("nvidia-peermem", "nvidia-peermem"),
+    ("nvidia_peermem", "nvidia-peermem"),
+    ("nvidia-modeset", "nvidia-modeset"),
+    ("nvidia-uvm", "nvidia-uvm"),
+    ("NVRM", "nvidia"),
+    ("mlx5_core", "mlx5_core"),
+    ("mlx5_ib", "mlx5_ib"),
+    ("pcieport", "pcieport"),
+)
+DRIVER_KEYWORDS: tuple[str, ...] = tuple(k for k, _ in DRIVERS)
+
+# Words that make a driver line worth a look.
+ERROR_WORDS = re.compile(
+    r"\b(?:errors?|fail(?:ed|ure|s)?|fatal|faults?|timed? ?out|timeout|corrupt(?:ed|ion)?|abort(?:ed)?|"
+    r"unrecoverable|uncorrectable|hang|hung|exception|critical|assert(?:ion)?|panic|lost|unable|"
+    r"invalid|bad)\b", re.I)
+
+# Healthy lines that carry an error word (boot and capability announcements), as regexes over the
+# message.  Each entry names where the shape was seen.
+BENIGN: tuple[tuple[str, str], ...] = (
+    (r"DPC: error containment capabilities", "kernel pcieport DPC probe at boot"),
+    (r"AER: enabled with IRQ", "kernel pcieport AER probe at boot"),
+    (r"Correctable Errors collector initialized", "kernel RAS at boot"),
+    (r"mlx5_pcie_event.*sufficient power", "mlx5 PCIe power check passed"),
+    (r"\bIS_ERR\b", "symbol names in traces"),
+    (r"NVRM: .*Xid", "an Xid line the rule table did not take: handled by the xid rule or its look-alike"),
+    (r"\b(?:0|no) errors?\b", "a count of zero errors"),
+    (r"error (?:count|counters?) (?:cleared|reset)", "counter housekeeping"),
+)
+_BENIGN = re.compile("|".join(f"(?:{p})" for p, _ in BENIGN), re.I)
+
+
+def driver_of(message: str) -> str | None:
+    """The driver label a message comes from, or None."""
+    for keyword, label in DRIVERS:
+        if keyword in message:
+            return label
+    return None
+
+
+def unclassified(message: str) -> tuple[str, str] | None:
+    """(driver, error word) when a driver line carries an error word and is not known benign."""
+    driver = driver_of(message)
+    if driver is None:
+        return None
+    m = ERROR_WORDS.search(message)
+    if m is None or _BENIGN.search(message):
+        return None
+    return driver, m.group(0).lower()

@@ -1,0 +1,75 @@
+"""Hostile and broken lines (issue 16): every rule is total and linear-time; one line never stops detection."""
+
+from __future__ import annotations
+
+import os
+import time
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from parsers import Classifier
+from parsers.classify import MAX_MESSAGE
+from parsers.envelope import detect
+from parsers.finding import bounded_int
+from parsers.rules import RULES
+
+KEYWORDS = sorted({k for r in RULES for k in r.keywords})
+FILLERS = [" ", " error ", " link 3 ", " PCI:0000:5d:00 ", " rank ", " 9" * 8, "(", ")", ": ", "\t", "\u00b2"]
+
+
+def test_every_rule_is_linear_on_pathological_lines():
+    """Each keyword repeated to 1 MiB, alone and mixed with the tokens rules look for. The classifier caps
+    the message at MAX_MESSAGE; each rule's own regex is also run on the capped text directly."""
+    c = Classifier()
+    worst = (0.0, "")
+    for kw in KEYWORDS:
+        for filler in FILLERS:
+            line = ((kw + filler) * (1 + (1 << 20) // (len(kw) + len(filler))))[: 1 << 20]
+            t0 = time.perf_counter()
+            c.classify(line)
+            for rule in RULES:
+                rule.pattern.search(line[:MAX_MESSAGE])
+            took = time.perf_counter() - t0
+            worst = max(worst, (took, f"{kw!r}+{filler!r}"))
+    # generous: a linear pass over 8 KiB by every rule is milliseconds; the backtracking NVLink rule took
+    # seconds on 15 KiB before it was anchored
+    assert worst[0] < 0.5, worst
+
+
+def test_huge_numbers_are_text_not_exceptions():
+    c = Classifier()
+    f = c.classify("NCCL WARN rank " + "9" * 5000 + " timeout")
+    assert f is not None and f.rank is None and c.errors == 0
+    assert c.classify("NVRM: Xid (PCI:0000:5d:00): \u00b2\u00b3, pid=\u00b9, name=x") is None or c.errors == 0
+    assert bounded_int("9" * 19) is None and bounded_int("\u00b2") is None and bounded_int("042") == 42
+
+
+def test_pci_uuid_memory_is_bounded():
+    from parsers.classify import MAX_UUIDS
+
+    c = Classifier()
+    for i in range(MAX_UUIDS + 500):
+        c.classify(f"NVRM: GPU at PCI:{i // 256:04x}:{i % 256:02x}:00: GPU-{i:08x}-0000-0000-0000-000000000000")
+    assert len(c.uuids) <= MAX_UUIDS and c.uuid_evictions >= 500
+
+
+line = st.lists(st.one_of(st.sampled_from(KEYWORDS), st.sampled_from(FILLERS), st.text(max_size=12)),
+                max_size=12).map("".join)
+envelope = st.sampled_from(["", "<3>", "3,100,4254197860,-;", "[ 4254.197860] ", "Nov 22 12:00:00 host kernel: ",
+                            "2026-11-22T12:00:00.000000000Z stderr F ", "Nov 22 12:00:00 host myapp[42]: "])
+
+
+WARM = Classifier()
+WARM.classify("NVRM: Xid (PCI:0000:5d:00): 79, pid=1, name=x, warm-up")  # first-use compiles are not the input's
+
+
+@settings(max_examples=int(os.environ.get("FUZZ_EXAMPLES", "20000")))  # make fuzz: 200,000
+@given(envelope, line)
+def test_fuzz_classification_and_envelopes_never_raise_or_stall(prefix, text):
+    t0 = time.perf_counter()
+    detect(prefix + text)
+    WARM.classify(prefix + text)  # one classifier, as a source keeps one: context across lines included
+    took = time.perf_counter() - t0
+    assert WARM.errors == 0
+    assert took < 0.010 * max(1.0, len(prefix + text) / 1024) + 0.1  # 10 ms per KiB (+ GC/scheduling slack)

@@ -1,0 +1,96 @@
+"""The log-file source through the real process (issue 17): at least once across SIGKILL and rotation,
+counted once; lenient bytes; the kernel's own lines only, once."""
+
+from __future__ import annotations
+
+import os
+import random
+import time
+from pathlib import Path
+
+import pytest
+
+from harness import AgentProc
+
+pytestmark = pytest.mark.slow
+
+
+def xid13(i: int) -> str:  # synthetic: shape of NVRM's Xid 13 line (application class: raises no condition)
+    return f"NVRM: Xid (PCI:0000:5d:00): 13, pid={1000 + i}, name=python3, Graphics SM Warp Exception\n"
+
+
+def test_kill_9_while_tailing_and_across_rotation_loses_nothing_and_counts_once(tmp_path: Path):
+    log = tmp_path / "kern.log"
+    rnd = random.Random(7)
+    log.write_text("".join(xid13(i) for i in range(400)))
+    written = 400
+    a = AgentProc(tmp_path, "--log-file", str(log))  # a first cursor is saved: the file is being followed
+    a.wait_for(lambda: a.value("gpu_npd_xid_errors_total", xid="13", pci_bus_id="0000:5d:00") == written)
+    state = tmp_path / "state" / "state.json"
+    a.wait_for(lambda: state.exists() and "files" in state.read_text(), what="first state write")
+    a.proc.kill()
+    a.proc.wait(5)
+    os.close(a.writer)
+    for round_ in range(5):
+        a = AgentProc(tmp_path, "--log-file", str(log))
+        for _ in range(3):
+            with log.open("a") as fh:
+                fh.write("".join(xid13(written + i) for i in range(400)))
+            written += 400
+            if rnd.random() < 0.5:  # rename rotation, older generations kept (kern.log.1 -> .2 ...)
+                for n in range(50, 0, -1):
+                    older = tmp_path / f"kern.log.{n}"
+                    if older.exists():
+                        older.rename(tmp_path / f"kern.log.{n + 1}")
+                log.rename(tmp_path / "kern.log.1")
+                log.touch()
+            time.sleep(rnd.uniform(0.0, 0.4))
+        a.proc.kill()  # SIGKILL: no flush, no goodbye
+        a.proc.wait(5)
+        os.close(a.writer)
+    a = AgentProc(tmp_path, "--log-file", str(log))
+    a.wait_for(lambda: a.value("gpu_npd_xid_errors_total", xid="13", pci_bus_id="0000:5d:00") == written,
+               timeout=30, what=f"{written} Xids")
+    time.sleep(1.0)  # nothing more trickles in: counted once
+    assert a.value("gpu_npd_xid_errors_total", xid="13", pci_bus_id="0000:5d:00") == written
+    assert a.stop()[0] == 0
+
+
+def test_an_invalid_byte_never_stops_the_log_file_source(tmp_path: Path):
+    log = tmp_path / "kern.log"
+    log.write_bytes(b"garbage \xff\xfe here\n" + xid13(1).encode() + b"\xc3\x28 more\n" + xid13(2).encode())
+    a = AgentProc(tmp_path, "--log-file", str(log))
+    a.wait_for(lambda: a.value("gpu_npd_xid_errors_total", xid="13", pci_bus_id="0000:5d:00") == 2)
+    with log.open("ab") as fh:
+        fh.write(b"\x80\x81\n" + xid13(3).encode())
+    a.wait_for(lambda: a.value("gpu_npd_xid_errors_total", xid="13", pci_bus_id="0000:5d:00") == 3)
+    assert a.value("gpu_npd_source_restarts_total", source="files") in (None, 0.0)
+    assert a.stop()[0] == 0
+
+
+def test_syslog_lines_of_other_programs_never_raise_node_problems(tmp_path: Path):
+    log = tmp_path / "syslog"
+    forged = "Nov 22 12:00:00 gpu-node-1 myapp[4242]: NVRM: Xid (PCI:0000:5d:00): 48, pid=1, name=x, DBE\n"
+    real = ("Nov 22 12:00:01 gpu-node-1 kernel: [ 4254.197860] NVRM: Xid (PCI:0000:18:00): 79, pid='<unknown>', "
+            "name=<unknown>, GPU has fallen off the bus.\n")
+    log.write_text(forged + real)
+    a = AgentProc(tmp_path, "--log-file", str(log))
+    a.wait_for(lambda: a.value("gpu_npd_forged_or_userspace_total", source="files", kind="xid") == 1)
+    a.wait_for(lambda: a.value("gpu_npd_xid_errors_total", xid="79", pci_bus_id="0000:18:00") == 1)
+    assert a.value("gpu_npd_xid_errors_total", xid="48", pci_bus_id="0000:5d:00") is None
+    conds = [e for e in a.events() if e.get("event") == "condition" and e["status"] == "True"]
+    assert conds and all("0000:5d:00" not in e["message"] for e in conds)
+    assert a.stop()[0] == 0
+
+
+def test_the_fallback_follows_kern_log_and_not_syslog_too(tmp_path: Path):
+    from agent.app import select_sources
+    from agent.config import load
+
+    kern, syslog = tmp_path / "kern.log", tmp_path / "syslog"
+    kern.write_text("")
+    syslog.write_text("")
+    cfg = load(env={}, flags={"kmsg": str(tmp_path / "no-kmsg"), "state_dir": str(tmp_path), "journald": False,
+                              "fallback_log_files": [str(kern), str(syslog)]})
+    (src,) = select_sources(cfg, {}, "boot")
+    assert src.paths == [str(kern)]  # every kernel line is in both: following both counted each twice

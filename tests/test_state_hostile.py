@@ -1,0 +1,84 @@
+"""State and cursors that cannot be trusted, and a state directory that cannot be written (issues 16, 17),
+through the real process."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from agent.sources.kmsg import read_boot_id
+from agent.state import StateStore
+from harness import AgentProc
+
+pytestmark = pytest.mark.slow
+XID79 = "NVRM: Xid (PCI:0000:5d:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus."
+
+
+def test_deeply_nested_state_is_moved_aside_and_the_agent_starts(tmp_path: Path):
+    state = tmp_path / "state"
+    state.mkdir()
+    (state / "state.json").write_text('{"version": 1, "cursors": ' + "[" * 100_000 + "]" * 100_000 + "}")
+    a = AgentProc(tmp_path)
+    a.write(f"3,100,4254197860,-;{XID79}\n")
+    a.wait_for(lambda: a.value("gpu_npd_xid_errors_total", xid="79", pci_bus_id="0000:5d:00") == 1)
+    assert (state / "state.corrupt").exists()
+    assert a.stop()[0] == 0
+    assert "cannot be trusted" in a.proc.stderr.read().decode()
+
+
+def test_state_dir_that_cannot_be_written_keeps_detection_and_says_so(tmp_path: Path):
+    if os.geteuid() == 0:  # root writes through permissions: make the state path a file instead of a dir
+        (tmp_path / "state").write_text("not a directory")
+    else:
+        (tmp_path / "state").mkdir(mode=0o500)
+    a = AgentProc(tmp_path)
+    a.write(f"3,100,4254197860,-;{XID79}\n")
+    a.wait_for(lambda: a.value("gpu_npd_xid_errors_total", xid="79", pci_bus_id="0000:5d:00") == 1)
+    a.wait_for(lambda: (a.value("gpu_npd_state_write_errors_total") or 0) >= 1, what="state write errors")
+    a.write(f"3,101,4254197999,-;{XID79.replace('5d:00', '5e:00')}\n")  # sources keep running from memory
+    a.wait_for(lambda: a.value("gpu_npd_xid_errors_total", xid="79", pci_bus_id="0000:5e:00") == 1)
+    assert a.stop()[0] == 0
+
+
+def test_an_impossible_kmsg_cursor_is_discarded_not_obeyed(tmp_path: Path):
+    boot = read_boot_id()
+    state = tmp_path / "state"
+    state.mkdir()
+    (state / "state.json").write_text(json.dumps({"version": 1, "boot_id": boot,
+                                                  "cursors": {"kmsg": {"boot_id": boot, "seq": 10 ** 18}}}))
+    a = AgentProc(tmp_path)
+    a.write("6,5,1000,-;an old record the cursor claims to be past\n")
+    time.sleep(0.5)  # the backlog is read: the cursor is found impossible
+    a.write(f"3,6,4254197860,-;{XID79}\n")
+    a.wait_for(lambda: a.value("gpu_npd_xid_errors_total", xid="79", pci_bus_id="0000:5d:00") == 1)
+    assert a.stop()[0] == 0
+    assert "impossible, discarded" in a.proc.stderr.read().decode()
+
+
+json_values = st.recursive(st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=8),
+                           lambda kids: st.lists(kids, max_size=4) | st.dictionaries(st.text(max_size=8), kids,
+                                                                                    max_size=4), max_leaves=30)
+
+
+@settings(max_examples=100)
+@given(st.dictionaries(st.sampled_from(["version", "boot_id", "cursors", "totals", "samples", "problems",
+                                        "conditions", "other"]), json_values, max_size=6))
+def test_fuzz_state_loading_never_raises(tmp_path_factory, data):
+    """Whatever JSON the state file holds, the agent's load + restore starts (fresh or restored), never raises."""
+    from agent.app import Agent
+    from agent.config import load
+
+    tmp = tmp_path_factory.mktemp("s")
+    (tmp / "state.json").write_text(json.dumps({"version": 1, **data}))
+    assert isinstance(StateStore(str(tmp)).load(), dict)
+    cfg = load(env={}, flags={"kmsg": "", "journald": False, "fallback_log_files": [], "state_dir": str(tmp),
+                              "nvml": "off", "pod_logs_root": ""})
+    agent = Agent(cfg)
+    agent.start(serve_http=False)
+    agent.shutdown()

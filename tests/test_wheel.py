@@ -1,0 +1,60 @@
+"""The artifact users install: the wheel, in a fresh venv, run from outside the source tree.
+
+The editable install of `make test` reads files straight from the tree, so a data file missing from the
+wheel (agent/defaults.yaml once was) goes unnoticed there; this test installs what `pip wheel` builds.
+Dependencies come from the test venv through PYTHONPATH (which processes no .pth files, so the editable
+finder of the source tree is not loaded): the run does not depend on the network.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import sysconfig
+import venv
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from harness import AgentProc
+
+ROOT = Path(__file__).resolve().parent.parent
+XID79 = "NVRM: Xid (PCI:0000:5d:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus."
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("wheel")
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "-w", str(out),
+                    str(ROOT)], check=True, capture_output=True)
+    return next(out.glob("gpu_npd-*.whl"))
+
+
+def test_wheel_carries_every_package_file(wheel: Path):
+    names = set(zipfile.ZipFile(wheel).namelist())
+    tracked = subprocess.run(["git", "ls-files", "agent", "parsers"], cwd=ROOT, capture_output=True, text=True,
+                             check=True).stdout.split()
+    missing = [f for f in tracked if not f.endswith(".py") and f not in names]
+    assert not missing, f"package data missing from the wheel: {missing}"
+
+
+@pytest.mark.slow
+def test_installed_wheel_runs_from_outside_the_tree(wheel: Path, tmp_path: Path):
+    env_dir = tmp_path / "venv"
+    venv.EnvBuilder(with_pip=False).create(env_dir)
+    py = env_dir / "bin" / "python"
+    site = subprocess.run([str(py), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                          capture_output=True, text=True, check=True).stdout.strip()
+    with zipfile.ZipFile(wheel) as zf:  # a wheel is a zip laid out for site-packages: unpack is install
+        zf.extractall(site)
+    deps = sysconfig.get_paths()["purelib"]  # the test venv's dependencies, not its editable gpu-npd
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    where = subprocess.run([str(py), "-c", "import agent; print(agent.__file__)"], cwd=elsewhere,
+                           env={"PYTHONPATH": deps}, capture_output=True, text=True, check=True).stdout
+    assert where.startswith(site), where
+    a = AgentProc(tmp_path, cmd=[str(py), "-m", "agent.cli"], cwd=str(elsewhere), env={"PYTHONPATH": deps})
+    a.write(f"3,100,4254197860,-;{XID79}\n")
+    a.wait_for(lambda: a.value("gpu_npd_node_condition", condition="GPUUnhealthy", reason="Xid79FallenOffBus") == 1)
+    assert a.stop()[0] == 0

@@ -1,0 +1,188 @@
+"""The built image, run the way the DaemonSet runs it (`make image-test`; `.ci/run` runs it after `make test`).
+
+Everything the container gets is read from the rendered manifest (`kubectl kustomize deploy/overlays/observe`):
+its security context (capabilities, read-only root, no privilege escalation, uid, default seccomp), its
+ConfigMap, its env and its mounts (host paths stood in by temporary directories, /dev/kmsg by a FIFO we
+write records into, or the real /dev/kmsg).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import shutil
+import subprocess
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+IMAGE = os.environ.get("IMAGE", "ghcr.io/gpu-npd/gpu-npd:0.1.0")
+BUILDER = os.environ.get("BUILDER", "podman")
+RUNTIME = shlex.split(os.environ.get("PODMAN_RUNTIME", ""))
+XID79 = "NVRM: Xid (PCI:0000:5d:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus."
+
+
+def manifest() -> tuple[dict, dict]:
+    r = subprocess.run(["kubectl", "kustomize", str(ROOT / "deploy/overlays/observe")], capture_output=True,
+                       text=True, check=True)
+    objs = {d["kind"]: d for d in yaml.safe_load_all(r.stdout) if d}
+    return objs["DaemonSet"]["spec"]["template"]["spec"], objs["ConfigMap"]
+
+
+def free_port() -> int:
+    import socket
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def run_args(tmp: Path, port: int, kmsg: str, device: bool = False) -> list[str]:
+    """`podman run` flags from the DaemonSet: security context, env, mounts."""
+    pod, cm = manifest()
+    c = pod["containers"][0]
+    sc = c["securityContext"]
+    assert not sc.get("privileged")
+    args = ["--network", "host", "--user", str(sc["runAsUser"])]
+    if sc.get("readOnlyRootFilesystem"):
+        args.append("--read-only")
+    if sc.get("allowPrivilegeEscalation") is False:
+        args += ["--security-opt", "no-new-privileges"]
+    assert sc["seccompProfile"]["type"] == "RuntimeDefault"  # the runtime's default profile: podman's default
+    for cap in sc["capabilities"]["drop"]:
+        args += ["--cap-drop", cap]
+    for cap in sc["capabilities"]["add"]:
+        args += ["--cap-add", cap]
+    env = {"NODE_NAME": "image-test-node", "POD_IP": "127.0.0.1"}
+    for e in c["env"]:
+        if "value" in e:
+            env[e["name"]] = e["value"].replace("$(POD_IP)", env["POD_IP"])
+    env["GPU_NPD_METRICS_ADDRESS"] = f"127.0.0.1:{port}"  # host network here: a free port, not 9810
+    for k, v in env.items():
+        args += ["--env", f"{k}={v}"]
+    conf = tmp / "config"
+    conf.mkdir()
+    (conf / "config.yaml").write_text(cm["data"]["config.yaml"])
+    host = {"kmsg": kmsg, "config": str(conf)}
+    for v in pod["volumes"]:
+        if "hostPath" in v and v["name"] not in host:
+            path = v["hostPath"]["path"]
+            if v["hostPath"].get("type") == "File" or path in ("/sys", "/proc"):
+                host[v["name"]] = path if os.path.exists(path) else str(tmp / "empty-file")
+            else:
+                host[v["name"]] = str(tmp / v["name"])
+                os.makedirs(host[v["name"]], exist_ok=True)
+    (tmp / "empty-file").touch()
+    for m in c["volumeMounts"]:
+        if m["name"] == "tmp":
+            args += ["--tmpfs", m["mountPath"]]
+            continue
+        if m["name"] == "kmsg" and device:  # what a device plugin / CDI / the privileged component grants
+            args += ["--device", f"{kmsg}:{m['mountPath']}:r"]
+            continue
+        args += ["-v", f"{host[m['name']]}:{m['mountPath']}" + (":ro" if m.get("readOnly") else "")]
+    return [*args, IMAGE, *c["args"]]
+
+
+class Container:
+    def __init__(self, tmp: Path, kmsg: str, device: bool = False):
+        self.port = free_port()
+        self.name = f"gpu-npd-image-test-{self.port}"
+        subprocess.run([BUILDER, "run", *RUNTIME, "-d", "--name", self.name,
+                        *run_args(tmp, self.port, kmsg, device)],
+                       check=True, capture_output=True, text=True)
+
+    def get(self, path: str) -> tuple[int, str]:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{self.port}{path}", timeout=2) as r:
+                return r.status, r.read().decode()
+        except urllib.error.HTTPError as exc:
+            return exc.code, exc.read().decode()
+        except OSError:
+            return 0, ""
+
+    def wait(self, pred, what: str, timeout: float = 60.0):
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            if pred():
+                return
+            time.sleep(0.3)
+        raise AssertionError(f"timed out waiting for {what}; logs:\n{self.logs()}")
+
+    def logs(self) -> str:
+        r = subprocess.run([BUILDER, "logs", self.name], capture_output=True, text=True)
+        return r.stdout + r.stderr
+
+    def stop(self) -> int:
+        subprocess.run([BUILDER, "stop", "-t", "10", self.name], capture_output=True, check=True)
+        code = subprocess.run([BUILDER, "inspect", self.name, "--format", "{{.State.ExitCode}}"],
+                              capture_output=True, text=True, check=True).stdout.strip()
+        subprocess.run([BUILDER, "rm", "-f", self.name], capture_output=True)
+        return int(code)
+
+
+@pytest.fixture(autouse=True)
+def tools():
+    for tool in (BUILDER, "kubectl"):
+        assert shutil.which(tool), f"{tool} is needed for the image test (.ci/run installs it)"
+
+
+def test_image_runs_as_the_daemonset_does(tmp_path: Path):
+    fifo = tmp_path / "kmsg.fifo"
+    os.mkfifo(fifo)
+    c = Container(tmp_path, str(fifo))
+    writer = None
+    try:
+        c.wait(lambda: "gpu_npd_build_info" in c.get("/metrics")[1], "/metrics")
+        writer = os.open(fifo, os.O_WRONLY)
+        os.write(writer, f"3,100,4254197860,-;{XID79}\n".encode())
+        c.wait(lambda: '"condition": "GPUUnhealthy"' in c.logs() or '"condition":"GPUUnhealthy"' in c.logs(),
+               "GPUUnhealthy on stdout")
+        status, body = c.get("/healthz")
+        assert status == 200 and "kmsg=up" in body, body
+        assert c.get("/livez")[0] == 200
+        events = [json.loads(x) for x in c.logs().splitlines() if x.startswith("{")]
+        cond = [e for e in events if e.get("event") == "condition" and e["condition"] == "GPUUnhealthy"]
+        assert cond[-1]["status"] == "True" and "0000:5d:00" in cond[-1]["message"]
+        assert "Traceback" not in c.logs()
+    finally:
+        if writer is not None:
+            os.close(writer)
+        code = c.stop()
+    assert code == 0
+
+
+def test_real_kmsg_mounted_as_hostpath_is_denied_and_the_agent_falls_back_to_kern_log(tmp_path: Path):
+    """Measured here: a bind-mounted /dev/kmsg (a hostPath) is refused by the device cgroup to an unprivileged
+    container whatever its capabilities. The agent must say so and follow the host's kern.log instead."""
+    varlog = tmp_path / "varlog"
+    varlog.mkdir()
+    stamp = time.strftime("%b %e %H:%M:%S", time.localtime())
+    (varlog / "kern.log").write_text(f"{stamp} gpu-node-1 kernel: [4254.197860] {XID79}\n")
+    c = Container(tmp_path, "/dev/kmsg")
+    try:
+        c.wait(lambda: "files=up" in c.get("/healthz")[1], "the kern.log fallback")
+        c.wait(lambda: 'gpu_npd_node_condition{condition="GPUUnhealthy",reason="Xid79FallenOffBus"} 1.0'
+               in c.get("/metrics")[1], "GPUUnhealthy from kern.log")
+        assert "kmsg source /dev/kmsg is not readable" in c.logs()
+    finally:
+        code = c.stop()
+    assert code == 0
+
+
+def test_real_kmsg_with_the_device_granted_needs_only_cap_syslog(tmp_path: Path):
+    """With the device granted (device plugin, CDI, or deploy/components/privileged-kmsg), the manifest's
+    capabilities (SYSLOG; everything else dropped) read the real /dev/kmsg under dmesg_restrict=1."""
+    c = Container(tmp_path, "/dev/kmsg", device=True)
+    try:
+        c.wait(lambda: 'gpu_npd_source_records_total{source="kmsg"}' in c.get("/metrics")[1], "kmsg records")
+        status, body = c.get("/healthz")
+        assert status == 200 and "kmsg=up" in body, body + c.logs()
+    finally:
+        code = c.stop()
+    assert code == 0
