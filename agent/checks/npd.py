@@ -20,7 +20,7 @@ import subprocess
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
@@ -203,45 +203,3 @@ def run_rules(cfg: PluginConfig, skip: Callable[[Rule], str | None] = lambda r: 
             return Result(rule, UNKNOWN, f"check runner error: {type(e).__name__}: {e}"[: cfg.max_output_length])
     with ThreadPoolExecutor(max_workers=cfg.concurrency, thread_name_prefix="check") as pool:
         return list(pool.map(one, cfg.rules))
-
-
-@dataclass
-class RuleState:
-    status: str = ""
-    message: str = ""
-
-
-@dataclass
-class Monitor:
-    """One plugin config's standing state: permanent rules -> conditions, temporary rules -> events.
-
-    NPD semantics: a permanent rule's condition is True while its program says NonOK, Unknown while it
-    says Unknown (ours: a check that could not say is never healthy) and back to the config's default
-    (False) on OK; a temporary rule emits an event on each NonOK result.  Skipped changes nothing."""
-    cfg: PluginConfig
-    states: dict[int, RuleState] = field(default_factory=dict)
-
-    def apply(self, results: list[Result]) -> tuple[list[dict], list[dict]]:
-        """-> (events, condition updates), each a plain dict for the sinks."""
-        events, updates = [], []
-        for i, res in enumerate(results):
-            rule = res.rule
-            if res.status == "Skipped":
-                continue
-            if rule.type == "temporary":
-                if res.status == NONOK:
-                    events.append({"source": self.cfg.source, "reason": rule.reason, "message": res.message,
-                                   "status": res.status})
-                continue
-            st = self.states.setdefault(i, RuleState())
-            if (st.status, st.message) == (res.status, res.message):
-                continue
-            st.status, st.message = res.status, res.message
-            default = self.cfg.conditions[rule.condition]
-            if res.status == OK:
-                updates.append({"type": rule.condition, "status": "False", "reason": default["reason"],
-                                "message": default["message"], "source": self.cfg.source})
-            else:
-                updates.append({"type": rule.condition, "status": "True" if res.status == NONOK else "Unknown",
-                                "reason": rule.reason, "message": res.message, "source": self.cfg.source})
-        return events, updates
