@@ -119,6 +119,9 @@ class Agent:
             self.sinks.append(self.kube)
         self.pod_source: PodLogSource | None = None
         self._pids = PidLookup(cfg.proc_root)
+        self.metrics.count_evictions("pid_pod", lambda: self._pids.evictions)
+        self.metrics.count_evictions("kernel_uuid",
+                                     lambda: sum(c.uuid_evictions for c in list(self.classifiers.values())))
         self.workloads = WorkloadTracker(self._pod_event, self.metrics, cfg.workload_correlation_seconds,
                                          cfg.workload_pod_label, lambda: list(self.engine.problems.values()), clock)
         self._xid_seen: OrderedDict[tuple[str, int], tuple[float, str]] = OrderedDict()
@@ -184,6 +187,7 @@ class Agent:
                                            c.workload_exclude_pods, c.workload_max_open_files,
                                            allowed_roots=c.workload_allowed_log_roots)
             self.sources.append(self.pod_source)
+            self.metrics.count_evictions("pod_uuid", self.pod_source.uuid_evictions)
         for src in self.sources:
             threading.Thread(target=self._supervise, args=(src,), name=f"source-{src.name}", daemon=True).start()
         threading.Thread(target=self.poller.run, args=(self._emit, self.stop, self.cfg.poll_seconds),

@@ -245,5 +245,32 @@ def _refine_nccl(g: dict, out: dict) -> None:
 REFINERS = {"xid": _refine_xid, "sxid": _refine_sxid, "aer": _refine_aer, "ib_link": _refine_ib_link,
             "cuda": _refine_cuda, "nccl": _refine_nccl}
 
+class Dispatch:
+    """Which rows to try for a message, derived from the table: one regex scan finds every keyword in the
+    message, and only the rows holding one are tried (in table order, first match wins), instead of a
+    substring test per row.  A found keyword also selects rows whose keywords it contains ("SXid" selects
+    the Xid rows too), so the result equals trying every row whose keyword occurs in the message."""
+
+    def __init__(self, rules: tuple[Rule, ...]):
+        self.rules = rules
+        words = sorted({k for r in rules for k in r.keywords}, key=len, reverse=True)
+        self._scan = re.compile("|".join(re.escape(k) for k in words))
+        self._rows = {w: frozenset(i for i, r in enumerate(rules) if any(k in w for k in r.keywords))
+                      for w in words}
+        self._cache: dict[frozenset, tuple[Rule, ...]] = {}
+
+    def candidates(self, message: str) -> tuple[Rule, ...]:
+        found = frozenset(self._scan.findall(message))
+        rows = self._cache.get(found)
+        if rows is None:
+            if len(self._cache) >= 4096:  # keyword combinations are few in real logs; input cannot grow this
+                self._cache.clear()
+            ids: set[int] = set()
+            for w in found:
+                ids |= self._rows[w]
+            rows = self._cache[found] = tuple(self.rules[i] for i in sorted(ids))
+        return rows
+
+
 # Every keyword of the table: the prefilter over whole buffers is built from these.
 KEYWORDS: tuple[str, ...] = tuple(dict.fromkeys(k for rule in RULES if rule.kind for k in rule.keywords))
