@@ -97,6 +97,7 @@ class Agent:
         self.boot_id = read_boot_id()
         self.boot_epoch = boot_epoch()
         self.engine.boot_time = self.boot_epoch
+        self.engine.boot_id = self.boot_id
         self.classifiers: dict[str, Classifier] = {}
         self.cursors: dict[str, Any] = {}
         self.status: dict[str, str] = {}
@@ -161,6 +162,7 @@ class Agent:
             state = self.store.reject(f"cannot restore: {type(exc).__name__}: {exc}"[:200])
             self.engine = HealthEngine(self.cfg, self.clock)
             self.engine.boot_time = self.boot_epoch
+            self.engine.boot_id = self.boot_id
             self.cursors = {}
             self.judge = SampleJudge(self.cfg.sample_rules, self.cfg.sample_ignore)
         if state.get("boot_id") and state["boot_id"] != self.boot_id:
