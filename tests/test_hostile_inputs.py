@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 import time
 
+import pytest
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -64,6 +66,7 @@ WARM = Classifier()
 WARM.classify("NVRM: Xid (PCI:0000:5d:00): 79, pid=1, name=x, warm-up")  # first-use compiles are not the input's
 
 
+@pytest.mark.timeout(600)  # about a minute alone; hypothesis's own cost dominates, and a loaded machine triples it
 @settings(max_examples=int(os.environ.get("FUZZ_EXAMPLES", "20000")))  # make fuzz: 200,000
 @given(envelope, line)
 def test_fuzz_classification_and_envelopes_never_raise_or_stall(prefix, text):
