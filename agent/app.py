@@ -57,6 +57,7 @@ class Agent:
         self.boot_epoch = boot_epoch()
         self.engine = HealthEngine(cfg, clock)
         self.engine.boot_time = self.boot_epoch
+        self.engine.boot_id = self.boot_id
         self.judge = SampleJudge(cfg.sample_rules, cfg.sample_ignore)
         self.intake = Intake(cfg.queue_batches, self.stop)
         self.supervisor = Supervisor(self.metrics, self.intake.emit, self.stop)
@@ -70,10 +71,13 @@ class Agent:
         if self.kube is not None:
             self.sinks.append(self.kube)
         self.pods = PodLookup(cfg.proc_root)
+        self.metrics.count_evictions("pid_pod", lambda: self.pods.pids.evictions)
         self.workloads = WorkloadTracker(self._pod_event, self.metrics, cfg.workload_correlation_seconds,
                                          cfg.workload_pod_label, lambda: list(self.engine.problems.values()), clock)
         self.pipeline = Pipeline(self.engine, self.judge, self.metrics, self.gpu, self.workloads, self.pods,
                                  self.sinks, self.boot_epoch, clock, lambda: self.selfwatch.under_pressure)
+        self.metrics.count_evictions("kernel_uuid",
+                                     lambda: sum(c.uuid_evictions for c in list(self.pipeline.classifiers.values())))
         self.checkpoint = Checkpoint(cfg.state_dir, self.metrics, self._state)
         self._last_loop = time.monotonic()
         self._last_tick = 0.0
@@ -122,6 +126,7 @@ class Agent:
             state = self.checkpoint.store.reject(f"cannot restore: {type(exc).__name__}: {exc}"[:200])
             self.engine = self.pipeline.engine = HealthEngine(self.cfg, self.clock)
             self.engine.boot_time = self.boot_epoch
+            self.engine.boot_id = self.boot_id
             self.pipeline.cursors = {}
             self.judge = self.pipeline.judge = SampleJudge(self.cfg.sample_rules, self.cfg.sample_ignore)
         return state
@@ -150,6 +155,7 @@ class Agent:
                                                 c.workload_exclude_pods, c.workload_max_open_files,
                                                 allowed_roots=c.workload_allowed_log_roots)
             sources.append(self.pods.pod_source)
+            self.metrics.count_evictions("pod_uuid", self.pods.pod_source.uuid_evictions)
         self.supervisor.start(sources)
         threading.Thread(target=self.poller.run, args=(self.intake.emit, self.stop, self.cfg.poll_seconds),
                          name="telemetry", daemon=True).start()
