@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 
-from .interface import ERRORS, GROUPS, MAX_NVLINKS, NVLINK_FIELDS, Identity, Nvml, NvmlError  # noqa: F401
+from .interface import CHECK_GROUPS, ERRORS, GROUPS, MAX_NVLINKS, NVLINK_FIELDS, Identity, Nvml, NvmlError  # noqa: F401
 
 
 class PynvmlBackend:
@@ -90,6 +90,14 @@ class PynvmlBackend:
             if value is None:
                 raise NvmlError("NOT_SUPPORTED", "recovery action field")
             return {"recovery_action": value}
+        if group == "settings":
+            current, pending = c(n.nvmlDeviceGetEccMode, h)
+            return {"persistence_mode": int(c(n.nvmlDeviceGetPersistenceMode, h)),
+                    "ecc_mode_current": int(current), "ecc_mode_pending": int(pending),
+                    "clock_sm_max": c(n.nvmlDeviceGetMaxClockInfo, h, n.NVML_CLOCK_SM),
+                    "clock_mem_max": c(n.nvmlDeviceGetMaxClockInfo, h, n.NVML_CLOCK_MEM)}
+        if group == "processes":
+            return {"compute_processes": len(c(n.nvmlDeviceGetComputeRunningProcesses, h))}
         raise NvmlError("INVALID_ARGUMENT", f"unknown group {group}")
 
     def nvlink(self, index: int, link: int) -> dict[str, float]:
