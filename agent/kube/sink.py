@@ -21,6 +21,7 @@ from typing import Any, Callable
 from ..health import Change, Condition
 from .desired import budget_allows, condition_key, condition_patch, merge_taints, ours, wanted_taints
 from .events import EventRecorder, Ref, TokenBucket
+from .dra import DeviceFencer, faulty_gpus
 from .repair import profile_conditions, repair_annotation
 from .settings import KubeSettings
 
@@ -67,6 +68,9 @@ class KubernetesSink:
         self._profile: dict[str, Condition] = {}  # the repair profile's conditions as last computed
         self._opted_out = False  # the Node carries the do-not-repair label
         self._annotation: str | None = ""  # the repair hand-off as last written ("": not written yet)
+        self.fencer = DeviceFencer(api, node, settings, lambda: self.limiter.wait(self.stop), clock, self._count) \
+            if settings.dra_device_taints and mode == "enforce" else None
+        self._fence_key: tuple | None = None
 
     # ---- agent side (never blocks) ----------------------------------------------------------------
 
@@ -135,9 +139,24 @@ class KubernetesSink:
         return condition_key(conds) != self._written_key or self.events.pending() > 0
 
     def _next_hold_down(self) -> float:
-        if not self._cleared_at:
+        cleared = list(self._cleared_at.values()) + (list(self.fencer._cleared_at.values()) if self.fencer else [])
+        if not cleared:
             return float("inf")
-        return min(self._cleared_at.values()) + self.s.taint_hold_down_seconds
+        return min(cleared) + self.s.taint_hold_down_seconds
+
+    def _unfenced(self, conditions: dict[str, Condition], problems: list) -> dict[str, Condition]:
+        """Conditions for node taints: one whose every problem is a GPU fenced by a DeviceTaintRule of ours
+        needs no node taint (the other GPUs stay schedulable); otherwise node taints are the fallback."""
+        if not self.fencer or not self.fencer.active or not self.fencer.fenced:
+            return conditions
+        out = {}
+        for name, c in conditions.items():
+            mine = [p for p in problems if p.condition == name]
+            if c.status and mine and all(p.subject.startswith("gpu:") and p.subject[4:].lower() in self.fencer.fenced
+                                         for p in mine):
+                continue
+            out[name] = c
+        return out
 
     def sync(self) -> None:
         now = self.clock()
@@ -166,6 +185,12 @@ class KubernetesSink:
         if self.s.repair_annotation:
             self._sync_annotation(problems)
         if self.mode == "enforce":
+            if self.fencer is not None:
+                key = tuple(sorted(faulty_gpus(problems, self.s).items()))
+                if key != self._fence_key or heartbeat or self.fencer._cleared_at:
+                    self.fencer.sync(problems)
+                    self._fence_key = key
+                conditions = self._unfenced(conditions, problems)
             self._sync_taints(conditions, now, heartbeat)
         if self.events.pending():
             self.limiter.wait(self.stop)
