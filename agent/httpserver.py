@@ -1,14 +1,16 @@
 """/metrics, /healthz (readiness: engine and sources) and /livez (the engine only) on one small HTTP server that no client can wear down.
 
-A selector loop holds accepted connections until they have bytes to read; only then does one of a fixed
-pool of workers serve the request (one per connection, HTTP/1.0). So idle or slow clients cost a socket,
-not a thread: at most MAX_PENDING connections are held (the oldest is closed past that), each for at
-most IDLE_SECONDS, and a worker gives up on a client that stalls mid-request after IO_SECONDS. A client that
-disconnects early is not news: no traceback, nothing logged.
+A selector loop holds accepted connections and reads each request head (up to MAX_HEAD bytes, without
+blocking) until it is complete; only then does one of a fixed pool of workers serve the request (one per
+connection, HTTP/1.0, GET has no body). So idle clients and slow senders (slowloris) cost a socket, never a
+thread: at most MAX_PENDING connections are held (the oldest is closed past that), each for at most
+IDLE_SECONDS from accept to a complete head, and a worker gives up on a client that stops reading the
+answer after IO_SECONDS. A client that disconnects early is not news: no traceback, nothing logged.
 """
 
 from __future__ import annotations
 
+import io
 import selectors
 import socket
 import threading
@@ -24,6 +26,7 @@ WORKERS = 4
 MAX_PENDING = 256
 IDLE_SECONDS = 10.0
 IO_SECONDS = 5.0
+MAX_HEAD = 8192  # request line and headers; a scrape or probe sends a few hundred bytes
 Check = Callable[[], tuple[bool, str]]
 
 
@@ -46,7 +49,13 @@ class MetricsServer:
         listener = self._http.socket
         listener.setblocking(False)
         sel.register(listener, selectors.EVENT_READ)
-        pending: OrderedDict[socket.socket, tuple[float, object]] = OrderedDict()
+        pending: OrderedDict[socket.socket, tuple[float, object, bytearray]] = OrderedDict()
+
+        def drop(conn: socket.socket) -> None:
+            pending.pop(conn, None)
+            sel.unregister(conn)
+            conn.close()
+
         while not self._stop.is_set():
             for key, _ in sel.select(timeout=0.5):
                 if key.fileobj is listener:
@@ -55,30 +64,37 @@ class MetricsServer:
                     except OSError:
                         continue
                     if len(pending) >= MAX_PENDING:
-                        old, _ = pending.popitem(last=False)
-                        sel.unregister(old)
-                        old.close()
-                    pending[conn] = (time.monotonic(), addr)
+                        drop(next(iter(pending)))
+                    conn.setblocking(False)
+                    pending[conn] = (time.monotonic(), addr, bytearray())
                     sel.register(conn, selectors.EVENT_READ)
                 else:
                     conn = key.fileobj
-                    sel.unregister(conn)
-                    _, addr = pending.pop(conn)
-                    self._pool.submit(self._serve, conn, addr)
+                    _, addr, head = pending[conn]
+                    try:
+                        data = conn.recv(MAX_HEAD)
+                    except BlockingIOError:
+                        continue
+                    except OSError:
+                        data = b""
+                    head += data
+                    if not data or len(head) > MAX_HEAD:  # gone, or not a scrape
+                        drop(conn)
+                    elif b"\r\n\r\n" in head or b"\n\n" in head:
+                        pending.pop(conn)
+                        sel.unregister(conn)
+                        self._pool.submit(self._serve, conn, addr, bytes(head))
             cutoff = time.monotonic() - IDLE_SECONDS
             while pending and next(iter(pending.values()))[0] < cutoff:
-                old, _ = pending.popitem(last=False)
-                sel.unregister(old)
-                old.close()
+                drop(next(iter(pending)))
         for conn in pending:
             conn.close()
         sel.close()
 
-    def _serve(self, conn: socket.socket, addr) -> None:
+    def _serve(self, conn: socket.socket, addr, head: bytes) -> None:
         try:
-            conn.setblocking(True)
             conn.settimeout(IO_SECONDS)
-            self._http.finish_request(conn, addr)
+            self._http.RequestHandlerClass(conn, addr, self._http, head)
         except OSError:  # reset, broken pipe, timeout: the client went away
             pass
         finally:
@@ -96,6 +112,14 @@ class MetricsServer:
 
 def _handler(registry: CollectorRegistry, checks: dict[str, Check]):
     class Handler(BaseHTTPRequestHandler):
+        def __init__(self, request, client_address, server, head: bytes = b"") -> None:
+            self._head = head
+            super().__init__(request, client_address, server)
+
+        def setup(self) -> None:
+            super().setup()
+            self.rfile = io.BytesIO(self._head)  # the whole request, already read by the selector loop
+
         def do_GET(self) -> None:  # noqa: N802
             path = self.path.split("?", 1)[0]
             if path == "/metrics":

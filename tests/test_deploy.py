@@ -37,16 +37,22 @@ def kustomize(path: str) -> list[dict]:
     return [d for d in yaml.safe_load_all(r.stdout) if d]
 
 
-@needs_kubectl
-@pytest.mark.parametrize("path", [*OVERLAYS, "monitoring"])
-def test_what_kubectl_applies_passes_kubernetes_validate_strict(path, tmp_path):
-    objs = kustomize(path)
+def validate_strict(objs: list[dict], tmp_path: Path) -> subprocess.CompletedProcess:
+    """kubernetes-validate --strict against the 1.30 schemas (the minimum version the README states)."""
     rendered = tmp_path / "rendered.yaml"
     rendered.write_text(yaml.safe_dump_all(objs))
     exe = Path(sys.executable).with_name("kubernetes-validate")
     r = subprocess.run([str(exe), "--strict", "--kubernetes-version", "1.30", str(rendered)], capture_output=True,
                        text=True, timeout=120)
     assert r.returncode == 0, r.stdout + r.stderr
+    return r
+
+
+@needs_kubectl
+@pytest.mark.parametrize("path", [*OVERLAYS, "monitoring"])
+def test_what_kubectl_applies_passes_kubernetes_validate_strict(path, tmp_path):
+    objs = kustomize(path)
+    r = validate_strict(objs, tmp_path)
     core = sum(1 for d in objs if not d["apiVersion"].startswith("monitoring.coreos.com"))
     assert r.stdout.count(" passed for resource ") == core, r.stdout  # CRDs only warn: no schema for them
 
@@ -97,16 +103,43 @@ def test_components_and_monitoring_render():
     assert dash["metadata"]["labels"]["grafana_dashboard"] == "1" and json.loads(dash["data"]["gpu-npd.json"])["panels"]
 
 
-def kustomize_with(component: str) -> dict:
-    """The observe overlay with one component added, as an operator's own overlay would."""
+@needs_kubectl
+def test_kube_rbac_proxy_component_serves_metrics_on_localhost_only(tmp_path):
+    """The agent binds loopback; the sidecar is the only listener on the node address; probes pass through it."""
+    objs = kustomize_with("components/kube-rbac-proxy", everything=True)
+    ds = next(d for d in objs if d["kind"] == "DaemonSet")
+    agent, proxy = ds["spec"]["template"]["spec"]["containers"]
+    env = {e["name"]: e.get("value") for e in agent["env"]}
+    conf = tmp_path / "config.yaml"
+    conf.write_text(next(d for d in objs if d["kind"] == "ConfigMap")["data"]["config.yaml"])
+    assert load(str(conf), env={"GPU_NPD_METRICS_ADDRESS": env["GPU_NPD_METRICS_ADDRESS"]}).metrics_host_port == (
+        "127.0.0.1", 9810)
+    assert "ports" not in agent and proxy["ports"][0]["containerPort"] == 9443
+    assert "--upstream=http://127.0.0.1:9810/" in proxy["args"]
+    assert "--ignore-paths=/healthz,/livez" in proxy["args"] and not any("allow-paths" in a for a in proxy["args"])
+    for probe, path in (("livenessProbe", "/livez"), ("readinessProbe", "/healthz")):
+        assert agent[probe]["httpGet"] == {"path": path, "port": 9443, "scheme": "HTTPS"}
+    assert proxy["securityContext"]["runAsNonRoot"] and proxy["securityContext"]["capabilities"] == {"drop": ["ALL"]}
+    kinds = {(d["kind"], d["metadata"]["name"]) for d in objs}
+    assert {("ClusterRole", "gpu-npd-kube-rbac-proxy"), ("ClusterRole", "gpu-npd-metrics-reader"),
+            ("Secret", "gpu-npd-metrics-scraper")} <= kinds
+    validate_strict(objs, tmp_path)
+    mon = kustomize_with("components/kube-rbac-proxy", base="monitoring", everything=True)
+    endpoint = next(d for d in mon if d["kind"] == "PodMonitor")["spec"]["podMetricsEndpoints"][0]
+    assert (endpoint["port"], endpoint["scheme"]) == ("https-metrics", "https")
+    assert endpoint["authorization"]["credentials"] == {"name": "gpu-npd-metrics-scraper", "key": "token"}
+
+
+def kustomize_with(component: str, base: str = "overlays/observe", everything: bool = False):
+    """An overlay (observe unless named) with one component added, as an operator's own overlay would."""
     import tempfile
 
     with tempfile.TemporaryDirectory(dir=DEPLOY / "overlays") as tmp:
         (Path(tmp) / "kustomization.yaml").write_text(yaml.safe_dump({
             "apiVersion": "kustomize.config.k8s.io/v1beta1", "kind": "Kustomization",
-            "resources": ["../observe"], "components": [f"../../{component}"]}))
+            "resources": [f"../../{base}"], "components": [f"../../{component}"]}))
         objs = kustomize(str(Path(tmp).relative_to(DEPLOY)))
-    return next(d for d in objs if d["kind"] == "DaemonSet")
+    return objs if everything else next(d for d in objs if d["kind"] == "DaemonSet")
 
 
 @needs_promtool
