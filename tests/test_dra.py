@@ -17,7 +17,7 @@ from agent.kube.client import make_api
 from agent.kube.dra import DeviceFencer, choose_versions, match_devices
 from apiserver_double import ApiDouble
 from fakeclock import Clock
-from harness import AgentProc
+from harness import AgentProc, wait_until
 from parsers import Classifier
 
 XID79 = "NVRM: Xid (PCI:0000:5d:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus."
@@ -110,22 +110,13 @@ def _run(tmp_path: Path, api, **kube) -> AgentProc:
     return AgentProc(tmp_path, "--config", str(conf))
 
 
-def _wait(pred, what: str, timeout: float = 10.0):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if pred():
-            return
-        time.sleep(0.05)
-    raise AssertionError(f"timed out waiting for {what}")
-
-
 def test_process_fences_one_gpu_not_the_node(api, tmp_path: Path):
     _serve_dra(api)
     api.add_node("gpu-node-1")
     a = _run(tmp_path, api, max_tainted_fraction=0.5)
     a.write(f"3,1,1000,-;{XID79}\n")
-    _wait(lambda: "gpu-npd-gpu-node-1-gpu-0" in api.device_taint_rules, "DeviceTaintRule")
-    _wait(lambda: api.conditions("gpu-node-1").get("GPUUnhealthy", {}).get("status") == "True", "condition")
+    wait_until(lambda: "gpu-npd-gpu-node-1-gpu-0" in api.device_taint_rules, "DeviceTaintRule")
+    wait_until(lambda: api.conditions("gpu-node-1").get("GPUUnhealthy", {}).get("status") == "True", "condition")
     time.sleep(0.5)
     assert api.taints("gpu-node-1") == []  # the node stays schedulable for its healthy GPU
     rule = api.device_taint_rules["gpu-npd-gpu-node-1-gpu-0"]
@@ -138,7 +129,7 @@ def test_process_without_dra_falls_back_to_node_taints(api, tmp_path: Path):
     api.add_node("gpu-node-1")  # the double serves no resource.k8s.io
     a = _run(tmp_path, api)
     a.write(f"3,1,1000,-;{XID79}\n")
-    _wait(lambda: [t["key"] for t in api.taints("gpu-node-1")] == ["gpu-npd.io/GPUUnhealthy"], "node taint")
+    wait_until(lambda: [t["key"] for t in api.taints("gpu-node-1")] == ["gpu-npd.io/GPUUnhealthy"], "node taint")
     a.write(f"3,2,2000,-;{XID79.replace('5d', '5e')}\n")
     time.sleep(0.5)  # a second faulty GPU: discovery is not repeated, the absence not said again
     assert a.stop()[0] == 0

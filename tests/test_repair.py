@@ -18,7 +18,7 @@ from agent.kube.repair import profile_conditions, repair_annotation
 from agent.kube.sink import KubernetesSink
 from apiserver_double import ApiDouble
 from fakeclock import Clock
-from harness import AgentProc
+from harness import AgentProc, wait_until
 from parsers import Classifier
 
 # Lines as the driver prints them (shape of tests/test_kube.py's XID79, itself from the NVIDIA Xid docs).
@@ -94,37 +94,27 @@ def _run(tmp_path: Path, api, **kube) -> AgentProc:
     return AgentProc(tmp_path, "--config", str(conf))
 
 
-def _wait(pred, what: str, timeout: float = 10.0):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        v = pred()
-        if v:
-            return v
-        time.sleep(0.05)
-    raise AssertionError(f"timed out waiting for {what}")
-
-
 def test_process_eks_profile_and_annotation(api, tmp_path: Path):
     api.add_node("gpu-node-1")["metadata"]["annotations"] = {"example.com/keep": "x"}
     a = _run(tmp_path, api, repair_profile="eks", repair_annotation=True, heartbeat_seconds=1)
-    ready = _wait(lambda: api.conditions("gpu-node-1").get(AHR), "AcceleratedHardwareReady")
+    ready = wait_until(lambda: api.conditions("gpu-node-1").get(AHR), "AcceleratedHardwareReady")
     assert ready["status"] == "True" and ready["reason"] == "NvidiaAcceleratedHardwareIsReady"
     a.write(f"3,1,1000,-;{XID48}\n")
-    bad = _wait(lambda: (c := api.conditions("gpu-node-1").get(AHR)) and c["status"] == "False" and c, "False")
+    bad = wait_until(lambda: (c := api.conditions("gpu-node-1").get(AHR)) and c["status"] == "False" and c, "False")
     assert bad["reason"] == "NvidiaXID48Error"
     since = bad["lastTransitionTime"]
-    ann = json.loads(_wait(lambda: api.node("gpu-node-1")["metadata"].get("annotations", {}).get(ANNOTATION), "annotation"))
+    ann = json.loads(wait_until(lambda: api.node("gpu-node-1")["metadata"].get("annotations", {}).get(ANNOTATION), "annotation"))
     assert ann["gpus"][0]["pci"] == "0000:5d:00" and ann["action"]
     time.sleep(1.1)  # a later second: a moved transition time would show
     a.write(f"3,2,2000,-;{XID79}\n")
-    _wait(lambda: api.conditions("gpu-node-1")[AHR]["message"] != bad["message"], "reason/message update")
+    wait_until(lambda: api.conditions("gpu-node-1")[AHR]["message"] != bad["message"], "reason/message update")
     assert api.conditions("gpu-node-1")[AHR]["status"] == "False"
     assert api.conditions("gpu-node-1")[AHR]["lastTransitionTime"] == since
     assert api.node("gpu-node-1")["metadata"]["annotations"]["example.com/keep"] == "x"  # others' kept
     assert "GPUUnhealthy" in api.conditions("gpu-node-1")  # our own conditions stand beside the profile's
     with api.lock:  # the operator opts the node out: seen at the next heartbeat (1 s here)
         api.nodes["gpu-node-1"]["metadata"]["labels"]["gpu-npd.io/do-not-repair"] = "true"
-    c = _wait(lambda: (c := api.conditions("gpu-node-1")[AHR]) and c["reason"] == "RepairOptedOut" and c, "opt-out")
+    c = wait_until(lambda: (c := api.conditions("gpu-node-1")[AHR]) and c["reason"] == "RepairOptedOut" and c, "opt-out")
     assert c["status"] == "True"  # the repair trigger is suppressed ...
     assert api.conditions("gpu-node-1")["GPUUnhealthy"]["status"] == "True"  # ... the node still reports its own
     assert a.stop()[0] == 0
@@ -157,10 +147,10 @@ def test_process_readiness_gate_publishes_conditions_only(api, tmp_path: Path):
     conf.write_text(yaml.safe_dump({**yaml.safe_load((EXAMPLES / "node-readiness-controller" / "config.yaml").read_text()),
                                     "nvml": "off", "kubernetes": {"api_server": api.url, "coalesce_seconds": 0.05}}))
     a = AgentProc(tmp_path, "--config", str(conf))
-    _wait(lambda: "GPUUnhealthy" in api.conditions("gpu-node-1"), "GPUUnhealthy written")
+    wait_until(lambda: "GPUUnhealthy" in api.conditions("gpu-node-1"), "GPUUnhealthy written")
     assert not _rule_taints(rule, api.node("gpu-node-1"))  # healthy: the controller lifts its taint
     a.write(f"3,1,1000,-;{XID79}\n")
-    _wait(lambda: api.conditions("gpu-node-1")["GPUUnhealthy"]["status"] == "True", "GPUUnhealthy True")
+    wait_until(lambda: api.conditions("gpu-node-1")["GPUUnhealthy"]["status"] == "True", "GPUUnhealthy True")
     assert _rule_taints(rule, api.node("gpu-node-1"))  # the controller taints
     assert api.taints("gpu-node-1") == []  # gpu-npd itself never does in observe mode
     assert a.stop()[0] == 0
