@@ -29,8 +29,9 @@ PROFILE_CONDITIONS: dict[str, list[tuple[str, str, tuple[str, ...]]]] = {
 assert set(PROFILE_CONDITIONS) == set(REPAIR_PROFILES) - {"off"}
 REPAIR_SEVERITY = "error"  # problems at least this severe trigger the repair condition and the hand-off
 # The worst action wins when several problems stand (higher is more drastic).
-ACTION_RANK = {"NONE": 0, "IGNORE": 0, "RESTART_APP": 1, "RESET_GPU": 2, "DRAIN_P2P": 2, "RESTART_BM": 3,
-               "HARDWARE_INSPECTION": 4, "CONTACT_SUPPORT": 4, "REPLACE": 5}
+ACTION_RANK = {"NONE": 0, "IGNORE": 0, "RESTART_APP": 1, "CHECK_APP": 1, "RESET_GPU_WHEN_IDLE": 2, "RESET_GPU": 2,
+               "DRAIN_P2P": 2, "RESTART_VM": 3, "RESTART_BM": 3, "CHECK_CABLE": 4, "CHECK_MECHANICALS": 4,
+               "HARDWARE_INSPECTION": 4, "CONTACT_SUPPORT": 4, "REPLACE": 5}  # unknown actions: 1
 OPTED_OUT_REASON = "RepairOptedOut"
 
 
