@@ -97,6 +97,7 @@ class Agent:
         self.boot_id = read_boot_id()
         self.boot_epoch = boot_epoch()
         self.engine.boot_time = self.boot_epoch
+        self.engine.boot_id = self.boot_id
         self.classifiers: dict[str, Classifier] = {}
         self.cursors: dict[str, Any] = {}
         self.status: dict[str, str] = {}
@@ -119,6 +120,9 @@ class Agent:
             self.sinks.append(self.kube)
         self.pod_source: PodLogSource | None = None
         self._pids = PidLookup(cfg.proc_root)
+        self.metrics.count_evictions("pid_pod", lambda: self._pids.evictions)
+        self.metrics.count_evictions("kernel_uuid",
+                                     lambda: sum(c.uuid_evictions for c in list(self.classifiers.values())))
         self.workloads = WorkloadTracker(self._pod_event, self.metrics, cfg.workload_correlation_seconds,
                                          cfg.workload_pod_label, lambda: list(self.engine.problems.values()), clock)
         self._xid_seen: OrderedDict[tuple[str, int], tuple[float, str]] = OrderedDict()
@@ -158,6 +162,7 @@ class Agent:
             state = self.store.reject(f"cannot restore: {type(exc).__name__}: {exc}"[:200])
             self.engine = HealthEngine(self.cfg, self.clock)
             self.engine.boot_time = self.boot_epoch
+            self.engine.boot_id = self.boot_id
             self.cursors = {}
             self.judge = SampleJudge(self.cfg.sample_rules, self.cfg.sample_ignore)
         if state.get("boot_id") and state["boot_id"] != self.boot_id:
@@ -184,6 +189,7 @@ class Agent:
                                            c.workload_exclude_pods, c.workload_max_open_files,
                                            allowed_roots=c.workload_allowed_log_roots)
             self.sources.append(self.pod_source)
+            self.metrics.count_evictions("pod_uuid", self.pod_source.uuid_evictions)
         for src in self.sources:
             threading.Thread(target=self._supervise, args=(src,), name=f"source-{src.name}", daemon=True).start()
         threading.Thread(target=self.poller.run, args=(self._emit, self.stop, self.cfg.poll_seconds),

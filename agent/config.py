@@ -13,9 +13,10 @@ import yaml
 
 from .kube.settings import MODES
 from .kube.settings import parse as kube_settings
+from .policy import validate as validate_policy
 from .samples import validate_rules
 
-NESTED = ("kubernetes", "sample_ignore")
+NESTED = ("kubernetes", "sample_ignore", "xid_policy")
 ENV_PREFIX = "GPU_NPD_"
 NESTED_SEP = "__"  # GPU_NPD_KUBERNETES__HEARTBEAT_SECONDS=60 sets kubernetes.heartbeat_seconds
 # GPU_NPD_* variables that are not configuration keys (read elsewhere); any other unknown one is an error.
@@ -69,6 +70,9 @@ class Config:
     sample_ignore: dict[str, list[str]]
     mode: str
     kubernetes: dict[str, Any]
+    xid_policy: dict[str, Any]
+    xid_reboot_escalation: int
+    unused_port_boot_seconds: float
     conditions: dict[str, dict[str, str]]
     condition_rules: list[dict[str, Any]] = field(default_factory=list)
     sample_rules: list[dict[str, Any]] = field(default_factory=list)
@@ -169,6 +173,8 @@ def _validate(cfg: Config) -> None:
             raise ValueError
     except ValueError:
         raise ConfigError(f"metrics_address: expected HOST:PORT, got {cfg.metrics_address!r}") from None
+    if cfg.unused_port_boot_seconds < 0:
+        raise ConfigError(f"unused_port_boot_seconds: must be 0 (off) or more, got {cfg.unused_port_boot_seconds!r}")
     if cfg.expected_gpus < 0:
         raise ConfigError(f"expected_gpus: must be 0 (auto) or more, got {cfg.expected_gpus!r}")
     problem = nvml_spec_problem(cfg.nvml)
@@ -182,7 +188,7 @@ def _validate(cfg: Config) -> None:
         kube_settings(cfg.kubernetes, cfg.conditions)
     except ValueError as exc:
         raise ConfigError(str(exc)) from None
-    problem = validate_rules(cfg.sample_rules, cfg.conditions)
+    problem = validate_rules(cfg.sample_rules, cfg.conditions) or validate_policy(cfg.xid_policy, cfg.xid_reboot_escalation)
     if problem:
         raise ConfigError(problem)
     if cfg.log_level.lower() not in ("debug", "info", "warning", "error"):

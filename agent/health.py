@@ -18,6 +18,7 @@ from parsers.catalog import xid_info
 from parsers.finding import SEVERITY_RANK
 
 from .config import Config
+from .policy import FindingPolicy
 from .samples import Verdict
 
 # Short CamelCase names for the Xids operators meet most; others are derived from the mnemonic.
@@ -120,6 +121,18 @@ class HealthEngine:
         }
         self._app_xids: dict[tuple[str, int], deque] = {}
         self.boot_time: float | None = None  # findings stamped before this belong to an earlier boot
+        self.policy = FindingPolicy(cfg.xid_policy, cfg.xid_reboot_escalation, subject_of,
+                                    cfg.unused_port_boot_seconds)
+        self.held: dict[str, int] = {}  # findings the policy held back, by reason (threshold, follows_xid)
+
+    @property
+    def boot_id(self) -> str:
+        return self.policy.boot_id
+
+    @boot_id.setter
+    def boot_id(self, value: str) -> None:
+        """This boot's id (/proc/sys/kernel/random/boot_id): reboot-aware escalation counts boots by it."""
+        self.policy.boot_id = value
 
     # ---- input -------------------------------------------------------------------------------
 
@@ -129,6 +142,11 @@ class HealthEngine:
         if self.boot_time is not None and f.timestamp is not None and seen < self.boot_time:
             return Change()  # from a previous boot: counted by the caller, raises nothing
         change = Change()
+        uptime = f.uptime if f.uptime is not None else seen - self.boot_time if self.boot_time is not None else None
+        verdict = self.policy.apply(f, seen, uptime)
+        if verdict.finding is None:
+            self.held[verdict.held] = self.held.get(verdict.held, 0) + 1
+            return change
         if self._clears(f):
             return self._derive(change)
         if f.kind == "xid" and f.attribution == "application":
@@ -136,7 +154,7 @@ class HealthEngine:
             return self._derive(change)
         for rule in self.cfg.condition_rules:
             if _matches(rule["match"], f):
-                self._raise(rule, f, seen, source, change)
+                self._raise(rule, f, seen, source, change, note=f.details.get("policy", ""))
                 break
         return self._derive(change)
 
@@ -237,7 +255,7 @@ class HealthEngine:
         p = Problem(pid, subject, f.kind, rule["condition"], reason, severity or f.severity, f.attribution,
                     action or f.action, self._message(f, severity or f.severity, action or f.action, note),
                     rule.get("clear", "expire"), seen, seen, 1, source, code,
-                    {k: v for k, v in f.details.items() if k in ("uuid", "gpu_index", "link", "netdev", "pod")})
+                    {k: v for k, v in f.details.items() if k in ("uuid", "gpu_index", "link", "netdev", "pod", "reboots_survived")})
         self.problems[pid] = p
         change.new_problems.append(p)
 
@@ -288,10 +306,13 @@ class HealthEngine:
 
     def to_state(self) -> dict[str, Any]:
         return {"problems": [asdict(p) for p in self.problems.values()],
-                "conditions": {n: asdict(c) for n, c in self.conditions.items()}}
+                "conditions": {n: asdict(c) for n, c in self.conditions.items()},
+                "policy": self.policy.to_state()}
 
     def restore(self, state: dict[str, Any]) -> None:
         """Bring back problems and conditions as they were: no flap, same transition times."""
+        if isinstance(state.get("policy"), dict):
+            self.policy.restore(state["policy"])
         for raw in state.get("problems", []):
             try:
                 p = Problem(**raw)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Callable
+
 from prometheus_client import CollectorRegistry, Counter, Gauge, Info
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 
@@ -73,7 +75,13 @@ class Metrics:
         self._problems: list[Problem] = []
         self._readings: list[Reading] = []
         self._stats: dict = {}
+        self._evictions: dict[str, Callable[[], int]] = {}  # cache name -> its eviction count, read at scrape
         r.register(_StateCollector(self))
+
+    def count_evictions(self, cache: str, read: Callable[[], int]) -> None:
+        """Export a bounded cache's evictions (entries forgotten to stay within its size) as
+        gpu_npd_cache_evictions_total{cache}."""
+        self._evictions[cache] = read
 
     # Counter totals survive restarts through the state file: bounded label sets (kinds, Xid x GPU).
     PERSISTED = ("findings", "xid_errors", "unclassified")
@@ -143,6 +151,12 @@ class _StateCollector:
             probs.add_metric([c, s], n)
         yield probs
         yield from families(self.metrics._readings)
+        ev = CounterMetricFamily("gpu_npd_cache_evictions", "Entries forgotten by a bounded per-input cache to stay "
+                                 "within its size (pci->UUID map, pid->pod map): input cannot grow memory.",
+                                 labels=["cache"])
+        for cache, read in sorted(self.metrics._evictions.items()):
+            ev.add_metric([cache], read())
+        yield ev
         stats = self.metrics._stats
         if stats:
             up = GaugeMetricFamily("gpu_npd_nvml_status", "NVML state: 1 for the current status (ok, or the NVML "

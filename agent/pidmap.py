@@ -35,6 +35,7 @@ class PidLookup:
         self.proc_root, self.ttl, self.size = proc_root, ttl, size
         self._cache: OrderedDict[int, tuple[float, tuple[str, str] | None]] = OrderedDict()
         self.reads = 0
+        self.evictions = 0  # pids forgotten to keep the memory at `size` entries
 
     def __call__(self, pid: int) -> tuple[str, str] | None:
         now = time.monotonic()
@@ -47,4 +48,5 @@ class PidLookup:
         self._cache.move_to_end(pid)
         if len(self._cache) > self.size:
             self._cache.popitem(last=False)
+            self.evictions += 1
         return found

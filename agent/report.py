@@ -6,7 +6,7 @@ import json
 from collections import Counter, defaultdict
 from typing import IO, Iterable
 
-from parsers import Cause, Finding, explain, likely_cause, xid_info
+from parsers import Cause, CauseIndex, Finding, explain, likely_cause, xid_info
 from parsers.finding import SEVERITY_RANK
 
 _COLUMNS = ("WHERE", "KIND", "SEVERITY", "ATTRIBUTION", "DEVICE", "ACTION", "MESSAGE")
@@ -105,8 +105,9 @@ def write_correlations(failures: list[Finding], causes: list[Cause], out: IO[str
     if not failures:
         return
     folded: dict[tuple, list] = {}
+    index = CauseIndex(causes)
     for f in failures:
-        cause = likely_cause(f, causes)
+        cause = likely_cause(f, index)
         key = (f.kind, f.details.get("cuda_error"), cause)
         entry = folded.setdefault(key, [f, cause, 0, set()])
         entry[2] += 1

@@ -34,6 +34,17 @@ BENIGN_TRAIN = [
     "INFO:root:Saving checkpoint to /mnt/ckpt/step_{n}",
     "[2026-11-22 02:05:{d:02d},{n:03d}] torch.distributed.run: [INFO] rank {r} heartbeat ok",
 ]
+# synthetic (modelled on mlx5_core / NVRM / NCCL INFO shapes): benign lines that carry a vendor keyword and
+# match no rule, for the keyword-heavy mix (`--mix keyword`)
+BENIGN_VENDOR = [
+    "mlx5_core 0000:{b:02x}:00.0: firmware version: 28.39.1002",
+    "mlx5_core 0000:{b:02x}:00.0: E-Switch: Total vports 18, per vport: max uc(128) max mc(2048)",
+    "mlx5_core 0000:{b:02x}:00.0: MLX5E: StrdRq(1) RqSz(8) StrdSz(2048) RxCqeCmprss(0 basic)",
+    "mlx5_core 0000:{b:02x}:00.0 ibp{d}s0: renamed from ib{d}",
+    "NVRM: GPU at PCI:0000:{b:02x}:00: GPU-{b:02x}c0ffee-1234-5678-9abc-def012345678",
+    "NVRM: GPU 0000:{b:02x}:00.0: RmInitAdapter succeeded",
+]
+NCCL_INFO = [t for t in BENIGN_TRAIN if "NCCL INFO" in t]
 ERRORS = [
     "NVRM: Xid (PCI:0000:{b:02x}:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus.",
     "NVRM: Xid (PCI:0000:{b:02x}:00): 31, pid={p}, name=python3, Ch 00000008, intr 10000000. MMU Fault: ENGINE GRAPHICS GPCCLIENT_T1_0 faulted @ 0x7f4c_38000000. Fault is of type FAULT_PDE ACCESS_TYPE_VIRT_READ",
@@ -62,7 +73,7 @@ def envelope(rng: random.Random, i: int, msg: str, kernel: bool) -> str:
     return f"2026-11-22T02:{(i // 60_000) % 60:02d}:{(i // 1000) % 60:02d}.{frac:09d}Z {stream} F {msg}"
 
 
-def generate(lines: int, seed: int):
+def generate(lines: int, seed: int, mix: str = "default"):
     rng = random.Random(seed)
     for i in range(lines):
         fill = dict(n=rng.randrange(1, 99999), p=rng.randrange(100, 65535), d=rng.randrange(8),
@@ -72,6 +83,10 @@ def generate(lines: int, seed: int):
         if roll < 0.001:
             tpl = rng.choice(ERRORS)
             kernel = not tpl.startswith(("[rank", "{host}", "Runtime", "torch"))
+        elif mix == "keyword" and roll < 0.101:  # 10% benign vendor-keyword lines
+            tpl, kernel = rng.choice(BENIGN_VENDOR), True
+        elif mix == "keyword" and roll < 0.401:  # 30% NCCL INFO lines
+            tpl, kernel = rng.choice(NCCL_INFO), False
         elif roll < 0.45:
             tpl, kernel = rng.choice(BENIGN_KERNEL), True
         else:
@@ -84,9 +99,11 @@ def main() -> None:
     ap.add_argument("out")
     ap.add_argument("--lines", type=int, default=1_000_000)
     ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--mix", choices=("default", "keyword"), default="default",
+                    help="keyword: 10%% benign vendor-keyword lines, 30%% NCCL INFO lines")
     args = ap.parse_args()
     with open(args.out, "w", encoding="utf-8") as fh:
-        for line in generate(args.lines, args.seed):
+        for line in generate(args.lines, args.seed, args.mix):
             fh.write(line + "\n")
 
 

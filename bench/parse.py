@@ -1,6 +1,10 @@
 """Benchmark `gpu-npd parse --format json` against `grep -cE` with the same keyword prefilter.
 
-    python bench/parse.py [--lines N] [--runs R] [--engine hyperscan|re2|re]
+    python bench/parse.py [--lines N] [--runs R] [--engine hyperscan|re2|re] [--mix default|keyword]
+                          [--baseline DIR]
+
+--baseline DIR also times the gpu-npd of another checkout (e.g. `git archive main | tar -x -C DIR`) in the
+same run, so the figures compare before and after on the same (shared, loaded) machine.
 
 Generates (once) a reproducible mixed log in bench/out/, then times whole commands, process start
 included, best of R runs, and prints lines/s and the ratio to grep.
@@ -41,11 +45,14 @@ def main() -> None:
     ap.add_argument("--lines", type=int, default=1_000_000)
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--engine", default=None)
+    ap.add_argument("--mix", choices=("default", "keyword"), default="default")
+    ap.add_argument("--baseline", default=None, help="a checkout of an earlier version to time beside this one")
     args = ap.parse_args()
-    log = HERE / "out" / f"mixed-{args.lines}.log"
+    log = HERE / "out" / (f"mixed-{args.lines}.log" if args.mix == "default" else f"{args.mix}-{args.lines}.log")
     if not log.exists():
         log.parent.mkdir(parents=True, exist_ok=True)
-        subprocess.run([sys.executable, str(HERE / "gen_log.py"), str(log), "--lines", str(args.lines)], check=True)
+        subprocess.run([sys.executable, str(HERE / "gen_log.py"), str(log), "--lines", str(args.lines),
+                        "--mix", args.mix], check=True)
     size_mb = log.stat().st_size / 1e6
     gpu_npd = shutil.which("gpu-npd") or str(Path(sys.executable).with_name("gpu-npd"))
     env = dict(os.environ)
@@ -61,6 +68,15 @@ def main() -> None:
     print(f"gpu-npd parse   {t_npd:7.3f} s  {args.lines / t_npd:14,.0f} lines/s  "
           f"({findings:,} findings, engine {engine})")
     print(f"ratio gpu-npd / grep: {t_npd / t_grep:.2f}x")
+    if args.baseline:
+        run_old = ("import sys; sys.path.insert(0, sys.argv.pop(1)); sys.argv[0] = 'gpu-npd'; "
+                   "from agent.cli import main; main()")
+        t_old, old_out = best_of([sys.executable, "-c", run_old, args.baseline, "parse", "--format", "json",
+                                  str(log)], args.runs, env)
+        old_findings = old_out.count(b"\n")
+        print(f"baseline parse  {t_old:7.3f} s  {args.lines / t_old:14,.0f} lines/s  "
+              f"({old_findings:,} findings; {args.baseline})")
+        print(f"ratio baseline / grep: {t_old / t_grep:.2f}x")
 
 
 def _engine() -> str:

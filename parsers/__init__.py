@@ -9,7 +9,7 @@ Imports nothing heavy and does no I/O of its own beyond the streams it is handed
 
 from .catalog import sxid_info, xid_info
 from .classify import Classifier, all_keywords, parse_line
-from .correlate import WORKLOAD_KINDS, Cause, cause_of, explain, likely_cause
+from .correlate import WORKLOAD_KINDS, Cause, CauseIndex, cause_of, explain, likely_cause
 from .envelope import Envelope, detect, join_cri
 from .finding import ATTRIBUTIONS, KINDS, SEVERITIES, Finding, at_least
 from .pci import normalize_pci
@@ -17,7 +17,7 @@ from .prefilter import Prefilter
 from .scan import Scanner, hold_back_cri_partials, scan_lines
 
 __all__ = [
-    "ATTRIBUTIONS", "WORKLOAD_KINDS", "Cause", "Classifier", "cause_of", "explain", "likely_cause", "Envelope", "Finding", "KINDS", "Prefilter", "SEVERITIES", "Scanner",
+    "ATTRIBUTIONS", "WORKLOAD_KINDS", "Cause", "CauseIndex", "Classifier", "cause_of", "explain", "likely_cause", "Envelope", "Finding", "KINDS", "Prefilter", "SEVERITIES", "Scanner",
     "all_keywords", "at_least", "detect", "hold_back_cri_partials", "join_cri", "normalize_pci", "parse_line", "scan_lines",
     "sxid_info", "xid_info",
 ]

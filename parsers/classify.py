@@ -14,8 +14,8 @@ import logging
 from .finding import Finding, bounded_int
 from .pci import find_pci, normalize_pci
 from .prefilter import Prefilter
-from .rules import KEYWORDS, PCI, REFINERS, RULES, Rule
-from .unclassified import DRIVER_KEYWORDS, unclassified
+from .rules import KEYWORDS, PCI, REFINERS, RULES, Dispatch, Rule
+from .unclassified import DRIVER_KEYWORDS, ERROR_WORDS, unclassified
 
 _FIELDS = ("pid", "rank", "xid", "sxid")  # integer fields
 _TEXT_FIELDS = ("process", "peer")
@@ -40,16 +40,41 @@ def all_keywords() -> tuple[str, ...]:
     return tuple(dict.fromkeys(KEYWORDS + CONTEXT_KEYWORDS + CRI_PARTIAL_KEYWORDS + DRIVER_KEYWORDS))
 
 
+def line_patterns(rules: tuple[Rule, ...] = RULES) -> tuple[tuple[str, bool], ...]:
+    """What a line must match to be worth classifying, as (regex source, caseless): every finding rule's own
+    regex, the context lines' regexes and the CRI partial markers.  Derived from the table: a new row needs
+    no engine work."""
+    out = [(r.pattern.pattern, bool(r.pattern.flags & re.IGNORECASE)) for r in rules if r.kind is not None]
+    out += [(p.pattern, False) for _, p in CONTEXT]
+    out += [(re.escape(k), False) for k in CRI_PARTIAL_KEYWORDS]
+    # the unclassified safety net: a driver keyword and an error word on one line, in either order
+    drivers = "(?:" + "|".join(re.escape(k) for k in DRIVER_KEYWORDS) + ")"
+    out.append((f"{drivers}.*{ERROR_WORDS.pattern}|{ERROR_WORDS.pattern}.*{drivers}", True))
+    return tuple(out)
+
+
 _int = bounded_int
 MAX_MESSAGE = 4096  # characters of one message the rules see; the rest of a longer line is not matched
+MAX_LINE = 16384  # characters of one line (envelope included) any regex sees; longer lines are cut and counted
 MAX_UUIDS = 1024  # pci -> UUID entries remembered (oldest evicted): input cannot grow it without bound
+MEMO_SIZE = 4096  # distinct messages whose meaning is remembered: a repeated (storm) line costs a dict lookup
 log = logging.getLogger("gpu_npd.parsers")
+MEMO_MAX_KEY = 1024  # longer messages are classified every time, never remembered (memory stays small)
+_MISS = object()
 
 
 class Classifier:
     def __init__(self, rules: tuple[Rule, ...] = RULES, year: int | None = None,
-                 prefilter: Prefilter | None = None):
+                 prefilter: Prefilter | None = None, memo_size: int = MEMO_SIZE, max_line: int = MAX_LINE):
         self.rules = rules
+        self.max_line = max(MAX_MESSAGE, max_line)
+        self.lines_cut = 0  # lines longer than max_line, cut before any regex ran
+        self.dispatch = Dispatch(rules)
+        # message (no envelope) -> what it means on its own (None: no finding); bounded, oldest evicted
+        self.memo: dict[str, tuple[dict, bool] | None] = {}
+        self.memo_size = max(1, memo_size)
+        self.memo_hits = 0
+        self.memo_evictions = 0
         self.year = year
         self.prefilter = prefilter or Prefilter(all_keywords(), engine="re")
         self.uuids: dict[str, str] = {}  # pci -> GPU UUID, as NVRM printed it
@@ -62,6 +87,9 @@ class Classifier:
         """Classify one line (envelope included, no newline)."""
         self._count += 1
         position = lineno if lineno is not None else self._count
+        if len(line) > self.max_line:
+            line = line[:self.max_line]
+            self.lines_cut += 1
         if not self.prefilter.matches(line) or is_kmsg_continuation(line):
             return None
         env = detect(line, self.year)
@@ -87,25 +115,59 @@ class Classifier:
     def _classify_message(self, message: str, position: int | None) -> Finding | None:
         position = position if position is not None else self._count
         self._remember(message, position)
-        for rule in self.rules:
-            if not any(k in message for k in rule.keywords):
-                continue
+        memo = self.memo
+        template = memo.get(message, _MISS)
+        if template is _MISS:
+            template = self._template(message)
+            if len(message) > MEMO_MAX_KEY:
+                return None if template is None else self._instantiate(template, position)
+            if len(memo) >= self.memo_size:
+                del memo[next(iter(memo))]  # oldest first: a storm line stays hot, a flood of new lines cycles
+                self.memo_evictions += 1
+            memo[message] = template
+        else:
+            self.memo_hits += 1
+        if template is None:
+            return None
+        return self._instantiate(template, position)
+
+    def _template(self, message: str) -> tuple[dict, bool] | None:
+        """What the line means on its own (no context): the Finding's fields, and whether its PCI address
+        must come from the lines before it.  Rules are tried in table order, but only those whose keyword
+        occurs in the message (one scan finds them all)."""
+        for rule in self.dispatch.candidates(message):
             m = rule.pattern.search(message)
             if m is None:
                 continue
             if rule.kind is None:
                 return None
-            return self._build(rule, m, message, position)
+            return self._build(rule, m, message)
         return self._unclassified(message)
 
     @staticmethod
-    def _unclassified(message: str) -> Finding | None:
+    def _unclassified(message: str) -> tuple[dict, bool] | None:
         """A driver line with an error word that no rule took: kept, never lost (see unclassified.py)."""
         hit = unclassified(message)
         if hit is None:
             return None
-        return Finding(kind="unclassified", severity="warning", attribution="unknown", action="INVESTIGATE",
-                       message=message, pci=find_pci(message), details={"driver": hit[0], "word": hit[1]})
+        return dict(kind="unclassified", severity="warning", attribution="unknown", action="INVESTIGATE",
+                    message=message, pci=find_pci(message), details={"driver": hit[0], "word": hit[1]}), False
+
+    def _instantiate(self, template: tuple[dict, bool], position: int) -> Finding:
+        fields, from_context = template
+        fields = dict(fields)
+        details = fields["details"] = dict(fields["details"])
+        pci = fields["pci"]
+        if from_context and self._last_pci and position - self._last_pci[0] <= CONTEXT_LINES:
+            pci = fields["pci"] = self._last_pci[1]
+        if pci and pci in self.uuids:
+            details["uuid"] = self.uuids[pci]
+        return Finding(**fields)
+
+    def memo_stats(self) -> dict[str, int]:
+        """Counters of the repeat memo, for export: entries now, capacity, hits, evictions."""
+        return {"entries": len(self.memo), "size": self.memo_size, "hits": self.memo_hits,
+                "evictions": self.memo_evictions, "lines_cut": self.lines_cut, "errors": self.errors}
 
     def _remember(self, message: str, position: int) -> None:
         for keyword, pattern in CONTEXT:
@@ -121,7 +183,7 @@ class Classifier:
                                 self.uuid_evictions += 1
                             self.uuids[pci] = m.group("uuid")
 
-    def _build(self, rule: Rule, m: re.Match, message: str, position: int) -> Finding:
+    def _build(self, rule: Rule, m: re.Match, message: str) -> tuple[dict, bool]:
         groups = {k: v for k, v in m.groupdict().items() if v is not None}
         out = {"severity": rule.severity, "attribution": rule.attribution, "action": rule.action,
                "details": {}}
@@ -136,16 +198,13 @@ class Classifier:
         pci = normalize_pci(groups.get("pci"))
         if pci is None and rule.kind in PCI_KINDS:
             pci = find_pci(message)
-            if pci is None and self._last_pci and position - self._last_pci[0] <= CONTEXT_LINES:
-                pci = self._last_pci[1]
-        if pci and pci in self.uuids:
-            details["uuid"] = self.uuids[pci]
-        return Finding(
+        fields = dict(
             kind=rule.kind, severity=out["severity"], attribution=out["attribution"], action=out["action"],
             message=message, pci=pci, details=details, peer=groups.get("peer"),
             process=groups.get("process", "").strip() or None,
             **{k: _int(groups.get(k)) for k in _FIELDS},
         )
+        return fields, pci is None and rule.kind in PCI_KINDS
 
 
 def parse_line(line: str, year: int | None = None) -> Finding | None:

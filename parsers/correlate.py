@@ -8,6 +8,7 @@ Used by the agent (per node, live) and by `gpu-npd parse` (over a training log p
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Iterable
@@ -65,17 +66,35 @@ def describe(f: Finding) -> str:
     return what
 
 
-def likely_cause(f: Finding, causes: Iterable[Cause], window: float = DEFAULT_WINDOW) -> Cause | None:
-    """The most severe, then latest, node fault within `window` before the failure `f`."""
+class CauseIndex:
+    """Causes sorted by time, one list per severity: the best cause for a failure is found by bisection
+    (O(log n) per failure, so correlating n failures with m causes is O((n + m) log m))."""
+
+    def __init__(self, causes: Iterable[Cause] = ()):
+        by_severity: dict[str, list[Cause]] = {}
+        for c in causes:
+            by_severity.setdefault(c.severity, []).append(c)
+        # most severe first; within one severity, by time
+        self._lists = [(sorted(cs, key=lambda c: c.time)) for _, cs in
+                       sorted(by_severity.items(), key=lambda kv: SEVERITY_RANK[kv[0]], reverse=True)]
+        self._times = [[c.time for c in cs] for cs in self._lists]
+
+    def best(self, t: float, window: float) -> Cause | None:
+        """The most severe, then latest, cause stamped in [t - window, t + SKEW]."""
+        for causes, times in zip(self._lists, self._times):
+            i = bisect_right(times, t + SKEW) - 1
+            if i >= 0 and times[i] >= t - window:
+                return causes[bisect_left(times, times[i])]  # equal times: the first given, as before
+        return None
+
+
+def likely_cause(f: Finding, causes: Iterable[Cause] | CauseIndex, window: float = DEFAULT_WINDOW) -> Cause | None:
+    """The most severe, then latest, node fault within `window` before the failure `f`.  Pass a CauseIndex
+    when correlating many failures with the same causes."""
     if f.kind not in CORRELATED_KINDS or f.timestamp is None:
         return None
-    t = f.timestamp.timestamp()
-    best = None
-    for c in causes:
-        if t - window <= c.time <= t + SKEW:
-            if best is None or (SEVERITY_RANK[c.severity], c.time) > (SEVERITY_RANK[best.severity], best.time):
-                best = c
-    return best
+    index = causes if isinstance(causes, CauseIndex) else CauseIndex(causes)
+    return index.best(f.timestamp.timestamp(), window)
 
 
 def what_of(f: Finding) -> str:

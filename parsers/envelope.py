@@ -75,6 +75,12 @@ def _dmesg_t(m: re.Match, year: int) -> Envelope:
     return Envelope("dmesg_t", msg, timestamp=_bsd(mon, day, clock, int(yr)))
 
 
+def _dmesg_decode(m: re.Match, year: int) -> Envelope:
+    facility, level, clock, frac, tz, msg = m.groups()
+    return Envelope("dmesg_decode", msg, timestamp=_iso(f"{clock}.{frac}{tz}"),
+                    extra={"facility": facility, "level": level})
+
+
 def _cri(m: re.Match, year: int) -> Envelope:
     ts, stream, tag, msg = m.groups()
     return Envelope("cri", msg, timestamp=_iso(ts), extra={"stream": stream, "partial": tag == "P"})
@@ -118,6 +124,10 @@ ENVELOPES: tuple[tuple[str, str, re.Pattern, Callable[[re.Match, int], Envelope 
         r"^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)?) (\S+) " + _TAG + r" ?(.*)$", re.S), _short_iso),
     ("dmesg_t", "[", re.compile(r"^\[(\w{3}) (\w{3}) +(\d{1,2}) (\d\d:\d\d:\d\d) (\d{4})\] ?(.*)$", re.S), _dmesg_t),
     ("dmesg", "[", re.compile(r"^\[\s*(\d+\.\d+)\] ?(.*)$", re.S), _dmesg),
+    # `dmesg --decode --time-format iso`: "kern  :warn  : 2025-01-21T04:41:44,283302+00:00 NVRM: ..."
+    ("dmesg_decode", "abcdefghijklmnopqrstuvwxyz", re.compile(
+        r"^([a-z0-9]+) *:([a-z]+) *: (\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d),(\d+)([+-]\d\d:?\d\d) ?(.*)$", re.S),
+     _dmesg_decode),
     ("docker", "{", re.compile(r"^\{.*\"log\"\s*:", re.S), _docker),
     ("rfc5424", "<", re.compile(r"^<\d{1,3}>1 (\S+) (\S+) (\S+) (\S+) \S+ (?:-|(?:\[.*?\])+) ?(.*)$", re.S), _rfc5424),
     ("rfc3164", "<ADFJMNOS", re.compile(

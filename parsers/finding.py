@@ -19,6 +19,7 @@ KINDS = (
     "gpu_reset_required",  # NVRM assertion NV_ERR_RESET_REQUIRED: the driver refuses work until reset
     "driver_load",  # NVIDIA kernel module (re)loaded: a lifecycle mark, severity info
     "unclassified",  # a GPU/NVSwitch/NIC/PCIe driver line with an error word that no rule recognised
+    "peermem_error",  # nvidia-peermem (GPUDirect RDMA) reported an ERROR
 )
 
 

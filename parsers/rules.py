@@ -16,6 +16,8 @@ from .catalog import (NVLINK5_LINE, NVLINK5_UNIT_OVERRIDE, NVLINK5_VERDICT, NVLI
                       xid_info)
 
 PCI = r"(?:PCI:)?[0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}(?:\.[0-7])?"
+# Domain optional: old drivers print `bus:dev.fn` only (`NVRM: GPU 18:00.0: ...`).
+PCI_SHORT = r"(?:PCI:)?(?:[0-9a-fA-F]{4,8}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}(?:\.[0-7])?"
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,11 +52,17 @@ RULES: tuple[Rule, ...] = (
        r"(?P<switch>nvidia-nvswitch\d+)?:? ?SXid \((?P<pci>" + PCI + r")\): (?P<sxid>\d+),"
        r"(?: (?P<fatality>Non-fatal|Fatal),)?(?: Link (?P<link>\d+))?\s*(?P<text>.*)",
        attribution="fabric", refine="sxid"),
+    # NVIDIA Fabric Manager's own log (fabricmanager.log, or nv-fabricmanager in syslog) reports the same SXid codes.
+    _r("fm_nvswitch_error", "sxid", ["detected NVSwitch"],
+       r"detected NVSwitch (?P<fatality>fatal|non-fatal) error (?P<sxid>\d+) on fid (?P<fid>\d+)"
+       r"(?: on NVSwitch pci bus id (?P<pci>" + PCI + r"))?(?: physical id (?P<physical_id>\d+))?(?: port (?P<link>\d+))?",
+       attribution="fabric", refine="sxid"),
     _r("xid", "xid", ["Xid"],
        r"(?<![A-Za-z])Xid \((?P<pci>" + PCI + r")\): (?P<xid>\d+)"
        r"(?:, pid=(?:'?<unknown>'?|(?P<pid>\d+)))?(?:, name=(?:<unknown>|(?P<process>[^,]*)))?,?\s*(?P<text>.*)",
        refine="xid"),
-    _r("fallen_off_bus", "fallen_off_bus", ["fallen off the bus"], r"fallen off the bus",
+    _r("fallen_off_bus", "fallen_off_bus", ["fallen off the bus"],
+       r"(?:GPU (?P<pci>" + PCI_SHORT + r"):? )?(?:GPU )?(?:has )?fallen off the bus",
        severity="fatal", attribution="hardware", action="RESTART_BM"),
     _r("reset_required", "gpu_reset_required", ["NV_ERR_RESET_REQUIRED"], r"NV_ERR_RESET_REQUIRED",
        severity="fatal", attribution="driver", action="RESET_GPU"),
@@ -87,23 +95,45 @@ RULES: tuple[Rule, ...] = (
        r"(?:mlx5_core (?P<pci>" + PCI + r"):.*)?Port module event(?:\[(?P<level>\w+)\])?: "
        r"module (?P<module>\d+), (?P<state>Cable (?:plugged|unplugged|error)|Cable \w+)(?:, (?P<reason>.*))?",
        severity="error", attribution="fabric", action="CHECK_CABLE", refine="ib_link"),
+    _r("mlx5_module_temperature", "nic_error", ["High Temperature"],
+       r"(?:mlx5_core (?P<pci>" + PCI + r"):? )?Port module event(?:\[(?P<level>\w+)\])?: module (?P<module>\d+), "
+       r"(?P<what>High Temperature)",
+       severity="error", attribution="hardware", action="INVESTIGATE"),
+    _r("mlx5_pcie_power", "nic_error", ["insufficient power"],
+       r"(?:mlx5_core (?P<pci>" + PCI + r"):? (?:mlx5_pcie_event:\d+:\(pid \d+\): )?)?"
+       r"Detected insufficient power on the PCIe slot(?: \((?P<watts>\d+)W\))?",
+       severity="error", attribution="hardware", action="INVESTIGATE"),
+    _r("mlx5_probe", "nic_error", ["mlx5_core: probe of"],
+       r"mlx5_core: probe of (?P<pci>" + PCI + r") failed with error (?P<errno>-?\d+)",
+       severity="error", attribution="hardware", action="INVESTIGATE"),
     _r("mlx5_health", "nic_error", ["mlx5_core"],
        FIRST_MLX5 + r":? .*?(?P<what>health compromised|firmware (?:fatal|internal) error|"
        r"fw_fatal|Driver is in error state|synd 0x[0-9a-f]+|FW (?:fatal|hang))",
        severity="fatal", attribution="hardware", action="RESET_NIC", flags=re.I),
     _r("mlx5_cmd", "nic_error", ["mlx5_core"],
-       FIRST_MLX5 + r":? .*?(?:(?P<command>[A-Z_]{3,}\(0x[0-9a-f]+\))(?: op_mod\(0x[0-9a-f]+\))? "
-       r"failed, status (?P<status>[^,]+)|(?P<timeout>No done completion|timeout\. Will cause a leak))",
+       FIRST_MLX5 + r":? .*?(?:(?P<command>[A-Za-z_]{3,}\(0x[0-9a-f]+\))(?: op_mod\(0x[0-9a-f]+\))? "
+       r"failed(?:, status (?P<status>[^,]+))?|(?P<timeout>No done completion|timeout\. Will cause a leak))",
+       severity="error", attribution="driver", action="INVESTIGATE"),
+    # the same command failure printed without the device prefix (some kernels' mlx5_cmd_check)
+    _r("mlx5_cmd_nodev", "nic_error", ["mlx5_cmd_check", "mlx5_cmd_out_err"],
+       r"mlx5_cmd_(?:check|out_err):\d+:\(pid \d+\): (?P<command>[A-Za-z_]{3,}\(0x[0-9a-f]+\))"
+       r"(?: op_mod\(0x[0-9a-f]+\))? failed(?:, status (?P<status>[^,]+))?",
        severity="error", attribution="driver", action="INVESTIGATE"),
     _r("netdev_watchdog", "nic_error", ["NETDEV WATCHDOG"],
        r"NETDEV WATCHDOG: (?P<netdev>\S+) \((?P<driver>[^)]+)\): transmit queue (?P<queue>\d+) timed out",
        severity="error", attribution="hardware", action="INVESTIGATE"),
+    _r("peermem", "peermem_error", ["nvidia-peermem"],
+       r"nvidia-peermem (?P<function>\w+):\d+ ERROR (?P<text>.+)",
+       severity="error", attribution="driver", action="INVESTIGATE"),
     # --- generic kernel ---
     _r("hung_task", "hung_task", ["blocked for more than"],
        r"task (?P<process>.+?):(?P<pid>\d+) blocked for more than (?P<seconds>\d+) seconds",
        severity="warning", attribution="unknown", action="INVESTIGATE"),
+    # One event per kill: every kernel generation prints it on a "Killed process N" line (with or without the
+    # "Out of memory: " / "Memory cgroup out of memory: " prefix); the "Kill process ... or sacrifice child",
+    # "oom-kill:constraint=" and "oom_reaper:" lines around it are the same event and match no row.
     _r("oom_kill", "oom_kill", ["Killed process"],
-       r"(?:Memory cgroup out of memory|Out of memory): Killed process (?P<pid>\d+) \((?P<process>[^)]*)\)",
+       r"(?:(?:Memory cgroup out of memory|Out of memory): )?Killed process (?P<pid>\d+)(?:, UID \d+,)? \((?P<process>[^)]*)\)",
        severity="warning", attribution="application", action="RESTART_APP"),
     # --- NCCL / PyTorch distributed (application logs) ---
     _r("nccl_watchdog_timeout", "nccl_timeout", ["Watchdog caught collective operation timeout"],
@@ -113,8 +143,12 @@ RULES: tuple[Rule, ...] = (
     _r("nccl_remote", "nccl_remote_error", ["ncclRemoteError", "remote process exited"],
        r"(?:\[Rank (?P<rank>\d+)\] .*?)?(?:ncclRemoteError|NCCL error: remote process exited)",
        severity="error", attribution="unknown", action="FIND_FIRST_FAILING_RANK"),
-    _r("ib_completion", "ib_completion_error", ["Got completion from peer"],
-       r"NET/IB ?: Got completion from peer (?P<peer>[^<\s]+)(?:<(?P<peer_port>\d+)>)? with "
+    # the socket to a peer rank closed under NCCL: the peer process died or the network dropped it
+    _r("nccl_socket_closed", "nccl_remote_error", ["Connection closed by remote peer"],
+       r"NCCL WARN (?:socketProgress|Net) ?: Connection closed by remote peer (?P<peer>[^<\s]+)(?:<(?P<peer_port>\d+)>)?",
+       severity="error", attribution="unknown", action="FIND_FIRST_FAILING_RANK"),
+    _r("ib_completion", "ib_completion_error", ["Got completion"],
+       r"NET/IB ?: Got completion (?:from peer (?P<peer>[^<\s]+)(?:<(?P<peer_port>\d+)>)? )?with "
        r"(?:error |status=)(?:(?P<wc_status>IBV_WC_\w+)\()?(?P<error_code>\d+)(?:.*?vendor[ _]err[ =]?(?P<vendor_err>\d+))?",
        severity="error", attribution="fabric", action="CHECK_FABRIC"),
     _r("ib_async_event", "ib_completion_error", ["Got async event"],
@@ -136,6 +170,12 @@ RULES: tuple[Rule, ...] = (
        r"(?:\[Rank (?P<rank>\d+)\] .*?)?(?P<nccl_code>ncclSystemError|ncclInternalError|ncclUnhandledCudaError|"
        r"ncclInvalidUsage|ncclInvalidArgument)",
        severity="error", attribution="unknown", action="INVESTIGATE", refine="nccl"),
+    # PyTorch's wrapper around a failed NCCL call, every era: "NCCL error in: <file>:<line>, <text>" and the
+    # older "NCCL Error <n>: <text>"; the text names the ncclResult_t.
+    _r("nccl_error_in", "nccl_error", ["NCCL error in:", "NCCL Error "],
+       r"NCCL (?:error in: [^,]*|Error \d+:?),? (?P<nccl_text>unhandled cuda error|unhandled system error|internal error|"
+       r"invalid usage|invalid argument)",
+       severity="error", attribution="unknown", action="INVESTIGATE", refine="nccl_text"),
     _r("nccl_warn", "nccl_error", ["NCCL WARN"], r"NCCL WARN (?P<text>.+)",
        severity="warning", attribution="unknown", action="INVESTIGATE"),
 )
@@ -185,6 +225,14 @@ NCCL_CODES = {  # ncclResult_t name -> attribution, per NCCL's own descriptions
     "ncclInvalidArgument": "application",
 }
 
+NCCL_TEXT = {  # ncclGetErrorString() text, as PyTorch quotes it -> ncclResult_t name
+    "unhandled cuda error": "ncclUnhandledCudaError",
+    "unhandled system error": "ncclSystemError",
+    "internal error": "ncclInternalError",
+    "invalid usage": "ncclInvalidUsage",
+    "invalid argument": "ncclInvalidArgument",
+}
+
 
 def _refine_xid(g: dict, out: dict) -> None:
     info = xid_info(int(g["xid"]))
@@ -216,7 +264,7 @@ def _refine_xid(g: dict, out: dict) -> None:
 
 def _refine_sxid(g: dict, out: dict) -> None:
     info = sxid_info(int(g["sxid"]))
-    fatal = info.fatal if not g.get("fatality") else g["fatality"] == "Fatal"
+    fatal = info.fatal if not g.get("fatality") else g["fatality"].lower() == "fatal"
     out.update(severity="fatal" if fatal else "warning", action=info.action)
     out["details"]["name"] = info.name
 
@@ -242,8 +290,42 @@ def _refine_nccl(g: dict, out: dict) -> None:
     out["attribution"] = NCCL_CODES.get(g["nccl_code"], "unknown")
 
 
+def _refine_nccl_text(g: dict, out: dict) -> None:
+    code = NCCL_TEXT[g["nccl_text"]]
+    out["details"]["nccl_code"] = code
+    out["attribution"] = NCCL_CODES.get(code, "unknown")
+
+
 REFINERS = {"xid": _refine_xid, "sxid": _refine_sxid, "aer": _refine_aer, "ib_link": _refine_ib_link,
-            "cuda": _refine_cuda, "nccl": _refine_nccl}
+            "cuda": _refine_cuda, "nccl": _refine_nccl,
+            "nccl_text": _refine_nccl_text}
+
+class Dispatch:
+    """Which rows to try for a message, derived from the table: one regex scan finds every keyword in the
+    message, and only the rows holding one are tried (in table order, first match wins), instead of a
+    substring test per row.  A found keyword also selects rows whose keywords it contains ("SXid" selects
+    the Xid rows too), so the result equals trying every row whose keyword occurs in the message."""
+
+    def __init__(self, rules: tuple[Rule, ...]):
+        self.rules = rules
+        words = sorted({k for r in rules for k in r.keywords}, key=len, reverse=True)
+        self._scan = re.compile("|".join(re.escape(k) for k in words))
+        self._rows = {w: frozenset(i for i, r in enumerate(rules) if any(k in w for k in r.keywords))
+                      for w in words}
+        self._cache: dict[frozenset, tuple[Rule, ...]] = {}
+
+    def candidates(self, message: str) -> tuple[Rule, ...]:
+        found = frozenset(self._scan.findall(message))
+        rows = self._cache.get(found)
+        if rows is None:
+            if len(self._cache) >= 4096:  # keyword combinations are few in real logs; input cannot grow this
+                self._cache.clear()
+            ids: set[int] = set()
+            for w in found:
+                ids |= self._rows[w]
+            rows = self._cache[found] = tuple(self.rules[i] for i in sorted(ids))
+        return rows
+
 
 # Every keyword of the table: the prefilter over whole buffers is built from these.
 KEYWORDS: tuple[str, ...] = tuple(dict.fromkeys(k for rule in RULES if rule.kind for k in rule.keywords))

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import BinaryIO, Iterator
 
-from .classify import Classifier, all_keywords
+from .classify import Classifier, all_keywords, line_patterns
 from .envelope import is_cri_partial, join_cri
 from .finding import Finding
 from .prefilter import Prefilter
@@ -27,7 +27,7 @@ def decode(raw: bytes) -> str:
 class Scanner:
     def __init__(self, classifier: Classifier | None = None, prefilter: Prefilter | None = None):
         self.classifier = classifier or Classifier()
-        self.prefilter = prefilter or Prefilter(all_keywords())
+        self.prefilter = prefilter or Prefilter(all_keywords(), patterns=line_patterns(self.classifier.rules))
 
     def scan(self, fp: BinaryIO, name: str | None = None, chunk: int = CHUNK) -> Iterator[Finding]:
         lineno = 1  # line number of the first line in the buffer being scanned

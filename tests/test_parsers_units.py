@@ -35,6 +35,7 @@ def test_nvml_and_kernel_forms_share_one_key():
     ("<13>1 2026-11-22T18:29:55.003Z host kernel - - - NVRM: hello", "rfc5424", "NVRM: hello"),
     ("2024-07-25T06:36:18.293456789Z stderr F NVRM: hello", "cri", "NVRM: hello"),
     ('{"log":"NVRM: hello\\n","stream":"stderr","time":"2024-07-25T06:36:18.293456789Z"}', "docker", "NVRM: hello"),
+    ("kern  :warn  : 2025-01-21T04:41:44,283302+00:00 NVRM: hello", "dmesg_decode", "NVRM: hello"),  # gpud testdata
     ("NVRM: hello", "plain", "NVRM: hello"),
     ('{"log": 5}', "plain", '{"log": 5}'),
 ])

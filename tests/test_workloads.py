@@ -395,3 +395,33 @@ def test_pod_event_text_is_ours_with_a_sanitised_quoted_excerpt():
                      "Tried to allocate 2.00 GiB")
     if oom is not None and oom.kind == "cuda_oom":
         assert "ran out of GPU memory" in tracker.observe(ref, oom)
+
+
+@pytest.mark.slow
+def test_hostile_keys_from_one_pod_keep_memory_bounded_and_evictions_counted(tmp_path, pods):
+    """Issue 16: 10,000 distinct hostile keys: 6,000 `NVRM: GPU at PCI:...: GPU-<uuid>` lines and 4,000 never-completed CRI partial
+    lines from one pod (synthetic: shaped like the driver's GPU-UUID line and kubelet's CRI `P` tag) through the
+    real process: RSS stays under 64 MiB, the pci->UUID map evicts (counted), other pods are still read."""
+    conf = tmp_path / "gpu-npd.yaml"
+    conf.write_text(yaml.safe_dump({"nvml": "off", "pod_logs_root": str(pods)}))
+    a = AgentProc(tmp_path, "--config", str(conf))
+    a.wait_for(lambda: a.value("gpu_npd_source_up", source="pods") == 1, what="pod source")
+    time.sleep(0.5)
+    hostile = pods / W1 / "pytorch" / "0.log"
+    ts = "2024-07-25T07:00:00.000000000Z"
+    with open(hostile, "a") as fh:
+        for i in range(6000):
+            fh.write(f"{ts} stderr F NVRM: GPU at PCI:{i >> 8:04x}:{i & 255:02x}:00: GPU-{i:08x}-0000-0000-0000-"
+                     "000000000000\n")
+        for i in range(4000):
+            fh.write(f"{ts} stderr P partial line {i} of a group that never completes ")
+            fh.write("\n")
+    a.wait_for(lambda: (a.value("gpu_npd_cache_evictions_total", cache="pod_uuid") or 0) >= 6000 - 1024, timeout=60,
+               what="uuid evictions")
+    append(pods / "train_llama-70b-worker-2_6f1e2a3b-4c5d-4e6f-8a9b-0c1d2e3f4a5b" / "pytorch" / "0.log",
+           TIMEOUT.format(ts=ts, r=7))  # another pod is still read
+    a.wait_for(lambda: (a.value("gpu_npd_workload_findings_total", kind="nccl_timeout") or 0) >= 1, timeout=30,
+               what="other pod read")
+    rss = int(next(ln for ln in open(f"/proc/{a.proc.pid}/status") if ln.startswith("VmRSS")).split()[1]) << 10
+    assert a.stop()[0] == 0
+    assert rss < 64 << 20, rss >> 20

@@ -91,6 +91,7 @@ class PodLogSource(Source):
         self._first_scan = not from_start  # the first scan starts existing files at their end
         self.bytes_read = 0
         self.lines = 0
+        self._gone_evictions = 0  # uuid evictions of files already released
         self._released: list[tuple[PodRef, Finding]] = []  # last words of deleted pods, handed on by poll()
         self.pods: dict[str, PodRef] = {}  # pod uid -> ref (for pid -> pod attribution)
 
@@ -135,6 +136,7 @@ class PodLogSource(Source):
         self.pods = pods
         for path in [p for p in self.tails if p not in seen]:  # pod deleted: release its files
             tail = self.tails.pop(path)
+            self._gone_evictions += tail.scanner.classifier.uuid_evictions
             self._released += self._drain(tail) + self._flush(tail)
             self._close(tail)
             self._saved.pop(path, None)
@@ -333,4 +335,8 @@ class PodLogSource(Source):
 
     def counters(self) -> dict[str, int]:
         return {"open_files": sum(1 for t in self.tails.values() if t.fd is not None), "files": len(self.tails),
-                "records": self.lines, "refused": self.refused}
+                "records": self.lines, "refused": self.refused, "uuid_evictions": self.uuid_evictions()}
+
+    def uuid_evictions(self) -> int:
+        """pci -> UUID entries forgotten by the per-file classifiers (each holds at most MAX_UUIDS)."""
+        return self._gone_evictions + sum(t.scanner.classifier.uuid_evictions for t in list(self.tails.values()))

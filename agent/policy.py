@@ -1,0 +1,185 @@
+"""Semantics operators argue about, as data: what a finding means before the health engine sees it.
+
+Pure and clock-free (times come in with each finding); state is small, bounded and persisted with
+the engine's.  Decides, from config tables only:
+
+- per-Xid policy (`xid_policy`): severity / action override, `count` within `window_seconds`
+  before an Xid counts at all, and `ignore_after` (an Xid that follows another Xid on the same GPU
+  within a few seconds is cleanup, not a new fault: NVIDIA's Xid 45 "Not Solo: IGNORE");
+- reboot-aware escalation (`xid_reboot_escalation`): a fatal Xid that comes back on the same GPU
+  after N reboots gets action `HARDWARE_INSPECTION` (boots known by boot id);
+- unused ports: a link-down / cable-unplugged on a port that never came up since boot is no error.
+  Only while the boot is young (`unused_port_boot_seconds`): later, an up line we never saw may
+  have been overwritten in the kernel ring, so a down is an error as before.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict, deque
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from parsers import Finding
+from parsers.finding import SEVERITIES
+
+ESCALATED_ACTION = "HARDWARE_INSPECTION"
+POLICY_KEYS = ("severity", "action", "count", "window_seconds", "ignore_after")
+IGNORE_AFTER_KEYS = ("xids", "within_seconds")
+IGNORE_AFTER_ANY = ("any", "application")
+MAX_KEYS = 1024  # bound on remembered GPUs / ports / (GPU, Xid) histories
+DOWN_STATES = ("down", "module_error")
+
+
+def validate(table: Any, reboots: Any) -> str | None:
+    """One-line reason when the tables are bad, else None (config.py turns it into a ConfigError)."""
+    if not isinstance(reboots, int) or isinstance(reboots, bool) or reboots < 0:
+        return f"xid_reboot_escalation: expected 0 (off) or a number of reboots, got {reboots!r}"
+    if not isinstance(table, dict):
+        return f"xid_policy: expected a mapping of Xid code -> policy, got {table!r}"
+    for code, entry in table.items():
+        where = f"xid_policy.{code}"
+        if not str(code).isdigit():
+            return f"{where}: the key must be an Xid code (a number)"
+        if not isinstance(entry, dict):
+            return f"{where}: expected a mapping with some of {', '.join(POLICY_KEYS)}"
+        unknown = set(entry) - set(POLICY_KEYS)
+        if unknown:
+            return f"{where}: unknown key {sorted(unknown)[0]!r} (known: {', '.join(POLICY_KEYS)})"
+        if "severity" in entry and entry["severity"] not in SEVERITIES:
+            return f"{where}.severity: expected one of {', '.join(SEVERITIES)}, got {entry['severity']!r}"
+        if "action" in entry and not (isinstance(entry["action"], str) and entry["action"]):
+            return f"{where}.action: expected an action name, got {entry['action']!r}"
+        for key in ("count", "window_seconds"):
+            value = entry.get(key)
+            if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0):
+                return f"{where}.{key}: expected a number greater than 0, got {value!r}"
+        if ("count" in entry) != ("window_seconds" in entry):
+            return f"{where}: count and window_seconds go together"
+        after = entry.get("ignore_after")
+        if after is not None:
+            if not isinstance(after, dict) or set(after) - set(IGNORE_AFTER_KEYS) or "within_seconds" not in after:
+                return f"{where}.ignore_after: expected {{xids: any|application|[codes], within_seconds: N}}"
+            xids = after.get("xids", "any")
+            if not (xids in IGNORE_AFTER_ANY or (isinstance(xids, list) and all(isinstance(x, int) for x in xids))):
+                return f"{where}.ignore_after.xids: expected any, application or a list of Xid codes, got {xids!r}"
+            within = after["within_seconds"]
+            if isinstance(within, bool) or not isinstance(within, (int, float)) or within <= 0:
+                return f"{where}.ignore_after.within_seconds: expected a number greater than 0, got {within!r}"
+    return None
+
+
+@dataclass
+class Verdict:
+    """What the policy made of a finding: None finding = held back, with the reason why."""
+    finding: Finding | None
+    held: str = ""  # "threshold" | "follows_xid" | ""
+    notes: list[str] = field(default_factory=list)
+
+
+class FindingPolicy:
+    def __init__(self, xid_policy: dict, reboots: int, port_of: Callable[[Finding], str],
+                 unused_port_seconds: float = 600.0):
+        self.table = {int(code): entry for code, entry in (xid_policy or {}).items() if entry}
+        self.reboots = reboots
+        self.unused_port_seconds = unused_port_seconds
+        self.port_of = port_of
+        self.boot_id = ""
+        self._last_xid: OrderedDict[str, tuple[float, int, str]] = OrderedDict()  # gpu -> (t, xid, attribution)
+        self._counts: OrderedDict[tuple[str, int], deque] = OrderedDict()  # (gpu, xid) -> times
+        self._fatal_boots: OrderedDict[str, list[str]] = OrderedDict()  # "gpu|xid" -> boot ids, oldest first
+        self._ports_up: set[str] = set()
+        self._ports_boot = ""
+
+    # ---- the decision ----------------------------------------------------------------------------
+
+    def apply(self, f: Finding, seen: float, uptime: float | None = None) -> Verdict:
+        """`seen`: when it happened (wall clock); `uptime`: seconds since this boot, None if unknown."""
+        if f.kind == "ib_link":
+            return Verdict(self._port(f, uptime))
+        if f.kind != "xid" or f.xid is None:
+            return Verdict(f)
+        gpu = f.pci or "-"
+        entry = self.table.get(f.xid, {})
+        previous = self._last_xid.get(gpu)
+        _remember(self._last_xid, gpu, (seen, f.xid, f.attribution))
+        after = entry.get("ignore_after")
+        if after and previous is not None and previous[1] != f.xid and 0 <= seen - previous[0] <= after["within_seconds"]:
+            xids = after.get("xids", "any")
+            if xids == "any" or (xids == "application" and previous[2] == "application") or \
+                    (isinstance(xids, list) and previous[1] in xids):
+                return Verdict(None, "follows_xid", [f"follows Xid {previous[1]} within {after['within_seconds']} s"])
+        notes = []
+        if "count" in entry:
+            need, window = int(entry["count"]), float(entry["window_seconds"])
+            times = self._counts.get((gpu, f.xid))
+            if times is None:
+                times = deque(maxlen=max(need, 1))
+                _remember(self._counts, (gpu, f.xid), times)
+            times.append(seen)
+            if len(times) < need or seen - times[0] > window:
+                return Verdict(None, "threshold", [f"{sum(1 for t in times if seen - t <= window)} of {need} "
+                                                   f"within {int(window)} s"])
+            notes.append(f"{need} within {int(window)} s")
+        if "severity" in entry:
+            f.severity = entry["severity"]
+        if "action" in entry:
+            f.action = entry["action"]
+        if f.severity == "fatal" and self.reboots > 0 and self.boot_id:
+            boots = self._fatal_boots.get(f"{_gpu_key(f)}|{f.xid}")
+            if boots is None:
+                boots = []
+                _remember(self._fatal_boots, f"{_gpu_key(f)}|{f.xid}", boots)
+            if self.boot_id not in boots:
+                boots.append(self.boot_id)
+                del boots[:-(self.reboots + 1)]
+            if len(boots) > self.reboots:
+                f.action = ESCALATED_ACTION
+                f.details["reboots_survived"] = len(boots) - 1
+                notes.append(f"came back after {len(boots) - 1} reboots")
+        if notes:
+            f.details["policy"] = "; ".join(notes)
+        return Verdict(f, "", notes)
+
+    def _port(self, f: Finding, uptime: float | None) -> Finding:
+        if self._ports_boot != self.boot_id:
+            self._ports_up.clear()
+            self._ports_boot = self.boot_id
+        port = self.port_of(f)
+        state = f.details.get("state")
+        if state == "up":
+            if len(self._ports_up) < MAX_KEYS:
+                self._ports_up.add(port)
+        elif (state in DOWN_STATES and port not in self._ports_up and uptime is not None
+              and 0 <= uptime <= self.unused_port_seconds):
+            f.severity, f.action = "info", "NONE"
+            f.details["state"] = "unused"  # no condition rule takes it
+        return f
+
+    # ---- persistence -----------------------------------------------------------------------------
+
+    def to_state(self) -> dict[str, Any]:
+        return {"fatal_boots": dict(self._fatal_boots), "ports_up": sorted(self._ports_up),
+                "ports_boot": self._ports_boot}
+
+    def restore(self, state: dict[str, Any]) -> None:
+        boots = state.get("fatal_boots")
+        if isinstance(boots, dict):
+            for key, ids in list(boots.items())[-MAX_KEYS:]:
+                if isinstance(ids, list):
+                    self._fatal_boots[str(key)] = [str(i) for i in ids][-(self.reboots + 1):]
+        ports = state.get("ports_up")
+        if isinstance(ports, list):
+            self._ports_up = {str(p) for p in ports[:MAX_KEYS]}
+            self._ports_boot = str(state.get("ports_boot", ""))
+
+
+def _gpu_key(f: Finding) -> str:
+    """The GPU across reboots: its UUID where NVRM or NVML named it, else the PCI address."""
+    return f.details.get("uuid") or f.pci or "-"
+
+
+def _remember(table: OrderedDict, key: Any, value: Any) -> None:
+    table[key] = value
+    table.move_to_end(key)
+    while len(table) > MAX_KEYS:
+        table.popitem(last=False)

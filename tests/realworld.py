@@ -1,0 +1,84 @@
+"""The real-world corpus (tests/fixtures/realworld/): loading, scoring, per-family counts.
+
+Shared by tests/test_realworld.py and `python tests/realworld.py` (prints the README table), so the
+README's counts come from the same code that checks recall.
+"""
+
+from __future__ import annotations
+
+import collections
+import io
+from pathlib import Path
+
+import yaml
+
+from parsers import Scanner
+
+ROOT = Path(__file__).parent / "fixtures" / "realworld"
+WHOLE_LOGS = ROOT / "wholelogs.yaml"  # whole logs (healthy/ and wholelogs/): sources and allowed loud findings
+CODE_KINDS = {"xid": "xid", "sxid": "sxid"}  # kinds whose code is scored, and the Finding field holding it
+
+
+def samples() -> list[dict]:
+    out = []
+    for path in sorted(ROOT.glob("*.yaml")):
+        if path == WHOLE_LOGS:
+            continue
+        for i, item in enumerate(yaml.safe_load(path.read_text()) or []):
+            item["file"], item["index"] = path.name, i
+            out.append(item)
+    return out
+
+
+def findings(text: str) -> list:
+    return list(Scanner().scan(io.BytesIO(text.encode()), name="realworld"))
+
+
+def key(kind, code, pci) -> tuple:
+    return kind, code if kind in CODE_KINDS else None, pci
+
+
+def finding_key(f) -> tuple:
+    return key(f.kind, getattr(f, CODE_KINDS[f.kind]) if f.kind in CODE_KINDS else None, f.pci)
+
+
+def expect_key(e: dict) -> tuple:
+    return key(e["kind"], e.get("code"), e.get("pci"))
+
+
+def score(items: list[dict]) -> dict[str, list[int]]:
+    """kind -> [expected events, found strictly (kind + code + PCI)], plus the misses per kind."""
+    per = collections.defaultdict(lambda: [0, 0, []])
+    for item in items:
+        got = collections.Counter(finding_key(f) for f in findings(item["text"]))
+        for e in item["expect"]:
+            k = expect_key(e)
+            per[e["kind"]][0] += 1
+            if got[k] > 0:
+                got[k] -= 1
+                per[e["kind"]][1] += 1
+            else:
+                per[e["kind"]][2].append(f"{item['file']}#{item['index']}: {item['text'][:160]!r} want {k}")
+    return per
+
+
+def table() -> str:
+    """Markdown: family file, kinds, samples, events; counted from the corpus."""
+    rows = collections.defaultdict(lambda: [0, collections.Counter()])
+    for item in samples():
+        rows[item["file"]][0] += 1
+        rows[item["file"]][1].update(e["kind"] for e in item["expect"])
+    lines = ["| corpus file | real samples | events by kind |", "|---|---:|---|"]
+    for name, (n, kinds) in sorted(rows.items()):
+        lines.append(f"| `{name}` | {n} | " + ", ".join(f"{k} {c}" for k, c in sorted(kinds.items())) + " |")
+    total = sum(n for n, _ in rows.values())
+    lines.append(f"| **total** | {total} | |")
+    return "\n".join(lines)
+
+
+def whole_logs() -> list[tuple[str, dict]]:
+    return sorted((yaml.safe_load(WHOLE_LOGS.read_text()) or {}).items())
+
+
+if __name__ == "__main__":
+    print(table())

@@ -1,0 +1,112 @@
+"""The classification engine (issue 11): table-derived dispatch and the repeat memo give exactly the
+findings of trying every row in order, one line at a time."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from parsers import Classifier
+from parsers.classify import MEMO_MAX_KEY
+from parsers.rules import RULES, Dispatch
+
+KEYWORDS = sorted({k for r in RULES for k in r.keywords})
+# pieces the rules' regexes look for, so generated lines often really match a row
+PIECES = ["NVRM: Xid (PCI:0000:5d:00): 79, pid=1234, name=python, GPU has fallen off the bus.",
+          "NVRM: GPU at PCI:0000:5d:00: GPU-12345678-1234-1234-1234-123456789abc",
+          "nvidia-nvswitch3: SXid (PCI:0000:07:00.0): 20034, Fatal, Link 30 LTSSM Fault Up",
+          "mlx5_core 0000:b5:00.0 ib0: Link down", "mlx5_core 0000:b5:00.0: health compromised",
+          "[Rank 3] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=7, OpType=ALLREDUCE, "
+          "Timeout(ms)=600000)", "NCCL INFO NET/IB : Using [0]mlx5_0:1/IB", "CUDA error: out of memory",
+          "NET/IB : Got completion from peer 10.0.0.2<4321> with error 12, opcode 0, len 0, vendor err 129",
+          "task python:4242 blocked for more than 120 seconds", " link 3 ", " error ", " ", "(GPU 2)"]
+line = st.lists(st.one_of(st.sampled_from(KEYWORDS), st.sampled_from(PIECES), st.text(max_size=8)),
+                max_size=6).map("".join)
+
+
+def ordered(message: str):
+    """The reference: every row whose keyword occurs, in table order, first match wins."""
+    for rule in RULES:
+        if any(k in message for k in rule.keywords) and rule.pattern.search(message):
+            return rule
+    return None
+
+
+@settings(max_examples=800, deadline=None)
+@given(line)
+def test_dispatch_tries_exactly_the_rows_whose_keyword_occurs(message):
+    d = Dispatch(RULES)
+    first = next((r for r in d.candidates(message) if r.pattern.search(message)), None)
+    assert first is ordered(message)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(line, min_size=1, max_size=20), st.integers(min_value=1, max_value=4))
+def test_memo_gives_the_findings_of_a_classifier_without_one(lines, size):
+    """Same lines through a classifier with a tiny memo (constant evictions), a default one, and one whose
+    memo is bypassed (fresh template every line): identical findings, context (PCI, UUID) included."""
+    small, big, ref = Classifier(memo_size=size), Classifier(), Classifier()
+    for n, text in enumerate(lines * 2, start=1):
+        ref.memo.clear()
+        want = ref.classify(text, lineno=n)
+        assert small.classify(text, lineno=n) == want == big.classify(text, lineno=n)
+
+
+def test_a_storm_line_classifies_once_and_memory_is_bounded():
+    c = Classifier(memo_size=100)
+    storm = "[ 100.0] NVRM: Xid (PCI:0000:5d:00): 95, pid=1, name=python, Uncontained"
+    findings = [c.classify(storm) for _ in range(1000)]
+    assert all(f is not None and f.xid == 95 for f in findings)
+    assert c.memo_stats()["hits"] == 999 and c.memo_stats()["entries"] == 1
+    findings[0].details["gpu_index"] = 3  # callers annotate findings: the memo's template is untouched
+    assert "gpu_index" not in c.classify(storm).details
+    for i in range(500):
+        c.classify(f"mlx5_core 0000:b5:00.0: firmware version: 28.{i}.1000")
+    stats = c.memo_stats()
+    assert stats["entries"] == 100 and stats["evictions"] == 401
+    c.classify("NVRM: Xid (PCI:0000:5d:00): 79, " + "x" * MEMO_MAX_KEY)
+    assert c.memo_stats()["entries"] == 100  # an over-long message is classified, never remembered
+
+
+cause = st.builds(lambda t, sev, n: __import__("parsers").Cause(float(t), f"cause {n}", sev),
+                  st.integers(0, 2000), st.sampled_from(["warning", "error", "fatal"]), st.integers(0, 3))
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(cause, max_size=30), st.integers(0, 2500), st.sampled_from([0.0, 60.0, 600.0]))
+def test_cause_index_picks_what_a_linear_scan_picks(causes, t, window):
+    from parsers.correlate import SKEW, CauseIndex
+    from parsers.finding import SEVERITY_RANK
+
+    best = None
+    for c in causes:  # the reference: most severe, then latest, first given on ties
+        if t - window <= c.time <= t + SKEW:
+            if best is None or (SEVERITY_RANK[c.severity], c.time) > (SEVERITY_RANK[best.severity], best.time):
+                best = c
+    assert CauseIndex(causes).best(t, window) is best
+
+
+ENVELOPES = ["", "[ 4254.197860] ", "6,100,4254197860,-;", "Nov 22 12:00:00 host kernel: ",
+             "2026-11-22T12:00:00.000000000Z stderr F ", "2026-11-22T12:00:00.000000000Z stdout P "]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(ENVELOPES), line), max_size=25))
+def test_every_engine_gives_the_same_findings(rows):
+    """The buffer scan with the rules' own regexes (hyperscan, prefilter mode), with keywords (re2, re) and
+    line by line without any prefilter: the same findings."""
+    import io
+
+    from parsers import Prefilter, Scanner, all_keywords
+    from parsers.classify import line_patterns
+    from parsers.prefilter import ENGINES
+
+    text = "\n".join(e + t.replace("\n", " ").replace("\r", " ") for e, t in rows)
+    results = []
+    for engine in ENGINES:
+        try:
+            pf = Prefilter(all_keywords(), engine=engine, patterns=line_patterns())
+        except ImportError:
+            continue
+        results.append([f.to_dict() for f in Scanner(Classifier(), pf).scan(io.BytesIO(text.encode()))])
+    assert all(r == results[0] for r in results)

@@ -1,0 +1,195 @@
+"""Per-Xid policy, reboot-aware escalation and unused ports, with a fake clock and fake boot ids."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timezone
+
+import pytest
+from fakeclock import Clock
+
+from agent.config import ConfigError, load
+from agent.health import HealthEngine
+from parsers import parse_line
+
+# leptonai/gpud docs (Xid 109 example), github.com/leptonai/gpud
+XID109 = ("NVRM: Xid (PCI:0000:cb:00): 109, pid=1797828, name=pt_main_thread, Ch 00000008, "
+          "errorString CTX SWITCH TIMEOUT, Info 0x58005")
+# leptonai/gpud source comment (Xid 45 after a killed process), github.com/leptonai/gpud
+XID45 = "NVRM: Xid (PCI:0000:61:00): 45, pid=1496200, name=distprovers-gpu, Ch 0000000f"
+# synthetic: the Xid 13 line of tests/fixtures/dmesg/xid-variants.dmesg-T moved to the GPU of XID45
+XID13 = "NVRM: Xid (PCI:0000:61:00): 13, Graphics SM Warp Exception on (GPC 0, TPC 0, SM 0): Out Of Range Address"
+XID79 = "NVRM: Xid (PCI:0000:5d:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus."
+XID79_OTHER = XID79.replace("5d:00", "5e:00")
+XID63 = "NVRM: Xid (PCI:0000:3b:00): 63, pid=1, name=p, Row Remapper: New row marked for remapping, reset gpu to activate."
+
+
+def at(clock, line):
+    f = parse_line(line)
+    f.timestamp = datetime.fromtimestamp(clock.t, timezone.utc)
+    return f
+
+
+def engine_with(clock, **flags):
+    return HealthEngine(load(env={}, flags=flags), clock)
+
+
+def test_xid45_right_after_another_xid_on_the_same_gpu_is_cleanup():
+    clock = Clock()
+    e = engine_with(clock)
+    e.observe(at(clock, XID13))
+    clock.t += 2
+    e.observe(at(clock, XID45))
+    assert e.held == {"follows_xid": 1}
+    clock.t += 3600  # alone, long after: not held (an application Xid: counted toward repeats)
+    e.observe(at(clock, XID45))
+    assert e.held == {"follows_xid": 1}
+
+
+def test_xid45_default_can_be_removed():
+    clock = Clock()
+    e = engine_with(clock, xid_policy={45: {}})
+    e.observe(at(clock, XID13))
+    e.observe(at(clock, XID45))
+    assert e.held == {}
+
+
+def test_count_within_window_threshold():
+    clock = Clock()
+    e = engine_with(clock, xid_policy={109: {"count": 3, "window_seconds": 600}})
+    for _ in range(2):
+        e.observe(at(clock, XID109))
+        clock.t += 200
+    assert not e.conditions["GPUUnhealthy"].status and e.held == {"threshold": 2}
+    e.observe(at(clock, XID109))  # the third within 600 s
+    cond = e.conditions["GPUUnhealthy"]
+    assert cond.status and cond.reason.startswith("Xid109") and "3 within 600 s" in cond.message
+
+
+def test_count_spread_wider_than_the_window_raises_nothing():
+    clock = Clock()
+    e = engine_with(clock, xid_policy={109: {"count": 3, "window_seconds": 600}})
+    for _ in range(5):
+        e.observe(at(clock, XID109))
+        clock.t += 400
+    assert not e.conditions["GPUUnhealthy"].status
+
+
+def test_severity_and_action_override():
+    clock = Clock()
+    e = engine_with(clock, xid_policy={63: {"severity": "info", "action": "NONE"}})
+    e.observe(at(clock, XID63))
+    assert not e.conditions["GPUDegraded"].status
+    e = engine_with(clock, xid_policy={63: {"severity": "fatal", "action": "RESET_GPU"}})
+    e.observe(at(clock, XID63))
+    assert not e.conditions["GPUDegraded"].status
+    problem, = e.problems.values()
+    assert (problem.severity, problem.action) == ("fatal", "RESET_GPU")
+
+
+def test_fatal_xid_back_after_two_reboots_escalates_to_hardware_inspection(tmp_path):
+    clock = Clock()
+    state = {}
+    actions = []
+    for boot in ("boot-a", "boot-b", "boot-c"):
+        e = engine_with(clock)
+        e.restore(json.loads(json.dumps(state)))  # through JSON, as the state file does
+        if state:
+            e.new_boot()
+        e.boot_id = boot
+        e.observe(at(clock, XID79))
+        e.observe(at(clock, XID79))  # a repeat within one boot is not a reboot
+        problem, = [p for p in e.problems.values() if p.code == 79]
+        actions.append(problem.action)
+        state = e.to_state()
+        clock.t += 3600
+    assert actions == ["RESTART_BM", "RESTART_BM", "HARDWARE_INSPECTION"]
+    assert problem.details["reboots_survived"] == 2 and "came back after 2 reboots" in problem.message
+    # another GPU in the same (third) boot: its first occurrence, no escalation
+    e.observe(at(clock, XID79_OTHER))
+    other, = [p for p in e.problems.values() if p.subject == "gpu:0000:5e:00"]
+    assert other.action == "RESTART_BM"
+
+
+def test_reboot_escalation_off_and_configurable():
+    clock = Clock()
+    actions = []
+    state = {}
+    for boot in ("a", "b"):
+        e = engine_with(clock, xid_reboot_escalation=1)
+        e.restore(state)
+        e.new_boot()
+        e.boot_id = boot
+        e.observe(at(clock, XID79))
+        actions.append(next(iter(e.problems.values())).action)
+        state = e.to_state()
+    assert actions == ["RESTART_BM", "HARDWARE_INSPECTION"]
+    e = engine_with(clock, xid_reboot_escalation=0)
+    e.restore(state)
+    e.new_boot()
+    e.boot_id = "c"
+    e.observe(at(clock, XID79))
+    assert next(iter(e.problems.values())).action == "RESTART_BM"
+
+
+# mlx5 link lines as in tests/fixtures/dmesg/mlx5-ib.kmsg, in the dmesg envelope (uptime known)
+DOWN_EARLY = "[   21.500000] mlx5_core 0000:0c:00.0 ibp12s0: Link down"
+UP = "[   25.000000] mlx5_core 0000:0c:00.0 ibp12s0: Link up"
+DOWN_LATER = "[ 9000.000000] mlx5_core 0000:0c:00.0 ibp12s0: Link down"
+
+
+def test_port_that_never_came_up_is_unused_not_down():
+    clock = Clock()
+    e = engine_with(clock)
+    e.boot_id = "a"
+    e.observe(parse_line(DOWN_EARLY))
+    assert not e.conditions["InfiniBandUnhealthy"].status
+    e.observe(parse_line(UP))
+    e.observe(parse_line(DOWN_LATER))
+    assert e.conditions["InfiniBandUnhealthy"].status
+
+
+def test_down_late_in_the_boot_is_an_error_even_without_a_seen_up():
+    clock = Clock()
+    e = engine_with(clock)
+    e.boot_id = "a"
+    e.observe(parse_line(DOWN_LATER))  # the up line may have left the kernel ring long ago
+    assert e.conditions["InfiniBandUnhealthy"].status
+
+
+def test_ports_seen_up_survive_a_restart_but_not_a_reboot():
+    clock = Clock()
+    e = engine_with(clock)
+    e.boot_id = "a"
+    e.observe(parse_line(UP))
+    state = json.loads(json.dumps(e.to_state()))
+    again = engine_with(clock)
+    again.restore(state)
+    again.boot_id = "a"
+    again.observe(parse_line(DOWN_EARLY.replace("21.5", "30.5")))
+    assert again.conditions["InfiniBandUnhealthy"].status
+    rebooted = engine_with(clock)
+    rebooted.restore(state)
+    rebooted.boot_id = "b"
+    rebooted.observe(parse_line(DOWN_EARLY))
+    assert not rebooted.conditions["InfiniBandUnhealthy"].status
+
+
+@pytest.mark.parametrize("flags,words", [
+    ({"xid_policy": {109: {"count": 3}}}, "count and window_seconds go together"),
+    ({"xid_policy": {"x": {}}}, "must be an Xid code"),
+    ({"xid_policy": {63: {"severity": "bad"}}}, "xid_policy.63.severity"),
+    ({"xid_policy": {63: {"colour": 1}}}, "unknown key 'colour'"),
+    ({"xid_policy": {45: {"ignore_after": {"xids": "some"}}}}, "ignore_after"),
+    ({"xid_reboot_escalation": -1}, "xid_reboot_escalation"),
+])
+def test_bad_policy_is_a_clear_config_error(flags, words):
+    with pytest.raises(ConfigError, match=words.replace(".", r"\.")):
+        load(env={}, flags=flags)
+
+
+def test_policy_from_a_file_adds_to_the_defaults(tmp_path):
+    p = tmp_path / "c.yaml"
+    p.write_text("xid_policy:\n  109: {count: 3, window_seconds: 600}\n")
+    cfg = load(str(p), env={})
+    assert set(cfg.xid_policy) == {45, 109}

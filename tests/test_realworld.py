@@ -1,0 +1,73 @@
+"""Detection fidelity on real logs: per-kind recall over tests/fixtures/realworld, strict on kind + code + PCI,
+and silence (nothing >= warning beyond the annotated events) on whole logs of healthy GPU nodes."""
+
+from __future__ import annotations
+
+import collections
+import io
+import re
+
+import pytest
+from parsers import Scanner, at_least
+import realworld
+
+ITEMS = realworld.samples()
+SCORES = realworld.score(ITEMS)
+TARGET = {"xid": 1.0, "sxid": 1.0}  # every other kind: 0.98
+XFAIL: dict[str, str] = {}
+
+
+def test_corpus_is_sourced():
+    for item in ITEMS:
+        assert re.match(r"https://", item["source"]), item
+        assert item["origin"] in {"issue", "peer-testdata-log", "peer-test-code", "doc", "forum"}, item
+        assert item["text"].strip(), item
+
+
+@pytest.mark.xfail(reason="gap: the corpus holds fewer than the 400 real samples issue 12 asks for", strict=True)
+def test_corpus_has_400_samples():
+    assert len(ITEMS) >= 400
+
+
+@pytest.mark.parametrize("kind", sorted(SCORES))
+def test_recall_per_kind(kind):
+    if kind in XFAIL:
+        pytest.xfail(XFAIL[kind])
+    total, found, misses = SCORES[kind]
+    assert found / total >= TARGET.get(kind, 0.98), "\n".join(misses)
+
+
+@pytest.mark.parametrize("item", [i for i in ITEMS if not i["expect"]], ids=lambda i: f"{i['file']}#{i['index']}")
+def test_samples_without_events_stay_silent(item):
+    """Lines that hold no event of their own (continuations, the other lines of one OOM kill, link-up noise)."""
+    loud = [f.kind for f in realworld.findings(item["text"]) if at_least(f.severity, "warning")]
+    assert loud == []
+
+
+WHOLE = realworld.whole_logs()
+
+
+def test_every_whole_log_has_a_source():
+    listed = {name for name, _ in WHOLE}
+    on_disk = {str(p.relative_to(realworld.ROOT)) for d in ("healthy", "wholelogs")
+               for p in (realworld.ROOT / d).glob("*") if p.is_file()}
+    assert listed == on_disk
+    assert any(name.startswith("healthy/") for name in listed)
+
+
+@pytest.mark.parametrize("name,meta", WHOLE, ids=[n for n, _ in WHOLE])
+def test_whole_logs_stay_silent(name, meta):
+    """Healthy logs: nothing >= warning.  Other whole logs: exactly their annotated events."""
+    assert meta["source"].startswith("https://")
+    assert not (name.startswith("healthy/") and meta["expect"])
+    data = (realworld.ROOT / name).read_bytes()
+    loud = collections.Counter(realworld.finding_key(f) for f in Scanner().scan(io.BytesIO(data), name=name)
+                               if at_least(f.severity, "warning"))
+    want = collections.Counter(realworld.expect_key(e) for e in meta["expect"])
+    assert loud == want
+
+
+def test_readme_table_matches_corpus():
+    from pathlib import Path
+    readme = (Path(__file__).parent.parent / "README.md").read_text()
+    assert realworld.table() in readme
