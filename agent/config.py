@@ -16,7 +16,7 @@ from .kube.settings import parse as kube_settings
 from .policy import validate as validate_policy
 from .samples import validate_rules
 
-NESTED = ("kubernetes", "sample_ignore", "xid_policy")
+NESTED = ("kubernetes", "sample_ignore", "xid_policy", "checks")
 ENV_PREFIX = "GPU_NPD_"
 NESTED_SEP = "__"  # GPU_NPD_KUBERNETES__HEARTBEAT_SECONDS=60 sets kubernetes.heartbeat_seconds
 # GPU_NPD_* variables that are not configuration keys (read elsewhere); any other unknown one is an error.
@@ -73,6 +73,7 @@ class Config:
     xid_policy: dict[str, Any]
     xid_reboot_escalation: int
     unused_port_boot_seconds: float
+    checks: dict[str, Any]
     conditions: dict[str, dict[str, str]]
     condition_rules: list[dict[str, Any]] = field(default_factory=list)
     sample_rules: list[dict[str, Any]] = field(default_factory=list)
@@ -209,6 +210,18 @@ def _validate(cfg: Config) -> None:
             raise ConfigError(f"{where}.clear: expected one of {', '.join(CLEAR_MODES)}, got {rule.get('clear')!r}")
 
 
+def _with_check_conditions(values: dict[str, Any]) -> dict[str, dict[str, str]]:
+    """The conditions that enabled checks raise join the configured ones (a configured one wins)."""
+    from .checks.npd import ConfigError as PluginConfigError  # noqa: PLC0415
+    from .checks.settings import conditions, plugin_configs  # noqa: PLC0415
+
+    try:
+        found = conditions(plugin_configs(values["checks"], values["sysfs_root"], values["nvml"]))
+    except PluginConfigError as exc:
+        raise ConfigError(f"checks: {exc}") from None
+    return {**found, **values["conditions"]}
+
+
 def _apply_env(merged: dict[str, Any], env: Mapping[str, str], known: Mapping[str, Any]) -> dict[str, str]:
     """GPU_NPD_<KEY> sets a key, GPU_NPD_<BLOCK>__<KEY> a key inside a block (its value read as YAML, so
     numbers, booleans and lists work); an unknown variable is an error naming it, not silently ignored.
@@ -271,6 +284,7 @@ def load(file: str | None = None, env: Mapping[str, str] | None = None,
         values = {key: _coerce(key, merged.get(key), types[key]) for key in known}
         if not values["node_name"]:
             values["node_name"] = (env if env is not None else os.environ).get("NODE_NAME") or socket.gethostname()
+        values["conditions"] = _with_check_conditions(values)
         cfg = Config(**values)
         _validate(cfg)
     except ConfigError as exc:  # name the environment variable when the bad value came from one

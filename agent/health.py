@@ -172,8 +172,8 @@ class HealthEngine:
                 if p is not None:
                     p.last_seen, p.message, p.severity, p.action = now, v.message, v.severity, v.action
                     continue
-                if v.condition not in self.conditions:
-                    continue
+                if v.condition and v.condition not in self.conditions:
+                    continue  # an empty condition: a problem that is an Event only (an NPD temporary rule)
                 if len(self.problems) >= self.cfg.max_problems:
                     self._evict()
                 p = Problem(pid, subject, "telemetry", v.condition, v.reason, v.severity, v.attribution, v.action,

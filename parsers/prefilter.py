@@ -63,7 +63,11 @@ class Prefilter:
                     flags = [base | (module.HS_FLAG_CASELESS if caseless else 0) for _, caseless in patterns]
                 else:
                     exprs, flags = [re.escape(k).encode() for k in self.keywords], [0] * len(self.keywords)
-                self._db = _hyperscan_db(module, exprs, flags)
+                try:
+                    self._db = _hyperscan_db(module, exprs, flags)
+                except module.error:  # a row hyperscan cannot take even in prefilter mode: keywords, as before
+                    self._db = _hyperscan_db(module, [re.escape(k).encode() for k in self.keywords],
+                                             [0] * len(self.keywords))
             else:
                 self._bytes = module.compile(alternation.encode())
             return

@@ -9,7 +9,7 @@ Scenario (YAML or dict)::
       - uuid: GPU-...
         pci_bus_id: "00000000:18:00.0"
         model: NVIDIA H100 80GB HBM3
-        values: {ecc_uncorrected_volatile: 0, temperature_gpu: 41, ...}   # fields of nvml.GROUPS
+        values: {ecc_uncorrected_volatile: 0, temperature_gpu: 41, ...}   # fields of nvml.GROUPS / CHECK_GROUPS
         nvlinks: 18                  # or a list of per-link dicts of nvml.NVLINK_FIELDS
     timeline:                        # applied when the fake's clock passes `at` (seconds after start)
       - {at: 20, gpu: 3, set: {ecc_uncorrected_volatile: 2}}
@@ -33,7 +33,7 @@ from typing import Any, Callable
 
 import yaml
 
-from .nvml import GROUPS, NVLINK_FIELDS, Identity, NvmlError
+from .nvml import CHECK_GROUPS, GROUPS, NVLINK_FIELDS, Identity, NvmlError
 
 HEALTHY_VALUES: dict[str, float] = {
     "ecc_corrected_volatile": 0, "ecc_uncorrected_volatile": 0, "ecc_corrected_aggregate": 0,
@@ -42,6 +42,9 @@ HEALTHY_VALUES: dict[str, float] = {
     "temperature_gpu": 38, "temperature_memory": 45, "clocks_event_mask": 1, "power_watts": 72.5,
     "pcie_replay": 0, "pcie_link_gen": 5, "pcie_link_gen_max": 5, "pcie_link_width": 16, "pcie_link_width_max": 16,
     "recovery_action": 0,
+    # CHECK_GROUPS (read by the active checks only)
+    "persistence_mode": 1, "ecc_mode_current": 1, "ecc_mode_pending": 1, "clock_sm_max": 1980,
+    "clock_mem_max": 2619, "compute_processes": 0,
 }
 HEALTHY_LINK = {"state": 1, "crc_flit": 0, "crc_data": 0, "replay": 0, "recovery": 0}
 
@@ -155,7 +158,7 @@ class FakeNvml:
 
     def read(self, index: int, group: str) -> dict[str, float]:
         values = self._check(index)["values"]
-        fields = GROUPS[group]
+        fields = GROUPS[group] if group in GROUPS else CHECK_GROUPS[group]
         present = [f for f in fields if f in values]
         if not present:
             raise NvmlError("NOT_SUPPORTED")

@@ -23,6 +23,11 @@ GROUPS: dict[str, tuple[str, ...]] = {
     "pcie": ("pcie_replay", "pcie_link_gen", "pcie_link_gen_max", "pcie_link_width", "pcie_link_width_max"),
     "recovery": ("recovery_action",),
 }
+# Read only by the active checks (agent/checks), never by the poller: settings and who uses the GPU.
+CHECK_GROUPS: dict[str, tuple[str, ...]] = {
+    "settings": ("persistence_mode", "ecc_mode_current", "ecc_mode_pending", "clock_sm_max", "clock_mem_max"),
+    "processes": ("compute_processes",),
+}
 NVLINK_FIELDS = ("state", "crc_flit", "crc_data", "replay", "recovery")
 ERRORS = ("NOT_SUPPORTED", "GPU_IS_LOST", "UNKNOWN", "DRIVER_NOT_LOADED", "LIBRARY_NOT_FOUND", "NO_PERMISSION",
           "TIMEOUT", "INVALID_ARGUMENT", "FUNCTION_NOT_FOUND", "UNINITIALIZED", "NOT_FOUND", "RESET_REQUIRED")
@@ -139,6 +144,14 @@ class PynvmlBackend:
             if value is None:
                 raise NvmlError("NOT_SUPPORTED", "recovery action field")
             return {"recovery_action": value}
+        if group == "settings":
+            current, pending = c(n.nvmlDeviceGetEccMode, h)
+            return {"persistence_mode": int(c(n.nvmlDeviceGetPersistenceMode, h)),
+                    "ecc_mode_current": int(current), "ecc_mode_pending": int(pending),
+                    "clock_sm_max": c(n.nvmlDeviceGetMaxClockInfo, h, n.NVML_CLOCK_SM),
+                    "clock_mem_max": c(n.nvmlDeviceGetMaxClockInfo, h, n.NVML_CLOCK_MEM)}
+        if group == "processes":
+            return {"compute_processes": len(c(n.nvmlDeviceGetComputeRunningProcesses, h))}
         raise NvmlError("INVALID_ARGUMENT", f"unknown group {group}")
 
     def nvlink(self, index: int, link: int) -> dict[str, float]:

@@ -1,0 +1,1 @@
+"""Active checks: node-problem-detector custom plugins run unchanged, and the built-in checks."""

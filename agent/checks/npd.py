@@ -1,0 +1,205 @@
+"""node-problem-detector custom-plugin monitors, run unchanged.
+
+The config is NPD's own JSON (`plugin: custom`, `pluginConfig`, `conditions`, `rules`) and the protocol
+is NPD's: a rule's program exits 0 (OK), 1 (NonOK) or anything else (Unknown); its trimmed stdout,
+cut at `max_output_length`, is the message.  Defaults and the per-rule timeout (used only when shorter
+than the global one) follow NPD's pkg/custompluginmonitor.
+
+Beyond NPD: a program is started in its own session and a timeout kills the whole process group; what
+is read from it is capped; a program that cannot start, hangs, is killed by a signal or prints bytes
+that are not text is Unknown with the reason in the message -- never OK, never an exception.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+OK, NONOK, UNKNOWN = "OK", "NonOK", "Unknown"
+STATUS_BY_EXIT = {0: OK, 1: NONOK}  # every other exit status is Unknown (NPD plugin.go)
+
+# NPD's defaults (pkg/custompluginmonitor/types/config.go)
+DEFAULTS = {"invoke_interval": "30s", "timeout": "5s", "max_output_length": 80, "concurrency": 3}
+READ_CAP = 4096  # bytes read from a program's stdout (NPD: maxCustomPluginBufferBytes)
+
+_DURATION = re.compile(r"(\d+(?:\.\d+)?)(ns|us|µs|ms|s|m|h)")
+_UNIT = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0}
+
+
+class ConfigError(ValueError):
+    """A plugin config that NPD would refuse; the message is one line."""
+
+
+def parse_duration(text: str) -> float:
+    """A Go duration string ("30s", "1m30s", "500ms") in seconds."""
+    s = str(text).strip()
+    parts = _DURATION.findall(s)
+    if not s or "".join(n + u for n, u in parts) != s:
+        raise ConfigError(f"not a duration: {text!r}")
+    return sum(float(n) * _UNIT[u] for n, u in parts)
+
+
+@dataclass(frozen=True)
+class Rule:
+    type: str  # "temporary" (an Event) | "permanent" (a condition)
+    reason: str
+    path: str
+    args: tuple[str, ...] = ()
+    condition: str = ""
+    timeout: float | None = None
+
+
+@dataclass(frozen=True)
+class PluginConfig:
+    source: str
+    invoke_interval: float
+    timeout: float
+    max_output_length: int
+    concurrency: int
+    conditions: dict[str, dict[str, str]]  # type -> {"reason", "message"} (the healthy default)
+    rules: tuple[Rule, ...]
+    base_dir: Path = Path(".")  # relative rule paths resolve here (NPD: its working directory)
+    gpu_load: bool = False  # ours: rules load GPUs (run only while no compute process is on a GPU)
+
+
+@dataclass(frozen=True)
+class Result:
+    rule: Rule
+    status: str  # OK | NonOK | Unknown | Skipped
+    message: str
+    duration: float = 0.0
+
+
+def load_config(path: str | Path, base_dir: str | Path | None = None) -> PluginConfig:
+    p = Path(path)
+    try:
+        raw = json.loads(p.read_text())
+    except (OSError, ValueError) as e:
+        raise ConfigError(f"{p}: {e}") from None
+    return parse_config(raw, base_dir=Path(base_dir) if base_dir is not None else Path.cwd(), name=str(p))
+
+
+def parse_config(raw: Any, base_dir: Path = Path("."), name: str = "plugin config") -> PluginConfig:
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{name}: not a JSON object")
+    if raw.get("plugin") != "custom":
+        raise ConfigError(f"{name}: plugin is {raw.get('plugin')!r}, only 'custom' is supported")
+    pc = {**DEFAULTS, **(raw.get("pluginConfig") or {})}
+    try:
+        interval, timeout = parse_duration(pc["invoke_interval"]), parse_duration(pc["timeout"])
+        max_out, conc = int(pc["max_output_length"]), int(pc["concurrency"])
+    except (TypeError, ValueError) as e:
+        raise ConfigError(f"{name}: pluginConfig: {e}") from None
+    if interval <= 0 or timeout <= 0 or max_out <= 0 or conc <= 0:
+        raise ConfigError(f"{name}: pluginConfig values must be positive")
+    conditions = {}
+    for c in raw.get("conditions") or []:
+        if not isinstance(c, dict) or not c.get("type"):
+            raise ConfigError(f"{name}: a condition without a type")
+        conditions[c["type"]] = {"reason": c.get("reason", ""), "message": c.get("message", "")}
+    rules = []
+    for i, r in enumerate(raw.get("rules") or []):
+        if not isinstance(r, dict):
+            raise ConfigError(f"{name}: rule {i} is not an object")
+        kind = r.get("type")
+        if kind not in ("temporary", "permanent"):
+            raise ConfigError(f"{name}: rule {i}: type {kind!r} is neither temporary nor permanent")
+        if not r.get("path") or not r.get("reason"):
+            raise ConfigError(f"{name}: rule {i}: path and reason are required")
+        cond = r.get("condition", "")
+        if kind == "permanent" and cond not in conditions:
+            raise ConfigError(f"{name}: rule {i}: permanent problem {cond!r} has no preset default condition")
+        rules.append(Rule(kind, r["reason"], r["path"], tuple(str(a) for a in r.get("args") or ()), cond,
+                          parse_duration(r["timeout"]) if r.get("timeout") else None))
+    return PluginConfig(raw.get("source") or "custom-plugin-monitor", interval, timeout, max_out, conc,
+                        conditions, tuple(rules), base_dir, bool(raw.get("gpuLoad", False)))
+
+
+def _kill_group(proc: subprocess.Popen) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _read_capped(stream, cap: int, out: list[bytes]) -> None:
+    """Keep the first `cap` bytes, drain the rest (a chatty program must not block on a full pipe)."""
+    kept = 0
+    while True:
+        chunk = stream.read(65536)
+        if not chunk:
+            return
+        if kept < cap:
+            out.append(chunk[: cap - kept])
+            kept += len(out[-1])
+
+
+def run_rule(rule: Rule, cfg: PluginConfig, env: dict[str, str] | None = None) -> Result:
+    timeout = rule.timeout if rule.timeout is not None and rule.timeout < cfg.timeout else cfg.timeout
+    path = rule.path if os.path.isabs(rule.path) else str(cfg.base_dir / rule.path)
+    start = time.monotonic()
+
+    def done(status: str, message: str) -> Result:
+        return Result(rule, status, message[: cfg.max_output_length], time.monotonic() - start)
+
+    try:
+        proc = subprocess.Popen([path, *rule.args], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                stderr=subprocess.DEVNULL, cwd=cfg.base_dir, env=env, start_new_session=True)
+    except OSError as e:
+        return done(UNKNOWN, f"cannot start {rule.path}: {e.strerror or e}")
+    chunks: list[bytes] = []
+    reader = threading.Thread(target=_read_capped, args=(proc.stdout, READ_CAP, chunks), daemon=True)
+    reader.start()
+    timed_out = False
+    try:
+        proc.wait(timeout)
+    except subprocess.TimeoutExpired:
+        timed_out = True
+        _kill_group(proc)
+        proc.wait()
+    # a grandchild that kept stdout open would keep the reader going: the group is gone after a timeout;
+    # otherwise give the reader a moment and then kill what is left of the group
+    reader.join(1.0)
+    if reader.is_alive():
+        _kill_group(proc)
+        reader.join(1.0)
+    proc.stdout.close()
+    raw = b"".join(chunks)
+    try:
+        output = raw.decode("utf-8").strip()
+        garbage = any(ord(ch) < 32 and ch not in "\t\n\r" for ch in output)
+    except UnicodeDecodeError:
+        output, garbage = raw.decode("utf-8", "replace").strip(), True
+    if timed_out:
+        return done(UNKNOWN, f"Timeout when running plugin {rule.path!r} after {timeout:g}s. output - {output!r}")
+    if proc.returncode < 0:
+        return done(UNKNOWN, f"plugin {rule.path!r} killed by signal {-proc.returncode}. output - {output!r}")
+    if garbage:
+        return done(UNKNOWN, f"plugin {rule.path!r} printed non-text output (exit {proc.returncode})")
+    return done(STATUS_BY_EXIT.get(proc.returncode, UNKNOWN), output)
+
+
+def run_rules(cfg: PluginConfig, skip: Callable[[Rule], str | None] = lambda r: None,
+              env: dict[str, str] | None = None) -> list[Result]:
+    """One invocation of every rule, at most `concurrency` at a time; results in rule order.
+
+    `skip(rule)` returns a reason to skip a rule (the GPU is busy) or None."""
+    def one(rule: Rule) -> Result:
+        why = skip(rule)
+        if why:
+            return Result(rule, "Skipped", f"Skipped({why})")
+        try:
+            return run_rule(rule, cfg, env)
+        except Exception as e:  # noqa: BLE001 - a check never takes the agent down
+            return Result(rule, UNKNOWN, f"check runner error: {type(e).__name__}: {e}"[: cfg.max_output_length])
+    with ThreadPoolExecutor(max_workers=cfg.concurrency, thread_name_prefix="check") as pool:
+        return list(pool.map(one, cfg.rules))

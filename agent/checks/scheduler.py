@@ -1,0 +1,80 @@
+"""Runs each plugin config every `invoke_interval` (first at start) on one thread and hands the results on.
+
+A config that loads GPUs runs only while no compute process is on any GPU (NVML); otherwise each of its
+rules is `Skipped(busy)` (or `Skipped(nvml: ...)` when NVML cannot say), and what stood stands.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from dataclasses import dataclass
+from typing import Callable
+
+from ..gpu.nvml import Nvml, NvmlError
+from .npd import PluginConfig, Result, run_rules
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class CheckBatch:
+    """One invocation of one plugin config (what the agent's queue carries)."""
+    cfg: PluginConfig
+    results: list[Result]
+
+
+def gpu_busy(nvml: Nvml | None, deadline: float = 5.0) -> str | None:
+    """Why GPU-loading checks must not run now, or None when every GPU is free of compute processes.
+    NVML is asked on a helper thread: a hung NVML says 'busy', never blocks the checks."""
+    if nvml is None:
+        return None
+    answer: list[str | None] = []
+
+    def ask() -> None:
+        try:
+            nvml.init()
+            for i in range(nvml.count()):
+                if nvml.read(i, "processes").get("compute_processes", 0) > 0:
+                    answer.append("busy")  # the protocol word: Skipped(busy)
+                    return
+            answer.append(None)
+        except NvmlError as e:
+            answer.append(f"nvml: {e.code}")
+
+    t = threading.Thread(target=ask, name="check-gpu-busy", daemon=True)
+    t.start()
+    t.join(deadline)
+    return answer[0] if answer else "nvml: no answer"
+
+
+class CheckScheduler:
+    def __init__(self, configs: list[PluginConfig], emit: Callable[[CheckBatch], None],
+                 busy: Callable[[], str | None] = lambda: None, clock: Callable[[], float] = time.monotonic):
+        self.configs = configs
+        self.emit = emit
+        self.busy = busy
+        self.clock = clock
+        self.due = [0.0 for _ in configs]
+
+    def run_due(self) -> float:
+        """Run every config that is due; returns seconds until the next is."""
+        now = self.clock()
+        for i, cfg in enumerate(self.configs):
+            if self.due[i] > now:
+                continue
+            why = self.busy() if cfg.gpu_load else None
+            results = run_rules(cfg, skip=lambda rule, why=why: why)
+            self.due[i] = self.clock() + cfg.invoke_interval
+            self.emit(CheckBatch(cfg, results))
+        return max(0.0, min(self.due, default=3600.0) - self.clock())
+
+    def run(self, stop: threading.Event) -> None:
+        while not stop.is_set():
+            try:
+                wait = self.run_due()
+            except Exception:  # noqa: BLE001 - a check never takes the agent down
+                log.exception("check scheduler")
+                wait = 60.0
+            stop.wait(min(wait, 60.0))

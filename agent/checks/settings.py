@@ -1,0 +1,88 @@
+"""The `checks` config block -> plugin configs to run, and the conditions they may raise.
+
+The built-in checks become NPD plugin configs like any other: one permanent rule each, whose program is
+`python -m agent.checks.builtin <check>` with the expected values as arguments.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import shutil
+import sys
+from pathlib import Path
+from typing import Any
+
+from .builtin import GPU_LOAD
+from .npd import ConfigError, PluginConfig, load_config, parse_config
+
+BUILTIN_KEYS = ("enabled", "interval", "timeout", "condition")
+# built-in check -> its argument keys (config key -> flag); a key set to False/None leaves the flag out
+BUILTIN_ARGS: dict[str, tuple[str, ...]] = {
+    "nvml": ("persistence", "ecc", "min_sm_clock", "min_pcie_gen", "pcie_width_max"),
+    "ib": ("min_rate_gbps",),
+    "dcgm": ("level",),
+    "gpu": ("seconds", "min_bandwidth_gbps"),
+}
+# check -> (default condition, reason while it fails)
+RAISES = {"nvml": ("GPUConfigMismatch", "GPUSettingsUnexpected"), "ib": ("InfiniBandCheckFailed", "IBPortCheckFailed"),
+          "dcgm": ("DCGMDiagFailed", "DCGMDiagFailed"), "gpu": ("GPUComputeCheckFailed", "GPUComputeCheckFailed")}
+
+
+def _available(name: str) -> bool:
+    if name == "dcgm":
+        return shutil.which("dcgmi") is not None
+    if name == "gpu":
+        return any(importlib.util.find_spec(m) is not None for m in ("torch", "cupy"))
+    return True
+
+
+def builtin_config(name: str, spec: dict[str, Any], sysfs_root: str = "/", nvml: str = "auto") -> PluginConfig:
+    unknown = set(spec) - set(BUILTIN_KEYS) - set(BUILTIN_ARGS[name])
+    if unknown:
+        raise ConfigError(f"checks.builtin.{name}: unknown key {sorted(unknown)[0]!r}")
+    args = ["-m", "agent.checks.builtin", name]
+    for key in BUILTIN_ARGS[name]:
+        value = spec.get(key)
+        if value is True:
+            args.append("--" + key.replace("_", "-"))
+        elif value is not None and value is not False:
+            args += ["--" + key.replace("_", "-"), str(value)]
+    if name == "ib":
+        args += ["--root", sysfs_root]
+    if name == "nvml":
+        args += ["--nvml", nvml]
+    if name == "dcgm":  # dcgmi's own limit: a little inside the rule's, so that its answer gets through
+        from .npd import parse_duration  # noqa: PLC0415
+        args += ["--timeout", str(max(1.0, parse_duration(spec.get("timeout", "10m")) - 5))]
+    condition, reason = spec.get("condition") or RAISES[name][0], RAISES[name][1]
+    raw = {"plugin": "custom", "source": f"builtin-{name}",
+           "pluginConfig": {"invoke_interval": spec.get("interval", "5m"), "timeout": spec.get("timeout", "30s"),
+                            "max_output_length": 400, "concurrency": 1},
+           "conditions": [{"type": condition, "reason": f"{condition}Passed", "message": f"the {name} check passes"}],
+           "rules": [{"type": "permanent", "condition": condition, "reason": reason, "path": sys.executable,
+                      "args": args}],
+           "gpuLoad": name in GPU_LOAD}
+    return parse_config(raw, Path("/"), f"checks.builtin.{name}")
+
+
+def plugin_configs(checks: dict[str, Any], sysfs_root: str = "/", nvml: str = "auto") -> list[PluginConfig]:
+    """Every plugin config the block enables (built-ins only where their tool is present)."""
+    if not checks.get("enabled"):
+        return []
+    out = []
+    base = Path(checks.get("plugin_base_dir") or "/")
+    for path in checks.get("plugin_configs") or []:
+        out.append(load_config(path, base))
+    builtin = checks.get("builtin") or {}
+    for name, spec in builtin.items():
+        if name not in BUILTIN_ARGS:
+            raise ConfigError(f"checks.builtin.{name}: unknown check (known: {', '.join(BUILTIN_ARGS)})")
+        if isinstance(spec, dict) and spec.get("enabled") and _available(name):
+            out.append(builtin_config(name, spec, sysfs_root, nvml))
+    return out
+
+
+def conditions(configs: list[PluginConfig]) -> dict[str, dict[str, str]]:
+    """The node conditions the configs' permanent rules raise, with their healthy reason and message."""
+    return {name: {"ok_reason": spec["reason"] or f"No{name}", "ok_message": spec["message"] or f"no {name}"}
+            for cfg in configs for name, spec in cfg.conditions.items()}

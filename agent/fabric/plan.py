@@ -1,0 +1,102 @@
+"""The two-round fabric check as pure functions: who is tested with whom, and who is to blame.
+
+Round 1 splits the nodes into groups of `size` (1, 2, 4 or 8 nodes; a remainder too small to be a group
+joins the last one) and runs one all-reduce per group.  A group whose bus bandwidth is below the floor is a
+suspect; every member of a passing group is known good.
+
+Round 2 tests each suspect node with known-good partners (size - 1 of them, fewer when not that many are
+known).  Its test passing clears it, failing names it.  When no node is known good (every round-1 group
+failed) suspects are tested with each other in pairs: a passing pair clears both; a node is named only
+when it failed with a partner that some other test cleared.  What can be neither cleared nor named is
+inconclusive: the check never blames a node it could not single out.
+
+`size == 1` runs each node on its own (its GPUs' NVLink/PCIe, no fabric): there is no round 2, a failing
+node is named directly.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from itertools import combinations
+
+Group = tuple[str, ...]
+SIZES = (1, 2, 4, 8)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    blamed: tuple[str, ...]  # nodes singled out as bad
+    good: tuple[str, ...]  # nodes cleared by a passing test
+    inconclusive: tuple[str, ...]  # suspects neither cleared nor singled out
+    evidence: dict[str, tuple[Group, float]] = field(default_factory=dict)  # blamed node -> its failing test
+
+
+def round1(nodes: list[str], size: int) -> list[Group]:
+    if size not in SIZES:
+        raise ValueError(f"group size {size}: expected one of {', '.join(map(str, SIZES))}")
+    ordered = sorted(set(nodes))
+    if size == 1:
+        return [(n,) for n in ordered]
+    if len(ordered) < 2:
+        return []
+    groups = [tuple(ordered[i:i + size]) for i in range(0, len(ordered), size)]
+    if len(groups) > 1 and len(groups[-1]) < max(2, size // 2):
+        last = groups.pop()
+        groups[-1] += last
+    return groups
+
+
+def split(results: dict[Group, float], floor: float) -> tuple[set[str], set[str]]:
+    """(known good nodes, suspect nodes) from one round's results."""
+    good = {n for g, bw in results.items() if bw >= floor for n in g}
+    suspects = {n for g, bw in results.items() if bw < floor for n in g} - good
+    return good, suspects
+
+
+def round2(r1: dict[Group, float], floor: float, size: int) -> list[Group]:
+    """The tests that single out bad nodes among round 1's suspects."""
+    if size == 1:
+        return []
+    good, suspects = split(r1, floor)
+    partners = sorted(good)
+    if partners:
+        k = min(size - 1, len(partners))
+        # rotate through the good nodes so no single partner carries every test
+        return [(s, *[partners[(i * k + j) % len(partners)] for j in range(k)])
+                for i, s in enumerate(sorted(suspects))]
+    return [tuple(p) for p in combinations(sorted(suspects), 2)]
+
+
+def blame(r1: dict[Group, float], r2: dict[Group, float], floor: float, size: int) -> Verdict:
+    nodes = {n for g in r1 for n in g}
+    if size == 1:
+        bad = sorted(g[0] for g, bw in r1.items() if bw < floor)
+        return Verdict(tuple(bad), tuple(sorted(nodes - set(bad))), (),
+                       {g[0]: (g, bw) for g, bw in r1.items() if bw < floor})
+    good, suspects = split(r1, floor)
+    g2, _ = split(r2, floor)
+    good |= g2
+    blamed: dict[str, tuple[Group, float]] = {}
+    for g, bw in sorted(r2.items()):
+        if bw >= floor:
+            continue
+        others = [n for n in g if n not in good]
+        # a failing test whose every other member is known good names its one remaining member
+        if len(others) == 1 and others[0] in suspects:
+            blamed.setdefault(others[0], (g, bw))
+    inconclusive = suspects - good - set(blamed)
+    return Verdict(tuple(sorted(blamed)), tuple(sorted(good)), tuple(sorted(inconclusive)), blamed)
+
+
+def waves(tests: list[Group]) -> list[list[Group]]:
+    """Tests in waves in which no node is in two tests at once (a node's GPUs run one test at a time)."""
+    out: list[tuple[set[str], list[Group]]] = []
+    for t in tests:
+        for busy, wave in out:
+            if busy.isdisjoint(t):
+                busy.update(t)
+                wave.append(t)
+                break
+        else:
+            out.append((set(t), [t]))
+    return [wave for _, wave in out]
