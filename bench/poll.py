@@ -41,11 +41,11 @@ def main() -> None:
         cfg = load(env={}, flags={"kmsg": "", "journald": False, "state_dir": str(t / "state"),
                                   "fallback_log_files": [], "nvml": f"fake:{scen}", "sysfs_root": str(copy_sysfs(t))})
         agent = Agent(cfg, out=io.StringIO())
-        agent._process(agent.poller.poll_once())  # warm: init, NVLink probe, device scan
+        agent.pipeline.process(agent.poller.poll_once())  # warm: init, NVLink probe, device scan
         per_cycle = []
         for _ in range(args.cycles):
             c0 = time.process_time()
-            agent._process(agent.poller.poll_once())
+            agent.pipeline.process(agent.poller.poll_once())
             per_cycle.append(time.process_time() - c0)
         batch = agent.poller.poll_once()
         readings = len(batch.readings)

@@ -36,7 +36,7 @@ class Failing(Source):
 def test_failing_source_is_down_restarted_and_fails_healthz(tmp_path: Path):
     agent = make_agent(tmp_path)
     src = Failing()
-    t = threading.Thread(target=agent._supervise, args=(src,), daemon=True)
+    t = threading.Thread(target=agent.supervisor.supervise, args=(src,), daemon=True)
     t.start()
     time.sleep(1.6)  # first retry after ~1 s
     agent.stop.set()
@@ -52,10 +52,10 @@ def test_shedding_drops_duplicates_only(tmp_path: Path):
     agent = make_agent(tmp_path, shed_rss_mb=1)  # any real process is over 1 MiB: shedding starts
     agent.start(serve_http=False)
     agent._tick()
-    assert agent._shedding
+    assert agent.selfwatch.under_pressure
     batch = [Record("kmsg", f"6,{i},{i},-;same storm line") for i in range(1, 1001)]
     batch.append(Record("kmsg", f"3,2000,2000,-;{XID79}"))
-    agent._process(batch)
+    agent.pipeline.process(batch)
     assert agent.metrics.registry.get_sample_value("gpu_npd_shed_records_total") == 999
     assert agent.engine.conditions["GPUUnhealthy"].status  # the distinct record still counted
 
@@ -63,7 +63,7 @@ def test_shedding_drops_duplicates_only(tmp_path: Path):
 def test_new_boot_clears_kernel_problems_at_start(tmp_path: Path):
     first = make_agent(tmp_path)
     first.start(serve_http=False)
-    first._process([Record("kmsg", f"3,1,1,-;{XID79}")])
+    first.pipeline.process([Record("kmsg", f"3,1,1,-;{XID79}")])
     first.save()
     state = json.loads((tmp_path / "state.json").read_text())
     assert state["problems"] and state["conditions"]["GPUUnhealthy"]["status"]
@@ -117,12 +117,12 @@ def test_a_bug_on_one_batch_is_logged_counted_and_survived(tmp_path: Path, caplo
         raise KeyError("boom")
     real = agent.engine.observe
     agent.engine.observe = broken
-    agent._emit([Record("kmsg", f"3,1,1000,-;{XID79}")])
+    agent.intake.emit([Record("kmsg", f"3,1,1000,-;{XID79}")])
     agent.step(timeout=0.1)
     assert calls and agent.metrics.registry.get_sample_value("gpu_npd_internal_errors_total") == 1
     assert "internal error" in caplog.text
     agent.engine.observe = real
-    agent._emit([Record("kmsg", f"3,2,2000,-;{XID79}")])
+    agent.intake.emit([Record("kmsg", f"3,2,2000,-;{XID79}")])
     agent.step(timeout=0.1)
     assert agent.engine.conditions["GPUUnhealthy"].status  # the next input is handled as usual
 
@@ -139,7 +139,7 @@ def test_xid_label_cardinality_is_capped_and_nothing_is_lost(tmp_path: Path):
     agent = Agent(cfg, out=io.StringIO())
     for i in range(2000):
         f = parse_line(f"NVRM: Xid (PCI:{i // 256:04x}:{i % 256:02x}:00): 13, pid=1, name=x, Graphics Exception")
-        agent._observe(f, "kmsg")
+        agent.pipeline.observe(f, "kmsg")
     body = generate_latest(agent.metrics.registry).decode()
     series = [line for line in body.splitlines() if line.startswith("gpu_npd_xid_errors_total{")]
     assert len(series) == 101  # 100 distinct + other
@@ -151,7 +151,7 @@ def test_intake_lag_is_measured_exported_and_degrades_health(tmp_path: Path):
     from agent.sources import Record
 
     agent = make_agent(tmp_path)  # not started: no source or poller thread queues anything else
-    agent.queue.put((time.monotonic() - 120, [Record("kmsg", "6,1,1,-;a record that waited two minutes")]))
+    agent.intake.queue.put((time.monotonic() - 120, [Record("kmsg", "6,1,1,-;a record that waited two minutes")]))
     agent.step(timeout=0.01)
     ok, text = agent.health()
     assert not ok and "intake 120 s behind" in text

@@ -44,7 +44,7 @@ def make(tmp: Path, scenario: dict, sysfs: Path | None = None, **flags):
 
 
 def poll(agent: Agent) -> None:
-    agent._process(agent.poller.poll_once())
+    agent.pipeline.process(agent.poller.poll_once())
 
 
 def reasons(agent: Agent, condition: str | None = None) -> set[str]:
@@ -312,16 +312,16 @@ def test_kernel_xid_gets_gpu_index_and_uuid_and_nvml_event_is_not_double_counted
     from agent.sources import Record
     agent, _ = make(tmp_path, hgx_scenario())
     poll(agent)
-    agent._nvml_xid("0000:5d:00", 79)
-    agent._process(agent.queue.get_nowait()[1])
-    agent._process([Record("kmsg", "3,1,1000,-;NVRM: Xid (PCI:0000:5d:00): 79, pid='<unknown>', name=<unknown>, "
+    agent.intake.nvml_xid("0000:5d:00", 79)
+    agent.pipeline.process(agent.intake.queue.get_nowait()[1])
+    agent.pipeline.process([Record("kmsg", "3,1,1000,-;NVRM: Xid (PCI:0000:5d:00): 79, pid='<unknown>', name=<unknown>, "
                                    "GPU has fallen off the bus.")])
     lab = {"xid": "79", "pci_bus_id": "0000:5d:00", "gpu": "3", "uuid": "GPU-00000003-1111-2222-3333-444455550003"}
     assert metric(agent, "gpu_npd_xid_errors_total", **lab) == 1
     (p,) = [p for p in agent.engine.problems.values() if p.kind == "xid"]
     assert p.count == 1 and p.details["uuid"] == lab["uuid"] and p.details["gpu_index"] == 3
     assert "GPU-00000003" in p.message
-    agent._process([Record("kmsg", "3,2,5000,-;NVRM: Xid (PCI:0000:5d:00): 79, pid='<unknown>', name=<unknown>, "
+    agent.pipeline.process([Record("kmsg", "3,2,5000,-;NVRM: Xid (PCI:0000:5d:00): 79, pid='<unknown>', name=<unknown>, "
                                    "GPU has fallen off the bus.")])
     assert metric(agent, "gpu_npd_xid_errors_total", **lab) == 2  # a second kernel Xid is a second Xid
 

@@ -219,10 +219,10 @@ def make_agent(tmp_path: Path, pods: Path, **flags) -> Agent:
 
 def run_pods(agent: Agent) -> None:
     src = source(Path(agent.cfg.pod_logs_root))
-    agent.pod_source = src
+    agent.pods.pod_source = src
     src.discover()
     from agent.sources.podlogs import WorkloadFindings
-    agent._process(WorkloadFindings(src.poll()))
+    agent.pipeline.process(WorkloadFindings(src.poll()))
 
 
 def workload_lines(agent: Agent) -> list[dict]:
@@ -233,7 +233,7 @@ def workload_lines(agent: Agent) -> list[dict]:
 def test_workload_failure_after_an_xid_on_this_node_names_it(tmp_path, pods):
     agent = make_agent(tmp_path, pods)
     agent.engine.boot_time = None  # the fixture's 2024 lines belong to this boot
-    agent._process([Record("kern", "2024-07-25T06:36:02+0000 node-1 kernel: NVRM: Xid (PCI:0000:5d:00): 79, "
+    agent.pipeline.process([Record("kern", "2024-07-25T06:36:02+0000 node-1 kernel: NVRM: Xid (PCI:0000:5d:00): 79, "
                                    "pid='<unknown>', name=<unknown>, GPU has fallen off the bus.")])
     run_pods(agent)
     by_reason = {e["reason"]: e["message"] for e in workload_lines(agent)}
@@ -264,7 +264,7 @@ def test_application_xid_with_a_pid_becomes_an_event_on_its_pod(tmp_path, pods):
                                        "cri-containerd-" + "c" * 64 + ".scope\n")
     agent = make_agent(tmp_path, pods)
     run_pods(agent)
-    agent._process([Record("kmsg", "3,9,1000,-;NVRM: Xid (PCI:0000:18:00): 31, pid=5150, name=python3, Ch 00000008, "
+    agent.pipeline.process([Record("kmsg", "3,9,1000,-;NVRM: Xid (PCI:0000:18:00): 31, pid=5150, name=python3, Ch 00000008, "
                                    "intr 10000000. MMU Fault: ENGINE GRAPHICS GPCCLIENT_T1_0 faulted @ 0x7f_12345000. "
                                    "Fault is of type FAULT_PDE ACCESS_TYPE_VIRT_READ")])
     ev = next(e for e in workload_lines(agent) if e["reason"].startswith("Xid31"))
@@ -344,8 +344,8 @@ def test_an_xid_storm_from_one_process_reads_its_cgroup_once(tmp_path, pods):
     agent = make_agent(tmp_path, pods)
     run_pods(agent)
     line = "3,{n},1000,-;NVRM: Xid (PCI:0000:18:00): 31, pid=5150, name=python3, Ch 00000008, MMU Fault"
-    agent._process([Record("kmsg", line.format(n=n)) for n in range(500)])
-    assert agent._pids.reads == 1
+    agent.pipeline.process([Record("kmsg", line.format(n=n)) for n in range(500)])
+    assert agent.pods.pids.reads == 1
     assert sum(e["reason"] == "Xid31MMUFault" for e in workload_lines(agent)) == 500  # each one still said
 
 

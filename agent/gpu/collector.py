@@ -16,7 +16,7 @@ from typing import Any, Callable
 from parsers import normalize_pci
 
 from ..samples import Reading
-from .nvml import GROUPS, MAX_NVLINKS, Identity, Nvml, NvmlError
+from .interface import GROUPS, MAX_NVLINKS, Identity, Nvml, NvmlError
 
 log = logging.getLogger("gpu_npd.nvml")
 

@@ -33,7 +33,7 @@ from typing import Any, Callable
 
 import yaml
 
-from .nvml import CHECK_GROUPS, GROUPS, NVLINK_FIELDS, Identity, NvmlError
+from .interface import CHECK_GROUPS, GROUPS, NVLINK_FIELDS, Identity, NvmlError
 
 HEALTHY_VALUES: dict[str, float] = {
     "ecc_corrected_volatile": 0, "ecc_uncorrected_volatile": 0, "ecc_corrected_aggregate": 0,

@@ -1,64 +1,10 @@
-"""The one narrow interface to NVML, and its real implementation over `pynvml`.
-
-Everything above this module sees only `Nvml`: init/shutdown, the GPU count, each GPU's identity,
-`read(index, group)` returning raw NVML values by field name, and `wait_xid`.  Failures are
-`NvmlError` with NVML's own error name, whichever implementation raised them.
-"""
+"""NVML's real implementation over `pynvml` (the interface lives in `interface.py`), and backend selection."""
 
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass
-from typing import Protocol
 
-# What each read group returns: raw NVML values (masks stay masks, counters stay counters).
-GROUPS: dict[str, tuple[str, ...]] = {
-    "ecc": ("ecc_corrected_volatile", "ecc_uncorrected_volatile", "ecc_corrected_aggregate",
-            "ecc_uncorrected_aggregate"),
-    "retired_pages": ("retired_pages_sbe", "retired_pages_dbe", "retired_pages_pending"),
-    "remap": ("remap_correctable", "remap_uncorrectable", "remap_pending", "remap_failure"),
-    "temperature": ("temperature_gpu", "temperature_memory"),
-    "clocks": ("clocks_event_mask",),
-    "power": ("power_watts",),
-    "pcie": ("pcie_replay", "pcie_link_gen", "pcie_link_gen_max", "pcie_link_width", "pcie_link_width_max"),
-    "recovery": ("recovery_action",),
-}
-# Read only by the active checks (agent/checks), never by the poller: settings and who uses the GPU.
-CHECK_GROUPS: dict[str, tuple[str, ...]] = {
-    "settings": ("persistence_mode", "ecc_mode_current", "ecc_mode_pending", "clock_sm_max", "clock_mem_max"),
-    "processes": ("compute_processes",),
-}
-NVLINK_FIELDS = ("state", "crc_flit", "crc_data", "replay", "recovery")
-ERRORS = ("NOT_SUPPORTED", "GPU_IS_LOST", "UNKNOWN", "DRIVER_NOT_LOADED", "LIBRARY_NOT_FOUND", "NO_PERMISSION",
-          "TIMEOUT", "INVALID_ARGUMENT", "FUNCTION_NOT_FOUND", "UNINITIALIZED", "NOT_FOUND", "RESET_REQUIRED")
-MAX_NVLINKS = 18  # per GPU, probed once; links NVML says it does not support are skipped afterwards
-
-
-class NvmlError(Exception):
-    """An NVML call failed; `code` is NVML's error name without the NVML_ERROR_ prefix."""
-
-    def __init__(self, code: str, detail: str = ""):
-        super().__init__(f"NVML {code}{': ' + detail if detail else ''}")
-        self.code = code
-
-
-@dataclass(frozen=True)
-class Identity:
-    index: int
-    uuid: str
-    pci_bus_id: str  # as NVML writes it: 00000000:5D:00.0
-    model: str
-
-
-class Nvml(Protocol):
-    def init(self) -> None: ...
-    def shutdown(self) -> None: ...
-    def driver_version(self) -> str: ...
-    def count(self) -> int: ...
-    def identity(self, index: int) -> Identity: ...
-    def read(self, index: int, group: str) -> dict[str, float]: ...
-    def nvlink(self, index: int, link: int) -> dict[str, float]: ...
-    def wait_xid(self, timeout_ms: int) -> tuple[int, int] | None: ...  # (GPU index, Xid) or None
+from .interface import CHECK_GROUPS, ERRORS, GROUPS, MAX_NVLINKS, NVLINK_FIELDS, Identity, Nvml, NvmlError  # noqa: F401
 
 
 class PynvmlBackend:

@@ -5,12 +5,20 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from parsers.finding import SEVERITY_RANK
 
-if TYPE_CHECKING:
-    from ..health import Condition
+
+class Condition(Protocol):
+    """What is read of the health engine's conditions (kept a protocol: no import back into the engine)."""
+
+    type: str
+    status: bool
+    reason: str
+    message: str
+    severity: str
+    last_transition: float
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,112 @@
+"""Which log sources run, and keeping them running: restart with backoff, up/down status, their counters."""
+
+from __future__ import annotations
+
+import logging
+import os
+import random
+import threading
+from typing import Any, Callable
+
+from .config import Config
+from .metrics import Metrics
+from .sources import Source, SourceAbsent
+from .sources.journald import JournaldSource
+from .sources.kmsg import KmsgSource
+from .sources.logfile import LogFileSource
+
+log = logging.getLogger("gpu_npd")
+NO_KERNEL_LOG = "kernel-log"  # the source label reported down when no kernel log can be read at all
+
+
+def readable(path: str) -> bool:
+    """Can we really open it (dmesg_restrict makes /dev/kmsg refuse non-root at open, whatever its mode)?"""
+    try:
+        os.close(os.open(path, os.O_RDONLY | os.O_NONBLOCK))
+        return True
+    except OSError:
+        return False
+
+
+def select_sources(cfg: Config, state: dict[str, Any], boot_id: str) -> list[Source]:
+    """Defaults that just work: /dev/kmsg when readable, else log files, else journald."""
+    cursors = state.get("cursors", {})
+    sources: list[Source] = []
+    kmsg_ok = bool(cfg.kmsg) and readable(cfg.kmsg)
+    if kmsg_ok:
+        sources.append(KmsgSource(cfg.kmsg, boot_id, cursors.get("kmsg")))
+    elif cfg.kmsg:
+        log.warning("kmsg source %s is not readable; falling back", cfg.kmsg)
+    # the fallback follows the kernel's lines once: the first file of fallback_log_files that exists
+    # (kern.log before syslog / messages, which hold the same lines again)
+    fallback = next((p for p in cfg.fallback_log_files if os.path.exists(p)), None)
+    files = list(cfg.log_files) or ([] if kmsg_ok or fallback is None else [fallback])
+    if files:
+        sources.append(LogFileSource(files, cfg.state_dir, cursors.get("files")))
+    if cfg.journald or (cfg.journald is None and not sources):
+        sources.append(JournaldSource(cursors.get("journald")))
+    return sources
+
+
+class Supervisor:
+    """Runs each source on its own thread; a failing source is reported down and restarted with backoff."""
+
+    def __init__(self, metrics: Metrics, emit: Callable[[Any], None], stop: threading.Event):
+        self.metrics = metrics
+        self.emit = emit
+        self.stop = stop
+        self.sources: list[Source] = []
+        self.status: dict[str, str] = {}
+        self._counted: dict[tuple[str, str], int] = {}
+
+    def blind(self, kmsg: str) -> None:
+        """No kernel log at all: unhealthy, exported and alerted, not a quiet "ok"."""
+        log.error("no readable kernel log source (kmsg %r, log files, journald): kernel faults on this node "
+                  "go unseen; mount /dev/kmsg or /var/log into the pod and grant CAP_SYSLOG", kmsg)
+        self.status[NO_KERNEL_LOG] = "down"
+        self.metrics.source_up.labels(NO_KERNEL_LOG).set(0)
+
+    def start(self, sources: list[Source]) -> None:
+        self.sources = sources
+        for src in sources:
+            threading.Thread(target=self.supervise, args=(src,), name=f"source-{src.name}", daemon=True).start()
+
+    def supervise(self, src: Source) -> None:
+        backoff = 1.0
+        while not self.stop.is_set():
+            self.status[src.name] = "up"
+            self.metrics.source_up.labels(src.name).set(1)
+            try:
+                src.run(self.emit, self.stop)
+                if self.stop.is_set():
+                    return
+                raise RuntimeError("source ended")
+            except SourceAbsent as exc:
+                log.info("%s", exc)
+                self.status[src.name] = "absent"
+                self.metrics.source_up.remove(src.name)
+                return
+            except Exception as exc:  # noqa: BLE001 - any failure restarts the source
+                log.error("source %s failed: %s; restarting in %.0f s", src.name, exc, backoff)
+                self.status[src.name] = "down"
+                self.metrics.source_up.labels(src.name).set(0)
+                self.metrics.restarts.labels(src.name).inc()
+                self.stop.wait(backoff * random.uniform(0.8, 1.2))
+                backoff = min(backoff * 2, 30.0)
+
+    def collect_counters(self) -> None:
+        """Counters sources keep themselves (records: those that hand on findings) -> metrics."""
+        for src in self.sources:
+            counts = src.counters()
+            for key, metric in (("dropped", self.metrics.dropped), ("records", self.metrics.records),
+                                ("refused", self.metrics.refused)):
+                delta = counts.get(key, 0) - self._counted.get((src.name, key), 0)
+                if delta > 0:
+                    metric.labels(src.name).inc(delta)
+                    self._counted[(src.name, key)] = counts[key]
+
+    def problems(self) -> list[str]:
+        return [f"source {n} is down" for n, s in self.status.items() if s == "down"]
+
+    def summary(self) -> str:
+        return ", ".join(f"{n}={s}" for n, s in sorted(self.status.items())) or "no sources"
