@@ -112,7 +112,7 @@ def _run(tmp_path: Path, api, **kube) -> AgentProc:
 
 def test_process_fences_one_gpu_not_the_node(api, tmp_path: Path):
     _serve_dra(api)
-    api.add_node("gpu-node-1")
+    api.add_node("gpu-node-1", gpus=1)  # one GPU seen, one expected: no GPUCountMismatch on the node
     a = _run(tmp_path, api, max_tainted_fraction=0.5)
     a.write(f"3,1,1000,-;{XID79}\n")
     wait_until(lambda: "gpu-npd-gpu-node-1-gpu-0" in api.device_taint_rules, "DeviceTaintRule")
