@@ -97,7 +97,7 @@ class Agent:
         if api is None:
             return None
         return KubernetesSink(api, self.cfg.node_name, self.cfg.kube, self.cfg.mode, lambda: self.engine.conditions,
-                              self.metrics, self._on_node)
+                              self.metrics, self._on_node, problems=lambda: list(self.engine.problems.values()))
 
     def _on_node(self, node: dict) -> None:
         """First read of our Node: its nvidia.com/gpu capacity is the expected GPU count unless configured."""

@@ -60,7 +60,7 @@ class Metrics:
                               "node problem.", ["source", "kind"], registry=r)
         self.state_write_errors = Counter("gpu_npd_state_write_errors", "State writes that failed (read-only or "
                                           "full state directory): detection goes on from memory.", registry=r)
-        self.kube_writes = Counter("gpu_npd_kube_writes", "Kubernetes API writes, by kind (conditions, taints, events).",
+        self.kube_writes = Counter("gpu_npd_kube_writes", "Kubernetes API writes, by kind (conditions, taints, events, annotations, devicetaintrules).",
                                    ["kind"], registry=r)
         self.kube_errors = Counter("gpu_npd_kube_errors", "Kubernetes API failures, by HTTP status or "
                                    "connection/timeout/conflict.", ["kind"], registry=r)

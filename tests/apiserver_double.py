@@ -6,6 +6,10 @@ KMock parses the Kubernetes URLs, stores and serves Events (create, patch) and r
   merge of `status.conditions` by `type` (the content type is checked: a JSON merge patch would
   replace kubelet's conditions on a real server), PATCH of the node with `metadata.resourceVersion`
   checked (409 Conflict) and `spec.taints` replaced whole, as the real API server does.
+- DRA (resource.k8s.io, only where a test serves it: `dra_versions`): discovery of the group and its
+  versions, ResourceSlice LIST (fieldSelector spec.nodeName), DeviceTaintRule LIST (labelSelector),
+  CREATE (409 AlreadyExists on a taken name; 422 for an effect other than NoSchedule / NoExecute, as
+  the API's validation) and DELETE (404 when absent); cluster-scoped, as upstream.
 - Fault injection: latency, 429 with Retry-After, 5xx, dropped connections; and a hook that runs
   just before the next node PATCH (a concurrent writer).
 """
@@ -95,6 +99,8 @@ class _Emulator(kmock.KubernetesEmulator):
 
     async def _serve(self, request):  # noqa: C901 - one dispatcher for the node semantics
         d = self.double
+        if request.url.path.startswith("/apis/resource.k8s.io"):
+            return self._dra(request)
         ctype = request.headers.get("Content-Type", "")
         if request.method.value == "PATCH" and ctype == "application/json-patch+json" and not isinstance(request.data, list):
             return _status(400, "BadRequest", "json patch body must be a list of operations")
@@ -146,6 +152,55 @@ class _Emulator(kmock.KubernetesEmulator):
             d.bump(node)
             return aiohttp.web.json_response(node)
 
+    def _dra(self, request) -> aiohttp.web.Response:  # noqa: C901 - discovery and two resources
+        d = self.double
+        parts = request.url.path.strip("/").split("/")[2:]  # after apis/resource.k8s.io
+        method = request.method.value
+        with d.lock:
+            served = d.dra_versions or {}
+            if not served:
+                return _status(404, "NotFound", "the server could not find the requested resource")
+            if not parts:
+                vs = [{"groupVersion": f"resource.k8s.io/{v}", "version": v} for v in served]
+                return aiohttp.web.json_response({"kind": "APIGroup", "apiVersion": "v1", "name": "resource.k8s.io",
+                                                  "versions": vs, "preferredVersion": vs[0]})
+            version, rest = parts[0], parts[1:]
+            if version not in served or (rest and rest[0] not in served[version]):
+                return _status(404, "NotFound", "the server could not find the requested resource")
+            if not rest:
+                return aiohttp.web.json_response({"kind": "APIResourceList", "groupVersion": f"resource.k8s.io/{version}",
+                                                  "resources": [{"name": n, "namespaced": False, "kind": n}
+                                                                for n in served[version]]})
+            kind, name = rest[0], (rest[1] if len(rest) > 1 else None)
+            if kind == "resourceslices" and method == "GET":
+                node = request.params.get("fieldSelector", "").removeprefix("spec.nodeName=")
+                items = [sl for sl in d.resource_slices if not node or sl["spec"].get("nodeName") == node]
+                return aiohttp.web.json_response({"kind": "ResourceSliceList", "metadata": {}, "items": items})
+            if kind != "devicetaintrules":
+                return _status(405, "MethodNotAllowed", method)
+            if method == "GET" and name is None:
+                sel = request.params.get("labelSelector", "")
+                items = [r for _, r in sorted(d.device_taint_rules.items())
+                         if _selects(sel, r["metadata"].get("labels", {}))]
+                return aiohttp.web.json_response({"kind": "DeviceTaintRuleList", "metadata": {}, "items": items})
+            if method == "POST":
+                body = request.data or {}
+                name = body.get("metadata", {}).get("name", "")
+                if name in d.device_taint_rules:
+                    return _status(409, "AlreadyExists", f'devicetaintrules.resource.k8s.io "{name}" already exists')
+                effect = body.get("spec", {}).get("taint", {}).get("effect")
+                if effect not in ("NoSchedule", "NoExecute"):
+                    return _status(422, "Invalid", f"spec.taint.effect: Unsupported value: {effect!r}")
+                self.double.rv += 1
+                body["metadata"]["resourceVersion"] = str(self.double.rv)
+                d.device_taint_rules[name] = copy.deepcopy(body)
+                return aiohttp.web.json_response(body, status=201)
+            if method == "DELETE" and name is not None:
+                if d.device_taint_rules.pop(name, None) is None:
+                    return _status(404, "NotFound", f'devicetaintrules.resource.k8s.io "{name}" not found')
+                return aiohttp.web.json_response({"kind": "Status", "status": "Success"})
+            return _status(405, "MethodNotAllowed", method)
+
     def _list(self, request) -> aiohttp.web.Response:
         d = self.double
         sel = request.params.get("labelSelector", "")
@@ -170,6 +225,9 @@ class ApiDouble:
         self.fault: dict[str, Any] | None = None
         self.before_node_patch: list[Callable[[dict], None]] = []
         self.requests: list[tuple] = []
+        self.dra_versions: dict[str, list[str]] | None = None  # e.g. {"v1": ["resourceslices"], "v1alpha3": [...]}
+        self.resource_slices: list[dict] = []
+        self.device_taint_rules: dict[str, dict] = {}
         self.status_patches = self.node_patches = self.conflicts = self.lists = self.event_patches = self.rejected = 0
         self._ready = threading.Event()
         self._stop: asyncio.Event | None = None

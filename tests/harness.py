@@ -73,3 +73,14 @@ class AgentProc:
     def events(self) -> list[dict]:
         self.out.seek(0)
         return [json.loads(line) for line in self.out if line.startswith("{")]
+
+
+def wait_until(pred, what: str, timeout: float = 10.0):
+    """Poll `pred` until it returns something truthy (returned) or fail naming `what`."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = pred()
+        if value:
+            return value
+        time.sleep(0.05)
+    raise AssertionError(f"timed out waiting for {what}")

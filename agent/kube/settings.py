@@ -12,6 +12,7 @@ from .desired import TaintRule
 
 MODES = ("enforce", "observe", "off")
 EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
+REPAIR_PROFILES = ("off", "eks")  # condition profiles in agent/kube/repair.py
 
 
 @dataclass(frozen=True)
@@ -34,6 +35,13 @@ class KubeSettings:
     budget_selector: str = "nvidia.com/gpu.present=true"
     max_tainted_fraction: float = 0.1
     max_tainted_nodes: int = 0
+    repair_profile: str = "off"  # off | eks: also write the condition types node auto repair acts on
+    repair_annotation: bool = False  # write the recommended action and GPUs as JSON on the Node
+    repair_annotation_key: str = "gpu-npd.io/repair"
+    do_not_repair_label: str = "gpu-npd.io/do-not-repair"  # on a Node: the repair-triggering condition stays True
+    dra_device_taints: bool = False  # enforce: one DeviceTaintRule per faulty GPU where DRA serves them
+    dra_driver: str = "gpu.nvidia.com"
+    dra_taint_effect: str = "NoSchedule"
 
 
 def parse(raw: Any, conditions: dict) -> KubeSettings:
@@ -67,6 +75,13 @@ def parse(raw: Any, conditions: dict) -> KubeSettings:
         raise ValueError(f"kubernetes.max_tainted_fraction: expected 0 < f <= 1, got {s.max_tainted_fraction}")
     if s.qps <= 0 or s.burst < 1:
         raise ValueError("kubernetes.qps / burst: must be positive")
+    if s.repair_profile not in REPAIR_PROFILES:
+        raise ValueError(f"kubernetes.repair_profile: expected one of {', '.join(REPAIR_PROFILES)}, got {s.repair_profile!r}")
+    for key in ("repair_annotation", "dra_device_taints"):
+        if not isinstance(getattr(s, key), bool):
+            raise ValueError(f"kubernetes.{key}: expected true or false, got {getattr(s, key)!r}")
+    if s.dra_taint_effect not in ("NoSchedule", "NoExecute"):
+        raise ValueError(f"kubernetes.dra_taint_effect: expected NoSchedule or NoExecute, got {s.dra_taint_effect!r}")
     if not s.taint_prefix.endswith("/"):
         raise ValueError(f"kubernetes.taint_prefix: expected a prefix ending in '/', got {s.taint_prefix!r}")
     return s

@@ -21,6 +21,8 @@ from typing import Any, Callable
 from ..health import Change, Condition
 from .desired import budget_allows, condition_key, condition_patch, merge_taints, ours, wanted_taints
 from .events import EventRecorder, Ref, TokenBucket
+from .dra import DeviceFencer, faulty_gpus
+from .repair import profile_conditions, repair_annotation
 from .settings import KubeSettings
 
 log = logging.getLogger("gpu_npd.kube")
@@ -42,7 +44,8 @@ class RateLimiter:
 class KubernetesSink:
     def __init__(self, api, node: str, settings: KubeSettings, mode: str,
                  snapshot: Callable[[], dict[str, Condition]], metrics=None,
-                 on_node: Callable[[dict], None] | None = None, clock: Callable[[], float] = time.time):
+                 on_node: Callable[[dict], None] | None = None, clock: Callable[[], float] = time.time,
+                 problems: Callable[[], list] | None = None):
         self.api, self.node, self.s, self.mode = api, node, settings, mode
         self.snapshot, self.metrics, self.on_node, self.clock = snapshot, metrics, on_node, clock
         self.events = EventRecorder(settings.event_namespace, node, settings.event_burst, settings.events_per_minute,
@@ -60,13 +63,22 @@ class KubernetesSink:
         self._budget_checked = -1e18
         self._node_seen = False
         self._thread: threading.Thread | None = None
+        self.problems = problems or (lambda: [])
+        self._problems: list = []
+        self._profile: dict[str, Condition] = {}  # the repair profile's conditions as last computed
+        self._opted_out = False  # the Node carries the do-not-repair label
+        self._annotation: str | None = ""  # the repair hand-off as last written ("": not written yet)
+        self.fencer = DeviceFencer(api, node, settings, lambda: self.limiter.wait(self.stop), clock, self._count) \
+            if settings.dra_device_taints and mode == "enforce" else None
+        self._fence_key: tuple | None = None
 
     # ---- agent side (never blocks) ----------------------------------------------------------------
 
     def apply(self, change: Change) -> None:
         conditions = {n: replace(c) for n, c in self.snapshot().items()}
+        problems = [replace(p) for p in self.problems()]
         with self._lock:
-            self._conditions = conditions
+            self._conditions, self._problems = conditions, problems
         for p in change.new_problems:
             self.events.record(Ref("Node", self.node, uid=self.node), p.reason, p.message,
                                "Normal" if p.severity == "info" else "Warning", key=p.id)
@@ -80,6 +92,7 @@ class KubernetesSink:
     def start(self) -> None:
         with self._lock:
             self._conditions = {n: replace(c) for n, c in self.snapshot().items()}
+            self._problems = [replace(p) for p in self.problems()]
         self._thread = threading.Thread(target=self.run, name="kube-writer", daemon=True)
         self._thread.start()
 
@@ -126,34 +139,81 @@ class KubernetesSink:
         return condition_key(conds) != self._written_key or self.events.pending() > 0
 
     def _next_hold_down(self) -> float:
-        if not self._cleared_at:
+        cleared = list(self._cleared_at.values()) + (list(self.fencer._cleared_at.values()) if self.fencer else [])
+        if not cleared:
             return float("inf")
-        return min(self._cleared_at.values()) + self.s.taint_hold_down_seconds
+        return min(cleared) + self.s.taint_hold_down_seconds
+
+    def _unfenced(self, conditions: dict[str, Condition], problems: list) -> dict[str, Condition]:
+        """Conditions for node taints: one whose every problem is a GPU fenced by a DeviceTaintRule of ours
+        needs no node taint (the other GPUs stay schedulable); otherwise node taints are the fallback."""
+        if not self.fencer or not self.fencer.active or not self.fencer.fenced:
+            return conditions
+        out = {}
+        for name, c in conditions.items():
+            mine = [p for p in problems if p.condition == name]
+            if c.status and mine and all(p.subject.startswith("gpu:") and p.subject[4:].lower() in self.fencer.fenced
+                                         for p in mine):
+                continue
+            out[name] = c
+        return out
 
     def sync(self) -> None:
         now = self.clock()
         with self._lock:
-            conditions = dict(self._conditions)
+            conditions, problems = dict(self._conditions), list(self._problems)
         heartbeat = now >= self._next_heartbeat
-        if not self._node_seen:
+        if not self._node_seen or (heartbeat and self._repairing()):
             node = self._get_node()
-            self._node_seen = True
-            if self.on_node is not None:
+            self._opted_out = self.s.do_not_repair_label in (node.get("metadata", {}).get("labels") or {})
+            if not self._node_seen and self.on_node is not None:
                 self.on_node(node)
-        key = condition_key(list(conditions.values()))
+            self._node_seen = True
+        written = list(conditions.values())
+        if self.s.repair_profile != "off":
+            self._profile = profile_conditions(self.s.repair_profile, problems, self._profile, now, self._opted_out)
+            written += self._profile.values()
+        key = condition_key(written)
         if key != self._written_key or heartbeat:
             self.limiter.wait(self.stop)
-            self.api.patch_node_status(self.node, condition_patch(list(conditions.values()), now),
+            self.api.patch_node_status(self.node, condition_patch(written, now),
                                        _content_type="application/strategic-merge-patch+json",
                                        _request_timeout=self.s.request_timeout_seconds)
             self._written_key = key
             self._count("conditions")
             self._next_heartbeat = now + self.s.heartbeat_seconds * random.uniform(0.9, 1.1)
+        if self.s.repair_annotation:
+            self._sync_annotation(problems)
         if self.mode == "enforce":
+            if self.fencer is not None:
+                key = tuple(sorted(faulty_gpus(problems, self.s).items()))
+                if key != self._fence_key or heartbeat or self.fencer._cleared_at:
+                    self.fencer.sync(problems)
+                    self._fence_key = key
+                conditions = self._unfenced(conditions, problems)
             self._sync_taints(conditions, now, heartbeat)
         if self.events.pending():
             self.limiter.wait(self.stop)
             self._count("events", self.events.flush(self.api, self.s.request_timeout_seconds))
+
+    # ---- repair hand-off ----------------------------------------------------------------------------
+
+    def _repairing(self) -> bool:
+        return self.s.repair_profile != "off" or self.s.repair_annotation
+
+    def _sync_annotation(self, problems: list) -> None:
+        """The recommended action and GPUs as JSON in one annotation of ours (removed when nothing needs
+        repair).  A merge patch of metadata.annotations touches no one else's annotation."""
+        value = repair_annotation(problems)
+        if value == self._annotation:
+            return
+        self.limiter.wait(self.stop)
+        self.api.patch_node(self.node, {"metadata": {"annotations": {self.s.repair_annotation_key: value}}},
+                            _content_type="application/merge-patch+json",
+                            _request_timeout=self.s.request_timeout_seconds)
+        self._annotation = value
+        self._count("annotations")
+        log.info("repair hand-off on %s: %s", self.node, value or "none")
 
     # ---- taints ------------------------------------------------------------------------------------
 

@@ -1,0 +1,97 @@
+"""Remediation hand-off, computed from the standing problems: pure functions, no I/O.
+
+- The `eks` condition profile: the condition types Karpenter / EKS node auto repair act on
+  (`AcceleratedHardwareReady`; True = healthy, False = a GPU fault; reasons in the EKS node monitoring
+  agent's stable form, e.g. `NvidiaXID79Error`).  `lastTransitionTime` moves only when the status flips,
+  never when only the reason changes (the repair timer keeps running).
+- The repair annotation: the recommended action and the GPUs concerned, as JSON, for a remediation
+  controller or a runbook that should not parse prose.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import TYPE_CHECKING, Any
+
+from parsers.finding import SEVERITY_RANK
+
+from ..health import Condition
+from .settings import REPAIR_PROFILES
+
+if TYPE_CHECKING:
+    from ..health import Problem
+
+# profile -> (condition type, reason while healthy, which of our conditions feed it)
+PROFILE_CONDITIONS: dict[str, list[tuple[str, str, tuple[str, ...]]]] = {
+    "eks": [("AcceleratedHardwareReady", "NvidiaAcceleratedHardwareIsReady", ("GPUUnhealthy", "NVLinkUnhealthy"))],
+}
+assert set(PROFILE_CONDITIONS) == set(REPAIR_PROFILES) - {"off"}
+REPAIR_SEVERITY = "error"  # problems at least this severe trigger the repair condition and the hand-off
+# The worst action wins when several problems stand (higher is more drastic).
+ACTION_RANK = {"NONE": 0, "IGNORE": 0, "RESTART_APP": 1, "CHECK_APP": 1, "RESET_GPU_WHEN_IDLE": 2, "RESET_GPU": 2,
+               "DRAIN_P2P": 2, "RESTART_VM": 3, "RESTART_BM": 3, "CHECK_CABLE": 4, "CHECK_MECHANICALS": 4,
+               "HARDWARE_INSPECTION": 4, "CONTACT_SUPPORT": 4, "REPLACE": 5}  # unknown actions: 1
+OPTED_OUT_REASON = "RepairOptedOut"
+
+
+def profile_reason(p: Problem) -> str:
+    """The stable reason for one problem: NvidiaXID<code>Error for an Xid, else Nvidia<our reason>."""
+    if p.kind == "xid" and p.code is not None:
+        return f"NvidiaXID{p.code}Error"
+    return "Nvidia" + re.sub(r"[^A-Za-z0-9]", "", p.reason)[:60]
+
+
+def _triggering(problems: list[Problem], feeds: tuple[str, ...]) -> list[Problem]:
+    bad = [p for p in problems if p.condition in feeds
+           and SEVERITY_RANK.get(p.severity, 0) >= SEVERITY_RANK[REPAIR_SEVERITY]]
+    return sorted(bad, key=lambda p: (-SEVERITY_RANK.get(p.severity, 0), p.first_seen, p.id))
+
+
+def profile_conditions(profile: str, problems: list[Problem], previous: dict[str, Condition], now: float,
+                       opted_out: bool) -> dict[str, Condition]:
+    """The profile's conditions; `previous` (by type) keeps lastTransitionTime across reason changes."""
+    out: dict[str, Condition] = {}
+    for ctype, ready_reason, feeds in PROFILE_CONDITIONS.get(profile, []):
+        bad = _triggering(problems, feeds)
+        if bad and not opted_out:
+            healthy, reason = False, profile_reason(bad[0])
+            message = "; ".join(p.message for p in bad[:4])[:1024]
+        elif bad:
+            healthy, reason = True, OPTED_OUT_REASON
+            message = (f"{len(bad)} GPU fault(s) stand ({profile_reason(bad[0])}) but the node carries the "
+                       "do-not-repair label; see gpu-npd's own conditions")
+        else:
+            healthy, reason, message = True, ready_reason, "gpu-npd: monitoring for NVIDIA accelerated hardware is active"
+        prev = previous.get(ctype)
+        since = prev.last_transition if prev is not None and prev.status == healthy else now
+        out[ctype] = Condition(ctype, healthy, reason, message, since, bad[0].severity if bad else "")
+    return out
+
+
+def _gpu(p: Problem) -> dict[str, Any] | None:
+    if not p.subject.startswith("gpu:"):
+        return None
+    g: dict[str, Any] = {"pci": p.subject[4:]}
+    for key in ("uuid", "index"):
+        if p.details.get(key) is not None:
+            g[key] = p.details[key]
+    return g
+
+
+def repair_annotation(problems: list[Problem]) -> str | None:
+    """JSON for the repair annotation, or None when nothing needs repair.  Deterministic (sorted keys),
+    so an unchanged hand-off needs no write."""
+    bad = [p for p in problems if SEVERITY_RANK.get(p.severity, 0) >= SEVERITY_RANK[REPAIR_SEVERITY]
+           and p.action and ACTION_RANK.get(p.action, 1) > 0]
+    if not bad:
+        return None
+    worst = max(bad, key=lambda p: (ACTION_RANK.get(p.action, 1), SEVERITY_RANK.get(p.severity, 0)))
+    gpus: dict[str, dict[str, Any]] = {}
+    for p in bad:
+        g = _gpu(p)
+        if g is not None:
+            gpus.setdefault(g["pci"], g)
+    body = {"action": worst.action, "reason": profile_reason(worst), "gpus": [gpus[k] for k in sorted(gpus)],
+            "problems": sorted({f"{p.condition}/{p.reason}" for p in bad})}
+    return json.dumps(body, sort_keys=True, separators=(",", ":"))
