@@ -112,7 +112,7 @@ def _run(tmp_path: Path, api, **kube) -> AgentProc:
 
 def test_process_fences_one_gpu_not_the_node(api, tmp_path: Path):
     _serve_dra(api)
-    api.add_node("gpu-node-1", gpus=1)  # one GPU seen, one expected: no GPUCountMismatch on the node
+    api.add_node("gpu-node-1", gpus=0)  # no GPU expected from capacity: no GPUCountMismatch on the node
     a = _run(tmp_path, api, max_tainted_fraction=0.5)
     a.write(f"3,1,1000,-;{XID79}\n")
     wait_until(lambda: "gpu-npd-gpu-node-1-gpu-0" in api.device_taint_rules, "DeviceTaintRule")
@@ -126,7 +126,7 @@ def test_process_fences_one_gpu_not_the_node(api, tmp_path: Path):
 
 
 def test_process_without_dra_falls_back_to_node_taints(api, tmp_path: Path):
-    api.add_node("gpu-node-1", gpus=1)  # the double serves no resource.k8s.io
+    api.add_node("gpu-node-1", gpus=0)  # the double serves no resource.k8s.io
     a = _run(tmp_path, api)
     a.write(f"3,1,1000,-;{XID79}\n")
     wait_until(lambda: [t["key"] for t in api.taints("gpu-node-1")] == ["gpu-npd.io/GPUUnhealthy"], "node taint")

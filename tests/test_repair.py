@@ -95,7 +95,7 @@ def _run(tmp_path: Path, api, **kube) -> AgentProc:
 
 
 def test_process_eks_profile_and_annotation(api, tmp_path: Path):
-    api.add_node("gpu-node-1", gpus=1)["metadata"]["annotations"] = {"example.com/keep": "x"}
+    api.add_node("gpu-node-1", gpus=0)["metadata"]["annotations"] = {"example.com/keep": "x"}
     a = _run(tmp_path, api, repair_profile="eks", repair_annotation=True, heartbeat_seconds=1)
     ready = wait_until(lambda: api.conditions("gpu-node-1").get(AHR), "AcceleratedHardwareReady")
     assert ready["status"] == "True" and ready["reason"] == "NvidiaAcceleratedHardwareIsReady"
@@ -140,7 +140,7 @@ def test_process_readiness_gate_publishes_conditions_only(api, tmp_path: Path):
     cfg = load(str(EXAMPLES / "node-readiness-controller" / "config.yaml"), env={})
     assert cfg.mode == "observe"
     assert {c["type"] for c in rule["spec"]["conditions"]} <= set(cfg.conditions)
-    node = api.add_node("gpu-node-1", gpus=1)
+    node = api.add_node("gpu-node-1", gpus=0)
     assert rule["spec"]["nodeSelector"]["matchLabels"].items() <= node["metadata"]["labels"].items()
     assert _rule_taints(rule, api.node("gpu-node-1"))  # before gpu-npd reports: the gate holds
     conf = tmp_path / "gpu-npd.yaml"
