@@ -40,17 +40,31 @@ def all_keywords() -> tuple[str, ...]:
     return tuple(dict.fromkeys(KEYWORDS + CONTEXT_KEYWORDS + CRI_PARTIAL_KEYWORDS + DRIVER_KEYWORDS))
 
 
+ANY_ROW = -1  # a line pattern after which every row may match
+
+
+def _line_pattern_rows(rules: tuple[Rule, ...]) -> tuple[tuple[str, bool, int | None], ...]:
+    """(regex source, caseless, row index in `rules` or None) of everything `line_patterns` gives."""
+    out = [(r.pattern.pattern, bool(r.pattern.flags & re.IGNORECASE), i) for i, r in enumerate(rules)
+           if r.kind is not None]
+    out += [(p.pattern, False, None) for _, p in CONTEXT]
+    out += [(re.escape(k), False, None) for k in CRI_PARTIAL_KEYWORDS]
+    # a docker json-file line holding a keyword: its message is JSON-decoded (escapes) before the rows see it,
+    # so its raw bytes are not what they match; such a line is looked at whole (every row, as the keyword scan)
+    keywords = "|".join(re.escape(k) for k in all_keywords())
+    out.append((r'^\{.*"log"\s*:.*(?:' + keywords + ")", False, ANY_ROW))
+    # the unclassified safety net (last): a driver keyword and an error word on one line, in either order
+    drivers = "(?:" + "|".join(re.escape(k) for k in DRIVER_KEYWORDS) + ")"
+    out.append((f"{drivers}.*{ERROR_WORDS.pattern}|{ERROR_WORDS.pattern}.*{drivers}", True, None))
+    return tuple(out)
+
+
 def line_patterns(rules: tuple[Rule, ...] = RULES) -> tuple[tuple[str, bool], ...]:
     """What a line must match to be worth classifying, as (regex source, caseless): every finding rule's own
-    regex, the context lines' regexes and the CRI partial markers.  Derived from the table: a new row needs
-    no engine work."""
-    out = [(r.pattern.pattern, bool(r.pattern.flags & re.IGNORECASE)) for r in rules if r.kind is not None]
-    out += [(p.pattern, False) for _, p in CONTEXT]
-    out += [(re.escape(k), False) for k in CRI_PARTIAL_KEYWORDS]
-    # the unclassified safety net: a driver keyword and an error word on one line, in either order
-    drivers = "(?:" + "|".join(re.escape(k) for k in DRIVER_KEYWORDS) + ")"
-    out.append((f"{drivers}.*{ERROR_WORDS.pattern}|{ERROR_WORDS.pattern}.*{drivers}", True))
-    return tuple(out)
+    regex, the context lines' regexes, the CRI partial markers and the unclassified net.  Derived from the
+    table: a new row needs no engine work.  The engines report which of these matched a line
+    (`Prefilter.line_spans`), and `Classifier.classify_matched` tries only the rows among them."""
+    return tuple((p, c) for p, c, _ in _line_pattern_rows(rules))
 
 
 _int = bounded_int
@@ -70,6 +84,8 @@ class Classifier:
         self.max_line = max(MAX_MESSAGE, max_line)
         self.lines_cut = 0  # lines longer than max_line, cut before any regex ran
         self.dispatch = Dispatch(rules)
+        self._pattern_rows = tuple(row for _, _, row in _line_pattern_rows(rules))  # line_patterns id -> row
+        self._allowed_cache: dict[frozenset[int], tuple[frozenset[int] | None, bool]] = {}
         # message (no envelope) -> what it means on its own (None: no finding); bounded, oldest evicted
         self.memo: dict[str, tuple[dict, bool] | None] = {}
         self.memo_size = max(1, memo_size)
@@ -85,6 +101,13 @@ class Classifier:
 
     def classify(self, line: str, *, file: str | None = None, lineno: int | None = None) -> Finding | None:
         """Classify one line (envelope included, no newline)."""
+        return self.classify_matched(line, None, file=file, lineno=lineno)
+
+    def classify_matched(self, line: str, matched: frozenset[int] | None, *, file: str | None = None,
+                         lineno: int | None = None) -> Finding | None:
+        """Classify a line a buffer scan found worth a look.  `matched`: the ids of the `line_patterns` that
+        matched it (a superset of the rows whose regex does), so only those rows are tried; None: all rows
+        whose keyword occurs, as `classify`."""
         self._count += 1
         position = lineno if lineno is not None else self._count
         if len(line) > self.max_line:
@@ -93,7 +116,7 @@ class Classifier:
         if not self.prefilter.matches(line) or is_kmsg_continuation(line):
             return None
         env = detect(line, self.year)
-        finding = self.classify_message(env.message, position)
+        finding = self.classify_message(env.message, position, matched)
         if finding is None:
             return None
         finding.timestamp, finding.uptime, finding.envelope = env.timestamp, env.uptime, env.name
@@ -101,24 +124,25 @@ class Classifier:
         finding.file, finding.line = file, lineno
         return finding
 
-    def classify_message(self, message: str, position: int | None = None) -> Finding | None:
+    def classify_message(self, message: str, position: int | None = None,
+                         matched: frozenset[int] | None = None) -> Finding | None:
         """Classify a bare message (no envelope). Total: a line that makes a rule raise is counted in
         `errors` and yields nothing; detection goes on with the next line."""
         try:
-            return self._classify_message(message[:MAX_MESSAGE], position)
+            return self._classify_message(message[:MAX_MESSAGE], position, matched)
         except Exception:  # noqa: BLE001 - one bad line must never stop a source
             self.errors += 1
             if self.errors == 1:
                 log.exception("classifying a line raised (counted; later ones are not logged): %.200r", message)
             return None
 
-    def _classify_message(self, message: str, position: int | None) -> Finding | None:
+    def _classify_message(self, message: str, position: int | None, matched: frozenset[int] | None) -> Finding | None:
         position = position if position is not None else self._count
         self._remember(message, position)
         memo = self.memo
         template = memo.get(message, _MISS)
         if template is _MISS:
-            template = self._template(message)
+            template = self._template(message, matched)
             if len(message) > MEMO_MAX_KEY:
                 return None if template is None else self._instantiate(template, position)
             if len(memo) >= self.memo_size:
@@ -131,18 +155,32 @@ class Classifier:
             return None
         return self._instantiate(template, position)
 
-    def _template(self, message: str) -> tuple[dict, bool] | None:
+    def _template(self, message: str, matched: frozenset[int] | None = None) -> tuple[dict, bool] | None:
         """What the line means on its own (no context): the Finding's fields, and whether its PCI address
         must come from the lines before it.  Rules are tried in table order, but only those whose keyword
-        occurs in the message (one scan finds them all)."""
-        for rule in self.dispatch.candidates(message):
+        occurs in the message (one scan finds them all), and of the finding rows only those the engine
+        saw match (`matched`); look-alike rows are always tried."""
+        rows, net = (None, True) if matched is None else self._allowed(matched)
+        for rule in self.dispatch.candidates(message, rows):
             m = rule.pattern.search(message)
             if m is None:
                 continue
             if rule.kind is None:
                 return None
             return self._build(rule, m, message)
-        return self._unclassified(message)
+        return self._unclassified(message) if net else None
+
+    def _allowed(self, matched: frozenset[int]) -> tuple[frozenset[int] | None, bool]:
+        """Pattern ids -> (row indexes that may match, whether the unclassified net may)."""
+        hit = self._allowed_cache.get(matched)
+        if hit is None:
+            if len(self._allowed_cache) >= 1024:
+                self._allowed_cache.clear()
+            rows = self._pattern_rows
+            allowed = {rows[i] for i in matched if i < len(rows) and rows[i] is not None}
+            hit = self._allowed_cache[matched] = (
+                None if ANY_ROW in allowed else frozenset(allowed), ANY_ROW in allowed or len(rows) - 1 in matched)
+        return hit
 
     @staticmethod
     def _unclassified(message: str) -> tuple[dict, bool] | None:

@@ -1,14 +1,15 @@
-"""Find the lines that contain any rule keyword, fast.
+"""Find the lines worth classifying, fast, and which rules may match them.
 
 Whole buffers are scanned by a multi-pattern engine: hyperscan where its wheel exists, else
 google-re2, else the standard library's `re` (always there; slower on big files).
 `GPU_NPD_MATCHER=hyperscan|re2|re` forces one.  Single records (the agent's kmsg path) are
 checked with a compiled `re` alternation, which is cheapest for short strings.
 
-With hyperscan, the buffer scan can use the rules' own regexes (`patterns`, derived from the rule table)
-instead of their keywords, compiled in prefilter mode: a line reaches Python only when some rule's regex
-(or a superset hyperscan computes for a construct it lacks) matches it, so benign lines that merely carry
-a vendor keyword cost what grep pays for them.
+With `patterns` (the rules' own regexes, derived from the rule table by `parsers.classify.line_patterns`),
+hyperscan and RE2 scan for those instead of the keywords, in the byte form `byte_superset` derives: a line
+reaches Python only when some rule's regex (or that superset of it) matches it, so benign lines that merely
+carry a vendor keyword cost what grep pays for them, and each line comes with the ids of the patterns that
+matched it, so the classifier tries only those rows.  The `re` engine stays the keyword reference (ids None).
 """
 
 from __future__ import annotations
@@ -32,15 +33,20 @@ def _load(engine: str):
     return re
 
 
+Span = tuple[int, int, "frozenset[int] | None"]
+
+
 class Prefilter:
-    """Keyword prefilter over bytes buffers and str records."""
+    """Keyword (or rule-regex) prefilter over bytes buffers and str records."""
 
     def __init__(self, keywords: Iterable[str], engine: str | None = None,
                  patterns: Iterable[tuple[str, bool]] = ()):
-        """`patterns`: (regex source, caseless) pairs that hyperscan scans for instead of the keywords; every
-        line they can match must hold a keyword, and the keyword engines stay the exact reference."""
+        """`patterns`: (Python regex source, caseless) pairs that hyperscan and RE2 scan for instead of the
+        keywords; every line they can match must hold a keyword, and the keyword engine stays the exact
+        reference."""
         self.keywords = tuple(keywords)
-        patterns = tuple(patterns)
+        self.patterns = tuple(patterns)
+        self.by_pattern = False  # whether line_spans gives pattern ids (else None: keywords only)
         alternation = "|".join(re.escape(k) for k in self.keywords)
         self._text = re.compile(alternation)
         wanted = engine or os.environ.get("GPU_NPD_MATCHER") or None
@@ -56,46 +62,60 @@ class Prefilter:
                 continue
             self.engine = name
             if name == "hyperscan":
-                self._db = module.Database(mode=module.HS_MODE_BLOCK)
-                if patterns:
-                    base = module.HS_FLAG_PREFILTER | module.HS_FLAG_MULTILINE
-                    exprs = [hyperscan_source(p).encode() for p, _ in patterns]
-                    flags = [base | (module.HS_FLAG_CASELESS if caseless else 0) for _, caseless in patterns]
-                else:
-                    exprs, flags = [re.escape(k).encode() for k in self.keywords], [0] * len(self.keywords)
-                try:
-                    self._db = _hyperscan_db(module, exprs, flags)
-                except module.error:  # a row hyperscan cannot take even in prefilter mode: keywords, as before
-                    self._db = _hyperscan_db(module, [re.escape(k).encode() for k in self.keywords],
-                                             [0] * len(self.keywords))
+                self._init_hyperscan(module)
+            elif name == "re2":
+                self._init_re2(module, alternation)
             else:
                 self._bytes = module.compile(alternation.encode())
             return
         raise ImportError(f"matcher engine {wanted!r} is not installed") from last_error
 
+    def _init_hyperscan(self, hs) -> None:
+        keywords = [re.escape(k).encode() for k in self.keywords]
+        tries = []
+        if self.patterns:
+            exprs = [byte_superset(p, caseless).encode() for p, caseless in self.patterns]
+            # the byte form as it is; prefilter mode should a hyperscan build refuse some part of it
+            tries += [(exprs, [0] * len(exprs), True), (exprs, [hs.HS_FLAG_PREFILTER] * len(exprs), True)]
+        tries.append((keywords, [0] * len(keywords), False))
+        for exprs, flags, by_pattern in tries:
+            try:
+                self._db = _hyperscan_db(hs, exprs, flags)
+            except hs.error:
+                continue
+            self.by_pattern = by_pattern
+            return
+
+    def _init_re2(self, re2, alternation: str) -> None:
+        options = re2.Options()
+        options.encoding = re2.Options.Encoding.LATIN1  # bytes as they are: the byte form is written for them
+        options.max_mem = 64 << 20  # the rules' DFA fits: no fallback to the slower NFA
+        if self.patterns:
+            exprs = [byte_superset(p, caseless).encode() for p, caseless in self.patterns]
+            try:
+                self._bytes = re2.compile(b"|".join(b"(?:" + e + b")" for e in exprs), options)
+                self._set = re2.Set.SearchSet(options)
+                for e in exprs:
+                    self._set.Add(e)
+                self._set.Compile()
+                self.by_pattern = True
+                return
+            except re2.error:  # a row RE2 cannot take: keywords, as with the stdlib
+                pass
+        self._bytes = re2.compile(alternation.encode(), options)
+
     def matches(self, text: str) -> bool:
         return self._text.search(text) is not None
 
-    def line_spans(self, buf: bytes) -> Iterator[tuple[int, int]]:
-        """(start, end) of each line of `buf` holding a keyword, once per line, in order; end
-        excludes the newline."""
+    def line_spans(self, buf: bytes) -> Iterator[Span]:
+        """(start, end, ids) of each line of `buf` holding a keyword (or matching a pattern), once per line,
+        in order; end excludes the newline.  ids: the indexes of the patterns that matched the line (a superset
+        of those whose Python regex matches it), or None when the engine scanned for keywords."""
         if self.engine == "hyperscan":
-            spans: list[tuple[int, int]] = []
-            size = len(buf)
-            line_end = -1
-
-            def on_match(_id: int, _from: int, to: int, _flags: int, _ctx: object) -> None:
-                nonlocal line_end
-                if to <= line_end:  # another keyword on a line already taken: O(1)
-                    return
-                end = buf.find(b"\n", to)
-                line_end = size if end == -1 else end
-                spans.append((buf.rfind(b"\n", 0, to) + 1, line_end))
-
-            self._db.scan(buf, match_event_handler=on_match)
-            yield from spans
+            yield from self._hyperscan_spans(buf)
             return
         search = self._bytes.search
+        match_set = self._set.Match if self.by_pattern else None
         pos, size = 0, len(buf)
         while pos < size:
             m = search(buf, pos)
@@ -105,8 +125,28 @@ class Prefilter:
             end = buf.find(b"\n", m.end())
             if end == -1:
                 end = size
-            yield start, end
+            yield start, end, (frozenset(match_set(buf[start:end]) or ()) if match_set else None)
             pos = end + 1
+
+    def _hyperscan_spans(self, buf: bytes) -> list[Span]:
+        spans: list = []
+        size = len(buf)
+        line_end = -1
+        ids: set[int] = set()
+        by_pattern = self.by_pattern
+
+        def on_match(id_: int, _from: int, to: int, _flags: int, _ctx: object) -> None:
+            nonlocal line_end, ids
+            if to <= line_end:  # another match on a line already taken: O(1)
+                ids.add(id_)
+                return
+            end = buf.find(b"\n", to)
+            line_end = size if end == -1 else end
+            ids = {id_}
+            spans.append([buf.rfind(b"\n", 0, to) + 1, line_end, ids])
+
+        self._db.scan(buf, match_event_handler=on_match)
+        return [(s, e, frozenset(i) if by_pattern else None) for s, e, i in spans]
 
 
 _COMPILED: dict[str, object] = {}
@@ -139,42 +179,218 @@ def _hyperscan_db(hs, exprs: list[bytes], flags: list[int]):
     return db
 
 
-def hyperscan_source(pattern: str) -> str:
-    """A Python regex rewritten for hyperscan's prefilter mode, matching a superset of what it matches and
-    never across a newline: named groups become plain groups, atomic groups and lookbehinds plain
-    non-capturing ones (a lookbehind's text consumed: prefilter mode would otherwise drop the condition),
-    negated classes exclude the newline and `\\s` outside a class is a blank (hyperscan's `.` already stops
-    at a newline)."""
-    out: list[str] = []
-    i, in_class = 0, False
-    while i < len(pattern):
-        c = pattern[i]
-        if c == "\\":
-            two = pattern[i:i + 2]
-            out.append("[ \\t\\r\\f\\v]" if two == "\\s" and not in_class else two)
-            i += 2
-        elif in_class:
-            in_class = c != "]"
-            out.append(c)
-            i += 1
-        elif c == "[":
-            in_class = True
-            negated = pattern.startswith("[^", i)
-            out.append("[^\\n" if negated else "[")
-            i += 2 if negated else 1
-            if pattern.startswith("]", i):  # a leading ] is a literal
-                out.append("]")
-                i += 1
-        elif pattern.startswith("(?P<", i):
-            out.append("(")
-            i = pattern.index(">", i) + 1
-        elif pattern.startswith("(?<=", i):  # X(?<=X)Y -> XY would be exact; (?:X)Y consumes X: a superset
-            out.append("(?:")
-            i += 4
-        elif pattern.startswith("(?>", i):
-            out.append("(?:")
-            i += 3
+# --- the rules' regexes as byte regexes hyperscan and RE2 take ---------------------------------------------------
+#
+# A rule regex is Python `re` over a decoded line (str, Unicode classes, Unicode case folding); the engines scan the
+# undecoded buffer.  `byte_superset` prints Python's own parse tree of the regex (`re._parser`) as a byte regex that
+# matches the UTF-8 bytes of every line the rule matches (and maybe more; Python confirms), never across a newline.
+# It has only the constructs both engines take: classes, literals, groups, alternation and repeats.
+#   - a character is one ASCII byte, or a run of bytes >= 0x80 (any UTF-8 character; an undecodable byte, which
+#     the decoder turns into U+FFFD); a class that may match a non-ASCII character also takes such a run;
+#   - caseless letters become [xX] (and take a run too where Python's case folding has a non-ASCII equivalent);
+#   - anchors and word boundaries are dropped (Python's Unicode \b differs from an engine's ASCII one);
+#   - a lookahead whose rest of the pattern can match empty is consumed, likewise a lookbehind whose preceding
+#     part can; other lookarounds are dropped; atomic groups and possessive repeats are plain ones;
+#   - the pattern's leading and trailing parts that can match empty are trimmed, and a trailing `x+` becomes
+#     `x`: whether it matches is unchanged, and the engine reports far fewer match ends per line.
+
+from re import _constants as _sre  # noqa: E402  (Python's own regex parser: the parse tree, not a re-parse)
+from re import _parser as _sre_parse  # noqa: E402
+
+HIGH = r"[\x80-\xff]+"  # one non-ASCII character (or an undecodable byte) as bytes
+ANY_ASCII = frozenset(range(128)) - {10}
+# ASCII letters that Python's caseless matching also equates with a non-ASCII character (ı İ ſ K);
+# tests/test_parsers_properties.py checks this against every code point.
+CASELESS_NON_ASCII = frozenset("iksIKS")
+_SPACE = frozenset(b" \t\n\r\f\v\x1c\x1d\x1e\x1f")
+_DIGIT = frozenset(b"0123456789")
+_WORD = frozenset(b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")
+_CATEGORIES = {
+    _sre.CATEGORY_DIGIT: _DIGIT, _sre.CATEGORY_NOT_DIGIT: frozenset(range(128)) - _DIGIT,
+    _sre.CATEGORY_SPACE: _SPACE, _sre.CATEGORY_NOT_SPACE: frozenset(range(128)) - _SPACE,
+    _sre.CATEGORY_WORD: _WORD, _sre.CATEGORY_NOT_WORD: frozenset(range(128)) - _WORD,
+}
+_REPEATS = (_sre.MAX_REPEAT, _sre.MIN_REPEAT, getattr(_sre, "POSSESSIVE_REPEAT", _sre.MAX_REPEAT))
+_ASSERTS = (_sre.ASSERT, _sre.ASSERT_NOT, _sre.GROUPREF, _sre.GROUPREF_EXISTS)
+
+
+def byte_superset(pattern: str, caseless: bool = False) -> str:
+    """`pattern` (Python regex source) as a byte regex for hyperscan and RE2 matching a superset of its lines."""
+    tree = _sre_parse.parse(pattern, _re_flags(caseless))
+    items = _trim(tree.state, list(tree))
+    out = _Printer(tree.state).seq(items, bool(tree.state.flags & re.IGNORECASE), True, True)
+    return out or HIGH.join("()")  # a pattern of assertions only: any line (never happens in the table)
+
+
+def _trim(state, items: list) -> list:
+    """`items` less what cannot change whether they match: leading and trailing parts that can match empty,
+    and the optional part of a trailing repeat (x{m,n} -> x{m}), through trailing groups."""
+    while items and _plain_nullable(state, items[:1]):
+        items.pop(0)
+    while items:
+        while items and _plain_nullable(state, items[-1:]):
+            items.pop()
+        if not items:
+            break
+        op, av = items[-1]
+        if op == _sre.SUBPATTERN and not av[1] and not av[2]:  # a plain group: its own items, trimmed
+            items[-1:] = list(av[3])
+            continue
+        if op in _REPEATS and av[0] >= 1 and av[1] != av[0]:
+            items[-1] = (_sre.MAX_REPEAT, (av[0], av[0], av[2]))
+        break
+    return items
+
+
+def _re_flags(caseless: bool) -> int:
+    return re.IGNORECASE if caseless else 0
+
+
+def _plain_nullable(state, items) -> bool:
+    """`items` can match the empty string and hold no assertion (so their printed form can match empty too)."""
+    return _sre_parse.SubPattern(state, list(items)).getwidth()[0] == 0 and not _has_assertion(items)
+
+
+def _has_assertion(items) -> bool:
+    for op, av in items:
+        if op in _ASSERTS:
+            return True
+        if op == _sre.BRANCH and any(_has_assertion(alt) for alt in av[1]):
+            return True
+        if op == _sre.SUBPATTERN and _has_assertion(av[-1]):
+            return True
+        if op == _sre.ATOMIC_GROUP and _has_assertion(av):
+            return True
+        if op in _REPEATS and _has_assertion(av[2]):
+            return True
+    return False
+
+
+class _Printer:
+    def __init__(self, state):
+        self.state = state
+
+    def seq(self, items, caseless: bool, head: bool, tail: bool) -> str:
+        """`head`/`tail`: everything before/after this sequence in the whole pattern can match empty."""
+        out = []
+        for j, (op, av) in enumerate(items):
+            h = head and _plain_nullable(self.state, items[:j])
+            t = tail and _plain_nullable(self.state, items[j + 1:])
+            out.append(self.node(op, av, caseless, h, t))
+        return "".join(out)
+
+    def node(self, op, av, caseless: bool, head: bool, tail: bool) -> str:
+        if op == _sre.LITERAL:
+            return self.literal(av, caseless)
+        if op in (_sre.NOT_LITERAL, _sre.IN, _sre.ANY, _sre.CATEGORY):
+            return _class_text(*_char_set(op, av, caseless))
+        if op == _sre.SUBPATTERN:
+            _group, add, remove, items = av
+            caseless = bool((caseless or add & re.IGNORECASE) and not remove & re.IGNORECASE)
+            return "(?:" + self.seq(items, caseless, head, tail) + ")"
+        if op == _sre.ATOMIC_GROUP:
+            return "(?:" + self.seq(av, caseless, head, tail) + ")"
+        if op == _sre.BRANCH:
+            return "(?:" + "|".join(self.seq(alt, caseless, head, tail) for alt in av[1]) + ")"
+        if op in _REPEATS:
+            lo, hi, items = av
+            inner = (head, tail) if hi == 1 else (False, False)
+            single = len(items) == 1 and items[0][0] in (_sre.NOT_LITERAL, _sre.IN, _sre.ANY, _sre.LITERAL)
+            if single and hi == _sre.MAXREPEAT and (items[0][0] != _sre.LITERAL or items[0][1] < 128):
+                ascii_set, high = _char_set(*items[0], caseless)
+                body = _class_text(ascii_set, False, extra=r"\x80-\xff" if high else "")
+            else:
+                body = "(?:" + self.seq(items, caseless, *inner) + ")"
+            return body + _quantifier(lo, hi)
+        if op == _sre.ASSERT:
+            direction, items = av
+            keep = tail if direction == 1 else head  # consuming it keeps every match (see above)
+            return "(?:" + self.seq(items, caseless, False, False) + ")" if keep else ""
+        if op in (_sre.AT, _sre.ASSERT_NOT):
+            return ""
+        if op == _sre.GROUPREF:
+            return "[^\\n]*"
+        if op == _sre.GROUPREF_EXISTS:
+            _group, yes, no = av
+            alts = [self.seq(yes, caseless, False, False), self.seq(no, caseless, False, False) if no else ""]
+            return "(?:" + "|".join(alts) + ")"
+        raise ValueError(f"regex construct {op} has no byte form")
+
+    @staticmethod
+    def literal(code: int, caseless: bool) -> str:
+        if code < 128:
+            ch = chr(code)
+            if caseless and ch.isalpha():
+                cls = f"[{ch.lower()}{ch.upper()}]"
+                return f"(?:{cls}|{HIGH})" if ch in CASELESS_NON_ASCII else cls
+            return _byte(code)
+        if caseless or code == 0xFFFD:
+            return _class_text(ANY_ASCII if caseless else frozenset(), True)
+        return "".join(_byte(b) for b in chr(code).encode("utf-8"))
+
+
+def _char_set(op, av, caseless: bool) -> tuple[frozenset[int], bool]:
+    """The ASCII bytes one Python character construct matches, and whether it may match a non-ASCII one."""
+    if op == _sre.ANY:
+        return ANY_ASCII, True
+    if op == _sre.LITERAL:
+        items, negate = [(_sre.LITERAL, av)], False
+    elif op == _sre.NOT_LITERAL:
+        items, negate = [(_sre.LITERAL, av)], True
+    elif op == _sre.CATEGORY:
+        items, negate = [(_sre.CATEGORY, av)], False
+    else:
+        negate = bool(av) and av[0][0] == _sre.NEGATE
+        items = av[1:] if negate else av
+    members: set[int] = set()
+    high = negate
+    for kind, value in items:
+        if kind == _sre.LITERAL:
+            lo = hi = value
+        elif kind == _sre.RANGE:
+            lo, hi = value
+        elif kind == _sre.CATEGORY:
+            members |= _CATEGORIES[value]
+            high = True
+            continue
         else:
-            out.append(c)
-            i += 1
-    return "".join(out)
+            raise ValueError(f"class item {kind} has no byte form")
+        high = high or hi >= 128
+        for code in range(lo, min(hi, 127) + 1):
+            members.add(code)
+            ch = chr(code)
+            if caseless and ch.isalpha():
+                members.update((ord(ch.lower()), ord(ch.upper())))
+                high = high or ch in CASELESS_NON_ASCII
+    if negate:
+        members = set(range(128)) - members
+    return frozenset(members) - {10}, high
+
+
+def _class_text(ascii_set: frozenset[int], high: bool, extra: str = "") -> str:
+    codes = sorted(ascii_set)
+    parts, i = [], 0
+    while i < len(codes):
+        j = i
+        while j + 1 < len(codes) and codes[j + 1] == codes[j] + 1:
+            j += 1
+        parts.append(_byte(codes[i]) if i == j else f"{_byte(codes[i])}-{_byte(codes[j])}")
+        i = j + 1
+    cls = "[" + "".join(parts) + extra + "]" if parts or extra else ""
+    if high and not extra:
+        return f"(?:{cls}|{HIGH})" if cls else HIGH
+    return cls or "[^\\x00-\\xff]"
+
+
+def _byte(code: int) -> str:
+    return chr(code) if chr(code).isascii() and chr(code).isalnum() else f"\\x{code:02x}"
+
+
+def _quantifier(lo: int, hi: int) -> str:
+    if hi == _sre.MAXREPEAT:
+        return {0: "*", 1: "+"}.get(lo, f"{{{lo},}}")
+    if (lo, hi) == (0, 1):
+        return "?"
+    if lo == hi == 1:
+        return ""
+    return f"{{{lo}}}" if lo == hi else f"{{{lo},{hi}}}"

@@ -312,18 +312,21 @@ class Dispatch:
         self._scan = re.compile("|".join(re.escape(k) for k in words))
         self._rows = {w: frozenset(i for i, r in enumerate(rules) if any(k in w for k in r.keywords))
                       for w in words}
-        self._cache: dict[frozenset, tuple[Rule, ...]] = {}
+        self._cache: dict[tuple, tuple[Rule, ...]] = {}
 
-    def candidates(self, message: str) -> tuple[Rule, ...]:
+    def candidates(self, message: str, allowed: frozenset[int] | None = None) -> tuple[Rule, ...]:
+        """`allowed`: the finding rows that may match (indexes; look-alike rows are always kept), or None."""
         found = frozenset(self._scan.findall(message))
-        rows = self._cache.get(found)
+        key = (found, allowed)
+        rows = self._cache.get(key)
         if rows is None:
             if len(self._cache) >= 4096:  # keyword combinations are few in real logs; input cannot grow this
                 self._cache.clear()
             ids: set[int] = set()
             for w in found:
                 ids |= self._rows[w]
-            rows = self._cache[found] = tuple(self.rules[i] for i in sorted(ids))
+            rows = self._cache[key] = tuple(self.rules[i] for i in sorted(ids)
+                                            if allowed is None or i in allowed or self.rules[i].kind is None)
         return rows
 
 

@@ -65,15 +65,16 @@ class Scanner:
 
     def _scan_buffer(self, buf: bytes, lines: "_Lines", name: str | None) -> Iterator[Finding]:
         done_to = -1
-        classify = self.classifier.classify
-        for start, end in self.prefilter.line_spans(buf):
+        classify = self.classifier.classify_matched
+        for start, end, matched in self.prefilter.line_spans(buf):
             if start <= done_to:
                 continue
             line = decode(buf[start:end])
             if is_cri_partial(line) or (start and _cri_partial_before(buf, start)):
                 start, line, end = _cri_group(buf, start, end)
+                matched = None  # the joined line: its parts' matches say nothing about it
             done_to = end
-            finding = classify(line, file=name, lineno=lines.at(buf, start))
+            finding = classify(line, matched, file=name, lineno=lines.at(buf, start))
             if finding is not None:
                 yield finding
 
