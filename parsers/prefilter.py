@@ -14,6 +14,7 @@ matched it, so the classifier tries only those rows.  The `re` engine stays the 
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import re
@@ -214,6 +215,7 @@ _REPEATS = (_sre.MAX_REPEAT, _sre.MIN_REPEAT, getattr(_sre, "POSSESSIVE_REPEAT",
 _ASSERTS = (_sre.ASSERT, _sre.ASSERT_NOT, _sre.GROUPREF, _sre.GROUPREF_EXISTS)
 
 
+@functools.lru_cache(maxsize=256)
 def byte_superset(pattern: str, caseless: bool = False) -> str:
     """`pattern` (Python regex source) as a byte regex for hyperscan and RE2 matching a superset of its lines."""
     tree = _sre_parse.parse(pattern, _re_flags(caseless))

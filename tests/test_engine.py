@@ -85,28 +85,3 @@ def test_cause_index_picks_what_a_linear_scan_picks(causes, t, window):
                 best = c
     assert CauseIndex(causes).best(t, window) is best
 
-
-ENVELOPES = ["", "[ 4254.197860] ", "6,100,4254197860,-;", "Nov 22 12:00:00 host kernel: ",
-             "2026-11-22T12:00:00.000000000Z stderr F ", "2026-11-22T12:00:00.000000000Z stdout P "]
-
-
-@settings(max_examples=400, deadline=None)
-@given(st.lists(st.tuples(st.sampled_from(ENVELOPES), line), max_size=25))
-def test_every_engine_gives_the_same_findings(rows):
-    """The buffer scan with the rules' own regexes (hyperscan, prefilter mode), with keywords (re2, re) and
-    line by line without any prefilter: the same findings."""
-    import io
-
-    from parsers import Prefilter, Scanner, all_keywords
-    from parsers.classify import line_patterns
-    from parsers.prefilter import ENGINES
-
-    text = "\n".join(e + t.replace("\n", " ").replace("\r", " ") for e, t in rows)
-    results = []
-    for engine in ENGINES:
-        try:
-            pf = Prefilter(all_keywords(), engine=engine, patterns=line_patterns())
-        except ImportError:
-            continue
-        results.append([f.to_dict() for f in Scanner(Classifier(), pf).scan(io.BytesIO(text.encode()))])
-    assert all(r == results[0] for r in results)

@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import io
+import re
+import string
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from parsers import Classifier, Prefilter, Scanner, all_keywords, detect
-from parsers.prefilter import ENGINES, _load
+from parsers.classify import line_patterns
+from parsers.prefilter import CASELESS_NON_ASCII, ENGINES, _load, byte_superset
+from test_engine import line as rule_line
 
 KEYWORD_TEXT = st.sampled_from(all_keywords() + ("\n", "NVRM: ", "stderr P ", " ", "0000:5d:00.0", "[ 1.0] "))
 MIXED = st.lists(st.one_of(KEYWORD_TEXT, st.text(max_size=20)), max_size=30).map("".join)
@@ -70,3 +74,127 @@ def test_chunking_changes_nothing(chunk, fixtures):
 def test_unknown_engine_is_a_clear_error():
     with pytest.raises(ValueError, match="unknown matcher engine"):
         Prefilter(["x"], engine="grep")
+
+
+# --- every engine gives the findings of the stdlib keyword scan -------------------------------------------------
+
+ENVELOPES = ["", "[ 4254.197860] ", "6,100,4254197860,-;", "Nov 22 12:00:00 host kernel: ",
+             "2026-11-22T12:00:00.000000000Z stderr F ", "2026-11-22T12:00:00.000000000Z stdout P ",
+             '{"log":"', "<14>1 2026-11-22T12:00:00Z host kernel - - - "]
+
+
+def _corpus_lines() -> list[bytes]:
+    """Every line of the log fixtures and of the real-world samples (real lines, copied verbatim from public
+    sources)."""
+    from conftest import FIXTURES
+    from realworld import samples
+
+    out = [ln.encode() for item in samples() for ln in item["text"].splitlines()]
+    for path in sorted(FIXTURES.rglob("*")):
+        if path.is_file() and path.suffix not in (".md", ".jsonl", ".yaml", ".yml", ".csv", ".py"):
+            out += path.read_bytes().splitlines()
+    return out
+
+
+CORPUS = _corpus_lines()
+ENGINE_NAMES = available_engines()
+
+
+PREFILTERS = {engine: Prefilter(all_keywords(), engine=engine, patterns=line_patterns()) for engine in ENGINE_NAMES}
+
+
+def _findings_by_engine(data: bytes, chunk: int = 1 << 20) -> dict[str, list[dict]]:
+    out = {}
+    for engine, pf in PREFILTERS.items():
+        out[engine] = [f.to_dict() for f in Scanner(Classifier(), pf).scan(io.BytesIO(data), chunk=chunk)]
+    return out
+
+
+def _assert_same(by_engine: dict[str, list[dict]]) -> None:
+    ref = by_engine["re"]
+    for engine, findings in by_engine.items():
+        assert findings == ref, engine
+
+
+def test_the_engines_compile_the_rule_regexes():
+    """hyperscan and RE2 (where installed) scan for the rules' own regexes, not the keywords."""
+    for engine in ENGINE_NAMES:
+        if engine != "re":
+            assert PREFILTERS[engine].by_pattern, engine
+
+
+def test_every_engine_gives_the_same_findings_on_the_corpus():
+    by_engine = _findings_by_engine(b"\n".join(CORPUS))
+    assert len(by_engine["re"]) > 200
+    _assert_same(by_engine)
+
+
+piece = st.one_of(rule_line, st.text(max_size=12), st.sampled_from(CORPUS).map(lambda b: b.decode("utf-8", "replace")))
+
+
+@settings(max_examples=200)
+@given(st.lists(st.tuples(st.sampled_from(ENVELOPES), st.lists(piece, min_size=1, max_size=3).map("".join)),
+                max_size=25),
+       st.sampled_from([64, 4096, 1 << 20]))
+def test_every_engine_gives_the_same_findings(rows, chunk):
+    """Generated lines (rule pieces, corpus lines, arbitrary text, in every envelope): the buffer scan with the
+    rules' regexes (hyperscan, RE2) finds exactly what the stdlib keyword scan finds."""
+    text = "\n".join(e + t.replace("\n", " ").replace("\r", " ") for e, t in rows)
+    _assert_same(_findings_by_engine(text.encode("utf-8", "surrogatepass"), chunk))
+
+
+@settings(max_examples=100)
+@given(st.lists(st.one_of(st.binary(max_size=40), st.sampled_from(CORPUS)), max_size=20))
+def test_every_engine_gives_the_same_findings_on_raw_bytes(parts):
+    """Undecodable bytes (the decoder makes them U+FFFD) and corpus lines glued to them."""
+    _assert_same(_findings_by_engine(b"".join(parts)))
+
+
+# --- the byte forms are sound supersets ---------------------------------------------------------------------------
+
+PATTERNS = [(re.compile(p, re.I if caseless else 0), re.compile(byte_superset(p, caseless).encode()))
+            for p, caseless in line_patterns()]
+
+
+@settings(max_examples=500)
+@given(st.one_of(piece, st.binary(max_size=60).map(lambda b: b.decode("utf-8", "replace"))))
+def test_byte_form_matches_every_line_its_regex_matches(text):
+    data = text.replace("\n", " ").encode("utf-8", "surrogatepass")
+    decoded = data.decode("utf-8", "replace")
+    for python, byte_form in PATTERNS:
+        if python.search(decoded):
+            assert byte_form.search(data), python.pattern
+
+
+@pytest.mark.parametrize("pattern, line", [
+    (r"(?<![A-Za-z])Xid \((?P<pci>\w+)\): (?P<xid>\d+)", "Xid (éé): \u0663"),  # Unicode word and digit
+    (r"(?i)^(?>.*?\bnvlink\b)(?=.*?\b(?P<what>errors?)\b)", "NVLINK errorſ"),  # lookahead, long s
+    (r"(?:CUDA error: )?(?P<e>(?<=CUDA error: )[^.'\n]+|misaligned)", "CUDA error: boom"),  # lookbehind
+    (r"link\s*(?P<n>\d+)", "link\x1c\u00a07"),  # Unicode whitespace
+    (r"(?i)kelvin", "\u212aelvin"),  # Kelvin sign folds to k
+])
+def test_byte_form_examples(pattern, line):
+    assert re.search(pattern, line)
+    assert re.search(byte_superset(pattern).encode(), line.encode())
+
+
+def test_byte_form_is_tight_on_benign_vendor_lines():
+    """What the engines are for: a benign line carrying a vendor keyword matches no rule's byte form."""
+    benign = ["mlx5_core 0000:5d:00.0: firmware version: 28.39.1002",
+              "mlx5_core 0000:5d:00.0: E-Switch: Total vports 18, per vport: max uc(128) max mc(2048)",
+              "NVRM: GPU 0000:5d:00.0: RmInitAdapter succeeded",
+              "node-1:123:456 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB [1]mlx5_1:1/IB ; OOB ibp0s0:10.0.0.1<0>",
+              "node-1:123:456 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM/read"]
+    for text in benign:
+        hits = [p.pattern for p, b in PATTERNS if b.search(text.encode())]
+        assert hits == [], (text, hits)
+
+
+def test_caseless_non_ascii_letters_are_exactly_those_python_folds():
+    """The ASCII letters that Python's caseless matching equates with some non-ASCII character."""
+    # code points whose simple case mapping reaches ASCII or that fold to several (Python's extra pairs)
+    folds = [cp for cp in range(0x80, 0x110000)
+             if chr(cp).lower().isascii() or chr(cp).upper().isascii() or len(chr(cp).lower()) > 1]
+    letters = {c for c in string.ascii_letters if any(re.fullmatch(c, chr(cp), re.I) for cp in folds)}
+    assert letters == set(CASELESS_NON_ASCII)
+
