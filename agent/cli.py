@@ -8,6 +8,7 @@ from typing import Iterator
 import click
 
 from . import __version__
+from .progress import MODES as PROGRESS_MODES
 
 SEVERITY_CHOICES = ("info", "warning", "error", "fatal")
 
@@ -38,8 +39,11 @@ def main() -> None:
                    "off, or fake:<scenario.yaml>.")
 @click.option("--unclassified", "only_unclassified", is_flag=True,
               help="List only driver lines with an error word that no rule recognised (new formats to report).")
+@click.option("--progress", type=click.Choice(PROGRESS_MODES), default="auto", show_default=True,
+              help="A progress bar (bytes read of the total, rate) on stderr, drawn only when stderr is a terminal: "
+                   "auto draws it for inputs of 64 MiB or more.")
 @click.argument("files", nargs=-1, type=click.Path(dir_okay=False, allow_dash=True))
-def parse(fmt: str, min_severity: str, year: int | None, nvml_spec: str, only_unclassified: bool,
+def parse(fmt: str, min_severity: str, year: int | None, nvml_spec: str, only_unclassified: bool, progress: str,
           files: tuple[str, ...]) -> None:
     """Classify log files (plain, .gz, or stdin with no FILE or '-') for post-mortems.
 
@@ -50,6 +54,7 @@ def parse(fmt: str, min_severity: str, year: int | None, nvml_spec: str, only_un
 
     from .gpu.collector import annotate
     from .inputs import InputDamaged, open_input
+    from .progress import ReadProgress, input_size
     from .report import write_correlations, write_json, write_text
 
     from parsers import WORKLOAD_KINDS, cause_of
@@ -60,10 +65,20 @@ def parse(fmt: str, min_severity: str, year: int | None, nvml_spec: str, only_un
     failures: list = []
     failed: list[str] = []
 
+    paths = files or ("-",)
+    sizes = [input_size(p) for p in paths]
+    bar = ReadProgress(None if None in sizes else sum(sizes), progress)  # type: ignore[arg-type]
+
     def findings() -> Iterator:
-        for path in files or ("-",):
+        try:
+            yield from _findings()
+        finally:
+            bar.close()
+
+    def _findings() -> Iterator:
+        for path in paths:
             try:
-                with open_input(path) as fp:
+                with open_input(path, bar.count if bar.shown else None) as fp:
                     for f in scanner.scan(fp, name=None if path == "-" else path):
                         annotate(f, gpu_map)
                         cause = cause_of(f)

@@ -10,7 +10,7 @@ import io
 import sys
 import zlib
 from contextlib import contextmanager
-from typing import BinaryIO, Iterator
+from typing import BinaryIO, Callable, Iterator
 
 GZIP_MAGIC = b"\x1f\x8b"
 RAW_CHUNK = 1 << 16
@@ -28,6 +28,7 @@ class TolerantGzip(io.RawIOBase):
         self._z = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)
         self._pending = b""
         self._done = False
+        self._in_member = False  # bytes of a member not yet complete were fed to the decompressor
         self.consumed = 0  # compressed bytes read
         self.damage: str | None = None
 
@@ -45,11 +46,12 @@ class TolerantGzip(io.RawIOBase):
     def _fill(self) -> None:
         data = self._z.unconsumed_tail or self._raw.read(RAW_CHUNK)
         if not data:
-            if not self._z.eof:
+            if not self._z.eof and self._in_member:
                 self.damage = f"gzip stream truncated after {self.consumed} compressed bytes"
             self._done = True
             return
         self.consumed += len(data) - len(self._z.unconsumed_tail)
+        self._in_member = True
         try:
             self._pending = self._z.decompress(data)
         except zlib.error as exc:
@@ -59,6 +61,7 @@ class TolerantGzip(io.RawIOBase):
         if self._z.eof:  # another member may follow (gzip -c a >> b): start over on what is left
             rest = self._z.unused_data
             self._z = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)
+            self._in_member = bool(rest)  # a member ended where the input may end: not a truncation
             if rest:
                 self._pending += self._decompress_rest(rest)
 
@@ -74,18 +77,39 @@ class TolerantGzip(io.RawIOBase):
             return b""
 
 
+class _Counting(io.RawIOBase):
+    """A raw stream that reports how many bytes each read returned."""
+
+    def __init__(self, raw: BinaryIO, count: Callable[[int], None]):
+        self._raw, self._count = raw, count
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buf) -> int:
+        n = self._raw.readinto(buf)  # type: ignore[attr-defined]
+        if n:
+            self._count(n)
+        return n or 0
+
+
 @contextmanager
-def open_input(path: str) -> Iterator[BinaryIO]:
+def open_input(path: str, count: Callable[[int], None] | None = None) -> Iterator[BinaryIO]:
     """Yield a binary stream for `path` (`-` is stdin); gzip is detected by content. Raises InputDamaged at
-    the end of the block when a gzip stream was truncated or corrupt (after its readable part was used)."""
+    the end of the block when a gzip stream was truncated or corrupt (after its readable part was used).
+    `count`, when given, is called with the number of bytes read from the file (compressed bytes for .gz)."""
     if path == "-":
         raw: BinaryIO = sys.stdin.buffer
+        if count is not None:
+            raw = io.BufferedReader(_Counting(raw, count), buffer_size=RAW_CHUNK)  # type: ignore[arg-type]
         if raw.peek(2)[:2] == GZIP_MAGIC:  # type: ignore[attr-defined]
             yield from _gzip(raw)
         else:
             yield raw
         return
-    with open(path, "rb") as fh:
+    with open(path, "rb", buffering=0 if count is not None else -1) as fh:
+        if count is not None:
+            fh = io.BufferedReader(_Counting(fh, count), buffer_size=RAW_CHUNK)  # type: ignore[arg-type]
         if fh.peek(2)[:2] == GZIP_MAGIC:
             yield from _gzip(fh)
         else:

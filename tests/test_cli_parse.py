@@ -112,3 +112,68 @@ def test_truncated_gzip_gives_what_decodes_and_one_warning(tmp_path):
     assert [json.loads(x)["pci"] for x in r.stdout.splitlines()] == ["0000:5d:00"]  # the first half's Xid
     err = r.stderr.decode().strip().splitlines()
     assert len(err) == 1 and "truncated" in err[0] and "Traceback" not in err[0]
+
+
+def _parse_on_a_terminal(*args: str) -> tuple[int, bytes]:
+    """Run `gpu-npd parse` with stderr on a pseudo-terminal (stdout a pipe); its exit code and what the
+    terminal showed."""
+    import pty
+
+    primary, secondary = pty.openpty()
+    proc = subprocess.Popen([*GPU_NPD, "parse", *args], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                            stderr=secondary)
+    os.close(secondary)
+    shown = b""
+    while True:
+        try:
+            data = os.read(primary, 65536)
+        except OSError:  # EIO: the process closed the terminal
+            break
+        if not data:
+            break
+        shown += data
+    os.close(primary)
+    return proc.wait(timeout=60), shown
+
+
+def test_progress_bar_on_a_terminal_shows_bytes_and_rate(tmp_path: Path):
+    p = tmp_path / "dmesg.txt"
+    p.write_bytes(b"boot noise\n" * 50_000 + XID79)  # 550 kB
+    rc, shown = _parse_on_a_terminal("--format", "json", "--progress", "always", str(p))
+    assert rc == 0
+    assert b"100%" in shown and b"0.6/0.6 MB" in shown and b"MB/s" in shown, shown
+
+
+def test_progress_bar_only_for_long_inputs_by_default(tmp_path: Path):
+    p = tmp_path / "dmesg.txt"
+    p.write_bytes(XID79)
+    rc, shown = _parse_on_a_terminal("--format", "json", str(p))
+    assert rc == 0 and shown == b""
+
+
+def test_progress_bar_silent_when_stderr_is_not_a_terminal(tmp_path: Path):
+    p = tmp_path / "dmesg.gz"
+    p.write_bytes(gzip.compress(XID79 * 1000))
+    r = run("--format", "json", "--progress", "always", str(p))
+    assert r.returncode == 0 and r.stderr == b"" and r.stdout.count(b'"xid": 79') == 1000
+
+
+def test_progress_counts_every_byte_read_plain_gzip_and_stdin(tmp_path: Path, monkeypatch):
+    """The counter the bar draws: every byte of the file (compressed bytes for .gz), stdin included."""
+    import io as _io
+
+    from agent.inputs import open_input
+
+    plain, packed = tmp_path / "a.log", tmp_path / "b.log.gz"
+    plain.write_bytes(XID79 * 5000)
+    packed.write_bytes(gzip.compress(XID79 * 5000))
+    for path in (plain, packed):
+        seen: list[int] = []
+        with open_input(str(path), seen.append) as fp:
+            assert fp.read() == XID79 * 5000
+        assert sum(seen) == path.stat().st_size
+    seen = []
+    monkeypatch.setattr(sys, "stdin", _io.TextIOWrapper(_io.BufferedReader(_io.BytesIO(XID79 * 3))))
+    with open_input("-", seen.append) as fp:
+        assert fp.read() == XID79 * 3
+    assert sum(seen) == len(XID79) * 3
