@@ -55,7 +55,7 @@ def parse(fmt: str, min_severity: str, year: int | None, nvml_spec: str, only_un
     from .gpu.collector import annotate
     from .inputs import InputDamaged, open_input
     from .progress import ReadProgress, input_size
-    from .report import write_correlations, write_json, write_text
+    from .report import Batched, write_correlations, write_json, write_text
 
     from parsers import WORKLOAD_KINDS, cause_of
 
@@ -99,7 +99,7 @@ def parse(fmt: str, min_severity: str, year: int | None, nvml_spec: str, only_un
                 click.echo(f"gpu-npd parse: cannot read {path}: {reason}", err=True)
                 failed.append(path)
 
-    out = sys.stdout
+    out = Batched(sys.stdout)
     try:
         if fmt == "json":
             write_json(findings(), out)

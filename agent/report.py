@@ -14,10 +14,37 @@ _WIDTHS = (22, 20, 8, 11, 16, 24)
 MESSAGE_WIDTH = 110
 
 
+class Batched:
+    """Text gathered and written in batches of `size` characters: one system call per batch, not per line,
+    even when stdout is unbuffered (PYTHONUNBUFFERED, python -u).  `flush` writes the rest."""
+
+    def __init__(self, out: IO[str], size: int = 1 << 16):
+        self._out, self._size = out, size
+        self._parts: list[str] = []
+        self._pending = 0
+
+    def write(self, text: str) -> int:
+        self._parts.append(text)
+        self._pending += len(text)
+        if self._pending >= self._size:
+            self._write()
+        return len(text)
+
+    def _write(self) -> None:
+        parts, self._parts, self._pending = self._parts, [], 0
+        self._out.write("".join(parts))
+
+    def flush(self) -> None:
+        if self._parts:
+            self._write()
+        self._out.flush()
+
+
 def write_json(findings: Iterable[Finding], out: IO[str]) -> int:
     n = 0
+    dumps = json.JSONEncoder(ensure_ascii=False, default=str).encode
     for f in findings:
-        out.write(json.dumps(f.to_dict(), ensure_ascii=False, default=str) + "\n")
+        out.write(dumps(f.to_dict()) + "\n")
         n += 1
     return n
 

@@ -2,9 +2,10 @@
 
 Mostly benign kernel and training lines (a fifth of the training lines are
 NCCL INFO chatter, as with NCCL_DEBUG=INFO), about 0.1% error lines of
-several kinds, in several envelopes.  Same seed, same file.
+several kinds, in several envelopes.  Same seed, same file.  `--mix keyword` adds 10% benign lines carrying
+a vendor keyword and 30% NCCL INFO lines; `--mix hard` adds storms of identical messages on top.
 
-    python bench/gen_log.py OUT [--lines N] [--seed S]
+    python bench/gen_log.py OUT [--lines N] [--seed S] [--mix default|keyword|hard]
 """
 
 from __future__ import annotations
@@ -73,9 +74,29 @@ def envelope(rng: random.Random, i: int, msg: str, kernel: bool) -> str:
     return f"2026-11-22T02:{(i // 60_000) % 60:02d}:{(i // 1000) % 60:02d}.{frac:09d}Z {stream} F {msg}"
 
 
+# synthetic storms (modelled on the ERRORS shapes): one message repeated, each line its own timestamp, as a
+# flapping GPU or link prints it; `--mix hard` puts 10% of its lines in storms of STORM lines
+STORMS = [
+    "NVRM: Xid (PCI:0000:{b:02x}:00): 95, pid={p}, name=python3, Uncontained: FBHUB. RST: No, D-RST: No",
+    "mlx5_core 0000:{b:02x}:00.0 ibp{d}s0: Link down",
+    "{host}:{p}:{n} [{d}] NCCL WARN NET/IB : Got completion from peer 10.42.0.{d}<47534> with error 12, opcode 0, len 0, vendor err 129",
+]
+STORM = 1000
+
+
 def generate(lines: int, seed: int, mix: str = "default"):
     rng = random.Random(seed)
+    storm_left, storm_msg, storm_kernel = 0, "", True
     for i in range(lines):
+        if mix == "hard" and not storm_left and rng.random() < 0.1 / STORM:
+            fill = dict(n=rng.randrange(1, 99999), p=rng.randrange(100, 65535), d=rng.randrange(8),
+                        b=rng.choice((0x1b, 0x3b, 0x5d, 0x9a)), host=f"node-{rng.randrange(4)}")
+            tpl = rng.choice(STORMS)
+            storm_left, storm_msg, storm_kernel = STORM, tpl.format(**fill), not tpl.startswith("{host}")
+        if storm_left:
+            storm_left -= 1
+            yield envelope(rng, i, storm_msg, storm_kernel)
+            continue
         fill = dict(n=rng.randrange(1, 99999), p=rng.randrange(100, 65535), d=rng.randrange(8),
                     r=rng.randrange(32), r2=rng.randrange(32), b=rng.choice((0x1b, 0x3b, 0x5d, 0x9a)),
                     host=f"node-{rng.randrange(4)}", t=1_700_000_000 + i)
@@ -83,9 +104,9 @@ def generate(lines: int, seed: int, mix: str = "default"):
         if roll < 0.001:
             tpl = rng.choice(ERRORS)
             kernel = not tpl.startswith(("[rank", "{host}", "Runtime", "torch"))
-        elif mix == "keyword" and roll < 0.101:  # 10% benign vendor-keyword lines
+        elif mix in ("keyword", "hard") and roll < 0.101:  # 10% benign vendor-keyword lines
             tpl, kernel = rng.choice(BENIGN_VENDOR), True
-        elif mix == "keyword" and roll < 0.401:  # 30% NCCL INFO lines
+        elif mix in ("keyword", "hard") and roll < 0.401:  # 30% NCCL INFO lines
             tpl, kernel = rng.choice(NCCL_INFO), False
         elif roll < 0.45:
             tpl, kernel = rng.choice(BENIGN_KERNEL), True
@@ -99,8 +120,9 @@ def main() -> None:
     ap.add_argument("out")
     ap.add_argument("--lines", type=int, default=1_000_000)
     ap.add_argument("--seed", type=int, default=7)
-    ap.add_argument("--mix", choices=("default", "keyword"), default="default",
-                    help="keyword: 10%% benign vendor-keyword lines, 30%% NCCL INFO lines")
+    ap.add_argument("--mix", choices=("default", "keyword", "hard"), default="default",
+                    help="keyword: 10%% benign vendor-keyword lines, 30%% NCCL INFO lines; hard: the same with "
+                         "10%% of lines in storms of 1,000 identical messages")
     args = ap.parse_args()
     with open(args.out, "w", encoding="utf-8") as fh:
         for line in generate(args.lines, args.seed, args.mix):

@@ -7,9 +7,11 @@ prints it beside an Xid, CRI partial lines still being joined).  It does no I/O.
 
 from __future__ import annotations
 
-import re
-from .envelope import detect, is_kmsg_continuation
 import logging
+import os
+import re
+
+from .envelope import Envelope, detect, is_kmsg_continuation
 
 from .finding import Finding, bounded_int
 from .pci import find_pci, normalize_pci
@@ -26,6 +28,7 @@ CONTEXT = (
     ("NVRM: The NVIDIA GPU", re.compile(r"NVRM: The NVIDIA GPU (?P<pci>" + PCI + r")")),
 )
 CONTEXT_KEYWORDS = tuple(k for k, _ in CONTEXT)
+_CONTEXT_PREFIX = os.path.commonprefix(CONTEXT_KEYWORDS)  # one test before the context regexes
 # CRI partial lines (rare: only lines over the runtime's 16 KiB split) are always looked at, so a
 # keyword split across two parts is still found once the parts are joined.
 CRI_PARTIAL_KEYWORDS = (" stdout P ", " stderr P ")
@@ -93,6 +96,7 @@ class Classifier:
         self.memo_evictions = 0
         self.year = year
         self.prefilter = prefilter or Prefilter(all_keywords(), engine="re")
+        self._keywords = self.prefilter.matches
         self.uuids: dict[str, str] = {}  # pci -> GPU UUID, as NVRM printed it
         self._last_pci: tuple[int, str] | None = None
         self._count = 0
@@ -109,51 +113,49 @@ class Classifier:
         matched it (a superset of the rows whose regex does), so only those rows are tried; None: all rows
         whose keyword occurs, as `classify`."""
         self._count += 1
-        position = lineno if lineno is not None else self._count
         if len(line) > self.max_line:
             line = line[:self.max_line]
             self.lines_cut += 1
-        if not self.prefilter.matches(line) or is_kmsg_continuation(line):
+        if not self._keywords(line) or (line[:1] == " " and is_kmsg_continuation(line)):
             return None
         env = detect(line, self.year)
-        finding = self.classify_message(env.message, position, matched)
-        if finding is None:
-            return None
-        finding.timestamp, finding.uptime, finding.envelope = env.timestamp, env.uptime, env.name
-        finding.program = env.extra.get("app")
-        finding.file, finding.line = file, lineno
-        return finding
+        return self._classify_message(env.message, lineno if lineno is not None else self._count, matched,
+                                      env, file, lineno)
 
     def classify_message(self, message: str, position: int | None = None,
                          matched: frozenset[int] | None = None) -> Finding | None:
-        """Classify a bare message (no envelope). Total: a line that makes a rule raise is counted in
-        `errors` and yields nothing; detection goes on with the next line."""
+        """Classify a bare message (no envelope)."""
+        return self._classify_message(message, position if position is not None else self._count, matched,
+                                      None, None, None)
+
+    def _classify_message(self, message: str, position: int, matched: frozenset[int] | None,
+                          env: Envelope | None, file: str | None, lineno: int | None) -> Finding | None:
+        """Total: a line that makes a rule raise is counted in `errors` and yields nothing; detection goes on
+        with the next line."""
         try:
-            return self._classify_message(message[:MAX_MESSAGE], position, matched)
+            if len(message) > MAX_MESSAGE:
+                message = message[:MAX_MESSAGE]
+            if _CONTEXT_PREFIX in message:
+                self._remember(message, position)
+            memo = self.memo
+            template = memo.get(message, _MISS)
+            if template is _MISS:
+                template = self._template(message, matched)
+                if len(message) <= MEMO_MAX_KEY:
+                    if len(memo) >= self.memo_size:
+                        del memo[next(iter(memo))]  # oldest first: a storm line stays hot, new lines cycle
+                        self.memo_evictions += 1
+                    memo[message] = template
+            else:
+                self.memo_hits += 1
+            if template is None:
+                return None
+            return self._instantiate(template, position, env, file, lineno)
         except Exception:  # noqa: BLE001 - one bad line must never stop a source
             self.errors += 1
             if self.errors == 1:
                 log.exception("classifying a line raised (counted; later ones are not logged): %.200r", message)
             return None
-
-    def _classify_message(self, message: str, position: int | None, matched: frozenset[int] | None) -> Finding | None:
-        position = position if position is not None else self._count
-        self._remember(message, position)
-        memo = self.memo
-        template = memo.get(message, _MISS)
-        if template is _MISS:
-            template = self._template(message, matched)
-            if len(message) > MEMO_MAX_KEY:
-                return None if template is None else self._instantiate(template, position)
-            if len(memo) >= self.memo_size:
-                del memo[next(iter(memo))]  # oldest first: a storm line stays hot, a flood of new lines cycles
-                self.memo_evictions += 1
-            memo[message] = template
-        else:
-            self.memo_hits += 1
-        if template is None:
-            return None
-        return self._instantiate(template, position)
 
     def _template(self, message: str, matched: frozenset[int] | None = None) -> tuple[dict, bool] | None:
         """What the line means on its own (no context): the Finding's fields, and whether its PCI address
@@ -191,16 +193,21 @@ class Classifier:
         return dict(kind="unclassified", severity="warning", attribution="unknown", action="INVESTIGATE",
                     message=message, pci=find_pci(message), details={"driver": hit[0], "word": hit[1]}), False
 
-    def _instantiate(self, template: tuple[dict, bool], position: int) -> Finding:
+    def _instantiate(self, template: tuple[dict, bool], position: int, env: Envelope | None, file: str | None,
+                     lineno: int | None) -> Finding:
         fields, from_context = template
-        fields = dict(fields)
-        details = fields["details"] = dict(fields["details"])
         pci = fields["pci"]
         if from_context and self._last_pci and position - self._last_pci[0] <= CONTEXT_LINES:
-            pci = fields["pci"] = self._last_pci[1]
+            pci = self._last_pci[1]
+        details = dict(fields["details"])
         if pci and pci in self.uuids:
             details["uuid"] = self.uuids[pci]
-        return Finding(**fields)
+        f = Finding(**fields)
+        f.pci, f.details = pci, details
+        if env is not None:
+            f.timestamp, f.uptime, f.envelope, f.program = env.timestamp, env.uptime, env.name, env.extra.get("app")
+            f.file, f.line = file, lineno
+        return f
 
     def memo_stats(self) -> dict[str, int]:
         """Counters of the repeat memo, for export: entries now, capacity, hits, evictions."""

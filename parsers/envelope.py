@@ -59,34 +59,34 @@ def _strip_inner_uptime(env: Envelope) -> Envelope:
     return env
 
 
-def _kmsg(m: re.Match, year: int) -> Envelope:
+def _kmsg(m: re.Match, year: int | None) -> Envelope:
     prio, seq, usec, flags, msg = m.groups()
     return Envelope("kmsg", msg, uptime=int(usec) / 1e6,
                     extra={"seq": int(seq), "priority": int(prio) & 7, "facility": int(prio) >> 3,
                            "continued": flags.startswith("c")})
 
 
-def _dmesg(m: re.Match, year: int) -> Envelope:
+def _dmesg(m: re.Match, year: int | None) -> Envelope:
     return Envelope("dmesg", m.group(2), uptime=float(m.group(1)))
 
 
-def _dmesg_t(m: re.Match, year: int) -> Envelope:
+def _dmesg_t(m: re.Match, year: int | None) -> Envelope:
     _, mon, day, clock, yr, msg = m.groups()
     return Envelope("dmesg_t", msg, timestamp=_bsd(mon, day, clock, int(yr)))
 
 
-def _dmesg_decode(m: re.Match, year: int) -> Envelope:
+def _dmesg_decode(m: re.Match, year: int | None) -> Envelope:
     facility, level, clock, frac, tz, msg = m.groups()
     return Envelope("dmesg_decode", msg, timestamp=_iso(f"{clock}.{frac}{tz}"),
                     extra={"facility": facility, "level": level})
 
 
-def _cri(m: re.Match, year: int) -> Envelope:
+def _cri(m: re.Match, year: int | None) -> Envelope:
     ts, stream, tag, msg = m.groups()
     return Envelope("cri", msg, timestamp=_iso(ts), extra={"stream": stream, "partial": tag == "P"})
 
 
-def _docker(m: re.Match, year: int) -> Envelope | None:
+def _docker(m: re.Match, year: int | None) -> Envelope | None:
     try:
         obj = json.loads(m.string)
     except ValueError:
@@ -98,26 +98,27 @@ def _docker(m: re.Match, year: int) -> Envelope | None:
                     extra={"stream": obj.get("stream")})
 
 
-def _rfc5424(m: re.Match, year: int) -> Envelope:
+def _rfc5424(m: re.Match, year: int | None) -> Envelope:
     ts, host, app, procid, msg = m.groups()
     return _strip_inner_uptime(Envelope("rfc5424", msg, timestamp=None if ts == "-" else _iso(ts),
                                         extra={"host": host, "app": app}))
 
 
-def _rfc3164(m: re.Match, year: int) -> Envelope:
+def _rfc3164(m: re.Match, year: int | None) -> Envelope:
     mon, day, clock, host, tag, msg = m.groups()
+    year = year or datetime.now(timezone.utc).year  # only this envelope needs it: asked when one is seen
     return _strip_inner_uptime(Envelope("syslog", msg, timestamp=_bsd(mon, day, clock, year),
                                         extra={"host": host, "app": tag}))
 
 
-def _short_iso(m: re.Match, year: int) -> Envelope:
+def _short_iso(m: re.Match, year: int | None) -> Envelope:
     ts, host, tag, msg = m.groups()
     return _strip_inner_uptime(Envelope("syslog", msg, timestamp=_iso(ts), extra={"host": host, "app": tag}))
 
 
 _TAG = r"([^\s:\[]+)(?:\[\d+\])?:"
 # (name, first characters a line of it may start with, pattern, builder)
-ENVELOPES: tuple[tuple[str, str, re.Pattern, Callable[[re.Match, int], Envelope | None]], ...] = (
+ENVELOPES: tuple[tuple[str, str, re.Pattern, Callable[[re.Match, int | None], Envelope | None]], ...] = (
     ("kmsg", "0123456789", re.compile(r"^(\d+),(\d+),(\d+),([^;,]*)[^;]*;(.*)$", re.S), _kmsg),
     ("cri", "0123456789", re.compile(r"^(\d{4}-\d\d-\d\dT[\d:.]+(?:Z|[+-]\d\d:?\d\d)) (stdout|stderr) ([PF]) ?(.*)$", re.S), _cri),
     ("short_iso", "0123456789", re.compile(
@@ -144,7 +145,7 @@ def detect(line: str, year: int | None = None) -> Envelope:
             if first in starts:
                 m = pattern.match(line)
                 if m:
-                    env = build(m, year or datetime.now(timezone.utc).year)
+                    env = build(m, year)
                     if env is not None:
                         return env
     return Envelope("plain", line)

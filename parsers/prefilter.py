@@ -16,8 +16,10 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import json
 import os
 import re
+import sys
 from pathlib import Path
 from typing import Iterable, Iterator
 
@@ -75,7 +77,7 @@ class Prefilter:
         keywords = [re.escape(k).encode() for k in self.keywords]
         tries = []
         if self.patterns:
-            exprs = [byte_superset(p, caseless).encode() for p, caseless in self.patterns]
+            exprs = byte_forms(self.patterns)
             # the byte form as it is; prefilter mode should a hyperscan build refuse some part of it
             tries += [(exprs, [0] * len(exprs), True), (exprs, [hs.HS_FLAG_PREFILTER] * len(exprs), True)]
         tries.append((keywords, [0] * len(keywords), False))
@@ -92,7 +94,7 @@ class Prefilter:
         options.encoding = re2.Options.Encoding.LATIN1  # bytes as they are: the byte form is written for them
         options.max_mem = 64 << 20  # the rules' DFA fits: no fallback to the slower NFA
         if self.patterns:
-            exprs = [byte_superset(p, caseless).encode() for p, caseless in self.patterns]
+            exprs = byte_forms(self.patterns)
             try:
                 self._bytes = re2.compile(b"|".join(b"(?:" + e + b")" for e in exprs), options)
                 self._set = re2.Set.SearchSet(options)
@@ -151,6 +153,37 @@ class Prefilter:
 
 
 _COMPILED: dict[str, object] = {}
+_SOURCE = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()[:16]  # a new byte_superset: new cache keys
+
+
+def _cache_file(name: str) -> Path:
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "gpu-npd" / name
+
+
+def _write_cache(path: Path, data: bytes) -> None:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_bytes(data)
+        os.replace(tmp, path)
+    except Exception:  # noqa: BLE001 - read-only home, no home: fine, derive again next time
+        pass
+
+
+def byte_forms(patterns: tuple[tuple[str, bool], ...]) -> list[bytes]:
+    """`byte_superset` of each pattern, kept in the user's cache directory beside the hyperscan database
+    (deriving them walks Python's parse trees: ~100 ms a process start; loading them: ~1 ms)."""
+    key = hashlib.sha256(repr((_SOURCE, sys.version, patterns)).encode()).hexdigest()[:24]
+    cache = _cache_file(f"forms-{key}.json")
+    try:
+        forms = json.loads(cache.read_bytes())
+        if isinstance(forms, list) and len(forms) == len(patterns) and all(isinstance(f, str) for f in forms):
+            return [f.encode() for f in forms]
+    except Exception:  # noqa: BLE001 - absent, unreadable or damaged: derive
+        pass
+    forms = [byte_superset(p, caseless) for p, caseless in patterns]
+    _write_cache(cache, json.dumps(forms).encode())
+    return [f.encode() for f in forms]
 
 
 def _hyperscan_db(hs, exprs: list[bytes], flags: list[int]):
@@ -161,7 +194,7 @@ def _hyperscan_db(hs, exprs: list[bytes], flags: list[int]):
                          ).hexdigest()[:24]
     if key in _COMPILED:
         return _COMPILED[key]
-    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "gpu-npd" / f"hs-{key}.db"
+    cache = _cache_file(f"hs-{key}.db")
     db = None
     try:
         db = hs.loadb(cache.read_bytes(), hs.HS_MODE_BLOCK)
@@ -169,13 +202,7 @@ def _hyperscan_db(hs, exprs: list[bytes], flags: list[int]):
     except Exception:  # noqa: BLE001 - absent, unreadable, stale or from another hyperscan: compile
         db = hs.Database(mode=hs.HS_MODE_BLOCK)
         db.compile(expressions=exprs, ids=list(range(len(exprs))), flags=flags)
-        try:
-            cache.parent.mkdir(parents=True, exist_ok=True)
-            tmp = cache.with_suffix(f".{os.getpid()}.tmp")
-            tmp.write_bytes(hs.dumpb(db))
-            os.replace(tmp, cache)
-        except Exception:  # noqa: BLE001 - read-only home, no home: fine, compile next time
-            pass
+        _write_cache(cache, hs.dumpb(db))
     _COMPILED[key] = db
     return db
 

@@ -7,6 +7,7 @@ Lines longer than MAX_LINE are cut there (the rest of that line is skipped).
 
 from __future__ import annotations
 
+import re
 from typing import BinaryIO, Iterator
 
 from .classify import Classifier, all_keywords, line_patterns
@@ -70,7 +71,8 @@ class Scanner:
             if start <= done_to:
                 continue
             line = decode(buf[start:end])
-            if is_cri_partial(line) or (start and _cri_partial_before(buf, start)):
+            if _maybe_cri_partial(buf, start, end) and (
+                    is_cri_partial(line) or (start and _cri_partial_before(buf, start))):
                 start, line, end = _cri_group(buf, start, end)
                 matched = None  # the joined line: its parts' matches say nothing about it
             done_to = end
@@ -111,6 +113,17 @@ def hold_back_cri_partials(buf: bytes, cut: int) -> int:
         if cut < 0:
             return -1
     return cut
+
+
+# The CRI partial marker in bytes: every CRI partial line holds it (`is_cri_partial` confirms), so most lines
+# are ruled out without decoding them or the line before them.
+_CRI_MARK = re.compile(rb" std(?:out|err) P ")
+
+
+def _maybe_cri_partial(buf: bytes, start: int, end: int) -> bool:
+    """Whether the line at [start, end) or the one before it may be a CRI partial line."""
+    begin = buf.rfind(b"\n", 0, start - 1) + 1 if start else 0
+    return _CRI_MARK.search(buf, begin, end) is not None
 
 
 def _prev_line(buf: bytes, start: int) -> tuple[int, int]:
