@@ -14,7 +14,7 @@ SEVERITY_CHOICES = ("info", "warning", "error", "fatal")
 
 
 def _nvml_spec(ctx, param, value: str) -> str:
-    from .config import nvml_spec_problem
+    from .gpu.nvml import nvml_spec_problem
 
     problem = nvml_spec_problem(value)
     if problem:

@@ -11,6 +11,7 @@ from typing import Any, Mapping
 
 import yaml
 
+from .gpu.nvml import nvml_spec_problem
 from .kube.settings import MODES
 from .kube.settings import parse as kube_settings
 from .policy import validate as validate_policy
@@ -149,15 +150,6 @@ def _coerce(key: str, value: Any, kind: Any) -> Any:
     except (TypeError, ValueError):
         raise ConfigError(f"{key}: expected {name.replace('list[str]', 'a list of strings')}, got {value!r}") from None
     return value
-
-
-def nvml_spec_problem(spec: str) -> str | None:
-    """Why an NVML spec (config key `nvml`, `--nvml` of parse and nvml-snapshot) is unusable, or None."""
-    if not (spec in ("auto", "off") or spec.startswith("fake:")):
-        return f"expected auto, off or fake:<scenario.yaml>, got {spec!r}"
-    if spec.startswith("fake:") and not os.path.isfile(spec[5:]):
-        return f"scenario file {spec[5:]!r} does not exist"
-    return None
 
 
 def _validate(cfg: Config) -> None:

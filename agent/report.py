@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from collections import Counter, defaultdict
 from typing import IO, Iterable
 
@@ -42,11 +43,58 @@ class Batched:
 
 def write_json(findings: Iterable[Finding], out: IO[str]) -> int:
     n = 0
-    dumps = json.JSONEncoder(ensure_ascii=False, default=str).encode
+    line = JsonLines().line
     for f in findings:
-        out.write(dumps(f.to_dict()) + "\n")
+        out.write(line(f))
         n += 1
     return n
+
+
+class JsonLines:
+    """Finding -> its JSON line, `json.dumps(f.to_dict())` to the byte.  The findings of a storm share every
+    field but when (timestamp, uptime) and where (line number): the text of the shared fields is encoded once
+    and kept (a bounded table), and only those three are formatted per finding."""
+
+    SIZE = 4096
+
+    def __init__(self) -> None:
+        self._dumps = json.JSONEncoder(ensure_ascii=False, default=str).encode
+        self._parts: dict[tuple, tuple[str, str]] = {}
+
+    def line(self, f: Finding) -> str:
+        try:
+            key = (f.kind, f.severity, f.attribution, f.action, f.message, f.xid, f.sxid, f.pci, f.pid, f.process,
+                   f.rank, f.peer, tuple(f.details.items()), f.envelope, f.program, f.file)
+            parts = self._parts.get(key)
+        except TypeError:  # a detail that is a list or a dict: no key, encoded whole
+            return self._dumps(f.to_dict()) + "\n"
+        if parts is None:
+            parts = self._split(f, key)
+        head, tail = parts
+        text = [head]
+        if f.timestamp is not None:
+            text.append(', "timestamp": "' + f.timestamp.isoformat() + '"')
+        if f.uptime is not None:
+            text.append(', "uptime": ' + (repr(f.uptime) if math.isfinite(f.uptime) else self._dumps(f.uptime)))
+        text.append(tail)
+        if f.line is not None:
+            text.append(', "line": ' + str(int(f.line)))
+        text.append("}\n")
+        return "".join(text)
+
+    def _split(self, f: Finding, key: tuple) -> tuple[str, str]:
+        whole = f.to_dict()
+        for name in ("timestamp", "uptime", "line"):
+            whole.pop(name, None)
+        names = list(whole)
+        first = names[:names.index("message") + 1]  # kind .. message: what comes before timestamp, uptime
+        head = self._dumps({k: whole[k] for k in first})[:-1]
+        rest = self._dumps({k: whole[k] for k in names[len(first):]})[1:-1]
+        parts = (head, ", " + rest if rest else "")
+        if len(self._parts) >= self.SIZE:
+            self._parts.clear()
+        self._parts[key] = parts
+        return parts
 
 
 def _where(f: Finding) -> str:

@@ -1,13 +1,16 @@
-"""Benchmark `gpu-npd parse --format json` against `grep -cE` with the same keyword prefilter.
+"""Benchmark `gpu-npd parse --format json` against `grep -cE` with the same keyword prefilter, side by side.
 
-    python bench/parse.py [--lines N] [--runs R] [--engine hyperscan|re2|re] [--mix default|keyword]
+    python bench/parse.py [--lines N] [--runs R] [--mix default,keyword,hard] [--engines hyperscan,re2]
                           [--baseline DIR]
 
---baseline DIR also times the gpu-npd of another checkout (e.g. `git archive main | tar -x -C DIR`) in the
-same run, so the figures compare before and after on the same (shared, loaded) machine.
+Mixes (bench/gen_log.py, generated once into bench/out/): `default` (kernel noise, training output, 0.1% errors),
+`keyword` (10% benign vendor-keyword lines, 30% NCCL INFO lines), `hard` (keyword plus 10% of lines in storms of
+1,000 identical messages).  Each command runs whole, process start included; the R runs of every command are
+interleaved (grep, each engine, the baseline, then again), so a shared machine's load falls on all alike.  Printed:
+the best and median wall time, the best CPU time (user + system), lines/s and the ratio to grep of each.
 
-Generates (once) a reproducible mixed log in bench/out/, then times whole commands, process start
-included, best of R runs, and prints lines/s and the ratio to grep.
+--baseline DIR also times the gpu-npd of another checkout (e.g. `git archive main | tar -x -C DIR`) in the same
+run, with the default engine, so the figures compare before and after on the same machine at the same load.
 """
 
 from __future__ import annotations
@@ -15,7 +18,9 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import resource
 import shutil
+import statistics
 import subprocess
 import sys
 import time
@@ -26,63 +31,73 @@ sys.path.insert(0, str(HERE.parent))
 
 from parsers import all_keywords  # noqa: E402
 
+NL = b"\n"
+RUN_OTHER = ("import sys; sys.path.insert(0, sys.argv.pop(1)); sys.argv[0] = 'gpu-npd'; "
+             "from agent.cli import main; main()")
 
-def best_of(cmd: list[str], runs: int, env: dict | None = None) -> tuple[float, bytes]:
-    best, out = float("inf"), b""
-    for _ in range(runs):
-        t0 = time.perf_counter()
-        out = subprocess.run(cmd, stdout=subprocess.PIPE, check=False, env=env).stdout
-        best = min(best, time.perf_counter() - t0)
-    return best, out
+
+def timed(cmd: list[str], env: dict | None = None) -> tuple[float, float, bytes]:
+    """(wall seconds, CPU seconds of the child, its stdout)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    out = subprocess.run(cmd, stdout=subprocess.PIPE, check=False, env=env).stdout
+    wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), out
 
 
 def ere(keyword: str) -> str:
     return re.sub(r"([.[\]()*+?{}|^$\\])", r"\\\1", keyword)
 
 
+def log_for(mix: str, lines: int) -> Path:
+    log = HERE / "out" / f"{mix}-{lines}.log"
+    if not log.exists():
+        log.parent.mkdir(parents=True, exist_ok=True)
+        subprocess.run([sys.executable, str(HERE / "gen_log.py"), str(log), "--lines", str(lines), "--mix", mix],
+                       check=True)
+    return log
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--lines", type=int, default=1_000_000)
     ap.add_argument("--runs", type=int, default=3)
-    ap.add_argument("--engine", default=None)
-    ap.add_argument("--mix", choices=("default", "keyword"), default="default")
+    ap.add_argument("--mix", default="default,keyword,hard", help="comma-separated: default, keyword, hard")
+    ap.add_argument("--engines", default="hyperscan,re2", help="comma-separated: hyperscan, re2, re")
     ap.add_argument("--baseline", default=None, help="a checkout of an earlier version to time beside this one")
     args = ap.parse_args()
-    log = HERE / "out" / (f"mixed-{args.lines}.log" if args.mix == "default" else f"{args.mix}-{args.lines}.log")
-    if not log.exists():
-        log.parent.mkdir(parents=True, exist_ok=True)
-        subprocess.run([sys.executable, str(HERE / "gen_log.py"), str(log), "--lines", str(args.lines),
-                        "--mix", args.mix], check=True)
-    size_mb = log.stat().st_size / 1e6
     gpu_npd = shutil.which("gpu-npd") or str(Path(sys.executable).with_name("gpu-npd"))
-    env = dict(os.environ)
-    if args.engine:
-        env["GPU_NPD_MATCHER"] = args.engine
     pattern = "|".join(ere(k) for k in all_keywords())
-    t_grep, grep_out = best_of(["grep", "-cE", pattern, str(log)], args.runs)
-    t_npd, npd_out = best_of([gpu_npd, "parse", "--format", "json", str(log)], args.runs, env)
-    engine = args.engine or _engine()
-    print(f"input: {log.name}, {args.lines:,} lines, {size_mb:.0f} MB; grep matched {int(grep_out or 0):,} lines")
-    print(f"grep -cE        {t_grep:7.3f} s  {args.lines / t_grep:14,.0f} lines/s")
-    findings = npd_out.count(b"\n")
-    print(f"gpu-npd parse   {t_npd:7.3f} s  {args.lines / t_npd:14,.0f} lines/s  "
-          f"({findings:,} findings, engine {engine})")
-    print(f"ratio gpu-npd / grep: {t_npd / t_grep:.2f}x")
-    if args.baseline:
-        run_old = ("import sys; sys.path.insert(0, sys.argv.pop(1)); sys.argv[0] = 'gpu-npd'; "
-                   "from agent.cli import main; main()")
-        t_old, old_out = best_of([sys.executable, "-c", run_old, args.baseline, "parse", "--format", "json",
-                                  str(log)], args.runs, env)
-        old_findings = old_out.count(b"\n")
-        print(f"baseline parse  {t_old:7.3f} s  {args.lines / t_old:14,.0f} lines/s  "
-              f"({old_findings:,} findings; {args.baseline})")
-        print(f"ratio baseline / grep: {t_old / t_grep:.2f}x")
-
-
-def _engine() -> str:
-    from parsers import Prefilter
-
-    return Prefilter(all_keywords()).engine
+    print(f"load average {os.getloadavg()[0]:.2f}; {os.cpu_count()} CPUs; best of {args.runs}, interleaved")
+    for mix in args.mix.split(","):
+        log = log_for(mix, args.lines)
+        commands: dict[str, tuple[list[str], dict | None]] = {"grep -cE": (["grep", "-cE", pattern, str(log)], None)}
+        for engine in args.engines.split(","):
+            commands[f"gpu-npd ({engine})"] = ([gpu_npd, "parse", "--format", "json", str(log)],
+                                               dict(os.environ, GPU_NPD_MATCHER=engine))
+        if args.baseline:
+            commands["baseline (default)"] = ([sys.executable, "-c", RUN_OTHER, args.baseline, "parse", "--format",
+                                               "json", str(log)], None)
+        runs: dict[str, list[tuple[float, float]]] = {name: [] for name in commands}
+        outputs: dict[str, bytes] = {}
+        for _ in range(args.runs):
+            for name, (cmd, env) in commands.items():
+                wall, cpu, out = timed(cmd, env)
+                runs[name].append((wall, cpu))
+                outputs[name] = out
+        print(f"\n{mix}: {log.name}, {args.lines:,} lines, {log.stat().st_size / 1e6:.0f} MB; "
+              f"grep matched {int(outputs['grep -cE'] or 0):,} lines")
+        grep_best = min(w for w, _ in runs["grep -cE"])
+        grep_cpu = min(c for _, c in runs["grep -cE"])
+        for name, measured in runs.items():
+            best = min(w for w, _ in measured)
+            cpu = min(c for _, c in measured)
+            emitted = outputs[name].count(NL)
+            findings = "" if name.startswith("grep") else f"  {emitted:,} lines out"
+            print(f"  {name:20s} best {best:6.3f} s  median {statistics.median(w for w, _ in measured):6.3f} s  "
+                  f"cpu {cpu:6.3f} s  {args.lines / best:12,.0f} lines/s  x{best / grep_best:5.2f} grep "
+                  f"(cpu x{cpu / grep_cpu:5.2f}){findings}")
 
 
 if __name__ == "__main__":

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
+from operator import attrgetter
 from datetime import datetime
 from typing import Any
 
@@ -47,13 +48,17 @@ class Finding:
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-ready dict; unknown fields are left out."""
-        out: dict[str, Any] = {}
-        for name in self.__slots__:  # type: ignore[attr-defined]
-            value = getattr(self, name)
-            if value is None or (name == "details" and not value):
-                continue
-            out[name] = value.isoformat() if isinstance(value, datetime) else value
+        out = {name: value for name, value in zip(_NAMES, _values(self)) if value is not None}
+        if not self.details:
+            out.pop("details", None)
+        if self.timestamp is not None:
+            out["timestamp"] = self.timestamp.isoformat()
         return out
+
+
+_NAMES = tuple(f.name for f in fields(Finding))
+_values = attrgetter(*_NAMES)
+assert [f.name for f in fields(Finding) if f.type in ("datetime | None", datetime)] == ["timestamp"]
 
 
 MAX_DIGITS = 18  # longer "numbers" (a 5,000-digit rank from a pod) are text, never int(): no ValueError, no cost

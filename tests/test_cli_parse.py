@@ -177,3 +177,24 @@ def test_progress_counts_every_byte_read_plain_gzip_and_stdin(tmp_path: Path, mo
     with open_input("-", seen.append) as fp:
         assert fp.read() == XID79 * 3
     assert sum(seen) == len(XID79) * 3
+
+
+def test_json_lines_are_json_dumps_of_each_finding(fixtures):
+    """The JSON writer's shared-field table gives, for every finding, exactly json.dumps(to_dict())."""
+    import io as _io
+    from datetime import datetime, timezone
+
+    from agent.report import JsonLines
+    from parsers import Scanner
+
+    data = b"".join(p.read_bytes() for p in sorted((fixtures / "dmesg").glob("*")) if p.is_file())
+    findings = list(Scanner().scan(_io.BytesIO(data * 2), name="x.log"))
+    storm = [XID79.decode().strip()] * 3
+    findings += [f for f in (Scanner().scan(_io.BytesIO("\n".join(storm).encode()))) if f]
+    findings[0].uptime, findings[1].uptime = float("inf"), None
+    findings[2].timestamp = datetime(2026, 1, 2, 3, 4, 5, 678, tzinfo=timezone.utc)
+    findings[3].details = {**findings[3].details, "list": [1, 2]}  # not hashable: encoded whole
+    writer = JsonLines()
+    assert len(findings) > 50
+    for f in findings:
+        assert writer.line(f) == json.dumps(f.to_dict(), ensure_ascii=False, default=str) + "\n"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import threading
 
 from .interface import CHECK_GROUPS, ERRORS, GROUPS, MAX_NVLINKS, NVLINK_FIELDS, Identity, Nvml, NvmlError  # noqa: F401
@@ -147,6 +148,15 @@ def _error_name(n, value: int) -> str:
         if getattr(n, f"NVML_ERROR_{name}", None) == value:
             return name
     return f"CODE_{value}"
+
+
+def nvml_spec_problem(spec: str) -> str | None:
+    """Why an NVML spec (config key `nvml`, `--nvml` of parse and nvml-snapshot) is unusable, or None."""
+    if not (spec in ("auto", "off") or spec.startswith("fake:")):
+        return f"expected auto, off or fake:<scenario.yaml>, got {spec!r}"
+    if spec.startswith("fake:") and not os.path.isfile(spec[5:]):
+        return f"scenario file {spec[5:]!r} does not exist"
+    return None
 
 
 def open_backend(spec: str) -> Nvml | None:
