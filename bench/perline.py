@@ -1,9 +1,10 @@
 """Per-line cost of `Classifier.classify` (micro-benchmark, not a test): a keyword line that matches no
 rule, a repeated storm line (memo hit), a new matching line (distinct every time, memo miss).
 
-    python bench/perline.py [--n N] [--baseline DIR]
+    python bench/perline.py [--n N] [--runs R] [--baseline DIR]
 
---baseline DIR times the classifier of another checkout in the same run (a subprocess).
+Each measurement runs in a fresh process; best of R.  --baseline DIR times the classifier of another checkout
+in the same run, interleaved with this one's, so both see the same load.
 """
 
 from __future__ import annotations
@@ -40,24 +41,33 @@ def measure(n: int) -> dict[str, float]:
     return out
 
 
+def measure_in(checkout: Path, n: int) -> dict[str, float]:
+    """One measurement in a fresh process importing `checkout`'s parsers."""
+    code = (f"import sys; sys.path.insert(0, {str(checkout)!r}); __file__ = {str(HERE / 'perline.py')!r}; "
+            f"sys.argv = ['x', '--json', '--n', '{n}']; exec(open(__file__).read())")
+    return eval(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                               cwd="/").stdout)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n", type=int, default=100_000)
+    ap.add_argument("--runs", type=int, default=5, help="best of R runs, this checkout and the baseline interleaved")
     ap.add_argument("--baseline", default=None)
     ap.add_argument("--json", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.json:
         print(repr(measure(args.n)))
         return
-    now = measure(args.n)
-    old = None
-    if args.baseline:
-        code = f"import sys; __file__ = {str(HERE / 'perline.py')!r}; sys.path.insert(0, {args.baseline!r}); sys.argv = ['x', '--json', '--n', '{args.n}']; " \
-               f"exec(open({str(HERE / 'perline.py')!r}).read())"
-        old = eval(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
-                                  cwd="/").stdout)
-    for name, us in now.items():
-        extra = f"   baseline {old[name]:7.2f} us" if old else ""
+    best: dict[str, dict[str, float]] = {"now": {}, "baseline": {}}
+    for _ in range(args.runs):
+        for label, checkout in (("now", HERE.parent), ("baseline", args.baseline)):
+            if checkout is None:
+                continue
+            for name, us in measure_in(Path(checkout), args.n).items():
+                best[label][name] = min(us, best[label].get(name, us))
+    for name, us in best["now"].items():
+        extra = f"   baseline {best['baseline'][name]:7.2f} us" if best["baseline"] else ""
         print(f"{name:24s} {us:7.2f} us/line{extra}")
 
 

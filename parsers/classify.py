@@ -66,7 +66,7 @@ def line_patterns(rules: tuple[Rule, ...] = RULES) -> tuple[tuple[str, bool], ..
     """What a line must match to be worth classifying, as (regex source, caseless): every finding rule's own
     regex, the context lines' regexes, the CRI partial markers and the unclassified net.  Derived from the
     table: a new row needs no engine work.  The engines report which of these matched a line
-    (`Prefilter.line_spans`), and `Classifier.classify_matched` tries only the rows among them."""
+    (`Prefilter.line_spans`), and `Classifier.classify(..., matched=)` tries only the rows among them."""
     return tuple((p, c) for p, c, _ in _line_pattern_rows(rules))
 
 
@@ -103,15 +103,11 @@ class Classifier:
         self.errors = 0  # lines whose classification raised (a bug): counted, logged once, never fatal
         self.uuid_evictions = 0
 
-    def classify(self, line: str, *, file: str | None = None, lineno: int | None = None) -> Finding | None:
-        """Classify one line (envelope included, no newline)."""
-        return self.classify_matched(line, None, file=file, lineno=lineno)
-
-    def classify_matched(self, line: str, matched: frozenset[int] | None, *, file: str | None = None,
-                         lineno: int | None = None) -> Finding | None:
-        """Classify a line a buffer scan found worth a look.  `matched`: the ids of the `line_patterns` that
-        matched it (a superset of the rows whose regex does), so only those rows are tried; None: all rows
-        whose keyword occurs, as `classify`."""
+    def classify(self, line: str, *, file: str | None = None, lineno: int | None = None,
+                 matched: frozenset[int] | None = None) -> Finding | None:
+        """Classify one line (envelope included, no newline).  `matched`, from a buffer scan: the ids of the
+        `line_patterns` that matched the line (a superset of the rows whose regex does), so only those rows are
+        tried; None: every row whose keyword occurs."""
         self._count += 1
         if len(line) > self.max_line:
             line = line[:self.max_line]

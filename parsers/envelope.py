@@ -67,7 +67,8 @@ def _kmsg(m: re.Match, year: int | None) -> Envelope:
 
 
 def _dmesg(m: re.Match, year: int | None) -> Envelope:
-    return Envelope("dmesg", m.group(2), uptime=float(m.group(1)))
+    uptime, message = m.groups()
+    return Envelope("dmesg", message, None, float(uptime))
 
 
 def _dmesg_t(m: re.Match, year: int | None) -> Envelope:
@@ -137,17 +138,20 @@ ENVELOPES: tuple[tuple[str, str, re.Pattern, Callable[[re.Match, int | None], En
 )
 
 
+# first character -> the rows a line starting with it may be, in table order (derived from ENVELOPES)
+_BY_FIRST: dict[str, tuple[tuple[re.Pattern, Callable[[re.Match, int | None], Envelope | None]], ...]] = {
+    c: tuple((pattern, build) for _name, starts, pattern, build in ENVELOPES if c in starts)
+    for c in {c for _name, starts, _pattern, _build in ENVELOPES for c in starts}}
+
+
 def detect(line: str, year: int | None = None) -> Envelope:
     """Split one line (no trailing newline) into its envelope and message."""
-    if line:
-        first = line[0]
-        for _name, starts, pattern, build in ENVELOPES:
-            if first in starts:
-                m = pattern.match(line)
-                if m:
-                    env = build(m, year)
-                    if env is not None:
-                        return env
+    for pattern, build in _BY_FIRST.get(line[:1], ()):
+        m = pattern.match(line)
+        if m:
+            env = build(m, year)
+            if env is not None:
+                return env
     return Envelope("plain", line)
 
 

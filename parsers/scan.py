@@ -66,7 +66,7 @@ class Scanner:
 
     def _scan_buffer(self, buf: bytes, lines: "_Lines", name: str | None) -> Iterator[Finding]:
         done_to = -1
-        classify = self.classifier.classify_matched
+        classify = self.classifier.classify
         for start, end, matched in self.prefilter.line_spans(buf):
             if start <= done_to:
                 continue
@@ -76,7 +76,7 @@ class Scanner:
                 start, line, end = _cri_group(buf, start, end)
                 matched = None  # the joined line: its parts' matches say nothing about it
             done_to = end
-            finding = classify(line, matched, file=name, lineno=lines.at(buf, start))
+            finding = classify(line, file=name, lineno=lines.at(buf, start), matched=matched)
             if finding is not None:
                 yield finding
 
