@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 import os
 import re
+from typing import Collection
 
 from .envelope import Envelope, detect, is_kmsg_continuation
 
@@ -104,7 +105,7 @@ class Classifier:
         self.uuid_evictions = 0
 
     def classify(self, line: str, *, file: str | None = None, lineno: int | None = None,
-                 matched: frozenset[int] | None = None) -> Finding | None:
+                 matched: Collection[int] | None = None) -> Finding | None:
         """Classify one line (envelope included, no newline).  `matched`, from a buffer scan: the ids of the
         `line_patterns` that matched the line (a superset of the rows whose regex does), so only those rows are
         tried; None: every row whose keyword occurs."""
@@ -119,12 +120,12 @@ class Classifier:
                                       env, file, lineno)
 
     def classify_message(self, message: str, position: int | None = None,
-                         matched: frozenset[int] | None = None) -> Finding | None:
+                         matched: Collection[int] | None = None) -> Finding | None:
         """Classify a bare message (no envelope)."""
         return self._classify_message(message, position if position is not None else self._count, matched,
                                       None, None, None)
 
-    def _classify_message(self, message: str, position: int, matched: frozenset[int] | None,
+    def _classify_message(self, message: str, position: int, matched: Collection[int] | None,
                           env: Envelope | None, file: str | None, lineno: int | None) -> Finding | None:
         """Total: a line that makes a rule raise is counted in `errors` and yields nothing; detection goes on
         with the next line."""
@@ -153,7 +154,7 @@ class Classifier:
                 log.exception("classifying a line raised (counted; later ones are not logged): %.200r", message)
             return None
 
-    def _template(self, message: str, matched: frozenset[int] | None = None) -> tuple[dict, bool] | None:
+    def _template(self, message: str, matched: Collection[int] | None = None) -> tuple[dict, bool] | None:
         """What the line means on its own (no context): the Finding's fields, and whether its PCI address
         must come from the lines before it.  Rules are tried in table order, but only those whose keyword
         occurs in the message (one scan finds them all), and of the finding rows only those the engine
@@ -168,8 +169,9 @@ class Classifier:
             return self._build(rule, m, message)
         return self._unclassified(message) if net else None
 
-    def _allowed(self, matched: frozenset[int]) -> tuple[frozenset[int] | None, bool]:
+    def _allowed(self, matched: Collection[int]) -> tuple[frozenset[int] | None, bool]:
         """Pattern ids -> (row indexes that may match, whether the unclassified net may)."""
+        matched = frozenset(matched)
         hit = self._allowed_cache.get(matched)
         if hit is None:
             if len(self._allowed_cache) >= 1024:

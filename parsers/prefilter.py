@@ -21,7 +21,7 @@ import os
 import re
 import sys
 from pathlib import Path
-from typing import Iterable, Iterator
+from typing import Collection, Iterable, Iterator
 
 ENGINES = ("hyperscan", "re2", "re")
 
@@ -36,7 +36,7 @@ def _load(engine: str):
     return re
 
 
-Span = tuple[int, int, "frozenset[int] | None"]
+Span = tuple[int, int, "Collection[int] | None"]
 
 
 class Prefilter:
@@ -128,7 +128,7 @@ class Prefilter:
             end = buf.find(b"\n", m.end())
             if end == -1:
                 end = size
-            yield start, end, (frozenset(match_set(buf[start:end]) or ()) if match_set else None)
+            yield start, end, (set(match_set(buf[start:end]) or ()) if match_set else None)
             pos = end + 1
 
     def _hyperscan_spans(self, buf: bytes) -> list[Span]:
@@ -136,7 +136,6 @@ class Prefilter:
         size = len(buf)
         line_end = -1
         ids: set[int] = set()
-        by_pattern = self.by_pattern
 
         def on_match(id_: int, _from: int, to: int, _flags: int, _ctx: object) -> None:
             nonlocal line_end, ids
@@ -149,7 +148,7 @@ class Prefilter:
             spans.append([buf.rfind(b"\n", 0, to) + 1, line_end, ids])
 
         self._db.scan(buf, match_event_handler=on_match)
-        return [(s, e, frozenset(i) if by_pattern else None) for s, e, i in spans]
+        return spans if self.by_pattern else [(s, e, None) for s, e, _ in spans]
 
 
 _COMPILED: dict[str, object] = {}
