@@ -3,7 +3,8 @@ rule, a repeated storm line (memo hit), a new matching line (distinct every time
 
     python bench/perline.py [--n N] [--runs R] [--baseline DIR]
 
-Each measurement runs in a fresh process; best of R.  --baseline DIR times the classifier of another checkout
+Each measurement runs in a fresh process and counts its CPU time (time.process_time: a shared machine's other
+load does not count); best of R.  --baseline DIR times the classifier of another checkout
 in the same run, interleaved with this one's, so both see the same load.
 """
 
@@ -34,10 +35,10 @@ def measure(n: int) -> dict[str, float]:
         lines = [make(i) for i in range(n)]
         c = Classifier()
         c.classify(lines[0])  # warm-up: compiles, first memo entry
-        t0 = time.perf_counter()
+        t0 = time.process_time()
         for line in lines:
             c.classify(line)
-        out[name] = (time.perf_counter() - t0) / n * 1e6
+        out[name] = (time.process_time() - t0) / n * 1e6
     return out
 
 

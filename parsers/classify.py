@@ -91,7 +91,7 @@ class Classifier:
         self._pattern_rows = tuple(row for _, _, row in _line_pattern_rows(rules))  # line_patterns id -> row
         self._allowed_cache: dict[frozenset[int], tuple[frozenset[int] | None, bool]] = {}
         # message (no envelope) -> what it means on its own (None: no finding); bounded, oldest evicted
-        self.memo: dict[str, tuple[dict, bool] | None] = {}
+        self.memo: dict[str, tuple[tuple, bool] | None] = {}
         self.memo_size = max(1, memo_size)
         self.memo_hits = 0
         self.memo_evictions = 0
@@ -154,7 +154,7 @@ class Classifier:
                 log.exception("classifying a line raised (counted; later ones are not logged): %.200r", message)
             return None
 
-    def _template(self, message: str, matched: Collection[int] | None = None) -> tuple[dict, bool] | None:
+    def _template(self, message: str, matched: Collection[int] | None = None) -> tuple[tuple, bool] | None:
         """What the line means on its own (no context): the Finding's fields, and whether its PCI address
         must come from the lines before it.  Rules are tried in table order, but only those whose keyword
         occurs in the message (one scan finds them all), and of the finding rows only those the engine
@@ -183,29 +183,28 @@ class Classifier:
         return hit
 
     @staticmethod
-    def _unclassified(message: str) -> tuple[dict, bool] | None:
+    def _unclassified(message: str) -> tuple[tuple, bool] | None:
         """A driver line with an error word that no rule took: kept, never lost (see unclassified.py)."""
         hit = unclassified(message)
         if hit is None:
             return None
-        return dict(kind="unclassified", severity="warning", attribution="unknown", action="INVESTIGATE",
-                    message=message, pci=find_pci(message), details={"driver": hit[0], "word": hit[1]}), False
+        return _template_of(kind="unclassified", severity="warning", attribution="unknown", action="INVESTIGATE",
+                            message=message, pci=find_pci(message), details={"driver": hit[0], "word": hit[1]}), False
 
-    def _instantiate(self, template: tuple[dict, bool], position: int, env: Envelope | None, file: str | None,
+    def _instantiate(self, template: tuple[tuple, bool], position: int, env: Envelope | None, file: str | None,
                      lineno: int | None) -> Finding:
-        fields, from_context = template
-        pci = fields["pci"]
+        (kind, severity, attribution, action, message, xid, sxid, pci, pid, process, rank, peer, details), \
+            from_context = template
         if from_context and self._last_pci and position - self._last_pci[0] <= CONTEXT_LINES:
             pci = self._last_pci[1]
-        details = dict(fields["details"])
+        details = dict(details)
         if pci and pci in self.uuids:
             details["uuid"] = self.uuids[pci]
-        f = Finding(**fields)
-        f.pci, f.details = pci, details
-        if env is not None:
-            f.timestamp, f.uptime, f.envelope, f.program = env.timestamp, env.uptime, env.name, env.extra.get("app")
-            f.file, f.line = file, lineno
-        return f
+        if env is None:
+            return Finding(kind, severity, attribution, action, message, None, None, xid, sxid, pci, pid, process,
+                           rank, peer, details)
+        return Finding(kind, severity, attribution, action, message, env.timestamp, env.uptime, xid, sxid, pci, pid,
+                       process, rank, peer, details, env.name, env.extra.get("app"), file, lineno)
 
     def memo_stats(self) -> dict[str, int]:
         """Counters of the repeat memo, for export: entries now, capacity, hits, evictions."""
@@ -226,7 +225,7 @@ class Classifier:
                                 self.uuid_evictions += 1
                             self.uuids[pci] = m.group("uuid")
 
-    def _build(self, rule: Rule, m: re.Match, message: str) -> tuple[dict, bool]:
+    def _build(self, rule: Rule, m: re.Match, message: str) -> tuple[tuple, bool]:
         groups = {k: v for k, v in m.groupdict().items() if v is not None}
         out = {"severity": rule.severity, "attribution": rule.attribution, "action": rule.action,
                "details": {}}
@@ -241,13 +240,25 @@ class Classifier:
         pci = normalize_pci(groups.get("pci"))
         if pci is None and rule.kind in PCI_KINDS:
             pci = find_pci(message)
-        fields = dict(
+        get = groups.get
+        fields = _template_of(
             kind=rule.kind, severity=out["severity"], attribution=out["attribution"], action=out["action"],
-            message=message, pci=pci, details=details, peer=groups.get("peer"),
-            process=groups.get("process", "").strip() or None,
-            **{k: _int(groups.get(k)) for k in _FIELDS},
-        )
+            message=message, xid=_int(get("xid")), sxid=_int(get("sxid")), pci=pci, pid=_int(get("pid")),
+            process=get("process", "").strip() or None, rank=_int(get("rank")), peer=get("peer"), details=details)
         return fields, pci is None and rule.kind in PCI_KINDS
+
+
+# the Finding fields a template fixes, in the Finding's own order (the rest come from the line: envelope, position)
+_TEMPLATE_FIELDS = ("kind", "severity", "attribution", "action", "message", "xid", "sxid", "pci", "pid", "process",
+                    "rank", "peer", "details")
+assert [f for f in Finding.__dataclass_fields__ if f in _TEMPLATE_FIELDS] == list(_TEMPLATE_FIELDS)
+
+
+def _template_of(kind: str, severity: str, attribution: str, action: str, message: str, details: dict,
+                 xid: int | None = None, sxid: int | None = None, pci: str | None = None, pid: int | None = None,
+                 process: str | None = None, rank: int | None = None, peer: str | None = None) -> tuple:
+    """The fields a template fixes as the memo keeps them: a tuple in _TEMPLATE_FIELDS order."""
+    return kind, severity, attribution, action, message, xid, sxid, pci, pid, process, rank, peer, details
 
 
 def parse_line(line: str, year: int | None = None) -> Finding | None:
