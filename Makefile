@@ -28,6 +28,8 @@ fuzz: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python bench/parse.py
+	$(BIN)/python bench/perline.py
+	$(BIN)/python bench/correlate.py
 	$(BIN)/python bench/agent.py all
 	$(BIN)/python bench/poll.py
 	$(BIN)/python bench/podlogs.py
