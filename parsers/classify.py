@@ -99,6 +99,7 @@ class Classifier:
         self.prefilter = prefilter or Prefilter(all_keywords(), engine="re")
         self._keywords = self.prefilter.matches
         self.uuids: dict[str, str] = {}  # pci -> GPU UUID, as NVRM printed it
+        self._context: dict[str, tuple[tuple[str, str | None], ...]] = {}  # message -> what it says (bounded)
         self._last_pci: tuple[int, str] | None = None
         self._count = 0
         self.errors = 0  # lines whose classification raised (a bug): counted, logged once, never fatal
@@ -212,18 +213,32 @@ class Classifier:
                 "evictions": self.memo_evictions, "lines_cut": self.lines_cut, "errors": self.errors}
 
     def _remember(self, message: str, position: int) -> None:
+        facts = self._context.get(message)
+        if facts is None:
+            facts = self._context_facts(message)
+            if len(self._context) >= self.memo_size:  # a context line per GPU in real logs: rarely full
+                self._context.clear()
+            self._context[message] = facts
+        for pci, uuid in facts:
+            self._last_pci = (position, pci)
+            if uuid is not None:
+                if pci not in self.uuids and len(self.uuids) >= MAX_UUIDS:
+                    del self.uuids[next(iter(self.uuids))]
+                    self.uuid_evictions += 1
+                self.uuids[pci] = uuid
+
+    @staticmethod
+    def _context_facts(message: str) -> tuple[tuple[str, str | None], ...]:
+        """What a context line says: (pci, its GPU UUID or None) per CONTEXT row that matches, in order."""
+        out = []
         for keyword, pattern in CONTEXT:
             if keyword in message:
                 m = pattern.search(message)
                 if m:
                     pci = normalize_pci(m.group("pci"))
                     if pci:
-                        self._last_pci = (position, pci)
-                        if "uuid" in m.groupdict():
-                            if pci not in self.uuids and len(self.uuids) >= MAX_UUIDS:
-                                del self.uuids[next(iter(self.uuids))]
-                                self.uuid_evictions += 1
-                            self.uuids[pci] = m.group("uuid")
+                        out.append((pci, m.groupdict().get("uuid")))
+        return tuple(out)
 
     def _build(self, rule: Rule, m: re.Match, message: str) -> tuple[tuple, bool]:
         groups = {k: v for k, v in m.groupdict().items() if v is not None}

@@ -110,30 +110,30 @@ class Prefilter:
     def matches(self, text: str) -> bool:
         return self._text.search(text) is not None
 
-    def line_spans(self, buf: bytes) -> Iterator[Span]:
-        """(start, end, ids) of each line of `buf` holding a keyword (or matching a pattern), once per line,
-        in order; end excludes the newline.  ids: the indexes of the patterns that matched the line (a superset
+    def line_spans(self, buf: bytes, limit: int | None = None) -> Iterator[Span]:
+        """(start, end, ids) of each line of `buf[:limit]` (scanned in place) holding a keyword (or matching a
+        pattern), once per line, in order; end excludes the newline.  ids: the indexes of the patterns that matched the line (a superset
         of those whose Python regex matches it), or None when the engine scanned for keywords."""
+        size = len(buf) if limit is None else min(limit, len(buf))
         if self.engine == "hyperscan":
-            yield from self._hyperscan_spans(buf)
+            yield from self._hyperscan_spans(buf, size)
             return
         search = self._bytes.search
         match_set = self._set.Match if self.by_pattern else None
-        pos, size = 0, len(buf)
+        pos = 0
         while pos < size:
-            m = search(buf, pos)
+            m = search(buf, pos, size)
             if m is None:
                 return
             start = buf.rfind(b"\n", 0, m.start()) + 1
-            end = buf.find(b"\n", m.end())
+            end = buf.find(b"\n", m.end(), size)
             if end == -1:
                 end = size
             yield start, end, (set(match_set(buf[start:end]) or ()) if match_set else None)
             pos = end + 1
 
-    def _hyperscan_spans(self, buf: bytes) -> list[Span]:
+    def _hyperscan_spans(self, buf: bytes, size: int) -> list[Span]:
         spans: list = []
-        size = len(buf)
         line_end = -1
         ids: set[int] = set()
 
@@ -142,12 +142,12 @@ class Prefilter:
             if to <= line_end:  # another match on a line already taken: O(1)
                 ids.add(id_)
                 return
-            end = buf.find(b"\n", to)
+            end = buf.find(b"\n", to, size)
             line_end = size if end == -1 else end
             ids = {id_}
             spans.append([buf.rfind(b"\n", 0, to) + 1, line_end, ids])
 
-        self._db.scan(buf, match_event_handler=on_match)
+        self._db.scan(buf if size == len(buf) else memoryview(buf)[:size], match_event_handler=on_match)
         return spans if self.by_pattern else [(s, e, None) for s, e, _ in spans]
 
 

@@ -48,7 +48,7 @@ class Scanner:
             cut = buf.rfind(b"\n")
             if cut == -1:
                 if len(buf) >= MAX_LINE:
-                    yield from self._scan_buffer(buf[:MAX_LINE], _Lines(lineno), name)
+                    yield from self._scan_buffer(buf, MAX_LINE, _Lines(lineno), name)
                     carry, skipping = b"", True
                 else:
                     carry = buf
@@ -57,23 +57,24 @@ class Scanner:
             if cut == -1:
                 carry = buf
                 continue
-            body, carry = buf[:cut], buf[cut + 1:]
             lines = _Lines(lineno)
-            yield from self._scan_buffer(body, lines, name)
-            lineno = lines.after(body) + 1
+            yield from self._scan_buffer(buf, cut, lines, name)  # the lines before `cut`, scanned in place
+            lineno = lines.at(buf, cut) + 1
+            carry = buf[cut + 1:]
         if carry and not skipping:
-            yield from self._scan_buffer(carry, _Lines(lineno), name)
+            yield from self._scan_buffer(carry, len(carry), _Lines(lineno), name)
 
-    def _scan_buffer(self, buf: bytes, lines: "_Lines", name: str | None) -> Iterator[Finding]:
+    def _scan_buffer(self, buf: bytes, limit: int, lines: "_Lines", name: str | None) -> Iterator[Finding]:
+        """Findings of the lines in buf[:limit]."""
         done_to = -1
         classify = self.classifier.classify
-        for start, end, matched in self.prefilter.line_spans(buf):
+        for start, end, matched in self.prefilter.line_spans(buf, limit):
             if start <= done_to:
                 continue
             line = decode(buf[start:end])
             if _maybe_cri_partial(buf, start, end) and (
                     is_cri_partial(line) or (start and _cri_partial_before(buf, start))):
-                start, line, end = _cri_group(buf, start, end)
+                start, line, end = _cri_group(buf, start, end, limit)
                 matched = None  # the joined line: its parts' matches say nothing about it
             done_to = end
             finding = classify(line, file=name, lineno=lines.at(buf, start), matched=matched)
@@ -97,9 +98,6 @@ class _Lines:
         self.offset = pos
         return self.number
 
-    def after(self, buf: bytes) -> int:
-        """The number of the buffer's last line."""
-        return self.at(buf, len(buf))
 
 
 def hold_back_cri_partials(buf: bytes, cut: int) -> int:
@@ -136,8 +134,9 @@ def _cri_partial_before(buf: bytes, start: int) -> bool:
     return is_cri_partial(decode(buf[s:e]))
 
 
-def _cri_group(buf: bytes, start: int, end: int) -> tuple[int, str, int]:
-    """The CRI partial group around the line at [start, end): (first start, joined line, last end)."""
+def _cri_group(buf: bytes, start: int, end: int, limit: int) -> tuple[int, str, int]:
+    """The CRI partial group around the line at [start, end) within buf[:limit]: (first start, joined line,
+    last end)."""
     first = start
     parts = [decode(buf[start:end])]
     while first and len(parts) < MAX_CRI_PARTS:
@@ -147,10 +146,10 @@ def _cri_group(buf: bytes, start: int, end: int) -> tuple[int, str, int]:
             break
         parts.insert(0, prev)
         first = s
-    while is_cri_partial(parts[-1]) and end < len(buf) and len(parts) < MAX_CRI_PARTS:
-        nxt_end = buf.find(b"\n", end + 1)
+    while is_cri_partial(parts[-1]) and end < limit and len(parts) < MAX_CRI_PARTS:
+        nxt_end = buf.find(b"\n", end + 1, limit)
         if nxt_end == -1:
-            nxt_end = len(buf)
+            nxt_end = limit
         parts.append(decode(buf[end + 1:nxt_end]))
         end = nxt_end
     return first, join_cri(parts), end
