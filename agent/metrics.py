@@ -35,12 +35,14 @@ class Metrics:
                                 ["source"], registry=r)
         self.internal_errors = Counter("gpu_npd_internal_errors", "Batches skipped because processing them raised "
                                        "(a bug: see the agent's log).", registry=r)
-        self.shed = Counter("gpu_npd_shed_records", "Duplicate records dropped while over the CPU/RSS ceiling.",
-                            registry=r)
+        self.coalesced = Counter("gpu_npd_coalesced_records", "Records counted as repeats of a finding already "
+                                 "decided (counted in every counter; not decided again).", ["source"], registry=r)
         self.source_up = Gauge("gpu_npd_source_up", "1 when the source is running, 0 when down.", ["source"],
                                registry=r)
-        self.shedding = Gauge("gpu_npd_shedding", "1 while the agent sheds duplicate records to stay in budget.",
-                              registry=r)
+        self.queue_bytes = Gauge("gpu_npd_intake_queue_bytes", "Estimated memory held by records read and not "
+                                 "yet processed (bounded by queue_max_mb).", registry=r)
+        self.queue_waits = Counter("gpu_npd_intake_waits", "Times a source waited for room in the intake queue "
+                                   "(back-pressure: the pipeline is behind).", registry=r)
         self.self_cpu = Gauge("gpu_npd_self_cpu_percent", "Agent CPU use, percent of one core, 10 s average.",
                               registry=r)
         self.self_rss = Gauge("gpu_npd_self_resident_memory_bytes", "Agent resident memory.", registry=r)
