@@ -104,9 +104,9 @@ class Pipeline:
         for d in self.decisions.flush():
             n, d.pending = d.pending, 0
             self.metrics.coalesced.labels(d.key[0]).inc(n)
-            self.metrics.findings.labels(*d.finding_labels).inc(n)
+            self.metrics.count("findings", d.finding_labels, n)
             if d.driver is not None:
-                self.metrics.unclassified.labels(d.driver).inc(n)
+                self.metrics.count("unclassified", (d.driver,), n)
             if d.xid_labels is not None:
                 self.metrics.count("xid_errors", d.xid_labels, n)
         change = self.engine.derive()
@@ -134,10 +134,10 @@ class Pipeline:
                 self.workloads.observe_app_xid(pod, f)  # the pod that caused it hears about it
         self.workloads.note_finding(f)
         labels = (f.kind, f.severity, f.attribution)
-        self.metrics.findings.labels(*labels).inc()
+        self.metrics.count("findings", labels)
         driver = f.details.get("driver", "unknown") if f.kind == "unclassified" else None
         if driver is not None:
-            self.metrics.unclassified.labels(driver).inc()
+            self.metrics.count("unclassified", (driver,))
         xid_labels = None
         if f.kind == "xid" and f.xid is not None:
             xid_labels = (str(f.xid), f.pci or "unknown", str(f.details.get("gpu_index", "")), f.details.get("uuid", ""))
