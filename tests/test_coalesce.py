@@ -111,3 +111,48 @@ def test_intake_is_bounded_in_bytes_and_waits_instead_of_dropping():
         pass
     intake.emit(huge)  # larger than the bound, into an empty queue: it still moves
     assert intake.take(0.1) is huge and intake.bytes == 0
+
+
+def test_through_the_process_a_storm_is_counted_exactly_and_sigterm_is_prompt(tmp_path: Path):
+    """The real `gpu-npd run`: 20,000 records, half one repeated Xid 95, then 10,000 distinct Xids left as a
+    backlog when SIGTERM arrives; every storm line counted, exit 0 within 5 s (issue 17: it took > 10 s)."""
+    from harness import AgentProc
+
+    a = AgentProc(tmp_path)
+    try:
+        a.write("".join(f"3,{i},{i * 10},-;{XID95 if i % 2 else f'eth0: benign line {i}'}\n"
+                        for i in range(1, 20_001)))
+        a.wait_for(lambda: a.value("gpu_npd_source_records_total", source="kmsg") == 20_000, timeout=60)
+        assert a.value("gpu_npd_xid_errors_total", xid="95", pci_bus_id="0000:5d:00") == 10_000
+        assert a.value("gpu_npd_coalesced_records_total", source="kmsg") == 9_999
+        assert a.value("gpu_npd_shed_records_total") is None  # nothing is shed any more
+        a.write("".join(f"3,{i},{i * 10},-;NVRM: Xid (PCI:0000:{i % 256:02x}:00): 31, pid={i}, name=python3, "
+                        f"Ch 00000008, MMU Fault {i}\n" for i in range(20_001, 30_001)))
+    finally:
+        code, took = a.stop()
+    assert code == 0 and took < 5, (code, took)
+
+
+def test_through_the_process_a_distinct_flood_stays_within_its_memory_ceiling(tmp_path: Path):
+    """Issue 17: a flood of distinct records grew RSS without bound (31 -> 331 MB).  With a 1 MiB intake bound
+    the sources wait instead (counted), RSS stays under 64 MiB and every record is processed."""
+    import psutil
+
+    from harness import AgentProc
+
+    a = AgentProc(tmp_path, env={"GPU_NPD_QUEUE_MAX_MB": "1"})
+    proc, rss = psutil.Process(a.proc.pid), 0
+    try:
+        for start in range(1, 20_001, 10_000):
+            a.write("".join(f"3,{i},{i * 10},-;NVRM: Xid (PCI:0000:{i % 256:02x}:00): 31, pid={i}, name=python3, "
+                            f"Ch 00000008, MMU Fault {i} " + "x" * 200 + "\n" for i in range(start, start + 10_000)))
+            rss = max(rss, proc.memory_info().rss)
+        a.wait_for(lambda: a.value("gpu_npd_source_records_total", source="kmsg") == 20_000, timeout=60)
+        rss = max(rss, proc.memory_info().rss)
+        assert a.value("gpu_npd_intake_waits_total") > 0
+        assert a.value("gpu_npd_intake_queue_bytes") <= 2**20
+        assert sum(a.value("gpu_npd_xid_errors_total", xid="31", pci_bus_id=f"0000:{b:02x}:00") or 0
+                   for b in range(256)) == 20_000
+    finally:
+        a.stop()
+    assert rss < 64 * 2**20, rss
