@@ -45,6 +45,7 @@ class Pipeline:
         self.xids = XidMerger()
         self.decisions = Decisions()
         self._new: list = []  # problems raised in this batch, published with its conditions at its end
+        self._fresh: list[tuple] = []  # metric labels of this batch's decided findings, counted at its end
         self.dirty = False
 
     def process(self, batch: list[Record] | SampleBatch | WorkloadFindings) -> None:
@@ -100,18 +101,27 @@ class Pipeline:
             self.workloads.note_finding(f)
 
     def _flush(self) -> None:
-        """End of a batch: repeats into the metrics, then one decision of conditions for the whole batch."""
-        for d in self.decisions.flush():
-            n, d.pending = d.pending, 0
-            self.metrics.coalesced.labels(d.key[0]).inc(n)
-            self.metrics.count("findings", d.finding_labels, n)
-            if d.driver is not None:
-                self.metrics.count("unclassified", (d.driver,), n)
-            if d.xid_labels is not None:
-                self.metrics.count("xid_errors", d.xid_labels, n)
+        """End of a batch: one decision of conditions for the whole batch, then its findings into the metrics
+        (in that order: whoever sees a finding counted sees the conditions it raised)."""
         change = self.engine.derive()
         change.new_problems[:0], self._new = self._new, []
         self.apply(change)
+        fresh, self._fresh = self._fresh, []
+        for labels in fresh:
+            self._count(labels, 1)
+        for d in self.decisions.flush():
+            n, d.pending = d.pending, 0
+            self.metrics.coalesced.labels(d.key[0]).inc(n)
+            self._count((d.finding_labels, d.driver, d.xid_labels), n)
+
+    def _count(self, labels: tuple, n: int) -> None:
+        """One finding (or `n` repeats of it) in every counter: by kind, by driver (unclassified), by Xid."""
+        finding_labels, driver, xid_labels = labels
+        self.metrics.count("findings", finding_labels, n)
+        if driver is not None:
+            self.metrics.count("unclassified", (driver,), n)
+        if xid_labels is not None:
+            self.metrics.count("xid_errors", xid_labels, n)
 
     def _judge(self, batch: SampleBatch) -> None:
         now = self.clock()
@@ -134,22 +144,20 @@ class Pipeline:
                 self.workloads.observe_app_xid(pod, f)  # the pod that caused it hears about it
         self.workloads.note_finding(f)
         labels = (f.kind, f.severity, f.attribution)
-        self.metrics.count("findings", labels)
         driver = f.details.get("driver", "unknown") if f.kind == "unclassified" else None
-        if driver is not None:
-            self.metrics.count("unclassified", (driver,))
         xid_labels = None
         if f.kind == "xid" and f.xid is not None:
             xid_labels = (str(f.xid), f.pci or "unknown", str(f.details.get("gpu_index", "")), f.details.get("uuid", ""))
-            self.metrics.count("xid_errors", xid_labels)
         change = self.engine.observe(f, "kernel", derive=not batched)
         if self.engine.outcome is not None:
             t = f.timestamp.timestamp() if f.timestamp is not None else 0.0
             self.decisions.remember(source, f, Decision(self.engine.outcome, labels, xid_labels, driver, t))
         if batched:
             self._new.extend(change.new_problems)
+            self._fresh.append((labels, driver, xid_labels))
         else:
             self.apply(change)
+            self._count((labels, driver, xid_labels), 1)
 
     def apply(self, change: Change) -> None:
         if not change:
