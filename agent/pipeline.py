@@ -105,7 +105,10 @@ class Pipeline:
         if f.kind == "xid" and f.xid is not None:
             self.metrics.count("xid_errors", (str(f.xid), f.pci or "unknown", str(f.details.get("gpu_index", "")),
                                               f.details.get("uuid", "")))
-        self.apply(self.engine.observe(f, "kernel"))
+        change = self.engine.observe(f, "kernel")
+        for xid, reason in change.held:
+            self.metrics.count("xid_policy_held", (str(xid), reason))
+        self.apply(change)
 
     def apply(self, change: Change) -> None:
         if not change:
