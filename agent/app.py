@@ -31,7 +31,7 @@ from .selfwatch import SelfWatch
 from .sinks.stdout import StdoutSink
 from .sources.kmsg import read_boot_id
 from .sources.podlogs import PodLogSource, PodRef
-from .supervisor import Supervisor, select_sources
+from .supervisor import Supervisor, fabricmanager_source, select_sources
 from .workloads import WorkloadTracker
 
 __all__ = ["Agent", "select_sources"]
@@ -148,6 +148,9 @@ class Agent:
         sources = select_sources(self.cfg, {"cursors": cursors}, self.boot_id)
         if not sources:
             self.supervisor.blind(self.cfg.kmsg)
+        fm = fabricmanager_source(self.cfg, {"cursors": cursors})
+        if fm is not None:
+            sources.append(fm)
         if self.cfg.pod_logs_root and os.path.isdir(self.cfg.pod_logs_root):
             c = self.cfg
             self.pods.pod_source = PodLogSource(c.pod_logs_root, c.state_dir, c.workload_include_namespaces,

@@ -36,6 +36,7 @@ class Config:
     log_files: list[str]
     fallback_log_files: list[str]
     journald: bool | None
+    fabricmanager_log: str
     state_dir: str
     metrics_address: str
     node_name: str
