@@ -27,6 +27,7 @@ from .pipeline import Pipeline
 from .podlookup import PodLookup
 from .poller import Poller, watch_udev
 from .samples import SampleJudge
+from .selfcaused import CounterGuard
 from .selfwatch import SelfWatch
 from .sinks.stdout import StdoutSink
 from .sources.kmsg import read_boot_id
@@ -66,7 +67,9 @@ class Agent:
         self.sinks = [self.stdout]
         self.server = None
         self.gpu = GpuCollector(open_backend(cfg.nvml), cfg.nvml_deadline_seconds, cfg.expected_gpus)
-        self.poller = Poller(self.gpu, cfg.sysfs_root)
+        self.guard = CounterGuard(cfg.ib_counter_selfcheck_seconds, cfg.ib_counter_selfcheck_repeats, clock,
+                                  lambda device, pci: self.metrics.ib_counters_disabled.labels(device, pci).set(1))
+        self.poller = Poller(self.gpu, cfg.sysfs_root, guard=self.guard)
         self.kube = self._kube_sink()
         if self.kube is not None:
             self.sinks.append(self.kube)
@@ -76,6 +79,7 @@ class Agent:
                                          cfg.workload_pod_label, lambda: list(self.engine.problems.values()), clock)
         self.pipeline = Pipeline(self.engine, self.judge, self.metrics, self.gpu, self.workloads, self.pods,
                                  self.sinks, self.boot_epoch, clock, lambda: self.selfwatch.under_pressure)
+        self.pipeline.guard = self.guard
         self.metrics.count_evictions("kernel_uuid",
                                      lambda: sum(c.uuid_evictions for c in list(self.pipeline.classifiers.values())))
         self.checkpoint = Checkpoint(cfg.state_dir, self.metrics, self._state)

@@ -32,6 +32,13 @@ class Metrics:
                                        "and raised nothing for, by Xid code and reason (below_threshold: fewer "
                                        "than `count` within `window_seconds`; ignored_after: `ignore_after` "
                                        "matched).", ["xid", "reason"], registry=r)
+        self.self_caused = Counter("gpu_npd_self_caused_lines", "Kernel lines the agent's own reads caused (mlx5 "
+                                   "ACCESS_REG failures after our InfiniBand counter reads): never a node problem.",
+                                   ["kind", "pci_bus_id"], registry=r)
+        self.ib_counters_disabled = Gauge("gpu_npd_ib_counters_disabled", "1 for an InfiniBand device whose counters "
+                                          "the agent stopped reading because reading them made the device log "
+                                          "errors (a function the fabric manager restricts).",
+                                          ["device", "pci_bus_id"], registry=r)
         self.records = Counter("gpu_npd_source_records", "Records read, by source.", ["source"], registry=r)
         self.dropped = Counter("gpu_npd_source_dropped", "Records lost before they were read (kmsg ring overrun).",
                                ["source"], registry=r)

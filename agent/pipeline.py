@@ -14,6 +14,7 @@ from .metrics import Metrics
 from .podlookup import PodLookup
 from .poller import SampleBatch
 from .samples import SampleJudge
+from .selfcaused import CounterGuard
 from .shedding import RecentMessages
 from .sources import Record
 from .sources.podlogs import WorkloadFindings
@@ -45,6 +46,7 @@ class Pipeline:
         self.cursors: dict[str, Any] = {}
         self.xids = XidMerger()
         self.recent = RecentMessages()
+        self.guard: CounterGuard | None = None  # lines our own counter reads cause (agent/selfcaused.py)
         self.dirty = False
 
     def process(self, batch: list[Record] | SampleBatch | WorkloadFindings) -> None:
@@ -91,6 +93,9 @@ class Pipeline:
         if f.timestamp is None and f.uptime is not None:
             f.timestamp = datetime.fromtimestamp(self.boot_epoch + f.uptime, timezone.utc)
         annotate(f, self.gpu.pci_to_gpu)
+        if self.guard is not None and self.guard.explains(f):
+            self.metrics.self_caused.labels(f.kind, f.pci or "unknown").inc()  # ours: never a node problem
+            return
         if f.kind == "xid" and f.xid is not None and self.xids.already_seen(f, source):
             return
         pod = self.pods(f.pid) if f.kind == "xid" and f.pid is not None else None
