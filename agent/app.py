@@ -28,11 +28,12 @@ from .pipeline import Pipeline
 from .podlookup import PodLookup
 from .poller import Poller, watch_udev
 from .samples import SampleJudge
+from .selfcaused import CounterGuard
 from .selfwatch import SelfWatch
 from .sinks.stdout import StdoutSink
 from .sources.kmsg import read_boot_id
 from .sources.podlogs import PodLogSource, PodRef
-from .supervisor import Supervisor, select_sources
+from .supervisor import Supervisor, fabricmanager_source, select_sources
 from .workloads import WorkloadTracker
 
 __all__ = ["Agent", "select_sources"]
@@ -67,7 +68,9 @@ class Agent:
         self.sinks = [self.stdout]
         self.server = None
         self.gpu = GpuCollector(open_backend(cfg.nvml), cfg.nvml_deadline_seconds, cfg.expected_gpus)
-        self.poller = Poller(self.gpu, cfg.sysfs_root)
+        self.guard = CounterGuard(cfg.ib_counter_selfcheck_seconds, cfg.ib_counter_selfcheck_repeats, clock,
+                                  lambda device, pci: self.metrics.ib_counters_disabled.labels(device, pci).set(1))
+        self.poller = Poller(self.gpu, cfg.sysfs_root, guard=self.guard)
         self.kube = self._kube_sink()
         if self.kube is not None:
             self.sinks.append(self.kube)
@@ -78,6 +81,7 @@ class Agent:
         self.pipeline = Pipeline(self.engine, self.judge, self.metrics, self.gpu, self.workloads, self.pods,
                                  self.sinks, self.boot_epoch, clock)
         self.metrics.count_evictions("decisions", lambda: self.pipeline.decisions.evictions)
+        self.pipeline.guard = self.guard
         self.metrics.count_evictions("kernel_uuid",
                                      lambda: sum(c.uuid_evictions for c in list(self.pipeline.classifiers.values())))
         self.checkpoint = Checkpoint(cfg.state_dir, self.metrics, self._state)
@@ -150,6 +154,9 @@ class Agent:
         sources = select_sources(self.cfg, {"cursors": cursors}, self.boot_id)
         if not sources:
             self.supervisor.blind(self.cfg.kmsg)
+        fm = fabricmanager_source(self.cfg, {"cursors": cursors})
+        if fm is not None:
+            sources.append(fm)
         if self.cfg.pod_logs_root and os.path.isdir(self.cfg.pod_logs_root):
             c = self.cfg
             self.pods.pod_source = PodLogSource(c.pod_logs_root, c.state_dir, c.workload_include_namespaces,

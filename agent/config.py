@@ -36,6 +36,7 @@ class Config:
     log_files: list[str]
     fallback_log_files: list[str]
     journald: bool | None
+    fabricmanager_log: str
     state_dir: str
     metrics_address: str
     node_name: str
@@ -71,6 +72,8 @@ class Config:
     xid_policy: dict[str, Any]
     xid_reboot_escalation: int
     unused_port_boot_seconds: float
+    ib_counter_selfcheck_seconds: float
+    ib_counter_selfcheck_repeats: int
     checks: dict[str, Any]
     conditions: dict[str, dict[str, str]]
     condition_rules: list[dict[str, Any]] = field(default_factory=list)
@@ -174,6 +177,10 @@ def _validate(cfg: Config) -> None:
         raise ConfigError(f"metrics_address: expected HOST:PORT, got {cfg.metrics_address!r}") from None
     if cfg.unused_port_boot_seconds < 0:
         raise ConfigError(f"unused_port_boot_seconds: must be 0 (off) or more, got {cfg.unused_port_boot_seconds!r}")
+    if cfg.ib_counter_selfcheck_seconds < 0:
+        raise ConfigError(f"ib_counter_selfcheck_seconds: must be 0 (off) or more, got {cfg.ib_counter_selfcheck_seconds!r}")
+    if cfg.ib_counter_selfcheck_repeats < 1:
+        raise ConfigError(f"ib_counter_selfcheck_repeats: must be 1 or more, got {cfg.ib_counter_selfcheck_repeats!r}")
     if cfg.expected_gpus < 0:
         raise ConfigError(f"expected_gpus: must be 0 (auto) or more, got {cfg.expected_gpus!r}")
     problem = nvml_spec_problem(cfg.nvml)

@@ -77,6 +77,7 @@ class Change:
     """What one step changed: for sinks (new problems become Events; conditions are written)."""
     new_problems: list[Problem] = field(default_factory=list)
     conditions: list[Condition] = field(default_factory=list)  # conditions whose status/reason/message moved
+    held: list[tuple[int, str]] = field(default_factory=list)  # (Xid, reason) the policy held back: metrics only
 
     def __bool__(self) -> bool:
         return bool(self.new_problems or self.conditions)
@@ -123,7 +124,7 @@ class HealthEngine:
         self.boot_time: float | None = None  # findings stamped before this belong to an earlier boot
         self.policy = FindingPolicy(cfg.xid_policy, cfg.xid_reboot_escalation, subject_of,
                                     cfg.unused_port_boot_seconds)
-        self.held: dict[str, int] = {}  # findings the policy held back, by reason (threshold, follows_xid)
+        self.held: dict[str, int] = {}  # findings the policy held back, by reason (policy.HELD_REASONS)
         self.outcome: tuple[str, str | None] | None = None  # what the last observe() decided (see there)
 
     @property
@@ -160,6 +161,7 @@ class HealthEngine:
         verdict = self.policy.apply(f, seen, uptime)
         if verdict.finding is None:
             self.held[verdict.held] = self.held.get(verdict.held, 0) + 1
+            change.held.append((f.xid, verdict.held))
             return change
         if self._clears(f):
             return self._derive(change) if derive else change

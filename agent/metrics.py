@@ -28,6 +28,17 @@ class Metrics:
         self.unclassified = Counter("gpu_npd_unclassified_lines", "Driver lines with an error word that no rule "
                                     "recognised (kind unclassified), by driver: new formats to report.",
                                     ["driver"], registry=r)
+        self.xid_policy_held = Counter("gpu_npd_xid_policy_held", "Xids the per-Xid policy (xid_policy) held back "
+                                       "and raised nothing for, by Xid code and reason (below_threshold: fewer "
+                                       "than `count` within `window_seconds`; ignored_after: `ignore_after` "
+                                       "matched).", ["xid", "reason"], registry=r)
+        self.self_caused = Counter("gpu_npd_self_caused_lines", "Kernel lines the agent's own reads caused (mlx5 "
+                                   "ACCESS_REG failures after our InfiniBand counter reads): never a node problem.",
+                                   ["kind", "pci_bus_id"], registry=r)
+        self.ib_counters_disabled = Gauge("gpu_npd_ib_counters_disabled", "1 for an InfiniBand device whose counters "
+                                          "the agent stopped reading because reading them made the device log "
+                                          "errors (a function the fabric manager restricts).",
+                                          ["device", "pci_bus_id"], registry=r)
         self.records = Counter("gpu_npd_source_records", "Records read, by source.", ["source"], registry=r)
         self.dropped = Counter("gpu_npd_source_dropped", "Records lost before they were read (kmsg ring overrun).",
                                ["source"], registry=r)
@@ -86,7 +97,7 @@ class Metrics:
         self._evictions[cache] = read
 
     # Counter totals survive restarts through the state file: bounded label sets (kinds, Xid x GPU).
-    PERSISTED = ("findings", "xid_errors", "unclassified")
+    PERSISTED = ("findings", "xid_errors", "unclassified", "xid_policy_held")
 
     def set_kube_api_up(self, value: float) -> None:
         """The writer's view of the API; the series exists from the writer's first attempt on."""

@@ -15,6 +15,7 @@ from .metrics import Metrics
 from .podlookup import PodLookup
 from .poller import SampleBatch
 from .samples import SampleJudge
+from .selfcaused import CounterGuard
 from .sources import Record
 from .sources.podlogs import WorkloadFindings
 from .workloads import WorkloadTracker
@@ -46,6 +47,7 @@ class Pipeline:
         self.decisions = Decisions()
         self._new: list = []  # problems raised in this batch, published with its conditions at its end
         self._fresh: list[tuple] = []  # metric labels of this batch's decided findings, counted at its end
+        self.guard: CounterGuard | None = None  # lines our own counter reads cause (agent/selfcaused.py)
         self.dirty = False
 
     def process(self, batch: list[Record] | SampleBatch | WorkloadFindings) -> None:
@@ -74,7 +76,10 @@ class Pipeline:
             self._stamp(finding)
             known = decisions.get(name, finding)
             if known is not None:
-                if finding.kind == "xid" and self.xids.already_seen(finding, name):
+                if finding.kind == "xid":
+                    if self.xids.already_seen(finding, name):
+                        continue
+                elif self._ours(finding):
                     continue
                 if self.engine.repeat(finding, known.outcome):
                     self._repeat(finding, known)
@@ -123,6 +128,13 @@ class Pipeline:
         if xid_labels is not None:
             self.metrics.count("xid_errors", xid_labels, n)
 
+    def _ours(self, f: Finding) -> bool:
+        """A line our own counter reads caused (agent/selfcaused.py): counted as such, never a node problem."""
+        if self.guard is not None and self.guard.explains(f):
+            self.metrics.self_caused.labels(f.kind, f.pci or "unknown").inc()
+            return True
+        return False
+
     def _judge(self, batch: SampleBatch) -> None:
         now = self.clock()
         judged = {r.subject: self.judge.judge(r, now) for r in batch.readings}
@@ -135,6 +147,8 @@ class Pipeline:
         """Decide one finding.  `batched`: inside `process`, which derives conditions once at the batch end."""
         self._stamp(f)
         annotate(f, self.gpu.pci_to_gpu)
+        if self._ours(f):
+            return
         if f.kind == "xid" and f.xid is not None and self.xids.already_seen(f, source):
             return
         pod = self.pods(f.pid) if f.kind == "xid" and f.pid is not None else None
@@ -149,6 +163,8 @@ class Pipeline:
         if f.kind == "xid" and f.xid is not None:
             xid_labels = (str(f.xid), f.pci or "unknown", str(f.details.get("gpu_index", "")), f.details.get("uuid", ""))
         change = self.engine.observe(f, "kernel", derive=not batched)
+        for xid, reason in change.held:
+            self.metrics.count("xid_policy_held", (str(xid), reason))
         if self.engine.outcome is not None:
             t = f.timestamp.timestamp() if f.timestamp is not None else 0.0
             self.decisions.remember(source, f, Decision(self.engine.outcome, labels, xid_labels, driver, t))

@@ -28,6 +28,9 @@ IGNORE_AFTER_KEYS = ("xids", "within_seconds")
 IGNORE_AFTER_ANY = ("any", "application")
 MAX_KEYS = 1024  # bound on remembered GPUs / ports / (GPU, Xid) histories
 DOWN_STATES = ("down", "module_error")
+# Why the policy held an Xid back (the `reason` label of gpu_npd_xid_policy_held_total):
+# below_threshold: fewer than `count` within `window_seconds`; ignored_after: `ignore_after` matched.
+HELD_REASONS = ("below_threshold", "ignored_after")
 
 
 def validate(table: Any, reboots: Any) -> str | None:
@@ -72,7 +75,7 @@ def validate(table: Any, reboots: Any) -> str | None:
 class Verdict:
     """What the policy made of a finding: None finding = held back, with the reason why."""
     finding: Finding | None
-    held: str = ""  # "threshold" | "follows_xid" | ""
+    held: str = ""  # one of HELD_REASONS, or "" when the finding goes on
     notes: list[str] = field(default_factory=list)
 
 
@@ -122,7 +125,7 @@ class FindingPolicy:
             xids = after.get("xids", "any")
             if xids == "any" or (xids == "application" and previous[2] == "application") or \
                     (isinstance(xids, list) and previous[1] in xids):
-                return Verdict(None, "follows_xid", [f"follows Xid {previous[1]} within {after['within_seconds']} s"])
+                return Verdict(None, "ignored_after", [f"follows Xid {previous[1]} within {after['within_seconds']} s"])
         notes = []
         if "count" in entry:
             need, window = int(entry["count"]), float(entry["window_seconds"])
@@ -132,7 +135,7 @@ class FindingPolicy:
                 _remember(self._counts, (gpu, f.xid), times)
             times.append(seen)
             if len(times) < need or seen - times[0] > window:
-                return Verdict(None, "threshold", [f"{sum(1 for t in times if seen - t <= window)} of {need} "
+                return Verdict(None, "below_threshold", [f"{sum(1 for t in times if seen - t <= window)} of {need} "
                                                    f"within {int(window)} s"])
             notes.append(f"{need} within {int(window)} s")
         if "severity" in entry:

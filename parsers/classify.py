@@ -14,7 +14,7 @@ import logging
 from .finding import Finding, bounded_int
 from .pci import find_pci, normalize_pci
 from .prefilter import Prefilter
-from .rules import KEYWORDS, PCI, REFINERS, RULES, Dispatch, Rule
+from .rules import EVENT_LINES, KEYWORDS, PCI, REFINERS, RULES, Dispatch, Rule
 from .unclassified import DRIVER_KEYWORDS, ERROR_WORDS, unclassified
 
 _FIELDS = ("pid", "rank", "xid", "sxid")  # integer fields
@@ -44,7 +44,8 @@ def line_patterns(rules: tuple[Rule, ...] = RULES) -> tuple[tuple[str, bool], ..
     """What a line must match to be worth classifying, as (regex source, caseless): every finding rule's own
     regex, the context lines' regexes and the CRI partial markers.  Derived from the table: a new row needs
     no engine work."""
-    out = [(r.pattern.pattern, bool(r.pattern.flags & re.IGNORECASE)) for r in rules if r.kind is not None]
+    out = [(r.pattern.pattern, bool(r.pattern.flags & re.IGNORECASE)) for r in rules
+           if r.kind is not None or r.event is not None]
     out += [(p.pattern, False) for _, p in CONTEXT]
     out += [(re.escape(k), False) for k in CRI_PARTIAL_KEYWORDS]
     # the unclassified safety net: a driver keyword and an error word on one line, in either order
@@ -54,6 +55,9 @@ def line_patterns(rules: tuple[Rule, ...] = RULES) -> tuple[tuple[str, bool], ..
 
 
 _int = bounded_int
+# What a message means on its own: the finding's fields (None: a member line of a multi-line event, no finding),
+# whether its PCI address must come from the lines before it, and its multi-line event role (rules.Rule.event).
+Template = tuple[dict | None, bool, tuple[str, str] | None]
 MAX_MESSAGE = 4096  # characters of one message the rules see; the rest of a longer line is not matched
 MAX_LINE = 16384  # characters of one line (envelope included) any regex sees; longer lines are cut and counted
 MAX_UUIDS = 1024  # pci -> UUID entries remembered (oldest evicted): input cannot grow it without bound
@@ -70,8 +74,8 @@ class Classifier:
         self.max_line = max(MAX_MESSAGE, max_line)
         self.lines_cut = 0  # lines longer than max_line, cut before any regex ran
         self.dispatch = Dispatch(rules)
-        # message (no envelope) -> what it means on its own (None: no finding); bounded, oldest evicted
-        self.memo: dict[str, tuple[dict, bool] | None] = {}
+        # message (no envelope) -> what it means on its own (None: nothing); bounded, oldest evicted
+        self.memo: dict[str, Template | None] = {}
         self.memo_size = max(1, memo_size)
         self.memo_hits = 0
         self.memo_evictions = 0
@@ -79,6 +83,7 @@ class Classifier:
         self.prefilter = prefilter or Prefilter(all_keywords(), engine="re")
         self.uuids: dict[str, str] = {}  # pci -> GPU UUID, as NVRM printed it
         self._last_pci: tuple[int, str] | None = None
+        self._events: dict[str, int] = {}  # open multi-line event -> position of its last line
         self._count = 0
         self.errors = 0  # lines whose classification raised (a bug): counted, logged once, never fatal
         self.uuid_evictions = 0
@@ -131,7 +136,20 @@ class Classifier:
             return None
         return self._instantiate(template, position)
 
-    def _template(self, message: str) -> tuple[dict, bool] | None:
+    def _in_event(self, event: tuple[str, str], position: int) -> bool:
+        """Is this line part of an open multi-line event? Opens, extends or leaves the event as its role says:
+        True when the line is absorbed (no finding of its own)."""
+        name, role = event
+        last = self._events.get(name)
+        inside = last is not None and 0 <= position - last <= EVENT_LINES[name]
+        if role == "open" or (role == "join" and not inside):
+            self._events[name] = position
+            return False
+        if inside:
+            self._events[name] = position
+        return True
+
+    def _template(self, message: str) -> Template | None:
         """What the line means on its own (no context): the Finding's fields, and whether its PCI address
         must come from the lines before it.  Rules are tried in table order, but only those whose keyword
         occurs in the message (one scan finds them all)."""
@@ -140,21 +158,25 @@ class Classifier:
             if m is None:
                 continue
             if rule.kind is None:
-                return None
+                return None if rule.event is None else (None, False, rule.event)
             return self._build(rule, m, message)
         return self._unclassified(message)
 
     @staticmethod
-    def _unclassified(message: str) -> tuple[dict, bool] | None:
+    def _unclassified(message: str) -> Template | None:
         """A driver line with an error word that no rule took: kept, never lost (see unclassified.py)."""
         hit = unclassified(message)
         if hit is None:
             return None
         return dict(kind="unclassified", severity="warning", attribution="unknown", action="INVESTIGATE",
-                    message=message, pci=find_pci(message), details={"driver": hit[0], "word": hit[1]}), False
+                    message=message, pci=find_pci(message), details={"driver": hit[0], "word": hit[1]}), False, None
 
-    def _instantiate(self, template: tuple[dict, bool], position: int) -> Finding:
-        fields, from_context = template
+    def _instantiate(self, template: Template, position: int) -> Finding | None:
+        fields, from_context, event = template
+        if event is not None and self._in_event(event, position):
+            return None
+        if fields is None:
+            return None
         fields = dict(fields)
         details = fields["details"] = dict(fields["details"])
         pci = fields["pci"]
@@ -183,7 +205,7 @@ class Classifier:
                                 self.uuid_evictions += 1
                             self.uuids[pci] = m.group("uuid")
 
-    def _build(self, rule: Rule, m: re.Match, message: str) -> tuple[dict, bool]:
+    def _build(self, rule: Rule, m: re.Match, message: str) -> Template:
         groups = {k: v for k, v in m.groupdict().items() if v is not None}
         out = {"severity": rule.severity, "attribution": rule.attribution, "action": rule.action,
                "details": {}}
@@ -204,7 +226,7 @@ class Classifier:
             process=groups.get("process", "").strip() or None,
             **{k: _int(groups.get(k)) for k in _FIELDS},
         )
-        return fields, pci is None and rule.kind in PCI_KINDS
+        return fields, pci is None and rule.kind in PCI_KINDS, rule.event
 
 
 def parse_line(line: str, year: int | None = None) -> Finding | None:

@@ -98,6 +98,12 @@ def _docker(m: re.Match, year: int) -> Envelope | None:
                     extra={"stream": obj.get("stream")})
 
 
+def _fabricmanager(m: re.Match, year: int) -> Envelope:
+    mon, day, yr, clock, level, tid, msg = m.groups()
+    return Envelope("fabricmanager", msg, timestamp=_bsd(mon, day, clock, int(yr)),
+                    extra={"level": level, "tid": int(tid)})
+
+
 def _rfc5424(m: re.Match, year: int) -> Envelope:
     ts, host, app, procid, msg = m.groups()
     return _strip_inner_uptime(Envelope("rfc5424", msg, timestamp=None if ts == "-" else _iso(ts),
@@ -125,6 +131,10 @@ ENVELOPES: tuple[tuple[str, str, re.Pattern, Callable[[re.Match, int], Envelope 
         r"^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)?) (\S+) " + _TAG + r" ?(.*)$", re.S), _short_iso),
     ("dmesg_t", "[", re.compile(r"^\[(\w{3}) (\w{3}) +(\d{1,2}) (\d\d:\d\d:\d\d) (\d{4})\] ?(.*)$", re.S), _dmesg_t),
     ("dmesg", "[", re.compile(r"^\[\s*(\d+\.\d+)\] ?(.*)$", re.S), _dmesg),
+    # NVIDIA Fabric Manager's own log (fabricmanager.log): "[Jul 23 2024 07:53:55] [ERROR] [tid 841] detected ..."
+    ("fabricmanager", "[", re.compile(
+        r"^\[(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) (\d{1,2}) (\d{4}) (\d\d:\d\d:\d\d)\] "
+        r"\[([A-Z]+)\] \[tid (\d+)\] ?(.*)$", re.S), _fabricmanager),
     # `dmesg --decode --time-format iso`: "kern  :warn  : 2025-01-21T04:41:44,283302+00:00 NVRM: ..."
     ("dmesg_decode", "abcdefghijklmnopqrstuvwxyz", re.compile(
         r"^([a-z0-9]+) *:([a-z]+) *: (\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d),(\d+)([+-]\d\d:?\d\d) ?(.*)$", re.S),

@@ -30,6 +30,10 @@ class Rule:
     attribution: str = "unknown"
     action: str = "INVESTIGATE"
     refine: str | None = None  # a key of REFINERS
+    # Multi-line events (a key of EVENT_LINES, and the row's role in it): "open" starts a new event (its
+    # finding is the event's); "join" is part of an open event (no finding) or, with none open, opens one;
+    # "member" (a kind-None row) is part of an open event and never a finding by itself.
+    event: tuple[str, str] | None = None
 
 
 # The first "mlx5_core <pci>" of a line, committed to (atomic): the scan after it runs once, so a line of the
@@ -38,8 +42,14 @@ FIRST_MLX5 = r"^(?>.*?mlx5_core (?P<pci>" + PCI + r"))"
 
 
 def _r(name, kind, keywords, pattern, severity="error", attribution="unknown", action="INVESTIGATE",
-       refine=None, flags=0) -> Rule:
-    return Rule(name, kind, tuple(keywords), re.compile(pattern, flags), severity, attribution, action, refine)
+       refine=None, flags=0, event=None) -> Rule:
+    return Rule(name, kind, tuple(keywords), re.compile(pattern, flags), severity, attribution, action, refine,
+                event)
+
+
+# How many lines after its last line a multi-line event stays open (lines no rule reads count too).
+EVENT_LINES = {"aer": 12}
+AER_OPEN, AER_JOIN, AER_MEMBER = ("aer", "open"), ("aer", "join"), ("aer", "member")
 
 
 RULES: tuple[Rule, ...] = (
@@ -79,14 +89,30 @@ RULES: tuple[Rule, ...] = (
        r"(?:.*?\blink\s*(?P<link>\d+))?",
        attribution="hardware", action="CONTACT_SUPPORT", flags=re.I),
     # --- PCIe AER (kernel's aer driver, old and new wording) ---
+    # One event is several lines: the root port's "error received" line names the device that reported it
+    # (the event's PCI), then per device with status logged "PCIe Bus Error", "device [vvvv:dddd] error
+    # status/mask", one "[nn] Name" line per status bit, "TLP Header", and the recovery lines. One finding per
+    # event: the received line opens it; the others join it (EVENT_LINES). Without a received line (firmware
+    # first, a cut log), "PCIe Bus Error" opens the event for the device on its line.
     _r("aer_received", "pcie_aer", ["AER:"],
-       r"AER: (?:Multiple )?(?P<aer_severity>Corrected|Uncorrected \((?:Non-Fatal|Fatal)\)) error "
-       r"(?:message )?received: (?:id=)?(?P<pci>" + PCI + r")",
-       attribution="hardware", refine="aer"),
+       r"(?:(?P<domain>[0-9a-fA-F]{4}):[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]: )?AER: (?:Multiple )?"
+       r"(?P<aer_severity>Correct(?:ed|able)|Uncorrect(?:ed|able) \((?:Non-Fatal|Fatal)\)) error "
+       r"(?:message )?received(?::| from) (?:id=(?P<aer_id>[0-9a-fA-F]{4})\b|(?P<pci>" + PCI + r"))",
+       attribution="hardware", refine="aer", event=AER_OPEN),
     _r("aer_bus_error", "pcie_aer", ["PCIe Bus Error"],
-       r"PCIe Bus Error: severity=(?P<aer_severity>Corrected|Uncorrect(?:ed|able) \((?:Non-Fatal|Fatal)\)|"
+       r"PCIe Bus Error: severity=(?P<aer_severity>Correct(?:ed|able)|Uncorrect(?:ed|able) \((?:Non-Fatal|Fatal)\)|"
        r"Uncorrected|Fatal)(?:, type=(?P<layer>[^,]+))?",
-       attribution="hardware", refine="aer"),
+       attribution="hardware", refine="aer", event=AER_JOIN),
+    _r("aer_status", None, ["error status/mask"], r"device \[[0-9a-fA-F]{4}:[0-9a-fA-F]{4}\] error status/mask=",
+       event=AER_MEMBER),
+    _r("aer_tlp", None, ["TLP Header"], r"TLP Header:", event=AER_MEMBER),
+    _r("aer_first", None, ["reported first"], r"Error of this Agent is reported first", event=AER_MEMBER),
+    _r("aer_recovery", None, ["AER: can't recover", "AER: device recovery"],
+       r"AER: (?:can't recover \(no error_detected callback\)|device recovery (?:failed|successful))",
+       event=AER_MEMBER),
+    # one line per status bit ("[ 0] Receiver Error", "[12] Timeout"): error words, but only a detail
+    _r("aer_bit", None, ["pcieport"], r"pcieport [0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]:\s+\[\s?\d{1,2}\] \S",
+       event=AER_MEMBER),
     # --- Mellanox / InfiniBand / RoCE ---
     _r("mlx5_link", "ib_link", ["mlx5_core"],
        r"mlx5_core (?P<pci>" + PCI + r") (?P<netdev>\S+): Link (?P<state>down|up)\b",
@@ -184,6 +210,7 @@ RULES: tuple[Rule, ...] = (
 
 AER_SEVERITY = {  # aer_severity as the kernel prints it -> (severity, action)
     "corrected": ("warning", "MONITOR"),
+    "correctable": ("warning", "MONITOR"),
     "uncorrected (non-fatal)": ("error", "INVESTIGATE"),
     "uncorrectable (non-fatal)": ("error", "INVESTIGATE"),
     "uncorrected": ("error", "INVESTIGATE"),
@@ -271,6 +298,10 @@ def _refine_sxid(g: dict, out: dict) -> None:
 
 def _refine_aer(g: dict, out: dict) -> None:
     out["severity"], out["action"] = AER_SEVERITY.get(g["aer_severity"].lower(), ("error", "INVESTIGATE"))
+    domain, aer_id = g.pop("domain", None), g.pop("aer_id", None)
+    if aer_id and not g.get("pci"):  # kernels before 4.x: "received: id=00e5", the reporter's bus/devfn in hex
+        rid = int(aer_id, 16)
+        g["pci"] = f"{domain or '0000'}:{rid >> 8:02x}:{(rid >> 3) & 0x1f:02x}.{rid & 7}"
 
 
 def _refine_ib_link(g: dict, out: dict) -> None:
@@ -328,4 +359,5 @@ class Dispatch:
 
 
 # Every keyword of the table: the prefilter over whole buffers is built from these.
-KEYWORDS: tuple[str, ...] = tuple(dict.fromkeys(k for rule in RULES if rule.kind for k in rule.keywords))
+# (Rows of a multi-line event count too: its member lines keep the event open.)
+KEYWORDS: tuple[str, ...] = tuple(dict.fromkeys(k for rule in RULES if rule.kind or rule.event for k in rule.keywords))
