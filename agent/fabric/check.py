@@ -24,13 +24,15 @@ EXIT_PASS, EXIT_BLAMED, EXIT_ERROR, EXIT_INCONCLUSIVE, EXIT_TOO_FEW, EXIT_INTERR
 
 @dataclass(frozen=True)
 class Outcome:
-    """One test's result: its bandwidth, or None with why there is none."""
+    """One test's result: its bandwidth, or None with why there is none.  A test that did not finish well
+    (its Job failed or timed out) fails even when a rank printed a bandwidth before (kept for the report)."""
     bandwidth: Bandwidth | None
     detail: str = ""
+    finished: bool = True
 
     @property
     def busbw(self) -> float:
-        return self.bandwidth.busbw if self.bandwidth is not None else 0.0
+        return self.bandwidth.busbw if self.bandwidth is not None and self.finished else 0.0
 
 
 @dataclass
@@ -121,8 +123,13 @@ def write_table(rep: Report, out: TextIO) -> None:
         return
     for node in v.blamed:
         ev = rep.evidence(node)
-        bw = f"{ev[1].busbw:.2f} GB/s with {','.join(n for n in ev[0] if n != node) or 'itself'}" if ev else "?"
-        out.write(f"BLAMED        {node}: {bw} (expected >= {rep.floor:g} GB/s)\n")
+        if ev is None:
+            out.write(f"BLAMED        {node}\n")
+            continue
+        group, o = ev
+        measured = f"{o.busbw:.2f} GB/s" if o.finished and o.bandwidth else f"no result ({o.detail})"
+        peers = ",".join(n for n in group if n != node) or "itself"
+        out.write(f"BLAMED        {node}: {measured} with {peers} (expected >= {rep.floor:g} GB/s)\n")
     if v.inconclusive:
         out.write(f"INCONCLUSIVE  {', '.join(v.inconclusive)}: failed, but could not be singled out\n")
     out.write(f"good          {', '.join(v.good) or '-'}\n")

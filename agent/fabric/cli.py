@@ -133,7 +133,7 @@ def _write_results(fabric, report: Report) -> None:
         ev = report.evidence(node)
         group, out = ev if ev else ((node,), None)
         peers = ",".join(n for n in group if n != node) or "its own GPUs only"
-        if out is not None and out.bandwidth is not None:
+        if out is not None and out.bandwidth is not None and out.finished:
             reason = "LowBusBandwidth"
             measured = f"all_reduce bus bandwidth {out.bandwidth.busbw:.2f} GB/s"
         else:

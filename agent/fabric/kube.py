@@ -190,7 +190,7 @@ class KubeFabric:
             if found is not None:
                 break
         if state != "Complete":
-            return Outcome(found, f"job {state.lower()}" if found is None else f"job {state.lower()} after a result")
+            return Outcome(found, f"job {state[0].lower()}{state[1:]}", finished=False)
         if found is None:
             return Outcome(None, f"no all_reduce result in the logs of {len(pods)} pod(s)")
         return Outcome(found, f"{found.wrong} wrong result(s)" if found.wrong else "")
@@ -206,9 +206,16 @@ class KubeFabric:
         self.created.remove(name)
 
     def cleanup(self) -> list[str]:
-        """Delete every Job this run still has (after a failure or Ctrl-C); returns what could not be."""
+        """Delete every Job this run still has (after a failure or Ctrl-C); returns what could not be.
+        Jobs are found by this run's label too: a create interrupted before its reply came may exist."""
         left = []
-        for name in list(self.created):
+        names = list(self.created)
+        try:
+            listed = self.batch.list_namespaced_job(self.spec.namespace, label_selector=f"{RUN_LABEL}={self.run_id}")
+            names += [j.metadata.name for j in listed.items if j.metadata.name not in names]
+        except Exception as exc:  # noqa: BLE001 - still delete the ones we know of
+            log.warning("cannot list this run's Jobs: %s", str(exc).splitlines()[0] if str(exc) else exc)
+        for name in names:
             try:
                 self._delete(name)
             except Exception as exc:  # noqa: BLE001 - try them all; say which stay
