@@ -189,8 +189,13 @@ def test_too_few_nodes_and_bad_options():
     with ApiDouble() as api:
         _cluster(api, 1, bad=None)
         assert _run(api).exit_code == 4
-        res = _run(api, "--tool", "nccl-tests")
+        res = _run(api, "--tool", "nccl-tests", "--group-size", "1")
         assert res.exit_code == 2 and "give --image" in res.output
+        res = _run(api, "--tool", "nccl-tests", "--image", "x")  # pairs, but all_reduce_perf needs MPI across nodes
+        assert res.exit_code == 2 and "--group-size 1" in res.output
+        api.add_pod("team", "pending-0", "gpu-0", gpus=1, phase="Pending")  # bound, not yet running: busy
+        res = _run(api, "--group-size", "1", "--format", "json")
+        assert res.exit_code == 4 and json.loads(res.output)["skipped"] == {"gpu-0": "GPU in use by pod team/pending-0"}
         assert not api.jobs_created
 
 

@@ -66,6 +66,9 @@ def fabric_check(selector, floor, group_size, tool, image, command, gpus_per_nod
     image = image or preset_image
     if not image:
         _fail(f"--tool {tool} has no default image: give --image")
+    if tool == "nccl-tests" and group_size != "1" and not command:
+        _fail("--tool nccl-tests runs all_reduce_perf on one node (it needs MPI across nodes): use --group-size 1, "
+              "or give --command with your MPI launcher")
     if floor <= 0:
         _fail("--floor must be above 0 GB/s")
     core = make_api(SimpleNamespace(api_server=api_server, kubeconfig=kubeconfig))

@@ -112,9 +112,12 @@ class KubeFabric:
         with why they are left out."""
         nodes = self.core.list_node(label_selector=selector).items
         busy: dict[str, str] = {}
-        pods = self.core.list_pod_for_all_namespaces(field_selector="status.phase=Running").items
+        # Pending pods bound to a node hold their GPUs too: every pod not finished counts
+        pods = self.core.list_pod_for_all_namespaces(field_selector="status.phase!=Succeeded,status.phase!=Failed").items
         for pod in pods:
             node = pod.spec.node_name
+            if not node:
+                continue
             for c in pod.spec.containers or []:
                 limits = (c.resources.limits or {}) if c.resources else {}
                 requests = (c.resources.requests or {}) if c.resources else {}
