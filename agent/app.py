@@ -2,7 +2,8 @@
 
 Each stage is its own module: `supervisor` (which sources, kept running), `intake` (the bounded queue and
 its lag), `pipeline` (classification -> findings -> engine -> sinks), `xidmerge` (one Xid from NVML and
-kmsg counts once), `podlookup` (pid -> pod), `shedding` and `selfwatch` (pressure), `checkpoint` (state).
+kmsg counts once), `coalesce` (repeats counted without a new decision), `podlookup` (pid -> pod), `selfwatch`
+(the agent's own footprint), `checkpoint` (state).
 """
 
 from __future__ import annotations
@@ -61,9 +62,9 @@ class Agent:
         self.engine.boot_time = self.boot_epoch
         self.engine.boot_id = self.boot_id
         self.judge = SampleJudge(cfg.sample_rules, cfg.sample_ignore)
-        self.intake = Intake(cfg.queue_batches, self.stop)
+        self.intake = Intake(int(cfg.queue_max_mb * 2**20), self.stop, self.metrics)
         self.supervisor = Supervisor(self.metrics, self.intake.emit, self.stop)
-        self.selfwatch = SelfWatch(self.metrics, cfg.shed_rss_mb, cfg.shed_cpu_percent)
+        self.selfwatch = SelfWatch(self.metrics)
         self.stdout = StdoutSink(cfg.node_name, out)
         self.sinks = [self.stdout]
         self.server = None
@@ -77,8 +78,9 @@ class Agent:
         self.workloads = WorkloadTracker(self._pod_event, self.metrics, cfg.workload_correlation_seconds,
                                          cfg.workload_pod_label, lambda: list(self.engine.problems.values()), clock)
         self.pipeline = Pipeline(self.engine, self.judge, self.metrics, self.gpu, self.workloads, self.pods,
-                                 self.sinks, self.boot_epoch, clock, lambda: self.selfwatch.under_pressure,
+                                 self.sinks, self.boot_epoch, clock,
                                  check_severity=str(cfg.checks.get("severity") or "error"))
+        self.metrics.count_evictions("decisions", lambda: self.pipeline.decisions.evictions)
         self.checks = self._check_scheduler()
         self.metrics.count_evictions("kernel_uuid",
                                      lambda: sum(c.uuid_evictions for c in list(self.pipeline.classifiers.values())))
@@ -208,6 +210,7 @@ class Agent:
     def step(self, timeout: float = 0.2) -> None:
         batch = self.intake.take(timeout)
         self.metrics.intake_lag.set(self.intake.lag)
+        self.metrics.queue_bytes.set(self.intake.bytes)
         try:
             if batch:
                 self.pipeline.process(batch)

@@ -48,9 +48,7 @@ class Config:
     max_problems: int
     max_series_per_family: int
     intake_lag_seconds: float
-    queue_batches: int
-    shed_rss_mb: float
-    shed_cpu_percent: float
+    queue_max_mb: float
     nvml: str
     poll_seconds: float
     nvml_deadline_seconds: float
@@ -166,7 +164,7 @@ def _validate(cfg: Config) -> None:
             raise ConfigError(f"{key}: must be greater than 0, got {getattr(cfg, key)!r}")
 
     for key in ("workload_max_open_files", "workload_correlation_seconds", "poll_seconds", "nvml_deadline_seconds", "tick_seconds", "warning_expire_seconds", "app_xid_window_seconds", "app_xid_distinct_processes",
-                "max_problems", "max_series_per_family", "intake_lag_seconds", "queue_batches", "shed_rss_mb", "shed_cpu_percent"):
+                "max_problems", "max_series_per_family", "intake_lag_seconds", "queue_max_mb"):
         positive(key)
     try:
         host, port = cfg.metrics_host_port

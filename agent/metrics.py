@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Any, Callable
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Info
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
@@ -17,7 +17,7 @@ class Metrics:
     def __init__(self, pod_label: bool = False, max_series: int = 1000) -> None:
         r = self.registry = CollectorRegistry(auto_describe=True)
         self.max_series = max_series  # per family whose labels come from input (Xid code/PCI, namespace/pod)
-        self._series: dict[str, set[tuple[str, ...]]] = {}
+        self._series: dict[str, dict[tuple[str, ...], Any]] = {}  # family -> label set -> its child (capped)
         self.overflow = Counter("gpu_npd_series_overflow", "Increments folded into the `other` series because a "
                                 "family reached max_series_per_family distinct label sets.", ["family"], registry=r)
         self.findings = Counter("gpu_npd_findings", "Findings recognised, by kind, severity and attribution.",
@@ -35,12 +35,14 @@ class Metrics:
                                 ["source"], registry=r)
         self.internal_errors = Counter("gpu_npd_internal_errors", "Batches skipped because processing them raised "
                                        "(a bug: see the agent's log).", registry=r)
-        self.shed = Counter("gpu_npd_shed_records", "Duplicate records dropped while over the CPU/RSS ceiling.",
-                            registry=r)
+        self.coalesced = Counter("gpu_npd_coalesced_records", "Records counted as repeats of a finding already "
+                                 "decided (counted in every counter; not decided again).", ["source"], registry=r)
         self.source_up = Gauge("gpu_npd_source_up", "1 when the source is running, 0 when down.", ["source"],
                                registry=r)
-        self.shedding = Gauge("gpu_npd_shedding", "1 while the agent sheds duplicate records to stay in budget.",
-                              registry=r)
+        self.queue_bytes = Gauge("gpu_npd_intake_queue_bytes", "Estimated memory held by records read and not "
+                                 "yet processed (bounded by queue_max_mb).", registry=r)
+        self.queue_waits = Counter("gpu_npd_intake_waits", "Times a source waited for room in the intake queue "
+                                   "(back-pressure: the pipeline is behind).", registry=r)
         self.self_cpu = Gauge("gpu_npd_self_cpu_percent", "Agent CPU use, percent of one core, 10 s average.",
                               registry=r)
         self.self_rss = Gauge("gpu_npd_self_resident_memory_bytes", "Agent resident memory.", registry=r)
@@ -111,13 +113,16 @@ class Metrics:
     def count(self, name: str, labels: tuple[str, ...], value: float = 1.0) -> None:
         """Increment a counter whose labels come from input, within max_series distinct label sets: past
         that, into one `other` series (every label "other"), and the overflow is counted. Never lost."""
-        seen = self._series.setdefault(name, set())
-        if labels not in seen:
-            if len(seen) >= self.max_series:
+        children = self._series.setdefault(name, {})
+        child = children.get(labels)
+        if child is None:
+            if len(children) >= self.max_series:
                 self.overflow.labels(name).inc(value)
                 labels = ("other",) * len(labels)
-            seen.add(labels)
-        getattr(self, name).labels(*labels).inc(value)
+                child = children.get(labels)
+            if child is None:
+                child = children[labels] = getattr(self, name).labels(*labels)
+        child.inc(value)
 
     def restore_totals(self, totals: dict[str, dict[str, float]]) -> None:
         for name in self.PERSISTED:

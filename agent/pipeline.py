@@ -11,12 +11,12 @@ from parsers import Classifier, Finding
 from .checks.problems import judged as judge_checks
 from .checks.scheduler import CheckBatch
 from .gpu.collector import GpuCollector, annotate
+from .coalesce import Decision, Decisions
 from .health import Change, HealthEngine
 from .metrics import Metrics
 from .podlookup import PodLookup
 from .poller import SampleBatch
 from .samples import SampleJudge
-from .shedding import RecentMessages
 from .sources import Record
 from .sources.podlogs import WorkloadFindings
 from .workloads import WorkloadTracker
@@ -32,7 +32,7 @@ class Pipeline:
 
     def __init__(self, engine: HealthEngine, judge: SampleJudge, metrics: Metrics, gpu: GpuCollector,
                  workloads: WorkloadTracker, pods: PodLookup, sinks: list, boot_epoch: float,
-                 clock: Callable[[], float], under_pressure: Callable[[], bool], check_severity: str = "error"):
+                 clock: Callable[[], float], check_severity: str = "error"):
         self.engine = engine
         self.judge = judge
         self.metrics = metrics
@@ -42,12 +42,13 @@ class Pipeline:
         self.sinks = sinks
         self.boot_epoch = boot_epoch
         self.clock = clock
-        self.under_pressure = under_pressure
         self.check_severity = check_severity
         self.classifiers: dict[str, Classifier] = {}
         self.cursors: dict[str, Any] = {}
         self.xids = XidMerger()
-        self.recent = RecentMessages()
+        self.decisions = Decisions()
+        self._new: list = []  # problems raised in this batch, published with its conditions at its end
+        self._fresh: list[tuple] = []  # metric labels of this batch's decided findings, counted at its end
         self.dirty = False
 
     def process(self, batch: list[Record] | SampleBatch | WorkloadFindings | CheckBatch) -> None:
@@ -66,11 +67,8 @@ class Pipeline:
         classifier = self.classifiers.get(name)
         if classifier is None:
             classifier = self.classifiers[name] = Classifier()
-        shedding = self.under_pressure()
+        decisions = self.decisions
         for rec in batch:
-            if shedding and self.recent.duplicate(rec.line):
-                self.metrics.shed.inc()
-                continue
             finding = classifier.classify(rec.line)
             if finding is None:
                 continue
@@ -79,11 +77,57 @@ class Pipeline:
                 # write one): counted, never a node problem
                 self.metrics.forged.labels(name, finding.kind).inc()
                 continue
-            self.observe(finding, name)
+            self._stamp(finding)
+            known = decisions.get(name, finding)
+            if known is not None:
+                if finding.kind == "xid" and self.xids.already_seen(finding, name):
+                    continue
+                if self.engine.repeat(finding, known.outcome):
+                    self._repeat(finding, known)
+                    continue
+                decisions.forget(known)  # its problem is gone: decide afresh
+            self.observe(finding, name, batched=True)
+        self._flush()
         if batch[-1].cursor is not None:  # sources that keep their own offsets leave it None
             self.cursors[name] = batch[-1].cursor
         self.metrics.records.labels(name).inc(len(batch))  # counted once processed: a test may wait on it
         self.dirty = True
+
+    def _stamp(self, f: Finding) -> None:
+        if f.timestamp is None and f.uptime is not None:
+            f.timestamp = datetime.fromtimestamp(self.boot_epoch + f.uptime, timezone.utc)
+
+    def _repeat(self, f: Finding, known: Decision) -> None:
+        """A repeat counted without a decision (see coalesce.py); a possible cause of job failures at most
+        once a second, so a storm does not push every other cause out of the correlation window."""
+        self.decisions.counted(known)
+        t = f.timestamp.timestamp() if f.timestamp is not None else 0.0
+        if t - known.cause_at >= 1.0:
+            known.cause_at = t
+            self.workloads.note_finding(f)
+
+    def _flush(self) -> None:
+        """End of a batch: one decision of conditions for the whole batch, then its findings into the metrics
+        (in that order: whoever sees a finding counted sees the conditions it raised)."""
+        change = self.engine.derive()
+        change.new_problems[:0], self._new = self._new, []
+        self.apply(change)
+        fresh, self._fresh = self._fresh, []
+        for labels in fresh:
+            self._count(labels, 1)
+        for d in self.decisions.flush():
+            n, d.pending = d.pending, 0
+            self.metrics.coalesced.labels(d.key[0]).inc(n)
+            self._count((d.finding_labels, d.driver, d.xid_labels), n)
+
+    def _count(self, labels: tuple, n: int) -> None:
+        """One finding (or `n` repeats of it) in every counter: by kind, by driver (unclassified), by Xid."""
+        finding_labels, driver, xid_labels = labels
+        self.metrics.count("findings", finding_labels, n)
+        if driver is not None:
+            self.metrics.count("unclassified", (driver,), n)
+        if xid_labels is not None:
+            self.metrics.count("xid_errors", xid_labels, n)
 
     def _judge(self, batch: SampleBatch) -> None:
         now = self.clock()
@@ -104,9 +148,9 @@ class Pipeline:
         self.apply(self.engine.sync(f"check:{name}", judge_checks(batch.cfg, batch.results, self.check_severity)))
         self.dirty = True
 
-    def observe(self, f: Finding, source: str) -> None:
-        if f.timestamp is None and f.uptime is not None:
-            f.timestamp = datetime.fromtimestamp(self.boot_epoch + f.uptime, timezone.utc)
+    def observe(self, f: Finding, source: str, batched: bool = False) -> None:
+        """Decide one finding.  `batched`: inside `process`, which derives conditions once at the batch end."""
+        self._stamp(f)
         annotate(f, self.gpu.pci_to_gpu)
         if f.kind == "xid" and f.xid is not None and self.xids.already_seen(f, source):
             return
@@ -116,13 +160,21 @@ class Pipeline:
             if f.kind == "xid" and f.attribution == "application":
                 self.workloads.observe_app_xid(pod, f)  # the pod that caused it hears about it
         self.workloads.note_finding(f)
-        self.metrics.findings.labels(f.kind, f.severity, f.attribution).inc()
-        if f.kind == "unclassified":
-            self.metrics.unclassified.labels(f.details.get("driver", "unknown")).inc()
+        labels = (f.kind, f.severity, f.attribution)
+        driver = f.details.get("driver", "unknown") if f.kind == "unclassified" else None
+        xid_labels = None
         if f.kind == "xid" and f.xid is not None:
-            self.metrics.count("xid_errors", (str(f.xid), f.pci or "unknown", str(f.details.get("gpu_index", "")),
-                                              f.details.get("uuid", "")))
-        self.apply(self.engine.observe(f, "kernel"))
+            xid_labels = (str(f.xid), f.pci or "unknown", str(f.details.get("gpu_index", "")), f.details.get("uuid", ""))
+        change = self.engine.observe(f, "kernel", derive=not batched)
+        if self.engine.outcome is not None:
+            t = f.timestamp.timestamp() if f.timestamp is not None else 0.0
+            self.decisions.remember(source, f, Decision(self.engine.outcome, labels, xid_labels, driver, t))
+        if batched:
+            self._new.extend(change.new_problems)
+            self._fresh.append((labels, driver, xid_labels))
+        else:
+            self.apply(change)
+            self._count((labels, driver, xid_labels), 1)
 
     def apply(self, change: Change) -> None:
         if not change:

@@ -92,6 +92,21 @@ class FindingPolicy:
 
     # ---- the decision ----------------------------------------------------------------------------
 
+    def repeat_safe(self, f: Finding) -> bool:
+        """True when deciding `f` again would change nothing but the last-Xid memory (`remember`): no count
+        window or ignore-after rule applies to it and it is not a link state (those depend on history)."""
+        if f.kind == "ib_link":
+            return False
+        if f.kind != "xid" or f.xid is None:
+            return True
+        entry = self.table.get(f.xid, {})
+        return "count" not in entry and "ignore_after" not in entry
+
+    def remember(self, f: Finding, seen: float) -> None:
+        """A repeat counted without a decision still is the GPU's latest Xid (for later ignore-after rules)."""
+        if f.kind == "xid" and f.xid is not None:
+            _remember(self._last_xid, f.pci or "-", (seen, f.xid, f.attribution))
+
     def apply(self, f: Finding, seen: float, uptime: float | None = None) -> Verdict:
         """`seen`: when it happened (wall clock); `uptime`: seconds since this boot, None if unknown."""
         if f.kind == "ib_link":

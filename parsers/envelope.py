@@ -104,9 +104,10 @@ def _rfc5424(m: re.Match, year: int) -> Envelope:
                                         extra={"host": host, "app": app}))
 
 
-def _rfc3164(m: re.Match, year: int) -> Envelope:
-    mon, day, clock, host, tag, msg = m.groups()
-    return _strip_inner_uptime(Envelope("syslog", msg, timestamp=_bsd(mon, day, clock, year),
+def _rfc3164(m: re.Match, year: int | None) -> Envelope:
+    mon, day, clock, host, tag, msg = m.groups()  # BSD syslog stamps carry no year: the caller's, else this one
+    return _strip_inner_uptime(Envelope("syslog", msg, timestamp=_bsd(mon, day, clock,
+                                                                      year or datetime.now(timezone.utc).year),
                                         extra={"host": host, "app": tag}))
 
 
@@ -144,7 +145,7 @@ def detect(line: str, year: int | None = None) -> Envelope:
             if first in starts:
                 m = pattern.match(line)
                 if m:
-                    env = build(m, year or datetime.now(timezone.utc).year)
+                    env = build(m, year)
                     if env is not None:
                         return env
     return Envelope("plain", line)
