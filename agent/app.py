@@ -17,6 +17,8 @@ from typing import Callable
 import psutil
 
 from .checkpoint import Checkpoint
+from .checks.scheduler import CheckScheduler, gpu_busy
+from .checks.settings import plugin_configs
 from .config import Config
 from .gpu.collector import GpuCollector
 from .gpu.nvml import open_backend
@@ -79,9 +81,11 @@ class Agent:
         self.workloads = WorkloadTracker(self._pod_event, self.metrics, cfg.workload_correlation_seconds,
                                          cfg.workload_pod_label, lambda: list(self.engine.problems.values()), clock)
         self.pipeline = Pipeline(self.engine, self.judge, self.metrics, self.gpu, self.workloads, self.pods,
-                                 self.sinks, self.boot_epoch, clock)
+                                 self.sinks, self.boot_epoch, clock,
+                                 check_severity=str(cfg.checks.get("severity") or "error"))
         self.metrics.count_evictions("decisions", lambda: self.pipeline.decisions.evictions)
         self.pipeline.guard = self.guard
+        self.checks = self._check_scheduler()
         self.metrics.count_evictions("kernel_uuid",
                                      lambda: sum(c.uuid_evictions for c in list(self.pipeline.classifiers.values())))
         self.checkpoint = Checkpoint(cfg.state_dir, self.metrics, self._state)
@@ -104,6 +108,16 @@ class Agent:
             return None
         return KubernetesSink(api, self.cfg.node_name, self.cfg.kube, self.cfg.mode, lambda: self.engine.conditions,
                               self.metrics, self._on_node, problems=lambda: list(self.engine.problems.values()))
+
+    def _check_scheduler(self) -> CheckScheduler | None:
+        """The active checks the `checks` block enables (none by default), run on their own thread; their
+        results travel through the intake like every other input.  GPU-loading ones ask a separate NVML
+        handle (never the poller's) whether a compute process is on a GPU."""
+        configs = plugin_configs(self.cfg.checks, self.cfg.sysfs_root, self.cfg.nvml)
+        if not configs:
+            return None
+        nvml = open_backend(self.cfg.nvml) if any(c.gpu_load for c in configs) else None
+        return CheckScheduler(configs, self.intake.emit, busy=lambda: gpu_busy(nvml, self.cfg.nvml_deadline_seconds))
 
     def _on_node(self, node: dict) -> None:
         """First read of our Node: its nvidia.com/gpu capacity is the expected GPU count unless configured."""
@@ -170,6 +184,9 @@ class Agent:
                          name="telemetry", daemon=True).start()
         threading.Thread(target=self.gpu.xid_events, args=(self.intake.nvml_xid, self.stop), name="nvml-xid",
                          daemon=True).start()
+        if self.checks is not None:
+            threading.Thread(target=self.checks.run, args=(self.stop,), name="checks", daemon=True).start()
+            log.info("active checks: %s", ", ".join(c.source for c in self.checks.configs))
         if self.cfg.udev:
             self._udev = watch_udev(self.poller.wake)
         if serve_http:

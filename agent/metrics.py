@@ -83,6 +83,13 @@ class Metrics:
         self._kube_api_up_exported = False
         self.taint_held = Gauge("gpu_npd_taint_held_by_budget", "1 while a taint is held back by the tainted-node "
                                 "budget (its condition stands).", ["taint"], registry=r)
+        self.check_runs = Counter("gpu_npd_check_runs", "Active check rule runs (NPD plugin protocol), by check "
+                                  "(plugin config source) and result: OK, NonOK, Unknown, Skipped.",
+                                  ["check", "result"], registry=r)
+        self.check_duration = Gauge("gpu_npd_check_duration_seconds", "Wall time of the last run of a check's "
+                                    "rules (the slowest rule of the run).", ["check"], registry=r)
+        self.check_last_run = Gauge("gpu_npd_check_last_run_timestamp_seconds", "When a check last ran.",
+                                    ["check"], registry=r)
         Info("gpu_npd_build", "Build information.", registry=r).info({"version": __version__})
         self._conditions: list[Condition] = []
         self._problems: list[Problem] = []

@@ -8,6 +8,8 @@ from typing import Any, Callable
 
 from parsers import Classifier, Finding
 
+from .checks.problems import judged as judge_checks
+from .checks.scheduler import CheckBatch
 from .gpu.collector import GpuCollector, annotate
 from .coalesce import Decision, Decisions
 from .health import Change, HealthEngine
@@ -31,7 +33,7 @@ class Pipeline:
 
     def __init__(self, engine: HealthEngine, judge: SampleJudge, metrics: Metrics, gpu: GpuCollector,
                  workloads: WorkloadTracker, pods: PodLookup, sinks: list, boot_epoch: float,
-                 clock: Callable[[], float]):
+                 clock: Callable[[], float], check_severity: str = "error"):
         self.engine = engine
         self.judge = judge
         self.metrics = metrics
@@ -41,6 +43,7 @@ class Pipeline:
         self.sinks = sinks
         self.boot_epoch = boot_epoch
         self.clock = clock
+        self.check_severity = check_severity
         self.classifiers: dict[str, Classifier] = {}
         self.cursors: dict[str, Any] = {}
         self.xids = XidMerger()
@@ -50,9 +53,12 @@ class Pipeline:
         self.guard: CounterGuard | None = None  # lines our own counter reads cause (agent/selfcaused.py)
         self.dirty = False
 
-    def process(self, batch: list[Record] | SampleBatch | WorkloadFindings) -> None:
+    def process(self, batch: list[Record] | SampleBatch | WorkloadFindings | CheckBatch) -> None:
         if isinstance(batch, SampleBatch):
             self._judge(batch)
+            return
+        if isinstance(batch, CheckBatch):
+            self._checked(batch)
             return
         if isinstance(batch, WorkloadFindings):
             for ref, f in batch.items:
@@ -141,6 +147,17 @@ class Pipeline:
         self.apply(self.engine.sync(batch.source, judged))
         self.judge.forget(set(judged))
         self.metrics.set_readings(batch.readings, batch.stats)
+        self.dirty = True
+
+    def _checked(self, batch: CheckBatch) -> None:
+        """One run of a plugin config: its rules' results are what stands for them (permanent -> the
+        condition, temporary -> an Event-only problem); counted per result, its duration kept."""
+        name = batch.cfg.source
+        for res in batch.results:
+            self.metrics.check_runs.labels(name, "Skipped" if res.status.startswith("Skipped") else res.status).inc()
+        self.metrics.check_duration.labels(name).set(max((r.duration for r in batch.results), default=0.0))
+        self.metrics.check_last_run.labels(name).set(self.clock())
+        self.apply(self.engine.sync(f"check:{name}", judge_checks(batch.cfg, batch.results, self.check_severity)))
         self.dirty = True
 
     def observe(self, f: Finding, source: str, batched: bool = False) -> None:
