@@ -136,13 +136,14 @@ RULES: tuple[Rule, ...] = (
        r"nvidia-peermem (?P<function>\w+):\d+ ERROR (?P<text>.+)",
        severity="error", attribution="driver", action="INVESTIGATE"),
     # --- generic kernel ---
-    # A kernel oops / BUG / GPF whose faulting instruction is in a GPU or NIC driver: the trace's RIP (x86) or
-    # pc (arm64) line names the module in brackets.  The other trace lines match no row; the register dump some
-    # kernels repeat after `end trace` repeats the RIP line (the same event again).
-    _r("kernel_oops", "kernel_oops", ["RIP: ", "pc : "],
-       r"(?:RIP: [0-9a-f]{4}:|pc : )(?P<function>[\w.]+)\+0x[0-9a-f]+/0x[0-9a-f]+ "
+    # A kernel oops / BUG / GPF whose faulting instruction is in a GPU or NIC driver: the trace's RIP (x86; `IP:`
+    # on 4.x and older kernels) or pc (arm64) line names the module in brackets.  The other trace lines match no
+    # row; the register dump some kernels repeat after `end trace` repeats the RIP line (the same event again).
+    # Severity error, not fatal: a WARN_ON trace prints the same RIP line as an oops.
+    _r("kernel_oops", "kernel_oops", ["RIP: ", "IP: [<", "pc : "],
+       r"(?:RIP: [0-9a-f]{4}:(?:\[<[0-9a-f]+>\] +\[<[0-9a-f]+>\] )?|\bIP: \[<[0-9a-f]+>\] |pc : )(?P<function>[\w.]+)\+0x[0-9a-f]+/0x[0-9a-f]+ "
        r"\[(?P<module>nvidia(?:[_-]\w+)?|mlx5_\w+|mlx_compat|ib_\w+|gdrdrv)\]",
-       severity="fatal", attribution="driver", action="RESTART_BM"),
+       severity="error", attribution="driver", action="RESTART_BM"),
     _r("hung_task", "hung_task", ["blocked for more than"],
        r"task (?P<process>.+?):(?P<pid>\d+) blocked for more than (?P<seconds>\d+) seconds",
        severity="warning", attribution="unknown", action="INVESTIGATE"),
