@@ -67,8 +67,14 @@ RULES: tuple[Rule, ...] = (
        r"detected NVSwitch (?P<fatality>fatal|non-fatal) error (?P<sxid>\d+) on fid (?P<fid>\d+)"
        r"(?: on NVSwitch pci bus id (?P<pci>" + PCI + r"))?(?: physical id (?P<physical_id>\d+))?(?: port (?P<link>\d+))?",
        attribution="fabric", refine="sxid"),
+    # The banner the driver prints before an Xid 119/120 line (`_kgspLogXid119: *** GSP Timeout ***`) is part
+    # of that Xid event, not one of its own.
+    _r("gsp_timeout_banner", None, ["_kgspLog"], r"_kgspLog(?:Xid119|RpcTimeout): \*+ GSP (?:Timeout|Failure)"),
+    # The address: `PCI:dddd:bb:dd`, bare `dddd:bb:dd`, redacted `PCI:...` (no address: taken from context),
+    # followed on MIG GPUs by ` GPU-I:nn` and ` GPU-CI:nn` inside the parenthesis.
     _r("xid", "xid", ["Xid"],
-       r"(?<![A-Za-z])Xid \((?P<pci>" + PCI + r")\): (?P<xid>\d+)"
+       r"(?<![A-Za-z])Xid \((?:(?P<pci>" + PCI + r")|PCI:\.\.\.)(?: GPU-I:(?P<gpu_instance>\d+))?"
+       r"(?: GPU-CI:(?P<compute_instance>\d+))?\): (?P<xid>\d+)"
        r"(?:, pid=(?:'?<unknown>'?|(?P<pid>\d+)))?(?:, name=(?:<unknown>|(?P<process>[^,]*)))?,?\s*(?P<text>.*)",
        refine="xid"),
     _r("fallen_off_bus", "fallen_off_bus", ["fallen off the bus"],
@@ -82,6 +88,10 @@ RULES: tuple[Rule, ...] = (
     _r("gpu_reset", "gpu_reset", ["NVRM: GPU"],
        r"NVRM: GPU (?P<pci>" + PCI + r"):? .*\b(?:reset (?:complete|succeeded|done)|(?:was|has been) reset)",
        severity="info", attribution="driver", action="NONE", flags=re.I),
+    # CUDA's sticky error after an NVLink fault, as an application prints it: a CUDA error, not an NVRM line
+    _r("cuda_nvlink", "cuda_error", ["uncorrectable NVLink error"],
+       r"CUDA error: (?P<cuda_error>uncorrectable NVLink error detected during the execution)",
+       severity="error", attribution="unknown", action="INVESTIGATE", refine="cuda"),
     _r("nvlink", "nvlink", ["NVLink", "nvlink", "NVLINK"],
        # anchored and atomic: the first "nvlink" only, then one forward scan (linear; a line of repeated
        # "nvlink " once backtracked for 19 s in the unanchored form)
@@ -152,6 +162,14 @@ RULES: tuple[Rule, ...] = (
        r"nvidia-peermem (?P<function>\w+):\d+ ERROR (?P<text>.+)",
        severity="error", attribution="driver", action="INVESTIGATE"),
     # --- generic kernel ---
+    # A kernel oops / BUG / GPF whose faulting instruction is in a GPU or NIC driver: the trace's RIP (x86; `IP:`
+    # on 4.x and older kernels) or pc (arm64) line names the module in brackets.  The other trace lines match no
+    # row; the register dump some kernels repeat after `end trace` repeats the RIP line (the same event again).
+    # Severity error, not fatal: a WARN_ON trace prints the same RIP line as an oops.
+    _r("kernel_oops", "kernel_oops", ["RIP: ", "IP: [<", "pc : "],
+       r"(?:RIP: [0-9a-f]{4}:(?:\[<[0-9a-f]+>\] +\[<[0-9a-f]+>\] )?|\bIP: \[<[0-9a-f]+>\] |pc : )(?P<function>[\w.]+)\+0x[0-9a-f]+/0x[0-9a-f]+ "
+       r"\[(?P<module>nvidia(?:[_-]\w+)?|mlx5_\w+|mlx_compat|ib_\w+|gdrdrv)\]",
+       severity="error", attribution="driver", action="RESTART_BM"),
     _r("hung_task", "hung_task", ["blocked for more than"],
        r"task (?P<process>.+?):(?P<pid>\d+) blocked for more than (?P<seconds>\d+) seconds",
        severity="warning", attribution="unknown", action="INVESTIGATE"),
@@ -171,7 +189,7 @@ RULES: tuple[Rule, ...] = (
        severity="error", attribution="unknown", action="FIND_FIRST_FAILING_RANK"),
     # the socket to a peer rank closed under NCCL: the peer process died or the network dropped it
     _r("nccl_socket_closed", "nccl_remote_error", ["Connection closed by remote peer"],
-       r"NCCL WARN (?:socketProgress|Net) ?: Connection closed by remote peer (?P<peer>[^<\s]+)(?:<(?P<peer_port>\d+)>)?",
+       r"NCCL WARN (?:socketProgress|Net) ?: Connection closed by remote peer(?: (?P<peer>[^<\s]+)(?:<(?P<peer_port>\d+)>)?)?",
        severity="error", attribution="unknown", action="FIND_FIRST_FAILING_RANK"),
     _r("ib_completion", "ib_completion_error", ["Got completion"],
        r"NET/IB ?: Got completion (?:from peer (?P<peer>[^<\s]+)(?:<(?P<peer_port>\d+)>)? )?with "
@@ -202,6 +220,16 @@ RULES: tuple[Rule, ...] = (
        r"NCCL (?:error in: [^,]*|Error \d+:?),? (?P<nccl_text>unhandled cuda error|unhandled system error|internal error|"
        r"invalid usage|invalid argument)",
        severity="error", attribution="unknown", action="INVESTIGATE", refine="nccl_text"),
+    # nccl-tests' own report of a failed NCCL call: "Test NCCL failure common.cu:777 'unhandled system error'"
+    # (older releases print "NCCL failure all_reduce.cu:95 '...'"), the ncclGetErrorString() text in quotes.
+    _r("nccl_test_failure", "nccl_error", ["NCCL failure"],
+       r"NCCL failure \S+:\d+ '(?P<nccl_text>unhandled cuda error|unhandled system error|internal error|"
+       r"invalid usage|invalid argument)",
+       severity="error", attribution="unknown", action="INVESTIGATE", refine="nccl_text"),
+    # nccl-tests' report of a failed CUDA call: "Test CUDA failure common.cu:1030 'system not yet initialized'"
+    _r("cuda_test_failure", "cuda_error", ["CUDA failure"],
+       r"Test CUDA failure \S+:\d+ '(?P<cuda_error>[^'\n]+)'",
+       severity="error", attribution="unknown", action="INVESTIGATE", refine="cuda"),
     _r("nccl_warn", "nccl_error", ["NCCL WARN"], r"NCCL WARN (?P<text>.+)",
        severity="warning", attribution="unknown", action="INVESTIGATE"),
 )
@@ -242,6 +270,8 @@ CUDA_ERRORS = {  # CUDA runtime error text -> (severity, attribution, action)
     "cudaErrorIllegalAddress": ("error", "application", "RESTART_APP"),
     "cudaErrorECCUncorrectable": ("fatal", "hardware", "RESET_GPU"),
     "cudaErrorLaunchFailure": ("error", "unknown", "INVESTIGATE"),
+    "uncorrectable NVLink error detected during the execution": ("fatal", "hardware", "RESET_GPU"),
+    "cudaErrorNvlinkUncorrectable": ("fatal", "hardware", "RESET_GPU"),
 }
 
 NCCL_CODES = {  # ncclResult_t name -> attribution, per NCCL's own descriptions

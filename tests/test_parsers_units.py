@@ -103,6 +103,15 @@ def test_sxid_catalog_and_line_fatality():
     ("mlx5_core 0000:0c:00.0 ibp12s0: Link down", "ib_link", {"severity": "error", "attribution": "fabric"}),
     ("mlx5_core 0000:0c:00.0 ibp12s0: Link up", "ib_link", {"severity": "info"}),
     ("INFO: task python3:128733 blocked for more than 122 seconds.", "hung_task", {"pid": 128733}),
+    # shapes from the real-world corpus (tests/fixtures/realworld/), sources there
+    ("NVRM: Xid (PCI:0000:01:00 GPU-I:05): 94, pid=7194, Contained: CE User Channel (0x9). RST: No, D-RST: No",
+     "xid", {"xid": 94, "pci": "0000:01:00", "pid": 7194}),
+    ("kernel: NVRM: Xid (PCI:...): 145, RLW_RXPIPE Nonfatal XC0 i0 Link 11 (...)", "xid", {"xid": 145, "pci": None}),
+    ("fastmoe: Test NCCL failure common.cu:777 'unhandled system error'", "nccl_error", {"severity": "error"}),
+    ("gpu: Test CUDA failure common.cu:1030 'system not yet initialized'", "cuda_error", {"severity": "error"}),
+    ("RuntimeError: CUDA error: uncorrectable NVLink error detected during the execution", "cuda_error",
+     {"severity": "fatal", "attribution": "hardware"}),
+    ("RIP: 0010:esw_port_metadata_get+0x19/0x30 [mlx5_core]", "kernel_oops", {"attribution": "driver"}),
     ("Out of memory: Killed process 4410 (python) total-vm:12000kB", "oom_kill", {"pid": 4410, "process": "python"}),
     ("[Rank 22] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=22631, OpType=ALLREDUCE, NumelIn=1,"
      " NumelOut=1, Timeout(ms)=600000) ran for 600012 milliseconds before timing out.", "nccl_timeout",
