@@ -2,7 +2,8 @@
 
 Each stage is its own module: `supervisor` (which sources, kept running), `intake` (the bounded queue and
 its lag), `pipeline` (classification -> findings -> engine -> sinks), `xidmerge` (one Xid from NVML and
-kmsg counts once), `podlookup` (pid -> pod), `shedding` and `selfwatch` (pressure), `checkpoint` (state).
+kmsg counts once), `coalesce` (repeats counted without a new decision), `podlookup` (pid -> pod), `selfwatch`
+(the agent's own footprint), `checkpoint` (state).
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ from typing import Callable
 import psutil
 
 from .checkpoint import Checkpoint
+from .checks.scheduler import CheckScheduler, gpu_busy
+from .checks.settings import plugin_configs
 from .config import Config
 from .gpu.collector import GpuCollector
 from .gpu.nvml import open_backend
@@ -27,11 +30,12 @@ from .pipeline import Pipeline
 from .podlookup import PodLookup
 from .poller import Poller, watch_udev
 from .samples import SampleJudge
+from .selfcaused import CounterGuard
 from .selfwatch import SelfWatch
 from .sinks.stdout import StdoutSink
 from .sources.kmsg import read_boot_id
 from .sources.podlogs import PodLogSource, PodRef
-from .supervisor import Supervisor, select_sources
+from .supervisor import Supervisor, fabricmanager_source, select_sources
 from .workloads import WorkloadTracker
 
 __all__ = ["Agent", "select_sources"]
@@ -59,14 +63,16 @@ class Agent:
         self.engine.boot_time = self.boot_epoch
         self.engine.boot_id = self.boot_id
         self.judge = SampleJudge(cfg.sample_rules, cfg.sample_ignore)
-        self.intake = Intake(cfg.queue_batches, self.stop)
+        self.intake = Intake(int(cfg.queue_max_mb * 2**20), self.stop, self.metrics)
         self.supervisor = Supervisor(self.metrics, self.intake.emit, self.stop)
-        self.selfwatch = SelfWatch(self.metrics, cfg.shed_rss_mb, cfg.shed_cpu_percent)
+        self.selfwatch = SelfWatch(self.metrics)
         self.stdout = StdoutSink(cfg.node_name, out)
         self.sinks = [self.stdout]
         self.server = None
         self.gpu = GpuCollector(open_backend(cfg.nvml), cfg.nvml_deadline_seconds, cfg.expected_gpus)
-        self.poller = Poller(self.gpu, cfg.sysfs_root)
+        self.guard = CounterGuard(cfg.ib_counter_selfcheck_seconds, cfg.ib_counter_selfcheck_repeats, clock,
+                                  lambda device, pci: self.metrics.ib_counters_disabled.labels(device, pci).set(1))
+        self.poller = Poller(self.gpu, cfg.sysfs_root, guard=self.guard)
         self.kube = self._kube_sink()
         if self.kube is not None:
             self.sinks.append(self.kube)
@@ -75,7 +81,11 @@ class Agent:
         self.workloads = WorkloadTracker(self._pod_event, self.metrics, cfg.workload_correlation_seconds,
                                          cfg.workload_pod_label, lambda: list(self.engine.problems.values()), clock)
         self.pipeline = Pipeline(self.engine, self.judge, self.metrics, self.gpu, self.workloads, self.pods,
-                                 self.sinks, self.boot_epoch, clock, lambda: self.selfwatch.under_pressure)
+                                 self.sinks, self.boot_epoch, clock,
+                                 check_severity=str(cfg.checks.get("severity") or "error"))
+        self.metrics.count_evictions("decisions", lambda: self.pipeline.decisions.evictions)
+        self.pipeline.guard = self.guard
+        self.checks = self._check_scheduler()
         self.metrics.count_evictions("kernel_uuid",
                                      lambda: sum(c.uuid_evictions for c in list(self.pipeline.classifiers.values())))
         self.checkpoint = Checkpoint(cfg.state_dir, self.metrics, self._state)
@@ -98,6 +108,16 @@ class Agent:
             return None
         return KubernetesSink(api, self.cfg.node_name, self.cfg.kube, self.cfg.mode, lambda: self.engine.conditions,
                               self.metrics, self._on_node, problems=lambda: list(self.engine.problems.values()))
+
+    def _check_scheduler(self) -> CheckScheduler | None:
+        """The active checks the `checks` block enables (none by default), run on their own thread; their
+        results travel through the intake like every other input.  GPU-loading ones ask a separate NVML
+        handle (never the poller's) whether a compute process is on a GPU."""
+        configs = plugin_configs(self.cfg.checks, self.cfg.sysfs_root, self.cfg.nvml)
+        if not configs:
+            return None
+        nvml = open_backend(self.cfg.nvml) if any(c.gpu_load for c in configs) else None
+        return CheckScheduler(configs, self.intake.emit, busy=lambda: gpu_busy(nvml, self.cfg.nvml_deadline_seconds))
 
     def _on_node(self, node: dict) -> None:
         """First read of our Node: its nvidia.com/gpu capacity is the expected GPU count unless configured."""
@@ -148,6 +168,9 @@ class Agent:
         sources = select_sources(self.cfg, {"cursors": cursors}, self.boot_id)
         if not sources:
             self.supervisor.blind(self.cfg.kmsg)
+        fm = fabricmanager_source(self.cfg, {"cursors": cursors})
+        if fm is not None:
+            sources.append(fm)
         if self.cfg.pod_logs_root and os.path.isdir(self.cfg.pod_logs_root):
             c = self.cfg
             self.pods.pod_source = PodLogSource(c.pod_logs_root, c.state_dir, c.workload_include_namespaces,
@@ -161,6 +184,9 @@ class Agent:
                          name="telemetry", daemon=True).start()
         threading.Thread(target=self.gpu.xid_events, args=(self.intake.nvml_xid, self.stop), name="nvml-xid",
                          daemon=True).start()
+        if self.checks is not None:
+            threading.Thread(target=self.checks.run, args=(self.stop,), name="checks", daemon=True).start()
+            log.info("active checks: %s", ", ".join(c.source for c in self.checks.configs))
         if self.cfg.udev:
             self._udev = watch_udev(self.poller.wake)
         if serve_http:
@@ -191,6 +217,7 @@ class Agent:
     def step(self, timeout: float = 0.2) -> None:
         batch = self.intake.take(timeout)
         self.metrics.intake_lag.set(self.intake.lag)
+        self.metrics.queue_bytes.set(self.intake.bytes)
         try:
             if batch:
                 self.pipeline.process(batch)

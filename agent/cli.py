@@ -193,5 +193,10 @@ def run(config_file, kmsg, log_files, journald, state_dir, metrics_address, node
     sys.exit(0)
 
 
+from .fabric.cli import fabric_check  # noqa: E402 - registered after the group exists
+
+main.add_command(fabric_check)
+
+
 if __name__ == "__main__":
     main()

@@ -37,6 +37,7 @@ class Config:
     log_files: list[str]
     fallback_log_files: list[str]
     journald: bool | None
+    fabricmanager_log: str
     state_dir: str
     metrics_address: str
     node_name: str
@@ -49,9 +50,7 @@ class Config:
     max_problems: int
     max_series_per_family: int
     intake_lag_seconds: float
-    queue_batches: int
-    shed_rss_mb: float
-    shed_cpu_percent: float
+    queue_max_mb: float
     nvml: str
     poll_seconds: float
     nvml_deadline_seconds: float
@@ -74,6 +73,8 @@ class Config:
     xid_policy: dict[str, Any]
     xid_reboot_escalation: int
     unused_port_boot_seconds: float
+    ib_counter_selfcheck_seconds: float
+    ib_counter_selfcheck_repeats: int
     checks: dict[str, Any]
     conditions: dict[str, dict[str, str]]
     condition_rules: list[dict[str, Any]] = field(default_factory=list)
@@ -158,7 +159,7 @@ def _validate(cfg: Config) -> None:
             raise ConfigError(f"{key}: must be greater than 0, got {getattr(cfg, key)!r}")
 
     for key in ("workload_max_open_files", "workload_correlation_seconds", "poll_seconds", "nvml_deadline_seconds", "tick_seconds", "warning_expire_seconds", "app_xid_window_seconds", "app_xid_distinct_processes",
-                "max_problems", "max_series_per_family", "intake_lag_seconds", "queue_batches", "shed_rss_mb", "shed_cpu_percent"):
+                "max_problems", "max_series_per_family", "intake_lag_seconds", "queue_max_mb"):
         positive(key)
     try:
         host, port = cfg.metrics_host_port
@@ -168,6 +169,10 @@ def _validate(cfg: Config) -> None:
         raise ConfigError(f"metrics_address: expected HOST:PORT, got {cfg.metrics_address!r}") from None
     if cfg.unused_port_boot_seconds < 0:
         raise ConfigError(f"unused_port_boot_seconds: must be 0 (off) or more, got {cfg.unused_port_boot_seconds!r}")
+    if cfg.ib_counter_selfcheck_seconds < 0:
+        raise ConfigError(f"ib_counter_selfcheck_seconds: must be 0 (off) or more, got {cfg.ib_counter_selfcheck_seconds!r}")
+    if cfg.ib_counter_selfcheck_repeats < 1:
+        raise ConfigError(f"ib_counter_selfcheck_repeats: must be 1 or more, got {cfg.ib_counter_selfcheck_repeats!r}")
     if cfg.expected_gpus < 0:
         raise ConfigError(f"expected_gpus: must be 0 (auto) or more, got {cfg.expected_gpus!r}")
     problem = nvml_spec_problem(cfg.nvml)

@@ -77,6 +77,7 @@ class Change:
     """What one step changed: for sinks (new problems become Events; conditions are written)."""
     new_problems: list[Problem] = field(default_factory=list)
     conditions: list[Condition] = field(default_factory=list)  # conditions whose status/reason/message moved
+    held: list[tuple[int, str]] = field(default_factory=list)  # (Xid, reason) the policy held back: metrics only
 
     def __bool__(self) -> bool:
         return bool(self.new_problems or self.conditions)
@@ -123,7 +124,8 @@ class HealthEngine:
         self.boot_time: float | None = None  # findings stamped before this belong to an earlier boot
         self.policy = FindingPolicy(cfg.xid_policy, cfg.xid_reboot_escalation, subject_of,
                                     cfg.unused_port_boot_seconds)
-        self.held: dict[str, int] = {}  # findings the policy held back, by reason (threshold, follows_xid)
+        self.held: dict[str, int] = {}  # findings the policy held back, by reason (policy.HELD_REASONS)
+        self.outcome: tuple[str, str | None] | None = None  # what the last observe() decided (see there)
 
     @property
     def boot_id(self) -> str:
@@ -136,27 +138,65 @@ class HealthEngine:
 
     # ---- input -------------------------------------------------------------------------------
 
-    def observe(self, f: Finding, source: str = "kernel") -> Change:
+    def _seen(self, f: Finding) -> float | None:
+        """When `f` happened (wall clock, never in the future); None when it belongs to an earlier boot."""
         now = self.clock()
         seen = min(f.timestamp.timestamp(), now) if f.timestamp is not None else now
         if self.boot_time is not None and f.timestamp is not None and seen < self.boot_time:
+            return None
+        return seen
+
+    def observe(self, f: Finding, source: str = "kernel", derive: bool = True) -> Change:
+        """Decide what `f` means for the node.  `derive=False`: conditions are left for `derive()` (once per
+        batch).  Afterwards `outcome` says whether a repeat of `f` may skip the decision (see `repeat`):
+        ("problem", id) when it only added to a standing problem, ("none", None) when it raised nothing and
+        left no state, None when the decision depended on state (policy windows, application Xids, lifecycle)."""
+        self.outcome = None
+        seen = self._seen(f)
+        if seen is None:
             return Change()  # from a previous boot: counted by the caller, raises nothing
         change = Change()
         uptime = f.uptime if f.uptime is not None else seen - self.boot_time if self.boot_time is not None else None
+        stateless = self.policy.repeat_safe(f)
         verdict = self.policy.apply(f, seen, uptime)
         if verdict.finding is None:
             self.held[verdict.held] = self.held.get(verdict.held, 0) + 1
+            change.held.append((f.xid, verdict.held))
             return change
         if self._clears(f):
-            return self._derive(change)
+            return self._derive(change) if derive else change
         if f.kind == "xid" and f.attribution == "application":
             self._escalate_app_xid(f, seen, change)
-            return self._derive(change)
+            return self._derive(change) if derive else change
+        outcome: tuple[str, str | None] = ("none", None)
         for rule in self.cfg.condition_rules:
             if _matches(rule["match"], f):
-                self._raise(rule, f, seen, source, change, note=f.details.get("policy", ""))
+                pid = self._raise(rule, f, seen, source, change, note=f.details.get("policy", ""))
+                outcome = ("problem", pid) if pid is not None else outcome
                 break
-        return self._derive(change)
+        if stateless:
+            self.outcome = outcome
+        return self._derive(change) if derive else change
+
+    def repeat(self, f: Finding, outcome: tuple[str, str | None]) -> bool:
+        """`f` repeats a finding whose decision was `outcome` (from `observe`): count it without deciding again.
+        False when that decision no longer stands (its problem was cleared): the caller decides afresh."""
+        seen = self._seen(f)
+        if seen is None:
+            return True  # from a previous boot: counted by the caller, raises nothing (as observe)
+        self.policy.remember(f, seen)
+        if outcome[0] == "none":
+            return True
+        p = self.problems.get(outcome[1])
+        if p is None:
+            return False
+        p.count += 1
+        p.last_seen = max(p.last_seen, seen)
+        return True
+
+    def derive(self) -> Change:
+        """Conditions from the problems standing now (after `observe(..., derive=False)` / `repeat`)."""
+        return self._derive(Change())
 
     def sync(self, source: str, judged: dict[str, list[Verdict]]) -> Change:
         """Telemetry: for each subject read, what the rules see in its latest reading is exactly what
@@ -235,9 +275,10 @@ class HealthEngine:
                         note=f"{len(pids)} processes within {int(window)} s")
 
     def _raise(self, rule: dict, f: Finding, seen: float, source: str, change: Change,
-               severity: str | None = None, action: str | None = None, note: str = "") -> None:
+               severity: str | None = None, action: str | None = None, note: str = "") -> str | None:
+        """Raise (or add to) the problem `rule` names for `f`; its id, None when the condition is not kept."""
         if rule["condition"] not in self.conditions:
-            return
+            return None
         code = f.xid if f.xid is not None else f.sxid
         subject = subject_of(f)
         reason = rule.get("reason") or (xid_reason(f.xid) if f.xid is not None else
@@ -249,7 +290,7 @@ class HealthEngine:
             p.count += 1
             p.last_seen = max(p.last_seen, seen)
             p.message = self._message(f, severity or f.severity, action or f.action, note)
-            return
+            return pid
         if len(self.problems) >= self.cfg.max_problems:
             self._evict()
         p = Problem(pid, subject, f.kind, rule["condition"], reason, severity or f.severity, f.attribution,
@@ -258,6 +299,7 @@ class HealthEngine:
                     {k: v for k, v in f.details.items() if k in ("uuid", "gpu_index", "link", "netdev", "pod", "reboots_survived")})
         self.problems[pid] = p
         change.new_problems.append(p)
+        return pid
 
     def _evict(self) -> None:
         victims = sorted(self.problems.values(), key=lambda p: (p.clear != "expire", p.last_seen))

@@ -1,30 +1,57 @@
-"""The intake queue between source threads and the pipeline: bounded, back-pressured, its lag measured."""
+"""The intake queue between source threads and the pipeline: bounded in bytes, back-pressured, its lag measured.
+
+The bound is memory, not a number of batches: a batch of 10,000 long lines and a batch of one short line weigh
+what they hold.  When the queue is full a source waits (kmsg's ring buffer keeps the records meanwhile; an
+overrun there is counted by the source, never silent).  One batch always fits into an empty queue, so a batch
+larger than the bound still moves.
+"""
 
 from __future__ import annotations
 
-import queue
 import threading
 import time
+from collections import deque
 from typing import Any
 
 from .sources import Record
+
+RECORD_OVERHEAD = 128  # bytes a queued record holds beyond its text (Record, str header, list slot): ~116 by tracemalloc
+OTHER_BATCH = 4096  # telemetry samples and pod findings: small, weighed as this
+
+
+def weight(batch: Any) -> int:
+    """Estimated bytes `batch` holds while queued."""
+    if isinstance(batch, list):
+        return sum(len(r.line) for r in batch) + RECORD_OVERHEAD * len(batch)
+    return OTHER_BATCH
 
 
 class Intake:
     """Sources put batches; the pipeline takes them.  The wait of the batch being taken is the intake lag."""
 
-    def __init__(self, max_batches: int, stop: threading.Event):
-        self.queue: queue.Queue[tuple[float, Any]] = queue.Queue(maxsize=max_batches)
+    def __init__(self, max_bytes: int, stop: threading.Event, metrics=None):
+        self.max_bytes = max(1, int(max_bytes))
         self.stop = stop
+        self.metrics = metrics
         self.lag = 0.0
+        self.bytes = 0
+        self._items: deque[tuple[float, int, Any]] = deque()
+        self._cond = threading.Condition()
 
     def emit(self, batch: Any) -> None:
-        while not self.stop.is_set():
-            try:
-                self.queue.put((time.monotonic(), batch), timeout=0.5)
-                return
-            except queue.Full:
-                continue  # back-pressure: the source waits, nothing is dropped silently
+        """Queue `batch`; waits while the queue is full (back-pressure), gives up only when the agent stops."""
+        size = weight(batch)
+        with self._cond:
+            if self._items and self.bytes + size > self.max_bytes:
+                if self.metrics is not None:
+                    self.metrics.queue_waits.inc()
+                while self._items and self.bytes + size > self.max_bytes:
+                    if self.stop.is_set():
+                        return  # stopping: what is not queued is re-read from the source's saved cursor
+                    self._cond.wait(0.5)
+            self._items.append((time.monotonic(), size, batch))
+            self.bytes += size
+            self._cond.notify_all()
 
     def nvml_xid(self, pci: str, xid: int) -> None:
         """An Xid from NVML's event API travels as the kernel line it stands for (one classification path)."""
@@ -32,16 +59,25 @@ class Intake:
 
     def take(self, timeout: float) -> Any:
         """The next batch, or None after `timeout`; sets `lag`."""
-        try:
-            enqueued, batch = self.queue.get(timeout=timeout)
-        except queue.Empty:
-            self.lag = 0.0
-            return None
+        with self._cond:
+            if not self._items:
+                self._cond.wait(timeout)
+            if not self._items:
+                self.lag = 0.0
+                return None
+            enqueued, batch = self._pop()
         self.lag = time.monotonic() - enqueued
         return batch
 
     def take_nowait(self) -> Any:
-        try:
-            return self.queue.get_nowait()[1]
-        except queue.Empty:
-            return None
+        with self._cond:
+            return self._pop()[1] if self._items else None
+
+    def _pop(self) -> tuple[float, Any]:
+        enqueued, size, batch = self._items.popleft()
+        self.bytes -= size
+        self._cond.notify_all()
+        return enqueued, batch
+
+    def __len__(self) -> int:
+        return len(self._items)

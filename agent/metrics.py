@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Any, Callable
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Info
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
@@ -17,7 +17,7 @@ class Metrics:
     def __init__(self, pod_label: bool = False, max_series: int = 1000) -> None:
         r = self.registry = CollectorRegistry(auto_describe=True)
         self.max_series = max_series  # per family whose labels come from input (Xid code/PCI, namespace/pod)
-        self._series: dict[str, set[tuple[str, ...]]] = {}
+        self._series: dict[str, dict[tuple[str, ...], Any]] = {}  # family -> label set -> its child (capped)
         self.overflow = Counter("gpu_npd_series_overflow", "Increments folded into the `other` series because a "
                                 "family reached max_series_per_family distinct label sets.", ["family"], registry=r)
         self.findings = Counter("gpu_npd_findings", "Findings recognised, by kind, severity and attribution.",
@@ -28,6 +28,17 @@ class Metrics:
         self.unclassified = Counter("gpu_npd_unclassified_lines", "Driver lines with an error word that no rule "
                                     "recognised (kind unclassified), by driver: new formats to report.",
                                     ["driver"], registry=r)
+        self.xid_policy_held = Counter("gpu_npd_xid_policy_held", "Xids the per-Xid policy (xid_policy) held back "
+                                       "and raised nothing for, by Xid code and reason (below_threshold: fewer "
+                                       "than `count` within `window_seconds`; ignored_after: `ignore_after` "
+                                       "matched).", ["xid", "reason"], registry=r)
+        self.self_caused = Counter("gpu_npd_self_caused_lines", "Kernel lines the agent's own reads caused (mlx5 "
+                                   "ACCESS_REG failures after our InfiniBand counter reads): never a node problem.",
+                                   ["kind", "pci_bus_id"], registry=r)
+        self.ib_counters_disabled = Gauge("gpu_npd_ib_counters_disabled", "1 for an InfiniBand device whose counters "
+                                          "the agent stopped reading because reading them made the device log "
+                                          "errors (a function the fabric manager restricts).",
+                                          ["device", "pci_bus_id"], registry=r)
         self.records = Counter("gpu_npd_source_records", "Records read, by source.", ["source"], registry=r)
         self.dropped = Counter("gpu_npd_source_dropped", "Records lost before they were read (kmsg ring overrun).",
                                ["source"], registry=r)
@@ -35,12 +46,14 @@ class Metrics:
                                 ["source"], registry=r)
         self.internal_errors = Counter("gpu_npd_internal_errors", "Batches skipped because processing them raised "
                                        "(a bug: see the agent's log).", registry=r)
-        self.shed = Counter("gpu_npd_shed_records", "Duplicate records dropped while over the CPU/RSS ceiling.",
-                            registry=r)
+        self.coalesced = Counter("gpu_npd_coalesced_records", "Records counted as repeats of a finding already "
+                                 "decided (counted in every counter; not decided again).", ["source"], registry=r)
         self.source_up = Gauge("gpu_npd_source_up", "1 when the source is running, 0 when down.", ["source"],
                                registry=r)
-        self.shedding = Gauge("gpu_npd_shedding", "1 while the agent sheds duplicate records to stay in budget.",
-                              registry=r)
+        self.queue_bytes = Gauge("gpu_npd_intake_queue_bytes", "Estimated memory held by records read and not "
+                                 "yet processed (bounded by queue_max_mb).", registry=r)
+        self.queue_waits = Counter("gpu_npd_intake_waits", "Times a source waited for room in the intake queue "
+                                   "(back-pressure: the pipeline is behind).", registry=r)
         self.self_cpu = Gauge("gpu_npd_self_cpu_percent", "Agent CPU use, percent of one core, 10 s average.",
                               registry=r)
         self.self_rss = Gauge("gpu_npd_self_resident_memory_bytes", "Agent resident memory.", registry=r)
@@ -70,6 +83,13 @@ class Metrics:
         self._kube_api_up_exported = False
         self.taint_held = Gauge("gpu_npd_taint_held_by_budget", "1 while a taint is held back by the tainted-node "
                                 "budget (its condition stands).", ["taint"], registry=r)
+        self.check_runs = Counter("gpu_npd_check_runs", "Active check rule runs (NPD plugin protocol), by check "
+                                  "(plugin config source) and result: OK, NonOK, Unknown, Skipped.",
+                                  ["check", "result"], registry=r)
+        self.check_duration = Gauge("gpu_npd_check_duration_seconds", "Wall time of the last run of a check's "
+                                    "rules (the slowest rule of the run).", ["check"], registry=r)
+        self.check_last_run = Gauge("gpu_npd_check_last_run_timestamp_seconds", "When a check last ran.",
+                                    ["check"], registry=r)
         Info("gpu_npd_build", "Build information.", registry=r).info({"version": __version__})
         self._conditions: list[Condition] = []
         self._problems: list[Problem] = []
@@ -84,7 +104,7 @@ class Metrics:
         self._evictions[cache] = read
 
     # Counter totals survive restarts through the state file: bounded label sets (kinds, Xid x GPU).
-    PERSISTED = ("findings", "xid_errors", "unclassified")
+    PERSISTED = ("findings", "xid_errors", "unclassified", "xid_policy_held")
 
     def set_kube_api_up(self, value: float) -> None:
         """The writer's view of the API; the series exists from the writer's first attempt on."""
@@ -104,13 +124,16 @@ class Metrics:
     def count(self, name: str, labels: tuple[str, ...], value: float = 1.0) -> None:
         """Increment a counter whose labels come from input, within max_series distinct label sets: past
         that, into one `other` series (every label "other"), and the overflow is counted. Never lost."""
-        seen = self._series.setdefault(name, set())
-        if labels not in seen:
-            if len(seen) >= self.max_series:
+        children = self._series.setdefault(name, {})
+        child = children.get(labels)
+        if child is None:
+            if len(children) >= self.max_series:
                 self.overflow.labels(name).inc(value)
                 labels = ("other",) * len(labels)
-            seen.add(labels)
-        getattr(self, name).labels(*labels).inc(value)
+                child = children.get(labels)
+            if child is None:
+                child = children[labels] = getattr(self, name).labels(*labels)
+        child.inc(value)
 
     def restore_totals(self, totals: dict[str, dict[str, float]]) -> None:
         for name in self.PERSISTED:

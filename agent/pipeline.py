@@ -8,13 +8,16 @@ from typing import Any, Callable
 
 from parsers import Classifier, Finding
 
+from .checks.problems import judged as judge_checks
+from .checks.scheduler import CheckBatch
 from .gpu.collector import GpuCollector, annotate
+from .coalesce import Decision, Decisions
 from .health import Change, HealthEngine
 from .metrics import Metrics
 from .podlookup import PodLookup
 from .poller import SampleBatch
 from .samples import SampleJudge
-from .shedding import RecentMessages
+from .selfcaused import CounterGuard
 from .sources import Record
 from .sources.podlogs import WorkloadFindings
 from .workloads import WorkloadTracker
@@ -30,7 +33,7 @@ class Pipeline:
 
     def __init__(self, engine: HealthEngine, judge: SampleJudge, metrics: Metrics, gpu: GpuCollector,
                  workloads: WorkloadTracker, pods: PodLookup, sinks: list, boot_epoch: float,
-                 clock: Callable[[], float], under_pressure: Callable[[], bool]):
+                 clock: Callable[[], float], check_severity: str = "error"):
         self.engine = engine
         self.judge = judge
         self.metrics = metrics
@@ -40,16 +43,22 @@ class Pipeline:
         self.sinks = sinks
         self.boot_epoch = boot_epoch
         self.clock = clock
-        self.under_pressure = under_pressure
+        self.check_severity = check_severity
         self.classifiers: dict[str, Classifier] = {}
         self.cursors: dict[str, Any] = {}
         self.xids = XidMerger()
-        self.recent = RecentMessages()
+        self.decisions = Decisions()
+        self._new: list = []  # problems raised in this batch, published with its conditions at its end
+        self._fresh: list[tuple] = []  # metric labels of this batch's decided findings, counted at its end
+        self.guard: CounterGuard | None = None  # lines our own counter reads cause (agent/selfcaused.py)
         self.dirty = False
 
-    def process(self, batch: list[Record] | SampleBatch | WorkloadFindings) -> None:
+    def process(self, batch: list[Record] | SampleBatch | WorkloadFindings | CheckBatch) -> None:
         if isinstance(batch, SampleBatch):
             self._judge(batch)
+            return
+        if isinstance(batch, CheckBatch):
+            self._checked(batch)
             return
         if isinstance(batch, WorkloadFindings):
             for ref, f in batch.items:
@@ -60,11 +69,8 @@ class Pipeline:
         classifier = self.classifiers.get(name)
         if classifier is None:
             classifier = self.classifiers[name] = Classifier()
-        shedding = self.under_pressure()
+        decisions = self.decisions
         for rec in batch:
-            if shedding and self.recent.duplicate(rec.line):
-                self.metrics.shed.inc()
-                continue
             finding = classifier.classify(rec.line)
             if finding is None:
                 continue
@@ -73,11 +79,67 @@ class Pipeline:
                 # write one): counted, never a node problem
                 self.metrics.forged.labels(name, finding.kind).inc()
                 continue
-            self.observe(finding, name)
+            self._stamp(finding)
+            known = decisions.get(name, finding)
+            if known is not None:
+                if finding.kind == "xid":
+                    if self.xids.already_seen(finding, name):
+                        continue
+                elif self._ours(finding):
+                    continue
+                if self.engine.repeat(finding, known.outcome):
+                    self._repeat(finding, known)
+                    continue
+                decisions.forget(known)  # its problem is gone: decide afresh
+            self.observe(finding, name, batched=True)
+        self._flush()
         if batch[-1].cursor is not None:  # sources that keep their own offsets leave it None
             self.cursors[name] = batch[-1].cursor
         self.metrics.records.labels(name).inc(len(batch))  # counted once processed: a test may wait on it
         self.dirty = True
+
+    def _stamp(self, f: Finding) -> None:
+        if f.timestamp is None and f.uptime is not None:
+            f.timestamp = datetime.fromtimestamp(self.boot_epoch + f.uptime, timezone.utc)
+
+    def _repeat(self, f: Finding, known: Decision) -> None:
+        """A repeat counted without a decision (see coalesce.py); a possible cause of job failures at most
+        once a second, so a storm does not push every other cause out of the correlation window."""
+        self.decisions.counted(known)
+        t = f.timestamp.timestamp() if f.timestamp is not None else 0.0
+        if t - known.cause_at >= 1.0:
+            known.cause_at = t
+            self.workloads.note_finding(f)
+
+    def _flush(self) -> None:
+        """End of a batch: one decision of conditions for the whole batch, then its findings into the metrics
+        (in that order: whoever sees a finding counted sees the conditions it raised)."""
+        change = self.engine.derive()
+        change.new_problems[:0], self._new = self._new, []
+        self.apply(change)
+        fresh, self._fresh = self._fresh, []
+        for labels in fresh:
+            self._count(labels, 1)
+        for d in self.decisions.flush():
+            n, d.pending = d.pending, 0
+            self.metrics.coalesced.labels(d.key[0]).inc(n)
+            self._count((d.finding_labels, d.driver, d.xid_labels), n)
+
+    def _count(self, labels: tuple, n: int) -> None:
+        """One finding (or `n` repeats of it) in every counter: by kind, by driver (unclassified), by Xid."""
+        finding_labels, driver, xid_labels = labels
+        self.metrics.count("findings", finding_labels, n)
+        if driver is not None:
+            self.metrics.count("unclassified", (driver,), n)
+        if xid_labels is not None:
+            self.metrics.count("xid_errors", xid_labels, n)
+
+    def _ours(self, f: Finding) -> bool:
+        """A line our own counter reads caused (agent/selfcaused.py): counted as such, never a node problem."""
+        if self.guard is not None and self.guard.explains(f):
+            self.metrics.self_caused.labels(f.kind, f.pci or "unknown").inc()
+            return True
+        return False
 
     def _judge(self, batch: SampleBatch) -> None:
         now = self.clock()
@@ -87,10 +149,23 @@ class Pipeline:
         self.metrics.set_readings(batch.readings, batch.stats)
         self.dirty = True
 
-    def observe(self, f: Finding, source: str) -> None:
-        if f.timestamp is None and f.uptime is not None:
-            f.timestamp = datetime.fromtimestamp(self.boot_epoch + f.uptime, timezone.utc)
+    def _checked(self, batch: CheckBatch) -> None:
+        """One run of a plugin config: its rules' results are what stands for them (permanent -> the
+        condition, temporary -> an Event-only problem); counted per result, its duration kept."""
+        name = batch.cfg.source
+        for res in batch.results:
+            self.metrics.check_runs.labels(name, "Skipped" if res.status.startswith("Skipped") else res.status).inc()
+        self.metrics.check_duration.labels(name).set(max((r.duration for r in batch.results), default=0.0))
+        self.metrics.check_last_run.labels(name).set(self.clock())
+        self.apply(self.engine.sync(f"check:{name}", judge_checks(batch.cfg, batch.results, self.check_severity)))
+        self.dirty = True
+
+    def observe(self, f: Finding, source: str, batched: bool = False) -> None:
+        """Decide one finding.  `batched`: inside `process`, which derives conditions once at the batch end."""
+        self._stamp(f)
         annotate(f, self.gpu.pci_to_gpu)
+        if self._ours(f):
+            return
         if f.kind == "xid" and f.xid is not None and self.xids.already_seen(f, source):
             return
         pod = self.pods(f.pid) if f.kind == "xid" and f.pid is not None else None
@@ -99,13 +174,23 @@ class Pipeline:
             if f.kind == "xid" and f.attribution == "application":
                 self.workloads.observe_app_xid(pod, f)  # the pod that caused it hears about it
         self.workloads.note_finding(f)
-        self.metrics.findings.labels(f.kind, f.severity, f.attribution).inc()
-        if f.kind == "unclassified":
-            self.metrics.unclassified.labels(f.details.get("driver", "unknown")).inc()
+        labels = (f.kind, f.severity, f.attribution)
+        driver = f.details.get("driver", "unknown") if f.kind == "unclassified" else None
+        xid_labels = None
         if f.kind == "xid" and f.xid is not None:
-            self.metrics.count("xid_errors", (str(f.xid), f.pci or "unknown", str(f.details.get("gpu_index", "")),
-                                              f.details.get("uuid", "")))
-        self.apply(self.engine.observe(f, "kernel"))
+            xid_labels = (str(f.xid), f.pci or "unknown", str(f.details.get("gpu_index", "")), f.details.get("uuid", ""))
+        change = self.engine.observe(f, "kernel", derive=not batched)
+        for xid, reason in change.held:
+            self.metrics.count("xid_policy_held", (str(xid), reason))
+        if self.engine.outcome is not None:
+            t = f.timestamp.timestamp() if f.timestamp is not None else 0.0
+            self.decisions.remember(source, f, Decision(self.engine.outcome, labels, xid_labels, driver, t))
+        if batched:
+            self._new.extend(change.new_problems)
+            self._fresh.append((labels, driver, xid_labels))
+        else:
+            self.apply(change)
+            self._count((labels, driver, xid_labels), 1)
 
     def apply(self, change: Change) -> None:
         if not change:

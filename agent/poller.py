@@ -11,6 +11,7 @@ from typing import Any, Callable
 
 from .gpu.collector import GpuCollector
 from .samples import Reading
+from .selfcaused import CounterGuard
 from .sysfs import infiniband, pci
 
 log = logging.getLogger("gpu_npd.poller")
@@ -25,8 +26,10 @@ class SampleBatch:
 
 
 class Poller:
-    def __init__(self, gpu: GpuCollector, root: str = "/", clock: Callable[[], float] = time.monotonic):
+    def __init__(self, gpu: GpuCollector, root: str = "/", clock: Callable[[], float] = time.monotonic,
+                 guard: CounterGuard | None = None):
         self.gpu = gpu
+        self.guard = guard or CounterGuard(window_seconds=0)  # which devices' IB counters we may read
         self.pci = pci.PciInventory(root)
         self.root = root
         self.clock = clock
@@ -60,8 +63,13 @@ class Poller:
             r = pci.aer_reading(dev)
             if r is not None:
                 readings.append(r)
+        guard = self.guard
         for port in self.ports:
-            r = infiniband.port_reading(port)
+            counters = guard.reading(port.pci)
+            start = guard.clock()
+            r = infiniband.port_reading(port, counters)
+            if counters and port.counters:
+                guard.note_read(port.pci, port.device, start, guard.clock())
             if r is not None:
                 readings.append(r)
         stats = {"nvml_status": self.gpu.status, "nvml_errors": dict(self.gpu.errors),

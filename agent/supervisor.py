@@ -17,6 +17,7 @@ from .sources.logfile import LogFileSource
 
 log = logging.getLogger("gpu_npd")
 NO_KERNEL_LOG = "kernel-log"  # the source label reported down when no kernel log can be read at all
+FABRICMANAGER = "fabricmanager"  # the source label of NVIDIA Fabric Manager's log file
 
 
 def readable(path: str) -> bool:
@@ -46,6 +47,16 @@ def select_sources(cfg: Config, state: dict[str, Any], boot_id: str) -> list[Sou
     if cfg.journald or (cfg.journald is None and not sources):
         sources.append(JournaldSource(cursors.get("journald")))
     return sources
+
+
+def fabricmanager_source(cfg: Config, state: dict[str, Any]) -> Source | None:
+    """NVIDIA Fabric Manager's own log, followed as its own source (`fabricmanager`) when configured; a host
+    without it (no NVSwitch, FM not installed) reports the source absent, never down. Not a kernel log: it
+    does not count toward "some kernel log is read"."""
+    if not cfg.fabricmanager_log:
+        return None
+    return LogFileSource([cfg.fabricmanager_log], cfg.state_dir, state.get("cursors", {}).get(FABRICMANAGER),
+                         name=FABRICMANAGER, optional=True)
 
 
 class Supervisor:

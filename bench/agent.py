@@ -3,6 +3,8 @@
     python bench/agent.py footprint [--seconds 60]   # idle node + 10 records/s: RSS and CPU
     python bench/agent.py flood [--records 500000]   # records/s sustained, loss, RSS
     python bench/agent.py latency [--records 1000]   # record written -> visible on /metrics
+    python bench/agent.py storms [--ref DIR]         # issue 11's floods: repeated Xid 95 + benign, 800k storm,
+                                                      # distinct messages; --ref runs the same on another tree
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import psutil
+from prometheus_client.parser import text_string_to_metric_families
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from harness import AgentProc  # noqa: E402
@@ -25,12 +28,14 @@ XID = "NVRM: Xid (PCI:0000:{bus:02x}:00): 31, pid={pid}, name=python3, Ch 000000
 
 
 @contextmanager
-def agent(*extra: str):
-    """A fresh agent in a temporary state dir; yields (AgentProc, psutil.Process); stops it after."""
+def agent(*extra: str, tree: str | None = None):
+    """A fresh agent in a temporary state dir; yields (AgentProc, psutil.Process); stops it after.
+    `tree`: run the agent of another checkout (side-by-side comparison with a previous version)."""
     with tempfile.TemporaryDirectory() as tmp, open(os.devnull, "w") as devnull:
         log = Path(tmp) / "kern.log"
         log.write_text("")
-        a = AgentProc(Path(tmp), "--log-file", str(log), *extra, stdout=devnull)
+        env = {"PYTHONPATH": tree} if tree else None
+        a = AgentProc(Path(tmp), "--log-file", str(log), *extra, stdout=devnull, env=env, cwd=tree)
         try:
             yield a, psutil.Process(a.proc.pid)
         finally:
@@ -84,9 +89,54 @@ def latency(records: int) -> None:
           f"max {max(samples):.1f} ms")
 
 
+STORM_XID = ("NVRM: Xid (PCI:0000:5d:00): 95, pid=2207, name=python3, Uncontained: FBHUB. "
+             "RST: Yes, D-RST: No")  # synthetic: modelled on the Xid 95 shape in tests/fixtures/dmesg
+
+
+def _feed(a: AgentProc, proc: psutil.Process, records: int, line) -> tuple[float, float, float]:
+    """Write `records` kmsg records (`line(i)` is the message of record i) as fast as the agent takes them;
+    returns (seconds until all were processed, CPU seconds the agent used, RSS peak bytes)."""
+    cpu0 = sum(proc.cpu_times()[:2])
+    t0, rss_max, chunk = time.time(), 0, 20_000
+    for start in range(1, records + 1, chunk):
+        a.write("".join(f"6,{i},{i * 10},-;{line(i)}\n" for i in range(start, min(start + chunk, records + 1))))
+        rss_max = max(rss_max, proc.memory_info().rss)
+    while (a.value("gpu_npd_source_records_total", source="kmsg") or 0) < records:
+        rss_max = max(rss_max, proc.memory_info().rss)
+        time.sleep(0.05)
+        if time.time() - t0 > 600:
+            raise SystemExit("storm: the agent did not take every record within 600 s")
+    took = time.time() - t0
+    return took, sum(proc.cpu_times()[:2]) - cpu0, max(rss_max, proc.memory_info().rss)
+
+
+def _xids(a: AgentProc, xid: str) -> float:
+    return sum(s.value for fam in text_string_to_metric_families(a.metrics()) for s in fam.samples
+               if s.name == "gpu_npd_xid_errors_total" and s.labels.get("xid") == xid)
+
+
+def storms(tree: str | None, label: str) -> None:
+    """Issue 11's three floods through the real process, one fresh agent each."""
+    cases = [
+        ("mix", 200_000, lambda i: STORM_XID if i % 2 else f"eth0: benign kernel line {i}", "95", 100_000),
+        ("storm", 800_000, lambda i: STORM_XID, "95", 800_000),
+        ("distinct", 100_000, lambda i: f"NVRM: Xid (PCI:0000:{i % 256:02x}:00): 31, pid={i}, name=python3, "
+                                         f"Ch 00000008, MMU Fault {i}", "31", 100_000),
+    ]
+    for name, records, line, xid, want in cases:
+        with agent(tree=tree) as (a, proc):
+            took, cpu, rss = _feed(a, proc, records, line)
+            counted = _xids(a, xid)
+            shed = a.value("gpu_npd_shed_records_total") or 0
+        print(f"{label:>8} {name:>8}: {records:,} records in {took:5.2f} s = {records / took:9,.0f} records/s, "
+              f"CPU {cpu:5.2f} s, Xid {xid} counted {counted:,.0f}/{want:,} (shed {shed:,.0f}), "
+              f"RSS peak {rss / 2**20:.0f} MiB", flush=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("what", choices=["footprint", "flood", "latency", "all"])
+    ap.add_argument("what", choices=["footprint", "flood", "latency", "storms", "all"])
+    ap.add_argument("--ref", help="also run `storms` on the agent in this checkout (the previous version)")
     ap.add_argument("--seconds", type=float, default=60)
     ap.add_argument("--records", type=int, default=None)
     args = ap.parse_args()
@@ -96,6 +146,10 @@ def main() -> None:
         flood(args.records or 500_000)
     if args.what in ("latency", "all"):
         latency(args.records or 1000)
+    if args.what in ("storms", "all"):
+        if args.ref:
+            storms(args.ref, "previous")
+        storms(None, "this")
 
 
 if __name__ == "__main__":

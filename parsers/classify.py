@@ -17,7 +17,7 @@ from .envelope import Envelope, detect, is_kmsg_continuation
 from .finding import Finding, bounded_int
 from .pci import find_pci, normalize_pci
 from .prefilter import Prefilter
-from .rules import KEYWORDS, PCI, REFINERS, RULES, Dispatch, Rule
+from .rules import EVENT_LINES, KEYWORDS, PCI, REFINERS, RULES, Dispatch, Rule
 from .unclassified import DRIVER_KEYWORDS, ERROR_WORDS, unclassified
 
 _FIELDS = ("pid", "rank", "xid", "sxid")  # integer fields
@@ -50,7 +50,7 @@ ANY_ROW = -1  # a line pattern after which every row may match
 def _line_pattern_rows(rules: tuple[Rule, ...]) -> tuple[tuple[str, bool, int | None], ...]:
     """(regex source, caseless, row index in `rules` or None) of everything `line_patterns` gives."""
     out = [(r.pattern.pattern, bool(r.pattern.flags & re.IGNORECASE), i) for i, r in enumerate(rules)
-           if r.kind is not None]
+           if r.kind is not None or r.event is not None]
     out += [(p.pattern, False, None) for _, p in CONTEXT]
     out += [(re.escape(k), False, None) for k in CRI_PARTIAL_KEYWORDS]
     # a docker json-file line holding a keyword: its message is JSON-decoded (escapes) before the rows see it,
@@ -65,13 +65,18 @@ def _line_pattern_rows(rules: tuple[Rule, ...]) -> tuple[tuple[str, bool, int | 
 
 def line_patterns(rules: tuple[Rule, ...] = RULES) -> tuple[tuple[str, bool], ...]:
     """What a line must match to be worth classifying, as (regex source, caseless): every finding rule's own
-    regex, the context lines' regexes, the CRI partial markers and the unclassified net.  Derived from the
+    regex (and those of the rows of a multi-line event), the context lines' regexes, the CRI partial markers,
+    docker lines holding a keyword and the unclassified net.  Derived from the
     table: a new row needs no engine work.  The engines report which of these matched a line
     (`Prefilter.line_spans`), and `Classifier.classify(..., matched=)` tries only the rows among them."""
     return tuple((p, c) for p, c, _ in _line_pattern_rows(rules))
 
 
 _int = bounded_int
+# What a message means on its own: the finding's fixed fields (a tuple in _TEMPLATE_FIELDS order; None: a member
+# line of a multi-line event, no finding), whether its PCI address must come from the lines before it, and its
+# multi-line event role (rules.Rule.event).
+Template = tuple[tuple | None, bool, tuple[str, str] | None]
 MAX_MESSAGE = 4096  # characters of one message the rules see; the rest of a longer line is not matched
 MAX_LINE = 16384  # characters of one line (envelope included) any regex sees; longer lines are cut and counted
 MAX_UUIDS = 1024  # pci -> UUID entries remembered (oldest evicted): input cannot grow it without bound
@@ -91,7 +96,7 @@ class Classifier:
         self._pattern_rows = tuple(row for _, _, row in _line_pattern_rows(rules))  # line_patterns id -> row
         self._allowed_cache: dict[frozenset[int], tuple[frozenset[int] | None, bool]] = {}
         # message (no envelope) -> what it means on its own (None: no finding); bounded, oldest evicted
-        self.memo: dict[str, tuple[tuple, bool] | None] = {}
+        self.memo: dict[str, Template | None] = {}
         self.memo_size = max(1, memo_size)
         self.memo_hits = 0
         self.memo_evictions = 0
@@ -101,6 +106,7 @@ class Classifier:
         self.uuids: dict[str, str] = {}  # pci -> GPU UUID, as NVRM printed it
         self._context: dict[str, tuple[tuple[str, str | None], ...]] = {}  # message -> what it says (bounded)
         self._last_pci: tuple[int, str] | None = None
+        self._events: dict[str, int] = {}  # open multi-line event -> position of its last line
         self._count = 0
         self.errors = 0  # lines whose classification raised (a bug): counted, logged once, never fatal
         self.uuid_evictions = 0
@@ -155,7 +161,20 @@ class Classifier:
                 log.exception("classifying a line raised (counted; later ones are not logged): %.200r", message)
             return None
 
-    def _template(self, message: str, matched: Collection[int] | None = None) -> tuple[tuple, bool] | None:
+    def _in_event(self, event: tuple[str, str], position: int) -> bool:
+        """Is this line part of an open multi-line event? Opens, extends or leaves the event as its role says:
+        True when the line is absorbed (no finding of its own)."""
+        name, role = event
+        last = self._events.get(name)
+        inside = last is not None and 0 <= position - last <= EVENT_LINES[name]
+        if role == "open" or (role == "join" and not inside):
+            self._events[name] = position
+            return False
+        if inside:
+            self._events[name] = position
+        return True
+
+    def _template(self, message: str, matched: Collection[int] | None = None) -> Template | None:
         """What the line means on its own (no context): the Finding's fields, and whether its PCI address
         must come from the lines before it.  Rules are tried in table order, but only those whose keyword
         occurs in the message (one scan finds them all), and of the finding rows only those the engine
@@ -166,7 +185,7 @@ class Classifier:
             if m is None:
                 continue
             if rule.kind is None:
-                return None
+                return None if rule.event is None else (None, False, rule.event)
             return self._build(rule, m, message)
         return self._unclassified(message) if net else None
 
@@ -184,18 +203,22 @@ class Classifier:
         return hit
 
     @staticmethod
-    def _unclassified(message: str) -> tuple[tuple, bool] | None:
+    def _unclassified(message: str) -> Template | None:
         """A driver line with an error word that no rule took: kept, never lost (see unclassified.py)."""
         hit = unclassified(message)
         if hit is None:
             return None
         return _template_of(kind="unclassified", severity="warning", attribution="unknown", action="INVESTIGATE",
-                            message=message, pci=find_pci(message), details={"driver": hit[0], "word": hit[1]}), False
+                            message=message, pci=find_pci(message), details={"driver": hit[0], "word": hit[1]}), False, None
 
-    def _instantiate(self, template: tuple[tuple, bool], position: int, env: Envelope | None, file: str | None,
-                     lineno: int | None) -> Finding:
-        (kind, severity, attribution, action, message, xid, sxid, pci, pid, process, rank, peer, details), \
-            from_context = template
+    def _instantiate(self, template: Template, position: int, env: Envelope | None, file: str | None,
+                     lineno: int | None) -> Finding | None:
+        fields, from_context, event = template
+        if event is not None and self._in_event(event, position):
+            return None
+        if fields is None:
+            return None
+        kind, severity, attribution, action, message, xid, sxid, pci, pid, process, rank, peer, details = fields
         if from_context and self._last_pci and position - self._last_pci[0] <= CONTEXT_LINES:
             pci = self._last_pci[1]
         details = dict(details)
@@ -240,7 +263,7 @@ class Classifier:
                         out.append((pci, m.groupdict().get("uuid")))
         return tuple(out)
 
-    def _build(self, rule: Rule, m: re.Match, message: str) -> tuple[tuple, bool]:
+    def _build(self, rule: Rule, m: re.Match, message: str) -> Template:
         groups = {k: v for k, v in m.groupdict().items() if v is not None}
         out = {"severity": rule.severity, "attribution": rule.attribution, "action": rule.action,
                "details": {}}
@@ -260,7 +283,7 @@ class Classifier:
             kind=rule.kind, severity=out["severity"], attribution=out["attribution"], action=out["action"],
             message=message, xid=_int(get("xid")), sxid=_int(get("sxid")), pci=pci, pid=_int(get("pid")),
             process=get("process", "").strip() or None, rank=_int(get("rank")), peer=get("peer"), details=details)
-        return fields, pci is None and rule.kind in PCI_KINDS
+        return fields, pci is None and rule.kind in PCI_KINDS, rule.event
 
 
 # the Finding fields a template fixes, in the Finding's own order (the rest come from the line: envelope, position)

@@ -99,6 +99,12 @@ def _docker(m: re.Match, year: int | None) -> Envelope | None:
                     extra={"stream": obj.get("stream")})
 
 
+def _fabricmanager(m: re.Match, year: int | None) -> Envelope:
+    mon, day, yr, clock, level, tid, msg = m.groups()
+    return Envelope("fabricmanager", msg, timestamp=_bsd(mon, day, clock, int(yr)),
+                    extra={"level": level, "tid": int(tid)})
+
+
 def _rfc5424(m: re.Match, year: int | None) -> Envelope:
     ts, host, app, procid, msg = m.groups()
     return _strip_inner_uptime(Envelope("rfc5424", msg, timestamp=None if ts == "-" else _iso(ts),
@@ -106,9 +112,9 @@ def _rfc5424(m: re.Match, year: int | None) -> Envelope:
 
 
 def _rfc3164(m: re.Match, year: int | None) -> Envelope:
-    mon, day, clock, host, tag, msg = m.groups()
-    year = year or datetime.now(timezone.utc).year  # only this envelope needs it: asked when one is seen
-    return _strip_inner_uptime(Envelope("syslog", msg, timestamp=_bsd(mon, day, clock, year),
+    mon, day, clock, host, tag, msg = m.groups()  # BSD syslog stamps carry no year: the caller's, else this one
+    return _strip_inner_uptime(Envelope("syslog", msg, timestamp=_bsd(mon, day, clock,
+                                                                      year or datetime.now(timezone.utc).year),
                                         extra={"host": host, "app": tag}))
 
 
@@ -126,6 +132,12 @@ ENVELOPES: tuple[tuple[str, str, re.Pattern, Callable[[re.Match, int | None], En
         r"^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)?) (\S+) " + _TAG + r" ?(.*)$", re.S), _short_iso),
     ("dmesg_t", "[", re.compile(r"^\[(\w{3}) (\w{3}) +(\d{1,2}) (\d\d:\d\d:\d\d) (\d{4})\] ?(.*)$", re.S), _dmesg_t),
     ("dmesg", "[", re.compile(r"^\[\s*(\d+\.\d+)\] ?(.*)$", re.S), _dmesg),
+    # `dmesg -r` and pstore's saved dmesg: the record's priority before the uptime, "<6>[    2.962781] ..."
+    ("dmesg_raw", "<", re.compile(r"^<\d{1,3}>\[\s*(\d+\.\d+)\] ?(.*)$", re.S), _dmesg),
+    # NVIDIA Fabric Manager's own log (fabricmanager.log): "[Jul 23 2024 07:53:55] [ERROR] [tid 841] detected ..."
+    ("fabricmanager", "[", re.compile(
+        r"^\[(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) (\d{1,2}) (\d{4}) (\d\d:\d\d:\d\d)\] "
+        r"\[([A-Z]+)\] \[tid (\d+)\] ?(.*)$", re.S), _fabricmanager),
     # `dmesg --decode --time-format iso`: "kern  :warn  : 2025-01-21T04:41:44,283302+00:00 NVRM: ..."
     ("dmesg_decode", "abcdefghijklmnopqrstuvwxyz", re.compile(
         r"^([a-z0-9]+) *:([a-z]+) *: (\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d),(\d+)([+-]\d\d:?\d\d) ?(.*)$", re.S),

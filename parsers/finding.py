@@ -21,6 +21,7 @@ KINDS = (
     "driver_load",  # NVIDIA kernel module (re)loaded: a lifecycle mark, severity info
     "unclassified",  # a GPU/NVSwitch/NIC/PCIe driver line with an error word that no rule recognised
     "peermem_error",  # nvidia-peermem (GPUDirect RDMA) reported an ERROR
+    "kernel_oops",  # a kernel oops / BUG / GPF whose faulting instruction is in a GPU or NIC driver module
 )
 
 

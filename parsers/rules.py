@@ -30,6 +30,10 @@ class Rule:
     attribution: str = "unknown"
     action: str = "INVESTIGATE"
     refine: str | None = None  # a key of REFINERS
+    # Multi-line events (a key of EVENT_LINES, and the row's role in it): "open" starts a new event (its
+    # finding is the event's); "join" is part of an open event (no finding) or, with none open, opens one;
+    # "member" (a kind-None row) is part of an open event and never a finding by itself.
+    event: tuple[str, str] | None = None
 
 
 # The first "mlx5_core <pci>" of a line, committed to (atomic): the scan after it runs once, so a line of the
@@ -38,8 +42,14 @@ FIRST_MLX5 = r"^(?>.*?mlx5_core (?P<pci>" + PCI + r"))"
 
 
 def _r(name, kind, keywords, pattern, severity="error", attribution="unknown", action="INVESTIGATE",
-       refine=None, flags=0) -> Rule:
-    return Rule(name, kind, tuple(keywords), re.compile(pattern, flags), severity, attribution, action, refine)
+       refine=None, flags=0, event=None) -> Rule:
+    return Rule(name, kind, tuple(keywords), re.compile(pattern, flags), severity, attribution, action, refine,
+                event)
+
+
+# How many lines after its last line a multi-line event stays open (lines no rule reads count too).
+EVENT_LINES = {"aer": 12}
+AER_OPEN, AER_JOIN, AER_MEMBER = ("aer", "open"), ("aer", "join"), ("aer", "member")
 
 
 RULES: tuple[Rule, ...] = (
@@ -57,8 +67,14 @@ RULES: tuple[Rule, ...] = (
        r"detected NVSwitch (?P<fatality>fatal|non-fatal) error (?P<sxid>\d+) on fid (?P<fid>\d+)"
        r"(?: on NVSwitch pci bus id (?P<pci>" + PCI + r"))?(?: physical id (?P<physical_id>\d+))?(?: port (?P<link>\d+))?",
        attribution="fabric", refine="sxid"),
+    # The banner the driver prints before an Xid 119/120 line (`_kgspLogXid119: *** GSP Timeout ***`) is part
+    # of that Xid event, not one of its own.
+    _r("gsp_timeout_banner", None, ["_kgspLog"], r"_kgspLog(?:Xid119|RpcTimeout): \*+ GSP (?:Timeout|Failure)"),
+    # The address: `PCI:dddd:bb:dd`, bare `dddd:bb:dd`, redacted `PCI:...` (no address: taken from context),
+    # followed on MIG GPUs by ` GPU-I:nn` and ` GPU-CI:nn` inside the parenthesis.
     _r("xid", "xid", ["Xid"],
-       r"(?<![A-Za-z])Xid \((?P<pci>" + PCI + r")\): (?P<xid>\d+)"
+       r"(?<![A-Za-z])Xid \((?:(?P<pci>" + PCI + r")|PCI:\.\.\.)(?: GPU-I:(?P<gpu_instance>\d+))?"
+       r"(?: GPU-CI:(?P<compute_instance>\d+))?\): (?P<xid>\d+)"
        r"(?:, pid=(?:'?<unknown>'?|(?P<pid>\d+)))?(?:, name=(?:<unknown>|(?P<process>[^,]*)))?,?\s*(?P<text>.*)",
        refine="xid"),
     _r("fallen_off_bus", "fallen_off_bus", ["fallen off the bus"],
@@ -72,6 +88,10 @@ RULES: tuple[Rule, ...] = (
     _r("gpu_reset", "gpu_reset", ["NVRM: GPU"],
        r"NVRM: GPU (?P<pci>" + PCI + r"):? .*\b(?:reset (?:complete|succeeded|done)|(?:was|has been) reset)",
        severity="info", attribution="driver", action="NONE", flags=re.I),
+    # CUDA's sticky error after an NVLink fault, as an application prints it: a CUDA error, not an NVRM line
+    _r("cuda_nvlink", "cuda_error", ["uncorrectable NVLink error"],
+       r"CUDA error: (?P<cuda_error>uncorrectable NVLink error detected during the execution)",
+       severity="error", attribution="unknown", action="INVESTIGATE", refine="cuda"),
     _r("nvlink", "nvlink", ["NVLink", "nvlink", "NVLINK"],
        # anchored and atomic: the first "nvlink" only, then one forward scan (linear; a line of repeated
        # "nvlink " once backtracked for 19 s in the unanchored form)
@@ -79,14 +99,30 @@ RULES: tuple[Rule, ...] = (
        r"(?:.*?\blink\s*(?P<link>\d+))?",
        attribution="hardware", action="CONTACT_SUPPORT", flags=re.I),
     # --- PCIe AER (kernel's aer driver, old and new wording) ---
+    # One event is several lines: the root port's "error received" line names the device that reported it
+    # (the event's PCI), then per device with status logged "PCIe Bus Error", "device [vvvv:dddd] error
+    # status/mask", one "[nn] Name" line per status bit, "TLP Header", and the recovery lines. One finding per
+    # event: the received line opens it; the others join it (EVENT_LINES). Without a received line (firmware
+    # first, a cut log), "PCIe Bus Error" opens the event for the device on its line.
     _r("aer_received", "pcie_aer", ["AER:"],
-       r"AER: (?:Multiple )?(?P<aer_severity>Corrected|Uncorrected \((?:Non-Fatal|Fatal)\)) error "
-       r"(?:message )?received: (?:id=)?(?P<pci>" + PCI + r")",
-       attribution="hardware", refine="aer"),
+       r"(?:(?P<domain>[0-9a-fA-F]{4}):[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]: )?AER: (?:Multiple )?"
+       r"(?P<aer_severity>Correct(?:ed|able)|Uncorrect(?:ed|able) \((?:Non-Fatal|Fatal)\)) error "
+       r"(?:message )?received(?::| from) (?:id=(?P<aer_id>[0-9a-fA-F]{4})\b|(?P<pci>" + PCI + r"))",
+       attribution="hardware", refine="aer", event=AER_OPEN),
     _r("aer_bus_error", "pcie_aer", ["PCIe Bus Error"],
-       r"PCIe Bus Error: severity=(?P<aer_severity>Corrected|Uncorrect(?:ed|able) \((?:Non-Fatal|Fatal)\)|"
+       r"PCIe Bus Error: severity=(?P<aer_severity>Correct(?:ed|able)|Uncorrect(?:ed|able) \((?:Non-Fatal|Fatal)\)|"
        r"Uncorrected|Fatal)(?:, type=(?P<layer>[^,]+))?",
-       attribution="hardware", refine="aer"),
+       attribution="hardware", refine="aer", event=AER_JOIN),
+    _r("aer_status", None, ["error status/mask"], r"device \[[0-9a-fA-F]{4}:[0-9a-fA-F]{4}\] error status/mask=",
+       event=AER_MEMBER),
+    _r("aer_tlp", None, ["TLP Header"], r"TLP Header:", event=AER_MEMBER),
+    _r("aer_first", None, ["reported first"], r"Error of this Agent is reported first", event=AER_MEMBER),
+    _r("aer_recovery", None, ["AER: can't recover", "AER: device recovery"],
+       r"AER: (?:can't recover \(no error_detected callback\)|device recovery (?:failed|successful))",
+       event=AER_MEMBER),
+    # one line per status bit ("[ 0] Receiver Error", "[12] Timeout"): error words, but only a detail
+    _r("aer_bit", None, ["pcieport"], r"pcieport [0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]:\s+\[\s?\d{1,2}\] \S",
+       event=AER_MEMBER),
     # --- Mellanox / InfiniBand / RoCE ---
     _r("mlx5_link", "ib_link", ["mlx5_core"],
        r"mlx5_core (?P<pci>" + PCI + r") (?P<netdev>\S+): Link (?P<state>down|up)\b",
@@ -126,6 +162,14 @@ RULES: tuple[Rule, ...] = (
        r"nvidia-peermem (?P<function>\w+):\d+ ERROR (?P<text>.+)",
        severity="error", attribution="driver", action="INVESTIGATE"),
     # --- generic kernel ---
+    # A kernel oops / BUG / GPF whose faulting instruction is in a GPU or NIC driver: the trace's RIP (x86; `IP:`
+    # on 4.x and older kernels) or pc (arm64) line names the module in brackets.  The other trace lines match no
+    # row; the register dump some kernels repeat after `end trace` repeats the RIP line (the same event again).
+    # Severity error, not fatal: a WARN_ON trace prints the same RIP line as an oops.
+    _r("kernel_oops", "kernel_oops", ["RIP: ", "IP: [<", "pc : "],
+       r"(?:RIP: [0-9a-f]{4}:(?:\[<[0-9a-f]+>\] +\[<[0-9a-f]+>\] )?|\bIP: \[<[0-9a-f]+>\] |pc : )(?P<function>[\w.]+)\+0x[0-9a-f]+/0x[0-9a-f]+ "
+       r"\[(?P<module>nvidia(?:[_-]\w+)?|mlx5_\w+|mlx_compat|ib_\w+|gdrdrv)\]",
+       severity="error", attribution="driver", action="RESTART_BM"),
     _r("hung_task", "hung_task", ["blocked for more than"],
        r"task (?P<process>.+?):(?P<pid>\d+) blocked for more than (?P<seconds>\d+) seconds",
        severity="warning", attribution="unknown", action="INVESTIGATE"),
@@ -145,7 +189,7 @@ RULES: tuple[Rule, ...] = (
        severity="error", attribution="unknown", action="FIND_FIRST_FAILING_RANK"),
     # the socket to a peer rank closed under NCCL: the peer process died or the network dropped it
     _r("nccl_socket_closed", "nccl_remote_error", ["Connection closed by remote peer"],
-       r"NCCL WARN (?:socketProgress|Net) ?: Connection closed by remote peer (?P<peer>[^<\s]+)(?:<(?P<peer_port>\d+)>)?",
+       r"NCCL WARN (?:socketProgress|Net) ?: Connection closed by remote peer(?: (?P<peer>[^<\s]+)(?:<(?P<peer_port>\d+)>)?)?",
        severity="error", attribution="unknown", action="FIND_FIRST_FAILING_RANK"),
     _r("ib_completion", "ib_completion_error", ["Got completion"],
        r"NET/IB ?: Got completion (?:from peer (?P<peer>[^<\s]+)(?:<(?P<peer_port>\d+)>)? )?with "
@@ -176,6 +220,16 @@ RULES: tuple[Rule, ...] = (
        r"NCCL (?:error in: [^,]*|Error \d+:?),? (?P<nccl_text>unhandled cuda error|unhandled system error|internal error|"
        r"invalid usage|invalid argument)",
        severity="error", attribution="unknown", action="INVESTIGATE", refine="nccl_text"),
+    # nccl-tests' own report of a failed NCCL call: "Test NCCL failure common.cu:777 'unhandled system error'"
+    # (older releases print "NCCL failure all_reduce.cu:95 '...'"), the ncclGetErrorString() text in quotes.
+    _r("nccl_test_failure", "nccl_error", ["NCCL failure"],
+       r"NCCL failure \S+:\d+ '(?P<nccl_text>unhandled cuda error|unhandled system error|internal error|"
+       r"invalid usage|invalid argument)",
+       severity="error", attribution="unknown", action="INVESTIGATE", refine="nccl_text"),
+    # nccl-tests' report of a failed CUDA call: "Test CUDA failure common.cu:1030 'system not yet initialized'"
+    _r("cuda_test_failure", "cuda_error", ["CUDA failure"],
+       r"Test CUDA failure \S+:\d+ '(?P<cuda_error>[^'\n]+)'",
+       severity="error", attribution="unknown", action="INVESTIGATE", refine="cuda"),
     _r("nccl_warn", "nccl_error", ["NCCL WARN"], r"NCCL WARN (?P<text>.+)",
        severity="warning", attribution="unknown", action="INVESTIGATE"),
 )
@@ -184,6 +238,7 @@ RULES: tuple[Rule, ...] = (
 
 AER_SEVERITY = {  # aer_severity as the kernel prints it -> (severity, action)
     "corrected": ("warning", "MONITOR"),
+    "correctable": ("warning", "MONITOR"),
     "uncorrected (non-fatal)": ("error", "INVESTIGATE"),
     "uncorrectable (non-fatal)": ("error", "INVESTIGATE"),
     "uncorrected": ("error", "INVESTIGATE"),
@@ -215,6 +270,8 @@ CUDA_ERRORS = {  # CUDA runtime error text -> (severity, attribution, action)
     "cudaErrorIllegalAddress": ("error", "application", "RESTART_APP"),
     "cudaErrorECCUncorrectable": ("fatal", "hardware", "RESET_GPU"),
     "cudaErrorLaunchFailure": ("error", "unknown", "INVESTIGATE"),
+    "uncorrectable NVLink error detected during the execution": ("fatal", "hardware", "RESET_GPU"),
+    "cudaErrorNvlinkUncorrectable": ("fatal", "hardware", "RESET_GPU"),
 }
 
 NCCL_CODES = {  # ncclResult_t name -> attribution, per NCCL's own descriptions
@@ -271,6 +328,10 @@ def _refine_sxid(g: dict, out: dict) -> None:
 
 def _refine_aer(g: dict, out: dict) -> None:
     out["severity"], out["action"] = AER_SEVERITY.get(g["aer_severity"].lower(), ("error", "INVESTIGATE"))
+    domain, aer_id = g.pop("domain", None), g.pop("aer_id", None)
+    if aer_id and not g.get("pci"):  # kernels before 4.x: "received: id=00e5", the reporter's bus/devfn in hex
+        rid = int(aer_id, 16)
+        g["pci"] = f"{domain or '0000'}:{rid >> 8:02x}:{(rid >> 3) & 0x1f:02x}.{rid & 7}"
 
 
 def _refine_ib_link(g: dict, out: dict) -> None:
@@ -331,4 +392,5 @@ class Dispatch:
 
 
 # Every keyword of the table: the prefilter over whole buffers is built from these.
-KEYWORDS: tuple[str, ...] = tuple(dict.fromkeys(k for rule in RULES if rule.kind for k in rule.keywords))
+# (Rows of a multi-line event count too: its member lines keep the event open.)
+KEYWORDS: tuple[str, ...] = tuple(dict.fromkeys(k for rule in RULES if rule.kind or rule.event for k in rule.keywords))

@@ -10,6 +10,14 @@ KMock parses the Kubernetes URLs, stores and serves Events (create, patch) and r
   versions, ResourceSlice LIST (fieldSelector spec.nodeName), DeviceTaintRule LIST (labelSelector),
   CREATE (409 AlreadyExists on a taken name; 422 for an effect other than NoSchedule / NoExecute, as
   the API's validation) and DELETE (404 when absent); cluster-scoped, as upstream.
+- Workloads for the fabric check: batch/v1 Jobs (create with 409 on a taken name, get, get status, list by
+  label, delete with its pods unless propagationPolicy is Orphan); creating a Job creates its pods at once,
+  one per node of the Job's kubernetes.io/hostname node affinity (nodeName set, the Job's labels plus
+  job-name / batch.kubernetes.io/job-name, the completion index annotation); `job_result(nodes)` says how
+  the Job ends (Complete by default, Failed, or Running: never finishes); pods list (namespaced or across
+  namespaces, by label and by spec.nodeName / status.phase field selectors), and pod logs
+  (`/api/v1/namespaces/{ns}/pods/{name}/log`, text/plain) whose text `pod_log(job_nodes, node, index)`
+  supplies.  `add_pod` adds a running pod (a GPU in use on a node).
 - Fault injection: latency, 429 with Retry-After, 5xx, dropped connections; and a hook that runs
   just before the next node PATCH (a concurrent writer).
 """
@@ -28,6 +36,8 @@ import aiohttp.web
 import kmock
 
 NODES = kmock.resource("", "v1", "nodes")
+_JOBS = re.compile(r"^/apis/batch/v1/namespaces/([^/]+)/jobs(?:/([^/]+)(?:/(status))?)?$")
+_PODS = re.compile(r"^/api/v1/(?:namespaces/([^/]+)/)?pods(?:/([^/]+)(?:/(log))?)?$")
 EVENTS = kmock.resource("", "v1", "events")
 
 
@@ -62,6 +72,19 @@ def _selects(selector: str, labels: dict[str, str]) -> bool:
             if term[1:] in labels:
                 return False
         elif term not in labels:
+            return False
+    return True
+
+
+def _fields(selector: str, pod: dict) -> bool:
+    """The field selectors the fabric check uses: spec.nodeName and status.phase (= and !=)."""
+    where = {"spec.nodeName": pod["spec"].get("nodeName", ""), "status.phase": pod["status"].get("phase", "")}
+    for term in filter(None, (t.strip() for t in selector.split(","))):
+        neg = "!=" in term
+        key, value = term.split("!=" if neg else "=", 1)
+        if key.rstrip("=") not in where:
+            raise ValueError(f"field selector {key!r} not served by the double")
+        if (where[key.rstrip("=")] == value.lstrip("=")) == neg:
             return False
     return True
 
@@ -101,6 +124,8 @@ class _Emulator(kmock.KubernetesEmulator):
         d = self.double
         if request.url.path.startswith("/apis/resource.k8s.io"):
             return self._dra(request)
+        if _JOBS.match(request.url.path) or _PODS.match(request.url.path):
+            return self._workloads(request)
         ctype = request.headers.get("Content-Type", "")
         if request.method.value == "PATCH" and ctype == "application/json-patch+json" and not isinstance(request.data, list):
             return _status(400, "BadRequest", "json patch body must be a list of operations")
@@ -201,6 +226,56 @@ class _Emulator(kmock.KubernetesEmulator):
                 return aiohttp.web.json_response({"kind": "Status", "status": "Success"})
             return _status(405, "MethodNotAllowed", method)
 
+    def _workloads(self, request) -> aiohttp.web.Response:  # noqa: C901 - Jobs, their pods and logs
+        d = self.double
+        path, method = request.url.path, request.method.value
+        with d.lock:
+            m = _JOBS.match(path)
+            if m:
+                ns, name, sub = m.groups()
+                if method == "POST" and name is None:
+                    body = copy.deepcopy(request.data or {})
+                    name = body.get("metadata", {}).get("name", "")
+                    if (ns, name) in d.jobs:
+                        return _status(409, "AlreadyExists", f'jobs.batch "{name}" already exists')
+                    return aiohttp.web.json_response(d.start_job(ns, body), status=201)
+                if method == "GET" and name is None:
+                    sel = request.params.get("labelSelector", "")
+                    items = [j for (n, _), j in sorted(d.jobs.items())
+                             if n == ns and _selects(sel, j["metadata"].get("labels", {}))]
+                    return aiohttp.web.json_response({"apiVersion": "batch/v1", "kind": "JobList",
+                                                      "metadata": {"resourceVersion": str(d.rv)}, "items": items})
+                job = d.jobs.get((ns, name))
+                if job is None:
+                    return _status(404, "NotFound", f'jobs.batch "{name}" not found')
+                if method == "GET":
+                    return aiohttp.web.json_response(job)
+                if method == "DELETE" and sub is None:
+                    policy = request.params.get("propagationPolicy") or (request.data or {}).get("propagationPolicy")
+                    del d.jobs[(ns, name)]
+                    d.jobs_deleted.append(name)
+                    if policy != "Orphan":
+                        for key in [k for k, p in d.pods.items() if p["metadata"]["labels"].get("job-name") == name]:
+                            del d.pods[key]
+                    return aiohttp.web.json_response({"apiVersion": "v1", "kind": "Status", "status": "Success"})
+                return _status(405, "MethodNotAllowed", method)
+            ns, name, sub = _PODS.match(path).groups()
+            if method != "GET":
+                return _status(405, "MethodNotAllowed", method)
+            if name is None:
+                sel, fields = request.params.get("labelSelector", ""), request.params.get("fieldSelector", "")
+                items = [p for (n, _), p in sorted(d.pods.items()) if (ns is None or n == ns)
+                         and _selects(sel, p["metadata"].get("labels", {})) and _fields(fields, p)]
+                return aiohttp.web.json_response({"apiVersion": "v1", "kind": "PodList",
+                                                  "metadata": {"resourceVersion": str(d.rv)}, "items": items})
+            pod = d.pods.get((ns, name))
+            if pod is None:
+                return _status(404, "NotFound", f'pods "{name}" not found')
+            if sub == "log":
+                d.logs_read.append(name)
+                return aiohttp.web.Response(text=pod.get("_log", ""), content_type="text/plain")
+            return aiohttp.web.json_response({k: v for k, v in pod.items() if k != "_log"})
+
     def _list(self, request) -> aiohttp.web.Response:
         d = self.double
         sel = request.params.get("labelSelector", "")
@@ -228,6 +303,13 @@ class ApiDouble:
         self.dra_versions: dict[str, list[str]] | None = None  # e.g. {"v1": ["resourceslices"], "v1alpha3": [...]}
         self.resource_slices: list[dict] = []
         self.device_taint_rules: dict[str, dict] = {}
+        self.jobs: dict[tuple[str, str], dict] = {}
+        self.pods: dict[tuple[str, str], dict] = {}
+        self.jobs_created: list[str] = []
+        self.jobs_deleted: list[str] = []
+        self.logs_read: list[str] = []
+        self.pod_log: Callable[[tuple[str, ...], str, int], str] = lambda nodes, node, index: ""
+        self.job_result: Callable[[tuple[str, ...]], str] = lambda nodes: "Complete"
         self.status_patches = self.node_patches = self.conflicts = self.lists = self.event_patches = self.rejected = 0
         self._ready = threading.Event()
         self._stop: asyncio.Event | None = None
@@ -292,6 +374,54 @@ class ApiDouble:
             if key[0] == EVENTS and not obj.deleted:
                 out.append(json.loads(json.dumps(obj.raw)))
         return out
+
+    def add_pod(self, namespace: str, name: str, node: str, gpus: int = 0, phase: str = "Running") -> dict:
+        limits = {"nvidia.com/gpu": str(gpus)} if gpus else {}
+        pod = {"apiVersion": "v1", "kind": "Pod",
+               "metadata": {"name": name, "namespace": namespace, "labels": {}, "uid": f"uid-{name}"},
+               "spec": {"nodeName": node, "containers": [{"name": "main", "image": "train:1",
+                                                          "resources": {"limits": limits}}]},
+               "status": {"phase": phase}}
+        with self.lock:
+            self.pods[(namespace, name)] = pod
+        return pod
+
+    def start_job(self, ns: str, body: dict) -> dict:
+        """A created Job and its pods, finished as `job_result` says (called under the lock)."""
+        name = body["metadata"]["name"]
+        self.rv += 1
+        body["metadata"].update({"namespace": ns, "uid": f"uid-{name}", "resourceVersion": str(self.rv),
+                                 "creationTimestamp": "2025-01-01T00:00:00Z"})
+        spec = body["spec"]
+        tmpl = spec["template"]
+        terms = tmpl["spec"].get("affinity", {}).get("nodeAffinity", {}).get(
+            "requiredDuringSchedulingIgnoredDuringExecution", {}).get("nodeSelectorTerms", [])
+        nodes = tuple(v for t in terms for e in t.get("matchExpressions", [])
+                      if e.get("key") == "kubernetes.io/hostname" for v in e.get("values", []))
+        result = self.job_result(nodes)
+        phase = {"Complete": "Succeeded", "Failed": "Failed"}.get(result, "Running")
+        for i in range(int(spec.get("parallelism", 1))):
+            node = nodes[i % len(nodes)] if nodes else ""
+            pname = f"{name}-{i}-x{i:04d}"
+            labels = {**tmpl.get("metadata", {}).get("labels", {}), "job-name": name,
+                      "batch.kubernetes.io/job-name": name, "controller-uid": f"uid-{name}"}
+            pod_spec = {**copy.deepcopy(tmpl["spec"]), "nodeName": node}
+            self.pods[(ns, pname)] = {
+                "apiVersion": "v1", "kind": "Pod",
+                "metadata": {"name": pname, "namespace": ns, "labels": labels, "uid": f"uid-{pname}",
+                             "annotations": {"batch.kubernetes.io/job-completion-index": str(i)}},
+                "spec": pod_spec, "status": {"phase": phase}, "_log": self.pod_log(nodes, node, i)}
+        n = int(spec.get("completions", 1))
+        status: dict[str, Any] = {"active": n if result == "Running" else 0}
+        if result == "Complete":
+            status.update(succeeded=n, conditions=[{"type": "Complete", "status": "True"}])
+        elif result == "Failed":
+            status.update(failed=1, conditions=[{"type": "Failed", "status": "True", "reason": "BackoffLimitExceeded",
+                                                 "message": "Job has reached the specified backoff limit"}])
+        body["status"] = status
+        self.jobs[(ns, name)] = body
+        self.jobs_created.append(name)
+        return body
 
     def set_fault(self, **fault) -> None:
         """e.g. set_fault(status=503), set_fault(status=429, retry_after=1), set_fault(drop=True),

@@ -178,3 +178,26 @@ def test_dashboard_queries_only_metrics_the_agent_exports(tmp_path):
     rules = docs(DEPLOY / "monitoring" / "prometheusrule.yaml")[0]["spec"]["groups"][0]["rules"]
     alerted = {m for r in rules for m in re.findall(r"gpu_npd_\w+", r["expr"])}
     assert alerted <= samples, alerted - samples
+
+
+def test_fabric_check_example_is_valid_and_grants_what_the_cli_calls(tmp_path):
+    """deploy/examples/fabric-check: valid against the 1.30 schemas; its RBAC covers every API call of
+    agent/fabric (nodes, nodes/status, pods, pods/log, jobs, jobs/status, events) and the CronJob runs the CLI."""
+    objs = docs(DEPLOY / "examples" / "fabric-check" / "fabric-check.yaml")
+    r = validate_strict(objs, tmp_path)
+    assert r.stdout.count(" passed for resource ") == len(objs), r.stdout
+    by_kind = {o["kind"]: o for o in objs}
+    granted = {(res, verb) for kind in ("ClusterRole", "Role") for rule in by_kind[kind]["rules"]
+               for res in rule["resources"] for verb in rule["verbs"]}
+    needed = {("nodes", "list"), ("nodes/status", "get"), ("nodes/status", "patch"), ("pods", "list"),
+              ("events", "create"), ("events", "patch"), ("jobs", "create"), ("jobs", "list"), ("jobs", "delete"),
+              ("jobs/status", "get"), ("pods/log", "get")}
+    assert needed <= granted, needed - granted
+    pod = by_kind["CronJob"]["spec"]["jobTemplate"]["spec"]["template"]["spec"]
+    assert pod["serviceAccountName"] == by_kind["ServiceAccount"]["metadata"]["name"]
+    assert pod["containers"][0]["args"][0] == "fabric-check"
+    from click.testing import CliRunner  # the args parse as the CLI's options
+
+    from agent.cli import main
+    res = CliRunner().invoke(main, [*pod["containers"][0]["args"], "--help"])
+    assert res.exit_code == 0, res.output

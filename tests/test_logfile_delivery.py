@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import random
 import time
+from datetime import datetime
 from pathlib import Path
 
 import pytest
@@ -70,8 +71,10 @@ def test_an_invalid_byte_never_stops_the_log_file_source(tmp_path: Path):
 
 def test_syslog_lines_of_other_programs_never_raise_node_problems(tmp_path: Path):
     log = tmp_path / "syslog"
-    forged = "Nov 22 12:00:00 gpu-node-1 myapp[4242]: NVRM: Xid (PCI:0000:5d:00): 48, pid=1, name=x, DBE\n"
-    real = ("Nov 22 12:00:01 gpu-node-1 kernel: [ 4254.197860] NVRM: Xid (PCI:0000:18:00): 79, pid='<unknown>', "
+    # stamped now: a syslog line from before this boot belongs to an earlier boot and raises nothing anyway
+    stamp = datetime.now().strftime("%b %d %H:%M:%S")
+    forged = f"{stamp} gpu-node-1 myapp[4242]: NVRM: Xid (PCI:0000:5d:00): 48, pid=1, name=x, DBE\n"
+    real = (f"{stamp} gpu-node-1 kernel: [ 4254.197860] NVRM: Xid (PCI:0000:18:00): 79, pid='<unknown>', "
             "name=<unknown>, GPU has fallen off the bus.\n")
     log.write_text(forged + real)
     a = AgentProc(tmp_path, "--log-file", str(log))

@@ -103,6 +103,15 @@ def test_sxid_catalog_and_line_fatality():
     ("mlx5_core 0000:0c:00.0 ibp12s0: Link down", "ib_link", {"severity": "error", "attribution": "fabric"}),
     ("mlx5_core 0000:0c:00.0 ibp12s0: Link up", "ib_link", {"severity": "info"}),
     ("INFO: task python3:128733 blocked for more than 122 seconds.", "hung_task", {"pid": 128733}),
+    # shapes from the real-world corpus (tests/fixtures/realworld/), sources there
+    ("NVRM: Xid (PCI:0000:01:00 GPU-I:05): 94, pid=7194, Contained: CE User Channel (0x9). RST: No, D-RST: No",
+     "xid", {"xid": 94, "pci": "0000:01:00", "pid": 7194}),
+    ("kernel: NVRM: Xid (PCI:...): 145, RLW_RXPIPE Nonfatal XC0 i0 Link 11 (...)", "xid", {"xid": 145, "pci": None}),
+    ("fastmoe: Test NCCL failure common.cu:777 'unhandled system error'", "nccl_error", {"severity": "error"}),
+    ("gpu: Test CUDA failure common.cu:1030 'system not yet initialized'", "cuda_error", {"severity": "error"}),
+    ("RuntimeError: CUDA error: uncorrectable NVLink error detected during the execution", "cuda_error",
+     {"severity": "fatal", "attribution": "hardware"}),
+    ("RIP: 0010:esw_port_metadata_get+0x19/0x30 [mlx5_core]", "kernel_oops", {"attribution": "driver"}),
     ("Out of memory: Killed process 4410 (python) total-vm:12000kB", "oom_kill", {"pid": 4410, "process": "python"}),
     ("[Rank 22] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=22631, OpType=ALLREDUCE, NumelIn=1,"
      " NumelOut=1, Timeout(ms)=600000) ran for 600012 milliseconds before timing out.", "nccl_timeout",
@@ -167,3 +176,22 @@ def test_uuid_from_nvrm_gpu_line():
 
 def test_kmsg_continuation_lines_are_not_findings():
     assert Classifier().classify(" DEVICE=+pci:0000:0c:00.0 Xid (PCI:0000:0c:00): 79") is None
+
+
+def test_unused_port_is_silent_offline_and_a_used_one_is_not():
+    """parsers/ports.py through the scanner: a port down or unplugged early in a boot, never up since, is
+    unused (info); the same port after it was up, late in a boot, or a boot later (uptime going backwards)
+    is not.  The first two lines are verbatim from gpud's pstore dmesg (tests/fixtures/realworld/wholelogs/);
+    the rest are modelled on them (times changed)."""
+    import io
+
+    from parsers import Scanner
+
+    unplugged = "<6>[    2.962781] mlx5_core 0000:41:00.1: Port module event: module 1, Cable unplugged\n"
+    text = (unplugged
+            + "<6>[   14.952018] mlx5_core 0000:41:00.0 enp65s0f0np0: Link up\n"
+            + "<6>[   20.000000] mlx5_core 0000:41:00.0 enp65s0f0np0: Link down\n"  # modelled: was up
+            + "<6>[  900.000000] mlx5_core 0000:41:00.1: Port module event: module 1, Cable unplugged\n"  # late
+            + unplugged.replace("2.962781", "3.000000"))  # modelled: uptime went backwards, a new boot
+    got = [(f.details.get("state"), f.severity) for f in Scanner().scan(io.BytesIO(text.encode()))]
+    assert got == [("unused", "info"), ("up", "info"), ("down", "error"), ("down", "error"), ("unused", "info")]

@@ -40,10 +40,10 @@ def test_xid45_right_after_another_xid_on_the_same_gpu_is_cleanup():
     e.observe(at(clock, XID13))
     clock.t += 2
     e.observe(at(clock, XID45))
-    assert e.held == {"follows_xid": 1}
+    assert e.held == {"ignored_after": 1}
     clock.t += 3600  # alone, long after: not held (an application Xid: counted toward repeats)
     e.observe(at(clock, XID45))
-    assert e.held == {"follows_xid": 1}
+    assert e.held == {"ignored_after": 1}
 
 
 def test_xid45_default_can_be_removed():
@@ -60,7 +60,7 @@ def test_count_within_window_threshold():
     for _ in range(2):
         e.observe(at(clock, XID109))
         clock.t += 200
-    assert not e.conditions["GPUUnhealthy"].status and e.held == {"threshold": 2}
+    assert not e.conditions["GPUUnhealthy"].status and e.held == {"below_threshold": 2}
     e.observe(at(clock, XID109))  # the third within 600 s
     cond = e.conditions["GPUUnhealthy"]
     assert cond.status and cond.reason.startswith("Xid109") and "3 within 600 s" in cond.message
@@ -193,3 +193,34 @@ def test_policy_from_a_file_adds_to_the_defaults(tmp_path):
     p.write_text("xid_policy:\n  109: {count: 3, window_seconds: 600}\n")
     cfg = load(str(p), env={})
     assert set(cfg.xid_policy) == {45, 109}
+
+
+def test_held_xids_are_counted_by_code_and_reason_and_survive_a_restart(tmp_path):
+    """gpu_npd_xid_policy_held_total{xid,reason}: each Xid the policy holds back, through the agent's pipeline."""
+    import io
+
+    from agent.app import Agent
+    from agent.sources import Record
+
+    def agent():
+        cfg = load(env={}, flags={"kmsg": "", "journald": False, "state_dir": str(tmp_path),
+                                  "fallback_log_files": [],
+                                  "xid_policy": {45: {"ignore_after": {"xids": "any", "within_seconds": 10}},
+                                                 109: {"count": 3, "window_seconds": 600}}})
+        a = Agent(cfg, out=io.StringIO())
+        a.start(serve_http=False)
+        return a
+
+    a = agent()
+    lines = [(100, XID13), (102, XID45), (200, XID109), (300, XID109), (400, XID109)]
+    a.pipeline.process([Record("kmsg", f"3,{i},{int(t * 1e6)},-;{line}") for i, (t, line) in enumerate(lines, 1)])
+    value = a.metrics.registry.get_sample_value
+    assert value("gpu_npd_xid_policy_held_total", {"xid": "45", "reason": "ignored_after"}) == 1
+    assert value("gpu_npd_xid_policy_held_total", {"xid": "109", "reason": "below_threshold"}) == 2
+    assert a.engine.conditions["GPUUnhealthy"].status  # the third 109 went through
+    a.save()
+    a.stop.set()
+    b = agent()  # totals come back from the state file: the counter never goes down
+    assert b.metrics.registry.get_sample_value("gpu_npd_xid_policy_held_total",
+                                               {"xid": "109", "reason": "below_threshold"}) == 2
+    b.stop.set()

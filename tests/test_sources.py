@@ -42,9 +42,10 @@ def test_kmsg_cursor_skips_what_was_read_same_boot_only(tmp_path: Path):
     p = tmp_path / "kmsg"
     p.write_text(kmsg_lines(range(1, 6)))
     same = collect(KmsgSource(str(p), "boot-a", {"boot_id": "boot-a", "seq": 3}))
-    assert [r.cursor["seq"] for r in same] == [4, 5]
+    assert [r.line.split(",")[1] for r in same] == ["4", "5"] and same[-1].cursor["seq"] == 5
     fresh = collect(KmsgSource(str(p), "boot-b", {"boot_id": "boot-a", "seq": 3}))
-    assert [r.cursor["seq"] for r in fresh] == [1, 2, 3, 4, 5]
+    assert [r.line.split(",")[1] for r in fresh] == ["1", "2", "3", "4", "5"]
+    assert fresh[-1].cursor == {"boot_id": "boot-b", "seq": 5}  # a batch's last record carries the cursor
 
 
 class ScriptedKmsg(KmsgSource):

@@ -84,7 +84,12 @@ class KmsgSource(Source):
         seq = record_seq(line)
         if not self._account(seq):
             return None
-        return Record(self.name, line, {"boot_id": self.boot_id, "seq": self.last_seq})
+        return Record(self.name, line)  # the batch's last record carries the cursor (see _emit)
+
+    def _emit(self, emit: Emit, batch: list[Record]) -> None:
+        """The pipeline keeps the cursor of a batch's last record, so only that one carries it."""
+        batch[-1].cursor = {"boot_id": self.boot_id, "seq": self.last_seq}
+        emit(batch)
 
     def _cursor_is_impossible(self) -> bool:
         """Once the backlog is read: a saved sequence number beyond the newest record this boot has is
@@ -134,7 +139,7 @@ class KmsgSource(Source):
                 if rec is not None:
                     batch.append(rec)
             if batch:
-                emit(batch)
+                self._emit(emit, batch)
             elif self._cursor_is_impossible():
                 os.lseek(fd, 0, os.SEEK_SET)  # back to the oldest record in the ring buffer
             elif not poller.poll(500):
@@ -167,7 +172,7 @@ class KmsgSource(Source):
                 if rec is not None:
                     batch.append(rec)
                 if len(batch) >= BATCH:
-                    emit(batch)
+                    self._emit(emit, batch)
                     batch = []
             if batch:
-                emit(batch)
+                self._emit(emit, batch)

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
 
-from . import Emit, Record, Source
+from . import Emit, Record, Source, SourceAbsent
 
 POLL_SECONDS = 0.25
 CHUNK = 1 << 16
@@ -36,7 +36,11 @@ class LogFileSource(Source):
     name = "files"
 
     def __init__(self, paths: list[str], state_dir: str, cursor: dict | None = None,
-                 poll_seconds: float = POLL_SECONDS):
+                 poll_seconds: float = POLL_SECONDS, name: str = "files", optional: bool = False):
+        """`name`: the source's label (metrics, cursor key); `optional`: when none of the paths exists at start,
+        the source is absent (SourceAbsent: said once, not down, not retried) instead of waiting for them."""
+        self.name = name
+        self.optional = optional
         self.paths = list(paths)
         self.legacy_dir = Path(state_dir) / "offsets"  # pygtail's offset files of earlier versions
         self.poll_seconds = poll_seconds
@@ -47,6 +51,8 @@ class LogFileSource(Source):
         self._open: dict[str, _Follow] = {}
 
     def run(self, emit: Emit, stop: threading.Event) -> None:
+        if self.optional and not any(os.path.exists(p) for p in self.paths):
+            raise SourceAbsent(f"source {self.name}: {', '.join(self.paths)} not present on this host; not followed")
         try:
             while not stop.is_set():
                 for path in self.paths:

@@ -54,7 +54,9 @@ def discover(root: str = "/") -> list[Port]:
     return ports
 
 
-def port_reading(p: Port) -> Reading | None:
+def port_reading(p: Port, counters: bool = True) -> Reading | None:
+    """The port's state, rate and (unless `counters` is False: reading them makes the device log errors, see
+    agent/selfcaused.py) its counters."""
     state = read_int(os.path.join(p.path, "state"))
     if state is None:
         return None  # the port (device) went away between discovery and now
@@ -67,7 +69,7 @@ def port_reading(p: Port) -> Reading | None:
             values["rate_gbps"] = float(rate.split()[0])
         except (ValueError, IndexError):
             pass
-    for name, path in p.counters:
+    for name, path in p.counters if counters else ():
         v = read_int(path)
         if v is not None:
             values[name] = v

@@ -1,0 +1,139 @@
+"""The two-round fabric check, run through any test runner, and its report (no Kubernetes here).
+
+`run_check` asks plan.py for round 1's groups, hands them to `run_wave` in waves (no node in two tests at
+once), gives round 1's results back to plan.py for round 2's tests, runs those, and lets plan.blame decide.
+A test whose run produced no bandwidth (its Job failed, timed out, or printed nothing we can parse) counts
+as 0 GB/s: a node that breaks or stalls collectives fails the check like a slow one.  If every test fails
+the same way (a wrong image, say), no node is known good and plan.py names nobody: inconclusive.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Callable, TextIO
+
+from . import plan
+from .results import Bandwidth
+
+Group = plan.Group
+
+# exit codes of `gpu-npd fabric-check` (README "Fabric check")
+EXIT_PASS, EXIT_BLAMED, EXIT_ERROR, EXIT_INCONCLUSIVE, EXIT_TOO_FEW, EXIT_INTERRUPTED = 0, 1, 2, 3, 4, 130
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """One test's result: its bandwidth, or None with why there is none.  A test that did not finish well
+    (its Job failed or timed out) fails even when a rank printed a bandwidth before (kept for the report)."""
+    bandwidth: Bandwidth | None
+    detail: str = ""
+    finished: bool = True
+
+    @property
+    def busbw(self) -> float:
+        return self.bandwidth.busbw if self.bandwidth is not None and self.finished else 0.0
+
+
+@dataclass
+class Report:
+    nodes: list[str]
+    size: int
+    floor: float
+    skipped: dict[str, str] = field(default_factory=dict)  # node -> why it was not tested (busy, not ready)
+    tests: list[tuple[int, Group, Outcome]] = field(default_factory=list)  # (round, group, outcome)
+    verdict: plan.Verdict | None = None
+
+    @property
+    def exit_code(self) -> int:
+        if self.verdict is None:
+            return EXIT_TOO_FEW
+        if self.verdict.blamed:
+            return EXIT_BLAMED
+        return EXIT_INCONCLUSIVE if self.verdict.inconclusive else EXIT_PASS
+
+    def evidence(self, node: str) -> tuple[Group, Outcome] | None:
+        """The failing test that names a blamed node (plan.py's evidence), with its outcome."""
+        if self.verdict is None or node not in self.verdict.evidence:
+            return None
+        group = self.verdict.evidence[node][0]
+        for _, g, out in reversed(self.tests):
+            if g == group:
+                return g, out
+        return None
+
+    def best_pass(self, node: str) -> tuple[Group, Outcome] | None:
+        passing = [(out.busbw, g, out) for _, g, out in self.tests if node in g and out.busbw >= self.floor]
+        return max(passing, key=lambda t: t[0])[1:] if passing else None
+
+    def to_json(self) -> dict:
+        v = self.verdict
+        return {"nodes": self.nodes, "group_size": self.size, "floor_gbps": self.floor, "skipped": self.skipped,
+                "tests": [{"round": r, "nodes": list(g), "busbw_gbps": o.bandwidth.busbw if o.bandwidth else None,
+                           "tool": o.bandwidth.tool if o.bandwidth else None,
+                           "size_bytes": o.bandwidth.size_bytes if o.bandwidth else None,
+                           "wrong": o.bandwidth.wrong if o.bandwidth else None,
+                           "passed": o.busbw >= self.floor, "detail": o.detail} for r, g, o in self.tests],
+                "blamed": list(v.blamed) if v else [], "good": list(v.good) if v else [],
+                "inconclusive": list(v.inconclusive) if v else [], "exit_code": self.exit_code}
+
+
+def run_check(nodes: list[str], size: int, floor: float,
+              run_wave: Callable[[list[Group]], dict[Group, Outcome]], report: Report | None = None) -> Report:
+    """Both rounds; `report` (when given) is filled as tests finish, so an interrupted run still says
+    what it measured."""
+    rep = report or Report(sorted(nodes), size, floor)
+    first = plan.round1(nodes, size)
+    if not first:
+        return rep
+    r1 = _run(first, 1, run_wave, rep)
+    second = plan.round2(r1, floor, size)
+    r2 = _run(second, 2, run_wave, rep) if second else {}
+    rep.verdict = plan.blame(r1, r2, floor, size)
+    return rep
+
+
+def _run(tests: list[Group], round_: int, run_wave: Callable[[list[Group]], dict[Group, Outcome]],
+         rep: Report) -> dict[Group, float]:
+    out: dict[Group, float] = {}
+    for wave in plan.waves(tests):
+        got = run_wave(wave)
+        for g in wave:
+            o = got.get(g) or Outcome(None, "no result")
+            rep.tests.append((round_, g, o))
+            out[g] = o.busbw
+    return out
+
+
+def write_table(rep: Report, out: TextIO) -> None:
+    out.write(f"fabric check: {len(rep.nodes)} node(s), groups of {rep.size}, floor {rep.floor:g} GB/s\n")
+    for node, why in sorted(rep.skipped.items()):
+        out.write(f"  skipped {node}: {why}\n")
+    if rep.tests:
+        out.write(f"\n{'ROUND':<6}{'RESULT':<8}{'BUSBW GB/s':>11}  NODES / DETAIL\n")
+        for r, g, o in rep.tests:
+            bw = f"{o.bandwidth.busbw:.2f}" if o.bandwidth else "-"
+            verdict = "pass" if o.busbw >= rep.floor else "FAIL"
+            detail = f"  ({o.detail})" if o.detail else ""
+            out.write(f"{r:<6}{verdict:<8}{bw:>11}  {','.join(g)}{detail}\n")
+    v = rep.verdict
+    out.write("\n")
+    if v is None:
+        out.write("not enough idle nodes to test\n")
+        return
+    for node in v.blamed:
+        ev = rep.evidence(node)
+        if ev is None:
+            out.write(f"BLAMED        {node}\n")
+            continue
+        group, o = ev
+        measured = f"{o.busbw:.2f} GB/s" if o.finished and o.bandwidth else f"no result ({o.detail})"
+        peers = ",".join(n for n in group if n != node) or "itself"
+        out.write(f"BLAMED        {node}: {measured} with {peers} (expected >= {rep.floor:g} GB/s)\n")
+    if v.inconclusive:
+        out.write(f"INCONCLUSIVE  {', '.join(v.inconclusive)}: failed, but could not be singled out\n")
+    out.write(f"good          {', '.join(v.good) or '-'}\n")
+
+
+def write_json(rep: Report, out: TextIO) -> None:
+    out.write(json.dumps(rep.to_json(), indent=2) + "\n")

@@ -1,0 +1,152 @@
+"""`gpu-npd fabric-check`: the two-round all-reduce test across idle GPU nodes, as Kubernetes Jobs."""
+
+from __future__ import annotations
+
+import signal
+import sys
+from types import SimpleNamespace
+
+import click
+
+from .check import EXIT_ERROR, EXIT_INTERRUPTED, Report, run_check, write_json, write_table
+from .plan import SIZES
+
+EXIT_CODES_HELP = ("Exit status: 0 every tested node passed; 1 a node was blamed (FabricCheckFailed set on it); "
+                   "2 error (bad option, no cluster, API failure); 3 inconclusive (tests failed but no node could "
+                   "be singled out); 4 too few idle nodes to test; 130 interrupted (its Jobs deleted).")
+
+
+def _pairs(ctx, param, values: tuple[str, ...]) -> dict[str, str]:
+    out = {}
+    for v in values:
+        key, sep, value = v.partition("=")
+        if not sep or not key:
+            raise click.BadParameter(f"{v!r}: expected KEY=VALUE")
+        out[key] = value
+    return out
+
+
+@click.command("fabric-check", epilog=EXIT_CODES_HELP)
+@click.option("--selector", default="nvidia.com/gpu.present=true", show_default=True,
+              help="Label selector of the GPU nodes to test (only Ready, schedulable ones with no GPU pod are used).")
+@click.option("--floor", type=float, required=True, help="Bus bandwidth floor in GB/s; a test below it fails.")
+@click.option("--group-size", type=click.Choice([str(s) for s in SIZES]), default="2", show_default=True,
+              help="Nodes per test (1: each node's own GPUs, no fabric).")
+@click.option("--tool", type=click.Choice(["torch", "nccl-tests"]), default="torch", show_default=True,
+              help="Preset image and command: a PyTorch all_reduce benchmark under torchrun, or nccl-tests' "
+                   "all_reduce_perf (one node; give --command with an MPI launcher across nodes).")
+@click.option("--image", default=None, help="Test image (default: the tool's preset).")
+@click.option("--command", "command", default=None,
+              help="Shell command each pod runs instead of the preset's; it sees FABRIC_NODES, FABRIC_GPUS, "
+                   "FABRIC_GROUP, MASTER_ADDR, MASTER_PORT, JOB_COMPLETION_INDEX and must print nccl-tests or "
+                   "all_reduce_bench output.")
+@click.option("--gpus-per-node", type=int, default=8, show_default=True, help="nvidia.com/gpu per pod.")
+@click.option("--resource", "resources", multiple=True, callback=_pairs, help="More limits per pod, KEY=VALUE "
+              "(e.g. rdma/ib=1); repeatable.")
+@click.option("--env", "env", multiple=True, callback=_pairs, help="Environment for the test, KEY=VALUE "
+              "(e.g. NCCL_IB_HCA=mlx5); repeatable.")
+@click.option("--namespace", default="gpu-npd", show_default=True, help="Where the Jobs run.")
+@click.option("--service-account", default="", help="Service account of the test pods.")
+@click.option("--max-nodes", type=int, default=0, help="Test at most this many idle nodes (0: all).")
+@click.option("--timeout", type=float, default=900, show_default=True, help="Seconds one wave of Jobs may take.")
+@click.option("--poll", type=float, default=5, show_default=True, help="Seconds between Job status reads.")
+@click.option("--write/--no-write", default=True, show_default=True,
+              help="Set FabricCheckFailed (and an Event) on blamed nodes, clear it on passing ones.")
+@click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True)
+@click.option("--api-server", default="", help="API server URL (default: in-cluster config, then kubeconfig).")
+@click.option("--kubeconfig", default="", help="kubeconfig file.")
+def fabric_check(selector, floor, group_size, tool, image, command, gpus_per_node, resources, env, namespace,
+                 service_account, max_nodes, timeout, poll, write, fmt, api_server, kubeconfig) -> None:
+    """Two-round all-reduce test across idle GPU nodes: round 1 tests groups of nodes, round 2 re-tests each
+    group below the floor with known-good nodes, and the node that fails with good partners is blamed."""
+    from ..kube.client import make_api
+    from .kube import PRESETS, JobSpec, KubeFabric
+
+    preset_image, preset_command = PRESETS[tool]
+    image = image or preset_image
+    if not image:
+        _fail(f"--tool {tool} has no default image: give --image")
+    if tool == "nccl-tests" and group_size != "1" and not command:
+        _fail("--tool nccl-tests runs all_reduce_perf on one node (it needs MPI across nodes): use --group-size 1, "
+              "or give --command with your MPI launcher")
+    if floor <= 0:
+        _fail("--floor must be above 0 GB/s")
+    core = make_api(SimpleNamespace(api_server=api_server, kubeconfig=kubeconfig))
+    if core is None:
+        _fail("no cluster: no in-cluster config, no kubeconfig and no --api-server")
+    from kubernetes import client
+
+    spec = JobSpec(image, command or preset_command, namespace, gpus_per_node, resources, env,
+                   deadline_seconds=max(1, int(timeout)), service_account=service_account)
+    fabric = KubeFabric(core, client.BatchV1Api(core.api_client), spec, poll=poll, timeout=timeout)
+
+    def interrupted(*_):
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, interrupted)  # a CronJob's pod being stopped: clean up like Ctrl-C
+    report = None
+    try:
+        nodes, skipped = fabric.idle_nodes(selector)
+        if max_nodes > 0:
+            for n in nodes[max_nodes:]:
+                skipped[n] = "over --max-nodes"
+            nodes = nodes[:max_nodes]
+        report = Report(nodes, int(group_size), floor, skipped)
+        run_check(nodes, int(group_size), floor, fabric.run_wave, report)
+        if write:
+            _write_results(fabric, report)
+    except KeyboardInterrupt:
+        left = fabric.cleanup()
+        click.echo("gpu-npd fabric-check: interrupted; its Jobs deleted"
+                   + (f" except {', '.join(left)}" if left else ""), err=True)
+        if report is not None:
+            _output(report, fmt)
+        sys.exit(EXIT_INTERRUPTED)
+    except Exception as exc:  # noqa: BLE001 - API errors, unreachable server: one line, Jobs cleaned up
+        left = fabric.cleanup()
+        reason = getattr(exc, "reason", None) or str(exc)
+        status = getattr(exc, "status", None)
+        click.echo(f"gpu-npd fabric-check: {type(exc).__name__}{f' {status}' if status else ''}: "
+                   f"{str(reason).splitlines()[0] if str(reason) else ''}"
+                   + (f" (Jobs left: {', '.join(left)})" if left else ""), err=True)
+        sys.exit(EXIT_ERROR)
+    finally:
+        fabric.cleanup()
+    _output(report, fmt)
+    sys.exit(report.exit_code)
+
+
+def _fail(message: str) -> None:
+    click.echo(f"gpu-npd fabric-check: {message}", err=True)
+    sys.exit(EXIT_ERROR)
+
+
+def _output(report: Report, fmt: str) -> None:
+    (write_json if fmt == "json" else write_table)(report, sys.stdout)
+    sys.stdout.flush()
+
+
+def _write_results(fabric, report: Report) -> None:
+    """Blamed nodes: FabricCheckFailed True (measured and expected bandwidth) and an Event; cleared nodes:
+    False.  Inconclusive ones are left as they stand."""
+    v = report.verdict
+    if v is None:
+        return
+    for node in v.blamed:
+        ev = report.evidence(node)
+        group, out = ev if ev else ((node,), None)
+        peers = ",".join(n for n in group if n != node) or "its own GPUs only"
+        if out is not None and out.bandwidth is not None and out.finished:
+            reason = "LowBusBandwidth"
+            measured = f"all_reduce bus bandwidth {out.bandwidth.busbw:.2f} GB/s"
+        else:
+            reason = "AllReduceFailed"
+            measured = f"all_reduce produced no result ({out.detail if out else 'no test'})"
+        fabric.write_result(node, True, reason, f"{measured} with {peers}, expected >= {report.floor:g} GB/s "
+                                                f"(gpu-npd fabric-check run {fabric.run_id})")
+    for node in v.good:
+        best = report.best_pass(node)
+        bw = f"{best[1].busbw:.2f} GB/s" if best else "passed"
+        fabric.write_result(node, False, "FabricCheckPassed",
+                            f"all_reduce bus bandwidth {bw}, expected >= {report.floor:g} GB/s "
+                            f"(gpu-npd fabric-check run {fabric.run_id})")

@@ -1,0 +1,102 @@
+"""The agent must never cause what it reports.
+
+On some ConnectX-7 systems (DGX / HGX B200-B300, GB200 "Umbriel" mezzanines) the fabric manager restricts
+some PCI functions; reading their InfiniBand counters (`/sys/class/infiniband/*/ports/*/counters/*`,
+`hw_counters/*`) makes mlx5 issue an ACCESS_REG (PPCNT) firmware command that fails, and the kernel logs
+
+    mlx5_core 0000:05:00.0: mlx5_cmd_out_err:835:(pid 18360): ACCESS_REG(0x805) op_mod(0x1) failed, status
+    bad operation(0x2), syndrome (0x9a6171), err(-22)
+
+(prometheus/node_exporter#3434, leptonai/gpud#1164). Left alone the agent would report, every poll, a NIC
+error it caused itself. `CounterGuard` correlates: such a line about a device whose counters we read within
+`window` seconds before it is ours (not a node problem); after `repeats` of them the device's counters are
+no longer read, which is said once (log warning, `gpu_npd_ib_counters_disabled{device,pci_bus_id}`). A line
+that does not follow one of our reads is a fault like any other. Pure apart from its lock; the clock is
+injected. What our reads can cause is the table SELF_CAUSED (data).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass
+from typing import Callable
+
+from parsers import Finding
+from parsers.pci import normalize_pci
+
+log = logging.getLogger("gpu_npd")
+SLACK_SECONDS = 1.0  # a line stamped this much before our read began still counts (clocks, second-resolution stamps)
+
+
+@dataclass(frozen=True)
+class SelfCaused:
+    kind: str  # finding kind
+    detail: str  # the details key naming what failed
+    value: str  # its value (prefix) when our reads cause it
+    why: str
+
+
+SELF_CAUSED: tuple[SelfCaused, ...] = (
+    SelfCaused("nic_error", "command", "ACCESS_REG(0x805)",
+               "reading InfiniBand port counters (PPCNT through ACCESS_REG) of a function the fabric manager restricts"),
+)
+
+
+class CounterGuard:
+    """Which InfiniBand devices' counters the poller may read; fed by the poller (reads) and the pipeline (lines)."""
+
+    def __init__(self, window_seconds: float = 2.0, repeats: int = 3, clock: Callable[[], float] = time.time,
+                 on_disable: Callable[[str, str], None] | None = None):
+        self.window = window_seconds  # 0: off (never correlates, never disables)
+        self.repeats = max(1, repeats)
+        self.clock = clock
+        self.on_disable = on_disable
+        self._lock = threading.Lock()
+        self._reads: dict[str, tuple[float, float]] = {}  # pci -> (start, end) of our last counter read
+        self._devices: dict[str, set[str]] = {}  # pci -> InfiniBand device names read on it
+        self._hits: dict[str, deque] = {}  # pci -> times of lines our reads caused
+        self.disabled: dict[str, str] = {}  # pci -> why (said once)
+
+    def reading(self, pci: str) -> bool:
+        """May the poller read this device's counters?"""
+        return normalize_pci(pci) not in self.disabled
+
+    def note_read(self, pci: str, device: str, start: float, end: float) -> None:
+        key = normalize_pci(pci)
+        if key is None or not self.window:
+            return
+        with self._lock:
+            self._reads[key] = (start, end)
+            names = self._devices.setdefault(key, set())
+            if len(names) < 16:
+                names.add(device)
+
+    def explains(self, f: Finding) -> bool:
+        """True when this finding is a line our own counter read caused: the caller raises nothing for it."""
+        if not self.window or f.pci is None:
+            return False
+        cause = next((c for c in SELF_CAUSED if f.kind == c.kind
+                      and str(f.details.get(c.detail, "")).startswith(c.value)), None)
+        if cause is None:
+            return False
+        t = f.timestamp.timestamp() if f.timestamp is not None else self.clock()
+        with self._lock:
+            read = self._reads.get(f.pci)
+            if read is None or not read[0] - SLACK_SECONDS <= t <= read[1] + self.window:
+                return False
+            hits = self._hits.setdefault(f.pci, deque(maxlen=self.repeats))
+            hits.append(t)
+            if len(hits) < self.repeats or f.pci in self.disabled:
+                return True
+            devices = ",".join(sorted(self._devices.get(f.pci, ()))) or "unknown"
+            self.disabled[f.pci] = cause.why
+        log.warning("InfiniBand counters of %s (%s) are no longer read: each read made mlx5 log %s failures "
+                    "(%d lines within %.0f s after our reads) - %s. The agent does not report what it causes; "
+                    "port state and rate are still read", devices, f.pci, cause.value, self.repeats, self.window,
+                    cause.why)
+        if self.on_disable is not None:
+            self.on_disable(devices, f.pci)
+        return True

@@ -1,0 +1,55 @@
+"""PCIe AER: one finding per AER event, keyed to the device that reported it (issue 12, section 3).
+
+Over the real blocks of tests/fixtures/realworld/pcie-aer.yaml, both ways text reaches the rules: the offline
+Scanner (whole buffers, prefiltered) and the agent's record path (Classifier.classify per line)."""
+
+from __future__ import annotations
+
+import collections
+
+import pytest
+import yaml
+from realworld import ROOT, expect_key, finding_key, findings
+
+from parsers import Classifier
+from parsers.finding import SEVERITY_RANK
+
+SAMPLES = yaml.safe_load((ROOT / "pcie-aer.yaml").read_text())
+
+
+def loud(found) -> collections.Counter:
+    return collections.Counter(finding_key(f) for f in found if SEVERITY_RANK[f.severity] >= SEVERITY_RANK["warning"])
+
+
+@pytest.mark.parametrize("sample", SAMPLES, ids=lambda s: s["source"].split("github.com/")[-1])
+def test_one_finding_per_event_keyed_to_the_reporter(sample):
+    want = collections.Counter(expect_key(e) for e in sample["expect"])
+    assert loud(findings(sample["text"])) == want  # nothing per line, no unclassified detail line
+    c = Classifier()
+    assert loud(f for f in (c.classify(line) for line in sample["text"].splitlines()) if f) == want
+
+
+def test_event_severity_is_the_received_lines():
+    fatal, corrected = SAMPLES[5]["text"].splitlines()[4], SAMPLES[5]["text"].splitlines()[0]
+    c = Classifier()
+    assert c.classify(corrected).severity == "warning"
+    assert c.classify(fatal).severity == "fatal" and c.classify(fatal).action == "RESTART_BM"
+
+
+def test_detail_lines_alone_are_nothing_and_a_bus_error_line_alone_opens_an_event():
+    lines = SAMPLES[6]["text"].splitlines()  # pop-os: received line, then details of two devices
+    c = Classifier()
+    assert [c.classify(line) for line in lines[2:7]] == [None] * 5  # status / bit lines, no event open: nothing
+    f = c.classify(lines[7])  # "nvidia 0000:07:00.0: PCIe Bus Error": no received line before it: its own event
+    assert f is not None and f.kind == "pcie_aer" and f.pci == "0000:07:00" and f.severity == "warning"
+    assert c.classify(lines[8]) is None and c.classify(lines[9]) is None
+
+
+def test_the_event_closes_after_its_lines():
+    lines = SAMPLES[1]["text"].splitlines()  # a non-fatal event, then (far later) its bus error line again
+    c = Classifier()
+    assert c.classify(lines[0]).pci == "0000:00:00"
+    for _ in range(20):
+        c.classify("[   60.000000] usb 1-1: new high-speed USB device number 2 using xhci_hcd")  # synthetic filler
+    f = c.classify(lines[1])  # no longer part of that event: a new one
+    assert f is not None and f.kind == "pcie_aer"

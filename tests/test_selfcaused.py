@@ -1,0 +1,106 @@
+"""The agent never reports what it causes: mlx5 ACCESS_REG failures that our own InfiniBand counter reads
+cause (issue 12, section 3), on the HGX fixture sysfs with a fake clock."""
+
+from __future__ import annotations
+
+import io
+import logging
+from pathlib import Path
+
+import pytest
+import yaml
+from fakeclock import Clock
+from telemetry_kit import copy_sysfs, hgx_scenario
+
+from agent.app import Agent
+from agent.config import ConfigError, load
+from agent.sources import Record
+
+# prometheus/node_exporter#3434 (a ConnectX-7 PF the fabric manager restricts, its counters read by
+# node_exporter): the real line, with its PCI address moved to mlx5_0 / mlx5_1 of the fixture tree (synthetic)
+REAL = ("mlx5_core 0000:05:00.0: mlx5_cmd_out_err:835:(pid 18360): ACCESS_REG(0x805) op_mod(0x1) failed, status "
+        "bad operation(0x2), syndrome (0x9a6171), err(-22)")
+MLX5_0, MLX5_1 = "0000:19:00", "0000:2b:00"  # tests/fixtures/sysfs/dgx-h100: mlx5_0 -> 19:00.0, mlx5_1 -> 2b:00.0
+NIC_RULE = {"match": {"kind": "nic_error"}, "condition": "InfiniBandUnhealthy", "reason": "NICCommandFailed",
+            "clear": "expire"}  # so that a NIC command failure that is not ours visibly raises a problem
+
+
+def make(tmp: Path):
+    scen = tmp / "scenario.yaml"
+    scen.write_text(yaml.safe_dump(hgx_scenario()))
+    defaults = load(env={})
+    cfg = load(env={}, flags={"kmsg": "", "journald": False, "fabricmanager_log": "", "fallback_log_files": [],
+                              "state_dir": str(tmp / "state"), "nvml": f"fake:{scen}",
+                              "sysfs_root": str(copy_sysfs(tmp)), "sample_ignore": {"node": ["*"]},
+                              "condition_rules": [NIC_RULE, *defaults.condition_rules]})
+    clock = Clock()
+    agent = Agent(cfg, clock=clock, out=io.StringIO())
+    clock.t = agent.boot_epoch + 1000.0
+    return agent, clock
+
+
+def kmsg(agent: Agent, clock: Clock, pci: str, after: float, seq: int) -> Record:
+    """The line as the kernel stamps it `after` seconds past the fake clock's now."""
+    uptime_us = int((clock.t + after - agent.boot_epoch) * 1e6)
+    return Record("kmsg", f"3,{seq},{uptime_us},-;" + REAL.replace("0000:05:00.0", pci + ".0"))
+
+
+def problems(agent: Agent) -> list[str]:
+    return sorted(p.subject for p in agent.engine.problems.values() if p.reason == "NICCommandFailed")
+
+
+def value(agent: Agent, name: str, **labels) -> float | None:
+    return agent.metrics.registry.get_sample_value(name, labels)
+
+
+def mlx5_0_counters(agent: Agent) -> list[str]:
+    (r,) = [r for r in agent.poller.poll_once().readings if r.subject == "ib:mlx5_0/1"]
+    return [k for k in r.values if k.startswith(("counters/", "hw_counters/"))]
+
+
+def test_lines_our_counter_reads_cause_raise_nothing_and_stop_the_reads_said_once(tmp_path, caplog):
+    agent, clock = make(tmp_path)
+    assert mlx5_0_counters(agent)  # read at first
+    caplog.set_level(logging.WARNING, logger="gpu_npd")
+    for seq in range(1, 4):  # each poll reads the counters; each time mlx5 logs the failure 0.3 s later
+        clock.t += 10
+        agent.pipeline.process(agent.poller.poll_once())
+        agent.pipeline.process([kmsg(agent, clock, MLX5_0, 0.3, seq)])
+    assert problems(agent) == []  # ours: no node problem
+    assert value(agent, "gpu_npd_self_caused_lines_total", kind="nic_error", pci_bus_id=MLX5_0) == 3
+    assert value(agent, "gpu_npd_findings_total", kind="nic_error", severity="error", attribution="driver") is None
+    assert value(agent, "gpu_npd_ib_counters_disabled", device="mlx5_0", pci_bus_id=MLX5_0) == 1
+    said = [r.getMessage() for r in caplog.records if "no longer read" in r.getMessage()]
+    assert len(said) == 1 and "mlx5_0" in said[0] and "ACCESS_REG(0x805)" in said[0]
+    # the counters of that device are no longer read (state and rate still are); the other devices' are
+    assert mlx5_0_counters(agent) == []
+    (other,) = [r for r in agent.poller.poll_once().readings if r.subject == "ib:mlx5_1/1"]
+    assert any(k.startswith("counters/") for k in other.values)
+    # we no longer read it: the same failure now is not ours, and is a problem like any other
+    clock.t += 10
+    agent.pipeline.process([kmsg(agent, clock, MLX5_0, 0.3, 10)])
+    assert problems(agent) == [f"nic:{MLX5_0}"]
+    assert len([r for r in caplog.records if "no longer read" in r.getMessage()]) == 1  # said once
+
+
+def test_a_failure_long_after_our_last_read_is_a_fault(tmp_path):
+    agent, clock = make(tmp_path)
+    agent.pipeline.process(agent.poller.poll_once())
+    agent.pipeline.process([kmsg(agent, clock, MLX5_1, 30.0, 1)])  # 30 s after our read: not ours
+    assert problems(agent) == [f"nic:{MLX5_1}"]
+    assert value(agent, "gpu_npd_self_caused_lines_total", kind="nic_error", pci_bus_id=MLX5_1) is None
+    assert value(agent, "gpu_npd_ib_counters_disabled", device="mlx5_1", pci_bus_id=MLX5_1) is None
+
+
+def test_fewer_than_repeats_keep_reading(tmp_path):
+    agent, clock = make(tmp_path)
+    agent.pipeline.process(agent.poller.poll_once())
+    agent.pipeline.process([kmsg(agent, clock, MLX5_0, 0.5, 1)])
+    assert problems(agent) == [] and mlx5_0_counters(agent)  # one coincidence does not stop the reads
+
+
+def test_bad_settings_are_one_line_errors():
+    with pytest.raises(ConfigError, match="ib_counter_selfcheck_repeats"):
+        load(env={}, flags={"ib_counter_selfcheck_repeats": 0})
+    with pytest.raises(ConfigError, match="ib_counter_selfcheck_seconds"):
+        load(env={}, flags={"ib_counter_selfcheck_seconds": -1})
