@@ -71,11 +71,12 @@ class Scanner:
         """Findings of the lines in buf[:limit]."""
         done_to = -1
         classify = self.classifier.classify
+        partials = _CRI_MARK.search(buf, 0, limit) is not None  # none in the buffer: no line needs the checks
         for start, end, matched in self.prefilter.line_spans(buf, limit):
             if start <= done_to:
                 continue
             line = decode(buf[start:end])
-            if _maybe_cri_partial(buf, start, end) and (
+            if partials and _maybe_cri_partial(buf, start, end) and (
                     is_cri_partial(line) or (start and _cri_partial_before(buf, start))):
                 start, line, end = _cri_group(buf, start, end, limit)
                 matched = None  # the joined line: its parts' matches say nothing about it
