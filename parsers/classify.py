@@ -208,8 +208,9 @@ class Classifier:
         hit = unclassified(message)
         if hit is None:
             return None
-        return _template_of(kind="unclassified", severity="warning", attribution="unknown", action="INVESTIGATE",
-                            message=message, pci=find_pci(message), details={"driver": hit[0], "word": hit[1]}), False, None
+        fields = _template_of(kind="unclassified", severity="warning", attribution="unknown", action="INVESTIGATE",
+                              message=message, pci=find_pci(message), details={"driver": hit[0], "word": hit[1]})
+        return fields, False, None
 
     def _instantiate(self, template: Template, position: int, env: Envelope | None, file: str | None,
                      lineno: int | None) -> Finding | None:

@@ -78,7 +78,7 @@ class Prefilter:
         tries = []
         if self.patterns:
             exprs = byte_forms(self.patterns)
-            # the byte form as it is; prefilter mode should a hyperscan build refuse some part of it
+            # the byte forms as they are; prefilter mode, should a hyperscan build refuse some part of them
             tries += [(exprs, [0] * len(exprs), True), (exprs, [hs.HS_FLAG_PREFILTER] * len(exprs), True)]
         tries.append((keywords, [0] * len(keywords), False))
         for exprs, flags, by_pattern in tries:
@@ -112,8 +112,9 @@ class Prefilter:
 
     def line_spans(self, buf: bytes, limit: int | None = None) -> Iterator[Span]:
         """(start, end, ids) of each line of `buf[:limit]` (scanned in place) holding a keyword (or matching a
-        pattern), once per line, in order; end excludes the newline.  ids: the indexes of the patterns that matched the line (a superset
-        of those whose Python regex matches it), or None when the engine scanned for keywords."""
+        pattern), once per line, in order; end excludes the newline.  ids: the indexes of the patterns that
+        matched the line (a superset of those whose Python regex matches it), or None when the engine scanned
+        for keywords."""
         size = len(buf) if limit is None else min(limit, len(buf))
         if self.engine == "hyperscan":
             yield from self._hyperscan_spans(buf, size)
