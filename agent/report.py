@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 from collections import Counter, defaultdict
+from operator import attrgetter
 from typing import IO, Iterable
 
 from parsers import Cause, CauseIndex, Finding, explain, likely_cause, xid_info
@@ -50,6 +51,13 @@ def write_json(findings: Iterable[Finding], out: IO[str]) -> int:
     return n
 
 
+# every field but timestamp, uptime, line (formatted per finding) and details (keyed by its items)
+_SHARED = ("kind", "severity", "attribution", "action", "message", "xid", "sxid", "pci", "pid", "process", "rank",
+           "peer", "envelope", "program", "file")
+assert set(_SHARED) | {"timestamp", "uptime", "line", "details"} == set(Finding.__dataclass_fields__)
+_shared = attrgetter(*_SHARED)
+
+
 class JsonLines:
     """Finding -> its JSON line, `json.dumps(f.to_dict())` to the byte.  The findings of a storm share every
     field but when (timestamp, uptime) and where (line number): the text of the shared fields is encoded once
@@ -63,8 +71,7 @@ class JsonLines:
 
     def line(self, f: Finding) -> str:
         try:
-            key = (f.kind, f.severity, f.attribution, f.action, f.message, f.xid, f.sxid, f.pci, f.pid, f.process,
-                   f.rank, f.peer, tuple(f.details.items()), f.envelope, f.program, f.file)
+            key = (_shared(f), tuple(f.details.items()))
             parts = self._parts.get(key)
         except TypeError:  # a detail that is a list or a dict: no key, encoded whole
             return self._dumps(f.to_dict()) + "\n"

@@ -120,9 +120,13 @@ class Classifier:
         if len(line) > self.max_line:
             line = line[:self.max_line]
             self.lines_cut += 1
-        if not self._keywords(line) or (line[:1] == " " and is_kmsg_continuation(line)):
+        if (matched is None and not self._keywords(line)) or (line[:1] == " " and is_kmsg_continuation(line)):
             return None
         env = detect(line, self.year)
+        if matched is not None and env.name == "docker" and not self._keywords(line):
+            # an engine's match needs no keyword test: no row, context or net acts on a message without one,
+            # and the message is part of the line, except docker's, which is JSON-decoded
+            return None
         return self._classify_message(env.message, lineno if lineno is not None else self._count, matched,
                                       env, file, lineno)
 

@@ -198,3 +198,14 @@ def test_caseless_non_ascii_letters_are_exactly_those_python_folds():
     letters = {c for c in string.ascii_letters if any(re.fullmatch(c, chr(cp), re.I) for cp in folds)}
     assert letters == set(CASELESS_NON_ASCII)
 
+
+
+def test_docker_lines_are_judged_on_their_raw_keywords_by_every_engine():
+    """A docker json-file message is JSON-decoded before the rows see it: an escaped keyword ("CUDA\\u0020error")
+    is not in the raw line, so the keyword scan never looks at it; an engine whose byte form matches the rest
+    ("misaligned address") must not find more. A raw keyword is found by all."""
+    escaped = b'{"log":"CUDA\\u0020error: misaligned address\\n","stream":"stderr","time":"2026-11-22T02:00:00Z"}'
+    plain = b'{"log":"CUDA error: misaligned address\\n","stream":"stderr","time":"2026-11-22T02:00:00Z"}'
+    by_engine = _findings_by_engine(escaped + b"\n" + plain + b"\n")
+    _assert_same(by_engine)
+    assert [f["details"]["cuda_error"] for f in by_engine["re"]] == ["misaligned address"]
