@@ -14,7 +14,7 @@ import logging
 from .finding import Finding, bounded_int
 from .pci import find_pci, normalize_pci
 from .prefilter import Prefilter
-from .rules import EVENT_LINES, KEYWORDS, PCI, REFINERS, RULES, Dispatch, Rule
+from .rules import EVENT_LINES, EVENT_PER_DEVICE, KEYWORDS, PCI, REFINERS, RULES, Dispatch, Rule
 from .unclassified import DRIVER_KEYWORDS, ERROR_WORDS, unclassified
 
 _FIELDS = ("pid", "rank", "xid", "sxid")  # integer fields
@@ -32,6 +32,7 @@ CRI_PARTIAL_KEYWORDS = (" stdout P ", " stderr P ")
 # How many lines a multi-line NVRM message may span.
 CONTEXT_LINES = 4
 # Kinds that are about a PCI device: take the first PCI address in the line if no group named one.
+MAX_OPEN_EVENTS = 1024  # open multi-line events remembered at once (per-device keys)
 PCI_KINDS = frozenset({"xid", "sxid", "fallen_off_bus", "gpu_reset", "gpu_reset_required", "nvlink",
                        "pcie_aer", "ib_link", "nic_error"})
 
@@ -141,7 +142,9 @@ class Classifier:
         True when the line is absorbed (no finding of its own)."""
         name, role = event
         last = self._events.get(name)
-        inside = last is not None and 0 <= position - last <= EVENT_LINES[name]
+        inside = last is not None and 0 <= position - last <= EVENT_LINES[name.split(" ", 1)[0]]
+        if last is None and len(self._events) >= MAX_OPEN_EVENTS:  # per-device keys: bounded whatever the input
+            self._events.clear()
         if role == "open" or (role == "join" and not inside):
             self._events[name] = position
             return False
@@ -158,7 +161,7 @@ class Classifier:
             if m is None:
                 continue
             if rule.kind is None:
-                return None if rule.event is None else (None, False, rule.event)
+                return None if rule.event is None else (None, False, _event_key(rule, m))
             return self._build(rule, m, message)
         return self._unclassified(message)
 
@@ -226,7 +229,16 @@ class Classifier:
             process=groups.get("process", "").strip() or None,
             **{k: _int(groups.get(k)) for k in _FIELDS},
         )
-        return fields, pci is None and rule.kind in PCI_KINDS, rule.event
+        return fields, pci is None and rule.kind in PCI_KINDS, _event_key(rule, m)
+
+
+def _event_key(rule: Rule, m: re.Match) -> tuple[str, str] | None:
+    """The open-event key of a rule's line: the event's name, and for events kept per device
+    (rules.EVENT_PER_DEVICE) the device's PCI address too."""
+    if rule.event is None or rule.event[0] not in EVENT_PER_DEVICE:
+        return rule.event
+    pci = (m.groupdict().get("pci") or "").lower()  # the full address, function included: one event per function
+    return f"{rule.event[0]} {pci}", rule.event[1]
 
 
 def parse_line(line: str, year: int | None = None) -> Finding | None:

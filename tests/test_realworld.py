@@ -20,7 +20,7 @@ XFAIL: dict[str, str] = {}
 def test_corpus_is_sourced():
     for item in ITEMS:
         assert re.match(r"https://", item["source"]), item
-        assert item["origin"] in {"issue", "peer-testdata-log", "peer-test-code", "doc", "forum", "paste"}, item
+        assert item["origin"] in {"issue", "peer-testdata-log", "peer-test-code", "doc", "forum", "paste", "mailing-list"}, item
         assert item["text"].strip(), item
 
 
