@@ -216,7 +216,8 @@ RULES: tuple[Rule, ...] = (
        r"(?:SeqNum=(?P<seq>\d+), )?OpType=(?P<op>\w+)(?:.*?Timeout\(ms\)=(?P<timeout_ms>\d+))?",
        severity="error", attribution="unknown", action="FIND_FIRST_FAILING_RANK"),
     _r("nccl_remote", "nccl_remote_error", ["ncclRemoteError", "remote process exited"],
-       r"(?:\[Rank (?P<rank>\d+)\] .*?)?(?:ncclRemoteError|NCCL error: remote process exited)",
+       # PyTorch 2.x: "NCCL error: remote process exited ..." and "NCCL error in: <file>:<line>, remote process exited .."
+       r"(?:\[Rank (?P<rank>\d+)\] .*?)?(?:ncclRemoteError|NCCL error(?: in: [^,\n]*,|:) remote process exited)",
        severity="error", attribution="unknown", action="FIND_FIRST_FAILING_RANK"),
     # the socket to a peer rank closed under NCCL: the peer process died or the network dropped it
     _r("nccl_socket_closed", "nccl_remote_error", ["Connection closed by remote peer"],
