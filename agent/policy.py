@@ -21,13 +21,13 @@ from typing import Any, Callable
 
 from parsers import Finding
 from parsers.finding import SEVERITIES
+from parsers.ports import UnusedPorts
 
 ESCALATED_ACTION = "HARDWARE_INSPECTION"
 POLICY_KEYS = ("severity", "action", "count", "window_seconds", "ignore_after")
 IGNORE_AFTER_KEYS = ("xids", "within_seconds")
 IGNORE_AFTER_ANY = ("any", "application")
 MAX_KEYS = 1024  # bound on remembered GPUs / ports / (GPU, Xid) histories
-DOWN_STATES = ("down", "module_error")
 # Why the policy held an Xid back (the `reason` label of gpu_npd_xid_policy_held_total):
 # below_threshold: fewer than `count` within `window_seconds`; ignored_after: `ignore_after` matched.
 HELD_REASONS = ("below_threshold", "ignored_after")
@@ -90,8 +90,7 @@ class FindingPolicy:
         self._last_xid: OrderedDict[str, tuple[float, int, str]] = OrderedDict()  # gpu -> (t, xid, attribution)
         self._counts: OrderedDict[tuple[str, int], deque] = OrderedDict()  # (gpu, xid) -> times
         self._fatal_boots: OrderedDict[str, list[str]] = OrderedDict()  # "gpu|xid" -> boot ids, oldest first
-        self._ports_up: set[str] = set()
-        self._ports_boot = ""
+        self.ports = UnusedPorts(unused_port_seconds)
 
     # ---- the decision ----------------------------------------------------------------------------
 
@@ -159,25 +158,13 @@ class FindingPolicy:
         return Verdict(f, "", notes)
 
     def _port(self, f: Finding, uptime: float | None) -> Finding:
-        if self._ports_boot != self.boot_id:
-            self._ports_up.clear()
-            self._ports_boot = self.boot_id
-        port = self.port_of(f)
-        state = f.details.get("state")
-        if state == "up":
-            if len(self._ports_up) < MAX_KEYS:
-                self._ports_up.add(port)
-        elif (state in DOWN_STATES and port not in self._ports_up and uptime is not None
-              and 0 <= uptime <= self.unused_port_seconds):
-            f.severity, f.action = "info", "NONE"
-            f.details["state"] = "unused"  # no condition rule takes it
-        return f
+        return self.ports.judge(f, self.port_of(f), uptime, self.boot_id)
 
     # ---- persistence -----------------------------------------------------------------------------
 
     def to_state(self) -> dict[str, Any]:
-        return {"fatal_boots": dict(self._fatal_boots), "ports_up": sorted(self._ports_up),
-                "ports_boot": self._ports_boot}
+        return {"fatal_boots": dict(self._fatal_boots), "ports_up": sorted(self.ports.up),
+                "ports_boot": self.ports.boot}
 
     def restore(self, state: dict[str, Any]) -> None:
         boots = state.get("fatal_boots")
@@ -187,8 +174,8 @@ class FindingPolicy:
                     self._fatal_boots[str(key)] = [str(i) for i in ids][-(self.reboots + 1):]
         ports = state.get("ports_up")
         if isinstance(ports, list):
-            self._ports_up = {str(p) for p in ports[:MAX_KEYS]}
-            self._ports_boot = str(state.get("ports_boot", ""))
+            self.ports.up = {str(p) for p in ports[:MAX_KEYS]}
+            self.ports.boot = str(state.get("ports_boot", ""))
 
 
 def _gpu_key(f: Finding) -> str:

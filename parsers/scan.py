@@ -12,6 +12,7 @@ from typing import BinaryIO, Iterator
 from .classify import Classifier, all_keywords, line_patterns
 from .envelope import is_cri_partial, join_cri
 from .finding import Finding
+from .ports import UnusedPorts, port_key
 from .prefilter import Prefilter
 
 CHUNK = 8 << 20
@@ -27,6 +28,8 @@ def decode(raw: bytes) -> str:
 class Scanner:
     def __init__(self, classifier: Classifier | None = None, prefilter: Prefilter | None = None):
         self.classifier = classifier or Classifier()
+        self.ports = UnusedPorts()
+        self._uptime, self._boots = 0.0, 0
         self.prefilter = prefilter or Prefilter(all_keywords(), patterns=line_patterns(self.classifier.rules))
 
     def scan(self, fp: BinaryIO, name: str | None = None, chunk: int = CHUNK) -> Iterator[Finding]:
@@ -75,7 +78,17 @@ class Scanner:
             done_to = end
             finding = classify(line, file=name, lineno=lines.at(buf, start))
             if finding is not None:
+                if finding.kind == "ib_link":
+                    self._unused_port(finding)
                 yield finding
+
+    def _unused_port(self, f: Finding) -> None:
+        """parsers/ports.py offline: the kernel's uptime going backwards starts a new boot."""
+        if f.uptime is not None:
+            if f.uptime < self._uptime:
+                self._boots += 1
+            self._uptime = f.uptime
+        self.ports.judge(f, port_key(f), f.uptime, str(self._boots))
 
 
 class _Lines:

@@ -176,3 +176,22 @@ def test_uuid_from_nvrm_gpu_line():
 
 def test_kmsg_continuation_lines_are_not_findings():
     assert Classifier().classify(" DEVICE=+pci:0000:0c:00.0 Xid (PCI:0000:0c:00): 79") is None
+
+
+def test_unused_port_is_silent_offline_and_a_used_one_is_not():
+    """parsers/ports.py through the scanner: a port down or unplugged early in a boot, never up since, is
+    unused (info); the same port after it was up, late in a boot, or a boot later (uptime going backwards)
+    is not.  The first two lines are verbatim from gpud's pstore dmesg (tests/fixtures/realworld/wholelogs/);
+    the rest are modelled on them (times changed)."""
+    import io
+
+    from parsers import Scanner
+
+    unplugged = "<6>[    2.962781] mlx5_core 0000:41:00.1: Port module event: module 1, Cable unplugged\n"
+    text = (unplugged
+            + "<6>[   14.952018] mlx5_core 0000:41:00.0 enp65s0f0np0: Link up\n"
+            + "<6>[   20.000000] mlx5_core 0000:41:00.0 enp65s0f0np0: Link down\n"  # modelled: was up
+            + "<6>[  900.000000] mlx5_core 0000:41:00.1: Port module event: module 1, Cable unplugged\n"  # late
+            + unplugged.replace("2.962781", "3.000000"))  # modelled: uptime went backwards, a new boot
+    got = [(f.details.get("state"), f.severity) for f in Scanner().scan(io.BytesIO(text.encode()))]
+    assert got == [("unused", "info"), ("up", "info"), ("down", "error"), ("down", "error"), ("unused", "info")]
