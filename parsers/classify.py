@@ -17,7 +17,7 @@ from .envelope import Envelope, detect, is_kmsg_continuation
 from .finding import Finding, bounded_int
 from .pci import find_pci, normalize_pci
 from .prefilter import Prefilter
-from .rules import EVENT_LINES, KEYWORDS, PCI, REFINERS, RULES, Dispatch, Rule
+from .rules import EVENT_LINES, EVENT_PER_DEVICE, KEYWORDS, PCI, REFINERS, RULES, Dispatch, Rule
 from .unclassified import DRIVER_KEYWORDS, ERROR_WORDS, unclassified
 
 _FIELDS = ("pid", "rank", "xid", "sxid")  # integer fields
@@ -36,6 +36,7 @@ CRI_PARTIAL_KEYWORDS = (" stdout P ", " stderr P ")
 # How many lines a multi-line NVRM message may span.
 CONTEXT_LINES = 4
 # Kinds that are about a PCI device: take the first PCI address in the line if no group named one.
+MAX_OPEN_EVENTS = 1024  # open multi-line events remembered at once (per-device keys)
 PCI_KINDS = frozenset({"xid", "sxid", "fallen_off_bus", "gpu_reset", "gpu_reset_required", "nvlink",
                        "pcie_aer", "ib_link", "nic_error"})
 
@@ -170,7 +171,9 @@ class Classifier:
         True when the line is absorbed (no finding of its own)."""
         name, role = event
         last = self._events.get(name)
-        inside = last is not None and 0 <= position - last <= EVENT_LINES[name]
+        inside = last is not None and 0 <= position - last <= EVENT_LINES[name.split(" ", 1)[0]]
+        if last is None and len(self._events) >= MAX_OPEN_EVENTS:  # per-device keys: bounded whatever the input
+            self._events.clear()
         if role == "open" or (role == "join" and not inside):
             self._events[name] = position
             return False
@@ -189,7 +192,7 @@ class Classifier:
             if m is None:
                 continue
             if rule.kind is None:
-                return None if rule.event is None else (None, False, rule.event)
+                return None if rule.event is None else (None, False, _event_key(rule, m))
             return self._build(rule, m, message)
         return self._unclassified(message) if net else None
 
@@ -288,7 +291,16 @@ class Classifier:
             kind=rule.kind, severity=out["severity"], attribution=out["attribution"], action=out["action"],
             message=message, xid=_int(get("xid")), sxid=_int(get("sxid")), pci=pci, pid=_int(get("pid")),
             process=get("process", "").strip() or None, rank=_int(get("rank")), peer=get("peer"), details=details)
-        return fields, pci is None and rule.kind in PCI_KINDS, rule.event
+        return fields, pci is None and rule.kind in PCI_KINDS, _event_key(rule, m)
+
+
+def _event_key(rule: Rule, m: re.Match) -> tuple[str, str] | None:
+    """The open-event key of a rule's line: the event's name, and for events kept per device
+    (rules.EVENT_PER_DEVICE) the device's PCI address too."""
+    if rule.event is None or rule.event[0] not in EVENT_PER_DEVICE:
+        return rule.event
+    pci = (m.groupdict().get("pci") or "").lower()  # the full address, function included: one event per function
+    return f"{rule.event[0]} {pci}", rule.event[1]
 
 
 # the Finding fields a template fixes, in the Finding's own order (the rest come from the line: envelope, position)

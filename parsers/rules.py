@@ -48,8 +48,13 @@ def _r(name, kind, keywords, pattern, severity="error", attribution="unknown", a
 
 
 # How many lines after its last line a multi-line event stays open (lines no rule reads count too).
-EVENT_LINES = {"aer": 12}
+EVENT_LINES = {"aer": 12, "mlx5_health": 20, "mlx5_tx_timeout": 4, "knvlink": 2}
+# Events kept apart per device (the PCI address on the line): a health dump of one mlx5 function does not
+# swallow the next function's own health failure a few lines later.
+EVENT_PER_DEVICE = frozenset({"mlx5_health", "mlx5_tx_timeout"})
 AER_OPEN, AER_JOIN, AER_MEMBER = ("aer", "open"), ("aer", "join"), ("aer", "member")
+MLX5_HEALTH_JOIN, MLX5_HEALTH_MEMBER = ("mlx5_health", "join"), ("mlx5_health", "member")
+MLX5_TX_JOIN = ("mlx5_tx_timeout", "join")
 
 
 RULES: tuple[Rule, ...] = (
@@ -67,6 +72,10 @@ RULES: tuple[Rule, ...] = (
        r"detected NVSwitch (?P<fatality>fatal|non-fatal) error (?P<sxid>\d+) on fid (?P<fid>\d+)"
        r"(?: on NVSwitch pci bus id (?P<pci>" + PCI + r"))?(?: physical id (?P<physical_id>\d+))?(?: port (?P<link>\d+))?",
        attribution="fabric", refine="sxid"),
+    # Fabric Manager could not set up an NVLink multicast (NVLS) team: a GPU it was asked for is not in the fabric.
+    _r("fm_multicast_gpu_missing", "nvlink", ["failed to find the GPU handle"],
+       r"failed to find the GPU handle (?P<gpu_handle>\d+) in the multicast team request",
+       attribution="fabric", action="CONTACT_SUPPORT"),
     # The banner the driver prints before an Xid 119/120 line (`_kgspLogXid119: *** GSP Timeout ***`) is part
     # of that Xid event, not one of its own.
     _r("gsp_timeout_banner", None, ["_kgspLog"], r"_kgspLog(?:Xid119|RpcTimeout): \*+ GSP (?:Timeout|Failure)"),
@@ -92,6 +101,14 @@ RULES: tuple[Rule, ...] = (
     _r("cuda_nvlink", "cuda_error", ["uncorrectable NVLink error"],
        r"CUDA error: (?P<cuda_error>uncorrectable NVLink error detected during the execution)",
        severity="error", attribution="unknown", action="INVESTIGATE", refine="cuda"),
+    # NVLink discovery / training failures the driver names by its knvlink* function, e.g. on Hopper/Blackwell
+    # "NVRM: knvlinkDiscoverPostRxDetLinks_GH100: Getting peer0's postRxDetLinkMask failed!" (a word-bounded
+    # "nvlink" never occurs in them).  The driver prints them in pairs (Update..Mask_IMPL then Discover..GH100)
+    # and repeats the pair while it retries: one event while they keep coming.  The healthy knvlink* lines ("Fabric base addr .. is assigned") carry no
+    # failure word.
+    _r("nvrm_knvlink", "nvlink", ["NVRM: knvlink"],
+       r"NVRM: (?P<function>knvlink\w+): (?=.*?\b(?P<what>[Ff]ail(?:ed|ure)?|[Ee]rror|[Tt]imeout|[Tt]imed out)\b)",
+       attribution="hardware", action="CONTACT_SUPPORT", event=("knvlink", "join")),
     _r("nvlink", "nvlink", ["NVLink", "nvlink", "NVLINK"],
        # anchored and atomic: the first "nvlink" only, then one forward scan (linear; a line of repeated
        # "nvlink " once backtracked for 19 s in the unanchored form)
@@ -142,10 +159,22 @@ RULES: tuple[Rule, ...] = (
     _r("mlx5_probe", "nic_error", ["mlx5_core: probe of"],
        r"mlx5_core: probe of (?P<pci>" + PCI + r") failed with error (?P<errno>-?\d+)",
        severity="error", attribution="hardware", action="INVESTIGATE"),
+    # A firmware health failure is one event per function: "device's health compromised - reached miss count"
+    # and/or "Health issue observed, <syndrome>" then print_health_info's dump (assert_var[n], assert_exit_ptr,
+    # assert_callra, fw_ver, time, hw_id, rfr, severity, irisc_index, synd, ext_synd, raw fw_ver): the dump's
+    # register lines are members; a "synd 0x.." line with no open event (older kernels print no banner) opens one.
+    _r("mlx5_health_dump", None, ["mlx5_core"],
+       FIRST_MLX5 + r":? (?:\w+:\d+:\(pid \d+\): )?(?:assert_var\[\d+\]|assert_exit_ptr|assert_callra|fw_ver|time|"
+       r"hw_id|rfr|severity|irisc_index|ext_synd|raw fw_ver) ", event=MLX5_HEALTH_MEMBER),
     _r("mlx5_health", "nic_error", ["mlx5_core"],
        FIRST_MLX5 + r":? .*?(?P<what>health compromised|firmware (?:fatal|internal) error|"
        r"fw_fatal|Driver is in error state|synd 0x[0-9a-f]+|FW (?:fatal|hang))",
-       severity="fatal", attribution="hardware", action="RESET_NIC", flags=re.I),
+       severity="fatal", attribution="hardware", action="RESET_NIC", flags=re.I, event=MLX5_HEALTH_JOIN),
+    # mlx5e's TX timeout handler: "TX timeout detected" (no queue), then one "TX timeout on queue: N, SQ: .."
+    # line per stuck queue: one event per netdev.
+    _r("mlx5_tx_timeout", "nic_error", ["TX timeout"],
+       FIRST_MLX5 + r" (?P<netdev>\S+): TX timeout (?:detected|on queue: (?P<queue>\d+))",
+       severity="error", attribution="hardware", action="INVESTIGATE", event=MLX5_TX_JOIN),
     _r("mlx5_cmd", "nic_error", ["mlx5_core"],
        FIRST_MLX5 + r":? .*?(?:(?P<command>[A-Za-z_]{3,}\(0x[0-9a-f]+\))(?: op_mod\(0x[0-9a-f]+\))? "
        r"failed(?:, status (?P<status>[^,]+))?|(?P<timeout>No done completion|timeout\. Will cause a leak))",
@@ -156,7 +185,9 @@ RULES: tuple[Rule, ...] = (
        r"(?: op_mod\(0x[0-9a-f]+\))? failed(?:, status (?P<status>[^,]+))?",
        severity="error", attribution="driver", action="INVESTIGATE"),
     _r("netdev_watchdog", "nic_error", ["NETDEV WATCHDOG"],
-       r"NETDEV WATCHDOG: (?P<netdev>\S+) \((?P<driver>[^)]+)\): transmit queue (?P<queue>\d+) timed out",
+       # 2.6-6.x: "NETDEV WATCHDOG: eth1 (mlx5_core): transmit queue 19 timed out"; 6.x: the driver prefix
+       # names the device, then "NETDEV WATCHDOG: CPU: 59: transmit queue 0 timed out 10720 ms"
+       r"NETDEV WATCHDOG: (?:(?P<netdev>\S+) \((?P<driver>[^)]+)\)|CPU: \d+): transmit queue (?P<queue>\d+) timed out",
        severity="error", attribution="hardware", action="INVESTIGATE"),
     _r("peermem", "peermem_error", ["nvidia-peermem"],
        r"nvidia-peermem (?P<function>\w+):\d+ ERROR (?P<text>.+)",
@@ -185,7 +216,8 @@ RULES: tuple[Rule, ...] = (
        r"(?:SeqNum=(?P<seq>\d+), )?OpType=(?P<op>\w+)(?:.*?Timeout\(ms\)=(?P<timeout_ms>\d+))?",
        severity="error", attribution="unknown", action="FIND_FIRST_FAILING_RANK"),
     _r("nccl_remote", "nccl_remote_error", ["ncclRemoteError", "remote process exited"],
-       r"(?:\[Rank (?P<rank>\d+)\] .*?)?(?:ncclRemoteError|NCCL error: remote process exited)",
+       # PyTorch 2.x: "NCCL error: remote process exited ..." and "NCCL error in: <file>:<line>, remote process exited .."
+       r"(?:\[Rank (?P<rank>\d+)\] .*?)?(?:ncclRemoteError|NCCL error(?: in: [^,\n]*,|:) remote process exited)",
        severity="error", attribution="unknown", action="FIND_FIRST_FAILING_RANK"),
     # the socket to a peer rank closed under NCCL: the peer process died or the network dropped it
     _r("nccl_socket_closed", "nccl_remote_error", ["Connection closed by remote peer"],
