@@ -67,9 +67,9 @@ def _line_pattern_rows(rules: tuple[Rule, ...]) -> tuple[tuple[str, bool, int | 
 def line_patterns(rules: tuple[Rule, ...] = RULES) -> tuple[tuple[str, bool], ...]:
     """What a line must match to be worth classifying, as (regex source, caseless): every finding rule's own
     regex (and those of the rows of a multi-line event), the context lines' regexes, the CRI partial markers,
-    docker lines holding a keyword and the unclassified net.  Derived from the
-    table: a new row needs no engine work.  The engines report which of these matched a line
-    (`Prefilter.line_spans`), and `Classifier.classify(..., matched=)` tries only the rows among them."""
+    docker lines holding a keyword and the unclassified net.  Derived from the table: a new row needs no engine
+    work.  The engines report which of these matched a line (`Prefilter.line_spans`), and
+    `Classifier.classify(..., matched=)` tries only the rows among them."""
     return tuple((p, c) for p, c, _ in _line_pattern_rows(rules))
 
 
