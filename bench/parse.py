@@ -46,6 +46,18 @@ def timed(cmd: list[str], env: dict | None = None) -> tuple[float, float, bytes]
     return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), out
 
 
+def installed(engine: str) -> bool:
+    from parsers.prefilter import ENGINES, _load
+
+    if engine not in ENGINES:
+        return False
+    try:
+        _load(engine)
+    except ImportError:
+        return False
+    return True
+
+
 def ere(keyword: str) -> str:
     return re.sub(r"([.[\]()*+?{}|^$\\])", r"\\\1", keyword)
 
@@ -74,6 +86,9 @@ def main() -> None:
         log = log_for(mix, args.lines)
         commands: dict[str, tuple[list[str], dict | None]] = {"grep -cE": (["grep", "-cE", pattern, str(log)], None)}
         for engine in args.engines.split(","):
+            if not installed(engine):
+                print(f"({engine} is not installed here: not timed)")
+                continue
             commands[f"gpu-npd ({engine})"] = ([gpu_npd, "parse", "--format", "json", str(log)],
                                                dict(os.environ, GPU_NPD_MATCHER=engine))
         if args.baseline:
