@@ -153,7 +153,8 @@ class Agent:
             self.pods.pod_source = PodLogSource(c.pod_logs_root, c.state_dir, c.workload_include_namespaces,
                                                 c.workload_exclude_namespaces, c.workload_include_pods,
                                                 c.workload_exclude_pods, c.workload_max_open_files,
-                                                allowed_roots=c.workload_allowed_log_roots)
+                                                allowed_roots=c.workload_allowed_log_roots,
+                                                gone_grace_seconds=c.source_gone_grace_seconds)
             sources.append(self.pods.pod_source)
             self.metrics.count_evictions("pod_uuid", self.pods.pod_source.uuid_evictions)
         self.supervisor.start(sources)
@@ -204,6 +205,7 @@ class Agent:
     def _tick(self) -> None:
         self._last_tick = time.monotonic()
         self.pipeline.apply(self.engine.tick())
+        self.supervisor.refresh()
         self.supervisor.collect_counters()
         self.selfwatch.tick()
         self.metrics.last_tick.set(time.time())

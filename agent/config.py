@@ -48,6 +48,7 @@ class Config:
     max_problems: int
     max_series_per_family: int
     intake_lag_seconds: float
+    source_gone_grace_seconds: float
     queue_batches: int
     shed_rss_mb: float
     shed_cpu_percent: float
@@ -174,6 +175,8 @@ def _validate(cfg: Config) -> None:
             raise ValueError
     except ValueError:
         raise ConfigError(f"metrics_address: expected HOST:PORT, got {cfg.metrics_address!r}") from None
+    if cfg.source_gone_grace_seconds < 0:
+        raise ConfigError(f"source_gone_grace_seconds: must be 0 (at once) or more, got {cfg.source_gone_grace_seconds!r}")
     if cfg.unused_port_boot_seconds < 0:
         raise ConfigError(f"unused_port_boot_seconds: must be 0 (off) or more, got {cfg.unused_port_boot_seconds!r}")
     if cfg.expected_gpus < 0:

@@ -8,6 +8,9 @@ watched by stat instead (a rotation that happens meanwhile is found by inode amo
 files, gzip included).  Lines are scanned in bulk by the parsers' prefilter; only keyword lines are
 classified (CRI partial lines joined), so chatty training output costs little.  Offsets are kept
 in the state directory.
+
+The pod-log directory itself missing for longer than `gone_grace_seconds` makes the source down
+(`Source.gone`); the files found once it is back (a new directory, new files) are read from their start.
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ from typing import Callable
 
 from parsers import Classifier, Finding, Prefilter, Scanner, all_keywords, hold_back_cri_partials
 
-from . import Source
+from . import MissingInputs, Source
 from ..state import StateStore
 
 log = logging.getLogger("gpu_npd.pods")
@@ -73,7 +76,8 @@ class PodLogSource(Source):
     def __init__(self, root: str, state_dir: str | None = None, include_namespaces: list[str] | None = None,
                  exclude_namespaces: list[str] | None = None, include_pods: list[str] | None = None,
                  exclude_pods: list[str] | None = None, max_open: int = 256, scan_seconds: float = 2.0,
-                 from_start: bool = False, allowed_roots: list[str] | None = None):
+                 from_start: bool = False, allowed_roots: list[str] | None = None,
+                 gone_grace_seconds: float = 30.0, clock: Callable[[], float] = time.monotonic):
         self.root = root
         # pod logs are data, never paths: only regular files whose real path lies under these are opened
         # (the pod-log root, and runtimes' own log directories where kubelet's files are symlinks to them)
@@ -94,6 +98,10 @@ class PodLogSource(Source):
         self._gone_evictions = 0  # uuid evictions of files already released
         self._released: list[tuple[PodRef, Finding]] = []  # last words of deleted pods, handed on by poll()
         self.pods: dict[str, PodRef] = {}  # pod uid -> ref (for pid -> pod attribution)
+        self.missing = MissingInputs(gone_grace_seconds, clock)
+
+    def gone(self) -> str | None:
+        return self.missing.reason()
 
     # ---- filters and discovery -------------------------------------------------------------------------
 
@@ -108,6 +116,14 @@ class PodLogSource(Source):
         pods: dict[str, PodRef] = {}
         try:
             pod_dirs = os.listdir(self.root)
+            if self.root in self.missing.since:
+                log.info("pod log directory %s is back; its files are read from their start", self.root)
+                self.missing.back(self.root)
+        except (FileNotFoundError, NotADirectoryError):
+            if self.root not in self.missing.since:
+                log.warning("pod log directory %s disappeared; waiting for it to come back", self.root)
+            self.missing.missing(self.root)
+            pod_dirs = []
         except OSError:
             pod_dirs = []
         for pod_dir in pod_dirs:
