@@ -25,6 +25,7 @@ test: $(STAMP)
 
 fuzz: $(STAMP)
 	FUZZ_EXAMPLES=200000 $(BIN)/python -m pytest -q tests/test_hostile_inputs.py
+	FUZZ_EXAMPLES=20000 $(BIN)/python -m pytest -q tests/test_config_fuzz.py
 
 bench: $(STAMP)
 	$(BIN)/python bench/parse.py

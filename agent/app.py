@@ -80,6 +80,7 @@ class Agent:
         self.metrics.count_evictions("pid_pod", lambda: self.pods.pids.evictions)
         self.workloads = WorkloadTracker(self._pod_event, self.metrics, cfg.workload_correlation_seconds,
                                          cfg.workload_pod_label, lambda: list(self.engine.problems.values()), clock)
+        self.metrics.count_evictions("workload_jobs", lambda: self.workloads.evictions)
         self.pipeline = Pipeline(self.engine, self.judge, self.metrics, self.gpu, self.workloads, self.pods,
                                  self.sinks, self.boot_epoch, clock,
                                  check_severity=str(cfg.checks.get("severity") or "error"))
@@ -88,6 +89,8 @@ class Agent:
         self.checks = self._check_scheduler()
         self.metrics.count_evictions("kernel_uuid",
                                      lambda: sum(c.uuid_evictions for c in list(self.pipeline.classifiers.values())))
+        self.metrics.count_evictions("kernel_memo",
+                                     lambda: sum(c.memo_evictions for c in list(self.pipeline.classifiers.values())))
         self.checkpoint = Checkpoint(cfg.state_dir, self.metrics, self._state)
         self._last_loop = time.monotonic()
         self._last_tick = 0.0
@@ -176,9 +179,11 @@ class Agent:
             self.pods.pod_source = PodLogSource(c.pod_logs_root, c.state_dir, c.workload_include_namespaces,
                                                 c.workload_exclude_namespaces, c.workload_include_pods,
                                                 c.workload_exclude_pods, c.workload_max_open_files,
-                                                allowed_roots=c.workload_allowed_log_roots)
+                                                allowed_roots=c.workload_allowed_log_roots,
+                                                gone_grace_seconds=c.source_gone_grace_seconds)
             sources.append(self.pods.pod_source)
             self.metrics.count_evictions("pod_uuid", self.pods.pod_source.uuid_evictions)
+            self.metrics.count_evictions("pod_memo", self.pods.pod_source.memo_evictions)
         self.supervisor.start(sources)
         threading.Thread(target=self.poller.run, args=(self.intake.emit, self.stop, self.cfg.poll_seconds),
                          name="telemetry", daemon=True).start()
@@ -231,6 +236,7 @@ class Agent:
     def _tick(self) -> None:
         self._last_tick = time.monotonic()
         self.pipeline.apply(self.engine.tick())
+        self.supervisor.refresh()
         self.supervisor.collect_counters()
         self.selfwatch.tick()
         self.metrics.last_tick.set(time.time())

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+import functools
 import math
 import os
 import socket
@@ -51,6 +53,7 @@ class Config:
     max_series_per_family: int
     intake_lag_seconds: float
     queue_max_mb: float
+    source_gone_grace_seconds: float
     nvml: str
     poll_seconds: float
     nvml_deadline_seconds: float
@@ -90,9 +93,21 @@ class Config:
         return host.strip("[]") or "0.0.0.0", int(port)
 
 
-def defaults() -> dict[str, Any]:
+MAX_NUMBER = 1e9  # no key means anything past this (31 years of seconds, a petabyte in MB): a typo or an attack
+
+
+@functools.lru_cache(maxsize=1)
+def _defaults() -> dict[str, Any]:
     text = resources.files("agent").joinpath("defaults.yaml").read_text(encoding="utf-8")
     return yaml.safe_load(text)
+
+
+def defaults() -> dict[str, Any]:
+    return copy.deepcopy(_defaults())
+
+
+def _one_line(text: str) -> str:
+    return " ".join(str(text).split())
 
 
 def _coerce(key: str, value: Any, kind: Any) -> Any:
@@ -115,11 +130,14 @@ def _coerce(key: str, value: Any, kind: Any) -> Any:
                 return value
             raise ValueError(value)
         if kind is int:
-            if isinstance(value, bool):
+            if isinstance(value, bool) or isinstance(value, float) and not value.is_integer():
                 raise ValueError(value)
-            return int(value)
+            number = int(value)
+            if abs(number) > MAX_NUMBER:
+                raise ValueError(value)
+            return number
         if kind is float:
-            if isinstance(value, bool) or not math.isfinite(float(value)):
+            if isinstance(value, bool) or not math.isfinite(float(value)) or abs(float(value)) > MAX_NUMBER:
                 raise ValueError(value)
             return float(value)
         if kind is str:
@@ -148,8 +166,11 @@ def _coerce(key: str, value: Any, kind: Any) -> Any:
             if not isinstance(value, list):
                 raise ValueError(value)
             return value
-    except (TypeError, ValueError):
-        raise ConfigError(f"{key}: expected {name.replace('list[str]', 'a list of strings')}, got {value!r}") from None
+    except (TypeError, ValueError, OverflowError):
+        if kind in (int, float):
+            name += f" within +-{MAX_NUMBER:.0e}"
+        shown = repr(value) if len(repr(value)) <= 80 else repr(value)[:77] + "..."
+        raise ConfigError(f"{key}: expected {name.replace('list[str]', 'a list of strings')}, got {shown}") from None
     return value
 
 
@@ -167,6 +188,8 @@ def _validate(cfg: Config) -> None:
             raise ValueError
     except ValueError:
         raise ConfigError(f"metrics_address: expected HOST:PORT, got {cfg.metrics_address!r}") from None
+    if cfg.source_gone_grace_seconds < 0:
+        raise ConfigError(f"source_gone_grace_seconds: must be 0 (at once) or more, got {cfg.source_gone_grace_seconds!r}")
     if cfg.unused_port_boot_seconds < 0:
         raise ConfigError(f"unused_port_boot_seconds: must be 0 (off) or more, got {cfg.unused_port_boot_seconds!r}")
     if cfg.ib_counter_selfcheck_seconds < 0:
@@ -182,11 +205,20 @@ def _validate(cfg: Config) -> None:
         raise ConfigError(f"log_format: expected one of {', '.join(LOG_FORMATS)}, got {cfg.log_format!r}")
     if cfg.mode not in MODES:
         raise ConfigError(f"mode: expected one of {', '.join(MODES)}, got {cfg.mode!r}")
-    try:
-        kube_settings(cfg.kubernetes, cfg.conditions)
-    except ValueError as exc:
-        raise ConfigError(str(exc)) from None
-    problem = validate_rules(cfg.sample_rules, cfg.conditions) or validate_policy(cfg.xid_policy, cfg.xid_reboot_escalation)
+    def guarded(key: str, check, *args):
+        """A block's own validator; whatever else it raises on a shape it never expected names the block."""
+        try:
+            return check(*args)
+        except ConfigError:
+            raise
+        except UNEXPECTED as exc:
+            if key == "kubernetes" and type(exc) is ValueError:
+                raise ConfigError(str(exc)) from None  # kube settings say which key themselves
+            raise ConfigError(f"{key}: not a usable value ({_one_line(f'{type(exc).__name__}: {exc}')[:120]})") from None
+
+    guarded("kubernetes", kube_settings, cfg.kubernetes, cfg.conditions)
+    problem = (guarded("sample_rules", validate_rules, cfg.sample_rules, cfg.conditions)
+               or guarded("xid_policy", validate_policy, cfg.xid_policy, cfg.xid_reboot_escalation))
     if problem:
         raise ConfigError(problem)
     if cfg.log_level.lower() not in ("debug", "info", "warning", "error"):
@@ -216,6 +248,8 @@ def _with_check_conditions(values: dict[str, Any]) -> dict[str, dict[str, str]]:
         found = conditions(plugin_configs(values["checks"], values["sysfs_root"], values["nvml"]))
     except PluginConfigError as exc:
         raise ConfigError(f"checks: {exc}") from None
+    except UNEXPECTED as exc:  # a value of a shape the checks' settings never expected
+        raise ConfigError(f"checks: not a usable value ({_one_line(f'{type(exc).__name__}: {exc}')[:120]})") from None
     return {**found, **values["conditions"]}
 
 
@@ -242,15 +276,58 @@ def _apply_env(merged: dict[str, Any], env: Mapping[str, str], known: Mapping[st
             raise ConfigError(f"{var}: unknown key kubernetes.{sub} (known: {', '.join(block)})")
         try:
             block = {**block, sub: yaml.safe_load(value) if value.strip() else ""}
-        except yaml.YAMLError:
-            raise ConfigError(f"{var}: not a valid value: {value!r}") from None
+        except (yaml.YAMLError, RecursionError):
+            raise ConfigError(f"{var}: not a valid value: {value[:80]!r}") from None
         merged[key] = block
     return origin
 
 
+# what a validator may raise on a value of a shape it never expected: turned into a ConfigError naming the key
+UNEXPECTED = (TypeError, ValueError, AttributeError, KeyError, IndexError, OverflowError, RecursionError)
+
+
 def load(file: str | None = None, env: Mapping[str, str] | None = None,
          flags: Mapping[str, Any] | None = None) -> Config:
-    """Build the configuration; raises ConfigError naming the key on any bad value."""
+    """Build the configuration; raises ConfigError, one line naming the key (or the variable or file it came
+    from), on any bad value: never another exception."""
+    try:
+        return _load(file, env, flags)
+    except ConfigError as exc:
+        raise ConfigError(_one_line(exc)) from None
+    except UNEXPECTED as exc:
+        what = _one_line(f"{type(exc).__name__}: {exc}")[:120]
+        raise ConfigError(f"{_culprit(file, env, flags)}: not a usable value ({what})") from None
+
+
+def _culprit(file: str | None, env: Mapping[str, str] | None, flags: Mapping[str, Any] | None) -> str:
+    """Which one key, variable or file key makes loading raise: each is tried alone on the defaults."""
+    tries: list[tuple[str, Any]] = []
+    for key, value in (flags or {}).items():
+        tries.append((key, lambda k=key, v=value: _load(None, {}, {k: v})))
+    for var, value in (env if env is not None else os.environ).items():
+        if var.startswith(ENV_PREFIX):
+            tries.append((var, lambda k=var, v=value: _load(None, {k: v}, None)))
+    if file:
+        try:
+            with open(file, encoding="utf-8") as fh:
+                data = yaml.safe_load(fh)
+        except Exception:  # noqa: BLE001 - loaded once already; whatever fails now names the file
+            return f"config file {file}"
+        base = defaults()
+        for key, value in (data.items() if isinstance(data, dict) else ()):
+            block = {**base[key], **value} if isinstance(value, dict) and isinstance(base.get(key), dict) else value
+            tries.append((str(key), lambda k=key, v=block: _load(None, {}, {k: v})))
+    for name, attempt in tries:
+        try:
+            attempt()
+        except ConfigError:
+            continue
+        except UNEXPECTED:
+            return name
+    return f"config file {file}" if file else "configuration"
+
+
+def _load(file: str | None, env: Mapping[str, str] | None, flags: Mapping[str, Any] | None) -> Config:
     merged = defaults()
     known = {f.name: f.type for f in fields(Config)}
     if file:
@@ -261,6 +338,10 @@ def load(file: str | None = None, env: Mapping[str, str] | None = None,
             raise ConfigError(f"config file {file}: {exc.strerror or exc}") from None
         except yaml.YAMLError as exc:
             raise ConfigError(f"config file {file}: not valid YAML ({exc})") from None
+        except RecursionError:
+            raise ConfigError(f"config file {file}: nested too deeply") from None
+        except UnicodeDecodeError as exc:
+            raise ConfigError(f"config file {file}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
         if not isinstance(data, dict):
             raise ConfigError(f"config file {file}: expected a mapping of keys")
         for key in data:

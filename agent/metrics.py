@@ -175,7 +175,8 @@ class _StateCollector:
         yield probs
         yield from families(self.metrics._readings)
         ev = CounterMetricFamily("gpu_npd_cache_evictions", "Entries forgotten by a bounded per-input cache to stay "
-                                 "within its size (pci->UUID map, pid->pod map): input cannot grow memory.",
+                                 "within its size (pci->UUID maps, pid->pod map, the line memos, the "
+                                 "workload rank sets): input cannot grow memory.",
                                  labels=["cache"])
         for cache, read in sorted(self.metrics._evictions.items()):
             ev.add_metric([cache], read())

@@ -43,7 +43,8 @@ def select_sources(cfg: Config, state: dict[str, Any], boot_id: str) -> list[Sou
     fallback = next((p for p in cfg.fallback_log_files if os.path.exists(p)), None)
     files = list(cfg.log_files) or ([] if kmsg_ok or fallback is None else [fallback])
     if files:
-        sources.append(LogFileSource(files, cfg.state_dir, cursors.get("files")))
+        sources.append(LogFileSource(files, cfg.state_dir, cursors.get("files"),
+                                     gone_grace_seconds=cfg.source_gone_grace_seconds))
     if cfg.journald or (cfg.journald is None and not sources):
         sources.append(JournaldSource(cursors.get("journald")))
     return sources
@@ -56,7 +57,7 @@ def fabricmanager_source(cfg: Config, state: dict[str, Any]) -> Source | None:
     if not cfg.fabricmanager_log:
         return None
     return LogFileSource([cfg.fabricmanager_log], cfg.state_dir, state.get("cursors", {}).get(FABRICMANAGER),
-                         name=FABRICMANAGER, optional=True)
+                         name=FABRICMANAGER, optional=True, gone_grace_seconds=cfg.source_gone_grace_seconds)
 
 
 class Supervisor:
@@ -87,6 +88,7 @@ class Supervisor:
         while not self.stop.is_set():
             self.status[src.name] = "up"
             self.metrics.source_up.labels(src.name).set(1)
+            self._refresh(src)  # input already gone at (re)start: down at once, not after a tick
             try:
                 src.run(self.emit, self.stop)
                 if self.stop.is_set():
@@ -105,6 +107,22 @@ class Supervisor:
                 self.stop.wait(backoff * random.uniform(0.8, 1.2))
                 backoff = min(backoff * 2, 30.0)
 
+    def refresh(self) -> None:
+        """A running source whose input vanished (Source.gone) is down, in the gauge as in /healthz, until the
+        input is back; called every tick."""
+        for src in self.sources:
+            self._refresh(src)
+
+    def _refresh(self, src: Source) -> None:
+        if self.status.get(src.name) in ("up", "gone"):  # not failed (down, restarting) nor absent
+            why = src.gone()
+            if why and self.status.get(src.name) == "up":
+                log.error("source %s is down: %s; it resumes when the input is back", src.name, why)
+            elif not why and self.status.get(src.name) == "gone":
+                log.info("source %s is up again: its input is back", src.name)
+            self.status[src.name] = "gone" if why else "up"
+            self.metrics.source_up.labels(src.name).set(0 if why else 1)
+
     def collect_counters(self) -> None:
         """Counters sources keep themselves (records: those that hand on findings) -> metrics."""
         for src in self.sources:
@@ -117,7 +135,12 @@ class Supervisor:
                     self._counted[(src.name, key)] = counts[key]
 
     def problems(self) -> list[str]:
-        return [f"source {n} is down" for n, s in self.status.items() if s == "down"]
+        out = [f"source {n} is down" for n, s in self.status.items() if s == "down"]
+        for src in self.sources:  # asked live: /healthz does not wait for the next tick
+            why = src.gone() if self.status.get(src.name) in ("up", "gone") else None
+            if why:
+                out.append(f"source {src.name} is down: {why}")
+        return out
 
     def summary(self) -> str:
-        return ", ".join(f"{n}={s}" for n, s in sorted(self.status.items())) or "no sources"
+        return ", ".join(f"{n}={'down' if s == 'gone' else s}" for n, s in sorted(self.status.items())) or "no sources"

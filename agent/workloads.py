@@ -13,6 +13,7 @@ from datetime import datetime, timezone
 from typing import Callable
 
 from parsers import Cause, Finding, cause_of, explain, likely_cause
+from parsers.correlate import Ranks
 
 from .health import Problem, xid_reason
 from .sources.podlogs import PodRef
@@ -45,6 +46,9 @@ def job_of(pod: str) -> str:
     return _ORDINAL.sub("", pod)
 
 
+MAX_JOBS = 1024  # (namespace, job, reason, cause) keys remembered for Event aggregation; oldest forgotten first
+MAX_RANKS = 4096  # ranks remembered per key (a job's size; the Event shows the count and the first 16)
+MAX_RANKS_TOTAL = 32768  # ranks remembered over all keys: past it the oldest keys are forgotten (counted)
 EXCERPT = 160  # characters of the offending line quoted in an Event
 _UNPRINTABLE = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b[@-_]|[\x00-\x1f\x7f-\x9f]")  # ANSI/CSI, C0, C1
 
@@ -64,8 +68,10 @@ class WorkloadTracker:
         self.emit, self.metrics, self.window, self.pod_label = emit, metrics, window, pod_label
         self.standing, self.clock = standing, clock
         self.causes: deque[Cause] = deque(maxlen=512)
-        self._ranks: dict[tuple, set[int]] = {}
+        self._ranks: dict[tuple, Ranks] = {}
         self._first: dict[tuple, PodRef] = {}
+        self._rank_total = 0
+        self.evictions = 0  # keys forgotten to stay within MAX_JOBS / MAX_RANKS_TOTAL
 
     # ---- node side ------------------------------------------------------------------------------------
 
@@ -95,16 +101,19 @@ class WorkloadTracker:
         cause = likely_cause(f, self._candidates(f), self.window)
         reason = event_reason(f)
         key = (ref.namespace, job_of(ref.pod), reason, cause.text if cause else "")
-        ranks = self._ranks.setdefault(key, set())
-        if f.rank is not None and len(ranks) < 4096:
-            ranks.add(f.rank)
+        ranks = self._ranks.get(key)
+        if ranks is None:
+            ranks = self._ranks[key] = Ranks(MAX_RANKS)
+        if f.rank is not None and ranks.add(f.rank):
+            self._rank_total += 1
         first = self._first.setdefault(key, ref)  # one Event per job and reason: on the first pod that said it
         message = f"{explain(f, cause, self.window, ranks)} [container {ref.container}]{quoted(f.message)}"
         self.emit(first, reason, message, "|".join(key))
-        while len(self._ranks) > 1024:
+        while len(self._ranks) > MAX_JOBS or (self._rank_total > MAX_RANKS_TOTAL and len(self._ranks) > 1):
             oldest = next(iter(self._ranks))
-            self._ranks.pop(oldest)
+            self._rank_total -= len(self._ranks.pop(oldest))
             self._first.pop(oldest, None)
+            self.evictions += 1
         return message
 
     def observe_app_xid(self, ref: PodRef, f: Finding) -> None:

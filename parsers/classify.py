@@ -89,15 +89,18 @@ _MISS = object()
 
 class Classifier:
     def __init__(self, rules: tuple[Rule, ...] = RULES, year: int | None = None,
-                 prefilter: Prefilter | None = None, memo_size: int = MEMO_SIZE, max_line: int = MAX_LINE):
+                 prefilter: Prefilter | None = None, memo_size: int = MEMO_SIZE, max_line: int = MAX_LINE,
+                 memo: dict | None = None):
         self.rules = rules
         self.max_line = max(MAX_MESSAGE, max_line)
         self.lines_cut = 0  # lines longer than max_line, cut before any regex ran
         self.dispatch = Dispatch(rules)
         self._pattern_rows = tuple(row for _, _, row in _line_pattern_rows(rules))  # line_patterns id -> row
         self._allowed_cache: dict[frozenset[int], tuple[frozenset[int] | None, bool]] = {}
-        # message (no envelope) -> what it means on its own (None: no finding); bounded, oldest evicted
-        self.memo: dict[str, Template | None] = {}
+        # message (no envelope) -> what it means on its own (None: no finding); bounded, oldest evicted.
+        # Context-free, so classifiers of one kind of input may share one (`memo`): a source following many
+        # files (pod logs) then holds memo_size entries in all, not memo_size per file.
+        self.memo: dict[str, Template | None] = {} if memo is None else memo
         self.memo_size = max(1, memo_size)
         self.memo_hits = 0
         self.memo_evictions = 0
@@ -151,7 +154,7 @@ class Classifier:
             if template is _MISS:
                 template = self._template(message, matched)
                 if len(message) <= MEMO_MAX_KEY:
-                    if len(memo) >= self.memo_size:
+                    while len(memo) >= self.memo_size:  # a shared memo may be fuller than this one put it
                         del memo[next(iter(memo))]  # oldest first: a storm line stays hot, new lines cycle
                         self.memo_evictions += 1
                     memo[message] = template

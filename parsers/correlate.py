@@ -8,7 +8,7 @@ Used by the agent (per node, live) and by `gpu-npd parse` (over a training log p
 
 from __future__ import annotations
 
-from bisect import bisect_left, bisect_right
+from bisect import bisect_left, bisect_right, insort
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Iterable
@@ -103,17 +103,51 @@ def what_of(f: Finding) -> str:
     return WHAT.get(f.kind, f.kind)
 
 
-def rank_text(ranks: Iterable[int], shown: int = 16) -> str:
-    ranks = sorted(ranks)
-    listed = ",".join(map(str, ranks[:shown])) + ("..." if len(ranks) > shown else "")
-    return f"rank {ranks[0]}" if len(ranks) == 1 else f"{len(ranks)} ranks ({listed})"
+RANKS_SHOWN = 16
+
+
+class Ranks:
+    """The ranks that reported one failure, gathered line by line: how many (up to `limit` remembered) and
+    the lowest RANKS_SHOWN kept in order as they come, so the Event text costs O(1) per line, not a sort
+    of thousands of ranks."""
+
+    __slots__ = ("seen", "lowest", "limit")
+
+    def __init__(self, limit: int = 4096):
+        self.seen: set[int] = set()
+        self.lowest: list[int] = []
+        self.limit = limit
+
+    def add(self, rank: int) -> bool:
+        """True when the rank is new and remembered."""
+        if rank in self.seen or len(self.seen) >= self.limit:
+            return False
+        self.seen.add(rank)
+        if len(self.lowest) < RANKS_SHOWN or rank < self.lowest[-1]:
+            insort(self.lowest, rank)
+            del self.lowest[RANKS_SHOWN:]
+        return True
+
+    def __len__(self) -> int:
+        return len(self.seen)
+
+
+def rank_text(ranks: Iterable[int] | Ranks, shown: int = RANKS_SHOWN) -> str:
+    if isinstance(ranks, Ranks):
+        count, first = len(ranks), ranks.lowest[:shown]
+    else:
+        every = sorted(set(ranks))
+        count, first = len(every), every[:shown]
+    listed = ",".join(map(str, first)) + ("..." if count > shown else "")
+    return f"rank {first[0]}" if count == 1 else f"{count} ranks ({listed})"
 
 
 def explain(f: Finding, cause: Cause | None, window: float = DEFAULT_WINDOW,
-            ranks: Iterable[int] | None = None) -> str:
+            ranks: Iterable[int] | Ranks | None = None) -> str:
     """One sentence for an Event or a report line (`ranks`: all ranks that reported it, when several)."""
     what = what_of(f)
-    ranks = sorted(set(ranks or ())) or ([f.rank] if f.rank is not None else [])
+    if not ranks:
+        ranks = [f.rank] if f.rank is not None else []
     if ranks:
         what += f" on {rank_text(ranks)}"
     if f.kind not in CORRELATED_KINDS:

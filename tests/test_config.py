@@ -16,6 +16,15 @@ def test_precedence_defaults_file_env_flags(tmp_path):
     assert load(env={}).kmsg == "/dev/kmsg"
 
 
+def test_metrics_listen_on_loopback_unless_told_otherwise():
+    """Issue 17: the default listener is not every interface; `make run` and the kube-rbac-proxy component use
+    the default, the DaemonSet names the pod IP, and every interface is an explicit choice."""
+    assert load(env={}).metrics_host_port == ("127.0.0.1", 9810)
+    assert load(env={"GPU_NPD_METRICS_ADDRESS": "$(POD_IP):9810".replace("$(POD_IP)", "10.0.0.7")}
+                ).metrics_host_port == ("10.0.0.7", 9810)
+    assert load(env={}, flags={"metrics_address": ":9810"}).metrics_host_port == ("0.0.0.0", 9810)
+
+
 @pytest.mark.parametrize("flags,key", [
     ({"tick_seconds": "soon"}, "tick_seconds"), ({"tick_seconds": -1}, "tick_seconds"),
     ({"metrics_address": "nowhere"}, "metrics_address"), ({"journald": "perhaps"}, "journald"),

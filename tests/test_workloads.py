@@ -425,3 +425,73 @@ def test_hostile_keys_from_one_pod_keep_memory_bounded_and_evictions_counted(tmp
     rss = int(next(ln for ln in open(f"/proc/{a.proc.pid}/status") if ln.startswith("VmRSS")).split()[1]) << 10
     assert a.stop()[0] == 0
     assert rss < 64 << 20, rss >> 20
+
+
+# ---- bounded per-input structures (issue 16: RSS 45 -> 60 MiB under distinct-rank NCCL lines) ---------
+
+def distinct_rank_lines(n: int, first: int = 0) -> str:
+    # synthetic: torch's watchdog line (the shape of TIMEOUT, from the fixture) with a new rank on every line
+    return "".join(TIMEOUT.format(ts="2024-07-25T07:00:00.000000000Z", r=r) for r in range(first, first + n))
+
+
+def test_one_memo_for_all_pod_files_and_polls_of_bounded_size(pods):
+    """Each file's classifier had its own 4,096-line memo (5 MiB of templates for one flooding file, times every
+    file followed), and one poll handed on every finding of a burst at once (10,000 findings: 13 MiB in one
+    batch). Now the memo is one for the source, and a poll stops at MAX_BATCH_FINDINGS; nothing is lost."""
+    from agent.sources.podlogs import MAX_BATCH_FINDINGS, POD_MEMO_SIZE
+
+    src = PodLogSource(str(pods))
+    src.discover()
+    a, b = pods / W0 / "pytorch" / "0.log", pods / W1 / "pytorch" / "0.log"
+    append(a, distinct_rank_lines(3000))
+    append(b, distinct_rank_lines(3000, first=3000))
+    batches = []
+    while found := src.poll():
+        batches.append(found)
+    assert sum(map(len, batches)) == 6000  # every line, once
+    assert max(map(len, batches)) < 2 * MAX_BATCH_FINDINGS and len(batches) > 3
+    pods_of = [{ref.pod for ref, _ in batch} for batch in batches[:2]]
+    assert pods_of[0] | pods_of[1] == {"llama-70b-worker-2", "llama-70b-worker-3"}  # the next poll, the next pod
+    assert all(t.scanner.classifier.memo is src.memo for t in src.tails.values())
+    assert len(src.memo) <= POD_MEMO_SIZE and src.memo_evictions() >= 6000 - POD_MEMO_SIZE
+
+
+def test_workload_rank_sets_are_bounded_and_evictions_counted():
+    from agent.workloads import MAX_RANKS, MAX_RANKS_TOTAL
+    from agent.sources.podlogs import PodRef
+    from parsers import Classifier
+
+    events = []
+    tracker = WorkloadTracker(lambda ref, reason, message, key: events.append(message), Metrics())
+    c = Classifier()
+    line = distinct_rank_lines(1).rstrip("\n")
+    for job in range(MAX_RANKS_TOTAL // MAX_RANKS + 3):
+        ref = PodRef("team-a", f"job{job}-worker-0", f"uid-{job}", "main")
+        for r in range(MAX_RANKS + 10):
+            f = c.classify(line)
+            f.rank = r
+            tracker.observe(ref, f)
+    assert sum(len(r) for r in tracker._ranks.values()) <= MAX_RANKS_TOTAL and tracker.evictions >= 3
+    assert f"{MAX_RANKS} ranks (0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15...)" in events[-1]
+
+
+@pytest.mark.slow
+def test_distinct_rank_nccl_lines_from_one_pod_keep_memory_bounded(tmp_path, pods):
+    """10,000 NCCL lines from one pod, each naming another rank, through the real process: RSS under 64 MiB
+    and it grows by less than 12 MiB (it rose by 18 MiB and stayed: a 4,096-line memo per file and the whole
+    burst in one batch), the memo's evictions exported, every line counted."""
+    conf = tmp_path / "gpu-npd.yaml"
+    conf.write_text(yaml.safe_dump({"nvml": "off", "pod_logs_root": str(pods)}))
+    a = AgentProc(tmp_path, "--config", str(conf), stdout=open(os.devnull, "w"))
+    a.wait_for(lambda: a.value("gpu_npd_source_up", source="pods") == 1, what="pod source")
+    time.sleep(0.5)
+    vmrss = lambda: int(next(ln for ln in open(f"/proc/{a.proc.pid}/status")  # noqa: E731
+                             if ln.startswith("VmRSS")).split()[1]) << 10
+    before = vmrss()
+    append(pods / W1 / "pytorch" / "0.log", distinct_rank_lines(10_000))
+    a.wait_for(lambda: a.value("gpu_npd_workload_findings_total", namespace="train", kind="nccl_timeout") == 10_000,
+               timeout=60, what="10,000 findings")
+    assert (a.value("gpu_npd_cache_evictions_total", cache="pod_memo") or 0) >= 10_000 - 1024
+    rss = vmrss()
+    assert a.stop()[0] == 0
+    assert rss < 64 << 20 and rss - before < 12 << 20, (before >> 20, rss >> 20)

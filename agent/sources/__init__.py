@@ -30,3 +30,34 @@ class Source:
     def counters(self) -> dict[str, int]:
         """Monotonic counters the source keeps itself (e.g. dropped records)."""
         return {}
+
+    def gone(self) -> str | None:
+        """Why the source, though running, sees nothing because its input vanished (a followed file or
+        directory missing for longer than its grace period), else None. The supervisor reports the source
+        down while this says so, exactly as if it had failed, and up again once the input is back."""
+        return None
+
+
+class MissingInputs:
+    """When each followed input went missing (monotonic seconds), for `Source.gone`: an input missing for
+    longer than `grace` makes the source down; a rotation (rename, then a new file soon after) does not."""
+
+    def __init__(self, grace: float, clock: Callable[[], float]):
+        self.grace = grace
+        self.clock = clock
+        self.since: dict[str, float] = {}
+
+    def missing(self, what: str) -> None:
+        self.since.setdefault(what, self.clock())
+
+    def back(self, what: str) -> None:
+        self.since.pop(what, None)
+
+    def reason(self) -> str | None:
+        now = self.clock()
+        gone = sorted((since, what) for what, since in list(self.since.items()) if now - since >= self.grace)
+        if not gone:
+            return None
+        since, what = gone[0]
+        more = f" (and {len(gone) - 1} more)" if len(gone) > 1 else ""
+        return f"{what} disappeared {now - since:.0f} s ago{more}"

@@ -6,20 +6,29 @@ bytes it holds, and the agent stores it with the state only after the batch is p
 therefore replays at most what was read since the last state write (about a second), and because counter
 totals are saved in the same atomic state write, the replay is counted once. A file rotated while the
 agent was down is found again by its inode (`<path>.1`, `<path>-YYYYMMDD`, ...) and finished first.
+
+A followed file that disappears (deleted, or renamed away with no new file in its place) is drained to its
+end; missing for longer than `gone_grace_seconds` it makes the source down (`Source.gone`: a rotation, where
+the new file follows within seconds, never does), and when a file is back under that name it is read from
+its start. A path never seen (configured, not yet created) is waited for quietly, as `tail -F` does.
 """
 
 from __future__ import annotations
 
 import glob
+import logging
 import os
 import threading
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
 
-from . import Emit, Record, Source, SourceAbsent
+from . import Emit, MissingInputs, Record, Source, SourceAbsent
 
+log = logging.getLogger("gpu_npd.files")
 POLL_SECONDS = 0.25
+GONE_GRACE_SECONDS = 30.0
 CHUNK = 1 << 16
 MAX_LINE = 64 << 10  # a "line" longer than this (no newline in sight) is cut and passed on, not buffered
 
@@ -36,7 +45,8 @@ class LogFileSource(Source):
     name = "files"
 
     def __init__(self, paths: list[str], state_dir: str, cursor: dict | None = None,
-                 poll_seconds: float = POLL_SECONDS, name: str = "files", optional: bool = False):
+                 poll_seconds: float = POLL_SECONDS, name: str = "files", optional: bool = False,
+                 gone_grace_seconds: float = GONE_GRACE_SECONDS, clock=time.monotonic):
         """`name`: the source's label (metrics, cursor key); `optional`: when none of the paths exists at start,
         the source is absent (SourceAbsent: said once, not down, not retried) instead of waiting for them."""
         self.name = name
@@ -49,6 +59,20 @@ class LogFileSource(Source):
             if p in self.paths and isinstance(v, (list, tuple)) and len(v) == 2
             and all(isinstance(x, int) and x >= 0 for x in v)}
         self._open: dict[str, _Follow] = {}
+        self.missing = MissingInputs(gone_grace_seconds, clock)
+        self._vanished: set[str] = set()  # drained to the end, then gone: the next file there is read from 0
+        for path in self.positions:  # followed before a restart: not there now counts as gone
+            if not os.path.exists(path):
+                self.missing.missing(path)
+
+    def gone(self) -> str | None:
+        return self.missing.reason()
+
+    def _went_missing(self, path: str) -> None:
+        if path not in self._vanished:
+            log.warning("%s disappeared; waiting for it to come back (read from its start)", path)
+        self._vanished.add(path)
+        self.missing.missing(path)
 
     def run(self, emit: Emit, stop: threading.Event) -> None:
         if self.optional and not any(os.path.exists(p) for p in self.paths):
@@ -82,10 +106,11 @@ class LogFileSource(Source):
             f.fh.close()
             del self._open[path]
             self._read_newer_generations(path, f.inode, since, emit)  # rotated more than once since the last poll
-            if st is not None:
-                new = self._open_at(path, 0)
-                if new is not None:
-                    self._read(path, new, emit)
+            new = self._open_at(path, 0) if st is not None else None
+            if new is not None:
+                self._read(path, new, emit)
+            else:  # nothing in its place (yet): a rotation's new file comes within the grace period
+                self._went_missing(path)
         elif st.st_size < f.pos:  # copytruncate: copied away, then emptied in place
             copy = self._newest_copy(path, f.pos)
             if copy is not None:  # what was written between our last read and the copy is only there
@@ -100,6 +125,12 @@ class LogFileSource(Source):
             self._read(path, f, emit)
 
     def _start(self, path: str, emit: Emit) -> _Follow | None:
+        if path in self._vanished:  # its last file was read to the end when it went: this one is new
+            f = self._open_at(path, 0)
+            if f is not None:
+                log.info("%s is back; reading it from its start", path)
+                self._vanished.discard(path)
+            return f
         inode, offset = self.positions.get(path) or self._legacy(path) or (None, 0)
         try:
             st = os.stat(path)
@@ -129,6 +160,7 @@ class LogFileSource(Source):
         fh.seek(offset)
         f = self._open[path] = _Follow(fh, os.fstat(fh.fileno()).st_ino, offset)
         self.positions[path] = [f.inode, f.pos]
+        self.missing.back(path)
         return f
 
     def _read(self, path: str, f: _Follow, emit: Emit) -> None:

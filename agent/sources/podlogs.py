@@ -8,6 +8,9 @@ watched by stat instead (a rotation that happens meanwhile is found by inode amo
 files, gzip included).  Lines are scanned in bulk by the parsers' prefilter; only keyword lines are
 classified (CRI partial lines joined), so chatty training output costs little.  Offsets are kept
 in the state directory.
+
+The pod-log directory itself missing for longer than `gone_grace_seconds` makes the source down
+(`Source.gone`); the files found once it is back (a new directory, new files) are read from their start.
 """
 
 from __future__ import annotations
@@ -26,12 +29,18 @@ from typing import Callable
 
 from parsers import Classifier, Finding, Prefilter, Scanner, all_keywords, hold_back_cri_partials
 
-from . import Source
+from . import MissingInputs, Source
 from ..state import StateStore
 
 log = logging.getLogger("gpu_npd.pods")
-READ_CHUNK = 1 << 20
+READ_CHUNK = 1 << 18
 MAX_PENDING = 1 << 20  # a "line" longer than this without a newline is scanned in pieces
+# findings handed on per poll: past it the poll ends (the next starts where it stopped, with the next file),
+# so a pod printing thousands of distinct failure lines at once costs a bounded batch, not one finding
+# object per line of its burst at the same time (10,000 NCCL lines were 13 MiB in one batch, and RSS
+# never gave it back)
+MAX_BATCH_FINDINGS = 1024
+POD_MEMO_SIZE = 1024  # distinct lines remembered by the one memo of all pod files (a template is ~1-2 KiB)
 
 
 @dataclass(frozen=True)
@@ -73,7 +82,8 @@ class PodLogSource(Source):
     def __init__(self, root: str, state_dir: str | None = None, include_namespaces: list[str] | None = None,
                  exclude_namespaces: list[str] | None = None, include_pods: list[str] | None = None,
                  exclude_pods: list[str] | None = None, max_open: int = 256, scan_seconds: float = 2.0,
-                 from_start: bool = False, allowed_roots: list[str] | None = None):
+                 from_start: bool = False, allowed_roots: list[str] | None = None,
+                 gone_grace_seconds: float = 30.0, clock: Callable[[], float] = time.monotonic):
         self.root = root
         # pod logs are data, never paths: only regular files whose real path lies under these are opened
         # (the pod-log root, and runtimes' own log directories where kubelet's files are symlinks to them)
@@ -92,8 +102,18 @@ class PodLogSource(Source):
         self.bytes_read = 0
         self.lines = 0
         self._gone_evictions = 0  # uuid evictions of files already released
+        self._gone_memo_evictions = 0
+        # one repeat memo for every file followed (each file's classifier keeps only its own context): a
+        # pod flooding distinct lines costs POD_MEMO_SIZE entries in all, not 4096 per file (10,000
+        # distinct-rank NCCL lines from one pod kept 5 MiB of templates per file before)
+        self.memo: dict = {}
+        self._next = 0  # where the next poll starts (after a poll cut short by MAX_BATCH_FINDINGS)
         self._released: list[tuple[PodRef, Finding]] = []  # last words of deleted pods, handed on by poll()
         self.pods: dict[str, PodRef] = {}  # pod uid -> ref (for pid -> pod attribution)
+        self.missing = MissingInputs(gone_grace_seconds, clock)
+
+    def gone(self) -> str | None:
+        return self.missing.reason()
 
     # ---- filters and discovery -------------------------------------------------------------------------
 
@@ -108,6 +128,14 @@ class PodLogSource(Source):
         pods: dict[str, PodRef] = {}
         try:
             pod_dirs = os.listdir(self.root)
+            if self.root in self.missing.since:
+                log.info("pod log directory %s is back; its files are read from their start", self.root)
+                self.missing.back(self.root)
+        except (FileNotFoundError, NotADirectoryError):
+            if self.root not in self.missing.since:
+                log.warning("pod log directory %s disappeared; waiting for it to come back", self.root)
+            self.missing.missing(self.root)
+            pod_dirs = []
         except OSError:
             pod_dirs = []
         for pod_dir in pod_dirs:
@@ -137,13 +165,15 @@ class PodLogSource(Source):
         for path in [p for p in self.tails if p not in seen]:  # pod deleted: release its files
             tail = self.tails.pop(path)
             self._gone_evictions += tail.scanner.classifier.uuid_evictions
+            self._gone_memo_evictions += tail.scanner.classifier.memo_evictions
             self._released += self._drain(tail) + self._flush(tail)
             self._close(tail)
             self._saved.pop(path, None)
         self._first_scan = False
 
     def _add(self, path: str, ref: PodRef) -> None:
-        tail = _Tail(path, ref, Scanner(Classifier(prefilter=self._re), self.prefilter))
+        tail = _Tail(path, ref, Scanner(Classifier(prefilter=self._re, memo=self.memo, memo_size=POD_MEMO_SIZE),
+                                        self.prefilter))
         try:
             st = os.stat(path)
         except OSError:
@@ -203,9 +233,14 @@ class PodLogSource(Source):
             tail.fd = None
 
     def poll(self) -> list[tuple[PodRef, Finding]]:
-        """Read what is new in every followed file; returns the findings."""
+        """Read what is new in every followed file, up to about MAX_BATCH_FINDINGS findings; returns them."""
         out, self._released = self._released, []
-        for tail in list(self.tails.values()):
+        tails = list(self.tails.values())
+        start = self._next % len(tails) if tails else 0
+        for i, tail in enumerate(tails[start:] + tails[:start]):
+            if len(out) >= MAX_BATCH_FINDINGS:
+                self._next = start + i  # the rest next time, from the next file on (fair to every pod)
+                break
             try:
                 st = os.stat(tail.path)
             except OSError:
@@ -222,12 +257,16 @@ class PodLogSource(Source):
             if st is None or st.st_size <= tail.offset and tail.fd is None:
                 continue
             if self._open(tail):
-                out += self._read(tail, tail.fd)
+                out += self._read(tail, tail.fd, MAX_BATCH_FINDINGS - len(out))
+        else:
+            self._next = 0
         return out
 
-    def _read(self, tail: _Tail, fd: int) -> list[tuple[PodRef, Finding]]:
+    def _read(self, tail: _Tail, fd: int, budget: int | None = None) -> list[tuple[PodRef, Finding]]:
+        """Read to the end of `fd`, or, given a budget, stop after the chunk that brought that many findings
+        (the rest stays in the file for the next poll)."""
         out = []
-        while True:
+        while budget is None or len(out) < budget:
             try:
                 data = os.read(fd, READ_CHUNK)
             except OSError:
@@ -336,6 +375,10 @@ class PodLogSource(Source):
     def counters(self) -> dict[str, int]:
         return {"open_files": sum(1 for t in self.tails.values() if t.fd is not None), "files": len(self.tails),
                 "records": self.lines, "refused": self.refused, "uuid_evictions": self.uuid_evictions()}
+
+    def memo_evictions(self) -> int:
+        """Lines forgotten by the shared repeat memo (at most POD_MEMO_SIZE distinct lines remembered)."""
+        return self._gone_memo_evictions + sum(t.scanner.classifier.memo_evictions for t in list(self.tails.values()))
 
     def uuid_evictions(self) -> int:
         """pci -> UUID entries forgotten by the per-file classifiers (each holds at most MAX_UUIDS)."""
