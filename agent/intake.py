@@ -16,13 +16,17 @@ from typing import Any
 from .sources import Record
 
 RECORD_OVERHEAD = 128  # bytes a queued record holds beyond its text (Record, str header, list slot): ~116 by tracemalloc
-OTHER_BATCH = 4096  # telemetry samples and pod findings: small, weighed as this
+FINDING_OVERHEAD = 1024  # bytes a queued pod finding holds beyond its message: ~800 by tracemalloc
+OTHER_BATCH = 4096  # a telemetry sample batch, weighed as this
 
 
 def weight(batch: Any) -> int:
     """Estimated bytes `batch` holds while queued."""
     if isinstance(batch, list):
         return sum(len(r.line) for r in batch) + RECORD_OVERHEAD * len(batch)
+    items = getattr(batch, "items", None)  # pod findings (WorkloadFindings): up to ~1,000 per poll
+    if isinstance(items, list):
+        return sum(len(f.message) for _, f in items) + FINDING_OVERHEAD * len(items)
     return OTHER_BATCH
 
 

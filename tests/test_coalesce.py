@@ -156,3 +156,14 @@ def test_through_the_process_a_distinct_flood_stays_within_its_memory_ceiling(tm
     finally:
         a.stop()
     assert rss < 64 * 2**20, rss
+
+
+def test_pod_findings_are_weighed_by_what_they_hold():
+    """A poll of pod findings (up to ~1,000) weighs its messages plus a per-finding overhead, not one flat size."""
+    from agent.sources.podlogs import PodRef, WorkloadFindings
+    from parsers import parse_line
+
+    f = parse_line("NCCL WARN Net : Connection closed by remote peer gpu-node-2<43342>")  # synthetic: real shape
+    assert f is not None
+    ref = PodRef("ns", "pod", "uid", "c")
+    assert weight(WorkloadFindings([(ref, f)] * 1000)) >= 1000 * (1024 + len(f.message))
