@@ -157,6 +157,7 @@ def nvml_snapshot(nvml_spec: str) -> None:
 def run(config_file, kmsg, log_files, journald, state_dir, metrics_address, node_name, log_level,
         log_format) -> None:
     """Run the node agent until SIGTERM."""
+    import gc
     import logging
     import signal
 
@@ -188,6 +189,7 @@ def run(config_file, kmsg, log_files, journald, state_dir, metrics_address, node
     signal.signal(signal.SIGINT, lambda *_: agent.stop.set())
     logging.getLogger("gpu_npd").info("gpu-npd running on node %s: sources %s, metrics on %s", cfg.node_name,
                                       ", ".join(s.name for s in agent.sources) or "none", cfg.metrics_address)
+    gc.freeze()  # what start-up built lives as long as the process: later collections skip it
     agent.run_forever()
     agent.shutdown()
     sys.exit(0)

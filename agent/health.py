@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import re
 import time
-from collections import deque
 from dataclasses import asdict, dataclass, field
 from typing import Any, Callable
 
@@ -22,6 +21,7 @@ from .policy import FindingPolicy
 from .samples import Verdict
 
 # Short CamelCase names for the Xids operators meet most; others are derived from the mnemonic.
+APP_XID_PIDS = 16  # processes remembered per (GPU, application Xid) for escalation
 XID_REASON_NAMES = {
     13: "GraphicsException", 31: "MMUFault", 43: "ChannelStopped", 45: "PreemptiveCleanup",
     48: "DoubleBitECC", 63: "RowRemapEvent", 64: "RowRemapFailure", 74: "NVLinkError", 79: "FallenOffBus",
@@ -120,7 +120,7 @@ class HealthEngine:
             name: Condition(name, False, spec["ok_reason"], spec["ok_message"], clock())
             for name, spec in cfg.conditions.items()
         }
-        self._app_xids: dict[tuple[str, int], deque] = {}
+        self._app_xids: dict[tuple[str, int], dict] = {}
         self.boot_time: float | None = None  # findings stamped before this belong to an earlier boot
         self.policy = FindingPolicy(cfg.xid_policy, cfg.xid_reboot_escalation, subject_of,
                                     cfg.unused_port_boot_seconds)
@@ -262,17 +262,23 @@ class HealthEngine:
 
     def _escalate_app_xid(self, f: Finding, seen: float, change: Change) -> None:
         """NVIDIA's guidance for 13/31: the same application Xid on one GPU from different processes
-        points at the GPU.  Bounded: one short deque per (GPU, Xid)."""
-        key = (f.pci or "-", f.xid or 0)
+        points at the GPU.  Bounded: per (GPU, Xid) the latest sighting of at most APP_XID_PIDS processes."""
         window = self.cfg.app_xid_window_seconds
         need = self.cfg.app_xid_distinct_processes
-        hist = self._app_xids.setdefault(key, deque(maxlen=max(need * 4, 16)))
-        hist.append((seen, f.pid if f.pid is not None else f"t{seen}"))
-        pids = {pid for t, pid in hist if seen - t <= window}
-        if len(pids) >= need:
+        last = self._app_xids.setdefault((f.pci or "-", f.xid or 0), {})  # pid -> last seen, oldest first
+        pid = f.pid if f.pid is not None else f"t{seen}"
+        last.pop(pid, None)
+        last[pid] = seen
+        if len(last) > max(need, APP_XID_PIDS):
+            del last[next(iter(last))]
+        if len(last) < need:
+            return
+        # a storm's sightings all lie within the window: one min() instead of a test per process
+        n = len(last) if seen - min(last.values()) <= window else sum(seen - t <= window for t in last.values())
+        if n >= need:
             rule = {"condition": "GPUDegraded", "reason": f"{xid_reason(f.xid or 0)}Repeated", "clear": "expire"}
             self._raise(rule, f, seen, "kernel", change, severity="warning", action="RUN_DIAGNOSTICS",
-                        note=f"{len(pids)} processes within {int(window)} s")
+                        note=f"{n} processes within {int(window)} s")
 
     def _raise(self, rule: dict, f: Finding, seen: float, source: str, change: Change,
                severity: str | None = None, action: str | None = None, note: str = "") -> str | None:

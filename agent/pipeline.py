@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from collections import Counter
 from datetime import datetime, timezone
 from typing import Any, Callable
 
@@ -118,8 +119,8 @@ class Pipeline:
         change.new_problems[:0], self._new = self._new, []
         self.apply(change)
         fresh, self._fresh = self._fresh, []
-        for labels in fresh:
-            self._count(labels, 1)
+        for labels, n in Counter(fresh).items():  # a flood's findings share a few label sets: one inc each
+            self._count(labels, n)
         for d in self.decisions.flush():
             n, d.pending = d.pending, 0
             self.metrics.coalesced.labels(d.key[0]).inc(n)

@@ -8,8 +8,8 @@ prints it beside an Xid, CRI partial lines still being joined).  It does no I/O.
 from __future__ import annotations
 
 import logging
-import os
 import re
+from itertools import islice
 from typing import Collection
 
 from .envelope import Envelope, detect, is_kmsg_continuation
@@ -22,6 +22,7 @@ from .unclassified import DRIVER_KEYWORDS, ERROR_WORDS, unclassified
 
 _FIELDS = ("pid", "rank", "xid", "sxid")  # integer fields
 _TEXT_FIELDS = ("process", "peer")
+_NOT_DETAILS = frozenset(_FIELDS + _TEXT_FIELDS + ("pci", "text", "fatality", "state"))  # groups kept elsewhere
 
 # Lines that make no finding but give context to the next ones: (keyword, regex).
 CONTEXT = (
@@ -29,7 +30,6 @@ CONTEXT = (
     ("NVRM: The NVIDIA GPU", re.compile(r"NVRM: The NVIDIA GPU (?P<pci>" + PCI + r")")),
 )
 CONTEXT_KEYWORDS = tuple(k for k, _ in CONTEXT)
-_CONTEXT_PREFIX = os.path.commonprefix(CONTEXT_KEYWORDS)  # one test before the context regexes
 # CRI partial lines (rare: only lines over the runtime's 16 KiB split) are always looked at, so a
 # keyword split across two parts is still found once the parts are joined.
 CRI_PARTIAL_KEYWORDS = (" stdout P ", " stderr P ")
@@ -147,16 +147,17 @@ class Classifier:
         try:
             if len(message) > MAX_MESSAGE:
                 message = message[:MAX_MESSAGE]
-            if _CONTEXT_PREFIX in message:
-                self._remember(message, position)
+            for keyword in CONTEXT_KEYWORDS:  # two substring tests: most NVRM lines are no context line
+                if keyword in message:
+                    self._remember(message, position)
+                    break
             memo = self.memo
             template = memo.get(message, _MISS)
             if template is _MISS:
                 template = self._template(message, matched)
                 if len(message) <= MEMO_MAX_KEY:
-                    while len(memo) >= self.memo_size:  # a shared memo may be fuller than this one put it
-                        del memo[next(iter(memo))]  # oldest first: a storm line stays hot, new lines cycle
-                        self.memo_evictions += 1
+                    if len(memo) >= self.memo_size:
+                        self._evict(memo)
                     memo[message] = template
             else:
                 self.memo_hits += 1
@@ -168,6 +169,15 @@ class Classifier:
             if self.errors == 1:
                 log.exception("classifying a line raised (counted; later ones are not logged): %.200r", message)
             return None
+
+    def _evict(self, memo: dict) -> None:
+        """Make room in a full memo: its oldest quarter goes at once (one scan from the front, not one per
+        insertion: a dict's deleted front entries make `next(iter(memo))` slower with each deletion).  A shared
+        memo may be fuller than this classifier put it."""
+        victims = list(islice(memo, max(len(memo) - self.memo_size + 1, self.memo_size // 4)))
+        for key in victims:
+            del memo[key]
+        self.memo_evictions += len(victims)
 
     def _in_event(self, event: tuple[str, str], position: int) -> bool:
         """Is this line part of an open multi-line event? Opens, extends or leaves the event as its role says:
@@ -282,19 +292,19 @@ class Classifier:
             REFINERS[rule.refine](groups, out)
         details = out["details"]
         for key, value in groups.items():
-            if key in _FIELDS or key in _TEXT_FIELDS or key in ("pci", "text", "fatality", "state"):
-                continue
-            number = bounded_int(value)
-            details.setdefault(key, number if number is not None else value.strip()[:256])
-        pci = normalize_pci(groups.get("pci"))
-        if pci is None and rule.kind in PCI_KINDS:
-            pci = find_pci(message)
+            if key not in _NOT_DETAILS:
+                number = _int(value)
+                details.setdefault(key, number if number is not None else value.strip()[:256])
         get = groups.get
-        fields = _template_of(
-            kind=rule.kind, severity=out["severity"], attribution=out["attribution"], action=out["action"],
-            message=message, xid=_int(get("xid")), sxid=_int(get("sxid")), pci=pci, pid=_int(get("pid")),
-            process=get("process", "").strip() or None, rank=_int(get("rank")), peer=get("peer"), details=details)
-        return fields, pci is None and rule.kind in PCI_KINDS, _event_key(rule, m)
+        pci = normalize_pci(get("pci"))
+        needs_pci = pci is None and rule.kind in PCI_KINDS
+        if needs_pci:
+            pci = find_pci(message)
+        process = get("process")
+        fields = (rule.kind, out["severity"], out["attribution"], out["action"], message,  # _TEMPLATE_FIELDS order
+                  _int(get("xid")), _int(get("sxid")), pci, _int(get("pid")), process and process.strip() or None,
+                  _int(get("rank")), get("peer"), details)
+        return fields, needs_pci and pci is None, _event_key(rule, m)
 
 
 def _event_key(rule: Rule, m: re.Match) -> tuple[str, str] | None:

@@ -23,6 +23,7 @@ class Envelope:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
+KMSG_USERSPACE = "userspace"  # the program of a /dev/kmsg record a process wrote (facility other than kern)
 _MONTHS = {m: i for i, m in enumerate(
     ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"), start=1)}
 # A dmesg-style uptime stamp that syslog and journald keep inside a kernel message.
@@ -61,9 +62,13 @@ def _strip_inner_uptime(env: Envelope) -> Envelope:
 
 def _kmsg(m: re.Match, year: int | None) -> Envelope:
     prio, seq, usec, flags, msg = m.groups()
-    return Envelope("kmsg", msg, uptime=int(usec) / 1e6,
-                    extra={"seq": int(seq), "priority": int(prio) & 7, "facility": int(prio) >> 3,
-                           "continued": flags.startswith("c")})
+    value = int(prio)
+    extra = {"seq": int(seq), "priority": value & 7, "facility": value >> 3, "continued": flags[:1] == "c"}
+    if value >> 3:
+        # facility 0 (LOG_KERN) is the kernel's own: a process writing to /dev/kmsg gets LOG_USER or the
+        # facility it names, never LOG_KERN (printk's devkmsg_write), so anything else is no kernel line
+        extra["app"] = KMSG_USERSPACE
+    return Envelope("kmsg", msg, uptime=int(usec) / 1e6, extra=extra)
 
 
 def _dmesg(m: re.Match, year: int | None) -> Envelope:
@@ -126,7 +131,7 @@ def _short_iso(m: re.Match, year: int | None) -> Envelope:
 _TAG = r"([^\s:\[]+)(?:\[\d+\])?:"
 # (name, first characters a line of it may start with, pattern, builder)
 ENVELOPES: tuple[tuple[str, str, re.Pattern, Callable[[re.Match, int | None], Envelope | None]], ...] = (
-    ("kmsg", "0123456789", re.compile(r"^(\d+),(\d+),(\d+),([^;,]*)[^;]*;(.*)$", re.S), _kmsg),
+    ("kmsg", "0123456789", re.compile(r"^(\d{1,20}),(\d{1,20}),(\d{1,20}),([^;,]*)[^;]*;(.*)$", re.S), _kmsg),
     ("cri", "0123456789", re.compile(r"^(\d{4}-\d\d-\d\dT[\d:.]+(?:Z|[+-]\d\d:?\d\d)) (stdout|stderr) ([PF]) ?(.*)$", re.S), _cri),
     ("short_iso", "0123456789", re.compile(
         r"^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)?) (\S+) " + _TAG + r" ?(.*)$", re.S), _short_iso),

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 _PCI = re.compile(r"^(?:PCI:)?(?:([0-9a-fA-F]{1,8}):)?([0-9a-fA-F]{1,2}):([0-9a-fA-F]{1,2})(?:\.[0-7])?$")
 # A PCI address somewhere in free text (domain required, to avoid matching times).
 PCI_IN_TEXT = re.compile(r"(?<![0-9a-fA-F:])(?:PCI:)?([0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2})(?:\.[0-7])?(?![0-9a-fA-F:])")
 
 
+@lru_cache(maxsize=4096)  # a node has a few dozen devices: a storm of distinct lines names the same ones
 def normalize_pci(value: str | None) -> str | None:
     """`00000000:5D:00.0`, `PCI:0000:5d:00`, `5d:00.0` -> `0000:5d:00`; None if it is no PCI address."""
     if not value:

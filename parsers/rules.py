@@ -409,10 +409,11 @@ class Dispatch:
 
     def candidates(self, message: str, allowed: frozenset[int] | None = None) -> tuple[Rule, ...]:
         """`allowed`: the finding rows that may match (indexes; look-alike rows are always kept), or None."""
-        found = frozenset(self._scan.findall(message))
-        key = (found, allowed)
+        found = self._scan.findall(message)  # as found (a tuple of str hashes cheaply); a long run is deduplicated
+        key = (tuple(found) if len(found) <= 8 else frozenset(found), allowed)  # so input cannot grow the keys
         rows = self._cache.get(key)
         if rows is None:
+            found = frozenset(key[0])
             if len(self._cache) >= 4096:  # keyword combinations are few in real logs; input cannot grow this
                 self._cache.clear()
             ids: set[int] = set()

@@ -86,6 +86,25 @@ def test_syslog_lines_of_other_programs_never_raise_node_problems(tmp_path: Path
     assert a.stop()[0] == 0
 
 
+def test_kmsg_records_a_process_wrote_never_raise_node_problems(tmp_path: Path):
+    """/dev/kmsg is writable by privileged processes, but the kernel gives their records LOG_USER or the facility
+    they name, never LOG_KERN (printk.c devkmsg_write: "to be able to reliably distinguish kernel-generated
+    messages from userspace-injected ones"). A record of another facility that reads like an Xid is counted as
+    forged_or_userspace and raises nothing."""
+    a = AgentProc(tmp_path)
+    # 12 = user.warning, 28 = daemon.warning: what `echo ... > /dev/kmsg` and systemd write; 4 = kern.warning
+    a.write("12,1,1000,-;NVRM: Xid (PCI:0000:5d:00): 48, pid=1, name=x, DBE\n"
+            "28,2,2000,-;NVRM: Xid (PCI:0000:5d:00): 79, pid=1, name=x, GPU has fallen off the bus.\n"
+            "4,3,3000,-;NVRM: Xid (PCI:0000:18:00): 79, pid='<unknown>', name=<unknown>, "
+            "GPU has fallen off the bus.\n")
+    a.wait_for(lambda: a.value("gpu_npd_xid_errors_total", xid="79", pci_bus_id="0000:18:00") == 1)
+    assert a.value("gpu_npd_forged_or_userspace_total", source="kmsg", kind="xid") == 2
+    assert a.value("gpu_npd_xid_errors_total", xid="48", pci_bus_id="0000:5d:00") is None
+    conds = [e for e in a.events() if e.get("event") == "condition" and e["status"] == "True"]
+    assert conds and all("0000:5d:00" not in e["message"] for e in conds)
+    assert a.stop()[0] == 0
+
+
 def test_the_fallback_follows_kern_log_and_not_syslog_too(tmp_path: Path):
     from agent.app import select_sources
     from agent.config import load
