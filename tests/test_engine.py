@@ -63,9 +63,10 @@ def test_a_storm_line_classifies_once_and_memory_is_bounded():
     for i in range(500):
         c.classify(f"mlx5_core 0000:b5:00.0: firmware version: 28.{i}.1000")
     stats = c.memo_stats()
-    assert stats["entries"] == 100 and stats["evictions"] == 401
+    # a full memo drops its oldest quarter at once: never more than memo_size entries, every one accounted for
+    assert 75 <= stats["entries"] <= 100 and stats["entries"] + stats["evictions"] == 501
     c.classify("NVRM: Xid (PCI:0000:5d:00): 79, " + "x" * MEMO_MAX_KEY)
-    assert c.memo_stats()["entries"] == 100  # an over-long message is classified, never remembered
+    assert c.memo_stats()["entries"] == stats["entries"]  # an over-long message is classified, never remembered
 
 
 cause = st.builds(lambda t, sev, n: __import__("parsers").Cause(float(t), f"cause {n}", sev),
