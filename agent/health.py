@@ -121,6 +121,9 @@ class HealthEngine:
             for name, spec in cfg.conditions.items()
         }
         self._app_xids: dict[tuple[str, int], dict] = {}
+        # problem id -> what its message must now say (_message's arguments): a standing problem's message is
+        # rendered once per derive, not once per line of a storm
+        self._restate: dict[str, tuple] = {}
         self.boot_time: float | None = None  # findings stamped before this belong to an earlier boot
         self.policy = FindingPolicy(cfg.xid_policy, cfg.xid_reboot_escalation, subject_of,
                                     cfg.unused_port_boot_seconds)
@@ -295,7 +298,7 @@ class HealthEngine:
         if p is not None:
             p.count += 1
             p.last_seen = max(p.last_seen, seen)
-            p.message = self._message(f, severity or f.severity, action or f.action, note)
+            self._restate[pid] = (f, severity or f.severity, action or f.action, note)
             return pid
         if len(self.problems) >= self.cfg.max_problems:
             self._evict()
@@ -331,6 +334,12 @@ class HealthEngine:
 
     def _derive(self, change: Change) -> Change:
         now = self.clock()
+        if self._restate:
+            for pid, args in self._restate.items():
+                p = self.problems.get(pid)
+                if p is not None:
+                    p.message = self._message(*args)
+            self._restate.clear()
         by_cond: dict[str, list[Problem]] = {}
         for p in self.problems.values():
             by_cond.setdefault(p.condition, []).append(p)
