@@ -145,6 +145,8 @@ class Agent:
             self.pipeline.cursors = dict(state.get("cursors", {}))
             self.metrics.restore_totals(state.get("totals", {}))
             self.judge.restore(state.get("samples", {}))
+            if state.get("boot_id") == self.boot_id:
+                self.guard.restore(state.get("counter_guard"))
         except Exception as exc:  # noqa: BLE001 - values of the right shape but not usable: start fresh
             state = self.checkpoint.store.reject(f"cannot restore: {type(exc).__name__}: {exc}"[:200])
             self.engine = self.pipeline.engine = HealthEngine(self.cfg, self.clock)
@@ -245,7 +247,7 @@ class Agent:
 
     def _state(self) -> dict:
         return {"boot_id": self.boot_id, "cursors": self.pipeline.cursors, "totals": self.metrics.totals(),
-                "samples": self.judge.to_state(), **self.engine.to_state()}
+                "samples": self.judge.to_state(), "counter_guard": self.guard.to_state(), **self.engine.to_state()}
 
     def save(self) -> None:
         self.checkpoint.save(self.pipeline)

@@ -28,6 +28,7 @@ from parsers import Finding
 from parsers.pci import normalize_pci
 
 log = logging.getLogger("gpu_npd")
+MAX_DISABLED = 256  # devices restored from state at most (a node has a few dozen IB functions)
 SLACK_SECONDS = 1.0  # a line stamped this much before our read began still counts (clocks, second-resolution stamps)
 
 
@@ -101,3 +102,31 @@ class CounterGuard:
         if self.on_disable is not None:
             self.on_disable(devices, f.pci)
         return True
+
+    # ---- persistence (same boot only: a reboot, a firmware update or a new fabric manager state re-checks) ----
+
+    def to_state(self) -> dict:
+        with self._lock:
+            return {"disabled": dict(self.disabled),
+                    "devices": {pci: sorted(self._devices.get(pci, ())) for pci in self.disabled}}
+
+    def restore(self, state: object) -> None:
+        """What an earlier run of this boot stopped reading stays unread (a restart must not make mlx5 log
+        its failures again); said once, the metric set again.  Entries of the wrong shape are skipped."""
+        if not isinstance(state, dict) or not isinstance(state.get("disabled"), dict):
+            return
+        names = state.get("devices") if isinstance(state.get("devices"), dict) else {}
+        for pci, why in list(state["disabled"].items())[:MAX_DISABLED]:
+            key = normalize_pci(pci) if isinstance(pci, str) else None
+            if key is None or not isinstance(why, str):
+                continue
+            listed = names.get(pci)
+            devices = [n for n in listed if isinstance(n, str)][:16] if isinstance(listed, list) else []
+            with self._lock:
+                self.disabled[key] = why[:300]
+                self._devices.setdefault(key, set()).update(devices)
+            log.warning("InfiniBand counters of %s (%s) are still not read: an earlier run of this boot found that "
+                        "reading them makes mlx5 log failures - %s", ",".join(sorted(devices)) or "unknown", key,
+                        why[:300])
+            if self.on_disable is not None:
+                self.on_disable(",".join(sorted(devices)) or "unknown", key)

@@ -25,12 +25,13 @@ NIC_RULE = {"match": {"kind": "nic_error"}, "condition": "InfiniBandUnhealthy", 
             "clear": "expire"}  # so that a NIC command failure that is not ours visibly raises a problem
 
 
-def make(tmp: Path):
+def make(tmp: Path, state: Path | None = None):
+    tmp.mkdir(parents=True, exist_ok=True)
     scen = tmp / "scenario.yaml"
     scen.write_text(yaml.safe_dump(hgx_scenario()))
     defaults = load(env={})
     cfg = load(env={}, flags={"kmsg": "", "journald": False, "fabricmanager_log": "", "fallback_log_files": [],
-                              "state_dir": str(tmp / "state"), "nvml": f"fake:{scen}",
+                              "state_dir": str(state or tmp / "state"), "nvml": f"fake:{scen}",
                               "sysfs_root": str(copy_sysfs(tmp)), "sample_ignore": {"node": ["*"]},
                               "condition_rules": [NIC_RULE, *defaults.condition_rules]})
     clock = Clock()
@@ -81,6 +82,39 @@ def test_lines_our_counter_reads_cause_raise_nothing_and_stop_the_reads_said_onc
     agent.pipeline.process([kmsg(agent, clock, MLX5_0, 0.3, 10)])
     assert problems(agent) == [f"nic:{MLX5_0}"]
     assert len([r for r in caplog.records if "no longer read" in r.getMessage()]) == 1  # said once
+
+
+def test_a_restart_in_the_same_boot_keeps_the_counters_unread_a_reboot_reads_them_again(tmp_path, caplog):
+    import json
+
+    agent, clock = make(tmp_path)
+    for seq in range(1, 4):
+        clock.t += 10
+        agent.pipeline.process(agent.poller.poll_once())
+        agent.pipeline.process([kmsg(agent, clock, MLX5_0, 0.3, seq)])
+    assert mlx5_0_counters(agent) == []
+    agent.save()
+    caplog.set_level(logging.WARNING, logger="gpu_npd")
+    again, _ = make(tmp_path / "restart", tmp_path / "state")  # a restart: same state dir, same boot
+    again.start(serve_http=False)
+    try:
+        assert mlx5_0_counters(again) == []  # our reads would make mlx5 log the failures again: not read
+        assert value(again, "gpu_npd_ib_counters_disabled", device="mlx5_0", pci_bus_id=MLX5_0) == 1
+        assert [r for r in caplog.records if "still not read" in r.getMessage() and "mlx5_0" in r.getMessage()]
+    finally:
+        again.stop.set()
+        again.shutdown()
+    state = tmp_path / "state" / "state.json"
+    saved = json.loads(state.read_text())
+    saved["boot_id"] = "an-earlier-boot"
+    state.write_text(json.dumps(saved))
+    rebooted, _ = make(tmp_path / "reboot", tmp_path / "state")
+    rebooted.start(serve_http=False)
+    try:
+        assert mlx5_0_counters(rebooted)  # a new boot checks afresh
+    finally:
+        rebooted.stop.set()
+        rebooted.shutdown()
 
 
 def test_a_failure_long_after_our_last_read_is_a_fault(tmp_path):
