@@ -68,6 +68,11 @@ class KmsgSource(Source):
 
     def run(self, emit: Emit, stop: threading.Event) -> None:
         fd = os.open(self.path, os.O_RDONLY | os.O_NONBLOCK)
+        if stat.S_ISFIFO(os.fstat(fd).st_mode):
+            # a FIFO read-only sees end-of-file whenever no writer holds it open, and select() then wakes at once,
+            # so the loop would poll; held read-write it has a writer (us): select() sleeps until data comes
+            os.close(fd)
+            fd = os.open(self.path, os.O_RDWR | os.O_NONBLOCK)
         try:
             if stat.S_ISCHR(os.fstat(fd).st_mode):
                 self._run_device(fd, emit, stop)
