@@ -48,13 +48,16 @@ def _r(name, kind, keywords, pattern, severity="error", attribution="unknown", a
 
 
 # How many lines after its last line a multi-line event stays open (lines no rule reads count too).
-EVENT_LINES = {"aer": 12, "mlx5_health": 20, "mlx5_tx_timeout": 4, "knvlink": 2}
+EVENT_LINES = {"aer": 12, "mlx5_health": 20, "mlx5_tx_timeout": 4, "knvlink": 2, "nccl_exception": 2}
 # Events kept apart per device (the PCI address on the line): a health dump of one mlx5 function does not
 # swallow the next function's own health failure a few lines later.
 EVENT_PER_DEVICE = frozenset({"mlx5_health", "mlx5_tx_timeout"})
 AER_OPEN, AER_JOIN, AER_MEMBER = ("aer", "open"), ("aer", "join"), ("aer", "member")
 MLX5_HEALTH_JOIN, MLX5_HEALTH_MEMBER = ("mlx5_health", "join"), ("mlx5_health", "member")
 MLX5_TX_JOIN = ("mlx5_tx_timeout", "join")
+# PyTorch's NCCL exception: the wrapper line ("NCCL error in: ..., unhandled system error") and, on the next
+# line, NCCL's description of the code ("ncclSystemError: System call ... failed") are one failure
+NCCL_EXC_OPEN, NCCL_EXC_JOIN = ("nccl_exception", "open"), ("nccl_exception", "join")
 
 
 RULES: tuple[Rule, ...] = (
@@ -215,10 +218,14 @@ RULES: tuple[Rule, ...] = (
        r"(?:\[Rank (?P<rank>\d+)\] )?Watchdog caught collective operation timeout: WorkNCCL\("
        r"(?:SeqNum=(?P<seq>\d+), )?OpType=(?P<op>\w+)(?:.*?Timeout\(ms\)=(?P<timeout_ms>\d+))?",
        severity="error", attribution="unknown", action="FIND_FIRST_FAILING_RANK"),
-    _r("nccl_remote", "nccl_remote_error", ["ncclRemoteError", "remote process exited"],
-       # PyTorch 2.x: "NCCL error: remote process exited ..." and "NCCL error in: <file>:<line>, remote process exited .."
-       r"(?:\[Rank (?P<rank>\d+)\] .*?)?(?:ncclRemoteError|NCCL error(?: in: [^,\n]*,|:) remote process exited)",
-       severity="error", attribution="unknown", action="FIND_FIRST_FAILING_RANK"),
+    # PyTorch 2.x: "NCCL error: remote process exited ..." and "NCCL error in: <file>:<line>, remote process exited ..";
+    # its exception text goes on with NCCL's own description of the code ("ncclRemoteError: A call failed possibly
+    # due to ..."), part of the same failure (NCCL_EXC_JOIN); that line alone is a failure of its own.
+    _r("nccl_remote", "nccl_remote_error", ["remote process exited"],
+       r"(?:\[Rank (?P<rank>\d+)\] .*?)?NCCL error(?: in: [^,\n]*,|:) remote process exited",
+       severity="error", attribution="unknown", action="FIND_FIRST_FAILING_RANK", event=NCCL_EXC_OPEN),
+    _r("nccl_remote_code", "nccl_remote_error", ["ncclRemoteError"], r"(?:\[Rank (?P<rank>\d+)\] .*?)?ncclRemoteError",
+       severity="error", attribution="unknown", action="FIND_FIRST_FAILING_RANK", event=NCCL_EXC_JOIN),
     # the socket to a peer rank closed under NCCL: the peer process died or the network dropped it
     _r("nccl_socket_closed", "nccl_remote_error", ["Connection closed by remote peer"],
        r"NCCL WARN (?:socketProgress|Net) ?: Connection closed by remote peer(?: (?P<peer>[^<\s]+)(?:<(?P<peer_port>\d+)>)?)?",
@@ -245,13 +252,13 @@ RULES: tuple[Rule, ...] = (
        ["ncclSystemError", "ncclInternalError", "ncclUnhandledCudaError", "ncclInvalidUsage", "ncclInvalidArgument"],
        r"(?:\[Rank (?P<rank>\d+)\] .*?)?(?P<nccl_code>ncclSystemError|ncclInternalError|ncclUnhandledCudaError|"
        r"ncclInvalidUsage|ncclInvalidArgument)",
-       severity="error", attribution="unknown", action="INVESTIGATE", refine="nccl"),
+       severity="error", attribution="unknown", action="INVESTIGATE", refine="nccl", event=NCCL_EXC_JOIN),
     # PyTorch's wrapper around a failed NCCL call, every era: "NCCL error in: <file>:<line>, <text>" and the
     # older "NCCL Error <n>: <text>"; the text names the ncclResult_t.
     _r("nccl_error_in", "nccl_error", ["NCCL error in:", "NCCL Error "],
        r"NCCL (?:error in: [^,]*|Error \d+:?),? (?P<nccl_text>unhandled cuda error|unhandled system error|internal error|"
        r"invalid usage|invalid argument)",
-       severity="error", attribution="unknown", action="INVESTIGATE", refine="nccl_text"),
+       severity="error", attribution="unknown", action="INVESTIGATE", refine="nccl_text", event=NCCL_EXC_OPEN),
     # nccl-tests' own report of a failed NCCL call: "Test NCCL failure common.cu:777 'unhandled system error'"
     # (older releases print "NCCL failure all_reduce.cu:95 '...'"), the ncclGetErrorString() text in quotes.
     _r("nccl_test_failure", "nccl_error", ["NCCL failure"],
