@@ -47,6 +47,11 @@ def _status(code: int, reason: str, message: str, headers: dict | None = None) -
     return aiohttp.web.json_response(body, status=code, headers=headers)
 
 
+def _list_of(api_version: str, kind: str, rv: int, items: list) -> aiohttp.web.Response:
+    return aiohttp.web.json_response({"apiVersion": api_version, "kind": kind,
+                                      "metadata": {"resourceVersion": str(rv)}, "items": items})
+
+
 def _merge(dst: dict, patch: dict) -> None:
     """RFC 7386 JSON merge patch (lists replaced whole, null deletes)."""
     for k, v in patch.items():
@@ -241,10 +246,8 @@ class _Emulator(kmock.KubernetesEmulator):
                     return aiohttp.web.json_response(d.start_job(ns, body), status=201)
                 if method == "GET" and name is None:
                     sel = request.params.get("labelSelector", "")
-                    items = [j for (n, _), j in sorted(d.jobs.items())
-                             if n == ns and _selects(sel, j["metadata"].get("labels", {}))]
-                    return aiohttp.web.json_response({"apiVersion": "batch/v1", "kind": "JobList",
-                                                      "metadata": {"resourceVersion": str(d.rv)}, "items": items})
+                    return _list_of("batch/v1", "JobList", d.rv, [
+                        j for (n, _), j in sorted(d.jobs.items()) if n == ns and _selects(sel, j["metadata"].get("labels", {}))])
                 job = d.jobs.get((ns, name))
                 if job is None:
                     return _status(404, "NotFound", f'jobs.batch "{name}" not found')
@@ -264,10 +267,9 @@ class _Emulator(kmock.KubernetesEmulator):
                 return _status(405, "MethodNotAllowed", method)
             if name is None:
                 sel, fields = request.params.get("labelSelector", ""), request.params.get("fieldSelector", "")
-                items = [p for (n, _), p in sorted(d.pods.items()) if (ns is None or n == ns)
-                         and _selects(sel, p["metadata"].get("labels", {})) and _fields(fields, p)]
-                return aiohttp.web.json_response({"apiVersion": "v1", "kind": "PodList",
-                                                  "metadata": {"resourceVersion": str(d.rv)}, "items": items})
+                return _list_of("v1", "PodList", d.rv, [
+                    p for (n, _), p in sorted(d.pods.items()) if (ns is None or n == ns)
+                    and _selects(sel, p["metadata"].get("labels", {})) and _fields(fields, p)])
             pod = d.pods.get((ns, name))
             if pod is None:
                 return _status(404, "NotFound", f'pods "{name}" not found')

@@ -9,6 +9,7 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 
@@ -45,6 +46,14 @@ class AgentProc:
             return urllib.request.urlopen(f"http://127.0.0.1:{self.port}/metrics", timeout=2).read().decode()
         except OSError:
             return ""
+
+    def healthz(self) -> tuple[int, str]:
+        """/healthz as (status, body): 503 is an answer here, not an error."""
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{self.port}/healthz", timeout=2) as r:
+                return r.status, r.read().decode()
+        except urllib.error.HTTPError as exc:
+            return exc.code, exc.read().decode()
 
     def value(self, name: str, **labels) -> float | None:
         for family in text_string_to_metric_families(self.metrics()):

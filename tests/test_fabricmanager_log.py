@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import time
-import urllib.request
 from pathlib import Path
 
 from harness import AgentProc
@@ -18,14 +17,6 @@ OLD = ("[Jul 23 2024 07:53:55] [ERROR] [tid 841] detected NVSwitch fatal error 2
 def fresh(line: str) -> str:
     """synthetic: the real line above with its time stamp replaced by now (fabricmanager.log is in local time)."""
     return time.strftime("[%b %d %Y %H:%M:%S]", time.localtime()) + line[line.index("]") + 1:]
-
-
-def healthz(a: AgentProc) -> tuple[int, str]:
-    try:
-        with urllib.request.urlopen(f"http://127.0.0.1:{a.port}/healthz", timeout=2) as r:
-            return r.status, r.read().decode()
-    except urllib.error.HTTPError as e:
-        return e.code, e.read().decode()
 
 
 def test_fabricmanager_log_is_followed_and_its_errors_raise_conditions(tmp_path: Path):
@@ -43,7 +34,7 @@ def test_fabricmanager_log_is_followed_and_its_errors_raise_conditions(tmp_path:
         a.wait_for(lambda: a.value("gpu_npd_node_condition", condition="NVLinkUnhealthy", reason="SXid20034") == 1,
                    what="NVLinkUnhealthy from the fabric manager's line")
         assert a.value("gpu_npd_findings_total", kind="sxid", severity="fatal", attribution="fabric") == 2
-        status, body = healthz(a)
+        status, body = a.healthz()
         assert status == 200 and "fabricmanager=up" in body
     finally:
         code, _ = a.stop()
@@ -55,8 +46,8 @@ def test_fabricmanager_log_is_followed_and_its_errors_raise_conditions(tmp_path:
 def test_absent_fabricmanager_log_is_reported_absent_not_down(tmp_path: Path):
     a = AgentProc(tmp_path, env={"GPU_NPD_FABRICMANAGER_LOG": str(tmp_path / "no-such" / "fabricmanager.log")})
     try:
-        a.wait_for(lambda: "fabricmanager=absent" in healthz(a)[1], what="the source reported absent")
-        status, body = healthz(a)
+        a.wait_for(lambda: "fabricmanager=absent" in a.healthz()[1], what="the source reported absent")
+        status, body = a.healthz()
         assert status == 200, body  # absent is not down: /healthz stays ok
         assert a.value("gpu_npd_source_up", source="fabricmanager") is None
     finally:

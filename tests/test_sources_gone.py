@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import shutil
 import time
-import urllib.error
-import urllib.request
 from pathlib import Path
 
 import pytest
@@ -29,14 +27,6 @@ def xid13(i: int) -> str:  # synthetic: shape of NVRM's Xid 13 line (application
     return f"NVRM: Xid (PCI:0000:5d:00): 13, pid={1000 + i}, name=python3, Graphics SM Warp Exception\n"
 
 
-def healthz(a: AgentProc) -> tuple[int, str]:
-    try:
-        with urllib.request.urlopen(f"http://127.0.0.1:{a.port}/healthz", timeout=2) as r:
-            return r.status, r.read().decode()
-    except urllib.error.HTTPError as exc:
-        return exc.code, exc.read().decode()
-
-
 def test_a_log_file_that_vanishes_is_down_after_grace_and_read_from_its_start_when_back(tmp_path: Path):
     log = tmp_path / "kern.log"
     log.write_text("".join(xid13(i) for i in range(3)))
@@ -49,13 +39,13 @@ def test_a_log_file_that_vanishes_is_down_after_grace_and_read_from_its_start_wh
     seen = set()
     for _ in range(10):
         seen.add(a.value("gpu_npd_source_up", source="files"))
-        seen.add(healthz(a)[0])
+        seen.add(a.healthz()[0])
         time.sleep(0.1)
     log.write_text("".join(xid13(i) for i in range(3, 5)))
     deadline = time.time() + 3.0  # past the grace period as measured from the rename
     while time.time() < deadline:
         seen.add(a.value("gpu_npd_source_up", source="files"))
-        seen.add(healthz(a)[0])
+        seen.add(a.healthz()[0])
         time.sleep(0.1)
     assert seen == {1.0, 200}, seen
     a.wait_for(lambda: xids() == 5, what="the rotated file's lines")
@@ -65,14 +55,14 @@ def test_a_log_file_that_vanishes_is_down_after_grace_and_read_from_its_start_wh
     t0 = time.time()
     a.wait_for(lambda: a.value("gpu_npd_source_up", source="files") == 0, what="files reported down")
     assert time.time() - t0 >= 1.5  # not before the grace period
-    code, body = healthz(a)
+    code, body = a.healthz()
     assert code == 503 and "files" in body and "kern.log disappeared" in body, body
 
     # back (a new file): read from its start, up again
     log.write_text("".join(xid13(i) for i in range(5, 9)))
     a.wait_for(lambda: xids() == 9, what="the new file read from its start")
     a.wait_for(lambda: a.value("gpu_npd_source_up", source="files") == 1, what="files up again")
-    assert healthz(a)[0] == 200
+    assert a.healthz()[0] == 200
     assert a.value("gpu_npd_source_restarts_total", source="files") in (None, 0.0)
     assert a.stop()[0] == 0
 
@@ -90,7 +80,7 @@ def test_the_pod_log_directory_that_vanishes_is_down_and_its_files_read_from_the
     aside = tmp_path / "pods-aside"
     pods.rename(aside)
     a.wait_for(lambda: a.value("gpu_npd_source_up", source="pods") == 0, what="pods reported down")
-    code, body = healthz(a)
+    code, body = a.healthz()
     assert code == 503 and "source pods is down" in body and "disappeared" in body, body
 
     shutil.copytree(aside, pods)  # back: a new directory, new files (what kubelet writes after a remount)
@@ -99,5 +89,5 @@ def test_the_pod_log_directory_that_vanishes_is_down_and_its_files_read_from_the
     a.wait_for(lambda: a.value("gpu_npd_source_up", source="pods") == 1, what="pods up again")
     # read from the start: the fixture's own lines count now, as well as the appended one
     a.wait_for(lambda: found() >= before + 2, what="files read from their start")
-    assert healthz(a)[0] == 200
+    assert a.healthz()[0] == 200
     assert a.stop()[0] == 0
