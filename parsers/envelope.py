@@ -76,6 +76,12 @@ def _dmesg(m: re.Match, year: int | None) -> Envelope:
     return Envelope("dmesg", message, None, float(uptime))
 
 
+def _dmesg_raw(m: re.Match, year: int | None) -> Envelope:
+    """`dmesg -r` / pstore: `<prio>` is facility * 8 + level, as in /dev/kmsg (facility 0: the kernel's own)."""
+    prio, uptime, message = m.groups()
+    return Envelope("dmesg", message, None, float(uptime), {"app": KMSG_USERSPACE} if int(prio) >> 3 else {})
+
+
 def _dmesg_t(m: re.Match, year: int | None) -> Envelope:
     _, mon, day, clock, yr, msg = m.groups()
     return Envelope("dmesg_t", msg, timestamp=_bsd(mon, day, clock, int(yr)))
@@ -138,7 +144,7 @@ ENVELOPES: tuple[tuple[str, str, re.Pattern, Callable[[re.Match, int | None], En
     ("dmesg_t", "[", re.compile(r"^\[(\w{3}) (\w{3}) +(\d{1,2}) (\d\d:\d\d:\d\d) (\d{4})\] ?(.*)$", re.S), _dmesg_t),
     ("dmesg", "[", re.compile(r"^\[\s*(\d+\.\d+)\] ?(.*)$", re.S), _dmesg),
     # `dmesg -r` and pstore's saved dmesg: the record's priority before the uptime, "<6>[    2.962781] ..."
-    ("dmesg_raw", "<", re.compile(r"^<\d{1,3}>\[\s*(\d+\.\d+)\] ?(.*)$", re.S), _dmesg),
+    ("dmesg_raw", "<", re.compile(r"^<(\d{1,3})>\[\s*(\d+\.\d+)\] ?(.*)$", re.S), _dmesg_raw),
     # NVIDIA Fabric Manager's own log (fabricmanager.log): "[Jul 23 2024 07:53:55] [ERROR] [tid 841] detected ..."
     ("fabricmanager", "[", re.compile(
         r"^\[(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) (\d{1,2}) (\d{4}) (\d\d:\d\d:\d\d)\] "

@@ -195,3 +195,12 @@ def test_unused_port_is_silent_offline_and_a_used_one_is_not():
             + unplugged.replace("2.962781", "3.000000"))  # modelled: uptime went backwards, a new boot
     got = [(f.details.get("state"), f.severity) for f in Scanner().scan(io.BytesIO(text.encode()))]
     assert got == [("unused", "info"), ("up", "info"), ("down", "error"), ("down", "error"), ("unused", "info")]
+
+
+def test_kmsg_and_raw_dmesg_records_of_another_facility_are_no_kernel_lines():
+    """The kernel gives a record a process writes to /dev/kmsg LOG_USER or the facility it names, never LOG_KERN
+    (printk.c devkmsg_write); `dmesg -r` and pstore keep that `<facility * 8 + level>`. Synthetic lines."""
+    xid = "NVRM: Xid (PCI:0000:01:00): 79, pid=1, name=x, GPU has fallen off the bus."
+    for kernel, user in ((f"4,1,100,-;{xid}", f"12,2,200,-;{xid}"), (f"<4>[  5.1] {xid}", f"<12>[  5.1] {xid}")):
+        assert parse_line(kernel).program is None
+        assert parse_line(user).program == "userspace" and parse_line(user).xid == 79  # found, but not the kernel's
