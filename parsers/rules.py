@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from .catalog import (NVLINK5_LINE, NVLINK5_UNIT_OVERRIDE, NVLINK5_VERDICT, NVLINK_XIDS, XID154_RECOVERY, sxid_info,
                       xid_info)
+from .wordscan import word_regex
 
 PCI = r"(?:PCI:)?[0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}(?:\.[0-7])?"
 # Domain optional: old drivers print `bus:dev.fn` only (`NVRM: GPU 18:00.0: ...`).
@@ -409,7 +410,7 @@ class Dispatch:
     def __init__(self, rules: tuple[Rule, ...]):
         self.rules = rules
         words = sorted({k for r in rules for k in r.keywords}, key=len, reverse=True)
-        self._scan = re.compile("|".join(re.escape(k) for k in words))
+        self._scan = re.compile(word_regex(words))  # at each position the longest word there
         self._rows = {w: frozenset(i for i, r in enumerate(rules) if any(k in w for k in r.keywords))
                       for w in words}
         self._cache: dict[tuple, tuple[Rule, ...]] = {}

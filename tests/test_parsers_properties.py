@@ -6,6 +6,7 @@ import io
 import platform
 import re
 import string
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -214,3 +215,30 @@ def test_docker_lines_are_judged_on_their_raw_keywords_by_every_engine():
     by_engine = _findings_by_engine(escaped + b"\n" + plain + b"\n")
     _assert_same(by_engine)
     assert [f["details"]["cuda_error"] for f in by_engine["re"]] == ["misaligned address"]
+
+
+@settings(max_examples=300)
+@given(words=st.lists(st.text(alphabet="abXid :.", min_size=1, max_size=6), min_size=1, max_size=12),
+       pieces=st.lists(st.text(alphabet="abXid :.\n", max_size=8), max_size=30))
+def test_the_word_trie_finds_what_a_longest_first_alternation_finds(words, pieces):
+    """parsers.wordscan: same matches, same spans, as the flat alternation sorted longest first (the form the
+    dispatch and the keyword prefilter used before), on text made of the words' own letters."""
+    from parsers.wordscan import word_regex
+
+    text = "".join(p + (words[i % len(words)] if i % 2 else "") for i, p in enumerate(pieces))
+    flat = re.compile("|".join(re.escape(w) for w in sorted(set(words), key=len, reverse=True)))
+    trie = re.compile(word_regex(words))
+    assert [m.span() for m in trie.finditer(text)] == [m.span() for m in flat.finditer(text)]
+
+
+def test_the_rule_keywords_as_a_trie_on_the_fixtures():
+    from parsers.classify import all_keywords
+    from parsers.wordscan import word_regex
+
+    words = all_keywords()
+    flat = re.compile("|".join(re.escape(w) for w in sorted(set(words), key=len, reverse=True)))
+    trie = re.compile(word_regex(words))
+    fixtures = Path(__file__).parent / "fixtures"
+    for path in [*fixtures.glob("dmesg/*.*"), *fixtures.glob("realworld/**/*.*")]:
+        for line in path.read_text(errors="replace").splitlines():
+            assert [m.span() for m in trie.finditer(line)] == [m.span() for m in flat.finditer(line)], line
