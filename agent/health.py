@@ -22,6 +22,7 @@ from .samples import Verdict
 
 # Short CamelCase names for the Xids operators meet most; others are derived from the mnemonic.
 APP_XID_PIDS = 16  # processes remembered per (GPU, application Xid) for escalation
+_REPEATED: dict[int, dict] = {}  # application Xid -> the rule its repeats from several processes raise (built once)
 XID_REASON_NAMES = {
     13: "GraphicsException", 31: "MMUFault", 43: "ChannelStopped", 45: "PreemptiveCleanup",
     48: "DoubleBitECC", 63: "RowRemapEvent", 64: "RowRemapFailure", 74: "NVLinkError", 79: "FallenOffBus",
@@ -279,7 +280,11 @@ class HealthEngine:
         # a storm's sightings all lie within the window: one min() instead of a test per process
         n = len(last) if seen - min(last.values()) <= window else sum(seen - t <= window for t in last.values())
         if n >= need:
-            rule = {"condition": "GPUDegraded", "reason": f"{xid_reason(f.xid or 0)}Repeated", "clear": "expire"}
+            rule = _REPEATED.get(f.xid or 0)
+            if rule is None:
+                rule = {"condition": "GPUDegraded", "reason": f"{xid_reason(f.xid or 0)}Repeated", "clear": "expire"}
+                if len(_REPEATED) < 256:  # Xid codes are few; input cannot grow this
+                    _REPEATED[f.xid or 0] = rule
             self._raise(rule, f, seen, "kernel", change, severity="warning", action="RUN_DIAGNOSTICS",
                         note=f"{n} processes within {int(window)} s")
 
