@@ -22,6 +22,9 @@ class SourceGone(OSError):
 READ_SIZE = 16384  # kmsg needs >= 8 KiB per read, or it fails with EINVAL
 log = logging.getLogger("gpu_npd.kmsg")
 BATCH = 1024
+# a FIFO or file holding kmsg records is read this much at a time: a pipe holds 64 KiB, and os.read allocates
+# what it asks for before the read (1 MiB meant an mmap and munmap per read, empty ones included)
+STREAM_READ = 1 << 16
 
 
 def read_boot_id(path: str = "/proc/sys/kernel/random/boot_id") -> str:
@@ -155,7 +158,7 @@ class KmsgSource(Source):
         idle = 0
         while not stop.is_set():
             try:
-                chunk = os.read(fd, 1 << 20)
+                chunk = os.read(fd, STREAM_READ)
             except BlockingIOError:
                 chunk = None
             if not chunk:
