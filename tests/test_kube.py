@@ -276,10 +276,14 @@ def test_slow_api_never_blocks_detection(api):
     engine, sink, _, _ = make_sink(api, request_timeout_seconds=0.5)
     api.set_fault(latency=3.0)
     sink.start()
-    t0 = time.monotonic()
+    slowest = 0.0
     for i in range(200):
+        t0 = time.monotonic()
         observe(engine, sink, XID79)
-    assert time.monotonic() - t0 < 0.5  # apply() only records
+        slowest = max(slowest, time.monotonic() - t0)
+    # apply() only records: a call that waited on the API would take at least the 0.5 s request timeout (the
+    # API answers after 3 s); a per-call bound, not a total, so a loaded CI host cannot fail it
+    assert slowest < 0.4
     sink.close(timeout=0.1)
     assert engine.conditions["GPUUnhealthy"].status
 
