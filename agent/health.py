@@ -121,7 +121,8 @@ class HealthEngine:
             name: Condition(name, False, spec["ok_reason"], spec["ok_message"], clock())
             for name, spec in cfg.conditions.items()
         }
-        self._app_xids: dict[tuple[str, int], dict] = {}
+        # (GPU, application Xid) -> [pid -> last sighting, a lower bound of those sightings]
+        self._app_xids: dict[tuple[str, int], list] = {}
         # problem id -> what its message must now say (_message's arguments): a standing problem's message is
         # rendered once per derive, not once per line of a storm
         self._restate: dict[str, tuple] = {}
@@ -150,16 +151,17 @@ class HealthEngine:
             return None
         return seen
 
-    def observe(self, f: Finding, source: str = "kernel", derive: bool = True) -> Change:
+    def observe(self, f: Finding, source: str = "kernel", derive: bool = True, change: Change | None = None) -> Change:
         """Decide what `f` means for the node.  `derive=False`: conditions are left for `derive()` (once per
-        batch).  Afterwards `outcome` says whether a repeat of `f` may skip the decision (see `repeat`):
+        batch).  `change`: what this step changes is added to it (a batch's Change), else to a new one.  Afterwards `outcome` says whether a repeat of `f` may skip the decision (see `repeat`):
         ("problem", id) when it only added to a standing problem, ("none", None) when it raised nothing and
         left no state, None when the decision depended on state (policy windows, application Xids, lifecycle)."""
         self.outcome = None
+        if change is None:
+            change = Change()
         seen = self._seen(f)
         if seen is None:
-            return Change()  # from a previous boot: counted by the caller, raises nothing
-        change = Change()
+            return change  # from a previous boot: counted by the caller, raises nothing
         uptime = f.uptime if f.uptime is not None else seen - self.boot_time if self.boot_time is not None else None
         stateless = self.policy.repeat_safe(f)
         verdict = self.policy.apply(f, seen, uptime)
@@ -198,9 +200,10 @@ class HealthEngine:
         p.last_seen = max(p.last_seen, seen)
         return True
 
-    def derive(self) -> Change:
-        """Conditions from the problems standing now (after `observe(..., derive=False)` / `repeat`)."""
-        return self._derive(Change())
+    def derive(self, change: Change | None = None) -> Change:
+        """Conditions from the problems standing now (after `observe(..., derive=False)` / `repeat`), added to
+        `change` (the batch's, holding its new problems) or to a new Change."""
+        return self._derive(Change() if change is None else change)
 
     def sync(self, source: str, judged: dict[str, list[Verdict]]) -> Change:
         """Telemetry: for each subject read, what the rules see in its latest reading is exactly what
@@ -269,16 +272,25 @@ class HealthEngine:
         points at the GPU.  Bounded: per (GPU, Xid) the latest sighting of at most APP_XID_PIDS processes."""
         window = self.cfg.app_xid_window_seconds
         need = self.cfg.app_xid_distinct_processes
-        last = self._app_xids.setdefault((f.pci or "-", f.xid or 0), {})  # pid -> last seen, oldest first
+        key = (f.pci or "-", f.xid or 0)
+        entry = self._app_xids.get(key)
+        if entry is None:
+            entry = self._app_xids[key] = [{}, seen]
+        last = entry[0]  # pid -> last seen, oldest first
         pid = f.pid if f.pid is not None else f"t{seen}"
         last.pop(pid, None)
         last[pid] = seen
-        if len(last) > max(need, APP_XID_PIDS):
+        if seen < entry[1]:
+            entry[1] = seen
+        if len(last) > APP_XID_PIDS and len(last) > need:
             del last[next(iter(last))]
         if len(last) < need:
             return
-        # a storm's sightings all lie within the window: one min() instead of a test per process
-        n = len(last) if seen - min(last.values()) <= window else sum(seen - t <= window for t in last.values())
+        # entry[1] is at most the oldest sighting kept (a bound that goes stale only downwards, as sightings are
+        # forgotten): when even it lies within the window, they all do; a storm pays one comparison
+        if seen - entry[1] > window:
+            entry[1] = min(last.values())
+        n = len(last) if seen - entry[1] <= window else sum(seen - t <= window for t in last.values())
         if n >= need:
             rule = _REPEATED.get(f.xid or 0)
             if rule is None:

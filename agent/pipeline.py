@@ -49,7 +49,7 @@ class Pipeline:
         self.cursors: dict[str, Any] = {}
         self.xids = XidMerger()
         self.decisions = Decisions()
-        self._new: list = []  # problems raised in this batch, published with its conditions at its end
+        self._batch = Change()  # what this batch's decisions changed: published with its conditions at its end
         self._fresh: list[tuple] = []  # metric labels of this batch's decided findings, counted at its end
         self.guard: CounterGuard | None = None  # lines our own counter reads cause (agent/selfcaused.py)
         self.dirty = False
@@ -115,8 +115,8 @@ class Pipeline:
     def _flush(self) -> None:
         """End of a batch: one decision of conditions for the whole batch, then its findings into the metrics
         (in that order: whoever sees a finding counted sees the conditions it raised)."""
-        change = self.engine.derive()
-        change.new_problems[:0], self._new = self._new, []
+        change, self._batch = self.engine.derive(self._batch), Change()
+        self._held(change)
         self.apply(change)
         fresh, self._fresh = self._fresh, []
         for labels, n in Counter(fresh).items():  # a flood's findings share a few label sets: one inc each
@@ -180,18 +180,23 @@ class Pipeline:
         xid_labels = None
         if f.kind == "xid" and f.xid is not None:
             xid_labels = (str(f.xid), f.pci or "unknown", str(f.details.get("gpu_index", "")), f.details.get("uuid", ""))
-        change = self.engine.observe(f, "kernel", derive=not batched)
-        for xid, reason in change.held:
-            self.metrics.count("xid_policy_held", (str(xid), reason))
+        if batched:
+            self.engine.observe(f, "kernel", derive=False, change=self._batch)
+        else:
+            change = self.engine.observe(f, "kernel")
         if self.engine.outcome is not None:
             t = f.timestamp.timestamp() if f.timestamp is not None else 0.0
             self.decisions.remember(source, f, Decision(self.engine.outcome, labels, xid_labels, driver, t))
         if batched:
-            self._new.extend(change.new_problems)
             self._fresh.append((labels, driver, xid_labels))
         else:
+            self._held(change)
             self.apply(change)
             self._count((labels, driver, xid_labels), 1)
+
+    def _held(self, change: Change) -> None:
+        for xid, reason in change.held:
+            self.metrics.count("xid_policy_held", (str(xid), reason))
 
     def apply(self, change: Change) -> None:
         if not change:

@@ -285,26 +285,41 @@ class Classifier:
         return tuple(out)
 
     def _build(self, rule: Rule, m: re.Match, message: str) -> Template:
-        groups = {k: v for k, v in m.groupdict().items() if v is not None}
-        out = {"severity": rule.severity, "attribution": rule.attribution, "action": rule.action,
-               "details": {}}
+        groups = m.groupdict()  # a group that took no part is None (the refiners and this read them with .get)
+        severity, attribution, action, details = rule.severity, rule.attribution, rule.action, {}
         if rule.refine:
+            out = {"severity": severity, "attribution": attribution, "action": action, "details": details}
             REFINERS[rule.refine](groups, out)
-        details = out["details"]
-        for key, value in groups.items():
-            if key not in _NOT_DETAILS:
+            severity, attribution, action = out["severity"], out["attribution"], out["action"]
+        get = groups.get
+        for key in _detail_groups(rule.pattern):
+            value = get(key)
+            if value is not None:
                 number = _int(value)
                 details.setdefault(key, number if number is not None else value.strip()[:256])
-        get = groups.get
         pci = normalize_pci(get("pci"))
         needs_pci = pci is None and rule.kind in PCI_KINDS
         if needs_pci:
             pci = find_pci(message)
         process = get("process")
-        fields = (rule.kind, out["severity"], out["attribution"], out["action"], message,  # _TEMPLATE_FIELDS order
+        fields = (rule.kind, severity, attribution, action, message,  # _TEMPLATE_FIELDS order
                   _int(get("xid")), _int(get("sxid")), pci, _int(get("pid")), process and process.strip() or None,
                   _int(get("rank")), get("peer"), details)
         return fields, needs_pci and pci is None, _event_key(rule, m)
+
+
+_DETAIL_GROUPS: dict[re.Pattern, tuple[str, ...]] = {}
+
+
+def _detail_groups(pattern: re.Pattern) -> tuple[str, ...]:
+    """A row's named groups that go into a finding's details as they are (in the pattern's order), derived
+    once per row."""
+    names = _DETAIL_GROUPS.get(pattern)
+    if names is None:
+        names = tuple(k for k in pattern.groupindex if k not in _NOT_DETAILS)
+        if len(_DETAIL_GROUPS) < 4096:  # one entry per row of a table
+            _DETAIL_GROUPS[pattern] = names
+    return names
 
 
 def _event_key(rule: Rule, m: re.Match) -> tuple[str, str] | None:

@@ -13,6 +13,8 @@ from agent.sources.kmsg import KmsgSource
 from agent.sources.logfile import LogFileSource
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from agent.sources import SourceAbsent
 
 
@@ -36,6 +38,23 @@ def test_kmsg_file_records_and_continuations(tmp_path: Path):
     got = collect(KmsgSource(str(p), "boot-a"))
     assert [r.line for r in got] == [f"6,{s},{s * 1000},-;message {s}" for s in range(1, 6)]
     assert got[-1].cursor == {"boot_id": "boot-a", "seq": 5}
+
+
+@given(st.lists(st.binary(max_size=40), max_size=8))
+def test_kmsg_stream_decoded_per_read_gives_the_lines_decoding_each_line_gives(parts):
+    """The stream reader decodes a whole read before splitting it: the lines, replacement characters
+    included, are those decoding every line on its own gives (a newline byte is never inside a UTF-8 sequence)."""
+    data = b"\n".join(parts)
+    assert data.decode("utf-8", "replace").split("\n") == [p.decode("utf-8", "replace") for p in data.split(b"\n")]
+
+
+def test_kmsg_file_with_invalid_utf8_split_across_reads(tmp_path: Path, monkeypatch):
+    import agent.sources.kmsg as kmsg
+    monkeypatch.setattr(kmsg, "STREAM_READ", 7)  # every record split across reads, mid-sequence too
+    p = tmp_path / "kmsg"
+    p.write_bytes(b"6,1,1000,-;caf\xc3\xa9 \xff\xc3\n6,2,2000,-;\xe2\x82\xac end\n")
+    got = collect(KmsgSource(str(p), "boot-a"))
+    assert [r.line for r in got] == ["6,1,1000,-;caf\u00e9 \ufffd\ufffd", "6,2,2000,-;\u20ac end"]
 
 
 def test_kmsg_cursor_skips_what_was_read_same_boot_only(tmp_path: Path):

@@ -88,7 +88,9 @@ class KmsgSource(Source):
         return os.read(fd, READ_SIZE)
 
     def _record(self, raw: bytes) -> Record | None:
-        line = raw.split(b"\n", 1)[0].decode("utf-8", "replace")
+        return self._record_of(raw.split(b"\n", 1)[0].decode("utf-8", "replace"))
+
+    def _record_of(self, line: str) -> Record | None:
         seq = record_seq(line)
         if not self._account(seq):
             return None
@@ -170,13 +172,15 @@ class KmsgSource(Source):
                 continue
             idle = 0
             data = carry + chunk
-            lines = data.split(b"\n")
-            carry = lines.pop()
+            cut = data.rfind(b"\n") + 1
+            carry = data[cut:]
             batch = []
-            for raw in lines:
-                if not raw or raw[:1] == b" ":
+            # decoded once per read, not per line: a newline byte is never part of a UTF-8 sequence, so the
+            # lines (and their replacement characters) are the same
+            for line in data[:cut].decode("utf-8", "replace").split("\n"):
+                if not line or line[0] == " ":
                     continue
-                rec = self._record(raw)
+                rec = self._record_of(line)
                 if rec is not None:
                     batch.append(rec)
                 if len(batch) >= BATCH:
