@@ -101,7 +101,7 @@ def test_a_bug_on_one_batch_is_logged_counted_and_survived(tmp_path: Path, caplo
     agent = make_agent(tmp_path)
     calls = []
 
-    def broken(f, source="kernel", derive=True):
+    def broken(f, *args, **kwargs):
         calls.append(f)
         raise KeyError("boom")
     real = agent.engine.observe
