@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from fakeclock import Clock
 
 from agent.config import load
@@ -75,6 +77,32 @@ def test_application_xid_repeats_outside_window_do_not_escalate(engine, clock):
         clock.t += 7200
         engine.observe(parse_line(f"NVRM: Xid (PCI:0000:b1:00): 13, pid={pid}, name=python3, Graphics Exception"))
     assert not engine.conditions["GPUDegraded"].status
+
+
+@given(st.lists(st.tuples(st.integers(0, 40), st.integers(-4000, 4000)), max_size=60))
+def test_application_xid_escalation_counts_the_processes_within_the_window(sightings):
+    """Whatever the order of the sightings' times (sources interleave, clocks step), each escalation step
+    counts exactly the kept processes whose last sighting lies within the window, as a plain scan would."""
+    from collections import OrderedDict
+    from datetime import datetime, timezone
+    from agent.health import APP_XID_PIDS
+    engine = HealthEngine(load(env={}, flags={"warning_expire_seconds": 10**9}), Clock(2_000_000_000.0))
+    window, need = engine.cfg.app_xid_window_seconds, engine.cfg.app_xid_distinct_processes
+    last: OrderedDict = OrderedDict()
+    escalations = 0
+    for pid, offset in sightings:
+        seen = 1_900_000_000.0 + offset
+        f = parse_line(f"NVRM: Xid (PCI:0000:b1:00): 13, pid={pid}, name=python3, Graphics Exception")
+        f.timestamp = datetime.fromtimestamp(seen, timezone.utc)
+        engine.observe(f)
+        last.pop(pid, None)
+        last[pid] = seen
+        if len(last) > max(need, APP_XID_PIDS):
+            last.popitem(last=False)
+        if len(last) >= need and sum(seen - t <= window for t in last.values()) >= need:
+            escalations += 1
+    problems = [p for p in engine.problems.values() if p.reason == "Xid13GraphicsExceptionRepeated"]
+    assert sum(p.count for p in problems) == escalations
 
 
 def test_gpu_reset_clears_that_gpus_reset_class_problems(engine):
