@@ -45,7 +45,7 @@ class Decisions:
         self.evictions = 0
 
     def get(self, source: str, f: Finding) -> Decision | None:
-        return self._table.get((source, *key_of(f)))
+        return self._table.get((source, f.message, f.pci, f.kind))  # (source, *key_of(f)), once per record
 
     def remember(self, source: str, f: Finding, decision: Decision) -> None:
         key = decision.key = (source, *key_of(f))

@@ -68,7 +68,7 @@ def _kmsg(m: re.Match, year: int | None) -> Envelope:
         # facility 0 (LOG_KERN) is the kernel's own: a process writing to /dev/kmsg gets LOG_USER or the
         # facility it names, never LOG_KERN (printk's devkmsg_write), so anything else is no kernel line
         extra["app"] = KMSG_USERSPACE
-    return Envelope("kmsg", msg, uptime=int(usec) / 1e6, extra=extra)
+    return Envelope("kmsg", msg, None, int(usec) / 1e6, extra)
 
 
 def _dmesg(m: re.Match, year: int | None) -> Envelope:
