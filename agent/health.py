@@ -84,6 +84,9 @@ class Change:
         return bool(self.new_problems or self.conditions)
 
 
+_LIFECYCLE_KINDS = frozenset({"gpu_reset", "driver_load", "ib_link"})  # the kinds `_clears` may take
+
+
 def subject_of(f: Finding) -> str:
     if f.kind in ("ib_link", "nic_error"):
         port = f.details.get("netdev") or f.details.get("module")
@@ -121,7 +124,8 @@ class HealthEngine:
             name: Condition(name, False, spec["ok_reason"], spec["ok_message"], clock())
             for name, spec in cfg.conditions.items()
         }
-        # (GPU, application Xid) -> [pid -> last sighting, a lower bound of those sightings]
+        # (GPU, application Xid) -> [pid -> last sighting, a lower bound of those sightings, the id of the problem
+        # they raised or None]
         self._app_xids: dict[tuple[str, int], list] = {}
         # problem id -> what its message must now say (_message's arguments): a standing problem's message is
         # rendered once per derive, not once per line of a storm
@@ -163,17 +167,17 @@ class HealthEngine:
         if seen is None:
             return change  # from a previous boot: counted by the caller, raises nothing
         uptime = f.uptime if f.uptime is not None else seen - self.boot_time if self.boot_time is not None else None
-        stateless = self.policy.repeat_safe(f)
         verdict = self.policy.apply(f, seen, uptime)
         if verdict.finding is None:
             self.held[verdict.held] = self.held.get(verdict.held, 0) + 1
             change.held.append((f.xid, verdict.held))
             return change
-        if self._clears(f):
+        if f.kind in _LIFECYCLE_KINDS and self._clears(f):
             return self._derive(change) if derive else change
         if f.kind == "xid" and f.attribution == "application":
             self._escalate_app_xid(f, seen, change)
             return self._derive(change) if derive else change
+        stateless = self.policy.repeat_safe(f)  # (its kind and Xid: the policy's verdict changed neither)
         outcome: tuple[str, str | None] = ("none", None)
         for rule in self.cfg.condition_rules:
             if _matches(rule["match"], f):
@@ -250,7 +254,8 @@ class HealthEngine:
     # ---- lifecycle -----------------------------------------------------------------------------
 
     def _clears(self, f: Finding) -> bool:
-        """Lifecycle marks: return True when the finding was one (it raises nothing)."""
+        """Lifecycle marks: return True when the finding was one (it raises nothing).  Only findings of
+        _LIFECYCLE_KINDS can be."""
         if f.kind == "gpu_reset" and f.pci:
             self._drop(lambda p: p.clear == "reset" and p.subject == f"gpu:{f.pci}")
             return True
@@ -275,7 +280,7 @@ class HealthEngine:
         key = (f.pci or "-", f.xid or 0)
         entry = self._app_xids.get(key)
         if entry is None:
-            entry = self._app_xids[key] = [{}, seen]
+            entry = self._app_xids[key] = [{}, seen, None]  # sightings, a lower bound of them, its problem's id
         last = entry[0]  # pid -> last seen, oldest first
         pid = f.pid if f.pid is not None else f"t{seen}"
         last.pop(pid, None)
@@ -291,14 +296,20 @@ class HealthEngine:
         if seen - entry[1] > window:
             entry[1] = min(last.values())
         n = len(last) if seen - entry[1] <= window else sum(seen - t <= window for t in last.values())
-        if n >= need:
-            rule = _REPEATED.get(f.xid or 0)
-            if rule is None:
-                rule = {"condition": "GPUDegraded", "reason": f"{xid_reason(f.xid or 0)}Repeated", "clear": "expire"}
-                if len(_REPEATED) < 256:  # Xid codes are few; input cannot grow this
-                    _REPEATED[f.xid or 0] = rule
-            self._raise(rule, f, seen, "kernel", change, severity="warning", action="RUN_DIAGNOSTICS",
-                        note=f"{n} processes within {int(window)} s")
+        if n < need:
+            return
+        note = f"{n} processes within {int(window)} s"
+        standing = self.problems.get(entry[2]) if entry[2] is not None else None
+        if standing is not None:  # a storm adds to the problem it raised: no need to name it again
+            self._add_to(standing, f, seen, "warning", "RUN_DIAGNOSTICS", note)
+            return
+        rule = _REPEATED.get(f.xid or 0)
+        if rule is None:
+            rule = {"condition": "GPUDegraded", "reason": f"{xid_reason(f.xid or 0)}Repeated", "clear": "expire"}
+            if len(_REPEATED) < 256:  # Xid codes are few; input cannot grow this
+                _REPEATED[f.xid or 0] = rule
+        entry[2] = self._raise(rule, f, seen, "kernel", change, severity="warning", action="RUN_DIAGNOSTICS",
+                               note=note)
 
     def _raise(self, rule: dict, f: Finding, seen: float, source: str, change: Change,
                severity: str | None = None, action: str | None = None, note: str = "") -> str | None:
@@ -313,9 +324,7 @@ class HealthEngine:
         pid = f"{subject}|{f.kind}|{code if code is not None else ''}|{reason}"
         p = self.problems.get(pid)
         if p is not None:
-            p.count += 1
-            p.last_seen = max(p.last_seen, seen)
-            self._restate[pid] = (f, severity or f.severity, action or f.action, note)
+            self._add_to(p, f, seen, severity or f.severity, action or f.action, note)
             return pid
         if len(self.problems) >= self.cfg.max_problems:
             self._evict()
@@ -326,6 +335,12 @@ class HealthEngine:
         self.problems[pid] = p
         change.new_problems.append(p)
         return pid
+
+    def _add_to(self, p: Problem, f: Finding, seen: float, severity: str, action: str, note: str) -> None:
+        """One more finding of a standing problem: counted; its message says the latest (rendered at derive)."""
+        p.count += 1
+        p.last_seen = max(p.last_seen, seen)
+        self._restate[p.id] = (f, severity, action, note)
 
     def _evict(self) -> None:
         victims = sorted(self.problems.values(), key=lambda p: (p.clear != "expire", p.last_seen))

@@ -18,7 +18,7 @@ from .metrics import Metrics
 from .podlookup import PodLookup
 from .poller import SampleBatch
 from .samples import SampleJudge
-from .selfcaused import CounterGuard
+from .selfcaused import KINDS as SELF_CAUSED_KINDS, CounterGuard
 from .sources import Record
 from .sources.podlogs import WorkloadFindings
 from .workloads import WorkloadTracker
@@ -163,23 +163,26 @@ class Pipeline:
 
     def observe(self, f: Finding, source: str, batched: bool = False) -> None:
         """Decide one finding.  `batched`: inside `process`, which derives conditions once at the batch end."""
-        self._stamp(f)
+        if f.timestamp is None:
+            self._stamp(f)
         annotate(f, self.gpu.pci_to_gpu)
-        if self._ours(f):
+        if f.kind in SELF_CAUSED_KINDS and self._ours(f):
             return
-        if f.kind == "xid" and f.xid is not None and self.xids.already_seen(f, source):
+        xid = f.xid if f.kind == "xid" else None
+        if xid is not None and self.xids.already_seen(f, source):
             return
-        pod = self.pods(f.pid) if f.kind == "xid" and f.pid is not None else None
+        pod = self.pods(f.pid) if xid is not None and f.pid is not None else None
         if pod is not None:
             f.details["pod"] = f"{pod.namespace}/{pod.pod}"
-            if f.kind == "xid" and f.attribution == "application":
+            if f.attribution == "application":
                 self.workloads.observe_app_xid(pod, f)  # the pod that caused it hears about it
         self.workloads.note_finding(f)
         labels = (f.kind, f.severity, f.attribution)
         driver = f.details.get("driver", "unknown") if f.kind == "unclassified" else None
         xid_labels = None
-        if f.kind == "xid" and f.xid is not None:
-            xid_labels = (str(f.xid), f.pci or "unknown", str(f.details.get("gpu_index", "")), f.details.get("uuid", ""))
+        if xid is not None:
+            details = f.details
+            xid_labels = (str(xid), f.pci or "unknown", str(details.get("gpu_index", "")), details.get("uuid", ""))
         if batched:
             self.engine.observe(f, "kernel", derive=False, change=self._batch)
         else:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections import OrderedDict, deque
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any, Callable
 
 from parsers import Finding
@@ -71,7 +72,7 @@ def validate(table: Any, reboots: Any) -> str | None:
     return None
 
 
-@dataclass
+@dataclass(slots=True)
 class Verdict:
     """What the policy made of a finding: None finding = held back, with the reason why."""
     finding: Finding | None
@@ -101,7 +102,7 @@ class FindingPolicy:
             return False
         if f.kind != "xid" or f.xid is None:
             return True
-        entry = self.table.get(f.xid, {})
+        entry = self.table.get(f.xid, _NO_ROW)
         return "count" not in entry and "ignore_after" not in entry
 
     def remember(self, f: Finding, seen: float) -> None:
@@ -116,7 +117,7 @@ class FindingPolicy:
         if f.kind != "xid" or f.xid is None:
             return Verdict(f)
         gpu = f.pci or "-"
-        entry = self.table.get(f.xid, {})
+        entry = self.table.get(f.xid, _NO_ROW)
         previous = self._last_xid.get(gpu)
         _remember(self._last_xid, gpu, (seen, f.xid, f.attribution))
         after = entry.get("ignore_after")
@@ -176,6 +177,9 @@ class FindingPolicy:
         if isinstance(ports, list):
             self.ports.up = {str(p) for p in ports[:MAX_KEYS]}
             self.ports.boot = str(state.get("ports_boot", ""))
+
+
+_NO_ROW = MappingProxyType({})  # the row of an Xid the policy does not name
 
 
 def _gpu_key(f: Finding) -> str:

@@ -84,9 +84,10 @@ RULES: tuple[Rule, ...] = (
     # of that Xid event, not one of its own.
     _r("gsp_timeout_banner", None, ["_kgspLog"], r"_kgspLog(?:Xid119|RpcTimeout): \*+ GSP (?:Timeout|Failure)"),
     # The address: `PCI:dddd:bb:dd`, bare `dddd:bb:dd`, redacted `PCI:...` (no address: taken from context),
-    # followed on MIG GPUs by ` GPU-I:nn` and ` GPU-CI:nn` inside the parenthesis.
+    # followed on MIG GPUs by ` GPU-I:nn` and ` GPU-CI:nn` inside the parenthesis.  "Xid" comes first and its
+    # no-letter-before test after it, so `re` finds the literal with a fast scan instead of trying each position.
     _r("xid", "xid", ["Xid"],
-       r"(?<![A-Za-z])Xid \((?:(?P<pci>" + PCI + r")|PCI:\.\.\.)(?: GPU-I:(?P<gpu_instance>\d+))?"
+       r"Xid(?<![A-Za-z]Xid) \((?:(?P<pci>" + PCI + r")|PCI:\.\.\.)(?: GPU-I:(?P<gpu_instance>\d+))?"
        r"(?: GPU-CI:(?P<compute_instance>\d+))?\): (?P<xid>\d+)"
        r"(?:, pid=(?:'?<unknown>'?|(?P<pid>\d+)))?(?:, name=(?:<unknown>|(?P<process>[^,]*)))?,?\s*(?P<text>.*)",
        refine="xid"),
@@ -333,7 +334,7 @@ NCCL_TEXT = {  # ncclGetErrorString() text, as PyTorch quotes it -> ncclResult_t
 
 def _refine_xid(g: dict, out: dict) -> None:
     info = xid_info(int(g["xid"]))
-    out.update(severity=info.severity, attribution=info.attribution, action=info.action)
+    out["severity"], out["attribution"], out["action"] = info.severity, info.attribution, info.action
     out["details"]["mnemonic"] = info.mnemonic
     text = g.get("text") or ""
     if 144 <= info.code <= 150:

@@ -105,6 +105,35 @@ def test_application_xid_escalation_counts_the_processes_within_the_window(sight
     assert sum(p.count for p in problems) == escalations
 
 
+def test_application_xid_escalation_expired_is_raised_anew(engine, clock):
+    """A storm adds to the problem its escalation raised; once that problem expired, the next sighting
+    raises it again as a new problem (announced), not into the void."""
+    def xid13(pid):
+        return parse_line(f"NVRM: Xid (PCI:0000:b1:00): 13, pid={pid}, name=python3, Graphics Exception")
+    for pid in (100, 200, 300, 400):
+        clock.t += 1
+        engine.observe(xid13(pid))
+    [p] = [p for p in engine.problems.values() if p.reason == "Xid13GraphicsExceptionRepeated"]
+    assert p.count == 2 and "pid=400" in p.message and "[4 processes within 3600 s]" in p.message
+    clock.t += 601
+    engine.tick()
+    assert not engine.conditions["GPUDegraded"].status
+    change = engine.observe(xid13(500))
+    assert [q.reason for q in change.new_problems] == ["Xid13GraphicsExceptionRepeated"]
+    assert change.new_problems[0].count == 1 and engine.conditions["GPUDegraded"].status
+
+
+def test_only_lifecycle_kinds_clear_problems():
+    """`observe` asks `_clears` only about _LIFECYCLE_KINDS: any other kind, whatever its fields, clears nothing."""
+    from agent.health import _LIFECYCLE_KINDS
+    from parsers import Finding
+    from parsers.finding import KINDS
+    engine = HealthEngine(load(env={}, flags={}), Clock(1_795_000_000.0))
+    for kind in KINDS:
+        f = Finding(kind, "info", "unknown", "NONE", "m", pci="0000:9a:00", details={"state": "up"})
+        assert engine._clears(f) == (kind in _LIFECYCLE_KINDS), kind
+
+
 def test_gpu_reset_clears_that_gpus_reset_class_problems(engine):
     engine.observe(parse_line(XID95))  # RESET_GPU class on 0000:9a:00
     engine.observe(parse_line(XID79))  # RESTART_BM class on 0000:5d:00: a reset does not clear it

@@ -57,6 +57,62 @@ def test_kmsg_file_with_invalid_utf8_split_across_reads(tmp_path: Path, monkeypa
     assert [r.line for r in got] == ["6,1,1000,-;caf\u00e9 \ufffd\ufffd", "6,2,2000,-;\u20ac end"]
 
 
+def _line_of(seq: int, size: int) -> str:
+    head = f"6,{seq},{seq * 1000},-;message "
+    return head + "x" * (size - len(head) - 1) + "\n"
+
+
+def test_kmsg_stream_full_reads_join_one_batch_of_at_most_batch_records(tmp_path: Path, monkeypatch):
+    """Under a flood every read is full: its records wait for the next read's, so batches hold BATCH records
+    (a pipe's worth each would cost the pipeline a flush per 64 KiB), never more, and none is lost."""
+    import agent.sources.kmsg as kmsg
+    monkeypatch.setattr(kmsg, "STREAM_READ", 256)  # 4 records a read
+    monkeypatch.setattr(kmsg, "BATCH", 10)
+    p = tmp_path / "kmsg"
+    p.write_text("".join(_line_of(s, 64) for s in range(1, 101)))
+    sizes, got, stop = [], [], threading.Event()
+
+    def emit(batch):
+        sizes.append(len(batch))
+        got.extend(batch)
+
+    t = threading.Thread(target=KmsgSource(str(p), "boot-a").run, args=(emit, stop), daemon=True)
+    t.start()
+    deadline = time.time() + 5
+    while len(got) < 100 and time.time() < deadline:
+        time.sleep(0.01)
+    stop.set()
+    t.join(2)
+    assert [r.line for r in got] == [_line_of(s, 64)[:-1] for s in range(1, 101)]
+    assert sizes == [10] * 10
+    assert got[-1].cursor == {"boot_id": "boot-a", "seq": 100}
+
+
+def test_kmsg_fifo_full_read_with_nothing_after_is_emitted_at_once(tmp_path: Path, monkeypatch):
+    """A read that fills the buffer exactly and then finds the pipe empty: its records are emitted then,
+    not held until more comes."""
+    import agent.sources.kmsg as kmsg
+    monkeypatch.setattr(kmsg, "STREAM_READ", 4096)
+    fifo = tmp_path / "kmsg.fifo"
+    os.mkfifo(fifo)
+    writer = os.open(fifo, os.O_RDWR | os.O_NONBLOCK)
+    got, stop = [], threading.Event()
+    t = threading.Thread(target=KmsgSource(str(fifo), "boot-a").run, args=(got.extend, stop), daemon=True)
+    t.start()
+    try:
+        data = "".join(_line_of(s, 64) for s in range(1, 65)).encode()
+        assert len(data) == 4096
+        os.write(writer, data)
+        deadline = time.time() + 3
+        while len(got) < 64 and time.time() < deadline:
+            time.sleep(0.01)
+        assert [r.line for r in got] == [_line_of(s, 64)[:-1] for s in range(1, 65)]
+    finally:
+        stop.set()
+        t.join(2)
+        os.close(writer)
+
+
 def test_kmsg_cursor_skips_what_was_read_same_boot_only(tmp_path: Path):
     p = tmp_path / "kmsg"
     p.write_text(kmsg_lines(range(1, 6)))

@@ -158,12 +158,17 @@ class KmsgSource(Source):
     def _run_stream(self, fd: int, emit: Emit, stop: threading.Event) -> None:
         carry = b""
         idle = 0
+        batch: list[Record] = []
         while not stop.is_set():
             try:
                 chunk = os.read(fd, STREAM_READ)
             except BlockingIOError:
                 chunk = None
             if not chunk:
+                if batch:  # the last read was full and nothing followed
+                    self._emit(emit, batch)
+                    batch = []
+                    continue
                 self._cursor_is_impossible()
                 select.select([fd], [], [], 0.2) if chunk is None else stop.wait(0.05)
                 idle += 1
@@ -174,7 +179,6 @@ class KmsgSource(Source):
             data = carry + chunk
             cut = data.rfind(b"\n") + 1
             carry = data[cut:]
-            batch = []
             # decoded once per read, not per line: a newline byte is never part of a UTF-8 sequence, so the
             # lines (and their replacement characters) are the same
             for line in data[:cut].decode("utf-8", "replace").split("\n"):
@@ -186,5 +190,10 @@ class KmsgSource(Source):
                 if len(batch) >= BATCH:
                     self._emit(emit, batch)
                     batch = []
-            if batch:
+            # a full read means more is waiting: its records join the next read's in one batch (a flood's
+            # batches are then BATCH records, not a pipe's worth; each batch costs the pipeline a flush)
+            if batch and len(chunk) < STREAM_READ:
                 self._emit(emit, batch)
+                batch = []
+        if batch:
+            self._emit(emit, batch)
