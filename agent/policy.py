@@ -120,28 +120,11 @@ class FindingPolicy:
         entry = self.table.get(f.xid, _NO_ROW)
         previous = self._last_xid.get(gpu)
         _remember(self._last_xid, gpu, (seen, f.xid, f.attribution))
-        after = entry.get("ignore_after")
-        if after and previous is not None and previous[1] != f.xid and 0 <= seen - previous[0] <= after["within_seconds"]:
-            xids = after.get("xids", "any")
-            if xids == "any" or (xids == "application" and previous[2] == "application") or \
-                    (isinstance(xids, list) and previous[1] in xids):
-                return Verdict(None, "ignored_after", [f"follows Xid {previous[1]} within {after['within_seconds']} s"])
-        notes = []
-        if "count" in entry:
-            need, window = int(entry["count"]), float(entry["window_seconds"])
-            times = self._counts.get((gpu, f.xid))
-            if times is None:
-                times = deque(maxlen=max(need, 1))
-                _remember(self._counts, (gpu, f.xid), times)
-            times.append(seen)
-            if len(times) < need or seen - times[0] > window:
-                return Verdict(None, "below_threshold", [f"{sum(1 for t in times if seen - t <= window)} of {need} "
-                                                   f"within {int(window)} s"])
-            notes.append(f"{need} within {int(window)} s")
-        if "severity" in entry:
-            f.severity = entry["severity"]
-        if "action" in entry:
-            f.action = entry["action"]
+        notes: list[str] = []
+        if entry:  # a policy row names this Xid (most do not)
+            held = self._row(f, entry, gpu, seen, previous, notes)
+            if held is not None:
+                return held
         if f.severity == "fatal" and self.reboots > 0 and self.boot_id:
             boots = self._fatal_boots.get(f"{_gpu_key(f)}|{f.xid}")
             if boots is None:
@@ -157,6 +140,32 @@ class FindingPolicy:
         if notes:
             f.details["policy"] = "; ".join(notes)
         return Verdict(f, "", notes)
+
+    def _row(self, f: Finding, entry: dict, gpu: str, seen: float, previous: tuple | None,
+             notes: list[str]) -> Verdict | None:
+        """The Xid's policy row: a Verdict when it holds the finding back, else None (overrides applied)."""
+        after = entry.get("ignore_after")
+        if after and previous is not None and previous[1] != f.xid and 0 <= seen - previous[0] <= after["within_seconds"]:
+            xids = after.get("xids", "any")
+            if xids == "any" or (xids == "application" and previous[2] == "application") or \
+                    (isinstance(xids, list) and previous[1] in xids):
+                return Verdict(None, "ignored_after", [f"follows Xid {previous[1]} within {after['within_seconds']} s"])
+        if "count" in entry:
+            need, window = int(entry["count"]), float(entry["window_seconds"])
+            times = self._counts.get((gpu, f.xid))
+            if times is None:
+                times = deque(maxlen=max(need, 1))
+                _remember(self._counts, (gpu, f.xid), times)
+            times.append(seen)
+            if len(times) < need or seen - times[0] > window:
+                return Verdict(None, "below_threshold", [f"{sum(1 for t in times if seen - t <= window)} of {need} "
+                                                   f"within {int(window)} s"])
+            notes.append(f"{need} within {int(window)} s")
+        if "severity" in entry:
+            f.severity = entry["severity"]
+        if "action" in entry:
+            f.action = entry["action"]
+        return None
 
     def _port(self, f: Finding, uptime: float | None) -> Finding:
         return self.ports.judge(f, self.port_of(f), uptime, self.boot_id)

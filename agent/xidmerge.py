@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import time
-from collections import OrderedDict
 
 from parsers import Finding
 
@@ -14,17 +13,15 @@ REMEMBERED = 1024  # (PCI, Xid) pairs remembered
 class XidMerger:
     def __init__(self, window: float = XID_MERGE_SECONDS):
         self.window = window
-        self._seen: OrderedDict[tuple[str, int], tuple[float, str]] = OrderedDict()
+        self._seen: dict[tuple[str, int], tuple[float, str]] = {}  # oldest first
 
     def already_seen(self, f: Finding, source: str) -> bool:
         """True when the other channel already reported this Xid."""
         key, now = (f.pci or "", f.xid or 0), time.monotonic()
-        seen = self._seen.get(key)
+        seen = self._seen.pop(key, None)
         if seen is not None and seen[1] != source and now - seen[0] <= self.window:
-            del self._seen[key]
             return True
-        self._seen[key] = (now, source)
-        self._seen.move_to_end(key)
-        while len(self._seen) > REMEMBERED:
-            self._seen.popitem(last=False)
+        self._seen[key] = (now, source)  # (re-)inserted last: the dict is oldest first
+        if len(self._seen) > REMEMBERED:
+            del self._seen[next(iter(self._seen))]
         return False

@@ -200,14 +200,13 @@ class Classifier:
         occurs in the message (one scan finds them all), and of the finding rows only those the engine
         saw match (`matched`); look-alike rows are always tried."""
         rows, net = (None, True) if matched is None else self._allowed(matched)
-        for rule in self.dispatch.candidates(message, rows):
-            m = rule.pattern.search(message)
-            if m is None:
-                continue
-            if rule.kind is None:
-                return None if rule.event is None else (None, False, _event_key(rule, m))
-            return self._build(rule, m, message)
-        return self._unclassified(message) if net else None
+        hit = self.dispatch.first(message, rows)
+        if hit is None:
+            return self._unclassified(message) if net else None
+        rule, m = hit
+        if rule.kind is None:
+            return None if rule.event is None else (None, False, _event_key(rule, m))
+        return self._build(rule, m, message)
 
     def _allowed(self, matched: Collection[int]) -> tuple[frozenset[int] | None, bool]:
         """Pattern ids -> (row indexes that may match, whether the unclassified net may)."""

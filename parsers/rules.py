@@ -402,6 +402,9 @@ REFINERS = {"xid": _refine_xid, "sxid": _refine_sxid, "aer": _refine_aer, "ib_li
             "cuda": _refine_cuda, "nccl": _refine_nccl,
             "nccl_text": _refine_nccl_text}
 
+MAX_BEFORE = 12  # Dispatch.first: a row with more keywords than this before it is never tried first
+
+
 class Dispatch:
     """Which rows to try for a message, derived from the table: one regex scan finds every keyword in the
     message, and only the rows holding one are tried (in table order, first match wins), instead of a
@@ -410,11 +413,43 @@ class Dispatch:
 
     def __init__(self, rules: tuple[Rule, ...]):
         self.rules = rules
+        self._index = {id(r): i for i, r in enumerate(rules)}
         words = sorted({k for r in rules for k in r.keywords}, key=len, reverse=True)
         self._scan = re.compile(word_regex(words))  # at each position the longest word there
         self._rows = {w: frozenset(i for i, r in enumerate(rules) if any(k in w for k in r.keywords))
                       for w in words}
         self._cache: dict[tuple, tuple[Rule, ...]] = {}
+        # A flood of one kind of line with different numbers (an Xid from one process after another) matches the
+        # same row each time, but every line is new to the memo: that row is tried first, and its result stands
+        # when the row is a candidate and no row before it is (no keyword of theirs occurs), which is what
+        # trying the candidates in order would give, without scanning for every keyword.  Only rows with few
+        # keywords before them are tried so (a test per keyword).
+        self._before = tuple(tuple(dict.fromkeys(k for r in rules[:i] for k in r.keywords))
+                             for i in range(len(rules)))
+        self._last: int | None = None  # the row that matched last, when it may be tried first
+
+    def first(self, message: str, allowed: frozenset[int] | None = None) -> tuple[Rule, re.Match] | None:
+        """The first candidate row (in table order) whose regex matches `message`, with its match."""
+        last = self._last
+        if last is not None and allowed is None:
+            rule = self.rules[last]
+            for keyword in self._before[last]:
+                if keyword in message:
+                    break
+            else:
+                for keyword in rule.keywords:
+                    if keyword in message:
+                        m = rule.pattern.search(message)
+                        if m is not None:
+                            return rule, m
+                        break
+        for rule in self.candidates(message, allowed):
+            m = rule.pattern.search(message)
+            if m is not None:
+                index = self._index[id(rule)]
+                self._last = index if len(self._before[index]) <= MAX_BEFORE else None
+                return rule, m
+        return None
 
     def candidates(self, message: str, allowed: frozenset[int] | None = None) -> tuple[Rule, ...]:
         """`allowed`: the finding rows that may match (indexes; look-alike rows are always kept), or None."""

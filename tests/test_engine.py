@@ -40,6 +40,29 @@ def test_dispatch_tries_exactly_the_rows_whose_keyword_occurs(message):
     assert first is ordered(message)
 
 
+@settings(max_examples=500, deadline=None)
+@given(st.lists(line, min_size=1, max_size=12))
+def test_first_with_its_last_row_tried_first_is_the_ordered_first_match(messages):
+    """Dispatch.first tries the row that matched last before scanning: whatever came before, each message gets
+    the row (and the match) trying every candidate in table order gives."""
+    d = Dispatch(RULES)
+    for message in messages * 2:
+        hit = d.first(message)
+        want = ordered(message)
+        assert (hit[0] if hit else None) is want
+        if hit:
+            assert hit[1].span() == want.pattern.search(message).span()
+
+
+def test_first_does_not_take_its_last_row_when_an_earlier_row_may_match():
+    d = Dispatch(RULES)
+    xid = "NVRM: Xid (PCI:0000:5d:00): 31, pid=1, name=p, Ch 00000008, MMU Fault"
+    assert d.first(xid)[0].name == "xid"
+    both = "NCCL INFO " + xid  # the Xid row matches it too, but the NCCL INFO look-alike comes first in the table
+    assert d.first(both)[0].name == "nccl_info"
+    assert d.first(xid)[0].name == "xid"
+
+
 @settings(max_examples=300, deadline=None)
 @given(st.lists(line, min_size=1, max_size=20), st.integers(min_value=1, max_value=4))
 def test_memo_gives_the_findings_of_a_classifier_without_one(lines, size):
