@@ -339,7 +339,8 @@ class HealthEngine:
     def _add_to(self, p: Problem, f: Finding, seen: float, severity: str, action: str, note: str) -> None:
         """One more finding of a standing problem: counted; its message says the latest (rendered at derive)."""
         p.count += 1
-        p.last_seen = max(p.last_seen, seen)
+        if seen > p.last_seen:
+            p.last_seen = seen
         self._restate[p.id] = (f, severity, action, note)
 
     def _evict(self) -> None:

@@ -429,9 +429,10 @@ class Dispatch:
         self._last: int | None = None  # the row that matched last, when it may be tried first
 
     def first(self, message: str, allowed: frozenset[int] | None = None) -> tuple[Rule, re.Match] | None:
-        """The first candidate row (in table order) whose regex matches `message`, with its match."""
+        """The first candidate row (in table order) whose regex matches `message`, with its match.  `allowed`: as
+        for `candidates` (the row tried first must be a candidate too)."""
         last = self._last
-        if last is not None and allowed is None:
+        if last is not None and (allowed is None or last in allowed or self.rules[last].kind is None):
             rule = self.rules[last]
             for keyword in self._before[last]:
                 if keyword in message:

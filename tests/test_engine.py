@@ -54,6 +54,18 @@ def test_first_with_its_last_row_tried_first_is_the_ordered_first_match(messages
             assert hit[1].span() == want.pattern.search(message).span()
 
 
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.tuples(line, st.none() | st.frozensets(st.integers(0, len(RULES) - 1))), min_size=1, max_size=12))
+def test_first_among_allowed_rows_is_the_first_candidate_that_matches(steps):
+    """With an engine's allowed rows too: the row tried first stands only where scanning the candidates in
+    order would give it."""
+    d, ref = Dispatch(RULES), Dispatch(RULES)
+    for message, allowed in steps * 2:
+        hit = d.first(message, allowed)
+        want = next((r for r in ref.candidates(message, allowed) if r.pattern.search(message)), None)
+        assert (hit[0] if hit else None) is want
+
+
 def test_first_does_not_take_its_last_row_when_an_earlier_row_may_match():
     d = Dispatch(RULES)
     xid = "NVRM: Xid (PCI:0000:5d:00): 31, pid=1, name=p, Ch 00000008, MMU Fault"
