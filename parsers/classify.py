@@ -12,7 +12,7 @@ import re
 from itertools import islice
 from typing import Collection
 
-from .envelope import Envelope, detect, is_kmsg_continuation
+from .envelope import Envelope, Pending, is_kmsg_continuation, split
 
 from .finding import Finding, bounded_int
 from .pci import find_pci, normalize_pci
@@ -106,7 +106,7 @@ class Classifier:
         self.memo_evictions = 0
         self.year = year
         self.prefilter = prefilter or Prefilter(all_keywords(), engine="re")
-        self._keywords = self.prefilter.matches
+        self._keywords = self.prefilter.find  # a Match (true) or None
         self.uuids: dict[str, str] = {}  # pci -> GPU UUID, as NVRM printed it
         self._context: dict[str, tuple[tuple[str, str | None], ...]] = {}  # message -> what it says (bounded)
         self._last_pci: tuple[int, str] | None = None
@@ -126,12 +126,12 @@ class Classifier:
             self.lines_cut += 1
         if (matched is None and not self._keywords(line)) or (line[:1] == " " and is_kmsg_continuation(line)):
             return None
-        env = detect(line, self.year)
-        if matched is not None and env.name == "docker" and not self._keywords(line):
+        name, message, env = split(line, self.year)  # the envelope is built only for a finding (_instantiate)
+        if matched is not None and name == "docker" and not self._keywords(line):
             # an engine's match needs no keyword test: no row, context or net acts on a message without one,
             # and the message is part of the line, except docker's, which is JSON-decoded
             return None
-        return self._classify_message(env.message, lineno if lineno is not None else self._count, matched,
+        return self._classify_message(message, lineno if lineno is not None else self._count, matched,
                                       env, file, lineno)
 
     def classify_message(self, message: str, position: int | None = None,
@@ -141,7 +141,7 @@ class Classifier:
                                       None, None, None)
 
     def _classify_message(self, message: str, position: int, matched: Collection[int] | None,
-                          env: Envelope | None, file: str | None, lineno: int | None) -> Finding | None:
+                          env: Envelope | Pending | None, file: str | None, lineno: int | None) -> Finding | None:
         """Total: a line that makes a rule raise is counted in `errors` and yields nothing; detection goes on
         with the next line."""
         try:
@@ -231,7 +231,7 @@ class Classifier:
                               message=message, pci=find_pci(message), details={"driver": hit[0], "word": hit[1]})
         return fields, False, None
 
-    def _instantiate(self, template: Template, position: int, env: Envelope | None, file: str | None,
+    def _instantiate(self, template: Template, position: int, env: Envelope | Pending | None, file: str | None,
                      lineno: int | None) -> Finding | None:
         fields, from_context, event = template
         if event is not None and self._in_event(event, position):
@@ -247,6 +247,8 @@ class Classifier:
         if env is None:
             return Finding(kind, severity, attribution, action, message, None, None, xid, sxid, pci, pid, process,
                            rank, peer, details)
+        if type(env) is tuple:  # pending (envelope.split): built now, for the finding (envelope.finish, inline)
+            env = env[0](env[1], env[2])
         return Finding(kind, severity, attribution, action, message, env.timestamp, env.uptime, xid, sxid, pci, pid,
                        process, rank, peer, details, env.name, env.extra.get("app"), file, lineno)
 

@@ -54,6 +54,7 @@ class Prefilter:
         self.by_pattern = False  # whether line_spans gives pattern ids (else None: keywords only)
         alternation = "|".join(re.escape(k) for k in self.keywords)
         self._text = re.compile(word_regex(self.keywords))  # the same words as a trie: cheaper for `re`
+        self.find = self._text.search  # the first keyword in a str, or None: `matches` without a call around it
         wanted = engine or os.environ.get("GPU_NPD_MATCHER") or None
         candidates = (wanted,) if wanted else ENGINES
         last_error: Exception | None = None

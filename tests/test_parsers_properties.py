@@ -242,3 +242,44 @@ def test_the_rule_keywords_as_a_trie_on_the_fixtures():
     for path in [*fixtures.glob("dmesg/*.*"), *fixtures.glob("realworld/**/*.*")]:
         for line in path.read_text(errors="replace").splitlines():
             assert [m.span() for m in trie.finditer(line)] == [m.span() for m in flat.finditer(line)], line
+
+
+# --- the envelope built only when a finding needs it is the one detect() builds -------------------------------------
+
+ENVELOPE_PREFIXES = ENVELOPES + [
+    "Nov 22 12:00:00 host kernel: [ 12.5] ", "<4>Nov  2 12:00:00.123 host kernel[1]: ", "<6>[    2.962781] ",
+    "<14>6,5,100,-;", "2026-11-22T12:00:00.123+01:00 host kernel: [  7.000001] ", "[Sun Nov 22 02:05:37 2026] ",
+    "[Jul 23 2024 07:53:55] [ERROR] [tid 841] ", "kern  :warn  : 2025-01-21T04:41:44,283302+00:00 ",
+    "Feb 30 12:00:00 host kernel: ", "99,1,2,c;", '{"log":"x\\n","time":"2026-11-22T12:00:00Z"}', '{"log": 3}']
+
+
+def _eager(line: str, year: int | None):
+    """The reference: every row of the envelope table in order, built at once."""
+    from parsers.envelope import ENVELOPES as ROWS, Envelope
+    for _name, starts, pattern, build, _message in ROWS:
+        if line[:1] in starts:
+            m = pattern.match(line)
+            if m:
+                env = build(m, year)
+                if env is not None:
+                    return env
+    return Envelope("plain", line)
+
+
+def _check_split(line: str, year: int | None) -> None:
+    from parsers.envelope import finish, split
+    _name, message, pending = split(line, year)
+    want = _eager(line, year)
+    assert finish(pending) == want
+    assert message == want.message
+
+
+@settings(max_examples=2000, deadline=None)
+@given(st.sampled_from(ENVELOPE_PREFIXES), st.text(max_size=30), st.none() | st.integers(1990, 2100))
+def test_split_then_finish_is_the_envelope_detect_builds(prefix, text, year):
+    _check_split(prefix + text, year)
+
+
+def test_split_then_finish_on_every_real_line():
+    for raw in _corpus_lines():
+        _check_split(raw.decode("utf-8", "replace"), 2025)
