@@ -32,6 +32,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/perline.py
 	$(BIN)/python bench/correlate.py
 	$(BIN)/python bench/agent.py all
+	$(BIN)/python bench/inprocess.py
 	$(BIN)/python bench/poll.py
 	$(BIN)/python bench/podlogs.py
 	$(BIN)/python bench/kube_scale.py

@@ -1,0 +1,105 @@
+"""A distinct-Xid flood through the agent's pipeline in process: the cost of one record, without the source
+thread, the queue or a scrape (bench/agent.py measures the whole process).
+
+    python bench/inprocess.py [--records N] [--runs R] [--ref DIR] [--instructions]
+
+Each record is an application Xid 31 from another process on one of 256 GPUs, so every line is new to the
+memo and decided afresh (issue 11's distinct-message flood).  Prints the best and median CPU time per record
+of R runs, each on a fresh agent; --ref DIR measures another checkout alternately in the same invocation.
+
+--instructions counts instructions per record with valgrind's callgrind instead (N records minus N/6, to leave
+start-up out): slow (~40 s), but the same on a loaded shared host, where wall and CPU time swing by 30%.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+
+
+def line(i: int) -> str:
+    return f"4,{i},{i * 1000},-;NVRM: Xid (PCI:0000:{i % 256:02x}:00): 31, pid={i}, name=python3, Ch 00000008, MMU Fault {i}"
+
+
+def measure(records: int, runs: int) -> list[float]:
+    """CPU microseconds per record of each run (in this process: the tree on sys.path)."""
+    import gc
+    import time
+
+    from agent.app import Agent
+    from agent.config import load
+    from agent.sources import Record
+
+    lines = [line(i) for i in range(records)]
+    out = []
+    for _ in range(runs):
+        with tempfile.TemporaryDirectory() as tmp, open(os.devnull, "w") as devnull:
+            cfg = load(None, env={"GPU_NPD_STATE_DIR": tmp, "GPU_NPD_MODE": "off", "GPU_NPD_NVML": "off"})
+            agent = Agent(cfg, out=devnull)
+            batches = [[Record("kmsg", text) for text in lines[i:i + 1024]] for i in range(0, records, 1024)]
+            gc.collect()
+            gc.freeze()
+            gc.set_threshold(20_000, 20, 20)  # as `gpu-npd run` sets it
+            t0 = time.process_time()
+            for batch in batches:
+                agent.pipeline.process(batch)
+            out.append((time.process_time() - t0) / records * 1e6)
+            gc.unfreeze()
+    return out
+
+
+def run_in(tree: Path, records: int, runs: int, valgrind: str | None = None, out: str | None = None) -> list[float]:
+    code = (f"import sys; sys.path.insert(0, {str(tree)!r}); sys.path.insert(1, {str(HERE)!r}); "
+            f"import inprocess; print(inprocess.measure({records}, {runs}))")
+    cmd = [sys.executable, "-c", code]
+    if valgrind:
+        cmd = [valgrind, "--tool=callgrind", f"--callgrind-out-file={out}", *cmd]
+    done = subprocess.run(cmd, capture_output=True, text=True, check=True, cwd=tree)
+    if valgrind:
+        return [float(re.search(r"Collected : (\d+)", done.stderr).group(1))]
+    return eval(done.stdout.strip().splitlines()[-1])
+
+
+def instructions(tree: Path, records: int) -> float:
+    valgrind = shutil.which("valgrind")
+    if valgrind is None:
+        raise SystemExit("inprocess: --instructions needs valgrind (apt install valgrind)")
+    with tempfile.TemporaryDirectory() as tmp:
+        small = run_in(tree, records // 6, 1, valgrind, f"{tmp}/small")[0]
+        big = run_in(tree, records, 1, valgrind, f"{tmp}/big")[0]
+    return (big - small) / (records - records // 6)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--records", type=int, default=None, help="default 100,000 (12,000 with --instructions)")
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--ref", default=None, help="another checkout, measured alternately")
+    ap.add_argument("--instructions", action="store_true", help="instructions per record (callgrind)")
+    args = ap.parse_args()
+    trees = [("this", HERE.parent)] + ([("ref", Path(args.ref).resolve())] if args.ref else [])
+    if args.instructions:
+        for label, tree in trees:
+            print(f"{label:>5}: {instructions(tree, args.records or 12_000):,.0f} instructions a record ({tree})")
+        return
+    times: dict[str, list[float]] = {label: [] for label, _ in trees}
+    for _ in range(args.runs):
+        for label, tree in trees:
+            times[label] += run_in(tree, args.records or 100_000, 1)
+    for label, tree in trees:
+        t = times[label]
+        print(f"{label:>5}: best {min(t):.2f} us a record, median {statistics.median(t):.2f} "
+              f"({1e6 / min(t):,.0f} records/s of CPU) ({tree})")
+
+
+if __name__ == "__main__":
+    main()
