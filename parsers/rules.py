@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from .catalog import (NVLINK5_LINE, NVLINK5_UNIT_OVERRIDE, NVLINK5_VERDICT, NVLINK_XIDS, XID154_RECOVERY, sxid_info,
                       xid_info)
@@ -405,6 +406,22 @@ REFINERS = {"xid": _refine_xid, "sxid": _refine_sxid, "aer": _refine_aer, "ib_li
 MAX_BEFORE = 12  # Dispatch.first: a row with more keywords than this before it is never tried first
 
 
+@lru_cache(maxsize=16)
+def _dispatch_tables(rules: tuple[Rule, ...]) -> tuple[re.Pattern, dict[str, frozenset[int]], tuple]:
+    """What a Dispatch derives from its table, once per table (a pod log source makes a classifier per file):
+    - the keyword scan: at each position the longest word there;
+    - word -> the rows it selects (those with a keyword it contains);
+    - per row, the keywords of the rows before it. A flood of one kind of line with different numbers (an Xid
+      from one process after another) matches the same row each time, but every line is new to the memo: that
+      row is tried first (`Dispatch.first`), and its result stands when the row is a candidate and no row before
+      it is (no keyword of theirs occurs), which is what trying the candidates in order would give, without
+      scanning for every keyword. Only rows with at most MAX_BEFORE keywords before them are tried so."""
+    words = sorted({k for r in rules for k in r.keywords}, key=len, reverse=True)
+    rows = {w: frozenset(i for i, r in enumerate(rules) if any(k in w for k in r.keywords)) for w in words}
+    before = tuple(tuple(dict.fromkeys(k for r in rules[:i] for k in r.keywords)) for i in range(len(rules)))
+    return re.compile(word_regex(words)), rows, before
+
+
 class Dispatch:
     """Which rows to try for a message, derived from the table: one regex scan finds every keyword in the
     message, and only the rows holding one are tried (in table order, first match wins), instead of a
@@ -413,19 +430,9 @@ class Dispatch:
 
     def __init__(self, rules: tuple[Rule, ...]):
         self.rules = rules
-        self._index = {id(r): i for i, r in enumerate(rules)}
-        words = sorted({k for r in rules for k in r.keywords}, key=len, reverse=True)
-        self._scan = re.compile(word_regex(words))  # at each position the longest word there
-        self._rows = {w: frozenset(i for i, r in enumerate(rules) if any(k in w for k in r.keywords))
-                      for w in words}
+        self._scan, self._rows, self._before = _dispatch_tables(rules)
+        self._index = {id(r): i for i, r in enumerate(rules)}  # of these very rows (equal tables share the above)
         self._cache: dict[tuple, tuple[Rule, ...]] = {}
-        # A flood of one kind of line with different numbers (an Xid from one process after another) matches the
-        # same row each time, but every line is new to the memo: that row is tried first, and its result stands
-        # when the row is a candidate and no row before it is (no keyword of theirs occurs), which is what
-        # trying the candidates in order would give, without scanning for every keyword.  Only rows with few
-        # keywords before them are tried so (a test per keyword).
-        self._before = tuple(tuple(dict.fromkeys(k for r in rules[:i] for k in r.keywords))
-                             for i in range(len(rules)))
         self._last: int | None = None  # the row that matched last, when it may be tried first
 
     def first(self, message: str, allowed: frozenset[int] | None = None) -> tuple[Rule, re.Match] | None:

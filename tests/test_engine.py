@@ -121,3 +121,16 @@ def test_cause_index_picks_what_a_linear_scan_picks(causes, t, window):
                 best = c
     assert CauseIndex(causes).best(t, window) is best
 
+
+
+def test_equal_tables_share_derived_dispatch_data_but_each_knows_its_own_rows():
+    """A Dispatch derives its scan once per table (a classifier per pod log file); a table equal to another
+    but made of other row objects still gets its own rows back."""
+    import dataclasses
+    copy = tuple(dataclasses.replace(r) for r in RULES)
+    a, b = Dispatch(RULES), Dispatch(copy)
+    assert a._scan is b._scan
+    xid = "NVRM: Xid (PCI:0000:5d:00): 31, pid=1, name=p, Ch 00000008, MMU Fault"
+    for _ in range(2):  # the second time through the row tried first
+        assert any(a.first(xid)[0] is r for r in RULES)
+        assert any(b.first(xid)[0] is r for r in copy)
