@@ -12,7 +12,7 @@ import re
 from itertools import islice
 from typing import Collection
 
-from .envelope import Envelope, Pending, is_kmsg_continuation, split
+from .envelope import Envelope, Pending, finish, is_kmsg_continuation, split
 
 from .finding import Finding, bounded_int
 from .pci import find_pci, normalize_pci
@@ -247,8 +247,7 @@ class Classifier:
         if env is None:
             return Finding(kind, severity, attribution, action, message, None, None, xid, sxid, pci, pid, process,
                            rank, peer, details)
-        if type(env) is tuple:  # pending (envelope.split): built now, for the finding (envelope.finish, inline)
-            env = env[0](env[1], env[2])
+        env = finish(env)  # built now, for the finding (envelope.split left it pending)
         return Finding(kind, severity, attribution, action, message, env.timestamp, env.uptime, xid, sxid, pci, pid,
                        process, rank, peer, details, env.name, env.extra.get("app"), file, lineno)
 
@@ -298,8 +297,7 @@ class Classifier:
             if value is not None:
                 number = _int(value)
                 details.setdefault(key, number if number is not None else value.strip()[:256])
-        pci = get("pci")
-        pci = None if pci is None else normalize_pci(pci)
+        pci = normalize_pci(get("pci"))
         needs_pci = pci is None and rule.kind in PCI_KINDS
         if needs_pci:
             pci = find_pci(message)

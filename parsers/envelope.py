@@ -52,24 +52,17 @@ def _bsd(mon: str, day: str, clock: str, year: int) -> datetime | None:
         return None
 
 
+def _inner_uptime(text: str) -> tuple[float | None, str]:
+    """A syslog message's dmesg-style stamp, if it keeps one, and the message without it."""
+    m = _INNER_UPTIME.match(text)
+    return (float(m.group(1)), text[m.end():]) if m else (None, text)
+
+
 def _strip_inner_uptime(env: Envelope) -> Envelope:
-    m = _INNER_UPTIME.match(env.message)
-    if m:
-        env.uptime = float(m.group(1))
-        env.message = env.message[m.end():]
+    uptime, env.message = _inner_uptime(env.message)
+    if uptime is not None:
+        env.uptime = uptime
     return env
-
-
-def _message(m: re.Match) -> str:
-    """The message of a row whose message is its last group as it is."""
-    return m.group(m.re.groups)
-
-
-def _message_inner(m: re.Match) -> str:
-    """The message of a syslog row: its last group without the dmesg-style stamp kept inside it."""
-    text = m.group(m.re.groups)
-    inner = _INNER_UPTIME.match(text)
-    return text[inner.end():] if inner else text
 
 
 def _kmsg(m: re.Match, year: int | None) -> Envelope:
@@ -148,41 +141,39 @@ def _short_iso(m: re.Match, year: int | None) -> Envelope:
 
 _TAG = r"([^\s:\[]+)(?:\[\d+\])?:"
 Build = Callable[[re.Match, "int | None"], "Envelope | None"]
-# (name, first characters a line of it may start with, pattern, builder, message): `message` gives the message the
-# builder's envelope would hold, without building it (its timestamp is the costly part, and a line the rules have
-# seen before and found nothing in never needs it); None: the builder may refuse the match, so it runs at once.
-ENVELOPES: tuple[tuple[str, str, re.Pattern, Build, Callable[[re.Match], str] | None], ...] = (
-    ("kmsg", "0123456789", re.compile(r"^(\d{1,20}),(\d{1,20}),(\d{1,20}),([^;,]*)[^;]*;(.*)$", re.S), _kmsg, _message),
-    ("cri", "0123456789", re.compile(r"^(\d{4}-\d\d-\d\dT[\d:.]+(?:Z|[+-]\d\d:?\d\d)) (stdout|stderr) ([PF]) ?(.*)$", re.S), _cri, _message),
+# (name, first characters a line of it may start with, pattern, builder, message): where the message the builder's
+# envelope would hold is, so that `split` gives it without building the envelope (its timestamp is the costly part,
+# and a line the rules have seen before and found nothing in never needs it): "last", the last group; "inner", the
+# last group without a dmesg-style stamp inside it (syslog); None, the builder may refuse the match: it runs at once.
+ENVELOPES: tuple[tuple[str, str, re.Pattern, Build, str | None], ...] = (
+    ("kmsg", "0123456789", re.compile(r"^(\d{1,20}),(\d{1,20}),(\d{1,20}),([^;,]*)[^;]*;(.*)$", re.S), _kmsg, "last"),
+    ("cri", "0123456789", re.compile(r"^(\d{4}-\d\d-\d\dT[\d:.]+(?:Z|[+-]\d\d:?\d\d)) (stdout|stderr) ([PF]) ?(.*)$", re.S), _cri, "last"),
     ("short_iso", "0123456789", re.compile(
-        r"^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)?) (\S+) " + _TAG + r" ?(.*)$", re.S), _short_iso, _message_inner),
-    ("dmesg_t", "[", re.compile(r"^\[(\w{3}) (\w{3}) +(\d{1,2}) (\d\d:\d\d:\d\d) (\d{4})\] ?(.*)$", re.S), _dmesg_t, _message),
-    ("dmesg", "[", re.compile(r"^\[\s*(\d+\.\d+)\] ?(.*)$", re.S), _dmesg, _message),
+        r"^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)?) (\S+) " + _TAG + r" ?(.*)$", re.S), _short_iso, "inner"),
+    ("dmesg_t", "[", re.compile(r"^\[(\w{3}) (\w{3}) +(\d{1,2}) (\d\d:\d\d:\d\d) (\d{4})\] ?(.*)$", re.S), _dmesg_t, "last"),
+    ("dmesg", "[", re.compile(r"^\[\s*(\d+\.\d+)\] ?(.*)$", re.S), _dmesg, "last"),
     # `dmesg -r` and pstore's saved dmesg: the record's priority before the uptime, "<6>[    2.962781] ..."
-    ("dmesg_raw", "<", re.compile(r"^<(\d{1,3})>\[\s*(\d+\.\d+)\] ?(.*)$", re.S), _dmesg_raw, _message),
+    ("dmesg_raw", "<", re.compile(r"^<(\d{1,3})>\[\s*(\d+\.\d+)\] ?(.*)$", re.S), _dmesg_raw, "last"),
     # NVIDIA Fabric Manager's own log (fabricmanager.log): "[Jul 23 2024 07:53:55] [ERROR] [tid 841] detected ..."
     ("fabricmanager", "[", re.compile(
         r"^\[(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) (\d{1,2}) (\d{4}) (\d\d:\d\d:\d\d)\] "
-        r"\[([A-Z]+)\] \[tid (\d+)\] ?(.*)$", re.S), _fabricmanager, _message),
+        r"\[([A-Z]+)\] \[tid (\d+)\] ?(.*)$", re.S), _fabricmanager, "last"),
     # `dmesg --decode --time-format iso`: "kern  :warn  : 2025-01-21T04:41:44,283302+00:00 NVRM: ..."
     ("dmesg_decode", "abcdefghijklmnopqrstuvwxyz", re.compile(
         r"^([a-z0-9]+) *:([a-z]+) *: (\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d),(\d+)([+-]\d\d:?\d\d) ?(.*)$", re.S),
-     _dmesg_decode, _message),
+     _dmesg_decode, "last"),
     ("docker", "{", re.compile(r"^\{.*\"log\"\s*:", re.S), _docker, None),
-    ("rfc5424", "<", re.compile(r"^<\d{1,3}>1 (\S+) (\S+) (\S+) (\S+) \S+ (?:-|(?:\[.*?\])+) ?(.*)$", re.S), _rfc5424, _message_inner),
+    ("rfc5424", "<", re.compile(r"^<\d{1,3}>1 (\S+) (\S+) (\S+) (\S+) \S+ (?:-|(?:\[.*?\])+) ?(.*)$", re.S), _rfc5424, "inner"),
     ("rfc3164", "<ADFJMNOS", re.compile(
         r"^(?:<\d{1,3}>)?(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) +(\d{1,2}) (\d\d:\d\d:\d\d(?:\.\d+)?) (\S+) "
-        + _TAG + r" ?(.*)$", re.S), _rfc3164, _message_inner),
+        + _TAG + r" ?(.*)$", re.S), _rfc3164, "inner"),
 )
 
 
-# first character -> the rows a line starting with it may be, in table order (derived from ENVELOPES), each as
-# (name, pattern, builder, the group holding its message or 0: built at once, whether an inner stamp is stripped)
-_BY_FIRST: dict[str, tuple[tuple[str, re.Pattern, Build, int, bool], ...]] = {
-    c: tuple((name, pattern, build, 0 if message is None else pattern.groups, message is _message_inner)
-             for name, starts, pattern, build, message in ENVELOPES if c in starts)
+# first character -> the rows a line starting with it may be, in table order (derived from ENVELOPES)
+_BY_FIRST: dict[str, tuple[tuple[str, re.Pattern, Build, str | None], ...]] = {
+    c: tuple((name, pattern, build, message) for name, starts, pattern, build, message in ENVELOPES if c in starts)
     for c in {c for _name, starts, _pattern, _build, _message in ENVELOPES for c in starts}}
-assert all(message in (None, _message, _message_inner) for *_, message in ENVELOPES)
 
 # An envelope not built yet: its builder, the match it builds from and the year for stamps without one.
 Pending = tuple[Build, re.Match, "int | None"]
@@ -196,11 +187,12 @@ def detect(line: str, year: int | None = None) -> Envelope:
 def split(line: str, year: int | None = None) -> tuple[str, str, Envelope | Pending]:
     """(the envelope's row in ENVELOPES, message, the envelope or what builds it): `detect` with the building
     of the envelope (its timestamp above all) left for `finish`, which gives exactly what `detect` does."""
-    for name, pattern, build, group, inner in _BY_FIRST.get(line[:1], ()):
+    for name, pattern, build, message in _BY_FIRST.get(line[:1], ()):
         m = pattern.match(line)
         if m:
-            if group:
-                return name, _message_inner(m) if inner else m.group(group), (build, m, year)
+            if message is not None:
+                text = m.group(pattern.groups)
+                return name, _inner_uptime(text)[1] if message == "inner" else text, (build, m, year)
             env = build(m, year)  # a builder that may refuse the match (docker's: JSON) runs at once
             if env is not None:
                 return name, env.message, env

@@ -111,7 +111,7 @@ class Prefilter:
         self._bytes = re2.compile(alternation.encode(), options)
 
     def matches(self, text: str) -> bool:
-        return self._text.search(text) is not None
+        return self.find(text) is not None
 
     def line_spans(self, buf: bytes, limit: int | None = None) -> Iterator[Span]:
         """(start, end, ids) of each line of `buf[:limit]` (scanned in place) holding a keyword (or matching a
