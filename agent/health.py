@@ -84,9 +84,6 @@ class Change:
         return bool(self.new_problems or self.conditions)
 
 
-_LIFECYCLE_KINDS = frozenset({"gpu_reset", "driver_load", "ib_link"})  # the kinds `_clears` may take
-
-
 def subject_of(f: Finding) -> str:
     if f.kind in ("ib_link", "nic_error"):
         port = f.details.get("netdev") or f.details.get("module")
@@ -94,6 +91,21 @@ def subject_of(f: Finding) -> str:
     if f.pci:
         return ("nvswitch:" if f.kind == "sxid" else "gpu:") + f.pci
     return "node"
+
+
+def _link_up_clears(f: Finding) -> Callable[[Problem], bool] | None:
+    if f.details.get("state") != "up":
+        return None
+    subject = subject_of(f)
+    return lambda p: p.clear == "link_up" and p.subject == subject
+
+
+# Lifecycle marks: finding kind -> which problems a finding of it clears (None: this one clears nothing).
+_CLEARS: dict[str, Callable[[Finding], Callable[[Problem], bool] | None]] = {
+    "gpu_reset": lambda f: (lambda p: p.clear == "reset" and p.subject == f"gpu:{f.pci}") if f.pci else None,
+    "driver_load": lambda f: lambda p: p.clear == "reset" and p.subject.startswith(("gpu:", "nvswitch:")),
+    "ib_link": _link_up_clears,
+}
 
 
 def _matches(match: dict, f: Finding) -> bool:
@@ -115,6 +127,14 @@ def _matches(match: dict, f: Finding) -> bool:
     return True
 
 
+@dataclass(slots=True)
+class _Sightings:
+    """One GPU's application Xid of one code: the processes that raised it, for escalation."""
+    last: dict  # pid -> its last sighting, oldest first
+    low: float  # at or below the oldest of those sightings
+    problem: str | None = None  # the id of the problem they raised
+
+
 class HealthEngine:
     def __init__(self, cfg: Config, clock: Callable[[], float] = time.time):
         self.cfg = cfg
@@ -124,9 +144,7 @@ class HealthEngine:
             name: Condition(name, False, spec["ok_reason"], spec["ok_message"], clock())
             for name, spec in cfg.conditions.items()
         }
-        # (GPU, application Xid) -> [pid -> last sighting, a lower bound of those sightings, the id of the problem
-        # they raised or None]
-        self._app_xids: dict[tuple[str, int], list] = {}
+        self._app_xids: dict[tuple[str, int], _Sightings] = {}  # (GPU, application Xid) -> its processes
         # problem id -> what its message must now say (_message's arguments): a standing problem's message is
         # rendered once per derive, not once per line of a storm
         self._restate: dict[str, tuple] = {}
@@ -157,7 +175,8 @@ class HealthEngine:
 
     def observe(self, f: Finding, source: str = "kernel", derive: bool = True, change: Change | None = None) -> Change:
         """Decide what `f` means for the node.  `derive=False`: conditions are left for `derive()` (once per
-        batch).  `change`: what this step changes is added to it (a batch's Change), else to a new one.  Afterwards `outcome` says whether a repeat of `f` may skip the decision (see `repeat`):
+        batch).  `change`: what this step changes is added to it (a batch's Change), else to a new one.
+        Afterwards `outcome` says whether a repeat of `f` may skip the decision (see `repeat`):
         ("problem", id) when it only added to a standing problem, ("none", None) when it raised nothing and
         left no state, None when the decision depended on state (policy windows, application Xids, lifecycle)."""
         self.outcome = None
@@ -172,7 +191,7 @@ class HealthEngine:
             self.held[verdict.held] = self.held.get(verdict.held, 0) + 1
             change.held.append((f.xid, verdict.held))
             return change
-        if f.kind in _LIFECYCLE_KINDS and self._clears(f):
+        if self._clears(f):
             return self._derive(change) if derive else change
         if f.kind == "xid" and f.attribution == "application":
             self._escalate_app_xid(f, seen, change)
@@ -254,19 +273,14 @@ class HealthEngine:
     # ---- lifecycle -----------------------------------------------------------------------------
 
     def _clears(self, f: Finding) -> bool:
-        """Lifecycle marks: return True when the finding was one (it raises nothing).  Only findings of
-        _LIFECYCLE_KINDS can be."""
-        if f.kind == "gpu_reset" and f.pci:
-            self._drop(lambda p: p.clear == "reset" and p.subject == f"gpu:{f.pci}")
-            return True
-        if f.kind == "driver_load":
-            self._drop(lambda p: p.clear == "reset" and p.subject.startswith(("gpu:", "nvswitch:")))
-            return True
-        if f.kind == "ib_link" and f.details.get("state") == "up":
-            subject = subject_of(f)
-            self._drop(lambda p: p.clear == "link_up" and p.subject == subject)
-            return True
-        return False
+        """Lifecycle marks (_CLEARS): True when the finding was one and cleared what it clears (it raises
+        nothing)."""
+        which = _CLEARS.get(f.kind)
+        cleared = which(f) if which is not None else None
+        if cleared is None:
+            return False
+        self._drop(cleared)
+        return True
 
     def _drop(self, pred: Callable[[Problem], bool]) -> None:
         for pid in [p.id for p in self.problems.values() if pred(p)]:
@@ -280,26 +294,26 @@ class HealthEngine:
         key = (f.pci or "-", f.xid or 0)
         entry = self._app_xids.get(key)
         if entry is None:
-            entry = self._app_xids[key] = [{}, seen, None]  # sightings, a lower bound of them, its problem's id
-        last = entry[0]  # pid -> last seen, oldest first
+            entry = self._app_xids[key] = _Sightings({}, seen)
+        last = entry.last
         pid = f.pid if f.pid is not None else f"t{seen}"
         last.pop(pid, None)
         last[pid] = seen
-        if seen < entry[1]:
-            entry[1] = seen
+        if seen < entry.low:
+            entry.low = seen
         if len(last) > APP_XID_PIDS and len(last) > need:
             del last[next(iter(last))]
         if len(last) < need:
             return
-        # entry[1] is at most the oldest sighting kept (a bound that goes stale only downwards, as sightings are
+        # `low` lies at or below the oldest sighting kept (it goes stale only downwards, as sightings are
         # forgotten): when even it lies within the window, they all do; a storm pays one comparison
-        if seen - entry[1] > window:
-            entry[1] = min(last.values())
-        n = len(last) if seen - entry[1] <= window else sum(seen - t <= window for t in last.values())
+        if seen - entry.low > window:
+            entry.low = min(last.values())
+        n = len(last) if seen - entry.low <= window else sum(seen - t <= window for t in last.values())
         if n < need:
             return
         note = f"{n} processes within {int(window)} s"
-        standing = self.problems.get(entry[2]) if entry[2] is not None else None
+        standing = self.problems.get(entry.problem) if entry.problem is not None else None
         if standing is not None:  # a storm adds to the problem it raised: no need to name it again
             self._add_to(standing, f, seen, "warning", "RUN_DIAGNOSTICS", note)
             return
@@ -308,8 +322,8 @@ class HealthEngine:
             rule = {"condition": "GPUDegraded", "reason": f"{xid_reason(f.xid or 0)}Repeated", "clear": "expire"}
             if len(_REPEATED) < 256:  # Xid codes are few; input cannot grow this
                 _REPEATED[f.xid or 0] = rule
-        entry[2] = self._raise(rule, f, seen, "kernel", change, severity="warning", action="RUN_DIAGNOSTICS",
-                               note=note)
+        entry.problem = self._raise(rule, f, seen, "kernel", change, severity="warning", action="RUN_DIAGNOSTICS",
+                                    note=note)
 
     def _raise(self, rule: dict, f: Finding, seen: float, source: str, change: Change,
                severity: str | None = None, action: str | None = None, note: str = "") -> str | None:

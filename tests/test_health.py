@@ -124,14 +124,15 @@ def test_application_xid_escalation_expired_is_raised_anew(engine, clock):
 
 
 def test_only_lifecycle_kinds_clear_problems():
-    """`observe` asks `_clears` only about _LIFECYCLE_KINDS: any other kind, whatever its fields, clears nothing."""
-    from agent.health import _LIFECYCLE_KINDS
+    """The kinds of the lifecycle table clear problems (given the device and state they need); any other
+    kind, whatever its fields, clears nothing."""
+    from agent.health import _CLEARS
     from parsers import Finding
     from parsers.finding import KINDS
     engine = HealthEngine(load(env={}, flags={}), Clock(1_795_000_000.0))
     for kind in KINDS:
         f = Finding(kind, "info", "unknown", "NONE", "m", pci="0000:9a:00", details={"state": "up"})
-        assert engine._clears(f) == (kind in _LIFECYCLE_KINDS), kind
+        assert engine._clears(f) == (kind in _CLEARS), kind
 
 
 def test_gpu_reset_clears_that_gpus_reset_class_problems(engine):
