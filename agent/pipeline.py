@@ -18,7 +18,7 @@ from .metrics import Metrics
 from .podlookup import PodLookup
 from .poller import SampleBatch
 from .samples import SampleJudge
-from .selfcaused import KINDS as SELF_CAUSED_KINDS, CounterGuard
+from .selfcaused import CounterGuard
 from .sources import Record
 from .sources.podlogs import WorkloadFindings
 from .workloads import WorkloadTracker
@@ -166,7 +166,7 @@ class Pipeline:
         if f.timestamp is None:
             self._stamp(f)
         annotate(f, self.gpu.pci_to_gpu)
-        if f.kind in SELF_CAUSED_KINDS and self._ours(f):
+        if self._ours(f):
             return
         xid = f.xid if f.kind == "xid" else None
         if xid is not None and self.xids.already_seen(f, source):

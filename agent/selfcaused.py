@@ -44,7 +44,7 @@ SELF_CAUSED: tuple[SelfCaused, ...] = (
     SelfCaused("nic_error", "command", "ACCESS_REG(0x805)",
                "reading InfiniBand port counters (PPCNT through ACCESS_REG) of a function the fabric manager restricts"),
 )
-KINDS = frozenset(c.kind for c in SELF_CAUSED)  # most findings are of no kind our reads cause
+_KINDS = frozenset(c.kind for c in SELF_CAUSED)  # most findings are of no kind our reads cause
 
 
 class CounterGuard:
@@ -78,7 +78,7 @@ class CounterGuard:
 
     def explains(self, f: Finding) -> bool:
         """True when this finding is a line our own counter read caused: the caller raises nothing for it."""
-        if not self.window or f.pci is None or f.kind not in KINDS:
+        if not self.window or f.pci is None or f.kind not in _KINDS:
             return False
         cause = next((c for c in SELF_CAUSED if f.kind == c.kind
                       and str(f.details.get(c.detail, "")).startswith(c.value)), None)
