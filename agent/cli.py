@@ -10,7 +10,9 @@ import click
 from . import __version__
 from .progress import MODES as PROGRESS_MODES
 
-GC_YOUNG = 20_000  # allocations between collections of the youngest generation (CPython's default: 700)
+# the collector's thresholds under `gpu-npd run`: allocations between collections of the youngest generation
+# (CPython's default: 700), then collections of each generation between those of the next
+GC_THRESHOLDS = (20_000, 20, 20)
 
 SEVERITY_CHOICES = ("info", "warning", "error", "fatal")
 
@@ -193,9 +195,9 @@ def run(config_file, kmsg, log_files, journald, state_dir, metrics_address, node
                                       ", ".join(s.name for s in agent.sources) or "none", cfg.metrics_address)
     gc.freeze()  # what start-up built lives as long as the process: later collections skip it
     # what a flood allocates is freed by reference counting, not by the collector: with CPython's default
-    # threshold a flood of 100,000 distinct Xid lines ran 483 young, 43 middle and 4 full collections, which
-    # freed 554 objects in all and took ~5% of the agent's time (bench/agent.py storms --only distinct)
-    gc.set_threshold(GC_YOUNG, 20, 20)
+    # thresholds a flood of 100,000 distinct Xid lines ran 286 young, 26 middle and 2 full collections that freed
+    # nothing, ~5% of the pipeline's time (bench/inprocess.py with and without --gc-default)
+    gc.set_threshold(*GC_THRESHOLDS)
     agent.run_forever()
     agent.shutdown()
     sys.exit(0)

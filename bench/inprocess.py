@@ -7,6 +7,9 @@ Each record is an application Xid 31 from another process on one of 256 GPUs, so
 memo and decided afresh (issue 11's distinct-message flood).  Prints the best and median CPU time per record
 of R runs, each on a fresh agent; --ref DIR measures another checkout alternately in the same invocation.
 
+--gc-default runs the collector at CPython's default thresholds instead of those `gpu-npd run` sets (the
+collections of each generation during the run, and the objects they freed, are printed either way).
+
 --instructions counts instructions per record with valgrind's callgrind instead (N records minus N/6, to leave
 start-up out): slow (~40 s), but the same on a loaded shared host, where wall and CPU time swing by 30%.
 """
@@ -14,6 +17,7 @@ start-up out): slow (~40 s), but the same on a loaded shared host, where wall an
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import re
 import shutil
@@ -30,12 +34,14 @@ def line(i: int) -> str:
     return f"4,{i},{i * 1000},-;NVRM: Xid (PCI:0000:{i % 256:02x}:00): 31, pid={i}, name=python3, Ch 00000008, MMU Fault {i}"
 
 
-def measure(records: int, runs: int) -> list[float]:
-    """CPU microseconds per record of each run (in this process: the tree on sys.path)."""
+def measure(records: int, runs: int, gc_default: bool = False) -> tuple[list[float], list[int]]:
+    """CPU microseconds per record of each run (in this process: the tree on sys.path), and the collections of
+    each generation during the last run and the objects they freed.  The collector runs as under `gpu-npd run`, or with CPython's defaults."""
     import gc
     import time
 
     from agent.app import Agent
+    from agent.cli import GC_THRESHOLDS
     from agent.config import load
     from agent.sources import Record
 
@@ -48,25 +54,31 @@ def measure(records: int, runs: int) -> list[float]:
             batches = [[Record("kmsg", text) for text in lines[i:i + 1024]] for i in range(0, records, 1024)]
             gc.collect()
             gc.freeze()
-            gc.set_threshold(20_000, 20, 20)  # as `gpu-npd run` sets it
+            gc.set_threshold(*((700, 10, 10) if gc_default else GC_THRESHOLDS))
+            before = [(g["collections"], g["collected"]) for g in gc.get_stats()]
             t0 = time.process_time()
             for batch in batches:
                 agent.pipeline.process(batch)
             out.append((time.process_time() - t0) / records * 1e6)
+            after = [(g["collections"], g["collected"]) for g in gc.get_stats()]
+            collections = [a[0] - b[0] for a, b in zip(after, before)] + [sum(a[1] - b[1] for a, b in zip(after, before))]
             gc.unfreeze()
-    return out
+    return out, collections
 
 
-def run_in(tree: Path, records: int, runs: int, valgrind: str | None = None, out: str | None = None) -> list[float]:
-    code = (f"import sys; sys.path.insert(0, {str(tree)!r}); sys.path.insert(1, {str(HERE)!r}); "
-            f"import inprocess; print(inprocess.measure({records}, {runs}))")
+def run_in(tree: Path, records: int, runs: int, gc_default: bool = False, valgrind: str | None = None,
+           out: str | None = None) -> tuple[list[float], list[int]]:
+    """`measure` in a fresh process importing `tree`; under callgrind, ([instructions], []) instead."""
+    code = (f"import json, sys; sys.path.insert(0, {str(tree)!r}); sys.path.insert(1, {str(HERE)!r}); "
+            f"import inprocess; print(json.dumps(inprocess.measure({records}, {runs}, {gc_default})))")
     cmd = [sys.executable, "-c", code]
     if valgrind:
         cmd = [valgrind, "--tool=callgrind", f"--callgrind-out-file={out}", *cmd]
     done = subprocess.run(cmd, capture_output=True, text=True, check=True, cwd=tree)
     if valgrind:
-        return [float(re.search(r"Collected : (\d+)", done.stderr).group(1))]
-    return eval(done.stdout.strip().splitlines()[-1])
+        return [float(re.search(r"Collected : (\d+)", done.stderr).group(1))], []
+    times, collections = json.loads(done.stdout.strip().splitlines()[-1])
+    return times, collections
 
 
 def instructions(tree: Path, records: int) -> float:
@@ -74,8 +86,8 @@ def instructions(tree: Path, records: int) -> float:
     if valgrind is None:
         raise SystemExit("inprocess: --instructions needs valgrind (apt install valgrind)")
     with tempfile.TemporaryDirectory() as tmp:
-        small = run_in(tree, records // 6, 1, valgrind, f"{tmp}/small")[0]
-        big = run_in(tree, records, 1, valgrind, f"{tmp}/big")[0]
+        small = run_in(tree, records // 6, 1, valgrind=valgrind, out=f"{tmp}/small")[0][0]
+        big = run_in(tree, records, 1, valgrind=valgrind, out=f"{tmp}/big")[0][0]
     return (big - small) / (records - records // 6)
 
 
@@ -85,6 +97,7 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--ref", default=None, help="another checkout, measured alternately")
     ap.add_argument("--instructions", action="store_true", help="instructions per record (callgrind)")
+    ap.add_argument("--gc-default", action="store_true", help="the collector at CPython's default thresholds")
     args = ap.parse_args()
     trees = [("this", HERE.parent)] + ([("ref", Path(args.ref).resolve())] if args.ref else [])
     if args.instructions:
@@ -92,13 +105,15 @@ def main() -> None:
             print(f"{label:>5}: {instructions(tree, args.records or 12_000):,.0f} instructions a record ({tree})")
         return
     times: dict[str, list[float]] = {label: [] for label, _ in trees}
+    collections: dict[str, list[int]] = {}
     for _ in range(args.runs):
         for label, tree in trees:
-            times[label] += run_in(tree, args.records or 100_000, 1)
+            t, collections[label] = run_in(tree, args.records or 100_000, 1, args.gc_default)
+            times[label] += t
     for label, tree in trees:
         t = times[label]
         print(f"{label:>5}: best {min(t):.2f} us a record, median {statistics.median(t):.2f} "
-              f"({1e6 / min(t):,.0f} records/s of CPU) ({tree})")
+              f"({1e6 / min(t):,.0f} records/s of CPU); collections by generation {collections[label][:3]}, freeing {collections[label][3]} objects ({tree})")
 
 
 if __name__ == "__main__":

@@ -1,5 +1,6 @@
 """Per-line cost of `Classifier.classify` (micro-benchmark, not a test): a keyword line that matches no
-rule, a repeated storm line (memo hit), a new matching line (distinct every time, memo miss).
+rule (dmesg form, and kern.log's syslog form), a repeated storm line (memo hit), a new matching line (distinct
+every time, memo miss).
 
     python bench/perline.py [--n N] [--runs R] [--baseline DIR]
 
@@ -20,6 +21,8 @@ HERE = Path(__file__).resolve().parent
 
 CASES = {  # synthetic lines modelled on the bench mix (bench/gen_log.py)
     "keyword line, no rule": lambda i: f"[{1000 + i * 0.01:12.6f}] mlx5_core 0000:5d:00.0: firmware version: 28.39.1002",
+    "the same in kern.log": lambda i: f"Nov 25 06:{i // 60 % 60:02d}:{i % 60:02d} gpu-node-1 kernel: "
+                                      "mlx5_core 0000:5d:00.0: firmware version: 28.39.1002",
     "repeated storm line": lambda i: f"[{1000 + i * 0.01:12.6f}] NVRM: Xid (PCI:0000:5d:00): 95, pid=1234, name=python3, "
                                      "Uncontained: FBHUB. RST: No, D-RST: No",
     "new matching line": lambda i: f"[{1000 + i * 0.01:12.6f}] NVRM: Xid (PCI:0000:5d:00): 95, pid={i}, name=python3, "
