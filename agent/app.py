@@ -106,7 +106,7 @@ class Agent:
         from .kube.client import make_api  # noqa: PLC0415 - the kubernetes client is heavy: only when used
         from .kube.sink import KubernetesSink  # noqa: PLC0415
 
-        api = make_api(self.cfg.kube)
+        api = make_api(self.cfg.kube, implicit_kubeconfig=False)  # outside a pod: only a named kubeconfig
         if api is None:
             return None
         return KubernetesSink(api, self.cfg.node_name, self.cfg.kube, self.cfg.mode, lambda: self.engine.conditions,

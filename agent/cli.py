@@ -158,11 +158,17 @@ def nvml_snapshot(nvml_spec: str) -> None:
 @click.option("--log-level", default=None, help="debug, info, warning or error.")
 @click.option("--log-format", default=None, type=click.Choice(["text", "json"]),
               help="The agent's own log on stderr: text (default) or JSON lines.")
+@click.option("--mode", default=None, type=click.Choice(["enforce", "observe", "off"]),
+              help="enforce (conditions, Events, taints), observe (conditions and Events) or off (metrics only).")
+@click.option("--kubeconfig", default=None, type=click.Path(dir_okay=False),
+              help="Write to the cluster of this kubeconfig (its current context). Outside a pod nothing is "
+                   "written to any cluster unless this (or kubernetes.kubeconfig) names one.")
 def run(config_file, kmsg, log_files, journald, state_dir, metrics_address, node_name, log_level,
-        log_format) -> None:
+        log_format, mode, kubeconfig) -> None:
     """Run the node agent until SIGTERM."""
     import gc
     import logging
+    import os
     import signal
 
     from .app import Agent
@@ -170,9 +176,10 @@ def run(config_file, kmsg, log_files, journald, state_dir, metrics_address, node
 
     flags = {"kmsg": kmsg, "log_files": list(log_files) or None, "journald": journald, "state_dir": state_dir,
              "metrics_address": metrics_address, "node_name": node_name, "log_level": log_level,
-             "log_format": log_format}
+             "log_format": log_format, "mode": mode}
+    env = {**os.environ, "GPU_NPD_KUBERNETES__KUBECONFIG": kubeconfig} if kubeconfig else None
     try:
-        cfg = load(config_file, flags=flags)
+        cfg = load(config_file, env=env, flags=flags)
     except ConfigError as exc:
         click.echo(f"gpu-npd: configuration error: {exc}", err=True)
         sys.exit(2)

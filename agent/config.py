@@ -6,6 +6,7 @@ import copy
 import functools
 import math
 import os
+import re
 import socket
 from dataclasses import dataclass, field, fields
 from importlib import resources
@@ -24,6 +25,15 @@ ENV_PREFIX = "GPU_NPD_"
 NESTED_SEP = "__"  # GPU_NPD_KUBERNETES__HEARTBEAT_SECONDS=60 sets kubernetes.heartbeat_seconds
 # GPU_NPD_* variables that are not configuration keys (read elsewhere); any other unknown one is an error.
 NOT_CONFIG = ("GPU_NPD_CONFIG", "GPU_NPD_MATCHER", "GPU_NPD_BIN", "GPU_NPD_TEST_REAL_KMSG")
+# Kubernetes' service-link variables: a Service named gpu-npd (or gpu-npd-<anything>) in the pod's namespace puts
+# GPU_NPD_SERVICE_HOST=10.96.12.34, GPU_NPD_SERVICE_PORT[_<NAME>]=9810, GPU_NPD_PORT=tcp://10.96.12.34:9810 and
+# GPU_NPD_PORT_9810_TCP[_PROTO|_PORT|_ADDR] into every pod (unless enableServiceLinks: false). Such a variable
+# that is not a configuration key is no configuration and is dropped before validation: a scraping Service must
+# never crash-loop the agents.
+_SERVICE_LINK = re.compile(
+    r"^GPU_NPD(?:_[A-Z0-9_]+)?_(?:SERVICE_HOST|SERVICE_PORT(?:_[A-Z0-9_]+)?|PORT_[0-9]+_(?:TCP|UDP|SCTP)"
+    r"(?:_PROTO|_PORT|_ADDR)?)$|^GPU_NPD(?:_[A-Z0-9_]+)?_PORT$")
+_SERVICE_URL = re.compile(r"^(?:tcp|udp|sctp)://\S+:[0-9]+$")
 CLEAR_MODES = ("reset", "boot", "expire", "link_up")
 LOG_FORMATS = ("text", "json")
 MATCH_KEYS = ("kind", "action", "attribution", "not_attribution", "severity", "xid", "sxid", "state")
@@ -253,13 +263,22 @@ def _with_check_conditions(values: dict[str, Any]) -> dict[str, dict[str, str]]:
     return {**found, **values["conditions"]}
 
 
+def is_service_link(var: str, value: str, known: Mapping[str, Any]) -> bool:
+    """A variable Kubernetes derives from a Service's name (not a configuration key of ours)."""
+    if var[len(ENV_PREFIX):].lower().partition(NESTED_SEP)[0] in known or not _SERVICE_LINK.match(var):
+        return False
+    if var.endswith("_PORT") and not var.endswith(("_SERVICE_PORT", "_TCP_PORT", "_UDP_PORT", "_SCTP_PORT")):
+        return bool(_SERVICE_URL.match(value))  # GPU_NPD_PORT=tcp://10.96.12.34:9810
+    return True
+
+
 def _apply_env(merged: dict[str, Any], env: Mapping[str, str], known: Mapping[str, Any]) -> dict[str, str]:
     """GPU_NPD_<KEY> sets a key, GPU_NPD_<BLOCK>__<KEY> a key inside a block (its value read as YAML, so
     numbers, booleans and lists work); an unknown variable is an error naming it, not silently ignored.
     Returns key path -> variable, so a bad value's error names the variable it came from."""
     origin: dict[str, str] = {}
     for var, value in sorted(env.items()):
-        if not var.startswith(ENV_PREFIX) or var in NOT_CONFIG:
+        if not var.startswith(ENV_PREFIX) or var in NOT_CONFIG or is_service_link(var, value, known):
             continue
         key, _, sub = var[len(ENV_PREFIX):].lower().partition(NESTED_SEP)
         if key not in known:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import logging
 import os
 import random
@@ -20,32 +21,54 @@ NO_KERNEL_LOG = "kernel-log"  # the source label reported down when no kernel lo
 FABRICMANAGER = "fabricmanager"  # the source label of NVIDIA Fabric Manager's log file
 
 
-def readable(path: str) -> bool:
-    """Can we really open it (dmesg_restrict makes /dev/kmsg refuse non-root at open, whatever its mode)?"""
+# errno -> why /dev/kmsg cannot be opened in a pod, and how to fix it (docs/install.md "Kernel log access")
+KMSG_FIXES = {
+    errno.EPERM: "the container runtime's device cgroup refuses the device to an unprivileged container; run the "
+                 "agent privileged (the default install: Helm kmsgAccess=privileged, kustomize without "
+                 "components/unprivileged) or grant /dev/kmsg through a device plugin or CDI",
+    errno.EACCES: "kernel.dmesg_restrict=1 and the agent lacks CAP_SYSLOG (or is not root); add capability SYSLOG",
+    errno.ENOENT: "it is not mounted; mount the host's /dev/kmsg (hostPath, type CharDevice)",
+}
+
+
+def unreadable_because(path: str) -> str | None:
+    """None when `path` opens for reading, else why not and the fix, in one line (dmesg_restrict makes /dev/kmsg
+    refuse non-root at open, whatever its mode: only an open tells)."""
     try:
         os.close(os.open(path, os.O_RDONLY | os.O_NONBLOCK))
-        return True
-    except OSError:
-        return False
+        return None
+    except OSError as exc:
+        why = f"{errno.errorcode.get(exc.errno or 0, 'error')}: {exc.strerror or exc}"
+        fix = KMSG_FIXES.get(exc.errno or 0)
+        return f"{why}; {fix}" if fix else why
 
 
 def select_sources(cfg: Config, state: dict[str, Any], boot_id: str) -> list[Source]:
     """Defaults that just work: /dev/kmsg when readable, else log files, else journald."""
     cursors = state.get("cursors", {})
     sources: list[Source] = []
-    kmsg_ok = bool(cfg.kmsg) and readable(cfg.kmsg)
+    problem = unreadable_because(cfg.kmsg) if cfg.kmsg else "turned off (kmsg: \"\")"
+    kmsg_ok = problem is None
     if kmsg_ok:
         sources.append(KmsgSource(cfg.kmsg, boot_id, cursors.get("kmsg")))
-    elif cfg.kmsg:
-        log.warning("kmsg source %s is not readable; falling back", cfg.kmsg)
     # the fallback follows the kernel's lines once: the first file of fallback_log_files that exists
     # (kern.log before syslog / messages, which hold the same lines again)
     fallback = next((p for p in cfg.fallback_log_files if os.path.exists(p)), None)
     files = list(cfg.log_files) or ([] if kmsg_ok or fallback is None else [fallback])
+    journald = cfg.journald or (cfg.journald is None and not kmsg_ok and not files)
+    # one start-up line naming the kernel log read, and when it is not kmsg, why and how to fix it
+    instead = ", ".join(files) or ("the journal" if journald else "nothing")
+    if kmsg_ok:
+        log.info("kernel log: reading %s%s", cfg.kmsg, f" (and {', '.join(files)})" if files else "")
+    elif cfg.kmsg:
+        log.warning("kmsg source %s is not readable (%s); falling back to %s, which loses records the host's "
+                    "syslog drops or rate-limits", cfg.kmsg, problem, instead)
+    else:
+        log.info("kernel log: kmsg %s; reading %s", problem, instead)
     if files:
         sources.append(LogFileSource(files, cfg.state_dir, cursors.get("files"),
                                      gone_grace_seconds=cfg.source_gone_grace_seconds))
-    if cfg.journald or (cfg.journald is None and not sources):
+    if journald:
         sources.append(JournaldSource(cursors.get("journald")))
     return sources
 

@@ -1,9 +1,10 @@
 """The built image, run the way the DaemonSet runs it (`make image-test`; `.ci/run` runs it after `make test`).
 
-Everything the container gets is read from the rendered manifest (`kubectl kustomize deploy/overlays/observe`):
-its security context (capabilities, read-only root, no privilege escalation, uid, default seccomp), its
-ConfigMap, its env and its mounts (host paths stood in by temporary directories, /dev/kmsg by a FIFO we
-write records into, or the real /dev/kmsg).
+Everything the container gets is read from the rendered manifest (`kubectl kustomize deploy/overlays/observe`,
+privileged as installed by default, or with deploy/components/unprivileged): its security context (privileged,
+or capabilities, no privilege escalation; read-only root, uid, default seccomp), its ConfigMap, its env and its
+mounts (host paths stood in by temporary directories, /dev/kmsg by a FIFO we write records into, or the real
+/dev/kmsg).
 """
 
 from __future__ import annotations
@@ -28,9 +29,16 @@ RUNTIME = shlex.split(os.environ.get("PODMAN_RUNTIME", ""))
 XID79 = "NVRM: Xid (PCI:0000:5d:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus."
 
 
-def manifest() -> tuple[dict, dict]:
-    r = subprocess.run(["kubectl", "kustomize", str(ROOT / "deploy/overlays/observe")], capture_output=True,
-                       text=True, check=True)
+def manifest(unprivileged: bool = False) -> tuple[dict, dict]:
+    """The observe overlay as installed (privileged: reads /dev/kmsg), or with deploy/components/unprivileged
+    added as an operator's overlay would."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory(dir=ROOT / "deploy/overlays") as tmp:
+        (Path(tmp) / "kustomization.yaml").write_text(yaml.safe_dump({
+            "apiVersion": "kustomize.config.k8s.io/v1beta1", "kind": "Kustomization", "resources": ["../observe"],
+            "components": ["../../components/unprivileged"] if unprivileged else []}))
+        r = subprocess.run(["kubectl", "kustomize", tmp], capture_output=True, text=True, check=True)
     objs = {d["kind"]: d for d in yaml.safe_load_all(r.stdout) if d}
     return objs["DaemonSet"]["spec"]["template"]["spec"], objs["ConfigMap"]
 
@@ -42,21 +50,24 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def run_args(tmp: Path, port: int, kmsg: str, device: bool = False) -> list[str]:
+def run_args(tmp: Path, port: int, kmsg: str, device: bool = False, unprivileged: bool = True) -> list[str]:
     """`podman run` flags from the DaemonSet: security context, env, mounts."""
-    pod, cm = manifest()
+    pod, cm = manifest(unprivileged)
+    assert pod["enableServiceLinks"] is False
     c = pod["containers"][0]
     sc = c["securityContext"]
-    assert not sc.get("privileged")
+    assert bool(sc.get("privileged")) is not unprivileged
     args = ["--network", "host", "--user", str(sc["runAsUser"])]
+    if sc.get("privileged"):
+        args.append("--privileged")
     if sc.get("readOnlyRootFilesystem"):
         args.append("--read-only")
     if sc.get("allowPrivilegeEscalation") is False:
         args += ["--security-opt", "no-new-privileges"]
     assert sc["seccompProfile"]["type"] == "RuntimeDefault"  # the runtime's default profile: podman's default
-    for cap in sc["capabilities"]["drop"]:
+    for cap in sc.get("capabilities", {}).get("drop", []):
         args += ["--cap-drop", cap]
-    for cap in sc["capabilities"]["add"]:
+    for cap in sc.get("capabilities", {}).get("add", []):
         args += ["--cap-add", cap]
     env = {"NODE_NAME": "image-test-node", "POD_IP": "127.0.0.1"}
     for e in c["env"]:
@@ -90,11 +101,11 @@ def run_args(tmp: Path, port: int, kmsg: str, device: bool = False) -> list[str]
 
 
 class Container:
-    def __init__(self, tmp: Path, kmsg: str, device: bool = False):
+    def __init__(self, tmp: Path, kmsg: str, device: bool = False, unprivileged: bool = True):
         self.port = free_port()
         self.name = f"gpu-npd-image-test-{self.port}"
         subprocess.run([BUILDER, "run", *RUNTIME, "-d", "--name", self.name,
-                        *run_args(tmp, self.port, kmsg, device)],
+                        *run_args(tmp, self.port, kmsg, device, unprivileged)],
                        check=True, capture_output=True, text=True)
 
     def get(self, path: str) -> tuple[int, str]:
@@ -175,9 +186,22 @@ def test_real_kmsg_mounted_as_hostpath_is_denied_and_the_agent_falls_back_to_ker
     assert code == 0
 
 
+def test_the_default_install_reads_the_real_kmsg(tmp_path: Path):
+    """The default DaemonSet (privileged) reads the host's /dev/kmsg as a hostPath mount, and says so."""
+    c = Container(tmp_path, "/dev/kmsg", unprivileged=False)
+    try:
+        c.wait(lambda: 'gpu_npd_source_records_total{source="kmsg"}' in c.get("/metrics")[1], "kmsg records")
+        status, body = c.get("/healthz")
+        assert status == 200 and "kmsg=up" in body, body + c.logs()
+        assert "kernel log: reading /dev/kmsg" in c.logs()
+    finally:
+        code = c.stop()
+    assert code == 0
+
+
 def test_real_kmsg_with_the_device_granted_needs_only_cap_syslog(tmp_path: Path):
-    """With the device granted (device plugin, CDI, or deploy/components/privileged-kmsg), the manifest's
-    capabilities (SYSLOG; everything else dropped) read the real /dev/kmsg under dmesg_restrict=1."""
+    """With the device granted (a device plugin or CDI) the unprivileged variant's capabilities (SYSLOG;
+    everything else dropped) read the real /dev/kmsg under dmesg_restrict=1."""
     c = Container(tmp_path, "/dev/kmsg", device=True)
     try:
         c.wait(lambda: 'gpu_npd_source_records_total{source="kmsg"}' in c.get("/metrics")[1], "kmsg records")

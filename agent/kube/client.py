@@ -1,46 +1,98 @@
-"""Which API server, if any: an explicit URL, in-cluster config, a kubeconfig, or none (local mode)."""
+"""Which API server, if any: an explicit URL, in-cluster config, a kubeconfig, or none (local mode).
+
+Whatever is chosen is said in one line naming the server URL, the kubeconfig context and the identity the
+writes are made with. `gpu-npd run` outside a pod uses a kubeconfig only when it was named (kubernetes.kubeconfig
+or --kubeconfig): a workstation with a kubeconfig must not write to that cluster by surprise.
+"""
 
 from __future__ import annotations
 
+import base64
+import json
 import logging
 import os
 
 from .settings import KubeSettings
 
 log = logging.getLogger("gpu_npd.kube")
+SA_TOKEN = "/var/run/secrets/kubernetes.io/serviceaccount/token"
 
 
-def cluster_reachable(s: KubeSettings) -> bool:
+def in_cluster() -> bool:
+    return bool(os.environ.get("KUBERNETES_SERVICE_HOST"))
+
+
+def default_kubeconfigs() -> list[str]:
+    """The kubeconfig files kubectl would read: $KUBECONFIG's, else ~/.kube/config (the existing ones)."""
+    paths = [p for p in os.environ.get("KUBECONFIG", "").split(os.pathsep) if p] or [os.path.expanduser("~/.kube/config")]
+    return [p for p in paths if os.path.isfile(p)]
+
+
+def cluster_reachable(s: KubeSettings, implicit_kubeconfig: bool = True) -> bool:
     """Is there any way to a cluster?  Checked before importing the client (22 MiB of it)."""
-    if s.api_server or os.environ.get("KUBERNETES_SERVICE_HOST"):
+    if s.api_server or in_cluster():
         return True
-    paths = [s.kubeconfig] if s.kubeconfig else \
-        os.environ.get("KUBECONFIG", "").split(os.pathsep) + [os.path.expanduser("~/.kube/config")]
-    return any(p and os.path.isfile(p) for p in paths)
+    if s.kubeconfig:
+        return os.path.isfile(s.kubeconfig)
+    return implicit_kubeconfig and bool(default_kubeconfigs())
 
 
-def make_api(s: KubeSettings):
-    """A CoreV1Api, or None for local mode.  urllib3's own retries are off: the sink backs off itself."""
-    if not cluster_reachable(s):
-        log.info("Kubernetes: no in-cluster environment and no kubeconfig: local mode")
+def token_subject(authorization: str | None) -> str | None:
+    """The `sub` claim of a bearer JWT (a service-account token), read without verifying: for the log line only."""
+    if not authorization or not authorization.lower().startswith("bearer "):
+        return None
+    parts = authorization.split()[-1].split(".")
+    if len(parts) != 3:
+        return None
+    try:
+        claims = json.loads(base64.urlsafe_b64decode(parts[1] + "=" * (-len(parts[1]) % 4)))
+    except (ValueError, UnicodeDecodeError):
+        return None
+    return str(claims.get("sub")) if isinstance(claims, dict) and claims.get("sub") else None
+
+
+def make_api(s: KubeSettings, implicit_kubeconfig: bool = True):
+    """A CoreV1Api, or None for local mode.  urllib3's own retries are off: the sink backs off itself.
+    implicit_kubeconfig=False (the agent): outside a pod, only a kubeconfig named in the settings is used."""
+    if not cluster_reachable(s, implicit_kubeconfig):
+        found = default_kubeconfigs() if not implicit_kubeconfig and not s.kubeconfig else []
+        if found:
+            log.info("Kubernetes: not in a pod, and a kubeconfig (%s) is used only when named "
+                     "(--kubeconfig or kubernetes.kubeconfig): local mode, nothing written to a cluster", found[0])
+        elif s.kubeconfig:
+            log.warning("Kubernetes: kubeconfig %s does not exist: local mode", s.kubeconfig)
+        else:
+            log.info("Kubernetes: no in-cluster environment and no kubeconfig: local mode")
         return None
     from kubernetes import client, config  # noqa: PLC0415
     from kubernetes.config.config_exception import ConfigException  # noqa: PLC0415
 
+    cfg = client.Configuration()
     if s.api_server:
-        cfg = client.Configuration()
         cfg.host = s.api_server.rstrip("/")
+        where, who = "--api-server / kubernetes.api_server", "no credentials"
     else:
-        cfg = client.Configuration()
         try:
+            if s.kubeconfig or not in_cluster():
+                raise ConfigException("kubeconfig chosen")
             config.load_incluster_config(client_configuration=cfg)
-            log.info("Kubernetes: in-cluster config")
-        except ConfigException:
+            where = "in-cluster config"
+            who = token_subject(cfg.api_key.get("authorization") or cfg.api_key.get("BearerToken")) or "service account"
+        except ConfigException as exc:
+            if not s.kubeconfig and not implicit_kubeconfig:
+                log.warning("Kubernetes: in-cluster config unusable (%s) and no kubeconfig named: local mode",
+                            str(exc)[:120])
+                return None
             try:
                 config.load_kube_config(config_file=s.kubeconfig or None, client_configuration=cfg)
-                log.info("Kubernetes: kubeconfig %s", s.kubeconfig or "(default)")
+                _, active = config.list_kube_config_contexts(config_file=s.kubeconfig or None)
             except (ConfigException, OSError, TypeError) as exc:
-                log.info("Kubernetes: no in-cluster config and no kubeconfig (%s): local mode", str(exc)[:120])
+                log.info("Kubernetes: no in-cluster config and no usable kubeconfig (%s): local mode", str(exc)[:120])
                 return None
+            context = (active or {}).get("context") or {}
+            where = f"kubeconfig {s.kubeconfig or os.pathsep.join(default_kubeconfigs())}, " \
+                    f"context {(active or {}).get('name')!r}"
+            who = token_subject(cfg.api_key.get("authorization")) or f"user {context.get('user')!r}"
+    log.info("Kubernetes: writing to %s as %s (%s)", cfg.host, who, where)
     cfg.retries = False
     return client.CoreV1Api(client.ApiClient(cfg))
