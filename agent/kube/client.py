@@ -51,6 +51,11 @@ def token_subject(authorization: str | None) -> str | None:
     return str(claims.get("sub")) if isinstance(claims, dict) and claims.get("sub") else None
 
 
+def _bearer_subject(cfg) -> str | None:
+    keys = cfg.api_key or {}
+    return token_subject(keys.get("authorization") or keys.get("BearerToken"))
+
+
 def make_api(s: KubeSettings, implicit_kubeconfig: bool = True):
     """A CoreV1Api, or None for local mode.  urllib3's own retries are off: the sink backs off itself.
     implicit_kubeconfig=False (the agent): outside a pod, only a kubeconfig named in the settings is used."""
@@ -77,7 +82,7 @@ def make_api(s: KubeSettings, implicit_kubeconfig: bool = True):
                 raise ConfigException("kubeconfig chosen")
             config.load_incluster_config(client_configuration=cfg)
             where = "in-cluster config"
-            who = token_subject(cfg.api_key.get("authorization") or cfg.api_key.get("BearerToken")) or "service account"
+            who = _bearer_subject(cfg) or "service account"
         except ConfigException as exc:
             if not s.kubeconfig and not implicit_kubeconfig:
                 log.warning("Kubernetes: in-cluster config unusable (%s) and no kubeconfig named: local mode",
@@ -92,7 +97,7 @@ def make_api(s: KubeSettings, implicit_kubeconfig: bool = True):
             context = (active or {}).get("context") or {}
             where = f"kubeconfig {s.kubeconfig or os.pathsep.join(default_kubeconfigs())}, " \
                     f"context {(active or {}).get('name')!r}"
-            who = token_subject(cfg.api_key.get("authorization")) or f"user {context.get('user')!r}"
+            who = _bearer_subject(cfg) or f"user {context.get('user')!r}"
     log.info("Kubernetes: writing to %s as %s (%s)", cfg.host, who, where)
     cfg.retries = False
     return client.CoreV1Api(client.ApiClient(cfg))

@@ -1,0 +1,98 @@
+"""Defaults that cannot hurt: which cluster `gpu-npd run` writes to (and says so), which kernel log it reads."""
+
+from __future__ import annotations
+
+import base64
+import json
+import logging
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+import yaml
+
+from agent.config import load
+from agent.kube.client import make_api, token_subject
+from agent.supervisor import select_sources
+from apiserver_double import ApiDouble
+
+
+def jwt(claims: dict) -> str:
+    """A JWT's shape (synthetic, unsigned): header.payload.signature, base64url without padding."""
+    enc = lambda d: base64.urlsafe_b64encode(json.dumps(d).encode()).decode().rstrip("=")  # noqa: E731
+    return f"{enc({'alg': 'RS256'})}.{enc(claims)}.c2ln"
+
+
+def kubeconfig(path: Path, server: str, token: str | None = None) -> Path:
+    user = {"token": token} if token else {"username": "alice", "password": "x"}
+    path.write_text(yaml.safe_dump({
+        "apiVersion": "v1", "kind": "Config", "current-context": "lab",
+        "clusters": [{"name": "lab-cluster", "cluster": {"server": server}}],
+        "users": [{"name": "alice", "user": user}],
+        "contexts": [{"name": "lab", "context": {"cluster": "lab-cluster", "user": "alice"}}]}))
+    return path
+
+
+@pytest.fixture
+def workstation(monkeypatch, tmp_path):
+    """Not in a pod; a ~/.kube/config pointing at a cluster."""
+    monkeypatch.delenv("KUBERNETES_SERVICE_HOST", raising=False)
+    monkeypatch.delenv("KUBECONFIG", raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    (tmp_path / ".kube").mkdir()
+    with ApiDouble() as api:
+        yield api, kubeconfig(tmp_path / ".kube" / "config", api.url)
+
+
+def test_the_agent_outside_a_pod_ignores_an_unnamed_kubeconfig(workstation, caplog):
+    api, path = workstation
+    cfg = load(env={}, flags={"kmsg": ""})
+    with caplog.at_level(logging.INFO, "gpu_npd.kube"):
+        assert make_api(cfg.kube, implicit_kubeconfig=False) is None
+    assert f"a kubeconfig ({path}) is used only when named" in caplog.text and "local mode" in caplog.text
+    assert api.requests == []
+
+
+def test_a_named_kubeconfig_is_used_and_the_cluster_and_identity_are_logged(workstation, caplog, tmp_path):
+    api, _ = workstation
+    named = kubeconfig(tmp_path / "lab.yaml", api.url, token=jwt({"sub": "system:serviceaccount:ops:npd-test"}))
+    cfg = load(env={"GPU_NPD_KUBERNETES__KUBECONFIG": str(named)}, flags={"kmsg": ""})
+    with caplog.at_level(logging.INFO, "gpu_npd.kube"):
+        core = make_api(cfg.kube, implicit_kubeconfig=False)
+    assert core is not None
+    line = next(r.getMessage() for r in caplog.records if r.getMessage().startswith("Kubernetes: writing to"))
+    assert line == (f"Kubernetes: writing to {api.url} as system:serviceaccount:ops:npd-test "
+                    f"(kubeconfig {named}, context 'lab')")
+
+
+def test_without_a_token_the_kubeconfig_user_is_named(workstation, caplog):
+    api, path = workstation
+    cfg = load(env={}, flags={"kmsg": ""})
+    with caplog.at_level(logging.INFO, "gpu_npd.kube"):
+        assert make_api(replace(cfg.kube, kubeconfig=str(path))) is not None
+    assert f"writing to {api.url} as user 'alice' (kubeconfig {path}, context 'lab')" in caplog.text
+
+
+def test_token_subject_reads_only_well_formed_bearer_tokens():
+    assert token_subject("Bearer " + jwt({"sub": "system:serviceaccount:gpu-npd:gpu-npd"})) == \
+        "system:serviceaccount:gpu-npd:gpu-npd"
+    for bad in (None, "", "Basic YWxpY2U6eA==", "Bearer not-a-jwt", "Bearer a.!!!.c", "Bearer " + jwt({"iss": "x"})):
+        assert token_subject(bad) is None
+
+
+def test_the_start_up_line_names_the_kernel_log_and_on_fallback_why_and_the_fix(tmp_path, caplog):
+    kern = tmp_path / "kern.log"
+    kern.write_text("")
+    cfg = load(env={}, flags={"kmsg": str(tmp_path / "no-kmsg"), "journald": False, "state_dir": str(tmp_path),
+                              "fallback_log_files": [str(kern)]})
+    with caplog.at_level(logging.INFO, "gpu_npd"):
+        sources = select_sources(cfg, {}, "boot")
+    assert [s.name for s in sources] == ["files"]
+    assert (f"kmsg source {tmp_path / 'no-kmsg'} is not readable (ENOENT: No such file or directory; it is not "
+            f"mounted; mount the host's /dev/kmsg (hostPath, type CharDevice)); falling back to {kern}") in caplog.text
+    kmsg = tmp_path / "kmsg"
+    kmsg.write_text("")
+    caplog.clear()
+    with caplog.at_level(logging.INFO, "gpu_npd"):
+        select_sources(replace(cfg, kmsg=str(kmsg)), {}, "boot")
+    assert f"kernel log: reading {kmsg}" in caplog.text
