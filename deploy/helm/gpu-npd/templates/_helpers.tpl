@@ -1,0 +1,100 @@
+{{- define "gpu-npd.name" -}}
+{{- .Chart.Name | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{- define "gpu-npd.fullname" -}}
+{{- if contains .Chart.Name .Release.Name -}}
+{{- .Release.Name | trunc 63 | trimSuffix "-" -}}
+{{- else -}}
+{{- printf "%s-%s" .Release.Name .Chart.Name | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "gpu-npd.selectorLabels" -}}
+app.kubernetes.io/name: {{ include "gpu-npd.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+{{- end -}}
+
+{{- define "gpu-npd.labels" -}}
+{{ include "gpu-npd.selectorLabels" . }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
+{{- end -}}
+
+{{- define "gpu-npd.serviceAccountName" -}}
+{{- .Values.serviceAccount.name | default (include "gpu-npd.fullname" .) -}}
+{{- end -}}
+
+{{- define "gpu-npd.image" -}}
+{{- printf "%s:%s" .Values.image.repository (.Values.image.tag | default .Chart.AppVersion) -}}
+{{- end -}}
+
+{{/*
+The DaemonSets to render, as a YAML list: one per nodePools entry (its values over the global ones), or one for
+the whole install. Each: name ("" for the single DaemonSet), suffix, nodeSelector, mode, taints, config,
+kmsgAccess, tolerations, affinity, resources, runtimeClassName. Checks what Helm's schema cannot.
+*/}}
+{{- define "gpu-npd.pools" -}}
+{{- $v := .Values -}}
+{{- if hasKey $v.config "mode" -}}{{- fail "set mode, not config.mode" -}}{{- end -}}
+{{- if hasKey ($v.config.kubernetes | default dict) "taints" -}}{{- fail "set taints, not config.kubernetes.taints" -}}{{- end -}}
+{{- $pools := list -}}
+{{- $seen := dict -}}
+{{- range ($v.nodePools | default (list (dict "name" ""))) -}}
+{{- $p := . -}}
+{{- if and $v.nodePools (not (regexMatch "^[a-z0-9]([-a-z0-9]{0,30}[a-z0-9])?$" ($p.name | default ""))) -}}
+{{- fail (printf "nodePools: name %q must be a DNS label of at most 32 characters" ($p.name | default "")) -}}
+{{- end -}}
+{{- if hasKey $seen $p.name -}}{{- fail (printf "nodePools: name %q appears twice" $p.name) -}}{{- end -}}
+{{- if and $v.nodePools (not $p.nodeSelector) -}}{{- fail (printf "nodePools[%s]: a nodeSelector is needed (pools must not overlap)" $p.name) -}}{{- end -}}
+{{- $selector := mergeOverwrite (deepCopy ($v.nodeSelector | default dict)) ($p.nodeSelector | default dict) -}}
+{{- $key := toJson $selector -}}
+{{- if hasKey $seen $key -}}{{- fail (printf "nodePools[%s]: the same nodeSelector as pool %q: two agents on one node" $p.name (get $seen $key)) -}}{{- end -}}
+{{- $_ := set $seen $p.name true -}}
+{{- $_ := set $seen $key $p.name -}}
+{{- $pconfig := $p.config | default dict -}}
+{{- if or (hasKey $pconfig "mode") (hasKey ($pconfig.kubernetes | default dict) "taints") -}}
+{{- fail (printf "nodePools[%s]: set mode and taints on the pool, not in its config" $p.name) -}}
+{{- end -}}
+{{- $config := mergeOverwrite (deepCopy $v.config) (deepCopy $pconfig) -}}
+{{- $taints := ternary $p.taints $v.taints (hasKey $p "taints") -}}
+{{- $kube := mergeOverwrite (deepCopy ($config.kubernetes | default dict)) (dict "taints" $taints) -}}
+{{- $_ := set $config "kubernetes" $kube -}}
+{{- $mode := $p.mode | default $v.mode -}}
+{{- if not (has $mode (list "enforce" "observe" "off")) -}}{{- fail (printf "mode %q: expected enforce, observe or off" $mode) -}}{{- end -}}
+{{- $access := $p.kmsgAccess | default $v.kmsgAccess -}}
+{{- if not (has $access (list "privileged" "unprivileged")) -}}{{- fail (printf "kmsgAccess %q: expected privileged or unprivileged" $access) -}}{{- end -}}
+{{- $pools = append $pools (dict
+      "name" $p.name
+      "suffix" (ternary (printf "-%s" $p.name) "" (ne ($p.name | default "") ""))
+      "nodeSelector" $selector
+      "mode" $mode
+      "config" $config
+      "kmsgAccess" $access
+      "tolerations" (ternary $p.tolerations $v.tolerations (hasKey $p "tolerations"))
+      "affinity" (ternary $p.affinity $v.affinity (hasKey $p "affinity"))
+      "resources" (ternary $p.resources $v.resources (hasKey $p "resources"))
+      "runtimeClassName" (ternary $p.runtimeClassName $v.runtimeClassName (hasKey $p "runtimeClassName"))) -}}
+{{- end -}}
+{{- toYaml $pools -}}
+{{- end -}}
+
+{{/* The container's security context for a kmsg access mode (docs/install.md "Kernel log access"). */}}
+{{- define "gpu-npd.securityContext" -}}
+{{- if eq . "privileged" -}}
+privileged: true
+runAsUser: 0
+readOnlyRootFilesystem: true
+seccompProfile: {type: RuntimeDefault}
+{{- else -}}
+privileged: false
+allowPrivilegeEscalation: false
+runAsUser: 0
+readOnlyRootFilesystem: true
+capabilities:
+  drop: [ALL]
+  add: [SYSLOG, DAC_READ_SEARCH]
+seccompProfile: {type: RuntimeDefault}
+{{- end -}}
+{{- end -}}

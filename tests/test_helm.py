@@ -1,0 +1,202 @@
+"""The Helm chart (deploy/helm/gpu-npd) as Helm itself renders and lints it: Helm's Go SDK through the
+helm-python-sdk package (no helm binary needed), for every values file in the chart's ci/ folder. The output is
+validated against the Kubernetes 1.30 schemas, and compared with what `kubectl kustomize` renders: one install,
+two tools, the same objects."""
+
+from __future__ import annotations
+
+import copy
+import tomllib
+from pathlib import Path
+
+import pytest
+import yaml
+
+from agent.config import load
+from test_deploy import DEPLOY, kustomize, kustomize_with, needs_kubectl, validate_strict
+
+helm = pytest.importorskip("helm_python", reason="helm-python-sdk (the test extra) bundles Helm's Go SDK")
+
+CHART = DEPLOY / "helm" / "gpu-npd"
+VALUES = sorted((CHART / "ci").glob("*-values.yaml"))
+HOOK = "helm.sh/hook"
+
+
+def render(values: dict | None = None, name: str = "gpu-npd", namespace: str = "gpu-npd",
+           hooks: bool = False) -> list[dict]:
+    """`helm template <name> deploy/helm/gpu-npd -n <namespace> -f values`: the objects, hooks left out unless asked."""
+    with helm.Chart.load(str(CHART)) as chart:
+        out = chart.render(values or {}, name=name, namespace=namespace, is_install=True)
+    objs = [d for path, text in sorted(out.items()) if not path.endswith("NOTES.txt")
+            for d in yaml.safe_load_all(text) if d]
+    return [d for d in objs if hooks or HOOK not in d["metadata"].get("annotations", {})]
+
+
+def values_of(path: Path) -> dict:
+    return yaml.safe_load(path.read_text()) or {}
+
+
+def by_key(objs: list[dict]) -> dict[tuple[str, str], dict]:
+    return {(d["kind"], d["metadata"]["name"]): d for d in objs}
+
+
+@pytest.mark.parametrize("values", [None, *VALUES], ids=lambda p: p.name if p else "defaults")
+def test_helm_lints_and_renders_objects_valid_for_kubernetes_1_30(values, tmp_path):
+    v = values_of(values) if values else {}
+    report = helm.lint(str(CHART), v, strict=True, kube_version="v1.30.0")
+    assert not report.get("errors") and all(m["severity"] < 2 for m in report["messages"]), report
+    objs = render(v, hooks=True)
+    r = validate_strict(objs, tmp_path)
+    core = sum(1 for d in objs if not d["apiVersion"].startswith("monitoring.coreos.com"))
+    assert r.stdout.count(" passed for resource ") == core, r.stdout
+    for cm in (d for d in objs if d["kind"] == "ConfigMap" and "config.yaml" in d["data"]):
+        conf = tmp_path / "config.yaml"  # every agent ConfigMap is a configuration the agent accepts
+        conf.write_text(cm["data"]["config.yaml"])
+        load(str(conf), env={"GPU_NPD_METRICS_ADDRESS": "10.0.0.7:9810"})
+
+
+def normalized(d: dict) -> dict:
+    """What must be equal between kustomize and Helm: everything but labels and annotations (Helm adds its own;
+    checked as a superset instead), and a ConfigMap's config.yaml compared as data, not text (comments)."""
+    d = copy.deepcopy(d)
+    d["metadata"].pop("labels", None)
+    d["metadata"].pop("annotations", None)
+    spec = d.get("spec", {})
+    for holder in (spec.get("selector", {}), spec.get("template", {}).get("metadata", {})):
+        holder.pop("matchLabels", None)
+        holder.pop("labels", None)
+        holder.pop("annotations", None)
+    for c in spec.get("template", {}).get("spec", {}).get("containers", []):
+        names = [e["name"] for e in c.get("env", [])]  # kustomize's patches move env entries; $(POD_IP) must
+        assert "POD_IP" not in names or names.index("POD_IP") < names.index("GPU_NPD_METRICS_ADDRESS")  # come first
+        c["env"] = sorted(c.get("env", []), key=lambda e: e["name"])
+    if d["kind"] == "ConfigMap" and "config.yaml" in d.get("data", {}):
+        d["data"]["config.yaml"] = yaml.safe_load(d["data"]["config.yaml"])
+    return d
+
+
+def labels_of(d: dict) -> list[dict]:
+    spec = d.get("spec", {})
+    return [d["metadata"].get("labels") or {}, spec.get("selector", {}).get("matchLabels") or {},
+            spec.get("template", {}).get("metadata", {}).get("labels") or {}]
+
+
+def assert_equivalent(kustomized: list[dict], helmed: list[dict]) -> None:
+    k = by_key(d for d in kustomized if d["kind"] != "Namespace")  # helm install --create-namespace makes it
+    h = by_key(helmed)
+    assert set(k) == set(h), (set(k) ^ set(h))
+    for key in k:
+        assert normalized(h[key]) == normalized(k[key]), key
+        for kl, hl in zip(labels_of(k[key]), labels_of(h[key])):
+            assert kl.items() <= hl.items(), (key, kl, hl)
+
+
+@needs_kubectl
+@pytest.mark.parametrize("overlay, values", [("overlays/observe", {}), ("overlays/enforce", {"mode": "enforce"})])
+def test_helm_and_kustomize_render_the_same_objects(overlay, values):
+    assert_equivalent(kustomize(overlay), render(values))
+
+
+@needs_kubectl
+def test_helm_and_kustomize_render_the_same_monitoring_objects():
+    helmed = render(values_of(CHART / "ci" / "monitoring-values.yaml"))
+    monitoring = [d for d in helmed if d["kind"] in ("PodMonitor", "PrometheusRule")
+                  or d["metadata"]["name"].endswith("-grafana-dashboard")]
+    assert_equivalent(kustomize("monitoring"), monitoring)
+
+
+@needs_kubectl
+def test_helm_unprivileged_is_the_kustomize_component():
+    sc = lambda ds: ds["spec"]["template"]["spec"]["containers"][0]["securityContext"]  # noqa: E731
+    helmed = by_key(render({"kmsgAccess": "unprivileged"}))[("DaemonSet", "gpu-npd")]
+    assert sc(helmed) == sc(kustomize_with("components/unprivileged"))
+    runtime = by_key(render({"runtimeClassName": "nvidia"}))[("DaemonSet", "gpu-npd")]
+    assert normalized(runtime) == normalized(kustomize_with("components/nvidia-runtime"))
+
+
+def test_node_pools_one_install_two_behaviours(tmp_path):
+    objs = by_key(render(values_of(CHART / "ci" / "pools-values.yaml")))
+    canary, fleet = objs[("DaemonSet", "gpu-npd-canary")], objs[("DaemonSet", "gpu-npd-fleet")]
+    assert ("DaemonSet", "gpu-npd") not in objs
+    pods = [ds["spec"]["template"]["spec"] for ds in (canary, fleet)]
+    assert [p["nodeSelector"] for p in pods] == [{"nvidia.com/gpu.present": "true", "gpu-npd.io/pool": "canary"},
+                                                 {"nvidia.com/gpu.present": "true", "gpu-npd.io/pool": "fleet"}]
+    assert canary["spec"]["selector"]["matchLabels"] != fleet["spec"]["selector"]["matchLabels"]
+    env = [{e["name"]: e.get("value") for e in p["containers"][0]["env"]} for p in pods]
+    assert [e["GPU_NPD_MODE"] for e in env] == ["enforce", "observe"]
+    assert pods[0]["containers"][0]["securityContext"]["privileged"] is True
+    assert pods[1]["containers"][0]["securityContext"]["capabilities"]["add"] == ["SYSLOG", "DAC_READ_SEARCH"]
+    assert pods[1]["containers"][0]["resources"]["limits"] == {"cpu": "1", "memory": "512Mi"}
+    configs = []
+    for pool, pod in zip(("canary", "fleet"), pods):
+        assert pod["volumes"][6] == {"name": "config", "configMap": {"name": f"gpu-npd-{pool}"}}
+        conf = tmp_path / f"{pool}.yaml"
+        conf.write_text(objs[("ConfigMap", f"gpu-npd-{pool}")]["data"]["config.yaml"])
+        configs.append(load(str(conf), env={"GPU_NPD_MODE": env[len(configs)]["GPU_NPD_MODE"]}))
+    assert [c.kube.max_tainted_fraction for c in configs] == [0.5, 0.1]  # the pool's config over the global one
+    assert [[t.condition for t in c.kube.taints] for c in configs] == [["GPUUnhealthy"],
+                                                                       ["GPUUnhealthy", "NVLinkUnhealthy",
+                                                                        "InfiniBandUnhealthy"]]
+
+
+@pytest.mark.parametrize("values, error", [
+    ({"nodePools": [{"name": "a", "nodeSelector": {"p": "x"}}, {"name": "b", "nodeSelector": {"p": "x"}}]},
+     'the same nodeSelector as pool "a"'),
+    ({"nodePools": [{"name": "a"}]}, "a nodeSelector is needed"),
+    ({"nodePools": [{"name": "A_B", "nodeSelector": {"p": "x"}}]}, "must be a DNS label"),
+    ({"config": {"mode": "enforce"}}, "set mode, not config.mode"),
+    ({"config": {"kubernetes": {"taints": []}}}, "set taints, not config.kubernetes.taints"),
+    ({"mode": "enforcing"}, 'mode "enforcing"'),
+    ({"kmsgAccess": "device"}, 'kmsgAccess "device"'),
+])
+def test_values_that_would_hurt_fail_the_render_with_a_message(values, error):
+    with pytest.raises(helm.HelmError, match=error):
+        render(values)
+
+
+def test_extra_objects_and_monitoring_labels_and_relabelings():
+    objs = by_key(render(values_of(CHART / "ci" / "everything-values.yaml")))
+    assert ("NetworkPolicy", "gpu-npd-deny-ingress") in objs
+    sm = objs[("ServiceMonitor", "gpu-npd")]
+    assert sm["metadata"]["labels"]["release"] == "kube-prometheus-stack"
+    assert sm["spec"]["endpoints"][0]["metricRelabelings"][0]["action"] == "drop"
+    svc = objs[("Service", "gpu-npd-metrics")]
+    assert svc["spec"]["clusterIP"] == "None" and svc["spec"]["selector"] == sm["spec"]["selector"]["matchLabels"]
+    rule = objs[("PrometheusRule", "gpu-npd")]
+    shipped = yaml.safe_load((DEPLOY / "monitoring" / "prometheusrule.yaml").read_text())
+    assert rule["spec"] == shipped["spec"]  # one rule file, linked into the chart
+    ds = objs[("DaemonSet", "gpu-npd")]["spec"]["template"]["spec"]
+    assert ds["containers"][0]["image"] == "registry.example.com/infra/gpu-npd:0.1.0-rc1"
+    assert ds["runtimeClassName"] == "nvidia" and ds["volumes"][-1]["name"] == "fm-logs"
+
+
+def test_release_names_and_namespaces_reach_every_reference():
+    objs = by_key(render({}, name="npd", namespace="gpu-ops"))
+    ds = objs[("DaemonSet", "npd-gpu-npd")]
+    assert ds["metadata"]["namespace"] == "gpu-ops" and ds["spec"]["template"]["spec"]["serviceAccountName"] == "npd-gpu-npd"
+    vap = objs[("ValidatingAdmissionPolicy", "npd-gpu-npd-own-node-only")]
+    assert "system:serviceaccount:gpu-ops:npd-gpu-npd" in vap["spec"]["matchConditions"][0]["expression"]
+    assert objs[("ClusterRoleBinding", "npd-gpu-npd")]["subjects"][0]["namespace"] == "gpu-ops"
+
+
+def test_cleanup_hook_runs_after_uninstall_with_the_agents_configs():
+    from click.testing import CliRunner
+
+    from agent.cli import main
+
+    objs = [d for d in render(values_of(CHART / "ci" / "pools-values.yaml"), hooks=True)
+            if HOOK in d["metadata"].get("annotations", {})]
+    assert {d["metadata"]["annotations"][HOOK] for d in objs} == {"post-delete"}
+    job = next(d for d in objs if d["kind"] == "Job")
+    args = job["spec"]["template"]["spec"]["containers"][0]["args"]
+    assert args[:2] == ["cleanup", "--apply"] and "--config=/etc/gpu-npd/canary.yaml" in args
+    cm = next(d for d in objs if d["kind"] == "ConfigMap")
+    assert set(cm["data"]) == {"canary.yaml", "fleet.yaml"}
+    res = CliRunner().invoke(main, [*args, "--help"])
+    assert res.exit_code == 0, res.output
+
+
+def test_the_chart_version_is_the_project_version():
+    project = tomllib.loads((DEPLOY.parent / "pyproject.toml").read_text())["project"]["version"]
+    chart = yaml.safe_load((CHART / "Chart.yaml").read_text())
+    assert chart["version"] == chart["appVersion"] == project
