@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 from agent.config import load
-from agent.kube.client import make_api, token_subject
+from kubeapi.client import make_api, token_subject
 from agent.supervisor import select_sources
 from apiserver_double import ApiDouble
 

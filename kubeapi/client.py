@@ -11,11 +11,16 @@ import base64
 import json
 import logging
 import os
-
-from .settings import KubeSettings
+from typing import Protocol
 
 log = logging.getLogger("gpu_npd.kube")
-SA_TOKEN = "/var/run/secrets/kubernetes.io/serviceaccount/token"
+
+
+class Target(Protocol):
+    """Where the API server is: an explicit URL, else a kubeconfig path ("" for the default search)."""
+
+    api_server: str
+    kubeconfig: str
 
 
 def in_cluster() -> bool:
@@ -28,7 +33,7 @@ def default_kubeconfigs() -> list[str]:
     return [p for p in paths if os.path.isfile(p)]
 
 
-def cluster_reachable(s: KubeSettings, implicit_kubeconfig: bool = True) -> bool:
+def cluster_reachable(s: Target, implicit_kubeconfig: bool = True) -> bool:
     """Is there any way to a cluster?  Checked before importing the client (22 MiB of it)."""
     if s.api_server or in_cluster():
         return True
@@ -56,7 +61,7 @@ def _bearer_subject(cfg) -> str | None:
     return token_subject(keys.get("authorization") or keys.get("BearerToken"))
 
 
-def make_api(s: KubeSettings, implicit_kubeconfig: bool = True):
+def make_api(s: Target, implicit_kubeconfig: bool = True):
     """A CoreV1Api, or None for local mode.  urllib3's own retries are off: the sink backs off itself.
     implicit_kubeconfig=False (the agent): outside a pod, only a kubeconfig named in the settings is used."""
     if not cluster_reachable(s, implicit_kubeconfig):
