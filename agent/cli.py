@@ -119,3 +119,56 @@ def run(config_file, kmsg, log_files, journald, state_dir, metrics_address, node
     agent.run_forever()
     agent.shutdown()
     sys.exit(0)
+
+
+@click.command()
+@click.option("--apply", "apply_", is_flag=True,
+              help="Make the changes. Without it nothing is changed: the changes are listed (a dry run).")
+@click.option("--config", "configs", multiple=True, type=click.Path(dir_okay=False),
+              help="An agent configuration file (repeatable: one per node pool): what gpu-npd wrote is read from "
+                   "it (condition types, taint prefix, annotation key). Default: the built-in defaults.")
+@click.option("--api-server", default="", help="API server URL (default: in-cluster config, then kubeconfig).")
+@click.option("--kubeconfig", default="", help="kubeconfig file (default: $KUBECONFIG, then ~/.kube/config).")
+@click.option("--wait-for-pods", default="", metavar="NAMESPACE/SELECTOR",
+              help="First wait until no pod matches (the agents stopped; an agent writes once more on SIGTERM).")
+@click.option("--wait-seconds", default=120.0, show_default=True, type=click.FloatRange(min=0))
+def cleanup(apply_, configs, api_server, kubeconfig, wait_for_pods, wait_seconds) -> None:
+    """Remove what gpu-npd wrote on every node: its gpu-npd.io/* taints, its conditions, its repair annotation,
+    its DeviceTaintRules and pod conditions. Owner-checked: other taints, conditions and annotations stay.
+
+    Exit 0 when everything listed was removed (or listed, in a dry run), 1 when a change failed, 2 on a
+    configuration error or no cluster.
+    """
+    import logging
+    from types import SimpleNamespace
+
+    from kubeapi.client import make_api
+
+    from .config import ConfigError, load
+    from .kube.cleanup import Cleaner, Owned, wait_for_pods_gone
+
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(message)s")
+    try:
+        owned = Owned.of([load(path, env={}) for path in configs] or [load(None, env={})])
+    except ConfigError as exc:
+        click.echo(f"gpu-npd cleanup: configuration error: {exc}", err=True)
+        sys.exit(2)
+    namespace, _, selector = wait_for_pods.partition("/")
+    if wait_for_pods and not (namespace and selector):
+        click.echo("gpu-npd cleanup: --wait-for-pods: expected NAMESPACE/SELECTOR", err=True)
+        sys.exit(2)
+    core = make_api(SimpleNamespace(api_server=api_server, kubeconfig=kubeconfig))
+    if core is None:
+        click.echo("gpu-npd cleanup: no cluster: no in-cluster config, no kubeconfig and no --api-server", err=True)
+        sys.exit(2)
+    if wait_for_pods and not wait_for_pods_gone(core, namespace, selector, wait_seconds):
+        click.echo(f"gpu-npd cleanup: pods {selector} in {namespace} still running after {wait_seconds:g} s: they "
+                   "would write again; stop them first", err=True)
+        sys.exit(1)
+    cleaner = Cleaner(core, owned, apply_, click.echo)
+    changes = cleaner.run()
+    nodes = len({c.target for c in changes if c.target.startswith("node/")})
+    verb = "removed" if apply_ else "to remove (dry run: nothing changed; --apply makes the changes)"
+    click.echo(f"gpu-npd cleanup: {len(changes)} change(s) on {nodes} node(s) {verb}"
+               + (f"; {cleaner.errors} failed" if cleaner.errors else ""))
+    sys.exit(1 if cleaner.errors else 0)

@@ -17,7 +17,8 @@ KMock parses the Kubernetes URLs, stores and serves Events (create, patch) and r
   the Job ends (Complete by default, Failed, or Running: never finishes); pods list (namespaced or across
   namespaces, by label and by spec.nodeName / status.phase field selectors), and pod logs
   (`/api/v1/namespaces/{ns}/pods/{name}/log`, text/plain) whose text `pod_log(job_nodes, node, index)`
-  supplies.  `add_pod` adds a running pod (a GPU in use on a node).
+  supplies.  `add_pod` adds a running pod (a GPU in use on a node); PATCH of `pods/{name}/status`: a strategic
+  merge of `status.conditions` by `type`, `$patch: delete` included (as for nodes/status).
 - Fault injection: latency, 429 with Retry-After, 5xx, dropped connections; and a hook that runs
   just before the next node PATCH (a concurrent writer).
 """
@@ -37,7 +38,7 @@ import kmock
 
 NODES = kmock.resource("", "v1", "nodes")
 _JOBS = re.compile(r"^/apis/batch/v1/namespaces/([^/]+)/jobs(?:/([^/]+)(?:/(status))?)?$")
-_PODS = re.compile(r"^/api/v1/(?:namespaces/([^/]+)/)?pods(?:/([^/]+)(?:/(log))?)?$")
+_PODS = re.compile(r"^/api/v1/(?:namespaces/([^/]+)/)?pods(?:/([^/]+)(?:/(log|status))?)?$")
 EVENTS = kmock.resource("", "v1", "events")
 
 
@@ -61,6 +62,17 @@ def _merge(dst: dict, patch: dict) -> None:
             _merge(dst[k], v)
         else:
             dst[k] = copy.deepcopy(v)
+
+
+def _merge_conditions(current: list[dict], patch: list[dict]) -> list[dict]:
+    """A strategic merge of `conditions` by their merge key `type`, with the `$patch: delete` directive."""
+    conds = {c["type"]: c for c in current}
+    for c in patch:
+        if c.get("$patch") == "delete":
+            conds.pop(c["type"], None)
+        else:
+            conds[c["type"]] = {**conds.get(c["type"], {}), **c}
+    return list(conds.values())
 
 
 def _selects(selector: str, labels: dict[str, str]) -> bool:
@@ -158,12 +170,10 @@ class _Emulator(kmock.KubernetesEmulator):
                 if ctype != "application/strategic-merge-patch+json":
                     return _status(415, "UnsupportedMediaType", f"status patch must be a strategic merge, got {ctype}")
                 status = patch.get("status", {})
-                conds = {c["type"]: c for c in node["status"].get("conditions", [])}
-                for c in status.get("conditions", []):
-                    conds[c["type"]] = {**conds.get(c["type"], {}), **c}
                 rest = {k: v for k, v in status.items() if k != "conditions"}
                 _merge(node["status"], rest)
-                node["status"]["conditions"] = list(conds.values())
+                node["status"]["conditions"] = _merge_conditions(node["status"].get("conditions", []),
+                                                                 status.get("conditions", []))
                 d.status_patches += 1
             else:
                 hooks, d.before_node_patch = d.before_node_patch, []
@@ -178,6 +188,9 @@ class _Emulator(kmock.KubernetesEmulator):
                 body = copy.deepcopy(patch)
                 body.get("metadata", {}).pop("resourceVersion", None)
                 _merge(node, body)  # spec.taints has no merge key: the list is replaced whole
+                for key in ("annotations", "labels"):  # the server serialises an empty map as absent (omitempty)
+                    if node["metadata"].get(key) == {}:
+                        del node["metadata"][key]
                 d.node_patches += 1
             d.bump(node)
             return aiohttp.web.json_response(node)
@@ -263,6 +276,14 @@ class _Emulator(kmock.KubernetesEmulator):
                     return aiohttp.web.json_response({"apiVersion": "v1", "kind": "Status", "status": "Success"})
                 return _status(405, "MethodNotAllowed", method)
             ns, name, sub = _PODS.match(path).groups()
+            if method == "PATCH" and sub == "status" and (ns, name) in d.pods:
+                if request.headers.get("Content-Type") != "application/strategic-merge-patch+json":
+                    return _status(415, "UnsupportedMediaType", "pod status patches here are strategic merges")
+                pod = d.pods[(ns, name)]
+                pod["status"]["conditions"] = _merge_conditions(pod["status"].get("conditions", []),
+                                                                (request.data or {}).get("status", {}).get("conditions", []))
+                d.pod_status_patches += 1
+                return aiohttp.web.json_response({k: v for k, v in pod.items() if k != "_log"})
             if method != "GET":
                 return _status(405, "MethodNotAllowed", method)
             if name is None:
@@ -312,6 +333,7 @@ class ApiDouble:
         self.logs_read: list[str] = []
         self.pod_log: Callable[[tuple[str, ...], str, int], str] = lambda nodes, node, index: ""
         self.job_result: Callable[[tuple[str, ...]], str] = lambda nodes: "Complete"
+        self.pod_status_patches = 0
         self.status_patches = self.node_patches = self.conflicts = self.lists = self.event_patches = self.rejected = 0
         self._ready = threading.Event()
         self._stop: asyncio.Event | None = None

@@ -182,7 +182,7 @@ def test_release_names_and_namespaces_reach_every_reference():
 def test_cleanup_hook_runs_after_uninstall_with_the_agents_configs():
     from click.testing import CliRunner
 
-    from agent.cli import main
+    from gpunpd.cli import main
 
     objs = [d for d in render(values_of(CHART / "ci" / "pools-values.yaml"), hooks=True)
             if HOOK in d["metadata"].get("annotations", {})]

@@ -97,6 +97,37 @@ def wanted_rules(node: str, faulty: dict[str, tuple[str, str]], devices: dict[st
     return out
 
 
+def call(api, method: str, path: str, body: Any = None, query: list | None = None, timeout: float = 10.0) -> Any:
+    """One request to a path the typed client has no method for (its auth, host and TLS settings)."""
+    from kubernetes.client.exceptions import ApiException  # noqa: PLC0415
+
+    client = api.api_client
+    args = client.param_serialize(method, path, query_params=query or [], body=body,
+                                  header_params={"Accept": "application/json", "Content-Type": "application/json"},
+                                  auth_settings=["BearerToken"])
+    resp = client.call_api(*args, _request_timeout=timeout)
+    resp.read()
+    if not 200 <= resp.status < 300:
+        raise ApiException.from_response(http_resp=resp, body=resp.data.decode("utf-8", "replace"), data=None)
+    return json.loads(resp.data) if resp.data else {}
+
+
+def served(api, timeout: float = 10.0) -> dict[str, list[str]]:
+    """{version: [resources]} of resource.k8s.io; {} where the cluster does not serve the group (404)."""
+    from kubernetes.client.rest import ApiException  # noqa: PLC0415
+
+    out: dict[str, list[str]] = {}
+    try:
+        group = call(api, "GET", f"/apis/{GROUP}", timeout=timeout)
+        for v in group.get("versions", []):
+            res = call(api, "GET", f"/apis/{GROUP}/{v['version']}", timeout=timeout)
+            out[v["version"]] = [r["name"] for r in res.get("resources", [])]
+    except ApiException as exc:
+        if exc.status != 404:
+            raise
+    return out
+
+
 class DeviceFencer:
     """Keeps this node's gpu-npd DeviceTaintRules equal to what the problems call for."""
 
@@ -114,36 +145,21 @@ class DeviceFencer:
         return self.rule_version is not None and self.slice_version is not None
 
     def _call(self, method: str, path: str, body: Any = None, query: list | None = None) -> Any:
-        """One request to a path the typed client has no method for (its auth, host and TLS settings)."""
-        from kubernetes.client.exceptions import ApiException  # noqa: PLC0415
-
         self.wait()
-        client = self.api.api_client
-        args = client.param_serialize(method, path, query_params=query or [], body=body,
-                                      header_params={"Accept": "application/json", "Content-Type": "application/json"},
-                                      auth_settings=["BearerToken"])
-        resp = client.call_api(*args, _request_timeout=self.s.request_timeout_seconds)
-        resp.read()
-        if not 200 <= resp.status < 300:
-            raise ApiException.from_response(http_resp=resp, body=resp.data.decode("utf-8", "replace"), data=None)
-        return json.loads(resp.data) if resp.data else {}
+        return call(self.api, method, path, body, query, self.s.request_timeout_seconds)
 
     def discover(self) -> None:
         """Served versions of resource.k8s.io, once; absent: said once, node taints remain the fallback."""
         from kubernetes.client.rest import ApiException  # noqa: PLC0415
 
         self.discovered = True
-        served: dict[str, list[str]] = {}
         try:
-            group = self._call("GET", f"/apis/{GROUP}")
-            for v in group.get("versions", []):
-                res = self._call("GET", f"/apis/{GROUP}/{v['version']}")
-                served[v["version"]] = [r["name"] for r in res.get("resources", [])]
-        except ApiException as exc:
-            if exc.status != 404:
-                self.discovered = False  # an API failure: ask again next time
-                raise
-        self.rule_version, self.slice_version = choose_versions(served)
+            self.wait()
+            versions = served(self.api, self.s.request_timeout_seconds)
+        except ApiException:
+            self.discovered = False  # an API failure: ask again next time
+            raise
+        self.rule_version, self.slice_version = choose_versions(versions)
         if self.active:
             log.info("DRA device taints: DeviceTaintRule %s/%s, ResourceSlice %s/%s", GROUP, self.rule_version,
                      GROUP, self.slice_version)

@@ -33,6 +33,9 @@ ACTION_RANK = {"NONE": 0, "IGNORE": 0, "RESTART_APP": 1, "CHECK_APP": 1, "RESET_
                "DRAIN_P2P": 2, "RESTART_VM": 3, "RESTART_BM": 3, "CHECK_CABLE": 4, "CHECK_MECHANICALS": 4,
                "HARDWARE_INSPECTION": 4, "CONTACT_SUPPORT": 4, "REPLACE": 5}  # unknown actions: 1
 OPTED_OUT_REASON = "RepairOptedOut"
+# Every message of a profile condition starts so: the condition type is shared with other writers (the EKS node
+# monitoring agent writes AcceleratedHardwareReady too), and `gpu-npd cleanup` removes only those gpu-npd wrote.
+MESSAGE_MARK = "gpu-npd: "
 
 
 def profile_reason(p: Problem) -> str:
@@ -56,13 +59,13 @@ def profile_conditions(profile: str, problems: list[Problem], previous: dict[str
         bad = _triggering(problems, feeds)
         if bad and not opted_out:
             healthy, reason = False, profile_reason(bad[0])
-            message = "; ".join(p.message for p in bad[:4])[:1024]
+            message = (MESSAGE_MARK + "; ".join(p.message for p in bad[:4]))[:1024]
         elif bad:
             healthy, reason = True, OPTED_OUT_REASON
-            message = (f"{len(bad)} GPU fault(s) stand ({profile_reason(bad[0])}) but the node carries the "
+            message = (f"{MESSAGE_MARK}{len(bad)} GPU fault(s) stand ({profile_reason(bad[0])}) but the node carries the "
                        "do-not-repair label; see gpu-npd's own conditions")
         else:
-            healthy, reason, message = True, ready_reason, "gpu-npd: monitoring for NVIDIA accelerated hardware is active"
+            healthy, reason, message = True, ready_reason, f"{MESSAGE_MARK}monitoring for NVIDIA accelerated hardware is active"
         prev = previous.get(ctype)
         since = prev.last_transition if prev is not None and prev.status == healthy else now
         out[ctype] = Condition(ctype, healthy, reason, message, since, bad[0].severity if bad else "")

@@ -1,0 +1,154 @@
+"""`gpu-npd cleanup` against the API double with the real kubernetes client: gpu-npd's own writer (the agent's
+KubernetesSink, enforce mode, the eks repair profile, the repair annotation, DRA device taints) leaves its traces
+on nodes; cleanup (the CLI) removes every one of them and nothing else: other writers' taints, conditions,
+annotations, labels, DeviceTaintRules and pod conditions stay as they were."""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import replace
+
+import pytest
+from click.testing import CliRunner
+
+from agent.config import load
+from agent.health import HealthEngine
+from agent.kube.cleanup import Owned, plan_node, plan_pod
+from agent.kube.dra import DeviceFencer
+from agent.kube.sink import KubernetesSink
+from apiserver_double import ApiDouble
+from fakeclock import Clock
+from gpunpd.cli import main
+from kubeapi.client import make_api
+from parsers import Classifier
+from test_dra import FOREIGN, _serve_dra
+
+XID79 = "NVRM: Xid (PCI:0000:5d:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus."
+OTHER_TAINT = {"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}
+OTHER_CONDITION = {"type": "KernelDeadlock", "status": "False", "reason": "KernelHasNoDeadlock",
+                   "message": "kernel has no deadlock"}  # node-problem-detector's
+EKS_AGENT_AHR = {"type": "AcceleratedHardwareReady", "status": "True", "reason": "NvidiaAcceleratedHardwareIsReady",
+                 "message": "Monitoring for the Nvidia system is active"}  # synthetic: another writer's condition
+
+
+@pytest.fixture
+def api():
+    with ApiDouble() as d:
+        yield d
+
+
+def agent_writes(api, node: str, dra: bool = False) -> None:
+    """What a gpu-npd agent in enforce mode leaves on its node after an Xid 79 (the real sink and fencer)."""
+    clock = Clock()
+    cfg = load(env={}, flags={"kmsg": "", "journald": False, "fallback_log_files": []})
+    s = replace(cfg.kube, api_server=api.url, coalesce_seconds=0.05, repair_profile="eks", repair_annotation=True,
+                dra_device_taints=dra, max_tainted_fraction=1.0)
+    engine = HealthEngine(cfg, clock)
+    sink = KubernetesSink(make_api(s), node, s, "enforce", lambda: engine.conditions, clock=clock,
+                          problems=lambda: list(engine.problems.values()))
+    sink.apply(engine.observe(Classifier().classify(XID79)))
+    sink.sync()
+    if dra:  # one DeviceTaintRule for the GPU instead of a node taint
+        DeviceFencer(make_api(s), node, s, lambda: None, clock, lambda _: None).sync(list(engine.problems.values()))
+
+
+def cleanup(api, *args: str):
+    return CliRunner().invoke(main, ["cleanup", "--api-server", api.url, *args])
+
+
+def test_cleanup_removes_every_trace_and_touches_nothing_else(api):
+    _serve_dra(api)
+    before = api.add_node("gpu-node-1", labels={"gpu-npd.io/do-not-repair": "false"}, taints=[OTHER_TAINT],
+                          conditions=[{"type": "Ready", "status": "True"}, OTHER_CONDITION])
+    before["metadata"]["annotations"] = {"example.com/keep": "x"}
+    before = copy.deepcopy(before)
+    api.add_node("gpu-node-3", conditions=[{"type": "Ready", "status": "True"}, EKS_AGENT_AHR])
+    untouched = api.node("gpu-node-3")
+    api.add_node("gpu-node-2")
+    before_2 = api.node("gpu-node-2")
+    api.add_node("cpu-node-1", taints=[{"key": "dedicated", "value": "infra", "effect": "NoSchedule"}])
+    other_pod = api.add_pod("train", "worker-0", "gpu-node-1", gpus=8)
+    other_pod["status"]["conditions"] = [{"type": "Ready", "status": "True"},
+                                         {"type": "example.com/Checkpointed", "status": "True"}]
+    our_pod = api.add_pod("train", "worker-1", "gpu-node-1", gpus=8)
+    our_pod["status"]["conditions"] = [{"type": "Ready", "status": "True"},
+                                       {"type": "gpu-npd.io/GPUFault", "status": "True", "reason": "Xid79FallenOffBus"}]
+
+    agent_writes(api, "gpu-node-1")
+    agent_writes(api, "gpu-node-2", dra=True)
+    node = api.node("gpu-node-1")
+    assert {t["key"] for t in node["spec"]["taints"]} == {"nvidia.com/gpu", "gpu-npd.io/GPUUnhealthy"}
+    assert {"GPUUnhealthy", "AcceleratedHardwareReady"} <= set(api.conditions("gpu-node-1"))
+    assert "gpu-npd.io/repair" in node["metadata"]["annotations"]
+    assert "gpu-npd-gpu-node-2-gpu-0" in api.device_taint_rules and "GPUUnhealthy" in api.conditions("gpu-node-2")
+
+    dry = cleanup(api)  # the default: a dry run that lists, changes nothing
+    assert dry.exit_code == 0, dry.output
+    assert "would remove taint gpu-npd.io/GPUUnhealthy=Xid79FallenOffBus:NoSchedule from node/gpu-node-1" in dry.output
+    assert "would remove DeviceTaintRule" in dry.output and "would remove pod condition gpu-npd.io/GPUFault" in dry.output
+    assert "dry run: nothing changed" in dry.output.splitlines()[-1]
+    assert api.node("gpu-node-1") == node and api.pod_status_patches == 0
+
+    done = cleanup(api, "--apply")
+    assert done.exit_code == 0, done.output
+    for name, was in (("gpu-node-1", before), ("gpu-node-2", before_2)):
+        after = api.node(name)
+        for obj in (after, was):
+            obj["metadata"].pop("resourceVersion")
+        assert after == was, name  # every trace gone: the node is as it was before the agent wrote
+    assert api.node("gpu-node-3") == untouched  # another writer's AcceleratedHardwareReady stays
+    assert api.taints("cpu-node-1") == [{"key": "dedicated", "value": "infra", "effect": "NoSchedule"}]
+    assert set(api.device_taint_rules) == {FOREIGN["metadata"]["name"]}
+    assert [c["type"] for c in api.pods[("train", "worker-1")]["status"]["conditions"]] == ["Ready"]
+    assert api.pods[("train", "worker-0")]["status"]["conditions"] == other_pod["status"]["conditions"]
+    assert "on 2 node(s) removed" in done.output.splitlines()[-1]
+
+    again = cleanup(api, "--apply")  # idempotent: nothing left to do, nothing written
+    patches = (api.node_patches, api.status_patches)
+    assert again.exit_code == 0 and "0 change(s)" in again.output
+    assert (api.node_patches, api.status_patches) == patches
+
+
+def test_a_taint_added_by_someone_else_meanwhile_survives_the_conflict(api):
+    api.add_node("gpu-node-1", taints=[OTHER_TAINT])
+    agent_writes(api, "gpu-node-1")
+    added = {"key": "example.com/drain", "effect": "NoSchedule"}
+    api.before_node_patch.append(lambda node: node["spec"]["taints"].append(added))  # a concurrent writer
+    res = cleanup(api, "--apply")
+    assert res.exit_code == 0, res.output
+    assert api.taints("gpu-node-1") == [OTHER_TAINT, added] and api.conflicts == 1
+
+
+def test_api_errors_are_one_line_each_and_exit_1(api, caplog):
+    api.add_node("gpu-node-1")
+    agent_writes(api, "gpu-node-1")
+    api.set_fault(status=503)
+    res = cleanup(api, "--apply")
+    assert res.exit_code == 1
+    errors = [r.getMessage() for r in caplog.records if r.levelname == "ERROR"]
+    assert errors and all("\n" not in e and "503" in e for e in errors)
+
+
+def test_wait_for_pods_refuses_while_agents_run(api):
+    api.add_pod("gpu-npd", "gpu-npd-x7k2p", "gpu-node-1")["metadata"]["labels"] = {"app.kubernetes.io/name": "gpu-npd"}
+    res = cleanup(api, "--apply", "--wait-for-pods", "gpu-npd/app.kubernetes.io/name=gpu-npd", "--wait-seconds", "0")
+    assert res.exit_code == 1 and "still running" in res.output
+    assert cleanup(api, "--wait-for-pods", "nonsense").exit_code == 2
+
+
+def test_owned_comes_from_the_agents_configs(tmp_path):
+    conf = tmp_path / "pool.yaml"
+    conf.write_text("kubernetes: {taint_prefix: example.org/, repair_annotation_key: example.org/repair, taints: []}\n"
+                    "conditions: {HostMemoryUnhealthy: {ok_reason: HostMemoryIsHealthy, ok_message: ok}}\n")
+    owned = Owned.of([load(str(conf), env={}), load(None, env={})])
+    node = {"metadata": {"name": "n", "annotations": {"example.org/repair": "{}", "example.org/other": "x"}},
+            "spec": {"taints": [{"key": "example.org/GPUUnhealthy", "effect": "NoSchedule"},
+                                {"key": "example.com/other", "effect": "NoSchedule"}]},
+            "status": {"conditions": [{"type": "HostMemoryUnhealthy", "status": "False"},
+                                      {"type": "MemoryPressure", "status": "False"}]}}
+    assert [(c.what, c.detail.split(" ")[0]) for c in plan_node(node, owned)] == [
+        ("taint", "example.org/GPUUnhealthy=:NoSchedule"), ("condition", "HostMemoryUnhealthy"),
+        ("annotation", "example.org/repair")]
+    pod = {"metadata": {"name": "p", "namespace": "ns"},
+           "status": {"conditions": [{"type": "gpu-npd.io/GPUFault"}, {"type": "example.org/Fault"}]}}
+    assert [c.detail for c in plan_pod(pod, owned)] == ["gpu-npd.io/GPUFault", "example.org/Fault"]
