@@ -138,16 +138,15 @@ def test_wait_for_pods_refuses_while_agents_run(api):
 
 def test_owned_comes_from_the_agents_configs(tmp_path):
     conf = tmp_path / "pool.yaml"
-    conf.write_text("kubernetes: {taint_prefix: example.org/, repair_annotation_key: example.org/repair, taints: []}\n"
-                    "conditions: {HostMemoryUnhealthy: {ok_reason: HostMemoryIsHealthy, ok_message: ok}}\n")
+    conf.write_text("kubernetes: {taint_prefix: example.org/, repair_annotation_key: example.org/repair}\n")
     owned = Owned.of([load(str(conf), env={}), load(None, env={})])
     node = {"metadata": {"name": "n", "annotations": {"example.org/repair": "{}", "example.org/other": "x"}},
             "spec": {"taints": [{"key": "example.org/GPUUnhealthy", "effect": "NoSchedule"},
                                 {"key": "example.com/other", "effect": "NoSchedule"}]},
-            "status": {"conditions": [{"type": "HostMemoryUnhealthy", "status": "False"},
+            "status": {"conditions": [{"type": "GPUDegraded", "status": "False"},
                                       {"type": "MemoryPressure", "status": "False"}]}}
     assert [(c.what, c.detail.split(" ")[0]) for c in plan_node(node, owned)] == [
-        ("taint", "example.org/GPUUnhealthy=:NoSchedule"), ("condition", "HostMemoryUnhealthy"),
+        ("taint", "example.org/GPUUnhealthy=:NoSchedule"), ("condition", "GPUDegraded"),
         ("annotation", "example.org/repair")]
     pod = {"metadata": {"name": "p", "namespace": "ns"},
            "status": {"conditions": [{"type": "gpu-npd.io/GPUFault"}, {"type": "example.org/Fault"}]}}
