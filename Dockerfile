@@ -14,7 +14,8 @@ RUN python3 -m venv /opt/gpu-npd \
     && rm -rf /opt/gpu-npd/lib/python3*/site-packages/*/tests
 
 FROM ${BASE}
-ARG VERSION=0.1.0
+# VERSION: the project's (pyproject.toml), passed by `make image`
+ARG VERSION
 LABEL org.opencontainers.image.title="gpu-npd" \
       org.opencontainers.image.description="GPU node problem detector for Kubernetes" \
       org.opencontainers.image.version="${VERSION}" \

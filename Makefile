@@ -7,7 +7,7 @@ VERSION := $(shell sed -n 's/^version = "\(.*\)"/\1/p' pyproject.toml)
 IMAGE  ?= ghcr.io/gpu-npd/gpu-npd:$(VERSION)
 BUILDER ?= $(shell command -v docker >/dev/null && docker info >/dev/null 2>&1 && echo docker || (command -v podman >/dev/null && echo podman) || echo none)
 
-.PHONY: run test fuzz bench image image-test wheels constraints clean venv
+.PHONY: run test fuzz bench image image-test wheels constraints clean venv release set-version
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -56,6 +56,30 @@ image: wheels
 # security context, a kmsg FIFO, /metrics, /healthz, an Xid -> condition on stdout, SIGTERM exit 0.
 image-test: image
 	IMAGE=$(IMAGE) PODMAN_RUNTIME="$(PODMAN_RUNTIME)" BUILDER=$(BUILDER) $(BIN)/python -m pytest -q tests_image
+
+# A release: gated by tests/test_release.py (one version everywhere, a CHANGELOG section for it, the packaged chart
+# renders), then dist/ gets the wheel, the image (tagged $(VERSION), also saved as an OCI archive) and the chart.
+# Push: docs/install.md "Your own registry".
+CHART := deploy/helm/gpu-npd
+release: $(STAMP)
+	$(BIN)/python -m pytest -q tests/test_release.py
+	rm -rf dist && mkdir -p dist
+	$(BIN)/pip wheel --quiet --no-deps --wheel-dir dist .
+	$(MAKE) image
+	$(BUILDER) save --format oci-archive -o dist/gpu-npd-$(VERSION).oci.tar $(IMAGE) 2>/dev/null \
+	  || $(BUILDER) save -o dist/gpu-npd-$(VERSION).image.tar $(IMAGE)
+	$(BIN)/python -c 'import helm_python as h; print(h.package("$(CHART)", destination="dist", version="$(VERSION)", app_version="$(VERSION)"))'
+	@ls -l dist
+
+# The version lives in pyproject.toml; the files that cannot read it (Chart.yaml, the kustomize image tags) are
+# rewritten here, and tests/test_release.py fails while any differs. make set-version NEW=0.2.0
+set-version:
+	@test -n "$(NEW)" || { echo "usage: make set-version NEW=x.y.z"; exit 2; }
+	sed -i 's/^version = ".*"/version = "$(NEW)"/' pyproject.toml
+	sed -i 's/^version: .*/version: $(NEW)/; s/^appVersion: .*/appVersion: "$(NEW)"/' $(CHART)/Chart.yaml
+	sed -i 's/^    newTag: .*/    newTag: $(NEW)/' deploy/base/kustomization.yaml
+	sed -i 's|ghcr.io/gpu-npd/gpu-npd:[0-9][^ ]*$$|ghcr.io/gpu-npd/gpu-npd:$(NEW)|' deploy/base/daemonset.yaml deploy/examples/fabric-check/fabric-check.yaml
+	@echo "now add a '## $(NEW)' section with upgrade notes to CHANGELOG.md"
 
 constraints: $(STAMP)
 	$(BIN)/python deploy/image/pin.py > deploy/image/constraints.txt
