@@ -56,7 +56,7 @@ class Agent:
         self.cfg = cfg
         self.clock = clock
         self.stop = threading.Event()
-        self.metrics = Metrics(cfg.workload_pod_label, cfg.max_series_per_family)
+        self.metrics = Metrics(cfg.workload_pod_label, cfg.max_series_per_family, cfg.node_name, cfg.proc_root)
         self.boot_id = read_boot_id()
         self.boot_epoch = boot_epoch()
         self.engine = HealthEngine(cfg, clock)

@@ -9,13 +9,15 @@ from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 
 from parsers.version import version
 from .health import Condition, Problem
+from .gpuinfo import info_family
 from .reading_metrics import families
 from .samples import Reading
 
 
 class Metrics:
-    def __init__(self, pod_label: bool = False, max_series: int = 1000) -> None:
+    def __init__(self, pod_label: bool = False, max_series: int = 1000, node: str = "", proc_root: str = "/") -> None:
         r = self.registry = CollectorRegistry(auto_describe=True)
+        self.node, self.proc_root = node, proc_root  # gpu_npd_gpu_info's Hostname; where /proc/driver/nvidia is
         self.max_series = max_series  # per family whose labels come from input (Xid code/PCI, namespace/pod)
         self._series: dict[str, dict[tuple[str, ...], Any]] = {}  # family -> label set -> its child (capped)
         self.overflow = Counter("gpu_npd_series_overflow", "Increments folded into the `other` series because a "
@@ -174,6 +176,7 @@ class _StateCollector:
             probs.add_metric([c, s], n)
         yield probs
         yield from families(self.metrics._readings)
+        yield info_family(self.metrics._readings, self.metrics.node, self.metrics.proc_root)
         ev = CounterMetricFamily("gpu_npd_cache_evictions", "Entries forgotten by a bounded per-input cache to stay "
                                  "within its size (pci->UUID maps, pid->pod map, the line memos, the "
                                  "workload rank sets): input cannot grow memory.",

@@ -37,5 +37,9 @@ def test_promtool_check_metrics(tmp_path: Path):
     body = a.metrics()
     a.stop()
     r = subprocess.run([PROMTOOL, "check", "metrics"], input=body.encode(), capture_output=True, timeout=30)
-    assert r.returncode == 0, (r.stdout + r.stderr).decode()
-    assert (r.stdout + r.stderr).strip() == b"", (r.stdout + r.stderr).decode()  # no lint warnings either
+    # The one lint finding allowed: gpu_npd_gpu_info carries dcgm-exporter's camelCase label names (modelName,
+    # Hostname, UUID) on purpose, so that PromQL joins both exporters' series (docs/install.md, test_joins.py).
+    found = (r.stdout + r.stderr).decode().splitlines()
+    dcgm_names = "gpu_npd_gpu_info label names should be written in 'snake_case' not 'camelCase'"
+    assert found and all(line == dcgm_names for line in found), found  # no other lint warning
+    assert r.returncode == (3 if found else 0)  # promtool: 3 = lint findings only, 1 = invalid exposition

@@ -68,7 +68,8 @@ class GpuState:
     def __post_init__(self) -> None:
         i = self.ident
         self.labels = {"gpu_index": str(i.index), "uuid": i.uuid,
-                       "pci_bus_id": normalize_pci(i.pci_bus_id) or i.pci_bus_id, "model": i.model}
+                       "pci_bus_id": normalize_pci(i.pci_bus_id) or i.pci_bus_id, "model": i.model,
+                       "nvml_pci_bus_id": i.pci_bus_id}  # as NVML (and so dcgm-exporter) writes it
 
 
 def annotate(f, pci_to_gpu: dict[str, dict[str, str]]) -> None:
