@@ -7,7 +7,7 @@ from collections import Counter
 from datetime import datetime, timezone
 from typing import Any, Callable
 
-from parsers import Classifier, Finding
+from parsers import Classifier, Finding, from_kernel
 
 from .checks.problems import judged as judge_checks
 from .checks.scheduler import CheckBatch
@@ -26,7 +26,6 @@ from .xidmerge import XidMerger
 
 log = logging.getLogger("gpu_npd")
 # syslog tags of the kernel's own lines; None: the envelope carries no tag (kmsg, dmesg, journalctl -k)
-KERNEL_PROGRAMS = frozenset({None, "kernel"})
 
 
 class Pipeline:
@@ -75,7 +74,7 @@ class Pipeline:
             finding = classifier.classify(rec.line)
             if finding is None:
                 continue
-            if finding.program not in KERNEL_PROGRAMS:
+            if not from_kernel(finding):
                 # a syslog line from another program that reads like a kernel fault (any local process can
                 # write one): counted, never a node problem
                 self.metrics.forged.labels(name, finding.kind).inc()

@@ -41,7 +41,7 @@ def parse(fmt: str, min_severity: str, year: int | None, nvml_spec: str, only_un
     Run on the GPU node itself, findings name the GPU index and UUID next to the PCI address.
     Exit 0 when every input was read, 2 when one could not be.
     """
-    from parsers import Classifier, Scanner, at_least
+    from parsers import Classifier, Scanner, at_least, from_kernel
 
     from agent.cli import annotate, gpu_map
     from .inputs import InputDamaged, open_input
@@ -55,6 +55,7 @@ def parse(fmt: str, min_severity: str, year: int | None, nvml_spec: str, only_un
     causes: list = []
     failures: list = []
     failed: list[str] = []
+    not_kernel: dict[tuple[str, str], int] = {}  # (program, kind) -> lines
 
     paths = files or ("-",)
     sizes = [input_size(p) for p in paths]
@@ -71,6 +72,11 @@ def parse(fmt: str, min_severity: str, year: int | None, nvml_spec: str, only_un
             try:
                 with open_input(path, bar.count if bar.shown else None) as fp:
                     for f in scanner.scan(fp, name=None if path == "-" else path):
+                        if not from_kernel(f) and f.kind not in WORKLOAD_KINDS:
+                            # another program's line that reads like a kernel fault: not one, as in the agent
+                            key = (str(f.program), f.kind)
+                            not_kernel[key] = not_kernel.get(key, 0) + 1
+                            continue
                         annotate(f, gpus)
                         cause = cause_of(f)
                         if cause is not None and len(causes) < 100_000:
@@ -99,6 +105,10 @@ def parse(fmt: str, min_severity: str, year: int | None, nvml_spec: str, only_un
         if not only_unclassified:
             write_correlations(failures, causes, out, fmt)
         out.flush()
+        if not_kernel:
+            said = ", ".join(f"{n} {kind} from {prog}" for (prog, kind), n in sorted(not_kernel.items())[:5])
+            click.echo(f"gpu-npd parse: {sum(not_kernel.values())} line(s) written by programs other than the kernel "
+                       f"read like kernel faults ({said}); not reported, as the agent does not", err=True)
     except BrokenPipeError:  # `gpu-npd parse big.log | head`
         sys.stderr.close()
         sys.exit(0)

@@ -72,5 +72,16 @@ def bounded_int(value: str | None) -> int | None:
     return int(value)
 
 
+# The programs whose lines are the kernel's: "kernel" (syslog's tag), or none (kmsg and dmesg records of the kernel's
+# facility, plain dmesg). Any other (a syslog line of another program, a /dev/kmsg record a process wrote, which
+# the kernel gives a facility other than LOG_KERN) is not, however much it reads like a kernel fault.
+KERNEL_PROGRAMS = frozenset({None, "kernel"})
+
+
+def from_kernel(f: Finding) -> bool:
+    """Was this line written by the kernel? Only those are node faults, in the agent and in `gpu-npd parse` alike."""
+    return f.program in KERNEL_PROGRAMS
+
+
 def at_least(severity: str, minimum: str) -> bool:
     return SEVERITY_RANK[severity] >= SEVERITY_RANK[minimum]
