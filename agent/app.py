@@ -8,6 +8,7 @@ kmsg counts once), `coalesce` (repeats counted without a new decision), `podlook
 
 from __future__ import annotations
 
+import errno
 import logging
 import os
 import threading
@@ -198,7 +199,12 @@ class Agent:
             self._udev = watch_udev(self.poller.wake)
         if serve_http:
             host, port = self.cfg.metrics_host_port
-            self.server = serve(host, port, self.metrics.registry, self.health, self.liveness)
+            try:
+                self.server = serve(host, port, self.metrics.registry, self.health, self.liveness)
+            except OSError as exc:  # name the address: "Address already in use" alone does not say which
+                hint = " (another gpu-npd or program listens there: set --metrics-address / metrics_address)" \
+                    if exc.errno == errno.EADDRINUSE else ""
+                raise OSError(exc.errno, f"metrics_address {self.cfg.metrics_address}: {exc.strerror}{hint}") from None
         self.pipeline.dirty = True
 
     def shutdown(self) -> None:

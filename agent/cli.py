@@ -172,3 +172,37 @@ def cleanup(apply_, configs, api_server, kubeconfig, wait_for_pods, wait_seconds
     click.echo(f"gpu-npd cleanup: {len(changes)} change(s) on {nodes} node(s) {verb}"
                + (f"; {cleaner.errors} failed" if cleaner.errors else ""))
     sys.exit(1 if cleaner.errors else 0)
+
+
+@click.group("config")
+def config_group() -> None:
+    """The agent's configuration."""
+
+
+@config_group.command("check")
+@click.option("--config", "config_file", type=click.Path(dir_okay=False), envvar="GPU_NPD_CONFIG",
+              help="YAML configuration file (keys as in agent/defaults.yaml).")
+def config_check(config_file) -> None:
+    """Validate the configuration `gpu-npd run` would use (the file, then GPU_NPD_* variables) and summarise it.
+    Exit 0 when valid, 2 with the one-line error naming the key otherwise."""
+    import os
+    from dataclasses import fields
+
+    from .config import ENV_PREFIX, ConfigError, is_service_link, load
+
+    try:
+        cfg = load(config_file)
+    except ConfigError as exc:
+        click.echo(f"gpu-npd config check: {exc}", err=True)
+        sys.exit(2)
+    known = {f.name for f in fields(type(cfg))}
+    links = sorted(v for v, value in os.environ.items() if v.startswith(ENV_PREFIX) and is_service_link(v, value, known))
+    k = cfg.kube
+    click.echo(f"configuration OK ({config_file or 'built-in defaults'}): mode {cfg.mode}; kernel log "
+               f"{cfg.kmsg or 'off'} (fallback {', '.join(cfg.fallback_log_files) or 'none'}); metrics on "
+               f"{cfg.metrics_address}; {len(cfg.conditions)} condition types; taints "
+               f"{', '.join(t.condition for t in k.taints) or 'none'} (enforce only, at most "
+               f"{k.max_tainted_fraction:g} of the pool); cluster "
+               f"{k.api_server or k.kubeconfig or 'in-cluster config only (outside a pod: none)'}")
+    if links:
+        click.echo(f"ignored Kubernetes service-link variables: {', '.join(links)}")

@@ -1,6 +1,6 @@
 """The `gpu-npd` command group. Each program owns its commands; this module only puts them under one name:
 
-- agent/   (the node agent):        run, cleanup, nvml-snapshot
+- agent/   (the node agent):        run, cleanup, config check, nvml-snapshot
 - offline/ (post-mortems on files): parse
 - fabric/  (the fabric check):      fabric-check
 """
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import click
 
-from agent.cli import cleanup, nvml_snapshot, run
+from agent.cli import cleanup, config_group, nvml_snapshot, run
 from fabric.cli import fabric_check
 from offline.cli import parse
 from parsers.version import version
@@ -21,7 +21,7 @@ def main() -> None:
     """GPU node problem detector: finds GPU, fabric and workload faults in node logs."""
 
 
-for command in (run, cleanup, parse, nvml_snapshot, fabric_check):
+for command in (run, cleanup, config_group, parse, nvml_snapshot, fabric_check):
     main.add_command(command)
 
 

@@ -96,3 +96,35 @@ def test_the_start_up_line_names_the_kernel_log_and_on_fallback_why_and_the_fix(
     with caplog.at_level(logging.INFO, "gpu_npd"):
         select_sources(replace(cfg, kmsg=str(kmsg)), {}, "boot")
     assert f"kernel log: reading {kmsg}" in caplog.text
+
+
+def test_config_check_validates_and_names_ignored_service_links(tmp_path, monkeypatch):
+    from click.testing import CliRunner
+
+    from gpunpd.cli import main
+
+    monkeypatch.setenv("GPU_NPD_PORT", "tcp://10.96.12.34:9810")
+    conf = tmp_path / "c.yaml"
+    conf.write_text("mode: enforce\nkubernetes: {max_tainted_fraction: 0.05}\n")
+    ok = CliRunner().invoke(main, ["config", "check", "--config", str(conf)])
+    assert ok.exit_code == 0 and "mode enforce" in ok.output and "at most 0.05 of the pool" in ok.output
+    assert "ignored Kubernetes service-link variables: GPU_NPD_PORT" in ok.output
+    conf.write_text("kubernetes: {max_tainted_fraction: 2}\n")
+    bad = CliRunner().invoke(main, ["config", "check", "--config", str(conf)])
+    assert bad.exit_code == 2 and bad.stderr.startswith("gpu-npd config check: kubernetes.max_tainted_fraction")
+
+
+def test_a_taken_metrics_address_is_named(tmp_path):
+    import socket
+    import subprocess
+    import sys
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        s.listen()
+        address = "127.0.0.1:%d" % s.getsockname()[1]
+        r = subprocess.run([sys.executable, "-m", "gpunpd", "run", "--kmsg", "", "--no-journald", "--mode", "off",
+                            "--state-dir", str(tmp_path), "--metrics-address", address],
+                           capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2
+    assert f"gpu-npd: cannot start: [Errno 98] metrics_address {address}: Address already in use" in r.stderr
