@@ -159,6 +159,16 @@ def test_alert_rules_pass_promtool_unit_tests(tmp_path):
     assert tested == {r["alert"] for r in rule["spec"]["groups"][0]["rules"]}  # every alert has a test
 
 
+def test_every_alert_links_its_own_runbook_section():
+    rules = docs(DEPLOY / "monitoring" / "prometheusrule.yaml")[0]["spec"]["groups"][0]["rules"]
+    runbook = (DEPLOY.parent / "docs" / "runbook.md").read_text()
+    anchors = {h.strip().lower().replace(" ", "-") for h in re.findall(r"^## (.+)$", runbook, re.M)}
+    for r in rules:
+        url = r["annotations"]["runbook_url"]
+        assert url == f"https://github.com/gpu-npd/gpu-npd/blob/main/docs/runbook.md#{r['alert'].lower()}", url
+        assert r["alert"].lower() in anchors, r["alert"]
+
+
 def test_dashboard_queries_only_metrics_the_agent_exports(tmp_path):
     from prometheus_client.parser import text_string_to_metric_families
     from prometheus_client import generate_latest
