@@ -11,6 +11,8 @@ from .state import StateStore
 
 log = logging.getLogger("gpu_npd")
 SAVE_EVERY = 1.0  # seconds between state writes while something changed
+MAX_BACKOFF = 300.0  # a failing state directory is retried at doubling intervals up to this
+LOG_EVERY = 600.0  # and its error repeated in the log at most this often (each failure is counted in the metric)
 
 
 class Checkpoint:
@@ -19,9 +21,14 @@ class Checkpoint:
         self.metrics = metrics
         self.snapshot = snapshot
         self._last_save = 0.0
+        self._failures = 0
+        self._backoff = 0.0
+        self._next_try = 0.0
+        self._logged = float("-inf")
 
     def maybe_save(self, owner: Any) -> None:
-        if time.monotonic() - self._last_save >= SAVE_EVERY:
+        now = time.monotonic()
+        if now >= self._next_try and now - self._last_save >= SAVE_EVERY:
             self.save(owner)
 
     def save(self, owner: Any) -> None:
@@ -29,9 +36,20 @@ class Checkpoint:
         try:
             self.store.save(self.snapshot())
         except OSError as exc:  # read-only or full: every source keeps running from memory; alerted
+            now = time.monotonic()
             self.metrics.state_write_errors.inc()
-            log.error("cannot write state to %s: %s; detection goes on from memory, but a restart would "
-                      "re-read and lose standing conditions: make the state directory writable", self.store.path, exc)
+            self._failures += 1
+            self._backoff = min(MAX_BACKOFF, max(SAVE_EVERY, self._backoff * 2))
+            self._next_try = now + self._backoff
+            if now - self._logged >= LOG_EVERY:
+                self._logged = now
+                log.error("cannot write state to %s: %s; detection goes on from memory, but a restart would "
+                          "re-read and lose standing conditions: make the state directory writable (%d failed "
+                          "write(s) so far; retrying at up to %.0f s intervals, gpu_npd_state_write_errors_total)",
+                          self.store.path, exc, self._failures, MAX_BACKOFF)
             return
+        if self._failures:
+            log.info("state written to %s again, after %d failed write(s)", self.store.path, self._failures)
+            self._failures, self._backoff, self._next_try, self._logged = 0, 0.0, 0.0, float("-inf")
         owner.dirty = False
         self._last_save = time.monotonic()

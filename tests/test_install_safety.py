@@ -128,3 +128,32 @@ def test_a_taken_metrics_address_is_named(tmp_path):
                            capture_output=True, text=True, timeout=60)
     assert r.returncode == 2
     assert f"gpu-npd: cannot start: [Errno 98] metrics_address {address}: Address already in use" in r.stderr
+
+
+def test_an_unwritable_state_directory_is_retried_with_backoff_and_logged_rarely(tmp_path, caplog, monkeypatch):
+    from types import SimpleNamespace
+
+    import agent.checkpoint as cp
+    from agent.metrics import Metrics
+
+    blocker = tmp_path / "state"
+    blocker.write_text("a file where the state directory should be")  # mkdir fails: NotADirectoryError
+    now = [1000.0]
+    monkeypatch.setattr(cp.time, "monotonic", lambda: now[0])
+    metrics = Metrics()
+    check = cp.Checkpoint(str(blocker / "sub"), metrics, lambda: {"x": 1})
+    owner = SimpleNamespace(dirty=True)
+    with caplog.at_level(logging.INFO, "gpu_npd"):
+        for _ in range(3600):  # an hour of 1 s ticks
+            check.maybe_save(owner)
+            now[0] += 1.0
+    attempts = metrics.registry.get_sample_value("gpu_npd_state_write_errors_total")
+    assert 15 <= attempts <= 25  # 1, 2, 4, ... then 300 s apart: not 3600
+    errors = [r for r in caplog.records if r.levelname == "ERROR"]
+    assert 5 <= len(errors) <= 7 and "make the state directory writable" in errors[0].getMessage()  # every 10 min
+    blocker.unlink()
+    blocker.mkdir()
+    now[0] += 300
+    with caplog.at_level(logging.INFO, "gpu_npd"):
+        check.maybe_save(owner)
+    assert owner.dirty is False and "state written to" in caplog.records[-1].getMessage()
