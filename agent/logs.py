@@ -8,11 +8,22 @@ import sys
 from datetime import datetime, timezone
 
 TEXT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
+TIME_KEY = "time"  # the one timestamp key of every JSON line gpu-npd writes (its log, the stdout sink's events)
+
+
+def utc_iso(ts: float) -> str:
+    """RFC 3339 in UTC with milliseconds: the same stamp in the text log, the JSON log and the stdout events."""
+    return datetime.fromtimestamp(ts, timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+class TextFormatter(logging.Formatter):
+    def formatTime(self, record: logging.LogRecord, datefmt: str | None = None) -> str:  # noqa: N802 - logging's name
+        return utc_iso(record.created)  # with its zone: a node's local time is not the reader's
 
 
 class JsonFormatter(logging.Formatter):
     def format(self, record: logging.LogRecord) -> str:
-        doc = {"ts": datetime.fromtimestamp(record.created, timezone.utc).isoformat(timespec="milliseconds"),
+        doc = {TIME_KEY: utc_iso(record.created),
                "level": record.levelname.lower(), "logger": record.name, "msg": record.getMessage()}
         if record.exc_info:
             doc["exc"] = self.formatException(record.exc_info)
@@ -21,5 +32,5 @@ class JsonFormatter(logging.Formatter):
 
 def setup(level: str, fmt: str) -> None:
     handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(JsonFormatter() if fmt == "json" else logging.Formatter(TEXT))
+    handler.setFormatter(JsonFormatter() if fmt == "json" else TextFormatter(TEXT))
     logging.basicConfig(level=level.upper(), handlers=[handler], force=True)

@@ -157,3 +157,20 @@ def test_an_unwritable_state_directory_is_retried_with_backoff_and_logged_rarely
     with caplog.at_level(logging.INFO, "gpu_npd"):
         check.maybe_save(owner)
     assert owner.dirty is False and "state written to" in caplog.records[-1].getMessage()
+
+
+def test_log_lines_carry_their_time_zone_and_one_timestamp_key(capsys):
+    import json as _json
+    import re as _re
+
+    from agent.logs import setup
+
+    log = logging.getLogger("gpu_npd.test")
+    for fmt in ("text", "json"):
+        setup("info", fmt)
+        log.info("hello")
+        line = capsys.readouterr().err.strip().splitlines()[-1]
+        stamp = _re.match(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z", line) if fmt == "text" else \
+            _re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z", _json.loads(line)["time"])
+        assert stamp, line
+    logging.basicConfig(force=True)

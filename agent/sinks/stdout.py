@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 from datetime import datetime, timezone
 from typing import IO
 
 from ..health import Change
+from ..logs import TIME_KEY, utc_iso
 
 
 class StdoutSink:
@@ -16,7 +18,7 @@ class StdoutSink:
         self.out = out or sys.stdout
 
     def _write(self, obj: dict) -> None:
-        self.out.write(json.dumps({"time": datetime.now(timezone.utc).isoformat(timespec="milliseconds"),
+        self.out.write(json.dumps({TIME_KEY: utc_iso(time.time()),
                                    "node": self.node, **obj}) + "\n")
 
     def apply(self, change: Change) -> None:
