@@ -25,7 +25,6 @@ from .workloads import WorkloadTracker
 from .xidmerge import XidMerger
 
 log = logging.getLogger("gpu_npd")
-# syslog tags of the kernel's own lines; None: the envelope carries no tag (kmsg, dmesg, journalctl -k)
 
 
 class Pipeline:
