@@ -146,7 +146,7 @@ def tools():
 def test_image_runs_as_the_daemonset_does(tmp_path: Path):
     fifo = tmp_path / "kmsg.fifo"
     os.mkfifo(fifo)
-    c = Container(tmp_path, str(fifo))
+    c = Container(tmp_path, str(fifo), unprivileged=False)  # the default install: privileged
     writer = None
     try:
         c.wait(lambda: "gpu_npd_build_info" in c.get("/metrics")[1], "/metrics")
