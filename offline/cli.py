@@ -58,6 +58,16 @@ def parse(fmt: str, min_severity: str, year: int | None, nvml_spec: str, only_un
     not_kernel: dict[tuple[str, str], int] = {}  # (program, kind) -> lines
 
     paths = files or ("-",)
+    for path in paths:  # an input that cannot even be opened is said now, before any table is started
+        if path != "-":
+            try:
+                open(path, "rb").close()
+            except OSError as exc:
+                click.echo(f"gpu-npd parse: cannot read {path}: {exc.strerror or exc}", err=True)
+                failed.append(path)
+    paths = tuple(p for p in paths if p not in failed)
+    if not paths:
+        sys.exit(2)  # nothing was read: no empty table
     sizes = [input_size(p) for p in paths]
     bar = ReadProgress(None if None in sizes else sum(sizes), progress)  # type: ignore[arg-type]
 

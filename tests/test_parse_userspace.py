@@ -33,3 +33,12 @@ def test_parse_reports_the_kernels_xid_and_not_another_programs(tmp_path):
         assert [(f["xid"], f["pci"]) for f in xids] == [(79, "0000:18:00")], found
         assert "1 line(s) written by programs other than the kernel read like kernel faults" in res.stderr
 
+
+
+def test_an_input_that_cannot_be_opened_prints_no_empty_table(tmp_path):
+    res = CliRunner().invoke(main, ["parse", "--nvml", "off", str(tmp_path / "missing.log")])
+    assert res.exit_code == 2 and res.stdout == ""
+    assert res.stderr.strip() == f"gpu-npd parse: cannot read {tmp_path / 'missing.log'}: No such file or directory"
+    (tmp_path / "kern.log").write_text(REAL)
+    res = CliRunner().invoke(main, ["parse", "--nvml", "off", str(tmp_path / "missing.log"), str(tmp_path / "kern.log")])
+    assert res.exit_code == 2 and "0000:18:00" in res.stdout  # the readable one is still reported
