@@ -37,7 +37,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/podlogs.py
 	$(BIN)/python bench/kube_scale.py
 
-BASE   ?= $(if $(filter docker,$(BUILDER)),python:3.11-slim,localhost/gpu-npd-base:bookworm)
+BASE   ?= $(if $(filter docker,$(BUILDER)),python:3.11-slim,localhost/gpu-npd-base:bookworm-tini)
 # podman/buildah here: runc (crun refuses this machine's hybrid cgroups), no default ulimits (no CAP_SYS_RESOURCE)
 export CONTAINERS_CONF ?= $(CURDIR)/deploy/image/containers.conf
 PODMAN_RUNTIME := $(if $(filter docker,$(BUILDER)),,--runtime runc)
