@@ -5,8 +5,9 @@ One selector loop owns every connection from accept to close, and never blocks o
   (slowloris) cost a socket, never a thread;
 - probes (/healthz, /readyz, /livez) are answered in the loop itself: they read state and cost microseconds,
   so no /metrics client, however slow, stands between kubelet and a probe;
-- /metrics bodies are rendered by one worker thread, at most one render at a time, and shared for
-  RENDER_REUSE_SECONDS by every scrape that asks meanwhile (a thousand scrapers cost one render);
+- /metrics bodies are rendered by one worker thread, at most one render at a time, and one render is shared
+  by every scrape that was waiting when it began (a thousand scrapers cost one render, and no scrape gets a
+  render older than its request);
 - answers are written without blocking as the client reads them; a client that stops reading is closed
   IO_SECONDS after its answer was ready; the answer is one shared bytes object (no copy per client) and the
   kernel holds at most SEND_BUFFER bytes of it per connection;
@@ -32,7 +33,6 @@ WORKERS = 1  # threads that render /metrics (the loop is the other)
 MAX_CONNECTIONS = 256
 IDLE_SECONDS = 10.0
 IO_SECONDS = 5.0
-RENDER_REUSE_SECONDS = 1.0
 MAX_HEAD = 8192  # request line and headers; a scrape or probe sends a few hundred bytes
 SEND_BUFFER = 64 << 10  # bytes the kernel holds per connection (fixed: no autotuning to megabytes per stuck client)
 Check = Callable[[], tuple[bool, str]]
@@ -44,7 +44,7 @@ REASONS = {200: "OK", 400: "Bad Request", 404: "Not Found", 405: "Method Not All
 @dataclass(eq=False)
 class _Conn:
     sock: socket.socket
-    since: float  # accept time, then the time its answer was ready
+    since: float  # accept time, then when it began to wait for a render, then when its answer was ready
     head: bytearray = field(default_factory=bytearray)
     out: memoryview | None = None  # the answer still to send
     head_only: bool = False
@@ -78,9 +78,10 @@ class MetricsServer:
         self._sel = selectors.DefaultSelector()
         self._conns: OrderedDict[socket.socket, _Conn] = OrderedDict()  # oldest first
         self._waiting: list[_Conn] = []  # asked for /metrics, waiting for a render
-        self._rendered: tuple[float, bytes] | None = None  # (when, full response) shared by scrapes
+        self._rendered: tuple[float, bytes] | None = None  # (when its render began, full response)
         self._render_lock = threading.Condition()
         self._render_wanted = False
+        self._render_began: float | None = None  # when the render under way began
         self._wake_r, self._wake_w = socket.socketpair()
         self._wake_r.setblocking(False)
         self._wake_w.setblocking(False)
@@ -165,25 +166,34 @@ class MetricsServer:
         if path != "/metrics":
             return self._send(conn, response(404, NOT_FOUND, "text/plain", conn.head_only))
         self._sel.unregister(conn.sock)  # nothing to read or write until its render is ready
+        conn.since = time.monotonic()
         self._waiting.append(conn)
         self._deliver()
 
     def _deliver(self) -> None:
-        """Give waiting scrapes the shared render when it is fresh, else ask the renderer for one."""
+        """Give the scrapes that were waiting when the last render began that render; ask for one for the rest."""
         if not self._waiting:
             return
-        rendered = self._rendered
-        if rendered is not None and time.monotonic() - rendered[0] <= RENDER_REUSE_SECONDS:
-            waiting, self._waiting = self._waiting, []
-            for conn in waiting:
+        with self._render_lock:
+            rendered = self._rendered
+        if rendered is not None:
+            served = [conn for conn in self._waiting if conn.since <= rendered[0]]
+            self._waiting = [conn for conn in self._waiting if conn.since > rendered[0]]
+            for conn in served:
                 if conn.sock in self._conns:
                     self._sel.register(conn.sock, selectors.EVENT_WRITE, "conn")
                     answer = rendered[1]
                     if conn.head_only:
                         answer = answer[:answer.index(b"\r\n\r\n") + 4]
                     self._send(conn, answer, registered=True)
+        if not self._waiting:
             return
         with self._render_lock:
+            if self._rendered is not rendered:
+                return  # a newer render finished meanwhile: its wake-up serves the rest
+            began = self._render_began
+            if began is not None and max(conn.since for conn in self._waiting) <= began:
+                return  # the render under way began after every waiting request: it serves them all
             self._render_wanted = True
             self._render_lock.notify()
 
@@ -246,11 +256,13 @@ class MetricsServer:
                 if self._stop.is_set():
                     return
                 self._render_wanted = False
+                began = self._render_began = time.monotonic()
             try:
                 body = response(200, generate_latest(self._registry), CONTENT_TYPE_LATEST)
             except Exception as exc:  # noqa: BLE001 - a broken collector is a 503, never a stuck scrape
                 body = response(503, f"metrics failed: {type(exc).__name__}: {exc}\n".encode(), "text/plain")
-            self._rendered = (time.monotonic(), body)
+            with self._render_lock:
+                self._rendered, self._render_began = (began, body), None
             try:
                 self._wake_w.send(b"x")
             except OSError:  # the wake pipe is full: the loop is already due to look

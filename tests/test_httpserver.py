@@ -163,26 +163,38 @@ def test_an_answer_nobody_reads_is_closed_after_io_seconds(monkeypatch):
         srv.shutdown()
 
 
-def test_a_thousand_scrapes_cost_one_render():
-    calls = []
+def test_scrapes_waiting_for_a_render_share_the_next_one():
+    """At most one render at a time, and one render serves every scrape that was waiting when it began: 50
+    scrapes that arrive during a slow render cost one more render, not 50 (and no scrape gets a render that
+    began before its request)."""
+    calls, release = [], threading.Event()
 
-    class Counting:
+    class Slow:
         def collect(self):
             calls.append(1)
+            release.wait(10)
             return []
 
     reg = CollectorRegistry()
-    reg.register(Counting())
+    reg.register(Slow())
     srv = httpserver.serve("127.0.0.1", 0, reg, lambda: (True, "ok"))
     try:
         port = srv.server_address[1]
+        first = threading.Thread(target=_get, args=(port,))
+        first.start()
+        while not calls:
+            time.sleep(0.01)
         threads = [threading.Thread(target=_get, args=(port,)) for _ in range(50)]
         for t in threads:
             t.start()
-        for t in threads:
+        while len(srv._waiting) < 51:  # the first scrape and the 50
+            time.sleep(0.01)
+        release.set()
+        for t in [first, *threads]:
             t.join()
-        assert 1 <= len(calls) <= 10  # renders are shared for RENDER_REUSE_SECONDS
+        assert len(calls) == 2
     finally:
+        release.set()
         srv.shutdown()
 
 
