@@ -28,14 +28,7 @@ fuzz: $(STAMP)
 	FUZZ_EXAMPLES=20000 $(BIN)/python -m pytest -q tests/test_config_fuzz.py
 
 bench: $(STAMP)
-	$(BIN)/python bench/parse.py
-	$(BIN)/python bench/perline.py
-	$(BIN)/python bench/correlate.py
-	$(BIN)/python bench/agent.py all
-	$(BIN)/python bench/inprocess.py
-	$(BIN)/python bench/poll.py
-	$(BIN)/python bench/podlogs.py
-	$(BIN)/python bench/kube_scale.py
+	$(BIN)/python bench/report.py $(if $(BASELINE),--baseline $(BASELINE))
 
 BASE   ?= $(if $(filter docker,$(BUILDER)),python:3.11-slim,localhost/gpu-npd-base:bookworm)
 # podman/buildah here: runc (crun refuses this machine's hybrid cgroups), no default ulimits (no CAP_SYS_RESOURCE)
