@@ -17,8 +17,11 @@ $(STAMP): pyproject.toml
 
 venv: $(STAMP)
 
+# `make run` never writes to a cluster unless asked: a kubeconfig on this machine is left alone (mode off: stdout and
+# /metrics only) until MODE=observe or MODE=enforce says otherwise.
+MODE ?= off
 run: $(STAMP)
-	$(BIN)/gpu-npd run --state-dir .state --metrics-address 127.0.0.1:9810 $(ARGS)
+	GPU_NPD_MODE=$(MODE) $(BIN)/gpu-npd run --state-dir .state --metrics-address 127.0.0.1:9810 $(ARGS)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q $(PYTEST_ARGS)

@@ -40,7 +40,8 @@ def cell(value: Any) -> str:
 
 
 def code(value: Any) -> str:
-    text = cell(value)
+    """A code span in a table cell (a pipe inside a code span does not split the cell)."""
+    text = " ".join(str(value).split()).replace("`", "'")
     return f"`{text}`" if text else ""
 
 
