@@ -68,3 +68,12 @@ def test_missing_nav_pages_are_dropped():
     nav = [{"Home": "index.md"}, {"Later": "not-yet.md"}, {"Section": [{"Gone": "gone.md"}]},
            {"Site": "https://example.org/x.md"}]
     assert hook._prune(nav, lambda p: p == "index.md") == [{"Home": "index.md"}, {"Site": "https://example.org/x.md"}]
+
+
+def test_pages_the_nav_does_not_name_are_listed_under_more(tmp_path):
+    hook = _hook()
+    (tmp_path / "hooks").mkdir()
+    (tmp_path / "hooks" / "x.md").write_text("# not a page\n")
+    (tmp_path / "index.md").write_text("# Home\n")
+    (tmp_path / "triage.md").write_text("intro\n# Triage of a job\n")
+    assert hook._unlisted(tmp_path, [{"Home": "index.md"}]) == [{"Triage of a job": "triage.md"}]

@@ -8,8 +8,8 @@
 Markers in hand-written pages are replaced too:
     <!-- generated: alerts -->             the shipped PrometheusRule's alerts (operations runbook)
     <!-- generated: benchmark-results -->  every results file under docs/benchmarks/ (bench/report.py)
-and nav entries naming a page that does not exist (yet) are dropped, so `mkdocs build --strict` stays green
-while pages other work adds are on their way.
+and nav entries naming a page that does not exist (yet) are dropped, and pages the nav does not name yet are
+listed under "More", so `mkdocs build --strict` stays green while pages other work adds are on their way.
 
 Each generator reads one source of truth. `config_keys()` is the only function that knows where the
 configuration is declared: when the declaration moves (one declaration per key with type, default, bounds
@@ -485,10 +485,35 @@ def _prune(nav: Any, exists) -> Any:
     return nav
 
 
+def _nav_paths(nav: Any) -> set[str]:
+    if isinstance(nav, list):
+        return set().union(*(_nav_paths(item) for item in nav)) if nav else set()
+    if isinstance(nav, dict):
+        return set().union(*(_nav_paths(v) for v in nav.values()))
+    return {nav} if isinstance(nav, str) else set()
+
+
+def _unlisted(docs_dir: Path, nav: Any) -> list[dict[str, str]]:
+    """Pages under docs/ the nav does not name (a page another change added before the nav names it), titled by
+    their first heading, so they are reachable and the strict build does not fail on them."""
+    listed = _nav_paths(nav)
+    out = []
+    for path in sorted(docs_dir.rglob("*.md")):
+        rel = path.relative_to(docs_dir).as_posix()
+        if rel in listed or rel.startswith("hooks/"):
+            continue
+        first = next((line[2:].strip() for line in path.read_text(encoding="utf-8").splitlines()
+                      if line.startswith("# ")), rel)
+        out.append({first: rel})
+    return out
+
+
 def on_config(config, **kwargs):
     docs_dir = Path(config["docs_dir"])
     if config.get("nav"):
-        config["nav"] = _prune(config["nav"], lambda p: (docs_dir / p).is_file() or p in PAGES)
+        nav = _prune(config["nav"], lambda p: (docs_dir / p).is_file() or p in PAGES)
+        more = _unlisted(docs_dir, nav)
+        config["nav"] = nav + ([{"More": more}] if more else [])
     return config
 
 
