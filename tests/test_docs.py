@@ -77,3 +77,11 @@ def test_pages_the_nav_does_not_name_are_listed_under_more(tmp_path):
     (tmp_path / "index.md").write_text("# Home\n")
     (tmp_path / "triage.md").write_text("intro\n# Triage of a job\n")
     assert hook._unlisted(tmp_path, [{"Home": "index.md"}]) == [{"Triage of a job": "triage.md"}]
+
+
+def test_readme_names_every_pod_event_reason():
+    from agent.workloads import CUDA_REASONS, EVENT_REASONS
+
+    text = README.read_text(encoding="utf-8")
+    missing = {r for r in [*EVENT_REASONS.values(), *CUDA_REASONS.values()] if f"`{r}`" not in text}
+    assert not missing, f"README.md's Events table lacks {sorted(missing)}"
