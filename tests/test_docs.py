@@ -47,10 +47,11 @@ def test_readme_relative_links_resolve():
     assert not broken, f"README.md links to missing files: {broken}"
 
 
-def test_readme_metrics_exist():
-    named = set(re.findall(r"\bgpu_npd_[a-z0-9_]+", README.read_text(encoding="utf-8")))
+def test_metrics_named_in_readme_and_docs_exist():
     exported = {name for name, *_ in _hook().metric_families()}
-    assert named and not named - exported, f"README.md names metrics the agent does not export: {named - exported}"
+    for page in [README, *sorted((ROOT / "docs").glob("*.md"))]:
+        named = set(re.findall(r"\bgpu_npd_[a-z0-9_]+", page.read_text(encoding="utf-8")))
+        assert not named - exported, f"{page.name} names metrics the agent does not export: {sorted(named - exported)}"
 
 
 def test_readme_conditions_are_the_configured_ones():

@@ -374,14 +374,13 @@ def metric_families() -> list[tuple[str, str, list[str], str]]:
     for w in wrappers:
         name = w._name + ("_total" if w._type == "counter" else "_info" if w._type == "info" else "")
         out[name] = (name, w._type, list(w._labelnames), w._documentation)
-    m._stats = {"nvml_status": "ok", "nvml_errors": {}, "nvml_timeouts": 0, "duration": 0.0}
-    for collector in list(m.registry._collector_to_names):
-        if isinstance(collector, MetricWrapperBase):
-            continue
+    m.set_readings([], {"nvml_status": "ok", "nvml_errors": {}, "nvml_timeouts": 0, "duration": 0.0})  # NVML families too
+    for collector in list(m.registry._collector_to_names):  # the rest: custom collectors, wrappers kept nowhere
         for fam in collector.collect():
             if fam.type == "info":
                 name = fam.name + "_info"
-                out.setdefault(name, (name, "info", ["version"], fam.documentation))
+                labels = sorted({k for sample in fam.samples for k in sample.labels})
+                out.setdefault(name, (name, "info", labels, fam.documentation))
                 continue
             name = fam.name + ("_total" if fam.type == "counter" else "")
             labels = list(getattr(fam, "_labelnames", ()))
