@@ -86,3 +86,13 @@ def test_readme_names_every_pod_event_reason():
     text = README.read_text(encoding="utf-8")
     missing = {r for r in [*EVENT_REASONS.values(), *CUDA_REASONS.values()] if f"`{r}`" not in text}
     assert not missing, f"README.md's Events table lacks {sorted(missing)}"
+
+
+def test_make_run_writes_to_no_cluster_unless_asked():
+    """README's quick start: `make run` leaves a kubeconfig on the machine alone (mode off) until MODE= says."""
+    def dry(*args):
+        out = subprocess.run(["make", "-n", "run", *args], cwd=ROOT, capture_output=True, text=True, timeout=60)
+        assert out.returncode == 0, out.stderr
+        return out.stdout.splitlines()[-1]
+    assert dry().startswith("GPU_NPD_MODE=off ") and " run --state-dir .state " in dry()
+    assert dry("MODE=observe").startswith("GPU_NPD_MODE=observe ")
