@@ -12,9 +12,10 @@ first incident:
                      died first (exit code, signal) — explained by what its own log says when it says anything.
 3. peer_error        network errors that name a peer (ncclRemoteError, NET/IB completion errors, a closed socket)
                      point at the peer, its address mapped to a host by NCCL's own INFO lines.
-4. lagging_rank      NCCL watchdog reports: a rank that never enqueued the collective the others time out in (its
+4. fabric_error      InfiniBand / RoCE errors that name no peer (async port errors): the fabric.
+5. lagging_rank      NCCL watchdog reports: a rank that never enqueued the collective the others time out in (its
                      last enqueued work is behind, or it reported no timeout while the others did) is the suspect.
-5. undetermined      only consequences (timeouts, aborts): the evidence is too thin to name a root.
+6. undetermined      only consequences (timeouts, aborts): the evidence is too thin to name a root.
 
 Consequences (watchdog timeouts, aborts after them, remote errors, SIGTERMs the launcher sent) never decide a
 root; they are folded into the incident's `consequences` sentence.
@@ -54,7 +55,12 @@ PEER_KINDS = frozenset({"nccl_remote_error", "ib_completion_error"})
 # Signals a rank gets because another failed: the watchdog's abort, the launcher's SIGTERM to the survivors
 CONSEQUENCE_SIGNALS = frozenset({6, 15, 2, 1})
 # What a rank's death by a signal means when nothing in its log explains it
-SIGNAL_CATEGORY = {9: "infrastructure", 11: "application", 7: "application", 4: "application", 8: "application"}
+# (SIGKILL: the OOM killer or the scheduler; SIGBUS: a mapping whose backing store is gone, in these jobs /dev/shm
+# too small or full for NCCL's shared-memory transport; SIGSEGV / SIGILL / SIGFPE: the program)
+SIGNAL_CATEGORY = {9: "infrastructure", 7: "infrastructure", 11: "application", 4: "application", 8: "application"}
+# CUDA errors the parsers leave unattributed but whose meaning in a running job is a device fault:
+# cudaErrorUnknown (999) mid-training is the GPU or its driver failing (it follows Xid 79 / 119 and the like)
+CUDA_TEXT_CATEGORY = {"unknown error": "hardware"}
 CONTEXT_KINDS = frozenset({"nccl_address", "nccl_rank", "rank_seen"})
 
 
@@ -147,6 +153,8 @@ def is_consequence(e: Evidence) -> bool:
 
 
 def category_of(e: Evidence) -> str | None:
+    if e.kind == "cuda_error" and e.details.get("cuda_error") in CUDA_TEXT_CATEGORY:
+        return CUDA_TEXT_CATEGORY[e.details["cuda_error"]]
     c = KIND_CATEGORY.get(e.kind)
     if c == "by_attribution":
         return ATTRIBUTION_CATEGORY.get(e.attribution)
@@ -155,8 +163,8 @@ def category_of(e: Evidence) -> str | None:
 
 def is_node_fault(e: Evidence) -> bool:
     """A fault of the node's hardware or fabric, severe enough to break a job (cf. parsers.correlate.cause_of)."""
-    if e.kind == "cuda_error":
-        return e.attribution == "hardware"  # uncorrectable ECC / NVLink, seen by the application
+    if e.kind == "cuda_error":  # uncorrectable ECC / NVLink / unknown error, seen by the application
+        return category_of(e) == "hardware"
     if e.kind not in NODE_FAULT_KINDS or e.attribution == "application":
         return False
     if e.kind == "ib_link":
@@ -170,9 +178,8 @@ def _node_fault(job: Job) -> Verdict | None:
     faults = [e for e in job.evidence if is_node_fault(e) and job.in_window(e)]
     if not faults:
         return None
-    # the most severe first, then the earliest: a fatal Xid outranks a warning-level link flap after it
-    root = min(faults, key=lambda e: (-SEVERITY_RANK.get(e.severity, 0) if e.time is None else 0, _ts(e),
-                                      -SEVERITY_RANK.get(e.severity, 0)))
+    # the earliest, then the most severe; of lines as early (or as unstamped) the one that names its rank / host
+    root = min(faults, key=lambda e: (_ts(e), -SEVERITY_RANK.get(e.severity, 0), e.rank is None, e.host is None))
     category = category_of(root) or "hardware"
     where = root.host or "a node of the job"
     return Verdict(category, root, "node_fault",
@@ -248,6 +255,18 @@ def _peer_error(job: Job) -> Verdict | None:
                    "it went away", host=host)
 
 
+def _fabric_error(job: Job) -> Verdict | None:
+    fabric = [e for e in job.failures if e.kind == "ib_completion_error"]
+    if not fabric:
+        return None
+    first = fabric[0]
+    hosts = sorted({e.host for e in fabric if e.host})
+    return Verdict("fabric", first, "fabric_error",
+                   f"{len(fabric)} NET/IB error(s) ({_what(first)}) on {', '.join(hosts) or 'the job'} with no peer "
+                   "named, no rank that died and no node fault before them: the InfiniBand / RoCE fabric failed",
+                   host=hosts[0] if len(hosts) == 1 else None)
+
+
 def _lagging_rank(job: Job) -> Verdict | None:
     reports = [e for e in job.evidence if e.kind in ("nccl_timeout", "nccl_progress") and e.rank is not None]
     if len({e.rank for e in reports}) < 2:
@@ -290,8 +309,9 @@ RULES: tuple[Rule, ...] = (
     ("node_fault", 1, _node_fault, "a node fault within the window outranks any application's claim"),
     ("first_failure", 2, _first_failure, "the earliest failure that is not a consequence of another"),
     ("peer_error", 3, _peer_error, "network errors naming a peer point at it"),
-    ("lagging_rank", 4, _lagging_rank, "NCCL watchdog numbers single out the rank that never reached the collective"),
-    ("undetermined", 5, _undetermined, "only consequences: no root is named"),
+    ("fabric_error", 4, _fabric_error, "InfiniBand / RoCE errors naming no peer: the fabric"),
+    ("lagging_rank", 5, _lagging_rank, "NCCL watchdog numbers single out the rank that never reached the collective"),
+    ("undetermined", 6, _undetermined, "only consequences: no root is named"),
 )
 
 

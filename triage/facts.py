@@ -67,19 +67,24 @@ FACTS: tuple[Fact, ...] = (
     _f("pdsh_exit", "rank_exit", ["ssh exited with exit code"],
        r"pdsh@\S+: (?P<host>[^:\s]+): ssh exited with exit code (?P<exit_code>\d+)"),
     # A signal a process printed on its way down (torch's, glog's, Python's faulthandler)
-    _f("signal_received", "rank_exit", ["received by PID", "Fatal Python error"],
+    _f("signal_received", "rank_exit", ["received by PID", "Fatal Python error", "Caught signal"],
        r"(?:Signal (?P<signal>\d+) \((?P<signame>SIG\w+)\) received by PID (?P<pid>\d+)|"
+       r"Caught signal (?P<signal2>\d+) \((?P<what>[^)]*)\)|"
        r"\*\*\* (?P<signame2>SIG\w+) \(@[^)]*\) received by PID (?P<pid2>\d+)|"
        r"Fatal Python error: (?P<fatal>Segmentation fault|Aborted|Bus error))"),
     # PyTorch's watchdog, 2.2+: "[PG 1 Rank 0] Exception (either an error or timeout) detected by watchdog at work:
     # 1580, last enqueued NCCL work: 1582, last completed NCCL work: 1579." and 2.1-2.3's "Timeout at NCCL work: ..."
-    _f("watchdog_progress", "nccl_progress", ["last enqueued NCCL work"],
-       r"(?:Rank (?P<rank>\d+)\] )?(?:Exception \(either an error or timeout\) detected by watchdog at work|"
+    # and 2.6+'s "[PG ID 0 PG GUID 0(default_pg) Rank 118]  failure detected by watchdog at work sequence id: 2398459
+    # PG status: last enqueued work: 2398578, last completed work: 2398458"
+    _f("watchdog_progress", "nccl_progress", ["last enqueued NCCL work", "last enqueued work"],
+       r"(?:Rank (?P<rank>\d+)\] +)?(?:(?:Exception \(either an error or timeout\) detected by watchdog at work|"
        r"Timeout at NCCL work): (?P<seq>-?\d+), last enqueued NCCL work: (?P<last_enqueued>-?\d+), "
-       r"last completed NCCL work: (?P<last_completed>-?\d+)"),
+       r"last completed NCCL work: (?P<last_completed>-?\d+)|failure detected by watchdog at work sequence id: "
+       r"(?P<seq2>-?\d+) PG status: last enqueued work: (?P<last_enqueued2>-?\d+), last completed work: "
+       r"(?P<last_completed2>-?\d+))"),
     # the heartbeat monitor: the watchdog thread itself is stuck (a CUDA call that never returns)
     _f("heartbeat", "nccl_hang", ["Heartbeat monitor timed out", "watchdog got stuck"],
-       r"(?:Rank (?P<rank>\d+)\] )?(?:Heartbeat monitor timed out|ProcessGroupNCCL's watchdog got stuck)"),
+       r"(?:Rank (?P<rank>\d+)\] )?(?:Heartbeat monitor timed out|(?:ProcessGroupNCCL'\s*s )?watchdog got stuck)"),
     # Slurm ends a step or job: "slurmstepd: error: *** STEP 1234.0 ON node-3 CANCELLED AT 2023-01-01T00:00:00
     # DUE TO TIME LIMIT ***", "*** JOB 99 ON gpu-1 CANCELLED AT ... DUE TO NODE FAILURE, SEE SLURMCTLD LOG ***"
     _f("slurm_cancelled", "job_ended", ["CANCELLED AT"],
@@ -135,9 +140,8 @@ def match(message: str) -> tuple[Fact, dict] | None:
 
 def _groups(fact: Fact, m: re.Match) -> dict:
     g = {k: v for k, v in m.groupdict().items() if v is not None}
-    for alt in ("signame2", "pid2"):
-        if alt in g:
-            g[alt[:-1]] = g.pop(alt)
+    for alt in [k for k in g if k.endswith("2")]:  # a row's second wording fills the same fields
+        g[alt[:-1]] = g.pop(alt)
     if "signame" in g and "signal" not in g:
         name = g["signame"]
         g["signal"] = str(SIGNAL_NUMBERS[name]) if name in SIGNAL_NUMBERS else (name if name.isdigit() else None)

@@ -48,6 +48,8 @@ PREFIXES: tuple[tuple[str, re.Pattern, dict[str, str]], ...] = tuple(
         # NCCL's own: "host:pid:tid [dev] NCCL INFO ..."
         ("nccl", r"(?P<host>" + _HOST + r"):(?P<pid>\d+):(?P<tid>\d+) \[(?P<gpu>\d+)\] ",
          {"host": "host", "pid": "pid", "gpu": "gpu"}),
+        # UCX (Open MPI / NCCL's UCX plugin) before its signal reports: "[8d6bf97c3bf4:3039 :0:3095] Caught signal 7"
+        ("ucx", r"\[(?P<host>" + _HOST + r"):(?P<pid>\d+) *:\d+:\d+\] ", {"host": "host", "pid": "pid"}),
         # Slurm `srun -l` / `--label`: "12: " (right-aligned to the widest task id)
         ("srun_label", r" {0,6}(?P<rank>\d{1,6}): ", {"rank": "rank"}),
         # pdsh (DeepSpeed's multi-node launcher) and `parallel-ssh -i`: "worker-3: " before the remote output
