@@ -28,6 +28,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timedelta, timezone
 from typing import Callable, Iterable, Sequence
 
+from parsers import xid_info
 from parsers.finding import SEVERITY_RANK
 
 from .clock import SKEW
@@ -152,12 +153,18 @@ def is_consequence(e: Evidence) -> bool:
     return False
 
 
+def attribution_of(e: Evidence) -> str:
+    """The line's attribution, or for an Xid that says it was "caused by previous Xid N", that Xid's (catalog)."""
+    cause = e.details.get("caused_by_xid") if e.kind == "xid" else None
+    return xid_info(int(cause)).attribution if cause is not None else e.attribution
+
+
 def category_of(e: Evidence) -> str | None:
     if e.kind == "cuda_error" and e.details.get("cuda_error") in CUDA_TEXT_CATEGORY:
         return CUDA_TEXT_CATEGORY[e.details["cuda_error"]]
     c = KIND_CATEGORY.get(e.kind)
     if c == "by_attribution":
-        return ATTRIBUTION_CATEGORY.get(e.attribution)
+        return ATTRIBUTION_CATEGORY.get(attribution_of(e))
     return c
 
 
@@ -165,7 +172,7 @@ def is_node_fault(e: Evidence) -> bool:
     """A fault of the node's hardware or fabric, severe enough to break a job (cf. parsers.correlate.cause_of)."""
     if e.kind == "cuda_error":  # uncorrectable ECC / NVLink / unknown error, seen by the application
         return category_of(e) == "hardware"
-    if e.kind not in NODE_FAULT_KINDS or e.attribution == "application":
+    if e.kind not in NODE_FAULT_KINDS or attribution_of(e) == "application":
         return False
     if e.kind == "ib_link":
         return e.details.get("state") in ("down", "module_error")

@@ -29,6 +29,8 @@ _ROOT_CAUSE = "Root Cause (first observed failure)"
 _BLOCK_RANK = re.compile(r"(\d+)(?: \(local_rank: (\d+)\))?")
 _BLOCK_EXIT = re.compile(r"(-?\d+)(?: \(pid: (\d+)\))?")
 _SIGNAL_TEXT = re.compile(r"Signal (\d+) \((SIG\w+)\)")
+# NVRM on an Xid that only cleans up after another (45, 43 and kin): "..., Ch 00000001 caused by previous Xid 149"
+_CAUSED_BY_XID = re.compile(r"caused by previous Xid (\d{1,4})\b")
 # exception types that are another rank's failure seen from here, or the launcher's summary of one
 CONSEQUENCE_EXCEPTIONS = re.compile(
     r"DistBackendError|DistNetworkError|DistStoreError|ChildFailedError|ProcessGroupNCCL|NCCL|Watchdog|"
@@ -155,6 +157,10 @@ class FileReader:
                                    pid=base["pid"] if base["pid"] is not None else f.pid)
         details = dict(ev.details)
         details.update(base["details"])
+        if f.kind == "xid":
+            m = _CAUSED_BY_XID.search(rest)
+            if m:
+                details["caused_by_xid"] = int(m.group(1))
         gpu = ev.gpu if ev.gpu is not None else base["gpu"]
         return ev.with_context(details=details, gpu=gpu)
 
