@@ -42,7 +42,7 @@ KIND_CATEGORY = {
     "nvlink": "hardware", "pcie_aer": "hardware", "kernel_oops": "hardware", "ib_link": "fabric",
     "nic_error": "fabric", "peermem_error": "fabric", "ib_completion_error": "fabric",
     "cuda_error": "by_attribution", "cuda_oom": "application", "nccl_error": "by_attribution",
-    "exception": "application", "oom_kill": "infrastructure", "job_ended": "infrastructure",
+    "exception": "application", "collective_mismatch": "application", "oom_kill": "infrastructure", "job_ended": "infrastructure",
     "storage_error": "infrastructure", "agent_signal": "infrastructure", "store_error": "infrastructure",
     "hung_task": "infrastructure",
 }

@@ -24,6 +24,7 @@ JOB_KINDS = {
     "agent_signal": "the launcher itself was told to stop by a signal from outside",
     "nccl_address": "NCCL's own address on a host (maps a peer address to a host)",
     "nccl_rank": "NCCL's communicator line: which rank a host:pid is, and the job's size",
+    "collective_mismatch": "ranks called different collectives (op, size, order): the program's own bug",
     "rank_seen": "a rank wrote to the logs read (one per rank and file): a rank that reported no timeout is seen",
 }
 
@@ -99,6 +100,16 @@ FACTS: tuple[Fact, ...] = (
     # signal"
     _f("agent_death_signal", "agent_signal", ["death signal"],
        r"Received (?:Signals\.)?(?P<signame>SIG\w+|\d+) death signal"),
+    # ranks disagree on the collective: PyTorch's TORCH_DISTRIBUTED_DEBUG=DETAIL check ("Detected mismatch between
+    # collectives on ranks. Rank 1 is running collective: CollectiveFingerPrint(SequenceNumber=3104, OpType=ALLREDUCE,
+    # ...), but Rank 0 is running collective: ...") and NCCL's own ("NCCL WARN Mismatched collective detected, please
+    # check your collective calls at and around rank 39")
+    _f("pytorch_mismatch", "collective_mismatch", ["Detected mismatch between collectives"],
+       r"Detected mismatch between collectives on ranks\. Rank (?P<first_rank>\d+) is running (?:inconsistent )?"
+       r"collective: CollectiveFingerPrint\((?:SequenceNumber=(?P<seq>\d+),? ?)?OpType=(?P<op>\w+)"
+       r"(?:.*?but Rank (?P<other_rank>\d+) is running)?"),
+    _f("nccl_mismatch", "collective_mismatch", ["Mismatched collective detected"],
+       r"Mismatched collective detected, please check your collective calls at and around rank (?P<around_rank>\d+)"),
     # rendezvous / store
     _f("store", "store_error", ["TCPStore", "DistStoreError", "RendezvousTimeoutError", "RendezvousClosedError",
                                 "RendezvousConnectionError"],

@@ -38,6 +38,11 @@ CONSEQUENCE_EXCEPTIONS = re.compile(
     r"ConnectionReset|remote process exited|Connection closed", re.I)
 
 
+def _generic(f) -> bool:
+    """A finding of the parsers' catch-all rows (any NCCL WARN): a job fact about the same line says more."""
+    return f.kind == "nccl_error" and f.severity == "warning"
+
+
 @dataclass
 class _Block:
     root: bool
@@ -99,12 +104,13 @@ class FileReader:
             if n - open_tb > TRACEBACK_LINES:
                 del self._tracebacks[key]
         finding = self.classifier.classify(rest, file=self.name, lineno=n)
-        if finding is not None and finding.kind != "unclassified" and at_least(finding.severity, "warning"):
-            yield from self._keep(self._from_finding(n, line, rest, origin, key, finding))
-            return
-        hit = facts.match(rest)
+        if finding is not None and (finding.kind == "unclassified" or not at_least(finding.severity, "warning")):
+            finding = None
+        hit = facts.match(rest) if finding is None or _generic(finding) else None
         if hit is not None:
             yield from self._keep(self._from_fact(n, line, rest, origin, key, *hit))
+        elif finding is not None:
+            yield from self._keep(self._from_finding(n, line, rest, origin, key, finding))
 
     def _keep(self, ev: Evidence | None) -> Iterator[Evidence]:
         if ev is None:
