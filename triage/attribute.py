@@ -102,16 +102,18 @@ class Job:
             if e.rank is not None and e.kind not in ("nccl_rank",):
                 self.seen_ranks.add(e.rank)
         filled = [self._fill(e) for e in raw if e.kind not in CONTEXT_KINDS]
-        order = {id(e): i for i, e in enumerate(filled)}
-        self.evidence = sorted(filled, key=lambda e: (_ts(e), order[id(e)]))
+        # a total order, whatever the order the evidence came in: time, then where it was read
+        self.evidence = sorted(filled, key=lambda e: (_ts(e), e.file or "", e.line or 0, e.kind, e.text))
         timeouts = [e.timeout_ms / 1000.0 for e in self.evidence if e.timeout_ms]
-        # a watchdog reports `timeout` after the hang began: the window reaches back at least that far
-        self.window = max(window, max(timeouts, default=0.0) + 60.0)
+        # a watchdog reports its timeout after the collective began to hang: the window reaches back that much further
+        self.window = window + max(timeouts, default=0.0)
         self.failures = [e for e in self.evidence if SEVERITY_RANK.get(e.severity, 0) >= SEVERITY_RANK["error"]]
         symptoms = [e for e in self.failures if is_consequence(e)]
         self.first_symptom = min((_ts(e) for e in symptoms if e.time), default=None)
-        self.first_failure = min((_ts(e) for e in self.failures if e.time), default=None)
-        self.last_failure = max((_ts(e) for e in self.failures if e.time), default=None)
+        # the job's own failures (what its ranks and launcher reported), against which node faults are placed
+        own = [_ts(e) for e in self.failures if e.time and not is_node_fault(e)]
+        self.first_failure = min(own, default=None)
+        self.last_failure = max(own, default=None)
 
     def _fill(self, e: Evidence) -> Evidence:
         rank, host = e.rank, e.host
@@ -195,8 +197,8 @@ def _node_fault(job: Job) -> Verdict | None:
 
 
 def _first_failure(job: Job) -> Verdict | None:
-    candidates = [e for e in job.failures if not is_consequence(e) and category_of(e) is not None
-                  or (e.kind == "rank_exit" and not is_consequence(e))]
+    candidates = [e for e in job.failures if not is_node_fault(e) and not is_consequence(e)
+                  and (category_of(e) is not None or e.kind == "rank_exit")]
     # the scheduler ending a job, or the launcher told to stop, after the job already failed is a consequence
     if job.first_symptom is not None:
         candidates = [e for e in candidates if not (e.kind in ("job_ended", "agent_signal") and

@@ -90,6 +90,7 @@ class Clock:
     def align(self, evidence: Iterable[Evidence], fallback_year: int | None = None) -> list[Evidence]:
         """Evidence with times on one wall clock: uptimes through their host's boot anchor, year-less stamps given
         the job's year (that of its dated stamps; `fallback_year` when it has none)."""
+        evidence = list(evidence)  # read to the end first: the anchors and years of every line count
         year = self.year or fallback_year
         out = []
         for e in evidence:

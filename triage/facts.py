@@ -53,9 +53,10 @@ FACTS: tuple[Fact, ...] = (
        r"failed \(exitcode: (?P<exit_code>-?\d+)\) local_rank: (?P<local_rank>\d+) \(pid: (?P<pid>\d+)\)"),
     # the ChildFailedError summary, one field a line ("  rank      : 0 (local_rank: 0)"): read as a block by
     # triage.read (ELASTIC_BLOCK), not row by row
-    # DeepSpeed's launcher: "[launch.py:...] ... exits with return code = -9"
+    # DeepSpeed's launcher: "[ERROR] [launch.py:434:sigkill_handler] ['/usr/bin/python3', '-u', 'main.py',
+    # '--local_rank=0', ...] exits with return code = -9"
     _f("deepspeed_exit", "rank_exit", ["exits with return code"],
-       r"(?:process|Process) (?P<pid>\d+) exits with return code = (?P<exit_code>-?\d+)"),
+       r"(?:'--local_rank=(?P<local_rank>\d+)'.*)?exits with return code = (?P<exit_code>-?\d+)"),
     # Slurm: "srun: error: node-7: task 12: Exited with exit code 1", "srun: error: gpu-3: tasks 0-7: Killed"
     _f("srun_task", "rank_exit", ["srun: error:"],
        r"srun: error: (?P<host>[^:\s]+): tasks? (?P<tasks>[\d,\-\[\]]+): (?P<how>Exited with exit code (?P<exit_code>\d+)|"
@@ -118,10 +119,12 @@ FACTS: tuple[Fact, ...] = (
     _f("storage", "storage_error", ["No space left on device", "Disk quota exceeded", "Input/output error",
                                     "Stale file handle"],
        r"(?P<what>No space left on device|Disk quota exceeded|Input/output error|Stale file handle)"),
-    # NCCL's own address (peer address -> host): "NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>",
+    # NCCL's own address (peer address -> host): "NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>" ("Bootstrap: Using" in
+    # newer releases),
     # "NCCL INFO NET/Socket : Using [0]eth0:10.0.0.1<0>", "NET/IB : Using [0]mlx5_0:1/IB ... ; OOB eth0:10.0.0.1<0>"
-    _f("nccl_bootstrap", "nccl_address", ["Bootstrap : Using", "NET/Socket : Using", "; OOB "],
-       r"(?:Bootstrap : Using|NET/Socket : Using|; OOB) (?:\[\d+\])?(?P<netdev>[\w.\-]+):(?P<address>[0-9A-Fa-f.:%\w]+?)"
+    _f("nccl_bootstrap", "nccl_address", ["Bootstrap : Using", "Bootstrap: Using", "NET/Socket : Using", "; OOB ",
+                                          "NET : Using interface"],
+       r"(?:Bootstrap ?: Using|NET/Socket : Using|; OOB|NET : Using interface) (?:\[\d+\])?(?P<netdev>[\w.\-]+):(?P<address>[0-9A-Fa-f.:%\w]+?)"
        r"<\d+>", severity="info"),
     # "NCCL INFO comm 0x9bbaa80 rank 10 nranks 16 cudaDev 2 busId 48000 - Init COMPLETE" (and "- Abort COMPLETE")
     _f("nccl_comm", "nccl_rank", ["nranks"],

@@ -37,8 +37,8 @@ _HOST = r"[A-Za-z0-9][A-Za-z0-9_.\-]{0,252}"
 # (name, regex anchored at the start of what is left of the line, field -> group); first match wins per step.
 PREFIXES: tuple[tuple[str, re.Pattern, dict[str, str]], ...] = tuple(
     (name, re.compile(pattern), fields) for name, pattern, fields in (
-        # Open MPI --tag-output: "[1,3]<stdout>:" (job id, rank)
-        ("mpi_tag", r"\[\d+,(?P<rank>\d+)\]<std(?:out|err)>: ?", {"rank": "rank"}),
+        # Open MPI --tag-output: "[1,3]<stdout>:" (job id, rank); MPICH / horovodrun: "[1]<stdout>:"
+        ("mpi_tag", r"\[(?:\d+,)?(?P<rank>\d+)\]<std(?:out|err)>: ?", {"rank": "rank"}),
         # torchrun --tee / --redirects, and torch's own log prefix: "[default0]:", "[rank3]:"
         ("torchrun_role", r"\[(?:default|trainer|worker)(?P<local_rank>\d+)\]: ?", {"local_rank": "local_rank"}),
         ("torch_rank", r"\[rank(?P<rank>\d+)\]: ?", {"rank": "rank"}),
@@ -57,7 +57,7 @@ PREFIXES: tuple[tuple[str, re.Pattern, dict[str, str]], ...] = tuple(
     ))
 # Prefixes inside a message that name the rank without being a launcher prefix: PyTorch's "[Rank 3]" and
 # "[PG 0 Rank 3]", "[PG ID 0 PG GUID 0(default_pg) Rank 3]"; DeepSpeed's "[Rank 3]" too.
-IN_MESSAGE = re.compile(r"\[(?:PG [^\]]*?)?Rank (?P<rank>\d+)\]")
+IN_MESSAGE = re.compile(r"\[(?:PG [^\]]*?)?(?:Rank|RANK) (?P<rank>\d+)\]")
 # A host name must hold a letter or a dot/dash to be one (not "12" or "E0321"): pdsh's row is tried last and only
 # when what looks like a host is not a log level or a Python/NCCL word.
 _NOT_HOSTS = frozenset({"Traceback", "RuntimeError", "ERROR", "WARNING", "INFO", "DEBUG", "NCCL", "File", "Error",
@@ -70,8 +70,14 @@ _NOT_HOST_SHAPE = re.compile(r"[a-z][A-Z]|(?:Error|Exception|Warning|Interrupt|E
 OUTERMOST = frozenset({"srun_label", "pdsh"})  # printed by the launcher around everything else: first only
 
 
+_IPV4 = re.compile(r"(?:\d{1,3}\.){3}\d{1,3}")
+
+
 def _host_ok(host: str) -> bool:
-    """A pdsh host: holds a letter and a dash, dot or digit, is no log word, no CamelCase or dotted exception."""
+    """A pdsh host: an IPv4 address, or a name holding a letter and a dash, dot or digit that is no log word, no
+    CamelCase or dotted exception."""
+    if _IPV4.fullmatch(host):
+        return True
     return (host not in _NOT_HOSTS and any(c.isalpha() for c in host)
             and ("-" in host or "." in host or any(c.isdigit() for c in host))
             and _NOT_HOST_SHAPE.search(host) is None)

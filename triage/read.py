@@ -20,6 +20,7 @@ from .clock import Clock, app_stamp
 from .model import TEXT_MAX, Evidence, utc
 from .ranks import NONE, Origin, from_path, in_message, strip
 
+YEAR_PROBE_LINES = 2000  # lines of a file searched for a dated stamp (the job's year) until one is found
 MAX_PER_KIND = 5000  # evidence of one kind kept per file: a log of a million timeouts says no more than this
 TRACEBACK_LINES = 400  # lines after "Traceback (most recent call last):" its exception line may come
 # torchrun's ChildFailedError summary: "[0]:" opens a failure, "  rank      : 3 (local_rank: 3)" fields follow
@@ -66,6 +67,7 @@ class FileReader:
         self._block: _Block | None = None
         self._root_next = False
         self._ranks: dict[tuple, int] = {}  # (host, rank) -> first line a launcher prefix named it on
+        self._year_seen = False
 
     def read(self, lines: Iterable[str]) -> Iterator[Evidence]:
         for n, raw in enumerate(lines, start=1):
@@ -80,11 +82,13 @@ class FileReader:
     # --- one line ---------------------------------------------------------------------------------------------
     def _line(self, n: int, line: str) -> Iterator[Evidence]:
         prefix, rest = strip(line)
+        if not self._year_seen and n <= YEAR_PROBE_LINES:
+            self._probe_year(rest)
         origin = self.origin.merge(prefix)
         key = (origin.host, origin.rank, origin.local_rank, origin.pid)
         if origin.rank is not None and (origin.host, origin.rank) not in self._ranks and len(self._ranks) < 65536:
             self._ranks[(origin.host, origin.rank)] = n
-        if self._block is not None or self._root_next or "ChildFailedError" in rest or _BLOCK_OPEN.match(rest):
+        if self._block is not None or self._root_next or _ROOT_CAUSE in rest or _BLOCK_OPEN.match(rest):
             done = self._block_line(n, rest, origin)
             if done is not None:
                 yield from done
@@ -111,6 +115,13 @@ class FileReader:
             yield from self._keep(self._from_fact(n, line, rest, origin, key, *hit))
         elif finding is not None:
             yield from self._keep(self._from_finding(n, line, rest, origin, key, finding))
+
+    def _probe_year(self, rest: str) -> None:
+        """The job's year from the first dated stamp of a file (any line: most lines are no evidence)."""
+        when, yearless = app_stamp(rest, self.year)
+        if when is not None and not yearless and when.year > 1970:
+            self.clock.dated(utc(when))
+            self._year_seen = True
 
     def _keep(self, ev: Evidence | None) -> Iterator[Evidence]:
         if ev is None:
