@@ -190,9 +190,9 @@ def _node_fault(job: Job) -> Verdict | None:
     # the earliest, then the most severe; of lines as early (or as unstamped) the one that names its rank / host
     root = min(faults, key=lambda e: (_ts(e), -SEVERITY_RANK.get(e.severity, 0), e.rank is None, e.host is None))
     category = category_of(root) or "hardware"
-    where = root.host or "a node of the job"
+    where = _who(root) if (root.rank is not None or root.host) else "a node of the job"
     return Verdict(category, root, "node_fault",
-                   f"{_what(root)} on {where} at {_at(root)} is a {category} fault of a node of the job; "
+                   f"{_what(root)} on {where}{_at(root)} is a {category} fault of a node of the job; "
                    "it outranks the failures the ranks reported after it")
 
 
@@ -225,8 +225,9 @@ def _first_failure(job: Job) -> Verdict | None:
         return Verdict(category, first, "first_rank_death",
                        f"{who} died first ({how}), which points at {category}; nothing in its log explains it further")
     category = category_of(first) or "application"
+    order = "earliest" if first.time is not None else "first (in the logs' order; no time stamps)"
     return Verdict(category, first, "first_failure",
-                   f"{_what(first)} on {_who(first)} at {_at(first)} is the earliest failure that is not a "
+                   f"{_what(first)} on {_who(first)}{_at(first)} is the {order} failure that is not a "
                    "consequence of another")
 
 
@@ -437,7 +438,7 @@ def _who(e: Evidence) -> str:
 
 
 def _at(e: Evidence) -> str:
-    return e.time.strftime("%Y-%m-%d %H:%M:%S") if e.time else "an unknown time"
+    return e.time.strftime(" at %Y-%m-%d %H:%M:%S UTC") if e.time else ""
 
 
 WHAT = {"xid": lambda e: f"Xid {e.xid}", "sxid": lambda e: f"SXid {e.sxid}",
