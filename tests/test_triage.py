@@ -379,3 +379,22 @@ def test_rules_are_a_table():
 def test_incident_refuses_an_unknown_category():
     with pytest.raises(ValueError):
         Incident("cosmic-rays", Root(), (), "", "x", "y")
+
+
+def test_a_rank_killed_after_the_timeouts_is_their_consequence():
+    """SYNTHETIC: the watchdog timed out first; the launcher's SIGKILL of a rank after it decides nothing."""
+    incidents = job({"launcher.log": [
+        timeout(0), timeout(1),
+        "[2025-03-21 02:09:00,000] torch.distributed.elastic.multiprocessing.api: [ERROR] failed (exitcode: -9) "
+        "local_rank: 2 (pid: 5939) of binary: /usr/bin/python"]})
+    assert incidents[0].category == "undetermined"
+
+
+def test_host_oom_kill_is_a_failure():
+    """SYNTHETIC job: node a's kernel kills a rank for memory (the kernel-misc.log OOM format), rank 1 times out."""
+    incidents = job({
+        "node-a/kern.log": ["Mar 21 01:58:00 node-a kernel: Out of memory: Killed process 5939 (python) "
+                            "total-vm:123456kB, anon-rss:120000kB, file-rss:0kB, shmem-rss:0kB, UID:0"],
+        "node-b/train.log": [timeout(1)]})
+    assert (incidents[0].category, incidents[0].root.kind, incidents[0].root.host) == ("infrastructure", "oom_kill",
+                                                                                     "node-a")

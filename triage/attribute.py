@@ -63,6 +63,12 @@ SIGNAL_CATEGORY = {9: "infrastructure", 7: "infrastructure", 11: "application", 
 # cudaErrorUnknown (999) mid-training is the GPU or its driver failing (it follows Xid 79 / 119 and the like)
 CUDA_TEXT_CATEGORY = {"unknown error": "hardware"}
 CONTEXT_KINDS = frozenset({"nccl_address", "nccl_rank", "rank_seen"})
+# Kinds that are a failure of the job whatever the severity their rule gives (the kernel's OOM killer: a warning for
+# the node, the end of a rank for the job)
+FAILURE_KINDS = frozenset({"oom_kill"})
+# After the job already failed, these are its end, not its cause: the scheduler cancelling it, the launcher told to
+# stop, a rank killed without a word of why
+AFTERMATH_KINDS = frozenset({"job_ended", "agent_signal", "rank_exit"})
 
 
 @dataclass(frozen=True)
@@ -107,7 +113,8 @@ class Job:
         timeouts = [e.timeout_ms / 1000.0 for e in self.evidence if e.timeout_ms]
         # a watchdog reports its timeout after the collective began to hang: the window reaches back that much further
         self.window = window + max(timeouts, default=0.0)
-        self.failures = [e for e in self.evidence if SEVERITY_RANK.get(e.severity, 0) >= SEVERITY_RANK["error"]]
+        self.failures = [e for e in self.evidence
+                         if SEVERITY_RANK.get(e.severity, 0) >= SEVERITY_RANK["error"] or e.kind in FAILURE_KINDS]
         symptoms = [e for e in self.failures if is_consequence(e)]
         self.first_symptom = min((_ts(e) for e in symptoms if e.time), default=None)
         # the job's own failures (what its ranks and launcher reported), against which node faults are placed
@@ -199,10 +206,10 @@ def _node_fault(job: Job) -> Verdict | None:
 def _first_failure(job: Job) -> Verdict | None:
     candidates = [e for e in job.failures if not is_node_fault(e) and not is_consequence(e)
                   and (category_of(e) is not None or e.kind == "rank_exit")]
-    # the scheduler ending a job, or the launcher told to stop, after the job already failed is a consequence
+    # the scheduler ending a job, the launcher told to stop or a rank killed, after the job already failed, is a
+    # consequence
     if job.first_symptom is not None:
-        candidates = [e for e in candidates if not (e.kind in ("job_ended", "agent_signal") and
-                                                    _ts(e) > job.first_symptom + SKEW)]
+        candidates = [e for e in candidates if not (e.kind in AFTERMATH_KINDS and _ts(e) > job.first_symptom + SKEW)]
     if not candidates:
         return None
     first = candidates[0]
