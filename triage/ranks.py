@@ -26,6 +26,10 @@ class Origin:
     def merge(self, other: "Origin") -> "Origin":
         """This origin with the fields `other` knows and this one does not (the inner, more specific prefix is
         passed as `other` and wins where both know)."""
+        if other is NONE:
+            return self
+        if self is NONE:
+            return other
         changes = {name: getattr(other, name) for name in self.__slots__ if getattr(other, name) is not None}
         return replace(self, **changes) if changes else self
 
@@ -84,25 +88,44 @@ def _host_ok(host: str) -> bool:
 
 
 def strip(line: str) -> tuple[Origin, str]:
-    """(who wrote it, the line without its launcher prefixes)."""
-    origin = NONE
+    """(who wrote it, the line without its launcher prefixes).  The inner prefix wins where two say the same."""
+    found: dict = {}
     rest = line
     for step in range(MAX_PREFIXES):
-        for name, pattern, fields in PREFIXES:
-            if step and name in OUTERMOST:
-                continue
+        for name, pattern, fields in _FIRST.get(rest[:1], _ANY) if step == 0 else _INNER.get(rest[:1], _ANY_INNER):
             m = pattern.match(rest)
             if m is None:
                 continue
             if name == "pdsh" and not _host_ok(m.group("host")):
                 continue
-            found = {f: m.group(g) for f, g in fields.items() if m.group(g) is not None}
-            origin = origin.merge(Origin(**{f: (v if f == "host" else int(v)) for f, v in found.items()}))
+            for field_name, group in fields.items():
+                value = m.group(group)
+                if value is not None:
+                    found[field_name] = value if field_name == "host" else int(value)
             rest = rest[m.end():]
             break
         else:
             break
-    return origin, rest
+    return (Origin(**found) if found else NONE), rest
+
+
+# Which rows a line starting with a given character may be (a prefix's first character is fixed by its pattern): most
+# lines start with no prefix at all and are ruled out by one dict lookup and a match or two.
+def _rows_by_first(rows) -> tuple[dict, tuple]:
+    by_first: dict[str, list] = {}
+    anywhere = []
+    for row in rows:
+        first = {"mpi_tag": "[", "torchrun_role": "[", "torch_rank": "[", "ray": "(", "ucx": "["}.get(row[0])
+        if first is None:
+            anywhere.append(row)
+        else:
+            by_first.setdefault(first, []).append(row)
+    table = {c: tuple(sorted(by + anywhere, key=rows.index)) for c, by in by_first.items()}
+    return table, tuple(anywhere)
+
+
+_FIRST, _ANY = _rows_by_first(PREFIXES)
+_INNER, _ANY_INNER = _rows_by_first(tuple(r for r in PREFIXES if r[0] not in OUTERMOST))
 
 
 def in_message(message: str) -> int | None:
@@ -146,4 +169,4 @@ def from_path(path: str, root: str | None = None) -> Origin:
             continue
         host = part
         break
-    return Origin(host=host, rank=rank, local_rank=local)
+    return Origin(host=host, rank=rank, local_rank=local) if (host, rank, local) != (None, None, None) else NONE
