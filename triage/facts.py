@@ -29,6 +29,11 @@ JOB_KINDS = {
 }
 
 
+# Kinds whose lines a launcher or scheduler prints about another process (the one that died, the job it ended):
+# the rank, host and pid in the line are that process's, whatever prefix the launcher's own line carries
+ABOUT_ANOTHER = frozenset({"rank_exit", "job_ended"})
+
+
 @dataclass(frozen=True, slots=True)
 class Fact:
     name: str

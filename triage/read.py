@@ -196,13 +196,11 @@ class FileReader:
             else:
                 details[name] = value
         details["fact"] = fact.name
+        about_another = fact.kind in facts.ABOUT_ANOTHER  # a launcher's line about the process that died
         for name, value in values.items():
-            if name in ("rank", "local_rank", "host", "pid", "gpu") and base.get(name) is not None and \
-                    name != "host":
-                continue  # the line's own prefix says who wrote it; a fact's number is about that writer too
+            if not about_another and name != "host" and base.get(name) is not None:
+                continue  # the line's own prefix says who wrote it, and the fact is about that writer
             base[name] = value
-        if fact.kind == "rank_exit" and "host" in values:
-            base["host"] = values["host"]  # srun / mpirun name the host the task ran on
         return Evidence(kind=fact.kind, severity=fact.severity, attribution="unknown", details=details, **base)
 
     def _exception(self, n, line, rest, origin, key, m) -> Evidence | None:
