@@ -398,3 +398,10 @@ def test_host_oom_kill_is_a_failure():
         "node-b/train.log": [timeout(1)]})
     assert (incidents[0].category, incidents[0].root.kind, incidents[0].root.host) == ("infrastructure", "oom_kill",
                                                                                      "node-a")
+
+
+def test_incident_key_is_stable_as_evidence_grows():
+    first = job({"node-b/kern.log": [ANCHOR], "node-b/dmesg": [XID79], "node-a/train.log": [timeout(0)]})[0]
+    later = job({"node-b/kern.log": [ANCHOR], "node-b/dmesg": [XID79],
+                 "node-a/train.log": [timeout(0), timeout(1), timeout(2)]})[0]
+    assert first.key == later.key == "hardware/xid/node-b/-/-/0000:5d:00"
