@@ -405,3 +405,21 @@ def test_incident_key_is_stable_as_evidence_grows():
     later = job({"node-b/kern.log": [ANCHOR], "node-b/dmesg": [XID79],
                  "node-a/train.log": [timeout(0), timeout(1), timeout(2)]})[0]
     assert first.key == later.key == "hardware/xid/node-b/-/-/0000:5d:00"
+
+
+@pytest.mark.parametrize("line", [
+    "[rank1]:" * 20000,
+    "node-1: " * 20000,
+    "a." * 40000 + "Errorx",
+    "Detected mismatch between collectives on ranks. Rank 1 is running collective: CollectiveFingerPrint(OpType=X" +
+    "y" * 100000,
+    "srun: error: " + "h" * 100000,
+    "\x00\xff\ufffd" * 10000,
+])
+def test_hostile_lines_are_quick(line):
+    """SYNTHETIC hostile input: long repeated prefixes, dotted names, unmatched facts; each read in well under a
+    second and without an exception (a regex that backtracks would take minutes)."""
+    import time
+    start = time.process_time()
+    list(read_lines(["Traceback (most recent call last):", line, line], "hostile.log", Clock()))
+    assert time.process_time() - start < 2.0

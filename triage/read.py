@@ -20,6 +20,7 @@ from .clock import Clock, app_stamp
 from .model import TEXT_MAX, Evidence, utc
 from .ranks import NONE, Origin, from_path, in_message, strip
 
+MAX_LINE = 65536  # characters of one line read; the rest of a longer line is not looked at
 YEAR_PROBE_LINES = 2000  # lines of a file searched for a dated stamp (the job's year) until one is found
 MAX_PER_KIND = 5000  # evidence of one kind kept per file: a log of a million timeouts says no more than this
 TRACEBACK_LINES = 400  # lines after "Traceback (most recent call last):" its exception line may come
@@ -71,7 +72,7 @@ class FileReader:
 
     def read(self, lines: Iterable[str]) -> Iterator[Evidence]:
         for n, raw in enumerate(lines, start=1):
-            line = raw.rstrip("\r\n")
+            line = raw[:MAX_LINE].rstrip("\r\n")
             if not line:
                 continue
             yield from self._line(n, line)
