@@ -373,7 +373,8 @@ def test_json_document():
 
 def test_rules_are_a_table():
     assert [r[0] for r in sorted(RULES, key=lambda r: r[1])] == [
-        "node_fault", "first_failure", "peer_error", "fabric_error", "lagging_rank", "undetermined"]
+        "node_fault", "first_failure", "mismatched_collective", "peer_error", "fabric_error", "lagging_rank",
+        "undetermined"]
 
 
 def test_incident_refuses_an_unknown_category():
@@ -423,3 +424,20 @@ def test_hostile_lines_are_quick(line):
     start = time.process_time()
     list(read_lines(["Traceback (most recent call last):", line, line], "hostile.log", Clock()))
     assert time.process_time() - start < 2.0
+
+
+def test_sizes_differ_only_within_one_process_group_to_be_a_mismatch():
+    """SYNTHETIC: two ranks time out at the same SeqNum of *different* process groups (tensor- and data-parallel
+    groups count separately), with different sizes: no conclusion; in the same group: the program's bug."""
+    def lines(pg_of_rank_1):
+        out = []
+        for rank, pg, numel in ((0, 0, 64), (1, pg_of_rank_1, 4096)):
+            out.append(f"[rank{rank}]:[E918 19:29:24.436955737 ProcessGroupNCCL.cpp:689] [Rank {rank}] Watchdog caught "
+                       f"collective operation timeout: WorkNCCL(SeqNum=7219, OpType=BROADCAST, NumelIn={numel}, "
+                       f"NumelOut={numel}, Timeout(ms)=3000000) ran for 3000097 milliseconds before timing out.")
+            out.append(f"[rank{rank}]:[E918 19:29:24.440481846 ProcessGroupNCCL.cpp:2303] [PG ID {pg} PG GUID {pg}"
+                       f"(default_pg) Rank {rank}]  failure detected by watchdog at work sequence id: 7219 PG status: "
+                       f"last enqueued work: 7220, last completed work: 7218")
+        return {"launcher.log": out}
+    assert job(lines(0))[0].rule == "mismatched_collective"
+    assert job(lines(1))[0].rule != "mismatched_collective"

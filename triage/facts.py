@@ -84,7 +84,7 @@ FACTS: tuple[Fact, ...] = (
     # and 2.6+'s "[PG ID 0 PG GUID 0(default_pg) Rank 118]  failure detected by watchdog at work sequence id: 2398459
     # PG status: last enqueued work: 2398578, last completed work: 2398458"
     _f("watchdog_progress", "nccl_progress", ["last enqueued NCCL work", "last enqueued work"],
-       r"(?:Rank (?P<rank>\d+)\] +)?(?:(?:Exception \(either an error or timeout\) detected by watchdog at work|"
+       r"(?:\[PG (?:ID )?(?P<pg>\d+)[^\]]*? )?(?:Rank (?P<rank>\d+)\] +)?(?:(?:Exception \(either an error or timeout\) detected by watchdog at work|"
        r"Timeout at NCCL work): (?P<seq>-?\d+), last enqueued NCCL work: (?P<last_enqueued>-?\d+), "
        r"last completed NCCL work: (?P<last_completed>-?\d+)|failure detected by watchdog at work sequence id: "
        r"(?P<seq2>-?\d+) PG status: last enqueued work: (?P<last_enqueued2>-?\d+), last completed work: "

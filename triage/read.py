@@ -31,6 +31,7 @@ _ROOT_CAUSE = "Root Cause (first observed failure)"
 _BLOCK_RANK = re.compile(r"(\d+)(?: \(local_rank: (\d+)\))?")
 _BLOCK_EXIT = re.compile(r"(-?\d+)(?: \(pid: (\d+)\))?")
 _SIGNAL_TEXT = re.compile(r"Signal (\d+) \((SIG\w+)\)")
+_NUMEL = re.compile(r"NumelIn=(\d{1,18})")
 # NVRM on an Xid that only cleans up after another (45, 43 and kin): "..., Ch 00000001 caused by previous Xid 149"
 _CAUSED_BY_XID = re.compile(r"caused by previous Xid (\d{1,4})\b")
 # exception types that are another rank's failure seen from here, or the launcher's summary of one
@@ -179,6 +180,10 @@ class FileReader:
             m = _CAUSED_BY_XID.search(rest)
             if m:
                 details["caused_by_xid"] = int(m.group(1))
+        elif f.kind == "nccl_timeout":  # the collective's size: ranks in one collective must agree on it
+            m = _NUMEL.search(rest)
+            if m:
+                details["numel_in"] = int(m.group(1))
         gpu = ev.gpu if ev.gpu is not None else base["gpu"]
         return ev.with_context(details=details, gpu=gpu)
 
