@@ -161,6 +161,11 @@ FACTS = [
     # modelscope/FunASR #2006 (communicator: rank, size, device)
     ("NCCL INFO comm 0x9bbaa80 rank 10 nranks 16 cudaDev 2 busId 48000 - Abort COMPLETE", "nccl_rank",
      dict(rank="10", nranks="16", gpu="2")),
+    # pytorch/pytorch #140563 (the flight recorder analyser's verdict; the start of the line, as far as the excerpt)
+    ("error msg: Culprit rank 22; Error type: SIZE_OR_SYNTAX_MISMATCH, Expected input sizes: '[[1025]]' does not "
+     "match found input sizes: '[[262144]]', Culprit rank 110; Error type: SIZE_OR_SYNTAX_MISMATCH, Expected input "
+     "sizes: '[[1025]]' does not match found", "collective_mismatch",
+     dict(rank="22", error_type="SIZE_OR_SYNTAX_MISMATCH")),
     # msr-fiddle/pipedream #76
     ("Caught signal 7 (Bus error: nonexistent physical address)", "rank_exit", dict(signal="7")),
     # NVIDIA/nccl #296

@@ -114,6 +114,10 @@ FACTS: tuple[Fact, ...] = (
        r"Detected mismatch between collectives on ranks\. Rank (?P<first_rank>\d+) is running (?:inconsistent )?"
        r"collective: CollectiveFingerPrint\((?:SequenceNumber=(?P<seq>\d+),? ?)?OpType=(?P<op>\w+)"
        r"(?:.*?but Rank (?P<other_rank>\d+) is running)?"),
+    # PyTorch's flight recorder analyser (fr_trace): "error msg: Culprit rank 22; Error type: SIZE_OR_SYNTAX_MISMATCH,
+    # Expected input sizes: '[[1025]]' does not match found input sizes: '[[262144]]'"
+    _f("flight_recorder_culprit", "collective_mismatch", ["Culprit rank"],
+       r"Culprit rank (?P<rank>\d+); Error type: (?P<error_type>\w*MISMATCH\w*)"),
     _f("nccl_mismatch", "collective_mismatch", ["Mismatched collective detected"],
        r"Mismatched collective detected, please check your collective calls at and around rank (?P<around_rank>\d+)"),
     # rendezvous / store
