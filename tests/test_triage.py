@@ -446,3 +446,13 @@ def test_sizes_differ_only_within_one_process_group_to_be_a_mismatch():
         return {"launcher.log": out}
     assert job(lines(0))[0].rule == "mismatched_collective"
     assert job(lines(1))[0].rule != "mismatched_collective"
+
+
+def test_only_the_world_communicator_maps_a_process_to_its_rank():
+    """SYNTHETIC (line format of modelscope/FunASR #2006): a process is rank 5 of the 8-rank world communicator and
+    rank 1 of a 2-rank split one; its NCCL WARN line (host:pid, no rank) is rank 5's."""
+    incidents = job({"launcher.log": [
+        "node-c:4242:4300 [1] NCCL INFO comm 0x9bbaa80 rank 5 nranks 8 cudaDev 1 busId 48000 - Init COMPLETE",
+        "node-c:4242:4301 [1] NCCL INFO comm 0x9bbab90 rank 1 nranks 2 cudaDev 1 busId 48000 - Init COMPLETE",
+        "node-c:4242:4310 [1] NCCL WARN NET/IB : Got async event : port error"]})
+    assert (incidents[0].root.host, incidents[0].root.rank) == ("node-c", 5)

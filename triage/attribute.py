@@ -27,7 +27,6 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from dataclasses import dataclass, replace
-from datetime import datetime, timedelta, timezone
 from typing import Callable, Iterable, Sequence
 
 from parsers import xid_info
@@ -97,19 +96,23 @@ class Job:
         self.rank_host: dict[int, str] = {}
         self.world: int | None = None
         self.seen_ranks: set[int] = set()
+        comms = [e for e in raw if e.kind == "nccl_rank" and e.rank is not None and _int(e.details.get("nranks"))]
+        # the job's size: its largest communicator (split communicators of tensor / pipeline groups number their
+        # ranks from 0 again, so only the world communicator's lines say which global rank a host:pid is)
+        self.world = max((_int(e.details["nranks"]) for e in comms), default=None)
+        for e in comms:
+            if _int(e.details["nranks"]) == self.world and e.pid is not None:
+                self.pid_rank.setdefault((e.host, e.pid), e.rank)
         for e in raw:
             if e.kind == "nccl_address" and e.address and e.host:
                 self.addresses.setdefault(_bare(e.address), e.host)
-            elif e.kind == "nccl_rank" and e.rank is not None:
-                if e.pid is not None:
-                    self.pid_rank.setdefault((e.host, e.pid), e.rank)
-                nranks = e.details.get("nranks")
-                if nranks and str(nranks).isdigit():
-                    self.world = max(self.world or 0, int(nranks))
-            if e.rank is not None and e.host and e.kind != "nccl_address":
-                self.rank_host.setdefault(e.rank, e.host)
-            if e.rank is not None and e.kind not in ("nccl_rank",):
+            if e.rank is not None and e.kind not in ("nccl_rank", "nccl_address"):
+                if e.host:
+                    self.rank_host.setdefault(e.rank, e.host)
                 self.seen_ranks.add(e.rank)
+        for (host, _pid), rank in self.pid_rank.items():
+            if host:
+                self.rank_host.setdefault(rank, host)
         filled = [self._fill(e) for e in raw if e.kind not in CONTEXT_KINDS]
         # a total order, whatever the order the evidence came in: time, then where it was read
         self.evidence = sorted(filled, key=lambda e: (_ts(e), e.file or "", e.line or 0, e.kind, e.text))
@@ -142,6 +145,10 @@ class Job:
             return True
         t = _ts(e)
         return self.first_failure - self.window <= t <= (self.last_failure or t) + SKEW
+
+
+def _int(value) -> int | None:
+    return int(value) if value is not None and str(value).isdigit() else None
 
 
 def _bare(address: str) -> str:

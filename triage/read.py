@@ -18,7 +18,7 @@ from parsers import Classifier, at_least, detect
 from . import facts
 from .clock import Clock, app_stamp
 from .model import TEXT_MAX, Evidence, utc
-from .ranks import NONE, Origin, from_path, in_message, strip
+from .ranks import Origin, from_path, in_message, strip
 
 MAX_LINE = 65536  # characters of one line read; the rest of a longer line is not looked at
 YEAR_PROBE_LINES = 2000  # lines of a file searched for a dated stamp (the job's year) until one is found
