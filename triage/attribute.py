@@ -408,8 +408,8 @@ def _incident(job: Job, v: Verdict) -> Incident:
     root = v.root
     if root is not None:
         r = _root(root)
-        if v.host and root.kind in PEER_KINDS:
-            r = Root(kind=root.kind, host=v.host)
+        if v.rule == "peer_error" and v.host and v.host != root.host:
+            r = Root(kind=root.kind, host=v.host)  # the peer's host: the reporting line's rank and GPU are not its
     else:
         kind = v.kind or (v.suspects[0].kind if v.suspects else (job.failures[0].kind if job.failures else None))
         r = Root(kind=kind, rank=v.rank, host=v.host)
