@@ -8,7 +8,6 @@ kmsg counts once), `coalesce` (repeats counted without a new decision), `podlook
 
 from __future__ import annotations
 
-import errno
 import logging
 import os
 import threading
@@ -199,12 +198,7 @@ class Agent:
             self._udev = watch_udev(self.poller.wake)
         if serve_http:
             host, port = self.cfg.metrics_host_port
-            try:
-                self.server = serve(host, port, self.metrics.registry, self.health, self.liveness)
-            except OSError as exc:  # name the address: "Address already in use" alone does not say which
-                hint = " (another gpu-npd or program listens there: set --metrics-address / metrics_address)" \
-                    if exc.errno == errno.EADDRINUSE else ""
-                raise OSError(exc.errno, f"metrics_address {self.cfg.metrics_address}: {exc.strerror}{hint}") from None
+            self.server = serve(host, port, self.metrics.registry, self.health, self.liveness)
         self.pipeline.dirty = True
 
     def shutdown(self) -> None:

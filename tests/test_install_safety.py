@@ -127,7 +127,7 @@ def test_a_taken_metrics_address_is_named(tmp_path):
                             "--state-dir", str(tmp_path), "--metrics-address", address],
                            capture_output=True, text=True, timeout=60)
     assert r.returncode == 2
-    assert f"gpu-npd: cannot start: [Errno 98] metrics_address {address}: Address already in use" in r.stderr
+    assert f"gpu-npd: cannot start: [Errno 98] metrics address {address}: Address already in use" in r.stderr
 
 
 def test_an_unwritable_state_directory_is_retried_with_backoff_and_logged_rarely(tmp_path, caplog, monkeypatch):
@@ -165,12 +165,17 @@ def test_log_lines_carry_their_time_zone_and_one_timestamp_key(capsys):
 
     from agent.logs import setup
 
+    root = logging.getLogger()
+    saved = root.handlers[:], root.level
     log = logging.getLogger("gpu_npd.test")
-    for fmt in ("text", "json"):
-        setup("info", fmt)
-        log.info("hello")
-        line = capsys.readouterr().err.strip().splitlines()[-1]
-        stamp = _re.match(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z", line) if fmt == "text" else \
-            _re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z", _json.loads(line)["time"])
-        assert stamp, line
-    logging.basicConfig(force=True)
+    try:
+        for fmt in ("text", "json"):
+            setup("info", fmt)
+            log.info("hello")
+            line = capsys.readouterr().err.strip().splitlines()[-1]
+            stamp = _re.match(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z", line) if fmt == "text" else \
+                _re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z", _json.loads(line)["time"])
+            assert stamp, line
+    finally:  # the handlers setup() installed write to this test's captured stderr: put the old ones back
+        root.handlers[:] = saved[0]
+        root.setLevel(saved[1])
