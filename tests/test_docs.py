@@ -91,7 +91,7 @@ def test_readme_names_every_pod_event_reason():
 def test_make_run_writes_to_no_cluster_unless_asked():
     """README's quick start: `make run` leaves a kubeconfig on the machine alone (mode off) until MODE= says."""
     def dry(*args):
-        out = subprocess.run(["make", "-n", "run", *args], cwd=ROOT, capture_output=True, text=True, timeout=60)
+        out = subprocess.run(["make", "--no-print-directory", "-n", "run", *args], cwd=ROOT, capture_output=True, text=True, timeout=60)
         assert out.returncode == 0, out.stderr
         return out.stdout.splitlines()[-1]
     assert dry().startswith("GPU_NPD_MODE=off ") and " run --state-dir .state " in dry()
