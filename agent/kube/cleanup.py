@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator
 
 from .desired import ours
-from .dra import GROUP, OWNER, OWNER_LABEL, RULE_VERSIONS, call, served
+from .dra import GROUP, NODE_LABEL, OWNER, OWNER_LABEL, RULE_VERSIONS, call, served
 from .repair import MESSAGE_MARK, PROFILE_CONDITIONS
 
 log = logging.getLogger("gpu_npd.cleanup")
@@ -96,16 +96,16 @@ class Cleaner:
         self.errors = 0
 
     def run(self) -> list[Change]:
-        self._guard("nodes", self._each, self.api.list_node, self._node)
+        self._guard("nodes", self._each, "node", self.api.list_node, self._node)
         self._guard("DeviceTaintRules", self._rules)
-        self._guard("pods", self._each, self.api.list_pod_for_all_namespaces, self._pod)
+        self._guard("pods", self._each, "pod", self.api.list_pod_for_all_namespaces, self._pod)
         return self.changes
 
-    def _each(self, list_fn, fn) -> None:
+    def _each(self, kind: str, list_fn, fn) -> None:
         for obj in self._pages(list_fn):
             meta = obj["metadata"]
-            self._guard(f"{obj.get('kind', '').lower() or 'object'} {'/'.join(filter(None, (meta.get('namespace'), meta['name'])))}",
-                        fn, obj)
+            name = f"{meta['namespace']}/{meta['name']}" if meta.get("namespace") else meta["name"]
+            self._guard(f"{kind} {name}", fn, obj)  # one object's failure is logged and counted; the others go on
 
     def _guard(self, what: str, fn, *args) -> None:
         from kubernetes.client.rest import ApiException  # noqa: PLC0415
@@ -201,7 +201,8 @@ class Cleaner:
                 except ApiException as exc:
                     if exc.status != 404:  # already gone
                         raise
-            self._done([Change("DeviceTaintRule", f"devicetaintrule/{name}", f"(node {rule['metadata'].get('labels', {}).get('gpu-npd.io/node', '?')})")])
+            node = (rule["metadata"].get("labels") or {}).get(NODE_LABEL, "?")
+            self._done([Change("DeviceTaintRule", f"devicetaintrule/{name}", f"(node {node})")])
 
 
 def wait_for_pods_gone(api, namespace: str, selector: str, seconds: float, clock=time.monotonic,
