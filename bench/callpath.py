@@ -6,10 +6,14 @@ A real agent (`mode: observe`, NVML off) reads a kmsg-format FIFO and writes to 
 tests/apiserver_double.py.  Once it has written its first (healthy) conditions, one Xid 79 line is written to
 the FIFO; a profiler (sys.setprofile / threading.setprofile) records every function of the project (agent/,
 parsers/, kubeapi/) that runs on the three threads the line crosses (the kmsg source, the agent's loop, the
-Kubernetes writer) until the condition patch body is built (`condition_patch` returns).  Comprehensions are
+Kubernetes writer) until the condition patch body is built (`condition_patch` returns).  Two figures: the
+path (the functions on the call stack where the line leaves each thread: the source's `emit`, the agent loop's
+call of a sink's `apply`, the writer's `condition_patch`; and every function that returns something made of the
+line: its record, finding, problem, change, snapshot, the conditions written), and every function that ran on
+those threads meanwhile (counters, Events, stdout included).  Comprehensions are
 part of their function (not counted apart); lambdas are functions.  One line (an application Xid) goes first,
 unmeasured, so what is built once per process (the classifier, the Xid catalog) is not counted.  Prints the number of
-distinct functions and files; `--list` names them; `--ref DIR` measures another checkout (e.g. the version
+distinct functions and files; `--list` names them (* : on the path); `--ref DIR` measures another checkout (e.g. the version
 before a change) in the same invocation, each in its own process.
 """
 
@@ -26,6 +30,7 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+MARK = "5d:00"  # the GPU of the line measured: what carries it, carries the line
 LINE = "3,7000,1234567,-;NVRM: Xid (PCI:0000:5d:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus.\n"
 # before: one line of each source's first kind, so the classifier, its tables and the Xid catalog are built (lazily,
 # once per process) before the line measured
@@ -33,6 +38,9 @@ WARM = "3,6999,1234000,-;NVRM: Xid (PCI:0000:1b:00): 13, pid=4242, name=python3,
 PACKAGES = ("agent", "parsers", "kubeapi")
 COMPREHENSIONS = ("<genexpr>", "<listcomp>", "<dictcomp>", "<setcomp>")  # parts of a function, not functions
 THREADS = ("MainThread", "source-kmsg", "kube-writer")
+# where the line leaves a thread: the source hands its batch to the intake; the agent's loop hands the change to
+# the Kubernetes sink; the writer builds the patch body
+HANDOFFS = {"source-kmsg": ("Intake.emit",), "MainThread": ("KubernetesSink.apply",), "kube-writer": ("condition_patch",)}
 
 
 def trace(tree: Path) -> dict:
@@ -45,6 +53,7 @@ def trace(tree: Path) -> dict:
 
     roots = tuple(str(tree / p) + os.sep for p in PACKAGES)
     seen: dict[tuple[str, int], tuple[str, str]] = {}
+    carrying: set[tuple[str, int]] = set()
     state = {"on": False, "done": False}
 
     def prof(frame, event, arg):
@@ -56,8 +65,19 @@ def trace(tree: Path) -> dict:
         name = threading.current_thread().name
         if name not in THREADS:
             return
-        seen.setdefault((code.co_filename, code.co_firstlineno),
-                        (os.path.relpath(code.co_filename, tree), getattr(code, "co_qualname", code.co_name)))
+        where = (code.co_filename, code.co_firstlineno)
+        seen.setdefault(where, (os.path.relpath(code.co_filename, tree), code.co_qualname))
+        if event == "return" and where not in carrying and _carries(arg):
+            carrying.add(where)  # a stage: it returns what it made of the line
+        if event == "call" and code.co_qualname in HANDOFFS.get(name, ()):
+            up = frame
+            while up is not None:  # the line crosses to the next thread (or into the patch): its stack is the path
+                c = up.f_code
+                if c.co_filename.startswith(roots) and c.co_name not in COMPREHENSIONS:
+                    at = (c.co_filename, c.co_firstlineno)
+                    seen.setdefault(at, (os.path.relpath(c.co_filename, tree), c.co_qualname))
+                    carrying.add(at)
+                up = up.f_back
         if event == "return" and code.co_name == "condition_patch" and name == "kube-writer":
             state["done"] = True
 
@@ -91,11 +111,25 @@ def trace(tree: Path) -> dict:
             agent.step(0.02)
         sys.setprofile(None)
         threading.setprofile(None)
+        deadline = time.monotonic() + 5  # the patch body is built: its request follows
+        while state["done"] and api.conditions("gpu-node-1")["GPUUnhealthy"]["status"] != "True" \
+                and time.monotonic() < deadline:
+            time.sleep(0.02)
         ok = state["done"] and api.conditions("gpu-node-1")["GPUUnhealthy"]["status"] == "True"
         agent.shutdown()
         os.close(writer)
     functions = sorted(seen.values())
-    return {"ok": ok, "functions": functions, "files": sorted({f for f, _ in functions})}
+    path = sorted(seen[w] for w in carrying)
+    return {"ok": ok, "functions": functions, "files": sorted({f for f, _ in functions}),
+            "path": path, "path_files": sorted({f for f, _ in path})}
+
+
+def _carries(value) -> bool:
+    """Is `value` the line or made of it (record, finding, problem, condition, change, snapshot, patch body)?"""
+    try:
+        return MARK in repr(value)[:100_000]
+    except Exception:  # noqa: BLE001 - an object whose repr fails carries nothing we can see
+        return False
 
 
 def run_in(tree: Path) -> dict:
@@ -114,10 +148,11 @@ def main() -> None:
     for label, tree in trees:
         r = run_in(tree)
         status = "" if r["ok"] else "  (the condition was NOT written: trace incomplete)"
-        print(f"{label}: {len(r['functions'])} functions in {len(r['files'])} files{status}")
+        print(f"{label}: the line's path is {len(r['path'])} functions in {len(r['path_files'])} files; "
+              f"{len(r['functions'])} functions in {len(r['files'])} files run on its threads meanwhile{status}")
         if args.list:
             for file, fn in r["functions"]:
-                print(f"    {file}: {fn}")
+                print(f"    {'*' if (file, fn) in map(tuple, r['path']) else ' '} {file}: {fn}")
 
 
 if __name__ == "__main__":

@@ -156,7 +156,7 @@ def test_through_the_process_a_distinct_flood_stays_within_its_memory_ceiling(tm
 
 def test_pod_findings_are_weighed_by_what_they_hold():
     """A poll of pod findings (up to ~1,000) weighs its messages plus a per-finding overhead, not one flat size."""
-    from agent.sources.podlogs import PodRef, WorkloadFindings
+    from parsers.model import PodRef, WorkloadFindings
     from parsers import parse_line
 
     f = parse_line("NCCL WARN Net : Connection closed by remote peer gpu-node-2<43342>")  # synthetic: real shape

@@ -223,7 +223,7 @@ def run_pods(agent: Agent) -> None:
     src = source(Path(agent.cfg.pod_logs_root))
     agent.pods.pod_source = src
     src.discover()
-    from agent.sources.podlogs import WorkloadFindings
+    from parsers.model import WorkloadFindings
     agent.pipeline.process(WorkloadFindings(src.poll()))
 
 
@@ -279,7 +279,7 @@ def test_32_rank_burst_is_one_event_with_a_count():
         s = KubeSettings(api_server=api.url)
         recorder = EventRecorder("default", "gpu-1")
         tracker = WorkloadTracker(Metrics())
-        from agent.sources.podlogs import PodRef
+        from parsers.model import PodRef
         from parsers import Classifier
         c = Classifier()
         for r in range(32):  # 8 pods x 4 ranks, one second
@@ -371,7 +371,7 @@ def test_a_symlinked_pod_log_never_reads_host_files_through_the_agent(tmp_path, 
 
 
 def test_pod_event_text_is_ours_with_a_sanitised_quoted_excerpt():
-    from agent.sources.podlogs import PodRef
+    from parsers.model import PodRef
     from parsers import Classifier
 
     tracker = WorkloadTracker(Metrics())
@@ -453,7 +453,7 @@ def test_one_memo_for_all_pod_files_and_polls_of_bounded_size(pods):
 
 def test_workload_rank_sets_are_bounded_and_evictions_counted():
     from agent.workloads import MAX_RANKS, MAX_RANKS_TOTAL
-    from agent.sources.podlogs import PodRef
+    from parsers.model import PodRef
     from parsers import Classifier
 
     events = []

@@ -9,13 +9,12 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from dataclasses import dataclass
 from typing import Callable
 
 from parsers.model import CheckBatch
 
 from ..gpu.nvml import Nvml, NvmlError
-from .npd import PluginConfig, Result, run_rules
+from .npd import PluginConfig, run_rules
 
 log = logging.getLogger(__name__)
 

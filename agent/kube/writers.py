@@ -31,27 +31,18 @@ CONFLICT_RETRIES = 5
 BUDGET_RECHECK_SECONDS = 60.0  # a held-back taint asks the budget again at most this often (and at heartbeats)
 
 
-class RateLimiter:
-    """Client-side QPS limit: blocks the writer thread, never the agent."""
-
-    def __init__(self, qps: float, burst: int):
-        self.bucket = TokenBucket(qps, burst)
-
-    def wait(self, stop: threading.Event) -> None:
-        while not self.bucket.take() and not stop.is_set():
-            stop.wait(1.0 / self.bucket.rate / 4)
-
-
 class NodeApi:
     """What every writer shares: the client, the node's name, the settings, the rate limit, the write counter."""
 
     def __init__(self, api, node: str, s: KubeSettings, metrics=None):
         self.api, self.node, self.s, self.metrics = api, node, s, metrics
         self.stop = threading.Event()
-        self.limiter = RateLimiter(s.qps, s.burst)
+        self.bucket = TokenBucket(s.qps, s.burst)
 
     def wait(self) -> None:
-        self.limiter.wait(self.stop)
+        """Client-side QPS limit: blocks the writer thread, never the agent."""
+        while not self.bucket.take() and not self.stop.is_set():
+            self.stop.wait(1.0 / self.bucket.rate / 4)
 
     def get_node(self) -> dict:
         self.wait()
@@ -74,16 +65,12 @@ class ConditionWriter:
         self.next_heartbeat = 0.0
         self.profile: dict[str, Condition] = {}  # the repair profile's conditions as last computed
 
-    def conditions(self, snap: Snapshot, now: float, opted_out: bool) -> list[Condition]:
+    def write(self, snap: Snapshot, now: float, heartbeat: bool, opted_out: bool) -> None:
         written = list(snap.conditions)
         if self.n.s.repair_profile != "off":
             self.profile = profile_conditions(self.n.s.repair_profile, list(snap.problems), self.profile, now,
                                               opted_out)
             written += self.profile.values()
-        return written
-
-    def write(self, snap: Snapshot, now: float, heartbeat: bool, opted_out: bool) -> None:
-        written = self.conditions(snap, now, opted_out)
         key = condition_key(written)
         if key != self.written_key or heartbeat:
             self.n.wait()
