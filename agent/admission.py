@@ -30,15 +30,14 @@ class Admission:
         self.guard = guard
         self.xids = XidMerger()
 
-    def admit(self, f: Finding | None, source: str) -> Finding | None:
+    def admit(self, f: Finding, source: str) -> Finding | None:
         """`f` dated, or None when it is no node fault to decide (counted where that says something)."""
-        if f is None:
-            return None
         if f.program not in KERNEL_PROGRAMS:
             self.metrics.forged.labels(source, f.kind).inc()
             return None
-        if f.timestamp is None and f.uptime is not None and self.boot.epoch is not None:
-            f.timestamp = datetime.fromtimestamp(self.boot.epoch + f.uptime, timezone.utc)
+        epoch = self.boot.epoch
+        if f.timestamp is None and f.uptime is not None and epoch is not None:
+            f.timestamp = datetime.fromtimestamp(epoch + f.uptime, timezone.utc)
         if f.kind == "xid":
             return None if self.xids.already_seen(f, source) else f
         if self.guard is not None and self.guard.explains(f):

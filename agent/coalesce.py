@@ -26,7 +26,7 @@ CAUSE_EVERY = 1.0  # a repeat is a possible cause of job failures at most this o
 @dataclass(slots=True)
 class Decision:
     outcome: Outcome  # HealthEngine.decide's
-    labels: tuple  # the finding's counter labels (Metrics.labels_of)
+    labels: tuple  # the finding's counter labels (agent/metrics.py: labels_of)
     cause_at: float = 0.0  # last time a repeat was noted as a possible cause of workload failures
     pending: int = 0  # repeats counted since the last flush
     key: tuple = field(default=())

@@ -155,16 +155,6 @@ class Metrics:
         """The sink interface: conditions and problem counts are exported as the latest snapshot has them."""
         self._conditions, self._problems = snapshot.conditions, snapshot.problems
 
-    @staticmethod
-    def labels_of(f: Finding) -> tuple:
-        """A finding's labels in every counter it counts in: (by kind, by driver for unclassified lines, by Xid)."""
-        driver = f.details.get("driver", "unknown") if f.kind == "unclassified" else None
-        xid_labels = None
-        if f.kind == "xid" and f.xid is not None:
-            d = f.details
-            xid_labels = (str(f.xid), f.pci or "unknown", str(d.get("gpu_index", "")), d.get("uuid", ""))
-        return (f.kind, f.severity, f.attribution), driver, xid_labels
-
     def count_finding(self, labels: tuple, n: int = 1) -> None:
         """One finding (or `n` repeats of it) in every counter (labels from `labels_of`)."""
         finding_labels, driver, xid_labels = labels
@@ -173,6 +163,17 @@ class Metrics:
             self.count("unclassified", (driver,), n)
         if xid_labels is not None:
             self.count("xid_errors", xid_labels, n)
+
+
+def labels_of(f: Finding) -> tuple:
+    """A finding's labels in every counter it counts in (Metrics.count_finding): by kind, by driver for
+    unclassified lines, by Xid."""
+    driver = f.details.get("driver", "unknown") if f.kind == "unclassified" else None
+    xid_labels = None
+    if f.kind == "xid" and f.xid is not None:
+        d = f.details
+        xid_labels = (str(f.xid), f.pci or "unknown", str(d.get("gpu_index", "")), d.get("uuid", ""))
+    return (f.kind, f.severity, f.attribution), driver, xid_labels
 
 
 class _StateCollector:

@@ -24,7 +24,7 @@ from .checks.problems import judged as judge_checks
 from .coalesce import Coalescer
 from .gpu.collector import GpuCollector, annotate
 from .health import HealthEngine
-from .metrics import Metrics
+from .metrics import Metrics, labels_of
 from .podlookup import PodLookup
 from .samples import SampleJudge
 from .selfcaused import CounterGuard
@@ -70,8 +70,8 @@ class Pipeline:
         classify, admit, repeat = classifier.classify, self.admission.admit, self.coalescer.repeat
         change, fresh = Change(), []
         for rec in batch:
-            f = admit(classify(rec.line), name)
-            if f is None:
+            f = classify(rec.line)
+            if f is None or admit(f, name) is None:
                 continue
             due = repeat(name, f)
             if due is None:
@@ -103,7 +103,7 @@ class Pipeline:
                 if f.attribution == "application":
                     self._events.append(self.workloads.observe_app_xid(pod, f))  # the pod that caused it
         self.workloads.note_finding(f)
-        labels = self.metrics.labels_of(f)
+        labels = labels_of(f)
         outcome = self.engine.decide(f, "kernel", change)  # a kernel-log problem (a new boot clears it)
         if outcome is not None:
             self.coalescer.remember(source, f, outcome, labels)
