@@ -228,6 +228,15 @@ class _Emulator(kmock.KubernetesEmulator):
             return await self._watch(request, store, m.group(4))
         if request.url.path.startswith("/apis/resource.k8s.io"):
             return self._dra(request)
+        gv = re.match(r"^/apis/([^/]+/[^/]+)/?$", request.url.path)
+        if gv and request.method.value == "GET":  # discovery of the served resources of a group version
+            served = [st for st in d.stores.values() if st.api_version == gv.group(1)]
+            if not served:
+                return _status(404, "NotFound", "the server could not find the requested resource")
+            return aiohttp.web.json_response({"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": gv.group(1),
+                                              "resources": [{"name": st.plural, "kind": st.kind,
+                                                             "namespaced": st.namespaced,
+                                                             "verbs": ["get", "list", "watch"]} for st in served]})
         if _JOBS.match(request.url.path) or _PODS.match(request.url.path):
             return self._workloads(request)
         if store is not None and store.plural != "nodes":
