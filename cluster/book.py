@@ -86,6 +86,7 @@ class Book:
         self.waiting: OrderedDict[tuple[str, str], dict[str, Mapping]] = OrderedDict()  # (ns, pod) -> Events
         self.event_pod: dict[str, tuple[str, str]] = {}  # Event uid -> pod key
         self.dropped = 0
+        self.retired: OrderedDict[tuple, tuple[int, float]] = OrderedDict()  # forgotten jobs: (seq, since)
         self.owner_uids: dict[tuple[str, str, str], str] = {}  # owners watched: (namespace, kind, name) -> uid
 
     # ---- feed --------------------------------------------------------------------------------------
@@ -106,7 +107,8 @@ class Book:
             return
         state = self.jobs.get(job.key)
         if state is None:
-            state = self.jobs[job.key] = JobState(job, since=0.0)
+            seq, since = self.retired.pop(job.key, (0, 0.0))
+            state = self.jobs[job.key] = JobState(job, since=since, seq=seq)
         elif not state.job.owner.uid and job.owner.uid:
             state.job = job
         node = (obj.get("spec") or {}).get("nodeName") or ""
@@ -223,7 +225,7 @@ class Book:
                     info = self.pods.get(pod)
                     if info is not None:
                         self._drop_pod(pod, info)
-                del self.jobs[key]
+                self._retire(key, state, now)
         return out
 
     def owner_seen(self, owner: Owner) -> None:
@@ -246,6 +248,15 @@ class Book:
         if open_ is not None:
             state.open = open_
             state.dirty = True
+
+    def _retire(self, key: tuple, state: JobState, since: float) -> None:
+        """Forget a job, but not how many incidents it had nor since when its evidence counts (a job of the same
+        name coming back must not reopen, or rename, an incident already written)."""
+        del self.jobs[key]
+        if state.seq:
+            self.retired[key] = (state.seq, since)
+            while len(self.retired) > MAX_WAITING:
+                self.retired.popitem(last=False)
 
     def _node_changed(self, node: str, now: float) -> None:
         for key in self.node_jobs.get(node, ()):
@@ -305,7 +316,7 @@ class Book:
                 continue
             if not state.dirty:
                 if not state.pods and state.open is None and not state.events:
-                    del self.jobs[key]
+                    self._retire(key, state, state.since)
                 continue
             state.dirty = False
             evidence = self.evidence(state)

@@ -186,9 +186,9 @@ class Controller:
         out = []
         for kind in OWNER_KINDS:
             try:
-                resp = self.core.api_client.call_api(f"/apis/{kind.api_version}", "GET", _preload_content=False,
-                                                     _request_timeout=self.s.request_timeout, auth_settings=["BearerToken"])
-                doc = json.loads(resp[0].data if isinstance(resp, tuple) else resp.data)
+                group, version = kind.api_version.split("/")
+                doc = json.loads(self.custom.get_api_resources(group, version, _preload_content=False,
+                                                               _request_timeout=self.s.request_timeout).data)
                 if any(r.get("name") == kind.plural for r in doc.get("resources") or []):
                     out.append(kind)
             except Exception:  # noqa: BLE001 - not served (404), or discovery failed: labels still group its pods

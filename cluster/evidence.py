@@ -32,7 +32,7 @@ REPAIR_ANNOTATION = "gpu-npd.io/repair"
 EXCERPT = re.compile(r' Container output: "(.*)"$', re.S)
 RANKS = re.compile(r" on (?:rank (\d+)|\d+ ranks \(([\d,]+)(?:\.\.\.)?\))")
 GPU = re.compile(r"\bon GPU (?:(\d+) \()?((?:[0-9a-fA-F]{4,8}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}(?:\.[0-7])?)\)?")
-KERNEL_TEXT = re.compile(r"^[^:]*?: (.*?)(?: \[[^\]]*\])?\. Recommended action: \S+$", re.S)
+KERNEL_TEXT = re.compile(r"^(.*?)(?: \[[^\]]*\])?\. Recommended action: \S+$", re.S)  # the problem's text
 
 # Pod Event reason -> kind (agent/workloads.py EVENT_REASONS and CUDA_REASONS, read the other way)
 POD_REASON_KINDS = {"NCCLWatchdogTimeout": "nccl_timeout", "NCCLRemoteError": "nccl_remote_error",
