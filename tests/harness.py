@@ -24,7 +24,7 @@ def free_port() -> int:
 
 class AgentProc:
     def __init__(self, tmp: Path, *extra: str, stdout=None, env: dict[str, str] | None = None,
-                 cmd: list[str] | None = None, cwd: str | None = None):
+                 cmd: list[str] | None = None, cwd: str | None = None, start_timeout: float = 15.0):
         self.port = free_port()
         self.fifo = tmp / "kmsg.fifo"
         if not self.fifo.exists():
@@ -35,7 +35,7 @@ class AgentProc:
              "--state-dir", str(tmp / "state"), "--metrics-address", f"127.0.0.1:{self.port}", *extra],
             stdout=self.out, stderr=subprocess.PIPE, cwd=cwd,
             env={**os.environ, "NODE_NAME": "gpu-node-1", **(env or {})})
-        self.wait_for(lambda: "gpu_npd_build_info" in self.metrics(), what="metrics endpoint")
+        self.wait_for(lambda: "gpu_npd_build_info" in self.metrics(), timeout=start_timeout, what="metrics endpoint")
         self.writer = os.open(self.fifo, os.O_WRONLY)
 
     def write(self, text: str) -> None:

@@ -179,7 +179,7 @@ def controller(api: ApiDouble, identity: str = "c1", **kw):
         t.join(10)
 
 
-def gang(api: ApiDouble, name: str = "llm") -> None:
+def gang(api: ApiDouble, name: str = "llm", gpus: int = 8) -> None:
     """A JobSet whose 4 worker pods run on node-a..d."""
     store = api.stores.get(("jobset.x-k8s.io", "jobsets")) or api.serve("jobset.x-k8s.io", "v1alpha2", "jobsets",
                                                                          "JobSet")
@@ -187,7 +187,7 @@ def gang(api: ApiDouble, name: str = "llm") -> None:
                               "metadata": {"name": name, "namespace": "train", "uid": f"uid-{name}"}}
     for i, node in enumerate(NODES):
         if node not in api.nodes:
-            api.add_node(node)
+            api.add_node(node, gpus=gpus)
         p = api.add_pod("train", f"{name}-w-0-{i}", node, gpus=8)
         p["metadata"]["labels"] = {"jobset.sigs.k8s.io/jobset-name": name, "batch.kubernetes.io/job-name": f"{name}-w-0"}
         p["metadata"]["creationTimestamp"] = "2024-07-25T06:00:00Z"
