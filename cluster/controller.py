@@ -81,6 +81,7 @@ class Controller:
         self.owner_kinds: list[OwnerKind] = []
         self._wake_writer = threading.Event()
         self.leading = threading.Event()
+        self._rv: dict[str, int] = {}
         self.ready = threading.Event()  # recovered and every list synced: incidents are decided from here on
 
     # ---- life ----------------------------------------------------------------------------------------
@@ -233,8 +234,13 @@ class Controller:
 
     def apply(self, resource: str, kind: str, obj: Any) -> None:
         now = self.clock()
-        self.metrics.objects.labels(resource.split(":")[0]).inc()
+        name = resource.split(":")[0]
+        self.metrics.objects.labels(name).inc()
         deleted = kind == "DELETED"
+        rv = (obj.get("metadata") or {}).get("resourceVersion") if isinstance(obj, dict) else None
+        if rv and rv.isdigit() and int(rv) > self._rv.get(name, 0):
+            self._rv[name] = int(rv)
+            self.metrics.resource_version.labels(name).set(int(rv))
         if kind == "SYNCED":
             self._synced(resource, obj, now)
         elif resource == "pods":

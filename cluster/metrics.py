@@ -23,4 +23,7 @@ class Metrics:
         self.writes = Counter("gpu_npd_cluster_event_writes", "Incident Event creates and patches", registry=r)
         self.api_errors = Counter("gpu_npd_cluster_api_errors", "Failed incident Event writes", ["kind"], registry=r)
         self.tracked = Gauge("gpu_npd_cluster_tracked", "What the controller holds in memory", ["what"], registry=r)
+        self.resource_version = Gauge("gpu_npd_cluster_resource_version", "The newest resourceVersion applied, "
+                                      "by resource (how far behind the API the controller is)", ["resource"],
+                                      registry=r)
         self.queue = Gauge("gpu_npd_cluster_queue", "Watch events waiting to be applied", registry=r)

@@ -62,14 +62,14 @@ class Watched(dict):
         super().__init__()
         self.double, self.plural, self.api_version, self.kind, self.namespaced = (
             double, plural, api_version, kind, namespaced)
-        self.log: list[tuple[int, str, Any, str]] = []
+        self.log: list[tuple[int, str, Any, str, dict]] = []  # (rv, type, key, the event as sent, object)
         self.compacted = 0  # the newest resourceVersion the log no longer holds
 
     def _note(self, kind: str, key: Any, obj: dict) -> None:
         if len(self.log) >= 2 * HISTORY:
             self.compacted = self.log[-HISTORY - 1][0]
             del self.log[:-HISTORY]
-        self.log.append((self.double.rv, kind, key, json.dumps({"type": kind, "object": _public(obj)})))
+        self.log.append((self.double.rv, kind, key, json.dumps({"type": kind, "object": _public(obj)}), obj))
 
     def __setitem__(self, key: Any, obj: dict) -> None:
         with self.double.lock:
@@ -398,8 +398,8 @@ class _Emulator(kmock.KubernetesEmulator):
                         continue
                     log = store.log
                     i = _after(log, cursor)
-                    lines = [line for _rv, _k, _key, line in log[i:i + 2000]
-                             if not selective or store.matches(json.loads(line)["object"], ns, labels, fields)]
+                    lines = [line for _rv, _k, _key, line, obj in log[i:i + 2000]
+                             if not selective or store.matches(obj, ns, labels, fields)]
                     if i < len(log):
                         cursor = log[min(i + 2000, len(log)) - 1][0]
         except (ConnectionResetError, asyncio.CancelledError):
