@@ -12,9 +12,10 @@ first incident:
                      died first (exit code, signal) — explained by what its own log says when it says anything.
 3. peer_error        network errors that name a peer (ncclRemoteError, NET/IB completion errors, a closed socket)
                      point at the peer, its address mapped to a host by NCCL's own INFO lines.
-4. lagging_rank      NCCL watchdog reports: a rank that never enqueued the collective the others time out in (its
+4. fabric_error      InfiniBand / RoCE errors that name no peer (async port errors): the fabric.
+5. lagging_rank      NCCL watchdog reports: a rank that never enqueued the collective the others time out in (its
                      last enqueued work is behind, or it reported no timeout while the others did) is the suspect.
-5. undetermined      only consequences (timeouts, aborts): the evidence is too thin to name a root.
+6. undetermined      only consequences (timeouts, aborts): the evidence is too thin to name a root.
 
 Consequences (watchdog timeouts, aborts after them, remote errors, SIGTERMs the launcher sent) never decide a
 root; they are folded into the incident's `consequences` sentence.
@@ -27,6 +28,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timedelta, timezone
 from typing import Callable, Iterable, Sequence
 
+from parsers import xid_info
 from parsers.finding import SEVERITY_RANK
 
 from .clock import SKEW
@@ -40,7 +42,7 @@ KIND_CATEGORY = {
     "nvlink": "hardware", "pcie_aer": "hardware", "kernel_oops": "hardware", "ib_link": "fabric",
     "nic_error": "fabric", "peermem_error": "fabric", "ib_completion_error": "fabric",
     "cuda_error": "by_attribution", "cuda_oom": "application", "nccl_error": "by_attribution",
-    "exception": "application", "oom_kill": "infrastructure", "job_ended": "infrastructure",
+    "exception": "application", "collective_mismatch": "application", "oom_kill": "infrastructure", "job_ended": "infrastructure",
     "storage_error": "infrastructure", "agent_signal": "infrastructure", "store_error": "infrastructure",
     "hung_task": "infrastructure",
 }
@@ -54,8 +56,19 @@ PEER_KINDS = frozenset({"nccl_remote_error", "ib_completion_error"})
 # Signals a rank gets because another failed: the watchdog's abort, the launcher's SIGTERM to the survivors
 CONSEQUENCE_SIGNALS = frozenset({6, 15, 2, 1})
 # What a rank's death by a signal means when nothing in its log explains it
-SIGNAL_CATEGORY = {9: "infrastructure", 11: "application", 7: "application", 4: "application", 8: "application"}
+# (SIGKILL: the OOM killer or the scheduler; SIGBUS: a mapping whose backing store is gone, in these jobs /dev/shm
+# too small or full for NCCL's shared-memory transport; SIGSEGV / SIGILL / SIGFPE: the program)
+SIGNAL_CATEGORY = {9: "infrastructure", 7: "infrastructure", 11: "application", 4: "application", 8: "application"}
+# CUDA errors the parsers leave unattributed but whose meaning in a running job is a device fault:
+# cudaErrorUnknown (999) mid-training is the GPU or its driver failing (it follows Xid 79 / 119 and the like)
+CUDA_TEXT_CATEGORY = {"unknown error": "hardware"}
 CONTEXT_KINDS = frozenset({"nccl_address", "nccl_rank", "rank_seen"})
+# Kinds that are a failure of the job whatever the severity their rule gives (the kernel's OOM killer: a warning for
+# the node, the end of a rank for the job)
+FAILURE_KINDS = frozenset({"oom_kill"})
+# After the job already failed, these are its end, not its cause: the scheduler cancelling it, the launcher told to
+# stop, a rank killed without a word of why
+AFTERMATH_KINDS = frozenset({"job_ended", "agent_signal", "rank_exit"})
 
 
 @dataclass(frozen=True)
@@ -95,16 +108,19 @@ class Job:
             if e.rank is not None and e.kind not in ("nccl_rank",):
                 self.seen_ranks.add(e.rank)
         filled = [self._fill(e) for e in raw if e.kind not in CONTEXT_KINDS]
-        order = {id(e): i for i, e in enumerate(filled)}
-        self.evidence = sorted(filled, key=lambda e: (_ts(e), order[id(e)]))
+        # a total order, whatever the order the evidence came in: time, then where it was read
+        self.evidence = sorted(filled, key=lambda e: (_ts(e), e.file or "", e.line or 0, e.kind, e.text))
         timeouts = [e.timeout_ms / 1000.0 for e in self.evidence if e.timeout_ms]
-        # a watchdog reports `timeout` after the hang began: the window reaches back at least that far
-        self.window = max(window, max(timeouts, default=0.0) + 60.0)
-        self.failures = [e for e in self.evidence if SEVERITY_RANK.get(e.severity, 0) >= SEVERITY_RANK["error"]]
+        # a watchdog reports its timeout after the collective began to hang: the window reaches back that much further
+        self.window = window + max(timeouts, default=0.0)
+        self.failures = [e for e in self.evidence
+                         if SEVERITY_RANK.get(e.severity, 0) >= SEVERITY_RANK["error"] or e.kind in FAILURE_KINDS]
         symptoms = [e for e in self.failures if is_consequence(e)]
         self.first_symptom = min((_ts(e) for e in symptoms if e.time), default=None)
-        self.first_failure = min((_ts(e) for e in self.failures if e.time), default=None)
-        self.last_failure = max((_ts(e) for e in self.failures if e.time), default=None)
+        # the job's own failures (what its ranks and launcher reported), against which node faults are placed
+        own = [_ts(e) for e in self.failures if e.time and not is_node_fault(e)]
+        self.first_failure = min(own, default=None)
+        self.last_failure = max(own, default=None)
 
     def _fill(self, e: Evidence) -> Evidence:
         rank, host = e.rank, e.host
@@ -146,18 +162,26 @@ def is_consequence(e: Evidence) -> bool:
     return False
 
 
+def attribution_of(e: Evidence) -> str:
+    """The line's attribution, or for an Xid that says it was "caused by previous Xid N", that Xid's (catalog)."""
+    cause = e.details.get("caused_by_xid") if e.kind == "xid" else None
+    return xid_info(int(cause)).attribution if cause is not None else e.attribution
+
+
 def category_of(e: Evidence) -> str | None:
+    if e.kind == "cuda_error" and e.details.get("cuda_error") in CUDA_TEXT_CATEGORY:
+        return CUDA_TEXT_CATEGORY[e.details["cuda_error"]]
     c = KIND_CATEGORY.get(e.kind)
     if c == "by_attribution":
-        return ATTRIBUTION_CATEGORY.get(e.attribution)
+        return ATTRIBUTION_CATEGORY.get(attribution_of(e))
     return c
 
 
 def is_node_fault(e: Evidence) -> bool:
     """A fault of the node's hardware or fabric, severe enough to break a job (cf. parsers.correlate.cause_of)."""
-    if e.kind == "cuda_error":
-        return e.attribution == "hardware"  # uncorrectable ECC / NVLink, seen by the application
-    if e.kind not in NODE_FAULT_KINDS or e.attribution == "application":
+    if e.kind == "cuda_error":  # uncorrectable ECC / NVLink / unknown error, seen by the application
+        return category_of(e) == "hardware"
+    if e.kind not in NODE_FAULT_KINDS or attribution_of(e) == "application":
         return False
     if e.kind == "ib_link":
         return e.details.get("state") in ("down", "module_error")
@@ -170,23 +194,22 @@ def _node_fault(job: Job) -> Verdict | None:
     faults = [e for e in job.evidence if is_node_fault(e) and job.in_window(e)]
     if not faults:
         return None
-    # the most severe first, then the earliest: a fatal Xid outranks a warning-level link flap after it
-    root = min(faults, key=lambda e: (-SEVERITY_RANK.get(e.severity, 0) if e.time is None else 0, _ts(e),
-                                      -SEVERITY_RANK.get(e.severity, 0)))
+    # the earliest, then the most severe; of lines as early (or as unstamped) the one that names its rank / host
+    root = min(faults, key=lambda e: (_ts(e), -SEVERITY_RANK.get(e.severity, 0), e.rank is None, e.host is None))
     category = category_of(root) or "hardware"
-    where = root.host or "a node of the job"
+    where = _who(root) if (root.rank is not None or root.host) else "a node of the job"
     return Verdict(category, root, "node_fault",
-                   f"{_what(root)} on {where} at {_at(root)} is a {category} fault of a node of the job; "
+                   f"{_what(root)} on {where}{_at(root)} is a {category} fault of a node of the job; "
                    "it outranks the failures the ranks reported after it")
 
 
 def _first_failure(job: Job) -> Verdict | None:
-    candidates = [e for e in job.failures if not is_consequence(e) and category_of(e) is not None
-                  or (e.kind == "rank_exit" and not is_consequence(e))]
-    # the scheduler ending a job, or the launcher told to stop, after the job already failed is a consequence
+    candidates = [e for e in job.failures if not is_node_fault(e) and not is_consequence(e)
+                  and (category_of(e) is not None or e.kind == "rank_exit")]
+    # the scheduler ending a job, the launcher told to stop or a rank killed, after the job already failed, is a
+    # consequence
     if job.first_symptom is not None:
-        candidates = [e for e in candidates if not (e.kind in ("job_ended", "agent_signal") and
-                                                    _ts(e) > job.first_symptom + SKEW)]
+        candidates = [e for e in candidates if not (e.kind in AFTERMATH_KINDS and _ts(e) > job.first_symptom + SKEW)]
     if not candidates:
         return None
     first = candidates[0]
@@ -209,8 +232,9 @@ def _first_failure(job: Job) -> Verdict | None:
         return Verdict(category, first, "first_rank_death",
                        f"{who} died first ({how}), which points at {category}; nothing in its log explains it further")
     category = category_of(first) or "application"
+    order = "earliest" if first.time is not None else "first (in the logs' order; no time stamps)"
     return Verdict(category, first, "first_failure",
-                   f"{_what(first)} on {_who(first)} at {_at(first)} is the earliest failure that is not a "
+                   f"{_what(first)} on {_who(first)}{_at(first)} is the {order} failure that is not a "
                    "consequence of another")
 
 
@@ -246,6 +270,18 @@ def _peer_error(job: Job) -> Verdict | None:
     return Verdict("undetermined", first, "peer_error",
                    f"remote errors name peer {peer} ({count} line(s)); the peer's own logs say nothing of why "
                    "it went away", host=host)
+
+
+def _fabric_error(job: Job) -> Verdict | None:
+    fabric = [e for e in job.failures if e.kind == "ib_completion_error"]
+    if not fabric:
+        return None
+    first = fabric[0]
+    hosts = sorted({e.host for e in fabric if e.host})
+    return Verdict("fabric", first, "fabric_error",
+                   f"{len(fabric)} NET/IB error(s) ({_what(first)}) on {', '.join(hosts) or 'the job'} with no peer "
+                   "named, no rank that died and no node fault before them: the InfiniBand / RoCE fabric failed",
+                   host=hosts[0] if len(hosts) == 1 else None)
 
 
 def _lagging_rank(job: Job) -> Verdict | None:
@@ -290,8 +326,9 @@ RULES: tuple[Rule, ...] = (
     ("node_fault", 1, _node_fault, "a node fault within the window outranks any application's claim"),
     ("first_failure", 2, _first_failure, "the earliest failure that is not a consequence of another"),
     ("peer_error", 3, _peer_error, "network errors naming a peer point at it"),
-    ("lagging_rank", 4, _lagging_rank, "NCCL watchdog numbers single out the rank that never reached the collective"),
-    ("undetermined", 5, _undetermined, "only consequences: no root is named"),
+    ("fabric_error", 4, _fabric_error, "InfiniBand / RoCE errors naming no peer: the fabric"),
+    ("lagging_rank", 5, _lagging_rank, "NCCL watchdog numbers single out the rank that never reached the collective"),
+    ("undetermined", 6, _undetermined, "only consequences: no root is named"),
 )
 
 
@@ -408,7 +445,7 @@ def _who(e: Evidence) -> str:
 
 
 def _at(e: Evidence) -> str:
-    return e.time.strftime("%Y-%m-%d %H:%M:%S") if e.time else "an unknown time"
+    return e.time.strftime(" at %Y-%m-%d %H:%M:%S UTC") if e.time else ""
 
 
 WHAT = {"xid": lambda e: f"Xid {e.xid}", "sxid": lambda e: f"SXid {e.sxid}",

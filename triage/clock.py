@@ -7,8 +7,8 @@ through boot anchors, and years for stamps that print none.
   journald keep the dmesg stamp inside the message; `dmesg -T` beside plain dmesg) is an anchor: boot time =
   wall - uptime.  `Clock.align` gives every uptime-only line of that host a wall time through its host's anchor;
   a host with no anchor keeps time None (never a guess).
-- Stamps without a year (syslog, glog) take the year of the job's dated stamps (`Clock.year`), so a job that
-  crossed New Year is not put eleven months apart.
+- Stamps without a year (syslog, glog) take the year of the job's dated stamps (`Clock.year`), or the caller's
+  fallback when it has none.
 - Hosts' clocks differ by NTP's error; attribution treats stamps within SKEW seconds as simultaneous.
 """
 
@@ -87,10 +87,11 @@ class Clock:
         offsets = self._offsets.get(host)
         return median(offsets) if offsets else None
 
-    def align(self, evidence: Iterable[Evidence]) -> list[Evidence]:
+    def align(self, evidence: Iterable[Evidence], fallback_year: int | None = None) -> list[Evidence]:
         """Evidence with times on one wall clock: uptimes through their host's boot anchor, year-less stamps given
-        the job's year (the one before it when that puts them more than a month after the newest dated stamp)."""
-        year = self.year
+        the job's year (that of its dated stamps; `fallback_year` when it has none)."""
+        evidence = list(evidence)  # read to the end first: the anchors and years of every line count
+        year = self.year or fallback_year
         out = []
         for e in evidence:
             d = e.details

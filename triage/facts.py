@@ -24,8 +24,14 @@ JOB_KINDS = {
     "agent_signal": "the launcher itself was told to stop by a signal from outside",
     "nccl_address": "NCCL's own address on a host (maps a peer address to a host)",
     "nccl_rank": "NCCL's communicator line: which rank a host:pid is, and the job's size",
+    "collective_mismatch": "ranks called different collectives (op, size, order): the program's own bug",
     "rank_seen": "a rank wrote to the logs read (one per rank and file): a rank that reported no timeout is seen",
 }
+
+
+# Kinds whose lines a launcher or scheduler prints about another process (the one that died, the job it ended):
+# the rank, host and pid in the line are that process's, whatever prefix the launcher's own line carries
+ABOUT_ANOTHER = frozenset({"rank_exit", "job_ended"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,9 +58,10 @@ FACTS: tuple[Fact, ...] = (
        r"failed \(exitcode: (?P<exit_code>-?\d+)\) local_rank: (?P<local_rank>\d+) \(pid: (?P<pid>\d+)\)"),
     # the ChildFailedError summary, one field a line ("  rank      : 0 (local_rank: 0)"): read as a block by
     # triage.read (ELASTIC_BLOCK), not row by row
-    # DeepSpeed's launcher: "[launch.py:...] ... exits with return code = -9"
+    # DeepSpeed's launcher: "[ERROR] [launch.py:434:sigkill_handler] ['/usr/bin/python3', '-u', 'main.py',
+    # '--local_rank=0', ...] exits with return code = -9"
     _f("deepspeed_exit", "rank_exit", ["exits with return code"],
-       r"(?:process|Process) (?P<pid>\d+) exits with return code = (?P<exit_code>-?\d+)"),
+       r"(?:'--local_rank=(?P<local_rank>\d+)'.*)?exits with return code = (?P<exit_code>-?\d+)"),
     # Slurm: "srun: error: node-7: task 12: Exited with exit code 1", "srun: error: gpu-3: tasks 0-7: Killed"
     _f("srun_task", "rank_exit", ["srun: error:"],
        r"srun: error: (?P<host>[^:\s]+): tasks? (?P<tasks>[\d,\-\[\]]+): (?P<how>Exited with exit code (?P<exit_code>\d+)|"
@@ -67,19 +74,24 @@ FACTS: tuple[Fact, ...] = (
     _f("pdsh_exit", "rank_exit", ["ssh exited with exit code"],
        r"pdsh@\S+: (?P<host>[^:\s]+): ssh exited with exit code (?P<exit_code>\d+)"),
     # A signal a process printed on its way down (torch's, glog's, Python's faulthandler)
-    _f("signal_received", "rank_exit", ["received by PID", "Fatal Python error"],
+    _f("signal_received", "rank_exit", ["received by PID", "Fatal Python error", "Caught signal"],
        r"(?:Signal (?P<signal>\d+) \((?P<signame>SIG\w+)\) received by PID (?P<pid>\d+)|"
+       r"Caught signal (?P<signal2>\d+) \((?P<what>[^)]*)\)|"
        r"\*\*\* (?P<signame2>SIG\w+) \(@[^)]*\) received by PID (?P<pid2>\d+)|"
        r"Fatal Python error: (?P<fatal>Segmentation fault|Aborted|Bus error))"),
     # PyTorch's watchdog, 2.2+: "[PG 1 Rank 0] Exception (either an error or timeout) detected by watchdog at work:
     # 1580, last enqueued NCCL work: 1582, last completed NCCL work: 1579." and 2.1-2.3's "Timeout at NCCL work: ..."
-    _f("watchdog_progress", "nccl_progress", ["last enqueued NCCL work"],
-       r"(?:Rank (?P<rank>\d+)\] )?(?:Exception \(either an error or timeout\) detected by watchdog at work|"
+    # and 2.6+'s "[PG ID 0 PG GUID 0(default_pg) Rank 118]  failure detected by watchdog at work sequence id: 2398459
+    # PG status: last enqueued work: 2398578, last completed work: 2398458"
+    _f("watchdog_progress", "nccl_progress", ["last enqueued NCCL work", "last enqueued work"],
+       r"(?:Rank (?P<rank>\d+)\] +)?(?:(?:Exception \(either an error or timeout\) detected by watchdog at work|"
        r"Timeout at NCCL work): (?P<seq>-?\d+), last enqueued NCCL work: (?P<last_enqueued>-?\d+), "
-       r"last completed NCCL work: (?P<last_completed>-?\d+)"),
+       r"last completed NCCL work: (?P<last_completed>-?\d+)|failure detected by watchdog at work sequence id: "
+       r"(?P<seq2>-?\d+) PG status: last enqueued work: (?P<last_enqueued2>-?\d+), last completed work: "
+       r"(?P<last_completed2>-?\d+))"),
     # the heartbeat monitor: the watchdog thread itself is stuck (a CUDA call that never returns)
     _f("heartbeat", "nccl_hang", ["Heartbeat monitor timed out", "watchdog got stuck"],
-       r"(?:Rank (?P<rank>\d+)\] )?(?:Heartbeat monitor timed out|ProcessGroupNCCL's watchdog got stuck)"),
+       r"(?:Rank (?P<rank>\d+)\] )?(?:Heartbeat monitor timed out|(?:ProcessGroupNCCL'\s*s )?watchdog got stuck)"),
     # Slurm ends a step or job: "slurmstepd: error: *** STEP 1234.0 ON node-3 CANCELLED AT 2023-01-01T00:00:00
     # DUE TO TIME LIMIT ***", "*** JOB 99 ON gpu-1 CANCELLED AT ... DUE TO NODE FAILURE, SEE SLURMCTLD LOG ***"
     _f("slurm_cancelled", "job_ended", ["CANCELLED AT"],
@@ -94,6 +106,16 @@ FACTS: tuple[Fact, ...] = (
     # signal"
     _f("agent_death_signal", "agent_signal", ["death signal"],
        r"Received (?:Signals\.)?(?P<signame>SIG\w+|\d+) death signal"),
+    # ranks disagree on the collective: PyTorch's TORCH_DISTRIBUTED_DEBUG=DETAIL check ("Detected mismatch between
+    # collectives on ranks. Rank 1 is running collective: CollectiveFingerPrint(SequenceNumber=3104, OpType=ALLREDUCE,
+    # ...), but Rank 0 is running collective: ...") and NCCL's own ("NCCL WARN Mismatched collective detected, please
+    # check your collective calls at and around rank 39")
+    _f("pytorch_mismatch", "collective_mismatch", ["Detected mismatch between collectives"],
+       r"Detected mismatch between collectives on ranks\. Rank (?P<first_rank>\d+) is running (?:inconsistent )?"
+       r"collective: CollectiveFingerPrint\((?:SequenceNumber=(?P<seq>\d+),? ?)?OpType=(?P<op>\w+)"
+       r"(?:.*?but Rank (?P<other_rank>\d+) is running)?"),
+    _f("nccl_mismatch", "collective_mismatch", ["Mismatched collective detected"],
+       r"Mismatched collective detected, please check your collective calls at and around rank (?P<around_rank>\d+)"),
     # rendezvous / store
     _f("store", "store_error", ["TCPStore", "DistStoreError", "RendezvousTimeoutError", "RendezvousClosedError",
                                 "RendezvousConnectionError"],
@@ -102,10 +124,12 @@ FACTS: tuple[Fact, ...] = (
     _f("storage", "storage_error", ["No space left on device", "Disk quota exceeded", "Input/output error",
                                     "Stale file handle"],
        r"(?P<what>No space left on device|Disk quota exceeded|Input/output error|Stale file handle)"),
-    # NCCL's own address (peer address -> host): "NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>",
+    # NCCL's own address (peer address -> host): "NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>" ("Bootstrap: Using" in
+    # newer releases),
     # "NCCL INFO NET/Socket : Using [0]eth0:10.0.0.1<0>", "NET/IB : Using [0]mlx5_0:1/IB ... ; OOB eth0:10.0.0.1<0>"
-    _f("nccl_bootstrap", "nccl_address", ["Bootstrap : Using", "NET/Socket : Using", "; OOB "],
-       r"(?:Bootstrap : Using|NET/Socket : Using|; OOB) (?:\[\d+\])?(?P<netdev>[\w.\-]+):(?P<address>[0-9A-Fa-f.:%\w]+?)"
+    _f("nccl_bootstrap", "nccl_address", ["Bootstrap : Using", "Bootstrap: Using", "NET/Socket : Using", "; OOB ",
+                                          "NET : Using interface"],
+       r"(?:Bootstrap ?: Using|NET/Socket : Using|; OOB|NET : Using interface) (?:\[\d+\])?(?P<netdev>[\w.\-]+):(?P<address>[0-9A-Fa-f.:%\w]+?)"
        r"<\d+>", severity="info"),
     # "NCCL INFO comm 0x9bbaa80 rank 10 nranks 16 cudaDev 2 busId 48000 - Init COMPLETE" (and "- Abort COMPLETE")
     _f("nccl_comm", "nccl_rank", ["nranks"],
@@ -135,9 +159,8 @@ def match(message: str) -> tuple[Fact, dict] | None:
 
 def _groups(fact: Fact, m: re.Match) -> dict:
     g = {k: v for k, v in m.groupdict().items() if v is not None}
-    for alt in ("signame2", "pid2"):
-        if alt in g:
-            g[alt[:-1]] = g.pop(alt)
+    for alt in [k for k in g if k.endswith("2")]:  # a row's second wording fills the same fields
+        g[alt[:-1]] = g.pop(alt)
     if "signame" in g and "signal" not in g:
         name = g["signame"]
         g["signal"] = str(SIGNAL_NUMBERS[name]) if name in SIGNAL_NUMBERS else (name if name.isdigit() else None)

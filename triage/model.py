@@ -114,6 +114,14 @@ class Incident:
         if self.category not in CATEGORIES:
             raise ValueError(f"unknown category {self.category!r}")
 
+    @property
+    def key(self) -> str:
+        """A stable name for this incident (category and root), the same however much evidence arrives later: what
+        a live component dedupes and updates its one Event by."""
+        r = self.root
+        return "/".join("-" if v is None else str(v) for v in (self.category, r.kind, r.host, r.rank, r.gpu,
+                                                                 r.pci or r.device))
+
     def to_dict(self, evidence_limit: int | None = None) -> dict[str, Any]:
         shown = self.evidence if evidence_limit is None else self.evidence[:evidence_limit]
         return {

@@ -20,6 +20,7 @@ from .clock import Clock, app_stamp
 from .model import TEXT_MAX, Evidence, utc
 from .ranks import NONE, Origin, from_path, in_message, strip
 
+YEAR_PROBE_LINES = 2000  # lines of a file searched for a dated stamp (the job's year) until one is found
 MAX_PER_KIND = 5000  # evidence of one kind kept per file: a log of a million timeouts says no more than this
 TRACEBACK_LINES = 400  # lines after "Traceback (most recent call last):" its exception line may come
 # torchrun's ChildFailedError summary: "[0]:" opens a failure, "  rank      : 3 (local_rank: 3)" fields follow
@@ -29,11 +30,18 @@ _ROOT_CAUSE = "Root Cause (first observed failure)"
 _BLOCK_RANK = re.compile(r"(\d+)(?: \(local_rank: (\d+)\))?")
 _BLOCK_EXIT = re.compile(r"(-?\d+)(?: \(pid: (\d+)\))?")
 _SIGNAL_TEXT = re.compile(r"Signal (\d+) \((SIG\w+)\)")
+# NVRM on an Xid that only cleans up after another (45, 43 and kin): "..., Ch 00000001 caused by previous Xid 149"
+_CAUSED_BY_XID = re.compile(r"caused by previous Xid (\d{1,4})\b")
 # exception types that are another rank's failure seen from here, or the launcher's summary of one
 CONSEQUENCE_EXCEPTIONS = re.compile(
     r"DistBackendError|DistNetworkError|DistStoreError|ChildFailedError|ProcessGroupNCCL|NCCL|Watchdog|"
     r"timed? ?out|Timeout|KeyboardInterrupt|SystemExit|SignalException|CalledProcessError|BrokenPipe|"
     r"ConnectionReset|remote process exited|Connection closed", re.I)
+
+
+def _generic(f) -> bool:
+    """A finding of the parsers' catch-all rows (any NCCL WARN): a job fact about the same line says more."""
+    return f.kind == "nccl_error" and f.severity == "warning"
 
 
 @dataclass
@@ -59,6 +67,7 @@ class FileReader:
         self._block: _Block | None = None
         self._root_next = False
         self._ranks: dict[tuple, int] = {}  # (host, rank) -> first line a launcher prefix named it on
+        self._year_seen = False
 
     def read(self, lines: Iterable[str]) -> Iterator[Evidence]:
         for n, raw in enumerate(lines, start=1):
@@ -73,11 +82,13 @@ class FileReader:
     # --- one line ---------------------------------------------------------------------------------------------
     def _line(self, n: int, line: str) -> Iterator[Evidence]:
         prefix, rest = strip(line)
+        if not self._year_seen and n <= YEAR_PROBE_LINES:
+            self._probe_year(rest)
         origin = self.origin.merge(prefix)
         key = (origin.host, origin.rank, origin.local_rank, origin.pid)
         if origin.rank is not None and (origin.host, origin.rank) not in self._ranks and len(self._ranks) < 65536:
             self._ranks[(origin.host, origin.rank)] = n
-        if self._block is not None or self._root_next or "ChildFailedError" in rest or _BLOCK_OPEN.match(rest):
+        if self._block is not None or self._root_next or _ROOT_CAUSE in rest or _BLOCK_OPEN.match(rest):
             done = self._block_line(n, rest, origin)
             if done is not None:
                 yield from done
@@ -97,12 +108,20 @@ class FileReader:
             if n - open_tb > TRACEBACK_LINES:
                 del self._tracebacks[key]
         finding = self.classifier.classify(rest, file=self.name, lineno=n)
-        if finding is not None and finding.kind != "unclassified" and at_least(finding.severity, "warning"):
-            yield from self._keep(self._from_finding(n, line, rest, origin, key, finding))
-            return
-        hit = facts.match(rest)
+        if finding is not None and (finding.kind == "unclassified" or not at_least(finding.severity, "warning")):
+            finding = None
+        hit = facts.match(rest) if finding is None or _generic(finding) else None
         if hit is not None:
             yield from self._keep(self._from_fact(n, line, rest, origin, key, *hit))
+        elif finding is not None:
+            yield from self._keep(self._from_finding(n, line, rest, origin, key, finding))
+
+    def _probe_year(self, rest: str) -> None:
+        """The job's year from the first dated stamp of a file (any line: most lines are no evidence)."""
+        when, yearless = app_stamp(rest, self.year)
+        if when is not None and not yearless and when.year > 1970:
+            self.clock.dated(utc(when))
+            self._year_seen = True
 
     def _keep(self, ev: Evidence | None) -> Iterator[Evidence]:
         if ev is None:
@@ -155,6 +174,10 @@ class FileReader:
                                    pid=base["pid"] if base["pid"] is not None else f.pid)
         details = dict(ev.details)
         details.update(base["details"])
+        if f.kind == "xid":
+            m = _CAUSED_BY_XID.search(rest)
+            if m:
+                details["caused_by_xid"] = int(m.group(1))
         gpu = ev.gpu if ev.gpu is not None else base["gpu"]
         return ev.with_context(details=details, gpu=gpu)
 
@@ -173,13 +196,11 @@ class FileReader:
             else:
                 details[name] = value
         details["fact"] = fact.name
+        about_another = fact.kind in facts.ABOUT_ANOTHER  # a launcher's line about the process that died
         for name, value in values.items():
-            if name in ("rank", "local_rank", "host", "pid", "gpu") and base.get(name) is not None and \
-                    name != "host":
-                continue  # the line's own prefix says who wrote it; a fact's number is about that writer too
+            if not about_another and name != "host" and base.get(name) is not None:
+                continue  # the line's own prefix says who wrote it, and the fact is about that writer
             base[name] = value
-        if fact.kind == "rank_exit" and "host" in values:
-            base["host"] = values["host"]  # srun / mpirun name the host the task ran on
         return Evidence(kind=fact.kind, severity=fact.severity, attribution="unknown", details=details, **base)
 
     def _exception(self, n, line, rest, origin, key, m) -> Evidence | None:
