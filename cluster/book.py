@@ -26,6 +26,7 @@ from .owners import Job, Owner, job_of
 
 MAX_EVIDENCE = 2000  # per job (the newest kept): a 10,000-rank job's storm is summarised, not hoarded
 MAX_WAITING = 10_000  # Events for pods not seen yet
+MAX_EVENTS = 1024  # Events kept per job (the oldest forgotten first, counted): a storm cannot grow a job without end
 FAULT_SLACK = 60.0  # a node fault this long before a pod started on the node still counts for its job
 
 
@@ -155,15 +156,18 @@ class Book:
         uid = (ev.get("metadata") or {}).get("uid") or _event_id(ev)
         if obj.get("kind") == "Node":
             node = obj.get("name") or ""
-            facts = self.node_facts.setdefault(node, {})
+            facts = self.node_facts.get(node, {})
             found = [] if deleted else self.reader.node_event(ev)
             if deleted or not found:
                 if facts.pop(uid, None) is None:
                     return
+                if not facts:
+                    self.node_facts.pop(node, None)
             else:
                 if facts.get(uid) == found[0]:
                     return
                 facts[uid] = found[0]
+                self.node_facts[node] = facts
             self._node_changed(node, now)
             return
         if obj.get("kind") != "Pod":
@@ -184,12 +188,15 @@ class Book:
         if state.events.get(uid) == found:
             return
         state.events[uid] = found
+        if len(state.events) > MAX_EVENTS:
+            del state.events[next(iter(state.events))]
+            self.dropped += 1
         self._touch(state, now)
 
     def node(self, obj: Mapping[str, Any], now: float, deleted: bool = False) -> None:
         """A Node: gpu-npd's conditions that stand, and the GPUs of its repair annotation."""
         name = (obj.get("metadata") or {}).get("name", "")
-        facts = self.node_facts.setdefault(name, {})
+        facts = self.node_facts.get(name, {})
         before = {k: v for k, v in facts.items() if k.startswith("condition/")}
         now_facts = {}
         if not deleted:
@@ -203,12 +210,14 @@ class Book:
         for k in before:
             del facts[k]
         facts.update(now_facts)
+        if facts:
+            self.node_facts[name] = facts
         if gpus:
             self.node_gpus[name] = gpus
         else:
             self.node_gpus.pop(name, None)
         if not facts:
-            del self.node_facts[name]
+            self.node_facts.pop(name, None)
         self._node_changed(name, now)
 
     def owner_deleted(self, owner: Owner, now: float) -> list[Change]:
@@ -349,10 +358,9 @@ class Book:
 
 
 def fingerprint(i: Incident) -> str:
-    """What makes an incident's Event worth updating: its verdict, its root, and how much evidence it has."""
-    r = i.root
-    text = f"{i.category}|{i.rule}|{r.kind}|{r.rank}|{r.host}|{r.gpu}|{r.pci}|{r.device}|{len(i.evidence)}"
-    return hashlib.sha1(text.encode()).hexdigest()[:16]
+    """What makes an incident's Event worth updating: its verdict and root (triage's key), the rule that
+    decided, and how much evidence it has."""
+    return hashlib.sha1(f"{i.key}|{i.rule}|{len(i.evidence)}".encode()).hexdigest()[:16]
 
 
 def incident_id(job: Job, seq: int) -> str:

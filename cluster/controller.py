@@ -57,7 +57,7 @@ class Settings:
     request_timeout: float = 30.0
     watch_timeout: int = 300
     max_backoff: float = 30.0
-    queue_size: int = 20_000
+    queue_size: int = 2_000  # raw objects between the watches and the loop (a full queue slows the watches)
 
 
 class Controller:

@@ -54,7 +54,7 @@ NODE_REASONS: tuple[tuple[re.Pattern, str, str], ...] = (
 # gpu-npd's node conditions that say a job on the node can break, and how bad
 FAULT_CONDITIONS = {"GPUUnhealthy": "fatal", "NVLinkUnhealthy": "error", "InfiniBandUnhealthy": "error",
                     "PCIeUnhealthy": "error"}
-OOM_EXIT = 137
+TEXT = 240  # characters of an Event's message kept as evidence text when it quotes no line
 
 
 def stamp(text: str | None) -> datetime | None:
@@ -91,21 +91,21 @@ class Reader:
         finding = self._classify(m.group(1)) if m else None
         ours = message[:m.start()] if m else message
         app_xid = re.match(r"^Xid(\d+)", reason)
+        text = m.group(1) if m else message[:TEXT]  # the container's own line, else our words (bounded)
         if finding is not None:
-            base = Evidence.from_finding(finding, host=host, time=when, text=message)
+            base = Evidence.from_finding(finding, host=host, time=when, text=text)
         elif app_xid:
-            base = Evidence("xid", "error", "application", when, host, xid=int(app_xid.group(1)), text=message)
+            base = Evidence("xid", "error", "application", when, host, xid=int(app_xid.group(1)), text=text)
         else:
             kind = POD_REASON_KINDS.get(reason)
             if kind is None:
                 return []
             base = Evidence(kind, "error", "hardware" if reason in HARDWARE_CUDA else "unknown", when, host,
-                            text=message)
+                            text=text)
         gpu = GPU.search(ours)
         if gpu and base.pci is None:
             base = base.with_context(pci=gpu.group(2).lower(), gpu=int(gpu.group(1)) if gpu.group(1) else None)
-        base = base.with_context(file=f"pod/{pod}" if pod else None, details={**base.details, "event_count":
-                                                                              ev.get("count") or 1})
+        base = base.with_context(file=f"pod/{pod}" if pod else None)
         ranks = _ranks(ours)
         if not ranks:
             return [base]
@@ -133,13 +133,13 @@ class Reader:
         finding = self._classify(text.group(1)) if text else None
         if finding is not None and finding.kind in ("xid", "sxid", "fallen_off_bus", "gpu_reset_required", "nvlink",
                                                     "pcie_aer", "ib_link", "nic_error", "kernel_oops"):
-            e = Evidence.from_finding(finding, host=host, time=when, text=message)
+            e = Evidence.from_finding(finding, host=host, time=when, text=message[:TEXT])
         else:
             for pattern, kind, attribution in NODE_REASONS:
                 m = pattern.match(reason)
                 if m:
                     code = int(m.group(1)) if m.groups() and m.group(1) and m.group(1).isdigit() else None
-                    e = Evidence(kind, severity, attribution, when, host, text=message,
+                    e = Evidence(kind, severity, attribution, when, host, text=message[:TEXT],
                                  xid=code if kind == "xid" else None, sxid=code if kind == "sxid" else None,
                                  details={"state": "down"} if kind == "ib_link" else {})
                     break

@@ -293,17 +293,27 @@ class _Emulator(kmock.KubernetesEmulator):
         what = f"{store.plural} \"{name}\""
         with d.lock:
             if method == "GET" and name is None:
-                items = [o for _, o in sorted(store.items(), key=lambda kv: str(kv[0]))
-                         if store.matches(o, ns, request.params.get("labelSelector", ""),
-                                          request.params.get("fieldSelector", ""))]
-                start = int(request.params.get("continue") or 0)
+                # a paged list is a snapshot: the continue token names it (its resourceVersion) and the offset
+                labels, fields = request.params.get("labelSelector", ""), request.params.get("fieldSelector", "")
+                token = request.params.get("continue") or ""
+                snap_rv, _, offset = token.partition(":")
+                snapshot = d.list_snapshots.get((store.plural, ns, labels, fields, snap_rv)) if token else None
+                if snapshot is None:
+                    if token:
+                        return _status(410, "Expired", "the provided continue parameter is too old")
+                    snap_rv = str(d.rv)
+                    snapshot = [copy.deepcopy(_public(o)) for _, o in sorted(store.items(), key=lambda kv: str(kv[0]))
+                                if store.matches(o, ns, labels, fields)]
+                    d.list_snapshots = {(store.plural, ns, labels, fields, snap_rv): snapshot}
+                items = snapshot
+                start = int(offset or 0)
                 limit = int(request.params.get("limit") or 0) or len(items)
-                meta: dict[str, Any] = {"resourceVersion": str(d.rv)}
+                meta: dict[str, Any] = {"resourceVersion": snap_rv}
                 if start + limit < len(items):
-                    meta["continue"] = str(start + limit)
+                    meta["continue"] = f"{snap_rv}:{start + limit}"
                 return aiohttp.web.json_response({"apiVersion": store.api_version, "kind": store.kind + "List",
                                                   "metadata": meta,
-                                                  "items": [_public(o) for o in items[start:start + limit]]})
+                                                  "items": items[start:start + limit]})
             if method == "POST" and name is None:
                 body = copy.deepcopy(request.data or {})
                 meta = body.setdefault("metadata", {})
@@ -538,6 +548,7 @@ class ApiDouble:
         self.stores: dict[tuple[str, str], Watched] = {
             ("", "nodes"): self.nodes, ("", "pods"): self.pods, ("batch", "jobs"): self.jobs,
             ("", "events"): self.event_store, ("coordination.k8s.io", "leases"): self.leases}
+        self.list_snapshots: dict[tuple, list] = {}  # the paged list being read (one at a time)
         self.watch_generation = 0  # cut_watches() ends the streams of an older generation
         self.watches = 0  # streams open now
         self.bookmark_seconds = 1.0

@@ -59,10 +59,11 @@ def test_xid79_on_node_b_while_every_rank_times_out_is_one_incident_naming_its_g
             conf.write_text(yaml.safe_dump({"mode": "observe", "kubernetes": {"api_server": api.url}, "nvml": "off",
                                             "pod_logs_root": str(home / "pods")}))
             confs.append((home, conf, node))
-        with ThreadPoolExecutor(len(NODES)) as pool:  # the four agents start side by side
-            agents = list(pool.map(lambda c: AgentProc(c[0], "--config", str(c[1]), env={"NODE_NAME": c[2]},
-                                                      start_timeout=60), confs))
+        agents: list[AgentProc] = []
         try:
+            with ThreadPoolExecutor(len(NODES)) as pool:  # the four agents start side by side
+                agents = list(pool.map(lambda c: AgentProc(c[0], "--config", str(c[1]), env={"NODE_NAME": c[2]},
+                                                          start_timeout=60), confs))
             for a in agents:
                 a.wait_for(lambda a=a: a.value("gpu_npd_source_up", source="pods") == 1, what="pod source")
             wait_until(lambda: metric(port, "gpu_npd_cluster_leader") == 1, "controller leads", timeout=20)
@@ -98,6 +99,7 @@ def test_xid79_on_node_b_while_every_rank_times_out_is_one_incident_naming_its_g
             print(f"incident {took:.2f} s after the last evidence")
         finally:
             ctl.terminate()
-            assert ctl.wait(10) == 0
+            code = ctl.wait(10)
             for a in agents:
                 a.stop()
+        assert code == 0
