@@ -21,6 +21,7 @@ from functools import partial
 from typing import Any, Callable, TextIO
 
 from kubeapi.events import EventRecorder, Ref
+from kubeapi.retry import describe, error_kind, next_delay, retry_after
 from triage import SCHEMA
 
 from .book import Book, Change, Open
@@ -332,10 +333,10 @@ class Controller:
                     self.metrics.writes.inc(n)
                 backoff = 0.0
             except Exception as exc:  # noqa: BLE001 - API down: what is pending stays pending
-                self.metrics.api_errors.labels(_kind(exc)).inc()
-                backoff = min(max(1.0, backoff * 2), self.s.max_backoff)
-                log.warning("writing incident Events failed (%s); retrying in %.1f s", str(exc)[:200], backoff)
-                self.stop.wait(backoff * random.uniform(0.8, 1.2))
+                self.metrics.api_errors.labels(error_kind(exc)).inc()
+                delay, backoff = next_delay(backoff, retry_after(exc), self.s.max_backoff)
+                log.warning("writing incident Events failed (%s); retrying in %.1f s", describe(exc), delay)
+                self.stop.wait(delay)
                 self._wake_writer.set()
 
     def _gauges(self) -> None:
@@ -365,8 +366,3 @@ def event_message(c: Change) -> str:
     return (f"{state}{i.category} fault {root}. {i.consequences[:1].upper()}{i.consequences[1:]}. "
             f"Why: {i.reason} (rule {i.rule}; {len(i.evidence)} evidence; incident {c.open.id}; "
             f"label pods {JOB_LABEL}=<name> to group them otherwise)")[:1024]
-
-
-def _kind(exc: Exception) -> str:
-    status = getattr(exc, "status", None)
-    return str(status) if isinstance(status, int) and status else "connection"

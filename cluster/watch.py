@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import json
 import logging
-import random
 import threading
 from typing import Any, Callable
+
+from kubeapi.retry import describe, error_kind, next_delay, retry_after
 
 log = logging.getLogger("gpu_npd.cluster")
 
@@ -70,10 +71,9 @@ class Watcher:
             except Exception as exc:  # noqa: BLE001 - API down, connection reset, timeout: back off, resume
                 if self.stop.is_set():
                     break
-                self.count(self.resource, _kind(exc))
-                backoff = min(max(1.0, backoff * 2), self.max_backoff)
-                delay = backoff * random.uniform(0.8, 1.2)
-                log.warning("watch of %s failed (%s); retrying in %.1f s", self.resource, _describe(exc), delay)
+                self.count(self.resource, error_kind(exc))
+                delay, backoff = next_delay(backoff, retry_after(exc), self.max_backoff)
+                log.warning("watch of %s failed (%s); retrying in %.1f s", self.resource, describe(exc), delay)
                 self.stop.wait(delay)
 
     def relist(self) -> str:
@@ -141,13 +141,3 @@ class WatchError(Exception):
     def __init__(self, status: Any, message: str):
         super().__init__(f"watch error {status}: {message}")
         self.status = status
-
-
-def _kind(exc: Exception) -> str:
-    status = getattr(exc, "status", None)
-    return str(status) if isinstance(status, int) and status else "connection"
-
-
-def _describe(exc: Exception) -> str:
-    status = getattr(exc, "status", None)
-    return f"HTTP {status} {getattr(exc, 'reason', '')}".strip() if status else f"{type(exc).__name__}: {exc}"[:200]
