@@ -23,6 +23,7 @@ from triage import Evidence, Incident, attribute
 
 from .evidence import Reader, repair_gpus, stamp, with_gpus
 from .owners import Job, Owner, job_of
+from .recovery import OPT_IN
 
 MAX_EVIDENCE = 2000  # per job (the newest kept): a 10,000-rank job's storm is summarised, not hoarded
 MAX_WAITING = 10_000  # Events for pods not seen yet
@@ -36,6 +37,8 @@ class PodInfo:
     node: str
     started: float  # creation time (epoch seconds)
     exits: list[Evidence] = field(default_factory=list)
+    uid: str = ""
+    labelled: bool = False  # the pod's own cascading-recovery label (its owner's: Book.owner_optin)
 
 
 @dataclass(slots=True)
@@ -50,6 +53,7 @@ class Open:
     updates: int = 1
     last_evidence: float = 0.0
     incident: Incident | None = None
+    recovery: dict | None = None  # the cascading-recovery decision on this incident, as written in its Event
 
 
 @dataclass(slots=True)
@@ -89,6 +93,7 @@ class Book:
         self.dropped = 0
         self.retired: OrderedDict[tuple, tuple[int, float]] = OrderedDict()  # forgotten jobs: (seq, since)
         self.owner_uids: dict[tuple[str, str, str], str] = {}  # owners watched: (namespace, kind, name) -> uid
+        self.owner_optin: set[tuple[str, str, str]] = set()  # owners labelled for cascading recovery
 
     # ---- feed --------------------------------------------------------------------------------------
 
@@ -115,14 +120,17 @@ class Book:
         node = (obj.get("spec") or {}).get("nodeName") or ""
         started = _epoch(stamp(meta.get("creationTimestamp"))) or now
         exits = Reader.pod_exits(obj, _rank_of(meta))
+        labelled = (meta.get("labels") or {}).get(OPT_IN) == "true"
         if old is not None and (old.job != job.key or old.node != node):
             self._drop_pod(key, old)
             old = None
+        if old is not None:
+            old.uid, old.labelled = meta.get("uid", ""), labelled
         if old is None:
             state.pods.add(key)
             if node:
                 self.node_jobs.setdefault(node, set()).add(job.key)
-            self.pods[key] = PodInfo(job.key, node, started, exits)
+            self.pods[key] = PodInfo(job.key, node, started, exits, meta.get("uid", ""), labelled)
             if node and self.node_facts.get(node):
                 self._touch(state, now)
             waiting = self.waiting.pop(key, None)
@@ -224,6 +232,7 @@ class Book:
         """The owner is gone: its jobs' incidents close, their state is forgotten."""
         out = []
         self.owner_uids.pop((owner.namespace, owner.kind, owner.name), None)
+        self.owner_optin.discard((owner.namespace, owner.kind, owner.name))
         for key, state in list(self.jobs.items()):
             o = state.job.owner
             if (o.namespace, o.name, o.kind) == (owner.namespace, owner.name, owner.kind) and \
@@ -237,8 +246,14 @@ class Book:
                 self._retire(key, state, now)
         return out
 
-    def owner_seen(self, owner: Owner) -> None:
-        """An owner object as watched: its uid completes jobs found by label (the Event names it)."""
+    def owner_seen(self, owner: Owner, opt_in: bool = False) -> None:
+        """An owner object as watched: its uid completes jobs found by label (the Event names it); its
+        cascading-recovery label opts its pods in."""
+        where = (owner.namespace, owner.kind, owner.name)
+        if opt_in:
+            self.owner_optin.add(where)
+        else:
+            self.owner_optin.discard(where)
         if not owner.uid:
             return
         self.owner_uids[(owner.namespace, owner.kind, owner.name)] = owner.uid
@@ -350,6 +365,16 @@ class Book:
                 state.open.incident = incident
                 state.open.last_evidence = max(state.open.last_evidence, last)
         return changes
+
+    def opted_in(self, job_key: tuple) -> list[tuple[str, str, str]]:
+        """The job's pods cascading recovery may delete, (namespace, name, uid): labelled, or of a labelled owner."""
+        state = self.jobs.get(job_key)
+        if state is None:
+            return []
+        o = state.job.owner
+        owner = (o.namespace, o.kind, o.name) in self.owner_optin
+        return sorted((ns, name, self.pods[(ns, name)].uid) for ns, name in state.pods
+                      if (ns, name) in self.pods and (owner or self.pods[(ns, name)].labelled))
 
     def counts(self) -> dict[str, int]:
         return {"pods": len(self.pods), "jobs": len(self.jobs), "nodes_with_faults": len(self.node_facts),

@@ -11,6 +11,7 @@ import sys
 import click
 
 from .controller import Controller, Settings
+from .recovery import Policy
 
 
 @click.command("cluster")
@@ -32,9 +33,17 @@ from .controller import Controller, Settings
 @click.option("--retry-period", type=float, default=2.0, show_default=True)
 @click.option("--events-per-minute", type=float, default=60.0, show_default=True,
               help="incident Event writes per minute (after a burst); what waits is aggregated")
+@click.option("--recovery", type=click.Choice(["off", "observe", "enforce"]), default="observe", show_default=True,
+              help="cascading recovery of jobs whose pods (or owner) carry gpu-npd.io/cascading-recovery=true: "
+                   "observe writes 'would restart' Events; enforce deletes the opted-in pods of a job whose member "
+                   "cannot continue (needs deploy/components/cluster-recovery's RBAC)")
+@click.option("--recovery-budget", type=int, default=3, show_default=True, help="restarts per job within the window")
+@click.option("--recovery-window", type=float, default=3600.0, show_default=True)
+@click.option("--recoveries-per-minute", type=float, default=10.0, show_default=True, help="cluster-wide")
 @click.option("--log-level", default="info", type=click.Choice(["debug", "info", "warning", "error"]))
 def cluster(api_server, kubeconfig, namespace, lease_name, identity, metrics_address, window, idle, lease_duration,
-            renew_deadline, retry_period, events_per_minute, log_level) -> None:
+            renew_deadline, retry_period, events_per_minute, recovery, recovery_budget, recovery_window,
+            recoveries_per_minute, log_level) -> None:
     """Job incidents across the cluster: groups pods into jobs by owner, reads what the node agents publish
     (Pod and Node Events, node conditions, the repair annotation), attributes each failing job's root cause
     and writes one Event on the job's owner per incident.  Leader-elected; prints incidents as JSON lines."""
@@ -44,7 +53,8 @@ def cluster(api_server, kubeconfig, namespace, lease_name, identity, metrics_add
 
     s = Settings(api_server=api_server, kubeconfig=kubeconfig, namespace=namespace, lease_name=lease_name,
                  identity=identity or socket.gethostname(), window=window, idle=idle, lease_duration=lease_duration,
-                 renew_deadline=renew_deadline, retry_period=retry_period, events_per_minute=events_per_minute)
+                 renew_deadline=renew_deadline, retry_period=retry_period, events_per_minute=events_per_minute,
+                 recovery=Policy(recovery, recovery_budget, recovery_window, recoveries_per_minute))
     if not 0 < s.retry_period < s.renew_deadline < s.lease_duration:
         raise click.UsageError("need 0 < --retry-period < --renew-deadline < --lease-duration")
     api = make_api(s)

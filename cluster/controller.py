@@ -15,7 +15,7 @@ import random
 import sys
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from functools import partial
 from typing import Any, Callable, TextIO
@@ -29,6 +29,7 @@ from .evidence import AGENT_COMPONENT
 from .leader import LeaseLock
 from .metrics import Metrics
 from .owners import JOB_LABEL, OWNER_KINDS, Job, Owner, OwnerKind
+from .recovery import OPT_IN, Decision, Policy, Recovery
 from .watch import Watcher
 
 log = logging.getLogger("gpu_npd.cluster")
@@ -58,6 +59,7 @@ class Settings:
     request_timeout: float = 30.0
     watch_timeout: int = 300
     max_backoff: float = 30.0
+    recovery: Policy = field(default_factory=Policy)  # cascading recovery (opt-in per job; observe by default)
     queue_size: int = 2_000  # raw objects between the watches and the loop (a full queue slows the watches)
 
 
@@ -78,6 +80,8 @@ class Controller:
                                       aggregate_seconds=7 * 86400.0, clock=clock, component=COMPONENT)
         self.lease = LeaseLock(self.coordination, settings.namespace, settings.lease_name, settings.identity,
                                settings.lease_duration, settings.renew_deadline, settings.retry_period)
+        self.recovery = Recovery(settings.recovery, clock)
+        self.pending: dict[str, tuple[Change, Decision | None]] = {}  # recoveries to act on / decide again
         self.watchers: list[Watcher] = []
         self.owner_kinds: list[OwnerKind] = []
         self._wake_writer = threading.Event()
@@ -153,9 +157,12 @@ class Controller:
             job = Job(tuple(doc["job"]), Owner(o["apiVersion"], o["kind"], o["namespace"], o["name"],
                                                 o.get("uid", "")), doc.get("source", "label"))
             seq = int(doc["seq"])
+            recovery = doc.get("recovery")
+            if recovery:
+                self.recovery.restore(doc["id"], job.key, recovery["result"], float(recovery["at"]))
             if doc.get("state") == "open":
                 open_ = Open(doc["id"], seq, float(doc["opened"]), doc["fingerprint"], ev["metadata"]["name"],
-                             int(ev.get("count") or 1), float(doc.get("last_evidence") or 0.0))
+                             int(ev.get("count") or 1), float(doc.get("last_evidence") or 0.0), recovery=recovery)
                 self.book.restore(job, open_, seq, 0.0)
             else:
                 self.book.restore(job, None, seq, float(doc.get("closed") or doc.get("last_evidence") or 0.0))
@@ -230,7 +237,7 @@ class Controller:
                     continue
             if now >= next_settle:
                 next_settle = now + self.s.settle_seconds
-                self.handle(self.book.settle(now))
+                self.handle(self.book.settle(now))  # also acts on pending recoveries
                 self._gauges()
 
     def apply(self, resource: str, kind: str, obj: Any) -> None:
@@ -257,7 +264,7 @@ class Controller:
             if deleted:
                 self.handle(self.book.owner_deleted(owner, now))
             else:
-                self.book.owner_seen(owner)
+                self.book.owner_seen(owner, (meta.get("labels") or {}).get(OPT_IN) == "true")
 
     def _synced(self, resource: str, keys: set, now: float) -> None:
         """After a (re)list: forget what was deleted while not watching."""
@@ -275,10 +282,66 @@ class Controller:
         for c in changes:
             if c.what == "opened" and c.incident is not None:
                 self.metrics.incidents.labels(c.incident.category).inc()
+            if c.what != "closed" and c.incident is not None:
+                if c.open.id not in self.pending or self.pending[c.open.id][1] is None:
+                    self.pending[c.open.id] = (c, None)  # the latest verdict is decided on
+            elif c.what == "closed":
+                self.pending.pop(c.open.id, None)
             self.log_line(c)
             self.write(c)
+        self.recover_jobs()
         if changes:
             self._wake_writer.set()
+
+    # ---- cascading recovery ----------------------------------------------------------------------------
+
+    def recover_jobs(self) -> None:
+        """Decide (once per incident) and act on what was decided; an action waits until its decision is
+        written in the incident's Event, so that a restarted controller never acts twice."""
+        for incident_id, (c, decided) in list(self.pending.items()):
+            if decided is None:
+                pods = self.book.opted_in(c.job.key)
+                decided = self.recovery.decide(incident_id, c.job.key, f"{c.job.owner.kind}/{c.job.name}",
+                                               c.incident, len(pods))
+                if decided is None or decided.result == "rate_limited":
+                    if decided is None or incident_id in self.recovery.decided:
+                        del self.pending[incident_id]
+                    continue
+                self.metrics.recoveries.labels(decided.result).inc()
+                c.open.recovery = {"result": decided.result, "at": self.clock()}
+                o = c.job.owner
+                self.recorder.record(Ref(o.kind, o.name, o.namespace, o.uid, o.api_version), "CascadingRecovery",
+                                     decided.message, "Warning" if decided.act else "Normal",
+                                     key=f"{incident_id}|recovery")
+                self.write(c)  # the decision, in the incident's Event
+                log.warning("%s", decided.message)
+                if not decided.act:
+                    del self.pending[incident_id]
+                    continue
+                self.pending[incident_id] = (c, decided)
+            try:
+                self.recorder.flush(self.core, self.s.request_timeout)  # the decision is written first
+            except Exception as exc:  # noqa: BLE001 - not written: not acted on; tried again next round
+                log.warning("recovery of %s waits: its decision is not written yet (%s)", incident_id, describe(exc))
+                continue
+            del self.pending[incident_id]
+            self.delete_pods(c)
+
+    def delete_pods(self, c: Change) -> None:
+        from kubernetes.client.rest import ApiException  # noqa: PLC0415
+
+        for ns, name, uid in self.book.opted_in(c.job.key):
+            try:
+                self.core.delete_namespaced_pod(name, ns, body={"preconditions": {"uid": uid}} if uid else None,
+                                                _request_timeout=self.s.request_timeout)
+                self.metrics.pod_deletions.inc()
+            except ApiException as exc:
+                if exc.status not in (404, 409):  # gone already, or another pod of that name now: leave it
+                    self.metrics.recoveries.labels("failed").inc()
+                    log.warning("recovery: deleting pod %s/%s failed: %s", ns, name, describe(exc))
+            except Exception as exc:  # noqa: BLE001
+                self.metrics.recoveries.labels("failed").inc()
+                log.warning("recovery: deleting pod %s/%s failed: %s", ns, name, describe(exc))
 
     def annotation(self, c: Change) -> str:
         o = c.job.owner
@@ -290,6 +353,8 @@ class Controller:
             "opened": c.open.opened, "last_evidence": c.open.last_evidence, "fingerprint": c.open.fingerprint}
         if c.what == "closed":
             doc["closed"] = self.clock()
+        if c.open.recovery:
+            doc["recovery"] = c.open.recovery
         if c.incident is not None:
             doc["incident"] = c.incident.to_dict(EVIDENCE_IN_ANNOTATION)
             doc["incident_schema"] = SCHEMA

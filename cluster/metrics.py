@@ -14,6 +14,10 @@ class Metrics:
                                  "verdict", ["category"], registry=r)
         for c in CATEGORIES:
             self.incidents.labels(c)
+        self.recoveries = Counter("gpu_npd_recoveries", "Cascading-recovery decisions, by result (observed, "
+                                  "restarted, budget_exhausted, rate_limited, failed)", ["result"], registry=r)
+        self.pod_deletions = Counter("gpu_npd_recovery_pod_deletions", "Pods deleted by cascading recovery",
+                                     registry=r)
         self.leader = Gauge("gpu_npd_cluster_leader", "1 while this replica holds the Lease", registry=r)
         self.watch_restarts = Counter("gpu_npd_cluster_watch_restarts", "Watch streams that ended, by resource and "
                                       "why (closed: the server ended it; gone: 410, relisted; else the HTTP status "

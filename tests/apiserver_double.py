@@ -17,7 +17,8 @@ KMock parses the Kubernetes URLs and renders errors.  On top:
   the Job ends (Complete by default, Failed, or Running: never finishes); pods list (namespaced or across
   namespaces, by label and by spec.nodeName / status.phase field selectors), and pod logs
   (`/api/v1/namespaces/{ns}/pods/{name}/log`, text/plain) whose text `pod_log(job_nodes, node, index)`
-  supplies.  `add_pod` adds a running pod (a GPU in use on a node).
+  supplies.  `add_pod` adds a running pod (a GPU in use on a node).  Pods are deleted (DELETE, with a uid
+  precondition: 409 when it names another pod), as `pods_deleted` records.
 - Watches and generic objects: nodes, pods, Jobs, Events, Leases and any resource a test serves
   (`serve(group, version, plural, kind)`, e.g. JobSets) keep a change log; `?watch=1` streams it from the
   asked resourceVersion (all current objects as ADDED when none is given), with label and field selectors,
@@ -499,6 +500,17 @@ class _Emulator(kmock.KubernetesEmulator):
                     return aiohttp.web.json_response({"apiVersion": "v1", "kind": "Status", "status": "Success"})
                 return _status(405, "MethodNotAllowed", method)
             ns, name, sub = _PODS.match(path).groups()
+            if method == "DELETE" and name is not None and sub is None:
+                pod = d.pods.get((ns, name))
+                if pod is None:
+                    return _status(404, "NotFound", f'pods "{name}" not found')
+                uid = ((request.data or {}).get("preconditions") or {}).get("uid")
+                if uid and uid != pod["metadata"].get("uid"):
+                    return _status(409, "Conflict", f"Precondition failed: UID in precondition: {uid}, UID in object "
+                                   f"meta: {pod['metadata'].get('uid')}")
+                del d.pods[(ns, name)]
+                d.pods_deleted.append((ns, name))
+                return aiohttp.web.json_response(_public(pod))
             if method != "GET":
                 return _status(405, "MethodNotAllowed", method)
             if name is None:
@@ -554,6 +566,7 @@ class ApiDouble:
         self.bookmark_seconds = 1.0
         self.jobs_created: list[str] = []
         self.jobs_deleted: list[str] = []
+        self.pods_deleted: list[tuple[str, str]] = []
         self.logs_read: list[str] = []
         self.pod_log: Callable[[tuple[str, ...], str, int], str] = lambda nodes, node, index: ""
         self.job_result: Callable[[tuple[str, ...]], str] = lambda nodes: "Complete"

@@ -84,3 +84,18 @@ def test_every_request_the_controller_makes_is_granted():
         assert allowed(group, resource, verb), (method, path, verb)
         checked += 1
     assert checked > 5
+
+
+@needs_kubectl
+def test_cascading_recovery_adds_only_pod_deletion_and_enforce(tmp_path):
+    objs = kustomize("examples/cluster-recovery")
+    r = validate_strict(objs, tmp_path)
+    assert r.stdout.count(" passed for resource ") == len(objs), r.stdout
+    by = {(d["kind"], d["metadata"]["name"]): d for d in objs}
+    assert by[("ClusterRole", "gpu-npd-cluster-recovery")]["rules"] == [
+        {"apiGroups": [""], "resources": ["pods"], "verbs": ["delete"]}]
+    args = by[("Deployment", "gpu-npd-cluster")]["spec"]["template"]["spec"]["containers"][0]["args"]
+    assert args[-2:] == ["--recovery", "enforce"]
+    plain = objects()  # without the component: observe only, nothing may be deleted
+    assert "--recovery" not in plain[("Deployment", "gpu-npd-cluster")]["spec"]["template"]["spec"]["containers"][0]["args"]
+    assert not any("delete" in r["verbs"] for r in rules())
