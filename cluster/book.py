@@ -89,7 +89,7 @@ class Book:
         self.node_gpus: dict[str, dict] = {}
         self.node_jobs: dict[str, set] = {}
         self.waiting: OrderedDict[tuple[str, str], dict[str, Mapping]] = OrderedDict()  # (ns, pod) -> Events
-        self.event_pod: dict[str, tuple[str, str]] = {}  # Event uid -> pod key
+        self.gone: OrderedDict[tuple[str, str], tuple[tuple, str]] = OrderedDict()  # deleted pod -> (job, node)
         self.dropped = 0
         self.retired: OrderedDict[tuple, tuple[int, float]] = OrderedDict()  # forgotten jobs: (seq, since)
         self.owner_uids: dict[tuple[str, str, str], str] = {}  # owners watched: (namespace, kind, name) -> uid
@@ -144,8 +144,13 @@ class Book:
             self._touch(state, now)
 
     def _drop_pod(self, key: tuple[str, str], info: PodInfo) -> None:
-        """A pod is gone: its evidence stays with the job (a restarted gang's old pods still explain it)."""
+        """A pod is gone: its evidence stays with the job (a restarted gang's old pods still explain it), and so
+        does what its agents write about it after (a tombstone, bounded)."""
         self.pods.pop(key, None)
+        self.gone[key] = (info.job, info.node)
+        self.gone.move_to_end(key)
+        while len(self.gone) > MAX_WAITING:
+            self.gone.popitem(last=False)
         state = self.jobs.get(info.job)
         if state is not None:
             state.pods.discard(key)
@@ -184,6 +189,8 @@ class Book:
         if deleted:
             return  # an expired Event: what it said stays the job's evidence until the incident closes
         info = self.pods.get(key)
+        if info is None and key in self.gone and self.gone[key][0] in self.jobs:
+            info = PodInfo(self.gone[key][0], self.gone[key][1], 0.0)
         if info is None:
             self.waiting.setdefault(key, {})[uid] = ev
             self.waiting.move_to_end(key)

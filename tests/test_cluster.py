@@ -161,6 +161,21 @@ def test_the_book_keeps_one_incident_and_closes_it_when_quiet():
     assert book.settle(t0 + 202) == []
 
 
+def test_what_agents_write_about_a_deleted_pod_still_counts_for_its_job():
+    """A gang restart deletes the pods before their agents' last Events arrive: a tombstone keeps the job."""
+    book = Book()
+    t0 = time.time()
+    for i, node in enumerate(NODES):
+        book.pod({"metadata": {"name": f"w-{i}", "namespace": "train", "labels": {"job-name": "t"},
+                               "creationTimestamp": "2024-07-25T06:00:00Z"}, "spec": {"nodeName": node}}, t0)
+    book.pod({"metadata": {"name": "w-1", "namespace": "train"}}, t0, deleted=True)
+    ev = agent_pod_event("node-b", "w-1", [1])
+    ev["involvedObject"]["name"] = "w-1"
+    book.event(ev, t0 + 1)
+    (opened,) = book.settle(t0 + 2)
+    assert [e.rank for e in opened.incident.evidence] == [1] and not book.waiting
+
+
 # ---- the controller against the API double ---------------------------------------------------------------
 
 @contextlib.contextmanager

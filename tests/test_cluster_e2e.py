@@ -10,13 +10,11 @@ import subprocess
 import sys
 import time
 import urllib.request
-from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-import yaml
 
 from apiserver_double import ApiDouble
-from harness import AgentProc, free_port, wait_until
+from harness import AgentProc, free_port, start_fleet, wait_until
 from test_cluster import NODES, doc, gang, incidents
 
 # synthetic variation of a real line: tests/fixtures/pods' torch watchdog timeout (its sources in
@@ -47,25 +45,11 @@ def test_xid79_on_node_b_while_every_rank_times_out_is_one_incident_naming_its_g
         ctl = subprocess.Popen([sys.executable, "-m", "gpunpd", "cluster", "--api-server", api.url, "--identity",
                                 "ctl-0", "--metrics-address", f"127.0.0.1:{port}"], stdout=out,
                                stderr=open(tmp_path / "cluster.err", "w"))
-        logs = []
-        confs = []
-        for i, node in enumerate(NODES):
-            home = tmp_path / node
-            log = home / "pods" / f"train_llm-w-0-{i}_{i:08d}-0000-4000-8000-000000000000" / "main" / "0.log"
-            log.parent.mkdir(parents=True)
-            log.touch()
-            logs.append(log)
-            conf = home / "gpu-npd.yaml"
-            conf.write_text(yaml.safe_dump({"mode": "observe", "kubernetes": {"api_server": api.url}, "nvml": "off",
-                                            "pod_logs_root": str(home / "pods")}))
-            confs.append((home, conf, node))
         agents: list[AgentProc] = []
         try:
-            with ThreadPoolExecutor(len(NODES)) as pool:  # the four agents start side by side
-                agents = list(pool.map(lambda c: AgentProc(c[0], "--config", str(c[1]), env={"NODE_NAME": c[2]},
-                                                          start_timeout=60), confs))
-            for a in agents:
-                a.wait_for(lambda a=a: a.value("gpu_npd_source_up", source="pods") == 1, what="pod source")
+            agents, by_pod = start_fleet(tmp_path, api.url, {
+                node: [f"train_llm-w-0-{i}_{i:08d}-0000-4000-8000-000000000000"] for i, node in enumerate(NODES)})
+            logs = [by_pod[f"llm-w-0-{i}"] for i in range(len(NODES))]
             wait_until(lambda: metric(port, "gpu_npd_cluster_leader") == 1, "controller leads", timeout=20)
             wait_until(lambda: (metric(port, "gpu_npd_cluster_objects_total") or 0) > 0, "controller lists")
             time.sleep(0.5)  # the agents' first scan took the empty logs as history
