@@ -161,6 +161,11 @@ FACTS = [
     # modelscope/FunASR #2006 (communicator: rank, size, device)
     ("NCCL INFO comm 0x9bbaa80 rank 10 nranks 16 cudaDev 2 busId 48000 - Abort COMPLETE", "nccl_rank",
      dict(rank="10", nranks="16", gpu="2")),
+    # pytorch/pytorch #140563 (the flight recorder analyser's verdict; the start of the line, as far as the excerpt)
+    ("error msg: Culprit rank 22; Error type: SIZE_OR_SYNTAX_MISMATCH, Expected input sizes: '[[1025]]' does not "
+     "match found input sizes: '[[262144]]', Culprit rank 110; Error type: SIZE_OR_SYNTAX_MISMATCH, Expected input "
+     "sizes: '[[1025]]' does not match found", "collective_mismatch",
+     dict(rank="22", error_type="SIZE_OR_SYNTAX_MISMATCH")),
     # msr-fiddle/pipedream #76
     ("Caught signal 7 (Bus error: nonexistent physical address)", "rank_exit", dict(signal="7")),
     # NVIDIA/nccl #296
@@ -373,7 +378,8 @@ def test_json_document():
 
 def test_rules_are_a_table():
     assert [r[0] for r in sorted(RULES, key=lambda r: r[1])] == [
-        "node_fault", "first_failure", "peer_error", "fabric_error", "lagging_rank", "undetermined"]
+        "node_fault", "first_failure", "mismatched_collective", "peer_error", "fabric_error", "lagging_rank",
+        "undetermined"]
 
 
 def test_incident_refuses_an_unknown_category():
@@ -405,3 +411,48 @@ def test_incident_key_is_stable_as_evidence_grows():
     later = job({"node-b/kern.log": [ANCHOR], "node-b/dmesg": [XID79],
                  "node-a/train.log": [timeout(0), timeout(1), timeout(2)]})[0]
     assert first.key == later.key == "hardware/xid/node-b/-/-/0000:5d:00"
+
+
+@pytest.mark.parametrize("line", [
+    "[rank1]:" * 20000,
+    "node-1: " * 20000,
+    "a." * 40000 + "Errorx",
+    "Detected mismatch between collectives on ranks. Rank 1 is running collective: CollectiveFingerPrint(OpType=X" +
+    "y" * 100000,
+    "srun: error: " + "h" * 100000,
+    "\x00\xff\ufffd" * 10000,
+])
+def test_hostile_lines_are_quick(line):
+    """SYNTHETIC hostile input: long repeated prefixes, dotted names, unmatched facts; each read in well under a
+    second and without an exception (a regex that backtracks would take minutes)."""
+    import time
+    start = time.process_time()
+    list(read_lines(["Traceback (most recent call last):", line, line], "hostile.log", Clock()))
+    assert time.process_time() - start < 2.0
+
+
+def test_sizes_differ_only_within_one_process_group_to_be_a_mismatch():
+    """SYNTHETIC: two ranks time out at the same SeqNum of *different* process groups (tensor- and data-parallel
+    groups count separately), with different sizes: no conclusion; in the same group: the program's bug."""
+    def lines(pg_of_rank_1):
+        out = []
+        for rank, pg, numel in ((0, 0, 64), (1, pg_of_rank_1, 4096)):
+            out.append(f"[rank{rank}]:[E918 19:29:24.436955737 ProcessGroupNCCL.cpp:689] [Rank {rank}] Watchdog caught "
+                       f"collective operation timeout: WorkNCCL(SeqNum=7219, OpType=BROADCAST, NumelIn={numel}, "
+                       f"NumelOut={numel}, Timeout(ms)=3000000) ran for 3000097 milliseconds before timing out.")
+            out.append(f"[rank{rank}]:[E918 19:29:24.440481846 ProcessGroupNCCL.cpp:2303] [PG ID {pg} PG GUID {pg}"
+                       f"(default_pg) Rank {rank}]  failure detected by watchdog at work sequence id: 7219 PG status: "
+                       f"last enqueued work: 7220, last completed work: 7218")
+        return {"launcher.log": out}
+    assert job(lines(0))[0].rule == "mismatched_collective"
+    assert job(lines(1))[0].rule != "mismatched_collective"
+
+
+def test_only_the_world_communicator_maps_a_process_to_its_rank():
+    """SYNTHETIC (line format of modelscope/FunASR #2006): a process is rank 5 of the 8-rank world communicator and
+    rank 1 of a 2-rank split one; its NCCL WARN line (host:pid, no rank) is rank 5's."""
+    incidents = job({"launcher.log": [
+        "node-c:4242:4300 [1] NCCL INFO comm 0x9bbaa80 rank 5 nranks 8 cudaDev 1 busId 48000 - Init COMPLETE",
+        "node-c:4242:4301 [1] NCCL INFO comm 0x9bbab90 rank 1 nranks 2 cudaDev 1 busId 48000 - Init COMPLETE",
+        "node-c:4242:4310 [1] NCCL WARN NET/IB : Got async event : port error"]})
+    assert (incidents[0].root.host, incidents[0].root.rank) == ("node-c", 5)

@@ -10,12 +10,14 @@ first incident:
                      (a Python exception, CUDA illegal access / device assert / OOM, an application Xid), an
                      infrastructure event (host OOM kill, the scheduler ending the job, a full disk), or a rank that
                      died first (exit code, signal) — explained by what its own log says when it says anything.
-3. peer_error        network errors that name a peer (ncclRemoteError, NET/IB completion errors, a closed socket)
+3. mismatched_collective  ranks time out in one collective (process group and SeqNum) with different sizes or
+                     operations: they called different collectives, the program's bug.
+4. peer_error        network errors that name a peer (ncclRemoteError, NET/IB completion errors, a closed socket)
                      point at the peer, its address mapped to a host by NCCL's own INFO lines.
-4. fabric_error      InfiniBand / RoCE errors that name no peer (async port errors): the fabric.
-5. lagging_rank      NCCL watchdog reports: a rank that never enqueued the collective the others time out in (its
+5. fabric_error      InfiniBand / RoCE errors that name no peer (async port errors): the fabric.
+6. lagging_rank      NCCL watchdog reports: a rank that never enqueued the collective the others time out in (its
                      last enqueued work is behind, or it reported no timeout while the others did) is the suspect.
-6. undetermined      only consequences (timeouts, aborts): the evidence is too thin to name a root.
+7. undetermined      only consequences (timeouts, aborts): the evidence is too thin to name a root.
 
 Consequences (watchdog timeouts, aborts after them, remote errors, SIGTERMs the launcher sent) never decide a
 root; they are folded into the incident's `consequences` sentence.
@@ -25,7 +27,6 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from dataclasses import dataclass, replace
-from datetime import datetime, timedelta, timezone
 from typing import Callable, Iterable, Sequence
 
 from parsers import xid_info
@@ -80,6 +81,7 @@ class Verdict:
     suspects: tuple[Evidence, ...] = ()  # the root's supporting evidence (the lagging rank's, the peer's)
     rank: int | None = None  # the root rank when no single line names it (lagging rank)
     host: str | None = None
+    kind: str | None = None  # the root kind when no single line is the root
 
 
 # --- the job's context ------------------------------------------------------------------------------------------
@@ -94,19 +96,23 @@ class Job:
         self.rank_host: dict[int, str] = {}
         self.world: int | None = None
         self.seen_ranks: set[int] = set()
+        comms = [e for e in raw if e.kind == "nccl_rank" and e.rank is not None and _int(e.details.get("nranks"))]
+        # the job's size: its largest communicator (split communicators of tensor / pipeline groups number their
+        # ranks from 0 again, so only the world communicator's lines say which global rank a host:pid is)
+        self.world = max((_int(e.details["nranks"]) for e in comms), default=None)
+        for e in comms:
+            if _int(e.details["nranks"]) == self.world and e.pid is not None:
+                self.pid_rank.setdefault((e.host, e.pid), e.rank)
         for e in raw:
             if e.kind == "nccl_address" and e.address and e.host:
                 self.addresses.setdefault(_bare(e.address), e.host)
-            elif e.kind == "nccl_rank" and e.rank is not None:
-                if e.pid is not None:
-                    self.pid_rank.setdefault((e.host, e.pid), e.rank)
-                nranks = e.details.get("nranks")
-                if nranks and str(nranks).isdigit():
-                    self.world = max(self.world or 0, int(nranks))
-            if e.rank is not None and e.host and e.kind != "nccl_address":
-                self.rank_host.setdefault(e.rank, e.host)
-            if e.rank is not None and e.kind not in ("nccl_rank",):
+            if e.rank is not None and e.kind not in ("nccl_rank", "nccl_address"):
+                if e.host:
+                    self.rank_host.setdefault(e.rank, e.host)
                 self.seen_ranks.add(e.rank)
+        for (host, _pid), rank in self.pid_rank.items():
+            if host:
+                self.rank_host.setdefault(rank, host)
         filled = [self._fill(e) for e in raw if e.kind not in CONTEXT_KINDS]
         # a total order, whatever the order the evidence came in: time, then where it was read
         self.evidence = sorted(filled, key=lambda e: (_ts(e), e.file or "", e.line or 0, e.kind, e.text))
@@ -139,6 +145,10 @@ class Job:
             return True
         t = _ts(e)
         return self.first_failure - self.window <= t <= (self.last_failure or t) + SKEW
+
+
+def _int(value) -> int | None:
+    return int(value) if value is not None and str(value).isdigit() else None
 
 
 def _bare(address: str) -> str:
@@ -252,6 +262,29 @@ def _explanation(job: Job, death: Evidence) -> Evidence | None:
     return None
 
 
+def _mismatched_collective(job: Job) -> Verdict | None:
+    """Ranks timed out in the same collective (process group and SeqNum, the group from each rank's own watchdog
+    progress line) with different sizes or operations: they called different collectives, the program's bug (what
+    PyTorch's TORCH_DISTRIBUTED_DEBUG=DETAIL check would have said)."""
+    pg_of = {(e.rank, e.seq): e.details.get("pg") for e in job.evidence
+             if e.kind == "nccl_progress" and e.rank is not None and e.details.get("pg") is not None}
+    calls: dict[tuple, dict[int, Evidence]] = defaultdict(dict)
+    for e in job.evidence:
+        if e.kind == "nccl_timeout" and e.rank is not None and e.seq is not None and (e.rank, e.seq) in pg_of:
+            calls[(pg_of[(e.rank, e.seq)], e.seq)].setdefault(e.rank, e)
+    for (pg, seq), by_rank in sorted(calls.items(), key=lambda kv: (str(kv[0][0]), kv[0][1])):
+        shapes = {(e.op, e.details.get("numel_in")) for e in by_rank.values()}
+        if len(by_rank) >= 2 and len(shapes) >= 2:
+            said = "; ".join(f"rank {r}: {e.op} of {e.details.get('numel_in')} elements"
+                             for r, e in sorted(by_rank.items()))
+            return Verdict("application", None, "mismatched_collective",
+                           f"ranks timed out in the same collective (process group {pg}, SeqNum {seq}) with different "
+                           f"operations or sizes ({said}): they called different collectives, a bug of the program",
+                           suspects=tuple(sorted(by_rank.values(), key=lambda e: e.rank)),
+                           kind="collective_mismatch")
+    return None
+
+
 def _peer_error(job: Job) -> Verdict | None:
     errors = [e for e in job.failures if e.kind in PEER_KINDS and e.peer]
     if not errors:
@@ -325,10 +358,12 @@ Rule = tuple[str, int, Callable[[Job], "Verdict | None"], str]
 RULES: tuple[Rule, ...] = (
     ("node_fault", 1, _node_fault, "a node fault within the window outranks any application's claim"),
     ("first_failure", 2, _first_failure, "the earliest failure that is not a consequence of another"),
-    ("peer_error", 3, _peer_error, "network errors naming a peer point at it"),
-    ("fabric_error", 4, _fabric_error, "InfiniBand / RoCE errors naming no peer: the fabric"),
-    ("lagging_rank", 5, _lagging_rank, "NCCL watchdog numbers single out the rank that never reached the collective"),
-    ("undetermined", 6, _undetermined, "only consequences: no root is named"),
+    ("mismatched_collective", 3, _mismatched_collective,
+     "ranks time out in one collective with different sizes or operations: the program's bug"),
+    ("peer_error", 4, _peer_error, "network errors naming a peer point at it"),
+    ("fabric_error", 5, _fabric_error, "InfiniBand / RoCE errors naming no peer: the fabric"),
+    ("lagging_rank", 6, _lagging_rank, "NCCL watchdog numbers single out the rank that never reached the collective"),
+    ("undetermined", 7, _undetermined, "only consequences: no root is named"),
 )
 
 
@@ -373,10 +408,10 @@ def _incident(job: Job, v: Verdict) -> Incident:
     root = v.root
     if root is not None:
         r = _root(root)
-        if v.host and root.kind in PEER_KINDS:
-            r = Root(kind=root.kind, host=v.host)
+        if v.rule == "peer_error" and v.host and v.host != root.host:
+            r = Root(kind=root.kind, host=v.host)  # the peer's host: the reporting line's rank and GPU are not its
     else:
-        kind = v.suspects[0].kind if v.suspects else (job.failures[0].kind if job.failures else None)
+        kind = v.kind or (v.suspects[0].kind if v.suspects else (job.failures[0].kind if job.failures else None))
         r = Root(kind=kind, rank=v.rank, host=v.host)
     related = _related(job, v)
     return Incident(v.category, r, tuple(related), consequences(job, v), v.rule, v.reason,

@@ -84,7 +84,7 @@ FACTS: tuple[Fact, ...] = (
     # and 2.6+'s "[PG ID 0 PG GUID 0(default_pg) Rank 118]  failure detected by watchdog at work sequence id: 2398459
     # PG status: last enqueued work: 2398578, last completed work: 2398458"
     _f("watchdog_progress", "nccl_progress", ["last enqueued NCCL work", "last enqueued work"],
-       r"(?:Rank (?P<rank>\d+)\] +)?(?:(?:Exception \(either an error or timeout\) detected by watchdog at work|"
+       r"(?:\[PG (?:ID )?(?P<pg>\d+)[^\]]*? )?(?:Rank (?P<rank>\d+)\] +)?(?:(?:Exception \(either an error or timeout\) detected by watchdog at work|"
        r"Timeout at NCCL work): (?P<seq>-?\d+), last enqueued NCCL work: (?P<last_enqueued>-?\d+), "
        r"last completed NCCL work: (?P<last_completed>-?\d+)|failure detected by watchdog at work sequence id: "
        r"(?P<seq2>-?\d+) PG status: last enqueued work: (?P<last_enqueued2>-?\d+), last completed work: "
@@ -114,6 +114,10 @@ FACTS: tuple[Fact, ...] = (
        r"Detected mismatch between collectives on ranks\. Rank (?P<first_rank>\d+) is running (?:inconsistent )?"
        r"collective: CollectiveFingerPrint\((?:SequenceNumber=(?P<seq>\d+),? ?)?OpType=(?P<op>\w+)"
        r"(?:.*?but Rank (?P<other_rank>\d+) is running)?"),
+    # PyTorch's flight recorder analyser (fr_trace): "error msg: Culprit rank 22; Error type: SIZE_OR_SYNTAX_MISMATCH,
+    # Expected input sizes: '[[1025]]' does not match found input sizes: '[[262144]]'"
+    _f("flight_recorder_culprit", "collective_mismatch", ["Culprit rank"],
+       r"Culprit rank (?P<rank>\d+); Error type: (?P<error_type>\w*MISMATCH\w*)"),
     _f("nccl_mismatch", "collective_mismatch", ["Mismatched collective detected"],
        r"Mismatched collective detected, please check your collective calls at and around rank (?P<around_rank>\d+)"),
     # rendezvous / store

@@ -18,8 +18,9 @@ from parsers import Classifier, at_least, detect
 from . import facts
 from .clock import Clock, app_stamp
 from .model import TEXT_MAX, Evidence, utc
-from .ranks import NONE, Origin, from_path, in_message, strip
+from .ranks import Origin, from_path, in_message, strip
 
+MAX_LINE = 65536  # characters of one line read; the rest of a longer line is not looked at
 YEAR_PROBE_LINES = 2000  # lines of a file searched for a dated stamp (the job's year) until one is found
 MAX_PER_KIND = 5000  # evidence of one kind kept per file: a log of a million timeouts says no more than this
 TRACEBACK_LINES = 400  # lines after "Traceback (most recent call last):" its exception line may come
@@ -30,6 +31,7 @@ _ROOT_CAUSE = "Root Cause (first observed failure)"
 _BLOCK_RANK = re.compile(r"(\d+)(?: \(local_rank: (\d+)\))?")
 _BLOCK_EXIT = re.compile(r"(-?\d+)(?: \(pid: (\d+)\))?")
 _SIGNAL_TEXT = re.compile(r"Signal (\d+) \((SIG\w+)\)")
+_NUMEL = re.compile(r"NumelIn=(\d{1,18})")
 # NVRM on an Xid that only cleans up after another (45, 43 and kin): "..., Ch 00000001 caused by previous Xid 149"
 _CAUSED_BY_XID = re.compile(r"caused by previous Xid (\d{1,4})\b")
 # exception types that are another rank's failure seen from here, or the launcher's summary of one
@@ -71,7 +73,7 @@ class FileReader:
 
     def read(self, lines: Iterable[str]) -> Iterator[Evidence]:
         for n, raw in enumerate(lines, start=1):
-            line = raw.rstrip("\r\n")
+            line = raw[:MAX_LINE].rstrip("\r\n")
             if not line:
                 continue
             yield from self._line(n, line)
@@ -178,6 +180,10 @@ class FileReader:
             m = _CAUSED_BY_XID.search(rest)
             if m:
                 details["caused_by_xid"] = int(m.group(1))
+        elif f.kind == "nccl_timeout":  # the collective's size: ranks in one collective must agree on it
+            m = _NUMEL.search(rest)
+            if m:
+                details["numel_in"] = int(m.group(1))
         gpu = ev.gpu if ev.gpu is not None else base["gpu"]
         return ev.with_context(details=details, gpu=gpu)
 
