@@ -60,6 +60,7 @@ class Open:
 class JobState:
     job: Job
     pods: set = field(default_factory=set)
+    nodes: dict = field(default_factory=dict)  # node -> how many of the job's pods run there
     events: dict = field(default_factory=dict)  # Event uid -> list[Evidence]
     since: float = 0.0  # evidence before this (a closed incident's) is not counted again
     seq: int = 0  # incidents opened so far on this job
@@ -89,6 +90,7 @@ class Book:
         self.node_gpus: dict[str, dict] = {}
         self.node_jobs: dict[str, set] = {}
         self.waiting: OrderedDict[tuple[str, str], dict[str, Mapping]] = OrderedDict()  # (ns, pod) -> Events
+        self.other_pods: set[tuple[str, str]] = set()
         self.gone: OrderedDict[tuple[str, str], tuple[tuple, str]] = OrderedDict()  # deleted pod -> (job, node)
         self.dropped = 0
         self.retired: OrderedDict[tuple, tuple[int, float]] = OrderedDict()  # forgotten jobs: (seq, since)
@@ -110,6 +112,10 @@ class Book:
         if job is None:
             if old is not None:
                 self._drop_pod(key, old)
+            if deleted:
+                self.other_pods.discard(key)
+            else:
+                self.other_pods.add(key)  # a pod of no job: what agents write about it is not kept
             return
         state = self.jobs.get(job.key)
         if state is None:
@@ -130,6 +136,7 @@ class Book:
             state.pods.add(key)
             if node:
                 self.node_jobs.setdefault(node, set()).add(job.key)
+                state.nodes[node] = state.nodes.get(node, 0) + 1
             self.pods[key] = PodInfo(job.key, node, started, exits, meta.get("uid", ""), labelled)
             if node and self.node_facts.get(node):
                 self._touch(state, now)
@@ -156,9 +163,15 @@ class Book:
             state.pods.discard(key)
             if info.exits:
                 state.events[f"exit/{key[0]}/{key[1]}"] = info.exits
+        if state is None or not info.node:
+            return
+        left = state.nodes.get(info.node, 1) - 1
+        if left > 0:
+            state.nodes[info.node] = left
+            return
+        state.nodes.pop(info.node, None)
         jobs = self.node_jobs.get(info.node)
-        if jobs is not None and state is not None and not any(
-                self.pods[p].node == info.node for p in state.pods if p in self.pods):
+        if jobs is not None:
             jobs.discard(info.job)
             if not jobs:
                 del self.node_jobs[info.node]
@@ -191,6 +204,8 @@ class Book:
         info = self.pods.get(key)
         if info is None and key in self.gone and self.gone[key][0] in self.jobs:
             info = PodInfo(self.gone[key][0], self.gone[key][1], 0.0)
+        if info is None and key in self.other_pods:
+            return
         if info is None:
             self.waiting.setdefault(key, {})[uid] = ev
             self.waiting.move_to_end(key)

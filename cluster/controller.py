@@ -269,6 +269,7 @@ class Controller:
     def _synced(self, resource: str, keys: set, now: float) -> None:
         """After a (re)list: forget what was deleted while not watching."""
         if resource == "pods":
+            self.book.other_pods &= keys
             for key in [k for k in self.book.pods if k not in keys]:
                 self.book.pod({"metadata": {"namespace": key[0], "name": key[1]}}, now, deleted=True)
         elif resource == "nodes":
