@@ -91,12 +91,12 @@ def test_the_job_label_overrides_and_unknown_owners_are_no_job():
 
 def agent_pod_event(node: str, pod_name: str, ranks: list[int]) -> dict:
     """A node agent's Pod Event as agent/workloads.py words it and kubeapi's recorder writes it."""
-    bodies = []
-    tracker = WorkloadTracker(lambda r, reason, message, key: bodies.append((r, reason, message)), AgentMetrics())
+    tracker = WorkloadTracker(AgentMetrics())
     c = Classifier()
-    for r in ranks:
-        tracker.observe(PodRef("train", pod_name, f"uid-{pod_name}", "main"), c.classify(TIMEOUT.format(r=r)))
-    r, reason, message = bodies[-1]
+    events = [tracker.observe(PodRef("train", pod_name, f"uid-{pod_name}", "main"), c.classify(TIMEOUT.format(r=r)))
+              for r in ranks]
+    last = events[-1]
+    r, reason, message = last.ref, last.reason, last.message
     rec = EventRecorder("default", node)
     rec.record(Ref("Pod", r.pod, r.namespace, r.uid), reason, message)
     agg = next(iter(rec._aggs.values()))
