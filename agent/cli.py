@@ -133,7 +133,7 @@ def run(config_file, kmsg, log_files, journald, state_dir, metrics_address, node
               help="First wait until no pod matches (the agents stopped; an agent writes once more on SIGTERM).")
 @click.option("--wait-seconds", default=120.0, show_default=True, type=click.FloatRange(min=0))
 def cleanup(apply_, configs, api_server, kubeconfig, wait_for_pods, wait_seconds) -> None:
-    """Remove what gpu-npd wrote on every node: its gpu-npd.io/* taints, its conditions, its repair annotation,
+    """Remove what gpu-npd wrote on every node: its gpu-npd.io/<condition> taints, its conditions, its repair annotation,
     its DeviceTaintRules and pod conditions. Owner-checked: other taints, conditions and annotations stay.
 
     Exit 0 when everything listed was removed (or listed, in a dry run), 1 when a change failed, 2 on a

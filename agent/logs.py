@@ -5,15 +5,11 @@ from __future__ import annotations
 import json
 import logging
 import sys
-from datetime import datetime, timezone
+
+# the one timestamp key and stamp of every line gpu-npd writes (its log and the stdout sink's events)
+from .sinks.stdout import TIME_KEY, utc_iso
 
 TEXT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
-TIME_KEY = "time"  # the one timestamp key of every JSON line gpu-npd writes (its log, the stdout sink's events)
-
-
-def utc_iso(ts: float) -> str:
-    """RFC 3339 in UTC with milliseconds: the same stamp in the text log, the JSON log and the stdout events."""
-    return datetime.fromtimestamp(ts, timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 class TextFormatter(logging.Formatter):

@@ -14,7 +14,6 @@ from click.testing import CliRunner
 from agent.config import load
 from agent.health import HealthEngine
 from agent.kube.cleanup import Owned, plan_node, plan_pod
-from agent.kube.dra import DeviceFencer
 from agent.kube.sink import KubernetesSink
 from apiserver_double import ApiDouble
 from fakeclock import Clock
@@ -44,12 +43,9 @@ def agent_writes(api, node: str, dra: bool = False) -> None:
     s = replace(cfg.kube, api_server=api.url, coalesce_seconds=0.05, repair_profile="eks", repair_annotation=True,
                 dra_device_taints=dra, max_tainted_fraction=1.0)
     engine = HealthEngine(cfg, clock)
-    sink = KubernetesSink(make_api(s), node, s, "enforce", lambda: engine.conditions, clock=clock,
-                          problems=lambda: list(engine.problems.values()))
-    sink.apply(engine.observe(Classifier().classify(XID79)))
+    sink = KubernetesSink(make_api(s), node, s, "enforce", clock=clock)  # with dra: a DeviceTaintRule, no node taint
+    sink.apply(engine.snapshot(engine.observe(Classifier().classify(XID79))))
     sink.sync()
-    if dra:  # one DeviceTaintRule for the GPU instead of a node taint
-        DeviceFencer(make_api(s), node, s, lambda: None, clock, lambda _: None).sync(list(engine.problems.values()))
 
 
 def cleanup(api, *args: str):

@@ -135,17 +135,20 @@ def test_an_unwritable_state_directory_is_retried_with_backoff_and_logged_rarely
 
     import agent.checkpoint as cp
     from agent.metrics import Metrics
+    from agent.state import StateStore
+    from parsers.model import Boot
 
     blocker = tmp_path / "state"
     blocker.write_text("a file where the state directory should be")  # mkdir fails: NotADirectoryError
     now = [1000.0]
     monkeypatch.setattr(cp.time, "monotonic", lambda: now[0])
     metrics = Metrics()
-    check = cp.Checkpoint(str(blocker / "sub"), metrics, lambda: {"x": 1})
-    owner = SimpleNamespace(dirty=True)
+    check = cp.Checkpoint(StateStore(str(blocker / "sub")), metrics)
+    owner = SimpleNamespace(dirty=True, to_state=lambda: {"x": 1})
+    boot = Boot("boot-id", 0.0)
     with caplog.at_level(logging.INFO, "gpu_npd"):
         for _ in range(3600):  # an hour of 1 s ticks
-            check.maybe_save(owner)
+            check.maybe_save(owner, boot)
             now[0] += 1.0
     attempts = metrics.registry.get_sample_value("gpu_npd_state_write_errors_total")
     assert 15 <= attempts <= 25  # 1, 2, 4, ... then 300 s apart: not 3600
@@ -155,7 +158,7 @@ def test_an_unwritable_state_directory_is_retried_with_backoff_and_logged_rarely
     blocker.mkdir()
     now[0] += 300
     with caplog.at_level(logging.INFO, "gpu_npd"):
-        check.maybe_save(owner)
+        check.maybe_save(owner, boot)
     assert owner.dirty is False and "state written to" in caplog.records[-1].getMessage()
 
 

@@ -1,7 +1,8 @@
 """`gpu-npd cleanup`: remove what gpu-npd wrote, from every node, after an uninstall (or before a reinstall).
 
 What is gpu-npd's (owner-checked; nothing else is touched):
-- node taints whose key starts with the taint prefix (gpu-npd.io/), as the agent's own `ours()` decides;
+- node taints of gpu-npd's keys: the taint prefix (gpu-npd.io/) and one of its condition types, as the agent's
+  writer names them (any other key, under the prefix or not, is someone else's);
 - node conditions of gpu-npd's condition types (its configuration's, the checks' included); the types it shares
   with other writers (a repair profile's AcceleratedHardwareReady) only when the message carries gpu-npd's mark;
 - the repair annotation (kubernetes.repair_annotation_key);
@@ -19,7 +20,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator
 
-from .desired import ours
+from .desired import TaintRule, our_taint_keys, ours
 from .dra import GROUP, NODE_LABEL, OWNER, OWNER_LABEL, RULE_VERSIONS, call, served
 from .repair import MESSAGE_MARK, PROFILE_CONDITIONS
 
@@ -32,10 +33,11 @@ PAGE = 200
 class Owned:
     """What gpu-npd writes, from one or more of its configurations (the union)."""
 
-    taint_prefixes: frozenset[str]
+    taint_prefixes: frozenset[str]  # pod condition types under these are gpu-npd's
     condition_types: frozenset[str]  # gpu-npd's own names: removed whatever their content
     shared_condition_types: frozenset[str] = field(default_factory=frozenset)  # removed only when marked
     annotation_keys: frozenset[str] = field(default_factory=frozenset)
+    taint_keys: frozenset[str] = field(default_factory=frozenset)
 
     @classmethod
     def of(cls, configs: list) -> "Owned":
@@ -44,10 +46,13 @@ class Owned:
                    condition_types=frozenset(t for c in configs for t in c.conditions),
                    shared_condition_types=frozenset(t for profile in PROFILE_CONDITIONS.values()
                                                     for t, _, _ in profile),
-                   annotation_keys=frozenset(k.repair_annotation_key for k in kubes))
+                   annotation_keys=frozenset(k.repair_annotation_key for k in kubes),
+                   # every condition's key, not only today's taint rules: a rule removed since may have left one
+                   taint_keys=frozenset().union(*(our_taint_keys([TaintRule(t) for t in c.conditions],
+                                                                 c.kube.taint_prefix) for c in configs)))
 
     def taint(self, taint: dict) -> bool:
-        return any(ours(taint, p) for p in self.taint_prefixes)
+        return ours(taint, self.taint_keys)
 
     def condition(self, cond: dict) -> bool:
         t = cond.get("type", "")

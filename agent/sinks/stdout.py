@@ -10,7 +10,12 @@ from typing import IO
 
 from parsers.model import Snapshot
 
-from ..logs import TIME_KEY, utc_iso
+TIME_KEY = "time"  # the one timestamp key of every JSON line gpu-npd writes (these events, agent/logs.py's log)
+
+
+def utc_iso(ts: float) -> str:
+    """RFC 3339 in UTC with milliseconds: the same stamp in the events, the JSON log and the text log."""
+    return datetime.fromtimestamp(ts, timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 class StdoutSink:
