@@ -83,7 +83,8 @@ def parse(fmt: str, min_severity: str, year: int | None, nvml_spec: str, only_un
         for path in paths:
             try:
                 with open_input(path, bar.count if bar.shown else None) as fp:
-                    for f in scanner.scan(fp, name=None if path == "-" else path):
+                    # each file its own stream: nothing open at the end of one reaches the next
+                    for f in scanner.for_stream().scan(fp, name=None if path == "-" else path):
                         annotate(f, gpu_map)
                         cause = cause_of(f)
                         if cause is not None and len(causes) < 100_000:

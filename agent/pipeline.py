@@ -67,9 +67,12 @@ class Pipeline:
                 self.workloads.observe(ref, f)
             return
         name = batch[0].source
-        classifier = self.classifiers.get(name)
+        # one classifier per stream (a source, or a file a source follows; a batch is from one stream): an open
+        # multi-line event or an NVRM banner of one file never reaches another's lines
+        stream = name if batch[0].stream is None else f"{name}:{batch[0].stream}"
+        classifier = self.classifiers.get(stream)
         if classifier is None:
-            classifier = self.classifiers[name] = Classifier()
+            classifier = self.classifiers[stream] = Classifier()
         decisions = self.decisions
         for rec in batch:
             finding = classifier.classify(rec.line)

@@ -115,6 +115,12 @@ class Classifier:
         self.errors = 0  # lines whose classification raised (a bug): counted, logged once, never fatal
         self.uuid_evictions = 0
 
+    def for_stream(self) -> "Classifier":
+        """A classifier for another stream (a file in `parse`, a source or a pod log in the agent): the same
+        rules, year, prefilter and repeat memo (context-free), and none of this one's stream context (open
+        multi-line events, NVRM banners, UUIDs, line count), so nothing of one stream reaches another."""
+        return Classifier(self.rules, self.year, self.prefilter, self.memo_size, self.max_line, memo=self.memo)
+
     def classify(self, line: str, *, file: str | None = None, lineno: int | None = None,
                  matched: Collection[int] | None = None) -> Finding | None:
         """Classify one line (envelope included, no newline).  `matched`, from a buffer scan: the ids of the

@@ -33,6 +33,12 @@ class Scanner:
         self._uptime, self._boots = 0.0, 0
         self.prefilter = prefilter or Prefilter(all_keywords(), patterns=line_patterns(self.classifier.rules))
 
+    def for_stream(self) -> "Scanner":
+        """A scanner for another stream: the same prefilter and classifier tables (Classifier.for_stream), its
+        own stream context (open events, banners, boots and ports). `gpu-npd parse a b` takes one per file,
+        so parsing files together equals parsing each alone."""
+        return Scanner(self.classifier.for_stream(), self.prefilter)
+
     def scan(self, fp: BinaryIO, name: str | None = None, chunk: int = CHUNK) -> Iterator[Finding]:
         lineno = 1  # line number of the first line in the buffer being scanned
         carry = b""

@@ -176,7 +176,7 @@ class LogFileSource(Source):
                 f.buf = b""
             batch = []
             for raw in lines:
-                batch.append(Record(self.name, raw.decode("utf-8", "replace").rstrip("\r")))
+                batch.append(Record(self.name, raw.decode("utf-8", "replace").rstrip("\r"), stream=path))
             f.pos = f.fh.tell() - len(f.buf)  # just after the last complete line
             if batch:
                 self.positions[path] = [f.inode, f.pos]
