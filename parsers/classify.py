@@ -77,7 +77,7 @@ _int = bounded_int
 # What a message means on its own: the finding's fixed fields (a tuple in _TEMPLATE_FIELDS order; None: a member
 # line of a multi-line event, no finding), whether its PCI address must come from the lines before it, and its
 # multi-line event role (rules.Rule.event).
-Template = tuple[tuple | None, bool, tuple[str, str] | None]
+Template = tuple[tuple | None, bool, tuple[str, str, str] | None]
 MAX_MESSAGE = 4096  # characters of one message the rules see; the rest of a longer line is not matched
 MAX_LINE = 16384  # characters of one line (envelope included) any regex sees; longer lines are cut and counted
 MAX_UUIDS = 1024  # pci -> UUID entries remembered (oldest evicted): input cannot grow it without bound
@@ -111,6 +111,7 @@ class Classifier:
         self._context: dict[str, tuple[tuple[str, str | None], ...]] = {}  # message -> what it says (bounded)
         self._last_pci: tuple[int, str] | None = None
         self._events: dict[str, int] = {}  # open multi-line event -> position of its last line
+        self._stages: dict[str, frozenset[str]] = {}  # open event -> its "once" rows seen so far
         self._count = 0
         self.errors = 0  # lines whose classification raised (a bug): counted, logged once, never fatal
         self.uuid_evictions = 0
@@ -185,14 +186,21 @@ class Classifier:
             del memo[key]
         self.memo_evictions += len(victims)
 
-    def _in_event(self, event: tuple[str, str], position: int) -> bool:
-        """Is this line part of an open multi-line event? Opens, extends or leaves the event as its role says:
-        True when the line is absorbed (no finding of its own)."""
-        name, role = event
+    def _in_event(self, event: tuple[str, str, str], position: int) -> bool:
+        """Is this line part of an open multi-line event? Opens, extends or leaves the event as its role says
+        (rules.Rule.event): True when the line is absorbed (no finding of its own)."""
+        name, role, stage = event
         last = self._events.get(name)
         inside = last is not None and 0 <= position - last <= EVENT_LINES[name.split(" ", 1)[0]]
         if last is None and len(self._events) >= MAX_OPEN_EVENTS:  # per-device keys: bounded whatever the input
             self._events.clear()
+            self._stages.clear()
+        if role == "once":
+            seen = self._stages.get(name, frozenset()) if inside else frozenset()
+            absorbed = bool(seen) and stage not in seen  # a stage met again: the next event
+            self._events[name] = position
+            self._stages[name] = seen | {stage} if absorbed else frozenset((stage,))
+            return absorbed
         if role == "open" or (role == "join" and not inside):
             self._events[name] = position
             return False
@@ -331,13 +339,16 @@ def _detail_groups(pattern: re.Pattern) -> tuple[str, ...]:
     return names
 
 
-def _event_key(rule: Rule, m: re.Match) -> tuple[str, str] | None:
+def _event_key(rule: Rule, m: re.Match) -> tuple[str, str, str] | None:
     """The open-event key of a rule's line: the event's name, and for events kept per device
-    (rules.EVENT_PER_DEVICE) the device's PCI address too."""
-    if rule.event is None or rule.event[0] not in EVENT_PER_DEVICE:
-        return rule.event
-    pci = (m.groupdict().get("pci") or "").lower()  # the full address, function included: one event per function
-    return f"{rule.event[0]} {pci}", rule.event[1]
+    (rules.EVENT_PER_DEVICE) the device's PCI address too; its role; the row (a stage of a "once" event)."""
+    if rule.event is None:
+        return None
+    name, role = rule.event
+    if name in EVENT_PER_DEVICE:
+        pci = (m.groupdict().get("pci") or "").lower()  # the full address, function included: one event per function
+        name = f"{name} {pci}"
+    return name, role, rule.name
 
 
 # the Finding fields a template fixes, in the Finding's own order (the rest come from the line: envelope, position)

@@ -34,7 +34,10 @@ class Rule:
     refine: str | None = None  # a key of REFINERS
     # Multi-line events (a key of EVENT_LINES, and the row's role in it): "open" starts a new event (its
     # finding is the event's); "join" is part of an open event (no finding) or, with none open, opens one;
-    # "member" (a kind-None row) is part of an open event and never a finding by itself.
+    # "once" is "join" for a line an event has at most once (OOM's "Killed process"): met again in the open
+    # event, it starts the next event; "member" (a kind-None row) is part of an open event and never a finding.
+    # Every line of an event that says which device and what failed is "join" or "once", never "member": a
+    # report whose first line was lost (ring-buffer overrun, rate limiting, a grep excerpt) is still one event.
     event: tuple[str, str] | None = None
 
 
@@ -50,28 +53,53 @@ def _r(name, kind, keywords, pattern, severity="error", attribution="unknown", a
 
 
 # How many lines after its last line a multi-line event stays open (lines no rule reads count too).
-EVENT_LINES = {"aer": 12, "mlx5_health": 20, "mlx5_tx_timeout": 4, "knvlink": 2, "nccl_exception": 2}
+# An OOM report's task table (a line per process, no keyword) can run to hundreds of lines between its
+# "invoked oom-killer" and "Killed process" lines; its lines are "once" (a second one starts the next kill).
+EVENT_LINES = {"aer": 12, "mlx5_health": 20, "mlx5_tx_timeout": 4, "knvlink": 2, "nccl_exception": 2, "sxid": 8,
+               "oom": 4096}
 # Events kept apart per device (the PCI address on the line): a health dump of one mlx5 function does not
 # swallow the next function's own health failure a few lines later.
-EVENT_PER_DEVICE = frozenset({"mlx5_health", "mlx5_tx_timeout"})
-AER_OPEN, AER_JOIN, AER_MEMBER = ("aer", "open"), ("aer", "join"), ("aer", "member")
-MLX5_HEALTH_JOIN, MLX5_HEALTH_MEMBER = ("mlx5_health", "join"), ("mlx5_health", "member")
+EVENT_PER_DEVICE = frozenset({"mlx5_health", "mlx5_tx_timeout", "sxid"})
+AER_OPEN, AER_JOIN = ("aer", "open"), ("aer", "join")
+MLX5_HEALTH_JOIN = ("mlx5_health", "join")
+SXID_OPEN, SXID_JOIN = ("sxid", "open"), ("sxid", "join")
+OOM_ONCE = ("oom", "once")
 MLX5_TX_JOIN = ("mlx5_tx_timeout", "join")
 # PyTorch's NCCL exception: the wrapper line ("NCCL error in: ..., unhandled system error") and, on the next
 # line, NCCL's description of the code ("ncclSystemError: System call ... failed") are one failure
 NCCL_EXC_OPEN, NCCL_EXC_JOIN = ("nccl_exception", "open"), ("nccl_exception", "join")
 
 
+# The kernel's names of the AER status bits (drivers/pci/pcie/aer.c), 5.x+ and the spelled-out 3.x-4.x ones, as
+# a "[nn] Name" detail line prints them; the correctable ones make an event they open a warning.
+AER_CORRECTABLE_BITS = ("RxErr", "BadTLP", "BadDLLP", "Rollover", "Timeout", "NonFatalErr", "CorrIntErr", "HeaderOF",
+                        "Receiver Error", "Bad TLP", "Bad DLLP", "RELAY_NUM Rollover", "Replay Timer Timeout",
+                        "Advisory Non-Fatal", "Corrected Internal Error", "Header Log Overflow")
+AER_UNCORRECTABLE_BITS = ("Undefined", "DLP", "SDES", "TLP", "FCP", "CmpltTO", "CmpltAbrt", "UnxCmplt", "RxOF",
+                          "MalfTLP", "ECRC", "UnsupReq", "ACSViol", "UncorrIntErr", "BlockedTLP", "AtomicOpBlocked",
+                          "TLPBlockedErr", "PoisonTLPBlocked", "Data Link Protocol", "Surprise Down Error",
+                          "Poisoned TLP", "Flow Control Protocol", "Completion Timeout", "Completer Abort",
+                          "Unexpected Completion", "Receiver Overflow", "Malformed TLP", "Unsupported Request",
+                          "ACS Violation", "Uncorrectable Internal Error", "MC Blocked TLP", "AtomicOp Egress Blocked",
+                          "TLP Prefix Blocked Error")
+AER_BITS = tuple(sorted(AER_CORRECTABLE_BITS + AER_UNCORRECTABLE_BITS, key=len, reverse=True))
+
+
 RULES: tuple[Rule, ...] = (
     # --- look-alikes: NCCL's INFO chatter mentions NET/IB, mlx5, NVLink and "remote" all day long.
     _r("nccl_info", None, ["NCCL INFO"], r"\bNCCL INFO\b"),
     # --- GPU (NVRM) ---
-    # SXid events continue on lines that repeat the code with register data: one event, one finding.
-    _r("sxid_continuation", None, ["SXid"], r"SXid \(" + PCI + r"\): \d+, (?:Data \{|Severity \d+ Engine instance)"),
+    # SXid events continue on lines that repeat the code with register data ("Severity N Engine instance ..",
+    # "Data {..}"): one event per switch, one finding; a continuation with no report open (its first line lost)
+    # opens one, its fatality from the catalog.
+    _r("sxid_continuation", "sxid", ["SXid"],
+       r"(?P<switch>nvidia-nvswitch\d+)?:? ?SXid \((?P<pci>" + PCI + r")\): (?P<sxid>\d+), "
+       r"(?:Data \{|Severity (?P<sxid_severity>\d+) Engine instance)",
+       attribution="fabric", refine="sxid", event=SXID_JOIN),
     _r("sxid", "sxid", ["SXid"],
        r"(?P<switch>nvidia-nvswitch\d+)?:? ?SXid \((?P<pci>" + PCI + r")\): (?P<sxid>\d+),"
        r"(?: (?P<fatality>Non-fatal|Fatal),)?(?: Link (?P<link>\d+))?\s*(?P<text>.*)",
-       attribution="fabric", refine="sxid"),
+       attribution="fabric", refine="sxid", event=SXID_OPEN),
     # NVIDIA Fabric Manager's own log (fabricmanager.log, or nv-fabricmanager in syslog) reports the same SXid codes.
     _r("fm_nvswitch_error", "sxid", ["detected NVSwitch"],
        r"detected NVSwitch (?P<fatality>fatal|non-fatal) error (?P<sxid>\d+) on fid (?P<fid>\d+)"
@@ -136,16 +164,23 @@ RULES: tuple[Rule, ...] = (
        r"PCIe Bus Error: severity=(?P<aer_severity>Correct(?:ed|able)|Uncorrect(?:ed|able) \((?:Non-Fatal|Fatal)\)|"
        r"Uncorrected|Fatal)(?:, type=(?P<layer>[^,]+))?",
        attribution="hardware", refine="aer", event=AER_JOIN),
-    _r("aer_status", None, ["error status/mask"], r"device \[[0-9a-fA-F]{4}:[0-9a-fA-F]{4}\] error status/mask=",
-       event=AER_MEMBER),
-    _r("aer_tlp", None, ["TLP Header"], r"TLP Header:", event=AER_MEMBER),
-    _r("aer_first", None, ["reported first"], r"Error of this Agent is reported first", event=AER_MEMBER),
-    _r("aer_recovery", None, ["AER: can't recover", "AER: device recovery"],
-       r"AER: (?:can't recover \(no error_detected callback\)|device recovery (?:failed|successful))",
-       event=AER_MEMBER),
-    # one line per status bit ("[ 0] Receiver Error", "[12] Timeout"): error words, but only a detail
-    _r("aer_bit", None, ["pcieport"], r"pcieport [0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]:\s+\[\s?\d{1,2}\] \S",
-       event=AER_MEMBER),
+    # The report's other lines join the event, and open it when its first lines were lost: the device's status
+    # ("device [10de:2330] error status/mask=..."), one line per status bit ("[ 0] RxErr", "[12] Timeout",
+    # older kernels' "[ 0] Receiver Error"), the TLP header, "Error of this Agent is reported first", and the
+    # recovery lines ("AER: can't recover (no error_detected callback)", "AER: device recovery failed", 3.x-4.x
+    # "AER: Device recovery successful"). Severity of an event they open: refine "aer_detail".
+    _r("aer_status", "pcie_aer", ["error status/mask"],
+       r"device \[[0-9a-fA-F]{4}:[0-9a-fA-F]{4}\] error status/mask=", attribution="hardware", event=AER_JOIN),
+    _r("aer_tlp", "pcie_aer", ["TLP Header"], r"TLP Header:", attribution="hardware", event=AER_JOIN),
+    _r("aer_first", "pcie_aer", ["reported first"], r"Error of this Agent is reported first", attribution="hardware",
+       event=AER_JOIN),
+    _r("aer_recovery", "pcie_aer", ["AER: can't recover", "AER: device recovery", "AER: Device recovery",
+                                    "AER: Device Recovery"],
+       r"AER: (?P<recovery>can't recover \(no error_detected callback\)|[Dd]evice [Rr]ecovery (?:[Ff]ailed|successful))",
+       attribution="hardware", refine="aer_detail", event=AER_JOIN),
+    _r("aer_bit", "pcie_aer", list(AER_BITS),
+       r"[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]:\s+\[\s?\d{1,2}\] (?P<bit>" + "|".join(AER_BITS) + r")\b",
+       attribution="hardware", refine="aer_detail", event=AER_JOIN),
     # --- Mellanox / InfiniBand / RoCE ---
     _r("mlx5_link", "ib_link", ["mlx5_core"],
        r"mlx5_core (?P<pci>" + PCI + r") (?P<netdev>\S+): Link (?P<state>down|up)\b",
@@ -169,9 +204,13 @@ RULES: tuple[Rule, ...] = (
     # and/or "Health issue observed, <syndrome>" then print_health_info's dump (assert_var[n], assert_exit_ptr,
     # assert_callra, fw_ver, time, hw_id, rfr, severity, irisc_index, synd, ext_synd, raw fw_ver): the dump's
     # register lines are members; a "synd 0x.." line with no open event (older kernels print no banner) opens one.
-    _r("mlx5_health_dump", None, ["mlx5_core"],
-       FIRST_MLX5 + r":? (?:\w+:\d+:\(pid \d+\): )?(?:assert_var\[\d+\]|assert_exit_ptr|assert_callra|fw_ver|time|"
-       r"hw_id|rfr|severity|irisc_index|ext_synd|raw fw_ver) ", event=MLX5_HEALTH_MEMBER),
+    # A dump line with no banner before it (its first lines lost) opens the event: print_health_info's function
+    # prefix, or a register name only a dump prints (assert_*, irisc_index, ext_synd, raw fw_ver).
+    _r("mlx5_health_dump", "nic_error", ["mlx5_core"],
+       FIRST_MLX5 + r":? (?:print_health_info:\d+:\(pid \d+\): (?:assert_var\[\d+\]|assert_exit_ptr|assert_callra|"
+       r"fw_ver|time|hw_id|rfr|severity|irisc_index|ext_synd|raw fw_ver) |(?:\w+:\d+:\(pid \d+\): )?"
+       r"(?P<what>assert_var\[\d+\]|assert_exit_ptr|assert_callra|irisc_index|ext_synd|raw fw_ver) )",
+       severity="fatal", attribution="hardware", action="RESET_NIC", event=MLX5_HEALTH_JOIN),
     _r("mlx5_health", "nic_error", ["mlx5_core"],
        FIRST_MLX5 + r":? .*?(?P<what>health compromised|firmware (?:fatal|internal) error|"
        r"fw_fatal|Driver is in error state|synd 0x[0-9a-f]+|FW (?:fatal|hang))",
@@ -210,12 +249,30 @@ RULES: tuple[Rule, ...] = (
     _r("hung_task", "hung_task", ["blocked for more than"],
        r"task (?P<process>.+?):(?P<pid>\d+) blocked for more than (?P<seconds>\d+) seconds",
        severity="warning", attribution="unknown", action="INVESTIGATE"),
-    # One event per kill: every kernel generation prints it on a "Killed process N" line (with or without the
-    # "Out of memory: " / "Memory cgroup out of memory: " prefix); the "Kill process ... or sacrifice child",
-    # "oom-kill:constraint=" and "oom_reaper:" lines around it are the same event and match no row.
+    # One event per kill, whichever of its lines survived: "<task> invoked oom-killer: gfp_mask=..", the memcg
+    # "Task in <cgroup> killed as a result of limit of <cgroup>" (kernels before 4.19), "oom-kill:constraint=..,
+    # task=<name>,pid=<n>,..", "Kill process <n> (<name>) score <s> or sacrifice child" (before 4.19), "Killed
+    # process <n> (<name>)" (with or without "Out of memory: " / "Memory cgroup out of memory: "), and
+    # "oom_reaper: reaped process <n> (<name>)". Each comes once per kill (OOM_ONCE): the first seen is the
+    # finding, a second of the same line starts the next kill.
+    _r("oom_invoked", "oom_kill", ["invoked oom-killer"], r"(?P<invoker>\S+) invoked oom-killer: ",
+       severity="warning", attribution="application", action="RESTART_APP", event=OOM_ONCE),
+    _r("oom_memcg_task", "oom_kill", ["killed as a result of limit"],
+       r"Task in (?P<cgroup>\S+) killed as a result of limit of (?P<limit_cgroup>\S+)",
+       severity="warning", attribution="application", action="RESTART_APP", event=OOM_ONCE),
+    _r("oom_constraint", "oom_kill", ["oom-kill:constraint="],
+       r"oom-kill:constraint=(?P<constraint>\w+)(?:.*?,task_memcg=(?P<cgroup>[^,]*))?"
+       r"(?:.*?,task=(?P<process>[^,]*),pid=(?P<pid>\d+))?",
+       severity="warning", attribution="application", action="RESTART_APP", event=OOM_ONCE),
+    _r("oom_sacrifice", "oom_kill", ["sacrifice child"],
+       r"Kill process (?P<pid>\d+) \((?P<process>[^)]*)\) score \d+ or sacrifice child",
+       severity="warning", attribution="application", action="RESTART_APP", event=OOM_ONCE),
     _r("oom_kill", "oom_kill", ["Killed process"],
        r"(?:(?:Memory cgroup out of memory|Out of memory): )?Killed process (?P<pid>\d+)(?:, UID \d+,)? \((?P<process>[^)]*)\)",
-       severity="warning", attribution="application", action="RESTART_APP"),
+       severity="warning", attribution="application", action="RESTART_APP", event=OOM_ONCE),
+    _r("oom_reaper", "oom_kill", ["oom_reaper: reaped process"],
+       r"oom_reaper: reaped process (?P<pid>\d+) \((?P<process>[^)]*)\)",
+       severity="warning", attribution="application", action="RESTART_APP", event=OOM_ONCE),
     # --- NCCL / PyTorch distributed (application logs) ---
     _r("nccl_watchdog_timeout", "nccl_timeout", ["Watchdog caught collective operation timeout"],
        r"(?:\[Rank (?P<rank>\d+)\] )?Watchdog caught collective operation timeout: WorkNCCL\("
@@ -376,6 +433,17 @@ def _refine_aer(g: dict, out: dict) -> None:
         g["pci"] = f"{domain or '0000'}:{rid >> 8:02x}:{(rid >> 3) & 0x1f:02x}.{rid & 7}"
 
 
+def _refine_aer_detail(g: dict, out: dict) -> None:
+    """An AER event opened by one of its detail lines: a correctable status bit is a warning, failed recovery is
+    fatal, successful recovery a warning; any other detail line keeps the row's error."""
+    recovery, bit = g.get("recovery"), g.get("bit")
+    if recovery:
+        out["severity"], out["action"] = (("warning", "MONITOR") if "successful" in recovery.lower()
+                                          else ("fatal", "RESTART_BM"))
+    elif bit in AER_CORRECTABLE_BITS:
+        out["severity"], out["action"] = "warning", "MONITOR"
+
+
 def _refine_ib_link(g: dict, out: dict) -> None:
     sev, action, state = IB_LINK_STATE.get(g["state"].lower(), ("error", "CHECK_LINK", "down"))
     out.update(severity=sev, action=action)
@@ -399,7 +467,7 @@ def _refine_nccl_text(g: dict, out: dict) -> None:
     out["attribution"] = NCCL_CODES.get(code, "unknown")
 
 
-REFINERS = {"xid": _refine_xid, "sxid": _refine_sxid, "aer": _refine_aer, "ib_link": _refine_ib_link,
+REFINERS = {"xid": _refine_xid, "sxid": _refine_sxid, "aer": _refine_aer, "aer_detail": _refine_aer_detail, "ib_link": _refine_ib_link,
             "cuda": _refine_cuda, "nccl": _refine_nccl,
             "nccl_text": _refine_nccl_text}
 
