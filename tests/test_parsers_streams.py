@@ -14,7 +14,7 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 import realworld
-from agent.cli import main
+from gpunpd.cli import main
 
 FIXTURES = Path(__file__).parent / "fixtures"
 WHOLE = sorted(str(p) for d in ("dmesg", "nccl", "realworld/healthy", "realworld/wholelogs")
