@@ -7,7 +7,6 @@ prints it beside an Xid, CRI partial lines still being joined).  It does no I/O.
 
 from __future__ import annotations
 
-import logging
 import re
 from itertools import islice
 from typing import Collection
@@ -82,7 +81,6 @@ MAX_MESSAGE = 4096  # characters of one message the rules see; the rest of a lon
 MAX_LINE = 16384  # characters of one line (envelope included) any regex sees; longer lines are cut and counted
 MAX_UUIDS = 1024  # pci -> UUID entries remembered (oldest evicted): input cannot grow it without bound
 MEMO_SIZE = 4096  # distinct messages whose meaning is remembered: a repeated (storm) line costs a dict lookup
-log = logging.getLogger("gpu_npd.parsers")
 MEMO_MAX_KEY = 1024  # longer messages are classified every time, never remembered (memory stays small)
 _MISS = object()
 
@@ -106,7 +104,6 @@ class Classifier:
         self.memo_evictions = 0
         self.year = year
         self.prefilter = prefilter or Prefilter(all_keywords(), engine="re")
-        self._keywords = self.prefilter.find  # a Match (true) or None
         self.uuids: dict[str, str] = {}  # pci -> GPU UUID, as NVRM printed it
         self._context: dict[str, tuple[tuple[str, str | None], ...]] = {}  # message -> what it says (bounded)
         self._last_pci: tuple[int, str] | None = None
@@ -131,10 +128,10 @@ class Classifier:
         if len(line) > self.max_line:
             line = line[:self.max_line]
             self.lines_cut += 1
-        if (matched is None and not self._keywords(line)) or (line[:1] == " " and is_kmsg_continuation(line)):
+        if (matched is None and not self.prefilter.find(line)) or (line[:1] == " " and is_kmsg_continuation(line)):
             return None
         name, message, env = split(line, self.year)  # the envelope is built only for a finding (_instantiate)
-        if matched is not None and name == "docker" and not self._keywords(line):
+        if matched is not None and name == "docker" and not self.prefilter.find(line):
             # an engine's match needs no keyword test: no row, context or net acts on a message without one,
             # and the message is part of the line, except docker's, which is JSON-decoded
             return None
@@ -174,7 +171,9 @@ class Classifier:
         except Exception:  # noqa: BLE001 - one bad line must never stop a source
             self.errors += 1
             if self.errors == 1:
-                log.exception("classifying a line raised (counted; later ones are not logged): %.200r", message)
+                import logging  # noqa: PLC0415 - a bug's path only: no start-up cost
+
+                logging.getLogger("gpu_npd.parsers").exception("classifying a line raised (counted; later ones are not logged): %.200r", message)
             return None
 
     def _evict(self, memo: dict) -> None:

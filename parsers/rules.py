@@ -15,7 +15,7 @@ from functools import lru_cache
 
 from .catalog import (NVLINK5_LINE, NVLINK5_UNIT_OVERRIDE, NVLINK5_VERDICT, NVLINK_XIDS, XID154_RECOVERY, sxid_info,
                       xid_info)
-from .wordscan import word_regex
+from .wordscan import LazyPattern, word_regex
 
 PCI = r"(?:PCI:)?[0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}(?:\.[0-7])?"
 # Domain optional: old drivers print `bus:dev.fn` only (`NVRM: GPU 18:00.0: ...`).
@@ -27,7 +27,7 @@ class Rule:
     name: str
     kind: str | None  # None: a look-alike that must not become a finding
     keywords: tuple[str, ...]
-    pattern: re.Pattern
+    pattern: LazyPattern | re.Pattern
     severity: str = "error"
     attribution: str = "unknown"
     action: str = "INVESTIGATE"
@@ -48,7 +48,7 @@ FIRST_MLX5 = r"^(?>.*?mlx5_core (?P<pci>" + PCI + r"))"
 
 def _r(name, kind, keywords, pattern, severity="error", attribution="unknown", action="INVESTIGATE",
        refine=None, flags=0, event=None) -> Rule:
-    return Rule(name, kind, tuple(keywords), re.compile(pattern, flags), severity, attribution, action, refine,
+    return Rule(name, kind, tuple(keywords), LazyPattern(pattern, flags), severity, attribution, action, refine,
                 event)
 
 
@@ -255,7 +255,7 @@ RULES: tuple[Rule, ...] = (
     # process <n> (<name>)" (with or without "Out of memory: " / "Memory cgroup out of memory: "), and
     # "oom_reaper: reaped process <n> (<name>)". Each comes once per kill (OOM_ONCE): the first seen is the
     # finding, a second of the same line starts the next kill.
-    _r("oom_invoked", "oom_kill", ["invoked oom-killer"], r"(?P<invoker>\S+) invoked oom-killer: ",
+    _r("oom_invoked", "oom_kill", ["invoked oom-killer"], r"invoked oom-killer: ",
        severity="warning", attribution="application", action="RESTART_APP", event=OOM_ONCE),
     _r("oom_memcg_task", "oom_kill", ["killed as a result of limit"],
        r"Task in (?P<cgroup>\S+) killed as a result of limit of (?P<limit_cgroup>\S+)",
@@ -475,7 +475,7 @@ MAX_BEFORE = 12  # Dispatch.first: a row with more keywords than this before it 
 
 
 @lru_cache(maxsize=16)
-def _dispatch_tables(rules: tuple[Rule, ...]) -> tuple[re.Pattern, dict[str, frozenset[int]], tuple]:
+def _dispatch_tables(rules: tuple[Rule, ...]) -> tuple[LazyPattern, dict[str, frozenset[int]], dict]:
     """What a Dispatch derives from its table, once per table (a pod log source makes a classifier per file):
     - the keyword scan: at each position the longest word there;
     - word -> the rows it selects (those with a keyword it contains);
@@ -485,9 +485,22 @@ def _dispatch_tables(rules: tuple[Rule, ...]) -> tuple[re.Pattern, dict[str, fro
       it is (no keyword of theirs occurs), which is what trying the candidates in order would give, without
       scanning for every keyword. Only rows with at most MAX_BEFORE keywords before them are tried so."""
     words = sorted({k for r in rules for k in r.keywords}, key=len, reverse=True)
-    rows = {w: frozenset(i for i, r in enumerate(rules) if any(k in w for k in r.keywords)) for w in words}
-    before = tuple(tuple(dict.fromkeys(k for r in rules[:i] for k in r.keywords)) for i in range(len(rules)))
-    return re.compile(word_regex(words)), rows, before
+    # each derived when first asked for (a process start derives none; a big log, the few its lines reach)
+    rows = _Derived(lambda w: frozenset(i for i, r in enumerate(rules) if any(k in w for k in r.keywords)))
+    before = _Derived(lambda i: tuple(dict.fromkeys(k for r in rules[:i] for k in r.keywords)))
+    return LazyPattern(lambda: word_regex(words)), rows, before
+
+
+class _Derived(dict):
+    """key -> derive(key), computed at the first lookup and kept (keys: a table's words or row indexes)."""
+
+    def __init__(self, derive):
+        super().__init__()
+        self.derive = derive
+
+    def __missing__(self, key):
+        value = self[key] = self.derive(key)
+        return value
 
 
 class Dispatch:

@@ -66,7 +66,8 @@ def test_whole_logs_stay_silent(name, meta):
     assert loud == want
 
 
-def test_readme_table_matches_corpus():
+def test_docs_table_matches_corpus():
+    """The corpus table lives in docs/detection.md (README.md is being shrunk into the docs site)."""
     from pathlib import Path
-    readme = (Path(__file__).parent.parent / "README.md").read_text()
-    assert realworld.table() in readme
+    page = (Path(__file__).parent.parent / "docs" / "detection.md").read_text()
+    assert realworld.table() in page
