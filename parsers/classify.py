@@ -8,6 +8,7 @@ prints it beside an Xid, CRI partial lines still being joined).  It does no I/O.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from itertools import islice
 from typing import Collection
 
@@ -45,13 +46,15 @@ def all_keywords() -> tuple[str, ...]:
 
 
 ANY_ROW = -1  # a line pattern after which every row may match
+CONTEXT_ROW = -2  # a context line's pattern (CONTEXT): no row, but what it says is remembered
 
 
+@lru_cache(maxsize=16)
 def _line_pattern_rows(rules: tuple[Rule, ...]) -> tuple[tuple[str, bool, int | None], ...]:
     """(regex source, caseless, row index in `rules` or None) of everything `line_patterns` gives."""
     out = [(r.pattern.pattern, bool(r.pattern.flags & re.IGNORECASE), i) for i, r in enumerate(rules)
            if r.kind is not None or r.event is not None]
-    out += [(p.pattern, False, None) for _, p in CONTEXT]
+    out += [(p.pattern, False, CONTEXT_ROW) for _, p in CONTEXT]
     out += [(re.escape(k), False, None) for k in CRI_PARTIAL_KEYWORDS]
     # a docker json-file line holding a keyword: its message is JSON-decoded (escapes) before the rows see it,
     # so its raw bytes are not what they match; such a line is looked at whole (every row, as the keyword scan)
@@ -94,6 +97,7 @@ class Classifier:
         self.lines_cut = 0  # lines longer than max_line, cut before any regex ran
         self.dispatch = Dispatch(rules)
         self._pattern_rows = tuple(row for _, _, row in _line_pattern_rows(rules))  # line_patterns id -> row
+        self._context_ids = frozenset(i for i, row in enumerate(self._pattern_rows) if row == CONTEXT_ROW)
         self._allowed_cache: dict[frozenset[int], tuple[frozenset[int] | None, bool]] = {}
         # message (no envelope) -> what it means on its own (None: no finding); bounded, oldest evicted.
         # Context-free, so classifiers of one kind of input may share one (`memo`): a source following many
@@ -129,6 +133,11 @@ class Classifier:
             line = line[:self.max_line]
             self.lines_cut += 1
         if (matched is None and not self.prefilter.find(line)) or (line[:1] == " " and is_kmsg_continuation(line)):
+            return None
+        if matched and self._context_ids.issuperset(matched):
+            # only a context line's pattern matched (an `NVRM: GPU at PCI:` banner): no row, no net can take it,
+            # so what it says is remembered from the line as it is (its patterns are unanchored), no envelope split
+            self._remember(line, lineno if lineno is not None else self._count)
             return None
         name, message, env = split(line, self.year)  # the envelope is built only for a finding (_instantiate)
         if matched is not None and name == "docker" and not self.prefilter.find(line):
@@ -229,7 +238,7 @@ class Classifier:
             if len(self._allowed_cache) >= 1024:
                 self._allowed_cache.clear()
             rows = self._pattern_rows
-            allowed = {rows[i] for i in matched if i < len(rows) and rows[i] is not None}
+            allowed = {rows[i] for i in matched if i < len(rows) and rows[i] is not None and rows[i] != CONTEXT_ROW}
             hit = self._allowed_cache[matched] = (
                 None if ANY_ROW in allowed else frozenset(allowed), ANY_ROW in allowed or len(rows) - 1 in matched)
         return hit

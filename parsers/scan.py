@@ -77,12 +77,13 @@ class Scanner:
         """Findings of the lines in buf[:limit]."""
         done_to = -1
         classify = self.classifier.classify
-        partials = _CRI_MARK.search(buf, 0, limit) is not None  # none in the buffer: no line needs the checks
         for start, end, matched in self.prefilter.line_spans(buf, limit):
             if start <= done_to:
                 continue
             line = decode(buf[start:end])
-            if partials and _maybe_cri_partial(buf, start, end) and (
+            # only the lines that reach Python (and the line before each) are looked at for the CRI partial mark:
+            # a scan of the whole buffer for it (no mark in most logs) cost more than all those lines together
+            if _maybe_cri_partial(buf, start, end) and (
                     is_cri_partial(line) or (start and _cri_partial_before(buf, start))):
                 start, line, end = _cri_group(buf, start, end, limit)
                 matched = None  # the joined line: its parts' matches say nothing about it
