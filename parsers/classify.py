@@ -17,7 +17,7 @@ from .envelope import Envelope, Pending, finish, is_kmsg_continuation, split
 from .finding import Finding, bounded_int
 from .pci import find_pci, normalize_pci
 from .prefilter import Prefilter
-from .rules import EVENT_LINES, EVENT_PER_DEVICE, KEYWORDS, PCI, REFINERS, RULES, Dispatch, Rule
+from .rules import EVENT_LINES, EVENT_PER_DEVICE, EVENT_PER_RANK, KEYWORDS, PCI, REFINERS, RULES, Dispatch, Rule
 from .unclassified import DRIVER_KEYWORDS, ERROR_WORDS, unclassified
 
 _FIELDS = ("pid", "rank", "xid", "sxid")  # integer fields
@@ -325,6 +325,8 @@ class Classifier:
             pci = find_pci(message)
         # a group the row lacks or that took no part is None: no call for it (most rows have one or two)
         xid, sxid, pid, process, rank = get("xid"), get("sxid"), get("pid"), get("process"), get("rank")
+        if rank is None and rule.event is not None and rule.event[0] in EVENT_PER_RANK:
+            rank = _rank_of(m) or None
         fields = (rule.kind, severity, attribution, action, message,  # _TEMPLATE_FIELDS order
                   None if xid is None else _int(xid), None if sxid is None else _int(sxid), pci,
                   None if pid is None else _int(pid), process and process.strip() or None,
@@ -347,6 +349,20 @@ def _detail_groups(pattern: re.Pattern) -> tuple[str, ...]:
     return names
 
 
+# A rank on a PyTorch line: "[Rank 3]", "[PG 0 Rank 144]", "[PG ID 0 PG GUID 0(default_pg) Rank 7]", or
+# torchrun's "[rank3]:" prefix.
+_RANK = re.compile(r"\[(?:PG [^\]\n]{0,80}?)?Rank (\d{1,9})\]|\[rank(\d{1,9})\]:")
+
+
+def _rank_of(m: re.Match) -> str:
+    """The rank a line is about (its row's `rank` group, else one named anywhere on it), or ""."""
+    rank = m.groupdict().get("rank")
+    if rank is None:
+        found = _RANK.search(m.string)
+        rank = found and (found.group(1) or found.group(2))
+    return rank or ""
+
+
 def _event_key(rule: Rule, m: re.Match) -> tuple[str, str, str] | None:
     """The open-event key of a rule's line: the event's name, and for events kept per device
     (rules.EVENT_PER_DEVICE) the device's PCI address too; its role; the row (a stage of a "once" event)."""
@@ -356,6 +372,8 @@ def _event_key(rule: Rule, m: re.Match) -> tuple[str, str, str] | None:
     if name in EVENT_PER_DEVICE:
         pci = (m.groupdict().get("pci") or "").lower()  # the full address, function included: one event per function
         name = f"{name} {pci}"
+    elif name in EVENT_PER_RANK:
+        name = f"{name} {_rank_of(m)}"
     return name, role, rule.name
 
 

@@ -56,7 +56,7 @@ def _r(name, kind, keywords, pattern, severity="error", attribution="unknown", a
 # An OOM report's task table (a line per process, no keyword) can run to hundreds of lines between its
 # "invoked oom-killer" and "Killed process" lines; its lines are "once" (a second one starts the next kill).
 EVENT_LINES = {"aer": 12, "mlx5_health": 20, "mlx5_tx_timeout": 4, "knvlink": 2, "nccl_exception": 2, "sxid": 8,
-               "oom": 4096}
+               "oom": 4096, "nccl_watchdog": 64}
 # Events kept apart per device (the PCI address on the line): a health dump of one mlx5 function does not
 # swallow the next function's own health failure a few lines later.
 EVENT_PER_DEVICE = frozenset({"mlx5_health", "mlx5_tx_timeout", "sxid"})
@@ -64,6 +64,12 @@ AER_OPEN, AER_JOIN = ("aer", "open"), ("aer", "join")
 MLX5_HEALTH_JOIN = ("mlx5_health", "join")
 SXID_OPEN, SXID_JOIN = ("sxid", "open"), ("sxid", "join")
 OOM_ONCE = ("oom", "once")
+# PyTorch's ProcessGroupNCCL reports one rank's failure on several lines (the timeout, "Exception ... detected by
+# watchdog", "Timeout at NCCL work", "Some NCCL operations have failed or timed out", the heartbeat monitor, the
+# stuck watchdog, the debug-info dump, the communicator abort), a stack trace between some of them: one event per
+# rank (the "[Rank n]" / "[PG .. Rank n]" / torchrun's "[rankN]:" on the line), each of its lines once.
+EVENT_PER_RANK = frozenset({"nccl_watchdog"})
+TORCH_PG_ONCE = ("nccl_watchdog", "once")
 MLX5_TX_JOIN = ("mlx5_tx_timeout", "join")
 # PyTorch's NCCL exception: the wrapper line ("NCCL error in: ..., unhandled system error") and, on the next
 # line, NCCL's description of the code ("ncclSystemError: System call ... failed") are one failure
@@ -277,7 +283,33 @@ RULES: tuple[Rule, ...] = (
     _r("nccl_watchdog_timeout", "nccl_timeout", ["Watchdog caught collective operation timeout"],
        r"(?:\[Rank (?P<rank>\d+)\] )?Watchdog caught collective operation timeout: WorkNCCL\("
        r"(?:SeqNum=(?P<seq>\d+), )?OpType=(?P<op>\w+)(?:.*?Timeout\(ms\)=(?P<timeout_ms>\d+))?",
-       severity="error", attribution="unknown", action="FIND_FIRST_FAILING_RANK"),
+       severity="error", attribution="unknown", action="FIND_FIRST_FAILING_RANK", event=TORCH_PG_ONCE),
+    # The rest of a rank's ProcessGroupNCCL failure, PyTorch 1.x-2.x, each opening the rank's event when its
+    # timeout line is not there (a timeout reported without WorkNCCL details, a watchdog hang, a cut log).
+    _r("torch_work_failed", "nccl_timeout", ["detected by watchdog at work"],
+       r"(?:failure|Exception \(either an error or timeout\)) detected by watchdog at work(?: sequence id)?: (?P<seq>\d+)",
+       severity="error", attribution="unknown", action="FIND_FIRST_FAILING_RANK", event=TORCH_PG_ONCE),
+    _r("torch_work_timeout", "nccl_timeout", ["Timeout at NCCL work"], r"Timeout at NCCL work: (?P<seq>\d+)",
+       severity="error", attribution="unknown", action="FIND_FIRST_FAILING_RANK", event=TORCH_PG_ONCE),
+    _r("torch_blocking_wait", "nccl_timeout", ["timed out in blocking wait"],
+       r"WorkNCCL\((?:SeqNum=(?P<seq>\d+), )?OpType=(?P<op>\w+)[^)\n]*\) timed out in blocking wait",
+       severity="error", attribution="unknown", action="FIND_FIRST_FAILING_RANK", event=TORCH_PG_ONCE),
+    _r("torch_ops_failed", "nccl_timeout", ["Some NCCL operations have failed or timed out"],
+       r"Some NCCL operations have failed or timed out",
+       severity="error", attribution="unknown", action="FIND_FIRST_FAILING_RANK", event=TORCH_PG_ONCE),
+    # the heartbeat monitor (2.2+): the watchdog itself made no progress (a CUDA/NCCL call hung under it)
+    _r("torch_heartbeat", "nccl_timeout", ["Heartbeat monitor timed out"], r"Heartbeat monitor timed out!",
+       severity="error", attribution="unknown", action="FIND_FIRST_FAILING_RANK", event=TORCH_PG_ONCE),
+    _r("torch_watchdog_stuck", "nccl_timeout", ["watchdog got stuck for"],
+       r"ProcessGroupNCCL's watchdog got stuck for (?P<seconds>\d+) seconds",
+       severity="error", attribution="unknown", action="FIND_FIRST_FAILING_RANK", event=TORCH_PG_ONCE),
+    _r("torch_dump", "nccl_timeout", ["preparing to dump debug info", "after attempting to dump debug info"],
+       r"ProcessGroupNCCL preparing to dump debug info|Terminating the process after attempting to dump debug info",
+       severity="error", attribution="unknown", action="FIND_FIRST_FAILING_RANK", event=TORCH_PG_ONCE),
+    # the rank's communicators aborted (after its own or another rank's failure: "Original reason for failure was")
+    _r("torch_comm_aborted", "nccl_error", ["communicator was aborted on rank"],
+       r"NCCL communicator was aborted on rank (?P<rank>\d+)",
+       severity="error", attribution="unknown", action="FIND_FIRST_FAILING_RANK", event=TORCH_PG_ONCE),
     # PyTorch 2.x: "NCCL error: remote process exited ..." and "NCCL error in: <file>:<line>, remote process exited ..";
     # its exception text goes on with NCCL's own description of the code ("ncclRemoteError: A call failed possibly
     # due to ..."), part of the same failure (NCCL_EXC_JOIN); that line alone is a failure of its own.
@@ -315,8 +347,10 @@ RULES: tuple[Rule, ...] = (
        severity="error", attribution="unknown", action="INVESTIGATE", refine="nccl", event=NCCL_EXC_JOIN),
     # PyTorch's wrapper around a failed NCCL call, every era: "NCCL error in: <file>:<line>, <text>" and the
     # older "NCCL Error <n>: <text>"; the text names the ncclResult_t.
-    _r("nccl_error_in", "nccl_error", ["NCCL error in:", "NCCL Error "],
-       r"NCCL (?:error in: [^,]*|Error \d+:?),? (?P<nccl_text>unhandled cuda error|unhandled system error|internal error|"
+    # 2.x's async exception names no file: "Collective WorkNCCL(..) raised the following async exception: NCCL
+    # error: unhandled system error (run with NCCL_DEBUG=INFO for details), NCCL version 2.25.1".
+    _r("nccl_error_in", "nccl_error", ["NCCL error in:", "NCCL Error ", "NCCL error: "],
+       r"NCCL (?:error in: [^,]*|Error \d+:?|error:),? (?P<nccl_text>unhandled cuda error|unhandled system error|internal error|"
        r"invalid usage|invalid argument)",
        severity="error", attribution="unknown", action="INVESTIGATE", refine="nccl_text", event=NCCL_EXC_OPEN),
     # nccl-tests' own report of a failed NCCL call: "Test NCCL failure common.cu:777 'unhandled system error'"
