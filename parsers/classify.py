@@ -370,7 +370,8 @@ def _event_key(rule: Rule, m: re.Match) -> tuple[str, str, str] | None:
         return None
     name, role = rule.event
     if name in EVENT_PER_DEVICE:
-        pci = (m.groupdict().get("pci") or "").lower()  # the full address, function included: one event per function
+        groups = m.groupdict()  # the full PCI address, function included: one event per function
+        pci = (groups.get("pci") or groups.get("device") or "").lower()
         name = f"{name} {pci}"
     elif name in EVENT_PER_RANK:
         name = f"{name} {_rank_of(m)}"

@@ -56,10 +56,12 @@ def _r(name, kind, keywords, pattern, severity="error", attribution="unknown", a
 # An OOM report's task table (a line per process, no keyword) can run to hundreds of lines between its
 # "invoked oom-killer" and "Killed process" lines; its lines are "once" (a second one starts the next kill).
 EVENT_LINES = {"aer": 12, "mlx5_health": 20, "mlx5_tx_timeout": 4, "knvlink": 2, "nccl_exception": 2, "sxid": 8,
-               "oom": 4096, "nccl_watchdog": 64}
+               "oom": 4096, "nccl_watchdog": 64, "rcu_stall": 64, "mce": 16, "cper": 24, "nfs": 32, "fs": 16,
+               "nvme": 32}
 # Events kept apart per device (the PCI address on the line): a health dump of one mlx5 function does not
 # swallow the next function's own health failure a few lines later.
-EVENT_PER_DEVICE = frozenset({"mlx5_health", "mlx5_tx_timeout", "sxid"})
+# (the row's `pci` group, else its `device` group: a block device, an NFS server, an NVMe controller)
+EVENT_PER_DEVICE = frozenset({"mlx5_health", "mlx5_tx_timeout", "sxid", "nfs", "fs", "nvme"})
 AER_OPEN, AER_JOIN = ("aer", "open"), ("aer", "join")
 MLX5_HEALTH_JOIN = ("mlx5_health", "join")
 SXID_OPEN, SXID_JOIN = ("sxid", "open"), ("sxid", "join")
@@ -279,6 +281,77 @@ RULES: tuple[Rule, ...] = (
     _r("oom_reaper", "oom_kill", ["oom_reaper: reaped process"],
        r"oom_reaper: reaped process (?P<pid>\d+) \((?P<process>[^)]*)\)",
        severity="warning", attribution="application", action="RESTART_APP", event=OOM_ONCE),
+    # --- the host around the GPUs (kinds cpu_lockup, rcu_stall, memory_error, nfs_error, filesystem_error,
+    # nvme_error; conditions KernelDegraded, HostMemoryUnhealthy, StorageUnhealthy in agent/defaults.yaml) ---
+    # cpu_lockup: the soft-lockup watchdog (3.x "BUG: soft lockup - CPU#3 stuck for 23s! [proc:pid]", 4.x+
+    # "watchdog: BUG: soft lockup - ...", older "NMI watchdog: BUG: ...") and the hard-lockup detector.
+    _r("soft_lockup", "cpu_lockup", ["soft lockup"],
+       r"BUG: soft lockup - CPU#(?P<cpu>\d+) stuck for (?P<seconds>\d+)s! \[(?P<process>[^\]\n]*?):(?P<pid>\d+)\]",
+       severity="error", attribution="unknown", action="INVESTIGATE"),
+    _r("hard_lockup", "cpu_lockup", ["hard LOCKUP"], r"Watchdog detected hard LOCKUP on cpu (?P<cpu>\d+)",
+       severity="error", attribution="unknown", action="INVESTIGATE"),
+    # rcu_stall: one finding per stall report (3.x "INFO: rcu_sched_state detected stall on CPU 0 (t=..)",
+    # "INFO: rcu_sched self-detected stall on CPU", 5.x+ "rcu: INFO: rcu_sched detected stalls on CPUs/tasks:");
+    # its "rcu_sched kthread starved for N jiffies!" line joins it (and opens one when the header was lost).
+    _r("rcu_stall", "rcu_stall", ["detected stall"],
+       r"(?P<flavor>rcu_\w+?)(?:_state)? (?:self-)?detected stalls? on CPU",
+       severity="warning", attribution="unknown", action="INVESTIGATE", event=("rcu_stall", "open")),
+    _r("rcu_starved", "rcu_stall", ["kthread starved for"],
+       r"(?P<flavor>rcu_\w+) kthread starved for (?P<jiffies>\d+) jiffies",
+       severity="warning", attribution="unknown", action="INVESTIGATE", event=("rcu_stall", "join")),
+    # memory_error: a machine check report ("mce: [Hardware Error]: Machine check events logged" then CPU/Bank,
+    # TSC, PROCESSOR lines; the EDAC driver's "HANDLING MCE MEMORY ERROR" block), one event; EDAC's own count
+    # line says corrected (CE: warning) or uncorrected (UE: fatal, always its own finding).
+    _r("edac_ue", "memory_error", [" UE "],
+       r"EDAC (?P<mc>MC\d+): (?P<count>\d+) UE (?P<what>[\w ]*?error) on (?P<dimm>\S+)",
+       severity="fatal", attribution="hardware", action="RESTART_BM", event=("mce", "open")),
+    _r("edac_ce", "memory_error", [" CE "],
+       r"EDAC (?P<mc>MC\d+): (?P<count>\d+) CE (?P<what>[\w ]*?error) on (?P<dimm>\S+)",
+       severity="warning", attribution="hardware", action="MONITOR", event=("mce", "join")),
+    # (each "Machine check events logged" is a new report: the same line minutes apart is another one)
+    _r("mce_logged", "memory_error", ["Machine check events logged"],
+       r"\[Hardware Error\]: Machine check events logged",
+       severity="warning", attribution="hardware", action="MONITOR", event=("mce", "open")),
+    _r("mce_detail", "memory_error", ["Machine Check Event", "HANDLING MCE MEMORY", "[Hardware Error]: CPU"],
+       r"\[Hardware Error\]: CPU (?P<cpu>\d+): Machine Check|"
+       r"EDAC \w+ MC\d+: (?:HANDLING MCE MEMORY ERROR|CPU (?P<edac_cpu>\d+): Machine Check Event)",
+       severity="warning", attribution="hardware", action="MONITOR", event=("mce", "join")),
+    # Firmware-first reports (APEI GHES, UEFI CPER): "{1}[Hardware Error]: Hardware error from APEI Generic
+    # Hardware Error Source: 0", "event severity: ..", "Error 0, type: ..", then the section: "section_type: PCIe
+    # error" (a PCIe AER event) or "section_type: memory error". The section line is the finding (warning: the
+    # report's severity line comes first and is not carried); the section's detail lines join it.
+    _r("cper_pcie", "pcie_aer", ["section_type: PCIe error"], r"\[Hardware Error\]:\s+section_type: PCIe error",
+       severity="warning", attribution="hardware", action="MONITOR", event=("cper", "join")),
+    _r("cper_memory", "memory_error", ["section_type: memory error"],
+       r"\[Hardware Error\]:\s+section_type: memory error",
+       severity="warning", attribution="hardware", action="MONITOR", event=("cper", "join")),
+    # nfs_error: "nfs: server <host> not responding, still trying" (or ", timed out"), one event per server while
+    # it repeats; "nfs: server <host> OK" is the recovery (info).
+    _r("nfs_not_responding", "nfs_error", ["not responding"],
+       r"nfs: server (?P<device>\S+) not responding, (?P<state>still trying|timed out)",
+       severity="warning", attribution="unknown", action="CHECK_STORAGE", event=("nfs", "join")),
+    _r("nfs_ok", "nfs_error", ["nfs: server"], r"nfs: server (?P<device>\S+) OK$",
+       severity="info", attribution="unknown", action="NONE"),
+    # filesystem_error: ext4 errors and the remount read-only they end in, one event per device ("EXT4-fs error
+    # (device xvda9): ..", "Aborting journal on device xvda9-8.", "EXT4-fs (xvda9): Remounting filesystem
+    # read-only").
+    _r("fs_readonly", "filesystem_error", ["Remounting filesystem read-only"],
+       r"(?P<fs>EXT4|EXT3|EXT2)-fs \((?P<device>[^)\s]+)\): Remounting filesystem read-only",
+       severity="error", attribution="unknown", action="CHECK_STORAGE", event=("fs", "join")),
+    _r("fs_error", "filesystem_error", ["-fs error (device"],
+       r"(?P<fs>EXT4|EXT3|EXT2)-fs error \(device (?P<device>[^)\s]+)\): (?P<function>\w+)",
+       severity="error", attribution="unknown", action="CHECK_STORAGE", event=("fs", "join")),
+    # nvme_error: I/O timeouts ("nvme nvme0: I/O 12 QID 5 timeout, aborting" / ", reset controller"), resets that
+    # fail ("Device not ready; aborting reset", "controller is down; will reset"), one event per controller while
+    # they repeat; a controller removed ("Removing after probe failure") is fatal, always its own finding. "timeout,
+    # completion polled" (the interrupt was late, the I/O completed) is no fault.
+    _r("nvme_removed", "nvme_error", ["Removing after probe failure"],
+       r"nvme (?P<device>nvme\d+): Removing after probe failure",
+       severity="fatal", attribution="hardware", action="RESTART_BM", event=("nvme", "open")),
+    _r("nvme_timeout", "nvme_error", ["QID", "aborting reset", "controller is down"],
+       r"nvme (?P<device>nvme\d+): (?:I/O \d+ QID \d+ timeout, (?P<what>aborting|reset controller)|"
+       r"(?P<reset>Device not ready; aborting reset|controller is down; will reset))",
+       severity="error", attribution="hardware", action="CHECK_STORAGE", refine="nvme", event=("nvme", "join")),
     # --- NCCL / PyTorch distributed (application logs) ---
     _r("nccl_watchdog_timeout", "nccl_timeout", ["Watchdog caught collective operation timeout"],
        r"(?:\[Rank (?P<rank>\d+)\] )?Watchdog caught collective operation timeout: WorkNCCL\("
@@ -478,6 +551,12 @@ def _refine_aer_detail(g: dict, out: dict) -> None:
         out["severity"], out["action"] = "warning", "MONITOR"
 
 
+def _refine_nvme(g: dict, out: dict) -> None:
+    """An I/O timeout the driver aborts is a warning; a controller reset (or one that fails) an error."""
+    if g.get("what") == "aborting":
+        out["severity"], out["action"] = "warning", "MONITOR"
+
+
 def _refine_ib_link(g: dict, out: dict) -> None:
     sev, action, state = IB_LINK_STATE.get(g["state"].lower(), ("error", "CHECK_LINK", "down"))
     out.update(severity=sev, action=action)
@@ -501,7 +580,7 @@ def _refine_nccl_text(g: dict, out: dict) -> None:
     out["attribution"] = NCCL_CODES.get(code, "unknown")
 
 
-REFINERS = {"xid": _refine_xid, "sxid": _refine_sxid, "aer": _refine_aer, "aer_detail": _refine_aer_detail, "ib_link": _refine_ib_link,
+REFINERS = {"xid": _refine_xid, "sxid": _refine_sxid, "aer": _refine_aer, "aer_detail": _refine_aer_detail, "nvme": _refine_nvme, "ib_link": _refine_ib_link,
             "cuda": _refine_cuda, "nccl": _refine_nccl,
             "nccl_text": _refine_nccl_text}
 
