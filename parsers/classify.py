@@ -203,6 +203,9 @@ class Classifier:
         if last is None and len(self._events) >= MAX_OPEN_EVENTS:  # per-device keys: bounded whatever the input
             self._events.clear()
             self._stages.clear()
+        if role == "close":
+            self._events.pop(name, None)
+            return True
         if role == "once":
             seen = self._stages.get(name, frozenset()) if inside else frozenset()
             absorbed = bool(seen) and stage not in seen  # a stage met again: the next event

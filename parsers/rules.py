@@ -35,7 +35,8 @@ class Rule:
     # Multi-line events (a key of EVENT_LINES, and the row's role in it): "open" starts a new event (its
     # finding is the event's); "join" is part of an open event (no finding) or, with none open, opens one;
     # "once" is "join" for a line an event has at most once (OOM's "Killed process"): met again in the open
-    # event, it starts the next event; "member" (a kind-None row) is part of an open event and never a finding.
+    # event, it starts the next event; "member" (a kind-None row) is part of an open event and never a finding;
+    # "close" (a kind-None row: the first line of the next report) ends the open event.
     # Every line of an event that says which device and what failed is "join" or "once", never "member": a
     # report whose first line was lost (ring-buffer overrun, rate limiting, a grep excerpt) is still one event.
     event: tuple[str, str] | None = None
@@ -186,9 +187,14 @@ RULES: tuple[Rule, ...] = (
                                     "AER: Device Recovery"],
        r"AER: (?P<recovery>can't recover \(no error_detected callback\)|[Dd]evice [Rr]ecovery (?:[Ff]ailed|successful))",
        attribution="hardware", refine="aer_detail", event=AER_JOIN),
+    # (5.x+ prefix these with "AER: ": "pcieport 0000:00:1c.0: AER: [12] Timeout", and print the status as
+    # "AER: aer_status: 0x00001000, aer_mask: 0x00006000" after a firmware-first record)
     _r("aer_bit", "pcie_aer", list(AER_BITS),
-       r"[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]:\s+\[\s?\d{1,2}\] (?P<bit>" + "|".join(AER_BITS) + r")\b",
+       r"[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]:\s+(?:AER:\s+)?\[\s?\d{1,2}\] (?P<bit>"
+       + "|".join(AER_BITS) + r")\b",
        attribution="hardware", refine="aer_detail", event=AER_JOIN),
+    _r("aer_status_cper", "pcie_aer", ["aer_status:"], r"AER: aer_status: 0x[0-9a-fA-F]+, aer_mask: 0x",
+       attribution="hardware", event=AER_JOIN),
     # --- Mellanox / InfiniBand / RoCE ---
     _r("mlx5_link", "ib_link", ["mlx5_core"],
        r"mlx5_core (?P<pci>" + PCI + r") (?P<netdev>\S+): Link (?P<state>down|up)\b",
@@ -318,10 +324,17 @@ RULES: tuple[Rule, ...] = (
        severity="warning", attribution="hardware", action="MONITOR", event=("mce", "join")),
     # Firmware-first reports (APEI GHES, UEFI CPER): "{1}[Hardware Error]: Hardware error from APEI Generic
     # Hardware Error Source: 0", "event severity: ..", "Error 0, type: ..", then the section: "section_type: PCIe
-    # error" (a PCIe AER event) or "section_type: memory error". The section line is the finding (warning: the
-    # report's severity line comes first and is not carried); the section's detail lines join it.
-    _r("cper_pcie", "pcie_aer", ["section_type: PCIe error"], r"\[Hardware Error\]:\s+section_type: PCIe error",
-       severity="warning", attribution="hardware", action="MONITOR", event=("cper", "join")),
+    # error" (a PCIe AER event: its "device_id: dddd:bb:dd.f" line names the device and is the finding, the
+    # kernel's "AER: aer_status: .." / "[12] Timeout" lines after it join it) or "section_type: memory error".
+    # Severity warning: the record's severity line comes before its section and is not carried (known gap).
+    # a record's first line: whatever AER event was open has ended (two records a few lines apart are two events)
+    _r("cper_record", None, ["Hardware error from APEI"], r"\[Hardware Error\]: Hardware error from APEI",
+       event=("aer", "close")),
+    _r("cper_pcie", None, ["section_type: PCIe error"], r"\[Hardware Error\]:\s+section_type: PCIe error",
+       event=("aer", "member")),
+    _r("cper_pcie_device", "pcie_aer", ["[Hardware Error]:"],
+       r"\[Hardware Error\]:\s+device_id: (?P<pci>" + PCI + r")",
+       severity="warning", attribution="hardware", action="MONITOR", event=AER_JOIN),
     _r("cper_memory", "memory_error", ["section_type: memory error"],
        r"\[Hardware Error\]:\s+section_type: memory error",
        severity="warning", attribution="hardware", action="MONITOR", event=("cper", "join")),
