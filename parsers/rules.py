@@ -58,7 +58,7 @@ def _r(name, kind, keywords, pattern, severity="error", attribution="unknown", a
 # "invoked oom-killer" and "Killed process" lines; its lines are "once" (a second one starts the next kill).
 EVENT_LINES = {"aer": 12, "mlx5_health": 20, "mlx5_tx_timeout": 4, "knvlink": 2, "nccl_exception": 2, "sxid": 8,
                "oom": 4096, "nccl_watchdog": 64, "rcu_stall": 64, "mce": 16, "cper": 24, "nfs": 32, "fs": 16,
-               "nvme": 32}
+               "nvme": 32, "ofi": 4}
 # Events kept apart per device (the PCI address on the line): a health dump of one mlx5 function does not
 # swallow the next function's own health failure a few lines later.
 # (the row's `pci` group, else its `device` group: a block device, an NFS server, an NVMe controller)
@@ -408,10 +408,21 @@ RULES: tuple[Rule, ...] = (
     _r("nccl_socket_closed", "nccl_remote_error", ["Connection closed by remote peer"],
        r"NCCL WARN (?:socketProgress|Net) ?: Connection closed by remote peer(?: (?P<peer>[^<\s]+)(?:<(?P<peer_port>\d+)>)?)?",
        severity="error", attribution="unknown", action="FIND_FIRST_FAILING_RANK"),
+    # (the transport's name varies: "NET/IB : ", the IB plugin's "NET/IBext_v8 : ", "NET/IBP:")
     _r("ib_completion", "ib_completion_error", ["Got completion"],
-       r"NET/IB ?: Got completion (?:from peer (?P<peer>[^<\s]+)(?:<(?P<peer_port>\d+)>)? )?with "
+       r"NET/IB\w* ?: ?Got completion (?:from peer (?P<peer>[^<\s]+)(?:<(?P<peer_port>\d+)>)? )?with "
        r"(?:error |status=)(?:(?P<wc_status>IBV_WC_\w+)\()?(?P<error_code>\d+)(?:.*?vendor[ _]err[ =]?(?P<vendor_err>\d+))?",
        severity="error", attribution="fabric", action="CHECK_FABRIC"),
+    # libfabric / EFA (aws-ofi-nccl): "NCCL WARN NET/OFI Request 0x.. completed with error. RC: 20. Error: unknown
+    # error. Completed length: 0, Request: {..}" with libfabric's own "<warn>" line for the same completion
+    # ("libfabric:35:1668017255::efa:cq:rxr_cq_write_tx_error():243<warn> rxr_cq_write_tx_error: err: 20,
+    # prov_err: ..", newer "efa_rdm_txe_handle_error():737<warn> err: 5, message: Invalid address .."): one event.
+    _r("ofi_completion", "ib_completion_error", ["completed with error"],
+       r"NET/OFI Request (?:0x[0-9a-f]+ )?completed with error\. RC: (?P<error_code>\d+)\. Error: (?P<error>[^.\n]*)",
+       severity="error", attribution="fabric", action="CHECK_FABRIC", event=("ofi", "join")),
+    _r("efa_cq_error", "ib_completion_error", ["<warn>"],
+       r"libfabric:\d+:\d*:+efa:cq:(?P<function>\w+)\(\):\d+<warn> (?:\w+: )?err: (?P<error_code>\d+),",
+       severity="error", attribution="fabric", action="CHECK_FABRIC", event=("ofi", "join")),
     _r("ib_async_event", "ib_completion_error", ["Got async event"],
        r"NET/IB ?: Got async event ?: (?P<event>.+)",
        severity="error", attribution="fabric", action="CHECK_FABRIC"),
