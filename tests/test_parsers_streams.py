@@ -5,7 +5,9 @@ wrapper line or the boot count of one input never reaches the next."""
 
 from __future__ import annotations
 
+import atexit
 import json
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -20,6 +22,7 @@ FIXTURES = Path(__file__).parent / "fixtures"
 WHOLE = sorted(str(p) for d in ("dmesg", "nccl", "realworld/healthy", "realworld/wholelogs")
                for p in (FIXTURES / d).glob("*") if p.is_file() and p.suffix not in (".md",))
 _DIR = Path(tempfile.mkdtemp(prefix="gpu-npd-streams-"))
+atexit.register(shutil.rmtree, _DIR, True)
 SAMPLES = []
 for _item in realworld.samples():  # every real sample as a file of its own (many end inside an event)
     _p = _DIR / f"{_item['file']}.{_item['index']}.log"
