@@ -1,7 +1,7 @@
 """The `gpu-npd` command group. Each program owns its commands; this module only puts them under one name:
 
 - agent/   (the node agent):        run, nvml-snapshot
-- offline/ (post-mortems on files): parse
+- offline/ (post-mortems on files): parse, triage
 - fabric/  (the fabric check):      fabric-check
 
 A command's program is imported only when that command runs (or for `--help`): `gpu-npd parse` loads the
@@ -18,6 +18,7 @@ import click
 COMMANDS = {
     "run": "agent.cli:run",
     "parse": "offline.cli:parse",
+    "triage": "offline.triage_cli:triage",
     "nvml-snapshot": "agent.cli:nvml_snapshot",
     "fabric-check": "fabric.cli:fabric_check",
 }

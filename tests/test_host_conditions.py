@@ -8,7 +8,7 @@ import io
 
 import pytest
 
-from agent.app import Agent
+from agent.app import build
 from agent.config import load
 from agent.sources import Record
 
@@ -16,7 +16,7 @@ from agent.sources import Record
 def make_agent(tmp):
     cfg = load(env={}, flags={"kmsg": "", "journald": False, "state_dir": str(tmp), "fallback_log_files": [],
                               "fabricmanager_log": ""})
-    return Agent(cfg, out=io.StringIO())
+    return build(cfg, out=io.StringIO())
 
 
 @pytest.mark.parametrize("message,condition,reason", [
@@ -29,7 +29,6 @@ def make_agent(tmp):
 def test_host_fault_raises_its_condition(tmp_path, message, condition, reason):
     agent = make_agent(tmp_path)
     agent.pipeline.process([Record("kmsg", f"3,1,1000000,-;{message}")])
-    agent.pipeline.publish()
     got = agent.engine.conditions[condition]
     assert got.status and got.reason == reason
 
@@ -37,5 +36,4 @@ def test_host_fault_raises_its_condition(tmp_path, message, condition, reason):
 def test_a_corrected_memory_error_raises_nothing(tmp_path):
     agent = make_agent(tmp_path)
     agent.pipeline.process([Record("kmsg", "3,1,1000000,-;mce: [Hardware Error]: Machine check events logged")])
-    agent.pipeline.publish()
     assert not agent.engine.conditions["HostMemoryUnhealthy"].status

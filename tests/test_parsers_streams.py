@@ -68,13 +68,13 @@ def test_agent_keeps_one_classifier_per_followed_file(tmp_path):
     """Synthetic (labelled): the files source follows two files; a banner in one must not name the other's GPU."""
     import io
 
-    from agent.app import Agent
+    from agent.app import build
     from agent.config import load
     from agent.sources import Record
 
     cfg = load(env={}, flags={"kmsg": "", "journald": False, "state_dir": str(tmp_path), "fallback_log_files": [],
                               "fabricmanager_log": ""})
-    agent = Agent(cfg, out=io.StringIO())
+    agent = build(cfg, out=io.StringIO())
     agent.pipeline.process([Record("files", "NVRM: GPU at PCI:0000:5d:00: GPU-11111111-2222-3333-4444-555555555555",
                                    stream="/var/log/a.log")])
     agent.pipeline.process([Record("files", "NVRM: Xid (PCI:...): 79, pid='<unknown>', name=<unknown>, GPU has "

@@ -3,16 +3,11 @@
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Callable
 
+from parsers.model import Record
 
-@dataclass(slots=True)
-class Record:
-    source: str
-    line: str  # the line as read, envelope included
-    cursor: Any = None  # the source's position after this record; persisted once it is processed
-    stream: str | None = None  # which of the source's streams (a followed file) it is from: context is per stream
+__all__ = ["Emit", "MissingInputs", "Record", "Source", "SourceAbsent"]
 
 
 Emit = Callable[[list[Record]], None]
