@@ -392,9 +392,10 @@ RULES: tuple[Rule, ...] = (
     _r("torch_dump", "nccl_timeout", ["preparing to dump debug info", "after attempting to dump debug info"],
        r"ProcessGroupNCCL preparing to dump debug info|Terminating the process after attempting to dump debug info",
        severity="error", attribution="unknown", action="FIND_FIRST_FAILING_RANK", event=TORCH_PG_ONCE),
-    # the rank's communicators aborted (after its own or another rank's failure: "Original reason for failure was")
+    # the rank's communicators aborted (after its own or another rank's failure: "Original reason for failure was");
+    # details["consequence"] says the line reports a consequence (triage keeps such an exception a consequence)
     _r("torch_comm_aborted", "nccl_error", ["communicator was aborted on rank"],
-       r"NCCL communicator was aborted on rank (?P<rank>\d+)",
+       r"NCCL (?P<consequence>communicator was aborted) on rank (?P<rank>\d+)",
        severity="error", attribution="unknown", action="FIND_FIRST_FAILING_RANK", event=TORCH_PG_ONCE),
     # PyTorch 2.x: "NCCL error: remote process exited ..." and "NCCL error in: <file>:<line>, remote process exited ..";
     # its exception text goes on with NCCL's own description of the code ("ncclRemoteError: A call failed possibly
