@@ -3,6 +3,7 @@
 - agent/   (the node agent):        run, nvml-snapshot
 - offline/ (post-mortems on files): parse, triage
 - fabric/  (the fabric check):      fabric-check
+- cluster/ (job incidents, a Deployment): cluster
 
 A command's program is imported only when that command runs (or for `--help`): `gpu-npd parse` loads the
 parsers and the offline CLI, not the agent, the Kubernetes client or NVML (start-up, issue 29 (4)).
@@ -21,6 +22,7 @@ COMMANDS = {
     "triage": "offline.triage_cli:triage",
     "nvml-snapshot": "agent.cli:nvml_snapshot",
     "fabric-check": "fabric.cli:fabric_check",
+    "cluster": "cluster.cli:cluster",
 }
 
 
