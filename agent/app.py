@@ -28,7 +28,10 @@ from .intake import Intake
 from .metrics import Metrics
 from .pipeline import Pipeline
 from .podlookup import PodLookup
+from .pidmap import running_pods
 from .poller import Poller, watch_udev
+from .progress import ProgressTracker
+from .progress import settings as hang_settings
 from .samples import SampleJudge
 from .selfcaused import CounterGuard
 from .selfwatch import SelfWatch
@@ -81,11 +84,16 @@ class Agent:
         self.workloads = WorkloadTracker(self._pod_event, self.metrics, cfg.workload_correlation_seconds,
                                          cfg.workload_pod_label, lambda: list(self.engine.problems.values()), clock)
         self.metrics.count_evictions("workload_jobs", lambda: self.workloads.evictions)
+        self.progress = ProgressTracker(self._pod_event, self.metrics, hang_settings(cfg.workload_hang),
+                                        lambda: list(self.engine.problems.values()), clock,
+                                        alive=lambda: running_pods(cfg.proc_root))
+        self.metrics.count_evictions("progress_pods", lambda: self.progress.evictions)
         self.pipeline = Pipeline(self.engine, self.judge, self.metrics, self.gpu, self.workloads, self.pods,
                                  self.sinks, self.boot_epoch, clock,
                                  check_severity=str(cfg.checks.get("severity") or "error"))
         self.metrics.count_evictions("decisions", lambda: self.pipeline.decisions.evictions)
         self.pipeline.guard = self.guard
+        self.pipeline.progress = self.progress
         self.checks = self._check_scheduler()
         self.metrics.count_evictions("kernel_uuid",
                                      lambda: sum(c.uuid_evictions for c in list(self.pipeline.classifiers.values())))
@@ -131,11 +139,11 @@ class Agent:
             except ValueError:
                 pass
 
-    def _pod_event(self, ref: PodRef, reason: str, message: str, key: str) -> None:
+    def _pod_event(self, ref: PodRef, reason: str, message: str, key: str, type_: str = "Warning") -> None:
         self.stdout.workload(ref, reason, message)
         if self.kube is not None:
             from kubeapi.events import Ref  # noqa: PLC0415
-            self.kube.record_event(Ref("Pod", ref.pod, ref.namespace, ref.uid), reason, message, key)
+            self.kube.record_event(Ref("Pod", ref.pod, ref.namespace, ref.uid), reason, message, key, type_)
 
     # ---- start / stop ----------------------------------------------------------------------------
 
@@ -238,6 +246,8 @@ class Agent:
     def _tick(self) -> None:
         self._last_tick = time.monotonic()
         self.pipeline.apply(self.engine.tick())
+        source = self.pods.pod_source
+        self.progress.tick(set(source.pods) if source is not None else None)
         self.supervisor.refresh()
         self.supervisor.collect_counters()
         self.selfwatch.tick()

@@ -19,7 +19,7 @@ from .kube.settings import parse as kube_settings
 from .policy import validate as validate_policy
 from .samples import validate_rules
 
-NESTED = ("kubernetes", "sample_ignore", "xid_policy", "checks")
+NESTED = ("kubernetes", "sample_ignore", "xid_policy", "checks", "workload_hang")
 ENV_PREFIX = "GPU_NPD_"
 NESTED_SEP = "__"  # GPU_NPD_KUBERNETES__HEARTBEAT_SECONDS=60 sets kubernetes.heartbeat_seconds
 # GPU_NPD_* variables that are not configuration keys (read elsewhere); any other unknown one is an error.
@@ -69,6 +69,7 @@ class Config:
     workload_allowed_log_roots: list[str]
     workload_correlation_seconds: float
     workload_pod_label: bool
+    workload_hang: dict[str, Any]
     udev: bool
     sample_ignore: dict[str, list[str]]
     mode: str
@@ -217,6 +218,8 @@ def _validate(cfg: Config) -> None:
             raise ConfigError(f"{key}: not a usable value ({_one_line(f'{type(exc).__name__}: {exc}')[:120]})") from None
 
     guarded("kubernetes", kube_settings, cfg.kubernetes, cfg.conditions)
+    from .progress import settings as hang_settings  # noqa: PLC0415 - progress imports ConfigError from here
+    guarded("workload_hang", hang_settings, cfg.workload_hang)
     problem = (guarded("sample_rules", validate_rules, cfg.sample_rules, cfg.conditions)
                or guarded("xid_policy", validate_policy, cfg.xid_policy, cfg.xid_reboot_escalation))
     if problem:

@@ -17,6 +17,7 @@ from .health import Change, HealthEngine
 from .metrics import Metrics
 from .podlookup import PodLookup
 from .poller import SampleBatch
+from .progress import Mark, ProgressTracker
 from .samples import SampleJudge
 from .selfcaused import CounterGuard
 from .sources import Record
@@ -52,6 +53,7 @@ class Pipeline:
         self._batch = Change()  # what this batch's decisions changed: published with its conditions at its end
         self._fresh: list[tuple] = []  # metric labels of this batch's decided findings, counted at its end
         self.guard: CounterGuard | None = None  # lines our own counter reads cause (agent/selfcaused.py)
+        self.progress: ProgressTracker | None = None  # progress per pod (agent/progress.py)
         self.dirty = False
 
     def process(self, batch: list[Record] | SampleBatch | WorkloadFindings | CheckBatch) -> None:
@@ -65,6 +67,9 @@ class Pipeline:
             for ref, f in batch.items:
                 annotate(f, self.gpu.pci_to_gpu)
                 self.workloads.observe(ref, f)
+            if self.progress is not None:
+                for ref, marks in batch.progress:
+                    self.progress.observe(ref, [Mark(at, p) for at, p in marks])
             return
         name = batch[0].source
         classifier = self.classifiers.get(name)

@@ -84,9 +84,9 @@ class KubernetesSink:
                                "Normal" if p.severity == "info" else "Warning", key=p.id)
         self._wake.set()
 
-    def record_event(self, ref: Ref, reason: str, message: str, key: str) -> None:
+    def record_event(self, ref: Ref, reason: str, message: str, key: str, type_: str = "Warning") -> None:
         """An Event on another object (a Pod): recorded, aggregated, written by the writer thread."""
-        self.events.record(ref, reason, message, "Warning", key=key)
+        self.events.record(ref, reason, message, type_, key=key)
         self._wake.set()
 
     def start(self) -> None:

@@ -1,0 +1,231 @@
+"""Progress per pod and hang suspicion: progress marks from pod logs -> step time, WorkloadHangSuspected.
+
+A pod that was making progress (at least `min_steps` advances seen) and then says nothing for
+max(k x its median interval between progress lines, floor_seconds) is suspected hung: one Pod Event
+(`WorkloadHangSuspected`, saying what supports it: standing hardware / fabric faults on this node) and the
+gauge `gpu_npd_workload_hang_suspected` = 1; progress again clears both (a `WorkloadProgressResumed` Event).
+A checkpoint save or an evaluation announced in the log stretches the allowance to `pause_seconds` from the
+announcement.  Never a node condition: a hung job is the job's, until a node fault explains it.
+
+Pods tracked are capped (`max_pods`; the pod silent the longest is forgotten first, counted); a pod whose
+logs are gone (deleted) is forgotten at the next tick.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections import OrderedDict, deque
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable
+
+from parsers.progress import Progress
+
+from .config import ConfigError
+from .health import Problem
+from .sources.podlogs import PodRef
+from .workloads import job_of
+
+HANG_REASON = "WorkloadHangSuspected"
+RESUMED_REASON = "WorkloadProgressResumed"
+INTERVALS = 32  # intervals kept per pod for the median (a few hundred bytes per pod)
+DEFAULTS = {"enabled": True, "k": 10.0, "floor_seconds": 600.0, "pause_seconds": 3600.0, "min_steps": 3,
+            "max_pods": 512}
+
+# emit(pod, reason, message, aggregation key, event type)
+Emit = Callable[[PodRef, str, str, str, str], None]
+
+
+@dataclass(frozen=True)
+class HangSettings:
+    enabled: bool = True
+    k: float = 10.0  # silence allowed, in median intervals between progress lines
+    floor_seconds: float = 600.0  # never less than this (a fleet default must not page on a slow logger)
+    pause_seconds: float = 3600.0  # after an announced checkpoint save / evaluation
+    min_steps: int = 3  # advances seen before a pod counts as "was making progress"
+    max_pods: int = 512  # pods tracked per node; past it the longest-silent one is forgotten
+
+
+def settings(block: Any) -> HangSettings:
+    """The `workload_hang` block -> settings; a clear one-line error naming the key otherwise."""
+    if block is None:
+        block = {}
+    if not isinstance(block, dict):
+        raise ConfigError(f"workload_hang: expected a mapping, got {block!r}"[:160])
+    unknown = set(block) - set(DEFAULTS)
+    if unknown:
+        raise ConfigError(f"workload_hang: unknown key {sorted(unknown)[0]!r} (known: {', '.join(DEFAULTS)})")
+    values = {**DEFAULTS, **block}
+    out: dict[str, Any] = {}
+    for key, default in DEFAULTS.items():
+        value = values[key]
+        if isinstance(default, bool):
+            if not isinstance(value, bool):
+                raise ConfigError(f"workload_hang.{key}: expected true or false, got {value!r}")
+        elif isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0 or value > 1e9:
+            raise ConfigError(f"workload_hang.{key}: expected a number greater than 0, got {value!r}")
+        elif isinstance(default, int) and value != int(value):
+            raise ConfigError(f"workload_hang.{key}: expected a whole number, got {value!r}")
+        out[key] = type(default)(value)
+    return HangSettings(**out)
+
+
+@dataclass(frozen=True)
+class Mark:
+    """One recognised progress line: when it was written (the CRI timestamp, else when it was read)."""
+    at: float
+    progress: Progress
+
+
+@dataclass
+class _Pod:
+    ref: PodRef
+    job: str
+    last: float  # time of the last advance (agent clock)
+    last_written: float | None = None  # its log timestamp, for intervals
+    step: int | None = None
+    advances: int = 0
+    intervals: deque = field(default_factory=lambda: deque(maxlen=INTERVALS))
+    step_seconds: float | None = None
+    paused: float | None = None  # when the last pause was announced (after the last advance)
+    pause: str = ""
+    suspected: float | None = None  # when the suspicion was raised
+
+
+class ProgressTracker:
+    def __init__(self, emit: Emit, metrics, cfg: HangSettings = HangSettings(),
+                 standing: Callable[[], list[Problem]] = list, clock: Callable[[], float] = time.time,
+                 alive: Callable[[], set[str] | None] = lambda: None):
+        self.emit, self.metrics, self.cfg, self.standing, self.clock = emit, metrics, cfg, standing, clock
+        self.alive = alive  # uids of pods with a live process (None: unknown); a finished job is not hung
+        self.pods: OrderedDict[str, _Pod] = OrderedDict()  # pod uid -> state, least recently advanced first
+        self.evictions = 0
+        self.finished = 0  # pods forgotten because nothing of them runs any more
+
+    # ---- progress in --------------------------------------------------------------------------------
+
+    def observe(self, ref: PodRef, marks: Iterable[Mark]) -> None:
+        now = self.clock()
+        pod = self.pods.get(ref.uid)
+        for mark in marks:
+            p = mark.progress
+            if pod is None:
+                if p.pause:
+                    continue  # a pause of a pod never seen progressing says nothing
+                pod = self._track(ref, now)
+            if p.pause:
+                pod.paused, pod.pause = now, p.pause
+                continue
+            if p.step is not None and p.step == pod.step:
+                continue  # the same step printed again (another rank, a second logger): not an advance
+            self._advance(pod, mark, now)
+
+    def _track(self, ref: PodRef, now: float) -> _Pod:
+        while len(self.pods) >= self.cfg.max_pods:
+            _, old = self.pods.popitem(last=False)
+            self._forget(old)
+            self.evictions += 1
+        pod = self.pods[ref.uid] = _Pod(ref, job_of(ref.pod), now)
+        return pod
+
+    def _advance(self, pod: _Pod, mark: Mark, now: float) -> None:
+        p = mark.progress
+        if pod.last_written is not None and pod.advances:
+            interval = mark.at - pod.last_written
+            if interval > 0:
+                pod.intervals.append(interval)
+                if p.seconds is None and p.step is not None and pod.step is not None and p.step > pod.step:
+                    pod.step_seconds = interval / (p.step - pod.step)  # a trainer logging every N steps
+        if p.seconds is not None:
+            pod.step_seconds = p.seconds
+        pod.step, pod.last_written, pod.last = p.step, mark.at, now
+        pod.advances += 1
+        pod.paused, pod.pause = None, ""
+        self.pods.move_to_end(pod.ref.uid)
+        if pod.step_seconds is not None:
+            self.metrics.workload_step_seconds.labels(pod.ref.namespace, pod.ref.pod, pod.job).set(pod.step_seconds)
+        if pod.suspected is not None:
+            silent = now - pod.suspected
+            pod.suspected = None
+            self.metrics.workload_hang.labels(pod.ref.namespace, pod.ref.pod, pod.job).set(0)
+            self.emit(pod.ref, RESUMED_REASON, f"Progress resumed{_at(pod.step)} after the hang suspicion "
+                      f"({silent:.0f} s after it was raised).", self._key(pod), "Normal")
+
+    # ---- the judgement, every tick --------------------------------------------------------------------
+
+    def allowance(self, pod: _Pod) -> float:
+        median = statistics.median(pod.intervals) if pod.intervals else 0.0
+        return max(self.cfg.k * median, self.cfg.floor_seconds)
+
+    def tick(self, live_uids: set[str] | None = None) -> None:
+        """Judge every pod; `live_uids` (the pods whose logs still exist) lets deleted pods go."""
+        if live_uids is not None:
+            for uid in [u for u in self.pods if u not in live_uids]:
+                self._forget(self.pods.pop(uid))
+        if not self.cfg.enabled:
+            return
+        now = self.clock()
+        due = []
+        for pod in self.pods.values():
+            if pod.suspected is not None or pod.advances < self.cfg.min_steps:
+                continue
+            allowance = self.allowance(pod)
+            deadline = pod.last + allowance
+            if pod.paused is not None:
+                deadline = max(deadline, pod.paused + self.cfg.pause_seconds)
+            if now >= deadline:
+                due.append((pod, allowance))
+        if not due:
+            return
+        running = self.alive()  # one /proc pass, only when a pod is due
+        for pod, allowance in due:
+            if running is not None and pod.ref.uid not in running:
+                self._forget(self.pods.pop(pod.ref.uid))  # its processes ended: finished, not hung
+                self.finished += 1
+                continue
+            self._suspect(pod, now, allowance)
+
+    def _suspect(self, pod: _Pod, now: float, allowance: float) -> None:
+        pod.suspected = now
+        self.metrics.workload_hang.labels(pod.ref.namespace, pod.ref.pod, pod.job).set(1)
+        median = statistics.median(pod.intervals) if pod.intervals else 0.0
+        said = (f"No training progress for {now - pod.last:.0f} s{_at(pod.step, ' since')} (progress lines every "
+                f"{median:.1f} s (median); allowed max({self.cfg.k:g} x {median:.1f} s, {self.cfg.floor_seconds:g} s)"
+                f" = {allowance:.0f} s")
+        if pod.paused is not None:
+            said += f", or {self.cfg.pause_seconds:g} s after the announced {pod.pause}"
+        said += "). " + self._support()
+        self.emit(pod.ref, HANG_REASON, said, self._key(pod), "Warning")
+
+    def _support(self) -> str:
+        faults = [p for p in self.standing() if p.attribution in ("hardware", "fabric", "driver")
+                  and p.severity in ("error", "fatal")]
+        if faults:
+            names = ", ".join(sorted({f"{p.reason} on {p.subject.split(':', 1)[-1]}" for p in faults})[:4])
+            return (f"Likely caused by a node fault standing on this node: {names}. "
+                    "Recommended action: drain the node and restart the job elsewhere.")
+        return ("No hardware or fabric fault stands on this node: the cause is likely in the job or on a peer "
+                "node. Recommended action: check the job's other pods, then take stack dumps (py-spy dump).")
+
+    # ---- bookkeeping --------------------------------------------------------------------------------
+
+    @staticmethod
+    def _key(pod: _Pod) -> str:
+        return f"{pod.ref.namespace}|{pod.ref.pod}|hang"
+
+    def _forget(self, pod: _Pod) -> None:
+        for family in (self.metrics.workload_step_seconds, self.metrics.workload_hang):
+            try:
+                family.remove(pod.ref.namespace, pod.ref.pod, pod.job)
+            except KeyError:
+                pass
+
+    def snapshot(self) -> dict[str, dict]:
+        """Per pod: step, step time, allowance, suspected (for tests, benchmarks and debugging)."""
+        return {uid: {"pod": p.ref.pod, "step": p.step, "step_seconds": p.step_seconds, "advances": p.advances,
+                      "allowance": self.allowance(p), "suspected": p.suspected is not None}
+                for uid, p in self.pods.items()}
+
+
+def _at(step: int | None, word: str = " at") -> str:
+    return f"{word} step {step}" if step is not None else ""
