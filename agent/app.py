@@ -30,8 +30,8 @@ from .pipeline import Pipeline
 from .podlookup import PodLookup
 from .pidmap import running_pods
 from .poller import Poller, watch_udev
+from .hangsettings import settings as hang_settings
 from .progress import ProgressTracker
-from .progress import settings as hang_settings
 from .samples import SampleJudge
 from .selfcaused import CounterGuard
 from .selfwatch import SelfWatch

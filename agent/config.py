@@ -14,6 +14,8 @@ from typing import Any, Mapping
 import yaml
 
 from .gpu.nvml import nvml_spec_problem
+from .hangsettings import SettingsError as HangSettingsError
+from .hangsettings import settings as hang_settings
 from .kube.settings import MODES
 from .kube.settings import parse as kube_settings
 from .policy import validate as validate_policy
@@ -218,8 +220,10 @@ def _validate(cfg: Config) -> None:
             raise ConfigError(f"{key}: not a usable value ({_one_line(f'{type(exc).__name__}: {exc}')[:120]})") from None
 
     guarded("kubernetes", kube_settings, cfg.kubernetes, cfg.conditions)
-    from .progress import settings as hang_settings  # noqa: PLC0415 - progress imports ConfigError from here
-    guarded("workload_hang", hang_settings, cfg.workload_hang)
+    try:
+        hang_settings(cfg.workload_hang)
+    except HangSettingsError as exc:
+        raise ConfigError(str(exc)) from None
     problem = (guarded("sample_rules", validate_rules, cfg.sample_rules, cfg.conditions)
                or guarded("xid_policy", validate_policy, cfg.xid_policy, cfg.xid_reboot_escalation))
     if problem:

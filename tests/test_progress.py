@@ -15,7 +15,8 @@ import yaml
 
 from agent.config import ConfigError, load
 from agent.metrics import Metrics
-from agent.progress import HANG_REASON, RESUMED_REASON, HangSettings, Mark, ProgressTracker, settings
+from agent.hangsettings import HangSettings, SettingsError, settings
+from agent.progress import HANG_REASON, RESUMED_REASON, Mark, ProgressTracker
 from agent.sources.podlogs import PodLogSource, PodRef, cri_split
 from parsers.progress import PREFILTER, Progress, recognise
 
@@ -235,7 +236,7 @@ def test_settings_are_checked_with_a_clear_error():
     assert settings({"k": 3, "floor_seconds": 4}).k == 3.0
     for bad, says in [({"k": 0}, "workload_hang.k"), ({"kk": 1}, "unknown key 'kk'"),
                       ({"enabled": "yes"}, "workload_hang.enabled"), ({"min_steps": 1.5}, "whole number"), (3, "mapping")]:
-        with pytest.raises(ConfigError, match=re.escape(says)):
+        with pytest.raises(SettingsError, match=re.escape(says)):
             settings(bad)
     with pytest.raises(ConfigError, match="workload_hang.floor_seconds"):
         load(env={}, flags={"workload_hang": {"floor_seconds": -1}})
