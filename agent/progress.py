@@ -21,18 +21,14 @@ from typing import Callable, Iterable
 
 from parsers.progress import Progress
 
+from parsers.model import PodEvent, PodRef, Problem
+
 from .hangsettings import HangSettings
-from .health import Problem
-from .sources.podlogs import PodRef
 from .workloads import job_of
 
 HANG_REASON = "WorkloadHangSuspected"
 RESUMED_REASON = "WorkloadProgressResumed"
 INTERVALS = 32  # intervals kept per pod for the median (a few hundred bytes per pod)
-# emit(pod, reason, message, aggregation key, event type)
-Emit = Callable[[PodRef, str, str, str, str], None]
-
-
 @dataclass(frozen=True)
 class Mark:
     """One recognised progress line: when it was written (the CRI timestamp, else when it was read)."""
@@ -56,10 +52,11 @@ class _Pod:
 
 
 class ProgressTracker:
-    def __init__(self, emit: Emit, metrics, cfg: HangSettings = HangSettings(),
-                 standing: Callable[[], list[Problem]] = list, clock: Callable[[], float] = time.time,
+    """observe() and tick() return the Pod Events they decide (the pipeline hands them to the sinks)."""
+
+    def __init__(self, metrics, cfg: HangSettings = HangSettings(), clock: Callable[[], float] = time.time,
                  alive: Callable[[], set[str] | None] = lambda: None):
-        self.emit, self.metrics, self.cfg, self.standing, self.clock = emit, metrics, cfg, standing, clock
+        self.metrics, self.cfg, self.clock = metrics, cfg, clock
         self.alive = alive  # uids of pods with a live process (None: unknown); a finished job is not hung
         self.pods: OrderedDict[str, _Pod] = OrderedDict()  # pod uid -> state, least recently advanced first
         self.evictions = 0
@@ -67,8 +64,9 @@ class ProgressTracker:
 
     # ---- progress in --------------------------------------------------------------------------------
 
-    def observe(self, ref: PodRef, marks: Iterable[Mark]) -> None:
+    def observe(self, ref: PodRef, marks: Iterable[Mark]) -> list[PodEvent]:
         now = self.clock()
+        events: list[PodEvent] = []
         pod = self.pods.get(ref.uid)
         for mark in marks:
             p = mark.progress
@@ -81,7 +79,8 @@ class ProgressTracker:
                 continue
             if p.step is not None and p.step == pod.step:
                 continue  # the same step printed again (another rank, a second logger): not an advance
-            self._advance(pod, mark, now)
+            events += self._advance(pod, mark, now)
+        return events
 
     def _track(self, ref: PodRef, now: float) -> _Pod:
         while len(self.pods) >= self.cfg.max_pods:
@@ -91,7 +90,7 @@ class ProgressTracker:
         pod = self.pods[ref.uid] = _Pod(ref, job_of(ref.pod), now)
         return pod
 
-    def _advance(self, pod: _Pod, mark: Mark, now: float) -> None:
+    def _advance(self, pod: _Pod, mark: Mark, now: float) -> list[PodEvent]:
         p = mark.progress
         if pod.last_written is not None and pod.advances:
             interval = mark.at - pod.last_written
@@ -111,8 +110,9 @@ class ProgressTracker:
             silent = now - pod.suspected
             pod.suspected = None
             self.metrics.workload_hang.labels(pod.ref.namespace, pod.ref.pod, pod.job).set(0)
-            self.emit(pod.ref, RESUMED_REASON, f"Progress resumed{_at(pod.step)} after the hang suspicion "
-                      f"({silent:.0f} s after it was raised).", self._key(pod), "Normal")
+            return [PodEvent(pod.ref, RESUMED_REASON, f"Progress resumed{_at(pod.step)} after the hang suspicion "
+                             f"({silent:.0f} s after it was raised).", self._key(pod), "Normal")]
+        return []
 
     # ---- the judgement, every tick --------------------------------------------------------------------
 
@@ -120,13 +120,14 @@ class ProgressTracker:
         median = statistics.median(pod.intervals) if pod.intervals else 0.0
         return max(self.cfg.k * median, self.cfg.floor_seconds)
 
-    def tick(self, live_uids: set[str] | None = None) -> None:
-        """Judge every pod; `live_uids` (the pods whose logs still exist) lets deleted pods go."""
+    def tick(self, live_uids: set[str] | None = None, standing: Iterable[Problem] = ()) -> list[PodEvent]:
+        """Judge every pod; `live_uids` (the pods whose logs still exist) lets deleted pods go; `standing`: the
+        node's problems, a hang's likely cause."""
         if live_uids is not None:
             for uid in [u for u in self.pods if u not in live_uids]:
                 self._forget(self.pods.pop(uid))
         if not self.cfg.enabled:
-            return
+            return []
         now = self.clock()
         due = []
         for pod in self.pods.values():
@@ -139,16 +140,19 @@ class ProgressTracker:
             if now >= deadline:
                 due.append((pod, allowance))
         if not due:
-            return
+            return []
         running = self.alive()  # one /proc pass, only when a pod is due
+        support = _support(list(standing))
+        events = []
         for pod, allowance in due:
             if running is not None and pod.ref.uid not in running:
                 self._forget(self.pods.pop(pod.ref.uid))  # its processes ended: finished, not hung
                 self.finished += 1
                 continue
-            self._suspect(pod, now, allowance)
+            events.append(self._suspect(pod, now, allowance, support))
+        return events
 
-    def _suspect(self, pod: _Pod, now: float, allowance: float) -> None:
+    def _suspect(self, pod: _Pod, now: float, allowance: float, support: str) -> PodEvent:
         pod.suspected = now
         self.metrics.workload_hang.labels(pod.ref.namespace, pod.ref.pod, pod.job).set(1)
         median = statistics.median(pod.intervals) if pod.intervals else 0.0
@@ -157,18 +161,7 @@ class ProgressTracker:
                 f" = {allowance:.0f} s")
         if pod.paused is not None:
             said += f", or {self.cfg.pause_seconds:g} s after the announced {pod.pause}"
-        said += "). " + self._support()
-        self.emit(pod.ref, HANG_REASON, said, self._key(pod), "Warning")
-
-    def _support(self) -> str:
-        faults = [p for p in self.standing() if p.attribution in ("hardware", "fabric", "driver")
-                  and p.severity in ("error", "fatal")]
-        if faults:
-            names = ", ".join(sorted({f"{p.reason} on {p.subject.split(':', 1)[-1]}" for p in faults})[:4])
-            return (f"Likely caused by a node fault standing on this node: {names}. "
-                    "Recommended action: drain the node and restart the job elsewhere.")
-        return ("No hardware or fabric fault stands on this node: the cause is likely in the job or on a peer "
-                "node. Recommended action: check the job's other pods, then take stack dumps (py-spy dump).")
+        return PodEvent(pod.ref, HANG_REASON, f"{said}). {support}", self._key(pod), "Warning")
 
     # ---- bookkeeping --------------------------------------------------------------------------------
 
@@ -188,6 +181,18 @@ class ProgressTracker:
         return {uid: {"pod": p.ref.pod, "step": p.step, "step_seconds": p.step_seconds, "advances": p.advances,
                       "allowance": self.allowance(p), "suspected": p.suspected is not None}
                 for uid, p in self.pods.items()}
+
+
+def _support(standing: list[Problem]) -> str:
+    """What supports the verdict: a hardware / fabric / driver fault standing on this node is its likely cause."""
+    faults = [p for p in standing if p.attribution in ("hardware", "fabric", "driver")
+              and p.severity in ("error", "fatal")]
+    if faults:
+        names = ", ".join(sorted({f"{p.reason} on {p.subject.split(':', 1)[-1]}" for p in faults})[:4])
+        return (f"Likely caused by a node fault standing on this node: {names}. "
+                "Recommended action: drain the node and restart the job elsewhere.")
+    return ("No hardware or fabric fault stands on this node: the cause is likely in the job or on a peer "
+            "node. Recommended action: check the job's other pods, then take stack dumps (py-spy dump).")
 
 
 def _at(step: int | None, word: str = " at") -> str:

@@ -18,7 +18,8 @@ from agent.checks import builtin
 from agent.checks.npd import (NONOK, OK, UNKNOWN, ConfigError, Rule, load_config, parse_config, parse_duration,
                               run_rule, run_rules)
 from agent.checks.problems import judged
-from agent.checks.scheduler import CheckBatch, CheckScheduler, gpu_busy
+from agent.checks.scheduler import CheckScheduler, gpu_busy
+from parsers.model import CheckBatch
 from agent.checks.settings import builtin_config, plugin_configs
 from agent.config import load
 from agent.gpu.fake import FakeNvml
@@ -284,3 +285,13 @@ def test_gpu_loading_checks_skip_while_a_compute_process_runs(tmp_path):
     sched2 = CheckScheduler([cfg], batches.append, busy=lambda: gpu_busy(FakeNvml({"gpus": [{}]})))
     assert sched2.run_due() == pytest.approx(30, abs=1)
     assert batches[1].results[0].status == OK and ran.exists()
+
+
+def test_a_plugin_condition_named_like_the_kubelets_is_refused(tmp_path):
+    """Issue 31: a plugin rule named `Ready` wrote Ready=False on the Node within 6 s (a NotReady node)."""
+    raw = {"plugin": "custom", "source": "test", "pluginConfig": {"timeout": "5s"},
+           "conditions": [{"type": "Ready", "reason": "Fine", "message": "fine"}],
+           "rules": [{"type": "permanent", "condition": "Ready", "reason": "Broken",
+                      "path": script(tmp_path, "bad", "exit 1\n")}]}
+    with pytest.raises(ConfigError, match="'Ready' is the kubelet's"):
+        parse_config(raw, tmp_path)

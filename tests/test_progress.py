@@ -105,9 +105,26 @@ class Clock:
         return self.t
 
 
+class Recorded(ProgressTracker):
+    """The tracker, its Pod Events kept as (reason, message, type) in `events`."""
+
+    def __init__(self, events: list, standing=(), **kw):
+        super().__init__(Metrics(), **kw)
+        self.events, self.standing = events, list(standing)
+
+    def _keep(self, found):
+        self.events += [(e.reason, e.message, e.type) for e in found]
+        return found
+
+    def observe(self, ref, marks):
+        return self._keep(super().observe(ref, marks))
+
+    def tick(self, live_uids=None, standing=()):
+        return self._keep(super().tick(live_uids, standing or self.standing))
+
+
 def tracker(clock: Clock, events: list, **cfg) -> ProgressTracker:
-    return ProgressTracker(lambda ref, reason, message, key, type_: events.append((reason, message, type_)),
-                           Metrics(), HangSettings(**cfg), clock=clock, alive=lambda: None)
+    return Recorded(events, cfg=HangSettings(**cfg), clock=clock, alive=lambda: None)
 
 
 REF = PodRef("train", "gpt-worker-0", "uid-0", "main")
@@ -197,21 +214,19 @@ def test_a_node_fault_is_named_as_the_likely_cause():
                     clear="reset", first_seen=0.0, last_seen=0.0)
     events: list = []
     clock = Clock()
-    t = ProgressTracker(lambda *a: events.append(a), Metrics(), HangSettings(k=1, floor_seconds=1),
-                        standing=lambda: [fault], clock=clock)
+    t = Recorded(events, [fault], cfg=HangSettings(k=1, floor_seconds=1), clock=clock)
     for step in range(4):
         clock.t = float(step)
         t.observe(REF, [Mark(clock.t, Progress(step))])
     clock.t = 10
     t.tick()
-    assert "Xid79FallenOffBus on 0000:5d:00" in events[0][2]
+    assert "Xid79FallenOffBus on 0000:5d:00" in events[0][1]
 
 
 def test_a_pod_never_progressing_or_whose_processes_ended_is_not_suspected():
     events: list = []
     clock = Clock()
-    t = ProgressTracker(lambda *a: events.append(a), Metrics(), HangSettings(k=1, floor_seconds=1),
-                        clock=clock, alive=lambda: {"other-uid"})
+    t = Recorded(events, cfg=HangSettings(k=1, floor_seconds=1), clock=clock, alive=lambda: {"other-uid"})
     t.observe(PodRef("a", "two-steps", "uid-2", "c"), [Mark(0, Progress(1)), Mark(1, Progress(2))])
     for step in range(4):
         t.observe(REF, [Mark(float(step), Progress(step))])
@@ -222,7 +237,7 @@ def test_a_pod_never_progressing_or_whose_processes_ended_is_not_suspected():
 
 def test_tracked_pods_are_bounded_and_deleted_pods_forgotten():
     clock = Clock()
-    t = ProgressTracker(lambda *a: None, Metrics(), HangSettings(max_pods=8), clock=clock)
+    t = ProgressTracker(Metrics(), HangSettings(max_pods=8), clock=clock)
     for i in range(20):
         t.observe(PodRef("ns", f"p{i}", f"u{i}", "c"), [Mark(0, Progress(1, 1.0)), Mark(1, Progress(2, 1.0))])
     assert len(t.pods) == 8 and t.evictions == 12 and set(t.pods) == {f"u{i}" for i in range(12, 20)}
