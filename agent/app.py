@@ -31,7 +31,9 @@ from .intake import Intake
 from .metrics import Metrics
 from .pipeline import Pipeline
 from .podlookup import PodLookup
+from .hangsettings import peer_settings
 from .hangsettings import settings as hang_settings
+from .peers import PeerOutliers
 from .pidmap import running_pods
 from .poller import Poller, watch_udev
 from .progress import ProgressTracker
@@ -122,7 +124,7 @@ def build(cfg: Config, clock: Callable[[], float] = time.time, out=None, boot: B
     progress = ProgressTracker(metrics, hang_settings(cfg.workload_hang), clock,
                                alive=functools.partial(running_pods, cfg.proc_root))
     pipeline = Pipeline(engine, judge, metrics, gpu, workloads, pods, sinks, boot, clock, guard, cursors,
-                        str(cfg.checks.get("severity") or "error"), cfg.expected_gpus, progress)
+                        str(cfg.checks.get("severity") or "error"), cfg.expected_gpus, progress, _peers(cfg))
     for cache, owner in (("pid_pod", pods.pids), ("workload_jobs", workloads), ("decisions", pipeline.coalescer),
                          ("progress_pods", progress)):
         metrics.count_evictions(cache, functools.partial(getattr, owner, "evictions"))
@@ -130,6 +132,13 @@ def build(cfg: Config, clock: Callable[[], float] = time.time, out=None, boot: B
     metrics.count_evictions("kernel_memo", functools.partial(pipeline.classifier_evictions, "memo_evictions"))
     return Agent(cfg, boot, stop, intake, pipeline, Poller(gpu, cfg.sysfs_root, guard=guard), kube,
                  Checkpoint(store, metrics), _check_scheduler(cfg, intake), rebooted=_rebooted(state, boot))
+
+
+def _peers(cfg: Config) -> PeerOutliers | None:
+    """The peer-outlier test when the `peer_outliers` block enables it."""
+    spec = peer_settings(cfg.peer_outliers)
+    enabled = spec.pop("enabled")
+    return PeerOutliers(**spec) if enabled else None
 
 
 def _check_scheduler(cfg: Config, intake: Intake) -> CheckScheduler | None:

@@ -1,4 +1,5 @@
-"""The `workload_hang` block: settings of hang suspicion (agent/progress.py), checked once with a clear error."""
+"""The `workload_hang` and `peer_outliers` blocks: settings of hang suspicion (agent/progress.py) and of the
+peer-outlier test (agent/peers.py), checked once with a clear error naming the key."""
 
 from __future__ import annotations
 
@@ -7,6 +8,9 @@ from typing import Any
 
 DEFAULTS = {"enabled": True, "k": 10.0, "floor_seconds": 600.0, "pause_seconds": 3600.0, "min_steps": 3,
             "max_pods": 512}
+
+
+PEER_DEFAULTS = {"enabled": False, "k": 5.0, "polls": 3, "min_peers": 4}
 
 
 class SettingsError(ValueError):
@@ -25,25 +29,34 @@ class HangSettings:
 
 def settings(block: Any) -> HangSettings:
     """The `workload_hang` block -> settings; a clear one-line error naming the key otherwise."""
+    return HangSettings(**checked("workload_hang", block, DEFAULTS))
+
+
+def peer_settings(block: Any) -> dict[str, Any]:
+    """The `peer_outliers` block -> PeerOutliers' arguments (with `enabled`)."""
+    return checked("peer_outliers", block, PEER_DEFAULTS)
+
+
+def checked(name: str, block: Any, defaults: dict[str, Any]) -> dict[str, Any]:
     if block is None:
         block = {}
     if not isinstance(block, dict):
-        raise SettingsError(f"workload_hang: expected a mapping, got {block!r}"[:160])
-    unknown = set(block) - set(DEFAULTS)
+        raise SettingsError(f"{name}: expected a mapping, got {block!r}"[:160])
+    unknown = set(block) - set(defaults)
     if unknown:
-        raise SettingsError(f"workload_hang: unknown key {sorted(unknown)[0]!r} (known: {', '.join(DEFAULTS)})")
-    values = {**DEFAULTS, **block}
+        raise SettingsError(f"{name}: unknown key {sorted(unknown)[0]!r} (known: {', '.join(defaults)})")
+    values = {**defaults, **block}
     out: dict[str, Any] = {}
-    for key, default in DEFAULTS.items():
+    for key, default in defaults.items():
         value = values[key]
         if isinstance(default, bool):
             if not isinstance(value, bool):
-                raise SettingsError(f"workload_hang.{key}: expected true or false, got {value!r}")
+                raise SettingsError(f"{name}.{key}: expected true or false, got {value!r}")
         elif isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0 or value > 1e9:
-            raise SettingsError(f"workload_hang.{key}: expected a number greater than 0, got {value!r}")
+            raise SettingsError(f"{name}.{key}: expected a number greater than 0, got {value!r}")
         elif isinstance(default, int) and value != int(value):
-            raise SettingsError(f"workload_hang.{key}: expected a whole number, got {value!r}")
+            raise SettingsError(f"{name}.{key}: expected a whole number, got {value!r}")
         out[key] = type(default)(value)
-    return HangSettings(**out)
+    return out
 
 

@@ -28,6 +28,7 @@ from .metrics import Metrics, labels_of
 from .podlookup import PodLookup
 from .samples import SampleJudge
 from .selfcaused import CounterGuard
+from .peers import PeerOutliers
 from .progress import Mark, ProgressTracker
 from .workloads import WorkloadTracker
 
@@ -41,7 +42,8 @@ class Pipeline:
     def __init__(self, engine: HealthEngine, judge: SampleJudge, metrics: Metrics, gpu: GpuCollector,
                  workloads: WorkloadTracker, pods: PodLookup, sinks: list, boot: Boot,
                  clock: Callable[[], float], guard: CounterGuard | None = None, cursors: dict | None = None,
-                 check_severity: str = "error", expected_gpus: int = 0, progress: ProgressTracker | None = None):
+                 check_severity: str = "error", expected_gpus: int = 0, progress: ProgressTracker | None = None,
+                 peers: PeerOutliers | None = None):
         self.engine, self.judge, self.metrics, self.gpu = engine, judge, metrics, gpu
         self.workloads, self.pods, self.sinks, self.clock = workloads, pods, sinks, clock
         self.admission = Admission(boot, metrics, guard)
@@ -51,6 +53,7 @@ class Pipeline:
         self.check_severity = check_severity
         self.expected_gpus = expected_gpus  # configured (0: the Node's capacity says, see _node)
         self.progress = progress  # progress per pod and hang suspicion (agent/progress.py)
+        self.peers = peers  # stragglers against peers (agent/peers.py), when enabled
         self.dirty = False
         self._events: list[PodEvent] = []  # Events for pods said while handling this batch
         self._handlers = {list: self._records, SampleBatch: self._samples, CheckBatch: self._checked,
@@ -116,6 +119,9 @@ class Pipeline:
     def _samples(self, batch: SampleBatch) -> Change:
         now = self.clock()
         judged = {r.subject: self.judge.judge(r, now) for r in batch.readings}
+        if self.peers is not None:
+            for subject, verdicts in self.peers.judge(batch.readings, now).items():
+                judged[subject] = judged.get(subject, []) + verdicts
         change = self.engine.sync(batch.source, judged)
         self.judge.forget(set(judged))
         self.metrics.set_readings(batch.readings, batch.stats)

@@ -71,3 +71,26 @@ def test_a_counter_reset_gives_no_rate_that_poll():
     p = PeerOutliers(k=5, polls=1)
     p.judge(rails({i: 1e12 for i in range(8)}), 0.0)
     assert p.judge(rails({i: (1e12 + 2.5e9) if i else 0.0 for i in range(8)}), 1.0) == {}  # rail 0 reset
+
+
+def test_through_the_agent_a_simulated_gpu_drawing_less_than_its_peers_raises_straggler_suspected(tmp_path):
+    """The fake NVML (eight H100s, synthetic power draw): GPU 3 at 520 W against peers at ~700 W, poll after
+    poll: with `peer_outliers` enabled, GPUDegraded/StragglerSuspected on its subject at the third poll; off
+    (the default), nothing."""
+    from telemetry_kit import hgx_scenario
+    from test_telemetry import make, poll
+
+    timeline = [{"at": 0, "gpu": i, "set": {"power_watts": 520.0 if i == 3 else JITTER[i]}} for i in range(8)]
+    agent, clock = make(tmp_path, hgx_scenario(timeline=timeline), peer_outliers={"enabled": True})
+    stragglers = lambda: {p.subject for p in agent.engine.problems.values() if p.reason == REASON}  # noqa: E731
+    for n in range(3):
+        clock.t += 10
+        poll(agent)
+        assert stragglers() == (set() if n < 2 else {"gpu:0000:5d:00"})
+    assert agent.engine.conditions["GPUDegraded"].status
+    (tmp_path / "off").mkdir()
+    off, clock2 = make(tmp_path / "off", hgx_scenario(timeline=timeline))
+    for _ in range(4):
+        clock2.t += 10
+        poll(off)
+    assert not any(p.reason == REASON for p in off.engine.problems.values())

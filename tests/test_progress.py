@@ -255,6 +255,9 @@ def test_settings_are_checked_with_a_clear_error():
             settings(bad)
     with pytest.raises(ConfigError, match="workload_hang.floor_seconds"):
         load(env={}, flags={"workload_hang": {"floor_seconds": -1}})
+    with pytest.raises(ConfigError, match="peer_outliers.polls: expected a whole number"):
+        load(env={}, flags={"peer_outliers": {"polls": 2.5}})
+    assert load(env={"GPU_NPD_WORKLOAD_HANG__K": "4"}, flags={}).workload_hang["k"] == 4
 
 
 # ---- the source: progress lines from the pod logs it follows --------------------------------------------
