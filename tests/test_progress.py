@@ -309,7 +309,7 @@ def test_agent_process_suspects_a_pod_that_stops_and_clears_when_it_resumes(tmp_
                                         "pod_logs_root": str(root), "proc_root": str(tmp_path),
                                         "workload_hang": {"k": 3, "floor_seconds": 4}}))
         a = AgentProc(tmp_path, "--config", str(conf))
-        a.wait_for(lambda: a.value("gpu_npd_source_up", source="pods") == 1, what="pod source")
+        a.wait_for(lambda: a.value("gpu_npd_source_up", source="pods") == 1, timeout=30, what="pod source")
         time.sleep(0.5)  # the first scan has taken the existing logs as history
         labels = {"namespace": "train", "pod": "llama-70b-worker-3", "job": "llama-70b"}
         for n in range(4):
@@ -318,13 +318,13 @@ def test_agent_process_suspects_a_pod_that_stops_and_clears_when_it_resumes(tmp_
         stopped = time.time()
         a.wait_for(lambda: a.value("gpu_npd_workload_hang_suspected", **labels) == 1, timeout=30, what="suspicion")
         assert time.time() - stopped < 30
-        a.wait_for(lambda: any(e["reason"] == HANG_REASON for e in api.events()), timeout=10, what="pod event")
+        a.wait_for(lambda: any(e["reason"] == HANG_REASON for e in api.events()), timeout=20, what="pod event")
         ev = next(e for e in api.events() if e["reason"] == HANG_REASON)
         assert ev["involvedObject"]["name"] == "llama-70b-worker-3" and ev["type"] == "Warning"
         assert "No training progress" in ev["message"] and "step 30" in ev["message"]
         assert a.value("gpu_npd_workload_step_seconds", **labels) == pytest.approx(0.8938, abs=0.01)
         write(4)
-        a.wait_for(lambda: a.value("gpu_npd_workload_hang_suspected", **labels) == 0, timeout=10, what="cleared")
-        a.wait_for(lambda: any(e["reason"] == RESUMED_REASON for e in api.events()), timeout=10, what="resumed")
+        a.wait_for(lambda: a.value("gpu_npd_workload_hang_suspected", **labels) == 0, timeout=20, what="cleared")
+        a.wait_for(lambda: any(e["reason"] == RESUMED_REASON for e in api.events()), timeout=20, what="resumed")
         assert api.conditions("gpu-node-1")["GPUUnhealthy"]["status"] == "False"  # never a node condition
         assert a.stop()[0] == 0
