@@ -12,6 +12,7 @@ one snapshot -> every sink.  Each stage returns its result to the next; none rea
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections import Counter
 from typing import Callable
@@ -29,7 +30,7 @@ from .podlookup import PodLookup
 from .samples import SampleJudge
 from .selfcaused import CounterGuard
 from .peers import PeerOutliers
-from .progress import Mark, ProgressTracker
+from .progress import Mark, ProgressTracker, activity
 from .workloads import WorkloadTracker
 
 log = logging.getLogger("gpu_npd")
@@ -54,6 +55,7 @@ class Pipeline:
         self.expected_gpus = expected_gpus  # configured (0: the Node's capacity says, see _node)
         self.progress = progress  # progress per pod and hang suspicion (agent/progress.py)
         self.peers = peers  # stragglers against peers (agent/peers.py), when enabled
+        self._readings: tuple[list, list] = ([], [])  # the last two polls' readings (a hang's device evidence)
         self.dirty = False
         self._events: list[PodEvent] = []  # Events for pods said while handling this batch
         self._handlers = {list: self._records, SampleBatch: self._samples, CheckBatch: self._checked,
@@ -123,6 +125,7 @@ class Pipeline:
             for subject, verdicts in self.peers.judge(batch.readings, now).items():
                 judged[subject] = judged.get(subject, []) + verdicts
         change = self.engine.sync(batch.source, judged)
+        self._readings = (self._readings[1], batch.readings)
         self.judge.forget(set(judged))
         self.metrics.set_readings(batch.readings, batch.stats)
         return change
@@ -151,7 +154,8 @@ class Pipeline:
         """Every tick: pods silent past their allowance are suspected hung (their Events go with the next
         publish); `live_uids`: the pods whose logs still exist."""
         if self.progress is not None:
-            self._events += self.progress.tick(live_uids, list(self.engine.problems.values()))
+            self._events += self.progress.tick(live_uids, list(self.engine.problems.values()),
+                                               functools.partial(activity, *self._readings))
 
     def _node(self, info: NodeInfo) -> Change:
         """The Node's nvidia.com/gpu capacity is the expected GPU count unless one is configured."""

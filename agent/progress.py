@@ -21,7 +21,7 @@ from typing import Callable, Iterable
 
 from parsers.progress import Progress
 
-from parsers.model import PodEvent, PodRef, Problem
+from parsers.model import PodEvent, PodRef, Problem, Reading
 
 from .hangsettings import HangSettings
 from .workloads import job_of
@@ -120,9 +120,11 @@ class ProgressTracker:
         median = statistics.median(pod.intervals) if pod.intervals else 0.0
         return max(self.cfg.k * median, self.cfg.floor_seconds)
 
-    def tick(self, live_uids: set[str] | None = None, standing: Iterable[Problem] = ()) -> list[PodEvent]:
+    def tick(self, live_uids: set[str] | None = None, standing: Iterable[Problem] = (),
+             activity: Callable[[], str] = str) -> list[PodEvent]:
         """Judge every pod; `live_uids` (the pods whose logs still exist) lets deleted pods go; `standing`: the
-        node's problems, a hang's likely cause."""
+        node's problems, a hang's likely cause; `activity`: what the node's devices are doing (asked only when a
+        pod is due)."""
         if live_uids is not None:
             for uid in [u for u in self.pods if u not in live_uids]:
                 self._forget(self.pods.pop(uid))
@@ -143,6 +145,9 @@ class ProgressTracker:
             return []
         running = self.alive()  # one /proc pass, only when a pod is due
         support = _support(list(standing))
+        doing = activity()
+        if doing:
+            support = f"{doing} {support}"
         events = []
         for pod, allowance in due:
             if running is not None and pod.ref.uid not in running:
@@ -193,6 +198,27 @@ def _support(standing: list[Problem]) -> str:
                 "Recommended action: drain the node and restart the job elsewhere.")
     return ("No hardware or fabric fault stands on this node: the cause is likely in the job or on a peer "
             "node. Recommended action: check the job's other pods, then take stack dumps (py-spy dump).")
+
+
+def activity(previous: list[Reading], latest: list[Reading]) -> str:
+    """What the node's devices did over the last telemetry poll, for a hang's evidence: GPU power (and
+    utilisation where read), and RDMA rails whose data counters did not move."""
+    said = []
+    power = [r.values["power_watts"] for r in latest if r.entity == "gpu" and "power_watts" in r.values]
+    if power:
+        said.append(f"GPU power {min(power):.0f}-{max(power):.0f} W over {len(power)} GPUs"
+                    f"{' (idle)' if max(power) < 100 else ''}.")
+    util = [r.values["utilization_gpu"] for r in latest if r.entity == "gpu" and "utilization_gpu" in r.values]
+    if util:
+        said.append(f"GPU utilisation {min(util):.0f}-{max(util):.0f} %.")
+    data = ("counters/port_xmit_data", "counters/port_rcv_data")
+    before = {r.subject: r.values for r in previous if r.entity == "ib_port"}
+    rails = [(before[r.subject], r.values) for r in latest
+             if r.entity == "ib_port" and r.subject in before and all(d in r.values for d in data)]
+    if rails:
+        flat = sum(1 for old, new in rails if all(old.get(d) == new[d] for d in data))
+        said.append(f"RDMA data counters unchanged over the last poll on {flat} of {len(rails)} ports.")
+    return " ".join(said)
 
 
 def _at(step: int | None, word: str = " at") -> str:

@@ -119,8 +119,8 @@ class Recorded(ProgressTracker):
     def observe(self, ref, marks):
         return self._keep(super().observe(ref, marks))
 
-    def tick(self, live_uids=None, standing=()):
-        return self._keep(super().tick(live_uids, standing or self.standing))
+    def tick(self, live_uids=None, standing=(), activity=str):
+        return self._keep(super().tick(live_uids, standing or self.standing, activity))
 
 
 def tracker(clock: Clock, events: list, **cfg) -> ProgressTracker:
@@ -328,3 +328,27 @@ def test_agent_process_suspects_a_pod_that_stops_and_clears_when_it_resumes(tmp_
         a.wait_for(lambda: any(e["reason"] == RESUMED_REASON for e in api.events()), timeout=20, what="resumed")
         assert api.conditions("gpu-node-1")["GPUUnhealthy"]["status"] == "False"  # never a node condition
         assert a.stop()[0] == 0
+
+
+def test_the_verdict_says_what_the_nodes_devices_did():
+    """Synthetic readings in the collectors' shapes: idle GPUs and rails whose data counters stood still."""
+    from agent.progress import activity
+    from parsers.model import Reading
+
+    def poll(words: float) -> list[Reading]:
+        return ([Reading("gpu", f"gpu:0000:{i:02x}:00", {}, {"power_watts": 71.0 + i}) for i in range(8)]
+                + [Reading("ib_port", f"ib:mlx5_{i}/1", {}, {"counters/port_xmit_data": words,
+                                                             "counters/port_rcv_data": words}) for i in range(4)])
+    said = activity(poll(1e9), poll(1e9))
+    assert said == ("GPU power 71-78 W over 8 GPUs (idle). "
+                    "RDMA data counters unchanged over the last poll on 4 of 4 ports.")
+    assert activity([], []) == ""
+    events: list = []
+    clock = Clock()
+    t = tracker(clock, events, k=1, floor_seconds=1)
+    for step in range(4):
+        clock.t = float(step)
+        t.observe(REF, [Mark(clock.t, Progress(step))])
+    clock.t = 10
+    t.tick(activity=lambda: said)
+    assert "(idle). RDMA data counters unchanged" in events[0][1] and "No hardware or fabric fault" in events[0][1]
