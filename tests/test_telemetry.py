@@ -1,4 +1,4 @@
-"""NVML (through the faithful fake) and sysfs telemetry -> readings -> rules -> problems and metrics."""
+"""NVML (nvidia-ml-py over the C stand-in library) and sysfs telemetry -> readings -> rules -> problems and metrics."""
 
 from __future__ import annotations
 
@@ -16,11 +16,11 @@ from prometheus_client import generate_latest
 from agent.app import Agent
 from agent.config import load
 from agent.gpu.collector import GpuCollector
-from agent.gpu.fake import HEALTHY_VALUES, FakeNvml
+from agent.gpu.standin import HEALTHY_VALUES
 from agent.gpu.nvml import NvmlError
 from agent.poller import watch_udev
 from agent.samples import Reading, SampleJudge
-from telemetry_kit import copy_sysfs, hgx_scenario, remove_device, set_aer, set_attr
+from telemetry_kit import StandinClock, copy_sysfs, hgx_scenario, remove_device, set_aer, set_attr, standin_backend
 
 
 
@@ -31,15 +31,14 @@ SYSFS_ONLY = {"sample_ignore": {"node": ["*"]}}
 
 
 def make(tmp: Path, scenario: dict, sysfs: Path | None = None, **flags):
-    """An agent on a fake NVML and a fixture sysfs, driven by hand (no threads)."""
+    """An agent on the NVML stand-in and a fixture sysfs, driven by hand (no threads)."""
     scen = tmp / "scenario.yaml"
     scen.write_text(yaml.safe_dump(scenario))
-    clock = Clock()
+    clock = StandinClock()
     cfg = load(env={}, flags={"kmsg": "", "journald": False, "state_dir": str(tmp / "state"), "fallback_log_files": [],
                               "nvml": f"fake:{scen}", "sysfs_root": str(sysfs or tmp / "nosys"), **flags})
     agent = Agent(cfg, clock=clock, out=io.StringIO())
-    agent.gpu.backend.clock = lambda: clock.t  # the fake's timeline follows the same clock
-    agent.gpu.backend.t0 = clock.t
+    clock.bind(agent.gpu.backend.standin)  # the scenario's timeline follows the same clock
     return agent, clock
 
 
@@ -123,7 +122,7 @@ def test_hung_nvml_call_marks_only_that_gpu_and_returns_on_time(tmp_path):
     poll(agent)  # still hung: not waited for again
     assert time.monotonic() - t0 < 0.3 and reasons(agent) == {"NVMLTimeout"}  # waiting again would take >= 0.3 s
     assert metric(agent, "gpu_npd_nvml_timeouts_total") == 1
-    agent.gpu.backend.release()  # the call returns (GPU_IS_LOST, as NVML does once it gives up)
+    agent.gpu.backend.standin.release()  # the call returns (GPU_IS_LOST, as NVML does once it gives up)
     time.sleep(0.05)
     poll(agent)
     assert reasons(agent) == {"GPULost"}
@@ -149,12 +148,12 @@ def test_not_supported_group_is_skipped_quietly(tmp_path):
         g["values"] = {"recovery_action": "error:NOT_SUPPORTED", "temperature_memory": "error:NOT_SUPPORTED"}
     agent, _ = make(tmp_path, scen)
     poll(agent)
-    calls = agent.gpu.backend.calls
+    calls = agent.gpu.backend.standin.calls
     poll(agent)
     assert agent.engine.problems == {}
     assert metric(agent, "gpu_npd_nvml_errors_total", gpu="0", error="NOT_SUPPORTED") is None
     assert "recovery" in agent.gpu.gpus[0].unsupported
-    assert agent.gpu.backend.calls - calls < calls  # unsupported groups and absent links are not asked again
+    assert agent.gpu.backend.standin.calls - calls < calls  # unsupported groups and absent links are not asked again
 
 
 @pytest.mark.parametrize("code", ["LIBRARY_NOT_FOUND", "DRIVER_NOT_LOADED"])
@@ -405,30 +404,34 @@ def test_judge_counter_reset_and_flaps():
     assert judge.judge(r(20, 0), 200) == []  # quiet for a window: both clear
 
 
-def test_fake_error_semantics_match_nvml():
-    fake = FakeNvml(hgx_scenario())
+def test_standin_error_semantics_match_nvml():
+    nvml = standin_backend(hgx_scenario())
     with pytest.raises(NvmlError) as e:
-        fake.count()
+        nvml.count()
     assert e.value.code == "UNINITIALIZED"
-    fake.init()
-    assert fake.count() == 8
+    nvml.init()
+    assert nvml.count() == 8
     with pytest.raises(NvmlError) as e:
-        fake.read(9, "ecc")
+        nvml.identity(9)
     assert e.value.code == "INVALID_ARGUMENT"
     with pytest.raises(NvmlError) as e:
-        fake.nvlink(0, 18)
-    assert e.value.code == "NOT_SUPPORTED"
+        nvml.nvlink(0, 18)
+    assert e.value.code == "INVALID_ARGUMENT"  # past the last link, as NVML answers
+    nvml.shutdown()
 
 
 def test_real_backend_without_library_reports_library_not_found():
+    """In a fresh process (this one has the stand-in loaded under NVML's soname)."""
+    import subprocess
+    import sys
     pytest.importorskip("pynvml")
-    from agent.gpu.nvml import PynvmlBackend
-    c = GpuCollector(PynvmlBackend(), deadline=5)
-    readings = c.poll([])
-    if c.status == "ok":
+    code = ("from agent.gpu.collector import GpuCollector; from agent.gpu.nvml import PynvmlBackend; "
+            "c = GpuCollector(PynvmlBackend(), deadline=5); r = c.poll([]); print(c.status, [x.entity for x in r])")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True,
+                         env={k: v for k, v in __import__("os").environ.items() if k != "LD_LIBRARY_PATH"}).stdout
+    if out.startswith("ok"):
         pytest.skip("this machine has an NVIDIA driver")
-    assert c.status in ("LIBRARY_NOT_FOUND", "DRIVER_NOT_LOADED")
-    assert [r.entity for r in readings] == ["node"]
+    assert out.split()[0] in ("LIBRARY_NOT_FOUND", "DRIVER_NOT_LOADED") and "['node']" in out
 
 
 def test_exposition_with_telemetry_is_valid_text_format(tmp_path):
@@ -462,7 +465,7 @@ def test_parse_on_the_node_names_gpu_index_and_uuid(tmp_path):
     assert "uuid" not in json.loads(off.output.splitlines()[0])["details"]
 
 
-def test_nvml_snapshot_replays_through_the_fake(tmp_path):
+def test_nvml_snapshot_replays_through_the_standin(tmp_path):
     from click.testing import CliRunner
 
     from agent.cli import main
@@ -474,11 +477,12 @@ def test_nvml_snapshot_replays_through_the_fake(tmp_path):
     assert r.exit_code == 0, r.output
     snap = yaml.safe_load(r.output)
     assert len(snap["gpus"]) == 8 and snap["gpus"][1]["values"]["pcie_replay"] == 7
-    assert snap["gpus"][1]["values"]["temperature_memory"] == "error:NOT_SUPPORTED"
+    assert "temperature_memory" in snap["gpus"][1]["absent"]  # a field NVML does not have on this GPU
     assert len(snap["gpus"][0]["nvlinks"]) == 18
-    replay = FakeNvml(snap)
+    replay = standin_backend(snap)
     replay.init()
     assert replay.read(1, "pcie")["pcie_replay"] == 7 and replay.identity(3).pci_bus_id == "00000000:5D:00.0"
+    assert "temperature_memory" not in replay.read(1, "temperature")
     none = CliRunner().invoke(main, ["nvml-snapshot", "--nvml", "off"])
     assert none.exit_code == 1 and "init_error" in none.output
 
@@ -509,12 +513,13 @@ def test_a_broken_scenario_is_a_clear_error_not_a_traceback(tmp_path):
 
 
 def test_nvml_init_is_retried_every_minute_until_the_driver_loads():
-    fake = FakeNvml({"init_error": "DRIVER_NOT_LOADED", **hgx_scenario()})
-    clock = Clock(0.0)
-    c = GpuCollector(fake, clock=clock)
+    # the GPU operator's driver container comes up after 10 s
+    nvml = standin_backend({"init_error": "DRIVER_NOT_LOADED", "timeline": [{"at": 10, "init_error": None}],
+                            **hgx_scenario()})
+    clock = StandinClock(0.0).bind(nvml.standin)
+    c = GpuCollector(nvml, clock=clock)
     c.poll([])
     assert c.status == "DRIVER_NOT_LOADED"
-    fake.scenario["init_error"] = None  # the GPU operator's driver container comes up
     clock.t += 30
     c.poll([])
     assert c.status == "DRIVER_NOT_LOADED"  # not asked again yet

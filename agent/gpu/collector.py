@@ -286,7 +286,7 @@ class GpuCollector:
         return self._ensure_init()
 
     def snapshot(self) -> dict[str, Any]:
-        """This host's raw NVML readings as a scenario the fake replays (tests/fixtures/nvml/)."""
+        """This host's raw NVML readings as a scenario the stand-in replays (tests/fixtures/nvml/)."""
         if not self._ensure_init():
             return {"init_error": self.status}
         b = self.backend
@@ -299,6 +299,7 @@ class GpuCollector:
                         values.update(w.call(b.read, g.ident.index, group))
                     except NvmlError as exc:
                         values.update({f: f"error:{exc.code}" for f in fields})
+                absent = [f for fields in GROUPS.values() for f in fields if f not in values]
                 links = []
                 for link in range(MAX_NVLINKS):
                     try:
@@ -306,13 +307,15 @@ class GpuCollector:
                     except NvmlError as exc:
                         if exc.code not in ("NOT_SUPPORTED", "INVALID_ARGUMENT"):
                             links.append({"state": f"error:{exc.code}"})
-                return {"values": values, "links": links}
+                return {"values": values, "links": links, "absent": absent}
 
             outcome, result = self._run(str(g.ident.index), job)
             i = g.ident
             entry: dict[str, Any] = {"uuid": i.uuid, "pci_bus_id": i.pci_bus_id, "model": i.model}
             if outcome == "ok":
                 entry["values"], entry["nvlinks"] = result["values"], result["links"]
+                if result["absent"]:  # NOT_SUPPORTED on this GPU: the replay must not invent them
+                    entry["absent"] = result["absent"]
             else:
                 entry["lost"] = True
             out["gpus"].append(entry)

@@ -17,6 +17,7 @@ class PynvmlBackend:
         self._handles: dict[int, object] = {}
         self._events = None
         self._lock = threading.Lock()
+        self.standin = None  # the C stand-in's control, when `nvml: fake:<scenario>` loaded it (tests, demos)
 
     def _call(self, fn, *args):
         try:
@@ -160,21 +161,23 @@ def nvml_spec_problem(spec: str) -> str | None:
 
 
 def open_backend(spec: str) -> Nvml | None:
-    """`auto`/`pynvml`: the real library; `fake:<scenario.yaml>`: the fake; `off`: none."""
+    """`auto`: the real library; `fake:<scenario.yaml>`: nvidia-ml-py over the C stand-in; `off`: none."""
     if spec == "off":
         return None
+    standin = None
     if spec.startswith("fake:"):
-        import yaml  # noqa: PLC0415
+        from . import standin as standin_mod  # noqa: PLC0415
 
-        from .fake import FakeNvml  # noqa: PLC0415
         try:
-            return FakeNvml.from_file(spec[5:])
-        except (OSError, yaml.YAMLError, TypeError, KeyError, IndexError, AttributeError) as exc:
-            raise ValueError(f"nvml scenario {spec[5:]}: {exc}") from None
+            standin = standin_mod.activate(standin_mod.read_scenario(spec[5:]))
+        except standin_mod.StandinError as exc:
+            raise ValueError(str(exc)) from None
     try:
-        return PynvmlBackend()
+        backend = PynvmlBackend()
     except ImportError:
         return _Missing()
+    backend.standin = standin
+    return backend
 
 
 class _Missing:
