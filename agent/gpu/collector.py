@@ -16,13 +16,25 @@ from typing import Any, Callable
 from parsers import normalize_pci
 
 from ..samples import Reading
-from .interface import GROUPS, MAX_NVLINKS, Identity, Nvml, NvmlError
+from .interface import GROUPS, MAX_NVLINKS, UNSUPPORTED, Identity, Nvml, NvmlError
 
 log = logging.getLogger("gpu_npd.nvml")
 
 # clocks-event (throttle) reason bits (nvmlClocksEventReason*) -> reading fields
 CLOCK_EVENTS = {"throttle_sw_thermal": 0x20, "throttle_hw_slowdown": 0x08, "throttle_hw_thermal": 0x40,
                 "throttle_power_brake": 0x80, "throttle_sw_power_cap": 0x04}
+CLOCK_IDLE = 0x1  # nvmlClocksEventReasonGpuIdle: link generation and width may drop while idle, by design
+# nvmlDeviceGetViolationStatus counters (ns) -> seconds the clocks were held down, by cause
+THROTTLE_TIME = {"violation_power_ns": "throttled_power_seconds", "violation_thermal_ns": "throttled_thermal_seconds",
+                 "violation_reliability_ns": "throttled_reliability_seconds",
+                 "violation_board_limit_ns": "throttled_board_limit_seconds"}
+# The fabric health mask, field by field (NVML_GPU_FABRIC_HEALTH_MASK_*): reading field, shift, width and the
+# values that mean trouble.  A non-zero mask is not a fault by itself: most fields say "false" as 2.
+FABRIC_MASK = (("fabric_degraded_bandwidth", 0, 0x3, (1,)), ("fabric_route_recovery", 2, 0x3, (1,)),
+               ("fabric_route_unhealthy", 4, 0x3, (1,)), ("fabric_access_timeout_recovery", 6, 0x3, (1,)),
+               ("fabric_incorrect_configuration", 8, 0xF, (2, 3, 4, 5, 6, 7, 8)),
+               ("fabric_partition_unassigned", 12, 0x3, (2,)), ("fabric_manager_disconnected", 14, 0x3, (2,)))
+FABRIC_COMPLETED = 3
 ABSENT = ("LIBRARY_NOT_FOUND", "DRIVER_NOT_LOADED")  # no GPU stack on this host: a normal state
 INIT_RETRY_SECONDS = 60.0
 
@@ -77,6 +89,32 @@ def annotate(f, pci_to_gpu: dict[str, dict[str, str]]) -> None:
     if gpu is not None:
         f.details.setdefault("gpu_index", int(gpu["gpu_index"]))
         f.details.setdefault("uuid", gpu["uuid"])
+
+
+def derive(v: dict[str, float]) -> None:
+    """Readings computed from NVML's raw values, in place: reason bits, seconds throttled, thermal margin,
+    the fabric mask decoded, PCIe link figures that count only while the GPU is busy."""
+    mask = v.get("clocks_event_mask")
+    if mask is not None:
+        for name, bit in CLOCK_EVENTS.items():
+            v[name] = 1 if int(mask) & bit else 0
+        if not int(mask) & CLOCK_IDLE:  # idle links train down to save power: judged only under load
+            for f in ("pcie_link_gen", "pcie_link_width"):
+                if f in v:
+                    v[f + "_loaded"] = v[f]
+    for raw, seconds in THROTTLE_TIME.items():
+        if raw in v:
+            v[seconds] = v[raw] / 1e9
+    if "temperature_slowdown" in v and "temperature_gpu" in v and v["temperature_slowdown"] > 0:
+        v["thermal_margin"] = v["temperature_slowdown"] - v["temperature_gpu"]
+    state = v.get("fabric_state")
+    if state is not None:
+        v["fabric_registration_failed"] = 1 if state == FABRIC_COMPLETED and v.get("fabric_status", 0) != 0 else 0
+        v["fabric_registration_pending"] = 0 if state == FABRIC_COMPLETED else 1
+        health = int(v.get("fabric_health_mask", 0))
+        for name, shift, width, bad in FABRIC_MASK:
+            field = (health >> shift) & width
+            v[name] = field if field in bad else 0
 
 
 class GpuCollector:
@@ -196,7 +234,7 @@ class GpuCollector:
                 try:
                     values.update(w.call(b.read, i, group))
                 except NvmlError as exc:
-                    if exc.code == "NOT_SUPPORTED":
+                    if exc.code in UNSUPPORTED:
                         g.unsupported.add(group)
                         continue
                     errors[group] = exc.code
@@ -207,7 +245,7 @@ class GpuCollector:
                 try:
                     links[link] = w.call(b.nvlink, i, link)
                 except NvmlError as exc:
-                    if exc.code in ("NOT_SUPPORTED", "INVALID_ARGUMENT"):
+                    if exc.code in (*UNSUPPORTED, "INVALID_ARGUMENT"):
                         continue
                     errors[f"nvlink{link}"] = exc.code
                     if exc.code == "GPU_IS_LOST":
@@ -243,10 +281,7 @@ class GpuCollector:
         gpu.values.update(result["values"])
         gpu.values["nvml_timeout"] = 0
         gpu.values["gpu_lost"] = 1 if "GPU_IS_LOST" in result["errors"].values() else 0
-        mask = gpu.values.get("clocks_event_mask")
-        if mask is not None:
-            for name, bit in CLOCK_EVENTS.items():
-                gpu.values[name] = 1 if int(mask) & bit else 0
+        derive(gpu.values)
         out = [gpu]
         links = result["links"]
         active = sum(1 for v in links.values() if v.get("state") == 1)
@@ -276,7 +311,16 @@ class GpuCollector:
         # GPUs on the bus but no libnvidia-ml in reach: the runtime did not inject it (no NVIDIA runtime class
         # or CDI for this pod), so the agent is blind to NVML telemetry: a problem, not "no GPU stack"
         values["nvml_missing_with_gpus"] = 1 if pci and self.status == "LIBRARY_NOT_FOUND" else 0
+        # libnvidia-ml from one driver release, the kernel module from another (an upgrade half done)
+        values["nvml_driver_mismatch"] = 1 if self.status == "LIB_RM_VERSION_MISMATCH" else 0
         text = {"missing": ", ".join(missing) or "unknown addresses", "found": str(len(seen))}
+        if self.status == "ok":  # GPUs of one model should run one VBIOS (a partial firmware update otherwise)
+            by_model: dict[str, set[str]] = {}
+            for g in self.gpus:
+                if g.ident.vbios:
+                    by_model.setdefault(g.ident.model, set()).add(g.ident.vbios)
+            values["vbios_variants"] = max((len(v) for v in by_model.values()), default=1)
+            text["vbios"] = "; ".join(f"{m}: {', '.join(sorted(v))}" for m, v in sorted(by_model.items()) if len(v) > 1)
         return Reading("node", "node", {}, values, text)
 
     # ---- on-node annotation and recording ------------------------------------------------------------
@@ -312,6 +356,8 @@ class GpuCollector:
             outcome, result = self._run(str(g.ident.index), job)
             i = g.ident
             entry: dict[str, Any] = {"uuid": i.uuid, "pci_bus_id": i.pci_bus_id, "model": i.model}
+            if i.vbios:
+                entry["vbios"] = i.vbios
             if outcome == "ok":
                 entry["values"], entry["nvlinks"] = result["values"], result["links"]
                 if result["absent"]:  # NOT_SUPPORTED on this GPU: the replay must not invent them
