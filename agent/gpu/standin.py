@@ -16,6 +16,7 @@ entry points and error codes.  Scenario (YAML)::
         vbios: 96.00.74.00.1C
         values: {ecc_uncorrected_volatile: 0, temperature_gpu: 41, ...}   # see HEALTHY_VALUES
         nvlinks: 18                  # or a list of per-link dicts of state, crc_flit, crc_data, replay, recovery
+        nvlink_values: {}            # values every link of this GPU has (e.g. counters NOT_SUPPORTED)
         absent: [recovery_action]    # healthy defaults this GPU does not have (NOT_SUPPORTED)
     timeline:                        # applied when the stand-in's clock passes `at` (seconds after load)
       - {at: 20, gpu: 3, set: {ecc_uncorrected_volatile: 2}}
@@ -126,7 +127,7 @@ def flatten(scenario: dict) -> str:
         if isinstance(links, int):
             links = [{} for _ in range(links)]
         for n, link in enumerate(links):
-            for k, v in {**HEALTHY_LINK, **(link or {})}.items():
+            for k, v in {**HEALTHY_LINK, **(g.get("nvlink_values") or {}), **(link or {})}.items():
                 steps.append((-1.0, i, f"nvlink.{n}.{k}", _value(v, f"gpus[{i}].nvlinks[{n}].{k}")))
         if g.get("lost"):
             steps.append((-1.0, i, "lost", "1"))

@@ -527,8 +527,8 @@ nvmlReturn_t nvmlDeviceGetFieldValues(Gpu *dev, int count, FieldValue *values) {
 
 typedef struct { unsigned int pid; unsigned long long usedGpuMemory; unsigned int gpuInstanceId, computeInstanceId; } ProcessInfo;
 
-nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(Gpu *dev, unsigned int *infoCount, ProcessInfo *infos) {
-    ENTER_DEV("nvmlDeviceGetComputeRunningProcesses_v3", dev);
+static nvmlReturn_t processes(const char *fn, Gpu *dev, unsigned int *infoCount, ProcessInfo *infos) {
+    ENTER_DEV(fn, dev);
     if (!infoCount) LEAVE(E_ARG);
     unsigned n;
     GET(dev, "compute_processes", n);
@@ -541,6 +541,13 @@ nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(Gpu *dev, unsigned int *inf
     }
     *infoCount = n;
     LEAVE(OK);
+}
+
+nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(Gpu *dev, unsigned int *infoCount, ProcessInfo *infos) {
+    return processes("nvmlDeviceGetComputeRunningProcesses_v3", dev, infoCount, infos);
+}
+nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v2(Gpu *dev, unsigned int *infoCount, ProcessInfo *infos) {
+    return processes("nvmlDeviceGetComputeRunningProcesses_v2", dev, infoCount, infos); /* v2: same layout */
 }
 
 /* ---- NVLink --------------------------------------------------------------------------------------- */
@@ -583,8 +590,9 @@ nvmlReturn_t nvmlDeviceGetGpuFabricInfoV(Gpu *dev, FabricInfo *info) {
     ENTER_DEV("nvmlDeviceGetGpuFabricInfoV", dev);
     if (!info) LEAVE(E_ARG);
     int v3 = info->version == 0x3000028;
-    if (!v3 && info->version != 0x2000024) LEAVE(E_VERSION);
     double d;
+    if (!v3 && info->version != 0x2000024) LEAVE(E_VERSION);
+    if (v3 && get(dev, "fabric_info_max_version", &d) == OK && d < 3) LEAVE(E_VERSION); /* a 550-era driver */
     GET(dev, "fabric_state", d);
     unsigned int version = info->version;
     memset(info, 0, v3 ? sizeof *info : offsetof(FabricInfo, healthSummary)); /* padding too: the state byte is
@@ -594,8 +602,6 @@ nvmlReturn_t nvmlDeviceGetGpuFabricInfoV(Gpu *dev, FabricInfo *info) {
     if (get(dev, "fabric_status", &d) == OK) info->status = (nvmlReturn_t)d;
     if (get(dev, "fabric_clique_id", &d) == OK) info->cliqueId = (unsigned)d;
     if (get(dev, "fabric_health_mask", &d) == OK) info->healthMask = (unsigned)d;
-    if (get(dev, "fabric_cluster_uuid_hi", &d) == OK) /* first 4 bytes: enough to tell a zero UUID apart */
-        for (int i = 0; i < 4; i++) info->clusterUuid[i] = (unsigned char)((unsigned long)d >> (24 - 8 * i));
     if (v3) info->healthSummary = get(dev, "fabric_health_summary", &d) == OK ? (unsigned char)d : 0;
     LEAVE(OK);
 }
