@@ -103,7 +103,7 @@ class Agent:
     def _kube_sink(self):
         if self.cfg.mode == "off":
             return None
-        from .kube.client import make_api  # noqa: PLC0415 - the kubernetes client is heavy: only when used
+        from kubeapi.client import make_api  # noqa: PLC0415 - the kubernetes client is heavy: only when used
         from .kube.sink import KubernetesSink  # noqa: PLC0415
 
         api = make_api(self.cfg.kube)
@@ -134,7 +134,7 @@ class Agent:
     def _pod_event(self, ref: PodRef, reason: str, message: str, key: str) -> None:
         self.stdout.workload(ref, reason, message)
         if self.kube is not None:
-            from .kube.events import Ref  # noqa: PLC0415
+            from kubeapi.events import Ref  # noqa: PLC0415
             self.kube.record_event(Ref("Pod", ref.pod, ref.namespace, ref.uid), reason, message, key)
 
     # ---- start / stop ----------------------------------------------------------------------------

@@ -1,23 +1,18 @@
-"""The `gpu-npd` command."""
+"""The node agent's commands: `gpu-npd run` and `gpu-npd nvml-snapshot` (registered by gpunpd.cli)."""
 
 from __future__ import annotations
 
 import sys
-from typing import Iterator
 
 import click
-
-from . import __version__
-from .progress import MODES as PROGRESS_MODES
 
 # the collector's thresholds under `gpu-npd run`: allocations between collections of the youngest generation
 # (CPython's default: 700), then collections of each generation between those of the next
 GC_THRESHOLDS = (20_000, 20, 20)
 
-SEVERITY_CHOICES = ("info", "warning", "error", "fatal")
 
-
-def _nvml_spec(ctx, param, value: str) -> str:
+def nvml_spec(ctx, param, value: str) -> str:
+    """click callback for --nvml: auto, off or fake:<scenario.yaml>, checked before any command runs."""
     from .gpu.nvml import nvml_spec_problem
 
     problem = nvml_spec_problem(value)
@@ -26,99 +21,8 @@ def _nvml_spec(ctx, param, value: str) -> str:
     return value
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, prog_name="gpu-npd")
-def main() -> None:
-    """GPU node problem detector: finds GPU, fabric and workload faults in node logs."""
-
-
-@main.command()
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
-              help="text: a table and a summary; json: one object per finding per line.")
-@click.option("--min-severity", type=click.Choice(SEVERITY_CHOICES), default="warning", show_default=True,
-              help="Leave out findings below this severity (info shows lifecycle marks such as driver loads).")
-@click.option("--year", type=int, default=None, help="Year for syslog timestamps that carry none (default: this year).")
-@click.option("--nvml", "nvml_spec", default="auto", show_default=True, callback=_nvml_spec,
-              help="Where GPU index/UUID for PCI addresses come from: auto (this node's NVML, when it has one), "
-                   "off, or fake:<scenario.yaml>.")
-@click.option("--unclassified", "only_unclassified", is_flag=True,
-              help="List only driver lines with an error word that no rule recognised (new formats to report).")
-@click.option("--progress", type=click.Choice(PROGRESS_MODES), default="auto", show_default=True,
-              help="A progress bar (bytes read of the total, rate) on stderr, drawn only when stderr is a terminal: "
-                   "auto draws it for inputs of 64 MiB or more.")
-@click.argument("files", nargs=-1, type=click.Path(dir_okay=False, allow_dash=True))
-def parse(fmt: str, min_severity: str, year: int | None, nvml_spec: str, only_unclassified: bool, progress: str,
-          files: tuple[str, ...]) -> None:
-    """Classify log files (plain, .gz, or stdin with no FILE or '-') for post-mortems.
-
-    Run on the GPU node itself, findings name the GPU index and UUID next to the PCI address.
-    Exit 0 when every input was read, 2 when one could not be.
-    """
-    from parsers import Classifier, Scanner, at_least
-
-    from .gpu.collector import annotate
-    from .inputs import InputDamaged, open_input
-    from .progress import ReadProgress, input_size
-    from .report import Batched, write_correlations, write_json, write_text
-
-    from parsers import WORKLOAD_KINDS, cause_of
-
-    scanner = Scanner(Classifier(year=year))
-    gpu_map = _gpu_map(nvml_spec)
-    causes: list = []
-    failures: list = []
-    failed: list[str] = []
-
-    paths = files or ("-",)
-    sizes = [input_size(p) for p in paths]
-    bar = ReadProgress(None if None in sizes else sum(sizes), progress)  # type: ignore[arg-type]
-
-    def findings() -> Iterator:
-        try:
-            yield from _findings()
-        finally:
-            bar.close()
-
-    def _findings() -> Iterator:
-        for path in paths:
-            try:
-                with open_input(path, bar.count if bar.shown else None) as fp:
-                    for f in scanner.scan(fp, name=None if path == "-" else path):
-                        annotate(f, gpu_map)
-                        cause = cause_of(f)
-                        if cause is not None and len(causes) < 100_000:
-                            causes.append(cause)
-                        if f.kind in WORKLOAD_KINDS and f.timestamp is not None and len(failures) < 100_000:
-                            failures.append(f)
-                        if only_unclassified:
-                            if f.kind == "unclassified":
-                                yield f
-                        elif at_least(f.severity, min_severity):
-                            yield f
-            except InputDamaged as exc:  # the findings of the part that decodes were given above
-                click.echo(f"gpu-npd parse: warning: {path}: {exc}; findings are from the part before it", err=True)
-                failed.append(path)
-            except (OSError, EOFError) as exc:  # unreadable, missing
-                reason = exc.strerror or str(exc) if isinstance(exc, OSError) else str(exc) or "truncated input"
-                click.echo(f"gpu-npd parse: cannot read {path}: {reason}", err=True)
-                failed.append(path)
-
-    out = Batched(sys.stdout)
-    try:
-        if fmt == "json":
-            write_json(findings(), out)
-        else:
-            write_text(findings(), out)
-        if not only_unclassified:
-            write_correlations(failures, causes, out, fmt)
-        out.flush()
-    except BrokenPipeError:  # `gpu-npd parse big.log | head`
-        sys.stderr.close()
-        sys.exit(0)
-    sys.exit(2 if failed else 0)
-
-
-def _gpu_map(spec: str) -> dict[str, dict[str, str]]:
+def gpu_map(spec: str) -> dict[str, dict[str, str]]:
+    """PCI address -> GPU index and UUID from this node's NVML (`--nvml`), for findings read off its logs."""
     from .gpu.collector import GpuCollector
     from .gpu.nvml import open_backend
 
@@ -131,8 +35,15 @@ def _gpu_map(spec: str) -> dict[str, dict[str, str]]:
     return collector.pci_to_gpu
 
 
-@main.command("nvml-snapshot")
-@click.option("--nvml", "nvml_spec", default="auto", show_default=True, callback=_nvml_spec,
+def annotate(finding, gpus: dict[str, dict[str, str]]) -> None:
+    """Put the GPU index and UUID of its PCI address on a finding (the agent's own annotation)."""
+    from .gpu.collector import annotate as _annotate
+
+    _annotate(finding, gpus)
+
+
+@click.command("nvml-snapshot")
+@click.option("--nvml", "nvml_spec", default="auto", show_default=True, callback=nvml_spec,
               help="auto, or fake:<scenario.yaml>.")
 def nvml_snapshot(nvml_spec: str) -> None:
     """Print this node's raw NVML readings as a scenario the test fake replays (tests/fixtures/nvml/)."""
@@ -146,7 +57,7 @@ def nvml_snapshot(nvml_spec: str) -> None:
     sys.exit(0 if "gpus" in snap else 1)
 
 
-@main.command()
+@click.command()
 @click.option("--config", "config_file", type=click.Path(dir_okay=False), envvar="GPU_NPD_CONFIG",
               help="YAML configuration file (keys as in agent/defaults.yaml).")
 @click.option("--kmsg", default=None, help="kmsg source (default /dev/kmsg; a FIFO or file of records works).")
@@ -201,12 +112,3 @@ def run(config_file, kmsg, log_files, journald, state_dir, metrics_address, node
     agent.run_forever()
     agent.shutdown()
     sys.exit(0)
-
-
-from .fabric.cli import fabric_check  # noqa: E402 - registered after the group exists
-
-main.add_command(fabric_check)
-
-
-if __name__ == "__main__":
-    main()

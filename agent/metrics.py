@@ -7,7 +7,7 @@ from typing import Any, Callable
 from prometheus_client import CollectorRegistry, Counter, Gauge, Info
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 
-from . import __version__
+from parsers.version import version
 from .health import Condition, Problem
 from .reading_metrics import families
 from .samples import Reading
@@ -90,7 +90,7 @@ class Metrics:
                                     "rules (the slowest rule of the run).", ["check"], registry=r)
         self.check_last_run = Gauge("gpu_npd_check_last_run_timestamp_seconds", "When a check last ran.",
                                     ["check"], registry=r)
-        Info("gpu_npd_build", "Build information.", registry=r).info({"version": __version__})
+        Info("gpu_npd_build", "Build information.", registry=r).info({"version": version()})
         self._conditions: list[Condition] = []
         self._problems: list[Problem] = []
         self._readings: list[Reading] = []

@@ -27,7 +27,7 @@ sys.path.insert(0, str(ROOT))
 from parsers import WORKLOAD_KINDS, Classifier, detect  # noqa: E402
 
 RUN_OTHER = ("import sys; sys.path.insert(0, sys.argv.pop(1)); sys.argv[0] = 'gpu-npd'; "
-             "from agent.cli import main; main()")
+             "from gpunpd.cli import main; main()")
 
 
 def messages() -> list[tuple[str, bool]]:

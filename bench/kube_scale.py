@@ -25,7 +25,7 @@ from fakeclock import Clock  # noqa: E402
 
 from agent.config import load  # noqa: E402
 from agent.health import HealthEngine  # noqa: E402
-from agent.kube.client import make_api  # noqa: E402
+from kubeapi.client import make_api  # noqa: E402
 from agent.kube.sink import KubernetesSink  # noqa: E402
 from parsers import Classifier  # noqa: E402
 

@@ -33,7 +33,7 @@ from parsers import all_keywords  # noqa: E402
 
 NL = b"\n"
 RUN_OTHER = ("import sys; sys.path.insert(0, sys.argv.pop(1)); sys.argv[0] = 'gpu-npd'; "
-             "from agent.cli import main; main()")
+             "from gpunpd.cli import main; main()")
 
 
 def timed(cmd: list[str], env: dict | None = None) -> tuple[float, float, bytes]:

@@ -31,7 +31,7 @@ class AgentProc:
             os.mkfifo(self.fifo)
         self.out = stdout or open(tmp / f"stdout-{self.port}.log", "w+")
         self.proc = subprocess.Popen(
-            [*(cmd or [sys.executable, "-m", "agent.cli"]), "run", "--kmsg", str(self.fifo), "--no-journald",
+            [*(cmd or [sys.executable, "-m", "gpunpd"]), "run", "--kmsg", str(self.fifo), "--no-journald",
              "--state-dir", str(tmp / "state"), "--metrics-address", f"127.0.0.1:{self.port}", *extra],
             stdout=self.out, stderr=subprocess.PIPE, cwd=cwd,
             env={**os.environ, "NODE_NAME": "gpu-node-1", **(env or {})})

@@ -58,7 +58,7 @@ def test_healthz_ok(tmp_path: Path):
 
 
 def test_bad_config_exits_2_naming_the_key(tmp_path: Path):
-    r = subprocess.run([sys.executable, "-m", "agent.cli", "run", "--metrics-address", "nowhere",
+    r = subprocess.run([sys.executable, "-m", "gpunpd", "run", "--metrics-address", "nowhere",
                         "--state-dir", str(tmp_path)], capture_output=True, timeout=30)
     assert r.returncode == 2 and b"metrics_address" in r.stderr and b"Traceback" not in r.stderr
 
@@ -67,7 +67,7 @@ def test_bad_config_exits_2_naming_the_key(tmp_path: Path):
                     reason="opt-in: set GPU_NPD_TEST_REAL_KMSG=1 to write one tagged line to the real /dev/kmsg")
 def test_real_dev_kmsg(tmp_path: Path):
     port = free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "agent.cli", "run", "--kmsg", "/dev/kmsg", "--no-journald",
+    proc = subprocess.Popen([sys.executable, "-m", "gpunpd", "run", "--kmsg", "/dev/kmsg", "--no-journald",
                              "--state-dir", str(tmp_path), "--metrics-address", f"127.0.0.1:{port}"],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     tag = f"gpu-npd-selftest-{os.getpid()}"

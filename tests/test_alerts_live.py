@@ -116,7 +116,7 @@ def test_one_page_per_broken_node_and_silence_on_a_healthy_one(tmp_path: Path):
 
 def test_a_blind_agent_is_unhealthy_exported_and_alerted(tmp_path: Path):
     port = free_port()  # an agent with no readable kernel log at all: no kmsg, no log file, no journald
-    blind = subprocess.Popen([sys.executable, "-m", "agent.cli", "run", "--kmsg", str(tmp_path / "missing"),
+    blind = subprocess.Popen([sys.executable, "-m", "gpunpd", "run", "--kmsg", str(tmp_path / "missing"),
                               "--no-journald", "--state-dir", str(tmp_path / "state"),
                               "--metrics-address", f"127.0.0.1:{port}"],
                              env={**os.environ, "GPU_NPD_FALLBACK_LOG_FILES": "", "NODE_NAME": "gpu-node-3"},

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 XID79 = b"[ 4254.197860] NVRM: Xid (PCI:0000:5d:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus.\n"
-GPU_NPD = [sys.executable, "-m", "agent.cli"] if not os.environ.get("GPU_NPD_BIN") else [os.environ["GPU_NPD_BIN"]]
+GPU_NPD = [sys.executable, "-m", "gpunpd"] if not os.environ.get("GPU_NPD_BIN") else [os.environ["GPU_NPD_BIN"]]
 
 
 def run(*args, stdin=b""):
@@ -162,7 +162,7 @@ def test_progress_counts_every_byte_read_plain_gzip_and_stdin(tmp_path: Path, mo
     """The counter the bar draws: every byte of the file (compressed bytes for .gz), stdin included."""
     import io as _io
 
-    from agent.inputs import open_input
+    from offline.inputs import open_input
 
     plain, packed = tmp_path / "a.log", tmp_path / "b.log.gz"
     plain.write_bytes(XID79 * 5000)
@@ -184,7 +184,7 @@ def test_json_lines_are_json_dumps_of_each_finding(fixtures):
     import io as _io
     from datetime import datetime, timezone
 
-    from agent.report import JsonLines
+    from offline.report import JsonLines
     from parsers import Scanner
 
     data = b"".join(p.read_bytes() for p in sorted((fixtures / "dmesg").glob("*")) if p.is_file())

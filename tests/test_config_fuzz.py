@@ -126,7 +126,7 @@ def test_a_bad_config_file_exits_2_with_one_line_naming_the_key(tmp_path: Path, 
     """Through the CLI: exit 2 and one stderr line that names the key, never a traceback."""
     conf = tmp_path / "c.yaml"
     conf.write_text(text)
-    r = subprocess.run([sys.executable, "-m", "agent.cli", "run", "--config", str(conf), "--state-dir",
+    r = subprocess.run([sys.executable, "-m", "gpunpd", "run", "--config", str(conf), "--state-dir",
                         str(tmp_path / "state"), "--kmsg", "", "--no-journald"], capture_output=True, timeout=30,
                        env={**os.environ, "NODE_NAME": "n"})
     err = r.stderr.decode()

@@ -182,7 +182,7 @@ def test_dashboard_queries_only_metrics_the_agent_exports(tmp_path):
 
 def test_fabric_check_example_is_valid_and_grants_what_the_cli_calls(tmp_path):
     """deploy/examples/fabric-check: valid against the 1.30 schemas; its RBAC covers every API call of
-    agent/fabric (nodes, nodes/status, pods, pods/log, jobs, jobs/status, events) and the CronJob runs the CLI."""
+    fabric/ (nodes, nodes/status, pods, pods/log, jobs, jobs/status, events) and the CronJob runs the CLI."""
     objs = docs(DEPLOY / "examples" / "fabric-check" / "fabric-check.yaml")
     r = validate_strict(objs, tmp_path)
     assert r.stdout.count(" passed for resource ") == len(objs), r.stdout
@@ -198,6 +198,6 @@ def test_fabric_check_example_is_valid_and_grants_what_the_cli_calls(tmp_path):
     assert pod["containers"][0]["args"][0] == "fabric-check"
     from click.testing import CliRunner  # the args parse as the CLI's options
 
-    from agent.cli import main
+    from gpunpd.cli import main
     res = CliRunner().invoke(main, [*pod["containers"][0]["args"], "--help"])
     assert res.exit_code == 0, res.output

@@ -13,7 +13,7 @@ import yaml
 
 from agent.config import ConfigError, load
 from agent.health import HealthEngine
-from agent.kube.client import make_api
+from kubeapi.client import make_api
 from agent.kube.dra import DeviceFencer, choose_versions, match_devices
 from apiserver_double import ApiDouble
 from fakeclock import Clock

@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from agent.cli import main
-from agent.fabric.check import Outcome, run_check
-from agent.fabric.kube import JobSpec, job_manifest
-from agent.fabric.results import Bandwidth, parse_nccl_tests, parse_output, parse_torch_bench
+from gpunpd.cli import main
+from fabric.check import Outcome, run_check
+from fabric.kube import JobSpec, job_manifest
+from fabric.results import Bandwidth, parse_nccl_tests, parse_output, parse_torch_bench
 from apiserver_double import ApiDouble
 
 NCCL = Path(__file__).parent / "fixtures" / "nccl"
@@ -70,8 +70,8 @@ def test_output_without_a_result_is_none(text):
 
 
 def test_our_torch_benchmark_prints_what_the_parser_reads():
-    """agent/fabric/allreduce_bench.py's print format is the one parse_torch_bench reads."""
-    src = (Path(__file__).parent.parent / "agent" / "fabric" / "allreduce_bench.py").read_text()
+    """fabric/allreduce_bench.py's print format is the one parse_torch_bench reads."""
+    src = (Path(__file__).parent.parent / "fabric" / "allreduce_bench.py").read_text()
     assert 'The average bandwidth of all_reduce with a {PAYLOAD_GB}GB payload ({TRIALS} trials, {n} ranks):' in src
     assert '" busbw: {busbw:.3f} GBps ({busbw * 8:.1f} Gbps)"' in src
 

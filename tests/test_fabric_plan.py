@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agent.fabric.plan import SIZES, blame, round1, round2, waves
+from fabric.plan import SIZES, blame, round1, round2, waves
 
 FLOOR = 100.0
 

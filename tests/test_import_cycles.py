@@ -1,4 +1,8 @@
-"""No import cycles in agent/ or parsers/: data flows one way (sources -> engine -> sinks)."""
+"""Data flows one way: no import cycles, and packages import only downward.
+
+Layers, lowest first: parsers (pure core) < triage (pure attribution) < kubeapi (shared Kubernetes plumbing)
+< the programs (agent, offline, fabric, cluster), which do not import each other < gpunpd (the command group).
+"""
 
 from __future__ import annotations
 
@@ -6,7 +10,10 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("agent", "parsers")
+LAYERS = {"parsers": 0, "triage": 1, "kubeapi": 2, "agent": 3, "offline": 3, "fabric": 3, "cluster": 3, "gpunpd": 4}
+PACKAGES = tuple(name for name in LAYERS if (ROOT / name).is_dir())
+# the one import across programs: GPU access is the agent's, and `gpu-npd parse` on a GPU node borrows it
+ACROSS = {("offline.cli", "agent.cli")}
 
 
 def module_name(path: Path) -> str:
@@ -87,8 +94,21 @@ def cycles(g: dict[str, set[str]]) -> list[list[str]]:
     return found
 
 
-def test_no_import_cycles_in_agent_or_parsers():
+def test_no_import_cycles():
     assert cycles(graph()) == []
+
+
+def test_packages_import_only_downward():
+    wrong = []
+    for module, targets in graph().items():
+        top = module.split(".")[0]
+        for target in targets:
+            other = target.split(".")[0]
+            if other == top or (module, target) in ACROSS:
+                continue
+            if LAYERS[other] >= LAYERS[top]:
+                wrong.append(f"{module} -> {target}")
+    assert wrong == []
 
 
 def test_the_cycle_finder_finds_one():

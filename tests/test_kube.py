@@ -12,8 +12,8 @@ import yaml
 
 from agent.config import load
 from agent.health import HealthEngine
-from agent.kube.client import make_api
-from agent.kube.events import Ref
+from kubeapi.client import make_api
+from kubeapi.events import Ref
 from agent.kube.desired import budget_allows, merge_taints, taint_value
 from agent.kube.sink import KubernetesSink
 from agent.metrics import Metrics

@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agent.kube.desired import merge_taints, ours
-from agent.kube.events import EventRecorder, Ref
+from kubeapi.events import EventRecorder, Ref
 
 PREFIX = "gpu-npd.io/"
 keys = st.sampled_from(["gpu-npd.io/GPUUnhealthy", "gpu-npd.io/NVLinkUnhealthy", "example.com/maint",

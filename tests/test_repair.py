@@ -13,7 +13,7 @@ import yaml
 
 from agent.config import ConfigError, load
 from agent.health import HealthEngine
-from agent.kube.client import make_api
+from kubeapi.client import make_api
 from agent.kube.repair import profile_conditions, repair_annotation
 from agent.kube.sink import KubernetesSink
 from apiserver_double import ApiDouble

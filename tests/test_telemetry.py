@@ -451,7 +451,7 @@ def test_parse_on_the_node_names_gpu_index_and_uuid(tmp_path):
 
     from click.testing import CliRunner
 
-    from agent.cli import main
+    from gpunpd.cli import main
     scen = tmp_path / "s.yaml"
     scen.write_text(yaml.safe_dump(hgx_scenario()))
     log = tmp_path / "dmesg.txt"
@@ -468,7 +468,7 @@ def test_parse_on_the_node_names_gpu_index_and_uuid(tmp_path):
 def test_nvml_snapshot_replays_through_the_standin(tmp_path):
     from click.testing import CliRunner
 
-    from agent.cli import main
+    from gpunpd.cli import main
     scen = hgx_scenario()
     scen["gpus"][1]["values"] = {"temperature_memory": "error:NOT_SUPPORTED", "pcie_replay": 7}
     src = tmp_path / "s.yaml"
@@ -502,7 +502,7 @@ def test_node_gpu_capacity_is_the_expected_count(tmp_path):
 def test_a_broken_scenario_is_a_clear_error_not_a_traceback(tmp_path):
     from click.testing import CliRunner
 
-    from agent.cli import main
+    from gpunpd.cli import main
     bad = tmp_path / "bad.yaml"
     bad.write_text("gpus: [unclosed\n")
     r = CliRunner().invoke(main, ["parse", "--nvml", f"fake:{bad}", "-"], input="")

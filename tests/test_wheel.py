@@ -54,7 +54,7 @@ def test_installed_wheel_runs_from_outside_the_tree(wheel: Path, tmp_path: Path)
     where = subprocess.run([str(py), "-c", "import agent; print(agent.__file__)"], cwd=elsewhere,
                            env={"PYTHONPATH": deps}, capture_output=True, text=True, check=True).stdout
     assert where.startswith(site), where
-    a = AgentProc(tmp_path, cmd=[str(py), "-m", "agent.cli"], cwd=str(elsewhere), env={"PYTHONPATH": deps})
+    a = AgentProc(tmp_path, cmd=[str(py), "-m", "gpunpd"], cwd=str(elsewhere), env={"PYTHONPATH": deps})
     a.write(f"3,100,4254197860,-;{XID79}\n")
     a.wait_for(lambda: a.value("gpu_npd_node_condition", condition="GPUUnhealthy", reason="Xid79FallenOffBus") == 1)
     assert a.stop()[0] == 0

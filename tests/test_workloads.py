@@ -16,14 +16,14 @@ from harness import AgentProc
 
 from agent.app import Agent
 from agent.config import load
-from agent.kube.events import EventRecorder, Ref
+from kubeapi.events import EventRecorder, Ref
 from agent.metrics import Metrics
 from agent.pidmap import pod_of_pid
 from agent.sources import Record
 from agent.sources.podlogs import PodLogSource, parse_pod_dir
 from agent.workloads import WorkloadTracker, job_of
 from apiserver_double import ApiDouble
-from agent.kube.client import make_api
+from kubeapi.client import make_api
 from agent.kube.settings import KubeSettings
 
 FIXTURE = Path(__file__).parent / "fixtures" / "pods" / "var" / "log" / "pods"
@@ -300,7 +300,7 @@ def test_32_rank_burst_is_one_event_with_a_count():
 def test_parse_correlates_a_training_log_with_a_dmesg(tmp_path):
     from click.testing import CliRunner
 
-    from agent.cli import main
+    from gpunpd.cli import main
     dmesg = tmp_path / "dmesg.txt"
     dmesg.write_text("[Thu Jul 25 06:36:02 2024] NVRM: Xid (PCI:0000:5d:00): 79, pid='<unknown>', name=<unknown>, "
                      "GPU has fallen off the bus.\n")

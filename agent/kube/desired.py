@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import datetime, timezone
 from typing import Any, Protocol
 
+from kubeapi.events import iso
 from parsers.finding import SEVERITY_RANK
 
 
@@ -27,9 +27,6 @@ class TaintRule:
     effect: str = "NoSchedule"  # NoExecute only when configured
     min_severity: str = "warning"  # taint only while the condition's worst problem is at least this severe
 
-
-def iso(ts: float) -> str:
-    return datetime.fromtimestamp(ts, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def condition_patch(conditions: list[Condition], heartbeat: float) -> dict[str, Any]:

@@ -20,7 +20,7 @@ from typing import Any, Callable
 
 from ..health import Change, Condition
 from .desired import budget_allows, condition_key, condition_patch, merge_taints, ours, wanted_taints
-from .events import EventRecorder, Ref, TokenBucket
+from kubeapi.events import EventRecorder, Ref, TokenBucket
 from .dra import DeviceFencer, faulty_gpus
 from .repair import profile_conditions, repair_annotation
 from .settings import KubeSettings

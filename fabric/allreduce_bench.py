@@ -1,6 +1,6 @@
 """A PyTorch all_reduce bandwidth benchmark, run by torchrun in each fabric-check pod (the `torch` preset).
 
-Prints its result in the format of ml-engineering's all_reduce_bench.py, which agent/fabric/results.py
+Prints its result in the format of ml-engineering's all_reduce_bench.py, which fabric/results.py
 parses:
 
     The average bandwidth of all_reduce with a 4.0GB payload (5 trials, 16 ranks):

@@ -7,12 +7,17 @@ import hashlib
 import threading
 import time
 from collections import OrderedDict
+from datetime import datetime, timezone
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from .desired import iso
 
 MAX_PENDING = 512
+
+
+def iso(ts: float) -> str:
+    """RFC 3339 in UTC to the second, as the API's MicroTime-less fields want it."""
+    return datetime.fromtimestamp(ts, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 @dataclass

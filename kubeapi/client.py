@@ -5,12 +5,19 @@ from __future__ import annotations
 import logging
 import os
 
-from .settings import KubeSettings
+from typing import Protocol
 
 log = logging.getLogger("gpu_npd.kube")
 
 
-def cluster_reachable(s: KubeSettings) -> bool:
+class Target(Protocol):
+    """Where the API server is: an explicit URL, else a kubeconfig path ("" for the default search)."""
+
+    api_server: str
+    kubeconfig: str
+
+
+def cluster_reachable(s: Target) -> bool:
     """Is there any way to a cluster?  Checked before importing the client (22 MiB of it)."""
     if s.api_server or os.environ.get("KUBERNETES_SERVICE_HOST"):
         return True
@@ -19,7 +26,7 @@ def cluster_reachable(s: KubeSettings) -> bool:
     return any(p and os.path.isfile(p) for p in paths)
 
 
-def make_api(s: KubeSettings):
+def make_api(s: Target):
     """A CoreV1Api, or None for local mode.  urllib3's own retries are off: the sink backs off itself."""
     if not cluster_reachable(s):
         log.info("Kubernetes: no in-cluster environment and no kubeconfig: local mode")

@@ -54,7 +54,7 @@ class JobSpec:
 
 
 def bench_script() -> str:
-    return resources.files("agent.fabric").joinpath("allreduce_bench.py").read_text(encoding="utf-8")
+    return resources.files("fabric").joinpath("allreduce_bench.py").read_text(encoding="utf-8")
 
 
 def _iso(t: float) -> str:
@@ -229,7 +229,7 @@ class KubeFabric:
 
     def write_result(self, node: str, failed: bool, reason: str, message: str, now: float | None = None) -> None:
         """FabricCheckFailed on the Node (True: blamed; False: passed), and an Event when blamed."""
-        from ..kube.events import EventRecorder, Ref  # noqa: PLC0415
+        from kubeapi.events import EventRecorder, Ref  # noqa: PLC0415
 
         now = time.time() if now is None else now
         status = "True" if failed else "False"

@@ -7,7 +7,7 @@ Two formats, one parser each, tried in the order of PARSERS:
   beside it (it averages small messages too).  Rows with a nonzero #wrong, or `Out of bounds values : N
   FAILED`, count as wrong results.
 - a PyTorch all_reduce benchmark in the format of ml-engineering's all_reduce_bench.py (and of
-  agent/fabric/allreduce_bench.py): `The average bandwidth of all_reduce with a 4.0GB payload (N trials,
+  fabric/allreduce_bench.py): `The average bandwidth of all_reduce with a 4.0GB payload (N trials,
   R ranks):` then ` busbw: X GBps (Y Gbps)`; the last such block counts.
 Lines may carry a launcher prefix (`[host:0]:`, `[1,0]<stdout>:`).  Output with no complete result is None.
 """

@@ -59,7 +59,7 @@ def fabric_check(selector, floor, group_size, tool, image, command, gpus_per_nod
                  service_account, max_nodes, timeout, poll, write, fmt, api_server, kubeconfig) -> None:
     """Two-round all-reduce test across idle GPU nodes: round 1 tests groups of nodes, round 2 re-tests each
     group below the floor with known-good nodes, and the node that fails with good partners is blamed."""
-    from ..kube.client import make_api
+    from kubeapi.client import make_api
     from .kube import PRESETS, JobSpec, KubeFabric
 
     preset_image, preset_command = PRESETS[tool]

@@ -1,0 +1,29 @@
+"""The `gpu-npd` command group. Each program owns its commands; this module only puts them under one name:
+
+- agent/   (the node agent):        run, nvml-snapshot
+- offline/ (post-mortems on files): parse
+- fabric/  (the fabric check):      fabric-check
+"""
+
+from __future__ import annotations
+
+import click
+
+from agent.cli import nvml_snapshot, run
+from fabric.cli import fabric_check
+from offline.cli import parse
+from parsers.version import version
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="gpu-npd", prog_name="gpu-npd", version=version())
+def main() -> None:
+    """GPU node problem detector: finds GPU, fabric and workload faults in node logs."""
+
+
+for command in (run, parse, nvml_snapshot, fabric_check):
+    main.add_command(command)
+
+
+if __name__ == "__main__":
+    main()

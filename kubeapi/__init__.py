@@ -1,0 +1,1 @@
+"""Kubernetes plumbing shared by the programs that talk to a cluster: the client, aggregated Events."""

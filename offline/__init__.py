@@ -1,0 +1,1 @@
+"""gpu-npd's offline program: post-mortems on collected logs (`gpu-npd parse`)."""

@@ -1,0 +1,105 @@
+"""The offline CLI's commands: `gpu-npd parse` (registered by gpunpd.cli)."""
+
+from __future__ import annotations
+
+import sys
+from typing import Iterator
+
+import click
+
+from .progress import MODES as PROGRESS_MODES
+
+SEVERITY_CHOICES = ("info", "warning", "error", "fatal")
+
+
+def _nvml_spec(ctx, param, value: str) -> str:
+    # GPU access is the agent's: on a GPU node, findings read off its logs get the GPU's index and UUID
+    from agent.cli import nvml_spec  # noqa: PLC0415 - the one import across programs (docs/development.md)
+
+    return nvml_spec(ctx, param, value)
+
+
+@click.command()
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
+              help="text: a table and a summary; json: one object per finding per line.")
+@click.option("--min-severity", type=click.Choice(SEVERITY_CHOICES), default="warning", show_default=True,
+              help="Leave out findings below this severity (info shows lifecycle marks such as driver loads).")
+@click.option("--year", type=int, default=None, help="Year for syslog timestamps that carry none (default: this year).")
+@click.option("--nvml", "nvml_spec", default="auto", show_default=True, callback=_nvml_spec,
+              help="Where GPU index/UUID for PCI addresses come from: auto (this node's NVML, when it has one), "
+                   "off, or fake:<scenario.yaml>.")
+@click.option("--unclassified", "only_unclassified", is_flag=True,
+              help="List only driver lines with an error word that no rule recognised (new formats to report).")
+@click.option("--progress", type=click.Choice(PROGRESS_MODES), default="auto", show_default=True,
+              help="A progress bar (bytes read of the total, rate) on stderr, drawn only when stderr is a terminal: "
+                   "auto draws it for inputs of 64 MiB or more.")
+@click.argument("files", nargs=-1, type=click.Path(dir_okay=False, allow_dash=True))
+def parse(fmt: str, min_severity: str, year: int | None, nvml_spec: str, only_unclassified: bool, progress: str,
+          files: tuple[str, ...]) -> None:
+    """Classify log files (plain, .gz, or stdin with no FILE or '-') for post-mortems.
+
+    Run on the GPU node itself, findings name the GPU index and UUID next to the PCI address.
+    Exit 0 when every input was read, 2 when one could not be.
+    """
+    from parsers import Classifier, Scanner, at_least
+
+    from agent.cli import annotate, gpu_map
+    from .inputs import InputDamaged, open_input
+    from .progress import ReadProgress, input_size
+    from .report import Batched, write_correlations, write_json, write_text
+
+    from parsers import WORKLOAD_KINDS, cause_of
+
+    scanner = Scanner(Classifier(year=year))
+    gpus = gpu_map(nvml_spec)
+    causes: list = []
+    failures: list = []
+    failed: list[str] = []
+
+    paths = files or ("-",)
+    sizes = [input_size(p) for p in paths]
+    bar = ReadProgress(None if None in sizes else sum(sizes), progress)  # type: ignore[arg-type]
+
+    def findings() -> Iterator:
+        try:
+            yield from _findings()
+        finally:
+            bar.close()
+
+    def _findings() -> Iterator:
+        for path in paths:
+            try:
+                with open_input(path, bar.count if bar.shown else None) as fp:
+                    for f in scanner.scan(fp, name=None if path == "-" else path):
+                        annotate(f, gpus)
+                        cause = cause_of(f)
+                        if cause is not None and len(causes) < 100_000:
+                            causes.append(cause)
+                        if f.kind in WORKLOAD_KINDS and f.timestamp is not None and len(failures) < 100_000:
+                            failures.append(f)
+                        if only_unclassified:
+                            if f.kind == "unclassified":
+                                yield f
+                        elif at_least(f.severity, min_severity):
+                            yield f
+            except InputDamaged as exc:  # the findings of the part that decodes were given above
+                click.echo(f"gpu-npd parse: warning: {path}: {exc}; findings are from the part before it", err=True)
+                failed.append(path)
+            except (OSError, EOFError) as exc:  # unreadable, missing
+                reason = exc.strerror or str(exc) if isinstance(exc, OSError) else str(exc) or "truncated input"
+                click.echo(f"gpu-npd parse: cannot read {path}: {reason}", err=True)
+                failed.append(path)
+
+    out = Batched(sys.stdout)
+    try:
+        if fmt == "json":
+            write_json(findings(), out)
+        else:
+            write_text(findings(), out)
+        if not only_unclassified:
+            write_correlations(failures, causes, out, fmt)
+        out.flush()
+    except BrokenPipeError:  # `gpu-npd parse big.log | head`
+        sys.stderr.close()
+        sys.exit(0)
+    sys.exit(2 if failed else 0)
