@@ -62,7 +62,7 @@ class Agent:
         self.engine = HealthEngine(cfg, clock)
         self.engine.boot_time = self.boot_epoch
         self.engine.boot_id = self.boot_id
-        self.judge = SampleJudge(cfg.sample_rules, cfg.sample_ignore)
+        self.judge = self._judge()
         self.intake = Intake(int(cfg.queue_max_mb * 2**20), self.stop, self.metrics)
         self.supervisor = Supervisor(self.metrics, self.intake.emit, self.stop)
         self.selfwatch = SelfWatch(self.metrics)
@@ -137,6 +137,9 @@ class Agent:
             from kubeapi.events import Ref  # noqa: PLC0415
             self.kube.record_event(Ref("Pod", ref.pod, ref.namespace, ref.uid), reason, message, key)
 
+    def _judge(self) -> SampleJudge:
+        return SampleJudge(self.cfg.sample_rules, self.cfg.sample_ignore, self.boot_epoch, self.cfg.boot_grace_seconds)
+
     # ---- start / stop ----------------------------------------------------------------------------
 
     def _restore(self, state: dict) -> dict:
@@ -153,7 +156,7 @@ class Agent:
             self.engine.boot_time = self.boot_epoch
             self.engine.boot_id = self.boot_id
             self.pipeline.cursors = {}
-            self.judge = self.pipeline.judge = SampleJudge(self.cfg.sample_rules, self.cfg.sample_ignore)
+            self.judge = self.pipeline.judge = self._judge()
         return state
 
     def start(self, serve_http: bool = True) -> None:
