@@ -574,3 +574,97 @@ def test_a_port_that_goes_away_leaves_no_stale_series(tmp_path):
     poll(agent)
     assert metric(agent, "gpu_npd_ib_port_active", device="mlx5_7", port="1") is None
     assert metric(agent, "gpu_npd_ib_port_active", device="mlx5_6", port="1") == 1
+
+
+# ---- confirmation and the boot grace ---------------------------------------------------------------------
+
+def just_booted(tmp: Path, scenario: dict, seconds_since_boot: float = 30):
+    """An agent started `seconds_since_boot` after the node booted; the scenario's clock starts then too."""
+    agent, clock = make(tmp, scenario)
+    clock.t = agent.boot_epoch + seconds_since_boot
+    clock.bind(agent.gpu.backend.standin)
+    return agent, clock
+
+
+def test_reboot_with_links_training_raises_nothing(tmp_path):
+    """NVSentinel #1701: after every boot of a GB200 NVL72 tray some NVLinks read down while they train
+    (`GPU 3's NvLink link 16 is currently down ... link 17 is currently down`), then come up."""
+    down = {"state": 0}
+    scen = hgx_scenario(timeline=[{"at": 0, "gpu": 3, "nvlink": 16, "set": down},
+                                  {"at": 0, "gpu": 3, "nvlink": 17, "set": down},
+                                  {"at": 40, "gpu": 3, "nvlink": 16, "set": {"state": 1}},
+                                  {"at": 40, "gpu": 3, "nvlink": 17, "set": {"state": 1}}])
+    agent, clock = just_booted(tmp_path, scen)
+    poll(agent)
+    confirm(agent, clock, polls=40)  # 400 s: through the boot grace and well past it
+    assert agent.engine.problems == {}
+    assert metric(agent, "gpu_npd_nvlink_up", gpu="3", uuid="GPU-00000003-1111-2222-3333-444455550003",
+                  pci_bus_id="0000:5d:00", model="NVIDIA H100 80GB HBM3", link="16") == 1
+
+
+def test_a_link_still_down_after_the_boot_grace_raises_once_confirmed(tmp_path):
+    scen = hgx_scenario(timeline=[{"at": 0, "gpu": 3, "nvlink": 16, "set": {"state": 0}}])
+    agent, clock = just_booted(tmp_path, scen)
+    poll(agent)
+    while clock.t + 10 < agent.boot_epoch + 300:
+        confirm(agent, clock, polls=1)  # inside the boot grace: withheld, though confirmed
+    assert agent.engine.problems == {}
+    confirm(agent, clock, polls=1)  # the grace is over and the link has been down in every reading since boot
+    (p,) = agent.engine.problems.values()
+    assert (p.subject, p.reason) == ("gpu:0000:5d:00/nvlink16", "NVLinkDown")
+
+
+def test_a_link_that_blips_down_mid_life_raises_nothing_and_one_that_stays_down_does(tmp_path):
+    scen = hgx_scenario(timeline=[{"at": 10, "gpu": 1, "nvlink": 3, "set": {"state": 0}},
+                                  {"at": 30, "gpu": 1, "nvlink": 3, "set": {"state": 1}},
+                                  {"at": 50, "gpu": 2, "nvlink": 5, "set": {"state": 0}}])
+    agent, clock = make(tmp_path, scen)  # booted long ago
+    poll(agent)
+    confirm(agent, clock, polls=5)  # t=50: link 3 was down in 2 readings, link 5 in 1
+    assert agent.engine.problems == {}
+    confirm(agent, clock, polls=2)  # link 5: the third reading in a row
+    assert {(p.subject, p.reason) for p in agent.engine.problems.values()} == {("gpu:0000:3a:00/nvlink5", "NVLinkDown")}
+
+
+def test_fabric_faults_on_a_gb200_tray_raise_after_confirmation(tmp_path):
+    import yaml as y
+    scen = y.safe_load((Path(__file__).parent / "fixtures" / "nvml" / "gb200-fabric-unhealthy.yaml").read_text())
+    agent, clock = make(tmp_path, scen)
+    poll(agent)
+    assert agent.engine.problems == {}
+    confirm(agent, clock, polls=2)
+    got = {(p.details.get("gpu_index"), p.reason) for p in agent.engine.problems.values()}
+    assert got == {("0", "FabricUnhealthy"), ("1", "FabricRegistrationFailed")}
+    assert agent.engine.conditions["NVLinkUnhealthy"].status
+
+
+def test_confirmation_survives_an_agent_restart(tmp_path):
+    judge = SampleJudge([{"entity": "gpu", "field": "f", "above": 0, "polls": 3, "condition": "X", "reason": "R"}])
+    r = Reading("gpu", "gpu:x", {}, {"f": 1})
+    assert judge.judge(r, 0) == [] and judge.judge(r, 10) == []
+    again = SampleJudge([{"entity": "gpu", "field": "f", "above": 0, "polls": 3, "condition": "X", "reason": "R"}])
+    again.restore(judge.to_state())
+    assert [v.reason for v in again.judge(r, 20)] == ["R"]
+
+
+def test_rate_above_is_per_second_and_reset_safe():
+    judge = SampleJudge([{"entity": "nvlink", "field": "crc", "rate_above": 100, "window": 60, "condition": "X",
+                          "reason": "CRC", "message": "{shown}/s"}])
+    r = lambda v: Reading("nvlink", "l", {"link": "2"}, {"crc": v})  # noqa: E731
+    assert judge.judge(r(0), 0) == []
+    assert judge.judge(r(900), 10) == []  # 90/s: under DCGM's 100/s
+    (v,) = judge.judge(r(3100), 20)  # 3100 in 20 s: 155/s
+    assert "155" in v.message
+    assert judge.judge(r(5), 30) == []  # counter reset (driver reload): no rate from one sample
+
+
+@pytest.mark.parametrize("rule, says", [
+    ({"polls": 0}, "sample_rules[0].polls"),
+    ({"for": -1}, "sample_rules[0].for"),
+    ({"boot_grace": "yes"}, "sample_rules[0].boot_grace"),
+    ({"per": 0}, "sample_rules[0].per"),
+])
+def test_bad_confirmation_keys_name_the_rule(rule, says):
+    from agent.samples import validate_rules
+    base = {"entity": "gpu", "field": "f", "above": 0, "condition": "X", "reason": "R"}
+    assert validate_rules([{**base, **rule}], {"X": {}}).startswith(says)

@@ -58,7 +58,8 @@ static char missing[MAX_MISSING][64];
 static int nmissing;
 static Step *steps;
 static int nsteps, next_step;
-static double t0, ext_time = -1;
+static double t0, ext_time;
+static int ext_set;
 static int xq_gpu[MAX_EVENTS];
 static unsigned long long xq_xid[MAX_EVENTS];
 static int xq_head, xq_tail;
@@ -70,7 +71,7 @@ static double mono(void) {
     return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static double now(void) { return ext_time >= 0 ? ext_time : mono() - t0; }
+static double now(void) { return ext_set ? ext_time : mono() - t0; }
 
 static Value *find(Gpu *g, const char *key) {
     for (int i = 0; i < g->nvalues; i++)
@@ -122,7 +123,7 @@ int standin_load(const char *path) {
     pthread_mutex_lock(&mu);
     memset(gpus, 0, sizeof gpus);
     ngpus = 0; init_error = 0; released = 0; refcount = 0; nmissing = 0; next_step = 0; nsteps = 0;
-    xq_head = xq_tail = 0; ext_time = -1; t0 = mono(); calls = 0;
+    xq_head = xq_tail = 0; ext_set = 0; t0 = mono(); calls = 0;
     snprintf(driver, sizeof driver, "550.54.15");
     free(steps); steps = NULL;
     int cap = 0;
@@ -168,6 +169,7 @@ int standin_load(const char *path) {
 void standin_set_time(double t) {
     pthread_mutex_lock(&mu);
     ext_time = t;
+    ext_set = 1;
     advance();
     pthread_cond_broadcast(&cv);
     pthread_mutex_unlock(&mu);
