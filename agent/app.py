@@ -39,6 +39,7 @@ from .supervisor import Supervisor, fabricmanager_source, select_sources
 from .workloads import WorkloadTracker
 
 __all__ = ["Agent", "select_sources"]
+RELEASE_FILE = "release-nvml"  # in state_dir: while it exists the agent holds no NVML (docs/nvml.md)
 log = logging.getLogger("gpu_npd")
 
 
@@ -69,7 +70,8 @@ class Agent:
         self.stdout = StdoutSink(cfg.node_name, out)
         self.sinks = [self.stdout]
         self.server = None
-        self.gpu = GpuCollector(open_backend(cfg.nvml), cfg.nvml_deadline_seconds, cfg.expected_gpus)
+        self.gpu = GpuCollector(open_backend(cfg.nvml), cfg.nvml_deadline_seconds, cfg.expected_gpus,
+                                release_file=os.path.join(cfg.state_dir, RELEASE_FILE), proc_root=cfg.proc_root)
         self.guard = CounterGuard(cfg.ib_counter_selfcheck_seconds, cfg.ib_counter_selfcheck_repeats, clock,
                                   lambda device, pci: self.metrics.ib_counters_disabled.labels(device, pci).set(1))
         self.poller = Poller(self.gpu, cfg.sysfs_root, guard=self.guard)

@@ -102,6 +102,9 @@ def run(config_file, kmsg, log_files, journald, state_dir, metrics_address, node
         sys.exit(2)
     signal.signal(signal.SIGTERM, lambda *_: agent.stop.set())
     signal.signal(signal.SIGINT, lambda *_: agent.stop.set())
+    # SIGUSR1: let go of NVML (a GPU reset or MIG change can proceed) for up to 10 minutes; SIGUSR2: resume
+    signal.signal(signal.SIGUSR1, lambda *_: (agent.gpu.hold("signal", 600), agent.poller.wake()))
+    signal.signal(signal.SIGUSR2, lambda *_: (agent.gpu.unhold("signal"), agent.poller.wake()))
     logging.getLogger("gpu_npd").info("gpu-npd running on node %s: sources %s, metrics on %s", cfg.node_name,
                                       ", ".join(s.name for s in agent.sources) or "none", cfg.metrics_address)
     gc.freeze()  # what start-up built lives as long as the process: later collections skip it

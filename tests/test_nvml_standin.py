@@ -162,6 +162,7 @@ def test_vbios_variants_across_one_model_are_counted():
     ({"gpus": [{"values": {"temperature_gpu": "error:MELTED"}}]}, "unknown NVML error 'MELTED'"),
     ({"timeline": [{"gpu": 0}]}, "timeline[0]: needs numeric `at`"),
     (["not", "a", "mapping"], "expected a mapping"),
+    ({"gpus": [{"pci_bus_id": 1080.0}]}, "gpus[0].pci_bus_id: expected a string (quote it)"),
 ])
 def test_a_malformed_scenario_names_the_key(bad, says):
     with pytest.raises(StandinError, match=re.escape(says)):
@@ -173,3 +174,86 @@ def test_uninitialised_calls_fail_as_nvml_does():
     with pytest.raises(NvmlError) as e:
         nvml.count()
     assert e.value.code == "UNINITIALIZED"
+
+
+# ---- releasing NVML for a GPU reset ---------------------------------------------------------------------
+
+def test_release_file_lets_go_of_nvml_and_polling_resumes_when_it_is_gone(tmp_path):
+    scen = scenario("hgx-h100-r550.yaml", timeline=[{"at": 0, "gpu": 1, "xid": 79}])
+    nvml = standin_backend(scen)
+    release = tmp_path / "release-nvml"
+    c = GpuCollector(nvml, release_file=str(release))
+    c.poll([])
+    assert nvml.standin.refcount == 1  # the agent holds NVML while it polls
+    assert nvml.wait_xid(1000) == (1, 79)  # and an event set with the GPUs registered
+    release.touch()
+    readings = c.poll([])
+    assert c.status == "released" and nvml.standin.refcount == 0  # nvmlShutdown: nothing held
+    assert [r.entity for r in readings] == ["node"] and readings[0].values["gpus_missing"] == 0
+    with pytest.raises(NvmlError):
+        nvml.wait_xid(10)  # the event set is gone with it
+    calls = nvml.standin.calls
+    c.poll([])
+    assert nvml.standin.calls == calls  # not a single NVML call while released
+    release.unlink()
+    readings = c.poll([])
+    assert c.status == "ok" and nvml.standin.refcount == 1
+    assert sum(r.entity == "gpu" for r in readings) == 2
+
+
+def test_a_reset_command_running_releases_nvml_for_a_while(tmp_path):
+    proc = tmp_path / "proc" / "4242"
+    proc.mkdir(parents=True)
+    (proc / "cmdline").write_bytes(b"nvidia-smi\0-r\0-i\0GPU-4039dfe4\0")
+    (tmp_path / "proc" / "1").mkdir()
+    (tmp_path / "proc" / "1" / "cmdline").write_bytes(b"/sbin/init\0")
+    nvml = standin_backend(scenario("hgx-h100-r550.yaml"))
+    clock = StandinClock(0.0).bind(nvml.standin)
+    c = GpuCollector(nvml, clock=clock, proc_root=str(tmp_path))
+    c.poll([])
+    assert c.status == "released" and nvml.standin.refcount == 0  # seen before the first init: never held
+    (proc / "cmdline").unlink()
+    proc.rmdir()  # the reset finished
+    clock.t += 30
+    c.poll([])
+    assert c.status == "released"  # held a minute after the last sight of it
+    clock.t += 31
+    c.poll([])
+    assert c.status == "ok" and nvml.standin.refcount == 1
+
+
+def test_signal_hold_expires_on_its_own():
+    nvml = standin_backend(scenario("hgx-h100-r550.yaml"))
+    clock = StandinClock(0.0).bind(nvml.standin)
+    c = GpuCollector(nvml, clock=clock)
+    c.poll([])
+    c.hold("signal", 600)
+    c.poll([])
+    assert nvml.standin.refcount == 0
+    clock.t += 601  # nobody sent SIGUSR2: the agent does not stay blind
+    c.poll([])
+    assert c.status == "ok" and nvml.standin.refcount == 1
+
+
+def test_gpu_npd_run_on_the_standin_reports_gpus_and_xids_and_releases_nvml_on_sigusr1(tmp_path):
+    """The agent as a process: nvidia-ml-py loads the stand-in, an Xid arrives through nvmlEventSetWait_v2,
+    SIGUSR1 lets go of NVML and SIGUSR2 takes it back."""
+    import signal
+
+    from harness import AgentProc
+    scen = tmp_path / "h100.yaml"
+    scen.write_text(yaml.safe_dump(scenario("hgx-h100-r550.yaml", timeline=[{"at": 1, "gpu": 1, "xid": 79}])))
+    a = AgentProc(tmp_path, env={"GPU_NPD_NVML": f"fake:{scen}", "GPU_NPD_POLL_SECONDS": "0.2"})
+    try:
+        a.wait_for(lambda: a.value("gpu_npd_gpus", seen_by="nvml") == 2, what="GPUs through NVML")
+        a.wait_for(lambda: a.value("gpu_npd_xid_errors_total", xid="79", pci_bus_id="0000:2a:00") == 1,
+                   what="the Xid from the NVML event")
+        assert a.value("gpu_npd_gpu_ecc_errors_total", gpu="0", uuid="GPU-4039dfe4-0c97-4b1e-683e-eb7d42699053",
+                       pci_bus_id="0000:18:00", model="NVIDIA H100 80GB HBM3", error_type="uncorrected",
+                       counter="volatile") == 0
+        a.proc.send_signal(signal.SIGUSR1)
+        a.wait_for(lambda: a.value("gpu_npd_nvml_status", status="released") == 1, what="released")
+        a.proc.send_signal(signal.SIGUSR2)
+        a.wait_for(lambda: a.value("gpu_npd_nvml_status", status="ok") == 1, what="resumed")
+    finally:
+        assert a.stop()[0] == 0

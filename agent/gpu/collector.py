@@ -7,6 +7,8 @@ the poll returns on time with `nvml_timeout` set for that GPU, and the other GPU
 from __future__ import annotations
 
 import logging
+import math
+import os
 import queue
 import threading
 import time
@@ -37,6 +39,9 @@ FABRIC_MASK = (("fabric_degraded_bandwidth", 0, 0x3, (1,)), ("fabric_route_recov
 FABRIC_COMPLETED = 3
 ABSENT = ("LIBRARY_NOT_FOUND", "DRIVER_NOT_LOADED")  # no GPU stack on this host: a normal state
 INIT_RETRY_SECONDS = 60.0
+RESET_HOLD_SECONDS = 60.0  # NVML stays released this long after the last sight of a reset command
+# A GPU reset (or MIG mode change) refuses while any process holds NVML: these commands mean one is under way
+RESET_COMMANDS = (("nvidia-smi", ("-r", "--gpu-reset", "-mig", "--multi-instance-gpu")),)
 
 
 class _Worker:
@@ -117,10 +122,33 @@ def derive(v: dict[str, float]) -> None:
             v[name] = field if field in bad else 0
 
 
+def reset_command_running(proc_root: str) -> bool:
+    """A `nvidia-smi -r` (or MIG mode change) is running on this host (the host's /proc under proc_root)."""
+    proc = os.path.join(proc_root, "proc")
+    try:
+        pids = [p for p in os.listdir(proc) if p.isdigit()]
+    except OSError:
+        return False
+    for pid in pids:
+        try:
+            with open(os.path.join(proc, pid, "cmdline"), "rb") as fh:
+                argv = fh.read(4096).split(b"\0")
+        except OSError:
+            continue
+        name = os.path.basename(argv[0].decode(errors="replace"))
+        for command, flags in RESET_COMMANDS:
+            if name == command and any(a.decode(errors="replace").split("=")[0] in flags for a in argv[1:]):
+                return True
+    return False
+
+
 class GpuCollector:
     def __init__(self, backend: Nvml | None, deadline: float = 5.0, expected_gpus: int = 0,
-                 clock: Callable[[], float] = time.monotonic):
+                 clock: Callable[[], float] = time.monotonic, release_file: str = "", proc_root: str = ""):
         self.backend = backend
+        self.release_file = release_file  # while it exists, NVML is released (operators, reset scripts)
+        self.proc_root = proc_root  # where to look for a reset command under way ("" = do not look)
+        self._holds: dict[str, float] = {}  # why NVML is to be released -> until when (clock time)
         self.deadline = deadline
         self.expected_gpus = expected_gpus
         self.clock = clock
@@ -208,9 +236,50 @@ class GpuCollector:
 
     # ---- polling -----------------------------------------------------------------------------------
 
+    # ---- releasing NVML for a GPU reset ------------------------------------------------------------
+
+    def hold(self, reason: str, seconds: float = math.inf) -> None:
+        """Release NVML for this long (or until unhold): a reset can then proceed. Thread-safe."""
+        self._holds[reason] = self.clock() + seconds
+
+    def unhold(self, reason: str) -> None:
+        self._holds.pop(reason, None)
+
+    def release_reasons(self) -> list[str]:
+        now = self.clock()
+        if self.release_file and os.path.exists(self.release_file):
+            self._holds["file"] = now  # removing the file ends it (at the next poll)
+        elif self._holds.get("file", math.inf) <= now:
+            self._holds.pop("file", None)
+        if self.proc_root and reset_command_running(self.proc_root):
+            self.hold("reset", RESET_HOLD_SECONDS)
+        for reason, until in list(self._holds.items()):
+            if until < now:
+                del self._holds[reason]
+        return sorted(self._holds)
+
+    def _release(self, reasons: list[str]) -> None:
+        was = self.status
+        self.status = "released"  # first: the Xid thread stops waiting on NVML
+        self._said.discard("released")
+        if was == "ok":
+            outcome, _ = self._run("system", lambda w: w.call(self.backend.shutdown))
+            log.warning("NVML released (%s): no handle held, so a GPU reset can proceed%s", ", ".join(reasons),
+                        "" if outcome == "ok" else f" (shutdown: {outcome})")
+
+    # ---- polling -----------------------------------------------------------------------------------
+
     def poll(self, pci_gpus: list[str]) -> list[Reading]:
         """One cycle: a reading per GPU and NVLink, and the node's GPU presence reading."""
         readings: list[Reading] = []
+        reasons = self.release_reasons() if self.backend is not None else []
+        if reasons:
+            if self.status != "released":
+                self._release(reasons)
+            return [self._presence(pci_gpus)]
+        if self.status == "released":
+            log.info("NVML resumed after release")
+            self.status = "starting"
         if self._ensure_init():
             jobs = {g.ident.index: self._read_gpu(g) for g in self.gpus}
             for g in self.gpus:
@@ -296,11 +365,12 @@ class GpuCollector:
 
     def _presence(self, pci_gpus: list[str]) -> Reading:
         pci = {normalize_pci(p) or p for p in pci_gpus}
-        nvml = {g.labels["pci_bus_id"] for g in self.gpus} if self.status == "ok" else set()
+        answered = self.status in ("ok", "released")  # released: NVML's last answer stands
+        nvml = {g.labels["pci_bus_id"] for g in self.gpus} if answered else set()
         self.known_pci |= pci | nvml
         expected = self.expected_gpus or len(self.known_pci)
         values: dict[str, float] = {"gpus_pci": len(pci), "gpus_expected": expected}
-        if self.status == "ok":
+        if answered:
             values["gpus_nvml"] = len(nvml)
             seen = nvml & pci if pci else nvml
         else:

@@ -18,6 +18,7 @@ class PynvmlBackend:
         self.n = pynvml
         self._handles: dict[int, object] = {}
         self._events = None
+        self._open = False
         self._lock = threading.Lock()
         self.standin = None  # the C stand-in's control, when `nvml: fake:<scenario>` loaded it (tests, demos)
 
@@ -46,8 +47,21 @@ class PynvmlBackend:
 
     def init(self) -> None:
         self._call(self.n.nvmlInit)
+        with self._lock:
+            self._open = True
 
     def shutdown(self) -> None:
+        """Let go of everything: the event set, every device handle, NVML itself (a GPU reset waits for
+        every NVML client to do so)."""
+        with self._lock:  # an Xid wait in progress finishes first (it waits at most its timeout)
+            self._open = False
+            if self._events is not None:
+                try:
+                    self.n.nvmlEventSetFree(self._events)
+                except self.n.NVMLError:
+                    pass
+                self._events = None
+            self._handles.clear()
         try:
             self.n.nvmlShutdown()
         except self.n.NVMLError:
@@ -182,7 +196,9 @@ class PynvmlBackend:
 
     def wait_xid(self, timeout_ms: int) -> tuple[int, int] | None:
         n = self.n
-        with self._lock:
+        with self._lock:  # held through the wait: shutdown() never frees the set under it
+            if not self._open:
+                raise NvmlError("UNINITIALIZED", "NVML released")
             if self._events is None:
                 self._events = self._call(n.nvmlEventSetCreate)
                 for i in range(self.count()):
@@ -190,15 +206,15 @@ class PynvmlBackend:
                         self._call(n.nvmlDeviceRegisterEvents, self._h(i), n.nvmlEventTypeXidCriticalError,
                                    self._events)
                     except NvmlError as exc:
-                        if exc.code != "NOT_SUPPORTED":
+                        if exc.code not in UNSUPPORTED:
                             raise
-        try:
-            data = self._call(n.nvmlEventSetWait_v2, self._events, timeout_ms)
-        except NvmlError as exc:
-            if exc.code == "TIMEOUT":
-                return None
-            raise
-        index = self._call(n.nvmlDeviceGetIndex, data.device)
+            try:
+                data = self._call(n.nvmlEventSetWait_v2, self._events, timeout_ms)
+            except NvmlError as exc:
+                if exc.code == "TIMEOUT":
+                    return None
+                raise
+            index = self._call(n.nvmlDeviceGetIndex, data.device)
         return index, int(data.eventData)
 
 

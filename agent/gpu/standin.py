@@ -114,6 +114,9 @@ def flatten(scenario: dict) -> str:
     for i, g in enumerate(_gpus(scenario)):
         if not isinstance(g, dict):
             raise StandinError(f"gpus[{i}]: expected a mapping")
+        for key in ("uuid", "pci_bus_id", "model", "vbios"):
+            if key in g and not isinstance(g[key], str):  # YAML reads 00000000:18:00.0 as a base-60 number
+                raise StandinError(f"gpus[{i}].{key}: expected a string (quote it), got {g[key]!r}")
         lines += [f"gpu {i} uuid {g.get('uuid', f'GPU-standin-{i}')}",
                   f"gpu {i} pci {g.get('pci_bus_id', f'00000000:{i + 1:02X}:00.0')}",
                   f"gpu {i} name {g.get('model', 'NVIDIA H100 80GB HBM3')}"]
