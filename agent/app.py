@@ -74,7 +74,7 @@ class Agent:
                                 release_file=os.path.join(cfg.state_dir, RELEASE_FILE), proc_root=cfg.proc_root)
         self.guard = CounterGuard(cfg.ib_counter_selfcheck_seconds, cfg.ib_counter_selfcheck_repeats, clock,
                                   lambda device, pci: self.metrics.ib_counters_disabled.labels(device, pci).set(1))
-        self.poller = Poller(self.gpu, cfg.sysfs_root, guard=self.guard)
+        self.poller = Poller(self.gpu, cfg.sysfs_root, guard=self.guard, expected_nics=cfg.expected_nics)
         self.kube = self._kube_sink()
         if self.kube is not None:
             self.sinks.append(self.kube)

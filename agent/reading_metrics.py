@@ -79,6 +79,8 @@ TABLE: tuple[tuple[str, str, str, str, str, dict[str, str]], ...] = (
     ("node", "gpus_nvml", "gpu_npd_gpus", "gauge", "GPUs counted, by where they were counted.", {"seen_by": "nvml"}),
     ("node", "gpus_pci", "gpu_npd_gpus", "gauge", "", {"seen_by": "pci"}),
     ("node", "gpus_expected", "gpu_npd_gpus", "gauge", "", {"seen_by": "expected"}),
+    ("node", "nics_seen", "gpu_npd_nics", "gauge", "RDMA NICs counted, seen and expected.", {"which": "seen"}),
+    ("node", "nics_expected", "gpu_npd_nics", "gauge", "", {"which": "expected"}),
     ("node", "vbios_variants", "gpu_npd_gpu_vbios_variants", "gauge",
      "Most VBIOS versions seen among GPUs of one model (1 when consistent).", {}),
 )

@@ -668,3 +668,20 @@ def test_bad_confirmation_keys_name_the_rule(rule, says):
     from agent.samples import validate_rules
     base = {"entity": "gpu", "field": "f", "above": 0, "condition": "X", "reason": "R"}
     assert validate_rules([{**base, **rule}], {"X": {}}).startswith(says)
+
+
+def test_a_nic_gone_from_the_node_is_a_count_mismatch_naming_it(tmp_path):
+    import shutil as sh
+    root = copy_sysfs(tmp_path)
+    agent, clock = make(tmp_path, hgx_scenario(), root)
+    poll(agent)
+    assert agent.engine.problems == {}
+    assert metric(agent, "gpu_npd_nics", which="seen") == 8
+    sh.rmtree(root / "sys/class/infiniband/mlx5_5")  # the HCA dropped off (firmware fault, PCIe link down)
+    agent.poller.wake()  # udev remove event
+    poll(agent)
+    assert agent.engine.problems == {}  # one reading accuses nothing
+    confirm(agent, clock, polls=2)
+    (p,) = agent.engine.problems.values()
+    assert (p.condition, p.reason) == ("InfiniBandUnhealthy", "NICCountMismatch")
+    assert "7 of 8 RDMA NICs found; missing: mlx5_5" in p.message
