@@ -42,7 +42,12 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def run_args(tmp: Path, port: int, kmsg: str, device: bool = False) -> list[str]:
+# Where the NVIDIA container toolkit puts the driver's libnvidia-ml.so.1 in a Debian-based image (its
+# library directory, then ldconfig): the stand-in is mounted there in its place
+TOOLKIT_LIBDIR = "/usr/lib/x86_64-linux-gnu"
+
+
+def run_args(tmp: Path, port: int, kmsg: str, device: bool = False, extra: list[str] | None = None) -> list[str]:
     """`podman run` flags from the DaemonSet: security context, env, mounts."""
     pod, cm = manifest()
     c = pod["containers"][0]
@@ -86,15 +91,15 @@ def run_args(tmp: Path, port: int, kmsg: str, device: bool = False) -> list[str]
             args += ["--device", f"{kmsg}:{m['mountPath']}:r"]
             continue
         args += ["-v", f"{host[m['name']]}:{m['mountPath']}" + (":ro" if m.get("readOnly") else "")]
-    return [*args, IMAGE, *c["args"]]
+    return [*args, *(extra or []), IMAGE, *c["args"]]
 
 
 class Container:
-    def __init__(self, tmp: Path, kmsg: str, device: bool = False):
+    def __init__(self, tmp: Path, kmsg: str, device: bool = False, extra: list[str] | None = None):
         self.port = free_port()
         self.name = f"gpu-npd-image-test-{self.port}"
         subprocess.run([BUILDER, "run", *RUNTIME, "-d", "--name", self.name,
-                        *run_args(tmp, self.port, kmsg, device)],
+                        *run_args(tmp, self.port, kmsg, device, extra)],
                        check=True, capture_output=True, text=True)
 
     def get(self, path: str) -> tuple[int, str]:
@@ -184,5 +189,38 @@ def test_real_kmsg_with_the_device_granted_needs_only_cap_syslog(tmp_path: Path)
         status, body = c.get("/healthz")
         assert status == 200 and "kmsg=up" in body, body + c.logs()
     finally:
+        code = c.stop()
+    assert code == 0
+
+
+def test_the_agent_in_the_image_reads_gpus_ecc_and_xids_from_libnvidia_ml(tmp_path: Path):
+    """The C stand-in for libnvidia-ml.so.1, built here, mounted where the NVIDIA container toolkit mounts the
+    driver's library: the image's own nvidia-ml-py loads it and the agent reports the GPUs, an uncorrectable
+    ECC error and an Xid delivered through nvmlEventSetWait_v2."""
+    from agent.gpu.standin import SONAME, build, flatten
+    scen = yaml.safe_load((ROOT / "tests/fixtures/nvml/hgx-h100-r550.yaml").read_text())
+    scen["gpus"][1]["values"]["ecc_uncorrected_volatile"] = 2
+    scen["timeline"] = [{"at": 2, "gpu": 0, "xid": 79}]
+    lib = build(tmp_path / "standin") / SONAME
+    (tmp_path / "scenario.txt").write_text(flatten(scen))
+    fifo = tmp_path / "kmsg.fifo"
+    os.mkfifo(fifo)
+    c = Container(tmp_path, str(fifo), extra=[
+        "-v", f"{lib}:{TOOLKIT_LIBDIR}/{SONAME}:ro", "-v", f"{tmp_path / 'scenario.txt'}:/run/nvml-scenario.txt:ro",
+        "--env", "GPU_NPD_NVML_STANDIN=/run/nvml-scenario.txt"])
+    writer = None
+    try:
+        c.wait(lambda: "gpu_npd_build_info" in c.get("/metrics")[1], "/metrics")
+        writer = os.open(fifo, os.O_WRONLY)
+        c.wait(lambda: 'gpu_npd_gpus{seen_by="nvml"} 2.0' in c.get("/metrics")[1], "two GPUs through NVML")
+        c.wait(lambda: 'gpu_npd_xid_errors_total{' in c.get("/metrics")[1], "the Xid from the NVML event")
+        c.wait(lambda: 'reason="UncorrectableECCError"' in c.get("/metrics")[1], "the ECC error", timeout=90)
+        body = c.get("/metrics")[1]
+        assert 'gpu_npd_nvml_status{status="ok"} 1.0' in body
+        assert 'pci_bus_id="0000:18:00"' in body and 'xid="79"' in body
+        assert "Traceback" not in c.logs()
+    finally:
+        if writer is not None:
+            os.close(writer)
         code = c.stop()
     assert code == 0
