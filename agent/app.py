@@ -122,7 +122,8 @@ class Agent:
         if not configs:
             return None
         nvml = open_backend(self.cfg.nvml) if any(c.gpu_load for c in configs) else None
-        return CheckScheduler(configs, self.intake.emit, busy=lambda: gpu_busy(nvml, self.cfg.nvml_deadline_seconds))
+        return CheckScheduler(configs, self.intake.emit, busy=lambda: "nvml: released" if self.gpu.status == "released"
+                              else gpu_busy(nvml, self.cfg.nvml_deadline_seconds))
 
     def _on_node(self, node: dict) -> None:
         """First read of our Node: its nvidia.com/gpu capacity is the expected GPU count unless configured."""

@@ -257,3 +257,10 @@ def test_gpu_npd_run_on_the_standin_reports_gpus_and_xids_and_releases_nvml_on_s
         a.wait_for(lambda: a.value("gpu_npd_nvml_status", status="ok") == 1, what="resumed")
     finally:
         assert a.stop()[0] == 0
+
+
+def test_the_gpu_busy_gate_of_the_checks_holds_no_nvml_between_checks():
+    from agent.checks.scheduler import gpu_busy
+    nvml = standin_backend({"gpus": [{}, {"values": {"compute_processes": 1}}]})
+    assert gpu_busy(nvml) == "busy"
+    assert nvml.standin.refcount == 0  # init and shutdown in pairs: a GPU reset is not blocked by a check

@@ -38,6 +38,7 @@ def make(tmp: Path, scenario: dict, sysfs: Path | None = None, **flags):
     cfg = load(env={}, flags={"kmsg": "", "journald": False, "state_dir": str(tmp / "state"), "fallback_log_files": [],
                               "nvml": f"fake:{scen}", "sysfs_root": str(sysfs or tmp / "nosys"), **flags})
     agent = Agent(cfg, clock=clock, out=io.StringIO())
+    agent.gpu.backend.standin.load(scenario)  # from its start, whatever an earlier test left playing
     clock.bind(agent.gpu.backend.standin)  # the scenario's timeline follows the same clock
     return agent, clock
 

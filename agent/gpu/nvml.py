@@ -243,7 +243,7 @@ def open_backend(spec: str) -> Nvml | None:
         from . import standin as standin_mod  # noqa: PLC0415
 
         try:
-            standin = standin_mod.activate(standin_mod.read_scenario(spec[5:]))
+            standin = standin_mod.activate(standin_mod.read_scenario(spec[5:]), again=False)
         except standin_mod.StandinError as exc:
             raise ValueError(str(exc)) from None
     try:

@@ -199,19 +199,22 @@ class Standin:
 
     def __init__(self, lib: ctypes.CDLL):
         self.lib = lib
+        self.scenario_text = ""
         lib.standin_set_time.argtypes = [ctypes.c_double]
         lib.standin_calls.restype = ctypes.c_long
 
     def load(self, scenario: dict) -> None:
+        text = flatten(scenario)
         fd, path = tempfile.mkstemp(prefix="gpu-npd-nvml-", suffix=".txt")
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(flatten(scenario))
+            fh.write(text)
         try:
             rc = self.lib.standin_load(path.encode())
         finally:
             os.unlink(path)
         if rc != 0:
             raise StandinError(f"the stand-in could not read its scenario ({os.strerror(rc)})")
+        self.scenario_text = text
 
     def set_time(self, seconds: float) -> None:
         self.lib.standin_set_time(float(seconds))
@@ -232,8 +235,9 @@ class Standin:
 _loaded: Standin | None = None
 
 
-def activate(scenario: dict) -> Standin:
-    """Build and load the stand-in under NVML's soname, and give it this scenario."""
+def activate(scenario: dict, again: bool = True) -> Standin:
+    """Build and load the stand-in under NVML's soname, and give it this scenario (again: from its start,
+    even if it is the one playing; else a second backend on the same scenario joins the one playing)."""
     global _loaded
     if _loaded is None:
         lib = ctypes.CDLL(str(build() / SONAME), mode=ctypes.RTLD_GLOBAL)
@@ -241,7 +245,8 @@ def activate(scenario: dict) -> Standin:
         if not hasattr(ctypes.CDLL(SONAME), "standin_load"):
             raise StandinError(f"a real {SONAME} is already loaded in this process; the stand-in cannot replace it")
         _loaded = Standin(lib)
-    _loaded.load(scenario)
+    if again or _loaded.scenario_text != flatten(scenario):
+        _loaded.load(scenario)
     return _loaded
 
 
