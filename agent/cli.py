@@ -46,7 +46,7 @@ def annotate(finding, gpus: dict[str, dict[str, str]]) -> None:
 @click.option("--nvml", "nvml_spec", default="auto", show_default=True, callback=nvml_spec,
               help="auto, or fake:<scenario.yaml>.")
 def nvml_snapshot(nvml_spec: str) -> None:
-    """Print this node's raw NVML readings as a scenario the test fake replays (tests/fixtures/nvml/)."""
+    """Print this node's raw NVML readings as a scenario the NVML stand-in replays (tests/fixtures/nvml/)."""
     import yaml
 
     from .gpu.collector import GpuCollector
