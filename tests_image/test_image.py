@@ -207,7 +207,7 @@ def test_the_agent_in_the_image_reads_gpus_ecc_and_xids_from_libnvidia_ml(tmp_pa
     os.mkfifo(fifo)
     c = Container(tmp_path, str(fifo), extra=[
         "-v", f"{lib}:{TOOLKIT_LIBDIR}/{SONAME}:ro", "-v", f"{tmp_path / 'scenario.txt'}:/run/nvml-scenario.txt:ro",
-        "--env", "GPU_NPD_NVML_STANDIN=/run/nvml-scenario.txt"])
+        "--env", "NVML_STANDIN_SCENARIO=/run/nvml-scenario.txt"])
     try:
         c.wait(lambda: 'gpu_npd_gpus{seen_by="nvml"} 2.0' in c.get("/metrics")[1], "two GPUs through NVML")
         c.wait(lambda: 'gpu_npd_xid_errors_total{' in c.get("/metrics")[1], "the Xid from the NVML event")

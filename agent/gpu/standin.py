@@ -164,7 +164,7 @@ def flatten(scenario: dict) -> str:
 # ---- build and load -----------------------------------------------------------------------------------
 
 def cache_dir() -> Path:
-    base = os.environ.get("GPU_NPD_STANDIN_DIR") or os.path.join(
+    base = os.environ.get("NVML_STANDIN_DIR") or os.path.join(
         os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "gpu-npd")
     return Path(base)
 

@@ -241,7 +241,7 @@ static nvmlReturn_t do_init(void) {
     pthread_mutex_lock(&mu);
     calls++;
     if (!loaded) {
-        const char *path = getenv("GPU_NPD_NVML_STANDIN");
+        const char *path = getenv("NVML_STANDIN_SCENARIO");
         pthread_mutex_unlock(&mu);
         if (!path || standin_load(path) != 0) return 9; /* DRIVER_NOT_LOADED: nothing to stand in for */
         pthread_mutex_lock(&mu);
