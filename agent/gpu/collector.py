@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from parsers import normalize_pci
+from parsers.model import Reading
 
-from ..samples import Reading
 from .interface import GROUPS, MAX_NVLINKS, UNSUPPORTED, Identity, Nvml, NvmlError
 
 log = logging.getLogger("gpu_npd.nvml")
