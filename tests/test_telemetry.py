@@ -583,7 +583,7 @@ def test_a_port_that_goes_away_leaves_no_stale_series(tmp_path):
 def just_booted(tmp: Path, scenario: dict, seconds_since_boot: float = 30):
     """An agent started `seconds_since_boot` after the node booted; the scenario's clock starts then too."""
     agent, clock = make(tmp, scenario)
-    clock.t = agent.boot_epoch + seconds_since_boot
+    clock.t = agent.boot.epoch + seconds_since_boot
     clock.bind(agent.gpu.backend.standin)
     return agent, clock
 
@@ -608,7 +608,7 @@ def test_a_link_still_down_after_the_boot_grace_raises_once_confirmed(tmp_path):
     scen = hgx_scenario(timeline=[{"at": 0, "gpu": 3, "nvlink": 16, "set": {"state": 0}}])
     agent, clock = just_booted(tmp_path, scen)
     poll(agent)
-    while clock.t + 10 < agent.boot_epoch + 300:
+    while clock.t + 10 < agent.boot.epoch + 300:
         confirm(agent, clock, polls=1)  # inside the boot grace: withheld, though confirmed
     assert agent.engine.problems == {}
     confirm(agent, clock, polls=1)  # the grace is over and the link has been down in every reading since boot

@@ -49,9 +49,9 @@ TOOLKIT_LIBDIR = "/usr/lib/x86_64-linux-gnu"
 
 
 def run_args(tmp: Path, port: int, kmsg: str, device: bool = False, config: dict | None = None,
-             mounts: dict[str, str] | None = None, env: dict[str, str] | None = None) -> list[str]:
+             mounts: dict[str, str] | None = None, extra_env: dict[str, str] | None = None) -> list[str]:
     """`podman run` flags from the DaemonSet: security context, env, mounts; `config` is merged into the
-    ConfigMap's configuration, `mounts` (host path -> container path, read-only) and `env` added."""
+    ConfigMap's configuration, `mounts` (host path -> container path, read-only) and `extra_env` added."""
     pod, cm = manifest()
     c = pod["containers"][0]
     sc = c["securityContext"]
@@ -71,7 +71,7 @@ def run_args(tmp: Path, port: int, kmsg: str, device: bool = False, config: dict
         if "value" in e:
             env[e["name"]] = e["value"].replace("$(POD_IP)", env["POD_IP"])
     env["GPU_NPD_METRICS_ADDRESS"] = f"127.0.0.1:{port}"  # host network here: a free port, not 9810
-    for k, v in env.items():
+    for k, v in {**env, **(extra_env or {})}.items():
         args += ["--env", f"{k}={v}"]
     conf = tmp / "config"
     conf.mkdir()
@@ -97,8 +97,6 @@ def run_args(tmp: Path, port: int, kmsg: str, device: bool = False, config: dict
         args += ["-v", f"{host[m['name']]}:{m['mountPath']}" + (":ro" if m.get("readOnly") else "")]
     for src, dst in (mounts or {}).items():
         args += ["-v", f"{src}:{dst}:ro"]
-    for k, v in (env or {}).items():
-        args += ["--env", f"{k}={v}"]
     return [*args, IMAGE, *c["args"]]
 
 
@@ -259,7 +257,7 @@ def test_the_agent_in_the_image_reads_gpus_ecc_and_xids_from_libnvidia_ml(tmp_pa
     os.mkfifo(fifo)
     c = Container(tmp_path, str(fifo), mounts={str(lib): f"{TOOLKIT_LIBDIR}/{SONAME}",
                                                str(tmp_path / "scenario.txt"): "/run/nvml-scenario.txt"},
-                  env={"NVML_STANDIN_SCENARIO": "/run/nvml-scenario.txt"})
+                  extra_env={"NVML_STANDIN_SCENARIO": "/run/nvml-scenario.txt"})
     try:
         c.wait(lambda: 'gpu_npd_gpus{seen_by="nvml"} 2.0' in c.get("/metrics")[1], "two GPUs through NVML")
         c.wait(lambda: 'gpu_npd_xid_errors_total{' in c.get("/metrics")[1], "the Xid from the NVML event")
