@@ -61,6 +61,8 @@ class Config:
     poll_seconds: float
     nvml_deadline_seconds: float
     expected_gpus: int
+    expected_nics: int
+    boot_grace_seconds: float
     sysfs_root: str
     proc_root: str
     pod_logs_root: str
@@ -201,6 +203,10 @@ def _validate(cfg: Config) -> None:
         raise ConfigError(f"ib_counter_selfcheck_seconds: must be 0 (off) or more, got {cfg.ib_counter_selfcheck_seconds!r}")
     if cfg.ib_counter_selfcheck_repeats < 1:
         raise ConfigError(f"ib_counter_selfcheck_repeats: must be 1 or more, got {cfg.ib_counter_selfcheck_repeats!r}")
+    if cfg.expected_nics < 0:
+        raise ConfigError(f"expected_nics: must be 0 (auto) or more, got {cfg.expected_nics!r}")
+    if cfg.boot_grace_seconds < 0:
+        raise ConfigError(f"boot_grace_seconds: must be 0 (off) or more, got {cfg.boot_grace_seconds!r}")
     if cfg.expected_gpus < 0:
         raise ConfigError(f"expected_gpus: must be 0 (auto) or more, got {cfg.expected_gpus!r}")
     problem = nvml_spec_problem(cfg.nvml)
