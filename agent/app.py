@@ -76,6 +76,9 @@ class Agent:
         self.kube = self._kube_sink()
         if self.kube is not None:
             self.sinks.append(self.kube)
+        self.podfaults = self._pod_fault_writer()
+        if self.podfaults is not None:
+            self.sinks.append(self.podfaults)
         self.pods = PodLookup(cfg.proc_root)
         self.metrics.count_evictions("pid_pod", lambda: self.pods.pids.evictions)
         self.workloads = WorkloadTracker(self._pod_event, self.metrics, cfg.workload_correlation_seconds,
@@ -111,6 +114,19 @@ class Agent:
             return None
         return KubernetesSink(api, self.cfg.node_name, self.cfg.kube, self.cfg.mode, lambda: self.engine.conditions,
                               self.metrics, self._on_node, problems=lambda: list(self.engine.problems.values()))
+
+    def _pod_fault_writer(self):
+        """Pods on a faulted GPU get the gpu-npd.io/GPUFault condition (opt-in; agent/kube/podfault.py)."""
+        if self.kube is None or not self.cfg.kube.pod_fault_conditions:
+            return None
+        from kubeapi.events import Ref  # noqa: PLC0415
+        from .kube.podfault import PodFaultWriter  # noqa: PLC0415
+
+        kube = self.kube
+        return PodFaultWriter(kube.api, self.cfg.node_name, self.cfg.kube, self.cfg.mode,
+                              lambda: list(self.engine.problems.values()), self.metrics,
+                              lambda ns, name, uid, reason, message, key: kube.record_event(
+                                  Ref("Pod", name, ns, uid), reason, message, key))
 
     def _check_scheduler(self) -> CheckScheduler | None:
         """The active checks the `checks` block enables (none by default), run on their own thread; their
@@ -170,6 +186,8 @@ class Agent:
                 self.pipeline.apply(Change(conditions=[cond]))  # say what stands, once, at start
         if self.kube is not None:
             self.kube.start()
+        if self.podfaults is not None:
+            self.podfaults.start()
         sources = select_sources(self.cfg, {"cursors": cursors}, self.boot_id)
         if not sources:
             self.supervisor.blind(self.cfg.kmsg)
@@ -210,6 +228,8 @@ class Agent:
                 break
             self.pipeline.process(batch)
         self.save()
+        if self.podfaults is not None:
+            self.podfaults.close()
         if self.kube is not None:
             self.kube.close()
         if self.server is not None:

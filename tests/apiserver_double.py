@@ -17,7 +17,8 @@ KMock parses the Kubernetes URLs, stores and serves Events (create, patch) and r
   the Job ends (Complete by default, Failed, or Running: never finishes); pods list (namespaced or across
   namespaces, by label and by spec.nodeName / status.phase field selectors), and pod logs
   (`/api/v1/namespaces/{ns}/pods/{name}/log`, text/plain) whose text `pod_log(job_nodes, node, index)`
-  supplies.  `add_pod` adds a running pod (a GPU in use on a node).
+  supplies.  `add_pod` adds a running pod (a GPU in use on a node).  PATCH of `pods/{name}/status`: a
+  strategic merge of `status.conditions` by `type`, the content type checked as for nodes.
 - Fault injection: latency, 429 with Retry-After, 5xx, dropped connections; and a hook that runs
   just before the next node PATCH (a concurrent writer).
 """
@@ -37,7 +38,7 @@ import kmock
 
 NODES = kmock.resource("", "v1", "nodes")
 _JOBS = re.compile(r"^/apis/batch/v1/namespaces/([^/]+)/jobs(?:/([^/]+)(?:/(status))?)?$")
-_PODS = re.compile(r"^/api/v1/(?:namespaces/([^/]+)/)?pods(?:/([^/]+)(?:/(log))?)?$")
+_PODS = re.compile(r"^/api/v1/(?:namespaces/([^/]+)/)?pods(?:/([^/]+)(?:/(log|status))?)?$")
 EVENTS = kmock.resource("", "v1", "events")
 
 
@@ -263,6 +264,8 @@ class _Emulator(kmock.KubernetesEmulator):
                     return aiohttp.web.json_response({"apiVersion": "v1", "kind": "Status", "status": "Success"})
                 return _status(405, "MethodNotAllowed", method)
             ns, name, sub = _PODS.match(path).groups()
+            if method == "PATCH" and sub == "status" and (ns, name) in d.pods:
+                return self._pod_status(d.pods[(ns, name)], request)
             if method != "GET":
                 return _status(405, "MethodNotAllowed", method)
             if name is None:
@@ -277,6 +280,21 @@ class _Emulator(kmock.KubernetesEmulator):
                 d.logs_read.append(name)
                 return aiohttp.web.Response(text=pod.get("_log", ""), content_type="text/plain")
             return aiohttp.web.json_response({k: v for k, v in pod.items() if k != "_log"})
+
+    def _pod_status(self, pod: dict, request) -> aiohttp.web.Response:
+        """pods/status: strategic merge of status.conditions by type (others' conditions stay)."""
+        d = self.double
+        ctype = request.headers.get("Content-Type", "")
+        if ctype != "application/strategic-merge-patch+json":
+            return _status(415, "UnsupportedMediaType", f"status patch must be a strategic merge, got {ctype}")
+        status = (request.data or {}).get("status", {})
+        conds = {c["type"]: c for c in pod["status"].get("conditions", [])}
+        for c in status.get("conditions", []):
+            conds[c["type"]] = {**conds.get(c["type"], {}), **c}
+        pod["status"]["conditions"] = list(conds.values())
+        d.pod_status_patches.append((pod["metadata"]["namespace"], pod["metadata"]["name"]))
+        d.rv += 1
+        return aiohttp.web.json_response({k: v for k, v in pod.items() if k != "_log"})
 
     def _list(self, request) -> aiohttp.web.Response:
         d = self.double
@@ -310,6 +328,7 @@ class ApiDouble:
         self.jobs_created: list[str] = []
         self.jobs_deleted: list[str] = []
         self.logs_read: list[str] = []
+        self.pod_status_patches: list[tuple[str, str]] = []
         self.pod_log: Callable[[tuple[str, ...], str, int], str] = lambda nodes, node, index: ""
         self.job_result: Callable[[tuple[str, ...]], str] = lambda nodes: "Complete"
         self.status_patches = self.node_patches = self.conflicts = self.lists = self.event_patches = self.rejected = 0

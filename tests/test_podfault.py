@@ -1,0 +1,261 @@
+"""Pod condition gpu-npd.io/GPUFault on the pods using a faulted GPU (agent/kube/podfault.py), which pod holds
+which GPU from the kubelet's PodResources API (agent/podresources), and the workload recipes that act on it.
+
+The kubelet here is a stand-in: a real grpcio server on a Unix socket implementing v1.PodResourcesLister/List
+with the published messages.  The device UUIDs and the Xid 79 kernel lines are those of the real incident in
+tests/fixtures/dmesg/xid79-fallen-off-bus.dmesg; the second GPU's UUID and the pod names are synthetic.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from concurrent import futures
+from pathlib import Path
+
+import grpc
+import pytest
+import yaml
+
+from agent.health import Change, Problem
+from agent.kube.podfault import CONDITION_TYPE, PodFaultWriter, affected, fatal_gpus
+from agent.kube.settings import KubeSettings
+from agent.podresources import LIST, PodDevices, api_pb2, list_pods
+from apiserver_double import ApiDouble
+from kubeapi.client import make_api
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "deploy" / "examples" / "pod-fault-conditions"
+FAULTED = "GPU-f1906b9b-557a-e961-045c-9fe4be3ce012"  # the GPU at 0000:5d:00 in the real incident
+HEALTHY = "GPU-00000001-0000-4000-8000-000000000001"  # synthetic
+GPU_AT = "NVRM: GPU at PCI:0000:5d:00: GPU-f1906b9b-557a-e961-045c-9fe4be3ce012"
+XID79 = "NVRM: Xid (PCI:0000:5d:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus."
+
+
+def response(pods: list[tuple[str, str, list[str], list[tuple[str, str, str]]]]) -> api_pb2.ListPodResourcesResponse:
+    """(namespace, name, device-plugin GPU ids, DRA devices) -> the kubelet's List answer."""
+    out = api_pb2.ListPodResourcesResponse()
+    for ns, name, ids, claims in pods:
+        pod = out.pod_resources.add(name=name, namespace=ns)
+        c = pod.containers.add(name="main")
+        if ids:
+            c.devices.add(resource_name="nvidia.com/gpu", device_ids=ids)
+        c.devices.add(resource_name="rdma/ib", device_ids=["mlx5_0"])  # another resource: not a GPU
+        if claims:
+            dyn = c.dynamic_resources.add(claim_name=f"{name}-gpu", claim_namespace=ns)
+            for driver, pool, device in claims:
+                dyn.claim_resources.add(driver_name=driver, pool_name=pool, device_name=device,
+                                        cdi_devices=[api_pb2.CDIDevice(name=f"k8s.{driver}/device={device}")])
+    return out
+
+
+class StandInKubelet:
+    """A gRPC server on a Unix socket answering List as the kubelet does (what `answer` holds now)."""
+
+    def __init__(self, answer: api_pb2.ListPodResourcesResponse):
+        self.dir = tempfile.mkdtemp(prefix="kubelet-", dir="/tmp")  # a Unix socket path must stay short
+        self.socket = f"{self.dir}/kubelet.sock"
+        self.answer, self.calls = answer, 0
+        self.server = grpc.server(futures.ThreadPoolExecutor(max_workers=2))
+
+        def list_(request, context):
+            self.calls += 1
+            return self.answer
+
+        self.server.add_generic_rpc_handlers([grpc.method_handlers_generic_handler("v1.PodResourcesLister", {
+            "List": grpc.unary_unary_rpc_method_handler(
+                list_, request_deserializer=api_pb2.ListPodResourcesRequest.FromString,
+                response_serializer=api_pb2.ListPodResourcesResponse.SerializeToString)})])
+        self.server.add_insecure_port(f"unix://{self.socket}")
+        self.server.start()
+
+    def close(self) -> None:
+        self.server.stop(0).wait()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+@pytest.fixture
+def kubelet():
+    k = StandInKubelet(response([
+        ("train", "llama-worker-0", [FAULTED], []),
+        ("train", "llama-worker-1", [HEALTHY], []),
+        ("infer", "shared-a", [f"{FAULTED.upper()}::3"], []),  # a time-sliced replica of the faulted GPU
+        ("dra", "claimed", [], [("gpu.nvidia.com", "gpu-node-1", "gpu-0")]),
+        ("web", "no-gpu", [], []),
+    ]))
+    yield k
+    k.close()
+
+
+def problem(subject: str, severity: str, uuid: str = "", pod: str = "", reason: str = "Xid79FallenOffBus") -> Problem:
+    return Problem(f"{subject}|xid|79|{reason}", subject, "xid", "GPUUnhealthy", reason, severity, "hardware",
+                   "RESTART_BM", f"Xid 79 on GPU {subject[4:]}: GPU has fallen off the bus", "reset", 1.0, 1.0,
+                   details={k: v for k, v in (("uuid", uuid), ("pod", pod)) if v})
+
+
+# ---- the generated messages and the kubelet client ---------------------------------------------------
+
+def test_committed_messages_are_generated_from_the_committed_proto(tmp_path):
+    """api_pb2.py is what grpcio-tools makes of api.proto now (make podresources-stubs)."""
+    shutil.copytree(ROOT / "agent" / "podresources", tmp_path / "agent" / "podresources")
+    (tmp_path / "agent" / "podresources" / "api_pb2.py").unlink()
+    r = subprocess.run([sys.executable, "-m", "grpc_tools.protoc", "-I.", "--python_out=.",
+                        "agent/podresources/api.proto"], cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "agent/podresources/api_pb2.py").read_text() == \
+        (ROOT / "agent/podresources/api_pb2.py").read_text()
+
+
+def test_list_reads_gpu_uuids_replicas_and_dra_devices_from_a_real_grpc_server(kubelet):
+    pods = {(p.namespace, p.name): p for p in list_pods(kubelet.socket, timeout=5)}
+    assert set(pods) == {("train", "llama-worker-0"), ("train", "llama-worker-1"), ("infer", "shared-a"),
+                         ("dra", "claimed")}  # the pod with no GPU is left out
+    assert pods[("train", "llama-worker-0")].devices == {FAULTED.lower()}
+    assert pods[("infer", "shared-a")].devices == {FAULTED.lower()}  # GPU-...::3 is that GPU
+    assert pods[("dra", "claimed")].claims == {("gpu.nvidia.com", "gpu-node-1", "gpu-0")}
+
+
+def test_no_socket_and_a_dead_kubelet_are_errors_the_writer_falls_back_on(tmp_path, kubelet):
+    with pytest.raises(FileNotFoundError):
+        list_pods(str(tmp_path / "absent.sock"))
+    kubelet.server.stop(0).wait()
+    import socket  # a stale socket file: the kubelet died without removing it (connection refused)
+
+    with socket.socket(socket.AF_UNIX) as stale:
+        if not Path(kubelet.socket).exists():
+            stale.bind(kubelet.socket)
+    with pytest.raises(grpc.RpcError):
+        list_pods(kubelet.socket, timeout=1)
+
+
+# ---- the pure part -----------------------------------------------------------------------------------
+
+def test_only_fatal_gpu_problems_make_a_gpu_unusable():
+    gpus = fatal_gpus([problem("gpu:0000:5d:00", "fatal", FAULTED), problem("gpu:0000:18:00", "warning"),
+                       problem("nic:0000:0c:00", "fatal"), problem("node", "fatal")])
+    assert list(gpus) == ["0000:5d:00"] and gpus["0000:5d:00"][0] == FAULTED
+
+
+def test_affected_pods_by_uuid_replica_and_dra_device_and_the_cgroup_fallback():
+    pods = [PodDevices("train", "w0", frozenset({FAULTED.lower()}), frozenset()),
+            PodDevices("train", "w1", frozenset({HEALTHY.lower()}), frozenset()),
+            PodDevices("dra", "claimed", frozenset(), frozenset({("gpu.nvidia.com", "p", "gpu-0")}))]
+    gpus = fatal_gpus([problem("gpu:0000:5d:00", "fatal", FAULTED, pod="train/from-pid")])
+    dra = {FAULTED.lower(): ("gpu.nvidia.com", "p", "gpu-0"), "0000:5d:00": ("gpu.nvidia.com", "p", "gpu-0")}
+    assert set(affected(gpus, pods, dra)) == {("train", "w0"), ("dra", "claimed")}
+    assert set(affected(gpus, None)) == {("train", "from-pid")}  # kubelet silent: the pid -> cgroup map's pod
+    assert affected(fatal_gpus([problem("gpu:0000:5d:00", "fatal")]), pods) == {}  # no UUID, no kubelet match
+
+
+# ---- the writer against the API double ---------------------------------------------------------------
+
+def writer(api_url: str, kubelet_socket: str, mode: str = "enforce", problems=None) -> PodFaultWriter:
+    s = KubeSettings(api_server=api_url, pod_fault_conditions=True, pod_resources_socket=kubelet_socket,
+                     max_backoff_seconds=0.2)
+    standing = problems if problems is not None else [problem("gpu:0000:5d:00", "fatal", FAULTED)]
+    w = PodFaultWriter(make_api(s), "gpu-node-1", s, mode, lambda: standing)
+    w.apply(Change())  # the engine's step: the writer takes the standing problems
+    return w
+
+
+def test_condition_written_once_others_kept_and_pods_elsewhere_left_alone(kubelet):
+    with ApiDouble() as api:
+        w0 = api.add_pod("train", "llama-worker-0", "gpu-node-1", gpus=1)
+        w0["status"]["conditions"] = [{"type": "Ready", "status": "True"},
+                                      {"type": "example.com/Other", "status": "True", "reason": "Theirs"}]
+        api.add_pod("train", "llama-worker-1", "gpu-node-1", gpus=1)
+        api.add_pod("infer", "shared-a", "gpu-node-2", gpus=1)  # the kubelet's name, another node's pod
+        w = writer(api.url, kubelet.socket)
+        w.sync()
+        conds = {c["type"]: c for c in api.pods[("train", "llama-worker-0")]["status"]["conditions"]}
+        assert conds["Ready"]["status"] == "True" and conds["example.com/Other"]["reason"] == "Theirs"
+        mine = conds[CONDITION_TYPE]
+        assert (mine["status"], mine["reason"]) == ("True", "Xid79FallenOffBus")
+        assert "0000:5d:00" in mine["message"] and FAULTED in mine["message"] and "gpu-node-1" in mine["message"]
+        assert api.pod_status_patches == [("train", "llama-worker-0")]
+        assert CONDITION_TYPE not in str(api.pods[("train", "llama-worker-1")]["status"])
+        assert CONDITION_TYPE not in str(api.pods[("infer", "shared-a")]["status"])
+        w.sync()
+        fresh = writer(api.url, kubelet.socket)  # a restarted agent: reads the pod, writes nothing again
+        fresh.sync()
+        assert api.pod_status_patches == [("train", "llama-worker-0")]
+        assert conds[CONDITION_TYPE]["lastTransitionTime"] == mine["lastTransitionTime"]
+
+
+def test_observe_mode_writes_no_condition(kubelet):
+    with ApiDouble() as api:
+        api.add_pod("train", "llama-worker-0", "gpu-node-1", gpus=1)
+        said = []
+        w = writer(api.url, kubelet.socket, mode="observe")
+        w.announce = lambda *a: said.append(a)
+        w.sync()
+        assert api.pod_status_patches == [] and said and said[0][3] == "GPUFaultConditionWouldSet"
+
+
+def test_api_server_down_loses_nothing(kubelet):
+    with ApiDouble() as api:
+        api.add_pod("train", "llama-worker-0", "gpu-node-1", gpus=1)
+        api.set_fault(status=503, seconds=1.0)
+        w = writer(api.url, kubelet.socket)
+        w.start()
+        try:
+            deadline = time.monotonic() + 10
+            while not api.pod_status_patches and time.monotonic() < deadline:
+                time.sleep(0.05)
+        finally:
+            w.close()
+        assert api.rejected >= 1 and api.pod_status_patches == [("train", "llama-worker-0")]
+
+
+# ---- end to end: a real `gpu-npd run`, the stand-in kubelet, the Job recipe -----------------------------
+
+def job_outcome(job: dict, pods: list[dict]) -> str | None:
+    """What the Job controller does with failed pods under spec.podFailurePolicy (first matching rule wins;
+    onPodConditions match a condition of that type with status True): FailJob, Ignore, Count or None."""
+    for pod in pods:
+        conds = {c["type"]: c.get("status") for c in pod["status"].get("conditions") or []}
+        for rule in job["spec"]["podFailurePolicy"]["rules"]:
+            if any(conds.get(p["type"]) == p.get("status", "True") for p in rule.get("onPodConditions", [])):
+                return rule["action"]
+    return None
+
+
+def test_xid79_marks_exactly_the_pods_on_that_gpu_and_the_job_recipe_fails_the_job(tmp_path, kubelet):
+    from harness import AgentProc
+
+    job = next(d for d in yaml.safe_load_all((EXAMPLES / "job.yaml").read_text()) if d and d["kind"] == "Job")
+    with ApiDouble() as api:
+        api.add_node("gpu-node-1")
+        api.jobs[("train", job["metadata"]["name"])] = job
+        for name in ("llama-worker-0", "llama-worker-1"):
+            api.add_pod("train", name, "gpu-node-1", gpus=1)["metadata"]["labels"]["job-name"] = job["metadata"]["name"]
+        api.add_pod("infer", "shared-a", "gpu-node-1", gpus=1)
+        api.add_pod("dra", "claimed", "gpu-node-1")
+        conf = tmp_path / "gpu-npd.yaml"
+        conf.write_text(yaml.safe_dump({"mode": "enforce", "nvml": "off", "kubernetes": {
+            "api_server": api.url, "pod_fault_conditions": True, "pod_resources_socket": kubelet.socket}}))
+        a = AgentProc(tmp_path, "--config", str(conf))
+        try:
+            a.write(f"6,1,4254197816,-;{GPU_AT}\n3,2,4254197860,-;{XID79}\n")
+            a.wait_for(lambda: len(api.pod_status_patches) >= 2, timeout=15, what="pod conditions")
+            time.sleep(0.5)  # nothing more comes
+            assert sorted(api.pod_status_patches) == [("infer", "shared-a"), ("train", "llama-worker-0")]
+            marked = api.pods[("train", "llama-worker-0")]
+            assert any(c["type"] == CONDITION_TYPE and c["reason"] == "Xid79FallenOffBus"
+                       for c in marked["status"]["conditions"])
+            assert "conditions" not in api.pods[("train", "llama-worker-1")]["status"]
+            assert kubelet.calls >= 1
+            assert a.value("gpu_npd_kube_writes_total", kind="pod_conditions") == 2
+            a.wait_for(lambda: len([e for e in api.events() if e["reason"] == "GPUFaultConditionSet"]) == 2,
+                       what="announcing Events")
+        finally:
+            assert a.stop()[0] == 0
+        marked["status"]["phase"] = "Failed"  # the kubelet's part: the process died with its GPU
+        pods = [p for p in api.pods.values() if p["metadata"]["labels"].get("job-name") == job["metadata"]["name"]
+                and p["status"]["phase"] == "Failed"]
+        assert job_outcome(job, pods) == "FailJob"
+        drained = {"status": {"phase": "Failed", "conditions": [{"type": "DisruptionTarget", "status": "True"}]}}
+        assert job_outcome(job, [drained]) == "Ignore"  # a drain or preemption is not the job's fault
