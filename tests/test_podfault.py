@@ -8,6 +8,8 @@ tests/fixtures/dmesg/xid79-fallen-off-bus.dmesg; the second GPU's UUID and the p
 
 from __future__ import annotations
 
+import copy
+import functools
 import shutil
 import subprocess
 import sys
@@ -259,3 +261,135 @@ def test_xid79_marks_exactly_the_pods_on_that_gpu_and_the_job_recipe_fails_the_j
         assert job_outcome(job, pods) == "FailJob"
         drained = {"status": {"phase": "Failed", "conditions": [{"type": "DisruptionTarget", "status": "True"}]}}
         assert job_outcome(job, [drained]) == "Ignore"  # a drain or preemption is not the job's fault
+
+
+def test_a_dra_allocated_gpu_is_matched_through_this_nodes_resource_slices(kubelet):
+    from test_dra import DRIVER, _slice
+
+    with ApiDouble() as api:
+        api.dra_versions = {"v1": ["resourceslices"]}
+        api.resource_slices = [_slice("gpu-node-1", [(FAULTED, "0000:5d:00.0"), (HEALTHY, "0000:18:00.0")]),
+                               _slice("gpu-node-2", [(HEALTHY, "0000:5d:00.0")])]
+        assert DRIVER == "gpu.nvidia.com"
+        api.add_pod("dra", "claimed", "gpu-node-1")
+        api.add_pod("train", "llama-worker-0", "gpu-node-1", gpus=1)
+        w = writer(api.url, kubelet.socket)
+        w.sync()
+        assert sorted(api.pod_status_patches) == [("dra", "claimed"), ("train", "llama-worker-0")]
+
+
+# ---- the recipes: valid against the real schemas, and what their controllers do with the condition -------
+
+@functools.lru_cache(maxsize=None)
+def _crd(name: str) -> dict:
+    import gzip
+
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml: the CRDs are large
+    return yaml.load(gzip.open(ROOT / "tests" / "fixtures" / "crds" / f"{name}.yaml.gz").read(), Loader=loader)
+
+
+def _crd_schema(name: str, version: str) -> dict:
+    crd = copy.deepcopy(_crd(name))
+    schema = next(v for v in crd["spec"]["versions"] if v["name"] == version)["schema"]["openAPIV3Schema"]
+
+    def strict(node):  # unknown fields are errors, as the API server's strict field validation
+        if isinstance(node, dict):
+            if node.get("type") == "object" and "properties" in node and "additionalProperties" not in node \
+                    and not node.get("x-kubernetes-preserve-unknown-fields"):
+                node["additionalProperties"] = False
+            for v in node.values():
+                strict(v)
+        elif isinstance(node, list):
+            for v in node:
+                strict(v)
+    strict(schema)
+    return schema
+
+
+@pytest.mark.parametrize("recipe, crd", [("jobset.yaml", "jobset.x-k8s.io_jobsets"),
+                                         ("volcano.yaml", "batch.volcano.sh_jobs"),
+                                         ("pytorchjob.yaml", "kubeflow.org_pytorchjobs")])
+def test_crd_recipes_validate_against_their_projects_crd_schemas(recipe, crd):
+    import jsonschema
+
+    (obj,) = [d for d in yaml.safe_load_all((EXAMPLES / recipe).read_text()) if d]
+    schema = _crd_schema(crd, obj["apiVersion"].split("/")[1])
+    validator = jsonschema.validators.validator_for(schema)(schema)
+    validator.validate(obj)
+    wrong = {**obj, "spec": {**obj["spec"], "failurePolicyy": {}}}
+    with pytest.raises(jsonschema.ValidationError):  # the check has teeth: a misspelt field fails
+        validator.validate(wrong)
+
+
+def test_job_recipe_and_config_are_valid(tmp_path):
+    from test_deploy import validate_strict
+
+    objs = [d for d in yaml.safe_load_all((EXAMPLES / "job.yaml").read_text()) if d]
+    assert validate_strict(objs, tmp_path).stdout.count(" passed for resource ") == 1
+    from agent.config import load
+
+    conf = tmp_path / "c.yaml"
+    conf.write_text((EXAMPLES / "config.yaml").read_text())
+    assert load(str(conf)).kube.pod_fault_conditions is True
+
+
+def jobset_outcome(jobset: dict, failed_pod: dict) -> str:
+    """JobSet controller: the child Job fails by its podFailurePolicy (reason PodFailurePolicy); the first
+    failurePolicy rule whose onJobFailureReasons holds that reason gives the action."""
+    child = jobset["spec"]["replicatedJobs"][0]["template"]
+    if job_outcome(child, [failed_pod]) != "FailJob":
+        return "none"
+    return next((r["action"] for r in jobset["spec"]["failurePolicy"]["rules"]
+                 if "PodFailurePolicy" in r.get("onJobFailureReasons", [])), "RestartJobSet")
+
+
+def test_jobset_recipe_restarts_the_gang_without_spending_max_restarts():
+    (js,) = [d for d in yaml.safe_load_all((EXAMPLES / "jobset.yaml").read_text()) if d]
+    pod = {"status": {"phase": "Failed", "conditions": [
+        {"type": CONDITION_TYPE, "status": "True", "reason": "Xid79FallenOffBus"}]}}
+    assert jobset_outcome(js, pod) == "RestartJobSetAndIgnoreMaxRestarts"
+    assert jobset_outcome(js, {"status": {"phase": "Failed"}}) == "none"  # an ordinary failure: backoffLimit
+
+
+def test_volcano_recipe_restarts_the_job_on_pod_failed_and_evicted():
+    (vj,) = [d for d in yaml.safe_load_all((EXAMPLES / "volcano.yaml").read_text()) if d]
+    assert {(p["event"], p["action"]) for p in vj["spec"]["policies"]} == {("PodEvicted", "RestartJob"),
+                                                                          ("PodFailed", "RestartJob")}
+
+
+# ---- least privilege: the component's RBAC and admission policy ---------------------------------------
+
+def test_component_renders_valid_grants_what_the_writer_calls_and_mounts_the_kubelet_socket(tmp_path):
+    from test_deploy import KUBECTL, validate_strict
+
+    if KUBECTL is None:
+        pytest.skip("kubectl not installed (.ci/run installs it)")
+    (tmp_path / "kustomization.yaml").write_text(yaml.safe_dump({
+        "apiVersion": "kustomize.config.k8s.io/v1beta1", "kind": "Kustomization",
+        "resources": [str(ROOT / "deploy" / "overlays" / "enforce")],
+        "components": [str(ROOT / "deploy" / "components" / "pod-fault-conditions")]}))
+    r = subprocess.run([KUBECTL, "kustomize", "--load-restrictor", "LoadRestrictionsNone", str(tmp_path)],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    objs = [d for d in yaml.safe_load_all(r.stdout) if d]
+    out = tmp_path / "out"
+    out.mkdir()
+    assert validate_strict(objs, out).stdout.count(" passed for resource ") == len(objs)
+    by = {(o["kind"], o["metadata"]["name"]): o for o in objs}
+    role = by[("ClusterRole", "gpu-npd-pod-faults")]
+    granted = {(res, verb) for rule in role["rules"] for res in rule["resources"] for verb in rule["verbs"]}
+    assert {("pods", "get"), ("pods/status", "patch"), ("resourceslices", "list")} == granted
+    binding = by[("ClusterRoleBinding", "gpu-npd-pod-faults")]
+    sa = by[("ServiceAccount", "gpu-npd")]
+    assert binding["subjects"] == [{"kind": "ServiceAccount", "name": "gpu-npd", "namespace": sa["metadata"]["namespace"]}]
+    vap = by[("ValidatingAdmissionPolicy", "gpu-npd-pod-fault-condition-only")]
+    assert f"system:serviceaccount:{sa['metadata']['namespace']}:gpu-npd" in vap["spec"]["matchConditions"][0]["expression"]
+    assert CONDITION_TYPE in str(vap["spec"]["variables"])
+    assert by[("ValidatingAdmissionPolicyBinding", "gpu-npd-pod-fault-condition-only")]["spec"]["policyName"] == \
+        vap["metadata"]["name"]
+    pod = by[("DaemonSet", "gpu-npd")]["spec"]["template"]["spec"]
+    mounts = {m["name"]: m for m in pod["containers"][0]["volumeMounts"]}
+    volumes = {v["name"]: v for v in pod["volumes"]}
+    assert mounts["pod-resources"]["readOnly"] is True
+    assert Path(mounts["pod-resources"]["mountPath"]) / "kubelet.sock" == \
+        Path(KubeSettings().pod_resources_socket) == Path(volumes["pod-resources"]["hostPath"]["path"]) / "kubelet.sock"
