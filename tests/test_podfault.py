@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import functools
+import os
 import shutil
 import subprocess
 import sys
@@ -366,9 +367,9 @@ def test_component_renders_valid_grants_what_the_writer_calls_and_mounts_the_kub
         pytest.skip("kubectl not installed (.ci/run installs it)")
     (tmp_path / "kustomization.yaml").write_text(yaml.safe_dump({
         "apiVersion": "kustomize.config.k8s.io/v1beta1", "kind": "Kustomization",
-        "resources": [str(ROOT / "deploy" / "overlays" / "enforce")],
-        "components": [str(ROOT / "deploy" / "components" / "pod-fault-conditions")]}))
-    r = subprocess.run([KUBECTL, "kustomize", "--load-restrictor", "LoadRestrictionsNone", str(tmp_path)],
+        "resources": [os.path.relpath(ROOT / "deploy" / "overlays" / "enforce", tmp_path)],
+        "components": [os.path.relpath(ROOT / "deploy" / "components" / "pod-fault-conditions", tmp_path)]}))
+    r = subprocess.run([KUBECTL, "kustomize", str(tmp_path)],
                        capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stderr
     objs = [d for d in yaml.safe_load_all(r.stdout) if d]
@@ -393,3 +394,54 @@ def test_component_renders_valid_grants_what_the_writer_calls_and_mounts_the_kub
     assert mounts["pod-resources"]["readOnly"] is True
     assert Path(mounts["pod-resources"]["mountPath"]) / "kubelet.sock" == \
         Path(KubeSettings().pod_resources_socket) == Path(volumes["pod-resources"]["hostPath"]["path"]) / "kubelet.sock"
+
+
+def admitted(user: str, node: str | None, sub: str, old: dict, new: dict) -> bool:
+    """The component's ValidatingAdmissionPolicy, its CEL evaluated by cel-python as the API server would: not
+    matched (another user) or every validation True; an evaluation error denies (failurePolicy: Fail)."""
+    import celpy
+
+    (vap,) = [d for d in yaml.safe_load_all((ROOT / "deploy/components/pod-fault-conditions/rbac.yaml").read_text())
+              if d and d["kind"] == "ValidatingAdmissionPolicy"]
+    extra = {"authentication.kubernetes.io/node-name": [node]} if node else {}
+    act = {"request": celpy.json_to_cel({"userInfo": {"username": user, "extra": extra}, "subResource": sub,
+                                         "name": new["metadata"]["name"]}),
+           "object": celpy.json_to_cel(new), "oldObject": celpy.json_to_cel(old)}
+    env = celpy.Environment()
+
+    def ev(expr: str, variables: dict):
+        try:
+            return env.program(env.compile(expr)).evaluate({**act, "variables": celpy.celtypes.MapType(variables)})
+        except Exception as exc:  # noqa: BLE001 - a CEL error
+            return exc
+
+    if not all(ev(m["expression"], {}) == celpy.celtypes.BoolType(True) for m in vap["spec"]["matchConditions"]):
+        return True
+    variables: dict = {}
+    for v in vap["spec"]["variables"]:
+        variables[celpy.celtypes.StringType(v["name"])] = ev(v["expression"], variables)
+    return all(ev(v["expression"], variables) == celpy.celtypes.BoolType(True) for v in vap["spec"]["validations"])
+
+
+AGENT = "system:serviceaccount:gpu-npd:gpu-npd"
+
+
+def _pod(node: str, *conds: dict) -> dict:
+    return {"metadata": {"name": "w0", "namespace": "train"}, "spec": {"nodeName": node},
+            "status": {"phase": "Running", "conditions": [{"type": "Ready", "status": "True"}, *conds]}}
+
+
+MINE = {"type": CONDITION_TYPE, "status": "True", "reason": "Xid79FallenOffBus", "message": "GPU 0000:5d:00 ..."}
+
+
+@pytest.mark.parametrize("user, node, sub, new, ok", [
+    (AGENT, "gpu-node-1", "status", _pod("gpu-node-1", MINE), True),  # what the agent writes
+    (AGENT, "gpu-node-2", "status", _pod("gpu-node-1", MINE), False),  # a pod on another node
+    (AGENT, None, "status", _pod("gpu-node-1", MINE), False),  # a token without the node claim
+    (AGENT, "gpu-node-1", "", _pod("gpu-node-1", MINE), False),  # the pod itself, not pods/status
+    (AGENT, "gpu-node-1", "status", {**_pod("gpu-node-1", MINE), "status": {"conditions": [MINE]}}, False),  # drops Ready
+    (AGENT, "gpu-node-1", "status", _pod("gpu-node-1", {"type": "DisruptionTarget", "status": "True"}), False),
+    ("system:node:gpu-node-1", None, "status", _pod("gpu-node-1", {"type": "Ready", "status": "False"}), True),
+])
+def test_admission_policy_lets_the_agent_write_only_its_condition_on_its_own_nodes_pods(user, node, sub, new, ok):
+    assert admitted(user, node, sub, _pod("gpu-node-1"), new) is ok
