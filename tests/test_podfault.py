@@ -23,7 +23,7 @@ import grpc
 import pytest
 import yaml
 
-from agent.health import Change, Problem
+from parsers.model import Problem, Snapshot
 from agent.kube.podfault import CONDITION_TYPE, PodFaultWriter, affected, fatal_gpus
 from agent.kube.settings import KubeSettings
 from agent.podresources import LIST, PodDevices, api_pb2, list_pods
@@ -159,8 +159,8 @@ def writer(api_url: str, kubelet_socket: str, mode: str = "enforce", problems=No
     s = KubeSettings(api_server=api_url, pod_fault_conditions=True, pod_resources_socket=kubelet_socket,
                      max_backoff_seconds=0.2)
     standing = problems if problems is not None else [problem("gpu:0000:5d:00", "fatal", FAULTED)]
-    w = PodFaultWriter(make_api(s), "gpu-node-1", s, mode, lambda: standing)
-    w.apply(Change())  # the engine's step: the writer takes the standing problems
+    w = PodFaultWriter(make_api(s), "gpu-node-1", s, mode)
+    w.apply(Snapshot(problems=tuple(standing)))  # what the pipeline hands every sink
     return w
 
 
@@ -191,11 +191,11 @@ def test_condition_written_once_others_kept_and_pods_elsewhere_left_alone(kubele
 def test_observe_mode_writes_no_condition(kubelet):
     with ApiDouble() as api:
         api.add_pod("train", "llama-worker-0", "gpu-node-1", gpus=1)
-        said = []
         w = writer(api.url, kubelet.socket, mode="observe")
-        w.announce = lambda *a: said.append(a)
         w.sync()
-        assert api.pod_status_patches == [] and said and said[0][3] == "GPUFaultConditionWouldSet"
+        assert api.pod_status_patches == []
+        (said,) = [e for e in api.events() if e["involvedObject"]["name"] == "llama-worker-0"]
+        assert said["reason"] == "GPUFaultConditionWouldSet" and said["metadata"]["namespace"] == "train"
 
 
 def test_api_server_down_loses_nothing(kubelet):

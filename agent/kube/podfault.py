@@ -19,9 +19,10 @@ import time
 from datetime import datetime, timezone
 from typing import Callable
 
+from kubeapi.events import EventRecorder, Ref
 from parsers.finding import SEVERITY_RANK
+from parsers.model import Snapshot
 
-from ..health import Change
 from ..podresources import PodDevices, list_pods
 from .dra import DeviceFencer, _pci
 
@@ -68,13 +69,14 @@ def condition(node: str, pci: str, uuid: str, reason: str, message: str, now: fl
 
 
 class PodFaultWriter:
-    """A sink: `apply` records the problems and wakes the thread; the thread does every read and write."""
+    """A sink: `apply` keeps the faulted GPUs of the snapshot and wakes the thread; the thread does every read and
+    write, and writes its own Events (one per pod and GPU, announcing what it wrote or would write)."""
 
-    def __init__(self, api, node: str, settings, mode: str, problems: Callable[[], list], metrics=None,
-                 announce: Callable[..., None] | None = None, clock: Callable[[], float] = time.time,
+    def __init__(self, api, node: str, settings, mode: str, metrics=None, clock: Callable[[], float] = time.time,
                  lister: Callable[[], list[PodDevices]] | None = None):
-        self.api, self.node, self.s, self.mode, self.problems = api, node, settings, mode, problems
-        self.metrics, self.announce, self.clock = metrics, announce, clock
+        self.api, self.node, self.s, self.mode, self.metrics, self.clock = api, node, settings, mode, metrics, clock
+        self.events = EventRecorder(settings.event_namespace, node, settings.event_burst, settings.events_per_minute,
+                                    settings.event_aggregate_seconds, clock)
         self.lister = lister or (lambda: list_pods(settings.pod_resources_socket, settings.request_timeout_seconds))
         self.stop = threading.Event()
         self._wake = threading.Event()
@@ -87,8 +89,8 @@ class PodFaultWriter:
 
     # ---- agent side (never blocks) ----------------------------------------------------------------
 
-    def apply(self, change: Change) -> None:
-        gpus = fatal_gpus(self.problems())
+    def apply(self, snapshot: Snapshot) -> None:
+        gpus = fatal_gpus(list(snapshot.problems))
         with self._lock:
             grew = bool(set(gpus) - set(self._gpus))
             self._gpus = gpus
@@ -96,8 +98,6 @@ class PodFaultWriter:
             self._wake.set()
 
     def start(self) -> None:
-        with self._lock:
-            self._gpus = fatal_gpus(self.problems())
         self._wake.set()
         self._thread = threading.Thread(target=self.run, name="pod-faults", daemon=True)
         self._thread.start()
@@ -117,7 +117,7 @@ class PodFaultWriter:
         while not self.stop.is_set():
             with self._lock:
                 standing = bool(self._gpus)
-            self._wake.wait(RECHECK_SECONDS if standing else None)
+            self._wake.wait(RECHECK_SECONDS if standing or self.events.pending() else None)
             self._wake.clear()
             if self.stop.is_set():
                 break
@@ -135,8 +135,12 @@ class PodFaultWriter:
     def sync(self) -> None:
         with self._lock:
             gpus = dict(self._gpus)
-        if not gpus:
-            return
+        if gpus:
+            self._mark(gpus)
+        if self.events.pending():
+            self.events.flush(self.api, self.s.request_timeout_seconds)
+
+    def _mark(self, gpus: dict[str, tuple[str, str, str, str]]) -> None:
         pods = self._ask_kubelet()
         targets = affected(gpus, pods, self._dra_devices() if pods and any(p.claims for p in pods) else None)
         for (ns, name), (pci, reason, message) in sorted(targets.items()):
@@ -210,5 +214,4 @@ class PodFaultWriter:
                        f"gpu-npd set {CONDITION_TYPE} on this pod: {cond['message']}", pci)
 
     def _announce(self, ns: str, name: str, uid: str, reason: str, message: str, pci: str) -> None:
-        if self.announce is not None:
-            self.announce(ns, name, uid, reason, message, f"podfault|{ns}/{name}|{pci}")
+        self.events.record(Ref("Pod", name, ns, uid), reason, message, "Warning", key=f"podfault|{ns}/{name}|{pci}")
