@@ -396,6 +396,10 @@ def test_component_renders_valid_grants_what_the_writer_calls_and_mounts_the_kub
         Path(KubeSettings().pod_resources_socket) == Path(volumes["pod-resources"]["hostPath"]["path"]) / "kubelet.sock"
 
 
+_CEL = None  # one CEL environment and one compiled program per expression for all cases (compiling is slow)
+_PROGRAMS: dict = {}
+
+
 def admitted(user: str, node: str | None, sub: str, old: dict, new: dict) -> bool:
     """The component's ValidatingAdmissionPolicy, its CEL evaluated by cel-python as the API server would: not
     matched (another user) or every validation True; an evaluation error denies (failurePolicy: Fail)."""
@@ -404,14 +408,19 @@ def admitted(user: str, node: str | None, sub: str, old: dict, new: dict) -> boo
     (vap,) = [d for d in yaml.safe_load_all((ROOT / "deploy/components/pod-fault-conditions/rbac.yaml").read_text())
               if d and d["kind"] == "ValidatingAdmissionPolicy"]
     extra = {"authentication.kubernetes.io/node-name": [node]} if node else {}
+    global _CEL
+    if _CEL is None:
+        _CEL = celpy.Environment()
+    env = _CEL
     act = {"request": celpy.json_to_cel({"userInfo": {"username": user, "extra": extra}, "subResource": sub,
                                          "name": new["metadata"]["name"]}),
            "object": celpy.json_to_cel(new), "oldObject": celpy.json_to_cel(old)}
-    env = celpy.Environment()
 
     def ev(expr: str, variables: dict):
         try:
-            return env.program(env.compile(expr)).evaluate({**act, "variables": celpy.celtypes.MapType(variables)})
+            if expr not in _PROGRAMS:
+                _PROGRAMS[expr] = env.program(env.compile(expr))
+            return _PROGRAMS[expr].evaluate({**act, "variables": celpy.celtypes.MapType(variables)})
         except Exception as exc:  # noqa: BLE001 - a CEL error
             return exc
 
