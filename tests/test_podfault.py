@@ -226,6 +226,7 @@ def job_outcome(job: dict, pods: list[dict]) -> str | None:
     return None
 
 
+@pytest.mark.slow
 def test_xid79_marks_exactly_the_pods_on_that_gpu_and_the_job_recipe_fails_the_job(tmp_path, kubelet):
     from harness import AgentProc
 
@@ -454,3 +455,4 @@ MINE = {"type": CONDITION_TYPE, "status": "True", "reason": "Xid79FallenOffBus",
 ])
 def test_admission_policy_lets_the_agent_write_only_its_condition_on_its_own_nodes_pods(user, node, sub, new, ok):
     assert admitted(user, node, sub, _pod("gpu-node-1"), new) is ok
+

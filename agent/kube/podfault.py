@@ -25,6 +25,7 @@ from parsers.model import Snapshot
 
 from ..podresources import PodDevices, list_pods
 from .dra import DeviceFencer, _pci
+from .sink import _describe, _error_kind, _retry_after, next_delay  # one backoff rule for every API writer
 
 log = logging.getLogger("gpu_npd.kube")
 CONDITION_TYPE = "gpu-npd.io/GPUFault"
@@ -111,8 +112,6 @@ class PodFaultWriter:
     # ---- the writer loop ---------------------------------------------------------------------------
 
     def run(self) -> None:
-        from .sink import _describe, _error_kind, _retry_after, next_delay  # noqa: PLC0415 - one backoff rule
-
         backoff = 0.0
         while not self.stop.is_set():
             with self._lock:
