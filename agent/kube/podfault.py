@@ -26,6 +26,7 @@ from parsers.model import Snapshot
 from ..podresources import PodDevices, list_pods
 from .dra import DeviceFencer, _pci
 from .sink import _describe, _error_kind, _retry_after, next_delay  # one backoff rule for every API writer
+from .writers import NodeApi
 
 log = logging.getLogger("gpu_npd.kube")
 CONDITION_TYPE = "gpu-npd.io/GPUFault"
@@ -75,11 +76,12 @@ class PodFaultWriter:
 
     def __init__(self, api, node: str, settings, mode: str, metrics=None, clock: Callable[[], float] = time.time,
                  lister: Callable[[], list[PodDevices]] | None = None):
-        self.api, self.node, self.s, self.mode, self.metrics, self.clock = api, node, settings, mode, metrics, clock
+        self.api, self.node, self.s, self.mode, self.clock = api, node, settings, mode, clock
+        self.n = NodeApi(api, node, settings, metrics)  # the client-side QPS limit and the write counters
         self.events = EventRecorder(settings.event_namespace, node, settings.event_burst, settings.events_per_minute,
                                     settings.event_aggregate_seconds, clock)
         self.lister = lister or (lambda: list_pods(settings.pod_resources_socket, settings.request_timeout_seconds))
-        self.stop = threading.Event()
+        self.stop = self.n.stop
         self._wake = threading.Event()
         self._lock = threading.Lock()
         self._gpus: dict[str, tuple[str, str, str, str]] = {}
@@ -125,8 +127,7 @@ class PodFaultWriter:
                 backoff = 0.0
             except Exception as exc:  # noqa: BLE001 - any API failure: back off, keep what is pending
                 delay, backoff = next_delay(backoff, _retry_after(exc), self.s.max_backoff_seconds)
-                if self.metrics is not None:
-                    self.metrics.kube_errors.labels(_error_kind(exc)).inc()
+                self.n.count_error(_error_kind(exc))
                 log.warning("pod condition write failed (%s); retrying in %.1f s", _describe(exc), delay)
                 self.stop.wait(delay)
                 self._wake.set()
@@ -137,7 +138,8 @@ class PodFaultWriter:
         if gpus:
             self._mark(gpus)
         if self.events.pending():
-            self.events.flush(self.api, self.s.request_timeout_seconds)
+            self.n.wait()
+            self.n.count("events", self.events.flush(self.api, self.s.request_timeout_seconds))
 
     def _mark(self, gpus: dict[str, tuple[str, str, str, str]]) -> None:
         pods = self._ask_kubelet()
@@ -168,21 +170,23 @@ class PodFaultWriter:
         return pods
 
     def _dra_devices(self) -> dict[str, tuple[str, str, str]]:
-        """Our GPUs in this node's ResourceSlices (read once; DRA claim devices are matched through them)."""
+        """Our GPUs in this node's ResourceSlices (read once; DRA claim devices are matched through them).  Not
+        readable now: device-plugin ids only this time, asked again next time."""
         if self._dra is None:
-            fencer = DeviceFencer(self.api, self.node, self.s, lambda: None, self.clock, lambda kind: None)
+            fencer = DeviceFencer(self.api, self.node, self.s, self.n.wait, self.clock, self.n.count)
             try:
                 self._dra = fencer.node_devices()
-            except Exception as exc:  # noqa: BLE001 - not readable: device-plugin ids only, said once
-                log.warning("ResourceSlices not readable (%s); DRA-allocated GPUs are not matched to pods",
+            except Exception as exc:  # noqa: BLE001
+                log.warning("ResourceSlices not readable (%s); DRA-allocated GPUs are not matched to pods this time",
                             f"{type(exc).__name__}: {exc}"[:200])
-                self._dra = {}
+                return {}
         return self._dra
 
     def _write(self, ns: str, name: str, cond: dict, pci: str) -> None:
         """Write the condition unless it stands already; a pod gone, elsewhere or refusing is left alone (said)."""
         from kubernetes.client.rest import ApiException  # noqa: PLC0415
 
+        self.n.wait()
         try:
             pod = json.loads(self.api.read_namespaced_pod(name, ns, _preload_content=False,
                                                           _request_timeout=self.s.request_timeout_seconds).data)
@@ -195,6 +199,7 @@ class PodFaultWriter:
         if any(c.get("type") == CONDITION_TYPE and c.get("status") == "True"
                for c in pod.get("status", {}).get("conditions") or []):
             return  # written before (an earlier run of the agent): idempotent
+        self.n.wait()
         try:
             self.api.patch_namespaced_pod_status(name, ns, {"status": {"conditions": [cond]}},
                                                  _content_type="application/strategic-merge-patch+json",
@@ -202,12 +207,10 @@ class PodFaultWriter:
         except ApiException as exc:
             if exc.status in (403, 404, 422):  # refused by RBAC / the admission policy, or gone: not retried
                 log.warning("pod %s/%s: %s not written (HTTP %s %s)", ns, name, CONDITION_TYPE, exc.status, exc.reason)
-                if self.metrics is not None:
-                    self.metrics.kube_errors.labels(str(exc.status)).inc()
+                self.n.count_error(str(exc.status))
                 return
             raise
-        if self.metrics is not None:
-            self.metrics.kube_writes.labels("pod_conditions").inc()
+        self.n.count("pod_conditions")
         log.warning("pod %s/%s: %s set (%s)", ns, name, CONDITION_TYPE, cond["message"])
         self._announce(ns, name, pod.get("metadata", {}).get("uid", ""), "GPUFaultConditionSet",
                        f"gpu-npd set {CONDITION_TYPE} on this pod: {cond['message']}", pci)
