@@ -64,9 +64,12 @@ class Pipeline:
 
     def _records(self, batch: list[Record]) -> Change:
         name = batch[0].source
-        classifier = self.classifiers.get(name)
+        # one classifier per stream (a source, or a file a source follows; a batch is from one stream): an open
+        # multi-line event or an NVRM banner of one file never reaches another's lines
+        stream = name if batch[0].stream is None else f"{name}:{batch[0].stream}"
+        classifier = self.classifiers.get(stream)
         if classifier is None:
-            classifier = self.classifiers[name] = Classifier()
+            classifier = self.classifiers[stream] = Classifier()
         classify, admit, repeat = classifier.classify, self.admission.admit, self.coalescer.repeat
         change, fresh = Change(), []
         for rec in batch:

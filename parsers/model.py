@@ -38,6 +38,7 @@ class Record:
     source: str
     line: str  # the line as read, envelope included
     cursor: Any = None  # the source's position after this record; persisted once it is processed
+    stream: str | None = None  # which of the source's streams (a followed file) it is from: context is per stream
 
 
 @dataclass
