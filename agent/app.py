@@ -31,7 +31,12 @@ from .intake import Intake
 from .metrics import Metrics
 from .pipeline import Pipeline
 from .podlookup import PodLookup
+from .hangsettings import peer_settings
+from .hangsettings import settings as hang_settings
+from .peers import PeerOutliers
+from .pidmap import running_pods
 from .poller import Poller, watch_udev
+from .progress import ProgressTracker
 from .samples import SampleJudge
 from .selfcaused import CounterGuard
 from .selfwatch import SelfWatch
@@ -43,6 +48,7 @@ from .supervisor import Supervisor, fabricmanager_source, select_sources
 from .workloads import WorkloadTracker
 
 __all__ = ["Agent", "build", "select_sources"]
+RELEASE_FILE = "release-nvml"  # in state_dir: while it exists the agent holds no NVML (docs/nvml.md)
 log = logging.getLogger("gpu_npd")
 
 
@@ -64,7 +70,7 @@ def _memory(cfg: Config, clock: Callable[[], float], boot: Boot, metrics: Metric
     """What the agent remembers, built from the saved state: (engine, sample judge, counter guard, cursors)."""
     engine = HealthEngine(cfg, clock, boot)
     engine.restore(state)
-    judge = SampleJudge(cfg.sample_rules, cfg.sample_ignore)
+    judge = SampleJudge(cfg.sample_rules, cfg.sample_ignore, boot.epoch or 0.0, cfg.boot_grace_seconds)
     judge.restore(state.get("samples", {}))
     guard = CounterGuard(cfg.ib_counter_selfcheck_seconds, cfg.ib_counter_selfcheck_repeats, clock,
                          metrics.ib_counters_off)
@@ -111,22 +117,44 @@ def build(cfg: Config, clock: Callable[[], float] = time.time, out=None, boot: B
         engine, judge, guard, cursors = _memory(cfg, clock, boot, metrics, state)
     stop = threading.Event()
     intake = Intake(int(cfg.queue_max_mb * 2**20), stop, metrics)
-    gpu = GpuCollector(open_backend(cfg.nvml), cfg.nvml_deadline_seconds, cfg.expected_gpus)
+    gpu = GpuCollector(open_backend(cfg.nvml), cfg.nvml_deadline_seconds, cfg.expected_gpus,
+                       release_file=os.path.join(cfg.state_dir, RELEASE_FILE), proc_root=cfg.proc_root)
     pods = PodLookup(cfg.proc_root)
     workloads = WorkloadTracker(metrics, cfg.workload_correlation_seconds, cfg.workload_pod_label, clock)
     kube = _kube_sink(cfg, metrics, intake.emit)
-    sinks = [workloads, metrics, StdoutSink(cfg.node_name, out)] + ([kube] if kube is not None else [])
+    podfaults = _pod_fault_writer(cfg, kube, metrics)
+    sinks = [workloads, metrics, StdoutSink(cfg.node_name, out)] + [s for s in (kube, podfaults) if s is not None]
+    progress = ProgressTracker(metrics, hang_settings(cfg.workload_hang), clock,
+                               alive=functools.partial(running_pods, cfg.proc_root))
     pipeline = Pipeline(engine, judge, metrics, gpu, workloads, pods, sinks, boot, clock, guard, cursors,
-                        str(cfg.checks.get("severity") or "error"), cfg.expected_gpus)
-    for cache, owner in (("pid_pod", pods.pids), ("workload_jobs", workloads), ("decisions", pipeline.coalescer)):
+                        str(cfg.checks.get("severity") or "error"), cfg.expected_gpus, progress, _peers(cfg))
+    for cache, owner in (("pid_pod", pods.pids), ("workload_jobs", workloads), ("decisions", pipeline.coalescer),
+                         ("progress_pods", progress)):
         metrics.count_evictions(cache, functools.partial(getattr, owner, "evictions"))
     metrics.count_evictions("kernel_uuid", functools.partial(pipeline.classifier_evictions, "uuid_evictions"))
     metrics.count_evictions("kernel_memo", functools.partial(pipeline.classifier_evictions, "memo_evictions"))
-    return Agent(cfg, boot, stop, intake, pipeline, Poller(gpu, cfg.sysfs_root, guard=guard), kube,
-                 Checkpoint(store, metrics), _check_scheduler(cfg, intake), rebooted=_rebooted(state, boot))
+    poller = Poller(gpu, cfg.sysfs_root, guard=guard, expected_nics=cfg.expected_nics)
+    return Agent(cfg, boot, stop, intake, pipeline, poller, kube, Checkpoint(store, metrics),
+                 _check_scheduler(cfg, intake, gpu), rebooted=_rebooted(state, boot), podfaults=podfaults)
 
 
-def _check_scheduler(cfg: Config, intake: Intake) -> CheckScheduler | None:
+def _pod_fault_writer(cfg: Config, kube, metrics: Metrics):
+    """Pods on a faulted GPU get the gpu-npd.io/GPUFault condition (opt-in; agent/kube/podfault.py)."""
+    if kube is None or not cfg.kube.pod_fault_conditions:
+        return None
+    from .kube.podfault import PodFaultWriter  # noqa: PLC0415
+
+    return PodFaultWriter(kube.n.api, cfg.node_name, cfg.kube, cfg.mode, metrics)
+
+
+def _peers(cfg: Config) -> PeerOutliers | None:
+    """The peer-outlier test when the `peer_outliers` block enables it."""
+    spec = peer_settings(cfg.peer_outliers)
+    enabled = spec.pop("enabled")
+    return PeerOutliers(**spec) if enabled else None
+
+
+def _check_scheduler(cfg: Config, intake: Intake, gpu: GpuCollector) -> CheckScheduler | None:
     """The active checks the `checks` block enables (none by default), run on their own thread; their
     results travel through the intake like every other input.  GPU-loading ones ask a separate NVML
     handle (never the poller's) whether a compute process is on a GPU."""
@@ -134,18 +162,23 @@ def _check_scheduler(cfg: Config, intake: Intake) -> CheckScheduler | None:
     if not configs:
         return None
     nvml = open_backend(cfg.nvml) if any(c.gpu_load for c in configs) else None
-    return CheckScheduler(configs, intake.emit, busy=functools.partial(gpu_busy, nvml, cfg.nvml_deadline_seconds))
+
+    def busy() -> str | None:  # nothing is asked of NVML while the agent has released it (a GPU reset)
+        return "nvml: released" if gpu.status == "released" else gpu_busy(nvml, cfg.nvml_deadline_seconds)
+    return CheckScheduler(configs, intake.emit, busy=busy)
 
 
 class Agent:
     """A built agent (see `build`): `start` runs its threads, `step` is one turn of its loop."""
 
     def __init__(self, cfg: Config, boot: Boot, stop: threading.Event, intake: Intake, pipeline: Pipeline,
-                 poller: Poller, kube, checkpoint: Checkpoint, checks: CheckScheduler | None, rebooted: bool = False):
+                 poller: Poller, kube, checkpoint: Checkpoint, checks: CheckScheduler | None, rebooted: bool = False,
+                 podfaults=None):
         self.cfg, self.boot, self.stop, self.intake, self.pipeline = cfg, boot, stop, intake, pipeline
         self.poller, self.kube, self.checkpoint, self.checks = poller, kube, checkpoint, checks
         self.metrics, self.engine, self.gpu, self.pods = pipeline.metrics, pipeline.engine, pipeline.gpu, pipeline.pods
         self.rebooted = rebooted
+        self.podfaults = podfaults  # agent/kube/podfault.py (opt-in): a sink with its own writer thread
         self.supervisor = Supervisor(self.metrics, intake.emit, stop)
         self.selfwatch = SelfWatch(self.metrics)
         self.server = None
@@ -168,6 +201,8 @@ class Agent:
         self.pipeline.publish(change, always=True)  # say what stands, once, at start
         if self.kube is not None:
             self.kube.start()
+        if self.podfaults is not None:
+            self.podfaults.start()
         cfg, cursors = self.cfg, self.pipeline.cursors
         sources = select_sources(cfg, {"cursors": cursors}, self.boot.id)
         if not sources:
@@ -208,6 +243,8 @@ class Agent:
                 break
             self.pipeline.process(batch)
         self.save()
+        if self.podfaults is not None:
+            self.podfaults.close()
         if self.kube is not None:
             self.kube.close()
         if self.server is not None:
@@ -235,6 +272,8 @@ class Agent:
 
     def _tick(self) -> None:
         self._last_tick = time.monotonic()
+        source = self.pods.pod_source
+        self.pipeline.judge_progress(set(source.pods) if source is not None else None)
         self.pipeline.publish(self.engine.tick())
         self.supervisor.refresh()
         self.supervisor.collect_counters()

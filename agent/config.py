@@ -15,12 +15,15 @@ from typing import Any, Mapping
 import yaml
 
 from .gpu.nvml import nvml_spec_problem
+from .hangsettings import SettingsError as HangSettingsError
+from .hangsettings import peer_settings
+from .hangsettings import settings as hang_settings
 from .kube.settings import MODES
 from .kube.settings import parse as kube_settings
 from .policy import validate as validate_policy
 from .samples import validate_rules
 
-NESTED = ("kubernetes", "sample_ignore", "xid_policy", "checks")
+NESTED = ("kubernetes", "sample_ignore", "xid_policy", "checks", "workload_hang", "peer_outliers")
 ENV_PREFIX = "GPU_NPD_"
 NESTED_SEP = "__"  # GPU_NPD_KUBERNETES__HEARTBEAT_SECONDS=60 sets kubernetes.heartbeat_seconds
 # GPU_NPD_* variables that are not configuration keys (read elsewhere); any other unknown one is an error.
@@ -68,6 +71,8 @@ class Config:
     poll_seconds: float
     nvml_deadline_seconds: float
     expected_gpus: int
+    expected_nics: int
+    boot_grace_seconds: float
     sysfs_root: str
     proc_root: str
     pod_logs_root: str
@@ -79,6 +84,8 @@ class Config:
     workload_allowed_log_roots: list[str]
     workload_correlation_seconds: float
     workload_pod_label: bool
+    workload_hang: dict[str, Any]
+    peer_outliers: dict[str, Any]
     udev: bool
     sample_ignore: dict[str, list[str]]
     mode: str
@@ -206,6 +213,10 @@ def _validate(cfg: Config) -> None:
         raise ConfigError(f"ib_counter_selfcheck_seconds: must be 0 (off) or more, got {cfg.ib_counter_selfcheck_seconds!r}")
     if cfg.ib_counter_selfcheck_repeats < 1:
         raise ConfigError(f"ib_counter_selfcheck_repeats: must be 1 or more, got {cfg.ib_counter_selfcheck_repeats!r}")
+    if cfg.expected_nics < 0:
+        raise ConfigError(f"expected_nics: must be 0 (auto) or more, got {cfg.expected_nics!r}")
+    if cfg.boot_grace_seconds < 0:
+        raise ConfigError(f"boot_grace_seconds: must be 0 (off) or more, got {cfg.boot_grace_seconds!r}")
     if cfg.expected_gpus < 0:
         raise ConfigError(f"expected_gpus: must be 0 (auto) or more, got {cfg.expected_gpus!r}")
     problem = nvml_spec_problem(cfg.nvml)
@@ -227,6 +238,11 @@ def _validate(cfg: Config) -> None:
             raise ConfigError(f"{key}: not a usable value ({_one_line(f'{type(exc).__name__}: {exc}')[:120]})") from None
 
     guarded("kubernetes", kube_settings, cfg.kubernetes, cfg.conditions)
+    try:
+        hang_settings(cfg.workload_hang)
+        peer_settings(cfg.peer_outliers)
+    except HangSettingsError as exc:
+        raise ConfigError(str(exc)) from None
     problem = (guarded("sample_rules", validate_rules, cfg.sample_rules, cfg.conditions)
                or guarded("xid_policy", validate_policy, cfg.xid_policy, cfg.xid_reboot_escalation))
     if problem:

@@ -22,6 +22,13 @@ KINDS = (
     "unclassified",  # a GPU/NVSwitch/NIC/PCIe driver line with an error word that no rule recognised
     "peermem_error",  # nvidia-peermem (GPUDirect RDMA) reported an ERROR
     "kernel_oops",  # a kernel oops / BUG / GPF whose faulting instruction is in a GPU or NIC driver module
+    # the host around the GPUs (issue 29)
+    "cpu_lockup",  # a CPU stuck in the kernel (soft lockup, hard LOCKUP): the node is degraded
+    "rcu_stall",  # RCU grace periods not completing (a CPU or kthread starved)
+    "memory_error",  # host memory: machine check / EDAC / firmware (CPER) memory error, corrected or not
+    "nfs_error",  # an NFS server not responding (and its recovery, info)
+    "filesystem_error",  # a filesystem error, a filesystem remounted read-only
+    "nvme_error",  # NVMe I/O timeouts, controller resets, a controller removed
 )
 
 

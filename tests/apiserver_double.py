@@ -17,9 +17,9 @@ KMock parses the Kubernetes URLs and renders errors.  On top:
   the Job ends (Complete by default, Failed, or Running: never finishes); pods list (namespaced or across
   namespaces, by label and by spec.nodeName / status.phase field selectors), and pod logs
   (`/api/v1/namespaces/{ns}/pods/{name}/log`, text/plain) whose text `pod_log(job_nodes, node, index)`
-  supplies.  `add_pod` adds a running pod (a GPU in use on a node); PATCH of `pods/{name}/status` is a strategic
-  merge of `status.conditions` by `type`, `$patch: delete` included (as for nodes/status).  Pods are deleted (DELETE, with a uid
-  precondition: 409 when it names another pod), as `pods_deleted` records.
+  supplies.  `add_pod` adds a running pod (a GPU in use on a node).  Pods are deleted (DELETE, with a uid
+  precondition: 409 when it names another pod), as `pods_deleted` records.  PATCH of `pods/{name}/status`: a
+  strategic merge of `status.conditions` by `type`, the content type checked as for nodes (`pod_status_patches`).
 - Watches and generic objects: nodes, pods, Jobs, Events, Leases and any resource a test serves
   (`serve(group, version, plural, kind)`, e.g. JobSets) keep a change log; `?watch=1` streams it from the
   asked resourceVersion (all current objects as ADDED when none is given), with label and field selectors,
@@ -525,13 +525,7 @@ class _Emulator(kmock.KubernetesEmulator):
                 d.pods_deleted.append((ns, name))
                 return aiohttp.web.json_response(_public(pod))
             if method == "PATCH" and sub == "status" and (ns, name) in d.pods:
-                if request.headers.get("Content-Type") != "application/strategic-merge-patch+json":
-                    return _status(415, "UnsupportedMediaType", "pod status patches here are strategic merges")
-                pod = d.pods[(ns, name)]
-                pod["status"]["conditions"] = _merge_conditions(pod["status"].get("conditions", []),
-                                                                (request.data or {}).get("status", {}).get("conditions", []))
-                d.pod_status_patches += 1
-                return aiohttp.web.json_response({k: v for k, v in pod.items() if k != "_log"})
+                return self._pod_status(ns, name, request)
             if method != "GET":
                 return _status(405, "MethodNotAllowed", method)
             if name is None:
@@ -546,6 +540,19 @@ class _Emulator(kmock.KubernetesEmulator):
                 d.logs_read.append(name)
                 return aiohttp.web.Response(text=pod.get("_log", ""), content_type="text/plain")
             return aiohttp.web.json_response({k: v for k, v in pod.items() if k != "_log"})
+
+    def _pod_status(self, ns: str, name: str, request) -> aiohttp.web.Response:
+        """pods/status: strategic merge of status.conditions by type, `$patch: delete` included (others' stay)."""
+        d = self.double
+        ctype = request.headers.get("Content-Type", "")
+        if ctype != "application/strategic-merge-patch+json":
+            return _status(415, "UnsupportedMediaType", f"status patch must be a strategic merge, got {ctype}")
+        pod = d.pods[(ns, name)]
+        pod["status"]["conditions"] = _merge_conditions(pod["status"].get("conditions", []),
+                                                        (request.data or {}).get("status", {}).get("conditions", []))
+        d.pods.touch((ns, name))
+        d.pod_status_patches.append((ns, name))
+        return aiohttp.web.json_response(_public(pod))
 
     def _list(self, request) -> aiohttp.web.Response:
         d = self.double
@@ -588,10 +595,10 @@ class ApiDouble:
         self.jobs_created: list[str] = []
         self.jobs_deleted: list[str] = []
         self.pods_deleted: list[tuple[str, str]] = []
+        self.pod_status_patches: list[tuple[str, str]] = []
         self.logs_read: list[str] = []
         self.pod_log: Callable[[tuple[str, ...], str, int], str] = lambda nodes, node, index: ""
         self.job_result: Callable[[tuple[str, ...]], str] = lambda nodes: "Complete"
-        self.pod_status_patches = 0
         self.status_patches = self.node_patches = self.conflicts = self.lists = self.event_patches = self.rejected = 0
         self._ready = threading.Event()
         self._stop: asyncio.Event | None = None

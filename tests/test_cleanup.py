@@ -83,7 +83,7 @@ def test_cleanup_removes_every_trace_and_touches_nothing_else(api):
     assert "would remove taint gpu-npd.io/GPUUnhealthy=Xid79FallenOffBus:NoSchedule from node/gpu-node-1" in dry.output
     assert "would remove DeviceTaintRule" in dry.output and "would remove pod condition gpu-npd.io/GPUFault" in dry.output
     assert "dry run: nothing changed" in dry.output.splitlines()[-1]
-    assert api.node("gpu-node-1") == node and api.pod_status_patches == 0
+    assert api.node("gpu-node-1") == node and api.pod_status_patches == []
 
     done = cleanup(api, "--apply")
     assert done.exit_code == 0, done.output

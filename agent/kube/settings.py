@@ -42,6 +42,9 @@ class KubeSettings:
     dra_device_taints: bool = False  # enforce: one DeviceTaintRule per faulty GPU where DRA serves them
     dra_driver: str = "gpu.nvidia.com"
     dra_taint_effect: str = "NoSchedule"
+    # pods on a GPU with a fatal fault get the pod condition gpu-npd.io/GPUFault (enforce; observe: Events only)
+    pod_fault_conditions: bool = False
+    pod_resources_socket: str = "/var/lib/kubelet/pod-resources/kubelet.sock"  # which pod holds which GPU
 
 
 def parse(raw: Any, conditions: dict) -> KubeSettings:
@@ -77,7 +80,7 @@ def parse(raw: Any, conditions: dict) -> KubeSettings:
         raise ValueError("kubernetes.qps / burst: must be positive")
     if s.repair_profile not in REPAIR_PROFILES:
         raise ValueError(f"kubernetes.repair_profile: expected one of {', '.join(REPAIR_PROFILES)}, got {s.repair_profile!r}")
-    for key in ("repair_annotation", "dra_device_taints"):
+    for key in ("repair_annotation", "dra_device_taints", "pod_fault_conditions"):
         if not isinstance(getattr(s, key), bool):
             raise ValueError(f"kubernetes.{key}: expected true or false, got {getattr(s, key)!r}")
     if s.dra_taint_effect not in ("NoSchedule", "NoExecute"):
