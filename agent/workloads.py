@@ -13,15 +13,14 @@ from datetime import datetime, timezone
 from typing import Callable
 
 from parsers import Cause, Finding, cause_of, explain, likely_cause
+from parsers.catalog import xid_reason
 from parsers.correlate import Ranks
+from parsers.kinds import BY_NAME as KIND
 
-from .health import Problem, xid_reason
+from .health import Problem
 from .sources.podlogs import PodRef
 
-# finding kind -> Pod Event reason; CUDA errors refined by their text
-EVENT_REASONS = {"nccl_timeout": "NCCLWatchdogTimeout", "nccl_remote_error": "NCCLRemoteError",
-                 "nccl_error": "NCCLError", "ib_completion_error": "NCCLIBCompletionError",
-                 "cuda_oom": "CUDAOutOfMemory", "cuda_error": "CUDAError"}
+# Pod Event reasons: a workload kind's own (parsers/kinds.py); CUDA errors refined by their text
 CUDA_REASONS = {"an illegal memory access was encountered": "CUDAIllegalAddress",
                 "cudaErrorIllegalAddress": "CUDAIllegalAddress",
                 "uncorrectable ECC error encountered": "CUDAUncorrectableECC",
@@ -38,7 +37,8 @@ def event_reason(f: Finding) -> str:
         return CUDA_REASONS.get(str(f.details.get("cuda_error", "")), "CUDAError")
     if f.kind == "xid" and f.xid is not None:
         return xid_reason(f.xid)
-    return EVENT_REASONS.get(f.kind, "WorkloadError")
+    row = KIND.get(f.kind)
+    return row.reason if row is not None and row.workload else "WorkloadError"
 
 
 def job_of(pod: str) -> str:

@@ -7,22 +7,14 @@ from operator import attrgetter
 from datetime import datetime
 from typing import Any
 
+from .kinds import TABLE as KIND_TABLE
+
 SEVERITIES = ("info", "warning", "error", "fatal")
 SEVERITY_RANK = {name: rank for rank, name in enumerate(SEVERITIES)}
 ATTRIBUTIONS = ("hardware", "fabric", "driver", "application", "unknown")
 
-# The stable vocabulary of finding kinds.  Add kinds, never rename them.
-KINDS = (
-    "xid", "sxid", "fallen_off_bus", "gpu_reset", "nvlink", "pcie_aer", "ib_link", "nic_error",
-    "ib_completion_error", "nccl_timeout", "nccl_remote_error", "nccl_error", "cuda_error",
-    "cuda_oom", "hung_task", "oom_kill",
-    # added kinds
-    "gpu_reset_required",  # NVRM assertion NV_ERR_RESET_REQUIRED: the driver refuses work until reset
-    "driver_load",  # NVIDIA kernel module (re)loaded: a lifecycle mark, severity info
-    "unclassified",  # a GPU/NVSwitch/NIC/PCIe driver line with an error word that no rule recognised
-    "peermem_error",  # nvidia-peermem (GPUDirect RDMA) reported an ERROR
-    "kernel_oops",  # a kernel oops / BUG / GPF whose faulting instruction is in a GPU or NIC driver module
-)
+# The stable vocabulary of finding kinds: the kind table's rows (parsers/kinds.py). Add kinds, never rename them.
+KINDS = tuple(k.name for k in KIND_TABLE)
 
 
 @dataclass(slots=True)

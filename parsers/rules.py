@@ -15,6 +15,7 @@ from functools import lru_cache
 
 from .catalog import (NVLINK5_LINE, NVLINK5_UNIT_OVERRIDE, NVLINK5_VERDICT, NVLINK_XIDS, XID154_RECOVERY, sxid_info,
                       xid_info)
+from .kinds import BY_NAME as KIND
 from .wordscan import word_regex
 
 PCI = r"(?:PCI:)?[0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}(?:\.[0-7])?"
@@ -43,10 +44,14 @@ class Rule:
 FIRST_MLX5 = r"^(?>.*?mlx5_core (?P<pci>" + PCI + r"))"
 
 
-def _r(name, kind, keywords, pattern, severity="error", attribution="unknown", action="INVESTIGATE",
+def _r(name, kind, keywords, pattern, severity=None, attribution=None, action=None,
        refine=None, flags=0, event=None) -> Rule:
-    return Rule(name, kind, tuple(keywords), re.compile(pattern, flags), severity, attribution, action, refine,
-                event)
+    """A row; severity, attribution and action left out are its kind's (parsers/kinds.py)."""
+    row = KIND.get(kind)
+    if row is not None:
+        severity, attribution, action = severity or row.severity, attribution or row.attribution, action or row.action
+    return Rule(name, kind, tuple(keywords), re.compile(pattern, flags), severity or "error",
+                attribution or "unknown", action or "INVESTIGATE", refine, event)
 
 
 # How many lines after its last line a multi-line event stays open (lines no rule reads count too).
