@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 from kubeapi.events import iso
-from parsers.finding import SEVERITY_RANK
+from parsers.finding import SEVERITIES, SEVERITY_RANK
 
 
 class Condition(Protocol):
@@ -24,8 +24,8 @@ class Condition(Protocol):
 @dataclass(frozen=True)
 class TaintRule:
     condition: str
-    effect: str = "NoSchedule"  # NoExecute only when configured
-    min_severity: str = "warning"  # taint only while the condition's worst problem is at least this severe
+    effect: Literal["NoSchedule", "PreferNoSchedule", "NoExecute"] = "NoSchedule"  # NoExecute only when configured
+    min_severity: Literal[SEVERITIES] = "warning"  # taint only while the condition's worst problem is this severe
 
 
 
