@@ -13,14 +13,14 @@ from datetime import datetime, timezone
 from typing import Callable
 
 from parsers import Cause, Finding, cause_of, explain, likely_cause
-from parsers.catalog import xid_reason
 from parsers.correlate import Ranks
-from parsers.kinds import BY_NAME as KIND
+from parsers.kinds import TABLE as KINDS
 
-from .health import Problem
+from .health import Problem, xid_reason
 from .sources.podlogs import PodRef
 
-# Pod Event reasons: a workload kind's own (parsers/kinds.py); CUDA errors refined by their text
+# finding kind -> Pod Event reason: a workload kind's own (parsers/kinds.py); CUDA errors refined by their text
+EVENT_REASONS = {k.name: k.reason for k in KINDS if k.workload}
 CUDA_REASONS = {"an illegal memory access was encountered": "CUDAIllegalAddress",
                 "cudaErrorIllegalAddress": "CUDAIllegalAddress",
                 "uncorrectable ECC error encountered": "CUDAUncorrectableECC",
@@ -37,8 +37,7 @@ def event_reason(f: Finding) -> str:
         return CUDA_REASONS.get(str(f.details.get("cuda_error", "")), "CUDAError")
     if f.kind == "xid" and f.xid is not None:
         return xid_reason(f.xid)
-    row = KIND.get(f.kind)
-    return row.reason if row is not None and row.workload else "WorkloadError"
+    return EVENT_REASONS.get(f.kind, "WorkloadError")
 
 
 def job_of(pod: str) -> str:
