@@ -23,6 +23,7 @@ from .settings import ENV_PREFIX, NESTED_SEP, Config, bare, blocks, defaults, hi
 
 __all__ = ["Config", "ConfigError", "ENV_PREFIX", "NESTED", "defaults", "load"]
 
+KNOWN = hints(Config)  # key -> its declared (Annotated) type
 BLOCKS = blocks()  # block -> its declared class (None: an open mapping)
 NESTED = tuple(BLOCKS)  # blocks set key by key: GPU_NPD_<BLOCK>__<KEY>
 # GPU_NPD_* variables that are not configuration keys (read elsewhere); any other unknown one is an error.
@@ -42,18 +43,29 @@ def _one_line(text: str) -> str:
 
 # ---- text (environment, flags) to the declared type: what msgspec does not read from a string itself -----------
 
-_TRUE, _FALSE, _NONE = ("1", "true", "yes", "on"), ("0", "false", "no", "off"), ("", "null", "none", "auto")
+_WORDS = {**dict.fromkeys(("1", "true", "yes", "on"), True), **dict.fromkeys(("0", "false", "no", "off"), False)}
+_NONE = ("", "null", "none", "auto")
+
+
+def _words(value: Any, optional: bool) -> Any:
+    if not isinstance(value, str):
+        return value
+    low = value.strip().lower()
+    return None if optional and low in _NONE else _WORDS.get(low, value)
+
+
+# declared type -> how a value written as text (or a number where a string is declared) becomes it
+_FROM_TEXT: dict[Any, Callable[[Any], Any]] = {
+    bool: lambda v: _words(v, False),
+    bool | None: lambda v: _words(v, True),
+    list[str]: lambda v: [x for x in v.split(",") if x] if isinstance(v, str) else v,
+    str: lambda v: str(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else v,
+}
 
 
 def _from_text(kind: Any, value: Any) -> Any:
-    if isinstance(value, str) and kind in (bool, bool | None):
-        low = value.strip().lower()
-        return True if low in _TRUE else False if low in _FALSE else None if low in _NONE and kind != bool else value
-    if isinstance(value, str) and kind == list[str]:
-        return [v for v in value.split(",") if v]
-    if kind is str and isinstance(value, (int, float)) and not isinstance(value, bool):
-        return str(value)
-    return value
+    convert = _FROM_TEXT.get(kind)
+    return convert(value) if convert is not None else value
 
 
 # ---- msgspec's verdict as one line naming the key --------------------------------------------------------------
@@ -278,50 +290,59 @@ def _culprit(file: str | None, env: Mapping[str, str] | None, flags: Mapping[str
     return f"config file {file}" if file else "configuration"
 
 
-def _load(file: str | None, env: Mapping[str, str] | None, flags: Mapping[str, Any] | None) -> Config:
-    merged = defaults()
-    known = hints(Config)
-    if file:
-        try:
-            with open(file, encoding="utf-8") as fh:
-                data = yaml.safe_load(fh) or {}
-        except OSError as exc:
-            raise ConfigError(f"config file {file}: {exc.strerror or exc}") from None
-        except yaml.YAMLError as exc:
-            raise ConfigError(f"config file {file}: not valid YAML ({exc})") from None
-        except RecursionError:
-            raise ConfigError(f"config file {file}: nested too deeply") from None
-        except UnicodeDecodeError as exc:
-            raise ConfigError(f"config file {file}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
-        if not isinstance(data, dict):
-            raise ConfigError(f"config file {file}: expected a mapping of keys")
-        for key in data:
-            if key not in known:
-                raise ConfigError(f"{key}: unknown configuration key")
-        for key in NESTED:  # a block in the file changes the keys it names, not the whole block
-            if isinstance(data.get(key), dict) and isinstance(merged.get(key), dict):
-                data[key] = {**merged[key], **data[key]}
-        merged.update(data)
-    origin = _apply_env(merged, env if env is not None else os.environ, known)
-    for key, value in (flags or {}).items():
-        if value is not None:
-            if key not in known:
-                raise ConfigError(f"{key}: unknown configuration key")
-            merged[key] = value
+def _read_file(file: str) -> dict[str, Any]:
     try:
-        for key, kind in known.items():
-            merged[key] = _from_text(bare(kind), merged.get(key))
-            _unknown(merged[key], kind, key)
-        try:
-            cfg = msgspec.convert(merged, Config, strict=False)
-        except msgspec.ValidationError as exc:
-            raise _explain(exc, merged) from None
-        node = cfg.node_name or (env if env is not None else os.environ).get("NODE_NAME") or socket.gethostname()
-        cfg = replace(cfg, node_name=node, conditions=_with_check_conditions(cfg))
-        _validate(cfg)
+        with open(file, encoding="utf-8") as fh:
+            data = yaml.safe_load(fh) or {}
+    except OSError as exc:
+        raise ConfigError(f"config file {file}: {exc.strerror or exc}") from None
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"config file {file}: not valid YAML ({exc})") from None
+    except RecursionError:
+        raise ConfigError(f"config file {file}: nested too deeply") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"config file {file}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    if not isinstance(data, dict):
+        raise ConfigError(f"config file {file}: expected a mapping of keys")
+    return data
+
+
+def _overlay(merged: dict[str, Any], data: Mapping[str, Any], blocks: tuple[str, ...] = ()) -> None:
+    """Keys set by a file or flags replace the value below; a block in `blocks` changes the keys it names."""
+    for key, value in data.items():
+        if key not in KNOWN:
+            raise ConfigError(f"{key}: unknown configuration key")
+        if key in blocks and isinstance(value, dict) and isinstance(merged.get(key), dict):
+            value = {**merged[key], **value}
+        merged[key] = value
+
+
+def _convert(merged: dict[str, Any], env: Mapping[str, str]) -> Config:
+    """The merged layers as the declared Config, checked (raises ConfigError naming the key)."""
+    for key, kind in KNOWN.items():
+        merged[key] = _from_text(bare(kind), merged.get(key))
+        _unknown(merged[key], kind, key)
+    try:
+        cfg = msgspec.convert(merged, Config, strict=False)
+    except msgspec.ValidationError as exc:
+        raise _explain(exc, merged) from None
+    node = cfg.node_name or env.get("NODE_NAME") or socket.gethostname()
+    cfg = replace(cfg, node_name=node, conditions=_with_check_conditions(cfg))
+    _validate(cfg)
+    return cfg
+
+
+def _load(file: str | None, env: Mapping[str, str] | None, flags: Mapping[str, Any] | None) -> Config:
+    env = env if env is not None else os.environ
+    merged = defaults()
+    if file:
+        _overlay(merged, _read_file(file), NESTED)
+    origin = _apply_env(merged, env, KNOWN)
+    _overlay(merged, {key: value for key, value in (flags or {}).items() if value is not None})
+    try:
+        return _convert(merged, env)
     except ConfigError as exc:  # name the environment variable when the bad value came from one
         key = str(exc).split(":", 1)[0].split("[", 1)[0].split(" ", 1)[0]
         if key in origin:
             raise ConfigError(f"{origin[key]}: {exc}") from None
         raise
-    return cfg
