@@ -226,8 +226,8 @@ def _apply_env(merged: dict[str, Any], env: Mapping[str, str], known: Mapping[st
             continue
         key, _, sub = var[len(ENV_PREFIX):].lower().partition(NESTED_SEP)
         if key not in known:
-            raise ConfigError(f"{var}: unknown configuration variable (keys: GPU_NPD_<KEY> for the keys in "
-                              f"defaults.yaml, GPU_NPD_<BLOCK>__<KEY> inside kubernetes / sample_ignore)")
+            raise ConfigError(f"{var}: unknown configuration variable (keys: GPU_NPD_<KEY> for the keys "
+                              f"python -m agent.settings prints, GPU_NPD_<BLOCK>__<KEY> inside {', '.join(NESTED)})")
         origin[f"{key}.{sub}" if sub else key] = var
         if not sub:
             merged[key] = value

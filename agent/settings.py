@@ -2,8 +2,8 @@
 
 `Config` (top level) and the blocks it holds (`kubernetes:` is `kube.settings.KubeSettings`) are frozen
 dataclasses whose fields say it all: the type annotation, `Annotated[..., doc(text, bounds)]` for the doc and
-the bounds, and the default.  From them derive: the defaults (`defaults()`), the file users read
-(`render_defaults()`, kept as agent/defaults.yaml, a test checks it matches), the environment mapping
+the bounds, and the default.  From them derive: the defaults (`defaults()`), the defaults file users read
+(`python -m agent.settings` prints it: every key with its doc), the environment mapping
 (`GPU_NPD_<KEY>`, `GPU_NPD_<BLOCK>__<KEY>`), the validation (msgspec converts and checks bounds;
 config.py adds the few checks across keys) and the reference docs (`keys()`).
 
@@ -201,7 +201,7 @@ class Key:
     path: str  # "kubernetes.qps"
     env: str  # "GPU_NPD_KUBERNETES__QPS"
     type: str  # "float", "list of strings", "one of text, json", "block" ...
-    default: Any  # plain data (what defaults.yaml says)
+    default: Any  # plain data (as the defaults file says it)
     bounds: str  # "> 0, <= 1e+09" or ""
     doc: str
     block: bool = False  # a block of keys (listed after it)
@@ -300,9 +300,9 @@ def _comment(text: str, indent: str) -> list[str]:
 
 
 def render_defaults() -> str:
-    """agent/defaults.yaml: every key with its doc and default, as users read it."""
-    out = ["# gpu-npd default configuration, generated from agent/settings.py (python -m agent.settings > "
-           "agent/defaults.yaml).",
+    """The defaults file: every key with its doc and default, as users read it (a valid configuration file)."""
+    out = ["# gpu-npd default configuration, printed by `python -m agent.settings` from the declaration "
+           "(agent/settings.py).",
            "# Every key can be set in a YAML file (--config), as an environment variable GPU_NPD_<KEY> (upper case; "
            "a key",
            "# inside a block: GPU_NPD_<BLOCK>__<KEY>), or as a flag of `gpu-npd run`; later ones win. Numbers lie "

@@ -3,8 +3,9 @@ mapping, the validation and the reference docs all derive from the declaration."
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from dataclasses import fields
-from importlib import resources
 
 import pytest
 import yaml
@@ -14,12 +15,16 @@ from agent.kube.settings import KubeSettings
 from agent.settings import ENV_PREFIX, Config, defaults, keys, render_defaults
 
 
-def test_the_defaults_file_users_read_is_the_declaration():
-    """agent/defaults.yaml is generated (python -m agent.settings > agent/defaults.yaml): regenerate it when a
-    key changes."""
-    shipped = resources.files("agent").joinpath("defaults.yaml").read_text(encoding="utf-8")
-    assert shipped == render_defaults(), "agent/defaults.yaml is stale: python -m agent.settings > agent/defaults.yaml"
-    assert yaml.safe_load(shipped) == defaults()
+def test_the_defaults_file_users_read_is_the_declaration(tmp_path):
+    """`python -m agent.settings` prints every key with its doc and default (what agent/defaults.yaml was): it reads
+    back as the defaults, and as a configuration file it gives the default configuration."""
+    text = subprocess.run([sys.executable, "-m", "agent.settings"], capture_output=True, text=True, check=True).stdout
+    assert text == render_defaults() and yaml.safe_load(text) == defaults()
+    for k in keys():
+        assert f"# {k.doc.split()[0]}" in text, k.path  # each key's doc is in it
+    conf = tmp_path / "defaults.yaml"
+    conf.write_text(text)
+    assert load(str(conf), env={"NODE_NAME": "n"}) == load(env={"NODE_NAME": "n"})
 
 
 def test_every_key_has_a_doc_a_type_and_its_variable():
