@@ -15,6 +15,8 @@ from typing import Any, Callable, Literal, Mapping, get_args, get_origin
 import msgspec
 import yaml
 
+from parsers.kinds import CLEAR_MODES
+
 from .gpu.nvml import nvml_spec_problem
 from .kube.settings import check as check_kube
 from .policy import validate as validate_policy
@@ -28,7 +30,6 @@ BLOCKS = blocks()  # block -> its declared class (None: an open mapping)
 NESTED = tuple(BLOCKS)  # blocks set key by key: GPU_NPD_<BLOCK>__<KEY>
 # GPU_NPD_* variables that are not configuration keys (read elsewhere); any other unknown one is an error.
 NOT_CONFIG = ("GPU_NPD_CONFIG", "GPU_NPD_MATCHER", "GPU_NPD_BIN", "GPU_NPD_TEST_REAL_KMSG")
-CLEAR_MODES = ("reset", "boot", "expire", "link_up")
 LOG_LEVELS = ("debug", "info", "warning", "error")
 MATCH_KEYS = ("kind", "action", "attribution", "not_attribution", "severity", "xid", "sxid", "state")
 

@@ -7,11 +7,8 @@ from operator import attrgetter
 from datetime import datetime
 from typing import Any
 
+from .kinds import ATTRIBUTIONS, SEVERITIES, SEVERITY_RANK
 from .kinds import TABLE as KIND_TABLE
-
-SEVERITIES = ("info", "warning", "error", "fatal")
-SEVERITY_RANK = {name: rank for rank, name in enumerate(SEVERITIES)}
-ATTRIBUTIONS = ("hardware", "fabric", "driver", "application", "unknown")
 
 # The stable vocabulary of finding kinds: the kind table's rows (parsers/kinds.py). Add kinds, never rename them.
 KINDS = tuple(k.name for k in KIND_TABLE)

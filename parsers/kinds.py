@@ -18,6 +18,13 @@ from typing import Any, Mapping
 
 from .catalog import NVLINK_XIDS, XID_ACTION_CLEAR, xid_reason
 
+# The vocabulary of a finding's fields (finding.py re-exports it).
+SEVERITIES = ("info", "warning", "error", "fatal")
+SEVERITY_RANK = {name: rank for rank, name in enumerate(SEVERITIES)}
+ATTRIBUTIONS = ("hardware", "fabric", "driver", "application", "unknown")
+# How a problem ends: a GPU reset or driver reload for that GPU (or a new boot) | a new boot only |
+# warning_expire_seconds without a repeat (or a new boot) | the same port coming back up (or a new boot)
+CLEAR_MODES = ("reset", "boot", "expire", "link_up")
 # what a finding is about -> the noun an operator uses for it (None: no device, the node or a workload)
 DEVICES = MappingProxyType({"gpu": "GPU", "nvswitch": "NVSwitch", "nic": "NIC", "port": "port",
                             "pcie": "PCIe device"})
@@ -28,7 +35,7 @@ class Raise:
     """One default condition rule of a kind: findings of it that `match` raise `condition` (config
     `condition_rules`, whose match keys these are, `kind` added)."""
     condition: str
-    clear: str  # reset | boot | expire | link_up (config.CLEAR_MODES)
+    clear: str  # one of CLEAR_MODES
     match: Mapping[str, Any] = field(default_factory=dict)
     reason: str | None = None  # None: the kind's reason
 
@@ -56,9 +63,9 @@ class Kind:
         ranks = []
         for r in self.raises:
             want = r.match.get("severity")
-            ranks.append(min((_RANK[s] for s in want), default=0) if isinstance(want, (list, tuple)) else
-                         _RANK[want] if want else 0)
-        return _SEVERITY_NAMES[min(ranks)]
+            ranks.append(min((SEVERITY_RANK[s] for s in want), default=0) if isinstance(want, (list, tuple)) else
+                         SEVERITY_RANK[want] if want else 0)
+        return SEVERITIES[min(ranks)]
 
     @property
     def conditions(self) -> tuple[str, ...]:
@@ -74,8 +81,6 @@ class Condition:
     doc: str = ""
 
 
-_SEVERITY_NAMES = ("info", "warning", "error", "fatal")  # finding.SEVERITIES (which imports this module)
-_RANK = {name: rank for rank, name in enumerate(_SEVERITY_NAMES)}
 _NOT_APP = MappingProxyType({"not_attribution": "application"})
 _XID_BY_CLEAR = {mode: sorted(a for a, m in XID_ACTION_CLEAR.items() if m == mode) for mode in ("boot", "reset")}
 

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from agent.config import MATCH_KEYS, load
+from agent.config import CLEAR_MODES, MATCH_KEYS, load
 from agent.health import subject_of
 from agent.workloads import event_reason
 from parsers import KINDS, WORKLOAD_KINDS, Finding
@@ -35,7 +35,7 @@ def test_each_row_is_complete_and_uses_the_vocabulary(row):
     assert CAMEL.match(row.reason.replace("<code>", "").replace("<Name>", "")), row.reason
     assert not (row.workload and row.raises), "a workload kind never raises a node condition"
     for r in row.raises:
-        assert r.condition in {c.type for c in CONDITIONS}
+        assert r.condition in {c.type for c in CONDITIONS} and r.clear in CLEAR_MODES
         assert set(r.match) <= set(MATCH_KEYS) - {"kind"}
         assert r.reason is None or CAMEL.match(r.reason)
     assert row.floor is None or row.floor in SEVERITIES
