@@ -21,10 +21,13 @@ LABEL org.opencontainers.image.title="gpu-npd" \
       org.opencontainers.image.licenses="Apache-2.0" \
       org.opencontainers.image.source="https://github.com/gpu-npd/gpu-npd"
 # libudev for pyudev, journalctl for the journald source (the Debian-built base has both already)
-RUN (command -v journalctl >/dev/null && python3 -c "import ctypes.util as u, sys; sys.exit(not u.find_library('udev'))") \
-    || (apt-get update && apt-get install -y --no-install-recommends libudev1 systemd && rm -rf /var/lib/apt/lists/*)
+RUN (command -v journalctl >/dev/null && command -v tini >/dev/null \
+     && python3 -c "import ctypes.util as u, sys; sys.exit(not u.find_library('udev'))") \
+    || (apt-get update && apt-get install -y --no-install-recommends libudev1 systemd tini && rm -rf /var/lib/apt/lists/*)
 COPY --from=build /opt/gpu-npd /opt/gpu-npd
 ENV PATH=/opt/gpu-npd/bin:$PATH PYTHONDONTWRITEBYTECODE=1
 USER 0
-ENTRYPOINT ["gpu-npd"]
+# tini as PID 1 reaps what check plugins leave behind (gpu-npd as PID 1 would collect zombies up to the pid
+# limit) and forwards SIGTERM to gpu-npd
+ENTRYPOINT ["/usr/bin/tini", "--", "gpu-npd"]
 CMD ["run"]

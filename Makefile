@@ -17,8 +17,11 @@ $(STAMP): pyproject.toml
 
 venv: $(STAMP)
 
+# `make run` never writes to a cluster unless asked: a kubeconfig on this machine is left alone (mode off: stdout and
+# /metrics only) until MODE=observe or MODE=enforce says otherwise.
+MODE ?= off
 run: $(STAMP)
-	$(BIN)/gpu-npd run --state-dir .state --metrics-address 127.0.0.1:9810 $(ARGS)
+	GPU_NPD_MODE=$(MODE) $(BIN)/gpu-npd run --state-dir .state --metrics-address 127.0.0.1:9810 $(ARGS)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q $(PYTEST_ARGS)
@@ -28,16 +31,9 @@ fuzz: $(STAMP)
 	FUZZ_EXAMPLES=20000 $(BIN)/python -m pytest -q tests/test_config_fuzz.py
 
 bench: $(STAMP)
-	$(BIN)/python bench/parse.py
-	$(BIN)/python bench/perline.py
-	$(BIN)/python bench/correlate.py
-	$(BIN)/python bench/agent.py all
-	$(BIN)/python bench/inprocess.py
-	$(BIN)/python bench/poll.py
-	$(BIN)/python bench/podlogs.py
-	$(BIN)/python bench/kube_scale.py
+	$(BIN)/python bench/report.py $(if $(BASELINE),--baseline $(BASELINE))
 
-BASE   ?= $(if $(filter docker,$(BUILDER)),python:3.11-slim,localhost/gpu-npd-base:bookworm)
+BASE   ?= $(if $(filter docker,$(BUILDER)),python:3.11-slim,localhost/gpu-npd-base:bookworm-tini)
 # podman/buildah here: runc (crun refuses this machine's hybrid cgroups), no default ulimits (no CAP_SYS_RESOURCE)
 export CONTAINERS_CONF ?= $(CURDIR)/deploy/image/containers.conf
 PODMAN_RUNTIME := $(if $(filter docker,$(BUILDER)),,--runtime runc)

@@ -55,8 +55,12 @@ def _pairs(ctx, param, values: tuple[str, ...]) -> dict[str, str]:
 @click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True)
 @click.option("--api-server", default="", help="API server URL (default: in-cluster config, then kubeconfig).")
 @click.option("--kubeconfig", default="", help="kubeconfig file.")
+@click.option("--cleanup-timeout", type=click.FloatRange(min=0), default=120.0, show_default=True,
+              help="Seconds to keep retrying the deletion of this run's Jobs when the API server fails; then the "
+                   "Jobs left are named and the exit code is 2.")
 def fabric_check(selector, floor, group_size, tool, image, command, gpus_per_node, resources, env, namespace,
-                 service_account, max_nodes, timeout, poll, write, fmt, api_server, kubeconfig) -> None:
+                 service_account, max_nodes, timeout, poll, write, fmt, api_server, kubeconfig,
+                 cleanup_timeout) -> None:
     """Two-round all-reduce test across idle GPU nodes: round 1 tests groups of nodes, round 2 re-tests each
     group below the floor with known-good nodes, and the node that fails with good partners is blamed."""
     from kubeapi.client import make_api
@@ -78,13 +82,21 @@ def fabric_check(selector, floor, group_size, tool, image, command, gpus_per_nod
 
     spec = JobSpec(image, command or preset_command, namespace, gpus_per_node, resources, env,
                    deadline_seconds=max(1, int(timeout)), service_account=service_account)
-    fabric = KubeFabric(core, client.BatchV1Api(core.api_client), spec, poll=poll, timeout=timeout)
+    fabric = KubeFabric(core, client.BatchV1Api(core.api_client), spec, poll=poll, timeout=timeout,
+                        cleanup_seconds=cleanup_timeout)
+    # Ctrl-C, and SIGTERM (a CronJob's pod being stopped), set a flag the run checks between API calls, then
+    # the Jobs are deleted: deterministic, where an exception raised by the handler could land in a finalizer
+    # and be swallowed by Python
+    previous = {sig: signal.signal(sig, lambda *_: fabric.stop.set()) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        _check(fabric, selector, max_nodes, group_size, floor, write, fmt)
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
 
-    def interrupted(*_):
-        raise KeyboardInterrupt
 
-    signal.signal(signal.SIGTERM, interrupted)  # a CronJob's pod being stopped: clean up like Ctrl-C
-    report = None
+def _check(fabric, selector: str, max_nodes: int, group_size: str, floor: float, write: bool, fmt: str) -> None:
+    report, failure = None, None
     try:
         nodes, skipped = fabric.idle_nodes(selector)
         if max_nodes > 0:
@@ -96,24 +108,23 @@ def fabric_check(selector, floor, group_size, tool, image, command, gpus_per_nod
         if write:
             _write_results(fabric, report)
     except KeyboardInterrupt:
-        left = fabric.cleanup()
-        click.echo("gpu-npd fabric-check: interrupted; its Jobs deleted"
-                   + (f" except {', '.join(left)}" if left else ""), err=True)
-        if report is not None:
-            _output(report, fmt)
-        sys.exit(EXIT_INTERRUPTED)
+        failure = "interrupted"
     except Exception as exc:  # noqa: BLE001 - API errors, unreachable server: one line, Jobs cleaned up
-        left = fabric.cleanup()
         reason = getattr(exc, "reason", None) or str(exc)
         status = getattr(exc, "status", None)
-        click.echo(f"gpu-npd fabric-check: {type(exc).__name__}{f' {status}' if status else ''}: "
-                   f"{str(reason).splitlines()[0] if str(reason) else ''}"
-                   + (f" (Jobs left: {', '.join(left)})" if left else ""), err=True)
-        sys.exit(EXIT_ERROR)
-    finally:
-        fabric.cleanup()
-    _output(report, fmt)
-    sys.exit(report.exit_code)
+        failure = (f"{type(exc).__name__}{f' {status}' if status else ''}: "
+                   f"{str(reason).splitlines()[0] if str(reason) else ''}")
+    left = fabric.cleanup()  # retried until done or --cleanup-timeout
+    gone = "its Jobs deleted" if not left else f"Jobs LEFT RUNNING, delete them by hand: {', '.join(left)}"
+    if failure is not None:
+        click.echo(f"gpu-npd fabric-check: {failure}; {gone}", err=True)
+    elif left:
+        click.echo(f"gpu-npd fabric-check: {gone}", err=True)
+    if report is not None and failure in (None, "interrupted"):
+        _output(report, fmt)
+    if failure == "interrupted":
+        sys.exit(EXIT_INTERRUPTED)
+    sys.exit(EXIT_ERROR if failure or left else report.exit_code)
 
 
 def _fail(message: str) -> None:

@@ -11,6 +11,7 @@ without a Service.  The Job has a deadline and a TTL, so even a killed CLI leave
 from __future__ import annotations
 
 import logging
+import threading
 import time
 import uuid
 from dataclasses import dataclass, field
@@ -97,9 +98,15 @@ class KubeFabric:
     """The CLI's Kubernetes side.  `core` is a CoreV1Api, `batch` a BatchV1Api on the same client."""
 
     def __init__(self, core, batch, spec: JobSpec, poll: float = 5.0, timeout: float = 900.0,
-                 clock: Callable[[], float] = time.monotonic, sleep: Callable[[float], None] = time.sleep):
+                 clock: Callable[[], float] = time.monotonic, sleep: Callable[[float], None] | None = None,
+                 stop: threading.Event | None = None, cleanup_seconds: float = 120.0):
         self.core, self.batch, self.spec = core, batch, spec
-        self.poll, self.timeout, self.clock, self.sleep = poll, timeout, clock, sleep
+        # Ctrl-C / SIGTERM set `stop` (a flag, not an exception raised wherever the main thread happens to be:
+        # one raised inside a finalizer is swallowed by Python); the wave loop checks it between API calls
+        self.stop = stop or threading.Event()
+        self.poll, self.timeout, self.clock = poll, timeout, clock
+        self.sleep = sleep or self.stop.wait
+        self.cleanup_seconds = cleanup_seconds
         self.run_id = uuid.uuid4().hex[:8]
         self.created: list[str] = []  # Jobs not yet deleted
         self.addresses: dict[str, str] = {}
@@ -146,6 +153,7 @@ class KubeFabric:
         """Create every group's Job, wait for all of them, read their pods' logs, delete the Jobs."""
         jobs: dict[str, Group] = {}
         for g in groups:
+            self._interrupted()
             self._seq += 1
             name = f"gpu-npd-fabric-{self.run_id}-{self._seq}"
             body = job_manifest(name, self.run_id, g, self.addresses.get(g[0], g[0]), self.spec)
@@ -156,6 +164,7 @@ class KubeFabric:
         done: dict[str, str] = {}
         deadline = self.clock() + self.timeout
         while len(done) < len(jobs):
+            self._interrupted()
             for name in jobs:
                 if name not in done:
                     state = self._state(name)
@@ -167,10 +176,15 @@ class KubeFabric:
                         done.setdefault(name, f"timed out after {self.timeout:g}s")
                     break
                 self.sleep(self.poll)
+        self._interrupted()
         out = {g: self._outcome(name, done[name]) for name, g in jobs.items()}
         for name in jobs:
             self._delete(name)
         return out
+
+    def _interrupted(self) -> None:
+        if self.stop.is_set():
+            raise KeyboardInterrupt
 
     def _state(self, name: str) -> str:
         """'' while running; 'Complete' or 'Failed: <why>' when finished."""
@@ -189,7 +203,11 @@ class KubeFabric:
             except Exception as exc:  # noqa: BLE001 - a missing log is a missing result, said as such
                 log.warning("job %s: cannot read the log of %s: %s", name, pod.metadata.name, exc)
                 continue
-            found = parse_output(text or "")
+            try:
+                found = parse_output(text or "")
+            except Exception as exc:  # noqa: BLE001 - one pod's odd output costs its result, never the run
+                log.warning("job %s: cannot read a result in the log of %s: %s", name, pod.metadata.name, exc)
+                continue
             if found is not None:
                 break
         if state != "Complete":
@@ -206,23 +224,38 @@ class KubeFabric:
         except ApiException as exc:
             if exc.status != 404:
                 raise
-        self.created.remove(name)
+        if name in self.created:
+            self.created.remove(name)
 
     def cleanup(self) -> list[str]:
-        """Delete every Job this run still has (after a failure or Ctrl-C); returns what could not be.
+        """Delete every Job this run still has (after a failure or Ctrl-C), retrying with backoff for up to
+        `cleanup_seconds` (a 503 must not leave Jobs holding GPUs); returns what could not be deleted.
         Jobs are found by this run's label too: a create interrupted before its reply came may exist."""
-        left = []
+        deadline, delay = self.clock() + self.cleanup_seconds, 0.5
+        while True:
+            left = self._cleanup_once()
+            if not left or self.clock() + delay > deadline:
+                return left
+            log.warning("%d Job(s) of this run not yet deleted (%s): retrying in %gs", len(left), left[0], delay)
+            time.sleep(delay)  # not self.sleep: a second Ctrl-C does not cut cleanup short
+            delay = min(delay * 2, 10.0)
+
+    def _cleanup_once(self) -> list[str]:
+        left, listed_ok = [], True
         names = list(self.created)
         try:
             listed = self.batch.list_namespaced_job(self.spec.namespace, label_selector=f"{RUN_LABEL}={self.run_id}")
             names += [j.metadata.name for j in listed.items if j.metadata.name not in names]
         except Exception as exc:  # noqa: BLE001 - still delete the ones we know of
+            listed_ok = False
             log.warning("cannot list this run's Jobs: %s", str(exc).splitlines()[0] if str(exc) else exc)
         for name in names:
             try:
                 self._delete(name)
             except Exception as exc:  # noqa: BLE001 - try them all; say which stay
                 left.append(f"{name} ({exc})".splitlines()[0])
+        if not listed_ok and not left:
+            left.append("(this run's Jobs could not be listed)")
         return left
 
     # ---- the result on the Node ----------------------------------------------------------------------

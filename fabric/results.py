@@ -14,6 +14,7 @@ Lines may carry a launcher prefix (`[host:0]:`, `[1,0]<stdout>:`).  Output with 
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 from typing import Callable
@@ -43,11 +44,21 @@ def _lines(text: str) -> list[str]:
     return [_PREFIX.sub("", line, count=1) for line in text.splitlines()]
 
 
+MAX_DIGITS = 18  # a longer "count" is text, never int()
+
+
 def _num(token: str) -> float | None:
+    """A finite number, or None: "N/A" (in-place of some collectives, #wrong with -c 0), "1.2.3", and a
+    400-digit figure (float() says inf) are no measurement."""
     try:
-        return float(token)
-    except ValueError:
-        return None  # "N/A" (in-place of some collectives, #wrong with -c 0)
+        value = float(token)
+    except (ValueError, OverflowError):
+        return None
+    return value if math.isfinite(value) else None
+
+
+def _count(token: str) -> int | None:
+    return int(token) if token.isascii() and token.isdigit() and len(token) <= MAX_DIGITS else None
 
 
 def parse_nccl_tests(text: str) -> Bandwidth | None:
@@ -57,20 +68,21 @@ def parse_nccl_tests(text: str) -> Bandwidth | None:
         if _RANK.match(line):
             ranks += 1
         if (m := _AVG.search(line)) is not None:
-            avg = float(m.group(1))
+            avg = _num(m.group(1))
         if (m := _OOB.search(line)) is not None and m.group(2) == "FAILED":
-            wrong += int(m.group(1))
+            wrong += _count(m.group(1)) or 0
         if not _ROW.match(line):
             continue
         tokens = line.split()
         if len(tokens) not in (11, 12, 13):  # 11: no redop/root (old); 12: redop; 13: redop and root
             continue  # a row cut short
         bus = [b for b in (_num(tokens[-6]), _num(tokens[-2])) if b is not None]
-        if not bus:
+        size = _count(tokens[0])
+        if not bus or size is None:
             continue
-        rows.append((int(tokens[0]), max(bus), len(tokens)))
+        rows.append((size, max(bus), len(tokens)))
         if len(tokens) > 11:  # the old format's column is an error magnitude, not a count
-            wrong += sum(int(n) for n in (tokens[-5], tokens[-1]) if n.isdigit())
+            wrong += sum(_count(n) or 0 for n in (tokens[-5], tokens[-1]))
     if not rows:
         return None
     size, busbw, _ = max(rows)
@@ -84,8 +96,9 @@ def parse_torch_bench(text: str) -> Bandwidth | None:
         if (m := _TORCH_HEAD.search(line)) is not None:
             head = m
         elif head is not None and (m := _TORCH_BUS.search(line)) is not None:
-            size = int(float(head.group(1)) * _UNIT[head.group(2)])
-            found = Bandwidth(float(m.group(1)), "torch", size, ranks=int(head.group(4)))
+            payload, busbw = _num(head.group(1)), _num(m.group(1))
+            if payload is not None and busbw is not None and payload * _UNIT[head.group(2)] < 2**63:
+                found = Bandwidth(busbw, "torch", int(payload * _UNIT[head.group(2)]), ranks=_count(head.group(4)))
             head = None
     return found
 

@@ -1,7 +1,7 @@
 """The `gpu-npd` command group. Each program owns its commands; this module only puts them under one name:
 
 - agent/   (the node agent):        run, nvml-snapshot
-- offline/ (post-mortems on files): parse
+- offline/ (post-mortems on files): parse, triage
 - fabric/  (the fabric check):      fabric-check
 """
 
@@ -12,6 +12,7 @@ import click
 from agent.cli import nvml_snapshot, run
 from fabric.cli import fabric_check
 from offline.cli import parse
+from offline.triage_cli import triage
 from parsers.version import version
 
 
@@ -21,7 +22,7 @@ def main() -> None:
     """GPU node problem detector: finds GPU, fabric and workload faults in node logs."""
 
 
-for command in (run, parse, nvml_snapshot, fabric_check):
+for command in (run, parse, triage, nvml_snapshot, fabric_check):
     main.add_command(command)
 
 

@@ -85,3 +85,32 @@ def test_no_checks_run_unless_configured(tmp_path):
         assert "gpu_npd_check_runs_total{" not in a.metrics()
     finally:
         a.stop()
+
+
+def test_a_plugin_whose_grandchild_escapes_wedges_nothing(tmp_path):
+    """Issue 31: a plugin whose grandchild calls setsid and keeps stdout open hung the runner closing the pipe:
+    no check ran again (an unrelated /bin/true one included) and SIGTERM did not stop the agent. Now the runner
+    stops reading at the deadline, kills whoever holds the pipe, and says so; the other check runs on."""
+    pidfile = tmp_path / "escaped.pid"
+    escape = _exe(tmp_path / "escape.sh", f"setsid sh -c 'echo $$ > {pidfile}; exec sleep 300' &\necho started\nexit 0\n")
+    plugin = tmp_path / "escape-monitor.json"
+    plugin.write_text(json.dumps({
+        "plugin": "custom", "source": "escape-monitor",
+        "pluginConfig": {"invoke_interval": "1s", "timeout": "2s", "max_output_length": 200, "concurrency": 1},
+        "conditions": [{"type": "EscapeProblem", "reason": "Fine", "message": "fine"},
+                       {"type": "TrueProblem", "reason": "Fine", "message": "fine"}],
+        "rules": [{"type": "permanent", "condition": "EscapeProblem", "reason": "Escaped", "path": str(escape)},
+                  {"type": "permanent", "condition": "TrueProblem", "reason": "NotTrue", "path": "/bin/true"}]}))
+    a = _agent(tmp_path, {"enabled": True, "plugin_configs": [str(plugin)]})
+    try:
+        a.wait_for(lambda: (a.value("gpu_npd_check_runs_total", check="escape-monitor", result="OK") or 0) >= 3,
+                   timeout=30, what="three runs of the config (the /bin/true rule among them)")
+        assert a.value("gpu_npd_check_runs_total", check="escape-monitor", result="Unknown") >= 3
+        pid = int(pidfile.read_text())
+        wait_until(lambda: not os.path.exists(f"/proc/{pid}") or open(f"/proc/{pid}/stat").read().split()[2] == "Z",
+                   "the escaped grandchild killed")
+        events = [e for e in a.events() if e.get("event") == "condition" and e.get("condition") == "EscapeProblem"]
+        assert any("left 1 process(es) holding its output" in e["message"] for e in events)
+    finally:
+        code, took = a.stop()
+    assert code == 0 and took < 5

@@ -69,6 +69,25 @@ def test_output_without_a_result_is_none(text):
     assert parse_output(text) is None
 
 
+# synthetic hostile outputs: a rank's own prints mixed into the benchmark's, numbers that are no numbers
+HOSTILE = [
+    "     2097152        524288     float     sum      -1    113.2   1.2.3   1.2.3      0    93.35   1.2.3   4.5.6      0\n",
+    "   134217728      33554432     float     sum      -1   9400.2   14.28   " + "9" * 400 + "      0   9356.0   14.35   "
+    + "9" * 400 + "      0\n",
+    "# Avg bus bandwidth    : 1.2.3\n# Out of bounds values : " + "9" * 40 + " FAILED\n",
+    "The average bandwidth of all_reduce with a 4.0.1GB payload (5 trials, 16 ranks):\n busbw: 84.2 GBps (673 Gbps)\n",
+    "The average bandwidth of all_reduce with a " + "9" * 400 + "GB payload (5 trials, 16 ranks):\n busbw: "
+    + "9" * 400 + " GBps (1 Gbps)\n",
+]
+
+
+@pytest.mark.parametrize("text", HOSTILE)
+def test_numbers_that_are_no_numbers_are_no_result(text):
+    """One unparsable or infinite figure is no measurement (a 400-digit bandwidth was Infinity, and passed)."""
+    got = parse_output(text)
+    assert got is None or (0 < got.busbw < 1e6)
+
+
 def test_our_torch_benchmark_prints_what_the_parser_reads():
     """fabric/allreduce_bench.py's print format is the one parse_torch_bench reads."""
     src = (Path(__file__).parent.parent / "fabric" / "allreduce_bench.py").read_text()
@@ -183,6 +202,46 @@ def test_ctrl_c_deletes_the_jobs():
         res = _run(api, "--timeout", "3")
         assert res.exit_code == 130
         assert api.jobs_created and not api.jobs
+
+
+def test_hostile_output_of_one_group_costs_that_group_only():
+    with ApiDouble() as api:
+        _cluster(api, 4, bad=None)
+        api.pod_log = lambda nodes, node, index: "" if index else (HOSTILE[1] if "gpu-0" in nodes else GOOD)
+        res = _run(api, "--group-size", "2", "--format", "json")
+        report = json.loads(res.output)
+        assert res.exit_code == 1 and report["blamed"] == ["gpu-0"]  # the run finished; its output is no result
+        assert api.jobs_created and not api.jobs
+
+
+def test_a_503_during_cleanup_is_retried_until_the_jobs_are_gone():
+    with ApiDouble() as api:
+        _cluster(api, 4, bad=None)
+
+        def interrupt(nodes):
+            api.set_fault(status=503, seconds=1.5)  # the API server fails as the run is stopped
+            _thread.interrupt_main()
+            return "Running"
+        api.job_result = interrupt
+        res = _run(api, "--timeout", "30")
+        assert res.exit_code == 130, res.output
+        assert api.jobs_created and not api.jobs
+        assert "its Jobs deleted" in res.output
+
+
+def test_jobs_that_cannot_be_deleted_are_named_loudly():
+    with ApiDouble() as api:
+        _cluster(api, 4, bad=None)
+
+        def interrupt(nodes):
+            api.set_fault(status=503)  # for good
+            _thread.interrupt_main()
+            return "Running"
+        api.job_result = interrupt
+        res = _run(api, "--timeout", "30", "--cleanup-timeout", "1")
+        assert res.exit_code == 130
+        assert "Jobs LEFT RUNNING, delete them by hand: gpu-npd-fabric-" in res.output
+        api.set_fault()
 
 
 def test_too_few_nodes_and_bad_options():

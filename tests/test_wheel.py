@@ -39,8 +39,8 @@ def test_wheel_carries_every_package_file(wheel: Path):
     assert not missing, f"package data missing from the wheel: {missing}"
 
 
-@pytest.mark.slow
-def test_installed_wheel_runs_from_outside_the_tree(wheel: Path, tmp_path: Path):
+def install(wheel: Path, tmp_path: Path) -> tuple[Path, str]:
+    """(python, site-packages) of a fresh venv with the wheel installed in it."""
     env_dir = tmp_path / "venv"
     venv.EnvBuilder(with_pip=False).create(env_dir)
     py = env_dir / "bin" / "python"
@@ -48,6 +48,12 @@ def test_installed_wheel_runs_from_outside_the_tree(wheel: Path, tmp_path: Path)
                           capture_output=True, text=True, check=True).stdout.strip()
     with zipfile.ZipFile(wheel) as zf:  # a wheel is a zip laid out for site-packages: unpack is install
         zf.extractall(site)
+    return py, site
+
+
+@pytest.mark.slow
+def test_installed_wheel_runs_from_outside_the_tree(wheel: Path, tmp_path: Path):
+    py, site = install(wheel, tmp_path)
     deps = sysconfig.get_paths()["purelib"]  # the test venv's dependencies, not its editable gpu-npd
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
@@ -58,3 +64,14 @@ def test_installed_wheel_runs_from_outside_the_tree(wheel: Path, tmp_path: Path)
     a.write(f"3,100,4254197860,-;{XID79}\n")
     a.wait_for(lambda: a.value("gpu_npd_node_condition", condition="GPUUnhealthy", reason="Xid79FallenOffBus") == 1)
     assert a.stop()[0] == 0
+
+
+@pytest.mark.slow
+def test_installed_wheel_triages_a_real_incident(wheel: Path, tmp_path: Path):
+    """`gpu-npd triage` from the installed wheel (the triage package and its command are in it)."""
+    py, _ = install(wheel, tmp_path)
+    logs = ROOT / "tests" / "fixtures" / "incidents" / "funasr-2006-oom" / "logs"
+    r = subprocess.run([str(py), "-m", "gpunpd", "triage", "--format", "json", str(logs)], cwd=tmp_path,
+                       env={"PYTHONPATH": sysconfig.get_paths()["purelib"]}, capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert '"category": "application"' in r.stdout

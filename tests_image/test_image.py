@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -42,8 +43,10 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def run_args(tmp: Path, port: int, kmsg: str, device: bool = False) -> list[str]:
-    """`podman run` flags from the DaemonSet: security context, env, mounts."""
+def run_args(tmp: Path, port: int, kmsg: str, device: bool = False, config: dict | None = None,
+             mounts: dict[str, str] | None = None) -> list[str]:
+    """`podman run` flags from the DaemonSet: security context, env, mounts; `config` is merged into the
+    ConfigMap's configuration, `mounts` (host path -> container path, read-only) added."""
     pod, cm = manifest()
     c = pod["containers"][0]
     sc = c["securityContext"]
@@ -67,7 +70,8 @@ def run_args(tmp: Path, port: int, kmsg: str, device: bool = False) -> list[str]
         args += ["--env", f"{k}={v}"]
     conf = tmp / "config"
     conf.mkdir()
-    (conf / "config.yaml").write_text(cm["data"]["config.yaml"])
+    (conf / "config.yaml").write_text(yaml.safe_dump({**(yaml.safe_load(cm["data"]["config.yaml"]) or {}),
+                                                      **(config or {})}))
     host = {"kmsg": kmsg, "config": str(conf)}
     for v in pod["volumes"]:
         if "hostPath" in v and v["name"] not in host:
@@ -86,16 +90,22 @@ def run_args(tmp: Path, port: int, kmsg: str, device: bool = False) -> list[str]
             args += ["--device", f"{kmsg}:{m['mountPath']}:r"]
             continue
         args += ["-v", f"{host[m['name']]}:{m['mountPath']}" + (":ro" if m.get("readOnly") else "")]
+    for src, dst in (mounts or {}).items():
+        args += ["-v", f"{src}:{dst}:ro"]
     return [*args, IMAGE, *c["args"]]
 
 
 class Container:
-    def __init__(self, tmp: Path, kmsg: str, device: bool = False):
+    def __init__(self, tmp: Path, kmsg: str, device: bool = False, **extra):
         self.port = free_port()
         self.name = f"gpu-npd-image-test-{self.port}"
         subprocess.run([BUILDER, "run", *RUNTIME, "-d", "--name", self.name,
-                        *run_args(tmp, self.port, kmsg, device)],
+                        *run_args(tmp, self.port, kmsg, device, **extra)],
                        check=True, capture_output=True, text=True)
+
+    def exec_python(self, code: str) -> str:
+        return subprocess.run([BUILDER, "exec", self.name, "/opt/gpu-npd/bin/python", "-c", code],
+                              capture_output=True, text=True, check=True).stdout
 
     def get(self, path: str) -> tuple[int, str]:
         try:
@@ -186,3 +196,43 @@ def test_real_kmsg_with_the_device_granted_needs_only_cap_syslog(tmp_path: Path)
     finally:
         code = c.stop()
     assert code == 0
+
+
+ZOMBIES = """
+import os
+n = 0
+for pid in filter(str.isdigit, os.listdir("/proc")):
+    try:
+        n += open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[0] == "Z"
+    except OSError:
+        pass
+print(n)
+"""
+
+
+def test_what_check_plugins_leave_behind_is_reaped(tmp_path: Path):
+    """Issue 31: gpu-npd ran as PID 1 with no init, so children that check plugins orphaned were never reaped
+    (17 zombies at 20 s, 32 at 43 s, up to the pid limit). tini is PID 1 now."""
+    plugins = tmp_path / "plugins"
+    plugins.mkdir()
+    (plugins / "orphans.sh").write_text("#!/bin/sh\nsleep 0.2 &\nsleep 0.2 &\necho ok\nexit 0\n")
+    (plugins / "orphans.sh").chmod(0o755)
+    (plugins / "orphans.json").write_text(json.dumps({
+        "plugin": "custom", "source": "orphans",
+        "pluginConfig": {"invoke_interval": "1s", "timeout": "5s", "max_output_length": 80, "concurrency": 1},
+        "conditions": [{"type": "OrphanProblem", "reason": "Fine", "message": "fine"}],
+        "rules": [{"type": "permanent", "condition": "OrphanProblem", "reason": "Orphans",
+                   "path": "/plugins/orphans.sh"}]}))
+    kmsg = tmp_path / "kmsg.fifo"
+    os.mkfifo(kmsg)
+    c = Container(tmp_path, str(kmsg), config={"checks": {"enabled": True, "plugin_configs": ["/plugins/orphans.json"]}},
+                  mounts={str(plugins): "/plugins"})
+    try:
+        def runs() -> float:
+            m = re.search(r'gpu_npd_check_runs_total\{check="orphans",result="OK"\} ([0-9.]+)', c.get("/metrics")[1])
+            return float(m.group(1)) if m else 0.0
+        c.wait(lambda: runs() >= 8, "eight runs of the orphaning plugin (16 orphans)")
+        assert c.exec_python("import os; print(open('/proc/1/comm').read().strip())").strip() == "tini"
+        assert int(c.exec_python(ZOMBIES)) <= 2  # what the last run left may not be reaped yet
+    finally:
+        assert c.stop() == 0

@@ -5,9 +5,12 @@ is NPD's: a rule's program exits 0 (OK), 1 (NonOK) or anything else (Unknown); i
 cut at `max_output_length`, is the message.  Defaults and the per-rule timeout (used only when shorter
 than the global one) follow NPD's pkg/custompluginmonitor.
 
-Beyond NPD: a program is started in its own session and a timeout kills the whole process group; what
-is read from it is capped; a program that cannot start, hangs, is killed by a signal or prints bytes
-that are not text is Unknown with the reason in the message -- never OK, never an exception.
+Beyond NPD: a program is started in its own session and its stdout is read by the runner itself with a
+deadline, so a program -- or a grandchild that moved to its own session and kept stdout open -- can never
+hold a check thread past the timeout (plus GRACE_SECONDS); at the deadline the process group and every
+process holding the pipe are killed. What is read is capped; a program that cannot start, hangs, leaves
+processes behind, is killed by a signal or prints bytes that are not text is Unknown with the reason in the
+message -- never OK, never an exception.
 """
 
 from __future__ import annotations
@@ -15,9 +18,9 @@ from __future__ import annotations
 import json
 import os
 import re
+import selectors
 import signal
 import subprocess
-import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -124,6 +127,9 @@ def parse_config(raw: Any, base_dir: Path = Path("."), name: str = "plugin confi
                         conditions, tuple(rules), base_dir, bool(raw.get("gpuLoad", False)))
 
 
+GRACE_SECONDS = 1.0  # after the program exits, how long its output may still arrive from what it left behind
+
+
 def _kill_group(proc: subprocess.Popen) -> None:
     try:
         os.killpg(proc.pid, signal.SIGKILL)
@@ -131,16 +137,67 @@ def _kill_group(proc: subprocess.Popen) -> None:
         pass
 
 
-def _read_capped(stream, cap: int, out: list[bytes]) -> None:
-    """Keep the first `cap` bytes, drain the rest (a chatty program must not block on a full pipe)."""
+def _pipe_holders(fd: int) -> list[int]:
+    """Processes other than us that hold the other end of our pipe `fd` open: what a plugin left behind,
+    whatever session or group it moved to (a grandchild that called setsid escapes both)."""
+    try:
+        inode = os.fstat(fd).st_ino
+    except OSError:
+        return []
+    target, me, found = f"pipe:[{inode}]", os.getpid(), []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        if int(pid) == me:
+            continue
+        try:
+            fds = os.listdir(f"/proc/{pid}/fd")
+            if any(os.readlink(f"/proc/{pid}/fd/{n}") == target for n in fds):
+                found.append(int(pid))
+        except OSError:  # gone, or not ours to look at
+            continue
+    return found
+
+
+def _kill_leftovers(proc: subprocess.Popen, fd: int) -> int:
+    """Kill the program's process group, its session, and whoever still holds its stdout; how many held it."""
+    _kill_group(proc)
+    holders = _pipe_holders(fd)
+    for pid in holders:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+    return len(holders)
+
+
+def _read_until(fd: int, deadline: float, cap: int, out: list[bytes], exited: Callable[[], bool]) -> bool:
+    """Read `fd` (non-blocking) into `out`, keeping the first `cap` bytes and draining the rest, until end of
+    file (True) or `deadline` (False). Once the program has exited, its output gets GRACE_SECONDS more at
+    most. Whoever holds the pipe, this returns by the deadline: no thread is left blocked on it."""
+    os.set_blocking(fd, False)
     kept = 0
-    while True:
-        chunk = stream.read(65536)
-        if not chunk:
-            return
-        if kept < cap:
-            out.append(chunk[: cap - kept])
-            kept += len(out[-1])
+    with selectors.DefaultSelector() as sel:
+        sel.register(fd, selectors.EVENT_READ)
+        grace_from = None
+        while True:
+            now = time.monotonic()
+            if grace_from is None and exited():
+                grace_from = now
+                deadline = min(deadline, now + GRACE_SECONDS)
+            if now >= deadline:
+                return False
+            if not sel.select(min(deadline - now, 0.05)):
+                continue
+            try:
+                chunk = os.read(fd, 65536)
+            except BlockingIOError:
+                continue
+            except OSError:
+                return True
+            if not chunk:
+                return True
+            if kept < cap:
+                out.append(chunk[: cap - kept])
+                kept += len(out[-1])
 
 
 def run_rule(rule: Rule, cfg: PluginConfig, env: dict[str, str] | None = None) -> Result:
@@ -157,22 +214,23 @@ def run_rule(rule: Rule, cfg: PluginConfig, env: dict[str, str] | None = None) -
     except OSError as e:
         return done(UNKNOWN, f"cannot start {rule.path}: {e.strerror or e}")
     chunks: list[bytes] = []
-    reader = threading.Thread(target=_read_capped, args=(proc.stdout, READ_CAP, chunks), daemon=True)
-    reader.start()
-    timed_out = False
-    try:
-        proc.wait(timeout)
+    fd = proc.stdout.fileno()
+    deadline = start + timeout
+    complete = _read_until(fd, deadline, READ_CAP, chunks, lambda: proc.poll() is not None)
+    try:  # end of its output is not yet its exit: it may close stdout and run on, or be a moment from exiting
+        proc.wait(max(0.0, deadline - time.monotonic()))
+        timed_out = False
     except subprocess.TimeoutExpired:
         timed_out = True
-        _kill_group(proc)
-        proc.wait()
-    # a grandchild that kept stdout open would keep the reader going: the group is gone after a timeout;
-    # otherwise give the reader a moment and then kill what is left of the group
-    reader.join(1.0)
-    if reader.is_alive():
-        _kill_group(proc)
-        reader.join(1.0)
-    proc.stdout.close()
+    held = 0
+    if timed_out or not complete:  # still running, or something it started still holds its stdout
+        held = _kill_leftovers(proc, fd)
+    try:
+        proc.wait(GRACE_SECONDS if not timed_out else 5.0)
+    except subprocess.TimeoutExpired:  # unkillable (D state): say so, never wait on it
+        return done(UNKNOWN, f"Timeout when running plugin {rule.path!r} after {timeout:g}s: it does not die")
+    finally:
+        proc.stdout.close()  # nobody reads it: closing cannot block
     raw = b"".join(chunks)
     try:
         output = raw.decode("utf-8").strip()
@@ -185,6 +243,9 @@ def run_rule(rule: Rule, cfg: PluginConfig, env: dict[str, str] | None = None) -
         return done(UNKNOWN, f"plugin {rule.path!r} killed by signal {-proc.returncode}. output - {output!r}")
     if garbage:
         return done(UNKNOWN, f"plugin {rule.path!r} printed non-text output (exit {proc.returncode})")
+    if held:  # it exited, but left processes holding its output: a check that does not end is no answer
+        return done(UNKNOWN, f"plugin {rule.path!r} left {held} process(es) holding its output; killed. "
+                             f"output - {output!r}")
     return done(STATUS_BY_EXIT.get(proc.returncode, UNKNOWN), output)
 
 

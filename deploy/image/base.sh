@@ -6,7 +6,7 @@ ref=${1:-localhost/gpu-npd-base:bookworm}
 tar=$(mktemp --suffix=.tar)
 trap 'rm -f "$tar"' EXIT
 mmdebstrap --quiet --variant=minbase \
-  --include=python3,python3-venv,libudev1,ca-certificates,systemd \
+  --include=python3,python3-venv,libudev1,ca-certificates,systemd,tini \
   --dpkgopt='path-exclude=/usr/share/doc/*' --dpkgopt='path-exclude=/usr/share/man/*' \
   --dpkgopt='path-exclude=/usr/share/locale/*' --dpkgopt='path-exclude=/usr/share/info/*' \
   --customize-hook='rm -rf "$1"/var/cache/apt/* "$1"/var/lib/apt/lists/*' \

@@ -1,0 +1,110 @@
+"""Run the benchmarks and record what they print as a results file the docs site shows.
+
+    python bench/report.py                      # every benchmark (what `make bench` runs)
+    python bench/report.py --only parse poll    # some of them
+    python bench/report.py --title "after the envelope change" --baseline /tmp/main   # two trees side by side
+
+Each benchmark's output is shown as it runs and kept verbatim; the file, `docs/benchmarks/<UTC time>.json`, also
+says when, on which host (CPUs, model, load average) and on which tree (commit, `-dirty` when it has uncommitted
+changes) they ran. `docs/hooks/reference.py` renders every such file on the Benchmarks page, newest first, so
+figures are never typed by hand. `--baseline DIR` (another checkout, e.g. `git archive main | tar -x -C DIR`) is
+handed to every benchmark that times a second tree in the same run (as `--baseline` or `--ref`): compare figures
+only within one file.
+Exit status: 0 when every benchmark exited 0, else 1 (the file is written either way, each section with its rc).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+OUT = ROOT / "docs" / "benchmarks"
+
+# name -> (title, arguments of bench/<script>); the order `make bench` runs them in
+BENCHES: dict[str, tuple[str, list[str]]] = {
+    "parse": ("Offline parse against grep (bench/parse.py)", ["parse.py"]),
+    "perline": ("Cost per line (bench/perline.py)", ["perline.py"]),
+    "correlate": ("Correlation stays linear (bench/correlate.py)", ["correlate.py"]),
+    "agent": ("The agent process: footprint, flood, latency, storms (bench/agent.py all)", ["agent.py", "all"]),
+    "inprocess": ("The record path in process (bench/inprocess.py)", ["inprocess.py"]),
+    "poll": ("Telemetry poll cycle (bench/poll.py)", ["poll.py"]),
+    "podlogs": ("Pod log throughput (bench/podlogs.py)", ["podlogs.py"]),
+    "kube_scale": ("Kubernetes writes at scale (bench/kube_scale.py)", ["kube_scale.py"]),
+}
+# the option through which a benchmark times another checkout beside this one
+BASELINE_OPTION = {"parse": "--baseline", "perline": "--baseline", "correlate": "--baseline", "agent": "--ref",
+                   "inprocess": "--ref"}
+
+
+def host() -> str:
+    model = ""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    return f"{os.cpu_count()} CPUs{', ' + model if model else ''}; load average {load:.2f} at start"
+
+
+def commit() -> str:
+    def git(*args: str) -> str:
+        return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True, check=False).stdout.strip()
+    head = git("rev-parse", "--short=12", "HEAD")
+    return (head + ("-dirty" if git("status", "--porcelain", "--untracked-files=no") else "")) if head else ""
+
+
+def run(name: str, baseline: str | None) -> dict:
+    title, args = BENCHES[name]
+    extra = [BASELINE_OPTION[name], baseline] if baseline and name in BASELINE_OPTION else []
+    cmd = [sys.executable, str(HERE / args[0]), *args[1:], *extra]
+    shown = " ".join(["python", f"bench/{args[0]}", *cmd[3:]])
+    print(f"== {shown}", flush=True)
+    started = time.monotonic()
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    lines = []
+    assert proc.stdout is not None
+    for line in proc.stdout:
+        sys.stdout.write(line)
+        lines.append(line)
+    rc = proc.wait()
+    section = {"title": title, "command": shown, "output": "".join(lines), "rc": rc,
+               "seconds": round(time.monotonic() - started, 1)}
+    if rc:
+        section["output"] += f"\n(exit status {rc})\n"
+    return section
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--only", nargs="+", choices=list(BENCHES), help="run only these benchmarks")
+    ap.add_argument("--title", default="", help="what this run measures (shown on the page)")
+    ap.add_argument("--baseline", default=None, help="another checkout, timed beside this one where a bench can")
+    ap.add_argument("--out", type=Path, default=OUT, help="where the results file goes (default docs/benchmarks)")
+    args = ap.parse_args(argv)
+    now = datetime.now(timezone.utc)
+    results = {"title": args.title or f"make bench, {now:%Y-%m-%d %H:%M} UTC", "when": f"{now:%Y-%m-%d %H:%M} UTC",
+               "commit": commit(), "host": host(), "sections": []}
+    if args.baseline:
+        results["how"] = f"Each benchmark that can also timed the checkout in `{args.baseline}` in the same run."
+    for name in args.only or list(BENCHES):
+        results["sections"].append(run(name, args.baseline))
+    args.out.mkdir(parents=True, exist_ok=True)
+    path = args.out / f"{now:%Y-%m-%dT%H%M%SZ}.json"
+    path.write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
+    print(f"results: {path}")
+    return 0 if all(s["rc"] == 0 for s in results["sections"]) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,98 @@
+"""The documentation: the site builds strictly (a broken link, a missing page or a failing generator fails the
+suite), README.md stays a short front page whose links resolve, and the contract it states matches the code."""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+README = ROOT / "README.md"
+README_MAX_BYTES = 12 * 1024
+
+
+def _hook():
+    spec = importlib.util.spec_from_file_location("docs_reference_hook", ROOT / "docs" / "hooks" / "reference.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_site_builds_strictly(tmp_path):
+    out = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(tmp_path / "site")],
+                         cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr[-4000:]
+    for page in ("reference/configuration", "reference/kinds", "reference/rules", "reference/xid", "reference/metrics"):
+        assert (tmp_path / "site" / page / "index.html").is_file(), page
+
+
+def test_readme_is_at_most_12_kib():
+    size = README.stat().st_size
+    assert size <= README_MAX_BYTES, f"README.md is {size} bytes; move detail into docs/ (limit {README_MAX_BYTES})"
+
+
+def test_readme_relative_links_resolve():
+    text = README.read_text(encoding="utf-8")
+    links = re.findall(r"\]\(([^)\s]+)\)", text)
+    assert links
+    broken = [link for link in links
+              if not re.match(r"^[a-z]+:", link) and not link.startswith("#")
+              and not (ROOT / link.split("#", 1)[0]).exists()]
+    assert not broken, f"README.md links to missing files: {broken}"
+
+
+def test_metrics_named_in_readme_and_docs_exist():
+    exported = {name for name, *_ in _hook().metric_families()}
+    for page in [README, *sorted((ROOT / "docs").glob("*.md"))]:
+        named = set(re.findall(r"\bgpu_npd_[a-z0-9_]+", page.read_text(encoding="utf-8")))
+        assert not named - exported, f"{page.name} names metrics the agent does not export: {sorted(named - exported)}"
+
+
+def test_readme_conditions_are_the_configured_ones():
+    text = README.read_text(encoding="utf-8")
+    table = text.split("Node conditions", 1)[1].split("\n\n", 2)[1]
+    listed = re.findall(r"^\| `(\w+)` \|", table, re.M)
+    healthy = dict(re.findall(r"^\| `(\w+)` \|.*\| `(\w+)` \|$", table, re.M))
+    conditions = yaml.safe_load((ROOT / "agent" / "defaults.yaml").read_text(encoding="utf-8"))["conditions"]
+    assert listed == list(conditions)
+    assert healthy == {name: spec["ok_reason"] for name, spec in conditions.items()}
+
+
+def test_missing_nav_pages_are_dropped():
+    hook = _hook()
+    nav = [{"Home": "index.md"}, {"Later": "not-yet.md"}, {"Section": [{"Gone": "gone.md"}]},
+           {"Site": "https://example.org/x.md"}]
+    assert hook._prune(nav, lambda p: p == "index.md") == [{"Home": "index.md"}, {"Site": "https://example.org/x.md"}]
+
+
+def test_pages_the_nav_does_not_name_are_listed_under_more(tmp_path):
+    hook = _hook()
+    (tmp_path / "hooks").mkdir()
+    (tmp_path / "hooks" / "x.md").write_text("# not a page\n")
+    (tmp_path / "index.md").write_text("# Home\n")
+    (tmp_path / "triage.md").write_text("intro\n# Triage of a job\n")
+    assert hook._unlisted(tmp_path, [{"Home": "index.md"}]) == [{"Triage of a job": "triage.md"}]
+
+
+def test_readme_names_every_pod_event_reason():
+    from agent.workloads import CUDA_REASONS, EVENT_REASONS
+
+    text = README.read_text(encoding="utf-8")
+    missing = {r for r in [*EVENT_REASONS.values(), *CUDA_REASONS.values()] if f"`{r}`" not in text}
+    assert not missing, f"README.md's Events table lacks {sorted(missing)}"
+
+
+def test_make_run_writes_to_no_cluster_unless_asked():
+    """README's quick start: `make run` leaves a kubeconfig on the machine alone (mode off) until MODE= says."""
+    def dry(*args):
+        out = subprocess.run(["make", "-n", "run", *args], cwd=ROOT, capture_output=True, text=True, timeout=60)
+        assert out.returncode == 0, out.stderr
+        return out.stdout.splitlines()[-1]
+    assert dry().startswith("GPU_NPD_MODE=off ") and " run --state-dir .state " in dry()
+    assert dry("MODE=observe").startswith("GPU_NPD_MODE=observe ")

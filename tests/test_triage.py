@@ -1,0 +1,458 @@
+"""triage/: launcher prefixes, clocks, job facts and the attribution rules.
+
+Lines marked REAL are copied verbatim from the public source in the comment beside them. Jobs marked SYNTHETIC are
+compositions made for a rule: real-format lines (each from the source named) put together into a job that did not
+happen as such, or small lines written for one branch; they test the logic, never the formats.
+"""
+
+from __future__ import annotations
+
+import random
+from datetime import datetime, timezone
+
+import pytest
+
+from triage import (CATEGORIES, SCHEMA, Clock, Evidence, Incident, Root, app_stamp, attribute, from_path, read_lines,
+                    strip, to_json)
+from triage import facts
+from triage.attribute import RULES, is_consequence
+
+# --- launcher prefixes (REAL lines) ------------------------------------------------------------------------------
+
+PREFIXES = [
+    # https://github.com/horovod/horovod/issues/2527 (Open MPI --tag-output via horovodrun)
+    ("[1,0]<stdout>:Step #0\tLoss: 2.324532", dict(rank=0), "Step #0\tLoss: 2.324532"),
+    # https://github.com/horovod/horovod/pull/3827 (MPICH-style tag)
+    ("[1]<stdout>:test_common.py::CommonTests::test_gloo_built PASSED", dict(rank=1),
+     "test_common.py::CommonTests::test_gloo_built PASSED"),
+    # https://github.com/NVIDIA/nvidia-resiliency-ext/issues/142 (srun -l, then NCCL's host:pid:tid [dev])
+    ("0: ip-10-1-29-23:183654:183654 [0] NCCL INFO Bootstrap: Using enp73s0:10.1.29.23<0>",
+     dict(rank=0, host="ip-10-1-29-23", pid=183654, gpu=0), "NCCL INFO Bootstrap: Using enp73s0:10.1.29.23<0>"),
+    # https://github.com/bigscience-workshop/bigscience/blob/master/train/tr11-176B-ml/chronicles.md (torchrun --tee)
+    ("[default3]:terminate called after throwing an instance of 'c10::CUDAError'", dict(local_rank=3),
+     "terminate called after throwing an instance of 'c10::CUDAError'"),
+    # https://github.com/pytorch/pytorch/issues/113128 (torchrun --tee, then torch's own rank prefix)
+    ("[default0]:[rank12]:[E817 17:40:34.227531918 ProcessGroupNCCL.cpp:1515] [PG 0 (default_pg) Rank 12] Process "
+     "group watchdog thread terminated with exception: CUDA error: uncorrectable ECC error encountered",
+     dict(local_rank=0, rank=12), None),
+    # https://github.com/vllm-project/vllm/issues/6042 (Ray's worker prefix)
+    ("(RayWorkerWrapper pid=4009) [rank1]:[E ProcessGroupNCCL.cpp:563] [Rank 1] Watchdog caught collective operation "
+     "timeout: WorkNCCL(SeqNum=158046, OpType=GATHER, NumelIn=2867200, NumelOut=0, Timeout(ms)=600000) ran for "
+     "600027 milliseconds before timing out.", dict(pid=4009, rank=1), None),
+    # https://github.com/huggingface/accelerate/issues/1317 (pdsh, DeepSpeed's multi-node launcher)
+    ("104.171.201.171: │   1750 │   def init_trackers(self, project_name: str, config: Optional[dict] │",
+     dict(host="104.171.201.171"), None),
+    # https://github.com/NVIDIA/nccl/issues/1405 (NCCL's own prefix)
+    ("kp-ddp-worker-0:3468:3905 [4] ib_plugin.c:1615 NCCL WARN NET/IB : Got completion from peer "
+     "10.216.210.236<54862> with status=12 opcode=0 len=0 vendor err 129 (Recv) localGid "
+     "fd00:1148:9000:5000:4:200:3:ff22 remoteGidsfd00:1148:9000:5000:4:200:3:ff1f",
+     dict(host="kp-ddp-worker-0", pid=3468, gpu=4), None),
+    # https://github.com/msr-fiddle/pipedream/issues/76 (UCX)
+    ("[8d6bf97c3bf4:3039 :0:3095] Caught signal 7 (Bus error: nonexistent physical address)",
+     dict(host="8d6bf97c3bf4", pid=3039), "Caught signal 7 (Bus error: nonexistent physical address)"),
+]
+
+NOT_PREFIXES = [
+    "torch.distributed.elastic.multiprocessing.errors.ChildFailedError: ",  # pipedream #76
+    "RuntimeError: CUDA error: uncorrectable ECC error encountered",  # kohya-ss/sd-scripts #1434
+    "[rank11]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 4.35 GiB.",  # ms-swift #6301 (rank only)
+    '  File "/home/Ubuntu/Desktop/kohya_ss/sd-scripts/library/sdxl_original_unet.py", line 257, in x',
+    "Epoch: [27]  [ 500/1352]  eta: 0:13:43  lr: 0.000013  loss: 29.9395 (28.6905)",  # Peterande/D-FINE #311
+    "srun: error: nid01934: tasks 2,4-5,7: Terminated",  # desihub/desitarget #628
+]
+
+
+@pytest.mark.parametrize("line,who,rest", PREFIXES)
+def test_launcher_prefixes(line, who, rest):
+    origin, left = strip(line)
+    for name, value in who.items():
+        assert getattr(origin, name) == value, name
+    if rest is not None:
+        assert left == rest
+
+
+@pytest.mark.parametrize("line", NOT_PREFIXES)
+def test_not_a_host_prefix(line):
+    assert strip(line)[0].host is None
+
+
+def test_rank_and_host_from_paths():
+    assert from_path("job/node-b/kern.log", "job").host == "node-b"
+    assert from_path("job/rank-3.log", "job").rank == 3
+    assert from_path("job/logs/rank_3.txt", "job").rank == 3
+    o = from_path("job/worker-0/local_rank2.log", "job")
+    assert (o.host, o.local_rank, o.rank) == ("worker-0", 2, None)
+    assert from_path("job/ranks/rank7/stdout", "job").rank == 7
+    assert from_path("/var/log/kern.log", "/var/log").host is None  # a named file: only its name counts
+
+
+# --- clocks ---------------------------------------------------------------------------------------------------
+
+def test_application_stamps():
+    # REAL: hiyouga/LlamaFactory #7396 (c10 logging, no year)
+    t, yearless = app_stamp("[E321 02:07:08.408271257 ProcessGroupNCCL.cpp:607] [Rank 0] Watchdog caught")
+    assert yearless and (t.month, t.day, t.hour, t.microsecond) == (3, 21, 2, 408271)
+    # REAL: huggingface/accelerate #3206 (torchrun's ChildFailedError summary)
+    t, yearless = app_stamp("  time      : 2024-11-02_21:03:02")
+    assert not yearless and t == datetime(2024, 11, 2, 21, 3, 2)
+    # REAL: xiuqhou/Salience-DETR #4 (torch.distributed.elastic's logging)
+    t, _ = app_stamp("[2024-05-08 08:47:31,261] torch.distributed.elastic.multiprocessing.api: [WARNING] Sending "
+                     "process 5938 closing signal SIGTERM")
+    assert t == datetime(2024, 5, 8, 8, 47, 31, 261000)
+    # REAL: lmzpai/roboMamba #10 (glog)
+    t, yearless = app_stamp("E0325 20:57:27.620000 2606 site-packages/torch/distributed/elastic/multiprocessing/"
+                            "api.py:869] failed (exitcode: -9) local_rank: 5 (pid: 2630) of binary: /root/x")
+    assert yearless and (t.month, t.day, t.second) == (3, 25, 27)
+    assert app_stamp("no stamp here") == (None, False)
+
+
+def test_uptime_aligned_through_a_boot_anchor():
+    """SYNTHETIC job: one node's dmesg (uptime only) and its syslog (wall clock with the dmesg stamp inside), line
+    formats from tests/fixtures/dmesg (xid79-fallen-off-bus.dmesg, pcie-aer.syslog)."""
+    clock = Clock()
+    syslog = ["Mar 21 01:55:00 node-b kernel: [ 4200.000000] pcieport 0000:00:03.0: AER: Corrected error "
+              "received: 0000:00:03.0"]
+    dmesg = ["[ 4254.197860] NVRM: Xid (PCI:0000:5d:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off "
+             "the bus."]
+    ev = list(read_lines(syslog, "job/node-b/syslog", clock, root="job", year=2025))
+    ev += list(read_lines(dmesg, "job/node-b/dmesg", clock, root="job"))
+    xid = next(e for e in clock.align(ev) if e.kind == "xid")
+    assert xid.host == "node-b" and xid.pci == "0000:5d:00"
+    assert xid.time == datetime(2025, 3, 21, 1, 55, 54, 197860, tzinfo=timezone.utc)
+
+
+def test_yearless_stamps_take_the_jobs_year():
+    clock = Clock()
+    lines = ["[2024-05-08 08:47:31,261] torch.distributed.elastic.multiprocessing.api: [WARNING] Sending process "
+             "5938 closing signal SIGTERM",
+             "[rank0]:[E321 02:07:08.408271257 ProcessGroupNCCL.cpp:607] [Rank 0] Watchdog caught collective "
+             "operation timeout: WorkNCCL(SeqNum=1580, OpType=ALLREDUCE, NumelIn=466119168, NumelOut=466119168, "
+             "Timeout(ms)=600000) ran for 600060 milliseconds before timing out."]
+    ev = clock.align(read_lines(lines, "x.log", clock))
+    assert [e.time.year for e in ev if e.kind == "nccl_timeout"] == [2024]
+
+
+# --- job facts (REAL lines) ------------------------------------------------------------------------------------
+
+FACTS = [
+    # OpenBMB/MiniCPM-V #770
+    ("torch/distributed/elastic/multiprocessing/api.py:826] failed (exitcode: -9) local_rank: 0 (pid: 1322) of "
+     "binary: /root/miniconda3/bin/python", "rank_exit", dict(exit_code="-9", signal="9", local_rank="0")),
+    # desihub/desitarget #628
+    ("srun: error: nid01934: tasks 2,4-5,7: Terminated", "rank_exit", dict(host="nid01934", signal="15")),
+    ("slurmstepd: error: *** STEP 32233190.0 ON nid01934 CANCELLED AT 2020-07-03T02:59:56 DUE TO TIME LIMIT ***",
+     "job_ended", dict(host="nid01934", why="TIME LIMIT")),
+    # InternLM/lmdeploy #1221
+    ("mpirun noticed that process rank 1 with PID 13580 on node 10.224.96.171 exited on signal 4 (Illegal "
+     "instruction).", "rank_exit", dict(rank="1", host="10.224.96.171", signal="4")),
+    # deepspeedai/DeepSpeed #3232
+    ("[2023-04-14 13:11:27,885] [ERROR] [launch.py:434:sigkill_handler] ['/usr/bin/python3', '-u', 'main.py', "
+     "'--local_rank=0', '--data_path', 'Dahoas/rm-static'] exits with return code = -9", "rank_exit",
+     dict(exit_code="-9", signal="9", local_rank="0")),
+    # hiyouga/LlamaFactory #7396 and #8261 (the watchdog's two wordings)
+    ("[PG 1 Rank 3] Exception (either an error or timeout) detected by watchdog at work: 1580, last enqueued NCCL "
+     "work: 1582, last completed NCCL work: 1579.", "nccl_progress",
+     dict(rank="3", seq="1580", last_enqueued="1582", last_completed="1579")),
+    ("[PG ID 1 PG GUID 1 Rank 2]  failure detected by watchdog at work sequence id: 2847 PG status: last enqueued "
+     "work: 2856, last completed work: 2846", "nccl_progress",
+     dict(rank="2", seq="2847", last_enqueued="2856", last_completed="2846")),
+    # NVIDIA/nccl #1730 ... and NVIDIA/nccl-tests #244 (NCCL's address)
+    ("NCCL INFO Bootstrap : Using enp45s0f0:146.155.155.83<0>", "nccl_address", dict(address="146.155.155.83")),
+    # modelscope/FunASR #2006 (communicator: rank, size, device)
+    ("NCCL INFO comm 0x9bbaa80 rank 10 nranks 16 cudaDev 2 busId 48000 - Abort COMPLETE", "nccl_rank",
+     dict(rank="10", nranks="16", gpu="2")),
+    # pytorch/pytorch #140563 (the flight recorder analyser's verdict; the start of the line, as far as the excerpt)
+    ("error msg: Culprit rank 22; Error type: SIZE_OR_SYNTAX_MISMATCH, Expected input sizes: '[[1025]]' does not "
+     "match found input sizes: '[[262144]]', Culprit rank 110; Error type: SIZE_OR_SYNTAX_MISMATCH, Expected input "
+     "sizes: '[[1025]]' does not match found", "collective_mismatch",
+     dict(rank="22", error_type="SIZE_OR_SYNTAX_MISMATCH")),
+    # msr-fiddle/pipedream #76
+    ("Caught signal 7 (Bus error: nonexistent physical address)", "rank_exit", dict(signal="7")),
+    # NVIDIA/nccl #296
+    ("init.cc:1247 NCCL WARN Mismatched collective detected, please check your collective calls at and around rank "
+     "39. You can use NCCL_DEBUG=INFO and NCCL_DEBUG_SUBSYS=COLL to see the collective logs", "collective_mismatch",
+     dict(around_rank="39")),
+]
+
+
+@pytest.mark.parametrize("line,kind,groups", FACTS)
+def test_job_facts(line, kind, groups):
+    fact, got = facts.match(line)
+    assert fact.kind == kind
+    for name, value in groups.items():
+        assert got.get(name) == value, name
+
+
+def test_every_fact_kind_is_declared():
+    assert {f.kind for f in facts.FACTS} <= set(facts.JOB_KINDS)
+
+
+def test_elastic_summary_block():
+    """REAL: lzhxmu/CPPO #6 (torchrun's ChildFailedError summary, one field a line)."""
+    block = """torch.distributed.elastic.multiprocessing.errors.ChildFailedError: 
+============================================================
+src/open_r1/grpo_gsm.py FAILED
+------------------------------------------------------------
+Failures:
+  <NO_OTHER_FAILURES>
+------------------------------------------------------------
+Root Cause (first observed failure):
+[0]:
+  time      : 2025-05-21_15:43:03
+  host      : mlxlab115rp2n7682d40d9-20250521025625-6dyyd3-8nir8b-worker
+  rank      : 0 (local_rank: 0)
+  exitcode  : -9 (pid: 14750)
+  error_file: <N/A>
+  traceback : Signal 9 (SIGKILL) received by PID 14750
+============================================================""".splitlines()
+    ev = [e for e in read_lines(block, "out.log", Clock()) if e.kind == "rank_exit"]
+    assert len(ev) == 1
+    e = ev[0]
+    assert (e.rank, e.local_rank, e.exit_code, e.signal, e.pid) == (0, 0, -9, 9, 14750)
+    assert e.host == "mlxlab115rp2n7682d40d9-20250521025625-6dyyd3-8nir8b-worker"
+    assert e.details["root_cause"] is True and e.time == datetime(2025, 5, 21, 15, 43, 3, tzinfo=timezone.utc)
+
+
+def test_traceback_exception_and_its_consequences():
+    """REAL lines: rank 11's out-of-memory traceback (modelscope/ms-swift #6301) is the parsers' cuda_oom; a
+    DistBackendError is a consequence."""
+    lines = ["[rank11]: Traceback (most recent call last):",
+             "[rank11]:     attn_output = torch.nn.functional.scaled_dot_product_attention(",
+             "[rank11]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 4.35 GiB. GPU 3 has a total "
+             "capacity of 63.42 GiB of which 1.70 GiB is free."]
+    ev = list(read_lines(lines, "x.log", Clock()))
+    oom = [e for e in ev if e.kind == "cuda_oom"]
+    assert len(oom) == 1 and oom[0].rank == 11 and oom[0].gpu == 3
+    # SYNTHETIC: an exception line of a kind PyTorch raises when a peer failed
+    ev = list(read_lines(["Traceback (most recent call last):", "  File \"x.py\", line 1, in <module>",
+                          "torch.distributed.DistBackendError: NCCL communicator was aborted on rank 3."],
+                         "y.log", Clock()))
+    exc = [e for e in ev if e.kind == "exception"]
+    assert exc and is_consequence(exc[0])
+
+
+# --- attribution (SYNTHETIC jobs from REAL-format lines) -------------------------------------------------------
+
+XID79 = "[ 4254.197860] NVRM: Xid (PCI:0000:5d:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus."
+ANCHOR = ("Mar 21 01:50:00 node-b kernel: [ 3954.000000] pcieport 0000:00:03.0: AER: Corrected error received: "
+          "0000:00:03.0")
+
+
+def timeout(rank: int, seq: int = 1580, when: str = "02:07:08") -> str:
+    # the line format of hiyouga/LlamaFactory #7396
+    return (f"[rank{rank}]:[E321 {when}.408271257 ProcessGroupNCCL.cpp:607] [Rank {rank}] Watchdog caught collective "
+            f"operation timeout: WorkNCCL(SeqNum={seq}, OpType=ALLREDUCE, NumelIn=466119168, NumelOut=466119168, "
+            f"Timeout(ms)=600000) ran for 600060 milliseconds before timing out.")
+
+
+def progress(rank: int, seq: int, enqueued: int, completed: int) -> str:
+    return (f"[rank{rank}]:[E321 02:07:08.465150152 ProcessGroupNCCL.cpp:1664] [PG 1 Rank {rank}] Exception (either "
+            f"an error or timeout) detected by watchdog at work: {seq}, last enqueued NCCL work: {enqueued}, last "
+            f"completed NCCL work: {completed}.")
+
+
+def job(files: dict[str, list[str]], year: int = 2025) -> list[Incident]:
+    clock = Clock()
+    ev = []
+    for name, lines in files.items():
+        ev += read_lines(lines, f"job/{name}", clock, root="job", year=year)
+    return attribute(clock.align(ev))
+
+
+def test_node_fault_on_another_node_outranks_the_ranks_claims():
+    """Node b's GPU falls off the bus at 01:55; ranks on nodes a and b time out ten minutes later and rank 3 raises
+    an exception: the Xid is the root (hardware, node b, its PCI address)."""
+    incidents = job({
+        "node-b/kern.log": [ANCHOR],
+        "node-b/dmesg": [XID79],
+        "node-a/train.log": [timeout(0), timeout(1)],
+        "node-b/train.log": [timeout(2), "[rank3]: Traceback (most recent call last):",
+                             "[rank3]: ValueError: too many values to unpack (expected 2)"],
+    })
+    first = incidents[0]
+    assert (first.category, first.rule, first.root.host, first.root.pci) == ("hardware", "node_fault", "node-b",
+                                                                             "0000:5d:00")
+    assert "timed out" in first.consequences
+
+
+def test_a_node_fault_long_before_the_failure_explains_nothing():
+    """The same Xid, two days before the timeouts: outside the window, not the root."""
+    incidents = job({
+        "node-b/kern.log": ["Mar 19 01:50:00 node-b kernel: [ 3954.000000] pcieport 0000:00:03.0: AER: Corrected "
+                            "error received: 0000:00:03.0"],
+        "node-b/dmesg": [XID79],
+        "node-a/train.log": [timeout(0), timeout(1), timeout(2)],
+    })
+    assert not any(i.rule == "node_fault" for i in incidents)
+
+
+def test_the_earliest_failure_that_is_not_a_consequence_wins():
+    incidents = job({
+        "rank-5.log": ["[2025-03-21 01:57:00,000] something before",
+                       "Traceback (most recent call last):",
+                       "IndexError: list index out of range"],
+        "rank-0.log": [timeout(0)],
+        "rank-1.log": [timeout(1)],
+    })
+    first = incidents[0]
+    assert (first.category, first.root.rank, first.root.kind) == ("application", 5, "exception")
+
+
+def test_lagging_rank_from_the_communicator_size():
+    """Four ranks in the communicator, three report the timeout: the fourth never reached the collective."""
+    comm = [f"node-a:100{r}:200{r} [{r}] NCCL INFO comm 0x9bbaa8{r} rank {r} nranks 4 cudaDev {r} busId 4800{r} - "
+            "Init COMPLETE" for r in range(4)]
+    incidents = job({"launcher.log": comm + [timeout(0), timeout(1), timeout(2)]})
+    first = incidents[0]
+    assert (first.category, first.rule, first.root.rank) == ("undetermined", "lagging_rank", 3)
+    assert "rank 3 never reached it" in first.consequences
+
+
+def test_lagging_rank_from_last_enqueued_work():
+    incidents = job({"launcher.log": [progress(0, 1580, 1582, 1579), progress(1, 1580, 1582, 1579),
+                                      progress(2, 1577, 1577, 1576)]})
+    assert (incidents[0].rule, incidents[0].root.rank) == ("lagging_rank", 2)
+
+
+def test_same_work_everywhere_is_undetermined():
+    incidents = job({"launcher.log": [progress(r, 1580, 1582, 1579) for r in range(4)]})
+    assert (incidents[0].category, incidents[0].root.rank) == ("undetermined", None)
+
+
+def test_ib_errors_point_at_the_peer_host():
+    """Node a's NCCL names peer 10.0.0.2; node b's own NCCL INFO line says that address is node b (line formats of
+    NVIDIA/nccl-tests #244 and NVIDIA/nccl #1405)."""
+    incidents = job({
+        "node-a/train.log": ["node-a:3468:3468 [4] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>",
+                             "node-a:3468:3905 [4] ib_plugin.c:1615 NCCL WARN NET/IB : Got completion from peer "
+                             "10.0.0.2<54862> with status=12 opcode=0 len=0 vendor err 129 (Recv)"],
+        "node-b/train.log": ["node-b:5521:5521 [4] NCCL INFO Bootstrap : Using eth0:10.0.0.2<0>"],
+    })
+    first = incidents[0]
+    assert (first.category, first.rule, first.root.host) == ("fabric", "peer_error", "node-b")
+
+
+def test_a_rank_that_died_first_is_the_suspect():
+    incidents = job({"launcher.log": [
+        "[2025-03-21 01:57:00,000] torch.distributed.elastic.multiprocessing.api: [ERROR] failed (exitcode: -9) "
+        "local_rank: 2 (pid: 5939) of binary: /usr/bin/python",
+        timeout(0), timeout(1)]})
+    first = incidents[0]
+    assert (first.category, first.rule) == ("infrastructure", "first_rank_death")
+
+
+def test_sigterm_from_the_launcher_is_a_consequence():
+    e = Evidence(kind="rank_exit", signal=15)
+    assert is_consequence(e)
+
+
+def test_deterministic_whatever_the_order():
+    files = {"node-b/kern.log": [ANCHOR], "node-b/dmesg": [XID79], "node-a/train.log": [timeout(0), timeout(1)]}
+    clock = Clock()
+    ev = []
+    for name, lines in files.items():
+        ev += read_lines(lines, f"job/{name}", clock, root="job", year=2025)
+    ev = clock.align(ev)
+    want = to_json(attribute(ev))
+    for seed in range(5):
+        shuffled = ev[:]
+        random.Random(seed).shuffle(shuffled)
+        assert to_json(attribute(shuffled)) == want
+
+
+def test_nothing_failed_nothing_reported():
+    assert attribute([]) == []
+    assert attribute([Evidence(kind="nccl_address", severity="info", host="a", address="10.0.0.1")]) == []
+
+
+def test_json_document():
+    incidents = job({"node-b/kern.log": [ANCHOR], "node-b/dmesg": [XID79], "node-a/train.log": [timeout(0)]})
+    doc = to_json(incidents)
+    assert doc["schema"] == SCHEMA == "gpu-npd.triage/v1"
+    first = doc["incidents"][0]
+    assert set(first) >= {"category", "root", "evidence", "consequences", "rule", "reason", "time"}
+    assert set(first["root"]) == {"rank", "host", "gpu", "pci", "device", "kind"}
+    assert {"file", "line", "text", "time"} <= set(first["evidence"][0])
+    assert first["category"] in CATEGORIES
+
+
+def test_rules_are_a_table():
+    assert [r[0] for r in sorted(RULES, key=lambda r: r[1])] == [
+        "node_fault", "first_failure", "mismatched_collective", "peer_error", "fabric_error", "lagging_rank",
+        "undetermined"]
+
+
+def test_incident_refuses_an_unknown_category():
+    with pytest.raises(ValueError):
+        Incident("cosmic-rays", Root(), (), "", "x", "y")
+
+
+def test_a_rank_killed_after_the_timeouts_is_their_consequence():
+    """SYNTHETIC: the watchdog timed out first; the launcher's SIGKILL of a rank after it decides nothing."""
+    incidents = job({"launcher.log": [
+        timeout(0), timeout(1),
+        "[2025-03-21 02:09:00,000] torch.distributed.elastic.multiprocessing.api: [ERROR] failed (exitcode: -9) "
+        "local_rank: 2 (pid: 5939) of binary: /usr/bin/python"]})
+    assert incidents[0].category == "undetermined"
+
+
+def test_host_oom_kill_is_a_failure():
+    """SYNTHETIC job: node a's kernel kills a rank for memory (the kernel-misc.log OOM format), rank 1 times out."""
+    incidents = job({
+        "node-a/kern.log": ["Mar 21 01:58:00 node-a kernel: Out of memory: Killed process 5939 (python) "
+                            "total-vm:123456kB, anon-rss:120000kB, file-rss:0kB, shmem-rss:0kB, UID:0"],
+        "node-b/train.log": [timeout(1)]})
+    assert (incidents[0].category, incidents[0].root.kind, incidents[0].root.host) == ("infrastructure", "oom_kill",
+                                                                                     "node-a")
+
+
+def test_incident_key_is_stable_as_evidence_grows():
+    first = job({"node-b/kern.log": [ANCHOR], "node-b/dmesg": [XID79], "node-a/train.log": [timeout(0)]})[0]
+    later = job({"node-b/kern.log": [ANCHOR], "node-b/dmesg": [XID79],
+                 "node-a/train.log": [timeout(0), timeout(1), timeout(2)]})[0]
+    assert first.key == later.key == "hardware/xid/node-b/-/-/0000:5d:00"
+
+
+@pytest.mark.parametrize("line", [
+    "[rank1]:" * 20000,
+    "node-1: " * 20000,
+    "a." * 40000 + "Errorx",
+    "Detected mismatch between collectives on ranks. Rank 1 is running collective: CollectiveFingerPrint(OpType=X" +
+    "y" * 100000,
+    "srun: error: " + "h" * 100000,
+    "\x00\xff\ufffd" * 10000,
+])
+def test_hostile_lines_are_quick(line):
+    """SYNTHETIC hostile input: long repeated prefixes, dotted names, unmatched facts; each read in well under a
+    second and without an exception (a regex that backtracks would take minutes)."""
+    import time
+    start = time.process_time()
+    list(read_lines(["Traceback (most recent call last):", line, line], "hostile.log", Clock()))
+    assert time.process_time() - start < 2.0
+
+
+def test_sizes_differ_only_within_one_process_group_to_be_a_mismatch():
+    """SYNTHETIC: two ranks time out at the same SeqNum of *different* process groups (tensor- and data-parallel
+    groups count separately), with different sizes: no conclusion; in the same group: the program's bug."""
+    def lines(pg_of_rank_1):
+        out = []
+        for rank, pg, numel in ((0, 0, 64), (1, pg_of_rank_1, 4096)):
+            out.append(f"[rank{rank}]:[E918 19:29:24.436955737 ProcessGroupNCCL.cpp:689] [Rank {rank}] Watchdog caught "
+                       f"collective operation timeout: WorkNCCL(SeqNum=7219, OpType=BROADCAST, NumelIn={numel}, "
+                       f"NumelOut={numel}, Timeout(ms)=3000000) ran for 3000097 milliseconds before timing out.")
+            out.append(f"[rank{rank}]:[E918 19:29:24.440481846 ProcessGroupNCCL.cpp:2303] [PG ID {pg} PG GUID {pg}"
+                       f"(default_pg) Rank {rank}]  failure detected by watchdog at work sequence id: 7219 PG status: "
+                       f"last enqueued work: 7220, last completed work: 7218")
+        return {"launcher.log": out}
+    assert job(lines(0))[0].rule == "mismatched_collective"
+    assert job(lines(1))[0].rule != "mismatched_collective"
+
+
+def test_only_the_world_communicator_maps_a_process_to_its_rank():
+    """SYNTHETIC (line format of modelscope/FunASR #2006): a process is rank 5 of the 8-rank world communicator and
+    rank 1 of a 2-rank split one; its NCCL WARN line (host:pid, no rank) is rank 5's."""
+    incidents = job({"launcher.log": [
+        "node-c:4242:4300 [1] NCCL INFO comm 0x9bbaa80 rank 5 nranks 8 cudaDev 1 busId 48000 - Init COMPLETE",
+        "node-c:4242:4301 [1] NCCL INFO comm 0x9bbab90 rank 1 nranks 2 cudaDev 1 busId 48000 - Init COMPLETE",
+        "node-c:4242:4310 [1] NCCL WARN NET/IB : Got async event : port error"]})
+    assert (incidents[0].root.host, incidents[0].root.rank) == ("node-c", 5)

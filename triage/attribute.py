@@ -1,0 +1,497 @@
+"""Evidence of one job in, incidents out, most likely root cause first.  Pure and deterministic.
+
+The decision is a table of rules (RULES), tried in priority order; the first that finds a root decides the job's
+first incident:
+
+1. node_fault        a hardware or fabric fault of a node of the job (Xid, SXid, fallen off the bus, ECC, NVLink,
+                     PCIe AER, IB link down, NIC failure) within the window before the job's failures outranks
+                     any application's claim; a CUDA error only hardware causes (uncorrectable ECC / NVLink) counts.
+2. first_failure     otherwise the earliest failure that is not a consequence of another: an application error
+                     (a Python exception, CUDA illegal access / device assert / OOM, an application Xid), an
+                     infrastructure event (host OOM kill, the scheduler ending the job, a full disk), or a rank that
+                     died first (exit code, signal) — explained by what its own log says when it says anything.
+3. mismatched_collective  ranks time out in one collective (process group and SeqNum) with different sizes or
+                     operations: they called different collectives, the program's bug.
+4. peer_error        network errors that name a peer (ncclRemoteError, NET/IB completion errors, a closed socket)
+                     point at the peer, its address mapped to a host by NCCL's own INFO lines.
+5. fabric_error      InfiniBand / RoCE errors that name no peer (async port errors): the fabric.
+6. lagging_rank      NCCL watchdog reports: a rank that never enqueued the collective the others time out in (its
+                     last enqueued work is behind, or it reported no timeout while the others did) is the suspect.
+7. undetermined      only consequences (timeouts, aborts): the evidence is too thin to name a root.
+
+Consequences (watchdog timeouts, aborts after them, remote errors, SIGTERMs the launcher sent) never decide a
+root; they are folded into the incident's `consequences` sentence.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from dataclasses import dataclass, replace
+from typing import Callable, Iterable, Sequence
+
+from parsers import xid_info
+from parsers.finding import SEVERITY_RANK
+
+from .clock import SKEW
+from .model import Evidence, Incident, Root
+
+DEFAULT_WINDOW = 600.0  # seconds a node fault may precede the job's first failure it explains
+
+# What category a root of each kind is (node faults and failures alike); "by_attribution": the line's rule decides.
+KIND_CATEGORY = {
+    "xid": "by_attribution", "sxid": "fabric", "fallen_off_bus": "hardware", "gpu_reset_required": "hardware",
+    "nvlink": "hardware", "pcie_aer": "hardware", "kernel_oops": "hardware", "ib_link": "fabric",
+    "nic_error": "fabric", "peermem_error": "fabric", "ib_completion_error": "fabric",
+    "cuda_error": "by_attribution", "cuda_oom": "application", "nccl_error": "by_attribution",
+    "exception": "application", "collective_mismatch": "application", "oom_kill": "infrastructure", "job_ended": "infrastructure",
+    "storage_error": "infrastructure", "agent_signal": "infrastructure", "store_error": "infrastructure",
+    "hung_task": "infrastructure",
+}
+ATTRIBUTION_CATEGORY = {"hardware": "hardware", "driver": "hardware", "fabric": "fabric", "application": "application"}
+NODE_FAULT_KINDS = frozenset({"xid", "sxid", "fallen_off_bus", "gpu_reset_required", "nvlink", "pcie_aer",
+                              "kernel_oops", "ib_link", "nic_error", "peermem_error"})
+# Symptoms: what a failure elsewhere makes a healthy rank print
+SYMPTOM_KINDS = frozenset({"nccl_timeout", "nccl_progress", "nccl_hang", "nccl_remote_error", "ib_completion_error",
+                           "store_error", "nccl_error"})
+PEER_KINDS = frozenset({"nccl_remote_error", "ib_completion_error"})
+# Signals a rank gets because another failed: the watchdog's abort, the launcher's SIGTERM to the survivors
+CONSEQUENCE_SIGNALS = frozenset({6, 15, 2, 1})
+# What a rank's death by a signal means when nothing in its log explains it
+# (SIGKILL: the OOM killer or the scheduler; SIGBUS: a mapping whose backing store is gone, in these jobs /dev/shm
+# too small or full for NCCL's shared-memory transport; SIGSEGV / SIGILL / SIGFPE: the program)
+SIGNAL_CATEGORY = {9: "infrastructure", 7: "infrastructure", 11: "application", 4: "application", 8: "application"}
+# CUDA errors the parsers leave unattributed but whose meaning in a running job is a device fault:
+# cudaErrorUnknown (999) mid-training is the GPU or its driver failing (it follows Xid 79 / 119 and the like)
+CUDA_TEXT_CATEGORY = {"unknown error": "hardware"}
+CONTEXT_KINDS = frozenset({"nccl_address", "nccl_rank", "rank_seen"})
+# Kinds that are a failure of the job whatever the severity their rule gives (the kernel's OOM killer: a warning for
+# the node, the end of a rank for the job)
+FAILURE_KINDS = frozenset({"oom_kill"})
+# After the job already failed, these are its end, not its cause: the scheduler cancelling it, the launcher told to
+# stop, a rank killed without a word of why
+AFTERMATH_KINDS = frozenset({"job_ended", "agent_signal", "rank_exit"})
+
+
+@dataclass(frozen=True)
+class Verdict:
+    category: str
+    root: Evidence | None  # None: no single line is the root
+    rule: str
+    reason: str
+    suspects: tuple[Evidence, ...] = ()  # the root's supporting evidence (the lagging rank's, the peer's)
+    rank: int | None = None  # the root rank when no single line names it (lagging rank)
+    host: str | None = None
+    kind: str | None = None  # the root kind when no single line is the root
+
+
+# --- the job's context ------------------------------------------------------------------------------------------
+
+class Job:
+    """Everything the rules look at, derived once from the evidence: times ordered, ranks and hosts filled in."""
+
+    def __init__(self, evidence: Iterable[Evidence], window: float):
+        raw = list(evidence)
+        self.addresses: dict[str, str] = {}  # NCCL address -> host
+        self.pid_rank: dict[tuple[str | None, int], int] = {}
+        self.rank_host: dict[int, str] = {}
+        self.world: int | None = None
+        self.seen_ranks: set[int] = set()
+        comms = [e for e in raw if e.kind == "nccl_rank" and e.rank is not None and _int(e.details.get("nranks"))]
+        # the job's size: its largest communicator (split communicators of tensor / pipeline groups number their
+        # ranks from 0 again, so only the world communicator's lines say which global rank a host:pid is)
+        self.world = max((_int(e.details["nranks"]) for e in comms), default=None)
+        for e in comms:
+            if _int(e.details["nranks"]) == self.world and e.pid is not None:
+                self.pid_rank.setdefault((e.host, e.pid), e.rank)
+        for e in raw:
+            if e.kind == "nccl_address" and e.address and e.host:
+                self.addresses.setdefault(_bare(e.address), e.host)
+            if e.rank is not None and e.kind not in ("nccl_rank", "nccl_address"):
+                if e.host:
+                    self.rank_host.setdefault(e.rank, e.host)
+                self.seen_ranks.add(e.rank)
+        for (host, _pid), rank in self.pid_rank.items():
+            if host:
+                self.rank_host.setdefault(rank, host)
+        filled = [self._fill(e) for e in raw if e.kind not in CONTEXT_KINDS]
+        # a total order, whatever the order the evidence came in: time, then where it was read
+        self.evidence = sorted(filled, key=lambda e: (_ts(e), e.file or "", e.line or 0, e.kind, e.text))
+        timeouts = [e.timeout_ms / 1000.0 for e in self.evidence if e.timeout_ms]
+        # a watchdog reports its timeout after the collective began to hang: the window reaches back that much further
+        self.window = window + max(timeouts, default=0.0)
+        self.failures = [e for e in self.evidence
+                         if SEVERITY_RANK.get(e.severity, 0) >= SEVERITY_RANK["error"] or e.kind in FAILURE_KINDS]
+        symptoms = [e for e in self.failures if is_consequence(e)]
+        self.first_symptom = min((_ts(e) for e in symptoms if e.time), default=None)
+        # the job's own failures (what its ranks and launcher reported), against which node faults are placed
+        own = [_ts(e) for e in self.failures if e.time and not is_node_fault(e)]
+        self.first_failure = min(own, default=None)
+        self.last_failure = max(own, default=None)
+
+    def _fill(self, e: Evidence) -> Evidence:
+        rank, host = e.rank, e.host
+        if rank is None and e.pid is not None and (host, e.pid) in self.pid_rank:
+            rank = self.pid_rank[(host, e.pid)]
+        if host is None and rank is not None:
+            host = self.rank_host.get(rank)
+        return e if (rank, host) == (e.rank, e.host) else replace(e, rank=rank, host=host)
+
+    def host_of(self, address: str | None) -> str | None:
+        return self.addresses.get(_bare(address)) if address else None
+
+    def in_window(self, e: Evidence) -> bool:
+        """Whether a node fault is close enough to the job's failures to explain them (no times: yes)."""
+        if e.time is None or self.first_failure is None:
+            return True
+        t = _ts(e)
+        return self.first_failure - self.window <= t <= (self.last_failure or t) + SKEW
+
+
+def _int(value) -> int | None:
+    return int(value) if value is not None and str(value).isdigit() else None
+
+
+def _bare(address: str) -> str:
+    return address.split("<", 1)[0].split("%", 1)[0].strip("[]")
+
+
+def _ts(e: Evidence) -> float:
+    return e.time.timestamp() if e.time is not None else float("inf")
+
+
+def is_consequence(e: Evidence) -> bool:
+    """Whether this line is what a failure elsewhere makes a healthy rank print."""
+    if e.kind in SYMPTOM_KINDS:
+        if e.kind == "nccl_error" and e.attribution == "application":
+            return False  # ncclInvalidUsage: the program's own mistake
+        return True
+    if e.kind == "exception":
+        return bool(e.details.get("consequence"))
+    if e.kind == "rank_exit":
+        return e.signal in CONSEQUENCE_SIGNALS
+    return False
+
+
+def attribution_of(e: Evidence) -> str:
+    """The line's attribution, or for an Xid that says it was "caused by previous Xid N", that Xid's (catalog)."""
+    cause = e.details.get("caused_by_xid") if e.kind == "xid" else None
+    return xid_info(int(cause)).attribution if cause is not None else e.attribution
+
+
+def category_of(e: Evidence) -> str | None:
+    if e.kind == "cuda_error" and e.details.get("cuda_error") in CUDA_TEXT_CATEGORY:
+        return CUDA_TEXT_CATEGORY[e.details["cuda_error"]]
+    c = KIND_CATEGORY.get(e.kind)
+    if c == "by_attribution":
+        return ATTRIBUTION_CATEGORY.get(attribution_of(e))
+    return c
+
+
+def is_node_fault(e: Evidence) -> bool:
+    """A fault of the node's hardware or fabric, severe enough to break a job (cf. parsers.correlate.cause_of)."""
+    if e.kind == "cuda_error":  # uncorrectable ECC / NVLink / unknown error, seen by the application
+        return category_of(e) == "hardware"
+    if e.kind not in NODE_FAULT_KINDS or attribution_of(e) == "application":
+        return False
+    if e.kind == "ib_link":
+        return e.details.get("state") in ("down", "module_error")
+    return SEVERITY_RANK.get(e.severity, 0) >= SEVERITY_RANK["error"]
+
+
+# --- the rules ------------------------------------------------------------------------------------------------
+
+def _node_fault(job: Job) -> Verdict | None:
+    faults = [e for e in job.evidence if is_node_fault(e) and job.in_window(e)]
+    if not faults:
+        return None
+    # the earliest, then the most severe; of lines as early (or as unstamped) the one that names its rank / host
+    root = min(faults, key=lambda e: (_ts(e), -SEVERITY_RANK.get(e.severity, 0), e.rank is None, e.host is None))
+    category = category_of(root) or "hardware"
+    where = _who(root) if (root.rank is not None or root.host) else "a node of the job"
+    return Verdict(category, root, "node_fault",
+                   f"{_what(root)} on {where}{_at(root)} is a {category} fault of a node of the job; "
+                   "it outranks the failures the ranks reported after it")
+
+
+def _first_failure(job: Job) -> Verdict | None:
+    candidates = [e for e in job.failures if not is_node_fault(e) and not is_consequence(e)
+                  and (category_of(e) is not None or e.kind == "rank_exit")]
+    # the scheduler ending a job, the launcher told to stop or a rank killed, after the job already failed, is a
+    # consequence
+    if job.first_symptom is not None:
+        candidates = [e for e in candidates if not (e.kind in AFTERMATH_KINDS and _ts(e) > job.first_symptom + SKEW)]
+    if not candidates:
+        return None
+    first = candidates[0]
+    t0 = _ts(first)
+    # of failures within SKEW of the first (clocks disagree that much), an explained one before a bare exit
+    tied = [e for e in candidates if _ts(e) <= t0 + SKEW]
+    first = min(tied, key=lambda e: (e.kind == "rank_exit", _ts(e)))
+    if first.kind == "rank_exit":
+        explained = _explanation(job, first)
+        if explained is not None:
+            first = explained
+    if first.kind == "rank_exit":
+        category = SIGNAL_CATEGORY.get(first.signal, "undetermined") if first.signal else "undetermined"
+        how = f"signal {first.signal}" if first.signal else f"exit code {first.exit_code}"
+        who = _who(first)
+        if category == "undetermined":
+            return Verdict(category, first, "first_rank_death",
+                           f"{who} died first ({how}) and its log says nothing of why: it is the suspect, "
+                           "its cause undetermined")
+        return Verdict(category, first, "first_rank_death",
+                       f"{who} died first ({how}), which points at {category}; nothing in its log explains it further")
+    category = category_of(first) or "application"
+    order = "earliest" if first.time is not None else "first (in the logs' order; no time stamps)"
+    return Verdict(category, first, "first_failure",
+                   f"{_what(first)} on {_who(first)}{_at(first)} is the {order} failure that is not a "
+                   "consequence of another")
+
+
+def _explanation(job: Job, death: Evidence) -> Evidence | None:
+    """What the dead rank's own log (or its host's kernel log) says before it died: its exception, CUDA error, an
+    OOM kill on its host."""
+    t = _ts(death)
+    for e in job.failures:
+        if e is death or is_consequence(e) or e.kind == "rank_exit" or category_of(e) is None:
+            continue
+        same = (e.rank is not None and e.rank == death.rank) or (
+            e.rank is None and e.host is not None and e.host == death.host)
+        if same and (e.time is None or death.time is None or t - job.window <= _ts(e) <= t + SKEW):
+            return e
+    return None
+
+
+def _mismatched_collective(job: Job) -> Verdict | None:
+    """Ranks timed out in the same collective (process group and SeqNum, the group from each rank's own watchdog
+    progress line) with different sizes or operations: they called different collectives, the program's bug (what
+    PyTorch's TORCH_DISTRIBUTED_DEBUG=DETAIL check would have said)."""
+    pg_of = {(e.rank, e.seq): e.details.get("pg") for e in job.evidence
+             if e.kind == "nccl_progress" and e.rank is not None and e.details.get("pg") is not None}
+    calls: dict[tuple, dict[int, Evidence]] = defaultdict(dict)
+    for e in job.evidence:
+        if e.kind == "nccl_timeout" and e.rank is not None and e.seq is not None and (e.rank, e.seq) in pg_of:
+            calls[(pg_of[(e.rank, e.seq)], e.seq)].setdefault(e.rank, e)
+    for (pg, seq), by_rank in sorted(calls.items(), key=lambda kv: (str(kv[0][0]), kv[0][1])):
+        shapes = {(e.op, e.details.get("numel_in")) for e in by_rank.values()}
+        if len(by_rank) >= 2 and len(shapes) >= 2:
+            said = "; ".join(f"rank {r}: {e.op} of {e.details.get('numel_in')} elements"
+                             for r, e in sorted(by_rank.items()))
+            return Verdict("application", None, "mismatched_collective",
+                           f"ranks timed out in the same collective (process group {pg}, SeqNum {seq}) with different "
+                           f"operations or sizes ({said}): they called different collectives, a bug of the program",
+                           suspects=tuple(sorted(by_rank.values(), key=lambda e: e.rank)),
+                           kind="collective_mismatch")
+    return None
+
+
+def _peer_error(job: Job) -> Verdict | None:
+    errors = [e for e in job.failures if e.kind in PEER_KINDS and e.peer]
+    if not errors:
+        return None
+    peers = Counter(job.host_of(e.peer) or _bare(e.peer) for e in errors)
+    peer, count = peers.most_common(1)[0]
+    reporters = {e.host or e.rank for e in errors}
+    fabric = any(e.kind == "ib_completion_error" for e in errors)
+    first = next(e for e in errors if (job.host_of(e.peer) or _bare(e.peer)) == peer)
+    host = job.host_of(first.peer)
+    if fabric:
+        return Verdict("fabric", first, "peer_error",
+                       f"{count} NET/IB completion error(s) from {len(reporters)} reporter(s) name peer {peer}; "
+                       "no rank died and no node fault was logged before them: the link to that peer failed",
+                       host=host or first.host)
+    return Verdict("undetermined", first, "peer_error",
+                   f"remote errors name peer {peer} ({count} line(s)); the peer's own logs say nothing of why "
+                   "it went away", host=host)
+
+
+def _fabric_error(job: Job) -> Verdict | None:
+    fabric = [e for e in job.failures if e.kind == "ib_completion_error"]
+    if not fabric:
+        return None
+    first = fabric[0]
+    hosts = sorted({e.host for e in fabric if e.host})
+    return Verdict("fabric", first, "fabric_error",
+                   f"{len(fabric)} NET/IB error(s) ({_what(first)}) on {', '.join(hosts) or 'the job'} with no peer "
+                   "named, no rank that died and no node fault before them: the InfiniBand / RoCE fabric failed",
+                   host=hosts[0] if len(hosts) == 1 else None)
+
+
+def _lagging_rank(job: Job) -> Verdict | None:
+    reports = [e for e in job.evidence if e.kind in ("nccl_timeout", "nccl_progress") and e.rank is not None]
+    if len({e.rank for e in reports}) < 2:
+        return None
+    reported = {e.rank for e in reports}
+    seqs = [e.seq for e in reports if e.seq is not None]
+    top = max(seqs) if seqs else None
+    # (a) a rank whose last enqueued work is behind the collective the others wait in
+    behind = sorted({e.rank for e in reports if e.last_enqueued is not None and top is not None
+                     and e.last_enqueued < top})
+    if behind and len(behind) < len(reported):
+        return Verdict("undetermined", None, "lagging_rank",
+                       f"{_ranks(behind)} never enqueued NCCL work {top}, which the others time out in: "
+                       "the lagging rank; nothing logged says why it stalled",
+                       suspects=tuple(e for e in reports if e.rank in behind), rank=behind[0],
+                       host=job.rank_host.get(behind[0]))
+    # (b) a rank seen in the logs (or in the communicator) that reported no timeout while the others did
+    universe = set(range(job.world)) if job.world else job.seen_ranks
+    missing = sorted(universe - reported)
+    if missing and len(missing) <= max(1, len(universe) // 4) and len(reported) >= 2:
+        return Verdict("undetermined", None, "lagging_rank",
+                       f"{_ranks(missing)} reported no timeout while {len(reported)} ranks did: "
+                       f"{'it' if len(missing) == 1 else 'they'} never reached the collective; nothing logged says why",
+                       rank=missing[0], host=job.rank_host.get(missing[0]))
+    return None
+
+
+def _undetermined(job: Job) -> Verdict | None:
+    symptoms = [e for e in job.failures if is_consequence(e)]
+    if not symptoms:
+        return None
+    first = symptoms[0]
+    return Verdict("undetermined", None, "undetermined",
+                   f"only consequences were logged ({_what(first)} first, on {_who(first)}): no node fault, no rank "
+                   "that died or failed first, no lagging rank the watchdog numbers single out")
+
+
+Rule = tuple[str, int, Callable[[Job], "Verdict | None"], str]
+RULES: tuple[Rule, ...] = (
+    ("node_fault", 1, _node_fault, "a node fault within the window outranks any application's claim"),
+    ("first_failure", 2, _first_failure, "the earliest failure that is not a consequence of another"),
+    ("mismatched_collective", 3, _mismatched_collective,
+     "ranks time out in one collective with different sizes or operations: the program's bug"),
+    ("peer_error", 4, _peer_error, "network errors naming a peer point at it"),
+    ("fabric_error", 5, _fabric_error, "InfiniBand / RoCE errors naming no peer: the fabric"),
+    ("lagging_rank", 6, _lagging_rank, "NCCL watchdog numbers single out the rank that never reached the collective"),
+    ("undetermined", 7, _undetermined, "only consequences: no root is named"),
+)
+
+
+# --- incidents ----------------------------------------------------------------------------------------------
+
+def attribute(evidence: Iterable[Evidence], window: float = DEFAULT_WINDOW) -> list[Incident]:
+    """The job's incidents, most likely root cause first; [] when the evidence holds no failure at all."""
+    job = Job(evidence, window)
+    if not job.failures:
+        return []
+    incidents = []
+    verdict = None
+    for _name, _priority, rule, _doc in sorted(RULES, key=lambda r: r[1]):
+        verdict = rule(job)
+        if verdict is not None:
+            break
+    if verdict is None:  # failures, none a consequence, none with a category: say so rather than guess
+        first = job.failures[0]
+        verdict = Verdict("undetermined", first, "undetermined",
+                          f"{_what(first)} on {_who(first)} is the only failure logged and says nothing of its cause")
+    incidents.append(_incident(job, verdict))
+    used = {id(e) for e in incidents[0].evidence}
+    root = verdict.root
+    # other node faults, each a failure of its own (a second node, a second device), after the first
+    seen = {(root.host, root.pci or root.device)} if root is not None and is_node_fault(root) else set()
+    for e in job.evidence:
+        if id(e) in used or not is_node_fault(e) or not job.in_window(e):
+            continue
+        key = (e.host, e.pci or e.device)
+        if key in seen:
+            continue
+        seen.add(key)
+        same = tuple(x for x in job.evidence if is_node_fault(x) and (x.host, x.pci or x.device) == key)
+        incidents.append(Incident(category_of(e) or "hardware", _root(e), same,
+                                  f"{len(same)} line(s) of this fault; whether it touched the job is not shown",
+                                  "node_fault", f"{_what(e)} on {e.host or 'a node'}: another fault in the window",
+                                  e.time))
+    return incidents
+
+
+def _incident(job: Job, v: Verdict) -> Incident:
+    root = v.root
+    if root is not None:
+        r = _root(root)
+        if v.rule == "peer_error" and v.host and v.host != root.host:
+            r = Root(kind=root.kind, host=v.host)  # the peer's host: the reporting line's rank and GPU are not its
+    else:
+        kind = v.kind or (v.suspects[0].kind if v.suspects else (job.failures[0].kind if job.failures else None))
+        r = Root(kind=kind, rank=v.rank, host=v.host)
+    related = _related(job, v)
+    return Incident(v.category, r, tuple(related), consequences(job, v), v.rule, v.reason,
+                    root.time if root is not None else None)
+
+
+def _root(e: Evidence) -> Root:
+    return Root(kind=e.kind, rank=e.rank, host=e.host, gpu=e.gpu, pci=e.pci, device=e.device)
+
+
+def _related(job: Job, v: Verdict) -> list[Evidence]:
+    """The root's evidence, then the consequences, each group in time order (bounded)."""
+    head: list[Evidence] = []
+    if v.root is not None:
+        head.append(v.root)
+        same = [e for e in job.failures if e is not v.root and e.kind == v.root.kind and e.host == v.root.host
+                and e.rank == v.root.rank and (e.pci, e.device) == (v.root.pci, v.root.device)]
+        head.extend(same[:20])
+    head.extend(e for e in v.suspects[:20] if e not in head)
+    ids = {id(e) for e in head}
+    tail = [e for e in job.failures if id(e) not in ids and is_consequence(e) or
+            (e.kind == "rank_exit" and id(e) not in ids)]
+    return head + tail[:200]
+
+
+def consequences(job: Job, v: Verdict) -> str:
+    """One sentence: what the failure did to the rest of the job."""
+    parts = []
+    timeouts = [e for e in job.failures if e.kind in ("nccl_timeout", "nccl_progress") and e.rank is not None]
+    if timeouts:
+        ranks = sorted({e.rank for e in timeouts})
+        ops = Counter(e.op for e in timeouts if e.op)
+        seqs = Counter(e.seq for e in timeouts if e.seq is not None)
+        what = f" in {ops.most_common(1)[0][0]}" if ops else ""
+        seq = f" SeqNum {seqs.most_common(1)[0][0]}" if seqs else ""
+        parts.append(f"{_ranks(ranks)} timed out{what}{seq}")
+    elif any(e.kind == "nccl_timeout" for e in job.failures):
+        parts.append("NCCL watchdog timeouts")
+    if v.rule == "lagging_rank" and v.rank is not None:
+        parts.append(f"rank {v.rank} never reached it")
+    remote = [e for e in job.failures if e.kind in PEER_KINDS]
+    if remote:
+        peers = sorted({job.host_of(e.peer) or _bare(e.peer) for e in remote if e.peer})
+        parts.append(f"{len(remote)} remote/network error line(s)" + (f" naming {', '.join(peers[:4])}" if peers else ""))
+    exits = [e for e in job.failures if e.kind == "rank_exit" and e is not v.root]
+    if exits:
+        ranks = sorted({e.rank for e in exits if e.rank is not None})
+        parts.append(f"{_ranks(ranks) if ranks else str(len(exits)) + ' process(es)'} exited after it")
+    if not parts:
+        return "no other rank reported a failure"
+    return "; ".join(parts)
+
+
+def _ranks(ranks: Sequence[int]) -> str:
+    ranks = sorted(set(ranks))
+    if len(ranks) == 1:
+        return f"rank {ranks[0]}"
+    shown = ",".join(map(str, ranks[:16])) + ("..." if len(ranks) > 16 else "")
+    return f"{len(ranks)} ranks ({shown})"
+
+
+def _who(e: Evidence) -> str:
+    if e.rank is not None:
+        return f"rank {e.rank}" + (f" on {e.host}" if e.host else "")
+    return e.host or (f"{e.file}" if e.file else "an unnamed process")
+
+
+def _at(e: Evidence) -> str:
+    return e.time.strftime(" at %Y-%m-%d %H:%M:%S UTC") if e.time else ""
+
+
+WHAT = {"xid": lambda e: f"Xid {e.xid}", "sxid": lambda e: f"SXid {e.sxid}",
+        "fallen_off_bus": lambda e: "GPU fallen off the bus", "ib_link": lambda e: "IB link down",
+        "exception": lambda e: str(e.details.get("exception", "exception")),
+        "cuda_error": lambda e: f"CUDA error '{e.details.get('cuda_error', '')}'",
+        "rank_exit": lambda e: f"exit ({'signal ' + str(e.signal) if e.signal else 'code ' + str(e.exit_code)})",
+        "nccl_timeout": lambda e: "NCCL watchdog timeout", "cuda_oom": lambda e: "CUDA out of memory",
+        "oom_kill": lambda e: "host OOM kill", "job_ended": lambda e: f"job ended ({e.details.get('why') or 'cancelled'})"}
+
+
+def _what(e: Evidence) -> str:
+    f = WHAT.get(e.kind)
+    return f(e) if f else e.kind.replace("_", " ")

@@ -1,0 +1,116 @@
+"""One clock for a job's files: wall-clock stamps from application logs, kernel uptimes turned into wall clock
+through boot anchors, and years for stamps that print none.
+
+- Application logs stamp lines their own way (Python logging, glog/c10 "E0321 02:07:08.408271", torchrun's
+  ChildFailedError block, Slurm's "CANCELLED AT"): `app_stamp` reads them; the parsers' envelopes read the rest.
+- A kernel log read as dmesg or /dev/kmsg carries seconds since boot only.  A line that carries both (syslog and
+  journald keep the dmesg stamp inside the message; `dmesg -T` beside plain dmesg) is an anchor: boot time =
+  wall - uptime.  `Clock.align` gives every uptime-only line of that host a wall time through its host's anchor;
+  a host with no anchor keeps time None (never a guess).
+- Stamps without a year (syslog, glog) take the year of the job's dated stamps (`Clock.year`), or the caller's
+  fallback when it has none.
+- Hosts' clocks differ by NTP's error; attribution treats stamps within SKEW seconds as simultaneous.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter, defaultdict
+from dataclasses import replace
+from datetime import datetime, timedelta, timezone
+from statistics import median
+from typing import Iterable
+
+from .model import Evidence
+
+SKEW = 5.0  # seconds two hosts' clocks may disagree (NTP); stamps closer than this are simultaneous
+_MON = {m: i for i, m in enumerate(("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov",
+                                    "Dec"), start=1)}
+
+# (regex searched near the start of the message, has a year); groups: Y m d H M S frac
+_STAMPS: tuple[tuple[re.Pattern, bool], ...] = (
+    # Python logging / DeepSpeed / torchrun agent: "[2024-05-08 08:47:31,261]", "2024-05-08 08:47:31.261";
+    # ISO with T and zone; torchrun's ChildFailedError "time      : 2025-05-21_15:43:03"
+    (re.compile(r"(?P<Y>\d{4})-(?P<m>\d\d)-(?P<d>\d\d)[ T_](?P<H>\d\d):(?P<M>\d\d):(?P<S>\d\d)(?:[.,](?P<f>\d+))?"
+                r"(?P<z>Z|[+-]\d\d:?\d\d)?"), True),
+    # glog / c10 logging: "E0321 02:07:08.408271257", "[E321 02:07:08.408271257 ProcessGroupNCCL.cpp:607]"
+    (re.compile(r"(?<![A-Za-z0-9])[EWIF](?P<m>[01]?\d)(?P<d>\d\d) (?P<H>\d\d):(?P<M>\d\d):(?P<S>\d\d)"
+                r"(?:\.(?P<f>\d+))?(?= )"), False),
+)
+_HEAD = 160  # characters of a message a stamp is looked for in
+
+
+def app_stamp(text: str, year: int | None = None) -> tuple[datetime | None, bool]:
+    """(the wall-clock stamp an application printed near the start of `text`, whether it lacked a year).  A stamp
+    without a year gets `year`, or 1900 as a placeholder for `Clock.year` to replace."""
+    head = text[:_HEAD]
+    for pattern, dated in _STAMPS:
+        m = pattern.search(head)
+        if m is None:
+            continue
+        g = m.groupdict()
+        try:
+            frac = int(((g.get("f") or "") + "000000")[:6])
+            t = datetime(int(g["Y"]) if dated else (year or 1900), int(g["m"]), int(g["d"]), int(g["H"]),
+                         int(g["M"]), int(g["S"]), frac)
+        except ValueError:
+            continue
+        zone = g.get("z")
+        if zone:
+            sign = 1 if zone[0] == "+" else -1
+            zone = zone[1:].replace(":", "")
+            t = t.replace(tzinfo=timezone(sign * timedelta(hours=int(zone[:2]), minutes=int(zone[2:]))))
+        return t, not dated and year is None
+    return None, False
+
+
+class Clock:
+    """Gathers anchors and dated stamps while files are read; `align` then fixes the evidence's times."""
+
+    def __init__(self) -> None:
+        self._offsets: dict[str | None, list[float]] = defaultdict(list)  # host -> wall - uptime, per anchor
+        self._years: Counter[int] = Counter()
+
+    def anchor(self, host: str | None, wall: datetime, uptime: float) -> None:
+        """A line that carried both its wall time and its uptime (one boot of `host`)."""
+        self._offsets[host].append(_epoch(wall) - uptime)
+
+    def dated(self, t: datetime) -> None:
+        self._years[t.year] += 1
+
+    @property
+    def year(self) -> int | None:
+        return self._years.most_common(1)[0][0] if self._years else None
+
+    def boot(self, host: str | None) -> float | None:
+        """Epoch seconds at which `host` booted, from its anchors (the median: one bad stamp does not move it)."""
+        offsets = self._offsets.get(host)
+        return median(offsets) if offsets else None
+
+    def align(self, evidence: Iterable[Evidence], fallback_year: int | None = None) -> list[Evidence]:
+        """Evidence with times on one wall clock: uptimes through their host's boot anchor, year-less stamps given
+        the job's year (that of its dated stamps; `fallback_year` when it has none)."""
+        evidence = list(evidence)  # read to the end first: the anchors and years of every line count
+        year = self.year or fallback_year
+        out = []
+        for e in evidence:
+            d = e.details
+            if e.time is None and d.get("uptime") is not None:
+                boot = self.boot(e.host)
+                if boot is not None:
+                    e = replace(e, time=datetime.fromtimestamp(boot + float(d["uptime"]), timezone.utc))
+            elif e.time is not None and d.get("yearless") and year is not None:
+                e = replace(e, time=_with_year(e.time, year))
+            out.append(e)
+        return out
+
+
+def _with_year(t: datetime, year: int) -> datetime:
+    try:
+        return t.replace(year=year)
+    except ValueError:  # 29 February of a year without one
+        return t.replace(year=year, day=28)
+
+
+def _epoch(t: datetime) -> float:
+    return (t if t.tzinfo else t.replace(tzinfo=timezone.utc)).timestamp()

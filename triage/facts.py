@@ -1,0 +1,195 @@
+"""Job-level lines the parsers leave alone: a table of what launchers and frameworks print when a rank dies, a
+collective stalls or the scheduler ends a job, and the NCCL INFO lines that map addresses and ranks to hosts.
+
+One row per format (name, kind, keywords, regex); the named groups fill Evidence fields (`rank`, `local_rank`,
+`host`, `seq`, `last_enqueued`, `last_completed`, `exit_code`, `signal`, `address`, `pid`) and the rest go to
+details.  Node faults, NCCL watchdog timeouts, remote errors, CUDA errors and OOM kills stay the parsers' (a row
+here never duplicates one there).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+# Kinds triage adds to parsers.KINDS.  Add kinds, never rename them.
+JOB_KINDS = {
+    "rank_exit": "a rank's process ended with an exit code or a signal",
+    "exception": "a rank raised an exception that is not itself a consequence of another rank's failure",
+    "nccl_progress": "PyTorch's watchdog: the collective it timed out at and the last enqueued / completed work",
+    "nccl_hang": "PyTorch's heartbeat monitor: the watchdog itself made no progress (a stuck CUDA call or GPU)",
+    "job_ended": "the scheduler ended the job or a step (cancelled, time limit, preempted, node failure, evicted)",
+    "store_error": "the rendezvous / TCPStore connection failed",
+    "storage_error": "a file system refused a write (no space left, I/O error)",
+    "agent_signal": "the launcher itself was told to stop by a signal from outside",
+    "nccl_address": "NCCL's own address on a host (maps a peer address to a host)",
+    "nccl_rank": "NCCL's communicator line: which rank a host:pid is, and the job's size",
+    "collective_mismatch": "ranks called different collectives (op, size, order): the program's own bug",
+    "rank_seen": "a rank wrote to the logs read (one per rank and file): a rank that reported no timeout is seen",
+}
+
+
+# Kinds whose lines a launcher or scheduler prints about another process (the one that died, the job it ended):
+# the rank, host and pid in the line are that process's, whatever prefix the launcher's own line carries
+ABOUT_ANOTHER = frozenset({"rank_exit", "job_ended"})
+
+
+@dataclass(frozen=True, slots=True)
+class Fact:
+    name: str
+    kind: str
+    keywords: tuple[str, ...]
+    pattern: re.Pattern
+    severity: str = "error"
+
+
+def _f(name, kind, keywords, pattern, severity="error", flags=0) -> Fact:
+    return Fact(name, kind, tuple(keywords), re.compile(pattern, flags), severity)
+
+
+SIGNALS = {1: "SIGHUP", 2: "SIGINT", 4: "SIGILL", 6: "SIGABRT", 7: "SIGBUS", 8: "SIGFPE", 9: "SIGKILL",
+           11: "SIGSEGV", 13: "SIGPIPE", 15: "SIGTERM"}
+SIGNAL_NUMBERS = {name: number for number, name in SIGNALS.items()}
+
+FACTS: tuple[Fact, ...] = (
+    # torch.distributed.elastic (torchrun, accelerate, every era): "failed (exitcode: -9) local_rank: 5 (pid: 2630)
+    # of binary: /root/miniconda3/bin/python"
+    _f("elastic_failed", "rank_exit", ["failed (exitcode"],
+       r"failed \(exitcode: (?P<exit_code>-?\d+)\) local_rank: (?P<local_rank>\d+) \(pid: (?P<pid>\d+)\)"),
+    # the ChildFailedError summary, one field a line ("  rank      : 0 (local_rank: 0)"): read as a block by
+    # triage.read (ELASTIC_BLOCK), not row by row
+    # DeepSpeed's launcher: "[ERROR] [launch.py:434:sigkill_handler] ['/usr/bin/python3', '-u', 'main.py',
+    # '--local_rank=0', ...] exits with return code = -9"
+    _f("deepspeed_exit", "rank_exit", ["exits with return code"],
+       r"(?:'--local_rank=(?P<local_rank>\d+)'.*)?exits with return code = (?P<exit_code>-?\d+)"),
+    # Slurm: "srun: error: node-7: task 12: Exited with exit code 1", "srun: error: gpu-3: tasks 0-7: Killed"
+    _f("srun_task", "rank_exit", ["srun: error:"],
+       r"srun: error: (?P<host>[^:\s]+): tasks? (?P<tasks>[\d,\-\[\]]+): (?P<how>Exited with exit code (?P<exit_code>\d+)|"
+       r"Killed|Terminated|Aborted|Segmentation fault|Bus error|Out Of Memory)"),
+    # Open MPI: "mpirun noticed that process rank 3 with PID 1234 on node node-b exited on signal 9 (Killed)."
+    _f("mpirun_noticed", "rank_exit", ["mpirun noticed"],
+       r"mpirun noticed that process rank (?P<rank>\d+) with PID (?P<pid>\d+) on node (?P<host>\S+) exited on "
+       r"signal (?P<signal>\d+)"),
+    # pdsh (DeepSpeed multi-node): "pdsh@node-0: node-3: ssh exited with exit code 1"
+    _f("pdsh_exit", "rank_exit", ["ssh exited with exit code"],
+       r"pdsh@\S+: (?P<host>[^:\s]+): ssh exited with exit code (?P<exit_code>\d+)"),
+    # A signal a process printed on its way down (torch's, glog's, Python's faulthandler)
+    _f("signal_received", "rank_exit", ["received by PID", "Fatal Python error", "Caught signal"],
+       r"(?:Signal (?P<signal>\d+) \((?P<signame>SIG\w+)\) received by PID (?P<pid>\d+)|"
+       r"Caught signal (?P<signal2>\d+) \((?P<what>[^)]*)\)|"
+       r"\*\*\* (?P<signame2>SIG\w+) \(@[^)]*\) received by PID (?P<pid2>\d+)|"
+       r"Fatal Python error: (?P<fatal>Segmentation fault|Aborted|Bus error))"),
+    # PyTorch's watchdog, 2.2+: "[PG 1 Rank 0] Exception (either an error or timeout) detected by watchdog at work:
+    # 1580, last enqueued NCCL work: 1582, last completed NCCL work: 1579." and 2.1-2.3's "Timeout at NCCL work: ..."
+    # and 2.6+'s "[PG ID 0 PG GUID 0(default_pg) Rank 118]  failure detected by watchdog at work sequence id: 2398459
+    # PG status: last enqueued work: 2398578, last completed work: 2398458"
+    _f("watchdog_progress", "nccl_progress", ["last enqueued NCCL work", "last enqueued work"],
+       r"(?:\[PG (?:ID )?(?P<pg>\d+)[^\]]*? )?(?:Rank (?P<rank>\d+)\] +)?(?:(?:Exception \(either an error or timeout\) detected by watchdog at work|"
+       r"Timeout at NCCL work): (?P<seq>-?\d+), last enqueued NCCL work: (?P<last_enqueued>-?\d+), "
+       r"last completed NCCL work: (?P<last_completed>-?\d+)|failure detected by watchdog at work sequence id: "
+       r"(?P<seq2>-?\d+) PG status: last enqueued work: (?P<last_enqueued2>-?\d+), last completed work: "
+       r"(?P<last_completed2>-?\d+))"),
+    # the heartbeat monitor: the watchdog thread itself is stuck (a CUDA call that never returns)
+    _f("heartbeat", "nccl_hang", ["Heartbeat monitor timed out", "watchdog got stuck"],
+       r"(?:Rank (?P<rank>\d+)\] )?(?:Heartbeat monitor timed out|(?:ProcessGroupNCCL'\s*s )?watchdog got stuck)"),
+    # Slurm ends a step or job: "slurmstepd: error: *** STEP 1234.0 ON node-3 CANCELLED AT 2023-01-01T00:00:00
+    # DUE TO TIME LIMIT ***", "*** JOB 99 ON gpu-1 CANCELLED AT ... DUE TO NODE FAILURE, SEE SLURMCTLD LOG ***"
+    _f("slurm_cancelled", "job_ended", ["CANCELLED AT"],
+       r"\*\*\* (?:STEP|JOB) (?P<job>\S+) ON (?P<host>\S+) CANCELLED AT (?P<at>\S+)(?: DUE TO (?P<why>[A-Z ]+?))?"
+       r"(?:,| \*\*\*|$)"),
+    _f("slurm_oom", "job_ended", ["oom-kill event", "oom_kill event"],
+       r"Detected (?P<count>\d+) oom[-_]kill events? in (?P<step>\S+?)\.?(?: Some of your processes|$|\s)"),
+    # Kubernetes (kubectl describe / events): a pod evicted, preempted or OOM-killed by the kubelet
+    _f("k8s_ended", "job_ended", ["Evicted", "Preempted", "OOMKilled", "The node was low on resource"],
+       r"\b(?P<why>Evicted|Preempted|OOMKilled|The node was low on resource: \w+)\b"),
+    # the launcher told to stop: "Received Signals.SIGTERM death signal, shutting down workers", "Received 15 death
+    # signal"
+    _f("agent_death_signal", "agent_signal", ["death signal"],
+       r"Received (?:Signals\.)?(?P<signame>SIG\w+|\d+) death signal"),
+    # ranks disagree on the collective: PyTorch's TORCH_DISTRIBUTED_DEBUG=DETAIL check ("Detected mismatch between
+    # collectives on ranks. Rank 1 is running collective: CollectiveFingerPrint(SequenceNumber=3104, OpType=ALLREDUCE,
+    # ...), but Rank 0 is running collective: ...") and NCCL's own ("NCCL WARN Mismatched collective detected, please
+    # check your collective calls at and around rank 39")
+    _f("pytorch_mismatch", "collective_mismatch", ["Detected mismatch between collectives"],
+       r"Detected mismatch between collectives on ranks\. Rank (?P<first_rank>\d+) is running (?:inconsistent )?"
+       r"collective: CollectiveFingerPrint\((?:SequenceNumber=(?P<seq>\d+),? ?)?OpType=(?P<op>\w+)"
+       r"(?:.*?but Rank (?P<other_rank>\d+) is running)?"),
+    # PyTorch's flight recorder analyser (fr_trace): "error msg: Culprit rank 22; Error type: SIZE_OR_SYNTAX_MISMATCH,
+    # Expected input sizes: '[[1025]]' does not match found input sizes: '[[262144]]'"
+    _f("flight_recorder_culprit", "collective_mismatch", ["Culprit rank"],
+       r"Culprit rank (?P<rank>\d+); Error type: (?P<error_type>\w*MISMATCH\w*)"),
+    _f("nccl_mismatch", "collective_mismatch", ["Mismatched collective detected"],
+       r"Mismatched collective detected, please check your collective calls at and around rank (?P<around_rank>\d+)"),
+    # rendezvous / store
+    _f("store", "store_error", ["TCPStore", "DistStoreError", "RendezvousTimeoutError", "RendezvousClosedError",
+                                "RendezvousConnectionError"],
+       r"(?P<what>DistStoreError|RendezvousTimeoutError|RendezvousClosedError|RendezvousConnectionError|"
+       r"TCPStore\S* (?:.*?)(?:failed|timed out|Connection reset by peer|Broken pipe))"),
+    _f("storage", "storage_error", ["No space left on device", "Disk quota exceeded", "Input/output error",
+                                    "Stale file handle"],
+       r"(?P<what>No space left on device|Disk quota exceeded|Input/output error|Stale file handle)"),
+    # NCCL's own address (peer address -> host): "NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>" ("Bootstrap: Using" in
+    # newer releases),
+    # "NCCL INFO NET/Socket : Using [0]eth0:10.0.0.1<0>", "NET/IB : Using [0]mlx5_0:1/IB ... ; OOB eth0:10.0.0.1<0>"
+    _f("nccl_bootstrap", "nccl_address", ["Bootstrap : Using", "Bootstrap: Using", "NET/Socket : Using", "; OOB ",
+                                          "NET : Using interface"],
+       r"(?:Bootstrap ?: Using|NET/Socket : Using|; OOB|NET : Using interface) (?:\[\d+\])?(?P<netdev>[\w.\-]+):(?P<address>[0-9A-Fa-f.:%\w]+?)"
+       r"<\d+>", severity="info"),
+    # "NCCL INFO comm 0x9bbaa80 rank 10 nranks 16 cudaDev 2 busId 48000 - Init COMPLETE" (and "- Abort COMPLETE")
+    _f("nccl_comm", "nccl_rank", ["nranks"],
+       r"comm 0x[0-9a-f]+ rank (?P<rank>\d+) nranks (?P<nranks>\d+) cudaDev (?P<gpu>\d+)(?: nvmlDev \d+)? busId "
+       r"(?P<busid>[0-9a-f]+)", severity="info"),
+)
+
+# fields of Evidence the groups fill (ints unless named in TEXT_FIELDS); any other group goes to details
+INT_FIELDS = ("rank", "local_rank", "seq", "last_enqueued", "last_completed", "exit_code", "signal", "pid", "gpu")
+TEXT_FIELDS = ("host", "address")
+
+_KEYWORDS = re.compile("|".join(re.escape(k) for k in dict.fromkeys(k for f in FACTS for k in f.keywords)))
+
+
+def match(message: str) -> tuple[Fact, dict] | None:
+    """The first row whose keyword occurs in `message` and whose regex matches, with its groups."""
+    if _KEYWORDS.search(message) is None:
+        return None
+    for fact in FACTS:
+        if not any(k in message for k in fact.keywords):
+            continue
+        m = fact.pattern.search(message)
+        if m is not None:
+            return fact, _groups(fact, m)
+    return None
+
+
+def _groups(fact: Fact, m: re.Match) -> dict:
+    g = {k: v for k, v in m.groupdict().items() if v is not None}
+    for alt in [k for k in g if k.endswith("2")]:  # a row's second wording fills the same fields
+        g[alt[:-1]] = g.pop(alt)
+    if "signame" in g and "signal" not in g:
+        name = g["signame"]
+        g["signal"] = str(SIGNAL_NUMBERS[name]) if name in SIGNAL_NUMBERS else (name if name.isdigit() else None)
+        if g["signal"] is None:
+            del g["signal"]
+    if fact.name == "srun_task":
+        how = g.get("how", "")
+        sig = {"Killed": 9, "Terminated": 15, "Aborted": 6, "Segmentation fault": 11, "Bus error": 7}.get(how)
+        if sig:
+            g["signal"] = str(sig)
+        tasks = g.get("tasks", "")
+        if tasks.isdigit():
+            g["rank"] = tasks
+    if fact.name == "signal_received" and g.get("fatal"):
+        g["signal"] = str({"Segmentation fault": 11, "Aborted": 6, "Bus error": 7}[g["fatal"]])
+    if fact.kind == "rank_exit" and "exit_code" in g and "signal" not in g:
+        code = int(g["exit_code"])
+        if code < 0:  # Python's subprocess: -N is "killed by signal N"
+            g["signal"] = str(-code)
+        elif code > 128 and code - 128 in SIGNALS:  # a shell's 128+N
+            g["signal"] = str(code - 128)
+    return g
+
+
+# Python exceptions: the last line of a traceback, "module.Name: message" at the start of a line
+EXCEPTION = re.compile(r"^(?P<type>(?:[A-Za-z_][\w]*\.)*[A-Z]\w*(?:Error|Exception|Interrupt|Exit|Failure))"
+                       r"(?::\s*(?P<message>.*))?$")
+TRACEBACK = "Traceback (most recent call last):"

@@ -1,0 +1,172 @@
+"""Who wrote a line: rank, local rank and host from the prefixes launchers put before it, and from file and
+directory names.
+
+A line may carry several prefixes, outermost first (`srun -l` before torchrun's `[rank3]:`, Ray's
+`(RayWorkerWrapper pid=4009)` before `[rank1]:`); `strip` peels them off in order and merges what they say.
+Each prefix is one row of PREFIXES: what real launchers print, with the fields its groups fill.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+from pathlib import PurePath
+
+
+@dataclass(frozen=True, slots=True)
+class Origin:
+    """Who wrote a line, as far as its prefixes, its file and its directory tell."""
+
+    host: str | None = None
+    rank: int | None = None
+    local_rank: int | None = None
+    pid: int | None = None
+    gpu: int | None = None  # NCCL's "[dev]": the CUDA device of the process
+
+    def merge(self, other: "Origin") -> "Origin":
+        """This origin with the fields `other` knows and this one does not (the inner, more specific prefix is
+        passed as `other` and wins where both know)."""
+        if other is NONE:
+            return self
+        if self is NONE:
+            return other
+        changes = {name: getattr(other, name) for name in self.__slots__ if getattr(other, name) is not None}
+        return replace(self, **changes) if changes else self
+
+
+NONE = Origin()
+MAX_PREFIXES = 4
+_HOST = r"[A-Za-z0-9][A-Za-z0-9_.\-]{0,252}"
+
+# (name, regex anchored at the start of what is left of the line, field -> group); first match wins per step.
+PREFIXES: tuple[tuple[str, re.Pattern, dict[str, str]], ...] = tuple(
+    (name, re.compile(pattern), fields) for name, pattern, fields in (
+        # Open MPI --tag-output: "[1,3]<stdout>:" (job id, rank); MPICH / horovodrun: "[1]<stdout>:"
+        ("mpi_tag", r"\[(?:\d+,)?(?P<rank>\d+)\]<std(?:out|err)>: ?", {"rank": "rank"}),
+        # torchrun --tee / --redirects, and torch's own log prefix: "[default0]:", "[rank3]:"
+        ("torchrun_role", r"\[(?:default|trainer|worker)(?P<local_rank>\d+)\]: ?", {"local_rank": "local_rank"}),
+        ("torch_rank", r"\[rank(?P<rank>\d+)\]: ?", {"rank": "rank"}),
+        # Ray's worker prefix, with or without the node's address: "(RayWorkerWrapper pid=4009)",
+        # "(pid=1234, ip=10.0.0.1)"
+        ("ray", r"\((?:\w+ )?pid=(?P<pid>\d+)(?:, ip=(?P<host>[0-9a-fA-F.:]+))?\) ?", {"pid": "pid", "host": "host"}),
+        # NCCL's own: "host:pid:tid [dev] NCCL INFO ..."
+        ("nccl", r"(?P<host>" + _HOST + r"):(?P<pid>\d+):(?P<tid>\d+) \[(?P<gpu>\d+)\] ",
+         {"host": "host", "pid": "pid", "gpu": "gpu"}),
+        # UCX (Open MPI / NCCL's UCX plugin) before its signal reports: "[8d6bf97c3bf4:3039 :0:3095] Caught signal 7"
+        ("ucx", r"\[(?P<host>" + _HOST + r"):(?P<pid>\d+) *:\d+:\d+\] ", {"host": "host", "pid": "pid"}),
+        # Slurm `srun -l` / `--label`: "12: " (right-aligned to the widest task id)
+        ("srun_label", r" {0,6}(?P<rank>\d{1,6}): ", {"rank": "rank"}),
+        # pdsh (DeepSpeed's multi-node launcher) and `parallel-ssh -i`: "worker-3: " before the remote output
+        ("pdsh", r"(?P<host>" + _HOST + r"): (?=\S)", {"host": "host"}),
+    ))
+# Prefixes inside a message that name the rank without being a launcher prefix: PyTorch's "[Rank 3]" and
+# "[PG 0 Rank 3]", "[PG ID 0 PG GUID 0(default_pg) Rank 3]"; DeepSpeed's "[Rank 3]" too.
+IN_MESSAGE = re.compile(r"\[(?:PG [^\]]*?)?(?:Rank|RANK) (?P<rank>\d+)\]")
+# A host name must hold a letter or a dot/dash to be one (not "12" or "E0321"): pdsh's row is tried last and only
+# when what looks like a host is not a log level or a Python/NCCL word.
+_NOT_HOSTS = frozenset({"Traceback", "RuntimeError", "ERROR", "WARNING", "INFO", "DEBUG", "NCCL", "File", "Error",
+                        "Warning", "Note", "Exception", "time", "host", "rank", "exitcode", "error_file",
+                        "traceback", "frame", "what", "srun", "slurmstepd", "stderr", "stdout", "Failures",
+                        "Root Cause", "torch", "Epoch", "Step", "iteration", "loss", "E", "W", "I", "http", "https"})
+
+
+_NOT_HOST_SHAPE = re.compile(r"[a-z][A-Z]|(?:Error|Exception|Warning|Interrupt|Exit)$|\.py$|^torch\.")
+OUTERMOST = frozenset({"srun_label", "pdsh"})  # printed by the launcher around everything else: first only
+
+
+_IPV4 = re.compile(r"(?:\d{1,3}\.){3}\d{1,3}")
+
+
+def _host_ok(host: str) -> bool:
+    """A pdsh host: an IPv4 address, or a name holding a letter and a dash, dot or digit that is no log word, no
+    CamelCase or dotted exception."""
+    if _IPV4.fullmatch(host):
+        return True
+    return (host not in _NOT_HOSTS and any(c.isalpha() for c in host)
+            and ("-" in host or "." in host or any(c.isdigit() for c in host))
+            and _NOT_HOST_SHAPE.search(host) is None)
+
+
+def strip(line: str) -> tuple[Origin, str]:
+    """(who wrote it, the line without its launcher prefixes).  The inner prefix wins where two say the same."""
+    found: dict = {}
+    rest = line
+    for step in range(MAX_PREFIXES):
+        for name, pattern, fields in _FIRST.get(rest[:1], _ANY) if step == 0 else _INNER.get(rest[:1], _ANY_INNER):
+            m = pattern.match(rest)
+            if m is None:
+                continue
+            if name == "pdsh" and not _host_ok(m.group("host")):
+                continue
+            for field_name, group in fields.items():
+                value = m.group(group)
+                if value is not None:
+                    found[field_name] = value if field_name == "host" else int(value)
+            rest = rest[m.end():]
+            break
+        else:
+            break
+    return (Origin(**found) if found else NONE), rest
+
+
+# Which rows a line starting with a given character may be (a prefix's first character is fixed by its pattern): most
+# lines start with no prefix at all and are ruled out by one dict lookup and a match or two.
+def _rows_by_first(rows) -> tuple[dict, tuple]:
+    by_first: dict[str, list] = {}
+    anywhere = []
+    for row in rows:
+        first = {"mpi_tag": "[", "torchrun_role": "[", "torch_rank": "[", "ray": "(", "ucx": "["}.get(row[0])
+        if first is None:
+            anywhere.append(row)
+        else:
+            by_first.setdefault(first, []).append(row)
+    table = {c: tuple(sorted(by + anywhere, key=rows.index)) for c, by in by_first.items()}
+    return table, tuple(anywhere)
+
+
+_FIRST, _ANY = _rows_by_first(PREFIXES)
+_INNER, _ANY_INNER = _rows_by_first(tuple(r for r in PREFIXES if r[0] not in OUTERMOST))
+
+
+def in_message(message: str) -> int | None:
+    """The rank a PyTorch message names ("[Rank 3]", "[PG 0 Rank 3]"), if any."""
+    m = IN_MESSAGE.search(message)
+    return int(m.group("rank")) if m else None
+
+
+# File and directory names: "rank-3.log", "rank_3.txt", "log_rank3", "stdout-rank-0", "local_rank2.log"
+_RANK_FILE = re.compile(r"(?:^|[^a-z])(?P<local>local[-_]?)?rank[-_.]?(?P<rank>\d{1,6})(?!\d)", re.I)
+# names that are what the file is, not whose: a node directory is any other name ("node-b/kern.log")
+GENERIC_DIRS = frozenset({"log", "logs", "var", "kernel", "journal", "nvidia", "bug-report", "nvidia-bug-report",
+                          "ranks", "rank", "pods", "pod", "nodes", "node", "output", "outputs", "stdout", "stderr",
+                          "tmp", "incident", "incidents", "dmesg", "syslog", "fixtures", ".", ""})
+
+
+def from_path(path: str, root: str | None = None) -> Origin:
+    """What a file's name and the directories between `root` (the path the user named) and it say: the rank in a
+    per-rank file name, the host from the nearest directory that is neither generic nor a rank's."""
+    p = PurePath(path)
+    try:
+        rel = p.relative_to(root) if root and p != PurePath(root) else PurePath(*p.parts[-2:])
+    except ValueError:
+        rel = PurePath(p.name)
+    rank = local = None
+    stem = rel.name
+    m = _RANK_FILE.search(stem)
+    if m:
+        if m.group("local"):
+            local = int(m.group("rank"))
+        else:
+            rank = int(m.group("rank"))
+    host = None
+    for part in reversed(rel.parts[:-1]):
+        if part.lower() in GENERIC_DIRS:
+            continue
+        m = _RANK_FILE.search(part)
+        if m:
+            if rank is None and local is None:
+                rank = int(m.group("rank"))
+            continue
+        host = part
+        break
+    return Origin(host=host, rank=rank, local_rank=local) if (host, rank, local) != (None, None, None) else NONE

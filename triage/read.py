@@ -1,0 +1,284 @@
+"""Lines of one file in, evidence out: launcher prefixes peeled (triage.ranks), node and NCCL faults from the
+parsers' Classifier, job facts from triage.facts, Python tracebacks and torchrun's ChildFailedError summary read
+as blocks, each line's time from its envelope or the application's own stamp.
+
+Pure: the caller opens the file and hands its lines over; the Clock it is given collects boot anchors and years
+for `Clock.align` once every file is read.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Iterable, Iterator
+
+from parsers import Classifier, at_least, detect
+
+from . import facts
+from .clock import Clock, app_stamp
+from .model import TEXT_MAX, Evidence, utc
+from .ranks import Origin, from_path, in_message, strip
+
+MAX_LINE = 65536  # characters of one line read; the rest of a longer line is not looked at
+YEAR_PROBE_LINES = 2000  # lines of a file searched for a dated stamp (the job's year) until one is found
+MAX_PER_KIND = 5000  # evidence of one kind kept per file: a log of a million timeouts says no more than this
+TRACEBACK_LINES = 400  # lines after "Traceback (most recent call last):" its exception line may come
+# torchrun's ChildFailedError summary: "[0]:" opens a failure, "  rank      : 3 (local_rank: 3)" fields follow
+_BLOCK_OPEN = re.compile(r"^\s*\[(\d+)\]:\s*$")
+_BLOCK_FIELD = re.compile(r"^\s+(time|host|rank|exitcode|error_file|traceback)\s*: ?(.*)$")
+_ROOT_CAUSE = "Root Cause (first observed failure)"
+_BLOCK_RANK = re.compile(r"(\d+)(?: \(local_rank: (\d+)\))?")
+_BLOCK_EXIT = re.compile(r"(-?\d+)(?: \(pid: (\d+)\))?")
+_SIGNAL_TEXT = re.compile(r"Signal (\d+) \((SIG\w+)\)")
+_NUMEL = re.compile(r"NumelIn=(\d{1,18})")
+# NVRM on an Xid that only cleans up after another (45, 43 and kin): "..., Ch 00000001 caused by previous Xid 149"
+_CAUSED_BY_XID = re.compile(r"caused by previous Xid (\d{1,4})\b")
+# exception types that are another rank's failure seen from here, or the launcher's summary of one
+CONSEQUENCE_EXCEPTIONS = re.compile(
+    r"DistBackendError|DistNetworkError|DistStoreError|ChildFailedError|ProcessGroupNCCL|NCCL|Watchdog|"
+    r"timed? ?out|Timeout|KeyboardInterrupt|SystemExit|SignalException|CalledProcessError|BrokenPipe|"
+    r"ConnectionReset|remote process exited|Connection closed", re.I)
+
+
+def _generic(f) -> bool:
+    """A finding of the parsers' catch-all rows (any NCCL WARN): a job fact about the same line says more."""
+    return f.kind == "nccl_error" and f.severity == "warning"
+
+
+@dataclass
+class _Block:
+    root: bool
+    line: int
+    fields: dict = field(default_factory=dict)
+
+
+class FileReader:
+    """One file's reader (each file its own context: nothing leaks from one into another)."""
+
+    def __init__(self, name: str, clock: Clock, root: str | None = None, year: int | None = None,
+                 origin: Origin | None = None):
+        self.name = name
+        self.clock = clock
+        self.year = year
+        self.origin = origin if origin is not None else from_path(name, root)
+        self.classifier = Classifier(year=year or 1900)
+        self._tracebacks: dict[tuple, int] = {}  # origin key -> line of its open traceback
+        self._last_time: dict[tuple, datetime] = {}
+        self._counts: dict[str, int] = {}
+        self._block: _Block | None = None
+        self._root_next = False
+        self._ranks: dict[tuple, int] = {}  # (host, rank) -> first line a launcher prefix named it on
+        self._year_seen = False
+
+    def read(self, lines: Iterable[str]) -> Iterator[Evidence]:
+        for n, raw in enumerate(lines, start=1):
+            line = raw[:MAX_LINE].rstrip("\r\n")
+            if not line:
+                continue
+            yield from self._line(n, line)
+        yield from self._close_block()
+        for (host, rank), first in sorted(self._ranks.items(), key=lambda kv: kv[1]):
+            yield Evidence(kind="rank_seen", severity="info", host=host, rank=rank, file=self.name, line=first)
+
+    # --- one line ---------------------------------------------------------------------------------------------
+    def _line(self, n: int, line: str) -> Iterator[Evidence]:
+        prefix, rest = strip(line)
+        if not self._year_seen and n <= YEAR_PROBE_LINES:
+            self._probe_year(rest)
+        origin = self.origin.merge(prefix)
+        key = (origin.host, origin.rank, origin.local_rank, origin.pid)
+        if origin.rank is not None and (origin.host, origin.rank) not in self._ranks and len(self._ranks) < 65536:
+            self._ranks[(origin.host, origin.rank)] = n
+        if self._block is not None or self._root_next or _ROOT_CAUSE in rest or _BLOCK_OPEN.match(rest):
+            done = self._block_line(n, rest, origin)
+            if done is not None:
+                yield from done
+                return
+        if rest.startswith(facts.TRACEBACK):
+            self._tracebacks[key] = n
+            return
+        open_tb = self._tracebacks.get(key)
+        if open_tb is not None and not rest[:1].isspace():
+            m = facts.EXCEPTION.match(rest)
+            if m is not None:
+                del self._tracebacks[key]
+                ev = self._exception(n, line, rest, origin, key, m)
+                if ev is not None:
+                    yield ev
+                return
+            if n - open_tb > TRACEBACK_LINES:
+                del self._tracebacks[key]
+        finding = self.classifier.classify(rest, file=self.name, lineno=n)
+        if finding is not None and (finding.kind == "unclassified" or not at_least(finding.severity, "warning")):
+            finding = None
+        hit = facts.match(rest) if finding is None or _generic(finding) else None
+        if hit is not None:
+            yield from self._keep(self._from_fact(n, line, rest, origin, key, *hit))
+        elif finding is not None:
+            yield from self._keep(self._from_finding(n, line, rest, origin, key, finding))
+
+    def _probe_year(self, rest: str) -> None:
+        """The job's year from the first dated stamp of a file (any line: most lines are no evidence)."""
+        when, yearless = app_stamp(rest, self.year)
+        if when is not None and not yearless and when.year > 1970:
+            self.clock.dated(utc(when))
+            self._year_seen = True
+
+    def _keep(self, ev: Evidence | None) -> Iterator[Evidence]:
+        if ev is None:
+            return
+        count = self._counts.get(ev.kind, 0)
+        if count < MAX_PER_KIND:
+            self._counts[ev.kind] = count + 1
+            yield ev
+
+    # --- times --------------------------------------------------------------------------------------------
+    def _when(self, rest: str, key: tuple, host: str | None) -> tuple[datetime | None, dict, str | None]:
+        """(wall time, details about it, the host the envelope names)."""
+        env = detect(rest, self.year or 1900)
+        extra: dict = {}
+        when = env.timestamp
+        env_host = env.extra.get("host") if env.extra else None
+        yearless = False
+        if when is not None and env.name == "syslog" and self.year is None and when.year == 1900:
+            yearless = True
+        if when is None:
+            when, yearless = app_stamp(env.message, self.year)
+        if env.uptime is not None:
+            extra["uptime"] = env.uptime
+            if when is not None and not yearless:
+                self.clock.anchor(env_host or host, utc(when), env.uptime)
+        if when is not None:
+            when = utc(when)
+            if yearless:
+                extra["yearless"] = True
+            else:
+                self.clock.dated(when)
+            self._last_time[key] = when
+        elif env.uptime is None and key in self._last_time:
+            when = self._last_time[key]  # a line without a stamp: not before the last stamped line of its writer
+            extra["time_inferred"] = True
+        return when, extra, env_host
+
+    # --- evidence ---------------------------------------------------------------------------------------------
+    def _base(self, n: int, line: str, rest: str, origin: Origin, key: tuple) -> dict:
+        when, extra, env_host = self._when(rest, key, origin.host)
+        rank = origin.rank if origin.rank is not None else in_message(rest)
+        return dict(time=when, host=origin.host or env_host, rank=rank, local_rank=origin.local_rank,
+                    pid=origin.pid, gpu=origin.gpu, file=self.name, line=n, text=line[:TEXT_MAX],
+                    details=extra)
+
+    def _from_finding(self, n, line, rest, origin, key, f) -> Evidence:
+        base = self._base(n, line, rest, origin, key)
+        ev = Evidence.from_finding(f, host=base["host"], rank=base["rank"] if base["rank"] is not None else f.rank,
+                                   time=base["time"], text=base["text"], local_rank=base["local_rank"],
+                                   pid=base["pid"] if base["pid"] is not None else f.pid)
+        details = dict(ev.details)
+        details.update(base["details"])
+        if f.kind == "xid":
+            m = _CAUSED_BY_XID.search(rest)
+            if m:
+                details["caused_by_xid"] = int(m.group(1))
+        elif f.kind == "nccl_timeout":  # the collective's size: ranks in one collective must agree on it
+            m = _NUMEL.search(rest)
+            if m:
+                details["numel_in"] = int(m.group(1))
+        gpu = ev.gpu if ev.gpu is not None else base["gpu"]
+        return ev.with_context(details=details, gpu=gpu)
+
+    def _from_fact(self, n, line, rest, origin, key, fact, groups) -> Evidence:
+        base = self._base(n, line, rest, origin, key)
+        details = dict(base.pop("details"))
+        values = {}
+        for name, value in groups.items():
+            if name in facts.INT_FIELDS:
+                try:
+                    values[name] = int(value)
+                except ValueError:
+                    details[name] = value
+            elif name in facts.TEXT_FIELDS:
+                values[name] = value
+            else:
+                details[name] = value
+        details["fact"] = fact.name
+        about_another = fact.kind in facts.ABOUT_ANOTHER  # a launcher's line about the process that died
+        for name, value in values.items():
+            if not about_another and name != "host" and base.get(name) is not None:
+                continue  # the line's own prefix says who wrote it, and the fact is about that writer
+            base[name] = value
+        return Evidence(kind=fact.kind, severity=fact.severity, attribution="unknown", details=details, **base)
+
+    def _exception(self, n, line, rest, origin, key, m) -> Evidence | None:
+        etype, message = m.group("type"), (m.group("message") or "")
+        if CONSEQUENCE_EXCEPTIONS.search(etype) or CONSEQUENCE_EXCEPTIONS.search(message[:300]):
+            consequence = True
+        else:
+            consequence = False
+        # the parsers know CUDA errors and OOMs by their text: those are theirs
+        finding = self.classifier.classify(rest, file=self.name, lineno=n)
+        if finding is not None and finding.kind != "unclassified":
+            return self._from_finding(n, line, rest, origin, key, finding)
+        base = self._base(n, line, rest, origin, key)
+        base["details"].update(exception=etype, message=message[:200], consequence=consequence)
+        return Evidence(kind="exception", severity="warning" if consequence else "error",
+                        attribution="unknown" if consequence else "application", **base)
+
+    # --- torchrun's ChildFailedError summary ---------------------------------------------------------------
+    def _block_line(self, n: int, rest: str, origin: Origin) -> list[Evidence] | None:
+        """The evidence a line of the summary closes (possibly none: []), or None when the line is not part of one."""
+        if _ROOT_CAUSE in rest:
+            out = list(self._close_block())
+            self._root_next = True
+            return out
+        m = _BLOCK_OPEN.match(rest)
+        if m is not None:
+            out = list(self._close_block())
+            self._block = _Block(self._root_next, n)
+            self._root_next = False
+            return out
+        if self._block is not None:
+            fm = _BLOCK_FIELD.match(rest)
+            if fm is not None:
+                self._block.fields[fm.group(1)] = (fm.group(2).strip(), n, rest)
+                return []
+            out = list(self._close_block())
+            return out if out else None
+        return None
+
+    def _close_block(self) -> Iterator[Evidence]:
+        block, self._block = self._block, None
+        if block is None or "rank" not in block.fields:
+            return
+        f = block.fields
+        rank_m = _BLOCK_RANK.match(f["rank"][0])
+        exit_m = _BLOCK_EXIT.match(f.get("exitcode", ("",))[0])
+        when, yearless = app_stamp(f["time"][0], self.year) if "time" in f else (None, False)
+        details: dict = {"fact": "elastic_summary", "root_cause": block.root}
+        if yearless:
+            details["yearless"] = True
+        elif when is not None:
+            self.clock.dated(utc(when))
+        signal = None
+        if "traceback" in f:
+            sm = _SIGNAL_TEXT.search(f["traceback"][0])
+            if sm:
+                signal = int(sm.group(1))
+            details["traceback"] = f["traceback"][0][:200]
+        exit_code = int(exit_m.group(1)) if exit_m else None
+        if signal is None and exit_code is not None and exit_code < 0:
+            signal = -exit_code
+        line_no, text = f["rank"][1], f["rank"][2]
+        host = f["host"][0] if "host" in f else self.origin.host
+        yield Evidence(kind="rank_exit", severity="error", time=utc(when), host=host,
+                       rank=int(rank_m.group(1)) if rank_m else None,
+                       local_rank=int(rank_m.group(2)) if rank_m and rank_m.group(2) else None,
+                       pid=int(exit_m.group(2)) if exit_m and exit_m.group(2) else None,
+                       file=self.name, line=line_no, text=text[:TEXT_MAX], exit_code=exit_code, signal=signal,
+                       details=details)
+
+
+def read_lines(lines: Iterable[str], name: str, clock: Clock, root: str | None = None,
+               year: int | None = None) -> Iterator[Evidence]:
+    """Evidence of one file's lines (see FileReader)."""
+    return FileReader(name, clock, root=root, year=year).read(lines)
