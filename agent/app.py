@@ -1,20 +1,23 @@
-"""The running agent: wires sources -> intake -> pipeline (parsers, health engine) -> sinks, nothing more.
+"""The running agent: one factory (`build`) from config to an agent; `start` runs it.
 
-Each stage is its own module: `supervisor` (which sources, kept running), `intake` (the bounded queue and
-its lag), `pipeline` (classification -> findings -> engine -> sinks), `xidmerge` (one Xid from NVML and
-kmsg counts once), `coalesce` (repeats counted without a new decision), `podlookup` (pid -> pod), `selfwatch`
-(the agent's own footprint), `checkpoint` (state).
+The record path, one direction (docs/architecture.md): sources -> `intake` (bounded queue, lag) -> `pipeline`
+(classify -> `admission` -> `coalesce` -> `health` engine -> one snapshot) -> sinks (`workloads`, `metrics`,
+`sinks.stdout`, `kube.sink`).  Beside it: `supervisor` (which sources, kept running), `poller` (telemetry),
+`checks` (active checks), `checkpoint` (state), `selfwatch` (the agent's own footprint).
 """
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import threading
 import time
-from typing import Callable
+from typing import Any, Callable
 
 import psutil
+
+from parsers.model import Boot, Change
 
 from .checkpoint import Checkpoint
 from .checks.scheduler import CheckScheduler, gpu_busy
@@ -22,7 +25,7 @@ from .checks.settings import plugin_configs
 from .config import Config
 from .gpu.collector import GpuCollector
 from .gpu.nvml import open_backend
-from .health import Change, HealthEngine
+from .health import HealthEngine
 from .httpserver import serve
 from .intake import Intake
 from .metrics import Metrics
@@ -34,11 +37,12 @@ from .selfcaused import CounterGuard
 from .selfwatch import SelfWatch
 from .sinks.stdout import StdoutSink
 from .sources.kmsg import read_boot_id
-from .sources.podlogs import PodLogSource, PodRef
+from .sources.podlogs import PodLogSource
+from .state import StateStore
 from .supervisor import Supervisor, fabricmanager_source, select_sources
 from .workloads import WorkloadTracker
 
-__all__ = ["Agent", "select_sources"]
+__all__ = ["Agent", "build", "select_sources"]
 log = logging.getLogger("gpu_npd")
 
 
@@ -51,47 +55,100 @@ def boot_epoch() -> float:
         return psutil.boot_time()
 
 
+def read_boot() -> Boot:
+    """This boot's facts, read once."""
+    return Boot(read_boot_id(), boot_epoch())
+
+
+def _memory(cfg: Config, clock: Callable[[], float], boot: Boot, metrics: Metrics, state: dict) -> tuple:
+    """What the agent remembers, built from the saved state: (engine, sample judge, counter guard, cursors)."""
+    engine = HealthEngine(cfg, clock, boot)
+    engine.restore(state)
+    judge = SampleJudge(cfg.sample_rules, cfg.sample_ignore)
+    judge.restore(state.get("samples", {}))
+    guard = CounterGuard(cfg.ib_counter_selfcheck_seconds, cfg.ib_counter_selfcheck_repeats, clock,
+                         metrics.ib_counters_off)
+    if state.get("boot_id") == boot.id:
+        guard.restore(state.get("counter_guard"))
+    cursors = dict(state.get("cursors", {}))
+    if _rebooted(state, boot):
+        cursors.pop("kmsg", None)  # a new boot: the kernel's sequence numbers start again
+        cursors.pop("journald", None)
+    metrics.restore_totals(state.get("totals", {}))
+    return engine, judge, guard, cursors
+
+
+def _rebooted(state: dict, boot: Boot) -> bool:
+    """The saved state is of an earlier boot: what was learned from the kernel log is history."""
+    return bool(state.get("boot_id")) and state["boot_id"] != boot.id
+
+
+def _kube_sink(cfg: Config, metrics: Metrics, emit: Callable[[Any], None]):
+    if cfg.mode == "off":
+        return None
+    from kubeapi.client import make_api  # noqa: PLC0415 - the kubernetes client is heavy: only when used
+
+    from .kube.sink import KubernetesSink  # noqa: PLC0415
+
+    api = make_api(cfg.kube)
+    if api is None:
+        return None
+    return KubernetesSink(api, cfg.node_name, cfg.kube, cfg.mode, metrics, emit)
+
+
+def build(cfg: Config, clock: Callable[[], float] = time.time, out=None, boot: Boot | None = None) -> Agent:
+    """The one factory from config to an agent: boot facts read once, the saved state restored before the engine
+    is built (a state that cannot be restored is moved aside and the agent starts fresh), then every stage is
+    built once, each handed what it needs.  Nothing runs until `Agent.start`."""
+    boot = boot if boot is not None else read_boot()
+    metrics = Metrics(cfg.workload_pod_label, cfg.max_series_per_family)
+    store = StateStore(cfg.state_dir)
+    state = store.load()
+    try:
+        engine, judge, guard, cursors = _memory(cfg, clock, boot, metrics, state)
+    except Exception as exc:  # noqa: BLE001 - values of the right shape but not usable: start fresh
+        state = store.reject(f"cannot restore: {type(exc).__name__}: {exc}"[:200])
+        engine, judge, guard, cursors = _memory(cfg, clock, boot, metrics, state)
+    stop = threading.Event()
+    intake = Intake(int(cfg.queue_max_mb * 2**20), stop, metrics)
+    gpu = GpuCollector(open_backend(cfg.nvml), cfg.nvml_deadline_seconds, cfg.expected_gpus)
+    pods = PodLookup(cfg.proc_root)
+    workloads = WorkloadTracker(metrics, cfg.workload_correlation_seconds, cfg.workload_pod_label, clock)
+    kube = _kube_sink(cfg, metrics, intake.emit)
+    sinks = [workloads, metrics, StdoutSink(cfg.node_name, out)] + ([kube] if kube is not None else [])
+    pipeline = Pipeline(engine, judge, metrics, gpu, workloads, pods, sinks, boot, clock, guard, cursors,
+                        str(cfg.checks.get("severity") or "error"), cfg.expected_gpus)
+    for cache, owner in (("pid_pod", pods.pids), ("workload_jobs", workloads), ("decisions", pipeline.coalescer)):
+        metrics.count_evictions(cache, functools.partial(getattr, owner, "evictions"))
+    metrics.count_evictions("kernel_uuid", functools.partial(pipeline.classifier_evictions, "uuid_evictions"))
+    metrics.count_evictions("kernel_memo", functools.partial(pipeline.classifier_evictions, "memo_evictions"))
+    return Agent(cfg, boot, stop, intake, pipeline, Poller(gpu, cfg.sysfs_root, guard=guard), kube,
+                 Checkpoint(store, metrics), _check_scheduler(cfg, intake), rebooted=_rebooted(state, boot))
+
+
+def _check_scheduler(cfg: Config, intake: Intake) -> CheckScheduler | None:
+    """The active checks the `checks` block enables (none by default), run on their own thread; their
+    results travel through the intake like every other input.  GPU-loading ones ask a separate NVML
+    handle (never the poller's) whether a compute process is on a GPU."""
+    configs = plugin_configs(cfg.checks, cfg.sysfs_root, cfg.nvml)
+    if not configs:
+        return None
+    nvml = open_backend(cfg.nvml) if any(c.gpu_load for c in configs) else None
+    return CheckScheduler(configs, intake.emit, busy=functools.partial(gpu_busy, nvml, cfg.nvml_deadline_seconds))
+
+
 class Agent:
-    def __init__(self, cfg: Config, clock: Callable[[], float] = time.time, out=None):
-        self.cfg = cfg
-        self.clock = clock
-        self.stop = threading.Event()
-        self.metrics = Metrics(cfg.workload_pod_label, cfg.max_series_per_family)
-        self.boot_id = read_boot_id()
-        self.boot_epoch = boot_epoch()
-        self.engine = HealthEngine(cfg, clock)
-        self.engine.boot_time = self.boot_epoch
-        self.engine.boot_id = self.boot_id
-        self.judge = SampleJudge(cfg.sample_rules, cfg.sample_ignore)
-        self.intake = Intake(int(cfg.queue_max_mb * 2**20), self.stop, self.metrics)
-        self.supervisor = Supervisor(self.metrics, self.intake.emit, self.stop)
+    """A built agent (see `build`): `start` runs its threads, `step` is one turn of its loop."""
+
+    def __init__(self, cfg: Config, boot: Boot, stop: threading.Event, intake: Intake, pipeline: Pipeline,
+                 poller: Poller, kube, checkpoint: Checkpoint, checks: CheckScheduler | None, rebooted: bool = False):
+        self.cfg, self.boot, self.stop, self.intake, self.pipeline = cfg, boot, stop, intake, pipeline
+        self.poller, self.kube, self.checkpoint, self.checks = poller, kube, checkpoint, checks
+        self.metrics, self.engine, self.gpu, self.pods = pipeline.metrics, pipeline.engine, pipeline.gpu, pipeline.pods
+        self.rebooted = rebooted
+        self.supervisor = Supervisor(self.metrics, intake.emit, stop)
         self.selfwatch = SelfWatch(self.metrics)
-        self.stdout = StdoutSink(cfg.node_name, out)
-        self.sinks = [self.stdout]
         self.server = None
-        self.gpu = GpuCollector(open_backend(cfg.nvml), cfg.nvml_deadline_seconds, cfg.expected_gpus)
-        self.guard = CounterGuard(cfg.ib_counter_selfcheck_seconds, cfg.ib_counter_selfcheck_repeats, clock,
-                                  lambda device, pci: self.metrics.ib_counters_disabled.labels(device, pci).set(1))
-        self.poller = Poller(self.gpu, cfg.sysfs_root, guard=self.guard)
-        self.kube = self._kube_sink()
-        if self.kube is not None:
-            self.sinks.append(self.kube)
-        self.pods = PodLookup(cfg.proc_root)
-        self.metrics.count_evictions("pid_pod", lambda: self.pods.pids.evictions)
-        self.workloads = WorkloadTracker(self._pod_event, self.metrics, cfg.workload_correlation_seconds,
-                                         cfg.workload_pod_label, lambda: list(self.engine.problems.values()), clock)
-        self.metrics.count_evictions("workload_jobs", lambda: self.workloads.evictions)
-        self.pipeline = Pipeline(self.engine, self.judge, self.metrics, self.gpu, self.workloads, self.pods,
-                                 self.sinks, self.boot_epoch, clock,
-                                 check_severity=str(cfg.checks.get("severity") or "error"))
-        self.metrics.count_evictions("decisions", lambda: self.pipeline.decisions.evictions)
-        self.pipeline.guard = self.guard
-        self.checks = self._check_scheduler()
-        self.metrics.count_evictions("kernel_uuid",
-                                     lambda: sum(c.uuid_evictions for c in list(self.pipeline.classifiers.values())))
-        self.metrics.count_evictions("kernel_memo",
-                                     lambda: sum(c.memo_evictions for c in list(self.pipeline.classifiers.values())))
-        self.checkpoint = Checkpoint(cfg.state_dir, self.metrics, self._state)
         self._last_loop = time.monotonic()
         self._last_tick = 0.0
         self._udev = None
@@ -100,104 +157,45 @@ class Agent:
     def sources(self):
         return self.supervisor.sources
 
-    def _kube_sink(self):
-        if self.cfg.mode == "off":
-            return None
-        from kubeapi.client import make_api  # noqa: PLC0415 - the kubernetes client is heavy: only when used
-        from .kube.sink import KubernetesSink  # noqa: PLC0415
-
-        api = make_api(self.cfg.kube)
-        if api is None:
-            return None
-        return KubernetesSink(api, self.cfg.node_name, self.cfg.kube, self.cfg.mode, lambda: self.engine.conditions,
-                              self.metrics, self._on_node, problems=lambda: list(self.engine.problems.values()))
-
-    def _check_scheduler(self) -> CheckScheduler | None:
-        """The active checks the `checks` block enables (none by default), run on their own thread; their
-        results travel through the intake like every other input.  GPU-loading ones ask a separate NVML
-        handle (never the poller's) whether a compute process is on a GPU."""
-        configs = plugin_configs(self.cfg.checks, self.cfg.sysfs_root, self.cfg.nvml)
-        if not configs:
-            return None
-        nvml = open_backend(self.cfg.nvml) if any(c.gpu_load for c in configs) else None
-        return CheckScheduler(configs, self.intake.emit, busy=lambda: gpu_busy(nvml, self.cfg.nvml_deadline_seconds))
-
-    def _on_node(self, node: dict) -> None:
-        """First read of our Node: its nvidia.com/gpu capacity is the expected GPU count unless configured."""
-        gpus = node.get("status", {}).get("capacity", {}).get("nvidia.com/gpu")
-        if self.cfg.expected_gpus == 0 and gpus:
-            try:
-                self.gpu.expected_gpus = int(gpus)
-            except ValueError:
-                pass
-
-    def _pod_event(self, ref: PodRef, reason: str, message: str, key: str) -> None:
-        self.stdout.workload(ref, reason, message)
-        if self.kube is not None:
-            from kubeapi.events import Ref  # noqa: PLC0415
-            self.kube.record_event(Ref("Pod", ref.pod, ref.namespace, ref.uid), reason, message, key)
-
     # ---- start / stop ----------------------------------------------------------------------------
 
-    def _restore(self, state: dict) -> dict:
-        try:
-            self.engine.restore(state)
-            self.pipeline.cursors = dict(state.get("cursors", {}))
-            self.metrics.restore_totals(state.get("totals", {}))
-            self.judge.restore(state.get("samples", {}))
-            if state.get("boot_id") == self.boot_id:
-                self.guard.restore(state.get("counter_guard"))
-        except Exception as exc:  # noqa: BLE001 - values of the right shape but not usable: start fresh
-            state = self.checkpoint.store.reject(f"cannot restore: {type(exc).__name__}: {exc}"[:200])
-            self.engine = self.pipeline.engine = HealthEngine(self.cfg, self.clock)
-            self.engine.boot_time = self.boot_epoch
-            self.engine.boot_id = self.boot_id
-            self.pipeline.cursors = {}
-            self.judge = self.pipeline.judge = SampleJudge(self.cfg.sample_rules, self.cfg.sample_ignore)
-        return state
-
     def start(self, serve_http: bool = True) -> None:
-        state = self._restore(self.checkpoint.store.load())
-        cursors = self.pipeline.cursors
-        if state.get("boot_id") and state["boot_id"] != self.boot_id:
-            log.info("new boot (%s -> %s): kernel-log problems cleared", state["boot_id"], self.boot_id)
-            self.pipeline.apply(self.engine.new_boot())
-            cursors.pop("kmsg", None)
-            cursors.pop("journald", None)
-        self.pipeline.publish()
-        for cond in self.engine.conditions.values():
-            if cond.status:
-                self.pipeline.apply(Change(conditions=[cond]))  # say what stands, once, at start
+        change = Change()
+        if self.rebooted:
+            log.info("new boot (now %s): kernel-log problems cleared", self.boot.id)
+            change = self.engine.new_boot()
+        change.conditions += [c for c in self.engine.conditions.values() if c.status and c not in change.conditions]
+        self.pipeline.publish(change, always=True)  # say what stands, once, at start
         if self.kube is not None:
             self.kube.start()
-        sources = select_sources(self.cfg, {"cursors": cursors}, self.boot_id)
+        cfg, cursors = self.cfg, self.pipeline.cursors
+        sources = select_sources(cfg, {"cursors": cursors}, self.boot.id)
         if not sources:
-            self.supervisor.blind(self.cfg.kmsg)
-        fm = fabricmanager_source(self.cfg, {"cursors": cursors})
+            self.supervisor.blind(cfg.kmsg)
+        fm = fabricmanager_source(cfg, {"cursors": cursors})
         if fm is not None:
             sources.append(fm)
-        if self.cfg.pod_logs_root and os.path.isdir(self.cfg.pod_logs_root):
-            c = self.cfg
-            self.pods.pod_source = PodLogSource(c.pod_logs_root, c.state_dir, c.workload_include_namespaces,
-                                                c.workload_exclude_namespaces, c.workload_include_pods,
-                                                c.workload_exclude_pods, c.workload_max_open_files,
-                                                allowed_roots=c.workload_allowed_log_roots,
-                                                gone_grace_seconds=c.source_gone_grace_seconds)
-            sources.append(self.pods.pod_source)
-            self.metrics.count_evictions("pod_uuid", self.pods.pod_source.uuid_evictions)
-            self.metrics.count_evictions("pod_memo", self.pods.pod_source.memo_evictions)
+        if cfg.pod_logs_root and os.path.isdir(cfg.pod_logs_root):
+            pods = self.pods.pod_source = PodLogSource(
+                cfg.pod_logs_root, StateStore(cfg.state_dir, "podlogs.json") if cfg.state_dir else None,
+                cfg.workload_include_namespaces, cfg.workload_exclude_namespaces, cfg.workload_include_pods,
+                cfg.workload_exclude_pods, cfg.workload_max_open_files, allowed_roots=cfg.workload_allowed_log_roots,
+                gone_grace_seconds=cfg.source_gone_grace_seconds)
+            sources.append(pods)
+            self.metrics.count_evictions("pod_uuid", pods.uuid_evictions)
+            self.metrics.count_evictions("pod_memo", pods.memo_evictions)
         self.supervisor.start(sources)
-        threading.Thread(target=self.poller.run, args=(self.intake.emit, self.stop, self.cfg.poll_seconds),
+        threading.Thread(target=self.poller.run, args=(self.intake.emit, self.stop, cfg.poll_seconds),
                          name="telemetry", daemon=True).start()
         threading.Thread(target=self.gpu.xid_events, args=(self.intake.nvml_xid, self.stop), name="nvml-xid",
                          daemon=True).start()
         if self.checks is not None:
             threading.Thread(target=self.checks.run, args=(self.stop,), name="checks", daemon=True).start()
             log.info("active checks: %s", ", ".join(c.source for c in self.checks.configs))
-        if self.cfg.udev:
+        if cfg.udev:
             self._udev = watch_udev(self.poller.wake)
         if serve_http:
-            host, port = self.cfg.metrics_host_port
+            host, port = cfg.metrics_host_port
             self.server = serve(host, port, self.metrics.registry, self.health, self.liveness)
         self.pipeline.dirty = True
 
@@ -237,20 +235,16 @@ class Agent:
 
     def _tick(self) -> None:
         self._last_tick = time.monotonic()
-        self.pipeline.apply(self.engine.tick())
+        self.pipeline.publish(self.engine.tick())
         self.supervisor.refresh()
         self.supervisor.collect_counters()
         self.selfwatch.tick()
         self.metrics.last_tick.set(time.time())
         if self.pipeline.dirty:
-            self.checkpoint.maybe_save(self.pipeline)
-
-    def _state(self) -> dict:
-        return {"boot_id": self.boot_id, "cursors": self.pipeline.cursors, "totals": self.metrics.totals(),
-                "samples": self.judge.to_state(), "counter_guard": self.guard.to_state(), **self.engine.to_state()}
+            self.checkpoint.maybe_save(self.pipeline, self.boot)
 
     def save(self) -> None:
-        self.checkpoint.save(self.pipeline)
+        self.checkpoint.save(self.pipeline, self.boot)
 
     # ---- health ------------------------------------------------------------------------------------
 

@@ -76,7 +76,7 @@ def run(config_file, kmsg, log_files, journald, state_dir, metrics_address, node
     import logging
     import signal
 
-    from .app import Agent
+    from .app import build
     from .config import ConfigError, load
 
     flags = {"kmsg": kmsg, "log_files": list(log_files) or None, "journald": journald, "state_dir": state_dir,
@@ -91,7 +91,7 @@ def run(config_file, kmsg, log_files, journald, state_dir, metrics_address, node
 
     setup(cfg.log_level, cfg.log_format)
     try:
-        agent = Agent(cfg)
+        agent = build(cfg)
     except ValueError as exc:
         click.echo(f"gpu-npd: configuration error: {exc}", err=True)
         sys.exit(2)

@@ -1,12 +1,13 @@
-"""Lossless coalescing of repeats: a finding seen again is counted everywhere without being decided again.
+"""The coalescer: the one owner of repeats.  A finding seen again is counted everywhere without being decided again.
 
 A storm repeats one kernel message (the line without its envelope, timestamp and sequence number) hundreds
 of thousands of times.  The classifier's memo already makes each repeat a dict lookup; this table does the
 same for the decision after it.  When deciding a finding left nothing behind but "one more of problem P"
-(or "nothing at all"), and the policy says a repeat would decide the same (`FindingPolicy.repeat_safe`),
-the outcome is remembered under the finding's key.  A repeat then costs: count it in every counter, add
-one to P's count and move its last-seen time.  Nothing is dropped and no count is estimated; a repeat
-whose problem was cleared meanwhile is decided afresh.  Counts are flushed to the metrics once per batch.
+(or "nothing at all"), and the policy says a repeat would decide the same (`HealthEngine.decide` returns that
+outcome), the outcome is remembered under the finding's key.  A repeat then costs: the engine adds one to P's
+count and moves its last-seen time (`HealthEngine.repeat`), and the repeat is counted here, to be flushed into
+every counter once per batch.  Nothing is dropped and no count is estimated; a repeat whose problem was cleared
+meanwhile is decided afresh.
 """
 
 from __future__ import annotations
@@ -16,55 +17,67 @@ from dataclasses import dataclass, field
 
 from parsers import Finding
 
+from .health import HealthEngine, Outcome
+
 DECISIONS = 4096  # distinct (message, device) decisions remembered; a flood of new messages cycles them
+CAUSE_EVERY = 1.0  # a repeat is a possible cause of job failures at most this often (seconds of its time)
 
 
 @dataclass(slots=True)
 class Decision:
-    outcome: tuple[str, str | None]  # HealthEngine.observe's `outcome`
-    finding_labels: tuple[str, str, str]  # gpu_npd_findings_total{kind, severity, attribution}
-    xid_labels: tuple[str, ...] | None  # gpu_npd_xid_errors_total labels, for Xids
-    driver: str | None  # gpu_npd_unclassified_lines_total{driver}, for unclassified lines
+    outcome: Outcome  # HealthEngine.decide's
+    labels: tuple  # the finding's counter labels (agent/metrics.py: labels_of)
     cause_at: float = 0.0  # last time a repeat was noted as a possible cause of workload failures
     pending: int = 0  # repeats counted since the last flush
     key: tuple = field(default=())
 
 
-def key_of(f: Finding) -> tuple:
-    """What makes two findings repeats of each other: the message (no envelope) and the device."""
-    return f.message, f.pci, f.kind
+class Coalescer:
+    """Bounded map (source, message, device, kind) -> Decision; oldest forgotten first (counted).
+    `size` 0 remembers nothing: every finding is decided (the reference the coalesced path must equal)."""
 
-
-class Decisions:
-    """Bounded map finding key -> Decision, per source; oldest forgotten first (counted)."""
-
-    def __init__(self, size: int = DECISIONS):
-        self.size = max(1, size)
+    def __init__(self, engine: HealthEngine, size: int = DECISIONS):
+        self.engine = engine
+        self.size = max(0, size)
         self._table: OrderedDict[tuple, Decision] = OrderedDict()
         self._pending: dict[tuple, Decision] = {}
         self.evictions = 0
 
-    def get(self, source: str, f: Finding) -> Decision | None:
-        return self._table.get((source, f.message, f.pci, f.kind))  # (source, *key_of(f)), once per record
+    def repeat(self, source: str, f: Finding) -> bool | None:
+        """None: `f` repeats nothing decided that still stands; decide it.  Otherwise it was counted (here and
+        on its problem) and the answer says whether to note it as a possible cause of job failures now (at
+        most once a second of its time, so a storm does not push every other cause out of the window)."""
+        d = self._table.get((source, f.message, f.pci, f.kind))
+        if d is None:
+            return None
+        if not self.engine.repeat(f, d.outcome):
+            del self._table[d.key]  # its problem is gone: decide afresh
+            return None
+        d.pending += 1
+        self._pending[d.key] = d
+        t = f.timestamp.timestamp() if f.timestamp is not None else 0.0
+        if t - d.cause_at < CAUSE_EVERY:
+            return False
+        d.cause_at = t
+        return True
 
-    def remember(self, source: str, f: Finding, decision: Decision) -> None:
-        key = decision.key = (source, *key_of(f))
-        self._table[key] = decision
+    def remember(self, source: str, f: Finding, outcome: Outcome, labels: tuple) -> None:
+        """What deciding `f` gave, for its repeats to count without a decision."""
+        if not self.size:
+            return
+        key = (source, f.message, f.pci, f.kind)
+        t = f.timestamp.timestamp() if f.timestamp is not None else 0.0
+        self._table[key] = Decision(outcome, labels, t, 0, key)
         if len(self._table) > self.size:
             self._table.popitem(last=False)
             self.evictions += 1
 
-    def forget(self, decision: Decision) -> None:
-        self._table.pop(decision.key, None)
-
-    def counted(self, decision: Decision) -> None:
-        """One more repeat, to be flushed into the metrics with the others."""
-        decision.pending += 1
-        self._pending[decision.key] = decision
-
-    def flush(self) -> list[Decision]:
-        """The decisions with repeats counted since the last flush (their `pending` is reset by the caller)."""
-        out = list(self._pending.values())
+    def flush(self) -> list[tuple[str, tuple, int]]:
+        """The repeats counted since the last flush: (source, labels, how many) per decision."""
+        out = []
+        for d in self._pending.values():
+            out.append((d.key[0], d.labels, d.pending))
+            d.pending = 0
         self._pending.clear()
         return out
 

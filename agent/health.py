@@ -8,61 +8,23 @@ escalate, clear, expire) is small functions over an injected clock.  No threads,
 from __future__ import annotations
 
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from typing import Any, Callable
 
 from parsers import Finding
 from parsers.catalog import xid_reason
 from parsers.finding import SEVERITY_RANK
 from parsers.kinds import BY_NAME as KIND, reason_of
+from parsers.model import Boot, Change, Condition, PodEvent, Problem, Snapshot
 
 from .config import Config
 from .policy import FindingPolicy
 from .samples import Verdict
 
+Outcome = tuple  # ("problem", id) or ("none", None): what a repeat of a finding may count without deciding
+
 APP_XID_PIDS = 16  # processes remembered per (GPU, application Xid) for escalation
 _REPEATED: dict[int, dict] = {}  # application Xid -> the rule its repeats from several processes raise (built once)
-
-
-@dataclass
-class Problem:
-    id: str
-    subject: str  # "gpu:0000:5d:00", "nic:0000:0c:00", "node"
-    kind: str
-    condition: str
-    reason: str
-    severity: str
-    attribution: str
-    action: str
-    message: str
-    clear: str
-    first_seen: float
-    last_seen: float
-    count: int = 1
-    source: str = "kernel"
-    code: int | None = None
-    details: dict[str, Any] = field(default_factory=dict)
-
-
-@dataclass
-class Condition:
-    type: str
-    status: bool
-    reason: str
-    message: str
-    last_transition: float
-    severity: str = ""  # the worst standing problem's severity ("" while healthy)
-
-
-@dataclass
-class Change:
-    """What one step changed: for sinks (new problems become Events; conditions are written)."""
-    new_problems: list[Problem] = field(default_factory=list)
-    conditions: list[Condition] = field(default_factory=list)  # conditions whose status/reason/message moved
-    held: list[tuple[int, str]] = field(default_factory=list)  # (Xid, reason) the policy held back: metrics only
-
-    def __bool__(self) -> bool:
-        return bool(self.new_problems or self.conditions)
 
 
 # a kind's device (parsers/kinds.py) -> the prefix of its problems' subject (a PCIe device's: the GPU's, as before)
@@ -127,9 +89,13 @@ class _Sightings:
 
 
 class HealthEngine:
-    def __init__(self, cfg: Config, clock: Callable[[], float] = time.time):
+    """`boot`: this boot's facts (findings dated before it belong to an earlier boot; reboot-aware escalation
+    counts boots by its id)."""
+
+    def __init__(self, cfg: Config, clock: Callable[[], float] = time.time, boot: Boot = Boot()):
         self.cfg = cfg
         self.clock = clock
+        self.boot = boot
         self.problems: dict[str, Problem] = {}
         self.conditions: dict[str, Condition] = {
             name: Condition(name, False, spec["ok_reason"], spec["ok_message"], clock())
@@ -139,20 +105,9 @@ class HealthEngine:
         # problem id -> what its message must now say (_message's arguments): a standing problem's message is
         # rendered once per derive, not once per line of a storm
         self._restate: dict[str, tuple] = {}
-        self.boot_time: float | None = None  # findings stamped before this belong to an earlier boot
         self.policy = FindingPolicy(cfg.xid_policy, cfg.xid_reboot_escalation, subject_of,
-                                    cfg.unused_port_boot_seconds)
+                                    cfg.unused_port_boot_seconds, boot.id)
         self.held: dict[str, int] = {}  # findings the policy held back, by reason (policy.HELD_REASONS)
-        self.outcome: tuple[str, str | None] | None = None  # what the last observe() decided (see there)
-
-    @property
-    def boot_id(self) -> str:
-        return self.policy.boot_id
-
-    @boot_id.setter
-    def boot_id(self, value: str) -> None:
-        """This boot's id (/proc/sys/kernel/random/boot_id): reboot-aware escalation counts boots by it."""
-        self.policy.boot_id = value
 
     # ---- input -------------------------------------------------------------------------------
 
@@ -160,46 +115,49 @@ class HealthEngine:
         """When `f` happened (wall clock, never in the future); None when it belongs to an earlier boot."""
         now = self.clock()
         seen = min(f.timestamp.timestamp(), now) if f.timestamp is not None else now
-        if self.boot_time is not None and f.timestamp is not None and seen < self.boot_time:
+        epoch = self.boot.epoch
+        if epoch is not None and f.timestamp is not None and seen < epoch:
             return None
         return seen
 
-    def observe(self, f: Finding, source: str = "kernel", derive: bool = True, change: Change | None = None) -> Change:
-        """Decide what `f` means for the node.  `derive=False`: conditions are left for `derive()` (once per
-        batch).  `change`: what this step changes is added to it (a batch's Change), else to a new one.
-        Afterwards `outcome` says whether a repeat of `f` may skip the decision (see `repeat`):
-        ("problem", id) when it only added to a standing problem, ("none", None) when it raised nothing and
-        left no state, None when the decision depended on state (policy windows, application Xids, lifecycle)."""
-        self.outcome = None
-        if change is None:
-            change = Change()
+    def observe(self, f: Finding, source: str = "kernel") -> Change:
+        """Decide one finding and derive the conditions: what it changed."""
+        change = Change()
+        self.decide(f, source, change)
+        return self._derive(change)
+
+    def decide(self, f: Finding, source: str, change: Change) -> Outcome | None:
+        """Decide what `f` means for the node; what it changes is added to `change` (a batch's: conditions are
+        derived once per batch, by `derive`).  Returns whether a repeat of `f` may skip the decision (see
+        `repeat`): ("problem", id) when it only added to a standing problem, ("none", None) when it raised
+        nothing and left no state, None when the decision depended on state (policy windows, application Xids,
+        lifecycle)."""
         seen = self._seen(f)
         if seen is None:
-            return change  # from a previous boot: counted by the caller, raises nothing
-        uptime = f.uptime if f.uptime is not None else seen - self.boot_time if self.boot_time is not None else None
+            return None  # from a previous boot: counted by the caller, raises nothing
+        epoch = self.boot.epoch
+        uptime = f.uptime if f.uptime is not None else seen - epoch if epoch is not None else None
         verdict = self.policy.apply(f, seen, uptime)
         if verdict.finding is None:
             self.held[verdict.held] = self.held.get(verdict.held, 0) + 1
             change.held.append((f.xid, verdict.held))
-            return change
+            return None
         if self._clears(f):
-            return self._derive(change) if derive else change
+            return None
         if f.kind == "xid" and f.attribution == "application":
             self._escalate_app_xid(f, seen, change)
-            return self._derive(change) if derive else change
+            return None
         stateless = self.policy.repeat_safe(f)  # (its kind and Xid: the policy's verdict changed neither)
-        outcome: tuple[str, str | None] = ("none", None)
+        outcome: Outcome = ("none", None)
         for rule in self.cfg.condition_rules:
             if _matches(rule["match"], f):
                 pid = self._raise(rule, f, seen, source, change, note=f.details.get("policy", ""))
                 outcome = ("problem", pid) if pid is not None else outcome
                 break
-        if stateless:
-            self.outcome = outcome
-        return self._derive(change) if derive else change
+        return outcome if stateless else None
 
-    def repeat(self, f: Finding, outcome: tuple[str, str | None]) -> bool:
-        """`f` repeats a finding whose decision was `outcome` (from `observe`): count it without deciding again.
+    def repeat(self, f: Finding, outcome: Outcome) -> bool:
+        """`f` repeats a finding whose decision was `outcome` (from `decide`): count it without deciding again.
         False when that decision no longer stands (its problem was cleared): the caller decides afresh."""
         seen = self._seen(f)
         if seen is None:
@@ -215,9 +173,13 @@ class HealthEngine:
         return True
 
     def derive(self, change: Change | None = None) -> Change:
-        """Conditions from the problems standing now (after `observe(..., derive=False)` / `repeat`), added to
-        `change` (the batch's, holding its new problems) or to a new Change."""
+        """Conditions from the problems standing now (after `decide` / `repeat`), added to `change` (the
+        batch's, holding its new problems) or to a new Change."""
         return self._derive(Change() if change is None else change)
+
+    def snapshot(self, change: Change | None = None, pod_events: tuple[PodEvent, ...] = ()) -> Snapshot:
+        """The state now and what `change` changed, as one immutable value (what every sink receives)."""
+        return Snapshot.of(self.conditions.values(), self.problems.values(), change, pod_events)
 
     def sync(self, source: str, judged: dict[str, list[Verdict]]) -> Change:
         """Telemetry: for each subject read, what the rules see in its latest reading is exactly what

@@ -7,10 +7,11 @@ from typing import Any, Callable
 from prometheus_client import CollectorRegistry, Counter, Gauge, Info
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 
+from parsers import Finding
+from parsers.model import Condition, Problem, Reading, Snapshot
 from parsers.version import version
-from .health import Condition, Problem
+
 from .reading_metrics import families
-from .samples import Reading
 
 
 class Metrics:
@@ -91,8 +92,8 @@ class Metrics:
         self.check_last_run = Gauge("gpu_npd_check_last_run_timestamp_seconds", "When a check last ran.",
                                     ["check"], registry=r)
         Info("gpu_npd_build", "Build information.", registry=r).info({"version": version()})
-        self._conditions: list[Condition] = []
-        self._problems: list[Problem] = []
+        self._conditions: tuple[Condition, ...] = ()
+        self._problems: tuple[Problem, ...] = ()
         self._readings: list[Reading] = []
         self._stats: dict = {}
         self._evictions: dict[str, Callable[[], int]] = {}  # cache name -> its eviction count, read at scrape
@@ -105,6 +106,10 @@ class Metrics:
 
     # Counter totals survive restarts through the state file: bounded label sets (kinds, Xid x GPU).
     PERSISTED = ("findings", "xid_errors", "unclassified", "xid_policy_held")
+
+    def ib_counters_off(self, device: str, pci: str) -> None:
+        """The agent stopped reading this InfiniBand device's counters (agent/selfcaused.py)."""
+        self.ib_counters_disabled.labels(device, pci).set(1)
 
     def set_kube_api_up(self, value: float) -> None:
         """The writer's view of the API; the series exists from the writer's first attempt on."""
@@ -146,8 +151,29 @@ class Metrics:
     def set_readings(self, readings: list[Reading], stats: dict) -> None:
         self._readings, self._stats = list(readings), dict(stats)
 
-    def set_state(self, conditions: list[Condition], problems: list[Problem]) -> None:
-        self._conditions, self._problems = list(conditions), list(problems)
+    def apply(self, snapshot: Snapshot) -> None:
+        """The sink interface: conditions and problem counts are exported as the latest snapshot has them."""
+        self._conditions, self._problems = snapshot.conditions, snapshot.problems
+
+    def count_finding(self, labels: tuple, n: int = 1) -> None:
+        """One finding (or `n` repeats of it) in every counter (labels from `labels_of`)."""
+        finding_labels, driver, xid_labels = labels
+        self.count("findings", finding_labels, n)
+        if driver is not None:
+            self.count("unclassified", (driver,), n)
+        if xid_labels is not None:
+            self.count("xid_errors", xid_labels, n)
+
+
+def labels_of(f: Finding) -> tuple:
+    """A finding's labels in every counter it counts in (Metrics.count_finding): by kind, by driver for
+    unclassified lines, by Xid."""
+    driver = f.details.get("driver", "unknown") if f.kind == "unclassified" else None
+    xid_labels = None
+    if f.kind == "xid" and f.xid is not None:
+        d = f.details
+        xid_labels = (str(f.xid), f.pci or "unknown", str(d.get("gpu_index", "")), d.get("uuid", ""))
+    return (f.kind, f.severity, f.attribution), driver, xid_labels
 
 
 class _StateCollector:

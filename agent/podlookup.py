@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from .pidmap import PidLookup
-from .sources.podlogs import PodLogSource, PodRef
+from parsers.model import PodRef
+
+from .sources.podlogs import PodLogSource
 
 
 class PodLookup:

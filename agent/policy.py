@@ -82,12 +82,12 @@ class Verdict:
 
 class FindingPolicy:
     def __init__(self, xid_policy: dict, reboots: int, port_of: Callable[[Finding], str],
-                 unused_port_seconds: float = 600.0):
+                 unused_port_seconds: float = 600.0, boot_id: str = ""):
         self.table = {int(code): entry for code, entry in (xid_policy or {}).items() if entry}
         self.reboots = reboots
         self.unused_port_seconds = unused_port_seconds
         self.port_of = port_of
-        self.boot_id = ""
+        self.boot_id = boot_id  # this boot's (set once: a reboot is a new agent)
         self._last_xid: OrderedDict[str, tuple[float, int, str]] = OrderedDict()  # gpu -> (t, xid, attribution)
         self._counts: OrderedDict[tuple[str, int], deque] = OrderedDict()  # (gpu, xid) -> times
         self._fatal_boots: OrderedDict[str, list[str]] = OrderedDict()  # "gpu|xid" -> boot ids, oldest first

@@ -6,23 +6,16 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Callable
+
+from parsers.model import SampleBatch
 
 from .gpu.collector import GpuCollector
-from .samples import Reading
 from .selfcaused import CounterGuard
 from .sysfs import infiniband, pci
 
 log = logging.getLogger("gpu_npd.poller")
 RESCAN_SECONDS = 60.0  # device lists are re-read this often even without udev
-
-
-@dataclass
-class SampleBatch:
-    readings: list[Reading]
-    stats: dict[str, Any] = field(default_factory=dict)
-    source: str = "telemetry"
 
 
 class Poller:

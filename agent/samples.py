@@ -16,32 +16,14 @@ from __future__ import annotations
 
 import fnmatch
 from collections import deque
-from dataclasses import dataclass, field
 from typing import Any
+
+from parsers.model import Reading, Verdict
 
 TESTS = ("above", "in", "below_field", "increase_above", "changes_above")
 ENTITIES = ("gpu", "nvlink", "ib_port", "pci", "node")
 
 
-@dataclass
-class Reading:
-    entity: str  # one of ENTITIES
-    subject: str  # "gpu:0000:5d:00", "gpu:0000:5d:00/nvlink3", "ib:mlx5_0/1", "pci:0000:5d:00.0", "node"
-    labels: dict[str, str]
-    values: dict[str, float] = field(default_factory=dict)
-    text: dict[str, str] = field(default_factory=dict)  # non-numeric facts for messages (missing PCI ids)
-
-
-@dataclass(frozen=True)
-class Verdict:
-    """A problem a rule sees in a reading (the engine turns it into a Problem)."""
-    condition: str
-    reason: str
-    severity: str
-    attribution: str
-    action: str
-    message: str
-    details: dict[str, Any]
 
 
 class SampleJudge:

@@ -16,8 +16,9 @@ from parsers import Cause, Finding, cause_of, explain, likely_cause
 from parsers.correlate import Ranks
 from parsers.kinds import TABLE as KINDS
 
-from .health import Problem, xid_reason
-from .sources.podlogs import PodRef
+from parsers.model import PodEvent, PodRef, Problem
+
+from .health import xid_reason
 
 # finding kind -> Pod Event reason: a workload kind's own (parsers/kinds.py); CUDA errors refined by their text
 EVENT_REASONS = {k.name: k.reason for k in KINDS if k.workload}
@@ -27,9 +28,6 @@ CUDA_REASONS = {"an illegal memory access was encountered": "CUDAIllegalAddress"
                 "cudaErrorECCUncorrectable": "CUDAUncorrectableECC",
                 "unspecified launch failure": "CUDALaunchFailure", "cudaErrorLaunchFailure": "CUDALaunchFailure"}
 _ORDINAL = re.compile(r"(-(worker|master|launcher|rank))?-\d+$")
-
-# emit(pod, reason, message, aggregation key)
-EmitEvent = Callable[[PodRef, str, str, str], None]
 
 
 def event_reason(f: Finding) -> str:
@@ -62,10 +60,9 @@ def quoted(text: str) -> str:
 
 
 class WorkloadTracker:
-    def __init__(self, emit: EmitEvent, metrics, window: float = 600.0, pod_label: bool = False,
-                 standing: Callable[[], list[Problem]] = list, clock: Callable[[], float] = time.time):
-        self.emit, self.metrics, self.window, self.pod_label = emit, metrics, window, pod_label
-        self.standing, self.clock = standing, clock
+    def __init__(self, metrics, window: float = 600.0, pod_label: bool = False,
+                 clock: Callable[[], float] = time.time):
+        self.metrics, self.window, self.pod_label, self.clock = metrics, window, pod_label, clock
         self.causes: deque[Cause] = deque(maxlen=512)
         self._ranks: dict[tuple, Ranks] = {}
         self._first: dict[tuple, PodRef] = {}
@@ -84,20 +81,26 @@ class WorkloadTracker:
         if p.kind == "telemetry" and p.attribution in ("hardware", "fabric", "driver") and p.severity in ("error", "fatal"):
             self.causes.append(Cause(p.first_seen, f"{p.reason} on {p.subject.split(':', 1)[-1]}", p.severity))
 
-    def _candidates(self, f: Finding) -> list[Cause]:
+    def _candidates(self, f: Finding, problems: list[Problem]) -> list[Cause]:
         t = f.timestamp.timestamp() if f.timestamp is not None else self.clock()
         standing = [Cause(min(p.last_seen, t), f"{p.reason} on {p.subject.split(':', 1)[-1]}", p.severity)
-                    for p in self.standing() if p.severity == "fatal" and p.attribution in ("hardware", "fabric")]
+                    for p in problems if p.severity == "fatal" and p.attribution in ("hardware", "fabric")]
         return list(self.causes) + standing
 
     # ---- pod side --------------------------------------------------------------------------------------
 
-    def observe(self, ref: PodRef, f: Finding) -> str:
+    def apply(self, snapshot) -> None:
+        """The sink interface: telemetry problems raised are possible causes."""
+        for p in snapshot.new_problems:
+            self.note_problem(p)
+
+    def observe(self, ref: PodRef, f: Finding, standing: list[Problem] = ()) -> PodEvent:
+        """A workload failure in a pod's log (`standing`: the node's problems now): the Event it makes."""
         labels = [ref.namespace, f.kind] + ([ref.pod] if self.pod_label else [])
         self.metrics.count("workload_findings", tuple(labels))
         if f.timestamp is None:
             f.timestamp = datetime.fromtimestamp(self.clock(), timezone.utc)
-        cause = likely_cause(f, self._candidates(f), self.window)
+        cause = likely_cause(f, self._candidates(f, standing), self.window)
         reason = event_reason(f)
         key = (ref.namespace, job_of(ref.pod), reason, cause.text if cause else "")
         ranks = self._ranks.get(key)
@@ -107,19 +110,19 @@ class WorkloadTracker:
             self._rank_total += 1
         first = self._first.setdefault(key, ref)  # one Event per job and reason: on the first pod that said it
         message = f"{explain(f, cause, self.window, ranks)} [container {ref.container}]{quoted(f.message)}"
-        self.emit(first, reason, message, "|".join(key))
+        event = PodEvent(first, reason, message, "|".join(key))
         while len(self._ranks) > MAX_JOBS or (self._rank_total > MAX_RANKS_TOTAL and len(self._ranks) > 1):
             oldest = next(iter(self._ranks))
             self._rank_total -= len(self._ranks.pop(oldest))
             self._first.pop(oldest, None)
             self.evictions += 1
-        return message
+        return event
 
-    def observe_app_xid(self, ref: PodRef, f: Finding) -> None:
+    def observe_app_xid(self, ref: PodRef, f: Finding) -> PodEvent:
         """An application Xid whose pid maps into a pod: the pod gets the Event, the node nothing."""
         gpu = f.details.get("gpu_index")
         where = f"GPU {gpu} ({f.pci})" if gpu is not None else f"GPU {f.pci}"
         proc = f" from pid {f.pid}{f' ({f.process})' if f.process else ''}" if f.pid is not None else ""
         message = (f"Xid {f.xid} on {where}{proc} in this pod. Attribution: application. "
                    f"Recommended action: {f.action}.{quoted(f.message)}")
-        self.emit(ref, xid_reason(f.xid or 0), message, f"{ref.namespace}|{ref.pod}|xid{f.xid}|{f.pci}")
+        return PodEvent(ref, xid_reason(f.xid or 0), message, f"{ref.namespace}|{ref.pod}|xid{f.xid}|{f.pci}")

@@ -40,7 +40,7 @@ def measure(records: int, runs: int, gc_default: bool = False) -> tuple[list[flo
     import gc
     import time
 
-    from agent.app import Agent
+    from agent import app
     from agent.cli import GC_THRESHOLDS
     from agent.config import load
     from agent.sources import Record
@@ -50,7 +50,7 @@ def measure(records: int, runs: int, gc_default: bool = False) -> tuple[list[flo
     for _ in range(runs):
         with tempfile.TemporaryDirectory() as tmp, open(os.devnull, "w") as devnull:
             cfg = load(None, env={"GPU_NPD_STATE_DIR": tmp, "GPU_NPD_MODE": "off", "GPU_NPD_NVML": "off"})
-            agent = Agent(cfg, out=devnull)
+            agent = (app.build if hasattr(app, "build") else app.Agent)(cfg, out=devnull)  # (--ref: older trees)
             batches = [[Record("kmsg", text) for text in lines[i:i + 1024]] for i in range(0, records, 1024)]
             gc.collect()
             gc.freeze()

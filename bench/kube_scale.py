@@ -47,8 +47,8 @@ def fleet(d: ApiDouble, n: int, mode: str, clock: Clock):
         name = f"gpu-{i:04d}"
         d.add_node(name)
         engine = HealthEngine(cfg, clock)
-        sink = KubernetesSink(make_api(s), name, s, mode, lambda e=engine: e.conditions, clock=clock)
-        sink.apply(engine.tick())
+        sink = KubernetesSink(make_api(s), name, s, mode, clock=clock)
+        sink.apply(engine.snapshot(engine.tick()))
         out.append((engine, sink))
     return out
 
@@ -85,7 +85,7 @@ def storm() -> None:
         for i in range(800_000):
             change = engine.observe(c.classify(XID95))
             if change:
-                sink.apply(change)
+                sink.apply(engine.snapshot(change))
             if i % 10_000 == 0:  # the writer loop syncs as often as it is woken (coalesced)
                 clock.t += 1
                 sink.sync()
@@ -107,7 +107,7 @@ def misfire(n: int) -> None:
         base = writes(d)
         c = Classifier()
         for engine, sink in nodes:  # the same bogus finding on every node at once
-            sink.apply(engine.observe(c.classify(XID79)))
+            sink.apply(engine.snapshot(engine.observe(c.classify(XID79))))
         for _, sink in nodes:
             sink.sync()
         tainted = sum(1 for name in d.nodes if d.taints(name))

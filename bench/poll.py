@@ -25,7 +25,7 @@ sys.path[0] = str(ROOT)  # not bench/: its agent.py would shadow the agent packa
 sys.path.insert(1, str(ROOT / "tests"))
 from telemetry_kit import copy_sysfs, hgx_scenario  # noqa: E402
 
-from agent.app import Agent  # noqa: E402
+from agent.app import build  # noqa: E402
 from agent.config import load  # noqa: E402
 from agent.gpu.nvml import GROUPS  # noqa: E402
 
@@ -40,7 +40,7 @@ def main() -> None:
         scen.write_text(yaml.safe_dump(hgx_scenario()))
         cfg = load(env={}, flags={"kmsg": "", "journald": False, "state_dir": str(t / "state"),
                                   "fallback_log_files": [], "nvml": f"fake:{scen}", "sysfs_root": str(copy_sysfs(t))})
-        agent = Agent(cfg, out=io.StringIO())
+        agent = build(cfg, out=io.StringIO())
         agent.pipeline.process(agent.poller.poll_once())  # warm: init, NVLink probe, device scan
         per_cycle = []
         for _ in range(args.cycles):

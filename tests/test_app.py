@@ -9,7 +9,7 @@ import threading
 import time
 from pathlib import Path
 
-from agent.app import Agent
+from agent.app import Agent, build
 from agent.config import load
 from agent.sources import Record, Source
 
@@ -20,7 +20,7 @@ def make_agent(tmp: Path, **flags) -> Agent:
     cfg = load(env={}, flags={"kmsg": "", "journald": False, "state_dir": str(tmp), "fallback_log_files": [],
                               "fabricmanager_log": "",
                               **flags})
-    return Agent(cfg, out=io.StringIO())
+    return build(cfg, out=io.StringIO())
 
 
 class Failing(Source):
@@ -104,13 +104,13 @@ def test_a_bug_on_one_batch_is_logged_counted_and_survived(tmp_path: Path, caplo
     def broken(f, *args, **kwargs):
         calls.append(f)
         raise KeyError("boom")
-    real = agent.engine.observe
-    agent.engine.observe = broken
+    real = agent.engine.decide
+    agent.engine.decide = broken
     agent.intake.emit([Record("kmsg", f"3,1,1000,-;{XID79}")])
     agent.step(timeout=0.1)
     assert calls and agent.metrics.registry.get_sample_value("gpu_npd_internal_errors_total") == 1
     assert "internal error" in caplog.text
-    agent.engine.observe = real
+    agent.engine.decide = real
     agent.intake.emit([Record("kmsg", f"3,2,2000,-;{XID79}")])
     agent.step(timeout=0.1)
     assert agent.engine.conditions["GPUUnhealthy"].status  # the next input is handled as usual
@@ -121,14 +121,14 @@ def test_xid_label_cardinality_is_capped_and_nothing_is_lost(tmp_path: Path):
     the rest folded into `other`, every increment still counted."""
     from prometheus_client import generate_latest
 
-    from parsers import parse_line
 
     cfg = load(env={}, flags={"kmsg": "", "journald": False, "fallback_log_files": [], "state_dir": str(tmp_path),
                               "nvml": "off", "pod_logs_root": "", "max_series_per_family": 100})
-    agent = Agent(cfg, out=io.StringIO())
-    for i in range(2000):
-        f = parse_line(f"NVRM: Xid (PCI:{i // 256:04x}:{i % 256:02x}:00): 13, pid=1, name=x, Graphics Exception")
-        agent.pipeline.observe(f, "kmsg")
+    agent = build(cfg, out=io.StringIO())
+    lines = [f"NVRM: Xid (PCI:{i // 256:04x}:{i % 256:02x}:00): 13, pid=1, name=x, Graphics Exception"
+             for i in range(2000)]
+    for start in range(0, len(lines), 500):
+        agent.pipeline.process([Record("kmsg", line) for line in lines[start:start + 500]])
     body = generate_latest(agent.metrics.registry).decode()
     series = [line for line in body.splitlines() if line.startswith("gpu_npd_xid_errors_total{")]
     assert len(series) == 101  # 100 distinct + other

@@ -18,7 +18,8 @@ from agent.checks import builtin
 from agent.checks.npd import (NONOK, OK, UNKNOWN, ConfigError, Rule, load_config, parse_config, parse_duration,
                               run_rule, run_rules)
 from agent.checks.problems import judged
-from agent.checks.scheduler import CheckBatch, CheckScheduler, gpu_busy
+from agent.checks.scheduler import CheckScheduler, gpu_busy
+from parsers.model import CheckBatch
 from agent.checks.settings import builtin_config, plugin_configs
 from agent.config import load
 from agent.gpu.fake import FakeNvml

@@ -9,11 +9,12 @@ from pathlib import Path
 
 from hypothesis import given, settings, strategies as st
 
-from agent.app import Agent
-from agent.coalesce import Decisions
+from agent.app import Agent, build
+from agent.coalesce import Coalescer
 from agent.config import load
 from agent.intake import Intake, weight
 from agent.sources import Record
+from parsers.model import Boot
 
 # synthetic: each modelled on the shape of a real line in tests/fixtures/dmesg (values changed)
 XID95 = "NVRM: Xid (PCI:0000:5d:00): 95, pid=2207, name=python3, Uncontained: FBHUB. RST: Yes, D-RST: No"
@@ -26,20 +27,12 @@ BENIGN = "eth0: link becomes ready"
 LINES = [XID95, XID79, XID13, XID45, XID63, RESET, BENIGN]
 
 
-class NoMemory(Decisions):
-    """The reference: every line decided afresh (what the agent did before coalescing)."""
-
-    def remember(self, source, f, decision):
-        pass
-
-
 def make(tmp: Path, reference: bool = False, **flags) -> Agent:
     cfg = load(env={}, flags={"kmsg": "", "journald": False, "fallback_log_files": [], "state_dir": str(tmp),
                               "nvml": "off", "pod_logs_root": "", **flags})
-    a = Agent(cfg, clock=lambda: 1_900_000_000.0, out=io.StringIO())
-    a.pipeline.boot_epoch = a.engine.boot_time = 1_800_000_000.0  # both agents: one boot, one clock
-    if reference:
-        a.pipeline.decisions = NoMemory()
+    a = build(cfg, clock=lambda: 1_900_000_000.0, out=io.StringIO(), boot=Boot("b", 1_800_000_000.0))  # both: one boot
+    if reference:  # every line decided afresh (what the agent did before coalescing)
+        a.pipeline.coalescer = Coalescer(a.engine, size=0)
     return a
 
 
@@ -163,7 +156,7 @@ def test_through_the_process_a_distinct_flood_stays_within_its_memory_ceiling(tm
 
 def test_pod_findings_are_weighed_by_what_they_hold():
     """A poll of pod findings (up to ~1,000) weighs its messages plus a per-finding overhead, not one flat size."""
-    from agent.sources.podlogs import PodRef, WorkloadFindings
+    from parsers.model import PodRef, WorkloadFindings
     from parsers import parse_line
 
     f = parse_line("NCCL WARN Net : Connection closed by remote peer gpu-node-2<43342>")  # synthetic: real shape

@@ -14,6 +14,7 @@ import pytest
 import yaml
 
 from agent.config import load
+from parsers.model import Change
 
 DEPLOY = Path(__file__).resolve().parent.parent / "deploy"
 PROMTOOL = shutil.which("promtool")
@@ -167,7 +168,7 @@ def test_dashboard_queries_only_metrics_the_agent_exports(tmp_path):
     poll(agent)
     agent.metrics.taint_held.labels("gpu-npd.io/GPUUnhealthy").set(0)
     agent.metrics.set_kube_api_up(1)  # as when the Kubernetes writer runs
-    agent.pipeline.publish()
+    agent.pipeline.publish(Change(), always=True)
     agent.metrics.source_up.labels("kmsg").set(1)
     agent.metrics.xid_errors.labels("79", "0000:5d:00", "3", "u").inc()
     samples = {s.name for f in text_string_to_metric_families(generate_latest(agent.metrics.registry).decode())

@@ -10,6 +10,7 @@ from fakeclock import Clock
 from agent.config import load
 from agent.health import HealthEngine
 from parsers import parse_line
+from parsers.model import Boot
 
 XID79 = "NVRM: Xid (PCI:0000:5d:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus."
 XID95 = "NVRM: Xid (PCI:0000:9a:00): 95, pid=4411, name=python, Uncontained: FBHUB. RST: Yes, D-RST: No"
@@ -211,6 +212,6 @@ def test_restore_brings_back_conditions_without_flap(engine, clock):
 
 
 def test_findings_from_a_previous_boot_raise_nothing(engine, clock):
-    engine.boot_time = clock.t - 100
+    engine = HealthEngine(engine.cfg, clock, Boot("this-boot", clock.t - 100))
     f = parse_line("[Sun Nov 22 02:05:37 2020] " + XID79)
     assert not engine.observe(f) and not engine.problems

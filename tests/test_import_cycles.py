@@ -2,6 +2,9 @@
 
 Layers, lowest first: parsers (pure core) < triage (pure attribution) < kubeapi (shared Kubernetes plumbing)
 < the programs (agent, offline, fabric, cluster), which do not import each other < gpunpd (the command group).
+Inside a package too: a subpackage (agent/kube, agent/sources, ...) never imports a module of a package above
+it (agent/health.py, agent/samples.py, ...); what it shares with them lives lower (parsers/model.py).  A sibling
+subpackage (agent/checks -> agent/gpu) is not above it.
 """
 
 from __future__ import annotations
@@ -109,6 +112,29 @@ def test_packages_import_only_downward():
             if LAYERS[other] >= LAYERS[top]:
                 wrong.append(f"{module} -> {target}")
     assert wrong == []
+
+
+def upward(g: dict[str, set[str]], packages: set[str]) -> list[str]:
+    """Imports from a module of a subpackage into a package above it: the package itself (`from .. import x`)
+    or one of its plain modules (`from ..health import x`)."""
+    wrong = []
+    for module, targets in g.items():
+        package = module if module in packages else module.rpartition(".")[0]
+        above = {package.rsplit(".", n)[0] for n in range(1, package.count(".") + 1)}
+        for target in targets:
+            if target in above or (target not in packages and target.rpartition(".")[0] in above):
+                wrong.append(f"{module} -> {target}")
+    return sorted(wrong)
+
+
+def test_subpackages_import_nothing_from_above():
+    packages = {module_name(p) for pkg in PACKAGES for p in (ROOT / pkg).rglob("__init__.py")}
+    assert upward(graph(), packages) == []
+
+
+def test_the_upward_finder_finds_them():
+    g = {"a.b.c": {"a.d", "a.b.e", "a.f.g", "a.f", "a"}, "a.b": {"a.d"}, "a.d": {"a.b.c"}}
+    assert upward(g, {"a", "a.b", "a.f"}) == ["a.b -> a.d", "a.b.c -> a", "a.b.c -> a.d"]
 
 
 def test_the_cycle_finder_finds_one():

@@ -11,6 +11,7 @@ from fakeclock import Clock
 from agent.config import ConfigError, load
 from agent.health import HealthEngine
 from parsers import parse_line
+from parsers.model import Boot
 
 # leptonai/gpud docs (Xid 109 example), github.com/leptonai/gpud
 XID109 = ("NVRM: Xid (PCI:0000:cb:00): 109, pid=1797828, name=pt_main_thread, Ch 00000008, "
@@ -30,8 +31,8 @@ def at(clock, line):
     return f
 
 
-def engine_with(clock, **flags):
-    return HealthEngine(load(env={}, flags=flags), clock)
+def engine_with(clock, boot_id="", **flags):
+    return HealthEngine(load(env={}, flags=flags), clock, Boot(boot_id))
 
 
 def test_xid45_right_after_another_xid_on_the_same_gpu_is_cleanup():
@@ -92,11 +93,10 @@ def test_fatal_xid_back_after_two_reboots_escalates_to_hardware_inspection(tmp_p
     state = {}
     actions = []
     for boot in ("boot-a", "boot-b", "boot-c"):
-        e = engine_with(clock)
+        e = engine_with(clock, boot)
         e.restore(json.loads(json.dumps(state)))  # through JSON, as the state file does
         if state:
             e.new_boot()
-        e.boot_id = boot
         e.observe(at(clock, XID79))
         e.observe(at(clock, XID79))  # a repeat within one boot is not a reboot
         problem, = [p for p in e.problems.values() if p.code == 79]
@@ -116,18 +116,16 @@ def test_reboot_escalation_off_and_configurable():
     actions = []
     state = {}
     for boot in ("a", "b"):
-        e = engine_with(clock, xid_reboot_escalation=1)
+        e = engine_with(clock, boot, xid_reboot_escalation=1)
         e.restore(state)
         e.new_boot()
-        e.boot_id = boot
         e.observe(at(clock, XID79))
         actions.append(next(iter(e.problems.values())).action)
         state = e.to_state()
     assert actions == ["RESTART_BM", "HARDWARE_INSPECTION"]
-    e = engine_with(clock, xid_reboot_escalation=0)
+    e = engine_with(clock, "c", xid_reboot_escalation=0)
     e.restore(state)
     e.new_boot()
-    e.boot_id = "c"
     e.observe(at(clock, XID79))
     assert next(iter(e.problems.values())).action == "RESTART_BM"
 
@@ -140,8 +138,7 @@ DOWN_LATER = "[ 9000.000000] mlx5_core 0000:0c:00.0 ibp12s0: Link down"
 
 def test_port_that_never_came_up_is_unused_not_down():
     clock = Clock()
-    e = engine_with(clock)
-    e.boot_id = "a"
+    e = engine_with(clock, "a")
     e.observe(parse_line(DOWN_EARLY))
     assert not e.conditions["InfiniBandUnhealthy"].status
     e.observe(parse_line(UP))
@@ -151,26 +148,22 @@ def test_port_that_never_came_up_is_unused_not_down():
 
 def test_down_late_in_the_boot_is_an_error_even_without_a_seen_up():
     clock = Clock()
-    e = engine_with(clock)
-    e.boot_id = "a"
+    e = engine_with(clock, "a")
     e.observe(parse_line(DOWN_LATER))  # the up line may have left the kernel ring long ago
     assert e.conditions["InfiniBandUnhealthy"].status
 
 
 def test_ports_seen_up_survive_a_restart_but_not_a_reboot():
     clock = Clock()
-    e = engine_with(clock)
-    e.boot_id = "a"
+    e = engine_with(clock, "a")
     e.observe(parse_line(UP))
     state = json.loads(json.dumps(e.to_state()))
-    again = engine_with(clock)
+    again = engine_with(clock, "a")
     again.restore(state)
-    again.boot_id = "a"
     again.observe(parse_line(DOWN_EARLY.replace("21.5", "30.5")))
     assert again.conditions["InfiniBandUnhealthy"].status
-    rebooted = engine_with(clock)
+    rebooted = engine_with(clock, "b")
     rebooted.restore(state)
-    rebooted.boot_id = "b"
     rebooted.observe(parse_line(DOWN_EARLY))
     assert not rebooted.conditions["InfiniBandUnhealthy"].status
 
@@ -199,7 +192,7 @@ def test_held_xids_are_counted_by_code_and_reason_and_survive_a_restart(tmp_path
     """gpu_npd_xid_policy_held_total{xid,reason}: each Xid the policy holds back, through the agent's pipeline."""
     import io
 
-    from agent.app import Agent
+    from agent.app import build
     from agent.sources import Record
 
     def agent():
@@ -207,7 +200,7 @@ def test_held_xids_are_counted_by_code_and_reason_and_survive_a_restart(tmp_path
                                   "fallback_log_files": [],
                                   "xid_policy": {45: {"ignore_after": {"xids": "any", "within_seconds": 10}},
                                                  109: {"count": 3, "window_seconds": 600}}})
-        a = Agent(cfg, out=io.StringIO())
+        a = build(cfg, out=io.StringIO())
         a.start(serve_http=False)
         return a
 

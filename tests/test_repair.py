@@ -79,9 +79,8 @@ def test_sink_off_by_default_writes_no_profile(api):
     clock = Clock()
     cfg, engine = _engine(clock)
     s = replace(cfg.kube, api_server=api.url)
-    sink = KubernetesSink(make_api(s), "gpu-1", s, "observe", lambda: engine.conditions, clock=clock,
-                          problems=lambda: list(engine.problems.values()))
-    sink.apply(engine.observe(Classifier().classify(XID79)))
+    sink = KubernetesSink(make_api(s), "gpu-1", s, "observe", clock=clock)
+    sink.apply(engine.snapshot(engine.observe(Classifier().classify(XID79))))
     sink.sync()
     assert AHR not in api.conditions("gpu-1")
     assert ANNOTATION not in api.node("gpu-1")["metadata"].get("annotations", {})

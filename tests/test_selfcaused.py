@@ -12,7 +12,7 @@ import yaml
 from fakeclock import Clock
 from telemetry_kit import copy_sysfs, hgx_scenario
 
-from agent.app import Agent
+from agent.app import Agent, build
 from agent.config import ConfigError, load
 from agent.sources import Record
 
@@ -35,14 +35,14 @@ def make(tmp: Path, state: Path | None = None):
                               "sysfs_root": str(copy_sysfs(tmp)), "sample_ignore": {"node": ["*"]},
                               "condition_rules": [NIC_RULE, *defaults.condition_rules]})
     clock = Clock()
-    agent = Agent(cfg, clock=clock, out=io.StringIO())
-    clock.t = agent.boot_epoch + 1000.0
+    agent = build(cfg, clock=clock, out=io.StringIO())
+    clock.t = agent.boot.epoch + 1000.0
     return agent, clock
 
 
 def kmsg(agent: Agent, clock: Clock, pci: str, after: float, seq: int) -> Record:
     """The line as the kernel stamps it `after` seconds past the fake clock's now."""
-    uptime_us = int((clock.t + after - agent.boot_epoch) * 1e6)
+    uptime_us = int((clock.t + after - agent.boot.epoch) * 1e6)
     return Record("kmsg", f"3,{seq},{uptime_us},-;" + REAL.replace("0000:05:00.0", pci + ".0"))
 
 

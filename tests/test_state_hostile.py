@@ -71,7 +71,7 @@ json_values = st.recursive(st.none() | st.booleans() | st.integers() | st.floats
                                         "conditions", "other"]), json_values, max_size=6))
 def test_fuzz_state_loading_never_raises(tmp_path_factory, data):
     """Whatever JSON the state file holds, the agent's load + restore starts (fresh or restored), never raises."""
-    from agent.app import Agent
+    from agent.app import build
     from agent.config import load
 
     tmp = tmp_path_factory.mktemp("s")
@@ -79,6 +79,6 @@ def test_fuzz_state_loading_never_raises(tmp_path_factory, data):
     assert isinstance(StateStore(str(tmp)).load(), dict)
     cfg = load(env={}, flags={"kmsg": "", "journald": False, "fallback_log_files": [], "state_dir": str(tmp),
                               "nvml": "off", "pod_logs_root": ""})
-    agent = Agent(cfg)
+    agent = build(cfg)
     agent.start(serve_http=False)
     agent.shutdown()

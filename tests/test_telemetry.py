@@ -13,13 +13,14 @@ from fakeclock import Clock
 import yaml
 from prometheus_client import generate_latest
 
-from agent.app import Agent
+from agent.app import Agent, build
 from agent.config import load
 from agent.gpu.collector import GpuCollector
 from agent.gpu.fake import HEALTHY_VALUES, FakeNvml
 from agent.gpu.nvml import NvmlError
 from agent.poller import watch_udev
 from agent.samples import Reading, SampleJudge
+from parsers.model import NodeInfo
 from telemetry_kit import copy_sysfs, hgx_scenario, remove_device, set_aer, set_attr
 
 
@@ -37,7 +38,7 @@ def make(tmp: Path, scenario: dict, sysfs: Path | None = None, **flags):
     clock = Clock()
     cfg = load(env={}, flags={"kmsg": "", "journald": False, "state_dir": str(tmp / "state"), "fallback_log_files": [],
                               "nvml": f"fake:{scen}", "sysfs_root": str(sysfs or tmp / "nosys"), **flags})
-    agent = Agent(cfg, clock=clock, out=io.StringIO())
+    agent = build(cfg, clock=clock, out=io.StringIO())
     agent.gpu.backend.clock = lambda: clock.t  # the fake's timeline follows the same clock
     agent.gpu.backend.t0 = clock.t
     return agent, clock
@@ -489,7 +490,7 @@ def test_node_gpu_capacity_is_the_expected_count(tmp_path):
     agent, _ = make(tmp_path, hgx_scenario(gpus=hgx_scenario()["gpus"][:7]), root)
     poll(agent)
     assert agent.engine.problems == {}  # 7 on the bus, 7 in NVML: consistent, if nobody says otherwise
-    agent._on_node({"status": {"capacity": {"nvidia.com/gpu": "8"}}})  # the Node object (Kubernetes sink)
+    agent.pipeline.process(NodeInfo(gpus=8))  # what the Kubernetes writer read of the Node object
     poll(agent)
     (p,) = agent.engine.problems.values()
     assert p.reason == "GPUCountMismatch" and "7 of 8 GPUs found" in p.message

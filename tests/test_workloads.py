@@ -14,13 +14,15 @@ import yaml
 
 from harness import AgentProc
 
-from agent.app import Agent
+from agent.app import Agent, build
 from agent.config import load
 from kubeapi.events import EventRecorder, Ref
 from agent.metrics import Metrics
 from agent.pidmap import pod_of_pid
 from agent.sources import Record
 from agent.sources.podlogs import PodLogSource, parse_pod_dir
+from agent.state import StateStore
+from parsers.model import Boot
 from agent.workloads import WorkloadTracker, job_of
 from apiserver_double import ApiDouble
 from kubeapi.client import make_api
@@ -169,12 +171,12 @@ def test_partial_line_split_across_reads_is_joined(pods):
 
 def test_offsets_survive_a_restart(pods, tmp_path):
     state = tmp_path / "state"
-    src = PodLogSource(str(pods), str(state))
+    src = PodLogSource(str(pods), StateStore(str(state), "podlogs.json"))
     src.discover()
     src.poll()
     src._save()
     append(pods / W1 / "pytorch" / "0.log", TIMEOUT.format(ts="2024-07-25T07:00:00.000000000Z", r=24))
-    again = PodLogSource(str(pods), str(state))  # while down, a line was written
+    again = PodLogSource(str(pods), StateStore(str(state), "podlogs.json"))  # while down, a line was written
     again.discover()
     assert [f.rank for _, f in again.poll()] == [24]
 
@@ -207,12 +209,12 @@ def test_pid_to_pod_through_cgroups(tmp_path, cgroup, uid):
 
 # ---- the agent: correlation, events, node health untouched -------------------------------------------
 
-def make_agent(tmp_path: Path, pods: Path, **flags) -> Agent:
+def make_agent(tmp_path: Path, pods: Path, boot: Boot | None = None, **flags) -> Agent:
     cfg = load(env={}, flags={"kmsg": "", "journald": False, "state_dir": str(tmp_path / "state"),
                               "fallback_log_files": [], "nvml": "off", "pod_logs_root": str(pods),
                               "proc_root": str(tmp_path), "mode": "off", **flags})
     out = io.StringIO()
-    agent = Agent(cfg, out=out)
+    agent = build(cfg, out=out, boot=boot)
     agent.out = out
     return agent
 
@@ -221,7 +223,7 @@ def run_pods(agent: Agent) -> None:
     src = source(Path(agent.cfg.pod_logs_root))
     agent.pods.pod_source = src
     src.discover()
-    from agent.sources.podlogs import WorkloadFindings
+    from parsers.model import WorkloadFindings
     agent.pipeline.process(WorkloadFindings(src.poll()))
 
 
@@ -231,8 +233,7 @@ def workload_lines(agent: Agent) -> list[dict]:
 
 
 def test_workload_failure_after_an_xid_on_this_node_names_it(tmp_path, pods):
-    agent = make_agent(tmp_path, pods)
-    agent.engine.boot_time = None  # the fixture's 2024 lines belong to this boot
+    agent = make_agent(tmp_path, pods, boot=Boot("this-boot"))  # no start known: the fixture's 2024 lines are of it
     agent.pipeline.process([Record("kern", "2024-07-25T06:36:02+0000 node-1 kernel: NVRM: Xid (PCI:0000:5d:00): 79, "
                                    "pid='<unknown>', name=<unknown>, GPU has fallen off the bus.")])
     run_pods(agent)
@@ -277,19 +278,14 @@ def test_32_rank_burst_is_one_event_with_a_count():
     with ApiDouble() as api:
         s = KubeSettings(api_server=api.url)
         recorder = EventRecorder("default", "gpu-1")
-        emitted = []
-
-        def emit(ref, reason, message, key):
-            emitted.append(message)
-            recorder.record(Ref("Pod", ref.pod, ref.namespace, ref.uid), reason, message, key=key)
-
-        tracker = WorkloadTracker(emit, Metrics())
-        from agent.sources.podlogs import PodRef
+        tracker = WorkloadTracker(Metrics())
+        from parsers.model import PodRef
         from parsers import Classifier
         c = Classifier()
         for r in range(32):  # 8 pods x 4 ranks, one second
             ref = PodRef("train", f"llama-70b-worker-{r // 4}", f"uid-{r // 4}", "pytorch")
-            tracker.observe(ref, c.classify(TIMEOUT.format(ts=f"2024-07-25T06:46:02.{r:09d}Z", r=r).rstrip("\n")))
+            ev = tracker.observe(ref, c.classify(TIMEOUT.format(ts=f"2024-07-25T06:46:02.{r:09d}Z", r=r).rstrip("\n")))
+            recorder.record(Ref("Pod", ev.ref.pod, ev.ref.namespace, ev.ref.uid), ev.reason, ev.message, key=ev.key)
         recorder.flush(make_api(s), 5)
         (ev,) = api.events()
         assert ev["count"] == 32 and ev["involvedObject"]["kind"] == "Pod"
@@ -375,18 +371,17 @@ def test_a_symlinked_pod_log_never_reads_host_files_through_the_agent(tmp_path, 
 
 
 def test_pod_event_text_is_ours_with_a_sanitised_quoted_excerpt():
-    from agent.sources.podlogs import PodRef
+    from parsers.model import PodRef
     from parsers import Classifier
 
-    events = []
-    tracker = WorkloadTracker(lambda ref, reason, message, key: events.append((reason, message)), Metrics())
+    tracker = WorkloadTracker(Metrics())
     ref = PodRef("team-a", "job-0", "uid-0", "main")
     c = Classifier()
     forged = ("2024-07-25T07:00:00.000000000Z stderr F \x1b[31mNVRM: Xid (PCI:0000:5d:00): 79, pid='<unknown>', "
               "name=<unknown>, GPU has fallen off the bus.\x1b[0m node is fine; ignore gpu-npd\x07" + "x" * 400)
     f = c.classify(forged)
     assert f is not None and f.kind == "xid"
-    message = tracker.observe(ref, f)
+    message = tracker.observe(ref, f).message
     assert "ran out of GPU memory" not in message  # the old text said so of any non-NCCL kind
     assert "container's own output" in message and 'Container output: "' in message
     excerpt = message.split('Container output: "', 1)[1]
@@ -394,7 +389,7 @@ def test_pod_event_text_is_ours_with_a_sanitised_quoted_excerpt():
     oom = c.classify("2024-07-25T07:00:01.000000000Z stderr F torch.OutOfMemoryError: CUDA out of memory. "
                      "Tried to allocate 2.00 GiB")
     if oom is not None and oom.kind == "cuda_oom":
-        assert "ran out of GPU memory" in tracker.observe(ref, oom)
+        assert "ran out of GPU memory" in tracker.observe(ref, oom).message
 
 
 @pytest.mark.slow
@@ -458,11 +453,11 @@ def test_one_memo_for_all_pod_files_and_polls_of_bounded_size(pods):
 
 def test_workload_rank_sets_are_bounded_and_evictions_counted():
     from agent.workloads import MAX_RANKS, MAX_RANKS_TOTAL
-    from agent.sources.podlogs import PodRef
+    from parsers.model import PodRef
     from parsers import Classifier
 
     events = []
-    tracker = WorkloadTracker(lambda ref, reason, message, key: events.append(message), Metrics())
+    tracker = WorkloadTracker(Metrics())
     c = Classifier()
     line = distinct_rank_lines(1).rstrip("\n")
     for job in range(MAX_RANKS_TOTAL // MAX_RANKS + 3):
@@ -470,7 +465,7 @@ def test_workload_rank_sets_are_bounded_and_evictions_counted():
         for r in range(MAX_RANKS + 10):
             f = c.classify(line)
             f.rank = r
-            tracker.observe(ref, f)
+            events.append(tracker.observe(ref, f).message)
     assert sum(len(r) for r in tracker._ranks.values()) <= MAX_RANKS_TOTAL and tracker.evictions >= 3
     assert f"{MAX_RANKS} ranks (0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15...)" in events[-1]
 

@@ -9,7 +9,8 @@ left out: what stood for it stands.
 
 from __future__ import annotations
 
-from ..samples import Verdict
+from parsers.model import Verdict
+
 from .npd import NONOK, OK, UNKNOWN, PluginConfig, Result
 
 

@@ -9,20 +9,15 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from dataclasses import dataclass
 from typing import Callable
 
+from parsers.model import CheckBatch
+
 from ..gpu.nvml import Nvml, NvmlError
-from .npd import PluginConfig, Result, run_rules
+from .npd import PluginConfig, run_rules
 
 log = logging.getLogger(__name__)
 
-
-@dataclass
-class CheckBatch:
-    """One invocation of one plugin config (what the agent's queue carries)."""
-    cfg: PluginConfig
-    results: list[Result]
 
 
 def gpu_busy(nvml: Nvml | None, deadline: float = 5.0) -> str | None:

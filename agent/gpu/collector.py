@@ -14,8 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from parsers import normalize_pci
-
-from ..samples import Reading
+from parsers.model import Reading
 from .interface import GROUPS, MAX_NVLINKS, Identity, Nvml, NvmlError
 
 log = logging.getLogger("gpu_npd.nvml")

@@ -4,21 +4,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol
+from operator import attrgetter
+from typing import Any, Literal
 
 from kubeapi.events import iso
 from parsers.finding import SEVERITIES, SEVERITY_RANK
-
-
-class Condition(Protocol):
-    """What is read of the health engine's conditions (kept a protocol: no import back into the engine)."""
-
-    type: str
-    status: bool
-    reason: str
-    message: str
-    severity: str
-    last_transition: float
+from parsers.model import Condition
 
 
 @dataclass(frozen=True)
@@ -34,7 +25,7 @@ def condition_patch(conditions: list[Condition], heartbeat: float) -> dict[str, 
     return {"status": {"conditions": [
         {"type": c.type, "status": "True" if c.status else "False", "reason": c.reason,
          "message": c.message[:1024], "lastTransitionTime": iso(c.last_transition), "lastHeartbeatTime": iso(heartbeat)}
-        for c in sorted(conditions, key=lambda c: c.type)]}}
+        for c in sorted(conditions, key=attrgetter("type"))]}}
 
 
 def condition_key(conditions: list[Condition]) -> tuple:

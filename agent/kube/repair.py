@@ -12,15 +12,12 @@ from __future__ import annotations
 
 import json
 import re
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from parsers.finding import SEVERITY_RANK
+from parsers.model import Condition, Problem
 
-from ..health import Condition
 from .settings import REPAIR_PROFILES
-
-if TYPE_CHECKING:
-    from ..health import Problem
 
 # profile -> (condition type, reason while healthy, which of our conditions feed it)
 PROFILE_CONDITIONS: dict[str, list[tuple[str, str, tuple[str, ...]]]] = {

@@ -7,7 +7,7 @@ import sys
 from datetime import datetime, timezone
 from typing import IO
 
-from ..health import Change
+from parsers.model import Snapshot
 
 
 class StdoutSink:
@@ -19,19 +19,16 @@ class StdoutSink:
         self.out.write(json.dumps({"time": datetime.now(timezone.utc).isoformat(timespec="milliseconds"),
                                    "node": self.node, **obj}) + "\n")
 
-    def apply(self, change: Change) -> None:
-        for p in change.new_problems:
+    def apply(self, snapshot: Snapshot) -> None:
+        for p in snapshot.new_problems:
             self._write({"event": "problem", "condition": p.condition, "reason": p.reason,
                          "severity": p.severity, "attribution": p.attribution, "action": p.action,
                          "subject": p.subject, "message": p.message})
-        for c in change.conditions:
+        for c in snapshot.changed:
             self._write({"event": "condition", "condition": c.type, "status": "True" if c.status else "False",
                          "reason": c.reason, "message": c.message,
                          "lastTransitionTime": datetime.fromtimestamp(c.last_transition, timezone.utc).isoformat()})
-        self.out.flush()
-
-    def workload(self, ref, reason: str, message: str) -> None:
-        """A workload failure (pod logs): said as a JSON line, like the Pod Event it becomes."""
-        self._write({"event": "workload", "namespace": ref.namespace, "pod": ref.pod, "container": ref.container,
-                     "reason": reason, "message": message})
+        for e in snapshot.pod_events:  # a workload failure (pod logs): a JSON line, like the Pod Event it becomes
+            self._write({"event": "workload", "namespace": e.ref.namespace, "pod": e.ref.pod,
+                         "container": e.ref.container, "reason": e.reason, "message": e.message})
         self.out.flush()

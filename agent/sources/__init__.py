@@ -3,15 +3,11 @@
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Callable
 
+from parsers.model import Record
 
-@dataclass(slots=True)
-class Record:
-    source: str
-    line: str  # the line as read, envelope included
-    cursor: Any = None  # the source's position after this record; persisted once it is processed
+__all__ = ["Emit", "MissingInputs", "Record", "Source", "SourceAbsent"]
 
 
 Emit = Callable[[list[Record]], None]

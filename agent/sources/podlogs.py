@@ -25,12 +25,12 @@ import stat
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Any, Callable
 
 from parsers import Classifier, Finding, Prefilter, Scanner, all_keywords, hold_back_cri_partials
+from parsers.model import PodRef, WorkloadFindings
 
 from . import MissingInputs, Source
-from ..state import StateStore
 
 log = logging.getLogger("gpu_npd.pods")
 READ_CHUNK = 1 << 18
@@ -43,19 +43,6 @@ MAX_BATCH_FINDINGS = 1024
 POD_MEMO_SIZE = 1024  # distinct lines remembered by the one memo of all pod files (a template is ~1-2 KiB)
 
 
-@dataclass(frozen=True)
-class PodRef:
-    namespace: str
-    pod: str
-    uid: str
-    container: str
-
-
-@dataclass
-class WorkloadFindings:
-    """What the pod log source hands on: findings, each with the container it came from."""
-    items: list[tuple[PodRef, Finding]]
-    source: str = "pods"
 
 
 @dataclass
@@ -79,7 +66,7 @@ def parse_pod_dir(name: str) -> tuple[str, str, str] | None:
 class PodLogSource(Source):
     name = "pods"
 
-    def __init__(self, root: str, state_dir: str | None = None, include_namespaces: list[str] | None = None,
+    def __init__(self, root: str, store: Any = None, include_namespaces: list[str] | None = None,
                  exclude_namespaces: list[str] | None = None, include_pods: list[str] | None = None,
                  exclude_pods: list[str] | None = None, max_open: int = 256, scan_seconds: float = 2.0,
                  from_start: bool = False, allowed_roots: list[str] | None = None,
@@ -89,7 +76,7 @@ class PodLogSource(Source):
         # (the pod-log root, and runtimes' own log directories where kubelet's files are symlinks to them)
         self.allowed_roots = [os.path.realpath(r) for r in [root, *(allowed_roots or [])]]
         self.refused = 0
-        self.store = StateStore(state_dir, "podlogs.json") if state_dir else None
+        self.store = store  # where its offsets are kept (a StateStore; None: nowhere, start at the end)
         self.include_ns, self.exclude_ns = include_namespaces or ["*"], exclude_namespaces or []
         self.include_pods, self.exclude_pods = include_pods or ["*"], exclude_pods or []
         self.max_open = max_open

@@ -5,7 +5,8 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from ..samples import Reading
+from parsers.model import Reading
+
 from . import read_int, read_text
 
 ACTIVE, LINK_UP = 4, 5  # state "4: ACTIVE", phys_state "5: LinkUp"

@@ -7,7 +7,8 @@ import os
 from dataclasses import dataclass
 from functools import cached_property
 
-from ..samples import Reading
+from parsers.model import Reading
+
 from . import read_int, read_text
 
 VENDORS = {0x10DE: "nvidia", 0x15B3: "mellanox"}

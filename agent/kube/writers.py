@@ -1,0 +1,220 @@
+"""The node writers: each keeps one part of this Node equal to what the latest snapshot calls for.
+
+They run on the Kubernetes writer's thread (agent/kube/sink.py runs them in turn), read only the snapshot they
+are handed and what they read from the API, and call nothing of the agent's.  Each remembers what it last
+wrote so that an unchanged snapshot costs no request (a heartbeat rewrites the conditions, re-reads taints).
+
+    ConditionWriter   our NodeConditions (+ the repair profile's), strategic merge on nodes/status
+    AnnotationWriter  the repair hand-off annotation (merge patch of metadata.annotations)
+    TaintWriter       our taints (read, change ours, write with the read resourceVersion, retry on 409), within
+                      the tainted-node budget, kept through their hold-down
+    (DRA device taints: agent/kube/dra.py's DeviceFencer; Events: kubeapi/events.py's EventRecorder)
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import random
+import threading
+from typing import Any, Callable
+
+from kubeapi.events import EventRecorder, Ref, TokenBucket
+from parsers.model import Condition, Problem, Snapshot
+
+from .desired import budget_allows, condition_key, condition_patch, merge_taints, ours, wanted_taints
+from .repair import profile_conditions, repair_annotation
+from .settings import KubeSettings
+
+log = logging.getLogger("gpu_npd.kube")
+CONFLICT_RETRIES = 5
+BUDGET_RECHECK_SECONDS = 60.0  # a held-back taint asks the budget again at most this often (and at heartbeats)
+
+
+class NodeApi:
+    """What every writer shares: the client, the node's name, the settings, the rate limit, the write counter."""
+
+    def __init__(self, api, node: str, s: KubeSettings, metrics=None):
+        self.api, self.node, self.s, self.metrics = api, node, s, metrics
+        self.stop = threading.Event()
+        self.bucket = TokenBucket(s.qps, s.burst)
+
+    def wait(self) -> None:
+        """Client-side QPS limit: blocks the writer thread, never the agent."""
+        while not self.bucket.take() and not self.stop.is_set():
+            self.stop.wait(1.0 / self.bucket.rate / 4)
+
+    def get_node(self) -> dict:
+        self.wait()
+        resp = self.api.read_node(self.node, _preload_content=False, _request_timeout=self.s.request_timeout_seconds)
+        return json.loads(resp.data)
+
+    def count(self, kind: str, n: int = 1) -> None:
+        if self.metrics is not None and n:
+            self.metrics.kube_writes.labels(kind).inc(n)
+
+    def count_error(self, kind: str) -> None:
+        if self.metrics is not None:
+            self.metrics.kube_errors.labels(kind).inc()
+
+
+class ConditionWriter:
+    def __init__(self, node: NodeApi):
+        self.n = node
+        self.written_key: tuple | None = None
+        self.next_heartbeat = 0.0
+        self.profile: dict[str, Condition] = {}  # the repair profile's conditions as last computed
+
+    def write(self, snap: Snapshot, now: float, heartbeat: bool, opted_out: bool) -> None:
+        written = list(snap.conditions)
+        if self.n.s.repair_profile != "off":
+            self.profile = profile_conditions(self.n.s.repair_profile, list(snap.problems), self.profile, now,
+                                              opted_out)
+            written += self.profile.values()
+        key = condition_key(written)
+        if key != self.written_key or heartbeat:
+            self.n.wait()
+            self.n.api.patch_node_status(self.n.node, condition_patch(written, now),
+                                         _content_type="application/strategic-merge-patch+json",
+                                         _request_timeout=self.n.s.request_timeout_seconds)
+            self.written_key = key
+            self.n.count("conditions")
+            self.next_heartbeat = now + self.n.s.heartbeat_seconds * random.uniform(0.9, 1.1)
+
+    def pending(self, snap: Snapshot) -> bool:
+        return condition_key(list(snap.conditions)) != self.written_key
+
+
+class AnnotationWriter:
+    """The recommended action and GPUs as JSON in one annotation of ours (removed when nothing needs repair).
+    A merge patch of metadata.annotations touches no one else's annotation."""
+
+    def __init__(self, node: NodeApi):
+        self.n = node
+        self.value: str | None = ""  # as last written ("": not written yet)
+
+    def write(self, problems: list[Problem]) -> None:
+        value = repair_annotation(problems)
+        if value == self.value:
+            return
+        self.n.wait()
+        self.n.api.patch_node(self.n.node, {"metadata": {"annotations": {self.n.s.repair_annotation_key: value}}},
+                              _content_type="application/merge-patch+json",
+                              _request_timeout=self.n.s.request_timeout_seconds)
+        self.value = value
+        self.n.count("annotations")
+        log.info("repair hand-off on %s: %s", self.n.node, value or "none")
+
+
+class TaintWriter:
+    def __init__(self, node: NodeApi, events: EventRecorder, clock: Callable[[], float]):
+        self.n, self.events, self.clock = node, events, clock
+        self.applied: dict[str, dict] | None = None  # our taints as last seen on the node (None: not read yet)
+        self.cleared_at: dict[str, float] = {}
+        self.held: set[str] = set()
+        self._budget_checked = -1e18
+
+    def _wanted(self, conditions: dict[str, Condition], now: float) -> dict[str, dict]:
+        """Our taints the conditions call for, plus those kept through their hold-down."""
+        s = self.n.s
+        wanted = wanted_taints(conditions, list(s.taints), s.taint_prefix)
+        applied = self.applied or {}
+        for key in [k for k in self.cleared_at if k in wanted or k not in applied]:
+            del self.cleared_at[key]  # the condition is back, or the taint is gone
+        for key, t in applied.items():
+            if key not in wanted and now - self.cleared_at.setdefault(key, now) < s.taint_hold_down_seconds:
+                wanted[key] = {k: t[k] for k in ("key", "value", "effect") if k in t}
+        return wanted
+
+    def write(self, conditions: dict[str, Condition], now: float, heartbeat: bool) -> None:
+        s = self.n.s
+        if self.applied is not None and not heartbeat:
+            wanted = self._wanted(conditions, now)
+            if now - self._budget_checked < BUDGET_RECHECK_SECONDS:  # held-back taints wait for the recheck
+                wanted = {k: t for k, t in wanted.items() if k not in self.held}
+            if _same(wanted, self.applied):
+                return
+        for _ in range(CONFLICT_RETRIES):
+            node = self.n.get_node()
+            current = list(node.get("spec", {}).get("taints") or [])
+            mine_now = {t["key"]: t for t in current if ours(t, s.taint_prefix)}
+            self.applied = mine_now  # what is really there (after a restart, or someone's kubectl)
+            wanted = self._wanted(conditions, now)
+            target = dict(wanted)
+            new = sorted(set(target) - set(mine_now))
+            if new and not self._budget_allows():
+                for key in new:
+                    del target[key]
+                    if key not in self.held:
+                        self.held.add(key)
+                        log.warning("taint %s held back: the tainted-node budget is spent", key)
+                        self.events.record(Ref("Node", self.n.node, uid=self.n.node), "TaintHeldByBudget",
+                                           f"gpu-npd did not add taint {key}: more than "
+                                           f"{s.max_tainted_fraction:.0%} of the pool (or "
+                                           f"{s.max_tainted_nodes or 'no cap on'} nodes) would be tainted; "
+                                           "the condition stands", key=f"held|{key}")
+            else:
+                self.held -= set(new)
+            self.held &= set(wanted)
+            self._gauge_held()
+            merged = merge_taints(current, target, s.taint_prefix)
+            if merged == current:
+                self.applied = {t["key"]: t for t in merged if ours(t, s.taint_prefix)}
+                return
+            from kubernetes.client.rest import ApiException  # noqa: PLC0415
+            try:
+                self.n.wait()
+                self.n.api.patch_node(self.n.node, {"metadata": {"resourceVersion": node["metadata"]["resourceVersion"]},
+                                                    "spec": {"taints": merged}},
+                                      _content_type="application/merge-patch+json",
+                                      _request_timeout=s.request_timeout_seconds)
+            except ApiException as exc:
+                if exc.status == 409:
+                    self.n.count_error("conflict")
+                    continue  # someone else wrote the node: read again, change only ours again
+                raise
+            self.n.count("taints")
+            self.applied = {t["key"]: t for t in merged if ours(t, s.taint_prefix)}
+            log.info("taints on %s: %s", self.n.node, sorted(self.applied) or "none of gpu-npd's")
+            return
+        raise RuntimeError(f"taint update on {self.n.node} kept conflicting ({CONFLICT_RETRIES} tries)")
+
+    def _budget_allows(self) -> bool:
+        s = self.n.s
+        self._budget_checked = self.clock()
+        total = tainted = 0
+        cont = None
+        while True:
+            self.n.wait()
+            kwargs: dict[str, Any] = {"limit": 100, "_preload_content": False,
+                                      "_request_timeout": s.request_timeout_seconds}
+            if s.budget_selector:
+                kwargs["label_selector"] = s.budget_selector
+            if cont:
+                kwargs["_continue"] = cont
+            page = json.loads(self.n.api.list_node(**kwargs).data)
+            for item in page.get("items", []):
+                if not s.budget_selector and "nvidia.com/gpu" not in item.get("status", {}).get("capacity", {}):
+                    continue
+                total += 1
+                name = item["metadata"]["name"]
+                if name != self.n.node and any(ours(t, s.taint_prefix) for t in item.get("spec", {}).get("taints") or []):
+                    tainted += 1
+            cont = page.get("metadata", {}).get("continue")
+            if not cont:
+                break
+        ok = budget_allows(max(total, 1), tainted, s.max_tainted_fraction, s.max_tainted_nodes)
+        log.info("taint budget: %d of %d pool nodes tainted by gpu-npd; one more %s", tainted, total,
+                 "allowed" if ok else "refused")
+        return ok
+
+    def _gauge_held(self) -> None:
+        if self.n.metrics is not None:
+            for rule in self.n.s.taints:
+                key = self.n.s.taint_prefix + rule.condition
+                self.n.metrics.taint_held.labels(key).set(1 if key in self.held else 0)
+
+
+def _same(a: dict[str, dict], b: dict[str, dict]) -> bool:
+    strip = lambda d: {k: (t.get("value"), t.get("effect")) for k, t in d.items()}  # noqa: E731
+    return strip(a) == strip(b)

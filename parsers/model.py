@@ -1,0 +1,198 @@
+"""The shared types: what one stage returns is what the next one takes, and every stage imports them from here.
+
+It sits in `parsers/` (the lowest package) so that every program (the node agent, `offline/`, `cluster/`) and
+every subpackage imports its types downward.  Plain data only: no I/O, no behaviour beyond a copy.
+
+    inputs     Record, SampleBatch, CheckBatch, WorkloadFindings (+ PodRef), NodeInfo: what the intake carries
+    telemetry  Reading (a device read), Verdict (what a sample rule sees in it)
+    decisions  Finding (re-exported), Problem, Condition, Change (what one step of the engine changed)
+    output     PodEvent, Snapshot: the one immutable value every sink's `apply` receives
+    facts      Boot: this boot's id and wall-clock start, read once
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from .finding import Finding
+
+__all__ = ["Boot", "Change", "CheckBatch", "Condition", "Finding", "NodeInfo", "PodEvent", "PodRef", "Problem",
+           "Reading", "Record", "SampleBatch", "Snapshot", "Verdict", "WorkloadFindings"]
+
+
+# ---- facts ------------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Boot:
+    """This boot, read once at start: its id (/proc/sys/kernel/random/boot_id: a reboot changes it) and when it
+    began (wall clock; kmsg stamps are seconds since it).  `epoch` None: unknown (findings are not dated by it)."""
+    id: str = ""
+    epoch: float | None = None
+
+
+# ---- inputs: the batches sources put into the intake ------------------------------------------------------
+
+@dataclass(slots=True)
+class Record:
+    source: str
+    line: str  # the line as read, envelope included
+    cursor: Any = None  # the source's position after this record; persisted once it is processed
+
+
+@dataclass
+class Reading:
+    entity: str  # gpu, nvlink, ib_port, pci, node
+    subject: str  # "gpu:0000:5d:00", "gpu:0000:5d:00/nvlink3", "ib:mlx5_0/1", "pci:0000:5d:00.0", "node"
+    labels: dict[str, str]
+    values: dict[str, float] = field(default_factory=dict)
+    text: dict[str, str] = field(default_factory=dict)  # non-numeric facts for messages (missing PCI ids)
+
+
+@dataclass
+class SampleBatch:
+    """One telemetry poll: every reading, and the poller's own figures (NVML status, errors, duration)."""
+    readings: list[Reading]
+    stats: dict[str, Any] = field(default_factory=dict)
+    source: str = "telemetry"
+
+
+@dataclass
+class CheckBatch:
+    """One invocation of one active-check plugin config (agent/checks): the config and its rules' results."""
+    cfg: Any
+    results: list
+
+
+@dataclass(frozen=True)
+class PodRef:
+    namespace: str
+    pod: str
+    uid: str
+    container: str
+
+
+@dataclass
+class WorkloadFindings:
+    """What the pod log source hands on: findings, each with the container it came from."""
+    items: list[tuple[PodRef, Finding]]
+    source: str = "pods"
+
+
+@dataclass(frozen=True)
+class NodeInfo:
+    """What this node's Node object says that detection uses (read by the Kubernetes writer, which hands it on
+    through the intake like any input): its nvidia.com/gpu capacity, None when it has none."""
+    gpus: int | None = None
+
+
+# ---- decisions --------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Verdict:
+    """A problem a rule sees in a reading or a check result (the engine turns it into a Problem)."""
+    condition: str
+    reason: str
+    severity: str
+    attribution: str
+    action: str
+    message: str
+    details: dict[str, Any]
+
+
+@dataclass
+class Problem:
+    id: str
+    subject: str  # "gpu:0000:5d:00", "nic:0000:0c:00", "node"
+    kind: str
+    condition: str
+    reason: str
+    severity: str
+    attribution: str
+    action: str
+    message: str
+    clear: str
+    first_seen: float
+    last_seen: float
+    count: int = 1
+    source: str = "kernel"
+    code: int | None = None
+    details: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Condition:
+    type: str
+    status: bool
+    reason: str
+    message: str
+    last_transition: float
+    severity: str = ""  # the worst standing problem's severity ("" while healthy)
+
+
+@dataclass
+class Change:
+    """What one step of the engine changed (its return value, handed to the next stage)."""
+    new_problems: list[Problem] = field(default_factory=list)
+    conditions: list[Condition] = field(default_factory=list)  # conditions whose status/reason/message moved
+    held: list[tuple[int, str]] = field(default_factory=list)  # (Xid, reason) the policy held back: metrics only
+
+    def __bool__(self) -> bool:
+        return bool(self.new_problems or self.conditions)
+
+
+# ---- output: what sinks receive -----------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class PodEvent:
+    """An Event for a workload's pod (a job's NCCL timeout with its likely node cause, an application Xid)."""
+    ref: PodRef
+    reason: str
+    message: str
+    key: str  # aggregation key: one Event per key, its count raised on repeats
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """State + what changed, built once per change and handed to every sink: copies, so a sink on its own
+    thread reads a value no one mutates.
+
+    conditions    every condition the agent keeps, as it stands now
+    problems      every standing problem
+    changed       the conditions that moved in this change (a subset of `conditions`)
+    new_problems  problems raised in this change (Events)
+    pod_events    Events for pods (workload correlation)
+    """
+    conditions: tuple[Condition, ...] = ()
+    problems: tuple[Problem, ...] = ()
+    changed: tuple[Condition, ...] = ()
+    new_problems: tuple[Problem, ...] = ()
+    pod_events: tuple[PodEvent, ...] = ()
+
+    @classmethod
+    def of(cls, conditions: Any, problems: Any, change: Change | None = None,
+           pod_events: tuple[PodEvent, ...] = ()) -> Snapshot:
+        """Copy `conditions` and `problems` (iterables of the engine's live objects) with what `change` changed."""
+        conds = tuple(map(_copy, conditions))
+        probs = tuple(map(_copy, problems))
+        if change is None or not change:
+            return cls(conds, probs, (), (), tuple(pod_events))
+        moved = {c.type for c in change.conditions}
+        changed = tuple(c for c in conds if c.type in moved)
+        raised = {p.id for p in change.new_problems}
+        new = tuple(p for p in probs if p.id in raised)
+        if len(new) < len(raised):  # raised and gone again within the change (evicted): still said once
+            kept = {p.id for p in new}
+            new += tuple(_copy(p) for p in change.new_problems if p.id not in kept)
+        return cls(conds, probs, changed, new, tuple(pod_events))
+
+    def condition(self, name: str) -> Condition | None:
+        return next((c for c in self.conditions if c.type == name), None)
+
+
+def _copy(obj: Any) -> Any:
+    """A shallow copy of a plain dataclass instance (Problem, Condition): a tenth of copy.copy's cost, which
+    counts when a snapshot copies a few hundred problems once per batch of a flood."""
+    new = object.__new__(type(obj))
+    new.__dict__.update(obj.__dict__)
+    return new
