@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from agent.config import CLEAR_MODES, MATCH_KEYS, load
+from agent.config import MATCH_KEYS, load
 from agent.health import subject_of
 from agent.workloads import event_reason
 from parsers import KINDS, WORKLOAD_KINDS, Finding
@@ -15,7 +15,7 @@ from parsers.catalog import NVLINK_XIDS, XID_ACTION_CLEAR, XID_ACTION_POLICY, xi
 from parsers.classify import PCI_KINDS
 from parsers.correlate import CORRELATED_KINDS, DEVICE_NOUN, describe, what_of
 from parsers.finding import ATTRIBUTIONS, SEVERITIES
-from parsers.kinds import BY_NAME, CONDITIONS, DEVICES, TABLE, condition_rules, conditions, reason_of
+from parsers.kinds import BY_NAME, CLEAR_MODES, CONDITIONS, DEVICES, TABLE, condition_rules, conditions, reason_of
 from parsers.rules import RULES
 
 CAMEL = re.compile(r"^[A-Z][A-Za-z0-9]*$")
