@@ -1,5 +1,6 @@
 """How a configuration key is declared (agent/settings.py, agent/kube/settings.py): its doc and bounds ride on its
-type, `Annotated[float, num("what it means", gt=0)]`; msgspec checks the bounds and the docs render them."""
+type, `Annotated[float, num("what it means", gt=0)]`; msgspec checks the bounds and the docs render them.
+A package of its own so that every block's declaration (agent/kube/settings.py, ...) imports it downward."""
 
 from __future__ import annotations
 
