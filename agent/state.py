@@ -49,8 +49,10 @@ class StateStore:
             return {}
         except (OSError, ValueError, RecursionError) as exc:
             return self.reject(str(exc)[:200] or type(exc).__name__)
-        if not isinstance(data, dict) or data.get("version") != VERSION:
-            return {}  # an older layout: start fresh, nothing to warn about
+        if not isinstance(data, dict):
+            return self.reject(f"a JSON {type(data).__name__}, not an object")
+        if data.get("version") != VERSION:  # another layout (an upgrade, or a downgrade): say so, keep it aside
+            return self.set_aside(data.get("version"))
         problem = shape_problem(data)
         return self.reject(problem) if problem else data
 
@@ -59,6 +61,19 @@ class StateStore:
         log.warning("state file %s cannot be trusted (%s): moved aside, starting fresh", self.path, why)
         try:
             self.path.replace(self.path.with_suffix(".corrupt"))
+        except OSError:
+            pass
+        return {}
+
+    def set_aside(self, version: Any) -> dict[str, Any]:
+        """A state of another layout is not read (its problems, conditions and cursors start fresh) and is kept as
+        `<name>.v<version>` so that going back to the version that wrote it finds it again."""
+        tag = str(version) if isinstance(version, int) and not isinstance(version, bool) else "unknown"
+        aside = self.path.with_name(f"{self.path.name}.v{tag}")
+        log.warning("state file %s has layout version %s, this agent reads version %d: kept as %s, starting fresh "
+                    "(standing problems are found again as their faults recur)", self.path, tag, VERSION, aside.name)
+        try:
+            self.path.replace(aside)
         except OSError:
             pass
         return {}

@@ -3,6 +3,7 @@
 - agent/   (the node agent):        run, nvml-snapshot
 - offline/ (post-mortems on files): parse, triage
 - fabric/  (the fabric check):      fabric-check
+- cluster/ (job incidents, a Deployment): cluster
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import click
 
 from agent.cli import nvml_snapshot, run
+from cluster.cli import cluster
 from fabric.cli import fabric_check
 from offline.cli import parse
 from offline.triage_cli import triage
@@ -22,7 +24,7 @@ def main() -> None:
     """GPU node problem detector: finds GPU, fabric and workload faults in node logs."""
 
 
-for command in (run, parse, triage, nvml_snapshot, fabric_check):
+for command in (run, parse, triage, nvml_snapshot, fabric_check, cluster):
     main.add_command(command)
 
 

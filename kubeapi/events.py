@@ -22,10 +22,11 @@ def iso(ts: float) -> str:
 
 @dataclass
 class Ref:
-    kind: str  # Node | Pod
+    kind: str  # Node | Pod | the kind of a job's owner
     name: str
     namespace: str = ""
     uid: str = ""
+    api_version: str = "v1"
 
 
 @dataclass
@@ -40,6 +41,8 @@ class _Agg:
     written: int = 0  # occurrences the API already shows
     name: str | None = None  # the Event object once created
     extra: dict[str, Any] = field(default_factory=dict)
+    fixed_name: str | None = None  # the caller's name for the Event (stable across restarts), else a digest
+    annotations: dict[str, str] | None = None
 
 
 class TokenBucket:
@@ -59,8 +62,9 @@ class TokenBucket:
 
 class EventRecorder:
     def __init__(self, namespace: str, host: str, burst: int = 25, per_minute: float = 12,
-                 aggregate_seconds: float = 600, clock: Callable[[], float] = time.time):
-        self.namespace, self.host, self.clock = namespace, host, clock
+                 aggregate_seconds: float = 600, clock: Callable[[], float] = time.time,
+                 component: str = "gpu-npd"):
+        self.namespace, self.host, self.clock, self.component = namespace, host, clock, component
         self.aggregate_seconds = aggregate_seconds
         self.bucket = TokenBucket(per_minute / 60.0, burst, time.monotonic)
         self._aggs: OrderedDict[tuple, _Agg] = OrderedDict()
@@ -68,8 +72,11 @@ class EventRecorder:
         self.overflowed = 0
 
     def record(self, ref: Ref, reason: str, message: str, type_: str = "Warning", key: str | None = None,
-               count: int = 1) -> None:
-        """Note an occurrence; `key` groups repeats (default: reason and message)."""
+               count: int = 1, name: str | None = None, first: float | None = None, total: int | None = None,
+               annotations: dict[str, str] | None = None) -> None:
+        """Note an occurrence; `key` groups repeats (default: reason and message).  A caller that keeps its own
+        identity for the Event gives its `name` (a retried or restarted create then patches that Event), may
+        give when it began (`first`) and its count so far (`total`), and annotations for tools."""
         now = self.clock()
         k = (ref.kind, ref.namespace, ref.name, reason, key if key is not None else message)
         with self._lock:
@@ -77,8 +84,13 @@ class EventRecorder:
             if agg is None or now - agg.first > self.aggregate_seconds:
                 if agg is not None and agg.count > agg.written:
                     return self._bump(agg, message, now, count)  # flush the old one first: keep counting it
-                agg = self._aggs[k] = _Agg(ref, reason, message, type_, now, now)
+                agg = self._aggs[k] = _Agg(ref, reason, message, type_, first if first is not None else now, now,
+                                           fixed_name=name)
             self._bump(agg, message, now, count)
+            if total is not None:
+                agg.count = max(agg.count, total)
+            if annotations is not None:
+                agg.annotations = annotations
             self._aggs.move_to_end(k)
             while len(self._aggs) > MAX_PENDING:
                 self._aggs.popitem(last=False)
@@ -112,8 +124,8 @@ class EventRecorder:
             ns = agg.ref.namespace or self.namespace
             if agg.name is None:
                 digest = hashlib.sha1(f"{agg.ref.name}|{agg.reason}|{agg.message}|{agg.first}".encode()).hexdigest()[:16]
-                name = f"{agg.ref.name}.{digest}"  # deterministic: a retried create names the same Event
-                body["metadata"] = {"name": name, "namespace": ns}
+                name = agg.fixed_name or f"{agg.ref.name}.{digest}"  # deterministic: a retried create names the same Event
+                body["metadata"] = {**body.get("metadata", {}), "name": name, "namespace": ns}
                 try:
                     api.create_namespaced_event(ns, body, _request_timeout=timeout)
                 except ApiException as exc:
@@ -138,13 +150,16 @@ class EventRecorder:
         return writes
 
     def _body(self, agg: _Agg) -> dict[str, Any]:
-        obj = {"kind": agg.ref.kind, "name": agg.ref.name, "apiVersion": "v1"}
+        obj = {"kind": agg.ref.kind, "name": agg.ref.name, "apiVersion": agg.ref.api_version}
         if agg.ref.namespace:
             obj["namespace"] = agg.ref.namespace
         if agg.ref.uid:
             obj["uid"] = agg.ref.uid
-        return {"apiVersion": "v1", "kind": "Event", "involvedObject": obj, "reason": agg.reason,
+        body = {"apiVersion": "v1", "kind": "Event", "involvedObject": obj, "reason": agg.reason,
                 "message": agg.message[:1024], "type": agg.type, "count": agg.count,
                 "firstTimestamp": iso(agg.first), "lastTimestamp": iso(agg.last),
-                "source": {"component": "gpu-npd", "host": self.host},
-                "reportingComponent": "gpu-npd", "reportingInstance": self.host}
+                "source": {"component": self.component, "host": self.host},
+                "reportingComponent": self.component, "reportingInstance": self.host}
+        if agg.annotations:
+            body["metadata"] = {"annotations": dict(agg.annotations)}
+        return body

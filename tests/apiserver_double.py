@@ -1,7 +1,7 @@
 """An HTTP-level Kubernetes API double: KMock's emulator, extended with the Node semantics gpu-npd
 relies on, for the real `kubernetes` client to talk to.
 
-KMock parses the Kubernetes URLs, stores and serves Events (create, patch) and renders errors.  On top:
+KMock parses the Kubernetes URLs and renders errors.  On top:
 - Nodes: GET, label-selected LIST with limit/continue paging, PATCH of `nodes/status` with strategic
   merge of `status.conditions` by `type` (the content type is checked: a JSON merge patch would
   replace kubelet's conditions on a real server), PATCH of the node with `metadata.resourceVersion`
@@ -17,9 +17,17 @@ KMock parses the Kubernetes URLs, stores and serves Events (create, patch) and r
   the Job ends (Complete by default, Failed, or Running: never finishes); pods list (namespaced or across
   namespaces, by label and by spec.nodeName / status.phase field selectors), and pod logs
   (`/api/v1/namespaces/{ns}/pods/{name}/log`, text/plain) whose text `pod_log(job_nodes, node, index)`
-  supplies.  `add_pod` adds a running pod (a GPU in use on a node).
+  supplies.  `add_pod` adds a running pod (a GPU in use on a node).  Pods are deleted (DELETE, with a uid
+  precondition: 409 when it names another pod), as `pods_deleted` records.
+- Watches and generic objects: nodes, pods, Jobs, Events, Leases and any resource a test serves
+  (`serve(group, version, plural, kind)`, e.g. JobSets) keep a change log; `?watch=1` streams it from the
+  asked resourceVersion (all current objects as ADDED when none is given), with label and field selectors,
+  BOOKMARKs when asked, `timeoutSeconds`, and `410 Gone` (an ERROR event) for a resourceVersion older than
+  the log keeps (`compact()` forgets it, as etcd's compaction).  Events, Leases and served resources get
+  create (409 on a taken name), get, list (selectors, limit/continue), replace (409 on a stale
+  resourceVersion), merge patch and delete.
 - Fault injection: latency, 429 with Retry-After, 5xx, dropped connections; and a hook that runs
-  just before the next node PATCH (a concurrent writer).
+  just before the next node PATCH (a concurrent writer); `cut_watches()` ends every open watch.
 """
 
 from __future__ import annotations
@@ -32,13 +40,101 @@ import threading
 import time
 from typing import Any, Callable
 
+import bisect
+
 import aiohttp.web
 import kmock
 
 NODES = kmock.resource("", "v1", "nodes")
 _JOBS = re.compile(r"^/apis/batch/v1/namespaces/([^/]+)/jobs(?:/([^/]+)(?:/(status))?)?$")
 _PODS = re.compile(r"^/api/v1/(?:namespaces/([^/]+)/)?pods(?:/([^/]+)(?:/(log))?)?$")
-EVENTS = kmock.resource("", "v1", "events")
+_ANY = re.compile(r"^/(?:api/(v1)|apis/([^/]+)/([^/]+))/(?:namespaces/([^/]+)/)?([a-z0-9.-]+)(?:/([^/]+)(?:/([^/]+))?)?$")
+HISTORY = 20_000  # changes a store keeps for watches; older resourceVersions get 410 Gone
+# field selectors by resource: the name the API serves -> where it is in the object (default: the dotted path)
+FIELD_PATHS = {"events": {"source": "source.component"}}
+
+
+class Watched(dict):
+    """A resource's objects by key ((namespace, name), or the name of a cluster-scoped object) that records
+    every change with the double's resourceVersion, so that it can be listed and watched like the API's.
+    Changes made in place are announced with `touch(key)`."""
+
+    def __init__(self, double: "ApiDouble", plural: str, api_version: str, kind: str, namespaced: bool = True):
+        super().__init__()
+        self.double, self.plural, self.api_version, self.kind, self.namespaced = (
+            double, plural, api_version, kind, namespaced)
+        self.log: list[tuple[int, str, Any, str, dict]] = []  # (rv, type, key, the event as sent, object)
+        self.compacted = 0  # the newest resourceVersion the log no longer holds
+
+    def _note(self, kind: str, key: Any, obj: dict) -> None:
+        if len(self.log) >= 2 * HISTORY:
+            self.compacted = self.log[-HISTORY - 1][0]
+            del self.log[:-HISTORY]
+        self.log.append((self.double.rv, kind, key, json.dumps({"type": kind, "object": _public(obj)}), obj))
+
+    def __setitem__(self, key: Any, obj: dict) -> None:
+        with self.double.lock:
+            kind = "MODIFIED" if key in self else "ADDED"
+            self.double.rv += 1
+            obj.setdefault("metadata", {})["resourceVersion"] = str(self.double.rv)
+            super().__setitem__(key, obj)
+            self._note(kind, key, obj)
+
+    def touch(self, key: Any) -> None:
+        with self.double.lock:
+            obj = self[key]
+            self.double.rv += 1
+            obj["metadata"]["resourceVersion"] = str(self.double.rv)
+            self._note("MODIFIED", key, obj)
+
+    def __delitem__(self, key: Any) -> None:
+        with self.double.lock:
+            obj = super().pop(key)
+            self.double.rv += 1
+            self._note("DELETED", key, obj)
+
+    def pop(self, key: Any, *default: Any) -> Any:
+        with self.double.lock:
+            if key not in self:
+                if default:
+                    return default[0]
+                raise KeyError(key)
+            obj = self[key]
+            del self[key]
+            return obj
+
+    def compact(self) -> None:
+        """Forget the change log (etcd compaction): a watch from an older resourceVersion gets 410 Gone."""
+        with self.double.lock:
+            self.compacted = self.double.rv
+            self.log.clear()
+
+    def matches(self, obj: dict, ns: str | None, labels: str, fields: str) -> bool:
+        meta = obj.get("metadata", {})
+        if ns is not None and meta.get("namespace") != ns:
+            return False
+        if labels and not _selects(labels, meta.get("labels") or {}):
+            return False
+        paths = FIELD_PATHS.get(self.plural, {})
+        for term in filter(None, (t.strip() for t in fields.split(","))):
+            neg = "!=" in term
+            key, value = term.split("!=" if neg else "=", 1)
+            key, value = key.rstrip("="), value.lstrip("=")
+            got: Any = obj
+            for part in paths.get(key, key).split("."):
+                got = got.get(part, "") if isinstance(got, dict) else ""
+            if (str(got) == value) == neg:
+                return False
+        return True
+
+
+def _after(log: list, rv: int) -> int:
+    """Index of the first change after resourceVersion `rv`."""
+    return bisect.bisect_right(log, rv, key=lambda e: e[0])
+
+
+def _public(obj: dict) -> dict:
+    return {k: v for k, v in obj.items() if not k.startswith("_")}
 
 
 def _status(code: int, reason: str, message: str, headers: dict | None = None) -> aiohttp.web.Response:
@@ -127,20 +223,29 @@ class _Emulator(kmock.KubernetesEmulator):
 
     async def _serve(self, request):  # noqa: C901 - one dispatcher for the node semantics
         d = self.double
+        m = _ANY.match(request.url.path)
+        store = d.stores.get((m.group(2) or "", m.group(5))) if m else None
+        if store is not None and request.method.value == "GET" and request.params.get("watch") in ("1", "true", "True"):
+            return await self._watch(request, store, m.group(4))
         if request.url.path.startswith("/apis/resource.k8s.io"):
             return self._dra(request)
+        gv = re.match(r"^/apis/([^/]+/[^/]+)/?$", request.url.path)
+        if gv and request.method.value == "GET":  # discovery of the served resources of a group version
+            served = [st for st in d.stores.values() if st.api_version == gv.group(1)]
+            if not served:
+                return _status(404, "NotFound", "the server could not find the requested resource")
+            return aiohttp.web.json_response({"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": gv.group(1),
+                                              "resources": [{"name": st.plural, "kind": st.kind,
+                                                             "namespaced": st.namespaced,
+                                                             "verbs": ["get", "list", "watch"]} for st in served]})
         if _JOBS.match(request.url.path) or _PODS.match(request.url.path):
             return self._workloads(request)
+        if store is not None and store.plural != "nodes":
+            return self._generic(request, store, m.group(4), m.group(6), m.group(7))
         ctype = request.headers.get("Content-Type", "")
         if request.method.value == "PATCH" and ctype == "application/json-patch+json" and not isinstance(request.data, list):
             return _status(400, "BadRequest", "json patch body must be a list of operations")
         if request.resource != NODES:
-            if request.resource == EVENTS and request.method.value == "PATCH":
-                d.event_patches += 1
-            if request.resource == EVENTS and request.method.value == "POST":
-                name = (request.data or {}).get("metadata", {}).get("name")
-                if name and any(e["metadata"]["name"] == name for e in d.events()):  # as the real API server
-                    return _status(409, "AlreadyExists", f'events "{name}" already exists')
             return await super()._handle(request)
         method, name, sub = request.method.value, request.name, request.subresource
         with d.lock:
@@ -181,6 +286,138 @@ class _Emulator(kmock.KubernetesEmulator):
                 d.node_patches += 1
             d.bump(node)
             return aiohttp.web.json_response(node)
+
+    def _generic(self, request, store: "Watched", ns: str | None, name: str | None,  # noqa: C901
+                 sub: str | None) -> aiohttp.web.Response:
+        """Create / get / list / replace / merge-patch / delete of any watched resource, as the API does them."""
+        d, method = self.double, request.method.value
+        what = f"{store.plural} \"{name}\""
+        with d.lock:
+            if method == "GET" and name is None:
+                # a paged list is a snapshot: the continue token names it (its resourceVersion) and the offset
+                labels, fields = request.params.get("labelSelector", ""), request.params.get("fieldSelector", "")
+                token = request.params.get("continue") or ""
+                snap_rv, _, offset = token.partition(":")
+                snapshot = d.list_snapshots.get((store.plural, ns, labels, fields, snap_rv)) if token else None
+                if snapshot is None:
+                    if token:
+                        return _status(410, "Expired", "the provided continue parameter is too old")
+                    snap_rv = str(d.rv)
+                    snapshot = [copy.deepcopy(_public(o)) for _, o in sorted(store.items(), key=lambda kv: str(kv[0]))
+                                if store.matches(o, ns, labels, fields)]
+                    d.list_snapshots = {(store.plural, ns, labels, fields, snap_rv): snapshot}
+                items = snapshot
+                start = int(offset or 0)
+                limit = int(request.params.get("limit") or 0) or len(items)
+                meta: dict[str, Any] = {"resourceVersion": snap_rv}
+                if start + limit < len(items):
+                    meta["continue"] = f"{snap_rv}:{start + limit}"
+                return aiohttp.web.json_response({"apiVersion": store.api_version, "kind": store.kind + "List",
+                                                  "metadata": meta,
+                                                  "items": items[start:start + limit]})
+            if method == "POST" and name is None:
+                body = copy.deepcopy(request.data or {})
+                meta = body.setdefault("metadata", {})
+                name = meta.get("name") or f"{meta.get('generateName', 'x-')}{d.rv + 1:x}"
+                meta.update(name=name, uid=meta.get("uid") or f"uid-{name}",
+                            creationTimestamp=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
+                if store.namespaced:
+                    meta["namespace"] = ns
+                key = (ns, name) if store.namespaced else name
+                if key in store:
+                    return _status(409, "AlreadyExists", f"{store.plural} \"{name}\" already exists")
+                store[key] = body
+                return aiohttp.web.json_response(_public(body), status=201)
+            key = (ns, name) if store.namespaced else name
+            obj = store.get(key)
+            if obj is None:
+                return _status(404, "NotFound", f"{what} not found")
+            if method == "GET":
+                return aiohttp.web.json_response(_public(obj))
+            if method == "DELETE":
+                del store[key]
+                return aiohttp.web.json_response({"apiVersion": "v1", "kind": "Status", "status": "Success"})
+            body = copy.deepcopy(request.data or {})
+            want = body.get("metadata", {}).get("resourceVersion")
+            if want is not None and want != obj["metadata"].get("resourceVersion"):
+                d.conflicts += 1
+                return _status(409, "Conflict", f"Operation cannot be fulfilled on {what}: the object has been "
+                               "modified; please apply your changes to the latest version and try again")
+            if method == "PUT":
+                body["metadata"].update({k: v for k, v in obj["metadata"].items()
+                                         if k in ("uid", "creationTimestamp", "namespace")})
+                store[key] = body
+            elif method == "PATCH":
+                if store.plural == "events":
+                    d.event_patches += 1
+                body.get("metadata", {}).pop("resourceVersion", None)
+                _merge(obj, body)
+                store.touch(key)
+            else:
+                return _status(405, "MethodNotAllowed", method)
+            return aiohttp.web.json_response(_public(store[key]))
+
+    async def _watch(self, request, store: "Watched", ns: str | None):  # noqa: C901 - one stream
+        """A watch stream: ADDED for what exists (no resourceVersion) or the changes after the one asked, then
+        changes as they come; BOOKMARKs when allowed; 410 Gone for a compacted resourceVersion."""
+        d, params = self.double, request.params
+        labels, fields = params.get("labelSelector", ""), params.get("fieldSelector", "")
+        selective = bool(ns or labels or fields)
+        bookmarks = params.get("allowWatchBookmarks") in ("true", "1", "True")
+        timeout = float(params.get("timeoutSeconds") or 0) or None
+        generation = d.watch_generation
+        resp = aiohttp.web.StreamResponse(headers={"Content-Type": "application/json"})
+        await resp.prepare(request._raw_request)
+        d.watches += 1
+
+        def gone(cursor: int) -> list[str]:
+            return [json.dumps({"type": "ERROR", "object": {
+                "apiVersion": "v1", "kind": "Status", "status": "Failure", "reason": "Expired", "code": 410,
+                "message": f"too old resource version: {cursor} ({store.compacted})"}})]
+
+        with d.lock:
+            rv = params.get("resourceVersion") or ""
+            cursor: int | None
+            if rv in ("", "0"):
+                lines = [json.dumps({"type": "ADDED", "object": _public(o)}) for o in list(store.values())
+                         if store.matches(o, ns, labels, fields)]
+                cursor = d.rv
+            elif int(rv) < store.compacted:
+                lines, cursor = gone(int(rv)), None
+            else:
+                lines, cursor = [], int(rv)
+        start = last = time.monotonic()
+        try:
+            while True:
+                if lines:
+                    await resp.write("".join(x + "\n" for x in lines).encode())
+                if cursor is None:
+                    break
+                now = time.monotonic()
+                if d.watch_generation != generation or (timeout is not None and now - start >= timeout):
+                    break
+                if bookmarks and now - last >= d.bookmark_seconds:
+                    last = now
+                    lines = [json.dumps({"type": "BOOKMARK", "object": {
+                        "kind": store.kind, "apiVersion": store.api_version,
+                        "metadata": {"resourceVersion": str(cursor)}}})]
+                    continue
+                await asyncio.sleep(0.02)
+                with d.lock:
+                    if cursor < store.compacted:
+                        lines, cursor = gone(cursor), None
+                        continue
+                    log = store.log
+                    i = _after(log, cursor)
+                    lines = [line for _rv, _k, _key, line, obj in log[i:i + 2000]
+                             if not selective or store.matches(obj, ns, labels, fields)]
+                    if i < len(log):
+                        cursor = log[min(i + 2000, len(log)) - 1][0]
+        except (ConnectionResetError, asyncio.CancelledError):
+            pass
+        finally:
+            d.watches -= 1
+        return resp
 
     def _dra(self, request) -> aiohttp.web.Response:  # noqa: C901 - discovery and two resources
         d = self.double
@@ -263,6 +500,17 @@ class _Emulator(kmock.KubernetesEmulator):
                     return aiohttp.web.json_response({"apiVersion": "v1", "kind": "Status", "status": "Success"})
                 return _status(405, "MethodNotAllowed", method)
             ns, name, sub = _PODS.match(path).groups()
+            if method == "DELETE" and name is not None and sub is None:
+                pod = d.pods.get((ns, name))
+                if pod is None:
+                    return _status(404, "NotFound", f'pods "{name}" not found')
+                uid = ((request.data or {}).get("preconditions") or {}).get("uid")
+                if uid and uid != pod["metadata"].get("uid"):
+                    return _status(409, "Conflict", f"Precondition failed: UID in precondition: {uid}, UID in object "
+                                   f"meta: {pod['metadata'].get('uid')}")
+                del d.pods[(ns, name)]
+                d.pods_deleted.append((ns, name))
+                return aiohttp.web.json_response(_public(pod))
             if method != "GET":
                 return _status(405, "MethodNotAllowed", method)
             if name is None:
@@ -296,19 +544,29 @@ class ApiDouble:
     """Run the double on a free localhost port in a background thread: `with ApiDouble() as api: api.url`."""
 
     def __init__(self) -> None:
-        self.nodes: dict[str, dict] = {}
         self.lock = threading.RLock()
         self.rv = 1000
+        self.nodes: Watched = Watched(self, "nodes", "v1", "Node", namespaced=False)
         self.fault: dict[str, Any] | None = None
         self.before_node_patch: list[Callable[[dict], None]] = []
         self.requests: list[tuple] = []
         self.dra_versions: dict[str, list[str]] | None = None  # e.g. {"v1": ["resourceslices"], "v1alpha3": [...]}
         self.resource_slices: list[dict] = []
         self.device_taint_rules: dict[str, dict] = {}
-        self.jobs: dict[tuple[str, str], dict] = {}
-        self.pods: dict[tuple[str, str], dict] = {}
+        self.jobs: Watched = Watched(self, "jobs", "batch/v1", "Job")
+        self.pods: Watched = Watched(self, "pods", "v1", "Pod")
+        self.event_store: Watched = Watched(self, "events", "v1", "Event")
+        self.leases: Watched = Watched(self, "leases", "coordination.k8s.io/v1", "Lease")
+        self.stores: dict[tuple[str, str], Watched] = {
+            ("", "nodes"): self.nodes, ("", "pods"): self.pods, ("batch", "jobs"): self.jobs,
+            ("", "events"): self.event_store, ("coordination.k8s.io", "leases"): self.leases}
+        self.list_snapshots: dict[tuple, list] = {}  # the paged list being read (one at a time)
+        self.watch_generation = 0  # cut_watches() ends the streams of an older generation
+        self.watches = 0  # streams open now
+        self.bookmark_seconds = 1.0
         self.jobs_created: list[str] = []
         self.jobs_deleted: list[str] = []
+        self.pods_deleted: list[tuple[str, str]] = []
         self.logs_read: list[str] = []
         self.pod_log: Callable[[tuple[str, ...], str, int], str] = lambda nodes, node, index: ""
         self.job_result: Callable[[tuple[str, ...]], str] = lambda nodes: "Complete"
@@ -343,8 +601,23 @@ class ApiDouble:
     # ---- state for tests ----------------------------------------------------------------------------
 
     def bump(self, node: dict) -> None:
-        self.rv += 1
-        node["metadata"]["resourceVersion"] = str(self.rv)
+        name = node["metadata"]["name"]
+        with self.lock:
+            if self.nodes.get(name) is node:
+                self.nodes.touch(name)
+            else:
+                self.rv += 1
+                node["metadata"]["resourceVersion"] = str(self.rv)
+
+    def serve(self, group: str, version: str, plural: str, kind: str, namespaced: bool = True) -> Watched:
+        """Serve another resource (an owner kind such as JobSet): CRUD, list and watch."""
+        store = self.stores[(group, plural)] = Watched(self, plural, f"{group}/{version}" if group else version,
+                                                       kind, namespaced)
+        return store
+
+    def cut_watches(self) -> None:
+        """End every open watch stream (an API server restart, a load balancer's idle timeout)."""
+        self.watch_generation += 1
 
     def add_node(self, name: str, labels: dict | None = None, taints: list | None = None, gpus: int = 8,
                  conditions: list | None = None) -> dict:
@@ -355,7 +628,6 @@ class ApiDouble:
                            "conditions": list(conditions or [{"type": "Ready", "status": "True", "reason": "KubeletReady",
                                                               "message": "kubelet is posting ready status"}])}}
         with self.lock:
-            self.bump(node)
             self.nodes[name] = node
         return node
 
@@ -370,12 +642,8 @@ class ApiDouble:
         return {c["type"]: c for c in self.node(name)["status"].get("conditions", [])}
 
     def events(self) -> list[dict]:
-        assert self.kmock is not None
-        out = []
-        for key, obj in list(self.kmock.objects.items()):
-            if key[0] == EVENTS and not obj.deleted:
-                out.append(json.loads(json.dumps(obj.raw)))
-        return out
+        with self.lock:
+            return [json.loads(json.dumps(o)) for o in self.event_store.values()]
 
     def add_pod(self, namespace: str, name: str, node: str, gpus: int = 0, phase: str = "Running") -> dict:
         limits = {"nvidia.com/gpu": str(gpus)} if gpus else {}

@@ -24,7 +24,7 @@ def free_port() -> int:
 
 class AgentProc:
     def __init__(self, tmp: Path, *extra: str, stdout=None, env: dict[str, str] | None = None,
-                 cmd: list[str] | None = None, cwd: str | None = None):
+                 cmd: list[str] | None = None, cwd: str | None = None, start_timeout: float = 15.0):
         self.port = free_port()
         self.fifo = tmp / "kmsg.fifo"
         if not self.fifo.exists():
@@ -35,7 +35,7 @@ class AgentProc:
              "--state-dir", str(tmp / "state"), "--metrics-address", f"127.0.0.1:{self.port}", *extra],
             stdout=self.out, stderr=subprocess.PIPE, cwd=cwd,
             env={**os.environ, "NODE_NAME": "gpu-node-1", **(env or {})})
-        self.wait_for(lambda: "gpu_npd_build_info" in self.metrics(), what="metrics endpoint")
+        self.wait_for(lambda: "gpu_npd_build_info" in self.metrics(), timeout=start_timeout, what="metrics endpoint")
         self.writer = os.open(self.fifo, os.O_WRONLY)
 
     def write(self, text: str) -> None:
@@ -93,3 +93,34 @@ def wait_until(pred, what: str, timeout: float = 10.0):
             return value
         time.sleep(0.05)
     raise AssertionError(f"timed out waiting for {what}")
+
+
+def start_fleet(tmp: Path, api_url: str, pods: dict[str, list[str]], start_timeout: float = 60.0,
+                ) -> tuple[list[AgentProc], dict[str, Path]]:
+    """One real `gpu-npd run` per simulated node (its own kmsg FIFO, state and pod log tree), side by side.
+    `pods`: node -> pod directory names (`<namespace>_<pod>_<uid>`), each with an empty `main/0.log` the agent
+    follows from the start.  Returns the agents (in the order of `pods`) and each pod's log by pod name."""
+    from concurrent.futures import ThreadPoolExecutor  # noqa: PLC0415
+
+    import yaml  # noqa: PLC0415
+
+    logs: dict[str, Path] = {}
+    homes = []
+    for node, dirs in pods.items():
+        home = tmp / node
+        for d in dirs:
+            log = home / "pods" / d / "main" / "0.log"
+            log.parent.mkdir(parents=True)
+            log.touch()
+            logs[d.split("_")[1]] = log
+        (home / "pods").mkdir(parents=True, exist_ok=True)
+        conf = home / "gpu-npd.yaml"
+        conf.write_text(yaml.safe_dump({"mode": "observe", "kubernetes": {"api_server": api_url}, "nvml": "off",
+                                        "pod_logs_root": str(home / "pods")}))
+        homes.append((home, conf, node))
+    with ThreadPoolExecutor(len(homes)) as pool:
+        agents = list(pool.map(lambda h: AgentProc(h[0], "--config", str(h[1]), env={"NODE_NAME": h[2]},
+                                                   start_timeout=start_timeout), homes))
+    for a in agents:
+        a.wait_for(lambda a=a: a.value("gpu_npd_source_up", source="pods") == 1, what="pod source")
+    return agents, logs

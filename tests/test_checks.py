@@ -285,3 +285,13 @@ def test_gpu_loading_checks_skip_while_a_compute_process_runs(tmp_path):
     sched2 = CheckScheduler([cfg], batches.append, busy=lambda: gpu_busy(FakeNvml({"gpus": [{}]})))
     assert sched2.run_due() == pytest.approx(30, abs=1)
     assert batches[1].results[0].status == OK and ran.exists()
+
+
+def test_a_plugin_condition_named_like_the_kubelets_is_refused(tmp_path):
+    """Issue 31: a plugin rule named `Ready` wrote Ready=False on the Node within 6 s (a NotReady node)."""
+    raw = {"plugin": "custom", "source": "test", "pluginConfig": {"timeout": "5s"},
+           "conditions": [{"type": "Ready", "reason": "Fine", "message": "fine"}],
+           "rules": [{"type": "permanent", "condition": "Ready", "reason": "Broken",
+                      "path": script(tmp_path, "bad", "exit 1\n")}]}
+    with pytest.raises(ConfigError, match="'Ready' is the kubelet's"):
+        parse_config(raw, tmp_path)

@@ -195,7 +195,7 @@ def test_budget_math():
     assert not budget_allows(1000, 5, 0.1, 5)  # the absolute cap wins
     assert taint_value("Xid79FallenOffBus") == "Xid79FallenOffBus" and len(taint_value("x" * 100)) == 63
     merged = merge_taints([OTHER_TAINT, {"key": TAINT, "value": "a", "effect": "NoSchedule", "timeAdded": "t"}],
-                          {TAINT: {"key": TAINT, "value": "a", "effect": "NoSchedule"}}, "gpu-npd.io/")
+                          {TAINT: {"key": TAINT, "value": "a", "effect": "NoSchedule"}}, frozenset({TAINT}))
     assert merged[1]["timeAdded"] == "t" and merged[0] == OTHER_TAINT
 
 

@@ -5,10 +5,11 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agent.kube.desired import merge_taints, ours
+from agent.kube.desired import TaintRule, condition_patch, merge_taints, our_taint_keys, ours
 from kubeapi.events import EventRecorder, Ref
 
 PREFIX = "gpu-npd.io/"
+OURS = our_taint_keys([TaintRule("GPUUnhealthy"), TaintRule("NVLinkUnhealthy")], PREFIX)
 keys = st.sampled_from(["gpu-npd.io/GPUUnhealthy", "gpu-npd.io/NVLinkUnhealthy", "example.com/maint",
                         "nvidia.com/gpu", "gpu-npd.io.evil/x", "node.kubernetes.io/unreachable", "gpu-npd.io/"])
 taint = st.fixed_dictionaries({"key": keys, "effect": st.sampled_from(["NoSchedule", "NoExecute"])},
@@ -19,10 +20,30 @@ taint = st.fixed_dictionaries({"key": keys, "effect": st.sampled_from(["NoSchedu
                                                      st.sampled_from(["NoSchedule", "NoExecute"]), max_size=2))
 def test_merge_never_touches_anyone_elses_taints(current, wanted):
     mine = {PREFIX + c: {"key": PREFIX + c, "value": "r", "effect": e} for c, e in wanted.items()}
-    merged = merge_taints(current, mine, PREFIX)
-    assert [t for t in merged if not ours(t, PREFIX)] == [t for t in current if not ours(t, PREFIX)]
-    assert sorted(t["key"] for t in merged if ours(t, PREFIX)) == sorted(mine)
-    assert merge_taints(merged, mine, PREFIX) == merged  # idempotent: a second sync writes nothing
+    merged = merge_taints(current, mine, OURS)
+    assert [t for t in merged if not ours(t, OURS)] == [t for t in current if not ours(t, OURS)]
+    assert sorted(t["key"] for t in merged if ours(t, OURS)) == sorted(mine)
+    assert merge_taints(merged, mine, OURS) == merged  # idempotent: a second sync writes nothing
+    assert all(t in merged for t in current if t["key"] not in OURS)  # "gpu-npd.io/" alone is not ours either
+
+
+def test_a_prefix_in_someone_elses_domain_owns_nothing():
+    """Issue 31: `taint_prefix: nvidia.com/` made the device plugin's `nvidia.com/gpu` taint ours to delete."""
+    plugin = {"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}
+    keys = our_taint_keys([TaintRule("gpu")], "nvidia.com/")
+    assert keys == frozenset()
+    assert merge_taints([plugin], {}, keys) == [plugin]
+    keys = our_taint_keys([TaintRule("GPUUnhealthy")], "gpu-npd.io/")
+    assert merge_taints([plugin, {"key": "gpu-npd.io/Other", "effect": "NoSchedule"}], {}, keys) == \
+        [plugin, {"key": "gpu-npd.io/Other", "effect": "NoSchedule"}]  # a key we never write is not ours
+
+
+def test_the_kubelets_conditions_are_never_written():
+    from parsers.model import Condition
+
+    body = condition_patch([Condition("Ready", True, "Plugin", "a plugin named its condition Ready", 0.0),
+                            Condition("GPUUnhealthy", True, "Xid79FallenOffBus", "m", 0.0)], 0.0)
+    assert [c["type"] for c in body["status"]["conditions"]] == ["GPUUnhealthy"]
 
 
 class FakeEventsApi:

@@ -82,3 +82,18 @@ def test_fuzz_state_loading_never_raises(tmp_path_factory, data):
     agent = build(cfg)
     agent.start(serve_http=False)
     agent.shutdown()
+
+
+def test_a_state_of_another_layout_is_said_and_kept_aside(tmp_path, caplog):
+    """Issue 31: state files of another version were replaced silently. Now one warning names both versions,
+    and the file is kept as state.json.v<N> for a downgrade to find."""
+    from agent.state import StateStore
+
+    (tmp_path / "state.json").write_text(json.dumps({"version": 7, "problems": [], "cursors": {}}))
+    with caplog.at_level("WARNING"):
+        assert StateStore(str(tmp_path)).load() == {}
+    assert "layout version 7, this agent reads version 1" in caplog.text
+    assert (tmp_path / "state.json.v7").exists() and not (tmp_path / "state.json").exists()
+    (tmp_path / "state.json").write_text("[1, 2]")
+    assert StateStore(str(tmp_path)).load() == {}
+    assert (tmp_path / "state.corrupt").exists()

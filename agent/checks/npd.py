@@ -27,6 +27,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
+from kubeapi.reserved import reserved_condition
+
 OK, NONOK, UNKNOWN = "OK", "NonOK", "Unknown"
 STATUS_BY_EXIT = {0: OK, 1: NONOK}  # every other exit status is Unknown (NPD plugin.go)
 
@@ -108,6 +110,8 @@ def parse_config(raw: Any, base_dir: Path = Path("."), name: str = "plugin confi
     for c in raw.get("conditions") or []:
         if not isinstance(c, dict) or not c.get("type"):
             raise ConfigError(f"{name}: a condition without a type")
+        if (why := reserved_condition(c["type"])) is not None:
+            raise ConfigError(f"{name}: conditions: {why}: gpu-npd never writes it (a NotReady node for the cluster)")
         conditions[c["type"]] = {"reason": c.get("reason", ""), "message": c.get("message", "")}
     rules = []
     for i, r in enumerate(raw.get("rules") or []):

@@ -8,6 +8,7 @@ from operator import attrgetter
 from typing import Any, Literal
 
 from kubeapi.events import iso
+from kubeapi.reserved import reserved_condition, reserved_key
 from parsers.finding import SEVERITIES, SEVERITY_RANK
 from parsers.model import Condition
 
@@ -21,11 +22,12 @@ class TaintRule:
 
 
 def condition_patch(conditions: list[Condition], heartbeat: float) -> dict[str, Any]:
-    """Strategic-merge body for nodes/status carrying only our condition types (merged by `type`)."""
+    """Strategic-merge body for nodes/status carrying only our condition types (merged by `type`); the kubelet's
+    types are never in it, whatever the configuration says (kubeapi/reserved.py)."""
     return {"status": {"conditions": [
         {"type": c.type, "status": "True" if c.status else "False", "reason": c.reason,
          "message": c.message[:1024], "lastTransitionTime": iso(c.last_transition), "lastHeartbeatTime": iso(heartbeat)}
-        for c in sorted(conditions, key=attrgetter("type"))]}}
+        for c in sorted(conditions, key=attrgetter("type")) if reserved_condition(c.type) is None]}}
 
 
 def condition_key(conditions: list[Condition]) -> tuple:
@@ -46,20 +48,27 @@ def wanted_taints(conditions: dict[str, Condition], rules: list[TaintRule], pref
     out: dict[str, dict[str, str]] = {}
     for rule in rules:
         c = conditions.get(rule.condition)
-        if c is not None and c.status and SEVERITY_RANK.get(c.severity, 3) >= SEVERITY_RANK[rule.min_severity]:
-            key = prefix + rule.condition
+        key = prefix + rule.condition
+        if c is not None and c.status and SEVERITY_RANK.get(c.severity, 3) >= SEVERITY_RANK[rule.min_severity] \
+                and reserved_key(key) is None:
             out[key] = {"key": key, "value": taint_value(c.reason), "effect": rule.effect}
     return out
 
 
-def ours(taint: dict[str, Any], prefix: str) -> bool:
-    return str(taint.get("key", "")).startswith(prefix)
+def our_taint_keys(rules: list[TaintRule], prefix: str) -> frozenset[str]:
+    """The taint keys gpu-npd writes: one per taint rule. Only these are ever removed or replaced; any other key,
+    under our prefix or not, is someone else's."""
+    return frozenset(prefix + rule.condition for rule in rules if reserved_key(prefix + rule.condition) is None)
 
 
-def merge_taints(current: list[dict[str, Any]], mine: dict[str, dict[str, str]], prefix: str) -> list[dict[str, Any]]:
-    """The node's taint list with ours replaced by `mine`; everyone else's kept as they are, in order."""
-    kept = [t for t in current if not ours(t, prefix)]
-    old = {t["key"]: t for t in current if ours(t, prefix)}
+def ours(taint: dict[str, Any], keys: frozenset[str]) -> bool:
+    return taint.get("key") in keys
+
+
+def merge_taints(current: list[dict[str, Any]], mine: dict[str, dict[str, str]], keys: frozenset[str]) -> list[dict[str, Any]]:
+    """The node's taint list with ours (`keys`) replaced by `mine`; everyone else's kept as they are, in order."""
+    kept = [t for t in current if not ours(t, keys)]
+    old = {t["key"]: t for t in current if ours(t, keys)}
     merged = []
     for key, t in sorted(mine.items()):
         prev = old.get(key)

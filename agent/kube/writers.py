@@ -22,7 +22,7 @@ from typing import Any, Callable
 from kubeapi.events import EventRecorder, Ref, TokenBucket
 from parsers.model import Condition, Problem, Snapshot
 
-from .desired import budget_allows, condition_key, condition_patch, merge_taints, ours, wanted_taints
+from .desired import budget_allows, condition_key, condition_patch, merge_taints, our_taint_keys, ours, wanted_taints
 from .repair import profile_conditions, repair_annotation
 from .settings import KubeSettings
 
@@ -109,6 +109,7 @@ class AnnotationWriter:
 class TaintWriter:
     def __init__(self, node: NodeApi, events: EventRecorder, clock: Callable[[], float]):
         self.n, self.events, self.clock = node, events, clock
+        self.keys = our_taint_keys(list(node.s.taints), node.s.taint_prefix)  # the only taints we touch
         self.applied: dict[str, dict] | None = None  # our taints as last seen on the node (None: not read yet)
         self.cleared_at: dict[str, float] = {}
         self.held: set[str] = set()
@@ -137,7 +138,7 @@ class TaintWriter:
         for _ in range(CONFLICT_RETRIES):
             node = self.n.get_node()
             current = list(node.get("spec", {}).get("taints") or [])
-            mine_now = {t["key"]: t for t in current if ours(t, s.taint_prefix)}
+            mine_now = {t["key"]: t for t in current if ours(t, self.keys)}
             self.applied = mine_now  # what is really there (after a restart, or someone's kubectl)
             wanted = self._wanted(conditions, now)
             target = dict(wanted)
@@ -157,9 +158,9 @@ class TaintWriter:
                 self.held -= set(new)
             self.held &= set(wanted)
             self._gauge_held()
-            merged = merge_taints(current, target, s.taint_prefix)
+            merged = merge_taints(current, target, self.keys)
             if merged == current:
-                self.applied = {t["key"]: t for t in merged if ours(t, s.taint_prefix)}
+                self.applied = {t["key"]: t for t in merged if ours(t, self.keys)}
                 return
             from kubernetes.client.rest import ApiException  # noqa: PLC0415
             try:
@@ -174,7 +175,7 @@ class TaintWriter:
                     continue  # someone else wrote the node: read again, change only ours again
                 raise
             self.n.count("taints")
-            self.applied = {t["key"]: t for t in merged if ours(t, s.taint_prefix)}
+            self.applied = {t["key"]: t for t in merged if ours(t, self.keys)}
             log.info("taints on %s: %s", self.n.node, sorted(self.applied) or "none of gpu-npd's")
             return
         raise RuntimeError(f"taint update on {self.n.node} kept conflicting ({CONFLICT_RETRIES} tries)")
@@ -198,7 +199,7 @@ class TaintWriter:
                     continue
                 total += 1
                 name = item["metadata"]["name"]
-                if name != self.n.node and any(ours(t, s.taint_prefix) for t in item.get("spec", {}).get("taints") or []):
+                if name != self.n.node and any(ours(t, self.keys) for t in item.get("spec", {}).get("taints") or []):
                     tainted += 1
             cont = page.get("metadata", {}).get("continue")
             if not cont:

@@ -1,0 +1,440 @@
+"""The controller's state: pods grouped into jobs, each job's evidence, and at most one open incident per job.
+Pure (no I/O, a clock handed in): the watches feed it objects, `settle()` hands back what changed.
+
+- Evidence is kept per source object and replaced when the object changes (an aggregated Event's count grows:
+  its evidence is read again, never added twice), so a relist after a watch reset changes nothing.
+- A node fault counts for the jobs with a pod on that node, from a minute before the pod started there.
+- An incident opens when triage.attribute() finds one in a job's evidence, is updated as its verdict or its
+  evidence grows (one Event, patched), and closes after `idle` seconds without new evidence or when the job's
+  owner is deleted; a later failure opens the next incident (`seq` + 1).
+- Bounded: pods of no known job are not kept; an Event for a pod not seen yet waits in a bounded map; a job
+  without pods and without an open incident is forgotten; evidence per job is capped (newest kept).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any, Mapping
+
+from triage import Evidence, Incident, attribute
+
+from .evidence import Reader, repair_gpus, stamp, with_gpus
+from .owners import Job, Owner, job_of
+from .recovery import OPT_IN
+
+MAX_EVIDENCE = 2000  # per job (the newest kept): a 10,000-rank job's storm is summarised, not hoarded
+MAX_WAITING = 10_000  # Events for pods not seen yet
+MAX_EVENTS = 1024  # Events kept per job (the oldest forgotten first, counted): a storm cannot grow a job without end
+FAULT_SLACK = 60.0  # a node fault this long before a pod started on the node still counts for its job
+
+
+@dataclass(slots=True)
+class PodInfo:
+    job: tuple
+    node: str
+    started: float  # creation time (epoch seconds)
+    exits: list[Evidence] = field(default_factory=list)
+    uid: str = ""
+    labelled: bool = False  # the pod's own cascading-recovery label (its owner's: Book.owner_optin)
+
+
+@dataclass(slots=True)
+class Open:
+    """An open incident as written (or as recovered from its Event after a restart)."""
+
+    id: str
+    seq: int
+    opened: float
+    fingerprint: str
+    event: str  # the Event's name
+    updates: int = 1
+    last_evidence: float = 0.0
+    incident: Incident | None = None
+    recovery: dict | None = None  # the cascading-recovery decision on this incident, as written in its Event
+
+
+@dataclass(slots=True)
+class JobState:
+    job: Job
+    pods: set = field(default_factory=set)
+    nodes: dict = field(default_factory=dict)  # node -> how many of the job's pods run there
+    events: dict = field(default_factory=dict)  # Event uid -> list[Evidence]
+    since: float = 0.0  # evidence before this (a closed incident's) is not counted again
+    seq: int = 0  # incidents opened so far on this job
+    open: Open | None = None
+    dirty: bool = False
+    last_change: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """What settle() decided for one job: `opened`, `updated` or `closed`."""
+
+    what: str
+    job: Job
+    open: Open
+    incident: Incident | None
+    evidence: int = 0
+
+
+class Book:
+    def __init__(self, window: float = 600.0, idle: float = 1800.0) -> None:
+        self.window, self.idle = window, idle
+        self.reader = Reader()
+        self.pods: dict[tuple[str, str], PodInfo] = {}
+        self.jobs: dict[tuple, JobState] = {}
+        self.node_facts: dict[str, dict[str, Evidence]] = {}  # node -> key -> fault
+        self.node_gpus: dict[str, dict] = {}
+        self.node_jobs: dict[str, set] = {}
+        self.waiting: OrderedDict[tuple[str, str], dict[str, Mapping]] = OrderedDict()  # (ns, pod) -> Events
+        self.other_pods: set[tuple[str, str]] = set()
+        self.gone: OrderedDict[tuple[str, str], tuple[tuple, str]] = OrderedDict()  # deleted pod -> (job, node)
+        self.dropped = 0
+        self.retired: OrderedDict[tuple, tuple[int, float]] = OrderedDict()  # forgotten jobs: (seq, since)
+        self.owner_uids: dict[tuple[str, str, str], str] = {}  # owners watched: (namespace, kind, name) -> uid
+        self.owner_optin: set[tuple[str, str, str]] = set()  # owners labelled for cascading recovery
+
+    # ---- feed --------------------------------------------------------------------------------------
+
+    def pod(self, obj: Mapping[str, Any], now: float, deleted: bool = False) -> None:
+        meta = obj.get("metadata") or {}
+        key = (meta.get("namespace", ""), meta.get("name", ""))
+        job = None if deleted else job_of(obj)
+        if job is not None and not job.owner.uid:
+            o = job.owner
+            uid = self.owner_uids.get((o.namespace, o.kind, o.name))
+            if uid:
+                job = Job(job.key, Owner(o.api_version, o.kind, o.namespace, o.name, uid), job.source)
+        old = self.pods.get(key)
+        if job is None:
+            if old is not None:
+                self._drop_pod(key, old)
+            if deleted:
+                self.other_pods.discard(key)
+            else:
+                self.other_pods.add(key)  # a pod of no job: what agents write about it is not kept
+            return
+        state = self.jobs.get(job.key)
+        if state is None:
+            seq, since = self.retired.pop(job.key, (0, 0.0))
+            state = self.jobs[job.key] = JobState(job, since=since, seq=seq)
+        elif not state.job.owner.uid and job.owner.uid:
+            state.job = job
+        node = (obj.get("spec") or {}).get("nodeName") or ""
+        started = _epoch(stamp(meta.get("creationTimestamp"))) or now
+        exits = Reader.pod_exits(obj, _rank_of(meta))
+        labelled = (meta.get("labels") or {}).get(OPT_IN) == "true"
+        if old is not None and (old.job != job.key or old.node != node):
+            self._drop_pod(key, old)
+            old = None
+        if old is not None:
+            old.uid, old.labelled = meta.get("uid", ""), labelled
+        if old is None:
+            state.pods.add(key)
+            if node:
+                self.node_jobs.setdefault(node, set()).add(job.key)
+                state.nodes[node] = state.nodes.get(node, 0) + 1
+            self.pods[key] = PodInfo(job.key, node, started, exits, meta.get("uid", ""), labelled)
+            if node and self.node_facts.get(node):
+                self._touch(state, now)
+            waiting = self.waiting.pop(key, None)
+            for ev in (waiting or {}).values():
+                self.event(ev, now)
+        elif exits != old.exits:
+            old.exits = exits
+        else:
+            return
+        if exits:
+            self._touch(state, now)
+
+    def _drop_pod(self, key: tuple[str, str], info: PodInfo) -> None:
+        """A pod is gone: its evidence stays with the job (a restarted gang's old pods still explain it), and so
+        does what its agents write about it after (a tombstone, bounded)."""
+        self.pods.pop(key, None)
+        self.gone[key] = (info.job, info.node)
+        self.gone.move_to_end(key)
+        while len(self.gone) > MAX_WAITING:
+            self.gone.popitem(last=False)
+        state = self.jobs.get(info.job)
+        if state is not None:
+            state.pods.discard(key)
+            if info.exits:
+                state.events[f"exit/{key[0]}/{key[1]}"] = info.exits
+        if state is None or not info.node:
+            return
+        left = state.nodes.get(info.node, 1) - 1
+        if left > 0:
+            state.nodes[info.node] = left
+            return
+        state.nodes.pop(info.node, None)
+        jobs = self.node_jobs.get(info.node)
+        if jobs is not None:
+            jobs.discard(info.job)
+            if not jobs:
+                del self.node_jobs[info.node]
+
+    def event(self, ev: Mapping[str, Any], now: float, deleted: bool = False) -> None:
+        """A node agent's Event (on a Pod or a Node)."""
+        obj = ev.get("involvedObject") or {}
+        uid = (ev.get("metadata") or {}).get("uid") or _event_id(ev)
+        if obj.get("kind") == "Node":
+            node = obj.get("name") or ""
+            facts = self.node_facts.get(node, {})
+            found = [] if deleted else self.reader.node_event(ev)
+            if deleted or not found:
+                if facts.pop(uid, None) is None:
+                    return
+                if not facts:
+                    self.node_facts.pop(node, None)
+            else:
+                if facts.get(uid) == found[0]:
+                    return
+                facts[uid] = found[0]
+                self.node_facts[node] = facts
+            self._node_changed(node, now)
+            return
+        if obj.get("kind") != "Pod":
+            return
+        key = (obj.get("namespace") or (ev.get("metadata") or {}).get("namespace", ""), obj.get("name", ""))
+        if deleted:
+            return  # an expired Event: what it said stays the job's evidence until the incident closes
+        info = self.pods.get(key)
+        if info is None and key in self.gone and self.gone[key][0] in self.jobs:
+            info = PodInfo(self.gone[key][0], self.gone[key][1], 0.0)
+        if info is None and key in self.other_pods:
+            return
+        if info is None:
+            self.waiting.setdefault(key, {})[uid] = ev
+            self.waiting.move_to_end(key)
+            while len(self.waiting) > MAX_WAITING:
+                self.waiting.popitem(last=False)
+                self.dropped += 1
+            return
+        state = self.jobs[info.job]
+        found = self.reader.pod_event(ev, info.node)
+        if state.events.get(uid) == found:
+            return
+        state.events[uid] = found
+        if len(state.events) > MAX_EVENTS:
+            del state.events[next(iter(state.events))]
+            self.dropped += 1
+        self._touch(state, now)
+
+    def node(self, obj: Mapping[str, Any], now: float, deleted: bool = False) -> None:
+        """A Node: gpu-npd's conditions that stand, and the GPUs of its repair annotation."""
+        name = (obj.get("metadata") or {}).get("name", "")
+        facts = self.node_facts.get(name, {})
+        before = {k: v for k, v in facts.items() if k.startswith("condition/")}
+        now_facts = {}
+        if not deleted:
+            for c in (obj.get("status") or {}).get("conditions") or []:
+                e = self.reader.condition(name, c)
+                if e is not None:
+                    now_facts[f"condition/{c.get('type')}"] = e
+        gpus = {} if deleted else repair_gpus(obj)
+        if now_facts == before and gpus == self.node_gpus.get(name, {}):
+            return
+        for k in before:
+            del facts[k]
+        facts.update(now_facts)
+        if facts:
+            self.node_facts[name] = facts
+        if gpus:
+            self.node_gpus[name] = gpus
+        else:
+            self.node_gpus.pop(name, None)
+        if not facts:
+            self.node_facts.pop(name, None)
+        self._node_changed(name, now)
+
+    def owner_deleted(self, owner: Owner, now: float) -> list[Change]:
+        """The owner is gone: its jobs' incidents close, their state is forgotten."""
+        out = []
+        self.owner_uids.pop((owner.namespace, owner.kind, owner.name), None)
+        self.owner_optin.discard((owner.namespace, owner.kind, owner.name))
+        for key, state in list(self.jobs.items()):
+            o = state.job.owner
+            if (o.namespace, o.name, o.kind) == (owner.namespace, owner.name, owner.kind) and \
+                    (not owner.uid or not o.uid or o.uid == owner.uid):
+                if state.open is not None:
+                    out.append(Change("closed", state.job, state.open, state.open.incident))
+                for pod in list(state.pods):
+                    info = self.pods.get(pod)
+                    if info is not None:
+                        self._drop_pod(pod, info)
+                self._retire(key, state, now)
+        return out
+
+    def owner_seen(self, owner: Owner, opt_in: bool = False) -> None:
+        """An owner object as watched: its uid completes jobs found by label (the Event names it); its
+        cascading-recovery label opts its pods in."""
+        where = (owner.namespace, owner.kind, owner.name)
+        if opt_in:
+            self.owner_optin.add(where)
+        else:
+            self.owner_optin.discard(where)
+        if not owner.uid:
+            return
+        self.owner_uids[(owner.namespace, owner.kind, owner.name)] = owner.uid
+        for state in self.jobs.values():
+            o = state.job.owner
+            if not o.uid and (o.namespace, o.name, o.kind) == (owner.namespace, owner.name, owner.kind):
+                state.job = Job(state.job.key, owner, state.job.source)
+
+    def restore(self, job: Job, open_: Open | None, seq: int, since: float) -> None:
+        """What a previous run of the controller wrote (recovered from its Events)."""
+        state = self.jobs.get(job.key)
+        if state is None:
+            state = self.jobs[job.key] = JobState(job)
+        state.seq = max(state.seq, seq)
+        state.since = max(state.since, since)
+        if open_ is not None:
+            state.open = open_
+            state.dirty = True
+
+    def _retire(self, key: tuple, state: JobState, since: float) -> None:
+        """Forget a job, but not how many incidents it had nor since when its evidence counts (a job of the same
+        name coming back must not reopen, or rename, an incident already written)."""
+        del self.jobs[key]
+        if state.seq:
+            self.retired[key] = (state.seq, since)
+            while len(self.retired) > MAX_WAITING:
+                self.retired.popitem(last=False)
+
+    def _node_changed(self, node: str, now: float) -> None:
+        for key in self.node_jobs.get(node, ()):
+            state = self.jobs.get(key)
+            if state is not None:
+                self._touch(state, now)
+
+    @staticmethod
+    def _touch(state: JobState, now: float) -> None:
+        state.dirty = True
+        state.last_change = now
+
+    # ---- decide ------------------------------------------------------------------------------------
+
+    def evidence(self, state: JobState) -> list[Evidence]:
+        out: list[Evidence] = []
+        for found in state.events.values():
+            out.extend(found)
+        nodes: dict[str, float] = {}
+        for pod in state.pods:
+            info = self.pods.get(pod)
+            if info is None:
+                continue
+            out.extend(info.exits)
+            if info.node:
+                nodes[info.node] = min(nodes.get(info.node, info.started), info.started)
+        for node, started in nodes.items():
+            facts = self.node_facts.get(node, {})
+            told = [e for k, e in facts.items() if not k.startswith("condition/")]
+            seen = {(e.kind, e.pci, e.xid, e.sxid) for e in told}
+            # a condition repeats an Event of the same fault: it speaks only when the Event is gone (expired)
+            standing = [e for k, e in facts.items() if k.startswith("condition/")
+                        and (e.kind, e.pci, e.xid, e.sxid) not in seen]
+            here = [e for e in told + standing if e.time is None or _epoch(e.time) >= started - FAULT_SLACK]
+            out.extend(with_gpus(here, self.node_gpus[node]) if node in self.node_gpus else here)
+        if state.since:
+            out = [e for e in out if e.time is None or _epoch(e.time) > state.since]
+        if len(out) > MAX_EVIDENCE:
+            out.sort(key=lambda e: _epoch(e.time) if e.time else 0.0)
+            out = out[-MAX_EVIDENCE:]
+        return out
+
+    def settle(self, now: float) -> list[Change]:
+        """Attribute every job whose evidence changed; close incidents gone quiet.  Returns what to write."""
+        changes: list[Change] = []
+        for key, state in list(self.jobs.items()):
+            if state.open is not None and not state.dirty and now - max(state.open.last_evidence,
+                                                                        state.last_change) > self.idle:
+                changes.append(Change("closed", state.job, state.open, state.open.incident))
+                state.since = now
+                state.events.clear()
+                state.open = None
+                for pod in state.pods:
+                    info = self.pods.get(pod)
+                    if info is not None:
+                        info.exits = [e for e in info.exits if e.time is not None and _epoch(e.time) > now]
+                continue
+            if not state.dirty:
+                if not state.pods and state.open is None and not state.events:
+                    self._retire(key, state, state.since)
+                continue
+            state.dirty = False
+            evidence = self.evidence(state)
+            incidents = attribute(evidence, self.window) if evidence else []
+            if not incidents:
+                continue
+            incident = incidents[0]
+            fp = fingerprint(incident)
+            last = max((_epoch(e.time) for e in evidence if e.time is not None), default=now)
+            if state.open is None:
+                state.seq += 1
+                state.open = Open(incident_id(state.job, state.seq), state.seq, now, fp,
+                                  event_name(state.job, state.seq), 1, last, incident)
+                changes.append(Change("opened", state.job, state.open, incident, len(evidence)))
+            elif state.open.fingerprint != fp:
+                state.open.fingerprint = fp
+                state.open.updates += 1
+                state.open.incident = incident
+                state.open.last_evidence = max(state.open.last_evidence, last)
+                changes.append(Change("updated", state.job, state.open, incident, len(evidence)))
+            else:
+                state.open.incident = incident
+                state.open.last_evidence = max(state.open.last_evidence, last)
+        return changes
+
+    def opted_in(self, job_key: tuple) -> list[tuple[str, str, str]]:
+        """The job's pods cascading recovery may delete, (namespace, name, uid): labelled, or of a labelled owner."""
+        state = self.jobs.get(job_key)
+        if state is None:
+            return []
+        o = state.job.owner
+        owner = (o.namespace, o.kind, o.name) in self.owner_optin
+        return sorted((ns, name, self.pods[(ns, name)].uid) for ns, name in state.pods
+                      if (ns, name) in self.pods and (owner or self.pods[(ns, name)].labelled))
+
+    def counts(self) -> dict[str, int]:
+        return {"pods": len(self.pods), "jobs": len(self.jobs), "nodes_with_faults": len(self.node_facts),
+                "waiting_events": sum(map(len, self.waiting.values())),
+                "open_incidents": sum(1 for s in self.jobs.values() if s.open is not None)}
+
+
+def fingerprint(i: Incident) -> str:
+    """What makes an incident's Event worth updating: its verdict and root (triage's key), the rule that
+    decided, and how much evidence it has."""
+    return hashlib.sha1(f"{i.key}|{i.rule}|{len(i.evidence)}".encode()).hexdigest()[:16]
+
+
+def incident_id(job: Job, seq: int) -> str:
+    digest = hashlib.sha1("|".join(job.key).encode()).hexdigest()[:10]
+    return f"{digest}-{seq}"
+
+
+def event_name(job: Job, seq: int) -> str:
+    """Deterministic: a restarted controller finds (and patches) the Event of an incident it had open."""
+    base = job.owner.name[:200].strip(".-") or "job"
+    return f"{base}.gpu-npd-incident-{incident_id(job, seq)}"
+
+
+def _epoch(t: datetime | None) -> float:
+    return t.timestamp() if t is not None else 0.0
+
+
+def _rank_of(meta: Mapping[str, Any]) -> int | None:
+    """A pod's rank when its workload says it (completion index, replica index): a dead pod's rank."""
+    for source in (meta.get("annotations") or {}, meta.get("labels") or {}):
+        for key in ("batch.kubernetes.io/job-completion-index", "training.kubeflow.org/replica-index"):
+            value = source.get(key)
+            if value is not None and str(value).isdigit():
+                return int(value)
+    return None
+
+
+def _event_id(ev: Mapping[str, Any]) -> str:
+    meta = ev.get("metadata") or {}
+    return f"{meta.get('namespace', '')}/{meta.get('name', '')}"

@@ -1,0 +1,75 @@
+"""`gpu-npd cluster`: the job-level controller (one Deployment per cluster)."""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import socket
+import sys
+
+import click
+
+from .controller import Controller, Settings
+from .recovery import Policy
+
+
+@click.command("cluster")
+@click.option("--api-server", envvar="GPU_NPD_API_SERVER", default="", help="API server URL (default: in-cluster "
+              "config, else the kubeconfig)")
+@click.option("--kubeconfig", envvar="KUBECONFIG_PATH", default="", help="kubeconfig path")
+@click.option("--namespace", envvar="POD_NAMESPACE", default="gpu-npd", show_default=True,
+              help="namespace of the leader-election Lease")
+@click.option("--lease-name", default="gpu-npd-cluster", show_default=True)
+@click.option("--identity", envvar="POD_NAME", default="", help="this replica's name in the Lease (default: host)")
+@click.option("--metrics-address", envvar="GPU_NPD_CLUSTER_METRICS_ADDRESS", default="0.0.0.0:9811",
+              show_default=True, help="host:port for /metrics ('' for none)")
+@click.option("--window", type=float, default=600.0, show_default=True,
+              help="seconds a node fault may precede the job's failures it explains")
+@click.option("--idle", type=float, default=1800.0, show_default=True,
+              help="seconds without new evidence after which a job's incident closes")
+@click.option("--lease-duration", type=float, default=15.0, show_default=True)
+@click.option("--renew-deadline", type=float, default=10.0, show_default=True)
+@click.option("--retry-period", type=float, default=2.0, show_default=True)
+@click.option("--events-per-minute", type=float, default=60.0, show_default=True,
+              help="incident Event writes per minute (after a burst); what waits is aggregated")
+@click.option("--recovery", type=click.Choice(["off", "observe", "enforce"]), default="observe", show_default=True,
+              help="cascading recovery of jobs whose pods (or owner) carry gpu-npd.io/cascading-recovery=true: "
+                   "observe writes 'would restart' Events; enforce deletes the opted-in pods of a job whose member "
+                   "cannot continue (needs deploy/components/cluster-recovery's RBAC)")
+@click.option("--recovery-budget", type=int, default=3, show_default=True, help="restarts per job within the window")
+@click.option("--recovery-window", type=float, default=3600.0, show_default=True)
+@click.option("--recoveries-per-minute", type=float, default=10.0, show_default=True, help="cluster-wide")
+@click.option("--log-level", default="info", type=click.Choice(["debug", "info", "warning", "error"]))
+def cluster(api_server, kubeconfig, namespace, lease_name, identity, metrics_address, window, idle, lease_duration,
+            renew_deadline, retry_period, events_per_minute, recovery, recovery_budget, recovery_window,
+            recoveries_per_minute, log_level) -> None:
+    """Job incidents across the cluster: groups pods into jobs by owner, reads what the node agents publish
+    (Pod and Node Events, node conditions, the repair annotation), attributes each failing job's root cause
+    and writes one Event on the job's owner per incident.  Leader-elected; prints incidents as JSON lines."""
+    logging.basicConfig(stream=sys.stderr, level=getattr(logging, log_level.upper()),
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    from kubeapi.client import make_api  # noqa: PLC0415
+
+    s = Settings(api_server=api_server, kubeconfig=kubeconfig, namespace=namespace, lease_name=lease_name,
+                 identity=identity or socket.gethostname(), window=window, idle=idle, lease_duration=lease_duration,
+                 renew_deadline=renew_deadline, retry_period=retry_period, events_per_minute=events_per_minute,
+                 recovery=Policy(recovery, recovery_budget, recovery_window, recoveries_per_minute))
+    if not 0 < s.retry_period < s.renew_deadline < s.lease_duration:
+        raise click.UsageError("need 0 < --retry-period < --renew-deadline < --lease-duration")
+    api = make_api(s)
+    if api is None:
+        raise click.ClickException("no Kubernetes API: give --api-server, a kubeconfig, or run in a cluster")
+    controller = Controller(api, s)
+    if metrics_address:
+        from prometheus_client import start_http_server  # noqa: PLC0415
+        host, _, port = metrics_address.rpartition(":")
+        try:
+            start_http_server(int(port), host or "0.0.0.0", registry=controller.metrics.registry)
+        except (OSError, ValueError) as exc:
+            raise click.ClickException(f"--metrics-address {metrics_address}: {exc}") from exc
+    signal.signal(signal.SIGTERM, lambda *_: controller.shutdown())
+    signal.signal(signal.SIGINT, lambda *_: controller.shutdown())
+    code = controller.run()
+    logging.shutdown()
+    os._exit(code) if code else sys.exit(0)  # noqa: B018 - a lost lease exits at once, threads and all

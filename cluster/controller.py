@@ -1,0 +1,434 @@
+"""The cluster controller: leader election, the watches, the incident book, and what it writes.
+
+Threads: the Lease (elect, renew), one watcher per resource feeding one queue, the loop here (the only one that
+touches the book), and the Event writer (aggregated, rate-limited; an API outage delays Events, never the loop).
+Only the leader watches and writes; a replica that loses its Lease exits (the Deployment restarts it as a
+standby), as controller-runtime does.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import queue
+import random
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from functools import partial
+from typing import Any, Callable, TextIO
+
+from kubeapi.events import EventRecorder, Ref
+from kubeapi.retry import describe, error_kind, next_delay, retry_after
+from triage import SCHEMA
+
+from .book import Book, Change, Open
+from .evidence import AGENT_COMPONENT
+from .leader import LeaseLock
+from .metrics import Metrics
+from .owners import JOB_LABEL, OWNER_KINDS, Job, Owner, OwnerKind
+from .recovery import OPT_IN, Decision, Policy, Recovery
+from .watch import Watcher
+
+log = logging.getLogger("gpu_npd.cluster")
+
+COMPONENT = "gpu-npd-cluster"  # source.component of the incident Events (the agents' are "gpu-npd")
+REASON = "JobIncident"
+ANNOTATION = "gpu-npd.io/incident"
+ANNOTATION_SCHEMA = "gpu-npd.incident/v1"
+EVIDENCE_IN_ANNOTATION = 10
+
+
+@dataclass
+class Settings:
+    api_server: str = ""
+    kubeconfig: str = ""
+    namespace: str = "gpu-npd"  # where the Lease lives
+    lease_name: str = "gpu-npd-cluster"
+    identity: str = ""
+    lease_duration: float = 15.0
+    renew_deadline: float = 10.0
+    retry_period: float = 2.0
+    window: float = 600.0
+    idle: float = 1800.0
+    settle_seconds: float = 0.5  # evidence arriving within this is attributed together
+    events_per_minute: float = 60.0
+    event_burst: int = 50
+    request_timeout: float = 30.0
+    watch_timeout: int = 300
+    max_backoff: float = 30.0
+    recovery: Policy = field(default_factory=Policy)  # cascading recovery (opt-in per job; observe by default)
+    queue_size: int = 2_000  # raw objects between the watches and the loop (a full queue slows the watches)
+
+
+class Controller:
+    def __init__(self, api, settings: Settings, metrics: Metrics | None = None, out: TextIO = sys.stdout,
+                 clock: Callable[[], float] = time.time):
+        from kubernetes import client  # noqa: PLC0415
+
+        self.core, self.s, self.out, self.clock = api, settings, out, clock
+        self.custom = client.CustomObjectsApi(api.api_client)
+        self.coordination = client.CoordinationV1Api(api.api_client)
+        self.metrics = metrics or Metrics()
+        self.book = Book(settings.window, settings.idle)
+        self.stop = threading.Event()
+        self.lost = threading.Event()
+        self.queue: queue.Queue = queue.Queue(settings.queue_size)
+        self.recorder = EventRecorder("default", settings.identity, settings.event_burst, settings.events_per_minute,
+                                      aggregate_seconds=7 * 86400.0, clock=clock, component=COMPONENT)
+        self.lease = LeaseLock(self.coordination, settings.namespace, settings.lease_name, settings.identity,
+                               settings.lease_duration, settings.renew_deadline, settings.retry_period)
+        self.recovery = Recovery(settings.recovery, clock)
+        self.pending: dict[str, tuple[Change, Decision | None]] = {}  # recoveries to act on / decide again
+        self.watchers: list[Watcher] = []
+        self.owner_kinds: list[OwnerKind] = []
+        self._wake_writer = threading.Event()
+        self.leading = threading.Event()
+        self._rv: dict[str, int] = {}
+        self.ready = threading.Event()  # recovered and every list synced: incidents are decided from here on
+
+    # ---- life ----------------------------------------------------------------------------------------
+
+    def run(self) -> int:
+        threading.Thread(target=self.lease.run, args=(self.stop, self._lost, self.leading), name="lease",
+                         daemon=True).start()
+        while not self.leading.wait(0.5):
+            if self.stop.is_set():
+                return 0
+        self.metrics.leader.set(1)
+        self.recover()
+        self.start_watches()
+        writer = threading.Thread(target=self.write_loop, name="event-writer", daemon=True)
+        writer.start()
+        try:
+            self.loop()
+        finally:
+            self.stop.set()
+            for w in self.watchers:
+                w.close()
+            self._wake_writer.set()
+            writer.join(5)
+            self.metrics.leader.set(0)
+            if not self.lost.is_set():
+                self.lease.release()
+        return 1 if self.lost.is_set() else 0
+
+    def _lost(self) -> None:
+        self.lost.set()
+        self.stop.set()
+
+    def shutdown(self) -> None:
+        self.stop.set()
+
+    # ---- recovery ------------------------------------------------------------------------------------
+
+    def recover(self) -> None:
+        """Incidents a previous leader wrote: open ones continue (same Event), closed ones are not reopened."""
+        while not self.stop.is_set():
+            try:
+                found = 0
+                cont = None
+                while True:
+                    kwargs: dict[str, Any] = {"field_selector": f"source={COMPONENT}", "limit": 500,
+                                              "_preload_content": False, "_request_timeout": self.s.request_timeout}
+                    if cont:
+                        kwargs["_continue"] = cont
+                    page = json.loads(self.core.list_event_for_all_namespaces(**kwargs).data)
+                    for ev in page.get("items") or []:
+                        found += self._restore(ev)
+                    cont = (page.get("metadata") or {}).get("continue")
+                    if not cont:
+                        break
+                log.info("recovered %d incident(s) from their Events", found)
+                return
+            except Exception as exc:  # noqa: BLE001 - the API is down: recovery comes first, keep trying
+                log.warning("recovery: listing incident Events failed (%s); retrying", str(exc)[:200])
+                self.stop.wait(random.uniform(1.0, 3.0))
+
+    def _restore(self, ev: dict) -> int:
+        raw = ((ev.get("metadata") or {}).get("annotations") or {}).get(ANNOTATION)
+        try:
+            doc = json.loads(raw) if raw else None
+            if not doc or doc.get("schema") != ANNOTATION_SCHEMA:
+                return 0
+            o = doc["owner"]
+            job = Job(tuple(doc["job"]), Owner(o["apiVersion"], o["kind"], o["namespace"], o["name"],
+                                                o.get("uid", "")), doc.get("source", "label"))
+            seq = int(doc["seq"])
+            recovery = doc.get("recovery")
+            if recovery:
+                self.recovery.restore(doc["id"], job.key, recovery["result"], float(recovery["at"]))
+            if doc.get("state") == "open":
+                open_ = Open(doc["id"], seq, float(doc["opened"]), doc["fingerprint"], ev["metadata"]["name"],
+                             int(ev.get("count") or 1), float(doc.get("last_evidence") or 0.0), recovery=recovery)
+                self.book.restore(job, open_, seq, 0.0)
+            else:
+                self.book.restore(job, None, seq, float(doc.get("closed") or doc.get("last_evidence") or 0.0))
+            return 1
+        except (ValueError, KeyError, TypeError) as exc:
+            log.warning("recovery: incident Event %s unreadable (%s)", (ev.get("metadata") or {}).get("name"), exc)
+            return 0
+
+    # ---- watches -------------------------------------------------------------------------------------
+
+    def start_watches(self) -> None:
+        opts = dict(stop=self.stop, timeout_seconds=self.s.watch_timeout, request_timeout=self.s.request_timeout,
+                    max_backoff=self.s.max_backoff, count=lambda r, why: self.metrics.watch_restarts.labels(r, why).inc())
+        self.watchers = [
+            Watcher("pods", self.core.list_pod_for_all_namespaces, self._put, **opts),
+            Watcher("events", self.core.list_event_for_all_namespaces, self._put,
+                    field_selector=f"source={AGENT_COMPONENT}", **opts),
+            Watcher("nodes", self.core.list_node, self._put, **opts),
+        ]
+        for kind in self.served_owner_kinds():
+            group, version = kind.api_version.split("/")
+            call = partial(self.custom.list_cluster_custom_object, group, version, kind.plural)
+            self.watchers.append(Watcher(f"owner:{kind.kind}.{group}", call, self._put, **opts))
+            self.owner_kinds.append(kind)
+        for w in self.watchers:
+            w.start()
+
+    def served_owner_kinds(self) -> list[OwnerKind]:
+        """The owner kinds this cluster serves (discovery); the others are grouped by labels alone."""
+        out = []
+        for kind in OWNER_KINDS:
+            try:
+                group, version = kind.api_version.split("/")
+                doc = json.loads(self.custom.get_api_resources(group, version, _preload_content=False,
+                                                               _request_timeout=self.s.request_timeout).data)
+                if any(r.get("name") == kind.plural for r in doc.get("resources") or []):
+                    out.append(kind)
+            except Exception:  # noqa: BLE001 - not served (404), or discovery failed: labels still group its pods
+                continue
+        return out
+
+    def _put(self, resource: str, kind: str, obj: Any) -> None:
+        while not self.stop.is_set():
+            try:
+                self.queue.put((resource, kind, obj), timeout=0.5)  # a full queue slows the watch: backpressure
+                return
+            except queue.Full:
+                continue
+
+    # ---- the loop ------------------------------------------------------------------------------------
+
+    def loop(self) -> None:
+        next_settle = 0.0
+        while not self.stop.is_set():
+            try:
+                item = self.queue.get(timeout=0.2)
+            except queue.Empty:
+                item = None
+            if item is not None:
+                self.apply(*item)
+                for _ in range(5000):  # drain what is there before deciding anything
+                    try:
+                        self.apply(*self.queue.get_nowait())
+                    except queue.Empty:
+                        break
+            now = self.clock()
+            if not self.ready.is_set():
+                if all(w.synced.is_set() for w in self.watchers):
+                    self.ready.set()
+                    log.info("all lists synced: %s", self.book.counts())
+                else:
+                    continue
+            if now >= next_settle:
+                next_settle = now + self.s.settle_seconds
+                self.handle(self.book.settle(now))  # also acts on pending recoveries
+                self._gauges()
+
+    def apply(self, resource: str, kind: str, obj: Any) -> None:
+        now = self.clock()
+        name = resource.split(":")[0]
+        self.metrics.objects.labels(name).inc()
+        deleted = kind == "DELETED"
+        rv = (obj.get("metadata") or {}).get("resourceVersion") if isinstance(obj, dict) else None
+        if rv and rv.isdigit() and int(rv) > self._rv.get(name, 0):
+            self._rv[name] = int(rv)
+            self.metrics.resource_version.labels(name).set(int(rv))
+        if kind == "SYNCED":
+            self._synced(resource, obj, now)
+        elif resource == "pods":
+            self.book.pod(obj, now, deleted)
+        elif resource == "events":
+            self.book.event(obj, now, deleted)
+        elif resource == "nodes":
+            self.book.node(obj, now, deleted)
+        elif resource.startswith("owner:"):
+            meta = obj.get("metadata") or {}
+            owner = Owner(obj.get("apiVersion", ""), obj.get("kind", ""), meta.get("namespace", ""),
+                          meta.get("name", ""), meta.get("uid", ""))
+            if deleted:
+                self.handle(self.book.owner_deleted(owner, now))
+            else:
+                self.book.owner_seen(owner, (meta.get("labels") or {}).get(OPT_IN) == "true")
+
+    def _synced(self, resource: str, keys: set, now: float) -> None:
+        """After a (re)list: forget what was deleted while not watching."""
+        if resource == "pods":
+            self.book.other_pods &= keys
+            for key in [k for k in self.book.pods if k not in keys]:
+                self.book.pod({"metadata": {"namespace": key[0], "name": key[1]}}, now, deleted=True)
+        elif resource == "nodes":
+            names = {k[1] for k in keys}
+            for name in [n for n in list(self.book.node_facts) if n not in names]:
+                self.book.node({"metadata": {"name": name}}, now, deleted=True)
+
+    # ---- what it writes ------------------------------------------------------------------------------
+
+    def handle(self, changes: list[Change]) -> None:
+        for c in changes:
+            if c.what == "opened" and c.incident is not None:
+                self.metrics.incidents.labels(c.incident.category).inc()
+            if c.what != "closed" and c.incident is not None:
+                if c.open.id not in self.pending or self.pending[c.open.id][1] is None:
+                    self.pending[c.open.id] = (c, None)  # the latest verdict is decided on
+            elif c.what == "closed":
+                self.pending.pop(c.open.id, None)
+            self.log_line(c)
+            self.write(c)
+        self.recover_jobs()
+        if changes:
+            self._wake_writer.set()
+
+    # ---- cascading recovery ----------------------------------------------------------------------------
+
+    def recover_jobs(self) -> None:
+        """Decide (once per incident) and act on what was decided; an action waits until its decision is
+        written in the incident's Event, so that a restarted controller never acts twice."""
+        for incident_id, (c, decided) in list(self.pending.items()):
+            if decided is None:
+                pods = self.book.opted_in(c.job.key)
+                decided = self.recovery.decide(incident_id, c.job.key, f"{c.job.owner.kind}/{c.job.name}",
+                                               c.incident, len(pods))
+                if decided is None or decided.result == "rate_limited":
+                    if decided is None or incident_id in self.recovery.decided:
+                        del self.pending[incident_id]
+                    continue
+                self.metrics.recoveries.labels(decided.result).inc()
+                c.open.recovery = {"result": decided.result, "at": self.clock()}
+                o = c.job.owner
+                self.recorder.record(Ref(o.kind, o.name, o.namespace, o.uid, o.api_version), "CascadingRecovery",
+                                     decided.message, "Warning" if decided.act else "Normal",
+                                     key=f"{incident_id}|recovery")
+                self.write(c)  # the decision, in the incident's Event
+                log.warning("%s", decided.message)
+                if not decided.act:
+                    del self.pending[incident_id]
+                    continue
+                self.pending[incident_id] = (c, decided)
+            try:
+                self.recorder.flush(self.core, self.s.request_timeout)  # the decision is written first
+            except Exception as exc:  # noqa: BLE001 - not written: not acted on; tried again next round
+                log.warning("recovery of %s waits: its decision is not written yet (%s)", incident_id, describe(exc))
+                continue
+            del self.pending[incident_id]
+            self.delete_pods(c)
+
+    def delete_pods(self, c: Change) -> None:
+        from kubernetes.client.rest import ApiException  # noqa: PLC0415
+
+        for ns, name, uid in self.book.opted_in(c.job.key):
+            try:
+                self.core.delete_namespaced_pod(name, ns, body={"preconditions": {"uid": uid}} if uid else None,
+                                                _request_timeout=self.s.request_timeout)
+                self.metrics.pod_deletions.inc()
+            except ApiException as exc:
+                if exc.status not in (404, 409):  # gone already, or another pod of that name now: leave it
+                    self.metrics.recoveries.labels("failed").inc()
+                    log.warning("recovery: deleting pod %s/%s failed: %s", ns, name, describe(exc))
+            except Exception as exc:  # noqa: BLE001
+                self.metrics.recoveries.labels("failed").inc()
+                log.warning("recovery: deleting pod %s/%s failed: %s", ns, name, describe(exc))
+
+    def annotation(self, c: Change) -> str:
+        o = c.job.owner
+        doc: dict[str, Any] = {
+            "schema": ANNOTATION_SCHEMA, "id": c.open.id, "seq": c.open.seq, "state": "closed" if c.what == "closed"
+            else "open", "job": list(c.job.key), "source": c.job.source,
+            "owner": {"apiVersion": o.api_version, "kind": o.kind, "namespace": o.namespace, "name": o.name,
+                      "uid": o.uid},
+            "opened": c.open.opened, "last_evidence": c.open.last_evidence, "fingerprint": c.open.fingerprint}
+        if c.what == "closed":
+            doc["closed"] = self.clock()
+        if c.open.recovery:
+            doc["recovery"] = c.open.recovery
+        if c.incident is not None:
+            doc["incident"] = c.incident.to_dict(EVIDENCE_IN_ANNOTATION)
+            doc["incident_schema"] = SCHEMA
+        return json.dumps(doc, sort_keys=True, separators=(",", ":"))
+
+    def write(self, c: Change) -> None:
+        o = c.job.owner
+        ref = Ref(o.kind, o.name, o.namespace, o.uid, o.api_version)
+        message = event_message(c)
+        self.recorder.record(ref, REASON, message, "Normal" if c.what == "closed" else "Warning", key=c.open.id,
+                             name=c.open.event, first=c.open.opened, total=c.open.updates,
+                             annotations={ANNOTATION: self.annotation(c)})
+
+    def log_line(self, c: Change) -> None:
+        line = {"time": datetime.fromtimestamp(self.clock(), timezone.utc).isoformat(timespec="milliseconds"),
+                "level": "info" if c.what == "closed" else "warning", "msg": f"job incident {c.what}",
+                "action": c.what, "incident_id": c.open.id, "job": {"namespace": c.job.key[0], "name": c.job.name,
+                                                                    "owner": f"{c.job.owner.kind}/{c.job.owner.name}"},
+                "event": c.open.event}
+        if c.incident is not None:
+            line["incident"] = c.incident.to_dict(20)
+        self.out.write(json.dumps(line, separators=(",", ":")) + "\n")
+        self.out.flush()
+
+    def write_loop(self) -> None:
+        backoff = 0.0
+        while not self.stop.is_set() or self.recorder.pending():
+            if self.stop.is_set():
+                try:  # on the way out: one try for what is pending
+                    self.recorder.flush(self.core, self.s.request_timeout)
+                except Exception:  # noqa: BLE001
+                    pass
+                return
+            self._wake_writer.wait(1.0 if self.recorder.pending() else 5.0)
+            self._wake_writer.clear()
+            if not self.recorder.pending():
+                continue
+            try:
+                n = self.recorder.flush(self.core, self.s.request_timeout)
+                if n:
+                    self.metrics.writes.inc(n)
+                backoff = 0.0
+            except Exception as exc:  # noqa: BLE001 - API down: what is pending stays pending
+                self.metrics.api_errors.labels(error_kind(exc)).inc()
+                delay, backoff = next_delay(backoff, retry_after(exc), self.s.max_backoff)
+                log.warning("writing incident Events failed (%s); retrying in %.1f s", describe(exc), delay)
+                self.stop.wait(delay)
+                self._wake_writer.set()
+
+    def _gauges(self) -> None:
+        for what, n in self.book.counts().items():
+            self.metrics.tracked.labels(what).set(n)
+        self.metrics.queue.set(self.queue.qsize())
+
+
+def event_message(c: Change) -> str:
+    """One paragraph for `kubectl describe`: the verdict, the root, what it did to the job, why."""
+    i = c.incident
+    if i is None:
+        return f"gpu-npd incident {c.open.id} closed"
+    r = i.root
+    where = []
+    if r.host:
+        where.append(f"node {r.host}")
+    if r.gpu is not None or r.pci:
+        where.append("GPU " + " ".join(x for x in (str(r.gpu) if r.gpu is not None else "",
+                                                   f"({r.pci})" if r.pci and r.gpu is not None else r.pci or "") if x))
+    elif r.device:
+        where.append(f"device {r.device}")
+    if r.rank is not None:
+        where.append(f"rank {r.rank}")
+    root = f"({r.kind or 'unknown'})" + (f" on {', '.join(where)}" if where else "")
+    state = "closed; was " if c.what == "closed" else ""
+    return (f"{state}{i.category} fault {root}. {i.consequences[:1].upper()}{i.consequences[1:]}. "
+            f"Why: {i.reason} (rule {i.rule}; {len(i.evidence)} evidence; incident {c.open.id}; "
+            f"label pods {JOB_LABEL}=<name> to group them otherwise)")[:1024]

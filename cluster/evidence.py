@@ -1,0 +1,213 @@
+"""The seam between what node agents publish and triage: Kubernetes objects in, `triage.Evidence` out.  Pure.
+
+What a node agent (`gpu-npd run`) writes, and what is read of it here:
+- Pod Events (source.component "gpu-npd", involvedObject a Pod; agent/workloads.py): one Event per job, reason
+  and likely cause on each node, aggregated (count); the reason names the kind (NCCLWatchdogTimeout,
+  NCCLRemoteError, CUDAIllegalAddress, Xid31MMUFault for an application Xid...), the message lists the ranks
+  ("on 4 ranks (0,1,2,3)") and ends with the container's own line, quoted.  That line is classified again by
+  the parsers (the same rules that found it on the node), which gives back its rank, SeqNum, OpType, peer.
+- Node Events (involvedObject a Node; agent/kube/sink.py): one per new problem, reason as on the condition
+  (Xid79FallenOffBus, IBPortDown...), message "Xid 79 on GPU 0000:5d:00: <the kernel's line>. Recommended
+  action: ..."; the kernel's line is classified again too.
+- Node conditions (GPUUnhealthy, NVLinkUnhealthy, InfiniBandUnhealthy, PCIeUnhealthy: True = a problem):
+  evidence when the Events are gone (Events expire after an hour; conditions stand).
+- The repair annotation (gpu-npd.io/repair, JSON with the GPUs' PCI address, index and UUID): fills the GPU
+  index of evidence that names only the PCI address.
+- Pod status: a container that terminated with a non-zero exit code, a signal or OOMKilled is a rank's death
+  (triage's `rank_exit`, or `oom_kill`).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from datetime import datetime, timezone
+from typing import Any, Iterable, Mapping
+
+from parsers import Classifier
+from triage import Evidence
+
+AGENT_COMPONENT = "gpu-npd"  # source.component of the node agents' Events
+REPAIR_ANNOTATION = "gpu-npd.io/repair"
+EXCERPT = re.compile(r' Container output: "(.*)"$', re.S)
+RANKS = re.compile(r" on (?:rank (\d+)|\d+ ranks \(([\d,]+)(?:\.\.\.)?\))")
+GPU = re.compile(r"\bon GPU (?:(\d+) \()?((?:[0-9a-fA-F]{4,8}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}(?:\.[0-7])?)\)?")
+KERNEL_TEXT = re.compile(r"^(.*?)(?: \[[^\]]*\])?\. Recommended action: \S+$", re.S)  # the problem's text
+
+# Pod Event reason -> kind (agent/workloads.py EVENT_REASONS and CUDA_REASONS, read the other way)
+POD_REASON_KINDS = {"NCCLWatchdogTimeout": "nccl_timeout", "NCCLRemoteError": "nccl_remote_error",
+                    "NCCLError": "nccl_error", "NCCLIBCompletionError": "ib_completion_error",
+                    "CUDAOutOfMemory": "cuda_oom", "CUDAError": "cuda_error", "CUDAIllegalAddress": "cuda_error",
+                    "CUDAUncorrectableECC": "cuda_error", "CUDALaunchFailure": "cuda_error"}
+HARDWARE_CUDA = {"CUDAUncorrectableECC"}
+# Node problem reason (Event or condition) -> (kind, attribution) when the text says no more
+NODE_REASONS: tuple[tuple[re.Pattern, str, str], ...] = (
+    (re.compile(r"^Xid(\d+)"), "xid", "hardware"),
+    (re.compile(r"^SXid(\d+)"), "sxid", "fabric"),
+    (re.compile(r"^(GPULost|GPUFallenOffBus|NVMLTimeout)$"), "fallen_off_bus", "hardware"),
+    (re.compile(r"^GPUResetRequired$"), "gpu_reset_required", "hardware"),
+    (re.compile(r"^(UncorrectableECCError|RowRemapFailure|DriverRecoveryAction)$"), "xid", "hardware"),
+    (re.compile(r"^NVLink"), "nvlink", "hardware"),
+    (re.compile(r"^(IBPortDown|IBLinkDowned|LinkFlapping)$"), "ib_link", "fabric"),
+    (re.compile(r"^PCIeAER"), "pcie_aer", "hardware"),
+)
+# gpu-npd's node conditions that say a job on the node can break, and how bad
+FAULT_CONDITIONS = {"GPUUnhealthy": "fatal", "NVLinkUnhealthy": "error", "InfiniBandUnhealthy": "error",
+                    "PCIeUnhealthy": "error"}
+TEXT = 240  # characters of an Event's message kept as evidence text when it quotes no line
+
+
+def stamp(text: str | None) -> datetime | None:
+    if not text:
+        return None
+    try:
+        return datetime.fromisoformat(str(text).replace("Z", "+00:00")).astimezone(timezone.utc)
+    except ValueError:
+        return None
+
+
+class Reader:
+    """Turns published objects into Evidence; one classifier (and its memo) for all of them."""
+
+    def __init__(self) -> None:
+        self.classifier = Classifier()
+
+    def _classify(self, text: str):
+        try:
+            return self.classifier.classify(text)
+        except Exception:  # noqa: BLE001 - a line the parsers choke on is just not evidence
+            return None
+
+    # ---- Events ------------------------------------------------------------------------------------
+
+    def pod_event(self, ev: Mapping[str, Any], host: str | None = None) -> list[Evidence]:
+        """A node agent's Event on a Pod: one Evidence per rank it lists (at most the 16 it shows)."""
+        reason = ev.get("reason") or ""
+        message = ev.get("message") or ""
+        host = (ev.get("source") or {}).get("host") or host
+        when = stamp(ev.get("firstTimestamp") or ev.get("eventTime") or ev.get("lastTimestamp"))
+        pod = (ev.get("involvedObject") or {}).get("name")
+        m = EXCERPT.search(message)
+        finding = self._classify(m.group(1)) if m else None
+        ours = message[:m.start()] if m else message
+        app_xid = re.match(r"^Xid(\d+)", reason)
+        text = m.group(1) if m else message[:TEXT]  # the container's own line, else our words (bounded)
+        if finding is not None:
+            base = Evidence.from_finding(finding, host=host, time=when, text=text)
+        elif app_xid:
+            base = Evidence("xid", "error", "application", when, host, xid=int(app_xid.group(1)), text=text)
+        else:
+            kind = POD_REASON_KINDS.get(reason)
+            if kind is None:
+                return []
+            base = Evidence(kind, "error", "hardware" if reason in HARDWARE_CUDA else "unknown", when, host,
+                            text=text)
+        gpu = GPU.search(ours)
+        if gpu and base.pci is None:
+            base = base.with_context(pci=gpu.group(2).lower(), gpu=int(gpu.group(1)) if gpu.group(1) else None)
+        base = base.with_context(file=f"pod/{pod}" if pod else None)
+        ranks = _ranks(ours)
+        if not ranks:
+            return [base]
+        return [base.with_context(rank=r) for r in ranks]
+
+    def node_event(self, ev: Mapping[str, Any]) -> list[Evidence]:
+        """A node agent's Event on a Node: a node fault (or nothing, for what is not one)."""
+        host = (ev.get("involvedObject") or {}).get("name")
+        when = stamp(ev.get("firstTimestamp") or ev.get("eventTime") or ev.get("lastTimestamp"))
+        severity = "error" if ev.get("type") == "Warning" else "info"
+        e = self._node_fact(ev.get("reason") or "", ev.get("message") or "", host, when, severity)
+        return [e] if e is not None else []
+
+    def condition(self, host: str, cond: Mapping[str, Any]) -> Evidence | None:
+        """A gpu-npd node condition that stands (status True) as a node fault."""
+        severity = FAULT_CONDITIONS.get(cond.get("type", ""))
+        if severity is None or cond.get("status") != "True":
+            return None
+        return self._node_fact(cond.get("reason") or "", cond.get("message") or "", host,
+                               stamp(cond.get("lastTransitionTime")), severity)
+
+    def _node_fact(self, reason: str, message: str, host: str | None, when: datetime | None,
+                   severity: str) -> Evidence | None:
+        text = KERNEL_TEXT.match(message)
+        finding = self._classify(text.group(1)) if text else None
+        if finding is not None and finding.kind in ("xid", "sxid", "fallen_off_bus", "gpu_reset_required", "nvlink",
+                                                    "pcie_aer", "ib_link", "nic_error", "kernel_oops"):
+            e = Evidence.from_finding(finding, host=host, time=when, text=message[:TEXT])
+        else:
+            for pattern, kind, attribution in NODE_REASONS:
+                m = pattern.match(reason)
+                if m:
+                    code = int(m.group(1)) if m.groups() and m.group(1) and m.group(1).isdigit() else None
+                    e = Evidence(kind, severity, attribution, when, host, text=message[:TEXT],
+                                 xid=code if kind == "xid" else None, sxid=code if kind == "sxid" else None,
+                                 details={"state": "down"} if kind == "ib_link" else {})
+                    break
+            else:
+                return None
+        gpu = GPU.search(message)
+        if gpu:
+            e = e.with_context(pci=e.pci or gpu.group(2).lower(),
+                               gpu=e.gpu if e.gpu is not None else (int(gpu.group(1)) if gpu.group(1) else None))
+        return e.with_context(details={**e.details, "reason": reason}, file=f"node/{host}")
+
+    # ---- pods ----------------------------------------------------------------------------------------
+
+    @staticmethod
+    def pod_exits(pod: Mapping[str, Any], rank: int | None = None) -> list[Evidence]:
+        """Containers of a pod that ended badly (this run or the one before a restart)."""
+        out = []
+        host = (pod.get("spec") or {}).get("nodeName")
+        name = (pod.get("metadata") or {}).get("name")
+        for cs in (pod.get("status") or {}).get("containerStatuses") or []:
+            for state in ((cs.get("state") or {}).get("terminated"), (cs.get("lastState") or {}).get("terminated")):
+                if not state:
+                    continue
+                code = state.get("exitCode")
+                if not code and state.get("reason") != "OOMKilled":
+                    continue
+                when = stamp(state.get("finishedAt"))
+                text = f"container {cs.get('name')} of pod {name} terminated: {state.get('reason') or 'Error'}, " \
+                       f"exit code {code}"
+                if state.get("reason") == "OOMKilled":
+                    out.append(Evidence("oom_kill", "error", "application", when, host, rank, text=text,
+                                        file=f"pod/{name}", exit_code=code))
+                    continue
+                signal = code - 128 if isinstance(code, int) and 128 < code < 160 else state.get("signal")
+                out.append(Evidence("rank_exit", "error", "unknown", when, host, rank, text=text, file=f"pod/{name}",
+                                    exit_code=code, signal=signal or None))
+        return out
+
+
+def repair_gpus(node: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """The repair annotation's GPUs by PCI address (lower case), {} without one or when it is not JSON."""
+    raw = ((node.get("metadata") or {}).get("annotations") or {}).get(REPAIR_ANNOTATION)
+    if not raw:
+        return {}
+    try:
+        doc = json.loads(raw)
+        return {str(g["pci"]).lower(): g for g in doc.get("gpus", []) if isinstance(g, dict) and g.get("pci")}
+    except (ValueError, TypeError, AttributeError):
+        return {}
+
+
+def with_gpus(evidence: Iterable[Evidence], gpus: Mapping[str, Mapping[str, Any]]) -> list[Evidence]:
+    """Evidence with the GPU index (and UUID) the repair annotation gives for its PCI address."""
+    out = []
+    for e in evidence:
+        g = gpus.get((e.pci or "").lower()) if e.pci else None
+        if g is not None and (e.gpu is None or "uuid" not in e.details):
+            index = g.get("index")
+            e = e.with_context(gpu=e.gpu if e.gpu is not None else (int(index) if str(index).isdigit() else None),
+                               details={**e.details, **({"uuid": g["uuid"]} if g.get("uuid") else {})})
+        out.append(e)
+    return out
+
+
+def _ranks(text: str) -> list[int]:
+    m = RANKS.search(text)
+    if not m:
+        return []
+    if m.group(1):
+        return [int(m.group(1))]
+    return [int(x) for x in m.group(2).split(",") if x]

@@ -1,0 +1,127 @@
+"""Leader election through a coordination.k8s.io/v1 Lease, as client-go's leaderelection does it: take the
+Lease when it is free or expired, renew it every `retry` seconds, write with the read resourceVersion (a 409
+means someone else won), give it up on the way out so a standby takes over at once."""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+import time
+from datetime import datetime, timezone
+from typing import Any, Callable
+
+log = logging.getLogger("gpu_npd.cluster")
+
+
+def micro(ts: float) -> str:
+    return datetime.fromtimestamp(ts, timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def parse_micro(text: str | None) -> float | None:
+    if not text:
+        return None
+    try:
+        return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        return None
+
+
+class LeaseLock:
+    def __init__(self, api, namespace: str, name: str, identity: str, duration: float = 15.0,
+                 renew_deadline: float = 10.0, retry: float = 2.0, request_timeout: float = 5.0,
+                 clock: Callable[[], float] = time.time):
+        self.api, self.namespace, self.name, self.identity = api, namespace, name, identity
+        self.duration, self.renew_deadline, self.retry = duration, renew_deadline, retry
+        self.request_timeout, self.clock = request_timeout, clock
+        self.leading = False
+        self._observed: tuple[str, float] | None = None  # (holder, renewTime as we first saw it, local clock)
+        self._last_renew = 0.0
+
+    def _read(self) -> dict | None:
+        from kubernetes.client.rest import ApiException  # noqa: PLC0415
+        try:
+            return json.loads(self.api.read_namespaced_lease(self.name, self.namespace, _preload_content=False,
+                                                             _request_timeout=self.request_timeout).data)
+        except ApiException as exc:
+            if exc.status == 404:
+                return None
+            raise
+
+    def _spec(self, now: float, acquired: float, transitions: int) -> dict[str, Any]:
+        return {"holderIdentity": self.identity, "leaseDurationSeconds": int(self.duration),
+                "acquireTime": micro(acquired), "renewTime": micro(now), "leaseTransitions": transitions}
+
+    def try_acquire(self) -> bool:
+        """One attempt to take or renew the Lease; True while we hold it."""
+        from kubernetes.client.rest import ApiException  # noqa: PLC0415
+        now = self.clock()
+        lease = self._read()
+        body = {"apiVersion": "coordination.k8s.io/v1", "kind": "Lease",
+                "metadata": {"name": self.name, "namespace": self.namespace}}
+        try:
+            if lease is None:
+                body["spec"] = self._spec(now, now, 0)
+                self.api.create_namespaced_lease(self.namespace, body, _request_timeout=self.request_timeout)
+            else:
+                spec = lease.get("spec") or {}
+                holder = spec.get("holderIdentity") or ""
+                renew = spec.get("renewTime") or ""
+                if holder and holder != self.identity:
+                    # expiry measured on our clock from when we saw this renewTime (no clock skew assumed)
+                    if self._observed is None or self._observed[0] != f"{holder}|{renew}":
+                        self._observed = (f"{holder}|{renew}", now)
+                    duration = float(spec.get("leaseDurationSeconds") or self.duration)
+                    if now - self._observed[1] < duration:
+                        self.leading = False
+                        return False
+                mine = holder == self.identity
+                acquired = parse_micro(spec.get("acquireTime")) if mine else now
+                transitions = int(spec.get("leaseTransitions") or 0) + (0 if mine else 1)
+                body["metadata"]["resourceVersion"] = lease["metadata"]["resourceVersion"]
+                body["spec"] = self._spec(now, acquired or now, transitions)
+                self.api.replace_namespaced_lease(self.name, self.namespace, body,
+                                                  _request_timeout=self.request_timeout)
+        except ApiException as exc:
+            if exc.status in (409, 422):
+                self.leading = False
+                return False  # someone else wrote it first
+            raise
+        if not self.leading:
+            log.info("leader election: %s now holds lease %s/%s", self.identity, self.namespace, self.name)
+        self.leading = True
+        self._last_renew = now
+        return True
+
+    def run(self, stop: threading.Event, on_lost: Callable[[], None], became: threading.Event) -> None:
+        """Acquire, then renew until stopped; `on_lost` when a renewal has not succeeded within the deadline."""
+        while not stop.is_set():
+            try:
+                ok = self.try_acquire()
+            except Exception as exc:  # noqa: BLE001 - API down: keep trying; a leader loses it after the deadline
+                log.warning("leader election: %s", str(exc)[:200])
+                ok = False
+            if ok:
+                became.set()
+            elif became.is_set() and self.clock() - self._last_renew > self.renew_deadline:
+                self.leading = False
+                log.error("leader election: lost lease %s/%s", self.namespace, self.name)
+                on_lost()
+                return
+            stop.wait(self.retry)
+
+    def release(self) -> None:
+        """Give the Lease up (holder cleared, 1 s duration) so that a standby need not wait for it to expire."""
+        if not self.leading:
+            return
+        try:
+            lease = self._read()
+            if lease is None or (lease.get("spec") or {}).get("holderIdentity") != self.identity:
+                return
+            now = self.clock()
+            lease["spec"].update(holderIdentity="", leaseDurationSeconds=1, renewTime=micro(now))
+            self.api.replace_namespaced_lease(self.name, self.namespace, lease, _request_timeout=self.request_timeout)
+            log.info("leader election: released lease %s/%s", self.namespace, self.name)
+        except Exception as exc:  # noqa: BLE001 - on the way out: the lease expires by itself anyway
+            log.warning("leader election: release failed: %s", str(exc)[:200])
+        self.leading = False

@@ -1,0 +1,33 @@
+"""The controller's Prometheus metrics, in a registry of its own."""
+
+from __future__ import annotations
+
+from prometheus_client import CollectorRegistry, Counter, Gauge
+
+CATEGORIES = ("hardware", "fabric", "application", "infrastructure", "undetermined")
+
+
+class Metrics:
+    def __init__(self) -> None:
+        self.registry = r = CollectorRegistry()
+        self.incidents = Counter("gpu_npd_job_incidents", "Job incidents opened, by the category of their first "
+                                 "verdict", ["category"], registry=r)
+        for c in CATEGORIES:
+            self.incidents.labels(c)
+        self.recoveries = Counter("gpu_npd_recoveries", "Cascading-recovery decisions, by result (observed, "
+                                  "restarted, budget_exhausted, rate_limited, failed)", ["result"], registry=r)
+        self.pod_deletions = Counter("gpu_npd_recovery_pod_deletions", "Pods deleted by cascading recovery",
+                                     registry=r)
+        self.leader = Gauge("gpu_npd_cluster_leader", "1 while this replica holds the Lease", registry=r)
+        self.watch_restarts = Counter("gpu_npd_cluster_watch_restarts", "Watch streams that ended, by resource and "
+                                      "why (closed: the server ended it; gone: 410, relisted; else the HTTP status "
+                                      "or connection)", ["resource", "reason"], registry=r)
+        self.objects = Counter("gpu_npd_cluster_objects", "Objects received from lists and watches",
+                               ["resource"], registry=r)
+        self.writes = Counter("gpu_npd_cluster_event_writes", "Incident Event creates and patches", registry=r)
+        self.api_errors = Counter("gpu_npd_cluster_api_errors", "Failed incident Event writes", ["kind"], registry=r)
+        self.tracked = Gauge("gpu_npd_cluster_tracked", "What the controller holds in memory", ["what"], registry=r)
+        self.resource_version = Gauge("gpu_npd_cluster_resource_version", "The newest resourceVersion applied, "
+                                      "by resource (how far behind the API the controller is)", ["resource"],
+                                      registry=r)
+        self.queue = Gauge("gpu_npd_cluster_queue", "Watch events waiting to be applied", registry=r)

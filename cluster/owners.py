@@ -1,0 +1,130 @@
+"""Which job a pod belongs to: its owner, from ownerReferences and the well-known labels each workload
+controller sets.  Pure: a pod's metadata in, a `Job` out (None: not a job gpu-npd knows).
+
+The kinds are data (OWNER_KINDS), declared once: the controller watches the ones the API serves, RBAC grants
+read on exactly these (tests/test_cluster_deploy.py checks the manifests against this table).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+JOB_LABEL = "gpu-npd.io/job"  # a user's override: pods with the same value (per namespace) are one job
+
+
+@dataclass(frozen=True, slots=True)
+class OwnerKind:
+    kind: str
+    api_version: str  # group/version the controller reads it at
+    plural: str
+    # labels the workload controller puts on its pods, naming the owner; the first present wins
+    labels: tuple[str, ...] = ()
+    # more labels that must hold for `labels` to mean this kind (e.g. KubeRay's originated-from-crd)
+    requires: tuple[tuple[str, str], ...] = ()
+    group_label: str = ""  # a label splitting one owner into several jobs (LeaderWorkerSet's group index)
+
+    @property
+    def group(self) -> str:
+        return self.api_version.rpartition("/")[0]
+
+
+# Highest first: a JobSet's pods also carry the labels of the batch Job it made; the JobSet is the job.
+OWNER_KINDS: tuple[OwnerKind, ...] = (
+    OwnerKind("JobSet", "jobset.x-k8s.io/v1alpha2", "jobsets", ("jobset.sigs.k8s.io/jobset-name",)),
+    OwnerKind("LeaderWorkerSet", "leaderworkerset.x-k8s.io/v1", "leaderworkersets",
+              ("leaderworkerset.sigs.k8s.io/name",), group_label="leaderworkerset.sigs.k8s.io/group-index"),
+    OwnerKind("RayJob", "ray.io/v1", "rayjobs", ("ray.io/originated-from-cr-name",),
+              requires=(("ray.io/originated-from-crd", "RayJob"),)),
+    OwnerKind("RayCluster", "ray.io/v1", "rayclusters", ("ray.io/cluster",)),
+    OwnerKind("PyTorchJob", "kubeflow.org/v1", "pytorchjobs", ("training.kubeflow.org/job-name",),
+              requires=(("training.kubeflow.org/operator-name", "pytorchjob-controller"),)),
+    OwnerKind("MPIJob", "kubeflow.org/v2beta1", "mpijobs", ("training.kubeflow.org/job-name",),
+              requires=(("training.kubeflow.org/operator-name", "mpi-operator"),)),
+    OwnerKind("Job", "batch.volcano.sh/v1alpha1", "jobs", ("volcano.sh/job-name",)),
+    OwnerKind("Job", "batch/v1", "jobs", ("batch.kubernetes.io/job-name", "job-name")),
+)
+_BY_REF = {(k.group, k.kind): k for k in reversed(OWNER_KINDS)}  # ownerReference (group, kind) -> kind
+_RANK = {k: i for i, k in enumerate(OWNER_KINDS)}
+
+
+@dataclass(frozen=True, slots=True)
+class Owner:
+    """The object a job's incident Event is written on."""
+
+    api_version: str
+    kind: str
+    namespace: str
+    name: str
+    uid: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Job:
+    key: tuple[str, str, str]  # (namespace, what groups it, name): the identity of the job
+    owner: Owner
+    source: str  # how it was found: "label", "ownerReference", or JOB_LABEL
+
+    @property
+    def name(self) -> str:
+        return self.key[2]
+
+
+def job_of(pod: Mapping[str, Any]) -> Job | None:
+    """The job of a pod: `gpu-npd.io/job` first, then the highest known owner its labels or ownerReferences
+    name; None for a pod of no known job (a Deployment's, a bare pod)."""
+    meta = pod.get("metadata") or {}
+    ns = meta.get("namespace") or ""
+    labels = meta.get("labels") or {}
+    refs = meta.get("ownerReferences") or []
+    found = _known(labels, refs, ns)
+    override = labels.get(JOB_LABEL)
+    if override:
+        owner = found.owner if found is not None else _pod_owner(meta, refs, ns)
+        return Job((ns, JOB_LABEL, override), owner, JOB_LABEL)
+    return found
+
+
+def _known(labels: Mapping[str, str], refs: list, ns: str) -> Job | None:
+    best: tuple[int, Job] | None = None
+    for kind in OWNER_KINDS:
+        if any(labels.get(k) != v for k, v in kind.requires):
+            continue
+        name = next((labels[x] for x in kind.labels if labels.get(x)), None)
+        if name:
+            uid = next((r.get("uid", "") for r in refs if r.get("kind") == kind.kind and r.get("name") == name
+                        and _group(r.get("apiVersion", "")) == kind.group), "")
+            best = _better(best, kind, Job(_key(ns, kind, name, labels), Owner(kind.api_version, kind.kind, ns, name,
+                                                                                uid), "label"))
+            break  # kinds are in priority order: the first that names the pod is the highest
+    for ref in refs:
+        kind = _BY_REF.get((_group(ref.get("apiVersion", "")), ref.get("kind")))
+        if kind is not None and ref.get("name"):
+            best = _better(best, kind, Job(_key(ns, kind, ref["name"], labels),
+                                           Owner(ref["apiVersion"], ref["kind"], ns, ref["name"], ref.get("uid", "")),
+                                           "ownerReference"))
+    return best[1] if best else None
+
+
+def _better(best: tuple[int, Job] | None, kind: OwnerKind, job: Job) -> tuple[int, Job]:
+    rank = _RANK[kind]
+    return best if best is not None and best[0] <= rank else (rank, job)
+
+
+def _key(ns: str, kind: OwnerKind, name: str, labels: Mapping[str, str]) -> tuple[str, str, str]:
+    what = f"{kind.kind}.{kind.group}" if kind.group else kind.kind
+    if kind.group_label and labels.get(kind.group_label):
+        return ns, what, f"{name}/{labels[kind.group_label]}"
+    return ns, what, name
+
+
+def _pod_owner(meta: Mapping[str, Any], refs: list, ns: str) -> Owner:
+    """For a labelled pod of no known owner: its controller (any kind), else the pod itself."""
+    ref = next((r for r in refs if r.get("controller")), refs[0] if refs else None)
+    if ref is not None and ref.get("name") and ref.get("kind"):
+        return Owner(ref.get("apiVersion", "v1"), ref["kind"], ns, ref["name"], ref.get("uid", ""))
+    return Owner("v1", "Pod", ns, meta.get("name", ""), meta.get("uid", ""))
+
+
+def _group(api_version: str) -> str:
+    return api_version.rpartition("/")[0]

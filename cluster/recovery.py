@@ -1,0 +1,98 @@
+"""Cascading recovery (opt-in, issue 26): when a job's incident says a member cannot continue, restart the gang by
+deleting the job's opted-in pods, so that their owner recreates them away from the fenced GPU or node.  Pure: it
+decides, the controller acts.
+
+Safety first:
+- only pods labelled `gpu-npd.io/cascading-recovery: "true"` (or pods of an owner so labelled); never the owner
+  object, never a pod without the opt-in;
+- `observe` by default: an Event "would restart ..." and nothing else; `enforce` acts;
+- one action per incident; a per-job budget (default 3 an hour) and a cluster-wide rate limit (a token bucket);
+- every decision is an Event on the owner and a metric (`gpu_npd_recoveries_total{result}`); the decision is
+  written in the incident's Event before any pod is deleted, so a restarted controller does not act twice.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from dataclasses import dataclass
+from typing import Callable
+
+from kubeapi.events import TokenBucket
+from triage import Incident
+
+OPT_IN = "gpu-npd.io/cascading-recovery"
+MODES = ("off", "observe", "enforce")
+# Verdicts that say a member cannot continue: rule -> root kinds (None: any).  A node fault (a GPU fallen off the
+# bus, an uncorrectable ECC error, a link down), a rank that died of a fatal CUDA / NCCL error or of a signal, a
+# rank the NCCL watchdog numbers single out as hung.
+FATAL: dict[str, frozenset[str] | None] = {
+    "node_fault": None,
+    "first_failure": frozenset({"cuda_error", "nccl_error", "xid", "exception"}),
+    "first_rank_death": frozenset({"rank_exit"}),
+    "lagging_rank": None,
+}
+RESULTS = ("observed", "restarted", "budget_exhausted", "rate_limited", "no_pods", "failed")
+
+
+@dataclass(frozen=True)
+class Policy:
+    mode: str = "observe"
+    budget: int = 3  # restarts per job within `window`
+    window: float = 3600.0
+    per_minute: float = 10.0  # cluster-wide restarts a minute (after a burst of as many)
+
+
+@dataclass(frozen=True)
+class Decision:
+    result: str  # RESULTS
+    message: str
+    act: bool = False  # delete the pods now
+
+
+def fatal(incident: Incident) -> bool:
+    """Whether the incident says a member of the job cannot continue."""
+    if incident.rule not in FATAL:
+        return False
+    kinds = FATAL[incident.rule]
+    return kinds is None or incident.root.kind in kinds
+
+
+class Recovery:
+    def __init__(self, policy: Policy, clock: Callable[[], float] = time.time):
+        self.policy, self.clock = policy, clock
+        self.decided: set[str] = set()  # incident ids with a decision (one action per incident)
+        self.history: dict[tuple, deque[float]] = {}  # job key -> times of its restarts (within the window)
+        self.bucket = TokenBucket(policy.per_minute / 60.0, max(1, int(policy.per_minute)), time.monotonic)
+
+    def restore(self, incident_id: str, job_key: tuple, result: str, at: float) -> None:
+        """A decision a previous controller wrote in the incident's Event."""
+        self.decided.add(incident_id)
+        if result == "restarted" and self.clock() - at < self.policy.window:
+            self.history.setdefault(job_key, deque()).append(at)
+
+    def decide(self, incident_id: str, job_key: tuple, job_name: str, incident: Incident, pods: int) -> Decision | None:
+        """None: nothing to do (recovery off, not fatal, no opted-in pod, already decided); else the decision."""
+        if self.policy.mode == "off" or incident_id in self.decided or not fatal(incident) or pods == 0:
+            return None
+        now = self.clock()
+        done = self.history.setdefault(job_key, deque())
+        while done and now - done[0] >= self.policy.window:
+            done.popleft()
+        why = f"incident {incident_id}: {incident.category} ({incident.rule}, {incident.root.kind})"
+        if len(done) >= self.policy.budget:
+            self.decided.add(incident_id)
+            return Decision("budget_exhausted", f"gpu-npd did not restart job {job_name}: {len(done)} restarts "
+                            f"within {int(self.policy.window)} s already (budget {self.policy.budget}); {why}")
+        if self.policy.mode == "observe":
+            self.decided.add(incident_id)
+            return Decision("observed", f"gpu-npd would restart job {job_name} (delete its {pods} opted-in pod(s) "
+                            f"for their owner to recreate; mode observe): {why}")
+        if not self.bucket.take():
+            return Decision("rate_limited", f"gpu-npd restart of job {job_name} waits: the cluster-wide rate "
+                            f"limit ({self.policy.per_minute:g} a minute) is spent; {why}")
+        self.decided.add(incident_id)
+        done.append(now)
+        return Decision("restarted", f"gpu-npd restarted job {job_name}: deleted its {pods} opted-in pod(s) for "
+                        f"their owner to recreate (restart {len(done)} of {self.policy.budget} within "
+                        f"{int(self.policy.window)} s); {why}", act=True)

@@ -1,0 +1,143 @@
+"""List, then watch, one resource for as long as the controller runs (an informer without its cache).
+
+- The list is paged (`limit` / `continue`); each object is handed on as ADDED, then SYNCED with the keys the
+  list held, so the consumer forgets what was deleted while it was not watching.
+- The watch resumes from the last resourceVersion it saw (objects and BOOKMARKs) when the stream ends or the
+  connection drops; `410 Gone` (the version was compacted away) relists.  Errors back off (1 s doubling to
+  `max_backoff`, jittered) and never end the loop.
+- Raw JSON (`_preload_content=False`): the client's models cost several times the memory and CPU of a dict.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+from typing import Any, Callable
+
+from kubeapi.retry import describe, error_kind, next_delay, retry_after
+
+log = logging.getLogger("gpu_npd.cluster")
+
+Emit = Callable[[str, str, Any], None]  # (resource, ADDED | MODIFIED | DELETED | SYNCED, object or keys)
+
+
+class Gone(Exception):
+    """The resourceVersion asked for is older than the server keeps: relist."""
+
+
+def key_of(obj: dict) -> tuple[str, str]:
+    meta = obj.get("metadata") or {}
+    return meta.get("namespace") or "", meta.get("name") or ""
+
+
+class Watcher:
+    def __init__(self, resource: str, call: Callable[..., Any], emit: Emit, stop: threading.Event, *,
+                 page: int = 500, timeout_seconds: int = 300, request_timeout: float = 30.0,
+                 max_backoff: float = 30.0, count: Callable[[str, str], None] | None = None, **selectors: str):
+        self.resource, self.call, self.emit, self.stop = resource, call, emit, stop
+        self.page, self.timeout_seconds, self.request_timeout = page, timeout_seconds, request_timeout
+        self.max_backoff, self.selectors = max_backoff, {k: v for k, v in selectors.items() if v}
+        self.count = count or (lambda resource, reason: None)
+        self.synced = threading.Event()
+        self._resp = None
+        self.thread = threading.Thread(target=self.run, name=f"watch-{resource}", daemon=True)
+
+    def start(self) -> "Watcher":
+        self.thread.start()
+        return self
+
+    def close(self) -> None:
+        resp = self._resp
+        if resp is not None:
+            try:
+                resp.close()  # wakes the thread blocked reading the stream
+            except Exception:  # noqa: BLE001
+                pass
+
+    def run(self) -> None:
+        rv: str | None = None
+        backoff = 0.0
+        while not self.stop.is_set():
+            try:
+                if rv is None:
+                    rv = self.relist()
+                rv = self.watch(rv)
+                backoff = 0.0
+            except Gone:
+                self.count(self.resource, "gone")
+                log.info("watch of %s: resourceVersion %s is gone; listing again", self.resource, rv)
+                rv = None
+            except Exception as exc:  # noqa: BLE001 - API down, connection reset, timeout: back off, resume
+                if self.stop.is_set():
+                    break
+                self.count(self.resource, error_kind(exc))
+                delay, backoff = next_delay(backoff, retry_after(exc), self.max_backoff)
+                log.warning("watch of %s failed (%s); retrying in %.1f s", self.resource, describe(exc), delay)
+                self.stop.wait(delay)
+
+    def relist(self) -> str:
+        keys: set[tuple[str, str]] = set()
+        cont = None
+        while True:
+            kwargs: dict[str, Any] = {"limit": self.page, "_preload_content": False,
+                                      "_request_timeout": self.request_timeout, **self.selectors}
+            if cont:
+                kwargs["_continue"] = cont
+            try:
+                page = json.loads(self.call(**kwargs).data)
+            except Exception as exc:  # noqa: BLE001
+                if getattr(exc, "status", None) == 410 and cont:  # the continue token expired: start over
+                    keys.clear()
+                    cont = None
+                    continue
+                raise
+            for obj in page.get("items") or []:
+                keys.add(key_of(obj))
+                self.emit(self.resource, "ADDED", obj)
+            meta = page.get("metadata") or {}
+            cont = meta.get("continue")
+            if not cont:
+                self.emit(self.resource, "SYNCED", keys)
+                self.synced.set()
+                return str(meta.get("resourceVersion") or "")
+
+    def watch(self, rv: str) -> str:
+        """Stream changes after `rv`; returns the resourceVersion to resume from when the stream ends."""
+        from kubernetes.watch.watch import iter_resp_lines  # noqa: PLC0415
+
+        resp = self.call(watch=True, resource_version=rv, allow_watch_bookmarks=True,
+                         timeout_seconds=self.timeout_seconds, _preload_content=False,
+                         _request_timeout=(self.request_timeout, self.timeout_seconds + 30), **self.selectors)
+        self._resp = resp
+        try:
+            for line in iter_resp_lines(resp):
+                if self.stop.is_set():
+                    break
+                if not line:
+                    continue
+                ev = json.loads(line)
+                kind, obj = ev.get("type"), ev.get("object") or {}
+                if kind == "ERROR":
+                    if obj.get("code") == 410:
+                        raise Gone()
+                    raise WatchError(obj.get("code"), obj.get("message", ""))
+                new_rv = (obj.get("metadata") or {}).get("resourceVersion")
+                if kind != "BOOKMARK":
+                    self.emit(self.resource, kind, obj)
+                if new_rv:
+                    rv = str(new_rv)
+        finally:
+            self._resp = None
+            try:
+                resp.release_conn()
+            except Exception:  # noqa: BLE001
+                pass
+        self.count(self.resource, "closed")
+        return rv
+
+
+class WatchError(Exception):
+    def __init__(self, status: Any, message: str):
+        super().__init__(f"watch error {status}: {message}")
+        self.status = status

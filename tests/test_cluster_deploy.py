@@ -1,0 +1,101 @@
+"""The cluster component's manifests: rendered by the real kubectl, validated by kubernetes-validate, and its RBAC
+held to the owners table and to the requests the controller really makes (least privilege, nothing missing)."""
+
+from __future__ import annotations
+
+import re
+
+from apiserver_double import ApiDouble
+from harness import wait_until
+from test_cluster import controller, gang, incidents, publish_timeouts
+from test_deploy import kustomize, needs_kubectl, validate_strict
+
+from cluster.owners import OWNER_KINDS
+
+PATH = "examples/cluster"
+
+
+def objects() -> dict:
+    return {(d["kind"], d["metadata"]["name"]): d for d in kustomize(PATH)}
+
+
+@needs_kubectl
+def test_the_agents_with_the_cluster_component_pass_kubernetes_validate_strict(tmp_path):
+    objs = kustomize(PATH)
+    r = validate_strict(objs, tmp_path)
+    assert r.stdout.count(" passed for resource ") == len(objs), r.stdout
+    by = {(d["kind"], d["metadata"]["name"]): d for d in objs}
+    dep = by[("Deployment", "gpu-npd-cluster")]["spec"]["template"]["spec"]
+    ds = by[("DaemonSet", "gpu-npd")]["spec"]["template"]["spec"]
+    assert dep["containers"][0]["image"] == ds["containers"][0]["image"]  # the image is shared with the agent
+    assert dep["containers"][0]["args"][0] == "cluster" and dep["serviceAccountName"] == "gpu-npd-cluster"
+    sc = dep["containers"][0]["securityContext"]
+    assert sc["readOnlyRootFilesystem"] and sc["capabilities"] == {"drop": ["ALL"]} and dep["securityContext"]["runAsNonRoot"]
+
+
+def rules() -> list[dict]:
+    objs = objects()
+    return objs[("ClusterRole", "gpu-npd-cluster")]["rules"] + objs[("Role", "gpu-npd-cluster-leader")]["rules"]
+
+
+def allowed(group: str, resource: str, verb: str) -> bool:
+    return any(group in r["apiGroups"] and resource in r["resources"] and verb in r["verbs"] for r in rules())
+
+
+@needs_kubectl
+def test_rbac_reads_exactly_the_known_owner_kinds_and_writes_only_events_and_its_lease():
+    grants = {(g, res) for r in rules() for g in r["apiGroups"] for res in r["resources"]}
+    owners = {(k.group, k.plural) for k in OWNER_KINDS}
+    assert grants == owners | {("", "pods"), ("", "nodes"), ("", "events"), ("coordination.k8s.io", "leases")}
+    for r in rules():
+        writes = set(r["verbs"]) - {"get", "list", "watch"}
+        assert not writes or r["resources"] in (["events"], ["leases"]), r
+        assert "delete" not in r["verbs"] and "*" not in r["verbs"]
+    lease_rules = [r for r in rules() if r["resources"] == ["leases"] and "update" in r["verbs"]]
+    assert lease_rules and all(r.get("resourceNames") == ["gpu-npd-cluster"] for r in lease_rules)
+
+
+_PATH = re.compile(r"^/(?:api/v1|apis/([^/]+)/[^/]+)/(?:namespaces/[^/]+/)?([a-z0-9.-]+)(?:/[^/]+)?$")
+VERBS = {"POST": "create", "PATCH": "patch", "PUT": "update", "DELETE": "delete"}
+
+
+@needs_kubectl
+def test_every_request_the_controller_makes_is_granted():
+    """Run the controller against the double (an incident written, its Lease taken), then check each request
+    it made against the rendered RBAC: nothing it needs is missing."""
+    with ApiDouble() as api:
+        gang(api)
+        publish_timeouts(api)
+        before = len(api.requests)
+        with controller(api) as c:
+            wait_until(lambda: incidents(api) and c.ready.is_set(), "an incident")
+        made = api.requests[before:]
+    checked = 0
+    for method, path, params, _ctype in made:
+        if re.match(r"^/apis/[^/]+/[^/]+/?$", path):
+            continue  # discovery: allowed to every authenticated user (system:discovery)
+        m = _PATH.match(path)
+        assert m, path
+        group, resource = m.group(1) or "", m.group(2)
+        if method == "GET":
+            verb = "watch" if params.get("watch") else "list" if path.endswith("/" + resource) else "get"
+        else:
+            verb = VERBS[method]
+        assert allowed(group, resource, verb), (method, path, verb)
+        checked += 1
+    assert checked > 5
+
+
+@needs_kubectl
+def test_cascading_recovery_adds_only_pod_deletion_and_enforce(tmp_path):
+    objs = kustomize("examples/cluster-recovery")
+    r = validate_strict(objs, tmp_path)
+    assert r.stdout.count(" passed for resource ") == len(objs), r.stdout
+    by = {(d["kind"], d["metadata"]["name"]): d for d in objs}
+    assert by[("ClusterRole", "gpu-npd-cluster-recovery")]["rules"] == [
+        {"apiGroups": [""], "resources": ["pods"], "verbs": ["delete"]}]
+    args = by[("Deployment", "gpu-npd-cluster")]["spec"]["template"]["spec"]["containers"][0]["args"]
+    assert args[-2:] == ["--recovery", "enforce"]
+    plain = objects()  # without the component: observe only, nothing may be deleted
+    assert "--recovery" not in plain[("Deployment", "gpu-npd-cluster")]["spec"]["template"]["spec"]["containers"][0]["args"]
+    assert not any("delete" in r["verbs"] for r in rules())

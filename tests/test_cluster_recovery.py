@@ -1,0 +1,101 @@
+"""Cascading recovery (issue 26, part 2): opt-in, observe by default, one action per incident, a per-job budget,
+a cluster-wide rate limit, idempotent across controller restarts, never a pod without the opt-in."""
+
+from __future__ import annotations
+
+import json
+import time
+
+from apiserver_double import ApiDouble
+from harness import wait_until
+from test_cluster import controller, doc, gang, incidents, publish_timeouts, publish_xid
+
+from cluster.recovery import OPT_IN, Policy, Recovery, fatal
+from triage import Evidence, attribute
+
+
+def hardware_incident():
+    # synthetic unit-test evidence: an Xid 79 on one node, watchdog timeouts on two ranks
+    xid = Evidence("xid", "fatal", "hardware", None, "node-b", xid=79, pci="0000:5d:00")
+    timeouts = [Evidence("nccl_timeout", "error", "unknown", None, f"node-{h}", rank=r, seq=7)
+                for r, h in enumerate("ac")]
+    return attribute([xid, *timeouts])[0]
+
+
+def test_a_fatal_verdict_triggers_and_the_budget_stops_the_fourth_restart_within_the_hour():
+    now = [1000.0]
+    r = Recovery(Policy(mode="enforce", budget=3, window=3600, per_minute=100), clock=lambda: now[0])
+    incident = hardware_incident()
+    assert fatal(incident) and incident.rule == "node_fault"
+    results = []
+    for n in range(4):
+        d = r.decide(f"i-{n}", ("train", "Job", "t"), "Job/t", incident, pods=4)
+        results.append(d.result)
+        now[0] += 600
+    assert results == ["restarted"] * 3 + ["budget_exhausted"]
+    assert r.decide("i-0", ("train", "Job", "t"), "Job/t", incident, pods=4) is None  # one decision per incident
+    now[0] += 3600
+    assert r.decide("i-9", ("train", "Job", "t"), "Job/t", incident, pods=4).act  # the hour has passed
+    assert r.decide("i-10", ("train", "Job", "u"), "Job/u", incident, pods=0) is None  # no opted-in pod
+
+
+def test_observe_is_the_default_and_the_cluster_wide_rate_limit_defers():
+    incident = hardware_incident()
+    d = Recovery(Policy()).decide("i-1", ("ns", "Job", "a"), "Job/a", incident, pods=2)
+    assert d.result == "observed" and not d.act and "would restart" in d.message
+    r = Recovery(Policy(mode="enforce", budget=10, per_minute=1))
+    assert r.decide("i-1", ("ns", "Job", "a"), "Job/a", incident, pods=2).act
+    deferred = r.decide("i-2", ("ns", "Job", "b"), "Job/b", incident, pods=2)
+    assert deferred.result == "rate_limited" and not deferred.act
+    assert "i-2" not in r.decided  # decided again later, not dropped
+
+
+def opt_in(api: ApiDouble, names: list[str]) -> None:
+    for name in names:
+        api.pods[("train", name)]["metadata"]["labels"][OPT_IN] = "true"
+        api.pods.touch(("train", name))
+
+
+def recoveries(api: ApiDouble) -> list[dict]:
+    return [e for e in incidents(api) if e["reason"] == "CascadingRecovery"]
+
+
+def test_enforce_deletes_the_opted_in_pods_once_and_a_restart_does_not_act_again():
+    with ApiDouble() as api:
+        gang(api)
+        opt_in(api, ["llm-w-0-0", "llm-w-0-1", "llm-w-0-2"])  # llm-w-0-3 has no opt-in: never touched
+        with controller(api, recovery=Policy(mode="enforce")) as c:
+            wait_until(lambda: c.ready.is_set(), "synced")
+            publish_xid(api)
+            publish_timeouts(api)
+            wait_until(lambda: len(api.pods_deleted) == 3, "the opted-in pods deleted")
+            assert sorted(n for _, n in api.pods_deleted) == ["llm-w-0-0", "llm-w-0-1", "llm-w-0-2"]
+            assert ("train", "llm-w-0-3") in api.pods
+            (ev,) = wait_until(lambda: recoveries(api), "the recovery Event")
+            assert "restarted job JobSet/llm" in ev["message"] and ev["involvedObject"]["kind"] == "JobSet"
+            wait_until(lambda: any(doc(e).get("recovery", {}).get("result") == "restarted" for e in incidents(api)
+                                   if e["reason"] == "JobIncident"), "the decision in the incident's Event")
+            assert c.metrics.registry.get_sample_value("gpu_npd_recoveries_total", {"result": "restarted"}) == 1
+        # the owner recreates the pods (as its controller would); a new controller finds the decision written
+        gang(api)
+        opt_in(api, ["llm-w-0-0", "llm-w-0-1", "llm-w-0-2"])
+        with controller(api, identity="c2", recovery=Policy(mode="enforce")) as c:
+            wait_until(lambda: c.ready.is_set(), "synced")
+            time.sleep(1.0)
+            assert len(api.pods_deleted) == 3 and len(recoveries(api)) == 1
+
+
+def test_observe_writes_would_restart_and_deletes_nothing():
+    with ApiDouble() as api:
+        gang(api)
+        opt_in(api, ["llm-w-0-0", "llm-w-0-1"])
+        publish_xid(api)
+        publish_timeouts(api)
+        with controller(api) as c:
+            (ev,) = wait_until(lambda: recoveries(api), "the observe Event")
+            assert "would restart job JobSet/llm (delete its 2 opted-in pod(s)" in ev["message"]
+            time.sleep(0.5)
+            assert api.pods_deleted == []
+            assert c.metrics.registry.get_sample_value("gpu_npd_recoveries_total", {"result": "observed"}) == 1
+            lines = [json.loads(x) for x in c.out_text.getvalue().splitlines()]
+            assert lines
