@@ -31,7 +31,12 @@ from .intake import Intake
 from .metrics import Metrics
 from .pipeline import Pipeline
 from .podlookup import PodLookup
+from .hangsettings import peer_settings
+from .hangsettings import settings as hang_settings
+from .peers import PeerOutliers
+from .pidmap import running_pods
 from .poller import Poller, watch_udev
+from .progress import ProgressTracker
 from .samples import SampleJudge
 from .selfcaused import CounterGuard
 from .selfwatch import SelfWatch
@@ -116,14 +121,24 @@ def build(cfg: Config, clock: Callable[[], float] = time.time, out=None, boot: B
     workloads = WorkloadTracker(metrics, cfg.workload_correlation_seconds, cfg.workload_pod_label, clock)
     kube = _kube_sink(cfg, metrics, intake.emit)
     sinks = [workloads, metrics, StdoutSink(cfg.node_name, out)] + ([kube] if kube is not None else [])
+    progress = ProgressTracker(metrics, hang_settings(cfg.workload_hang), clock,
+                               alive=functools.partial(running_pods, cfg.proc_root))
     pipeline = Pipeline(engine, judge, metrics, gpu, workloads, pods, sinks, boot, clock, guard, cursors,
-                        str(cfg.checks.get("severity") or "error"), cfg.expected_gpus)
-    for cache, owner in (("pid_pod", pods.pids), ("workload_jobs", workloads), ("decisions", pipeline.coalescer)):
+                        str(cfg.checks.get("severity") or "error"), cfg.expected_gpus, progress, _peers(cfg))
+    for cache, owner in (("pid_pod", pods.pids), ("workload_jobs", workloads), ("decisions", pipeline.coalescer),
+                         ("progress_pods", progress)):
         metrics.count_evictions(cache, functools.partial(getattr, owner, "evictions"))
     metrics.count_evictions("kernel_uuid", functools.partial(pipeline.classifier_evictions, "uuid_evictions"))
     metrics.count_evictions("kernel_memo", functools.partial(pipeline.classifier_evictions, "memo_evictions"))
     return Agent(cfg, boot, stop, intake, pipeline, Poller(gpu, cfg.sysfs_root, guard=guard), kube,
                  Checkpoint(store, metrics), _check_scheduler(cfg, intake), rebooted=_rebooted(state, boot))
+
+
+def _peers(cfg: Config) -> PeerOutliers | None:
+    """The peer-outlier test when the `peer_outliers` block enables it."""
+    spec = peer_settings(cfg.peer_outliers)
+    enabled = spec.pop("enabled")
+    return PeerOutliers(**spec) if enabled else None
 
 
 def _check_scheduler(cfg: Config, intake: Intake) -> CheckScheduler | None:
@@ -235,6 +250,8 @@ class Agent:
 
     def _tick(self) -> None:
         self._last_tick = time.monotonic()
+        source = self.pods.pod_source
+        self.pipeline.judge_progress(set(source.pods) if source is not None else None)
         self.pipeline.publish(self.engine.tick())
         self.supervisor.refresh()
         self.supervisor.collect_counters()

@@ -18,6 +18,9 @@ import yaml
 from parsers.kinds import CLEAR_MODES
 
 from .gpu.nvml import nvml_spec_problem
+from .hangsettings import SettingsError as HangSettingsError
+from .hangsettings import peer_settings
+from .hangsettings import settings as hang_settings
 from .kube.settings import check as check_kube
 from .policy import validate as validate_policy
 from .samples import validate_rules
@@ -162,6 +165,15 @@ def _kubernetes(cfg: Config) -> str | None:
     return None
 
 
+def _hang(cfg: Config) -> str | None:
+    try:
+        hang_settings(cfg.workload_hang)
+        peer_settings(cfg.peer_outliers)
+    except HangSettingsError as exc:
+        return str(exc)
+    return None
+
+
 def _conditions(cfg: Config) -> str | None:
     for name, spec in cfg.conditions.items():
         if not {"ok_reason", "ok_message"} <= set(spec):
@@ -189,7 +201,7 @@ CHECKS: dict[str, Callable[[Config], str | None]] = {
     "metrics_address": _metrics_address, "nvml": _nvml, "log_level": _log_level, "kubernetes": _kubernetes,
     "sample_rules": lambda cfg: validate_rules(cfg.sample_rules, cfg.conditions),
     "xid_policy": lambda cfg: validate_policy(cfg.xid_policy, cfg.xid_reboot_escalation),
-    "conditions": _conditions, "condition_rules": _condition_rules,
+    "conditions": _conditions, "condition_rules": _condition_rules, "workload_hang": _hang,
 }
 
 

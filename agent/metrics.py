@@ -65,6 +65,12 @@ class Metrics:
         self.workload_findings = Counter("gpu_npd_workload_findings", "NCCL / CUDA / distributed-training failures "
                                          "in container logs, by namespace and kind.",
                                          ["namespace", "kind"] + (["pod"] if pod_label else []), registry=r)
+        self.workload_step_seconds = Gauge("gpu_npd_workload_step_seconds", "Time per training step of a pod, "
+                                           "from its trainer's progress lines (printed, or derived from their "
+                                           "spacing).", ["namespace", "pod", "job"], registry=r)
+        self.workload_hang = Gauge("gpu_npd_workload_hang_suspected", "1 while a pod that was making progress has "
+                                   "been silent past its allowance (WorkloadHangSuspected).",
+                                   ["namespace", "pod", "job"], registry=r)
         self.refused = Counter("gpu_npd_source_refused_files", "Files a source would not open: not a regular file, "
                                "or a symlink leading outside the allowed log roots.", ["source"], registry=r)
         self.intake_lag = Gauge("gpu_npd_intake_lag_seconds", "How long the batch being processed waited between "

@@ -50,3 +50,19 @@ class PidLookup:
             self._cache.popitem(last=False)
             self.evictions += 1
         return found
+
+
+def running_pods(proc_root: str = "/") -> set[str] | None:
+    """The uids of pods that have a live process on this node, or None when /proc cannot be read (then no one
+    can say a pod has stopped).  One pass over /proc: for the rare moment a pod goes silent, not per line."""
+    base = os.path.join(proc_root, "proc")
+    try:
+        pids = [p for p in os.listdir(base) if p.isdigit()]
+    except OSError:
+        return None
+    uids: set[str] = set()
+    for pid in pids:
+        found = pod_of_pid(int(pid), proc_root)
+        if found is not None:
+            uids.add(found[0])
+    return uids

@@ -12,6 +12,7 @@ one snapshot -> every sink.  Each stage returns its result to the next; none rea
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections import Counter
 from typing import Callable
@@ -28,6 +29,8 @@ from .metrics import Metrics, labels_of
 from .podlookup import PodLookup
 from .samples import SampleJudge
 from .selfcaused import CounterGuard
+from .peers import PeerOutliers
+from .progress import Mark, ProgressTracker, activity
 from .workloads import WorkloadTracker
 
 log = logging.getLogger("gpu_npd")
@@ -40,7 +43,8 @@ class Pipeline:
     def __init__(self, engine: HealthEngine, judge: SampleJudge, metrics: Metrics, gpu: GpuCollector,
                  workloads: WorkloadTracker, pods: PodLookup, sinks: list, boot: Boot,
                  clock: Callable[[], float], guard: CounterGuard | None = None, cursors: dict | None = None,
-                 check_severity: str = "error", expected_gpus: int = 0):
+                 check_severity: str = "error", expected_gpus: int = 0, progress: ProgressTracker | None = None,
+                 peers: PeerOutliers | None = None):
         self.engine, self.judge, self.metrics, self.gpu = engine, judge, metrics, gpu
         self.workloads, self.pods, self.sinks, self.clock = workloads, pods, sinks, clock
         self.admission = Admission(boot, metrics, guard)
@@ -49,6 +53,9 @@ class Pipeline:
         self.cursors: dict = dict(cursors or {})
         self.check_severity = check_severity
         self.expected_gpus = expected_gpus  # configured (0: the Node's capacity says, see _node)
+        self.progress = progress  # progress per pod and hang suspicion (agent/progress.py)
+        self.peers = peers  # stragglers against peers (agent/peers.py), when enabled
+        self._readings: tuple[list, list] = ([], [])  # the last two polls' readings (a hang's device evidence)
         self.dirty = False
         self._events: list[PodEvent] = []  # Events for pods said while handling this batch
         self._handlers = {list: self._records, SampleBatch: self._samples, CheckBatch: self._checked,
@@ -64,9 +71,12 @@ class Pipeline:
 
     def _records(self, batch: list[Record]) -> Change:
         name = batch[0].source
-        classifier = self.classifiers.get(name)
+        # one classifier per stream (a source, or a file a source follows; a batch is from one stream): an open
+        # multi-line event or an NVRM banner of one file never reaches another's lines
+        stream = name if batch[0].stream is None else f"{name}:{batch[0].stream}"
+        classifier = self.classifiers.get(stream)
         if classifier is None:
-            classifier = self.classifiers[name] = Classifier()
+            classifier = self.classifiers[stream] = Classifier()
         classify, admit, repeat = classifier.classify, self.admission.admit, self.coalescer.repeat
         change, fresh = Change(), []
         for rec in batch:
@@ -114,7 +124,11 @@ class Pipeline:
     def _samples(self, batch: SampleBatch) -> Change:
         now = self.clock()
         judged = {r.subject: self.judge.judge(r, now) for r in batch.readings}
+        if self.peers is not None:
+            for subject, verdicts in self.peers.judge(batch.readings, now).items():
+                judged[subject] = judged.get(subject, []) + verdicts
         change = self.engine.sync(batch.source, judged)
+        self._readings = (self._readings[1], batch.readings)
         self.judge.forget(set(judged))
         self.metrics.set_readings(batch.readings, batch.stats)
         return change
@@ -134,7 +148,17 @@ class Pipeline:
         for ref, f in batch.items:
             annotate(f, self.gpu.pci_to_gpu)
             self._events.append(self.workloads.observe(ref, f, standing))
+        if self.progress is not None:
+            for ref, marks in batch.progress:
+                self._events += self.progress.observe(ref, [Mark(at, p) for at, p in marks])
         return Change()
+
+    def judge_progress(self, live_uids: set[str] | None) -> None:
+        """Every tick: pods silent past their allowance are suspected hung (their Events go with the next
+        publish); `live_uids`: the pods whose logs still exist."""
+        if self.progress is not None:
+            self._events += self.progress.tick(live_uids, list(self.engine.problems.values()),
+                                               functools.partial(activity, *self._readings))
 
     def _node(self, info: NodeInfo) -> Change:
         """The Node's nvidia.com/gpu capacity is the expected GPU count unless one is configured."""

@@ -26,6 +26,8 @@ import yaml
 
 from parsers import kinds
 
+from .hangsettings import DEFAULTS as HANG_DEFAULTS
+from .hangsettings import PEER_DEFAULTS
 from .keyspec import LIMIT, doc
 from .keyspec import num as _num
 from .kube.settings import MODES, KubeSettings
@@ -124,14 +126,20 @@ class Config:
         "whatever the mode")] = "observe"
     kubernetes: Annotated[KubeSettings, doc("the Kubernetes writer")] = field(default_factory=KubeSettings)
     # ---- telemetry
-    nvml: Annotated[str, doc("auto (pynvml; no driver is a normal state) | off | fake:<scenario.yaml> (tests, "
-                             "demos)")] = "auto"
+    nvml: Annotated[str, doc("auto (pynvml; no driver is a normal state) | off | fake:<scenario.yaml> (the C "
+                             "stand-in for libnvidia-ml, built with cc: tests, demos; docs/nvml.md)")] = "auto"
     poll_seconds: Annotated[float, _num("NVML and sysfs are polled this often (and at once on a udev device "
                                         "change)", gt=0)] = 10.0
     nvml_deadline_seconds: Annotated[float, _num("an NVML call slower than this marks its GPU NVMLTimeout; nothing "
                                                  "else waits", gt=0)] = 5.0
     expected_gpus: Annotated[int, _num("0: the GPUs seen on the PCI bus or through NVML since the agent started",
                                        ge=0)] = 0
+    expected_nics: Annotated[int, _num("RDMA NICs (/sys/class/infiniband devices); 0: as many as seen since the "
+                                       "agent started", ge=0)] = 0
+    boot_grace_seconds: Annotated[float, _num(
+        "a sample rule with boot_grace: true withholds its verdict this long after the node booted (links train, "
+        "the fabric registers; NVSentinel #1701: NVLinks are down for a moment after every boot). 0: off",
+        ge=0)] = 300.0
     proc_root: Annotated[str, doc("prefix for /proc (pid -> container -> pod attribution of Xids)")] = "/"
     pod_logs_root: Annotated[str, doc('container logs followed for NCCL / PyTorch / CUDA failures ("" turns it '
                                       'off)')] = "/var/log/pods"
@@ -151,6 +159,18 @@ class Config:
     workload_correlation_seconds: Annotated[float, _num("a workload failure this soon after a node fault is "
                                                         "reported as caused by it", gt=0)] = 600.0
     workload_pod_label: Annotated[bool, doc("add `pod` to gpu_npd_workload_findings_total (cardinality!)")] = False
+    workload_hang: Annotated[dict, doc(
+        "progress per pod from trainers' log lines; a pod that stops is suspected hung (a Pod Event "
+        "WorkloadHangSuspected + gpu_npd_workload_hang_suspected; never a node condition) after max(k x its median "
+        "interval between progress lines, floor_seconds) of silence, or pause_seconds after an announced "
+        "checkpoint save / evaluation; only once min_steps advances were seen; max_pods: pods tracked per node "
+        "(past it the longest-silent is forgotten, counted). Keys and checks: agent/hangsettings.py")] = \
+        field(default_factory=lambda: dict(HANG_DEFAULTS))
+    peer_outliers: Annotated[dict, doc(
+        "stragglers against peers: a GPU (SM clock, power, utilisation) or rail (data rate) under load k MADs "
+        "below its node peers for `polls` polls running -> GPUDegraded/StragglerSuspected (warning); min_peers "
+        "needed. Off by default: on nodes shared by different workloads the GPUs differ by design")] = \
+        field(default_factory=lambda: dict(PEER_DEFAULTS))
     sysfs_root: Annotated[str, doc("prefix for /sys (fixture trees in tests; the host's /sys mounted "
                                    "elsewhere)")] = "/"
     udev: Annotated[bool, doc("watch PCI / InfiniBand / net add-remove events (falls back to polling)")] = True
@@ -168,9 +188,10 @@ class Config:
     sample_rules: Annotated[list[dict[str, Any]], doc(
         "readings -> problems (the table in agent/sample_rules.yaml): entity gpu | nvlink | ib_port | pci | node; "
         "one test per rule: above X | in [..] | below_field F | increase_above N (within window s) | "
-        "changes_above N (within window s). A problem stands while its rule holds and clears at the first "
+        "rate_above R (per `per` s) | below X | changes_above N (within window s); every rule confirms before it "
+        "accuses (polls N, for S; boot_grace). A problem stands while its rule holds and clears at the first "
         "reading where it does not. message: a template over the reading's labels and {value}, {shown}, "
-        "{window}")] = _table(_sample_rules)
+        "{window}. Sources of each default: docs/telemetry-thresholds.md")] = _table(_sample_rules)
     conditions: Annotated[dict[str, dict[str, str]], doc(
         "Node conditions gpu-npd owns (problem style: True means a problem), with the reason and message written "
         "while healthy (parsers/kinds.py CONDITIONS)")] = _table(kinds.conditions)

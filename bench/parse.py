@@ -71,6 +71,24 @@ def log_for(mix: str, lines: int) -> Path:
     return log
 
 
+def startup(gpu_npd: str, args: argparse.Namespace) -> None:
+    """Process start to exit on an empty input: what every `gpu-npd parse` pays before its first line."""
+    empty = HERE / "out" / "empty.log"
+    empty.parent.mkdir(parents=True, exist_ok=True)
+    empty.write_bytes(b"")
+    commands = {"python -c pass": [sys.executable, "-c", "pass"], "gpu-npd parse (empty)": [gpu_npd, "parse", str(empty)]}
+    if args.baseline:
+        commands["baseline parse (empty)"] = [sys.executable, "-c", RUN_OTHER, args.baseline, "parse", str(empty)]
+    runs: dict[str, list[tuple[float, float]]] = {name: [] for name in commands}
+    for _ in range(max(args.runs, 5)):
+        for name, cmd in commands.items():
+            wall, cpu, _ = timed(cmd)
+            runs[name].append((wall, cpu))
+    print("\nstart-up:")
+    for name, measured in runs.items():
+        print(f"  {name:24s} best {min(w for w, _ in measured):6.3f} s  cpu {min(c for _, c in measured):6.3f} s")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--lines", type=int, default=1_000_000)
@@ -82,6 +100,7 @@ def main() -> None:
     gpu_npd = shutil.which("gpu-npd") or str(Path(sys.executable).with_name("gpu-npd"))
     pattern = "|".join(ere(k) for k in all_keywords())
     print(f"load average {os.getloadavg()[0]:.2f}; {os.cpu_count()} CPUs; best of {args.runs}, interleaved")
+    startup(gpu_npd, args)
     for mix in args.mix.split(","):
         log = log_for(mix, args.lines)
         commands: dict[str, tuple[list[str], dict | None]] = {"grep -cE": (["grep", "-cE", pattern, str(log)], None)}

@@ -4,28 +4,56 @@
 - offline/ (post-mortems on files): parse, triage
 - fabric/  (the fabric check):      fabric-check
 - cluster/ (job incidents, a Deployment): cluster
+
+A command's program is imported only when that command runs (or for `--help`): `gpu-npd parse` loads the
+parsers and the offline CLI, not the agent, the Kubernetes client or NVML (start-up, issue 29 (4)).
 """
 
 from __future__ import annotations
 
+from importlib import import_module
+
 import click
 
-from agent.cli import nvml_snapshot, run
-from cluster.cli import cluster
-from fabric.cli import fabric_check
-from offline.cli import parse
-from offline.triage_cli import triage
-from parsers.version import version
+# command name -> "module:attribute" of its click command
+COMMANDS = {
+    "run": "agent.cli:run",
+    "parse": "offline.cli:parse",
+    "triage": "offline.triage_cli:triage",
+    "nvml-snapshot": "agent.cli:nvml_snapshot",
+    "fabric-check": "fabric.cli:fabric_check",
+    "cluster": "cluster.cli:cluster",
+}
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(package_name="gpu-npd", prog_name="gpu-npd", version=version())
+class LazyGroup(click.Group):
+    """A group whose commands are imported when they are looked up (COMMANDS)."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        target = COMMANDS.get(name)
+        if target is None:
+            return None
+        module, attribute = target.split(":")
+        return getattr(import_module(module), attribute)
+
+
+def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    if not value or ctx.resilient_parsing:
+        return
+    from parsers.version import version  # noqa: PLC0415 - reads the installed distribution: only when asked
+
+    click.echo(f"gpu-npd, version {version()}")
+    ctx.exit()
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--version", is_flag=True, expose_value=False, is_eager=True, callback=_print_version,
+              help="Show the version and exit.")
 def main() -> None:
     """GPU node problem detector: finds GPU, fabric and workload faults in node logs."""
-
-
-for command in (run, parse, triage, nvml_snapshot, fabric_check, cluster):
-    main.add_command(command)
 
 
 if __name__ == "__main__":

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from typing import Iterator
 
@@ -13,10 +14,31 @@ SEVERITY_CHOICES = ("info", "warning", "error", "fatal")
 
 
 def _nvml_spec(ctx, param, value: str) -> str:
+    if value in ("auto", "off"):  # nothing to check: no import of the agent's NVML code for it
+        return value
     # GPU access is the agent's: on a GPU node, findings read off its logs get the GPU's index and UUID
     from agent.cli import nvml_spec  # noqa: PLC0415 - the one import across programs (docs/development.md)
 
     return nvml_spec(ctx, param, value)
+
+
+def _gpus(spec: str) -> dict:
+    """PCI address -> GPU index and UUID from this node's NVML; none with `--nvml off`, or `auto` on a machine
+    without the NVIDIA kernel driver (no /proc/driver/nvidia: no NVML can answer, and none is loaded)."""
+    if spec == "off" or (spec == "auto" and not os.path.exists(NVIDIA_DRIVER)):
+        return {}
+    from agent.cli import gpu_map  # noqa: PLC0415 - the one import across programs (docs/development.md)
+
+    return gpu_map(spec)
+
+
+def annotate(finding, gpus: dict) -> None:
+    from agent.cli import annotate as _annotate  # noqa: PLC0415 - loaded already by _gpus
+
+    _annotate(finding, gpus)
+
+
+NVIDIA_DRIVER = "/proc/driver/nvidia"
 
 
 @click.command()
@@ -43,7 +65,6 @@ def parse(fmt: str, min_severity: str, year: int | None, nvml_spec: str, only_un
     """
     from parsers import Classifier, Scanner, at_least
 
-    from agent.cli import annotate, gpu_map
     from .inputs import InputDamaged, open_input
     from .progress import ReadProgress, input_size
     from .report import Batched, write_correlations, write_json, write_text
@@ -51,7 +72,7 @@ def parse(fmt: str, min_severity: str, year: int | None, nvml_spec: str, only_un
     from parsers import WORKLOAD_KINDS, cause_of
 
     scanner = Scanner(Classifier(year=year))
-    gpus = gpu_map(nvml_spec)
+    gpus = _gpus(nvml_spec)
     causes: list = []
     failures: list = []
     failed: list[str] = []
@@ -70,8 +91,10 @@ def parse(fmt: str, min_severity: str, year: int | None, nvml_spec: str, only_un
         for path in paths:
             try:
                 with open_input(path, bar.count if bar.shown else None) as fp:
-                    for f in scanner.scan(fp, name=None if path == "-" else path):
-                        annotate(f, gpus)
+                    # each file its own stream: nothing open at the end of one reaches the next
+                    for f in scanner.for_stream().scan(fp, name=None if path == "-" else path):
+                        if gpus:
+                            annotate(f, gpus)
                         cause = cause_of(f)
                         if cause is not None and len(causes) < 100_000:
                             causes.append(cause)

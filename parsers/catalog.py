@@ -8,7 +8,8 @@ import io
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from importlib import resources
+
+from .wordscan import LazyPattern
 
 # Immediate action (catalog column) -> (severity, attribution when no set below names the code).
 XID_ACTION_POLICY: dict[str, tuple[str, str]] = {
@@ -52,7 +53,7 @@ APPLICATION_MAX_SEVERITY = {"fatal": "error"}
 # NVLink5 Xids (144-150) carry the unit/subcode and the driver's own verdict after the code:
 #   "145, RLW_REMAP Nonfatal XC0 i0 Link 00 (0x00000004 0x00000001 ...)"  (gpud test data; TensorRT-LLM#4816)
 # The verdict decides severity: a Nonfatal one is corrected/contained, the link keeps running.
-NVLINK5_LINE = re.compile(r"(?P<unit>[A-Z][A-Z0-9_]*(?:/[A-Z][A-Z0-9_]*)?) (?P<verdict>Nonfatal|Fatal) "
+NVLINK5_LINE = LazyPattern(r"(?P<unit>[A-Z][A-Z0-9_]*(?:/[A-Z][A-Z0-9_]*)?) (?P<verdict>Nonfatal|Fatal) "
                           r"XC(?P<xc>\d+) i(?P<instance>\d+) Link (?P<link>\d+)"
                           r"(?: \((?P<intrinfo>0x[0-9a-fA-F]+) (?P<error_status>0x[0-9a-fA-F]+))?")
 # verdict -> (severity, action); None keeps the catalog's (fatal, WORKFLOW_NVLINK5_ERR).
@@ -95,6 +96,8 @@ class SxidInfo:
 
 
 def _read(name: str) -> list[dict[str, str]]:
+    from importlib import resources  # noqa: PLC0415 - only when a catalog is first needed (start-up cost)
+
     text = resources.files("parsers.data").joinpath(name).read_text(encoding="utf-8")
     return list(csv.DictReader(io.StringIO(text)))
 

@@ -7,8 +7,8 @@ prints it beside an Xid, CRI partial lines still being joined).  It does no I/O.
 
 from __future__ import annotations
 
-import logging
 import re
+from functools import lru_cache
 from itertools import islice
 from typing import Collection
 
@@ -18,7 +18,7 @@ from .finding import Finding, bounded_int
 from .kinds import TABLE as KIND_TABLE
 from .pci import find_pci, normalize_pci
 from .prefilter import Prefilter
-from .rules import EVENT_LINES, EVENT_PER_DEVICE, KEYWORDS, PCI, REFINERS, RULES, Dispatch, Rule
+from .rules import EVENT_LINES, EVENT_PER_DEVICE, EVENT_PER_RANK, KEYWORDS, PCI, REFINERS, RULES, Dispatch, Rule
 from .unclassified import DRIVER_KEYWORDS, ERROR_WORDS, unclassified
 
 _FIELDS = ("pid", "rank", "xid", "sxid")  # integer fields
@@ -46,13 +46,15 @@ def all_keywords() -> tuple[str, ...]:
 
 
 ANY_ROW = -1  # a line pattern after which every row may match
+CONTEXT_ROW = -2  # a context line's pattern (CONTEXT): no row, but what it says is remembered
 
 
+@lru_cache(maxsize=16)
 def _line_pattern_rows(rules: tuple[Rule, ...]) -> tuple[tuple[str, bool, int | None], ...]:
     """(regex source, caseless, row index in `rules` or None) of everything `line_patterns` gives."""
     out = [(r.pattern.pattern, bool(r.pattern.flags & re.IGNORECASE), i) for i, r in enumerate(rules)
            if r.kind is not None or r.event is not None]
-    out += [(p.pattern, False, None) for _, p in CONTEXT]
+    out += [(p.pattern, False, CONTEXT_ROW) for _, p in CONTEXT]
     out += [(re.escape(k), False, None) for k in CRI_PARTIAL_KEYWORDS]
     # a docker json-file line holding a keyword: its message is JSON-decoded (escapes) before the rows see it,
     # so its raw bytes are not what they match; such a line is looked at whole (every row, as the keyword scan)
@@ -77,12 +79,11 @@ _int = bounded_int
 # What a message means on its own: the finding's fixed fields (a tuple in _TEMPLATE_FIELDS order; None: a member
 # line of a multi-line event, no finding), whether its PCI address must come from the lines before it, and its
 # multi-line event role (rules.Rule.event).
-Template = tuple[tuple | None, bool, tuple[str, str] | None]
+Template = tuple[tuple | None, bool, tuple[str, str, str] | None]
 MAX_MESSAGE = 4096  # characters of one message the rules see; the rest of a longer line is not matched
 MAX_LINE = 16384  # characters of one line (envelope included) any regex sees; longer lines are cut and counted
 MAX_UUIDS = 1024  # pci -> UUID entries remembered (oldest evicted): input cannot grow it without bound
 MEMO_SIZE = 4096  # distinct messages whose meaning is remembered: a repeated (storm) line costs a dict lookup
-log = logging.getLogger("gpu_npd.parsers")
 MEMO_MAX_KEY = 1024  # longer messages are classified every time, never remembered (memory stays small)
 _MISS = object()
 
@@ -96,6 +97,7 @@ class Classifier:
         self.lines_cut = 0  # lines longer than max_line, cut before any regex ran
         self.dispatch = Dispatch(rules)
         self._pattern_rows = tuple(row for _, _, row in _line_pattern_rows(rules))  # line_patterns id -> row
+        self._context_ids = frozenset(i for i, row in enumerate(self._pattern_rows) if row == CONTEXT_ROW)
         self._allowed_cache: dict[frozenset[int], tuple[frozenset[int] | None, bool]] = {}
         # message (no envelope) -> what it means on its own (None: no finding); bounded, oldest evicted.
         # Context-free, so classifiers of one kind of input may share one (`memo`): a source following many
@@ -106,14 +108,20 @@ class Classifier:
         self.memo_evictions = 0
         self.year = year
         self.prefilter = prefilter or Prefilter(all_keywords(), engine="re")
-        self._keywords = self.prefilter.find  # a Match (true) or None
         self.uuids: dict[str, str] = {}  # pci -> GPU UUID, as NVRM printed it
         self._context: dict[str, tuple[tuple[str, str | None], ...]] = {}  # message -> what it says (bounded)
         self._last_pci: tuple[int, str] | None = None
         self._events: dict[str, int] = {}  # open multi-line event -> position of its last line
+        self._stages: dict[str, frozenset[str]] = {}  # open event -> its "once" rows seen so far
         self._count = 0
         self.errors = 0  # lines whose classification raised (a bug): counted, logged once, never fatal
         self.uuid_evictions = 0
+
+    def for_stream(self) -> "Classifier":
+        """A classifier for another stream (a file in `parse`, a source or a pod log in the agent): the same
+        rules, year, prefilter and repeat memo (context-free), and none of this one's stream context (open
+        multi-line events, NVRM banners, UUIDs, line count), so nothing of one stream reaches another."""
+        return Classifier(self.rules, self.year, self.prefilter, self.memo_size, self.max_line, memo=self.memo)
 
     def classify(self, line: str, *, file: str | None = None, lineno: int | None = None,
                  matched: Collection[int] | None = None) -> Finding | None:
@@ -124,10 +132,15 @@ class Classifier:
         if len(line) > self.max_line:
             line = line[:self.max_line]
             self.lines_cut += 1
-        if (matched is None and not self._keywords(line)) or (line[:1] == " " and is_kmsg_continuation(line)):
+        if (matched is None and not self.prefilter.find(line)) or (line[:1] == " " and is_kmsg_continuation(line)):
+            return None
+        if matched and self._context_ids.issuperset(matched):
+            # only a context line's pattern matched (an `NVRM: GPU at PCI:` banner): no row, no net can take it,
+            # so what it says is remembered from the line as it is (its patterns are unanchored), no envelope split
+            self._remember(line, lineno if lineno is not None else self._count)
             return None
         name, message, env = split(line, self.year)  # the envelope is built only for a finding (_instantiate)
-        if matched is not None and name == "docker" and not self._keywords(line):
+        if matched is not None and name == "docker" and not self.prefilter.find(line):
             # an engine's match needs no keyword test: no row, context or net acts on a message without one,
             # and the message is part of the line, except docker's, which is JSON-decoded
             return None
@@ -167,7 +180,9 @@ class Classifier:
         except Exception:  # noqa: BLE001 - one bad line must never stop a source
             self.errors += 1
             if self.errors == 1:
-                log.exception("classifying a line raised (counted; later ones are not logged): %.200r", message)
+                import logging  # noqa: PLC0415 - a bug's path only: no start-up cost
+
+                logging.getLogger("gpu_npd.parsers").exception("classifying a line raised (counted; later ones are not logged): %.200r", message)
             return None
 
     def _evict(self, memo: dict) -> None:
@@ -179,14 +194,24 @@ class Classifier:
             del memo[key]
         self.memo_evictions += len(victims)
 
-    def _in_event(self, event: tuple[str, str], position: int) -> bool:
-        """Is this line part of an open multi-line event? Opens, extends or leaves the event as its role says:
-        True when the line is absorbed (no finding of its own)."""
-        name, role = event
+    def _in_event(self, event: tuple[str, str, str], position: int) -> bool:
+        """Is this line part of an open multi-line event? Opens, extends or leaves the event as its role says
+        (rules.Rule.event): True when the line is absorbed (no finding of its own)."""
+        name, role, stage = event
         last = self._events.get(name)
         inside = last is not None and 0 <= position - last <= EVENT_LINES[name.split(" ", 1)[0]]
         if last is None and len(self._events) >= MAX_OPEN_EVENTS:  # per-device keys: bounded whatever the input
             self._events.clear()
+            self._stages.clear()
+        if role == "close":
+            self._events.pop(name, None)
+            return True
+        if role == "once":
+            seen = self._stages.get(name, frozenset()) if inside else frozenset()
+            absorbed = bool(seen) and stage not in seen  # a stage met again: the next event
+            self._events[name] = position
+            self._stages[name] = seen | {stage} if absorbed else frozenset((stage,))
+            return absorbed
         if role == "open" or (role == "join" and not inside):
             self._events[name] = position
             return False
@@ -216,7 +241,7 @@ class Classifier:
             if len(self._allowed_cache) >= 1024:
                 self._allowed_cache.clear()
             rows = self._pattern_rows
-            allowed = {rows[i] for i in matched if i < len(rows) and rows[i] is not None}
+            allowed = {rows[i] for i in matched if i < len(rows) and rows[i] is not None and rows[i] != CONTEXT_ROW}
             hit = self._allowed_cache[matched] = (
                 None if ANY_ROW in allowed else frozenset(allowed), ANY_ROW in allowed or len(rows) - 1 in matched)
         return hit
@@ -303,6 +328,8 @@ class Classifier:
             pci = find_pci(message)
         # a group the row lacks or that took no part is None: no call for it (most rows have one or two)
         xid, sxid, pid, process, rank = get("xid"), get("sxid"), get("pid"), get("process"), get("rank")
+        if rank is None and rule.event is not None and rule.event[0] in EVENT_PER_RANK:
+            rank = _rank_of(m) or None
         fields = (rule.kind, severity, attribution, action, message,  # _TEMPLATE_FIELDS order
                   None if xid is None else _int(xid), None if sxid is None else _int(sxid), pci,
                   None if pid is None else _int(pid), process and process.strip() or None,
@@ -325,13 +352,33 @@ def _detail_groups(pattern: re.Pattern) -> tuple[str, ...]:
     return names
 
 
-def _event_key(rule: Rule, m: re.Match) -> tuple[str, str] | None:
+# A rank on a PyTorch line: "[Rank 3]", "[PG 0 Rank 144]", "[PG ID 0 PG GUID 0(default_pg) Rank 7]", or
+# torchrun's "[rank3]:" prefix.
+_RANK = re.compile(r"\[(?:PG [^\]\n]{0,80}?)?Rank (\d{1,9})\]|\[rank(\d{1,9})\]:")
+
+
+def _rank_of(m: re.Match) -> str:
+    """The rank a line is about (its row's `rank` group, else one named anywhere on it), or ""."""
+    rank = m.groupdict().get("rank")
+    if rank is None:
+        found = _RANK.search(m.string)
+        rank = found and (found.group(1) or found.group(2))
+    return rank or ""
+
+
+def _event_key(rule: Rule, m: re.Match) -> tuple[str, str, str] | None:
     """The open-event key of a rule's line: the event's name, and for events kept per device
-    (rules.EVENT_PER_DEVICE) the device's PCI address too."""
-    if rule.event is None or rule.event[0] not in EVENT_PER_DEVICE:
-        return rule.event
-    pci = (m.groupdict().get("pci") or "").lower()  # the full address, function included: one event per function
-    return f"{rule.event[0]} {pci}", rule.event[1]
+    (rules.EVENT_PER_DEVICE) the device's PCI address too; its role; the row (a stage of a "once" event)."""
+    if rule.event is None:
+        return None
+    name, role = rule.event
+    if name in EVENT_PER_DEVICE:
+        groups = m.groupdict()  # the full PCI address, function included: one event per function
+        pci = (groups.get("pci") or groups.get("device") or "").lower()
+        name = f"{name} {pci}"
+    elif name in EVENT_PER_RANK:
+        name = f"{name} {_rank_of(m)}"
+    return name, role, rule.name
 
 
 # the Finding fields a template fixes, in the Finding's own order (the rest come from the line: envelope, position)

@@ -91,6 +91,12 @@ CONDITIONS: tuple[Condition, ...] = (
     Condition("InfiniBandUnhealthy", "InfiniBandIsHealthy", "no InfiniBand/RoCE port or NIC fault",
               "an InfiniBand / RoCE port down or a NIC failed"),
     Condition("PCIeUnhealthy", "PCIeIsHealthy", "no uncorrected PCIe error", "an uncorrected PCIe (AER) error"),
+    # the host around the GPUs (no taint by default)
+    Condition("KernelDegraded", "KernelIsHealthy", "no CPU lockup or RCU stall", "a CPU lockup or an RCU stall"),
+    Condition("HostMemoryUnhealthy", "HostMemoryIsHealthy", "no uncorrected host memory error",
+              "an uncorrected host memory error"),
+    Condition("StorageUnhealthy", "StorageIsHealthy", "no NFS, filesystem or NVMe fault",
+              "an NFS server not responding, a filesystem error or an NVMe controller reset or removed"),
 )
 
 TABLE: tuple[Kind, ...] = (
@@ -149,6 +155,27 @@ TABLE: tuple[Kind, ...] = (
          doc="nvidia-peermem (GPUDirect RDMA) reported an ERROR"),
     Kind("kernel_oops", "kernel oops", None, "error", "driver", "RESTART_BM", "KernelOops",
          doc="a kernel oops / BUG / GPF whose faulting instruction is in a GPU or NIC driver module"),
+    # the host around the GPUs
+    Kind("cpu_lockup", "CPU lockup", None, "error", "unknown", "INVESTIGATE", "CPUSoftLockup", (
+        Raise("KernelDegraded", "expire"),
+    ), doc="a CPU stuck in the kernel (soft lockup, hard LOCKUP): the node is degraded"),
+    Kind("rcu_stall", "RCU stall", None, "warning", "unknown", "INVESTIGATE", "RCUStall", (
+        Raise("KernelDegraded", "expire"),
+    ), doc="RCU grace periods not completing (a CPU or kthread starved)"),
+    Kind("memory_error", "host memory error", None, "warning", "hardware", "MONITOR", "HostMemoryError", (
+        Raise("HostMemoryUnhealthy", "boot", {"severity": "fatal"}, reason="UncorrectedMemoryError"),
+    ), doc="host memory: machine check / EDAC / firmware (CPER) memory error, corrected or not"),
+    Kind("nfs_error", "NFS server not responding", None, "warning", "unknown", "CHECK_STORAGE",
+         "NFSServerNotResponding", (
+             Raise("StorageUnhealthy", "expire", {"severity": ["warning", "error"]}),
+         ), doc="an NFS server not responding (and its recovery, info)"),
+    Kind("filesystem_error", "filesystem error", None, "error", "unknown", "CHECK_STORAGE", "FilesystemError", (
+        Raise("StorageUnhealthy", "boot"),
+    ), doc="a filesystem error, a filesystem remounted read-only"),
+    Kind("nvme_error", "NVMe error", None, "error", "hardware", "CHECK_STORAGE", "NVMeError", (
+        Raise("StorageUnhealthy", "boot", {"severity": "fatal"}, reason="NVMeControllerRemoved"),
+        Raise("StorageUnhealthy", "expire", {"severity": "error"}, reason="NVMeReset"),
+    ), doc="NVMe I/O timeouts, controller resets, a controller removed"),
 )
 
 BY_NAME: Mapping[str, Kind] = MappingProxyType({k.name: k for k in TABLE})

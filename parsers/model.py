@@ -38,6 +38,7 @@ class Record:
     source: str
     line: str  # the line as read, envelope included
     cursor: Any = None  # the source's position after this record; persisted once it is processed
+    stream: str | None = None  # which of the source's streams (a followed file) it is from: context is per stream
 
 
 @dataclass
@@ -77,6 +78,8 @@ class WorkloadFindings:
     """What the pod log source hands on: findings, each with the container it came from."""
     items: list[tuple[PodRef, Finding]]
     source: str = "pods"
+    # trainers' progress lines (parsers/progress.py, agent/progress.py): per container, (written at, Progress)
+    progress: list[tuple[PodRef, list[tuple[float, Any]]]] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -150,6 +153,7 @@ class PodEvent:
     reason: str
     message: str
     key: str  # aggregation key: one Event per key, its count raised on repeats
+    type: str = "Warning"  # "Normal" for good news (a workload's progress resumed)
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,7 @@ import sys
 from pathlib import Path
 from typing import Collection, Iterable, Iterator
 
-from .wordscan import word_regex
+from .wordscan import LazyPattern, word_regex
 
 ENGINES = ("hyperscan", "re2", "re")
 
@@ -53,8 +53,10 @@ class Prefilter:
         self.patterns = tuple(patterns)
         self.by_pattern = False  # whether line_spans gives pattern ids (else None: keywords only)
         alternation = "|".join(re.escape(k) for k in self.keywords)
-        self._text = re.compile(word_regex(self.keywords))  # the same words as a trie: cheaper for `re`
-        self.find = self._text.search  # the first keyword in a str, or None: `matches` without a call around it
+        keywords = self.keywords
+        # the same words as a trie (cheaper for `re`), compiled when a record is first looked at
+        self._text = LazyPattern(lambda: word_regex(keywords))
+        self.find = self._find  # the first keyword in a str, or None: `matches` without a call around it
         wanted = engine or os.environ.get("GPU_NPD_MATCHER") or None
         candidates = (wanted,) if wanted else ENGINES
         last_error: Exception | None = None
@@ -72,7 +74,7 @@ class Prefilter:
             elif name == "re2":
                 self._init_re2(module, alternation)
             else:
-                self._bytes = module.compile(alternation.encode())
+                self._bytes = LazyPattern(alternation.encode())  # compiled when a buffer is first scanned
             return
         raise ImportError(f"matcher engine {wanted!r} is not installed") from last_error
 
@@ -109,6 +111,11 @@ class Prefilter:
             except re2.error:  # a row RE2 cannot take: keywords, as with the stdlib
                 pass
         self._bytes = re2.compile(alternation.encode(), options)
+
+    def _find(self, text: str):
+        """`find` until the trie is compiled; then `find` is the compiled pattern's own search."""
+        self.find = self._text.compiled().search
+        return self.find(text)
 
     def matches(self, text: str) -> bool:
         return self.find(text) is not None

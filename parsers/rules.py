@@ -16,7 +16,7 @@ from functools import lru_cache
 from .catalog import (NVLINK5_LINE, NVLINK5_UNIT_OVERRIDE, NVLINK5_VERDICT, NVLINK_XIDS, XID154_RECOVERY, sxid_info,
                       xid_info)
 from .kinds import BY_NAME as KIND
-from .wordscan import word_regex
+from .wordscan import LazyPattern, word_regex
 
 PCI = r"(?:PCI:)?[0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}(?:\.[0-7])?"
 # Domain optional: old drivers print `bus:dev.fn` only (`NVRM: GPU 18:00.0: ...`).
@@ -28,14 +28,18 @@ class Rule:
     name: str
     kind: str | None  # None: a look-alike that must not become a finding
     keywords: tuple[str, ...]
-    pattern: re.Pattern
+    pattern: LazyPattern | re.Pattern
     severity: str = "error"
     attribution: str = "unknown"
     action: str = "INVESTIGATE"
     refine: str | None = None  # a key of REFINERS
     # Multi-line events (a key of EVENT_LINES, and the row's role in it): "open" starts a new event (its
     # finding is the event's); "join" is part of an open event (no finding) or, with none open, opens one;
-    # "member" (a kind-None row) is part of an open event and never a finding by itself.
+    # "once" is "join" for a line an event has at most once (OOM's "Killed process"): met again in the open
+    # event, it starts the next event; "member" (a kind-None row) is part of an open event and never a finding;
+    # "close" (a kind-None row: the first line of the next report) ends the open event.
+    # Every line of an event that says which device and what failed is "join" or "once", never "member": a
+    # report whose first line was lost (ring-buffer overrun, rate limiting, a grep excerpt) is still one event.
     event: tuple[str, str] | None = None
 
 
@@ -50,33 +54,66 @@ def _r(name, kind, keywords, pattern, severity=None, attribution=None, action=No
     row = KIND.get(kind)
     if row is not None:
         severity, attribution, action = severity or row.severity, attribution or row.attribution, action or row.action
-    return Rule(name, kind, tuple(keywords), re.compile(pattern, flags), severity or "error",
+    return Rule(name, kind, tuple(keywords), LazyPattern(pattern, flags), severity or "error",
                 attribution or "unknown", action or "INVESTIGATE", refine, event)
 
 
 # How many lines after its last line a multi-line event stays open (lines no rule reads count too).
-EVENT_LINES = {"aer": 12, "mlx5_health": 20, "mlx5_tx_timeout": 4, "knvlink": 2, "nccl_exception": 2}
+# An OOM report's task table (a line per process, no keyword) can run to hundreds of lines between its
+# "invoked oom-killer" and "Killed process" lines; its lines are "once" (a second one starts the next kill).
+EVENT_LINES = {"aer": 12, "mlx5_health": 20, "mlx5_tx_timeout": 4, "knvlink": 2, "nccl_exception": 2, "sxid": 8,
+               "oom": 4096, "nccl_watchdog": 64, "rcu_stall": 64, "mce": 16, "cper": 24, "nfs": 32, "fs": 16,
+               "nvme": 32, "ofi": 4}
 # Events kept apart per device (the PCI address on the line): a health dump of one mlx5 function does not
 # swallow the next function's own health failure a few lines later.
-EVENT_PER_DEVICE = frozenset({"mlx5_health", "mlx5_tx_timeout"})
-AER_OPEN, AER_JOIN, AER_MEMBER = ("aer", "open"), ("aer", "join"), ("aer", "member")
-MLX5_HEALTH_JOIN, MLX5_HEALTH_MEMBER = ("mlx5_health", "join"), ("mlx5_health", "member")
+# (the row's `pci` group, else its `device` group: a block device, an NFS server, an NVMe controller)
+EVENT_PER_DEVICE = frozenset({"mlx5_health", "mlx5_tx_timeout", "sxid", "nfs", "fs", "nvme"})
+AER_OPEN, AER_JOIN = ("aer", "open"), ("aer", "join")
+MLX5_HEALTH_JOIN = ("mlx5_health", "join")
+SXID_OPEN, SXID_JOIN = ("sxid", "open"), ("sxid", "join")
+OOM_ONCE = ("oom", "once")
+# PyTorch's ProcessGroupNCCL reports one rank's failure on several lines (the timeout, "Exception ... detected by
+# watchdog", "Timeout at NCCL work", "Some NCCL operations have failed or timed out", the heartbeat monitor, the
+# stuck watchdog, the debug-info dump, the communicator abort), a stack trace between some of them: one event per
+# rank (the "[Rank n]" / "[PG .. Rank n]" / torchrun's "[rankN]:" on the line), each of its lines once.
+EVENT_PER_RANK = frozenset({"nccl_watchdog"})
+TORCH_PG_ONCE = ("nccl_watchdog", "once")
 MLX5_TX_JOIN = ("mlx5_tx_timeout", "join")
 # PyTorch's NCCL exception: the wrapper line ("NCCL error in: ..., unhandled system error") and, on the next
 # line, NCCL's description of the code ("ncclSystemError: System call ... failed") are one failure
 NCCL_EXC_OPEN, NCCL_EXC_JOIN = ("nccl_exception", "open"), ("nccl_exception", "join")
 
 
+# The kernel's names of the AER status bits (drivers/pci/pcie/aer.c), 5.x+ and the spelled-out 3.x-4.x ones, as
+# a "[nn] Name" detail line prints them; the correctable ones make an event they open a warning.
+AER_CORRECTABLE_BITS = ("RxErr", "BadTLP", "BadDLLP", "Rollover", "Timeout", "NonFatalErr", "CorrIntErr", "HeaderOF",
+                        "Receiver Error", "Bad TLP", "Bad DLLP", "RELAY_NUM Rollover", "Replay Timer Timeout",
+                        "Advisory Non-Fatal", "Corrected Internal Error", "Header Log Overflow")
+AER_UNCORRECTABLE_BITS = ("Undefined", "DLP", "SDES", "TLP", "FCP", "CmpltTO", "CmpltAbrt", "UnxCmplt", "RxOF",
+                          "MalfTLP", "ECRC", "UnsupReq", "ACSViol", "UncorrIntErr", "BlockedTLP", "AtomicOpBlocked",
+                          "TLPBlockedErr", "PoisonTLPBlocked", "Data Link Protocol", "Surprise Down Error",
+                          "Poisoned TLP", "Flow Control Protocol", "Completion Timeout", "Completer Abort",
+                          "Unexpected Completion", "Receiver Overflow", "Malformed TLP", "Unsupported Request",
+                          "ACS Violation", "Uncorrectable Internal Error", "MC Blocked TLP", "AtomicOp Egress Blocked",
+                          "TLP Prefix Blocked Error")
+AER_BITS = tuple(sorted(AER_CORRECTABLE_BITS + AER_UNCORRECTABLE_BITS, key=len, reverse=True))
+
+
 RULES: tuple[Rule, ...] = (
     # --- look-alikes: NCCL's INFO chatter mentions NET/IB, mlx5, NVLink and "remote" all day long.
     _r("nccl_info", None, ["NCCL INFO"], r"\bNCCL INFO\b"),
     # --- GPU (NVRM) ---
-    # SXid events continue on lines that repeat the code with register data: one event, one finding.
-    _r("sxid_continuation", None, ["SXid"], r"SXid \(" + PCI + r"\): \d+, (?:Data \{|Severity \d+ Engine instance)"),
+    # SXid events continue on lines that repeat the code with register data ("Severity N Engine instance ..",
+    # "Data {..}"): one event per switch, one finding; a continuation with no report open (its first line lost)
+    # opens one, its fatality from the catalog.
+    _r("sxid_continuation", "sxid", ["SXid"],
+       r"(?P<switch>nvidia-nvswitch\d+)?:? ?SXid \((?P<pci>" + PCI + r")\): (?P<sxid>\d+), "
+       r"(?:Data \{|Severity (?P<sxid_severity>\d+) Engine instance)",
+       attribution="fabric", refine="sxid", event=SXID_JOIN),
     _r("sxid", "sxid", ["SXid"],
        r"(?P<switch>nvidia-nvswitch\d+)?:? ?SXid \((?P<pci>" + PCI + r")\): (?P<sxid>\d+),"
        r"(?: (?P<fatality>Non-fatal|Fatal),)?(?: Link (?P<link>\d+))?\s*(?P<text>.*)",
-       attribution="fabric", refine="sxid"),
+       attribution="fabric", refine="sxid", event=SXID_OPEN),
     # NVIDIA Fabric Manager's own log (fabricmanager.log, or nv-fabricmanager in syslog) reports the same SXid codes.
     _r("fm_nvswitch_error", "sxid", ["detected NVSwitch"],
        r"detected NVSwitch (?P<fatality>fatal|non-fatal) error (?P<sxid>\d+) on fid (?P<fid>\d+)"
@@ -141,16 +178,28 @@ RULES: tuple[Rule, ...] = (
        r"PCIe Bus Error: severity=(?P<aer_severity>Correct(?:ed|able)|Uncorrect(?:ed|able) \((?:Non-Fatal|Fatal)\)|"
        r"Uncorrected|Fatal)(?:, type=(?P<layer>[^,]+))?",
        attribution="hardware", refine="aer", event=AER_JOIN),
-    _r("aer_status", None, ["error status/mask"], r"device \[[0-9a-fA-F]{4}:[0-9a-fA-F]{4}\] error status/mask=",
-       event=AER_MEMBER),
-    _r("aer_tlp", None, ["TLP Header"], r"TLP Header:", event=AER_MEMBER),
-    _r("aer_first", None, ["reported first"], r"Error of this Agent is reported first", event=AER_MEMBER),
-    _r("aer_recovery", None, ["AER: can't recover", "AER: device recovery"],
-       r"AER: (?:can't recover \(no error_detected callback\)|device recovery (?:failed|successful))",
-       event=AER_MEMBER),
-    # one line per status bit ("[ 0] Receiver Error", "[12] Timeout"): error words, but only a detail
-    _r("aer_bit", None, ["pcieport"], r"pcieport [0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]:\s+\[\s?\d{1,2}\] \S",
-       event=AER_MEMBER),
+    # The report's other lines join the event, and open it when its first lines were lost: the device's status
+    # ("device [10de:2330] error status/mask=..."), one line per status bit ("[ 0] RxErr", "[12] Timeout",
+    # older kernels' "[ 0] Receiver Error"), the TLP header, "Error of this Agent is reported first", and the
+    # recovery lines ("AER: can't recover (no error_detected callback)", "AER: device recovery failed", 3.x-4.x
+    # "AER: Device recovery successful"). Severity of an event they open: refine "aer_detail".
+    _r("aer_status", "pcie_aer", ["error status/mask"],
+       r"device \[[0-9a-fA-F]{4}:[0-9a-fA-F]{4}\] error status/mask=", attribution="hardware", event=AER_JOIN),
+    _r("aer_tlp", "pcie_aer", ["TLP Header"], r"TLP Header:", attribution="hardware", event=AER_JOIN),
+    _r("aer_first", "pcie_aer", ["reported first"], r"Error of this Agent is reported first", attribution="hardware",
+       event=AER_JOIN),
+    _r("aer_recovery", "pcie_aer", ["AER: can't recover", "AER: device recovery", "AER: Device recovery",
+                                    "AER: Device Recovery"],
+       r"AER: (?P<recovery>can't recover \(no error_detected callback\)|[Dd]evice [Rr]ecovery (?:[Ff]ailed|successful))",
+       attribution="hardware", refine="aer_detail", event=AER_JOIN),
+    # (5.x+ prefix these with "AER: ": "pcieport 0000:00:1c.0: AER: [12] Timeout", and print the status as
+    # "AER: aer_status: 0x00001000, aer_mask: 0x00006000" after a firmware-first record)
+    _r("aer_bit", "pcie_aer", list(AER_BITS),
+       r"[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]:\s+(?:AER:\s+)?\[\s?\d{1,2}\] (?P<bit>"
+       + "|".join(AER_BITS) + r")\b",
+       attribution="hardware", refine="aer_detail", event=AER_JOIN),
+    _r("aer_status_cper", "pcie_aer", ["aer_status:"], r"AER: aer_status: 0x[0-9a-fA-F]+, aer_mask: 0x",
+       attribution="hardware", event=AER_JOIN),
     # --- Mellanox / InfiniBand / RoCE ---
     _r("mlx5_link", "ib_link", ["mlx5_core"],
        r"mlx5_core (?P<pci>" + PCI + r") (?P<netdev>\S+): Link (?P<state>down|up)\b",
@@ -174,9 +223,13 @@ RULES: tuple[Rule, ...] = (
     # and/or "Health issue observed, <syndrome>" then print_health_info's dump (assert_var[n], assert_exit_ptr,
     # assert_callra, fw_ver, time, hw_id, rfr, severity, irisc_index, synd, ext_synd, raw fw_ver): the dump's
     # register lines are members; a "synd 0x.." line with no open event (older kernels print no banner) opens one.
-    _r("mlx5_health_dump", None, ["mlx5_core"],
-       FIRST_MLX5 + r":? (?:\w+:\d+:\(pid \d+\): )?(?:assert_var\[\d+\]|assert_exit_ptr|assert_callra|fw_ver|time|"
-       r"hw_id|rfr|severity|irisc_index|ext_synd|raw fw_ver) ", event=MLX5_HEALTH_MEMBER),
+    # A dump line with no banner before it (its first lines lost) opens the event: print_health_info's function
+    # prefix, or a register name only a dump prints (assert_*, irisc_index, ext_synd, raw fw_ver).
+    _r("mlx5_health_dump", "nic_error", ["mlx5_core"],
+       FIRST_MLX5 + r":? (?:print_health_info:\d+:\(pid \d+\): (?:assert_var\[\d+\]|assert_exit_ptr|assert_callra|"
+       r"fw_ver|time|hw_id|rfr|severity|irisc_index|ext_synd|raw fw_ver) |(?:\w+:\d+:\(pid \d+\): )?"
+       r"(?P<what>assert_var\[\d+\]|assert_exit_ptr|assert_callra|irisc_index|ext_synd|raw fw_ver) )",
+       severity="fatal", attribution="hardware", action="RESET_NIC", event=MLX5_HEALTH_JOIN),
     _r("mlx5_health", "nic_error", ["mlx5_core"],
        FIRST_MLX5 + r":? .*?(?P<what>health compromised|firmware (?:fatal|internal) error|"
        r"fw_fatal|Driver is in error state|synd 0x[0-9a-f]+|FW (?:fatal|hang))",
@@ -215,17 +268,140 @@ RULES: tuple[Rule, ...] = (
     _r("hung_task", "hung_task", ["blocked for more than"],
        r"task (?P<process>.+?):(?P<pid>\d+) blocked for more than (?P<seconds>\d+) seconds",
        severity="warning", attribution="unknown", action="INVESTIGATE"),
-    # One event per kill: every kernel generation prints it on a "Killed process N" line (with or without the
-    # "Out of memory: " / "Memory cgroup out of memory: " prefix); the "Kill process ... or sacrifice child",
-    # "oom-kill:constraint=" and "oom_reaper:" lines around it are the same event and match no row.
+    # One event per kill, whichever of its lines survived: "<task> invoked oom-killer: gfp_mask=..", the memcg
+    # "Task in <cgroup> killed as a result of limit of <cgroup>" (kernels before 4.19), "oom-kill:constraint=..,
+    # task=<name>,pid=<n>,..", "Kill process <n> (<name>) score <s> or sacrifice child" (before 4.19), "Killed
+    # process <n> (<name>)" (with or without "Out of memory: " / "Memory cgroup out of memory: "), and
+    # "oom_reaper: reaped process <n> (<name>)". Each comes once per kill (OOM_ONCE): the first seen is the
+    # finding, a second of the same line starts the next kill.
+    _r("oom_invoked", "oom_kill", ["invoked oom-killer"], r"invoked oom-killer: ",
+       severity="warning", attribution="application", action="RESTART_APP", event=OOM_ONCE),
+    _r("oom_memcg_task", "oom_kill", ["killed as a result of limit"],
+       r"Task in (?P<cgroup>\S+) killed as a result of limit of (?P<limit_cgroup>\S+)",
+       severity="warning", attribution="application", action="RESTART_APP", event=OOM_ONCE),
+    _r("oom_constraint", "oom_kill", ["oom-kill:constraint="],
+       r"oom-kill:constraint=(?P<constraint>\w+)(?:.*?,task_memcg=(?P<cgroup>[^,]*))?"
+       r"(?:.*?,task=(?P<process>[^,]*),pid=(?P<pid>\d+))?",
+       severity="warning", attribution="application", action="RESTART_APP", event=OOM_ONCE),
+    _r("oom_sacrifice", "oom_kill", ["sacrifice child"],
+       r"Kill process (?P<pid>\d+) \((?P<process>[^)]*)\) score \d+ or sacrifice child",
+       severity="warning", attribution="application", action="RESTART_APP", event=OOM_ONCE),
     _r("oom_kill", "oom_kill", ["Killed process"],
        r"(?:(?:Memory cgroup out of memory|Out of memory): )?Killed process (?P<pid>\d+)(?:, UID \d+,)? \((?P<process>[^)]*)\)",
-       severity="warning", attribution="application", action="RESTART_APP"),
+       severity="warning", attribution="application", action="RESTART_APP", event=OOM_ONCE),
+    _r("oom_reaper", "oom_kill", ["oom_reaper: reaped process"],
+       r"oom_reaper: reaped process (?P<pid>\d+) \((?P<process>[^)]*)\)",
+       severity="warning", attribution="application", action="RESTART_APP", event=OOM_ONCE),
+    # --- the host around the GPUs (kinds cpu_lockup, rcu_stall, memory_error, nfs_error, filesystem_error,
+    # nvme_error; their conditions and condition rules in the kind table, parsers/kinds.py) ---
+    # cpu_lockup: the soft-lockup watchdog (3.x "BUG: soft lockup - CPU#3 stuck for 23s! [proc:pid]", 4.x+
+    # "watchdog: BUG: soft lockup - ...", older "NMI watchdog: BUG: ...") and the hard-lockup detector.
+    _r("soft_lockup", "cpu_lockup", ["soft lockup"],
+       r"BUG: soft lockup - CPU#(?P<cpu>\d+) stuck for (?P<seconds>\d+)s! \[(?P<process>[^\]\n]*?):(?P<pid>\d+)\]",
+       severity="error", attribution="unknown", action="INVESTIGATE"),
+    _r("hard_lockup", "cpu_lockup", ["hard LOCKUP"], r"Watchdog detected hard LOCKUP on cpu (?P<cpu>\d+)",
+       severity="error", attribution="unknown", action="INVESTIGATE"),
+    # rcu_stall: one finding per stall report (3.x "INFO: rcu_sched_state detected stall on CPU 0 (t=..)",
+    # "INFO: rcu_sched self-detected stall on CPU", 5.x+ "rcu: INFO: rcu_sched detected stalls on CPUs/tasks:");
+    # its "rcu_sched kthread starved for N jiffies!" line joins it (and opens one when the header was lost).
+    _r("rcu_stall", "rcu_stall", ["detected stall"],
+       r"(?P<flavor>rcu_\w+?)(?:_state)? (?:self-)?detected stalls? on CPU",
+       severity="warning", attribution="unknown", action="INVESTIGATE", event=("rcu_stall", "open")),
+    _r("rcu_starved", "rcu_stall", ["kthread starved for"],
+       r"(?P<flavor>rcu_\w+) kthread starved for (?P<jiffies>\d+) jiffies",
+       severity="warning", attribution="unknown", action="INVESTIGATE", event=("rcu_stall", "join")),
+    # memory_error: a machine check report ("mce: [Hardware Error]: Machine check events logged" then CPU/Bank,
+    # TSC, PROCESSOR lines; the EDAC driver's "HANDLING MCE MEMORY ERROR" block), one event; EDAC's own count
+    # line says corrected (CE: warning) or uncorrected (UE: fatal, always its own finding).
+    _r("edac_ue", "memory_error", [" UE "],
+       r"EDAC (?P<mc>MC\d+): (?P<count>\d+) UE (?P<what>[\w ]*?error) on (?P<dimm>\S+)",
+       severity="fatal", attribution="hardware", action="RESTART_BM", event=("mce", "open")),
+    _r("edac_ce", "memory_error", [" CE "],
+       r"EDAC (?P<mc>MC\d+): (?P<count>\d+) CE (?P<what>[\w ]*?error) on (?P<dimm>\S+)",
+       severity="warning", attribution="hardware", action="MONITOR", event=("mce", "join")),
+    # (each "Machine check events logged" is a new report: the same line minutes apart is another one)
+    _r("mce_logged", "memory_error", ["Machine check events logged"],
+       r"\[Hardware Error\]: Machine check events logged",
+       severity="warning", attribution="hardware", action="MONITOR", event=("mce", "open")),
+    _r("mce_detail", "memory_error", ["Machine Check Event", "HANDLING MCE MEMORY", "[Hardware Error]: CPU"],
+       r"\[Hardware Error\]: CPU (?P<cpu>\d+): Machine Check|"
+       r"EDAC \w+ MC\d+: (?:HANDLING MCE MEMORY ERROR|CPU (?P<edac_cpu>\d+): Machine Check Event)",
+       severity="warning", attribution="hardware", action="MONITOR", event=("mce", "join")),
+    # Firmware-first reports (APEI GHES, UEFI CPER): "{1}[Hardware Error]: Hardware error from APEI Generic
+    # Hardware Error Source: 0", "event severity: ..", "Error 0, type: ..", then the section: "section_type: PCIe
+    # error" (a PCIe AER event: its "device_id: dddd:bb:dd.f" line names the device and is the finding, the
+    # kernel's "AER: aer_status: .." / "[12] Timeout" lines after it join it) or "section_type: memory error".
+    # Severity warning: the record's severity line comes before its section and is not carried (known gap).
+    # a record's first line: whatever AER event was open has ended (two records a few lines apart are two events)
+    _r("cper_record", None, ["Hardware error from APEI"], r"\[Hardware Error\]: Hardware error from APEI",
+       event=("aer", "close")),
+    _r("cper_pcie", None, ["section_type: PCIe error"], r"\[Hardware Error\]:\s+section_type: PCIe error",
+       event=("aer", "member")),
+    _r("cper_pcie_device", "pcie_aer", ["[Hardware Error]:"],
+       r"\[Hardware Error\]:\s+device_id: (?P<pci>" + PCI + r")",
+       severity="warning", attribution="hardware", action="MONITOR", event=AER_JOIN),
+    _r("cper_memory", "memory_error", ["section_type: memory error"],
+       r"\[Hardware Error\]:\s+section_type: memory error",
+       severity="warning", attribution="hardware", action="MONITOR", event=("cper", "join")),
+    # nfs_error: "nfs: server <host> not responding, still trying" (or ", timed out"), one event per server while
+    # it repeats; "nfs: server <host> OK" is the recovery (info).
+    _r("nfs_not_responding", "nfs_error", ["not responding"],
+       r"nfs: server (?P<device>\S+) not responding, (?P<state>still trying|timed out)",
+       severity="warning", attribution="unknown", action="CHECK_STORAGE", event=("nfs", "join")),
+    _r("nfs_ok", "nfs_error", ["nfs: server"], r"nfs: server (?P<device>\S+) OK$",
+       severity="info", attribution="unknown", action="NONE"),
+    # filesystem_error: ext4 errors and the remount read-only they end in, one event per device ("EXT4-fs error
+    # (device xvda9): ..", "Aborting journal on device xvda9-8.", "EXT4-fs (xvda9): Remounting filesystem
+    # read-only").
+    _r("fs_readonly", "filesystem_error", ["Remounting filesystem read-only"],
+       r"(?P<fs>EXT4|EXT3|EXT2)-fs \((?P<device>[^)\s]+)\): Remounting filesystem read-only",
+       severity="error", attribution="unknown", action="CHECK_STORAGE", event=("fs", "join")),
+    _r("fs_error", "filesystem_error", ["-fs error (device"],
+       r"(?P<fs>EXT4|EXT3|EXT2)-fs error \(device (?P<device>[^)\s]+)\): (?P<function>\w+)",
+       severity="error", attribution="unknown", action="CHECK_STORAGE", event=("fs", "join")),
+    # nvme_error: I/O timeouts ("nvme nvme0: I/O 12 QID 5 timeout, aborting" / ", reset controller"), resets that
+    # fail ("Device not ready; aborting reset", "controller is down; will reset"), one event per controller while
+    # they repeat; a controller removed ("Removing after probe failure") is fatal, always its own finding. "timeout,
+    # completion polled" (the interrupt was late, the I/O completed) is no fault.
+    _r("nvme_removed", "nvme_error", ["Removing after probe failure"],
+       r"nvme (?P<device>nvme\d+): Removing after probe failure",
+       severity="fatal", attribution="hardware", action="RESTART_BM", event=("nvme", "open")),
+    _r("nvme_timeout", "nvme_error", ["QID", "aborting reset", "controller is down"],
+       r"nvme (?P<device>nvme\d+): (?:I/O \d+ QID \d+ timeout, (?P<what>aborting|reset controller)|"
+       r"(?P<reset>Device not ready; aborting reset|controller is down; will reset))",
+       severity="error", attribution="hardware", action="CHECK_STORAGE", refine="nvme", event=("nvme", "join")),
     # --- NCCL / PyTorch distributed (application logs) ---
     _r("nccl_watchdog_timeout", "nccl_timeout", ["Watchdog caught collective operation timeout"],
        r"(?:\[Rank (?P<rank>\d+)\] )?Watchdog caught collective operation timeout: WorkNCCL\("
        r"(?:SeqNum=(?P<seq>\d+), )?OpType=(?P<op>\w+)(?:.*?Timeout\(ms\)=(?P<timeout_ms>\d+))?",
-       severity="error", attribution="unknown", action="FIND_FIRST_FAILING_RANK"),
+       severity="error", attribution="unknown", action="FIND_FIRST_FAILING_RANK", event=TORCH_PG_ONCE),
+    # The rest of a rank's ProcessGroupNCCL failure, PyTorch 1.x-2.x, each opening the rank's event when its
+    # timeout line is not there (a timeout reported without WorkNCCL details, a watchdog hang, a cut log).
+    _r("torch_work_failed", "nccl_timeout", ["detected by watchdog at work"],
+       r"(?:failure|Exception \(either an error or timeout\)) detected by watchdog at work(?: sequence id)?: (?P<seq>\d+)",
+       severity="error", attribution="unknown", action="FIND_FIRST_FAILING_RANK", event=TORCH_PG_ONCE),
+    _r("torch_work_timeout", "nccl_timeout", ["Timeout at NCCL work"], r"Timeout at NCCL work: (?P<seq>\d+)",
+       severity="error", attribution="unknown", action="FIND_FIRST_FAILING_RANK", event=TORCH_PG_ONCE),
+    _r("torch_blocking_wait", "nccl_timeout", ["timed out in blocking wait"],
+       r"WorkNCCL\((?:SeqNum=(?P<seq>\d+), )?OpType=(?P<op>\w+)[^)\n]*\) timed out in blocking wait",
+       severity="error", attribution="unknown", action="FIND_FIRST_FAILING_RANK", event=TORCH_PG_ONCE),
+    _r("torch_ops_failed", "nccl_timeout", ["Some NCCL operations have failed or timed out"],
+       r"Some NCCL operations have failed or timed out",
+       severity="error", attribution="unknown", action="FIND_FIRST_FAILING_RANK", event=TORCH_PG_ONCE),
+    # the heartbeat monitor (2.2+): the watchdog itself made no progress (a CUDA/NCCL call hung under it)
+    _r("torch_heartbeat", "nccl_timeout", ["Heartbeat monitor timed out"], r"Heartbeat monitor timed out!",
+       severity="error", attribution="unknown", action="FIND_FIRST_FAILING_RANK", event=TORCH_PG_ONCE),
+    _r("torch_watchdog_stuck", "nccl_timeout", ["watchdog got stuck for"],
+       r"ProcessGroupNCCL's watchdog got stuck for (?P<seconds>\d+) seconds",
+       severity="error", attribution="unknown", action="FIND_FIRST_FAILING_RANK", event=TORCH_PG_ONCE),
+    _r("torch_dump", "nccl_timeout", ["preparing to dump debug info", "after attempting to dump debug info"],
+       r"ProcessGroupNCCL preparing to dump debug info|Terminating the process after attempting to dump debug info",
+       severity="error", attribution="unknown", action="FIND_FIRST_FAILING_RANK", event=TORCH_PG_ONCE),
+    # the rank's communicators aborted (after its own or another rank's failure: "Original reason for failure was");
+    # details["consequence"] says the line reports a consequence (triage keeps such an exception a consequence)
+    _r("torch_comm_aborted", "nccl_error", ["communicator was aborted on rank"],
+       r"NCCL (?P<consequence>communicator was aborted) on rank (?P<rank>\d+)",
+       severity="error", attribution="unknown", action="FIND_FIRST_FAILING_RANK", event=TORCH_PG_ONCE),
     # PyTorch 2.x: "NCCL error: remote process exited ..." and "NCCL error in: <file>:<line>, remote process exited ..";
     # its exception text goes on with NCCL's own description of the code ("ncclRemoteError: A call failed possibly
     # due to ..."), part of the same failure (NCCL_EXC_JOIN); that line alone is a failure of its own.
@@ -238,10 +414,21 @@ RULES: tuple[Rule, ...] = (
     _r("nccl_socket_closed", "nccl_remote_error", ["Connection closed by remote peer"],
        r"NCCL WARN (?:socketProgress|Net) ?: Connection closed by remote peer(?: (?P<peer>[^<\s]+)(?:<(?P<peer_port>\d+)>)?)?",
        severity="error", attribution="unknown", action="FIND_FIRST_FAILING_RANK"),
+    # (the transport's name varies: "NET/IB : ", the IB plugin's "NET/IBext_v8 : ", "NET/IBP:")
     _r("ib_completion", "ib_completion_error", ["Got completion"],
-       r"NET/IB ?: Got completion (?:from peer (?P<peer>[^<\s]+)(?:<(?P<peer_port>\d+)>)? )?with "
+       r"NET/IB\w* ?: ?Got completion (?:from peer (?P<peer>[^<\s]+)(?:<(?P<peer_port>\d+)>)? )?with "
        r"(?:error |status=)(?:(?P<wc_status>IBV_WC_\w+)\()?(?P<error_code>\d+)(?:.*?vendor[ _]err[ =]?(?P<vendor_err>\d+))?",
        severity="error", attribution="fabric", action="CHECK_FABRIC"),
+    # libfabric / EFA (aws-ofi-nccl): "NCCL WARN NET/OFI Request 0x.. completed with error. RC: 20. Error: unknown
+    # error. Completed length: 0, Request: {..}" with libfabric's own "<warn>" line for the same completion
+    # ("libfabric:35:1668017255::efa:cq:rxr_cq_write_tx_error():243<warn> rxr_cq_write_tx_error: err: 20,
+    # prov_err: ..", newer "efa_rdm_txe_handle_error():737<warn> err: 5, message: Invalid address .."): one event.
+    _r("ofi_completion", "ib_completion_error", ["completed with error"],
+       r"NET/OFI Request (?:0x[0-9a-f]+ )?completed with error\. RC: (?P<error_code>\d+)\. Error: (?P<error>[^.\n]*)",
+       severity="error", attribution="fabric", action="CHECK_FABRIC", event=("ofi", "join")),
+    _r("efa_cq_error", "ib_completion_error", ["<warn>"],
+       r"libfabric:\d+:\d*:+efa:cq:(?P<function>\w+)\(\):\d+<warn> (?:\w+: )?err: (?P<error_code>\d+),",
+       severity="error", attribution="fabric", action="CHECK_FABRIC", event=("ofi", "join")),
     _r("ib_async_event", "ib_completion_error", ["Got async event"],
        r"NET/IB ?: Got async event ?: (?P<event>.+)",
        severity="error", attribution="fabric", action="CHECK_FABRIC"),
@@ -263,8 +450,10 @@ RULES: tuple[Rule, ...] = (
        severity="error", attribution="unknown", action="INVESTIGATE", refine="nccl", event=NCCL_EXC_JOIN),
     # PyTorch's wrapper around a failed NCCL call, every era: "NCCL error in: <file>:<line>, <text>" and the
     # older "NCCL Error <n>: <text>"; the text names the ncclResult_t.
-    _r("nccl_error_in", "nccl_error", ["NCCL error in:", "NCCL Error "],
-       r"NCCL (?:error in: [^,]*|Error \d+:?),? (?P<nccl_text>unhandled cuda error|unhandled system error|internal error|"
+    # 2.x's async exception names no file: "Collective WorkNCCL(..) raised the following async exception: NCCL
+    # error: unhandled system error (run with NCCL_DEBUG=INFO for details), NCCL version 2.25.1".
+    _r("nccl_error_in", "nccl_error", ["NCCL error in:", "NCCL Error ", "NCCL error: "],
+       r"NCCL (?:error in: [^,]*|Error \d+:?|error:),? (?P<nccl_text>unhandled cuda error|unhandled system error|internal error|"
        r"invalid usage|invalid argument)",
        severity="error", attribution="unknown", action="INVESTIGATE", refine="nccl_text", event=NCCL_EXC_OPEN),
     # nccl-tests' own report of a failed NCCL call: "Test NCCL failure common.cu:777 'unhandled system error'"
@@ -381,6 +570,23 @@ def _refine_aer(g: dict, out: dict) -> None:
         g["pci"] = f"{domain or '0000'}:{rid >> 8:02x}:{(rid >> 3) & 0x1f:02x}.{rid & 7}"
 
 
+def _refine_aer_detail(g: dict, out: dict) -> None:
+    """An AER event opened by one of its detail lines: a correctable status bit is a warning, failed recovery is
+    fatal, successful recovery a warning; any other detail line keeps the row's error."""
+    recovery, bit = g.get("recovery"), g.get("bit")
+    if recovery:
+        out["severity"], out["action"] = (("warning", "MONITOR") if "successful" in recovery.lower()
+                                          else ("fatal", "RESTART_BM"))
+    elif bit in AER_CORRECTABLE_BITS:
+        out["severity"], out["action"] = "warning", "MONITOR"
+
+
+def _refine_nvme(g: dict, out: dict) -> None:
+    """An I/O timeout the driver aborts is a warning; a controller reset (or one that fails) an error."""
+    if g.get("what") == "aborting":
+        out["severity"], out["action"] = "warning", "MONITOR"
+
+
 def _refine_ib_link(g: dict, out: dict) -> None:
     sev, action, state = IB_LINK_STATE.get(g["state"].lower(), ("error", "CHECK_LINK", "down"))
     out.update(severity=sev, action=action)
@@ -404,7 +610,7 @@ def _refine_nccl_text(g: dict, out: dict) -> None:
     out["attribution"] = NCCL_CODES.get(code, "unknown")
 
 
-REFINERS = {"xid": _refine_xid, "sxid": _refine_sxid, "aer": _refine_aer, "ib_link": _refine_ib_link,
+REFINERS = {"xid": _refine_xid, "sxid": _refine_sxid, "aer": _refine_aer, "aer_detail": _refine_aer_detail, "nvme": _refine_nvme, "ib_link": _refine_ib_link,
             "cuda": _refine_cuda, "nccl": _refine_nccl,
             "nccl_text": _refine_nccl_text}
 
@@ -412,7 +618,7 @@ MAX_BEFORE = 12  # Dispatch.first: a row with more keywords than this before it 
 
 
 @lru_cache(maxsize=16)
-def _dispatch_tables(rules: tuple[Rule, ...]) -> tuple[re.Pattern, dict[str, frozenset[int]], tuple]:
+def _dispatch_tables(rules: tuple[Rule, ...]) -> tuple[LazyPattern, dict[str, frozenset[int]], dict]:
     """What a Dispatch derives from its table, once per table (a pod log source makes a classifier per file):
     - the keyword scan: at each position the longest word there;
     - word -> the rows it selects (those with a keyword it contains);
@@ -422,9 +628,22 @@ def _dispatch_tables(rules: tuple[Rule, ...]) -> tuple[re.Pattern, dict[str, fro
       it is (no keyword of theirs occurs), which is what trying the candidates in order would give, without
       scanning for every keyword. Only rows with at most MAX_BEFORE keywords before them are tried so."""
     words = sorted({k for r in rules for k in r.keywords}, key=len, reverse=True)
-    rows = {w: frozenset(i for i, r in enumerate(rules) if any(k in w for k in r.keywords)) for w in words}
-    before = tuple(tuple(dict.fromkeys(k for r in rules[:i] for k in r.keywords)) for i in range(len(rules)))
-    return re.compile(word_regex(words)), rows, before
+    # each derived when first asked for (a process start derives none; a big log, the few its lines reach)
+    rows = _Derived(lambda w: frozenset(i for i, r in enumerate(rules) if any(k in w for k in r.keywords)))
+    before = _Derived(lambda i: tuple(dict.fromkeys(k for r in rules[:i] for k in r.keywords)))
+    return LazyPattern(lambda: word_regex(words)), rows, before
+
+
+class _Derived(dict):
+    """key -> derive(key), computed at the first lookup and kept (keys: a table's words or row indexes)."""
+
+    def __init__(self, derive):
+        super().__init__()
+        self.derive = derive
+
+    def __missing__(self, key):
+        value = self[key] = self.derive(key)
+        return value
 
 
 class Dispatch:

@@ -33,6 +33,12 @@ class Scanner:
         self._uptime, self._boots = 0.0, 0
         self.prefilter = prefilter or Prefilter(all_keywords(), patterns=line_patterns(self.classifier.rules))
 
+    def for_stream(self) -> "Scanner":
+        """A scanner for another stream: the same prefilter and classifier tables (Classifier.for_stream), its
+        own stream context (open events, banners, boots and ports). `gpu-npd parse a b` takes one per file,
+        so parsing files together equals parsing each alone."""
+        return Scanner(self.classifier.for_stream(), self.prefilter)
+
     def scan(self, fp: BinaryIO, name: str | None = None, chunk: int = CHUNK) -> Iterator[Finding]:
         lineno = 1  # line number of the first line in the buffer being scanned
         carry = b""
@@ -71,12 +77,13 @@ class Scanner:
         """Findings of the lines in buf[:limit]."""
         done_to = -1
         classify = self.classifier.classify
-        partials = _CRI_MARK.search(buf, 0, limit) is not None  # none in the buffer: no line needs the checks
         for start, end, matched in self.prefilter.line_spans(buf, limit):
             if start <= done_to:
                 continue
             line = decode(buf[start:end])
-            if partials and _maybe_cri_partial(buf, start, end) and (
+            # only the lines that reach Python (and the line before each) are looked at for the CRI partial mark:
+            # a scan of the whole buffer for it (no mark in most logs) cost more than all those lines together
+            if _maybe_cri_partial(buf, start, end) and (
                     is_cri_partial(line) or (start and _cri_partial_before(buf, start))):
                 start, line, end = _cri_group(buf, start, end, limit)
                 matched = None  # the joined line: its parts' matches say nothing about it

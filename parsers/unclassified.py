@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import re
 
+from .wordscan import LazyPattern
+
 # Driver marker as it appears in the message -> driver label (the metric's `driver` label).
 # Order matters only for lines naming two drivers: the first listed wins.
 DRIVERS: tuple[tuple[str, str], ...] = (
@@ -49,7 +51,7 @@ BENIGN: tuple[tuple[str, str], ...] = (
     (r"\b(?:0|no) errors?\b", "a count of zero errors"),
     (r"error (?:count|counters?) (?:cleared|reset)", "counter housekeeping"),
 )
-_BENIGN = re.compile("|".join(f"(?:{p})" for p, _ in BENIGN), re.I)
+_BENIGN = LazyPattern("|".join(f"(?:{p})" for p, _ in BENIGN), re.I)  # compiled at the first driver error line
 
 
 def driver_of(message: str) -> str | None:

@@ -1,4 +1,4 @@
-"""One regex that finds any of a set of literal words, as a trie: `NVRM: |NCCL |NET/IB|...` becomes
+"""Regexes compiled when first used (LazyPattern), and one regex that finds any of a set of literal words, as a trie: `NVRM: |NCCL |NET/IB|...` becomes
 `N(?:VRM: |CCL |ET/IB)...`.
 
 Python's `re` tries every alternative of a flat alternation at each position whose character starts one of
@@ -10,7 +10,7 @@ longest word there matches (the same as a flat alternation sorted longest first)
 from __future__ import annotations
 
 import re
-from typing import Iterable
+from typing import Callable, Iterable
 
 
 def word_regex(words: Iterable[str]) -> str:
@@ -33,3 +33,31 @@ def _emit(node: dict) -> str:
     if "" in node:  # a word ends here and longer ones go on: the longer one first (greedy), else this one
         return (group if group.startswith("(?:") and len(branches) > 1 else "(?:" + group + ")") + "?"
     return group
+
+
+class LazyPattern:
+    """A rule's regex, compiled the first time a line needs it (`search`, or any attribute of re.Pattern): a
+    process start compiles none of the table's ~100 regexes (tens of ms), a big log only the rows its lines reach.
+    After the first search, `search` is the compiled pattern's own bound method: no cost per call."""
+
+    __slots__ = ("pattern", "flags", "search", "_re", "_module")
+
+    def __init__(self, pattern: "str | bytes | Callable[[], str]", flags: int = 0, module=re):
+        """`pattern`: the source, or a function giving it (a word trie: derived when first needed too);
+        `module`: what compiles it (re, or an engine with the same `compile`)."""
+        self.pattern, self.flags, self._re, self._module = pattern, flags, None, module
+        self.search = self._search
+
+    def compiled(self):
+        if self._re is None:
+            if callable(self.pattern):
+                self.pattern = self.pattern()
+            self._re = self._module.compile(self.pattern, self.flags) if self.flags else self._module.compile(self.pattern)
+            self.search = self._re.search
+        return self._re
+
+    def _search(self, *args):
+        return self.compiled().search(*args)
+
+    def __getattr__(self, name: str):  # groupindex, match, finditer, ...: the compiled pattern's
+        return getattr(self.compiled(), name)

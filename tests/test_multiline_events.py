@@ -37,13 +37,14 @@ def test_one_finding_per_event(file, first, want):
     assert got == want
 
 
-def test_health_dump_severity_is_fatal_and_members_are_silent():
+def test_health_dump_severity_is_fatal_and_a_dump_without_its_banner_is_one_event():
     text = _item("mlx5-more.yaml", "print_health_info:425:(pid 912)")["text"]
     found = realworld.findings(text)
     assert [f.severity for f in found] == ["fatal"]
     assert found[0].message.endswith("Health issue observed, firmware internal error, severity(3) ERROR:")
-    # a dump line alone (no banner before it) is a member: never a finding, never unclassified
-    assert realworld.findings(text.splitlines()[1] + "\n") == []
+    # a dump whose banner was lost (a log that starts mid-report): its first line opens the event, the rest join
+    alone = realworld.findings("\n".join(text.splitlines()[1:]) + "\n")
+    assert [(f.kind, f.pci, f.severity) for f in alone] == [("nic_error", "0000:08:00", "fatal")]
 
 
 def test_an_nccl_code_line_alone_is_a_failure_and_each_wrapper_counts():
@@ -54,3 +55,32 @@ def test_an_nccl_code_line_alone_is_a_failure_and_each_wrapper_counts():
     assert [f.kind for f in realworld.findings(code)] == ["nccl_error"]
     assert [f.kind for f in realworld.findings("\n".join([wrapper, code, wrapper, code]))] == ["nccl_error"] * 2
     assert [f.kind for f in realworld.findings("\n".join([wrapper, "a", "b", "c", code]))] == ["nccl_error"] * 2
+
+
+def test_an_sxid_report_without_its_first_line_is_one_event_per_switch():
+    """Continuation lines (Severity, Data) of a report whose first line was lost open it; later ones join it."""
+    text = _item("sxid-fabricmanager.yaml", "NVIDIA UNIX Open Kernel Module")["text"]  # starts with a Data line
+    got = [(f.sxid, f.pci) for f in realworld.findings(text)]
+    assert got == [(22013, "0000:04:00")] * 4  # the orphan Data line, then the three reports
+
+
+@pytest.mark.parametrize("first", [
+    "oom_reaper: reaped process 15784", "python3 invoked oom-killer", "GC Thread#9 invoked oom-killer"])
+def test_any_line_of_an_oom_kill_is_one_kill(first):
+    hits = [i for i in realworld.samples() if i["file"].startswith("oom") and first in i["text"]]
+    assert hits and all([f.kind for f in realworld.findings(i["text"])] == ["oom_kill"] for i in hits)
+
+
+def test_one_oom_report_is_one_kill_and_the_next_report_is_another():
+    """Synthetic (labelled; shaped as the real 5.x report lines in oom-more.yaml): every line of one kill, a
+    task table between them, then a second kill's lines."""
+    kill = ["python3 invoked oom-killer: gfp_mask=0xcc0(GFP_KERNEL), order=0, oom_score_adj=0",
+            *[f"[{1000 + n:>7}]     0 {1000 + n:>7}    12345      678   123456        0             0 worker"
+              for n in range(300)],
+            "oom-kill:constraint=CONSTRAINT_NONE,nodemask=(null),cpuset=/,mems_allowed=0,global_oom,"
+            "task_memcg=/,task=python3,pid=4242,uid=0",
+            "Out of memory: Killed process 4242 (python3) total-vm:1kB, anon-rss:1kB, file-rss:0kB, shmem-rss:0kB",
+            "oom_reaper: reaped process 4242 (python3), now anon-rss:0kB, file-rss:0kB, shmem-rss:0kB"]
+    assert [f.kind for f in realworld.findings("\n".join(kill + kill))] == ["oom_kill", "oom_kill"]
+    only_killed = "\n".join([kill[-2], kill[-2].replace("4242", "4343")])
+    assert [f.kind for f in realworld.findings(only_killed)] == ["oom_kill", "oom_kill"]

@@ -42,8 +42,10 @@ CONSEQUENCE_EXCEPTIONS = re.compile(
 
 
 def _generic(f) -> bool:
-    """A finding of the parsers' catch-all rows (any NCCL WARN): a job fact about the same line says more."""
-    return f.kind == "nccl_error" and f.severity == "warning"
+    """A finding of the parsers' catch-all rows (any NCCL WARN), or one of their PyTorch ProcessGroupNCCL rows
+    (since issue 29 they read the watchdog's progress and heartbeat lines too): a job fact about the same line
+    says more (the work sequence numbers, the hang)."""
+    return (f.kind == "nccl_error" and f.severity == "warning") or f.kind == "nccl_timeout"
 
 
 @dataclass
@@ -217,7 +219,7 @@ class FileReader:
             consequence = False
         # the parsers know CUDA errors and OOMs by their text: those are theirs
         finding = self.classifier.classify(rest, file=self.name, lineno=n)
-        if finding is not None and finding.kind != "unclassified":
+        if finding is not None and finding.kind != "unclassified" and not finding.details.get("consequence"):
             return self._from_finding(n, line, rest, origin, key, finding)
         base = self._base(n, line, rest, origin, key)
         base["details"].update(exception=etype, message=message[:200], consequence=consequence)

@@ -57,7 +57,7 @@ class KubernetesSink:
         for p in snapshot.new_problems:
             self.events.record(node, p.reason, p.message, "Normal" if p.severity == "info" else "Warning", key=p.id)
         for e in snapshot.pod_events:  # an Event on a Pod
-            self.events.record(Ref("Pod", e.ref.pod, e.ref.namespace, e.ref.uid), e.reason, e.message, "Warning",
+            self.events.record(Ref("Pod", e.ref.pod, e.ref.namespace, e.ref.uid), e.reason, e.message, e.type,
                                key=e.key)
         self._wake.set()
 

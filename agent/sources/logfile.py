@@ -258,7 +258,7 @@ class LogFileSource(Source):
                 f.buf = b""
             batch = []
             for raw in lines:
-                batch.append(Record(self.name, raw.decode("utf-8", "replace").rstrip("\r")))
+                batch.append(Record(self.name, raw.decode("utf-8", "replace").rstrip("\r"), stream=path))
             f.pos = f.fh.tell() - len(f.buf)  # just after the last complete line
             consumed = len(joined) - len(f.buf)
             f.tail = (f.tail + joined[max(0, consumed - TAIL):consumed])[-TAIL:] if consumed else f.tail

@@ -25,10 +25,13 @@ import stat
 import threading
 import time
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any, Callable
 
 from parsers import Classifier, Finding, Prefilter, Scanner, all_keywords, hold_back_cri_partials
 from parsers.model import PodRef, WorkloadFindings
+from parsers.progress import PREFILTER as PROGRESS_PREFILTER
+from parsers.progress import Progress, recognise
 
 from . import MissingInputs, Source
 
@@ -41,6 +44,7 @@ MAX_PENDING = 1 << 20  # a "line" longer than this without a newline is scanned 
 # never gave it back)
 MAX_BATCH_FINDINGS = 1024
 POD_MEMO_SIZE = 1024  # distinct lines remembered by the one memo of all pod files (a template is ~1-2 KiB)
+MAX_MARKS = 64  # progress lines handed on per file and read (the latest; a burst of steps needs no more)
 
 
 
@@ -55,6 +59,17 @@ class _Tail:
     offset: int = 0
     pending: bytes = b""
     active: float = field(default_factory=time.monotonic)
+
+
+def cri_split(line: str, now: float) -> tuple[float, str]:
+    """A CRI log line `<RFC3339Nano> <stream> <P|F> <text>` -> (its time, text); other lines -> (now, line)."""
+    parts = line.split(" ", 3)
+    if len(parts) == 4 and parts[1] in ("stdout", "stderr") and parts[2] in ("P", "F"):
+        try:
+            return datetime.fromisoformat(parts[0]).timestamp(), parts[3]
+        except ValueError:
+            return now, parts[3]
+    return now, line
 
 
 def parse_pod_dir(name: str) -> tuple[str, str, str] | None:
@@ -97,6 +112,8 @@ class PodLogSource(Source):
         self._next = 0  # where the next poll starts (after a poll cut short by MAX_BATCH_FINDINGS)
         self._released: list[tuple[PodRef, Finding]] = []  # last words of deleted pods, handed on by poll()
         self.pods: dict[str, PodRef] = {}  # pod uid -> ref (for pid -> pod attribution)
+        self.progress = True  # recognise trainers' progress lines (agent/progress.py)
+        self._marks: dict[PodRef, list[tuple[float, Progress]]] = {}  # read, not yet handed on
         self.missing = MissingInputs(gone_grace_seconds, clock)
 
     def gone(self) -> str | None:
@@ -280,12 +297,41 @@ class PodLogSource(Source):
             cut = len(buf) - 1
         tail.pending = buf[cut + 1:]
         self.lines += buf.count(b"\n", 0, cut + 1)
+        if self.progress:
+            self._progress_lines(tail.ref, buf, cut + 1)
         found = []
         for f in tail.scanner.scan(io.BytesIO(buf[:cut + 1])):
             f.file = tail.path
             f.details.update(namespace=tail.ref.namespace, pod=tail.ref.pod, container=tail.ref.container)
             found.append((tail.ref, f))
         return found
+
+    def _progress_lines(self, ref: PodRef, buf: bytes, end: int) -> None:
+        """Progress lines among buf[:end] (one regex search over the bytes; only keyword lines are decoded)."""
+        marks = None
+        pos = 0
+        now = time.time()
+        while True:
+            m = PROGRESS_PREFILTER.search(buf, pos, end)
+            if m is None:
+                break
+            start = buf.rfind(b"\n", 0, m.start()) + 1
+            stop = buf.find(b"\n", m.end(), end)
+            stop = end if stop == -1 else stop
+            pos = stop + 1
+            at, text = cri_split(buf[start:stop].decode("utf-8", "replace"), now)
+            found = recognise(text)
+            if found is not None:
+                if marks is None:
+                    marks = self._marks.setdefault(ref, [])
+                marks.append((at, found))
+        if marks is not None and len(marks) > MAX_MARKS:
+            del marks[:-MAX_MARKS]
+
+    def take_progress(self) -> list[tuple[PodRef, list[tuple[float, Progress]]]]:
+        """The progress lines read since the last call, per container."""
+        out, self._marks = list(self._marks.items()), {}
+        return out
 
     def _drain(self, tail: _Tail) -> list[tuple[PodRef, Finding]]:
         return self._read(tail, tail.fd) if tail.fd is not None else []
@@ -333,8 +379,9 @@ class PodLogSource(Source):
                 self.discover()
                 last_scan = now
             found = self.poll()
-            if found:
-                emit(WorkloadFindings(found))
+            progress = self.take_progress()
+            if found or progress:
+                emit(WorkloadFindings(found, progress=progress))
             if now - last_save >= 2.0:
                 self._save()
                 last_save = now

@@ -88,16 +88,14 @@ def _defaults() -> dict[str, Any]:
 
 def _flags() -> dict[str, str]:
     """config key -> the `gpu-npd run` flag(s) that set it, read from the click command."""
-    for module in ("gpunpd.cli", "agent.cli"):
-        try:
-            cli = __import__(module, fromlist=["main"])
-        except ImportError:
-            continue
-        run = getattr(cli, "main").commands.get("run")
-        if run is None:
-            continue
-        return {p.name: " / ".join(p.opts + p.secondary_opts) for p in run.params if p.name != "config_file"}
-    return {}
+    import click  # noqa: PLC0415
+
+    from gpunpd.cli import main  # noqa: PLC0415
+
+    run = main.get_command(click.Context(main), "run")
+    if run is None:
+        return {}
+    return {p.name: " / ".join(p.opts + p.secondary_opts) for p in run.params if p.name != "config_file"}
 
 
 def config_keys() -> list[Key]:

@@ -1,0 +1,106 @@
+"""Stragglers against peers: one poll's readings -> members far from their peers' median, for N polls running.
+
+The GPUs of a training node (and its RDMA rails) work in lock-step: one pod's ranks, the same kernels, the
+same collectives.  A member whose SM clock, power or rail throughput sits more than `k` MADs away from the
+median of its peers (the same entity kind, GPU model, field) for `polls` consecutive polls is a straggler:
+`GPUDegraded/StragglerSuspected`, a warning, never fatal, naming the device and the field.
+
+Pure: readings and a time in, verdicts out; the only state is the run of consecutive outlying polls and the
+previous counter values (rail throughput is a rate between two polls).  Fields are a table (FIELDS).
+Only members under load are compared (the field above its `busy` floor): an idle GPU is not the job's.
+"""
+
+from __future__ import annotations
+
+import statistics
+from dataclasses import dataclass
+
+from parsers.model import Reading, Verdict
+
+REASON = "StragglerSuspected"
+CONDITION = "GPUDegraded"
+MAD_SCALE = 1.4826  # MAD -> standard deviation for normal data
+
+
+@dataclass(frozen=True)
+class Field:
+    entity: str  # gpu, ib_port
+    name: str  # the reading's value (a counter for kind "rate")
+    kind: str  # "gauge" or "rate" (bytes per second from a cumulative counter; IB data counters count 4-byte words)
+    direction: str  # "low": only a member below its peers is a straggler; "high": only above
+    busy: float  # the peers' median must exceed this (under load)
+    unit: str
+    scale: float = 1.0
+
+
+FIELDS: tuple[Field, ...] = (
+    Field("gpu", "clock_sm", "gauge", "low", 300.0, "MHz"),  # where the collector reads it
+    Field("gpu", "power_watts", "gauge", "low", 100.0, "W"),
+    Field("gpu", "utilization_gpu", "gauge", "low", 50.0, "%"),
+    Field("ib_port", "counters/port_xmit_data", "rate", "low", 1e8, "B/s", 4.0),
+    Field("ib_port", "counters/port_rcv_data", "rate", "low", 1e8, "B/s", 4.0),
+)
+
+
+class PeerOutliers:
+    def __init__(self, k: float = 5.0, polls: int = 3, min_peers: int = 4, rel_floor: float = 0.02,
+                 fields: tuple[Field, ...] = FIELDS):
+        self.k, self.polls, self.min_peers, self.rel_floor, self.fields = k, polls, min_peers, rel_floor, fields
+        self._runs: dict[tuple[str, str], int] = {}  # (subject, field) -> consecutive outlying polls
+        self._last: dict[tuple[str, str], tuple[float, float]] = {}  # counters: (time, value) of the last poll
+
+    def judge(self, readings: list[Reading], now: float) -> dict[str, list[Verdict]]:
+        """Subject -> its straggler verdicts for this poll (subjects without one are absent)."""
+        out: dict[str, list[Verdict]] = {}
+        outlying: set[tuple[str, str]] = set()
+        seen_counters: set[tuple[str, str]] = set()
+        for f in self.fields:
+            groups: dict[str, dict[str, tuple[Reading, float]]] = {}
+            for r in readings:
+                if r.entity != f.entity or f.name not in r.values:
+                    continue
+                value = self._value(f, r, now, seen_counters)
+                if value is not None and value > f.busy:  # an idle member is not this job's (or not loaded)
+                    groups.setdefault(r.labels.get("model", ""), {})[r.subject] = (r, value)
+            for members in groups.values():
+                for subject, verdict in self._outliers(f, members):
+                    key = (subject, f.name)
+                    outlying.add(key)
+                    run = self._runs[key] = self._runs.get(key, 0) + 1
+                    if run >= self.polls:
+                        out.setdefault(subject, []).append(verdict)
+        self._runs = {key: n for key, n in self._runs.items() if key in outlying}
+        self._last = {key: v for key, v in self._last.items() if key in seen_counters}
+        return out
+
+    def _value(self, f: Field, r: Reading, now: float, seen: set) -> float | None:
+        value = float(r.values[f.name])
+        if f.kind == "gauge":
+            return value
+        key = (r.subject, f.name)
+        seen.add(key)
+        last = self._last.get(key)
+        self._last[key] = (now, value)
+        if last is None or now <= last[0] or value < last[1]:
+            return None  # the first poll, or a counter reset: no rate this time
+        return (value - last[1]) * f.scale / (now - last[0])
+
+    def _outliers(self, f: Field, members: dict[str, tuple[Reading, float]]):
+        if len(members) < self.min_peers:
+            return
+        values = [v for _, v in members.values()]
+        median = statistics.median(values)
+        mad = statistics.median(abs(v - median) for v in values)
+        spread = max(MAD_SCALE * mad, self.rel_floor * abs(median))
+        for subject, (r, value) in members.items():
+            off = (value - median) / spread
+            if (f.direction == "low" and off < -self.k) or (f.direction == "high" and off > self.k):
+                device = r.labels.get("gpu_index") or r.labels.get("device") or subject
+                shown = f"{value:.4g} {f.unit}"
+                message = (f"{f.entity} {device} ({subject}) {f.name} {shown} is {abs(off):.1f} MADs "
+                           f"{'below' if off < 0 else 'above'} its {len(members) - 1} peers' median "
+                           f"{median:.4g} {f.unit} for {self.polls} polls: a straggler slows every rank of the job")
+                yield subject, Verdict(CONDITION, REASON, "warning", "hardware",
+                                       "compare with the job's step time; drain and run diagnostics if it persists",
+                                       message, {"field": f.name, "value": value, "median": median,
+                                                 "mads": round(off, 1)})

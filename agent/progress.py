@@ -1,0 +1,225 @@
+"""Progress per pod and hang suspicion: progress marks from pod logs -> step time, WorkloadHangSuspected.
+
+A pod that was making progress (at least `min_steps` advances seen) and then says nothing for
+max(k x its median interval between progress lines, floor_seconds) is suspected hung: one Pod Event
+(`WorkloadHangSuspected`, saying what supports it: standing hardware / fabric faults on this node) and the
+gauge `gpu_npd_workload_hang_suspected` = 1; progress again clears both (a `WorkloadProgressResumed` Event).
+A checkpoint save or an evaluation announced in the log stretches the allowance to `pause_seconds` from the
+announcement.  Never a node condition: a hung job is the job's, until a node fault explains it.
+
+Pods tracked are capped (`max_pods`; the pod silent the longest is forgotten first, counted); a pod whose
+logs are gone (deleted) is forgotten at the next tick.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections import OrderedDict, deque
+from dataclasses import dataclass, field
+from typing import Callable, Iterable
+
+from parsers.progress import Progress
+
+from parsers.model import PodEvent, PodRef, Problem, Reading
+
+from .hangsettings import HangSettings
+from .workloads import job_of
+
+HANG_REASON = "WorkloadHangSuspected"
+RESUMED_REASON = "WorkloadProgressResumed"
+INTERVALS = 32  # intervals kept per pod for the median (a few hundred bytes per pod)
+@dataclass(frozen=True)
+class Mark:
+    """One recognised progress line: when it was written (the CRI timestamp, else when it was read)."""
+    at: float
+    progress: Progress
+
+
+@dataclass
+class _Pod:
+    ref: PodRef
+    job: str
+    last: float  # time of the last advance (agent clock)
+    last_written: float | None = None  # its log timestamp, for intervals
+    step: int | None = None
+    advances: int = 0
+    intervals: deque = field(default_factory=lambda: deque(maxlen=INTERVALS))
+    step_seconds: float | None = None
+    paused: float | None = None  # when the last pause was announced (after the last advance)
+    pause: str = ""
+    suspected: float | None = None  # when the suspicion was raised
+
+
+class ProgressTracker:
+    """observe() and tick() return the Pod Events they decide (the pipeline hands them to the sinks)."""
+
+    def __init__(self, metrics, cfg: HangSettings = HangSettings(), clock: Callable[[], float] = time.time,
+                 alive: Callable[[], set[str] | None] = lambda: None):
+        self.metrics, self.cfg, self.clock = metrics, cfg, clock
+        self.alive = alive  # uids of pods with a live process (None: unknown); a finished job is not hung
+        self.pods: OrderedDict[str, _Pod] = OrderedDict()  # pod uid -> state, least recently advanced first
+        self.evictions = 0
+        self.finished = 0  # pods forgotten because nothing of them runs any more
+
+    # ---- progress in --------------------------------------------------------------------------------
+
+    def observe(self, ref: PodRef, marks: Iterable[Mark]) -> list[PodEvent]:
+        now = self.clock()
+        events: list[PodEvent] = []
+        pod = self.pods.get(ref.uid)
+        for mark in marks:
+            p = mark.progress
+            if pod is None:
+                if p.pause:
+                    continue  # a pause of a pod never seen progressing says nothing
+                pod = self._track(ref, now)
+            if p.pause:
+                pod.paused, pod.pause = now, p.pause
+                continue
+            if p.step is not None and p.step == pod.step:
+                continue  # the same step printed again (another rank, a second logger): not an advance
+            events += self._advance(pod, mark, now)
+        return events
+
+    def _track(self, ref: PodRef, now: float) -> _Pod:
+        while len(self.pods) >= self.cfg.max_pods:
+            _, old = self.pods.popitem(last=False)
+            self._forget(old)
+            self.evictions += 1
+        pod = self.pods[ref.uid] = _Pod(ref, job_of(ref.pod), now)
+        return pod
+
+    def _advance(self, pod: _Pod, mark: Mark, now: float) -> list[PodEvent]:
+        p = mark.progress
+        if pod.last_written is not None and pod.advances:
+            interval = mark.at - pod.last_written
+            if interval > 0:
+                pod.intervals.append(interval)
+                if p.seconds is None and p.step is not None and pod.step is not None and p.step > pod.step:
+                    pod.step_seconds = interval / (p.step - pod.step)  # a trainer logging every N steps
+        if p.seconds is not None:
+            pod.step_seconds = p.seconds
+        pod.step, pod.last_written, pod.last = p.step, mark.at, now
+        pod.advances += 1
+        pod.paused, pod.pause = None, ""
+        self.pods.move_to_end(pod.ref.uid)
+        if pod.step_seconds is not None:
+            self.metrics.workload_step_seconds.labels(pod.ref.namespace, pod.ref.pod, pod.job).set(pod.step_seconds)
+        if pod.suspected is not None:
+            silent = now - pod.suspected
+            pod.suspected = None
+            self.metrics.workload_hang.labels(pod.ref.namespace, pod.ref.pod, pod.job).set(0)
+            return [PodEvent(pod.ref, RESUMED_REASON, f"Progress resumed{_at(pod.step)} after the hang suspicion "
+                             f"({silent:.0f} s after it was raised).", self._key(pod), "Normal")]
+        return []
+
+    # ---- the judgement, every tick --------------------------------------------------------------------
+
+    def allowance(self, pod: _Pod) -> float:
+        median = statistics.median(pod.intervals) if pod.intervals else 0.0
+        return max(self.cfg.k * median, self.cfg.floor_seconds)
+
+    def tick(self, live_uids: set[str] | None = None, standing: Iterable[Problem] = (),
+             activity: Callable[[], str] = str) -> list[PodEvent]:
+        """Judge every pod; `live_uids` (the pods whose logs still exist) lets deleted pods go; `standing`: the
+        node's problems, a hang's likely cause; `activity`: what the node's devices are doing (asked only when a
+        pod is due)."""
+        if live_uids is not None:
+            for uid in [u for u in self.pods if u not in live_uids]:
+                self._forget(self.pods.pop(uid))
+        if not self.cfg.enabled:
+            return []
+        now = self.clock()
+        due = []
+        for pod in self.pods.values():
+            if pod.suspected is not None or pod.advances < self.cfg.min_steps:
+                continue
+            allowance = self.allowance(pod)
+            deadline = pod.last + allowance
+            if pod.paused is not None:
+                deadline = max(deadline, pod.paused + self.cfg.pause_seconds)
+            if now >= deadline:
+                due.append((pod, allowance))
+        if not due:
+            return []
+        running = self.alive()  # one /proc pass, only when a pod is due
+        support = _support(list(standing))
+        doing = activity()
+        if doing:
+            support = f"{doing} {support}"
+        events = []
+        for pod, allowance in due:
+            if running is not None and pod.ref.uid not in running:
+                self._forget(self.pods.pop(pod.ref.uid))  # its processes ended: finished, not hung
+                self.finished += 1
+                continue
+            events.append(self._suspect(pod, now, allowance, support))
+        return events
+
+    def _suspect(self, pod: _Pod, now: float, allowance: float, support: str) -> PodEvent:
+        pod.suspected = now
+        self.metrics.workload_hang.labels(pod.ref.namespace, pod.ref.pod, pod.job).set(1)
+        median = statistics.median(pod.intervals) if pod.intervals else 0.0
+        said = (f"No training progress for {now - pod.last:.0f} s{_at(pod.step, ' since')} (progress lines every "
+                f"{median:.1f} s (median); allowed max({self.cfg.k:g} x {median:.1f} s, {self.cfg.floor_seconds:g} s)"
+                f" = {allowance:.0f} s")
+        if pod.paused is not None:
+            said += f", or {self.cfg.pause_seconds:g} s after the announced {pod.pause}"
+        return PodEvent(pod.ref, HANG_REASON, f"{said}). {support}", self._key(pod), "Warning")
+
+    # ---- bookkeeping --------------------------------------------------------------------------------
+
+    @staticmethod
+    def _key(pod: _Pod) -> str:
+        return f"{pod.ref.namespace}|{pod.ref.pod}|hang"
+
+    def _forget(self, pod: _Pod) -> None:
+        for family in (self.metrics.workload_step_seconds, self.metrics.workload_hang):
+            try:
+                family.remove(pod.ref.namespace, pod.ref.pod, pod.job)
+            except KeyError:
+                pass
+
+    def snapshot(self) -> dict[str, dict]:
+        """Per pod: step, step time, allowance, suspected (for tests, benchmarks and debugging)."""
+        return {uid: {"pod": p.ref.pod, "step": p.step, "step_seconds": p.step_seconds, "advances": p.advances,
+                      "allowance": self.allowance(p), "suspected": p.suspected is not None}
+                for uid, p in self.pods.items()}
+
+
+def _support(standing: list[Problem]) -> str:
+    """What supports the verdict: a hardware / fabric / driver fault standing on this node is its likely cause."""
+    faults = [p for p in standing if p.attribution in ("hardware", "fabric", "driver")
+              and p.severity in ("error", "fatal")]
+    if faults:
+        names = ", ".join(sorted({f"{p.reason} on {p.subject.split(':', 1)[-1]}" for p in faults})[:4])
+        return (f"Likely caused by a node fault standing on this node: {names}. "
+                "Recommended action: drain the node and restart the job elsewhere.")
+    return ("No hardware or fabric fault stands on this node: the cause is likely in the job or on a peer "
+            "node. Recommended action: check the job's other pods, then take stack dumps (py-spy dump).")
+
+
+def activity(previous: list[Reading], latest: list[Reading]) -> str:
+    """What the node's devices did over the last telemetry poll, for a hang's evidence: GPU power (and
+    utilisation where read), and RDMA rails whose data counters did not move."""
+    said = []
+    power = [r.values["power_watts"] for r in latest if r.entity == "gpu" and "power_watts" in r.values]
+    if power:
+        said.append(f"GPU power {min(power):.0f}-{max(power):.0f} W over {len(power)} GPUs"
+                    f"{' (idle)' if max(power) < 100 else ''}.")
+    util = [r.values["utilization_gpu"] for r in latest if r.entity == "gpu" and "utilization_gpu" in r.values]
+    if util:
+        said.append(f"GPU utilisation {min(util):.0f}-{max(util):.0f} %.")
+    data = ("counters/port_xmit_data", "counters/port_rcv_data")
+    before = {r.subject: r.values for r in previous if r.entity == "ib_port"}
+    rails = [(before[r.subject], r.values) for r in latest
+             if r.entity == "ib_port" and r.subject in before and all(d in r.values for d in data)]
+    if rails:
+        flat = sum(1 for old, new in rails if all(old.get(d) == new[d] for d in data))
+        said.append(f"RDMA data counters unchanged over the last poll on {flat} of {len(rails)} ports.")
+    return " ".join(said)
+
+
+def _at(step: int | None, word: str = " at") -> str:
+    return f"{word} step {step}" if step is not None else ""

@@ -1,0 +1,39 @@
+"""The host around the GPUs (issue 29): its findings raise conditions that say what they mean, through the
+agent's real pipeline (kmsg records as /dev/kmsg gives them; the message text of each is a real line from
+tests/fixtures/realworld/host.yaml)."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+
+from agent.app import build
+from agent.config import load
+from agent.sources import Record
+
+
+def make_agent(tmp):
+    cfg = load(env={}, flags={"kmsg": "", "journald": False, "state_dir": str(tmp), "fallback_log_files": [],
+                              "fabricmanager_log": ""})
+    return build(cfg, out=io.StringIO())
+
+
+@pytest.mark.parametrize("message,condition,reason", [
+    ("watchdog: BUG: soft lockup - CPU#18 stuck for 27s! [python3:2254956]", "KernelDegraded", "CPUSoftLockup"),
+    ("rcu: INFO: rcu_sched detected stalls on CPUs/tasks:", "KernelDegraded", "RCUStall"),
+    ("nfs: server 10.36.3.5 not responding, still trying", "StorageUnhealthy", "NFSServerNotResponding"),
+    ("EXT4-fs (xvda9): Remounting filesystem read-only", "StorageUnhealthy", "FilesystemError"),
+    ("nvme nvme2: Removing after probe failure status: -19", "StorageUnhealthy", "NVMeControllerRemoved"),
+])
+def test_host_fault_raises_its_condition(tmp_path, message, condition, reason):
+    agent = make_agent(tmp_path)
+    agent.pipeline.process([Record("kmsg", f"3,1,1000000,-;{message}")])
+    got = agent.engine.conditions[condition]
+    assert got.status and got.reason == reason
+
+
+def test_a_corrected_memory_error_raises_nothing(tmp_path):
+    agent = make_agent(tmp_path)
+    agent.pipeline.process([Record("kmsg", "3,1,1000000,-;mce: [Hardware Error]: Machine check events logged")])
+    assert not agent.engine.conditions["HostMemoryUnhealthy"].status

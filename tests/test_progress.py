@@ -1,0 +1,354 @@
+"""Progress per pod and hang suspicion (issue 27): trainers' real progress lines -> step, step time; a pod that
+stops -> WorkloadHangSuspected (Pod Event + metric), cleared when it resumes; announced pauses and jitter raise
+nothing.  Fixtures: tests/fixtures/progress/ (real lines, sources.md)."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pytest
+import yaml
+
+from agent.config import ConfigError, load
+from agent.metrics import Metrics
+from agent.hangsettings import HangSettings, SettingsError, settings
+from agent.progress import HANG_REASON, RESUMED_REASON, Mark, ProgressTracker
+from agent.sources.podlogs import PodLogSource, PodRef, cri_split
+from parsers.progress import PREFILTER, Progress, recognise
+
+FIX = Path(__file__).parent / "fixtures" / "progress"
+PODS = Path(__file__).parent / "fixtures" / "pods" / "var" / "log" / "pods"
+
+
+def lines(name: str) -> list[str]:
+    return FIX.joinpath(name).read_text(encoding="utf-8").splitlines()
+
+
+# ---- the recogniser, one table row per trainer and era ----------------------------------------------------
+
+@pytest.mark.parametrize("name, trainer, steps, seconds", [
+    ("nanogpt_110.log", "nanogpt", [1631, 1632, 1633, 1634, 1635], 0.56194),
+    ("nanogpt_178.log", "nanogpt", list(range(0, 250, 10)), 9.37181),
+    ("megatron_llm_11.log", "megatron", [201, 202, 203, 204, 182, 183, 184, 185], 139.1134),
+    ("torchtitan_3393.log", "torchtitan", list(range(14, 22)), None),
+    ("torchtitan_1287.log", "torchtitan", list(range(200, 260, 10)), None),
+    ("torchtitan_2389_duplicates.log", "torchtitan", [4, 4, 4, 5], None),
+    ("deepspeed_1825.log", "deepspeed", [40, 50], None),
+    ("hf_trainer_6998.log", "huggingface", [10, 20, 30, 40], None),
+    ("hf_blog_56.log", "huggingface", [500, 1000], None),
+    ("lightning_4225.log", "tqdm", [1, 1, 2, 2, 3, 3, 4], 8.77),
+    ("lightning_3866.log", "tqdm", [1651, 1652, 1653], 1 / 2.11),
+    ("nemo_launcher_55.log", "tqdm", [795], 41.36),
+    ("nemo2_bionemo_740.log", "nemo", [120, 121, 122], 0.03146),
+])
+def test_each_trainers_real_lines_give_their_steps_and_step_time(name, trainer, steps, seconds):
+    found = [p for p in map(recognise, lines(name)) if p is not None and not p.pause]
+    assert [p.step for p in found] == steps
+    assert {p.trainer for p in found} == {trainer}
+    if seconds is None:
+        assert all(p.seconds is None for p in found)
+    else:
+        assert found[0].seconds == pytest.approx(seconds)
+
+
+def test_lines_that_are_not_progress_give_nothing():
+    assert [recognise(x) for x in lines("torchtitan_1287.log") if "step:" not in x] == [None] * 4
+    assert recognise("Training:   0%|          | 0/18 [00:00<?, ?it/s]") is None  # no rate yet: no step taken
+    assert recognise("  Total optimization steps = 564") is None
+    assert recognise("NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/IPC") is None
+    assert PREFILTER.search(b"NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/IPC") is None
+
+
+def test_hf_dicts_without_a_step_are_progress_and_a_mixed_line_counts_once():
+    dicts = [recognise(x) for x in lines("hf_deepspeed_14531.log")]
+    assert dicts[0] == Progress(None, None, "huggingface")
+    assert dicts[3].trainer == "deepspeed" and dicts[3].step == 2000  # tqdm bar and DeepSpeed on one line
+
+
+def test_announced_pauses_are_recognised_and_not_progress():
+    said = [recognise(x) for x in lines("nanogpt_215_checkpoint.log")]
+    pauses = [p.pause for p in said if p is not None and p.pause]
+    assert pauses == ["evaluation", "checkpoint"]  # `step 3000: ... val loss`, `saving checkpoint to out`
+    # (synthetic, shaped like Lightning's validation bar and Megatron's / HF's announcements)
+    assert recognise("Validation DataLoader 0:  50%|█████     | 5/10 [00:01<00:01,  4.2it/s]").pause == "evaluation"
+    assert recognise("saving checkpoint at iteration    1000 to /ckpt").pause == "checkpoint"
+    assert recognise("Saving model checkpoint to out/checkpoint-500").pause == "checkpoint"
+    assert recognise("***** Running Evaluation *****").pause == "evaluation"
+
+
+def test_a_tqdm_bar_rewritten_in_place_counts_its_last_state():
+    bar = "\r".join(lines("lightning_3866.log"))  # what a non-tty tqdm writes: one line, \r between states
+    assert recognise(bar).step == 1653
+
+
+def test_cri_lines_give_their_time_and_text():
+    at, text = cri_split("2024-07-25T07:00:00.500000000Z stdout F iter 10: loss 3.2202, time 893.76ms", 0.0)
+    assert at == datetime(2024, 7, 25, 7, 0, 0, 500000, timezone.utc).timestamp()
+    assert recognise(text).step == 10
+    assert cri_split("plain line", 5.0) == (5.0, "plain line")
+
+
+# ---- the tracker over real logs: their own timestamps as the clock -----------------------------------------
+
+_STAMP = re.compile(r"(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)(?:,(\d{3}))?")
+
+
+class Clock:
+    def __init__(self, t: float = 0.0):
+        self.t = t
+
+    def __call__(self) -> float:
+        return self.t
+
+
+class Recorded(ProgressTracker):
+    """The tracker, its Pod Events kept as (reason, message, type) in `events`."""
+
+    def __init__(self, events: list, standing=(), **kw):
+        super().__init__(Metrics(), **kw)
+        self.events, self.standing = events, list(standing)
+
+    def _keep(self, found):
+        self.events += [(e.reason, e.message, e.type) for e in found]
+        return found
+
+    def observe(self, ref, marks):
+        return self._keep(super().observe(ref, marks))
+
+    def tick(self, live_uids=None, standing=(), activity=str):
+        return self._keep(super().tick(live_uids, standing or self.standing, activity))
+
+
+def tracker(clock: Clock, events: list, **cfg) -> ProgressTracker:
+    return Recorded(events, cfg=HangSettings(**cfg), clock=clock, alive=lambda: None)
+
+
+REF = PodRef("train", "gpt-worker-0", "uid-0", "main")
+
+
+def replay(name: str, t: ProgressTracker, clock: Clock, keep_pauses: bool = True) -> None:
+    """Each line at its own timestamp (a line without one at the previous line's), ticking every second."""
+    at = None
+    for line in lines(name):
+        m = _STAMP.search(line)
+        if m:
+            stamp = datetime.strptime(m.group(1), "%Y-%m-%d %H:%M:%S").replace(tzinfo=timezone.utc).timestamp()
+            at = stamp + int(m.group(2) or 0) / 1000
+        if at is None:
+            continue
+        clock.t = clock.t or at
+        while clock.t + 1 <= at:
+            clock.t += 1
+            t.tick()
+        clock.t = max(clock.t, at)
+        p = recognise(line)
+        if p is not None and (keep_pauses or not p.pause):
+            t.observe(REF, [Mark(at, p)])
+    t.tick()
+
+
+def test_real_healthy_stretches_with_an_announced_evaluation_and_checkpoint_raise_nothing():
+    """nanoGPT #215: progress every ~11 s, then 45 s of evaluation (36 s, said only when done: `step 3000: ...
+    val loss`) and a checkpoint save (`saving checkpoint to out`, 9 s). With k=4 (44 s) the stretch would read
+    as a hang; the announcement stretches the allowance, so nothing is raised.  (nanoGPT says nothing before
+    its evaluation: the silence until it says so must fit k x the median, one reason the default k is 10.)"""
+    events: list = []
+    clock = Clock()
+    t = tracker(clock, events, k=4, floor_seconds=5, pause_seconds=120)
+    replay("nanogpt_215_checkpoint.log", t, clock)
+    assert events == []
+    assert t.snapshot()["uid-0"]["step"] == 3060
+    events_without: list = []
+    clock2 = Clock()
+    t2 = tracker(clock2, events_without, k=4, floor_seconds=5, pause_seconds=120)
+    replay("nanogpt_215_checkpoint.log", t2, clock2, keep_pauses=False)  # the control: the pause not understood
+    assert [e[0] for e in events_without] == [HANG_REASON, RESUMED_REASON]
+
+
+def test_real_torchtitan_jitter_raises_nothing_and_gives_step_time():
+    """torchtitan #1287: a line every 10 steps (13.9-15.6 s apart, GC and profiler lines between): k=3 holds."""
+    events: list = []
+    clock = Clock()
+    t = tracker(clock, events, k=3, floor_seconds=5)
+    replay("torchtitan_1287.log", t, clock)
+    assert events == []
+    snap = t.snapshot()["uid-0"]
+    assert snap["step_seconds"] == pytest.approx(1.40, abs=0.05)  # 10 steps per line
+    assert t.metrics.registry.get_sample_value("gpu_npd_workload_step_seconds", {
+        "namespace": "train", "pod": "gpt-worker-0", "job": "gpt"}) == pytest.approx(snap["step_seconds"])
+
+
+def test_silence_past_k_medians_raises_once_then_clears_on_progress():
+    events: list = []
+    clock = Clock(1000.0)
+    t = tracker(clock, events, k=5, floor_seconds=10, min_steps=3)
+    for step in range(5):  # (synthetic: a step every 2 s)
+        clock.t = 1000.0 + 2 * step
+        t.observe(REF, [Mark(clock.t, Progress(step, 2.0, "nanogpt"))])
+    clock.t += 9.9
+    t.tick()
+    assert events == []  # max(5 x 2 s, 10 s) = 10 s not yet
+    clock.t += 0.2
+    t.tick()
+    t.tick()
+    (reason, message, type_), = events
+    assert reason == HANG_REASON and type_ == "Warning" and "step 4" in message and "= 10 s" in message
+    assert "No hardware or fabric fault" in message
+    gauge = {"namespace": "train", "pod": "gpt-worker-0", "job": "gpt"}
+    assert t.metrics.registry.get_sample_value("gpu_npd_workload_hang_suspected", gauge) == 1
+    t.observe(REF, [Mark(clock.t, Progress(4, None, "nanogpt"))])  # the same step again is not progress
+    assert len(events) == 1
+    t.observe(REF, [Mark(clock.t, Progress(5, 2.0, "nanogpt"))])
+    assert events[-1][0] == RESUMED_REASON and events[-1][2] == "Normal"
+    assert t.metrics.registry.get_sample_value("gpu_npd_workload_hang_suspected", gauge) == 0
+
+
+def test_a_node_fault_is_named_as_the_likely_cause():
+    from agent.health import Problem
+    fault = Problem(id="xid79", subject="gpu:0000:5d:00", kind="xid", condition="GPUUnhealthy",
+                    reason="Xid79FallenOffBus", severity="fatal", attribution="hardware", action="", message="",
+                    clear="reset", first_seen=0.0, last_seen=0.0)
+    events: list = []
+    clock = Clock()
+    t = Recorded(events, [fault], cfg=HangSettings(k=1, floor_seconds=1), clock=clock)
+    for step in range(4):
+        clock.t = float(step)
+        t.observe(REF, [Mark(clock.t, Progress(step))])
+    clock.t = 10
+    t.tick()
+    assert "Xid79FallenOffBus on 0000:5d:00" in events[0][1]
+
+
+def test_a_pod_never_progressing_or_whose_processes_ended_is_not_suspected():
+    events: list = []
+    clock = Clock()
+    t = Recorded(events, cfg=HangSettings(k=1, floor_seconds=1), clock=clock, alive=lambda: {"other-uid"})
+    t.observe(PodRef("a", "two-steps", "uid-2", "c"), [Mark(0, Progress(1)), Mark(1, Progress(2))])
+    for step in range(4):
+        t.observe(REF, [Mark(float(step), Progress(step))])
+    clock.t = 100
+    t.tick()
+    assert events == [] and t.finished == 1 and "uid-0" not in t.pods  # finished: its processes are gone
+
+
+def test_tracked_pods_are_bounded_and_deleted_pods_forgotten():
+    clock = Clock()
+    t = ProgressTracker(Metrics(), HangSettings(max_pods=8), clock=clock)
+    for i in range(20):
+        t.observe(PodRef("ns", f"p{i}", f"u{i}", "c"), [Mark(0, Progress(1, 1.0)), Mark(1, Progress(2, 1.0))])
+    assert len(t.pods) == 8 and t.evictions == 12 and set(t.pods) == {f"u{i}" for i in range(12, 20)}
+    t.tick(live_uids={"u19"})
+    assert list(t.pods) == ["u19"]
+    samples = [s for f in t.metrics.registry.collect() if f.name == "gpu_npd_workload_step_seconds" for s in f.samples]
+    assert [s.labels["pod"] for s in samples] == ["p19"]  # series of forgotten pods are removed
+
+
+def test_settings_are_checked_with_a_clear_error():
+    assert settings({"k": 3, "floor_seconds": 4}).k == 3.0
+    for bad, says in [({"k": 0}, "workload_hang.k"), ({"kk": 1}, "unknown key 'kk'"),
+                      ({"enabled": "yes"}, "workload_hang.enabled"), ({"min_steps": 1.5}, "whole number"), (3, "mapping")]:
+        with pytest.raises(SettingsError, match=re.escape(says)):
+            settings(bad)
+    with pytest.raises(ConfigError, match="workload_hang.floor_seconds"):
+        load(env={}, flags={"workload_hang": {"floor_seconds": -1}})
+    with pytest.raises(ConfigError, match="peer_outliers.polls: expected a whole number"):
+        load(env={}, flags={"peer_outliers": {"polls": 2.5}})
+    assert load(env={"GPU_NPD_WORKLOAD_HANG__K": "4"}, flags={}).workload_hang["k"] == 4
+
+
+# ---- the source: progress lines from the pod logs it follows --------------------------------------------
+
+def test_the_pod_log_source_hands_on_progress_with_cri_times(tmp_path):
+    root = tmp_path / "pods"
+    shutil.copytree(PODS, root)
+    src = PodLogSource(str(root))
+    src.discover()
+    src.poll()
+    log = root / "train_llama-70b-worker-3_7a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d" / "pytorch" / "0.log"
+    with open(log, "a") as fh:
+        for i, text in enumerate(lines("nanogpt_178.log")[:3] + ["saving checkpoint to out"]):
+            fh.write(f"2024-07-25T07:00:0{i}.000000000Z stdout F {text}\n")
+    assert src.poll() == []  # no failure findings
+    (ref, marks), = src.take_progress()
+    assert ref.pod == "llama-70b-worker-3" and [p.step for _, p in marks] == [0, 10, 20, None]
+    assert marks[-1][1].pause == "checkpoint" and marks[1][0] - marks[0][0] == 1.0
+    assert src.take_progress() == []
+
+
+# ---- through the real process -------------------------------------------------------------------------
+
+def test_agent_process_suspects_a_pod_that_stops_and_clears_when_it_resumes(tmp_path):
+    """Done-when of issue 27: steps every 2 s (real nanoGPT lines, timing synthetic), then silence: with k=3,
+    floor 4 s, WorkloadHangSuspected (Pod Event + metric) within 30 s; steps again clear it."""
+    from apiserver_double import ApiDouble
+    from harness import AgentProc
+
+    root = tmp_path / "pods"
+    shutil.copytree(PODS, root)
+    uid = "7a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d"
+    proc = tmp_path / "proc" / "4242"  # the pod has a live process (a finished job is never suspected)
+    proc.mkdir(parents=True)
+    proc.joinpath("cgroup").write_text(f"0::/kubepods.slice/kubepods-pod{uid.replace('-', '_')}.slice/"
+                                       "cri-containerd-" + "a" * 64 + ".scope\n")
+    log = root / f"train_llama-70b-worker-3_{uid}" / "pytorch" / "0.log"
+    steps = [x for x in lines("nanogpt_178.log") if x.startswith("iter ")]
+
+    def write(n: int) -> None:
+        stamp = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%f000Z")
+        with open(log, "a") as fh:
+            fh.write(f"{stamp} stdout F {steps[n]}\n")
+
+    with ApiDouble() as api:
+        api.add_node("gpu-node-1", gpus=0)
+        conf = tmp_path / "gpu-npd.yaml"
+        conf.write_text(yaml.safe_dump({"mode": "observe", "kubernetes": {"api_server": api.url}, "nvml": "off",
+                                        "pod_logs_root": str(root), "proc_root": str(tmp_path),
+                                        "workload_hang": {"k": 3, "floor_seconds": 4}}))
+        a = AgentProc(tmp_path, "--config", str(conf))
+        a.wait_for(lambda: a.value("gpu_npd_source_up", source="pods") == 1, timeout=30, what="pod source")
+        time.sleep(0.5)  # the first scan has taken the existing logs as history
+        labels = {"namespace": "train", "pod": "llama-70b-worker-3", "job": "llama-70b"}
+        for n in range(4):
+            write(n)
+            time.sleep(2)
+        stopped = time.time()
+        a.wait_for(lambda: a.value("gpu_npd_workload_hang_suspected", **labels) == 1, timeout=30, what="suspicion")
+        assert time.time() - stopped < 30
+        a.wait_for(lambda: any(e["reason"] == HANG_REASON for e in api.events()), timeout=20, what="pod event")
+        ev = next(e for e in api.events() if e["reason"] == HANG_REASON)
+        assert ev["involvedObject"]["name"] == "llama-70b-worker-3" and ev["type"] == "Warning"
+        assert "No training progress" in ev["message"] and "step 30" in ev["message"]
+        assert a.value("gpu_npd_workload_step_seconds", **labels) == pytest.approx(0.8938, abs=0.01)
+        write(4)
+        a.wait_for(lambda: a.value("gpu_npd_workload_hang_suspected", **labels) == 0, timeout=20, what="cleared")
+        a.wait_for(lambda: any(e["reason"] == RESUMED_REASON for e in api.events()), timeout=20, what="resumed")
+        assert api.conditions("gpu-node-1")["GPUUnhealthy"]["status"] == "False"  # never a node condition
+        assert a.stop()[0] == 0
+
+
+def test_the_verdict_says_what_the_nodes_devices_did():
+    """Synthetic readings in the collectors' shapes: idle GPUs and rails whose data counters stood still."""
+    from agent.progress import activity
+    from parsers.model import Reading
+
+    def poll(words: float) -> list[Reading]:
+        return ([Reading("gpu", f"gpu:0000:{i:02x}:00", {}, {"power_watts": 71.0 + i}) for i in range(8)]
+                + [Reading("ib_port", f"ib:mlx5_{i}/1", {}, {"counters/port_xmit_data": words,
+                                                             "counters/port_rcv_data": words}) for i in range(4)])
+    said = activity(poll(1e9), poll(1e9))
+    assert said == ("GPU power 71-78 W over 8 GPUs (idle). "
+                    "RDMA data counters unchanged over the last poll on 4 of 4 ports.")
+    assert activity([], []) == ""
+    events: list = []
+    clock = Clock()
+    t = tracker(clock, events, k=1, floor_seconds=1)
+    for step in range(4):
+        clock.t = float(step)
+        t.observe(REF, [Mark(clock.t, Progress(step))])
+    clock.t = 10
+    t.tick(activity=lambda: said)
+    assert "(idle). RDMA data counters unchanged" in events[0][1] and "No hardware or fabric fault" in events[0][1]
