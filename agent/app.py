@@ -48,6 +48,7 @@ from .supervisor import Supervisor, fabricmanager_source, select_sources
 from .workloads import WorkloadTracker
 
 __all__ = ["Agent", "build", "select_sources"]
+RELEASE_FILE = "release-nvml"  # in state_dir: while it exists the agent holds no NVML (docs/nvml.md)
 log = logging.getLogger("gpu_npd")
 
 
@@ -69,7 +70,7 @@ def _memory(cfg: Config, clock: Callable[[], float], boot: Boot, metrics: Metric
     """What the agent remembers, built from the saved state: (engine, sample judge, counter guard, cursors)."""
     engine = HealthEngine(cfg, clock, boot)
     engine.restore(state)
-    judge = SampleJudge(cfg.sample_rules, cfg.sample_ignore)
+    judge = SampleJudge(cfg.sample_rules, cfg.sample_ignore, boot.epoch or 0.0, cfg.boot_grace_seconds)
     judge.restore(state.get("samples", {}))
     guard = CounterGuard(cfg.ib_counter_selfcheck_seconds, cfg.ib_counter_selfcheck_repeats, clock,
                          metrics.ib_counters_off)
@@ -116,7 +117,8 @@ def build(cfg: Config, clock: Callable[[], float] = time.time, out=None, boot: B
         engine, judge, guard, cursors = _memory(cfg, clock, boot, metrics, state)
     stop = threading.Event()
     intake = Intake(int(cfg.queue_max_mb * 2**20), stop, metrics)
-    gpu = GpuCollector(open_backend(cfg.nvml), cfg.nvml_deadline_seconds, cfg.expected_gpus)
+    gpu = GpuCollector(open_backend(cfg.nvml), cfg.nvml_deadline_seconds, cfg.expected_gpus,
+                       release_file=os.path.join(cfg.state_dir, RELEASE_FILE), proc_root=cfg.proc_root)
     pods = PodLookup(cfg.proc_root)
     workloads = WorkloadTracker(metrics, cfg.workload_correlation_seconds, cfg.workload_pod_label, clock)
     kube = _kube_sink(cfg, metrics, intake.emit)
@@ -130,8 +132,9 @@ def build(cfg: Config, clock: Callable[[], float] = time.time, out=None, boot: B
         metrics.count_evictions(cache, functools.partial(getattr, owner, "evictions"))
     metrics.count_evictions("kernel_uuid", functools.partial(pipeline.classifier_evictions, "uuid_evictions"))
     metrics.count_evictions("kernel_memo", functools.partial(pipeline.classifier_evictions, "memo_evictions"))
-    return Agent(cfg, boot, stop, intake, pipeline, Poller(gpu, cfg.sysfs_root, guard=guard), kube,
-                 Checkpoint(store, metrics), _check_scheduler(cfg, intake), rebooted=_rebooted(state, boot))
+    poller = Poller(gpu, cfg.sysfs_root, guard=guard, expected_nics=cfg.expected_nics)
+    return Agent(cfg, boot, stop, intake, pipeline, poller, kube, Checkpoint(store, metrics),
+                 _check_scheduler(cfg, intake, gpu), rebooted=_rebooted(state, boot))
 
 
 def _peers(cfg: Config) -> PeerOutliers | None:
@@ -141,7 +144,7 @@ def _peers(cfg: Config) -> PeerOutliers | None:
     return PeerOutliers(**spec) if enabled else None
 
 
-def _check_scheduler(cfg: Config, intake: Intake) -> CheckScheduler | None:
+def _check_scheduler(cfg: Config, intake: Intake, gpu: GpuCollector) -> CheckScheduler | None:
     """The active checks the `checks` block enables (none by default), run on their own thread; their
     results travel through the intake like every other input.  GPU-loading ones ask a separate NVML
     handle (never the poller's) whether a compute process is on a GPU."""
@@ -149,7 +152,10 @@ def _check_scheduler(cfg: Config, intake: Intake) -> CheckScheduler | None:
     if not configs:
         return None
     nvml = open_backend(cfg.nvml) if any(c.gpu_load for c in configs) else None
-    return CheckScheduler(configs, intake.emit, busy=functools.partial(gpu_busy, nvml, cfg.nvml_deadline_seconds))
+
+    def busy() -> str | None:  # nothing is asked of NVML while the agent has released it (a GPU reset)
+        return "nvml: released" if gpu.status == "released" else gpu_busy(nvml, cfg.nvml_deadline_seconds)
+    return CheckScheduler(configs, intake.emit, busy=busy)
 
 
 class Agent:

@@ -46,7 +46,7 @@ def annotate(finding, gpus: dict[str, dict[str, str]]) -> None:
 @click.option("--nvml", "nvml_spec", default="auto", show_default=True, callback=nvml_spec,
               help="auto, or fake:<scenario.yaml>.")
 def nvml_snapshot(nvml_spec: str) -> None:
-    """Print this node's raw NVML readings as a scenario the test fake replays (tests/fixtures/nvml/)."""
+    """Print this node's raw NVML readings as a scenario the NVML stand-in replays (tests/fixtures/nvml/)."""
     import yaml
 
     from .gpu.collector import GpuCollector
@@ -102,6 +102,9 @@ def run(config_file, kmsg, log_files, journald, state_dir, metrics_address, node
         sys.exit(2)
     signal.signal(signal.SIGTERM, lambda *_: agent.stop.set())
     signal.signal(signal.SIGINT, lambda *_: agent.stop.set())
+    # SIGUSR1: let go of NVML (a GPU reset or MIG change can proceed) for up to 10 minutes; SIGUSR2: resume
+    signal.signal(signal.SIGUSR1, lambda *_: (agent.gpu.hold("signal", 600), agent.poller.wake()))
+    signal.signal(signal.SIGUSR2, lambda *_: (agent.gpu.unhold("signal"), agent.poller.wake()))
     logging.getLogger("gpu_npd").info("gpu-npd running on node %s: sources %s, metrics on %s", cfg.node_name,
                                       ", ".join(s.name for s in agent.sources) or "none", cfg.metrics_address)
     gc.freeze()  # what start-up built lives as long as the process: later collections skip it

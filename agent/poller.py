@@ -20,8 +20,10 @@ RESCAN_SECONDS = 60.0  # device lists are re-read this often even without udev
 
 class Poller:
     def __init__(self, gpu: GpuCollector, root: str = "/", clock: Callable[[], float] = time.monotonic,
-                 guard: CounterGuard | None = None):
+                 guard: CounterGuard | None = None, expected_nics: int = 0):
         self.gpu = gpu
+        self.expected_nics = expected_nics  # RDMA devices (0: as many as seen since start)
+        self.known_nics: set[str] = set()
         self.guard = guard or CounterGuard(window_seconds=0)  # which devices' IB counters we may read
         self.pci = pci.PciInventory(root)
         self.root = root
@@ -52,6 +54,7 @@ class Poller:
             self.ports = infiniband.discover(self.root)
         gpus = [d.bdf for d in self.devices if d.is_gpu and pci.present(d)]
         readings = self.gpu.poll(gpus)
+        self._nic_presence(next(r for r in readings if r.entity == "node"))
         for dev in self.devices:
             r = pci.aer_reading(dev)
             if r is not None:
@@ -68,6 +71,16 @@ class Poller:
         stats = {"nvml_status": self.gpu.status, "nvml_errors": dict(self.gpu.errors),
                  "nvml_timeouts": self.gpu.timeouts, "duration": time.perf_counter() - started}
         return SampleBatch(readings, stats)
+
+    def _nic_presence(self, node: Reading) -> None:
+        """The node's RDMA NICs (InfiniBand / RoCE devices) against the count expected, on its node reading."""
+        seen = {p.device for p in self.ports}
+        self.known_nics |= seen
+        expected = self.expected_nics or len(self.known_nics)
+        missing = sorted(self.known_nics - seen)
+        node.values.update({"nics_seen": len(seen), "nics_expected": expected,
+                            "nics_missing": max(len(missing), expected - len(seen))})
+        node.text["missing_nics"] = ", ".join(missing) or "unknown devices"
 
     def run(self, emit: Callable[[SampleBatch], None], stop: threading.Event, interval: float) -> None:
         while not stop.is_set():

@@ -42,6 +42,17 @@ TABLE: tuple[tuple[str, str, str, str, str, dict[str, str]], ...] = (
     ("gpu", "throttle_sw_thermal", "gpu_npd_gpu_clock_event_active", "gauge", "", {"reason": "sw_thermal"}),
     ("gpu", "throttle_sw_power_cap", "gpu_npd_gpu_clock_event_active", "gauge", "", {"reason": "sw_power_cap"}),
     ("gpu", "power_watts", "gpu_npd_gpu_power_watts", "gauge", "Power draw.", {}),
+    ("gpu", "throttled_thermal_seconds", "gpu_npd_gpu_throttled_seconds", "counter",
+     "Time the clocks were held down, by cause (NVML violation counters).", {"cause": "thermal"}),
+    ("gpu", "throttled_power_seconds", "gpu_npd_gpu_throttled_seconds", "counter", "", {"cause": "power"}),
+    ("gpu", "throttled_reliability_seconds", "gpu_npd_gpu_throttled_seconds", "counter", "", {"cause": "reliability"}),
+    ("gpu", "throttled_board_limit_seconds", "gpu_npd_gpu_throttled_seconds", "counter", "", {"cause": "board_limit"}),
+    ("gpu", "thermal_margin", "gpu_npd_gpu_thermal_margin_celsius", "gauge",
+     "Degrees below the GPU's own slowdown temperature.", {}),
+    ("gpu", "fabric_state", "gpu_npd_gpu_fabric_state", "gauge",
+     "NVLink fabric registration state (1 not started, 2 in progress, 3 completed).", {}),
+    ("gpu", "fabric_health_mask", "gpu_npd_gpu_fabric_health_mask", "gauge",
+     "NVLink fabric health mask as NVML reports it (decoded into the fabric rules).", {}),
     ("gpu", "pcie_replay", "gpu_npd_gpu_pcie_replay", "counter", "PCIe replay counter.", {}),
     ("gpu", "pcie_link_gen", "gpu_npd_gpu_pcie_link_generation", "gauge", "PCIe link generation, current and max.", {"which": "current"}),
     ("gpu", "pcie_link_gen_max", "gpu_npd_gpu_pcie_link_generation", "gauge", "", {"which": "max"}),
@@ -68,6 +79,10 @@ TABLE: tuple[tuple[str, str, str, str, str, dict[str, str]], ...] = (
     ("node", "gpus_nvml", "gpu_npd_gpus", "gauge", "GPUs counted, by where they were counted.", {"seen_by": "nvml"}),
     ("node", "gpus_pci", "gpu_npd_gpus", "gauge", "", {"seen_by": "pci"}),
     ("node", "gpus_expected", "gpu_npd_gpus", "gauge", "", {"seen_by": "expected"}),
+    ("node", "nics_seen", "gpu_npd_nics", "gauge", "RDMA NICs counted, seen and expected.", {"which": "seen"}),
+    ("node", "nics_expected", "gpu_npd_nics", "gauge", "", {"which": "expected"}),
+    ("node", "vbios_variants", "gpu_npd_gpu_vbios_variants", "gauge",
+     "Most VBIOS versions seen among GPUs of one model (1 when consistent).", {}),
 )
 
 _EXACT = {(e, f): row for row in TABLE for e, f in [(row[0], row[1])] if not f.endswith("/*")}

@@ -3,13 +3,23 @@
 Pure: no I/O, an injected time.  A rule names an entity kind and a field and one test:
 
     above: X              value > X
+    below: X              value < X
     in: [..]              value is one of these
     below_field: F        value < the same reading's field F (link generation below its max)
     increase_above: N     the counter rose by more than N within `window` seconds (reset-safe)
+    rate_above: R         the counter rose faster than R per `per` seconds (default 1), measured over up
+                          to `window` seconds (reset-safe): the vendors' limits are rates (DCGM: NVLink CRC
+                          100/s, PCIe replay 8/min)
     changes_above: N      the value changed more than N times within `window` seconds (flapping)
 
-A rule that holds yields a problem spec for that subject; one that stops holding clears what it
-raised (the engine syncs per subject and source).
+Confirmation, so that a rule does not accuse on one reading: `polls: N` (the test held in N readings in a
+row) and `for: S` (and for at least S seconds); `boot_grace: true` withholds the verdict until the agent's
+boot grace has passed since the node booted (links train, fabric registers, counters tick during boot).
+Withheld verdicts still count towards confirmation: a fault that stands through boot is reported once
+the grace ends, if confirmed.
+
+A rule that holds (and is confirmed) yields a problem spec for that subject; one that stops holding clears
+what it raised (the engine syncs per subject and source).
 """
 
 from __future__ import annotations
@@ -20,39 +30,51 @@ from typing import Any
 
 from parsers.model import Reading, Verdict
 
-TESTS = ("above", "in", "below_field", "increase_above", "changes_above")
+TESTS = ("above", "below", "in", "below_field", "increase_above", "rate_above", "changes_above")
 ENTITIES = ("gpu", "nvlink", "ib_port", "pci", "node")
-
-
+_HELD = "held|"  # state key prefix of confirmation progress (beside the counter histories)
 
 
 class SampleJudge:
-    def __init__(self, rules: list[dict[str, Any]], ignore: dict[str, list[str]] | None = None):
+    def __init__(self, rules: list[dict[str, Any]], ignore: dict[str, list[str]] | None = None,
+                 boot_time: float = 0.0, boot_grace: float = 0.0):
         self.by_entity: dict[str, list[dict[str, Any]]] = {}
         for i, rule in enumerate(rules):  # histories are per rule: two windows on one field never mix
             test = next(t for t in TESTS if t in rule)
             self.by_entity.setdefault(rule["entity"], []).append(
                 {**rule, "_key": f"{rule['field']}#{i}", "_test": test, "_arg": rule[test],
-                 "_window": float(rule.get("window", 300))})
+                 "_window": float(rule.get("window", 300)), "_polls": int(rule.get("polls", 1)),
+                 "_for": float(rule.get("for", 0)), "_per": float(rule.get("per", 1))})
         self.ignore = ignore or {}
+        self.grace_until = boot_time + boot_grace
         self._hist: dict[tuple[str, str], deque] = {}
+        self._held: dict[tuple[str, str], list[float]] = {}  # (subject, rule) -> [since, readings in a row]
 
     def to_state(self) -> dict[str, list]:
-        """Counter histories (rates and flaps survive a restart instead of clearing and re-raising)."""
-        return {f"{subject}|{key}": list(h) for (subject, key), h in self._hist.items()}
+        """Counter histories and confirmation progress (rates, flaps and confirmed problems survive a
+        restart instead of clearing and re-raising)."""
+        out = {f"{subject}|{key}": list(h) for (subject, key), h in self._hist.items()}
+        out.update({f"{_HELD}{subject}|{key}": held for (subject, key), held in self._held.items()})
+        return out
 
     def restore(self, state: dict[str, list]) -> None:
         for key, hist in state.items():
-            subject, _, rkey = key.rpartition("|")
+            held = key.startswith(_HELD)
+            subject, _, rkey = key[len(_HELD) if held else 0:].rpartition("|")
             try:
-                self._hist[(subject, rkey)] = deque((float(t), float(v)) for t, v in hist)
+                if held:
+                    since, count = hist
+                    self._held[(subject, rkey)] = [float(since), float(count)]
+                else:
+                    self._hist[(subject, rkey)] = deque((float(t), float(v)) for t, v in hist)
             except (TypeError, ValueError):
                 continue
 
     def forget(self, keep: set[str]) -> None:
         """Drop histories of subjects no longer read (bounded memory when devices go away)."""
-        for key in [k for k in self._hist if k[0] not in keep]:
-            del self._hist[key]
+        for table in (self._hist, self._held):
+            for key in [k for k in table if k[0] not in keep]:
+                del table[key]
 
     def judge(self, r: Reading, now: float) -> list[Verdict]:
         ignore = self.ignore.get(r.entity)
@@ -65,15 +87,31 @@ class SampleJudge:
             if value is None:
                 continue
             hit, shown = self._test(rule, r, value, now)
-            if hit and rule["reason"] not in seen:
+            if self._confirmed(rule, r.subject, hit, now) and rule["reason"] not in seen:
                 seen.add(rule["reason"])
                 out.append(self._verdict(rule, r, value, shown))
         return out
+
+    def _confirmed(self, rule: dict, subject: str, hit: bool, now: float) -> bool:
+        """The test held in `polls` readings in a row, for `for` seconds, and outside the boot grace."""
+        key = (subject, rule["_key"])
+        if not hit:
+            self._held.pop(key, None)
+            return False
+        held = self._held.get(key)
+        if held is None:
+            held = self._held[key] = [now, 0.0]
+        held[1] += 1
+        if held[1] < rule["_polls"] or now - held[0] < rule["_for"]:
+            return False
+        return not (rule.get("boot_grace") and now < self.grace_until)
 
     def _test(self, rule: dict, r: Reading, value: float, now: float) -> tuple[bool, float]:
         test, arg = rule["_test"], rule["_arg"]
         if test == "above":
             return value > arg, value
+        if test == "below":
+            return value < arg, value
         if test == "in":
             return value in arg, value
         if test == "below_field":
@@ -84,7 +122,7 @@ class SampleJudge:
         hist = self._hist.get(key)
         if hist is None:
             hist = self._hist[key] = deque()
-        if test == "increase_above":
+        if test in ("increase_above", "rate_above"):
             if hist and value < hist[-1][1]:
                 hist.clear()  # counter reset (driver reload, reboot): start again
             if not hist or hist[-1][1] != value or now - hist[-1][0] >= window:
@@ -92,7 +130,13 @@ class SampleJudge:
             while len(hist) > 1 and now - hist[1][0] >= window:
                 hist.popleft()  # keep the newest sample at or before the window start as the baseline
             rise = value - hist[0][1]
-            return rise > arg, rise
+            if test == "increase_above":
+                return rise > arg, rise
+            elapsed = now - hist[0][0]
+            if elapsed <= 0:
+                return False, 0.0  # one sample: no rate yet
+            rate = rise / elapsed * rule["_per"]
+            return rate > arg, round(rate, 3)
         if test == "changes_above":
             if not hist or hist[-1][1] != value:
                 hist.append((now, value))
@@ -152,4 +196,11 @@ def validate_rules(rules: Any, conditions: dict) -> str | None:
         tests = [t for t in TESTS if t in rule]
         if len(tests) != 1:
             return f"{where}: needs exactly one test of {', '.join(TESTS)}"
+        for key, least in (("polls", 1), ("for", 0), ("window", 0), ("per", 0)):
+            v = rule.get(key)
+            if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float)) or v < least
+                                  or (key in ("window", "per") and v == 0)):
+                return f"{where}.{key}: expected a number of at least {least}{' (not 0)' if least == 0 and key in ('window', 'per') else ''}, got {v!r}"
+        if "boot_grace" in rule and not isinstance(rule["boot_grace"], bool):
+            return f"{where}.boot_grace: expected true or false, got {rule['boot_grace']!r}"
     return None

@@ -40,3 +40,40 @@ def remove_device(root: Path, bdf: str) -> None:
     target = Path(os.path.realpath(link))
     link.unlink()
     shutil.rmtree(target)
+
+
+class StandinClock:
+    """A settable clock (like fakeclock.Clock) that the NVML stand-in's timeline follows once bound."""
+
+    def __init__(self, t: float = 1_800_000_000.0):
+        self.standin = None
+        self.t0 = t
+        self._t = t
+
+    def __call__(self) -> float:
+        return self._t
+
+    @property
+    def t(self) -> float:
+        return self._t
+
+    @t.setter
+    def t(self, value: float) -> None:
+        self._t = value
+        if self.standin is not None:
+            self.standin.set_time(value - self.t0)
+
+    def bind(self, standin) -> "StandinClock":
+        """The stand-in's scenario time is this clock's time since now."""
+        self.standin, self.t0 = standin, self._t
+        standin.set_time(0.0)
+        return self
+
+
+def standin_backend(scenario: dict):
+    """nvidia-ml-py over the C stand-in playing this scenario (the agent's real backend, not a fake)."""
+    from agent.gpu.nvml import PynvmlBackend
+    from agent.gpu.standin import activate
+    backend = PynvmlBackend()
+    backend.standin = activate(scenario)
+    return backend

@@ -22,9 +22,8 @@ from agent.checks.scheduler import CheckScheduler, gpu_busy
 from parsers.model import CheckBatch
 from agent.checks.settings import builtin_config, plugin_configs
 from agent.config import load
-from agent.gpu.fake import FakeNvml
 from agent.health import HealthEngine
-from telemetry_kit import copy_sysfs, set_attr
+from telemetry_kit import copy_sysfs, set_attr, standin_backend
 
 NPD = Path(__file__).parent / "fixtures" / "npd"
 NPD_CONFIG = NPD / "config" / "custom-plugin-monitor.json"
@@ -179,7 +178,7 @@ def test_durations():
     assert parse_duration("1m30s") == 90 and parse_duration("500ms") == 0.5 and parse_duration("24h") == 86400
 
 
-# ---- built-in checks (on the fake NVML and the fixture sysfs tree) ----------------------------------------
+# ---- built-in checks (on the NVML stand-in and the fixture sysfs tree) ----------------------------------------
 
 def nvml_spec(tmp: Path, values: dict | None = None, gpus: int = 2) -> str:
     scen = tmp / "scenario.yaml"
@@ -272,17 +271,19 @@ def test_gpu_loading_checks_skip_while_a_compute_process_runs(tmp_path):
                         "conditions": [{"type": "TestProblem", "reason": "OK", "message": "fine"}],
                         "rules": [{"type": "permanent", "condition": "TestProblem", "reason": "Load",
                                    "path": script(tmp_path, "load", f"touch {ran}\necho loaded\n")}]}, tmp_path)
-    busy_nvml = FakeNvml({"gpus": [{}, {"values": {"compute_processes": 1}}]})
+    # one stand-in per process (NVML's soname): each scenario is loaded just before it is used
+    assert gpu_busy(standin_backend({"gpus": [{}, {}]})) is None
+    assert gpu_busy(standin_backend({"gpus": [{"values": {"compute_processes": "error:UNKNOWN"}}]})) == "nvml: UNKNOWN"
+    busy_nvml = standin_backend({"gpus": [{}, {"values": {"compute_processes": 1}}]})
     assert gpu_busy(busy_nvml) == "busy"
-    assert gpu_busy(FakeNvml({"gpus": [{}, {}]})) is None
-    assert gpu_busy(FakeNvml({"gpus": [{"values": {"compute_processes": "error:UNKNOWN"}}]})) == "nvml: UNKNOWN"
     batches: list[CheckBatch] = []
     sched = CheckScheduler([cfg], batches.append, busy=lambda: gpu_busy(busy_nvml))
     sched.run_due()
     assert [(r.status, r.message) for r in batches[0].results] == [("Skipped", "Skipped(busy)")]
     assert not ran.exists()
     assert judged(cfg, batches[0].results) == {}  # nothing changes while skipped
-    sched2 = CheckScheduler([cfg], batches.append, busy=lambda: gpu_busy(FakeNvml({"gpus": [{}]})))
+    idle_nvml = standin_backend({"gpus": [{}]})
+    sched2 = CheckScheduler([cfg], batches.append, busy=lambda: gpu_busy(idle_nvml))
     assert sched2.run_due() == pytest.approx(30, abs=1)
     assert batches[1].results[0].status == OK and ran.exists()
 

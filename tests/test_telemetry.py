@@ -1,4 +1,4 @@
-"""NVML (through the faithful fake) and sysfs telemetry -> readings -> rules -> problems and metrics."""
+"""NVML (nvidia-ml-py over the C stand-in library) and sysfs telemetry -> readings -> rules -> problems and metrics."""
 
 from __future__ import annotations
 
@@ -16,12 +16,12 @@ from prometheus_client import generate_latest
 from agent.app import Agent, build
 from agent.config import load
 from agent.gpu.collector import GpuCollector
-from agent.gpu.fake import HEALTHY_VALUES, FakeNvml
+from agent.gpu.standin import HEALTHY_VALUES
 from agent.gpu.nvml import NvmlError
 from agent.poller import watch_udev
 from agent.samples import Reading, SampleJudge
 from parsers.model import NodeInfo
-from telemetry_kit import copy_sysfs, hgx_scenario, remove_device, set_aer, set_attr
+from telemetry_kit import StandinClock, copy_sysfs, hgx_scenario, remove_device, set_aer, set_attr, standin_backend
 
 
 
@@ -32,20 +32,27 @@ SYSFS_ONLY = {"sample_ignore": {"node": ["*"]}}
 
 
 def make(tmp: Path, scenario: dict, sysfs: Path | None = None, **flags):
-    """An agent on a fake NVML and a fixture sysfs, driven by hand (no threads)."""
+    """An agent on the NVML stand-in and a fixture sysfs, driven by hand (no threads)."""
     scen = tmp / "scenario.yaml"
     scen.write_text(yaml.safe_dump(scenario))
-    clock = Clock()
+    clock = StandinClock()
     cfg = load(env={}, flags={"kmsg": "", "journald": False, "state_dir": str(tmp / "state"), "fallback_log_files": [],
                               "nvml": f"fake:{scen}", "sysfs_root": str(sysfs or tmp / "nosys"), **flags})
     agent = build(cfg, clock=clock, out=io.StringIO())
-    agent.gpu.backend.clock = lambda: clock.t  # the fake's timeline follows the same clock
-    agent.gpu.backend.t0 = clock.t
+    agent.gpu.backend.standin.load(scenario)  # from its start, whatever an earlier test left playing
+    clock.bind(agent.gpu.backend.standin)  # the scenario's timeline follows the same clock
     return agent, clock
 
 
 def poll(agent: Agent) -> None:
     agent.pipeline.process(agent.poller.poll_once())
+
+
+def confirm(agent: Agent, clock, polls: int = 3, step: float = 10) -> None:
+    """Poll until the default rules' confirmation has had its readings (they confirm before they accuse)."""
+    for _ in range(polls):
+        clock.t += step
+        poll(agent)
 
 
 def reasons(agent: Agent, condition: str | None = None) -> set[str]:
@@ -81,30 +88,42 @@ def test_healthy_hgx_raises_nothing_and_exports_per_gpu_series(tmp_path):
     ({"remap_failure": 1}, "GPUUnhealthy", "RowRemapFailure"),
     ({"remap_pending": 1}, "GPUDegraded", "RowRemapPending"),
     ({"retired_pages_pending": 1}, "GPUDegraded", "PageRetirementPending"),
-    ({"clocks_event_mask": 0x40}, "GPUDegraded", "HWThermalSlowdown"),
+    ({"violation_thermal_ns": 90e9}, "GPUDegraded", "ThermalThrottling"),  # 90 s of the last 10 min
+    ({"violation_reliability_ns": 61e9}, "GPUDegraded", "ReliabilityThrottling"),
+    ({"temperature_gpu": 84}, "GPUDegraded", "ThermalMarginLow"),  # 3 C below the 87 C slowdown
     ({"clocks_event_mask": 0x80}, "GPUDegraded", "PowerBrakeSlowdown"),
     ({"clocks_event_mask": 0x08}, "GPUDegraded", "HWSlowdown"),
-    ({"clocks_event_mask": 0x20}, "GPUDegraded", "SWThermalSlowdown"),
-    ({"pcie_link_width": 8}, "GPUDegraded", "PCIeLinkWidthDegraded"),
-    ({"pcie_link_gen": 3}, "GPUDegraded", "PCIeLinkGenDegraded"),
+    ({"pcie_link_width": 8, "clocks_event_mask": 0}, "GPUDegraded", "PCIeLinkWidthDegraded"),
+    ({"pcie_link_gen": 3, "clocks_event_mask": 0}, "GPUDegraded", "PCIeLinkGenDegraded"),
     ({"recovery_action": 2}, "GPUUnhealthy", "DriverRecoveryAction"),
 ])
-def test_sample_rule_raises_then_clears_when_the_gpu_is_healthy_again(tmp_path, values, condition, reason):
+def test_sample_rule_raises_once_confirmed_then_clears_when_the_gpu_is_healthy_again(tmp_path, values, condition,
+                                                                                     reason):
     healthy = {k: HEALTHY_VALUES[k] for k in values}
-    scen = hgx_scenario(timeline=[{"at": 10, "gpu": 3, "set": values}, {"at": 20, "gpu": 3, "set": healthy}])
+    scen = hgx_scenario(timeline=[{"at": 10, "gpu": 3, "set": values}, {"at": 1000, "gpu": 3, "set": healthy}])
     agent, clock = make(tmp_path, scen)
     poll(agent)
     clock.t += 10
     poll(agent)
+    assert agent.engine.problems == {}  # one reading accuses nothing
+    confirm(agent, clock, polls=12)  # the longest default confirmation: 120 s
     assert reasons(agent, condition) == {reason}
     p = next(iter(agent.engine.problems.values()))
     assert p.subject == "gpu:0000:5d:00" and p.details["uuid"].endswith("0003") and p.details["gpu_index"] == "3"
     assert "GPU 3 (0000:5d:00" in p.message
     assert agent.engine.conditions[condition].status
-    clock.t += 10
+    clock.t = clock.t0 + 1000
     poll(agent)
     assert agent.engine.problems == {}
     assert not agent.engine.conditions[condition].status
+
+
+def test_idle_gpu_links_trained_down_are_not_a_fault(tmp_path):
+    """PCIe links drop generation while the GPU is idle (power saving): judged only under load."""
+    scen = hgx_scenario(timeline=[{"at": 10, "gpu": 3, "set": {"pcie_link_gen": 1, "pcie_link_width": 4}}])
+    agent, clock = make(tmp_path, scen)  # the healthy default reads the idle clock-event bit
+    confirm(agent, clock, polls=10)
+    assert agent.engine.problems == {}
 
 
 def test_hung_nvml_call_marks_only_that_gpu_and_returns_on_time(tmp_path):
@@ -115,18 +134,21 @@ def test_hung_nvml_call_marks_only_that_gpu_and_returns_on_time(tmp_path):
     t0 = time.monotonic()
     poll(agent)
     assert time.monotonic() - t0 < 1.0
+    assert reasons(agent) == set()  # one missed deadline accuses nothing yet
+    for _ in range(2):
+        clock.t += 10
+        t0 = time.monotonic()
+        poll(agent)  # still hung: not waited for again
+        assert time.monotonic() - t0 < 0.3  # waiting again would take >= 0.3 s
     assert reasons(agent) == {"NVMLTimeout"}
     (p,) = agent.engine.problems.values()
     assert p.subject == "gpu:0000:3a:00" and p.condition == "GPUUnhealthy"
     assert metric(agent, "gpu_npd_gpu_temperature_celsius", gpu="5", uuid="GPU-00000005-1111-2222-3333-444455550005",
                   pci_bus_id="0000:ab:00", model="NVIDIA H100 80GB HBM3", sensor="gpu") == 38  # others still read
-    t0 = time.monotonic()
-    poll(agent)  # still hung: not waited for again
-    assert time.monotonic() - t0 < 0.3 and reasons(agent) == {"NVMLTimeout"}  # waiting again would take >= 0.3 s
     assert metric(agent, "gpu_npd_nvml_timeouts_total") == 1
-    agent.gpu.backend.release()  # the call returns (GPU_IS_LOST, as NVML does once it gives up)
+    agent.gpu.backend.standin.release()  # the call returns (GPU_IS_LOST, as NVML does once it gives up)
     time.sleep(0.05)
-    poll(agent)
+    confirm(agent, clock, polls=2)
     assert reasons(agent) == {"GPULost"}
 
 
@@ -137,9 +159,10 @@ def test_gpu_is_lost_and_nvml_errors_are_counted(tmp_path):
     poll(agent)
     clock.t += 10
     poll(agent)
+    confirm(agent, clock, polls=1)
     assert reasons(agent) == {"GPULost"}
     assert metric(agent, "gpu_npd_nvml_errors_total", gpu="1", error="GPU_IS_LOST") >= 1
-    assert metric(agent, "gpu_npd_nvml_errors_total", gpu="4", error="UNKNOWN") == 1
+    assert metric(agent, "gpu_npd_nvml_errors_total", gpu="4", error="UNKNOWN") == 2  # once a poll
     assert metric(agent, "gpu_npd_gpu_lost", gpu="1", uuid="GPU-00000001-1111-2222-3333-444455550001",
                   pci_bus_id="0000:2a:00", model="NVIDIA H100 80GB HBM3") == 1
 
@@ -150,12 +173,12 @@ def test_not_supported_group_is_skipped_quietly(tmp_path):
         g["values"] = {"recovery_action": "error:NOT_SUPPORTED", "temperature_memory": "error:NOT_SUPPORTED"}
     agent, _ = make(tmp_path, scen)
     poll(agent)
-    calls = agent.gpu.backend.calls
+    calls = agent.gpu.backend.standin.calls
     poll(agent)
     assert agent.engine.problems == {}
     assert metric(agent, "gpu_npd_nvml_errors_total", gpu="0", error="NOT_SUPPORTED") is None
     assert "recovery" in agent.gpu.gpus[0].unsupported
-    assert agent.gpu.backend.calls - calls < calls  # unsupported groups and absent links are not asked again
+    assert agent.gpu.backend.standin.calls - calls < calls  # unsupported groups and absent links are not asked again
 
 
 @pytest.mark.parametrize("code", ["LIBRARY_NOT_FOUND", "DRIVER_NOT_LOADED"])
@@ -171,24 +194,27 @@ def test_no_gpu_stack_is_a_normal_state_said_once(tmp_path, caplog, code):
 
 
 def test_nvml_missing_on_a_node_with_gpus_on_the_bus_is_a_problem(tmp_path):
-    agent, _ = make(tmp_path, {"init_error": "LIBRARY_NOT_FOUND"}, copy_sysfs(tmp_path))
+    agent, clock = make(tmp_path, {"init_error": "LIBRARY_NOT_FOUND"}, copy_sysfs(tmp_path))
     poll(agent)
+    confirm(agent, clock, polls=2)
     (p,) = agent.engine.problems.values()
     assert (p.condition, p.reason, p.attribution) == ("GPUDegraded", "NVMLLibraryNotFound", "driver")
     assert "runtimeClassName" in p.message
 
 
 def test_driver_not_loaded_with_gpus_on_the_bus_is_a_problem(tmp_path):
-    agent, _ = make(tmp_path, {"init_error": "DRIVER_NOT_LOADED"}, copy_sysfs(tmp_path))
+    agent, clock = make(tmp_path, {"init_error": "DRIVER_NOT_LOADED"}, copy_sysfs(tmp_path))
     poll(agent)
+    confirm(agent, clock, polls=2)
     assert reasons(agent) == {"NVIDIADriverNotLoaded"}
 
 
 def test_gpu_missing_from_nvml_is_a_count_mismatch_naming_the_address(tmp_path):
     scen = hgx_scenario()
     del scen["gpus"][5]  # 0000:ab:00 is on the bus but NVML does not enumerate it
-    agent, _ = make(tmp_path, scen, copy_sysfs(tmp_path))
+    agent, clock = make(tmp_path, scen, copy_sysfs(tmp_path))
     poll(agent)
+    confirm(agent, clock, polls=1)
     (p,) = agent.engine.problems.values()
     assert (p.condition, p.reason) == ("GPUUnhealthy", "GPUCountMismatch")
     assert "7 of 8 GPUs found; missing: 0000:ab:00" in p.message
@@ -196,27 +222,32 @@ def test_gpu_missing_from_nvml_is_a_count_mismatch_naming_the_address(tmp_path):
 
 def test_gpu_gone_from_the_bus_with_expected_count(tmp_path):
     root = copy_sysfs(tmp_path)
-    agent, _ = make(tmp_path, hgx_scenario(), root, expected_gpus=8)
+    agent, clock = make(tmp_path, hgx_scenario(), root, expected_gpus=8)
     poll(agent)
     assert agent.engine.problems == {}
     remove_device(root, "0000:9a:00.0")
     agent.poller.wake()  # udev remove event
     poll(agent)
+    confirm(agent, clock, polls=1)
     assert "GPUCountMismatch" in reasons(agent)
     assert "missing: 0000:9a:00" in agent.engine.conditions["GPUUnhealthy"].message
 
 
 def test_nvlink_down_and_error_rate(tmp_path):
     scen = hgx_scenario(timeline=[{"at": 10, "gpu": 0, "nvlink": 4, "set": {"state": 0}},
-                                  {"at": 10, "gpu": 6, "nvlink": 2, "set": {"crc_flit": 500}}])
+                                  {"at": 10, "gpu": 6, "nvlink": 2, "set": {"crc_flit": 5000}},  # 500/s
+                                  {"at": 20, "gpu": 6, "nvlink": 2, "set": {"crc_flit": 10000}},
+                                  {"at": 30, "gpu": 6, "nvlink": 2, "set": {"crc_flit": 15000}}])
     agent, clock = make(tmp_path, scen)
     poll(agent)
     clock.t += 10
     poll(agent)
+    assert agent.engine.problems == {}
+    confirm(agent, clock, polls=2)
     subjects = {(p.subject, p.reason) for p in agent.engine.problems.values()}
     assert subjects == {("gpu:0000:18:00/nvlink4", "NVLinkDown"), ("gpu:0000:ba:00/nvlink2", "NVLinkCRCErrorRate")}
     assert agent.engine.conditions["NVLinkUnhealthy"].status
-    clock.t += 400  # counter steady for a whole window: the rate problem clears, the down link stays
+    clock.t += 100  # counter steady for a whole window: the rate problem clears, the down link stays
     poll(agent)
     clock.t += 10
     poll(agent)
@@ -242,6 +273,7 @@ def test_ib_port_down_then_up(tmp_path):
     set_attr(root, "sys/class/infiniband/mlx5_3/ports/1/phys_state", "2: Polling")
     clock.t += 10
     poll(agent)
+    confirm(agent, clock, polls=2)
     (p,) = agent.engine.problems.values()
     assert (p.condition, p.reason, p.attribution) == ("InfiniBandUnhealthy", "IBPortDown", "fabric")
     assert "mlx5_3 port 1 (ibp94s0)" in p.message and "state 1, phys_state 2" in p.message
@@ -289,6 +321,7 @@ def test_aer_fatal_increase_on_the_gpu_and_its_bridge(tmp_path):
     set_aer(root, "0000:5d:00.0", "aer_dev_correctable", "TOTAL_ERR_COR", 50)
     clock.t += 10
     poll(agent)
+    confirm(agent, clock, polls=1)
     got = {(p.subject, p.reason) for p in agent.engine.problems.values()}
     assert got == {("pci:0000:5d:00.0", "PCIeAERFatal"), ("pci:0000:5c:00.0", "PCIeAERNonFatal")}
     assert agent.engine.conditions["PCIeUnhealthy"].reason == "PCIeAERFatal"
@@ -379,6 +412,7 @@ def test_rate_history_survives_restart_so_a_standing_rate_problem_does_not_flap(
     poll(agent)
     clock.t += 10
     poll(agent)
+    confirm(agent, clock, polls=1)
     assert reasons(agent) == {"PCIeReplayRate"}
     transition = agent.engine.conditions["PCIeUnhealthy"].last_transition
     agent.save()
@@ -406,30 +440,34 @@ def test_judge_counter_reset_and_flaps():
     assert judge.judge(r(20, 0), 200) == []  # quiet for a window: both clear
 
 
-def test_fake_error_semantics_match_nvml():
-    fake = FakeNvml(hgx_scenario())
+def test_standin_error_semantics_match_nvml():
+    nvml = standin_backend(hgx_scenario())
     with pytest.raises(NvmlError) as e:
-        fake.count()
+        nvml.count()
     assert e.value.code == "UNINITIALIZED"
-    fake.init()
-    assert fake.count() == 8
+    nvml.init()
+    assert nvml.count() == 8
     with pytest.raises(NvmlError) as e:
-        fake.read(9, "ecc")
+        nvml.identity(9)
     assert e.value.code == "INVALID_ARGUMENT"
     with pytest.raises(NvmlError) as e:
-        fake.nvlink(0, 18)
-    assert e.value.code == "NOT_SUPPORTED"
+        nvml.nvlink(0, 18)
+    assert e.value.code == "INVALID_ARGUMENT"  # past the last link, as NVML answers
+    nvml.shutdown()
 
 
 def test_real_backend_without_library_reports_library_not_found():
+    """In a fresh process (this one has the stand-in loaded under NVML's soname)."""
+    import subprocess
+    import sys
     pytest.importorskip("pynvml")
-    from agent.gpu.nvml import PynvmlBackend
-    c = GpuCollector(PynvmlBackend(), deadline=5)
-    readings = c.poll([])
-    if c.status == "ok":
+    code = ("from agent.gpu.collector import GpuCollector; from agent.gpu.nvml import PynvmlBackend; "
+            "c = GpuCollector(PynvmlBackend(), deadline=5); r = c.poll([]); print(c.status, [x.entity for x in r])")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True,
+                         env={k: v for k, v in __import__("os").environ.items() if k != "LD_LIBRARY_PATH"}).stdout
+    if out.startswith("ok"):
         pytest.skip("this machine has an NVIDIA driver")
-    assert c.status in ("LIBRARY_NOT_FOUND", "DRIVER_NOT_LOADED")
-    assert [r.entity for r in readings] == ["node"]
+    assert out.split()[0] in ("LIBRARY_NOT_FOUND", "DRIVER_NOT_LOADED") and "['node']" in out
 
 
 def test_exposition_with_telemetry_is_valid_text_format(tmp_path):
@@ -463,7 +501,7 @@ def test_parse_on_the_node_names_gpu_index_and_uuid(tmp_path):
     assert "uuid" not in json.loads(off.output.splitlines()[0])["details"]
 
 
-def test_nvml_snapshot_replays_through_the_fake(tmp_path):
+def test_nvml_snapshot_replays_through_the_standin(tmp_path):
     from click.testing import CliRunner
 
     from gpunpd.cli import main
@@ -475,11 +513,12 @@ def test_nvml_snapshot_replays_through_the_fake(tmp_path):
     assert r.exit_code == 0, r.output
     snap = yaml.safe_load(r.output)
     assert len(snap["gpus"]) == 8 and snap["gpus"][1]["values"]["pcie_replay"] == 7
-    assert snap["gpus"][1]["values"]["temperature_memory"] == "error:NOT_SUPPORTED"
+    assert "temperature_memory" in snap["gpus"][1]["absent"]  # a field NVML does not have on this GPU
     assert len(snap["gpus"][0]["nvlinks"]) == 18
-    replay = FakeNvml(snap)
+    replay = standin_backend(snap)
     replay.init()
     assert replay.read(1, "pcie")["pcie_replay"] == 7 and replay.identity(3).pci_bus_id == "00000000:5D:00.0"
+    assert "temperature_memory" not in replay.read(1, "temperature")
     none = CliRunner().invoke(main, ["nvml-snapshot", "--nvml", "off"])
     assert none.exit_code == 1 and "init_error" in none.output
 
@@ -487,11 +526,12 @@ def test_nvml_snapshot_replays_through_the_fake(tmp_path):
 def test_node_gpu_capacity_is_the_expected_count(tmp_path):
     root = copy_sysfs(tmp_path)
     remove_device(root, "0000:db:00.0")
-    agent, _ = make(tmp_path, hgx_scenario(gpus=hgx_scenario()["gpus"][:7]), root)
+    agent, clock = make(tmp_path, hgx_scenario(gpus=hgx_scenario()["gpus"][:7]), root)
     poll(agent)
     assert agent.engine.problems == {}  # 7 on the bus, 7 in NVML: consistent, if nobody says otherwise
     agent.pipeline.process(NodeInfo(gpus=8))  # what the Kubernetes writer read of the Node object
     poll(agent)
+    confirm(agent, clock, polls=1)
     (p,) = agent.engine.problems.values()
     assert p.reason == "GPUCountMismatch" and "7 of 8 GPUs found" in p.message
 
@@ -510,12 +550,13 @@ def test_a_broken_scenario_is_a_clear_error_not_a_traceback(tmp_path):
 
 
 def test_nvml_init_is_retried_every_minute_until_the_driver_loads():
-    fake = FakeNvml({"init_error": "DRIVER_NOT_LOADED", **hgx_scenario()})
-    clock = Clock(0.0)
-    c = GpuCollector(fake, clock=clock)
+    # the GPU operator's driver container comes up after 10 s
+    nvml = standin_backend({"init_error": "DRIVER_NOT_LOADED", "timeline": [{"at": 10, "init_error": None}],
+                            **hgx_scenario()})
+    clock = StandinClock(0.0).bind(nvml.standin)
+    c = GpuCollector(nvml, clock=clock)
     c.poll([])
     assert c.status == "DRIVER_NOT_LOADED"
-    fake.scenario["init_error"] = None  # the GPU operator's driver container comes up
     clock.t += 30
     c.poll([])
     assert c.status == "DRIVER_NOT_LOADED"  # not asked again yet
@@ -535,3 +576,114 @@ def test_a_port_that_goes_away_leaves_no_stale_series(tmp_path):
     poll(agent)
     assert metric(agent, "gpu_npd_ib_port_active", device="mlx5_7", port="1") is None
     assert metric(agent, "gpu_npd_ib_port_active", device="mlx5_6", port="1") == 1
+
+
+# ---- confirmation and the boot grace ---------------------------------------------------------------------
+
+def just_booted(tmp: Path, scenario: dict, seconds_since_boot: float = 30):
+    """An agent started `seconds_since_boot` after the node booted; the scenario's clock starts then too."""
+    agent, clock = make(tmp, scenario)
+    clock.t = agent.boot.epoch + seconds_since_boot
+    clock.bind(agent.gpu.backend.standin)
+    return agent, clock
+
+
+def test_reboot_with_links_training_raises_nothing(tmp_path):
+    """NVSentinel #1701: after every boot of a GB200 NVL72 tray some NVLinks read down while they train
+    (`GPU 3's NvLink link 16 is currently down ... link 17 is currently down`), then come up."""
+    down = {"state": 0}
+    scen = hgx_scenario(timeline=[{"at": 0, "gpu": 3, "nvlink": 16, "set": down},
+                                  {"at": 0, "gpu": 3, "nvlink": 17, "set": down},
+                                  {"at": 40, "gpu": 3, "nvlink": 16, "set": {"state": 1}},
+                                  {"at": 40, "gpu": 3, "nvlink": 17, "set": {"state": 1}}])
+    agent, clock = just_booted(tmp_path, scen)
+    poll(agent)
+    confirm(agent, clock, polls=40)  # 400 s: through the boot grace and well past it
+    assert agent.engine.problems == {}
+    assert metric(agent, "gpu_npd_nvlink_up", gpu="3", uuid="GPU-00000003-1111-2222-3333-444455550003",
+                  pci_bus_id="0000:5d:00", model="NVIDIA H100 80GB HBM3", link="16") == 1
+
+
+def test_a_link_still_down_after_the_boot_grace_raises_once_confirmed(tmp_path):
+    scen = hgx_scenario(timeline=[{"at": 0, "gpu": 3, "nvlink": 16, "set": {"state": 0}}])
+    agent, clock = just_booted(tmp_path, scen)
+    poll(agent)
+    while clock.t + 10 < agent.boot.epoch + 300:
+        confirm(agent, clock, polls=1)  # inside the boot grace: withheld, though confirmed
+    assert agent.engine.problems == {}
+    confirm(agent, clock, polls=1)  # the grace is over and the link has been down in every reading since boot
+    (p,) = agent.engine.problems.values()
+    assert (p.subject, p.reason) == ("gpu:0000:5d:00/nvlink16", "NVLinkDown")
+
+
+def test_a_link_that_blips_down_mid_life_raises_nothing_and_one_that_stays_down_does(tmp_path):
+    scen = hgx_scenario(timeline=[{"at": 10, "gpu": 1, "nvlink": 3, "set": {"state": 0}},
+                                  {"at": 30, "gpu": 1, "nvlink": 3, "set": {"state": 1}},
+                                  {"at": 50, "gpu": 2, "nvlink": 5, "set": {"state": 0}}])
+    agent, clock = make(tmp_path, scen)  # booted long ago
+    poll(agent)
+    confirm(agent, clock, polls=5)  # t=50: link 3 was down in 2 readings, link 5 in 1
+    assert agent.engine.problems == {}
+    confirm(agent, clock, polls=2)  # link 5: the third reading in a row
+    assert {(p.subject, p.reason) for p in agent.engine.problems.values()} == {("gpu:0000:3a:00/nvlink5", "NVLinkDown")}
+
+
+def test_fabric_faults_on_a_gb200_tray_raise_after_confirmation(tmp_path):
+    import yaml as y
+    scen = y.safe_load((Path(__file__).parent / "fixtures" / "nvml" / "gb200-fabric-unhealthy.yaml").read_text())
+    agent, clock = make(tmp_path, scen)
+    poll(agent)
+    assert agent.engine.problems == {}
+    confirm(agent, clock, polls=2)
+    got = {(p.details.get("gpu_index"), p.reason) for p in agent.engine.problems.values()}
+    assert got == {("0", "FabricUnhealthy"), ("1", "FabricRegistrationFailed")}
+    assert agent.engine.conditions["NVLinkUnhealthy"].status
+
+
+def test_confirmation_survives_an_agent_restart(tmp_path):
+    judge = SampleJudge([{"entity": "gpu", "field": "f", "above": 0, "polls": 3, "condition": "X", "reason": "R"}])
+    r = Reading("gpu", "gpu:x", {}, {"f": 1})
+    assert judge.judge(r, 0) == [] and judge.judge(r, 10) == []
+    again = SampleJudge([{"entity": "gpu", "field": "f", "above": 0, "polls": 3, "condition": "X", "reason": "R"}])
+    again.restore(judge.to_state())
+    assert [v.reason for v in again.judge(r, 20)] == ["R"]
+
+
+def test_rate_above_is_per_second_and_reset_safe():
+    judge = SampleJudge([{"entity": "nvlink", "field": "crc", "rate_above": 100, "window": 60, "condition": "X",
+                          "reason": "CRC", "message": "{shown}/s"}])
+    r = lambda v: Reading("nvlink", "l", {"link": "2"}, {"crc": v})  # noqa: E731
+    assert judge.judge(r(0), 0) == []
+    assert judge.judge(r(900), 10) == []  # 90/s: under DCGM's 100/s
+    (v,) = judge.judge(r(3100), 20)  # 3100 in 20 s: 155/s
+    assert "155" in v.message
+    assert judge.judge(r(5), 30) == []  # counter reset (driver reload): no rate from one sample
+
+
+@pytest.mark.parametrize("rule, says", [
+    ({"polls": 0}, "sample_rules[0].polls"),
+    ({"for": -1}, "sample_rules[0].for"),
+    ({"boot_grace": "yes"}, "sample_rules[0].boot_grace"),
+    ({"per": 0}, "sample_rules[0].per"),
+])
+def test_bad_confirmation_keys_name_the_rule(rule, says):
+    from agent.samples import validate_rules
+    base = {"entity": "gpu", "field": "f", "above": 0, "condition": "X", "reason": "R"}
+    assert validate_rules([{**base, **rule}], {"X": {}}).startswith(says)
+
+
+def test_a_nic_gone_from_the_node_is_a_count_mismatch_naming_it(tmp_path):
+    import shutil as sh
+    root = copy_sysfs(tmp_path)
+    agent, clock = make(tmp_path, hgx_scenario(), root)
+    poll(agent)
+    assert agent.engine.problems == {}
+    assert metric(agent, "gpu_npd_nics", which="seen") == 8
+    sh.rmtree(root / "sys/class/infiniband/mlx5_5")  # the HCA dropped off (firmware fault, PCIe link down)
+    agent.poller.wake()  # udev remove event
+    poll(agent)
+    assert agent.engine.problems == {}  # one reading accuses nothing
+    confirm(agent, clock, polls=2)
+    (p,) = agent.engine.problems.values()
+    assert (p.condition, p.reason) == ("InfiniBandUnhealthy", "NICCountMismatch")
+    assert "7 of 8 RDMA NICs found; missing: mlx5_5" in p.message

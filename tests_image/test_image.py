@@ -43,10 +43,15 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+# Where the NVIDIA container toolkit puts the driver's libnvidia-ml.so.1 in a Debian-based image (its
+# library directory, then ldconfig): the stand-in is mounted there in its place
+TOOLKIT_LIBDIR = "/usr/lib/x86_64-linux-gnu"
+
+
 def run_args(tmp: Path, port: int, kmsg: str, device: bool = False, config: dict | None = None,
-             mounts: dict[str, str] | None = None) -> list[str]:
+             mounts: dict[str, str] | None = None, extra_env: dict[str, str] | None = None) -> list[str]:
     """`podman run` flags from the DaemonSet: security context, env, mounts; `config` is merged into the
-    ConfigMap's configuration, `mounts` (host path -> container path, read-only) added."""
+    ConfigMap's configuration, `mounts` (host path -> container path, read-only) and `extra_env` added."""
     pod, cm = manifest()
     c = pod["containers"][0]
     sc = c["securityContext"]
@@ -66,7 +71,7 @@ def run_args(tmp: Path, port: int, kmsg: str, device: bool = False, config: dict
         if "value" in e:
             env[e["name"]] = e["value"].replace("$(POD_IP)", env["POD_IP"])
     env["GPU_NPD_METRICS_ADDRESS"] = f"127.0.0.1:{port}"  # host network here: a free port, not 9810
-    for k, v in env.items():
+    for k, v in {**env, **(extra_env or {})}.items():
         args += ["--env", f"{k}={v}"]
     conf = tmp / "config"
     conf.mkdir()
@@ -236,3 +241,31 @@ def test_what_check_plugins_leave_behind_is_reaped(tmp_path: Path):
         assert int(c.exec_python(ZOMBIES)) <= 2  # what the last run left may not be reaped yet
     finally:
         assert c.stop() == 0
+
+
+def test_the_agent_in_the_image_reads_gpus_ecc_and_xids_from_libnvidia_ml(tmp_path: Path):
+    """The C stand-in for libnvidia-ml.so.1, built here, mounted where the NVIDIA container toolkit mounts the
+    driver's library: the image's own nvidia-ml-py loads it and the agent reports the GPUs, an uncorrectable
+    ECC error and an Xid delivered through nvmlEventSetWait_v2."""
+    from agent.gpu.standin import SONAME, build, flatten
+    scen = yaml.safe_load((ROOT / "tests/fixtures/nvml/hgx-h100-r550.yaml").read_text())
+    scen["gpus"][1]["values"]["ecc_uncorrected_volatile"] = 2
+    scen["timeline"] = [{"at": 2, "gpu": 0, "xid": 79}]
+    lib = build(tmp_path / "standin") / SONAME
+    (tmp_path / "scenario.txt").write_text(flatten(scen))
+    fifo = tmp_path / "kmsg.fifo"
+    os.mkfifo(fifo)
+    c = Container(tmp_path, str(fifo), mounts={str(lib): f"{TOOLKIT_LIBDIR}/{SONAME}",
+                                               str(tmp_path / "scenario.txt"): "/run/nvml-scenario.txt"},
+                  extra_env={"NVML_STANDIN_SCENARIO": "/run/nvml-scenario.txt"})
+    try:
+        c.wait(lambda: 'gpu_npd_gpus{seen_by="nvml"} 2.0' in c.get("/metrics")[1], "two GPUs through NVML")
+        c.wait(lambda: 'gpu_npd_xid_errors_total{' in c.get("/metrics")[1], "the Xid from the NVML event")
+        c.wait(lambda: 'reason="UncorrectableECCError"' in c.get("/metrics")[1], "the ECC error", timeout=90)
+        body = c.get("/metrics")[1]
+        assert 'gpu_npd_nvml_status{status="ok"} 1.0' in body
+        assert 'pci_bus_id="0000:18:00"' in body and 'xid="79"' in body
+        assert "Traceback" not in c.logs()
+    finally:
+        code = c.stop()
+    assert code == 0

@@ -30,6 +30,10 @@ def gpu_busy(nvml: Nvml | None, deadline: float = 5.0) -> str | None:
     def ask() -> None:
         try:
             nvml.init()
+        except NvmlError as e:
+            answer.append(f"nvml: {e.code}")
+            return
+        try:  # init and shutdown in pairs: nothing of NVML stays held between checks (GPU resets)
             for i in range(nvml.count()):
                 if nvml.read(i, "processes").get("compute_processes", 0) > 0:
                     answer.append("busy")  # the protocol word: Skipped(busy)
@@ -37,6 +41,8 @@ def gpu_busy(nvml: Nvml | None, deadline: float = 5.0) -> str | None:
             answer.append(None)
         except NvmlError as e:
             answer.append(f"nvml: {e.code}")
+        finally:
+            nvml.shutdown()
 
     t = threading.Thread(target=ask, name="check-gpu-busy", daemon=True)
     t.start()

@@ -7,6 +7,8 @@ the poll returns on time with `nvml_timeout` set for that GPU, and the other GPU
 from __future__ import annotations
 
 import logging
+import math
+import os
 import queue
 import threading
 import time
@@ -15,15 +17,31 @@ from typing import Any, Callable
 
 from parsers import normalize_pci
 from parsers.model import Reading
-from .interface import GROUPS, MAX_NVLINKS, Identity, Nvml, NvmlError
+
+from .interface import GROUPS, MAX_NVLINKS, UNSUPPORTED, Identity, Nvml, NvmlError
 
 log = logging.getLogger("gpu_npd.nvml")
 
 # clocks-event (throttle) reason bits (nvmlClocksEventReason*) -> reading fields
 CLOCK_EVENTS = {"throttle_sw_thermal": 0x20, "throttle_hw_slowdown": 0x08, "throttle_hw_thermal": 0x40,
                 "throttle_power_brake": 0x80, "throttle_sw_power_cap": 0x04}
+CLOCK_IDLE = 0x1  # nvmlClocksEventReasonGpuIdle: link generation and width may drop while idle, by design
+# nvmlDeviceGetViolationStatus counters (ns) -> seconds the clocks were held down, by cause
+THROTTLE_TIME = {"violation_power_ns": "throttled_power_seconds", "violation_thermal_ns": "throttled_thermal_seconds",
+                 "violation_reliability_ns": "throttled_reliability_seconds",
+                 "violation_board_limit_ns": "throttled_board_limit_seconds"}
+# The fabric health mask, field by field (NVML_GPU_FABRIC_HEALTH_MASK_*): reading field, shift, width and the
+# values that mean trouble.  A non-zero mask is not a fault by itself: most fields say "false" as 2.
+FABRIC_MASK = (("fabric_degraded_bandwidth", 0, 0x3, (1,)), ("fabric_route_recovery", 2, 0x3, (1,)),
+               ("fabric_route_unhealthy", 4, 0x3, (1,)), ("fabric_access_timeout_recovery", 6, 0x3, (1,)),
+               ("fabric_incorrect_configuration", 8, 0xF, (2, 3, 4, 5, 6, 7, 8)),
+               ("fabric_partition_unassigned", 12, 0x3, (2,)), ("fabric_manager_disconnected", 14, 0x3, (2,)))
+FABRIC_COMPLETED = 3
 ABSENT = ("LIBRARY_NOT_FOUND", "DRIVER_NOT_LOADED")  # no GPU stack on this host: a normal state
 INIT_RETRY_SECONDS = 60.0
+RESET_HOLD_SECONDS = 60.0  # NVML stays released this long after the last sight of a reset command
+# A GPU reset (or MIG mode change) refuses while any process holds NVML: these commands mean one is under way
+RESET_COMMANDS = (("nvidia-smi", ("-r", "--gpu-reset", "-mig", "--multi-instance-gpu")),)
 
 
 class _Worker:
@@ -78,10 +96,59 @@ def annotate(f, pci_to_gpu: dict[str, dict[str, str]]) -> None:
         f.details.setdefault("uuid", gpu["uuid"])
 
 
+def derive(v: dict[str, float]) -> None:
+    """Readings computed from NVML's raw values, in place: reason bits, seconds throttled, thermal margin,
+    the fabric mask decoded, PCIe link figures that count only while the GPU is busy."""
+    mask = v.get("clocks_event_mask")
+    if mask is not None:
+        for name, bit in CLOCK_EVENTS.items():
+            v[name] = 1 if int(mask) & bit else 0
+        if not int(mask) & CLOCK_IDLE:  # idle links train down to save power: judged only under load
+            for f in ("pcie_link_gen", "pcie_link_width"):
+                if f in v:
+                    v[f + "_loaded"] = v[f]
+    for raw, seconds in THROTTLE_TIME.items():
+        if raw in v:
+            v[seconds] = v[raw] / 1e9
+    if "temperature_slowdown" in v and "temperature_gpu" in v and v["temperature_slowdown"] > 0:
+        v["thermal_margin"] = v["temperature_slowdown"] - v["temperature_gpu"]
+    state = v.get("fabric_state")
+    if state is not None:
+        v["fabric_registration_failed"] = 1 if state == FABRIC_COMPLETED and v.get("fabric_status", 0) != 0 else 0
+        v["fabric_registration_pending"] = 0 if state == FABRIC_COMPLETED else 1
+        health = int(v.get("fabric_health_mask", 0))
+        for name, shift, width, bad in FABRIC_MASK:
+            field = (health >> shift) & width
+            v[name] = field if field in bad else 0
+
+
+def reset_command_running(proc_root: str) -> bool:
+    """A `nvidia-smi -r` (or MIG mode change) is running on this host (the host's /proc under proc_root)."""
+    proc = os.path.join(proc_root, "proc")
+    try:
+        pids = [p for p in os.listdir(proc) if p.isdigit()]
+    except OSError:
+        return False
+    for pid in pids:
+        try:
+            with open(os.path.join(proc, pid, "cmdline"), "rb") as fh:
+                argv = fh.read(4096).split(b"\0")
+        except OSError:
+            continue
+        name = os.path.basename(argv[0].decode(errors="replace"))
+        for command, flags in RESET_COMMANDS:
+            if name == command and any(a.decode(errors="replace").split("=")[0] in flags for a in argv[1:]):
+                return True
+    return False
+
+
 class GpuCollector:
     def __init__(self, backend: Nvml | None, deadline: float = 5.0, expected_gpus: int = 0,
-                 clock: Callable[[], float] = time.monotonic):
+                 clock: Callable[[], float] = time.monotonic, release_file: str = "", proc_root: str = ""):
         self.backend = backend
+        self.release_file = release_file  # while it exists, NVML is released (operators, reset scripts)
+        self.proc_root = proc_root  # where to look for a reset command under way ("" = do not look)
+        self._holds: dict[str, float] = {}  # why NVML is to be released -> until when (clock time)
         self.deadline = deadline
         self.expected_gpus = expected_gpus
         self.clock = clock
@@ -169,9 +236,50 @@ class GpuCollector:
 
     # ---- polling -----------------------------------------------------------------------------------
 
+    # ---- releasing NVML for a GPU reset ------------------------------------------------------------
+
+    def hold(self, reason: str, seconds: float = math.inf) -> None:
+        """Release NVML for this long (or until unhold): a reset can then proceed. Thread-safe."""
+        self._holds[reason] = self.clock() + seconds
+
+    def unhold(self, reason: str) -> None:
+        self._holds.pop(reason, None)
+
+    def release_reasons(self) -> list[str]:
+        now = self.clock()
+        if self.release_file and os.path.exists(self.release_file):
+            self._holds["file"] = now  # removing the file ends it (at the next poll)
+        elif self._holds.get("file", math.inf) <= now:
+            self._holds.pop("file", None)
+        if self.proc_root and reset_command_running(self.proc_root):
+            self.hold("reset", RESET_HOLD_SECONDS)
+        for reason, until in list(self._holds.items()):
+            if until < now:
+                del self._holds[reason]
+        return sorted(self._holds)
+
+    def _release(self, reasons: list[str]) -> None:
+        was = self.status
+        self.status = "released"  # first: the Xid thread stops waiting on NVML
+        self._said.discard("released")
+        if was == "ok":
+            outcome, _ = self._run("system", lambda w: w.call(self.backend.shutdown))
+            log.warning("NVML released (%s): no handle held, so a GPU reset can proceed%s", ", ".join(reasons),
+                        "" if outcome == "ok" else f" (shutdown: {outcome})")
+
+    # ---- polling -----------------------------------------------------------------------------------
+
     def poll(self, pci_gpus: list[str]) -> list[Reading]:
         """One cycle: a reading per GPU and NVLink, and the node's GPU presence reading."""
         readings: list[Reading] = []
+        reasons = self.release_reasons() if self.backend is not None else []
+        if reasons:
+            if self.status != "released":
+                self._release(reasons)
+            return [self._presence(pci_gpus)]
+        if self.status == "released":
+            log.info("NVML resumed after release")
+            self.status = "starting"
         if self._ensure_init():
             jobs = {g.ident.index: self._read_gpu(g) for g in self.gpus}
             for g in self.gpus:
@@ -195,7 +303,7 @@ class GpuCollector:
                 try:
                     values.update(w.call(b.read, i, group))
                 except NvmlError as exc:
-                    if exc.code == "NOT_SUPPORTED":
+                    if exc.code in UNSUPPORTED:
                         g.unsupported.add(group)
                         continue
                     errors[group] = exc.code
@@ -206,7 +314,7 @@ class GpuCollector:
                 try:
                     links[link] = w.call(b.nvlink, i, link)
                 except NvmlError as exc:
-                    if exc.code in ("NOT_SUPPORTED", "INVALID_ARGUMENT"):
+                    if exc.code in (*UNSUPPORTED, "INVALID_ARGUMENT"):
                         continue
                     errors[f"nvlink{link}"] = exc.code
                     if exc.code == "GPU_IS_LOST":
@@ -242,10 +350,7 @@ class GpuCollector:
         gpu.values.update(result["values"])
         gpu.values["nvml_timeout"] = 0
         gpu.values["gpu_lost"] = 1 if "GPU_IS_LOST" in result["errors"].values() else 0
-        mask = gpu.values.get("clocks_event_mask")
-        if mask is not None:
-            for name, bit in CLOCK_EVENTS.items():
-                gpu.values[name] = 1 if int(mask) & bit else 0
+        derive(gpu.values)
         out = [gpu]
         links = result["links"]
         active = sum(1 for v in links.values() if v.get("state") == 1)
@@ -260,11 +365,12 @@ class GpuCollector:
 
     def _presence(self, pci_gpus: list[str]) -> Reading:
         pci = {normalize_pci(p) or p for p in pci_gpus}
-        nvml = {g.labels["pci_bus_id"] for g in self.gpus} if self.status == "ok" else set()
+        answered = self.status in ("ok", "released")  # released: NVML's last answer stands
+        nvml = {g.labels["pci_bus_id"] for g in self.gpus} if answered else set()
         self.known_pci |= pci | nvml
         expected = self.expected_gpus or len(self.known_pci)
         values: dict[str, float] = {"gpus_pci": len(pci), "gpus_expected": expected}
-        if self.status == "ok":
+        if answered:
             values["gpus_nvml"] = len(nvml)
             seen = nvml & pci if pci else nvml
         else:
@@ -275,7 +381,16 @@ class GpuCollector:
         # GPUs on the bus but no libnvidia-ml in reach: the runtime did not inject it (no NVIDIA runtime class
         # or CDI for this pod), so the agent is blind to NVML telemetry: a problem, not "no GPU stack"
         values["nvml_missing_with_gpus"] = 1 if pci and self.status == "LIBRARY_NOT_FOUND" else 0
+        # libnvidia-ml from one driver release, the kernel module from another (an upgrade half done)
+        values["nvml_driver_mismatch"] = 1 if self.status == "LIB_RM_VERSION_MISMATCH" else 0
         text = {"missing": ", ".join(missing) or "unknown addresses", "found": str(len(seen))}
+        if self.status == "ok":  # GPUs of one model should run one VBIOS (a partial firmware update otherwise)
+            by_model: dict[str, set[str]] = {}
+            for g in self.gpus:
+                if g.ident.vbios:
+                    by_model.setdefault(g.ident.model, set()).add(g.ident.vbios)
+            values["vbios_variants"] = max((len(v) for v in by_model.values()), default=1)
+            text["vbios"] = "; ".join(f"{m}: {', '.join(sorted(v))}" for m, v in sorted(by_model.items()) if len(v) > 1)
         return Reading("node", "node", {}, values, text)
 
     # ---- on-node annotation and recording ------------------------------------------------------------
@@ -285,7 +400,7 @@ class GpuCollector:
         return self._ensure_init()
 
     def snapshot(self) -> dict[str, Any]:
-        """This host's raw NVML readings as a scenario the fake replays (tests/fixtures/nvml/)."""
+        """This host's raw NVML readings as a scenario the stand-in replays (tests/fixtures/nvml/)."""
         if not self._ensure_init():
             return {"init_error": self.status}
         b = self.backend
@@ -298,6 +413,7 @@ class GpuCollector:
                         values.update(w.call(b.read, g.ident.index, group))
                     except NvmlError as exc:
                         values.update({f: f"error:{exc.code}" for f in fields})
+                absent = [f for fields in GROUPS.values() for f in fields if f not in values]
                 links = []
                 for link in range(MAX_NVLINKS):
                     try:
@@ -305,13 +421,17 @@ class GpuCollector:
                     except NvmlError as exc:
                         if exc.code not in ("NOT_SUPPORTED", "INVALID_ARGUMENT"):
                             links.append({"state": f"error:{exc.code}"})
-                return {"values": values, "links": links}
+                return {"values": values, "links": links, "absent": absent}
 
             outcome, result = self._run(str(g.ident.index), job)
             i = g.ident
             entry: dict[str, Any] = {"uuid": i.uuid, "pci_bus_id": i.pci_bus_id, "model": i.model}
+            if i.vbios:
+                entry["vbios"] = i.vbios
             if outcome == "ok":
                 entry["values"], entry["nvlinks"] = result["values"], result["links"]
+                if result["absent"]:  # NOT_SUPPORTED on this GPU: the replay must not invent them
+                    entry["absent"] = result["absent"]
             else:
                 entry["lost"] = True
             out["gpus"].append(entry)

@@ -20,6 +20,12 @@ GROUPS: dict[str, tuple[str, ...]] = {
     "power": ("power_watts",),
     "pcie": ("pcie_replay", "pcie_link_gen", "pcie_link_gen_max", "pcie_link_width", "pcie_link_width_max"),
     "recovery": ("recovery_action",),
+    # time the driver held clocks down, per cause (nvmlDeviceGetViolationStatus; counters, nanoseconds)
+    "throttle_time": ("violation_power_ns", "violation_thermal_ns", "violation_reliability_ns",
+                      "violation_board_limit_ns"),
+    "thermal_limits": ("temperature_slowdown", "temperature_shutdown"),
+    # NVLink fabric registration on NVL72-class systems (nvmlDeviceGetGpuFabricInfoV); the mask stays a mask
+    "fabric": ("fabric_state", "fabric_status", "fabric_clique_id", "fabric_health_mask", "fabric_health_summary"),
 }
 # Read only by the active checks (agent/checks), never by the poller: settings and who uses the GPU.
 CHECK_GROUPS: dict[str, tuple[str, ...]] = {
@@ -28,7 +34,11 @@ CHECK_GROUPS: dict[str, tuple[str, ...]] = {
 }
 NVLINK_FIELDS = ("state", "crc_flit", "crc_data", "replay", "recovery")
 ERRORS = ("NOT_SUPPORTED", "GPU_IS_LOST", "UNKNOWN", "DRIVER_NOT_LOADED", "LIBRARY_NOT_FOUND", "NO_PERMISSION",
-          "TIMEOUT", "INVALID_ARGUMENT", "FUNCTION_NOT_FOUND", "UNINITIALIZED", "NOT_FOUND", "RESET_REQUIRED")
+          "TIMEOUT", "INVALID_ARGUMENT", "FUNCTION_NOT_FOUND", "UNINITIALIZED", "NOT_FOUND", "RESET_REQUIRED",
+          "LIB_RM_VERSION_MISMATCH", "IN_USE", "ARGUMENT_VERSION_MISMATCH", "CORRUPTED_INFOROM", "NO_DATA")
+# What this driver or GPU does not have: the read is skipped from then on, never counted as an error
+# (FUNCTION_NOT_FOUND: an older driver generation lacks the entry point)
+UNSUPPORTED = ("NOT_SUPPORTED", "FUNCTION_NOT_FOUND")
 MAX_NVLINKS = 18  # per GPU, probed once; links NVML says it does not support are skipped afterwards
 
 
@@ -46,6 +56,7 @@ class Identity:
     uuid: str
     pci_bus_id: str  # as NVML writes it: 00000000:5D:00.0
     model: str
+    vbios: str = ""  # "" where NVML does not say
 
 
 class Nvml(Protocol):

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import os
 import threading
+from ctypes import byref
 
-from .interface import CHECK_GROUPS, ERRORS, GROUPS, MAX_NVLINKS, NVLINK_FIELDS, Identity, Nvml, NvmlError  # noqa: F401
+from .interface import (CHECK_GROUPS, ERRORS, GROUPS, MAX_NVLINKS, NVLINK_FIELDS, UNSUPPORTED,  # noqa: F401
+                        Identity, Nvml, NvmlError)
 
 
 class PynvmlBackend:
@@ -16,13 +18,26 @@ class PynvmlBackend:
         self.n = pynvml
         self._handles: dict[int, object] = {}
         self._events = None
+        self._open = False
         self._lock = threading.Lock()
+        self.standin = None  # the C stand-in's control, when `nvml: fake:<scenario>` loaded it (tests, demos)
 
     def _call(self, fn, *args):
         try:
             return fn(*args)
         except self.n.NVMLError as exc:
             raise NvmlError(_error_name(self.n, exc.value), str(exc)) from None
+        except self.n.NVMLLibraryMismatchError as exc:  # an unversioned entry point this driver lacks
+            raise NvmlError("FUNCTION_NOT_FOUND", str(exc)) from None
+
+    def _call_either(self, newer, older, *args):
+        """The newer entry point, or its predecessor on a driver generation that lacks it."""
+        try:
+            return self._call(newer, *args)
+        except NvmlError as exc:
+            if exc.code != "FUNCTION_NOT_FOUND":
+                raise
+            return self._call(older, *args)
 
     def _h(self, index: int):
         h = self._handles.get(index)
@@ -32,8 +47,21 @@ class PynvmlBackend:
 
     def init(self) -> None:
         self._call(self.n.nvmlInit)
+        with self._lock:
+            self._open = True
 
     def shutdown(self) -> None:
+        """Let go of everything: the event set, every device handle, NVML itself (a GPU reset waits for
+        every NVML client to do so)."""
+        with self._lock:  # an Xid wait in progress finishes first (it waits at most its timeout)
+            self._open = False
+            if self._events is not None:
+                try:
+                    self.n.nvmlEventSetFree(self._events)
+                except self.n.NVMLError:
+                    pass
+                self._events = None
+            self._handles.clear()
         try:
             self.n.nvmlShutdown()
         except self.n.NVMLError:
@@ -50,8 +78,14 @@ class PynvmlBackend:
         h = self._h(index)
         text = lambda v: v.decode() if isinstance(v, bytes) else v  # noqa: E731
         pci = self._call(self.n.nvmlDeviceGetPciInfo, h)
+        try:
+            vbios = text(self._call(self.n.nvmlDeviceGetVbiosVersion, h))
+        except NvmlError as exc:
+            if exc.code not in UNSUPPORTED:
+                raise
+            vbios = ""
         return Identity(index, text(self._call(self.n.nvmlDeviceGetUUID, h)), text(pci.busId),
-                        text(self._call(self.n.nvmlDeviceGetName, h)))
+                        text(self._call(self.n.nvmlDeviceGetName, h)), vbios)
 
     def read(self, index: int, group: str) -> dict[str, float]:
         n, h, c = self.n, self._h(index), self._call
@@ -76,8 +110,27 @@ class PynvmlBackend:
             if mem is not None and 0 < mem < 200:
                 out["temperature_memory"] = mem
             return out
-        if group == "clocks":
-            return {"clocks_event_mask": c(n.nvmlDeviceGetCurrentClocksEventReasons, h)}
+        if group == "clocks":  # "throttle reasons" before driver 535
+            return {"clocks_event_mask": self._call_either(n.nvmlDeviceGetCurrentClocksEventReasons,
+                                                           n.nvmlDeviceGetCurrentClocksThrottleReasons, h)}
+        if group == "throttle_time":
+            out = {}
+            for name, policy in (("power", n.NVML_PERF_POLICY_POWER), ("thermal", n.NVML_PERF_POLICY_THERMAL),
+                                 ("reliability", n.NVML_PERF_POLICY_RELIABILITY),
+                                 ("board_limit", n.NVML_PERF_POLICY_BOARD_LIMIT)):
+                try:
+                    out[f"violation_{name}_ns"] = c(n.nvmlDeviceGetViolationStatus, h, policy).violationTime
+                except NvmlError as exc:
+                    if exc.code not in UNSUPPORTED or name == "power":  # power: the one every GPU has
+                        raise
+            return out
+        if group == "thermal_limits":
+            return {"temperature_slowdown": c(n.nvmlDeviceGetTemperatureThreshold, h,
+                                              n.NVML_TEMPERATURE_THRESHOLD_SLOWDOWN),
+                    "temperature_shutdown": c(n.nvmlDeviceGetTemperatureThreshold, h,
+                                              n.NVML_TEMPERATURE_THRESHOLD_SHUTDOWN)}
+        if group == "fabric":
+            return self._fabric(h)
         if group == "power":
             return {"power_watts": c(n.nvmlDeviceGetPowerUsage, h) / 1000.0}
         if group == "pcie":
@@ -97,8 +150,9 @@ class PynvmlBackend:
                     "ecc_mode_current": int(current), "ecc_mode_pending": int(pending),
                     "clock_sm_max": c(n.nvmlDeviceGetMaxClockInfo, h, n.NVML_CLOCK_SM),
                     "clock_mem_max": c(n.nvmlDeviceGetMaxClockInfo, h, n.NVML_CLOCK_MEM)}
-        if group == "processes":
-            return {"compute_processes": len(c(n.nvmlDeviceGetComputeRunningProcesses, h))}
+        if group == "processes":  # _v3 from driver 510 on
+            return {"compute_processes": len(self._call_either(n.nvmlDeviceGetComputeRunningProcesses,
+                                                               n.nvmlDeviceGetComputeRunningProcesses_v2, h))}
         raise NvmlError("INVALID_ARGUMENT", f"unknown group {group}")
 
     def nvlink(self, index: int, link: int) -> dict[str, float]:
@@ -113,6 +167,25 @@ class PynvmlBackend:
                     raise
         return out
 
+    def _fabric(self, h) -> dict[str, float]:
+        """nvmlGpuFabricInfo v3 (health summary, driver 560+), else v2; state NOT_SUPPORTED: no fabric here."""
+        n = self.n
+        info = n.c_nvmlGpuFabricInfo_v3_t()
+        try:
+            self._call(n.nvmlDeviceGetGpuFabricInfoV, h, byref(info))
+        except NvmlError as exc:
+            if exc.code != "ARGUMENT_VERSION_MISMATCH":
+                raise
+            info = n.c_nvmlGpuFabricInfo_v2_t()
+            self._call(n.nvmlDeviceGetGpuFabricInfoV, h, byref(info))
+        if info.state == n.NVML_GPU_FABRIC_STATE_NOT_SUPPORTED:
+            raise NvmlError("NOT_SUPPORTED", "no NVLink fabric on this GPU")
+        out = {"fabric_state": int(info.state), "fabric_status": int(info.status),
+               "fabric_clique_id": int(info.cliqueId), "fabric_health_mask": int(info.healthMask)}
+        if hasattr(info, "healthSummary"):
+            out["fabric_health_summary"] = int(info.healthSummary)
+        return out
+
     def _field(self, h, field_id: int) -> float | None:
         values = self._call(self.n.nvmlDeviceGetFieldValues, h, [field_id])
         v = values[0]
@@ -123,7 +196,9 @@ class PynvmlBackend:
 
     def wait_xid(self, timeout_ms: int) -> tuple[int, int] | None:
         n = self.n
-        with self._lock:
+        with self._lock:  # held through the wait: shutdown() never frees the set under it
+            if not self._open:
+                raise NvmlError("UNINITIALIZED", "NVML released")
             if self._events is None:
                 self._events = self._call(n.nvmlEventSetCreate)
                 for i in range(self.count()):
@@ -131,15 +206,15 @@ class PynvmlBackend:
                         self._call(n.nvmlDeviceRegisterEvents, self._h(i), n.nvmlEventTypeXidCriticalError,
                                    self._events)
                     except NvmlError as exc:
-                        if exc.code != "NOT_SUPPORTED":
+                        if exc.code not in UNSUPPORTED:
                             raise
-        try:
-            data = self._call(n.nvmlEventSetWait_v2, self._events, timeout_ms)
-        except NvmlError as exc:
-            if exc.code == "TIMEOUT":
-                return None
-            raise
-        index = self._call(n.nvmlDeviceGetIndex, data.device)
+            try:
+                data = self._call(n.nvmlEventSetWait_v2, self._events, timeout_ms)
+            except NvmlError as exc:
+                if exc.code == "TIMEOUT":
+                    return None
+                raise
+            index = self._call(n.nvmlDeviceGetIndex, data.device)
         return index, int(data.eventData)
 
 
@@ -160,21 +235,23 @@ def nvml_spec_problem(spec: str) -> str | None:
 
 
 def open_backend(spec: str) -> Nvml | None:
-    """`auto`/`pynvml`: the real library; `fake:<scenario.yaml>`: the fake; `off`: none."""
+    """`auto`: the real library; `fake:<scenario.yaml>`: nvidia-ml-py over the C stand-in; `off`: none."""
     if spec == "off":
         return None
+    standin = None
     if spec.startswith("fake:"):
-        import yaml  # noqa: PLC0415
+        from . import standin as standin_mod  # noqa: PLC0415
 
-        from .fake import FakeNvml  # noqa: PLC0415
         try:
-            return FakeNvml.from_file(spec[5:])
-        except (OSError, yaml.YAMLError, TypeError, KeyError, IndexError, AttributeError) as exc:
-            raise ValueError(f"nvml scenario {spec[5:]}: {exc}") from None
+            standin = standin_mod.activate(standin_mod.read_scenario(spec[5:]), again=False)
+        except standin_mod.StandinError as exc:
+            raise ValueError(str(exc)) from None
     try:
-        return PynvmlBackend()
+        backend = PynvmlBackend()
     except ImportError:
         return _Missing()
+    backend.standin = standin
+    return backend
 
 
 class _Missing:
