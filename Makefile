@@ -7,7 +7,7 @@ VERSION := $(shell sed -n 's/^version = "\(.*\)"/\1/p' pyproject.toml)
 IMAGE  ?= ghcr.io/gpu-npd/gpu-npd:$(VERSION)
 BUILDER ?= $(shell command -v docker >/dev/null && docker info >/dev/null 2>&1 && echo docker || (command -v podman >/dev/null && echo podman) || echo none)
 
-.PHONY: run test fuzz bench image image-test wheels constraints clean venv
+.PHONY: podresources-stubs run test fuzz bench image image-test wheels constraints clean venv
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -58,3 +58,7 @@ constraints: $(STAMP)
 
 clean:
 	rm -rf $(VENV) build *.egg-info bench/out .pytest_cache
+
+# The kubelet PodResources messages from the proto copied in agent/podresources (tests/test_podfault.py checks it)
+podresources-stubs: $(STAMP)
+	$(BIN)/python -m grpc_tools.protoc -I. --python_out=. agent/podresources/api.proto

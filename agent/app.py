@@ -122,7 +122,8 @@ def build(cfg: Config, clock: Callable[[], float] = time.time, out=None, boot: B
     pods = PodLookup(cfg.proc_root)
     workloads = WorkloadTracker(metrics, cfg.workload_correlation_seconds, cfg.workload_pod_label, clock)
     kube = _kube_sink(cfg, metrics, intake.emit)
-    sinks = [workloads, metrics, StdoutSink(cfg.node_name, out)] + ([kube] if kube is not None else [])
+    podfaults = _pod_fault_writer(cfg, kube, metrics)
+    sinks = [workloads, metrics, StdoutSink(cfg.node_name, out)] + [s for s in (kube, podfaults) if s is not None]
     progress = ProgressTracker(metrics, hang_settings(cfg.workload_hang), clock,
                                alive=functools.partial(running_pods, cfg.proc_root))
     pipeline = Pipeline(engine, judge, metrics, gpu, workloads, pods, sinks, boot, clock, guard, cursors,
@@ -134,7 +135,16 @@ def build(cfg: Config, clock: Callable[[], float] = time.time, out=None, boot: B
     metrics.count_evictions("kernel_memo", functools.partial(pipeline.classifier_evictions, "memo_evictions"))
     poller = Poller(gpu, cfg.sysfs_root, guard=guard, expected_nics=cfg.expected_nics)
     return Agent(cfg, boot, stop, intake, pipeline, poller, kube, Checkpoint(store, metrics),
-                 _check_scheduler(cfg, intake, gpu), rebooted=_rebooted(state, boot))
+                 _check_scheduler(cfg, intake, gpu), rebooted=_rebooted(state, boot), podfaults=podfaults)
+
+
+def _pod_fault_writer(cfg: Config, kube, metrics: Metrics):
+    """Pods on a faulted GPU get the gpu-npd.io/GPUFault condition (opt-in; agent/kube/podfault.py)."""
+    if kube is None or not cfg.kube.pod_fault_conditions:
+        return None
+    from .kube.podfault import PodFaultWriter  # noqa: PLC0415
+
+    return PodFaultWriter(kube.n.api, cfg.node_name, cfg.kube, cfg.mode, metrics)
 
 
 def _peers(cfg: Config) -> PeerOutliers | None:
@@ -162,11 +172,13 @@ class Agent:
     """A built agent (see `build`): `start` runs its threads, `step` is one turn of its loop."""
 
     def __init__(self, cfg: Config, boot: Boot, stop: threading.Event, intake: Intake, pipeline: Pipeline,
-                 poller: Poller, kube, checkpoint: Checkpoint, checks: CheckScheduler | None, rebooted: bool = False):
+                 poller: Poller, kube, checkpoint: Checkpoint, checks: CheckScheduler | None, rebooted: bool = False,
+                 podfaults=None):
         self.cfg, self.boot, self.stop, self.intake, self.pipeline = cfg, boot, stop, intake, pipeline
         self.poller, self.kube, self.checkpoint, self.checks = poller, kube, checkpoint, checks
         self.metrics, self.engine, self.gpu, self.pods = pipeline.metrics, pipeline.engine, pipeline.gpu, pipeline.pods
         self.rebooted = rebooted
+        self.podfaults = podfaults  # agent/kube/podfault.py (opt-in): a sink with its own writer thread
         self.supervisor = Supervisor(self.metrics, intake.emit, stop)
         self.selfwatch = SelfWatch(self.metrics)
         self.server = None
@@ -189,6 +201,8 @@ class Agent:
         self.pipeline.publish(change, always=True)  # say what stands, once, at start
         if self.kube is not None:
             self.kube.start()
+        if self.podfaults is not None:
+            self.podfaults.start()
         cfg, cursors = self.cfg, self.pipeline.cursors
         sources = select_sources(cfg, {"cursors": cursors}, self.boot.id)
         if not sources:
@@ -229,6 +243,8 @@ class Agent:
                 break
             self.pipeline.process(batch)
         self.save()
+        if self.podfaults is not None:
+            self.podfaults.close()
         if self.kube is not None:
             self.kube.close()
         if self.server is not None:

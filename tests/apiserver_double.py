@@ -18,7 +18,8 @@ KMock parses the Kubernetes URLs and renders errors.  On top:
   namespaces, by label and by spec.nodeName / status.phase field selectors), and pod logs
   (`/api/v1/namespaces/{ns}/pods/{name}/log`, text/plain) whose text `pod_log(job_nodes, node, index)`
   supplies.  `add_pod` adds a running pod (a GPU in use on a node).  Pods are deleted (DELETE, with a uid
-  precondition: 409 when it names another pod), as `pods_deleted` records.
+  precondition: 409 when it names another pod), as `pods_deleted` records.  PATCH of `pods/{name}/status`: a
+  strategic merge of `status.conditions` by `type`, the content type checked as for nodes (`pod_status_patches`).
 - Watches and generic objects: nodes, pods, Jobs, Events, Leases and any resource a test serves
   (`serve(group, version, plural, kind)`, e.g. JobSets) keep a change log; `?watch=1` streams it from the
   asked resourceVersion (all current objects as ADDED when none is given), with label and field selectors,
@@ -47,7 +48,7 @@ import kmock
 
 NODES = kmock.resource("", "v1", "nodes")
 _JOBS = re.compile(r"^/apis/batch/v1/namespaces/([^/]+)/jobs(?:/([^/]+)(?:/(status))?)?$")
-_PODS = re.compile(r"^/api/v1/(?:namespaces/([^/]+)/)?pods(?:/([^/]+)(?:/(log))?)?$")
+_PODS = re.compile(r"^/api/v1/(?:namespaces/([^/]+)/)?pods(?:/([^/]+)(?:/(log|status))?)?$")
 _ANY = re.compile(r"^/(?:api/(v1)|apis/([^/]+)/([^/]+))/(?:namespaces/([^/]+)/)?([a-z0-9.-]+)(?:/([^/]+)(?:/([^/]+))?)?$")
 HISTORY = 20_000  # changes a store keeps for watches; older resourceVersions get 410 Gone
 # field selectors by resource: the name the API serves -> where it is in the object (default: the dotted path)
@@ -511,6 +512,8 @@ class _Emulator(kmock.KubernetesEmulator):
                 del d.pods[(ns, name)]
                 d.pods_deleted.append((ns, name))
                 return aiohttp.web.json_response(_public(pod))
+            if method == "PATCH" and sub == "status" and (ns, name) in d.pods:
+                return self._pod_status(ns, name, request)
             if method != "GET":
                 return _status(405, "MethodNotAllowed", method)
             if name is None:
@@ -525,6 +528,21 @@ class _Emulator(kmock.KubernetesEmulator):
                 d.logs_read.append(name)
                 return aiohttp.web.Response(text=pod.get("_log", ""), content_type="text/plain")
             return aiohttp.web.json_response({k: v for k, v in pod.items() if k != "_log"})
+
+    def _pod_status(self, ns: str, name: str, request) -> aiohttp.web.Response:
+        """pods/status: strategic merge of status.conditions by type (others' conditions stay)."""
+        d = self.double
+        ctype = request.headers.get("Content-Type", "")
+        if ctype != "application/strategic-merge-patch+json":
+            return _status(415, "UnsupportedMediaType", f"status patch must be a strategic merge, got {ctype}")
+        pod = d.pods[(ns, name)]
+        conds = {c["type"]: c for c in pod["status"].get("conditions", [])}
+        for c in (request.data or {}).get("status", {}).get("conditions", []):
+            conds[c["type"]] = {**conds.get(c["type"], {}), **c}
+        pod["status"]["conditions"] = list(conds.values())
+        d.pods.touch((ns, name))
+        d.pod_status_patches.append((ns, name))
+        return aiohttp.web.json_response(_public(pod))
 
     def _list(self, request) -> aiohttp.web.Response:
         d = self.double
@@ -567,6 +585,7 @@ class ApiDouble:
         self.jobs_created: list[str] = []
         self.jobs_deleted: list[str] = []
         self.pods_deleted: list[tuple[str, str]] = []
+        self.pod_status_patches: list[tuple[str, str]] = []
         self.logs_read: list[str] = []
         self.pod_log: Callable[[tuple[str, ...], str, int], str] = lambda nodes, node, index: ""
         self.job_result: Callable[[tuple[str, ...]], str] = lambda nodes: "Complete"

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from harness import AgentProc
+from test_podfault import kubelet  # noqa: F401 - the fixture: a stand-in kubelet serving PodResources
 
 ROOT = Path(__file__).resolve().parent.parent
 XID79 = "NVRM: Xid (PCI:0000:5d:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus."
@@ -75,3 +76,17 @@ def test_installed_wheel_triages_a_real_incident(wheel: Path, tmp_path: Path):
                        env={"PYTHONPATH": sysconfig.get_paths()["purelib"]}, capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     assert '"category": "application"' in r.stdout
+
+
+def test_installed_wheel_asks_the_kubelet_for_pod_resources(wheel: Path, tmp_path: Path, kubelet):
+    """The artifact: the wheel's generated messages load with the declared protobuf and talk to the kubelet."""
+    py, site = install(wheel, tmp_path)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    r = subprocess.run([str(py), "-c", "import agent.podresources as p; "
+                        f"print(p.__file__); print(sorted(x.name for x in p.list_pods({kubelet.socket!r})))"],
+                       cwd=elsewhere, env={"PYTHONPATH": sysconfig.get_paths()["purelib"]}, capture_output=True,
+                       text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    where, names = r.stdout.splitlines()
+    assert where.startswith(site) and names == "['claimed', 'llama-worker-0', 'llama-worker-1', 'shared-a']"

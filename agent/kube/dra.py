@@ -128,8 +128,9 @@ class DeviceFencer:
             raise ApiException.from_response(http_resp=resp, body=resp.data.decode("utf-8", "replace"), data=None)
         return json.loads(resp.data) if resp.data else {}
 
-    def discover(self) -> None:
-        """Served versions of resource.k8s.io, once; absent: said once, node taints remain the fallback."""
+    def discover(self, quiet: bool = False) -> None:
+        """Served versions of resource.k8s.io, once; absent: said once (unless `quiet`), node taints remain the
+        fallback."""
         from kubernetes.client.rest import ApiException  # noqa: PLC0415
 
         self.discovered = True
@@ -144,6 +145,8 @@ class DeviceFencer:
                 self.discovered = False  # an API failure: ask again next time
                 raise
         self.rule_version, self.slice_version = choose_versions(served)
+        if quiet:
+            return
         if self.active:
             log.info("DRA device taints: DeviceTaintRule %s/%s, ResourceSlice %s/%s", GROUP, self.rule_version,
                      GROUP, self.slice_version)
@@ -158,10 +161,8 @@ class DeviceFencer:
         if not self.active:
             return
         now = self.clock()
-        slices = self._call("GET", f"/apis/{GROUP}/{self.slice_version}/resourceslices",
-                            query=[("fieldSelector", f"spec.nodeName={self.node}")]).get("items", [])
         faulty = faulty_gpus(problems, self.s)
-        devices = match_devices(slices, self.s.dra_driver)
+        devices = self.node_devices()
         wanted = wanted_rules(self.node, faulty, devices, self.s.dra_taint_effect, self.rule_version)
         base = f"/apis/{GROUP}/{self.rule_version}/devicetaintrules"
         have = {r["metadata"]["name"]: r for r in self._call(
@@ -184,6 +185,17 @@ class DeviceFencer:
         self.fenced = {pci for pci, (uuid, _) in faulty.items()
                        if rule_name(self.node, (devices.get(uuid) or devices.get(pci) or ("", "", ""))[2]) in
                        (set(have) | set(new))}
+
+    def node_devices(self) -> dict[str, tuple[str, str, str]]:
+        """Our GPU key (pci, and uuid when published) -> DRA device, from this node's ResourceSlices ({} where
+        ResourceSlices are not served)."""
+        if not self.discovered:
+            self.discover(quiet=True)
+        if self.slice_version is None:
+            return {}
+        slices = self._call("GET", f"/apis/{GROUP}/{self.slice_version}/resourceslices",
+                            query=[("fieldSelector", f"spec.nodeName={self.node}")]).get("items", [])
+        return match_devices(slices, self.s.dra_driver)
 
     def _create(self, base: str, body: dict) -> None:
         from kubernetes.client.rest import ApiException  # noqa: PLC0415

@@ -64,6 +64,12 @@ class KubeSettings:
                                    "pcieBusID")] = "gpu.nvidia.com"
     dra_taint_effect: Annotated[Literal["NoSchedule", "NoExecute"], doc(
         "NoExecute only when set (evicts pods using the GPU)")] = "NoSchedule"
+    pod_fault_conditions: Annotated[bool, doc(
+        "pods on a GPU with a fatal fault (Xid 79, 48, 95, NVLink ...) get the pod condition gpu-npd.io/GPUFault, "
+        "which a Job podFailurePolicy / JobSet failurePolicy acts on (docs/pod-faults.md); enforce writes it, "
+        "observe: Events only")] = False
+    pod_resources_socket: Annotated[str, doc("the kubelet PodResources API: which pod holds which GPU")] = \
+        "/var/lib/kubelet/pod-resources/kubelet.sock"
 
 
 def check(s: KubeSettings, conditions: dict) -> None:

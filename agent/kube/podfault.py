@@ -1,0 +1,219 @@
+"""Pods on a faulted GPU get one pod condition, `gpu-npd.io/GPUFault`, for their workload's own failure policy
+(Job `podFailurePolicy.onPodConditions`, JobSet `failurePolicy`, ...).  Opt-in: `kubernetes.pod_fault_conditions`.
+
+Pure part: which GPUs are unusable (`fatal_gpus`: fatal problems on a GPU, which NVLink Xids are too), which
+pods use them (`affected`: the kubelet's PodResources answer by UUID or DRA device, else the pod the
+pid -> cgroup map named in the problem), the condition (`condition`).
+Edge: `PodFaultWriter`, a sink with its own thread: asks the kubelet, reads each pod (skipped when the
+condition stands already or the pod is not on this node), writes `pods/status` with a strategic merge of
+`status.conditions` (keyed by type: no one else's condition is touched), retries API failures with backoff
+and keeps what is pending until written.  In observe mode it announces what it would do and writes nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+import time
+from datetime import datetime, timezone
+from typing import Callable
+
+from kubeapi.events import EventRecorder, Ref
+from parsers.finding import SEVERITY_RANK
+from parsers.model import Snapshot
+
+from ..podresources import PodDevices, list_pods
+from .dra import DeviceFencer, _pci
+from .sink import _describe, _error_kind, _retry_after, next_delay  # one backoff rule for every API writer
+from .writers import NodeApi
+
+log = logging.getLogger("gpu_npd.kube")
+CONDITION_TYPE = "gpu-npd.io/GPUFault"
+MIN_SEVERITY = "fatal"  # a GPU problem this severe makes the GPU unusable for the pods on it
+RECHECK_SECONDS = 60.0  # while a fault stands, the kubelet is asked again this often (pods started meanwhile)
+MAX_MESSAGE = 1024
+
+
+def fatal_gpus(problems: list) -> dict[str, tuple[str, str, str, str]]:
+    """pci -> (uuid or "", reason, message, pod named by pid -> cgroup or "") for GPUs with a fatal problem."""
+    out: dict[str, tuple[str, str, str, str]] = {}
+    for p in sorted(problems, key=lambda p: (-SEVERITY_RANK.get(p.severity, 0), p.first_seen)):
+        if p.subject.startswith("gpu:") and SEVERITY_RANK.get(p.severity, 0) >= SEVERITY_RANK[MIN_SEVERITY]:
+            out.setdefault(_pci(p.subject[4:]), (str(p.details.get("uuid") or ""), p.reason, p.message,
+                                                 str(p.details.get("pod") or "")))
+    return out
+
+
+def affected(gpus: dict[str, tuple[str, str, str, str]], pods: list[PodDevices] | None,
+             dra: dict[str, tuple[str, str, str]] | None = None) -> dict[tuple[str, str], tuple[str, str, str]]:
+    """(namespace, pod) -> (pci, reason, message) of the first faulted GPU it uses.  `pods` None: the kubelet
+    could not say; then only the pod a problem names (its process's cgroup) is known.  `dra`: our GPU key
+    (pci or uuid) -> (driver, pool, device) from this node's ResourceSlices."""
+    out: dict[tuple[str, str], tuple[str, str, str]] = {}
+    for pci, (uuid, reason, message, pod) in sorted(gpus.items()):
+        claim = (dra or {}).get(uuid) or (dra or {}).get(uuid.lower()) or (dra or {}).get(pci)
+        for p in pods or []:
+            if (uuid and uuid.lower() in p.devices) or (claim is not None and claim in p.claims):
+                out.setdefault((p.namespace, p.name), (pci, reason, message))
+        if pods is None and "/" in pod:
+            ns, name = pod.split("/", 1)
+            out.setdefault((ns, name), (pci, reason, message))
+    return out
+
+
+def condition(node: str, pci: str, uuid: str, reason: str, message: str, now: float) -> dict:
+    gpu = f"GPU {pci}" + (f" ({uuid})" if uuid else "")
+    text = f"{gpu} on node {node} is unusable: {message}"
+    return {"type": CONDITION_TYPE, "status": "True", "reason": reason,
+            "message": text if len(text) <= MAX_MESSAGE else text[:MAX_MESSAGE - 1] + "…",
+            "lastTransitionTime": datetime.fromtimestamp(now, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")}
+
+
+class PodFaultWriter:
+    """A sink: `apply` keeps the faulted GPUs of the snapshot and wakes the thread; the thread does every read and
+    write, and writes its own Events (one per pod and GPU, announcing what it wrote or would write)."""
+
+    def __init__(self, api, node: str, settings, mode: str, metrics=None, clock: Callable[[], float] = time.time,
+                 lister: Callable[[], list[PodDevices]] | None = None):
+        self.api, self.node, self.s, self.mode, self.clock = api, node, settings, mode, clock
+        self.n = NodeApi(api, node, settings, metrics)  # the client-side QPS limit and the write counters
+        self.events = EventRecorder(settings.event_namespace, node, settings.event_burst, settings.events_per_minute,
+                                    settings.event_aggregate_seconds, clock)
+        self.lister = lister or (lambda: list_pods(settings.pod_resources_socket, settings.request_timeout_seconds))
+        self.stop = self.n.stop
+        self._wake = threading.Event()
+        self._lock = threading.Lock()
+        self._gpus: dict[str, tuple[str, str, str, str]] = {}
+        self.done: set[tuple[str, str, str]] = set()  # (namespace, pod, pci) written (or found written) / announced
+        self._kubelet_ok: bool | None = None
+        self._dra: dict[str, tuple[str, str, str]] | None = None
+        self._thread: threading.Thread | None = None
+
+    # ---- agent side (never blocks) ----------------------------------------------------------------
+
+    def apply(self, snapshot: Snapshot) -> None:
+        gpus = fatal_gpus(list(snapshot.problems))
+        with self._lock:
+            grew = bool(set(gpus) - set(self._gpus))
+            self._gpus = gpus
+        if grew:
+            self._wake.set()
+
+    def start(self) -> None:
+        self._wake.set()
+        self._thread = threading.Thread(target=self.run, name="pod-faults", daemon=True)
+        self._thread.start()
+
+    def close(self, timeout: float = 2.0) -> None:
+        self.stop.set()
+        self._wake.set()
+        if self._thread is not None:
+            self._thread.join(timeout)
+
+    # ---- the writer loop ---------------------------------------------------------------------------
+
+    def run(self) -> None:
+        backoff = 0.0
+        while not self.stop.is_set():
+            with self._lock:
+                standing = bool(self._gpus)
+            self._wake.wait(RECHECK_SECONDS if standing or self.events.pending() else None)
+            self._wake.clear()
+            if self.stop.is_set():
+                break
+            try:
+                self.sync()
+                backoff = 0.0
+            except Exception as exc:  # noqa: BLE001 - any API failure: back off, keep what is pending
+                delay, backoff = next_delay(backoff, _retry_after(exc), self.s.max_backoff_seconds)
+                self.n.count_error(_error_kind(exc))
+                log.warning("pod condition write failed (%s); retrying in %.1f s", _describe(exc), delay)
+                self.stop.wait(delay)
+                self._wake.set()
+
+    def sync(self) -> None:
+        with self._lock:
+            gpus = dict(self._gpus)
+        if gpus:
+            self._mark(gpus)
+        if self.events.pending():
+            self.n.wait()
+            self.n.count("events", self.events.flush(self.api, self.s.request_timeout_seconds))
+
+    def _mark(self, gpus: dict[str, tuple[str, str, str, str]]) -> None:
+        pods = self._ask_kubelet()
+        targets = affected(gpus, pods, self._dra_devices() if pods and any(p.claims for p in pods) else None)
+        for (ns, name), (pci, reason, message) in sorted(targets.items()):
+            if (ns, name, pci) in self.done:
+                continue
+            cond = condition(self.node, pci, gpus[pci][0], reason, message, self.clock())
+            if self.mode != "enforce":
+                log.info("observe: would set %s on pod %s/%s (%s)", CONDITION_TYPE, ns, name, cond["message"])
+                self._announce(ns, name, "", "GPUFaultConditionWouldSet",
+                               f"gpu-npd would set {CONDITION_TYPE} on this pod: {cond['message']}", pci)
+            else:
+                self._write(ns, name, cond, pci)
+            self.done.add((ns, name, pci))
+        self.done &= {(ns, name, pci) for (ns, name), (pci, _, _) in targets.items()}
+
+    def _ask_kubelet(self) -> list[PodDevices] | None:
+        try:
+            pods = self.lister()
+        except Exception as exc:  # noqa: BLE001 - no socket, kubelet down, refused: fall back, said once
+            if self._kubelet_ok is not False:
+                log.warning("PodResources API unavailable (%s); pods on a faulted GPU are found by the pid of "
+                            "the faulting process only", f"{type(exc).__name__}: {exc}"[:200])
+            self._kubelet_ok = False
+            return None
+        self._kubelet_ok = True
+        return pods
+
+    def _dra_devices(self) -> dict[str, tuple[str, str, str]]:
+        """Our GPUs in this node's ResourceSlices (read once; DRA claim devices are matched through them).  Not
+        readable now: device-plugin ids only this time, asked again next time."""
+        if self._dra is None:
+            fencer = DeviceFencer(self.api, self.node, self.s, self.n.wait, self.clock, self.n.count)
+            try:
+                self._dra = fencer.node_devices()
+            except Exception as exc:  # noqa: BLE001
+                log.warning("ResourceSlices not readable (%s); DRA-allocated GPUs are not matched to pods this time",
+                            f"{type(exc).__name__}: {exc}"[:200])
+                return {}
+        return self._dra
+
+    def _write(self, ns: str, name: str, cond: dict, pci: str) -> None:
+        """Write the condition unless it stands already; a pod gone, elsewhere or refusing is left alone (said)."""
+        from kubernetes.client.rest import ApiException  # noqa: PLC0415
+
+        self.n.wait()
+        try:
+            pod = json.loads(self.api.read_namespaced_pod(name, ns, _preload_content=False,
+                                                          _request_timeout=self.s.request_timeout_seconds).data)
+        except ApiException as exc:
+            if exc.status == 404:
+                return
+            raise
+        if pod.get("spec", {}).get("nodeName") != self.node:
+            return
+        if any(c.get("type") == CONDITION_TYPE and c.get("status") == "True"
+               for c in pod.get("status", {}).get("conditions") or []):
+            return  # written before (an earlier run of the agent): idempotent
+        self.n.wait()
+        try:
+            self.api.patch_namespaced_pod_status(name, ns, {"status": {"conditions": [cond]}},
+                                                 _content_type="application/strategic-merge-patch+json",
+                                                 _request_timeout=self.s.request_timeout_seconds)
+        except ApiException as exc:
+            if exc.status in (403, 404, 422):  # refused by RBAC / the admission policy, or gone: not retried
+                log.warning("pod %s/%s: %s not written (HTTP %s %s)", ns, name, CONDITION_TYPE, exc.status, exc.reason)
+                self.n.count_error(str(exc.status))
+                return
+            raise
+        self.n.count("pod_conditions")
+        log.warning("pod %s/%s: %s set (%s)", ns, name, CONDITION_TYPE, cond["message"])
+        self._announce(ns, name, pod.get("metadata", {}).get("uid", ""), "GPUFaultConditionSet",
+                       f"gpu-npd set {CONDITION_TYPE} on this pod: {cond['message']}", pci)
+
+    def _announce(self, ns: str, name: str, uid: str, reason: str, message: str, pci: str) -> None:
+        self.events.record(Ref("Pod", name, ns, uid), reason, message, "Warning", key=f"podfault|{ns}/{name}|{pci}")

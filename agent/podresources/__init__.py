@@ -1,0 +1,67 @@
+"""Which pod uses which device: the kubelet's PodResources API (gRPC `v1.PodResourcesLister/List` on the
+kubelet's Unix socket, as dcgm-exporter reads it).
+
+`api.proto` is the published proto, verbatim (source and licence in sources.md beside it); `api_pb2.py` is
+generated from it (`make podresources-stubs`; a test regenerates it and compares).  Only `List` is called,
+through grpcio's generic unary call: no generated service stub, so only the message code is ours to keep.
+
+Pure part: `pod_devices` turns a ListPodResourcesResponse into one `PodDevices` per pod (device-plugin ids,
+time-sliced replicas folded onto their GPU, DRA claim devices as (driver, pool, device)).  Edge: `list_pods`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+SOCKET = "/var/lib/kubelet/pod-resources/kubelet.sock"
+LIST = "/v1.PodResourcesLister/List"
+GPU_RESOURCES = ("nvidia.com/gpu",)  # device-plugin resources whose device ids are GPU UUIDs
+MAX_MESSAGE = 16 * 2**20  # a node with many pods answers in one message; the kubelet's own limit is 16 MiB
+
+
+@dataclass(frozen=True)
+class PodDevices:
+    namespace: str
+    name: str
+    devices: frozenset[str]  # GPU UUIDs (lower case) of the pod's device-plugin GPUs
+    claims: frozenset[tuple[str, str, str]]  # DRA devices: (driver, pool, device)
+
+
+def _gpu_id(device_id: str) -> str:
+    """A device-plugin id as the GPU it names: time-sliced / MPS replicas are `GPU-<uuid>::<n>`."""
+    return device_id.split("::", 1)[0].strip().lower()
+
+
+def pod_devices(resp, resources: tuple[str, ...] = GPU_RESOURCES) -> list[PodDevices]:
+    """One PodDevices per pod of a ListPodResourcesResponse that holds a GPU (device plugin or DRA)."""
+    out = []
+    for pod in resp.pod_resources:
+        devices, claims = set(), set()
+        for c in pod.containers:
+            for d in c.devices:
+                if d.resource_name in resources:
+                    devices.update(_gpu_id(i) for i in d.device_ids if i)
+            for dyn in c.dynamic_resources:
+                for r in dyn.claim_resources:
+                    if r.device_name:
+                        claims.add((r.driver_name, r.pool_name, r.device_name))
+        if devices or claims:
+            out.append(PodDevices(pod.namespace, pod.name, frozenset(devices), frozenset(claims)))
+    return out
+
+
+def list_pods(socket: str = SOCKET, timeout: float = 5.0) -> list[PodDevices]:
+    """The kubelet's answer now.  Raises OSError (no socket) or grpc.RpcError (kubelet down, refused)."""
+    import os  # noqa: PLC0415
+
+    import grpc  # noqa: PLC0415 - heavy, and only needed where the feature is on
+
+    from . import api_pb2  # noqa: PLC0415
+
+    if not os.path.exists(socket):
+        raise FileNotFoundError(f"no PodResources socket at {socket}")
+    with grpc.insecure_channel(f"unix://{os.path.abspath(socket)}",
+                               options=[("grpc.max_receive_message_length", MAX_MESSAGE)]) as channel:
+        call = channel.unary_unary(LIST, request_serializer=api_pb2.ListPodResourcesRequest.SerializeToString,
+                                   response_deserializer=api_pb2.ListPodResourcesResponse.FromString)
+        return pod_devices(call(api_pb2.ListPodResourcesRequest(), timeout=timeout))
