@@ -59,7 +59,7 @@ def nvml_snapshot(nvml_spec: str) -> None:
 
 @click.command()
 @click.option("--config", "config_file", type=click.Path(dir_okay=False), envvar="GPU_NPD_CONFIG",
-              help="YAML configuration file (keys as in agent/defaults.yaml).")
+              help="YAML configuration file (every key, its doc and default: python -m agent.settings).")
 @click.option("--kmsg", default=None, help="kmsg source (default /dev/kmsg; a FIFO or file of records works).")
 @click.option("--log-file", "log_files", multiple=True, help="Log file to follow like tail -F (repeatable).")
 @click.option("--journald/--no-journald", default=None, help="Force the journald source on or off.")

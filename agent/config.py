@@ -1,31 +1,36 @@
-"""One typed configuration: defaults < YAML file < GPU_NPD_* environment < flags, validated once."""
+"""One typed configuration: defaults < YAML file < GPU_NPD_* environment < flags, validated once.
+
+The keys are declared in agent/settings.py (type, default, bounds, doc); this module merges the layers, maps
+the environment onto the keys, lets msgspec convert and bounds-check them, and adds the checks that span keys.
+Every error is one line that names the key (or the variable or file it came from)."""
 
 from __future__ import annotations
 
-import copy
-import functools
-import math
 import os
 import re
 import socket
-from dataclasses import dataclass, field, fields
-from importlib import resources
-from typing import Any, Mapping
+from dataclasses import is_dataclass, replace
+from typing import Any, Callable, Literal, Mapping, get_args, get_origin
 
+import msgspec
 import yaml
+
+from parsers.kinds import CLEAR_MODES
 
 from .gpu.nvml import nvml_spec_problem
 from .hangsettings import SettingsError as HangSettingsError
 from .hangsettings import peer_settings
 from .hangsettings import settings as hang_settings
-from .kube.settings import MODES
-from .kube.settings import parse as kube_settings
+from .kube.settings import check as check_kube
 from .policy import validate as validate_policy
 from .samples import validate_rules
+from .settings import ENV_PREFIX, NESTED_SEP, Config, bare, blocks, defaults, hints
 
-NESTED = ("kubernetes", "sample_ignore", "xid_policy", "checks", "workload_hang", "peer_outliers")
-ENV_PREFIX = "GPU_NPD_"
-NESTED_SEP = "__"  # GPU_NPD_KUBERNETES__HEARTBEAT_SECONDS=60 sets kubernetes.heartbeat_seconds
+__all__ = ["Config", "ConfigError", "ENV_PREFIX", "NESTED", "defaults", "load"]
+
+KNOWN = hints(Config)  # key -> its declared (Annotated) type
+BLOCKS = blocks()  # block -> its declared class (None: an open mapping)
+NESTED = tuple(BLOCKS)  # blocks set key by key: GPU_NPD_<BLOCK>__<KEY>
 # GPU_NPD_* variables that are not configuration keys (read elsewhere); any other unknown one is an error.
 NOT_CONFIG = ("GPU_NPD_CONFIG", "GPU_NPD_MATCHER", "GPU_NPD_BIN", "GPU_NPD_TEST_REAL_KMSG")
 # Kubernetes' service-link variables: a Service named gpu-npd (or gpu-npd-<anything>) in the pod's namespace puts
@@ -37,8 +42,7 @@ _SERVICE_LINK = re.compile(
     r"^GPU_NPD(?:_[A-Z0-9_]+)?_(?:SERVICE_HOST|SERVICE_PORT(?:_[A-Z0-9_]+)?|PORT_[0-9]+_(?:TCP|UDP|SCTP)"
     r"(?:_PROTO|_PORT|_ADDR)?)$|^GPU_NPD(?:_[A-Z0-9_]+)?_PORT$")
 _SERVICE_URL = re.compile(r"^(?:tcp|udp|sctp)://\S+:[0-9]+$")
-CLEAR_MODES = ("reset", "boot", "expire", "link_up")
-LOG_FORMATS = ("text", "json")
+LOG_LEVELS = ("debug", "info", "warning", "error")
 MATCH_KEYS = ("kind", "action", "attribution", "not_attribution", "severity", "xid", "sxid", "state")
 
 
@@ -46,237 +50,192 @@ class ConfigError(ValueError):
     """A bad configuration value; the message names the key."""
 
 
-@dataclass(frozen=True)
-class Config:
-    kmsg: str
-    log_files: list[str]
-    fallback_log_files: list[str]
-    journald: bool | None
-    fabricmanager_log: str
-    state_dir: str
-    metrics_address: str
-    node_name: str
-    log_level: str
-    log_format: str
-    tick_seconds: float
-    warning_expire_seconds: float
-    app_xid_window_seconds: float
-    app_xid_distinct_processes: int
-    max_problems: int
-    max_series_per_family: int
-    intake_lag_seconds: float
-    queue_max_mb: float
-    source_gone_grace_seconds: float
-    nvml: str
-    poll_seconds: float
-    nvml_deadline_seconds: float
-    expected_gpus: int
-    expected_nics: int
-    boot_grace_seconds: float
-    sysfs_root: str
-    proc_root: str
-    pod_logs_root: str
-    workload_include_namespaces: list[str]
-    workload_exclude_namespaces: list[str]
-    workload_include_pods: list[str]
-    workload_exclude_pods: list[str]
-    workload_max_open_files: int
-    workload_allowed_log_roots: list[str]
-    workload_correlation_seconds: float
-    workload_pod_label: bool
-    workload_hang: dict[str, Any]
-    peer_outliers: dict[str, Any]
-    udev: bool
-    sample_ignore: dict[str, list[str]]
-    mode: str
-    kubernetes: dict[str, Any]
-    xid_policy: dict[str, Any]
-    xid_reboot_escalation: int
-    unused_port_boot_seconds: float
-    ib_counter_selfcheck_seconds: float
-    ib_counter_selfcheck_repeats: int
-    checks: dict[str, Any]
-    conditions: dict[str, dict[str, str]]
-    condition_rules: list[dict[str, Any]] = field(default_factory=list)
-    sample_rules: list[dict[str, Any]] = field(default_factory=list)
-
-    @property
-    def kube(self):
-        return kube_settings(self.kubernetes, self.conditions)
-
-    @property
-    def metrics_host_port(self) -> tuple[str, int]:
-        host, _, port = self.metrics_address.rpartition(":")
-        return host.strip("[]") or "0.0.0.0", int(port)
-
-
-MAX_NUMBER = 1e9  # no key means anything past this (31 years of seconds, a petabyte in MB): a typo or an attack
-
-
-@functools.lru_cache(maxsize=1)
-def _defaults() -> dict[str, Any]:
-    text = resources.files("agent").joinpath("defaults.yaml").read_text(encoding="utf-8")
-    return yaml.safe_load(text)
-
-
-def defaults() -> dict[str, Any]:
-    return copy.deepcopy(_defaults())
-
-
 def _one_line(text: str) -> str:
     return " ".join(str(text).split())
 
 
-def _coerce(key: str, value: Any, kind: Any) -> Any:
-    """Coerce strings (from the environment or flags) and check types, naming the key on error."""
-    name = "a finite number" if kind is float else getattr(kind, "__name__", str(kind))
-    try:
-        if kind is bool or kind == (bool | None):
-            if isinstance(value, str):
-                low = value.strip().lower()
-                if low in ("", "null", "none", "auto") and kind != bool:
-                    return None
-                if low in ("1", "true", "yes", "on"):
-                    return True
-                if low in ("0", "false", "no", "off"):
-                    return False
-                raise ValueError(value)
-            if value is None and kind != bool:
-                return None
-            if isinstance(value, bool):
-                return value
-            raise ValueError(value)
-        if kind is int:
-            if isinstance(value, bool) or isinstance(value, float) and not value.is_integer():
-                raise ValueError(value)
-            number = int(value)
-            if abs(number) > MAX_NUMBER:
-                raise ValueError(value)
-            return number
-        if kind is float:
-            if isinstance(value, bool) or not math.isfinite(float(value)) or abs(float(value)) > MAX_NUMBER:
-                raise ValueError(value)
-            return float(value)
-        if kind is str:
-            if not isinstance(value, (str, int, float)) or isinstance(value, bool):
-                raise ValueError(value)
-            return str(value)
-        if kind == list[str]:
-            if isinstance(value, str):
-                return [v for v in value.split(",") if v]
-            if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-                raise ValueError(value)
-            return list(value)
-        if kind in (dict[str, dict[str, str]],):
-            if not isinstance(value, dict):
-                raise ValueError(value)
-            return value
-        if kind == dict[str, list[str]]:
-            if not isinstance(value, dict) or not all(isinstance(v, list) for v in value.values()):
-                raise ValueError(value)
-            return {k: [str(x) for x in v] for k, v in value.items()}
-        if kind == dict[str, Any]:
-            if not isinstance(value, dict):
-                raise ValueError(value)
-            return value
-        if kind == list[dict[str, Any]]:
-            if not isinstance(value, list):
-                raise ValueError(value)
-            return value
-    except (TypeError, ValueError, OverflowError):
-        if kind in (int, float):
-            name += f" within +-{MAX_NUMBER:.0e}"
+# ---- text (environment, flags) to the declared type: what msgspec does not read from a string itself -----------
+
+_WORDS = {**dict.fromkeys(("1", "true", "yes", "on"), True), **dict.fromkeys(("0", "false", "no", "off"), False)}
+_NONE = ("", "null", "none", "auto")
+
+
+def _words(value: Any, optional: bool) -> Any:
+    if not isinstance(value, str):
+        return value
+    low = value.strip().lower()
+    return None if optional and low in _NONE else _WORDS.get(low, value)
+
+
+# declared type -> how a value written as text (or a number where a string is declared) becomes it
+_FROM_TEXT: dict[Any, Callable[[Any], Any]] = {
+    bool: lambda v: _words(v, False),
+    bool | None: lambda v: _words(v, True),
+    list[str]: lambda v: [x for x in v.split(",") if x] if isinstance(v, str) else v,
+    str: lambda v: str(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else v,
+}
+
+
+def _from_text(kind: Any, value: Any) -> Any:
+    convert = _FROM_TEXT.get(kind)
+    return convert(value) if convert is not None else value
+
+
+# ---- msgspec's verdict as one line naming the key --------------------------------------------------------------
+
+_VERDICT = re.compile(r"^(?P<what>.*?)(?: - at (?P<key>`key` in )?`\$(?P<path>[^`]*)`)?$", re.S)
+_STEP = re.compile(r"\.?([^.\[\]]+)|\[(\d+|\.\.\.)\]")
+_NOUNS = {"float": "a number", "int": "an integer", "str": "a string", "bool": "true or false", "array": "a list",
+          "object": "a mapping", "null": "null"}
+
+
+def _steps(path: str) -> list[str | int]:
+    return [int(i) if i.isdigit() else name or i for name, i in _STEP.findall(path)]
+
+
+_GONE = object()  # a path that leaves the value
+
+
+def _walk(value: Any, kind: Any, steps: list[str | int]) -> tuple[Any, Any]:
+    """The value and declared type at `steps` (_GONE, None where the path leaves what is known)."""
+    for step in steps:
+        kind = bare(kind)
+        if isinstance(step, int) and isinstance(value, (list, tuple)) and step < len(value):
+            value, kind = value[step], (get_args(kind) or (None,))[0]
+        elif isinstance(step, str) and isinstance(value, dict) and step in value:
+            value = value[step]
+            kind = hints(kind).get(step) if is_dataclass(kind) else None
+        else:
+            return _GONE, None
+    return value, bare(kind)
+
+
+def _explain(exc: msgspec.ValidationError, merged: dict[str, Any]) -> ConfigError:
+    m = _VERDICT.match(str(exc))
+    path = (m["path"] or "").lstrip(".")
+    value, kind = _walk(merged, Config, _steps(path))
+    what = m["what"].replace("`", "")
+    if get_origin(kind) is Literal:
+        what = f"expected one of {', '.join(map(str, get_args(kind)))}"
+    else:
+        what = re.sub(r"\b(float|int|str|bool|array|object|null)\b", lambda w: _NOUNS[w[1]], what)
+        what = re.sub(r"(?<=[<>=] )(-?\d+)\.0\b", r"\1", what[:1].lower() + what[1:])  # "> 0", not "> 0.0"
+    if m["key"]:
+        return ConfigError(f"{path or 'configuration'}: a key is not usable: {what}")
+    if value is not _GONE:
         shown = repr(value) if len(repr(value)) <= 80 else repr(value)[:77] + "..."
-        raise ConfigError(f"{key}: expected {name.replace('list[str]', 'a list of strings')}, got {shown}") from None
-    return value
+        what = what.split(", got ", 1)[0] + f", got {shown}"
+    return ConfigError(f"{path or 'configuration'}: {what}")
 
 
-def _validate(cfg: Config) -> None:
-    def positive(key: str) -> None:
-        if getattr(cfg, key) <= 0:
-            raise ConfigError(f"{key}: must be greater than 0, got {getattr(cfg, key)!r}")
+def _unknown(value: Any, kind: Any, path: str) -> None:
+    """Keys a declared block does not have are errors (msgspec leaves them out of a dataclass silently)."""
+    kind = bare(kind)
+    if is_dataclass(kind) and isinstance(value, dict):
+        known = hints(kind)
+        for key, sub in value.items():
+            if key not in known:
+                raise ConfigError(f"{path}.{key}: unknown key (known: {', '.join(known)})")
+            _unknown(sub, known[key], f"{path}.{key}")
+    elif get_origin(kind) in (list, tuple) and isinstance(value, (list, tuple)):
+        item = get_args(kind)[0]
+        for i, sub in enumerate(value):
+            _unknown(sub, item, f"{path}[{i}]")
 
-    for key in ("workload_max_open_files", "workload_correlation_seconds", "poll_seconds", "nvml_deadline_seconds", "tick_seconds", "warning_expire_seconds", "app_xid_window_seconds", "app_xid_distinct_processes",
-                "max_problems", "max_series_per_family", "intake_lag_seconds", "queue_max_mb"):
-        positive(key)
+
+# ---- checks that span keys, or that a type cannot say -----------------------------------------------------------
+
+
+def _metrics_address(cfg: Config) -> str | None:
     try:
-        host, port = cfg.metrics_host_port
-        if not 0 <= port <= 65535:
-            raise ValueError
+        if 0 <= cfg.metrics_host_port[1] <= 65535:
+            return None
     except ValueError:
-        raise ConfigError(f"metrics_address: expected HOST:PORT, got {cfg.metrics_address!r}") from None
-    if cfg.source_gone_grace_seconds < 0:
-        raise ConfigError(f"source_gone_grace_seconds: must be 0 (at once) or more, got {cfg.source_gone_grace_seconds!r}")
-    if cfg.unused_port_boot_seconds < 0:
-        raise ConfigError(f"unused_port_boot_seconds: must be 0 (off) or more, got {cfg.unused_port_boot_seconds!r}")
-    if cfg.ib_counter_selfcheck_seconds < 0:
-        raise ConfigError(f"ib_counter_selfcheck_seconds: must be 0 (off) or more, got {cfg.ib_counter_selfcheck_seconds!r}")
-    if cfg.ib_counter_selfcheck_repeats < 1:
-        raise ConfigError(f"ib_counter_selfcheck_repeats: must be 1 or more, got {cfg.ib_counter_selfcheck_repeats!r}")
-    if cfg.expected_nics < 0:
-        raise ConfigError(f"expected_nics: must be 0 (auto) or more, got {cfg.expected_nics!r}")
-    if cfg.boot_grace_seconds < 0:
-        raise ConfigError(f"boot_grace_seconds: must be 0 (off) or more, got {cfg.boot_grace_seconds!r}")
-    if cfg.expected_gpus < 0:
-        raise ConfigError(f"expected_gpus: must be 0 (auto) or more, got {cfg.expected_gpus!r}")
-    problem = nvml_spec_problem(cfg.nvml)
-    if problem:
-        raise ConfigError(f"nvml: {problem}")
-    if cfg.log_format not in LOG_FORMATS:
-        raise ConfigError(f"log_format: expected one of {', '.join(LOG_FORMATS)}, got {cfg.log_format!r}")
-    if cfg.mode not in MODES:
-        raise ConfigError(f"mode: expected one of {', '.join(MODES)}, got {cfg.mode!r}")
-    def guarded(key: str, check, *args):
-        """A block's own validator; whatever else it raises on a shape it never expected names the block."""
-        try:
-            return check(*args)
-        except ConfigError:
-            raise
-        except UNEXPECTED as exc:
-            if key == "kubernetes" and type(exc) is ValueError:
-                raise ConfigError(str(exc)) from None  # kube settings say which key themselves
-            raise ConfigError(f"{key}: not a usable value ({_one_line(f'{type(exc).__name__}: {exc}')[:120]})") from None
+        pass
+    return f"metrics_address: expected HOST:PORT, got {cfg.metrics_address!r}"
 
-    guarded("kubernetes", kube_settings, cfg.kubernetes, cfg.conditions)
+
+def _nvml(cfg: Config) -> str | None:
+    problem = nvml_spec_problem(cfg.nvml)
+    return f"nvml: {problem}" if problem else None
+
+
+def _log_level(cfg: Config) -> str | None:
+    if cfg.log_level.lower() in LOG_LEVELS:
+        return None
+    return f"log_level: expected debug, info, warning or error, got {cfg.log_level!r}"
+
+
+def _kubernetes(cfg: Config) -> str | None:
+    try:
+        check_kube(cfg.kubernetes, cfg.conditions)
+    except ValueError as exc:
+        return str(exc)
+    return None
+
+
+def _hang(cfg: Config) -> str | None:
     try:
         hang_settings(cfg.workload_hang)
         peer_settings(cfg.peer_outliers)
     except HangSettingsError as exc:
-        raise ConfigError(str(exc)) from None
-    problem = (guarded("sample_rules", validate_rules, cfg.sample_rules, cfg.conditions)
-               or guarded("xid_policy", validate_policy, cfg.xid_policy, cfg.xid_reboot_escalation))
-    if problem:
-        raise ConfigError(problem)
-    if cfg.log_level.lower() not in ("debug", "info", "warning", "error"):
-        raise ConfigError(f"log_level: expected debug, info, warning or error, got {cfg.log_level!r}")
+        return str(exc)
+    return None
+
+
+def _conditions(cfg: Config) -> str | None:
     for name, spec in cfg.conditions.items():
-        if not isinstance(spec, dict) or not {"ok_reason", "ok_message"} <= set(spec):
-            raise ConfigError(f"conditions.{name}: needs ok_reason and ok_message")
+        if not {"ok_reason", "ok_message"} <= set(spec):
+            return f"conditions.{name}: needs ok_reason and ok_message"
+    return None
+
+
+def _condition_rules(cfg: Config) -> str | None:
     for i, rule in enumerate(cfg.condition_rules):
         where = f"condition_rules[{i}]"
-        if not isinstance(rule, dict) or not isinstance(rule.get("match"), dict):
-            raise ConfigError(f"{where}: needs a match mapping")
+        if not isinstance(rule.get("match"), dict):
+            return f"{where}: needs a match mapping"
         unknown = set(rule["match"]) - set(MATCH_KEYS)
         if unknown:
-            raise ConfigError(f"{where}.match: unknown key {sorted(unknown)[0]!r} (known: {', '.join(MATCH_KEYS)})")
+            return f"{where}.match: unknown key {sorted(unknown, key=str)[0]!r} (known: {', '.join(MATCH_KEYS)})"
         if rule.get("condition") not in cfg.conditions:
-            raise ConfigError(f"{where}.condition: {rule.get('condition')!r} is not one of conditions")
+            return f"{where}.condition: {rule.get('condition')!r} is not one of conditions"
         if rule.get("clear", "expire") not in CLEAR_MODES:
-            raise ConfigError(f"{where}.clear: expected one of {', '.join(CLEAR_MODES)}, got {rule.get('clear')!r}")
+            return f"{where}.clear: expected one of {', '.join(CLEAR_MODES)}, got {rule.get('clear')!r}"
+    return None
 
 
-def _with_check_conditions(values: dict[str, Any]) -> dict[str, dict[str, str]]:
+# key -> its check: a one-line problem naming the key (or a key inside it), or None
+CHECKS: dict[str, Callable[[Config], str | None]] = {
+    "metrics_address": _metrics_address, "nvml": _nvml, "log_level": _log_level, "kubernetes": _kubernetes,
+    "sample_rules": lambda cfg: validate_rules(cfg.sample_rules, cfg.conditions),
+    "xid_policy": lambda cfg: validate_policy(cfg.xid_policy, cfg.xid_reboot_escalation),
+    "conditions": _conditions, "condition_rules": _condition_rules, "workload_hang": _hang,
+}
+
+
+def _validate(cfg: Config) -> None:
+    for key, check in CHECKS.items():
+        try:
+            problem = check(cfg)
+        except UNEXPECTED as exc:  # a value of a shape its check never expected names the key
+            problem = f"{key}: not a usable value ({_one_line(f'{type(exc).__name__}: {exc}')[:120]})"
+        if problem:
+            raise ConfigError(problem)
+
+
+def _with_check_conditions(cfg: Config) -> dict[str, dict[str, str]]:
     """The conditions that enabled checks raise join the configured ones (a configured one wins)."""
     from .checks.npd import ConfigError as PluginConfigError  # noqa: PLC0415
     from .checks.settings import conditions, plugin_configs  # noqa: PLC0415
 
     try:
-        found = conditions(plugin_configs(values["checks"], values["sysfs_root"], values["nvml"]))
+        found = conditions(plugin_configs(cfg.checks, cfg.sysfs_root, cfg.nvml))
     except PluginConfigError as exc:
         raise ConfigError(f"checks: {exc}") from None
     except UNEXPECTED as exc:  # a value of a shape the checks' settings never expected
         raise ConfigError(f"checks: not a usable value ({_one_line(f'{type(exc).__name__}: {exc}')[:120]})") from None
-    return {**found, **values["conditions"]}
+    return {**found, **cfg.conditions}
 
 
 def is_service_link(var: str, value: str, known: Mapping[str, Any]) -> bool:
@@ -298,8 +257,8 @@ def _apply_env(merged: dict[str, Any], env: Mapping[str, str], known: Mapping[st
             continue
         key, _, sub = var[len(ENV_PREFIX):].lower().partition(NESTED_SEP)
         if key not in known:
-            raise ConfigError(f"{var}: unknown configuration variable (keys: GPU_NPD_<KEY> for the keys in "
-                              f"defaults.yaml, GPU_NPD_<BLOCK>__<KEY> inside kubernetes / sample_ignore)")
+            raise ConfigError(f"{var}: unknown configuration variable (keys: GPU_NPD_<KEY> for the keys "
+                              f"python -m agent.settings prints, GPU_NPD_<BLOCK>__<KEY> inside {', '.join(NESTED)})")
         origin[f"{key}.{sub}" if sub else key] = var
         if not sub:
             merged[key] = value
@@ -307,8 +266,8 @@ def _apply_env(merged: dict[str, Any], env: Mapping[str, str], known: Mapping[st
         block = merged.get(key)
         if key not in NESTED or not isinstance(block, dict):
             raise ConfigError(f"{var}: {key} has no nested keys")
-        if key == "kubernetes" and sub not in block:
-            raise ConfigError(f"{var}: unknown key kubernetes.{sub} (known: {', '.join(block)})")
+        if BLOCKS[key] is not None and sub not in block:  # a declared block: its keys are known
+            raise ConfigError(f"{var}: unknown key {key}.{sub} (known: {', '.join(block)})")
         try:
             block = {**block, sub: yaml.safe_load(value) if value.strip() else ""}
         except (yaml.YAMLError, RecursionError):
@@ -362,47 +321,59 @@ def _culprit(file: str | None, env: Mapping[str, str] | None, flags: Mapping[str
     return f"config file {file}" if file else "configuration"
 
 
-def _load(file: str | None, env: Mapping[str, str] | None, flags: Mapping[str, Any] | None) -> Config:
-    merged = defaults()
-    known = {f.name: f.type for f in fields(Config)}
-    if file:
-        try:
-            with open(file, encoding="utf-8") as fh:
-                data = yaml.safe_load(fh) or {}
-        except OSError as exc:
-            raise ConfigError(f"config file {file}: {exc.strerror or exc}") from None
-        except yaml.YAMLError as exc:
-            raise ConfigError(f"config file {file}: not valid YAML ({exc})") from None
-        except RecursionError:
-            raise ConfigError(f"config file {file}: nested too deeply") from None
-        except UnicodeDecodeError as exc:
-            raise ConfigError(f"config file {file}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
-        if not isinstance(data, dict):
-            raise ConfigError(f"config file {file}: expected a mapping of keys")
-        for key in data:
-            if key not in known:
-                raise ConfigError(f"{key}: unknown configuration key")
-        for key in NESTED:  # a block in the file changes the keys it names, not the whole block
-            if isinstance(data.get(key), dict) and isinstance(merged.get(key), dict):
-                data[key] = {**merged[key], **data[key]}
-        merged.update(data)
-    origin = _apply_env(merged, env if env is not None else os.environ, known)
-    for key, value in (flags or {}).items():
-        if value is not None:
-            if key not in known:
-                raise ConfigError(f"{key}: unknown configuration key")
-            merged[key] = value
-    types = {f.name: eval(f.type, {"Any": Any}) if isinstance(f.type, str) else f.type for f in fields(Config)}
+def _read_file(file: str) -> dict[str, Any]:
     try:
-        values = {key: _coerce(key, merged.get(key), types[key]) for key in known}
-        if not values["node_name"]:
-            values["node_name"] = (env if env is not None else os.environ).get("NODE_NAME") or socket.gethostname()
-        values["conditions"] = _with_check_conditions(values)
-        cfg = Config(**values)
-        _validate(cfg)
+        with open(file, encoding="utf-8") as fh:
+            data = yaml.safe_load(fh) or {}
+    except OSError as exc:
+        raise ConfigError(f"config file {file}: {exc.strerror or exc}") from None
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"config file {file}: not valid YAML ({exc})") from None
+    except RecursionError:
+        raise ConfigError(f"config file {file}: nested too deeply") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"config file {file}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    if not isinstance(data, dict):
+        raise ConfigError(f"config file {file}: expected a mapping of keys")
+    return data
+
+
+def _overlay(merged: dict[str, Any], data: Mapping[str, Any], blocks: tuple[str, ...] = ()) -> None:
+    """Keys set by a file or flags replace the value below; a block in `blocks` changes the keys it names."""
+    for key, value in data.items():
+        if key not in KNOWN:
+            raise ConfigError(f"{key}: unknown configuration key")
+        if key in blocks and isinstance(value, dict) and isinstance(merged.get(key), dict):
+            value = {**merged[key], **value}
+        merged[key] = value
+
+
+def _convert(merged: dict[str, Any], env: Mapping[str, str]) -> Config:
+    """The merged layers as the declared Config, checked (raises ConfigError naming the key)."""
+    for key, kind in KNOWN.items():
+        merged[key] = _from_text(bare(kind), merged.get(key))
+        _unknown(merged[key], kind, key)
+    try:
+        cfg = msgspec.convert(merged, Config, strict=False)
+    except msgspec.ValidationError as exc:
+        raise _explain(exc, merged) from None
+    node = cfg.node_name or env.get("NODE_NAME") or socket.gethostname()
+    cfg = replace(cfg, node_name=node, conditions=_with_check_conditions(cfg))
+    _validate(cfg)
+    return cfg
+
+
+def _load(file: str | None, env: Mapping[str, str] | None, flags: Mapping[str, Any] | None) -> Config:
+    env = env if env is not None else os.environ
+    merged = defaults()
+    if file:
+        _overlay(merged, _read_file(file), NESTED)
+    origin = _apply_env(merged, env, KNOWN)
+    _overlay(merged, {key: value for key, value in (flags or {}).items() if value is not None})
+    try:
+        return _convert(merged, env)
     except ConfigError as exc:  # name the environment variable when the bad value came from one
         key = str(exc).split(":", 1)[0].split("[", 1)[0].split(" ", 1)[0]
         if key in origin:
             raise ConfigError(f"{origin[key]}: {exc}") from None
         raise
-    return cfg

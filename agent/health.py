@@ -7,14 +7,14 @@ escalate, clear, expire) is small functions over an injected clock.  No threads,
 
 from __future__ import annotations
 
-import re
 import time
 from dataclasses import asdict, dataclass
 from typing import Any, Callable
 
 from parsers import Finding
-from parsers.catalog import xid_info
+from parsers.catalog import xid_reason
 from parsers.finding import SEVERITY_RANK
+from parsers.kinds import BY_NAME as KIND, reason_of
 from parsers.model import Boot, Change, Condition, PodEvent, Problem, Snapshot
 
 from .config import Config
@@ -23,37 +23,26 @@ from .samples import Verdict
 
 Outcome = tuple  # ("problem", id) or ("none", None): what a repeat of a finding may count without deciding
 
-# Short CamelCase names for the Xids operators meet most; others are derived from the mnemonic.
 APP_XID_PIDS = 16  # processes remembered per (GPU, application Xid) for escalation
 _REPEATED: dict[int, dict] = {}  # application Xid -> the rule its repeats from several processes raise (built once)
-XID_REASON_NAMES = {
-    13: "GraphicsException", 31: "MMUFault", 43: "ChannelStopped", 45: "PreemptiveCleanup",
-    48: "DoubleBitECC", 63: "RowRemapEvent", 64: "RowRemapFailure", 74: "NVLinkError", 79: "FallenOffBus",
-    92: "HighSingleBitECCRate", 94: "ContainedECC", 95: "UncontainedECC", 109: "ContextSwitchTimeout",
-    119: "GSPRPCTimeout", 120: "GSPError", 137: "NVLinkPrivError", 140: "UnrecoveredECC",
-    154: "RecoveryActionChanged",
-}
-_STRIP = ("ROBUST_CHANNEL_", "ROBUST_CHANNEL")
 
 
-def xid_reason(code: int) -> str:
-    name = XID_REASON_NAMES.get(code)
-    if name is None:
-        mnemonic = xid_info(code).mnemonic.split(" / ")[0]
-        for prefix in _STRIP:
-            mnemonic = mnemonic.removeprefix(prefix)
-        name = "".join(w.capitalize() for w in re.split(r"[_\W]+", mnemonic) if w)[:40] or "Unknown"
-    return f"Xid{code}{name}"
+# a kind's device (parsers/kinds.py) -> the prefix of its problems' subject (a PCIe device's: the GPU's, as before)
+_SUBJECT = {"nic": "nic:", "port": "nic:", "nvswitch": "nvswitch:"}
 
 
+def _device(f: Finding) -> str | None:
+    row = KIND.get(f.kind)
+    return row.device if row is not None else None
 
 
 def subject_of(f: Finding) -> str:
-    if f.kind in ("ib_link", "nic_error"):
+    device = _device(f)
+    if device in ("nic", "port"):
         port = f.details.get("netdev") or f.details.get("module")
-        return f"nic:{f.pci or '-'}" + (f"/{port}" if port is not None and f.kind == "ib_link" else "")
+        return f"nic:{f.pci or '-'}" + (f"/{port}" if port is not None and device == "port" else "")
     if f.pci:
-        return ("nvswitch:" if f.kind == "sxid" else "gpu:") + f.pci
+        return _SUBJECT.get(device, "gpu:") + f.pci
     return "node"
 
 
@@ -296,9 +285,7 @@ class HealthEngine:
             return None
         code = f.xid if f.xid is not None else f.sxid
         subject = subject_of(f)
-        reason = rule.get("reason") or (xid_reason(f.xid) if f.xid is not None else
-                                        f"SXid{f.sxid}" if f.sxid is not None else
-                                        "".join(w.capitalize() for w in f.kind.split("_")))
+        reason = rule.get("reason") or reason_of(f.kind, f.xid, f.sxid)
         pid = f"{subject}|{f.kind}|{code if code is not None else ''}|{reason}"
         p = self.problems.get(pid)
         if p is not None:
@@ -328,7 +315,7 @@ class HealthEngine:
     @staticmethod
     def _message(f: Finding, severity: str, action: str, note: str) -> str:
         what = f"Xid {f.xid}" if f.xid is not None else f"SXid {f.sxid}" if f.sxid is not None else f.kind
-        gpu = f.kind not in ("ib_link", "nic_error", "pcie_aer", "sxid")
+        gpu = _device(f) in ("gpu", None)
         index = f.details.get("gpu_index") if gpu else None
         where = (f" on GPU {index} ({f.pci})" if index is not None else
                  f" on {'GPU' if gpu else 'device'} {f.pci}") if f.pci else ""

@@ -14,15 +14,14 @@ from typing import Callable
 
 from parsers import Cause, Finding, cause_of, explain, likely_cause
 from parsers.correlate import Ranks
+from parsers.kinds import TABLE as KINDS
 
 from parsers.model import PodEvent, PodRef, Problem
 
 from .health import xid_reason
 
-# finding kind -> Pod Event reason; CUDA errors refined by their text
-EVENT_REASONS = {"nccl_timeout": "NCCLWatchdogTimeout", "nccl_remote_error": "NCCLRemoteError",
-                 "nccl_error": "NCCLError", "ib_completion_error": "NCCLIBCompletionError",
-                 "cuda_oom": "CUDAOutOfMemory", "cuda_error": "CUDAError"}
+# finding kind -> Pod Event reason: a workload kind's own (parsers/kinds.py); CUDA errors refined by their text
+EVENT_REASONS = {k.name: k.reason for k in KINDS if k.workload}
 CUDA_REASONS = {"an illegal memory access was encountered": "CUDAIllegalAddress",
                 "cudaErrorIllegalAddress": "CUDAIllegalAddress",
                 "uncorrectable ECC error encountered": "CUDAUncorrectableECC",

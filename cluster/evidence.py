@@ -25,6 +25,7 @@ from datetime import datetime, timezone
 from typing import Any, Iterable, Mapping
 
 from parsers import Classifier
+from parsers.kinds import TABLE as KIND_TABLE
 from triage import Evidence
 
 AGENT_COMPONENT = "gpu-npd"  # source.component of the node agents' Events
@@ -34,11 +35,11 @@ RANKS = re.compile(r" on (?:rank (\d+)|\d+ ranks \(([\d,]+)(?:\.\.\.)?\))")
 GPU = re.compile(r"\bon GPU (?:(\d+) \()?((?:[0-9a-fA-F]{4,8}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}(?:\.[0-7])?)\)?")
 KERNEL_TEXT = re.compile(r"^(.*?)(?: \[[^\]]*\])?\. Recommended action: \S+$", re.S)  # the problem's text
 
-# Pod Event reason -> kind (agent/workloads.py EVENT_REASONS and CUDA_REASONS, read the other way)
-POD_REASON_KINDS = {"NCCLWatchdogTimeout": "nccl_timeout", "NCCLRemoteError": "nccl_remote_error",
-                    "NCCLError": "nccl_error", "NCCLIBCompletionError": "ib_completion_error",
-                    "CUDAOutOfMemory": "cuda_oom", "CUDAError": "cuda_error", "CUDAIllegalAddress": "cuda_error",
-                    "CUDAUncorrectableECC": "cuda_error", "CUDALaunchFailure": "cuda_error"}
+# Pod Event reason -> kind: the workload kinds' reasons (parsers/kinds.py) and the CUDA errors' refined ones
+# (agent/workloads.py CUDA_REASONS), read the other way
+POD_REASON_KINDS = {**{k.reason: k.name for k in KIND_TABLE if k.workload},
+                    "CUDAIllegalAddress": "cuda_error", "CUDAUncorrectableECC": "cuda_error",
+                    "CUDALaunchFailure": "cuda_error"}
 HARDWARE_CUDA = {"CUDAUncorrectableECC"}
 # Node problem reason (Event or condition) -> (kind, attribution) when the text says no more
 NODE_REASONS: tuple[tuple[re.Pattern, str, str], ...] = (

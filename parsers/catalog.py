@@ -28,6 +28,13 @@ XID_ACTION_POLICY: dict[str, tuple[str, str]] = {
     "CHECK_UVM": ("warning", "driver"),
     "IGNORE": ("warning", "unknown"),
 }
+# What ends the problem an Xid with this action raises (its condition rules, parsers/kinds.py): a new boot, or a
+# reset of the GPU (or driver reload).  HARDWARE_INSPECTION: the action of a fatal Xid back after reboots.
+XID_ACTION_CLEAR: dict[str, str] = {
+    "RESTART_BM": "boot", "RESTART_VM": "boot", "CHECK_MECHANICALS": "boot", "HARDWARE_INSPECTION": "boot",
+    "RESET_GPU": "reset", "CONTACT_SUPPORT": "reset", "WORKFLOW_XID_48": "reset", "WORKFLOW_NVLINK_ERR": "reset",
+    "WORKFLOW_NVLINK5_ERR": "reset",
+}
 # An Xid the catalog does not list, or lists with no action.
 UNKNOWN_XID = ("CONTACT_SUPPORT", "error", "unknown")
 
@@ -124,6 +131,29 @@ def xid_info(code: int) -> XidInfo:
         action, severity, attribution = UNKNOWN_XID
         return XidInfo(code, "UNKNOWN", "not in NVIDIA's Xid catalog", action, "", severity, attribution)
     return info
+
+
+# Short CamelCase names for the Xids operators meet most (condition and Event reasons); others are derived from
+# the catalog's mnemonic.
+XID_REASON_NAMES = {
+    13: "GraphicsException", 31: "MMUFault", 43: "ChannelStopped", 45: "PreemptiveCleanup",
+    48: "DoubleBitECC", 63: "RowRemapEvent", 64: "RowRemapFailure", 74: "NVLinkError", 79: "FallenOffBus",
+    92: "HighSingleBitECCRate", 94: "ContainedECC", 95: "UncontainedECC", 109: "ContextSwitchTimeout",
+    119: "GSPRPCTimeout", 120: "GSPError", 137: "NVLinkPrivError", 140: "UnrecoveredECC",
+    154: "RecoveryActionChanged",
+}
+_STRIP = ("ROBUST_CHANNEL_", "ROBUST_CHANNEL")
+
+
+def xid_reason(code: int) -> str:
+    """The reason a problem / Event of this Xid carries: Xid<code><Name>, e.g. Xid79FallenOffBus."""
+    name = XID_REASON_NAMES.get(code)
+    if name is None:
+        mnemonic = xid_info(code).mnemonic.split(" / ")[0]
+        for prefix in _STRIP:
+            mnemonic = mnemonic.removeprefix(prefix)
+        name = "".join(w.capitalize() for w in re.split(r"[_\W]+", mnemonic) if w)[:40] or "Unknown"
+    return f"Xid{code}{name}"
 
 
 _SXID_ACTION = re.compile(r"NVSentinel: ([A-Z_]+)/")

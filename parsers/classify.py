@@ -15,6 +15,7 @@ from typing import Collection
 from .envelope import Envelope, Pending, finish, is_kmsg_continuation, split
 
 from .finding import Finding, bounded_int
+from .kinds import TABLE as KIND_TABLE
 from .pci import find_pci, normalize_pci
 from .prefilter import Prefilter
 from .rules import EVENT_LINES, EVENT_PER_DEVICE, EVENT_PER_RANK, KEYWORDS, PCI, REFINERS, RULES, Dispatch, Rule
@@ -37,8 +38,7 @@ CRI_PARTIAL_KEYWORDS = (" stdout P ", " stderr P ")
 CONTEXT_LINES = 4
 # Kinds that are about a PCI device: take the first PCI address in the line if no group named one.
 MAX_OPEN_EVENTS = 1024  # open multi-line events remembered at once (per-device keys)
-PCI_KINDS = frozenset({"xid", "sxid", "fallen_off_bus", "gpu_reset", "gpu_reset_required", "nvlink",
-                       "pcie_aer", "ib_link", "nic_error"})
+PCI_KINDS = frozenset(k.name for k in KIND_TABLE if k.device is not None)
 
 
 def all_keywords() -> tuple[str, ...]:

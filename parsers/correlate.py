@@ -14,10 +14,11 @@ from datetime import datetime, timezone
 from typing import Iterable
 
 from .finding import SEVERITY_RANK, Finding
+from .kinds import BY_NAME as KIND
+from .kinds import DEVICES, TABLE
 
-WORKLOAD_KINDS = frozenset({"nccl_timeout", "nccl_remote_error", "nccl_error", "ib_completion_error", "cuda_error",
-                            "cuda_oom"})
-CORRELATED_KINDS = WORKLOAD_KINDS - {"cuda_oom"}  # running out of GPU memory is the job's own doing
+WORKLOAD_KINDS = frozenset(k.name for k in TABLE if k.workload)
+CORRELATED_KINDS = frozenset(k.name for k in TABLE if k.workload and k.correlated)  # not: running out of memory
 # what a failure that is never blamed on the node means, by kind; any other (node) kind in a container's
 # output is the container's text claiming a kernel event, not the node's kernel log
 UNCORRELATED = {"cuda_oom": "the application ran out of GPU memory (not a node fault)"}
@@ -27,12 +28,9 @@ CAUSE_ATTRIBUTIONS = frozenset({"hardware", "fabric", "driver"})
 SKEW = 5.0  # seconds a cause may be stamped after the failure it explains (clocks, buffering)
 DEFAULT_WINDOW = 600.0
 
-WHAT = {  # workload kind -> how an operator says it
-    "nccl_timeout": "NCCL watchdog timeout", "nccl_remote_error": "NCCL remote error",
-    "nccl_error": "NCCL error", "ib_completion_error": "NET/IB completion error",
-    "cuda_error": "CUDA error", "cuda_oom": "CUDA out of memory",
-}
-DEVICE_NOUN = {"ib_link": "port", "nic_error": "NIC", "pcie_aer": "PCIe device", "sxid": "NVSwitch"}
+WHAT = {k.name: k.wording for k in TABLE}  # kind -> how an operator says it
+# kinds about a device other than a GPU -> what that device is called
+DEVICE_NOUN = {k.name: DEVICES[k.device] for k in TABLE if k.device not in (None, "gpu")}
 
 
 @dataclass(frozen=True)
@@ -55,8 +53,7 @@ def cause_of(f: Finding) -> Cause | None:
 
 def describe(f: Finding) -> str:
     what = f"Xid {f.xid}" if f.xid is not None else f"SXid {f.sxid}" if f.sxid is not None else \
-        {"ib_link": "link down", "pcie_aer": "PCIe AER error", "fallen_off_bus": "GPU fallen off the bus",
-         "nvlink": "NVLink error", "nic_error": "NIC error"}.get(f.kind, f.kind.replace("_", " "))
+        WHAT.get(f.kind) or f.kind.replace("_", " ")
     if f.kind in DEVICE_NOUN:
         where = f.details.get("netdev") or f.pci
         return f"{what} on {DEVICE_NOUN[f.kind]} {where}" if where else what
@@ -100,7 +97,8 @@ def likely_cause(f: Finding, causes: Iterable[Cause] | CauseIndex, window: float
 def what_of(f: Finding) -> str:
     if f.kind == "cuda_error" and f.details.get("cuda_error"):
         return f"CUDA error '{f.details['cuda_error']}'"
-    return WHAT.get(f.kind, f.kind)
+    row = KIND.get(f.kind)
+    return row.wording if row is not None and row.workload else f.kind
 
 
 RANKS_SHOWN = 16

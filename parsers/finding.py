@@ -7,29 +7,11 @@ from operator import attrgetter
 from datetime import datetime
 from typing import Any
 
-SEVERITIES = ("info", "warning", "error", "fatal")
-SEVERITY_RANK = {name: rank for rank, name in enumerate(SEVERITIES)}
-ATTRIBUTIONS = ("hardware", "fabric", "driver", "application", "unknown")
+from .kinds import ATTRIBUTIONS, SEVERITIES, SEVERITY_RANK
+from .kinds import TABLE as KIND_TABLE
 
-# The stable vocabulary of finding kinds.  Add kinds, never rename them.
-KINDS = (
-    "xid", "sxid", "fallen_off_bus", "gpu_reset", "nvlink", "pcie_aer", "ib_link", "nic_error",
-    "ib_completion_error", "nccl_timeout", "nccl_remote_error", "nccl_error", "cuda_error",
-    "cuda_oom", "hung_task", "oom_kill",
-    # added kinds
-    "gpu_reset_required",  # NVRM assertion NV_ERR_RESET_REQUIRED: the driver refuses work until reset
-    "driver_load",  # NVIDIA kernel module (re)loaded: a lifecycle mark, severity info
-    "unclassified",  # a GPU/NVSwitch/NIC/PCIe driver line with an error word that no rule recognised
-    "peermem_error",  # nvidia-peermem (GPUDirect RDMA) reported an ERROR
-    "kernel_oops",  # a kernel oops / BUG / GPF whose faulting instruction is in a GPU or NIC driver module
-    # the host around the GPUs (issue 29)
-    "cpu_lockup",  # a CPU stuck in the kernel (soft lockup, hard LOCKUP): the node is degraded
-    "rcu_stall",  # RCU grace periods not completing (a CPU or kthread starved)
-    "memory_error",  # host memory: machine check / EDAC / firmware (CPER) memory error, corrected or not
-    "nfs_error",  # an NFS server not responding (and its recovery, info)
-    "filesystem_error",  # a filesystem error, a filesystem remounted read-only
-    "nvme_error",  # NVMe I/O timeouts, controller resets, a controller removed
-)
+# The stable vocabulary of finding kinds: the kind table's rows (parsers/kinds.py). Add kinds, never rename them.
+KINDS = tuple(k.name for k in KIND_TABLE)
 
 
 @dataclass(slots=True)

@@ -15,6 +15,7 @@ from functools import lru_cache
 
 from .catalog import (NVLINK5_LINE, NVLINK5_UNIT_OVERRIDE, NVLINK5_VERDICT, NVLINK_XIDS, XID154_RECOVERY, sxid_info,
                       xid_info)
+from .kinds import BY_NAME as KIND
 from .wordscan import LazyPattern, word_regex
 
 PCI = r"(?:PCI:)?[0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}(?:\.[0-7])?"
@@ -47,10 +48,14 @@ class Rule:
 FIRST_MLX5 = r"^(?>.*?mlx5_core (?P<pci>" + PCI + r"))"
 
 
-def _r(name, kind, keywords, pattern, severity="error", attribution="unknown", action="INVESTIGATE",
+def _r(name, kind, keywords, pattern, severity=None, attribution=None, action=None,
        refine=None, flags=0, event=None) -> Rule:
-    return Rule(name, kind, tuple(keywords), LazyPattern(pattern, flags), severity, attribution, action, refine,
-                event)
+    """A row; severity, attribution and action left out are its kind's (parsers/kinds.py)."""
+    row = KIND.get(kind)
+    if row is not None:
+        severity, attribution, action = severity or row.severity, attribution or row.attribution, action or row.action
+    return Rule(name, kind, tuple(keywords), LazyPattern(pattern, flags), severity or "error",
+                attribution or "unknown", action or "INVESTIGATE", refine, event)
 
 
 # How many lines after its last line a multi-line event stays open (lines no rule reads count too).
@@ -288,7 +293,7 @@ RULES: tuple[Rule, ...] = (
        r"oom_reaper: reaped process (?P<pid>\d+) \((?P<process>[^)]*)\)",
        severity="warning", attribution="application", action="RESTART_APP", event=OOM_ONCE),
     # --- the host around the GPUs (kinds cpu_lockup, rcu_stall, memory_error, nfs_error, filesystem_error,
-    # nvme_error; conditions KernelDegraded, HostMemoryUnhealthy, StorageUnhealthy in agent/defaults.yaml) ---
+    # nvme_error; their conditions and condition rules in the kind table, parsers/kinds.py) ---
     # cpu_lockup: the soft-lockup watchdog (3.x "BUG: soft lockup - CPU#3 stuck for 23s! [proc:pid]", 4.x+
     # "watchdog: BUG: soft lockup - ...", older "NMI watchdog: BUG: ...") and the hard-lockup detector.
     _r("soft_lockup", "cpu_lockup", ["soft lockup"],

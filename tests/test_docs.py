@@ -9,7 +9,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
@@ -66,7 +65,9 @@ def test_readme_conditions_are_the_configured_ones():
     table = text.split("Node conditions", 1)[1].split("\n\n", 2)[1]
     listed = re.findall(r"^\| `(\w+)` \|", table, re.M)
     healthy = dict(re.findall(r"^\| `(\w+)` \|.*\| `(\w+)` \|$", table, re.M))
-    conditions = yaml.safe_load((ROOT / "agent" / "defaults.yaml").read_text(encoding="utf-8"))["conditions"]
+    from agent.settings import defaults
+
+    conditions = defaults()["conditions"]
     assert listed == list(conditions)
     assert healthy == {name: spec["ok_reason"] for name, spec in conditions.items()}
 

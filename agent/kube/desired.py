@@ -5,19 +5,19 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from operator import attrgetter
-from typing import Any
+from typing import Any, Literal
 
 from kubeapi.events import iso
 from kubeapi.reserved import reserved_condition, reserved_key
-from parsers.finding import SEVERITY_RANK
+from parsers.finding import SEVERITIES, SEVERITY_RANK
 from parsers.model import Condition
 
 
 @dataclass(frozen=True)
 class TaintRule:
     condition: str
-    effect: str = "NoSchedule"  # NoExecute only when configured
-    min_severity: str = "warning"  # taint only while the condition's worst problem is at least this severe
+    effect: Literal["NoSchedule", "PreferNoSchedule", "NoExecute"] = "NoSchedule"  # NoExecute only when configured
+    min_severity: Literal[SEVERITIES] = "warning"  # taint only while the condition's worst problem is this severe
 
 
 

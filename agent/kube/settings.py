@@ -1,106 +1,80 @@
-"""The `kubernetes:` block of the configuration, typed and checked."""
+"""The `kubernetes:` block of the configuration: each key declared once (type, default, bounds, doc).
+
+msgspec converts and bounds-checks it with the rest of the configuration (agent/config.py); `check` adds what
+spans keys (a taint names a configured condition)."""
 
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass, field, fields
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Annotated, Literal
 
-from parsers.finding import SEVERITIES
-
+from ..keyspec import doc, num
 from .desired import TaintRule
 
 MODES = ("enforce", "observe", "off")
-EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
 REPAIR_PROFILES = ("off", "eks")  # condition profiles in agent/kube/repair.py
+DEFAULT_TAINTS = ("GPUUnhealthy", "NVLinkUnhealthy", "InfiniBandUnhealthy")
 
 
 @dataclass(frozen=True)
 class KubeSettings:
-    kubeconfig: str = ""
-    api_server: str = ""
-    heartbeat_seconds: float = 300.0
-    coalesce_seconds: float = 0.2
-    qps: float = 5.0
-    burst: int = 10
-    request_timeout_seconds: float = 10.0
-    max_backoff_seconds: float = 60.0
-    taint_prefix: str = "gpu-npd.io/"
-    taints: tuple[TaintRule, ...] = field(default_factory=tuple)
-    taint_hold_down_seconds: float = 300.0
-    event_namespace: str = "default"
-    event_burst: int = 25
-    events_per_minute: float = 12.0
-    event_aggregate_seconds: float = 600.0
-    budget_selector: str = "nvidia.com/gpu.present=true"
-    max_tainted_fraction: float = 0.1
-    max_tainted_nodes: int = 0
-    repair_profile: str = "off"  # off | eks: also write the condition types node auto repair acts on
-    repair_annotation: bool = False  # write the recommended action and GPUs as JSON on the Node
-    repair_annotation_key: str = "gpu-npd.io/repair"
-    do_not_repair_label: str = "gpu-npd.io/do-not-repair"  # on a Node: the repair-triggering condition stays True
-    dra_device_taints: bool = False  # enforce: one DeviceTaintRule per faulty GPU where DRA serves them
-    dra_driver: str = "gpu.nvidia.com"
-    dra_taint_effect: str = "NoSchedule"
-    # pods on a GPU with a fatal fault get the pod condition gpu-npd.io/GPUFault (enforce; observe: Events only)
-    pod_fault_conditions: bool = False
-    pod_resources_socket: str = "/var/lib/kubelet/pod-resources/kubelet.sock"  # which pod holds which GPU
+    kubeconfig: Annotated[str, doc('"": in-cluster config, then $KUBECONFIG / ~/.kube/config')] = ""
+    api_server: Annotated[str, doc("a plain URL with no credentials (tests, kubectl proxy)")] = ""
+    heartbeat_seconds: Annotated[float, num("conditions rewritten this often (+-10% jitter) when nothing changes",
+                                            ge=0)] = 300.0
+    coalesce_seconds: Annotated[float, num("a burst of changes within this is one write", ge=0)] = 0.2
+    qps: Annotated[float, num("client-side limit on API requests per second", gt=0)] = 5.0
+    burst: Annotated[int, num("requests allowed at once above qps", ge=1)] = 10
+    request_timeout_seconds: Annotated[float, num("an API request's timeout", ge=0)] = 10.0
+    max_backoff_seconds: Annotated[float, num("failed writes retry with exponential backoff and jitter up to this",
+                                              ge=0)] = 60.0
+    taint_prefix: Annotated[str, doc("taints with this key prefix are gpu-npd's; no other taint is ever touched",
+                                     pattern="/$")] = "gpu-npd.io/"
+    taints: Annotated[tuple[TaintRule, ...], doc(
+        "enforce mode only: {condition, effect, min_severity} each; effect NoSchedule unless set (NoExecute "
+        "evicts); min_severity: taint only while the condition's worst problem is this severe")] = \
+        field(default_factory=lambda: tuple(TaintRule(c) for c in DEFAULT_TAINTS))
+    taint_hold_down_seconds: Annotated[float, num("a taint stays this long after its condition clears (no "
+                                                  "flapping)", ge=0)] = 300.0
+    event_namespace: Annotated[str, doc("Node events live here (as kubelet's do)")] = "default"
+    event_burst: Annotated[int, num("Events: token bucket size; repeats of one problem update one Event's count",
+                                    ge=0)] = 25
+    events_per_minute: Annotated[float, num("Events: token bucket refill", ge=0)] = 12.0
+    event_aggregate_seconds: Annotated[float, num("repeats within this update one Event", ge=0)] = 600.0
+    budget_selector: Annotated[str, doc('the pool counted by the taint budget ("" = nodes with nvidia.com/gpu '
+                                        'capacity)')] = "nvidia.com/gpu.present=true"
+    max_tainted_fraction: Annotated[float, num("never taint when that would put more than this share of the pool "
+                                               "...", gt=0, le=1)] = 0.1
+    max_tainted_nodes: Annotated[int, num("... or more than this many nodes (0: no absolute cap) under gpu-npd "
+                                          "taints", ge=0)] = 0
+    repair_profile: Annotated[Literal[REPAIR_PROFILES], doc(
+        "off | eks: also write AcceleratedHardwareReady (True = healthy; False with a stable reason such as "
+        "NvidiaXID79Error) for Karpenter / EKS node auto repair")] = "off"
+    repair_annotation: Annotated[bool, doc("true: the recommended action and GPUs concerned as JSON in "
+                                           "repair_annotation_key")] = False
+    repair_annotation_key: Annotated[str, doc("the Node annotation of the repair hand-off")] = "gpu-npd.io/repair"
+    do_not_repair_label: Annotated[str, doc("a Node with this label keeps the profile's condition True (reason "
+                                            "RepairOptedOut); read at start and at every heartbeat")] = \
+        "gpu-npd.io/do-not-repair"
+    dra_device_taints: Annotated[bool, doc(
+        "enforce: one DeviceTaintRule (resource.k8s.io) per faulty GPU instead of a node taint, where the cluster "
+        "serves DeviceTaintRule and ResourceSlices name this node's GPUs (else said once; node taints stay the "
+        "fallback). Counted against the budget in GPUs")] = False
+    dra_driver: Annotated[str, doc("the DRA driver whose ResourceSlice devices are matched by uuid / "
+                                   "pcieBusID")] = "gpu.nvidia.com"
+    dra_taint_effect: Annotated[Literal["NoSchedule", "NoExecute"], doc(
+        "NoExecute only when set (evicts pods using the GPU)")] = "NoSchedule"
+    pod_fault_conditions: Annotated[bool, doc(
+        "pods on a GPU with a fatal fault (Xid 79, 48, 95, NVLink ...) get the pod condition gpu-npd.io/GPUFault, "
+        "which a Job podFailurePolicy / JobSet failurePolicy acts on (docs/pod-faults.md); enforce writes it, "
+        "observe: Events only")] = False
+    pod_resources_socket: Annotated[str, doc("the kubelet PodResources API: which pod holds which GPU")] = \
+        "/var/lib/kubelet/pod-resources/kubelet.sock"
 
 
-def parse(raw: Any, conditions: dict) -> KubeSettings:
-    """Raises ValueError naming the key (kubernetes.<key>)."""
-    if not isinstance(raw, dict):
-        raise ValueError("kubernetes: expected a mapping")
-    known = {f.name: f for f in fields(KubeSettings)}
-    values: dict[str, Any] = {}
-    for key, value in raw.items():
-        if key not in known:
-            raise ValueError(f"kubernetes.{key}: unknown key (known: {', '.join(known)})")
-        default = known[key].default
-        if key == "taints":
-            values[key] = tuple(_taint(i, t, conditions) for i, t in enumerate(value or []))
-            continue
-        try:
-            if isinstance(default, bool) or default is None:
-                values[key] = value
-            elif isinstance(default, (int, float)) and not isinstance(default, bool):
-                if isinstance(value, bool):
-                    raise ValueError
-                values[key] = type(default)(value)
-                if not math.isfinite(values[key]) or values[key] < 0:
-                    raise ValueError
-            else:
-                values[key] = str(value)
-        except (TypeError, ValueError):
-            raise ValueError(f"kubernetes.{key}: expected a finite non-negative {type(default).__name__}, got {value!r}") from None
-    s = KubeSettings(**values)
-    if not 0 < s.max_tainted_fraction <= 1:
-        raise ValueError(f"kubernetes.max_tainted_fraction: expected 0 < f <= 1, got {s.max_tainted_fraction}")
-    if s.qps <= 0 or s.burst < 1:
-        raise ValueError("kubernetes.qps / burst: must be positive")
-    if s.repair_profile not in REPAIR_PROFILES:
-        raise ValueError(f"kubernetes.repair_profile: expected one of {', '.join(REPAIR_PROFILES)}, got {s.repair_profile!r}")
-    for key in ("repair_annotation", "dra_device_taints", "pod_fault_conditions"):
-        if not isinstance(getattr(s, key), bool):
-            raise ValueError(f"kubernetes.{key}: expected true or false, got {getattr(s, key)!r}")
-    if s.dra_taint_effect not in ("NoSchedule", "NoExecute"):
-        raise ValueError(f"kubernetes.dra_taint_effect: expected NoSchedule or NoExecute, got {s.dra_taint_effect!r}")
-    if not s.taint_prefix.endswith("/"):
-        raise ValueError(f"kubernetes.taint_prefix: expected a prefix ending in '/', got {s.taint_prefix!r}")
-    return s
-
-
-def _taint(i: int, t: Any, conditions: dict) -> TaintRule:
-    where = f"kubernetes.taints[{i}]"
-    if not isinstance(t, dict) or t.get("condition") not in conditions:
-        raise ValueError(f"{where}.condition: expected one of {', '.join(conditions)}")
-    effect = t.get("effect", "NoSchedule")
-    if effect not in EFFECTS:
-        raise ValueError(f"{where}.effect: expected one of {', '.join(EFFECTS)}, got {effect!r}")
-    severity = t.get("min_severity", "warning")
-    if severity not in SEVERITIES:
-        raise ValueError(f"{where}.min_severity: expected one of {', '.join(SEVERITIES)}, got {severity!r}")
-    unknown = set(t) - {"condition", "effect", "min_severity"}
-    if unknown:
-        raise ValueError(f"{where}: unknown key {sorted(unknown)[0]!r}")
-    return TaintRule(t["condition"], effect, severity)
+def check(s: KubeSettings, conditions: dict) -> None:
+    """What spans keys; raises ValueError naming the key (kubernetes.<key>)."""
+    for i, t in enumerate(s.taints):
+        if t.condition not in conditions:
+            raise ValueError(f"kubernetes.taints[{i}].condition: expected one of {', '.join(conditions)}, "
+                             f"got {t.condition!r}")

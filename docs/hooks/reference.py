@@ -11,9 +11,8 @@ Markers in hand-written pages are replaced too:
 and nav entries naming a page that does not exist (yet) are dropped, and pages the nav does not name yet are
 listed under "More", so `mkdocs build --strict` stays green while pages other work adds are on their way.
 
-Each generator reads one source of truth. `config_keys()` is the only function that knows where the
-configuration is declared: when the declaration moves (one declaration per key with type, default, bounds
-and doc), only it changes.
+Each generator reads one source of truth: the configuration declaration (`agent.settings.keys()`), the kind
+table (`parsers.kinds.TABLE`), the rule table, the catalogs, the metrics.
 """
 
 from __future__ import annotations
@@ -82,60 +81,9 @@ class Key:
     section: str = ""  # the comment block the key sits under
 
 
-def _defaults_text() -> str:
-    from importlib import resources
-    return resources.files("agent").joinpath("defaults.yaml").read_text(encoding="utf-8")
-
-
-_KEY = re.compile(r"^(?P<indent> *)(?P<key>[A-Za-z_][\w]*|\d+):(?P<rest>.*)$")
-
-
-def _comment(rest: str) -> str:
-    """The trailing comment of a YAML line's value, outside quotes."""
-    quote = None
-    for i, ch in enumerate(rest):
-        if ch in "\"'" and quote in (None, ch):
-            quote = None if quote else ch
-        elif ch == "#" and quote is None and (i == 0 or rest[i - 1] in " \t"):
-            return rest[i + 1:].strip()
-    return ""
-
-
-def _documented_lines(text: str) -> tuple[dict[str, str], dict[str, str]]:
-    """key path -> its comment (trailing, plus the indented comment lines that follow it), and key path -> the
-    column-0 comment block just above it (a section's introduction)."""
-    docs: dict[str, str] = {}
-    intro: dict[str, str] = {}
-    block: list[str] = []
-    parent: str | None = None
-    last: str | None = None
-    for line in text.splitlines()[2:]:  # the file's own header is not a key's doc
-        stripped = line.strip()
-        if not stripped:
-            block, last = [], None
-            continue
-        if stripped.startswith("#"):
-            if line.startswith("#"):
-                block.append(stripped.lstrip("#").strip())
-                last = None
-            elif last is not None:  # an indented comment goes on with the key above it
-                docs[last] = (docs.get(last, "") + " " + stripped.lstrip("#").strip()).strip()
-            continue
-        m = _KEY.match(line)
-        indent = len(m["indent"]) if m else -1
-        if m is None or stripped.startswith("-") or indent not in (0, 2) or (indent == 2 and parent is None):
-            last = None  # list items, deeper keys, flow-mapping continuations: no key of their own here
-            continue
-        if indent == 0:
-            parent = path = m["key"]
-        else:
-            path = f"{parent}.{m['key']}"
-        docs[path] = _comment(m["rest"])
-        if block:
-            intro[path] = "  \n".join(block)
-            block = []
-        last = path
-    return docs, intro
+def _defaults() -> dict[str, Any]:
+    from agent.settings import defaults
+    return defaults()
 
 
 def _flags() -> dict[str, str]:
@@ -151,30 +99,11 @@ def _flags() -> dict[str, str]:
 
 
 def config_keys() -> list[Key]:
-    """Every configuration key, from today's declaration: agent/defaults.yaml (defaults and docs) and
-    agent.config.Config (types)."""
-    from dataclasses import fields
+    """Every configuration key, from its declaration (agent/settings.py: type, default, bounds and doc per key)."""
+    from agent.settings import keys
 
-    from agent import config as cfg
-
-    text = _defaults_text()
-    values = yaml.safe_load(text)
-    docs, intro = _documented_lines(text)
-    types = {f.name: str(f.type) for f in fields(cfg.Config)}
     flags = _flags()
-    out: list[Key] = []
-    section = ""
-    for name, value in values.items():
-        section = intro.get(name, section)
-        env = cfg.ENV_PREFIX + name.upper()
-        out.append(Key(name, types.get(name, type(value).__name__), value, docs.get(name, ""), env,
-                       flags.get(name, ""), section=intro.get(name, "")))
-        if name in cfg.NESTED and isinstance(value, dict) and name not in ("xid_policy",):
-            for sub, subvalue in value.items():
-                path = f"{name}.{sub}"
-                out.append(Key(path, type(subvalue).__name__ if subvalue is not None else "null", subvalue,
-                               docs.get(path, ""), f"{env}{cfg.NESTED_SEP}{str(sub).upper()}"))
-    return out
+    return [Key(k.path, k.type, k.default, k.doc, k.env, flags.get(k.path, ""), k.bounds) for k in keys()]
 
 
 TABLE_KEYS = {"sample_rules", "condition_rules", "conditions"}
@@ -210,11 +139,11 @@ def render_configuration(keys: list[Key]) -> str:
 # ------------------------------------------------------------------------------------ rules and kinds
 
 def _condition_rules() -> list[dict]:
-    return yaml.safe_load(_defaults_text()).get("condition_rules", [])
+    return _defaults()["condition_rules"]
 
 
 def _sample_rules() -> list[dict]:
-    return yaml.safe_load(_defaults_text()).get("sample_rules", [])
+    return _defaults()["sample_rules"]
 
 
 def _match_text(match: dict) -> str:
@@ -230,7 +159,8 @@ def _event_reasons() -> dict[str, str]:
 
 
 def render_kinds() -> str:
-    from parsers.finding import ATTRIBUTIONS, KINDS, SEVERITIES
+    from parsers.finding import ATTRIBUTIONS, SEVERITIES
+    from parsers.kinds import DEVICES, TABLE
     from parsers.rules import RULES
 
     rules = _condition_rules()
@@ -238,22 +168,32 @@ def render_kinds() -> str:
     out = ["# Finding kinds\n\n", GENERATED,
            f"Severities, lowest first: {', '.join(f'`{s}`' for s in SEVERITIES)}. "
            f"Attributions: {', '.join(f'`{a}`' for a in ATTRIBUTIONS)}. A kind is never renamed; kinds are added. "
-           "Which rows of the [rule table](rules.md) produce each kind, with the row's severity, attribution and "
-           "action (a row with a refinement table takes them from the line: see the rule table), the "
-           "[condition rules](rules.md#condition-rules) that can raise a node condition from it, and the Pod "
-           "Event reason of a workload finding.\n\n"]
+           "Each kind is one row of the kind table (`parsers/kinds.py`): what it is, the device it is about, its "
+           "defaults (severity / attribution / action, which a rule row may refine), its reason, and the "
+           "[condition rules](rules.md#condition-rules) that raise a node condition from it by default (`floor`: "
+           "the least severity that does). Below it: which rows of the [rule table](rules.md) produce it.\n\n"]
     rows = []
-    for kind in KINDS:
-        producing = [r for r in RULES if r.kind == kind]
+    for k in TABLE:
+        reason = pod_reasons.get(k.name, k.reason) if k.workload else k.reason
+        rows.append([f"`{k.name}`", cell(k.wording), cell(k.doc), DEVICES.get(k.device, "") if k.device else
+                     ("workload" if k.workload else "node"), f"{k.severity} / {k.attribution} / {code(k.action)}",
+                     code(reason) + (" (Pod Event)" if k.workload else ""),
+                     ", ".join(f"`{c}`" for c in k.conditions) or "none: counted only", k.floor or ""])
+    out.append(table(["kind", "wording", "what it is", "about", "defaults", "reason", "node condition", "floor"],
+                     rows) + "\n")
+    out.append("## Rows and rules per kind\n\n")
+    rows = []
+    for k in TABLE:
+        producing = [r for r in RULES if r.kind == k.name]
         made_by = "<br>".join(
             f"`{r.name}`: {r.severity} / {r.attribution} / {r.action}" + (f" (refined: `{r.refine}`)" if r.refine else "")
-            for r in producing) or ("the safety net (`parsers/unclassified.py`)" if kind == "unclassified" else "")
+            for r in producing) or ("the safety net (`parsers/unclassified.py`)" if k.name == "unclassified" else "")
         conds = "<br>".join(
             f"`{r['condition']}`" + (f" `{r['reason']}`" if r.get("reason") else "") + f" when {cell(_match_text(r['match']))}"
             + f" (clear: {r.get('clear', 'expire')})"
-            for r in rules if kind in _as_list(r["match"].get("kind"))) or "none: counted only"
-        rows.append([f"`{kind}`", made_by, conds, code(pod_reasons.get(kind, ""))])
-    out.append(table(["kind", "produced by (row: severity / attribution / action)", "node condition", "Pod Event reason"], rows))
+            for r in rules if k.name in _as_list(r["match"].get("kind"))) or "none: counted only"
+        rows.append([f"`{k.name}`", made_by, conds])
+    out.append(table(["kind", "produced by (row: severity / attribution / action)", "node condition"], rows))
     return "".join(out)
 
 
@@ -305,16 +245,16 @@ def render_rules() -> str:
     out.append("Healthy lines that carry an error word anyway (never unclassified):\n\n"
                + table(["pattern", "where it is seen"], [[code(p), cell(w)] for p, w in U.BENIGN]) + "\n")
 
-    conditions = yaml.safe_load(_defaults_text()).get("conditions", {})
-    out.append("## Conditions\n\nThe node conditions gpu-npd owns (`conditions` in `agent/defaults.yaml`; "
+    conditions = _defaults()["conditions"]
+    out.append("## Conditions\n\nThe node conditions gpu-npd owns (`conditions`, from `CONDITIONS` in `parsers/kinds.py`; "
                "problem-style: `True` means a problem), with the reason and message written while healthy. Enabled "
                "active checks add theirs ([Active checks](../checks.md)).\n\n")
     out.append(table(["condition", "healthy reason", "healthy message"],
                      [[f"`{n}`", code(c["ok_reason"]), cell(c["ok_message"])] for n, c in conditions.items()]) + "\n")
-    out.append("## Condition rules\n\nFindings -> problems -> node conditions (`condition_rules` in "
-               "`agent/defaults.yaml`). The first rule whose `match` fits a finding decides; a finding no rule "
+    out.append("## Condition rules\n\nFindings -> problems -> node conditions (`condition_rules`, by default the "
+               "kind table's `raises`, `parsers/kinds.py`). The first rule whose `match` fits a finding decides; a finding no rule "
                "matches is only counted. Without `reason` a problem's reason is the Xid's (`Xid79FallenOffBus`, "
-               "see [Xid catalog](xid.md)), `SXid<code>`, or the kind in CamelCase.\n\n")
+               "see [Xid catalog](xid.md)), `SXid<code>`, or the kind's reason ([kinds](kinds.md)).\n\n")
     out.append(table(["#", "match", "condition", "reason", "clear"],
                      [[i, cell(_match_text(r["match"])), f"`{r['condition']}`", code(r.get("reason", "")),
                        code(r.get("clear", "expire"))] for i, r in enumerate(_condition_rules(), 1)]))
@@ -324,7 +264,7 @@ def render_rules() -> str:
                "| `expire` | `warning_expire_seconds` without a repeat, or a new boot |\n"
                "| `link_up` | the same IB/RoCE port logs link up, or a new boot |\n\n")
 
-    out.append("## Telemetry rules\n\nReadings -> problems (`sample_rules` in `agent/defaults.yaml`). A problem "
+    out.append("## Telemetry rules\n\nReadings -> problems (`sample_rules`, the table in `agent/sample_rules.yaml`). A problem "
                "stands while its rule holds and clears at the first reading where it does not.\n\n")
     tests = ("above", "in", "below_field", "increase_above", "changes_above")
     rows = []

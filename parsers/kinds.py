@@ -1,0 +1,217 @@
+"""The kind table: what gpu-npd knows about each finding kind, declared once.
+
+One row per kind (the stable vocabulary: add kinds, never rename them).  Everything else derives from
+these rows: `finding.KINDS`, the kinds that are about a PCI device (classify), the workload kinds and
+their wording (correlate), a problem's subject and reason (agent/health), Pod Event reasons
+(agent/workloads), the default `condition_rules` and `conditions` of the configuration, and the docs'
+kinds reference.  Xid reason names and the Xid lists come from the Xid catalog (catalog.py).
+
+Iterate `TABLE` (Kind rows) and `CONDITIONS` (Condition rows); `condition_rules()` is the default
+configuration's rule list built from the rows' `raises`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any, Mapping
+
+from .catalog import NVLINK_XIDS, XID_ACTION_CLEAR, xid_reason
+
+# The vocabulary of a finding's fields (finding.py re-exports it).
+SEVERITIES = ("info", "warning", "error", "fatal")
+SEVERITY_RANK = {name: rank for rank, name in enumerate(SEVERITIES)}
+ATTRIBUTIONS = ("hardware", "fabric", "driver", "application", "unknown")
+# How a problem ends: a GPU reset or driver reload for that GPU (or a new boot) | a new boot only |
+# warning_expire_seconds without a repeat (or a new boot) | the same port coming back up (or a new boot)
+CLEAR_MODES = ("reset", "boot", "expire", "link_up")
+# what a finding is about -> the noun an operator uses for it (None: no device, the node or a workload)
+DEVICES = MappingProxyType({"gpu": "GPU", "nvswitch": "NVSwitch", "nic": "NIC", "port": "port",
+                            "pcie": "PCIe device"})
+
+
+@dataclass(frozen=True, slots=True)
+class Raise:
+    """One default condition rule of a kind: findings of it that `match` raise `condition` (config
+    `condition_rules`, whose match keys these are, `kind` added)."""
+    condition: str
+    clear: str  # one of CLEAR_MODES
+    match: Mapping[str, Any] = field(default_factory=dict)
+    reason: str | None = None  # None: the kind's reason
+
+
+@dataclass(frozen=True, slots=True)
+class Kind:
+    name: str
+    wording: str  # how an operator says it ("GPU fallen off the bus")
+    device: str | None  # a key of DEVICES: the finding is about that PCI device; None: the node / a workload
+    severity: str  # a rule's severity for it unless the rule says otherwise (refined per line: Xid, AER, ...)
+    attribution: str  # likewise: hardware | fabric | driver | application | unknown
+    action: str  # likewise: the recommended action
+    reason: str  # Event / condition reason; "<code>" in it: per code, from the catalogs (`reason_of`)
+    raises: tuple[Raise, ...] = ()  # default condition rules, first match wins; () raises none
+    workload: bool = False  # seen in a job's output (NCCL, CUDA): never a node problem, explained by one
+    correlated: bool = True  # workload kinds: a node fault may have caused it (not so for running out of memory)
+    doc: str = ""
+
+    @property
+    def floor(self) -> str | None:
+        """The least severity at which a finding of this kind raises a condition by default (None: never;
+        "info": any finding of it, as far as severity goes)."""
+        if not self.raises:
+            return None
+        ranks = []
+        for r in self.raises:
+            want = r.match.get("severity")
+            ranks.append(min((SEVERITY_RANK[s] for s in want), default=0) if isinstance(want, (list, tuple)) else
+                         SEVERITY_RANK[want] if want else 0)
+        return SEVERITIES[min(ranks)]
+
+    @property
+    def conditions(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(r.condition for r in self.raises))
+
+
+@dataclass(frozen=True, slots=True)
+class Condition:
+    """A NodeCondition gpu-npd owns (problem style: True means a problem) and what it says while healthy."""
+    type: str
+    ok_reason: str
+    ok_message: str
+    doc: str = ""
+
+
+_NOT_APP = MappingProxyType({"not_attribution": "application"})
+_XID_BY_CLEAR = {mode: sorted(a for a, m in XID_ACTION_CLEAR.items() if m == mode) for mode in ("boot", "reset")}
+
+CONDITIONS: tuple[Condition, ...] = (
+    Condition("GPUUnhealthy", "GPUIsHealthy", "no fatal GPU fault", "a GPU is lost or needs a reset or a reboot"),
+    Condition("GPUDegraded", "GPUNotDegraded", "no GPU warning", "a GPU works with a fault worth watching"),
+    Condition("NVLinkUnhealthy", "NVLinkIsHealthy", "no NVLink fault", "an NVLink or NVSwitch fault"),
+    Condition("InfiniBandUnhealthy", "InfiniBandIsHealthy", "no InfiniBand/RoCE port or NIC fault",
+              "an InfiniBand / RoCE port down or a NIC failed"),
+    Condition("PCIeUnhealthy", "PCIeIsHealthy", "no uncorrected PCIe error", "an uncorrected PCIe (AER) error"),
+    # the host around the GPUs (no taint by default)
+    Condition("KernelDegraded", "KernelIsHealthy", "no CPU lockup or RCU stall", "a CPU lockup or an RCU stall"),
+    Condition("HostMemoryUnhealthy", "HostMemoryIsHealthy", "no uncorrected host memory error",
+              "an uncorrected host memory error"),
+    Condition("StorageUnhealthy", "StorageIsHealthy", "no NFS, filesystem or NVMe fault",
+              "an NFS server not responding, a filesystem error or an NVMe controller reset or removed"),
+)
+
+TABLE: tuple[Kind, ...] = (
+    Kind("xid", "Xid", "gpu", "error", "unknown", "INVESTIGATE", "Xid<code><Name>", (
+        Raise("NVLinkUnhealthy", "reset", {"xid": sorted(NVLINK_XIDS), "severity": ["error", "fatal"], **_NOT_APP}),
+        Raise("GPUUnhealthy", "boot", {"action": _XID_BY_CLEAR["boot"], **_NOT_APP}),
+        Raise("GPUUnhealthy", "reset", {"action": _XID_BY_CLEAR["reset"], "severity": "fatal", **_NOT_APP}),
+        Raise("GPUDegraded", "expire", {"severity": ["warning", "error"], **_NOT_APP}),
+    ), doc="an NVRM Xid: severity, attribution and action from NVIDIA's Xid catalog; an application Xid "
+           "repeated by several processes on one GPU raises GPUDegraded (its reason + Repeated)"),
+    Kind("sxid", "SXid", "nvswitch", "error", "fabric", "INVESTIGATE", "SXid<code>", (
+        Raise("NVLinkUnhealthy", "reset", {"severity": "fatal"}),
+    ), doc="an NVSwitch SXid (kernel or Fabric Manager log), fatal or not from the SXid tables"),
+    Kind("fallen_off_bus", "GPU fallen off the bus", "gpu", "fatal", "hardware", "RESTART_BM", "GPUFallenOffBus", (
+        Raise("GPUUnhealthy", "boot"),
+    ), doc="the GPU no longer answers on the PCI bus"),
+    Kind("gpu_reset", "GPU reset", "gpu", "info", "driver", "NONE", "GpuReset",
+         doc="a GPU was reset: clears that GPU's problems that a reset ends"),
+    Kind("nvlink", "NVLink error", "gpu", "error", "hardware", "CONTACT_SUPPORT", "NVLinkError", (
+        Raise("NVLinkUnhealthy", "reset"),
+    ), doc="an NVLink failure the driver or Fabric Manager reports outside an Xid"),
+    Kind("pcie_aer", "PCIe AER error", "pcie", "error", "hardware", "INVESTIGATE", "PCIeAERError", (
+        Raise("PCIeUnhealthy", "boot", {"severity": "fatal"}, reason="PCIeFatalError"),
+        Raise("PCIeUnhealthy", "expire", {"severity": "error"}, reason="PCIeUncorrectedError"),
+    ), doc="a PCIe Advanced Error Reporting event (one per multi-line event); corrected ones are warnings"),
+    Kind("ib_link", "link down", "port", "error", "fabric", "CHECK_LINK", "IBPortDown", (
+        Raise("InfiniBandUnhealthy", "link_up", {"state": ["down", "module_error"]}),
+    ), doc="an InfiniBand / RoCE port's link or cable state; up clears the port's problem"),
+    Kind("nic_error", "NIC error", "nic", "error", "hardware", "INVESTIGATE", "NICError", (
+        Raise("InfiniBandUnhealthy", "boot", {"severity": "fatal"}, reason="NICFirmwareError"),
+    ), doc="a Mellanox NIC failure (firmware health, command failures, TX timeouts, power)"),
+    Kind("ib_completion_error", "NET/IB completion error", None, "error", "fabric", "CHECK_FABRIC",
+         "NCCLIBCompletionError", workload=True, doc="NCCL's NET/IB transport got a failed work completion"),
+    Kind("nccl_timeout", "NCCL watchdog timeout", None, "error", "unknown", "FIND_FIRST_FAILING_RANK",
+         "NCCLWatchdogTimeout", workload=True, doc="PyTorch's NCCL watchdog gave up on a collective"),
+    Kind("nccl_remote_error", "NCCL remote error", None, "error", "unknown", "FIND_FIRST_FAILING_RANK",
+         "NCCLRemoteError", workload=True, doc="a peer rank's process or connection went away"),
+    Kind("nccl_error", "NCCL error", None, "error", "unknown", "INVESTIGATE", "NCCLError", workload=True,
+         doc="an NCCL call failed (system, internal, CUDA, usage errors)"),
+    Kind("cuda_error", "CUDA error", None, "error", "unknown", "INVESTIGATE", "CUDAError", workload=True,
+         doc="a CUDA runtime error a job printed (reason refined by the error: CUDAIllegalAddress, ...)"),
+    Kind("cuda_oom", "CUDA out of memory", None, "error", "application", "RESTART_APP", "CUDAOutOfMemory",
+         workload=True, correlated=False, doc="the job ran out of GPU memory: its own doing, never the node's"),
+    Kind("hung_task", "hung task", None, "warning", "unknown", "INVESTIGATE", "HungTask",
+         doc="the kernel's hung task detector: a task blocked for minutes"),
+    Kind("oom_kill", "oom kill", None, "warning", "application", "RESTART_APP", "OomKill",
+         doc="the kernel's OOM killer killed a process"),
+    Kind("gpu_reset_required", "gpu reset required", "gpu", "fatal", "driver", "RESET_GPU", "GPUResetRequired", (
+        Raise("GPUUnhealthy", "reset"),
+    ), doc="NVRM assertion NV_ERR_RESET_REQUIRED: the driver refuses work until the GPU is reset"),
+    Kind("driver_load", "driver load", None, "info", "driver", "NONE", "DriverLoad",
+         doc="the NVIDIA kernel module (re)loaded: clears every GPU problem a reset ends"),
+    Kind("unclassified", "unclassified", None, "warning", "unknown", "INVESTIGATE", "Unclassified",
+         doc="a GPU / NVSwitch / NIC / PCIe driver line with an error word no rule recognised (counted)"),
+    Kind("peermem_error", "peermem error", None, "error", "driver", "INVESTIGATE", "PeermemError",
+         doc="nvidia-peermem (GPUDirect RDMA) reported an ERROR"),
+    Kind("kernel_oops", "kernel oops", None, "error", "driver", "RESTART_BM", "KernelOops",
+         doc="a kernel oops / BUG / GPF whose faulting instruction is in a GPU or NIC driver module"),
+    # the host around the GPUs
+    Kind("cpu_lockup", "CPU lockup", None, "error", "unknown", "INVESTIGATE", "CPUSoftLockup", (
+        Raise("KernelDegraded", "expire"),
+    ), doc="a CPU stuck in the kernel (soft lockup, hard LOCKUP): the node is degraded"),
+    Kind("rcu_stall", "RCU stall", None, "warning", "unknown", "INVESTIGATE", "RCUStall", (
+        Raise("KernelDegraded", "expire"),
+    ), doc="RCU grace periods not completing (a CPU or kthread starved)"),
+    Kind("memory_error", "host memory error", None, "warning", "hardware", "MONITOR", "HostMemoryError", (
+        Raise("HostMemoryUnhealthy", "boot", {"severity": "fatal"}, reason="UncorrectedMemoryError"),
+    ), doc="host memory: machine check / EDAC / firmware (CPER) memory error, corrected or not"),
+    Kind("nfs_error", "NFS server not responding", None, "warning", "unknown", "CHECK_STORAGE",
+         "NFSServerNotResponding", (
+             Raise("StorageUnhealthy", "expire", {"severity": ["warning", "error"]}),
+         ), doc="an NFS server not responding (and its recovery, info)"),
+    Kind("filesystem_error", "filesystem error", None, "error", "unknown", "CHECK_STORAGE", "FilesystemError", (
+        Raise("StorageUnhealthy", "boot"),
+    ), doc="a filesystem error, a filesystem remounted read-only"),
+    Kind("nvme_error", "NVMe error", None, "error", "hardware", "CHECK_STORAGE", "NVMeError", (
+        Raise("StorageUnhealthy", "boot", {"severity": "fatal"}, reason="NVMeControllerRemoved"),
+        Raise("StorageUnhealthy", "expire", {"severity": "error"}, reason="NVMeReset"),
+    ), doc="NVMe I/O timeouts, controller resets, a controller removed"),
+)
+
+BY_NAME: Mapping[str, Kind] = MappingProxyType({k.name: k for k in TABLE})
+assert len(BY_NAME) == len(TABLE), "a kind declared twice"
+
+
+def kind(name: str) -> Kind | None:
+    return BY_NAME.get(name)
+
+
+def reason_of(name: str, xid: int | None = None, sxid: int | None = None) -> str:
+    """The reason a finding of kind `name` (with its Xid / SXid code) gives its problem and Event."""
+    if xid is not None:
+        return xid_reason(xid)
+    if sxid is not None:
+        return f"SXid{sxid}"
+    row = BY_NAME.get(name)
+    return row.reason if row is not None else "".join(w.capitalize() for w in name.split("_"))
+
+
+def condition_rules() -> list[dict[str, Any]]:
+    """The default `condition_rules` (config): every kind's `raises`, in table order, as plain data."""
+    out = []
+    for k in TABLE:
+        for r in k.raises:
+            rule: dict[str, Any] = {"match": {"kind": k.name, **{key: list(v) if isinstance(v, (list, tuple)) else v
+                                                                for key, v in r.match.items()}},
+                                    "condition": r.condition}
+            reason = r.reason or k.reason
+            if "<code>" not in reason:
+                rule["reason"] = reason
+            rule["clear"] = r.clear
+            out.append(rule)
+    return out
+
+
+def conditions() -> dict[str, dict[str, str]]:
+    """The default `conditions` (config): condition type -> its healthy reason and message."""
+    return {c.type: {"ok_reason": c.ok_reason, "ok_message": c.ok_message} for c in CONDITIONS}

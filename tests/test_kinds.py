@@ -1,0 +1,98 @@
+"""The kind table (parsers/kinds.py) is the one place that says what a finding kind means; every place that used
+to repeat it derives from it, and what it declares holds together."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from agent.config import MATCH_KEYS, load
+from agent.health import subject_of
+from agent.workloads import event_reason
+from parsers import KINDS, WORKLOAD_KINDS, Finding
+from parsers.catalog import NVLINK_XIDS, XID_ACTION_CLEAR, XID_ACTION_POLICY, xid_catalog, xid_reason
+from parsers.classify import PCI_KINDS
+from parsers.correlate import CORRELATED_KINDS, DEVICE_NOUN, describe, what_of
+from parsers.finding import ATTRIBUTIONS, SEVERITIES
+from parsers.kinds import BY_NAME, CLEAR_MODES, CONDITIONS, DEVICES, TABLE, condition_rules, conditions, reason_of
+from parsers.rules import RULES
+
+CAMEL = re.compile(r"^[A-Z][A-Za-z0-9]*$")
+
+
+def test_the_table_covers_every_kind_and_every_rule_row_names_one():
+    assert [k.name for k in TABLE] == list(KINDS)
+    assert {r.kind for r in RULES if r.kind is not None} <= set(BY_NAME)
+
+
+@pytest.mark.parametrize("row", TABLE, ids=lambda k: k.name)
+def test_each_row_is_complete_and_uses_the_vocabulary(row):
+    assert row.wording and row.doc, row.name
+    assert row.severity in SEVERITIES and row.attribution in ATTRIBUTIONS
+    assert row.device is None or row.device in DEVICES
+    assert re.fullmatch(r"[A-Z][A-Z0-9_]*", row.action)
+    assert CAMEL.match(row.reason.replace("<code>", "").replace("<Name>", "")), row.reason
+    assert not (row.workload and row.raises), "a workload kind never raises a node condition"
+    for r in row.raises:
+        assert r.condition in {c.type for c in CONDITIONS} and r.clear in CLEAR_MODES
+        assert set(r.match) <= set(MATCH_KEYS) - {"kind"}
+        assert r.reason is None or CAMEL.match(r.reason)
+    assert row.floor is None or row.floor in SEVERITIES
+
+
+def test_rule_rows_without_their_own_values_take_the_kinds():
+    """A rule row that leaves severity / attribution / action out gets its kind's (rules._r)."""
+    for rule in RULES:
+        if rule.kind is not None:
+            assert rule.severity in SEVERITIES and rule.attribution in ATTRIBUTIONS and rule.action
+
+
+def test_the_configuration_defaults_are_the_tables():
+    cfg = load(env={})
+    assert cfg.condition_rules == condition_rules()
+    assert {name: spec for name, spec in cfg.conditions.items() if name in conditions()} == conditions()
+
+
+def test_the_xid_rules_come_from_the_catalog():
+    rules = [r for r in condition_rules() if r["match"]["kind"] == "xid"]
+    assert rules[0]["match"]["xid"] == sorted(NVLINK_XIDS) and rules[0]["condition"] == "NVLinkUnhealthy"
+    by_clear = {r["clear"]: set(r["match"]["action"]) for r in rules if "action" in r["match"]}
+    assert by_clear == {mode: {a for a, m in XID_ACTION_CLEAR.items() if m == mode} for mode in ("boot", "reset")}
+    # every fatal action of the catalog says what ends its problem
+    fatal = {a for a, (severity, _) in XID_ACTION_POLICY.items() if severity == "fatal"}
+    assert fatal <= set(XID_ACTION_CLEAR)
+    assert {info.action for info in xid_catalog().values() if info.severity == "fatal"} <= set(XID_ACTION_CLEAR)
+
+
+def test_xid_reasons_come_from_the_catalog():
+    assert xid_reason(79) == reason_of("xid", xid=79) == "Xid79FallenOffBus"
+    assert reason_of("sxid", sxid=12028) == "SXid12028"
+    for code in xid_catalog():
+        assert CAMEL.match(xid_reason(code)), code
+
+
+def test_derived_places_agree_with_the_table():
+    assert PCI_KINDS == {k.name for k in TABLE if k.device is not None}
+    assert WORKLOAD_KINDS == {k.name for k in TABLE if k.workload}
+    assert CORRELATED_KINDS == {k.name for k in TABLE if k.workload and k.correlated}
+    assert DEVICE_NOUN == {k.name: DEVICES[k.device] for k in TABLE if k.device not in (None, "gpu")}
+    for row in TABLE:
+        f = Finding(row.name, row.severity, row.attribution, row.action, "synthetic", pci="0000:5d:00",
+                    details={"netdev": "ib0"})
+        subject = subject_of(f)
+        prefix = {"nic": "nic:", "port": "nic:", "nvswitch": "nvswitch:"}.get(row.device, "gpu:")
+        assert subject.startswith(prefix), (row.name, subject)
+        if row.workload:
+            assert event_reason(f) == row.reason or row.name == "cuda_error"
+            assert what_of(f) == row.wording
+        elif row.name not in ("xid", "sxid"):
+            assert describe(f).startswith(row.wording)
+
+
+def test_a_rule_without_a_reason_takes_the_kinds():
+    cfg = load(env={}, flags={"condition_rules": [{"match": {"kind": "hung_task"}, "condition": "GPUDegraded"}]})
+    from agent.health import HealthEngine  # noqa: PLC0415
+    engine = HealthEngine(cfg, clock=lambda: 1000.0)
+    change = engine.observe(Finding("hung_task", "warning", "unknown", "INVESTIGATE", "task x:1 blocked"))
+    assert [p.reason for p in change.new_problems] == [BY_NAME["hung_task"].reason]

@@ -1,0 +1,77 @@
+"""Each configuration key is declared once (agent/settings.py): the defaults file users read, the environment
+mapping, the validation and the reference docs all derive from the declaration."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from dataclasses import fields
+
+import pytest
+import yaml
+
+from agent.config import NESTED, ConfigError, load
+from agent.kube.settings import KubeSettings
+from agent.settings import ENV_PREFIX, Config, defaults, keys, render_defaults
+
+
+def test_the_defaults_file_users_read_is_the_declaration(tmp_path):
+    """`python -m agent.settings` prints every key with its doc and default (what agent/defaults.yaml was): it reads
+    back as the defaults, and as a configuration file it gives the default configuration."""
+    text = subprocess.run([sys.executable, "-m", "agent.settings"], capture_output=True, text=True, check=True).stdout
+    assert text == render_defaults() and yaml.safe_load(text) == defaults()
+    for k in keys():
+        assert f"# {k.doc.split()[0]}" in text, k.path  # each key's doc is in it
+    conf = tmp_path / "defaults.yaml"
+    conf.write_text(text)
+    assert load(str(conf), env={"NODE_NAME": "n"}) == load(env={"NODE_NAME": "n"})
+
+
+def test_every_key_has_a_doc_a_type_and_its_variable():
+    rows = keys()
+    assert [k.path for k in rows if "." not in k.path] == [f.name for f in fields(Config)]
+    assert [k.path for k in rows if k.path.startswith("kubernetes.")] == \
+        [f"kubernetes.{f.name}" for f in fields(KubeSettings)]
+    for k in rows:
+        assert k.doc and k.type, k.path
+        assert k.env == ENV_PREFIX + k.path.upper().replace(".", "__")
+    assert {k.path for k in rows if k.block} == {"kubernetes"} and "kubernetes" in NESTED
+
+
+@pytest.mark.parametrize("key", [k for k in keys() if "." not in k.path and not k.block
+                                 and not isinstance(k.default, (dict, list))], ids=lambda k: k.path)
+def test_each_scalar_key_is_set_by_its_variable(key):
+    """GPU_NPD_<KEY>=<its default as text> loads and gives the default back (the mapping is the declaration's)."""
+    text = "" if key.default is None else str(key.default).lower() if isinstance(key.default, bool) else \
+        str(key.default)
+    env = {key.env: text}
+    if key.path == "nvml":
+        env[key.env] = "off"
+    cfg = load(env=env)
+    if key.path not in ("nvml", "node_name"):
+        assert getattr(cfg, key.path) == key.default
+
+
+def test_a_nested_key_is_set_by_its_variable_and_bounds_are_checked():
+    assert load(env={"GPU_NPD_KUBERNETES__MAX_TAINTED_FRACTION": "0.5"}).kube.max_tainted_fraction == 0.5
+    with pytest.raises(ConfigError, match=r"^GPU_NPD_KUBERNETES__MAX_TAINTED_FRACTION: kubernetes\.max_tainted_"
+                                          r"fraction: expected a number <= 1, got 2"):
+        load(env={"GPU_NPD_KUBERNETES__MAX_TAINTED_FRACTION": "2"})
+    with pytest.raises(ConfigError, match=r"^kubernetes\.taints\[0\]\.colour: unknown key"):
+        load(env={}, flags={"kubernetes": {"taints": [{"condition": "GPUUnhealthy", "colour": "red"}]}})
+    with pytest.raises(ConfigError, match=r"^kubernetes\.taints\[0\]\.condition: expected one of GPUUnhealthy"):
+        load(env={}, flags={"kubernetes": {"taints": [{"condition": "Nope"}]}})
+
+
+@pytest.mark.parametrize("flags, said", [
+    ({"tick_seconds": 0}, "tick_seconds: expected a number > 0, got 0"),
+    ({"max_problems": 2.5}, "max_problems: expected an integer, got 2.5"),
+    ({"log_format": "xml"}, "log_format: expected one of text, json, got 'xml'"),
+    ({"mode": "on"}, "mode: expected one of enforce, observe, off, got 'on'"),
+    ({"ib_counter_selfcheck_repeats": 0}, "ib_counter_selfcheck_repeats: expected an integer >= 1, got 0"),
+    ({"queue_max_mb": 2e9}, "queue_max_mb: expected a number <= 1000000000, got 2000000000.0"),
+])
+def test_bounds_and_types_from_the_declaration_are_one_line_naming_the_key(flags, said):
+    with pytest.raises(ConfigError) as exc:
+        load(env={}, flags=flags)
+    assert str(exc.value) == said
