@@ -77,7 +77,8 @@ class MetricsServer:
         self.server_address = self._listener.getsockname()
         self._sel = selectors.DefaultSelector()
         self._conns: OrderedDict[socket.socket, _Conn] = OrderedDict()  # oldest first
-        self._waiting: list[_Conn] = []  # asked for /metrics, waiting for a render
+        # asked for /metrics, waiting for a render, in the order they asked (so the last one asked last)
+        self._waiting: dict[_Conn, None] = {}
         self._rendered: tuple[float, bytes] | None = None  # (when its render began, full response)
         self._render_lock = threading.Condition()
         self._render_wanted = False
@@ -167,7 +168,7 @@ class MetricsServer:
             return self._send(conn, response(404, NOT_FOUND, "text/plain", conn.head_only))
         self._sel.unregister(conn.sock)  # nothing to read or write until its render is ready
         conn.since = time.monotonic()
-        self._waiting.append(conn)
+        self._waiting[conn] = None
         self._deliver()
 
     def _deliver(self) -> None:
@@ -178,7 +179,7 @@ class MetricsServer:
             rendered = self._rendered
         if rendered is not None:
             served = [conn for conn in self._waiting if conn.since <= rendered[0]]
-            self._waiting = [conn for conn in self._waiting if conn.since > rendered[0]]
+            self._waiting = {conn: None for conn in self._waiting if conn.since > rendered[0]}
             for conn in served:
                 if conn.sock in self._conns:
                     self._sel.register(conn.sock, selectors.EVENT_WRITE, "conn")
@@ -192,7 +193,7 @@ class MetricsServer:
             if self._rendered is not rendered:
                 return  # a newer render finished meanwhile: its wake-up serves the rest
             began = self._render_began
-            if began is not None and max(conn.since for conn in self._waiting) <= began:
+            if began is not None and next(reversed(self._waiting)).since <= began:
                 return  # the render under way began after every waiting request: it serves them all
             self._render_wanted = True
             self._render_lock.notify()
@@ -227,9 +228,7 @@ class MetricsServer:
     def _close(self, conn: _Conn) -> None:
         if self._conns.pop(conn.sock, None) is None:
             return
-        if conn in self._waiting:
-            self._waiting.remove(conn)
-        else:
+        if self._waiting.pop(conn, False) is not None:  # a waiting one is not registered with the selector
             try:
                 self._sel.unregister(conn.sock)
             except (KeyError, ValueError):
