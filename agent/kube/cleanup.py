@@ -26,7 +26,7 @@ from typing import Any, Callable, Iterator
 from kubeapi.reserved import reserved_condition
 
 from .desired import TaintRule, our_taint_keys, ours
-from .dra import GROUP, NODE_LABEL, OWNER, OWNER_LABEL, RULE_VERSIONS, call, served
+from .dra import GROUP, NODE_LABEL, OWNER, OWNER_LABEL, call, choose_versions, served
 from .podfault import CONDITION_TYPE as POD_FAULT_CONDITION
 from .repair import MESSAGE_MARK, PROFILE_CONDITIONS
 
@@ -198,8 +198,7 @@ class Cleaner:
     def _rules(self) -> None:
         from kubernetes.client.rest import ApiException  # noqa: PLC0415
 
-        versions = served(self.api, self.timeout)
-        version = next((v for v in RULE_VERSIONS if "devicetaintrules" in versions.get(v, ())), None)
+        version, _ = choose_versions(served(self.api, self.timeout))
         if version is None:
             return  # the cluster serves no DeviceTaintRule: none can exist
         base = f"/apis/{GROUP}/{version}/devicetaintrules"
