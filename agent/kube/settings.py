@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Annotated, Literal
 
 from ..keyspec import doc, num
+from ..podresources import SOCKET
 from .desired import TaintRule
 
 MODES = ("enforce", "observe", "off")
@@ -68,8 +69,7 @@ class KubeSettings:
         "pods on a GPU with a fatal fault (Xid 79, 48, 95, NVLink ...) get the pod condition gpu-npd.io/GPUFault, "
         "which a Job podFailurePolicy / JobSet failurePolicy acts on (docs/pod-faults.md); enforce writes it, "
         "observe: Events only")] = False
-    pod_resources_socket: Annotated[str, doc("the kubelet PodResources API: which pod holds which GPU")] = \
-        "/var/lib/kubelet/pod-resources/kubelet.sock"
+    pod_resources_socket: Annotated[str, doc("the kubelet PodResources API: which pod holds which GPU")] = SOCKET
 
 
 def check(s: KubeSettings, conditions: dict) -> None:
