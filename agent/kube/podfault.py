@@ -16,10 +16,9 @@ import json
 import logging
 import threading
 import time
-from datetime import datetime, timezone
 from typing import Callable
 
-from kubeapi.events import EventRecorder, Ref
+from kubeapi.events import EventRecorder, Ref, iso
 from kubeapi.retry import WriterThread
 from parsers.finding import SEVERITY_RANK
 from parsers.model import Snapshot
@@ -67,7 +66,7 @@ def condition(node: str, pci: str, uuid: str, reason: str, message: str, now: fl
     text = f"{gpu} on node {node} is unusable: {message}"
     return {"type": CONDITION_TYPE, "status": "True", "reason": reason,
             "message": text if len(text) <= MAX_MESSAGE else text[:MAX_MESSAGE - 1] + "…",
-            "lastTransitionTime": datetime.fromtimestamp(now, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")}
+            "lastTransitionTime": iso(now)}
 
 
 class PodFaultWriter(WriterThread):
