@@ -15,9 +15,10 @@ import threading
 import time
 import uuid
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
 from importlib import resources
 from typing import Any, Callable
+
+from kubeapi.events import EventRecorder, Ref, iso
 
 from .check import Group, Outcome
 from .results import parse_output
@@ -56,10 +57,6 @@ class JobSpec:
 
 def bench_script() -> str:
     return resources.files("fabric").joinpath("allreduce_bench.py").read_text(encoding="utf-8")
-
-
-def _iso(t: float) -> str:
-    return datetime.fromtimestamp(t, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def job_manifest(name: str, run_id: str, group: Group, addr: str, spec: JobSpec) -> dict[str, Any]:
@@ -262,16 +259,14 @@ class KubeFabric:
 
     def write_result(self, node: str, failed: bool, reason: str, message: str, now: float | None = None) -> None:
         """FabricCheckFailed on the Node (True: blamed; False: passed), and an Event when blamed."""
-        from kubeapi.events import EventRecorder, Ref  # noqa: PLC0415
-
         now = time.time() if now is None else now
         status = "True" if failed else "False"
         current = {c.type: c for c in (self.core.read_node_status(node).status.conditions or [])}
         prev = current.get(CONDITION)
         since = prev.last_transition_time if prev is not None and prev.status == status else None
         cond = {"type": CONDITION, "status": status, "reason": reason, "message": message[:1024],
-                "lastHeartbeatTime": _iso(now),
-                "lastTransitionTime": since.strftime("%Y-%m-%dT%H:%M:%SZ") if since else _iso(now)}
+                "lastHeartbeatTime": iso(now),
+                "lastTransitionTime": since.strftime("%Y-%m-%dT%H:%M:%SZ") if since else iso(now)}
         self.core.patch_node_status(node, {"status": {"conditions": [cond]}},
                                     _content_type="application/strategic-merge-patch+json")
         if failed:

@@ -1,9 +1,13 @@
 """Retrying a Kubernetes API call: how long to wait (the server's Retry-After, else exponential backoff with jitter)
-and how to name a failure in a metric label and a log line.  Shared by every program that writes to the API."""
+and how to name a failure in a metric label and a log line.  Shared by every program that writes to the API;
+`WriterThread`, the thread and retry step of a writer that must not block its producer, by the agent's writers
+(agent/kube/sink.py, agent/kube/podfault.py)."""
 
 from __future__ import annotations
 
+import logging
 import random
+import threading
 from typing import Callable
 
 
@@ -37,3 +41,47 @@ def error_kind(exc: Exception) -> str:
 def describe(exc: Exception) -> str:
     status = getattr(exc, "status", None)
     return f"HTTP {status} {getattr(exc, 'reason', '')}".strip() if status else f"{type(exc).__name__}: {exc}"[:200]
+
+
+
+class WriterThread:
+    """Base of an API writer that must never block its producer: its own thread runs the subclass's `run` (its
+    loop: wait on `wake`, then a pass through `attempt`).  `attempt` counts any failure (`count_error(error_kind)`),
+    says it, waits `next_delay` (or until `stop`) and sets `wake` to try again with whatever is latest then;
+    `up(1)`/`up(0)` after each pass: whether the API answered.  `close` sets `stop` and waits for the thread."""
+
+    def __init__(self, name: str, stop: threading.Event, max_backoff: float, what: str, log: logging.Logger,
+                 count_error: Callable[[str], None], up: Callable[[float], None] = lambda _: None):
+        self.stop = stop
+        self.wake = threading.Event()
+        self._name, self._max_backoff, self._what, self._log = name, max_backoff, what, log
+        self._count_error, self._up = count_error, up
+        self._backoff = 0.0
+        self._thread: threading.Thread | None = None
+
+    def run(self) -> None:
+        raise NotImplementedError
+
+    def start(self) -> None:
+        self._thread = threading.Thread(target=self.run, name=self._name, daemon=True)
+        self._thread.start()
+
+    def close(self, timeout: float = 2.0) -> None:
+        self.stop.set()
+        self.wake.set()
+        if self._thread is not None:
+            self._thread.join(timeout)
+
+    def attempt(self, sync: Callable[[], None]) -> None:
+        try:
+            sync()
+        except Exception as exc:  # noqa: BLE001 - any API failure: back off, keep what is pending
+            delay, self._backoff = next_delay(self._backoff, retry_after(exc), self._max_backoff)
+            self._up(0)
+            self._count_error(error_kind(exc))
+            self._log.warning("%s failed (%s); retrying in %.1f s", self._what, describe(exc), delay)
+            self.stop.wait(delay)
+            self.wake.set()
+        else:
+            self._backoff = 0.0
+            self._up(1)

@@ -147,3 +147,16 @@ def test_owned_comes_from_the_agents_configs(tmp_path):
     pod = {"metadata": {"name": "p", "namespace": "ns"},
            "status": {"conditions": [{"type": "gpu-npd.io/GPUFault"}, {"type": "example.org/Fault"}]}}
     assert [c.detail for c in plan_pod(pod, owned)] == ["gpu-npd.io/GPUFault", "example.org/Fault"]
+
+
+def test_owned_is_what_the_writers_name():
+    """The pod fault condition is the writer's constant, not under the configured prefix: still ours with any
+    prefix.  A kubelet condition type is never ours (kubeapi/reserved.py), as the condition writer never writes it."""
+    pool = replace(load(None, env={}), conditions={"GPUDegraded": None, "Ready": None})
+    pool = replace(pool, kubernetes=replace(pool.kube, taint_prefix="example.org/"))
+    owned = Owned.of([pool])
+    pod = {"metadata": {"name": "p", "namespace": "ns"},
+           "status": {"conditions": [{"type": "gpu-npd.io/GPUFault"}, {"type": "Ready"}]}}
+    assert [c.detail for c in plan_pod(pod, owned)] == ["gpu-npd.io/GPUFault"]
+    node = {"metadata": {"name": "n"}, "status": {"conditions": [{"type": "GPUDegraded"}, {"type": "Ready"}]}}
+    assert [c.detail.split(" ")[0] for c in plan_node(node, owned)] == ["GPUDegraded"]

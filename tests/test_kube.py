@@ -401,7 +401,7 @@ def test_a_committed_write_whose_reply_is_lost_never_wedges_the_writer(api, kind
 
 
 def test_retry_after_is_the_wait_and_does_not_inflate_the_backoff():
-    from agent.kube.sink import next_delay
+    from kubeapi.retry import next_delay
 
     one = lambda: 1.0  # noqa: E731 - no jitter
     assert next_delay(0.0, None, 60, one) == (1.0, 1.0)

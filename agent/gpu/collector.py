@@ -235,8 +235,6 @@ class GpuCollector:
         outcome, result = self._run("system", lambda w: w.call(self.backend.driver_version))
         return result if outcome == "ok" else "unknown"
 
-    # ---- polling -----------------------------------------------------------------------------------
-
     # ---- releasing NVML for a GPU reset ------------------------------------------------------------
 
     def hold(self, reason: str, seconds: float = math.inf) -> None:

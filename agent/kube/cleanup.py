@@ -7,7 +7,10 @@ What is gpu-npd's (owner-checked; nothing else is touched):
   with other writers (a repair profile's AcceleratedHardwareReady) only when the message carries gpu-npd's mark;
 - the repair annotation (kubernetes.repair_annotation_key);
 - DeviceTaintRules labelled app.kubernetes.io/managed-by=gpu-npd;
-- pod conditions whose type starts with the taint prefix.
+- pod conditions whose type starts with the taint prefix, and the pod fault condition (agent/kube/podfault.py's
+  CONDITION_TYPE, whatever the prefix).
+Ours is what the writers' own functions name (desired.our_taint_keys; kubeapi/reserved.py for the kubelet's
+condition types, never ours whatever a configuration says).
 Pure part: `plan_node`, `plan_pod` (an object in, the changes out). Edge: `Cleaner` lists, patches and deletes,
 dry-run unless told to apply. Node patches carry the read resourceVersion and are retried on 409.
 """
@@ -20,8 +23,11 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator
 
+from kubeapi.reserved import reserved_condition
+
 from .desired import TaintRule, our_taint_keys, ours
-from .dra import GROUP, NODE_LABEL, OWNER, OWNER_LABEL, RULE_VERSIONS, call, served
+from .dra import GROUP, NODE_LABEL, OWNER, OWNER_LABEL, call, choose_versions, served
+from .podfault import CONDITION_TYPE as POD_FAULT_CONDITION
 from .repair import MESSAGE_MARK, PROFILE_CONDITIONS
 
 log = logging.getLogger("gpu_npd.cleanup")
@@ -43,7 +49,7 @@ class Owned:
     def of(cls, configs: list) -> "Owned":
         kubes = [c.kube for c in configs]
         return cls(taint_prefixes=frozenset(k.taint_prefix for k in kubes),
-                   condition_types=frozenset(t for c in configs for t in c.conditions),
+                   condition_types=frozenset(t for c in configs for t in c.conditions if reserved_condition(t) is None),
                    shared_condition_types=frozenset(t for profile in PROFILE_CONDITIONS.values()
                                                     for t, _, _ in profile),
                    annotation_keys=frozenset(k.repair_annotation_key for k in kubes),
@@ -61,7 +67,8 @@ class Owned:
         return t in self.condition_types
 
     def pod_condition(self, cond: dict) -> bool:
-        return any(str(cond.get("type", "")).startswith(p) for p in self.taint_prefixes)
+        t = str(cond.get("type", ""))
+        return t == POD_FAULT_CONDITION or any(t.startswith(p) for p in self.taint_prefixes)
 
 
 @dataclass(frozen=True)
@@ -191,8 +198,7 @@ class Cleaner:
     def _rules(self) -> None:
         from kubernetes.client.rest import ApiException  # noqa: PLC0415
 
-        versions = served(self.api, self.timeout)
-        version = next((v for v in RULE_VERSIONS if "devicetaintrules" in versions.get(v, ())), None)
+        version, _ = choose_versions(served(self.api, self.timeout))
         if version is None:
             return  # the cluster serves no DeviceTaintRule: none can exist
         base = f"/apis/{GROUP}/{version}/devicetaintrules"

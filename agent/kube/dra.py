@@ -246,7 +246,7 @@ class DeviceFencer:
             cont = page.get("metadata", {}).get("continue")
             if not cont:
                 break
-        ok = all(budget_allows(max(total, 1), tainted + i, self.s.max_tainted_fraction, 0) for i in range(more))
+        ok = budget_allows(max(total, 1), tainted + more - 1, self.s.max_tainted_fraction, 0)  # the last new one fits
         log.info("GPU taint budget: %d of %d GPUs under gpu-npd DeviceTaintRules; %d more %s", tainted, total, more,
                  "allowed" if ok else "refused")
         return ok

@@ -16,16 +16,15 @@ import json
 import logging
 import threading
 import time
-from datetime import datetime, timezone
 from typing import Callable
 
-from kubeapi.events import EventRecorder, Ref
+from kubeapi.events import EventRecorder, Ref, iso
+from kubeapi.retry import WriterThread
 from parsers.finding import SEVERITY_RANK
 from parsers.model import Snapshot
 
 from ..podresources import PodDevices, list_pods
 from .dra import DeviceFencer, _pci
-from .sink import _describe, _error_kind, _retry_after, next_delay  # one backoff rule for every API writer
 from .writers import NodeApi
 
 log = logging.getLogger("gpu_npd.kube")
@@ -67,10 +66,10 @@ def condition(node: str, pci: str, uuid: str, reason: str, message: str, now: fl
     text = f"{gpu} on node {node} is unusable: {message}"
     return {"type": CONDITION_TYPE, "status": "True", "reason": reason,
             "message": text if len(text) <= MAX_MESSAGE else text[:MAX_MESSAGE - 1] + "…",
-            "lastTransitionTime": datetime.fromtimestamp(now, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")}
+            "lastTransitionTime": iso(now)}
 
 
-class PodFaultWriter:
+class PodFaultWriter(WriterThread):
     """A sink: `apply` keeps the faulted GPUs of the snapshot and wakes the thread; the thread does every read and
     write, and writes its own Events (one per pod and GPU, announcing what it wrote or would write)."""
 
@@ -81,14 +80,14 @@ class PodFaultWriter:
         self.events = EventRecorder(settings.event_namespace, node, settings.event_burst, settings.events_per_minute,
                                     settings.event_aggregate_seconds, clock)
         self.lister = lister or (lambda: list_pods(settings.pod_resources_socket, settings.request_timeout_seconds))
-        self.stop = self.n.stop
-        self._wake = threading.Event()
+        super().__init__("pod-faults", self.n.stop, settings.max_backoff_seconds, "pod condition write", log,
+                         self.n.count_error)
+        self.wake.set()  # the first pass runs once started
         self._lock = threading.Lock()
         self._gpus: dict[str, tuple[str, str, str, str]] = {}
         self.done: set[tuple[str, str, str]] = set()  # (namespace, pod, pci) written (or found written) / announced
         self._kubelet_ok: bool | None = None
         self._dra: dict[str, tuple[str, str, str]] | None = None
-        self._thread: threading.Thread | None = None
 
     # ---- agent side (never blocks) ----------------------------------------------------------------
 
@@ -98,39 +97,19 @@ class PodFaultWriter:
             grew = bool(set(gpus) - set(self._gpus))
             self._gpus = gpus
         if grew:
-            self._wake.set()
-
-    def start(self) -> None:
-        self._wake.set()
-        self._thread = threading.Thread(target=self.run, name="pod-faults", daemon=True)
-        self._thread.start()
-
-    def close(self, timeout: float = 2.0) -> None:
-        self.stop.set()
-        self._wake.set()
-        if self._thread is not None:
-            self._thread.join(timeout)
+            self.wake.set()
 
     # ---- the writer loop ---------------------------------------------------------------------------
 
     def run(self) -> None:
-        backoff = 0.0
         while not self.stop.is_set():
             with self._lock:
                 standing = bool(self._gpus)
-            self._wake.wait(RECHECK_SECONDS if standing or self.events.pending() else None)
-            self._wake.clear()
+            self.wake.wait(RECHECK_SECONDS if standing or self.events.pending() else None)
+            self.wake.clear()
             if self.stop.is_set():
                 break
-            try:
-                self.sync()
-                backoff = 0.0
-            except Exception as exc:  # noqa: BLE001 - any API failure: back off, keep what is pending
-                delay, backoff = next_delay(backoff, _retry_after(exc), self.s.max_backoff_seconds)
-                self.n.count_error(_error_kind(exc))
-                log.warning("pod condition write failed (%s); retrying in %.1f s", _describe(exc), delay)
-                self.stop.wait(delay)
-                self._wake.set()
+            self.attempt(self.sync)  # an API failure: back off, keep what is pending
 
     def sync(self) -> None:
         with self._lock:

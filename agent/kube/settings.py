@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Annotated, Literal
 
 from ..keyspec import doc, num
+from ..podresources import SOCKET
 from .desired import TaintRule
 
 MODES = ("enforce", "observe", "off")
@@ -28,8 +29,8 @@ class KubeSettings:
     request_timeout_seconds: Annotated[float, num("an API request's timeout", ge=0)] = 10.0
     max_backoff_seconds: Annotated[float, num("failed writes retry with exponential backoff and jitter up to this",
                                               ge=0)] = 60.0
-    taint_prefix: Annotated[str, doc("taints with this key prefix are gpu-npd's; no other taint is ever touched",
-                                     pattern="/$")] = "gpu-npd.io/"
+    taint_prefix: Annotated[str, doc("gpu-npd's taint keys are this prefix + a taint rule's condition; no other "
+                                     "taint, under the prefix or not, is ever touched", pattern="/$")] = "gpu-npd.io/"
     taints: Annotated[tuple[TaintRule, ...], doc(
         "enforce mode only: {condition, effect, min_severity} each; effect NoSchedule unless set (NoExecute "
         "evicts); min_severity: taint only while the condition's worst problem is this severe")] = \
@@ -68,8 +69,7 @@ class KubeSettings:
         "pods on a GPU with a fatal fault (Xid 79, 48, 95, NVLink ...) get the pod condition gpu-npd.io/GPUFault, "
         "which a Job podFailurePolicy / JobSet failurePolicy acts on (docs/pod-faults.md); enforce writes it, "
         "observe: Events only")] = False
-    pod_resources_socket: Annotated[str, doc("the kubelet PodResources API: which pod holds which GPU")] = \
-        "/var/lib/kubelet/pod-resources/kubelet.sock"
+    pod_resources_socket: Annotated[str, doc("the kubelet PodResources API: which pod holds which GPU")] = SOCKET
 
 
 def check(s: KubeSettings, conditions: dict) -> None:

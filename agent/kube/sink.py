@@ -11,13 +11,12 @@ capacity) goes back as an input through the intake (`emit`), like every other in
 from __future__ import annotations
 
 import logging
-import random
 import threading
 import time
 from typing import Any, Callable
 
 from kubeapi.events import EventRecorder, Ref
-from kubeapi.retry import describe as _describe, error_kind as _error_kind, next_delay, retry_after as _retry_after  # noqa: F401 - next_delay: tests
+from kubeapi.retry import WriterThread
 from parsers.model import NodeInfo, Snapshot
 
 from .dra import DeviceFencer, faulty_gpus
@@ -27,12 +26,13 @@ from .writers import AnnotationWriter, ConditionWriter, NodeApi, TaintWriter
 log = logging.getLogger("gpu_npd.kube")
 
 
-class KubernetesSink:
+class KubernetesSink(WriterThread):
     def __init__(self, api, node: str, settings: KubeSettings, mode: str, metrics=None,
                  emit: Callable[[Any], None] | None = None, clock: Callable[[], float] = time.time):
         self.node, self.s, self.mode, self.metrics, self.emit, self.clock = node, settings, mode, metrics, emit, clock
         self.n = NodeApi(api, node, settings, metrics)
-        self.stop = self.n.stop
+        super().__init__("kube-writer", self.n.stop, settings.max_backoff_seconds, "Kubernetes API write", log,
+                         self.n.count_error, self._api_up)
         self.events = EventRecorder(settings.event_namespace, node, settings.event_burst, settings.events_per_minute,
                                     settings.event_aggregate_seconds, clock)
         self.conditions = ConditionWriter(self.n)
@@ -42,11 +42,9 @@ class KubernetesSink:
             if settings.dra_device_taints and mode == "enforce" else None
         self._fence_key: tuple | None = None
         self._snapshot = Snapshot()
-        self._wake = threading.Event()
         self._lock = threading.Lock()
         self._node_seen = False
         self._opted_out = False  # the Node carries the do-not-repair label
-        self._thread: threading.Thread | None = None
 
     # ---- agent side (never blocks) ----------------------------------------------------------------
 
@@ -59,41 +57,19 @@ class KubernetesSink:
         for e in snapshot.pod_events:  # an Event on a Pod
             self.events.record(Ref("Pod", e.ref.pod, e.ref.namespace, e.ref.uid), e.reason, e.message, e.type,
                                key=e.key)
-        self._wake.set()
+        self.wake.set()
 
-    def start(self) -> None:
-        self._thread = threading.Thread(target=self.run, name="kube-writer", daemon=True)
-        self._thread.start()
-
-    def close(self, timeout: float = 2.0) -> None:
-        """Try once more to write what is pending (SIGTERM), then stop."""
-        self.stop.set()
-        self._wake.set()
-        if self._thread is not None:
-            self._thread.join(timeout)
-
-    # ---- the writer loop -------------------------------------------------------------------------
+    # ---- the writer loop (`close`, on SIGTERM: one more try for what is pending, then stop) -----------------
 
     def run(self) -> None:
-        backoff = 0.0
         while not self.stop.is_set():
             due = min(self.conditions.next_heartbeat, self._next_hold_down())
             if self.events.pending():
                 due = min(due, self.clock() + 5.0)  # rate-limited events: try again soon
-            if self._wake.wait(max(0.0, due - self.clock())) and not self.stop.is_set():
+            if self.wake.wait(max(0.0, due - self.clock())) and not self.stop.is_set():
                 self.stop.wait(self.s.coalesce_seconds)  # a burst of changes becomes one write
-            self._wake.clear()
-            try:
-                self.sync()
-                backoff = 0.0
-                self._api_up(1)
-            except Exception as exc:  # noqa: BLE001 - any API failure: back off, keep the desired state
-                delay, backoff = next_delay(backoff, _retry_after(exc), self.s.max_backoff_seconds)
-                self._api_up(0)
-                self.n.count_error(_error_kind(exc))
-                log.warning("Kubernetes API write failed (%s); retrying in %.1f s", _describe(exc), delay)
-                self.stop.wait(delay)
-                self._wake.set()
+            self.wake.clear()
+            self.attempt(self.sync)  # an API failure: back off, keep the desired state
         try:  # on the way out: one best-effort attempt so a shutdown does not sit on a change
             with self._lock:
                 snap = self._snapshot
