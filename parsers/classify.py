@@ -15,6 +15,7 @@ from typing import Collection
 from .envelope import Envelope, Pending, finish, is_kmsg_continuation, split
 
 from .finding import Finding, bounded_int
+from .kinds import BY_NAME as KIND
 from .kinds import TABLE as KIND_TABLE
 from .pci import find_pci, normalize_pci
 from .prefilter import Prefilter
@@ -252,7 +253,8 @@ class Classifier:
         hit = unclassified(message)
         if hit is None:
             return None
-        fields = _template_of(kind="unclassified", severity="warning", attribution="unknown", action="INVESTIGATE",
+        row = KIND["unclassified"]  # its severity, attribution and action: the kind table's
+        fields = _template_of(kind=row.name, severity=row.severity, attribution=row.attribution, action=row.action,
                               message=message, pci=find_pci(message), details={"driver": hit[0], "word": hit[1]})
         return fields, False, None
 
