@@ -38,26 +38,31 @@ def _emit(node: dict) -> str:
 class LazyPattern:
     """A rule's regex, compiled the first time a line needs it (`search`, or any attribute of re.Pattern): a
     process start compiles none of the table's ~100 regexes (tens of ms), a big log only the rows its lines reach.
-    After the first search, `search` is the compiled pattern's own bound method: no cost per call."""
+    Once compiled, `search` and `findall` (the methods a line's path calls: rows, Dispatch's keyword scan) are the
+    compiled pattern's own bound methods: no cost per call; any other attribute goes through `__getattr__`."""
 
-    __slots__ = ("pattern", "flags", "search", "_re", "_module")
+    __slots__ = ("pattern", "flags", "search", "findall", "_re", "_module")
 
     def __init__(self, pattern: "str | bytes | Callable[[], str]", flags: int = 0, module=re):
         """`pattern`: the source, or a function giving it (a word trie: derived when first needed too);
         `module`: what compiles it (re, or an engine with the same `compile`)."""
         self.pattern, self.flags, self._re, self._module = pattern, flags, None, module
         self.search = self._search
+        self.findall = self._findall
 
     def compiled(self):
         if self._re is None:
             if callable(self.pattern):
                 self.pattern = self.pattern()
             self._re = self._module.compile(self.pattern, self.flags) if self.flags else self._module.compile(self.pattern)
-            self.search = self._re.search
+            self.search, self.findall = self._re.search, self._re.findall
         return self._re
 
     def _search(self, *args):
         return self.compiled().search(*args)
+
+    def _findall(self, *args):
+        return self.compiled().findall(*args)
 
     def __getattr__(self, name: str):  # groupindex, match, finditer, ...: the compiled pattern's
         return getattr(self.compiled(), name)
