@@ -10,7 +10,7 @@ import click
 
 from .progress import MODES as PROGRESS_MODES
 
-SEVERITY_CHOICES = ("info", "warning", "error", "fatal")
+SEVERITY_CHOICES = ("info", "warning", "error", "fatal")  # parsers.kinds.SEVERITIES, not imported for an option
 
 
 def _nvml_spec(ctx, param, value: str) -> str:
