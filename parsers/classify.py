@@ -37,8 +37,9 @@ CONTEXT_KEYWORDS = tuple(k for k, _ in CONTEXT)
 CRI_PARTIAL_KEYWORDS = (" stdout P ", " stderr P ")
 # How many lines a multi-line NVRM message may span.
 CONTEXT_LINES = 4
-# Kinds that are about a PCI device: take the first PCI address in the line if no group named one.
 MAX_OPEN_EVENTS = 1024  # open multi-line events remembered at once (per-device keys)
+# Kinds that are about a PCI device (the kind table's `device`): take the first PCI address in the line if no
+# group named one.
 PCI_KINDS = frozenset(k.name for k in KIND_TABLE if k.device is not None)
 
 
