@@ -10,7 +10,7 @@ import click
 
 from .progress import MODES as PROGRESS_MODES
 
-SEVERITY_CHOICES = ("info", "warning", "error", "fatal")
+SEVERITY_CHOICES = ("info", "warning", "error", "fatal")  # parsers.kinds.SEVERITIES, not imported for an option
 
 
 def _nvml_spec(ctx, param, value: str) -> str:
@@ -63,13 +63,11 @@ def parse(fmt: str, min_severity: str, year: int | None, nvml_spec: str, only_un
     Run on the GPU node itself, findings name the GPU index and UUID next to the PCI address.
     Exit 0 when every input was read, 2 when one could not be.
     """
-    from parsers import Classifier, Scanner, at_least, from_kernel
+    from parsers import WORKLOAD_KINDS, Classifier, Scanner, at_least, cause_of, from_kernel
 
     from .inputs import InputDamaged, open_input
     from .progress import ReadProgress, input_size
     from .report import Batched, write_correlations, write_json, write_text
-
-    from parsers import WORKLOAD_KINDS, cause_of
 
     scanner = Scanner(Classifier(year=year))
     gpus = _gpus(nvml_spec)

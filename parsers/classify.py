@@ -15,6 +15,7 @@ from typing import Collection
 from .envelope import Envelope, Pending, finish, is_kmsg_continuation, split
 
 from .finding import Finding, bounded_int
+from .kinds import BY_NAME as KIND
 from .kinds import TABLE as KIND_TABLE
 from .pci import find_pci, normalize_pci
 from .prefilter import Prefilter
@@ -36,8 +37,9 @@ CONTEXT_KEYWORDS = tuple(k for k, _ in CONTEXT)
 CRI_PARTIAL_KEYWORDS = (" stdout P ", " stderr P ")
 # How many lines a multi-line NVRM message may span.
 CONTEXT_LINES = 4
-# Kinds that are about a PCI device: take the first PCI address in the line if no group named one.
 MAX_OPEN_EVENTS = 1024  # open multi-line events remembered at once (per-device keys)
+# Kinds that are about a PCI device (the kind table's `device`): take the first PCI address in the line if no
+# group named one.
 PCI_KINDS = frozenset(k.name for k in KIND_TABLE if k.device is not None)
 
 
@@ -252,7 +254,8 @@ class Classifier:
         hit = unclassified(message)
         if hit is None:
             return None
-        fields = _template_of(kind="unclassified", severity="warning", attribution="unknown", action="INVESTIGATE",
+        row = KIND["unclassified"]  # its severity, attribution and action: the kind table's
+        fields = _template_of(kind=row.name, severity=row.severity, attribution=row.attribution, action=row.action,
                               message=message, pci=find_pci(message), details={"driver": hit[0], "word": hit[1]})
         return fields, False, None
 

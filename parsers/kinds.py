@@ -182,10 +182,6 @@ BY_NAME: Mapping[str, Kind] = MappingProxyType({k.name: k for k in TABLE})
 assert len(BY_NAME) == len(TABLE), "a kind declared twice"
 
 
-def kind(name: str) -> Kind | None:
-    return BY_NAME.get(name)
-
-
 def reason_of(name: str, xid: int | None = None, sxid: int | None = None) -> str:
     """The reason a finding of kind `name` (with its Xid / SXid code) gives its problem and Event."""
     if xid is not None:

@@ -109,20 +109,20 @@ RULES: tuple[Rule, ...] = (
     _r("sxid_continuation", "sxid", ["SXid"],
        r"(?P<switch>nvidia-nvswitch\d+)?:? ?SXid \((?P<pci>" + PCI + r")\): (?P<sxid>\d+), "
        r"(?:Data \{|Severity (?P<sxid_severity>\d+) Engine instance)",
-       attribution="fabric", refine="sxid", event=SXID_JOIN),
+       refine="sxid", event=SXID_JOIN),
     _r("sxid", "sxid", ["SXid"],
        r"(?P<switch>nvidia-nvswitch\d+)?:? ?SXid \((?P<pci>" + PCI + r")\): (?P<sxid>\d+),"
        r"(?: (?P<fatality>Non-fatal|Fatal),)?(?: Link (?P<link>\d+))?\s*(?P<text>.*)",
-       attribution="fabric", refine="sxid", event=SXID_OPEN),
+       refine="sxid", event=SXID_OPEN),
     # NVIDIA Fabric Manager's own log (fabricmanager.log, or nv-fabricmanager in syslog) reports the same SXid codes.
     _r("fm_nvswitch_error", "sxid", ["detected NVSwitch"],
        r"detected NVSwitch (?P<fatality>fatal|non-fatal) error (?P<sxid>\d+) on fid (?P<fid>\d+)"
        r"(?: on NVSwitch pci bus id (?P<pci>" + PCI + r"))?(?: physical id (?P<physical_id>\d+))?(?: port (?P<link>\d+))?",
-       attribution="fabric", refine="sxid"),
+       refine="sxid"),
     # Fabric Manager could not set up an NVLink multicast (NVLS) team: a GPU it was asked for is not in the fabric.
     _r("fm_multicast_gpu_missing", "nvlink", ["failed to find the GPU handle"],
        r"failed to find the GPU handle (?P<gpu_handle>\d+) in the multicast team request",
-       attribution="fabric", action="CONTACT_SUPPORT"),
+       attribution="fabric"),
     # The banner the driver prints before an Xid 119/120 line (`_kgspLogXid119: *** GSP Timeout ***`) is part
     # of that Xid event, not one of its own.
     _r("gsp_timeout_banner", None, ["_kgspLog"], r"_kgspLog(?:Xid119|RpcTimeout): \*+ GSP (?:Timeout|Failure)"),
@@ -135,20 +135,17 @@ RULES: tuple[Rule, ...] = (
        r"(?:, pid=(?:'?<unknown>'?|(?P<pid>\d+)))?(?:, name=(?:<unknown>|(?P<process>[^,]*)))?,?\s*(?P<text>.*)",
        refine="xid"),
     _r("fallen_off_bus", "fallen_off_bus", ["fallen off the bus"],
-       r"(?:GPU (?P<pci>" + PCI_SHORT + r"):? )?(?:GPU )?(?:has )?fallen off the bus",
-       severity="fatal", attribution="hardware", action="RESTART_BM"),
-    _r("reset_required", "gpu_reset_required", ["NV_ERR_RESET_REQUIRED"], r"NV_ERR_RESET_REQUIRED",
-       severity="fatal", attribution="driver", action="RESET_GPU"),
+       r"(?:GPU (?P<pci>" + PCI_SHORT + r"):? )?(?:GPU )?(?:has )?fallen off the bus"),
+    _r("reset_required", "gpu_reset_required", ["NV_ERR_RESET_REQUIRED"], r"NV_ERR_RESET_REQUIRED"),
     _r("driver_load", "driver_load", ["NVRM: loading"],
-       r"NVRM: loading NVIDIA UNIX (?P<arch>\S+) Kernel Module\s+(?P<version>[\d.]+)",
-       severity="info", attribution="driver", action="NONE"),
+       r"NVRM: loading NVIDIA UNIX (?P<arch>\S+) Kernel Module\s+(?P<version>[\d.]+)"),
     _r("gpu_reset", "gpu_reset", ["NVRM: GPU"],
        r"NVRM: GPU (?P<pci>" + PCI + r"):? .*\b(?:reset (?:complete|succeeded|done)|(?:was|has been) reset)",
-       severity="info", attribution="driver", action="NONE", flags=re.I),
+       flags=re.I),
     # CUDA's sticky error after an NVLink fault, as an application prints it: a CUDA error, not an NVRM line
     _r("cuda_nvlink", "cuda_error", ["uncorrectable NVLink error"],
        r"CUDA error: (?P<cuda_error>uncorrectable NVLink error detected during the execution)",
-       severity="error", attribution="unknown", action="INVESTIGATE", refine="cuda"),
+       refine="cuda"),
     # NVLink discovery / training failures the driver names by its knvlink* function, e.g. on Hopper/Blackwell
     # "NVRM: knvlinkDiscoverPostRxDetLinks_GH100: Getting peer0's postRxDetLinkMask failed!" (a word-bounded
     # "nvlink" never occurs in them).  The driver prints them in pairs (Update..Mask_IMPL then Discover..GH100)
@@ -156,13 +153,13 @@ RULES: tuple[Rule, ...] = (
     # failure word.
     _r("nvrm_knvlink", "nvlink", ["NVRM: knvlink"],
        r"NVRM: (?P<function>knvlink\w+): (?=.*?\b(?P<what>[Ff]ail(?:ed|ure)?|[Ee]rror|[Tt]imeout|[Tt]imed out)\b)",
-       attribution="hardware", action="CONTACT_SUPPORT", event=("knvlink", "join")),
+       event=("knvlink", "join")),
     _r("nvlink", "nvlink", ["NVLink", "nvlink", "NVLINK"],
        # anchored and atomic: the first "nvlink" only, then one forward scan (linear; a line of repeated
        # "nvlink " once backtracked for 19 s in the unanchored form)
        r"^(?>.*?\bnvlink\b)(?=.*?\b(?P<what>errors?|fail(?:ed|ure)?|fatal|down|fault|timeout)\b)"
        r"(?:.*?\blink\s*(?P<link>\d+))?",
-       attribution="hardware", action="CONTACT_SUPPORT", flags=re.I),
+       flags=re.I),
     # --- PCIe AER (kernel's aer driver, old and new wording) ---
     # One event is several lines: the root port's "error received" line names the device that reported it
     # (the event's PCI), then per device with status logged "PCIe Bus Error", "device [vvvv:dddd] error
@@ -173,52 +170,48 @@ RULES: tuple[Rule, ...] = (
        r"(?:(?P<domain>[0-9a-fA-F]{4}):[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]: )?AER: (?:Multiple )?"
        r"(?P<aer_severity>Correct(?:ed|able)|Uncorrect(?:ed|able) \((?:Non-Fatal|Fatal)\)) error "
        r"(?:message )?received(?::| from) (?:id=(?P<aer_id>[0-9a-fA-F]{4})\b|(?P<pci>" + PCI + r"))",
-       attribution="hardware", refine="aer", event=AER_OPEN),
+       refine="aer", event=AER_OPEN),
     _r("aer_bus_error", "pcie_aer", ["PCIe Bus Error"],
        r"PCIe Bus Error: severity=(?P<aer_severity>Correct(?:ed|able)|Uncorrect(?:ed|able) \((?:Non-Fatal|Fatal)\)|"
        r"Uncorrected|Fatal)(?:, type=(?P<layer>[^,]+))?",
-       attribution="hardware", refine="aer", event=AER_JOIN),
+       refine="aer", event=AER_JOIN),
     # The report's other lines join the event, and open it when its first lines were lost: the device's status
     # ("device [10de:2330] error status/mask=..."), one line per status bit ("[ 0] RxErr", "[12] Timeout",
     # older kernels' "[ 0] Receiver Error"), the TLP header, "Error of this Agent is reported first", and the
     # recovery lines ("AER: can't recover (no error_detected callback)", "AER: device recovery failed", 3.x-4.x
     # "AER: Device recovery successful"). Severity of an event they open: refine "aer_detail".
     _r("aer_status", "pcie_aer", ["error status/mask"],
-       r"device \[[0-9a-fA-F]{4}:[0-9a-fA-F]{4}\] error status/mask=", attribution="hardware", event=AER_JOIN),
-    _r("aer_tlp", "pcie_aer", ["TLP Header"], r"TLP Header:", attribution="hardware", event=AER_JOIN),
-    _r("aer_first", "pcie_aer", ["reported first"], r"Error of this Agent is reported first", attribution="hardware",
-       event=AER_JOIN),
+       r"device \[[0-9a-fA-F]{4}:[0-9a-fA-F]{4}\] error status/mask=", event=AER_JOIN),
+    _r("aer_tlp", "pcie_aer", ["TLP Header"], r"TLP Header:", event=AER_JOIN),
+    _r("aer_first", "pcie_aer", ["reported first"], r"Error of this Agent is reported first", event=AER_JOIN),
     _r("aer_recovery", "pcie_aer", ["AER: can't recover", "AER: device recovery", "AER: Device recovery",
                                     "AER: Device Recovery"],
        r"AER: (?P<recovery>can't recover \(no error_detected callback\)|[Dd]evice [Rr]ecovery (?:[Ff]ailed|successful))",
-       attribution="hardware", refine="aer_detail", event=AER_JOIN),
+       refine="aer_detail", event=AER_JOIN),
     # (5.x+ prefix these with "AER: ": "pcieport 0000:00:1c.0: AER: [12] Timeout", and print the status as
     # "AER: aer_status: 0x00001000, aer_mask: 0x00006000" after a firmware-first record)
     _r("aer_bit", "pcie_aer", list(AER_BITS),
        r"[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]:\s+(?:AER:\s+)?\[\s?\d{1,2}\] (?P<bit>"
        + "|".join(AER_BITS) + r")\b",
-       attribution="hardware", refine="aer_detail", event=AER_JOIN),
+       refine="aer_detail", event=AER_JOIN),
     _r("aer_status_cper", "pcie_aer", ["aer_status:"], r"AER: aer_status: 0x[0-9a-fA-F]+, aer_mask: 0x",
-       attribution="hardware", event=AER_JOIN),
+       event=AER_JOIN),
     # --- Mellanox / InfiniBand / RoCE ---
     _r("mlx5_link", "ib_link", ["mlx5_core"],
        r"mlx5_core (?P<pci>" + PCI + r") (?P<netdev>\S+): Link (?P<state>down|up)\b",
-       severity="error", attribution="fabric", action="CHECK_LINK", refine="ib_link"),
+       refine="ib_link"),
     _r("mlx5_module", "ib_link", ["Port module event"],
        r"(?:mlx5_core (?P<pci>" + PCI + r"):.*)?Port module event(?:\[(?P<level>\w+)\])?: "
        r"module (?P<module>\d+), (?P<state>Cable (?:plugged|unplugged|error)|Cable \w+)(?:, (?P<reason>.*))?",
-       severity="error", attribution="fabric", action="CHECK_CABLE", refine="ib_link"),
+       action="CHECK_CABLE", refine="ib_link"),
     _r("mlx5_module_temperature", "nic_error", ["High Temperature"],
        r"(?:mlx5_core (?P<pci>" + PCI + r"):? )?Port module event(?:\[(?P<level>\w+)\])?: module (?P<module>\d+), "
-       r"(?P<what>High Temperature)",
-       severity="error", attribution="hardware", action="INVESTIGATE"),
+       r"(?P<what>High Temperature)"),
     _r("mlx5_pcie_power", "nic_error", ["insufficient power"],
        r"(?:mlx5_core (?P<pci>" + PCI + r"):? (?:mlx5_pcie_event:\d+:\(pid \d+\): )?)?"
-       r"Detected insufficient power on the PCIe slot(?: \((?P<watts>\d+)W\))?",
-       severity="error", attribution="hardware", action="INVESTIGATE"),
+       r"Detected insufficient power on the PCIe slot(?: \((?P<watts>\d+)W\))?"),
     _r("mlx5_probe", "nic_error", ["mlx5_core: probe of"],
-       r"mlx5_core: probe of (?P<pci>" + PCI + r") failed with error (?P<errno>-?\d+)",
-       severity="error", attribution="hardware", action="INVESTIGATE"),
+       r"mlx5_core: probe of (?P<pci>" + PCI + r") failed with error (?P<errno>-?\d+)"),
     # A firmware health failure is one event per function: "device's health compromised - reached miss count"
     # and/or "Health issue observed, <syndrome>" then print_health_info's dump (assert_var[n], assert_exit_ptr,
     # assert_callra, fw_ver, time, hw_id, rfr, severity, irisc_index, synd, ext_synd, raw fw_ver): the dump's
@@ -229,33 +222,31 @@ RULES: tuple[Rule, ...] = (
        FIRST_MLX5 + r":? (?:print_health_info:\d+:\(pid \d+\): (?:assert_var\[\d+\]|assert_exit_ptr|assert_callra|"
        r"fw_ver|time|hw_id|rfr|severity|irisc_index|ext_synd|raw fw_ver) |(?:\w+:\d+:\(pid \d+\): )?"
        r"(?P<what>assert_var\[\d+\]|assert_exit_ptr|assert_callra|irisc_index|ext_synd|raw fw_ver) )",
-       severity="fatal", attribution="hardware", action="RESET_NIC", event=MLX5_HEALTH_JOIN),
+       severity="fatal", action="RESET_NIC", event=MLX5_HEALTH_JOIN),
     _r("mlx5_health", "nic_error", ["mlx5_core"],
        FIRST_MLX5 + r":? .*?(?P<what>health compromised|firmware (?:fatal|internal) error|"
        r"fw_fatal|Driver is in error state|synd 0x[0-9a-f]+|FW (?:fatal|hang))",
-       severity="fatal", attribution="hardware", action="RESET_NIC", flags=re.I, event=MLX5_HEALTH_JOIN),
+       severity="fatal", action="RESET_NIC", flags=re.I, event=MLX5_HEALTH_JOIN),
     # mlx5e's TX timeout handler: "TX timeout detected" (no queue), then one "TX timeout on queue: N, SQ: .."
     # line per stuck queue: one event per netdev.
     _r("mlx5_tx_timeout", "nic_error", ["TX timeout"],
        FIRST_MLX5 + r" (?P<netdev>\S+): TX timeout (?:detected|on queue: (?P<queue>\d+))",
-       severity="error", attribution="hardware", action="INVESTIGATE", event=MLX5_TX_JOIN),
+       event=MLX5_TX_JOIN),
     _r("mlx5_cmd", "nic_error", ["mlx5_core"],
        FIRST_MLX5 + r":? .*?(?:(?P<command>[A-Za-z_]{3,}\(0x[0-9a-f]+\))(?: op_mod\(0x[0-9a-f]+\))? "
        r"failed(?:, status (?P<status>[^,]+))?|(?P<timeout>No done completion|timeout\. Will cause a leak))",
-       severity="error", attribution="driver", action="INVESTIGATE"),
+       attribution="driver"),
     # the same command failure printed without the device prefix (some kernels' mlx5_cmd_check)
     _r("mlx5_cmd_nodev", "nic_error", ["mlx5_cmd_check", "mlx5_cmd_out_err"],
        r"mlx5_cmd_(?:check|out_err):\d+:\(pid \d+\): (?P<command>[A-Za-z_]{3,}\(0x[0-9a-f]+\))"
        r"(?: op_mod\(0x[0-9a-f]+\))? failed(?:, status (?P<status>[^,]+))?",
-       severity="error", attribution="driver", action="INVESTIGATE"),
+       attribution="driver"),
     _r("netdev_watchdog", "nic_error", ["NETDEV WATCHDOG"],
        # 2.6-6.x: "NETDEV WATCHDOG: eth1 (mlx5_core): transmit queue 19 timed out"; 6.x: the driver prefix
        # names the device, then "NETDEV WATCHDOG: CPU: 59: transmit queue 0 timed out 10720 ms"
-       r"NETDEV WATCHDOG: (?:(?P<netdev>\S+) \((?P<driver>[^)]+)\)|CPU: \d+): transmit queue (?P<queue>\d+) timed out",
-       severity="error", attribution="hardware", action="INVESTIGATE"),
+       r"NETDEV WATCHDOG: (?:(?P<netdev>\S+) \((?P<driver>[^)]+)\)|CPU: \d+): transmit queue (?P<queue>\d+) timed out"),
     _r("peermem", "peermem_error", ["nvidia-peermem"],
-       r"nvidia-peermem (?P<function>\w+):\d+ ERROR (?P<text>.+)",
-       severity="error", attribution="driver", action="INVESTIGATE"),
+       r"nvidia-peermem (?P<function>\w+):\d+ ERROR (?P<text>.+)"),
     # --- generic kernel ---
     # A kernel oops / BUG / GPF whose faulting instruction is in a GPU or NIC driver: the trace's RIP (x86; `IP:`
     # on 4.x and older kernels) or pc (arm64) line names the module in brackets.  The other trace lines match no
@@ -263,11 +254,9 @@ RULES: tuple[Rule, ...] = (
     # Severity error, not fatal: a WARN_ON trace prints the same RIP line as an oops.
     _r("kernel_oops", "kernel_oops", ["RIP: ", "IP: [<", "pc : "],
        r"(?:RIP: [0-9a-f]{4}:(?:\[<[0-9a-f]+>\] +\[<[0-9a-f]+>\] )?|\bIP: \[<[0-9a-f]+>\] |pc : )(?P<function>[\w.]+)\+0x[0-9a-f]+/0x[0-9a-f]+ "
-       r"\[(?P<module>nvidia(?:[_-]\w+)?|mlx5_\w+|mlx_compat|ib_\w+|gdrdrv)\]",
-       severity="error", attribution="driver", action="RESTART_BM"),
+       r"\[(?P<module>nvidia(?:[_-]\w+)?|mlx5_\w+|mlx_compat|ib_\w+|gdrdrv)\]"),
     _r("hung_task", "hung_task", ["blocked for more than"],
-       r"task (?P<process>.+?):(?P<pid>\d+) blocked for more than (?P<seconds>\d+) seconds",
-       severity="warning", attribution="unknown", action="INVESTIGATE"),
+       r"task (?P<process>.+?):(?P<pid>\d+) blocked for more than (?P<seconds>\d+) seconds"),
     # One event per kill, whichever of its lines survived: "<task> invoked oom-killer: gfp_mask=..", the memcg
     # "Task in <cgroup> killed as a result of limit of <cgroup>" (kernels before 4.19), "oom-kill:constraint=..,
     # task=<name>,pid=<n>,..", "Kill process <n> (<name>) score <s> or sacrifice child" (before 4.19), "Killed
@@ -275,58 +264,56 @@ RULES: tuple[Rule, ...] = (
     # "oom_reaper: reaped process <n> (<name>)". Each comes once per kill (OOM_ONCE): the first seen is the
     # finding, a second of the same line starts the next kill.
     _r("oom_invoked", "oom_kill", ["invoked oom-killer"], r"invoked oom-killer: ",
-       severity="warning", attribution="application", action="RESTART_APP", event=OOM_ONCE),
+       event=OOM_ONCE),
     _r("oom_memcg_task", "oom_kill", ["killed as a result of limit"],
        r"Task in (?P<cgroup>\S+) killed as a result of limit of (?P<limit_cgroup>\S+)",
-       severity="warning", attribution="application", action="RESTART_APP", event=OOM_ONCE),
+       event=OOM_ONCE),
     _r("oom_constraint", "oom_kill", ["oom-kill:constraint="],
        r"oom-kill:constraint=(?P<constraint>\w+)(?:.*?,task_memcg=(?P<cgroup>[^,]*))?"
        r"(?:.*?,task=(?P<process>[^,]*),pid=(?P<pid>\d+))?",
-       severity="warning", attribution="application", action="RESTART_APP", event=OOM_ONCE),
+       event=OOM_ONCE),
     _r("oom_sacrifice", "oom_kill", ["sacrifice child"],
        r"Kill process (?P<pid>\d+) \((?P<process>[^)]*)\) score \d+ or sacrifice child",
-       severity="warning", attribution="application", action="RESTART_APP", event=OOM_ONCE),
+       event=OOM_ONCE),
     _r("oom_kill", "oom_kill", ["Killed process"],
        r"(?:(?:Memory cgroup out of memory|Out of memory): )?Killed process (?P<pid>\d+)(?:, UID \d+,)? \((?P<process>[^)]*)\)",
-       severity="warning", attribution="application", action="RESTART_APP", event=OOM_ONCE),
+       event=OOM_ONCE),
     _r("oom_reaper", "oom_kill", ["oom_reaper: reaped process"],
        r"oom_reaper: reaped process (?P<pid>\d+) \((?P<process>[^)]*)\)",
-       severity="warning", attribution="application", action="RESTART_APP", event=OOM_ONCE),
+       event=OOM_ONCE),
     # --- the host around the GPUs (kinds cpu_lockup, rcu_stall, memory_error, nfs_error, filesystem_error,
     # nvme_error; their conditions and condition rules in the kind table, parsers/kinds.py) ---
     # cpu_lockup: the soft-lockup watchdog (3.x "BUG: soft lockup - CPU#3 stuck for 23s! [proc:pid]", 4.x+
     # "watchdog: BUG: soft lockup - ...", older "NMI watchdog: BUG: ...") and the hard-lockup detector.
     _r("soft_lockup", "cpu_lockup", ["soft lockup"],
-       r"BUG: soft lockup - CPU#(?P<cpu>\d+) stuck for (?P<seconds>\d+)s! \[(?P<process>[^\]\n]*?):(?P<pid>\d+)\]",
-       severity="error", attribution="unknown", action="INVESTIGATE"),
-    _r("hard_lockup", "cpu_lockup", ["hard LOCKUP"], r"Watchdog detected hard LOCKUP on cpu (?P<cpu>\d+)",
-       severity="error", attribution="unknown", action="INVESTIGATE"),
+       r"BUG: soft lockup - CPU#(?P<cpu>\d+) stuck for (?P<seconds>\d+)s! \[(?P<process>[^\]\n]*?):(?P<pid>\d+)\]"),
+    _r("hard_lockup", "cpu_lockup", ["hard LOCKUP"], r"Watchdog detected hard LOCKUP on cpu (?P<cpu>\d+)"),
     # rcu_stall: one finding per stall report (3.x "INFO: rcu_sched_state detected stall on CPU 0 (t=..)",
     # "INFO: rcu_sched self-detected stall on CPU", 5.x+ "rcu: INFO: rcu_sched detected stalls on CPUs/tasks:");
     # its "rcu_sched kthread starved for N jiffies!" line joins it (and opens one when the header was lost).
     _r("rcu_stall", "rcu_stall", ["detected stall"],
        r"(?P<flavor>rcu_\w+?)(?:_state)? (?:self-)?detected stalls? on CPU",
-       severity="warning", attribution="unknown", action="INVESTIGATE", event=("rcu_stall", "open")),
+       event=("rcu_stall", "open")),
     _r("rcu_starved", "rcu_stall", ["kthread starved for"],
        r"(?P<flavor>rcu_\w+) kthread starved for (?P<jiffies>\d+) jiffies",
-       severity="warning", attribution="unknown", action="INVESTIGATE", event=("rcu_stall", "join")),
+       event=("rcu_stall", "join")),
     # memory_error: a machine check report ("mce: [Hardware Error]: Machine check events logged" then CPU/Bank,
     # TSC, PROCESSOR lines; the EDAC driver's "HANDLING MCE MEMORY ERROR" block), one event; EDAC's own count
     # line says corrected (CE: warning) or uncorrected (UE: fatal, always its own finding).
     _r("edac_ue", "memory_error", [" UE "],
        r"EDAC (?P<mc>MC\d+): (?P<count>\d+) UE (?P<what>[\w ]*?error) on (?P<dimm>\S+)",
-       severity="fatal", attribution="hardware", action="RESTART_BM", event=("mce", "open")),
+       severity="fatal", action="RESTART_BM", event=("mce", "open")),
     _r("edac_ce", "memory_error", [" CE "],
        r"EDAC (?P<mc>MC\d+): (?P<count>\d+) CE (?P<what>[\w ]*?error) on (?P<dimm>\S+)",
-       severity="warning", attribution="hardware", action="MONITOR", event=("mce", "join")),
+       event=("mce", "join")),
     # (each "Machine check events logged" is a new report: the same line minutes apart is another one)
     _r("mce_logged", "memory_error", ["Machine check events logged"],
        r"\[Hardware Error\]: Machine check events logged",
-       severity="warning", attribution="hardware", action="MONITOR", event=("mce", "open")),
+       event=("mce", "open")),
     _r("mce_detail", "memory_error", ["Machine Check Event", "HANDLING MCE MEMORY", "[Hardware Error]: CPU"],
        r"\[Hardware Error\]: CPU (?P<cpu>\d+): Machine Check|"
        r"EDAC \w+ MC\d+: (?:HANDLING MCE MEMORY ERROR|CPU (?P<edac_cpu>\d+): Machine Check Event)",
-       severity="warning", attribution="hardware", action="MONITOR", event=("mce", "join")),
+       event=("mce", "join")),
     # Firmware-first reports (APEI GHES, UEFI CPER): "{1}[Hardware Error]: Hardware error from APEI Generic
     # Hardware Error Source: 0", "event severity: ..", "Error 0, type: ..", then the section: "section_type: PCIe
     # error" (a PCIe AER event: its "device_id: dddd:bb:dd.f" line names the device and is the finding, the
@@ -339,102 +326,98 @@ RULES: tuple[Rule, ...] = (
        event=("aer", "member")),
     _r("cper_pcie_device", "pcie_aer", ["[Hardware Error]:"],
        r"\[Hardware Error\]:\s+device_id: (?P<pci>" + PCI + r")",
-       severity="warning", attribution="hardware", action="MONITOR", event=AER_JOIN),
+       severity="warning", action="MONITOR", event=AER_JOIN),
     _r("cper_memory", "memory_error", ["section_type: memory error"],
        r"\[Hardware Error\]:\s+section_type: memory error",
-       severity="warning", attribution="hardware", action="MONITOR", event=("cper", "join")),
+       event=("cper", "join")),
     # nfs_error: "nfs: server <host> not responding, still trying" (or ", timed out"), one event per server while
     # it repeats; "nfs: server <host> OK" is the recovery (info).
     _r("nfs_not_responding", "nfs_error", ["not responding"],
        r"nfs: server (?P<device>\S+) not responding, (?P<state>still trying|timed out)",
-       severity="warning", attribution="unknown", action="CHECK_STORAGE", event=("nfs", "join")),
+       event=("nfs", "join")),
     _r("nfs_ok", "nfs_error", ["nfs: server"], r"nfs: server (?P<device>\S+) OK$",
-       severity="info", attribution="unknown", action="NONE"),
+       severity="info", action="NONE"),
     # filesystem_error: ext4 errors and the remount read-only they end in, one event per device ("EXT4-fs error
     # (device xvda9): ..", "Aborting journal on device xvda9-8.", "EXT4-fs (xvda9): Remounting filesystem
     # read-only").
     _r("fs_readonly", "filesystem_error", ["Remounting filesystem read-only"],
        r"(?P<fs>EXT4|EXT3|EXT2)-fs \((?P<device>[^)\s]+)\): Remounting filesystem read-only",
-       severity="error", attribution="unknown", action="CHECK_STORAGE", event=("fs", "join")),
+       event=("fs", "join")),
     _r("fs_error", "filesystem_error", ["-fs error (device"],
        r"(?P<fs>EXT4|EXT3|EXT2)-fs error \(device (?P<device>[^)\s]+)\): (?P<function>\w+)",
-       severity="error", attribution="unknown", action="CHECK_STORAGE", event=("fs", "join")),
+       event=("fs", "join")),
     # nvme_error: I/O timeouts ("nvme nvme0: I/O 12 QID 5 timeout, aborting" / ", reset controller"), resets that
     # fail ("Device not ready; aborting reset", "controller is down; will reset"), one event per controller while
     # they repeat; a controller removed ("Removing after probe failure") is fatal, always its own finding. "timeout,
     # completion polled" (the interrupt was late, the I/O completed) is no fault.
     _r("nvme_removed", "nvme_error", ["Removing after probe failure"],
        r"nvme (?P<device>nvme\d+): Removing after probe failure",
-       severity="fatal", attribution="hardware", action="RESTART_BM", event=("nvme", "open")),
+       severity="fatal", action="RESTART_BM", event=("nvme", "open")),
     _r("nvme_timeout", "nvme_error", ["QID", "aborting reset", "controller is down"],
        r"nvme (?P<device>nvme\d+): (?:I/O \d+ QID \d+ timeout, (?P<what>aborting|reset controller)|"
        r"(?P<reset>Device not ready; aborting reset|controller is down; will reset))",
-       severity="error", attribution="hardware", action="CHECK_STORAGE", refine="nvme", event=("nvme", "join")),
+       refine="nvme", event=("nvme", "join")),
     # --- NCCL / PyTorch distributed (application logs) ---
     _r("nccl_watchdog_timeout", "nccl_timeout", ["Watchdog caught collective operation timeout"],
        r"(?:\[Rank (?P<rank>\d+)\] )?Watchdog caught collective operation timeout: WorkNCCL\("
        r"(?:SeqNum=(?P<seq>\d+), )?OpType=(?P<op>\w+)(?:.*?Timeout\(ms\)=(?P<timeout_ms>\d+))?",
-       severity="error", attribution="unknown", action="FIND_FIRST_FAILING_RANK", event=TORCH_PG_ONCE),
+       event=TORCH_PG_ONCE),
     # The rest of a rank's ProcessGroupNCCL failure, PyTorch 1.x-2.x, each opening the rank's event when its
     # timeout line is not there (a timeout reported without WorkNCCL details, a watchdog hang, a cut log).
     _r("torch_work_failed", "nccl_timeout", ["detected by watchdog at work"],
        r"(?:failure|Exception \(either an error or timeout\)) detected by watchdog at work(?: sequence id)?: (?P<seq>\d+)",
-       severity="error", attribution="unknown", action="FIND_FIRST_FAILING_RANK", event=TORCH_PG_ONCE),
+       event=TORCH_PG_ONCE),
     _r("torch_work_timeout", "nccl_timeout", ["Timeout at NCCL work"], r"Timeout at NCCL work: (?P<seq>\d+)",
-       severity="error", attribution="unknown", action="FIND_FIRST_FAILING_RANK", event=TORCH_PG_ONCE),
+       event=TORCH_PG_ONCE),
     _r("torch_blocking_wait", "nccl_timeout", ["timed out in blocking wait"],
        r"WorkNCCL\((?:SeqNum=(?P<seq>\d+), )?OpType=(?P<op>\w+)[^)\n]*\) timed out in blocking wait",
-       severity="error", attribution="unknown", action="FIND_FIRST_FAILING_RANK", event=TORCH_PG_ONCE),
+       event=TORCH_PG_ONCE),
     _r("torch_ops_failed", "nccl_timeout", ["Some NCCL operations have failed or timed out"],
        r"Some NCCL operations have failed or timed out",
-       severity="error", attribution="unknown", action="FIND_FIRST_FAILING_RANK", event=TORCH_PG_ONCE),
+       event=TORCH_PG_ONCE),
     # the heartbeat monitor (2.2+): the watchdog itself made no progress (a CUDA/NCCL call hung under it)
     _r("torch_heartbeat", "nccl_timeout", ["Heartbeat monitor timed out"], r"Heartbeat monitor timed out!",
-       severity="error", attribution="unknown", action="FIND_FIRST_FAILING_RANK", event=TORCH_PG_ONCE),
+       event=TORCH_PG_ONCE),
     _r("torch_watchdog_stuck", "nccl_timeout", ["watchdog got stuck for"],
        r"ProcessGroupNCCL's watchdog got stuck for (?P<seconds>\d+) seconds",
-       severity="error", attribution="unknown", action="FIND_FIRST_FAILING_RANK", event=TORCH_PG_ONCE),
+       event=TORCH_PG_ONCE),
     _r("torch_dump", "nccl_timeout", ["preparing to dump debug info", "after attempting to dump debug info"],
        r"ProcessGroupNCCL preparing to dump debug info|Terminating the process after attempting to dump debug info",
-       severity="error", attribution="unknown", action="FIND_FIRST_FAILING_RANK", event=TORCH_PG_ONCE),
+       event=TORCH_PG_ONCE),
     # the rank's communicators aborted (after its own or another rank's failure: "Original reason for failure was");
     # details["consequence"] says the line reports a consequence (triage keeps such an exception a consequence)
     _r("torch_comm_aborted", "nccl_error", ["communicator was aborted on rank"],
        r"NCCL (?P<consequence>communicator was aborted) on rank (?P<rank>\d+)",
-       severity="error", attribution="unknown", action="FIND_FIRST_FAILING_RANK", event=TORCH_PG_ONCE),
+       action="FIND_FIRST_FAILING_RANK", event=TORCH_PG_ONCE),
     # PyTorch 2.x: "NCCL error: remote process exited ..." and "NCCL error in: <file>:<line>, remote process exited ..";
     # its exception text goes on with NCCL's own description of the code ("ncclRemoteError: A call failed possibly
     # due to ..."), part of the same failure (NCCL_EXC_JOIN); that line alone is a failure of its own.
     _r("nccl_remote", "nccl_remote_error", ["remote process exited"],
        r"(?:\[Rank (?P<rank>\d+)\] .*?)?NCCL error(?: in: [^,\n]*,|:) remote process exited",
-       severity="error", attribution="unknown", action="FIND_FIRST_FAILING_RANK", event=NCCL_EXC_OPEN),
+       event=NCCL_EXC_OPEN),
     _r("nccl_remote_code", "nccl_remote_error", ["ncclRemoteError"], r"(?:\[Rank (?P<rank>\d+)\] .*?)?ncclRemoteError",
-       severity="error", attribution="unknown", action="FIND_FIRST_FAILING_RANK", event=NCCL_EXC_JOIN),
+       event=NCCL_EXC_JOIN),
     # the socket to a peer rank closed under NCCL: the peer process died or the network dropped it
     _r("nccl_socket_closed", "nccl_remote_error", ["Connection closed by remote peer"],
-       r"NCCL WARN (?:socketProgress|Net) ?: Connection closed by remote peer(?: (?P<peer>[^<\s]+)(?:<(?P<peer_port>\d+)>)?)?",
-       severity="error", attribution="unknown", action="FIND_FIRST_FAILING_RANK"),
+       r"NCCL WARN (?:socketProgress|Net) ?: Connection closed by remote peer(?: (?P<peer>[^<\s]+)(?:<(?P<peer_port>\d+)>)?)?"),
     # (the transport's name varies: "NET/IB : ", the IB plugin's "NET/IBext_v8 : ", "NET/IBP:")
     _r("ib_completion", "ib_completion_error", ["Got completion"],
        r"NET/IB\w* ?: ?Got completion (?:from peer (?P<peer>[^<\s]+)(?:<(?P<peer_port>\d+)>)? )?with "
-       r"(?:error |status=)(?:(?P<wc_status>IBV_WC_\w+)\()?(?P<error_code>\d+)(?:.*?vendor[ _]err[ =]?(?P<vendor_err>\d+))?",
-       severity="error", attribution="fabric", action="CHECK_FABRIC"),
+       r"(?:error |status=)(?:(?P<wc_status>IBV_WC_\w+)\()?(?P<error_code>\d+)(?:.*?vendor[ _]err[ =]?(?P<vendor_err>\d+))?"),
     # libfabric / EFA (aws-ofi-nccl): "NCCL WARN NET/OFI Request 0x.. completed with error. RC: 20. Error: unknown
     # error. Completed length: 0, Request: {..}" with libfabric's own "<warn>" line for the same completion
     # ("libfabric:35:1668017255::efa:cq:rxr_cq_write_tx_error():243<warn> rxr_cq_write_tx_error: err: 20,
     # prov_err: ..", newer "efa_rdm_txe_handle_error():737<warn> err: 5, message: Invalid address .."): one event.
     _r("ofi_completion", "ib_completion_error", ["completed with error"],
        r"NET/OFI Request (?:0x[0-9a-f]+ )?completed with error\. RC: (?P<error_code>\d+)\. Error: (?P<error>[^.\n]*)",
-       severity="error", attribution="fabric", action="CHECK_FABRIC", event=("ofi", "join")),
+       event=("ofi", "join")),
     _r("efa_cq_error", "ib_completion_error", ["<warn>"],
        r"libfabric:\d+:\d*:+efa:cq:(?P<function>\w+)\(\):\d+<warn> (?:\w+: )?err: (?P<error_code>\d+),",
-       severity="error", attribution="fabric", action="CHECK_FABRIC", event=("ofi", "join")),
+       event=("ofi", "join")),
     _r("ib_async_event", "ib_completion_error", ["Got async event"],
-       r"NET/IB ?: Got async event ?: (?P<event>.+)",
-       severity="error", attribution="fabric", action="CHECK_FABRIC"),
+       r"NET/IB ?: Got async event ?: (?P<event>.+)"),
     _r("cuda_oom", "cuda_oom", ["CUDA out of memory", "OutOfMemoryError", "CUDA error: out of memory"],
-       r"(?:OutOfMemoryError|CUDA out of memory|CUDA error: out of memory)(?:.*?\(?GPU (?P<gpu>\d+)[;) ])?",
-       severity="error", attribution="application", action="RESTART_APP"),
+       r"(?:OutOfMemoryError|CUDA out of memory|CUDA error: out of memory)(?:.*?\(?GPU (?P<gpu>\d+)[;) ])?"),
     _r("cuda_error", "cuda_error",
        ["CUDA error", "Cuda failure", "CUDA failure", "cudaError", "illegal memory access", "uncorrectable ECC error"],
        r"(?:CUDA error: |Cuda failure '|CUDA failure[: ]*'?)?(?P<cuda_error>an illegal memory access was encountered|"
@@ -442,12 +425,12 @@ RULES: tuple[Rule, ...] = (
        r"misaligned address|an illegal instruction was encountered|the launch timed out and was terminated|"
        r"CUDA-capable device\(s\) is/are busy or unavailable|no CUDA-capable device is detected|"
        r"(?<=CUDA error: )[^.'\n]+|cudaError\w+)",
-       severity="error", attribution="unknown", action="INVESTIGATE", refine="cuda"),
+       refine="cuda"),
     _r("nccl_error_code", "nccl_error",
        ["ncclSystemError", "ncclInternalError", "ncclUnhandledCudaError", "ncclInvalidUsage", "ncclInvalidArgument"],
        r"(?:\[Rank (?P<rank>\d+)\] .*?)?(?P<nccl_code>ncclSystemError|ncclInternalError|ncclUnhandledCudaError|"
        r"ncclInvalidUsage|ncclInvalidArgument)",
-       severity="error", attribution="unknown", action="INVESTIGATE", refine="nccl", event=NCCL_EXC_JOIN),
+       refine="nccl", event=NCCL_EXC_JOIN),
     # PyTorch's wrapper around a failed NCCL call, every era: "NCCL error in: <file>:<line>, <text>" and the
     # older "NCCL Error <n>: <text>"; the text names the ncclResult_t.
     # 2.x's async exception names no file: "Collective WorkNCCL(..) raised the following async exception: NCCL
@@ -455,19 +438,19 @@ RULES: tuple[Rule, ...] = (
     _r("nccl_error_in", "nccl_error", ["NCCL error in:", "NCCL Error ", "NCCL error: "],
        r"NCCL (?:error in: [^,]*|Error \d+:?|error:),? (?P<nccl_text>unhandled cuda error|unhandled system error|internal error|"
        r"invalid usage|invalid argument)",
-       severity="error", attribution="unknown", action="INVESTIGATE", refine="nccl_text", event=NCCL_EXC_OPEN),
+       refine="nccl_text", event=NCCL_EXC_OPEN),
     # nccl-tests' own report of a failed NCCL call: "Test NCCL failure common.cu:777 'unhandled system error'"
     # (older releases print "NCCL failure all_reduce.cu:95 '...'"), the ncclGetErrorString() text in quotes.
     _r("nccl_test_failure", "nccl_error", ["NCCL failure"],
        r"NCCL failure \S+:\d+ '(?P<nccl_text>unhandled cuda error|unhandled system error|internal error|"
        r"invalid usage|invalid argument)",
-       severity="error", attribution="unknown", action="INVESTIGATE", refine="nccl_text"),
+       refine="nccl_text"),
     # nccl-tests' report of a failed CUDA call: "Test CUDA failure common.cu:1030 'system not yet initialized'"
     _r("cuda_test_failure", "cuda_error", ["CUDA failure"],
        r"Test CUDA failure \S+:\d+ '(?P<cuda_error>[^'\n]+)'",
-       severity="error", attribution="unknown", action="INVESTIGATE", refine="cuda"),
+       refine="cuda"),
     _r("nccl_warn", "nccl_error", ["NCCL WARN"], r"NCCL WARN (?P<text>.+)",
-       severity="warning", attribution="unknown", action="INVESTIGATE"),
+       severity="warning"),
 )
 
 # --- refinement tables -----------------------------------------------------------------------

@@ -41,12 +41,11 @@ class LazyPattern:
     Once compiled, `search` and `findall` (the methods a line's path calls: rows, Dispatch's keyword scan) are the
     compiled pattern's own bound methods: no cost per call; any other attribute goes through `__getattr__`."""
 
-    __slots__ = ("pattern", "flags", "search", "findall", "_re", "_module")
+    __slots__ = ("pattern", "flags", "search", "findall", "_re")
 
-    def __init__(self, pattern: "str | bytes | Callable[[], str]", flags: int = 0, module=re):
-        """`pattern`: the source, or a function giving it (a word trie: derived when first needed too);
-        `module`: what compiles it (re, or an engine with the same `compile`)."""
-        self.pattern, self.flags, self._re, self._module = pattern, flags, None, module
+    def __init__(self, pattern: "str | bytes | Callable[[], str]", flags: int = 0):
+        """`pattern`: the source, or a function giving it (a word trie: derived when first needed too)."""
+        self.pattern, self.flags, self._re = pattern, flags, None
         self.search = self._search
         self.findall = self._findall
 
@@ -54,7 +53,7 @@ class LazyPattern:
         if self._re is None:
             if callable(self.pattern):
                 self.pattern = self.pattern()
-            self._re = self._module.compile(self.pattern, self.flags) if self.flags else self._module.compile(self.pattern)
+            self._re = re.compile(self.pattern, self.flags)
             self.search, self.findall = self._re.search, self._re.findall
         return self._re
 

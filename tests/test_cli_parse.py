@@ -198,3 +198,11 @@ def test_json_lines_are_json_dumps_of_each_finding(fixtures):
     assert len(findings) > 50
     for f in findings:
         assert writer.line(f) == json.dumps(f.to_dict(), ensure_ascii=False, default=str) + "\n"
+
+
+def test_min_severity_choices_are_the_severities():
+    # offline/cli.py spells them out (its options are declared before any parser is imported): the same list
+    from offline.cli import SEVERITY_CHOICES
+    from parsers.kinds import SEVERITIES
+
+    assert SEVERITY_CHOICES == SEVERITIES

@@ -26,6 +26,26 @@ def test_the_table_covers_every_kind_and_every_rule_row_names_one():
     assert {r.kind for r in RULES if r.kind is not None} <= set(BY_NAME)
 
 
+def test_rule_rows_name_severity_attribution_action_only_where_they_differ_from_their_kind():
+    """docs/extending-tables.md: a row gives them only where its line means something else; a row repeating its
+    kind's default would keep the old value when the kind's default changes."""
+    import ast
+    from pathlib import Path
+
+    import parsers.rules
+
+    tree = ast.parse(Path(parsers.rules.__file__).read_text())
+    restated = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "_r" and len(node.args) > 1:
+            row = BY_NAME.get(getattr(node.args[1], "value", None))
+            for kw in node.keywords if row is not None else ():
+                if kw.arg in ("severity", "attribution", "action") and \
+                        getattr(kw.value, "value", None) == getattr(row, kw.arg):
+                    restated.append((node.args[0].value, kw.arg))
+    assert restated == []
+
+
 @pytest.mark.parametrize("row", TABLE, ids=lambda k: k.name)
 def test_each_row_is_complete_and_uses_the_vocabulary(row):
     assert row.wording and row.doc, row.name

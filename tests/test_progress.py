@@ -18,7 +18,7 @@ from agent.metrics import Metrics
 from agent.hangsettings import HangSettings, SettingsError, settings
 from agent.progress import HANG_REASON, RESUMED_REASON, Mark, ProgressTracker
 from agent.sources.podlogs import PodLogSource, PodRef, cri_split
-from parsers.progress import PREFILTER, Progress, recognise
+from parsers.progress import KEYWORDS, PREFILTER, RULES, Progress, recognise
 
 FIX = Path(__file__).parent / "fixtures" / "progress"
 PODS = Path(__file__).parent / "fixtures" / "pods" / "var" / "log" / "pods"
@@ -61,6 +61,13 @@ def test_lines_that_are_not_progress_give_nothing():
     assert recognise("  Total optimization steps = 564") is None
     assert recognise("NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/IPC") is None
     assert PREFILTER.search(b"NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/IPC") is None
+
+
+def test_every_rule_is_reachable_past_the_keyword_prefilter():
+    # a line meets the rules only if it holds one of KEYWORDS: each rule's own keyword must contain one
+    for rule in RULES:
+        assert any(k in rule.keyword for k in KEYWORDS), rule
+        assert PREFILTER.search(rule.keyword.encode()) is not None, rule
 
 
 def test_hf_dicts_without_a_step_are_progress_and_a_mixed_line_counts_once():
