@@ -368,7 +368,6 @@ class _Emulator(kmock.KubernetesEmulator):
         generation = d.watch_generation
         resp = aiohttp.web.StreamResponse(headers={"Content-Type": "application/json"})
         await resp.prepare(request._raw_request)
-        d.watches += 1
 
         def gone(cursor: int) -> list[str]:
             return [json.dumps({"type": "ERROR", "object": {
@@ -415,8 +414,6 @@ class _Emulator(kmock.KubernetesEmulator):
                         cursor = log[min(i + 2000, len(log)) - 1][0]
         except (ConnectionResetError, asyncio.CancelledError):
             pass
-        finally:
-            d.watches -= 1
         return resp
 
     def _dra(self, request) -> aiohttp.web.Response:  # noqa: C901 - discovery and two resources
@@ -576,7 +573,6 @@ class ApiDouble:
             ("", "events"): self.event_store, ("coordination.k8s.io", "leases"): self.leases}
         self.list_snapshots: dict[tuple, list] = {}  # the paged list being read (one at a time)
         self.watch_generation = 0  # cut_watches() ends the streams of an older generation
-        self.watches = 0  # streams open now
         self.bookmark_seconds = 1.0
         self.jobs_created: list[str] = []
         self.jobs_deleted: list[str] = []
