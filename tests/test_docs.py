@@ -72,6 +72,21 @@ def test_readme_conditions_are_the_configured_ones():
     assert healthy == {name: spec["ok_reason"] for name, spec in conditions.items()}
 
 
+def test_the_listener_figures_the_docs_give_are_the_code():
+    from agent import httpserver as h  # noqa: PLC0415
+
+    def page(name: str) -> str:
+        return " ".join((ROOT / "docs" / name).read_text(encoding="utf-8").split())
+
+    conf, security = page("configuration.md"), page("security.md")
+    assert f"at most {h.MAX_CONNECTIONS} held, each at most {h.IDLE_SECONDS:g} s" in conf
+    assert f"head of at most {h.MAX_HEAD >> 10} KiB" in conf
+    assert "one worker renders `/metrics`" in conf and h.WORKERS == 1
+    assert f"closed after {h.IO_SECONDS:g} s" in conf
+    assert f"({h.SEND_BUFFER >> 10} KiB kernel buffer each, closed after {h.IO_SECONDS:g} s unread)" in security
+    assert f"at most {h.MAX_CONNECTIONS} connections are held" in security
+
+
 def test_missing_nav_pages_are_dropped():
     hook = _hook()
     nav = [{"Home": "index.md"}, {"Later": "not-yet.md"}, {"Section": [{"Gone": "gone.md"}]},
