@@ -189,19 +189,6 @@ def _selects(selector: str, labels: dict[str, str]) -> bool:
     return True
 
 
-def _fields(selector: str, pod: dict) -> bool:
-    """The field selectors the fabric check uses: spec.nodeName and status.phase (= and !=)."""
-    where = {"spec.nodeName": pod["spec"].get("nodeName", ""), "status.phase": pod["status"].get("phase", "")}
-    for term in filter(None, (t.strip() for t in selector.split(","))):
-        neg = "!=" in term
-        key, value = term.split("!=" if neg else "=", 1)
-        if key.rstrip("=") not in where:
-            raise ValueError(f"field selector {key!r} not served by the double")
-        if (where[key.rstrip("=")] == value.lstrip("=")) == neg:
-            return False
-    return True
-
-
 class _Emulator(kmock.KubernetesEmulator):
     def __attrs_post_init__(self) -> None:
         super().__attrs_post_init__()
@@ -381,7 +368,6 @@ class _Emulator(kmock.KubernetesEmulator):
         generation = d.watch_generation
         resp = aiohttp.web.StreamResponse(headers={"Content-Type": "application/json"})
         await resp.prepare(request._raw_request)
-        d.watches += 1
 
         def gone(cursor: int) -> list[str]:
             return [json.dumps({"type": "ERROR", "object": {
@@ -428,8 +414,6 @@ class _Emulator(kmock.KubernetesEmulator):
                         cursor = log[min(i + 2000, len(log)) - 1][0]
         except (ConnectionResetError, asyncio.CancelledError):
             pass
-        finally:
-            d.watches -= 1
         return resp
 
     def _dra(self, request) -> aiohttp.web.Response:  # noqa: C901 - discovery and two resources
@@ -530,9 +514,8 @@ class _Emulator(kmock.KubernetesEmulator):
                 return _status(405, "MethodNotAllowed", method)
             if name is None:
                 sel, fields = request.params.get("labelSelector", ""), request.params.get("fieldSelector", "")
-                return _list_of("v1", "PodList", d.rv, [
-                    p for (n, _), p in sorted(d.pods.items()) if (ns is None or n == ns)
-                    and _selects(sel, p["metadata"].get("labels", {})) and _fields(fields, p)])
+                return _list_of("v1", "PodList", d.rv,
+                                [p for _, p in sorted(d.pods.items()) if d.pods.matches(p, ns, sel, fields)])
             pod = d.pods.get((ns, name))
             if pod is None:
                 return _status(404, "NotFound", f'pods "{name}" not found')
@@ -590,7 +573,6 @@ class ApiDouble:
             ("", "events"): self.event_store, ("coordination.k8s.io", "leases"): self.leases}
         self.list_snapshots: dict[tuple, list] = {}  # the paged list being read (one at a time)
         self.watch_generation = 0  # cut_watches() ends the streams of an older generation
-        self.watches = 0  # streams open now
         self.bookmark_seconds = 1.0
         self.jobs_created: list[str] = []
         self.jobs_deleted: list[str] = []

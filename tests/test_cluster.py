@@ -318,6 +318,23 @@ def test_only_the_leader_writes_and_a_standby_takes_over():
             assert len(incidents(api)) == 1
 
 
+def test_a_leader_that_cannot_renew_within_the_deadline_gives_up():
+    """docs/cluster.md: a leader that cannot renew its Lease within the renew deadline (2 s here) stops leading
+    and its run ends as lost (the command exits 1 and restarts as a standby)."""
+    with ApiDouble() as api:
+        gang(api)
+        with controller(api) as c:
+            wait_until(lambda: c.ready.is_set(), "leads and synced")
+            t0 = time.monotonic()
+            api.set_fault(status=503)
+            wait_until(lambda: c.lost.is_set(), "lease lost", timeout=10)
+            took = time.monotonic() - t0
+            assert c.s.renew_deadline - c.s.retry_period <= took < 10, took
+            assert not c.lease.leading and c.stop.is_set()
+            wait_until(lambda: c.metrics.registry.get_sample_value("gpu_npd_cluster_leader") == 0, "gauge cleared")
+            api.set_fault()
+
+
 def test_a_deleted_owner_closes_its_incident():
     with ApiDouble() as api:
         gang(api)

@@ -72,6 +72,39 @@ def test_readme_conditions_are_the_configured_ones():
     assert healthy == {name: spec["ok_reason"] for name, spec in conditions.items()}
 
 
+def test_the_listener_figures_the_docs_give_are_the_code():
+    from agent import httpserver as h  # noqa: PLC0415
+
+    def page(name: str) -> str:
+        return " ".join((ROOT / "docs" / name).read_text(encoding="utf-8").split())
+
+    conf, security = page("configuration.md"), page("security.md")
+    assert f"at most {h.MAX_CONNECTIONS} held, each at most {h.IDLE_SECONDS:g} s" in conf
+    assert f"head of at most {h.MAX_HEAD >> 10} KiB" in conf
+    assert "one worker renders `/metrics`" in conf and h.WORKERS == 1
+    assert f"closed after {h.IO_SECONDS:g} s" in conf
+    assert f"({h.SEND_BUFFER >> 10} KiB kernel buffer each, closed after {h.IO_SECONDS:g} s unread)" in security
+    assert f"at most {h.MAX_CONNECTIONS} connections are held" in security
+
+
+_TOP = "agent|bench|cluster|deploy|fabric|gpunpd|kubeapi|offline|parsers|tests|tests_image|triage"
+_NAMED_FILE = re.compile(rf"\b((?:{_TOP})/[\w./-]+\.(?:py|yaml|proto))((?:`?, `?::\w+|::\w+)*)")
+
+
+def test_files_and_tests_the_docs_name_exist():
+    """A page that points at a file or a test (`tests/test_x.py::test_y`, as the evidence of a claim) points at
+    one that is there (the CHANGELOG may name what is gone)."""
+    missing = []
+    for page in [README, *sorted((ROOT / "docs").glob("*.md"))]:
+        for path, tests in _NAMED_FILE.findall(page.read_text(encoding="utf-8")):
+            if not (ROOT / path).exists():
+                missing.append(f"{page.name}: {path}")
+                continue
+            missing += [f"{page.name}: {path}::{t}" for t in re.findall(r"::(\w+)", tests)
+                        if f"def {t}(" not in (ROOT / path).read_text(encoding="utf-8")]
+    assert not missing, missing
+
+
 def test_missing_nav_pages_are_dropped():
     hook = _hook()
     nav = [{"Home": "index.md"}, {"Later": "not-yet.md"}, {"Section": [{"Gone": "gone.md"}]},

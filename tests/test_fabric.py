@@ -84,8 +84,7 @@ HOSTILE = [
 @pytest.mark.parametrize("text", HOSTILE)
 def test_numbers_that_are_no_numbers_are_no_result(text):
     """One unparsable or infinite figure is no measurement (a 400-digit bandwidth was Infinity, and passed)."""
-    got = parse_output(text)
-    assert got is None or (0 < got.busbw < 1e6)
+    assert parse_output(text) is None
 
 
 def test_our_torch_benchmark_prints_what_the_parser_reads():
