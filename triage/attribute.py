@@ -31,6 +31,7 @@ from typing import Callable, Iterable, Sequence
 
 from parsers import xid_info
 from parsers.finding import SEVERITY_RANK
+from parsers.kinds import TABLE as KIND_TABLE
 
 from .clock import SKEW
 from .model import Evidence, Incident, Root
@@ -48,8 +49,12 @@ KIND_CATEGORY = {
     "hung_task": "infrastructure",
 }
 ATTRIBUTION_CATEGORY = {"hardware": "hardware", "driver": "hardware", "fabric": "fabric", "application": "application"}
-NODE_FAULT_KINDS = frozenset({"xid", "sxid", "fallen_off_bus", "gpu_reset_required", "nvlink", "pcie_aer",
-                              "kernel_oops", "ib_link", "nic_error", "peermem_error"})
+# Node faults: the kinds of a fault of a device of the node (the kind table's `device`: GPU, NVSwitch, NIC, port,
+# PCIe device; an error by default, not a notice such as a GPU reset), and the GPU / NIC driver modules' faults,
+# which name no device
+NODE_FAULT_KINDS = frozenset({k.name for k in KIND_TABLE
+                              if k.device and SEVERITY_RANK[k.severity] >= SEVERITY_RANK["error"]}
+                             | {"kernel_oops", "peermem_error"})
 # Symptoms: what a failure elsewhere makes a healthy rank print
 SYMPTOM_KINDS = frozenset({"nccl_timeout", "nccl_progress", "nccl_hang", "nccl_remote_error", "ib_completion_error",
                            "store_error", "nccl_error"})
