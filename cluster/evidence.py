@@ -27,6 +27,7 @@ from typing import Any, Iterable, Mapping
 from parsers import Classifier
 from parsers.kinds import TABLE as KIND_TABLE
 from triage import Evidence
+from triage.attribute import NODE_FAULT_KINDS
 
 AGENT_COMPONENT = "gpu-npd"  # source.component of the node agents' Events
 REPAIR_ANNOTATION = "gpu-npd.io/repair"
@@ -132,8 +133,7 @@ class Reader:
                    severity: str) -> Evidence | None:
         text = KERNEL_TEXT.match(message)
         finding = self._classify(text.group(1)) if text else None
-        if finding is not None and finding.kind in ("xid", "sxid", "fallen_off_bus", "gpu_reset_required", "nvlink",
-                                                    "pcie_aer", "ib_link", "nic_error", "kernel_oops"):
+        if finding is not None and finding.kind in NODE_FAULT_KINDS:
             e = Evidence.from_finding(finding, host=host, time=when, text=message[:TEXT])
         else:
             for pattern, kind, attribution in NODE_REASONS:
