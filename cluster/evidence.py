@@ -24,6 +24,7 @@ import re
 from datetime import datetime, timezone
 from typing import Any, Iterable, Mapping
 
+from agent.workloads import CUDA_REASONS
 from parsers import Classifier
 from parsers.kinds import TABLE as KIND_TABLE
 from triage import Evidence
@@ -37,10 +38,9 @@ GPU = re.compile(r"\bon GPU (?:(\d+) \()?((?:[0-9a-fA-F]{4,8}:)?[0-9a-fA-F]{2}:[
 KERNEL_TEXT = re.compile(r"^(.*?)(?: \[[^\]]*\])?\. Recommended action: \S+$", re.S)  # the problem's text
 
 # Pod Event reason -> kind: the workload kinds' reasons (parsers/kinds.py) and the CUDA errors' refined ones
-# (agent/workloads.py CUDA_REASONS), read the other way
+# (agent/workloads.py CUDA_REASONS, which words them), read the other way
 POD_REASON_KINDS = {**{k.reason: k.name for k in KIND_TABLE if k.workload},
-                    "CUDAIllegalAddress": "cuda_error", "CUDAUncorrectableECC": "cuda_error",
-                    "CUDALaunchFailure": "cuda_error"}
+                    **{reason: "cuda_error" for reason in CUDA_REASONS.values()}}
 HARDWARE_CUDA = {"CUDAUncorrectableECC"}
 # Node problem reason (Event or condition) -> (kind, attribution) when the text says no more
 NODE_REASONS: tuple[tuple[re.Pattern, str, str], ...] = (
