@@ -35,7 +35,8 @@ REPAIR_ANNOTATION = "gpu-npd.io/repair"
 EXCERPT = re.compile(r' Container output: "(.*)"$', re.S)
 RANKS = re.compile(r" on (?:rank (\d+)|\d+ ranks \(([\d,]+)(?:\.\.\.)?\))")
 GPU = re.compile(r"\bon GPU (?:(\d+) \()?((?:[0-9a-fA-F]{4,8}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}(?:\.[0-7])?)\)?")
-KERNEL_TEXT = re.compile(r"^(.*?)(?: \[[^\]]*\])?\. Recommended action: \S+$", re.S)  # the problem's text
+# the problem's text (agent/health.py _message; a condition adds " (+N more problems)" when others stand)
+KERNEL_TEXT = re.compile(r"^(.*?)(?: \[[^\]]*\])?\. Recommended action: \S+(?: \(\+\d+ more problems?\))?$", re.S)
 
 # Pod Event reason -> kind: the workload kinds' reasons (parsers/kinds.py) and the CUDA errors' refined ones
 # (agent/workloads.py CUDA_REASONS, which words them), read the other way
