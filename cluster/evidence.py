@@ -43,17 +43,19 @@ KERNEL_TEXT = re.compile(r"^(.*?)(?: \[[^\]]*\])?\. Recommended action: \S+(?: \
 POD_REASON_KINDS = {**{k.reason: k.name for k in KIND_TABLE if k.workload},
                     **{reason: "cuda_error" for reason in CUDA_REASONS.values()}}
 HARDWARE_CUDA = {"CUDAUncorrectableECC"}
-# Node problem reason (Event or condition) -> (kind, attribution) when the text says no more
+# Node problem reason (Event or condition) -> (kind, attribution) when the text says no more: the Xid / SXid
+# reasons, the telemetry rules' (agent/sample_rules.yaml), then each node fault kind's own reasons
+# (parsers/kinds.py: the kind's and its condition rules', e.g. PCIeFatalError, NICFirmwareError)
 NODE_REASONS: tuple[tuple[re.Pattern, str, str], ...] = (
     (re.compile(r"^Xid(\d+)"), "xid", "hardware"),
     (re.compile(r"^SXid(\d+)"), "sxid", "fabric"),
-    (re.compile(r"^(GPULost|GPUFallenOffBus|NVMLTimeout)$"), "fallen_off_bus", "hardware"),
-    (re.compile(r"^GPUResetRequired$"), "gpu_reset_required", "hardware"),
+    (re.compile(r"^(GPULost|NVMLTimeout)$"), "fallen_off_bus", "hardware"),
     (re.compile(r"^(UncorrectableECCError|RowRemapFailure|DriverRecoveryAction)$"), "xid", "hardware"),
     (re.compile(r"^NVLink"), "nvlink", "hardware"),
-    (re.compile(r"^(IBPortDown|IBLinkDowned|LinkFlapping)$"), "ib_link", "fabric"),
-    (re.compile(r"^PCIeAER"), "pcie_aer", "hardware"),
-)
+    (re.compile(r"^(IBLinkDowned|LinkFlapping)$"), "ib_link", "fabric"),
+) + tuple((re.compile(re.escape(reason) + "$"), k.name, k.attribution)
+          for k in KIND_TABLE if k.name in NODE_FAULT_KINDS
+          for reason in dict.fromkeys((k.reason, *(r.reason for r in k.raises if r.reason))) if "<code>" not in reason)
 # gpu-npd's node conditions that say a job on the node can break, and how bad
 FAULT_CONDITIONS = {"GPUUnhealthy": "fatal", "NVLinkUnhealthy": "error", "InfiniBandUnhealthy": "error",
                     "PCIeUnhealthy": "error"}
