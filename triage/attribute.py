@@ -34,7 +34,7 @@ from parsers.finding import SEVERITY_RANK
 from parsers.kinds import TABLE as KIND_TABLE
 
 from .clock import SKEW
-from .model import Evidence, Incident, Root
+from .model import Evidence, Incident, Root, _int
 
 DEFAULT_WINDOW = 600.0  # seconds a node fault may precede the job's first failure it explains
 
@@ -150,10 +150,6 @@ class Job:
             return True
         t = _ts(e)
         return self.first_failure - self.window <= t <= (self.last_failure or t) + SKEW
-
-
-def _int(value) -> int | None:
-    return int(value) if value is not None and str(value).isdigit() else None
 
 
 def _bare(address: str) -> str:
