@@ -394,6 +394,14 @@ def test_node_faults_are_the_device_faults_and_the_driver_modules():
     assert not is_node_fault(Evidence("gpu_reset", "info", "driver", None, "n", pci="0000:5d:00"))
 
 
+def test_a_reason_names_a_fault_as_the_kind_table_words_it():
+    nvlink = Evidence("nvlink", "error", "hardware", None, "node-b", pci="0000:5d:00")
+    timeouts = [Evidence("nccl_timeout", "error", "unknown", None, f"node-{h}", rank=r, seq=7) for r, h in
+                enumerate("ab")]
+    first = attribute([nvlink, *timeouts])[0]
+    assert first.rule == "node_fault" and first.reason.startswith("NVLink error on node-b is a hardware fault")
+
+
 def test_incident_refuses_an_unknown_category():
     with pytest.raises(ValueError):
         Incident("cosmic-rays", Root(), (), "", "x", "y")

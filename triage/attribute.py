@@ -31,6 +31,7 @@ from typing import Callable, Iterable, Sequence
 
 from parsers import xid_info
 from parsers.finding import SEVERITY_RANK
+from parsers.correlate import WHAT as KIND_WORDING
 from parsers.kinds import TABLE as KIND_TABLE
 
 from .clock import SKEW
@@ -484,15 +485,14 @@ def _at(e: Evidence) -> str:
     return e.time.strftime(" at %Y-%m-%d %H:%M:%S UTC") if e.time else ""
 
 
-WHAT = {"xid": lambda e: f"Xid {e.xid}", "sxid": lambda e: f"SXid {e.sxid}",
-        "fallen_off_bus": lambda e: "GPU fallen off the bus", "ib_link": lambda e: "IB link down",
+# How a line is named in a reason where its kind's wording (parsers/kinds.py) says too little: its code, its text
+WHAT = {"xid": lambda e: f"Xid {e.xid}", "sxid": lambda e: f"SXid {e.sxid}", "ib_link": lambda e: "IB link down",
         "exception": lambda e: str(e.details.get("exception", "exception")),
         "cuda_error": lambda e: f"CUDA error '{e.details.get('cuda_error', '')}'",
         "rank_exit": lambda e: f"exit ({'signal ' + str(e.signal) if e.signal else 'code ' + str(e.exit_code)})",
-        "nccl_timeout": lambda e: "NCCL watchdog timeout", "cuda_oom": lambda e: "CUDA out of memory",
         "oom_kill": lambda e: "host OOM kill", "job_ended": lambda e: f"job ended ({e.details.get('why') or 'cancelled'})"}
 
 
 def _what(e: Evidence) -> str:
     f = WHAT.get(e.kind)
-    return f(e) if f else e.kind.replace("_", " ")
+    return f(e) if f else KIND_WORDING.get(e.kind) or e.kind.replace("_", " ")
