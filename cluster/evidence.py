@@ -24,34 +24,38 @@ import re
 from datetime import datetime, timezone
 from typing import Any, Iterable, Mapping
 
+from agent.workloads import CUDA_REASONS
 from parsers import Classifier
 from parsers.kinds import TABLE as KIND_TABLE
 from triage import Evidence
+from triage.attribute import NODE_FAULT_KINDS
 
 AGENT_COMPONENT = "gpu-npd"  # source.component of the node agents' Events
 REPAIR_ANNOTATION = "gpu-npd.io/repair"
 EXCERPT = re.compile(r' Container output: "(.*)"$', re.S)
 RANKS = re.compile(r" on (?:rank (\d+)|\d+ ranks \(([\d,]+)(?:\.\.\.)?\))")
 GPU = re.compile(r"\bon GPU (?:(\d+) \()?((?:[0-9a-fA-F]{4,8}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}(?:\.[0-7])?)\)?")
-KERNEL_TEXT = re.compile(r"^(.*?)(?: \[[^\]]*\])?\. Recommended action: \S+$", re.S)  # the problem's text
+# the problem's text (agent/health.py _message; a condition adds " (+N more problems)" when others stand)
+KERNEL_TEXT = re.compile(r"^(.*?)(?: \[[^\]]*\])?\. Recommended action: \S+(?: \(\+\d+ more problems?\))?$", re.S)
 
 # Pod Event reason -> kind: the workload kinds' reasons (parsers/kinds.py) and the CUDA errors' refined ones
-# (agent/workloads.py CUDA_REASONS), read the other way
+# (agent/workloads.py CUDA_REASONS, which words them), read the other way
 POD_REASON_KINDS = {**{k.reason: k.name for k in KIND_TABLE if k.workload},
-                    "CUDAIllegalAddress": "cuda_error", "CUDAUncorrectableECC": "cuda_error",
-                    "CUDALaunchFailure": "cuda_error"}
+                    **{reason: "cuda_error" for reason in CUDA_REASONS.values()}}
 HARDWARE_CUDA = {"CUDAUncorrectableECC"}
-# Node problem reason (Event or condition) -> (kind, attribution) when the text says no more
+# Node problem reason (Event or condition) -> (kind, attribution) when the text says no more: the Xid / SXid
+# reasons, the telemetry rules' (agent/sample_rules.yaml), then each node fault kind's own reasons
+# (parsers/kinds.py: the kind's and its condition rules', e.g. PCIeFatalError, NICFirmwareError)
 NODE_REASONS: tuple[tuple[re.Pattern, str, str], ...] = (
     (re.compile(r"^Xid(\d+)"), "xid", "hardware"),
     (re.compile(r"^SXid(\d+)"), "sxid", "fabric"),
-    (re.compile(r"^(GPULost|GPUFallenOffBus|NVMLTimeout)$"), "fallen_off_bus", "hardware"),
-    (re.compile(r"^GPUResetRequired$"), "gpu_reset_required", "hardware"),
+    (re.compile(r"^(GPULost|NVMLTimeout)$"), "fallen_off_bus", "hardware"),
     (re.compile(r"^(UncorrectableECCError|RowRemapFailure|DriverRecoveryAction)$"), "xid", "hardware"),
     (re.compile(r"^NVLink"), "nvlink", "hardware"),
-    (re.compile(r"^(IBPortDown|IBLinkDowned|LinkFlapping)$"), "ib_link", "fabric"),
-    (re.compile(r"^PCIeAER"), "pcie_aer", "hardware"),
-)
+    (re.compile(r"^(IBLinkDowned|LinkFlapping)$"), "ib_link", "fabric"),
+) + tuple((re.compile(re.escape(reason) + "$"), k.name, k.attribution)
+          for k in KIND_TABLE if k.name in NODE_FAULT_KINDS
+          for reason in dict.fromkeys((k.reason, *(r.reason for r in k.raises if r.reason))) if "<code>" not in reason)
 # gpu-npd's node conditions that say a job on the node can break, and how bad
 FAULT_CONDITIONS = {"GPUUnhealthy": "fatal", "NVLinkUnhealthy": "error", "InfiniBandUnhealthy": "error",
                     "PCIeUnhealthy": "error"}
@@ -132,8 +136,7 @@ class Reader:
                    severity: str) -> Evidence | None:
         text = KERNEL_TEXT.match(message)
         finding = self._classify(text.group(1)) if text else None
-        if finding is not None and finding.kind in ("xid", "sxid", "fallen_off_bus", "gpu_reset_required", "nvlink",
-                                                    "pcie_aer", "ib_link", "nic_error", "kernel_oops"):
+        if finding is not None and finding.kind in NODE_FAULT_KINDS:
             e = Evidence.from_finding(finding, host=host, time=when, text=message[:TEXT])
         else:
             for pattern, kind, attribution in NODE_REASONS:

@@ -35,7 +35,7 @@ class LeaseLock:
         self.duration, self.renew_deadline, self.retry = duration, renew_deadline, retry
         self.request_timeout, self.clock = request_timeout, clock
         self.leading = False
-        self._observed: tuple[str, float] | None = None  # (holder, renewTime as we first saw it, local clock)
+        self._observed: tuple[str, float] | None = None  # ("holder|renewTime" last seen, our clock when first seen)
         self._last_renew = 0.0
 
     def _read(self) -> dict | None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from prometheus_client import CollectorRegistry, Counter, Gauge
 
-CATEGORIES = ("hardware", "fabric", "application", "infrastructure", "undetermined")
+from triage import CATEGORIES
 
 
 class Metrics:

@@ -13,6 +13,11 @@ from typing import Any, Mapping
 JOB_LABEL = "gpu-npd.io/job"  # a user's override: pods with the same value (per namespace) are one job
 
 
+def _group(api_version: str) -> str:
+    """The API group of an apiVersion ("" for the core group's "v1")."""
+    return api_version.rpartition("/")[0]
+
+
 @dataclass(frozen=True, slots=True)
 class OwnerKind:
     kind: str
@@ -26,7 +31,7 @@ class OwnerKind:
 
     @property
     def group(self) -> str:
-        return self.api_version.rpartition("/")[0]
+        return _group(self.api_version)
 
 
 # Highest first: a JobSet's pods also carry the labels of the batch Job it made; the JobSet is the job.
@@ -124,7 +129,3 @@ def _pod_owner(meta: Mapping[str, Any], refs: list, ns: str) -> Owner:
     if ref is not None and ref.get("name") and ref.get("kind"):
         return Owner(ref.get("apiVersion", "v1"), ref["kind"], ns, ref["name"], ref.get("uid", ""))
     return Owner("v1", "Pod", ns, meta.get("name", ""), meta.get("uid", ""))
-
-
-def _group(api_version: str) -> str:
-    return api_version.rpartition("/")[0]

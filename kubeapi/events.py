@@ -8,7 +8,7 @@ import threading
 import time
 from collections import OrderedDict
 from datetime import datetime, timezone
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable
 
 
@@ -40,7 +40,6 @@ class _Agg:
     count: int = 0  # occurrences so far
     written: int = 0  # occurrences the API already shows
     name: str | None = None  # the Event object once created
-    extra: dict[str, Any] = field(default_factory=dict)
     fixed_name: str | None = None  # the caller's name for the Event (stable across restarts), else a digest
     annotations: dict[str, str] | None = None
 

@@ -123,6 +123,18 @@ def test_a_node_event_and_a_standing_condition_are_the_same_node_fault():
             "lastTransitionTime": "2024-07-25T06:36:02Z"}
     c = Reader().condition("node-b", cond)
     assert (c.kind, c.xid, c.pci, c.gpu) == ("xid", 79, "0000:5d:00", 3)
+    # a condition with other problems standing (agent/health.py adds how many): its line is read again all the same
+    aer = {"type": "PCIeUnhealthy", "status": "True", "reason": "PCIeFatalError",
+           "message": "pcie_aer on device 0000:5d:00.0: pcieport 0000:00:03.0: AER: Uncorrected (Fatal) error "
+                      "received: 0000:5d:00.0. Recommended action: INVESTIGATE (+2 more problems)"}
+    more = Reader().condition("node-b", aer)
+    assert (more.kind, more.severity, more.pci) == ("pcie_aer", "fatal", "0000:5d:00")
+    # a text no rule reads (cut short, say): the reason alone, the kind's own (parsers/kinds.py) or telemetry's
+    for reason, kind in (("PCIeFatalError", "pcie_aer"), ("NICFirmwareError", "nic_error"),
+                         ("GPUFallenOffBus", "fallen_off_bus"), ("GPULost", "fallen_off_bus"),
+                         ("IBPortDown", "ib_link")):
+        bare = Reader().condition("node-b", {**aer, "reason": reason, "message": "something…"})
+        assert (bare.kind, bare.host, bare.details["reason"]) == (kind, "node-b", reason)
     assert Reader().condition("node-b", {**cond, "status": "False"}) is None
 
 

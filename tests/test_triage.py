@@ -382,6 +382,26 @@ def test_rules_are_a_table():
         "undetermined"]
 
 
+def test_node_faults_are_the_device_faults_and_the_driver_modules():
+    """NODE_FAULT_KINDS comes from the kind table (a device, an error by default) plus the driver modules' kinds:
+    these and no other kind of the table make a node fault; a GPU reset (a notice) never does."""
+    from parsers.kinds import TABLE
+    from triage import is_node_fault
+    faults = {k.name for k in TABLE
+              if is_node_fault(Evidence(k.name, "error", "unknown", None, "n", details={"state": "down"}))}
+    assert faults == {"xid", "sxid", "fallen_off_bus", "gpu_reset_required", "nvlink", "pcie_aer", "kernel_oops",
+                      "ib_link", "nic_error", "peermem_error"}
+    assert not is_node_fault(Evidence("gpu_reset", "info", "driver", None, "n", pci="0000:5d:00"))
+
+
+def test_a_reason_names_a_fault_as_the_kind_table_words_it():
+    nvlink = Evidence("nvlink", "error", "hardware", None, "node-b", pci="0000:5d:00")
+    timeouts = [Evidence("nccl_timeout", "error", "unknown", None, f"node-{h}", rank=r, seq=7) for r, h in
+                enumerate("ab")]
+    first = attribute([nvlink, *timeouts])[0]
+    assert first.rule == "node_fault" and first.reason.startswith("NVLink error on node-b is a hardware fault")
+
+
 def test_incident_refuses_an_unknown_category():
     with pytest.raises(ValueError):
         Incident("cosmic-rays", Root(), (), "", "x", "y")

@@ -31,9 +31,11 @@ from typing import Callable, Iterable, Sequence
 
 from parsers import xid_info
 from parsers.finding import SEVERITY_RANK
+from parsers.correlate import WHAT as KIND_WORDING
+from parsers.kinds import TABLE as KIND_TABLE
 
 from .clock import SKEW
-from .model import Evidence, Incident, Root
+from .model import Evidence, Incident, Root, _int
 
 DEFAULT_WINDOW = 600.0  # seconds a node fault may precede the job's first failure it explains
 
@@ -48,8 +50,12 @@ KIND_CATEGORY = {
     "hung_task": "infrastructure",
 }
 ATTRIBUTION_CATEGORY = {"hardware": "hardware", "driver": "hardware", "fabric": "fabric", "application": "application"}
-NODE_FAULT_KINDS = frozenset({"xid", "sxid", "fallen_off_bus", "gpu_reset_required", "nvlink", "pcie_aer",
-                              "kernel_oops", "ib_link", "nic_error", "peermem_error"})
+# Node faults: the kinds of a fault of a device of the node (the kind table's `device`: GPU, NVSwitch, NIC, port,
+# PCIe device; an error by default, not a notice such as a GPU reset), and the GPU / NIC driver modules' faults,
+# which name no device
+NODE_FAULT_KINDS = frozenset({k.name for k in KIND_TABLE
+                              if k.device and SEVERITY_RANK[k.severity] >= SEVERITY_RANK["error"]}
+                             | {"kernel_oops", "peermem_error"})
 # Symptoms: what a failure elsewhere makes a healthy rank print
 SYMPTOM_KINDS = frozenset({"nccl_timeout", "nccl_progress", "nccl_hang", "nccl_remote_error", "ib_completion_error",
                            "store_error", "nccl_error"})
@@ -145,10 +151,6 @@ class Job:
             return True
         t = _ts(e)
         return self.first_failure - self.window <= t <= (self.last_failure or t) + SKEW
-
-
-def _int(value) -> int | None:
-    return int(value) if value is not None and str(value).isdigit() else None
 
 
 def _bare(address: str) -> str:
@@ -483,15 +485,14 @@ def _at(e: Evidence) -> str:
     return e.time.strftime(" at %Y-%m-%d %H:%M:%S UTC") if e.time else ""
 
 
-WHAT = {"xid": lambda e: f"Xid {e.xid}", "sxid": lambda e: f"SXid {e.sxid}",
-        "fallen_off_bus": lambda e: "GPU fallen off the bus", "ib_link": lambda e: "IB link down",
+# How a line is named in a reason where its kind's wording (parsers/kinds.py) says too little: its code, its text
+WHAT = {"xid": lambda e: f"Xid {e.xid}", "sxid": lambda e: f"SXid {e.sxid}", "ib_link": lambda e: "IB link down",
         "exception": lambda e: str(e.details.get("exception", "exception")),
         "cuda_error": lambda e: f"CUDA error '{e.details.get('cuda_error', '')}'",
         "rank_exit": lambda e: f"exit ({'signal ' + str(e.signal) if e.signal else 'code ' + str(e.exit_code)})",
-        "nccl_timeout": lambda e: "NCCL watchdog timeout", "cuda_oom": lambda e: "CUDA out of memory",
         "oom_kill": lambda e: "host OOM kill", "job_ended": lambda e: f"job ended ({e.details.get('why') or 'cancelled'})"}
 
 
 def _what(e: Evidence) -> str:
     f = WHAT.get(e.kind)
-    return f(e) if f else e.kind.replace("_", " ")
+    return f(e) if f else KIND_WORDING.get(e.kind) or e.kind.replace("_", " ")

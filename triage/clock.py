@@ -24,8 +24,6 @@ from typing import Iterable
 from .model import Evidence
 
 SKEW = 5.0  # seconds two hosts' clocks may disagree (NTP); stamps closer than this are simultaneous
-_MON = {m: i for i, m in enumerate(("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov",
-                                    "Dec"), start=1)}
 
 # (regex searched near the start of the message, has a year); groups: Y m d H M S frac
 _STAMPS: tuple[tuple[re.Pattern, bool], ...] = (

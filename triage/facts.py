@@ -50,6 +50,8 @@ def _f(name, kind, keywords, pattern, severity="error", flags=0) -> Fact:
 SIGNALS = {1: "SIGHUP", 2: "SIGINT", 4: "SIGILL", 6: "SIGABRT", 7: "SIGBUS", 8: "SIGFPE", 9: "SIGKILL",
            11: "SIGSEGV", 13: "SIGPIPE", 15: "SIGTERM"}
 SIGNAL_NUMBERS = {name: number for number, name in SIGNALS.items()}
+# how srun and Python's faulthandler word a death by a signal
+SIGNAL_WORDS = {"Killed": 9, "Terminated": 15, "Aborted": 6, "Segmentation fault": 11, "Bus error": 7}
 
 FACTS: tuple[Fact, ...] = (
     # torch.distributed.elastic (torchrun, accelerate, every era): "failed (exitcode: -9) local_rank: 5 (pid: 2630)
@@ -172,14 +174,14 @@ def _groups(fact: Fact, m: re.Match) -> dict:
             del g["signal"]
     if fact.name == "srun_task":
         how = g.get("how", "")
-        sig = {"Killed": 9, "Terminated": 15, "Aborted": 6, "Segmentation fault": 11, "Bus error": 7}.get(how)
+        sig = SIGNAL_WORDS.get(how)
         if sig:
             g["signal"] = str(sig)
         tasks = g.get("tasks", "")
         if tasks.isdigit():
             g["rank"] = tasks
     if fact.name == "signal_received" and g.get("fatal"):
-        g["signal"] = str({"Segmentation fault": 11, "Aborted": 6, "Bus error": 7}[g["fatal"]])
+        g["signal"] = str(SIGNAL_WORDS[g["fatal"]])
     if fact.kind == "rank_exit" and "exit_code" in g and "signal" not in g:
         code = int(g["exit_code"])
         if code < 0:  # Python's subprocess: -N is "killed by signal N"

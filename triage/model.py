@@ -70,16 +70,6 @@ class Evidence:
             text=(text if text is not None else f.message)[:TEXT_MAX], seq=_int(seq), op=d.get("op"),
             timeout_ms=_int(timeout), peer=f.peer, xid=f.xid, sxid=f.sxid, details=dict(d), **extra)
 
-    def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {}
-        for name in self.__slots__:  # type: ignore[attr-defined]
-            value = getattr(self, name)
-            if value is None or (name == "details" and not value):
-                continue
-            out[name] = value.isoformat() if isinstance(value, datetime) else (
-                dict(value) if name == "details" else value)
-        return out
-
 
 TEXT_MAX = 400
 

@@ -115,7 +115,8 @@ def _rows_by_first(rows) -> tuple[dict, tuple]:
     by_first: dict[str, list] = {}
     anywhere = []
     for row in rows:
-        first = {"mpi_tag": "[", "torchrun_role": "[", "torch_rank": "[", "ray": "(", "ucx": "["}.get(row[0])
+        pattern = row[1].pattern
+        first = pattern[1] if pattern[:1] == "\\" and pattern[1:2] in ("[", "(") else None  # an escaped [ or (
         if first is None:
             anywhere.append(row)
         else:

@@ -212,15 +212,12 @@ class FileReader:
         return Evidence(kind=fact.kind, severity=fact.severity, attribution="unknown", details=details, **base)
 
     def _exception(self, n, line, rest, origin, key, m) -> Evidence | None:
-        etype, message = m.group("type"), (m.group("message") or "")
-        if CONSEQUENCE_EXCEPTIONS.search(etype) or CONSEQUENCE_EXCEPTIONS.search(message[:300]):
-            consequence = True
-        else:
-            consequence = False
         # the parsers know CUDA errors and OOMs by their text: those are theirs
         finding = self.classifier.classify(rest, file=self.name, lineno=n)
         if finding is not None and finding.kind != "unclassified" and not finding.details.get("consequence"):
             return self._from_finding(n, line, rest, origin, key, finding)
+        etype, message = m.group("type"), (m.group("message") or "")
+        consequence = bool(CONSEQUENCE_EXCEPTIONS.search(etype) or CONSEQUENCE_EXCEPTIONS.search(message[:300]))
         base = self._base(n, line, rest, origin, key)
         base["details"].update(exception=etype, message=message[:200], consequence=consequence)
         return Evidence(kind="exception", severity="warning" if consequence else "error",
