@@ -14,7 +14,7 @@ from typing import Callable
 
 from parsers import Cause, Finding, cause_of, explain, likely_cause
 from parsers.correlate import Ranks
-from parsers.kinds import TABLE as KINDS
+from parsers.kinds import CUDA_REASONS, TABLE as KINDS
 
 from parsers.model import PodEvent, PodRef, Problem
 
@@ -22,11 +22,6 @@ from .health import xid_reason
 
 # finding kind -> Pod Event reason: a workload kind's own (parsers/kinds.py); CUDA errors refined by their text
 EVENT_REASONS = {k.name: k.reason for k in KINDS if k.workload}
-CUDA_REASONS = {"an illegal memory access was encountered": "CUDAIllegalAddress",
-                "cudaErrorIllegalAddress": "CUDAIllegalAddress",
-                "uncorrectable ECC error encountered": "CUDAUncorrectableECC",
-                "cudaErrorECCUncorrectable": "CUDAUncorrectableECC",
-                "unspecified launch failure": "CUDALaunchFailure", "cudaErrorLaunchFailure": "CUDALaunchFailure"}
 _ORDINAL = re.compile(r"(-(worker|master|launcher|rank))?-\d+$")
 
 

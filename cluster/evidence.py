@@ -24,7 +24,6 @@ import re
 from datetime import datetime, timezone
 from typing import Any, Iterable, Mapping
 
-from agent.workloads import CUDA_REASONS
 from parsers import Classifier
 from parsers.kinds import TABLE as KIND_TABLE
 from triage import Evidence
@@ -39,7 +38,7 @@ GPU = re.compile(r"\bon GPU (?:(\d+) \()?((?:[0-9a-fA-F]{4,8}:)?[0-9a-fA-F]{2}:[
 KERNEL_TEXT = re.compile(r"^(.*?)(?: \[[^\]]*\])?\. Recommended action: \S+(?: \(\+\d+ more problems?\))?$", re.S)
 
 # Pod Event reason -> kind: the workload kinds' reasons (parsers/kinds.py) and the CUDA errors' refined ones
-# (agent/workloads.py CUDA_REASONS, which words them), read the other way
+# (parsers/kinds.py CUDA_REASONS, which words them), read the other way
 POD_REASON_KINDS = {**{k.reason: k.name for k in KIND_TABLE if k.workload},
                     **{reason: "cuda_error" for reason in CUDA_REASONS.values()}}
 HARDWARE_CUDA = {"CUDAUncorrectableECC"}

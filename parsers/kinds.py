@@ -182,6 +182,13 @@ BY_NAME: Mapping[str, Kind] = MappingProxyType({k.name: k for k in TABLE})
 assert len(BY_NAME) == len(TABLE), "a kind declared twice"
 
 
+# a CUDA error's Pod Event reason, refined by the error's text (the kind's own reason, CUDAError, otherwise)
+CUDA_REASONS: Mapping[str, str] = MappingProxyType({
+    "an illegal memory access was encountered": "CUDAIllegalAddress", "cudaErrorIllegalAddress": "CUDAIllegalAddress",
+    "uncorrectable ECC error encountered": "CUDAUncorrectableECC", "cudaErrorECCUncorrectable": "CUDAUncorrectableECC",
+    "unspecified launch failure": "CUDALaunchFailure", "cudaErrorLaunchFailure": "CUDALaunchFailure"})
+
+
 def reason_of(name: str, xid: int | None = None, sxid: int | None = None) -> str:
     """The reason a finding of kind `name` (with its Xid / SXid code) gives its problem and Event."""
     if xid is not None:

@@ -122,7 +122,8 @@ def test_pages_the_nav_does_not_name_are_listed_under_more(tmp_path):
 
 
 def test_readme_names_every_pod_event_reason():
-    from agent.workloads import CUDA_REASONS, EVENT_REASONS
+    from agent.workloads import EVENT_REASONS
+    from parsers.kinds import CUDA_REASONS
 
     text = README.read_text(encoding="utf-8")
     missing = {r for r in [*EVENT_REASONS.values(), *CUDA_REASONS.values()] if f"`{r}`" not in text}
