@@ -13,12 +13,10 @@ from datetime import datetime, timezone
 from typing import Callable
 
 from parsers import Cause, Finding, cause_of, explain, likely_cause
+from parsers.catalog import xid_reason
 from parsers.correlate import Ranks
 from parsers.kinds import TABLE as KINDS
-
 from parsers.model import PodEvent, PodRef, Problem
-
-from .health import xid_reason
 
 # finding kind -> Pod Event reason: a workload kind's own (parsers/kinds.py); CUDA errors refined by their text
 EVENT_REASONS = {k.name: k.reason for k in KINDS if k.workload}
