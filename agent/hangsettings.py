@@ -45,7 +45,7 @@ def checked(name: str, block: Any, defaults: dict[str, Any]) -> dict[str, Any]:
         raise SettingsError(f"{name}: expected a mapping, got {block!r}"[:160])
     unknown = set(block) - set(defaults)
     if unknown:
-        raise SettingsError(f"{name}: unknown key {sorted(unknown)[0]!r} (known: {', '.join(defaults)})")
+        raise SettingsError(f"{name}: unknown key {sorted(unknown, key=str)[0]!r} (known: {', '.join(defaults)})")
     values = {**defaults, **block}
     out: dict[str, Any] = {}
     for key, default in defaults.items():
