@@ -184,7 +184,7 @@ def config_group() -> None:
 
 @config_group.command("check")
 @click.option("--config", "config_file", type=click.Path(dir_okay=False), envvar="GPU_NPD_CONFIG",
-              help="YAML configuration file (keys as in agent/defaults.yaml).")
+              help="YAML configuration file (every key, its doc and default: python -m agent.settings).")
 def config_check(config_file) -> None:
     """Validate the configuration `gpu-npd run` would use (the file, then GPU_NPD_* variables) and summarise it.
     Exit 0 when valid, 2 with the one-line error naming the key otherwise."""

@@ -80,10 +80,3 @@ class Coalescer:
             d.pending = 0
         self._pending.clear()
         return out
-
-    def clear(self) -> None:
-        self._table.clear()
-        self._pending.clear()
-
-    def __len__(self) -> int:
-        return len(self._table)

@@ -174,10 +174,10 @@ def _kubernetes(cfg: Config) -> str | None:
     return None
 
 
-def _hang(cfg: Config) -> str | None:
+def _block(parse: Callable[[Any], Any], block: Any) -> str | None:
+    """A block agent/hangsettings.py checks (`workload_hang`, `peer_outliers`): its error names the key."""
     try:
-        hang_settings(cfg.workload_hang)
-        peer_settings(cfg.peer_outliers)
+        parse(block)
     except HangSettingsError as exc:
         return str(exc)
     return None
@@ -210,7 +210,9 @@ CHECKS: dict[str, Callable[[Config], str | None]] = {
     "metrics_address": _metrics_address, "nvml": _nvml, "log_level": _log_level, "kubernetes": _kubernetes,
     "sample_rules": lambda cfg: validate_rules(cfg.sample_rules, cfg.conditions),
     "xid_policy": lambda cfg: validate_policy(cfg.xid_policy, cfg.xid_reboot_escalation),
-    "conditions": _conditions, "condition_rules": _condition_rules, "workload_hang": _hang,
+    "conditions": _conditions, "condition_rules": _condition_rules,
+    "workload_hang": lambda cfg: _block(hang_settings, cfg.workload_hang),
+    "peer_outliers": lambda cfg: _block(peer_settings, cfg.peer_outliers),
 }
 
 

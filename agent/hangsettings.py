@@ -3,12 +3,10 @@ peer-outlier test (agent/peers.py), checked once with a clear error naming the k
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any
 
-DEFAULTS = {"enabled": True, "k": 10.0, "floor_seconds": 600.0, "pause_seconds": 3600.0, "min_steps": 3,
-            "max_pods": 512}
-
+from .keyspec import LIMIT
 
 PEER_DEFAULTS = {"enabled": False, "k": 5.0, "polls": 3, "min_peers": 4}
 
@@ -25,6 +23,9 @@ class HangSettings:
     pause_seconds: float = 3600.0  # after an announced checkpoint save / evaluation
     min_steps: int = 3  # advances seen before a pod counts as "was making progress"
     max_pods: int = 512  # pods tracked per node; past it the longest-silent one is forgotten
+
+
+DEFAULTS = asdict(HangSettings())  # the `workload_hang` block's keys and defaults: the dataclass's
 
 
 def settings(block: Any) -> HangSettings:
@@ -44,7 +45,7 @@ def checked(name: str, block: Any, defaults: dict[str, Any]) -> dict[str, Any]:
         raise SettingsError(f"{name}: expected a mapping, got {block!r}"[:160])
     unknown = set(block) - set(defaults)
     if unknown:
-        raise SettingsError(f"{name}: unknown key {sorted(unknown)[0]!r} (known: {', '.join(defaults)})")
+        raise SettingsError(f"{name}: unknown key {sorted(unknown, key=str)[0]!r} (known: {', '.join(defaults)})")
     values = {**defaults, **block}
     out: dict[str, Any] = {}
     for key, default in defaults.items():
@@ -52,7 +53,7 @@ def checked(name: str, block: Any, defaults: dict[str, Any]) -> dict[str, Any]:
         if isinstance(default, bool):
             if not isinstance(value, bool):
                 raise SettingsError(f"{name}.{key}: expected true or false, got {value!r}")
-        elif isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0 or value > 1e9:
+        elif isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0 or value > LIMIT:
             raise SettingsError(f"{name}.{key}: expected a number greater than 0, got {value!r}")
         elif isinstance(default, int) and value != int(value):
             raise SettingsError(f"{name}.{key}: expected a whole number, got {value!r}")

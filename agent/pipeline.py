@@ -144,7 +144,7 @@ class Pipeline:
         return self.engine.sync(f"check:{name}", judge_checks(batch.cfg, batch.results, self.check_severity))
 
     def _pod_findings(self, batch: WorkloadFindings) -> Change:
-        standing = list(self.engine.problems.values())
+        standing = self.engine.problems.values()  # read in place: nothing changes them while the batch is handled
         for ref, f in batch.items:
             annotate(f, self.gpu.pci_to_gpu)
             self._events.append(self.workloads.observe(ref, f, standing))
@@ -157,7 +157,7 @@ class Pipeline:
         """Every tick: pods silent past their allowance are suspected hung (their Events go with the next
         publish); `live_uids`: the pods whose logs still exist."""
         if self.progress is not None:
-            self._events += self.progress.tick(live_uids, list(self.engine.problems.values()),
+            self._events += self.progress.tick(live_uids, self.engine.problems.values(),
                                                functools.partial(activity, *self._readings))
 
     def _node(self, info: NodeInfo) -> Change:

@@ -10,15 +10,13 @@ import re
 import time
 from collections import deque
 from datetime import datetime, timezone
-from typing import Callable
+from typing import Callable, Iterable
 
 from parsers import Cause, Finding, cause_of, explain, likely_cause
+from parsers.catalog import xid_reason
 from parsers.correlate import Ranks
 from parsers.kinds import CUDA_REASONS, TABLE as KINDS
-
 from parsers.model import PodEvent, PodRef, Problem
-
-from .health import xid_reason
 
 # finding kind -> Pod Event reason: a workload kind's own (parsers/kinds.py); CUDA errors refined by their text
 EVENT_REASONS = {k.name: k.reason for k in KINDS if k.workload}
@@ -76,7 +74,7 @@ class WorkloadTracker:
         if p.kind == "telemetry" and p.attribution in ("hardware", "fabric", "driver") and p.severity in ("error", "fatal"):
             self.causes.append(Cause(p.first_seen, f"{p.reason} on {p.subject.split(':', 1)[-1]}", p.severity))
 
-    def _candidates(self, f: Finding, problems: list[Problem]) -> list[Cause]:
+    def _candidates(self, f: Finding, problems: Iterable[Problem]) -> list[Cause]:
         t = f.timestamp.timestamp() if f.timestamp is not None else self.clock()
         standing = [Cause(min(p.last_seen, t), f"{p.reason} on {p.subject.split(':', 1)[-1]}", p.severity)
                     for p in problems if p.severity == "fatal" and p.attribution in ("hardware", "fabric")]
@@ -89,7 +87,7 @@ class WorkloadTracker:
         for p in snapshot.new_problems:
             self.note_problem(p)
 
-    def observe(self, ref: PodRef, f: Finding, standing: list[Problem] = ()) -> PodEvent:
+    def observe(self, ref: PodRef, f: Finding, standing: Iterable[Problem] = ()) -> PodEvent:
         """A workload failure in a pod's log (`standing`: the node's problems now): the Event it makes."""
         labels = [ref.namespace, f.kind] + ([ref.pod] if self.pod_label else [])
         self.metrics.count("workload_findings", tuple(labels))

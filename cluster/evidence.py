@@ -25,7 +25,7 @@ from datetime import datetime, timezone
 from typing import Any, Iterable, Mapping
 
 from parsers import Classifier
-from parsers.kinds import TABLE as KIND_TABLE
+from parsers.kinds import CUDA_REASONS, TABLE as KIND_TABLE
 from triage import Evidence
 from triage.attribute import NODE_FAULT_KINDS
 

@@ -264,6 +264,8 @@ def test_settings_are_checked_with_a_clear_error():
         load(env={}, flags={"workload_hang": {"floor_seconds": -1}})
     with pytest.raises(ConfigError, match="peer_outliers.polls: expected a whole number"):
         load(env={}, flags={"peer_outliers": {"polls": 2.5}})
+    with pytest.raises(ConfigError, match="^peer_outliers: unknown key 1 "):  # the block's own key, keys of any type
+        load(env={}, flags={"peer_outliers": {1: 2, "a": 3}})
     assert load(env={"GPU_NPD_WORKLOAD_HANG__K": "4"}, flags={}).workload_hang["k"] == 4
 
 

@@ -75,3 +75,19 @@ def test_bounds_and_types_from_the_declaration_are_one_line_naming_the_key(flags
     with pytest.raises(ConfigError) as exc:
         load(env={}, flags=flags)
     assert str(exc.value) == said
+
+
+def test_the_run_flags_offer_what_the_declaration_allows():
+    """`gpu-npd run`'s choice flags repeat the declared values (agent.cli stays light to import: `gpu-npd parse`
+    loads it); they must not drift from the declaration."""
+    from typing import get_args, get_type_hints
+
+    from agent.cli import run
+    from agent.kube.settings import MODES
+
+    choices = {p.name: list(p.type.choices) for p in run.params if hasattr(p.type, "choices")}
+    assert choices["mode"] == list(MODES)
+    assert choices["log_format"] == list(get_args(get_args(get_type_hints(Config, include_extras=True)
+                                                           ["log_format"])[0]))
+    flags = {p.name for p in run.params} - {"config_file", "kubeconfig"}
+    assert flags <= {f.name for f in fields(Config)}  # each flag sets the key of its name

@@ -112,7 +112,6 @@ class PodLogSource(Source):
         self._next = 0  # where the next poll starts (after a poll cut short by MAX_BATCH_FINDINGS)
         self._released: list[tuple[PodRef, Finding]] = []  # last words of deleted pods, handed on by poll()
         self.pods: dict[str, PodRef] = {}  # pod uid -> ref (for pid -> pod attribution)
-        self.progress = True  # recognise trainers' progress lines (agent/progress.py)
         self._marks: dict[PodRef, list[tuple[float, Progress]]] = {}  # read, not yet handed on
         self.missing = MissingInputs(gone_grace_seconds, clock)
 
@@ -297,8 +296,7 @@ class PodLogSource(Source):
             cut = len(buf) - 1
         tail.pending = buf[cut + 1:]
         self.lines += buf.count(b"\n", 0, cut + 1)
-        if self.progress:
-            self._progress_lines(tail.ref, buf, cut + 1)
+        self._progress_lines(tail.ref, buf, cut + 1)  # trainers' progress lines (agent/progress.py)
         found = []
         for f in tail.scanner.scan(io.BytesIO(buf[:cut + 1])):
             f.file = tail.path
