@@ -46,19 +46,18 @@ def subject_of(f: Finding) -> str:
     return "node"
 
 
-def _link_up_clears(f: Finding) -> Callable[[Problem], bool] | None:
-    if f.details.get("state") != "up":
+def _clears(f: Finding) -> Callable[[Problem], bool] | None:
+    """What a lifecycle finding ends (its kind's `clears`, parsers/kinds.py); None: this one clears nothing."""
+    row = KIND.get(f.kind)
+    c = row.clears if row is not None else None
+    if c is None or any(f.details.get(key) != want for key, want in c.match.items()):
         return None
+    if c.scope == "gpus":
+        return lambda p: p.clear == c.mode and p.subject.startswith(("gpu:", "nvswitch:"))
     subject = subject_of(f)
-    return lambda p: p.clear == "link_up" and p.subject == subject
-
-
-# Lifecycle marks: finding kind -> which problems a finding of it clears (None: this one clears nothing).
-_CLEARS: dict[str, Callable[[Finding], Callable[[Problem], bool] | None]] = {
-    "gpu_reset": lambda f: (lambda p: p.clear == "reset" and p.subject == f"gpu:{f.pci}") if f.pci else None,
-    "driver_load": lambda f: lambda p: p.clear == "reset" and p.subject.startswith(("gpu:", "nvswitch:")),
-    "ib_link": _link_up_clears,
-}
+    if subject == "node":  # no device named: nothing of its own to end
+        return None
+    return lambda p: p.clear == c.mode and p.subject == subject
 
 
 def _matches(match: dict, f: Finding) -> bool:
@@ -226,10 +225,9 @@ class HealthEngine:
     # ---- lifecycle -----------------------------------------------------------------------------
 
     def _clears(self, f: Finding) -> bool:
-        """Lifecycle marks (_CLEARS): True when the finding was one and cleared what it clears (it raises
-        nothing)."""
-        which = _CLEARS.get(f.kind)
-        cleared = which(f) if which is not None else None
+        """Lifecycle marks (their kind's `clears`): True when the finding was one and cleared what it clears (it
+        raises nothing)."""
+        cleared = _clears(f)
         if cleared is None:
             return False
         self._drop(cleared)

@@ -22,7 +22,7 @@ from typing import Any, Callable
 
 from parsers import Finding
 from parsers.finding import SEVERITIES
-from parsers.ports import UnusedPorts
+from parsers.ports import LINK_KINDS, UnusedPorts
 
 ESCALATED_ACTION = "HARDWARE_INSPECTION"
 POLICY_KEYS = ("severity", "action", "count", "window_seconds", "ignore_after")
@@ -98,7 +98,7 @@ class FindingPolicy:
     def repeat_safe(self, f: Finding) -> bool:
         """True when deciding `f` again would change nothing but the last-Xid memory (`remember`): no count
         window or ignore-after rule applies to it and it is not a link state (those depend on history)."""
-        if f.kind == "ib_link":
+        if f.kind in LINK_KINDS:
             return False
         if f.kind != "xid" or f.xid is None:
             return True
@@ -112,7 +112,7 @@ class FindingPolicy:
 
     def apply(self, f: Finding, seen: float, uptime: float | None = None) -> Verdict:
         """`seen`: when it happened (wall clock); `uptime`: seconds since this boot, None if unknown."""
-        if f.kind == "ib_link":
+        if f.kind in LINK_KINDS:
             return Verdict(self._port(f, uptime))
         if f.kind != "xid" or f.xid is None:
             return Verdict(f)

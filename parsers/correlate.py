@@ -31,6 +31,8 @@ DEFAULT_WINDOW = 600.0
 WHAT = {k.name: k.wording for k in TABLE}  # kind -> how an operator says it
 # kinds about a device other than a GPU -> what that device is called
 DEVICE_NOUN = {k.name: DEVICES[k.device] for k in TABLE if k.device not in (None, "gpu")}
+# link-state kinds -> the states that are a fault
+FAULT_STATES = {k.name: k.fault_states for k in TABLE if k.fault_states}
 
 
 @dataclass(frozen=True)
@@ -44,9 +46,11 @@ def cause_of(f: Finding) -> Cause | None:
     """The node fault a finding stands for, when it could break a job; None otherwise."""
     if f.kind in WORKLOAD_KINDS or f.timestamp is None or f.attribution not in CAUSE_ATTRIBUTIONS:
         return None
-    if SEVERITY_RANK[f.severity] < SEVERITY_RANK["error"] and f.kind != "ib_link":
-        return None
-    if f.kind == "ib_link" and f.details.get("state") not in ("down", "module_error"):
+    states = FAULT_STATES.get(f.kind)
+    if states is not None:  # a link state: down is a fault whatever its severity
+        if f.details.get("state") not in states:
+            return None
+    elif SEVERITY_RANK[f.severity] < SEVERITY_RANK["error"]:
         return None
     return Cause(f.timestamp.timestamp(), describe(f), f.severity)
 

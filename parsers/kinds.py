@@ -2,9 +2,9 @@
 
 One row per kind (the stable vocabulary: add kinds, never rename them).  Everything else derives from
 these rows: `finding.KINDS`, the kinds that are about a PCI device (classify), the workload kinds and
-their wording (correlate), a problem's subject and reason (agent/health), Pod Event reasons
-(agent/workloads), the default `condition_rules` and `conditions` of the configuration, and the docs'
-kinds reference.  Xid reason names and the Xid lists come from the Xid catalog (catalog.py).
+their wording (correlate), a problem's subject and reason and what a lifecycle finding clears (agent/health),
+Pod Event reasons (agent/workloads), the default `condition_rules` and `conditions` of the configuration, a
+job's root category, its consequences, peer errors and node faults (triage), and the docs' kinds reference.  Xid reason names and the Xid lists come from the Xid catalog (catalog.py).
 
 Iterate `TABLE` (Kind rows) and `CONDITIONS` (Condition rows); `condition_rules()` is the default
 configuration's rule list built from the rows' `raises`.
@@ -28,6 +28,20 @@ CLEAR_MODES = ("reset", "boot", "expire", "link_up")
 # what a finding is about -> the noun an operator uses for it (None: no device, the node or a workload)
 DEVICES = MappingProxyType({"gpu": "GPU", "nvswitch": "NVSwitch", "nic": "NIC", "port": "port",
                             "pcie": "PCIe device"})
+# What a job's root cause of a kind is (triage); "by_attribution": the line's attribution decides (hardware and
+# driver: hardware, fabric: fabric, application: application)
+CATEGORIES = ("hardware", "fabric", "application", "infrastructure", "by_attribution")
+# Which problems a lifecycle finding ends (Clears.scope): those on its own subject | on every GPU and NVSwitch
+CLEAR_SCOPES = ("subject", "gpus")
+
+
+@dataclass(frozen=True, slots=True)
+class Clears:
+    """A lifecycle kind: a finding of it whose details fit `match` ends the problems whose clear mode is `mode`
+    (one of CLEAR_MODES) within `scope`, and raises nothing."""
+    mode: str
+    scope: str = "subject"  # one of CLEAR_SCOPES
+    match: Mapping[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,6 +67,14 @@ class Kind:
     workload: bool = False  # seen in a job's output (NCCL, CUDA): never a node problem, explained by one
     correlated: bool = True  # workload kinds: a node fault may have caused it (not so for running out of memory)
     doc: str = ""
+    # what a job's failure of this kind is (triage): one of CATEGORIES; None: never a root by its kind alone
+    category: str | None = None
+    consequence: bool = False  # what a failure elsewhere makes a healthy rank print: never a job's root
+    peer: bool = False  # names the remote peer whose failure it saw (the peer's address)
+    fails_job: bool = False  # a failure of the job whatever the severity its rule gives (a warning for the node)
+    clears: Clears | None = None  # a lifecycle kind: what a finding of it ends
+    # a link-state kind (details' `state`): the states that are a fault (up clears; unused is no fault)
+    fault_states: tuple[str, ...] = ()
 
     @property
     def floor(self) -> str | None:
@@ -82,6 +104,7 @@ class Condition:
 
 
 _NOT_APP = MappingProxyType({"not_attribution": "application"})
+_LINK_DOWN = ("down", "module_error")
 _XID_BY_CLEAR = {mode: sorted(a for a, m in XID_ACTION_CLEAR.items() if m == mode) for mode in ("boot", "reset")}
 
 CONDITIONS: tuple[Condition, ...] = (
@@ -106,55 +129,67 @@ TABLE: tuple[Kind, ...] = (
         Raise("GPUUnhealthy", "reset", {"action": _XID_BY_CLEAR["reset"], "severity": "fatal", **_NOT_APP}),
         Raise("GPUDegraded", "expire", {"severity": ["warning", "error"], **_NOT_APP}),
     ), doc="an NVRM Xid: severity, attribution and action from NVIDIA's Xid catalog; an application Xid "
-           "repeated by several processes on one GPU raises GPUDegraded (its reason + Repeated)"),
+           "repeated by several processes on one GPU raises GPUDegraded (its reason + Repeated)",
+       category="by_attribution"),
     Kind("sxid", "SXid", "nvswitch", "error", "fabric", "INVESTIGATE", "SXid<code>", (
         Raise("NVLinkUnhealthy", "reset", {"severity": "fatal"}),
-    ), doc="an NVSwitch SXid (kernel or Fabric Manager log), fatal or not from the SXid tables"),
+    ), doc="an NVSwitch SXid (kernel or Fabric Manager log), fatal or not from the SXid tables", category="fabric"),
     Kind("fallen_off_bus", "GPU fallen off the bus", "gpu", "fatal", "hardware", "RESTART_BM", "GPUFallenOffBus", (
         Raise("GPUUnhealthy", "boot"),
-    ), doc="the GPU no longer answers on the PCI bus"),
+    ), doc="the GPU no longer answers on the PCI bus", category="hardware"),
     Kind("gpu_reset", "GPU reset", "gpu", "info", "driver", "NONE", "GpuReset",
-         doc="a GPU was reset: clears that GPU's problems that a reset ends"),
+         doc="a GPU was reset: clears that GPU's problems that a reset ends", clears=Clears("reset")),
     Kind("nvlink", "NVLink error", "gpu", "error", "hardware", "CONTACT_SUPPORT", "NVLinkError", (
         Raise("NVLinkUnhealthy", "reset"),
-    ), doc="an NVLink failure the driver or Fabric Manager reports outside an Xid"),
+    ), doc="an NVLink failure the driver or Fabric Manager reports outside an Xid", category="hardware"),
     Kind("pcie_aer", "PCIe AER error", "pcie", "error", "hardware", "INVESTIGATE", "PCIeAERError", (
         Raise("PCIeUnhealthy", "boot", {"severity": "fatal"}, reason="PCIeFatalError"),
         Raise("PCIeUnhealthy", "expire", {"severity": "error"}, reason="PCIeUncorrectedError"),
-    ), doc="a PCIe Advanced Error Reporting event (one per multi-line event); corrected ones are warnings"),
+    ), doc="a PCIe Advanced Error Reporting event (one per multi-line event); corrected ones are warnings",
+       category="hardware"),
     Kind("ib_link", "link down", "port", "error", "fabric", "CHECK_LINK", "IBPortDown", (
-        Raise("InfiniBandUnhealthy", "link_up", {"state": ["down", "module_error"]}),
-    ), doc="an InfiniBand / RoCE port's link or cable state; up clears the port's problem"),
+        Raise("InfiniBandUnhealthy", "link_up", {"state": list(_LINK_DOWN)}),
+    ), doc="an InfiniBand / RoCE port's link or cable state; up clears the port's problem", category="fabric",
+         clears=Clears("link_up", match={"state": "up"}), fault_states=_LINK_DOWN),
     Kind("nic_error", "NIC error", "nic", "error", "hardware", "INVESTIGATE", "NICError", (
         Raise("InfiniBandUnhealthy", "boot", {"severity": "fatal"}, reason="NICFirmwareError"),
-    ), doc="a Mellanox NIC failure (firmware health, command failures, TX timeouts, power)"),
+    ), doc="a Mellanox NIC failure (firmware health, command failures, TX timeouts, power)", category="fabric"),
     Kind("ib_completion_error", "NET/IB completion error", None, "error", "fabric", "CHECK_FABRIC",
-         "NCCLIBCompletionError", workload=True, doc="NCCL's NET/IB transport got a failed work completion"),
+         "NCCLIBCompletionError", workload=True, doc="NCCL's NET/IB transport got a failed work completion",
+         category="fabric", consequence=True, peer=True),
     Kind("nccl_timeout", "NCCL watchdog timeout", None, "error", "unknown", "FIND_FIRST_FAILING_RANK",
-         "NCCLWatchdogTimeout", workload=True, doc="PyTorch's NCCL watchdog gave up on a collective"),
+         "NCCLWatchdogTimeout", workload=True, doc="PyTorch's NCCL watchdog gave up on a collective",
+         consequence=True),
     Kind("nccl_remote_error", "NCCL remote error", None, "error", "unknown", "FIND_FIRST_FAILING_RANK",
-         "NCCLRemoteError", workload=True, doc="a peer rank's process or connection went away"),
+         "NCCLRemoteError", workload=True, doc="a peer rank's process or connection went away",
+         consequence=True, peer=True),
     Kind("nccl_error", "NCCL error", None, "error", "unknown", "INVESTIGATE", "NCCLError", workload=True,
-         doc="an NCCL call failed (system, internal, CUDA, usage errors)"),
+         doc="an NCCL call failed (system, internal, CUDA, usage errors)", category="by_attribution",
+         consequence=True),
     Kind("cuda_error", "CUDA error", None, "error", "unknown", "INVESTIGATE", "CUDAError", workload=True,
-         doc="a CUDA runtime error a job printed (reason refined by the error: CUDAIllegalAddress, ...)"),
+         doc="a CUDA runtime error a job printed (reason refined by the error: CUDAIllegalAddress, ...)",
+         category="by_attribution"),
     Kind("cuda_oom", "CUDA out of memory", None, "error", "application", "RESTART_APP", "CUDAOutOfMemory",
-         workload=True, correlated=False, doc="the job ran out of GPU memory: its own doing, never the node's"),
+         workload=True, correlated=False, doc="the job ran out of GPU memory: its own doing, never the node's",
+         category="application"),
     Kind("hung_task", "hung task", None, "warning", "unknown", "INVESTIGATE", "HungTask",
-         doc="the kernel's hung task detector: a task blocked for minutes"),
+         doc="the kernel's hung task detector: a task blocked for minutes", category="infrastructure"),
     Kind("oom_kill", "oom kill", None, "warning", "application", "RESTART_APP", "OomKill",
-         doc="the kernel's OOM killer killed a process"),
+         doc="the kernel's OOM killer killed a process", category="infrastructure", fails_job=True),
     Kind("gpu_reset_required", "gpu reset required", "gpu", "fatal", "driver", "RESET_GPU", "GPUResetRequired", (
         Raise("GPUUnhealthy", "reset"),
-    ), doc="NVRM assertion NV_ERR_RESET_REQUIRED: the driver refuses work until the GPU is reset"),
+    ), doc="NVRM assertion NV_ERR_RESET_REQUIRED: the driver refuses work until the GPU is reset",
+       category="hardware"),
     Kind("driver_load", "driver load", None, "info", "driver", "NONE", "DriverLoad",
-         doc="the NVIDIA kernel module (re)loaded: clears every GPU problem a reset ends"),
+         doc="the NVIDIA kernel module (re)loaded: clears every GPU problem a reset ends",
+         clears=Clears("reset", "gpus")),
     Kind("unclassified", "unclassified", None, "warning", "unknown", "INVESTIGATE", "Unclassified",
          doc="a GPU / NVSwitch / NIC / PCIe driver line with an error word no rule recognised (counted)"),
     Kind("peermem_error", "peermem error", None, "error", "driver", "INVESTIGATE", "PeermemError",
-         doc="nvidia-peermem (GPUDirect RDMA) reported an ERROR"),
+         doc="nvidia-peermem (GPUDirect RDMA) reported an ERROR", category="fabric"),
     Kind("kernel_oops", "kernel oops", None, "error", "driver", "RESTART_BM", "KernelOops",
-         doc="a kernel oops / BUG / GPF whose faulting instruction is in a GPU or NIC driver module"),
+         doc="a kernel oops / BUG / GPF whose faulting instruction is in a GPU or NIC driver module",
+         category="hardware"),
     # the host around the GPUs
     Kind("cpu_lockup", "CPU lockup", None, "error", "unknown", "INVESTIGATE", "CPUSoftLockup", (
         Raise("KernelDegraded", "expire"),

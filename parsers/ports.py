@@ -6,8 +6,11 @@ uptime goes backwards)."""
 from __future__ import annotations
 
 from .finding import Finding
+from .kinds import TABLE
 
-DOWN_STATES = ("down", "module_error")
+# link-state kinds (the kind table's `fault_states`) -> the states that are a fault: down, unplugged
+DOWN_STATES = {k.name: k.fault_states for k in TABLE if k.fault_states}
+LINK_KINDS = frozenset(DOWN_STATES)
 UNUSED_PORT_SECONDS = 600.0  # a down/unplugged report this early in the boot, port never up: unused
 MAX_PORTS = 1024  # ports remembered as up, per boot
 
@@ -34,7 +37,7 @@ class UnusedPorts:
         if state == "up":
             if len(self.up) < MAX_PORTS:
                 self.up.add(port)
-        elif (state in DOWN_STATES and port not in self.up and uptime is not None
+        elif (state in DOWN_STATES.get(f.kind, ()) and port not in self.up and uptime is not None
               and 0 <= uptime <= self.seconds):
             f.severity, f.action = "info", "NONE"
             f.details["state"] = "unused"

@@ -13,7 +13,7 @@ from typing import BinaryIO, Iterator
 from .classify import Classifier, all_keywords, line_patterns
 from .envelope import is_cri_partial, join_cri
 from .finding import Finding
-from .ports import UnusedPorts, port_key
+from .ports import LINK_KINDS, UnusedPorts, port_key
 from .prefilter import Prefilter
 
 CHUNK = 8 << 20
@@ -90,7 +90,7 @@ class Scanner:
             done_to = end
             finding = classify(line, file=name, lineno=lines.at(buf, start), matched=matched)
             if finding is not None:
-                if finding.kind == "ib_link":
+                if finding.kind in LINK_KINDS:
                     self._unused_port(finding)
                 yield finding
 

@@ -125,15 +125,20 @@ def test_application_xid_escalation_expired_is_raised_anew(engine, clock):
 
 
 def test_only_lifecycle_kinds_clear_problems():
-    """The kinds of the lifecycle table clear problems (given the device and state they need); any other
-    kind, whatever its fields, clears nothing."""
-    from agent.health import _CLEARS
+    """The lifecycle kinds (the kind table's `clears`) clear problems (given the device and state they need); any
+    other kind, whatever its fields, clears nothing."""
     from parsers import Finding
     from parsers.finding import KINDS
+    from parsers.kinds import BY_NAME
     engine = HealthEngine(load(env={}, flags={}), Clock(1_795_000_000.0))
+    lifecycle = {k for k in KINDS if BY_NAME[k].clears is not None}
+    assert lifecycle == {"gpu_reset", "driver_load", "ib_link"}
     for kind in KINDS:
         f = Finding(kind, "info", "unknown", "NONE", "m", pci="0000:9a:00", details={"state": "up"})
-        assert engine._clears(f) == (kind in _CLEARS), kind
+        assert engine._clears(f) == (kind in lifecycle), kind
+    down = Finding("ib_link", "error", "fabric", "CHECK_LINK", "m", pci="0000:9a:00", details={"state": "down"})
+    no_device = Finding("gpu_reset", "info", "driver", "NONE", "m")
+    assert not engine._clears(down) and not engine._clears(no_device)
 
 
 def test_gpu_reset_clears_that_gpus_reset_class_problems(engine):

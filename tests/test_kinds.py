@@ -15,7 +15,8 @@ from parsers.catalog import NVLINK_XIDS, XID_ACTION_CLEAR, XID_ACTION_POLICY, xi
 from parsers.classify import PCI_KINDS
 from parsers.correlate import CORRELATED_KINDS, DEVICE_NOUN, describe, what_of
 from parsers.finding import ATTRIBUTIONS, SEVERITIES
-from parsers.kinds import BY_NAME, CLEAR_MODES, CONDITIONS, DEVICES, TABLE, condition_rules, conditions, reason_of
+from parsers.kinds import (BY_NAME, CATEGORIES, CLEAR_MODES, CLEAR_SCOPES, CONDITIONS, DEVICES, TABLE, condition_rules,
+                           conditions, reason_of)
 from parsers.rules import RULES
 
 CAMEL = re.compile(r"^[A-Z][A-Za-z0-9]*$")
@@ -59,6 +60,13 @@ def test_each_row_is_complete_and_uses_the_vocabulary(row):
         assert set(r.match) <= set(MATCH_KEYS) - {"kind"}
         assert r.reason is None or CAMEL.match(r.reason)
     assert row.floor is None or row.floor in SEVERITIES
+    assert row.category is None or row.category in CATEGORIES
+    assert not (row.peer and not row.consequence), "a peer's error is what its failure made this rank print"
+    if row.clears is not None:
+        assert row.clears.mode in CLEAR_MODES and row.clears.scope in CLEAR_SCOPES
+        assert set(row.clears.match) <= set(MATCH_KEYS) - {"kind"}
+    for r in row.raises if row.fault_states else ():
+        assert set(r.match.get("state", ())) <= set(row.fault_states), "a link kind raises only in a fault state"
 
 
 def test_rule_rows_without_their_own_values_take_the_kinds():

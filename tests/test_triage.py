@@ -12,6 +12,8 @@ from datetime import datetime, timezone
 
 import pytest
 
+from parsers.kinds import BY_NAME
+from parsers.kinds import CATEGORIES as KIND_CATEGORIES
 from triage import (CATEGORIES, SCHEMA, Clock, Evidence, Incident, Root, app_stamp, attribute, from_path, read_lines,
                     strip, to_json)
 from triage import facts
@@ -185,6 +187,8 @@ def test_job_facts(line, kind, groups):
 
 def test_every_fact_kind_is_declared():
     assert {f.kind for f in facts.FACTS} <= set(facts.JOB_KINDS)
+    for k in facts.JOB_TABLE:  # triage's own kinds: none of the kind table's, in its vocabulary
+        assert k.name not in BY_NAME and (k.category is None or k.category in KIND_CATEGORIES), k.name
 
 
 def test_elastic_summary_block():

@@ -32,34 +32,29 @@ from typing import Callable, Iterable, Sequence
 from parsers import xid_info
 from parsers.finding import SEVERITY_RANK
 from parsers.correlate import WHAT as KIND_WORDING
+from parsers.kinds import BY_NAME as KIND
 from parsers.kinds import TABLE as KIND_TABLE
 
 from .clock import SKEW
+from .facts import JOB_TABLE
 from .model import Evidence, Incident, Root, _int
 
 DEFAULT_WINDOW = 600.0  # seconds a node fault may precede the job's first failure it explains
 
+# Every kind triage reads: the kind table's (parsers/kinds.py) and triage's own (facts.JOB_TABLE); each row says its
+# category, whether it is a consequence, names a peer, fails the job, ends it after the fact or is only context
+_ROWS = (*KIND_TABLE, *JOB_TABLE)
 # What category a root of each kind is (node faults and failures alike); "by_attribution": the line's rule decides.
-KIND_CATEGORY = {
-    "xid": "by_attribution", "sxid": "fabric", "fallen_off_bus": "hardware", "gpu_reset_required": "hardware",
-    "nvlink": "hardware", "pcie_aer": "hardware", "kernel_oops": "hardware", "ib_link": "fabric",
-    "nic_error": "fabric", "peermem_error": "fabric", "ib_completion_error": "fabric",
-    "cuda_error": "by_attribution", "cuda_oom": "application", "nccl_error": "by_attribution",
-    "exception": "application", "collective_mismatch": "application", "oom_kill": "infrastructure", "job_ended": "infrastructure",
-    "storage_error": "infrastructure", "agent_signal": "infrastructure", "store_error": "infrastructure",
-    "hung_task": "infrastructure",
-}
+KIND_CATEGORY = {k.name: k.category for k in _ROWS if k.category}
 ATTRIBUTION_CATEGORY = {"hardware": "hardware", "driver": "hardware", "fabric": "fabric", "application": "application"}
-# Node faults: the kinds of a fault of a device of the node (the kind table's `device`: GPU, NVSwitch, NIC, port,
-# PCIe device; an error by default, not a notice such as a GPU reset), and the GPU / NIC driver modules' faults,
-# which name no device
-NODE_FAULT_KINDS = frozenset({k.name for k in KIND_TABLE
-                              if k.device and SEVERITY_RANK[k.severity] >= SEVERITY_RANK["error"]}
-                             | {"kernel_oops", "peermem_error"})
+# Node faults: the node's own kinds (not a job's output) whose root is a hardware or fabric fault, or as the line's
+# attribution says (an Xid): a fault of a device of the node (GPU, NVSwitch, NIC, port, PCIe device) and the GPU /
+# NIC driver modules' faults, which name no device; a notice such as a GPU reset has no category
+NODE_FAULT_KINDS = frozenset(k.name for k in KIND_TABLE
+                             if not k.workload and k.category in ("hardware", "fabric", "by_attribution"))
 # Symptoms: what a failure elsewhere makes a healthy rank print
-SYMPTOM_KINDS = frozenset({"nccl_timeout", "nccl_progress", "nccl_hang", "nccl_remote_error", "ib_completion_error",
-                           "store_error", "nccl_error"})
-PEER_KINDS = frozenset({"nccl_remote_error", "ib_completion_error"})
+SYMPTOM_KINDS = frozenset(k.name for k in _ROWS if k.consequence)
+PEER_KINDS = frozenset(k.name for k in KIND_TABLE if k.peer)
 # Signals a rank gets because another failed: the watchdog's abort, the launcher's SIGTERM to the survivors
 CONSEQUENCE_SIGNALS = frozenset({6, 15, 2, 1})
 # What a rank's death by a signal means when nothing in its log explains it
@@ -69,13 +64,13 @@ SIGNAL_CATEGORY = {9: "infrastructure", 7: "infrastructure", 11: "application", 
 # CUDA errors the parsers leave unattributed but whose meaning in a running job is a device fault:
 # cudaErrorUnknown (999) mid-training is the GPU or its driver failing (it follows Xid 79 / 119 and the like)
 CUDA_TEXT_CATEGORY = {"unknown error": "hardware"}
-CONTEXT_KINDS = frozenset({"nccl_address", "nccl_rank", "rank_seen"})
+CONTEXT_KINDS = frozenset(k.name for k in JOB_TABLE if k.context)
 # Kinds that are a failure of the job whatever the severity their rule gives (the kernel's OOM killer: a warning for
 # the node, the end of a rank for the job)
-FAILURE_KINDS = frozenset({"oom_kill"})
+FAILURE_KINDS = frozenset(k.name for k in KIND_TABLE if k.fails_job)
 # After the job already failed, these are its end, not its cause: the scheduler cancelling it, the launcher told to
 # stop, a rank killed without a word of why
-AFTERMATH_KINDS = frozenset({"job_ended", "agent_signal", "rank_exit"})
+AFTERMATH_KINDS = frozenset(k.name for k in JOB_TABLE if k.aftermath)
 
 
 @dataclass(frozen=True)
@@ -195,8 +190,9 @@ def is_node_fault(e: Evidence) -> bool:
         return category_of(e) == "hardware"
     if e.kind not in NODE_FAULT_KINDS or attribution_of(e) == "application":
         return False
-    if e.kind == "ib_link":
-        return e.details.get("state") in ("down", "module_error")
+    states = KIND[e.kind].fault_states
+    if states:  # a link state: down is a fault whatever its severity
+        return e.details.get("state") in states
     return SEVERITY_RANK.get(e.severity, 0) >= SEVERITY_RANK["error"]
 
 

@@ -12,21 +12,42 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+
+@dataclass(frozen=True, slots=True)
+class JobKind:
+    """A kind triage adds to parsers.KINDS, with the kind table's triage fields (parsers/kinds.py `Kind`:
+    `category`, `consequence`) and two of its own."""
+    name: str
+    doc: str
+    category: str | None = None  # one of parsers.kinds.CATEGORIES; None: never a root by its kind alone
+    consequence: bool = False  # what a failure elsewhere makes a healthy rank print
+    aftermath: bool = False  # after the job already failed, its end, not its cause (a scheduler, a launcher)
+    context: bool = False  # maps ranks and addresses to hosts; never evidence of its own
+
+
 # Kinds triage adds to parsers.KINDS.  Add kinds, never rename them.
-JOB_KINDS = {
-    "rank_exit": "a rank's process ended with an exit code or a signal",
-    "exception": "a rank raised an exception that is not itself a consequence of another rank's failure",
-    "nccl_progress": "PyTorch's watchdog: the collective it timed out at and the last enqueued / completed work",
-    "nccl_hang": "PyTorch's heartbeat monitor: the watchdog itself made no progress (a stuck CUDA call or GPU)",
-    "job_ended": "the scheduler ended the job or a step (cancelled, time limit, preempted, node failure, evicted)",
-    "store_error": "the rendezvous / TCPStore connection failed",
-    "storage_error": "a file system refused a write (no space left, I/O error)",
-    "agent_signal": "the launcher itself was told to stop by a signal from outside",
-    "nccl_address": "NCCL's own address on a host (maps a peer address to a host)",
-    "nccl_rank": "NCCL's communicator line: which rank a host:pid is, and the job's size",
-    "collective_mismatch": "ranks called different collectives (op, size, order): the program's own bug",
-    "rank_seen": "a rank wrote to the logs read (one per rank and file): a rank that reported no timeout is seen",
-}
+JOB_TABLE: tuple[JobKind, ...] = (
+    JobKind("rank_exit", "a rank's process ended with an exit code or a signal", aftermath=True),
+    JobKind("exception", "a rank raised an exception that is not itself a consequence of another rank's failure",
+            "application"),
+    JobKind("nccl_progress", "PyTorch's watchdog: the collective it timed out at and the last enqueued / completed "
+            "work", consequence=True),
+    JobKind("nccl_hang", "PyTorch's heartbeat monitor: the watchdog itself made no progress (a stuck CUDA call or "
+            "GPU)", consequence=True),
+    JobKind("job_ended", "the scheduler ended the job or a step (cancelled, time limit, preempted, node failure, "
+            "evicted)", "infrastructure", aftermath=True),
+    JobKind("store_error", "the rendezvous / TCPStore connection failed", "infrastructure", consequence=True),
+    JobKind("storage_error", "a file system refused a write (no space left, I/O error)", "infrastructure"),
+    JobKind("agent_signal", "the launcher itself was told to stop by a signal from outside", "infrastructure",
+            aftermath=True),
+    JobKind("nccl_address", "NCCL's own address on a host (maps a peer address to a host)", context=True),
+    JobKind("nccl_rank", "NCCL's communicator line: which rank a host:pid is, and the job's size", context=True),
+    JobKind("collective_mismatch", "ranks called different collectives (op, size, order): the program's own bug",
+            "application"),
+    JobKind("rank_seen", "a rank wrote to the logs read (one per rank and file): a rank that reported no timeout is "
+            "seen", context=True),
+)
+JOB_KINDS = {k.name: k.doc for k in JOB_TABLE}
 
 
 # Kinds whose lines a launcher or scheduler prints about another process (the one that died, the job it ended):

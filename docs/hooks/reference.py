@@ -146,16 +146,19 @@ def render_kinds() -> str:
            "Each kind is one row of the kind table (`parsers/kinds.py`): what it is, the device it is about, its "
            "defaults (severity / attribution / action, which a rule row may refine), its reason, and the "
            "[condition rules](rules.md#condition-rules) that raise a node condition from it by default (`floor`: "
-           "the least severity that does). Below it: which rows of the [rule table](rules.md) produce it.\n\n"]
+           "the least severity that does), and its roles: what a job's failure of it is to [triage](../triage.md) (its "
+           "root category, a consequence of a failure elsewhere, an error naming its peer) and what a lifecycle "
+           "finding of it clears. Below it: which rows of the [rule table](rules.md) produce it.\n\n"]
     rows = []
     for k in TABLE:
         reason = pod_reasons.get(k.name, k.reason) if k.workload else k.reason
         rows.append([f"`{k.name}`", cell(k.wording), cell(k.doc), DEVICES.get(k.device, "") if k.device else
                      ("workload" if k.workload else "node"), f"{k.severity} / {k.attribution} / {code(k.action)}",
                      code(reason) + (" (Pod Event)" if k.workload else ""),
-                     ", ".join(f"`{c}`" for c in k.conditions) or "none: counted only", k.floor or ""])
-    out.append(table(["kind", "wording", "what it is", "about", "defaults", "reason", "node condition", "floor"],
-                     rows) + "\n")
+                     ", ".join(f"`{c}`" for c in k.conditions) or "none: counted only", k.floor or "",
+                     _roles(k)])
+    out.append(table(["kind", "wording", "what it is", "about", "defaults", "reason", "node condition", "floor",
+                      "roles"], rows) + "\n")
     out.append("## Rows and rules per kind\n\n")
     rows = []
     for k in TABLE:
@@ -170,6 +173,20 @@ def render_kinds() -> str:
         rows.append([f"`{k.name}`", made_by, conds])
     out.append(table(["kind", "produced by (row: severity / attribution / action)", "node condition"], rows))
     return "".join(out)
+
+
+def _roles(k) -> str:
+    """What else the kind's row says: its category as a job's root (triage), consequence, peer, what it clears."""
+    said = [f"root: {k.category.replace('_', ' ')}"] if k.category else []
+    said += [w for flag, w in ((k.consequence, "a consequence"), (k.peer, "names its peer"),
+                               (k.fails_job, "fails the job")) if flag]
+    if k.fault_states:
+        said.append("fault when " + " or ".join(k.fault_states))
+    if k.clears is not None:
+        where = "every GPU and NVSwitch" if k.clears.scope == "gpus" else "its own subject"
+        when = "".join(f" when {key} is {v}" for key, v in k.clears.match.items())
+        said.append(f"clears `{k.clears.mode}` problems of {where}{when}")
+    return "; ".join(said)
 
 
 def _as_list(value: Any) -> list:
