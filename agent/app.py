@@ -31,8 +31,6 @@ from .intake import Intake
 from .metrics import Metrics
 from .pipeline import Pipeline
 from .podlookup import PodLookup
-from .hangsettings import peer_settings
-from .hangsettings import settings as hang_settings
 from .peers import PeerOutliers
 from .pidmap import running_pods
 from .poller import Poller, watch_udev
@@ -124,7 +122,7 @@ def build(cfg: Config, clock: Callable[[], float] = time.time, out=None, boot: B
     kube = _kube_sink(cfg, metrics, intake.emit)
     podfaults = _pod_fault_writer(cfg, kube, metrics)
     sinks = [workloads, metrics, StdoutSink(cfg.node_name, out)] + [s for s in (kube, podfaults) if s is not None]
-    progress = ProgressTracker(metrics, hang_settings(cfg.workload_hang), clock,
+    progress = ProgressTracker(metrics, cfg.workload_hang, clock,
                                alive=functools.partial(running_pods, cfg.proc_root))
     pipeline = Pipeline(engine, judge, metrics, gpu, workloads, pods, sinks, boot, clock, guard, cursors,
                         str(cfg.checks.get("severity") or "error"), cfg.expected_gpus, progress, _peers(cfg))
@@ -149,9 +147,8 @@ def _pod_fault_writer(cfg: Config, kube, metrics: Metrics):
 
 def _peers(cfg: Config) -> PeerOutliers | None:
     """The peer-outlier test when the `peer_outliers` block enables it."""
-    spec = peer_settings(cfg.peer_outliers)
-    enabled = spec.pop("enabled")
-    return PeerOutliers(**spec) if enabled else None
+    s = cfg.peer_outliers
+    return PeerOutliers(s.k, s.polls, s.min_peers) if s.enabled else None
 
 
 def _check_scheduler(cfg: Config, intake: Intake, gpu: GpuCollector) -> CheckScheduler | None:

@@ -18,9 +18,6 @@ import yaml
 from parsers.kinds import CLEAR_MODES
 
 from .gpu.nvml import nvml_spec_problem
-from .hangsettings import SettingsError as HangSettingsError
-from .hangsettings import peer_settings
-from .hangsettings import settings as hang_settings
 from .kube.settings import check as check_kube
 from .policy import validate as validate_policy
 from .samples import validate_rules
@@ -174,15 +171,6 @@ def _kubernetes(cfg: Config) -> str | None:
     return None
 
 
-def _block(parse: Callable[[Any], Any], block: Any) -> str | None:
-    """A block agent/hangsettings.py checks (`workload_hang`, `peer_outliers`): its error names the key."""
-    try:
-        parse(block)
-    except HangSettingsError as exc:
-        return str(exc)
-    return None
-
-
 def _conditions(cfg: Config) -> str | None:
     for name, spec in cfg.conditions.items():
         if not {"ok_reason", "ok_message"} <= set(spec):
@@ -211,8 +199,6 @@ CHECKS: dict[str, Callable[[Config], str | None]] = {
     "sample_rules": lambda cfg: validate_rules(cfg.sample_rules, cfg.conditions),
     "xid_policy": lambda cfg: validate_policy(cfg.xid_policy, cfg.xid_reboot_escalation),
     "conditions": _conditions, "condition_rules": _condition_rules,
-    "workload_hang": lambda cfg: _block(hang_settings, cfg.workload_hang),
-    "peer_outliers": lambda cfg: _block(peer_settings, cfg.peer_outliers),
 }
 
 

@@ -17,6 +17,8 @@ from dataclasses import dataclass
 
 from parsers.model import Reading, Verdict
 
+from .hangsettings import PeerSettings
+
 REASON = "StragglerSuspected"
 CONDITION = "GPUDegraded"
 MAD_SCALE = 1.4826  # MAD -> standard deviation for normal data
@@ -43,7 +45,8 @@ FIELDS: tuple[Field, ...] = (
 
 
 class PeerOutliers:
-    def __init__(self, k: float = 5.0, polls: int = 3, min_peers: int = 4, rel_floor: float = 0.02,
+    def __init__(self, k: float = PeerSettings.k, polls: int = PeerSettings.polls,
+                 min_peers: int = PeerSettings.min_peers, rel_floor: float = 0.02,
                  fields: tuple[Field, ...] = FIELDS):
         self.k, self.polls, self.min_peers, self.rel_floor, self.fields = k, polls, min_peers, rel_floor, fields
         self._runs: dict[tuple[str, str], int] = {}  # (subject, field) -> consecutive outlying polls

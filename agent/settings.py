@@ -26,8 +26,7 @@ import yaml
 
 from parsers import kinds
 
-from .hangsettings import DEFAULTS as HANG_DEFAULTS
-from .hangsettings import PEER_DEFAULTS
+from .hangsettings import HangSettings, PeerSettings
 from .keyspec import LIMIT, doc
 from .keyspec import num as _num
 from .kube.settings import MODES, KubeSettings
@@ -159,18 +158,16 @@ class Config:
     workload_correlation_seconds: Annotated[float, _num("a workload failure this soon after a node fault is "
                                                         "reported as caused by it", gt=0)] = 600.0
     workload_pod_label: Annotated[bool, doc("add `pod` to gpu_npd_workload_findings_total (cardinality!)")] = False
-    workload_hang: Annotated[dict, doc(
+    workload_hang: Annotated[HangSettings, doc(
         "progress per pod from trainers' log lines; a pod that stops is suspected hung (a Pod Event "
         "WorkloadHangSuspected + gpu_npd_workload_hang_suspected; never a node condition) after max(k x its median "
         "interval between progress lines, floor_seconds) of silence, or pause_seconds after an announced "
-        "checkpoint save / evaluation; only once min_steps advances were seen; max_pods: pods tracked per node "
-        "(past it the longest-silent is forgotten, counted). Keys and checks: agent/hangsettings.py")] = \
-        field(default_factory=lambda: dict(HANG_DEFAULTS))
-    peer_outliers: Annotated[dict, doc(
+        "checkpoint save / evaluation; only once min_steps advances were seen")] = \
+        field(default_factory=HangSettings)
+    peer_outliers: Annotated[PeerSettings, doc(
         "stragglers against peers: a GPU (SM clock, power, utilisation) or rail (data rate) under load k MADs "
-        "below its node peers for `polls` polls running -> GPUDegraded/StragglerSuspected (warning); min_peers "
-        "needed. Off by default: on nodes shared by different workloads the GPUs differ by design")] = \
-        field(default_factory=lambda: dict(PEER_DEFAULTS))
+        "below its node peers for `polls` polls running -> GPUDegraded/StragglerSuspected (warning)")] = \
+        field(default_factory=PeerSettings)
     sysfs_root: Annotated[str, doc("prefix for /sys (fixture trees in tests; the host's /sys mounted "
                                    "elsewhere)")] = "/"
     udev: Annotated[bool, doc("watch PCI / InfiniBand / net add-remove events (falls back to polling)")] = True

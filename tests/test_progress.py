@@ -15,7 +15,7 @@ import yaml
 
 from agent.config import ConfigError, load
 from agent.metrics import Metrics
-from agent.hangsettings import HangSettings, SettingsError, settings
+from agent.hangsettings import HangSettings
 from agent.progress import HANG_REASON, RESUMED_REASON, Mark, ProgressTracker
 from agent.sources.podlogs import PodLogSource, PodRef, cri_split
 from parsers.progress import KEYWORDS, PREFILTER, RULES, Progress, recognise
@@ -255,18 +255,25 @@ def test_tracked_pods_are_bounded_and_deleted_pods_forgotten():
 
 
 def test_settings_are_checked_with_a_clear_error():
-    assert settings({"k": 3, "floor_seconds": 4}).k == 3.0
-    for bad, says in [({"k": 0}, "workload_hang.k"), ({"kk": 1}, "unknown key 'kk'"),
-                      ({"enabled": "yes"}, "workload_hang.enabled"), ({"min_steps": 1.5}, "whole number"), (3, "mapping")]:
-        with pytest.raises(SettingsError, match=re.escape(says)):
-            settings(bad)
-    with pytest.raises(ConfigError, match="workload_hang.floor_seconds"):
-        load(env={}, flags={"workload_hang": {"floor_seconds": -1}})
-    with pytest.raises(ConfigError, match="peer_outliers.polls: expected a whole number"):
+    """The blocks are declared (agent/hangsettings.py): msgspec checks them with the configuration, and every error
+    names the key and the value in one line."""
+    assert load(env={}, flags={"workload_hang": {"k": 3, "floor_seconds": 4}}).workload_hang == \
+        HangSettings(k=3.0, floor_seconds=4.0)
+    for bad, says in [({"k": 0}, "workload_hang.k: expected a number > 0, got 0"),
+                      ({"kk": 1}, "workload_hang.kk: unknown key (known: enabled, k, "),
+                      ({"enabled": "yes"}, "workload_hang.enabled: expected true or false, got 'yes'"),
+                      ({"min_steps": 1.5}, "workload_hang.min_steps: expected an integer, got 1.5"),
+                      (3, "workload_hang: expected a mapping, got 3"),
+                      ({"floor_seconds": -1}, "workload_hang.floor_seconds: expected a number > 0, got -1")]:
+        with pytest.raises(ConfigError, match="^" + re.escape(says)):
+            load(env={}, flags={"workload_hang": bad})
+    with pytest.raises(ConfigError, match=re.escape("peer_outliers.polls: expected an integer, got 2.5")):
         load(env={}, flags={"peer_outliers": {"polls": 2.5}})
-    with pytest.raises(ConfigError, match="^peer_outliers: unknown key 1 "):  # the block's own key, keys of any type
+    with pytest.raises(ConfigError, match="^peer_outliers.1: unknown key "):  # keys of any type are named
         load(env={}, flags={"peer_outliers": {1: 2, "a": 3}})
-    assert load(env={"GPU_NPD_WORKLOAD_HANG__K": "4"}, flags={}).workload_hang["k"] == 4
+    assert load(env={"GPU_NPD_WORKLOAD_HANG__K": "4"}, flags={}).workload_hang.k == 4
+    with pytest.raises(ConfigError, match="^GPU_NPD_PEER_OUTLIERS__K: peer_outliers.k: expected a number > 0"):
+        load(env={"GPU_NPD_PEER_OUTLIERS__K": "0"}, flags={})
 
 
 # ---- the source: progress lines from the pod logs it follows --------------------------------------------
