@@ -140,6 +140,8 @@ def _short_iso(m: re.Match, year: int | None) -> Envelope:
 
 
 _TAG = r"([^\s:\[]+)(?:\[\d+\])?:"
+# kubelet's container log line: "<RFC3339Nano> <stdout|stderr> <P|F> <text>"
+_CRI = re.compile(r"^(\d{4}-\d\d-\d\dT[\d:.]+(?:Z|[+-]\d\d:?\d\d)) (stdout|stderr) ([PF]) ?(.*)$", re.S)
 Build = Callable[[re.Match, "int | None"], "Envelope | None"]
 # (name, first characters a line of it may start with, pattern, builder, message): where the message the builder's
 # envelope would hold is, so that `split` gives it without building the envelope (its timestamp is the costly part,
@@ -147,7 +149,7 @@ Build = Callable[[re.Match, "int | None"], "Envelope | None"]
 # last group without a dmesg-style stamp inside it (syslog); None, the builder may refuse the match: it runs at once.
 ENVELOPES: tuple[tuple[str, str, re.Pattern, Build, str | None], ...] = (
     ("kmsg", "0123456789", re.compile(r"^(\d{1,20}),(\d{1,20}),(\d{1,20}),([^;,]*)[^;]*;(.*)$", re.S), _kmsg, "last"),
-    ("cri", "0123456789", re.compile(r"^(\d{4}-\d\d-\d\dT[\d:.]+(?:Z|[+-]\d\d:?\d\d)) (stdout|stderr) ([PF]) ?(.*)$", re.S), _cri, "last"),
+    ("cri", "0123456789", _CRI, _cri, "last"),
     ("short_iso", "0123456789", re.compile(
         r"^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)?) (\S+) " + _TAG + r" ?(.*)$", re.S), _short_iso, "inner"),
     ("dmesg_t", "[", re.compile(r"^\[(\w{3}) (\w{3}) +(\d{1,2}) (\d\d:\d\d:\d\d) (\d{4})\] ?(.*)$", re.S), _dmesg_t, "last"),
@@ -197,6 +199,12 @@ def split(line: str, year: int | None = None) -> tuple[str, str, Envelope | Pend
             if env is not None:
                 return name, env.message, env
     return "plain", line, Envelope("plain", line)
+
+
+def cri(line: str) -> Envelope | None:
+    """A container log line's CRI envelope (its time, stream and text); None for a line of any other form."""
+    m = _CRI.match(line)
+    return _cri(m, None) if m else None
 
 
 def finish(env: Envelope | Pending) -> Envelope:

@@ -17,7 +17,8 @@ from agent.config import ConfigError, load
 from agent.metrics import Metrics
 from agent.hangsettings import HangSettings
 from agent.progress import HANG_REASON, RESUMED_REASON, Mark, ProgressTracker
-from agent.sources.podlogs import PodLogSource, PodRef, cri_split
+from agent.sources.podlogs import PodLogSource, PodRef
+from parsers.envelope import cri
 from parsers.progress import KEYWORDS, PREFILTER, RULES, Progress, recognise
 
 FIX = Path(__file__).parent / "fixtures" / "progress"
@@ -93,10 +94,11 @@ def test_a_tqdm_bar_rewritten_in_place_counts_its_last_state():
 
 
 def test_cri_lines_give_their_time_and_text():
-    at, text = cri_split("2024-07-25T07:00:00.500000000Z stdout F iter 10: loss 3.2202, time 893.76ms", 0.0)
-    assert at == datetime(2024, 7, 25, 7, 0, 0, 500000, timezone.utc).timestamp()
-    assert recognise(text).step == 10
-    assert cri_split("plain line", 5.0) == (5.0, "plain line")
+    """The pod-log source reads kubelet's envelope with the parsers' (parsers/envelope.py), not a copy of it."""
+    env = cri("2024-07-25T07:00:00.500000000Z stdout F iter 10: loss 3.2202, time 893.76ms")
+    assert env.timestamp == datetime(2024, 7, 25, 7, 0, 0, 500000, timezone.utc)
+    assert recognise(env.message).step == 10
+    assert cri("plain line") is None and cri("2024-07-25T07:00:00Z stdout X not a tag") is None
 
 
 # ---- the tracker over real logs: their own timestamps as the clock -----------------------------------------

@@ -25,10 +25,10 @@ import stat
 import threading
 import time
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Any, Callable
 
 from parsers import Classifier, Finding, Prefilter, Scanner, all_keywords, hold_back_cri_partials
+from parsers.envelope import cri
 from parsers.model import PodRef, WorkloadFindings
 from parsers.progress import PREFILTER as PROGRESS_PREFILTER
 from parsers.progress import Progress, recognise
@@ -59,17 +59,6 @@ class _Tail:
     offset: int = 0
     pending: bytes = b""
     active: float = field(default_factory=time.monotonic)
-
-
-def cri_split(line: str, now: float) -> tuple[float, str]:
-    """A CRI log line `<RFC3339Nano> <stream> <P|F> <text>` -> (its time, text); other lines -> (now, line)."""
-    parts = line.split(" ", 3)
-    if len(parts) == 4 and parts[1] in ("stdout", "stderr") and parts[2] in ("P", "F"):
-        try:
-            return datetime.fromisoformat(parts[0]).timestamp(), parts[3]
-        except ValueError:
-            return now, parts[3]
-    return now, line
 
 
 def parse_pod_dir(name: str) -> tuple[str, str, str] | None:
@@ -317,12 +306,13 @@ class PodLogSource(Source):
             stop = buf.find(b"\n", m.end(), end)
             stop = end if stop == -1 else stop
             pos = stop + 1
-            at, text = cri_split(buf[start:stop].decode("utf-8", "replace"), now)
-            found = recognise(text)
+            text = buf[start:stop].decode("utf-8", "replace")
+            env = cri(text)  # kubelet's envelope: the line's own time (none: read now)
+            found = recognise(env.message if env is not None else text)
             if found is not None:
                 if marks is None:
                     marks = self._marks.setdefault(ref, [])
-                marks.append((at, found))
+                marks.append((env.timestamp.timestamp() if env is not None and env.timestamp else now, found))
         if marks is not None and len(marks) > MAX_MARKS:
             del marks[:-MAX_MARKS]
 
