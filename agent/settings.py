@@ -26,6 +26,7 @@ import yaml
 
 from parsers import kinds
 
+from .checks import builtin as builtin_checks
 from .hangsettings import HangSettings, PeerSettings
 from .keyspec import LIMIT, doc
 from .keyspec import num as _num
@@ -47,13 +48,7 @@ def _table(load):
 
 CHECKS_DEFAULT: dict[str, Any] = {
     "enabled": False, "plugin_configs": [], "plugin_base_dir": "/", "severity": "error",
-    "builtin": {
-        "nvml": {"enabled": False, "interval": "5m", "timeout": "30s", "persistence": 1, "ecc": 1, "min_sm_clock": 0,
-                 "min_pcie_gen": 0, "pcie_width_max": True},
-        "ib": {"enabled": False, "interval": "5m", "timeout": "10s", "min_rate_gbps": 0},
-        "dcgm": {"enabled": False, "interval": "24h", "timeout": "10m", "level": 1},
-        "gpu": {"enabled": False, "interval": "24h", "timeout": "2m", "seconds": 3, "min_bandwidth_gbps": 0},
-    },
+    "builtin": builtin_checks.defaults(),  # one block per built-in check, from its row (agent/checks/builtin.py)
 }
 XID_POLICY_DEFAULT: dict[Any, Any] = {45: {"ignore_after": {"xids": "any", "within_seconds": 10}}}
 

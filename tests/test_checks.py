@@ -263,6 +263,22 @@ def test_builtins_enabled_in_config_become_plugin_configs(tmp_path):
         plugin_configs({"enabled": True, "builtin": {"burn": {"enabled": True}}})
 
 
+def test_a_builtin_check_is_one_row(monkeypatch):
+    """A row of agent/checks/builtin.py TABLE is the whole declaration: a check added by a row (and its function)
+    gets its configuration block (off by default), its subcommand and flags, its condition and its gating."""
+    def check_always(args):
+        return builtin.NONOK, f"threshold {args.threshold:g}"
+
+    row = builtin.Check("always", check_always, "AlwaysFails", "AlwaysFailed", (builtin.Arg("threshold", 7),),
+                        gpu_load=True)
+    monkeypatch.setattr(builtin, "TABLE", (*builtin.TABLE, row))
+    assert builtin.defaults()["always"] == {"enabled": False, "interval": "5m", "timeout": "30s", "threshold": 7}
+    assert builtin.parser().parse_args(["always", "--threshold", "3"]).threshold == 3
+    from agent.settings import CHECKS_DEFAULT
+    assert set(CHECKS_DEFAULT["builtin"]) == {c.name for c in builtin.TABLE if c is not row}
+    assert {"nvml", "ib", "dcgm", "gpu"} <= set(builtin.BY_NAME) and builtin.GPU_LOAD == {"dcgm", "gpu"}
+
+
 # ---- GPU-loading checks only on an idle GPU ---------------------------------------------------------------
 
 def test_gpu_loading_checks_skip_while_a_compute_process_runs(tmp_path):

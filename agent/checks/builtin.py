@@ -7,7 +7,8 @@ of stdout says why), so that NPD itself could run them too:
     python -m agent.checks.builtin dcgm [--level 1]
     python -m agent.checks.builtin gpu [--seconds 3] [--min-bandwidth-gbps N]
 
-Each check is a function returning (exit status, message); the table CHECKS names them.  Expected
+Each check is a function returning (exit status, message); a row of the table TABLE declares it (its keys,
+flags, condition, defaults).  Expected
 values are arguments (the agent passes them from `checks.builtin` in its config).
 """
 
@@ -18,6 +19,7 @@ import os
 import shutil
 import subprocess
 import sys
+from dataclasses import dataclass
 from typing import Callable
 
 from ..sysfs import read_int, read_text
@@ -236,31 +238,81 @@ def _gpu_cupy(args: argparse.Namespace) -> tuple[int, str]:
     return _worst(found, f"matrix results exact; memory bandwidth >= {slowest:.0f} GB/s")
 
 
-CHECKS: dict[str, Callable[[argparse.Namespace], tuple[int, str]]] = {
-    "nvml": check_nvml, "ib": check_ib, "dcgm": check_dcgm, "gpu": check_gpu,
-}
-GPU_LOAD = {"dcgm", "gpu"}  # checks that load GPUs: run only while no compute process is on any GPU
+@dataclass(frozen=True)
+class Arg:
+    """An expected value of a check: a key of its `checks.builtin.<check>` block and the program's flag
+    (--min-rate-gbps for min_rate_gbps). A boolean is a flag given when the key is true."""
+    key: str
+    default: float | bool  # the configuration's default (a boolean flag is absent on the command line unless set)
+    help: str = ""
+    type: type = float
+
+
+@dataclass(frozen=True)
+class Check:
+    """A built-in check, declared once: the configuration's `checks.builtin.<name>` block (its keys, off by
+    default), the program's subcommand and flags, the condition it raises and when it may run derive from it."""
+    name: str
+    run: Callable[[argparse.Namespace], tuple[int, str]]
+    condition: str  # the condition it raises by default (the block's `condition` replaces it)
+    reason: str  # the reason while it fails
+    args: tuple[Arg, ...] = ()
+    interval: str = "5m"  # defaults of the block's interval and timeout (Go durations)
+    timeout: str = "30s"
+    gpu_load: bool = False  # loads the GPUs: runs only while no compute process is on any GPU
+    available: Callable[[], bool] = lambda: True  # its tool is present (else the agent leaves it out)
+
+
+def _dcgmi() -> bool:
+    return shutil.which("dcgmi") is not None
+
+
+def _cuda_module() -> bool:
+    import importlib.util  # noqa: PLC0415
+
+    return any(importlib.util.find_spec(m) is not None for m in ("torch", "cupy"))
+
+
+TABLE: tuple[Check, ...] = (
+    Check("nvml", check_nvml, "GPUConfigMismatch", "GPUSettingsUnexpected", (
+        Arg("persistence", 1, "expected persistence mode (-1: any)"),
+        Arg("ecc", 1, "expected ECC mode, current and pending (-1: any)"),
+        Arg("min_sm_clock", 0, "max SM clock floor in MHz (0: any)"),
+        Arg("min_pcie_gen", 0, "current PCIe generation floor (0: any)"),
+        Arg("pcie_width_max", True, "the link runs at its maximum width", bool))),
+    Check("ib", check_ib, "InfiniBandCheckFailed", "IBPortCheckFailed", (Arg("min_rate_gbps", 0),), timeout="10s"),
+    Check("dcgm", check_dcgm, "DCGMDiagFailed", "DCGMDiagFailed", (Arg("level", 1, type=int),), interval="24h",
+          timeout="10m", gpu_load=True, available=_dcgmi),
+    Check("gpu", check_gpu, "GPUComputeCheckFailed", "GPUComputeCheckFailed",
+          (Arg("seconds", 3), Arg("min_bandwidth_gbps", 0)), interval="24h", timeout="2m", gpu_load=True,
+          available=_cuda_module),
+)
+BY_NAME = {c.name: c for c in TABLE}
+CHECKS = {c.name: c.run for c in TABLE}
+GPU_LOAD = {c.name for c in TABLE if c.gpu_load}  # checks that load GPUs: run only while no compute process is on any GPU
+
+
+def defaults() -> dict[str, dict]:
+    """The `checks.builtin` block's defaults: each check off, its interval, timeout and expected values."""
+    return {c.name: {"enabled": False, "interval": c.interval, "timeout": c.timeout,
+                     **{a.key: a.default for a in c.args}} for c in TABLE}
 
 
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m agent.checks.builtin", description=__doc__.split("\n\n")[0])
     sub = p.add_subparsers(dest="check", required=True)
-    n = sub.add_parser("nvml")
-    n.add_argument("--nvml", default=os.environ.get("GPU_NPD_NVML", "auto"))
-    n.add_argument("--persistence", type=float, default=1, help="expected persistence mode (-1: any)")
-    n.add_argument("--ecc", type=float, default=1, help="expected ECC mode, current and pending (-1: any)")
-    n.add_argument("--min-sm-clock", type=float, default=0, help="max SM clock floor in MHz (0: any)")
-    n.add_argument("--min-pcie-gen", type=float, default=0, help="current PCIe generation floor (0: any)")
-    n.add_argument("--pcie-width-max", action="store_true", help="the link runs at its maximum width")
-    i = sub.add_parser("ib")
-    i.add_argument("--root", default="/")
-    i.add_argument("--min-rate-gbps", type=float, default=0)
-    d = sub.add_parser("dcgm")
-    d.add_argument("--level", type=int, default=1)
-    d.add_argument("--timeout", type=float, default=300)
-    g = sub.add_parser("gpu")
-    g.add_argument("--seconds", type=float, default=3)
-    g.add_argument("--min-bandwidth-gbps", type=float, default=0)
+    for c in TABLE:
+        cmd = sub.add_parser(c.name)
+        for a in c.args:
+            flag = "--" + a.key.replace("_", "-")
+            if a.type is bool:
+                cmd.add_argument(flag, action="store_true", help=a.help or None)
+            else:
+                cmd.add_argument(flag, type=a.type, default=a.default, help=a.help or None)
+    # what the agent passes from its own configuration, not from the check's block
+    sub.choices["nvml"].add_argument("--nvml", default=os.environ.get("GPU_NPD_NVML", "auto"))
+    sub.choices["ib"].add_argument("--root", default="/")
+    sub.choices["dcgm"].add_argument("--timeout", type=float, default=300)
     return p
 
 

@@ -6,34 +6,16 @@ The built-in checks become NPD plugin configs like any other: one permanent rule
 
 from __future__ import annotations
 
-import importlib.util
-import shutil
 import sys
 from pathlib import Path
 from typing import Any
 
-from .builtin import GPU_LOAD
+from .builtin import BY_NAME, GPU_LOAD, TABLE
 from .npd import ConfigError, PluginConfig, load_config, parse_config
 
 BUILTIN_KEYS = ("enabled", "interval", "timeout", "condition")
 # built-in check -> its argument keys (config key -> flag); a key set to False/None leaves the flag out
-BUILTIN_ARGS: dict[str, tuple[str, ...]] = {
-    "nvml": ("persistence", "ecc", "min_sm_clock", "min_pcie_gen", "pcie_width_max"),
-    "ib": ("min_rate_gbps",),
-    "dcgm": ("level",),
-    "gpu": ("seconds", "min_bandwidth_gbps"),
-}
-# check -> (default condition, reason while it fails)
-RAISES = {"nvml": ("GPUConfigMismatch", "GPUSettingsUnexpected"), "ib": ("InfiniBandCheckFailed", "IBPortCheckFailed"),
-          "dcgm": ("DCGMDiagFailed", "DCGMDiagFailed"), "gpu": ("GPUComputeCheckFailed", "GPUComputeCheckFailed")}
-
-
-def _available(name: str) -> bool:
-    if name == "dcgm":
-        return shutil.which("dcgmi") is not None
-    if name == "gpu":
-        return any(importlib.util.find_spec(m) is not None for m in ("torch", "cupy"))
-    return True
+BUILTIN_ARGS: dict[str, tuple[str, ...]] = {c.name: tuple(a.key for a in c.args) for c in TABLE}
 
 
 def builtin_config(name: str, spec: dict[str, Any], sysfs_root: str = "/", nvml: str = "auto") -> PluginConfig:
@@ -54,7 +36,7 @@ def builtin_config(name: str, spec: dict[str, Any], sysfs_root: str = "/", nvml:
     if name == "dcgm":  # dcgmi's own limit: a little inside the rule's, so that its answer gets through
         from .npd import parse_duration  # noqa: PLC0415
         args += ["--timeout", str(max(1.0, parse_duration(spec.get("timeout", "10m")) - 5))]
-    condition, reason = spec.get("condition") or RAISES[name][0], RAISES[name][1]
+    condition, reason = spec.get("condition") or BY_NAME[name].condition, BY_NAME[name].reason
     raw = {"plugin": "custom", "source": f"builtin-{name}",
            "pluginConfig": {"invoke_interval": spec.get("interval", "5m"), "timeout": spec.get("timeout", "30s"),
                             "max_output_length": 400, "concurrency": 1},
@@ -77,7 +59,7 @@ def plugin_configs(checks: dict[str, Any], sysfs_root: str = "/", nvml: str = "a
     for name, spec in builtin.items():
         if name not in BUILTIN_ARGS:
             raise ConfigError(f"checks.builtin.{name}: unknown check (known: {', '.join(BUILTIN_ARGS)})")
-        if isinstance(spec, dict) and spec.get("enabled") and _available(name):
+        if isinstance(spec, dict) and spec.get("enabled") and BY_NAME[name].available():
             out.append(builtin_config(name, spec, sysfs_root, nvml))
     return out
 
