@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 
+from .gpu.interface import NVML_READINGS
 from .samples import Reading
 
 ENTITY_LABELS = {
@@ -41,7 +42,8 @@ TABLE: tuple[tuple[str, str, str, str, str, dict[str, str]], ...] = (
     ("gpu", "throttle_power_brake", "gpu_npd_gpu_clock_event_active", "gauge", "", {"reason": "hw_power_brake"}),
     ("gpu", "throttle_sw_thermal", "gpu_npd_gpu_clock_event_active", "gauge", "", {"reason": "sw_thermal"}),
     ("gpu", "throttle_sw_power_cap", "gpu_npd_gpu_clock_event_active", "gauge", "", {"reason": "sw_power_cap"}),
-    ("gpu", "power_watts", "gpu_npd_gpu_power_watts", "gauge", "Power draw.", {}),
+    # the one-call NVML readings declare their series with themselves (agent/gpu/interface.py NVML_READINGS)
+    *(("gpu", r.name, r.metric, r.type, r.help, dict(r.labels)) for r in NVML_READINGS if r.metric),
     ("gpu", "throttled_thermal_seconds", "gpu_npd_gpu_throttled_seconds", "counter",
      "Time the clocks were held down, by cause (NVML violation counters).", {"cause": "thermal"}),
     ("gpu", "throttled_power_seconds", "gpu_npd_gpu_throttled_seconds", "counter", "", {"cause": "power"}),
@@ -53,11 +55,6 @@ TABLE: tuple[tuple[str, str, str, str, str, dict[str, str]], ...] = (
      "NVLink fabric registration state (1 not started, 2 in progress, 3 completed).", {}),
     ("gpu", "fabric_health_mask", "gpu_npd_gpu_fabric_health_mask", "gauge",
      "NVLink fabric health mask as NVML reports it (decoded into the fabric rules).", {}),
-    ("gpu", "pcie_replay", "gpu_npd_gpu_pcie_replay", "counter", "PCIe replay counter.", {}),
-    ("gpu", "pcie_link_gen", "gpu_npd_gpu_pcie_link_generation", "gauge", "PCIe link generation, current and max.", {"which": "current"}),
-    ("gpu", "pcie_link_gen_max", "gpu_npd_gpu_pcie_link_generation", "gauge", "", {"which": "max"}),
-    ("gpu", "pcie_link_width", "gpu_npd_gpu_pcie_link_width", "gauge", "PCIe link width, current and max.", {"which": "current"}),
-    ("gpu", "pcie_link_width_max", "gpu_npd_gpu_pcie_link_width", "gauge", "", {"which": "max"}),
     ("gpu", "recovery_action", "gpu_npd_gpu_recovery_action", "gauge",
      "The driver's GPU recovery action (0 none, 1 GPU reset, 2 node reboot, 3 drain P2P, 4 drain and reset).", {}),
     ("gpu", "gpu_lost", "gpu_npd_gpu_lost", "gauge", "1 when NVML says the GPU is lost.", {}),

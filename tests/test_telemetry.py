@@ -118,6 +118,19 @@ def test_sample_rule_raises_once_confirmed_then_clears_when_the_gpu_is_healthy_a
     assert not agent.engine.conditions[condition].status
 
 
+def test_a_one_call_nvml_reading_is_one_row():
+    """docs/extending.md: a reading of agent/gpu/interface.py NVML_READINGS is read in its group, exported as its
+    series, served by the NVML stand-in and healthy by default, from that row alone."""
+    from agent.gpu.interface import GROUPS, NVML_READINGS
+    from agent.gpu.standin import reading_getters
+    from agent.reading_metrics import TABLE
+    getters = reading_getters()
+    for r in NVML_READINGS:
+        assert r.name in GROUPS[r.group] and HEALTHY_VALUES[r.name] == r.healthy
+        assert f"nvmlReturn_t {r.call}(" in getters and f'"{r.name}"' in getters
+        assert not r.metric or ("gpu", r.name, r.metric, r.type, r.help, dict(r.labels)) in TABLE
+
+
 def test_idle_gpu_links_trained_down_are_not_a_fault(tmp_path):
     """PCIe links drop generation while the GPU is idle (power saving): judged only under load."""
     scen = hgx_scenario(timeline=[{"at": 10, "gpu": 3, "set": {"pcie_link_gen": 1, "pcie_link_width": 4}}])

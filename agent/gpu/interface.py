@@ -6,8 +6,46 @@ by field name, and `wait_xid`.  Failures are `NvmlError` with NVML's own error n
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Protocol
+from dataclasses import dataclass, field
+from typing import Mapping, Protocol
+
+
+@dataclass(frozen=True)
+class NvmlReading:
+    """A per-GPU reading that is one NVML call, declared once: the read group it joins (read together; a GPU
+    without it skips the group), the pynvml function and its constant arguments (pynvml's names), a divisor to its
+    unit, and its Prometheus series (agent/reading_metrics.py: a metric shared by several rows takes the first
+    row's help; `labels` tell the rows apart). The pynvml backend reads it and the fake NVML serves it by name."""
+    name: str  # the reading's field (a sample rule's `field`)
+    group: str
+    call: str  # "nvmlDeviceGetPowerUsage"
+    args: tuple[str, ...] = ()  # pynvml constants passed after the device handle ("NVML_TEMPERATURE_GPU")
+    divisor: float = 1.0  # raw value / divisor (milliwatts -> watts: 1000)
+    metric: str = ""  # "" : not exported
+    type: str = "gauge"  # gauge | counter
+    help: str = ""
+    labels: Mapping[str, str] = field(default_factory=dict)
+    healthy: float = 0  # what a healthy GPU reads (the NVML stand-in's default scenario serves it)
+
+
+NVML_READINGS: tuple[NvmlReading, ...] = (
+    NvmlReading("power_watts", "power", "nvmlDeviceGetPowerUsage", divisor=1000.0, metric="gpu_npd_gpu_power_watts",
+                help="Power draw.", healthy=72.5),
+    NvmlReading("pcie_replay", "pcie", "nvmlDeviceGetPcieReplayCounter", metric="gpu_npd_gpu_pcie_replay",
+                type="counter", help="PCIe replay counter."),
+    NvmlReading("pcie_link_gen", "pcie", "nvmlDeviceGetCurrPcieLinkGeneration",
+                metric="gpu_npd_gpu_pcie_link_generation", help="PCIe link generation, current and max.",
+                labels={"which": "current"}, healthy=5),
+    NvmlReading("pcie_link_gen_max", "pcie", "nvmlDeviceGetGpuMaxPcieLinkGeneration",
+                metric="gpu_npd_gpu_pcie_link_generation", labels={"which": "max"}, healthy=5),
+    NvmlReading("pcie_link_width", "pcie", "nvmlDeviceGetCurrPcieLinkWidth", metric="gpu_npd_gpu_pcie_link_width",
+                help="PCIe link width, current and max.", labels={"which": "current"}, healthy=16),
+    NvmlReading("pcie_link_width_max", "pcie", "nvmlDeviceGetMaxPcieLinkWidth", metric="gpu_npd_gpu_pcie_link_width",
+                labels={"which": "max"}, healthy=16),
+)
+# group -> its one-call readings, in table order
+NVML_READING_GROUPS: dict[str, tuple[NvmlReading, ...]] = {
+    g: tuple(r for r in NVML_READINGS if r.group == g) for g in dict.fromkeys(r.group for r in NVML_READINGS)}
 
 # What each read group returns: raw NVML values (masks stay masks, counters stay counters).
 GROUPS: dict[str, tuple[str, ...]] = {
@@ -17,8 +55,7 @@ GROUPS: dict[str, tuple[str, ...]] = {
     "remap": ("remap_correctable", "remap_uncorrectable", "remap_pending", "remap_failure"),
     "temperature": ("temperature_gpu", "temperature_memory"),
     "clocks": ("clocks_event_mask",),
-    "power": ("power_watts",),
-    "pcie": ("pcie_replay", "pcie_link_gen", "pcie_link_gen_max", "pcie_link_width", "pcie_link_width_max"),
+    **{g: tuple(r.name for r in rows) for g, rows in NVML_READING_GROUPS.items()},  # power, pcie: one call each
     "recovery": ("recovery_action",),
     # time the driver held clocks down, per cause (nvmlDeviceGetViolationStatus; counters, nanoseconds)
     "throttle_time": ("violation_power_ns", "violation_thermal_ns", "violation_reliability_ns",

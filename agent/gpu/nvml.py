@@ -6,8 +6,13 @@ import os
 import threading
 from ctypes import byref
 
-from .interface import (CHECK_GROUPS, ERRORS, GROUPS, MAX_NVLINKS, NVLINK_FIELDS, UNSUPPORTED,  # noqa: F401
-                        Identity, Nvml, NvmlError)
+from .interface import (CHECK_GROUPS, ERRORS, GROUPS, MAX_NVLINKS, NVLINK_FIELDS, NVML_READING_GROUPS,  # noqa: F401
+                        UNSUPPORTED, Identity, Nvml, NvmlError)
+
+
+def _scaled(value, divisor: float):
+    """A raw NVML value in its reading's unit (integers stay integers where no unit changes)."""
+    return value / divisor if divisor != 1.0 else value
 
 
 class PynvmlBackend:
@@ -131,14 +136,9 @@ class PynvmlBackend:
                                               n.NVML_TEMPERATURE_THRESHOLD_SHUTDOWN)}
         if group == "fabric":
             return self._fabric(h)
-        if group == "power":
-            return {"power_watts": c(n.nvmlDeviceGetPowerUsage, h) / 1000.0}
-        if group == "pcie":
-            return {"pcie_replay": c(n.nvmlDeviceGetPcieReplayCounter, h),
-                    "pcie_link_gen": c(n.nvmlDeviceGetCurrPcieLinkGeneration, h),
-                    "pcie_link_gen_max": c(n.nvmlDeviceGetGpuMaxPcieLinkGeneration, h),
-                    "pcie_link_width": c(n.nvmlDeviceGetCurrPcieLinkWidth, h),
-                    "pcie_link_width_max": c(n.nvmlDeviceGetMaxPcieLinkWidth, h)}
+        if group in NVML_READING_GROUPS:  # one call per reading, declared in the table
+            return {r.name: _scaled(c(getattr(n, r.call), h, *(getattr(n, a) for a in r.args)), r.divisor)
+                    for r in NVML_READING_GROUPS[group]}
         if group == "recovery":
             value = self._field(h, n.NVML_FI_DEV_GET_GPU_RECOVERY_ACTION)
             if value is None:

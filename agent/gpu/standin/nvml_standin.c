@@ -431,14 +431,6 @@ nvmlReturn_t nvmlDeviceGetMarginTemperature(Gpu *dev, MarginTemp *margin) {
     LEAVE(OK);
 }
 
-nvmlReturn_t nvmlDeviceGetPowerUsage(Gpu *dev, unsigned int *milliwatts) {
-    ENTER_DEV("nvmlDeviceGetPowerUsage", dev);
-    double w;
-    GET(dev, "power_watts", w);
-    *milliwatts = (unsigned)(w * 1000.0 + 0.5);
-    LEAVE(OK);
-}
-
 nvmlReturn_t nvmlDeviceGetCurrentClocksEventReasons(Gpu *dev, unsigned long long *reasons) {
     ENTER_DEV("nvmlDeviceGetCurrentClocksEventReasons", dev);
     GET(dev, "clocks_event_mask", *reasons);
@@ -487,12 +479,9 @@ nvmlReturn_t nvmlDeviceGetPersistenceMode(Gpu *dev, int *mode) {
         GET(dev, key, *out); \
         LEAVE(OK); \
     }
-UINT_GETTER(nvmlDeviceGetPcieReplayCounter, "pcie_replay")
-UINT_GETTER(nvmlDeviceGetCurrPcieLinkGeneration, "pcie_link_gen")
-UINT_GETTER(nvmlDeviceGetGpuMaxPcieLinkGeneration, "pcie_link_gen_max")
+/* the one-call readings of agent/gpu/interface.py (NVML_READINGS: power, PCIe, ...) get their getters from
+   agent/gpu/standin.py at build time, appended to this file; the older name of one of them: */
 UINT_GETTER(nvmlDeviceGetMaxPcieLinkGeneration, "pcie_link_gen_max")
-UINT_GETTER(nvmlDeviceGetCurrPcieLinkWidth, "pcie_link_width")
-UINT_GETTER(nvmlDeviceGetMaxPcieLinkWidth, "pcie_link_width_max")
 
 /* ---- field values --------------------------------------------------------------------------------- */
 
