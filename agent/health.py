@@ -15,7 +15,7 @@ from parsers import Finding
 from parsers.catalog import xid_reason
 from parsers.finding import SEVERITY_RANK
 from parsers.kinds import BY_NAME as KIND, reason_of
-from parsers.model import Boot, Change, Condition, PodEvent, Problem, Snapshot
+from parsers.model import Boot, Change, Condition, PodEvent, Problem, Snapshot, copied
 
 from .config import Config
 from .policy import FindingPolicy
@@ -96,6 +96,10 @@ class HealthEngine:
         self.clock = clock
         self.boot = boot
         self.problems: dict[str, Problem] = {}
+        # what the last snapshot handed out (id -> a copy no one mutates, in the order of `problems`) and the
+        # problems raised or changed since (ordered): a snapshot copies those only, not every standing problem
+        self._published: dict[str, Problem] = {}
+        self._touched: dict[str, None] = {}
         self.conditions: dict[str, Condition] = {
             name: Condition(name, False, spec["ok_reason"], spec["ok_message"], clock())
             for name, spec in cfg.conditions.items()
@@ -169,6 +173,7 @@ class HealthEngine:
             return False
         p.count += 1
         p.last_seen = max(p.last_seen, seen)
+        self._touched[p.id] = None
         return True
 
     def derive(self, change: Change | None = None) -> Change:
@@ -178,7 +183,11 @@ class HealthEngine:
 
     def snapshot(self, change: Change | None = None, pod_events: tuple[PodEvent, ...] = ()) -> Snapshot:
         """The state now and what `change` changed, as one immutable value (what every sink receives)."""
-        return Snapshot.of(self.conditions.values(), self.problems.values(), change, pod_events)
+        published = self._published
+        for pid in self._touched:
+            published[pid] = copied(self.problems[pid])
+        self._touched.clear()
+        return Snapshot.of(self.conditions.values(), published, change, pod_events)
 
     def sync(self, source: str, judged: dict[str, list[Verdict]]) -> Change:
         """Telemetry: for each subject read, what the rules see in its latest reading is exactly what
@@ -193,6 +202,7 @@ class HealthEngine:
                 p = self.problems.get(pid)
                 if p is not None:
                     p.last_seen, p.message, p.severity, p.action = now, v.message, v.severity, v.action
+                    self._touched[pid] = None
                     continue
                 if v.condition and v.condition not in self.conditions:
                     continue  # an empty condition: a problem that is an Event only (an NPD temporary rule)
@@ -200,8 +210,7 @@ class HealthEngine:
                     self._evict()
                 p = Problem(pid, subject, "telemetry", v.condition, v.reason, v.severity, v.attribution, v.action,
                             v.message, "sample", now, now, 1, source, None, dict(v.details))
-                self.problems[pid] = p
-                change.new_problems.append(p)
+                self._add(p, change)
         self._drop(lambda p: p.source == source and p.subject in judged and p.id not in wanted)
         return self._derive(change)
 
@@ -209,7 +218,7 @@ class HealthEngine:
         """A new boot: everything learned from the kernel log is history."""
         change = Change()
         for pid in [p.id for p in self.problems.values() if p.source == "kernel"]:
-            del self.problems[pid]
+            self._remove(pid)
         self._app_xids.clear()
         return self._derive(change)
 
@@ -219,7 +228,7 @@ class HealthEngine:
         limit = self.cfg.warning_expire_seconds
         expired = [p.id for p in self.problems.values() if p.clear == "expire" and now - p.last_seen >= limit]
         for pid in expired:
-            del self.problems[pid]
+            self._remove(pid)
         return self._derive(Change())
 
     # ---- lifecycle -----------------------------------------------------------------------------
@@ -235,7 +244,17 @@ class HealthEngine:
 
     def _drop(self, pred: Callable[[Problem], bool]) -> None:
         for pid in [p.id for p in self.problems.values() if pred(p)]:
-            del self.problems[pid]
+            self._remove(pid)
+
+    def _add(self, p: Problem, change: Change) -> None:
+        self.problems[p.id] = p
+        self._touched[p.id] = None
+        change.new_problems.append(p)
+
+    def _remove(self, pid: str) -> None:
+        del self.problems[pid]
+        self._published.pop(pid, None)
+        self._touched.pop(pid, None)
 
     def _escalate_app_xid(self, f: Finding, seen: float, change: Change) -> None:
         """NVIDIA's guidance for 13/31: the same application Xid on one GPU from different processes
@@ -295,8 +314,7 @@ class HealthEngine:
                     action or f.action, self._message(f, severity or f.severity, action or f.action, note),
                     rule.get("clear", "expire"), seen, seen, 1, source, code,
                     {k: v for k, v in f.details.items() if k in ("uuid", "gpu_index", "link", "netdev", "pod", "reboots_survived")})
-        self.problems[pid] = p
-        change.new_problems.append(p)
+        self._add(p, change)
         return pid
 
     def _add_to(self, p: Problem, f: Finding, seen: float, severity: str, action: str, note: str) -> None:
@@ -305,10 +323,11 @@ class HealthEngine:
         if seen > p.last_seen:
             p.last_seen = seen
         self._restate[p.id] = (f, severity, action, note)
+        self._touched[p.id] = None
 
     def _evict(self) -> None:
         victims = sorted(self.problems.values(), key=lambda p: (p.clear != "expire", p.last_seen))
-        del self.problems[victims[0].id]
+        self._remove(victims[0].id)
 
     @staticmethod
     def _message(f: Finding, severity: str, action: str, note: str) -> str:
@@ -373,6 +392,7 @@ class HealthEngine:
                 continue
             if p.condition in self.conditions:
                 self.problems[p.id] = p
+                self._touched[p.id] = None
         for name, raw in state.get("conditions", {}).items():
             if name in self.conditions:
                 try:

@@ -3,7 +3,8 @@
 The bound is memory, not a number of batches: a batch of 10,000 long lines and a batch of one short line weigh
 what they hold.  When the queue is full a source waits (kmsg's ring buffer keeps the records meanwhile; an
 overrun there is counted by the source, never silent).  One batch always fits into an empty queue, so a batch
-larger than the bound still moves.
+larger than the bound still moves.  How long sources have waited is kept too: their input lies unread meanwhile,
+and /healthz counts it (`unread_for`) beside the lag of what is queued.
 """
 
 from __future__ import annotations
@@ -40,6 +41,9 @@ class Intake:
         self.lag = 0.0
         self.bytes = 0
         self._items: deque[tuple[float, int, Any]] = deque()
+        # the thread of each source held back -> since when: from its first wait for room until it finds room
+        # without waiting (a flood's source waits at every batch: held back all along, not once per batch)
+        self._held: dict[int, float] = {}
         self._cond = threading.Condition()
 
     def emit(self, batch: Any) -> None:
@@ -49,10 +53,13 @@ class Intake:
             if self._items and self.bytes + size > self.max_bytes:
                 if self.metrics is not None:
                     self.metrics.queue_waits.inc()
+                self._held.setdefault(threading.get_ident(), time.monotonic())
                 while self._items and self.bytes + size > self.max_bytes:
                     if self.stop.is_set():
                         return  # stopping: what is not queued is re-read from the source's saved cursor
                     self._cond.wait(0.5)
+            elif self._held:
+                self._held.pop(threading.get_ident(), None)  # room at once: caught up
             self._items.append((time.monotonic(), size, batch))
             self.bytes += size
             self._cond.notify_all()
@@ -72,6 +79,13 @@ class Intake:
             enqueued, batch = self._pop()
         self.lag = time.monotonic() - enqueued
         return batch
+
+    def unread_for(self) -> float:
+        """Seconds the source held back longest has been held back (0: none is): it has waited for room at every
+        batch since, its input lying unread meanwhile."""
+        with self._cond:
+            since = min(self._held.values(), default=None)
+        return 0.0 if since is None else time.monotonic() - since
 
     def take_nowait(self) -> Any:
         with self._cond:

@@ -144,7 +144,7 @@ class Pipeline:
         return self.engine.sync(f"check:{name}", judge_checks(batch.cfg, batch.results, self.check_severity))
 
     def _pod_findings(self, batch: WorkloadFindings) -> Change:
-        standing = self.engine.problems.values()  # read in place: nothing changes them while the batch is handled
+        standing = self.workloads.standing(self.engine.problems.values())  # once: nothing changes it meanwhile
         for ref, f in batch.items:
             annotate(f, self.gpu.pci_to_gpu)
             self._events.append(self.workloads.observe(ref, f, standing))

@@ -12,7 +12,7 @@ from collections import deque
 from datetime import datetime, timezone
 from typing import Callable, Iterable
 
-from parsers import Cause, Finding, cause_of, explain, likely_cause
+from parsers import Cause, CauseIndex, Finding, cause_of, explain, likely_cause
 from parsers.catalog import xid_reason
 from parsers.correlate import Ranks
 from parsers.kinds import CUDA_REASONS, TABLE as KINDS
@@ -52,11 +52,16 @@ def quoted(text: str) -> str:
     return f' Container output: "{clean}"' if clean else ""
 
 
+def _cause(p: Problem, at: float) -> Cause:
+    return Cause(at, f"{p.reason} on {p.subject.split(':', 1)[-1]}", p.severity)
+
+
 class WorkloadTracker:
     def __init__(self, metrics, window: float = 600.0, pod_label: bool = False,
                  clock: Callable[[], float] = time.time):
         self.metrics, self.window, self.pod_label, self.clock = metrics, window, pod_label, clock
         self.causes: deque[Cause] = deque(maxlen=512)
+        self._index: CauseIndex | None = None  # of `causes`, built when a failure needs it after they changed
         self._ranks: dict[tuple, Ranks] = {}
         self._first: dict[tuple, PodRef] = {}
         self._rank_total = 0
@@ -68,17 +73,32 @@ class WorkloadTracker:
         c = cause_of(f)
         if c is not None:
             self.causes.append(c)
+            self._index = None
 
     def note_problem(self, p: Problem) -> None:
         """Telemetry problems (GPU lost, IB port down, ...) are causes too."""
         if p.kind == "telemetry" and p.attribution in ("hardware", "fabric", "driver") and p.severity in ("error", "fatal"):
-            self.causes.append(Cause(p.first_seen, f"{p.reason} on {p.subject.split(':', 1)[-1]}", p.severity))
+            self.causes.append(_cause(p, p.first_seen))
+            self._index = None
 
-    def _candidates(self, f: Finding, problems: Iterable[Problem]) -> list[Cause]:
-        t = f.timestamp.timestamp() if f.timestamp is not None else self.clock()
-        standing = [Cause(min(p.last_seen, t), f"{p.reason} on {p.subject.split(':', 1)[-1]}", p.severity)
-                    for p in problems if p.severity == "fatal" and p.attribution in ("hardware", "fabric")]
-        return list(self.causes) + standing
+    @staticmethod
+    def standing(problems: Iterable[Problem]) -> Problem | None:
+        """Of the node's problems now, the one a failure may be blamed on beyond the causes remembered: the fatal
+        hardware or fabric problem seen last.  Picked once per batch of pod findings, so a finding costs the
+        same whatever the number of problems standing (issue 31: 27 s of CPU at 4,096)."""
+        return max((p for p in problems if p.severity == "fatal" and p.attribution in ("hardware", "fabric")),
+                   key=lambda p: p.last_seen, default=None)
+
+    def _cause(self, f: Finding, standing: Problem | None) -> Cause | None:
+        """The likeliest cause of `f` (dated): the best remembered one (by an index built once while they stand
+        still), or `standing` (dated no later than `f`: it stands still) when it is more severe or later."""
+        if self._index is None:
+            self._index = CauseIndex(self.causes)
+        remembered = likely_cause(f, self._index, self.window)
+        if standing is None:
+            return remembered
+        now = _cause(standing, min(standing.last_seen, f.timestamp.timestamp()))
+        return likely_cause(f, [c for c in (remembered, now) if c is not None], self.window)
 
     # ---- pod side --------------------------------------------------------------------------------------
 
@@ -87,13 +107,14 @@ class WorkloadTracker:
         for p in snapshot.new_problems:
             self.note_problem(p)
 
-    def observe(self, ref: PodRef, f: Finding, standing: Iterable[Problem] = ()) -> PodEvent:
-        """A workload failure in a pod's log (`standing`: the node's problems now): the Event it makes."""
+    def observe(self, ref: PodRef, f: Finding, standing: Problem | None = None) -> PodEvent:
+        """A workload failure in a pod's log (`standing`: the node's problem it may be blamed on, see
+        `standing`): the Event it makes."""
         labels = [ref.namespace, f.kind] + ([ref.pod] if self.pod_label else [])
         self.metrics.count("workload_findings", tuple(labels))
         if f.timestamp is None:
             f.timestamp = datetime.fromtimestamp(self.clock(), timezone.utc)
-        cause = likely_cause(f, self._candidates(f, standing), self.window)
+        cause = self._cause(f, standing)
         reason = event_reason(f)
         key = (ref.namespace, job_of(ref.pod), reason, cause.text if cause else "")
         ranks = self._ranks.get(key)

@@ -18,7 +18,7 @@ from typing import Any
 from .finding import Finding
 
 __all__ = ["Boot", "Change", "CheckBatch", "Condition", "Finding", "NodeInfo", "PodEvent", "PodRef", "Problem",
-           "Reading", "Record", "SampleBatch", "Snapshot", "Verdict", "WorkloadFindings"]
+           "Reading", "Record", "SampleBatch", "Snapshot", "Verdict", "WorkloadFindings", "copied"]
 
 
 # ---- facts ------------------------------------------------------------------------------------------------
@@ -158,11 +158,12 @@ class PodEvent:
 
 @dataclass(frozen=True)
 class Snapshot:
-    """State + what changed, built once per change and handed to every sink: copies, so a sink on its own
-    thread reads a value no one mutates.
+    """State + what changed, built once per change and handed to every sink: a value no one mutates, so a sink
+    on its own thread reads it safely.
 
-    conditions    every condition the agent keeps, as it stands now
-    problems      every standing problem
+    conditions    every condition the agent keeps, as it stands now (copies)
+    problems      every standing problem: the engine's published copies, shared between snapshots (a problem
+                  is copied again only when it changed, so a snapshot costs what changed, not what stands)
     changed       the conditions that moved in this change (a subset of `conditions`)
     new_problems  problems raised in this change (Events)
     pod_events    Events for pods (workload correlation)
@@ -174,29 +175,25 @@ class Snapshot:
     pod_events: tuple[PodEvent, ...] = ()
 
     @classmethod
-    def of(cls, conditions: Any, problems: Any, change: Change | None = None,
+    def of(cls, conditions: Any, problems: dict[str, Problem], change: Change | None = None,
            pod_events: tuple[PodEvent, ...] = ()) -> Snapshot:
-        """Copy `conditions` and `problems` (iterables of the engine's live objects) with what `change` changed."""
-        conds = tuple(map(_copy, conditions))
-        probs = tuple(map(_copy, problems))
+        """`conditions` (the engine's live objects, copied here) and `problems` (id -> a copy no one mutates)
+        with what `change` changed."""
+        conds = tuple(map(copied, conditions))
         if change is None or not change:
-            return cls(conds, probs, (), (), tuple(pod_events))
+            return cls(conds, tuple(problems.values()), (), (), tuple(pod_events))
         moved = {c.type for c in change.conditions}
         changed = tuple(c for c in conds if c.type in moved)
-        raised = {p.id for p in change.new_problems}
-        new = tuple(p for p in probs if p.id in raised)
-        if len(new) < len(raised):  # raised and gone again within the change (evicted): still said once
-            kept = {p.id for p in new}
-            new += tuple(_copy(p) for p in change.new_problems if p.id not in kept)
-        return cls(conds, probs, changed, new, tuple(pod_events))
+        # raised and gone again within the change (evicted): still said once, from a copy of its own
+        new = tuple({p.id: problems.get(p.id) or copied(p) for p in change.new_problems}.values())
+        return cls(conds, tuple(problems.values()), changed, new, tuple(pod_events))
 
     def condition(self, name: str) -> Condition | None:
         return next((c for c in self.conditions if c.type == name), None)
 
 
-def _copy(obj: Any) -> Any:
-    """A shallow copy of a plain dataclass instance (Problem, Condition): a tenth of copy.copy's cost, which
-    counts when a snapshot copies a few hundred problems once per batch of a flood."""
+def copied(obj: Any) -> Any:
+    """A shallow copy of a plain dataclass instance (Problem, Condition): a tenth of copy.copy's cost."""
     new = object.__new__(type(obj))
     new.__dict__.update(obj.__dict__)
     return new
