@@ -23,7 +23,7 @@ class Envelope:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
-KMSG_USERSPACE = "userspace"  # the program of a /dev/kmsg record a process wrote (facility other than kern)
+KMSG_USERSPACE = "userspace"  # the program of a line a process wrote that names itself the kernel (see _program, _kmsg)
 _MONTHS = {m: i for i, m in enumerate(
     ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"), start=1)}
 # A dmesg-style uptime stamp that syslog and journald keep inside a kernel message.
@@ -121,25 +121,38 @@ def _fabricmanager(m: re.Match, year: int | None) -> Envelope:
                     extra={"level": level, "tid": int(tid)})
 
 
+def _program(tag: str, pid: str | None, prio: str | None) -> str:
+    """The program a syslog line says wrote it, as far as the line can prove it: the kernel's own lines are tagged
+    `kernel` with no pid (rsyslog's imklog, journald forwarding kernel records) and, where the file keeps the
+    priority, carry facility 0 (LOG_KERN). A `kernel[4242]:` tag is a process naming itself kernel (journald
+    forwards a process's syslog message with the sender's pid; `logger -i -t kernel`), and a `<12>` priority is
+    user.warning, whatever the tag says: both are KMSG_USERSPACE. What no line can prove is in docs/security.md."""
+    if tag == "kernel" and (pid is not None or (prio is not None and int(prio) >> 3)):
+        return KMSG_USERSPACE
+    return tag
+
+
 def _rfc5424(m: re.Match, year: int | None) -> Envelope:
-    ts, host, app, procid, msg = m.groups()
+    prio, ts, host, app, procid, msg = m.groups()
     return _strip_inner_uptime(Envelope("rfc5424", msg, timestamp=None if ts == "-" else _iso(ts),
-                                        extra={"host": host, "app": app}))
+                                        extra={"host": host,
+                                               "app": _program(app, None if procid == "-" else procid, prio)}))
 
 
 def _rfc3164(m: re.Match, year: int | None) -> Envelope:
-    mon, day, clock, host, tag, msg = m.groups()  # BSD syslog stamps carry no year: the caller's, else this one
+    prio, mon, day, clock, host, tag, pid, msg = m.groups()  # BSD stamps carry no year: the caller's, else this one
     return _strip_inner_uptime(Envelope("syslog", msg, timestamp=_bsd(mon, day, clock,
                                                                       year or datetime.now(timezone.utc).year),
-                                        extra={"host": host, "app": tag}))
+                                        extra={"host": host, "app": _program(tag, pid, prio)}))
 
 
 def _short_iso(m: re.Match, year: int | None) -> Envelope:
-    ts, host, tag, msg = m.groups()
-    return _strip_inner_uptime(Envelope("syslog", msg, timestamp=_iso(ts), extra={"host": host, "app": tag}))
+    ts, host, tag, pid, msg = m.groups()
+    return _strip_inner_uptime(Envelope("syslog", msg, timestamp=_iso(ts),
+                                        extra={"host": host, "app": _program(tag, pid, None)}))
 
 
-_TAG = r"([^\s:\[]+)(?:\[\d+\])?:"
+_TAG = r"([^\s:\[]+)(?:\[(\d+)\])?:"
 Build = Callable[[re.Match, "int | None"], "Envelope | None"]
 # (name, first characters a line of it may start with, pattern, builder, message): where the message the builder's
 # envelope would hold is, so that `split` gives it without building the envelope (its timestamp is the costly part,
@@ -163,9 +176,9 @@ ENVELOPES: tuple[tuple[str, str, re.Pattern, Build, str | None], ...] = (
         r"^([a-z0-9]+) *:([a-z]+) *: (\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d),(\d+)([+-]\d\d:?\d\d) ?(.*)$", re.S),
      _dmesg_decode, "last"),
     ("docker", "{", re.compile(r"^\{.*\"log\"\s*:", re.S), _docker, None),
-    ("rfc5424", "<", re.compile(r"^<\d{1,3}>1 (\S+) (\S+) (\S+) (\S+) \S+ (?:-|(?:\[.*?\])+) ?(.*)$", re.S), _rfc5424, "inner"),
+    ("rfc5424", "<", re.compile(r"^<(\d{1,3})>1 (\S+) (\S+) (\S+) (\S+) \S+ (?:-|(?:\[.*?\])+) ?(.*)$", re.S), _rfc5424, "inner"),
     ("rfc3164", "<ADFJMNOS", re.compile(
-        r"^(?:<\d{1,3}>)?(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) +(\d{1,2}) (\d\d:\d\d:\d\d(?:\.\d+)?) (\S+) "
+        r"^(?:<(\d{1,3})>)?(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) +(\d{1,2}) (\d\d:\d\d:\d\d(?:\.\d+)?) (\S+) "
         + _TAG + r" ?(.*)$", re.S), _rfc3164, "inner"),
 )
 
