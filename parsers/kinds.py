@@ -164,7 +164,9 @@ TABLE: tuple[Kind, ...] = (
     ), doc="RCU grace periods not completing (a CPU or kthread starved)"),
     Kind("memory_error", "host memory error", None, "warning", "hardware", "MONITOR", "HostMemoryError", (
         Raise("HostMemoryUnhealthy", "boot", {"severity": "fatal"}, reason="UncorrectedMemoryError"),
-    ), doc="host memory: machine check / EDAC / firmware (CPER) memory error, corrected or not"),
+        Raise("HostMemoryUnhealthy", "expire", {"severity": "error"}, reason="UncorrectedMemoryError"),
+    ), doc="host memory: machine check / EDAC / firmware (CPER) memory error, corrected or not (a CPER record's "
+           "stated severity: recoverable is an error, fatal fatal)"),
     Kind("nfs_error", "NFS server not responding", None, "warning", "unknown", "CHECK_STORAGE",
          "NFSServerNotResponding", (
              Raise("StorageUnhealthy", "expire", {"severity": ["warning", "error"]}),

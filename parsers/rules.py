@@ -37,7 +37,9 @@ class Rule:
     # finding is the event's); "join" is part of an open event (no finding) or, with none open, opens one;
     # "once" is "join" for a line an event has at most once (OOM's "Killed process"): met again in the open
     # event, it starts the next event; "member" (a kind-None row) is part of an open event and never a finding;
-    # "close" (a kind-None row: the first line of the next report) ends the open event.
+    # "close" (a kind-None row: the first line of the next report) ends the open event; "state" (a kind-None row
+    # with a `stated` group) states the severity of the findings the rows of STATED make within the event's
+    # EVENT_LINES (a firmware-first record's "event severity: fatal" before its section).
     # Every line of an event that says which device and what failed is "join" or "once", never "member": a
     # report whose first line was lost (ring-buffer overrun, rate limiting, a grep excerpt) is still one event.
     event: tuple[str, str] | None = None
@@ -318,10 +320,15 @@ RULES: tuple[Rule, ...] = (
     # Hardware Error Source: 0", "event severity: ..", "Error 0, type: ..", then the section: "section_type: PCIe
     # error" (a PCIe AER event: its "device_id: dddd:bb:dd.f" line names the device and is the finding, the
     # kernel's "AER: aer_status: .." / "[12] Timeout" lines after it join it) or "section_type: memory error".
-    # Severity warning: the record's severity line comes before its section and is not carried (known gap).
+    # Its severity is the one the record states (CPER_SEVERITY), the section's "Error N, type:" over the record's
+    # "event severity:" (the later line; the kernel queues the section's for AER recovery, ghes_handle_aer); a
+    # section no record line stated a severity for is a warning (the rows' own).
     # a record's first line: whatever AER event was open has ended (two records a few lines apart are two events)
     _r("cper_record", None, ["Hardware error from APEI"], r"\[Hardware Error\]: Hardware error from APEI",
        event=("aer", "close")),
+    _r("cper_severity", None, ["event severity:", ", type: "],
+       r"\[Hardware Error\]:\s+(?:event severity|Error \d+, type): (?P<stated>fatal|recoverable|corrected|info)\b",
+       event=("cper", "state")),
     _r("cper_pcie", None, ["section_type: PCIe error"], r"\[Hardware Error\]:\s+section_type: PCIe error",
        event=("aer", "member")),
     _r("cper_pcie_device", "pcie_aer", ["[Hardware Error]:"],
@@ -454,6 +461,17 @@ RULES: tuple[Rule, ...] = (
 )
 
 # --- refinement tables -----------------------------------------------------------------------
+
+# A firmware-first record's stated severity (cper_severity_str: "fatal", "recoverable", "corrected", "info") ->
+# (severity, action) of the finding its section makes, as AER_SEVERITY for the kernel's own AER wording.
+CPER_SEVERITY = {
+    "fatal": ("fatal", "RESTART_BM"),
+    "recoverable": ("error", "INVESTIGATE"),
+    "corrected": ("warning", "MONITOR"),
+    "info": ("info", "NONE"),
+}
+# The rows whose finding takes the severity a "state" row stated (row name -> that event's name and its table).
+STATED = {"cper_pcie_device": ("cper", CPER_SEVERITY), "cper_memory": ("cper", CPER_SEVERITY)}
 
 AER_SEVERITY = {  # aer_severity as the kernel prints it -> (severity, action)
     "corrected": ("warning", "MONITOR"),
