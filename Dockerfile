@@ -11,7 +11,12 @@ RUN python3 -m venv /opt/gpu-npd \
     && /opt/gpu-npd/bin/pip install --no-cache-dir --quiet --no-index --find-links /wheels gpu-npd \
     && /opt/gpu-npd/bin/pip uninstall --quiet --yes pip setuptools \
     && find /opt/gpu-npd -name __pycache__ -prune -exec rm -rf {} + \
-    && rm -rf /opt/gpu-npd/lib/python3*/site-packages/*/tests
+    && rm -rf /opt/gpu-npd/lib/python3*/site-packages/*/tests \
+    && (/opt/gpu-npd/bin/python -m compileall -q -j 0 --invalidation-mode unchecked-hash /opt/gpu-npd/lib || true)
+# Bytecode is compiled here, once, from the sources as installed (hash-based .pyc: the same bytes every build): the
+# root filesystem is read-only and PYTHONDONTWRITEBYTECODE is set, so without it every gpu-npd process (the agent,
+# `gpu-npd parse` in the image) compiled gpu-npd and its dependencies from source at start, about 2.4x the start-up
+# of `gpu-npd parse` measured on a loaded build host. (A file that does not compile stays source: `|| true`.)
 
 FROM ${BASE}
 # VERSION: the project's (pyproject.toml), passed by `make image`

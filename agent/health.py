@@ -165,7 +165,8 @@ class HealthEngine:
         seen = self._seen(f)
         if seen is None:
             return True  # from a previous boot: counted by the caller, raises nothing (as observe)
-        self.policy.remember(f, seen)
+        if self.policy.remember(f, seen):
+            return False  # an escalation reached its count with this repeat (agent/policy.py): decide afresh
         if outcome[0] == "none":
             return True
         p = self.problems.get(outcome[1])
@@ -322,6 +323,7 @@ class HealthEngine:
         p.count += 1
         if seen > p.last_seen:
             p.last_seen = seen
+        p.action = action  # the latest (an escalation's HARDWARE_INSPECTION stands from then on)
         self._restate[p.id] = (f, severity, action, note)
         self._touched[p.id] = None
 

@@ -8,6 +8,10 @@ the engine's.  Decides, from config tables only:
   within a few seconds is cleanup, not a new fault: NVIDIA's Xid 45 "Not Solo: IGNORE");
 - reboot-aware escalation (`xid_reboot_escalation`): a fatal Xid that comes back on the same GPU
   after N reboots gets action `HARDWARE_INSPECTION` (boots known by boot id);
+- Xid semantics as data (parsers/escalation.py): the same Xid 13 on one GPC/TPC, 31 on one GPU, repeating is
+  possibly the hardware; spread across GPUs, the application; a fatal Xid in 5+ bursts a day asks for inspection.
+  Counted on every sighting, decided ones (`apply`) and repeats the coalescer counts without a decision
+  (`remember`, which says when an escalation reached its count so that the repeat is decided afresh);
 - unused ports: a link-down / cable-unplugged on a port that never came up since boot is no error.
   Only while the boot is young (`unused_port_boot_seconds`): later, an up line we never saw may
   have been overwritten in the kernel ring, so a down is an error as before.
@@ -21,6 +25,7 @@ from types import MappingProxyType
 from typing import Any, Callable
 
 from parsers import Finding
+from parsers.escalation import Escalations, Verdict as Escalated
 from parsers.finding import SEVERITIES
 from parsers.ports import LINK_KINDS, UnusedPorts
 
@@ -92,11 +97,14 @@ class FindingPolicy:
         self._counts: OrderedDict[tuple[str, int], deque] = OrderedDict()  # (gpu, xid) -> times
         self._fatal_boots: OrderedDict[str, list[str]] = OrderedDict()  # "gpu|xid" -> boot ids, oldest first
         self.ports = UnusedPorts(unused_port_seconds)
+        self.escalations = Escalations()
+        self._counted: tuple[Finding | None, Escalated | None] = (None, None)  # the last Xid counted, its verdict
 
     # ---- the decision ----------------------------------------------------------------------------
 
     def repeat_safe(self, f: Finding) -> bool:
-        """True when deciding `f` again would change nothing but the last-Xid memory (`remember`): no count
+        """True when deciding `f` again would change nothing but the last-Xid memory and the escalations' counts
+        (`remember`, which says when a count is reached): no count
         window or ignore-after rule applies to it and it is not a link state (those depend on history)."""
         if f.kind in LINK_KINDS:
             return False
@@ -105,10 +113,24 @@ class FindingPolicy:
         entry = self.table.get(f.xid, _NO_ROW)
         return "count" not in entry and "ignore_after" not in entry
 
-    def remember(self, f: Finding, seen: float) -> None:
-        """A repeat counted without a decision still is the GPU's latest Xid (for later ignore-after rules)."""
+    def remember(self, f: Finding, seen: float) -> bool:
+        """A repeat counted without a decision still is the GPU's latest Xid (for later ignore-after rules) and a
+        sighting the escalations count.  True when that sighting made an escalation reach its count: the repeat
+        must be decided afresh (`apply` then takes the verdict without counting it again)."""
         if f.kind == "xid" and f.xid is not None:
             _remember(self._last_xid, f.pci or "-", (seen, f.xid, f.attribution))
+            verdict = self._escalation(f, seen)
+            return verdict is not None and verdict.crossed
+        return False
+
+    def _escalation(self, f: Finding, seen: float) -> Escalated | None:
+        """The escalation verdict of Xid finding `f`, its sighting counted once (a repeat decided afresh after
+        `remember` counted it is the same finding)."""
+        if self._counted[0] is f:
+            return self._counted[1]
+        verdict = self.escalations.see(f.xid or 0, f.severity, f.pci or "-", f.message, seen)
+        self._counted = (f, verdict)
+        return verdict
 
     def apply(self, f: Finding, seen: float, uptime: float | None = None) -> Verdict:
         """`seen`: when it happened (wall clock); `uptime`: seconds since this boot, None if unknown."""
@@ -125,6 +147,13 @@ class FindingPolicy:
             held = self._row(f, entry, gpu, seen, previous, notes)
             if held is not None:
                 return held
+        verdict = self._escalation(f, seen)
+        if verdict is not None:
+            rule = verdict.rule
+            f.attribution, f.severity = rule.attribution or f.attribution, rule.severity or f.severity
+            f.action = rule.action or f.action
+            f.details["escalation"] = rule.name
+            notes.append(verdict.note)
         if f.severity == "fatal" and self.reboots > 0 and self.boot_id:
             boots = self._fatal_boots.get(f"{_gpu_key(f)}|{f.xid}")
             if boots is None:
@@ -174,7 +203,7 @@ class FindingPolicy:
 
     def to_state(self) -> dict[str, Any]:
         return {"fatal_boots": dict(self._fatal_boots), "ports_up": sorted(self.ports.up),
-                "ports_boot": self.ports.boot}
+                "ports_boot": self.ports.boot, "escalations": self.escalations.to_state()}
 
     def restore(self, state: dict[str, Any]) -> None:
         boots = state.get("fatal_boots")
@@ -182,6 +211,7 @@ class FindingPolicy:
             for key, ids in list(boots.items())[-MAX_KEYS:]:
                 if isinstance(ids, list):
                     self._fatal_boots[str(key)] = [str(i) for i in ids][-(self.reboots + 1):]
+        self.escalations.restore(state.get("escalations"))
         ports = state.get("ports_up")
         if isinstance(ports, list):
             self.ports.up = {str(p) for p in ports[:MAX_KEYS]}

@@ -19,7 +19,7 @@ from .kinds import BY_NAME as KIND
 from .kinds import TABLE as KIND_TABLE
 from .pci import find_pci, normalize_pci
 from .prefilter import Prefilter
-from .rules import EVENT_LINES, EVENT_PER_DEVICE, EVENT_PER_RANK, KEYWORDS, PCI, REFINERS, RULES, Dispatch, Rule
+from .rules import EVENT_LINES, EVENT_PER_DEVICE, EVENT_PER_RANK, KEYWORDS, PCI, REFINERS, RULES, STATED, Dispatch, Rule
 from .unclassified import DRIVER_KEYWORDS, ERROR_WORDS, unclassified
 
 _FIELDS = ("pid", "rank", "xid", "sxid")  # integer fields
@@ -115,6 +115,7 @@ class Classifier:
         self._last_pci: tuple[int, str] | None = None
         self._events: dict[str, int] = {}  # open multi-line event -> position of its last line
         self._stages: dict[str, frozenset[str]] = {}  # open event -> its "once" rows seen so far
+        self._stated: dict[str, tuple[int, str]] = {}  # event -> (position, the severity its "state" line stated)
         self._count = 0
         self.errors = 0  # lines whose classification raised (a bug): counted, logged once, never fatal
         self.uuid_evictions = 0
@@ -200,6 +201,9 @@ class Classifier:
         """Is this line part of an open multi-line event? Opens, extends or leaves the event as its role says
         (rules.Rule.event): True when the line is absorbed (no finding of its own)."""
         name, role, stage = event
+        if role == "state":  # (stage: the word it stated) a few names at most: event names, not devices
+            self._stated[name] = (position, stage)
+            return True
         last = self._events.get(name)
         inside = last is not None and 0 <= position - last <= EVENT_LINES[name.split(" ", 1)[0]]
         if last is None and len(self._events) >= MAX_OPEN_EVENTS:  # per-device keys: bounded whatever the input
@@ -267,6 +271,11 @@ class Classifier:
         if fields is None:
             return None
         kind, severity, attribution, action, message, xid, sxid, pci, pid, process, rank, peer, details = fields
+        if event is not None and event[2] in STATED:  # the severity the lines before it stated (a CPER record's)
+            name, table = STATED[event[2]]
+            stated = self._stated.get(name)
+            if stated is not None and 0 <= position - stated[0] <= EVENT_LINES[name] and stated[1] in table:
+                severity, action = table[stated[1]]
         if from_context and self._last_pci and position - self._last_pci[0] <= CONTEXT_LINES:
             pci = self._last_pci[1]
         details = dict(details)
@@ -375,6 +384,8 @@ def _event_key(rule: Rule, m: re.Match) -> tuple[str, str, str] | None:
     if rule.event is None:
         return None
     name, role = rule.event
+    if role == "state":
+        return name, role, (m.group("stated") or "").lower()
     if name in EVENT_PER_DEVICE:
         groups = m.groupdict()  # the full PCI address, function included: one event per function
         pci = (groups.get("pci") or groups.get("device") or "").lower()

@@ -7,11 +7,12 @@ wins; a line that none match is plain text.
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any, Callable
+
+from .wordscan import LazyPattern
 
 
 @dataclass(slots=True)
@@ -23,7 +24,7 @@ class Envelope:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
-KMSG_USERSPACE = "userspace"  # the program of a /dev/kmsg record a process wrote (facility other than kern)
+KMSG_USERSPACE = "userspace"  # the program of a line a process wrote that names itself the kernel (see _program, _kmsg)
 _MONTHS = {m: i for i, m in enumerate(
     ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"), start=1)}
 # A dmesg-style uptime stamp that syslog and journald keep inside a kernel message.
@@ -104,6 +105,8 @@ def _cri(m: re.Match, year: int | None) -> Envelope:
 
 
 def _docker(m: re.Match, year: int | None) -> Envelope | None:
+    import json  # noqa: PLC0415 - docker's json-file lines only: no start-up cost for the others
+
     try:
         obj = json.loads(m.string)
     except ValueError:
@@ -121,61 +124,81 @@ def _fabricmanager(m: re.Match, year: int | None) -> Envelope:
                     extra={"level": level, "tid": int(tid)})
 
 
+def _program(tag: str, pid: str | None, prio: str | None) -> str:
+    """The program a syslog line says wrote it, as far as the line can prove it: the kernel's own lines are tagged
+    `kernel` with no pid (rsyslog's imklog, journald forwarding kernel records) and, where the file keeps the
+    priority, carry facility 0 (LOG_KERN). A `kernel[4242]:` tag is a process naming itself kernel (journald
+    forwards a process's syslog message with the sender's pid; `logger -i -t kernel`), and a `<12>` priority is
+    user.warning, whatever the tag says: both are KMSG_USERSPACE. What no line can prove is in docs/security.md."""
+    if tag == "kernel" and (pid is not None or (prio is not None and int(prio) >> 3)):
+        return KMSG_USERSPACE
+    return tag
+
+
 def _rfc5424(m: re.Match, year: int | None) -> Envelope:
-    ts, host, app, procid, msg = m.groups()
+    prio, ts, host, app, procid, msg = m.groups()
     return _strip_inner_uptime(Envelope("rfc5424", msg, timestamp=None if ts == "-" else _iso(ts),
-                                        extra={"host": host, "app": app}))
+                                        extra={"host": host,
+                                               "app": _program(app, None if procid == "-" else procid, prio)}))
 
 
 def _rfc3164(m: re.Match, year: int | None) -> Envelope:
-    mon, day, clock, host, tag, msg = m.groups()  # BSD syslog stamps carry no year: the caller's, else this one
+    prio, mon, day, clock, host, tag, pid, msg = m.groups()  # BSD stamps carry no year: the caller's, else this one
     return _strip_inner_uptime(Envelope("syslog", msg, timestamp=_bsd(mon, day, clock,
                                                                       year or datetime.now(timezone.utc).year),
-                                        extra={"host": host, "app": tag}))
+                                        extra={"host": host, "app": _program(tag, pid, prio)}))
 
 
 def _short_iso(m: re.Match, year: int | None) -> Envelope:
-    ts, host, tag, msg = m.groups()
-    return _strip_inner_uptime(Envelope("syslog", msg, timestamp=_iso(ts), extra={"host": host, "app": tag}))
+    ts, host, tag, pid, msg = m.groups()
+    return _strip_inner_uptime(Envelope("syslog", msg, timestamp=_iso(ts),
+                                        extra={"host": host, "app": _program(tag, pid, None)}))
 
 
-_TAG = r"([^\s:\[]+)(?:\[\d+\])?:"
+_TAG = r"([^\s:\[]+)(?:\[(\d+)\])?:"
 # kubelet's container log line: "<RFC3339Nano> <stdout|stderr> <P|F> <text>"
-_CRI = re.compile(r"^(\d{4}-\d\d-\d\dT[\d:.]+(?:Z|[+-]\d\d:?\d\d)) (stdout|stderr) ([PF]) ?(.*)$", re.S)
+_CRI = LazyPattern(r"^(\d{4}-\d\d-\d\dT[\d:.]+(?:Z|[+-]\d\d:?\d\d)) (stdout|stderr) ([PF]) ?(.*)$", re.S)
 Build = Callable[[re.Match, "int | None"], "Envelope | None"]
 # (name, first characters a line of it may start with, pattern, builder, message): where the message the builder's
 # envelope would hold is, so that `split` gives it without building the envelope (its timestamp is the costly part,
 # and a line the rules have seen before and found nothing in never needs it): "last", the last group; "inner", the
 # last group without a dmesg-style stamp inside it (syslog); None, the builder may refuse the match: it runs at once.
-ENVELOPES: tuple[tuple[str, str, re.Pattern, Build, str | None], ...] = (
-    ("kmsg", "0123456789", re.compile(r"^(\d{1,20}),(\d{1,20}),(\d{1,20}),([^;,]*)[^;]*;(.*)$", re.S), _kmsg, "last"),
+ENVELOPES: tuple[tuple[str, str, LazyPattern, Build, str | None], ...] = (
+    ("kmsg", "0123456789", LazyPattern(r"^(\d{1,20}),(\d{1,20}),(\d{1,20}),([^;,]*)[^;]*;(.*)$", re.S), _kmsg, "last"),
     ("cri", "0123456789", _CRI, _cri, "last"),
-    ("short_iso", "0123456789", re.compile(
+    ("short_iso", "0123456789", LazyPattern(
         r"^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)?) (\S+) " + _TAG + r" ?(.*)$", re.S), _short_iso, "inner"),
-    ("dmesg_t", "[", re.compile(r"^\[(\w{3}) (\w{3}) +(\d{1,2}) (\d\d:\d\d:\d\d) (\d{4})\] ?(.*)$", re.S), _dmesg_t, "last"),
-    ("dmesg", "[", re.compile(r"^\[\s*(\d+\.\d+)\] ?(.*)$", re.S), _dmesg, "last"),
+    ("dmesg_t", "[", LazyPattern(r"^\[(\w{3}) (\w{3}) +(\d{1,2}) (\d\d:\d\d:\d\d) (\d{4})\] ?(.*)$", re.S), _dmesg_t, "last"),
+    ("dmesg", "[", LazyPattern(r"^\[\s*(\d+\.\d+)\] ?(.*)$", re.S), _dmesg, "last"),
     # `dmesg -r` and pstore's saved dmesg: the record's priority before the uptime, "<6>[    2.962781] ..."
-    ("dmesg_raw", "<", re.compile(r"^<(\d{1,3})>\[\s*(\d+\.\d+)\] ?(.*)$", re.S), _dmesg_raw, "last"),
+    ("dmesg_raw", "<", LazyPattern(r"^<(\d{1,3})>\[\s*(\d+\.\d+)\] ?(.*)$", re.S), _dmesg_raw, "last"),
     # NVIDIA Fabric Manager's own log (fabricmanager.log): "[Jul 23 2024 07:53:55] [ERROR] [tid 841] detected ..."
-    ("fabricmanager", "[", re.compile(
+    ("fabricmanager", "[", LazyPattern(
         r"^\[(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) (\d{1,2}) (\d{4}) (\d\d:\d\d:\d\d)\] "
         r"\[([A-Z]+)\] \[tid (\d+)\] ?(.*)$", re.S), _fabricmanager, "last"),
     # `dmesg --decode --time-format iso`: "kern  :warn  : 2025-01-21T04:41:44,283302+00:00 NVRM: ..."
-    ("dmesg_decode", "abcdefghijklmnopqrstuvwxyz", re.compile(
+    ("dmesg_decode", "abcdefghijklmnopqrstuvwxyz", LazyPattern(
         r"^([a-z0-9]+) *:([a-z]+) *: (\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d),(\d+)([+-]\d\d:?\d\d) ?(.*)$", re.S),
      _dmesg_decode, "last"),
-    ("docker", "{", re.compile(r"^\{.*\"log\"\s*:", re.S), _docker, None),
-    ("rfc5424", "<", re.compile(r"^<\d{1,3}>1 (\S+) (\S+) (\S+) (\S+) \S+ (?:-|(?:\[.*?\])+) ?(.*)$", re.S), _rfc5424, "inner"),
-    ("rfc3164", "<ADFJMNOS", re.compile(
-        r"^(?:<\d{1,3}>)?(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) +(\d{1,2}) (\d\d:\d\d:\d\d(?:\.\d+)?) (\S+) "
+    ("docker", "{", LazyPattern(r"^\{.*\"log\"\s*:", re.S), _docker, None),
+    ("rfc5424", "<", LazyPattern(r"^<(\d{1,3})>1 (\S+) (\S+) (\S+) (\S+) \S+ (?:-|(?:\[.*?\])+) ?(.*)$", re.S), _rfc5424, "inner"),
+    ("rfc3164", "<ADFJMNOS", LazyPattern(
+        r"^(?:<(\d{1,3})>)?(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) +(\d{1,2}) (\d\d:\d\d:\d\d(?:\.\d+)?) (\S+) "
         + _TAG + r" ?(.*)$", re.S), _rfc3164, "inner"),
 )
 
 
-# first character -> the rows a line starting with it may be, in table order (derived from ENVELOPES)
-_BY_FIRST: dict[str, tuple[tuple[str, re.Pattern, Build, str | None], ...]] = {
-    c: tuple((name, pattern, build, message) for name, starts, pattern, build, message in ENVELOPES if c in starts)
-    for c in {c for _name, starts, _pattern, _build, _message in ENVELOPES for c in starts}}
+# first character -> the rows a line starting with it may be, in table order, their regexes compiled (derived from
+# ENVELOPES when a line first starts with that character: a process start compiles none of them)
+_BY_FIRST: dict[str, tuple[tuple[str, re.Pattern, Build, str | None], ...]] = {}
+
+
+def _rows_for(c: str) -> tuple[tuple[str, re.Pattern, Build, str | None], ...]:
+    rows = tuple((name, pattern.compiled(), build, message)
+                 for name, starts, pattern, build, message in ENVELOPES if c in starts)
+    if rows or len(_BY_FIRST) < 256:  # characters no row starts with: remembered up to a bound (input's choice)
+        _BY_FIRST[c] = rows
+    return rows
 
 # An envelope not built yet: its builder, the match it builds from and the year for stamps without one.
 Pending = tuple[Build, re.Match, "int | None"]
@@ -189,7 +212,11 @@ def detect(line: str, year: int | None = None) -> Envelope:
 def split(line: str, year: int | None = None) -> tuple[str, str, Envelope | Pending]:
     """(the envelope's row in ENVELOPES, message, the envelope or what builds it): `detect` with the building
     of the envelope (its timestamp above all) left for `finish`, which gives exactly what `detect` does."""
-    for name, pattern, build, message in _BY_FIRST.get(line[:1], ()):
+    c = line[:1]
+    rows = _BY_FIRST.get(c)
+    if rows is None:
+        rows = _rows_for(c)
+    for name, pattern, build, message in rows:
         m = pattern.match(line)
         if m:
             if message is not None:

@@ -115,7 +115,8 @@ CONDITIONS: tuple[Condition, ...] = (
               "an InfiniBand / RoCE port down or a NIC failed"),
     Condition("PCIeUnhealthy", "PCIeIsHealthy", "no uncorrected PCIe error", "an uncorrected PCIe (AER) error"),
     # the host around the GPUs (no taint by default)
-    Condition("KernelDegraded", "KernelIsHealthy", "no CPU lockup or RCU stall", "a CPU lockup or an RCU stall"),
+    Condition("KernelDegraded", "KernelIsHealthy", "no CPU lockup, RCU stall or unstable clocksource",
+              "a CPU lockup, an RCU stall or the clocksource marked unstable"),
     Condition("HostMemoryUnhealthy", "HostMemoryIsHealthy", "no uncorrected host memory error",
               "an uncorrected host memory error"),
     Condition("StorageUnhealthy", "StorageIsHealthy", "no NFS, filesystem or NVMe fault",
@@ -145,8 +146,8 @@ TABLE: tuple[Kind, ...] = (
     Kind("pcie_aer", "PCIe AER error", "pcie", "error", "hardware", "INVESTIGATE", "PCIeAERError", (
         Raise("PCIeUnhealthy", "boot", {"severity": "fatal"}, reason="PCIeFatalError"),
         Raise("PCIeUnhealthy", "expire", {"severity": "error"}, reason="PCIeUncorrectedError"),
-    ), doc="a PCIe Advanced Error Reporting event (one per multi-line event); corrected ones are warnings",
-       category="hardware"),
+    ), doc="a PCIe Advanced Error Reporting event or a Downstream Port Containment (one per multi-line event); "
+           "corrected ones are warnings", category="hardware"),
     Kind("ib_link", "link down", "port", "error", "fabric", "CHECK_LINK", "IBPortDown", (
         Raise("InfiniBandUnhealthy", "link_up", {"state": list(_LINK_DOWN)}),
     ), doc="an InfiniBand / RoCE port's link or cable state; up clears the port's problem", category="fabric",
@@ -197,9 +198,16 @@ TABLE: tuple[Kind, ...] = (
     Kind("rcu_stall", "RCU stall", None, "warning", "unknown", "INVESTIGATE", "RCUStall", (
         Raise("KernelDegraded", "expire"),
     ), doc="RCU grace periods not completing (a CPU or kthread starved)"),
+    Kind("clocksource_unstable", "clocksource unstable", None, "warning", "unknown", "INVESTIGATE",
+         "ClocksourceUnstable", (
+             Raise("KernelDegraded", "boot"),
+         ), doc="the kernel's timekeeping watchdog marked the clocksource (the TSC) unstable: time comes from a "
+                "slower source (hpet, acpi_pm) until reboot, clock_gettime leaves the vDSO, timestamps may jump"),
     Kind("memory_error", "host memory error", None, "warning", "hardware", "MONITOR", "HostMemoryError", (
         Raise("HostMemoryUnhealthy", "boot", {"severity": "fatal"}, reason="UncorrectedMemoryError"),
-    ), doc="host memory: machine check / EDAC / firmware (CPER) memory error, corrected or not"),
+        Raise("HostMemoryUnhealthy", "expire", {"severity": "error"}, reason="UncorrectedMemoryError"),
+    ), doc="host memory: machine check / EDAC / firmware (CPER) memory error, corrected or not (a CPER record's "
+           "stated severity: recoverable is an error, fatal fatal)"),
     Kind("nfs_error", "NFS server not responding", None, "warning", "unknown", "CHECK_STORAGE",
          "NFSServerNotResponding", (
              Raise("StorageUnhealthy", "expire", {"severity": ["warning", "error"]}),

@@ -37,7 +37,9 @@ class Rule:
     # finding is the event's); "join" is part of an open event (no finding) or, with none open, opens one;
     # "once" is "join" for a line an event has at most once (OOM's "Killed process"): met again in the open
     # event, it starts the next event; "member" (a kind-None row) is part of an open event and never a finding;
-    # "close" (a kind-None row: the first line of the next report) ends the open event.
+    # "close" (a kind-None row: the first line of the next report) ends the open event; "state" (a kind-None row
+    # with a `stated` group) states the severity of the findings the rows of STATED make within the event's
+    # EVENT_LINES (a firmware-first record's "event severity: fatal" before its section).
     # Every line of an event that says which device and what failed is "join" or "once", never "member": a
     # report whose first line was lost (ring-buffer overrun, rate limiting, a grep excerpt) is still one event.
     event: tuple[str, str] | None = None
@@ -63,7 +65,7 @@ def _r(name, kind, keywords, pattern, severity=None, attribution=None, action=No
 # "invoked oom-killer" and "Killed process" lines; its lines are "once" (a second one starts the next kill).
 EVENT_LINES = {"aer": 12, "mlx5_health": 20, "mlx5_tx_timeout": 4, "knvlink": 2, "nccl_exception": 2, "sxid": 8,
                "oom": 4096, "nccl_watchdog": 64, "rcu_stall": 64, "mce": 16, "cper": 24, "nfs": 32, "fs": 16,
-               "nvme": 32, "ofi": 4}
+               "nvme": 32, "ofi": 4, "clocksource": 16}
 # Events kept apart per device (the PCI address on the line): a health dump of one mlx5 function does not
 # swallow the next function's own health failure a few lines later.
 # (the row's `pci` group, else its `device` group: a block device, an NFS server, an NVMe controller)
@@ -196,6 +198,20 @@ RULES: tuple[Rule, ...] = (
        refine="aer_detail", event=AER_JOIN),
     _r("aer_status_cper", "pcie_aer", ["aer_status:"], r"AER: aer_status: 0x[0-9a-fA-F]+, aer_mask: 0x",
        event=AER_JOIN),
+    # Downstream Port Containment (drivers/pci/pcie/dpc.c): the port took its link down after an uncorrectable
+    # error below it. "pcieport 0000:30:03.0: DPC: containment event, status:0x0005 source:0x3400" (4.x-6.x: the
+    # source's bus/devfn in hex, 0 when the trigger names none) or, 6.x+, "containment event, status:0x200d,
+    # ERR_FATAL received from 0015:01:00.0"; the status's trigger reason (bits 2:1: 0 unmasked uncorrectable, 1
+    # ERR_NONFATAL, 2 ERR_FATAL) is the severity. One event with the AER report that follows it; the reason line
+    # ("DPC: ERR_FATAL detected", "DPC: unmasked uncorrectable error detected") joins, and opens it alone.
+    _r("dpc_containment", "pcie_aer", ["DPC: containment event"],
+       r"(?:(?P<domain>[0-9a-fA-F]{4}):(?P<port>[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]): )?DPC: containment event, "
+       r"status:(?P<dpc_status>0x[0-9a-fA-F]{1,4})(?: source:(?P<dpc_source>0x[0-9a-fA-F]{1,4})|"
+       r", (?P<dpc_reason>ERR_FATAL|ERR_NONFATAL) received from (?P<pci>" + PCI + r"))?",
+       refine="dpc", event=AER_OPEN),
+    _r("dpc_reason", "pcie_aer", ["DPC: ERR_", "DPC: unmasked uncorrectable", "DPC: RP PIO"],
+       r"DPC: (?P<dpc_reason>ERR_FATAL|ERR_NONFATAL|unmasked uncorrectable error|RP PIO error) detected",
+       refine="dpc", event=AER_JOIN),
     # --- Mellanox / InfiniBand / RoCE ---
     _r("mlx5_link", "ib_link", ["mlx5_core"],
        r"mlx5_core (?P<pci>" + PCI + r") (?P<netdev>\S+): Link (?P<state>down|up)\b",
@@ -297,6 +313,16 @@ RULES: tuple[Rule, ...] = (
     _r("rcu_starved", "rcu_stall", ["kthread starved for"],
        r"(?P<flavor>rcu_\w+) kthread starved for (?P<jiffies>\d+) jiffies",
        event=("rcu_stall", "join")),
+    # clocksource_unstable: the timekeeping watchdog's report, one event ("clocksource: timekeeping watchdog on CPU2:
+    # Marking clocksource 'tsc' as unstable because the skew is too large:", 4.x without "on CPUn", 'tsc-early' at
+    # boot; then "tsc: Marking TSC unstable due to clocksource watchdog", "TSC found unstable after boot, most likely
+    # due to broken BIOS. Use 'tsc=unstable'.", each joining it and opening it when the first was lost).
+    _r("clocksource_unstable", "clocksource_unstable", ["Marking clocksource"],
+       r"clocksource: timekeeping watchdog(?: on CPU(?P<cpu>\d+))?: Marking clocksource '(?P<clocksource>[\w-]+)' as "
+       r"unstable", event=("clocksource", "join")),
+    _r("tsc_unstable", "clocksource_unstable", ["Marking TSC unstable due to clocksource", "TSC found unstable"],
+       r"tsc: Marking TSC unstable due to clocksource watchdog|TSC found unstable after boot",
+       event=("clocksource", "join")),
     # memory_error: a machine check report ("mce: [Hardware Error]: Machine check events logged" then CPU/Bank,
     # TSC, PROCESSOR lines; the EDAC driver's "HANDLING MCE MEMORY ERROR" block), one event; EDAC's own count
     # line says corrected (CE: warning) or uncorrected (UE: fatal, always its own finding).
@@ -318,10 +344,15 @@ RULES: tuple[Rule, ...] = (
     # Hardware Error Source: 0", "event severity: ..", "Error 0, type: ..", then the section: "section_type: PCIe
     # error" (a PCIe AER event: its "device_id: dddd:bb:dd.f" line names the device and is the finding, the
     # kernel's "AER: aer_status: .." / "[12] Timeout" lines after it join it) or "section_type: memory error".
-    # Severity warning: the record's severity line comes before its section and is not carried (known gap).
+    # Its severity is the one the record states (CPER_SEVERITY), the section's "Error N, type:" over the record's
+    # "event severity:" (the later line; the kernel queues the section's for AER recovery, ghes_handle_aer); a
+    # section no record line stated a severity for is a warning (the rows' own).
     # a record's first line: whatever AER event was open has ended (two records a few lines apart are two events)
     _r("cper_record", None, ["Hardware error from APEI"], r"\[Hardware Error\]: Hardware error from APEI",
        event=("aer", "close")),
+    _r("cper_severity", None, ["event severity:", ", type: "],
+       r"\[Hardware Error\]:\s+(?:event severity|Error \d+, type): (?P<stated>fatal|recoverable|corrected|info)\b",
+       event=("cper", "state")),
     _r("cper_pcie", None, ["section_type: PCIe error"], r"\[Hardware Error\]:\s+section_type: PCIe error",
        event=("aer", "member")),
     _r("cper_pcie_device", "pcie_aer", ["[Hardware Error]:"],
@@ -455,6 +486,17 @@ RULES: tuple[Rule, ...] = (
 
 # --- refinement tables -----------------------------------------------------------------------
 
+# A firmware-first record's stated severity (cper_severity_str: "fatal", "recoverable", "corrected", "info") ->
+# (severity, action) of the finding its section makes, as AER_SEVERITY for the kernel's own AER wording.
+CPER_SEVERITY = {
+    "fatal": ("fatal", "RESTART_BM"),
+    "recoverable": ("error", "INVESTIGATE"),
+    "corrected": ("warning", "MONITOR"),
+    "info": ("info", "NONE"),
+}
+# The rows whose finding takes the severity a "state" row stated (row name -> that event's name and its table).
+STATED = {"cper_pcie_device": ("cper", CPER_SEVERITY), "cper_memory": ("cper", CPER_SEVERITY)}
+
 AER_SEVERITY = {  # aer_severity as the kernel prints it -> (severity, action)
     "corrected": ("warning", "MONITOR"),
     "correctable": ("warning", "MONITOR"),
@@ -564,6 +606,23 @@ def _refine_aer_detail(g: dict, out: dict) -> None:
         out["severity"], out["action"] = "warning", "MONITOR"
 
 
+DPC_TRIGGER = ("unmasked uncorrectable error", "ERR_NONFATAL", "ERR_FATAL", "other")  # DPC status bits 2:1
+
+
+def _refine_dpc(g: dict, out: dict) -> None:
+    """A containment is fatal when ERR_FATAL triggered it (the reason line, or the status's trigger bits), else an
+    error; the finding is about the device the trigger came from when the line names it, else the port."""
+    reason, status = g.get("dpc_reason"), g.get("dpc_status")
+    if reason is None and status is not None:
+        reason = DPC_TRIGGER[(int(status, 16) >> 1) & 3]
+    out["details"]["trigger"] = reason or "unknown"
+    out["severity"], out["action"] = ("fatal", "RESTART_BM") if reason == "ERR_FATAL" else ("error", "INVESTIGATE")
+    domain, port, source = g.pop("domain", None), g.pop("port", None), g.pop("dpc_source", None)
+    if not g.get("pci") and port:
+        rid = int(source, 16) if source else 0
+        g["pci"] = (f"{domain}:{rid >> 8:02x}:{(rid >> 3) & 0x1f:02x}.{rid & 7}" if rid else f"{domain}:{port}")
+
+
 def _refine_nvme(g: dict, out: dict) -> None:
     """An I/O timeout the driver aborts is a warning; a controller reset (or one that fails) an error."""
     if g.get("what") == "aborting":
@@ -593,7 +652,8 @@ def _refine_nccl_text(g: dict, out: dict) -> None:
     out["attribution"] = NCCL_CODES.get(code, "unknown")
 
 
-REFINERS = {"xid": _refine_xid, "sxid": _refine_sxid, "aer": _refine_aer, "aer_detail": _refine_aer_detail, "nvme": _refine_nvme, "ib_link": _refine_ib_link,
+REFINERS = {"xid": _refine_xid, "sxid": _refine_sxid, "aer": _refine_aer, "aer_detail": _refine_aer_detail,
+            "dpc": _refine_dpc, "nvme": _refine_nvme, "ib_link": _refine_ib_link,
             "cuda": _refine_cuda, "nccl": _refine_nccl,
             "nccl_text": _refine_nccl_text}
 

@@ -86,6 +86,32 @@ def test_syslog_lines_of_other_programs_never_raise_node_problems(tmp_path: Path
     assert a.stop()[0] == 0
 
 
+def test_a_process_naming_itself_kernel_in_syslog_never_raises_node_problems(tmp_path: Path):
+    """Issue 31 (6): the forms a process's line takes when it names itself `kernel`, as far as the file shows them:
+    `kernel[4242]:` (journald forwards a process's syslog message to rsyslog with the sender's pid; the kernel's
+    own records carry none), a `<12>` priority (user.warning: a template that keeps PRI, or `logger`'s raw
+    output) and RFC 5424 with a procid (`logger --rfc5424 -t kernel`). Each is counted as forged_or_userspace and
+    raises nothing; the kernel's line beside them (facility 0, no pid) still does. A bare `host kernel:` line
+    with neither a pid nor a priority cannot be told from the kernel's (docs/security.md says so)."""
+    log = tmp_path / "syslog"
+    now = datetime.now()
+    stamp, iso = now.strftime("%b %d %H:%M:%S"), now.astimezone().isoformat()
+    xid = "NVRM: Xid (PCI:0000:{}:00): 48, pid=1, name=x, DBE\n"
+    log.write_text(f"{stamp} gpu-node-1 kernel[4242]: " + xid.format("5d")
+                   + f"<12>{stamp} gpu-node-1 kernel: " + xid.format("5e")
+                   + f"<13>1 {iso} gpu-node-1 kernel 4242 - - " + xid.format("5f")
+                   + f"<4>{stamp} gpu-node-1 kernel: [ 4254.197860] NVRM: Xid (PCI:0000:18:00): 79, "
+                   "pid='<unknown>', name=<unknown>, GPU has fallen off the bus.\n")
+    a = AgentProc(tmp_path, "--log-file", str(log))
+    a.wait_for(lambda: a.value("gpu_npd_xid_errors_total", xid="79", pci_bus_id="0000:18:00") == 1)
+    a.wait_for(lambda: a.value("gpu_npd_forged_or_userspace_total", source="files", kind="xid") == 3)
+    for bus in ("5d", "5e", "5f"):
+        assert a.value("gpu_npd_xid_errors_total", xid="48", pci_bus_id=f"0000:{bus}:00") is None
+    conds = [e for e in a.events() if e.get("event") == "condition" and e["status"] == "True"]
+    assert conds and all(f"0000:{bus}:00" not in e["message"] for e in conds for bus in ("5d", "5e", "5f"))
+    assert a.stop()[0] == 0
+
+
 def test_kmsg_records_a_process_wrote_never_raise_node_problems(tmp_path: Path):
     """/dev/kmsg is writable by privileged processes, but the kernel gives their records LOG_USER or the facility
     they name, never LOG_KERN (printk.c devkmsg_write: "to be able to reliably distinguish kernel-generated

@@ -53,6 +53,22 @@ def test_envelope_timestamps():
     assert detect("Nov 22 18:29:55 h kernel: [ 12.5] x").uptime == 12.5
 
 
+@pytest.mark.parametrize("line,program", [
+    ("Nov 22 18:29:55 host kernel: NVRM: hello", "kernel"),  # the kernel's (imklog): no pid, no priority
+    ("<4>Nov 22 18:29:55 host kernel: NVRM: hello", "kernel"),  # kern.warning
+    ("<4>1 2026-11-22T18:29:55.003Z host kernel - - - NVRM: hello", "kernel"),
+    ("Nov 22 18:29:55 host kernel[4242]: NVRM: hello", "userspace"),  # journald forwarding a process's message
+    ("2026-11-22T18:29:55+0000 host kernel[1]: NVRM: hello", "userspace"),
+    ("<12>Nov 22 18:29:55 host kernel: NVRM: hello", "userspace"),  # user.warning
+    ("<13>1 2026-11-22T18:29:55.003Z host kernel - - - NVRM: hello", "userspace"),
+    ("<4>1 2026-11-22T18:29:55.003Z host kernel 4242 - - NVRM: hello", "userspace"),  # a procid
+    ("Nov 22 18:29:55 host myapp[4242]: NVRM: hello", "myapp"),
+])
+def test_a_syslog_line_is_the_kernels_only_as_far_as_it_proves_it(line, program):
+    """Issue 31 (6): the kernel's syslog lines carry no pid and, where the file keeps the priority, facility 0."""
+    assert detect(line, year=2026).extra["app"] == program
+
+
 def test_join_cri():
     parts = ["2024-01-01T00:00:00Z stderr P abc", "2024-01-01T00:00:00Z stderr P def",
              "2024-01-01T00:00:00Z stderr F ghi"]

@@ -36,6 +36,15 @@ def test_recall_per_kind(kind):
     assert found / total >= TARGET.get(kind, 0.98), "\n".join(misses)
 
 
+@pytest.mark.parametrize("item", [i for i in ITEMS if any("severity" in e for e in i["expect"])],
+                         ids=lambda i: f"{i['file']}#{i['index']}")
+def test_severity_where_a_sample_states_it(item):
+    """A sample whose expectation names a severity (a firmware-first record states its own) gives exactly that."""
+    got = sorted((f.kind, f.pci, f.severity) for f in realworld.findings(item["text"]) if at_least(f.severity, "info"))
+    want = sorted((e["kind"], e.get("pci"), e["severity"]) for e in item["expect"])
+    assert [g for g in got if g[0] in {w[0] for w in want}] == want
+
+
 @pytest.mark.parametrize("item", [i for i in ITEMS if not i["expect"]], ids=lambda i: f"{i['file']}#{i['index']}")
 def test_samples_without_events_stay_silent(item):
     """Lines that hold no event of their own (continuations, the other lines of one OOM kill, link-up noise)."""

@@ -1,0 +1,159 @@
+"""Xid semantics as data (issue 29 (3)): the escalation table (parsers/escalation.py) on its own, and through the
+agent's record path (policy, coalescer, engine) with real Xid lines. The lines are copied from public sources (the
+address beside each); when they happen is the test's: a second burst is the same real line an hour later."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from agent.app import build
+from agent.config import load
+from agent.sources import Record
+from parsers import Classifier
+from parsers.escalation import BURST_SECONDS, DAY, ESCALATIONS, SCOPES, Escalations, unit_of
+from parsers.finding import SEVERITIES
+from parsers.model import Boot
+
+# https://github.com/3dem/relion/issues/436 (one fault: an Xid 13 per unit it hit, within microseconds)
+RELION = ["NVRM: Xid (PCI:0000:41:00): 13, Graphics Exception: ESR 0x5067b0=0x9 0x5067b4=0x24 0x5067a8=0x4c1eb72 "
+          "0x5067ac=0x174",
+          "NVRM: Xid (PCI:0000:41:00): 13, Graphics SM Warp Exception on (GPC 1, TPC 0, SM 0): Illegal Instruction "
+          "Encoding",
+          "NVRM: Xid (PCI:0000:41:00): 13, Graphics SM Global Exception on (GPC 1, TPC 0, SM 0): Multiple Warp Errors"]
+# https://github.com/openwall/john/issues/2491 (another GPU)
+JOHN = ["NVRM: Xid (PCI:0000:05:00): 13, Graphics SM Warp Exception on (GPC 0, TPC 0): Out Of Range Address",
+        "NVRM: Xid (PCI:0000:05:00): 13, Graphics SM Global Exception on (GPC 0, TPC 0): Physical Multiple Warp Errors"]
+# https://pastebin.com/HDtNJn5t (an MMU fault)
+XID31 = "NVRM: Xid (PCI:0000:01:00): 31, Ch 00000009, engmask 00000101, intr 10000000"
+# https://github.com/leptonai/gpud/blob/4a8de33a3f02e207f39e9023d67125592d599731/components/accelerator/nvidia/xid/kmsg_test.go#L72
+XID79 = "NVRM: Xid (PCI:0000:05:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus."
+HOUR = 3600.0
+
+
+def test_the_table_is_well_formed():
+    names = [r.name for r in ESCALATIONS]
+    assert len(set(names)) == len(names)
+    for r in ESCALATIONS:
+        assert r.scope in SCOPES and r.count >= 2 and r.window > 0 and (r.xids or r.severities)
+        assert r.severity in (None, *SEVERITIES) and r.says
+
+
+def test_unit_is_read_from_the_line():
+    assert unit_of(RELION[1]) == "1/0" and unit_of(JOHN[0]) == "0/0" and unit_of(RELION[0]) is None
+
+
+@given(st.lists(st.floats(0, 3 * DAY, allow_nan=False), min_size=1, max_size=60))
+def test_a_gpu_rule_counts_bursts_within_its_window(times):
+    """Whatever the sightings (in time order), a fatal Xid escalates exactly when 5 bursts (sightings closer than
+    BURST_SECONDS joined) lie within 24 h of the latest."""
+    times = sorted(times)
+    esc = Escalations()
+    for i, t in enumerate(times):
+        verdict = esc.see(79, "fatal", "0000:05:00", XID79, t)
+        bursts: list[float] = []
+        for s in times[:i + 1]:
+            if bursts and s - bursts[-1] <= BURST_SECONDS:
+                bursts[-1] = s
+            else:
+                bursts.append(s)
+        want = sum(1 for b in bursts if t - b <= DAY)
+        assert (verdict is not None) == (want >= 5)
+        if verdict is not None:
+            assert verdict.rule.name == "fatal_xid_recurring" and verdict.count == want
+
+
+def test_xid13_repeating_on_one_unit_is_the_hardware_spread_over_units_or_gpus_the_application():
+    esc = Escalations()
+    assert all(esc.see(13, "warning", "0000:41:00", line, 0.0) is None for line in RELION)  # one burst: nothing yet
+    assert esc.see(13, "warning", "0000:41:00", RELION[1], HOUR).rule.name == "xid13_same_unit"
+    other = Escalations()  # different units of one GPU, an hour apart: no unit repeats
+    assert other.see(13, "warning", "0000:05:00", JOHN[0], 0.0) is None
+    assert other.see(13, "warning", "0000:05:00", RELION[1].replace("41:00", "05:00"), HOUR) is None
+    spread = Escalations()  # a job faulting on two GPUs at once, twice: the application's, however it repeats
+    for t in (0.0, HOUR):
+        spread.see(13, "warning", "0000:41:00", RELION[1], t)
+        verdict = spread.see(13, "warning", "0000:05:00", JOHN[0], t + 0.001)
+        assert verdict.rule.name == "app_xid_across_gpus" and verdict.rule.attribution == "application"
+
+
+def test_state_survives_a_restart():
+    esc = Escalations()
+    for i in range(4):
+        esc.see(79, "fatal", "0000:05:00", XID79, i * HOUR)
+    again = Escalations()
+    again.restore(esc.to_state())
+    assert again.see(79, "fatal", "0000:05:00", XID79, 4 * HOUR).rule.name == "fatal_xid_recurring"
+    again.restore({"bursts": [[["x"], ["not a time"]], "junk", [[79, "g"], [[1, "x"], 5]]]})  # hostile state: ignored
+    again.restore([])
+
+
+# ---- through the agent's record path ----------------------------------------------------------------------
+
+def make(tmp: Path):
+    cfg = load(env={}, flags={"kmsg": "", "journald": False, "state_dir": str(tmp), "fallback_log_files": [],
+                              "fabricmanager_log": "", "nvml": "off", "mode": "off"})
+    return build(cfg, out=io.StringIO(), boot=Boot("this-boot", 1_000_000_000.0))
+
+
+def kmsg(seq: int, uptime: float, line: str, level: int = 3) -> Record:
+    return Record("kmsg", f"{level},{seq},{int(uptime * 1e6)},-;{line}")
+
+
+def test_a_fatal_xid_in_five_bursts_a_day_asks_for_inspection_even_when_its_repeats_are_coalesced(tmp_path):
+    """The same Xid 79 line an hour apart: the coalescer counts the repeats without deciding them, the policy still
+    counts each sighting, and the fifth burst re-decides the problem with action HARDWARE_INSPECTION."""
+    agent = make(tmp_path)
+    for i in range(4):
+        agent.pipeline.process([kmsg(i, 100 + i * HOUR, XID79)])
+    (p,) = agent.engine.problems.values()
+    assert p.action == "RESTART_BM" and p.count == 4
+    assert agent.pipeline.coalescer._table  # the repeats were coalesced, not decided
+    agent.pipeline.process([kmsg(9, 100 + 4 * HOUR, XID79)])
+    (p,) = agent.engine.problems.values()
+    assert p.action == "HARDWARE_INSPECTION" and p.count == 5
+    assert "5 bursts on this GPU within 24 h" in p.message
+    assert "HARDWARE_INSPECTION" in agent.engine.conditions["GPUUnhealthy"].message
+    state = agent.engine.to_state()["policy"]["escalations"]
+    assert state["bursts"]  # kept with the state: a restart keeps the day's count
+
+
+def test_the_same_fatal_xid_in_one_burst_does_not_escalate(tmp_path):
+    agent = make(tmp_path)
+    agent.pipeline.process([kmsg(i, 100 + i * 0.5, XID79) for i in range(50)])
+    (p,) = agent.engine.problems.values()
+    assert p.action == "RESTART_BM" and p.count == 50
+
+
+def test_xid13_on_one_unit_twice_degrades_the_gpu_spread_across_gpus_does_not(tmp_path):
+    agent = make(tmp_path)
+    agent.pipeline.process([kmsg(i, 100, line, 4) for i, line in enumerate(RELION)])
+    assert not agent.engine.conditions["GPUDegraded"].status  # one fault: the application's
+    agent.pipeline.process([kmsg(10 + i, 100 + HOUR, line, 4) for i, line in enumerate(RELION)])
+    cond = agent.engine.conditions["GPUDegraded"]
+    assert cond.status and "0000:41:00" in cond.message and "RUN_DIAGNOSTICS" in cond.message
+    assert "2 bursts on this GPC/TPC within 24 h" in cond.message
+
+    spread = make(tmp_path / "spread")
+    for t in (100, 100 + HOUR):
+        spread.pipeline.process([kmsg(int(t) + i, t, line, 4) for i, line in enumerate(RELION[1:] + JOHN)])
+    assert not spread.engine.conditions["GPUDegraded"].status
+
+
+def test_xid31_on_one_gpu_twice_degrades_it(tmp_path):
+    agent = make(tmp_path)
+    agent.pipeline.process([kmsg(1, 100, XID31, 4)])
+    assert not agent.engine.conditions["GPUDegraded"].status
+    agent.pipeline.process([kmsg(2, 100 + 2 * HOUR, XID31, 4)])
+    cond = agent.engine.conditions["GPUDegraded"]
+    assert cond.status and "0000:01:00" in cond.message and "RUN_DIAGNOSTICS" in cond.message
+
+
+@pytest.mark.parametrize("line", RELION + JOHN + [XID31, XID79])
+def test_the_lines_are_what_the_rules_say(line):
+    f = Classifier().classify(line)
+    assert f.kind == "xid" and f.xid in (13, 31, 79)
