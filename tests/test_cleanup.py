@@ -20,7 +20,7 @@ from fakeclock import Clock
 from gpunpd.cli import main
 from kubeapi.client import make_api
 from parsers import Classifier
-from test_dra import FOREIGN, _serve_dra
+from test_dra import FOREIGN, _name, _serve_dra
 
 XID79 = "NVRM: Xid (PCI:0000:5d:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus."
 OTHER_TAINT = {"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}
@@ -76,7 +76,7 @@ def test_cleanup_removes_every_trace_and_touches_nothing_else(api):
     assert {t["key"] for t in node["spec"]["taints"]} == {"nvidia.com/gpu", "gpu-npd.io/GPUUnhealthy"}
     assert {"GPUUnhealthy", "AcceleratedHardwareReady"} <= set(api.conditions("gpu-node-1"))
     assert "gpu-npd.io/repair" in node["metadata"]["annotations"]
-    assert "gpu-npd-gpu-node-2-gpu-0" in api.device_taint_rules and "GPUUnhealthy" in api.conditions("gpu-node-2")
+    assert _name("gpu-node-2") in api.device_taint_rules and "GPUUnhealthy" in api.conditions("gpu-node-2")
 
     dry = cleanup(api)  # the default: a dry run that lists, changes nothing
     assert dry.exit_code == 0, dry.output

@@ -26,7 +26,7 @@ from typing import Any, Callable, Iterator
 from kubeapi.reserved import reserved_condition
 
 from .desired import TaintRule, our_taint_keys, ours
-from .dra import GROUP, NODE_LABEL, OWNER, OWNER_LABEL, call, choose_versions, served
+from .dra import GROUP, OWNER, OWNER_LABEL, call, choose_versions, owner, served
 from .podfault import CONDITION_TYPE as POD_FAULT_CONDITION
 from .repair import MESSAGE_MARK, PROFILE_CONDITIONS
 
@@ -212,7 +212,7 @@ class Cleaner:
                 except ApiException as exc:
                     if exc.status != 404:  # already gone
                         raise
-            node = (rule["metadata"].get("labels") or {}).get(NODE_LABEL, "?")
+            node = owner(rule) or "?"
             self._done([Change("DeviceTaintRule", f"devicetaintrule/{name}", f"(node {node})")])
 
 

@@ -63,6 +63,10 @@ class KubeSettings:
         "fallback). Counted against the budget in GPUs")] = False
     dra_driver: Annotated[str, doc("the DRA driver whose ResourceSlice devices are matched by uuid / "
                                    "pcieBusID")] = "gpu.nvidia.com"
+    dra_budget_configmap: Annotated[str, doc(
+        "the ConfigMap ([namespace/]name; namespace: the agent's own) where every agent's grants of the GPU budget "
+        "are kept, written by compare-and-swap: no DeviceTaintRule is created without one", pattern=r"^([a-z0-9]"
+        r"([-a-z0-9]*[a-z0-9])?/)?[a-z0-9]([-.a-z0-9]*[a-z0-9])?$")] = "gpu-npd-dra-budget"
     dra_taint_effect: Annotated[Literal["NoSchedule", "NoExecute"], doc(
         "NoExecute only when set (evicts pods using the GPU)")] = "NoSchedule"
     pod_fault_conditions: Annotated[bool, doc(
