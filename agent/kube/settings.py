@@ -8,6 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Annotated, Literal
 
+from kubeapi.reserved import reserved_key
+
 from ..keyspec import doc, num
 from ..podresources import SOCKET
 from .desired import TaintRule
@@ -77,7 +79,12 @@ class KubeSettings:
 
 
 def check(s: KubeSettings, conditions: dict) -> None:
-    """What spans keys; raises ValueError naming the key (kubernetes.<key>)."""
+    """What spans keys, and the keys gpu-npd would write in others' domains (kubeapi/reserved.py); raises
+    ValueError naming the key (kubernetes.<key>)."""
+    for key in ("taint_prefix", "repair_annotation_key"):
+        why = reserved_key(getattr(s, key))
+        if why is not None:
+            raise ValueError(f"kubernetes.{key}: {why}; gpu-npd writes only keys of its own (e.g. gpu-npd.io/)")
     for i, t in enumerate(s.taints):
         if t.condition not in conditions:
             raise ValueError(f"kubernetes.taints[{i}].condition: expected one of {', '.join(conditions)}, "
