@@ -5,6 +5,7 @@ spans keys (a taint names a configured condition)."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Annotated, Literal
 
@@ -16,6 +17,7 @@ from .desired import TaintRule
 
 MODES = ("enforce", "observe", "off")
 REPAIR_PROFILES = ("off", "eks")  # condition profiles in agent/kube/repair.py
+_CONFIGMAP = re.compile(r"^([a-z0-9]([-a-z0-9]*[a-z0-9])?/)?[a-z0-9]([-.a-z0-9]*[a-z0-9])?$")
 DEFAULT_TAINTS = ("GPUUnhealthy", "NVLinkUnhealthy", "InfiniBandUnhealthy")
 
 
@@ -67,8 +69,7 @@ class KubeSettings:
                                    "pcieBusID")] = "gpu.nvidia.com"
     dra_budget_configmap: Annotated[str, doc(
         "the ConfigMap ([namespace/]name; namespace: the agent's own) where every agent's grants of the GPU budget "
-        "are kept, written by compare-and-swap: no DeviceTaintRule is created without one", pattern=r"^([a-z0-9]"
-        r"([-a-z0-9]*[a-z0-9])?/)?[a-z0-9]([-.a-z0-9]*[a-z0-9])?$")] = "gpu-npd-dra-budget"
+        "are kept, written by compare-and-swap: no DeviceTaintRule is created without one")] = "gpu-npd-dra-budget"
     dra_taint_effect: Annotated[Literal["NoSchedule", "NoExecute"], doc(
         "NoExecute only when set (evicts pods using the GPU)")] = "NoSchedule"
     pod_fault_conditions: Annotated[bool, doc(
@@ -81,6 +82,8 @@ class KubeSettings:
 def check(s: KubeSettings, conditions: dict) -> None:
     """What spans keys, and the keys gpu-npd would write in others' domains (kubeapi/reserved.py); raises
     ValueError naming the key (kubernetes.<key>)."""
+    if not _CONFIGMAP.match(s.dra_budget_configmap):
+        raise ValueError(f"kubernetes.dra_budget_configmap: expected [namespace/]name, got {s.dra_budget_configmap!r}")
     for key in ("taint_prefix", "repair_annotation_key"):
         why = reserved_key(getattr(s, key))
         if why is not None:
