@@ -15,6 +15,7 @@ from typing import Any, Callable, Literal, Mapping, get_args, get_origin
 import msgspec
 import yaml
 
+from kubeapi.reserved import reserved_condition
 from parsers.kinds import CLEAR_MODES
 
 from .gpu.nvml import nvml_spec_problem
@@ -173,6 +174,8 @@ def _kubernetes(cfg: Config) -> str | None:
 
 def _conditions(cfg: Config) -> str | None:
     for name, spec in cfg.conditions.items():
+        if (why := reserved_condition(name)) is not None:
+            return f"conditions.{name}: {why}; gpu-npd writes only condition types of its own"
         if not {"ok_reason", "ok_message"} <= set(spec):
             return f"conditions.{name}: needs ok_reason and ok_message"
     return None

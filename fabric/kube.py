@@ -19,6 +19,7 @@ from importlib import resources
 from typing import Any, Callable
 
 from kubeapi.events import EventRecorder, Ref, iso
+from parsers.kinds import FABRIC_CONDITION
 
 from .check import Group, Outcome
 from .results import parse_output
@@ -27,7 +28,7 @@ log = logging.getLogger("gpu_npd.fabric")
 
 RUN_LABEL = "gpu-npd.io/fabric-run"
 APP_LABEL = {"app.kubernetes.io/name": "gpu-npd-fabric-check"}
-CONDITION = "FabricCheckFailed"
+CONDITION = FABRIC_CONDITION
 GPU = "nvidia.com/gpu"
 
 _TORCHRUN = ('printf "%s" "$FABRIC_BENCH_SCRIPT" > /tmp/allreduce_bench.py && exec torchrun '

@@ -27,6 +27,18 @@ def in_cluster() -> bool:
     return bool(os.environ.get("KUBERNETES_SERVICE_HOST"))
 
 
+SERVICE_ACCOUNT_NAMESPACE = "/var/run/secrets/kubernetes.io/serviceaccount/namespace"
+
+
+def own_namespace(path: str = SERVICE_ACCOUNT_NAMESPACE) -> str | None:
+    """The namespace of the pod's service account (in a pod), else None."""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return fh.read().strip() or None
+    except OSError:
+        return None
+
+
 def default_kubeconfigs() -> list[str]:
     """The kubeconfig files kubectl would read: $KUBECONFIG's, else ~/.kube/config (the existing ones)."""
     paths = [p for p in os.environ.get("KUBECONFIG", "").split(os.pathsep) if p] or [os.path.expanduser("~/.kube/config")]

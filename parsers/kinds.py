@@ -123,6 +123,9 @@ CONDITIONS: tuple[Condition, ...] = (
               "an NFS server not responding, a filesystem error or an NVMe controller reset or removed"),
 )
 
+# Written by fabric-check (its own service account), not by the agent: `gpu-npd cleanup` removes it too.
+FABRIC_CONDITION = "FabricCheckFailed"
+
 TABLE: tuple[Kind, ...] = (
     Kind("xid", "Xid", "gpu", "error", "unknown", "INVESTIGATE", "Xid<code><Name>", (
         Raise("NVLinkUnhealthy", "reset", {"xid": sorted(NVLINK_XIDS), "severity": ["error", "fatal"], **_NOT_APP}),

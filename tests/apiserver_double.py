@@ -7,7 +7,7 @@ KMock parses the Kubernetes URLs and renders errors.  On top:
   replace kubelet's conditions on a real server), PATCH of the node with `metadata.resourceVersion`
   checked (409 Conflict) and `spec.taints` replaced whole, as the real API server does.
 - DRA (resource.k8s.io, only where a test serves it: `dra_versions`): discovery of the group and its
-  versions, ResourceSlice LIST (fieldSelector spec.nodeName), DeviceTaintRule LIST (labelSelector),
+  versions, ResourceSlice LIST (fieldSelector spec.nodeName), DeviceTaintRule LIST (labelSelector), GET,
   CREATE (409 AlreadyExists on a taken name; 422 for an effect other than NoSchedule / NoExecute, as
   the API's validation) and DELETE (404 when absent); cluster-scoped, as upstream.
 - Workloads for the fabric check: batch/v1 Jobs (create with 409 on a taken name, get, get status, list by
@@ -26,7 +26,8 @@ KMock parses the Kubernetes URLs and renders errors.  On top:
   BOOKMARKs when asked, `timeoutSeconds`, and `410 Gone` (an ERROR event) for a resourceVersion older than
   the log keeps (`compact()` forgets it, as etcd's compaction).  Events, Leases and served resources get
   create (409 on a taken name), get, list (selectors, limit/continue), replace (409 on a stale
-  resourceVersion), merge patch and delete.
+  resourceVersion), merge patch and delete; ConfigMaps likewise (the DRA GPU budget's grants: a replace with
+  a stale resourceVersion is a 409, so racing agents' compare-and-swap is tested as the API does it).
 - Fault injection: latency, 429 with Retry-After, 5xx, dropped connections; and a hook that runs
   just before the next node PATCH (a concurrent writer); `cut_watches()` ends every open watch.
 """
@@ -447,6 +448,10 @@ class _Emulator(kmock.KubernetesEmulator):
                 items = [r for _, r in sorted(d.device_taint_rules.items())
                          if _selects(sel, r["metadata"].get("labels", {}))]
                 return aiohttp.web.json_response({"kind": "DeviceTaintRuleList", "metadata": {}, "items": items})
+            if method == "GET":
+                if name not in d.device_taint_rules:
+                    return _status(404, "NotFound", f'devicetaintrules.resource.k8s.io "{name}" not found')
+                return aiohttp.web.json_response(d.device_taint_rules[name])
             if method == "POST":
                 body = request.data or {}
                 name = body.get("metadata", {}).get("name", "")
@@ -568,9 +573,11 @@ class ApiDouble:
         self.pods: Watched = Watched(self, "pods", "v1", "Pod")
         self.event_store: Watched = Watched(self, "events", "v1", "Event")
         self.leases: Watched = Watched(self, "leases", "coordination.k8s.io/v1", "Lease")
+        self.configmaps: Watched = Watched(self, "configmaps", "v1", "ConfigMap")
         self.stores: dict[tuple[str, str], Watched] = {
             ("", "nodes"): self.nodes, ("", "pods"): self.pods, ("batch", "jobs"): self.jobs,
-            ("", "events"): self.event_store, ("coordination.k8s.io", "leases"): self.leases}
+            ("", "events"): self.event_store, ("coordination.k8s.io", "leases"): self.leases,
+            ("", "configmaps"): self.configmaps}
         self.list_snapshots: dict[tuple, list] = {}  # the paged list being read (one at a time)
         self.watch_generation = 0  # cut_watches() ends the streams of an older generation
         self.bookmark_seconds = 1.0

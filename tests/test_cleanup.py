@@ -20,7 +20,7 @@ from fakeclock import Clock
 from gpunpd.cli import main
 from kubeapi.client import make_api
 from parsers import Classifier
-from test_dra import FOREIGN, _serve_dra
+from test_dra import FOREIGN, _name, _serve_dra
 
 XID79 = "NVRM: Xid (PCI:0000:5d:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus."
 OTHER_TAINT = {"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}
@@ -76,12 +76,20 @@ def test_cleanup_removes_every_trace_and_touches_nothing_else(api):
     assert {t["key"] for t in node["spec"]["taints"]} == {"nvidia.com/gpu", "gpu-npd.io/GPUUnhealthy"}
     assert {"GPUUnhealthy", "AcceleratedHardwareReady"} <= set(api.conditions("gpu-node-1"))
     assert "gpu-npd.io/repair" in node["metadata"]["annotations"]
-    assert "gpu-npd-gpu-node-2-gpu-0" in api.device_taint_rules and "GPUUnhealthy" in api.conditions("gpu-node-2")
+    assert _name("gpu-node-2") in api.device_taint_rules and "GPUUnhealthy" in api.conditions("gpu-node-2")
+    assert [cm["metadata"]["name"] for cm in api.configmaps.values()] == ["gpu-npd-dra-budget"]  # the GPU budget
+    with api.lock:  # fabric-check's condition (written by the fabric check, not the agent) is gpu-npd's too
+        api.nodes["gpu-node-1"]["status"]["conditions"].append(
+            {"type": "FabricCheckFailed", "status": "True", "reason": "LowBusBandwidth", "message": "12 GB/s"})
+        api.nodes.touch("gpu-node-1")
+    node = api.node("gpu-node-1")
 
     dry = cleanup(api)  # the default: a dry run that lists, changes nothing
     assert dry.exit_code == 0, dry.output
     assert "would remove taint gpu-npd.io/GPUUnhealthy=Xid79FallenOffBus:NoSchedule from node/gpu-node-1" in dry.output
     assert "would remove DeviceTaintRule" in dry.output and "would remove pod condition gpu-npd.io/GPUFault" in dry.output
+    assert "would remove condition FabricCheckFailed (True, LowBusBandwidth) from node/gpu-node-1" in dry.output
+    assert "would remove ConfigMap (GPU budget: 1 grant(s)) from configmap/gpu-npd/gpu-npd-dra-budget" in dry.output
     assert "dry run: nothing changed" in dry.output.splitlines()[-1]
     assert api.node("gpu-node-1") == node and api.pod_status_patches == []
 
@@ -94,7 +102,7 @@ def test_cleanup_removes_every_trace_and_touches_nothing_else(api):
         assert after == was, name  # every trace gone: the node is as it was before the agent wrote
     assert api.node("gpu-node-3") == untouched  # another writer's AcceleratedHardwareReady stays
     assert api.taints("cpu-node-1") == [{"key": "dedicated", "value": "infra", "effect": "NoSchedule"}]
-    assert set(api.device_taint_rules) == {FOREIGN["metadata"]["name"]}
+    assert set(api.device_taint_rules) == {FOREIGN["metadata"]["name"]} and not api.configmaps
     assert [c["type"] for c in api.pods[("train", "worker-1")]["status"]["conditions"]] == ["Ready"]
     assert api.pods[("train", "worker-0")]["status"]["conditions"] == other_pod["status"]["conditions"]
     assert "on 2 node(s) removed" in done.output.splitlines()[-1]

@@ -79,3 +79,41 @@ def test_non_finite_numbers_in_a_file_are_rejected(tmp_path):
     f.write_text("tick_seconds: .nan\n")
     with pytest.raises(ConfigError, match="tick_seconds"):
         load(str(f), env={})
+
+
+@pytest.mark.parametrize("block, key", [
+    ({"kubernetes": {"taint_prefix": "nvidia.com/"}}, "kubernetes.taint_prefix"),  # would own nvidia.com/gpu
+    ({"kubernetes": {"taint_prefix": "node.kubernetes.io/"}}, "kubernetes.taint_prefix"),
+    ({"kubernetes": {"repair_annotation_key": "cluster-autoscaler.kubernetes.io/scale-down-disabled"}},
+     "kubernetes.repair_annotation_key"),
+    ({"kubernetes": {"repair_annotation_key": "nvidia.com/gpu.deploy.driver"}}, "kubernetes.repair_annotation_key"),
+    ("Ready", "conditions.Ready"),  # a condition (and so a condition rule) of the kubelet's type
+])
+def test_keys_and_condition_types_of_others_are_refused_by_the_real_process(tmp_path, block, key):
+    """Issue 31 item 4: `taint_prefix: nvidia.com/` deleted the common nvidia.com/gpu taint, a condition named
+    Ready wrote Ready=False, and repair_annotation_key took others' keys. `gpu-npd run` now refuses them: exit 2,
+    one line naming the key (kubeapi/reserved.py says whose)."""
+    import os  # noqa: PLC0415
+    import subprocess  # noqa: PLC0415
+    import sys  # noqa: PLC0415
+
+    import yaml  # noqa: PLC0415
+
+    from agent.settings import defaults  # noqa: PLC0415
+
+    if block == "Ready":
+        block = {"conditions": {**defaults()["conditions"], "Ready": {"ok_reason": "Fine", "ok_message": "fine"}}}
+    conf = tmp_path / "c.yaml"
+    conf.write_text(yaml.safe_dump(block))
+    r = subprocess.run([sys.executable, "-m", "gpunpd", "run", "--config", str(conf), "--state-dir",
+                        str(tmp_path / "state"), "--kmsg", "", "--no-journald"], capture_output=True, timeout=60,
+                       env={**os.environ, "NODE_NAME": "n"})
+    err = r.stderr.decode()
+    assert r.returncode == 2 and len(err.strip().splitlines()) == 1 and f"{key}:" in err, err
+    assert "Kubernetes or a vendor" in err or "kubelet's" in err
+
+
+def test_keys_of_our_own_domain_or_a_private_one_are_accepted():
+    for prefix in ("gpu-npd.io/", "example.com/", "gpu.example.org/"):
+        assert load(env={}, flags={"kubernetes": {"taint_prefix": prefix}}).kube.taint_prefix == prefix
+    assert load(env={}, flags={"kubernetes": {"repair_annotation_key": "ops.example.com/repair"}})

@@ -14,7 +14,7 @@ import yaml
 from agent.config import ConfigError, load
 from agent.health import HealthEngine
 from kubeapi.client import make_api
-from agent.kube.dra import DeviceFencer, choose_versions, match_devices
+from agent.kube.dra import DeviceFencer, choose_versions, match_devices, node_hash, rule_name
 from apiserver_double import ApiDouble
 from fakeclock import Clock
 from harness import AgentProc, wait_until
@@ -35,6 +35,10 @@ def _slice(node: str, gpus: list[tuple[str, str]]) -> dict:
                      "devices": [{"name": f"gpu-{i}", "attributes": {"type": {"string": "gpu"}, "uuid": {"string": uuid},
                                                                      "pcieBusID": {"string": pci}}}
                                  for i, (uuid, pci) in enumerate(gpus)]}}
+
+
+def _name(node: str, device: str = "gpu-0") -> str:
+    return rule_name(node, (DRIVER, node, device))
 
 
 GPUS = [("GPU-aaaaaaaa-0000-0000-0000-000000000000", "0000:5d:00.0"),
@@ -78,11 +82,11 @@ def test_fencer_creates_holds_then_deletes_only_its_own(api):
     counts = []
     f = DeviceFencer(make_api(s), "gpu-node-1", s, lambda: None, clock, counts.append)
     f.sync(list(engine.problems.values()))
-    rule = api.device_taint_rules["gpu-npd-gpu-node-1-gpu-0"]
+    rule = api.device_taint_rules[_name("gpu-node-1")]
     assert rule["spec"]["deviceSelector"] == {"driver": DRIVER, "pool": "gpu-node-1", "device": "gpu-0"}
     assert rule["spec"]["taint"]["effect"] == "NoSchedule" and f.fenced == {"0000:5d:00"}
     f.sync([])  # the problem cleared: kept through the hold-down ...
-    assert "gpu-npd-gpu-node-1-gpu-0" in api.device_taint_rules
+    assert _name("gpu-node-1") in api.device_taint_rules
     clock.t += 301
     f.sync([])  # ... then removed; the admin's rule is never touched
     assert set(api.device_taint_rules) == {"admin-maintenance"} and counts == ["devicetaintrules"] * 2
@@ -90,7 +94,7 @@ def test_fencer_creates_holds_then_deletes_only_its_own(api):
 
 def test_gpu_budget(api):
     _serve_dra(api)  # 4 GPUs in the pool: 10% -> at least one may be tainted, not two
-    api.device_taint_rules["gpu-npd-gpu-node-2-gpu-0"] = {
+    api.device_taint_rules["gpu-npd-gpu-node-2-gpu-0"] = {  # an older version's rule (node label, no grant)
         "metadata": {"name": "gpu-npd-gpu-node-2-gpu-0", "labels": {"app.kubernetes.io/managed-by": "gpu-npd",
                                                                      "gpu-npd.io/node": "gpu-node-2"}}}
     clock = Clock()
@@ -100,7 +104,7 @@ def test_gpu_budget(api):
     engine.observe(Classifier().classify(XID79))
     f = DeviceFencer(make_api(s), "gpu-node-1", s, lambda: None, clock, lambda _: None)
     f.sync(list(engine.problems.values()))
-    assert "gpu-npd-gpu-node-1-gpu-0" not in api.device_taint_rules and f.fenced == set()
+    assert _name("gpu-node-1") not in api.device_taint_rules and f.fenced == set() and f.held == {"0000:5d:00"}
 
 
 def _run(tmp_path: Path, api, **kube) -> AgentProc:
@@ -115,11 +119,11 @@ def test_process_fences_one_gpu_not_the_node(api, tmp_path: Path):
     api.add_node("gpu-node-1", gpus=0)  # no GPU expected from capacity: no GPUCountMismatch on the node
     a = _run(tmp_path, api, max_tainted_fraction=0.5)
     a.write(f"3,1,1000,-;{XID79}\n")
-    wait_until(lambda: "gpu-npd-gpu-node-1-gpu-0" in api.device_taint_rules, "DeviceTaintRule")
+    wait_until(lambda: _name("gpu-node-1") in api.device_taint_rules, "DeviceTaintRule")
     wait_until(lambda: api.conditions("gpu-node-1").get("GPUUnhealthy", {}).get("status") == "True", "condition")
     time.sleep(0.5)
     assert api.taints("gpu-node-1") == []  # the node stays schedulable for its healthy GPU
-    rule = api.device_taint_rules["gpu-npd-gpu-node-1-gpu-0"]
+    rule = api.device_taint_rules[_name("gpu-node-1")]
     assert rule["apiVersion"] == "resource.k8s.io/v1alpha3" and rule["spec"]["taint"]["key"] == "gpu-npd.io/unhealthy"
     assert api.device_taint_rules["admin-maintenance"] == FOREIGN
     assert a.stop()[0] == 0
@@ -135,3 +139,134 @@ def test_process_without_dra_falls_back_to_node_taints(api, tmp_path: Path):
     assert a.stop()[0] == 0
     err = a.proc.stderr.read().decode()
     assert err.count("is not served by this cluster") == 1 and "falling back to node taints" in err
+
+
+# ---- ownership, foreign names, refusals and the budget across racing agents (issue 31 item 5) ----------------
+
+LONG = "gpu-node-" + "r" * 54  # 63 characters shared: the two nodes below differ only after them
+LONG_A, LONG_B = LONG + "-a", LONG + "-b"
+
+
+def _agent(tmp_path: Path, api, node: str, **kube) -> AgentProc:
+    home = tmp_path / node[-12:]
+    home.mkdir()
+    conf = home / "gpu-npd.yaml"
+    conf.write_text(yaml.safe_dump({"mode": "enforce", "nvml": "off", "log_level": "warning", "kubernetes": {
+        "api_server": api.url, "coalesce_seconds": 0.05, "dra_device_taints": True, **kube}}))
+    return AgentProc(home, "--config", str(conf), env={"NODE_NAME": node}, start_timeout=60.0)
+
+
+def _xid79(pci: str, seq: int) -> str:
+    return f"3,{seq},{1000 + seq},-;{XID79.replace('0000:5d:00', pci)}\n"
+
+
+def test_nodes_sharing_63_characters_never_touch_each_others_rules(api, tmp_path: Path):
+    """Issue 31: owner labels cut to 63 characters collided, and one node's agent deleted the other's rule 2 s
+    after start. Now the rule carries the node's full name (an annotation) and its hash (the label listed by),
+    both checked on read: B, with no fault and no hold-down, lists nothing of A's and deletes nothing."""
+    api.dra_versions = {"v1": ["resourceslices"], "v1alpha3": ["devicetaintrules"]}
+    api.resource_slices = [_slice(LONG_A, GPUS), _slice(LONG_B, GPUS)]
+    for n in (LONG_A, LONG_B):
+        api.add_node(n, gpus=0)
+    a = _agent(tmp_path, api, LONG_A, max_tainted_fraction=0.5)
+    a.write(_xid79("0000:5d:00", 1))
+    mine = wait_until(lambda: [r for r in api.device_taint_rules.values()
+                               if r["metadata"]["annotations"]["gpu-npd.io/node"] == LONG_A], "A's rule")[0]
+    assert mine["metadata"]["labels"]["gpu-npd.io/node-hash"] != ""
+    # a rule claiming B by its label but naming A in full, and a legacy-style label cut to 63: neither is B's
+    api.device_taint_rules["forged"] = {**mine, "metadata": {**mine["metadata"], "name": "forged", "labels": {
+        **mine["metadata"]["labels"], "gpu-npd.io/node-hash": node_hash(LONG_B)}}}
+    api.device_taint_rules["cut"] = {"metadata": {"name": "cut", "labels": {
+        "app.kubernetes.io/managed-by": "gpu-npd", "gpu-npd.io/node": LONG_B[:63]}},
+        "spec": mine["spec"]}
+    b = _agent(tmp_path, api, LONG_B, taint_hold_down_seconds=0)
+    wait_until(lambda: api.conditions(LONG_B).get("GPUUnhealthy", {}).get("status") == "False", "B's first write")
+    n = len(api.requests)
+    wait_until(lambda: any("devicetaintrules" in r[1] for r in api.requests[n - 50:]), "B's rule sync", timeout=30)
+    time.sleep(1.0)
+    assert {"forged", "cut", mine["metadata"]["name"]} <= set(api.device_taint_rules)
+    assert not [r for r in api.requests if r[0] == "DELETE" and "devicetaintrules" in r[1]]
+    assert a.stop()[0] == 0 and b.stop()[0] == 0
+
+
+def test_a_foreign_rule_holding_our_name_is_not_fenced(api, tmp_path: Path):
+    """Issue 31: a 409 on a rule name someone else holds counted as fenced, and the GPU stayed schedulable. Now
+    the rule under the name is read: not this node's, so the GPU is not fenced, it is said (Event), and the
+    node taint is the fallback."""
+    _serve_dra(api)
+    api.add_node("gpu-node-1", gpus=0)
+    name = _name("gpu-node-1")
+    squatter = {**FOREIGN, "metadata": {"name": name, "labels": {"team": "someone"}}}
+    api.device_taint_rules[name] = squatter
+    a = _run(tmp_path, api, max_tainted_fraction=0.5)
+    a.write(f"3,1,1000,-;{XID79}\n")
+    wait_until(lambda: [t["key"] for t in api.taints("gpu-node-1")] == ["gpu-npd.io/GPUUnhealthy"], "node taint")
+    wait_until(lambda: any(e.get("reason") == "DeviceTaintRuleNameTaken" for e in api.events()), "the Event")
+    assert api.device_taint_rules[name] == squatter
+    assert a.stop()[0] == 0
+    assert "not this node's" in a.proc.stderr.read().decode()
+
+
+def test_a_budget_refusal_is_a_refusal_not_a_node_taint(api, tmp_path: Path):
+    """Issue 31: a budget refusal fell back to tainting the whole node. Now the GPU is left unfenced, the node
+    untainted, and the refusal is said: a warning, a Node Event and gpu_npd_taint_held_by_budget."""
+    _serve_dra(api)  # 4 GPUs: 10% -> 1, spent by node 2's rule
+    api.device_taint_rules["gpu-npd-gpu-node-2-gpu-0"] = {
+        "metadata": {"name": "gpu-npd-gpu-node-2-gpu-0", "labels": {"app.kubernetes.io/managed-by": "gpu-npd",
+                                                                     "gpu-npd.io/node": "gpu-node-2"}},
+        "spec": {"deviceSelector": {"driver": DRIVER, "pool": "gpu-node-2", "device": "gpu-0"}}}
+    api.add_node("gpu-node-1", gpus=0)
+    a = _run(tmp_path, api)
+    a.write(f"3,1,1000,-;{XID79}\n")
+    wait_until(lambda: any(e.get("reason") == "DeviceTaintHeldByBudget" for e in api.events()), "the Event")
+    wait_until(lambda: a.value("gpu_npd_taint_held_by_budget", taint="gpu-npd.io/unhealthy:gpu-0") == 1, "gauge")
+    assert api.conditions("gpu-node-1")["GPUUnhealthy"]["status"] == "True"
+    time.sleep(0.5)
+    assert api.taints("gpu-node-1") == [] and _name("gpu-node-1") not in api.device_taint_rules
+    assert a.stop()[0] == 0
+    assert "held back: the GPU taint budget" in a.proc.stderr.read().decode()
+
+
+def test_racing_agents_never_fence_more_than_the_budget(api, tmp_path: Path):
+    """Issue 31: three agents racing fenced 17 of 80 GPUs against a budget of 8. Four real agents, 20 faulty
+    GPUs each (80 in the pool, 10% -> 8): the grants are compare-and-swapped on one ConfigMap, so exactly 8
+    rules stand, at no moment more, and no node is tainted for the GPUs refused."""
+    api.dra_versions = {"v1": ["resourceslices"], "v1alpha3": ["devicetaintrules"]}
+    nodes = [f"gpu-node-{i}" for i in range(4)]
+    pcis = [f"0000:{0x10 + i:02x}:00" for i in range(20)]
+    api.resource_slices = [_slice(n, [(f"GPU-{n}-{i:04d}", f"{p}.0") for i, p in enumerate(pcis)]) for n in nodes]
+    for n in nodes:
+        api.add_node(n, gpus=0)
+    from concurrent.futures import ThreadPoolExecutor  # noqa: PLC0415
+    with ThreadPoolExecutor(4) as pool:
+        agents = list(pool.map(lambda n: _agent(tmp_path, api, n, qps=50, burst=50), nodes))
+    most = [0]
+    stop = [False]
+
+    def watch():  # the most rules standing at once, sampled as they race
+        while not stop[0]:
+            most[0] = max(most[0], len(api.device_taint_rules))
+            time.sleep(0.002)
+
+    import threading  # noqa: PLC0415
+    t = threading.Thread(target=watch, daemon=True)
+    t.start()
+    batch = "".join(_xid79(p, i + 1) for i, p in enumerate(pcis))
+    for a in agents:
+        a.write(batch)
+    wait_until(lambda: all(api.conditions(n).get("GPUUnhealthy", {}).get("status") == "True" for n in nodes),
+               "every node's condition", timeout=60)
+    wait_until(lambda: len(api.device_taint_rules) == 8, "the budget's 8 rules", timeout=60)
+    held = lambda a: sum(1 for line in a.metrics().splitlines()  # noqa: E731
+                         if line.startswith('gpu_npd_taint_held_by_budget{taint="gpu-npd.io/unhealthy:') and
+                         line.endswith(" 1.0"))
+    wait_until(lambda: sum(held(a) for a in agents) == 72, "72 refusals said (the gauge)", timeout=60)
+    assert any(e.get("reason") == "DeviceTaintHeldByBudget" for e in api.events())
+    time.sleep(1.0)
+    stop[0] = True
+    t.join()
+    assert most[0] == 8 and len(api.device_taint_rules) == 8
+    (cm,) = api.configmaps.values()
+    assert sorted(cm["data"]) == sorted(api.device_taint_rules)
+    assert all(api.taints(n) == [] for n in nodes)
+    assert all(a.stop()[0] == 0 for a in agents)

@@ -28,6 +28,7 @@ from agent.kube.podfault import CONDITION_TYPE, PodFaultWriter, affected, fatal_
 from agent.kube.settings import KubeSettings
 from agent.podresources import LIST, PodDevices, api_pb2, list_pods
 from apiserver_double import ApiDouble
+from cel_admission import admitted as cel_admitted
 from kubeapi.client import make_api
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -397,40 +398,11 @@ def test_component_renders_valid_grants_what_the_writer_calls_and_mounts_the_kub
         Path(KubeSettings().pod_resources_socket) == Path(volumes["pod-resources"]["hostPath"]["path"]) / "kubelet.sock"
 
 
-_CEL = None  # one CEL environment and one compiled program per expression for all cases (compiling is slow)
-_PROGRAMS: dict = {}
-
-
 def admitted(user: str, node: str | None, sub: str, old: dict, new: dict) -> bool:
-    """The component's ValidatingAdmissionPolicy, its CEL evaluated by cel-python as the API server would: not
-    matched (another user) or every validation True; an evaluation error denies (failurePolicy: Fail)."""
-    import celpy
-
+    """The component's ValidatingAdmissionPolicy, its CEL evaluated by cel-python as the API server would."""
     (vap,) = [d for d in yaml.safe_load_all((ROOT / "deploy/components/pod-fault-conditions/rbac.yaml").read_text())
               if d and d["kind"] == "ValidatingAdmissionPolicy"]
-    extra = {"authentication.kubernetes.io/node-name": [node]} if node else {}
-    global _CEL
-    if _CEL is None:
-        _CEL = celpy.Environment()
-    env = _CEL
-    act = {"request": celpy.json_to_cel({"userInfo": {"username": user, "extra": extra}, "subResource": sub,
-                                         "name": new["metadata"]["name"]}),
-           "object": celpy.json_to_cel(new), "oldObject": celpy.json_to_cel(old)}
-
-    def ev(expr: str, variables: dict):
-        try:
-            if expr not in _PROGRAMS:
-                _PROGRAMS[expr] = env.program(env.compile(expr))
-            return _PROGRAMS[expr].evaluate({**act, "variables": celpy.celtypes.MapType(variables)})
-        except Exception as exc:  # noqa: BLE001 - a CEL error
-            return exc
-
-    if not all(ev(m["expression"], {}) == celpy.celtypes.BoolType(True) for m in vap["spec"]["matchConditions"]):
-        return True
-    variables: dict = {}
-    for v in vap["spec"]["variables"]:
-        variables[celpy.celtypes.StringType(v["name"])] = ev(v["expression"], variables)
-    return all(ev(v["expression"], variables) == celpy.celtypes.BoolType(True) for v in vap["spec"]["validations"])
+    return cel_admitted(vap, user, node, sub, new["metadata"]["name"], old, new)
 
 
 AGENT = "system:serviceaccount:gpu-npd:gpu-npd"

@@ -6,7 +6,9 @@ What is gpu-npd's (owner-checked; nothing else is touched):
 - node conditions of gpu-npd's condition types (its configuration's, the checks' included); the types it shares
   with other writers (a repair profile's AcceleratedHardwareReady) only when the message carries gpu-npd's mark;
 - the repair annotation (kubernetes.repair_annotation_key);
-- DeviceTaintRules labelled app.kubernetes.io/managed-by=gpu-npd;
+- fabric-check's FabricCheckFailed (parsers/kinds.py FABRIC_CONDITION);
+- DeviceTaintRules labelled app.kubernetes.io/managed-by=gpu-npd, and the DRA GPU budget's ConfigMap of grants
+  (kubernetes.dra_budget_configmap, when it carries that label);
 - pod conditions whose type starts with the taint prefix, and the pod fault condition (agent/kube/podfault.py's
   CONDITION_TYPE, whatever the prefix).
 Ours is what the writers' own functions name (desired.our_taint_keys; kubeapi/reserved.py for the kubelet's
@@ -23,10 +25,12 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator
 
+from kubeapi.client import own_namespace
 from kubeapi.reserved import reserved_condition
+from parsers.kinds import FABRIC_CONDITION
 
 from .desired import TaintRule, our_taint_keys, ours
-from .dra import GROUP, NODE_LABEL, OWNER, OWNER_LABEL, call, choose_versions, served
+from .dra import GROUP, OWNER, OWNER_LABEL, call, choose_versions, owner, served
 from .podfault import CONDITION_TYPE as POD_FAULT_CONDITION
 from .repair import MESSAGE_MARK, PROFILE_CONDITIONS
 
@@ -44,15 +48,18 @@ class Owned:
     shared_condition_types: frozenset[str] = field(default_factory=frozenset)  # removed only when marked
     annotation_keys: frozenset[str] = field(default_factory=frozenset)
     taint_keys: frozenset[str] = field(default_factory=frozenset)
+    budget_configmaps: frozenset[str] = field(default_factory=frozenset)  # [namespace/]name
 
     @classmethod
     def of(cls, configs: list) -> "Owned":
         kubes = [c.kube for c in configs]
         return cls(taint_prefixes=frozenset(k.taint_prefix for k in kubes),
-                   condition_types=frozenset(t for c in configs for t in c.conditions if reserved_condition(t) is None),
+                   condition_types=frozenset(t for c in configs for t in c.conditions if reserved_condition(t) is None)
+                   | {FABRIC_CONDITION},
                    shared_condition_types=frozenset(t for profile in PROFILE_CONDITIONS.values()
                                                     for t, _, _ in profile),
                    annotation_keys=frozenset(k.repair_annotation_key for k in kubes),
+                   budget_configmaps=frozenset(k.dra_budget_configmap for k in kubes),
                    # every condition's key, not only today's taint rules: a rule removed since may have left one
                    taint_keys=frozenset().union(*(our_taint_keys([TaintRule(t) for t in c.conditions],
                                                                  c.kube.taint_prefix) for c in configs)))
@@ -73,8 +80,8 @@ class Owned:
 
 @dataclass(frozen=True)
 class Change:
-    what: str    # taint | condition | annotation | DeviceTaintRule | pod condition
-    target: str  # node/<name>, pod/<namespace>/<name>, devicetaintrule/<name>
+    what: str    # taint | condition | annotation | DeviceTaintRule | ConfigMap | pod condition
+    target: str  # node/<name>, pod/<namespace>/<name>, devicetaintrule/<name>, configmap/<namespace>/<name>
     detail: str
 
     def line(self, done: bool) -> str:
@@ -110,6 +117,8 @@ class Cleaner:
     def run(self) -> list[Change]:
         self._guard("nodes", self._each, "node", self.api.list_node, self._node)
         self._guard("DeviceTaintRules", self._rules)
+        for ref in sorted(self.owned.budget_configmaps):
+            self._guard(f"ConfigMap {ref}", self._budget, ref)
         self._guard("pods", self._each, "pod", self.api.list_pod_for_all_namespaces, self._pod)
         return self.changes
 
@@ -212,8 +221,33 @@ class Cleaner:
                 except ApiException as exc:
                     if exc.status != 404:  # already gone
                         raise
-            node = (rule["metadata"].get("labels") or {}).get(NODE_LABEL, "?")
+            node = owner(rule) or "?"
             self._done([Change("DeviceTaintRule", f"devicetaintrule/{name}", f"(node {node})")])
+
+
+    def _budget(self, ref: str) -> None:
+        """The DRA GPU budget's grants (agent/kube/dra.py GrantBook): deleted when it carries gpu-npd's label."""
+        from kubernetes.client.rest import ApiException  # noqa: PLC0415
+
+        namespace, _, name = ref.rpartition("/")
+        namespace = namespace or own_namespace() or "gpu-npd"
+        try:
+            cm = json.loads(self.api.read_namespaced_config_map(name, namespace, _preload_content=False,
+                                                                _request_timeout=self.timeout).data)
+        except ApiException as exc:
+            if exc.status == 404:
+                return
+            raise
+        if (cm["metadata"].get("labels") or {}).get(OWNER_LABEL) != OWNER:
+            return  # someone else's ConfigMap of that name
+        if self.apply:
+            try:
+                self.api.delete_namespaced_config_map(name, namespace, _request_timeout=self.timeout)
+            except ApiException as exc:
+                if exc.status != 404:
+                    raise
+        self._done([Change("ConfigMap", f"configmap/{namespace}/{name}",
+                           f"(GPU budget: {len(cm.get('data') or {})} grant(s))")])
 
 
 def wait_for_pods_gone(api, namespace: str, selector: str, seconds: float, clock=time.monotonic,

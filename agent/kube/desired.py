@@ -79,9 +79,12 @@ def merge_taints(current: list[dict[str, Any]], mine: dict[str, dict[str, str]],
     return kept + merged
 
 
-def budget_allows(total: int, tainted_others: int, fraction: float, max_nodes: int) -> bool:
-    """May one more node be tainted?  At least one node of any pool may be; never past the caps."""
+def budget_size(total: int, fraction: float, max_nodes: int = 0) -> int:
+    """How many of a pool of `total` may be tainted: at least one of any pool; never past the caps."""
     allowed = max(1, int(total * fraction + 1e-9))
-    if max_nodes > 0:
-        allowed = min(allowed, max_nodes)
-    return tainted_others + 1 <= allowed
+    return min(allowed, max_nodes) if max_nodes > 0 else allowed
+
+
+def budget_allows(total: int, tainted_others: int, fraction: float, max_nodes: int) -> bool:
+    """May one more node be tainted?"""
+    return tainted_others + 1 <= budget_size(total, fraction, max_nodes)

@@ -1,20 +1,31 @@
 """Per-GPU fencing with DRA device taints (KEP-5055): one DeviceTaintRule per faulty GPU.
 
 Pure part: which API versions to use (from discovery), which ResourceSlice device is which of our GPUs
-(NVIDIA's DRA driver publishes `uuid` and `pcieBusID` attributes), the rules the problems call for.
-Edge: `DeviceFencer` lists, creates and deletes only rules carrying gpu-npd's owner label for this node.
+(NVIDIA's DRA driver publishes `uuid` and `pcieBusID` attributes), the rules the problems call for, whose a
+rule is.
+Edge: `DeviceFencer` lists, creates and deletes only rules that are this node's: the owner label, the hash of
+the node's full name as a label (for the list) and the full name as an annotation, verified on every read (a
+label value holds 63 characters, a node name 253: two nodes sharing their first 63 characters are two owners).
+`GrantBook` keeps the GPU budget across every agent: a rule is created only after its grant was written into
+one shared ConfigMap by compare-and-swap (its resourceVersion), so any number of agents racing never fence
+more GPUs than the budget allows.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
+import random
 import re
+import time
 from typing import TYPE_CHECKING, Any, Callable
 
+from kubeapi.client import own_namespace
+from kubeapi.events import EventRecorder, Ref
 from parsers.finding import SEVERITY_RANK
 
-from .desired import budget_allows, taint_value
+from .desired import budget_size, taint_value
 
 if TYPE_CHECKING:
     from .settings import KubeSettings
@@ -25,8 +36,13 @@ RULE_VERSIONS = ("v1", "v1beta2", "v1alpha3")  # DeviceTaintRule: alpha in 1.33 
 SLICE_VERSIONS = ("v1", "v1beta2", "v1beta1")  # ResourceSlice: GA in 1.34 (v1)
 OWNER_LABEL = "app.kubernetes.io/managed-by"
 OWNER = "gpu-npd"
-NODE_LABEL = "gpu-npd.io/node"
+NODE_HASH_LABEL = "gpu-npd.io/node-hash"  # sha256 of the node's full name (a label value is <= 63 characters)
+NODE_ANNOTATION = "gpu-npd.io/node"  # the node's full name: whose the rule is, checked on every read
+LEGACY_NODE_LABEL = "gpu-npd.io/node"  # before: node[:63] as a label; exact only for a name of < 63 characters
 TAINT_KEY = "gpu-npd.io/unhealthy"
+GRANT_RETRIES = 10  # compare-and-swap attempts on the budget's ConfigMap before the sync fails (and is retried)
+BUDGET_RECHECK_SECONDS = 60.0  # a held-back rule asks the budget again at most this often (and at heartbeats)
+GRANT_GRACE_SECONDS = 600.0  # a grant whose rule never appeared is anyone's to reclaim after this
 
 
 def choose_versions(served: dict[str, list[str]]) -> tuple[str | None, str | None]:
@@ -74,9 +90,38 @@ def faulty_gpus(problems: list, s: KubeSettings) -> dict[str, tuple[str, str]]:
     return out
 
 
-def rule_name(node: str, device: str) -> str:
-    raw = re.sub(r"[^a-z0-9.-]+", "-", f"gpu-npd-{node}-{device}".lower()).strip("-.")
-    return raw[:253]
+def node_hash(node: str) -> str:
+    return hashlib.sha256(node.encode()).hexdigest()[:40]
+
+
+def rule_name(node: str, ref: tuple[str, str, str]) -> str:
+    """gpu-npd-<node>-<device>-<hash of node and device>: readable, and distinct for every node and DRA device
+    (driver, pool, device) whatever their lengths (the readable part is cut to fit 253 characters; the hash
+    tells two long node names apart)."""
+    driver, pool, device = ref
+    digest = hashlib.sha256(f"{node}/{driver}/{pool}/{device}".encode()).hexdigest()[:10]
+    raw = re.sub(r"[^a-z0-9.-]+", "-", f"gpu-npd-{node}-{device}".lower())[:253 - 11].strip("-.")
+    return f"{raw}-{digest}"
+
+
+def owner(rule: dict) -> str | None:
+    """The node whose rule this is, or None when it is no rule of a gpu-npd agent. The full node name in the
+    annotation must hash to the label the rule was listed by; a rule of an older version (no annotation) names
+    its node exactly only when the label is shorter than 63 characters (else it may be a cut longer name)."""
+    meta = rule.get("metadata") or {}
+    labels, notes = meta.get("labels") or {}, meta.get("annotations") or {}
+    if labels.get(OWNER_LABEL) != OWNER:
+        return None
+    node = notes.get(NODE_ANNOTATION)
+    if node is not None:
+        return node if labels.get(NODE_HASH_LABEL) == node_hash(node) else None
+    legacy = labels.get(LEGACY_NODE_LABEL)
+    return legacy if legacy and len(legacy) < 63 else None
+
+
+def selector(rule: dict) -> tuple[str, str, str]:
+    sel = (rule.get("spec") or {}).get("deviceSelector") or {}
+    return sel.get("driver", ""), sel.get("pool", ""), sel.get("device", "")
 
 
 def wanted_rules(node: str, faulty: dict[str, tuple[str, str]], devices: dict[str, tuple[str, str, str]],
@@ -89,9 +134,10 @@ def wanted_rules(node: str, faulty: dict[str, tuple[str, str]], devices: dict[st
         if ref is None:
             continue
         driver, pool, device = ref
-        name = rule_name(node, device)
+        name = rule_name(node, ref)
         out[name] = {"apiVersion": f"{GROUP}/{version}", "kind": "DeviceTaintRule",
-                     "metadata": {"name": name, "labels": {OWNER_LABEL: OWNER, NODE_LABEL: node[:63]}},
+                     "metadata": {"name": name, "labels": {OWNER_LABEL: OWNER, NODE_HASH_LABEL: node_hash(node)},
+                                  "annotations": {NODE_ANNOTATION: node}},
                      "spec": {"deviceSelector": {"driver": driver, "pool": pool, "device": device},
                               "taint": {"key": TAINT_KEY, "value": taint_value(reason), "effect": effect}}}
     return out
@@ -128,21 +174,148 @@ def served(api, timeout: float = 10.0) -> dict[str, list[str]]:
     return out
 
 
+class GrantBook:
+    """The GPU budget across every agent: one ConfigMap whose `data` maps a rule's name to its grant
+    (JSON {"node": full node name, "at": unix time}). An agent creates a DeviceTaintRule only under a grant it
+    wrote itself with the ConfigMap's resourceVersion (compare-and-swap: a 409 reads again and counts again),
+    so any number of agents racing never hold more grants than the budget allows. Counted: every grant and every
+    gpu-npd rule without one (an older version's, or one whose grant was lost). A grant is released when its rule
+    is deleted; one whose rule never appeared is dropped by its own node once it no longer wants it, by anyone
+    after GRANT_GRACE_SECONDS."""
+
+    def __init__(self, request: Callable[..., Any], namespace: str, name: str, node: str,
+                 clock: Callable[[], float], sleep: Callable[[float], None] = time.sleep):
+        self.request, self.name, self.node, self.clock, self.sleep = request, name, node, clock, sleep
+        self.path = f"/api/v1/namespaces/{namespace}/configmaps"
+        self.conflicts = 0
+
+    def _read(self) -> dict:
+        from kubernetes.client.rest import ApiException  # noqa: PLC0415
+        try:
+            return self.request("GET", f"{self.path}/{self.name}")
+        except ApiException as exc:
+            if exc.status != 404:
+                raise
+        try:
+            return self.request("POST", self.path, body={
+                "apiVersion": "v1", "kind": "ConfigMap", "data": {},
+                "metadata": {"name": self.name, "labels": {OWNER_LABEL: OWNER}}})
+        except ApiException as exc:
+            if exc.status != 409:  # another agent created it first
+                raise
+        return self.request("GET", f"{self.path}/{self.name}")
+
+    def _swap(self, change: Callable[[dict[str, dict], float], dict[str, dict]]) -> None:
+        """Read the grants, `change` them, write them back with the read resourceVersion; again on a 409."""
+        from kubernetes.client.rest import ApiException  # noqa: PLC0415
+        for attempt in range(GRANT_RETRIES):
+            cm = self._read()
+            grants = {k: _grant(v) for k, v in (cm.get("data") or {}).items()}
+            after = change(dict(grants), self.clock())
+            if after == grants:
+                return
+            body = {"apiVersion": "v1", "kind": "ConfigMap",
+                    "metadata": {**{k: v for k, v in cm["metadata"].items() if k in ("name", "namespace", "labels")},
+                                 "resourceVersion": cm["metadata"]["resourceVersion"]},
+                    "data": {k: json.dumps(g, sort_keys=True) for k, g in sorted(after.items())}}
+            try:
+                self.request("PUT", f"{self.path}/{self.name}", body=body)
+                return
+            except ApiException as exc:
+                if exc.status != 409:
+                    raise
+                self.conflicts += 1
+                self.sleep(random.uniform(0, 0.05 * (attempt + 1)))  # another agent won: read again
+        raise RuntimeError(f"the GPU budget ConfigMap {self.name} kept changing ({GRANT_RETRIES} tries)")
+
+    def acquire(self, names: list[str], rules: set[str], allowed: int) -> list[str]:
+        """The names among `names` this node may create rules under (granted before, or now while fewer than
+        `allowed` grants and rules stand). `rules`: the names of every gpu-npd DeviceTaintRule in the cluster."""
+        given: list[str] = []
+
+        def change(grants: dict[str, dict], now: float) -> dict[str, dict]:
+            def kept(k: str, g: dict) -> bool:
+                if k in rules:
+                    return True
+                if g.get("node") == self.node:
+                    return k in names  # ours, no rule yet: kept while we still want it
+                return now - _number(g.get("at")) < GRANT_GRACE_SECONDS  # another agent's, about to create it
+
+            keep = {k: g for k, g in grants.items() if kept(k, g)}
+            taken = set(keep) | rules
+            given[:] = [n for n in names if keep.get(n, {}).get("node") == self.node]
+            for n in names:
+                if n not in taken and len(taken) < allowed:
+                    keep[n] = {"node": self.node, "at": round(now, 3)}
+                    taken.add(n)
+                    given.append(n)
+            return keep
+
+        self._swap(change)
+        return given
+
+    def release(self, names: list[str]) -> None:
+        """Drop this node's grants for `names` (their rules are deleted)."""
+        self._swap(lambda grants, now: {k: g for k, g in grants.items()
+                                        if not (k in names and g.get("node") == self.node)})
+
+
+def _number(value: Any) -> float:
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return 0.0
+
+
+def _grant(value: Any) -> dict:
+    try:
+        g = json.loads(value)
+    except (TypeError, ValueError):
+        return {}  # not a grant of ours: no node, no time (reclaimed when no rule stands behind it)
+    return g if isinstance(g, dict) else {}
+
+
 class DeviceFencer:
-    """Keeps this node's gpu-npd DeviceTaintRules equal to what the problems call for."""
+    """Keeps this node's gpu-npd DeviceTaintRules equal to what the problems call for, within the GPU budget.
+
+    After a sync: `fenced` (pci) are the GPUs a rule of ours stands for; `held` (pci) those the budget refused a
+    rule (said once by a warning and a Node Event, `gpu_npd_taint_held_by_budget` 1): a refusal is a refusal,
+    their node does not get a node taint instead. A faulty GPU in neither (no DRA device for it, or its rule's
+    name held by someone else's rule) is left to the node taints."""
 
     def __init__(self, api, node: str, s: KubeSettings, wait: Callable[[], None], clock: Callable[[], float],
-                 count: Callable[[str], None]):
+                 count: Callable[[str], None], events: EventRecorder | None = None, metrics=None,
+                 namespace: str | None = None):
         self.api, self.node, self.s, self.wait, self.clock, self.count = api, node, s, wait, clock, count
+        self.events, self.metrics = events, metrics
         self.rule_version: str | None = None
         self.slice_version: str | None = None
         self.discovered = False
-        self.fenced: set[str] = set()  # pci of GPUs fenced by a rule of ours (for the node-taint fallback)
+        self.fenced: set[str] = set()  # pci of GPUs fenced by a rule of ours
+        self.held: set[str] = set()  # pci of GPUs whose rule the budget refused
+        self._held_names: dict[str, str] = {}  # rule name -> device, of the refused rules (said once each)
+        self._taken_names: set[str] = set()  # our rule names held by someone else's rule (said once each)
         self._cleared_at: dict[str, float] = {}
+        self._budget_asked = -1e18
+        self._legacy_gone = len(node) >= 63  # an older version's node label names a node exactly below 63
+        ns, _, name = s.dra_budget_configmap.rpartition("/")
+        self.book = GrantBook(self._call, ns or namespace or own_namespace() or "gpu-npd", name, node, clock)
 
     @property
     def active(self) -> bool:
         return self.rule_version is not None and self.slice_version is not None
+
+    def covers(self, pci: str) -> bool:
+        """Is this GPU the DRA fencing's to answer for (fenced, or refused by the budget)?"""
+        return pci in self.fenced or pci in self.held
+
+    def next_due(self) -> float:
+        """When a sync is due without a change: a cleared rule's hold-down ends, a held one asks the budget again."""
+        due = min(self._cleared_at.values()) + self.s.taint_hold_down_seconds if self._cleared_at else float("inf")
+        return min(due, self._budget_asked + BUDGET_RECHECK_SECONDS) if self.held else due
+
+    def due(self, now: float) -> bool:
+        return bool(self._cleared_at) or now >= self.next_due()
 
     def _call(self, method: str, path: str, body: Any = None, query: list | None = None) -> Any:
         self.wait()
@@ -171,6 +344,18 @@ class DeviceFencer:
                         "DRADeviceTaints feature); %s", "DeviceTaintRule" if self.slice_version else GROUP,
                         "falling back to node taints" if self.s.taints else "no per-GPU fencing")
 
+    def own_rules(self, base: str) -> dict[str, dict]:
+        """This node's rules by name: listed by the node's hash label, kept only when the full node name they
+        carry is this node's (an older version's, by its exact node label, until none is left)."""
+        items = self._call("GET", base, query=[
+            ("labelSelector", f"{OWNER_LABEL}={OWNER},{NODE_HASH_LABEL}={node_hash(self.node)}")]).get("items", [])
+        if not self._legacy_gone:
+            legacy = self._call("GET", base, query=[
+                ("labelSelector", f"{OWNER_LABEL}={OWNER},{LEGACY_NODE_LABEL}={self.node}")]).get("items", [])
+            self._legacy_gone = not legacy
+            items += legacy
+        return {r["metadata"]["name"]: r for r in items if owner(r) == self.node}
+
     def sync(self, problems: list) -> None:
         if not self.discovered:
             self.discover()
@@ -181,26 +366,38 @@ class DeviceFencer:
         devices = self.node_devices()
         wanted = wanted_rules(self.node, faulty, devices, self.s.dra_taint_effect, self.rule_version)
         base = f"/apis/{GROUP}/{self.rule_version}/devicetaintrules"
-        have = {r["metadata"]["name"]: r for r in self._call(
-            "GET", base, query=[("labelSelector", f"{OWNER_LABEL}={OWNER},{NODE_LABEL}={self.node[:63]}")]).get("items", [])}
+        have = self.own_rules(base)
+        by_device = {selector(r): n for n, r in have.items()}  # a rule of ours for the device, whatever its name
+        wanted = {by_device.get(selector(b), n): b for n, b in wanted.items()}
         for name in list(self._cleared_at):
             if name in wanted or name not in have:
                 del self._cleared_at[name]
+        gone = []
         for name, rule in have.items():  # cleared: kept through the hold-down, then deleted
             if name not in wanted:
                 if now - self._cleared_at.setdefault(name, now) < self.s.taint_hold_down_seconds:
                     wanted[name] = rule
                 else:
                     self._delete(base, name)
+                    gone.append(name)
+        if gone:
+            self.book.release(gone)
         new = [n for n in sorted(wanted) if n not in have]
-        if new and not self._budget_allows(base, len(new)):
-            log.warning("DeviceTaintRules %s held back: the tainted-GPU budget is spent", new)
-            new = []
-        for name in new:
-            self._create(base, wanted[name])
-        self.fenced = {pci for pci, (uuid, _) in faulty.items()
-                       if rule_name(self.node, (devices.get(uuid) or devices.get(pci) or ("", "", ""))[2]) in
-                       (set(have) | set(new))}
+        refused = []
+        created = []
+        if new:
+            granted = self._grant(base, new)
+            refused = [n for n in new if n not in granted]
+            created = [n for n in granted if self._create(base, wanted[n])]
+        self._say_held({n: wanted[n]["spec"]["deviceSelector"]["device"] for n in refused})
+        standing = set(have) | set(created)
+        names = {}
+        for pci, (uuid, _) in faulty.items():
+            ref = (devices.get(uuid) if uuid else None) or devices.get(pci)
+            if ref is not None:
+                names[pci] = by_device.get(ref, rule_name(self.node, ref))
+        self.fenced = {pci for pci, n in names.items() if n in standing}
+        self.held = {pci for pci, n in names.items() if n in refused}
 
     def node_devices(self) -> dict[str, tuple[str, str, str]]:
         """Our GPU key (pci, and uuid when published) -> DRA device, from this node's ResourceSlices ({} where
@@ -213,15 +410,37 @@ class DeviceFencer:
                             query=[("fieldSelector", f"spec.nodeName={self.node}")]).get("items", [])
         return match_devices(slices, self.s.dra_driver)
 
-    def _create(self, base: str, body: dict) -> None:
+    def _create(self, base: str, body: dict) -> bool:
+        """True when the rule stands (created, or found ours after a 409: an earlier create committed, its reply
+        lost); False when its name is held by someone else's rule: the GPU is not fenced (said once)."""
         from kubernetes.client.rest import ApiException  # noqa: PLC0415
+        name = body["metadata"]["name"]
         try:
             self._call("POST", base, body=body)
         except ApiException as exc:
-            if exc.status != 409:  # AlreadyExists: an earlier create was committed, its reply lost
+            if exc.status != 409:
                 raise
+            try:
+                there = self._call("GET", f"{base}/{name}")
+            except ApiException as again:
+                if again.status != 404:
+                    raise
+                return False  # deleted meanwhile: created at the next sync
+            if owner(there) != self.node or selector(there) != selector(body):
+                if name not in self._taken_names:
+                    self._taken_names.add(name)
+                    log.warning("DeviceTaintRule %s: the name is held by a rule that is not this node's (%s): "
+                                "GPU %s is not fenced", name, owner(there) or "not gpu-npd's",
+                                body["spec"]["deviceSelector"]["device"])
+                    self._event("DeviceTaintRuleNameTaken", f"gpu-npd could not fence GPU "
+                                f"{body['spec']['deviceSelector']['device']}: DeviceTaintRule {name} is someone "
+                                "else's", name)
+                self.book.release([name])
+                return False
+        self._taken_names.discard(name)
         self.count("devicetaintrules")
-        log.info("DeviceTaintRule %s: %s", body["metadata"]["name"], body["spec"]["deviceSelector"])
+        log.info("DeviceTaintRule %s: %s", name, body["spec"]["deviceSelector"])
+        return True
 
     def _delete(self, base: str, name: str) -> None:
         from kubernetes.client.rest import ApiException  # noqa: PLC0415
@@ -233,9 +452,12 @@ class DeviceFencer:
         self.count("devicetaintrules")
         log.info("DeviceTaintRule %s removed", name)
 
-    def _budget_allows(self, base: str, more: int) -> bool:
-        """Tainted GPUs (gpu-npd's rules, cluster-wide) against the pool's GPUs (devices of the driver)."""
-        tainted = len(self._call("GET", base, query=[("labelSelector", f"{OWNER_LABEL}={OWNER}")]).get("items", []))
+    def _grant(self, base: str, new: list[str]) -> list[str]:
+        """The new rules the GPU budget grants this node (max_tainted_fraction of the driver's devices in every
+        ResourceSlice), through the shared grant book."""
+        self._budget_asked = self.clock()
+        rules = {r["metadata"]["name"] for r in self._call(
+            "GET", base, query=[("labelSelector", f"{OWNER_LABEL}={OWNER}")]).get("items", [])}
         total = 0
         cont = None
         while True:
@@ -246,7 +468,27 @@ class DeviceFencer:
             cont = page.get("metadata", {}).get("continue")
             if not cont:
                 break
-        ok = budget_allows(max(total, 1), tainted + more - 1, self.s.max_tainted_fraction, 0)  # the last new one fits
-        log.info("GPU taint budget: %d of %d GPUs under gpu-npd DeviceTaintRules; %d more %s", tainted, total, more,
-                 "allowed" if ok else "refused")
-        return ok
+        allowed = budget_size(max(total, 1), self.s.max_tainted_fraction)
+        granted = self.book.acquire(new, rules, allowed)
+        log.info("GPU taint budget: %d of %d GPUs may be under gpu-npd DeviceTaintRules; %d rule(s) stand "
+                 "cluster-wide; %d of %d new granted", allowed, total, len(rules), len(granted), len(new))
+        return granted
+
+    def _say_held(self, refused: dict[str, str]) -> None:
+        """A refusal is said: once per rule a warning and a Node Event; the gauge while it lasts."""
+        for name, device in refused.items():
+            if name not in self._held_names:
+                log.warning("DeviceTaintRule %s (GPU %s) held back: the GPU taint budget (%.0f%% of the pool's "
+                            "GPUs) is spent; the GPU is not fenced and the node is not tainted for it", name,
+                            device, self.s.max_tainted_fraction * 100)
+                self._event("DeviceTaintHeldByBudget", f"gpu-npd did not fence GPU {device}: more than "
+                            f"{self.s.max_tainted_fraction:.0%} of the pool's GPUs would be under DeviceTaintRules; "
+                            "the condition stands", f"held|{name}")
+        if self.metrics is not None:
+            for name, device in {**self._held_names, **refused}.items():
+                self.metrics.taint_held.labels(f"{TAINT_KEY}:{device}").set(1 if name in refused else 0)
+        self._held_names = dict(refused)
+
+    def _event(self, reason: str, message: str, key: str) -> None:
+        if self.events is not None:
+            self.events.record(Ref("Node", self.node, uid=self.node), reason, message, "Warning", key=key)

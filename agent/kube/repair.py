@@ -95,3 +95,16 @@ def repair_annotation(problems: list[Problem]) -> str | None:
     body = {"action": worst.action, "reason": profile_reason(worst), "gpus": [gpus[k] for k in sorted(gpus)],
             "problems": sorted({f"{p.condition}/{p.reason}" for p in bad})}
     return json.dumps(body, sort_keys=True, separators=(",", ":"))
+
+
+def own_condition_types() -> tuple[str, ...]:
+    """Every NodeCondition type the agent writes with its built-in configuration, sorted: the kind table's
+    (parsers/kinds.py CONDITIONS), the built-in checks' (agent/checks/settings.py RAISES) and the repair
+    profiles' (PROFILE_CONDITIONS). The ValidatingAdmissionPolicy of deploy/base (and the chart's) lets the
+    agent change no other type on nodes/status; tests/test_vap_nodes.py holds the manifests to this list."""
+    from parsers.kinds import CONDITIONS  # noqa: PLC0415
+
+    from ..checks.settings import RAISES  # noqa: PLC0415
+
+    return tuple(sorted({c.type for c in CONDITIONS} | {condition for condition, _ in RAISES.values()}
+                        | {t for profile in PROFILE_CONDITIONS.values() for t, _, _ in profile}))

@@ -5,8 +5,11 @@ spans keys (a taint names a configured condition)."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Annotated, Literal
+
+from kubeapi.reserved import reserved_key
 
 from ..keyspec import doc, num
 from ..podresources import SOCKET
@@ -14,6 +17,7 @@ from .desired import TaintRule
 
 MODES = ("enforce", "observe", "off")
 REPAIR_PROFILES = ("off", "eks")  # condition profiles in agent/kube/repair.py
+_CONFIGMAP = re.compile(r"^([a-z0-9]([-a-z0-9]*[a-z0-9])?/)?[a-z0-9]([-.a-z0-9]*[a-z0-9])?$")
 DEFAULT_TAINTS = ("GPUUnhealthy", "NVLinkUnhealthy", "InfiniBandUnhealthy")
 
 
@@ -63,6 +67,9 @@ class KubeSettings:
         "fallback). Counted against the budget in GPUs")] = False
     dra_driver: Annotated[str, doc("the DRA driver whose ResourceSlice devices are matched by uuid / "
                                    "pcieBusID")] = "gpu.nvidia.com"
+    dra_budget_configmap: Annotated[str, doc(
+        "the ConfigMap ([namespace/]name; namespace: the agent's own) where every agent's grants of the GPU budget "
+        "are kept, written by compare-and-swap: no DeviceTaintRule is created without one")] = "gpu-npd-dra-budget"
     dra_taint_effect: Annotated[Literal["NoSchedule", "NoExecute"], doc(
         "NoExecute only when set (evicts pods using the GPU)")] = "NoSchedule"
     pod_fault_conditions: Annotated[bool, doc(
@@ -73,7 +80,14 @@ class KubeSettings:
 
 
 def check(s: KubeSettings, conditions: dict) -> None:
-    """What spans keys; raises ValueError naming the key (kubernetes.<key>)."""
+    """What spans keys, and the keys gpu-npd would write in others' domains (kubeapi/reserved.py); raises
+    ValueError naming the key (kubernetes.<key>)."""
+    if not _CONFIGMAP.match(s.dra_budget_configmap):
+        raise ValueError(f"kubernetes.dra_budget_configmap: expected [namespace/]name, got {s.dra_budget_configmap!r}")
+    for key in ("taint_prefix", "repair_annotation_key"):
+        why = reserved_key(getattr(s, key))
+        if why is not None:
+            raise ValueError(f"kubernetes.{key}: {why}; gpu-npd writes only keys of its own (e.g. gpu-npd.io/)")
     for i, t in enumerate(s.taints):
         if t.condition not in conditions:
             raise ValueError(f"kubernetes.taints[{i}].condition: expected one of {', '.join(conditions)}, "

@@ -19,7 +19,7 @@ from kubeapi.events import EventRecorder, Ref
 from kubeapi.retry import WriterThread
 from parsers.model import NodeInfo, Snapshot
 
-from .dra import DeviceFencer, faulty_gpus
+from .dra import DeviceFencer, _pci, faulty_gpus
 from .settings import KubeSettings
 from .writers import AnnotationWriter, ConditionWriter, NodeApi, TaintWriter
 
@@ -38,7 +38,7 @@ class KubernetesSink(WriterThread):
         self.conditions = ConditionWriter(self.n)
         self.annotation = AnnotationWriter(self.n) if settings.repair_annotation else None
         self.taints = TaintWriter(self.n, self.events, clock) if mode == "enforce" else None
-        self.fencer = DeviceFencer(api, node, settings, self.n.wait, clock, self.n.count) \
+        self.fencer = DeviceFencer(api, node, settings, self.n.wait, clock, self.n.count, self.events, metrics) \
             if settings.dra_device_taints and mode == "enforce" else None
         self._fence_key: tuple | None = None
         self._snapshot = Snapshot()
@@ -80,8 +80,8 @@ class KubernetesSink(WriterThread):
 
     def _next_hold_down(self) -> float:
         cleared = list(self.taints.cleared_at.values()) if self.taints else []
-        cleared += list(self.fencer._cleared_at.values()) if self.fencer else []
-        return min(cleared) + self.s.taint_hold_down_seconds if cleared else float("inf")
+        due = min(cleared) + self.s.taint_hold_down_seconds if cleared else float("inf")
+        return min(due, self.fencer.next_due()) if self.fencer else due
 
     def sync(self) -> None:
         """Every node writer once, with the latest snapshot."""
@@ -103,7 +103,7 @@ class KubernetesSink(WriterThread):
             conditions = {c.type: c for c in snap.conditions}
             if self.fencer is not None:
                 key = tuple(sorted(faulty_gpus(problems, self.s).items()))
-                if key != self._fence_key or heartbeat or self.fencer._cleared_at:
+                if key != self._fence_key or heartbeat or self.fencer.due(now):
                     self.fencer.sync(problems)
                     self._fence_key = key
                 conditions = self._unfenced(conditions, problems)
@@ -113,14 +113,15 @@ class KubernetesSink(WriterThread):
             self.n.count("events", self.events.flush(self.n.api, self.s.request_timeout_seconds))
 
     def _unfenced(self, conditions: dict, problems: list) -> dict:
-        """Conditions for node taints: one whose every problem is a GPU fenced by a DeviceTaintRule of ours
-        needs no node taint (the other GPUs stay schedulable); otherwise node taints are the fallback."""
-        if not self.fencer.active or not self.fencer.fenced:
+        """Conditions for node taints: one whose every problem is a GPU the DRA fencing answers for (fenced by a
+        DeviceTaintRule of ours, or refused one by the GPU budget: a refusal is no reason to taint the whole
+        node) needs no node taint (the other GPUs stay schedulable); otherwise node taints are the fallback."""
+        if not self.fencer.active or not (self.fencer.fenced or self.fencer.held):
             return conditions
         out = {}
         for name, c in conditions.items():
             mine = [p for p in problems if p.condition == name]
-            if c.status and mine and all(p.subject.startswith("gpu:") and p.subject[4:].lower() in self.fencer.fenced
+            if c.status and mine and all(p.subject.startswith("gpu:") and self.fencer.covers(_pci(p.subject[4:]))
                                          for p in mine):
                 continue
             out[name] = c
