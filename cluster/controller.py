@@ -21,6 +21,7 @@ from functools import partial
 from typing import Any, Callable, TextIO
 
 from kubeapi.events import EventRecorder, Ref
+from kubeapi.pager import items
 from kubeapi.retry import describe, error_kind, next_delay, retry_after
 from triage import SCHEMA
 
@@ -129,18 +130,9 @@ class Controller:
         while not self.stop.is_set():
             try:
                 found = 0
-                cont = None
-                while True:
-                    kwargs: dict[str, Any] = {"field_selector": f"source={COMPONENT}", "limit": 500,
-                                              "_preload_content": False, "_request_timeout": self.s.request_timeout}
-                    if cont:
-                        kwargs["_continue"] = cont
-                    page = json.loads(self.core.list_event_for_all_namespaces(**kwargs).data)
-                    for ev in page.get("items") or []:
-                        found += self._restore(ev)
-                    cont = (page.get("metadata") or {}).get("continue")
-                    if not cont:
-                        break
+                for ev in items(self.core.list_event_for_all_namespaces, 500, self.s.request_timeout,
+                                field_selector=f"source={COMPONENT}"):
+                    found += self._restore(ev)
                 log.info("recovered %d incident(s) from their Events", found)
                 return
             except Exception as exc:  # noqa: BLE001 - the API is down: recovery comes first, keep trying

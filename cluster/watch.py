@@ -15,6 +15,7 @@ import logging
 import threading
 from typing import Any, Callable
 
+from kubeapi.pager import pages
 from kubeapi.retry import describe, error_kind, next_delay, retry_after
 
 log = logging.getLogger("gpu_npd.cluster")
@@ -78,29 +79,15 @@ class Watcher:
 
     def relist(self) -> str:
         keys: set[tuple[str, str]] = set()
-        cont = None
-        while True:
-            kwargs: dict[str, Any] = {"limit": self.page, "_preload_content": False,
-                                      "_request_timeout": self.request_timeout, **self.selectors}
-            if cont:
-                kwargs["_continue"] = cont
-            try:
-                page = json.loads(self.call(**kwargs).data)
-            except Exception as exc:  # noqa: BLE001
-                if getattr(exc, "status", None) == 410 and cont:  # the continue token expired: start over
-                    keys.clear()
-                    cont = None
-                    continue
-                raise
+        meta: dict = {}
+        for page in pages(self.call, self.page, self.request_timeout, restart=keys.clear, **self.selectors):
             for obj in page.get("items") or []:
                 keys.add(key_of(obj))
                 self.emit(self.resource, "ADDED", obj)
             meta = page.get("metadata") or {}
-            cont = meta.get("continue")
-            if not cont:
-                self.emit(self.resource, "SYNCED", keys)
-                self.synced.set()
-                return str(meta.get("resourceVersion") or "")
+        self.emit(self.resource, "SYNCED", keys)
+        self.synced.set()
+        return str(meta.get("resourceVersion") or "")
 
     def watch(self, rv: str) -> str:
         """Stream changes after `rv`; returns the resourceVersion to resume from when the stream ends."""
