@@ -1,5 +1,5 @@
-"""kubeapi.pager: the one paged LIST loop (limit / continue) of every program, with the real kubernetes client
-against the API double."""
+"""kubeapi: the one paged LIST loop (limit / continue) of every program, with the real kubernetes client
+against the API double; the Event recorder written from one thread while others record."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from kubernetes.client.rest import ApiException
 
 from apiserver_double import ApiDouble
 from kubeapi.client import make_api
+from kubeapi.events import EventRecorder, Ref
 from kubeapi.pager import items, pages
 
 
@@ -48,3 +49,24 @@ def test_an_expired_continue_token_starts_over_when_the_caller_can_forget_else_i
         with pytest.raises(ApiException) as exc:
             expire(pages(core.list_event_for_all_namespaces, 2, 5))
         assert exc.value.status == 410
+
+
+def test_an_occurrence_recorded_while_its_event_is_being_written_is_written_next():
+    """record() from the producing thread while the writer's flush is in the API call: not lost."""
+    rec = EventRecorder("default", "node-a", burst=10, per_minute=600)
+    node = Ref("Node", "node-a")
+    sent = []
+
+    class Api:
+        def create_namespaced_event(self, ns, body, **_):
+            sent.append(body["count"])
+            rec.record(node, "Xid79FallenOffBus", "again", key="p")  # meanwhile, on the producer's thread
+
+        def patch_namespaced_event(self, name, ns, body, **_):
+            sent.append(body["count"])
+
+    rec.record(node, "Xid79FallenOffBus", "first", key="p")
+    assert rec.flush(Api(), 5) == 1 and not rec.written(node, "Xid79FallenOffBus", "p")
+    assert rec.pending() == 1
+    assert rec.flush(Api(), 5) == 1 and rec.written(node, "Xid79FallenOffBus", "p")
+    assert sent == [1, 2] and rec.pending() == 0
