@@ -40,6 +40,8 @@ RECOVERY_REASON = "CascadingRecovery"
 ANNOTATION = "gpu-npd.io/incident"
 ANNOTATION_SCHEMA = "gpu-npd.incident/v1"
 EVIDENCE_IN_ANNOTATION = 10
+BACKLOG_SETTLE = 2.0  # seconds between attributions at least, while the watches are ahead of the loop
+BACKLOG_SETTLE_COST = 4.0  # ... and at least this many times what the last attribution took
 
 
 @dataclass
@@ -89,6 +91,7 @@ class Controller:
                                   self.metrics)
         self.leading = threading.Event()
         self._rv: dict[str, int] = {}
+        self._children: dict[str, tuple] = {}  # resource -> its (objects, resource_version) metric children
         self.ready = threading.Event()  # recovered and every list synced: incidents are decided from here on
 
     # ---- life ----------------------------------------------------------------------------------------
@@ -227,19 +230,31 @@ class Controller:
                 else:
                     continue
             if now >= next_settle:
-                next_settle = now + self.s.settle_seconds
+                t0 = time.monotonic()
                 self.handle(self.book.settle(now))  # also acts on pending recoveries
                 self._gauges()
+                next_settle = now + self._settle_interval(time.monotonic() - t0)
+
+    def _settle_interval(self, took: float) -> float:
+        """Seconds to the next attribution: `settle_seconds`, but while the watches are ahead of the loop (the
+        queue more than half full: a storm, a relist) at least BACKLOG_SETTLE and never less than
+        BACKLOG_SETTLE_COST times what the last one took, so that re-attributing every changed job does not slow
+        the catch-up it is waiting for.  Evidence still arriving would change the verdict anyway."""
+        if self.queue.qsize() <= self.queue.maxsize // 2:
+            return self.s.settle_seconds
+        return max(self.s.settle_seconds, BACKLOG_SETTLE, BACKLOG_SETTLE_COST * took)
 
     def apply(self, resource: str, kind: str, obj: Any) -> None:
         now = self.clock()
         name = resource.split(":")[0]
-        self.metrics.objects.labels(name).inc()
+        counted, newest = self._children.get(name) or self._children.setdefault(
+            name, (self.metrics.objects.labels(name), self.metrics.resource_version.labels(name)))
+        counted.inc()
         deleted = kind == "DELETED"
         rv = (obj.get("metadata") or {}).get("resourceVersion") if isinstance(obj, dict) else None
         if rv and rv.isdigit() and int(rv) > self._rv.get(name, 0):
             self._rv[name] = int(rv)
-            self.metrics.resource_version.labels(name).set(int(rv))
+            newest.set(int(rv))
         if kind == "SYNCED":
             self._synced(resource, obj, now)
         elif resource == "pods":

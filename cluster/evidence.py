@@ -98,12 +98,15 @@ class Reader:
                 return []
             base = Evidence(kind, "error", "hardware" if reason in HARDWARE_CUDA else "unknown", when, host,
                             text=text)
+        context: dict[str, Any] = {"file": f"pod/{pod}" if pod else None}  # set in one copy: a storm's hot path
         gpu = GPU.search(ours)
         if gpu and base.pci is None:
-            base = base.with_context(pci=gpu.group(2).lower(), gpu=int(gpu.group(1)) if gpu.group(1) else None)
-        base = base.with_context(file=f"pod/{pod}" if pod else None)
+            context.update(pci=gpu.group(2).lower(), gpu=int(gpu.group(1)) if gpu.group(1) else None)
         ranks = _ranks(ours)
-        if not ranks:
+        if len(ranks) == 1:
+            context["rank"] = ranks[0]
+        base = base.with_context(**context)
+        if len(ranks) <= 1:
             return [base]
         return [base.with_context(rank=r) for r in ranks]
 
