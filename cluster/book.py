@@ -19,9 +19,10 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Mapping
 
+from kubeapi.events import parse_time
 from triage import Evidence, Incident, attribute
 
-from .evidence import Reader, repair_gpus, stamp, with_gpus
+from .evidence import Reader, repair_gpus, with_gpus
 from .owners import Job, Owner, job_of
 from .recovery import OPT_IN
 
@@ -124,7 +125,7 @@ class Book:
         elif not state.job.owner.uid and job.owner.uid:
             state.job = job
         node = (obj.get("spec") or {}).get("nodeName") or ""
-        started = _epoch(stamp(meta.get("creationTimestamp"))) or now
+        started = _epoch(parse_time(meta.get("creationTimestamp"))) or now
         exits = Reader.pod_exits(obj, _rank_of(meta))
         labelled = (meta.get("labels") or {}).get(OPT_IN) == "true"
         if old is not None and (old.job != job.key or old.node != node):

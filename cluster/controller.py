@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import logging
 import queue
-import random
 import sys
 import threading
 import time
@@ -21,7 +20,8 @@ from functools import partial
 from typing import Any, Callable, TextIO
 
 from kubeapi.events import EventRecorder, Ref
-from kubeapi.retry import describe, error_kind, next_delay, retry_after
+from kubeapi.pager import items
+from kubeapi.retry import Backoff, WriterThread, describe
 from triage import SCHEMA
 
 from .book import Book, Change, Open
@@ -36,9 +36,12 @@ log = logging.getLogger("gpu_npd.cluster")
 
 COMPONENT = "gpu-npd-cluster"  # source.component of the incident Events (the agents' are "gpu-npd")
 REASON = "JobIncident"
+RECOVERY_REASON = "CascadingRecovery"
 ANNOTATION = "gpu-npd.io/incident"
 ANNOTATION_SCHEMA = "gpu-npd.incident/v1"
 EVIDENCE_IN_ANNOTATION = 10
+BACKLOG_SETTLE = 2.0  # seconds between attributions at least, while the watches are ahead of the loop
+BACKLOG_SETTLE_COST = 4.0  # ... and at least this many times what the last attribution took
 
 
 @dataclass
@@ -84,9 +87,11 @@ class Controller:
         self.pending: dict[str, tuple[Change, Decision | None]] = {}  # recoveries to act on / decide again
         self.watchers: list[Watcher] = []
         self.owner_kinds: list[OwnerKind] = []
-        self._wake_writer = threading.Event()
+        self.writer = EventWriter(self.recorder, api, settings.request_timeout, self.stop, settings.max_backoff,
+                                  self.metrics)
         self.leading = threading.Event()
         self._rv: dict[str, int] = {}
+        self._children: dict[str, tuple] = {}  # resource -> its (objects, resource_version) metric children
         self.ready = threading.Event()  # recovered and every list synced: incidents are decided from here on
 
     # ---- life ----------------------------------------------------------------------------------------
@@ -100,16 +105,14 @@ class Controller:
         self.metrics.leader.set(1)
         self.recover()
         self.start_watches()
-        writer = threading.Thread(target=self.write_loop, name="event-writer", daemon=True)
-        writer.start()
+        self.writer.start()
         try:
             self.loop()
         finally:
             self.stop.set()
             for w in self.watchers:
                 w.close()
-            self._wake_writer.set()
-            writer.join(5)
+            self.writer.close(5)
             self.metrics.leader.set(0)
             if not self.lost.is_set():
                 self.lease.release()
@@ -126,26 +129,17 @@ class Controller:
 
     def recover(self) -> None:
         """Incidents a previous leader wrote: open ones continue (same Event), closed ones are not reopened."""
+        retry = Backoff(self.stop, self.s.max_backoff, "recovery: listing incident Events", log)
         while not self.stop.is_set():
             try:
                 found = 0
-                cont = None
-                while True:
-                    kwargs: dict[str, Any] = {"field_selector": f"source={COMPONENT}", "limit": 500,
-                                              "_preload_content": False, "_request_timeout": self.s.request_timeout}
-                    if cont:
-                        kwargs["_continue"] = cont
-                    page = json.loads(self.core.list_event_for_all_namespaces(**kwargs).data)
-                    for ev in page.get("items") or []:
-                        found += self._restore(ev)
-                    cont = (page.get("metadata") or {}).get("continue")
-                    if not cont:
-                        break
+                for ev in items(self.core.list_event_for_all_namespaces, 500, self.s.request_timeout,
+                                field_selector=f"source={COMPONENT}"):
+                    found += self._restore(ev)
                 log.info("recovered %d incident(s) from their Events", found)
                 return
             except Exception as exc:  # noqa: BLE001 - the API is down: recovery comes first, keep trying
-                log.warning("recovery: listing incident Events failed (%s); retrying", str(exc)[:200])
-                self.stop.wait(random.uniform(1.0, 3.0))
+                retry.failed(exc)
 
     def _restore(self, ev: dict) -> int:
         raw = ((ev.get("metadata") or {}).get("annotations") or {}).get(ANNOTATION)
@@ -236,19 +230,31 @@ class Controller:
                 else:
                     continue
             if now >= next_settle:
-                next_settle = now + self.s.settle_seconds
+                t0 = time.monotonic()
                 self.handle(self.book.settle(now))  # also acts on pending recoveries
                 self._gauges()
+                next_settle = now + self._settle_interval(time.monotonic() - t0)
+
+    def _settle_interval(self, took: float) -> float:
+        """Seconds to the next attribution: `settle_seconds`, but while the watches are ahead of the loop (the
+        queue more than half full: a storm, a relist) at least BACKLOG_SETTLE and never less than
+        BACKLOG_SETTLE_COST times what the last one took, so that re-attributing every changed job does not slow
+        the catch-up it is waiting for.  Evidence still arriving would change the verdict anyway."""
+        if self.queue.qsize() <= self.queue.maxsize // 2:
+            return self.s.settle_seconds
+        return max(self.s.settle_seconds, BACKLOG_SETTLE, BACKLOG_SETTLE_COST * took)
 
     def apply(self, resource: str, kind: str, obj: Any) -> None:
         now = self.clock()
         name = resource.split(":")[0]
-        self.metrics.objects.labels(name).inc()
+        counted, newest = self._children.get(name) or self._children.setdefault(
+            name, (self.metrics.objects.labels(name), self.metrics.resource_version.labels(name)))
+        counted.inc()
         deleted = kind == "DELETED"
         rv = (obj.get("metadata") or {}).get("resourceVersion") if isinstance(obj, dict) else None
         if rv and rv.isdigit() and int(rv) > self._rv.get(name, 0):
             self._rv[name] = int(rv)
-            self.metrics.resource_version.labels(name).set(int(rv))
+            newest.set(int(rv))
         if kind == "SYNCED":
             self._synced(resource, obj, now)
         elif resource == "pods":
@@ -292,39 +298,39 @@ class Controller:
             self.write(c)
         self.recover_jobs()
         if changes:
-            self._wake_writer.set()
+            self.writer.wake.set()
 
     # ---- cascading recovery ----------------------------------------------------------------------------
 
     def recover_jobs(self) -> None:
         """Decide (once per incident) and act on what was decided; an action waits until its decision is
-        written in the incident's Event, so that a restarted controller never acts twice."""
+        written in the incident's Event (by the Event writer's thread), so that a restarted controller never acts
+        twice."""
         for incident_id, (c, decided) in list(self.pending.items()):
+            o = c.job.owner
+            ref = Ref(o.kind, o.name, o.namespace, o.uid, o.api_version)
             if decided is None:
                 pods = self.book.opted_in(c.job.key)
-                decided = self.recovery.decide(incident_id, c.job.key, f"{c.job.owner.kind}/{c.job.name}",
-                                               c.incident, len(pods))
+                decided = self.recovery.decide(incident_id, c.job.key, f"{o.kind}/{c.job.name}", c.incident,
+                                               len(pods))
                 if decided is None or decided.result == "rate_limited":
                     if decided is None or incident_id in self.recovery.decided:
                         del self.pending[incident_id]
                     continue
                 self.metrics.recoveries.labels(decided.result).inc()
                 c.open.recovery = {"result": decided.result, "at": self.clock()}
-                o = c.job.owner
-                self.recorder.record(Ref(o.kind, o.name, o.namespace, o.uid, o.api_version), "CascadingRecovery",
-                                     decided.message, "Warning" if decided.act else "Normal",
+                self.recorder.record(ref, RECOVERY_REASON, decided.message, "Warning" if decided.act else "Normal",
                                      key=f"{incident_id}|recovery")
                 self.write(c)  # the decision, in the incident's Event
+                self.writer.wake.set()
                 log.warning("%s", decided.message)
                 if not decided.act:
                     del self.pending[incident_id]
                     continue
                 self.pending[incident_id] = (c, decided)
-            try:
-                self.recorder.flush(self.core, self.s.request_timeout)  # the decision is written first
-            except Exception as exc:  # noqa: BLE001 - not written: not acted on; tried again next round
-                log.warning("recovery of %s waits: its decision is not written yet (%s)", incident_id, describe(exc))
-                continue
+            if not (self.recorder.written(ref, REASON, incident_id)
+                    and self.recorder.written(ref, RECOVERY_REASON, f"{incident_id}|recovery")):
+                continue  # not written yet (rate limit, API down): not acted on; looked at again next round
             del self.pending[incident_id]
             self.delete_pods(c)
 
@@ -380,35 +386,37 @@ class Controller:
         self.out.write(json.dumps(line, separators=(",", ":")) + "\n")
         self.out.flush()
 
-    def write_loop(self) -> None:
-        backoff = 0.0
-        while not self.stop.is_set() or self.recorder.pending():
-            if self.stop.is_set():
-                try:  # on the way out: one try for what is pending
-                    self.recorder.flush(self.core, self.s.request_timeout)
-                except Exception:  # noqa: BLE001
-                    pass
-                return
-            self._wake_writer.wait(1.0 if self.recorder.pending() else 5.0)
-            self._wake_writer.clear()
-            if not self.recorder.pending():
-                continue
-            try:
-                n = self.recorder.flush(self.core, self.s.request_timeout)
-                if n:
-                    self.metrics.writes.inc(n)
-                backoff = 0.0
-            except Exception as exc:  # noqa: BLE001 - API down: what is pending stays pending
-                self.metrics.api_errors.labels(error_kind(exc)).inc()
-                delay, backoff = next_delay(backoff, retry_after(exc), self.s.max_backoff)
-                log.warning("writing incident Events failed (%s); retrying in %.1f s", describe(exc), delay)
-                self.stop.wait(delay)
-                self._wake_writer.set()
-
     def _gauges(self) -> None:
         for what, n in self.book.counts().items():
             self.metrics.tracked.labels(what).set(n)
         self.metrics.queue.set(self.queue.qsize())
+
+
+class EventWriter(WriterThread):
+    """The one thread that writes the recorder's Events (the loop only records them): aggregated, rate limited;
+    an API outage delays Events (backing off), never the loop.  On the way out, one more try for what is pending."""
+
+    def __init__(self, recorder: EventRecorder, api, timeout: float, stop: threading.Event, max_backoff: float,
+                 metrics: Metrics):
+        super().__init__("event-writer", stop, max_backoff, "writing incident Events", log,
+                         lambda kind: metrics.api_errors.labels(kind).inc())
+        self.recorder, self.api, self.timeout, self.metrics = recorder, api, timeout, metrics
+
+    def run(self) -> None:
+        while not self.stop.is_set():
+            self.wake.wait(1.0 if self.recorder.pending() else 5.0)
+            self.wake.clear()
+            if self.recorder.pending() and not self.stop.is_set():
+                self.attempt(self.flush)
+        try:
+            self.flush()
+        except Exception:  # noqa: BLE001 - on the way out: what is not written now, a successor writes
+            pass
+
+    def flush(self) -> None:
+        n = self.recorder.flush(self.api, self.timeout)
+        if n:
+            self.metrics.writes.inc(n)
 
 
 def event_message(c: Change) -> str:

@@ -21,9 +21,10 @@ from __future__ import annotations
 
 import json
 import re
-from datetime import datetime, timezone
+from datetime import datetime
 from typing import Any, Iterable, Mapping
 
+from kubeapi.events import parse_time
 from parsers import Classifier
 from parsers.kinds import CUDA_REASONS, TABLE as KIND_TABLE
 from triage import Evidence
@@ -61,15 +62,6 @@ FAULT_CONDITIONS = {"GPUUnhealthy": "fatal", "NVLinkUnhealthy": "error", "Infini
 TEXT = 240  # characters of an Event's message kept as evidence text when it quotes no line
 
 
-def stamp(text: str | None) -> datetime | None:
-    if not text:
-        return None
-    try:
-        return datetime.fromisoformat(str(text).replace("Z", "+00:00")).astimezone(timezone.utc)
-    except ValueError:
-        return None
-
-
 class Reader:
     """Turns published objects into Evidence; one classifier (and its memo) for all of them."""
 
@@ -89,7 +81,7 @@ class Reader:
         reason = ev.get("reason") or ""
         message = ev.get("message") or ""
         host = (ev.get("source") or {}).get("host") or host
-        when = stamp(ev.get("firstTimestamp") or ev.get("eventTime") or ev.get("lastTimestamp"))
+        when = parse_time(ev.get("firstTimestamp") or ev.get("eventTime") or ev.get("lastTimestamp"))
         pod = (ev.get("involvedObject") or {}).get("name")
         m = EXCERPT.search(message)
         finding = self._classify(m.group(1)) if m else None
@@ -106,19 +98,22 @@ class Reader:
                 return []
             base = Evidence(kind, "error", "hardware" if reason in HARDWARE_CUDA else "unknown", when, host,
                             text=text)
+        context: dict[str, Any] = {"file": f"pod/{pod}" if pod else None}  # set in one copy: a storm's hot path
         gpu = GPU.search(ours)
         if gpu and base.pci is None:
-            base = base.with_context(pci=gpu.group(2).lower(), gpu=int(gpu.group(1)) if gpu.group(1) else None)
-        base = base.with_context(file=f"pod/{pod}" if pod else None)
+            context.update(pci=gpu.group(2).lower(), gpu=int(gpu.group(1)) if gpu.group(1) else None)
         ranks = _ranks(ours)
-        if not ranks:
+        if len(ranks) == 1:
+            context["rank"] = ranks[0]
+        base = base.with_context(**context)
+        if len(ranks) <= 1:
             return [base]
         return [base.with_context(rank=r) for r in ranks]
 
     def node_event(self, ev: Mapping[str, Any]) -> list[Evidence]:
         """A node agent's Event on a Node: a node fault (or nothing, for what is not one)."""
         host = (ev.get("involvedObject") or {}).get("name")
-        when = stamp(ev.get("firstTimestamp") or ev.get("eventTime") or ev.get("lastTimestamp"))
+        when = parse_time(ev.get("firstTimestamp") or ev.get("eventTime") or ev.get("lastTimestamp"))
         severity = "error" if ev.get("type") == "Warning" else "info"
         e = self._node_fact(ev.get("reason") or "", ev.get("message") or "", host, when, severity)
         return [e] if e is not None else []
@@ -129,7 +124,7 @@ class Reader:
         if severity is None or cond.get("status") != "True":
             return None
         return self._node_fact(cond.get("reason") or "", cond.get("message") or "", host,
-                               stamp(cond.get("lastTransitionTime")), severity)
+                               parse_time(cond.get("lastTransitionTime")), severity)
 
     def _node_fact(self, reason: str, message: str, host: str | None, when: datetime | None,
                    severity: str) -> Evidence | None:
@@ -169,7 +164,7 @@ class Reader:
                 code = state.get("exitCode")
                 if not code and state.get("reason") != "OOMKilled":
                     continue
-                when = stamp(state.get("finishedAt"))
+                when = parse_time(state.get("finishedAt"))
                 text = f"container {cs.get('name')} of pod {name} terminated: {state.get('reason') or 'Error'}, " \
                        f"exit code {code}"
                 if state.get("reason") == "OOMKilled":

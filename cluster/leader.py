@@ -11,20 +11,13 @@ import time
 from datetime import datetime, timezone
 from typing import Any, Callable
 
+from kubeapi.events import parse_time
+
 log = logging.getLogger("gpu_npd.cluster")
 
 
 def micro(ts: float) -> str:
     return datetime.fromtimestamp(ts, timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-
-
-def parse_micro(text: str | None) -> float | None:
-    if not text:
-        return None
-    try:
-        return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
-    except ValueError:
-        return None
 
 
 class LeaseLock:
@@ -76,10 +69,11 @@ class LeaseLock:
                         self.leading = False
                         return False
                 mine = holder == self.identity
-                acquired = parse_micro(spec.get("acquireTime")) if mine else now
+                held_since = parse_time(spec.get("acquireTime")) if mine else None
+                acquired = held_since.timestamp() if held_since else now
                 transitions = int(spec.get("leaseTransitions") or 0) + (0 if mine else 1)
                 body["metadata"]["resourceVersion"] = lease["metadata"]["resourceVersion"]
-                body["spec"] = self._spec(now, acquired or now, transitions)
+                body["spec"] = self._spec(now, acquired, transitions)
                 self.api.replace_namespaced_lease(self.name, self.namespace, body,
                                                   _request_timeout=self.request_timeout)
         except ApiException as exc:

@@ -5,17 +5,18 @@
 - The watch resumes from the last resourceVersion it saw (objects and BOOKMARKs) when the stream ends or the
   connection drops; `410 Gone` (the version was compacted away) relists.  Errors back off (1 s doubling to
   `max_backoff`, jittered) and never end the loop.
-- Raw JSON (`_preload_content=False`): the client's models cost several times the memory and CPU of a dict.
+- Raw JSON (`_preload_content=False`, decoded by kubeapi.pager's msgspec decoder): the client's models cost several
+  times the memory and CPU of a dict.
 """
 
 from __future__ import annotations
 
-import json
 import logging
 import threading
 from typing import Any, Callable
 
-from kubeapi.retry import describe, error_kind, next_delay, retry_after
+from kubeapi.pager import decode, pages
+from kubeapi.retry import Backoff
 
 log = logging.getLogger("gpu_npd.cluster")
 
@@ -57,13 +58,14 @@ class Watcher:
 
     def run(self) -> None:
         rv: str | None = None
-        backoff = 0.0
+        retry = Backoff(self.stop, self.max_backoff, f"watch of {self.resource}", log,
+                        lambda kind: self.count(self.resource, kind))
         while not self.stop.is_set():
             try:
                 if rv is None:
                     rv = self.relist()
                 rv = self.watch(rv)
-                backoff = 0.0
+                retry.ok()
             except Gone:
                 self.count(self.resource, "gone")
                 log.info("watch of %s: resourceVersion %s is gone; listing again", self.resource, rv)
@@ -71,36 +73,19 @@ class Watcher:
             except Exception as exc:  # noqa: BLE001 - API down, connection reset, timeout: back off, resume
                 if self.stop.is_set():
                     break
-                self.count(self.resource, error_kind(exc))
-                delay, backoff = next_delay(backoff, retry_after(exc), self.max_backoff)
-                log.warning("watch of %s failed (%s); retrying in %.1f s", self.resource, describe(exc), delay)
-                self.stop.wait(delay)
+                retry.failed(exc)
 
     def relist(self) -> str:
         keys: set[tuple[str, str]] = set()
-        cont = None
-        while True:
-            kwargs: dict[str, Any] = {"limit": self.page, "_preload_content": False,
-                                      "_request_timeout": self.request_timeout, **self.selectors}
-            if cont:
-                kwargs["_continue"] = cont
-            try:
-                page = json.loads(self.call(**kwargs).data)
-            except Exception as exc:  # noqa: BLE001
-                if getattr(exc, "status", None) == 410 and cont:  # the continue token expired: start over
-                    keys.clear()
-                    cont = None
-                    continue
-                raise
+        meta: dict = {}
+        for page in pages(self.call, self.page, self.request_timeout, restart=keys.clear, **self.selectors):
             for obj in page.get("items") or []:
                 keys.add(key_of(obj))
                 self.emit(self.resource, "ADDED", obj)
             meta = page.get("metadata") or {}
-            cont = meta.get("continue")
-            if not cont:
-                self.emit(self.resource, "SYNCED", keys)
-                self.synced.set()
-                return str(meta.get("resourceVersion") or "")
+        self.emit(self.resource, "SYNCED", keys)
+        self.synced.set()
+        return str(meta.get("resourceVersion") or "")
 
     def watch(self, rv: str) -> str:
         """Stream changes after `rv`; returns the resourceVersion to resume from when the stream ends."""
@@ -116,7 +101,7 @@ class Watcher:
                     break
                 if not line:
                     continue
-                ev = json.loads(line)
+                ev = decode(line)
                 kind, obj = ev.get("type"), ev.get("object") or {}
                 if kind == "ERROR":
                     if obj.get("code") == 410:

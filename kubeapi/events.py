@@ -20,6 +20,17 @@ def iso(ts: float) -> str:
     return datetime.fromtimestamp(ts, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+def parse_time(text: str | None) -> datetime | None:
+    """An API object's Time or MicroTime (RFC 3339, `Z` or an offset) as an aware UTC datetime; None when absent
+    or not a time."""
+    if not text:
+        return None
+    try:
+        return datetime.fromisoformat(str(text).replace("Z", "+00:00")).astimezone(timezone.utc)
+    except ValueError:
+        return None
+
+
 @dataclass
 class Ref:
     kind: str  # Node | Pod | the kind of a job's owner
@@ -77,7 +88,7 @@ class EventRecorder:
         identity for the Event gives its `name` (a retried or restarted create then patches that Event), may
         give when it began (`first`) and its count so far (`total`), and annotations for tools."""
         now = self.clock()
-        k = (ref.kind, ref.namespace, ref.name, reason, key if key is not None else message)
+        k = self._key(ref, reason, key if key is not None else message)
         with self._lock:
             agg = self._aggs.get(k)
             if agg is None or now - agg.first > self.aggregate_seconds:
@@ -96,6 +107,17 @@ class EventRecorder:
                 self.overflowed += 1
 
     @staticmethod
+    def _key(ref: Ref, reason: str, key: str) -> tuple:
+        return ref.kind, ref.namespace, ref.name, reason, key
+
+    def written(self, ref: Ref, reason: str, key: str) -> bool:
+        """Whether the Event recorded under `key` is in the API with every occurrence recorded so far: what a
+        caller that must not act before its Event is written waits for (the flushing thread writes it)."""
+        with self._lock:
+            agg = self._aggs.get(self._key(ref, reason, key))
+            return agg is not None and agg.name is not None and agg.written >= agg.count
+
+    @staticmethod
     def _bump(agg: _Agg, message: str, now: float, count: int) -> None:
         agg.count += count
         agg.last = now
@@ -107,7 +129,7 @@ class EventRecorder:
 
     def flush(self, api, timeout: float) -> int:
         """Write what is due, within the rate limit; returns API writes made.  Raises on API errors
-        (what was not written stays pending)."""
+        (what was not written stays pending).  One thread flushes (`record` may be called from any)."""
         from kubernetes.client.rest import ApiException  # noqa: PLC0415
 
         writes = 0
@@ -119,20 +141,21 @@ class EventRecorder:
         for agg in due:
             if not self.bucket.take():
                 break
-            body = self._body(agg)
+            with self._lock:  # one consistent picture of the aggregate: record() may be bumping it meanwhile
+                body, sent = self._body(agg), agg.count
             ns = agg.ref.namespace or self.namespace
             if agg.name is None:
                 digest = hashlib.sha1(f"{agg.ref.name}|{agg.reason}|{agg.message}|{agg.first}".encode()).hexdigest()[:16]
                 name = agg.fixed_name or f"{agg.ref.name}.{digest}"  # deterministic: a retried create names the same Event
-                body["metadata"] = {**body.get("metadata", {}), "name": name, "namespace": ns}
+                created = {**body, "metadata": {**body.get("metadata", {}), "name": name, "namespace": ns}}
                 try:
-                    api.create_namespaced_event(ns, body, _request_timeout=timeout)
+                    api.create_namespaced_event(ns, created, _request_timeout=timeout)
                 except ApiException as exc:
                     if exc.status != 409:
                         raise
                     # AlreadyExists: an earlier create was committed but its reply was lost. It is ours;
                     # bring its count up to date instead of failing on it forever.
-                    api.patch_namespaced_event(name, ns, self._body(agg), _request_timeout=timeout,
+                    api.patch_namespaced_event(name, ns, body, _request_timeout=timeout,
                                                _content_type="application/strategic-merge-patch+json")
                 agg.name = name
             else:
@@ -144,7 +167,7 @@ class EventRecorder:
                         raise
                     agg.name = None  # expired on the server (event TTL): create it again
                     continue
-            agg.written = agg.count
+            agg.written = max(agg.written, sent)  # what was recorded after the body was made is still due
             writes += 1
         return writes
 

@@ -1,7 +1,8 @@
 """Retrying a Kubernetes API call: how long to wait (the server's Retry-After, else exponential backoff with jitter)
-and how to name a failure in a metric label and a log line.  Shared by every program that writes to the API;
-`WriterThread`, the thread and retry step of a writer that must not block its producer, by the agent's writers
-(agent/kube/sink.py, agent/kube/podfault.py)."""
+and how to name a failure in a metric label and a log line.  Shared by every program that talks to the API:
+`Backoff`, the retry step of a loop that must go on (the cluster component's watches and recovery), and
+`WriterThread`, the thread and retry step of a writer that must not block its producer (agent/kube/sink.py,
+agent/kube/podfault.py, the cluster component's Event writer)."""
 
 from __future__ import annotations
 
@@ -44,19 +45,39 @@ def describe(exc: Exception) -> str:
 
 
 
+class Backoff:
+    """The retry step of a loop that must go on whatever the API does: after a failure `failed` counts it
+    (`count_error(error_kind)`), says it in one line, and waits `next_delay` (or until `stop` is set); `ok` after a
+    success starts the backoff again from 1 s."""
+
+    def __init__(self, stop: threading.Event, maximum: float, what: str, log: logging.Logger,
+                 count_error: Callable[[str], None] = lambda _: None):
+        self.stop, self.maximum, self.what, self.log, self.count_error = stop, maximum, what, log, count_error
+        self.backoff = 0.0
+
+    def failed(self, exc: Exception) -> float:
+        delay, self.backoff = next_delay(self.backoff, retry_after(exc), self.maximum)
+        self.count_error(error_kind(exc))
+        self.log.warning("%s failed (%s); retrying in %.1f s", self.what, describe(exc), delay)
+        self.stop.wait(delay)
+        return delay
+
+    def ok(self) -> None:
+        self.backoff = 0.0
+
+
 class WriterThread:
     """Base of an API writer that must never block its producer: its own thread runs the subclass's `run` (its
-    loop: wait on `wake`, then a pass through `attempt`).  `attempt` counts any failure (`count_error(error_kind)`),
-    says it, waits `next_delay` (or until `stop`) and sets `wake` to try again with whatever is latest then;
+    loop: wait on `wake`, then a pass through `attempt`).  `attempt` backs off after any failure (`Backoff`: counted
+    with `count_error(error_kind)`, said, waited) and sets `wake` to try again with whatever is latest then;
     `up(1)`/`up(0)` after each pass: whether the API answered.  `close` sets `stop` and waits for the thread."""
 
     def __init__(self, name: str, stop: threading.Event, max_backoff: float, what: str, log: logging.Logger,
                  count_error: Callable[[str], None], up: Callable[[float], None] = lambda _: None):
         self.stop = stop
         self.wake = threading.Event()
-        self._name, self._max_backoff, self._what, self._log = name, max_backoff, what, log
-        self._count_error, self._up = count_error, up
-        self._backoff = 0.0
+        self._name, self._up = name, up
+        self._retry = Backoff(stop, max_backoff, what, log, count_error)
         self._thread: threading.Thread | None = None
 
     def run(self) -> None:
@@ -76,12 +97,9 @@ class WriterThread:
         try:
             sync()
         except Exception as exc:  # noqa: BLE001 - any API failure: back off, keep what is pending
-            delay, self._backoff = next_delay(self._backoff, retry_after(exc), self._max_backoff)
             self._up(0)
-            self._count_error(error_kind(exc))
-            self._log.warning("%s failed (%s); retrying in %.1f s", self._what, describe(exc), delay)
-            self.stop.wait(delay)
+            self._retry.failed(exc)
             self.wake.set()
         else:
-            self._backoff = 0.0
+            self._retry.ok()
             self._up(1)

@@ -46,6 +46,7 @@ import bisect
 
 import aiohttp.web
 import kmock
+import msgspec
 
 NODES = kmock.resource("", "v1", "nodes")
 _JOBS = re.compile(r"^/apis/batch/v1/namespaces/([^/]+)/jobs(?:/([^/]+)(?:/(status))?)?$")
@@ -54,6 +55,8 @@ _ANY = re.compile(r"^/(?:api/(v1)|apis/([^/]+)/([^/]+))/(?:namespaces/([^/]+)/)?
 HISTORY = 20_000  # changes a store keeps for watches; older resourceVersions get 410 Gone
 # field selectors by resource: the name the API serves -> where it is in the object (default: the dotted path)
 FIELD_PATHS = {"events": {"source": "source.component"}}
+ENCODE = msgspec.json.Encoder().encode  # objects are serialised once, when changed or listed (a storm's hot path)
+STRATEGIC = "application/strategic-merge-patch+json"
 
 
 class Watched(dict):
@@ -72,7 +75,7 @@ class Watched(dict):
         if len(self.log) >= 2 * HISTORY:
             self.compacted = self.log[-HISTORY - 1][0]
             del self.log[:-HISTORY]
-        self.log.append((self.double.rv, kind, key, json.dumps({"type": kind, "object": _public(obj)}), obj))
+        self.log.append((self.double.rv, kind, key, ENCODE({"type": kind, "object": _public(obj)}), obj))
 
     def __setitem__(self, key: Any, obj: dict) -> None:
         with self.double.lock:
@@ -143,6 +146,24 @@ def _status(code: int, reason: str, message: str, headers: dict | None = None) -
     body = {"apiVersion": "v1", "kind": "Status", "metadata": {}, "status": "Failure", "message": message,
             "reason": reason, "code": code}
     return aiohttp.web.json_response(body, status=code, headers=headers)
+
+
+def _conflict(what: str) -> aiohttp.web.Response:
+    """409 for a write with a stale resourceVersion (or a failed precondition), worded as the API server does."""
+    return _status(409, "Conflict", f"Operation cannot be fulfilled on {what}: the object has been modified; "
+                   "please apply your changes to the latest version and try again")
+
+
+def _exists(what: str) -> aiohttp.web.Response:
+    """409 for a create whose name is taken."""
+    return _status(409, "AlreadyExists", f"{what} already exists")
+
+
+def _not_strategic(ctype: str) -> aiohttp.web.Response | None:
+    """415 for a status patch that is not a strategic merge (a JSON merge patch would replace the list whole)."""
+    if ctype == STRATEGIC:
+        return None
+    return _status(415, "UnsupportedMediaType", f"status patch must be a strategic merge, got {ctype}")
 
 
 def _list_of(api_version: str, kind: str, rv: int, items: list) -> aiohttp.web.Response:
@@ -250,7 +271,8 @@ class _Emulator(kmock.KubernetesEmulator):
         method, name, sub = request.method.value, request.name, request.subresource
         with d.lock:
             if method == "GET" and name is None:
-                return self._list(request)
+                d.lists += 1
+                return self._page(request, d.nodes, None)
             node = d.nodes.get(name)
             if node is None:
                 return _status(404, "NotFound", f'nodes "{name}" not found')
@@ -260,8 +282,9 @@ class _Emulator(kmock.KubernetesEmulator):
                 return _status(405, "MethodNotAllowed", method)
             patch = request.data or {}
             if sub == "status":
-                if ctype != "application/strategic-merge-patch+json":
-                    return _status(415, "UnsupportedMediaType", f"status patch must be a strategic merge, got {ctype}")
+                refused = _not_strategic(ctype)
+                if refused is not None:
+                    return refused
                 status = patch.get("status", {})
                 rest = {k: v for k, v in status.items() if k != "conditions"}
                 _merge(node["status"], rest)
@@ -276,8 +299,7 @@ class _Emulator(kmock.KubernetesEmulator):
                 want = patch.get("metadata", {}).get("resourceVersion")
                 if want is not None and want != node["metadata"]["resourceVersion"]:
                     d.conflicts += 1
-                    return _status(409, "Conflict", f'Operation cannot be fulfilled on nodes "{name}": the object '
-                                   "has been modified; please apply your changes to the latest version and try again")
+                    return _conflict(f'nodes "{name}"')
                 body = copy.deepcopy(patch)
                 body.get("metadata", {}).pop("resourceVersion", None)
                 _merge(node, body)  # spec.taints has no merge key: the list is replaced whole
@@ -295,27 +317,7 @@ class _Emulator(kmock.KubernetesEmulator):
         what = f"{store.plural} \"{name}\""
         with d.lock:
             if method == "GET" and name is None:
-                # a paged list is a snapshot: the continue token names it (its resourceVersion) and the offset
-                labels, fields = request.params.get("labelSelector", ""), request.params.get("fieldSelector", "")
-                token = request.params.get("continue") or ""
-                snap_rv, _, offset = token.partition(":")
-                snapshot = d.list_snapshots.get((store.plural, ns, labels, fields, snap_rv)) if token else None
-                if snapshot is None:
-                    if token:
-                        return _status(410, "Expired", "the provided continue parameter is too old")
-                    snap_rv = str(d.rv)
-                    snapshot = [copy.deepcopy(_public(o)) for _, o in sorted(store.items(), key=lambda kv: str(kv[0]))
-                                if store.matches(o, ns, labels, fields)]
-                    d.list_snapshots = {(store.plural, ns, labels, fields, snap_rv): snapshot}
-                items = snapshot
-                start = int(offset or 0)
-                limit = int(request.params.get("limit") or 0) or len(items)
-                meta: dict[str, Any] = {"resourceVersion": snap_rv}
-                if start + limit < len(items):
-                    meta["continue"] = f"{snap_rv}:{start + limit}"
-                return aiohttp.web.json_response({"apiVersion": store.api_version, "kind": store.kind + "List",
-                                                  "metadata": meta,
-                                                  "items": items[start:start + limit]})
+                return self._page(request, store, ns)
             if method == "POST" and name is None:
                 body = copy.deepcopy(request.data or {})
                 meta = body.setdefault("metadata", {})
@@ -326,7 +328,7 @@ class _Emulator(kmock.KubernetesEmulator):
                     meta["namespace"] = ns
                 key = (ns, name) if store.namespaced else name
                 if key in store:
-                    return _status(409, "AlreadyExists", f"{store.plural} \"{name}\" already exists")
+                    return _exists(f"{store.plural} \"{name}\"")
                 store[key] = body
                 return aiohttp.web.json_response(_public(body), status=201)
             key = (ns, name) if store.namespaced else name
@@ -342,8 +344,7 @@ class _Emulator(kmock.KubernetesEmulator):
             want = body.get("metadata", {}).get("resourceVersion")
             if want is not None and want != obj["metadata"].get("resourceVersion"):
                 d.conflicts += 1
-                return _status(409, "Conflict", f"Operation cannot be fulfilled on {what}: the object has been "
-                               "modified; please apply your changes to the latest version and try again")
+                return _conflict(what)
             if method == "PUT":
                 body["metadata"].update({k: v for k, v in obj["metadata"].items()
                                          if k in ("uid", "creationTimestamp", "namespace")})
@@ -371,7 +372,7 @@ class _Emulator(kmock.KubernetesEmulator):
         await resp.prepare(request._raw_request)
 
         def gone(cursor: int) -> list[str]:
-            return [json.dumps({"type": "ERROR", "object": {
+            return [ENCODE({"type": "ERROR", "object": {
                 "apiVersion": "v1", "kind": "Status", "status": "Failure", "reason": "Expired", "code": 410,
                 "message": f"too old resource version: {cursor} ({store.compacted})"}})]
 
@@ -379,7 +380,7 @@ class _Emulator(kmock.KubernetesEmulator):
             rv = params.get("resourceVersion") or ""
             cursor: int | None
             if rv in ("", "0"):
-                lines = [json.dumps({"type": "ADDED", "object": _public(o)}) for o in list(store.values())
+                lines = [ENCODE({"type": "ADDED", "object": _public(o)}) for o in list(store.values())
                          if store.matches(o, ns, labels, fields)]
                 cursor = d.rv
             elif int(rv) < store.compacted:
@@ -390,7 +391,7 @@ class _Emulator(kmock.KubernetesEmulator):
         try:
             while True:
                 if lines:
-                    await resp.write("".join(x + "\n" for x in lines).encode())
+                    await resp.write(b"".join(x + b"\n" for x in lines))
                 if cursor is None:
                     break
                 now = time.monotonic()
@@ -398,7 +399,7 @@ class _Emulator(kmock.KubernetesEmulator):
                     break
                 if bookmarks and now - last >= d.bookmark_seconds:
                     last = now
-                    lines = [json.dumps({"type": "BOOKMARK", "object": {
+                    lines = [ENCODE({"type": "BOOKMARK", "object": {
                         "kind": store.kind, "apiVersion": store.api_version,
                         "metadata": {"resourceVersion": str(cursor)}}})]
                     continue
@@ -456,7 +457,7 @@ class _Emulator(kmock.KubernetesEmulator):
                 body = request.data or {}
                 name = body.get("metadata", {}).get("name", "")
                 if name in d.device_taint_rules:
-                    return _status(409, "AlreadyExists", f'devicetaintrules.resource.k8s.io "{name}" already exists')
+                    return _exists(f'devicetaintrules.resource.k8s.io "{name}"')
                 effect = body.get("spec", {}).get("taint", {}).get("effect")
                 if effect not in ("NoSchedule", "NoExecute"):
                     return _status(422, "Invalid", f"spec.taint.effect: Unsupported value: {effect!r}")
@@ -481,7 +482,7 @@ class _Emulator(kmock.KubernetesEmulator):
                     body = copy.deepcopy(request.data or {})
                     name = body.get("metadata", {}).get("name", "")
                     if (ns, name) in d.jobs:
-                        return _status(409, "AlreadyExists", f'jobs.batch "{name}" already exists')
+                        return _exists(f'jobs.batch "{name}"')
                     return aiohttp.web.json_response(d.start_job(ns, body), status=201)
                 if method == "GET" and name is None:
                     sel = request.params.get("labelSelector", "")
@@ -532,9 +533,9 @@ class _Emulator(kmock.KubernetesEmulator):
     def _pod_status(self, ns: str, name: str, request) -> aiohttp.web.Response:
         """pods/status: strategic merge of status.conditions by type, `$patch: delete` included (others' stay)."""
         d = self.double
-        ctype = request.headers.get("Content-Type", "")
-        if ctype != "application/strategic-merge-patch+json":
-            return _status(415, "UnsupportedMediaType", f"status patch must be a strategic merge, got {ctype}")
+        refused = _not_strategic(request.headers.get("Content-Type", ""))
+        if refused is not None:
+            return refused
         pod = d.pods[(ns, name)]
         pod["status"]["conditions"] = _merge_conditions(pod["status"].get("conditions", []),
                                                         (request.data or {}).get("status", {}).get("conditions", []))
@@ -542,18 +543,31 @@ class _Emulator(kmock.KubernetesEmulator):
         d.pod_status_patches.append((ns, name))
         return aiohttp.web.json_response(_public(pod))
 
-    def _list(self, request) -> aiohttp.web.Response:
+    def _page(self, request, store: "Watched", ns: str | None) -> aiohttp.web.Response:
+        """A paged LIST (selectors, limit/continue) of a snapshot taken when the list began: the continue token
+        names it (its resourceVersion) and the offset; a resource keeps one list's snapshot, so a token whose list
+        another one replaced is 410 Expired, as one the server compacted away."""
         d = self.double
-        sel = request.params.get("labelSelector", "")
-        items = [n for _, n in sorted(d.nodes.items()) if _selects(sel, n["metadata"].get("labels", {}))]
-        start = int(request.params.get("continue") or 0)
-        limit = int(request.params.get("limit") or 0) or len(items)
-        page = items[start:start + limit]
-        meta: dict[str, Any] = {"resourceVersion": str(d.rv)}
-        if start + limit < len(items):
-            meta["continue"] = str(start + limit)
-        d.lists += 1
-        return aiohttp.web.json_response({"apiVersion": "v1", "kind": "NodeList", "metadata": meta, "items": page})
+        labels, fields = request.params.get("labelSelector", ""), request.params.get("fieldSelector", "")
+        token = request.params.get("continue") or ""
+        snap_rv, _, offset = token.partition(":")
+        asked = (ns, labels, fields, snap_rv)
+        held, snapshot = d.list_snapshots.get(store.plural, (None, None))
+        if not token:
+            snap_rv = str(d.rv)
+            snapshot = [ENCODE(_public(o)) for _, o in sorted(store.items(), key=lambda kv: str(kv[0]))
+                        if store.matches(o, ns, labels, fields)]
+            d.list_snapshots[store.plural] = ((ns, labels, fields, snap_rv), snapshot)
+        elif held != asked:
+            return _status(410, "Expired", "the provided continue parameter is too old")
+        start = int(offset or 0)
+        limit = int(request.params.get("limit") or 0) or len(snapshot)
+        meta: dict[str, Any] = {"resourceVersion": snap_rv}
+        if start + limit < len(snapshot):
+            meta["continue"] = f"{snap_rv}:{start + limit}"
+        head = ENCODE({"apiVersion": store.api_version, "kind": store.kind + "List", "metadata": meta})
+        return aiohttp.web.Response(body=head[:-1] + b',"items":[' + b",".join(snapshot[start:start + limit]) + b"]}",
+                                    content_type="application/json")
 
 
 class ApiDouble:
@@ -578,7 +592,7 @@ class ApiDouble:
             ("", "nodes"): self.nodes, ("", "pods"): self.pods, ("batch", "jobs"): self.jobs,
             ("", "events"): self.event_store, ("coordination.k8s.io", "leases"): self.leases,
             ("", "configmaps"): self.configmaps}
-        self.list_snapshots: dict[tuple, list] = {}  # the paged list being read (one at a time)
+        self.list_snapshots: dict[str, tuple] = {}  # resource -> the paged list being read: (what, its objects)
         self.watch_generation = 0  # cut_watches() ends the streams of an older generation
         self.bookmark_seconds = 1.0
         self.jobs_created: list[str] = []

@@ -356,3 +356,17 @@ def test_a_deleted_owner_closes_its_incident():
             del api.stores[("jobset.x-k8s.io", "jobsets")][("train", "llm")]
             wait_until(lambda: doc(incidents(api)[0])["state"] == "closed", "closed")
             assert any(json.loads(x)["action"] == "closed" for x in c.out_text.getvalue().splitlines())
+
+
+def test_attribution_waits_while_the_watches_are_ahead_of_the_loop():
+    """A storm or a relist fills the queue: jobs are attributed at most every BACKLOG_SETTLE seconds (and never
+    more than a fifth of the loop's time), not every settle_seconds, until the loop has caught up."""
+    from cluster.controller import BACKLOG_SETTLE, BACKLOG_SETTLE_COST
+
+    s = Settings(api_server="http://127.0.0.1:9", identity="c", settle_seconds=0.1, queue_size=10)
+    c = Controller(make_api(s), s, out=io.StringIO())
+    assert c._settle_interval(0.01) == 0.1
+    for i in range(6):
+        c.queue.put(("events", "ADDED", {"n": i}))
+    assert c._settle_interval(0.01) == BACKLOG_SETTLE
+    assert c._settle_interval(2.0) == BACKLOG_SETTLE_COST * 2.0

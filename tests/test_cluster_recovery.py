@@ -4,13 +4,16 @@ a cluster-wide rate limit, idempotent across controller restarts, never a pod wi
 from __future__ import annotations
 
 import json
+import threading
 import time
 
 from apiserver_double import ApiDouble
 from harness import wait_until
 from test_cluster import controller, doc, gang, incidents, publish_timeouts, publish_xid
 
+from cluster.controller import COMPONENT
 from cluster.recovery import OPT_IN, Policy, Recovery, fatal
+from kubeapi.events import EventRecorder
 from triage import Evidence, attribute
 
 
@@ -60,7 +63,11 @@ def recoveries(api: ApiDouble) -> list[dict]:
     return [e for e in incidents(api) if e["reason"] == "CascadingRecovery"]
 
 
-def test_enforce_deletes_the_opted_in_pods_once_and_a_restart_does_not_act_again():
+def test_enforce_deletes_the_opted_in_pods_once_and_a_restart_does_not_act_again(monkeypatch):
+    flushed_by = set()  # the controller's Events are written by one thread, whatever waits on them
+    real = EventRecorder.flush
+    monkeypatch.setattr(EventRecorder, "flush", lambda self, *a: (
+        flushed_by.add(threading.current_thread().name) if self.component == COMPONENT else None, real(self, *a))[1])
     with ApiDouble() as api:
         gang(api)
         opt_in(api, ["llm-w-0-0", "llm-w-0-1", "llm-w-0-2"])  # llm-w-0-3 has no opt-in: never touched
@@ -83,6 +90,7 @@ def test_enforce_deletes_the_opted_in_pods_once_and_a_restart_does_not_act_again
             wait_until(lambda: c.ready.is_set(), "synced")
             time.sleep(1.0)
             assert len(api.pods_deleted) == 3 and len(recoveries(api)) == 1
+    assert flushed_by == {"event-writer"}
 
 
 def test_observe_writes_would_restart_and_deletes_nothing():

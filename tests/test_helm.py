@@ -71,8 +71,9 @@ def normalized(d: dict) -> dict:
         holder.pop("labels", None)
         holder.pop("annotations", None)
     for c in spec.get("template", {}).get("spec", {}).get("containers", []):
-        names = [e["name"] for e in c.get("env", [])]  # kustomize's patches move env entries; $(POD_IP) must
-        assert "POD_IP" not in names or names.index("POD_IP") < names.index("GPU_NPD_METRICS_ADDRESS")  # come first
+        names = [e["name"] for e in c.get("env", [])]  # kustomize's patches move env entries
+        if "GPU_NPD_METRICS_ADDRESS" in names:  # the agent's: $(POD_IP) must come first
+            assert names.index("POD_IP") < names.index("GPU_NPD_METRICS_ADDRESS")
         c["env"] = sorted(c.get("env", []), key=lambda e: e["name"])
     if d["kind"] == "ConfigMap" and "config.yaml" in d.get("data", {}):
         d["data"]["config.yaml"] = yaml.safe_load(d["data"]["config.yaml"])
@@ -99,6 +100,23 @@ def assert_equivalent(kustomized: list[dict], helmed: list[dict]) -> None:
 @pytest.mark.parametrize("overlay, values", [("overlays/observe", {}), ("overlays/enforce", {"mode": "enforce"})])
 def test_helm_and_kustomize_render_the_same_objects(overlay, values):
     assert_equivalent(kustomize(overlay), render(values))
+
+
+@needs_kubectl
+@pytest.mark.parametrize("kustomization, values", [
+    ("examples/cluster", {"cluster": {"enabled": True}}),
+    ("examples/cluster-recovery", {"cluster": {"enabled": True, "recovery": "enforce"}}),
+])
+def test_helm_cluster_component_is_the_kustomize_one(kustomization, values):
+    """cluster.enabled: the agents and deploy/components/cluster; recovery=enforce adds components/cluster-recovery."""
+    assert_equivalent(kustomize(kustomization), render(values))
+
+
+@needs_kubectl
+def test_helm_pod_fault_conditions_are_the_kustomize_component():
+    """podFaultConditions.enabled: pods RBAC, the pods admission policy and the PodResources socket's mount."""
+    assert_equivalent(kustomize_with("components/pod-fault-conditions", everything=True),
+                      render({"podFaultConditions": {"enabled": True}}))
 
 
 @needs_kubectl
@@ -152,6 +170,7 @@ def test_node_pools_one_install_two_behaviours(tmp_path):
     ({"config": {"kubernetes": {"taints": []}}}, "set taints, not config.kubernetes.taints"),
     ({"mode": "enforcing"}, 'mode "enforcing"'),
     ({"kmsgAccess": "device"}, 'kmsgAccess "device"'),
+    ({"cluster": {"enabled": True, "recovery": "on"}}, 'cluster.recovery "on"'),
 ])
 def test_values_that_would_hurt_fail_the_render_with_a_message(values, error):
     with pytest.raises(helm.HelmError, match=error):
@@ -181,6 +200,16 @@ def test_release_names_and_namespaces_reach_every_reference():
     vap = objs[("ValidatingAdmissionPolicy", "npd-gpu-npd-own-node-only")]
     assert "system:serviceaccount:gpu-ops:npd-gpu-npd" in vap["spec"]["matchConditions"][0]["expression"]
     assert objs[("ClusterRoleBinding", "npd-gpu-npd")]["subjects"][0]["namespace"] == "gpu-ops"
+    objs = by_key(render({"cluster": {"enabled": True}, "podFaultConditions": {"enabled": True}}, name="npd",
+                         namespace="gpu-ops"))
+    vap = objs[("ValidatingAdmissionPolicy", "npd-gpu-npd-pod-fault-condition-only")]
+    assert "system:serviceaccount:gpu-ops:npd-gpu-npd" in vap["spec"]["matchConditions"][0]["expression"]
+    deployment = objs[("Deployment", "npd-gpu-npd-cluster")]["spec"]["template"]["spec"]
+    args = deployment["containers"][0]["args"]
+    lease = objs[("Role", "npd-gpu-npd-cluster-leader")]["rules"][1]["resourceNames"]
+    assert lease == [args[args.index("--lease-name") + 1]] == ["npd-gpu-npd-cluster"]  # its Lease, and only it
+    assert deployment["serviceAccountName"] == "npd-gpu-npd-cluster"
+    assert objs[("RoleBinding", "npd-gpu-npd-cluster-leader")]["subjects"][0]["namespace"] == "gpu-ops"
 
 
 def test_cleanup_hook_runs_after_uninstall_with_the_agents_configs():

@@ -23,9 +23,10 @@ import json
 import logging
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator
+from typing import Any, Callable
 
 from kubeapi.client import own_namespace
+from kubeapi.pager import items
 from kubeapi.reserved import reserved_condition
 from parsers.kinds import FABRIC_CONDITION
 
@@ -123,7 +124,7 @@ class Cleaner:
         return self.changes
 
     def _each(self, kind: str, list_fn, fn) -> None:
-        for obj in self._pages(list_fn):
+        for obj in items(list_fn, PAGE, self.timeout):
             meta = obj["metadata"]
             name = f"{meta['namespace']}/{meta['name']}" if meta.get("namespace") else meta["name"]
             self._guard(f"{kind} {name}", fn, obj)  # one object's failure is logged and counted; the others go on
@@ -136,18 +137,6 @@ class Cleaner:
             self.errors += 1
             reason = f"{exc.status} {exc.reason}" if isinstance(exc, ApiException) else str(exc)
             log.error("cleanup of %s failed: %s", what, " ".join(reason.split())[:200])
-
-    def _pages(self, list_fn) -> Iterator[dict]:
-        cont = None
-        while True:
-            kwargs: dict[str, Any] = {"limit": PAGE, "_preload_content": False, "_request_timeout": self.timeout}
-            if cont:
-                kwargs["_continue"] = cont
-            page = json.loads(list_fn(**kwargs).data)
-            yield from page.get("items", [])
-            cont = page.get("metadata", {}).get("continue")
-            if not cont:
-                return
 
     def _done(self, changes: list[Change]) -> None:
         self.changes += changes

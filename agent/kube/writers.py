@@ -20,6 +20,7 @@ import threading
 from typing import Any, Callable
 
 from kubeapi.events import EventRecorder, Ref, TokenBucket
+from kubeapi.pager import items
 from parsers.model import Condition, Problem, Snapshot
 
 from .desired import budget_allows, condition_key, condition_patch, merge_taints, our_taint_keys, ours, wanted_taints
@@ -184,26 +185,18 @@ class TaintWriter:
         s = self.n.s
         self._budget_checked = self.clock()
         total = tainted = 0
-        cont = None
-        while True:
-            self.n.wait()
-            kwargs: dict[str, Any] = {"limit": 100, "_preload_content": False,
-                                      "_request_timeout": s.request_timeout_seconds}
-            if s.budget_selector:
-                kwargs["label_selector"] = s.budget_selector
-            if cont:
-                kwargs["_continue"] = cont
-            page = json.loads(self.n.api.list_node(**kwargs).data)
-            for item in page.get("items", []):
-                if not s.budget_selector and "nvidia.com/gpu" not in item.get("status", {}).get("capacity", {}):
-                    continue
-                total += 1
-                name = item["metadata"]["name"]
-                if name != self.n.node and any(ours(t, self.keys) for t in item.get("spec", {}).get("taints") or []):
-                    tainted += 1
-            cont = page.get("metadata", {}).get("continue")
-            if not cont:
-                break
+
+        def list_node(**kwargs: Any) -> Any:
+            self.n.wait()  # each page within the client-side QPS limit
+            return self.n.api.list_node(**kwargs)
+
+        for item in items(list_node, 100, s.request_timeout_seconds, label_selector=s.budget_selector):
+            if not s.budget_selector and "nvidia.com/gpu" not in item.get("status", {}).get("capacity", {}):
+                continue
+            total += 1
+            name = item["metadata"]["name"]
+            if name != self.n.node and any(ours(t, self.keys) for t in item.get("spec", {}).get("taints") or []):
+                tainted += 1
         ok = budget_allows(max(total, 1), tainted, s.max_tainted_fraction, s.max_tainted_nodes)
         log.info("taint budget: %d of %d pool nodes tainted by gpu-npd; one more %s", tainted, total,
                  "allowed" if ok else "refused")

@@ -1,0 +1,72 @@
+"""kubeapi: the one paged LIST loop (limit / continue) of every program, with the real kubernetes client
+against the API double; the Event recorder written from one thread while others record."""
+
+from __future__ import annotations
+
+import pytest
+from kubernetes.client.rest import ApiException
+
+from apiserver_double import ApiDouble
+from kubeapi.client import make_api
+from kubeapi.events import EventRecorder, Ref
+from kubeapi.pager import items, pages
+
+
+class Target:
+    def __init__(self, url: str) -> None:
+        self.api_server, self.kubeconfig = url, ""
+
+
+def test_every_object_of_every_page_in_order_and_the_last_page_has_the_resource_version():
+    with ApiDouble() as api:
+        for i in range(1201):
+            api.add_node(f"gpu-{i:04d}", labels={"pool": "a" if i % 2 else "b"})
+        core = make_api(Target(api.url))
+        got = list(pages(core.list_node, 500, 5))
+        assert [len(p["items"]) for p in got] == [500, 500, 201]
+        assert got[-1]["metadata"]["resourceVersion"] == str(api.rv)
+        names = [n["metadata"]["name"] for n in items(core.list_node, 500, 5, label_selector="pool=a")]
+        assert names == [f"gpu-{i:04d}" for i in range(1, 1201, 2)]
+        assert [n["metadata"]["name"] for n in items(core.list_node, 500, 5, label_selector="")][-1] == "gpu-1200"
+
+
+def test_an_expired_continue_token_starts_over_when_the_caller_can_forget_else_it_is_raised():
+    with ApiDouble() as api:
+        core = make_api(Target(api.url))
+        for i in range(5):
+            body = {"metadata": {"name": f"e{i}"}, "involvedObject": {"kind": "Node", "name": "n"}, "reason": "R"}
+            core.create_namespaced_event("default", body)
+
+        def expire(listing):  # another list in between: the double keeps one list snapshot, the first expires
+            first = next(listing)
+            list(items(core.list_event_for_all_namespaces, 100, 5, field_selector="reason=R"))
+            return first, list(listing)
+
+        restarts = []
+        first, rest = expire(pages(core.list_event_for_all_namespaces, 2, 5, restart=lambda: restarts.append(1)))
+        assert restarts == [1] and len(first["items"]) == 2
+        assert sum(len(p["items"]) for p in rest) == 5  # the whole list again, after the restart
+        with pytest.raises(ApiException) as exc:
+            expire(pages(core.list_event_for_all_namespaces, 2, 5))
+        assert exc.value.status == 410
+
+
+def test_an_occurrence_recorded_while_its_event_is_being_written_is_written_next():
+    """record() from the producing thread while the writer's flush is in the API call: not lost."""
+    rec = EventRecorder("default", "node-a", burst=10, per_minute=600)
+    node = Ref("Node", "node-a")
+    sent = []
+
+    class Api:
+        def create_namespaced_event(self, ns, body, **_):
+            sent.append(body["count"])
+            rec.record(node, "Xid79FallenOffBus", "again", key="p")  # meanwhile, on the producer's thread
+
+        def patch_namespaced_event(self, name, ns, body, **_):
+            sent.append(body["count"])
+
+    rec.record(node, "Xid79FallenOffBus", "first", key="p")
+    assert rec.flush(Api(), 5) == 1 and not rec.written(node, "Xid79FallenOffBus", "p")
+    assert rec.pending() == 1
+    assert rec.flush(Api(), 5) == 1 and rec.written(node, "Xid79FallenOffBus", "p")
+    assert sent == [1, 2] and rec.pending() == 0
