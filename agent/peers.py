@@ -34,7 +34,7 @@ class Field:
 
 
 FIELDS: tuple[Field, ...] = (
-    Field("gpu", "clock_sm", "gauge", "low", 300.0, "MHz"),  # where the collector reads it
+    Field("gpu", "clock_sm_loaded", "gauge", "low", 300.0, "MHz"),  # SM clock while the GPU is not idle
     Field("gpu", "power_watts", "gauge", "low", 100.0, "W"),
     Field("gpu", "utilization_gpu", "gauge", "low", 50.0, "%"),
     Field("ib_port", "counters/port_xmit_data", "rate", "low", 1e8, "B/s", 4.0),

@@ -264,3 +264,19 @@ def test_the_gpu_busy_gate_of_the_checks_holds_no_nvml_between_checks():
     nvml = standin_backend({"gpus": [{}, {"values": {"compute_processes": 1}}]})
     assert gpu_busy(nvml) == "busy"
     assert nvml.standin.refcount == 0  # init and shutdown in pairs: a GPU reset is not blocked by a check
+
+
+def test_sm_clock_and_utilisation_are_read_and_the_clock_counts_for_peers_only_under_load():
+    """nvmlDeviceGetClockInfo(SM) and nvmlDeviceGetUtilizationRates through the binding's structs (synthetic
+    values: an idle GPU and one under load, its clocks-event mask without the idle bit)."""
+    scen = scenario("hgx-h100-r550.yaml")
+    scen["gpus"][1] = {**scen["gpus"][1], "values": {**(scen["gpus"][1].get("values") or {}), "clock_sm": 1755,
+                                                     "utilization_gpu": 100, "utilization_memory": 41,
+                                                     "clocks_event_mask": 0}}
+    _, c, readings = exercise(scen)
+    idle, busy = [r.values for r in readings if r.entity == "gpu"]
+    assert (idle["clock_sm"], idle["utilization_gpu"], idle["utilization_memory"]) == (345, 0, 0)
+    assert "clock_sm_loaded" not in idle  # idle clocks drop by design: not compared with peers
+    assert (busy["clock_sm"], busy["clock_sm_loaded"], busy["utilization_gpu"], busy["utilization_memory"]) == \
+        (1755, 1755, 100, 41)
+    assert c.errors == {}

@@ -99,13 +99,13 @@ def annotate(f, pci_to_gpu: dict[str, dict[str, str]]) -> None:
 
 def derive(v: dict[str, float]) -> None:
     """Readings computed from NVML's raw values, in place: reason bits, seconds throttled, thermal margin,
-    the fabric mask decoded, PCIe link figures that count only while the GPU is busy."""
+    the fabric mask decoded, PCIe link figures and the SM clock that count only while the GPU is busy."""
     mask = v.get("clocks_event_mask")
     if mask is not None:
         for name, bit in CLOCK_EVENTS.items():
             v[name] = 1 if int(mask) & bit else 0
-        if not int(mask) & CLOCK_IDLE:  # idle links train down to save power: judged only under load
-            for f in ("pcie_link_gen", "pcie_link_width"):
+        if not int(mask) & CLOCK_IDLE:  # idle links train down (and clocks drop) to save power: judged only under load
+            for f in ("pcie_link_gen", "pcie_link_width", "clock_sm"):
                 if f in v:
                     v[f + "_loaded"] = v[f]
     for raw, seconds in THROTTLE_TIME.items():

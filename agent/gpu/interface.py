@@ -17,6 +17,9 @@ GROUPS: dict[str, tuple[str, ...]] = {
     "remap": ("remap_correctable", "remap_uncorrectable", "remap_pending", "remap_failure"),
     "temperature": ("temperature_gpu", "temperature_memory"),
     "clocks": ("clocks_event_mask",),
+    "sm_clock": ("clock_sm",),  # MHz now (nvmlDeviceGetClockInfo, NVML_CLOCK_SM)
+    # percent of the last sample period a kernel ran / device memory was read or written (nvmlDeviceGetUtilizationRates)
+    "utilization": ("utilization_gpu", "utilization_memory"),
     "power": ("power_watts",),
     "pcie": ("pcie_replay", "pcie_link_gen", "pcie_link_gen_max", "pcie_link_width", "pcie_link_width_max"),
     "recovery": ("recovery_action",),

@@ -113,6 +113,11 @@ class PynvmlBackend:
         if group == "clocks":  # "throttle reasons" before driver 535
             return {"clocks_event_mask": self._call_either(n.nvmlDeviceGetCurrentClocksEventReasons,
                                                            n.nvmlDeviceGetCurrentClocksThrottleReasons, h)}
+        if group == "sm_clock":
+            return {"clock_sm": c(n.nvmlDeviceGetClockInfo, h, n.NVML_CLOCK_SM)}
+        if group == "utilization":
+            u = c(n.nvmlDeviceGetUtilizationRates, h)
+            return {"utilization_gpu": u.gpu, "utilization_memory": u.memory}
         if group == "throttle_time":
             out = {}
             for name, policy in (("power", n.NVML_PERF_POLICY_POWER), ("thermal", n.NVML_PERF_POLICY_THERMAL),
