@@ -20,6 +20,8 @@ from parsers.model import Reading, Verdict
 REASON = "StragglerSuspected"
 CONDITION = "GPUDegraded"
 MAD_SCALE = 1.4826  # MAD -> standard deviation for normal data
+# the reading's labels a verdict keeps, naming the device for the pods that use it (agent/kube/stragglers.py)
+DEVICE_LABELS = ("gpu_index", "uuid", "device", "port", "netdev", "pci_bus_id")
 
 
 @dataclass(frozen=True)
@@ -103,4 +105,5 @@ class PeerOutliers:
                 yield subject, Verdict(CONDITION, REASON, "warning", "hardware",
                                        "compare with the job's step time; drain and run diagnostics if it persists",
                                        message, {"field": f.name, "value": value, "median": median,
-                                                 "mads": round(off, 1)})
+                                                 "mads": round(off, 1),
+                                                 **{k: r.labels[k] for k in DEVICE_LABELS if r.labels.get(k)}})
