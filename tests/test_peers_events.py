@@ -151,3 +151,15 @@ def test_through_the_agent_a_gpu_5_mads_slow_yields_one_event_on_its_pod(tmp_pat
 def test_through_the_agent_healthy_jitter_yields_no_event(tmp_path):
     events, calls = _run(tmp_path, list(CLOCKS))
     assert events == [] and calls == 0  # nothing to announce: the kubelet is not even asked
+
+
+def test_the_fallback_asks_nvml_for_the_gpus_compute_pids_on_a_handle_of_its_own():
+    """nvmlDeviceGetComputeRunningProcesses through the binding (the stand-in numbers its processes from 4242);
+    init and shutdown in pairs: nothing of NVML stays held."""
+    from agent.gpu.nvml import pids_on
+    from telemetry_kit import standin_backend
+
+    backend = standin_backend(hgx_scenario(timeline=[{"at": 0, "gpu": 3, "set": {"compute_processes": 2}}]))
+    assert pids_on(backend, 3) == [4242, 4243] and pids_on(backend, 0) == []
+    assert backend.standin.refcount == 0
+    assert pids_on(None, 3) is None
