@@ -222,6 +222,34 @@ def test_a_reset_command_running_releases_nvml_for_a_while(tmp_path):
     assert c.status == "ok" and nvml.standin.refcount == 1
 
 
+def test_a_reset_command_is_looked_for_cheaply_each_poll(tmp_path):
+    """/proc listed every poll, a pid's cmdline read at the first two polls that see it (a fork execs its
+    command just after), then remembered until the pid goes; a pid reused is read afresh."""
+    from agent.gpu.collector import ResetWatch
+
+    def process(pid: int, argv: bytes) -> None:
+        (tmp_path / "proc" / str(pid)).mkdir(parents=True, exist_ok=True)
+        (tmp_path / "proc" / str(pid) / "cmdline").write_bytes(argv)
+
+    for pid in range(1, 201):  # daemons and kernel threads (empty cmdline)
+        process(pid, b"/usr/bin/containerd\0" if pid % 2 else b"")
+    watch = ResetWatch(str(tmp_path))
+    assert not watch() and not watch() and watch.reads == 400
+    for _ in range(10):
+        assert not watch()
+    assert watch.reads == 400  # nothing read again: the same processes
+    process(777, b"/bin/bash\0")  # forked, not yet exec'd at the poll that first sees it
+    assert not watch()
+    process(777, b"nvidia-smi\x00--gpu-reset\x00-i\x000\x00")  # exec'd before the next poll
+    assert watch() and watch()
+    assert watch.reads == 402
+    import shutil
+    shutil.rmtree(tmp_path / "proc" / "777")
+    assert not watch()
+    process(777, b"nvidia-smi\x00-mig\x001\x00")  # the pid reused later: read afresh
+    assert watch() and watch.reads == 403
+
+
 def test_signal_hold_expires_on_its_own():
     nvml = standin_backend(scenario("hgx-h100-r550.yaml"))
     clock = StandinClock(0.0).bind(nvml.standin)

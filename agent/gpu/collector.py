@@ -123,24 +123,49 @@ def derive(v: dict[str, float]) -> None:
             v[name] = field if field in bad else 0
 
 
-def reset_command_running(proc_root: str) -> bool:
-    """A `nvidia-smi -r` (or MIG mode change) is running on this host (the host's /proc under proc_root)."""
-    proc = os.path.join(proc_root, "proc")
-    try:
-        pids = [p for p in os.listdir(proc) if p.isdigit()]
-    except OSError:
-        return False
-    for pid in pids:
+def is_reset_command(argv: list[bytes]) -> bool:
+    """A process's argv (its /proc cmdline split at NULs) is a GPU reset or MIG mode change."""
+    name = os.path.basename(argv[0].decode(errors="replace")) if argv else ""
+    return any(name == command and any(a.decode(errors="replace").split("=")[0] in flags for a in argv[1:])
+               for command, flags in RESET_COMMANDS)
+
+
+class ResetWatch:
+    """Is a `nvidia-smi -r` (or MIG mode change) running on this host (the host's /proc under proc_root)?
+
+    Asked every poll, so cheap: /proc is listed each time, but a process's cmdline is read only at the first
+    two polls that see its pid (a forked child may not have exec'd its command yet at the first) and remembered
+    until the pid goes; kernel threads and long-lived daemons cost one directory entry each."""
+
+    READS = 2  # polls that read a new pid's cmdline
+
+    def __init__(self, proc_root: str):
+        self.proc = os.path.join(proc_root, "proc")
+        self._known: dict[str, tuple[int, bool]] = {}  # pid -> (times read, a reset command)
+        self.reads = 0  # cmdline files read (tests, benchmarks)
+
+    def __call__(self) -> bool:
         try:
-            with open(os.path.join(proc, pid, "cmdline"), "rb") as fh:
-                argv = fh.read(4096).split(b"\0")
+            pids = [p for p in os.listdir(self.proc) if p.isdigit()]
         except OSError:
-            continue
-        name = os.path.basename(argv[0].decode(errors="replace"))
-        for command, flags in RESET_COMMANDS:
-            if name == command and any(a.decode(errors="replace").split("=")[0] in flags for a in argv[1:]):
-                return True
-    return False
+            return False
+        known, found = {}, False
+        for pid in pids:
+            times, reset = self._known.get(pid, (0, False))
+            if times < self.READS:
+                times, reset = times + 1, self._read(pid)
+            known[pid] = (times, reset)
+            found = found or reset
+        self._known = known  # pids gone are forgotten (a pid reused later is read afresh)
+        return found
+
+    def _read(self, pid: str) -> bool:
+        self.reads += 1
+        try:
+            with open(os.path.join(self.proc, pid, "cmdline"), "rb") as fh:
+                return is_reset_command(fh.read(4096).split(b"\0"))
+        except OSError:
+            return False
 
 
 class GpuCollector:
@@ -148,7 +173,7 @@ class GpuCollector:
                  clock: Callable[[], float] = time.monotonic, release_file: str = "", proc_root: str = ""):
         self.backend = backend
         self.release_file = release_file  # while it exists, NVML is released (operators, reset scripts)
-        self.proc_root = proc_root  # where to look for a reset command under way ("" = do not look)
+        self.reset_running = ResetWatch(proc_root) if proc_root else None  # a reset command under way on the host
         self._holds: dict[str, float] = {}  # why NVML is to be released -> until when (clock time)
         self.deadline = deadline
         self.expected_gpus = expected_gpus
@@ -250,7 +275,7 @@ class GpuCollector:
             self._holds["file"] = now  # removing the file ends it (at the next poll)
         elif self._holds.get("file", math.inf) <= now:
             self._holds.pop("file", None)
-        if self.proc_root and reset_command_running(self.proc_root):
+        if self.reset_running is not None and self.reset_running():
             self.hold("reset", RESET_HOLD_SECONDS)
         for reason, until in list(self._holds.items()):
             if until < now:
