@@ -308,3 +308,19 @@ def test_sm_clock_and_utilisation_are_read_and_the_clock_counts_for_peers_only_u
     assert (busy["clock_sm"], busy["clock_sm_loaded"], busy["utilization_gpu"], busy["utilization_memory"]) == \
         (1755, 1755, 100, 41)
     assert c.errors == {}
+
+
+@pytest.mark.parametrize("lacks", ["nvmlDeviceGetNvLinkState", "nvmlDeviceGetNvLinkErrorCounter"])
+def test_a_driver_without_an_nvlink_entry_point_reads_the_same_in_the_poll_and_the_snapshot(lacks):
+    """FUNCTION_NOT_FOUND for NVLink is one answer on both paths (one code path, read_nvlinks): no state call,
+    no links and no errors; no counter call, links with their state only.  Neither is an error link in the
+    snapshot nor an NVML error counted."""
+    c = GpuCollector(standin_backend(scenario("hgx-h100-r550.yaml", driver_lacks=[lacks])), deadline=5)
+    links = [r for r in c.poll([]) if r.entity == "nvlink"]
+    snap = c.snapshot()
+    if lacks == "nvmlDeviceGetNvLinkState":
+        assert links == [] and all(g["nvlinks"] == [] for g in snap["gpus"])
+    else:
+        assert len(links) == 36 and all(set(lr.values) == {"state", "down"} for lr in links)
+        assert all(g["nvlinks"] == [{"state": 1}] * 18 for g in snap["gpus"])
+    assert c.errors == {}

@@ -168,6 +168,26 @@ class ResetWatch:
             return False
 
 
+NO_LINK = (*UNSUPPORTED, "INVALID_ARGUMENT")  # NVML has no such link here (or this driver cannot say)
+
+
+def read_nvlinks(w: "_Worker", b: Nvml, index: int, which) -> tuple[dict[int, dict[str, float]], dict[int, str]]:
+    """The links of GPU `index` among `which`, as the poll and the snapshot both read them: link -> its values,
+    and link -> the NVML error it gave; a link NVML does not have (NO_LINK) is neither; GPU_IS_LOST ends it."""
+    links: dict[int, dict[str, float]] = {}
+    failed: dict[int, str] = {}
+    for link in which:
+        try:
+            links[link] = w.call(b.nvlink, index, link)
+        except NvmlError as exc:
+            if exc.code in NO_LINK:
+                continue
+            failed[link] = exc.code
+            if exc.code == "GPU_IS_LOST":
+                break
+    return links, failed
+
+
 class GpuCollector:
     def __init__(self, backend: Nvml | None, deadline: float = 5.0, expected_gpus: int = 0,
                  clock: Callable[[], float] = time.monotonic, release_file: str = "", proc_root: str = ""):
@@ -320,7 +340,6 @@ class GpuCollector:
         def job(w: _Worker) -> dict:
             values: dict[str, float] = {}
             errors: dict[str, str] = {}
-            links: dict[int, dict[str, float]] = {}
             for group in GROUPS:
                 if group in g.unsupported:
                     continue
@@ -332,18 +351,11 @@ class GpuCollector:
                         continue
                     errors[group] = exc.code
                     if exc.code == "GPU_IS_LOST":
-                        return {"values": values, "errors": errors, "links": links}
+                        return {"values": values, "errors": errors, "links": {}}
             probe = g.links is None
-            for link in range(MAX_NVLINKS) if probe else g.links:
-                try:
-                    links[link] = w.call(b.nvlink, i, link)
-                except NvmlError as exc:
-                    if exc.code in (*UNSUPPORTED, "INVALID_ARGUMENT"):
-                        continue
-                    errors[f"nvlink{link}"] = exc.code
-                    if exc.code == "GPU_IS_LOST":
-                        break
-            if probe and "GPU_IS_LOST" not in errors.values():
+            links, failed = read_nvlinks(w, b, i, range(MAX_NVLINKS) if probe else g.links)
+            errors.update({f"nvlink{link}": code for link, code in failed.items()})
+            if probe and "GPU_IS_LOST" not in failed.values():
                 g.links = sorted(links)
             return {"values": values, "errors": errors, "links": links}
 
@@ -438,13 +450,8 @@ class GpuCollector:
                     except NvmlError as exc:
                         values.update({f: f"error:{exc.code}" for f in fields})
                 absent = [f for fields in GROUPS.values() for f in fields if f not in values]
-                links = []
-                for link in range(MAX_NVLINKS):
-                    try:
-                        links.append(w.call(b.nvlink, g.ident.index, link))
-                    except NvmlError as exc:
-                        if exc.code not in ("NOT_SUPPORTED", "INVALID_ARGUMENT"):
-                            links.append({"state": f"error:{exc.code}"})
+                read, failed = read_nvlinks(w, b, g.ident.index, range(MAX_NVLINKS))
+                links = [read.get(link) or {"state": f"error:{failed[link]}"} for link in sorted({*read, *failed})]
                 return {"values": values, "links": links, "absent": absent}
 
             outcome, result = self._run(str(g.ident.index), job)

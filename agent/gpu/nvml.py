@@ -174,7 +174,7 @@ class PynvmlBackend:
             try:
                 out[name] = c(n.nvmlDeviceGetNvLinkErrorCounter, h, link, counter)
             except NvmlError as exc:
-                if exc.code != "NOT_SUPPORTED":
+                if exc.code not in UNSUPPORTED:  # a counter this GPU or driver lacks: the link still reads
                     raise
         return out
 
