@@ -94,9 +94,21 @@ def test_one_event_per_pod_and_straggle_announced_again_after_it_clears():
 
 # ---- through the real process ------------------------------------------------------------------------
 
+def polls_seen(a, n: int, timeout: float = 120.0) -> int:
+    """Wait until the agent has polled at least `n` more times: each poll sets the last poll's wall time, a new
+    value (a poll between two scrapes may go unseen: the count is a lower bound)."""
+    seen, last, deadline = 0, a.value("gpu_npd_poll_duration_seconds"), time.monotonic() + timeout
+    while seen < n and time.monotonic() < deadline:
+        time.sleep(0.05)
+        now = a.value("gpu_npd_poll_duration_seconds")
+        if now is not None and now != last:
+            seen, last = seen + 1, now
+    return seen
+
+
 def _run(tmp_path, clocks: list[float], polls: int = 3):
     """A real `gpu-npd run` on the NVML stand-in (eight loaded H100s with these SM clocks), the peer test on,
-    the grpcio stand-in kubelet and the API double; returns the Events once `polls` x 3 polls have run."""
+    the grpcio stand-in kubelet and the API double; returns the Pod Events once 2 x `polls` + 2 polls have run."""
     from harness import AgentProc
 
     scen = hgx_scenario(timeline=[{"at": 0, "gpu": i, "set": {"clock_sm": c, "clocks_event_mask": 0,
@@ -118,12 +130,11 @@ def _run(tmp_path, clocks: list[float], polls: int = 3):
             a = AgentProc(tmp_path, "--config", str(conf))
             try:
                 a.wait_for(lambda: (a.value("gpu_npd_gpu_sm_clock_mhz", gpu="7") or 0) > 1000, what="a poll")
-                done = time.monotonic() + 3 * polls * 0.2 + 1.0  # well past N polls
                 if clocks[SLOW] < 1900:
                     a.wait_for(lambda: any(e["reason"] == REASON and e["involvedObject"]["kind"] == "Pod"
-                                           for e in api.events()), timeout=20, what="the Pod Event")
-                while time.monotonic() < done:
-                    time.sleep(0.1)
+                                           for e in api.events()), timeout=60, what="the Pod Event")
+                seen = polls_seen(a, 2 * polls + 2)  # well past N polls, counted rather than timed
+                assert seen >= 2 * polls + 2
                 assert a.value("gpu_npd_gpu_utilization_percent", gpu="0") == 100
                 said = [e for e in api.events() if e["reason"] == REASON]
                 assert {e["involvedObject"]["kind"] for e in said} <= {"Node", "Pod"}  # the node's own, as any problem
