@@ -47,10 +47,9 @@ def device(p: Problem) -> str:
 
 
 def message(p: Problem, node: str) -> str:
-    d = p.details
-    mads = abs(float(d.get("mads", 0)))
-    return (f"{device(p)} on node {node}, used by this pod, is a straggler: its {d.get('field', '?')} sits "
-            f"{mads:.1f} MADs off its peers' median. {p.message}")
+    """Which device, on which node, in which field (in words; the verdict's own words say the reading, how many
+    MADs off and for how many polls)."""
+    return f"{device(p)} on node {node}, used by this pod, is a straggler ({p.details.get('what', '?')}): {p.message}"
 
 
 def pods_using(p: Problem, pods: list[PodDevices] | None, dra: dict[str, tuple[str, str, str]] | None = None,
