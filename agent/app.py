@@ -24,14 +24,14 @@ from .checks.scheduler import CheckScheduler, gpu_busy
 from .checks.settings import plugin_configs
 from .config import Config
 from .gpu.collector import GpuCollector
-from .gpu.nvml import open_backend
+from .gpu.nvml import open_backend, pids_on
 from .health import HealthEngine
 from .httpserver import serve
 from .intake import Intake
 from .metrics import Metrics
 from .pipeline import Pipeline
 from .podlookup import PodLookup
-from .peers import PeerOutliers
+from .peers import REASON as STRAGGLER, PeerOutliers
 from .pidmap import running_pods
 from .poller import Poller, watch_udev
 from .progress import ProgressTracker
@@ -120,11 +120,12 @@ def build(cfg: Config, clock: Callable[[], float] = time.time, out=None, boot: B
     intake = Intake(int(cfg.queue_max_mb * 2**20), stop, metrics)
     gpu = GpuCollector(open_backend(cfg.nvml), cfg.nvml_deadline_seconds, cfg.expected_gpus,
                        release_file=os.path.join(cfg.state_dir, RELEASE_FILE), proc_root=cfg.proc_root)
-    pods = PodLookup(cfg.proc_root)
     workloads = WorkloadTracker(metrics, cfg.workload_correlation_seconds, cfg.workload_pod_label, clock)
     kube = _kube_sink(cfg, metrics, intake.emit)
-    podfaults = _pod_fault_writer(cfg, kube, metrics)
-    sinks = [workloads, metrics, StdoutSink(cfg.node_name, out)] + [s for s in (kube, podfaults) if s is not None]
+    pods = PodLookup(cfg.proc_root)
+    writers = [w for w in (_pod_fault_writer(cfg, kube, metrics), _straggler_events(cfg, kube, metrics, pods))
+               if w is not None]  # sinks with writer threads of their own
+    sinks = [workloads, metrics, StdoutSink(cfg.node_name, out)] + ([kube] if kube is not None else []) + writers
     progress = ProgressTracker(metrics, cfg.workload_hang, clock,
                                alive=functools.partial(running_pods, cfg.proc_root))
     pipeline = Pipeline(engine, judge, metrics, gpu, workloads, pods, sinks, boot, clock, guard, cursors,
@@ -136,7 +137,7 @@ def build(cfg: Config, clock: Callable[[], float] = time.time, out=None, boot: B
     metrics.count_evictions("kernel_memo", functools.partial(pipeline.classifier_evictions, "memo_evictions"))
     poller = Poller(gpu, cfg.sysfs_root, guard=guard, expected_nics=cfg.expected_nics)
     return Agent(cfg, boot, stop, intake, pipeline, poller, kube, Checkpoint(store, metrics),
-                 _check_scheduler(cfg, intake, gpu), rebooted=_rebooted(state, boot), podfaults=podfaults)
+                 _check_scheduler(cfg, intake, gpu), rebooted=_rebooted(state, boot), writers=writers)
 
 
 def _pod_fault_writer(cfg: Config, kube, metrics: Metrics):
@@ -146,6 +147,28 @@ def _pod_fault_writer(cfg: Config, kube, metrics: Metrics):
     from .kube.podfault import PodFaultWriter  # noqa: PLC0415
 
     return PodFaultWriter(kube.n.api, cfg.node_name, cfg.kube, cfg.mode, metrics)
+
+
+def _straggler_events(cfg: Config, kube, metrics: Metrics, pods: PodLookup):
+    """Pods using a straggling GPU or rail get a Pod Event naming it (agent/kube/stragglers.py), when the
+    peer-outlier test runs and the agent writes to a cluster."""
+    if kube is None or not cfg.peer_outliers.enabled:
+        return None
+    from .kube.stragglers import StragglerEvents  # noqa: PLC0415
+
+    nvml = open_backend(cfg.nvml)  # a handle of its own, opened per question: the poller's is never shared
+    lookup = PodLookup(cfg.proc_root)  # its own pid cache (this runs on the writer's thread)
+
+    def compute_pods(p) -> set[tuple[str, str]]:
+        """The kubelet silent: the pods of the GPU's compute processes (pid -> cgroup -> the pod log tree)."""
+        index = p.details.get("gpu_index")
+        lookup.pod_source = pods.pod_source
+        if index is None or lookup.pod_source is None:
+            return set()
+        refs = (lookup(pid) for pid in pids_on(nvml, int(index), cfg.nvml_deadline_seconds) or [])
+        return {(r.namespace, r.pod) for r in refs if r is not None}
+
+    return StragglerEvents(kube.n.api, cfg.node_name, cfg.kube, STRAGGLER, metrics, fallback=compute_pods)
 
 
 def _peers(cfg: Config) -> PeerOutliers | None:
@@ -173,12 +196,12 @@ class Agent:
 
     def __init__(self, cfg: Config, boot: Boot, stop: threading.Event, intake: Intake, pipeline: Pipeline,
                  poller: Poller, kube, checkpoint: Checkpoint, checks: CheckScheduler | None, rebooted: bool = False,
-                 podfaults=None):
+                 writers=()):
         self.cfg, self.boot, self.stop, self.intake, self.pipeline = cfg, boot, stop, intake, pipeline
         self.poller, self.kube, self.checkpoint, self.checks = poller, kube, checkpoint, checks
         self.metrics, self.engine, self.gpu, self.pods = pipeline.metrics, pipeline.engine, pipeline.gpu, pipeline.pods
         self.rebooted = rebooted
-        self.podfaults = podfaults  # agent/kube/podfault.py (opt-in): a sink with its own writer thread
+        self.writers = list(writers)  # sinks with their own writer thread (agent/kube/podfault.py, stragglers.py)
         self.supervisor = Supervisor(self.metrics, intake.emit, stop)
         self.selfwatch = SelfWatch(self.metrics)
         self.server = None
@@ -201,8 +224,8 @@ class Agent:
         self.pipeline.publish(change, always=True)  # say what stands, once, at start
         if self.kube is not None:
             self.kube.start()
-        if self.podfaults is not None:
-            self.podfaults.start()
+        for w in self.writers:
+            w.start()
         cfg, cursors = self.cfg, self.pipeline.cursors
         sources = select_sources(cfg, {"cursors": cursors}, self.boot.id)
         if not sources:
@@ -243,8 +266,8 @@ class Agent:
                 break
             self.pipeline.process(batch)
         self.save()
-        if self.podfaults is not None:
-            self.podfaults.close()
+        for w in self.writers:
+            w.close()
         if self.kube is not None:
             self.kube.close()
         if self.server is not None:

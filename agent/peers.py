@@ -22,6 +22,8 @@ from .hangsettings import PeerSettings
 REASON = "StragglerSuspected"
 CONDITION = "GPUDegraded"
 MAD_SCALE = 1.4826  # MAD -> standard deviation for normal data
+# the reading's labels a verdict keeps, naming the device for the pods that use it (agent/kube/stragglers.py)
+DEVICE_LABELS = ("gpu_index", "uuid", "device", "port", "netdev", "pci_bus_id")
 
 
 @dataclass(frozen=True)
@@ -32,15 +34,16 @@ class Field:
     direction: str  # "low": only a member below its peers is a straggler; "high": only above
     busy: float  # the peers' median must exceed this (under load)
     unit: str
+    what: str  # in words, for the Events
     scale: float = 1.0
 
 
 FIELDS: tuple[Field, ...] = (
-    Field("gpu", "clock_sm", "gauge", "low", 300.0, "MHz"),  # where the collector reads it
-    Field("gpu", "power_watts", "gauge", "low", 100.0, "W"),
-    Field("gpu", "utilization_gpu", "gauge", "low", 50.0, "%"),
-    Field("ib_port", "counters/port_xmit_data", "rate", "low", 1e8, "B/s", 4.0),
-    Field("ib_port", "counters/port_rcv_data", "rate", "low", 1e8, "B/s", 4.0),
+    Field("gpu", "clock_sm_loaded", "gauge", "low", 300.0, "MHz", "SM clock under load"),  # while not idle
+    Field("gpu", "power_watts", "gauge", "low", 100.0, "W", "power draw"),
+    Field("gpu", "utilization_gpu", "gauge", "low", 50.0, "%", "utilisation"),
+    Field("ib_port", "counters/port_xmit_data", "rate", "low", 1e8, "B/s", "transmit rate", 4.0),
+    Field("ib_port", "counters/port_rcv_data", "rate", "low", 1e8, "B/s", "receive rate", 4.0),
 )
 
 
@@ -105,5 +108,6 @@ class PeerOutliers:
                            f"{median:.4g} {f.unit} for {self.polls} polls: a straggler slows every rank of the job")
                 yield subject, Verdict(CONDITION, REASON, "warning", "hardware",
                                        "compare with the job's step time; drain and run diagnostics if it persists",
-                                       message, {"field": f.name, "value": value, "median": median,
-                                                 "mads": round(off, 1)})
+                                       message, {"field": f.name, "what": f.what, "value": value, "median": median,
+                                                 "mads": round(off, 1),
+                                                 **{k: r.labels[k] for k in DEVICE_LABELS if r.labels.get(k)}})

@@ -210,7 +210,7 @@ def activity(previous: list[Reading], latest: list[Reading]) -> str:
                     f"{' (idle)' if max(power) < 100 else ''}.")
     util = [r.values["utilization_gpu"] for r in latest if r.entity == "gpu" and "utilization_gpu" in r.values]
     if util:
-        said.append(f"GPU utilisation {min(util):.0f}-{max(util):.0f} %.")
+        said.append(f"GPU utilisation {min(util):.0f}-{max(util):.0f} %{_utilisation(min(util), max(util))}.")
     data = ("counters/port_xmit_data", "counters/port_rcv_data")
     before = {r.subject: r.values for r in previous if r.entity == "ib_port"}
     rails = [(before[r.subject], r.values) for r in latest
@@ -219,6 +219,19 @@ def activity(previous: list[Reading], latest: list[Reading]) -> str:
         flat = sum(1 for old, new in rails if all(old.get(d) == new[d] for d in data))
         said.append(f"RDMA data counters unchanged over the last poll on {flat} of {len(rails)} ports.")
     return " ".join(said)
+
+
+PINNED, IDLE = 95.0, 5.0  # percent: every GPU at or above / at or below
+
+
+def _utilisation(low: float, high: float) -> str:
+    """What the GPUs' utilisation says of a hang: pinned (a kernel that never ends, typically a collective
+    spinning on a peer that never joins) or idle (no kernel at all: the job is stuck on the host side)."""
+    if low >= PINNED:
+        return " (pinned: kernels running without progress, as a collective waiting on a peer does)"
+    if high <= IDLE:
+        return " (idle: no kernel running, the job is stuck outside the GPUs)"
+    return ""
 
 
 def _at(step: int | None, word: str = " at") -> str:

@@ -44,6 +44,11 @@ TABLE: tuple[tuple[str, str, str, str, str, dict[str, str]], ...] = (
     ("gpu", "throttle_sw_power_cap", "gpu_npd_gpu_clock_event_active", "gauge", "", {"reason": "sw_power_cap"}),
     # the one-call NVML readings declare their series with themselves (agent/gpu/interface.py NVML_READINGS)
     *(("gpu", r.name, r.metric, r.type, r.help, dict(r.labels)) for r in NVML_READINGS if r.metric),
+    ("gpu", "clock_sm", "gpu_npd_gpu_sm_clock_mhz", "gauge", "SM clock now, in MHz (DCGM_FI_DEV_SM_CLOCK).", {}),
+    ("gpu", "utilization_gpu", "gpu_npd_gpu_utilization_percent", "gauge",
+     "Percent of the last sample period a kernel ran on the GPU (DCGM_FI_DEV_GPU_UTIL).", {}),
+    ("gpu", "utilization_memory", "gpu_npd_gpu_memory_utilization_percent", "gauge",
+     "Percent of the last sample period device memory was read or written (DCGM_FI_DEV_MEM_COPY_UTIL).", {}),
     ("gpu", "throttled_thermal_seconds", "gpu_npd_gpu_throttled_seconds", "counter",
      "Time the clocks were held down, by cause (NVML violation counters).", {"cause": "thermal"}),
     ("gpu", "throttled_power_seconds", "gpu_npd_gpu_throttled_seconds", "counter", "", {"cause": "power"}),

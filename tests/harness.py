@@ -96,10 +96,11 @@ def wait_until(pred, what: str, timeout: float = 10.0):
 
 
 def start_fleet(tmp: Path, api_url: str, pods: dict[str, list[str]], start_timeout: float = 60.0,
-                ) -> tuple[list[AgentProc], dict[str, Path]]:
+                config: dict[str, dict] | None = None) -> tuple[list[AgentProc], dict[str, Path]]:
     """One real `gpu-npd run` per simulated node (its own kmsg FIFO, state and pod log tree), side by side.
     `pods`: node -> pod directory names (`<namespace>_<pod>_<uid>`), each with an empty `main/0.log` the agent
-    follows from the start.  Returns the agents (in the order of `pods`) and each pod's log by pod name."""
+    follows from the start; `config`: node -> settings added to its configuration.  Returns the agents (in the
+    order of `pods`) and each pod's log by pod name."""
     from concurrent.futures import ThreadPoolExecutor  # noqa: PLC0415
 
     import yaml  # noqa: PLC0415
@@ -116,7 +117,7 @@ def start_fleet(tmp: Path, api_url: str, pods: dict[str, list[str]], start_timeo
         (home / "pods").mkdir(parents=True, exist_ok=True)
         conf = home / "gpu-npd.yaml"
         conf.write_text(yaml.safe_dump({"mode": "observe", "kubernetes": {"api_server": api_url}, "nvml": "off",
-                                        "pod_logs_root": str(home / "pods")}))
+                                        "pod_logs_root": str(home / "pods"), **(config or {}).get(node, {})}))
         homes.append((home, conf, node))
     with ThreadPoolExecutor(len(homes)) as pool:
         agents = list(pool.map(lambda h: AgentProc(h[0], "--config", str(h[1]), env={"NODE_NAME": h[2]},

@@ -222,6 +222,34 @@ def test_a_reset_command_running_releases_nvml_for_a_while(tmp_path):
     assert c.status == "ok" and nvml.standin.refcount == 1
 
 
+def test_a_reset_command_is_looked_for_cheaply_each_poll(tmp_path):
+    """/proc listed every poll, a pid's cmdline read at the first two polls that see it (a fork execs its
+    command just after), then remembered until the pid goes; a pid reused is read afresh."""
+    from agent.gpu.collector import ResetWatch
+
+    def process(pid: int, argv: bytes) -> None:
+        (tmp_path / "proc" / str(pid)).mkdir(parents=True, exist_ok=True)
+        (tmp_path / "proc" / str(pid) / "cmdline").write_bytes(argv)
+
+    for pid in range(1, 201):  # daemons and kernel threads (empty cmdline)
+        process(pid, b"/usr/bin/containerd\0" if pid % 2 else b"")
+    watch = ResetWatch(str(tmp_path))
+    assert not watch() and not watch() and watch.reads == 400
+    for _ in range(10):
+        assert not watch()
+    assert watch.reads == 400  # nothing read again: the same processes
+    process(777, b"/bin/bash\0")  # forked, not yet exec'd at the poll that first sees it
+    assert not watch()
+    process(777, b"nvidia-smi\x00--gpu-reset\x00-i\x000\x00")  # exec'd before the next poll
+    assert watch() and watch()
+    assert watch.reads == 402
+    import shutil
+    shutil.rmtree(tmp_path / "proc" / "777")
+    assert not watch()
+    process(777, b"nvidia-smi\x00-mig\x001\x00")  # the pid reused later: read afresh
+    assert watch() and watch.reads == 403
+
+
 def test_signal_hold_expires_on_its_own():
     nvml = standin_backend(scenario("hgx-h100-r550.yaml"))
     clock = StandinClock(0.0).bind(nvml.standin)
@@ -264,3 +292,35 @@ def test_the_gpu_busy_gate_of_the_checks_holds_no_nvml_between_checks():
     nvml = standin_backend({"gpus": [{}, {"values": {"compute_processes": 1}}]})
     assert gpu_busy(nvml) == "busy"
     assert nvml.standin.refcount == 0  # init and shutdown in pairs: a GPU reset is not blocked by a check
+
+
+def test_sm_clock_and_utilisation_are_read_and_the_clock_counts_for_peers_only_under_load():
+    """nvmlDeviceGetClockInfo(SM) and nvmlDeviceGetUtilizationRates through the binding's structs (synthetic
+    values: an idle GPU and one under load, its clocks-event mask without the idle bit)."""
+    scen = scenario("hgx-h100-r550.yaml")
+    scen["gpus"][1] = {**scen["gpus"][1], "values": {**(scen["gpus"][1].get("values") or {}), "clock_sm": 1755,
+                                                     "utilization_gpu": 100, "utilization_memory": 41,
+                                                     "clocks_event_mask": 0}}
+    _, c, readings = exercise(scen)
+    idle, busy = [r.values for r in readings if r.entity == "gpu"]
+    assert (idle["clock_sm"], idle["utilization_gpu"], idle["utilization_memory"]) == (345, 0, 0)
+    assert "clock_sm_loaded" not in idle  # idle clocks drop by design: not compared with peers
+    assert (busy["clock_sm"], busy["clock_sm_loaded"], busy["utilization_gpu"], busy["utilization_memory"]) == \
+        (1755, 1755, 100, 41)
+    assert c.errors == {}
+
+
+@pytest.mark.parametrize("lacks", ["nvmlDeviceGetNvLinkState", "nvmlDeviceGetNvLinkErrorCounter"])
+def test_a_driver_without_an_nvlink_entry_point_reads_the_same_in_the_poll_and_the_snapshot(lacks):
+    """FUNCTION_NOT_FOUND for NVLink is one answer on both paths (one code path, read_nvlinks): no state call,
+    no links and no errors; no counter call, links with their state only.  Neither is an error link in the
+    snapshot nor an NVML error counted."""
+    c = GpuCollector(standin_backend(scenario("hgx-h100-r550.yaml", driver_lacks=[lacks])), deadline=5)
+    links = [r for r in c.poll([]) if r.entity == "nvlink"]
+    snap = c.snapshot()
+    if lacks == "nvmlDeviceGetNvLinkState":
+        assert links == [] and all(g["nvlinks"] == [] for g in snap["gpus"])
+    else:
+        assert len(links) == 36 and all(set(lr.values) == {"state", "down"} for lr in links)
+        assert all(g["nvlinks"] == [{"state": 1}] * 18 for g in snap["gpus"])
+    assert c.errors == {}

@@ -120,6 +120,7 @@ def test_list_reads_gpu_uuids_replicas_and_dra_devices_from_a_real_grpc_server(k
     assert pods[("train", "llama-worker-0")].devices == {FAULTED.lower()}
     assert pods[("infer", "shared-a")].devices == {FAULTED.lower()}  # GPU-...::3 is that GPU
     assert pods[("dra", "claimed")].claims == {("gpu.nvidia.com", "gpu-node-1", "gpu-0")}
+    assert pods[("train", "llama-worker-0")].others == {"mlx5_0"}  # its RDMA rail (a straggling rail's pods)
 
 
 def test_no_socket_and_a_dead_kubelet_are_errors_the_writer_falls_back_on(tmp_path, kubelet):

@@ -361,6 +361,11 @@ def test_the_verdict_says_what_the_nodes_devices_did():
     assert said == ("GPU power 71-78 W over 8 GPUs (idle). "
                     "RDMA data counters unchanged over the last poll on 4 of 4 ports.")
     assert activity([], []) == ""
+    gpus = lambda *util: [Reading("gpu", f"gpu:0000:{i:02x}:00", {}, {"power_watts": 690.0, "utilization_gpu": u})
+                          for i, u in enumerate(util)]  # noqa: E731
+    assert "GPU utilisation 99-100 % (pinned: kernels running without progress" in activity([], gpus(100, 99, 100))
+    assert "GPU utilisation 0-2 % (idle: no kernel running" in activity([], gpus(0, 2, 0))
+    assert "GPU utilisation 40-100 %." in activity([], gpus(40, 100))  # mixed: says nothing more
     events: list = []
     clock = Clock()
     t = tracker(clock, events, k=1, floor_seconds=1)

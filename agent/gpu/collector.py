@@ -99,13 +99,13 @@ def annotate(f, pci_to_gpu: dict[str, dict[str, str]]) -> None:
 
 def derive(v: dict[str, float]) -> None:
     """Readings computed from NVML's raw values, in place: reason bits, seconds throttled, thermal margin,
-    the fabric mask decoded, PCIe link figures that count only while the GPU is busy."""
+    the fabric mask decoded, PCIe link figures and the SM clock that count only while the GPU is busy."""
     mask = v.get("clocks_event_mask")
     if mask is not None:
         for name, bit in CLOCK_EVENTS.items():
             v[name] = 1 if int(mask) & bit else 0
-        if not int(mask) & CLOCK_IDLE:  # idle links train down to save power: judged only under load
-            for f in ("pcie_link_gen", "pcie_link_width"):
+        if not int(mask) & CLOCK_IDLE:  # idle links train down (and clocks drop) to save power: judged only under load
+            for f in ("pcie_link_gen", "pcie_link_width", "clock_sm"):
                 if f in v:
                     v[f + "_loaded"] = v[f]
     for raw, seconds in THROTTLE_TIME.items():
@@ -123,24 +123,69 @@ def derive(v: dict[str, float]) -> None:
             v[name] = field if field in bad else 0
 
 
-def reset_command_running(proc_root: str) -> bool:
-    """A `nvidia-smi -r` (or MIG mode change) is running on this host (the host's /proc under proc_root)."""
-    proc = os.path.join(proc_root, "proc")
-    try:
-        pids = [p for p in os.listdir(proc) if p.isdigit()]
-    except OSError:
-        return False
-    for pid in pids:
+def is_reset_command(argv: list[bytes]) -> bool:
+    """A process's argv (its /proc cmdline split at NULs) is a GPU reset or MIG mode change."""
+    name = os.path.basename(argv[0].decode(errors="replace")) if argv else ""
+    return any(name == command and any(a.decode(errors="replace").split("=")[0] in flags for a in argv[1:])
+               for command, flags in RESET_COMMANDS)
+
+
+class ResetWatch:
+    """Is a `nvidia-smi -r` (or MIG mode change) running on this host (the host's /proc under proc_root)?
+
+    Asked every poll, so cheap: /proc is listed each time, but a process's cmdline is read only at the first
+    two polls that see its pid (a forked child may not have exec'd its command yet at the first) and remembered
+    until the pid goes; kernel threads and long-lived daemons cost one directory entry each."""
+
+    READS = 2  # polls that read a new pid's cmdline
+
+    def __init__(self, proc_root: str):
+        self.proc = os.path.join(proc_root, "proc")
+        self._known: dict[str, tuple[int, bool]] = {}  # pid -> (times read, a reset command)
+        self.reads = 0  # cmdline files read (tests, benchmarks)
+
+    def __call__(self) -> bool:
         try:
-            with open(os.path.join(proc, pid, "cmdline"), "rb") as fh:
-                argv = fh.read(4096).split(b"\0")
+            pids = [p for p in os.listdir(self.proc) if p.isdigit()]
         except OSError:
-            continue
-        name = os.path.basename(argv[0].decode(errors="replace"))
-        for command, flags in RESET_COMMANDS:
-            if name == command and any(a.decode(errors="replace").split("=")[0] in flags for a in argv[1:]):
-                return True
-    return False
+            return False
+        known, found = {}, False
+        for pid in pids:
+            times, reset = self._known.get(pid, (0, False))
+            if times < self.READS:
+                times, reset = times + 1, self._read(pid)
+            known[pid] = (times, reset)
+            found = found or reset
+        self._known = known  # pids gone are forgotten (a pid reused later is read afresh)
+        return found
+
+    def _read(self, pid: str) -> bool:
+        self.reads += 1
+        try:
+            with open(os.path.join(self.proc, pid, "cmdline"), "rb") as fh:
+                return is_reset_command(fh.read(4096).split(b"\0"))
+        except OSError:
+            return False
+
+
+NO_LINK = (*UNSUPPORTED, "INVALID_ARGUMENT")  # NVML has no such link here (or this driver cannot say)
+
+
+def read_nvlinks(w: "_Worker", b: Nvml, index: int, which) -> tuple[dict[int, dict[str, float]], dict[int, str]]:
+    """The links of GPU `index` among `which`, as the poll and the snapshot both read them: link -> its values,
+    and link -> the NVML error it gave; a link NVML does not have (NO_LINK) is neither; GPU_IS_LOST ends it."""
+    links: dict[int, dict[str, float]] = {}
+    failed: dict[int, str] = {}
+    for link in which:
+        try:
+            links[link] = w.call(b.nvlink, index, link)
+        except NvmlError as exc:
+            if exc.code in NO_LINK:
+                continue
+            failed[link] = exc.code
+            if exc.code == "GPU_IS_LOST":
+                break
+    return links, failed
 
 
 class GpuCollector:
@@ -148,7 +193,7 @@ class GpuCollector:
                  clock: Callable[[], float] = time.monotonic, release_file: str = "", proc_root: str = ""):
         self.backend = backend
         self.release_file = release_file  # while it exists, NVML is released (operators, reset scripts)
-        self.proc_root = proc_root  # where to look for a reset command under way ("" = do not look)
+        self.reset_running = ResetWatch(proc_root) if proc_root else None  # a reset command under way on the host
         self._holds: dict[str, float] = {}  # why NVML is to be released -> until when (clock time)
         self.deadline = deadline
         self.expected_gpus = expected_gpus
@@ -250,7 +295,7 @@ class GpuCollector:
             self._holds["file"] = now  # removing the file ends it (at the next poll)
         elif self._holds.get("file", math.inf) <= now:
             self._holds.pop("file", None)
-        if self.proc_root and reset_command_running(self.proc_root):
+        if self.reset_running is not None and self.reset_running():
             self.hold("reset", RESET_HOLD_SECONDS)
         for reason, until in list(self._holds.items()):
             if until < now:
@@ -295,7 +340,6 @@ class GpuCollector:
         def job(w: _Worker) -> dict:
             values: dict[str, float] = {}
             errors: dict[str, str] = {}
-            links: dict[int, dict[str, float]] = {}
             for group in GROUPS:
                 if group in g.unsupported:
                     continue
@@ -307,18 +351,11 @@ class GpuCollector:
                         continue
                     errors[group] = exc.code
                     if exc.code == "GPU_IS_LOST":
-                        return {"values": values, "errors": errors, "links": links}
+                        return {"values": values, "errors": errors, "links": {}}
             probe = g.links is None
-            for link in range(MAX_NVLINKS) if probe else g.links:
-                try:
-                    links[link] = w.call(b.nvlink, i, link)
-                except NvmlError as exc:
-                    if exc.code in (*UNSUPPORTED, "INVALID_ARGUMENT"):
-                        continue
-                    errors[f"nvlink{link}"] = exc.code
-                    if exc.code == "GPU_IS_LOST":
-                        break
-            if probe and "GPU_IS_LOST" not in errors.values():
+            links, failed = read_nvlinks(w, b, i, range(MAX_NVLINKS) if probe else g.links)
+            errors.update({f"nvlink{link}": code for link, code in failed.items()})
+            if probe and "GPU_IS_LOST" not in failed.values():
                 g.links = sorted(links)
             return {"values": values, "errors": errors, "links": links}
 
@@ -413,13 +450,8 @@ class GpuCollector:
                     except NvmlError as exc:
                         values.update({f: f"error:{exc.code}" for f in fields})
                 absent = [f for fields in GROUPS.values() for f in fields if f not in values]
-                links = []
-                for link in range(MAX_NVLINKS):
-                    try:
-                        links.append(w.call(b.nvlink, g.ident.index, link))
-                    except NvmlError as exc:
-                        if exc.code not in ("NOT_SUPPORTED", "INVALID_ARGUMENT"):
-                            links.append({"state": f"error:{exc.code}"})
+                read, failed = read_nvlinks(w, b, g.ident.index, range(MAX_NVLINKS))
+                links = [read.get(link) or {"state": f"error:{failed[link]}"} for link in sorted({*read, *failed})]
                 return {"values": values, "links": links, "absent": absent}
 
             outcome, result = self._run(str(g.ident.index), job)

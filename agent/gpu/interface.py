@@ -56,6 +56,9 @@ GROUPS: dict[str, tuple[str, ...]] = {
     "temperature": ("temperature_gpu", "temperature_memory"),
     "clocks": ("clocks_event_mask",),
     **{g: tuple(r.name for r in rows) for g, rows in NVML_READING_GROUPS.items()},  # power, pcie: one call each
+    "sm_clock": ("clock_sm",),  # MHz now (nvmlDeviceGetClockInfo, NVML_CLOCK_SM)
+    # percent of the last sample period a kernel ran / device memory was read or written (nvmlDeviceGetUtilizationRates)
+    "utilization": ("utilization_gpu", "utilization_memory"),
     "recovery": ("recovery_action",),
     # time the driver held clocks down, per cause (nvmlDeviceGetViolationStatus; counters, nanoseconds)
     "throttle_time": ("violation_power_ns", "violation_thermal_ns", "violation_reliability_ns",
@@ -105,3 +108,4 @@ class Nvml(Protocol):
     def read(self, index: int, group: str) -> dict[str, float]: ...
     def nvlink(self, index: int, link: int) -> dict[str, float]: ...
     def wait_xid(self, timeout_ms: int) -> tuple[int, int] | None: ...  # (GPU index, Xid) or None
+    def compute_pids(self, index: int) -> list[int]: ...  # the GPU's compute processes (which pods use it)

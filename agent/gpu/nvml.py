@@ -118,6 +118,11 @@ class PynvmlBackend:
         if group == "clocks":  # "throttle reasons" before driver 535
             return {"clocks_event_mask": self._call_either(n.nvmlDeviceGetCurrentClocksEventReasons,
                                                            n.nvmlDeviceGetCurrentClocksThrottleReasons, h)}
+        if group == "sm_clock":
+            return {"clock_sm": c(n.nvmlDeviceGetClockInfo, h, n.NVML_CLOCK_SM)}
+        if group == "utilization":
+            u = c(n.nvmlDeviceGetUtilizationRates, h)
+            return {"utilization_gpu": u.gpu, "utilization_memory": u.memory}
         if group == "throttle_time":
             out = {}
             for name, policy in (("power", n.NVML_PERF_POLICY_POWER), ("thermal", n.NVML_PERF_POLICY_THERMAL),
@@ -155,6 +160,12 @@ class PynvmlBackend:
                                                                n.nvmlDeviceGetComputeRunningProcesses_v2, h))}
         raise NvmlError("INVALID_ARGUMENT", f"unknown group {group}")
 
+    def compute_pids(self, index: int) -> list[int]:
+        """The pids of the GPU's compute processes (_v3 from driver 510 on)."""
+        n = self.n
+        return [int(p.pid) for p in self._call_either(n.nvmlDeviceGetComputeRunningProcesses,
+                                                      n.nvmlDeviceGetComputeRunningProcesses_v2, self._h(index))]
+
     def nvlink(self, index: int, link: int) -> dict[str, float]:
         n, h, c = self.n, self._h(index), self._call
         out = {"state": int(c(n.nvmlDeviceGetNvLinkState, h, link))}
@@ -163,7 +174,7 @@ class PynvmlBackend:
             try:
                 out[name] = c(n.nvmlDeviceGetNvLinkErrorCounter, h, link, counter)
             except NvmlError as exc:
-                if exc.code != "NOT_SUPPORTED":
+                if exc.code not in UNSUPPORTED:  # a counter this GPU or driver lacks: the link still reads
                     raise
         return out
 
@@ -216,6 +227,32 @@ class PynvmlBackend:
                 raise
             index = self._call(n.nvmlDeviceGetIndex, data.device)
         return index, int(data.eventData)
+
+
+def pids_on(nvml: Nvml | None, index: int, deadline: float = 5.0) -> list[int] | None:
+    """The compute pids on GPU `index` through a handle of its own (init, ask, shutdown: nothing stays held),
+    asked on a helper thread; None when NVML cannot say within the deadline."""
+    if nvml is None:
+        return None
+    answer: list[list[int] | None] = []
+
+    def ask() -> None:
+        try:
+            nvml.init()
+        except NvmlError:
+            answer.append(None)
+            return
+        try:
+            answer.append(nvml.compute_pids(index))
+        except NvmlError:
+            answer.append(None)
+        finally:
+            nvml.shutdown()
+
+    t = threading.Thread(target=ask, name="nvml-pids", daemon=True)
+    t.start()
+    t.join(deadline)
+    return answer[0] if answer else None
 
 
 def _error_name(n, value: int) -> str:

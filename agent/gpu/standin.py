@@ -53,7 +53,8 @@ HEALTHY_VALUES: dict[str, float] = {
     "ecc_uncorrected_aggregate": 0, "retired_pages_sbe": 0, "retired_pages_dbe": 0, "retired_pages_pending": 0,
     "remap_correctable": 0, "remap_uncorrectable": 0, "remap_pending": 0, "remap_failure": 0,
     "temperature_gpu": 38, "temperature_memory": 45, "temperature_slowdown": 87, "temperature_shutdown": 92,
-    "clocks_event_mask": 1,
+    # idle (clocks_event_mask 1: GpuIdle); 345 MHz is an idle Hopper's SM clock (tests/fixtures/nvml/sources.md)
+    "clocks_event_mask": 1, "clock_sm": 345, "utilization_gpu": 0, "utilization_memory": 0,
     **{r.name: r.healthy for r in NVML_READINGS},  # the one-call readings: power, PCIe
     "violation_power_ns": 0, "violation_thermal_ns": 0, "violation_reliability_ns": 0,
     "violation_board_limit_ns": 0,

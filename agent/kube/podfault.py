@@ -69,6 +69,46 @@ def condition(node: str, pci: str, uuid: str, reason: str, message: str, now: fl
             "lastTransitionTime": iso(now)}
 
 
+class DeviceOwners:
+    """Which pod holds which device, asked on a writer's thread: the kubelet's PodResources answer now (None when
+    it cannot say: said once, with `fallback`, what the writer does then), and our GPUs in this node's
+    ResourceSlices (DRA claim devices are matched through them)."""
+
+    def __init__(self, api, node: str, settings, n: NodeApi, clock: Callable[[], float],
+                 lister: Callable[[], list[PodDevices]] | None, fallback: str):
+        self.api, self.node, self.s, self.n, self.clock, self.fallback = api, node, settings, n, clock, fallback
+        self.lister = lister or (lambda: list_pods(settings.pod_resources_socket, settings.request_timeout_seconds))
+        self._kubelet_ok: bool | None = None
+        self._dra: dict[str, tuple[str, str, str]] | None = None
+
+    def pods(self) -> list[PodDevices] | None:
+        try:
+            pods = self.lister()
+        except Exception as exc:  # noqa: BLE001 - no socket, kubelet down, refused: fall back, said once
+            if self._kubelet_ok is not False:
+                log.warning("PodResources API unavailable (%s); %s", f"{type(exc).__name__}: {exc}"[:200],
+                            self.fallback)
+            self._kubelet_ok = False
+            return None
+        self._kubelet_ok = True
+        return pods
+
+    def dra(self, pods: list[PodDevices] | None) -> dict[str, tuple[str, str, str]] | None:
+        """Our GPU key (pci or uuid) -> its DRA device, where a pod holds a DRA claim (read once).  Not readable
+        now: device-plugin ids only this time, asked again next time."""
+        if not pods or not any(p.claims for p in pods):
+            return None
+        if self._dra is None:
+            fencer = DeviceFencer(self.api, self.node, self.s, self.n.wait, self.clock, self.n.count)
+            try:
+                self._dra = fencer.node_devices()
+            except Exception as exc:  # noqa: BLE001
+                log.warning("ResourceSlices not readable (%s); DRA-allocated GPUs are not matched to pods this time",
+                            f"{type(exc).__name__}: {exc}"[:200])
+                return {}
+        return self._dra
+
+
 class PodFaultWriter(WriterThread):
     """A sink: `apply` keeps the faulted GPUs of the snapshot and wakes the thread; the thread does every read and
     write, and writes its own Events (one per pod and GPU, announcing what it wrote or would write)."""
@@ -79,15 +119,14 @@ class PodFaultWriter(WriterThread):
         self.n = NodeApi(api, node, settings, metrics)  # the client-side QPS limit and the write counters
         self.events = EventRecorder(settings.event_namespace, node, settings.event_burst, settings.events_per_minute,
                                     settings.event_aggregate_seconds, clock)
-        self.lister = lister or (lambda: list_pods(settings.pod_resources_socket, settings.request_timeout_seconds))
+        self.owners = DeviceOwners(api, node, settings, self.n, clock, lister,
+                                   "pods on a faulted GPU are found by the pid of the faulting process only")
         super().__init__("pod-faults", self.n.stop, settings.max_backoff_seconds, "pod condition write", log,
                          self.n.count_error)
         self.wake.set()  # the first pass runs once started
         self._lock = threading.Lock()
         self._gpus: dict[str, tuple[str, str, str, str]] = {}
         self.done: set[tuple[str, str, str]] = set()  # (namespace, pod, pci) written (or found written) / announced
-        self._kubelet_ok: bool | None = None
-        self._dra: dict[str, tuple[str, str, str]] | None = None
 
     # ---- agent side (never blocks) ----------------------------------------------------------------
 
@@ -121,8 +160,8 @@ class PodFaultWriter(WriterThread):
             self.n.count("events", self.events.flush(self.api, self.s.request_timeout_seconds))
 
     def _mark(self, gpus: dict[str, tuple[str, str, str, str]]) -> None:
-        pods = self._ask_kubelet()
-        targets = affected(gpus, pods, self._dra_devices() if pods and any(p.claims for p in pods) else None)
+        pods = self.owners.pods()
+        targets = affected(gpus, pods, self.owners.dra(pods))
         for (ns, name), (pci, reason, message) in sorted(targets.items()):
             if (ns, name, pci) in self.done:
                 continue
@@ -135,31 +174,6 @@ class PodFaultWriter(WriterThread):
                 self._write(ns, name, cond, pci)
             self.done.add((ns, name, pci))
         self.done &= {(ns, name, pci) for (ns, name), (pci, _, _) in targets.items()}
-
-    def _ask_kubelet(self) -> list[PodDevices] | None:
-        try:
-            pods = self.lister()
-        except Exception as exc:  # noqa: BLE001 - no socket, kubelet down, refused: fall back, said once
-            if self._kubelet_ok is not False:
-                log.warning("PodResources API unavailable (%s); pods on a faulted GPU are found by the pid of "
-                            "the faulting process only", f"{type(exc).__name__}: {exc}"[:200])
-            self._kubelet_ok = False
-            return None
-        self._kubelet_ok = True
-        return pods
-
-    def _dra_devices(self) -> dict[str, tuple[str, str, str]]:
-        """Our GPUs in this node's ResourceSlices (read once; DRA claim devices are matched through them).  Not
-        readable now: device-plugin ids only this time, asked again next time."""
-        if self._dra is None:
-            fencer = DeviceFencer(self.api, self.node, self.s, self.n.wait, self.clock, self.n.count)
-            try:
-                self._dra = fencer.node_devices()
-            except Exception as exc:  # noqa: BLE001
-                log.warning("ResourceSlices not readable (%s); DRA-allocated GPUs are not matched to pods this time",
-                            f"{type(exc).__name__}: {exc}"[:200])
-                return {}
-        return self._dra
 
     def _write(self, ns: str, name: str, cond: dict, pci: str) -> None:
         """Write the condition unless it stands already; a pod gone, elsewhere or refusing is left alone (said)."""

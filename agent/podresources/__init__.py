@@ -5,8 +5,9 @@ kubelet's Unix socket, as dcgm-exporter reads it).
 generated from it (`make podresources-stubs`; a test regenerates it and compares).  Only `List` is called,
 through grpcio's generic unary call: no generated service stub, so only the message code is ours to keep.
 
-Pure part: `pod_devices` turns a ListPodResourcesResponse into one `PodDevices` per pod (device-plugin ids,
-time-sliced replicas folded onto their GPU, DRA claim devices as (driver, pool, device)).  Edge: `list_pods`.
+Pure part: `pod_devices` turns a ListPodResourcesResponse into one `PodDevices` per pod that holds a GPU
+(device-plugin ids, time-sliced replicas folded onto their GPU, DRA claim devices as (driver, pool, device), the
+ids of its other devices: RDMA rails).  Edge: `list_pods`.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ class PodDevices:
     name: str
     devices: frozenset[str]  # GPU UUIDs (lower case) of the pod's device-plugin GPUs
     claims: frozenset[tuple[str, str, str]]  # DRA devices: (driver, pool, device)
+    others: frozenset[str] = frozenset()  # ids of its other device-plugin devices (RDMA: mlx5_0, a VF's PCI address)
 
 
 def _gpu_id(device_id: str) -> str:
@@ -36,17 +38,19 @@ def pod_devices(resp, resources: tuple[str, ...] = GPU_RESOURCES) -> list[PodDev
     """One PodDevices per pod of a ListPodResourcesResponse that holds a GPU (device plugin or DRA)."""
     out = []
     for pod in resp.pod_resources:
-        devices, claims = set(), set()
+        devices, claims, others = set(), set(), set()
         for c in pod.containers:
             for d in c.devices:
                 if d.resource_name in resources:
                     devices.update(_gpu_id(i) for i in d.device_ids if i)
+                else:
+                    others.update(i.strip().lower() for i in d.device_ids if i)
             for dyn in c.dynamic_resources:
                 for r in dyn.claim_resources:
                     if r.device_name:
                         claims.add((r.driver_name, r.pool_name, r.device_name))
         if devices or claims:
-            out.append(PodDevices(pod.namespace, pod.name, frozenset(devices), frozenset(claims)))
+            out.append(PodDevices(pod.namespace, pod.name, frozenset(devices), frozenset(claims), frozenset(others)))
     return out
 
 

@@ -464,6 +464,24 @@ nvmlReturn_t nvmlDeviceGetMaxClockInfo(Gpu *dev, int type, unsigned int *clock) 
     LEAVE(OK);
 }
 
+nvmlReturn_t nvmlDeviceGetClockInfo(Gpu *dev, int type, unsigned int *clock) {
+    ENTER_DEV("nvmlDeviceGetClockInfo", dev);
+    static const char *keys[] = {"clock_graphics", "clock_sm", "clock_mem", "clock_video"};
+    if (!clock || type < 0) LEAVE(E_ARG);
+    if (type > 3) LEAVE(E_NOTSUP);
+    GET(dev, keys[type], *clock);
+    LEAVE(OK);
+}
+
+typedef struct { unsigned int gpu, memory; } Utilization;  /* nvmlUtilization_t: percent over the last sample period */
+nvmlReturn_t nvmlDeviceGetUtilizationRates(Gpu *dev, Utilization *u) {
+    ENTER_DEV("nvmlDeviceGetUtilizationRates", dev);
+    if (!u) LEAVE(E_ARG);
+    GET(dev, "utilization_gpu", u->gpu);
+    GET(dev, "utilization_memory", u->memory);
+    LEAVE(OK);
+}
+
 nvmlReturn_t nvmlDeviceGetPersistenceMode(Gpu *dev, int *mode) {
     ENTER_DEV("nvmlDeviceGetPersistenceMode", dev);
     GET(dev, "persistence_mode", *mode);
