@@ -18,10 +18,10 @@ from .kinds import BY_NAME as KIND
 from .kinds import DEVICES, TABLE
 
 WORKLOAD_KINDS = frozenset(k.name for k in TABLE if k.workload)
-CORRELATED_KINDS = frozenset(k.name for k in TABLE if k.workload and k.correlated)  # not: running out of memory
+CORRELATED_KINDS = frozenset(k.name for k in TABLE if k.correlated)  # not: running out of memory
 # what a failure that is never blamed on the node means, by kind; any other (node) kind in a container's
 # output is the container's text claiming a kernel event, not the node's kernel log
-UNCORRELATED = {"cuda_oom": "the application ran out of GPU memory (not a node fault)"}
+UNCORRELATED = {k.name: k.never_the_node for k in TABLE if k.workload and k.never_the_node}
 CLAIMED = ("the container printed a line that reads like a kernel message of this kind; it is the "
            "container's own output, not this node's kernel log, and changes nothing on the node")
 CAUSE_ATTRIBUTIONS = frozenset({"hardware", "fabric", "driver"})
