@@ -16,6 +16,7 @@ from typing import Iterable
 from .finding import SEVERITY_RANK, Finding
 from .kinds import BY_NAME as KIND
 from .kinds import DEVICES, TABLE
+from .ports import DOWN_STATES
 
 WORKLOAD_KINDS = frozenset(k.name for k in TABLE if k.workload)
 CORRELATED_KINDS = frozenset(k.name for k in TABLE if k.correlated)  # not: running out of memory
@@ -31,8 +32,6 @@ DEFAULT_WINDOW = 600.0
 WHAT = {k.name: k.wording for k in TABLE}  # kind -> how an operator says it
 # kinds about a device other than a GPU -> what that device is called
 DEVICE_NOUN = {k.name: DEVICES[k.device] for k in TABLE if k.device not in (None, "gpu")}
-# link-state kinds -> the states that are a fault
-FAULT_STATES = {k.name: k.fault_states for k in TABLE if k.fault_states}
 
 
 @dataclass(frozen=True)
@@ -46,7 +45,7 @@ def cause_of(f: Finding) -> Cause | None:
     """The node fault a finding stands for, when it could break a job; None otherwise."""
     if f.kind in WORKLOAD_KINDS or f.timestamp is None or f.attribution not in CAUSE_ATTRIBUTIONS:
         return None
-    states = FAULT_STATES.get(f.kind)
+    states = DOWN_STATES.get(f.kind)
     if states is not None:  # a link state: down is a fault whatever its severity
         if f.details.get("state") not in states:
             return None
