@@ -16,12 +16,13 @@ from typing import Iterable
 from .finding import SEVERITY_RANK, Finding
 from .kinds import BY_NAME as KIND
 from .kinds import DEVICES, TABLE
+from .ports import DOWN_STATES
 
 WORKLOAD_KINDS = frozenset(k.name for k in TABLE if k.workload)
-CORRELATED_KINDS = frozenset(k.name for k in TABLE if k.workload and k.correlated)  # not: running out of memory
+CORRELATED_KINDS = frozenset(k.name for k in TABLE if k.correlated)  # not: running out of memory
 # what a failure that is never blamed on the node means, by kind; any other (node) kind in a container's
 # output is the container's text claiming a kernel event, not the node's kernel log
-UNCORRELATED = {"cuda_oom": "the application ran out of GPU memory (not a node fault)"}
+UNCORRELATED = {k.name: k.never_the_node for k in TABLE if k.workload and k.never_the_node}
 CLAIMED = ("the container printed a line that reads like a kernel message of this kind; it is the "
            "container's own output, not this node's kernel log, and changes nothing on the node")
 CAUSE_ATTRIBUTIONS = frozenset({"hardware", "fabric", "driver"})
@@ -31,8 +32,6 @@ DEFAULT_WINDOW = 600.0
 WHAT = {k.name: k.wording for k in TABLE}  # kind -> how an operator says it
 # kinds about a device other than a GPU -> what that device is called
 DEVICE_NOUN = {k.name: DEVICES[k.device] for k in TABLE if k.device not in (None, "gpu")}
-# link-state kinds -> the states that are a fault
-FAULT_STATES = {k.name: k.fault_states for k in TABLE if k.fault_states}
 
 
 @dataclass(frozen=True)
@@ -46,7 +45,7 @@ def cause_of(f: Finding) -> Cause | None:
     """The node fault a finding stands for, when it could break a job; None otherwise."""
     if f.kind in WORKLOAD_KINDS or f.timestamp is None or f.attribution not in CAUSE_ATTRIBUTIONS:
         return None
-    states = FAULT_STATES.get(f.kind)
+    states = DOWN_STATES.get(f.kind)
     if states is not None:  # a link state: down is a fault whatever its severity
         if f.details.get("state") not in states:
             return None

@@ -65,7 +65,8 @@ class Kind:
     reason: str  # Event / condition reason; "<code>" in it: per code, from the catalogs (`reason_of`)
     raises: tuple[Raise, ...] = ()  # default condition rules, first match wins; () raises none
     workload: bool = False  # seen in a job's output (NCCL, CUDA): never a node problem, explained by one
-    correlated: bool = True  # workload kinds: a node fault may have caused it (not so for running out of memory)
+    # workload kinds: why a node fault never causes it ("" : a node fault may have; running out of memory: never)
+    never_the_node: str = ""
     doc: str = ""
     # what a job's failure of this kind is (triage): one of CATEGORIES; None: never a root by its kind alone
     category: str | None = None
@@ -75,6 +76,11 @@ class Kind:
     clears: Clears | None = None  # a lifecycle kind: what a finding of it ends
     # a link-state kind (details' `state`): the states that are a fault (up clears; unused is no fault)
     fault_states: tuple[str, ...] = ()
+
+    @property
+    def correlated(self) -> bool:
+        """A workload kind a node fault may have caused."""
+        return self.workload and not self.never_the_node
 
     @property
     def floor(self) -> str | None:
@@ -174,7 +180,8 @@ TABLE: tuple[Kind, ...] = (
          doc="a CUDA runtime error a job printed (reason refined by the error: CUDAIllegalAddress, ...)",
          category="by_attribution"),
     Kind("cuda_oom", "CUDA out of memory", None, "error", "application", "RESTART_APP", "CUDAOutOfMemory",
-         workload=True, correlated=False, doc="the job ran out of GPU memory: its own doing, never the node's",
+         workload=True, never_the_node="the application ran out of GPU memory (not a node fault)",
+         doc="the job ran out of GPU memory: its own doing, never the node's",
          category="application"),
     Kind("hung_task", "hung task", None, "warning", "unknown", "INVESTIGATE", "HungTask",
          doc="the kernel's hung task detector: a task blocked for minutes", category="infrastructure"),

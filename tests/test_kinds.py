@@ -62,6 +62,7 @@ def test_each_row_is_complete_and_uses_the_vocabulary(row):
     assert row.floor is None or row.floor in SEVERITIES
     assert row.category is None or row.category in CATEGORIES
     assert not (row.peer and not row.consequence), "a peer's error is what its failure made this rank print"
+    assert not row.never_the_node or row.workload, "only a job's output is explained by a node fault or not"
     if row.clears is not None:
         assert row.clears.mode in CLEAR_MODES and row.clears.scope in CLEAR_SCOPES
         assert set(row.clears.match) <= set(MATCH_KEYS) - {"kind"}

@@ -179,7 +179,8 @@ def _roles(k) -> str:
     """What else the kind's row says: its category as a job's root (triage), consequence, peer, what it clears."""
     said = [f"root: {k.category.replace('_', ' ')}"] if k.category else []
     said += [w for flag, w in ((k.consequence, "a consequence"), (k.peer, "names its peer"),
-                               (k.fails_job, "fails the job")) if flag]
+                               (k.fails_job, "fails the job"), (k.never_the_node, "never a node fault's doing"))
+              if flag]
     if k.fault_states:
         said.append("fault when " + " or ".join(k.fault_states))
     if k.clears is not None:
