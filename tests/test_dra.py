@@ -14,7 +14,7 @@ import yaml
 from agent.config import ConfigError, load
 from agent.health import HealthEngine
 from kubeapi.client import make_api
-from agent.kube.dra import DeviceFencer, choose_versions, match_devices, node_hash, rule_name
+from agent.kube.dra import DeviceFencer, choose_versions, match_devices, node_hash, owner, rule_name
 from apiserver_double import ApiDouble
 from fakeclock import Clock
 from harness import AgentProc, wait_until
@@ -160,6 +160,58 @@ def _xid79(pci: str, seq: int) -> str:
     return f"3,{seq},{1000 + seq},-;{XID79.replace('0000:5d:00', pci)}\n"
 
 
+def test_whose_a_rule_is_is_exact():
+    """The full name in the annotation, its hash in the label: both must agree; an older version's label names a
+    node only below 63 characters (a 63-character label may be a longer name cut). Names never collide."""
+    body = lambda node: {"metadata": {"labels": {"app.kubernetes.io/managed-by": "gpu-npd",  # noqa: E731
+                                                 "gpu-npd.io/node-hash": node_hash(node)},
+                                      "annotations": {"gpu-npd.io/node": node}}}
+    assert owner(body(LONG_A)) == LONG_A and owner(body(LONG_B)) == LONG_B
+    forged = body(LONG_A)
+    forged["metadata"]["labels"]["gpu-npd.io/node-hash"] = node_hash(LONG_B)
+    assert owner(forged) is None
+    legacy = lambda label: {"metadata": {"labels": {"app.kubernetes.io/managed-by": "gpu-npd",  # noqa: E731
+                                                    "gpu-npd.io/node": label}}}
+    assert owner(legacy("gpu-node-1")) == "gpu-node-1" and owner(legacy(LONG_A[:63])) is None
+    assert owner({"metadata": {"annotations": {"gpu-npd.io/node": "gpu-node-1"}}}) is None  # no owner label
+    long_a, long_b = "n" * 250 + "-a", "n" * 250 + "-b"  # cut to the same readable part
+    names = {rule_name(n, (DRIVER, n, d)) for n in (long_a, long_b, "x-a", "x") for d in ("gpu-0", "a-gpu-0")}
+    assert len(names) == 8 and all(len(n) <= 253 for n in names)
+
+
+def test_grants_are_counted_with_the_rules_and_reclaimed_only_when_stale(api):
+    """The grant book against the API double's ConfigMaps: full is full (grants and rules without grants count),
+    a grant whose rule never appeared is another node's to reclaim only after the grace, a rule keeps its grant,
+    and a node releases only its own."""
+    from agent.kube.dra import GRANT_GRACE_SECONDS, GrantBook, call  # noqa: PLC0415
+
+    s = replace(load(env={}).kube, api_server=api.url)
+    client = make_api(s)
+    request = lambda method, path, body=None, query=None: call(client, method, path, body, query)  # noqa: E731
+    clock = Clock()
+    a, b = (GrantBook(request, "gpu-npd", "budget", n, clock, sleep=lambda _: None) for n in ("node-a", "node-b"))
+    assert a.acquire(["a1", "a2"], set(), 3) == ["a1", "a2"]
+    assert b.acquire(["b1", "b2"], {"legacy"}, 3) == []  # two grants and a rule without one: 3 of 3
+    assert b.acquire(["b1"], set(), 3) == ["b1"]
+    assert a.acquire(["a1", "a2"], set(), 3) == ["a1", "a2"]  # granted before: still a's
+    clock.t += GRANT_GRACE_SECONDS + 1
+    assert b.acquire(["b1", "b2"], {"a1"}, 3) == ["b1", "b2"]  # a2 never got its rule: reclaimed; a1 has one
+    # (b1, granted before the grace, is b's still: asking for it again says it is still wanted)
+    a.release(["a1", "b1"])
+    assert sorted(api.configmaps[("gpu-npd", "budget")]["data"]) == ["b1", "b2"]
+    raced: list = []
+
+    def racing(method, path, body=None, query=None):
+        if method == "PUT" and not raced:  # another agent writes between this one's read and its write
+            raced.append(a.acquire(["a3"], set(), 4))
+        return request(method, path, body, query)
+
+    c = GrantBook(racing, "gpu-npd", "budget", "node-c", clock, sleep=lambda _: None)
+    got = c.acquire(["c1", "c2"], set(), 4)
+    assert got == ["c1"] and c.conflicts == 1 and raced == [["a3"]]
+    assert sorted(api.configmaps[("gpu-npd", "budget")]["data"]) == ["a3", "b1", "b2", "c1"]
+
+
 def test_nodes_sharing_63_characters_never_touch_each_others_rules(api, tmp_path: Path):
     """Issue 31: owner labels cut to 63 characters collided, and one node's agent deleted the other's rule 2 s
     after start. Now the rule carries the node's full name (an annotation) and its hash (the label listed by),
@@ -181,9 +233,9 @@ def test_nodes_sharing_63_characters_never_touch_each_others_rules(api, tmp_path
         "spec": mine["spec"]}
     b = _agent(tmp_path, api, LONG_B, taint_hold_down_seconds=0)
     wait_until(lambda: api.conditions(LONG_B).get("GPUUnhealthy", {}).get("status") == "False", "B's first write")
-    n = len(api.requests)
-    wait_until(lambda: any("devicetaintrules" in r[1] for r in api.requests[n - 50:]), "B's rule sync", timeout=30)
-    time.sleep(1.0)
+    wait_until(lambda: any(r[0] == "GET" and node_hash(LONG_B) in r[2].get("labelSelector", "")
+                           for r in list(api.requests)), "B's list of its rules", timeout=30)
+    time.sleep(1.0)  # what B deletes, it deletes right after that list
     assert {"forged", "cut", mine["metadata"]["name"]} <= set(api.device_taint_rules)
     assert not [r for r in api.requests if r[0] == "DELETE" and "devicetaintrules" in r[1]]
     assert a.stop()[0] == 0 and b.stop()[0] == 0

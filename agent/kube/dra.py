@@ -244,6 +244,8 @@ class GrantBook:
             keep = {k: g for k, g in grants.items() if kept(k, g)}
             taken = set(keep) | rules
             given[:] = [n for n in names if keep.get(n, {}).get("node") == self.node]
+            for n in given:  # still wanted, its rule not created yet (the API failed?): not stale, say so
+                keep[n] = {"node": self.node, "at": round(now, 3)}
             for n in names:
                 if n not in taken and len(taken) < allowed:
                     keep[n] = {"node": self.node, "at": round(now, 3)}
