@@ -177,3 +177,30 @@ def test_the_fallback_asks_nvml_for_the_gpus_compute_pids_on_a_handle_of_its_own
     assert pids_on(backend, 3) == [4242, 4243] and pids_on(backend, 0) == []
     assert backend.standin.refcount == 0
     assert pids_on(None, 3) is None
+
+
+def test_the_agents_fallback_names_the_pod_of_the_gpus_compute_process(tmp_path):
+    """As the agent wires it (agent/app.py): GPU 3's compute process (the stand-in's pid 4242) -> its cgroup ->
+    the pod of that uid in the pod log tree; nothing asked of NVML while the agent has released it."""
+    from types import SimpleNamespace
+
+    from agent.app import _straggler_events
+    from agent.config import load
+    from agent.gpu.collector import GpuCollector
+    from agent.podlookup import PodLookup
+    from parsers.model import PodRef
+
+    uid = "7a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c03"
+    scen = tmp_path / "h100.yaml"
+    scen.write_text(yaml.safe_dump(hgx_scenario(timeline=[{"at": 0, "gpu": SLOW, "set": {"compute_processes": 1}}])))
+    (tmp_path / "proc" / "4242").mkdir(parents=True)
+    (tmp_path / "proc" / "4242" / "cgroup").write_text(
+        f"0::/kubepods.slice/kubepods-pod{uid.replace('-', '_')}.slice/cri-containerd-{'a' * 64}.scope\n")
+    cfg = load(env={}, flags={"nvml": f"fake:{scen}", "proc_root": str(tmp_path), "peer_outliers": {"enabled": True}})
+    pods = PodLookup(str(tmp_path))
+    pods.pod_source = SimpleNamespace(pods={uid: PodRef("train", "llama-worker-3", uid, "main")})
+    gpu = GpuCollector(None)
+    w = _straggler_events(cfg, SimpleNamespace(n=SimpleNamespace(api=None)), None, pods, gpu)
+    assert w.fallback(straggler()) == {("train", "llama-worker-3")}
+    gpu.status = "released"
+    assert w.fallback(straggler()) == set()
