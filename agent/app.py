@@ -123,7 +123,7 @@ def build(cfg: Config, clock: Callable[[], float] = time.time, out=None, boot: B
     workloads = WorkloadTracker(metrics, cfg.workload_correlation_seconds, cfg.workload_pod_label, clock)
     kube = _kube_sink(cfg, metrics, intake.emit)
     pods = PodLookup(cfg.proc_root)
-    writers = [w for w in (_pod_fault_writer(cfg, kube, metrics), _straggler_events(cfg, kube, metrics, pods))
+    writers = [w for w in (_pod_fault_writer(cfg, kube, metrics), _straggler_events(cfg, kube, metrics, pods, gpu))
                if w is not None]  # sinks with writer threads of their own
     sinks = [workloads, metrics, StdoutSink(cfg.node_name, out)] + ([kube] if kube is not None else []) + writers
     progress = ProgressTracker(metrics, cfg.workload_hang, clock,
@@ -149,7 +149,7 @@ def _pod_fault_writer(cfg: Config, kube, metrics: Metrics):
     return PodFaultWriter(kube.n.api, cfg.node_name, cfg.kube, cfg.mode, metrics)
 
 
-def _straggler_events(cfg: Config, kube, metrics: Metrics, pods: PodLookup):
+def _straggler_events(cfg: Config, kube, metrics: Metrics, pods: PodLookup, gpu: GpuCollector):
     """Pods using a straggling GPU or rail get a Pod Event naming it (agent/kube/stragglers.py), when the
     peer-outlier test runs and the agent writes to a cluster."""
     if kube is None or not cfg.peer_outliers.enabled:
@@ -163,7 +163,7 @@ def _straggler_events(cfg: Config, kube, metrics: Metrics, pods: PodLookup):
         """The kubelet silent: the pods of the GPU's compute processes (pid -> cgroup -> the pod log tree)."""
         index = p.details.get("gpu_index")
         lookup.pod_source = pods.pod_source
-        if index is None or lookup.pod_source is None:
+        if index is None or lookup.pod_source is None or gpu.status == "released":  # a reset wants NVML let go
             return set()
         refs = (lookup(pid) for pid in pids_on(nvml, int(index), cfg.nvml_deadline_seconds) or [])
         return {(r.namespace, r.pod) for r in refs if r is not None}
