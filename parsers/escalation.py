@@ -34,7 +34,7 @@ BURST_SECONDS = 180.0  # sightings of one Xid on one scope this close together a
 SCOPES = ("unit", "gpu", "gpus")
 MAX_KEYS = 1024  # scopes remembered (oldest forgotten first): input cannot grow this
 MAX_BURSTS = 64  # bursts remembered per scope (more than any row counts)
-MAX_GPUS = 128  # GPUs remembered per Xid (a node has 8 or so; a line can name any address): bounds the spread scan
+MAX_GPUS = 32  # GPUs remembered per Xid (a node has 8 or 16; a line can name any address): bounds the spread scan
 # the unit an Xid 13 names: "Graphics SM Warp Exception on (GPC 1, TPC 0, SM 0)", older "(GPC 0, TPC 0)"
 UNIT = re.compile(r"\(GPC (\d{1,4}), TPC (\d{1,4})(?:, SM \d{1,4})?\)")
 
