@@ -34,6 +34,7 @@ BURST_SECONDS = 180.0  # sightings of one Xid on one scope this close together a
 SCOPES = ("unit", "gpu", "gpus")
 MAX_KEYS = 1024  # scopes remembered (oldest forgotten first): input cannot grow this
 MAX_BURSTS = 64  # bursts remembered per scope (more than any row counts)
+MAX_GPUS = 32  # GPUs remembered per Xid (a node has 8 or 16; a line can name any address): bounds the spread scan
 # the unit an Xid 13 names: "Graphics SM Warp Exception on (GPC 1, TPC 0, SM 0)", older "(GPC 0, TPC 0)"
 UNIT = re.compile(r"\(GPC (\d{1,4}), TPC (\d{1,4})(?:, SM \d{1,4})?\)")
 
@@ -129,9 +130,10 @@ class Escalations:
             return last[0]
         here = self._sighting((xid, gpu), t)
         gpus = self._gpus.setdefault(xid, {})
-        gpus[gpu] = None
+        gpus.pop(gpu, None)
+        gpus[gpu] = None  # (the latest last: the oldest is forgotten first)
         _bound(self._gpus, xid)
-        if len(gpus) > MAX_KEYS:
+        if len(gpus) > MAX_GPUS:
             del gpus[next(iter(gpus))]
         if unit is not None:
             self._sighting((xid, gpu, unit), t)
@@ -204,7 +206,10 @@ class Escalations:
                       and all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in b)]
             key = tuple(item[0])
             self._bursts[key] = sorted(bursts)
-            self._gpus.setdefault(key[0], {})[key[1]] = None
+            gpus = self._gpus.setdefault(key[0], {})
+            gpus[key[1]] = None
+            if len(gpus) > MAX_GPUS:
+                del gpus[next(iter(gpus))]
             _bound(self._gpus, key[0])
             _bound(self._bursts, key)
 

@@ -157,3 +157,18 @@ def test_xid31_on_one_gpu_twice_degrades_it(tmp_path):
 def test_the_lines_are_what_the_rules_say(line):
     f = Classifier().classify(line)
     assert f.kind == "xid" and f.xid in (13, 31, 79)
+
+
+def test_a_flood_of_distinct_gpus_costs_a_bounded_scan():
+    """A line can name any PCI address: thousands of 'GPUs' with Xid 13 at once keep the state and each sighting's
+    scan bounded (the GPUs remembered per Xid: MAX_GPUS)."""
+    import time
+
+    from parsers.escalation import MAX_GPUS, MAX_KEYS
+
+    esc = Escalations()
+    start = time.process_time()
+    for i in range(5000):
+        esc.see(13, "warning", f"{i // 256:04x}:{i % 256:02x}:00", JOHN[0], float(i))
+    assert time.process_time() - start < 10  # (about 0.5 s; quadratic it was minutes)
+    assert all(len(g) <= MAX_GPUS for g in esc._gpus.values()) and len(esc._bursts) <= MAX_KEYS
