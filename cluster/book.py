@@ -63,6 +63,7 @@ class JobState:
     pods: set = field(default_factory=set)
     nodes: dict = field(default_factory=dict)  # node -> how many of the job's pods run there
     events: dict = field(default_factory=dict)  # Event uid -> list[Evidence]
+    versions: dict = field(default_factory=dict)  # Event uid -> the resourceVersion its evidence was read from
     since: float = 0.0  # evidence before this (a closed incident's) is not counted again
     seq: int = 0  # incidents opened so far on this job
     open: Open | None = None
@@ -215,11 +216,16 @@ class Book:
                 self.dropped += 1
             return
         state = self.jobs[info.job]
+        rv = (ev.get("metadata") or {}).get("resourceVersion")
+        if rv is not None and state.versions.get(uid) == rv and uid in state.events:
+            return  # read already (a relist hands every object again)
         found = self.reader.pod_event(ev, info.node)
+        state.versions[uid] = rv
         if state.events.get(uid) == found:
             return
         state.events[uid] = found
         if len(state.events) > MAX_EVENTS:
+            state.versions.pop(next(iter(state.events)), None)
             del state.events[next(iter(state.events))]
             self.dropped += 1
         self._touch(state, now)
@@ -355,6 +361,7 @@ class Book:
                 changes.append(Change("closed", state.job, state.open, state.open.incident))
                 state.since = now
                 state.events.clear()
+                state.versions.clear()
                 state.open = None
                 for pod in state.pods:
                     info = self.pods.get(pod)

@@ -173,6 +173,26 @@ def test_the_book_keeps_one_incident_and_closes_it_when_quiet():
     assert book.settle(t0 + 202) == []
 
 
+def test_an_event_listed_again_at_the_same_resource_version_is_not_read_again(monkeypatch):
+    """A relist after 410 Gone hands every Event again: only those that changed are read into evidence."""
+    book = Book()
+    t0 = time.time()
+    book.pod({"metadata": {"name": "w-0", "namespace": "train", "labels": {"job-name": "t"}},
+              "spec": {"nodeName": "node-a"}}, t0)
+    ev = agent_pod_event("node-a", "w-0", [0])
+    ev["involvedObject"]["name"] = "w-0"
+    ev["metadata"] = {"namespace": "train", "name": "w-0.a", "uid": "u1", "resourceVersion": "7"}
+    read = []
+    real = book.reader.pod_event
+    monkeypatch.setattr(book.reader, "pod_event", lambda *a: read.append(1) or real(*a))
+    book.event(ev, t0)
+    book.event(ev, t0 + 1)
+    assert len(read) == 1
+    ev = {**ev, "count": 2, "metadata": {**ev["metadata"], "resourceVersion": "9"}}
+    book.event(ev, t0 + 2)
+    assert len(read) == 2
+
+
 def test_what_agents_write_about_a_deleted_pod_still_counts_for_its_job():
     """A gang restart deletes the pods before their agents' last Events arrive: a tombstone keeps the job."""
     book = Book()
