@@ -99,12 +99,12 @@ def repair_annotation(problems: list[Problem]) -> str | None:
 
 def own_condition_types() -> tuple[str, ...]:
     """Every NodeCondition type the agent writes with its built-in configuration, sorted: the kind table's
-    (parsers/kinds.py CONDITIONS), the built-in checks' (agent/checks/settings.py RAISES) and the repair
+    (parsers/kinds.py CONDITIONS), the built-in checks' (agent/checks/builtin.py TABLE) and the repair
     profiles' (PROFILE_CONDITIONS). The ValidatingAdmissionPolicy of deploy/base (and the chart's) lets the
     agent change no other type on nodes/status; tests/test_vap_nodes.py holds the manifests to this list."""
     from parsers.kinds import CONDITIONS  # noqa: PLC0415
 
-    from ..checks.settings import RAISES  # noqa: PLC0415
+    from ..checks.builtin import TABLE as CHECKS  # noqa: PLC0415
 
-    return tuple(sorted({c.type for c in CONDITIONS} | {condition for condition, _ in RAISES.values()}
+    return tuple(sorted({c.type for c in CONDITIONS} | {c.condition for c in CHECKS}
                         | {t for profile in PROFILE_CONDITIONS.values() for t, _, _ in profile}))
