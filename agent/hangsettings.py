@@ -22,6 +22,8 @@ class HangSettings:
     min_steps: Annotated[int, num("advances seen before a pod counts as \"was making progress\"", gt=0)] = 3
     max_pods: Annotated[int, num("pods tracked per node; past it the longest-silent one is forgotten (counted)",
                                  gt=0)] = 512
+    device_refresh_seconds: Annotated[float, num("how often the pods' GPUs are asked of the kubelet while pods are "
+                                                 "tracked (a pod not yet known is asked for at once)", gt=0)] = 60.0
 
 
 @dataclass(frozen=True)
