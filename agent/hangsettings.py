@@ -30,6 +30,6 @@ class HangSettings:
 class PeerSettings:
     enabled: Annotated[bool, doc("compare each node's GPUs and rails with their peers (off: on nodes shared by "
                                  "different workloads the GPUs differ by design)")] = False
-    k: Annotated[float, num("MADs below the peers' median", gt=0)] = 5.0
+    k: Annotated[float, num("spreads (MADs, or the field's floor) off the peers' median", gt=0)] = 5.0
     polls: Annotated[int, num("consecutive outlying polls before a member is a straggler", gt=0)] = 3
     min_peers: Annotated[int, num("members under load needed for a comparison", gt=0)] = 4
