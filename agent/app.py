@@ -235,7 +235,8 @@ class Agent:
         self.poller, self.kube, self.checkpoint, self.checks = poller, kube, checkpoint, checks
         self.metrics, self.engine, self.gpu, self.pods = pipeline.metrics, pipeline.engine, pipeline.gpu, pipeline.pods
         self.rebooted = rebooted
-        self.writers = list(writers)  # sinks with their own writer thread (agent/kube/podfault.py, stragglers.py)
+        # threads of their own: sinks (agent/kube/podfault.py, stragglers.py), the pod -> device cache
+        self.writers = list(writers)
         self.supervisor = Supervisor(self.metrics, intake.emit, stop)
         self.selfwatch = SelfWatch(self.metrics)
         self.server = None

@@ -185,7 +185,8 @@ def test_healthy_traffic_jitter_and_idle_links_raise_nothing():
 def test_through_the_agent_a_gpu_throttled_and_one_short_of_nvlink_traffic_are_stragglers(tmp_path):
     """The NVML stand-in through the agent's real backend (eight H100s under load, synthetic): GPU 6's thermal
     violation counter gains 3 s every 10 s while its peers' stand still, and GPU 2 sends 60 % of its peers' NVLink
-    data (6 against ~10 GB/s); at the fourth poll (three rates) both are StragglerSuspected, on their own fields; nothing else."""
+    data (6 against ~10 GB/s); at the fourth poll (three rates) both are StragglerSuspected, on their own fields;
+    nothing else."""
     from telemetry_kit import hgx_scenario
     from test_telemetry import make, poll
 

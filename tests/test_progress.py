@@ -429,7 +429,8 @@ def test_the_verdict_says_what_the_nodes_devices_did_when_the_pods_are_unknown()
     assert evidence(None, [], [], []).startswith("This pod's GPUs are not known (the kubelet's PodResources API has "
                                                  "not named them). No hardware or fabric fault stands on this node")
     gpus = lambda *util: [_gpu(i, power_watts=690.0, utilization_gpu=u) for i, u in enumerate(util)]  # noqa: E731
-    assert "GPU utilisation 99-100 % (pinned: kernels running without progress" in evidence(None, [], [], gpus(100, 99, 100))
+    pinned = evidence(None, [], [], gpus(100, 99, 100))
+    assert "GPU utilisation 99-100 % (pinned: kernels running without progress" in pinned
     assert "GPU utilisation 0-2 % (idle: no kernel running" in evidence(None, [], [], gpus(0, 2, 0))
     assert "GPU utilisation 40-100 %." in evidence(None, [], [], gpus(40, 100))  # mixed: says nothing more
     events: list = []

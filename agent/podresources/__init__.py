@@ -31,13 +31,12 @@ class PodDevices:
 
 @dataclass(frozen=True)
 class Owned:
-    """The devices a pod holds, as the hang verdict (agent/progress.py) matches them against readings and problems: GPU UUIDs (lower case)
-    and PCI addresses (normalised), RDMA rails by device name, netdev or PCI address (lower case); `source`: who
-    said so ("the kubelet", "its compute processes")."""
+    """The devices a pod holds, as the hang verdict (agent/progress.py) matches them against readings and
+    problems: GPU UUIDs (lower case) and PCI addresses (normalised), RDMA rails by device name, netdev or PCI address
+    (lower case); `source`: who said so ("the kubelet", "its compute processes")."""
     gpus: frozenset[str]
     rails: frozenset[str] = frozenset()
     source: str = "the kubelet"
-
 
 
 def _gpu_id(device_id: str) -> str:
