@@ -85,3 +85,42 @@ def test_nothing_is_asked_while_no_pod_is_tracked():
     finally:
         cache.close()
     assert asked == [] and cache.asks == 0
+
+
+def test_the_agents_fallback_maps_each_gpus_compute_process_to_its_pod(tmp_path):
+    """As agent/app.py wires it: the kubelet silent (no socket), GPU 3's compute process (the NVML stand-in's pid
+    4242) -> its cgroup -> the pod of that uid in the pod log tree holds GPU 3 (UUID and PCI address); nothing asked
+    of NVML while the agent has released it."""
+    from types import SimpleNamespace
+
+    import yaml
+
+    from agent.app import _pod_devices
+    from agent.config import load
+    from agent.gpu.collector import GpuCollector
+    from agent.gpu.nvml import open_backend
+    from agent.podlookup import PodLookup
+    from telemetry_kit import hgx_scenario
+
+    uid = "7a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c03"
+    scenario = hgx_scenario(timeline=[{"at": 0, "gpu": 3, "set": {"compute_processes": 1}}])
+    (tmp_path / "h100.yaml").write_text(yaml.safe_dump(scenario))
+    (tmp_path / "proc" / "4242").mkdir(parents=True)
+    (tmp_path / "proc" / "4242" / "cgroup").write_text(
+        f"0::/kubepods.slice/kubepods-pod{uid.replace('-', '_')}.slice/cri-containerd-{'a' * 64}.scope\n")
+    cfg = load(env={}, flags={"nvml": f"fake:{tmp_path / 'h100.yaml'}", "proc_root": str(tmp_path),
+                              "kubernetes": {"pod_resources_socket": str(tmp_path / "no.sock")}})
+    pods = PodLookup(str(tmp_path))
+    ref = PodRef("train", "llama-worker-3", uid, "main")
+    pods.pod_source = SimpleNamespace(pods={uid: ref})
+    gpu = GpuCollector(open_backend(cfg.nvml))
+    gpu.start()
+    progress = SimpleNamespace(pods={uid: object()})
+    cache = _pod_devices(cfg, None, None, pods, gpu, progress)
+    cache.refresh()
+    got = cache(ref)
+    assert got is not None and got.source == "its compute processes"
+    assert got.gpus == {scenario["gpus"][3]["uuid"].lower(), "0000:5d:00"}
+    gpu.status = "released"
+    cache.refresh()
+    assert cache(ref) is None
