@@ -128,6 +128,10 @@ def build(cfg: Config, clock: Callable[[], float] = time.time, out=None, boot: B
     sinks = [workloads, metrics, StdoutSink(cfg.node_name, out)] + ([kube] if kube is not None else []) + writers
     progress = ProgressTracker(metrics, cfg.workload_hang, clock,
                                alive=functools.partial(running_pods, cfg.proc_root))
+    devices = _pod_devices(cfg, kube, metrics, pods, gpu, progress)
+    if devices is not None:
+        progress.devices = devices
+        writers.append(devices)  # a thread of its own, started and closed with the writers (not a sink)
     pipeline = Pipeline(engine, judge, metrics, gpu, workloads, pods, sinks, boot, clock, guard, cursors,
                         str(cfg.checks.get("severity") or "error"), cfg.expected_gpus, progress, _peers(cfg))
     for cache, owner in (("pid_pod", pods.pids), ("workload_jobs", workloads), ("decisions", pipeline.coalescer),
@@ -171,6 +175,36 @@ def _straggler_events(cfg: Config, kube, metrics: Metrics, pods: PodLookup, gpu:
     return StragglerEvents(kube.n.api, cfg.node_name, cfg.kube, STRAGGLER, metrics, fallback=compute_pods)
 
 
+def _pod_devices(cfg: Config, kube, metrics: Metrics, pods: PodLookup, gpu: GpuCollector, progress: ProgressTracker):
+    """The pods' GPUs and rails for the hang verdict (agent/kube/poddevices.py): the kubelet's PodResources answer,
+    asked on a thread of its own while pods are tracked; the kubelet silent, the pods of each GPU's compute
+    processes (a handle of its own, nothing asked while NVML is released)."""
+    if not cfg.workload_hang.enabled:
+        return None
+    from .kube.poddevices import PodDeviceCache  # noqa: PLC0415
+    from .podresources import Owned  # noqa: PLC0415
+
+    nvml = open_backend(cfg.nvml)
+    lookup = PodLookup(cfg.proc_root)  # its own pid cache (this runs on the cache's thread)
+
+    def compute_pods() -> dict[tuple[str, str], Owned]:
+        lookup.pod_source = pods.pod_source
+        if lookup.pod_source is None or gpu.status != "ok":  # released: a reset wants NVML let go
+            return {}
+        found: dict[tuple[str, str], set[str]] = {}
+        for g in list(gpu.gpus):
+            for pid in pids_on(nvml, g.ident.index, cfg.nvml_deadline_seconds) or []:
+                ref = lookup(pid)
+                if ref is not None:
+                    found.setdefault((ref.namespace, ref.pod), set()).update(
+                        {g.labels["uuid"].lower(), g.labels["pci_bus_id"]})
+        return {pod: Owned(frozenset(keys), frozenset(), "its compute processes") for pod, keys in found.items()}
+
+    return PodDeviceCache(kube.n.api if kube is not None else None, cfg.node_name, cfg.kube,
+                          cfg.workload_hang.device_refresh_seconds, metrics,
+                          fallback=compute_pods if nvml is not None else None, wanted=lambda: bool(progress.pods))
+
+
 def _peers(cfg: Config) -> PeerOutliers | None:
     """The peer-outlier test when the `peer_outliers` block enables it."""
     s = cfg.peer_outliers
@@ -201,7 +235,8 @@ class Agent:
         self.poller, self.kube, self.checkpoint, self.checks = poller, kube, checkpoint, checks
         self.metrics, self.engine, self.gpu, self.pods = pipeline.metrics, pipeline.engine, pipeline.gpu, pipeline.pods
         self.rebooted = rebooted
-        self.writers = list(writers)  # sinks with their own writer thread (agent/kube/podfault.py, stragglers.py)
+        # threads of their own: sinks (agent/kube/podfault.py, stragglers.py), the pod -> device cache
+        self.writers = list(writers)
         self.supervisor = Supervisor(self.metrics, intake.emit, stop)
         self.selfwatch = SelfWatch(self.metrics)
         self.server = None

@@ -22,12 +22,14 @@ class HangSettings:
     min_steps: Annotated[int, num("advances seen before a pod counts as \"was making progress\"", gt=0)] = 3
     max_pods: Annotated[int, num("pods tracked per node; past it the longest-silent one is forgotten (counted)",
                                  gt=0)] = 512
+    device_refresh_seconds: Annotated[float, num("how often the pods' GPUs are asked of the kubelet while pods are "
+                                                 "tracked (a pod not yet known is asked for at once)", gt=0)] = 60.0
 
 
 @dataclass(frozen=True)
 class PeerSettings:
     enabled: Annotated[bool, doc("compare each node's GPUs and rails with their peers (off: on nodes shared by "
                                  "different workloads the GPUs differ by design)")] = False
-    k: Annotated[float, num("MADs below the peers' median", gt=0)] = 5.0
+    k: Annotated[float, num("spreads (MADs, or the field's floor) off the peers' median", gt=0)] = 5.0
     polls: Annotated[int, num("consecutive outlying polls before a member is a straggler", gt=0)] = 3
     min_peers: Annotated[int, num("members under load needed for a comparison", gt=0)] = 4

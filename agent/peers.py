@@ -1,13 +1,20 @@
 """Stragglers against peers: one poll's readings -> members far from their peers' median, for N polls running.
 
 The GPUs of a training node (and its RDMA rails) work in lock-step: one pod's ranks, the same kernels, the
-same collectives.  A member whose SM clock, power or rail throughput sits more than `k` MADs away from the
-median of its peers (the same entity kind, GPU model, field) for `polls` consecutive polls is a straggler:
+same collectives.  A member whose reading sits more than `k` spreads on the wrong side of the median of its
+peers (the same entity kind, GPU model, field) for `polls` consecutive polls is a straggler:
 `GPUDegraded/StragglerSuspected`, a warning, never fatal, naming the device and the field.
 
 Pure: readings and a time in, verdicts out; the only state is the run of consecutive outlying polls and the
-previous counter values (rail throughput is a rate between two polls).  Fields are a table (FIELDS).
-Only members under load are compared (the field above its `busy` floor): an idle GPU is not the job's.
+previous counter values (a rate is taken between two polls).  Fields are a table (FIELDS), one row per field:
+its direction (a straggler is "low": a slow clock, little traffic; or "high": more time throttled), its unit, its
+busy gate and its spread floor.
+
+- Busy gate: only members under load are compared (`gate`, the field itself unless named, above `busy`): an idle
+  GPU is not the job's, and its zero is not a peer's value.
+- Spread: the MAD (scaled to a standard deviation), but never below `rel_floor` of the median nor the field's
+  absolute `floor`.  Peers that agree exactly (throttled 0 % of the time, MAD 0) would otherwise put any member
+  that differs at all infinitely far from them.
 """
 
 from __future__ import annotations
@@ -29,21 +36,42 @@ DEVICE_LABELS = ("gpu_index", "uuid", "device", "port", "netdev", "pci_bus_id")
 @dataclass(frozen=True)
 class Field:
     entity: str  # gpu, ib_port
-    name: str  # the reading's value (a counter for kind "rate")
-    kind: str  # "gauge" or "rate" (bytes per second from a cumulative counter; IB data counters count 4-byte words)
+    name: str  # the reading's value (a cumulative counter for kind "rate")
+    kind: str  # "gauge", or "rate": per second between two polls, of a counter
     direction: str  # "low": only a member below its peers is a straggler; "high": only above
-    busy: float  # the peers' median must exceed this (under load)
+    busy: float  # the member is under load when its `gate` value exceeds this
     unit: str
     what: str  # in words, for the Events
-    scale: float = 1.0
+    scale: float = 1.0  # the value (per second, for a rate) -> `unit`
+    floor: float = 0.0  # the spread never less than this, in `unit`
+    gate: str = ""  # the reading's value the busy gate looks at; "": this field's own (after `scale`)
 
 
+UNDER_LOAD = 50.0  # utilisation, percent: a GPU of the job's (the gate of fields that are 0 when healthy)
+# The table.  Floors are design choices, not measurements: about the smallest difference that means something
+# for each field (a couple of clock steps, 10 W, 5 points of utilisation, 2 points of the time throttled).
 FIELDS: tuple[Field, ...] = (
-    Field("gpu", "clock_sm_loaded", "gauge", "low", 300.0, "MHz", "SM clock under load"),  # while not idle
-    Field("gpu", "power_watts", "gauge", "low", 100.0, "W", "power draw"),
-    Field("gpu", "utilization_gpu", "gauge", "low", 50.0, "%", "utilisation"),
-    Field("ib_port", "counters/port_xmit_data", "rate", "low", 1e8, "B/s", "transmit rate", 4.0),
-    Field("ib_port", "counters/port_rcv_data", "rate", "low", 1e8, "B/s", "receive rate", 4.0),
+    Field("gpu", "clock_sm_loaded", "gauge", "low", 300.0, "MHz", "SM clock under load", floor=30.0),
+    Field("gpu", "power_watts", "gauge", "low", 100.0, "W", "power draw", floor=10.0),
+    Field("gpu", "utilization_gpu", "gauge", "low", UNDER_LOAD, "%", "utilisation", floor=5.0),
+    # seconds throttled per second, as a percentage of the time; healthy peers sit at 0 (or all at a power cap)
+    *(Field("gpu", f"throttled_{cause}_seconds", "rate", "high", UNDER_LOAD, "%", f"time throttled ({words})",
+            100.0, 2.0, "utilization_gpu")
+      for cause, words in (("thermal", "thermal"), ("power", "power cap"), ("board_limit", "board limit"),
+                           ("reliability", "reliability"))),
+    # PCIe: NVML's own 20 ms sample, bytes per second; NVLink: KiB counters summed over the GPU's links.  Gated on
+    # utilisation, not on the traffic itself: a loaded GPU that moves little data is the straggler sought
+    Field("gpu", "pcie_tx_bytes_per_second", "gauge", "low", UNDER_LOAD, "B/s", "PCIe transmit rate", 1.0, 1e7,
+          "utilization_gpu"),
+    Field("gpu", "pcie_rx_bytes_per_second", "gauge", "low", UNDER_LOAD, "B/s", "PCIe receive rate", 1.0, 1e7,
+          "utilization_gpu"),
+    Field("gpu", "nvlink_tx_kib", "rate", "low", UNDER_LOAD, "B/s", "NVLink transmit rate", 1024.0, 1e8,
+          "utilization_gpu"),
+    Field("gpu", "nvlink_rx_kib", "rate", "low", UNDER_LOAD, "B/s", "NVLink receive rate", 1024.0, 1e8,
+          "utilization_gpu"),
+    # IB data counters count 4-byte words
+    Field("ib_port", "counters/port_xmit_data", "rate", "low", 1e8, "B/s", "transmit rate", 4.0, 1e7),
+    Field("ib_port", "counters/port_rcv_data", "rate", "low", 1e8, "B/s", "receive rate", 4.0, 1e7),
 )
 
 
@@ -66,7 +94,8 @@ class PeerOutliers:
                 if r.entity != f.entity or f.name not in r.values:
                     continue
                 value = self._value(f, r, now, seen_counters)
-                if value is not None and value > f.busy:  # an idle member is not this job's (or not loaded)
+                loaded = value if not f.gate else r.values.get(f.gate)
+                if value is not None and loaded is not None and loaded > f.busy:  # an idle member is not the job's
                     groups.setdefault(r.labels.get("model", ""), {})[r.subject] = (r, value)
             for members in groups.values():
                 for subject, verdict in self._outliers(f, members):
@@ -82,7 +111,7 @@ class PeerOutliers:
     def _value(self, f: Field, r: Reading, now: float, seen: set) -> float | None:
         value = float(r.values[f.name])
         if f.kind == "gauge":
-            return value
+            return value * f.scale
         key = (r.subject, f.name)
         seen.add(key)
         last = self._last.get(key)
@@ -97,7 +126,7 @@ class PeerOutliers:
         values = [v for _, v in members.values()]
         median = statistics.median(values)
         mad = statistics.median(abs(v - median) for v in values)
-        spread = max(MAD_SCALE * mad, self.rel_floor * abs(median))
+        spread = max(MAD_SCALE * mad, self.rel_floor * abs(median), f.floor)
         for subject, (r, value) in members.items():
             off = (value - median) / spread
             if (f.direction == "low" and off < -self.k) or (f.direction == "high" and off > self.k):

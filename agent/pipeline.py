@@ -12,7 +12,6 @@ one snapshot -> every sink.  Each stage returns its result to the next; none rea
 
 from __future__ import annotations
 
-import functools
 import logging
 from collections import Counter
 from typing import Callable
@@ -30,7 +29,7 @@ from .podlookup import PodLookup
 from .samples import SampleJudge
 from .selfcaused import CounterGuard
 from .peers import PeerOutliers
-from .progress import Mark, ProgressTracker, activity
+from .progress import Mark, ProgressTracker
 from .workloads import WorkloadTracker
 
 log = logging.getLogger("gpu_npd")
@@ -157,8 +156,7 @@ class Pipeline:
         """Every tick: pods silent past their allowance are suspected hung (their Events go with the next
         publish); `live_uids`: the pods whose logs still exist."""
         if self.progress is not None:
-            self._events += self.progress.tick(live_uids, self.engine.problems.values(),
-                                               functools.partial(activity, *self._readings))
+            self._events += self.progress.tick(live_uids, self.engine.problems.values(), self._readings)
 
     def _node(self, info: NodeInfo) -> Change:
         """The Node's nvidia.com/gpu capacity is the expected GPU count unless one is configured."""

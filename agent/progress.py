@@ -7,6 +7,12 @@ gauge `gpu_npd_workload_hang_suspected` = 1; progress again clears both (a `Work
 A checkpoint save or an evaluation announced in the log stretches the allowance to `pause_seconds` from the
 announcement.  Never a node condition: a hung job is the job's, until a node fault explains it.
 
+The verdict names the pod's own devices (`Owned`: its GPUs and RDMA rails, from a cache the kubelet's
+PodResources answer fills off the main loop, agent/kube/poddevices.py): what its GPUs did over the last poll
+(utilisation pinned or idle, power), whether its rails' data counters moved, and a fault standing on one of its
+GPUs or rails, or on the node as a whole, as the likely cause (a fault on another pod's GPU is named as not this
+pod's).  Where the pod's devices are unknown it speaks of the node's GPUs and says so.
+
 Pods tracked are capped (`max_pods`; the pod silent the longest is forgotten first, counted); a pod whose
 logs are gone (deleted) is forgotten at the next tick.
 """
@@ -19,11 +25,12 @@ from collections import OrderedDict, deque
 from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
+from parsers import normalize_pci
+from parsers.model import PodEvent, PodRef, Problem, Reading
 from parsers.progress import Progress
 
-from parsers.model import PodEvent, PodRef, Problem, Reading
-
 from .hangsettings import HangSettings
+from .podresources import Owned
 from .workloads import job_of
 
 HANG_REASON = "WorkloadHangSuspected"
@@ -55,9 +62,11 @@ class ProgressTracker:
     """observe() and tick() return the Pod Events they decide (the pipeline hands them to the sinks)."""
 
     def __init__(self, metrics, cfg: HangSettings = HangSettings(), clock: Callable[[], float] = time.time,
-                 alive: Callable[[], set[str] | None] = lambda: None):
+                 alive: Callable[[], set[str] | None] = lambda: None,
+                 devices: Callable[[PodRef], Owned | None] = lambda ref: None):
         self.metrics, self.cfg, self.clock = metrics, cfg, clock
         self.alive = alive  # uids of pods with a live process (None: unknown); a finished job is not hung
+        self.devices = devices  # the pod's GPUs and rails (None: unknown); never blocks (a cache, filled elsewhere)
         self.pods: OrderedDict[str, _Pod] = OrderedDict()  # pod uid -> state, least recently advanced first
         self.evictions = 0
         self.finished = 0  # pods forgotten because nothing of them runs any more
@@ -88,6 +97,7 @@ class ProgressTracker:
             self._forget(old)
             self.evictions += 1
         pod = self.pods[ref.uid] = _Pod(ref, job_of(ref.pod), now)
+        self.devices(ref)  # a cache miss asks its thread to learn this pod's devices before any verdict needs them
         return pod
 
     def _advance(self, pod: _Pod, mark: Mark, now: float) -> list[PodEvent]:
@@ -121,10 +131,10 @@ class ProgressTracker:
         return max(self.cfg.k * median, self.cfg.floor_seconds)
 
     def tick(self, live_uids: set[str] | None = None, standing: Iterable[Problem] = (),
-             activity: Callable[[], str] = str) -> list[PodEvent]:
+             readings: tuple[list[Reading], list[Reading]] = ([], [])) -> list[PodEvent]:
         """Judge every pod; `live_uids` (the pods whose logs still exist) lets deleted pods go; `standing`: the
-        node's problems, a hang's likely cause; `activity`: what the node's devices are doing (asked only when a
-        pod is due)."""
+        node's problems, a hang's likely cause; `readings`: the last two telemetry polls (what the pod's devices
+        did, looked at only when a pod is due)."""
         if live_uids is not None:
             for uid in [u for u in self.pods if u not in live_uids]:
                 self._forget(self.pods.pop(uid))
@@ -144,16 +154,14 @@ class ProgressTracker:
         if not due:
             return []
         running = self.alive()  # one /proc pass, only when a pod is due
-        support = _support(list(standing))
-        doing = activity()
-        if doing:
-            support = f"{doing} {support}"
+        problems = list(standing)
         events = []
         for pod, allowance in due:
             if running is not None and pod.ref.uid not in running:
                 self._forget(self.pods.pop(pod.ref.uid))  # its processes ended: finished, not hung
                 self.finished += 1
                 continue
+            support = evidence(self.devices(pod.ref), problems, *readings)
             events.append(self._suspect(pod, now, allowance, support))
         return events
 
@@ -188,37 +196,131 @@ class ProgressTracker:
                 for uid, p in self.pods.items()}
 
 
-def _support(standing: list[Problem]) -> str:
-    """What supports the verdict: a hardware / fabric / driver fault standing on this node is its likely cause."""
-    faults = [p for p in standing if p.attribution in ("hardware", "fabric", "driver")
-              and p.severity in ("error", "fatal")]
-    if faults:
-        names = ", ".join(sorted({f"{p.reason} on {p.subject.split(':', 1)[-1]}" for p in faults})[:4])
-        return (f"Likely caused by a node fault standing on this node: {names}. "
-                "Recommended action: drain the node and restart the job elsewhere.")
-    return ("No hardware or fabric fault stands on this node: the cause is likely in the job or on a peer "
-            "node. Recommended action: check the job's other pods, then take stack dumps (py-spy dump).")
+def evidence(owned: Owned | None, standing: list[Problem], previous: list[Reading], latest: list[Reading]) -> str:
+    """The verdict's support: what the pod's GPUs and rails did over the last poll, then the likely cause (a fault
+    standing on its devices or on the node as a whole).  `owned` None: the pod's devices are unknown; the node's
+    GPUs are described instead, and the verdict says so."""
+    gpus = [r for r in latest if r.entity == "gpu"]
+    mine = [r for r in gpus if owned is not None and _gpu_keys(r) & owned.gpus]
+    if mine:
+        names = ", ".join(sorted((r.labels.get("gpu_index", r.subject) for r in mine), key=_natural))
+        whose, shown = f"Its GPU{'s' if len(mine) > 1 else ''} {names} (per {owned.source})", mine
+    else:
+        whose = ("This pod's GPUs are not known (the kubelet's PodResources API has not named them)" if owned is None
+                 else f"This pod's GPUs ({len(owned.gpus)} per {owned.source}) were not read in the last poll")
+        shown = gpus
+        if gpus:
+            whose += f"; the node's {len(gpus)} GPUs"
+    said = _gpu_activity(shown)
+    out = [f"{whose}: {said}" if said else f"{whose}."]
+    rails = _rails(previous, latest, owned)
+    if rails:
+        out.append(rails)
+    out.append(_support(standing, owned, latest))
+    return " ".join(out)
 
 
-def activity(previous: list[Reading], latest: list[Reading]) -> str:
-    """What the node's devices did over the last telemetry poll, for a hang's evidence: GPU power (and
-    utilisation where read), and RDMA rails whose data counters did not move."""
+def _gpu_keys(r: Reading) -> set[str]:
+    """The names a GPU reading answers to: its UUID (lower case) and PCI address (normalised)."""
+    keys = {str(r.labels.get("uuid") or "").lower(), normalize_pci(r.labels.get("pci_bus_id")) or "",
+            normalize_pci(r.subject.split(":", 1)[-1]) or ""}
+    return keys - {""}
+
+
+def _rail_keys(r: Reading) -> set[str]:
+    """The names an RDMA port reading answers to: its device, its netdevs and its PCI address (lower case)."""
+    keys = {str(r.labels.get("device") or "").lower(), str(r.labels.get("pci_bus_id") or "").lower(),
+            normalize_pci(r.labels.get("pci_bus_id")) or ""}
+    keys |= {n.lower() for n in str(r.labels.get("netdev") or "").split(",")}
+    return keys - {""}
+
+
+def _natural(name: str):
+    return (0, int(name), "") if name.isdigit() else (1, 0, name)
+
+
+def _gpu_activity(gpus: list[Reading]) -> str:
+    """What these GPUs did over the last poll: power (idle below 100 W) and utilisation (pinned or idle)."""
     said = []
-    power = [r.values["power_watts"] for r in latest if r.entity == "gpu" and "power_watts" in r.values]
+    power = [r.values["power_watts"] for r in gpus if "power_watts" in r.values]
     if power:
         said.append(f"GPU power {min(power):.0f}-{max(power):.0f} W over {len(power)} GPUs"
                     f"{' (idle)' if max(power) < 100 else ''}.")
-    util = [r.values["utilization_gpu"] for r in latest if r.entity == "gpu" and "utilization_gpu" in r.values]
+    util = [r.values["utilization_gpu"] for r in gpus if "utilization_gpu" in r.values]
     if util:
         said.append(f"GPU utilisation {min(util):.0f}-{max(util):.0f} %{_utilisation(min(util), max(util))}.")
-    data = ("counters/port_xmit_data", "counters/port_rcv_data")
-    before = {r.subject: r.values for r in previous if r.entity == "ib_port"}
-    rails = [(before[r.subject], r.values) for r in latest
-             if r.entity == "ib_port" and r.subject in before and all(d in r.values for d in data)]
-    if rails:
-        flat = sum(1 for old, new in rails if all(old.get(d) == new[d] for d in data))
-        said.append(f"RDMA data counters unchanged over the last poll on {flat} of {len(rails)} ports.")
     return " ".join(said)
+
+
+DATA = ("counters/port_xmit_data", "counters/port_rcv_data")
+
+
+def _rails(previous: list[Reading], latest: list[Reading], owned: Owned | None) -> str:
+    """Whether the RDMA rails' data counters moved over the last poll: the pod's own rails where it was allocated
+    some, else the node's (NCCL on the host network sends over all of them)."""
+    before = {r.subject: r.values for r in previous if r.entity == "ib_port"}
+    ports = [r for r in latest if r.entity == "ib_port" and r.subject in before and all(d in r.values for d in DATA)]
+    own = [r for r in ports if owned is not None and _rail_keys(r) & owned.rails]
+    if own:
+        ports, whose = own, "its rails"
+    else:
+        whose = "the node's rails" + (" (none allocated to this pod)" if owned is not None else "")
+    if not ports:
+        return ""
+    flat = sum(1 for r in ports if all(before[r.subject].get(d) == r.values[d] for d in DATA))
+    return f"RDMA data counters unchanged over the last poll on {flat} of {len(ports)} ports ({whose})."
+
+
+def _support(standing: list[Problem], owned: Owned | None = None, latest: list[Reading] = ()) -> str:
+    """The likely cause: a hardware / fabric / driver fault standing on the pod's GPUs or rails, or on the node as a
+    whole (a fabric, a driver, the node itself).  A fault on a GPU or rail of another pod is not this pod's cause
+    (said, not blamed).  `owned` None: the pod's devices are unknown, so any fault on the node is its likely cause."""
+    faults = [p for p in standing if p.attribution in ("hardware", "fabric", "driver")
+              and p.severity in ("error", "fatal")]
+    gpu_keys = {}  # every GPU the node read: PCI address -> its names
+    for r in latest:
+        if r.entity == "gpu":
+            gpu_keys[normalize_pci(r.subject.split(":", 1)[-1]) or r.subject] = _gpu_keys(r)
+    mine_gpus = set(owned.gpus) if owned is not None else set()
+    for pci, keys in gpu_keys.items():
+        if keys & mine_gpus:
+            mine_gpus |= keys
+    ours, others = [], []
+    for p in faults:
+        where = _where(p, gpu_keys)
+        if owned is None or where[0] == "node":
+            ours.append(p)
+        elif where[0] == "gpu":
+            (ours if where[1] & mine_gpus else others).append(p)
+        elif not owned.rails or where[1] & owned.rails:  # no rail allocated: it sends over the node's
+            ours.append(p)
+        else:
+            others.append(p)
+    names = lambda ps: ", ".join(sorted({f"{p.reason} on {p.subject.split(':', 1)[-1]}" for p in ps})[:4])  # noqa: E731
+    aside = (f" (Not this pod's: {names(others)}, on devices it does not hold.)" if others else "")
+    if ours:
+        scope = "this node" if owned is None else "this pod's devices or the node as a whole"
+        return (f"Likely caused by a node fault standing on {scope}: {names(ours)}. "
+                f"Recommended action: drain the node and restart the job elsewhere.{aside}")
+    place = "this node" if owned is None else "this pod's GPUs and rails or the node as a whole"
+    return (f"No hardware or fabric fault stands on {place}: the cause is likely in the job or on a peer "
+            f"node. Recommended action: check the job's other pods, then take stack dumps (py-spy dump).{aside}")
+
+
+def _where(p: Problem, gpu_keys: dict[str, set[str]]) -> tuple[str, set[str]]:
+    """Which device a problem stands on: ("gpu", its names), ("rail", its names) or ("node", {}) for the node as
+    a whole (a fabric, a driver, a switch: every pod's)."""
+    kind, _, rest = p.subject.partition(":")
+    device = rest.split("/", 1)[0]
+    uuid = str(p.details.get("uuid") or "").lower()
+    if kind == "gpu" or (kind == "pci" and normalize_pci(device) in gpu_keys):
+        pci = normalize_pci(device) or device.lower()
+        return "gpu", ({pci, uuid} | gpu_keys.get(pci, set())) - {""}
+    if kind == "ib":
+        return "rail", {device.lower()}
+    if kind in ("nic", "pci"):
+        return "rail", {device.lower(), normalize_pci(device) or ""} - {""}
+    return "node", set()
 
 
 PINNED, IDLE = 95.0, 5.0  # percent: every GPU at or above / at or below

@@ -310,6 +310,23 @@ def test_sm_clock_and_utilisation_are_read_and_the_clock_counts_for_peers_only_u
     assert c.errors == {}
 
 
+def test_pcie_and_nvlink_throughput_are_read_through_the_binding():
+    """nvmlDeviceGetPcieThroughput (KB/s, TX and RX by its counter argument) and the NVLink data field values
+    (KiB since driver load, summed over links with scopeId UINT_MAX: nvml.h, https://github.com/NVIDIA/go-nvml/blob/
+    main/gen/nvml/nvml.h); synthetic values.  A GPU without NVLink answers the fields NOT_SUPPORTED: not an error."""
+    scen = scenario("hgx-h100-r550.yaml")
+    scen["gpus"][0] = {**scen["gpus"][0], "values": {**(scen["gpus"][0].get("values") or {}),
+                                                     "pcie_tx_bytes_per_second": 2.5e9, "pcie_rx_bytes_per_second": 4e8,
+                                                     "nvlink_tx_kib": 3_000_000_000_000, "nvlink_rx_kib": 7}}
+    scen["gpus"][1] = {**scen["gpus"][1], "absent": ["nvlink_tx_kib", "nvlink_rx_kib"]}
+    _, c, readings = exercise(scen)
+    first, second = [r.values for r in readings if r.entity == "gpu"]
+    assert (first["pcie_tx_bytes_per_second"], first["pcie_rx_bytes_per_second"]) == (2.5e9, 4e8)
+    assert (first["nvlink_tx_kib"], first["nvlink_rx_kib"]) == (3_000_000_000_000, 7)  # past 32 bits
+    assert "nvlink_tx_kib" not in second and "nvlink_throughput" in c.gpus[1].unsupported
+    assert c.errors == {}
+
+
 @pytest.mark.parametrize("lacks", ["nvmlDeviceGetNvLinkState", "nvmlDeviceGetNvLinkErrorCounter"])
 def test_a_driver_without_an_nvlink_entry_point_reads_the_same_in_the_poll_and_the_snapshot(lacks):
     """FUNCTION_NOT_FOUND for NVLink is one answer on both paths (one code path, read_nvlinks): no state call,

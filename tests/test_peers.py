@@ -94,3 +94,114 @@ def test_through_the_agent_a_simulated_gpu_drawing_less_than_its_peers_raises_st
         clock2.t += 10
         poll(off)
     assert not any(p.reason == REASON for p in off.engine.problems.values())
+
+
+# ---- throttle time, PCIe and NVLink throughput: the busy gate and the spread floor -------------------------
+
+def loaded(values: dict[int, dict[str, float]], util: float = 100.0) -> list[Reading]:
+    return [Reading("gpu", f"gpu:0000:{i:02x}:00", {"gpu_index": str(i), "model": MODEL},
+                    {"utilization_gpu": util, **v}) for i, v in values.items()]
+
+
+def run(p: PeerOutliers, polls: int, step: dict[int, dict[str, float]], util: float = 100.0, every: float = 10.0):
+    """`polls` polls `every` seconds apart, each counter growing by `step` (per GPU, per field) per poll (with a
+    few units of jitter); the last poll's verdicts."""
+    totals = {i: {f: 0.0 for f in fields} for i, fields in step.items()}
+    found: dict = {}
+    for t in range(polls):
+        found = p.judge(loaded({i: dict(v) for i, v in totals.items()}, util), t * every)
+        totals = {i: {f: v + step[i][f] * (1 + 0.01 * ((i + t) % 3)) for f, v in fields.items()}
+                  for i, fields in totals.items()}
+    return found
+
+
+def test_every_field_has_its_direction_unit_and_floor_and_fields_healthy_at_zero_are_gated_on_load():
+    from agent.peers import FIELDS
+    for f in FIELDS:
+        assert f.direction in ("low", "high") and f.kind in ("gauge", "rate") and f.unit and f.floor > 0
+        if f.direction == "high" or f.name.startswith(("pcie_", "nvlink_")):  # its own value cannot say whether
+            assert f.gate == "utilization_gpu"  # the GPU is loaded (0 is healthy; little traffic is the straggle)
+    names = {f.name for f in FIELDS}
+    assert {"throttled_thermal_seconds", "throttled_power_seconds", "pcie_tx_bytes_per_second",
+            "pcie_rx_bytes_per_second", "nvlink_tx_kib", "nvlink_rx_kib"} <= names
+
+
+def test_a_gpu_throttled_while_its_peers_are_not_is_a_straggler_after_n_polls():
+    """Peers at 0 s throttled (MAD 0): GPU 6 held down thermally 3 s of every 10 (30 % against a 2-point floor:
+    15 spreads; synthetic)."""
+    p = PeerOutliers(k=5, polls=3)
+    step = {i: {"throttled_thermal_seconds": 3.0 if i == 6 else 0.0} for i in range(8)}
+    assert run(p, 3, step) == {}  # two rates so far: not yet N polls
+    found = run(PeerOutliers(k=5, polls=3), 4, step)
+    (v,) = found["gpu:0000:06:00"]
+    assert set(found) == {"gpu:0000:06:00"} and v.details["field"] == "throttled_thermal_seconds"
+    assert "30.6 % is 15.3 MADs above its 7 peers' median 0 %" in v.message
+    assert v.details["what"] == "time throttled (thermal)"
+
+
+def test_healthy_throttle_jitter_a_power_capped_job_and_idle_gpus_raise_nothing():
+    p = PeerOutliers(k=5, polls=1)
+    noise = {i: {"throttled_thermal_seconds": 0.05 * (i % 2)} for i in range(8)}  # 0-0.5 % of the time
+    assert run(p, 6, noise) == {}
+    capped = {i: {"throttled_power_seconds": 9.0 + 0.3 * (i % 3)} for i in range(8)}  # all at the power cap
+    assert run(PeerOutliers(k=5, polls=1), 6, capped) == {}
+    idle = {i: {"throttled_thermal_seconds": 3.0 if i == 6 else 0.0} for i in range(8)}
+    assert run(PeerOutliers(k=5, polls=1), 6, idle, util=0.0) == {}  # no load: not the job's GPUs, not compared
+    rare = {i: {"throttled_thermal_seconds": 0.1 if i == 6 else 0.0} for i in range(8)}  # 1 %: under the floor
+    assert run(PeerOutliers(k=5, polls=1), 6, rare) == {}
+
+
+def test_a_gpu_whose_nvlink_or_pcie_traffic_sits_5_mads_below_its_peers_is_named():
+    """NVLink: KiB counters summed over links (GPU 2 moves 60 % of its peers' data); PCIe: NVML's sampled B/s
+    (GPU 5 at a third of its peers').  Synthetic."""
+    p = PeerOutliers(k=5, polls=3)
+    step = {i: {"nvlink_tx_kib": (6e7 if i == 2 else 1e8) + i * 1e5, "nvlink_rx_kib": 1e8 + i * 1e5}
+            for i in range(8)}
+    found = run(p, 5, step)
+    assert set(found) == {"gpu:0000:02:00"}
+    (v,) = found["gpu:0000:02:00"]
+    assert v.details["field"] == "nvlink_tx_kib" and "NVLink transmit rate" == v.details["what"]
+    assert "B/s is" in v.message and "MADs below" in v.message
+    p = PeerOutliers(k=5, polls=2)
+    pcie = {i: {"pcie_tx_bytes_per_second": 4e9 + 2e7 * (i % 4), "pcie_rx_bytes_per_second": 4e9}
+            for i in range(8)}
+    assert p.judge(loaded(pcie), 0) == {}
+    slow = {**pcie, 5: {"pcie_tx_bytes_per_second": 1.3e9, "pcie_rx_bytes_per_second": 4e9}}
+    assert p.judge(loaded(slow), 1) == {}
+    (v,) = p.judge(loaded(slow), 2)["gpu:0000:05:00"]
+    assert v.details["field"] == "pcie_tx_bytes_per_second"
+
+
+def test_healthy_traffic_jitter_and_idle_links_raise_nothing():
+    p = PeerOutliers(k=5, polls=1)
+    step = {i: {"nvlink_tx_kib": 1e8 * (1 + 0.03 * (i % 3)), "nvlink_rx_kib": 1e8} for i in range(8)}
+    assert run(p, 6, step) == {}
+    quiet = {i: {"nvlink_tx_kib": 10.0 if i == 2 else 1e4, "nvlink_rx_kib": 1e4} for i in range(8)}  # idle fabric
+    assert run(PeerOutliers(k=5, polls=1), 6, quiet) == {}
+    pcie = {i: {"pcie_tx_bytes_per_second": 3e9 * (1 + 0.04 * (i % 3))} for i in range(8)}
+    assert all(PeerOutliers(k=5, polls=1).judge(loaded(pcie), t) == {} for t in range(5))
+
+
+def test_through_the_agent_a_gpu_throttled_and_one_short_of_nvlink_traffic_are_stragglers(tmp_path):
+    """The NVML stand-in through the agent's real backend (eight H100s under load, synthetic): GPU 6's thermal
+    violation counter gains 3 s every 10 s while its peers' stand still, and GPU 2 sends 60 % of its peers' NVLink
+    data (6 against ~10 GB/s); at the fourth poll (three rates) both are StragglerSuspected, on their own fields;
+    nothing else."""
+    from telemetry_kit import hgx_scenario
+    from test_telemetry import make, poll
+
+    timeline = [{"at": 0, "gpu": i, "set": {"utilization_gpu": 100, "clocks_event_mask": 0}} for i in range(8)]
+    for n in range(6):
+        timeline += [{"at": 10 * n, "gpu": i, "set": {
+            "violation_thermal_ns": (3e9 * n if i == 6 else 0),
+            "nvlink_tx_kib": int(n * (6e7 if i == 2 else 1e8 + 1e5 * i)), "nvlink_rx_kib": int(n * 1e8)}}
+            for i in range(8)]
+    agent, clock = make(tmp_path, hgx_scenario(timeline=timeline), peer_outliers={"enabled": True})
+    found = lambda: {(p.subject, p.details["field"]) for p in agent.engine.problems.values()  # noqa: E731
+                     if p.reason == REASON}
+    for _ in range(3):
+        poll(agent)
+        assert found() == set()
+        clock.t += 10
+    poll(agent)
+    assert found() == {("gpu:0000:ba:00", "throttled_thermal_seconds"), ("gpu:0000:3a:00", "nvlink_tx_kib")}

@@ -19,6 +19,7 @@ from agent.hangsettings import HangSettings
 from agent.progress import HANG_REASON, RESUMED_REASON, Mark, ProgressTracker
 from agent.sources.podlogs import PodLogSource, PodRef
 from parsers.envelope import cri
+from parsers.model import Problem, Reading
 from parsers.progress import KEYWORDS, PREFILTER, RULES, Progress, recognise
 
 FIX = Path(__file__).parent / "fixtures" / "progress"
@@ -128,8 +129,8 @@ class Recorded(ProgressTracker):
     def observe(self, ref, marks):
         return self._keep(super().observe(ref, marks))
 
-    def tick(self, live_uids=None, standing=(), activity=str):
-        return self._keep(super().tick(live_uids, standing or self.standing, activity))
+    def tick(self, live_uids=None, standing=(), readings=([], [])):
+        return self._keep(super().tick(live_uids, standing or self.standing, readings))
 
 
 def tracker(clock: Clock, events: list, **cfg) -> ProgressTracker:
@@ -299,27 +300,54 @@ def test_the_pod_log_source_hands_on_progress_with_cri_times(tmp_path):
 
 # ---- through the real process -------------------------------------------------------------------------
 
-def test_agent_process_suspects_a_pod_that_stops_and_clears_when_it_resumes(tmp_path):
-    """Done-when of issue 27: steps every 2 s (real nanoGPT lines, timing synthetic), then silence: with k=3,
-    floor 4 s, WorkloadHangSuspected (Pod Event + metric) within 30 s; steps again clear it."""
-    from apiserver_double import ApiDouble
-    from harness import AgentProc
+UID = "7a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d"
+LABELS = {"namespace": "train", "pod": "llama-70b-worker-3", "job": "llama-70b"}
 
+
+def _stepping_pod(tmp_path):
+    """The fixture pod log tree with a live process of llama-70b-worker-3 (a finished job is never suspected);
+    returns the tree and `write(n)`: the n-th real nanoGPT step line, stamped now."""
     root = tmp_path / "pods"
     shutil.copytree(PODS, root)
-    uid = "7a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d"
-    proc = tmp_path / "proc" / "4242"  # the pod has a live process (a finished job is never suspected)
+    proc = tmp_path / "proc" / "4242"
     proc.mkdir(parents=True)
-    proc.joinpath("cgroup").write_text(f"0::/kubepods.slice/kubepods-pod{uid.replace('-', '_')}.slice/"
+    proc.joinpath("cgroup").write_text(f"0::/kubepods.slice/kubepods-pod{UID.replace('-', '_')}.slice/"
                                        "cri-containerd-" + "a" * 64 + ".scope\n")
-    log = root / f"train_llama-70b-worker-3_{uid}" / "pytorch" / "0.log"
+    log = root / f"train_llama-70b-worker-3_{UID}" / "pytorch" / "0.log"
     steps = [x for x in lines("nanogpt_178.log") if x.startswith("iter ")]
 
     def write(n: int) -> None:
         stamp = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%f000Z")
         with open(log, "a") as fh:
             fh.write(f"{stamp} stdout F {steps[n]}\n")
+    return root, write
 
+
+def _stop_stepping(a, api, write) -> dict:
+    """Four steps 2 s apart, then silence: the suspicion (metric, Pod Event) within 30 s; its Event."""
+    a.wait_for(lambda: a.value("gpu_npd_source_up", source="pods") == 1, timeout=30, what="pod source")
+    time.sleep(0.5)  # the first scan has taken the existing logs as history
+    for n in range(4):
+        write(n)
+        time.sleep(2)
+    stopped = time.time()
+    a.wait_for(lambda: a.value("gpu_npd_workload_hang_suspected", **LABELS) == 1, timeout=30, what="suspicion")
+    assert time.time() - stopped < 30
+    a.wait_for(lambda: any(e["reason"] == HANG_REASON for e in api.events()), timeout=20, what="pod event")
+    ev = next(e for e in api.events() if e["reason"] == HANG_REASON)
+    assert ev["involvedObject"]["name"] == "llama-70b-worker-3" and ev["type"] == "Warning"
+    assert "No training progress" in ev["message"] and "step 30" in ev["message"]
+    return ev
+
+
+def test_agent_process_suspects_a_pod_that_stops_and_clears_when_it_resumes(tmp_path):
+    """Done-when of issue 27: steps every 2 s (real nanoGPT lines, timing synthetic), then silence: with k=3,
+    floor 4 s, WorkloadHangSuspected (Pod Event + metric) within 30 s; steps again clear it.  No kubelet here:
+    the verdict says the pod's GPUs are not known."""
+    from apiserver_double import ApiDouble
+    from harness import AgentProc
+
+    root, write = _stepping_pod(tmp_path)
     with ApiDouble() as api:
         api.add_node("gpu-node-1", gpus=0)
         conf = tmp_path / "gpu-npd.yaml"
@@ -327,45 +355,84 @@ def test_agent_process_suspects_a_pod_that_stops_and_clears_when_it_resumes(tmp_
                                         "pod_logs_root": str(root), "proc_root": str(tmp_path),
                                         "workload_hang": {"k": 3, "floor_seconds": 4}}))
         a = AgentProc(tmp_path, "--config", str(conf))
-        a.wait_for(lambda: a.value("gpu_npd_source_up", source="pods") == 1, timeout=30, what="pod source")
-        time.sleep(0.5)  # the first scan has taken the existing logs as history
-        labels = {"namespace": "train", "pod": "llama-70b-worker-3", "job": "llama-70b"}
-        for n in range(4):
-            write(n)
-            time.sleep(2)
-        stopped = time.time()
-        a.wait_for(lambda: a.value("gpu_npd_workload_hang_suspected", **labels) == 1, timeout=30, what="suspicion")
-        assert time.time() - stopped < 30
-        a.wait_for(lambda: any(e["reason"] == HANG_REASON for e in api.events()), timeout=20, what="pod event")
-        ev = next(e for e in api.events() if e["reason"] == HANG_REASON)
-        assert ev["involvedObject"]["name"] == "llama-70b-worker-3" and ev["type"] == "Warning"
-        assert "No training progress" in ev["message"] and "step 30" in ev["message"]
-        assert a.value("gpu_npd_workload_step_seconds", **labels) == pytest.approx(0.8938, abs=0.01)
+        ev = _stop_stepping(a, api, write)
+        assert "This pod's GPUs are not known" in ev["message"]
+        assert a.value("gpu_npd_workload_step_seconds", **LABELS) == pytest.approx(0.8938, abs=0.01)
         write(4)
-        a.wait_for(lambda: a.value("gpu_npd_workload_hang_suspected", **labels) == 0, timeout=20, what="cleared")
+        a.wait_for(lambda: a.value("gpu_npd_workload_hang_suspected", **LABELS) == 0, timeout=20, what="cleared")
         a.wait_for(lambda: any(e["reason"] == RESUMED_REASON for e in api.events()), timeout=20, what="resumed")
         assert api.conditions("gpu-node-1")["GPUUnhealthy"]["status"] == "False"  # never a node condition
         assert a.stop()[0] == 0
 
 
-def test_the_verdict_says_what_the_nodes_devices_did():
-    """Synthetic readings in the collectors' shapes: idle GPUs and rails whose data counters stood still."""
-    from agent.progress import activity
-    from parsers.model import Reading
+def test_agent_process_verdict_names_the_pods_own_gpus_from_the_kubelet(tmp_path):
+    """The same silence on a node of eight (stand-in) H100s: the stand-in kubelet says the pod holds GPUs 2 and 3,
+    which run pinned (utilisation 100 %) while the others idle, and GPU 0 (another pod's) has fallen off the bus
+    (Xid 79).  The verdict speaks of GPUs 2 and 3 only and does not blame GPU 0's fault on this pod.  All values
+    synthetic."""
+    from apiserver_double import ApiDouble
+    from harness import AgentProc
+    from telemetry_kit import hgx_scenario
+    from test_podfault import StandInKubelet, response
 
-    def poll(words: float) -> list[Reading]:
-        return ([Reading("gpu", f"gpu:0000:{i:02x}:00", {}, {"power_watts": 71.0 + i}) for i in range(8)]
-                + [Reading("ib_port", f"ib:mlx5_{i}/1", {}, {"counters/port_xmit_data": words,
-                                                             "counters/port_rcv_data": words}) for i in range(4)])
-    said = activity(poll(1e9), poll(1e9))
-    assert said == ("GPU power 71-78 W over 8 GPUs (idle). "
-                    "RDMA data counters unchanged over the last poll on 4 of 4 ports.")
-    assert activity([], []) == ""
-    gpus = lambda *util: [Reading("gpu", f"gpu:0000:{i:02x}:00", {}, {"power_watts": 690.0, "utilization_gpu": u})
-                          for i, u in enumerate(util)]  # noqa: E731
-    assert "GPU utilisation 99-100 % (pinned: kernels running without progress" in activity([], gpus(100, 99, 100))
-    assert "GPU utilisation 0-2 % (idle: no kernel running" in activity([], gpus(0, 2, 0))
-    assert "GPU utilisation 40-100 %." in activity([], gpus(40, 100))  # mixed: says nothing more
+    scen = hgx_scenario(timeline=[{"at": 0, "gpu": i, "set": {"utilization_gpu": 100, "clocks_event_mask": 0,
+                                                                "power_watts": 690}} for i in (2, 3)]
+                        + [{"at": 0, "gpu": 0, "xid": 79}])
+    uuids = [g["uuid"] for g in scen["gpus"]]
+    (tmp_path / "h100.yaml").write_text(yaml.safe_dump(scen))
+    root, write = _stepping_pod(tmp_path)
+    kubelet = StandInKubelet(response([("train", "llama-70b-worker-3", uuids[2:4], []),
+                                       ("train", "other-worker", uuids[0:2], [])]))
+    try:
+        with ApiDouble() as api:
+            api.add_node("gpu-node-1")
+            conf = tmp_path / "gpu-npd.yaml"
+            conf.write_text(yaml.safe_dump({
+                "mode": "observe", "nvml": f"fake:{tmp_path / 'h100.yaml'}", "sysfs_root": str(tmp_path / "nosys"),
+                "poll_seconds": 0.5, "pod_logs_root": str(root), "proc_root": str(tmp_path),
+                "workload_hang": {"k": 3, "floor_seconds": 4},
+                "kubernetes": {"api_server": api.url, "pod_resources_socket": kubelet.socket}}))
+            a = AgentProc(tmp_path, "--config", str(conf))
+            a.wait_for(lambda: a.value("gpu_npd_xid_errors_total", xid="79") == 1, timeout=30, what="Xid 79")
+            said = _stop_stepping(a, api, write)["message"]
+            assert "Its GPUs 2, 3 (per the kubelet): GPU power 690-690 W over 2 GPUs. GPU utilisation 100-100 % " \
+                   "(pinned: kernels running without progress" in said
+            assert "No hardware or fabric fault stands on this pod's GPUs and rails" in said
+            assert "Not this pod's: Xid79" in said
+            assert kubelet.calls >= 1
+            assert a.stop()[0] == 0
+    finally:
+        kubelet.close()
+
+
+def _gpu(i: int, **values) -> Reading:
+    return Reading("gpu", f"gpu:0000:{0x18 + i:02x}:00", {"gpu_index": str(i), "uuid": f"GPU-synthetic-{i}",
+                                                          "pci_bus_id": f"0000:{0x18 + i:02x}:00"}, values)
+
+
+def _rail(i: int, words: float) -> Reading:
+    return Reading("ib_port", f"ib:mlx5_{i}/1", {"device": f"mlx5_{i}", "port": "1", "netdev": f"ibp{i}s0",
+                                                 "pci_bus_id": f"0000:{0x0c + i:02x}:00.0"},
+                   {"counters/port_xmit_data": words, "counters/port_rcv_data": words})
+
+
+def test_the_verdict_says_what_the_nodes_devices_did_when_the_pods_are_unknown():
+    """Synthetic readings in the collectors' shapes: idle GPUs and rails whose data counters stood still."""
+    from agent.progress import evidence
+
+    def poll(words: float):
+        return [_gpu(i, power_watts=71.0 + i) for i in range(8)] + [_rail(i, words) for i in range(4)]
+    said = evidence(None, [], poll(1e9), poll(1e9))
+    assert said.startswith("This pod's GPUs are not known (the kubelet's PodResources API has not named them); "
+                           "the node's 8 GPUs: GPU power 71-78 W over 8 GPUs (idle). "
+                           "RDMA data counters unchanged over the last poll on 4 of 4 ports (the node's rails). ")
+    assert evidence(None, [], [], []).startswith("This pod's GPUs are not known (the kubelet's PodResources API has "
+                                                 "not named them). No hardware or fabric fault stands on this node")
+    gpus = lambda *util: [_gpu(i, power_watts=690.0, utilization_gpu=u) for i, u in enumerate(util)]  # noqa: E731
+    pinned = evidence(None, [], [], gpus(100, 99, 100))
+    assert "GPU utilisation 99-100 % (pinned: kernels running without progress" in pinned
+    assert "GPU utilisation 0-2 % (idle: no kernel running" in evidence(None, [], [], gpus(0, 2, 0))
+    assert "GPU utilisation 40-100 %." in evidence(None, [], [], gpus(40, 100))  # mixed: says nothing more
     events: list = []
     clock = Clock()
     t = tracker(clock, events, k=1, floor_seconds=1)
@@ -373,5 +440,84 @@ def test_the_verdict_says_what_the_nodes_devices_did():
         clock.t = float(step)
         t.observe(REF, [Mark(clock.t, Progress(step))])
     clock.t = 10
-    t.tick(activity=lambda: said)
+    t.tick(readings=(poll(1e9), poll(1e9)))
     assert "(idle). RDMA data counters unchanged" in events[0][1] and "No hardware or fabric fault" in events[0][1]
+    assert "the node's 8 GPUs" in events[0][1]
+
+
+def test_the_verdict_names_the_pods_own_gpus_and_rails():
+    """The pod holds GPUs 2 and 3 and rail mlx5_1 (synthetic): its GPUs are pinned while the node's others idle,
+    and its rail stood still while the node's others moved; the verdict says so of its own devices only."""
+    from agent.podresources import Owned
+    from agent.progress import evidence
+
+    owned = Owned(frozenset({"gpu-synthetic-2", "gpu-synthetic-3"}), frozenset({"mlx5_1"}))
+    before = [_gpu(i, power_watts=70.0) for i in range(8)] + [_rail(i, 1e9) for i in range(4)]
+    after = ([_gpu(i, power_watts=690.0 if i in (2, 3) else 70.0, utilization_gpu=100 if i in (2, 3) else 0)
+              for i in range(8)] + [_rail(i, 1e9 if i == 1 else 2e9) for i in range(4)])
+    said = evidence(owned, [], before, after)
+    assert said.startswith("Its GPUs 2, 3 (per the kubelet): GPU power 690-690 W over 2 GPUs. GPU utilisation "
+                           "100-100 % (pinned: kernels running without progress")
+    assert "unchanged over the last poll on 1 of 1 ports (its rails)." in said
+    assert "No hardware or fabric fault stands on this pod's GPUs and rails or the node as a whole" in said
+    # by PCI address (DRA claims name our GPU by it), and a pod without rails of its own: the node's rails
+    said = evidence(Owned(frozenset({"0000:1a:00"}), source="its compute processes"), [], before, after)
+    assert said.startswith("Its GPU 2 (per its compute processes): GPU power 690-690 W over 1 GPUs.")
+    assert "on 1 of 4 ports (the node's rails (none allocated to this pod))." in said
+    # the kubelet named GPUs NVML did not read (NVML off): the node's readings, said so
+    said = evidence(Owned(frozenset({"gpu-elsewhere"})), [], before, after)
+    assert said.startswith("This pod's GPUs (1 per the kubelet) were not read in the last poll; the node's 8 GPUs:")
+
+
+def test_a_fault_on_the_pods_gpu_or_the_node_is_its_cause_one_on_another_pods_gpu_is_not():
+    from agent.podresources import Owned
+    from agent.progress import evidence
+
+    def fault(subject: str, reason: str = "Xid79FallenOffBus", **details) -> Problem:
+        return Problem(f"{subject}|{reason}", subject, "xid", "GPUUnhealthy", reason, "fatal", "hardware", "", "",
+                       "reset", 0.0, 0.0, details=details)
+    owned = Owned(frozenset({"gpu-synthetic-2", "gpu-synthetic-3"}), frozenset({"mlx5_1"}))
+    gpus = [_gpu(i, power_watts=70.0) for i in range(8)]
+    on_its_gpu = evidence(owned, [fault("gpu:0000:1b:00")], gpus, gpus)  # GPU 3 by PCI address
+    assert "Likely caused by a node fault standing on this pod's devices or the node as a whole: " \
+           "Xid79FallenOffBus on 0000:1b:00." in on_its_gpu
+    by_uuid = evidence(owned, [fault("gpu:0000:99:00", uuid="GPU-synthetic-2")], [], [])  # NVML not read: its UUID
+    assert "Likely caused by" in by_uuid
+    on_its_nvlink = evidence(owned, [fault("gpu:0000:1a:00/nvlink4", "NVLinkDown")], gpus, gpus)
+    assert "Likely caused by" in on_its_nvlink and "NVLinkDown on 0000:1a:00/nvlink4" in on_its_nvlink
+    elsewhere = evidence(owned, [fault("gpu:0000:18:00")], gpus, gpus)  # GPU 0: another pod's
+    assert elsewhere.startswith("Its GPUs 2, 3") and "No hardware or fabric fault stands on this pod's" in elsewhere
+    assert "(Not this pod's: Xid79FallenOffBus on 0000:18:00, on devices it does not hold.)" in elsewhere
+    node_wide = evidence(owned, [fault("node", "FabricManagerDown"), fault("gpu:0000:18:00")], gpus, gpus)
+    assert "Likely caused by a node fault standing on this pod's devices or the node as a whole: " \
+           "FabricManagerDown on node." in node_wide and "Not this pod's: Xid79FallenOffBus on 0000:18:00" in node_wide
+    assert "Likely caused by" in evidence(owned, [fault("ib:mlx5_1/1", "IBPortDown")], gpus, gpus)
+    assert "Not this pod's: IBPortDown on mlx5_3/1" in evidence(owned, [fault("ib:mlx5_3/1", "IBPortDown")], gpus, gpus)
+    no_rails = Owned(frozenset({"gpu-synthetic-2"}))  # NCCL over the node's rails: any rail is its
+    assert "Likely caused by" in evidence(no_rails, [fault("ib:mlx5_3/1", "IBPortDown")], gpus, gpus)
+    unknown = evidence(None, [fault("gpu:0000:18:00")], gpus, gpus)  # the pod's GPUs unknown: any fault, as before
+    assert "Likely caused by a node fault standing on this node: Xid79FallenOffBus on 0000:18:00." in unknown
+    warning = Problem("w", "gpu:0000:1a:00", "telemetry", "GPUDegraded", "StragglerSuspected", "warning", "hardware",
+                      "", "", "", 0.0, 0.0)
+    assert "Likely caused by" not in evidence(owned, [warning], gpus, gpus)  # a warning is not a cause
+
+
+def test_the_tracker_asks_the_device_cache_when_it_tracks_a_pod_and_uses_it_in_the_verdict():
+    from agent.podresources import Owned
+
+    asked: list = []
+
+    def devices(ref):
+        asked.append(ref.pod)
+        return Owned(frozenset({"gpu-synthetic-1"})) if len(asked) > 1 else None  # learnt after the first miss
+    events: list = []
+    clock = Clock()
+    t = Recorded(events, cfg=HangSettings(k=1, floor_seconds=1), clock=clock, devices=devices)
+    for step in range(4):
+        clock.t = float(step)
+        t.observe(REF, [Mark(clock.t, Progress(step))])
+    assert asked == ["gpt-worker-0"]  # once, when it was first tracked: the cache's thread learns it meanwhile
+    clock.t = 10
+    gpus = [_gpu(i, power_watts=70.0) for i in range(4)]
+    t.tick(readings=(gpus, gpus))
+    assert len(asked) == 2 and "). Its GPU 1 (per the kubelet): GPU power 70-70 W over 1 GPUs (idle)." in events[0][1]

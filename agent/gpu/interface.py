@@ -42,6 +42,14 @@ NVML_READINGS: tuple[NvmlReading, ...] = (
                 help="PCIe link width, current and max.", labels={"which": "current"}, healthy=16),
     NvmlReading("pcie_link_width_max", "pcie", "nvmlDeviceGetMaxPcieLinkWidth", metric="gpu_npd_gpu_pcie_link_width",
                 labels={"which": "max"}, healthy=16),
+    # bytes per second over NVML's own 20 ms sample (NVML answers in KB/s; a vGPU guest: NOT_SUPPORTED)
+    NvmlReading("pcie_tx_bytes_per_second", "pcie_throughput", "nvmlDeviceGetPcieThroughput",
+                ("NVML_PCIE_UTIL_TX_BYTES",), divisor=0.001, metric="gpu_npd_gpu_pcie_throughput_bytes_per_second",
+                help="PCIe throughput over NVML's 20 ms sample, transmitted and received.",
+                labels={"direction": "tx"}),
+    NvmlReading("pcie_rx_bytes_per_second", "pcie_throughput", "nvmlDeviceGetPcieThroughput",
+                ("NVML_PCIE_UTIL_RX_BYTES",), divisor=0.001, metric="gpu_npd_gpu_pcie_throughput_bytes_per_second",
+                labels={"direction": "rx"}),
 )
 # group -> its one-call readings, in table order
 NVML_READING_GROUPS: dict[str, tuple[NvmlReading, ...]] = {
@@ -64,6 +72,9 @@ GROUPS: dict[str, tuple[str, ...]] = {
     "throttle_time": ("violation_power_ns", "violation_thermal_ns", "violation_reliability_ns",
                       "violation_board_limit_ns"),
     "thermal_limits": ("temperature_slowdown", "temperature_shutdown"),
+    # NVLink data sent / received over all links of the GPU since driver load (counters, KiB): field values
+    # NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_TX / _RX with scopeId UINT_MAX, the sum over links
+    "nvlink_throughput": ("nvlink_tx_kib", "nvlink_rx_kib"),
     # NVLink fabric registration on NVL72-class systems (nvmlDeviceGetGpuFabricInfoV); the mask stays a mask
     "fabric": ("fabric_state", "fabric_status", "fabric_clique_id", "fabric_health_mask", "fabric_health_summary"),
 }

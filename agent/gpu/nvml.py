@@ -15,6 +15,12 @@ def _scaled(value, divisor: float):
     return value / divisor if divisor != 1.0 else value
 
 
+def _value(v):
+    """A field value (nvmlFieldValue_t) by its valueType: 0 double, 1 uint, 2 ulong, 3 ulonglong, 4 slonglong,
+    5 sint."""
+    return [v.value.dVal, v.value.uiVal, v.value.ulVal, v.value.ullVal, v.value.sllVal, v.value.siVal][v.valueType]
+
+
 class PynvmlBackend:
     """The real thing.  Imported lazily so that a machine without the library still starts."""
 
@@ -141,6 +147,12 @@ class PynvmlBackend:
                                               n.NVML_TEMPERATURE_THRESHOLD_SHUTDOWN)}
         if group == "fabric":
             return self._fabric(h)
+        if group == "nvlink_throughput":  # the sum over the GPU's links (scope UINT_MAX), KiB since driver load
+            values = c(n.nvmlDeviceGetFieldValues, h, [(n.NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_TX, 0xFFFFFFFF),
+                                                       (n.NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_RX, 0xFFFFFFFF)])
+            if any(v.nvmlReturn != 0 for v in values):  # a GPU without NVLink
+                raise NvmlError("NOT_SUPPORTED", "NVLink throughput fields")
+            return {"nvlink_tx_kib": _value(values[0]), "nvlink_rx_kib": _value(values[1])}
         if group in NVML_READING_GROUPS:  # one call per reading, declared in the table
             return {r.name: _scaled(c(getattr(n, r.call), h, *(getattr(n, a) for a in r.args)), r.divisor)
                     for r in NVML_READING_GROUPS[group]}
@@ -202,8 +214,7 @@ class PynvmlBackend:
         v = values[0]
         if v.nvmlReturn != 0:
             return None
-        # valueType: 0 double, 1 uint, 2 ulong, 3 ulonglong, 4 slonglong, 5 sint
-        return [v.value.dVal, v.value.uiVal, v.value.ulVal, v.value.ullVal, v.value.sllVal, v.value.siVal][v.valueType]
+        return _value(v)
 
     def wait_xid(self, timeout_ms: int) -> tuple[int, int] | None:
         n = self.n

@@ -96,7 +96,7 @@ class DeviceOwners:
     def dra(self, pods: list[PodDevices] | None) -> dict[str, tuple[str, str, str]] | None:
         """Our GPU key (pci or uuid) -> its DRA device, where a pod holds a DRA claim (read once).  Not readable
         now: device-plugin ids only this time, asked again next time."""
-        if not pods or not any(p.claims for p in pods):
+        if not pods or not any(p.claims for p in pods) or self.api is None:  # no API: device-plugin ids only
             return None
         if self._dra is None:
             fencer = DeviceFencer(self.api, self.node, self.s, self.n.wait, self.clock, self.n.count)

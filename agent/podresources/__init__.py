@@ -29,6 +29,16 @@ class PodDevices:
     others: frozenset[str] = frozenset()  # ids of its other device-plugin devices (RDMA: mlx5_0, a VF's PCI address)
 
 
+@dataclass(frozen=True)
+class Owned:
+    """The devices a pod holds, as the hang verdict (agent/progress.py) matches them against readings and
+    problems: GPU UUIDs (lower case) and PCI addresses (normalised), RDMA rails by device name, netdev or PCI address
+    (lower case); `source`: who said so ("the kubelet", "its compute processes")."""
+    gpus: frozenset[str]
+    rails: frozenset[str] = frozenset()
+    source: str = "the kubelet"
+
+
 def _gpu_id(device_id: str) -> str:
     """A device-plugin id as the GPU it names: time-sliced / MPS replicas are `GPU-<uuid>::<n>`."""
     return device_id.split("::", 1)[0].strip().lower()

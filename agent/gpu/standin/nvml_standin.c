@@ -521,13 +521,20 @@ nvmlReturn_t nvmlDeviceGetFieldValues(Gpu *dev, int count, FieldValue *values) {
         snprintf(key, sizeof key, "field_%u", fv->fieldId);
         if (fv->fieldId == 82) snprintf(key, sizeof key, "temperature_memory");
         if (fv->fieldId == 230) snprintf(key, sizeof key, "recovery_action");
+        int counter = 0; /* NVLink data counters (KiB since driver load): unsigned long long, summed over links */
+        if (fv->fieldId == 138 || fv->fieldId == 139) {
+            if (fv->scopeId != 0xFFFFFFFFu) { fv->nvmlReturn = E_NOTSUP; continue; } /* per link: not served */
+            snprintf(key, sizeof key, fv->fieldId == 138 ? "nvlink_tx_kib" : "nvlink_rx_kib");
+            counter = 1;
+        }
         double d = 0;
         fv->nvmlReturn = get(dev, key, &d);
         fv->timestamp = (long long)(now() * 1e6);
         fv->latencyUsec = 0;
-        fv->valueType = 1; /* unsigned int */
+        fv->valueType = counter ? 3 : 1; /* unsigned long long : unsigned int */
         fv->value.ullVal = 0;
-        fv->value.uiVal = (unsigned)d;
+        if (counter) fv->value.ullVal = (unsigned long long)d;
+        else fv->value.uiVal = (unsigned)d;
     }
     LEAVE(OK);
 }
