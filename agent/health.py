@@ -7,6 +7,8 @@ escalate, clear, expire) is small functions over an injected clock.  No threads,
 
 from __future__ import annotations
 
+import heapq
+import itertools
 import time
 from dataclasses import asdict, dataclass
 from typing import Any, Callable
@@ -101,6 +103,11 @@ class HealthEngine:
         # problems raised or changed since (ordered): a snapshot copies those only, not every standing problem
         self._published: dict[str, Problem] = {}
         self._touched: dict[str, None] = {}
+        # eviction order (warning class first, then least recently seen, then oldest): a heap of (not warning
+        # class, last seen, birth, problem); an entry lies at or below its problem's place (last seen only
+        # grows) and is re-filed when it comes up stale, so evicting at the cap costs O(log n), not a sort
+        self._by_age: list[tuple[bool, float, int, Problem]] = []
+        self._born = itertools.count()
         self.conditions: dict[str, Condition] = {
             name: Condition(name, False, spec["ok_reason"], spec["ok_message"], clock())
             for name, spec in cfg.conditions.items()
@@ -207,8 +214,6 @@ class HealthEngine:
                     continue
                 if v.condition and v.condition not in self.conditions:
                     continue  # an empty condition: a problem that is an Event only (an NPD temporary rule)
-                if len(self.problems) >= self.cfg.max_problems:
-                    self._evict()
                 p = Problem(pid, subject, "telemetry", v.condition, v.reason, v.severity, v.attribution, v.action,
                             v.message, "sample", now, now, 1, source, None, dict(v.details))
                 self._add(p, change)
@@ -249,9 +254,19 @@ class HealthEngine:
             self._remove(pid)
 
     def _add(self, p: Problem, change: Change) -> None:
+        """A new problem (at the cap, the first in eviction order makes room)."""
+        if len(self.problems) >= self.cfg.max_problems:
+            self._evict()
+        self._keep(p)
+        change.new_problems.append(p)
+
+    def _keep(self, p: Problem) -> None:
         self.problems[p.id] = p
         self._touched[p.id] = None
-        change.new_problems.append(p)
+        heapq.heappush(self._by_age, (p.clear != "expire", p.last_seen, next(self._born), p))
+        if len(self._by_age) > 2 * len(self.problems) + 64:  # entries of problems gone meanwhile: filed afresh
+            self._by_age = [(q.clear != "expire", q.last_seen, next(self._born), q) for q in self.problems.values()]
+            heapq.heapify(self._by_age)
 
     def _remove(self, pid: str) -> None:
         del self.problems[pid]
@@ -310,8 +325,6 @@ class HealthEngine:
         if p is not None:
             self._add_to(p, f, seen, severity or f.severity, action or f.action, note)
             return pid
-        if len(self.problems) >= self.cfg.max_problems:
-            self._evict()
         p = Problem(pid, subject, f.kind, rule["condition"], reason, severity or f.severity, f.attribution,
                     action or f.action, self._message(f, severity or f.severity, action or f.action, note),
                     rule.get("clear", "expire"), seen, seen, 1, source, code,
@@ -328,8 +341,16 @@ class HealthEngine:
         self._touched[p.id] = None
 
     def _evict(self) -> None:
-        victims = sorted(self.problems.values(), key=lambda p: (p.clear != "expire", p.last_seen))
-        self._remove(victims[0].id)
+        heap = self._by_age
+        while heap:
+            later, seen, born, p = heap[0]
+            if self.problems.get(p.id) is not p:
+                heapq.heappop(heap)  # gone already
+            elif p.last_seen != seen:
+                heapq.heapreplace(heap, (later, p.last_seen, born, p))  # seen since it was filed
+            else:
+                self._remove(p.id)
+                return
 
     @staticmethod
     def _message(f: Finding, severity: str, action: str, note: str) -> str:
@@ -361,9 +382,9 @@ class HealthEngine:
         for p in self.problems.values():
             by_cond.setdefault(p.condition, []).append(p)
         for name, cond in self.conditions.items():
-            probs = sorted(by_cond.get(name, []), key=lambda p: (-SEVERITY_RANK[p.severity], -p.last_seen))
-            if probs:
-                top = probs[0]
+            probs = by_cond.get(name)
+            if probs:  # the worst, then latest (the first of equals): a pass, not a sort, once per batch
+                top = min(probs, key=lambda p: (-SEVERITY_RANK[p.severity], -p.last_seen))
                 more = f" (+{len(probs) - 1} more problem{'s' if len(probs) > 2 else ''})" if len(probs) > 1 else ""
                 status, reason, message, severity = True, top.reason, top.message + more, top.severity
             else:
@@ -393,8 +414,7 @@ class HealthEngine:
             except TypeError:
                 continue
             if p.condition in self.conditions:
-                self.problems[p.id] = p
-                self._touched[p.id] = None
+                self._keep(p)
         for name, raw in state.get("conditions", {}).items():
             if name in self.conditions:
                 try:
