@@ -17,7 +17,7 @@ from parsers import Finding
 from parsers.catalog import xid_reason
 from parsers.finding import SEVERITY_RANK
 from parsers.kinds import BY_NAME as KIND, reason_of
-from parsers.model import Boot, Change, Condition, PodEvent, Problem, Snapshot, copied
+from parsers.model import Boot, Change, Condition, PodEvent, Problem, Snapshot
 
 from .config import Config
 from .policy import FindingPolicy
@@ -31,6 +31,13 @@ _REPEATED: dict[int, dict] = {}  # application Xid -> the rule its repeats from 
 
 # a kind's device (parsers/kinds.py) -> the prefix of its problems' subject (a PCIe device's: the GPU's, as before)
 _SUBJECT = {"nic": "nic:", "port": "nic:", "nvswitch": "nvswitch:"}
+
+
+def _copied(obj: Any) -> Any:
+    """A shallow copy of a Problem or Condition (a tenth of copy.copy's cost): what a snapshot hands out."""
+    new = object.__new__(type(obj))
+    new.__dict__.update(obj.__dict__)
+    return new
 
 
 def _device(f: Finding) -> str | None:
@@ -135,7 +142,7 @@ class HealthEngine:
         """Decide one finding and derive the conditions: what it changed."""
         change = Change()
         self.decide(f, source, change)
-        return self._derive(change)
+        return self.derive(change)
 
     def decide(self, f: Finding, source: str, change: Change) -> Outcome | None:
         """Decide what `f` means for the node; what it changes is added to `change` (a batch's: conditions are
@@ -184,18 +191,20 @@ class HealthEngine:
         self._touched[p.id] = None
         return True
 
-    def derive(self, change: Change | None = None) -> Change:
-        """Conditions from the problems standing now (after `decide` / `repeat`), added to `change` (the
-        batch's, holding its new problems) or to a new Change."""
-        return self._derive(Change() if change is None else change)
-
     def snapshot(self, change: Change | None = None, pod_events: tuple[PodEvent, ...] = ()) -> Snapshot:
         """The state now and what `change` changed, as one immutable value (what every sink receives)."""
         published = self._published
         for pid in self._touched:
-            published[pid] = copied(self.problems[pid])
+            published[pid] = _copied(self.problems[pid])
         self._touched.clear()
-        return Snapshot.of(self.conditions.values(), published, change, pod_events)
+        conditions = tuple(map(_copied, self.conditions.values()))
+        if change is None or not change:
+            return Snapshot(conditions, tuple(published.values()), (), (), pod_events)
+        moved = {c.type for c in change.conditions}
+        # a problem raised and gone again within the change (evicted) is still said once, from a copy of its own
+        new = {p.id: published.get(p.id) or _copied(p) for p in change.new_problems}
+        return Snapshot(conditions, tuple(published.values()), tuple(c for c in conditions if c.type in moved),
+                        tuple(new.values()), pod_events)
 
     def sync(self, source: str, judged: dict[str, list[Verdict]]) -> Change:
         """Telemetry: for each subject read, what the rules see in its latest reading is exactly what
@@ -218,7 +227,7 @@ class HealthEngine:
                             v.message, "sample", now, now, 1, source, None, dict(v.details))
                 self._add(p, change)
         self._drop(lambda p: p.source == source and p.subject in judged and p.id not in wanted)
-        return self._derive(change)
+        return self.derive(change)
 
     def new_boot(self) -> Change:
         """A new boot: everything learned from the kernel log is history."""
@@ -226,7 +235,7 @@ class HealthEngine:
         for pid in [p.id for p in self.problems.values() if p.source == "kernel"]:
             self._remove(pid)
         self._app_xids.clear()
-        return self._derive(change)
+        return self.derive(change)
 
     def tick(self) -> Change:
         """Expire quiet warning-class problems."""
@@ -235,7 +244,7 @@ class HealthEngine:
         expired = [p.id for p in self.problems.values() if p.clear == "expire" and now - p.last_seen >= limit]
         for pid in expired:
             self._remove(pid)
-        return self._derive(Change())
+        return self.derive(Change())
 
     # ---- lifecycle -----------------------------------------------------------------------------
 
@@ -370,7 +379,10 @@ class HealthEngine:
 
     # ---- node conditions -------------------------------------------------------------------------
 
-    def _derive(self, change: Change) -> Change:
+    def derive(self, change: Change | None = None) -> Change:
+        """Conditions from the problems standing now (after `decide` / `repeat`), added to `change` (the
+        batch's, holding its new problems) or to a new Change."""
+        change = Change() if change is None else change
         now = self.clock()
         if self._restate:
             for pid, args in self._restate.items():
@@ -421,4 +433,4 @@ class HealthEngine:
                     self.conditions[name] = Condition(**raw)
                 except TypeError:
                     continue
-        self._derive(Change())
+        self.derive(Change())
