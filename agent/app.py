@@ -296,7 +296,7 @@ class Agent:
         self.stop.set()
         deadline = time.monotonic() + DRAIN_SECONDS
         while time.monotonic() < deadline:  # what was already read is processed, not lost
-            batch = self.intake.take_nowait()
+            batch = self.intake.take(0)
             if batch is None:
                 break
             self.pipeline.process(batch)

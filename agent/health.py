@@ -7,6 +7,8 @@ escalate, clear, expire) is small functions over an injected clock.  No threads,
 
 from __future__ import annotations
 
+import heapq
+import itertools
 import time
 from dataclasses import asdict, dataclass
 from typing import Any, Callable
@@ -15,7 +17,7 @@ from parsers import Finding
 from parsers.catalog import xid_reason
 from parsers.finding import SEVERITY_RANK
 from parsers.kinds import BY_NAME as KIND, reason_of
-from parsers.model import Boot, Change, Condition, PodEvent, Problem, Snapshot, copied
+from parsers.model import Boot, Change, Condition, PodEvent, Problem, Snapshot
 
 from .config import Config
 from .policy import FindingPolicy
@@ -29,6 +31,13 @@ _REPEATED: dict[int, dict] = {}  # application Xid -> the rule its repeats from 
 
 # a kind's device (parsers/kinds.py) -> the prefix of its problems' subject (a PCIe device's: the GPU's, as before)
 _SUBJECT = {"nic": "nic:", "port": "nic:", "nvswitch": "nvswitch:"}
+
+
+def _copied(obj: Any) -> Any:
+    """A shallow copy of a Problem or Condition (a tenth of copy.copy's cost): what a snapshot hands out."""
+    new = object.__new__(type(obj))
+    new.__dict__.update(obj.__dict__)
+    return new
 
 
 def _device(f: Finding) -> str | None:
@@ -100,6 +109,11 @@ class HealthEngine:
         # problems raised or changed since (ordered): a snapshot copies those only, not every standing problem
         self._published: dict[str, Problem] = {}
         self._touched: dict[str, None] = {}
+        # eviction order (warning class first, then least recently seen, then oldest): a heap of (not warning
+        # class, last seen, birth, problem); an entry lies at or below its problem's place (last seen only
+        # grows) and is re-filed when it comes up stale, so evicting at the cap costs O(log n), not a sort
+        self._by_age: list[tuple[bool, float, int, Problem]] = []
+        self._born = itertools.count()
         self.conditions: dict[str, Condition] = {
             name: Condition(name, False, spec["ok_reason"], spec["ok_message"], clock())
             for name, spec in cfg.conditions.items()
@@ -127,7 +141,7 @@ class HealthEngine:
         """Decide one finding and derive the conditions: what it changed."""
         change = Change()
         self.decide(f, source, change)
-        return self._derive(change)
+        return self.derive(change)
 
     def decide(self, f: Finding, source: str, change: Change) -> Outcome | None:
         """Decide what `f` means for the node; what it changes is added to `change` (a batch's: conditions are
@@ -177,18 +191,20 @@ class HealthEngine:
         self._touched[p.id] = None
         return True
 
-    def derive(self, change: Change | None = None) -> Change:
-        """Conditions from the problems standing now (after `decide` / `repeat`), added to `change` (the
-        batch's, holding its new problems) or to a new Change."""
-        return self._derive(Change() if change is None else change)
-
     def snapshot(self, change: Change | None = None, pod_events: tuple[PodEvent, ...] = ()) -> Snapshot:
         """The state now and what `change` changed, as one immutable value (what every sink receives)."""
         published = self._published
         for pid in self._touched:
-            published[pid] = copied(self.problems[pid])
+            published[pid] = _copied(self.problems[pid])
         self._touched.clear()
-        return Snapshot.of(self.conditions.values(), published, change, pod_events)
+        conditions = tuple(map(_copied, self.conditions.values()))
+        if change is None or not change:
+            return Snapshot(conditions, tuple(published.values()), (), (), pod_events)
+        moved = {c.type for c in change.conditions}
+        # a problem raised and gone again within the change (evicted) is still said once, from a copy of its own
+        new = {p.id: published.get(p.id) or _copied(p) for p in change.new_problems}
+        return Snapshot(conditions, tuple(published.values()), tuple(c for c in conditions if c.type in moved),
+                        tuple(new.values()), pod_events)
 
     def sync(self, source: str, judged: dict[str, list[Verdict]]) -> Change:
         """Telemetry: for each subject read, what the rules see in its latest reading is exactly what
@@ -207,13 +223,11 @@ class HealthEngine:
                     continue
                 if v.condition and v.condition not in self.conditions:
                     continue  # an empty condition: a problem that is an Event only (an NPD temporary rule)
-                if len(self.problems) >= self.cfg.max_problems:
-                    self._evict()
                 p = Problem(pid, subject, "telemetry", v.condition, v.reason, v.severity, v.attribution, v.action,
                             v.message, "sample", now, now, 1, source, None, dict(v.details))
                 self._add(p, change)
         self._drop(lambda p: p.source == source and p.subject in judged and p.id not in wanted)
-        return self._derive(change)
+        return self.derive(change)
 
     def new_boot(self) -> Change:
         """A new boot: everything learned from the kernel log is history."""
@@ -221,7 +235,7 @@ class HealthEngine:
         for pid in [p.id for p in self.problems.values() if p.source == "kernel"]:
             self._remove(pid)
         self._app_xids.clear()
-        return self._derive(change)
+        return self.derive(change)
 
     def tick(self) -> Change:
         """Expire quiet warning-class problems."""
@@ -230,7 +244,7 @@ class HealthEngine:
         expired = [p.id for p in self.problems.values() if p.clear == "expire" and now - p.last_seen >= limit]
         for pid in expired:
             self._remove(pid)
-        return self._derive(Change())
+        return self.derive(Change())
 
     # ---- lifecycle -----------------------------------------------------------------------------
 
@@ -248,9 +262,19 @@ class HealthEngine:
             self._remove(pid)
 
     def _add(self, p: Problem, change: Change) -> None:
+        """A new problem (at the cap, the first in eviction order makes room)."""
+        if len(self.problems) >= self.cfg.max_problems:
+            self._evict()
+        self._keep(p)
+        change.new_problems.append(p)
+
+    def _keep(self, p: Problem) -> None:
         self.problems[p.id] = p
         self._touched[p.id] = None
-        change.new_problems.append(p)
+        heapq.heappush(self._by_age, (p.clear != "expire", p.last_seen, next(self._born), p))
+        if len(self._by_age) > 2 * len(self.problems) + 64:  # entries of problems gone meanwhile: filed afresh
+            self._by_age = [(q.clear != "expire", q.last_seen, next(self._born), q) for q in self.problems.values()]
+            heapq.heapify(self._by_age)
 
     def _remove(self, pid: str) -> None:
         del self.problems[pid]
@@ -309,8 +333,6 @@ class HealthEngine:
         if p is not None:
             self._add_to(p, f, seen, severity or f.severity, action or f.action, note)
             return pid
-        if len(self.problems) >= self.cfg.max_problems:
-            self._evict()
         p = Problem(pid, subject, f.kind, rule["condition"], reason, severity or f.severity, f.attribution,
                     action or f.action, self._message(f, severity or f.severity, action or f.action, note),
                     rule.get("clear", "expire"), seen, seen, 1, source, code,
@@ -328,8 +350,16 @@ class HealthEngine:
         self._touched[p.id] = None
 
     def _evict(self) -> None:
-        victims = sorted(self.problems.values(), key=lambda p: (p.clear != "expire", p.last_seen))
-        self._remove(victims[0].id)
+        heap = self._by_age
+        while heap:
+            later, seen, born, p = heap[0]
+            if self.problems.get(p.id) is not p:
+                heapq.heappop(heap)  # gone already
+            elif p.last_seen != seen:
+                heapq.heapreplace(heap, (later, p.last_seen, born, p))  # seen since it was filed
+            else:
+                self._remove(p.id)
+                return
 
     @staticmethod
     def _message(f: Finding, severity: str, action: str, note: str) -> str:
@@ -349,7 +379,10 @@ class HealthEngine:
 
     # ---- node conditions -------------------------------------------------------------------------
 
-    def _derive(self, change: Change) -> Change:
+    def derive(self, change: Change | None = None) -> Change:
+        """Conditions from the problems standing now (after `decide` / `repeat`), added to `change` (the
+        batch's, holding its new problems) or to a new Change."""
+        change = Change() if change is None else change
         now = self.clock()
         if self._restate:
             for pid, args in self._restate.items():
@@ -361,9 +394,9 @@ class HealthEngine:
         for p in self.problems.values():
             by_cond.setdefault(p.condition, []).append(p)
         for name, cond in self.conditions.items():
-            probs = sorted(by_cond.get(name, []), key=lambda p: (-SEVERITY_RANK[p.severity], -p.last_seen))
-            if probs:
-                top = probs[0]
+            probs = by_cond.get(name)
+            if probs:  # the worst, then latest (the first of equals): a pass, not a sort, once per batch
+                top = min(probs, key=lambda p: (-SEVERITY_RANK[p.severity], -p.last_seen))
                 more = f" (+{len(probs) - 1} more problem{'s' if len(probs) > 2 else ''})" if len(probs) > 1 else ""
                 status, reason, message, severity = True, top.reason, top.message + more, top.severity
             else:
@@ -393,12 +426,11 @@ class HealthEngine:
             except TypeError:
                 continue
             if p.condition in self.conditions:
-                self.problems[p.id] = p
-                self._touched[p.id] = None
+                self._keep(p)
         for name, raw in state.get("conditions", {}).items():
             if name in self.conditions:
                 try:
                     self.conditions[name] = Condition(**raw)
                 except TypeError:
                     continue
-        self._derive(Change())
+        self.derive(Change())

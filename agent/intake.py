@@ -69,14 +69,16 @@ class Intake:
         self.emit([Record("nvml", f"NVRM: Xid (PCI:{pci}): {xid}, reported through NVML events")])
 
     def take(self, timeout: float) -> Any:
-        """The next batch, or None after `timeout`; sets `lag`."""
+        """The next batch, or None after `timeout` (0: at once); sets `lag`."""
         with self._cond:
-            if not self._items:
+            if not self._items and timeout > 0:
                 self._cond.wait(timeout)
             if not self._items:
                 self.lag = 0.0
                 return None
-            enqueued, batch = self._pop()
+            enqueued, size, batch = self._items.popleft()
+            self.bytes -= size
+            self._cond.notify_all()
         self.lag = time.monotonic() - enqueued
         return batch
 
@@ -86,16 +88,6 @@ class Intake:
         with self._cond:
             since = min(self._held.values(), default=None)
         return 0.0 if since is None else time.monotonic() - since
-
-    def take_nowait(self) -> Any:
-        with self._cond:
-            return self._pop()[1] if self._items else None
-
-    def _pop(self) -> tuple[float, Any]:
-        enqueued, size, batch = self._items.popleft()
-        self.bytes -= size
-        self._cond.notify_all()
-        return enqueued, batch
 
     def __len__(self) -> int:
         return len(self._items)

@@ -1,11 +1,14 @@
 """A distinct-Xid flood through the agent's pipeline in process: the cost of one record, without the source
 thread, the queue or a scrape (bench/agent.py measures the whole process).
 
-    python bench/inprocess.py [--records N] [--runs R] [--ref DIR] [--instructions]
+    python bench/inprocess.py [--records N] [--runs R] [--ref DIR] [--instructions] [--standing S]
 
 Each record is an application Xid 31 from another process on one of 256 GPUs, so every line is new to the
 memo and decided afresh (issue 11's distinct-message flood).  Prints the best and median CPU time per record
 of R runs, each on a fresh agent; --ref DIR measures another checkout alternately in the same invocation.
+
+--standing S first raises S problems that the flood leaves alone (an Xid 79 on each of S other GPUs, outside
+the measured part): what a record costs while many problems stand (issue 31's flood stood at 4,096).
 
 --gc-default runs the collector at CPython's default thresholds instead of those `gpu-npd run` sets (the
 collections of each generation during the run, and the objects they freed, are printed either way).
@@ -34,7 +37,11 @@ def line(i: int) -> str:
     return f"4,{i},{i * 1000},-;NVRM: Xid (PCI:0000:{i % 256:02x}:00): 31, pid={i}, name=python3, Ch 00000008, MMU Fault {i}"
 
 
-def measure(records: int, runs: int, gc_default: bool = False) -> tuple[list[float], list[int]]:
+def standing(i: int) -> str:
+    return f"3,{i},1000,-;NVRM: Xid (PCI:{i + 1:04x}:5d:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus."
+
+
+def measure(records: int, runs: int, gc_default: bool = False, stand: int = 0) -> tuple[list[float], list[int]]:
     """CPU microseconds per record of each run (in this process: the tree on sys.path), and the collections of
     each generation during the last run and the objects they freed.  The collector runs as under `gpu-npd run`, or with CPython's defaults."""
     import gc
@@ -52,6 +59,8 @@ def measure(records: int, runs: int, gc_default: bool = False) -> tuple[list[flo
             cfg = load(None, env={"GPU_NPD_STATE_DIR": tmp, "GPU_NPD_MODE": "off", "GPU_NPD_NVML": "off"})
             agent = (app.build if hasattr(app, "build") else app.Agent)(cfg, out=devnull)  # (--ref: older trees)
             batches = [[Record("kmsg", text) for text in lines[i:i + 1024]] for i in range(0, records, 1024)]
+            for i in range(0, stand, 1024):
+                agent.pipeline.process([Record("kmsg", standing(j)) for j in range(i, min(stand, i + 1024))])
             gc.collect()
             gc.freeze()
             gc.set_threshold(*((700, 10, 10) if gc_default else GC_THRESHOLDS))
@@ -67,10 +76,10 @@ def measure(records: int, runs: int, gc_default: bool = False) -> tuple[list[flo
 
 
 def run_in(tree: Path, records: int, runs: int, gc_default: bool = False, valgrind: str | None = None,
-           out: str | None = None) -> tuple[list[float], list[int]]:
+           out: str | None = None, stand: int = 0) -> tuple[list[float], list[int]]:
     """`measure` in a fresh process importing `tree`; under callgrind, ([instructions], []) instead."""
     code = (f"import json, sys; sys.path.insert(0, {str(tree)!r}); sys.path.insert(1, {str(HERE)!r}); "
-            f"import inprocess; print(json.dumps(inprocess.measure({records}, {runs}, {gc_default})))")
+            f"import inprocess; print(json.dumps(inprocess.measure({records}, {runs}, {gc_default}, {stand})))")
     cmd = [sys.executable, "-c", code]
     if valgrind:
         cmd = [valgrind, "--tool=callgrind", f"--callgrind-out-file={out}", *cmd]
@@ -81,13 +90,13 @@ def run_in(tree: Path, records: int, runs: int, gc_default: bool = False, valgri
     return times, collections
 
 
-def instructions(tree: Path, records: int) -> float:
+def instructions(tree: Path, records: int, stand: int = 0) -> float:
     valgrind = shutil.which("valgrind")
     if valgrind is None:
         raise SystemExit("inprocess: --instructions needs valgrind (apt install valgrind)")
     with tempfile.TemporaryDirectory() as tmp:
-        small = run_in(tree, records // 6, 1, valgrind=valgrind, out=f"{tmp}/small")[0][0]
-        big = run_in(tree, records, 1, valgrind=valgrind, out=f"{tmp}/big")[0][0]
+        small = run_in(tree, records // 6, 1, valgrind=valgrind, out=f"{tmp}/small", stand=stand)[0][0]
+        big = run_in(tree, records, 1, valgrind=valgrind, out=f"{tmp}/big", stand=stand)[0][0]
     return (big - small) / (records - records // 6)
 
 
@@ -97,18 +106,20 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--ref", default=None, help="another checkout, measured alternately")
     ap.add_argument("--instructions", action="store_true", help="instructions per record (callgrind)")
+    ap.add_argument("--standing", type=int, default=0, help="problems standing before the flood (default 0)")
     ap.add_argument("--gc-default", action="store_true", help="the collector at CPython's default thresholds")
     args = ap.parse_args()
     trees = [("this", HERE.parent)] + ([("ref", Path(args.ref).resolve())] if args.ref else [])
     if args.instructions:
         for label, tree in trees:
-            print(f"{label:>5}: {instructions(tree, args.records or 12_000):,.0f} instructions a record ({tree})")
+            n = instructions(tree, args.records or 12_000, args.standing)
+            print(f"{label:>5}: {n:,.0f} instructions a record ({tree})")
         return
     times: dict[str, list[float]] = {label: [] for label, _ in trees}
     collections: dict[str, list[int]] = {}
     for _ in range(args.runs):
         for label, tree in trees:
-            t, collections[label] = run_in(tree, args.records or 100_000, 1, args.gc_default)
+            t, collections[label] = run_in(tree, args.records or 100_000, 1, args.gc_default, stand=args.standing)
             times[label] += t
     for label, tree in trees:
         t = times[label]

@@ -35,6 +35,8 @@ BENCHES: dict[str, tuple[str, list[str]]] = {
     "correlate": ("Correlation stays linear (bench/correlate.py)", ["correlate.py"]),
     "agent": ("The agent process: footprint, flood, latency, storms (bench/agent.py all)", ["agent.py", "all"]),
     "inprocess": ("The record path in process (bench/inprocess.py)", ["inprocess.py"]),
+    "inprocess_standing": ("The record path in process, 3,000 problems standing (bench/inprocess.py --standing)",
+                           ["inprocess.py", "--standing", "3000", "--records", "30000", "--runs", "3"]),
     "poll": ("Telemetry poll cycle (bench/poll.py)", ["poll.py"]),
     "podlogs": ("Pod log throughput (bench/podlogs.py)", ["podlogs.py"]),
     "kube_scale": ("Kubernetes writes at scale (bench/kube_scale.py)", ["kube_scale.py"]),

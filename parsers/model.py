@@ -1,7 +1,7 @@
 """The shared types: what one stage returns is what the next one takes, and every stage imports them from here.
 
 It sits in `parsers/` (the lowest package) so that every program (the node agent, `offline/`, `cluster/`) and
-every subpackage imports its types downward.  Plain data only: no I/O, no behaviour beyond a copy.
+every subpackage imports its types downward.  Plain data only: no I/O, no behaviour.
 
     inputs     Record, SampleBatch, CheckBatch, WorkloadFindings (+ PodRef), NodeInfo: what the intake carries
     telemetry  Reading (a device read), Verdict (what a sample rule sees in it)
@@ -18,7 +18,7 @@ from typing import Any
 from .finding import Finding
 
 __all__ = ["Boot", "Change", "CheckBatch", "Condition", "Finding", "NodeInfo", "PodEvent", "PodRef", "Problem",
-           "Reading", "Record", "SampleBatch", "Snapshot", "Verdict", "WorkloadFindings", "copied"]
+           "Reading", "Record", "SampleBatch", "Snapshot", "Verdict", "WorkloadFindings"]
 
 
 # ---- facts ------------------------------------------------------------------------------------------------
@@ -163,7 +163,8 @@ class Snapshot:
 
     conditions    every condition the agent keeps, as it stands now (copies)
     problems      every standing problem: the engine's published copies, shared between snapshots (a problem
-                  is copied again only when it changed, so a snapshot costs what changed, not what stands)
+                  is copied again only when it changed, so a snapshot costs what changed, not what stands;
+                  agent/health.py: HealthEngine.snapshot builds it)
     changed       the conditions that moved in this change (a subset of `conditions`)
     new_problems  problems raised in this change (Events)
     pod_events    Events for pods (workload correlation)
@@ -174,26 +175,6 @@ class Snapshot:
     new_problems: tuple[Problem, ...] = ()
     pod_events: tuple[PodEvent, ...] = ()
 
-    @classmethod
-    def of(cls, conditions: Any, problems: dict[str, Problem], change: Change | None = None,
-           pod_events: tuple[PodEvent, ...] = ()) -> Snapshot:
-        """`conditions` (the engine's live objects, copied here) and `problems` (id -> a copy no one mutates)
-        with what `change` changed."""
-        conds = tuple(map(copied, conditions))
-        if change is None or not change:
-            return cls(conds, tuple(problems.values()), (), (), tuple(pod_events))
-        moved = {c.type for c in change.conditions}
-        changed = tuple(c for c in conds if c.type in moved)
-        # raised and gone again within the change (evicted): still said once, from a copy of its own
-        new = tuple({p.id: problems.get(p.id) or copied(p) for p in change.new_problems}.values())
-        return cls(conds, tuple(problems.values()), changed, new, tuple(pod_events))
-
     def condition(self, name: str) -> Condition | None:
         return next((c for c in self.conditions if c.type == name), None)
 
-
-def copied(obj: Any) -> Any:
-    """A shallow copy of a plain dataclass instance (Problem, Condition): a tenth of copy.copy's cost."""
-    new = object.__new__(type(obj))
-    new.__dict__.update(obj.__dict__)
-    return new

@@ -100,7 +100,7 @@ def test_intake_is_bounded_in_bytes_and_waits_instead_of_dropping():
     t.join(2)
     assert not t.is_alive() and len(intake) == queued and intake.bytes <= 10_000
     huge = [Record("kmsg", "y" * 50_000)]
-    while intake.take_nowait() is not None:
+    while intake.take(0) is not None:
         pass
     intake.emit(huge)  # larger than the bound, into an empty queue: it still moves
     assert intake.take(0.1) is huge and intake.bytes == 0

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from fakeclock import Clock
 
 from agent.config import load
 from agent.health import HealthEngine
-from parsers import parse_line
-from parsers.model import Boot
+from parsers import Classifier, parse_line
+from parsers.model import Boot, Change
 
 XID79 = "NVRM: Xid (PCI:0000:5d:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus."
 XID95 = "NVRM: Xid (PCI:0000:9a:00): 95, pid=4411, name=python, Uncontained: FBHUB. RST: Yes, D-RST: No"
@@ -220,3 +220,49 @@ def test_findings_from_a_previous_boot_raise_nothing(engine, clock):
     engine = HealthEngine(engine.cfg, clock, Boot("this-boot", clock.t - 100))
     f = parse_line("[Sun Nov 22 02:05:37 2020] " + XID79)
     assert not engine.observe(f) and not engine.problems
+
+
+_CLASSIFIER = Classifier()
+
+
+@settings(max_examples=150)
+@given(st.lists(st.tuples(st.integers(0, 9), st.sampled_from([79, 63, 48]), st.integers(0, 30)), max_size=80))
+def test_at_the_cap_the_problem_evicted_is_the_first_in_eviction_order(ops):
+    """Warning class first, then the least recently seen, then the oldest: as a sort of every problem said,
+    now found by a heap (issue 31: a sort of 4,096 problems per new problem at the cap)."""
+    clock = Clock(1_795_000_000.0)
+    engine = HealthEngine(load(env={}, flags={"max_problems": 4}), clock)
+    classify = _CLASSIFIER.classify
+    for gpu, xid, dt in ops:
+        clock.t += dt
+        order = sorted(engine.problems.values(), key=lambda p: (p.clear != "expire", p.last_seen))
+        before = set(engine.problems)
+        engine.observe(classify(f"NVRM: Xid (PCI:0000:{gpu:02x}:00): {xid}, pid=1, name=p, text"))
+        gone = before - set(engine.problems)
+        assert gone == ({order[0].id} if gone else set()) and len(engine.problems) <= 4
+
+
+def test_a_problem_raised_at_the_cap_costs_the_same_whatever_the_cap():
+    """Evicting at the cap looks at a few problems, not all of them: the calls 200 new problems make are the
+    same with 4,000 problems standing as with 100 (an operation count, not a time)."""
+    import sys
+
+    classify = _CLASSIFIER.classify
+
+    def calls(cap: int) -> int:
+        engine, change, n = HealthEngine(load(env={}, flags={"max_problems": cap})), Change(), 0
+        for i in range(cap):
+            engine.decide(classify(f"NVRM: Xid (PCI:{i:04x}:5d:00): 79, pid=1, name=p, text"), "kernel", change)
+        lines = [classify(f"NVRM: Xid (PCI:{i:04x}:3b:00): 79, pid=1, name=p, text") for i in range(200)]
+
+        def count(frame, event, arg):
+            nonlocal n
+            n += event == "call"
+        sys.setprofile(count)
+        for f in lines:
+            engine.decide(f, "kernel", change)
+        sys.setprofile(None)
+        assert len(engine.problems) == cap
+        return n
+
+    assert calls(4_000) <= calls(100) * 1.05

@@ -20,7 +20,7 @@ from agent.sources import Record
 from apiserver_double import ApiDouble
 from kubeapi.client import make_api
 from parsers import Classifier
-from parsers.model import Boot, Change, NodeInfo, Snapshot
+from parsers.model import Boot, Change, NodeInfo, Problem, Snapshot
 
 # the Xid 79 line of tests/fixtures/dmesg (its GPU fell off the bus), in the kmsg envelope
 XID79 = "3,1,1000,-;NVRM: Xid (PCI:0000:5d:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus."
@@ -101,7 +101,11 @@ def test_a_snapshot_copies_only_the_problems_that_changed(tmp_path, monkeypatch)
     agent.pipeline.process([Record("kmsg", XID79.replace("5d:00", f"{i:02x}:00")) for i in range(200)])
     before = agent.pipeline.publish(Change(), always=True)
     copies = []
-    monkeypatch.setattr(health, "copied", lambda p: copies.append(p.id) or replace(p))
+    def counting(o):  # Problems and Conditions: the problems are counted
+        if isinstance(o, Problem):
+            copies.append(o.id)
+        return replace(o)
+    monkeypatch.setattr(health, "_copied", counting)
     after = agent.pipeline.process([Record("kmsg", XID79.replace("5d:00", "07:00")),  # one more of a standing one
                                     Record("kmsg", XID79.replace("5d:00", "f0:00"))])  # a new one
     assert sorted(copies) == ["gpu:0000:07:00|xid|79|Xid79FallenOffBus", "gpu:0000:f0:00|xid|79|Xid79FallenOffBus"]

@@ -360,7 +360,7 @@ def test_kernel_xid_gets_gpu_index_and_uuid_and_nvml_event_is_not_double_counted
     agent, _ = make(tmp_path, hgx_scenario())
     poll(agent)
     agent.intake.nvml_xid("0000:5d:00", 79)
-    agent.pipeline.process(agent.intake.take_nowait())
+    agent.pipeline.process(agent.intake.take(0))
     agent.pipeline.process([Record("kmsg", "3,1,1000,-;NVRM: Xid (PCI:0000:5d:00): 79, pid='<unknown>', name=<unknown>, "
                                    "GPU has fallen off the bus.")])
     lab = {"xid": "79", "pci_bus_id": "0000:5d:00", "gpu": "3", "uuid": "GPU-00000003-1111-2222-3333-444455550003"}
