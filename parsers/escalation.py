@@ -84,10 +84,11 @@ class Verdict:
     rule: Escalation
     count: int
     crossed: bool  # this sighting made the count reach the rule's (its first escalated finding)
+    note: str  # the rule's `says` for this count (formatted once per burst, not per sighting of a storm)
 
-    @property
-    def note(self) -> str:
-        return self.rule.says.format(n=self.count, window=_span(self.rule.window))
+
+def _verdict(rule: Escalation, count: int, crossed: bool) -> Verdict:
+    return Verdict(rule, count, crossed, rule.says.format(n=count, window=_span(rule.window)))
 
 
 class Escalations:
@@ -152,8 +153,8 @@ class Escalations:
             self._reached[(rule.name, key)] = n
             _bound(self._reached, (rule.name, key))
             if decided is None and n >= rule.count:
-                decided = Verdict(rule, n, before < rule.count)
-        self._last[(xid, gpu, unit)] = (None if decided is None else Verdict(decided.rule, decided.count, False),)
+                decided = _verdict(rule, n, before < rule.count)
+        self._last[(xid, gpu, unit)] = (None if decided is None else Verdict(decided.rule, decided.count, False, decided.note),)
         _bound(self._last, (xid, gpu, unit))
         return decided
 
