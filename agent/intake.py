@@ -3,8 +3,10 @@
 The bound is memory, not a number of batches: a batch of 10,000 long lines and a batch of one short line weigh
 what they hold.  When the queue is full a source waits (kmsg's ring buffer keeps the records meanwhile; an
 overrun there is counted by the source, never silent).  One batch always fits into an empty queue, so a batch
-larger than the bound still moves.  How long sources have waited is kept too: their input lies unread meanwhile,
-and /healthz counts it (`unread_for`) beside the lag of what is queued.
+larger than the bound still moves.  How long sources have been held back is kept too: their input lies unread
+meanwhile, and /healthz counts it (`unread_for`) beside the lag of what is queued.  A source is held back from its
+first wait for room until the pipeline finds the queue empty (it has then taken all there was): one emit that finds
+room at once says nothing, since in a flood the pipeline often frees a slot while the source reads its next batch.
 """
 
 from __future__ import annotations
@@ -41,8 +43,8 @@ class Intake:
         self.lag = 0.0
         self.bytes = 0
         self._items: deque[tuple[float, int, Any]] = deque()
-        # the thread of each source held back -> since when: from its first wait for room until it finds room
-        # without waiting (a flood's source waits at every batch: held back all along, not once per batch)
+        # the thread of each source held back -> since when: from its first wait for room until the pipeline finds
+        # the queue empty (a flood's source is held back all along, not once per batch it waited for)
         self._held: dict[int, float] = {}
         self._cond = threading.Condition()
 
@@ -58,8 +60,6 @@ class Intake:
                     if self.stop.is_set():
                         return  # stopping: what is not queued is re-read from the source's saved cursor
                     self._cond.wait(0.5)
-            elif self._held:
-                self._held.pop(threading.get_ident(), None)  # room at once: caught up
             self._items.append((time.monotonic(), size, batch))
             self.bytes += size
             self._cond.notify_all()
@@ -75,6 +75,7 @@ class Intake:
                 self._cond.wait(timeout)
             if not self._items:
                 self.lag = 0.0
+                self._held.clear()  # the pipeline has taken all there was: no source is behind any more
                 return None
             enqueued, size, batch = self._items.popleft()
             self.bytes -= size
@@ -83,8 +84,8 @@ class Intake:
         return batch
 
     def unread_for(self) -> float:
-        """Seconds the source held back longest has been held back (0: none is): it has waited for room at every
-        batch since, its input lying unread meanwhile."""
+        """Seconds the source held back longest has been held back (0: none is): since its first wait for room,
+        the pipeline has never caught up, the source's input lying unread meanwhile."""
         with self._cond:
             since = min(self._held.values(), default=None)
         return 0.0 if since is None else time.monotonic() - since
