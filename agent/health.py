@@ -15,6 +15,7 @@ from typing import Any, Callable
 
 from parsers import Finding
 from parsers.catalog import xid_reason
+from parsers.escalation import ACROSS_GPUS
 from parsers.finding import SEVERITY_RANK
 from parsers.kinds import BY_NAME as KIND, reason_of
 from parsers.model import Boot, Change, Condition, PodEvent, Problem, Snapshot
@@ -162,7 +163,8 @@ class HealthEngine:
         if self._clears(f):
             return None
         if f.kind == "xid" and f.attribution == "application":
-            self._escalate_app_xid(f, seen, change)
+            if f.details.get("escalation") != ACROSS_GPUS:  # the job's, on several GPUs at once: no GPU's repeat
+                self._escalate_app_xid(f, seen, change)
             return None
         stateless = self.policy.repeat_safe(f)  # (its kind and Xid: the policy's verdict changed neither)
         outcome: Outcome = ("none", None)
@@ -283,7 +285,7 @@ class HealthEngine:
 
     def _escalate_app_xid(self, f: Finding, seen: float, change: Change) -> None:
         """NVIDIA's guidance for 13/31: the same application Xid on one GPU from different processes
-        points at the GPU.  Bounded: per (GPU, Xid) the latest sighting of at most APP_XID_PIDS processes."""
+        points at the GPU (not when the escalation table found the burst on several GPUs: the job's).  Bounded: per (GPU, Xid) the latest sighting of at most APP_XID_PIDS processes."""
         window = self.cfg.app_xid_window_seconds
         need = self.cfg.app_xid_distinct_processes
         key = (f.pci or "-", f.xid or 0)

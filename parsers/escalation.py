@@ -55,9 +55,10 @@ class Escalation:
 
 
 DAY = 86400.0
+ACROSS_GPUS = "app_xid_across_gpus"  # the row that says a burst is the job's: no GPU's repeat (agent/health.py)
 ESCALATIONS: tuple[Escalation, ...] = (
     # an application Xid on several GPUs at once is the job's (it runs on all of them), whatever it did before
-    Escalation("app_xid_across_gpus", frozenset({13, 31}), frozenset(), "gpus", 2, DAY,
+    Escalation(ACROSS_GPUS, frozenset({13, 31}), frozenset(), "gpus", 2, DAY,
                attribution="application", says="on {n} GPUs in one burst: the application"),
     Escalation("xid13_same_unit", frozenset({13}), frozenset(), "unit", 2, DAY, attribution="hardware",
                severity="warning", action="RUN_DIAGNOSTICS", says="{n} bursts on this GPC/TPC within {window}",
@@ -100,7 +101,10 @@ class Escalations:
         self._bursts: OrderedDict[tuple, list[list[float]]] = OrderedDict()  # (xid, gpu[, unit]) -> bursts
         self._gpus: OrderedDict[int, dict[str, None]] = OrderedDict()  # xid -> the GPUs it was seen on
         self._reached: OrderedDict[tuple, int] = OrderedDict()  # (row, scope key) -> its count at the last sighting
-        self._last: OrderedDict[tuple, tuple[Verdict | None]] = OrderedDict()  # (xid, gpu, unit) -> last verdict
+        # (xid, gpu, unit) -> (last verdict, the Xid's burst generation then): valid while no burst of the Xid
+        # began since, on any GPU (another GPU joining changes the "gpus" row's count and the "solo" rows')
+        self._last: OrderedDict[tuple, tuple[Verdict | None, int]] = OrderedDict()
+        self._decided: dict[int, int] = {}  # xid -> the bursts it began, on any GPU (a generation count)
         # (xid, severity) -> the rows that apply, and whether one counts per unit
         self._rules: dict[tuple[int, str], tuple[tuple[Escalation, ...], bool]] = {}
 
@@ -120,7 +124,8 @@ class Escalations:
         unit = unit_of(text) if by_unit else None
         last = self._last.get((xid, gpu, unit))
         bursts = self._bursts.get((xid, gpu))
-        if last is not None and bursts and bursts[-1][1] <= t <= bursts[-1][1] + BURST_SECONDS and (
+        generation = self._decided.get(xid, 0)
+        if last is not None and last[1] == generation and bursts and bursts[-1][1] <= t <= bursts[-1][1] + BURST_SECONDS and (
                 unit is None or self._bursts[(xid, gpu, unit)][-1][1] <= t <= self._bursts[(xid, gpu, unit)][-1][1]
                 + BURST_SECONDS):
             # a storm: the sighting goes on the scope's latest burst, which changes no count (a count window's
@@ -129,7 +134,12 @@ class Escalations:
             if unit is not None:
                 self._bursts[(xid, gpu, unit)][-1][1] = t
             return last[0]
-        here = self._sighting((xid, gpu), t)
+        here, new = self._sighting((xid, gpu), t)
+        if new:  # a new burst on this GPU changes what the others' sightings count: their verdicts are re-decided
+            generation += 1
+            self._decided[xid] = generation
+            if len(self._decided) > MAX_KEYS:
+                del self._decided[next(iter(self._decided))]
         gpus = self._gpus.setdefault(xid, {})
         gpus.pop(gpu, None)
         gpus[gpu] = None  # (the latest last: the oldest is forgotten first)
@@ -154,12 +164,13 @@ class Escalations:
             _bound(self._reached, (rule.name, key))
             if decided is None and n >= rule.count:
                 decided = _verdict(rule, n, before < rule.count)
-        self._last[(xid, gpu, unit)] = (None if decided is None else Verdict(decided.rule, decided.count, False, decided.note),)
+        self._last[(xid, gpu, unit)] = (None if decided is None else Verdict(decided.rule, decided.count, False,
+                                                                             decided.note), generation)
         _bound(self._last, (xid, gpu, unit))
         return decided
 
-    def _sighting(self, key: tuple, t: float) -> list[float]:
-        """Add a sighting at `t` to the bursts of `key`; the burst it belongs to."""
+    def _sighting(self, key: tuple, t: float) -> tuple[list[float], bool]:
+        """Add a sighting at `t` to the bursts of `key`; the burst it belongs to, and whether it began one."""
         bursts = self._bursts.get(key)
         if bursts is None:
             bursts = self._bursts[key] = []
@@ -167,14 +178,14 @@ class Escalations:
         for b in reversed(bursts):  # (sightings come in time order but for a few out of order: look back)
             if b[0] - BURST_SECONDS <= t <= b[1] + BURST_SECONDS:
                 b[0], b[1] = min(b[0], t), max(b[1], t)
-                return b
+                return b, False
             if b[1] < t - BURST_SECONDS:
                 break
         b = [t, t]
         bursts.append(b)
         bursts.sort()
         del bursts[:-MAX_BURSTS]
-        return b
+        return b, True
 
     def _shared(self, xid: int, other: str, burst: list[float], window: float, t: float) -> bool:
         """Did GPU `other` see the Xid in a burst overlapping `burst` (within `window` of `t`)?"""

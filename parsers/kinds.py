@@ -139,7 +139,7 @@ TABLE: tuple[Kind, ...] = (
         Raise("GPUUnhealthy", "reset", {"action": _XID_BY_CLEAR["reset"], "severity": "fatal", **_NOT_APP}),
         Raise("GPUDegraded", "expire", {"severity": ["warning", "error"], **_NOT_APP}),
     ), doc="an NVRM Xid: severity, attribution and action from NVIDIA's Xid catalog; an application Xid "
-           "repeated by several processes on one GPU raises GPUDegraded (its reason + Repeated)",
+           "repeated by several processes on one GPU, and on it alone, raises GPUDegraded (its reason + Repeated)",
        category="by_attribution"),
     Kind("sxid", "SXid", "nvswitch", "error", "fabric", "INVESTIGATE", "SXid<code>", (
         Raise("NVLinkUnhealthy", "reset", {"severity": "fatal"}),

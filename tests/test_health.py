@@ -266,3 +266,20 @@ def test_a_problem_raised_at_the_cap_costs_the_same_whatever_the_cap():
         return n
 
     assert calls(4_000) <= calls(100) * 1.05
+
+
+def test_an_application_xid_burst_on_several_gpus_is_the_jobs_and_degrades_no_gpu(engine, clock):
+    """One job's MMU faults on every GPU it runs on, from its many processes: the escalation table says the
+    application (parsers/escalation.py ACROSS_GPUS), so the distinct-process rule raises nothing on any GPU;
+    the same processes on one GPU alone still point at that GPU."""
+    for pid in range(100, 112):
+        clock.t += 1
+        engine.observe(parse_line(f"NVRM: Xid (PCI:0000:{0xb1 + pid % 4:02x}:00): 31, pid={pid}, name=python3, "
+                                  "Ch 00000008, MMU Fault"))
+    assert not engine.conditions["GPUDegraded"].status
+    assert not [p for p in engine.problems.values() if p.reason.endswith("Repeated")]
+    clock.t += 7200  # a later burst, one GPU alone
+    for pid in (200, 300, 400):
+        clock.t += 1
+        engine.observe(parse_line(f"NVRM: Xid (PCI:0000:c1:00): 31, pid={pid}, name=python3, Ch 00000008, MMU Fault"))
+    assert engine.conditions["GPUDegraded"].status

@@ -81,6 +81,23 @@ def test_xid13_repeating_on_one_unit_is_the_hardware_spread_over_units_or_gpus_t
         assert verdict.rule.name == "app_xid_across_gpus" and verdict.rule.attribution == "application"
 
 
+def test_a_gpu_whose_burst_began_alone_is_re_decided_when_another_gpu_joins_it():
+    """The storm fast path keeps a GPU's last verdict for its burst; a burst another GPU then joins is the job's
+    for the first GPU too (it kept saying "nothing" for the whole burst, so the flood's first GPU alone was
+    called degraded).  Once every GPU is in the burst, repeats take the fast path again."""
+    esc = Escalations()
+    a, b = "0000:41:00", "0000:05:00"
+    assert esc.see(31, "error", a, XID31, 0.0) is None  # alone so far
+    assert esc.see(31, "error", b, XID31, 0.5).rule.name == "app_xid_across_gpus"
+    assert esc.see(31, "error", a, XID31, 1.0).rule.name == "app_xid_across_gpus"
+    calls = []
+    original = esc._sighting
+    esc._sighting = lambda *args: calls.append(args) or original(*args)
+    for i in range(100):
+        assert esc.see(31, "error", (a, b)[i % 2], XID31, 2.0 + i).rule.name == "app_xid_across_gpus"
+    assert len(calls) <= 2  # at most one re-decision per GPU, then the fast path
+
+
 def test_state_survives_a_restart():
     esc = Escalations()
     for i in range(4):
