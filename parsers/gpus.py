@@ -80,7 +80,7 @@ class GpuMap:
     @classmethod
     def from_labels(cls, gpus: Iterable[Mapping[str, Any]]) -> GpuMap:
         """From NVML's GPUs' labels, keyed by their `pci_bus_id` (the inventory, agent/gpu/collector.py)."""
-        return cls.build((gpu_key(g.get("pci_bus_id")), g, ()) for g in gpus)
+        return cls.build((gpu_key(g.get("pci_bus_id")), g, (gpu_key(g.get("pci_bus_id")),)) for g in gpus)
 
     @classmethod
     def from_readings(cls, readings: Iterable[Any]) -> GpuMap:
@@ -94,14 +94,18 @@ class GpuMap:
     def __iter__(self):
         return iter(self.aliases)
 
+    def __len__(self) -> int:
+        return len(self.aliases)
+
     def uuid(self, pci: str | None) -> str | None:
-        return self.uuids.get(gpu_key(pci)) if pci else None
+        """The UUID of the GPU at this PCI key (a finding's `pci`, a problem's subject: normalised already)."""
+        return self.uuids.get(pci) if pci else None
 
     def pci(self, uuid: str | None) -> str | None:
         return self.by_uuid.get(uuid.lower()) if uuid else None
 
     def index(self, pci: str | None) -> str | None:
-        return self.indexes.get(gpu_key(pci)) if pci else None
+        return self.indexes.get(pci) if pci else None
 
     def names(self, pci: str) -> frozenset[str]:
         """Every name the GPU at this PCI key answers to (its UUID lower-cased, its PCI key); none if unknown."""
