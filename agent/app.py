@@ -192,12 +192,12 @@ def _pod_devices(cfg: Config, kube, metrics: Metrics, pods: PodLookup, gpu: GpuC
         if lookup.pod_source is None or gpu.status != "ok":  # released: a reset wants NVML let go
             return {}
         found: dict[tuple[str, str], set[str]] = {}
+        gpus = gpu.gpu_map  # the inventory's names of each GPU (UUID lower-cased, PCI address)
         for g in list(gpu.gpus):
             for pid in pids_on(nvml, g.ident.index, cfg.nvml_deadline_seconds) or []:
                 ref = lookup(pid)
                 if ref is not None:
-                    found.setdefault((ref.namespace, ref.pod), set()).update(
-                        {g.labels["uuid"].lower(), g.labels["pci_bus_id"]})
+                    found.setdefault((ref.namespace, ref.pod), set()).update(gpus.names(g.labels["pci_bus_id"]))
         return {pod: Owned(frozenset(keys), frozenset(), "its compute processes") for pod, keys in found.items()}
 
     return PodDeviceCache(kube.n.api if kube is not None else None, cfg.node_name, cfg.kube,

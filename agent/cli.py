@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING
 
 import click
+
+if TYPE_CHECKING:
+    from parsers.gpus import GpuMap
 
 # the collector's thresholds under `gpu-npd run`: allocations between collections of the youngest generation
 # (CPython's default: 700), then collections of each generation between those of the next
@@ -21,7 +25,7 @@ def nvml_spec(ctx, param, value: str) -> str:
     return value
 
 
-def gpu_map(spec: str) -> dict[str, dict[str, str]]:
+def gpu_map(spec: str) -> GpuMap:
     """PCI address -> GPU index and UUID from this node's NVML (`--nvml`), for findings read off its logs."""
     from .gpu.collector import GpuCollector
     from .gpu.nvml import open_backend
@@ -32,10 +36,10 @@ def gpu_map(spec: str) -> dict[str, dict[str, str]]:
         click.echo(f"gpu-npd: --nvml {spec}: {exc}", err=True)
         sys.exit(2)
     collector.start()
-    return collector.pci_to_gpu
+    return collector.gpu_map
 
 
-def annotate(finding, gpus: dict[str, dict[str, str]]) -> None:
+def annotate(finding, gpus: GpuMap) -> None:
     """Put the GPU index and UUID of its PCI address on a finding (the agent's own annotation)."""
     from .gpu.collector import annotate as _annotate
 

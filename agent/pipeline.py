@@ -104,7 +104,7 @@ class Pipeline:
     def _decide(self, f: Finding, source: str, change: Change) -> tuple:
         """Decide one admitted finding (enriched first: the GPU NVML knows at its address, the pod of its pid);
         its counter labels.  A decision a repeat may count without deciding is remembered by the coalescer."""
-        annotate(f, self.gpu.pci_to_gpu)
+        annotate(f, self.gpu.gpu_map)
         if f.kind == "xid" and f.pid is not None:
             pod = self.pods(f.pid)
             if pod is not None:
@@ -145,7 +145,7 @@ class Pipeline:
     def _pod_findings(self, batch: WorkloadFindings) -> Change:
         standing = self.workloads.standing(self.engine.problems.values())  # once: nothing changes it meanwhile
         for ref, f in batch.items:
-            annotate(f, self.gpu.pci_to_gpu)
+            annotate(f, self.gpu.gpu_map)
             self._events.append(self.workloads.observe(ref, f, standing))
         if self.progress is not None:
             for ref, marks in batch.progress:

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
 from parsers import normalize_pci
+from parsers.gpus import GpuMap, reading_key
 from parsers.model import PodEvent, PodRef, Problem, Reading
 from parsers.progress import Progress
 
@@ -201,7 +202,8 @@ def evidence(owned: Owned | None, standing: list[Problem], previous: list[Readin
     standing on its devices or on the node as a whole).  `owned` None: the pod's devices are unknown; the node's
     GPUs are described instead, and the verdict says so."""
     gpus = [r for r in latest if r.entity == "gpu"]
-    mine = [r for r in gpus if owned is not None and _gpu_keys(r) & owned.gpus]
+    gpu_map = GpuMap.from_readings(latest)  # the GPUs the node read: PCI address -> their names
+    mine = [r for r in gpus if owned is not None and gpu_map.names(reading_key(r)) & owned.gpus]
     if mine:
         names = ", ".join(sorted((r.labels.get("gpu_index", r.subject) for r in mine), key=_natural))
         whose, shown = f"Its GPU{'s' if len(mine) > 1 else ''} {names} (per {owned.source})", mine
@@ -216,15 +218,8 @@ def evidence(owned: Owned | None, standing: list[Problem], previous: list[Readin
     rails = _rails(previous, latest, owned)
     if rails:
         out.append(rails)
-    out.append(_support(standing, owned, latest))
+    out.append(_support(standing, owned, gpu_map))
     return " ".join(out)
-
-
-def _gpu_keys(r: Reading) -> set[str]:
-    """The names a GPU reading answers to: its UUID (lower case) and PCI address (normalised)."""
-    keys = {str(r.labels.get("uuid") or "").lower(), normalize_pci(r.labels.get("pci_bus_id")) or "",
-            normalize_pci(r.subject.split(":", 1)[-1]) or ""}
-    return keys - {""}
 
 
 def _rail_keys(r: Reading) -> set[str]:
@@ -271,23 +266,21 @@ def _rails(previous: list[Reading], latest: list[Reading], owned: Owned | None) 
     return f"RDMA data counters unchanged over the last poll on {flat} of {len(ports)} ports ({whose})."
 
 
-def _support(standing: list[Problem], owned: Owned | None = None, latest: list[Reading] = ()) -> str:
+def _support(standing: list[Problem], owned: Owned | None = None, gpu_map: GpuMap | None = None) -> str:
     """The likely cause: a hardware / fabric / driver fault standing on the pod's GPUs or rails, or on the node as a
     whole (a fabric, a driver, the node itself).  A fault on a GPU or rail of another pod is not this pod's cause
     (said, not blamed).  `owned` None: the pod's devices are unknown, so any fault on the node is its likely cause."""
     faults = [p for p in standing if p.attribution in ("hardware", "fabric", "driver")
               and p.severity in ("error", "fatal")]
-    gpu_keys = {}  # every GPU the node read: PCI address -> its names
-    for r in latest:
-        if r.entity == "gpu":
-            gpu_keys[normalize_pci(r.subject.split(":", 1)[-1]) or r.subject] = _gpu_keys(r)
+    gpu_map = gpu_map if gpu_map is not None else GpuMap()
     mine_gpus = set(owned.gpus) if owned is not None else set()
-    for pci, keys in gpu_keys.items():
+    for pci in gpu_map:  # every GPU the node read
+        keys = gpu_map.names(pci)
         if keys & mine_gpus:
             mine_gpus |= keys
     ours, others = [], []
     for p in faults:
-        where = _where(p, gpu_keys)
+        where = _where(p, gpu_map)
         if owned is None or where[0] == "node":
             ours.append(p)
         elif where[0] == "gpu":
@@ -307,15 +300,15 @@ def _support(standing: list[Problem], owned: Owned | None = None, latest: list[R
             f"node. Recommended action: check the job's other pods, then take stack dumps (py-spy dump).{aside}")
 
 
-def _where(p: Problem, gpu_keys: dict[str, set[str]]) -> tuple[str, set[str]]:
+def _where(p: Problem, gpu_map: GpuMap) -> tuple[str, set[str]]:
     """Which device a problem stands on: ("gpu", its names), ("rail", its names) or ("node", {}) for the node as
     a whole (a fabric, a driver, a switch: every pod's)."""
     kind, _, rest = p.subject.partition(":")
     device = rest.split("/", 1)[0]
     uuid = str(p.details.get("uuid") or "").lower()
-    if kind == "gpu" or (kind == "pci" and normalize_pci(device) in gpu_keys):
+    if kind == "gpu" or (kind == "pci" and normalize_pci(device) in gpu_map):
         pci = normalize_pci(device) or device.lower()
-        return "gpu", ({pci, uuid} | gpu_keys.get(pci, set())) - {""}
+        return "gpu", ({pci, uuid} | gpu_map.names(pci)) - {""}
     if kind == "ib":
         return "rail", {device.lower()}
     if kind in ("nic", "pci"):

@@ -26,7 +26,7 @@ from typing import Any, Iterable, Mapping
 
 from kubeapi.events import parse_time
 from parsers import Classifier
-from parsers.kinds import CUDA_REASONS, TABLE as KIND_TABLE
+from parsers.kinds import CONDITIONS as KIND_CONDITIONS, CUDA_REASONS, TABLE as KIND_TABLE
 from triage import Evidence
 from triage.attribute import NODE_FAULT_KINDS
 
@@ -43,22 +43,25 @@ KERNEL_TEXT = re.compile(r"^(.*?)(?: \[[^\]]*\])?\. Recommended action: \S+(?: \
 POD_REASON_KINDS = {**{k.reason: k.name for k in KIND_TABLE if k.workload},
                     **{reason: "cuda_error" for reason in CUDA_REASONS.values()}}
 HARDWARE_CUDA = {"CUDAUncorrectableECC"}
-# Node problem reason (Event or condition) -> (kind, attribution) when the text says no more: the Xid / SXid
-# reasons, the telemetry rules' (agent/sample_rules.yaml), then each node fault kind's own reasons
+# Node problem reason (Event or condition) -> (kind, attribution) when the text says no more: the per-code
+# reasons (parsers/kinds.py "Xid<code><Name>", "SXid<code>": by their prefix), the telemetry rules'
+# (agent/sample_rules.yaml, whose rows name no kind: declared here), then each node fault kind's own reasons
 # (parsers/kinds.py: the kind's and its condition rules', e.g. PCIeFatalError, NICFirmwareError)
-NODE_REASONS: tuple[tuple[re.Pattern, str, str], ...] = (
-    (re.compile(r"^Xid(\d+)"), "xid", "hardware"),
-    (re.compile(r"^SXid(\d+)"), "sxid", "fabric"),
-    (re.compile(r"^(GPULost|NVMLTimeout)$"), "fallen_off_bus", "hardware"),
-    (re.compile(r"^(UncorrectableECCError|RowRemapFailure|DriverRecoveryAction)$"), "xid", "hardware"),
-    (re.compile(r"^NVLink"), "nvlink", "hardware"),
-    (re.compile(r"^(IBLinkDowned|LinkFlapping)$"), "ib_link", "fabric"),
-) + tuple((re.compile(re.escape(reason) + "$"), k.name, k.attribution)
-          for k in KIND_TABLE if k.name in NODE_FAULT_KINDS
-          for reason in dict.fromkeys((k.reason, *(r.reason for r in k.raises if r.reason))) if "<code>" not in reason)
-# gpu-npd's node conditions that say a job on the node can break, and how bad
-FAULT_CONDITIONS = {"GPUUnhealthy": "fatal", "NVLinkUnhealthy": "error", "InfiniBandUnhealthy": "error",
-                    "PCIeUnhealthy": "error"}
+TELEMETRY_REASONS: tuple[tuple[str, str, str], ...] = (
+    (r"^(GPULost|NVMLTimeout)$", "fallen_off_bus", "hardware"),
+    (r"^(UncorrectableECCError|RowRemapFailure|DriverRecoveryAction)$", "xid", "hardware"),
+    (r"^NVLink", "nvlink", "hardware"),
+    (r"^(IBLinkDowned|LinkFlapping)$", "ib_link", "fabric"),
+)
+NODE_REASONS: tuple[tuple[re.Pattern, str, str], ...] = tuple(
+    (re.compile("^" + re.escape(k.reason.split("<code>")[0]) + r"(\d+)"), k.name, k.node_attribution or k.attribution)
+    for k in KIND_TABLE if k.name in NODE_FAULT_KINDS and "<code>" in k.reason
+) + tuple((re.compile(pattern), kind, attribution) for pattern, kind, attribution in TELEMETRY_REASONS) + tuple(
+    (re.compile(re.escape(reason) + "$"), k.name, k.node_attribution or k.attribution)
+    for k in KIND_TABLE if k.name in NODE_FAULT_KINDS
+    for reason in dict.fromkeys((k.reason, *(r.reason for r in k.raises if r.reason))) if "<code>" not in reason)
+# gpu-npd's node conditions that say a job on the node can break, and how bad (parsers/kinds.py CONDITIONS)
+FAULT_CONDITIONS = {c.type: c.fault for c in KIND_CONDITIONS if c.fault}
 TEXT = 240  # characters of an Event's message kept as evidence text when it quotes no line
 
 

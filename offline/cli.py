@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator
 
 import click
+
+if TYPE_CHECKING:
+    from parsers.gpus import GpuMap
 
 from .progress import MODES as PROGRESS_MODES
 
@@ -22,17 +25,19 @@ def _nvml_spec(ctx, param, value: str) -> str:
     return nvml_spec(ctx, param, value)
 
 
-def _gpus(spec: str) -> dict:
+def _gpus(spec: str) -> GpuMap:
     """PCI address -> GPU index and UUID from this node's NVML; none with `--nvml off`, or `auto` on a machine
     without the NVIDIA kernel driver (no /proc/driver/nvidia: no NVML can answer, and none is loaded)."""
     if spec == "off" or (spec == "auto" and not os.path.exists(NVIDIA_DRIVER)):
-        return {}
+        from parsers.gpus import GpuMap  # noqa: PLC0415 - as the parsers, loaded when a command runs
+
+        return GpuMap()
     from agent.cli import gpu_map  # noqa: PLC0415 - the one import across programs (docs/development.md)
 
     return gpu_map(spec)
 
 
-def annotate(finding, gpus: dict) -> None:
+def annotate(finding, gpus: GpuMap) -> None:
     from agent.cli import annotate as _annotate  # noqa: PLC0415 - loaded already by _gpus
 
     _annotate(finding, gpus)

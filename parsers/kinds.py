@@ -76,6 +76,9 @@ class Kind:
     clears: Clears | None = None  # a lifecycle kind: what a finding of it ends
     # a link-state kind (details' `state`): the states that are a fault (up clears; unused is no fault)
     fault_states: tuple[str, ...] = ()
+    # a node problem of this kind whose text says no more than its reason is attributed so (triage reading a
+    # node's Events and conditions, cluster/evidence.py); None: the kind's attribution
+    node_attribution: str | None = None
 
     @property
     def correlated(self) -> bool:
@@ -107,6 +110,9 @@ class Condition:
     ok_reason: str
     ok_message: str
     doc: str = ""
+    taint: bool = False  # tainted by default (kubernetes.taints): the node's pods cannot use what it says is broken
+    # while it stands, a job on the node can break: triage takes it as a node fault this severe; None: it is not one
+    fault: str | None = None
 
 
 _NOT_APP = MappingProxyType({"not_attribution": "application"})
@@ -114,12 +120,15 @@ _LINK_DOWN = ("down", "module_error")
 _XID_BY_CLEAR = {mode: sorted(a for a, m in XID_ACTION_CLEAR.items() if m == mode) for mode in ("boot", "reset")}
 
 CONDITIONS: tuple[Condition, ...] = (
-    Condition("GPUUnhealthy", "GPUIsHealthy", "no fatal GPU fault", "a GPU is lost or needs a reset or a reboot"),
+    Condition("GPUUnhealthy", "GPUIsHealthy", "no fatal GPU fault", "a GPU is lost or needs a reset or a reboot",
+              taint=True, fault="fatal"),
     Condition("GPUDegraded", "GPUNotDegraded", "no GPU warning", "a GPU works with a fault worth watching"),
-    Condition("NVLinkUnhealthy", "NVLinkIsHealthy", "no NVLink fault", "an NVLink or NVSwitch fault"),
+    Condition("NVLinkUnhealthy", "NVLinkIsHealthy", "no NVLink fault", "an NVLink or NVSwitch fault",
+              taint=True, fault="error"),
     Condition("InfiniBandUnhealthy", "InfiniBandIsHealthy", "no InfiniBand/RoCE port or NIC fault",
-              "an InfiniBand / RoCE port down or a NIC failed"),
-    Condition("PCIeUnhealthy", "PCIeIsHealthy", "no uncorrected PCIe error", "an uncorrected PCIe (AER) error"),
+              "an InfiniBand / RoCE port down or a NIC failed", taint=True, fault="error"),
+    Condition("PCIeUnhealthy", "PCIeIsHealthy", "no uncorrected PCIe error", "an uncorrected PCIe (AER) error",
+              fault="error"),
     # the host around the GPUs (no taint by default)
     Condition("KernelDegraded", "KernelIsHealthy", "no CPU lockup, RCU stall or unstable clocksource",
               "a CPU lockup, an RCU stall or the clocksource marked unstable"),
@@ -140,7 +149,7 @@ TABLE: tuple[Kind, ...] = (
         Raise("GPUDegraded", "expire", {"severity": ["warning", "error"], **_NOT_APP}),
     ), doc="an NVRM Xid: severity, attribution and action from NVIDIA's Xid catalog; an application Xid "
            "repeated by several processes on one GPU, and on it alone, raises GPUDegraded (its reason + Repeated)",
-       category="by_attribution"),
+       category="by_attribution", node_attribution="hardware"),  # application Xids raise no node condition
     Kind("sxid", "SXid", "nvswitch", "error", "fabric", "INVESTIGATE", "SXid<code>", (
         Raise("NVLinkUnhealthy", "reset", {"severity": "fatal"}),
     ), doc="an NVSwitch SXid (kernel or Fabric Manager log), fatal or not from the SXid tables", category="fabric"),

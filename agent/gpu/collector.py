@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from parsers import normalize_pci
+from parsers.gpus import GpuMap
 from parsers.model import Reading
 
 from .interface import GROUPS, MAX_NVLINKS, UNSUPPORTED, Identity, Nvml, NvmlError
@@ -89,12 +90,13 @@ class GpuState:
                        "nvml_pci_bus_id": i.pci_bus_id}  # as NVML (and so dcgm-exporter) writes it
 
 
-def annotate(f, pci_to_gpu: dict[str, dict[str, str]]) -> None:
+def annotate(f, gpus: GpuMap) -> None:
     """Kernel lines carry only the PCI address: add the GPU index and UUID NVML knows for it."""
-    gpu = pci_to_gpu.get(f.pci or "")
-    if gpu is not None:
-        f.details.setdefault("gpu_index", int(gpu["gpu_index"]))
-        f.details.setdefault("uuid", gpu["uuid"])
+    if f.pci in gpus:
+        index = gpus.index(f.pci)
+        if index is not None:
+            f.details.setdefault("gpu_index", int(index))
+        f.details.setdefault("uuid", gpus.uuid(f.pci) or "")
 
 
 def derive(v: dict[str, float]) -> None:
@@ -200,7 +202,7 @@ class GpuCollector:
         self.clock = clock
         self.status = "off" if backend is None else "starting"  # ok | <NVML error> | timeout | off
         self.gpus: list[GpuState] = []
-        self.pci_to_gpu: dict[str, dict[str, str]] = {}  # PCI address -> labels, for kernel-log findings
+        self.gpu_map = GpuMap()  # PCI address <-> UUID <-> index of NVML's GPUs: per kernel-log finding, per join
         self.errors: dict[tuple[str, str], int] = {}  # (gpu index, NVML error) -> count
         self.timeouts = 0
         self.known_pci: set[str] = set()  # every GPU address seen since start, for naming the missing
@@ -258,7 +260,7 @@ class GpuCollector:
         outcome, result = self._run("system", start)
         if outcome == "ok":
             self.gpus = [GpuState(ident) for ident in result]
-            self.pci_to_gpu = {g.labels["pci_bus_id"]: g.labels for g in self.gpus}  # read per kernel finding
+            self.gpu_map = GpuMap.from_labels(g.labels for g in self.gpus)  # once per inventory
             self.status = "ok"
             self._said.discard("absent")
             log.info("NVML: %d GPU(s), driver %s", len(self.gpus), self._driver())

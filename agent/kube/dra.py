@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, Callable
 from kubeapi.client import own_namespace
 from kubeapi.events import EventRecorder, Ref
 from parsers.finding import SEVERITY_RANK
+from parsers.gpus import by_gpu, gpu_key, problem_gpu
 
 from .desired import budget_size, taint_value
 
@@ -52,11 +53,6 @@ def choose_versions(served: dict[str, list[str]]) -> tuple[str | None, str | Non
     return rule, slices
 
 
-def _pci(value: str) -> str:
-    """PCI address without the function: 0000:5d:00.0 and 0000:5D:00 are one GPU."""
-    return re.sub(r"\.[0-7]$", "", value.strip().lower())
-
-
 def _attr(dev: dict, name: str) -> str:
     a = (dev.get("attributes") or {}).get(name) or (dev.get("basic", {}).get("attributes") or {}).get(name) or {}
     return str(a.get("string", "")) if isinstance(a, dict) else ""
@@ -72,7 +68,7 @@ def match_devices(slices: list[dict], driver: str) -> dict[str, tuple[str, str, 
         pool = (spec.get("pool") or {}).get("name", "")
         for dev in spec.get("devices") or []:
             ref = (driver, pool, dev.get("name", ""))
-            for key in (_pci(_attr(dev, "pcieBusID")), _attr(dev, "uuid")):
+            for key in (gpu_key(_attr(dev, "pcieBusID")), _attr(dev, "uuid")):
                 if key:
                     out[key] = ref
     return out
@@ -86,7 +82,8 @@ def faulty_gpus(problems: list, s: KubeSettings) -> dict[str, tuple[str, str]]:
             continue
         if any(r.condition == p.condition and SEVERITY_RANK.get(p.severity, 0) >= SEVERITY_RANK[r.min_severity]
                for r in s.taints):
-            out.setdefault(_pci(p.subject[4:]), (str(p.details.get("uuid") or ""), p.reason))
+            pci, uuid = problem_gpu(p)
+            out.setdefault(pci, (uuid, p.reason))
     return out
 
 
@@ -129,8 +126,7 @@ def wanted_rules(node: str, faulty: dict[str, tuple[str, str]], devices: dict[st
     """name -> DeviceTaintRule body, for every faulty GPU found in the slices (by UUID, else PCI address)."""
     out: dict[str, dict[str, Any]] = {}
     for pci, (uuid, reason) in sorted(faulty.items()):
-        ref = devices.get(uuid) if uuid else None
-        ref = ref or devices.get(pci)
+        ref = by_gpu(devices, pci, uuid)
         if ref is None:
             continue
         driver, pool, device = ref
@@ -395,7 +391,7 @@ class DeviceFencer:
         standing = set(have) | set(created)
         names = {}
         for pci, (uuid, _) in faulty.items():
-            ref = (devices.get(uuid) if uuid else None) or devices.get(pci)
+            ref = by_gpu(devices, pci, uuid)
             if ref is not None:
                 names[pci] = by_device.get(ref, rule_name(self.node, ref))
         self.fenced = {pci for pci, n in names.items() if n in standing}

@@ -21,10 +21,11 @@ from typing import Callable
 from kubeapi.events import EventRecorder, Ref, iso
 from kubeapi.retry import WriterThread
 from parsers.finding import SEVERITY_RANK
+from parsers.gpus import by_gpu, problem_gpu
 from parsers.model import Snapshot
 
 from ..podresources import PodDevices, list_pods
-from .dra import DeviceFencer, _pci
+from .dra import DeviceFencer
 from .writers import NodeApi
 
 log = logging.getLogger("gpu_npd.kube")
@@ -39,8 +40,8 @@ def fatal_gpus(problems: list) -> dict[str, tuple[str, str, str, str]]:
     out: dict[str, tuple[str, str, str, str]] = {}
     for p in sorted(problems, key=lambda p: (-SEVERITY_RANK.get(p.severity, 0), p.first_seen)):
         if p.subject.startswith("gpu:") and SEVERITY_RANK.get(p.severity, 0) >= SEVERITY_RANK[MIN_SEVERITY]:
-            out.setdefault(_pci(p.subject[4:]), (str(p.details.get("uuid") or ""), p.reason, p.message,
-                                                 str(p.details.get("pod") or "")))
+            pci, uuid = problem_gpu(p)
+            out.setdefault(pci, (uuid, p.reason, p.message, str(p.details.get("pod") or "")))
     return out
 
 
@@ -51,7 +52,7 @@ def affected(gpus: dict[str, tuple[str, str, str, str]], pods: list[PodDevices] 
     (pci or uuid) -> (driver, pool, device) from this node's ResourceSlices."""
     out: dict[tuple[str, str], tuple[str, str, str]] = {}
     for pci, (uuid, reason, message, pod) in sorted(gpus.items()):
-        claim = (dra or {}).get(uuid) or (dra or {}).get(uuid.lower()) or (dra or {}).get(pci)
+        claim = by_gpu(dra, pci, uuid)
         for p in pods or []:
             if (uuid and uuid.lower() in p.devices) or (claim is not None and claim in p.claims):
                 out.setdefault((p.namespace, p.name), (pci, reason, message))

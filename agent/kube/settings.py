@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Annotated, Literal
 
 from kubeapi.reserved import reserved_key
+from parsers.kinds import CONDITIONS
 
 from ..keyspec import doc, num
 from ..podresources import SOCKET
@@ -18,7 +19,7 @@ from .desired import TaintRule
 MODES = ("enforce", "observe", "off")
 REPAIR_PROFILES = ("off", "eks")  # condition profiles in agent/kube/repair.py
 _CONFIGMAP = re.compile(r"^([a-z0-9]([-a-z0-9]*[a-z0-9])?/)?[a-z0-9]([-.a-z0-9]*[a-z0-9])?$")
-DEFAULT_TAINTS = ("GPUUnhealthy", "NVLinkUnhealthy", "InfiniBandUnhealthy")
+DEFAULT_TAINTS = tuple(c.type for c in CONDITIONS if c.taint)  # the kind table's conditions tainted by default
 
 
 @dataclass(frozen=True)

@@ -17,9 +17,10 @@ from typing import Any, Callable
 
 from kubeapi.events import EventRecorder, Ref
 from kubeapi.retry import WriterThread
+from parsers.gpus import gpu_key
 from parsers.model import NodeInfo, Snapshot
 
-from .dra import DeviceFencer, _pci, faulty_gpus
+from .dra import DeviceFencer, faulty_gpus
 from .settings import KubeSettings
 from .writers import AnnotationWriter, ConditionWriter, NodeApi, TaintWriter
 
@@ -121,7 +122,7 @@ class KubernetesSink(WriterThread):
         out = {}
         for name, c in conditions.items():
             mine = [p for p in problems if p.condition == name]
-            if c.status and mine and all(p.subject.startswith("gpu:") and self.fencer.covers(_pci(p.subject[4:]))
+            if c.status and mine and all(p.subject.startswith("gpu:") and self.fencer.covers(gpu_key(p.subject[4:]))
                                          for p in mine):
                 continue
             out[name] = c

@@ -20,10 +20,10 @@ from typing import Callable
 
 from kubeapi.events import EventRecorder, Ref
 from kubeapi.retry import WriterThread
+from parsers.gpus import by_gpu, problem_gpu
 from parsers.model import Problem, Snapshot
 
 from ..podresources import PodDevices
-from .dra import _pci
 from .podfault import DeviceOwners
 from .writers import NodeApi
 
@@ -60,8 +60,9 @@ def pods_using(p: Problem, pods: list[PodDevices] | None, dra: dict[str, tuple[s
         return fallback(p) if fallback is not None else set()
     d = p.details
     if p.subject.startswith("gpu:"):
-        uuid = str(d.get("uuid") or "").lower()
-        claim = (dra or {}).get(uuid) or (dra or {}).get(_pci(p.subject[4:]))
+        pci, uuid = problem_gpu(p)
+        uuid = uuid.lower()
+        claim = by_gpu(dra, pci, uuid)
         return {(q.namespace, q.name) for q in pods if (uuid and uuid in q.devices) or (claim and claim in q.claims)}
     names = {str(d[k]).lower() for k in ("device", "netdev", "pci_bus_id") if d.get(k)}
     named = {(q.namespace, q.name) for q in pods if names & q.others}

@@ -1,0 +1,112 @@
+"""One map between a GPU's identities: PCI address <-> UUID <-> NVML index.  Pure (no NVML, no Kubernetes).
+
+The agent builds a `GpuMap` once per GPU inventory (agent/gpu/collector.py, when NVML names its GPUs) or from
+the GPU readings it was handed (agent/progress.py), and hands it downward; every module that joins a GPU named
+one way to the same GPU named another (a kernel line's PCI address, a problem's `gpu:<pci>` subject and its
+`uuid` detail, a DRA device's `pcieBusID` / `uuid` attributes, the kubelet's device ids) keys through here.
+PCI addresses are normalised by parsers/pci.py, the one normaliser."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any, Iterable, Mapping, TypeVar
+
+from .pci import normalize_pci
+
+T = TypeVar("T")
+_FUNCTION = re.compile(r"\.[0-7]$")
+
+
+def gpu_key(value: Any) -> str:
+    """A GPU's PCI address as every table keys it: `0000:5d:00` (parsers/pci.py); a value that is no PCI
+    address lower-cased, its function dropped (a subject that names a GPU some other way stays itself)."""
+    text = str(value or "").strip()
+    return normalize_pci(text) or _FUNCTION.sub("", text.lower())
+
+
+def problem_gpu(p: Any) -> tuple[str, str]:
+    """(PCI key, UUID or "") of a problem (or finding) whose subject is `gpu:<pci>`: the UUID as NVRM or NVML
+    named it in the problem's details."""
+    return gpu_key(p.subject.split(":", 1)[-1]), str(p.details.get("uuid") or "")
+
+
+def reading_key(r: Any) -> str:
+    """The PCI key of a GPU reading (subject `gpu:<pci>`; the subject itself when it names no address)."""
+    return normalize_pci(r.subject.split(":", 1)[-1]) or r.subject
+
+
+def uuid_or_pci(uuid: Any, pci: Any) -> str:
+    """The GPU across reboots: its UUID where one is known, else its PCI address, else "-"."""
+    return uuid or pci or "-"
+
+
+def by_gpu(table: Mapping[str, T] | None, pci: str, uuid: str = "") -> T | None:
+    """A table keyed by GPU (its UUID as published or lower-cased, or its PCI key): the GPU's entry, UUID first."""
+    if not table:
+        return None
+    if uuid:
+        hit = table.get(uuid) or table.get(uuid.lower())
+        if hit:
+            return hit
+    return table.get(pci)
+
+
+@dataclass(frozen=True)
+class GpuMap:
+    """The node's GPUs by PCI key: their UUID, NVML index and every name they answer to."""
+    uuids: Mapping[str, str] = field(default_factory=dict)  # pci -> UUID (as NVML writes it)
+    indexes: Mapping[str, str] = field(default_factory=dict)  # pci -> NVML index
+    by_uuid: Mapping[str, str] = field(default_factory=dict)  # UUID (lower case) -> pci
+    aliases: Mapping[str, frozenset[str]] = field(default_factory=dict)  # pci -> every name (UUID lower, pci)
+
+    @classmethod
+    def build(cls, gpus: Iterable[tuple[str, Mapping[str, Any], Iterable[str]]]) -> GpuMap:
+        """From (PCI key, labels, other names) per GPU; the labels' `uuid`, `pci_bus_id` and `gpu_index`
+        (agent/gpu/collector.py GpuState.labels) fill the map."""
+        uuids, indexes, by_uuid, aliases = {}, {}, {}, {}
+        for pci, labels, more in gpus:
+            uuid = str(labels.get("uuid") or "")
+            aliases[pci] = frozenset({uuid.lower(), normalize_pci(labels.get("pci_bus_id")) or "", *more} - {""})
+            if uuid:
+                uuids[pci] = uuid
+                by_uuid[uuid.lower()] = pci
+            if labels.get("gpu_index") not in (None, ""):
+                indexes[pci] = str(labels["gpu_index"])
+        return cls(MappingProxyType(uuids), MappingProxyType(indexes), MappingProxyType(by_uuid),
+                   MappingProxyType(aliases))
+
+    @classmethod
+    def from_labels(cls, gpus: Iterable[Mapping[str, Any]]) -> GpuMap:
+        """From NVML's GPUs' labels, keyed by their `pci_bus_id` (the inventory, agent/gpu/collector.py)."""
+        return cls.build((gpu_key(g.get("pci_bus_id")), g, (gpu_key(g.get("pci_bus_id")),)) for g in gpus)
+
+    @classmethod
+    def from_readings(cls, readings: Iterable[Any]) -> GpuMap:
+        """From the GPU readings of a poll (entity "gpu"), keyed by their subject's PCI address (`gpu:<pci>`)."""
+        return cls.build((reading_key(r), r.labels, (normalize_pci(r.subject.split(":", 1)[-1]) or "",))
+                         for r in readings if r.entity == "gpu")
+
+    def __contains__(self, pci: object) -> bool:
+        return pci in self.aliases
+
+    def __iter__(self):
+        return iter(self.aliases)
+
+    def __len__(self) -> int:
+        return len(self.aliases)
+
+    def uuid(self, pci: str | None) -> str | None:
+        """The UUID of the GPU at this PCI key (a finding's `pci`, a problem's subject: normalised already)."""
+        return self.uuids.get(pci) if pci else None
+
+    def pci(self, uuid: str | None) -> str | None:
+        return self.by_uuid.get(uuid.lower()) if uuid else None
+
+    def index(self, pci: str | None) -> str | None:
+        return self.indexes.get(pci) if pci else None
+
+    def names(self, pci: str) -> frozenset[str]:
+        """Every name the GPU at this PCI key answers to (its UUID lower-cased, its PCI key); none if unknown."""
+        return self.aliases.get(pci, frozenset())

@@ -1,0 +1,38 @@
+"""parsers/gpus.py: the one map between a GPU's PCI address, UUID and index (issue 24)."""
+
+from types import SimpleNamespace
+
+from parsers.gpus import GpuMap, by_gpu, gpu_key, problem_gpu, uuid_or_pci
+
+LABELS = [{"gpu_index": "0", "uuid": "GPU-AAA", "pci_bus_id": "0000:18:00"},
+          {"gpu_index": "1", "uuid": "GPU-BBB", "pci_bus_id": "0000:5d:00"}]
+
+
+def test_gpu_key_uses_the_one_normaliser():
+    assert gpu_key("00000000:5D:00.0") == gpu_key("0000:5d:00") == gpu_key(" 5d:00.0 ") == "0000:5d:00"
+    assert gpu_key("Some-Device.1") == "some-device" and gpu_key(None) == ""
+
+
+def test_map_from_labels():
+    m = GpuMap.from_labels(LABELS)
+    assert len(m) == 2 and "0000:5d:00" in m and list(m) == ["0000:18:00", "0000:5d:00"]
+    assert m.uuid("0000:5d:00") == "GPU-BBB" and m.index("0000:5d:00") == "1"
+    assert m.pci("gpu-bbb") == m.pci("GPU-BBB") == "0000:5d:00" and m.pci("GPU-CCC") is None
+    assert m.names("0000:18:00") == {"gpu-aaa", "0000:18:00"} and m.names("0000:99:00") == frozenset()
+    assert not GpuMap() and m.uuid(None) is None
+
+
+def test_map_from_readings():
+    r = [SimpleNamespace(entity="gpu", subject="gpu:0000:18:00", labels=LABELS[0]),
+         SimpleNamespace(entity="ib_port", subject="ib:mlx5_0/1", labels={})]
+    m = GpuMap.from_readings(r)
+    assert list(m) == ["0000:18:00"] and m.names("0000:18:00") == {"gpu-aaa", "0000:18:00"}
+
+
+def test_problem_gpu_and_lookups():
+    p = SimpleNamespace(subject="gpu:0000:5D:00.0", details={"uuid": "GPU-BBB"})
+    assert problem_gpu(p) == ("0000:5d:00", "GPU-BBB")
+    table = {"gpu-bbb": "by uuid", "0000:18:00": "by pci"}
+    assert by_gpu(table, "0000:5d:00", "GPU-BBB") == "by uuid"
+    assert by_gpu(table, "0000:18:00", "") == "by pci" and by_gpu(None, "0000:18:00") is None
+    assert uuid_or_pci("GPU-A", "0000:18:00") == "GPU-A" and uuid_or_pci("", None) == "-"
