@@ -3,7 +3,6 @@ from them by the readable tables below (NVIDIA's own wording, see parsers/data/S
 
 from __future__ import annotations
 
-import csv
 import io
 import re
 from dataclasses import dataclass
@@ -96,7 +95,8 @@ class SxidInfo:
 
 
 def _read(name: str) -> list[dict[str, str]]:
-    from importlib import resources  # noqa: PLC0415 - only when a catalog is first needed (start-up cost)
+    import csv  # noqa: PLC0415 - these two only when a catalog is first needed (start-up cost)
+    from importlib import resources  # noqa: PLC0415
 
     text = resources.files("parsers.data").joinpath(name).read_text(encoding="utf-8")
     return list(csv.DictReader(io.StringIO(text)))
