@@ -206,3 +206,30 @@ def test_min_severity_choices_are_the_severities():
     from parsers.kinds import SEVERITIES
 
     assert SEVERITY_CHOICES == SEVERITIES
+
+
+# What `gpu-npd parse` must not load (start-up, issue 29 (4)): the agent and the other programs, and the agent's
+# libraries (the Kubernetes client, Prometheus, NVML, gRPC, the configuration's msgspec and YAML, psutil, udev).
+NOT_FOR_PARSE = ("agent", "cluster", "fabric", "kubeapi", "triage", "kubernetes", "prometheus_client", "pynvml",
+                 "grpc", "google.protobuf", "msgspec", "yaml", "psutil", "pyudev")
+
+
+def test_parse_imports_only_what_it_needs(fixtures, tmp_path: Path):
+    """The console script's path (gpunpd.cli:main) through a file with an Xid (the catalog is read) and a
+    finding's table and summary; the modules loaded are read at exit.  `--nvml off`: on a node with the NVIDIA
+    driver, `auto` asks the agent's NVML code for the GPUs, as it should."""
+    loaded = tmp_path / "modules.txt"
+    code = ("import atexit, sys\n"
+            "out = sys.argv.pop(1)\n"
+            "atexit.register(lambda: open(out, 'w').write('\\n'.join(sorted(sys.modules))))\n"
+            "sys.argv[0] = 'gpu-npd'\n"
+            "from gpunpd.cli import main\n"
+            "main()\n")
+    log = fixtures / "dmesg" / "xid79-fallen-off-bus.dmesg"
+    r = subprocess.run([sys.executable, "-c", code, str(loaded), "parse", "--nvml", "off", str(log)],
+                       capture_output=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert b"RESTART_BM" in r.stdout
+    modules = set(loaded.read_text().split())
+    assert "parsers.catalog" in modules and "offline.report" in modules
+    assert sorted(m for m in modules for n in NOT_FOR_PARSE if m == n or m.startswith(n + ".")) == []
