@@ -227,7 +227,7 @@ def test_parse_imports_only_what_it_needs(fixtures, tmp_path: Path):
             "main()\n")
     log = fixtures / "dmesg" / "xid79-fallen-off-bus.dmesg"
     r = subprocess.run([sys.executable, "-c", code, str(loaded), "parse", "--nvml", "off", str(log)],
-                       capture_output=True, timeout=120)
+                       capture_output=True, timeout=120, check=False)
     assert r.returncode == 0, r.stderr
     assert b"RESTART_BM" in r.stdout
     modules = set(loaded.read_text().split())
