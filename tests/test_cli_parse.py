@@ -233,3 +233,34 @@ def test_parse_imports_only_what_it_needs(fixtures, tmp_path: Path):
     modules = set(loaded.read_text().split())
     assert "parsers.catalog" in modules and "offline.report" in modules
     assert sorted(m for m in modules for n in NOT_FOR_PARSE if m == n or m.startswith(n + ".")) == []
+
+
+def test_nvml_is_asked_when_a_finding_first_names_a_pci_address(tmp_path: Path, monkeypatch):
+    """`--nvml auto` where the NVIDIA driver is loaded: the agent's GPU map is asked once, when the first finding
+    with a PCI address is annotated; an input without one never asks it (start-up, issue 29 (4))."""
+    from click.testing import CliRunner
+
+    import agent.cli
+    import offline.cli
+    from gpunpd.cli import main
+
+    asked = []
+
+    def gpu_map(spec):
+        asked.append(spec)
+        return {"0000:5d:00": {"gpu_index": "3", "uuid": "GPU-3"}}
+
+    monkeypatch.setattr(offline.cli, "NVIDIA_DRIVER", str(tmp_path))  # "the driver is loaded"
+    monkeypatch.setattr(agent.cli, "gpu_map", gpu_map)
+    quiet = tmp_path / "quiet.log"
+    quiet.write_bytes(b"boot noise\n[ 12.0] Out of memory: Killed process 4410 (python)\n")
+    r = CliRunner().invoke(main, ["parse", "--format", "json", str(quiet)])
+    assert r.exit_code == 0, r.output
+    assert [json.loads(line)["kind"] for line in r.output.splitlines()] == ["oom_kill"] and asked == []
+    log = tmp_path / "xid.log"
+    log.write_bytes(b"boot noise\n" + XID79 + XID79.replace(b"4254.", b"4255."))
+    r = CliRunner().invoke(main, ["parse", "--format", "json", str(log)])
+    assert r.exit_code == 0, r.output
+    rows = [json.loads(line) for line in r.output.splitlines()]
+    assert asked == ["auto"]
+    assert [(row["details"]["gpu_index"], row["details"]["uuid"]) for row in rows] == [(3, "GPU-3")] * 2
