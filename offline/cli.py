@@ -75,7 +75,10 @@ def parse(fmt: str, min_severity: str, year: int | None, nvml_spec: str, only_un
     from .report import Batched, write_correlations, write_json, write_text
 
     scanner = Scanner(Classifier(year=year))
-    gpus = _gpus(nvml_spec)
+    # `auto` on a GPU node: NVML (the agent's GPU code, the library, its init) is asked when a finding first names a
+    # PCI address, not before the first line: an input without one never loads it (start-up).  A fake scenario is
+    # read now, so that a broken one is an error whatever the input.
+    gpus: dict | None = None if nvml_spec == "auto" else _gpus(nvml_spec)
     causes: list = []
     failures: list = []
     failed: list[str] = []
@@ -102,6 +105,7 @@ def parse(fmt: str, min_severity: str, year: int | None, nvml_spec: str, only_un
             bar.close()
 
     def _findings() -> Iterator:
+        nonlocal gpus
         for path in paths:
             try:
                 with open_input(path, bar.count if bar.shown else None) as fp:
@@ -112,8 +116,11 @@ def parse(fmt: str, min_severity: str, year: int | None, nvml_spec: str, only_un
                             key = (str(f.program), f.kind)
                             not_kernel[key] = not_kernel.get(key, 0) + 1
                             continue
-                        if gpus:
-                            annotate(f, gpus)
+                        if f.pci:
+                            if gpus is None:
+                                gpus = _gpus(nvml_spec)
+                            if gpus:
+                                annotate(f, gpus)
                         cause = cause_of(f)
                         if cause is not None and len(causes) < 100_000:
                             causes.append(cause)

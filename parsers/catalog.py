@@ -3,7 +3,6 @@ from them by the readable tables below (NVIDIA's own wording, see parsers/data/S
 
 from __future__ import annotations
 
-import csv
 import io
 import re
 from dataclasses import dataclass
@@ -96,10 +95,13 @@ class SxidInfo:
 
 
 def _read(name: str) -> list[dict[str, str]]:
-    from importlib import resources  # noqa: PLC0415 - only when a catalog is first needed (start-up cost)
+    # only when a catalog is first needed (start-up cost); pkgutil, not importlib.resources: ~0.5 ms against ~5
+    import csv  # noqa: PLC0415
+    import pkgutil  # noqa: PLC0415
 
-    text = resources.files("parsers.data").joinpath(name).read_text(encoding="utf-8")
-    return list(csv.DictReader(io.StringIO(text)))
+    data = pkgutil.get_data(__package__, f"data/{name}")
+    assert data is not None, f"parsers/data/{name} is not installed"
+    return list(csv.DictReader(io.StringIO(data.decode("utf-8"), newline=None)))  # as read_text: CRLF -> LF
 
 
 def _xid_policy(code: int, action: str, investigatory: str) -> tuple[str, str]:

@@ -20,7 +20,6 @@ import json
 import os
 import re
 import sys
-from pathlib import Path
 from typing import Collection, Iterable, Iterator
 
 from .wordscan import LazyPattern, word_regex
@@ -163,18 +162,32 @@ class Prefilter:
 
 
 _COMPILED: dict[str, object] = {}
-_SOURCE = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()[:16]  # a new byte_superset: new cache keys
 
 
-def _cache_file(name: str) -> Path:
-    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "gpu-npd" / name
+@functools.cache
+def _source() -> str:
+    """This file's hash: a new byte_superset, new cache keys (read when a cache key is first made, not at import)."""
+    with open(__file__, "rb") as fp:
+        return hashlib.sha256(fp.read()).hexdigest()[:16]
 
 
-def _write_cache(path: Path, data: bytes) -> None:
+# os.path, not pathlib: pathlib (and the urllib.parse and ipaddress it imports) is ~3 ms of every process start
+def _cache_file(name: str) -> str:
+    return os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"),
+                        "gpu-npd", name)
+
+
+def _read_cache(path: str) -> bytes:
+    with open(path, "rb") as fp:
+        return fp.read()
+
+
+def _write_cache(path: str, data: bytes) -> None:
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_bytes(data)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        tmp = f"{os.path.splitext(path)[0]}.{os.getpid()}.tmp"
+        with open(tmp, "wb") as fp:
+            fp.write(data)
         os.replace(tmp, path)
     except Exception:  # noqa: BLE001 - read-only home, no home: fine, derive again next time
         pass
@@ -183,10 +196,10 @@ def _write_cache(path: Path, data: bytes) -> None:
 def byte_forms(patterns: tuple[tuple[str, bool], ...]) -> list[bytes]:
     """`byte_superset` of each pattern, kept in the user's cache directory beside the hyperscan database
     (deriving them walks Python's parse trees: ~100 ms a process start; loading them: ~1 ms)."""
-    key = hashlib.sha256(repr((_SOURCE, sys.version, patterns)).encode()).hexdigest()[:24]
+    key = hashlib.sha256(repr((_source(), sys.version, patterns)).encode()).hexdigest()[:24]
     cache = _cache_file(f"forms-{key}.json")
     try:
-        forms = json.loads(cache.read_bytes())
+        forms = json.loads(_read_cache(cache))
         if isinstance(forms, list) and len(forms) == len(patterns) and all(isinstance(f, str) for f in forms):
             return [f.encode() for f in forms]
     except Exception:  # noqa: BLE001 - absent, unreadable or damaged: derive
@@ -207,7 +220,7 @@ def _hyperscan_db(hs, exprs: list[bytes], flags: list[int]):
     cache = _cache_file(f"hs-{key}.db")
     db = None
     try:
-        db = hs.loadb(cache.read_bytes(), hs.HS_MODE_BLOCK)
+        db = hs.loadb(_read_cache(cache), hs.HS_MODE_BLOCK)
         db.scratch = hs.Scratch(db)
     except Exception:  # noqa: BLE001 - absent, unreadable, stale or from another hyperscan: compile
         db = hs.Database(mode=hs.HS_MODE_BLOCK)

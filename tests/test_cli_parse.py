@@ -206,3 +206,61 @@ def test_min_severity_choices_are_the_severities():
     from parsers.kinds import SEVERITIES
 
     assert SEVERITY_CHOICES == SEVERITIES
+
+
+# What `gpu-npd parse` must not load (start-up, issue 29 (4)): the agent and the other programs, and the agent's
+# libraries (the Kubernetes client, Prometheus, NVML, gRPC, the configuration's msgspec and YAML, psutil, udev).
+NOT_FOR_PARSE = ("agent", "cluster", "fabric", "kubeapi", "triage", "kubernetes", "prometheus_client", "pynvml",
+                 "grpc", "google.protobuf", "msgspec", "yaml", "psutil", "pyudev")
+
+
+def test_parse_imports_only_what_it_needs(fixtures, tmp_path: Path):
+    """The console script's path (gpunpd.cli:main) through a file with an Xid (the catalog is read) and a
+    finding's table and summary; the modules loaded are read at exit.  `--nvml off`: on a node with the NVIDIA
+    driver, `auto` asks the agent's NVML code for the GPUs, as it should."""
+    loaded = tmp_path / "modules.txt"
+    code = ("import atexit, sys\n"
+            "out = sys.argv.pop(1)\n"
+            "atexit.register(lambda: open(out, 'w').write('\\n'.join(sorted(sys.modules))))\n"
+            "sys.argv[0] = 'gpu-npd'\n"
+            "from gpunpd.cli import main\n"
+            "main()\n")
+    log = fixtures / "dmesg" / "xid79-fallen-off-bus.dmesg"
+    r = subprocess.run([sys.executable, "-c", code, str(loaded), "parse", "--nvml", "off", str(log)],
+                       capture_output=True, timeout=120, check=False)
+    assert r.returncode == 0, r.stderr
+    assert b"RESTART_BM" in r.stdout
+    modules = set(loaded.read_text().split())
+    assert "parsers.catalog" in modules and "offline.report" in modules
+    assert sorted(m for m in modules for n in NOT_FOR_PARSE if m == n or m.startswith(n + ".")) == []
+
+
+def test_nvml_is_asked_when_a_finding_first_names_a_pci_address(tmp_path: Path, monkeypatch):
+    """`--nvml auto` where the NVIDIA driver is loaded: the agent's GPU map is asked once, when the first finding
+    with a PCI address is annotated; an input without one never asks it (start-up, issue 29 (4))."""
+    from click.testing import CliRunner
+
+    import agent.cli
+    import offline.cli
+    from gpunpd.cli import main
+
+    asked = []
+
+    def gpu_map(spec):
+        asked.append(spec)
+        return {"0000:5d:00": {"gpu_index": "3", "uuid": "GPU-3"}}
+
+    monkeypatch.setattr(offline.cli, "NVIDIA_DRIVER", str(tmp_path))  # "the driver is loaded"
+    monkeypatch.setattr(agent.cli, "gpu_map", gpu_map)
+    quiet = tmp_path / "quiet.log"
+    quiet.write_bytes(b"boot noise\n[ 12.0] Out of memory: Killed process 4410 (python)\n")
+    r = CliRunner().invoke(main, ["parse", "--format", "json", str(quiet)])
+    assert r.exit_code == 0, r.output
+    assert [json.loads(line)["kind"] for line in r.output.splitlines()] == ["oom_kill"] and asked == []
+    log = tmp_path / "xid.log"
+    log.write_bytes(b"boot noise\n" + XID79 + XID79.replace(b"4254.", b"4255."))
+    r = CliRunner().invoke(main, ["parse", "--format", "json", str(log)])
+    assert r.exit_code == 0, r.output
+    rows = [json.loads(line) for line in r.output.splitlines()]
+    assert asked == ["auto"]
+    assert [(row["details"]["gpu_index"], row["details"]["uuid"]) for row in rows] == [(3, "GPU-3")] * 2
