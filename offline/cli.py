@@ -78,7 +78,7 @@ def parse(fmt: str, min_severity: str, year: int | None, nvml_spec: str, only_un
     # `auto` on a GPU node: NVML (the agent's GPU code, the library, its init) is asked when a finding first names a
     # PCI address, not before the first line: an input without one never loads it (start-up).  A fake scenario is
     # read now, so that a broken one is an error whatever the input.
-    gpus: dict | None = None if nvml_spec == "auto" else _gpus(nvml_spec)
+    gpus: GpuMap | None = None if nvml_spec == "auto" else _gpus(nvml_spec)
     causes: list = []
     failures: list = []
     failed: list[str] = []
