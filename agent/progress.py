@@ -9,8 +9,8 @@ announcement.  Never a node condition: a hung job is the job's, until a node fau
 
 The verdict names the pod's own devices (`Owned`: its GPUs and RDMA rails, from a cache the kubelet's
 PodResources answer fills off the main loop, agent/kube/poddevices.py): what its GPUs did over the last poll
-(utilisation pinned or idle, power), whether its rails' data counters moved, and a fault standing on one of its
-GPUs or rails, or on the node as a whole, as the likely cause (a fault on another pod's GPU is named as not this
+(utilisation pinned or idle, power, PCIe traffic, whether NVLink data moved), whether its rails' data counters
+moved, and a fault standing on one of its GPUs or rails, or on the node as a whole, as the likely cause (a fault on another pod's GPU is named as not this
 pod's).  Where the pod's devices are unknown it speaks of the node's GPUs and says so.
 
 Pods tracked are capped (`max_pods`; the pod silent the longest is forgotten first, counted); a pod whose
@@ -213,7 +213,7 @@ def evidence(owned: Owned | None, standing: list[Problem], previous: list[Readin
         shown = gpus
         if gpus:
             whose += f"; the node's {len(gpus)} GPUs"
-    said = _gpu_activity(shown)
+    said = _gpu_activity(shown, {r.subject: r.values for r in previous if r.entity == "gpu"})
     out = [f"{whose}: {said}" if said else f"{whose}."]
     rails = _rails(previous, latest, owned)
     if rails:
@@ -234,8 +234,14 @@ def _natural(name: str):
     return (0, int(name), "") if name.isdigit() else (1, 0, name)
 
 
-def _gpu_activity(gpus: list[Reading]) -> str:
-    """What these GPUs did over the last poll: power (idle below 100 W) and utilisation (pinned or idle)."""
+PCIE = ("pcie_tx_bytes_per_second", "pcie_rx_bytes_per_second")  # NVML's rate over its own 20 ms sample
+PCIE_QUIET = 1e7  # B/s both ways together below which a GPU's PCIe is quiet (agent/peers.py's floor for the field)
+NVLINK = ("nvlink_tx_kib", "nvlink_rx_kib")  # counters since driver load
+
+
+def _gpu_activity(gpus: list[Reading], before: dict[str, dict] | None = None) -> str:
+    """What these GPUs did over the last poll: power (idle below 100 W), utilisation (pinned or idle), PCIe
+    traffic (quiet below PCIE_QUIET) and whether their NVLink data counters moved since the poll `before`."""
     said = []
     power = [r.values["power_watts"] for r in gpus if "power_watts" in r.values]
     if power:
@@ -244,6 +250,16 @@ def _gpu_activity(gpus: list[Reading]) -> str:
     util = [r.values["utilization_gpu"] for r in gpus if "utilization_gpu" in r.values]
     if util:
         said.append(f"GPU utilisation {min(util):.0f}-{max(util):.0f} %{_utilisation(min(util), max(util))}.")
+    pcie = [sum(r.values[f] for f in PCIE) for r in gpus if all(f in r.values for f in PCIE)]
+    if pcie:
+        quiet = sum(1 for b in pcie if b < PCIE_QUIET)
+        said.append(f"PCIe traffic {min(pcie) / 1e6:.0f}-{max(pcie) / 1e6:.0f} MB/s"
+                    f"{f' (quiet on {quiet} of {len(pcie)} GPUs)' if quiet else ''}.")
+    links = [r for r in gpus if before and r.subject in before and all(f in r.values and f in before[r.subject]
+                                                                        for f in NVLINK)]
+    if links:
+        flat = sum(1 for r in links if all(before[r.subject][f] == r.values[f] for f in NVLINK))
+        said.append(f"NVLink data counters unchanged over the last poll on {flat} of {len(links)} GPUs.")
     return " ".join(said)
 
 

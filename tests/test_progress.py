@@ -445,6 +445,22 @@ def test_the_verdict_says_what_the_nodes_devices_did_when_the_pods_are_unknown()
     assert "the node's 8 GPUs" in events[0][1]
 
 
+def test_the_verdict_says_whether_the_gpus_pcie_and_nvlink_moved():
+    """Issue 27: "PCIe / NVLink throughput flat" supports a hang.  Synthetic readings in the collector's shapes
+    (agent/gpu/interface.py: PCIe in B/s over NVML's sample, NVLink data counters in KiB since driver load):
+    two GPUs whose NVLink counters stood still and whose PCIe is quiet, one that still moves data."""
+    from agent.progress import evidence
+
+    def poll(kib: list[float], pcie: list[float]):
+        return [_gpu(i, pcie_tx_bytes_per_second=b / 2, pcie_rx_bytes_per_second=b / 2, nvlink_tx_kib=k,
+                     nvlink_rx_kib=k) for i, (k, b) in enumerate(zip(kib, pcie))]
+    said = evidence(None, [], poll([5e6, 5e6, 5e6], [0, 0, 0]), poll([5e6, 5e6, 9e6], [2e6, 1e6, 3e9]))
+    assert "PCIe traffic 1-3000 MB/s (quiet on 2 of 3 GPUs)." in said
+    assert "NVLink data counters unchanged over the last poll on 2 of 3 GPUs." in said
+    first = evidence(None, [], [], poll([5e6], [3e9]))  # no poll before: nothing said of NVLink
+    assert "PCIe traffic 3000-3000 MB/s." in first and "NVLink" not in first
+
+
 def test_the_verdict_names_the_pods_own_gpus_and_rails():
     """The pod holds GPUs 2 and 3 and rail mlx5_1 (synthetic): its GPUs are pinned while the node's others idle,
     and its rail stood still while the node's others moved; the verdict says so of its own devices only."""
