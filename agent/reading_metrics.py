@@ -49,6 +49,10 @@ TABLE: tuple[tuple[str, str, str, str, str, dict[str, str]], ...] = (
      "Percent of the last sample period a kernel ran on the GPU (DCGM_FI_DEV_GPU_UTIL).", {}),
     ("gpu", "utilization_memory", "gpu_npd_gpu_memory_utilization_percent", "gauge",
      "Percent of the last sample period device memory was read or written (DCGM_FI_DEV_MEM_COPY_UTIL).", {}),
+    ("gpu", "nvlink_tx_bytes", "gpu_npd_gpu_nvlink_data_bytes", "counter",
+     "NVLink data over all the GPU's links since driver load, by direction "
+     "(NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_TX / _RX, which count KiB).", {"direction": "tx"}),
+    ("gpu", "nvlink_rx_bytes", "gpu_npd_gpu_nvlink_data_bytes", "counter", "", {"direction": "rx"}),
     ("gpu", "throttled_thermal_seconds", "gpu_npd_gpu_throttled_seconds", "counter",
      "Time the clocks were held down, by cause (NVML violation counters).", {"cause": "thermal"}),
     ("gpu", "throttled_power_seconds", "gpu_npd_gpu_throttled_seconds", "counter", "", {"cause": "power"}),

@@ -36,6 +36,7 @@ def test_promtool_check_metrics(tmp_path: Path):
                    uuid="GPU-00000003-1111-2222-3333-444455550003") == 1
     body = a.metrics()
     a.stop()
+    assert 'gpu_npd_gpu_nvlink_data_bytes_total{direction="tx",gpu="3"' in body  # NVML's KiB counters, in bytes
     r = subprocess.run([PROMTOOL, "check", "metrics"], input=body.encode(), capture_output=True, timeout=30)
     # The one lint finding allowed: gpu_npd_gpu_info carries dcgm-exporter's camelCase label names (modelName,
     # Hostname, UUID) on purpose, so that PromQL joins both exporters' series (docs/install.md, test_joins.py).

@@ -31,6 +31,7 @@ CLOCK_IDLE = 0x1  # nvmlClocksEventReasonGpuIdle: link generation and width may 
 THROTTLE_TIME = {"violation_power_ns": "throttled_power_seconds", "violation_thermal_ns": "throttled_thermal_seconds",
                  "violation_reliability_ns": "throttled_reliability_seconds",
                  "violation_board_limit_ns": "throttled_board_limit_seconds"}
+NVLINK_DATA = {"nvlink_tx_kib": "nvlink_tx_bytes", "nvlink_rx_kib": "nvlink_rx_bytes"}  # NVML's KiB, in bytes
 # The fabric health mask, field by field (NVML_GPU_FABRIC_HEALTH_MASK_*): reading field, shift, width and the
 # values that mean trouble.  A non-zero mask is not a fault by itself: most fields say "false" as 2.
 FABRIC_MASK = (("fabric_degraded_bandwidth", 0, 0x3, (1,)), ("fabric_route_recovery", 2, 0x3, (1,)),
@@ -100,8 +101,8 @@ def annotate(f, gpus: GpuMap) -> None:
 
 
 def derive(v: dict[str, float]) -> None:
-    """Readings computed from NVML's raw values, in place: reason bits, seconds throttled, thermal margin,
-    the fabric mask decoded, PCIe link figures and the SM clock that count only while the GPU is busy."""
+    """Readings computed from NVML's raw values, in place: reason bits, seconds throttled, NVLink data in bytes,
+    thermal margin, the fabric mask decoded, PCIe link figures and the SM clock that count only while the GPU is busy."""
     mask = v.get("clocks_event_mask")
     if mask is not None:
         for name, bit in CLOCK_EVENTS.items():
@@ -113,6 +114,9 @@ def derive(v: dict[str, float]) -> None:
     for raw, seconds in THROTTLE_TIME.items():
         if raw in v:
             v[seconds] = v[raw] / 1e9
+    for raw, data in NVLINK_DATA.items():
+        if raw in v:
+            v[data] = v[raw] * 1024
     if "temperature_slowdown" in v and "temperature_gpu" in v and v["temperature_slowdown"] > 0:
         v["thermal_margin"] = v["temperature_slowdown"] - v["temperature_gpu"]
     state = v.get("fabric_state")
