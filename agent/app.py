@@ -301,6 +301,8 @@ class Agent:
                 break
             self.pipeline.process(batch)
         self.save()
+        if self.pods.pod_source is not None:  # its offsets as far as the drain took its findings
+            self.pods.pod_source.save()
         for w in self.writers:
             w.close()
         if self.kube is not None:

@@ -143,13 +143,17 @@ class Pipeline:
         return self.engine.sync(f"check:{name}", judge_checks(batch.cfg, batch.results, self.check_severity))
 
     def _pod_findings(self, batch: WorkloadFindings) -> Change:
-        standing = self.workloads.standing(self.engine.problems.values())  # once: nothing changes it meanwhile
-        for ref, f in batch.items:
-            annotate(f, self.gpu.gpu_map)
-            self._events.append(self.workloads.observe(ref, f, standing))
-        if self.progress is not None:
-            for ref, marks in batch.progress:
-                self._events += self.progress.observe(ref, [Mark(at, p) for at, p in marks])
+        try:
+            standing = self.workloads.standing(self.engine.problems.values())  # once: nothing changes it meanwhile
+            for ref, f in batch.items:
+                annotate(f, self.gpu.gpu_map)
+                self._events.append(self.workloads.observe(ref, f, standing))
+            if self.progress is not None:
+                for ref, marks in batch.progress:
+                    self._events += self.progress.observe(ref, [Mark(at, p) for at, p in marks])
+        finally:
+            if batch.done is not None:  # taken (a batch an internal error stops is skipped, not re-read)
+                batch.done()
         return Change()
 
     def judge_progress(self, live_uids: set[str] | None) -> None:

@@ -13,7 +13,7 @@ every subpackage imports its types downward.  Plain data only: no I/O, no behavi
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 from .finding import Finding
 
@@ -80,6 +80,9 @@ class WorkloadFindings:
     source: str = "pods"
     # trainers' progress lines (parsers/progress.py, agent/progress.py): per container, (written at, Progress)
     progress: list[tuple[PodRef, list[tuple[float, Any]]]] = field(default_factory=list)
+    # called once the pipeline has taken it (processed, or skipped on an internal error): only then may the
+    # source save its read offsets past these lines (a SIGTERM with it still queued re-reads them at the restart)
+    done: Callable[[], None] | None = None
 
 
 @dataclass(frozen=True)

@@ -174,11 +174,42 @@ def test_offsets_survive_a_restart(pods, tmp_path):
     src = PodLogSource(str(pods), StateStore(str(state), "podlogs.json"))
     src.discover()
     src.poll()
-    src._save()
+    src.save()
     append(pods / W1 / "pytorch" / "0.log", TIMEOUT.format(ts="2024-07-25T07:00:00.000000000Z", r=24))
     again = PodLogSource(str(pods), StateStore(str(state), "podlogs.json"))  # while down, a line was written
     again.discover()
     assert [f.rank for _, f in again.poll()] == [24]
+
+
+def test_offsets_saved_go_no_further_than_the_pipeline_took(pods, tmp_path):
+    """Issue 31 item 8: findings still queued when SIGTERM ends the drain were lost (the offsets said read).
+    The source saves offsets only as far as the pipeline took its batches (`WorkloadFindings.done`): a batch never
+    taken is read again at the next start; once taken, it is not."""
+    import threading
+
+    state = tmp_path / "state"
+    src = PodLogSource(str(pods), StateStore(str(state), "podlogs.json"))
+    sent: list = []
+    stop = threading.Event()
+    thread = threading.Thread(target=src.run, args=(sent.append, stop), daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 10
+    while not src.tails and time.monotonic() < deadline:
+        time.sleep(0.02)
+    append(pods / W1 / "pytorch" / "0.log", TIMEOUT.format(ts="2024-07-25T07:00:00.000000000Z", r=24))
+    while not sent and time.monotonic() < deadline:
+        time.sleep(0.02)
+    stop.set()
+    thread.join(5)
+    assert [f.rank for _, f in sent[0].items] == [24]  # sent, never taken: the agent stopped first
+    again = PodLogSource(str(pods), StateStore(str(state), "podlogs.json"))
+    again.discover()
+    assert [f.rank for _, f in again.poll()] == [24]  # read again, not lost
+    sent[0].done()  # taken after all
+    src.save()
+    third = PodLogSource(str(pods), StateStore(str(state), "podlogs.json"))
+    third.discover()
+    assert third.poll() == []  # not twice
 
 
 def test_pod_dir_names():

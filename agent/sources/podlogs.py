@@ -25,6 +25,7 @@ import stat
 import threading
 import time
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, Callable
 
 from parsers import Classifier, Finding, Prefilter, Scanner, all_keywords, hold_back_cri_partials
@@ -89,6 +90,11 @@ class PodLogSource(Source):
         self.prefilter = Prefilter(all_keywords())
         self._re = Prefilter(all_keywords(), engine="re")
         self._saved: dict[str, list[int]] = self._load()
+        # the pipeline's progress through what this source sent (see `save`): batches sent and taken, and the
+        # offsets read when the last batch taken was sent (or when nothing was in flight)
+        self._ack_lock = threading.Lock()
+        self._sent = self._taken = 0
+        self._safe: dict[str, list[int]] = {}
         self._first_scan = not from_start  # the first scan starts existing files at their end
         self.bytes_read = 0
         self.lines = 0
@@ -366,16 +372,27 @@ class PodLogSource(Source):
             if now - last_scan >= self.scan_seconds:
                 self.discover()
                 last_scan = now
+            with self._ack_lock:
+                if self._taken == self._sent:  # nothing in flight: what was read so far is safe
+                    self._safe = self._offsets()
             found = self.poll()
             progress = self.take_progress()
             if found or progress:
-                emit(WorkloadFindings(found, progress=progress))
+                with self._ack_lock:
+                    self._sent += 1
+                emit(WorkloadFindings(found, progress=progress, done=partial(self._taken_up_to, self._offsets())))
             if now - last_save >= 2.0:
-                self._save()
+                self.save()
                 last_save = now
             if not found:
                 stop.wait(0.25)
-        self._save()
+        self.save()
+
+    def _taken_up_to(self, offsets: dict[str, list[int]]) -> None:
+        """The pipeline took a batch (in the order sent): the offsets read when it was sent are safe."""
+        with self._ack_lock:
+            self._taken += 1
+            self._safe = offsets
 
     def _load(self) -> dict[str, list[int]]:
         if self.store is None:
@@ -385,10 +402,17 @@ class PodLogSource(Source):
         except (ValueError, TypeError, IndexError, AttributeError):
             return {}
 
-    def _save(self) -> None:
+    def _offsets(self) -> dict[str, list[int]]:
+        return {p: [t.inode, t.offset - len(t.pending)] for p, t in self.tails.items()}
+
+    def save(self) -> None:
+        """Save the read offsets, but no further than the pipeline has taken: findings still queued (a SIGTERM
+        stops the agent after a short drain) are read again at the next start, never lost.  Called by the source
+        thread every 2 s and as it stops, and by the agent after its drain."""
         if self.store is None:
             return
-        data = {p: [t.inode, t.offset - len(t.pending)] for p, t in self.tails.items()}
+        with self._ack_lock:
+            data = self._offsets() if self._taken == self._sent else self._safe
         try:
             self.store.save({"offsets": data})
         except OSError as exc:
