@@ -177,3 +177,24 @@ def test_a_pod_finding_costs_the_same_whatever_the_problems_standing(tmp_path):
         per_finding[standing], per_batch[standing] = (big - small) / 100, small
     assert per_finding[2_000] == per_finding[10], per_finding
     assert per_batch[2_000] - per_batch[10] <= 3 * (2_000 - 10), per_batch  # one look at each problem a batch
+
+
+def test_a_pod_batch_is_taken_once_processed_or_skipped_on_an_internal_error(tmp_path):
+    """WorkloadFindings.done (the pod log source saves its offsets no further than the pipeline took): called
+    once a batch is processed, and once when a bug stops it (the batch is skipped, not read again forever)."""
+    import pytest
+
+    from parsers import parse_line
+    from parsers.model import PodRef, WorkloadFindings
+
+    agent = make(tmp_path)
+    ref = PodRef("ns", "train-worker-0", "uid", "main")
+    line = "NCCL WARN Net : Connection closed by remote peer gpu-node-2<43342>"  # synthetic: real shape
+    taken: list[str] = []
+    agent.pipeline.process(WorkloadFindings([(ref, parse_line(line))], done=lambda: taken.append("ok")))
+    def boom(*_):
+        raise RuntimeError("a bug on this input")
+    agent.pipeline.workloads.observe = boom
+    with pytest.raises(RuntimeError):
+        agent.pipeline.process(WorkloadFindings([(ref, parse_line(line))], done=lambda: taken.append("skipped")))
+    assert taken == ["ok", "skipped"]
