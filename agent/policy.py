@@ -27,7 +27,6 @@ from typing import Any, Callable
 from parsers import Finding
 from parsers.escalation import Escalations, Verdict as Escalated
 from parsers.finding import SEVERITIES
-from parsers.gpus import uuid_or_pci
 from parsers.ports import LINK_KINDS, UnusedPorts
 
 ESCALATED_ACTION = "HARDWARE_INSPECTION"
@@ -224,7 +223,7 @@ _NO_ROW = MappingProxyType({})  # the row of an Xid the policy does not name
 
 def _gpu_key(f: Finding) -> str:
     """The GPU across reboots: its UUID where NVRM or NVML named it, else the PCI address."""
-    return uuid_or_pci(f.details.get("uuid"), f.pci)
+    return f.details.get("uuid") or f.pci or "-"
 
 
 def _remember(table: OrderedDict, key: Any, value: Any) -> None:

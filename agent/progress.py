@@ -10,8 +10,8 @@ announcement.  Never a node condition: a hung job is the job's, until a node fau
 The verdict names the pod's own devices (`Owned`: its GPUs and RDMA rails, from a cache the kubelet's
 PodResources answer fills off the main loop, agent/kube/poddevices.py): what its GPUs did over the last poll
 (utilisation pinned or idle, power, PCIe traffic, whether NVLink data moved), whether its rails' data counters
-moved, and a fault standing on one of its GPUs or rails, or on the node as a whole, as the likely cause (a fault on another pod's GPU is named as not this
-pod's).  Where the pod's devices are unknown it speaks of the node's GPUs and says so.
+moved, and a fault standing on one of its GPUs or rails, or on the node as a whole, as the likely cause (a fault
+on another pod's GPU is named as not this pod's).  Where the pod's devices are unknown it speaks of the node's GPUs and says so.
 
 Pods tracked are capped (`max_pods`; the pod silent the longest is forgotten first, counted); a pod whose
 logs are gone (deleted) is forgotten at the next tick.
@@ -26,11 +26,12 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
 from parsers import normalize_pci
-from parsers.gpus import GpuMap, reading_key
+from parsers.gpus import GpuMap, gpu_key, reading_key
 from parsers.model import PodEvent, PodRef, Problem, Reading
 from parsers.progress import Progress
 
 from .hangsettings import HangSettings
+from .peers import FIELDS as PEER_FIELDS
 from .podresources import Owned
 from .workloads import job_of
 
@@ -235,7 +236,8 @@ def _natural(name: str):
 
 
 PCIE = ("pcie_tx_bytes_per_second", "pcie_rx_bytes_per_second")  # NVML's rate over its own 20 ms sample
-PCIE_QUIET = 1e7  # B/s both ways together below which a GPU's PCIe is quiet (agent/peers.py's floor for the field)
+# B/s both ways together below which a GPU's PCIe is quiet: the least difference the peer test counts (its floor)
+PCIE_QUIET = next(f.floor for f in PEER_FIELDS if f.name == PCIE[0])
 NVLINK = ("nvlink_tx_kib", "nvlink_rx_kib")  # counters since driver load
 
 
@@ -323,7 +325,7 @@ def _where(p: Problem, gpu_map: GpuMap) -> tuple[str, set[str]]:
     device = rest.split("/", 1)[0]
     uuid = str(p.details.get("uuid") or "").lower()
     if kind == "gpu" or (kind == "pci" and normalize_pci(device) in gpu_map):
-        pci = normalize_pci(device) or device.lower()
+        pci = gpu_key(device)
         return "gpu", ({pci, uuid} | gpu_map.names(pci)) - {""}
     if kind == "ib":
         return "rail", {device.lower()}

@@ -100,7 +100,8 @@ def _read(name: str) -> list[dict[str, str]]:
     import pkgutil  # noqa: PLC0415
 
     data = pkgutil.get_data(__package__, f"data/{name}")
-    assert data is not None, f"parsers/data/{name} is not installed"
+    if data is None:  # (a loader that cannot read package data: a broken install)
+        raise FileNotFoundError(f"parsers/data/{name} is not installed")
     return list(csv.DictReader(io.StringIO(data.decode("utf-8"), newline=None)))  # as read_text: CRLF -> LF
 
 

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import re
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 BURST_SECONDS = 180.0  # sightings of one Xid on one scope this close together are one burst (NVSentinel's window)
@@ -104,7 +104,7 @@ class Escalations:
         # (xid, gpu, unit) -> (last verdict, the Xid's burst generation then): valid while no burst of the Xid
         # began since, on any GPU (another GPU joining changes the "gpus" row's count and the "solo" rows')
         self._last: OrderedDict[tuple, tuple[Verdict | None, int]] = OrderedDict()
-        self._decided: dict[int, int] = {}  # xid -> the bursts it began, on any GPU (a generation count)
+        self._generation: dict[int, int] = {}  # xid -> the bursts it began, on any GPU
         # (xid, severity) -> the rows that apply, and whether one counts per unit
         self._rules: dict[tuple[int, str], tuple[tuple[Escalation, ...], bool]] = {}
 
@@ -124,7 +124,7 @@ class Escalations:
         unit = unit_of(text) if by_unit else None
         last = self._last.get((xid, gpu, unit))
         bursts = self._bursts.get((xid, gpu))
-        generation = self._decided.get(xid, 0)
+        generation = self._generation.get(xid, 0)
         if last is not None and last[1] == generation and bursts and bursts[-1][1] <= t <= bursts[-1][1] + BURST_SECONDS and (
                 unit is None or self._bursts[(xid, gpu, unit)][-1][1] <= t <= self._bursts[(xid, gpu, unit)][-1][1]
                 + BURST_SECONDS):
@@ -137,9 +137,9 @@ class Escalations:
         here, new = self._sighting((xid, gpu), t)
         if new:  # a new burst on this GPU changes what the others' sightings count: their verdicts are re-decided
             generation += 1
-            self._decided[xid] = generation
-            if len(self._decided) > MAX_KEYS:
-                del self._decided[next(iter(self._decided))]
+            self._generation[xid] = generation
+            if len(self._generation) > MAX_KEYS:
+                del self._generation[next(iter(self._generation))]
         gpus = self._gpus.setdefault(xid, {})
         gpus.pop(gpu, None)
         gpus[gpu] = None  # (the latest last: the oldest is forgotten first)
@@ -164,8 +164,7 @@ class Escalations:
             _bound(self._reached, (rule.name, key))
             if decided is None and n >= rule.count:
                 decided = _verdict(rule, n, before < rule.count)
-        self._last[(xid, gpu, unit)] = (None if decided is None else Verdict(decided.rule, decided.count, False,
-                                                                             decided.note), generation)
+        self._last[(xid, gpu, unit)] = (None if decided is None else replace(decided, crossed=False), generation)
         _bound(self._last, (xid, gpu, unit))
         return decided
 

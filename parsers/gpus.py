@@ -37,11 +37,6 @@ def reading_key(r: Any) -> str:
     return normalize_pci(r.subject.split(":", 1)[-1]) or r.subject
 
 
-def uuid_or_pci(uuid: Any, pci: Any) -> str:
-    """The GPU across reboots: its UUID where one is known, else its PCI address, else "-"."""
-    return uuid or pci or "-"
-
-
 def by_gpu(table: Mapping[str, T] | None, pci: str, uuid: str = "") -> T | None:
     """A table keyed by GPU (its UUID as published or lower-cased, or its PCI key): the GPU's entry, UUID first."""
     if not table:
@@ -58,35 +53,31 @@ class GpuMap:
     """The node's GPUs by PCI key: their UUID, NVML index and every name they answer to."""
     uuids: Mapping[str, str] = field(default_factory=dict)  # pci -> UUID (as NVML writes it)
     indexes: Mapping[str, str] = field(default_factory=dict)  # pci -> NVML index
-    by_uuid: Mapping[str, str] = field(default_factory=dict)  # UUID (lower case) -> pci
     aliases: Mapping[str, frozenset[str]] = field(default_factory=dict)  # pci -> every name (UUID lower, pci)
 
     @classmethod
-    def build(cls, gpus: Iterable[tuple[str, Mapping[str, Any], Iterable[str]]]) -> GpuMap:
-        """From (PCI key, labels, other names) per GPU; the labels' `uuid`, `pci_bus_id` and `gpu_index`
+    def build(cls, gpus: Iterable[tuple[str, Mapping[str, Any]]]) -> GpuMap:
+        """From (PCI key, labels) per GPU; the labels' `uuid`, `pci_bus_id` and `gpu_index`
         (agent/gpu/collector.py GpuState.labels) fill the map."""
-        uuids, indexes, by_uuid, aliases = {}, {}, {}, {}
-        for pci, labels, more in gpus:
+        uuids, indexes, aliases = {}, {}, {}
+        for pci, labels in gpus:
             uuid = str(labels.get("uuid") or "")
-            aliases[pci] = frozenset({uuid.lower(), normalize_pci(labels.get("pci_bus_id")) or "", *more} - {""})
+            aliases[pci] = frozenset({pci, uuid.lower(), normalize_pci(labels.get("pci_bus_id")) or ""} - {""})
             if uuid:
                 uuids[pci] = uuid
-                by_uuid[uuid.lower()] = pci
             if labels.get("gpu_index") not in (None, ""):
                 indexes[pci] = str(labels["gpu_index"])
-        return cls(MappingProxyType(uuids), MappingProxyType(indexes), MappingProxyType(by_uuid),
-                   MappingProxyType(aliases))
+        return cls(MappingProxyType(uuids), MappingProxyType(indexes), MappingProxyType(aliases))
 
     @classmethod
     def from_labels(cls, gpus: Iterable[Mapping[str, Any]]) -> GpuMap:
         """From NVML's GPUs' labels, keyed by their `pci_bus_id` (the inventory, agent/gpu/collector.py)."""
-        return cls.build((gpu_key(g.get("pci_bus_id")), g, (gpu_key(g.get("pci_bus_id")),)) for g in gpus)
+        return cls.build((gpu_key(g.get("pci_bus_id")), g) for g in gpus)
 
     @classmethod
     def from_readings(cls, readings: Iterable[Any]) -> GpuMap:
         """From the GPU readings of a poll (entity "gpu"), keyed by their subject's PCI address (`gpu:<pci>`)."""
-        return cls.build((reading_key(r), r.labels, (normalize_pci(r.subject.split(":", 1)[-1]) or "",))
-                         for r in readings if r.entity == "gpu")
+        return cls.build((reading_key(r), r.labels) for r in readings if r.entity == "gpu")
 
     def __contains__(self, pci: object) -> bool:
         return pci in self.aliases
@@ -100,9 +91,6 @@ class GpuMap:
     def uuid(self, pci: str | None) -> str | None:
         """The UUID of the GPU at this PCI key (a finding's `pci`, a problem's subject: normalised already)."""
         return self.uuids.get(pci) if pci else None
-
-    def pci(self, uuid: str | None) -> str | None:
-        return self.by_uuid.get(uuid.lower()) if uuid else None
 
     def index(self, pci: str | None) -> str | None:
         return self.indexes.get(pci) if pci else None

@@ -249,7 +249,7 @@ def test_nvml_is_asked_when_a_finding_first_names_a_pci_address(tmp_path: Path, 
     def gpu_map(spec):
         from parsers.gpus import GpuMap
         asked.append(spec)
-        return GpuMap.build([("0000:5d:00", {"uuid": "GPU-3", "gpu_index": "3"}, ())])
+        return GpuMap.build([("0000:5d:00", {"uuid": "GPU-3", "gpu_index": "3"})])
 
     monkeypatch.setattr(offline.cli, "NVIDIA_DRIVER", str(tmp_path))  # "the driver is loaded"
     monkeypatch.setattr(agent.cli, "gpu_map", gpu_map)

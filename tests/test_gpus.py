@@ -2,7 +2,7 @@
 
 from types import SimpleNamespace
 
-from parsers.gpus import GpuMap, by_gpu, gpu_key, problem_gpu, uuid_or_pci
+from parsers.gpus import GpuMap, by_gpu, gpu_key, problem_gpu
 
 LABELS = [{"gpu_index": "0", "uuid": "GPU-AAA", "pci_bus_id": "0000:18:00"},
           {"gpu_index": "1", "uuid": "GPU-BBB", "pci_bus_id": "0000:5d:00"}]
@@ -17,7 +17,6 @@ def test_map_from_labels():
     m = GpuMap.from_labels(LABELS)
     assert len(m) == 2 and "0000:5d:00" in m and list(m) == ["0000:18:00", "0000:5d:00"]
     assert m.uuid("0000:5d:00") == "GPU-BBB" and m.index("0000:5d:00") == "1"
-    assert m.pci("gpu-bbb") == m.pci("GPU-BBB") == "0000:5d:00" and m.pci("GPU-CCC") is None
     assert m.names("0000:18:00") == {"gpu-aaa", "0000:18:00"} and m.names("0000:99:00") == frozenset()
     assert not GpuMap() and m.uuid(None) is None
 
@@ -35,4 +34,3 @@ def test_problem_gpu_and_lookups():
     table = {"gpu-bbb": "by uuid", "0000:18:00": "by pci"}
     assert by_gpu(table, "0000:5d:00", "GPU-BBB") == "by uuid"
     assert by_gpu(table, "0000:18:00", "") == "by pci" and by_gpu(None, "0000:18:00") is None
-    assert uuid_or_pci("GPU-A", "0000:18:00") == "GPU-A" and uuid_or_pci("", None) == "-"
