@@ -313,7 +313,8 @@ def test_racing_agents_never_fence_more_than_the_budget(api, tmp_path: Path):
                          if line.startswith('gpu_npd_taint_held_by_budget{taint="gpu-npd.io/unhealthy:') and
                          line.endswith(" 1.0"))
     wait_until(lambda: sum(held(a) for a in agents) == 72, "72 refusals said (the gauge)", timeout=60)
-    assert any(e.get("reason") == "DeviceTaintHeldByBudget" for e in api.events())
+    # the gauge is set when the refusal is decided; its Event is posted by the event writer's own thread after it
+    wait_until(lambda: any(e.get("reason") == "DeviceTaintHeldByBudget" for e in api.events()), "a refusal's Event")
     time.sleep(1.0)
     stop[0] = True
     t.join()
