@@ -181,6 +181,25 @@ def test_offsets_survive_a_restart(pods, tmp_path):
     assert [f.rank for _, f in again.poll()] == [24]
 
 
+def test_an_idle_source_writes_its_offsets_only_when_they_moved(pods, tmp_path):
+    """The source saves every 2 s; with nothing read since the last save, nothing is written (nor fsynced)."""
+    state = tmp_path / "state"
+    src = PodLogSource(str(pods), StateStore(str(state), "podlogs.json"))
+    src.discover()
+    src.poll()
+    src.save()
+    path = state / "podlogs.json"
+    first = path.stat().st_mtime_ns, path.stat().st_ino
+    time.sleep(0.01)
+    src.poll()
+    src.save()
+    assert (path.stat().st_mtime_ns, path.stat().st_ino) == first  # nothing moved: not rewritten
+    append(pods / W1 / "pytorch" / "0.log", TIMEOUT.format(ts="2024-07-25T07:00:00.000000000Z", r=24))
+    src.poll()
+    src.save()
+    assert path.stat().st_ino != first[1]  # moved: written (a new file renamed over the old)
+
+
 def test_offsets_saved_go_no_further_than_the_pipeline_took(pods, tmp_path):
     """Issue 31 item 8: findings still queued when SIGTERM ends the drain were lost (the offsets said read).
     The source saves offsets only as far as the pipeline took its batches (`WorkloadFindings.done`): a batch never

@@ -90,6 +90,7 @@ class PodLogSource(Source):
         self.prefilter = Prefilter(all_keywords())
         self._re = Prefilter(all_keywords(), engine="re")
         self._saved: dict[str, list[int]] = self._load()
+        self._written: dict[str, list[int]] | None = None  # what the last save put on disk
         # the pipeline's progress through what this source sent (see `save`): batches sent and taken, and the
         # offsets read when the last batch taken was sent (or when nothing was in flight)
         self._ack_lock = threading.Lock()
@@ -413,10 +414,14 @@ class PodLogSource(Source):
             return
         with self._ack_lock:
             data = self._offsets() if self._taken == self._sent else self._safe
+        if data == self._written:  # an idle node writes (and fsyncs) nothing
+            return
         try:
             self.store.save({"offsets": data})
         except OSError as exc:
             log.warning("cannot save pod log offsets: %s", exc)
+            return
+        self._written = data
 
     def counters(self) -> dict[str, int]:
         return {"open_files": sum(1 for t in self.tails.values() if t.fd is not None), "files": len(self.tails),
