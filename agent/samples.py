@@ -28,6 +28,7 @@ import fnmatch
 from collections import deque
 from typing import Any
 
+from parsers.kinds import BY_NAME as KINDS
 from parsers.model import Reading, Verdict
 
 TESTS = ("above", "below", "in", "below_field", "increase_above", "rate_above", "changes_above")
@@ -201,6 +202,8 @@ def validate_rules(rules: Any, conditions: dict) -> str | None:
             if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float)) or v < least
                                   or (key in ("window", "per") and v == 0)):
                 return f"{where}.{key}: expected a number of at least {least}{' (not 0)' if least == 0 and key in ('window', 'per') else ''}, got {v!r}"
+        if "kind" in rule and (not isinstance(rule["kind"], str) or rule["kind"] not in KINDS):
+            return f"{where}.kind: {rule['kind']!r} is not a finding kind (parsers/kinds.py)"
         if "boot_grace" in rule and not isinstance(rule["boot_grace"], bool):
             return f"{where}.boot_grace: expected true or false, got {rule['boot_grace']!r}"
     return None

@@ -18,13 +18,13 @@ import copy
 import functools
 import textwrap
 from dataclasses import MISSING, dataclass, field, fields, is_dataclass
-from importlib import resources
 from typing import Annotated, Any, Literal, get_args, get_origin, get_type_hints
 
 import msgspec
 import yaml
 
 from parsers import kinds
+from parsers.telemetry import sample_rules
 
 from .checks import builtin as builtin_checks
 from .hangsettings import HangSettings, PeerSettings
@@ -34,12 +34,6 @@ from .kube.settings import MODES, KubeSettings
 
 ENV_PREFIX = "GPU_NPD_"
 NESTED_SEP = "__"  # GPU_NPD_KUBERNETES__HEARTBEAT_SECONDS=60 sets kubernetes.heartbeat_seconds
-
-
-@functools.lru_cache(maxsize=1)
-def _sample_rules() -> list[dict[str, Any]]:
-    text = resources.files("agent").joinpath("sample_rules.yaml").read_text(encoding="utf-8")
-    return yaml.safe_load(text)
 
 
 def _table(load):
@@ -178,12 +172,12 @@ class Config:
         'subjects (globs) never judged, by entity: e.g. ib_port: ["ib:mlx5_4/*"] for an uncabled storage '
         'port')] = field(default_factory=lambda: {"ib_port": [], "pci": []})
     sample_rules: Annotated[list[dict[str, Any]], doc(
-        "readings -> problems (the table in agent/sample_rules.yaml): entity gpu | nvlink | ib_port | pci | node; "
+        "readings -> problems (the table in parsers/sample_rules.yaml): entity gpu | nvlink | ib_port | pci | node; "
         "one test per rule: above X | in [..] | below_field F | increase_above N (within window s) | "
         "rate_above R (per `per` s) | below X | changes_above N (within window s); every rule confirms before it "
         "accuses (polls N, for S; boot_grace). A problem stands while its rule holds and clears at the first "
         "reading where it does not. message: a template over the reading's labels and {value}, {shown}, "
-        "{window}. Sources of each default: docs/telemetry-thresholds.md")] = _table(_sample_rules)
+        "{window}. Sources of each default: docs/telemetry-thresholds.md")] = _table(sample_rules)
     conditions: Annotated[dict[str, dict[str, str]], doc(
         "Node conditions gpu-npd owns (problem style: True means a problem), with the reason and message written "
         "while healthy (parsers/kinds.py CONDITIONS)")] = _table(kinds.conditions)

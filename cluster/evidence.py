@@ -27,6 +27,7 @@ from typing import Any, Iterable, Mapping
 from kubeapi.events import parse_time
 from parsers import Classifier
 from parsers.kinds import CONDITIONS as KIND_CONDITIONS, CUDA_REASONS, TABLE as KIND_TABLE
+from parsers.telemetry import node_fault_reasons
 from triage import Evidence
 from triage.attribute import NODE_FAULT_KINDS
 
@@ -45,18 +46,13 @@ POD_REASON_KINDS = {**{k.reason: k.name for k in KIND_TABLE if k.workload},
 HARDWARE_CUDA = {"CUDAUncorrectableECC"}
 # Node problem reason (Event or condition) -> (kind, attribution) when the text says no more: the per-code
 # reasons (parsers/kinds.py "Xid<code><Name>", "SXid<code>": by their prefix), the telemetry rules'
-# (agent/sample_rules.yaml, whose rows name no kind: declared here), then each node fault kind's own reasons
+# (parsers/sample_rules.yaml, by each row's `kind`), then each node fault kind's own reasons
 # (parsers/kinds.py: the kind's and its condition rules', e.g. PCIeFatalError, NICFirmwareError)
-TELEMETRY_REASONS: tuple[tuple[str, str, str], ...] = (
-    (r"^(GPULost|NVMLTimeout)$", "fallen_off_bus", "hardware"),
-    (r"^(UncorrectableECCError|RowRemapFailure|DriverRecoveryAction)$", "xid", "hardware"),
-    (r"^NVLink", "nvlink", "hardware"),
-    (r"^(IBLinkDowned|LinkFlapping)$", "ib_link", "fabric"),
-)
 NODE_REASONS: tuple[tuple[re.Pattern, str, str], ...] = tuple(
     (re.compile("^" + re.escape(k.reason.split("<code>")[0]) + r"(\d+)"), k.name, k.node_attribution or k.attribution)
     for k in KIND_TABLE if k.name in NODE_FAULT_KINDS and "<code>" in k.reason
-) + tuple((re.compile(pattern), kind, attribution) for pattern, kind, attribution in TELEMETRY_REASONS) + tuple(
+) + tuple((re.compile(re.escape(reason) + "$"), kind, attribution)
+             for reason, (kind, attribution) in node_fault_reasons().items()) + tuple(
     (re.compile(re.escape(reason) + "$"), k.name, k.node_attribution or k.attribution)
     for k in KIND_TABLE if k.name in NODE_FAULT_KINDS
     for reason in dict.fromkeys((k.reason, *(r.reason for r in k.raises if r.reason))) if "<code>" not in reason)

@@ -1,14 +1,24 @@
-"""Tables derived from the kind table (parsers/kinds.py) and the Xid catalog equal what was written by hand
-before they were derived (issue 24): the values below are the hand-written ones, pinned."""
+"""Tables derived from the kind table (parsers/kinds.py), the telemetry rule table (parsers/sample_rules.yaml) and
+the Xid catalog equal what was written by hand before they were derived (issue 24): the values below are the
+hand-written ones, pinned (the telemetry rows' reasons spelled out where a hand-written pattern stood)."""
+
+import re
+
+import pytest
 
 from agent.kube.settings import DEFAULT_TAINTS, KubeSettings
+from agent.samples import validate_rules
 from cluster.evidence import FAULT_CONDITIONS, NODE_REASONS
+from parsers.telemetry import sample_rules
 
 PINNED_NODE_REASONS = [
     ("^Xid(\\d+)", "xid", "hardware"), ("^SXid(\\d+)", "sxid", "fabric"),
-    ("^(GPULost|NVMLTimeout)$", "fallen_off_bus", "hardware"),
-    ("^(UncorrectableECCError|RowRemapFailure|DriverRecoveryAction)$", "xid", "hardware"),
-    ("^NVLink", "nvlink", "hardware"), ("^(IBLinkDowned|LinkFlapping)$", "ib_link", "fabric"),
+    ("GPULost$", "fallen_off_bus", "hardware"), ("NVMLTimeout$", "fallen_off_bus", "hardware"),
+    ("UncorrectableECCError$", "xid", "hardware"), ("RowRemapFailure$", "xid", "hardware"),
+    ("DriverRecoveryAction$", "xid", "hardware"), ("NVLinkDown$", "nvlink", "hardware"),
+    ("NVLinkCRCErrorRate$", "nvlink", "hardware"), ("NVLinkReplayRate$", "nvlink", "hardware"),
+    ("NVLinkRecoveryRate$", "nvlink", "hardware"), ("LinkFlapping$", "ib_link", "fabric"),
+    ("IBLinkDowned$", "ib_link", "fabric"),
     ("GPUFallenOffBus$", "fallen_off_bus", "hardware"), ("NVLinkError$", "nvlink", "hardware"),
     ("PCIeAERError$", "pcie_aer", "hardware"), ("PCIeFatalError$", "pcie_aer", "hardware"),
     ("PCIeUncorrectedError$", "pcie_aer", "hardware"), ("IBPortDown$", "ib_link", "fabric"),
@@ -40,3 +50,26 @@ def test_fault_conditions_unchanged():
 def test_default_taints_unchanged():
     assert DEFAULT_TAINTS == PINNED_DEFAULT_TAINTS
     assert tuple(r.condition for r in KubeSettings().taints) == PINNED_DEFAULT_TAINTS
+
+
+# what cluster/evidence.py declared by hand before the telemetry rows named their kind
+HAND_TELEMETRY = [("^(GPULost|NVMLTimeout)$", "fallen_off_bus", "hardware"),
+                  ("^(UncorrectableECCError|RowRemapFailure|DriverRecoveryAction)$", "xid", "hardware"),
+                  ("^NVLink", "nvlink", "hardware"), ("^(IBLinkDowned|LinkFlapping)$", "ib_link", "fabric")]
+
+
+def test_the_telemetry_rows_kinds_read_their_reasons_as_the_hand_patterns_did():
+    """Every shipped telemetry reason maps to the kind and attribution the hand-written patterns gave it."""
+    first = lambda reason: next(((k, a) for p, k, a in NODE_REASONS if p.match(reason)), None)  # noqa: E731
+    for reason in {r["reason"] for r in sample_rules()}:
+        hand = next(((k, a) for p, k, a in HAND_TELEMETRY if re.match(p, reason)), None)
+        if hand is not None:
+            assert first(reason) == hand, reason
+    assert first("FabricUnhealthy") is None and first("ThermalThrottling") is None  # not node faults there
+
+
+@pytest.mark.parametrize("kind, ok", [("nvlink", True), ("nvlinks", False), (7, False), (["nvlink"], False)])
+def test_a_telemetry_rows_kind_is_a_finding_kind(kind, ok):
+    rule = {"entity": "gpu", "field": "f", "above": 0, "condition": "X", "reason": "R", "kind": kind}
+    said = validate_rules([rule], {"X": {}})
+    assert (said is None) if ok else said.startswith("sample_rules[0].kind: ")

@@ -1,7 +1,7 @@
 """The artifact users install: the wheel, in a fresh venv, run from outside the source tree.
 
 The editable install of `make test` reads files straight from the tree, so a data file missing from the
-wheel (agent/defaults.yaml once was; agent/sample_rules.yaml now) goes unnoticed there; this test installs what `pip wheel` builds.
+wheel (agent/defaults.yaml once was; parsers/sample_rules.yaml now) goes unnoticed there; this test installs what `pip wheel` builds.
 Dependencies come from the test venv through PYTHONPATH (which processes no .pth files, so the editable
 finder of the source tree is not loaded): the run does not depend on the network.
 """

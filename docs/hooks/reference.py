@@ -257,15 +257,17 @@ def render_rules() -> str:
                "| `expire` | `warning_expire_seconds` without a repeat, or a new boot |\n"
                "| `link_up` | the same IB/RoCE port logs link up, or a new boot |\n\n")
 
-    out.append("## Telemetry rules\n\nReadings -> problems (`sample_rules`, the table in `agent/sample_rules.yaml`). A problem "
-               "stands while its rule holds and clears at the first reading where it does not.\n\n")
+    out.append("## Telemetry rules\n\nReadings -> problems (`sample_rules`, the table in `parsers/sample_rules.yaml`). A problem "
+               "stands while its rule holds and clears at the first reading where it does not. A row's `kind` says which "
+               "finding kind its problem is evidence of when the cluster component attributes a job's failure "
+               "(a row without one is no node fault there).\n\n")
     tests = ("above", "in", "below_field", "increase_above", "changes_above")
     rows = []
     for r in _sample_rules():
         test = "; ".join(f"{t} {flow(r[t])}" for t in tests if t in r) + (f" within {r['window']} s" if "window" in r else "")
         rows.append([code(r["entity"]), code(r["field"]), cell(test), f"`{r['condition']}`", f"`{r['reason']}`",
-                     r.get("severity", ""), code(r.get("action", "")), cell(r.get("message", ""))])
-    out.append(table(["entity", "field", "test", "condition", "reason", "severity", "action", "message"], rows))
+                     code(r.get("kind", "")), r.get("severity", ""), code(r.get("action", "")), cell(r.get("message", ""))])
+    out.append(table(["entity", "field", "test", "condition", "reason", "kind", "severity", "action", "message"], rows))
     return "".join(out)
 
 

@@ -1,0 +1,31 @@
+"""The telemetry rule table shipped with gpu-npd (parsers/sample_rules.yaml): the default of the agent's
+`sample_rules` key (agent/settings.py, judged by agent/samples.py), and the reasons the cluster component reads
+as node faults by each row's `kind` (cluster/evidence.py).  Data, declared once; read on first use."""
+
+from __future__ import annotations
+
+import copy
+from functools import lru_cache
+from typing import Any
+
+
+@lru_cache(maxsize=1)
+def _rows() -> tuple[dict[str, Any], ...]:
+    import pkgutil  # noqa: PLC0415
+
+    import yaml  # noqa: PLC0415  (not at import: `gpu-npd parse` never needs it)
+
+    data = pkgutil.get_data(__package__, "sample_rules.yaml")
+    if data is None:  # (a loader that cannot read package data: a broken install)
+        raise FileNotFoundError("parsers/sample_rules.yaml is not installed")
+    return tuple(yaml.safe_load(data.decode("utf-8")))
+
+
+def sample_rules() -> list[dict[str, Any]]:
+    """The shipped rows, a fresh copy each call (a configuration may change its own)."""
+    return copy.deepcopy(list(_rows()))
+
+
+def node_fault_reasons() -> dict[str, tuple[str, str]]:
+    """Reason -> (finding kind, attribution) for the rows that name a kind: what a problem they raise is evidence of."""
+    return {r["reason"]: (r["kind"], r.get("attribution", "hardware")) for r in _rows() if r.get("kind")}
