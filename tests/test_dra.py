@@ -291,7 +291,8 @@ def test_racing_agents_never_fence_more_than_the_budget(api, tmp_path: Path):
         api.add_node(n, gpus=0)
     from concurrent.futures import ThreadPoolExecutor  # noqa: PLC0415
     with ThreadPoolExecutor(4) as pool:
-        agents = list(pool.map(lambda n: _agent(tmp_path, api, n, qps=50, burst=50), nodes))
+        # event_burst: each agent records 20 Xid Events before its refusals; the default 25 could hold them back minutes
+        agents = list(pool.map(lambda n: _agent(tmp_path, api, n, qps=50, burst=50, event_burst=200), nodes))
     most = [0]
     stop = [False]
 
