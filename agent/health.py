@@ -15,7 +15,7 @@ from typing import Any, Callable
 
 from parsers import Finding
 from parsers.catalog import xid_reason
-from parsers.escalation import ACROSS_GPUS
+from parsers.escalation import JOBS_ROWS
 from parsers.finding import SEVERITY_RANK
 from parsers.kinds import BY_NAME as KIND, reason_of
 from parsers.model import Boot, Change, Condition, PodEvent, Problem, Snapshot
@@ -163,7 +163,7 @@ class HealthEngine:
         if self._clears(f):
             return None
         if f.kind == "xid" and f.attribution == "application":
-            if f.details.get("escalation") != ACROSS_GPUS:  # the job's, on several GPUs at once: no GPU's repeat
+            if f.details.get("escalation") not in JOBS_ROWS:  # the table called it the job's: no GPU's repeat
                 self._escalate_app_xid(f, seen, change)
             return None
         stateless = self.policy.repeat_safe(f)  # (its kind and Xid: the policy's verdict changed neither)

@@ -52,14 +52,15 @@ class Escalation:
     action: str | None = None
     says: str = ""  # the note on the finding: {n} is the count, {window} the window in hours or seconds
     solo: bool = False  # count only bursts no other GPU shared (a job's fault on several GPUs is no GPU's repeat)
+    jobs: bool = False  # a sighting this row decides is the job's: no rule outside the table counts it as the GPU's
+    # (agent/health.py's distinct-process rule for application Xids)
 
 
 DAY = 86400.0
-ACROSS_GPUS = "app_xid_across_gpus"  # the row that says a burst is the job's: no GPU's repeat (agent/health.py)
 ESCALATIONS: tuple[Escalation, ...] = (
     # an application Xid on several GPUs at once is the job's (it runs on all of them), whatever it did before
-    Escalation(ACROSS_GPUS, frozenset({13, 31}), frozenset(), "gpus", 2, DAY,
-               attribution="application", says="on {n} GPUs in one burst: the application"),
+    Escalation("app_xid_across_gpus", frozenset({13, 31}), frozenset(), "gpus", 2, DAY,
+               attribution="application", says="on {n} GPUs in one burst: the application", jobs=True),
     Escalation("xid13_same_unit", frozenset({13}), frozenset(), "unit", 2, DAY, attribution="hardware",
                severity="warning", action="RUN_DIAGNOSTICS", says="{n} bursts on this GPC/TPC within {window}",
                solo=True),
@@ -68,6 +69,10 @@ ESCALATIONS: tuple[Escalation, ...] = (
     Escalation("fatal_xid_recurring", frozenset(), frozenset({"fatal"}), "gpu", 5, DAY, action="HARDWARE_INSPECTION",
                says="{n} bursts on this GPU within {window}"),
 )
+
+
+# the rows whose verdict says a sighting is the job's (a finding's details["escalation"] names its row)
+JOBS_ROWS = frozenset(r.name for r in ESCALATIONS if r.jobs)
 
 
 def _span(seconds: float) -> str:

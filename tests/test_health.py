@@ -270,7 +270,7 @@ def test_a_problem_raised_at_the_cap_costs_the_same_whatever_the_cap():
 
 def test_an_application_xid_burst_on_several_gpus_is_the_jobs_and_degrades_no_gpu(engine, clock):
     """One job's MMU faults on every GPU it runs on, from its many processes: the escalation table says the
-    application (parsers/escalation.py ACROSS_GPUS), so the distinct-process rule raises nothing on any GPU;
+    application (parsers/escalation.py, a row with `jobs`), so the distinct-process rule raises nothing on any GPU;
     the same processes on one GPU alone still point at that GPU."""
     for pid in range(100, 112):
         clock.t += 1
