@@ -41,6 +41,16 @@ PREFIXES = [
     ("(RayWorkerWrapper pid=4009) [rank1]:[E ProcessGroupNCCL.cpp:563] [Rank 1] Watchdog caught collective operation "
      "timeout: WorkNCCL(SeqNum=158046, OpType=GATHER, NumelIn=2867200, NumelOut=0, Timeout(ms)=600000) ran for "
      "600027 milliseconds before timing out.", dict(pid=4009, rank=1), None),
+    # https://github.com/areal-project/AReaL/issues/3 (a named Ray actor: "/" in its name, the node's address)
+    ("(model_worker/12 pid=43581, ip=10.208.16.54) [rank12]:[E227 06:13:07.855233166 ProcessGroupNCCL.cpp:1534] "
+     "[PG 134 Rank 1] Process group watchdog thread terminated with exception: NCCL error: remote process exited or "
+     "there was a network error, NCCL version 2.22.3", dict(pid=43581, host="10.208.16.54", rank=12), None),
+    # https://github.com/foundation-model-stack/fastsafetensors/issues/36 (vLLM's engine, then its Ray worker: the
+    # inner prefix wins)
+    ("(EngineCore_DP0 pid=1088) (RayWorkerWrapper pid=285, ip=192.168.177.12) INFO 12-17 23:27:55 [cuda.py:351] Using "
+     "FLASH_ATTN attention backend out of potential backends: ('FLASH_ATTN', 'FLASHINFER', 'TRITON_ATTN', "
+     "'FLEX_ATTENTION')", dict(pid=285, host="192.168.177.12"), "INFO 12-17 23:27:55 [cuda.py:351] Using FLASH_ATTN "
+     "attention backend out of potential backends: ('FLASH_ATTN', 'FLASHINFER', 'TRITON_ATTN', 'FLEX_ATTENTION')"),
     # https://github.com/huggingface/accelerate/issues/1317 (pdsh, DeepSpeed's multi-node launcher)
     ("104.171.201.171: │   1750 │   def init_trackers(self, project_name: str, config: Optional[dict] │",
      dict(host="104.171.201.171"), None),
@@ -334,6 +344,26 @@ def test_ib_errors_point_at_the_peer_host():
     })
     first = incidents[0]
     assert (first.category, first.rule, first.root.host) == ("fabric", "peer_error", "node-b")
+
+
+@pytest.mark.parametrize("status,category", [(5, "undetermined"), (12, "fabric")])
+def test_a_flushed_completion_names_the_peer_but_is_no_link_failure(status, category):
+    """IBV_WC_WR_FLUSH_ERR (5): the request was flushed because the connection was already broken (areal-project/AReaL
+    #3: "either a network issue ... or the peer process ... has exited"); IBV_WC_RETRY_EXC_ERR (12): the transport's
+    retries to the peer ran out, the link (NVIDIA/nccl #1405).  Either way the peer is the suspect; only the second
+    says the fabric."""
+    line = (f"(model_worker/12 pid=43581, ip=10.208.16.54) NET/IB : Got completion from peer 10.10.11.9<51354> with "
+            f"status={status} opcode=0 len=0 vendor err 249 (Recv)")
+    first = job({"train.log": [line]})[0]
+    assert (first.category, first.rule) == (category, "peer_error")
+    assert "10.10.11.9" in first.reason
+
+
+def test_a_flushed_completion_naming_no_peer_is_no_fabric_fault():
+    flushed = job({"train.log": ["NET/IB : Got completion with error IBV_WC_WR_FLUSH_ERR(5)"]})
+    assert flushed[0].category == "undetermined"
+    retries = job({"train.log": ["NET/IB : Got completion with error IBV_WC_RETRY_EXC_ERR(12)"]})
+    assert (retries[0].category, retries[0].rule) == ("fabric", "fabric_error")
 
 
 def test_a_rank_that_died_first_is_the_suspect():

@@ -13,7 +13,8 @@ first incident:
 3. mismatched_collective  ranks time out in one collective (process group and SeqNum) with different sizes or
                      operations: they called different collectives, the program's bug.
 4. peer_error        network errors that name a peer (ncclRemoteError, NET/IB completion errors, a closed socket)
-                     point at the peer, its address mapped to a host by NCCL's own INFO lines.
+                     point at the peer, its address mapped to a host by NCCL's own INFO lines; fabric only when a
+                     completion error says the link failed (not a request flushed after the connection broke).
 5. fabric_error      InfiniBand / RoCE errors that name no peer (async port errors): the fabric.
 6. lagging_rank      NCCL watchdog reports: a rank that never enqueued the collective the others time out in (its
                      last enqueued work is behind, or it reported no timeout while the others did) is the suspect.
@@ -65,6 +66,10 @@ SIGNAL_CATEGORY = {9: "infrastructure", 7: "infrastructure", 11: "application", 
 # cudaErrorUnknown (999) mid-training is the GPU or its driver failing (it follows Xid 79 / 119 and the like)
 CUDA_TEXT_CATEGORY = {"unknown error": "hardware"}
 CONTEXT_KINDS = frozenset(k.name for k in JOB_TABLE if k.context)
+# NET/IB completion statuses (parsers.rules.IB_WC_STATUS names) that are the aftermath of another failure, not
+# evidence that the link failed: a work request flushed because its queue pair was already in error (the peer's
+# process gone, or an earlier error on the connection).  Such lines still name the peer; they never decide fabric.
+IB_AFTERMATH_STATUS = frozenset({"IBV_WC_WR_FLUSH_ERR"})
 # Kinds that are a failure of the job whatever the severity their rule gives (the kernel's OOM killer: a warning for
 # the node, the end of a rank for the job)
 FAILURE_KINDS = frozenset(k.name for k in KIND_TABLE if k.fails_job)
@@ -184,6 +189,11 @@ def category_of(e: Evidence) -> str | None:
     return c
 
 
+def link_failed(e: Evidence) -> bool:
+    """An InfiniBand / RoCE / libfabric completion error that is evidence of the link itself (not a flushed request)."""
+    return e.kind == "ib_completion_error" and e.details.get("wc_status") not in IB_AFTERMATH_STATUS
+
+
 def is_node_fault(e: Evidence) -> bool:
     """A fault of the node's hardware or fabric, severe enough to break a job (cf. parsers.correlate.cause_of)."""
     if e.kind == "cuda_error":  # uncorrectable ECC / NVLink / unknown error, seen by the application
@@ -290,7 +300,7 @@ def _peer_error(job: Job) -> Verdict | None:
     peers = Counter(job.host_of(e.peer) or _bare(e.peer) for e in errors)
     peer, count = peers.most_common(1)[0]
     reporters = {e.host or e.rank for e in errors}
-    fabric = any(e.kind == "ib_completion_error" for e in errors)
+    fabric = any(link_failed(e) for e in errors)
     first = next(e for e in errors if (job.host_of(e.peer) or _bare(e.peer)) == peer)
     host = job.host_of(first.peer)
     if fabric:
@@ -298,13 +308,15 @@ def _peer_error(job: Job) -> Verdict | None:
                        f"{count} NET/IB completion error(s) from {len(reporters)} reporter(s) name peer {peer}; "
                        "no rank died and no node fault was logged before them: the link to that peer failed",
                        host=host or first.host)
+    flushed = " (flushed work requests: the connection was already broken)" if any(
+        e.kind == "ib_completion_error" for e in errors) else ""
     return Verdict("undetermined", first, "peer_error",
-                   f"remote errors name peer {peer} ({count} line(s)); the peer's own logs say nothing of why "
-                   "it went away", host=host)
+                   f"remote errors name peer {peer} ({count} line(s)){flushed}; the peer's own logs say nothing of "
+                   "why it went away", host=host)
 
 
 def _fabric_error(job: Job) -> Verdict | None:
-    fabric = [e for e in job.failures if e.kind == "ib_completion_error"]
+    fabric = [e for e in job.failures if link_failed(e)]
     if not fabric:
         return None
     first = fabric[0]
