@@ -168,6 +168,16 @@ FACTS = [
     ("[PG ID 1 PG GUID 1 Rank 2]  failure detected by watchdog at work sequence id: 2847 PG status: last enqueued "
      "work: 2856, last completed work: 2846", "nccl_progress",
      dict(rank="2", seq="2847", last_enqueued="2856", last_completed="2846")),
+    # OpenRLHF/OpenRLHF #1126 and hiyouga/LlamaFactory #8261 (the flight recorder's dump request: another rank's
+    # timeout, or this rank's own)
+    ("[PG ID 0 PG GUID 0(default_pg) Rank 2] Received a dump signal due to a collective timeout from  rank 6 and we "
+     "will try our best to dump the debug info. Last enqueued NCCL work: 460631, last completed NCCL work: 460630.This "
+     "is most likely caused by incorrect usages of collectives", "nccl_dump",
+     dict(pg="0", rank="2", signal_from="6", last_enqueued="460631", last_completed="460630")),
+    ("[PG ID 0 PG GUID 0(default_pg) Rank 1] Received a dump signal due to a collective timeout from this local rank "
+     "and we will try our best to dump the debug info. Last enqueued NCCL work: 6, last completed NCCL work: 6.This is "
+     "most likely caused by incorrect usages of collectives", "nccl_dump",
+     dict(pg="0", rank="1", own="this local rank", last_enqueued="6")),
     # NVIDIA/nccl #1730 ... and NVIDIA/nccl-tests #244 (NCCL's address)
     ("NCCL INFO Bootstrap : Using enp45s0f0:146.155.155.83<0>", "nccl_address", dict(address="146.155.155.83")),
     # modelscope/FunASR #2006 (communicator: rank, size, device)
@@ -326,6 +336,37 @@ def test_lagging_rank_from_last_enqueued_work():
     incidents = job({"launcher.log": [progress(0, 1580, 1582, 1579), progress(1, 1580, 1582, 1579),
                                       progress(2, 1577, 1577, 1576)]})
     assert (incidents[0].rule, incidents[0].root.rank) == ("lagging_rank", 2)
+
+
+# lsdefine/simple_GRPO #46 (PyTorch 2.6's flight recorder): rank 5 dumps at rank 2's request, all it enqueued done
+DUMP_5 = ("[rank5]:[E723 01:58:45.667329643 ProcessGroupNCCL.cpp:1743] [PG ID 0 PG GUID 0(default_pg) Rank 5] Received "
+          "a dump signal due to a collective timeout from  rank 2 and we will try our best to dump the debug info. Last "
+          "enqueued NCCL work: 136, last completed NCCL work: 136.This is most likely caused by incorrect usages of "
+          "collectives, e.g., wrong sizes used across ranks, the order of collectives is not same for all ranks or the "
+          "scheduled collective, for some reason, didn't run. Additionally, this can be caused by GIL deadlock or other "
+          "reasons such as network errors or bugs in the communications library (e.g. NCCL), etc. ")
+
+
+def watchdog_26(rank: int, pg: int, seq: int) -> str:
+    """PyTorch 2.6's progress line (the wording of ecmwf/WeatherGenerator #433)."""
+    return (f"[rank{rank}]:[E723 01:58:44.186106643 ProcessGroupNCCL.cpp:2168] [PG ID {pg} PG GUID {pg}"
+            f"{'(default_pg)' if pg == 0 else ''} Rank {rank}]  failure detected by watchdog at work sequence id: {seq} "
+            f"PG status: last enqueued work: {seq}, last completed work: {seq - 1}")
+
+
+def test_a_rank_the_flight_recorder_found_behind_is_the_lagging_rank():
+    """Rank 2 times out in work 137 of process group 0; rank 5, told to dump, had enqueued only up to 136 there."""
+    first = job({"train.log": [watchdog_26(2, 0, 137), DUMP_5]})[0]
+    assert (first.category, first.rule, first.root.rank) == ("undetermined", "lagging_rank", 5)
+    assert "process group 0" in first.reason
+
+
+@pytest.mark.parametrize("lines", [
+    [watchdog_26(2, 0, 136), DUMP_5],  # rank 5 enqueued the work rank 2 waits in: it reached the collective
+    [watchdog_26(2, 1, 2847), DUMP_5],  # the timeout is process group 1's: group 0's numbers say nothing of it
+])
+def test_a_dump_line_blames_no_rank_that_reached_the_work(lines):
+    assert job({"train.log": lines})[0].rule != "lagging_rank"
 
 
 def test_same_work_everywhere_is_undetermined():

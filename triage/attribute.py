@@ -17,7 +17,8 @@ first incident:
                      completion error says the link failed (not a request flushed after the connection broke).
 5. fabric_error      InfiniBand / RoCE errors that name no peer (async port errors): the fabric.
 6. lagging_rank      NCCL watchdog reports: a rank that never enqueued the collective the others time out in (its
-                     last enqueued work is behind, or it reported no timeout while the others did) is the suspect.
+                     last enqueued work is behind, in its watchdog's line or in the flight recorder's dump line of the
+                     same process group, or it reported no timeout while the others did) is the suspect.
 7. undetermined      only consequences (timeouts, aborts): the evidence is too thin to name a root.
 
 Consequences (watchdog timeouts, aborts after them, remote errors, SIGTERMs the launcher sent) never decide a
@@ -329,6 +330,15 @@ def _fabric_error(job: Job) -> Verdict | None:
 
 def _lagging_rank(job: Job) -> Verdict | None:
     reports = [e for e in job.evidence if e.kind in ("nccl_timeout", "nccl_progress") and e.rank is not None]
+    dumped = _dumped_behind(job, reports)
+    if dumped:
+        behind = sorted({e.rank for e in dumped})
+        return Verdict("undetermined", None, "lagging_rank",
+                       f"{_ranks(behind)} had not enqueued the work the others time out in when the flight recorder "
+                       f"made {'it' if len(behind) == 1 else 'them'} dump (last enqueued "
+                       f"{min(e.last_enqueued for e in dumped)}, process group {dumped[0].details.get('pg')}): "
+                       "the lagging rank; nothing logged says why it stalled",
+                       suspects=tuple(dumped), rank=behind[0], host=job.rank_host.get(behind[0]))
     if len({e.rank for e in reports}) < 2:
         return None
     reported = {e.rank for e in reports}
@@ -352,6 +362,23 @@ def _lagging_rank(job: Job) -> Verdict | None:
                        f"{'it' if len(missing) == 1 else 'they'} never reached the collective; nothing logged says why",
                        rank=missing[0], host=job.rank_host.get(missing[0]))
     return None
+
+
+def _dumped_behind(job: Job, reports: list[Evidence]) -> list[Evidence]:
+    """Flight-recorder dump lines of ranks whose own collective did not time out ("from rank N") and whose last enqueued
+    work in the process group the line names is behind the work the others' watchdogs time out in, in that same group
+    (a dump line's numbers are its group's: sequence numbers of different groups are never compared)."""
+    tops: dict[str, int] = {}
+    timed_out: set[tuple[int, str]] = set()
+    for e in reports:
+        pg = e.details.get("pg")
+        if e.kind == "nccl_progress" and pg is not None and e.seq is not None:
+            tops[pg] = max(tops.get(pg, e.seq), e.seq)
+            timed_out.add((e.rank, pg))
+    return [e for e in job.evidence
+            if e.kind == "nccl_dump" and e.rank is not None and e.last_enqueued is not None and not e.details.get("own")
+            and e.details.get("pg") in tops and (e.rank, e.details["pg"]) not in timed_out
+            and e.last_enqueued < tops[e.details["pg"]]]
 
 
 def _undetermined(job: Job) -> Verdict | None:
