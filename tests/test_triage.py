@@ -400,6 +400,19 @@ def test_a_flushed_completion_names_the_peer_but_is_no_link_failure(status, cate
     assert "10.10.11.9" in first.reason
 
 
+def test_a_peer_gone_away_is_the_root_host_not_the_reporter():
+    """Undetermined remote errors point at the peer: its address when NCCL's lines do not map it (AReaL #3), the job's
+    host when the peer is that host's fully qualified name (NVIDIA/nccl #795's line)."""
+    flushed = job({"train.log": ["(model_worker/12 pid=43581, ip=10.208.16.54) NET/IB : Got completion from peer "
+                                 "10.10.11.9<51354> with status=5 opcode=0 len=0 vendor err 249 (Recv)"]})[0]
+    assert (flushed.rule, flushed.root.host) == ("peer_error", "10.10.11.9")
+    closed = job({"train.log": [
+        "node-b:17:17 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.2<0>",
+        "node-a:183006:183181 [1] misc/socket.cc:538 NCCL WARN Net : Connection closed by remote peer "
+        "node-b.cluster-92732890.pcluster<47861>"]})[0]
+    assert (closed.category, closed.root.host) == ("undetermined", "node-b")
+
+
 def test_a_flushed_completion_naming_no_peer_is_no_fabric_fault():
     flushed = job({"train.log": ["NET/IB : Got completion with error IBV_WC_WR_FLUSH_ERR(5)"]})
     assert flushed[0].category == "undetermined"

@@ -103,6 +103,7 @@ class Job:
         self.rank_host: dict[int, str] = {}
         self.world: int | None = None
         self.seen_ranks: set[int] = set()
+        self.hosts: set[str] = {e.host for e in raw if e.host}  # the hosts the job's lines name
         comms = [e for e in raw if e.kind == "nccl_rank" and e.rank is not None and _int(e.details.get("nranks"))]
         # the job's size: its largest communicator (split communicators of tensor / pipeline groups number their
         # ranks from 0 again, so only the world communicator's lines say which global rank a host:pid is)
@@ -144,7 +145,17 @@ class Job:
         return e if (rank, host) == (e.rank, e.host) else replace(e, rank=rank, host=host)
 
     def host_of(self, address: str | None) -> str | None:
-        return self.addresses.get(_bare(address)) if address else None
+        """The job's host a peer address is: by NCCL's own address lines, or a fully qualified name whose first label
+        is a host the job's lines name ("node-22.cluster.local" -> "node-22")."""
+        if not address:
+            return None
+        bare = _bare(address)
+        if bare in self.addresses:
+            return self.addresses[bare]
+        short = bare.split(".", 1)[0]
+        if short != bare and not short.isdigit() and short in self.hosts:
+            return short
+        return None
 
     def in_window(self, e: Evidence) -> bool:
         """Whether a node fault is close enough to the job's failures to explain them (no times: yes)."""
@@ -313,7 +324,7 @@ def _peer_error(job: Job) -> Verdict | None:
         e.kind == "ib_completion_error" for e in errors) else ""
     return Verdict("undetermined", first, "peer_error",
                    f"remote errors name peer {peer} ({count} line(s)){flushed}; the peer's own logs say nothing of "
-                   "why it went away", host=host)
+                   "why it went away", host=host or _bare(first.peer))
 
 
 def _fabric_error(job: Job) -> Verdict | None:
