@@ -434,7 +434,8 @@ RULES: tuple[Rule, ...] = (
     # (the transport's name varies: "NET/IB : ", the IB plugin's "NET/IBext_v8 : ", "NET/IBP:")
     _r("ib_completion", "ib_completion_error", ["Got completion"],
        r"NET/IB\w* ?: ?Got completion (?:from peer (?P<peer>[^<\s]+)(?:<(?P<peer_port>\d+)>)? )?with "
-       r"(?:error |status=)(?:(?P<wc_status>IBV_WC_\w+)\()?(?P<error_code>\d+)(?:.*?vendor[ _]err[ =]?(?P<vendor_err>\d+))?"),
+       r"(?:error |status=)(?:(?P<wc_status>IBV_WC_\w+)\()?(?P<error_code>\d+)(?:.*?vendor[ _]err[ =]?(?P<vendor_err>\d+))?",
+       refine="ib_wc"),
     # libfabric / EFA (aws-ofi-nccl): "NCCL WARN NET/OFI Request 0x.. completed with error. RC: 20. Error: unknown
     # error. Completed length: 0, Request: {..}" with libfabric's own "<warn>" line for the same completion
     # ("libfabric:35:1668017255::efa:cq:rxr_cq_write_tx_error():243<warn> rxr_cq_write_tx_error: err: 20,
@@ -543,6 +544,20 @@ NCCL_CODES = {  # ncclResult_t name -> attribution, per NCCL's own descriptions
     "ncclInvalidArgument": "application",
 }
 
+# libibverbs' enum ibv_wc_status: the work completion's status NET/IB prints as "status=N" (older: "error N"), named in
+# details["wc_status"].  The name says what a completion error is evidence of: IBV_WC_RETRY_EXC_ERR, the transport's
+# retries to the peer ran out (the link or the peer's port); IBV_WC_WR_FLUSH_ERR, a work request flushed because its
+# queue pair had already gone to the error state (after an earlier error on it, or the connection torn down by the
+# other side): the aftermath of another failure, never evidence of the link of its own.
+IB_WC_STATUS = {
+    1: "IBV_WC_LOC_LEN_ERR", 2: "IBV_WC_LOC_QP_OP_ERR", 3: "IBV_WC_LOC_EEC_OP_ERR", 4: "IBV_WC_LOC_PROT_ERR",
+    5: "IBV_WC_WR_FLUSH_ERR", 6: "IBV_WC_MW_BIND_ERR", 7: "IBV_WC_BAD_RESP_ERR", 8: "IBV_WC_LOC_ACCESS_ERR",
+    9: "IBV_WC_REM_INV_REQ_ERR", 10: "IBV_WC_REM_ACCESS_ERR", 11: "IBV_WC_REM_OP_ERR", 12: "IBV_WC_RETRY_EXC_ERR",
+    13: "IBV_WC_RNR_RETRY_EXC_ERR", 14: "IBV_WC_LOC_RDD_VIOL_ERR", 15: "IBV_WC_REM_INV_RD_REQ_ERR",
+    16: "IBV_WC_REM_ABORT_ERR", 17: "IBV_WC_INV_EECN_ERR", 18: "IBV_WC_INV_EEC_STATE_ERR", 19: "IBV_WC_FATAL_ERR",
+    20: "IBV_WC_RESP_TIMEOUT_ERR", 21: "IBV_WC_GENERAL_ERR",
+}
+
 NCCL_TEXT = {  # ncclGetErrorString() text, as PyTorch quotes it -> ncclResult_t name
     "unhandled cuda error": "ncclUnhandledCudaError",
     "unhandled system error": "ncclSystemError",
@@ -642,6 +657,14 @@ def _refine_cuda(g: dict, out: dict) -> None:
         out["severity"], out["attribution"], out["action"] = CUDA_ERRORS[text]
 
 
+def _refine_ib_wc(g: dict, out: dict) -> None:
+    """NET/IB's completion status by its libibverbs name, whichever way the line gives it (name or number)."""
+    code = g.get("error_code")
+    name = g.get("wc_status") or (IB_WC_STATUS.get(int(code)) if code and len(code) <= 3 else None)
+    if name:
+        out["details"]["wc_status"] = name
+
+
 def _refine_nccl(g: dict, out: dict) -> None:
     out["attribution"] = NCCL_CODES.get(g["nccl_code"], "unknown")
 
@@ -654,7 +677,7 @@ def _refine_nccl_text(g: dict, out: dict) -> None:
 
 REFINERS = {"xid": _refine_xid, "sxid": _refine_sxid, "aer": _refine_aer, "aer_detail": _refine_aer_detail,
             "dpc": _refine_dpc, "nvme": _refine_nvme, "ib_link": _refine_ib_link,
-            "cuda": _refine_cuda, "nccl": _refine_nccl,
+            "cuda": _refine_cuda, "nccl": _refine_nccl, "ib_wc": _refine_ib_wc,
             "nccl_text": _refine_nccl_text}
 
 MAX_BEFORE = 12  # Dispatch.first: a row with more keywords than this before it is never tried first

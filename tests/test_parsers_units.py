@@ -149,6 +149,21 @@ def test_rules(line, kind, fields):
         assert getattr(f, key) == value, key
 
 
+@pytest.mark.parametrize("line,status", [
+    # https://github.com/areal-project/AReaL/issues/3
+    ("NET/IB : Got completion from peer 10.10.11.9<51354> with status=5 opcode=0 len=0 vendor err 249 (Recv) "
+     "localGid ::ffff:10.10.15.1 remoteGids::ffff:10.10.14.4", "IBV_WC_WR_FLUSH_ERR"),
+    # https://github.com/pytorch/pytorch/issues/81628 (NCCL before 2.19: "error 12")
+    ("NCCL WARN NET/IB : Got completion from peer 192.168.17.147<38560> with error 12, opcode 0, len 0, vendor err 129",
+     "IBV_WC_RETRY_EXC_ERR"),
+    ("NET/IB : Got completion with error IBV_WC_WR_FLUSH_ERR(5)", "IBV_WC_WR_FLUSH_ERR"),
+])
+def test_ib_completion_status_named(line, status):
+    """NET/IB's work-completion status by its libibverbs name, whether the line prints the number or the name."""
+    f = parse_line(line)
+    assert (f.kind, f.details["wc_status"]) == ("ib_completion_error", status)
+
+
 def test_nccl_timeout_details():
     f = parse_line("[rank1]:[E1122 02:05:37.123456 12345 ProcessGroupNCCL.cpp:616] [Rank 1] Watchdog caught "
                    "collective operation timeout: WorkNCCL(SeqNum=9, OpType=_ALLGATHER_BASE, NumelIn=1, "

@@ -41,6 +41,16 @@ PREFIXES = [
     ("(RayWorkerWrapper pid=4009) [rank1]:[E ProcessGroupNCCL.cpp:563] [Rank 1] Watchdog caught collective operation "
      "timeout: WorkNCCL(SeqNum=158046, OpType=GATHER, NumelIn=2867200, NumelOut=0, Timeout(ms)=600000) ran for "
      "600027 milliseconds before timing out.", dict(pid=4009, rank=1), None),
+    # https://github.com/areal-project/AReaL/issues/3 (a named Ray actor: "/" in its name, the node's address)
+    ("(model_worker/12 pid=43581, ip=10.208.16.54) [rank12]:[E227 06:13:07.855233166 ProcessGroupNCCL.cpp:1534] "
+     "[PG 134 Rank 1] Process group watchdog thread terminated with exception: NCCL error: remote process exited or "
+     "there was a network error, NCCL version 2.22.3", dict(pid=43581, host="10.208.16.54", rank=12), None),
+    # https://github.com/foundation-model-stack/fastsafetensors/issues/36 (vLLM's engine, then its Ray worker: the
+    # inner prefix wins)
+    ("(EngineCore_DP0 pid=1088) (RayWorkerWrapper pid=285, ip=192.168.177.12) INFO 12-17 23:27:55 [cuda.py:351] Using "
+     "FLASH_ATTN attention backend out of potential backends: ('FLASH_ATTN', 'FLASHINFER', 'TRITON_ATTN', "
+     "'FLEX_ATTENTION')", dict(pid=285, host="192.168.177.12"), "INFO 12-17 23:27:55 [cuda.py:351] Using FLASH_ATTN "
+     "attention backend out of potential backends: ('FLASH_ATTN', 'FLASHINFER', 'TRITON_ATTN', 'FLEX_ATTENTION')"),
     # https://github.com/huggingface/accelerate/issues/1317 (pdsh, DeepSpeed's multi-node launcher)
     ("104.171.201.171: │   1750 │   def init_trackers(self, project_name: str, config: Optional[dict] │",
      dict(host="104.171.201.171"), None),
@@ -158,6 +168,16 @@ FACTS = [
     ("[PG ID 1 PG GUID 1 Rank 2]  failure detected by watchdog at work sequence id: 2847 PG status: last enqueued "
      "work: 2856, last completed work: 2846", "nccl_progress",
      dict(rank="2", seq="2847", last_enqueued="2856", last_completed="2846")),
+    # OpenRLHF/OpenRLHF #1126 and hiyouga/LlamaFactory #8261 (the flight recorder's dump request: another rank's
+    # timeout, or this rank's own)
+    ("[PG ID 0 PG GUID 0(default_pg) Rank 2] Received a dump signal due to a collective timeout from  rank 6 and we "
+     "will try our best to dump the debug info. Last enqueued NCCL work: 460631, last completed NCCL work: 460630.This "
+     "is most likely caused by incorrect usages of collectives", "nccl_dump",
+     dict(pg="0", rank="2", signal_from="6", last_enqueued="460631", last_completed="460630")),
+    ("[PG ID 0 PG GUID 0(default_pg) Rank 1] Received a dump signal due to a collective timeout from this local rank "
+     "and we will try our best to dump the debug info. Last enqueued NCCL work: 6, last completed NCCL work: 6.This is "
+     "most likely caused by incorrect usages of collectives", "nccl_dump",
+     dict(pg="0", rank="1", own="this local rank", last_enqueued="6")),
     # NVIDIA/nccl #1730 ... and NVIDIA/nccl-tests #244 (NCCL's address)
     ("NCCL INFO Bootstrap : Using enp45s0f0:146.155.155.83<0>", "nccl_address", dict(address="146.155.155.83")),
     # modelscope/FunASR #2006 (communicator: rank, size, device)
@@ -318,6 +338,37 @@ def test_lagging_rank_from_last_enqueued_work():
     assert (incidents[0].rule, incidents[0].root.rank) == ("lagging_rank", 2)
 
 
+# lsdefine/simple_GRPO #46 (PyTorch 2.6's flight recorder): rank 5 dumps at rank 2's request, all it enqueued done
+DUMP_5 = ("[rank5]:[E723 01:58:45.667329643 ProcessGroupNCCL.cpp:1743] [PG ID 0 PG GUID 0(default_pg) Rank 5] Received "
+          "a dump signal due to a collective timeout from  rank 2 and we will try our best to dump the debug info. Last "
+          "enqueued NCCL work: 136, last completed NCCL work: 136.This is most likely caused by incorrect usages of "
+          "collectives, e.g., wrong sizes used across ranks, the order of collectives is not same for all ranks or the "
+          "scheduled collective, for some reason, didn't run. Additionally, this can be caused by GIL deadlock or other "
+          "reasons such as network errors or bugs in the communications library (e.g. NCCL), etc. ")
+
+
+def watchdog_26(rank: int, pg: int, seq: int) -> str:
+    """PyTorch 2.6's progress line (the wording of ecmwf/WeatherGenerator #433)."""
+    return (f"[rank{rank}]:[E723 01:58:44.186106643 ProcessGroupNCCL.cpp:2168] [PG ID {pg} PG GUID {pg}"
+            f"{'(default_pg)' if pg == 0 else ''} Rank {rank}]  failure detected by watchdog at work sequence id: {seq} "
+            f"PG status: last enqueued work: {seq}, last completed work: {seq - 1}")
+
+
+def test_a_rank_the_flight_recorder_found_behind_is_the_lagging_rank():
+    """Rank 2 times out in work 137 of process group 0; rank 5, told to dump, had enqueued only up to 136 there."""
+    first = job({"train.log": [watchdog_26(2, 0, 137), DUMP_5]})[0]
+    assert (first.category, first.rule, first.root.rank) == ("undetermined", "lagging_rank", 5)
+    assert "process group 0" in first.reason
+
+
+@pytest.mark.parametrize("lines", [
+    [watchdog_26(2, 0, 136), DUMP_5],  # rank 5 enqueued the work rank 2 waits in: it reached the collective
+    [watchdog_26(2, 1, 2847), DUMP_5],  # the timeout is process group 1's: group 0's numbers say nothing of it
+])
+def test_a_dump_line_blames_no_rank_that_reached_the_work(lines):
+    assert job({"train.log": lines})[0].rule != "lagging_rank"
+
+
 def test_same_work_everywhere_is_undetermined():
     incidents = job({"launcher.log": [progress(r, 1580, 1582, 1579) for r in range(4)]})
     assert (incidents[0].category, incidents[0].root.rank) == ("undetermined", None)
@@ -334,6 +385,39 @@ def test_ib_errors_point_at_the_peer_host():
     })
     first = incidents[0]
     assert (first.category, first.rule, first.root.host) == ("fabric", "peer_error", "node-b")
+
+
+@pytest.mark.parametrize("status,category", [(5, "undetermined"), (12, "fabric")])
+def test_a_flushed_completion_names_the_peer_but_is_no_link_failure(status, category):
+    """IBV_WC_WR_FLUSH_ERR (5): the request was flushed because the connection was already broken (areal-project/AReaL
+    #3: "either a network issue ... or the peer process ... has exited"); IBV_WC_RETRY_EXC_ERR (12): the transport's
+    retries to the peer ran out, the link (NVIDIA/nccl #1405).  Either way the peer is the suspect; only the second
+    says the fabric."""
+    line = (f"(model_worker/12 pid=43581, ip=10.208.16.54) NET/IB : Got completion from peer 10.10.11.9<51354> with "
+            f"status={status} opcode=0 len=0 vendor err 249 (Recv)")
+    first = job({"train.log": [line]})[0]
+    assert (first.category, first.rule) == (category, "peer_error")
+    assert "10.10.11.9" in first.reason
+
+
+def test_a_peer_gone_away_is_the_root_host_not_the_reporter():
+    """Undetermined remote errors point at the peer: its address when NCCL's lines do not map it (AReaL #3), the job's
+    host when the peer is that host's fully qualified name (NVIDIA/nccl #795's line)."""
+    flushed = job({"train.log": ["(model_worker/12 pid=43581, ip=10.208.16.54) NET/IB : Got completion from peer "
+                                 "10.10.11.9<51354> with status=5 opcode=0 len=0 vendor err 249 (Recv)"]})[0]
+    assert (flushed.rule, flushed.root.host) == ("peer_error", "10.10.11.9")
+    closed = job({"train.log": [
+        "node-b:17:17 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.2<0>",
+        "node-a:183006:183181 [1] misc/socket.cc:538 NCCL WARN Net : Connection closed by remote peer "
+        "node-b.cluster-92732890.pcluster<47861>"]})[0]
+    assert (closed.category, closed.root.host) == ("undetermined", "node-b")
+
+
+def test_a_flushed_completion_naming_no_peer_is_no_fabric_fault():
+    flushed = job({"train.log": ["NET/IB : Got completion with error IBV_WC_WR_FLUSH_ERR(5)"]})
+    assert flushed[0].category == "undetermined"
+    retries = job({"train.log": ["NET/IB : Got completion with error IBV_WC_RETRY_EXC_ERR(12)"]})
+    assert (retries[0].category, retries[0].rule) == ("fabric", "fabric_error")
 
 
 def test_a_rank_that_died_first_is_the_suspect():

@@ -13,10 +13,12 @@ first incident:
 3. mismatched_collective  ranks time out in one collective (process group and SeqNum) with different sizes or
                      operations: they called different collectives, the program's bug.
 4. peer_error        network errors that name a peer (ncclRemoteError, NET/IB completion errors, a closed socket)
-                     point at the peer, its address mapped to a host by NCCL's own INFO lines.
+                     point at the peer, its address mapped to a host by NCCL's own INFO lines; fabric only when a
+                     completion error says the link failed (not a request flushed after the connection broke).
 5. fabric_error      InfiniBand / RoCE errors that name no peer (async port errors): the fabric.
 6. lagging_rank      NCCL watchdog reports: a rank that never enqueued the collective the others time out in (its
-                     last enqueued work is behind, or it reported no timeout while the others did) is the suspect.
+                     last enqueued work is behind, in its watchdog's line or in the flight recorder's dump line of the
+                     same process group, or it reported no timeout while the others did) is the suspect.
 7. undetermined      only consequences (timeouts, aborts): the evidence is too thin to name a root.
 
 Consequences (watchdog timeouts, aborts after them, remote errors, SIGTERMs the launcher sent) never decide a
@@ -65,6 +67,10 @@ SIGNAL_CATEGORY = {9: "infrastructure", 7: "infrastructure", 11: "application", 
 # cudaErrorUnknown (999) mid-training is the GPU or its driver failing (it follows Xid 79 / 119 and the like)
 CUDA_TEXT_CATEGORY = {"unknown error": "hardware"}
 CONTEXT_KINDS = frozenset(k.name for k in JOB_TABLE if k.context)
+# NET/IB completion statuses (parsers.rules.IB_WC_STATUS names) that are the aftermath of another failure, not
+# evidence that the link failed: a work request flushed because its queue pair was already in error (the peer's
+# process gone, or an earlier error on the connection).  Such lines still name the peer; they never decide fabric.
+IB_AFTERMATH_STATUS = frozenset({"IBV_WC_WR_FLUSH_ERR"})
 # Kinds that are a failure of the job whatever the severity their rule gives (the kernel's OOM killer: a warning for
 # the node, the end of a rank for the job)
 FAILURE_KINDS = frozenset(k.name for k in KIND_TABLE if k.fails_job)
@@ -97,6 +103,7 @@ class Job:
         self.rank_host: dict[int, str] = {}
         self.world: int | None = None
         self.seen_ranks: set[int] = set()
+        self.hosts: set[str] = {e.host for e in raw if e.host}  # the hosts the job's lines name
         comms = [e for e in raw if e.kind == "nccl_rank" and e.rank is not None and _int(e.details.get("nranks"))]
         # the job's size: its largest communicator (split communicators of tensor / pipeline groups number their
         # ranks from 0 again, so only the world communicator's lines say which global rank a host:pid is)
@@ -138,7 +145,17 @@ class Job:
         return e if (rank, host) == (e.rank, e.host) else replace(e, rank=rank, host=host)
 
     def host_of(self, address: str | None) -> str | None:
-        return self.addresses.get(_bare(address)) if address else None
+        """The job's host a peer address is: by NCCL's own address lines, or a fully qualified name whose first label
+        is a host the job's lines name ("node-22.cluster.local" -> "node-22")."""
+        if not address:
+            return None
+        bare = _bare(address)
+        if bare in self.addresses:
+            return self.addresses[bare]
+        short = bare.split(".", 1)[0]
+        if short != bare and not short.isdigit() and short in self.hosts:
+            return short
+        return None
 
     def in_window(self, e: Evidence) -> bool:
         """Whether a node fault is close enough to the job's failures to explain them (no times: yes)."""
@@ -182,6 +199,11 @@ def category_of(e: Evidence) -> str | None:
     if c == "by_attribution":
         return ATTRIBUTION_CATEGORY.get(attribution_of(e))
     return c
+
+
+def link_failed(e: Evidence) -> bool:
+    """An InfiniBand / RoCE / libfabric completion error that is evidence of the link itself (not a flushed request)."""
+    return e.kind == "ib_completion_error" and e.details.get("wc_status") not in IB_AFTERMATH_STATUS
 
 
 def is_node_fault(e: Evidence) -> bool:
@@ -290,7 +312,7 @@ def _peer_error(job: Job) -> Verdict | None:
     peers = Counter(job.host_of(e.peer) or _bare(e.peer) for e in errors)
     peer, count = peers.most_common(1)[0]
     reporters = {e.host or e.rank for e in errors}
-    fabric = any(e.kind == "ib_completion_error" for e in errors)
+    fabric = any(link_failed(e) for e in errors)
     first = next(e for e in errors if (job.host_of(e.peer) or _bare(e.peer)) == peer)
     host = job.host_of(first.peer)
     if fabric:
@@ -298,13 +320,15 @@ def _peer_error(job: Job) -> Verdict | None:
                        f"{count} NET/IB completion error(s) from {len(reporters)} reporter(s) name peer {peer}; "
                        "no rank died and no node fault was logged before them: the link to that peer failed",
                        host=host or first.host)
+    flushed = " (flushed work requests: the connection was already broken)" if any(
+        e.kind == "ib_completion_error" for e in errors) else ""
     return Verdict("undetermined", first, "peer_error",
-                   f"remote errors name peer {peer} ({count} line(s)); the peer's own logs say nothing of why "
-                   "it went away", host=host)
+                   f"remote errors name peer {peer} ({count} line(s)){flushed}; the peer's own logs say nothing of "
+                   "why it went away", host=host or _bare(first.peer))
 
 
 def _fabric_error(job: Job) -> Verdict | None:
-    fabric = [e for e in job.failures if e.kind == "ib_completion_error"]
+    fabric = [e for e in job.failures if link_failed(e)]
     if not fabric:
         return None
     first = fabric[0]
@@ -317,6 +341,15 @@ def _fabric_error(job: Job) -> Verdict | None:
 
 def _lagging_rank(job: Job) -> Verdict | None:
     reports = [e for e in job.evidence if e.kind in ("nccl_timeout", "nccl_progress") and e.rank is not None]
+    dumped = _dumped_behind(job, reports)
+    if dumped:
+        behind = sorted({e.rank for e in dumped})
+        return Verdict("undetermined", None, "lagging_rank",
+                       f"{_ranks(behind)} had not enqueued the work the others time out in when the flight recorder "
+                       f"made {'it' if len(behind) == 1 else 'them'} dump (last enqueued "
+                       f"{min(e.last_enqueued for e in dumped)}, process group {dumped[0].details.get('pg')}): "
+                       "the lagging rank; nothing logged says why it stalled",
+                       suspects=tuple(dumped), rank=behind[0], host=job.rank_host.get(behind[0]))
     if len({e.rank for e in reports}) < 2:
         return None
     reported = {e.rank for e in reports}
@@ -340,6 +373,23 @@ def _lagging_rank(job: Job) -> Verdict | None:
                        f"{'it' if len(missing) == 1 else 'they'} never reached the collective; nothing logged says why",
                        rank=missing[0], host=job.rank_host.get(missing[0]))
     return None
+
+
+def _dumped_behind(job: Job, reports: list[Evidence]) -> list[Evidence]:
+    """Flight-recorder dump lines of ranks whose own collective did not time out ("from rank N") and whose last enqueued
+    work in the process group the line names is behind the work the others' watchdogs time out in, in that same group
+    (a dump line's numbers are its group's: sequence numbers of different groups are never compared)."""
+    tops: dict[str, int] = {}
+    timed_out: set[tuple[int, str]] = set()
+    for e in reports:
+        pg = e.details.get("pg")
+        if e.kind == "nccl_progress" and pg is not None and e.seq is not None:
+            tops[pg] = max(tops.get(pg, e.seq), e.seq)
+            timed_out.add((e.rank, pg))
+    return [e for e in job.evidence
+            if e.kind == "nccl_dump" and e.rank is not None and e.last_enqueued is not None and not e.details.get("own")
+            and e.details.get("pg") in tops and (e.rank, e.details["pg"]) not in timed_out
+            and e.last_enqueued < tops[e.details["pg"]]]
 
 
 def _undetermined(job: Job) -> Verdict | None:

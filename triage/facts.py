@@ -32,6 +32,8 @@ JOB_TABLE: tuple[JobKind, ...] = (
             "application"),
     JobKind("nccl_progress", "PyTorch's watchdog: the collective it timed out at and the last enqueued / completed "
             "work", consequence=True),
+    JobKind("nccl_dump", "PyTorch's flight recorder: a collective timed out (on this rank or another) and this rank "
+            "was told to dump; its last enqueued / completed work in the process group it names", consequence=True),
     JobKind("nccl_hang", "PyTorch's heartbeat monitor: the watchdog itself made no progress (a stuck CUDA call or "
             "GPU)", consequence=True),
     JobKind("job_ended", "the scheduler ended the job or a step (cancelled, time limit, preempted, node failure, "
@@ -112,6 +114,15 @@ FACTS: tuple[Fact, ...] = (
        r"last completed NCCL work: (?P<last_completed>-?\d+)|failure detected by watchdog at work sequence id: "
        r"(?P<seq2>-?\d+) PG status: last enqueued work: (?P<last_enqueued2>-?\d+), last completed work: "
        r"(?P<last_completed2>-?\d+))"),
+    # PyTorch 2.4+'s flight recorder, on every rank once one rank's collective timed out (process group 0's monitor
+    # prints it, with that group's numbers): "[PG ID 0 PG GUID 0(default_pg) Rank 5] Received a dump signal due to a
+    # collective timeout from  rank 2 and we will try our best to dump the debug info. Last enqueued NCCL work: 136,
+    # last completed NCCL work: 136.This is most likely ..." ("from this local rank" when its own timed out); a
+    # rank whose own work never timed out says here how far it got
+    _f("dump_signal", "nccl_dump", ["Received a dump signal"],
+       r"(?:\[PG (?:ID )?(?P<pg>\d+)[^\]]*? )?(?:Rank (?P<rank>\d+)\] +)?Received a dump signal due to a collective "
+       r"timeout from +(?:(?P<own>this local rank)|rank (?P<signal_from>\d+)).{0,200}?Last enqueued NCCL work: "
+       r"(?P<last_enqueued>-?\d+), last completed NCCL work: (?P<last_completed>-?\d+)", severity="warning"),
     # the heartbeat monitor: the watchdog thread itself is stuck (a CUDA call that never returns)
     _f("heartbeat", "nccl_hang", ["Heartbeat monitor timed out", "watchdog got stuck"],
        r"(?:Rank (?P<rank>\d+)\] )?(?:Heartbeat monitor timed out|(?:ProcessGroupNCCL'\s*s )?watchdog got stuck)"),

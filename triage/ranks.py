@@ -47,8 +47,11 @@ PREFIXES: tuple[tuple[str, re.Pattern, dict[str, str]], ...] = tuple(
         ("torchrun_role", r"\[(?:default|trainer|worker)(?P<local_rank>\d+)\]: ?", {"local_rank": "local_rank"}),
         ("torch_rank", r"\[rank(?P<rank>\d+)\]: ?", {"rank": "rank"}),
         # Ray's worker prefix, with or without the node's address: "(RayWorkerWrapper pid=4009)",
-        # "(pid=1234, ip=10.0.0.1)"
-        ("ray", r"\((?:\w+ )?pid=(?P<pid>\d+)(?:, ip=(?P<host>[0-9a-fA-F.:]+))?\) ?", {"pid": "pid", "host": "host"}),
+        # "(pid=1234, ip=10.0.0.1)"; the actor or task name is any word Ray prints there, a named actor's with its own
+        # "/" or "." ("(model_worker/12 pid=43581, ip=10.208.16.54)", AReaL), and a driver's prefix may come before
+        # a worker's ("(EngineCore_DP0 pid=1088) (RayWorkerWrapper pid=285, ip=192.168.177.12)"): the inner wins
+        ("ray", r"\((?:[\w./:\-]{1,128} )?pid=(?P<pid>\d+)(?:, ip=(?P<host>[0-9a-fA-F.:]+))?\) ?",
+         {"pid": "pid", "host": "host"}),
         # NCCL's own: "host:pid:tid [dev] NCCL INFO ..."
         ("nccl", r"(?P<host>" + _HOST + r"):(?P<pid>\d+):(?P<tid>\d+) \[(?P<gpu>\d+)\] ",
          {"host": "host", "pid": "pid", "gpu": "gpu"}),
