@@ -1,0 +1,140 @@
+"""Benchmark `gpu-npd triage` on a large failed job, side by side with `gpu-npd parse` on the same files.
+
+    python bench/triage_scale.py [--ranks N] [--lines L] [--runs R] [--shapes per-rank,interleaved] [--baseline DIR]
+
+The job (generated once into bench/out/): N ranks, L lines each, in the formats of the real incidents in
+tests/fixtures/incidents (torchrun's `[rankN]:` prefix, Megatron-LM's iteration lines, NCCL INFO chatter as with
+NCCL_DEBUG=INFO, NCCL's `host:pid:tid [dev]` prefix); at its end every rank but one reports PyTorch's watchdog
+timeout in the same ALLREDUCE SeqNum, and the lagging rank (N/2 - 1) reports nothing.  Synthetic volume in real
+formats: a benchmark input, not evidence (no fixture is made of it).  Two shapes:
+
+- `per-rank`: one file per rank (`rank<N>.log`), what a per-pod log collection gives;
+- `interleaved`: one launcher output (`slurm.out`) with every rank's lines interleaved behind Slurm's `srun -l`
+  label (`12: `) and torchrun's `[rank12]:`: the hard case, where every line carries prefixes to read.
+
+Each command runs whole, process start included; the R runs are interleaved (triage, parse, the baseline's
+triage, then again), so a shared machine's load falls on all alike.  Printed per shape: best and median wall time,
+best CPU time, lines/s, peak RSS, the ratio to parse, and whether triage named the lagging rank (a run that does not
+is marked WRONG).  `--baseline DIR` also times the triage of another checkout (e.g. `git worktree add DIR main`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+OUT = HERE / "out"
+# run a checkout's CLI from its tree, and report the process's own peak RSS on stderr (KiB, Linux ru_maxrss)
+RUN = ("import sys, atexit, resource; sys.path.insert(0, sys.argv.pop(1)); sys.argv[0] = 'gpu-npd'; "
+       "atexit.register(lambda: print('MAXRSS', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)); "
+       "from gpunpd.cli import main; main()")
+SEQ = 7219
+
+
+def host(rank: int) -> str:
+    return f"gpu-node-{rank // 8:03d}"
+
+
+def body(rank: int, i: int) -> str:
+    """Line i of a rank's output (without a launcher prefix): NCCL INFO chatter one line in five, else progress."""
+    if i % 5 == 0:
+        return (f"{host(rank)}:{4000 + rank % 8}:{5000 + rank % 8} [{rank % 8}] NCCL INFO Channel {i % 32:02d}/0 : "
+                f"{rank}[{rank % 8}] -> {rank + 1}[{(rank + 1) % 8}] via P2P/CUMEM/read")
+    return (f" iteration {i:>8}/ 1000000 | consumed samples: {i * 512:>12} | elapsed time per iteration (ms): "
+            f"{1200 + (i * 7 + rank) % 90}.{i % 10} | learning rate: 1.000E-04 | global batch size:   512 | "
+            f"lm loss: {2 + (i % 997) / 1000:.6E} |")
+
+
+def timeout(rank: int) -> str:
+    return (f"[E918 19:29:{24 + rank % 30:02d}.436955737 ProcessGroupNCCL.cpp:689] [Rank {rank}] Watchdog caught "
+            f"collective operation timeout: WorkNCCL(SeqNum={SEQ}, OpType=ALLREDUCE, NumelIn=64, NumelOut=64, "
+            "Timeout(ms)=600000) ran for 600097 milliseconds before timing out.")
+
+
+def generate(shape: str, ranks: int, lines: int) -> tuple[Path, int]:
+    """The job's directory (made once) and its line count."""
+    where = OUT / f"triage-{shape}-{ranks}x{lines}"
+    lagging = ranks // 2 - 1
+    total = ranks * lines + ranks - 1
+    if (where / ".done").exists():
+        return where, total
+    where.mkdir(parents=True, exist_ok=True)
+    if shape == "per-rank":
+        for r in range(ranks):
+            with open(where / f"rank{r}.log", "w") as fh:
+                fh.writelines(f"[rank{r}]:{body(r, i)}\n" for i in range(lines))
+                if r != lagging:
+                    fh.write(f"[rank{r}]:{timeout(r)}\n")
+    else:
+        width = len(str(ranks - 1))
+        with open(where / "slurm.out", "w") as fh:
+            for i in range(lines):
+                fh.writelines(f"{r:>{width}}: [rank{r}]:{body(r, i)}\n" for r in range(ranks))
+            fh.writelines(f"{r:>{width}}: [rank{r}]:{timeout(r)}\n" for r in range(ranks) if r != lagging)
+    (where / ".done").touch()
+    return where, total
+
+
+def timed(tree: Path, args: list[str]) -> tuple[float, float, int, bytes]:
+    """(wall s, CPU s, peak RSS KiB, stdout) of `gpu-npd ARGS` run from `tree`."""
+    import resource  # noqa: PLC0415
+
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    done = subprocess.run([sys.executable, "-c", RUN, str(tree), *args], capture_output=True, check=False)
+    wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    rss = max((int(line.split()[1]) for line in done.stderr.decode(errors="replace").splitlines()
+               if line.startswith("MAXRSS ")), default=0)
+    return wall, cpu, rss, done.stdout
+
+
+def named_lagging(out: bytes, lagging: int) -> bool:
+    try:
+        first = json.loads(out)["incidents"][0]
+    except (ValueError, KeyError, IndexError):
+        return False
+    return first["root"]["rank"] == lagging
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--ranks", type=int, default=128)
+    ap.add_argument("--lines", type=int, default=20_000, help="lines per rank")
+    ap.add_argument("--runs", type=int, default=2)
+    ap.add_argument("--shapes", default="per-rank,interleaved")
+    ap.add_argument("--baseline", type=Path, default=None, help="another checkout, its triage timed alike")
+    a = ap.parse_args()
+    trees = [("triage", HERE.parent)] + ([("baseline triage", a.baseline.resolve())] if a.baseline else [])
+    lagging = a.ranks // 2 - 1
+    for shape in a.shapes.split(","):
+        where, total = generate(shape, a.ranks, a.lines)
+        files = sorted(str(p) for p in where.iterdir() if p.suffix in (".log", ".out"))
+        size = sum(Path(f).stat().st_size for f in files)
+        commands = [(label, tree, ["triage", "--format", "json", str(where)]) for label, tree in trees]
+        commands.insert(1, ("parse (reference)", HERE.parent, ["parse", "--format", "json", *files]))
+        results: dict[str, list] = {label: [] for label, _, _ in commands}
+        for _ in range(a.runs):
+            for label, tree, args in commands:
+                results[label].append(timed(tree, args))
+        print(f"{shape}: {a.ranks} ranks x {a.lines:,} lines = {total:,} lines, {size / 2**20:.0f} MiB "
+              f"(lagging rank {lagging})")
+        ref = min(r[0] for r in results["parse (reference)"])
+        for label, runs in results.items():
+            best = min(r[0] for r in runs)
+            verdict = "" if not label.endswith("triage") else \
+                ("  names the lagging rank" if all(named_lagging(r[3], lagging) for r in runs) else "  WRONG")
+            print(f"  {label:<18} best {best:7.2f} s  median {statistics.median(r[0] for r in runs):7.2f} s  "
+                  f"CPU {min(r[1] for r in runs):7.2f} s  {total / best:>12,.0f} lines/s  "
+                  f"RSS {max(r[2] for r in runs) / 1024:6.0f} MiB  {best / ref:6.1f}x parse{verdict}")
+
+
+if __name__ == "__main__":
+    main()
