@@ -54,10 +54,15 @@ def app_stamp(text: str, year: int | None = None) -> tuple[datetime | None, bool
         except ValueError:
             continue
         zone = g.get("z")
-        if zone:
+        if zone == "Z":  # UTC: the CRI log envelope's "2024-07-25T07:00:00.000000000Z"
+            t = t.replace(tzinfo=timezone.utc)
+        elif zone:
             sign = 1 if zone[0] == "+" else -1
             zone = zone[1:].replace(":", "")
-            t = t.replace(tzinfo=timezone(sign * timedelta(hours=int(zone[:2]), minutes=int(zone[2:]))))
+            try:
+                t = t.replace(tzinfo=timezone(sign * timedelta(hours=int(zone[:2]), minutes=int(zone[2:]))))
+            except ValueError:  # an offset out of range ("+99:00"): the stamp as if it named none
+                pass
         return t, not dated and year is None
     return None, False
 

@@ -8,18 +8,22 @@ for `Clock.align` once every file is read.
 
 from __future__ import annotations
 
+import functools
+import logging
 import re
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Iterable, Iterator
 
-from parsers import Classifier, at_least, detect
+from parsers import Classifier, all_keywords, at_least, detect
+from parsers.prefilter import Prefilter
 
 from . import facts
 from .clock import Clock, app_stamp
 from .model import TEXT_MAX, Evidence, utc
 from .ranks import Origin, from_path, in_message, strip
 
+log = logging.getLogger("gpu_npd.triage")
 MAX_LINE = 65536  # characters of one line read; the rest of a longer line is not looked at
 YEAR_PROBE_LINES = 2000  # lines of a file searched for a dated stamp (the job's year) until one is found
 MAX_PER_KIND = 5000  # evidence of one kind kept per file: a log of a million timeouts says no more than this
@@ -39,6 +43,36 @@ CONSEQUENCE_EXCEPTIONS = re.compile(
     r"DistBackendError|DistNetworkError|DistStoreError|ChildFailedError|ProcessGroupNCCL|NCCL|Watchdog|"
     r"timed? ?out|Timeout|KeyboardInterrupt|SystemExit|SignalException|CalledProcessError|BrokenPipe|"
     r"ConnectionReset|remote process exited|Connection closed", re.I)
+
+
+BATCH = 4096  # lines whose keywords are found in one scan
+
+
+@functools.lru_cache(maxsize=1)
+def _prefilter() -> Prefilter:
+    """Every word a line must hold for anything past its prefixes to read it: the classifier's keywords (it returns
+    nothing for a line without one), the job facts' (facts.match likewise), the traceback's and torchrun summary's
+    own; a block's "[0]:" opener holds none and is matched apart."""
+    words = (*all_keywords(), *(k for f in facts.FACTS for k in f.keywords), facts.TRACEBACK, _ROOT_CAUSE)
+    return Prefilter(dict.fromkeys(words))
+
+
+def _keyworded(lines: list[str]) -> set[int] | range:
+    """The indexes of `lines` holding a keyword, found in one scan of the batch (a superset: a keyword in a prefix
+    counts too)."""
+    pf = _prefilter()
+    if pf.engine == "re":  # no multi-pattern engine installed: every line is looked at, as before
+        return range(len(lines))
+    buf = "\n".join(lines).encode("utf-8", "surrogatepass")
+    if buf.count(b"\n") != len(lines) - 1:  # a line handed over with a newline inside: no index to map back to
+        return range(len(lines))
+    hits: set[int] = set()
+    index, at = 0, 0
+    for start, _end, _ids in pf.line_spans(buf):
+        index += buf.count(b"\n", at, start)
+        at = start
+        hits.add(index)
+    return hits
 
 
 def _generic(f) -> bool:
@@ -72,26 +106,60 @@ class FileReader:
         self._root_next = False
         self._ranks: dict[tuple, int] = {}  # (host, rank) -> first line a launcher prefix named it on
         self._year_seen = False
+        self._merged: dict[Origin, Origin] = {}  # a line's prefix -> the file's origin with it (bounded)
+        self.errors = 0  # lines whose reading raised (a bug): skipped, logged once, counted
 
     def read(self, lines: Iterable[str]) -> Iterator[Evidence]:
-        for n, raw in enumerate(lines, start=1):
-            line = raw[:MAX_LINE].rstrip("\r\n")
-            if not line:
-                continue
-            yield from self._line(n, line)
+        """Every line's prefixes are read (who wrote it: the job's ranks and hosts); only a line holding a word some
+        rule, fact or block reads (`_keyworded`, found in batches by the parsers' prefilter engine), or one inside
+        an open traceback or block, is looked at further: the rest of a large job's output costs its prefixes."""
+        n = 0
+        batch: list[str] = []
+        for raw in lines:
+            batch.append(raw)
+            if len(batch) >= BATCH:
+                yield from self._batch(n, batch)
+                n += len(batch)
+                batch = []
+        if batch:
+            yield from self._batch(n, batch)
         yield from self._close_block()
+        if self.errors > 1:
+            log.warning("triage: %d lines of %s raised while read and were skipped", self.errors, self.name)
         for (host, rank), first in sorted(self._ranks.items(), key=lambda kv: kv[1]):
             yield Evidence(kind="rank_seen", severity="info", host=host, rank=rank, file=self.name, line=first)
 
+    def _batch(self, n: int, batch: list[str]) -> Iterator[Evidence]:
+        lines = [raw[:MAX_LINE].rstrip("\r\n") for raw in batch]
+        hits = _keyworded(lines)
+        merged = self._merged
+        for i, line in enumerate(lines):
+            if not line:
+                continue
+            try:
+                prefix, rest = strip(line)
+                if not self._year_seen and n + i < YEAR_PROBE_LINES:
+                    self._probe_year(rest)
+                origin = merged.get(prefix)
+                if origin is None:
+                    origin = self.origin.merge(prefix)
+                    if len(merged) < 4096:
+                        merged[prefix] = origin
+                key = (origin.host, origin.rank, origin.local_rank, origin.pid)
+                if origin.rank is not None and (origin.host, origin.rank) not in self._ranks and len(self._ranks) < 65536:
+                    self._ranks[(origin.host, origin.rank)] = n + i + 1
+                if i in hits or self._block is not None or self._root_next or key in self._tracebacks or \
+                        _BLOCK_OPEN.match(rest):
+                    yield from self._line(n + i + 1, line, rest, origin, key)
+            except Exception:  # noqa: BLE001 - a bug on one line must not lose the rest of the job's evidence
+                self.errors += 1
+                if self.errors == 1:
+                    log.exception("triage: reading %s line %d raised (a bug; the line is skipped, later ones are "
+                                  "counted): %.200r", self.name, n + i + 1, line)
+
     # --- one line ---------------------------------------------------------------------------------------------
-    def _line(self, n: int, line: str) -> Iterator[Evidence]:
-        prefix, rest = strip(line)
-        if not self._year_seen and n <= YEAR_PROBE_LINES:
-            self._probe_year(rest)
-        origin = self.origin.merge(prefix)
-        key = (origin.host, origin.rank, origin.local_rank, origin.pid)
-        if origin.rank is not None and (origin.host, origin.rank) not in self._ranks and len(self._ranks) < 65536:
-            self._ranks[(origin.host, origin.rank)] = n
+    def _line(self, n: int, line: str, rest: str, origin: Origin, key: tuple) -> Iterator[Evidence]:
+        """A line worth a look (see `read`): `rest` is it without its prefixes, `origin` who wrote it."""
         if self._block is not None or self._root_next or _ROOT_CAUSE in rest or _BLOCK_OPEN.match(rest):
             done = self._block_line(n, rest, origin)
             if done is not None:

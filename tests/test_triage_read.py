@@ -1,0 +1,84 @@
+"""triage/read.py at scale and on bad lines: only lines holding a keyword are looked at past their prefixes (found
+in batches by the parsers' prefilter engine), which must change no evidence; a line whose reading raises is skipped,
+never the rest of the job's logs; an application stamp in UTC ("...Z", the CRI envelope's) is read, not a crash."""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pytest
+
+from triage import Clock, app_stamp, read_lines
+from triage import read as reader
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = ROOT / "tests" / "fixtures"
+# every file a job's triage may read here: the real incidents, the pod logs (CRI, docker JSON), the kernel logs
+FILES = sorted(p for d in ("incidents", "dmesg", "nccl", "pods", "progress")
+               for p in (FIXTURES / d).rglob("*") if p.is_file() and p.suffix not in (".json", ".md", ".yaml")
+               or p.is_file() and p.name.endswith(".docker.json"))
+
+
+def evidence(path: Path) -> list:
+    with open(path, encoding="utf-8", errors="replace") as fh:
+        return list(read_lines(fh, str(path), Clock(), year=2025))
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: str(p.relative_to(FIXTURES)))
+def test_the_keyword_prefilter_changes_no_evidence(path: Path, monkeypatch):
+    """Each fixture read with the batch prefilter gives the evidence of every line looked at in full."""
+    fast = evidence(path)
+    monkeypatch.setattr(reader, "_keyworded", lambda lines: range(len(lines)))
+    assert fast == evidence(path)
+
+
+def test_the_prefilter_is_in_use_where_an_engine_is_installed():
+    hits = reader._keyworded(["[rank3]: iteration 10/ 100 | lm loss: 2.0", "Traceback (most recent call last):",
+                              "[rank3]: RuntimeError: CUDA error: an illegal memory access was encountered"])
+    if reader._prefilter().engine == "re":
+        pytest.skip("no multi-pattern engine installed here: every line is looked at")
+    assert set(hits) == {1, 2}
+
+
+def test_lines_with_a_newline_inside_are_all_looked_at():
+    assert reader._keyworded(["a\nb", "c"]) == range(2)
+
+
+def test_a_line_whose_reading_raises_is_skipped_and_the_rest_read(monkeypatch, caplog):
+    real = reader.strip
+
+    def strip(line):
+        if "boom" in line:
+            raise RuntimeError("a bug")
+        return real(line)
+
+    monkeypatch.setattr(reader, "strip", strip)
+    lines = ["boom 1", "[rank3]:[E321 02:07:08.408271257 ProcessGroupNCCL.cpp:607] [Rank 3] Watchdog caught "
+             "collective operation timeout: WorkNCCL(SeqNum=1580, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, "
+             "Timeout(ms)=600000) ran for 600012 milliseconds before timing out.", "boom 2"]
+    with caplog.at_level(logging.WARNING, "gpu_npd.triage"):
+        out = list(read_lines(lines, "job.log", Clock(), year=2025))
+    assert [e.kind for e in out if e.kind == "nccl_timeout"] == ["nccl_timeout"]
+    assert "job.log line 1 raised" in caplog.text and "2 lines of job.log raised" in caplog.text
+
+
+def test_application_stamps_in_utc_and_with_bad_offsets():
+    """`gpu-npd triage` on a CRI pod log crashed on its envelope's first stamp ("...Z": int('') of the zone)."""
+    t, yearless = app_stamp("2024-07-25T06:37:08.000000001Z stderr F RuntimeError: CUDA error")
+    assert t == datetime(2024, 7, 25, 6, 37, 8, 0, tzinfo=timezone.utc) and not yearless
+    t, _ = app_stamp("2024-07-25T06:37:08+02:00 something")
+    assert t is not None and t.utcoffset().total_seconds() == 7200
+    t, _ = app_stamp("2024-07-25T06:37:08+99:00 something")  # no such offset: the stamp, as naming none
+    assert t == datetime(2024, 7, 25, 6, 37, 8)
+
+
+def test_a_cri_pod_log_is_triaged():
+    from click.testing import CliRunner
+
+    from gpunpd.cli import main
+
+    result = CliRunner().invoke(main, ["triage", str(FIXTURES / "dmesg" / "training-nccl.cri")])
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.output
+    assert "HARDWARE" in result.output
