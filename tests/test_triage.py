@@ -564,3 +564,51 @@ def test_only_the_world_communicator_maps_a_process_to_its_rank():
         "node-c:4242:4301 [1] NCCL INFO comm 0x9bbab90 rank 1 nranks 2 cudaDev 1 busId 48000 - Init COMPLETE",
         "node-c:4242:4310 [1] NCCL WARN NET/IB : Got async event : port error"]})
     assert (incidents[0].root.host, incidents[0].root.rank) == ("node-c", 5)
+
+
+# --- process groups: only the default group's rank is the global rank (REAL lines) -------------------------------
+# pytorch/pytorch #115801 (the "[PG n Rank r]" prefix): "rank0 on PG1 may correspond to rank3 on PG0"
+PG_LINES = [
+    # https://github.com/hiyouga/LlamaFactory/issues/6953 (2.2-2.3: "[PG 0 Rank r]", the default group)
+    ("[rank144]:[E ProcessGroupNCCL.cpp:1316] [PG 0 Rank 144] Heartbeat monitor timed out! Process will be terminated "
+     "after dumping debug info. workMetaList_.size()=1", (144, None, None)),
+    # https://github.com/pytorch/pytorch/issues/113128 (2.4: "[PG 0 (default_pg) Rank r]")
+    ("[default0]:[rank12]:[E817 17:40:34.227531918 ProcessGroupNCCL.cpp:1515] [PG 0 (default_pg) Rank 12] Process "
+     "group watchdog thread terminated with exception: CUDA error: uncorrectable ECC error encountered",
+     (12, None, None)),
+    # https://github.com/instructlab/training/pull/520 (2.5+: "[PG ID 0 PG GUID 0(default_pg) Rank r]", no launcher
+    # prefix)
+    ("  what():  [PG ID 0 PG GUID 0(default_pg) Rank 3] Process group watchdog thread terminated with exception: "
+     "[Rank 3] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=1, OpType=ALLREDUCE, NumelIn=1, "
+     "NumelOut=1, Timeout(ms)=1) ran for 90 milliseconds before timing out.", (3, None, None)),
+    # https://github.com/sgl-project/sglang/issues/1693 (a subgroup, no launcher prefix: the WorkNCCL's "[Rank 5]"
+    # is group 3's too)
+    ("  what():  [PG 3 Rank 5] Process group watchdog thread terminated with exception: [Rank 5] Watchdog caught "
+     "collective operation timeout: WorkNCCL(SeqNum=9141, OpType=_ALLGATHER_BASE, NumelIn=19008, NumelOut=152064, "
+     "Timeout(ms)=600000) ran for 600020 milliseconds before timing out.", (None, "3", 5)),
+    # https://github.com/areal-project/AReaL/issues/3 (group 134's rank 1 is torch's global rank 12)
+    ("(model_worker/12 pid=43581, ip=10.208.16.54) [rank12]:[E227 06:13:07.855233166 ProcessGroupNCCL.cpp:1534] "
+     "[PG 134 Rank 1] Process group watchdog thread terminated with exception: NCCL error: remote process exited or "
+     "there was a network error, NCCL version 2.22.3", (12, "134", 1)),
+    # https://github.com/hiyouga/LlamaFactory/issues/8261 (2.5+, a subgroup without a description)
+    ("[1788] [rank2]:[E602 11:17:52.400889883 ProcessGroupNCCL.cpp:2268] [PG ID 1 PG GUID 1 Rank 2]  failure detected "
+     "by watchdog at work sequence id: 2847 PG status: last enqueued work: 2856, last completed work: 2846",
+     (2, "1", 2)),
+]
+
+
+@pytest.mark.parametrize("line,want", PG_LINES)
+def test_a_subgroups_rank_is_not_the_global_rank(line, want):
+    from parsers.classify import message_rank
+    assert message_rank(line) == want
+    (ev,) = [e for e in read_lines([line], "job/train.log", Clock(), root="job", year=2025) if e.kind != "rank_seen"]
+    glob, group, group_rank = want
+    assert ev.rank == glob
+    assert (ev.details.get("pg"), ev.details.get("group_rank")) == (group, group_rank)
+
+
+def test_a_process_groups_description_says_whether_it_is_the_default_one():
+    from parsers.classify import default_group
+    assert default_group("0") and default_group("0", " (default_pg)") and default_group("0", " PG GUID 0(default_pg)")
+    assert not default_group("1") and not default_group("134")
+    assert not default_group("1", " PG GUID 1(DATA_PARALLEL_GROUP_WITH_CP)")  # a named subgroup (Megatron's)

@@ -12,6 +12,8 @@ import re
 from dataclasses import dataclass, replace
 from pathlib import PurePath
 
+from parsers.classify import message_rank
+
 
 @dataclass(frozen=True, slots=True)
 class Origin:
@@ -63,7 +65,9 @@ PREFIXES: tuple[tuple[str, re.Pattern, dict[str, str]], ...] = tuple(
         ("pdsh", r"(?P<host>" + _HOST + r"): (?=\S)", {"host": "host"}),
     ))
 # Prefixes inside a message that name the rank without being a launcher prefix: PyTorch's "[Rank 3]" and
-# "[PG 0 Rank 3]", "[PG ID 0 PG GUID 0(default_pg) Rank 3]"; DeepSpeed's "[Rank 3]" too.
+# "[PG 0 Rank 3]", "[PG ID 0 PG GUID 0(default_pg) Rank 3]"; DeepSpeed's "[Rank 3]" too.  A process group other
+# than the default one ("[PG 134 Rank 1]") names the rank in that group, not the global one (parsers.classify's
+# message_rank): kept as the evidence's `group_rank`, never its rank.
 IN_MESSAGE = re.compile(r"\[(?:PG [^\]]*?)?(?:Rank|RANK) (?P<rank>\d+)\]")
 # A host name must hold a letter or a dot/dash to be one (not "12" or "E0321"): pdsh's row is tried last and only
 # when what looks like a host is not a log level or a Python/NCCL word.
@@ -133,9 +137,22 @@ _INNER, _ANY_INNER = _rows_by_first(tuple(r for r in PREFIXES if r[0] not in OUT
 
 
 def in_message(message: str) -> int | None:
-    """The rank a PyTorch message names ("[Rank 3]", "[PG 0 Rank 3]"), if any."""
+    """The global rank a PyTorch message names ("[rank3]:" torch's own prefix behind another, "[PG 0 Rank 3]",
+    "[Rank 3]"), if any: never the rank in another process group's "[PG ...]" tag (see in_group)."""
+    glob, group, _ = message_rank(message)  # torch's own "[rankN]:" wherever it stands, the default group's rank
+    if glob is not None or group is not None:
+        return glob
     m = IN_MESSAGE.search(message)
     return int(m.group("rank")) if m else None
+
+
+def in_group(message: str) -> tuple[str, int] | None:
+    """(process group, rank in it) when a message's "[PG ...]" tag names a group other than the default one
+    ("[PG 134 Rank 1]", "[PG ID 2 PG GUID 5 Rank 0]"); None for the default group's and for a line without one."""
+    if "[PG " not in message:
+        return None
+    _, group, group_rank = message_rank(message)
+    return None if group is None or group_rank is None else (group, group_rank)
 
 
 # File and directory names: "rank-3.log", "rank_3.txt", "log_rank3", "stdout-rank-0", "local_rank2.log"

@@ -18,7 +18,7 @@ from parsers import Classifier, at_least, detect
 from . import facts
 from .clock import Clock, app_stamp
 from .model import TEXT_MAX, Evidence, utc
-from .ranks import Origin, from_path, in_message, strip
+from .ranks import Origin, from_path, in_group, in_message, strip
 
 MAX_LINE = 65536  # characters of one line read; the rest of a longer line is not looked at
 YEAR_PROBE_LINES = 2000  # lines of a file searched for a dated stamp (the job's year) until one is found
@@ -166,6 +166,9 @@ class FileReader:
     # --- evidence ---------------------------------------------------------------------------------------------
     def _base(self, n: int, line: str, rest: str, origin: Origin, key: tuple) -> dict:
         when, extra, env_host = self._when(rest, key, origin.host)
+        group = in_group(rest)
+        if group is not None:  # "[PG 134 Rank 1]": rank 1 of group 134, not global rank 1
+            extra["pg"], extra["group_rank"] = group
         rank = origin.rank if origin.rank is not None else in_message(rest)
         return dict(time=when, host=origin.host or env_host, rank=rank, local_rank=origin.local_rank,
                     pid=origin.pid, gpu=origin.gpu, file=self.name, line=n, text=line[:TEXT_MAX],
@@ -205,6 +208,8 @@ class FileReader:
                 details[name] = value
         details["fact"] = fact.name
         about_another = fact.kind in facts.ABOUT_ANOTHER  # a launcher's line about the process that died
+        if "group_rank" in details and "rank" in values:  # the row read a subgroup's rank: not the global one
+            del values["rank"]
         for name, value in values.items():
             if not about_another and name != "host" and base.get(name) is not None:
                 continue  # the line's own prefix says who wrote it, and the fact is about that writer
