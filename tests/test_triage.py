@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import random
 from datetime import datetime, timezone
+from pathlib import Path
 
 import pytest
 
@@ -612,3 +613,23 @@ def test_a_process_groups_description_says_whether_it_is_the_default_one():
     assert default_group("0") and default_group("0", " (default_pg)") and default_group("0", " PG GUID 0(default_pg)")
     assert not default_group("1") and not default_group("134")
     assert not default_group("1", " PG GUID 1(DATA_PARALLEL_GROUP_WITH_CP)")  # a named subgroup (Megatron's)
+
+
+# --- the flight recorder's dump lines are no timeouts (REAL lines) -----------------------------------------------
+
+OPENRLHF_1126 = (Path(__file__).parent / "fixtures/incidents/openrlhf-1126-dump/logs/train.log").read_text(
+    encoding="utf-8").splitlines()
+
+
+def test_a_rank_told_to_dump_did_not_time_out():
+    """REAL (OpenRLHF/OpenRLHF #1126, its lines 6-9 as tests/fixtures/incidents/openrlhf-1126-dump keeps them): rank 2
+    received rank 6's dump signal and prepares its dump; only rank 7's watchdog reports the timeout."""
+    incident = job({"train.log": OPENRLHF_1126[5:9]})[0]
+    assert incident.consequences.startswith("rank 7 timed out in ALLREDUCE SeqNum 460631")
+
+
+def test_preparing_to_dump_is_a_dump_notice():
+    # REAL: https://github.com/hiyouga/LlamaFactory/issues/6953
+    line = "[rank144]:[E ProcessGroupNCCL.cpp:1153] [PG 0 Rank 144] ProcessGroupNCCL preparing to dump debug info."
+    (ev,) = [e for e in read_lines([line], "job/train.log", Clock(), root="job", year=2025) if e.kind != "rank_seen"]
+    assert (ev.kind, ev.rank, ev.details["fact"]) == ("nccl_dump", 144, "dump_notice")
