@@ -633,3 +633,31 @@ def test_preparing_to_dump_is_a_dump_notice():
     line = "[rank144]:[E ProcessGroupNCCL.cpp:1153] [PG 0 Rank 144] ProcessGroupNCCL preparing to dump debug info."
     (ev,) = [e for e in read_lines([line], "job/train.log", Clock(), root="job", year=2025) if e.kind != "rank_seen"]
     assert (ev.kind, ev.rank, ev.details["fact"]) == ("nccl_dump", 144, "dump_notice")
+
+
+# --- a process's rank from its other lines (REAL lines) ----------------------------------------------------------
+
+AREAL_3 = (Path(__file__).parent / "fixtures/incidents/areal-3-ib-flush/logs/train.log").read_text(
+    encoding="utf-8").splitlines()
+
+
+def test_a_pid_named_with_a_rank_names_it_on_its_other_lines():
+    """REAL (areal-project/AReaL #3, as tests/fixtures/incidents/areal-3-ib-flush keeps it): Ray's prefix of pid 43581
+    on 10.208.16.54 carries torch's "[rank12]:" on the watchdog's line only; its NET/IB line is rank 12's too,
+    whichever comes first in the file."""
+    for lines in (AREAL_3, AREAL_3[::-1]):
+        ev = {e.kind: e for e in read_lines(lines, "job/train.log", Clock(), root="job", year=2025)}
+        assert (ev["ib_completion_error"].rank, ev["ib_completion_error"].pid) == (12, 43581)
+        assert ev["ib_completion_error"].details["rank_from_pid"] is True
+
+
+def test_a_pid_named_with_two_ranks_names_none():
+    """SYNTHETIC (Ray's prefix, vllm-project/vllm #6042's format): the same host and pid with two ranks (a reused
+    pid, a mixed-up log) names neither; another host's same pid is another process."""
+    lines = ["(RayWorkerWrapper pid=4009, ip=10.0.0.1) [rank1]: ready",
+             "(RayWorkerWrapper pid=4009, ip=10.0.0.1) [rank3]: ready",
+             "(RayWorkerWrapper pid=4009, ip=10.0.0.2) [rank5]: ready",
+             "(RayWorkerWrapper pid=4009, ip=10.0.0.1) ncclRemoteError: A call failed possibly due to a network error "
+             "or a remote process exiting prematurely."]
+    (ev,) = [e for e in read_lines(lines, "job/train.log", Clock(), root="job", year=2025) if e.kind != "rank_seen"]
+    assert (ev.kind, ev.host, ev.rank) == ("nccl_remote_error", "10.0.0.1", None)

@@ -23,6 +23,7 @@ from .ranks import Origin, from_path, in_group, in_message, strip
 MAX_LINE = 65536  # characters of one line read; the rest of a longer line is not looked at
 YEAR_PROBE_LINES = 2000  # lines of a file searched for a dated stamp (the job's year) until one is found
 MAX_PER_KIND = 5000  # evidence of one kind kept per file: a log of a million timeouts says no more than this
+MAX_PENDING = 50000  # evidence held back to the file's end for the rank another line of its process names
 TRACEBACK_LINES = 400  # lines after "Traceback (most recent call last):" its exception line may come
 # torchrun's ChildFailedError summary: "[0]:" opens a failure, "  rank      : 3 (local_rank: 3)" fields follow
 _BLOCK_OPEN = re.compile(r"^\s*\[(\d+)\]:\s*$")
@@ -71,6 +72,8 @@ class FileReader:
         self._block: _Block | None = None
         self._root_next = False
         self._ranks: dict[tuple, int] = {}  # (host, rank) -> first line a launcher prefix named it on
+        self._pid_ranks: dict[tuple, int | None] = {}  # (host, pid) -> the rank its prefixes named (None: several)
+        self._pending: list[Evidence] = []  # evidence of a pid whose rank a later line may name
         self._year_seen = False
 
     def read(self, lines: Iterable[str]) -> Iterator[Evidence]:
@@ -78,10 +81,25 @@ class FileReader:
             line = raw[:MAX_LINE].rstrip("\r\n")
             if not line:
                 continue
-            yield from self._line(n, line)
+            for ev in self._line(n, line):
+                if ev.rank is None and ev.pid is not None and len(self._pending) < MAX_PENDING:
+                    self._pending.append(ev)
+                else:
+                    yield ev
         yield from self._close_block()
+        yield from self._pid_filled()
         for (host, rank), first in sorted(self._ranks.items(), key=lambda kv: kv[1]):
             yield Evidence(kind="rank_seen", severity="info", host=host, rank=rank, file=self.name, line=first)
+
+    def _pid_filled(self) -> Iterator[Evidence]:
+        """The evidence held back, each with the rank another line of the same process (host and pid: Ray's
+        "(name pid=N, ip=...)", NCCL's "host:pid:tid") named in a launcher prefix, when exactly one rank was."""
+        pending, self._pending = self._pending, []
+        for ev in pending:
+            rank = self._pid_ranks.get((ev.host, ev.pid))
+            if rank is not None:
+                ev = ev.with_context(rank=rank, details={**ev.details, "rank_from_pid": True})
+            yield ev
 
     # --- one line ---------------------------------------------------------------------------------------------
     def _line(self, n: int, line: str) -> Iterator[Evidence]:
@@ -90,6 +108,11 @@ class FileReader:
             self._probe_year(rest)
         origin = self.origin.merge(prefix)
         key = (origin.host, origin.rank, origin.local_rank, origin.pid)
+        if origin.pid is not None and origin.rank is not None:  # a process's prefixes named its rank
+            pid_key = (origin.host, origin.pid)
+            known = self._pid_ranks.get(pid_key, origin.rank)
+            if pid_key in self._pid_ranks or len(self._pid_ranks) < 65536:
+                self._pid_ranks[pid_key] = origin.rank if known == origin.rank else None
         if origin.rank is not None and (origin.host, origin.rank) not in self._ranks and len(self._ranks) < 65536:
             self._ranks[(origin.host, origin.rank)] = n
         if self._block is not None or self._root_next or _ROOT_CAUSE in rest or _BLOCK_OPEN.match(rest):
