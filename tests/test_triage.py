@@ -661,3 +661,35 @@ def test_a_pid_named_with_two_ranks_names_none():
              "or a remote process exiting prematurely."]
     (ev,) = [e for e in read_lines(lines, "job/train.log", Clock(), root="job", year=2025) if e.kind != "rank_seen"]
     assert (ev.kind, ev.host, ev.rank) == ("nccl_remote_error", "10.0.0.1", None)
+
+
+# --- time stamps around launcher prefixes (REAL lines) -----------------------------------------------------------
+
+def test_a_time_stamp_before_a_prefix_is_skipped_and_kept():
+    """REAL (vllm-project/vllm #18260: kubectl's --timestamps before vLLM's worker prefix, which names its rank):
+    the prefix is read through the stamp, and the stamp stays for the line's time."""
+    line = ("2025-05-16T13:08:58.099318151Z (VllmWorker rank=0 pid=249) DEBUG 05-16 13:08:58 [parallel_state.py:867] "
+            "world_size=8 rank=0 local_rank=0 distributed_init_method=tcp://127.0.0.1:39977 backend=nccl")
+    origin, rest = strip(line)
+    assert (origin.rank, origin.pid) == (0, 249)
+    assert rest.startswith("2025-05-16T13:08:58.099318151Z DEBUG 05-16 13:08:58 [parallel_state.py:867]")
+    assert app_stamp(rest)[0] == datetime(2025, 5, 16, 13, 8, 58, 99318, tzinfo=timezone.utc)
+
+
+def test_a_time_stamp_no_prefix_follows_stays_in_the_message():
+    """REAL (ray-project/ray #16979: Python logging's stamp behind Ray's prefix, no prefix after it)."""
+    line = ("(pid=34272) 2021-07-14 13:21:26,887\tINFO distributed_torch_runner.py:58 -- Setting up process group for: "
+            "tcp://10.148.18.24:47078 [rank=3]")
+    origin, rest = strip(line)
+    assert (origin.pid, origin.rank) == (34272, None)
+    assert rest == line[len("(pid=34272) "):]
+
+
+def test_nccls_own_time_stamp_between_rays_prefix_and_its_own():
+    """SYNTHETIC (the shapes of foundation-model-stack/fastsafetensors #36's Ray-and-NCCL lines and NCCL 2.26+'s
+    default NCCL_DEBUG_TIMESTAMP_FORMAT "[%F %T] " before a WARN line): the stamp between the two prefixes is
+    skipped, NCCL's host, pid and device read."""
+    origin, rest = strip("(RayWorkerWrapper pid=285, ip=192.168.177.12) [2025-12-17 23:27:55] spark2:285:362 [0] "
+                         "NCCL WARN NET/IB : Got async event : port error")
+    assert (origin.host, origin.pid, origin.gpu) == ("spark2", 285, 0)
+    assert rest == "[2025-12-17 23:27:55] NCCL WARN NET/IB : Got async event : port error"

@@ -54,7 +54,9 @@ def app_stamp(text: str, year: int | None = None) -> tuple[datetime | None, bool
         except ValueError:
             continue
         zone = g.get("z")
-        if zone:
+        if zone == "Z":
+            t = t.replace(tzinfo=timezone.utc)
+        elif zone:
             sign = 1 if zone[0] == "+" else -1
             zone = zone[1:].replace(":", "")
             t = t.replace(tzinfo=timezone(sign * timedelta(hours=int(zone[:2]), minutes=int(zone[2:]))))
