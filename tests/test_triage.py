@@ -628,11 +628,16 @@ def test_a_rank_told_to_dump_did_not_time_out():
     assert incident.consequences.startswith("rank 7 timed out in ALLREDUCE SeqNum 460631")
 
 
-def test_preparing_to_dump_is_a_dump_notice():
+@pytest.mark.parametrize("line,rank", [
     # REAL: https://github.com/hiyouga/LlamaFactory/issues/6953
-    line = "[rank144]:[E ProcessGroupNCCL.cpp:1153] [PG 0 Rank 144] ProcessGroupNCCL preparing to dump debug info."
+    ("[rank144]:[E ProcessGroupNCCL.cpp:1153] [PG 0 Rank 144] ProcessGroupNCCL preparing to dump debug info.", 144),
+    # REAL: https://github.com/sgl-project/sglang/issues/10216 (2.5+, the default group with no description)
+    ("[rank2]:[E909 08:45:31.916910323 ProcessGroupNCCL.cpp:1589] [PG ID 0 PG GUID 0 Rank 2] ProcessGroupNCCL "
+     "preparing to dump debug info. Include stack trace: 1", 2),
+])
+def test_preparing_to_dump_is_a_dump_notice(line, rank):
     (ev,) = [e for e in read_lines([line], "job/train.log", Clock(), root="job", year=2025) if e.kind != "rank_seen"]
-    assert (ev.kind, ev.rank, ev.details["fact"]) == ("nccl_dump", 144, "dump_notice")
+    assert (ev.kind, ev.rank, ev.details["fact"]) == ("nccl_dump", rank, "dump_notice")
 
 
 # --- a process's rank from its other lines (REAL lines) ----------------------------------------------------------
