@@ -342,6 +342,11 @@ class Classifier:
         xid, sxid, pid, process, rank = get("xid"), get("sxid"), get("pid"), get("process"), get("rank")
         if rank is None and rule.event is not None and rule.event[0] in EVENT_PER_RANK:
             rank = _rank_of(m) or None
+        if rank is not None:  # a rank inside a subgroup's line is that group's: kept in details, never global
+            launcher, group, group_rank = message_rank(message)
+            if group is not None:
+                details.update(pg=group, group_rank=_int(rank))
+                rank = None if launcher is None else str(launcher)
         fields = (rule.kind, severity, attribution, action, message,  # _TEMPLATE_FIELDS order
                   None if xid is None else _int(xid), None if sxid is None else _int(sxid), pci,
                   None if pid is None else _int(pid), process and process.strip() or None,
@@ -367,6 +372,42 @@ def _detail_groups(pattern: re.Pattern) -> tuple[str, ...]:
 # A rank on a PyTorch line: "[Rank 3]", "[PG 0 Rank 144]", "[PG ID 0 PG GUID 0(default_pg) Rank 7]", or
 # torchrun's "[rank3]:" prefix.
 _RANK = re.compile(r"\[(?:PG [^\]\n]{0,80}?)?Rank (\d{1,9})\]|\[rank(\d{1,9})\]:")
+# ProcessGroupNCCL's log prefix names the process group and the rank *in that group*, in each era's shape:
+#   2.2-2.3 "[PG <n> Rank <r>]"                    n: the process's count of groups made, 0 the default group's
+#   2.4     "[PG <name> (<desc>) Rank <r>]"        name: the group's name, "0" the default's; desc left out when
+#                                                   "undefined", "default_pg" for the default group
+#   2.5+    "[PG ID <n> PG GUID <name>(<desc>) Rank <r>]"
+# Only the default group's rank is the global rank; any other group's is not (PG 134's rank 1 may be global rank 12).
+_PG_TAG = re.compile(r"\[PG (?:ID )?(?P<id>[^\s\]()]{1,64})(?P<rest>[^\]\n]{0,160}?) ?Rank (?P<rank>\d{1,9})\]")
+_PG_DESC = re.compile(r"\((?P<desc>[^()\]\n]{0,128})\)")
+_LAUNCHER_RANK = re.compile(r"\[rank(\d{1,9})\]:")
+DEFAULT_PG_DESC = "default_pg"
+
+
+def default_group(pg_id: str, rest: str = "") -> bool:
+    """Whether a "[PG ...]" tag names the default (world) group: its description says so, or, where it prints
+    none, its id is 0."""
+    desc = _PG_DESC.search(rest)
+    if desc is not None:
+        return desc.group("desc").strip() == DEFAULT_PG_DESC
+    return pg_id == "0"
+
+
+def message_rank(text: str) -> tuple[int | None, str | None, int | None]:
+    """(global rank, process group, rank in that group) a PyTorch line names: torchrun's "[rankN]:" prefix, else
+    the default group's "[PG 0 Rank N]" / "[PG ID 0 PG GUID 0(default_pg) Rank N]", else a bare "[Rank N]".  When
+    the line's "[PG ...]" tag is another group's, the group (its id, as printed) and the rank in it come back and
+    only the launcher's prefix gives a global rank: every "[Rank N]" on that line is the group's too."""
+    launcher = _LAUNCHER_RANK.search(text)
+    glob = int(launcher.group(1)) if launcher else None
+    tag = _PG_TAG.search(text) if "[PG " in text else None
+    if tag is not None and not default_group(tag.group("id"), tag.group("rest")):
+        return glob, tag.group("id"), int(tag.group("rank"))
+    if glob is None:
+        found = _RANK.search(text)
+        if found is not None:
+            glob = int(found.group(1) or found.group(2))
+    return glob, None, None
 
 
 def _rank_of(m: re.Match) -> str:

@@ -171,6 +171,19 @@ def test_nccl_timeout_details():
     assert (f.rank, f.details["op"], f.details["timeout_ms"]) == (1, "_ALLGATHER_BASE", 60000)
 
 
+def test_a_subgroups_rank_is_no_global_rank():
+    """REAL (sgl-project/sglang #1693): group 3's rank 5 (the WorkNCCL's "[Rank 5]" is the group's too) is kept in
+    details, not as the finding's rank; the default group's rank is (instructlab/training #520)."""
+    f = parse_line("  what():  [PG 3 Rank 5] Process group watchdog thread terminated with exception: [Rank 5] "
+                   "Watchdog caught collective operation timeout: WorkNCCL(SeqNum=9141, OpType=_ALLGATHER_BASE, "
+                   "NumelIn=19008, NumelOut=152064, Timeout(ms)=600000) ran for 600020 milliseconds before timing out.")
+    assert (f.kind, f.rank, f.details["pg"], f.details["group_rank"]) == ("nccl_timeout", None, "3", 5)
+    f = parse_line("  what():  [PG ID 0 PG GUID 0(default_pg) Rank 3] Process group watchdog thread terminated with "
+                   "exception: [Rank 3] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=1, "
+                   "OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=1) ran for 90 milliseconds before timing out.")
+    assert (f.kind, f.rank, "group_rank" in f.details) == ("nccl_timeout", 3, False)
+
+
 @pytest.mark.parametrize("line", [
     "node-1:178:828 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB [1]mlx5_1:1/IB ; OOB ibp12s0:10.42.0.1<0>",
     "node-1:178:828 [0] NCCL INFO comm 0x55 rank 16 nranks 32 cudaDev 0 busId 1b000 - Abort COMPLETE",

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import random
 from datetime import datetime, timezone
+from pathlib import Path
 
 import pytest
 
@@ -564,3 +565,136 @@ def test_only_the_world_communicator_maps_a_process_to_its_rank():
         "node-c:4242:4301 [1] NCCL INFO comm 0x9bbab90 rank 1 nranks 2 cudaDev 1 busId 48000 - Init COMPLETE",
         "node-c:4242:4310 [1] NCCL WARN NET/IB : Got async event : port error"]})
     assert (incidents[0].root.host, incidents[0].root.rank) == ("node-c", 5)
+
+
+# --- process groups: only the default group's rank is the global rank (REAL lines) -------------------------------
+# pytorch/pytorch #115801 (the "[PG n Rank r]" prefix): "rank0 on PG1 may correspond to rank3 on PG0"
+PG_LINES = [
+    # https://github.com/hiyouga/LlamaFactory/issues/6953 (2.2-2.3: "[PG 0 Rank r]", the default group)
+    ("[rank144]:[E ProcessGroupNCCL.cpp:1316] [PG 0 Rank 144] Heartbeat monitor timed out! Process will be terminated "
+     "after dumping debug info. workMetaList_.size()=1", (144, None, None)),
+    # https://github.com/pytorch/pytorch/issues/113128 (2.4: "[PG 0 (default_pg) Rank r]")
+    ("[default0]:[rank12]:[E817 17:40:34.227531918 ProcessGroupNCCL.cpp:1515] [PG 0 (default_pg) Rank 12] Process "
+     "group watchdog thread terminated with exception: CUDA error: uncorrectable ECC error encountered",
+     (12, None, None)),
+    # https://github.com/instructlab/training/pull/520 (2.5+: "[PG ID 0 PG GUID 0(default_pg) Rank r]", no launcher
+    # prefix)
+    ("  what():  [PG ID 0 PG GUID 0(default_pg) Rank 3] Process group watchdog thread terminated with exception: "
+     "[Rank 3] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=1, OpType=ALLREDUCE, NumelIn=1, "
+     "NumelOut=1, Timeout(ms)=1) ran for 90 milliseconds before timing out.", (3, None, None)),
+    # https://github.com/sgl-project/sglang/issues/1693 (a subgroup, no launcher prefix: the WorkNCCL's "[Rank 5]"
+    # is group 3's too)
+    ("  what():  [PG 3 Rank 5] Process group watchdog thread terminated with exception: [Rank 5] Watchdog caught "
+     "collective operation timeout: WorkNCCL(SeqNum=9141, OpType=_ALLGATHER_BASE, NumelIn=19008, NumelOut=152064, "
+     "Timeout(ms)=600000) ran for 600020 milliseconds before timing out.", (None, "3", 5)),
+    # https://github.com/areal-project/AReaL/issues/3 (group 134's rank 1 is torch's global rank 12)
+    ("(model_worker/12 pid=43581, ip=10.208.16.54) [rank12]:[E227 06:13:07.855233166 ProcessGroupNCCL.cpp:1534] "
+     "[PG 134 Rank 1] Process group watchdog thread terminated with exception: NCCL error: remote process exited or "
+     "there was a network error, NCCL version 2.22.3", (12, "134", 1)),
+    # https://github.com/hiyouga/LlamaFactory/issues/8261 (2.5+, a subgroup without a description)
+    ("[1788] [rank2]:[E602 11:17:52.400889883 ProcessGroupNCCL.cpp:2268] [PG ID 1 PG GUID 1 Rank 2]  failure detected "
+     "by watchdog at work sequence id: 2847 PG status: last enqueued work: 2856, last completed work: 2846",
+     (2, "1", 2)),
+]
+
+
+@pytest.mark.parametrize("line,want", PG_LINES)
+def test_a_subgroups_rank_is_not_the_global_rank(line, want):
+    from parsers.classify import message_rank
+    assert message_rank(line) == want
+    (ev,) = [e for e in read_lines([line], "job/train.log", Clock(), root="job", year=2025) if e.kind != "rank_seen"]
+    glob, group, group_rank = want
+    assert ev.rank == glob
+    assert (ev.details.get("pg"), ev.details.get("group_rank")) == (group, group_rank)
+
+
+def test_a_process_groups_description_says_whether_it_is_the_default_one():
+    from parsers.classify import default_group
+    assert default_group("0") and default_group("0", " (default_pg)") and default_group("0", " PG GUID 0(default_pg)")
+    assert not default_group("1") and not default_group("134")
+    assert not default_group("1", " PG GUID 1(DATA_PARALLEL_GROUP_WITH_CP)")  # a named subgroup (Megatron's)
+
+
+# --- the flight recorder's dump lines are no timeouts (REAL lines) -----------------------------------------------
+
+OPENRLHF_1126 = (Path(__file__).parent / "fixtures/incidents/openrlhf-1126-dump/logs/train.log").read_text(
+    encoding="utf-8").splitlines()
+
+
+def test_a_rank_told_to_dump_did_not_time_out():
+    """REAL (OpenRLHF/OpenRLHF #1126, its lines 6-9 as tests/fixtures/incidents/openrlhf-1126-dump keeps them): rank 2
+    received rank 6's dump signal and prepares its dump; only rank 7's watchdog reports the timeout."""
+    incident = job({"train.log": OPENRLHF_1126[5:9]})[0]
+    assert incident.consequences.startswith("rank 7 timed out in ALLREDUCE SeqNum 460631")
+
+
+@pytest.mark.parametrize("line,rank", [
+    # REAL: https://github.com/hiyouga/LlamaFactory/issues/6953
+    ("[rank144]:[E ProcessGroupNCCL.cpp:1153] [PG 0 Rank 144] ProcessGroupNCCL preparing to dump debug info.", 144),
+    # REAL: https://github.com/sgl-project/sglang/issues/10216 (2.5+, the default group with no description)
+    ("[rank2]:[E909 08:45:31.916910323 ProcessGroupNCCL.cpp:1589] [PG ID 0 PG GUID 0 Rank 2] ProcessGroupNCCL "
+     "preparing to dump debug info. Include stack trace: 1", 2),
+])
+def test_preparing_to_dump_is_a_dump_notice(line, rank):
+    (ev,) = [e for e in read_lines([line], "job/train.log", Clock(), root="job", year=2025) if e.kind != "rank_seen"]
+    assert (ev.kind, ev.rank, ev.details["fact"]) == ("nccl_dump", rank, "dump_notice")
+
+
+# --- a process's rank from its other lines (REAL lines) ----------------------------------------------------------
+
+AREAL_3 = (Path(__file__).parent / "fixtures/incidents/areal-3-ib-flush/logs/train.log").read_text(
+    encoding="utf-8").splitlines()
+
+
+def test_a_pid_named_with_a_rank_names_it_on_its_other_lines():
+    """REAL (areal-project/AReaL #3, as tests/fixtures/incidents/areal-3-ib-flush keeps it): Ray's prefix of pid 43581
+    on 10.208.16.54 carries torch's "[rank12]:" on the watchdog's line only; its NET/IB line is rank 12's too,
+    whichever comes first in the file."""
+    for lines in (AREAL_3, AREAL_3[::-1]):
+        ev = {e.kind: e for e in read_lines(lines, "job/train.log", Clock(), root="job", year=2025)}
+        assert (ev["ib_completion_error"].rank, ev["ib_completion_error"].pid) == (12, 43581)
+        assert ev["ib_completion_error"].details["rank_from_pid"] is True
+
+
+def test_a_pid_named_with_two_ranks_names_none():
+    """SYNTHETIC (Ray's prefix, vllm-project/vllm #6042's format): the same host and pid with two ranks (a reused
+    pid, a mixed-up log) names neither; another host's same pid is another process."""
+    lines = ["(RayWorkerWrapper pid=4009, ip=10.0.0.1) [rank1]: ready",
+             "(RayWorkerWrapper pid=4009, ip=10.0.0.1) [rank3]: ready",
+             "(RayWorkerWrapper pid=4009, ip=10.0.0.2) [rank5]: ready",
+             "(RayWorkerWrapper pid=4009, ip=10.0.0.1) ncclRemoteError: A call failed possibly due to a network error "
+             "or a remote process exiting prematurely."]
+    (ev,) = [e for e in read_lines(lines, "job/train.log", Clock(), root="job", year=2025) if e.kind != "rank_seen"]
+    assert (ev.kind, ev.host, ev.rank) == ("nccl_remote_error", "10.0.0.1", None)
+
+
+# --- time stamps around launcher prefixes (REAL lines) -----------------------------------------------------------
+
+def test_a_time_stamp_before_a_prefix_is_skipped_and_kept():
+    """REAL (vllm-project/vllm #18260: kubectl's --timestamps before vLLM's worker prefix, which names its rank):
+    the prefix is read through the stamp, and the stamp stays for the line's time."""
+    line = ("2025-05-16T13:08:58.099318151Z (VllmWorker rank=0 pid=249) DEBUG 05-16 13:08:58 [parallel_state.py:867] "
+            "world_size=8 rank=0 local_rank=0 distributed_init_method=tcp://127.0.0.1:39977 backend=nccl")
+    origin, rest = strip(line)
+    assert (origin.rank, origin.pid) == (0, 249)
+    assert rest.startswith("2025-05-16T13:08:58.099318151Z DEBUG 05-16 13:08:58 [parallel_state.py:867]")
+    assert app_stamp(rest)[0] == datetime(2025, 5, 16, 13, 8, 58, 99318, tzinfo=timezone.utc)
+
+
+def test_a_time_stamp_no_prefix_follows_stays_in_the_message():
+    """REAL (ray-project/ray #16979: Python logging's stamp behind Ray's prefix, no prefix after it)."""
+    line = ("(pid=34272) 2021-07-14 13:21:26,887\tINFO distributed_torch_runner.py:58 -- Setting up process group for: "
+            "tcp://10.148.18.24:47078 [rank=3]")
+    origin, rest = strip(line)
+    assert (origin.pid, origin.rank) == (34272, None)
+    assert rest == line[len("(pid=34272) "):]
+
+
+def test_nccls_own_time_stamp_between_rays_prefix_and_its_own():
+    """SYNTHETIC (the shapes of foundation-model-stack/fastsafetensors #36's Ray-and-NCCL lines and NCCL 2.26+'s
+    default NCCL_DEBUG_TIMESTAMP_FORMAT "[%F %T] " before a WARN line): the stamp between the two prefixes is
+    skipped, NCCL's host, pid and device read."""
+    origin, rest = strip("(RayWorkerWrapper pid=285, ip=192.168.177.12) [2025-12-17 23:27:55] spark2:285:362 [0] "
+                         "NCCL WARN NET/IB : Got async event : port error")
+    assert (origin.host, origin.pid, origin.gpu) == ("spark2", 285, 0)
+    assert rest == "[2025-12-17 23:27:55] NCCL WARN NET/IB : Got async event : port error"

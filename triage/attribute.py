@@ -56,6 +56,9 @@ NODE_FAULT_KINDS = frozenset(k.name for k in KIND_TABLE
                              if not k.workload and k.category in ("hardware", "fabric", "by_attribution"))
 # Symptoms: what a failure elsewhere makes a healthy rank print
 SYMPTOM_KINDS = frozenset(k.name for k in _ROWS if k.consequence)
+# a rank's own watchdog report of a collective that timed out (the consequences' "N ranks timed out"); the flight
+# recorder's dump lines (nccl_dump) are not: a rank told to dump may never have timed out itself
+TIMEOUT_KINDS = ("nccl_timeout", "nccl_progress")
 PEER_KINDS = frozenset(k.name for k in KIND_TABLE if k.peer)
 # Signals a rank gets because another failed: the watchdog's abort, the launcher's SIGTERM to the survivors
 CONSEQUENCE_SIGNALS = frozenset({6, 15, 2, 1})
@@ -340,7 +343,10 @@ def _fabric_error(job: Job) -> Verdict | None:
 
 
 def _lagging_rank(job: Job) -> Verdict | None:
-    reports = [e for e in job.evidence if e.kind in ("nccl_timeout", "nccl_progress") and e.rank is not None]
+    # the flight recorder's "preparing to dump debug info" is no timeout, but its rank's watchdog machinery was heard
+    # from: it is not a rank that went silent
+    reports = [e for e in job.evidence if (e.kind in TIMEOUT_KINDS or e.details.get("fact") == "dump_notice")
+               and e.rank is not None]
     dumped = _dumped_behind(job, reports)
     if dumped:
         behind = sorted({e.rank for e in dumped})
@@ -488,7 +494,7 @@ def _related(job: Job, v: Verdict) -> list[Evidence]:
 def consequences(job: Job, v: Verdict) -> str:
     """One sentence: what the failure did to the rest of the job."""
     parts = []
-    timeouts = [e for e in job.failures if e.kind in ("nccl_timeout", "nccl_progress") and e.rank is not None]
+    timeouts = [e for e in job.failures if e.kind in TIMEOUT_KINDS and e.rank is not None]
     if timeouts:
         ranks = sorted({e.rank for e in timeouts})
         ops = Counter(e.op for e in timeouts if e.op)

@@ -123,9 +123,19 @@ FACTS: tuple[Fact, ...] = (
        r"(?:\[PG (?:ID )?(?P<pg>\d+)[^\]]*? )?(?:Rank (?P<rank>\d+)\] +)?Received a dump signal due to a collective "
        r"timeout from +(?:(?P<own>this local rank)|rank (?P<signal_from>\d+)).{0,200}?Last enqueued NCCL work: "
        r"(?P<last_enqueued>-?\d+), last completed NCCL work: (?P<last_completed>-?\d+)", severity="warning"),
-    # the heartbeat monitor: the watchdog thread itself is stuck (a CUDA call that never returns)
-    _f("heartbeat", "nccl_hang", ["Heartbeat monitor timed out", "watchdog got stuck"],
-       r"(?:Rank (?P<rank>\d+)\] )?(?:Heartbeat monitor timed out|(?:ProcessGroupNCCL'\s*s )?watchdog got stuck)"),
+    # the heartbeat monitor: the watchdog thread itself is stuck (a CUDA call that never returns); 2.5+ ends with
+    # "[PG ID 0 PG GUID 0(default_pg) Rank 2] Terminating the process after attempting to dump debug info, due to
+    # ProcessGroupNCCL watchdog hang."
+    _f("heartbeat", "nccl_hang", ["Heartbeat monitor timed out", "watchdog got stuck", "due to ProcessGroupNCCL watchdog hang"],
+       r"(?:Rank (?P<rank>\d+)\] )?(?:Heartbeat monitor timed out|(?:ProcessGroupNCCL'\s*s )?watchdog got stuck|"
+       r"Terminating the process after attempting to dump debug info, due to ProcessGroupNCCL watchdog hang)"),
+    # the flight recorder announcing a dump, on every rank a timeout anywhere reached, its own or not: "[PG 0 Rank
+    # 144] ProcessGroupNCCL preparing to dump debug info." (2.3+, "... Include stack trace: 1" later), and the exit
+    # after it: "Terminating the process after attempting to dump debug info, due to collective timeout or
+    # exception."; no timeout of this rank's (the parsers read them as part of a rank's watchdog failure)
+    _f("dump_notice", "nccl_dump", ["preparing to dump debug info", "after attempting to dump debug info"],
+       r"(?:Rank (?P<rank>\d+)\] +)?(?:ProcessGroupNCCL preparing to dump debug info|Terminating the process after "
+       r"attempting to dump debug info)", severity="warning"),
     # Slurm ends a step or job: "slurmstepd: error: *** STEP 1234.0 ON node-3 CANCELLED AT 2023-01-01T00:00:00
     # DUE TO TIME LIMIT ***", "*** JOB 99 ON gpu-1 CANCELLED AT ... DUE TO NODE FAILURE, SEE SLURMCTLD LOG ***"
     _f("slurm_cancelled", "job_ended", ["CANCELLED AT"],

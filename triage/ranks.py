@@ -12,6 +12,8 @@ import re
 from dataclasses import dataclass, replace
 from pathlib import PurePath
 
+from parsers.classify import message_rank
+
 
 @dataclass(frozen=True, slots=True)
 class Origin:
@@ -50,8 +52,9 @@ PREFIXES: tuple[tuple[str, re.Pattern, dict[str, str]], ...] = tuple(
         # "(pid=1234, ip=10.0.0.1)"; the actor or task name is any word Ray prints there, a named actor's with its own
         # "/" or "." ("(model_worker/12 pid=43581, ip=10.208.16.54)", AReaL), and a driver's prefix may come before
         # a worker's ("(EngineCore_DP0 pid=1088) (RayWorkerWrapper pid=285, ip=192.168.177.12)"): the inner wins
-        ("ray", r"\((?:[\w./:\-]{1,128} )?pid=(?P<pid>\d+)(?:, ip=(?P<host>[0-9a-fA-F.:]+))?\) ?",
-         {"pid": "pid", "host": "host"}),
+        # vLLM's own worker processes print the same shape with their rank: "(VllmWorker rank=0 pid=249)"
+        ("ray", r"\((?:[\w./:\-]{1,128} )?(?:rank=(?P<rank>\d{1,6}) )?pid=(?P<pid>\d+)(?:, ip=(?P<host>[0-9a-fA-F.:]+))?\) ?",
+         {"pid": "pid", "host": "host", "rank": "rank"}),
         # NCCL's own: "host:pid:tid [dev] NCCL INFO ..."
         ("nccl", r"(?P<host>" + _HOST + r"):(?P<pid>\d+):(?P<tid>\d+) \[(?P<gpu>\d+)\] ",
          {"host": "host", "pid": "pid", "gpu": "gpu"}),
@@ -63,7 +66,9 @@ PREFIXES: tuple[tuple[str, re.Pattern, dict[str, str]], ...] = tuple(
         ("pdsh", r"(?P<host>" + _HOST + r"): (?=\S)", {"host": "host"}),
     ))
 # Prefixes inside a message that name the rank without being a launcher prefix: PyTorch's "[Rank 3]" and
-# "[PG 0 Rank 3]", "[PG ID 0 PG GUID 0(default_pg) Rank 3]"; DeepSpeed's "[Rank 3]" too.
+# "[PG 0 Rank 3]", "[PG ID 0 PG GUID 0(default_pg) Rank 3]"; DeepSpeed's "[Rank 3]" too.  A process group other
+# than the default one ("[PG 134 Rank 1]") names the rank in that group, not the global one (parsers.classify's
+# message_rank): kept as the evidence's `group_rank`, never its rank.
 IN_MESSAGE = re.compile(r"\[(?:PG [^\]]*?)?(?:Rank|RANK) (?P<rank>\d+)\]")
 # A host name must hold a letter or a dot/dash to be one (not "12" or "E0321"): pdsh's row is tried last and only
 # when what looks like a host is not a log level or a Python/NCCL word.
@@ -90,26 +95,50 @@ def _host_ok(host: str) -> bool:
             and _NOT_HOST_SHAPE.search(host) is None)
 
 
+# A time stamp a writer put between two prefixes or before the first (kubectl --timestamps' RFC 3339, Python
+# logging's "2021-07-14 13:21:26,887", NCCL 2.26+'s "[%F %T] " before its WARN lines, behind Ray's prefix): skipped
+# when a prefix follows it, and kept at the front of what is left (the line's time is read from it).
+STAMPS = re.compile(r"(?:\[\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:[.,]\d{1,9})?(?:Z|[+-]\d{2}:?\d{2})?\]|"
+                    r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:[.,]\d{1,9})?(?:Z|[+-]\d{2}:?\d{2})?) ")
+
+
+def _prefix(rest: str, rows) -> tuple[re.Match, tuple] | None:
+    for row in rows:
+        m = row[1].match(rest)
+        if m is None:
+            continue
+        if row[0] == "pdsh" and not _host_ok(m.group("host")):
+            continue
+        return m, row
+    return None
+
+
 def strip(line: str) -> tuple[Origin, str]:
     """(who wrote it, the line without its launcher prefixes).  The inner prefix wins where two say the same."""
     found: dict = {}
     rest = line
+    stamp = ""
     for step in range(MAX_PREFIXES):
-        for name, pattern, fields in _FIRST.get(rest[:1], _ANY) if step == 0 else _INNER.get(rest[:1], _ANY_INNER):
-            m = pattern.match(rest)
-            if m is None:
-                continue
-            if name == "pdsh" and not _host_ok(m.group("host")):
-                continue
-            for field_name, group in fields.items():
-                value = m.group(group)
-                if value is not None:
-                    found[field_name] = value if field_name == "host" else int(value)
-            rest = rest[m.end():]
+        table, anywhere = (_FIRST, _ANY) if step == 0 else (_INNER, _ANY_INNER)
+        hit = _prefix(rest, table.get(rest[:1], anywhere))
+        skip = 0
+        if hit is None and rest[:1] in _STAMP_FIRST:
+            sm = STAMPS.match(rest)
+            if sm is not None:
+                after = rest[sm.end():]
+                hit = _prefix(after, table.get(after[:1], anywhere))
+                skip = sm.end()
+        if hit is None:
             break
-        else:
-            break
-    return (Origin(**found) if found else NONE), rest
+        m, (name, _, fields) = hit
+        if skip and not stamp:
+            stamp = rest[:skip]
+        for field_name, group in fields.items():
+            value = m.group(group)
+            if value is not None:
+                found[field_name] = value if field_name == "host" else int(value)
+        rest = rest[skip:][m.end():]
+    return (Origin(**found) if found else NONE), stamp + rest
 
 
 # Which rows a line starting with a given character may be (a prefix's first character is fixed by its pattern): most
@@ -129,13 +158,27 @@ def _rows_by_first(rows) -> tuple[dict, tuple]:
 
 
 _FIRST, _ANY = _rows_by_first(PREFIXES)
+_STAMP_FIRST = frozenset("[0123456789")
 _INNER, _ANY_INNER = _rows_by_first(tuple(r for r in PREFIXES if r[0] not in OUTERMOST))
 
 
 def in_message(message: str) -> int | None:
-    """The rank a PyTorch message names ("[Rank 3]", "[PG 0 Rank 3]"), if any."""
+    """The global rank a PyTorch message names ("[rank3]:" torch's own prefix behind another, "[PG 0 Rank 3]",
+    "[Rank 3]"), if any: never the rank in another process group's "[PG ...]" tag (see in_group)."""
+    glob, group, _ = message_rank(message)  # torch's own "[rankN]:" wherever it stands, the default group's rank
+    if glob is not None or group is not None:
+        return glob
     m = IN_MESSAGE.search(message)
     return int(m.group("rank")) if m else None
+
+
+def in_group(message: str) -> tuple[str, int] | None:
+    """(process group, rank in it) when a message's "[PG ...]" tag names a group other than the default one
+    ("[PG 134 Rank 1]", "[PG ID 2 PG GUID 5 Rank 0]"); None for the default group's and for a line without one."""
+    if "[PG " not in message:
+        return None
+    _, group, group_rank = message_rank(message)
+    return None if group is None or group_rank is None else (group, group_rank)
 
 
 # File and directory names: "rank-3.log", "rank_3.txt", "log_rank3", "stdout-rank-0", "local_rank2.log"

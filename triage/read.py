@@ -21,12 +21,13 @@ from parsers.prefilter import Prefilter
 from . import facts
 from .clock import Clock, app_stamp
 from .model import TEXT_MAX, Evidence, utc
-from .ranks import Origin, from_path, in_message, strip
+from .ranks import Origin, from_path, in_group, in_message, strip
 
 log = logging.getLogger("gpu_npd.triage")
 MAX_LINE = 65536  # characters of one line read; the rest of a longer line is not looked at
 YEAR_PROBE_LINES = 2000  # lines of a file searched for a dated stamp (the job's year) until one is found
 MAX_PER_KIND = 5000  # evidence of one kind kept per file: a log of a million timeouts says no more than this
+MAX_PENDING = 50000  # evidence held back to the file's end for the rank another line of its process names
 TRACEBACK_LINES = 400  # lines after "Traceback (most recent call last):" its exception line may come
 # torchrun's ChildFailedError summary: "[0]:" opens a failure, "  rank      : 3 (local_rank: 3)" fields follow
 _BLOCK_OPEN = re.compile(r"^\s*\[(\d+)\]:\s*$")
@@ -105,6 +106,8 @@ class FileReader:
         self._block: _Block | None = None
         self._root_next = False
         self._ranks: dict[tuple, int] = {}  # (host, rank) -> first line a launcher prefix named it on
+        self._pid_ranks: dict[tuple, int | None] = {}  # (host, pid) -> the rank its prefixes named (None: several)
+        self._pending: list[Evidence] = []  # evidence of a pid whose rank a later line may name
         self._year_seen = False
         self._merged: dict[Origin, Origin] = {}  # a line's prefix -> the file's origin with it (bounded)
         self.errors = 0  # lines whose reading raised (a bug): skipped, logged once, counted
@@ -124,6 +127,7 @@ class FileReader:
         if batch:
             yield from self._batch(n, batch)
         yield from self._close_block()
+        yield from self._pid_filled()
         if self.errors > 1:
             log.warning("triage: %d lines of %s raised while read and were skipped", self.errors, self.name)
         for (host, rank), first in sorted(self._ranks.items(), key=lambda kv: kv[1]):
@@ -146,16 +150,35 @@ class FileReader:
                     if len(merged) < 4096:
                         merged[prefix] = origin
                 key = (origin.host, origin.rank, origin.local_rank, origin.pid)
+                if origin.pid is not None and origin.rank is not None:  # a process's prefixes named its rank
+                    pid_key = (origin.host, origin.pid)
+                    known = self._pid_ranks.get(pid_key, origin.rank)
+                    if pid_key in self._pid_ranks or len(self._pid_ranks) < 65536:
+                        self._pid_ranks[pid_key] = origin.rank if known == origin.rank else None
                 if origin.rank is not None and (origin.host, origin.rank) not in self._ranks and len(self._ranks) < 65536:
                     self._ranks[(origin.host, origin.rank)] = n + i + 1
                 if i in hits or self._block is not None or self._root_next or key in self._tracebacks or \
                         _BLOCK_OPEN.match(rest):
-                    yield from self._line(n + i + 1, line, rest, origin, key)
+                    for ev in self._line(n + i + 1, line, rest, origin, key):
+                        if ev.rank is None and ev.pid is not None and len(self._pending) < MAX_PENDING:
+                            self._pending.append(ev)  # a later line may name its process's rank
+                        else:
+                            yield ev
             except Exception:  # noqa: BLE001 - a bug on one line must not lose the rest of the job's evidence
                 self.errors += 1
                 if self.errors == 1:
                     log.exception("triage: reading %s line %d raised (a bug; the line is skipped, later ones are "
                                   "counted): %.200r", self.name, n + i + 1, line)
+
+    def _pid_filled(self) -> Iterator[Evidence]:
+        """The evidence held back, each with the rank another line of the same process (host and pid: Ray's
+        "(name pid=N, ip=...)", NCCL's "host:pid:tid") named in a launcher prefix, when exactly one rank was."""
+        pending, self._pending = self._pending, []
+        for ev in pending:
+            rank = self._pid_ranks.get((ev.host, ev.pid))
+            if rank is not None:
+                ev = ev.with_context(rank=rank, details={**ev.details, "rank_from_pid": True})
+            yield ev
 
     # --- one line ---------------------------------------------------------------------------------------------
     def _line(self, n: int, line: str, rest: str, origin: Origin, key: tuple) -> Iterator[Evidence]:
@@ -234,6 +257,9 @@ class FileReader:
     # --- evidence ---------------------------------------------------------------------------------------------
     def _base(self, n: int, line: str, rest: str, origin: Origin, key: tuple) -> dict:
         when, extra, env_host = self._when(rest, key, origin.host)
+        group = in_group(rest)
+        if group is not None:  # "[PG 134 Rank 1]": rank 1 of group 134, not global rank 1
+            extra["pg"], extra["group_rank"] = group
         rank = origin.rank if origin.rank is not None else in_message(rest)
         return dict(time=when, host=origin.host or env_host, rank=rank, local_rank=origin.local_rank,
                     pid=origin.pid, gpu=origin.gpu, file=self.name, line=n, text=line[:TEXT_MAX],
@@ -273,6 +299,8 @@ class FileReader:
                 details[name] = value
         details["fact"] = fact.name
         about_another = fact.kind in facts.ABOUT_ANOTHER  # a launcher's line about the process that died
+        if "group_rank" in details and "rank" in values:  # the row read a subgroup's rank: not the global one
+            del values["rank"]
         for name, value in values.items():
             if not about_another and name != "host" and base.get(name) is not None:
                 continue  # the line's own prefix says who wrote it, and the fact is about that writer
