@@ -99,6 +99,19 @@ def _dmesg_decode(m: re.Match, year: int | None) -> Envelope:
                     extra={"facility": facility, "level": level})
 
 
+def _talos(m: re.Match, year: int | None) -> Envelope:
+    """`talosctl dmesg`: the record's facility says whose it is (kern: the kernel's; any other, a process that wrote
+    to /dev/kmsg, as the kmsg envelope's facility); the node's name or address leads it when the command asked
+    several nodes (or named one with -n)."""
+    host, facility, level, ts, msg = m.groups()
+    extra: dict[str, Any] = {"facility": facility, "level": level}
+    if host is not None:
+        extra["host"] = host
+    if facility != "kern":
+        extra["app"] = KMSG_USERSPACE
+    return Envelope("talos", msg, timestamp=_iso(ts), extra=extra)
+
+
 def _cri(m: re.Match, year: int | None) -> Envelope:
     ts, stream, tag, msg = m.groups()
     return Envelope("cri", msg, timestamp=_iso(ts), extra={"stream": stream, "partial": tag == "P"})
@@ -156,6 +169,7 @@ def _short_iso(m: re.Match, year: int | None) -> Envelope:
 
 
 _TAG = r"([^\s:\[]+)(?:\[(\d+)\])?:"
+_LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 # kubelet's container log line: "<RFC3339Nano> <stdout|stderr> <P|F> <text>"
 _CRI = LazyPattern(r"^(\d{4}-\d\d-\d\dT[\d:.]+(?:Z|[+-]\d\d:?\d\d)) (stdout|stderr) ([PF]) ?(.*)$", re.S)
 Build = Callable[[re.Match, "int | None"], "Envelope | None"]
@@ -180,6 +194,12 @@ ENVELOPES: tuple[tuple[str, str, LazyPattern, Build, str | None], ...] = (
     ("dmesg_decode", "abcdefghijklmnopqrstuvwxyz", LazyPattern(
         r"^([a-z0-9]+) *:([a-z]+) *: (\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d),(\d+)([+-]\d\d:?\d\d) ?(.*)$", re.S),
      _dmesg_decode, "last"),
+    # `talosctl dmesg` (Talos Linux): "10.200.70.91: kern:    info: [2025-06-04T04:51:57.572293906Z]: memory: ..", the
+    # node left out when one was asked without -n; the level right-aligned to 7 characters
+    ("talos", _LETTERS + "0123456789 ", LazyPattern(
+        r"^ *(?:([^\s:][^\s]*?): )?(kern|user|mail|daemon|auth|syslog|lpr|news|uucp|cron|authpriv|ftp|local[0-7]): *"
+        r"(emerg|alert|crit|err|warning|notice|info|debug): \[(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?"
+        r"(?:Z|[+-]\d\d:\d\d))\]: ?(.*)$", re.S), _talos, "last"),
     ("docker", "{", LazyPattern(r"^\{.*\"log\"\s*:", re.S), _docker, None),
     ("rfc5424", "<", LazyPattern(r"^<(\d{1,3})>1 (\S+) (\S+) (\S+) (\S+) \S+ (?:-|(?:\[.*?\])+) ?(.*)$", re.S), _rfc5424, "inner"),
     ("rfc3164", "<ADFJMNOS", LazyPattern(

@@ -36,12 +36,26 @@ def test_nvml_and_kernel_forms_share_one_key():
     ("2024-07-25T06:36:18.293456789Z stderr F NVRM: hello", "cri", "NVRM: hello"),
     ('{"log":"NVRM: hello\\n","stream":"stderr","time":"2024-07-25T06:36:18.293456789Z"}', "docker", "NVRM: hello"),
     ("kern  :warn  : 2025-01-21T04:41:44,283302+00:00 NVRM: hello", "dmesg_decode", "NVRM: hello"),  # gpud testdata
+    # talosctl dmesg, with and without the node (tests/fixtures/realworld/host-2.yaml)
+    ("109.200.197.196: kern:   alert: [2024-05-13T15:13:11.99477118Z]: XFS (sdb6): hello", "talos", "XFS (sdb6): hello"),
+    ("kern: warning: [2025-05-18T15:40:20.653515542Z]: NVRM: hello", "talos", "NVRM: hello"),
+    ("mc-pt1-pkp-srv-1a: kern:    info: [2025-09-13T20:46:45.810476849Z]: NVRM: hello", "talos", "NVRM: hello"),
     ("NVRM: hello", "plain", "NVRM: hello"),
     ('{"log": 5}', "plain", '{"log": 5}'),
 ])
 def test_envelopes(line, name, message):
     env = detect(line, year=2026)
     assert (env.name, env.message) == (name, message)
+
+
+def test_talos_envelope_says_whose_line_it_is():
+    """talosctl dmesg keeps the record's facility: kern is the kernel's, any other a process's that wrote to kmsg."""
+    kern = detect("10.200.70.91: kern:    info: [2025-06-04T04:51:57.572293906Z]: NVRM: hello")
+    assert (kern.timestamp.isoformat(), kern.extra["host"], kern.extra.get("app")) == (
+        "2025-06-04T04:51:57.572293+00:00", "10.200.70.91", None)
+    user = detect("user: warning: [2026-01-12T20:27:31.913975631Z]: [talos] NVRM: Xid (PCI:0000:01:00): 79, fake")
+    assert (user.name, user.extra["app"]) == ("talos", "userspace")
+    assert detect("Nov 22 18:29:55 host kernel: kern: info: [x]: y", year=2026).name == "syslog"
 
 
 def test_envelope_timestamps():
