@@ -65,11 +65,11 @@ def _r(name, kind, keywords, pattern, severity=None, attribution=None, action=No
 # "invoked oom-killer" and "Killed process" lines; its lines are "once" (a second one starts the next kill).
 EVENT_LINES = {"aer": 12, "mlx5_health": 20, "mlx5_tx_timeout": 4, "knvlink": 2, "nccl_exception": 2, "sxid": 8,
                "oom": 4096, "nccl_watchdog": 64, "rcu_stall": 64, "mce": 16, "cper": 24, "nfs": 32, "fs": 16,
-               "nvme": 32, "ofi": 4, "clocksource": 16, "fallen": 64}
+               "nvme": 32, "ofi": 4, "clocksource": 16, "fallen": 64, "rminit": 32}
 # Events kept apart per device (the PCI address on the line): a health dump of one mlx5 function does not
 # swallow the next function's own health failure a few lines later.
 # (the row's `pci` group, else its `device` group: a block device, an NFS server, an NVMe controller)
-EVENT_PER_DEVICE = frozenset({"mlx5_health", "mlx5_tx_timeout", "sxid", "nfs", "fs", "nvme", "fallen"})
+EVENT_PER_DEVICE = frozenset({"mlx5_health", "mlx5_tx_timeout", "sxid", "nfs", "fs", "nvme", "fallen", "rminit"})
 # Events that escalate: a line of the open event more severe than any finding the event made so far is a finding of
 # its own (an NVMe timeout the driver aborted, a warning, then the controller reset it escalated to, an error); a line
 # no more severe is part of the event, as in any other.
@@ -146,6 +146,15 @@ RULES: tuple[Rule, ...] = (
        r"(?:GPU (?:at )?(?P<pci>" + PCI_SHORT + r"):? )?(?:GPU )?(?:has )?fallen off the bus",
        event=("fallen", "join")),
     _r("reset_required", "gpu_reset_required", ["NV_ERR_RESET_REQUIRED"], r"NV_ERR_RESET_REQUIRED"),
+    # The driver could not bring the GPU up, so it refuses it all work until a reset or reload brings it up: "NVRM: GPU
+    # 0000:0a:00.0: RmInitAdapter failed! (0x24:0x72:1568)" then "rm_init_adapter failed, device minor number 5"
+    # (older drivers: no "GPU <pci>: ", "rm_init_adapter failed for device bearing minor number 0"), again at each
+    # process that opens the device: one event per GPU while they repeat. The cause is the code's (power cables,
+    # firmware, the bus, an unsupported GPU), not the driver's by default.
+    _r("rm_init_failed", "gpu_reset_required", ["RmInitAdapter failed", "rm_init_adapter failed"],
+       r"(?:GPU (?P<pci>" + PCI_SHORT + r"): )?(?:RmInitAdapter failed! \((?P<rm_error>0x[0-9a-fA-F]+:0x[0-9a-fA-F]+:\d+)\)"
+       r"|rm_init_adapter failed(?:,| for) device (?:bearing )?minor number (?P<minor>\d+))",
+       attribution="unknown", event=("rminit", "join")),
     _r("driver_load", "driver_load", ["NVRM: loading"],
        r"NVRM: loading NVIDIA UNIX (?P<arch>\S+) Kernel Module\s+(?P<version>[\d.]+)"),
     _r("gpu_reset", "gpu_reset", ["NVRM: GPU"],

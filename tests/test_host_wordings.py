@@ -126,3 +126,25 @@ def test_a_lost_gpu_said_again_is_one_event_per_gpu():
                  "NVRM: GPU at 0000:02:00.0 has fallen off the bus."])
     assert [(f.kind, f.pci) for f in found if f.kind == "fallen_off_bus"] == [
         ("fallen_off_bus", "0000:01:00"), ("fallen_off_bus", "0000:02:00")]
+
+
+@pytest.mark.parametrize("line,pci,details", [
+    ("NVRM: GPU 0000:0a:00.0: RmInitAdapter failed! (0x24:0x72:1568)", "0000:0a:00", {"rm_error": "0x24:0x72:1568"}),
+    ("NVRM: GPU 0000:04:01.0: rm_init_adapter failed, device minor number 0", "0000:04:01", {"minor": 0}),
+    ("NVRM: RmInitAdapter failed! (0x26:0xffff:1227)", None, {"rm_error": "0x26:0xffff:1227"}),
+    ("NVRM: rm_init_adapter failed for device bearing minor number 0", None, {"minor": 0}),
+])
+def test_a_gpu_the_driver_cannot_initialise_needs_a_reset(line, pci, details):
+    f = parse_line(line)
+    assert (f.kind, f.pci, f.severity, f.attribution) == ("gpu_reset_required", pci, "fatal", "unknown")
+    assert {k: f.details.get(k) for k in details} == details
+
+
+def test_rm_init_failures_are_one_event_per_gpu():
+    found = run(["NVRM: GPU 0000:04:01.0: RmInitAdapter failed! (0x11:0x45:2525)",
+                 "NVRM: GPU 0000:04:01.0: rm_init_adapter failed, device minor number 0",
+                 "NVRM: GPU 0000:04:02.0: RmInitAdapter failed! (0x11:0x45:2525)",
+                 "NVRM: GPU 0000:04:02.0: rm_init_adapter failed, device minor number 1",
+                 "NVRM: GPU 0000:04:01.0: RmInitAdapter failed! (0x11:0x45:2525)"])
+    assert [f.pci for f in found] == ["0000:04:01", "0000:04:02"]
+    assert parse_line("NVRM: GPU 0000:5d:00.0: RmInitAdapter succeeded") is None
