@@ -20,8 +20,8 @@ from .kinds import SEVERITY_RANK
 from .kinds import TABLE as KIND_TABLE
 from .pci import find_pci, normalize_pci
 from .prefilter import Prefilter
-from .rules import (EVENT_ESCALATES, EVENT_LINES, EVENT_PER_DEVICE, EVENT_PER_RANK, KEYWORDS, PCI, REFINERS, RULES,
-                    STATED, Dispatch, Rule)
+from .rules import (EVENT_ESCALATES, EVENT_LINES, EVENT_PER_DEVICE, EVENT_PER_GPU, EVENT_PER_RANK, KEYWORDS, PCI,
+                    REFINERS, RULES, STATED, Dispatch, Rule)
 from .unclassified import DRIVER_KEYWORDS, ERROR_WORDS, unclassified
 
 _FIELDS = ("pid", "rank", "xid", "sxid")  # integer fields
@@ -277,6 +277,10 @@ class Classifier:
     def _instantiate(self, template: Template, position: int, env: Envelope | Pending | None, file: str | None,
                      lineno: int | None) -> Finding | None:
         fields, from_context, event = template
+        context_pci = (self._last_pci[1] if from_context and self._last_pci and
+                       position - self._last_pci[0] <= CONTEXT_LINES else None)
+        if context_pci and event is not None and event[0].endswith(" ") and event[0][:-1] in EVENT_PER_GPU:
+            event = (event[0] + context_pci, event[1], event[2])  # a GPU's event: the GPU the lines before it named
         if event is not None and self._in_event(event, position, SEVERITY_RANK[fields[1]] if fields else 0):
             return None
         if fields is None:
@@ -287,8 +291,8 @@ class Classifier:
             stated = self._stated.get(name)
             if stated is not None and 0 <= position - stated[0] <= EVENT_LINES[name] and stated[1] in table:
                 severity, action = table[stated[1]]
-        if from_context and self._last_pci and position - self._last_pci[0] <= CONTEXT_LINES:
-            pci = self._last_pci[1]
+        if context_pci:
+            pci = context_pci
         details = dict(details)
         if pci and pci in self.uuids:
             details["uuid"] = self.uuids[pci]
@@ -400,6 +404,8 @@ def _event_key(rule: Rule, m: re.Match) -> tuple[str, str, str] | None:
     if name in EVENT_PER_DEVICE:
         groups = m.groupdict()  # the full PCI address, function included: one event per function
         pci = (groups.get("pci") or groups.get("device") or "").lower()
+        if name in EVENT_PER_GPU:  # a GPU's: its normalized address ("" when the line names none)
+            pci = normalize_pci(pci) or ""
         name = f"{name} {pci}"
     elif name in EVENT_PER_RANK:
         name = f"{name} {_rank_of(m)}"

@@ -70,6 +70,10 @@ EVENT_LINES = {"aer": 12, "mlx5_health": 20, "mlx5_tx_timeout": 4, "knvlink": 2,
 # swallow the next function's own health failure a few lines later.
 # (the row's `pci` group, else its `device` group: a block device, an NFS server, an NVMe controller)
 EVENT_PER_DEVICE = frozenset({"mlx5_health", "mlx5_tx_timeout", "sxid", "nfs", "fs", "nvme", "fallen", "rminit"})
+# Of those, the events kept per GPU: keyed by the GPU's address (normalize_pci: a GPU is one key, whichever function
+# or spelling a line gives), the address the lines before it named when the line names none (an NV_ERR_GPU_IS_LOST
+# assertion after the "fallen off the bus" line it follows).
+EVENT_PER_GPU = frozenset({"fallen", "rminit"})
 # Events that escalate: a line of the open event more severe than any finding the event made so far is a finding of
 # its own (an NVMe timeout the driver aborted, a warning, then the controller reset it escalated to, an error); a line
 # no more severe is part of the event, as in any other.
@@ -140,10 +144,22 @@ RULES: tuple[Rule, ...] = (
        r"(?: GPU-CI:(?P<compute_instance>\d+))?\): (?P<xid>\d+)"
        r"(?:, pid=(?:'?<unknown>'?|(?P<pid>\d+)))?(?:, name=(?:<unknown>|(?P<process>[^,]*)))?,?\s*(?P<text>.*)",
        refine="xid"),
-    # The driver says it again at each access it tries after the GPU is gone (3.x-era "NVRM: GPU at 0000:01:00.0 has
-    # fallen off the bus." a few microseconds apart, failed accesses between): one event per GPU while it repeats.
+    # At probe (a driver load) the driver reports a GPU that is already gone once: "NVRM: The NVIDIA GPU 0000:5d:00.0
+    # / (PCI ID: 10de:2330) installed in this system has / fallen off the bus and is not responding to commands." (the
+    # address from the lines before it): each its own finding, whatever the runtime report before it.
+    _r("fallen_off_bus_probe", "fallen_off_bus", ["not responding to commands"],
+       r"fallen off the bus and is not responding to commands"),
+    # At run time the driver says it again at each access it tries after the GPU is gone (3.x-era "NVRM: GPU at
+    # 0000:01:00.0 has fallen off the bus." a few microseconds apart, failed accesses between): one event per GPU
+    # while it repeats.
     _r("fallen_off_bus", "fallen_off_bus", ["fallen off the bus"],
        r"(?:GPU (?:at )?(?P<pci>" + PCI_SHORT + r"):? )?(?:GPU )?(?:has )?fallen off the bus",
+       event=("fallen", "join")),
+    # The GSP-era driver's own word for it, an RM call that failed because the GPU is gone: "NVRM: nvAssertOkFailedNoLog:
+    # Assertion failed: GPU lost from the bus [NV_ERR_GPU_IS_LOST] (0x0000000F) returned from rmStatus @ ..",
+    # "nvCheckOkFailedNoLog: Check failed: GPU lost from the bus [NV_ERR_GPU_IS_LOST]", repeated by every call after:
+    # the same event (the GPU from the lines before it when the line names none).
+    _r("gpu_is_lost", "fallen_off_bus", ["NV_ERR_GPU_IS_LOST"], r"(?:GPU lost from the bus )?\[?NV_ERR_GPU_IS_LOST\b",
        event=("fallen", "join")),
     _r("reset_required", "gpu_reset_required", ["NV_ERR_RESET_REQUIRED"], r"NV_ERR_RESET_REQUIRED"),
     # The driver could not bring the GPU up, so it refuses it all work until a reset or reload brings it up: "NVRM: GPU

@@ -148,3 +148,27 @@ def test_rm_init_failures_are_one_event_per_gpu():
                  "NVRM: GPU 0000:04:01.0: RmInitAdapter failed! (0x11:0x45:2525)"])
     assert [f.pci for f in found] == ["0000:04:01", "0000:04:02"]
     assert parse_line("NVRM: GPU 0000:5d:00.0: RmInitAdapter succeeded") is None
+
+
+def test_the_gsp_drivers_gpu_is_lost_is_the_gpu_fallen_off_the_bus():
+    f = parse_line("NVRM: nvAssertOkFailedNoLog: Assertion failed: GPU lost from the bus [NV_ERR_GPU_IS_LOST] "
+                   "(0x0000000F) returned from rmStatus @ kernel_ce_gv100.c:106")
+    assert (f.kind, f.severity, f.pci) == ("fallen_off_bus", "fatal", None)
+    assert parse_line("NVRM: _issueRpcAndWait: rpcSendMessage failed with status 0x0000000f for fn 76!").kind == \
+        "unclassified"
+
+
+def test_gpu_is_lost_after_the_fallen_off_the_bus_it_follows_is_the_same_event():
+    found = run(["NVRM: GPU at PCI:0000:01:00: GPU-0b6b7808-c002-f593-ac86-cd8e57757b94",
+                 "NVRM: Xid (PCI:0000:01:00): 79, GPU has fallen off the bus.",
+                 "NVRM: GPU 0000:01:00.0: GPU has fallen off the bus.",
+                 "NVRM: GPU0 nvCheckOkFailedNoLog: Check failed: GPU lost from the bus [NV_ERR_GPU_IS_LOST] (0x0000000F)"])
+    assert [(f.kind, f.pci) for f in found] == [("xid", "0000:01:00"), ("fallen_off_bus", "0000:01:00")]
+
+
+def test_a_gpu_found_gone_at_probe_is_a_report_of_its_own():
+    """The probe-time report (a driver load, maybe hours later) is not the runtime report's repeat."""
+    found = run(["NVRM: GPU 0000:5d:00.0: GPU has fallen off the bus.",
+                 "NVRM: The NVIDIA GPU 0000:5d:00.0 (PCI ID: 10de:2330) installed in this system has fallen off the bus "
+                 "and is not responding to commands."])
+    assert [(f.kind, f.pci) for f in found] == [("fallen_off_bus", "0000:5d:00")] * 2
