@@ -162,6 +162,39 @@ def _rfc3164(m: re.Match, year: int | None) -> Envelope:
                                         extra={"host": host, "app": _program(tag, pid, prio)}))
 
 
+# journalctl / rsyslog under a non-English locale print the month as the locale abbreviates it ("kwi 15 07:56:59",
+# "11月 15 14:15:47", "Mär 15", "juil. 15"): the abbreviations of the common locales (de, fr, es, it, pt, nl, pl, ru)
+# and the CJK "<n>月" / "<n>월" -> month number. A token not in the table is no month: the line is plain text.
+_LOCAL_MONTHS = {name: n for n, names in enumerate((
+    "jan janv ene gen sty янв", "feb févr fév fev lut фев", "mär mars mar mrt мар", "apr avr avril abr kwi апр",
+    "mai may mag mei maj мая май", "jun juin giu cze июн", "jul juil lug lip июл", "aug août ago sie авг",
+    "sep sept set wrz сен", "okt oct ott out paź окт", "nov lis ноя", "dez déc dic dec gru дек"), start=1)
+    for name in names.split()}
+_CJK_MONTH = re.compile(r"^(\d{1,2})[月월]$")
+
+
+def _local_month(token: str) -> int | None:
+    m = _CJK_MONTH.match(token)
+    if m:
+        return int(m.group(1)) if 1 <= int(m.group(1)) <= 12 else None
+    return _LOCAL_MONTHS.get(token.rstrip(".").lower())
+
+
+def _rfc3164_local(m: re.Match, year: int | None) -> Envelope | None:
+    """A syslog / journal line whose month the locale spelled; refused (plain text) unless the month is one."""
+    prio, mon, day, clock, host, tag, pid, msg = m.groups()
+    month = _local_month(mon)
+    if month is None:
+        return None
+    when = _bsd("Jan", day, clock, year or datetime.now(timezone.utc).year)
+    if when is not None:
+        try:
+            when = when.replace(month=month)
+        except ValueError:
+            when = None
+    return _strip_inner_uptime(Envelope("syslog", msg, timestamp=when, extra={"host": host, "app": _program(tag, pid, prio)}))
+
+
 def _short_iso(m: re.Match, year: int | None) -> Envelope:
     ts, host, tag, pid, msg = m.groups()
     return _strip_inner_uptime(Envelope("syslog", msg, timestamp=_iso(ts),
@@ -170,6 +203,7 @@ def _short_iso(m: re.Match, year: int | None) -> Envelope:
 
 _TAG = r"([^\s:\[]+)(?:\[(\d+)\])?:"
 _LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+_CYRILLIC = "".join(map(chr, range(0x410, 0x450)))
 # kubelet's container log line: "<RFC3339Nano> <stdout|stderr> <P|F> <text>"
 _CRI = LazyPattern(r"^(\d{4}-\d\d-\d\dT[\d:.]+(?:Z|[+-]\d\d:?\d\d)) (stdout|stderr) ([PF]) ?(.*)$", re.S)
 Build = Callable[[re.Match, "int | None"], "Envelope | None"]
@@ -205,6 +239,10 @@ ENVELOPES: tuple[tuple[str, str, LazyPattern, Build, str | None], ...] = (
     ("rfc3164", "<ADFJMNOS", LazyPattern(
         r"^(?:<(\d{1,3})>)?(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) +(\d{1,2}) (\d\d:\d\d:\d\d(?:\.\d+)?) (\S+) "
         + _TAG + r" ?(.*)$", re.S), _rfc3164, "inner"),
+    # the same with the month in the locale's words (the builder refuses a token that is no month)
+    ("rfc3164_local", "<0123456789" + _LETTERS + _CYRILLIC, LazyPattern(
+        r"^(?:<(\d{1,3})>)?(\d{1,2}[月월]|[^\W\d_]{3,5}\.?) +(\d{1,2}) (\d\d:\d\d:\d\d(?:\.\d+)?) (\S+) "
+        + _TAG + r" ?(.*)$", re.S), _rfc3164_local, None),
 )
 
 

@@ -48,6 +48,26 @@ def test_envelopes(line, name, message):
     assert (env.name, env.message) == (name, message)
 
 
+@pytest.mark.parametrize("line,month,app", [
+    ("kwi 15 07:56:59 testowy kernel: NVRM: Xid (PCI:0000:07:00): 38, pid=326, x", 4, "kernel"),  # pl (realworld)
+    ("11月 15 14:15:47 leon-NF5468M6 nv-fabricmanager[4177]: request to query NVSwitch device", 11, "nv-fabricmanager"),
+    ("Mär  2 07:56:59 host kernel: [  12.5] NVRM: hello", 3, "kernel"),  # de, the inner uptime kept
+    ("juil. 15 07:56:59 host kernel: NVRM: hello", 7, "kernel"),  # fr
+    ("ноя 15 07:56:59 host kernel: NVRM: hello", 11, "kernel"),  # ru
+    ("<12>déc. 15 07:56:59 host kernel: NVRM: hello", 12, "userspace"),  # user.warning, whatever the tag says
+])
+def test_a_syslog_line_under_another_locale_is_still_syslog(line, month, app):
+    """journalctl / rsyslog print the locale's month: the line is still the program's, with its time."""
+    env = detect(line, year=2026)
+    assert (env.name, env.timestamp.month, env.extra["app"]) == ("syslog", month, app)
+    assert "12.5" not in env.message and (env.uptime == 12.5) == ("12.5" in line)
+
+
+@pytest.mark.parametrize("line", ["Step 10 12:00:00 rank0 loss: 1.0", "Epoch 3 00:00:01 host trainer: done"])
+def test_a_word_that_is_no_month_is_no_syslog_line(line):
+    assert detect(line, year=2026).name == "plain"
+
+
 def test_talos_envelope_says_whose_line_it_is():
     """talosctl dmesg keeps the record's facility: kern is the kernel's, any other a process's that wrote to kmsg."""
     kern = detect("10.200.70.91: kern:    info: [2025-06-04T04:51:57.572293906Z]: NVRM: hello")
