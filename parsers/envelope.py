@@ -88,6 +88,17 @@ def _dmesg_raw(m: re.Match, year: int | None) -> Envelope:
     return Envelope("dmesg", message, None, float(uptime), {"app": KMSG_USERSPACE} if int(prio) >> 3 else {})
 
 
+def _dmesg_host(m: re.Match, year: int | None) -> Envelope:
+    """dmesg gathered from many nodes by pdsh / clush / ansible, each line led by the node: "b1360: [14280.4] ..."."""
+    host, uptime, message = m.groups()
+    return Envelope("dmesg", message, None, float(uptime), {"host": host})
+
+
+def _dmesg_t_host(m: re.Match, year: int | None) -> Envelope:
+    host, _, mon, day, clock, yr, msg = m.groups()
+    return Envelope("dmesg_t", msg, timestamp=_bsd(mon, day, clock, int(yr)), extra={"host": host})
+
+
 def _dmesg_t(m: re.Match, year: int | None) -> Envelope:
     _, mon, day, clock, yr, msg = m.groups()
     return Envelope("dmesg_t", msg, timestamp=_bsd(mon, day, clock, int(yr)))
@@ -234,6 +245,13 @@ ENVELOPES: tuple[tuple[str, str, LazyPattern, Build, str | None], ...] = (
         r"^ *(?:([^\s:][^\s]*?): )?(kern|user|mail|daemon|auth|syslog|lpr|news|uucp|cron|authpriv|ftp|local[0-7]): *"
         r"(emerg|alert|crit|err|warning|notice|info|debug): \[(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?"
         r"(?:Z|[+-]\d\d:\d\d))\]: ?(.*)$", re.S), _talos, "last"),
+    # dmesg / dmesg -T gathered from many nodes (pdsh, clush, ansible): "b1360: [14280.445220] mlx5_core ..", the node
+    # first (a name or address; never a driver's prefix, which no dmesg stamp follows)
+    ("dmesg_host", _LETTERS + "0123456789", LazyPattern(r"^([A-Za-z0-9][\w.:-]*?): \[\s*(\d+\.\d+)\] ?(.*)$", re.S),
+     _dmesg_host, "last"),
+    ("dmesg_t_host", _LETTERS + "0123456789", LazyPattern(
+        r"^([A-Za-z0-9][\w.:-]*?): \[(\w{3}) (\w{3}) +(\d{1,2}) (\d\d:\d\d:\d\d) (\d{4})\] ?(.*)$", re.S),
+     _dmesg_t_host, "last"),
     ("docker", "{", LazyPattern(r"^\{.*\"log\"\s*:", re.S), _docker, None),
     ("rfc5424", "<", LazyPattern(r"^<(\d{1,3})>1 (\S+) (\S+) (\S+) (\S+) \S+ (?:-|(?:\[.*?\])+) ?(.*)$", re.S), _rfc5424, "inner"),
     ("rfc3164", "<ADFJMNOS", LazyPattern(

@@ -36,6 +36,9 @@ def test_nvml_and_kernel_forms_share_one_key():
     ("2024-07-25T06:36:18.293456789Z stderr F NVRM: hello", "cri", "NVRM: hello"),
     ('{"log":"NVRM: hello\\n","stream":"stderr","time":"2024-07-25T06:36:18.293456789Z"}', "docker", "NVRM: hello"),
     ("kern  :warn  : 2025-01-21T04:41:44,283302+00:00 NVRM: hello", "dmesg_decode", "NVRM: hello"),  # gpud testdata
+    # dmesg gathered by pdsh / clush, the node first (tests/fixtures/realworld/mlx5-more.yaml)
+    ("b1360: [14280.445220] NVRM: hello", "dmesg", "NVRM: hello"),
+    ("node-01.cluster: [Sun Nov 22 02:05:37 2026] NVRM: hello", "dmesg_t", "NVRM: hello"),
     # talosctl dmesg, with and without the node (tests/fixtures/realworld/host-2.yaml)
     ("109.200.197.196: kern:   alert: [2024-05-13T15:13:11.99477118Z]: XFS (sdb6): hello", "talos", "XFS (sdb6): hello"),
     ("kern: warning: [2025-05-18T15:40:20.653515542Z]: NVRM: hello", "talos", "NVRM: hello"),
@@ -66,6 +69,12 @@ def test_a_syslog_line_under_another_locale_is_still_syslog(line, month, app):
 @pytest.mark.parametrize("line", ["Step 10 12:00:00 rank0 loss: 1.0", "Epoch 3 00:00:01 host trainer: done"])
 def test_a_word_that_is_no_month_is_no_syslog_line(line):
     assert detect(line, year=2026).name == "plain"
+
+
+def test_pdsh_dmesg_keeps_the_node_and_the_uptime():
+    env = detect("b1360: [14280.445220] mlx5_core 0000:61:00.0: wait_func:1132:(pid 141181): x")
+    assert (env.uptime, env.extra["host"]) == (pytest.approx(14280.44522), "b1360")
+    assert detect("NVRM: Xid (PCI:0000:01:00): 79, pid=1, name=x, GPU has fallen off the bus.").name == "plain"
 
 
 def test_talos_envelope_says_whose_line_it_is():
