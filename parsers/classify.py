@@ -16,10 +16,12 @@ from .envelope import Envelope, Pending, finish, is_kmsg_continuation, split
 
 from .finding import Finding, bounded_int
 from .kinds import BY_NAME as KIND
+from .kinds import SEVERITY_RANK
 from .kinds import TABLE as KIND_TABLE
 from .pci import find_pci, normalize_pci
 from .prefilter import Prefilter
-from .rules import EVENT_LINES, EVENT_PER_DEVICE, EVENT_PER_RANK, KEYWORDS, PCI, REFINERS, RULES, STATED, Dispatch, Rule
+from .rules import (EVENT_ESCALATES, EVENT_LINES, EVENT_PER_DEVICE, EVENT_PER_GPU, EVENT_PER_RANK, KEYWORDS, PCI,
+                    REFINERS, RULES, STATED, Dispatch, Rule)
 from .unclassified import DRIVER_KEYWORDS, ERROR_WORDS, unclassified
 
 _FIELDS = ("pid", "rank", "xid", "sxid")  # integer fields
@@ -115,6 +117,7 @@ class Classifier:
         self._last_pci: tuple[int, str] | None = None
         self._events: dict[str, int] = {}  # open multi-line event -> position of its last line
         self._stages: dict[str, frozenset[str]] = {}  # open event -> its "once" rows seen so far
+        self._ranks: dict[str, int] = {}  # open escalating event (rules.EVENT_ESCALATES) -> its findings' top severity
         self._stated: dict[str, tuple[int, str]] = {}  # event -> (position, the severity its "state" line stated)
         self._count = 0
         self.errors = 0  # lines whose classification raised (a bug): counted, logged once, never fatal
@@ -197,9 +200,10 @@ class Classifier:
             del memo[key]
         self.memo_evictions += len(victims)
 
-    def _in_event(self, event: tuple[str, str, str], position: int) -> bool:
+    def _in_event(self, event: tuple[str, str, str], position: int, rank: int = 0) -> bool:
         """Is this line part of an open multi-line event? Opens, extends or leaves the event as its role says
-        (rules.Rule.event): True when the line is absorbed (no finding of its own)."""
+        (rules.Rule.event): True when the line is absorbed (no finding of its own). `rank`: the line's severity
+        (SEVERITY_RANK), for the events that escalate (rules.EVENT_ESCALATES)."""
         name, role, stage = event
         if role == "state":  # (stage: the word it stated) a few names at most: event names, not devices
             self._stated[name] = (position, stage)
@@ -209,6 +213,7 @@ class Classifier:
         if last is None and len(self._events) >= MAX_OPEN_EVENTS:  # per-device keys: bounded whatever the input
             self._events.clear()
             self._stages.clear()
+            self._ranks.clear()
         if role == "close":
             self._events.pop(name, None)
             return True
@@ -218,11 +223,17 @@ class Classifier:
             self._events[name] = position
             self._stages[name] = seen | {stage} if absorbed else frozenset((stage,))
             return absorbed
+        escalates = name.split(" ", 1)[0] in EVENT_ESCALATES
         if role == "open" or (role == "join" and not inside):
             self._events[name] = position
+            if escalates:
+                self._ranks[name] = rank
             return False
         if inside:
             self._events[name] = position
+            if escalates and rank > self._ranks.get(name, rank):  # more severe than the event's findings so far
+                self._ranks[name] = rank
+                return False
         return True
 
     def _template(self, message: str, matched: Collection[int] | None = None) -> Template | None:
@@ -266,7 +277,11 @@ class Classifier:
     def _instantiate(self, template: Template, position: int, env: Envelope | Pending | None, file: str | None,
                      lineno: int | None) -> Finding | None:
         fields, from_context, event = template
-        if event is not None and self._in_event(event, position):
+        context_pci = (self._last_pci[1] if from_context and self._last_pci and
+                       position - self._last_pci[0] <= CONTEXT_LINES else None)
+        if context_pci and event is not None and event[0].endswith(" ") and event[0][:-1] in EVENT_PER_GPU:
+            event = (event[0] + context_pci, event[1], event[2])  # a GPU's event: the GPU the lines before it named
+        if event is not None and self._in_event(event, position, SEVERITY_RANK[fields[1]] if fields else 0):
             return None
         if fields is None:
             return None
@@ -276,8 +291,8 @@ class Classifier:
             stated = self._stated.get(name)
             if stated is not None and 0 <= position - stated[0] <= EVENT_LINES[name] and stated[1] in table:
                 severity, action = table[stated[1]]
-        if from_context and self._last_pci and position - self._last_pci[0] <= CONTEXT_LINES:
-            pci = self._last_pci[1]
+        if context_pci:
+            pci = context_pci
         details = dict(details)
         if pci and pci in self.uuids:
             details["uuid"] = self.uuids[pci]
@@ -430,6 +445,8 @@ def _event_key(rule: Rule, m: re.Match) -> tuple[str, str, str] | None:
     if name in EVENT_PER_DEVICE:
         groups = m.groupdict()  # the full PCI address, function included: one event per function
         pci = (groups.get("pci") or groups.get("device") or "").lower()
+        if name in EVENT_PER_GPU:  # a GPU's: its normalized address ("" when the line names none)
+            pci = normalize_pci(pci) or ""
         name = f"{name} {pci}"
     elif name in EVENT_PER_RANK:
         name = f"{name} {_rank_of(m)}"

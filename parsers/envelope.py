@@ -88,6 +88,17 @@ def _dmesg_raw(m: re.Match, year: int | None) -> Envelope:
     return Envelope("dmesg", message, None, float(uptime), {"app": KMSG_USERSPACE} if int(prio) >> 3 else {})
 
 
+def _dmesg_host(m: re.Match, year: int | None) -> Envelope:
+    """dmesg gathered from many nodes by pdsh / clush / ansible, each line led by the node: "b1360: [14280.4] ..."."""
+    host, uptime, message = m.groups()
+    return Envelope("dmesg", message, None, float(uptime), {"host": host})
+
+
+def _dmesg_t_host(m: re.Match, year: int | None) -> Envelope:
+    host, _, mon, day, clock, yr, msg = m.groups()
+    return Envelope("dmesg_t", msg, timestamp=_bsd(mon, day, clock, int(yr)), extra={"host": host})
+
+
 def _dmesg_t(m: re.Match, year: int | None) -> Envelope:
     _, mon, day, clock, yr, msg = m.groups()
     return Envelope("dmesg_t", msg, timestamp=_bsd(mon, day, clock, int(yr)))
@@ -97,6 +108,19 @@ def _dmesg_decode(m: re.Match, year: int | None) -> Envelope:
     facility, level, clock, frac, tz, msg = m.groups()
     return Envelope("dmesg_decode", msg, timestamp=_iso(f"{clock}.{frac}{tz}"),
                     extra={"facility": facility, "level": level})
+
+
+def _talos(m: re.Match, year: int | None) -> Envelope:
+    """`talosctl dmesg`: the record's facility says whose it is (kern: the kernel's; any other, a process that wrote
+    to /dev/kmsg, as the kmsg envelope's facility); the node's name or address leads it when the command asked
+    several nodes (or named one with -n)."""
+    host, facility, level, ts, msg = m.groups()
+    extra: dict[str, Any] = {"facility": facility, "level": level}
+    if host is not None:
+        extra["host"] = host
+    if facility != "kern":
+        extra["app"] = KMSG_USERSPACE
+    return Envelope("talos", msg, timestamp=_iso(ts), extra=extra)
 
 
 def _cri(m: re.Match, year: int | None) -> Envelope:
@@ -149,6 +173,39 @@ def _rfc3164(m: re.Match, year: int | None) -> Envelope:
                                         extra={"host": host, "app": _program(tag, pid, prio)}))
 
 
+# journalctl / rsyslog under a non-English locale print the month as the locale abbreviates it ("kwi 15 07:56:59",
+# "11月 15 14:15:47", "Mär 15", "juil. 15"): the abbreviations of the common locales (de, fr, es, it, pt, nl, pl, ru)
+# and the CJK "<n>月" / "<n>월" -> month number. A token not in the table is no month: the line is plain text.
+_LOCAL_MONTHS = {name: n for n, names in enumerate((
+    "jan janv ene gen sty янв", "feb févr fév fev lut фев", "mär mars mar mrt мар", "apr avr avril abr kwi апр",
+    "mai may mag mei maj мая май", "jun juin giu cze июн", "jul juil lug lip июл", "aug août ago sie авг",
+    "sep sept set wrz сен", "okt oct ott out paź окт", "nov lis ноя", "dez déc dic dec gru дек"), start=1)
+    for name in names.split()}
+_CJK_MONTH = re.compile(r"^(\d{1,2})[月월]$")
+
+
+def _local_month(token: str) -> int | None:
+    m = _CJK_MONTH.match(token)
+    if m:
+        return int(m.group(1)) if 1 <= int(m.group(1)) <= 12 else None
+    return _LOCAL_MONTHS.get(token.rstrip(".").lower())
+
+
+def _rfc3164_local(m: re.Match, year: int | None) -> Envelope | None:
+    """A syslog / journal line whose month the locale spelled; refused (plain text) unless the month is one."""
+    prio, mon, day, clock, host, tag, pid, msg = m.groups()
+    month = _local_month(mon)
+    if month is None:
+        return None
+    when = _bsd("Jan", day, clock, year or datetime.now(timezone.utc).year)
+    if when is not None:
+        try:
+            when = when.replace(month=month)
+        except ValueError:
+            when = None
+    return _strip_inner_uptime(Envelope("syslog", msg, timestamp=when, extra={"host": host, "app": _program(tag, pid, prio)}))
+
+
 def _short_iso(m: re.Match, year: int | None) -> Envelope:
     ts, host, tag, pid, msg = m.groups()
     return _strip_inner_uptime(Envelope("syslog", msg, timestamp=_iso(ts),
@@ -156,6 +213,8 @@ def _short_iso(m: re.Match, year: int | None) -> Envelope:
 
 
 _TAG = r"([^\s:\[]+)(?:\[(\d+)\])?:"
+_LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+_CYRILLIC = "".join(map(chr, range(0x410, 0x450)))
 # kubelet's container log line: "<RFC3339Nano> <stdout|stderr> <P|F> <text>"
 _CRI = LazyPattern(r"^(\d{4}-\d\d-\d\dT[\d:.]+(?:Z|[+-]\d\d:?\d\d)) (stdout|stderr) ([PF]) ?(.*)$", re.S)
 Build = Callable[[re.Match, "int | None"], "Envelope | None"]
@@ -180,11 +239,28 @@ ENVELOPES: tuple[tuple[str, str, LazyPattern, Build, str | None], ...] = (
     ("dmesg_decode", "abcdefghijklmnopqrstuvwxyz", LazyPattern(
         r"^([a-z0-9]+) *:([a-z]+) *: (\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d),(\d+)([+-]\d\d:?\d\d) ?(.*)$", re.S),
      _dmesg_decode, "last"),
+    # `talosctl dmesg` (Talos Linux): "10.200.70.91: kern:    info: [2025-06-04T04:51:57.572293906Z]: memory: ..", the
+    # node left out when one was asked without -n; the level right-aligned to 7 characters
+    ("talos", _LETTERS + "0123456789 ", LazyPattern(
+        r"^ *(?:([^\s:][^\s]*?): )?(kern|user|mail|daemon|auth|syslog|lpr|news|uucp|cron|authpriv|ftp|local[0-7]): *"
+        r"(emerg|alert|crit|err|warning|notice|info|debug): \[(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?"
+        r"(?:Z|[+-]\d\d:\d\d))\]: ?(.*)$", re.S), _talos, "last"),
+    # dmesg / dmesg -T gathered from many nodes (pdsh, clush, ansible): "b1360: [14280.445220] mlx5_core ..", the node
+    # first (a name or address; never a driver's prefix, which no dmesg stamp follows)
+    ("dmesg_host", _LETTERS + "0123456789", LazyPattern(r"^([A-Za-z0-9][\w.:-]*?): \[\s*(\d+\.\d+)\] ?(.*)$", re.S),
+     _dmesg_host, "last"),
+    ("dmesg_t_host", _LETTERS + "0123456789", LazyPattern(
+        r"^([A-Za-z0-9][\w.:-]*?): \[(\w{3}) (\w{3}) +(\d{1,2}) (\d\d:\d\d:\d\d) (\d{4})\] ?(.*)$", re.S),
+     _dmesg_t_host, "last"),
     ("docker", "{", LazyPattern(r"^\{.*\"log\"\s*:", re.S), _docker, None),
     ("rfc5424", "<", LazyPattern(r"^<(\d{1,3})>1 (\S+) (\S+) (\S+) (\S+) \S+ (?:-|(?:\[.*?\])+) ?(.*)$", re.S), _rfc5424, "inner"),
     ("rfc3164", "<ADFJMNOS", LazyPattern(
         r"^(?:<(\d{1,3})>)?(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) +(\d{1,2}) (\d\d:\d\d:\d\d(?:\.\d+)?) (\S+) "
         + _TAG + r" ?(.*)$", re.S), _rfc3164, "inner"),
+    # the same with the month in the locale's words (the builder refuses a token that is no month)
+    ("rfc3164_local", "<0123456789" + _LETTERS + _CYRILLIC, LazyPattern(
+        r"^(?:<(\d{1,3})>)?(\d{1,2}[月월]|[^\W\d_]{3,5}\.?) +(\d{1,2}) (\d\d:\d\d:\d\d(?:\.\d+)?) (\S+) "
+        + _TAG + r" ?(.*)$", re.S), _rfc3164_local, None),
 )
 
 

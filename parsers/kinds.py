@@ -198,7 +198,8 @@ TABLE: tuple[Kind, ...] = (
          doc="the kernel's OOM killer killed a process", category="infrastructure", fails_job=True),
     Kind("gpu_reset_required", "gpu reset required", "gpu", "fatal", "driver", "RESET_GPU", "GPUResetRequired", (
         Raise("GPUUnhealthy", "reset"),
-    ), doc="NVRM assertion NV_ERR_RESET_REQUIRED: the driver refuses work until the GPU is reset",
+    ), doc="the driver refuses the GPU work until it is reset: NVRM assertion NV_ERR_RESET_REQUIRED, or its "
+           "initialisation failed (RmInitAdapter failed)",
        category="hardware"),
     Kind("driver_load", "driver load", None, "info", "driver", "NONE", "DriverLoad",
          doc="the NVIDIA kernel module (re)loaded: clears every GPU problem a reset ends",

@@ -65,11 +65,19 @@ def _r(name, kind, keywords, pattern, severity=None, attribution=None, action=No
 # "invoked oom-killer" and "Killed process" lines; its lines are "once" (a second one starts the next kill).
 EVENT_LINES = {"aer": 12, "mlx5_health": 20, "mlx5_tx_timeout": 4, "knvlink": 2, "nccl_exception": 2, "sxid": 8,
                "oom": 4096, "nccl_watchdog": 64, "rcu_stall": 64, "mce": 16, "cper": 24, "nfs": 32, "fs": 16,
-               "nvme": 32, "ofi": 4, "clocksource": 16}
+               "nvme": 32, "ofi": 4, "clocksource": 16, "fallen": 64, "rminit": 32}
 # Events kept apart per device (the PCI address on the line): a health dump of one mlx5 function does not
 # swallow the next function's own health failure a few lines later.
 # (the row's `pci` group, else its `device` group: a block device, an NFS server, an NVMe controller)
-EVENT_PER_DEVICE = frozenset({"mlx5_health", "mlx5_tx_timeout", "sxid", "nfs", "fs", "nvme"})
+EVENT_PER_DEVICE = frozenset({"mlx5_health", "mlx5_tx_timeout", "sxid", "nfs", "fs", "nvme", "fallen", "rminit"})
+# Of those, the events kept per GPU: keyed by the GPU's address (normalize_pci: a GPU is one key, whichever function
+# or spelling a line gives), the address the lines before it named when the line names none (an NV_ERR_GPU_IS_LOST
+# assertion after the "fallen off the bus" line it follows).
+EVENT_PER_GPU = frozenset({"fallen", "rminit"})
+# Events that escalate: a line of the open event more severe than any finding the event made so far is a finding of
+# its own (an NVMe timeout the driver aborted, a warning, then the controller reset it escalated to, an error); a line
+# no more severe is part of the event, as in any other.
+EVENT_ESCALATES = frozenset({"nvme"})
 AER_OPEN, AER_JOIN = ("aer", "open"), ("aer", "join")
 MLX5_HEALTH_JOIN = ("mlx5_health", "join")
 SXID_OPEN, SXID_JOIN = ("sxid", "open"), ("sxid", "join")
@@ -136,9 +144,33 @@ RULES: tuple[Rule, ...] = (
        r"(?: GPU-CI:(?P<compute_instance>\d+))?\): (?P<xid>\d+)"
        r"(?:, pid=(?:'?<unknown>'?|(?P<pid>\d+)))?(?:, name=(?:<unknown>|(?P<process>[^,]*)))?,?\s*(?P<text>.*)",
        refine="xid"),
+    # At probe (a driver load) the driver reports a GPU that is already gone once: "NVRM: The NVIDIA GPU 0000:5d:00.0
+    # / (PCI ID: 10de:2330) installed in this system has / fallen off the bus and is not responding to commands." (the
+    # address from the lines before it): each its own finding, whatever the runtime report before it.
+    _r("fallen_off_bus_probe", "fallen_off_bus", ["not responding to commands"],
+       r"fallen off the bus and is not responding to commands"),
+    # At run time the driver says it again at each access it tries after the GPU is gone (3.x-era "NVRM: GPU at
+    # 0000:01:00.0 has fallen off the bus." a few microseconds apart, failed accesses between): one event per GPU
+    # while it repeats.
     _r("fallen_off_bus", "fallen_off_bus", ["fallen off the bus"],
-       r"(?:GPU (?P<pci>" + PCI_SHORT + r"):? )?(?:GPU )?(?:has )?fallen off the bus"),
+       r"(?:GPU (?:at )?(?P<pci>" + PCI_SHORT + r"):? )?(?:GPU )?(?:has )?fallen off the bus",
+       event=("fallen", "join")),
+    # The GSP-era driver's own word for it, an RM call that failed because the GPU is gone: "NVRM: nvAssertOkFailedNoLog:
+    # Assertion failed: GPU lost from the bus [NV_ERR_GPU_IS_LOST] (0x0000000F) returned from rmStatus @ ..",
+    # "nvCheckOkFailedNoLog: Check failed: GPU lost from the bus [NV_ERR_GPU_IS_LOST]", repeated by every call after:
+    # the same event (the GPU from the lines before it when the line names none).
+    _r("gpu_is_lost", "fallen_off_bus", ["NV_ERR_GPU_IS_LOST"], r"(?:GPU lost from the bus )?\[?NV_ERR_GPU_IS_LOST\b",
+       event=("fallen", "join")),
     _r("reset_required", "gpu_reset_required", ["NV_ERR_RESET_REQUIRED"], r"NV_ERR_RESET_REQUIRED"),
+    # The driver could not bring the GPU up, so it refuses it all work until a reset or reload brings it up: "NVRM: GPU
+    # 0000:0a:00.0: RmInitAdapter failed! (0x24:0x72:1568)" then "rm_init_adapter failed, device minor number 5"
+    # (older drivers: no "GPU <pci>: ", "rm_init_adapter failed for device bearing minor number 0"), again at each
+    # process that opens the device: one event per GPU while they repeat. The cause is the code's (power cables,
+    # firmware, the bus, an unsupported GPU), not the driver's by default.
+    _r("rm_init_failed", "gpu_reset_required", ["RmInitAdapter failed", "rm_init_adapter failed"],
+       r"(?:GPU (?P<pci>" + PCI_SHORT + r"): )?(?:RmInitAdapter failed! \((?P<rm_error>0x[0-9a-fA-F]+:0x[0-9a-fA-F]+:\d+)\)"
+       r"|rm_init_adapter failed(?:,| for) device (?:bearing )?minor number (?P<minor>\d+))",
+       attribution="unknown", event=("rminit", "join")),
     _r("driver_load", "driver_load", ["NVRM: loading"],
        r"NVRM: loading NVIDIA UNIX (?P<arch>\S+) Kernel Module\s+(?P<version>[\d.]+)"),
     _r("gpu_reset", "gpu_reset", ["NVRM: GPU"],
@@ -304,6 +336,12 @@ RULES: tuple[Rule, ...] = (
     _r("soft_lockup", "cpu_lockup", ["soft lockup"],
        r"BUG: soft lockup - CPU#(?P<cpu>\d+) stuck for (?P<seconds>\d+)s! \[(?P<process>[^\]\n]*?):(?P<pid>\d+)\]"),
     _r("hard_lockup", "cpu_lockup", ["hard LOCKUP"], r"Watchdog detected hard LOCKUP on cpu (?P<cpu>\d+)"),
+    # POWER's own watchdog (arch/powerpc/kernel/watchdog.c): 4.x "Watchdog CPU:59 Hard LOCKUP", 5.x+ "watchdog: CPU
+    # 19 self-detected hard LOCKUP @ <fn>" and, from the CPU that saw others stuck, "watchdog: CPU 12 detected hard
+    # LOCKUP on other CPUs 13-15"
+    _r("hard_lockup_powerpc", "cpu_lockup", ["Hard LOCKUP", "hard LOCKUP"],
+       r"(?:Watchdog CPU:|CPU (?=\d+ self-))(?P<cpu>\d+) (?:Hard|self-detected hard) LOCKUP|"
+       r"CPU (?P<reporter>\d+) detected hard LOCKUP on other CPUs (?P<cpus>[\d,-]+)"),
     # rcu_stall: one finding per stall report (3.x "INFO: rcu_sched_state detected stall on CPU 0 (t=..)",
     # "INFO: rcu_sched self-detected stall on CPU", 5.x+ "rcu: INFO: rcu_sched detected stalls on CPUs/tasks:");
     # its "rcu_sched kthread starved for N jiffies!" line joins it (and opens one when the header was lost).
@@ -377,15 +415,41 @@ RULES: tuple[Rule, ...] = (
     _r("fs_error", "filesystem_error", ["-fs error (device"],
        r"(?P<fs>EXT4|EXT3|EXT2)-fs error \(device (?P<device>[^)\s]+)\): (?P<function>\w+)",
        event=("fs", "join")),
-    # nvme_error: I/O timeouts ("nvme nvme0: I/O 12 QID 5 timeout, aborting" / ", reset controller"), resets that
-    # fail ("Device not ready; aborting reset", "controller is down; will reset"), one event per controller while
-    # they repeat; a controller removed ("Removing after probe failure") is fatal, always its own finding. "timeout,
-    # completion polled" (the interrupt was late, the I/O completed) is no fault.
+    # XFS shuts a filesystem down instead of remounting it: 6.x "XFS (sdb6): Filesystem has been shut down due to
+    # log error (0x2).", "Metadata I/O Error (0x1) detected at <fn> (<file>:<line>).  Shutting down filesystem.",
+    # "Corruption of in-memory data (0x8) detected at ..", 4.x-5.x "Log I/O Error Detected.  Shutting down
+    # filesystem", "I/O Error Detected. Shutting down filesystem", "Corruption of in-memory data detected.", with
+    # what leads to it and follows it ("xfs_do_force_shutdown(0x1) called from line ..", "Corruption detected.
+    # Unmount and run xfs_repair", "log I/O error -5", "metadata I/O error in ..", "xfs_log_force: error -5
+    # returned."). A shutdown the administrator asked for ("User initiated shutdown") is no fault.
+    _r("xfs_shutdown", "filesystem_error",
+       ["Error Detected", "detected at", "data detected", "Filesystem has been shut down", "xfs_do_force_shutdown",
+        "Corruption detected", "log I/O error", "metadata I/O error", "xfs_log_force: error"],
+       r"XFS \((?P<device>[^)\s]+)\): (?P<what>(?:Log I/O|Metadata I/O|I/O|Corruption of in-memory data|"
+       r"Corruption of on-disk metadata|Block device removal)(?: Error)?(?: \(0x[0-9a-f]+\))? [Dd]etected\b|"
+       r"Filesystem has been shut down|xfs_do_force_shutdown|Corruption detected\. Unmount|log I/O error|"
+       r"metadata I/O error|xfs_log_force: error)",
+       event=("fs", "join")),
+    # btrfs aborts the transaction and forces the filesystem read-only: "BTRFS: error (device nvme2n1) in
+    # __btrfs_update_delayed_inode:1075: errno=-5 IO failure" then "BTRFS info (device nvme2n1): forced readonly"
+    # (6.x names the filesystem's state: "(device dm-0 state EA)").
+    _r("btrfs_error", "filesystem_error", ["forced readonly", "errno="],
+       r"BTRFS(?::| \w+)? (?:error )?\(device (?P<device>[^)\s]+)(?: state \w+)?\):? "
+       r"(?:in (?P<function>\w+):\d+: errno=(?P<errno>-?\d+)|(?P<what>forced readonly))",
+       event=("fs", "join")),
+    # nvme_error: I/O timeouts ("nvme nvme0: I/O 12 QID 5 timeout, aborting" / ", reset controller"; 6.x names the
+    # command: "I/O 900 (I/O Cmd) QID 2 timeout, aborting", 6.5+ "I/O tag 12 (100c) opcode 0x2 (I/O Cmd) QID 5
+    # timeout, aborting req_op:READ(0) size:4096"), resets that fail ("Device not ready; aborting reset", "controller
+    # is down; will reset"), one event per controller while they repeat; the reset an aborted timeout escalates to is
+    # the event's second finding (EVENT_ESCALATES: an error after the abort's warning); a controller removed
+    # ("Removing after probe failure") is fatal, always its own finding. "timeout, completion polled" (the interrupt
+    # was late, the I/O completed) is no fault.
     _r("nvme_removed", "nvme_error", ["Removing after probe failure"],
        r"nvme (?P<device>nvme\d+): Removing after probe failure",
        severity="fatal", action="RESTART_BM", event=("nvme", "open")),
     _r("nvme_timeout", "nvme_error", ["QID", "aborting reset", "controller is down"],
-       r"nvme (?P<device>nvme\d+): (?:I/O \d+ QID \d+ timeout, (?P<what>aborting|reset controller)|"
+       r"nvme (?P<device>nvme\d+): (?:I/O (?:tag )?\d+ (?:\([0-9a-f]{4}\) )?(?:opcode 0x[0-9a-f]+ )?(?:\([\w /]+\) )?"
+       r"QID \d+ timeout, (?P<what>aborting|reset controller|disable controller)|"
        r"(?P<reset>Device not ready; aborting reset|controller is down; will reset))",
        refine="nvme", event=("nvme", "join")),
     # --- NCCL / PyTorch distributed (application logs) ---

@@ -86,7 +86,7 @@ def test_min_severity(fixtures):
 def test_unclassified_lists_only_new_formats(tmp_path: Path):
     p = tmp_path / "dmesg.txt"
     # synthetic: an NVRM line with an error word no rule knows, beside a known Xid
-    p.write_bytes(XID79 + b"[ 4254.2] NVRM: GPU 0000:3b:00.0: RmInitAdapter failed! (0x26:0x65:1453)\n")
+    p.write_bytes(XID79 + b"[ 4254.2] NVRM: GPU 0000:3b:00.0: kbusSetupBar2 failed! (0x26:0x65:1453)\n")
     r = run("--unclassified", "--format", "json", "--nvml", "off", str(p))
     assert r.returncode == 0, r.stderr
     rows = [json.loads(line) for line in r.stdout.decode().splitlines()]

@@ -25,6 +25,10 @@ def make_agent(tmp):
     ("nfs: server 10.36.3.5 not responding, still trying", "StorageUnhealthy", "NFSServerNotResponding"),
     ("EXT4-fs (xvda9): Remounting filesystem read-only", "StorageUnhealthy", "FilesystemError"),
     ("nvme nvme2: Removing after probe failure status: -19", "StorageUnhealthy", "NVMeControllerRemoved"),
+    # host-2.yaml
+    ("XFS (sdb6): Filesystem has been shut down due to log error (0x2).", "StorageUnhealthy", "FilesystemError"),
+    ("BTRFS info (device dm-0 state EA): forced readonly", "StorageUnhealthy", "FilesystemError"),
+    ("Watchdog CPU:59 Hard LOCKUP", "KernelDegraded", "CPUSoftLockup"),
 ])
 def test_host_fault_raises_its_condition(tmp_path, message, condition, reason):
     agent = make_agent(tmp_path)
@@ -37,3 +41,13 @@ def test_a_corrected_memory_error_raises_nothing(tmp_path):
     agent = make_agent(tmp_path)
     agent.pipeline.process([Record("kmsg", "3,1,1000000,-;mce: [Hardware Error]: Machine check events logged")])
     assert not agent.engine.conditions["HostMemoryUnhealthy"].status
+
+
+def test_an_nvme_reset_after_an_aborted_timeout_raises_storage(tmp_path):
+    """The abort is a warning (no condition); the controller reset it escalated to, in the same event, raises it."""
+    agent = make_agent(tmp_path)
+    agent.pipeline.process([Record("kmsg", "4,1,89895139,-;nvme nvme0: I/O 900 (I/O Cmd) QID 2 timeout, aborting"),
+                            Record("kmsg", "4,2,89896745,-;nvme nvme0: Abort status: 0x0"),
+                            Record("kmsg", "4,3,120103133,-;nvme nvme0: I/O 900 QID 2 timeout, reset controller")])
+    got = agent.engine.conditions["StorageUnhealthy"]
+    assert got.status and got.reason == "NVMeReset"

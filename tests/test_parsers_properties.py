@@ -250,7 +250,9 @@ ENVELOPE_PREFIXES = ENVELOPES + [
     "Nov 22 12:00:00 host kernel: [ 12.5] ", "<4>Nov  2 12:00:00.123 host kernel[1]: ", "<6>[    2.962781] ",
     "<14>6,5,100,-;", "2026-11-22T12:00:00.123+01:00 host kernel: [  7.000001] ", "[Sun Nov 22 02:05:37 2026] ",
     "[Jul 23 2024 07:53:55] [ERROR] [tid 841] ", "kern  :warn  : 2025-01-21T04:41:44,283302+00:00 ",
-    "Feb 30 12:00:00 host kernel: ", "99,1,2,c;", '{"log":"x\\n","time":"2026-11-22T12:00:00Z"}', '{"log": 3}']
+    "Feb 30 12:00:00 host kernel: ", "99,1,2,c;",
+    "10.1.1.2: kern: warning: [2022-01-25T10:35:59.108125566Z]: ", " user:  notice: [2025-13-01T00:00:00Z]: ",
+    "11月 15 14:15:47 host nv-fabricmanager[4177]: ", "b1360: [14280.445220] ", "n1: [Sun Nov 22 02:05:37 2026] ", "kwi 31 07:56:59 h kernel: [ 1.5] ", "Step 10 12:00:00 h x: ", '{"log":"x\\n","time":"2026-11-22T12:00:00Z"}', '{"log": 3}']
 
 
 def _eager(line: str, year: int | None):

@@ -36,12 +36,55 @@ def test_nvml_and_kernel_forms_share_one_key():
     ("2024-07-25T06:36:18.293456789Z stderr F NVRM: hello", "cri", "NVRM: hello"),
     ('{"log":"NVRM: hello\\n","stream":"stderr","time":"2024-07-25T06:36:18.293456789Z"}', "docker", "NVRM: hello"),
     ("kern  :warn  : 2025-01-21T04:41:44,283302+00:00 NVRM: hello", "dmesg_decode", "NVRM: hello"),  # gpud testdata
+    # dmesg gathered by pdsh / clush, the node first (tests/fixtures/realworld/mlx5-more.yaml)
+    ("b1360: [14280.445220] NVRM: hello", "dmesg", "NVRM: hello"),
+    ("node-01.cluster: [Sun Nov 22 02:05:37 2026] NVRM: hello", "dmesg_t", "NVRM: hello"),
+    # talosctl dmesg, with and without the node (tests/fixtures/realworld/host-2.yaml)
+    ("109.200.197.196: kern:   alert: [2024-05-13T15:13:11.99477118Z]: XFS (sdb6): hello", "talos", "XFS (sdb6): hello"),
+    ("kern: warning: [2025-05-18T15:40:20.653515542Z]: NVRM: hello", "talos", "NVRM: hello"),
+    ("mc-pt1-pkp-srv-1a: kern:    info: [2025-09-13T20:46:45.810476849Z]: NVRM: hello", "talos", "NVRM: hello"),
     ("NVRM: hello", "plain", "NVRM: hello"),
     ('{"log": 5}', "plain", '{"log": 5}'),
 ])
 def test_envelopes(line, name, message):
     env = detect(line, year=2026)
     assert (env.name, env.message) == (name, message)
+
+
+@pytest.mark.parametrize("line,month,app", [
+    ("kwi 15 07:56:59 testowy kernel: NVRM: Xid (PCI:0000:07:00): 38, pid=326, x", 4, "kernel"),  # pl (realworld)
+    ("11月 15 14:15:47 leon-NF5468M6 nv-fabricmanager[4177]: request to query NVSwitch device", 11, "nv-fabricmanager"),
+    ("Mär  2 07:56:59 host kernel: [  12.5] NVRM: hello", 3, "kernel"),  # de, the inner uptime kept
+    ("juil. 15 07:56:59 host kernel: NVRM: hello", 7, "kernel"),  # fr
+    ("ноя 15 07:56:59 host kernel: NVRM: hello", 11, "kernel"),  # ru
+    ("<12>déc. 15 07:56:59 host kernel: NVRM: hello", 12, "userspace"),  # user.warning, whatever the tag says
+])
+def test_a_syslog_line_under_another_locale_is_still_syslog(line, month, app):
+    """journalctl / rsyslog print the locale's month: the line is still the program's, with its time."""
+    env = detect(line, year=2026)
+    assert (env.name, env.timestamp.month, env.extra["app"]) == ("syslog", month, app)
+    assert "12.5" not in env.message and (env.uptime == 12.5) == ("12.5" in line)
+
+
+@pytest.mark.parametrize("line", ["Step 10 12:00:00 rank0 loss: 1.0", "Epoch 3 00:00:01 host trainer: done"])
+def test_a_word_that_is_no_month_is_no_syslog_line(line):
+    assert detect(line, year=2026).name == "plain"
+
+
+def test_pdsh_dmesg_keeps_the_node_and_the_uptime():
+    env = detect("b1360: [14280.445220] mlx5_core 0000:61:00.0: wait_func:1132:(pid 141181): x")
+    assert (env.uptime, env.extra["host"]) == (pytest.approx(14280.44522), "b1360")
+    assert detect("NVRM: Xid (PCI:0000:01:00): 79, pid=1, name=x, GPU has fallen off the bus.").name == "plain"
+
+
+def test_talos_envelope_says_whose_line_it_is():
+    """talosctl dmesg keeps the record's facility: kern is the kernel's, any other a process's that wrote to kmsg."""
+    kern = detect("10.200.70.91: kern:    info: [2025-06-04T04:51:57.572293906Z]: NVRM: hello")
+    assert (kern.timestamp.isoformat(), kern.extra["host"], kern.extra.get("app")) == (
+        "2025-06-04T04:51:57.572293+00:00", "10.200.70.91", None)
+    user = detect("user: warning: [2026-01-12T20:27:31.913975631Z]: [talos] NVRM: Xid (PCI:0000:01:00): 79, fake")
+    assert (user.name, user.extra["app"]) == ("talos", "userspace")
+    assert detect("Nov 22 18:29:55 host kernel: kern: info: [x]: y", year=2026).name == "syslog"
 
 
 def test_envelope_timestamps():

@@ -1,0 +1,174 @@
+"""Wordings of the host's faults across kernel eras and architectures (parsers/rules.py, "the host around the
+GPUs"), and the events they make: filesystems shut down (XFS) or forced read-only (btrfs), POWER's hard-lockup
+watchdog, NVMe timeouts that name their command and the reset an aborted one escalates to, a lost GPU's repeated
+"fallen off the bus".  Real shapes; the lines of tests/fixtures/realworld/host-2.yaml are their sources."""
+
+from __future__ import annotations
+
+import pytest
+
+from parsers import Classifier, parse_line
+
+
+def run(lines):
+    c = Classifier()
+    return [f for f in (c.classify(line) for line in lines) if f is not None]
+
+
+@pytest.mark.parametrize("line,device,what", [
+    ("XFS (sdb6): Filesystem has been shut down due to log error (0x2).", "sdb6", "Filesystem has been shut down"),
+    ("XFS (xvdb): Log I/O Error Detected.  Shutting down filesystem", "xvdb", "Log I/O Error Detected"),
+    ("XFS (dm-4): I/O Error Detected. Shutting down filesystem", "dm-4", "I/O Error Detected"),
+    ("XFS (dm-2): Corruption of in-memory data (0x8) detected at xfs_trans_cancel+0x5e/0x80 [xfs] "
+     "(fs/xfs/xfs_trans.c:1097).  Shutting down filesystem.", "dm-2", "Corruption of in-memory data (0x8) detected"),
+    ("XFS (sdc1): Metadata I/O Error (0x1) detected at xfs_trans_read_buf_map+0x1e8/0x2e0 [xfs] "
+     "(fs/xfs/xfs_trans_buf.c:296).  Shutting down filesystem.", "sdc1", "Metadata I/O Error (0x1) detected"),
+    ("XFS (dm-4): xfs_do_force_shutdown(0x1) called from line 1788 of file fs/xfs/xfs_inode.c.  Return address = "
+     "000000009d022bf1", "dm-4", "xfs_do_force_shutdown"),
+    ("XFS (sdd1): xfs_log_force: error -5 returned.", "sdd1", "xfs_log_force: error"),
+])
+def test_xfs_shutdown_every_era(line, device, what):
+    f = parse_line(line)
+    assert (f.kind, f.severity, f.details["device"], f.details["what"]) == ("filesystem_error", "error", device, what)
+
+
+@pytest.mark.parametrize("line", [
+    "XFS (sda1): Mounting V5 Filesystem",
+    "XFS (sda1): Ending clean mount",
+    "XFS (sda1): User initiated shutdown (0x4) received. Shutting down filesystem",
+    "BTRFS info (device sda1): disk space caching is enabled",
+    "BTRFS info (device nvme0n1p2 state M): use zstd compression, level 1",
+])
+def test_healthy_filesystem_lines_are_no_finding(line):
+    assert parse_line(line) is None
+
+
+@pytest.mark.parametrize("line,device", [
+    ("BTRFS: error (device nvme2n1) in __btrfs_update_delayed_inode:1075: errno=-5 IO failure", "nvme2n1"),
+    ("BTRFS: error (device dm-0 state A) in __btrfs_unlink_inode:4144: errno=-2 No such entry", "dm-0"),
+    ("BTRFS info (device dm-0 state EA): forced readonly", "dm-0"),
+    ("BTRFS info (device sdc): forced readonly", "sdc"),
+])
+def test_btrfs_aborted_and_forced_readonly(line, device):
+    f = parse_line(line)
+    assert (f.kind, f.details["device"]) == ("filesystem_error", device)
+
+
+def test_one_filesystem_event_per_device():
+    found = run(["BTRFS: error (device sdc) in __btrfs_cow_block:449: errno=-22 unknown",
+                 "BTRFS info (device sdc): forced readonly",
+                 "BTRFS: error (device sde) in __btrfs_cow_block:449: errno=-22 unknown",
+                 "BTRFS info (device sde): forced readonly",
+                 "XFS (sdb6): log I/O error -5",
+                 "XFS (sdb6): Filesystem has been shut down due to log error (0x2).",
+                 "XFS (sdb6): Please unmount the filesystem and rectify the problem(s)."])
+    assert [f.details["device"] for f in found] == ["sdc", "sde", "sdb6"]
+
+
+@pytest.mark.parametrize("line,details", [
+    ("Watchdog CPU:59 Hard LOCKUP", {"cpu": 59}),
+    ("watchdog: CPU 19 self-detected hard LOCKUP @ _raw_spin_lock_irq+0x60/0x100", {"cpu": 19}),
+    ("watchdog: CPU 12 detected hard LOCKUP on other CPUs 13-15", {"reporter": 12, "cpus": "13-15"}),
+    ("NMI watchdog: Watchdog detected hard LOCKUP on cpu 87", {"cpu": 87}),
+])
+def test_hard_lockup_x86_arm64_and_power(line, details):
+    f = parse_line(line)
+    assert (f.kind, f.severity) == ("cpu_lockup", "error")
+    assert {k: f.details.get(k) for k in details} == details
+
+
+def test_power_lockup_heartbeat_line_is_no_second_finding():
+    assert parse_line("watchdog: CPU 19 TB:5287683334232, last heartbeat TB:5281606533730 (11868ms ago)") is None
+
+
+@pytest.mark.parametrize("line,what", [
+    ("nvme nvme0: I/O 12 QID 5 timeout, aborting", "aborting"),
+    ("nvme nvme0: I/O 900 (I/O Cmd) QID 2 timeout, aborting", "aborting"),
+    ("nvme nvme1: I/O tag 12 (100c) opcode 0x2 (I/O Cmd) QID 5 timeout, aborting req_op:READ(0) size:4096", "aborting"),
+    ("nvme nvme1: I/O tag 12 (100c) opcode 0x2 (I/O Cmd) QID 5 timeout, reset controller", "reset controller"),
+    ("nvme nvme0: I/O 0 QID 0 timeout, disable controller", "disable controller"),
+])
+def test_nvme_timeout_every_era(line, what):
+    f = parse_line(line)
+    assert (f.kind, f.details["what"]) == ("nvme_error", what)
+    assert f.severity == ("warning" if what == "aborting" else "error")
+
+
+def test_nvme_timeout_completed_by_polling_is_no_fault():
+    assert parse_line("nvme nvme1: I/O tag 14 (100e) opcode 0x1 (I/O Cmd) QID 5 timeout, completion polled") is None
+
+
+def test_nvme_reset_after_an_abort_is_the_events_escalation():
+    """The abort (a warning) opens the controller's event; the reset it escalates to is an error of its own, so the
+    condition an error raises is not lost in the warning's event; more aborts and resets after it are the event."""
+    found = run(["nvme nvme0: I/O 900 (I/O Cmd) QID 2 timeout, aborting",
+                 "nvme nvme0: Abort status: 0x0",
+                 "nvme nvme0: I/O 901 (I/O Cmd) QID 2 timeout, aborting",
+                 "nvme nvme0: I/O 900 QID 2 timeout, reset controller",
+                 "nvme nvme0: I/O 263 (I/O Cmd) QID 2 timeout, aborting",
+                 "nvme nvme0: I/O 263 QID 2 timeout, reset controller",
+                 "nvme nvme1: I/O 7 QID 1 timeout, aborting"])
+    assert [(f.details["device"], f.severity) for f in found] == [
+        ("nvme0", "warning"), ("nvme0", "error"), ("nvme1", "warning")]
+
+
+def test_nvme_reset_first_then_abort_is_one_event():
+    found = run(["nvme nvme0: I/O 263 QID 2 timeout, reset controller",
+                 "nvme nvme0: 2/0/0 default/read/poll queues",
+                 "nvme nvme0: I/O 263 (I/O Cmd) QID 2 timeout, aborting"])
+    assert [f.severity for f in found] == ["error"]
+
+
+def test_a_lost_gpu_said_again_is_one_event_per_gpu():
+    found = run(["NVRM: GPU at 0000:01:00.0 has fallen off the bus.",
+                 "NVRM: os_pci_init_handle: invalid context!",
+                 "NVRM: GPU at 0000:01:00.0 has fallen off the bus.",
+                 "NVRM: GPU at 0000:02:00.0 has fallen off the bus."])
+    assert [(f.kind, f.pci) for f in found if f.kind == "fallen_off_bus"] == [
+        ("fallen_off_bus", "0000:01:00"), ("fallen_off_bus", "0000:02:00")]
+
+
+@pytest.mark.parametrize("line,pci,details", [
+    ("NVRM: GPU 0000:0a:00.0: RmInitAdapter failed! (0x24:0x72:1568)", "0000:0a:00", {"rm_error": "0x24:0x72:1568"}),
+    ("NVRM: GPU 0000:04:01.0: rm_init_adapter failed, device minor number 0", "0000:04:01", {"minor": 0}),
+    ("NVRM: RmInitAdapter failed! (0x26:0xffff:1227)", None, {"rm_error": "0x26:0xffff:1227"}),
+    ("NVRM: rm_init_adapter failed for device bearing minor number 0", None, {"minor": 0}),
+])
+def test_a_gpu_the_driver_cannot_initialise_needs_a_reset(line, pci, details):
+    f = parse_line(line)
+    assert (f.kind, f.pci, f.severity, f.attribution) == ("gpu_reset_required", pci, "fatal", "unknown")
+    assert {k: f.details.get(k) for k in details} == details
+
+
+def test_rm_init_failures_are_one_event_per_gpu():
+    found = run(["NVRM: GPU 0000:04:01.0: RmInitAdapter failed! (0x11:0x45:2525)",
+                 "NVRM: GPU 0000:04:01.0: rm_init_adapter failed, device minor number 0",
+                 "NVRM: GPU 0000:04:02.0: RmInitAdapter failed! (0x11:0x45:2525)",
+                 "NVRM: GPU 0000:04:02.0: rm_init_adapter failed, device minor number 1",
+                 "NVRM: GPU 0000:04:01.0: RmInitAdapter failed! (0x11:0x45:2525)"])
+    assert [f.pci for f in found] == ["0000:04:01", "0000:04:02"]
+    assert parse_line("NVRM: GPU 0000:5d:00.0: RmInitAdapter succeeded") is None
+
+
+def test_the_gsp_drivers_gpu_is_lost_is_the_gpu_fallen_off_the_bus():
+    f = parse_line("NVRM: nvAssertOkFailedNoLog: Assertion failed: GPU lost from the bus [NV_ERR_GPU_IS_LOST] "
+                   "(0x0000000F) returned from rmStatus @ kernel_ce_gv100.c:106")
+    assert (f.kind, f.severity, f.pci) == ("fallen_off_bus", "fatal", None)
+    assert parse_line("NVRM: _issueRpcAndWait: rpcSendMessage failed with status 0x0000000f for fn 76!").kind == \
+        "unclassified"
+
+
+def test_gpu_is_lost_after_the_fallen_off_the_bus_it_follows_is_the_same_event():
+    found = run(["NVRM: GPU at PCI:0000:01:00: GPU-0b6b7808-c002-f593-ac86-cd8e57757b94",
+                 "NVRM: Xid (PCI:0000:01:00): 79, GPU has fallen off the bus.",
+                 "NVRM: GPU 0000:01:00.0: GPU has fallen off the bus.",
+                 "NVRM: GPU0 nvCheckOkFailedNoLog: Check failed: GPU lost from the bus [NV_ERR_GPU_IS_LOST] (0x0000000F)"])
+    assert [(f.kind, f.pci) for f in found] == [("xid", "0000:01:00"), ("fallen_off_bus", "0000:01:00")]
+
+
+def test_a_gpu_found_gone_at_probe_is_a_report_of_its_own():
+    """The probe-time report (a driver load, maybe hours later) is not the runtime report's repeat."""
+    found = run(["NVRM: GPU 0000:5d:00.0: GPU has fallen off the bus.",
+                 "NVRM: The NVIDIA GPU 0000:5d:00.0 (PCI ID: 10de:2330) installed in this system has fallen off the bus "
+                 "and is not responding to commands."])
+    assert [(f.kind, f.pci) for f in found] == [("fallen_off_bus", "0000:5d:00")] * 2
