@@ -255,9 +255,12 @@ RULES: tuple[Rule, ...] = (
     _r("mlx5_module_temperature", "nic_error", ["High Temperature"],
        r"(?:mlx5_core (?P<pci>" + PCI + r"):? )?Port module event(?:\[(?P<level>\w+)\])?: module (?P<module>\d+), "
        r"(?P<what>High Temperature)"),
+    # a warning, as mlx5 logs it (mlx5_core_warn_rl): the slot advertises less power than the card may draw; printed
+    # at boot by healthy nodes whose slots advertise none, and said to cap throughput on some. gpud records it as a
+    # Warning event; NVSentinel's NIC patterns store it only (recommended action NONE)
     _r("mlx5_pcie_power", "nic_error", ["insufficient power"],
        r"(?:mlx5_core (?P<pci>" + PCI + r"):? (?:mlx5_pcie_event:\d+:\(pid \d+\): )?)?"
-       r"Detected insufficient power on the PCIe slot(?: \((?P<watts>\d+)W\))?"),
+       r"Detected insufficient power on the PCIe slot(?: \((?P<watts>\d+)W\))?", severity="warning"),
     _r("mlx5_probe", "nic_error", ["mlx5_core: probe of"],
        r"mlx5_core: probe of (?P<pci>" + PCI + r") failed with error (?P<errno>-?\d+)"),
     # A firmware health failure is one event per function: "device's health compromised - reached miss count"
