@@ -82,3 +82,30 @@ def test_a_cri_pod_log_is_triaged():
     result = CliRunner().invoke(main, ["triage", str(FIXTURES / "dmesg" / "training-nccl.cri")])
     assert result.exception is None or isinstance(result.exception, SystemExit), result.output
     assert "HARDWARE" in result.output
+
+
+CRI = FIXTURES / "dmesg" / "training-nccl.cri"
+
+
+def test_launcher_prefixes_behind_a_cri_envelope_are_read():
+    """A pod log from /var/log/pods: the envelope ("<RFC 3339> stderr F ") came before the prefixes, which were then
+    not read (no host from NCCL's "node-2:201:333 [3]", no rank seen from "[rank22]:"); the line's time stays the
+    envelope's."""
+    out = evidence(CRI)
+    assert {e.host for e in out if e.kind == "ib_completion_error" and e.line in (11, 12)} == {"node-2"}
+    assert {e.rank for e in out if e.kind == "rank_seen"} >= {1, 22}
+    [t] = [e for e in out if e.kind == "nccl_timeout" and e.rank == 22]
+    assert t.time == datetime(2024, 7, 25, 6, 46, 2, 301234, tzinfo=timezone.utc)
+
+
+def test_a_traceback_behind_a_stamp_is_read():
+    """Synthetic lines in kubectl --timestamps' shape (a stamp, then Python's traceback): the traceback's opener
+    and its exception line were not recognised behind the stamp."""
+    lines = ["2024-07-25T06:37:08.000000001Z Traceback (most recent call last):",
+             '2024-07-25T06:37:08.000000002Z   File "train.py", line 10, in <module>',
+             "2024-07-25T06:37:08.000000003Z ValueError: the batch holds no sample"]
+    out = list(read_lines(lines, "train-3.log", Clock(), year=2024))
+    plain = list(read_lines([line.split(" ", 1)[1] for line in lines], "train-3.log", Clock(), year=2024))
+    assert [e.kind for e in out if e.kind != "rank_seen"] == [e.kind for e in plain if e.kind != "rank_seen"] != []
+    stamped = [e for e in out if e.kind != "rank_seen"]
+    assert stamped[0].time == datetime(2024, 7, 25, 6, 37, 8, 0, tzinfo=timezone.utc)

@@ -21,7 +21,7 @@ from parsers.prefilter import Prefilter
 from . import facts
 from .clock import Clock, app_stamp
 from .model import TEXT_MAX, Evidence, utc
-from .ranks import Origin, from_path, in_group, in_message, strip
+from .ranks import STAMPS, Origin, from_path, in_group, in_message, strip
 
 log = logging.getLogger("gpu_npd.triage")
 MAX_LINE = 65536  # characters of one line read; the rest of a longer line is not looked at
@@ -47,6 +47,11 @@ CONSEQUENCE_EXCEPTIONS = re.compile(
 
 
 BATCH = 4096  # lines whose keywords are found in one scan
+# what may come before a line's launcher prefixes and its message: a time stamp (kubectl --timestamps, Python
+# logging, NCCL 2.26+'s "[%F %T] "), with the CRI log envelope's stream and tag after it ("... stderr F ");
+# peeled so that the message's own start is read (a traceback, torchrun's summary), kept for the line's time
+_LEAD = re.compile(STAMPS.pattern + r"(?:(?:stdout|stderr) [PF] )?")
+_LEAD_FIRST = frozenset("0123456789[")
 
 
 @functools.lru_cache(maxsize=1)
@@ -111,6 +116,7 @@ class FileReader:
         self._year_seen = False
         self._merged: dict[Origin, Origin] = {}  # a line's prefix -> the file's origin with it (bounded)
         self.errors = 0  # lines whose reading raised (a bug): skipped, logged once, counted
+        self._lead = ""  # the line being read: the stamp or CRI envelope before its prefixes (its time), peeled
 
     def read(self, lines: Iterable[str]) -> Iterator[Evidence]:
         """Every line's prefixes are read (who wrote it: the job's ranks and hosts); only a line holding a word some
@@ -141,9 +147,15 @@ class FileReader:
             if not line:
                 continue
             try:
-                prefix, rest = strip(line)
+                lead = ""
+                if line[:1] in _LEAD_FIRST:  # a stamp or a CRI envelope first: peeled, kept for the line's time
+                    m = _LEAD.match(line)
+                    if m is not None:
+                        lead = m.group(0)
+                prefix, rest = strip(line[len(lead):] if lead else line)
+                self._lead = lead
                 if not self._year_seen and n + i < YEAR_PROBE_LINES:
-                    self._probe_year(rest)
+                    self._probe_year(lead + rest)
                 origin = merged.get(prefix)
                 if origin is None:
                     origin = self.origin.merge(prefix)
@@ -256,7 +268,7 @@ class FileReader:
 
     # --- evidence ---------------------------------------------------------------------------------------------
     def _base(self, n: int, line: str, rest: str, origin: Origin, key: tuple) -> dict:
-        when, extra, env_host = self._when(rest, key, origin.host)
+        when, extra, env_host = self._when(self._lead + rest, key, origin.host)
         group = in_group(rest)
         if group is not None:  # "[PG 134 Rank 1]": rank 1 of group 134, not global rank 1
             extra["pg"], extra["group_rank"] = group
