@@ -239,6 +239,12 @@ ENVELOPES: tuple[tuple[str, str, LazyPattern, Build, str | None], ...] = (
     ("dmesg_decode", "abcdefghijklmnopqrstuvwxyz", LazyPattern(
         r"^([a-z0-9]+) *:([a-z]+) *: (\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d),(\d+)([+-]\d\d:?\d\d) ?(.*)$", re.S),
      _dmesg_decode, "last"),
+    ("docker", "{", LazyPattern(r"^\{.*\"log\"\s*:", re.S), _docker, None),
+    ("rfc5424", "<", LazyPattern(r"^<(\d{1,3})>1 (\S+) (\S+) (\S+) (\S+) \S+ (?:-|(?:\[.*?\])+) ?(.*)$", re.S), _rfc5424, "inner"),
+    ("rfc3164", "<ADFJMNOS", LazyPattern(
+        r"^(?:<(\d{1,3})>)?(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) +(\d{1,2}) (\d\d:\d\d:\d\d(?:\.\d+)?) (\S+) "
+        + _TAG + r" ?(.*)$", re.S), _rfc3164, "inner"),
+    # (after the English syslog row: a kern.log line tries no more rows than before they came)
     # `talosctl dmesg` (Talos Linux): "10.200.70.91: kern:    info: [2025-06-04T04:51:57.572293906Z]: memory: ..", the
     # node left out when one was asked without -n; the level right-aligned to 7 characters
     ("talos", _LETTERS + "0123456789 ", LazyPattern(
@@ -252,11 +258,6 @@ ENVELOPES: tuple[tuple[str, str, LazyPattern, Build, str | None], ...] = (
     ("dmesg_t_host", _LETTERS + "0123456789", LazyPattern(
         r"^([A-Za-z0-9][\w.:-]*?): \[(\w{3}) (\w{3}) +(\d{1,2}) (\d\d:\d\d:\d\d) (\d{4})\] ?(.*)$", re.S),
      _dmesg_t_host, "last"),
-    ("docker", "{", LazyPattern(r"^\{.*\"log\"\s*:", re.S), _docker, None),
-    ("rfc5424", "<", LazyPattern(r"^<(\d{1,3})>1 (\S+) (\S+) (\S+) (\S+) \S+ (?:-|(?:\[.*?\])+) ?(.*)$", re.S), _rfc5424, "inner"),
-    ("rfc3164", "<ADFJMNOS", LazyPattern(
-        r"^(?:<(\d{1,3})>)?(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) +(\d{1,2}) (\d\d:\d\d:\d\d(?:\.\d+)?) (\S+) "
-        + _TAG + r" ?(.*)$", re.S), _rfc3164, "inner"),
     # the same with the month in the locale's words (the builder refuses a token that is no month)
     ("rfc3164_local", "<0123456789" + _LETTERS + _CYRILLIC, LazyPattern(
         r"^(?:<(\d{1,3})>)?(\d{1,2}[月월]|[^\W\d_]{3,5}\.?) +(\d{1,2}) (\d\d:\d\d:\d\d(?:\.\d+)?) (\S+) "
