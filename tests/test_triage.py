@@ -195,7 +195,21 @@ FACTS = [
     ("init.cc:1247 NCCL WARN Mismatched collective detected, please check your collective calls at and around rank "
      "39. You can use NCCL_DEBUG=INFO and NCCL_DEBUG_SUBSYS=COLL to see the collective logs", "collective_mismatch",
      dict(around_rank="39")),
+    # NCCL could not create its shared-memory segment: dmlc/xgboost #5963 (2.7's shm.h), pytorch/ci-infra #490
+    # (2.2x's shmutils.cc, with the errno), pytorch/torchtitan #853 (the line torch quotes after "Last error:")
+    ("7635c25c81cd:41588:41837 [0] include/shm.h:48 NCCL WARN Error while creating shared memory segment "
+     "nccl-shm-recv-6c6b02bad5bfc129-0-1-0 (size 9637888)", "storage_error",
+     dict(segment="nccl-shm-recv-6c6b02bad5bfc129-0-1-0")),
+    ("misc/shmutils.cc:132 NCCL WARN Error while creating shared memory segment /dev/shm/nccl-WU88OE (size 9637888), "
+     "error: No space left on device (28)", "storage_error", dict(what="No space left on device")),
+    ("  Error while creating shared memory segment /dev/shm/nccl-1YsMbG (size 7340384)", "storage_error",
+     dict(segment="/dev/shm/nccl-1YsMbG")),
 ]
+
+
+def test_attaching_to_another_ranks_segment_is_no_storage_error():
+    """NCCL failing to attach to a segment another rank created says that rank is gone, not that /dev/shm is full."""
+    assert facts.match("NCCL WARN Error while attaching to shared memory segment /dev/shm/nccl-x (size 0)") is None
 
 
 @pytest.mark.parametrize("line,kind,groups", FACTS)
