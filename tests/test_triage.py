@@ -719,18 +719,20 @@ def test_timeouts_in_two_process_groups_are_said_apart():
     1, XPixelGroup/BasicSR #737's at SeqNum 808 of the default group (0). A SeqNum counts one group's collectives:
     the consequences said "5 ranks timed out in ALLREDUCE SeqNum 1580", mixing the two."""
     pg1 = ["[rank0]:[E321 02:07:08.408271257 ProcessGroupNCCL.cpp:607] [Rank 0] Watchdog caught collective operation "
-           "timeout: WorkNCCL(SeqNum=1580, OpType=ALLREDUCE, NumelIn=466119168, NumelOut=466119168, Timeout(ms)=600000) "
-           "ran for 600060 milliseconds before timing out.",
+           "timeout: WorkNCCL(SeqNum=1580, OpType=ALLREDUCE, NumelIn=466119168, NumelOut=466119168, "
+           "Timeout(ms)=600000) ran for 600060 milliseconds before timing out.",
            "[rank0]:[E321 02:07:08.465150152 ProcessGroupNCCL.cpp:1664] [PG 1 Rank 0] Exception (either an error or "
-           "timeout) detected by watchdog at work: 1580, last enqueued NCCL work: 1582, last completed NCCL work: 1579.",
+           "timeout) detected by watchdog at work: 1580, last enqueued NCCL work: 1582, last completed NCCL work: "
+           "1579.",
            "[rank3]:[E321 02:07:08.465224069 ProcessGroupNCCL.cpp:1664] [PG 1 Rank 3] Exception (either an error or "
-           "timeout) detected by watchdog at work: 1580, last enqueued NCCL work: 1582, last completed NCCL work: 1579."]
+           "timeout) detected by watchdog at work: 1580, last enqueued NCCL work: 1582, last completed NCCL work: "
+           "1579."]
     pg0 = ["[rank1]:[E626 06:24:44.903881913 ProcessGroupNCCL.cpp:616] [Rank 1] Watchdog caught collective operation "
            "timeout: WorkNCCL(SeqNum=808, OpType=ALLREDUCE, NumelIn=9801523, NumelOut=9801523, Timeout(ms)=600000) ran "
            "for 600020 milliseconds before timing out.",
-           "[rank1]:[E626 06:24:44.906457629 ProcessGroupNCCL.cpp:1785] [PG ID 0 PG GUID 0(default_pg) Rank 1] Exception "
-           "(either an error or timeout) detected by watchdog at work: 808, last enqueued NCCL work: 811, last "
-           "completed NCCL work: 807.",
+           "[rank1]:[E626 06:24:44.906457629 ProcessGroupNCCL.cpp:1785] [PG ID 0 PG GUID 0(default_pg) Rank 1] "
+           "Exception (either an error or timeout) detected by watchdog at work: 808, last enqueued NCCL work: 811, "
+           "last completed NCCL work: 807.",
            "[rank2]:[E626 06:24:44.173078629 ProcessGroupNCCL.cpp:616] [Rank 2] Watchdog caught collective operation "
            "timeout: WorkNCCL(SeqNum=808, OpType=ALLREDUCE, NumelIn=9801523, NumelOut=9801523, Timeout(ms)=600000) ran "
            "for 600061 milliseconds before timing out."]

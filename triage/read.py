@@ -142,7 +142,7 @@ class FileReader:
         self._merged: dict[Origin, Origin] = {}  # a line's prefix -> the file's origin with it (bounded)
         self.errors = 0  # lines whose reading raised (a bug): skipped, logged once, counted
         self._lead = ""  # the line being read: the stamp or CRI envelope before its prefixes (its time), peeled
-        self._numbered: bool | None = None  # the file's lines carry a viewer's line numbers (decided on its first batch)
+        self._numbered: bool | None = None  # a viewer's line numbers on the file's lines (its first batch says)
 
     def read(self, lines: Iterable[str]) -> Iterator[Evidence]:
         """Every line's prefixes are read (who wrote it: the job's ranks and hosts); only a line holding a word some
