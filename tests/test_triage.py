@@ -195,7 +195,21 @@ FACTS = [
     ("init.cc:1247 NCCL WARN Mismatched collective detected, please check your collective calls at and around rank "
      "39. You can use NCCL_DEBUG=INFO and NCCL_DEBUG_SUBSYS=COLL to see the collective logs", "collective_mismatch",
      dict(around_rank="39")),
+    # NCCL could not create its shared-memory segment: dmlc/xgboost #5963 (2.7's shm.h), pytorch/ci-infra #490
+    # (2.2x's shmutils.cc, with the errno), pytorch/torchtitan #853 (the line torch quotes after "Last error:")
+    ("7635c25c81cd:41588:41837 [0] include/shm.h:48 NCCL WARN Error while creating shared memory segment "
+     "nccl-shm-recv-6c6b02bad5bfc129-0-1-0 (size 9637888)", "storage_error",
+     dict(segment="nccl-shm-recv-6c6b02bad5bfc129-0-1-0")),
+    ("misc/shmutils.cc:132 NCCL WARN Error while creating shared memory segment /dev/shm/nccl-WU88OE (size 9637888), "
+     "error: No space left on device (28)", "storage_error", dict(what="No space left on device")),
+    ("  Error while creating shared memory segment /dev/shm/nccl-1YsMbG (size 7340384)", "storage_error",
+     dict(segment="/dev/shm/nccl-1YsMbG")),
 ]
+
+
+def test_attaching_to_another_ranks_segment_is_no_storage_error():
+    """NCCL failing to attach to a segment another rank created says that rank is gone, not that /dev/shm is full."""
+    assert facts.match("NCCL WARN Error while attaching to shared memory segment /dev/shm/nccl-x (size 0)") is None
 
 
 @pytest.mark.parametrize("line,kind,groups", FACTS)
@@ -698,3 +712,35 @@ def test_nccls_own_time_stamp_between_rays_prefix_and_its_own():
                          "NCCL WARN NET/IB : Got async event : port error")
     assert (origin.host, origin.pid, origin.gpu) == ("spark2", 285, 0)
     assert rest == "[2025-12-17 23:27:55] NCCL WARN NET/IB : Got async event : port error"
+
+
+def test_timeouts_in_two_process_groups_are_said_apart():
+    """REAL lines of two jobs put in one: hiyouga/LlamaFactory #7396's ranks time out at SeqNum 1580 of process group
+    1, XPixelGroup/BasicSR #737's at SeqNum 808 of the default group (0). A SeqNum counts one group's collectives:
+    the consequences said "5 ranks timed out in ALLREDUCE SeqNum 1580", mixing the two."""
+    pg1 = ["[rank0]:[E321 02:07:08.408271257 ProcessGroupNCCL.cpp:607] [Rank 0] Watchdog caught collective operation "
+           "timeout: WorkNCCL(SeqNum=1580, OpType=ALLREDUCE, NumelIn=466119168, NumelOut=466119168, "
+           "Timeout(ms)=600000) ran for 600060 milliseconds before timing out.",
+           "[rank0]:[E321 02:07:08.465150152 ProcessGroupNCCL.cpp:1664] [PG 1 Rank 0] Exception (either an error or "
+           "timeout) detected by watchdog at work: 1580, last enqueued NCCL work: 1582, last completed NCCL work: "
+           "1579.",
+           "[rank3]:[E321 02:07:08.465224069 ProcessGroupNCCL.cpp:1664] [PG 1 Rank 3] Exception (either an error or "
+           "timeout) detected by watchdog at work: 1580, last enqueued NCCL work: 1582, last completed NCCL work: "
+           "1579."]
+    pg0 = ["[rank1]:[E626 06:24:44.903881913 ProcessGroupNCCL.cpp:616] [Rank 1] Watchdog caught collective operation "
+           "timeout: WorkNCCL(SeqNum=808, OpType=ALLREDUCE, NumelIn=9801523, NumelOut=9801523, Timeout(ms)=600000) ran "
+           "for 600020 milliseconds before timing out.",
+           "[rank1]:[E626 06:24:44.906457629 ProcessGroupNCCL.cpp:1785] [PG ID 0 PG GUID 0(default_pg) Rank 1] "
+           "Exception (either an error or timeout) detected by watchdog at work: 808, last enqueued NCCL work: 811, "
+           "last completed NCCL work: 807.",
+           "[rank2]:[E626 06:24:44.173078629 ProcessGroupNCCL.cpp:616] [Rank 2] Watchdog caught collective operation "
+           "timeout: WorkNCCL(SeqNum=808, OpType=ALLREDUCE, NumelIn=9801523, NumelOut=9801523, Timeout(ms)=600000) ran "
+           "for 600061 milliseconds before timing out."]
+    [incident] = job({"a.log": pg1, "b.log": pg0})
+    assert incident.consequences == ("4 ranks (0,1,2,3) timed out: 2 ranks (1,2) in ALLREDUCE SeqNum 808 of process "
+                                     "group 0; 2 ranks (0,3) in ALLREDUCE SeqNum 1580 of process group 1")
+    # nor is rank 1 (last enqueued 811 of group 0) the lagging rank of group 1's work 1580
+    assert (incident.rule, incident.root.rank) == ("undetermined", None)
+    # one group named (or none): the sentence as before
+    [one] = job({"a.log": pg1})
+    assert one.consequences == "2 ranks (0,3) timed out in ALLREDUCE SeqNum 1580"

@@ -109,3 +109,53 @@ def test_a_traceback_behind_a_stamp_is_read():
     assert [e.kind for e in out if e.kind != "rank_seen"] == [e.kind for e in plain if e.kind != "rank_seen"] != []
     stamped = [e for e in out if e.kind != "rank_seen"]
     assert stamped[0].time == datetime(2024, 7, 25, 6, 37, 8, 0, tzinfo=timezone.utc)
+
+
+# --- a viewer's line numbers ("[1784] " before each line) ----------------------------------------------------------
+
+LLAMAFACTORY_8261 = FIXTURES / "incidents" / "llamafactory-8261" / "logs" / "train.log"
+ELASTIC_SUMMARY = ["Root Cause (first observed failure):", "[0]:", "  time      : 2025-05-21_15:43:03",
+                   "  host      : worker-3", "  rank      : 5 (local_rank: 1)", "  exitcode  : -9 (pid: 14750)",
+                   "  error_file: <N/A>", "  traceback : Signal 9 (SIGKILL) received by PID 14750"]
+
+
+def test_a_viewers_line_numbers_are_peeled_and_the_prefixes_behind_them_read():
+    """REAL: hiyouga/LlamaFactory #8261, pasted with the viewer's "[1784] " before each line: the "[rank2]:" behind
+    it was not read (no rank seen). The evidence keeps the line as written."""
+    out = evidence(LLAMAFACTORY_8261)
+    assert {e.rank for e in out if e.kind == "rank_seen"} == {0, 2}
+    [first] = [e for e in out if e.line == 1 and e.kind != "rank_seen"]
+    assert first.rank == 0 and first.text.startswith("[1784] [rank0]:")
+    plain = [line.split(" ", 1)[1] for line in LLAMAFACTORY_8261.read_text().splitlines()]
+    peeled = list(read_lines(plain, str(LLAMAFACTORY_8261), Clock(), year=2025))
+    assert [(e.kind, e.rank, e.line) for e in peeled] == [(e.kind, e.rank, e.line) for e in out]
+
+
+def test_a_torchrun_summary_behind_line_numbers_is_read():
+    """The same viewer's numbers before torchrun's ChildFailedError summary: its "[0]:" opener is read behind them."""
+    lines = [f"[{n}] {line}" for n, line in enumerate(ELASTIC_SUMMARY, start=1830)]
+    [e] = [e for e in read_lines(lines, "train.log", Clock()) if e.kind == "rank_exit"]
+    assert (e.rank, e.host, e.signal) == (5, "worker-3", 9)
+
+
+@pytest.mark.parametrize("lines", [
+    ELASTIC_SUMMARY,  # torchrun's "[0]:" opener: a colon, no line number
+    # Open MPI's --tag-output and MPICH's tags (REAL: horovod/horovod #3929)
+    ["[1,2]<stdout>:smc-gpu-03:29880:30398 [0] init.cc:497 NCCL WARN Duplicate GPU detected : rank 2 and rank 0 "
+     "both on CUDA device 1000"] * 3,
+    ["[1]<stdout>:a", "[2]<stdout>:b", "[3]<stdout>:c"],
+    # NCCL's device index with the host:pid:tid cut, the same number on every line (REAL: NVIDIA/nccl #525)
+    ["[3] include/shm.h:28 NCCL WARN Call to posix_fallocate failed : No space left on device",
+     "[3] NCCL INFO include/shm.h:41 -> 2",
+     "[3] include/shm.h:48 NCCL WARN Error while creating shared memory segment nccl-shm-recv-1462445a6f01cbfc-1-2-3 "
+     "(size 9637888)"],
+    ["[2] a", "[0] b", "[1] c", "[3] d"],  # numbers that do not increase down the file
+    ["[1] a", "b", "c", "[2] d", "e"],  # too few of the file's lines numbered
+])
+def test_what_is_no_viewers_line_number(lines):
+    assert not reader._numbered(lines)
+
+
+def test_a_viewers_numbers_may_skip_a_few_lines():
+    assert reader._numbered(["[10] a", "[11] b", "", "[12] c", "[13] d", "[14] e", "[15] f", "[16] g", "[17] h",
+                             "[18] i", "[19] j", "[25] k"])

@@ -359,17 +359,20 @@ def _lagging_rank(job: Job) -> Verdict | None:
     if len({e.rank for e in reports}) < 2:
         return None
     reported = {e.rank for e in reports}
-    seqs = [e.seq for e in reports if e.seq is not None]
-    top = max(seqs) if seqs else None
-    # (a) a rank whose last enqueued work is behind the collective the others wait in
-    behind = sorted({e.rank for e in reports if e.last_enqueued is not None and top is not None
-                     and e.last_enqueued < top})
-    if behind and len(behind) < len(reported):
-        return Verdict("undetermined", None, "lagging_rank",
-                       f"{_ranks(behind)} never enqueued NCCL work {top}, which the others time out in: "
-                       "the lagging rank; nothing logged says why it stalled",
-                       suspects=tuple(e for e in reports if e.rank in behind), rank=behind[0],
-                       host=job.rank_host.get(behind[0]))
+    # (a) a rank whose last enqueued work is behind the collective the others wait in, in the same process group
+    # (where the lines name two groups or more: their SeqNums count different collectives)
+    for pg, group in sorted(by_group(job, reports).items(), key=lambda kv: str(kv[0])):
+        seqs = [e.seq for e in group if e.seq is not None]
+        top = max(seqs) if seqs else None
+        behind = sorted({e.rank for e in group if e.last_enqueued is not None and top is not None
+                         and e.last_enqueued < top})
+        if behind and len(behind) < len({e.rank for e in group}):
+            where = f" of process group {pg}" if pg is not None else ""
+            return Verdict("undetermined", None, "lagging_rank",
+                           f"{_ranks(behind)} never enqueued NCCL work {top}{where}, which the others time out in: "
+                           "the lagging rank; nothing logged says why it stalled",
+                           suspects=tuple(e for e in group if e.rank in behind), rank=behind[0],
+                           host=job.rank_host.get(behind[0]))
     # (b) a rank seen in the logs (or in the communicator) that reported no timeout while the others did
     universe = set(range(job.world)) if job.world else job.seen_ranks
     missing = sorted(universe - reported)
@@ -496,12 +499,7 @@ def consequences(job: Job, v: Verdict) -> str:
     parts = []
     timeouts = [e for e in job.failures if e.kind in TIMEOUT_KINDS and e.rank is not None]
     if timeouts:
-        ranks = sorted({e.rank for e in timeouts})
-        ops = Counter(e.op for e in timeouts if e.op)
-        seqs = Counter(e.seq for e in timeouts if e.seq is not None)
-        what = f" in {ops.most_common(1)[0][0]}" if ops else ""
-        seq = f" SeqNum {seqs.most_common(1)[0][0]}" if seqs else ""
-        parts.append(f"{_ranks(ranks)} timed out{what}{seq}")
+        parts.append(_timed_out(job, timeouts))
     elif any(e.kind == "nccl_timeout" for e in job.failures):
         parts.append("NCCL watchdog timeouts")
     if v.rule == "lagging_rank" and v.rank is not None:
@@ -517,6 +515,54 @@ def consequences(job: Job, v: Verdict) -> str:
     if not parts:
         return "no other rank reported a failure"
     return "; ".join(parts)
+
+
+def by_group(job: Job, reports: list[Evidence]) -> dict[str | None, list[Evidence]]:
+    """Watchdog reports by the process group their lines name: a SeqNum counts one group's collectives, so numbers of
+    two groups are never compared nor said as one. A report's group is the one its line names ("[PG 1 Rank 0]",
+    "[PG ID 2 PG GUID 5 Rank 0]"), else the one a progress line of the same rank at the same SeqNum names (the
+    WorkNCCL line itself names none), else that of the only named group timed out at its SeqNum. Where the lines name
+    fewer than two groups, all reports are one (key None), as they were before groups were read."""
+    progress = {(e.rank, e.seq): str(e.details["pg"]) for e in job.evidence
+                if e.kind == "nccl_progress" and e.rank is not None and e.details.get("pg") is not None}
+    named: list[tuple[str | None, Evidence]] = []
+    for e in reports:
+        pg = e.details.get("pg")
+        named.append((str(pg) if pg is not None else progress.get((e.rank, e.seq)), e))
+    groups = {pg for pg, _ in named if pg is not None}
+    if len(groups) < 2:
+        return {None: list(reports)} if reports else {}
+    at_seq: dict[int, set[str]] = defaultdict(set)
+    for pg, e in named:
+        if pg is not None and e.seq is not None:
+            at_seq[e.seq].add(pg)
+    out: dict[str | None, list[Evidence]] = defaultdict(list)
+    for pg, e in named:
+        if pg is None and e.seq is not None and len(at_seq.get(e.seq, ())) == 1:
+            pg = next(iter(at_seq[e.seq]))
+        out[pg].append(e)
+    return dict(out)
+
+
+def _timed_out(job: Job, timeouts: list[Evidence]) -> str:
+    """"N ranks (...) timed out in OP SeqNum X"; where the lines name two process groups or more, each group's ranks,
+    operation and SeqNum are said apart ("...: 2 ranks (1,2) in ALLREDUCE SeqNum 808 of process group 0; 2 ranks (0,3)
+    in ALLREDUCE SeqNum 1580 of process group 1")."""
+    def said(es: list[Evidence]) -> str:
+        ops = Counter(e.op for e in es if e.op)
+        seqs = Counter(e.seq for e in es if e.seq is not None)
+        what = f" in {ops.most_common(1)[0][0]}" if ops else ""
+        return what + (f" SeqNum {seqs.most_common(1)[0][0]}" if seqs else "")
+
+    groups = by_group(job, timeouts)
+    if list(groups) == [None]:
+        return f"{_ranks([e.rank for e in timeouts])} timed out{said(timeouts)}"
+    clauses = []
+    for pg in sorted(groups, key=lambda g: (g is None, int(g) if g is not None and g.isdigit() else 0, g or "")):
+        es = groups[pg]
+        where = f" of process group {pg}" if pg is not None else " (process group not named)"
+        clauses.append(f"{_ranks([e.rank for e in es])}{said(es)}{where}")
+    return f"{_ranks([e.rank for e in timeouts])} timed out: " + "; ".join(clauses)
 
 
 def _ranks(ranks: Sequence[int]) -> str:

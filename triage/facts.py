@@ -172,6 +172,13 @@ FACTS: tuple[Fact, ...] = (
     _f("storage", "storage_error", ["No space left on device", "Disk quota exceeded", "Input/output error",
                                     "Stale file handle"],
        r"(?P<what>No space left on device|Disk quota exceeded|Input/output error|Stale file handle)"),
+    # NCCL could not create a shared-memory segment for its intra-node transport, every release's wording ("include/
+    # shm.h:48 NCCL WARN Error while creating shared memory segment nccl-shm-recv-... (size 9637888)", 2.12+'s
+    # "misc/shmutils.cc:132 ... segment /dev/shm/nccl-WU88OE (size 9637888), error: ...", and the line torch quotes
+    # after "Last error:"): /dev/shm, the container's or the node's, is too small or full; attaching to another
+    # rank's segment is not this row (that rank may have died)
+    _f("nccl_shm_create", "storage_error", ["Error while creating shared memory segment"],
+       r"(?P<what>Error while creating shared memory segment) (?P<segment>\S+)"),
     # NCCL's own address (peer address -> host): "NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>" ("Bootstrap: Using" in
     # newer releases),
     # "NCCL INFO NET/Socket : Using [0]eth0:10.0.0.1<0>", "NET/IB : Using [0]mlx5_0:1/IB ... ; OOB eth0:10.0.0.1<0>"

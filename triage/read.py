@@ -52,6 +52,31 @@ BATCH = 4096  # lines whose keywords are found in one scan
 # peeled so that the message's own start is read (a traceback, torchrun's summary), kept for the line's time
 _LEAD = re.compile(STAMPS.pattern + r"(?:(?:stdout|stderr) [PF] )?")
 _LEAD_FIRST = frozenset("0123456789[")
+# a line number a viewer pasted before each line ("[1784] [rank0]:[E602 ...", GitHub's and many log viewers' copy):
+# peeled only from a file whose lines carry one consistently (`_numbered`); torchrun's "[0]:" summary opener, MPI's
+# "[1]<stdout>:" tag and NCCL's "[3] " device index (the same number on every line) are not such numbers
+_LINE_NUMBER = re.compile(r"\[(\d{1,9})\] ")
+NUMBERED_MIN = 3  # numbered lines a file needs before its numbers are taken for a viewer's
+NUMBERED_SHARE = 0.8  # of its non-empty lines, among the first batch
+NUMBERED_STEP_SHARE = 0.9  # of consecutive numbered lines whose numbers differ by exactly one
+
+
+def _numbered(lines: list[str]) -> bool:
+    """Whether `lines` (a file's first batch) carry a viewer's line numbers: most non-empty lines open with "[N] ",
+    the numbers strictly increase down the file and almost always by one (an excerpt may skip a few lines)."""
+    numbers: list[int] = []
+    nonempty = 0
+    for line in lines:
+        if not line.strip():
+            continue
+        nonempty += 1
+        m = _LINE_NUMBER.match(line)
+        if m is not None:
+            numbers.append(int(m.group(1)))
+    if len(numbers) < NUMBERED_MIN or len(numbers) < NUMBERED_SHARE * nonempty:
+        return False
+    steps = [b - a for a, b in zip(numbers, numbers[1:])]
+    return all(d > 0 for d in steps) and sum(d == 1 for d in steps) >= NUMBERED_STEP_SHARE * len(steps)
 
 
 @functools.lru_cache(maxsize=1)
@@ -117,6 +142,7 @@ class FileReader:
         self._merged: dict[Origin, Origin] = {}  # a line's prefix -> the file's origin with it (bounded)
         self.errors = 0  # lines whose reading raised (a bug): skipped, logged once, counted
         self._lead = ""  # the line being read: the stamp or CRI envelope before its prefixes (its time), peeled
+        self._numbered: bool | None = None  # a viewer's line numbers on the file's lines (its first batch says)
 
     def read(self, lines: Iterable[str]) -> Iterator[Evidence]:
         """Every line's prefixes are read (who wrote it: the job's ranks and hosts); only a line holding a word some
@@ -141,6 +167,11 @@ class FileReader:
 
     def _batch(self, n: int, batch: list[str]) -> Iterator[Evidence]:
         lines = [raw[:MAX_LINE].rstrip("\r\n") for raw in batch]
+        if self._numbered is None:
+            self._numbered = _numbered(lines)
+        shown = lines  # the lines as written: the evidence's text
+        if self._numbered:  # a viewer's "[1784] " before each line: peeled, the line's own start read
+            lines = [line[m.end():] if (m := _LINE_NUMBER.match(line)) is not None else line for line in lines]
         hits = _keyworded(lines)
         merged = self._merged
         for i, line in enumerate(lines):
@@ -171,7 +202,7 @@ class FileReader:
                     self._ranks[(origin.host, origin.rank)] = n + i + 1
                 if i in hits or self._block is not None or self._root_next or key in self._tracebacks or \
                         _BLOCK_OPEN.match(rest):
-                    for ev in self._line(n + i + 1, line, rest, origin, key):
+                    for ev in self._line(n + i + 1, shown[i], rest, origin, key):
                         if ev.rank is None and ev.pid is not None and len(self._pending) < MAX_PENDING:
                             self._pending.append(ev)  # a later line may name its process's rank
                         else:
