@@ -20,8 +20,9 @@ from .kinds import SEVERITY_RANK
 from .kinds import TABLE as KIND_TABLE
 from .pci import find_pci, normalize_pci
 from .prefilter import Prefilter
-from .rules import (EVENT_ESCALATES, EVENT_LINES, EVENT_PER_DEVICE, EVENT_PER_GPU, EVENT_PER_RANK, KEYWORDS, PCI,
-                    REFINERS, RULES, STATED, Dispatch, Rule)
+from .ports import BootClock
+from .rules import (BOOT_MARK, BOOT_STAGES, EVENT_ESCALATES, EVENT_LINES, EVENT_PER_DEVICE, EVENT_PER_GPU,
+                    EVENT_PER_RANK, KEYWORDS, PCI, REFINERS, RULES, STATED, Dispatch, Rule)
 from .unclassified import DRIVER_KEYWORDS, ERROR_WORDS, unclassified
 
 _FIELDS = ("pid", "rank", "xid", "sxid")  # integer fields
@@ -119,6 +120,7 @@ class Classifier:
         self._stages: dict[str, frozenset[str]] = {}  # open event -> its "once" rows seen so far
         self._ranks: dict[str, int] = {}  # open escalating event (rules.EVENT_ESCALATES) -> its findings' top severity
         self._stated: dict[str, tuple[int, str]] = {}  # event -> (position, the severity its "state" line stated)
+        self.boot = BootClock()  # when this stream's boot began, from the kernel's start-up lines (wall-clock logs)
         self._count = 0
         self.errors = 0  # lines whose classification raised (a bug): counted, logged once, never fatal
         self.uuid_evictions = 0
@@ -277,6 +279,9 @@ class Classifier:
     def _instantiate(self, template: Template, position: int, env: Envelope | Pending | None, file: str | None,
                      lineno: int | None) -> Finding | None:
         fields, from_context, event = template
+        if event is not None and event[1] == BOOT_MARK[1]:  # a kernel start-up line: the stream's boot clock
+            self._boot_mark(event[2], env)
+            return None
         context_pci = (self._last_pci[1] if from_context and self._last_pci and
                        position - self._last_pci[0] <= CONTEXT_LINES else None)
         if context_pci and event is not None and event[0].endswith(" ") and event[0][:-1] in EVENT_PER_GPU:
@@ -302,6 +307,16 @@ class Classifier:
         env = finish(env)  # built now, for the finding (envelope.split left it pending)
         return Finding(kind, severity, attribution, action, message, env.timestamp, env.uptime, xid, sxid, pci, pid,
                        process, rank, peer, details, env.name, env.extra.get("app"), file, lineno)
+
+    def _boot_mark(self, row: str, env: Envelope | Pending | None) -> None:
+        """A kernel start-up line (rules.BOOT_STAGES): a boot began about when it was written.  A process's line
+        (a syslog tag other than the kernel's) sets nothing."""
+        if env is None:
+            self.boot.mark(BOOT_STAGES[row], None)
+            return
+        env = finish(env)
+        if env.extra.get("app") in (None, "kernel"):
+            self.boot.mark(BOOT_STAGES[row], env.timestamp)
 
     def memo_stats(self) -> dict[str, int]:
         """Counters of the repeat memo, for export: entries now, capacity, hits, evictions."""

@@ -92,6 +92,10 @@ MLX5_TX_JOIN = ("mlx5_tx_timeout", "join")
 # PyTorch's NCCL exception: the wrapper line ("NCCL error in: ..., unhandled system error") and, on the next
 # line, NCCL's description of the code ("ncclSystemError: System call ... failed") are one failure
 NCCL_EXC_OPEN, NCCL_EXC_JOIN = ("nccl_exception", "open"), ("nccl_exception", "join")
+# The kernel's start-up lines: no finding, no event; the stream's boot clock is set by them (Classifier, ports.py).
+BOOT_MARK = ("boot", "mark")
+# Their order within one boot (row name -> stage): a line of a stage no later than the last one seen starts a boot.
+BOOT_STAGES = {"boot_banner": 0, "boot_cmdline": 1, "boot_free_initmem": 2, "boot_run_init": 3}
 
 
 # The kernel's names of the AER status bits (drivers/pci/pcie/aer.c), 5.x+ and the spelled-out 3.x-4.x ones, as
@@ -252,6 +256,17 @@ RULES: tuple[Rule, ...] = (
        r"(?:mlx5_core (?P<pci>" + PCI + r"):.*)?Port module event(?:\[(?P<level>\w+)\])?: "
        r"module (?P<module>\d+), (?P<state>Cable (?:plugged|unplugged|error)|Cable \w+)(?:, (?P<reason>.*))?",
        action="CHECK_CABLE", refine="ib_link"),
+    # --- the kernel's start-up lines (no finding): a log in wall-clock time (dmesg -T, --time-format iso, journal
+    # exports, syslog) learns from them when its boot began, for the unused-port rule (parsers/ports.py BootClock).
+    # Each is printed once per boot by the kernel itself, within its first seconds (the order is BOOT_STAGES'):
+    # the banner (init/main.c), x86's "Command line:" and every arch's "Kernel command line:", the init memory
+    # freed as the kernel hands over to init, and the init it runs.
+    _r("boot_banner", None, ["Linux version "], r"^Linux version \d", event=BOOT_MARK),
+    _r("boot_cmdline", None, ["Command line: ", "command line: "], r"^(?:Kernel command|Command) line: ",
+       event=BOOT_MARK),
+    _r("boot_free_initmem", None, ["Freeing unused kernel "],
+       r"^Freeing unused kernel (?:image \(initmem\) )?memory: \d", event=BOOT_MARK),
+    _r("boot_run_init", None, [" as init process"], r"^Run \S+ as init process$", event=BOOT_MARK),
     _r("mlx5_module_temperature", "nic_error", ["High Temperature"],
        r"(?:mlx5_core (?P<pci>" + PCI + r"):? )?Port module event(?:\[(?P<level>\w+)\])?: module (?P<module>\d+), "
        r"(?P<what>High Temperature)"),
