@@ -212,6 +212,14 @@ class Classifier:
             return True
         last = self._events.get(name)
         inside = last is not None and 0 <= position - last <= EVENT_LINES[name.split(" ", 1)[0]]
+        if not inside and name[-1:] == " " and name[:-1] in EVENT_PER_GPU:  # names no GPU: the newest one open
+            newest = self._newest_open(name, position)
+            if newest is not None:
+                name, last, inside = newest, self._events[newest], True
+        if role == "within":
+            if inside:
+                self._events[name] = position
+            return inside
         if last is None and len(self._events) >= MAX_OPEN_EVENTS:  # per-device keys: bounded whatever the input
             self._events.clear()
             self._stages.clear()
@@ -238,6 +246,15 @@ class Classifier:
                 return False
         return True
 
+    def _newest_open(self, prefix: str, position: int) -> str | None:
+        """The open event named `prefix` + a GPU's address whose last line is the latest within its window (a line
+        of a per-GPU event naming no GPU: rare, so a scan of the open events, at most MAX_OPEN_EVENTS)."""
+        window, best, best_at = EVENT_LINES[prefix[:-1]], None, -1
+        for key, at in self._events.items():
+            if at > best_at and key.startswith(prefix) and 0 <= position - at <= window:
+                best, best_at = key, at
+        return best
+
     def _template(self, message: str, matched: Collection[int] | None = None) -> Template | None:
         """What the line means on its own (no context): the Finding's fields, and whether its PCI address
         must come from the lines before it.  Rules are tried in table order, but only those whose keyword
@@ -249,7 +266,12 @@ class Classifier:
             return self._unclassified(message) if net else None
         rule, m = hit
         if rule.kind is None:
-            return None if rule.event is None else (None, False, _event_key(rule, m))
+            if rule.event is None:
+                return None
+            if rule.event[1] == "within":  # outside its event, the net's (rules.Rule.event)
+                net_template = self._unclassified(message) if net else None
+                return None if net_template is None else net_template[0], False, _event_key(rule, m)
+            return None, False, _event_key(rule, m)
         return self._build(rule, m, message)
 
     def _allowed(self, matched: Collection[int]) -> tuple[frozenset[int] | None, bool]:
