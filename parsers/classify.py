@@ -20,8 +20,9 @@ from .kinds import SEVERITY_RANK
 from .kinds import TABLE as KIND_TABLE
 from .pci import find_pci, normalize_pci
 from .prefilter import Prefilter
-from .rules import (EVENT_ESCALATES, EVENT_LINES, EVENT_PER_DEVICE, EVENT_PER_GPU, EVENT_PER_RANK, KEYWORDS, PCI,
-                    REFINERS, RULES, STATED, Dispatch, Rule)
+from .ports import BootClock
+from .rules import (BOOT_MARK, BOOT_STAGES, EVENT_ESCALATES, EVENT_LINES, EVENT_PER_DEVICE, EVENT_PER_GPU,
+                    EVENT_PER_RANK, KEYWORDS, PCI, REFINERS, RULES, STATED, Dispatch, Rule)
 from .unclassified import DRIVER_KEYWORDS, ERROR_WORDS, unclassified
 
 _FIELDS = ("pid", "rank", "xid", "sxid")  # integer fields
@@ -119,6 +120,7 @@ class Classifier:
         self._stages: dict[str, frozenset[str]] = {}  # open event -> its "once" rows seen so far
         self._ranks: dict[str, int] = {}  # open escalating event (rules.EVENT_ESCALATES) -> its findings' top severity
         self._stated: dict[str, tuple[int, str]] = {}  # event -> (position, the severity its "state" line stated)
+        self.boot = BootClock()  # when this stream's boot began, from the kernel's start-up lines (wall-clock logs)
         self._count = 0
         self.errors = 0  # lines whose classification raised (a bug): counted, logged once, never fatal
         self.uuid_evictions = 0
@@ -210,6 +212,14 @@ class Classifier:
             return True
         last = self._events.get(name)
         inside = last is not None and 0 <= position - last <= EVENT_LINES[name.split(" ", 1)[0]]
+        if not inside and name[-1:] == " " and name[:-1] in EVENT_PER_GPU:  # names no GPU: the newest one open
+            newest = self._newest_open(name, position)
+            if newest is not None:
+                name, last, inside = newest, self._events[newest], True
+        if role == "within":
+            if inside:
+                self._events[name] = position
+            return inside
         if last is None and len(self._events) >= MAX_OPEN_EVENTS:  # per-device keys: bounded whatever the input
             self._events.clear()
             self._stages.clear()
@@ -236,6 +246,15 @@ class Classifier:
                 return False
         return True
 
+    def _newest_open(self, prefix: str, position: int) -> str | None:
+        """The open event named `prefix` + a GPU's address whose last line is the latest within its window (a line
+        of a per-GPU event naming no GPU: rare, so a scan of the open events, at most MAX_OPEN_EVENTS)."""
+        window, best, best_at = EVENT_LINES[prefix[:-1]], None, -1
+        for key, at in self._events.items():
+            if at > best_at and key.startswith(prefix) and 0 <= position - at <= window:
+                best, best_at = key, at
+        return best
+
     def _template(self, message: str, matched: Collection[int] | None = None) -> Template | None:
         """What the line means on its own (no context): the Finding's fields, and whether its PCI address
         must come from the lines before it.  Rules are tried in table order, but only those whose keyword
@@ -247,7 +266,12 @@ class Classifier:
             return self._unclassified(message) if net else None
         rule, m = hit
         if rule.kind is None:
-            return None if rule.event is None else (None, False, _event_key(rule, m))
+            if rule.event is None:
+                return None
+            if rule.event[1] == "within":  # outside its event, the net's (rules.Rule.event)
+                net_template = self._unclassified(message) if net else None
+                return None if net_template is None else net_template[0], False, _event_key(rule, m)
+            return None, False, _event_key(rule, m)
         return self._build(rule, m, message)
 
     def _allowed(self, matched: Collection[int]) -> tuple[frozenset[int] | None, bool]:
@@ -277,6 +301,9 @@ class Classifier:
     def _instantiate(self, template: Template, position: int, env: Envelope | Pending | None, file: str | None,
                      lineno: int | None) -> Finding | None:
         fields, from_context, event = template
+        if event is not None and event[1] == BOOT_MARK[1]:  # a kernel start-up line: the stream's boot clock
+            self._boot_mark(event[2], env)
+            return None
         context_pci = (self._last_pci[1] if from_context and self._last_pci and
                        position - self._last_pci[0] <= CONTEXT_LINES else None)
         if context_pci and event is not None and event[0].endswith(" ") and event[0][:-1] in EVENT_PER_GPU:
@@ -302,6 +329,16 @@ class Classifier:
         env = finish(env)  # built now, for the finding (envelope.split left it pending)
         return Finding(kind, severity, attribution, action, message, env.timestamp, env.uptime, xid, sxid, pci, pid,
                        process, rank, peer, details, env.name, env.extra.get("app"), file, lineno)
+
+    def _boot_mark(self, row: str, env: Envelope | Pending | None) -> None:
+        """A kernel start-up line (rules.BOOT_STAGES): a boot began about when it was written.  A process's line
+        (a syslog tag other than the kernel's) sets nothing."""
+        if env is None:
+            self.boot.mark(BOOT_STAGES[row], None)
+            return
+        env = finish(env)
+        if env.extra.get("app") in (None, "kernel"):
+            self.boot.mark(BOOT_STAGES[row], env.timestamp)
 
     def memo_stats(self) -> dict[str, int]:
         """Counters of the repeat memo, for export: entries now, capacity, hits, evictions."""

@@ -1,9 +1,14 @@
 """Unused ports: a NIC port that goes down (or reports its cable unplugged) early in a boot and was never up
 since that boot began is a port nobody cabled, not a fault.  One rule for the agent (through its Xid/port
 policy, with the boot id) and for `gpu-npd parse` (the scanner, where a boot starts wherever the kernel's
-uptime goes backwards)."""
+uptime goes backwards).  A log in wall-clock time only (`dmesg -T`, `dmesg --time-format iso`, journal exports,
+syslog) carries no uptime: there the kernel's start-up lines (`Linux version ..`, `Command line: ..`, the init memory
+freed, `Run /init as init process`) start a boot at the time they were written (BootClock), and a line's seconds
+since then stand for its uptime."""
 
 from __future__ import annotations
+
+from datetime import datetime
 
 from .finding import Finding
 from .kinds import TABLE
@@ -42,3 +47,38 @@ class UnusedPorts:
             f.severity, f.action = "info", "NONE"
             f.details["state"] = "unused"
         return f
+
+
+class BootClock:
+    """When the boot a stream is in began, from the kernel's start-up lines (rules.BOOT_STAGES), for logs whose
+    lines carry a wall-clock time and no uptime.  The kernel prints them in a fixed order within its first seconds:
+    a line of a later stage than the last one seen, within `span` seconds of the boot's first, is the same boot (the
+    boot's time stays its first line's: the banner's when the log holds it, else the first stage the log kept, a
+    few seconds late at most); any other starts the next boot (`seq` counts them)."""
+
+    __slots__ = ("start", "stage", "seq", "span")
+
+    def __init__(self, span: float = UNUSED_PORT_SECONDS):
+        self.start: datetime | None = None
+        self.stage = -1
+        self.seq = 0
+        self.span = span
+
+    def mark(self, stage: int, when: datetime | None) -> None:
+        since = self.since(when)
+        if 0 <= self.stage < stage and (since is None or 0 <= since <= self.span):  # this boot's next stage
+            if self.start is None:
+                self.start = when
+        else:
+            self.seq += 1
+            self.start = when
+        self.stage = stage
+
+    def since(self, when: datetime | None) -> float | None:
+        """Seconds from the boot's start to `when`: None without both (or when one has a zone and the other not)."""
+        if self.start is None or when is None:
+            return None
+        try:
+            return (when - self.start).total_seconds()
+        except TypeError:
+            return None

@@ -40,6 +40,10 @@ class Rule:
     # "close" (a kind-None row: the first line of the next report) ends the open event; "state" (a kind-None row
     # with a `stated` group) states the severity of the findings the rows of STATED make within the event's
     # EVENT_LINES (a firmware-first record's "event severity: fatal" before its section).
+    # "within" (a kind-None row) is part of an open event of its name and leaves none open: with none open, the line
+    # is what the unclassified net makes of it (a consequence of a lost GPU that names no cause of its own).
+    # A line of an event kept per GPU (EVENT_PER_GPU) that names no GPU, none named in the lines before it, is part
+    # of the newest open event of that name, whichever GPU's.
     # Every line of an event that says which device and what failed is "join" or "once", never "member": a
     # report whose first line was lost (ring-buffer overrun, rate limiting, a grep excerpt) is still one event.
     event: tuple[str, str] | None = None
@@ -92,6 +96,10 @@ MLX5_TX_JOIN = ("mlx5_tx_timeout", "join")
 # PyTorch's NCCL exception: the wrapper line ("NCCL error in: ..., unhandled system error") and, on the next
 # line, NCCL's description of the code ("ncclSystemError: System call ... failed") are one failure
 NCCL_EXC_OPEN, NCCL_EXC_JOIN = ("nccl_exception", "open"), ("nccl_exception", "join")
+# The kernel's start-up lines: no finding, no event; the stream's boot clock is set by them (Classifier, ports.py).
+BOOT_MARK = ("boot", "mark")
+# Their order within one boot (row name -> stage): a line of a stage no later than the last one seen starts a boot.
+BOOT_STAGES = {"boot_banner": 0, "boot_cmdline": 1, "boot_free_initmem": 2, "boot_run_init": 3}
 
 
 # The kernel's names of the AER status bits (drivers/pci/pcie/aer.c), 5.x+ and the spelled-out 3.x-4.x ones, as
@@ -161,6 +169,20 @@ RULES: tuple[Rule, ...] = (
     # the same event (the GPU from the lines before it when the line names none).
     _r("gpu_is_lost", "fallen_off_bus", ["NV_ERR_GPU_IS_LOST"], r"(?:GPU lost from the bus )?\[?NV_ERR_GPU_IS_LOST\b",
        event=("fallen", "join")),
+    # An RPC to the GSP that failed because the GPU is gone: status 0x0000000f is NV_ERR_GPU_IS_LOST (the assertion
+    # above prints "GPU lost from the bus [NV_ERR_GPU_IS_LOST] (0x0000000F)"): "_issueRpcAndWait: rpcSendMessage failed
+    # with status 0x0000000f for fn 76!", "rpcRmApiFree_GSP: GspRmFree failed: ..; status=0x0000000f", repeated by every
+    # call after: the same event.  Another status names another cause: the unclassified net keeps that line.
+    _r("gpu_is_lost_rpc", "fallen_off_bus", ["rpcSendMessage failed", "_GSP: GspRm"],
+       r"(?:rpcSendMessage failed with status |_GSP: GspRm\w+ failed: [^\n]*?\bstatus=)0x0000000[fF]\b",
+       event=("fallen", "join")),
+    # What the driver prints as a consequence of a GPU it lost, naming no cause of its own: the 3.x driver asking
+    # for the GPU's PCI handle from its interrupt ("NVRM: os_pci_init_handle: invalid context!" between its "GPU at ..
+    # has fallen off the bus" lines), the resource server's assertion that a free it made succeeded ("Assertion
+    # failed: (status == NV_OK) || (status == NV_ERR_GPU_IN_FULLCHIP_RESET) @ rs_client.c:844" after the failed
+    # GspRmFree): part of the lost GPU's open event, else the unclassified net's (EVENT_WITHIN).
+    _r("gpu_lost_after", None, ["os_pci_init_handle: invalid context", "Assertion failed: (status == NV_OK)"],
+       r"os_pci_init_handle: invalid context!|Assertion failed: \(status == NV_OK\)", event=("fallen", "within")),
     _r("reset_required", "gpu_reset_required", ["NV_ERR_RESET_REQUIRED"], r"NV_ERR_RESET_REQUIRED"),
     # The driver could not bring the GPU up, so it refuses it all work until a reset or reload brings it up: "NVRM: GPU
     # 0000:0a:00.0: RmInitAdapter failed! (0x24:0x72:1568)" then "rm_init_adapter failed, device minor number 5"
@@ -171,6 +193,12 @@ RULES: tuple[Rule, ...] = (
        r"(?:GPU (?P<pci>" + PCI_SHORT + r"): )?(?:RmInitAdapter failed! \((?P<rm_error>0x[0-9a-fA-F]+:0x[0-9a-fA-F]+:\d+)\)"
        r"|rm_init_adapter failed(?:,| for) device (?:bearing )?minor number (?P<minor>\d+))",
        attribution="unknown", event=("rminit", "join")),
+    # Each failed attempt's reason when the driver could not map the GPU (a GPU gone from the bus): "NVRM:
+    # osInitNvMapping: *** Cannot attach gpu", "NVRM: RmInitAdapter: osInitNvMapping failed, bailing out of
+    # RmInitAdapter", then its "RmInitAdapter failed! (0x22:0x56:894)": part of that GPU's open event.
+    _r("rm_init_mapping", None, ["osInitNvMapping"],
+       r"osInitNvMapping: \*\*\* Cannot attach gpu|RmInitAdapter: osInitNvMapping failed, bailing out",
+       event=("rminit", "within")),
     _r("driver_load", "driver_load", ["NVRM: loading"],
        r"NVRM: loading NVIDIA UNIX (?P<arch>\S+) Kernel Module\s+(?P<version>[\d.]+)"),
     _r("gpu_reset", "gpu_reset", ["NVRM: GPU"],
@@ -252,6 +280,17 @@ RULES: tuple[Rule, ...] = (
        r"(?:mlx5_core (?P<pci>" + PCI + r"):.*)?Port module event(?:\[(?P<level>\w+)\])?: "
        r"module (?P<module>\d+), (?P<state>Cable (?:plugged|unplugged|error)|Cable \w+)(?:, (?P<reason>.*))?",
        action="CHECK_CABLE", refine="ib_link"),
+    # --- the kernel's start-up lines (no finding): a log in wall-clock time (dmesg -T, --time-format iso, journal
+    # exports, syslog) learns from them when its boot began, for the unused-port rule (parsers/ports.py BootClock).
+    # Each is printed once per boot by the kernel itself, within its first seconds (the order is BOOT_STAGES'):
+    # the banner (init/main.c), x86's "Command line:" and every arch's "Kernel command line:", the init memory
+    # freed as the kernel hands over to init, and the init it runs.
+    _r("boot_banner", None, ["Linux version "], r"^Linux version \d", event=BOOT_MARK),
+    _r("boot_cmdline", None, ["Command line: ", "command line: "], r"^(?:Kernel command|Command) line: ",
+       event=BOOT_MARK),
+    _r("boot_free_initmem", None, ["Freeing unused kernel "],
+       r"^Freeing unused kernel (?:image \(initmem\) )?memory: \d", event=BOOT_MARK),
+    _r("boot_run_init", None, [" as init process"], r"^Run \S+ as init process$", event=BOOT_MARK),
     _r("mlx5_module_temperature", "nic_error", ["High Temperature"],
        r"(?:mlx5_core (?P<pci>" + PCI + r"):? )?Port module event(?:\[(?P<level>\w+)\])?: module (?P<module>\d+), "
        r"(?P<what>High Temperature)"),

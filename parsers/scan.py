@@ -95,12 +95,17 @@ class Scanner:
                 yield finding
 
     def _unused_port(self, f: Finding) -> None:
-        """parsers/ports.py offline: the kernel's uptime going backwards starts a new boot."""
-        if f.uptime is not None:
-            if f.uptime < self._uptime:
+        """parsers/ports.py offline: the kernel's uptime going backwards starts a new boot, and so does a kernel
+        start-up line (the classifier's BootClock); a line with no uptime takes its seconds since the latter."""
+        clock = self.classifier.boot
+        uptime = f.uptime
+        if uptime is not None:
+            if uptime < self._uptime:
                 self._boots += 1
-            self._uptime = f.uptime
-        self.ports.judge(f, port_key(f), f.uptime, str(self._boots))
+            self._uptime = uptime
+        else:
+            uptime = clock.since(f.timestamp)
+        self.ports.judge(f, port_key(f), uptime, f"{self._boots}.{clock.seq}")
 
 
 class _Lines:

@@ -154,8 +154,11 @@ def test_the_gsp_drivers_gpu_is_lost_is_the_gpu_fallen_off_the_bus():
     f = parse_line("NVRM: nvAssertOkFailedNoLog: Assertion failed: GPU lost from the bus [NV_ERR_GPU_IS_LOST] "
                    "(0x0000000F) returned from rmStatus @ kernel_ce_gv100.c:106")
     assert (f.kind, f.severity, f.pci) == ("fallen_off_bus", "fatal", None)
-    assert parse_line("NVRM: _issueRpcAndWait: rpcSendMessage failed with status 0x0000000f for fn 76!").kind == \
-        "unclassified"
+    # an RPC failed with status 0xf: that status is NV_ERR_GPU_IS_LOST, the GPU lost too; another status (0x65,
+    # NV_ERR_TIMEOUT: modelled) names another cause and stays the unclassified net's
+    rpc = "NVRM: _issueRpcAndWait: rpcSendMessage failed with status 0x0000000f for fn 76!"
+    assert parse_line(rpc).kind == "fallen_off_bus"
+    assert parse_line(rpc.replace("0x0000000f", "0x00000065")).kind == "unclassified"
 
 
 def test_gpu_is_lost_after_the_fallen_off_the_bus_it_follows_is_the_same_event():

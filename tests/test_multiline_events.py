@@ -84,3 +84,42 @@ def test_one_oom_report_is_one_kill_and_the_next_report_is_another():
     assert [f.kind for f in realworld.findings("\n".join(kill + kill))] == ["oom_kill", "oom_kill"]
     only_killed = "\n".join([kill[-2], kill[-2].replace("4242", "4343")])
     assert [f.kind for f in realworld.findings(only_killed)] == ["oom_kill", "oom_kill"]
+
+
+@pytest.mark.parametrize("file,first,want", [
+    # 3.x: "os_pci_init_handle: invalid context!" between the "fallen off the bus" lines: part of the event
+    ("xid-shapes.yaml", "[   49.261458] NVRM: GPU at 0000:01:00.0 has fallen off the bus.",
+     {("fallen_off_bus", "0000:01:00"): 1}),
+    # GSP RPCs failing with status 0xf (NV_ERR_GPU_IS_LOST) before and after the assertion: one event
+    ("xid-shapes.yaml", "Feb 17 08:02:06 abggdna-DGX-Station-A100 kernel:", {("fallen_off_bus", None): 1}),
+    ("xid-shapes.yaml", "[   35.564059] NVRM: _issueRpcAndWait", {("fallen_off_bus", None): 1}),
+    # status 0xf frees and the resource server's assertions after them, no "fallen off the bus" line at all
+    ("xid-shapes.yaml", "Aug 10 22:40:59.882659 anthill", {("fallen_off_bus", None): 1}),
+    # each failed re-initialisation's osInitNvMapping reason: part of the GPU's RmInitAdapter event
+    ("xid-shapes.yaml", "May 27 16:50:10 fedora kernel: NVRM: GPU 0000:09:00.0: rm_init_adapter failed",
+     {("gpu_reset_required", "0000:09:00"): 1}),
+])
+def test_what_the_driver_prints_after_losing_a_gpu_is_that_gpus_event(file, first, want):
+    """Nothing of the lost GPU's aftermath is left as an unclassified warning."""
+    got = collections.Counter((f.kind, f.pci) for f in realworld.findings(_item(file, first)["text"]))
+    assert got == want
+
+
+def test_a_consequence_line_without_a_lost_gpu_and_another_cause_stay_unclassified():
+    """A "within" row (rules.Rule.event) is part of an open event only: alone, the unclassified net keeps the line;
+    an RPC failing with a status other than 0xf names another cause and is not the GPU's event.  The first three
+    lines are verbatim (Bumblebee #554, open-gpu-kernel-modules #1151 and #688); the status 0x65 (NV_ERR_TIMEOUT)
+    line is modelled on the last."""
+    invalid = "[   49.261465] NVRM: os_pci_init_handle: invalid context!"
+    mapping = "May 27 16:50:10 fedora kernel: NVRM: RmInitAdapter: osInitNvMapping failed, bailing out of RmInitAdapter"
+    lost = ("Feb 17 08:02:35 abggdna-DGX-Station-A100 kernel: NVRM: nvAssertOkFailedNoLog: Assertion failed: GPU lost "
+            "from the bus [NV_ERR_GPU_IS_LOST] (0x0000000F) returned from rmStatus @ kernel_ce_gv100.c:106")
+    timeout = ("Feb 17 08:02:35 abggdna-DGX-Station-A100 kernel: NVRM: _issueRpcAndWait: rpcSendMessage failed with "
+               "status 0x00000065 for fn 76!")
+    assert [f.kind for f in realworld.findings(invalid)] == ["unclassified"]
+    assert [f.kind for f in realworld.findings(mapping)] == ["unclassified"]
+    assert [f.kind for f in realworld.findings("\n".join([lost, invalid, timeout]))] == ["fallen_off_bus",
+                                                                                          "unclassified"]
+    # past the lost GPU's event (64 lines), a consequence line is the net's again
+    assert [f.kind for f in realworld.findings("\n".join([lost] + ["x"] * 70 + [invalid]))] == [
+        "fallen_off_bus", "unclassified"]

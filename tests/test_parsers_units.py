@@ -284,6 +284,75 @@ def test_unused_port_is_silent_offline_and_a_used_one_is_not():
     assert got == [("unused", "info"), ("up", "info"), ("down", "error"), ("down", "error"), ("unused", "info")]
 
 
+def _port_states(text: str) -> list[tuple[str, str]]:
+    import io
+
+    from parsers import Scanner
+
+    return [(f.details.get("state"), f.severity) for f in Scanner().scan(io.BytesIO(text.encode()))
+            if f.kind == "ib_link"]
+
+
+# verbatim from gpud's `dmesg --decode --time-format iso` of an HGX boot (tests/fixtures/realworld/wholelogs/)
+ISO_RUN_INIT = "kern  :info  : 2025-01-17T15:36:25,144639+00:00 Run /init as init process\n"
+ISO_UNPLUGGED = ("kern  :info  : 2025-01-17T15:36:28,356580+00:00 mlx5_core 0000:1b:00.1: Port module event: "
+                 "module 1, Cable unplugged\n")
+ISO_DOWN = "kern  :info  : 2025-01-17T15:37:29,801989+00:00 mlx5_core 0000:1b:00.1 enp27s0f1np1: Link down\n"
+
+
+def test_unused_port_in_a_wall_clock_log_counts_from_the_kernels_start_up_lines():
+    """parsers/ports.py BootClock: a log with no uptime (dmesg --time-format iso, -T, syslog) learns when its boot
+    began from the kernel's start-up lines; a down port within unused_port_boot_seconds of that, never up, is
+    unused.  Without a start-up line it stays an error (nothing says the boot is young).  The first three lines
+    are verbatim (gpud's HGX boot); the later ones modelled on them (times, boot lines of other shapes)."""
+    assert _port_states(ISO_UNPLUGGED + ISO_DOWN) == [("down", "error"), ("down", "error")]
+    assert _port_states(ISO_RUN_INIT + ISO_UNPLUGGED + ISO_DOWN) == [("unused", "info"), ("unused", "info")]
+    late = ISO_DOWN.replace("15:37:29", "15:46:29")  # modelled: 604 s after Run /init
+    assert _port_states(ISO_RUN_INIT + late) == [("down", "error")]
+    # the banner, then later stages of the same boot: the boot's time stays the banner's
+    banner = "kern  :notice: 2025-01-17T15:30:00,000000+00:00 Linux version 5.15.0-122-generic (buildd@lcy02-amd64-106)\n"
+    assert _port_states(banner + ISO_RUN_INIT + ISO_DOWN) == [("unused", "info")]  # 449 s after the banner
+    assert _port_states(banner + ISO_RUN_INIT + late) == [("down", "error")]  # 989 s after it
+    # a port that was up, then a reboot: the next boot's start-up line clears what was up
+    up = ISO_DOWN.replace("Link down", "Link up")
+    reboot = ISO_RUN_INIT.replace("2025-01-17T15:36", "2025-01-18T09:00")
+    again = ISO_DOWN.replace("2025-01-17T15:37", "2025-01-18T09:01")
+    assert _port_states(ISO_RUN_INIT + up + ISO_DOWN.replace("15:37:29", "15:37:40") + reboot + again) == [
+        ("up", "info"), ("down", "error"), ("unused", "info")]
+
+
+def test_boot_clock_in_syslog_and_journal_shapes():
+    """The kernel's start-up lines in syslog (`kernel:` tag) set the boot clock; the same words from a process
+    do not.  Modelled lines (a kern.log and a journal export of one boot)."""
+    down = "Jan 17 15:37:29 node-1 kernel: mlx5_core 0000:1b:00.1 enp27s0f1np1: Link down\n"
+    for start in ("Jan 17 15:36:10 node-1 kernel: Linux version 6.8.0-45-generic (buildd@lcy02-amd64-075) #45-Ubuntu\n",
+                  "Jan 17 15:36:10 node-1 kernel: Command line: BOOT_IMAGE=/boot/vmlinuz-6.8.0-45-generic ro\n",
+                  "Jan 17 15:36:20 node-1 kernel: Freeing unused kernel image (initmem) memory: 3368K\n",
+                  "2025-01-17T15:36:20.000000+00:00 node-1 kernel: Run /init as init process\n"):
+        want = "unused" if "+00:00" not in start else "down"  # an aware and a naive time are not compared
+        assert _port_states(start + down)[0][0] == want, start
+    assert _port_states("Jan 17 15:36:10 node-1 myapp[42]: Linux version 6.8.0 detected\n" + down) == [
+        ("down", "error")]
+
+
+def test_boot_clock_stages():
+    from datetime import datetime, timedelta
+
+    from parsers.ports import BootClock
+
+    t0 = datetime(2025, 1, 17, 15, 36)
+    clock = BootClock(600)
+    assert clock.since(t0) is None
+    clock.mark(0, t0)  # the banner
+    clock.mark(3, t0 + timedelta(seconds=20))  # Run /init: the same boot
+    assert (clock.seq, clock.since(t0 + timedelta(seconds=80))) == (1, 80.0)
+    clock.mark(3, t0 + timedelta(days=1))  # another Run /init: the next boot
+    assert (clock.seq, clock.since(t0 + timedelta(days=1, seconds=5))) == (2, 5.0)
+    clock.mark(2, t0 + timedelta(days=2))  # an earlier stage: the next boot too
+    clock.mark(3, t0 + timedelta(days=2, seconds=900))  # a later stage, but past the span: another boot
+    assert clock.seq == 4
+
+
 def test_kmsg_and_raw_dmesg_records_of_another_facility_are_no_kernel_lines():
     """The kernel gives a record a process writes to /dev/kmsg LOG_USER or the facility it names, never LOG_KERN
     (printk.c devkmsg_write); `dmesg -r` and pstore keep that `<facility * 8 + level>`. Synthetic lines."""
