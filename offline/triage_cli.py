@@ -214,11 +214,18 @@ def _read_in_pool(files: list[tuple[str, str | None]], year: int | None, jobs: i
             except (OSError, ImportError, NotImplementedError):  # no processes here (no /dev/shm, a sandbox):
                 return out  # what is left is read here, in turn
             try:
-                futures = {k: pool.submit(_read_file, files[k][0], files[k][1], year) for k in batch}
-                for k, future in futures.items():
+                futures = {}
+                for k in batch:
+                    try:
+                        futures[k] = pool.submit(_read_file, files[k][0], files[k][1], year)
+                    except BrokenProcessPool:  # a worker died already: the rest is not sent
+                        break
+                for k in batch:
                     name = files[k][0]
                     try:
-                        out[k] = future.result()
+                        if k not in futures:
+                            raise BrokenProcessPool(name)
+                        out[k] = futures[k].result()
                     except BrokenProcessPool:
                         if alone:
                             out[k] = _unread(name, "the process reading it died")

@@ -160,6 +160,22 @@ def test_a_failing_worker_loses_only_its_file(worker, tmp_path, monkeypatch, poo
     assert f"gpu-npd triage: {job / 'b.log'}: cannot read" in r.stderr
 
 
+def _dies_always(path, root, year):
+    os._exit(9)
+
+
+def test_workers_that_all_die_lose_every_file_but_never_hang(tmp_path, monkeypatch, pooled):
+    job = _job(tmp_path)
+    monkeypatch.setattr(triage_cli, "_read_file", _dies_always)
+    started = time.monotonic()
+    r = run("--jobs", "2", "--format", "json", str(job))
+    doc = json.loads(r.stdout)
+    assert r.exit_code == 2 and doc["inputs"] == [] and not doc["incidents"]
+    assert doc["errors"] == [f"{job / n}: cannot read: the process reading it died"
+                             for n in ("a.log", "b.log", "c.log", "d.log")]
+    assert time.monotonic() - started < 60
+
+
 @pytest.mark.parametrize("value", ["0", "-2", "two", "1.5", ""])
 def test_a_bad_jobs_value_is_one_line_and_exit_2(value):
     r = subprocess.run([*GPU_NPD, "triage", "--jobs", value, str(INCIDENTS / "nccl-1405-ib" / "logs")],
