@@ -41,7 +41,7 @@ BENCHES: dict[str, tuple[str, list[str]]] = {
     "podlogs": ("Pod log throughput (bench/podlogs.py)", ["podlogs.py"]),
     "kube_scale": ("Kubernetes writes at scale (bench/kube_scale.py)", ["kube_scale.py"]),
     "cluster_scale": ("The cluster component at fleet scale (bench/cluster_scale.py)", ["cluster_scale.py"]),
-    "triage_scale": ("Offline triage of a large failed job (bench/triage_scale.py)", ["triage_scale.py"]),
+    "triage_scale": ("Offline triage of a large failed job (bench/triage_scale.py)", ["triage_scale.py", "--serial"]),
 }
 # the option through which a benchmark times another checkout beside this one
 BASELINE_OPTION = {"parse": "--baseline", "perline": "--baseline", "correlate": "--baseline", "agent": "--ref",

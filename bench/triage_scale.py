@@ -140,10 +140,11 @@ def main() -> None:
             best = min(r[0] for r in runs)
             verdict = "" if "triage" not in label else \
                 ("  names the lagging rank" if all(named_lagging(r[3], lagging) for r in runs) else "  WRONG")
+            workers = max(r[4] for r in runs)
             print(f"  {label:<18} best {best:7.2f} s  median {statistics.median(r[0] for r in runs):7.2f} s  "
                   f"CPU {min(r[1] for r in runs):7.2f} s  {total / best:>12,.0f} lines/s  "
                   f"RSS {max(r[2] for r in runs) / 1024:6.0f} MiB  {best / ref:6.1f}x parse{verdict}"
-                  + (f" (workers' RSS {max(r[4] for r in runs) / 1024:.0f} MiB each)" if max(r[4] for r in runs) else ""))
+                  + (f" (workers' RSS {workers / 1024:.0f} MiB each)" if workers else ""))
 
 
 def _cpus() -> int:
