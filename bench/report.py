@@ -72,7 +72,7 @@ def run(name: str, baseline: str | None) -> dict:
     title, args = BENCHES[name]
     extra = [BASELINE_OPTION[name], baseline] if baseline and name in BASELINE_OPTION else []
     cmd = [sys.executable, str(HERE / args[0]), *args[1:], *extra]
-    shown = " ".join(["python", f"bench/{args[0]}", *cmd[3:]])
+    shown = " ".join(["python", f"bench/{args[0]}", *cmd[2:]])
     print(f"== {shown}", flush=True)
     started = time.monotonic()
     proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
