@@ -233,6 +233,8 @@ t._read_file = slow
 """
 
 
+@pytest.mark.skipif(not Path(f"/proc/{os.getpid()}/task/{os.getpid()}/children").exists(),
+                    reason="no /proc/PID/task/TID/children to find the workers by")
 def test_ctrl_c_stops_the_workers():
     code = ("import sys; from offline import triage_cli as t; t.PARALLEL_MIN_BYTES = {}; t._MIN_BYTES_OTHER = 0\n"
             f"{SLOW}\nsys.argv[0] = 'gpu-npd'; from gpunpd.cli import main; main()")
