@@ -130,14 +130,15 @@ def jobs_default() -> int:
 
 def collect(paths: tuple[str, ...], year: int | None, inputs: Inputs, jobs: int = 1) -> list[Evidence]:
     """Every file's evidence, in the order the files are walked, on one clock.  With `jobs` > 1 and enough bytes to
-    repay the worker processes' start (PARALLEL_MIN_BYTES), files are read in a pool of that many processes; the
+    repay the worker processes' start (PARALLEL_MIN_BYTES), files are read in a pool of up to that many processes; the
     result is the same as reading them in turn here (each file is read with nothing from another; the clocks merge in
     the same order)."""
     items = _walked(paths)
     files = [item for item in items if isinstance(item, tuple)]
     readings: dict[int, _Read] = {}
-    if jobs > 1 and _worth_a_pool(files):
-        readings = _read_in_pool(files, year, min(jobs, len(files)))
+    workers = _workers(files, jobs)
+    if workers > 1:
+        readings = _read_in_pool(files, year, workers)
     clock = Clock()
     evidence: list[Evidence] = []
     k = 0
@@ -168,12 +169,19 @@ _MIN_BYTES_OTHER = 24 << 20
 START_METHOD: str | None = None  # multiprocessing's start method for the pool (None: the platform's default)
 
 
-def _worth_a_pool(files: list[tuple[str, str | None]]) -> bool:
+def _workers(files: list[tuple[str, str | None]], jobs: int) -> int:
+    """How many worker processes read `files` (0: none, read here in turn): at most `jobs`, one per file, and one per
+    half the threshold's bytes (64 CPUs are not started for a few MiB)."""
+    if jobs < 2:
+        return 0
     import multiprocessing
 
     sized = [_size(path) for path, _ in files if path != "-"]
-    method = START_METHOD or multiprocessing.get_start_method()
-    return len(sized) > 1 and sum(sized) >= PARALLEL_MIN_BYTES.get(method, _MIN_BYTES_OTHER)
+    least = PARALLEL_MIN_BYTES.get(START_METHOD or multiprocessing.get_start_method(), _MIN_BYTES_OTHER)
+    total = sum(sized)
+    if len(sized) < 2 or total < least:
+        return 0
+    return min(jobs, len(sized), max(2, total // max(1, least // 2)))
 
 
 def _size(path: str) -> int:

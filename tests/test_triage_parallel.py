@@ -280,3 +280,18 @@ def _children(pid: int) -> list[int]:
         except OSError:
             pass
     return workers
+
+
+@pytest.mark.parametrize("sizes,jobs,want", [
+    ([10 << 10] * 128, 64, 0),     # 1.25 MiB in all: read in turn
+    ([1 << 20] * 4, 64, 4),        # one worker per file
+    ([600 << 10] * 4, 64, 2),      # 2.3 MiB: two workers, not four
+    ([8 << 20] * 128, 4, 4),       # --jobs caps
+    ([8 << 20] * 128, 1, 0),       # --jobs 1
+    ([64 << 20], 8, 0),            # one file
+])
+def test_workers_by_bytes(sizes, jobs, want, monkeypatch):
+    monkeypatch.setattr(triage_cli, "START_METHOD", "fork")
+    files = [(f"f{n}", None) for n in range(len(sizes))]
+    monkeypatch.setattr(triage_cli, "_size", lambda path: sizes[int(path[1:])])
+    assert triage_cli._workers(files + [("-", None)], jobs) == want
