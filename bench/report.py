@@ -41,7 +41,7 @@ BENCHES: dict[str, tuple[str, list[str]]] = {
     "podlogs": ("Pod log throughput (bench/podlogs.py)", ["podlogs.py"]),
     "kube_scale": ("Kubernetes writes at scale (bench/kube_scale.py)", ["kube_scale.py"]),
     "cluster_scale": ("The cluster component at fleet scale (bench/cluster_scale.py)", ["cluster_scale.py"]),
-    "triage_scale": ("Offline triage of a large failed job (bench/triage_scale.py)", ["triage_scale.py"]),
+    "triage_scale": ("Offline triage of a large failed job (bench/triage_scale.py)", ["triage_scale.py", "--serial"]),
 }
 # the option through which a benchmark times another checkout beside this one
 BASELINE_OPTION = {"parse": "--baseline", "perline": "--baseline", "correlate": "--baseline", "agent": "--ref",
@@ -72,7 +72,7 @@ def run(name: str, baseline: str | None) -> dict:
     title, args = BENCHES[name]
     extra = [BASELINE_OPTION[name], baseline] if baseline and name in BASELINE_OPTION else []
     cmd = [sys.executable, str(HERE / args[0]), *args[1:], *extra]
-    shown = " ".join(["python", f"bench/{args[0]}", *cmd[3:]])
+    shown = " ".join(["python", f"bench/{args[0]}", *cmd[2:]])
     print(f"== {shown}", flush=True)
     started = time.monotonic()
     proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)

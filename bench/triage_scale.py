@@ -15,13 +15,16 @@ formats: a benchmark input, not evidence (no fixture is made of it).  Two shapes
 Each command runs whole, process start included; the R runs are interleaved (triage, parse, the baseline's
 triage, then again), so a shared machine's load falls on all alike.  Printed per shape: best and median wall time,
 best CPU time, lines/s, peak RSS, the ratio to parse, and whether triage named the lagging rank (a run that does not
-is marked WRONG).  `--baseline DIR` also times the triage of another checkout (e.g. `git worktree add DIR main`).
+is marked WRONG).  `--baseline DIR` also times the triage of another checkout (e.g. `git worktree add DIR main`);
+triage runs with its default `--jobs` (the CPUs this process may use: per-rank files are read by that many worker
+processes, the one interleaved file by one), and `--serial` also times this tree's `--jobs 1`.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -32,7 +35,8 @@ HERE = Path(__file__).resolve().parent
 OUT = HERE / "out"
 # run a checkout's CLI from its tree, and report the process's own peak RSS on stderr (KiB, Linux ru_maxrss)
 RUN = ("import sys, atexit, resource; sys.path.insert(0, sys.argv.pop(1)); sys.argv[0] = 'gpu-npd'; "
-       "atexit.register(lambda: print('MAXRSS', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)); "
+       "atexit.register(lambda: print('MAXRSS', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, "
+       "resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, file=sys.stderr)); "
        "from gpunpd.cli import main; main()")
 SEQ = 7219
 
@@ -81,8 +85,9 @@ def generate(shape: str, ranks: int, lines: int) -> tuple[Path, int]:
     return where, total
 
 
-def timed(tree: Path, args: list[str]) -> tuple[float, float, int, bytes]:
-    """(wall s, CPU s, peak RSS KiB, stdout) of `gpu-npd ARGS` run from `tree`."""
+def timed(tree: Path, args: list[str]) -> tuple[float, float, int, bytes, int]:
+    """(wall s, CPU s, peak RSS KiB, stdout, the largest worker process's peak RSS KiB) of `gpu-npd ARGS` run from
+    `tree` (CPU counts its workers' too)."""
     import resource  # noqa: PLC0415
 
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -91,9 +96,9 @@ def timed(tree: Path, args: list[str]) -> tuple[float, float, int, bytes]:
     wall = time.perf_counter() - t0
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    rss = max((int(line.split()[1]) for line in done.stderr.decode(errors="replace").splitlines()
-               if line.startswith("MAXRSS ")), default=0)
-    return wall, cpu, rss, done.stdout
+    rss = [[int(n) for n in line.split()[1:]] for line in done.stderr.decode(errors="replace").splitlines()
+           if line.startswith("MAXRSS ")]
+    return wall, cpu, rss[-1][0] if rss else 0, done.stdout, rss[-1][1] if rss else 0
 
 
 def named_lagging(out: bytes, lagging: int) -> bool:
@@ -111,6 +116,7 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=2)
     ap.add_argument("--shapes", default="per-rank,interleaved")
     ap.add_argument("--baseline", type=Path, default=None, help="another checkout, its triage timed alike")
+    ap.add_argument("--serial", action="store_true", help="also time this tree's triage --jobs 1")
     a = ap.parse_args()
     trees = [("triage", HERE.parent)] + ([("baseline triage", a.baseline.resolve())] if a.baseline else [])
     lagging = a.ranks // 2 - 1
@@ -120,20 +126,32 @@ def main() -> None:
         size = sum(Path(f).stat().st_size for f in files)
         commands = [(label, tree, ["triage", "--format", "json", str(where)]) for label, tree in trees]
         commands.insert(1, ("parse (reference)", HERE.parent, ["parse", "--format", "json", *files]))
+        if a.serial:
+            commands.insert(1, ("triage --jobs 1", HERE.parent, ["triage", "--jobs", "1", "--format", "json",
+                                                                 str(where)]))
         results: dict[str, list] = {label: [] for label, _, _ in commands}
         for _ in range(a.runs):
             for label, tree, args in commands:
                 results[label].append(timed(tree, args))
         print(f"{shape}: {a.ranks} ranks x {a.lines:,} lines = {total:,} lines, {size / 2**20:.0f} MiB "
-              f"(lagging rank {lagging})")
+              f"(lagging rank {lagging}; {len(files)} file(s), {_cpus()} CPU(s) for triage's workers)")
         ref = min(r[0] for r in results["parse (reference)"])
         for label, runs in results.items():
             best = min(r[0] for r in runs)
-            verdict = "" if not label.endswith("triage") else \
+            verdict = "" if "triage" not in label else \
                 ("  names the lagging rank" if all(named_lagging(r[3], lagging) for r in runs) else "  WRONG")
+            workers = max(r[4] for r in runs)
             print(f"  {label:<18} best {best:7.2f} s  median {statistics.median(r[0] for r in runs):7.2f} s  "
                   f"CPU {min(r[1] for r in runs):7.2f} s  {total / best:>12,.0f} lines/s  "
-                  f"RSS {max(r[2] for r in runs) / 1024:6.0f} MiB  {best / ref:6.1f}x parse{verdict}")
+                  f"RSS {max(r[2] for r in runs) / 1024:6.0f} MiB  {best / ref:6.1f}x parse{verdict}"
+                  + (f" (workers' RSS {workers / 1024:.0f} MiB each)" if workers else ""))
+
+
+def _cpus() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:
+        return os.cpu_count() or 1
 
 
 if __name__ == "__main__":

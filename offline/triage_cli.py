@@ -7,7 +7,11 @@ component).
 Exit codes:
   0  at least one incident found, every input read
   1  every input read, no failure found in them
-  2  an input could not be read (missing, unreadable, a damaged .gz: its readable part is still used), or bad usage
+  2  an input could not be read (missing, unreadable, a damaged .gz: its readable part is still used, or its worker
+     process failed), or bad usage
+
+Files are read in worker processes (`--jobs`) when there are several and enough bytes to repay starting them; the
+output is the same as reading them in turn (each file is read alone; their clocks and evidence merge in order).
 """
 
 from __future__ import annotations
@@ -71,25 +75,192 @@ def lines_of(fp, inputs: Inputs, name: str) -> Iterator[str]:
         yield raw[:MAX_LINE_BYTES].decode("utf-8", "replace")
 
 
-def collect(paths: tuple[str, ...], year: int | None, inputs: Inputs) -> list[Evidence]:
+@dataclass
+class _Read:
+    """One file's reading, done apart (in a worker process or here): what `collect` merges in the listed order."""
+
+    name: str
+    evidence: list[Evidence]
+    clock: Clock
+    read: bool  # the file was opened (its name belongs in `files`, even when damaged)
+    errors: list[str]
+    skipped: list[str]
+
+
+def _read_file(path: str, root: str | None, year: int | None) -> _Read:
+    """Read one file with its own Clock and Inputs (a worker process's task; top level, so `spawn` can import it)."""
     from .inputs import InputDamaged, open_input
 
+    name = "<stdin>" if path == "-" else path
+    clock, inputs, evidence = Clock(), Inputs(), []
+    read = False
+    try:
+        with open_input(path) as fp:
+            evidence.extend(read_lines(lines_of(fp, inputs, name), name, clock, root=root, year=year))
+        read = True
+    except InputDamaged as exc:  # the evidence of the part that decodes was kept above
+        read = True
+        inputs.errors.append(f"{name}: {exc}; evidence is from the part before it")
+    except (OSError, EOFError) as exc:
+        reason = (exc.strerror or str(exc)) if isinstance(exc, OSError) else (str(exc) or "truncated input")
+        inputs.errors.append(f"{name}: cannot read: {reason}")
+    return _Read(name, evidence, clock, read, inputs.errors, inputs.skipped)
+
+
+def _walked(paths: tuple[str, ...]) -> list[tuple[str, str | None] | str]:
+    """`walk`'s files, with each path it could not find (a message) where walking met it: the order the errors are
+    listed in when files are read as they are walked."""
+    out: list[tuple[str, str | None] | str] = []
+    probe = Inputs()
+    for item in walk(paths, probe):
+        out.extend(probe.errors)
+        probe.errors.clear()
+        out.append(item)
+    out.extend(probe.errors)
+    return out
+
+
+def jobs_default() -> int:
+    """The CPUs this process may run on (its affinity mask: a container's or taskset's share, not the machine's)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):  # no affinity on this platform
+        return max(1, os.cpu_count() or 1)
+
+
+def collect(paths: tuple[str, ...], year: int | None, inputs: Inputs, jobs: int = 1) -> list[Evidence]:
+    """Every file's evidence, in the order the files are walked, on one clock.  With `jobs` > 1 and enough bytes to
+    repay the worker processes' start (PARALLEL_MIN_BYTES), files are read in a pool of up to that many processes; the
+    result is the same as reading them in turn here (each file is read with nothing from another; the clocks merge in
+    the same order)."""
+    items = _walked(paths)
+    files = [item for item in items if isinstance(item, tuple)]
+    readings: dict[int, _Read] = {}
+    workers = _workers(files, jobs)
+    if workers > 1:
+        readings = _read_in_pool(files, year, workers)
     clock = Clock()
     evidence: list[Evidence] = []
-    for path, root in walk(paths, inputs):
-        name = "<stdin>" if path == "-" else path
-        try:
-            with open_input(path) as fp:
-                evidence.extend(read_lines(lines_of(fp, inputs, name), name, clock, root=root, year=year))
-            inputs.files.append(name)
-        except InputDamaged as exc:  # the evidence of the part that decodes was kept above
-            inputs.files.append(name)
-            inputs.errors.append(f"{name}: {exc}; evidence is from the part before it")
-        except (OSError, EOFError) as exc:
-            reason = (exc.strerror or str(exc)) if isinstance(exc, OSError) else (str(exc) or "truncated input")
-            inputs.errors.append(f"{name}: cannot read: {reason}")
+    k = 0
+    for item in items:
+        if isinstance(item, str):
+            inputs.errors.append(item)
+            continue
+        done = readings.pop(k, None)
+        if done is None:  # serial, stdin, or a file the pool gave no reading of
+            path, root = item
+            done = _read_file(path, root, year)
+        k += 1
+        evidence.extend(done.evidence)
+        clock.absorb(done.clock)
+        inputs.skipped.extend(done.skipped)
+        if done.read:
+            inputs.files.append(done.name)
+        inputs.errors.extend(done.errors)
     inputs.evidence = len(evidence)
     return clock.align(evidence, fallback_year=year or datetime.now(timezone.utc).year)
+
+
+# Bytes of files below which a pool's start costs more than it saves (measured with bench/triage_scale.py's job on
+# 2 CPUs, ~30 MiB/s read per process): a forked worker starts in milliseconds and gains from ~1 MiB on; a spawned
+# (or forkserver's) one imports triage anew, ~0.4 s, repaid from ~20 MiB on.
+PARALLEL_MIN_BYTES = {"fork": 2 << 20}
+_MIN_BYTES_OTHER = 24 << 20
+START_METHOD: str | None = None  # multiprocessing's start method for the pool (None: the platform's default)
+
+
+def _workers(files: list[tuple[str, str | None]], jobs: int) -> int:
+    """How many worker processes read `files` (0: none, read here in turn): at most `jobs`, one per file, and one per
+    half the threshold's bytes (64 CPUs are not started for a few MiB)."""
+    if jobs < 2:
+        return 0
+    import multiprocessing
+
+    sized = [_size(path) for path, _ in files if path != "-"]
+    least = PARALLEL_MIN_BYTES.get(START_METHOD or multiprocessing.get_start_method(), _MIN_BYTES_OTHER)
+    total = sum(sized)
+    if len(sized) < 2 or total < least:
+        return 0
+    return min(jobs, len(sized), max(2, total // max(1, least // 2)))
+
+
+def _size(path: str) -> int:
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return 0
+
+
+def _quiet_worker() -> None:
+    """Ctrl-C is the parent's to handle: it stops the pool (a worker's own KeyboardInterrupt would print a traceback
+    per worker)."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _read_in_pool(files: list[tuple[str, str | None]], year: int | None, jobs: int) -> dict[int, _Read]:
+    """{index in `files`: its reading} for every file but stdin, read by `jobs` worker processes, biggest first.  A
+    file whose reading raised is reported as unreadable; when a worker dies, the files it took down with the pool are
+    read again in a new one, and once a pool makes no progress, each in a pool of its own (the one that kills its
+    worker is reported, the others read)."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
+    todo = sorted((k for k, (path, _) in enumerate(files) if path != "-"), key=lambda k: -_size(files[k][0]))
+    out: dict[int, _Read] = {}
+    alone = False
+    context = multiprocessing.get_context(START_METHOD)
+    while todo:
+        batches = [[k] for k in todo] if alone else [todo]
+        broken: list[int] = []
+        for batch in batches:
+            try:
+                pool = ProcessPoolExecutor(max_workers=1 if alone else jobs, mp_context=context,
+                                           initializer=_quiet_worker)
+            except (OSError, ImportError, NotImplementedError):  # no processes here (no /dev/shm, a sandbox):
+                return out  # what is left is read here, in turn
+            try:
+                futures = {}
+                for k in batch:
+                    try:
+                        futures[k] = pool.submit(_read_file, files[k][0], files[k][1], year)
+                    except BrokenProcessPool:  # a worker died already: the rest is not sent
+                        break
+                for k in batch:
+                    name = files[k][0]
+                    try:
+                        if k not in futures:
+                            raise BrokenProcessPool(name)
+                        out[k] = futures[k].result()
+                    except BrokenProcessPool:
+                        if alone:
+                            out[k] = _unread(name, "the process reading it died")
+                        else:
+                            broken.append(k)
+                    except Exception as exc:  # noqa: BLE001 - a bug reading one file must not lose the others
+                        out[k] = _unread(name, f"{type(exc).__name__}: {exc}")
+            except BaseException:  # Ctrl-C (or anything else here): stop the workers now, not after their files
+                _stop(pool)
+                raise
+            pool.shutdown(wait=True)
+        alone = alone or len(broken) == len(todo)  # no file finished in that pool: find the one that kills
+        todo = broken
+    return out
+
+
+def _unread(name: str, reason: str) -> _Read:
+    return _Read(name, [], Clock(), False, [f"{name}: cannot read: {reason}"], [])
+
+
+def _stop(pool) -> None:
+    processes = list((getattr(pool, "_processes", None) or {}).values())  # shutdown forgets them
+    for process in processes:
+        process.terminate()
+    pool.shutdown(wait=False, cancel_futures=True)
+    for process in processes:
+        process.join(timeout=5)
 
 
 @click.command("triage")
@@ -102,16 +273,21 @@ def collect(paths: tuple[str, ...], year: int | None, inputs: Inputs) -> list[Ev
                    "collective timeout the watchdog lines report).")
 @click.option("--evidence", "evidence_limit", type=int, default=8, show_default=True,
               help="Evidence lines shown per incident in text output (json lists up to 200).")
+@click.option("--jobs", "jobs_text", metavar="N", default=None,
+              help="Files read at once, each in a worker process (when there are several and enough bytes to repay "
+                   "starting them); 1 reads them in turn. Default: the CPUs this process may use.")
 @click.argument("paths", nargs=-1, required=True, type=click.Path(allow_dash=True))
-def triage(fmt: str, year: int | None, window: float, evidence_limit: int, paths: tuple[str, ...]) -> None:
+def triage(fmt: str, year: int | None, window: float, evidence_limit: int, jobs_text: str | None,
+           paths: tuple[str, ...]) -> None:
     """Attribute a failed multi-rank job to its root cause from the logs operators collect.
 
     PATH is a file (plain or .gz), a directory (walked: one subdirectory per node such as node-b/kern.log, or
     per-rank files such as rank-3.log), or '-' for stdin. Exit 0 when an incident was found, 1 when the logs hold
     no failure, 2 when an input could not be read (the rest is still used).
     """
+    jobs = jobs_default() if jobs_text is None else _jobs(jobs_text)
     inputs = Inputs()
-    evidence = collect(paths, year, inputs)
+    evidence = collect(paths, year, inputs, jobs=jobs)
     incidents = attribute(evidence, window=window)
     for message in inputs.errors:
         click.echo(f"gpu-npd triage: {message}", err=True)
@@ -127,6 +303,17 @@ def triage(fmt: str, year: int | None, window: float, evidence_limit: int, paths
         sys.stderr.close()
         sys.exit(EXIT_FOUND if incidents else EXIT_NOTHING)
     sys.exit(EXIT_INPUT if inputs.errors else EXIT_FOUND if incidents else EXIT_NOTHING)
+
+
+def _jobs(text: str) -> int:
+    try:
+        jobs = int(text)
+    except ValueError:
+        jobs = 0
+    if jobs < 1:
+        click.echo(f"gpu-npd triage: --jobs takes a whole number of at least 1, not {text!r}", err=True)
+        sys.exit(EXIT_INPUT)
+    return jobs
 
 
 def render_text(incidents: list[Incident], inputs: Inputs, limit: int) -> str:

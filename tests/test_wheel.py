@@ -78,6 +78,30 @@ def test_installed_wheel_triages_a_real_incident(wheel: Path, tmp_path: Path):
     assert '"category": "application"' in r.stdout
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("method", ["fork", "spawn"])
+def test_installed_wheel_triages_in_worker_processes(wheel: Path, tmp_path: Path, method: str):
+    """`gpu-npd triage --jobs 2` from the installed wheel, its workers started by `method` (spawn imports the
+    worker's function anew from site-packages): the same document as `--jobs 1`."""
+    py, _ = install(wheel, tmp_path)
+    code = (f"import multiprocessing, sys; multiprocessing.set_start_method({method!r}); "
+            "from offline import triage_cli as t; t.PARALLEL_MIN_BYTES = {}; t._MIN_BYTES_OTHER = 0; "
+            "calls = []; real = t._read_in_pool; t._read_in_pool = lambda *a: calls.append(1) or real(*a); "
+            "import atexit; atexit.register(lambda: print('POOLS', len(calls), file=sys.stderr)); "
+            "sys.argv[0] = 'gpu-npd'; from gpunpd.cli import main; main()")
+    logs = [str(ROOT / "tests" / "fixtures" / d) for d in ("dmesg", "nccl")]
+    logs.append(str(ROOT / "tests" / "fixtures" / "incidents" / "funasr-2006-oom" / "logs"))
+    out = {}
+    for jobs in ("1", "2"):
+        r = subprocess.run([str(py), "-c", code, "triage", "--jobs", jobs, "--format", "json", *logs], cwd=tmp_path,
+                           env={"PYTHONPATH": sysconfig.get_paths()["purelib"]}, capture_output=True, text=True,
+                           timeout=120)
+        assert r.returncode == 0, r.stderr
+        assert f"POOLS {int(jobs) - 1}" in r.stderr, r.stderr
+        out[jobs] = r.stdout
+    assert out["1"] == out["2"] and '"category"' in out["2"]
+
+
 def test_installed_wheel_asks_the_kubelet_for_pod_resources(wheel: Path, tmp_path: Path, kubelet):
     """The artifact: the wheel's generated messages load with the declared protobuf and talk to the kubelet."""
     py, site = install(wheel, tmp_path)

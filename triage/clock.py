@@ -81,6 +81,15 @@ class Clock:
     def dated(self, t: datetime) -> None:
         self._years[t.year] += 1
 
+    def absorb(self, other: "Clock") -> None:
+        """What `other` gathered, as if its lines had been read through this clock after this one's (a file read
+        apart, e.g. in a worker process: merged in the order the files are listed, the anchors and years, and so
+        `year`'s choice between equally common years, come out as one clock reading them in turn would give)."""
+        for host, offsets in other._offsets.items():
+            self._offsets[host].extend(offsets)
+        for year, count in other._years.items():  # insertion order kept: most_common breaks ties by it
+            self._years[year] += count
+
     @property
     def year(self) -> int | None:
         return self._years.most_common(1)[0][0] if self._years else None
