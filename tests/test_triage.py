@@ -19,6 +19,7 @@ from triage import (CATEGORIES, SCHEMA, Clock, Evidence, Incident, Root, app_sta
                     strip, to_json)
 from triage import facts
 from triage.attribute import RULES, is_consequence
+from triage.ranks import NONE
 
 # --- launcher prefixes (REAL lines) ------------------------------------------------------------------------------
 
@@ -712,6 +713,22 @@ def test_nccls_own_time_stamp_between_rays_prefix_and_its_own():
                          "NCCL WARN NET/IB : Got async event : port error")
     assert (origin.host, origin.pid, origin.gpu) == ("spark2", 285, 0)
     assert rest == "[2025-12-17 23:27:55] NCCL WARN NET/IB : Got async event : port error"
+
+
+def test_a_time_stamp_with_a_colon_before_mpiruns_tag_is_skipped_and_kept():
+    """REAL (NVIDIA/nccl #230: a log collector's "<RFC 3339>: " before Open MPI's --tag-output and NCCL's own prefix):
+    both prefixes are read through the stamp and its colon (rank and host were lost: the HCA's host went unnamed)."""
+    line = ("2019-06-02T16:13:44.884Z: [1,12]<stdout>:container-e275-1553839402050-12124-01-000057:815:864 [0] "
+            "transport/net_ib.cu:80 NCCL WARN NET/IB : Got async event : local catastrophic error")
+    origin, rest = strip(line)
+    assert (origin.rank, origin.host, origin.pid, origin.gpu) == (
+        12, "container-e275-1553839402050-12124-01-000057", 815, 0)
+    assert rest == ("2019-06-02T16:13:44.884Z: transport/net_ib.cu:80 NCCL WARN NET/IB : Got async event : local "
+                    "catastrophic error")
+    assert app_stamp(rest)[0] == datetime(2019, 6, 2, 16, 13, 44, 884000, tzinfo=timezone.utc)
+    # a colon after a stamp with no prefix behind it changes nothing
+    origin, rest = strip("2019-06-02T16:13:44.884Z: Epoch 3 done")
+    assert (origin, rest) == (NONE, "2019-06-02T16:13:44.884Z: Epoch 3 done")
 
 
 def test_timeouts_in_two_process_groups_are_said_apart():

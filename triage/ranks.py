@@ -96,10 +96,11 @@ def _host_ok(host: str) -> bool:
 
 
 # A time stamp a writer put between two prefixes or before the first (kubectl --timestamps' RFC 3339, Python
-# logging's "2021-07-14 13:21:26,887", NCCL 2.26+'s "[%F %T] " before its WARN lines, behind Ray's prefix): skipped
-# when a prefix follows it, and kept at the front of what is left (the line's time is read from it).
+# logging's "2021-07-14 13:21:26,887", NCCL 2.26+'s "[%F %T] " before its WARN lines, behind Ray's prefix; a log
+# collector's "2019-06-02T16:13:44.884Z: " before mpirun's "[1,12]<stdout>:", its colon and all): skipped when a
+# prefix follows it, and kept at the front of what is left (the line's time is read from it).
 STAMPS = re.compile(r"(?:\[\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:[.,]\d{1,9})?(?:Z|[+-]\d{2}:?\d{2})?\]|"
-                    r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:[.,]\d{1,9})?(?:Z|[+-]\d{2}:?\d{2})?) ")
+                    r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:[.,]\d{1,9})?(?:Z|[+-]\d{2}:?\d{2})?):? ")
 
 
 def _prefix(rest: str, rows) -> tuple[re.Match, tuple] | None:
