@@ -271,6 +271,35 @@ def test_traceback_exception_and_its_consequences():
     assert exc and is_consequence(exc[0])
 
 
+def test_horovods_shut_down_is_another_ranks_failure():
+    """REAL line (ChenRocks/UNITER #31: rank 1's Horovod shut down; the reporter then found "RuntimeError: CUDA out of
+    memory" elsewhere in the log); the traceback opener and rank 0's out-of-memory line are SYNTHETIC.  Horovod says
+    itself that its shut down "was caused by an exception on one of the ranks": rank 1 was blamed when its line came
+    first."""
+    shut_down = ("[1,1]<stderr>:RuntimeError: Horovod has been shut down. This was caused by an exception on one of "
+                 "the ranks or an attempt to allreduce, allgather or broadcast a tensor after one of the ranks finished "
+                 "execution. If the shutdown was caused by an exception, you should see the exception in the log "
+                 "before the first shutdown message.")
+    lines = ["[1,1]<stderr>:Traceback (most recent call last):",
+             "[1,1]<stderr>:    mpi_lib.horovod_torch_wait_and_clear(handle)",
+             shut_down,
+             "[1,0]<stderr>:Traceback (most recent call last):",
+             "[1,0]<stderr>:RuntimeError: CUDA out of memory. Tried to allocate 20.00 MiB (GPU 0; 10.76 GiB total "
+             "capacity; 9.71 GiB already allocated)"]
+    ev = list(read_lines(lines, "mpirun.log", Clock()))
+    (exc,) = [e for e in ev if e.kind == "exception"]
+    assert exc.rank == 1 and is_consequence(exc)
+    (incident,) = attribute(ev)
+    assert (incident.category, incident.root.rank, incident.root.kind) == ("application", 0, "cuda_oom")
+    # TensorFlow's wording around the same status, and Horovod elastic's error when a peer is gone
+    for text in ("tensorflow.python.framework.errors_impl.UnknownError: Horovod has been shut down. This was caused "
+                 "by an exception on one of the ranks",
+                 "horovod.common.exceptions.HorovodInternalError: ncclAllReduce failed: unhandled system error"):
+        ev = list(read_lines(["Traceback (most recent call last):", text], "z.log", Clock()))
+        (exc,) = [e for e in ev if e.kind == "exception"]
+        assert is_consequence(exc), text
+
+
 # --- attribution (SYNTHETIC jobs from REAL-format lines) -------------------------------------------------------
 
 XID79 = "[ 4254.197860] NVRM: Xid (PCI:0000:5d:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus."

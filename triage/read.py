@@ -39,11 +39,13 @@ _SIGNAL_TEXT = re.compile(r"Signal (\d+) \((SIG\w+)\)")
 _NUMEL = re.compile(r"NumelIn=(\d{1,18})")
 # NVRM on an Xid that only cleans up after another (45, 43 and kin): "..., Ch 00000001 caused by previous Xid 149"
 _CAUSED_BY_XID = re.compile(r"caused by previous Xid (\d{1,4})\b")
-# exception types that are another rank's failure seen from here, or the launcher's summary of one
+# exception types that are another rank's failure seen from here, or the launcher's summary of one (Horovod's
+# "Horovod has been shut down. This was caused by an exception on one of the ranks ...", whatever the framework's
+# exception type around it, and its elastic mode's HorovodInternalError when a peer is gone)
 CONSEQUENCE_EXCEPTIONS = re.compile(
     r"DistBackendError|DistNetworkError|DistStoreError|ChildFailedError|ProcessGroupNCCL|NCCL|Watchdog|"
     r"timed? ?out|Timeout|KeyboardInterrupt|SystemExit|SignalException|CalledProcessError|BrokenPipe|"
-    r"ConnectionReset|remote process exited|Connection closed", re.I)
+    r"ConnectionReset|remote process exited|Connection closed|Horovod has been shut down|HorovodInternalError", re.I)
 
 
 BATCH = 4096  # lines whose keywords are found in one scan
