@@ -465,6 +465,20 @@ def test_a_flushed_completion_naming_no_peer_is_no_fabric_fault():
     assert (retries[0].category, retries[0].rule) == ("fabric", "fabric_error")
 
 
+def test_a_fabric_fault_several_ranks_of_one_host_report_is_the_hosts():
+    """REAL lines (NVIDIA/nccl #230): ranks 12, 13 and 14 of one host get the HCA's "local catastrophic error": the
+    root is that host (its adapter), not rank 12, the first to print it; one rank's report stays that rank's."""
+    stamp = "2019-06-02T16:13:44.888Z: "
+    host = "container-e275-1553839402050-12124-01-000057"
+    lines = [f"{stamp}[1,{rank}]<stdout>:{host}:{pid}:{tid} [0] transport/net_ib.cu:80 NCCL WARN NET/IB : Got async "
+             "event : local catastrophic error" for rank, pid, tid in ((12, 815, 864), (14, 814, 868), (13, 812, 866))]
+    first = job({"job.log": lines})[0]
+    assert (first.category, first.rule, first.root.host, first.root.rank) == ("fabric", "fabric_error", host, None)
+    assert "reported by its 3 ranks (12,13,14)" in first.reason
+    alone = job({"job.log": lines[:1]})[0]
+    assert (alone.root.host, alone.root.rank) == (host, 12)
+
+
 def test_a_rank_that_died_first_is_the_suspect():
     incidents = job({"launcher.log": [
         "[2025-03-21 01:57:00,000] torch.distributed.elastic.multiprocessing.api: [ERROR] failed (exitcode: -9) "

@@ -92,6 +92,7 @@ class Verdict:
     rank: int | None = None  # the root rank when no single line names it (lagging rank)
     host: str | None = None
     kind: str | None = None  # the root kind when no single line is the root
+    host_level: bool = False  # the root line's host is the root, not its rank (a fault of the host's adapter)
 
 
 # --- the job's context ------------------------------------------------------------------------------------------
@@ -336,10 +337,14 @@ def _fabric_error(job: Job) -> Verdict | None:
         return None
     first = fabric[0]
     hosts = sorted({e.host for e in fabric if e.host})
+    ranks = sorted({e.rank for e in fabric if e.rank is not None})
+    # several ranks of one host report it: the host's adapter (or its link) failed, not one of those ranks
+    host_level = len(hosts) == 1 and len(ranks) > 1
+    on = f"{hosts[0]} (reported by its {_ranks(ranks)})" if host_level else (', '.join(hosts) or 'the job')
     return Verdict("fabric", first, "fabric_error",
-                   f"{len(fabric)} NET/IB error(s) ({_what(first)}) on {', '.join(hosts) or 'the job'} with no peer "
+                   f"{len(fabric)} NET/IB error(s) ({_what(first)}) on {on} with no peer "
                    "named, no rank that died and no node fault before them: the InfiniBand / RoCE fabric failed",
-                   host=hosts[0] if len(hosts) == 1 else None)
+                   host=hosts[0] if len(hosts) == 1 else None, host_level=host_level)
 
 
 def _lagging_rank(job: Job) -> Verdict | None:
@@ -467,6 +472,8 @@ def _incident(job: Job, v: Verdict) -> Incident:
         r = _root(root)
         if v.rule == "peer_error" and v.host and v.host != root.host:
             r = Root(kind=root.kind, host=v.host)  # the peer's host: the reporting line's rank and GPU are not its
+        elif v.host_level:
+            r = Root(kind=root.kind, host=root.host, device=root.device)  # the host's, not the first reporter's rank
     else:
         kind = v.kind or (v.suspects[0].kind if v.suspects else (job.failures[0].kind if job.failures else None))
         r = Root(kind=kind, rank=v.rank, host=v.host)
