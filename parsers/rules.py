@@ -69,7 +69,7 @@ def _r(name, kind, keywords, pattern, severity=None, attribution=None, action=No
 # "invoked oom-killer" and "Killed process" lines; its lines are "once" (a second one starts the next kill).
 EVENT_LINES = {"aer": 12, "mlx5_health": 20, "mlx5_tx_timeout": 4, "knvlink": 2, "nccl_exception": 2, "sxid": 8,
                "oom": 4096, "nccl_watchdog": 64, "rcu_stall": 64, "mce": 16, "cper": 24, "nfs": 32, "fs": 16,
-               "nvme": 32, "ofi": 4, "clocksource": 16, "fallen": 64, "rminit": 32}
+               "nvme": 32, "ofi": 4, "clocksource": 16, "fallen": 64, "rminit": 32, "cuda_exception": 2}
 # Events kept apart per device (the PCI address on the line): a health dump of one mlx5 function does not
 # swallow the next function's own health failure a few lines later.
 # (the row's `pci` group, else its `device` group: a block device, an NFS server, an NVMe controller)
@@ -96,6 +96,8 @@ MLX5_TX_JOIN = ("mlx5_tx_timeout", "join")
 # PyTorch's NCCL exception: the wrapper line ("NCCL error in: ..., unhandled system error") and, on the next
 # line, NCCL's description of the code ("ncclSystemError: System call ... failed") are one failure
 NCCL_EXC_OPEN, NCCL_EXC_JOIN = ("nccl_exception", "open"), ("nccl_exception", "join")
+# A CUDA error as PyTorch raises it: "CUDA error: <text>" and, 2.6+, the next line's "Search for `cudaError..'" are one
+CUDA_EXC_OPEN, CUDA_EXC_JOIN = ("cuda_exception", "open"), ("cuda_exception", "join")
 # The kernel's start-up lines: no finding, no event; the stream's boot clock is set by them (Classifier, ports.py).
 BOOT_MARK = ("boot", "mark")
 # Their order within one boot (row name -> stage): a line of a stage no later than the last one seen starts a boot.
@@ -521,6 +523,19 @@ RULES: tuple[Rule, ...] = (
     _r("torch_dump", "nccl_timeout", ["preparing to dump debug info", "after attempting to dump debug info"],
        r"ProcessGroupNCCL preparing to dump debug info|Terminating the process after attempting to dump debug info",
        event=TORCH_PG_ONCE),
+    # 2.2-2.3: the abort the watchdog started did not finish ("[PG 0 Rank 0] Future for ProcessGroup abort timed out
+    # after 600000 ms"), before the heartbeat monitor's lines of the same failure.
+    _r("torch_abort_timeout", "nccl_timeout", ["Future for ProcessGroup abort timed out"],
+       r"Future for ProcessGroup abort timed out after (?P<timeout_ms>\d+) ms", event=TORCH_PG_ONCE),
+    # A rank that could not get the NCCL unique id from the group's root through the store when it set up a
+    # communicator: the root never published it (it failed, hung or is late) or the store went away. 1.11-2.x, the
+    # misspelling of 1.x kept: "[1] is setting up NCCL communicator and retreiving ncclUniqueId from [0] via c10d
+    # key-value store by key '0', but store->get('0') got error: Socket Timeout" ("wait timeout after 600000ms, keys:
+    # ..", "Timeout waiting for key: default_pg/0/0 after .."). The numbers are ranks in the group, kept in details.
+    _r("torch_unique_id_store", "nccl_timeout", ["ncclUniqueId from ["],
+       r"\[(?P<waiting_rank>\d+)\] is setting up NCCL communicator and retr(?:ie|ei)ving ncclUniqueId from "
+       r"\[(?P<root_rank>\d+)\] via c10d key-value store by key '[^'\n]*', but store->get\('[^'\n]*'\) got "
+       r"(?:error|exception): (?P<store_error>[^\n]{1,120})"),
     # the rank's communicators aborted (after its own or another rank's failure: "Original reason for failure was");
     # details["consequence"] says the line reports a consequence (triage keeps such an exception a consequence)
     _r("torch_comm_aborted", "nccl_error", ["communicator was aborted on rank"],
@@ -555,7 +570,31 @@ RULES: tuple[Rule, ...] = (
     _r("ib_async_event", "ib_completion_error", ["Got async event"],
        r"NET/IB ?: Got async event ?: (?P<event>.+)"),
     _r("cuda_oom", "cuda_oom", ["CUDA out of memory", "OutOfMemoryError", "CUDA error: out of memory"],
-       r"(?:OutOfMemoryError|CUDA out of memory|CUDA error: out of memory)(?:.*?\(?GPU (?P<gpu>\d+)[;) ])?"),
+       r"(?:OutOfMemoryError|CUDA out of memory|CUDA error: out of memory)(?:.*?\(?GPU (?P<gpu>\d+)[;) ])?",
+       event=CUDA_EXC_OPEN),
+    # XLA's allocator (JAX, TensorFlow/XLA, PyTorch/XLA) out of device memory, each era's wording: "XlaRuntimeError:
+    # RESOURCE_EXHAUSTED: Out of memory while trying to allocate 4770354232 bytes.", "RESOURCE_EXHAUSTED: Out of memory
+    # allocating 20029400304 bytes.", "RESOURCE_EXHAUSTED: Failed to allocate request for 2.99GiB (3206250496B) on device
+    # ordinal 0", older jaxlib's "Resource exhausted: Out of memory while trying to allocate ..".  (A bare
+    # RESOURCE_EXHAUSTED is gRPC's status too, a quota or a message size: only the allocator's wording is memory.)
+    # TensorFlow's BFC allocator says it its own way: "ResourceExhaustedError: OOM when allocating tensor with
+    # shape[8192,1000]", "(0) Resource exhausted: OOM when allocating tensor with shape[..] and type float on
+    # /job:localhost/replica:0/task:0/device:GPU:0 by allocator GPU_0_bfc".
+    _r("xla_oom", "cuda_oom", ["RESOURCE_EXHAUSTED: ", "Resource exhausted: ", "OOM when allocating tensor"],
+       r"(?:(?:RESOURCE_EXHAUSTED|Resource exhausted): (?:Out of memory|Failed to allocate request for)|"
+       r"OOM when allocating tensor)(?:.*?(?:device ordinal |device:GPU:)(?P<gpu>\d+))?"),
+    # PyTorch 2.6+ follows "CUDA error: <text>" with a line naming the enum: "Search for `cudaErrorIllegalAddress' in
+    # https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TYPES.html for more information.": the same failure
+    # (CUDA_EXC_JOIN), never a second one; that line alone (its first line lost) is the failure.
+    _r("cuda_error_enum", "cuda_error", ["Search for `cudaError"], r"Search for `(?P<cuda_error>cudaError\w+)'",
+       refine="cuda", event=CUDA_EXC_JOIN),
+    # The CUDA libraries' own status codes, as frameworks print them: "CUDA error: CUBLAS_STATUS_EXECUTION_FAILED when
+    # calling `cublasGemmEx( handle, ..)`", "cuDNN error: CUDNN_STATUS_EXECUTION_FAILED", Caffe's "Check failed: status
+    # == CUBLAS_STATUS_SUCCESS (13 vs. 0)  CUBLAS_STATUS_EXECUTION_FAILED", CNTK's "CUBLAS failure 13:
+    # CUBLAS_STATUS_EXECUTION_FAILED ; GPU=1": the status named (CUDA_ERRORS refines it), never the call's arguments.
+    _r("cuda_library_status", "cuda_error", ["CUBLAS_STATUS_", "CUDNN_STATUS_", "CUSOLVER_STATUS_", "CUSPARSE_STATUS_"],
+       r"(?P<cuda_error>(?:CUBLAS|CUDNN|CUSOLVER|CUSPARSE)_STATUS_(?!SUCCESS\b)[A-Z_]+)",
+       refine="cuda", event=CUDA_EXC_OPEN),
     _r("cuda_error", "cuda_error",
        ["CUDA error", "Cuda failure", "CUDA failure", "cudaError", "illegal memory access", "uncorrectable ECC error"],
        r"(?:CUDA error: |Cuda failure '|CUDA failure[: ]*'?)?(?P<cuda_error>an illegal memory access was encountered|"
@@ -563,7 +602,7 @@ RULES: tuple[Rule, ...] = (
        r"misaligned address|an illegal instruction was encountered|the launch timed out and was terminated|"
        r"CUDA-capable device\(s\) is/are busy or unavailable|no CUDA-capable device is detected|"
        r"(?<=CUDA error: )[^.'\n]+|cudaError\w+)",
-       refine="cuda"),
+       refine="cuda", event=CUDA_EXC_OPEN),
     _r("nccl_error_code", "nccl_error",
        ["ncclSystemError", "ncclInternalError", "ncclUnhandledCudaError", "ncclInvalidUsage", "ncclInvalidArgument"],
        r"(?:\[Rank (?P<rank>\d+)\] .*?)?(?P<nccl_code>ncclSystemError|ncclInternalError|ncclUnhandledCudaError|"
@@ -640,6 +679,23 @@ CUDA_ERRORS = {  # CUDA runtime error text -> (severity, attribution, action)
     "cudaErrorLaunchFailure": ("error", "unknown", "INVESTIGATE"),
     "uncorrectable NVLink error detected during the execution": ("fatal", "hardware", "RESET_GPU"),
     "cudaErrorNvlinkUncorrectable": ("fatal", "hardware", "RESET_GPU"),
+    # the enum names PyTorch 2.6+ prints beside the text ("Search for `cudaErrorAssert' ..")
+    "cudaErrorAssert": ("error", "application", "RESTART_APP"),
+    "cudaErrorMisalignedAddress": ("error", "application", "RESTART_APP"),
+    "cudaErrorIllegalInstruction": ("error", "application", "RESTART_APP"),
+    "cudaErrorLaunchTimeout": ("error", "unknown", "INVESTIGATE"),
+    "cudaErrorDevicesUnavailable": ("error", "driver", "RESET_GPU"),
+    "cudaErrorNoDevice": ("error", "driver", "INVESTIGATE"),
+    # the CUDA libraries' status codes (cuBLAS, cuDNN, ..): a call the job made wrongly is the job's; a kernel that
+    # failed to run (EXECUTION_FAILED), an internal error or a library that could not start stays unknown
+    "CUBLAS_STATUS_INVALID_VALUE": ("error", "application", "RESTART_APP"),
+    "CUBLAS_STATUS_ARCH_MISMATCH": ("error", "application", "RESTART_APP"),
+    "CUBLAS_STATUS_NOT_SUPPORTED": ("error", "application", "RESTART_APP"),
+    "CUBLAS_STATUS_ALLOC_FAILED": ("error", "application", "RESTART_APP"),
+    "CUDNN_STATUS_BAD_PARAM": ("error", "application", "RESTART_APP"),
+    "CUDNN_STATUS_NOT_SUPPORTED": ("error", "application", "RESTART_APP"),
+    "CUDNN_STATUS_ALLOC_FAILED": ("error", "application", "RESTART_APP"),
+    "CUDNN_STATUS_ARCH_MISMATCH": ("error", "application", "RESTART_APP"),
 }
 
 NCCL_CODES = {  # ncclResult_t name -> attribution, per NCCL's own descriptions

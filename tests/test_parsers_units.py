@@ -227,6 +227,113 @@ def test_a_subgroups_rank_is_no_global_rank():
     assert (f.kind, f.rank, "group_rank" in f.details) == ("nccl_timeout", 3, False)
 
 
+@pytest.mark.parametrize("line,kind,rank", [
+    # REAL (deepseek-ai/DeepSeek-MoE #47): the watchdog re-raising a CUDA error names the rank it ran on
+    ("[rank1]:[E410 01:50:33.889423318 ProcessGroupNCCL.cpp:1895] [PG ID 0 PG GUID 0(default_pg) Rank 1] Process group "
+     "watchdog thread terminated with exception: CUDA error: unspecified launch failure", "cuda_error", 1),
+    # REAL (vllm-project/vllm #28028): a subgroup's tag: torchrun's "[rank1]:" is the global rank
+    ("[rank1]:[E1103 23:14:03.342459398 ProcessGroupNCCL.cpp:2068] [PG ID 4 PG GUID 19 Rank 1] Process group watchdog "
+     "thread terminated with exception: CUDA error: an illegal memory access was encountered", "cuda_error", 1),
+    ("[rank3]:   File \"train.py\", line 9, in <module> torch.OutOfMemoryError: CUDA out of memory. Tried to allocate "
+     "2.00 GiB. GPU 3 has a total capacity of 79.15 GiB", "cuda_oom", 3),
+    # a line with no PyTorch rank tag has none ("[4]" of NCCL's prefix is a CUDA device)
+    ("node:1:2 [4] NCCL WARN Cuda failure 'an illegal memory access was encountered'", "cuda_error", None),
+])
+def test_workload_findings_take_the_lines_rank(line, kind, rank):
+    f = parse_line(line)
+    assert (f.kind, f.rank) == (kind, rank)
+
+
+def test_cuda_error_and_its_enum_line_are_one_failure():
+    """REAL (SystemPanic/vllm-windows #72): PyTorch 2.6+ names the enum on the next line; that line alone (its first
+    line lost) is the failure; another CUDA error after it is a second one."""
+    c = Classifier()
+    first = c.classify("RuntimeError: CUDA error: an illegal memory access was encountered")
+    assert first.details["cuda_error"] == "an illegal memory access was encountered"
+    assert c.classify("Search for `cudaErrorIllegalAddress' in https://docs.nvidia.com/cuda/cuda-runtime-api/"
+                      "group__CUDART__TYPES.html for more information.") is None
+    assert c.classify("RuntimeError: CUDA error: device-side assert triggered").kind == "cuda_error"
+    alone = parse_line("Search for `cudaErrorAssert' in https://docs.nvidia.com/cuda/cuda-runtime-api/"
+                       "group__CUDART__TYPES.html for more information.")
+    assert (alone.kind, alone.details["cuda_error"], alone.attribution) == ("cuda_error", "cudaErrorAssert", "application")
+    c = Classifier()  # out of memory's enum line too
+    assert c.classify("RuntimeError: CUDA error: out of memory").kind == "cuda_oom"
+    assert c.classify("Search for `cudaErrorMemoryAllocation' in https://docs.nvidia.com/cuda/cuda-runtime-api/"
+                      "group__CUDART__TYPES.html for more information.") is None
+
+
+@pytest.mark.parametrize("line,status,attribution", [
+    # REAL (clovaai/bros #14): the status, not the call's arguments
+    ("RuntimeError: CUDA error: CUBLAS_STATUS_EXECUTION_FAILED when calling `cublasGemmEx( handle, opa, opb, m, n, k, "
+     "&falpha, a, CUDA_R_16F, lda, b, CUDA_R_16F, ldb, &fbeta, c, CUDA_R_16F, ldc, CUDA_R_32F, "
+     "CUBLAS_GEMM_DFALT_TENSOR_OP)`", "CUBLAS_STATUS_EXECUTION_FAILED", "unknown"),
+    # REAL (chengyangfu/caffe #6): glog's check names SUCCESS first
+    ("F0421 09:02:45.161278  7233 math_functions.cu:52] Check failed: status == CUBLAS_STATUS_SUCCESS (13 vs. 0)  "
+     "CUBLAS_STATUS_EXECUTION_FAILED", "CUBLAS_STATUS_EXECUTION_FAILED", "unknown"),
+    ("RuntimeError: cuDNN error: CUDNN_STATUS_EXECUTION_FAILED", "CUDNN_STATUS_EXECUTION_FAILED", "unknown"),
+    ("RuntimeError: cuDNN error: CUDNN_STATUS_NOT_SUPPORTED. This error may appear if you passed in a non-contiguous "
+     "input.", "CUDNN_STATUS_NOT_SUPPORTED", "application"),
+    ("RuntimeError: CUDA error: CUBLAS_STATUS_ALLOC_FAILED when calling `cublasCreate(handle)`",
+     "CUBLAS_STATUS_ALLOC_FAILED", "application"),
+])
+def test_cuda_library_status(line, status, attribution):
+    f = parse_line(line)
+    assert (f.kind, f.details["cuda_error"], f.attribution) == ("cuda_error", status, attribution)
+
+
+@pytest.mark.parametrize("line,gpu", [
+    ("jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Out of memory while trying to allocate 4770354232 "
+     "bytes.", None),
+    ("jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Failed to allocate request for 2.99GiB (3206250496B) "
+     "on device ordinal 0", 0),
+    ("RuntimeError: Resource exhausted: Out of memory while trying to allocate 24 bytes.", None),
+    ("ResourceExhaustedError: OOM when allocating tensor with shape[8192,1000]", None),
+    ("  (0) Resource exhausted: OOM when allocating tensor with shape[16,112,112,147] and type float on "
+     "/job:localhost/replica:0/task:0/device:GPU:2 by allocator GPU_2_bfc", 2),
+])
+def test_xla_and_tensorflow_out_of_memory(line, gpu):
+    f = parse_line(line)
+    assert (f.kind, f.details.get("gpu")) == ("cuda_oom", gpu)
+
+
+@pytest.mark.parametrize("line", [
+    # gRPC's RESOURCE_EXHAUSTED is a quota or a message size, not device memory
+    "grpc._channel._InactiveRpcError: status = StatusCode.RESOURCE_EXHAUSTED details = \"Received message larger than max\"",
+    "RESOURCE_EXHAUSTED: Quota exceeded for quota metric 'Requests'",
+    # a cuBLAS call that succeeded, the workspace setting
+    "CUBLAS_STATUS_SUCCESS",
+    "export CUBLAS_WORKSPACE_CONFIG=:4096:8",
+    # the store warnings PyTorch prints while ranks exit at a clean end (areal-project/AReaL #1245)
+    "[rank1]:[W724 19:26:07.130163445 TCPStore.cpp:125] [c10d] recvValue failed on SocketImpl(fd=30, "
+    "addr=[::ffff:127.0.0.1]:54736, remote=[::ffff:127.0.0.1]:8738): failed to recv, got 0 bytes",
+])
+def test_workload_look_alikes_stay_silent(line):
+    assert parse_line(line) is None
+
+
+def test_unique_id_store_failure():
+    """REAL (NVIDIA-NeMo/Speech #14399, pytorch/pytorch #82091 with 1.x's "retreiving"): a rank that never got the NCCL
+    unique id from the root through the store; the bracketed numbers are ranks in the group (details)."""
+    f = parse_line("B-nemo-ft3/0 [default1]:[rank1]: torch.distributed.DistBackendError: [1] is setting up NCCL "
+                   "communicator and retrieving ncclUniqueId from [0] via c10d key-value store by key '0', but "
+                   "store->get('0') got error: wait timeout after 600000ms, keys: /default_pg/0//cuda//0")
+    assert (f.kind, f.rank, f.details["root_rank"], f.details["waiting_rank"]) == ("nccl_timeout", 1, 0, 1)
+    assert f.details["store_error"].startswith("wait timeout after 600000ms")
+    f = parse_line("RuntimeError: [2] is setting up NCCL communicator and retreiving ncclUniqueId from [0] via c10d "
+                   "key-value store by key '0', but store->get('0') got error: Socket Timeout")
+    assert (f.kind, f.rank, f.details["store_error"]) == ("nccl_timeout", None, "Socket Timeout")
+
+
+def test_abort_timeout_is_part_of_the_ranks_watchdog_failure():
+    """REAL (mit-han-lab/distrifuser #6): PyTorch 2.2-2.3's abort timeout, then the heartbeat monitor: one event."""
+    c = Classifier()
+    f = c.classify("[rank0]:[E ProcessGroupNCCL.cpp:1025] [PG 0 Rank 0] Future for ProcessGroup abort timed out "
+                   "after 600000 ms")
+    assert (f.kind, f.rank, f.details["timeout_ms"]) == ("nccl_timeout", 0, 600000)
+    assert c.classify("[rank0]:[E ProcessGroupNCCL.cpp:1316] [PG 0 Rank 0] Heartbeat monitor timed out! Process will "
+                      "be terminated after dumping debug info. workMetaList_.size()=0") is None
+
+
 @pytest.mark.parametrize("line", [
     "node-1:178:828 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB [1]mlx5_1:1/IB ; OOB ibp12s0:10.42.0.1<0>",
     "node-1:178:828 [0] NCCL INFO comm 0x55 rank 16 nranks 32 cudaDev 0 busId 1b000 - Abort COMPLETE",
