@@ -569,8 +569,11 @@ RULES: tuple[Rule, ...] = (
        event=("ofi", "join")),
     _r("ib_async_event", "ib_completion_error", ["Got async event"],
        r"NET/IB ?: Got async event ?: (?P<event>.+)"),
-    _r("cuda_oom", "cuda_oom", ["CUDA out of memory", "OutOfMemoryError", "CUDA error: out of memory"],
-       r"(?:OutOfMemoryError|CUDA out of memory|CUDA error: out of memory)(?:.*?\(?GPU (?P<gpu>\d+)[;) ])?",
+    # (PyTorch before 1.5 and Lua Torch: "RuntimeError: cuda runtime error (2) : out of memory at <file>:<line>")
+    _r("cuda_oom", "cuda_oom",
+       ["CUDA out of memory", "OutOfMemoryError", "CUDA error: out of memory", "cuda runtime error (2) : out of memory"],
+       r"(?:OutOfMemoryError|CUDA out of memory|CUDA error: out of memory|cuda runtime error \(2\) : out of memory)"
+       r"(?:.*?\(?GPU (?P<gpu>\d+)[;) ])?",
        event=CUDA_EXC_OPEN),
     # XLA's allocator (JAX, TensorFlow/XLA, PyTorch/XLA) out of device memory, each era's wording: "XlaRuntimeError:
     # RESOURCE_EXHAUSTED: Out of memory while trying to allocate 4770354232 bytes.", "RESOURCE_EXHAUSTED: Out of memory
@@ -595,13 +598,17 @@ RULES: tuple[Rule, ...] = (
     _r("cuda_library_status", "cuda_error", ["CUBLAS_STATUS_", "CUDNN_STATUS_", "CUSOLVER_STATUS_", "CUSPARSE_STATUS_"],
        r"(?P<cuda_error>(?:CUBLAS|CUDNN|CUSOLVER|CUSPARSE)_STATUS_(?!SUCCESS\b)[A-Z_]+)",
        refine="cuda", event=CUDA_EXC_OPEN),
+    # (PyTorch before 1.5 and Lua Torch: "RuntimeError: cuda runtime error (59) : device-side assert triggered at
+    # /pytorch/aten/src/THC/THCTensorCopy.cu:102", the text up to " at <file>:<line>")
     _r("cuda_error", "cuda_error",
-       ["CUDA error", "Cuda failure", "CUDA failure", "cudaError", "illegal memory access", "uncorrectable ECC error"],
-       r"(?:CUDA error: |Cuda failure '|CUDA failure[: ]*'?)?(?P<cuda_error>an illegal memory access was encountered|"
+       ["CUDA error", "Cuda failure", "CUDA failure", "cudaError", "illegal memory access", "uncorrectable ECC error",
+        "cuda runtime error ("],
+       r"(?:CUDA error: |Cuda failure '|CUDA failure[: ]*'?|cuda runtime error \(\d+\) : )?"
+       r"(?P<cuda_error>an illegal memory access was encountered|"
        r"uncorrectable ECC error encountered|unspecified launch failure|device-side assert triggered|"
        r"misaligned address|an illegal instruction was encountered|the launch timed out and was terminated|"
        r"CUDA-capable device\(s\) is/are busy or unavailable|no CUDA-capable device is detected|"
-       r"(?<=CUDA error: )[^.'\n]+|cudaError\w+)",
+       r"(?<=CUDA error: )[^.'\n]+|(?<=\) : )[^\n]+?(?= at \S+:\d+\s*$|\s*$)|cudaError\w+)",
        refine="cuda", event=CUDA_EXC_OPEN),
     _r("nccl_error_code", "nccl_error",
        ["ncclSystemError", "ncclInternalError", "ncclUnhandledCudaError", "ncclInvalidUsage", "ncclInvalidArgument"],

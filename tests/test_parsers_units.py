@@ -311,6 +311,30 @@ def test_workload_look_alikes_stay_silent(line):
     assert parse_line(line) is None
 
 
+@pytest.mark.parametrize("line,kind,text", [
+    # REAL (jiesutd/NCRFpp #121, zhanghang1989/PyTorch-Encoding #23, torch/cutorch #705): THC's wording, PyTorch < 1.5
+    ("RuntimeError: cuda runtime error (2) : out of memory at /pytorch/torch/lib/THC/generic/THCStorage.cu:58",
+     "cuda_oom", None),
+    ("RuntimeError: cuda runtime error (59) : device-side assert triggered at /pytorch/torch/lib/THC/generic/"
+     "THCStorage.cu:58", "cuda_error", "device-side assert triggered"),
+    ("/home/vislab/torch/install/bin/luajit: /home/torch/install/share/lua/5.1/nn/THNN.lua:110: cuda runtime error (59) "
+     ": device-side assert triggered at /home/torch/cutorch/lib/THC/THCTensorCopy.cu:100", "cuda_error",
+     "device-side assert triggered"),
+    ("RuntimeError: cuda runtime error (209) : no kernel image is available for execution on the device at "
+     "/pytorch/aten/src/THC/generic/THCTensorMath.cu:35", "cuda_error", "no kernel image is available for execution on "
+     "the device"),
+])
+def test_thc_cuda_runtime_error(line, kind, text):
+    f = parse_line(line)
+    assert (f.kind, f.details.get("cuda_error")) == (kind, text)
+
+
+def test_thc_check_warning_is_no_failure_of_its_own():
+    """THC's warning before the traceback whose RuntimeError is the failure (pytorch/pytorch #44867)."""
+    assert parse_line("THCudaCheck FAIL file=/pytorch/aten/src/THC/THCTensorCopy.cu line=102 error=59 : device-side "
+                      "assert triggered") is None
+
+
 def test_unique_id_store_failure():
     """REAL (NVIDIA-NeMo/Speech #14399, pytorch/pytorch #82091 with 1.x's "retreiving"): a rank that never got the NCCL
     unique id from the root through the store; the bracketed numbers are ranks in the group (details)."""
