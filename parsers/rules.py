@@ -119,6 +119,24 @@ AER_UNCORRECTABLE_BITS = ("Undefined", "DLP", "SDES", "TLP", "FCP", "CmpltTO", "
 AER_BITS = tuple(sorted(AER_CORRECTABLE_BITS + AER_UNCORRECTABLE_BITS, key=len, reverse=True))
 
 
+# The CUDA driver API's names of the failures a kernel or the GPU caused (XLA, JAX, TensorFlow, CuPy and Triton print
+# them: "Failed to launch CUDA kernel: ..: CUDA_ERROR_ILLEGAL_ADDRESS: an illegal memory access was encountered") ->
+# (severity, attribution, action), as CUDA_ERRORS for the runtime's.  Only these: CUDA_ERROR_NO_DEVICE and the like are
+# what a CPU-only container's TensorFlow logs at start, CUDA_ERROR_OUT_OF_MEMORY its allocator's retries.
+CUDA_DRIVER_ERRORS = {
+    "CUDA_ERROR_ILLEGAL_ADDRESS": ("error", "application", "RESTART_APP"),
+    "CUDA_ERROR_MISALIGNED_ADDRESS": ("error", "application", "RESTART_APP"),
+    "CUDA_ERROR_ILLEGAL_INSTRUCTION": ("error", "application", "RESTART_APP"),
+    "CUDA_ERROR_ASSERT": ("error", "application", "RESTART_APP"),
+    "CUDA_ERROR_HARDWARE_STACK_ERROR": ("error", "application", "RESTART_APP"),
+    "CUDA_ERROR_INVALID_PC": ("error", "application", "RESTART_APP"),
+    "CUDA_ERROR_LAUNCH_FAILED": ("error", "unknown", "INVESTIGATE"),
+    "CUDA_ERROR_LAUNCH_TIMEOUT": ("error", "unknown", "INVESTIGATE"),
+    "CUDA_ERROR_ECC_UNCORRECTABLE": ("fatal", "hardware", "RESET_GPU"),
+    "CUDA_ERROR_NVLINK_UNCORRECTABLE": ("fatal", "hardware", "RESET_GPU"),
+}
+
+
 RULES: tuple[Rule, ...] = (
     # --- look-alikes: NCCL's INFO chatter mentions NET/IB, mlx5, NVLink and "remote" all day long.
     _r("nccl_info", None, ["NCCL INFO"], r"\bNCCL INFO\b"),
@@ -591,6 +609,12 @@ RULES: tuple[Rule, ...] = (
     # (CUDA_EXC_JOIN), never a second one; that line alone (its first line lost) is the failure.
     _r("cuda_error_enum", "cuda_error", ["Search for `cudaError"], r"Search for `(?P<cuda_error>cudaError\w+)'",
        refine="cuda", event=CUDA_EXC_JOIN),
+    # XLA goes on naming the same failure at each call after it ("failed to unload module ..; leaking:
+    # CUDA_ERROR_ILLEGAL_ADDRESS: ..", "Error polling for event status: failed to query event: CUDA_ERROR_..."): one
+    # failure while they follow each other (CUDA_EXC_JOIN).
+    _r("cuda_driver_error", "cuda_error", ["CUDA_ERROR_"],
+       r"(?P<cuda_error>" + "|".join(sorted(CUDA_DRIVER_ERRORS, key=len, reverse=True)) + r")\b",
+       refine="cuda", event=CUDA_EXC_JOIN),
     # The CUDA libraries' own status codes, as frameworks print them: "CUDA error: CUBLAS_STATUS_EXECUTION_FAILED when
     # calling `cublasGemmEx( handle, ..)`", "cuDNN error: CUDNN_STATUS_EXECUTION_FAILED", Caffe's "Check failed: status
     # == CUBLAS_STATUS_SUCCESS (13 vs. 0)  CUBLAS_STATUS_EXECUTION_FAILED", CNTK's "CUBLAS failure 13:
@@ -703,6 +727,7 @@ CUDA_ERRORS = {  # CUDA runtime error text -> (severity, attribution, action)
     "CUDNN_STATUS_NOT_SUPPORTED": ("error", "application", "RESTART_APP"),
     "CUDNN_STATUS_ALLOC_FAILED": ("error", "application", "RESTART_APP"),
     "CUDNN_STATUS_ARCH_MISMATCH": ("error", "application", "RESTART_APP"),
+    **CUDA_DRIVER_ERRORS,
 }
 
 NCCL_CODES = {  # ncclResult_t name -> attribution, per NCCL's own descriptions

@@ -335,6 +335,25 @@ def test_thc_check_warning_is_no_failure_of_its_own():
                       "assert triggered") is None
 
 
+def test_cuda_driver_error_names():
+    """REAL (jax-ml/jax #25002, openxla/xla #15945): the driver API's name decides, not the wrapper's words around it;
+    XLA's follow-on lines naming it are the same failure; a CPU-only container's cuInit line is none."""
+    f = parse_line("E1120 10:59:55.894873   35984 pjrt_stream_executor_client.cc:3067] Execution of replica 0 failed: "
+                   "INTERNAL: Failed to retrieve branch_index value on stream 0x5583cca477e0: CUDA error: Could not "
+                   "synchronize CUDA stream: CUDA_ERROR_ILLEGAL_ADDRESS: an illegal memory access was encountered.")
+    assert (f.kind, f.details["cuda_error"], f.attribution) == ("cuda_error", "CUDA_ERROR_ILLEGAL_ADDRESS", "application")
+    assert (parse_line("failed call to cuDevicePrimaryCtxRetain: CUDA_ERROR_ECC_UNCORRECTABLE: uncorrectable ECC error "
+                       "encountered").severity == "fatal")
+    c = Classifier()
+    assert c.classify("jaxlib.xla_extension.XlaRuntimeError: INTERNAL: Failed to launch CUDA kernel: add: "
+                      "CUDA_ERROR_ILLEGAL_ADDRESS: an illegal memory access was encountered.").kind == "cuda_error"
+    assert c.classify("2024-08-10 13:09:02.411862: E external/xla/xla/stream_executor/cuda/cuda_driver.cc:663] failed to "
+                      "unload module 0x5215a9a0; leaking: CUDA_ERROR_ILLEGAL_ADDRESS: an illegal memory access was "
+                      "encountered") is None
+    assert parse_line("2023-01-01 E tensorflow/stream_executor/cuda/cuda_driver.cc:271] failed call to cuInit: "
+                      "CUDA_ERROR_NO_DEVICE: no CUDA-capable device is detected") is None
+
+
 def test_unique_id_store_failure():
     """REAL (NVIDIA-NeMo/Speech #14399, pytorch/pytorch #82091 with 1.x's "retreiving"): a rank that never got the NCCL
     unique id from the root through the store; the bracketed numbers are ranks in the group (details)."""
