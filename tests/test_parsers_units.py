@@ -357,6 +357,25 @@ def test_cuda_driver_error_names():
                       "CUDA_ERROR_NO_DEVICE: no CUDA-capable device is detected") is None
 
 
+@pytest.mark.parametrize("line,peer,error", [
+    # REAL (NVIDIA/nccl #795, #1920): the other end broke or reset the socket: the peer's connection went away
+    ("a100-st-p4d24xlarge-22:183006:183220 [1] misc/socket.cc:518 NCCL WARN Net : Call to recv from "
+     "10.200.84.247<58355> failed : Broken pipe", "10.200.84.247", "Broken pipe"),
+    ("gpu-server320 [5] misc/socket.cc:46 NCCL WARN socketProgressOpt: Call to send to 10.44.137.149<52905> failed : "
+     "Connection reset by peer", "10.44.137.149", "Connection reset by peer"),
+])
+def test_nccl_socket_reset_by_the_peer(line, peer, error):
+    f = parse_line(line)
+    assert (f.kind, f.peer, f.details["socket_error"]) == ("nccl_remote_error", peer, error)
+
+
+def test_nccl_connect_refused_stays_a_warning():
+    """NCCL retries a connect the peer refused (nccl-tests #166's 'Software caused connection abort' likewise)."""
+    f = parse_line("ubuntu:39964:40075 [0] misc/socket.cc:483 NCCL WARN socketStartConnect: Connect to 10.0.0.2<45763> "
+                   "failed : Connection refused")
+    assert (f.kind, f.severity) == ("nccl_error", "warning")
+
+
 def test_unique_id_store_failure():
     """REAL (NVIDIA-NeMo/Speech #14399, pytorch/pytorch #82091 with 1.x's "retreiving"): a rank that never got the NCCL
     unique id from the root through the store; the bracketed numbers are ranks in the group (details)."""
