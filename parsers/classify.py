@@ -392,7 +392,7 @@ class Classifier:
             pci = find_pci(message)
         # a group the row lacks or that took no part is None: no call for it (most rows have one or two)
         xid, sxid, pid, process, rank = get("xid"), get("sxid"), get("pid"), get("process"), get("rank")
-        if rank is None and rule.event is not None and rule.event[0] in EVENT_PER_RANK:
+        if rank is None and (rule.kind in _WORKLOAD or rule.event is not None and rule.event[0] in EVENT_PER_RANK):
             rank = _rank_of(m) or None
         if rank is not None:  # a rank inside a subgroup's line is that group's: kept in details, never global
             launcher, group, group_rank = message_rank(message)
@@ -420,6 +420,11 @@ def _detail_groups(pattern: re.Pattern) -> tuple[str, ...]:
             _DETAIL_GROUPS[pattern.pattern] = names
     return names
 
+
+# The kinds a job prints (NCCL, CUDA): a PyTorch rank tag on the line ("[rank1]:", "[PG ID 0 .. Rank 1]") is the
+# finding's rank whichever row matched it ("[rank1]:[E..] [PG ..] Process group watchdog thread terminated with
+# exception: CUDA error: ..").
+_WORKLOAD = frozenset(k.name for k in KIND_TABLE if k.workload)
 
 # A rank on a PyTorch line: "[Rank 3]", "[PG 0 Rank 144]", "[PG ID 0 PG GUID 0(default_pg) Rank 7]", or
 # torchrun's "[rank3]:" prefix.

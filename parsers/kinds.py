@@ -249,7 +249,9 @@ assert len(BY_NAME) == len(TABLE), "a kind declared twice"
 CUDA_REASONS: Mapping[str, str] = MappingProxyType({
     "an illegal memory access was encountered": "CUDAIllegalAddress", "cudaErrorIllegalAddress": "CUDAIllegalAddress",
     "uncorrectable ECC error encountered": "CUDAUncorrectableECC", "cudaErrorECCUncorrectable": "CUDAUncorrectableECC",
-    "unspecified launch failure": "CUDALaunchFailure", "cudaErrorLaunchFailure": "CUDALaunchFailure"})
+    "unspecified launch failure": "CUDALaunchFailure", "cudaErrorLaunchFailure": "CUDALaunchFailure",
+    "CUDA_ERROR_ILLEGAL_ADDRESS": "CUDAIllegalAddress", "CUDA_ERROR_ECC_UNCORRECTABLE": "CUDAUncorrectableECC",
+    "CUDA_ERROR_LAUNCH_FAILED": "CUDALaunchFailure"})
 
 
 def reason_of(name: str, xid: int | None = None, sxid: int | None = None) -> str:

@@ -69,7 +69,7 @@ def _r(name, kind, keywords, pattern, severity=None, attribution=None, action=No
 # "invoked oom-killer" and "Killed process" lines; its lines are "once" (a second one starts the next kill).
 EVENT_LINES = {"aer": 12, "mlx5_health": 20, "mlx5_tx_timeout": 4, "knvlink": 2, "nccl_exception": 2, "sxid": 8,
                "oom": 4096, "nccl_watchdog": 64, "rcu_stall": 64, "mce": 16, "cper": 24, "nfs": 32, "fs": 16,
-               "nvme": 32, "ofi": 4, "clocksource": 16, "fallen": 64, "rminit": 32}
+               "nvme": 32, "ofi": 4, "clocksource": 16, "fallen": 64, "rminit": 32, "cuda_exception": 2}
 # Events kept apart per device (the PCI address on the line): a health dump of one mlx5 function does not
 # swallow the next function's own health failure a few lines later.
 # (the row's `pci` group, else its `device` group: a block device, an NFS server, an NVMe controller)
@@ -96,6 +96,8 @@ MLX5_TX_JOIN = ("mlx5_tx_timeout", "join")
 # PyTorch's NCCL exception: the wrapper line ("NCCL error in: ..., unhandled system error") and, on the next
 # line, NCCL's description of the code ("ncclSystemError: System call ... failed") are one failure
 NCCL_EXC_OPEN, NCCL_EXC_JOIN = ("nccl_exception", "open"), ("nccl_exception", "join")
+# A CUDA error as PyTorch raises it: "CUDA error: <text>" and, 2.6+, the next line's "Search for `cudaError..'" are one
+CUDA_EXC_OPEN, CUDA_EXC_JOIN = ("cuda_exception", "open"), ("cuda_exception", "join")
 # The kernel's start-up lines: no finding, no event; the stream's boot clock is set by them (Classifier, ports.py).
 BOOT_MARK = ("boot", "mark")
 # Their order within one boot (row name -> stage): a line of a stage no later than the last one seen starts a boot.
@@ -115,6 +117,28 @@ AER_UNCORRECTABLE_BITS = ("Undefined", "DLP", "SDES", "TLP", "FCP", "CmpltTO", "
                           "ACS Violation", "Uncorrectable Internal Error", "MC Blocked TLP", "AtomicOp Egress Blocked",
                           "TLP Prefix Blocked Error")
 AER_BITS = tuple(sorted(AER_CORRECTABLE_BITS + AER_UNCORRECTABLE_BITS, key=len, reverse=True))
+
+
+# NCCL WARN texts NCCL's maintainers call harmless and later releases print at INFO: 2.19-2.25's "rank 0 failed to
+# IPC register userbuff 0x.. buffSize .. nPeers 2 isLegacyIpc .." (INFO from 2.26, NVIDIA/nccl #1684).
+NCCL_HARMLESS_WARNS = ("failed to IPC register userbuff",)
+
+# The CUDA driver API's names of the failures a kernel or the GPU caused (XLA, JAX, TensorFlow, CuPy and Triton print
+# them: "Failed to launch CUDA kernel: ..: CUDA_ERROR_ILLEGAL_ADDRESS: an illegal memory access was encountered") ->
+# (severity, attribution, action), as CUDA_ERRORS for the runtime's.  Only these: CUDA_ERROR_NO_DEVICE and the like are
+# what a CPU-only container's TensorFlow logs at start, CUDA_ERROR_OUT_OF_MEMORY its allocator's retries.
+CUDA_DRIVER_ERRORS = {
+    "CUDA_ERROR_ILLEGAL_ADDRESS": ("error", "application", "RESTART_APP"),
+    "CUDA_ERROR_MISALIGNED_ADDRESS": ("error", "application", "RESTART_APP"),
+    "CUDA_ERROR_ILLEGAL_INSTRUCTION": ("error", "application", "RESTART_APP"),
+    "CUDA_ERROR_ASSERT": ("error", "application", "RESTART_APP"),
+    "CUDA_ERROR_HARDWARE_STACK_ERROR": ("error", "application", "RESTART_APP"),
+    "CUDA_ERROR_INVALID_PC": ("error", "application", "RESTART_APP"),
+    "CUDA_ERROR_LAUNCH_FAILED": ("error", "unknown", "INVESTIGATE"),
+    "CUDA_ERROR_LAUNCH_TIMEOUT": ("error", "unknown", "INVESTIGATE"),
+    "CUDA_ERROR_ECC_UNCORRECTABLE": ("fatal", "hardware", "RESET_GPU"),
+    "CUDA_ERROR_NVLINK_UNCORRECTABLE": ("fatal", "hardware", "RESET_GPU"),
+}
 
 
 RULES: tuple[Rule, ...] = (
@@ -521,6 +545,19 @@ RULES: tuple[Rule, ...] = (
     _r("torch_dump", "nccl_timeout", ["preparing to dump debug info", "after attempting to dump debug info"],
        r"ProcessGroupNCCL preparing to dump debug info|Terminating the process after attempting to dump debug info",
        event=TORCH_PG_ONCE),
+    # 2.2-2.3: the abort the watchdog started did not finish ("[PG 0 Rank 0] Future for ProcessGroup abort timed out
+    # after 600000 ms"), before the heartbeat monitor's lines of the same failure.
+    _r("torch_abort_timeout", "nccl_timeout", ["Future for ProcessGroup abort timed out"],
+       r"Future for ProcessGroup abort timed out after (?P<timeout_ms>\d+) ms", event=TORCH_PG_ONCE),
+    # A rank that could not get the NCCL unique id from the group's root through the store when it set up a
+    # communicator: the root never published it (it failed, hung or is late) or the store went away. 1.11-2.x, the
+    # misspelling of 1.x kept: "[1] is setting up NCCL communicator and retreiving ncclUniqueId from [0] via c10d
+    # key-value store by key '0', but store->get('0') got error: Socket Timeout" ("wait timeout after 600000ms, keys:
+    # ..", "Timeout waiting for key: default_pg/0/0 after .."). The numbers are ranks in the group, kept in details.
+    _r("torch_unique_id_store", "nccl_timeout", ["ncclUniqueId from ["],
+       r"\[(?P<waiting_rank>\d+)\] is setting up NCCL communicator and retr(?:ie|ei)ving ncclUniqueId from "
+       r"\[(?P<root_rank>\d+)\] via c10d key-value store by key '[^'\n]*', but store->get\('[^'\n]*'\) got "
+       r"(?:error|exception): (?P<store_error>[^\n]{1,120})"),
     # the rank's communicators aborted (after its own or another rank's failure: "Original reason for failure was");
     # details["consequence"] says the line reports a consequence (triage keeps such an exception a consequence)
     _r("torch_comm_aborted", "nccl_error", ["communicator was aborted on rank"],
@@ -537,6 +574,12 @@ RULES: tuple[Rule, ...] = (
     # the socket to a peer rank closed under NCCL: the peer process died or the network dropped it
     _r("nccl_socket_closed", "nccl_remote_error", ["Connection closed by remote peer"],
        r"NCCL WARN (?:socketProgress|Net) ?: Connection closed by remote peer(?: (?P<peer>[^<\s]+)(?:<(?P<peer_port>\d+)>)?)?"),
+    # the same from the socket call that saw it: "NCCL WARN Net : Call to recv from 10.200.84.247<58355> failed : Broken
+    # pipe" (2.1x), "NCCL WARN socketProgressOpt: Call to send to 10.44.137.149<52905> failed : Connection reset by peer"
+    # (2.2x): the other end reset or closed the connection.  (A connect the peer refused is retried by NCCL: a WARN.)
+    _r("nccl_socket_reset", "nccl_remote_error", ["Connection reset by peer", "Broken pipe"],
+       r"NCCL WARN (?:socketProgress(?:Opt)?|Net) ?: Call to (?:send to|recv from) (?P<peer>[^<\s]+)(?:<(?P<peer_port>\d+)>)? "
+       r"failed ?: (?P<socket_error>Connection reset by peer|Broken pipe)"),
     # (the transport's name varies: "NET/IB : ", the IB plugin's "NET/IBext_v8 : ", "NET/IBP:")
     _r("ib_completion", "ib_completion_error", ["Got completion"],
        r"NET/IB\w* ?: ?Got completion (?:from peer (?P<peer>[^<\s]+)(?:<(?P<peer_port>\d+)>)? )?with "
@@ -554,16 +597,53 @@ RULES: tuple[Rule, ...] = (
        event=("ofi", "join")),
     _r("ib_async_event", "ib_completion_error", ["Got async event"],
        r"NET/IB ?: Got async event ?: (?P<event>.+)"),
-    _r("cuda_oom", "cuda_oom", ["CUDA out of memory", "OutOfMemoryError", "CUDA error: out of memory"],
-       r"(?:OutOfMemoryError|CUDA out of memory|CUDA error: out of memory)(?:.*?\(?GPU (?P<gpu>\d+)[;) ])?"),
+    # (PyTorch before 1.5 and Lua Torch: "RuntimeError: cuda runtime error (2) : out of memory at <file>:<line>")
+    _r("cuda_oom", "cuda_oom",
+       ["CUDA out of memory", "OutOfMemoryError", "CUDA error: out of memory", "cuda runtime error (2) : out of memory"],
+       r"(?:OutOfMemoryError|CUDA out of memory|CUDA error: out of memory|cuda runtime error \(2\) : out of memory)"
+       r"(?:.*?\(?GPU (?P<gpu>\d+)[;) ])?",
+       event=CUDA_EXC_OPEN),
+    # XLA's allocator (JAX, TensorFlow/XLA, PyTorch/XLA) out of device memory, each era's wording: "XlaRuntimeError:
+    # RESOURCE_EXHAUSTED: Out of memory while trying to allocate 4770354232 bytes.", "RESOURCE_EXHAUSTED: Out of memory
+    # allocating 20029400304 bytes.", "RESOURCE_EXHAUSTED: Failed to allocate request for 2.99GiB (3206250496B) on device
+    # ordinal 0", older jaxlib's "Resource exhausted: Out of memory while trying to allocate ..".  (A bare
+    # RESOURCE_EXHAUSTED is gRPC's status too, a quota or a message size: only the allocator's wording is memory.)
+    # TensorFlow's BFC allocator says it its own way: "ResourceExhaustedError: OOM when allocating tensor with
+    # shape[8192,1000]", "(0) Resource exhausted: OOM when allocating tensor with shape[..] and type float on
+    # /job:localhost/replica:0/task:0/device:GPU:0 by allocator GPU_0_bfc".
+    _r("xla_oom", "cuda_oom", ["RESOURCE_EXHAUSTED: ", "Resource exhausted: ", "OOM when allocating tensor"],
+       r"(?:(?:RESOURCE_EXHAUSTED|Resource exhausted): (?:Out of memory|Failed to allocate request for)|"
+       r"OOM when allocating tensor)(?:.*?(?:device ordinal |device:GPU:)(?P<gpu>\d+))?"),
+    # PyTorch 2.6+ follows "CUDA error: <text>" with a line naming the enum: "Search for `cudaErrorIllegalAddress' in
+    # https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TYPES.html for more information.": the same failure
+    # (CUDA_EXC_JOIN), never a second one; that line alone (its first line lost) is the failure.
+    _r("cuda_error_enum", "cuda_error", ["Search for `cudaError"], r"Search for `(?P<cuda_error>cudaError\w+)'",
+       refine="cuda", event=CUDA_EXC_JOIN),
+    # XLA goes on naming the same failure at each call after it ("failed to unload module ..; leaking:
+    # CUDA_ERROR_ILLEGAL_ADDRESS: ..", "Error polling for event status: failed to query event: CUDA_ERROR_..."): one
+    # failure while they follow each other (CUDA_EXC_JOIN).
+    _r("cuda_driver_error", "cuda_error", ["CUDA_ERROR_"],
+       r"(?P<cuda_error>" + "|".join(sorted(CUDA_DRIVER_ERRORS, key=len, reverse=True)) + r")\b",
+       refine="cuda", event=CUDA_EXC_JOIN),
+    # The CUDA libraries' own status codes, as frameworks print them: "CUDA error: CUBLAS_STATUS_EXECUTION_FAILED when
+    # calling `cublasGemmEx( handle, ..)`", "cuDNN error: CUDNN_STATUS_EXECUTION_FAILED", Caffe's "Check failed: status
+    # == CUBLAS_STATUS_SUCCESS (13 vs. 0)  CUBLAS_STATUS_EXECUTION_FAILED", CNTK's "CUBLAS failure 13:
+    # CUBLAS_STATUS_EXECUTION_FAILED ; GPU=1": the status named (CUDA_ERRORS refines it), never the call's arguments.
+    _r("cuda_library_status", "cuda_error", ["CUBLAS_STATUS_", "CUDNN_STATUS_", "CUSOLVER_STATUS_", "CUSPARSE_STATUS_"],
+       r"(?P<cuda_error>(?:CUBLAS|CUDNN|CUSOLVER|CUSPARSE)_STATUS_(?!SUCCESS\b)[A-Z_]+)",
+       refine="cuda", event=CUDA_EXC_OPEN),
+    # (PyTorch before 1.5 and Lua Torch: "RuntimeError: cuda runtime error (59) : device-side assert triggered at
+    # /pytorch/aten/src/THC/THCTensorCopy.cu:102", the text up to " at <file>:<line>")
     _r("cuda_error", "cuda_error",
-       ["CUDA error", "Cuda failure", "CUDA failure", "cudaError", "illegal memory access", "uncorrectable ECC error"],
-       r"(?:CUDA error: |Cuda failure '|CUDA failure[: ]*'?)?(?P<cuda_error>an illegal memory access was encountered|"
+       ["CUDA error", "Cuda failure", "CUDA failure", "cudaError", "illegal memory access", "uncorrectable ECC error",
+        "cuda runtime error ("],
+       r"(?:CUDA error: |Cuda failure '|CUDA failure[: ]*'?|cuda runtime error \(\d+\) : )?"
+       r"(?P<cuda_error>an illegal memory access was encountered|"
        r"uncorrectable ECC error encountered|unspecified launch failure|device-side assert triggered|"
        r"misaligned address|an illegal instruction was encountered|the launch timed out and was terminated|"
        r"CUDA-capable device\(s\) is/are busy or unavailable|no CUDA-capable device is detected|"
-       r"(?<=CUDA error: )[^.'\n]+|cudaError\w+)",
-       refine="cuda"),
+       r"(?<=CUDA error: )[^.'\n]+|(?<=\) : )[^\n]+?(?= at \S+:\d+\s*$|\s*$)|cudaError\w+)",
+       refine="cuda", event=CUDA_EXC_OPEN),
     _r("nccl_error_code", "nccl_error",
        ["ncclSystemError", "ncclInternalError", "ncclUnhandledCudaError", "ncclInvalidUsage", "ncclInvalidArgument"],
        r"(?:\[Rank (?P<rank>\d+)\] .*?)?(?P<nccl_code>ncclSystemError|ncclInternalError|ncclUnhandledCudaError|"
@@ -587,6 +667,9 @@ RULES: tuple[Rule, ...] = (
     _r("cuda_test_failure", "cuda_error", ["CUDA failure"],
        r"Test CUDA failure \S+:\d+ '(?P<cuda_error>[^'\n]+)'",
        refine="cuda"),
+    # NCCL WARNs NCCL itself later demoted to INFO as harmless (NCCL_HARMLESS_WARNS): no finding.
+    _r("nccl_warn_harmless", None, list(NCCL_HARMLESS_WARNS),
+       r"NCCL WARN .*?(?:" + "|".join(re.escape(w) for w in NCCL_HARMLESS_WARNS) + ")"),
     _r("nccl_warn", "nccl_error", ["NCCL WARN"], r"NCCL WARN (?P<text>.+)",
        severity="warning"),
 )
@@ -640,6 +723,24 @@ CUDA_ERRORS = {  # CUDA runtime error text -> (severity, attribution, action)
     "cudaErrorLaunchFailure": ("error", "unknown", "INVESTIGATE"),
     "uncorrectable NVLink error detected during the execution": ("fatal", "hardware", "RESET_GPU"),
     "cudaErrorNvlinkUncorrectable": ("fatal", "hardware", "RESET_GPU"),
+    # the enum names PyTorch 2.6+ prints beside the text ("Search for `cudaErrorAssert' ..")
+    "cudaErrorAssert": ("error", "application", "RESTART_APP"),
+    "cudaErrorMisalignedAddress": ("error", "application", "RESTART_APP"),
+    "cudaErrorIllegalInstruction": ("error", "application", "RESTART_APP"),
+    "cudaErrorLaunchTimeout": ("error", "unknown", "INVESTIGATE"),
+    "cudaErrorDevicesUnavailable": ("error", "driver", "RESET_GPU"),
+    "cudaErrorNoDevice": ("error", "driver", "INVESTIGATE"),
+    # the CUDA libraries' status codes (cuBLAS, cuDNN, ..): a call the job made wrongly is the job's; a kernel that
+    # failed to run (EXECUTION_FAILED), an internal error or a library that could not start stays unknown
+    "CUBLAS_STATUS_INVALID_VALUE": ("error", "application", "RESTART_APP"),
+    "CUBLAS_STATUS_ARCH_MISMATCH": ("error", "application", "RESTART_APP"),
+    "CUBLAS_STATUS_NOT_SUPPORTED": ("error", "application", "RESTART_APP"),
+    "CUBLAS_STATUS_ALLOC_FAILED": ("error", "application", "RESTART_APP"),
+    "CUDNN_STATUS_BAD_PARAM": ("error", "application", "RESTART_APP"),
+    "CUDNN_STATUS_NOT_SUPPORTED": ("error", "application", "RESTART_APP"),
+    "CUDNN_STATUS_ALLOC_FAILED": ("error", "application", "RESTART_APP"),
+    "CUDNN_STATUS_ARCH_MISMATCH": ("error", "application", "RESTART_APP"),
+    **CUDA_DRIVER_ERRORS,
 }
 
 NCCL_CODES = {  # ncclResult_t name -> attribution, per NCCL's own descriptions

@@ -227,6 +227,178 @@ def test_a_subgroups_rank_is_no_global_rank():
     assert (f.kind, f.rank, "group_rank" in f.details) == ("nccl_timeout", 3, False)
 
 
+@pytest.mark.parametrize("line,kind,rank", [
+    # REAL (deepseek-ai/DeepSeek-MoE #47): the watchdog re-raising a CUDA error names the rank it ran on
+    ("[rank1]:[E410 01:50:33.889423318 ProcessGroupNCCL.cpp:1895] [PG ID 0 PG GUID 0(default_pg) Rank 1] Process group "
+     "watchdog thread terminated with exception: CUDA error: unspecified launch failure", "cuda_error", 1),
+    # REAL (vllm-project/vllm #28028): a subgroup's tag: torchrun's "[rank1]:" is the global rank
+    ("[rank1]:[E1103 23:14:03.342459398 ProcessGroupNCCL.cpp:2068] [PG ID 4 PG GUID 19 Rank 1] Process group watchdog "
+     "thread terminated with exception: CUDA error: an illegal memory access was encountered", "cuda_error", 1),
+    ("[rank3]:   File \"train.py\", line 9, in <module> torch.OutOfMemoryError: CUDA out of memory. Tried to allocate "
+     "2.00 GiB. GPU 3 has a total capacity of 79.15 GiB", "cuda_oom", 3),
+    # a line with no PyTorch rank tag has none ("[4]" of NCCL's prefix is a CUDA device)
+    ("node:1:2 [4] NCCL WARN Cuda failure 'an illegal memory access was encountered'", "cuda_error", None),
+])
+def test_workload_findings_take_the_lines_rank(line, kind, rank):
+    f = parse_line(line)
+    assert (f.kind, f.rank) == (kind, rank)
+
+
+def test_cuda_error_and_its_enum_line_are_one_failure():
+    """REAL (SystemPanic/vllm-windows #72): PyTorch 2.6+ names the enum on the next line; that line alone (its first
+    line lost) is the failure; another CUDA error after it is a second one."""
+    c = Classifier()
+    first = c.classify("RuntimeError: CUDA error: an illegal memory access was encountered")
+    assert first.details["cuda_error"] == "an illegal memory access was encountered"
+    assert c.classify("Search for `cudaErrorIllegalAddress' in https://docs.nvidia.com/cuda/cuda-runtime-api/"
+                      "group__CUDART__TYPES.html for more information.") is None
+    assert c.classify("RuntimeError: CUDA error: device-side assert triggered").kind == "cuda_error"
+    alone = parse_line("Search for `cudaErrorAssert' in https://docs.nvidia.com/cuda/cuda-runtime-api/"
+                       "group__CUDART__TYPES.html for more information.")
+    assert (alone.kind, alone.details["cuda_error"], alone.attribution) == ("cuda_error", "cudaErrorAssert", "application")
+    c = Classifier()  # out of memory's enum line too
+    assert c.classify("RuntimeError: CUDA error: out of memory").kind == "cuda_oom"
+    assert c.classify("Search for `cudaErrorMemoryAllocation' in https://docs.nvidia.com/cuda/cuda-runtime-api/"
+                      "group__CUDART__TYPES.html for more information.") is None
+
+
+@pytest.mark.parametrize("line,status,attribution", [
+    # REAL (clovaai/bros #14): the status, not the call's arguments
+    ("RuntimeError: CUDA error: CUBLAS_STATUS_EXECUTION_FAILED when calling `cublasGemmEx( handle, opa, opb, m, n, k, "
+     "&falpha, a, CUDA_R_16F, lda, b, CUDA_R_16F, ldb, &fbeta, c, CUDA_R_16F, ldc, CUDA_R_32F, "
+     "CUBLAS_GEMM_DFALT_TENSOR_OP)`", "CUBLAS_STATUS_EXECUTION_FAILED", "unknown"),
+    # REAL (chengyangfu/caffe #6): glog's check names SUCCESS first
+    ("F0421 09:02:45.161278  7233 math_functions.cu:52] Check failed: status == CUBLAS_STATUS_SUCCESS (13 vs. 0)  "
+     "CUBLAS_STATUS_EXECUTION_FAILED", "CUBLAS_STATUS_EXECUTION_FAILED", "unknown"),
+    ("RuntimeError: cuDNN error: CUDNN_STATUS_EXECUTION_FAILED", "CUDNN_STATUS_EXECUTION_FAILED", "unknown"),
+    ("RuntimeError: cuDNN error: CUDNN_STATUS_NOT_SUPPORTED. This error may appear if you passed in a non-contiguous "
+     "input.", "CUDNN_STATUS_NOT_SUPPORTED", "application"),
+    ("RuntimeError: CUDA error: CUBLAS_STATUS_ALLOC_FAILED when calling `cublasCreate(handle)`",
+     "CUBLAS_STATUS_ALLOC_FAILED", "application"),
+])
+def test_cuda_library_status(line, status, attribution):
+    f = parse_line(line)
+    assert (f.kind, f.details["cuda_error"], f.attribution) == ("cuda_error", status, attribution)
+
+
+@pytest.mark.parametrize("line,gpu", [
+    ("jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Out of memory while trying to allocate 4770354232 "
+     "bytes.", None),
+    ("jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Failed to allocate request for 2.99GiB (3206250496B) "
+     "on device ordinal 0", 0),
+    ("RuntimeError: Resource exhausted: Out of memory while trying to allocate 24 bytes.", None),
+    ("ResourceExhaustedError: OOM when allocating tensor with shape[8192,1000]", None),
+    ("  (0) Resource exhausted: OOM when allocating tensor with shape[16,112,112,147] and type float on "
+     "/job:localhost/replica:0/task:0/device:GPU:2 by allocator GPU_2_bfc", 2),
+])
+def test_xla_and_tensorflow_out_of_memory(line, gpu):
+    f = parse_line(line)
+    assert (f.kind, f.details.get("gpu")) == ("cuda_oom", gpu)
+
+
+@pytest.mark.parametrize("line", [
+    # gRPC's RESOURCE_EXHAUSTED is a quota or a message size, not device memory
+    "grpc._channel._InactiveRpcError: status = StatusCode.RESOURCE_EXHAUSTED details = \"Received message larger than max\"",
+    "RESOURCE_EXHAUSTED: Quota exceeded for quota metric 'Requests'",
+    # a WARN NCCL demoted to INFO as harmless (NVIDIA/nccl #1684)
+    "172-27-101-52:959:959 [0] transport/p2p.cc:944 NCCL WARN rank 0 failed to IPC register userbuff 0x7f3f56000000 "
+    "buffSize 37748736 nPeers 2 isLegacyIpc 0x7ffe49900be0",
+    # a cuBLAS call that succeeded, the workspace setting
+    "CUBLAS_STATUS_SUCCESS",
+    "export CUBLAS_WORKSPACE_CONFIG=:4096:8",
+    # the store warnings PyTorch prints while ranks exit at a clean end (areal-project/AReaL #1245)
+    "[rank1]:[W724 19:26:07.130163445 TCPStore.cpp:125] [c10d] recvValue failed on SocketImpl(fd=30, "
+    "addr=[::ffff:127.0.0.1]:54736, remote=[::ffff:127.0.0.1]:8738): failed to recv, got 0 bytes",
+])
+def test_workload_look_alikes_stay_silent(line):
+    assert parse_line(line) is None
+
+
+@pytest.mark.parametrize("line,kind,text", [
+    # REAL (jiesutd/NCRFpp #121, zhanghang1989/PyTorch-Encoding #23, torch/cutorch #705): THC's wording, PyTorch < 1.5
+    ("RuntimeError: cuda runtime error (2) : out of memory at /pytorch/torch/lib/THC/generic/THCStorage.cu:58",
+     "cuda_oom", None),
+    ("RuntimeError: cuda runtime error (59) : device-side assert triggered at /pytorch/torch/lib/THC/generic/"
+     "THCStorage.cu:58", "cuda_error", "device-side assert triggered"),
+    ("/home/vislab/torch/install/bin/luajit: /home/torch/install/share/lua/5.1/nn/THNN.lua:110: cuda runtime error (59) "
+     ": device-side assert triggered at /home/torch/cutorch/lib/THC/THCTensorCopy.cu:100", "cuda_error",
+     "device-side assert triggered"),
+    ("RuntimeError: cuda runtime error (209) : no kernel image is available for execution on the device at "
+     "/pytorch/aten/src/THC/generic/THCTensorMath.cu:35", "cuda_error", "no kernel image is available for execution on "
+     "the device"),
+])
+def test_thc_cuda_runtime_error(line, kind, text):
+    f = parse_line(line)
+    assert (f.kind, f.details.get("cuda_error")) == (kind, text)
+
+
+def test_thc_check_warning_is_no_failure_of_its_own():
+    """THC's warning before the traceback whose RuntimeError is the failure (pytorch/pytorch #44867)."""
+    assert parse_line("THCudaCheck FAIL file=/pytorch/aten/src/THC/THCTensorCopy.cu line=102 error=59 : device-side "
+                      "assert triggered") is None
+
+
+def test_cuda_driver_error_names():
+    """REAL (jax-ml/jax #25002, openxla/xla #15945): the driver API's name decides, not the wrapper's words around it;
+    XLA's follow-on lines naming it are the same failure; a CPU-only container's cuInit line is none."""
+    f = parse_line("E1120 10:59:55.894873   35984 pjrt_stream_executor_client.cc:3067] Execution of replica 0 failed: "
+                   "INTERNAL: Failed to retrieve branch_index value on stream 0x5583cca477e0: CUDA error: Could not "
+                   "synchronize CUDA stream: CUDA_ERROR_ILLEGAL_ADDRESS: an illegal memory access was encountered.")
+    assert (f.kind, f.details["cuda_error"], f.attribution) == ("cuda_error", "CUDA_ERROR_ILLEGAL_ADDRESS", "application")
+    assert (parse_line("failed call to cuDevicePrimaryCtxRetain: CUDA_ERROR_ECC_UNCORRECTABLE: uncorrectable ECC error "
+                       "encountered").severity == "fatal")
+    c = Classifier()
+    assert c.classify("jaxlib.xla_extension.XlaRuntimeError: INTERNAL: Failed to launch CUDA kernel: add: "
+                      "CUDA_ERROR_ILLEGAL_ADDRESS: an illegal memory access was encountered.").kind == "cuda_error"
+    assert c.classify("2024-08-10 13:09:02.411862: E external/xla/xla/stream_executor/cuda/cuda_driver.cc:663] failed to "
+                      "unload module 0x5215a9a0; leaking: CUDA_ERROR_ILLEGAL_ADDRESS: an illegal memory access was "
+                      "encountered") is None
+    assert parse_line("2023-01-01 E tensorflow/stream_executor/cuda/cuda_driver.cc:271] failed call to cuInit: "
+                      "CUDA_ERROR_NO_DEVICE: no CUDA-capable device is detected") is None
+
+
+@pytest.mark.parametrize("line,peer,error", [
+    # REAL (NVIDIA/nccl #795, #1920): the other end broke or reset the socket: the peer's connection went away
+    ("a100-st-p4d24xlarge-22:183006:183220 [1] misc/socket.cc:518 NCCL WARN Net : Call to recv from "
+     "10.200.84.247<58355> failed : Broken pipe", "10.200.84.247", "Broken pipe"),
+    ("gpu-server320 [5] misc/socket.cc:46 NCCL WARN socketProgressOpt: Call to send to 10.44.137.149<52905> failed : "
+     "Connection reset by peer", "10.44.137.149", "Connection reset by peer"),
+])
+def test_nccl_socket_reset_by_the_peer(line, peer, error):
+    f = parse_line(line)
+    assert (f.kind, f.peer, f.details["socket_error"]) == ("nccl_remote_error", peer, error)
+
+
+def test_nccl_connect_refused_stays_a_warning():
+    """NCCL retries a connect the peer refused (nccl-tests #166's 'Software caused connection abort' likewise)."""
+    f = parse_line("ubuntu:39964:40075 [0] misc/socket.cc:483 NCCL WARN socketStartConnect: Connect to 10.0.0.2<45763> "
+                   "failed : Connection refused")
+    assert (f.kind, f.severity) == ("nccl_error", "warning")
+
+
+def test_unique_id_store_failure():
+    """REAL (NVIDIA-NeMo/Speech #14399, pytorch/pytorch #82091 with 1.x's "retreiving"): a rank that never got the NCCL
+    unique id from the root through the store; the bracketed numbers are ranks in the group (details)."""
+    f = parse_line("B-nemo-ft3/0 [default1]:[rank1]: torch.distributed.DistBackendError: [1] is setting up NCCL "
+                   "communicator and retrieving ncclUniqueId from [0] via c10d key-value store by key '0', but "
+                   "store->get('0') got error: wait timeout after 600000ms, keys: /default_pg/0//cuda//0")
+    assert (f.kind, f.rank, f.details["root_rank"], f.details["waiting_rank"]) == ("nccl_timeout", 1, 0, 1)
+    assert f.details["store_error"].startswith("wait timeout after 600000ms")
+    f = parse_line("RuntimeError: [2] is setting up NCCL communicator and retreiving ncclUniqueId from [0] via c10d "
+                   "key-value store by key '0', but store->get('0') got error: Socket Timeout")
+    assert (f.kind, f.rank, f.details["store_error"]) == ("nccl_timeout", None, "Socket Timeout")
+
+
+def test_abort_timeout_is_part_of_the_ranks_watchdog_failure():
+    """REAL (mit-han-lab/distrifuser #6): PyTorch 2.2-2.3's abort timeout, then the heartbeat monitor: one event."""
+    c = Classifier()
+    f = c.classify("[rank0]:[E ProcessGroupNCCL.cpp:1025] [PG 0 Rank 0] Future for ProcessGroup abort timed out "
+                   "after 600000 ms")
+    assert (f.kind, f.rank, f.details["timeout_ms"]) == ("nccl_timeout", 0, 600000)
+    assert c.classify("[rank0]:[E ProcessGroupNCCL.cpp:1316] [PG 0 Rank 0] Heartbeat monitor timed out! Process will "
+                      "be terminated after dumping debug info. workMetaList_.size()=0") is None
+
+
 @pytest.mark.parametrize("line", [
     "node-1:178:828 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB [1]mlx5_1:1/IB ; OOB ibp12s0:10.42.0.1<0>",
     "node-1:178:828 [0] NCCL INFO comm 0x55 rank 16 nranks 32 cudaDev 0 busId 1b000 - Abort COMPLETE",

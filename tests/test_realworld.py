@@ -52,6 +52,25 @@ def test_samples_without_events_stay_silent(item):
     assert loud == []
 
 
+# The corpus files of jobs' own output (NCCL, PyTorch, CUDA, frameworks): every annotated event is found once and
+# nothing else is loud (a CUDA error and its "Search for `cudaError..'" line are one failure, a rank's watchdog lines
+# one event), and a `rank` an expectation names is the finding's.
+WORKLOAD_FILES = ("nccl-pytorch", "ib-transports", "workload-")
+
+
+@pytest.mark.parametrize("item", [i for i in ITEMS if i["file"].startswith(WORKLOAD_FILES)],
+                         ids=lambda i: f"{i['file']}#{i['index']}")
+def test_workload_events_once_each_with_their_rank(item):
+    found = [f for f in realworld.findings(item["text"]) if at_least(f.severity, "warning")]
+    assert collections.Counter(map(realworld.finding_key, found)) == collections.Counter(
+        map(realworld.expect_key, item["expect"]))
+    ranks = collections.Counter((f.kind, f.rank) for f in found)
+    for e in item["expect"]:
+        if "rank" in e:
+            assert ranks[(e["kind"], e["rank"])] > 0, (e, ranks)
+            ranks[(e["kind"], e["rank"])] -= 1
+
+
 WHOLE = realworld.whole_logs()
 
 
