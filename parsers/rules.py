@@ -69,11 +69,12 @@ def _r(name, kind, keywords, pattern, severity=None, attribution=None, action=No
 # "invoked oom-killer" and "Killed process" lines; its lines are "once" (a second one starts the next kill).
 EVENT_LINES = {"aer": 12, "mlx5_health": 20, "mlx5_tx_timeout": 4, "knvlink": 2, "nccl_exception": 2, "sxid": 8,
                "oom": 4096, "nccl_watchdog": 64, "rcu_stall": 64, "mce": 16, "cper": 24, "nfs": 32, "fs": 16,
-               "nvme": 32, "ofi": 4, "clocksource": 16, "fallen": 64, "rminit": 32}
+               "nvme": 32, "ofi": 4, "clocksource": 16, "fallen": 64, "rminit": 32, "peermem_load": 16}
 # Events kept apart per device (the PCI address on the line): a health dump of one mlx5 function does not
 # swallow the next function's own health failure a few lines later.
 # (the row's `pci` group, else its `device` group: a block device, an NFS server, an NVMe controller)
-EVENT_PER_DEVICE = frozenset({"mlx5_health", "mlx5_tx_timeout", "sxid", "nfs", "fs", "nvme", "fallen", "rminit"})
+EVENT_PER_DEVICE = frozenset({"mlx5_health", "mlx5_tx_timeout", "sxid", "nfs", "fs", "nvme", "fallen", "rminit",
+                              "peermem_load"})
 # Of those, the events kept per GPU: keyed by the GPU's address (normalize_pci: a GPU is one key, whichever function
 # or spelling a line gives), the address the lines before it named when the line names none (an NV_ERR_GPU_IS_LOST
 # assertion after the "fallen off the bus" line it follows).
@@ -184,6 +185,27 @@ RULES: tuple[Rule, ...] = (
     _r("gpu_lost_after", None, ["os_pci_init_handle: invalid context", "Assertion failed: (status == NV_OK)"],
        r"os_pci_init_handle: invalid context!|Assertion failed: \(status == NV_OK\)", event=("fallen", "within")),
     _r("reset_required", "gpu_reset_required", ["NV_ERR_RESET_REQUIRED"], r"NV_ERR_RESET_REQUIRED"),
+    # The GSP-era driver gives up on a GPU whose GSP missed two RPCs in a row and marks it for reset: "NVRM:
+    # nvAssertFailedNoLog: Assertion failed: Back to back GSP RPC timeout detected! GPU marked for reset @
+    # kernel_gsp.c:2387" (the Xid 119 lines may be rate-limited away; the line names no GPU).
+    _r("gsp_marked_for_reset", "gpu_reset_required", ["GPU marked for reset"],
+       r"(?P<what>Back to back GSP RPC timeout detected! )?GPU marked for reset"),
+    # The driver refused a GPU at probe, so the node has a GPU no process can use until it is fixed (the cause is
+    # the driver's own words before it: no GSP for the open module, a GPU this release does not support, a BAR the
+    # BIOS left invalid, another driver holding it, a GPU gone from the bus): the kernel's driver core line,
+    # 2.6-5.x "nvidia: probe of 0000:04:00.0 failed with error -1", 6.x "nvidia 0000:2c:00.0: probe with driver nvidia
+    # failed with error -1", then the driver's own summary, naming no GPU: "NVRM: The NVIDIA probe routine failed for
+    # 1 device(s).", "NVRM: The NVIDIA probe routine was not called for 3 device(s).", "NVRM: None of the NVIDIA
+    # graphics adapters were initialized!", "NVRM: No NVIDIA graphics adapter probed!". Lines of the GPU-lost event
+    # ("fallen"): a probe that failed because the GPU fell off the bus is that event's, not a second one; with none
+    # open, one event per GPU while they repeat.
+    _r("gpu_probe_failed", "gpu_reset_required",
+       ["nvidia: probe of", "probe with driver nvidia failed", "NVIDIA probe routine", "graphics adapters were",
+        "graphics adapter probed"],
+       r"(?:nvidia(?:: probe of)? (?P<pci>" + PCI + r")(?:: probe with driver nvidia)? failed with error (?P<errno>-?\d+)|"
+       r"The NVIDIA probe routine (?:failed|was not called) for (?P<devices>\d+) device|"
+       r"None of the NVIDIA graphics adapters were initialized|No NVIDIA graphics adapter probed)",
+       attribution="driver", action="INVESTIGATE", event=("fallen", "join")),
     # The driver could not bring the GPU up, so it refuses it all work until a reset or reload brings it up: "NVRM: GPU
     # 0000:0a:00.0: RmInitAdapter failed! (0x24:0x72:1568)" then "rm_init_adapter failed, device minor number 5"
     # (older drivers: no "GPU <pci>: ", "rm_init_adapter failed for device bearing minor number 0"), again at each
@@ -337,6 +359,14 @@ RULES: tuple[Rule, ...] = (
        r"NETDEV WATCHDOG: (?:(?P<netdev>\S+) \((?P<driver>[^)]+)\)|CPU: \d+): transmit queue (?P<queue>\d+) timed out"),
     _r("peermem", "peermem_error", ["nvidia-peermem"],
        r"nvidia-peermem (?P<function>\w+):\d+ ERROR (?P<text>.+)"),
+    # The GPU's peer-memory module (GPUDirect RDMA) could not load: built against another ib_core than the running
+    # one (5.x+ "nvidia_peermem: disagrees about version of symbol ib_register_peer_memory_client", "nvidia_peermem:
+    # Unknown symbol ib_register_peer_memory_client (err -22)"), or the older Mellanox module against an OFED without
+    # the peer-memory API ("nv_peer_mem: Unknown symbol ib_register_peer_memory_client (err 0)"). One line per
+    # symbol, again at each load attempt: one event per module while they repeat.
+    _r("peermem_load", "peermem_error", ["nvidia_peermem: ", "nvidia-peermem: ", "nv_peer_mem: "],
+       r"(?P<device>nvidia[_-]peermem|nv_peer_mem): (?:disagrees about version of symbol|Unknown symbol) "
+       r"(?P<symbol>\w+)", event=("peermem_load", "join")),
     # --- generic kernel ---
     # A kernel oops / BUG / GPF whose faulting instruction is in a GPU or NIC driver: the trace's RIP (x86; `IP:`
     # on 4.x and older kernels) or pc (arm64) line names the module in brackets.  The other trace lines match no

@@ -123,3 +123,44 @@ def test_a_consequence_line_without_a_lost_gpu_and_another_cause_stay_unclassifi
     # past the lost GPU's event (64 lines), a consequence line is the net's again
     assert [f.kind for f in realworld.findings("\n".join([lost] + ["x"] * 70 + [invalid]))] == [
         "fallen_off_bus", "unclassified"]
+
+
+def test_a_peer_memory_module_that_cannot_load_is_one_event_per_module():
+    """nvidia_peermem / nv_peer_mem print one line per symbol they miss, again at each load attempt: one
+    peermem_error per module while they repeat (gpu-kernel-3.yaml: gpu-operator #2868, nv_peer_memory #84)."""
+    peermem = _item("gpu-kernel-3.yaml", "[Tue Sep  8 17:16:02 2026] nvidia_peermem:")["text"]
+    mellanox = _item("gpu-kernel-3.yaml", "[Fri Feb 12 11:47:20 2021] nv_peer_mem:")["text"]
+    assert [f.kind for f in realworld.findings(peermem)] == ["peermem_error"]
+    assert [(f.kind, f.details["device"]) for f in realworld.findings(peermem + mellanox)] == [
+        ("peermem_error", "nvidia_peermem"), ("peermem_error", "nv_peer_mem")]
+
+
+def test_a_gpu_the_driver_refused_at_probe_is_one_event_per_gpu_and_part_of_a_lost_gpus():
+    """The driver core's failed-probe line (3.x "nvidia: probe of", 6.x "probe with driver nvidia failed") and the
+    driver's summary after it ("probe routine failed", "None of the NVIDIA graphics adapters were initialized!") are
+    one gpu_reset_required for the GPU; the summary alone opens one naming no GPU; after the GPU's own "fallen off the
+    bus" report they are that event's (tests/fixtures/dmesg/xid79-fallen-off-bus.dmesg), not a second finding."""
+    old = _item("gpu-kernel-3.yaml", "[  666.185557] NVRM: The NVIDIA GPU 0000:04:00.0")["text"]
+    assert [(f.kind, f.pci, f.action) for f in realworld.findings(old)] == [
+        ("gpu_reset_required", "0000:04:00", "INVESTIGATE")]
+    summary = _item("gpu-kernel-3.yaml", "[188497.595099] NVRM: No NVIDIA graphics adapter probed!")["text"]
+    assert [(f.kind, f.pci) for f in realworld.findings(summary)] == [("gpu_reset_required", None)]
+    fallen = ("[14387.209961] NVRM: The NVIDIA GPU 0000:5d:00.0\nNVRM: (PCI ID: 10de:2330) installed in this system "
+              "has\nNVRM: fallen off the bus and is not responding to commands.\n"
+              "[14387.210134] nvidia: probe of 0000:5d:00.0 failed with error -1\n"
+              "[14387.274303] NVRM: The NVIDIA probe routine failed for 1 device(s).")
+    runtime = "[ 4254.197871] NVRM: GPU 0000:5d:00.0: GPU has fallen off the bus.\n"
+    assert [(f.kind, f.pci) for f in realworld.findings(runtime + fallen)] == [
+        ("fallen_off_bus", "0000:5d:00"), ("fallen_off_bus", "0000:5d:00")]
+    # another GPU's failed probe is its own event
+    other = "\n[14387.210200] nvidia 0000:2c:00.0: probe with driver nvidia failed with error -1"
+    assert [(f.kind, f.pci) for f in realworld.findings(runtime + fallen + other)][-1] == (
+        "gpu_reset_required", "0000:2c:00")
+
+
+def test_a_gpu_the_gsp_marked_for_reset():
+    """58x: "Back to back GSP RPC timeout detected! GPU marked for reset" with no Xid on its line (open-gpu-kernel-
+    modules #446) is a gpu_reset_required; the Xid 154 after it is its own Xid."""
+    text = _item("gpu-kernel-3.yaml", "192.168.11.119: kern: warning: [2026-04-22T21:30:51.52643656Z]")["text"]
+    got = [(f.kind, f.xid, f.pci) for f in realworld.findings(text) if f.kind != "unclassified"]
+    assert got == [("gpu_reset_required", None, None), ("xid", 154, "0000:0b:00")]
