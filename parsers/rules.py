@@ -69,12 +69,13 @@ def _r(name, kind, keywords, pattern, severity=None, attribution=None, action=No
 # "invoked oom-killer" and "Killed process" lines; its lines are "once" (a second one starts the next kill).
 EVENT_LINES = {"aer": 12, "mlx5_health": 20, "mlx5_tx_timeout": 4, "knvlink": 2, "nccl_exception": 2, "sxid": 8,
                "oom": 4096, "nccl_watchdog": 64, "rcu_stall": 64, "mce": 16, "cper": 24, "nfs": 32, "fs": 16,
-               "nvme": 32, "ofi": 4, "clocksource": 16, "fallen": 64, "rminit": 32, "peermem_load": 16}
+               "nvme": 32, "ofi": 4, "clocksource": 16, "fallen": 64, "rminit": 32, "peermem_load": 16,
+               "reset": 64}
 # Events kept apart per device (the PCI address on the line): a health dump of one mlx5 function does not
 # swallow the next function's own health failure a few lines later.
 # (the row's `pci` group, else its `device` group: a block device, an NFS server, an NVMe controller)
 EVENT_PER_DEVICE = frozenset({"mlx5_health", "mlx5_tx_timeout", "sxid", "nfs", "fs", "nvme", "fallen", "rminit",
-                              "peermem_load"})
+                              "peermem_load", "reset"})
 # Of those, the events kept per GPU: keyed by the GPU's address (normalize_pci: a GPU is one key, whichever function
 # or spelling a line gives), the address the lines before it named when the line names none (an NV_ERR_GPU_IS_LOST
 # assertion after the "fallen off the bus" line it follows).
@@ -184,12 +185,18 @@ RULES: tuple[Rule, ...] = (
     # GspRmFree): part of the lost GPU's open event, else the unclassified net's (EVENT_WITHIN).
     _r("gpu_lost_after", None, ["os_pci_init_handle: invalid context", "Assertion failed: (status == NV_OK)"],
        r"os_pci_init_handle: invalid context!|Assertion failed: \(status == NV_OK\)", event=("fallen", "within")),
-    _r("reset_required", "gpu_reset_required", ["NV_ERR_RESET_REQUIRED"], r"NV_ERR_RESET_REQUIRED"),
-    # The GSP-era driver gives up on a GPU whose GSP missed two RPCs in a row and marks it for reset: "NVRM:
-    # nvAssertFailedNoLog: Assertion failed: Back to back GSP RPC timeout detected! GPU marked for reset @
-    # kernel_gsp.c:2387" (the Xid 119 lines may be rate-limited away; the line names no GPU).
+    # A GPU the driver needs reset: every RM call on it after fails with NV_ERR_RESET_REQUIRED, each an assertion or
+    # check line ("NVRM: nvAssertOkFailedNoLog: Assertion failed: Reset required [NV_ERR_RESET_REQUIRED] (0x00000062)
+    # returned from ..", 57x+ "NVRM: GPU0 nvCheckOkFailedNoLog: Check failed: Reset required [NV_ERR_RESET_REQUIRED]
+    # .."), and the GSP-era driver says why when its GSP missed two RPCs in a row ("NVRM: nvAssertFailedNoLog:
+    # Assertion failed: Back to back GSP RPC timeout detected! GPU marked for reset @ kernel_gsp.c:2387", its Xid 119
+    # lines possibly rate-limited away). The lines name the GPU by its index at most ("GPU0"): one event per index
+    # (none named: one) while they repeat.
+    _r("reset_required", "gpu_reset_required", ["NV_ERR_RESET_REQUIRED"],
+       r"(?:NVRM: (?P<device>GPU\d+) \w+: .*?)?NV_ERR_RESET_REQUIRED", event=("reset", "join")),
     _r("gsp_marked_for_reset", "gpu_reset_required", ["GPU marked for reset"],
-       r"(?P<what>Back to back GSP RPC timeout detected! )?GPU marked for reset"),
+       r"(?:NVRM: (?P<device>GPU\d+) \w+: .*?)?(?P<what>Back to back GSP RPC timeout detected! )?GPU marked for reset",
+       event=("reset", "join")),
     # The driver refused a GPU at probe, so the node has a GPU no process can use until it is fixed (the cause is
     # the driver's own words before it: no GSP for the open module, a GPU this release does not support, a BAR the
     # BIOS left invalid, another driver holding it, a GPU gone from the bus): the kernel's driver core line,

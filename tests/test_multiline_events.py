@@ -164,3 +164,19 @@ def test_a_gpu_the_gsp_marked_for_reset():
     text = _item("gpu-kernel-3.yaml", "192.168.11.119: kern: warning: [2026-04-22T21:30:51.52643656Z]")["text"]
     got = [(f.kind, f.xid, f.pci) for f in realworld.findings(text) if f.kind != "unclassified"]
     assert got == [("gpu_reset_required", None, None), ("xid", 154, "0000:0b:00")]
+
+
+def test_a_gpu_needing_reset_is_one_event_while_its_lines_repeat():
+    """Every RM call on a GPU needing reset fails with NV_ERR_RESET_REQUIRED: one gpu_reset_required per GPU index
+    ("GPU0"; none named: one) while the lines repeat, the GSP's "GPU marked for reset" included.  The line is
+    verbatim from open-gpu-kernel-modules #1045 (gpu-kernel-3.yaml); its repetition and the GPU1 copy are synthetic."""
+    line = ("Jun 12 16:31:50 fedora-box kernel: NVRM: GPU0 nvCheckOkFailedNoLog: Check failed: Reset required "
+            "[NV_ERR_RESET_REQUIRED] (0x00000062) returned from _gpushareddataSendDataPollRpc(pGpu, polle>")
+    other = line.replace("GPU0", "GPU1")
+    got = [(f.kind, f.details.get("device")) for f in realworld.findings("\n".join([line, line, other, line, other]))]
+    assert got == [("gpu_reset_required", "GPU0"), ("gpu_reset_required", "GPU1")]
+    marked = ("NVRM: nvAssertFailedNoLog: Assertion failed: Back to back GSP RPC timeout detected! GPU marked for "
+              "reset @ kernel_gsp.c:2387")
+    unnamed = ("NVRM: nvAssertOkFailedNoLog: Assertion failed: Reset required [NV_ERR_RESET_REQUIRED] (0x00000062) "
+               "returned from status @ kernel_channel.c:2874")
+    assert [f.kind for f in realworld.findings("\n".join([marked, unnamed, unnamed]))] == ["gpu_reset_required"]
