@@ -49,6 +49,12 @@ class Rule:
     event: tuple[str, str] | None = None
 
 
+# An RPC to the GSP that failed, up to its status (rules per status: NV_ERR_GPU_IS_LOST, NV_ERR_RESET_REQUIRED):
+# "_issueRpcAndWait: rpcSendMessage failed with status 0x0000000f for fn 76!", "rpcRmApiFree_GSP: GspRmFree failed:
+# ..; status=0x0000000f", "rpcRmApiAlloc_GSP: GspRmAlloc failed: ..; paramsStatus=0x00000062; status=0x00000062".
+GSP_RPC_FAILED = r"(?:rpcSendMessage failed with status |_GSP: GspRm\w+ failed: [^\n]*?\bstatus=)"
+
+
 # The first "mlx5_core <pci>" of a line, committed to (atomic): the scan after it runs once, so a line of the
 # prefix repeated cannot make the rule quadratic (one mlx5_core per real line anyway).
 FIRST_MLX5 = r"^(?>.*?mlx5_core (?P<pci>" + PCI + r"))"
@@ -176,8 +182,7 @@ RULES: tuple[Rule, ...] = (
     # with status 0x0000000f for fn 76!", "rpcRmApiFree_GSP: GspRmFree failed: ..; status=0x0000000f", repeated by every
     # call after: the same event.  Another status names another cause: the unclassified net keeps that line.
     _r("gpu_is_lost_rpc", "fallen_off_bus", ["rpcSendMessage failed", "_GSP: GspRm"],
-       r"(?:rpcSendMessage failed with status |_GSP: GspRm\w+ failed: [^\n]*?\bstatus=)0x0000000[fF]\b",
-       event=("fallen", "join")),
+       GSP_RPC_FAILED + r"0x0000000[fF]\b", event=("fallen", "join")),
     # What the driver prints as a consequence of a GPU it lost, naming no cause of its own: the 3.x driver asking
     # for the GPU's PCI handle from its interrupt ("NVRM: os_pci_init_handle: invalid context!" between its "GPU at ..
     # has fallen off the bus" lines), the resource server's assertion that a free it made succeeded ("Assertion
@@ -194,6 +199,10 @@ RULES: tuple[Rule, ...] = (
     # (none named: one) while they repeat.
     _r("reset_required", "gpu_reset_required", ["NV_ERR_RESET_REQUIRED"],
        r"(?:NVRM: (?P<device>GPU\d+) \w+: .*?)?NV_ERR_RESET_REQUIRED", event=("reset", "join")),
+    # An RPC to the GSP that failed with status 0x00000062 (NV_ERR_RESET_REQUIRED): "NVRM: rpcRmApiAlloc_GSP:
+    # GspRmAlloc failed: hClient=..; paramsStatus=0x00000062; status=0x00000062", before the assertion that names it.
+    _r("reset_required_rpc", "gpu_reset_required", ["rpcSendMessage failed", "_GSP: GspRm"],
+       GSP_RPC_FAILED + r"0x00000062\b", event=("reset", "join")),
     _r("gsp_marked_for_reset", "gpu_reset_required", ["GPU marked for reset"],
        r"(?:NVRM: (?P<device>GPU\d+) \w+: .*?)?(?P<what>Back to back GSP RPC timeout detected! )?GPU marked for reset",
        event=("reset", "join")),
@@ -228,8 +237,12 @@ RULES: tuple[Rule, ...] = (
     _r("rm_init_mapping", None, ["osInitNvMapping"],
        r"osInitNvMapping: \*\*\* Cannot attach gpu|RmInitAdapter: osInitNvMapping failed, bailing out",
        event=("rminit", "within")),
+    # The driver's load banner, proprietary ("NVRM: loading NVIDIA UNIX x86_64 Kernel Module  535.183.01  ..") and
+    # open ("NVRM: loading NVIDIA UNIX Open Kernel Module for x86_64  570.195.03  Release Build  .."): a lifecycle
+    # finding (what a reload ends: kinds.py).
     _r("driver_load", "driver_load", ["NVRM: loading"],
-       r"NVRM: loading NVIDIA UNIX (?P<arch>\S+) Kernel Module\s+(?P<version>[\d.]+)"),
+       r"NVRM: loading NVIDIA UNIX (?:(?P<open>Open) Kernel Module for )?(?P<arch>\S+)(?: Kernel Module)?\s+"
+       r"(?P<version>\d[\d.]*)"),
     _r("gpu_reset", "gpu_reset", ["NVRM: GPU"],
        r"NVRM: GPU (?P<pci>" + PCI + r"):? .*\b(?:reset (?:complete|succeeded|done)|(?:was|has been) reset)",
        flags=re.I),

@@ -162,6 +162,22 @@ def test_sxid_catalog_and_line_fatality():
     ("mlx5_core 0000:0c:00.0 ibp12s0: Link down", "ib_link", {"severity": "error", "attribution": "fabric"}),
     ("mlx5_core 0000:0c:00.0 ibp12s0: Link up", "ib_link", {"severity": "info"}),
     ("INFO: task python3:128733 blocked for more than 122 seconds.", "hung_task", {"pid": 128733}),
+    # the driver's load banner, proprietary and open (gpu-kernel-3.yaml: open-gpu-kernel-modules #829)
+    ("NVRM: loading NVIDIA UNIX x86_64 Kernel Module  535.183.01  Sun May 12 19:39:15 UTC 2024", "driver_load",
+     {"details": {"arch": "x86_64", "version": "535.183.01"}}),
+    ("NVRM: loading NVIDIA UNIX Open Kernel Module for x86_64  575.51.02  Release Build  (root@Kyrios)  ",
+     "driver_load", {"details": {"open": "Open", "arch": "x86_64", "version": "575.51.02"}}),
+    # a GSP RPC failing with NV_ERR_RESET_REQUIRED (0x62) or NV_ERR_GPU_IS_LOST (0xf); another status is no rule's
+    ("NVRM: rpcRmApiAlloc_GSP: GspRmAlloc failed: hClient=0xc1d1a616; hParent=0x5c000054; hObject=0x5c00005b; "
+     "hClass=0x0000c86f; paramsSize=0x00000170; paramsStatus=0x00000062; status=0x00000062 ", "gpu_reset_required", {}),
+    ("NVRM: rpcRmApiFree_GSP: GspRmFree failed: hClient=0xc1d1a616; hObject=0x5c00005b; paramsStatus=0x00000000; "
+     "status=0x0000000f", "fallen_off_bus", {}),
+    ("NVRM: rpcRmApiFree_GSP: GspRmFree failed: hClient=0xc1d1a616; hObject=0x5c00005b; paramsStatus=0x00000000; "
+     "status=0x00000065", "unclassified", {}),
+    ("nvidia_peermem: Unknown symbol ib_register_peer_memory_client (err -22)", "peermem_error",
+     {"details": {"device": "nvidia_peermem", "symbol": "ib_register_peer_memory_client"}}),
+    ("[   60.063350] nvidia 0000:2c:00.0: probe with driver nvidia failed with error -1", "gpu_reset_required",
+     {"pci": "0000:2c:00", "attribution": "driver", "action": "INVESTIGATE"}),
     # shapes from the real-world corpus (tests/fixtures/realworld/), sources there
     ("NVRM: Xid (PCI:0000:01:00 GPU-I:05): 94, pid=7194, Contained: CE User Channel (0x9). RST: No, D-RST: No",
      "xid", {"xid": 94, "pci": "0000:01:00", "pid": 7194}),
