@@ -45,10 +45,23 @@ def test_nvml_and_kernel_forms_share_one_key():
     ("mc-pt1-pkp-srv-1a: kern:    info: [2025-09-13T20:46:45.810476849Z]: NVRM: hello", "talos", "NVRM: hello"),
     ("NVRM: hello", "plain", "NVRM: hello"),
     ('{"log": 5}', "plain", '{"log": 5}'),
+    # syslog without its host (an export that leaves it out, a hand-redacted excerpt: forums.developer.nvidia.com
+    # 364958, tests/fixtures/realworld/gpu-kernel-3.yaml): "kernel:" is the tag, "NVRM: " stays in the message
+    ("Mar 27 17:40:36 kernel: NVRM: hello", "syslog", "NVRM: hello"),
+    ("<4>Mar 27 17:40:36 kernel: [ 12.500000] NVRM: hello", "syslog", "NVRM: hello"),
+    ("2026-11-22T18:29:55+0000 kernel: NVRM: hello", "syslog", "NVRM: hello"),
 ])
 def test_envelopes(line, name, message):
     env = detect(line, year=2026)
     assert (env.name, env.message) == (name, message)
+
+
+def test_a_syslog_line_without_its_host_is_the_kernels():
+    env = detect("Mar 27 17:40:36 kernel: NVRM: loading NVIDIA UNIX x86_64 Kernel Module  535.183.01", year=2026)
+    assert env.extra == {"app": "kernel"}
+    assert detect("Mar 27 17:40:36 node-1 kernel: NVRM: hello", year=2026).extra == {"host": "node-1", "app": "kernel"}
+    f = parse_line("Mar 27 17:40:36 kernel: NVRM: loading NVIDIA UNIX x86_64 Kernel Module  535.183.01  Sun May 12")
+    assert f is not None and f.kind == "driver_load"
 
 
 @pytest.mark.parametrize("line,month,app", [
