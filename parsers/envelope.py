@@ -215,14 +215,13 @@ _TAG = r"([^\s:\[]+)(?:\[(\d+)\])?:"
 # The host before the tag, left out by some exports and by hand-redacted excerpts ("Mar 29 15:38:59 kernel: NVRM:
 # Xid .."): a host never ends with the tag's colon, so "kernel:" there is the tag, not a host named "kernel:" (which
 # took "NVRM" for the program and cut "NVRM: " off the message).
-_HOST = r"(?:(\S*[^\s:]) )?"
+_HOST = r"(?:(\S+)(?<!:) )?"
 
 
 def _syslog_extra(host: str | None, tag: str, pid: str | None, prio: str | None) -> dict:
-    extra = {"app": _program(tag, pid, prio)}
-    if host is not None:
-        extra = {"host": host, **extra}
-    return extra
+    if host is None:
+        return {"app": _program(tag, pid, prio)}
+    return {"host": host, "app": _program(tag, pid, prio)}
 _LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 _CYRILLIC = "".join(map(chr, range(0x410, 0x450)))
 # kubelet's container log line: "<RFC3339Nano> <stdout|stderr> <P|F> <text>"
