@@ -234,8 +234,16 @@ RULES: tuple[Rule, ...] = (
     # Each failed attempt's reason when the driver could not map the GPU (a GPU gone from the bus): "NVRM:
     # osInitNvMapping: *** Cannot attach gpu", "NVRM: RmInitAdapter: osInitNvMapping failed, bailing out of
     # RmInitAdapter", then its "RmInitAdapter failed! (0x22:0x56:894)": part of that GPU's open event.
-    _r("rm_init_mapping", None, ["osInitNvMapping"],
-       r"osInitNvMapping: \*\*\* Cannot attach gpu|RmInitAdapter: osInitNvMapping failed, bailing out",
+    # The GSP-era driver's reasons likewise, each attempt: "NVRM: GPU6 _kgspBootGspRm: unexpected WPR2 already up,
+    # cannot proceed with booting GSP", "_kgspBootGspRm: (the GPU is likely in a bad state and may need to be reset)",
+    # "NVRM: GPU6 RmInitAdapter: Cannot initialize GSP firmware RM", "kgspWaitForGfwBootOk_TU102: failed to wait for
+    # GFW boot complete: 0x65 ..", "gpuWaitForGfwBootComplete_TU102: failed to wait for GFW_BOOT". (The first attempt's
+    # come before its "RmInitAdapter failed!", no event open yet: the unclassified net keeps those with an error word.)
+    _r("rm_init_mapping", None, ["osInitNvMapping", "_kgspBootGspRm: ", "Cannot initialize GSP firmware RM",
+                                 "GfwBoot"],
+       r"osInitNvMapping: \*\*\* Cannot attach gpu|RmInitAdapter: osInitNvMapping failed, bailing out|"
+       r"_kgspBootGspRm: |RmInitAdapter: Cannot initialize GSP firmware RM|"
+       r"(?:kgspWaitForGfwBootOk|gpuWaitForGfwBootComplete)_\w+: failed to wait",
        event=("rminit", "within")),
     # The driver's load banner, proprietary ("NVRM: loading NVIDIA UNIX x86_64 Kernel Module  535.183.01  ..") and
     # open ("NVRM: loading NVIDIA UNIX Open Kernel Module for x86_64  570.195.03  Release Build  .."): a lifecycle

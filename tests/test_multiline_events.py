@@ -98,6 +98,9 @@ def test_one_oom_report_is_one_kill_and_the_next_report_is_another():
     # each failed re-initialisation's osInitNvMapping reason: part of the GPU's RmInitAdapter event
     ("xid-shapes.yaml", "May 27 16:50:10 fedora kernel: NVRM: GPU 0000:09:00.0: rm_init_adapter failed",
      {("gpu_reset_required", "0000:09:00"): 1}),
+    # the GSP-era reasons of each re-attempt (WPR2 already up, GSP firmware RM not initialised): the GPU's event
+    ("gpu-kernel-3.yaml", "[  114.859956] NVRM: GPU 0000:a1:00.0: rm_init_adapter failed",
+     {("gpu_reset_required", "0000:a1:00"): 1}),
 ])
 def test_what_the_driver_prints_after_losing_a_gpu_is_that_gpus_event(file, first, want):
     """Nothing of the lost GPU's aftermath is left as an unclassified warning."""
