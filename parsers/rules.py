@@ -41,7 +41,8 @@ class Rule:
     # with a `stated` group) states the severity of the findings the rows of STATED make within the event's
     # EVENT_LINES (a firmware-first record's "event severity: fatal" before its section).
     # "within" (a kind-None row) is part of an open event of its name and leaves none open: with none open, the line
-    # is what the unclassified net makes of it (a consequence of a lost GPU that names no cause of its own).
+    # is what the unclassified net makes of it (a consequence of a lost GPU that names no cause of its own); its name
+    # may list several events ("fallen|reset"): part of whichever of them is open.
     # A line of an event kept per GPU (EVENT_PER_GPU) that names no GPU, none named in the lines before it, is part
     # of the newest open event of that name, whichever GPU's.
     # Every line of an event that says which device and what failed is "join" or "once", never "member": a
@@ -86,6 +87,9 @@ EVENT_PER_DEVICE = frozenset({"mlx5_health", "mlx5_tx_timeout", "sxid", "nfs", "
 # or spelling a line gives), the address the lines before it named when the line names none (an NV_ERR_GPU_IS_LOST
 # assertion after the "fallen off the bus" line it follows).
 EVENT_PER_GPU = frozenset({"fallen", "rminit"})
+# Events a line naming no device joins the newest open one of (else it opens its own): the GPU's, and a GPU needing
+# reset (its lines name the GPU by index at most, "NVRM: GPU0 ..", many by nothing).
+EVENT_UNNAMED_NEWEST = EVENT_PER_GPU | {"reset"}
 # Events that escalate: a line of the open event more severe than any finding the event made so far is a finding of
 # its own (an NVMe timeout the driver aborted, a warning, then the controller reset it escalated to, an error); a line
 # no more severe is part of the event, as in any other.
@@ -188,8 +192,12 @@ RULES: tuple[Rule, ...] = (
     # has fallen off the bus" lines), the resource server's assertion that a free it made succeeded ("Assertion
     # failed: (status == NV_OK) || (status == NV_ERR_GPU_IN_FULLCHIP_RESET) @ rs_client.c:844" after the failed
     # GspRmFree): part of the lost GPU's open event, else the unclassified net's (EVENT_WITHIN).
-    _r("gpu_lost_after", None, ["os_pci_init_handle: invalid context", "Assertion failed: (status == NV_OK)"],
-       r"os_pci_init_handle: invalid context!|Assertion failed: \(status == NV_OK\)", event=("fallen", "within")),
+    # The same assertion (and 59x's "nvCheckFailedNoLog: Check failed: (status == NV_OK) || (status ==
+    # NV_ERR_GPU_IN_FULLCHIP_RESET) @ gpu_user_shared_data.c:503") follows a GPU needing reset too: part of that event.
+    _r("gpu_lost_after", None, ["os_pci_init_handle: invalid context", "Assertion failed: (status == NV_OK)",
+                                "Check failed: (status == NV_OK)"],
+       r"(?:NVRM: (?P<device>GPU\d+) \w+: )?(?:os_pci_init_handle: invalid context!|"
+       r"(?:Assertion|Check) failed: \(status == NV_OK\))", event=("fallen|reset", "within")),
     # A GPU the driver needs reset: every RM call on it after fails with NV_ERR_RESET_REQUIRED, each an assertion or
     # check line ("NVRM: nvAssertOkFailedNoLog: Assertion failed: Reset required [NV_ERR_RESET_REQUIRED] (0x00000062)
     # returned from ..", 57x+ "NVRM: GPU0 nvCheckOkFailedNoLog: Check failed: Reset required [NV_ERR_RESET_REQUIRED]

@@ -183,3 +183,14 @@ def test_a_gpu_needing_reset_is_one_event_while_its_lines_repeat():
     unnamed = ("NVRM: nvAssertOkFailedNoLog: Assertion failed: Reset required [NV_ERR_RESET_REQUIRED] (0x00000062) "
                "returned from status @ kernel_channel.c:2874")
     assert [f.kind for f in realworld.findings("\n".join([marked, unnamed, unnamed]))] == ["gpu_reset_required"]
+
+
+def test_the_resource_servers_assertions_after_a_gpu_needing_reset_are_that_event():
+    """The consequence lines of a lost GPU ("Assertion failed: (status == NV_OK) || .." and 59x's "Check failed: ..")
+    follow a GPU needing reset too: a "within" row of both events (rules.Rule.event "fallen|reset"), part of whichever
+    is open (open-gpu-kernel-modules #1045: the check line before the reset line opened an event stays the net's, as
+    does the poll-helper check that names no cause)."""
+    text = _item("gpu-kernel-3.yaml", "Jun 12 16:31:50 fedora-box kernel: NVRM: GPU0 nvCheckFailedNoLog")["text"]
+    assert [f.kind for f in realworld.findings(text)] == ["unclassified", "gpu_reset_required", "unclassified"]
+    alone = text.splitlines()[3]  # "NVRM: GPU0 nvAssertFailedNoLog: Assertion failed: (status == NV_OK) || .."
+    assert [f.kind for f in realworld.findings(alone)] == ["unclassified"]
