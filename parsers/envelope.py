@@ -214,7 +214,8 @@ def _short_iso(m: re.Match, year: int | None) -> Envelope:
 _TAG = r"([^\s:\[]+)(?:\[(\d+)\])?:"
 # The host before the tag, left out by some exports and by hand-redacted excerpts ("Mar 29 15:38:59 kernel: NVRM:
 # Xid .."): a host never ends with the tag's colon, so "kernel:" there is the tag, not a host named "kernel:" (which
-# took "NVRM" for the program and cut "NVRM: " off the message).
+# took "NVRM" for the program and cut "NVRM: " off the message). The English syslog row requires its host (the
+# common case stays one pass); a line without one falls to the locale-month row, whose months include English's.
 _HOST = r"(?:(\S+)(?<!:) )?"
 
 
@@ -252,7 +253,7 @@ ENVELOPES: tuple[tuple[str, str, LazyPattern, Build, str | None], ...] = (
     ("rfc5424", "<", LazyPattern(r"^<(\d{1,3})>1 (\S+) (\S+) (\S+) (\S+) \S+ (?:-|(?:\[.*?\])+) ?(.*)$", re.S), _rfc5424, "inner"),
     ("rfc3164", "<ADFJMNOS", LazyPattern(
         r"^(?:<(\d{1,3})>)?(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) +(\d{1,2}) (\d\d:\d\d:\d\d(?:\.\d+)?) "
-        + _HOST + _TAG + r" ?(.*)$", re.S), _rfc3164, "inner"),
+        r"(\S+)(?<!:) " + _TAG + r" ?(.*)$", re.S), _rfc3164, "inner"),
     # (after the English syslog row: a kern.log line tries no more rows than before they came)
     # `talosctl dmesg` (Talos Linux): "10.200.70.91: kern:    info: [2025-06-04T04:51:57.572293906Z]: memory: ..", the
     # node left out when one was asked without -n; the level right-aligned to 7 characters
