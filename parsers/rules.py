@@ -224,8 +224,7 @@ RULES: tuple[Rule, ...] = (
     # ("fallen"): a probe that failed because the GPU fell off the bus is that event's, not a second one; with none
     # open, one event per GPU while they repeat.
     _r("gpu_probe_failed", "gpu_reset_required",
-       ["nvidia: probe of", "probe with driver nvidia failed", "NVIDIA probe routine", "graphics adapters were",
-        "graphics adapter probed"],
+       ["nvidia: probe of", "probe with driver nvidia failed", "NVIDIA probe routine", "NVIDIA graphics adapter"],
        r"(?:nvidia(?:: probe of)? (?P<pci>" + PCI + r")(?:: probe with driver nvidia)? failed with error (?P<errno>-?\d+)|"
        r"The NVIDIA probe routine (?:failed|was not called) for (?P<devices>\d+) device|"
        r"None of the NVIDIA graphics adapters were initialized|No NVIDIA graphics adapter probed)",
