@@ -167,8 +167,10 @@ RULES: tuple[Rule, ...] = (
     # At probe (a driver load) the driver reports a GPU that is already gone once: "NVRM: The NVIDIA GPU 0000:5d:00.0
     # / (PCI ID: 10de:2330) installed in this system has / fallen off the bus and is not responding to commands." (the
     # address from the lines before it): each its own finding, whatever the runtime report before it.
+    # It opens that GPU's lost-GPU event ("open": a finding whatever came before), so the failed probe and the
+    # driver's "probe routine failed" after it are part of it.
     _r("fallen_off_bus_probe", "fallen_off_bus", ["not responding to commands"],
-       r"fallen off the bus and is not responding to commands"),
+       r"fallen off the bus and is not responding to commands", event=("fallen", "open")),
     # At run time the driver says it again at each access it tries after the GPU is gone (3.x-era "NVRM: GPU at
     # 0000:01:00.0 has fallen off the bus." a few microseconds apart, failed accesses between): one event per GPU
     # while it repeats.

@@ -155,6 +155,11 @@ def test_a_gpu_the_driver_refused_at_probe_is_one_event_per_gpu_and_part_of_a_lo
     runtime = "[ 4254.197871] NVRM: GPU 0000:5d:00.0: GPU has fallen off the bus.\n"
     assert [(f.kind, f.pci) for f in realworld.findings(runtime + fallen)] == [
         ("fallen_off_bus", "0000:5d:00"), ("fallen_off_bus", "0000:5d:00")]
+    # the probe-time report alone opens the GPU's event: the summary after it is part of it (NVSentinel #155's text)
+    probe_only = ("[ 1843.308145] NVRM: The NVIDIA GPU 0000:b3:00.0\n               NVRM: (PCI ID: 10de:26b5) installed in "
+                  "this system has\n               NVRM: fallen off the bus and is not responding to commands.\n"
+                  "[ 1843.439662] NVRM: The NVIDIA probe routine failed for 1 device(s).")
+    assert [(f.kind, f.pci) for f in realworld.findings(probe_only)] == [("fallen_off_bus", "0000:b3:00")]
     # another GPU's failed probe is its own event
     other = "\n[14387.210200] nvidia 0000:2c:00.0: probe with driver nvidia failed with error -1"
     assert [(f.kind, f.pci) for f in realworld.findings(runtime + fallen + other)][-1] == (
