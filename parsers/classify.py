@@ -22,6 +22,7 @@ from .pci import find_pci, normalize_pci
 from .prefilter import Prefilter
 from .ports import BootClock
 from .rules import (BOOT_MARK, BOOT_STAGES, EVENT_ESCALATES, EVENT_LINES, EVENT_PER_DEVICE, EVENT_PER_GPU,
+                    EVENT_UNNAMED_NEWEST,
                     EVENT_PER_RANK, KEYWORDS, PCI, REFINERS, RULES, STATED, Dispatch, Rule)
 from .unclassified import DRIVER_KEYWORDS, ERROR_WORDS, unclassified
 
@@ -207,12 +208,14 @@ class Classifier:
         (rules.Rule.event): True when the line is absorbed (no finding of its own). `rank`: the line's severity
         (SEVERITY_RANK), for the events that escalate (rules.EVENT_ESCALATES)."""
         name, role, stage = event
+        if type(name) is tuple:  # a "within" line of several events: part of whichever of them is open
+            return any(self._in_event((one, role, stage), position, rank) for one in name)
         if role == "state":  # (stage: the word it stated) a few names at most: event names, not devices
             self._stated[name] = (position, stage)
             return True
         last = self._events.get(name)
         inside = last is not None and 0 <= position - last <= EVENT_LINES[name.split(" ", 1)[0]]
-        if not inside and name[-1:] == " " and name[:-1] in EVENT_PER_GPU:  # names no GPU: the newest one open
+        if not inside and name[-1:] == " " and name[:-1] in EVENT_UNNAMED_NEWEST:  # names no device: the newest open
             newest = self._newest_open(name, position)
             if newest is not None:
                 name, last, inside = newest, self._events[newest], True
@@ -306,7 +309,8 @@ class Classifier:
             return None
         context_pci = (self._last_pci[1] if from_context and self._last_pci and
                        position - self._last_pci[0] <= CONTEXT_LINES else None)
-        if context_pci and event is not None and event[0].endswith(" ") and event[0][:-1] in EVENT_PER_GPU:
+        if (context_pci and event is not None and type(event[0]) is str and event[0].endswith(" ")
+                and event[0][:-1] in EVENT_PER_GPU):
             event = (event[0] + context_pci, event[1], event[2])  # a GPU's event: the GPU the lines before it named
         if event is not None and self._in_event(event, position, SEVERITY_RANK[fields[1]] if fields else 0):
             return None
@@ -484,6 +488,13 @@ def _event_key(rule: Rule, m: re.Match) -> tuple[str, str, str] | None:
     name, role = rule.event
     if role == "state":
         return name, role, (m.group("stated") or "").lower()
+    if "|" in name:  # a "within" row of several events: its key in each
+        return tuple(_event_name(one, rule, m) for one in name.split("|")), role, rule.name
+    return _event_name(name, rule, m), role, rule.name
+
+
+def _event_name(name: str, rule: Rule, m: re.Match) -> str:
+    """An event's open-event key for a line of a rule: its name, with the device or rank it is kept per."""
     if name in EVENT_PER_DEVICE:
         groups = m.groupdict()  # the full PCI address, function included: one event per function
         pci = (groups.get("pci") or groups.get("device") or "").lower()
@@ -492,7 +503,7 @@ def _event_key(rule: Rule, m: re.Match) -> tuple[str, str, str] | None:
         name = f"{name} {pci}"
     elif name in EVENT_PER_RANK:
         name = f"{name} {_rank_of(m)}"
-    return name, role, rule.name
+    return name
 
 
 # the Finding fields a template fixes, in the Finding's own order (the rest come from the line: envelope, position)

@@ -170,7 +170,7 @@ def _rfc3164(m: re.Match, year: int | None) -> Envelope:
     prio, mon, day, clock, host, tag, pid, msg = m.groups()  # BSD stamps carry no year: the caller's, else this one
     return _strip_inner_uptime(Envelope("syslog", msg, timestamp=_bsd(mon, day, clock,
                                                                       year or datetime.now(timezone.utc).year),
-                                        extra={"host": host, "app": _program(tag, pid, prio)}))
+                                        extra=_syslog_extra(host, tag, pid, prio)))
 
 
 # journalctl / rsyslog under a non-English locale print the month as the locale abbreviates it ("kwi 15 07:56:59",
@@ -203,16 +203,26 @@ def _rfc3164_local(m: re.Match, year: int | None) -> Envelope | None:
             when = when.replace(month=month)
         except ValueError:
             when = None
-    return _strip_inner_uptime(Envelope("syslog", msg, timestamp=when, extra={"host": host, "app": _program(tag, pid, prio)}))
+    return _strip_inner_uptime(Envelope("syslog", msg, timestamp=when, extra=_syslog_extra(host, tag, pid, prio)))
 
 
 def _short_iso(m: re.Match, year: int | None) -> Envelope:
     ts, host, tag, pid, msg = m.groups()
-    return _strip_inner_uptime(Envelope("syslog", msg, timestamp=_iso(ts),
-                                        extra={"host": host, "app": _program(tag, pid, None)}))
+    return _strip_inner_uptime(Envelope("syslog", msg, timestamp=_iso(ts), extra=_syslog_extra(host, tag, pid, None)))
 
 
 _TAG = r"([^\s:\[]+)(?:\[(\d+)\])?:"
+# The host before the tag, left out by some exports and by hand-redacted excerpts ("Mar 29 15:38:59 kernel: NVRM:
+# Xid .."): a host never ends with the tag's colon, so "kernel:" there is the tag, not a host named "kernel:" (which
+# took "NVRM" for the program and cut "NVRM: " off the message). The English syslog row requires its host (the
+# common case stays one pass); a line without one falls to the locale-month row, whose months include English's.
+_HOST = r"(?:(\S+)(?<!:) )?"
+
+
+def _syslog_extra(host: str | None, tag: str, pid: str | None, prio: str | None) -> dict:
+    if host is None:
+        return {"app": _program(tag, pid, prio)}
+    return {"host": host, "app": _program(tag, pid, prio)}
 _LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 _CYRILLIC = "".join(map(chr, range(0x410, 0x450)))
 # kubelet's container log line: "<RFC3339Nano> <stdout|stderr> <P|F> <text>"
@@ -226,7 +236,7 @@ ENVELOPES: tuple[tuple[str, str, LazyPattern, Build, str | None], ...] = (
     ("kmsg", "0123456789", LazyPattern(r"^(\d{1,20}),(\d{1,20}),(\d{1,20}),([^;,]*)[^;]*;(.*)$", re.S), _kmsg, "last"),
     ("cri", "0123456789", _CRI, _cri, "last"),
     ("short_iso", "0123456789", LazyPattern(
-        r"^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)?) (\S+) " + _TAG + r" ?(.*)$", re.S), _short_iso, "inner"),
+        r"^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)?) " + _HOST + _TAG + r" ?(.*)$", re.S), _short_iso, "inner"),
     ("dmesg_t", "[", LazyPattern(r"^\[(\w{3}) (\w{3}) +(\d{1,2}) (\d\d:\d\d:\d\d) (\d{4})\] ?(.*)$", re.S), _dmesg_t, "last"),
     ("dmesg", "[", LazyPattern(r"^\[\s*(\d+\.\d+)\] ?(.*)$", re.S), _dmesg, "last"),
     # `dmesg -r` and pstore's saved dmesg: the record's priority before the uptime, "<6>[    2.962781] ..."
@@ -242,8 +252,8 @@ ENVELOPES: tuple[tuple[str, str, LazyPattern, Build, str | None], ...] = (
     ("docker", "{", LazyPattern(r"^\{.*\"log\"\s*:", re.S), _docker, None),
     ("rfc5424", "<", LazyPattern(r"^<(\d{1,3})>1 (\S+) (\S+) (\S+) (\S+) \S+ (?:-|(?:\[.*?\])+) ?(.*)$", re.S), _rfc5424, "inner"),
     ("rfc3164", "<ADFJMNOS", LazyPattern(
-        r"^(?:<(\d{1,3})>)?(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) +(\d{1,2}) (\d\d:\d\d:\d\d(?:\.\d+)?) (\S+) "
-        + _TAG + r" ?(.*)$", re.S), _rfc3164, "inner"),
+        r"^(?:<(\d{1,3})>)?(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) +(\d{1,2}) (\d\d:\d\d:\d\d(?:\.\d+)?) "
+        r"(\S+)(?<!:) " + _TAG + r" ?(.*)$", re.S), _rfc3164, "inner"),
     # (after the English syslog row: a kern.log line tries no more rows than before they came)
     # `talosctl dmesg` (Talos Linux): "10.200.70.91: kern:    info: [2025-06-04T04:51:57.572293906Z]: memory: ..", the
     # node left out when one was asked without -n; the level right-aligned to 7 characters
@@ -260,8 +270,8 @@ ENVELOPES: tuple[tuple[str, str, LazyPattern, Build, str | None], ...] = (
      _dmesg_t_host, "last"),
     # the same with the month in the locale's words (the builder refuses a token that is no month)
     ("rfc3164_local", "<0123456789" + _LETTERS + _CYRILLIC, LazyPattern(
-        r"^(?:<(\d{1,3})>)?(\d{1,2}[月월]|[^\W\d_]{3,5}\.?) +(\d{1,2}) (\d\d:\d\d:\d\d(?:\.\d+)?) (\S+) "
-        + _TAG + r" ?(.*)$", re.S), _rfc3164_local, None),
+        r"^(?:<(\d{1,3})>)?(\d{1,2}[月월]|[^\W\d_]{3,5}\.?) +(\d{1,2}) (\d\d:\d\d:\d\d(?:\.\d+)?) "
+        + _HOST + _TAG + r" ?(.*)$", re.S), _rfc3164_local, None),
 )
 
 

@@ -41,12 +41,19 @@ class Rule:
     # with a `stated` group) states the severity of the findings the rows of STATED make within the event's
     # EVENT_LINES (a firmware-first record's "event severity: fatal" before its section).
     # "within" (a kind-None row) is part of an open event of its name and leaves none open: with none open, the line
-    # is what the unclassified net makes of it (a consequence of a lost GPU that names no cause of its own).
+    # is what the unclassified net makes of it (a consequence of a lost GPU that names no cause of its own); its name
+    # may list several events ("fallen|reset"): part of whichever of them is open.
     # A line of an event kept per GPU (EVENT_PER_GPU) that names no GPU, none named in the lines before it, is part
     # of the newest open event of that name, whichever GPU's.
     # Every line of an event that says which device and what failed is "join" or "once", never "member": a
     # report whose first line was lost (ring-buffer overrun, rate limiting, a grep excerpt) is still one event.
     event: tuple[str, str] | None = None
+
+
+# An RPC to the GSP that failed, up to its status (rules per status: NV_ERR_GPU_IS_LOST, NV_ERR_RESET_REQUIRED):
+# "_issueRpcAndWait: rpcSendMessage failed with status 0x0000000f for fn 76!", "rpcRmApiFree_GSP: GspRmFree failed:
+# ..; status=0x0000000f", "rpcRmApiAlloc_GSP: GspRmAlloc failed: ..; paramsStatus=0x00000062; status=0x00000062".
+GSP_RPC_FAILED = r"(?:rpcSendMessage failed with status |_GSP: GspRm\w+ failed: [^\n]*?\bstatus=)"
 
 
 # The first "mlx5_core <pci>" of a line, committed to (atomic): the scan after it runs once, so a line of the
@@ -69,15 +76,20 @@ def _r(name, kind, keywords, pattern, severity=None, attribution=None, action=No
 # "invoked oom-killer" and "Killed process" lines; its lines are "once" (a second one starts the next kill).
 EVENT_LINES = {"aer": 12, "mlx5_health": 20, "mlx5_tx_timeout": 4, "knvlink": 2, "nccl_exception": 2, "sxid": 8,
                "oom": 4096, "nccl_watchdog": 64, "rcu_stall": 64, "mce": 16, "cper": 24, "nfs": 32, "fs": 16,
-               "nvme": 32, "ofi": 4, "clocksource": 16, "fallen": 64, "rminit": 32, "cuda_exception": 2}
+               "nvme": 32, "ofi": 4, "clocksource": 16, "fallen": 64, "rminit": 32, "cuda_exception": 2,
+               "peermem_load": 16, "reset": 64}
 # Events kept apart per device (the PCI address on the line): a health dump of one mlx5 function does not
 # swallow the next function's own health failure a few lines later.
 # (the row's `pci` group, else its `device` group: a block device, an NFS server, an NVMe controller)
-EVENT_PER_DEVICE = frozenset({"mlx5_health", "mlx5_tx_timeout", "sxid", "nfs", "fs", "nvme", "fallen", "rminit"})
+EVENT_PER_DEVICE = frozenset({"mlx5_health", "mlx5_tx_timeout", "sxid", "nfs", "fs", "nvme", "fallen", "rminit",
+                              "peermem_load", "reset"})
 # Of those, the events kept per GPU: keyed by the GPU's address (normalize_pci: a GPU is one key, whichever function
 # or spelling a line gives), the address the lines before it named when the line names none (an NV_ERR_GPU_IS_LOST
 # assertion after the "fallen off the bus" line it follows).
 EVENT_PER_GPU = frozenset({"fallen", "rminit"})
+# Events a line naming no device joins the newest open one of (else it opens its own): the GPU's, and a GPU needing
+# reset (its lines name the GPU by index at most, "NVRM: GPU0 ..", many by nothing).
+EVENT_UNNAMED_NEWEST = EVENT_PER_GPU | {"reset"}
 # Events that escalate: a line of the open event more severe than any finding the event made so far is a finding of
 # its own (an NVMe timeout the driver aborted, a warning, then the controller reset it escalated to, an error); a line
 # no more severe is part of the event, as in any other.
@@ -179,8 +191,10 @@ RULES: tuple[Rule, ...] = (
     # At probe (a driver load) the driver reports a GPU that is already gone once: "NVRM: The NVIDIA GPU 0000:5d:00.0
     # / (PCI ID: 10de:2330) installed in this system has / fallen off the bus and is not responding to commands." (the
     # address from the lines before it): each its own finding, whatever the runtime report before it.
+    # It opens that GPU's lost-GPU event ("open": a finding whatever came before), so the failed probe and the
+    # driver's "probe routine failed" after it are part of it.
     _r("fallen_off_bus_probe", "fallen_off_bus", ["not responding to commands"],
-       r"fallen off the bus and is not responding to commands"),
+       r"fallen off the bus and is not responding to commands", event=("fallen", "open")),
     # At run time the driver says it again at each access it tries after the GPU is gone (3.x-era "NVRM: GPU at
     # 0000:01:00.0 has fallen off the bus." a few microseconds apart, failed accesses between): one event per GPU
     # while it repeats.
@@ -198,16 +212,49 @@ RULES: tuple[Rule, ...] = (
     # with status 0x0000000f for fn 76!", "rpcRmApiFree_GSP: GspRmFree failed: ..; status=0x0000000f", repeated by every
     # call after: the same event.  Another status names another cause: the unclassified net keeps that line.
     _r("gpu_is_lost_rpc", "fallen_off_bus", ["rpcSendMessage failed", "_GSP: GspRm"],
-       r"(?:rpcSendMessage failed with status |_GSP: GspRm\w+ failed: [^\n]*?\bstatus=)0x0000000[fF]\b",
-       event=("fallen", "join")),
+       GSP_RPC_FAILED + r"0x0000000[fF]\b", event=("fallen", "join")),
     # What the driver prints as a consequence of a GPU it lost, naming no cause of its own: the 3.x driver asking
     # for the GPU's PCI handle from its interrupt ("NVRM: os_pci_init_handle: invalid context!" between its "GPU at ..
     # has fallen off the bus" lines), the resource server's assertion that a free it made succeeded ("Assertion
     # failed: (status == NV_OK) || (status == NV_ERR_GPU_IN_FULLCHIP_RESET) @ rs_client.c:844" after the failed
     # GspRmFree): part of the lost GPU's open event, else the unclassified net's (EVENT_WITHIN).
-    _r("gpu_lost_after", None, ["os_pci_init_handle: invalid context", "Assertion failed: (status == NV_OK)"],
-       r"os_pci_init_handle: invalid context!|Assertion failed: \(status == NV_OK\)", event=("fallen", "within")),
-    _r("reset_required", "gpu_reset_required", ["NV_ERR_RESET_REQUIRED"], r"NV_ERR_RESET_REQUIRED"),
+    # The same assertion (and 59x's "nvCheckFailedNoLog: Check failed: (status == NV_OK) || (status ==
+    # NV_ERR_GPU_IN_FULLCHIP_RESET) @ gpu_user_shared_data.c:503") follows a GPU needing reset too: part of that event.
+    _r("gpu_lost_after", None, ["os_pci_init_handle: invalid context", "Assertion failed: (status == NV_OK)",
+                                "Check failed: (status == NV_OK)"],
+       r"(?:NVRM: (?P<device>GPU\d+) \w+: )?(?:os_pci_init_handle: invalid context!|"
+       r"(?:Assertion|Check) failed: \(status == NV_OK\))", event=("fallen|reset", "within")),
+    # A GPU the driver needs reset: every RM call on it after fails with NV_ERR_RESET_REQUIRED, each an assertion or
+    # check line ("NVRM: nvAssertOkFailedNoLog: Assertion failed: Reset required [NV_ERR_RESET_REQUIRED] (0x00000062)
+    # returned from ..", 57x+ "NVRM: GPU0 nvCheckOkFailedNoLog: Check failed: Reset required [NV_ERR_RESET_REQUIRED]
+    # .."), and the GSP-era driver says why when its GSP missed two RPCs in a row ("NVRM: nvAssertFailedNoLog:
+    # Assertion failed: Back to back GSP RPC timeout detected! GPU marked for reset @ kernel_gsp.c:2387", its Xid 119
+    # lines possibly rate-limited away). The lines name the GPU by its index at most ("GPU0"): one event per index
+    # (none named: one) while they repeat.
+    _r("reset_required", "gpu_reset_required", ["NV_ERR_RESET_REQUIRED"],
+       r"(?:NVRM: (?P<device>GPU\d+) \w+: .*?)?NV_ERR_RESET_REQUIRED", event=("reset", "join")),
+    # An RPC to the GSP that failed with status 0x00000062 (NV_ERR_RESET_REQUIRED): "NVRM: rpcRmApiAlloc_GSP:
+    # GspRmAlloc failed: hClient=..; paramsStatus=0x00000062; status=0x00000062", before the assertion that names it.
+    _r("reset_required_rpc", "gpu_reset_required", ["rpcSendMessage failed", "_GSP: GspRm"],
+       GSP_RPC_FAILED + r"0x00000062\b", event=("reset", "join")),
+    _r("gsp_marked_for_reset", "gpu_reset_required", ["GPU marked for reset"],
+       r"(?:NVRM: (?P<device>GPU\d+) \w+: .*?)?(?P<what>Back to back GSP RPC timeout detected! )?GPU marked for reset",
+       event=("reset", "join")),
+    # The driver refused a GPU at probe, so the node has a GPU no process can use until it is fixed (the cause is
+    # the driver's own words before it: no GSP for the open module, a GPU this release does not support, a BAR the
+    # BIOS left invalid, another driver holding it, a GPU gone from the bus): the kernel's driver core line,
+    # 2.6-5.x "nvidia: probe of 0000:04:00.0 failed with error -1", 6.x "nvidia 0000:2c:00.0: probe with driver nvidia
+    # failed with error -1", then the driver's own summary, naming no GPU: "NVRM: The NVIDIA probe routine failed for
+    # 1 device(s).", "NVRM: The NVIDIA probe routine was not called for 3 device(s).", "NVRM: None of the NVIDIA
+    # graphics adapters were initialized!", "NVRM: No NVIDIA graphics adapter probed!". Lines of the GPU-lost event
+    # ("fallen"): a probe that failed because the GPU fell off the bus is that event's, not a second one; with none
+    # open, one event per GPU while they repeat.
+    _r("gpu_probe_failed", "gpu_reset_required",
+       ["nvidia: probe of", "probe with driver nvidia failed", "NVIDIA probe routine", "NVIDIA graphics adapter"],
+       r"(?:nvidia(?:: probe of)? (?P<pci>" + PCI + r")(?:: probe with driver nvidia)? failed with error (?P<errno>-?\d+)|"
+       r"The NVIDIA probe routine (?:failed|was not called) for (?P<devices>\d+) device|"
+       r"None of the NVIDIA graphics adapters were initialized|No NVIDIA graphics adapter probed)",
+       attribution="driver", action="INVESTIGATE", event=("fallen", "join")),
     # The driver could not bring the GPU up, so it refuses it all work until a reset or reload brings it up: "NVRM: GPU
     # 0000:0a:00.0: RmInitAdapter failed! (0x24:0x72:1568)" then "rm_init_adapter failed, device minor number 5"
     # (older drivers: no "GPU <pci>: ", "rm_init_adapter failed for device bearing minor number 0"), again at each
@@ -220,11 +267,23 @@ RULES: tuple[Rule, ...] = (
     # Each failed attempt's reason when the driver could not map the GPU (a GPU gone from the bus): "NVRM:
     # osInitNvMapping: *** Cannot attach gpu", "NVRM: RmInitAdapter: osInitNvMapping failed, bailing out of
     # RmInitAdapter", then its "RmInitAdapter failed! (0x22:0x56:894)": part of that GPU's open event.
-    _r("rm_init_mapping", None, ["osInitNvMapping"],
-       r"osInitNvMapping: \*\*\* Cannot attach gpu|RmInitAdapter: osInitNvMapping failed, bailing out",
+    # The GSP-era driver's reasons likewise, each attempt: "NVRM: GPU6 _kgspBootGspRm: unexpected WPR2 already up,
+    # cannot proceed with booting GSP", "_kgspBootGspRm: (the GPU is likely in a bad state and may need to be reset)",
+    # "NVRM: GPU6 RmInitAdapter: Cannot initialize GSP firmware RM", "kgspWaitForGfwBootOk_TU102: failed to wait for
+    # GFW boot complete: 0x65 ..", "gpuWaitForGfwBootComplete_TU102: failed to wait for GFW_BOOT". (The first attempt's
+    # come before its "RmInitAdapter failed!", no event open yet: the unclassified net keeps those with an error word.)
+    _r("rm_init_mapping", None, ["osInitNvMapping", "_kgspBootGspRm: ", "Cannot initialize GSP firmware RM",
+                                 "GfwBoot"],
+       r"osInitNvMapping: \*\*\* Cannot attach gpu|RmInitAdapter: osInitNvMapping failed, bailing out|"
+       r"_kgspBootGspRm: |RmInitAdapter: Cannot initialize GSP firmware RM|"
+       r"(?:kgspWaitForGfwBootOk|gpuWaitForGfwBootComplete)_\w+: failed to wait",
        event=("rminit", "within")),
+    # The driver's load banner, proprietary ("NVRM: loading NVIDIA UNIX x86_64 Kernel Module  535.183.01  ..") and
+    # open ("NVRM: loading NVIDIA UNIX Open Kernel Module for x86_64  570.195.03  Release Build  .."): a lifecycle
+    # finding (what a reload ends: kinds.py).
     _r("driver_load", "driver_load", ["NVRM: loading"],
-       r"NVRM: loading NVIDIA UNIX (?P<arch>\S+) Kernel Module\s+(?P<version>[\d.]+)"),
+       r"NVRM: loading NVIDIA UNIX (?:(?P<open>Open) Kernel Module for )?(?P<arch>\S+)(?: Kernel Module)?\s+"
+       r"(?P<version>\d[\d.]*)"),
     _r("gpu_reset", "gpu_reset", ["NVRM: GPU"],
        r"NVRM: GPU (?P<pci>" + PCI + r"):? .*\b(?:reset (?:complete|succeeded|done)|(?:was|has been) reset)",
        flags=re.I),
@@ -361,6 +420,14 @@ RULES: tuple[Rule, ...] = (
        r"NETDEV WATCHDOG: (?:(?P<netdev>\S+) \((?P<driver>[^)]+)\)|CPU: \d+): transmit queue (?P<queue>\d+) timed out"),
     _r("peermem", "peermem_error", ["nvidia-peermem"],
        r"nvidia-peermem (?P<function>\w+):\d+ ERROR (?P<text>.+)"),
+    # The GPU's peer-memory module (GPUDirect RDMA) could not load: built against another ib_core than the running
+    # one (5.x+ "nvidia_peermem: disagrees about version of symbol ib_register_peer_memory_client", "nvidia_peermem:
+    # Unknown symbol ib_register_peer_memory_client (err -22)"), or the older Mellanox module against an OFED without
+    # the peer-memory API ("nv_peer_mem: Unknown symbol ib_register_peer_memory_client (err 0)"). One line per
+    # symbol, again at each load attempt: one event per module while they repeat.
+    _r("peermem_load", "peermem_error", ["nvidia_peermem: ", "nvidia-peermem: ", "nv_peer_mem: "],
+       r"(?P<device>nvidia[_-]peermem|nv_peer_mem): (?:disagrees about version of symbol|Unknown symbol) "
+       r"(?P<symbol>\w+)", event=("peermem_load", "join")),
     # --- generic kernel ---
     # A kernel oops / BUG / GPF whose faulting instruction is in a GPU or NIC driver: the trace's RIP (x86; `IP:`
     # on 4.x and older kernels) or pc (arm64) line names the module in brackets.  The other trace lines match no

@@ -60,7 +60,7 @@ def test_an_nccl_code_line_alone_is_a_failure_and_each_wrapper_counts():
 def test_an_sxid_report_without_its_first_line_is_one_event_per_switch():
     """Continuation lines (Severity, Data) of a report whose first line was lost open it; later ones join it."""
     text = _item("sxid-fabricmanager.yaml", "NVIDIA UNIX Open Kernel Module")["text"]  # starts with a Data line
-    got = [(f.sxid, f.pci) for f in realworld.findings(text)]
+    got = [(f.sxid, f.pci) for f in realworld.findings(text) if f.kind == "sxid"]  # (after the driver's load banner)
     assert got == [(22013, "0000:04:00")] * 4  # the orphan Data line, then the three reports
 
 
@@ -98,6 +98,9 @@ def test_one_oom_report_is_one_kill_and_the_next_report_is_another():
     # each failed re-initialisation's osInitNvMapping reason: part of the GPU's RmInitAdapter event
     ("xid-shapes.yaml", "May 27 16:50:10 fedora kernel: NVRM: GPU 0000:09:00.0: rm_init_adapter failed",
      {("gpu_reset_required", "0000:09:00"): 1}),
+    # the GSP-era reasons of each re-attempt (WPR2 already up, GSP firmware RM not initialised): the GPU's event
+    ("gpu-kernel-3.yaml", "[  114.859956] NVRM: GPU 0000:a1:00.0: rm_init_adapter failed",
+     {("gpu_reset_required", "0000:a1:00"): 1}),
 ])
 def test_what_the_driver_prints_after_losing_a_gpu_is_that_gpus_event(file, first, want):
     """Nothing of the lost GPU's aftermath is left as an unclassified warning."""
@@ -123,3 +126,76 @@ def test_a_consequence_line_without_a_lost_gpu_and_another_cause_stay_unclassifi
     # past the lost GPU's event (64 lines), a consequence line is the net's again
     assert [f.kind for f in realworld.findings("\n".join([lost] + ["x"] * 70 + [invalid]))] == [
         "fallen_off_bus", "unclassified"]
+
+
+def test_a_peer_memory_module_that_cannot_load_is_one_event_per_module():
+    """nvidia_peermem / nv_peer_mem print one line per symbol they miss, again at each load attempt: one
+    peermem_error per module while they repeat (gpu-kernel-3.yaml: gpu-operator #2868, nv_peer_memory #84)."""
+    peermem = _item("gpu-kernel-3.yaml", "[Tue Sep  8 17:16:02 2026] nvidia_peermem:")["text"]
+    mellanox = _item("gpu-kernel-3.yaml", "[Fri Feb 12 11:47:20 2021] nv_peer_mem:")["text"]
+    assert [f.kind for f in realworld.findings(peermem)] == ["peermem_error"]
+    assert [(f.kind, f.details["device"]) for f in realworld.findings(peermem + mellanox)] == [
+        ("peermem_error", "nvidia_peermem"), ("peermem_error", "nv_peer_mem")]
+
+
+def test_a_gpu_the_driver_refused_at_probe_is_one_event_per_gpu_and_part_of_a_lost_gpus():
+    """The driver core's failed-probe line (3.x "nvidia: probe of", 6.x "probe with driver nvidia failed") and the
+    driver's summary after it ("probe routine failed", "None of the NVIDIA graphics adapters were initialized!") are
+    one gpu_reset_required for the GPU; the summary alone opens one naming no GPU; after the GPU's own "fallen off the
+    bus" report they are that event's (tests/fixtures/dmesg/xid79-fallen-off-bus.dmesg), not a second finding."""
+    old = _item("gpu-kernel-3.yaml", "[  666.185557] NVRM: The NVIDIA GPU 0000:04:00.0")["text"]
+    assert [(f.kind, f.pci, f.action) for f in realworld.findings(old)] == [
+        ("gpu_reset_required", "0000:04:00", "INVESTIGATE")]
+    summary = _item("gpu-kernel-3.yaml", "[188497.595099] NVRM: No NVIDIA graphics adapter probed!")["text"]
+    assert [(f.kind, f.pci) for f in realworld.findings(summary)] == [("gpu_reset_required", None)]
+    fallen = ("[14387.209961] NVRM: The NVIDIA GPU 0000:5d:00.0\nNVRM: (PCI ID: 10de:2330) installed in this system "
+              "has\nNVRM: fallen off the bus and is not responding to commands.\n"
+              "[14387.210134] nvidia: probe of 0000:5d:00.0 failed with error -1\n"
+              "[14387.274303] NVRM: The NVIDIA probe routine failed for 1 device(s).")
+    runtime = "[ 4254.197871] NVRM: GPU 0000:5d:00.0: GPU has fallen off the bus.\n"
+    assert [(f.kind, f.pci) for f in realworld.findings(runtime + fallen)] == [
+        ("fallen_off_bus", "0000:5d:00"), ("fallen_off_bus", "0000:5d:00")]
+    # the probe-time report alone opens the GPU's event: the summary after it is part of it (NVSentinel #155's text)
+    probe_only = ("[ 1843.308145] NVRM: The NVIDIA GPU 0000:b3:00.0\n               NVRM: (PCI ID: 10de:26b5) installed in "
+                  "this system has\n               NVRM: fallen off the bus and is not responding to commands.\n"
+                  "[ 1843.439662] NVRM: The NVIDIA probe routine failed for 1 device(s).")
+    assert [(f.kind, f.pci) for f in realworld.findings(probe_only)] == [("fallen_off_bus", "0000:b3:00")]
+    # another GPU's failed probe is its own event
+    other = "\n[14387.210200] nvidia 0000:2c:00.0: probe with driver nvidia failed with error -1"
+    assert [(f.kind, f.pci) for f in realworld.findings(runtime + fallen + other)][-1] == (
+        "gpu_reset_required", "0000:2c:00")
+
+
+def test_a_gpu_the_gsp_marked_for_reset():
+    """58x: "Back to back GSP RPC timeout detected! GPU marked for reset" with no Xid on its line (open-gpu-kernel-
+    modules #446) is a gpu_reset_required; the Xid 154 after it is its own Xid."""
+    text = _item("gpu-kernel-3.yaml", "192.168.11.119: kern: warning: [2026-04-22T21:30:51.52643656Z]")["text"]
+    got = [(f.kind, f.xid, f.pci) for f in realworld.findings(text) if f.kind != "unclassified"]
+    assert got == [("gpu_reset_required", None, None), ("xid", 154, "0000:0b:00")]
+
+
+def test_a_gpu_needing_reset_is_one_event_while_its_lines_repeat():
+    """Every RM call on a GPU needing reset fails with NV_ERR_RESET_REQUIRED: one gpu_reset_required per GPU index
+    ("GPU0"; none named: one) while the lines repeat, the GSP's "GPU marked for reset" included.  The line is
+    verbatim from open-gpu-kernel-modules #1045 (gpu-kernel-3.yaml); its repetition and the GPU1 copy are synthetic."""
+    line = ("Jun 12 16:31:50 fedora-box kernel: NVRM: GPU0 nvCheckOkFailedNoLog: Check failed: Reset required "
+            "[NV_ERR_RESET_REQUIRED] (0x00000062) returned from _gpushareddataSendDataPollRpc(pGpu, polle>")
+    other = line.replace("GPU0", "GPU1")
+    got = [(f.kind, f.details.get("device")) for f in realworld.findings("\n".join([line, line, other, line, other]))]
+    assert got == [("gpu_reset_required", "GPU0"), ("gpu_reset_required", "GPU1")]
+    marked = ("NVRM: nvAssertFailedNoLog: Assertion failed: Back to back GSP RPC timeout detected! GPU marked for "
+              "reset @ kernel_gsp.c:2387")
+    unnamed = ("NVRM: nvAssertOkFailedNoLog: Assertion failed: Reset required [NV_ERR_RESET_REQUIRED] (0x00000062) "
+               "returned from status @ kernel_channel.c:2874")
+    assert [f.kind for f in realworld.findings("\n".join([marked, unnamed, unnamed]))] == ["gpu_reset_required"]
+
+
+def test_the_resource_servers_assertions_after_a_gpu_needing_reset_are_that_event():
+    """The consequence lines of a lost GPU ("Assertion failed: (status == NV_OK) || .." and 59x's "Check failed: ..")
+    follow a GPU needing reset too: a "within" row of both events (rules.Rule.event "fallen|reset"), part of whichever
+    is open (open-gpu-kernel-modules #1045: the check line before the reset line opened an event stays the net's, as
+    does the poll-helper check that names no cause)."""
+    text = _item("gpu-kernel-3.yaml", "Jun 12 16:31:50 fedora-box kernel: NVRM: GPU0 nvCheckFailedNoLog")["text"]
+    assert [f.kind for f in realworld.findings(text)] == ["unclassified", "gpu_reset_required", "unclassified"]
+    alone = text.splitlines()[3]  # "NVRM: GPU0 nvAssertFailedNoLog: Assertion failed: (status == NV_OK) || .."
+    assert [f.kind for f in realworld.findings(alone)] == ["unclassified"]

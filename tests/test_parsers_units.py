@@ -45,10 +45,23 @@ def test_nvml_and_kernel_forms_share_one_key():
     ("mc-pt1-pkp-srv-1a: kern:    info: [2025-09-13T20:46:45.810476849Z]: NVRM: hello", "talos", "NVRM: hello"),
     ("NVRM: hello", "plain", "NVRM: hello"),
     ('{"log": 5}', "plain", '{"log": 5}'),
+    # syslog without its host (an export that leaves it out, a hand-redacted excerpt: forums.developer.nvidia.com
+    # 364958, tests/fixtures/realworld/gpu-kernel-3.yaml): "kernel:" is the tag, "NVRM: " stays in the message
+    ("Mar 27 17:40:36 kernel: NVRM: hello", "syslog", "NVRM: hello"),
+    ("<4>Mar 27 17:40:36 kernel: [ 12.500000] NVRM: hello", "syslog", "NVRM: hello"),
+    ("2026-11-22T18:29:55+0000 kernel: NVRM: hello", "syslog", "NVRM: hello"),
 ])
 def test_envelopes(line, name, message):
     env = detect(line, year=2026)
     assert (env.name, env.message) == (name, message)
+
+
+def test_a_syslog_line_without_its_host_is_the_kernels():
+    env = detect("Mar 27 17:40:36 kernel: NVRM: loading NVIDIA UNIX x86_64 Kernel Module  535.183.01", year=2026)
+    assert env.extra == {"app": "kernel"}
+    assert detect("Mar 27 17:40:36 node-1 kernel: NVRM: hello", year=2026).extra == {"host": "node-1", "app": "kernel"}
+    f = parse_line("Mar 27 17:40:36 kernel: NVRM: loading NVIDIA UNIX x86_64 Kernel Module  535.183.01  Sun May 12")
+    assert f is not None and f.kind == "driver_load"
 
 
 @pytest.mark.parametrize("line,month,app", [
@@ -162,6 +175,22 @@ def test_sxid_catalog_and_line_fatality():
     ("mlx5_core 0000:0c:00.0 ibp12s0: Link down", "ib_link", {"severity": "error", "attribution": "fabric"}),
     ("mlx5_core 0000:0c:00.0 ibp12s0: Link up", "ib_link", {"severity": "info"}),
     ("INFO: task python3:128733 blocked for more than 122 seconds.", "hung_task", {"pid": 128733}),
+    # the driver's load banner, proprietary and open (gpu-kernel-3.yaml: open-gpu-kernel-modules #829)
+    ("NVRM: loading NVIDIA UNIX x86_64 Kernel Module  535.183.01  Sun May 12 19:39:15 UTC 2024", "driver_load",
+     {"details": {"arch": "x86_64", "version": "535.183.01"}}),
+    ("NVRM: loading NVIDIA UNIX Open Kernel Module for x86_64  575.51.02  Release Build  (root@Kyrios)  ",
+     "driver_load", {"details": {"open": "Open", "arch": "x86_64", "version": "575.51.02"}}),
+    # a GSP RPC failing with NV_ERR_RESET_REQUIRED (0x62) or NV_ERR_GPU_IS_LOST (0xf); another status is no rule's
+    ("NVRM: rpcRmApiAlloc_GSP: GspRmAlloc failed: hClient=0xc1d1a616; hParent=0x5c000054; hObject=0x5c00005b; "
+     "hClass=0x0000c86f; paramsSize=0x00000170; paramsStatus=0x00000062; status=0x00000062 ", "gpu_reset_required", {}),
+    ("NVRM: rpcRmApiFree_GSP: GspRmFree failed: hClient=0xc1d1a616; hObject=0x5c00005b; paramsStatus=0x00000000; "
+     "status=0x0000000f", "fallen_off_bus", {}),
+    ("NVRM: rpcRmApiFree_GSP: GspRmFree failed: hClient=0xc1d1a616; hObject=0x5c00005b; paramsStatus=0x00000000; "
+     "status=0x00000065", "unclassified", {}),
+    ("nvidia_peermem: Unknown symbol ib_register_peer_memory_client (err -22)", "peermem_error",
+     {"details": {"device": "nvidia_peermem", "symbol": "ib_register_peer_memory_client"}}),
+    ("[   60.063350] nvidia 0000:2c:00.0: probe with driver nvidia failed with error -1", "gpu_reset_required",
+     {"pci": "0000:2c:00", "attribution": "driver", "action": "INVESTIGATE"}),
     # shapes from the real-world corpus (tests/fixtures/realworld/), sources there
     ("NVRM: Xid (PCI:0000:01:00 GPU-I:05): 94, pid=7194, Contained: CE User Channel (0x9). RST: No, D-RST: No",
      "xid", {"xid": 94, "pci": "0000:01:00", "pid": 7194}),
