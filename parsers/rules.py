@@ -254,7 +254,7 @@ RULES: tuple[Rule, ...] = (
        r"(?:nvidia(?:: probe of)? (?P<pci>" + PCI + r")(?:: probe with driver nvidia)? failed with error (?P<errno>-?\d+)|"
        r"The NVIDIA probe routine (?:failed|was not called) for (?P<devices>\d+) device|"
        r"None of the NVIDIA graphics adapters were initialized|No NVIDIA graphics adapter probed)",
-       attribution="driver", action="INVESTIGATE", event=("fallen", "join")),
+       action="INVESTIGATE", event=("fallen", "join")),
     # The driver could not bring the GPU up, so it refuses it all work until a reset or reload brings it up: "NVRM: GPU
     # 0000:0a:00.0: RmInitAdapter failed! (0x24:0x72:1568)" then "rm_init_adapter failed, device minor number 5"
     # (older drivers: no "GPU <pci>: ", "rm_init_adapter failed for device bearing minor number 0"), again at each
