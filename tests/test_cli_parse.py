@@ -265,3 +265,12 @@ def test_nvml_is_asked_when_a_finding_first_names_a_pci_address(tmp_path: Path, 
     rows = [json.loads(line) for line in r.output.splitlines()]
     assert asked == ["auto"]
     assert [(row["details"]["gpu_index"], row["details"]["uuid"]) for row in rows] == [(3, "GPU-3")] * 2
+
+
+def test_a_directory_is_one_line_naming_the_fix_exit_2(tmp_path: Path, fixtures):
+    r = run(str(tmp_path), str(fixtures / "dmesg" / "xid79-fallen-off-bus.dmesg"))
+    assert r.returncode == 2
+    err = r.stderr.decode().strip()
+    assert err == (f"gpu-npd parse: {tmp_path} is a directory: name its files ({tmp_path}/*), or let "
+                   f"`gpu-npd triage {tmp_path}` walk it")
+    assert "fallen off the bus" in r.stdout.decode()  # the other input is still read
