@@ -138,3 +138,24 @@ def test_make_run_writes_to_no_cluster_unless_asked():
         return out.stdout.splitlines()[-1]
     assert dry().startswith("GPU_NPD_MODE=off ") and " run --state-dir .state " in dry()
     assert dry("MODE=observe").startswith("GPU_NPD_MODE=observe ")
+
+
+def test_the_docs_command_examples_print_what_the_tool_prints(monkeypatch):
+    # a block opening with `$ gpu-npd parse|triage ...` shows that command's output verbatim
+    import shlex
+
+    from click.testing import CliRunner
+
+    from gpunpd.cli import main
+
+    monkeypatch.chdir(ROOT)
+    blocks = [(page.name, m.group(1), m.group(2)) for page in sorted((ROOT / "docs").glob("*.md"))
+              for m in re.finditer(r"^```\n\$ gpu-npd ((?:parse|triage) [^\n]*)\n(.*?)^```", page.read_text(),
+                                   re.M | re.S)]
+    assert {name for name, _, _ in blocks} >= {"triage.md", "detection.md"}
+    for name, command, shown in blocks:
+        args = shlex.split(command)
+        if args[0] == "parse":
+            args[1:1] = ["--nvml", "off"]  # the same output on a GPU node
+        result = CliRunner().invoke(main, args)
+        assert result.stdout == shown, f"{name}: `gpu-npd {command}` now prints:\n{result.stdout}"
