@@ -127,7 +127,24 @@ def test_a_taken_metrics_address_is_named(tmp_path):
                             "--state-dir", str(tmp_path), "--metrics-address", address],
                            capture_output=True, text=True, timeout=60)
     assert r.returncode == 2
-    assert f"gpu-npd: cannot start: [Errno 98] metrics address {address}: Address already in use" in r.stderr
+    # one line naming the address and the fix (no errno, no asyncio's repetition of the address)
+    assert r.stderr.strip().splitlines()[-1] == (
+        f"gpu-npd: cannot start: metrics address {address}: Address already in use (another gpu-npd running? stop "
+        "it, or choose another port with --metrics-address)")
+
+
+def test_run_help_states_the_built_in_defaults_and_exit_codes():
+    from click.testing import CliRunner
+
+    from agent.config import load
+    from gpunpd.cli import main
+
+    cfg = load(None, env={})
+    text = " ".join(CliRunner().invoke(main, ["run", "--help"], terminal_width=1000).output.split())
+    for shown in (f"(default: {cfg.kmsg};", f"(default: {cfg.state_dir})", f"(default: {cfg.metrics_address};",
+                  f"{cfg.log_level} (default)", f"{cfg.mode} (conditions and Events; the default)"):
+        assert shown in text, shown
+    assert "Exit 0 on SIGTERM or Ctrl-C (state flushed), 2 on a configuration error or when it cannot start" in text
 
 
 def test_an_unwritable_state_directory_is_retried_with_backoff_and_logged_rarely(tmp_path, caplog, monkeypatch):
