@@ -61,6 +61,20 @@ def nvml_snapshot(nvml_spec: str) -> None:
     sys.exit(0 if "gpus" in snap else 1)
 
 
+def config_error(exc: Exception) -> str:
+    """A configuration error's one line; an unknown top-level key gets the nearest known one and where all are."""
+    import difflib
+
+    text = str(exc)
+    key, sep, rest = text.partition(": unknown configuration key")
+    if sep and not rest:
+        from .config import KNOWN
+
+        close = difflib.get_close_matches(key, sorted(KNOWN), n=1)
+        text += (f"; did you mean {close[0]!r}?" if close else "") + " (every key: python -m agent.settings)"
+    return text
+
+
 def start_error(exc: OSError) -> str:
     """One line for an OSError of the agent's start, with what to do where that is known."""
     import errno
@@ -120,7 +134,7 @@ def run(config_file, kmsg, log_files, journald, state_dir, metrics_address, node
     try:
         cfg = load(config_file, env=env, flags=flags)
     except ConfigError as exc:
-        click.echo(f"gpu-npd: configuration error: {exc}", err=True)
+        click.echo(f"gpu-npd: configuration error: {config_error(exc)}", err=True)
         sys.exit(2)
     from .logs import setup
 
@@ -128,7 +142,7 @@ def run(config_file, kmsg, log_files, journald, state_dir, metrics_address, node
     try:
         agent = build(cfg)
     except ValueError as exc:
-        click.echo(f"gpu-npd: configuration error: {exc}", err=True)
+        click.echo(f"gpu-npd: configuration error: {config_error(exc)}", err=True)
         sys.exit(2)
     try:
         agent.start()
@@ -182,7 +196,7 @@ def cleanup(apply_, configs, api_server, kubeconfig, wait_for_pods, wait_seconds
     try:
         owned = Owned.of([load(path, env={}) for path in configs] or [load(None, env={})])
     except ConfigError as exc:
-        click.echo(f"gpu-npd cleanup: configuration error: {exc}", err=True)
+        click.echo(f"gpu-npd cleanup: configuration error: {config_error(exc)}", err=True)
         sys.exit(2)
     namespace, _, selector = wait_for_pods.partition("/")
     if wait_for_pods and not (namespace and selector):
@@ -224,7 +238,7 @@ def config_check(config_file) -> None:
     try:
         cfg = load(config_file)
     except ConfigError as exc:
-        click.echo(f"gpu-npd config check: {exc}", err=True)
+        click.echo(f"gpu-npd config check: {config_error(exc)}", err=True)
         sys.exit(2)
     known = {f.name for f in fields(type(cfg))}
     links = sorted(v for v, value in os.environ.items() if v.startswith(ENV_PREFIX) and is_service_link(v, value, known))

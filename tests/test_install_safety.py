@@ -201,3 +201,19 @@ def test_log_lines_carry_their_time_zone_and_one_timestamp_key(capsys):
     finally:  # the handlers setup() installed write to this test's captured stderr: put the old ones back
         root.handlers[:] = saved[0]
         root.setLevel(saved[1])
+
+
+def test_an_unknown_key_names_the_nearest_and_where_every_key_is(tmp_path):
+    from click.testing import CliRunner
+
+    from gpunpd.cli import main
+
+    conf = tmp_path / "c.yaml"
+    conf.write_text("mdoe: off\n")
+    r = CliRunner().invoke(main, ["config", "check", "--config", str(conf)])
+    assert r.exit_code == 2
+    assert r.stderr == ("gpu-npd config check: mdoe: unknown configuration key; did you mean 'mode'? "
+                        "(every key: python -m agent.settings)\n")
+    conf.write_text("zzzqqq: 1\n")
+    r = CliRunner().invoke(main, ["config", "check", "--config", str(conf)])
+    assert r.stderr == "gpu-npd config check: zzzqqq: unknown configuration key (every key: python -m agent.settings)\n"
