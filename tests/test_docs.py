@@ -138,6 +138,8 @@ def test_make_run_writes_to_no_cluster_unless_asked():
         return out.stdout.splitlines()[-1]
     assert dry().startswith("GPU_NPD_MODE=off ") and " run --state-dir .state " in dry()
     assert dry("MODE=observe").startswith("GPU_NPD_MODE=observe ")
+    # and the README's example of writing to a cluster names its kubeconfig: the agent reads none implicitly
+    assert "`make run MODE=observe\nARGS=--kubeconfig=$HOME/.kube/config`" in README.read_text()
 
 
 def test_the_docs_command_examples_print_what_the_tool_prints(monkeypatch):
