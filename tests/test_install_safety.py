@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import json
 import logging
+import os
 from dataclasses import replace
 from pathlib import Path
 
@@ -217,3 +218,17 @@ def test_an_unknown_key_names_the_nearest_and_where_every_key_is(tmp_path):
     conf.write_text("zzzqqq: 1\n")
     r = CliRunner().invoke(main, ["config", "check", "--config", str(conf)])
     assert r.stderr == "gpu-npd config check: zzzqqq: unknown configuration key (every key: python -m agent.settings)\n"
+
+
+def test_cluster_without_a_cluster_is_one_line_exit_2(tmp_path, monkeypatch):
+    # exit 1 is the lost Lease's: no cluster is 2, as for cleanup and fabric-check
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith("KUBERNETES_")}
+    env.update(KUBECONFIG=str(tmp_path / "none"), HOME=str(tmp_path))
+    r = subprocess.run([sys.executable, "-m", "gpunpd", "cluster", "--metrics-address", ""], capture_output=True,
+                       text=True, timeout=60, env=env)
+    assert r.returncode == 2
+    assert r.stderr.strip().splitlines()[-1] == ("gpu-npd cluster: no cluster: no in-cluster config, no kubeconfig "
+                                                 "and no --api-server")
