@@ -50,7 +50,10 @@ def annotate(finding, gpus: GpuMap) -> None:
 @click.option("--nvml", "nvml_spec", default="auto", show_default=True, callback=nvml_spec,
               help="auto, or fake:<scenario.yaml>.")
 def nvml_snapshot(nvml_spec: str) -> None:
-    """Print this node's raw NVML readings as a scenario the NVML stand-in replays (tests/fixtures/nvml/)."""
+    """Print this node's raw NVML readings as a scenario the NVML stand-in replays (tests/fixtures/nvml/).
+
+    Exit 0 with the GPUs' readings, 1 when NVML could not be started (the scenario then holds only its init_error,
+    and stderr says why in one line)."""
     import yaml
 
     from .gpu.collector import GpuCollector
@@ -58,6 +61,9 @@ def nvml_snapshot(nvml_spec: str) -> None:
 
     snap = GpuCollector(open_backend(nvml_spec), deadline=10.0).snapshot()
     click.echo(yaml.safe_dump(snap, sort_keys=False), nl=False)
+    if "gpus" not in snap:
+        click.echo(f"gpu-npd nvml-snapshot: NVML could not be started ({snap.get('init_error', 'no GPUs')}): run it "
+                   "on a GPU node with the NVIDIA driver loaded", err=True)
     sys.exit(0 if "gpus" in snap else 1)
 
 
