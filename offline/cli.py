@@ -85,6 +85,9 @@ def parse(fmt: str, min_severity: str, year: int | None, nvml_spec: str, only_un
     not_kernel: dict[tuple[str, str], int] = {}  # (program, kind) -> lines
 
     paths = files or ("-",)
+    if "-" in paths and sys.stdin.isatty():  # `gpu-npd parse` typed alone would otherwise wait without a word
+        click.echo("gpu-npd parse: reading the log from stdin (no FILE given): paste it and end with Ctrl-D, or "
+                   "name a file (gpu-npd parse dmesg.txt, dmesg | gpu-npd parse)", err=True)
     for path in paths:  # an input that cannot even be opened is said now, before any table is started
         if path != "-" and os.path.isdir(path):  # one line that says what to do, not click's usage error
             click.echo(f"gpu-npd parse: {path} is a directory: name its files ({os.path.join(path, '*')}), or "

@@ -274,3 +274,17 @@ def test_a_directory_is_one_line_naming_the_fix_exit_2(tmp_path: Path, fixtures)
     assert err == (f"gpu-npd parse: {tmp_path} is a directory: name its files ({tmp_path}/*), or let "
                    f"`gpu-npd triage {tmp_path}` walk it")
     assert "fallen off the bus" in r.stdout.decode()  # the other input is still read
+
+
+def test_stdin_from_a_terminal_says_it_is_waiting_for_a_log():
+    import pty
+
+    primary, secondary = pty.openpty()
+    proc = subprocess.Popen([*GPU_NPD, "parse"], stdin=secondary, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    os.close(secondary)
+    os.write(primary, XID79 + b"\x04")  # a pasted line, then Ctrl-D: the end of what was typed
+    out, err = proc.communicate(timeout=60)
+    os.close(primary)
+    assert proc.returncode == 0 and b"recommended action: RESTART_BM" in out  # one Ctrl-D ended the input
+    assert err.decode().startswith("gpu-npd parse: reading the log from stdin (no FILE given)")
+    assert run(stdin=XID79).stderr == b""  # a pipe is read without a word
