@@ -272,10 +272,10 @@ def _stop(pool) -> None:
               help="text for people; json: one document, schema gpu-npd.triage/v1 (docs/triage.md).")
 @click.option("--year", type=int, default=None,
               help="Year for stamps that carry none (syslog, glog); default: the year of the job's dated stamps.")
-@click.option("--window", type=float, default=600.0, show_default=True,
+@click.option("--window", type=click.FloatRange(min=0), default=600.0, show_default=True,
               help="Seconds a node fault may precede the job's first failure and still explain it (at least the "
                    "collective timeout the watchdog lines report).")
-@click.option("--evidence", "evidence_limit", type=int, default=8, show_default=True,
+@click.option("--evidence", "evidence_limit", type=click.IntRange(min=0), default=8, show_default=True,
               help="Evidence lines shown per incident in text output (json lists up to 200).")
 @click.option("--jobs", "jobs_text", metavar="N", default=None,
               help="Files read at once, each in a worker process (when there are several and enough bytes to repay "

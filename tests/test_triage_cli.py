@@ -149,3 +149,10 @@ def test_nothing_read_does_not_say_no_failure(tmp_path: Path):
     r = triage(str(tmp_path / "nope"))
     assert r.exit_code == 2
     assert "No log was read" in r.stdout and "No failure found" not in r.stdout
+
+
+@pytest.mark.parametrize("option", [("--evidence", "-1"), ("--window", "-5")])
+def test_a_negative_count_or_window_is_a_usage_error(option):
+    # `--evidence -1` showed all lines but the last ("1 of 2"); a negative window matched nothing
+    r = triage(*option, str(INCIDENTS / "funasr-2006-oom" / "logs"))
+    assert r.exit_code == 2 and f"Invalid value for '{option[0]}'" in r.stderr
