@@ -161,3 +161,14 @@ def test_the_docs_command_examples_print_what_the_tool_prints(monkeypatch):
             args[1:1] = ["--nvml", "off"]  # the same output on a GPU node
         result = CliRunner().invoke(main, args)
         assert result.stdout == shown, f"{name}: `gpu-npd {command}` now prints:\n{result.stdout}"
+
+
+def test_the_json_log_keys_the_docs_give_are_the_code():
+    import logging
+
+    from agent.logs import JsonFormatter
+
+    line = JsonFormatter().format(logging.LogRecord("gpu_npd", logging.INFO, __file__, 1, "hi", None, None))
+    keys = list(__import__("json").loads(line))
+    text = " ".join((ROOT / "docs" / "configuration.md").read_text().split())
+    assert f"JSON lines (`{keys[0]}`," in text and all(f"`{k}`" in text for k in keys)
