@@ -172,3 +172,32 @@ def test_the_json_log_keys_the_docs_give_are_the_code():
     keys = list(__import__("json").loads(line))
     text = " ".join((ROOT / "docs" / "configuration.md").read_text().split())
     assert f"JSON lines (`{keys[0]}`," in text and all(f"`{k}`" in text for k in keys)
+
+
+def test_the_readme_replay_raises_what_it_says(tmp_path):
+    # README's quick start: `make run ARGS="--kmsg <fixture> --state-dir ..."` prints InfiniBandUnhealthy on stdout
+    import json
+    import os
+    import shlex
+
+    args = shlex.split(re.search(r'`make run ARGS="([^"]+)"`', README.read_text()).group(1))
+    args[args.index("--state-dir") + 1] = str(tmp_path / "state")
+    env = {**os.environ, "GPU_NPD_MODE": "off"}
+    proc = subprocess.Popen([sys.executable, "-m", "gpunpd", "run", "--metrics-address", "127.0.0.1:0", *args],
+                            cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    import threading
+
+    guard = threading.Timer(60, proc.kill)  # no line at all: the loop below ends, and fails
+    guard.start()
+    try:
+        for line in proc.stdout:
+            event = json.loads(line)
+            if event["event"] == "condition" and event["condition"] == "InfiniBandUnhealthy":
+                assert event["status"] == "True"
+                break
+        else:
+            raise AssertionError("no InfiniBandUnhealthy condition on stdout")
+    finally:
+        guard.cancel()
+        proc.terminate()
+        assert proc.wait(timeout=30) == 0
