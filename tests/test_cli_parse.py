@@ -288,3 +288,8 @@ def test_stdin_from_a_terminal_says_it_is_waiting_for_a_log():
     assert proc.returncode == 0 and b"recommended action: RESTART_BM" in out  # one Ctrl-D ended the input
     assert err.decode().startswith("gpu-npd parse: reading the log from stdin (no FILE given)")
     assert run(stdin=XID79).stderr == b""  # a pipe is read without a word
+
+
+def test_python_m_gpunpd_names_itself_gpu_npd():
+    r = subprocess.run([sys.executable, "-m", "gpunpd", "triage"], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2 and r.stderr.startswith("Usage: gpu-npd triage [OPTIONS] PATHS...")
