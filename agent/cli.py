@@ -50,7 +50,10 @@ def annotate(finding, gpus: GpuMap) -> None:
 @click.option("--nvml", "nvml_spec", default="auto", show_default=True, callback=nvml_spec,
               help="auto, or fake:<scenario.yaml>.")
 def nvml_snapshot(nvml_spec: str) -> None:
-    """Print this node's raw NVML readings as a scenario the NVML stand-in replays (tests/fixtures/nvml/)."""
+    """Print this node's raw NVML readings as a scenario the NVML stand-in replays (tests/fixtures/nvml/).
+
+    Exit 0 with the GPUs' readings, 1 when NVML could not be started (the scenario then holds only its init_error,
+    and stderr says why in one line)."""
     import yaml
 
     from .gpu.collector import GpuCollector
@@ -58,29 +61,70 @@ def nvml_snapshot(nvml_spec: str) -> None:
 
     snap = GpuCollector(open_backend(nvml_spec), deadline=10.0).snapshot()
     click.echo(yaml.safe_dump(snap, sort_keys=False), nl=False)
+    if "gpus" not in snap:
+        click.echo(f"gpu-npd nvml-snapshot: NVML could not be started ({snap.get('init_error', 'no GPUs')}): run it "
+                   "on a GPU node with the NVIDIA driver loaded", err=True)
     sys.exit(0 if "gpus" in snap else 1)
+
+
+def config_error(exc: Exception) -> str:
+    """A configuration error's one line; an unknown top-level key gets the nearest known one and where all are."""
+    import difflib
+
+    text = str(exc)
+    key, sep, rest = text.partition(": unknown configuration key")
+    if sep and not rest:
+        from .config import KNOWN
+
+        close = difflib.get_close_matches(key, sorted(KNOWN), n=1)
+        text += (f"; did you mean {close[0]!r}?" if close else "") + " (every key: python -m agent.settings)"
+    return text
+
+
+def start_error(exc: OSError) -> str:
+    """One line for an OSError of the agent's start, with what to do where that is known."""
+    import errno
+
+    text = exc.strerror or str(exc)
+    text = text.split(" (while attempting to bind", 1)[0]  # asyncio's addition: the address is named already
+    if exc.errno == errno.EADDRINUSE:
+        text += " (another gpu-npd running? stop it, or choose another port with --metrics-address)"
+    elif exc.errno == errno.EACCES:
+        text += " (a port below 1024 needs root or CAP_NET_BIND_SERVICE: choose another with --metrics-address)"
+    return text
 
 
 @click.command()
 @click.option("--config", "config_file", type=click.Path(dir_okay=False), envvar="GPU_NPD_CONFIG",
               help="YAML configuration file (every key, its doc and default: python -m agent.settings).")
-@click.option("--kmsg", default=None, help="kmsg source (default /dev/kmsg; a FIFO or file of records works).")
+@click.option("--kmsg", default=None,
+              help="kmsg source (default: /dev/kmsg; a FIFO or file of records works; '' turns it off).")
 @click.option("--log-file", "log_files", multiple=True, help="Log file to follow like tail -F (repeatable).")
-@click.option("--journald/--no-journald", default=None, help="Force the journald source on or off.")
-@click.option("--state-dir", default=None, help="Where state (problems, conditions, cursors) is kept.")
-@click.option("--metrics-address", default=None, help="HOST:PORT for /metrics and /healthz.")
+@click.option("--journald/--no-journald", default=None,
+              help="Force the journald source on or off (default: only when neither kmsg nor a log file can be read).")
+@click.option("--state-dir", default=None,
+              help="Where state (problems, conditions, cursors) is kept (default: /var/lib/gpu-npd).")
+@click.option("--metrics-address", default=None,
+              help="HOST:PORT for /metrics, /healthz and /livez (default: 127.0.0.1:9810; ':9810' for every "
+                   "interface).")
 @click.option("--node-name", default=None, help="Node name (default: $NODE_NAME, then the host name).")
-@click.option("--log-level", default=None, help="debug, info, warning or error.")
+@click.option("--log-level", default=None, help="debug, info (default), warning or error.")
 @click.option("--log-format", default=None, type=click.Choice(["text", "json"]),
               help="The agent's own log on stderr: text (default) or JSON lines.")
 @click.option("--mode", default=None, type=click.Choice(["enforce", "observe", "off"]),
-              help="enforce (conditions, Events, taints), observe (conditions and Events) or off (metrics only).")
+              help="enforce (conditions, Events, taints), observe (conditions and Events; the default) or off "
+                   "(stdout and metrics only).")
 @click.option("--kubeconfig", default=None, type=click.Path(dir_okay=False),
               help="Write to the cluster of this kubeconfig (its current context). Outside a pod nothing is "
                    "written to any cluster unless this (or kubernetes.kubeconfig) names one.")
 def run(config_file, kmsg, log_files, journald, state_dir, metrics_address, node_name, log_level,
         log_format, mode, kubeconfig) -> None:
-    """Run the node agent until SIGTERM."""
+    """Run the node agent until SIGTERM or Ctrl-C; condition changes go to stdout as JSON lines.
+
+    Each option overrides its key of the configuration (--config, then GPU_NPD_* variables); the defaults shown
+    are the built-in ones. Exit 0 on SIGTERM or Ctrl-C (state flushed), 2 on a configuration error or when it
+    cannot start (a metrics address in use, say).
+    """
     import gc
     import logging
     import os
@@ -96,7 +140,7 @@ def run(config_file, kmsg, log_files, journald, state_dir, metrics_address, node
     try:
         cfg = load(config_file, env=env, flags=flags)
     except ConfigError as exc:
-        click.echo(f"gpu-npd: configuration error: {exc}", err=True)
+        click.echo(f"gpu-npd: configuration error: {config_error(exc)}", err=True)
         sys.exit(2)
     from .logs import setup
 
@@ -104,12 +148,12 @@ def run(config_file, kmsg, log_files, journald, state_dir, metrics_address, node
     try:
         agent = build(cfg)
     except ValueError as exc:
-        click.echo(f"gpu-npd: configuration error: {exc}", err=True)
+        click.echo(f"gpu-npd: configuration error: {config_error(exc)}", err=True)
         sys.exit(2)
     try:
         agent.start()
     except OSError as exc:
-        click.echo(f"gpu-npd: cannot start: {exc}", err=True)
+        click.echo(f"gpu-npd: cannot start: {start_error(exc)}", err=True)
         sys.exit(2)
     signal.signal(signal.SIGTERM, lambda *_: agent.stop.set())
     signal.signal(signal.SIGINT, lambda *_: agent.stop.set())
@@ -158,7 +202,7 @@ def cleanup(apply_, configs, api_server, kubeconfig, wait_for_pods, wait_seconds
     try:
         owned = Owned.of([load(path, env={}) for path in configs] or [load(None, env={})])
     except ConfigError as exc:
-        click.echo(f"gpu-npd cleanup: configuration error: {exc}", err=True)
+        click.echo(f"gpu-npd cleanup: configuration error: {config_error(exc)}", err=True)
         sys.exit(2)
     namespace, _, selector = wait_for_pods.partition("/")
     if wait_for_pods and not (namespace and selector):
@@ -200,7 +244,7 @@ def config_check(config_file) -> None:
     try:
         cfg = load(config_file)
     except ConfigError as exc:
-        click.echo(f"gpu-npd config check: {exc}", err=True)
+        click.echo(f"gpu-npd config check: {config_error(exc)}", err=True)
         sys.exit(2)
     known = {f.name for f in fields(type(cfg))}
     links = sorted(v for v, value in os.environ.items() if v.startswith(ENV_PREFIX) and is_service_link(v, value, known))

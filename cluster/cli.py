@@ -46,7 +46,10 @@ def cluster(api_server, kubeconfig, namespace, lease_name, identity, metrics_add
             recoveries_per_minute, log_level) -> None:
     """Job incidents across the cluster: groups pods into jobs by owner, reads what the node agents publish
     (Pod and Node Events, node conditions, the repair annotation), attributes each failing job's root cause
-    and writes one Event on the job's owner per incident.  Leader-elected; prints incidents as JSON lines."""
+    and writes one Event on the job's owner per incident.  Leader-elected; prints incidents as JSON lines.
+
+    Exit 0 on SIGTERM, 1 when the leader lost its Lease (restarted, it stands by), 2 with no cluster, a bad option
+    or a metrics address it cannot listen on."""
     logging.basicConfig(stream=sys.stderr, level=getattr(logging, log_level.upper()),
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     from kubeapi.client import make_api  # noqa: PLC0415
@@ -59,7 +62,9 @@ def cluster(api_server, kubeconfig, namespace, lease_name, identity, metrics_add
         raise click.UsageError("need 0 < --retry-period < --renew-deadline < --lease-duration")
     api = make_api(s)
     if api is None:
-        raise click.ClickException("no Kubernetes API: give --api-server, a kubeconfig, or run in a cluster")
+        # exit 2 as cleanup and fabric-check: exit 1 is a lost Lease's
+        click.echo("gpu-npd cluster: no cluster: no in-cluster config, no kubeconfig and no --api-server", err=True)
+        sys.exit(2)
     controller = Controller(api, s)
     if metrics_address:
         from prometheus_client import start_http_server  # noqa: PLC0415
@@ -67,7 +72,9 @@ def cluster(api_server, kubeconfig, namespace, lease_name, identity, metrics_add
         try:
             start_http_server(int(port), host or "0.0.0.0", registry=controller.metrics.registry)
         except (OSError, ValueError) as exc:
-            raise click.ClickException(f"--metrics-address {metrics_address}: {exc}") from exc
+            click.echo(f"gpu-npd cluster: cannot start: --metrics-address {metrics_address}: "
+                       f"{getattr(exc, 'strerror', None) or exc}", err=True)
+            sys.exit(2)
     signal.signal(signal.SIGTERM, lambda *_: controller.shutdown())
     signal.signal(signal.SIGINT, lambda *_: controller.shutdown())
     code = controller.run()

@@ -1,3 +1,3 @@
 from .cli import main
 
-main()
+main(prog_name="gpu-npd")  # usage and errors name the command as the docs and the console script do

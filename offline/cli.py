@@ -60,7 +60,7 @@ NVIDIA_DRIVER = "/proc/driver/nvidia"
 @click.option("--progress", type=click.Choice(PROGRESS_MODES), default="auto", show_default=True,
               help="A progress bar (bytes read of the total, rate) on stderr, drawn only when stderr is a terminal: "
                    "auto draws it for inputs of 64 MiB or more.")
-@click.argument("files", nargs=-1, type=click.Path(dir_okay=False, allow_dash=True))
+@click.argument("files", nargs=-1, type=click.Path(allow_dash=True))
 def parse(fmt: str, min_severity: str, year: int | None, nvml_spec: str, only_unclassified: bool, progress: str,
           files: tuple[str, ...]) -> None:
     """Classify log files (plain, .gz, or stdin with no FILE or '-') for post-mortems.
@@ -85,8 +85,15 @@ def parse(fmt: str, min_severity: str, year: int | None, nvml_spec: str, only_un
     not_kernel: dict[tuple[str, str], int] = {}  # (program, kind) -> lines
 
     paths = files or ("-",)
+    if "-" in paths and sys.stdin.isatty():  # `gpu-npd parse` typed alone would otherwise wait without a word
+        click.echo("gpu-npd parse: reading the log from stdin (no FILE given): paste it and end with Ctrl-D, or "
+                   "name a file (gpu-npd parse dmesg.txt, dmesg | gpu-npd parse)", err=True)
     for path in paths:  # an input that cannot even be opened is said now, before any table is started
-        if path != "-":
+        if path != "-" and os.path.isdir(path):  # one line that says what to do, not click's usage error
+            click.echo(f"gpu-npd parse: {path} is a directory: name its files ({os.path.join(path, '*')}), or "
+                       f"let `gpu-npd triage {path}` walk it", err=True)
+            failed.append(path)
+        elif path != "-":
             try:
                 open(path, "rb").close()
             except OSError as exc:

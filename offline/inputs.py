@@ -93,6 +93,24 @@ class _Counting(io.RawIOBase):
         return n or 0
 
 
+class _UntilEof(io.RawIOBase):
+    """A terminal's stream that ends at the first end-of-file (Ctrl-D): a terminal's EOF is not sticky, and a read
+    after it would wait for more typing, so that one Ctrl-D would not end the input."""
+
+    def __init__(self, raw: BinaryIO):
+        self._raw, self._ended = raw, False
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buf) -> int:
+        if self._ended:
+            return 0
+        n = self._raw.readinto(buf) or 0  # type: ignore[attr-defined]
+        self._ended = n == 0
+        return n
+
+
 @contextmanager
 def open_input(path: str, count: Callable[[int], None] | None = None) -> Iterator[BinaryIO]:
     """Yield a binary stream for `path` (`-` is stdin); gzip is detected by content. Raises InputDamaged at
@@ -100,6 +118,9 @@ def open_input(path: str, count: Callable[[int], None] | None = None) -> Iterato
     `count`, when given, is called with the number of bytes read from the file (compressed bytes for .gz)."""
     if path == "-":
         raw: BinaryIO = sys.stdin.buffer
+        if sys.stdin.isatty():  # typed or pasted: one Ctrl-D ends it
+            raw = io.BufferedReader(_UntilEof(getattr(raw, "raw", raw)),  # type: ignore[arg-type]
+                                    buffer_size=RAW_CHUNK)
         if count is not None:
             raw = io.BufferedReader(_Counting(raw, count), buffer_size=RAW_CHUNK)  # type: ignore[arg-type]
         if raw.peek(2)[:2] == GZIP_MAGIC:  # type: ignore[attr-defined]

@@ -7,8 +7,8 @@ component).
 Exit codes:
   0  at least one incident found, every input read
   1  every input read, no failure found in them
-  2  an input could not be read (missing, unreadable, a damaged .gz: its readable part is still used, or its worker
-     process failed), or bad usage
+  2  an input could not be read (missing, unreadable, a directory with no files, a damaged .gz: its readable part is
+     still used, or its worker process failed), or bad usage
 
 Files are read in worker processes (`--jobs`) when there are several and enough bytes to repay starting them; the
 output is the same as reading them in turn (each file is read alone; their clocks and evidence merge in order).
@@ -51,12 +51,16 @@ def walk(paths: tuple[str, ...], inputs: Inputs) -> Iterator[tuple[str, str | No
         if path == "-":
             yield path, None
         elif os.path.isdir(path):
+            found = False
             for top, dirs, names in os.walk(path):
                 dirs[:] = sorted(d for d in dirs if not d.startswith("."))
                 for name in sorted(names):
                     if name.startswith(".") or name in SKIP_NAMES:
                         continue
+                    found = True
                     yield os.path.normpath(os.path.join(top, name)), os.path.normpath(path)
+            if not found:  # a wrong directory must not read as a job without failures
+                inputs.errors.append(f"{path}: no files in this directory (hidden ones are skipped)")
         elif os.path.exists(path):
             yield path, os.path.dirname(path) or "."
         else:
@@ -268,10 +272,10 @@ def _stop(pool) -> None:
               help="text for people; json: one document, schema gpu-npd.triage/v1 (docs/triage.md).")
 @click.option("--year", type=int, default=None,
               help="Year for stamps that carry none (syslog, glog); default: the year of the job's dated stamps.")
-@click.option("--window", type=float, default=600.0, show_default=True,
+@click.option("--window", type=click.FloatRange(min=0), default=600.0, show_default=True,
               help="Seconds a node fault may precede the job's first failure and still explain it (at least the "
                    "collective timeout the watchdog lines report).")
-@click.option("--evidence", "evidence_limit", type=int, default=8, show_default=True,
+@click.option("--evidence", "evidence_limit", type=click.IntRange(min=0), default=8, show_default=True,
               help="Evidence lines shown per incident in text output (json lists up to 200).")
 @click.option("--jobs", "jobs_text", metavar="N", default=None,
               help="Files read at once, each in a worker process (when there are several and enough bytes to repay "
@@ -320,7 +324,7 @@ def render_text(incidents: list[Incident], inputs: Inputs, limit: int) -> str:
     out = [f"{len(inputs.files)} file(s) read, {inputs.evidence} evidence line(s), "
            f"{len(incidents)} incident(s)" + (f", {len(inputs.errors)} input error(s)" if inputs.errors else "")]
     if not incidents:
-        out.append("No failure found in these logs.")
+        out.append("No failure found in these logs." if inputs.files else "No log was read: nothing to attribute.")
     for n, incident in enumerate(incidents, start=1):
         out.append("")
         out.extend(_incident_text(n, incident, limit))

@@ -265,3 +265,31 @@ def test_nvml_is_asked_when_a_finding_first_names_a_pci_address(tmp_path: Path, 
     rows = [json.loads(line) for line in r.output.splitlines()]
     assert asked == ["auto"]
     assert [(row["details"]["gpu_index"], row["details"]["uuid"]) for row in rows] == [(3, "GPU-3")] * 2
+
+
+def test_a_directory_is_one_line_naming_the_fix_exit_2(tmp_path: Path, fixtures):
+    r = run(str(tmp_path), str(fixtures / "dmesg" / "xid79-fallen-off-bus.dmesg"))
+    assert r.returncode == 2
+    err = r.stderr.decode().strip()
+    assert err == (f"gpu-npd parse: {tmp_path} is a directory: name its files ({tmp_path}/*), or let "
+                   f"`gpu-npd triage {tmp_path}` walk it")
+    assert "fallen off the bus" in r.stdout.decode()  # the other input is still read
+
+
+def test_stdin_from_a_terminal_says_it_is_waiting_for_a_log():
+    import pty
+
+    primary, secondary = pty.openpty()
+    proc = subprocess.Popen([*GPU_NPD, "parse"], stdin=secondary, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    os.close(secondary)
+    os.write(primary, XID79 + b"\x04")  # a pasted line, then Ctrl-D: the end of what was typed
+    out, err = proc.communicate(timeout=60)
+    os.close(primary)
+    assert proc.returncode == 0 and b"recommended action: RESTART_BM" in out  # one Ctrl-D ended the input
+    assert err.decode().startswith("gpu-npd parse: reading the log from stdin (no FILE given)")
+    assert run(stdin=XID79).stderr == b""  # a pipe is read without a word
+
+
+def test_python_m_gpunpd_names_itself_gpu_npd():
+    r = subprocess.run([sys.executable, "-m", "gpunpd", "triage"], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2 and r.stderr.startswith("Usage: gpu-npd triage [OPTIONS] PATHS...")

@@ -138,3 +138,66 @@ def test_make_run_writes_to_no_cluster_unless_asked():
         return out.stdout.splitlines()[-1]
     assert dry().startswith("GPU_NPD_MODE=off ") and " run --state-dir .state " in dry()
     assert dry("MODE=observe").startswith("GPU_NPD_MODE=observe ")
+    # and the README's example of writing to a cluster names its kubeconfig: the agent reads none implicitly
+    assert "`make run MODE=observe\nARGS=--kubeconfig=$HOME/.kube/config`" in README.read_text()
+
+
+def test_the_docs_command_examples_print_what_the_tool_prints(monkeypatch):
+    # a block opening with `$ gpu-npd parse|triage ...` shows that command's output verbatim
+    import shlex
+
+    from click.testing import CliRunner
+
+    from gpunpd.cli import main
+
+    monkeypatch.chdir(ROOT)
+    blocks = [(page.name, m.group(1), m.group(2)) for page in sorted((ROOT / "docs").glob("*.md"))
+              for m in re.finditer(r"^```\n\$ gpu-npd ((?:parse|triage) [^\n]*)\n(.*?)^```", page.read_text(),
+                                   re.M | re.S)]
+    assert {name for name, _, _ in blocks} >= {"triage.md", "detection.md"}
+    for name, command, shown in blocks:
+        args = shlex.split(command)
+        if args[0] == "parse":
+            args[1:1] = ["--nvml", "off"]  # the same output on a GPU node
+        result = CliRunner().invoke(main, args)
+        assert result.stdout == shown, f"{name}: `gpu-npd {command}` now prints:\n{result.stdout}"
+
+
+def test_the_json_log_keys_the_docs_give_are_the_code():
+    import logging
+
+    from agent.logs import JsonFormatter
+
+    line = JsonFormatter().format(logging.LogRecord("gpu_npd", logging.INFO, __file__, 1, "hi", None, None))
+    keys = list(__import__("json").loads(line))
+    text = " ".join((ROOT / "docs" / "configuration.md").read_text().split())
+    assert f"JSON lines (`{keys[0]}`," in text and all(f"`{k}`" in text for k in keys)
+
+
+def test_the_readme_replay_raises_what_it_says(tmp_path):
+    # README's quick start: `make run ARGS="--kmsg <fixture> --state-dir ..."` prints InfiniBandUnhealthy on stdout
+    import json
+    import os
+    import shlex
+
+    args = shlex.split(re.search(r'`make run ARGS="([^"]+)"`', README.read_text()).group(1))
+    args[args.index("--state-dir") + 1] = str(tmp_path / "state")
+    env = {**os.environ, "GPU_NPD_MODE": "off"}
+    proc = subprocess.Popen([sys.executable, "-m", "gpunpd", "run", "--metrics-address", "127.0.0.1:0", *args],
+                            cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    import threading
+
+    guard = threading.Timer(60, proc.kill)  # no line at all: the loop below ends, and fails
+    guard.start()
+    try:
+        for line in proc.stdout:
+            event = json.loads(line)
+            if event["event"] == "condition" and event["condition"] == "InfiniBandUnhealthy":
+                assert event["status"] == "True"
+                break
+        else:
+            raise AssertionError("no InfiniBandUnhealthy condition on stdout")
+    finally:
+        guard.cancel()
+        proc.terminate()
+        assert proc.wait(timeout=30) == 0

@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import json
 import logging
+import os
 from dataclasses import replace
 from pathlib import Path
 
@@ -127,7 +128,24 @@ def test_a_taken_metrics_address_is_named(tmp_path):
                             "--state-dir", str(tmp_path), "--metrics-address", address],
                            capture_output=True, text=True, timeout=60)
     assert r.returncode == 2
-    assert f"gpu-npd: cannot start: [Errno 98] metrics address {address}: Address already in use" in r.stderr
+    # one line naming the address and the fix (no errno, no asyncio's repetition of the address)
+    assert r.stderr.strip().splitlines()[-1] == (
+        f"gpu-npd: cannot start: metrics address {address}: Address already in use (another gpu-npd running? stop "
+        "it, or choose another port with --metrics-address)")
+
+
+def test_run_help_states_the_built_in_defaults_and_exit_codes():
+    from click.testing import CliRunner
+
+    from agent.config import load
+    from gpunpd.cli import main
+
+    cfg = load(None, env={})
+    text = " ".join(CliRunner().invoke(main, ["run", "--help"], terminal_width=1000).output.split())
+    for shown in (f"(default: {cfg.kmsg};", f"(default: {cfg.state_dir})", f"(default: {cfg.metrics_address};",
+                  f"{cfg.log_level} (default)", f"{cfg.mode} (conditions and Events; the default)"):
+        assert shown in text, shown
+    assert "Exit 0 on SIGTERM or Ctrl-C (state flushed), 2 on a configuration error or when it cannot start" in text
 
 
 def test_an_unwritable_state_directory_is_retried_with_backoff_and_logged_rarely(tmp_path, caplog, monkeypatch):
@@ -184,3 +202,33 @@ def test_log_lines_carry_their_time_zone_and_one_timestamp_key(capsys):
     finally:  # the handlers setup() installed write to this test's captured stderr: put the old ones back
         root.handlers[:] = saved[0]
         root.setLevel(saved[1])
+
+
+def test_an_unknown_key_names_the_nearest_and_where_every_key_is(tmp_path):
+    from click.testing import CliRunner
+
+    from gpunpd.cli import main
+
+    conf = tmp_path / "c.yaml"
+    conf.write_text("mdoe: off\n")
+    r = CliRunner().invoke(main, ["config", "check", "--config", str(conf)])
+    assert r.exit_code == 2
+    assert r.stderr == ("gpu-npd config check: mdoe: unknown configuration key; did you mean 'mode'? "
+                        "(every key: python -m agent.settings)\n")
+    conf.write_text("zzzqqq: 1\n")
+    r = CliRunner().invoke(main, ["config", "check", "--config", str(conf)])
+    assert r.stderr == "gpu-npd config check: zzzqqq: unknown configuration key (every key: python -m agent.settings)\n"
+
+
+def test_cluster_without_a_cluster_is_one_line_exit_2(tmp_path, monkeypatch):
+    # exit 1 is the lost Lease's: no cluster is 2, as for cleanup and fabric-check
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith("KUBERNETES_")}
+    env.update(KUBECONFIG=str(tmp_path / "none"), HOME=str(tmp_path))
+    r = subprocess.run([sys.executable, "-m", "gpunpd", "cluster", "--metrics-address", ""], capture_output=True,
+                       text=True, timeout=60, env=env)
+    assert r.returncode == 2
+    assert r.stderr.strip().splitlines()[-1] == ("gpu-npd cluster: no cluster: no in-cluster config, no kubeconfig "
+                                                 "and no --api-server")

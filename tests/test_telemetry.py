@@ -533,7 +533,8 @@ def test_nvml_snapshot_replays_through_the_standin(tmp_path):
     assert replay.read(1, "pcie")["pcie_replay"] == 7 and replay.identity(3).pci_bus_id == "00000000:5D:00.0"
     assert "temperature_memory" not in replay.read(1, "temperature")
     none = CliRunner().invoke(main, ["nvml-snapshot", "--nvml", "off"])
-    assert none.exit_code == 1 and "init_error" in none.output
+    assert none.exit_code == 1 and "init_error" in none.stdout
+    assert none.stderr.count("\n") == 1 and none.stderr.startswith("gpu-npd nvml-snapshot: NVML could not be started")
 
 
 def test_node_gpu_capacity_is_the_expected_count(tmp_path):

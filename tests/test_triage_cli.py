@@ -131,3 +131,28 @@ def test_json_document_shape():
     assert first["time"] == "2020-07-03T02:59:56+00:00"
     lines = [e["line"] for e in first["evidence"]]
     assert lines[0] == 3  # the root first, then the consequences
+
+
+def test_an_empty_directory_is_an_input_error_not_a_clean_job(tmp_path: Path):
+    # the wrong directory must not read as "no failure" (exit 1): one line naming it, exit 2
+    (tmp_path / "logs").mkdir()
+    (tmp_path / "logs" / ".hidden").write_text("x\n")
+    r = triage(str(tmp_path / "logs"))
+    assert r.exit_code == 2
+    assert r.stderr.strip() == (f"gpu-npd triage: {tmp_path / 'logs'}: no files in this directory "
+                                "(hidden ones are skipped)")
+    assert "No log was read: nothing to attribute." in r.stdout
+    assert "No failure found" not in r.stdout
+
+
+def test_nothing_read_does_not_say_no_failure(tmp_path: Path):
+    r = triage(str(tmp_path / "nope"))
+    assert r.exit_code == 2
+    assert "No log was read" in r.stdout and "No failure found" not in r.stdout
+
+
+@pytest.mark.parametrize("option", [("--evidence", "-1"), ("--window", "-5")])
+def test_a_negative_count_or_window_is_a_usage_error(option):
+    # `--evidence -1` showed all lines but the last ("1 of 2"); a negative window matched nothing
+    r = triage(*option, str(INCIDENTS / "funasr-2006-oom" / "logs"))
+    assert r.exit_code == 2 and f"Invalid value for '{option[0]}'" in r.stderr

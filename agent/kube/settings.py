@@ -24,7 +24,9 @@ DEFAULT_TAINTS = tuple(c.type for c in CONDITIONS if c.taint)  # the kind table'
 
 @dataclass(frozen=True)
 class KubeSettings:
-    kubeconfig: Annotated[str, doc('"": in-cluster config, then $KUBECONFIG / ~/.kube/config')] = ""
+    kubeconfig: Annotated[str, doc('"": in-cluster config only; outside a pod the agent writes to no cluster '
+                                  'unless this (or --kubeconfig) names a kubeconfig ($KUBECONFIG, ~/.kube/config: '
+                                  'not read)')] = ""
     api_server: Annotated[str, doc("a plain URL with no credentials (tests, kubectl proxy)")] = ""
     heartbeat_seconds: Annotated[float, num("conditions rewritten this often (+-10% jitter) when nothing changes",
                                             ge=0)] = 300.0
