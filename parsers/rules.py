@@ -219,7 +219,7 @@ RULES: tuple[Rule, ...] = (
     _r("gsp_heartbeat_check", None, ["_kgspIsHeartbeatTimedOut"],
        r"(?:NVRM: (?P<device>GPU\d+) )?_kgspIsHeartbeatTimedOut: Heartbeat timed out", event=("gsp", "lead")),
     _r("gsp_timeout", "xid", ["heartbeat timed out", "rpcRecvPoll timedout", "RPC from GSP", "RPC response from GPU"],
-       r"(?:NVRM: (?P<device>GPU\d+) \w+: )?.*?(?P<gsp>(?:GSP RM|LibOS) heartbeat timed out|rpcRecvPoll timedout|"
+       r"^(?>.*?NVRM: (?P<device>GPU\d+) \w+: )?.*?(?P<gsp>(?:GSP RM|LibOS) heartbeat timed out|rpcRecvPoll timedout|"
        r"Timeout waiting for RPC from GSP|Timeout after \d+s of waiting for RPC response)",
        refine="gsp_timeout", event=("gsp|reset", "join")),
     # What the driver prints while classifying a GSP timeout, naming no cause of its own (kernel_gsp.c
@@ -231,7 +231,7 @@ RULES: tuple[Rule, ...] = (
     # the open GSP event, else the unclassified net's.
     _r("gsp_timeout_after", None, ["unresponsive =", "GSP-RM is slow", "kbusSendSysmembarSingle", "MemSubsysError",
                                    "_kgspCheckIfMemsysError", "_threadNodeCheckTimeout"],
-       r"(?:NVRM: (?P<device>GPU\d+) \w+: )?.*?(?:=+ GSP(?:-RM| core) (?:unresponsive|is slow) =+|"
+       r"^(?>.*?NVRM: (?P<device>GPU\d+) \w+: )?.*?(?:=+ GSP(?:-RM| core) (?:unresponsive|is slow) =+|"
        r"kbusSendSysmembarSingle\w*: - timeout error|Memory Subsystem Error detected|"
        r"checking for memory subsystem error|_threadNodeCheckTimeout: )",
        event=("gsp", "within")),
@@ -301,7 +301,7 @@ RULES: tuple[Rule, ...] = (
        r"(?:nvidia(?:: probe of)? (?P<pci>" + PCI + r")(?:: probe with driver nvidia)? failed with error (?P<errno>-?\d+)|"
        r"The NVIDIA probe routine (?:failed|was not called) for (?P<devices>\d+) device|"
        r"None of the NVIDIA graphics adapters were initialized|No NVIDIA graphics adapter probed)",
-       attribution="driver", action="INVESTIGATE", event=("fallen", "join")),
+       action="INVESTIGATE", event=("fallen", "join")),
     # The driver could not bring the GPU up, so it refuses it all work until a reset or reload brings it up: "NVRM: GPU
     # 0000:0a:00.0: RmInitAdapter failed! (0x24:0x72:1568)" then "rm_init_adapter failed, device minor number 5"
     # (older drivers: no "GPU <pci>: ", "rm_init_adapter failed for device bearing minor number 0"), again at each
