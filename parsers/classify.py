@@ -435,7 +435,7 @@ class Classifier:
                   None if pid is None else _int(pid), process and process.strip() or None,
                   None if rank is None else _int(rank), get("peer"), details)
         event = rule.event
-        if event is not None and rule.event_if is not None and get(rule.event_if[0]) != rule.event_if[1]:
+        if event is not None and rule.event_if is not None and get(rule.event_if[0]) not in rule.event_if[1]:
             event = None  # the row's event is only its lines' whose group says so (rules.Rule.event_if)
         return fields, needs_pci and pci is None, None if event is None else _event_key(rule, m)
 

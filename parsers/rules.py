@@ -52,9 +52,9 @@ class Rule:
     # Every line of an event that says which device and what failed is "join" or "once", never "member": a
     # report whose first line was lost (ring-buffer overrun, rate limiting, a grep excerpt) is still one event.
     event: tuple[str, str] | None = None
-    # (group, value): the row's `event` is the line's only when that group of its match is that value (the Xid row:
-    # Xid 119 lines alone open the GSP's event); other lines of the row are no event's
-    event_if: tuple[str, str] | None = None
+    # (group, values): the row's `event` is the line's only when that group of its match is one of those values (the
+    # Xid row: Xid 119 and 120 lines alone open the GSP's event); other lines of the row are no event's
+    event_if: tuple[str, tuple[str, ...]] | None = None
 
 
 # An RPC to the GSP that failed, up to its status (rules per status: NV_ERR_GPU_IS_LOST, NV_ERR_RESET_REQUIRED):
@@ -200,10 +200,11 @@ RULES: tuple[Rule, ...] = (
     # The banner the driver prints before an Xid 119/120 line (`_kgspLogXid119: *** GSP Timeout ***`) is part
     # of that Xid event, not one of its own.
     _r("gsp_timeout_banner", None, ["_kgspLog"], r"_kgspLog(?:Xid119|RpcTimeout): \*+ GSP (?:Timeout|Failure)"),
-    # Every Xid is a finding of its own (one per line). Xid 119 (GSP RPC timeout) also opens the GSP's event: the
-    # lines the driver prints after it for the same timeout ("rpcRecvPoll timedout for fn 76 sequence 4129!", "GSP RM
-    # heartbeat timed out") are part of it, not a second finding (the GSP timeout rows below).
-    _r("xid", "xid", ["Xid"], XID_LINE, refine="xid", event=("gsp", "open"), event_if=("xid", "119")),
+    # Every Xid is a finding of its own (one per line). Xid 119 (GSP RPC timeout) and 120 (GSP error: its crash) also
+    # open the GSP's event: the lines the driver prints after them for the same failure ("rpcRecvPoll timedout for fn
+    # 76 sequence 4129!", "GSP RM heartbeat timed out" of a crashed GSP) are part of it, not a second finding (the GSP
+    # timeout rows below).
+    _r("xid", "xid", ["Xid"], XID_LINE, refine="xid", event=("gsp", "open"), event_if=("xid", ("119", "120"))),
     # The GSP timing out without its Xid 119 line: what Xid 119 (GSP_RPC_TIMEOUT) reports, so its catalog row's
     # severity and action (refine "gsp_timeout": an Xid 119 finding, details `gsp` saying which line). The driver
     # (kernel_gsp.c, 55x+) checks the GSP's heartbeats at an RPC timeout, before its Xid 119, and after each RPC poll:
@@ -216,6 +217,12 @@ RULES: tuple[Rule, ...] = (
     # (what follows it, an Xid 119 or the poll's own "GSP RM heartbeat timed out", is the finding), the others join.
     # After the driver marked the GPU for reset (open-gpu-kernel-modules #446: "Back to back GSP RPC timeout
     # detected! GPU marked for reset", then "rpcRecvPoll timedout"), a timeout is part of that open event.
+    # The GSP's crash report without its Xid 120 line (journald keeping the CrashCat report's first line alone, open-
+    # gpu-kernel-modules #1230: "kernel: GSP task watchdog timeout @ pc:0x1250c5c, partition:2#0, task:3"): what Xid
+    # 120 (GSP_ERROR) reports, with that row's severity and action; part of the GSP's open event.
+    _r("gsp_crash", "xid", ["GSP task ", "GSP kernel exception"],
+       r"GSP (?P<gsp>task (?:watchdog timeout|exception|panic)|kernel exception)(?::[^@\n]*)? @ pc:0x",
+       refine="gsp_error", event=("gsp", "join")),
     _r("gsp_heartbeat_check", None, ["_kgspIsHeartbeatTimedOut"],
        r"(?:NVRM: (?P<device>GPU\d+) )?_kgspIsHeartbeatTimedOut: Heartbeat timed out", event=("gsp", "lead")),
     _r("gsp_timeout", "xid", ["heartbeat timed out", "rpcRecvPoll timedout", "RPC from GSP", "RPC response from GPU"],
@@ -227,14 +234,15 @@ RULES: tuple[Rule, ...] = (
     # "GSP-RM is slow", and the memory-subsystem check before them ("NVRM: GPU6 kbusSendSysmembarSingle_GH100: -
     # timeout error waiting for startToken", "kgmmuCheckMemSubsysError_IMPL: Memory Subsystem Error detected.
     # kbusSendSysmembarSingle failed.", "_kgspCheckIfMemsysError: Unexpected error when checking for memory subsystem
-    # error: 0x72"), the thread's own timeout ("_threadNodeCheckTimeout: Timeout was set to: 4000 msecs!"): part of
-    # the open GSP event, else the unclassified net's.
+    # error: 0x72"), the thread's own timeout ("_threadNodeCheckTimeout: Timeout was set to: 4000 msecs!"), a crashed
+    # GSP failing to boot again ("gpuPowerManagementResume: GSP boot failed at resume (bootMode 0x1): 0x62"): part of
+    # the open GSP event (or GPU-needs-reset event), else the unclassified net's.
     _r("gsp_timeout_after", None, ["unresponsive =", "GSP-RM is slow", "kbusSendSysmembarSingle", "MemSubsysError",
-                                   "_kgspCheckIfMemsysError", "_threadNodeCheckTimeout"],
+                                   "_kgspCheckIfMemsysError", "_threadNodeCheckTimeout", "GSP boot failed at resume"],
        r"^(?>.*?NVRM: (?P<device>GPU\d+) \w+: )?.*?(?:=+ GSP(?:-RM| core) (?:unresponsive|is slow) =+|"
        r"kbusSendSysmembarSingle\w*: - timeout error|Memory Subsystem Error detected|"
-       r"checking for memory subsystem error|_threadNodeCheckTimeout: )",
-       event=("gsp", "within")),
+       r"checking for memory subsystem error|_threadNodeCheckTimeout: |GSP boot failed at resume)",
+       event=("gsp|reset", "within")),
     # At probe (a driver load) the driver reports a GPU that is already gone once: "NVRM: The NVIDIA GPU 0000:5d:00.0
     # / (PCI ID: 10de:2330) installed in this system has / fallen off the bus and is not responding to commands." (the
     # address from the lines before it): each its own finding, whatever the runtime report before it.
@@ -999,13 +1007,19 @@ def _refine_nccl_text(g: dict, out: dict) -> None:
     out["attribution"] = NCCL_CODES.get(code, "unknown")
 
 
+def _refine_gsp_error(g: dict, out: dict) -> None:
+    """A GSP crash report without its Xid line: what Xid 120 reports, with that row's severity and action."""
+    g["xid"] = "120"
+    _refine_xid(g, out)
+
+
 def _refine_gsp_timeout(g: dict, out: dict) -> None:
     """A GSP timeout without its Xid line: what Xid 119 reports, with that row's severity, attribution and action."""
     g["xid"] = "119"
     _refine_xid(g, out)
 
 
-REFINERS = {"gsp_timeout": _refine_gsp_timeout, "xid": _refine_xid, "sxid": _refine_sxid, "aer": _refine_aer, "aer_detail": _refine_aer_detail,
+REFINERS = {"gsp_timeout": _refine_gsp_timeout, "gsp_error": _refine_gsp_error, "xid": _refine_xid, "sxid": _refine_sxid, "aer": _refine_aer, "aer_detail": _refine_aer_detail,
             "dpc": _refine_dpc, "nvme": _refine_nvme, "ib_link": _refine_ib_link,
             "cuda": _refine_cuda, "nccl": _refine_nccl, "ib_wc": _refine_ib_wc,
             "nccl_text": _refine_nccl_text}
