@@ -235,13 +235,17 @@ RULES: tuple[Rule, ...] = (
     # timeout error waiting for startToken", "kgmmuCheckMemSubsysError_IMPL: Memory Subsystem Error detected.
     # kbusSendSysmembarSingle failed.", "_kgspCheckIfMemsysError: Unexpected error when checking for memory subsystem
     # error: 0x72"), the thread's own timeout ("_threadNodeCheckTimeout: Timeout was set to: 4000 msecs!"), a crashed
-    # GSP failing to boot again ("gpuPowerManagementResume: GSP boot failed at resume (bootMode 0x1): 0x62"): part of
-    # the open GSP event (or GPU-needs-reset event), else the unclassified net's.
+    # GSP failing to boot again ("gpuPowerManagementResume: GSP boot failed at resume (bootMode 0x1): 0x62"), a control
+    # call that timed out with it ("subdeviceCtrlCmdMcServiceInterrupts_IMPL: NVRM_RPC: NV2080_CTRL_CMD_MC_SERVICE_
+    # INTERRUPTS failed with error 0x65", NV_ERR_TIMEOUT): part of the open GSP event (or GPU-needs-reset event), else
+    # the unclassified net's.
     _r("gsp_timeout_after", None, ["unresponsive =", "GSP-RM is slow", "kbusSendSysmembarSingle", "MemSubsysError",
-                                   "_kgspCheckIfMemsysError", "_threadNodeCheckTimeout", "GSP boot failed at resume"],
+                                   "_kgspCheckIfMemsysError", "_threadNodeCheckTimeout", "GSP boot failed at resume",
+                                   "NVRM_RPC: "],
        r"^(?>.*?NVRM: (?P<device>GPU\d+) \w+: )?.*?(?:=+ GSP(?:-RM| core) (?:unresponsive|is slow) =+|"
        r"kbusSendSysmembarSingle\w*: - timeout error|Memory Subsystem Error detected|"
-       r"checking for memory subsystem error|_threadNodeCheckTimeout: |GSP boot failed at resume)",
+       r"checking for memory subsystem error|_threadNodeCheckTimeout: |GSP boot failed at resume|"
+       r"NVRM_RPC: \w+ failed with error 0x65\b)",
        event=("gsp|reset", "within")),
     # At probe (a driver load) the driver reports a GPU that is already gone once: "NVRM: The NVIDIA GPU 0000:5d:00.0
     # / (PCI ID: 10de:2330) installed in this system has / fallen off the bus and is not responding to commands." (the
@@ -292,6 +296,13 @@ RULES: tuple[Rule, ...] = (
     # GspRmAlloc failed: hClient=..; paramsStatus=0x00000062; status=0x00000062", before the assertion that names it.
     _r("reset_required_rpc", "gpu_reset_required", ["rpcSendMessage failed", "_GSP: GspRm"],
        GSP_RPC_FAILED + r"0x00000062\b", event=("reset", "join")),
+    # The driver rate-limits its GSP timeout prints once a GPU's timeouts pass its reset threshold (kernel_gsp.c, the
+    # count at which 58x+ marks the GPU for reset): "NVRM: Rate limiting GSP RPC error prints for GPU at PCI:0000:0a:00
+    # (printing 1 of every 30).  The GPU likely needs to be reset." (open-gpu-kernel-modules #659): the GPU's reset
+    # event.
+    _r("gsp_rate_limited_reset", "gpu_reset_required", ["Rate limiting GSP RPC error prints"],
+       r"Rate limiting GSP RPC error prints for GPU at (?P<pci>" + PCI + r") \(printing 1 of every (?P<every>\d+)\)\."
+       r"\s+The GPU likely needs to be reset", event=("reset", "join")),
     _r("gsp_marked_for_reset", "gpu_reset_required", ["GPU marked for reset"],
        r"(?:NVRM: (?P<device>GPU\d+) \w+: .*?)?(?P<what>Back to back GSP RPC timeout detected! )?GPU marked for reset",
        event=("reset", "join")),

@@ -252,3 +252,11 @@ def test_the_lines_after_an_xid_119_are_part_of_it():
     assert len(realworld.findings(text + "\n" + text)) == 2
     # a heartbeat check nothing follows (an excerpt cut there) makes no finding of its own
     assert realworld.findings(text.splitlines()[0]) == []
+
+
+def test_the_driver_rate_limiting_its_gsp_prints_is_the_gpus_reset():
+    """Past its reset threshold of GSP timeouts the driver says the GPU likely needs a reset (open-gpu-kernel-modules
+    #659, gsp.yaml): a gpu_reset_required for that GPU; the control calls timing out with it (0x65) are the GSP's."""
+    text = _item("gsp.yaml", "2025-07-23T20:08:23.729932+02:00 ThreadripperIntern")["text"]
+    got = [(f.kind, f.xid, f.pci) for f in realworld.findings(text)]
+    assert got == [("xid", 119, None), ("gpu_reset_required", None, "0000:0a:00"), ("xid", 154, "0000:0a:00")]
