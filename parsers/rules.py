@@ -341,11 +341,17 @@ RULES: tuple[Rule, ...] = (
     # naming the GPU by its index at most, and make no finding of their own ("lead"); the "RmInitAdapter failed!"
     # naming the GPU is the event's finding, with its address (EVENT_ADOPTS): one event for the attempt. Reasons no
     # "RmInitAdapter failed!" follows (an excerpt cut there) make no finding.
+    # The GSP's boot failing (kernel_gsp_gh100.c, kernel_gsp.c): "NVRM: kgspBootstrap_GH100: GSP-FMC reported an error
+    # while attempting to boot GSP: 0xb" (each boot attempt), "kgspInitRm_IMPL: Max GSP-RM boot attempts exceeded:
+    # 4/4", "kgspInitRm_IMPL: Error preparing GSP-RM image", 52x "kgspInitRm_IMPL: cannot bootstrap ..", the GSP-FMC's
+    # own "Fatal GSP-FMC Error: ..", "Timeout waiting for GSP target mask release / lockdown release": reasons too.
     _r("rm_init_mapping", None, ["osInitNvMapping", "_kgspBootGspRm: ", "Cannot initialize GSP firmware RM",
-                                 "GfwBoot"],
+                                 "GfwBoot", "kgspBootstrap_", "kgspInitRm_IMPL: ", "Fatal GSP-FMC Error"],
        r"osInitNvMapping: \*\*\* Cannot attach gpu|RmInitAdapter: osInitNvMapping failed, bailing out|"
        r"_kgspBootGspRm: |RmInitAdapter: Cannot initialize GSP firmware RM|"
-       r"(?:kgspWaitForGfwBootOk|gpuWaitForGfwBootComplete)_\w+: failed to wait",
+       r"(?:kgspWaitForGfwBootOk|gpuWaitForGfwBootComplete)_\w+: failed to wait|"
+       r"kgspBootstrap_\w+: (?:GSP-FMC reported an error|(?:SEC2 GSP Boot:)?Timeout waiting for)|"
+       r"kgspInitRm_IMPL: (?:Max GSP-RM boot attempts exceeded|Error preparing|cannot bootstrap)|Fatal GSP-FMC Error: ",
        event=("rminit", "lead")),
     # The driver's load banner, proprietary ("NVRM: loading NVIDIA UNIX x86_64 Kernel Module  535.183.01  ..") and
     # open ("NVRM: loading NVIDIA UNIX Open Kernel Module for x86_64  570.195.03  Release Build  .."): a lifecycle
