@@ -21,8 +21,8 @@ from .kinds import TABLE as KIND_TABLE
 from .pci import find_pci, normalize_pci
 from .prefilter import Prefilter
 from .ports import BootClock
-from .rules import (BOOT_MARK, BOOT_STAGES, EVENT_ESCALATES, EVENT_LINES, EVENT_PER_DEVICE, EVENT_PER_GPU,
-                    EVENT_UNNAMED_NEWEST,
+from .rules import (BOOT_MARK, BOOT_STAGES, EVENT_ADOPTS, EVENT_ESCALATES, EVENT_LINES, EVENT_PER_DEVICE,
+                    EVENT_PER_GPU, EVENT_UNNAMED_NEWEST,
                     EVENT_PER_RANK, KEYWORDS, PCI, REFINERS, RULES, STATED, Dispatch, Rule)
 from .unclassified import DRIVER_KEYWORDS, ERROR_WORDS, unclassified
 
@@ -118,6 +118,7 @@ class Classifier:
         self._context: dict[str, tuple[tuple[str, str | None], ...]] = {}  # message -> what it says (bounded)
         self._last_pci: tuple[int, str] | None = None
         self._events: dict[str, int] = {}  # open multi-line event -> position of its last line
+        self._led: set[str] = set()  # open events its "lead" lines opened, no finding made yet (rules.Rule.event)
         self._stages: dict[str, frozenset[str]] = {}  # open event -> its "once" rows seen so far
         self._ranks: dict[str, int] = {}  # open escalating event (rules.EVENT_ESCALATES) -> its findings' top severity
         self._stated: dict[str, tuple[int, str]] = {}  # event -> (position, the severity its "state" line stated)
@@ -209,6 +210,9 @@ class Classifier:
         (SEVERITY_RANK), for the events that escalate (rules.EVENT_ESCALATES)."""
         name, role, stage = event
         if type(name) is tuple:  # a "within" line of several events: part of whichever of them is open
+            if role == "join":  # part of an open event of the names after the first, else the first's "join"
+                return (any(self._in_event((one, "within", stage), position, rank) for one in name[1:])
+                        or self._in_event((name[0], role, stage), position, rank))
             return any(self._in_event((one, role, stage), position, rank) for one in name)
         if role == "state":  # (stage: the word it stated) a few names at most: event names, not devices
             self._stated[name] = (position, stage)
@@ -219,12 +223,34 @@ class Classifier:
             newest = self._newest_open(name, position)
             if newest is not None:
                 name, last, inside = newest, self._events[newest], True
+        elif not inside and role == "join" and name[-1:] != " ":
+            prefix = name.split(" ", 1)[0]
+            if prefix in EVENT_ADOPTS:  # the event its lines naming no GPU opened: this GPU's from now on
+                anon = prefix + " "
+                at = self._events.pop(anon, None)
+                if at is not None and 0 <= position - at <= EVENT_LINES[prefix]:
+                    self._events[name] = position
+                    if anon in self._led:  # opened by lead lines alone: this line's finding is the event's
+                        self._led.discard(anon)
+                        return False
+                    return True
+                self._led.discard(anon)
+        if role == "lead":  # part of the open event; else opens it, its finding the first "join" line's
+            if not inside:
+                self._led.add(name)
+            self._events[name] = position
+            return True
+        if name in self._led and inside and role == "join":  # the first line of a lead-opened event with a finding
+            self._led.discard(name)
+            self._events[name] = position
+            return False
         if role == "within":
             if inside:
                 self._events[name] = position
             return inside
         if last is None and len(self._events) >= MAX_OPEN_EVENTS:  # per-device keys: bounded whatever the input
             self._events.clear()
+            self._led.clear()
             self._stages.clear()
             self._ranks.clear()
         if role == "close":
@@ -239,6 +265,7 @@ class Classifier:
         escalates = name.split(" ", 1)[0] in EVENT_ESCALATES
         if role == "open" or (role == "join" and not inside):
             self._events[name] = position
+            self._led.discard(name)
             if escalates:
                 self._ranks[name] = rank
             return False
@@ -407,7 +434,10 @@ class Classifier:
                   None if xid is None else _int(xid), None if sxid is None else _int(sxid), pci,
                   None if pid is None else _int(pid), process and process.strip() or None,
                   None if rank is None else _int(rank), get("peer"), details)
-        return fields, needs_pci and pci is None, None if rule.event is None else _event_key(rule, m)
+        event = rule.event
+        if event is not None and rule.event_if is not None and get(rule.event_if[0]) not in rule.event_if[1]:
+            event = None  # the row's event is only its lines' whose group says so (rules.Rule.event_if)
+        return fields, needs_pci and pci is None, None if event is None else _event_key(rule, m)
 
 
 _DETAIL_GROUPS: dict[str, tuple[str, ...]] = {}

@@ -42,12 +42,19 @@ class Rule:
     # EVENT_LINES (a firmware-first record's "event severity: fatal" before its section).
     # "within" (a kind-None row) is part of an open event of its name and leaves none open: with none open, the line
     # is what the unclassified net makes of it (a consequence of a lost GPU that names no cause of its own); its name
-    # may list several events ("fallen|reset"): part of whichever of them is open.
+    # may list several events ("fallen|reset"): part of whichever of them is open. A "join" row's name may list several
+    # too ("gsp|reset"): part of an open event of the names after the first, else a "join" of the first.
+    # "lead" (a kind-None row) is part of an open event of its name; with none open, it opens one and makes no finding:
+    # the event's finding is its first "join" line's (a GPU's init attempt, its reasons before its "RmInitAdapter
+    # failed!", EVENT_ADOPTS).
     # A line of an event kept per GPU (EVENT_PER_GPU) that names no GPU, none named in the lines before it, is part
     # of the newest open event of that name, whichever GPU's.
     # Every line of an event that says which device and what failed is "join" or "once", never "member": a
     # report whose first line was lost (ring-buffer overrun, rate limiting, a grep excerpt) is still one event.
     event: tuple[str, str] | None = None
+    # (group, values): the row's `event` is the line's only when that group of its match is one of those values (the
+    # Xid row: Xid 119 and 120 lines alone open the GSP's event); other lines of the row are no event's
+    event_if: tuple[str, tuple[str, ...]] | None = None
 
 
 # An RPC to the GSP that failed, up to its status (rules per status: NV_ERR_GPU_IS_LOST, NV_ERR_RESET_REQUIRED):
@@ -56,19 +63,27 @@ class Rule:
 GSP_RPC_FAILED = r"(?:rpcSendMessage failed with status |_GSP: GspRm\w+ failed: [^\n]*?\bstatus=)"
 
 
+# An Xid line: the address `PCI:dddd:bb:dd`, bare `dddd:bb:dd`, redacted `PCI:...` (no address: taken from context),
+# followed on MIG GPUs by ` GPU-I:nn` and ` GPU-CI:nn` inside the parenthesis.  "Xid" comes first and its
+# no-letter-before test after it, so `re` finds the literal with a fast scan instead of trying each position.
+XID_LINE = (r"Xid(?<![A-Za-z]Xid) \((?:(?P<pci>" + PCI + r")|PCI:\.\.\.)(?: GPU-I:(?P<gpu_instance>\d+))?"
+            r"(?: GPU-CI:(?P<compute_instance>\d+))?\): (?P<xid>\d+)"
+            r"(?:, pid=(?:'?<unknown>'?|(?P<pid>\d+)))?(?:, name=(?:<unknown>|(?P<process>[^,]*)))?,?\s*(?P<text>.*)")
+
+
 # The first "mlx5_core <pci>" of a line, committed to (atomic): the scan after it runs once, so a line of the
 # prefix repeated cannot make the rule quadratic (one mlx5_core per real line anyway).
 FIRST_MLX5 = r"^(?>.*?mlx5_core (?P<pci>" + PCI + r"))"
 
 
 def _r(name, kind, keywords, pattern, severity=None, attribution=None, action=None,
-       refine=None, flags=0, event=None) -> Rule:
+       refine=None, flags=0, event=None, event_if=None) -> Rule:
     """A row; severity, attribution and action left out are its kind's (parsers/kinds.py)."""
     row = KIND.get(kind)
     if row is not None:
         severity, attribution, action = severity or row.severity, attribution or row.attribution, action or row.action
     return Rule(name, kind, tuple(keywords), LazyPattern(pattern, flags), severity or "error",
-                attribution or "unknown", action or "INVESTIGATE", refine, event)
+                attribution or "unknown", action or "INVESTIGATE", refine, event, event_if)
 
 
 # How many lines after its last line a multi-line event stays open (lines no rule reads count too).
@@ -77,7 +92,7 @@ def _r(name, kind, keywords, pattern, severity=None, attribution=None, action=No
 EVENT_LINES = {"aer": 12, "mlx5_health": 20, "mlx5_tx_timeout": 4, "knvlink": 2, "nccl_exception": 2, "sxid": 8,
                "oom": 4096, "nccl_watchdog": 64, "rcu_stall": 64, "mce": 16, "cper": 24, "nfs": 32, "fs": 16,
                "nvme": 32, "ofi": 4, "clocksource": 16, "fallen": 64, "rminit": 32, "cuda_exception": 2,
-               "peermem_load": 16, "reset": 64}
+               "peermem_load": 16, "reset": 64, "gsp": 64}
 # Events kept apart per device (the PCI address on the line): a health dump of one mlx5 function does not
 # swallow the next function's own health failure a few lines later.
 # (the row's `pci` group, else its `device` group: a block device, an NFS server, an NVMe controller)
@@ -90,6 +105,11 @@ EVENT_PER_GPU = frozenset({"fallen", "rminit"})
 # Events a line naming no device joins the newest open one of (else it opens its own): the GPU's, and a GPU needing
 # reset (its lines name the GPU by index at most, "NVRM: GPU0 ..", many by nothing).
 EVENT_UNNAMED_NEWEST = EVENT_PER_GPU | {"reset"}
+# Per-GPU events whose first lines may name no GPU, the line naming it coming after them: an init attempt's reasons
+# ("NVRM: GPU6 _kgspBootGspRm: unexpected WPR2 already up ..", "RmInitAdapter: Cannot initialize GSP firmware RM")
+# before its "GPU 0000:a1:00.0: RmInitAdapter failed!". The event those lines opened (no GPU) becomes that GPU's
+# when the line naming it comes within its window: one event for the attempt, not two.
+EVENT_ADOPTS = frozenset({"rminit"})
 # Events that escalate: a line of the open event more severe than any finding the event made so far is a finding of
 # its own (an NVMe timeout the driver aborted, a warning, then the controller reset it escalated to, an error); a line
 # no more severe is part of the event, as in any other.
@@ -180,14 +200,53 @@ RULES: tuple[Rule, ...] = (
     # The banner the driver prints before an Xid 119/120 line (`_kgspLogXid119: *** GSP Timeout ***`) is part
     # of that Xid event, not one of its own.
     _r("gsp_timeout_banner", None, ["_kgspLog"], r"_kgspLog(?:Xid119|RpcTimeout): \*+ GSP (?:Timeout|Failure)"),
-    # The address: `PCI:dddd:bb:dd`, bare `dddd:bb:dd`, redacted `PCI:...` (no address: taken from context),
-    # followed on MIG GPUs by ` GPU-I:nn` and ` GPU-CI:nn` inside the parenthesis.  "Xid" comes first and its
-    # no-letter-before test after it, so `re` finds the literal with a fast scan instead of trying each position.
-    _r("xid", "xid", ["Xid"],
-       r"Xid(?<![A-Za-z]Xid) \((?:(?P<pci>" + PCI + r")|PCI:\.\.\.)(?: GPU-I:(?P<gpu_instance>\d+))?"
-       r"(?: GPU-CI:(?P<compute_instance>\d+))?\): (?P<xid>\d+)"
-       r"(?:, pid=(?:'?<unknown>'?|(?P<pid>\d+)))?(?:, name=(?:<unknown>|(?P<process>[^,]*)))?,?\s*(?P<text>.*)",
-       refine="xid"),
+    # Every Xid is a finding of its own (one per line). Xid 119 (GSP RPC timeout) and 120 (GSP error: its crash) also
+    # open the GSP's event: the lines the driver prints after them for the same failure ("rpcRecvPoll timedout for fn
+    # 76 sequence 4129!", "GSP RM heartbeat timed out" of a crashed GSP) are part of it, not a second finding (the GSP
+    # timeout rows below).
+    _r("xid", "xid", ["Xid"], XID_LINE, refine="xid", event=("gsp", "open"), event_if=("xid", ("119", "120"))),
+    # The GSP timing out without its Xid 119 line: what Xid 119 (GSP_RPC_TIMEOUT) reports, so its catalog row's
+    # severity and action (refine "gsp_timeout": an Xid 119 finding, details `gsp` saying which line). The driver
+    # (kernel_gsp.c, 55x+) checks the GSP's heartbeats at an RPC timeout, before its Xid 119, and after each RPC poll:
+    # "NVRM: GPU6 _kgspIsHeartbeatTimedOut: Heartbeat timed out, currentTimeMs .. diff 6070 timeout 5200", then (after
+    # a poll) "NVRM: GPU0 _kgspRpcRecvPoll: GSP RM heartbeat timed out", ".. LibOS heartbeat timed out"; rpc.c prints
+    # the RPC that timed out after its Xid 119 (rate-limited away at times): "NVRM: _issueRpcAndWait: rpcRecvPoll
+    # timedout for fn 76 sequence 4129!"; a guest or a quiet print gives the Xid's text alone ("Timeout waiting for RPC
+    # from GSP! Expected function ..", 57x+ "Timeout after 45s of waiting for RPC response from GPU5 GSP! ..").
+    # One event (EVENT_LINES "gsp") while they repeat, an Xid 119 line's included: the heartbeat check is a "lead"
+    # (what follows it, an Xid 119 or the poll's own "GSP RM heartbeat timed out", is the finding), the others join.
+    # After the driver marked the GPU for reset (open-gpu-kernel-modules #446: "Back to back GSP RPC timeout
+    # detected! GPU marked for reset", then "rpcRecvPoll timedout"), a timeout is part of that open event.
+    # The GSP's crash report without its Xid 120 line (journald keeping the CrashCat report's first line alone, open-
+    # gpu-kernel-modules #1230: "kernel: GSP task watchdog timeout @ pc:0x1250c5c, partition:2#0, task:3"): what Xid
+    # 120 (GSP_ERROR) reports, with that row's severity and action; part of the GSP's open event.
+    _r("gsp_crash", "xid", ["GSP task ", "GSP kernel exception"],
+       r"GSP (?P<gsp>task (?:watchdog timeout|exception|panic)|kernel exception)(?::[^@\n]*)? @ pc:0x",
+       refine="gsp_error", event=("gsp", "join")),
+    _r("gsp_heartbeat_check", None, ["_kgspIsHeartbeatTimedOut"],
+       r"(?:NVRM: (?P<device>GPU\d+) )?_kgspIsHeartbeatTimedOut: Heartbeat timed out", event=("gsp", "lead")),
+    _r("gsp_timeout", "xid", ["heartbeat timed out", "rpcRecvPoll timedout", "RPC from GSP", "RPC response from GPU"],
+       r"^(?>.*?NVRM: (?P<device>GPU\d+) \w+: )?.*?(?P<gsp>(?:GSP RM|LibOS) heartbeat timed out|rpcRecvPoll timedout|"
+       r"Timeout waiting for RPC from GSP|Timeout after \d+s of waiting for RPC response)",
+       refine="gsp_timeout", event=("gsp|reset", "join")),
+    # What the driver prints while classifying a GSP timeout, naming no cause of its own (kernel_gsp.c
+    # _kgspClassifyGspTimeout): "================ GSP core unresponsive ===============", "GSP-RM unresponsive",
+    # "GSP-RM is slow", and the memory-subsystem check before them ("NVRM: GPU6 kbusSendSysmembarSingle_GH100: -
+    # timeout error waiting for startToken", "kgmmuCheckMemSubsysError_IMPL: Memory Subsystem Error detected.
+    # kbusSendSysmembarSingle failed.", "_kgspCheckIfMemsysError: Unexpected error when checking for memory subsystem
+    # error: 0x72"), the thread's own timeout ("_threadNodeCheckTimeout: Timeout was set to: 4000 msecs!"), a crashed
+    # GSP failing to boot again ("gpuPowerManagementResume: GSP boot failed at resume (bootMode 0x1): 0x62"), a control
+    # call that timed out with it ("subdeviceCtrlCmdMcServiceInterrupts_IMPL: NVRM_RPC: NV2080_CTRL_CMD_MC_SERVICE_
+    # INTERRUPTS failed with error 0x65", NV_ERR_TIMEOUT): part of the open GSP event (or GPU-needs-reset event), else
+    # the unclassified net's.
+    _r("gsp_timeout_after", None, ["unresponsive =", "GSP-RM is slow", "kbusSendSysmembarSingle", "MemSubsysError",
+                                   "_kgspCheckIfMemsysError", "_threadNodeCheckTimeout", "GSP boot failed at resume",
+                                   "NVRM_RPC: "],
+       r"^(?>.*?NVRM: (?P<device>GPU\d+) \w+: )?.*?(?:=+ GSP(?:-RM| core) (?:unresponsive|is slow) =+|"
+       r"kbusSendSysmembarSingle\w*: - timeout error|Memory Subsystem Error detected|"
+       r"checking for memory subsystem error|_threadNodeCheckTimeout: |GSP boot failed at resume|"
+       r"NVRM_RPC: \w+ failed with error 0x65\b)",
+       event=("gsp|reset", "within")),
     # At probe (a driver load) the driver reports a GPU that is already gone once: "NVRM: The NVIDIA GPU 0000:5d:00.0
     # / (PCI ID: 10de:2330) installed in this system has / fallen off the bus and is not responding to commands." (the
     # address from the lines before it): each its own finding, whatever the runtime report before it.
@@ -237,6 +296,13 @@ RULES: tuple[Rule, ...] = (
     # GspRmAlloc failed: hClient=..; paramsStatus=0x00000062; status=0x00000062", before the assertion that names it.
     _r("reset_required_rpc", "gpu_reset_required", ["rpcSendMessage failed", "_GSP: GspRm"],
        GSP_RPC_FAILED + r"0x00000062\b", event=("reset", "join")),
+    # The driver rate-limits its GSP timeout prints once a GPU's timeouts pass its reset threshold (kernel_gsp.c, the
+    # count at which 58x+ marks the GPU for reset): "NVRM: Rate limiting GSP RPC error prints for GPU at PCI:0000:0a:00
+    # (printing 1 of every 30).  The GPU likely needs to be reset." (open-gpu-kernel-modules #659): the GPU's reset
+    # event.
+    _r("gsp_rate_limited_reset", "gpu_reset_required", ["Rate limiting GSP RPC error prints"],
+       r"Rate limiting GSP RPC error prints for GPU at (?P<pci>" + PCI + r") \(printing 1 of every (?P<every>\d+)\)\."
+       r"\s+The GPU likely needs to be reset", event=("reset", "join")),
     _r("gsp_marked_for_reset", "gpu_reset_required", ["GPU marked for reset"],
        r"(?:NVRM: (?P<device>GPU\d+) \w+: .*?)?(?P<what>Back to back GSP RPC timeout detected! )?GPU marked for reset",
        event=("reset", "join")),
@@ -270,14 +336,23 @@ RULES: tuple[Rule, ...] = (
     # The GSP-era driver's reasons likewise, each attempt: "NVRM: GPU6 _kgspBootGspRm: unexpected WPR2 already up,
     # cannot proceed with booting GSP", "_kgspBootGspRm: (the GPU is likely in a bad state and may need to be reset)",
     # "NVRM: GPU6 RmInitAdapter: Cannot initialize GSP firmware RM", "kgspWaitForGfwBootOk_TU102: failed to wait for
-    # GFW boot complete: 0x65 ..", "gpuWaitForGfwBootComplete_TU102: failed to wait for GFW_BOOT". (The first attempt's
-    # come before its "RmInitAdapter failed!", no event open yet: the unclassified net keeps those with an error word.)
+    # GFW boot complete: 0x65 ..", "gpuWaitForGfwBootComplete_TU102: failed to wait for GFW_BOOT". The first attempt's
+    # come before its "RmInitAdapter failed!" (the driver prints that as the same call returns): they open the event,
+    # naming the GPU by its index at most, and make no finding of their own ("lead"); the "RmInitAdapter failed!"
+    # naming the GPU is the event's finding, with its address (EVENT_ADOPTS): one event for the attempt. Reasons no
+    # "RmInitAdapter failed!" follows (an excerpt cut there) make no finding.
+    # The GSP's boot failing (kernel_gsp_gh100.c, kernel_gsp.c): "NVRM: kgspBootstrap_GH100: GSP-FMC reported an error
+    # while attempting to boot GSP: 0xb" (each boot attempt), "kgspInitRm_IMPL: Max GSP-RM boot attempts exceeded:
+    # 4/4", "kgspInitRm_IMPL: Error preparing GSP-RM image", 52x "kgspInitRm_IMPL: cannot bootstrap ..", the GSP-FMC's
+    # own "Fatal GSP-FMC Error: ..", "Timeout waiting for GSP target mask release / lockdown release": reasons too.
     _r("rm_init_mapping", None, ["osInitNvMapping", "_kgspBootGspRm: ", "Cannot initialize GSP firmware RM",
-                                 "GfwBoot"],
+                                 "GfwBoot", "kgspBootstrap_", "kgspInitRm_IMPL: ", "Fatal GSP-FMC Error"],
        r"osInitNvMapping: \*\*\* Cannot attach gpu|RmInitAdapter: osInitNvMapping failed, bailing out|"
        r"_kgspBootGspRm: |RmInitAdapter: Cannot initialize GSP firmware RM|"
-       r"(?:kgspWaitForGfwBootOk|gpuWaitForGfwBootComplete)_\w+: failed to wait",
-       event=("rminit", "within")),
+       r"(?:kgspWaitForGfwBootOk|gpuWaitForGfwBootComplete)_\w+: failed to wait|"
+       r"kgspBootstrap_\w+: (?:GSP-FMC reported an error|(?:SEC2 GSP Boot:)?Timeout waiting for)|"
+       r"kgspInitRm_IMPL: (?:Max GSP-RM boot attempts exceeded|Error preparing|cannot bootstrap)|Fatal GSP-FMC Error: ",
+       event=("rminit", "lead")),
     # The driver's load banner, proprietary ("NVRM: loading NVIDIA UNIX x86_64 Kernel Module  535.183.01  ..") and
     # open ("NVRM: loading NVIDIA UNIX Open Kernel Module for x86_64  570.195.03  Release Build  .."): a lifecycle
     # finding (what a reload ends: kinds.py).
@@ -949,7 +1024,19 @@ def _refine_nccl_text(g: dict, out: dict) -> None:
     out["attribution"] = NCCL_CODES.get(code, "unknown")
 
 
-REFINERS = {"xid": _refine_xid, "sxid": _refine_sxid, "aer": _refine_aer, "aer_detail": _refine_aer_detail,
+def _refine_gsp_error(g: dict, out: dict) -> None:
+    """A GSP crash report without its Xid line: what Xid 120 reports, with that row's severity and action."""
+    g["xid"] = "120"
+    _refine_xid(g, out)
+
+
+def _refine_gsp_timeout(g: dict, out: dict) -> None:
+    """A GSP timeout without its Xid line: what Xid 119 reports, with that row's severity, attribution and action."""
+    g["xid"] = "119"
+    _refine_xid(g, out)
+
+
+REFINERS = {"gsp_timeout": _refine_gsp_timeout, "gsp_error": _refine_gsp_error, "xid": _refine_xid, "sxid": _refine_sxid, "aer": _refine_aer, "aer_detail": _refine_aer_detail,
             "dpc": _refine_dpc, "nvme": _refine_nvme, "ib_link": _refine_ib_link,
             "cuda": _refine_cuda, "nccl": _refine_nccl, "ib_wc": _refine_ib_wc,
             "nccl_text": _refine_nccl_text}

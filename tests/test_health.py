@@ -283,3 +283,21 @@ def test_an_application_xid_burst_on_several_gpus_is_the_jobs_and_degrades_no_gp
         clock.t += 1
         engine.observe(parse_line(f"NVRM: Xid (PCI:0000:c1:00): 31, pid={pid}, name=python3, Ch 00000008, MMU Fault"))
     assert engine.conditions["GPUDegraded"].status
+
+
+@pytest.mark.parametrize("line", [
+    # open-gpu-kernel-modules #1200 and #1125 (tests/fixtures/realworld/gsp.yaml), verbatim
+    "NVRM: _kgspRpcRecvPoll: GSP RM heartbeat timed out",
+    "[37803.140481] NVRM: _kgspRpcRecvPoll: GSP RM heartbeat timed out",
+    # open-gpu-kernel-modules #446 (gpu-kernel-3.yaml), without its Talos prefix
+    "NVRM: _issueRpcAndWait: rpcRecvPoll timedout for fn 76 sequence 4129!",
+])
+def test_a_gsp_timeout_without_its_xid_line_raises_what_xid_119_raises(line):
+    """A GSP timeout line with no Xid 119 on it is what Xid 119 reports: the same condition and reason."""
+    xid119 = ("NVRM: Xid (PCI:0000:00:06): 119, pid='<unknown>', name=<unknown>, Timeout waiting for RPC from GSP! "
+              "Expected function FREE (0x0 0x0).")  # lore.kernel.org (gpu-kernel-3.yaml)
+    want, got = (HealthEngine(load(env={}, flags={}), Clock(1_795_000_000.0)) for _ in range(2))
+    want.observe(parse_line(xid119))
+    got.observe(parse_line(line))
+    raised = {n: cond(want, n) for n in want.conditions if want.conditions[n].status}
+    assert raised and {n: cond(got, n) for n in got.conditions if got.conditions[n].status} == raised

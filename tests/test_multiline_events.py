@@ -9,6 +9,7 @@ import collections
 
 import pytest
 import realworld
+from parsers import parse_line
 
 ITEMS = {(i["file"], i["text"].splitlines()[0]): i for i in realworld.samples()}
 
@@ -120,7 +121,9 @@ def test_a_consequence_line_without_a_lost_gpu_and_another_cause_stay_unclassifi
     timeout = ("Feb 17 08:02:35 abggdna-DGX-Station-A100 kernel: NVRM: _issueRpcAndWait: rpcSendMessage failed with "
                "status 0x00000065 for fn 76!")
     assert [f.kind for f in realworld.findings(invalid)] == ["unclassified"]
-    assert [f.kind for f in realworld.findings(mapping)] == ["unclassified"]
+    # an init attempt's reason (a "lead" row) alone opens the attempt's event and makes no finding: its "RmInitAdapter
+    # failed!" is the finding (test_an_init_attempt_is_one_event_from_its_first_reason)
+    assert [f.kind for f in realworld.findings(mapping)] == []
     assert [f.kind for f in realworld.findings("\n".join([lost, invalid, timeout]))] == ["fallen_off_bus",
                                                                                           "unclassified"]
     # past the lost GPU's event (64 lines), a consequence line is the net's again
@@ -199,3 +202,61 @@ def test_the_resource_servers_assertions_after_a_gpu_needing_reset_are_that_even
     assert [f.kind for f in realworld.findings(text)] == ["unclassified", "gpu_reset_required", "unclassified"]
     alone = text.splitlines()[3]  # "NVRM: GPU0 nvAssertFailedNoLog: Assertion failed: (status == NV_OK) || .."
     assert [f.kind for f in realworld.findings(alone)] == ["unclassified"]
+
+
+def test_an_init_attempt_is_one_event_from_its_first_reason():
+    """The GSP-era driver's reasons come before the first "RmInitAdapter failed!" of an attempt, naming the GPU by
+    its index at most: they open the attempt's event (no finding, no unclassified warning), the "RmInitAdapter
+    failed!" naming the GPU is its one finding, with its address, and the re-attempts after it are part of it.
+    Lines verbatim from open-gpu-kernel-modules #1058 (gpu-kernel-3.yaml); the second GPU's attempt is synthetic."""
+    text = _item("gpu-kernel-3.yaml", "[   81.967314] NVRM: GPU0 nvAssertOkFailedNoLog")["text"]
+    got = [(f.kind, f.pci) for f in realworld.findings(text)]
+    assert got == [("unclassified", None), ("unclassified", None), ("gpu_reset_required", "0000:01:00")]
+    other = ("[   82.000000] NVRM: GPU1 RmInitAdapter: Cannot initialize GSP firmware RM\n"
+             "[   82.000100] NVRM: GPU 0000:02:00.0: RmInitAdapter failed! (0x62:0x40:2168)")
+    got = [(f.kind, f.pci) for f in realworld.findings(text + other) if f.kind != "unclassified"]
+    assert got == [("gpu_reset_required", "0000:01:00"), ("gpu_reset_required", "0000:02:00")]
+
+
+def test_a_gsp_timeout_without_its_xid_line_is_an_xid_119():
+    """The GSP's heartbeat lines (open-gpu-kernel-modules #1200, verbatim) are what Xid 119 reports: one Xid 119
+    finding, the catalog's severity, for the lines of one timeout; the Xid 154 after them is its own."""
+    text = ("NVRM: _kgspRpcRecvPoll: GSP RM heartbeat timed out\n"
+            "NVRM: _kgspIsHeartbeatTimedOut: Heartbeat timed out, currentTimeMs 3175895033 heartbeat 19834604 "
+            "heartbeatWithOffsetMs 3175815351 diff 79682 timeout 5200\n"
+            "NVRM: _kgspRpcRecvPoll: LibOS heartbeat timed out\n"
+            "NVRM: Xid (PCI:0000:01:00): 154, GPU recovery action changed from 0x0 (None) to 0x1 (GPU Reset Required)")
+    got = [(f.kind, f.xid, f.severity, f.details.get("gsp")) for f in realworld.findings(text)]
+    xid119 = parse_line("NVRM: Xid (PCI:0000:01:00): 119, Timeout waiting for RPC from GSP! Expected function 76")
+    assert got[0] == ("xid", 119, xid119.severity, "GSP RM heartbeat timed out")
+    assert [g[:2] for g in got] == [("xid", 119), ("xid", 154)]
+
+
+def test_the_lines_after_an_xid_119_are_part_of_it():
+    """After its Xid 119 the driver prints the RPC that timed out ("rpcRecvPoll timedout for fn 76 ..", rpc.c) and
+    the poll's heartbeat verdict: part of that Xid's GSP event.  The heartbeat check before an Xid 119 (kernel_gsp.c
+    checks at the timeout, before it logs the Xid) is too.  Synthetic lines shaped on open-gpu-kernel-modules #446,
+    #1230 and vllm #40652 (the first three verbatim from #1230)."""
+    text = ("[   24.302465] NVRM: GPU6 _kgspIsHeartbeatTimedOut: Heartbeat timed out, currentTimeMs 812751949 heartbeat "
+            "1899482 heartbeatWithOffsetMs 812745879 diff 6070 timeout 5200\n"
+            "[   84.300480] NVRM: GPU6 kgmmuCheckMemSubsysError_IMPL: Memory Subsystem Error detected. "
+            "kbusSendSysmembarSingle failed.\n"
+            "[   84.300488] NVRM: GPU6 _kgspLogRpcTimeout: ********************************* GSP Timeout "
+            "**********************************\n"
+            "[   84.300500] NVRM: Xid (PCI:0000:a1:00): 119, pid=1, name=nvidia-smi, Timeout after 45s of waiting for RPC "
+            "response from GPU6 GSP! Expected function 76 (GSP_RM_CONTROL) sequence 4129 (0x0 0x0).\n"
+            "[   84.300600] NVRM: GPU6 _issueRpcAndWait: rpcRecvPoll timedout for fn 76 sequence 4129!\n"
+            "[   84.300700] NVRM: GPU6 _kgspRpcRecvPoll: GSP RM heartbeat timed out")
+    assert [(f.kind, f.xid, f.pci) for f in realworld.findings(text)] == [("xid", 119, "0000:a1:00")]
+    # a second Xid 119 is its own finding, as every Xid line is
+    assert len(realworld.findings(text + "\n" + text)) == 2
+    # a heartbeat check nothing follows (an excerpt cut there) makes no finding of its own
+    assert realworld.findings(text.splitlines()[0]) == []
+
+
+def test_the_driver_rate_limiting_its_gsp_prints_is_the_gpus_reset():
+    """Past its reset threshold of GSP timeouts the driver says the GPU likely needs a reset (open-gpu-kernel-modules
+    #659, gsp.yaml): a gpu_reset_required for that GPU; the control calls timing out with it (0x65) are the GSP's."""
+    text = _item("gsp.yaml", "2025-07-23T20:08:23.729932+02:00 ThreadripperIntern")["text"]
+    got = [(f.kind, f.xid, f.pci) for f in realworld.findings(text)]
+    assert got == [("xid", 119, None), ("gpu_reset_required", None, "0000:0a:00"), ("xid", 154, "0000:0a:00")]

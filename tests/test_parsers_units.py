@@ -561,3 +561,38 @@ def test_kmsg_and_raw_dmesg_records_of_another_facility_are_no_kernel_lines():
     for kernel, user in ((f"4,1,100,-;{xid}", f"12,2,200,-;{xid}"), (f"<4>[  5.1] {xid}", f"<12>[  5.1] {xid}")):
         assert parse_line(kernel).program is None
         assert parse_line(user).program == "userspace" and parse_line(user).xid == 79  # found, but not the kernel's
+
+
+# Lines verbatim from tests/fixtures/realworld/gsp.yaml (open-gpu-kernel-modules #1200, #1125, #659, #1230, #446):
+# a GSP timeout or crash without its Xid line is the Xid it reports, with that Xid's catalog row.
+@pytest.mark.parametrize("line,xid,what", [
+    ("NVRM: _kgspRpcRecvPoll: GSP RM heartbeat timed out", 119, "GSP RM heartbeat timed out"),
+    ("NVRM: _kgspRpcRecvPoll: LibOS heartbeat timed out", 119, "LibOS heartbeat timed out"),
+    ("NVRM: _issueRpcAndWait: rpcRecvPoll timedout for fn 76!", 119, "rpcRecvPoll timedout"),
+    ("NVRM: _issueRpcAndWait: rpcRecvPoll timedout for fn 76 sequence 4129!", 119, "rpcRecvPoll timedout"),
+    ("Aug 07 17:19:18 ubuntu kernel: GSP task watchdog timeout @ pc:0x1250c5c, partition:2#0, task:3", 120,
+     "task watchdog timeout"),
+])
+def test_a_gsp_failure_without_its_xid_line_is_that_xid(line, xid, what):
+    f = parse_line(line)
+    info = xid_info(xid)
+    assert (f.kind, f.xid, f.severity, f.action, f.details["gsp"]) == ("xid", xid, info.severity, info.action, what)
+
+
+def test_the_xid_lines_stay_xids_and_the_gsp_lines_that_name_no_failure_make_none():
+    xid119 = ("NVRM: Xid (PCI:0001:6c:00): 119, pid=10200, name=NvmlTaskRunner, Timeout after 45s of waiting for RPC "
+              "response from GPU5 GSP! Expected function 76 (GSP_RM_CONTROL) sequence 24174 (0x20801322 0x808).")
+    f = parse_line(xid119)
+    assert (f.kind, f.xid, f.pci, f.pid) == ("xid", 119, "0001:6c:00", 10200) and "gsp" not in f.details
+    # a heartbeat check, a timeout's memory-subsystem check and an init attempt's reason alone: no finding (the
+    # heartbeat check and the reason open their event; the check is the open GSP event's only)
+    for line in ("NVRM: GPU6 _kgspIsHeartbeatTimedOut: Heartbeat timed out, currentTimeMs 812751949 heartbeat 1899482 "
+                 "heartbeatWithOffsetMs 812745879 diff 6070 timeout 5200",
+                 "NVRM: kgspBootstrap_GH100: GSP-FMC reported an error while attempting to boot GSP: 0xb"):
+        assert parse_line(line) is None, line
+    memsys = "NVRM: GPU6 kgmmuCheckMemSubsysError_IMPL: Memory Subsystem Error detected. kbusSendSysmembarSingle failed."
+    assert parse_line(memsys).kind == "unclassified"
+    rate = ("NVRM: Rate limiting GSP RPC error prints for GPU at PCI:0000:0a:00 (printing 1 of every 30).  The GPU "
+            "likely needs to be reset.")
+    f = parse_line(rate)
+    assert (f.kind, f.pci, f.details["every"]) == ("gpu_reset_required", "0000:0a:00", 30)

@@ -31,7 +31,7 @@ def test_nvlink5_verdict_decides_severity(severity, line):
 # synthetic: driver lines shaped like the drivers' messages, with wording no rule of the table knows.
 UNKNOWN = [
     ("NVRM: GPU 0000:3b:00.0: kbusSetupBar2 failed! (0x26:0x65:1453)", "nvidia"),
-    ("NVRM: _issueRpcAndWait: rpcRecvPoll timedout for fn 76 sequence 4129!", "nvidia"),
+    ("NVRM: GPU1 kfooBarCheck_GH100: register check failed (0x3)", "nvidia"),
     ("mlx5_core 0000:0c:00.0: mlx5_fw_tracer_start:900:(pid 12): tracer: failed to start, err -5", "mlx5_core"),
     ("pcieport 0000:00:01.0: pciehp: Slot(1): Link Training Error", "pcieport"),
     ("nvidia-nvswitch3: unexpected interrupt, fatal condition", "nvidia-nvswitch"),
