@@ -13,7 +13,7 @@ import logging
 import re
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Iterable, Iterator
+from typing import Iterable, Iterator, NamedTuple
 
 from parsers import Classifier, all_keywords, at_least, detect
 from parsers.prefilter import Prefilter
@@ -115,6 +115,17 @@ def _generic(f) -> bool:
     return (f.kind == "nccl_error" and f.severity == "warning") or f.kind == "nccl_timeout"
 
 
+class _Line(NamedTuple):
+    """One line worth a look: its number, its text as written, the stamp or CRI envelope peeled from its front (its
+    time), the rest without that and its launcher prefixes, who wrote it, and its writer's key."""
+    n: int
+    text: str
+    lead: str
+    rest: str
+    origin: Origin
+    key: tuple
+
+
 @dataclass
 class _Block:
     root: bool
@@ -143,7 +154,6 @@ class FileReader:
         self._year_seen = False
         self._merged: dict[Origin, Origin] = {}  # a line's prefix -> the file's origin with it (bounded)
         self.errors = 0  # lines whose reading raised (a bug): skipped, logged once, counted
-        self._lead = ""  # the line being read: the stamp or CRI envelope before its prefixes (its time), peeled
         self._numbered: bool | None = None  # a viewer's line numbers on the file's lines (its first batch says)
 
     def read(self, lines: Iterable[str]) -> Iterator[Evidence]:
@@ -186,7 +196,6 @@ class FileReader:
                     if m is not None:
                         lead = m.group(0)
                 prefix, rest = strip(line[len(lead):] if lead else line)
-                self._lead = lead
                 if not self._year_seen and n + i < YEAR_PROBE_LINES:
                     self._probe_year(lead + rest)
                 origin = merged.get(prefix)
@@ -204,7 +213,7 @@ class FileReader:
                     self._ranks[(origin.host, origin.rank)] = n + i + 1
                 if i in hits or self._block is not None or self._root_next or key in self._tracebacks or \
                         _BLOCK_OPEN.match(rest):
-                    for ev in self._line(n + i + 1, shown[i], rest, origin, key):
+                    for ev in self._line(_Line(n + i + 1, shown[i], lead, rest, origin, key)):
                         if ev.rank is None and ev.pid is not None and len(self._pending) < MAX_PENDING:
                             self._pending.append(ev)  # a later line may name its process's rank
                         else:
@@ -226,10 +235,11 @@ class FileReader:
             yield ev
 
     # --- one line ---------------------------------------------------------------------------------------------
-    def _line(self, n: int, line: str, rest: str, origin: Origin, key: tuple) -> Iterator[Evidence]:
-        """A line worth a look (see `read`): `rest` is it without its prefixes, `origin` who wrote it."""
+    def _line(self, at: _Line) -> Iterator[Evidence]:
+        """A line worth a look (see `read`)."""
+        n, rest, key = at.n, at.rest, at.key
         if self._block is not None or self._root_next or _ROOT_CAUSE in rest or _BLOCK_OPEN.match(rest):
-            done = self._block_line(n, rest, origin)
+            done = self._block_line(n, rest, at.origin)
             if done is not None:
                 yield from done
                 return
@@ -241,7 +251,7 @@ class FileReader:
             m = facts.EXCEPTION.match(rest)
             if m is not None:
                 del self._tracebacks[key]
-                ev = self._exception(n, line, rest, origin, key, m)
+                ev = self._exception(at, m)
                 if ev is not None:
                     yield ev
                 return
@@ -252,9 +262,9 @@ class FileReader:
             finding = None
         hit = facts.match(rest) if finding is None or _generic(finding) else None
         if hit is not None:
-            yield from self._keep(self._from_fact(n, line, rest, origin, key, *hit))
+            yield from self._keep(self._from_fact(at, *hit))
         elif finding is not None:
-            yield from self._keep(self._from_finding(n, line, rest, origin, key, finding))
+            yield from self._keep(self._from_finding(at, finding))
 
     def _probe_year(self, rest: str) -> None:
         """The job's year from the first dated stamp of a file (any line: most lines are no evidence)."""
@@ -300,36 +310,37 @@ class FileReader:
         return when, extra, env_host
 
     # --- evidence ---------------------------------------------------------------------------------------------
-    def _base(self, n: int, line: str, rest: str, origin: Origin, key: tuple) -> dict:
-        when, extra, env_host = self._when(self._lead + rest, key, origin.host)
+    def _base(self, at: _Line) -> dict:
+        origin, rest = at.origin, at.rest
+        when, extra, env_host = self._when(at.lead + rest, at.key, origin.host)
         group = in_group(rest)
         if group is not None:  # "[PG 134 Rank 1]": rank 1 of group 134, not global rank 1
             extra["pg"], extra["group_rank"] = group
         rank = origin.rank if origin.rank is not None else in_message(rest)
         return dict(time=when, host=origin.host or env_host, rank=rank, local_rank=origin.local_rank,
-                    pid=origin.pid, gpu=origin.gpu, file=self.name, line=n, text=line[:TEXT_MAX],
+                    pid=origin.pid, gpu=origin.gpu, file=self.name, line=at.n, text=at.text[:TEXT_MAX],
                     details=extra)
 
-    def _from_finding(self, n, line, rest, origin, key, f) -> Evidence:
-        base = self._base(n, line, rest, origin, key)
+    def _from_finding(self, at: _Line, f) -> Evidence:
+        base = self._base(at)
         ev = Evidence.from_finding(f, host=base["host"], rank=base["rank"] if base["rank"] is not None else f.rank,
                                    time=base["time"], text=base["text"], local_rank=base["local_rank"],
                                    pid=base["pid"] if base["pid"] is not None else f.pid)
         details = dict(ev.details)
         details.update(base["details"])
         if f.kind == "xid":
-            m = _CAUSED_BY_XID.search(rest)
+            m = _CAUSED_BY_XID.search(at.rest)
             if m:
                 details["caused_by_xid"] = int(m.group(1))
         elif f.kind == "nccl_timeout":  # the collective's size: ranks in one collective must agree on it
-            m = _NUMEL.search(rest)
+            m = _NUMEL.search(at.rest)
             if m:
                 details["numel_in"] = int(m.group(1))
         gpu = ev.gpu if ev.gpu is not None else base["gpu"]
         return ev.with_context(details=details, gpu=gpu)
 
-    def _from_fact(self, n, line, rest, origin, key, fact, groups) -> Evidence:
-        base = self._base(n, line, rest, origin, key)
+    def _from_fact(self, at: _Line, fact, groups) -> Evidence:
+        base = self._base(at)
         details = dict(base.pop("details"))
         values = {}
         for name, value in groups.items():
@@ -352,14 +363,14 @@ class FileReader:
             base[name] = value
         return Evidence(kind=fact.kind, severity=fact.severity, attribution="unknown", details=details, **base)
 
-    def _exception(self, n, line, rest, origin, key, m) -> Evidence | None:
+    def _exception(self, at: _Line, m) -> Evidence | None:
         # the parsers know CUDA errors and OOMs by their text: those are theirs
-        finding = self.classifier.classify(rest, file=self.name, lineno=n)
+        finding = self.classifier.classify(at.rest, file=self.name, lineno=at.n)
         if finding is not None and finding.kind != "unclassified" and not finding.details.get("consequence"):
-            return self._from_finding(n, line, rest, origin, key, finding)
+            return self._from_finding(at, finding)
         etype, message = m.group("type"), (m.group("message") or "")
         consequence = bool(CONSEQUENCE_EXCEPTIONS.search(etype) or CONSEQUENCE_EXCEPTIONS.search(message[:300]))
-        base = self._base(n, line, rest, origin, key)
+        base = self._base(at)
         base["details"].update(exception=etype, message=message[:200], consequence=consequence)
         return Evidence(kind="exception", severity="warning" if consequence else "error",
                         attribution="unknown" if consequence else "application", **base)
