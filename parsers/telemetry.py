@@ -10,7 +10,8 @@ from typing import Any
 
 
 @lru_cache(maxsize=1)
-def _rows() -> tuple[dict[str, Any], ...]:
+def rows() -> tuple[dict[str, Any], ...]:
+    """The shipped rows, read once: not to be changed (`sample_rules` gives a copy to change)."""
     import pkgutil  # noqa: PLC0415
 
     import yaml  # noqa: PLC0415  (not at import: `gpu-npd parse` never needs it)
@@ -23,9 +24,9 @@ def _rows() -> tuple[dict[str, Any], ...]:
 
 def sample_rules() -> list[dict[str, Any]]:
     """The shipped rows, a fresh copy each call (a configuration may change its own)."""
-    return copy.deepcopy(list(_rows()))
+    return copy.deepcopy(list(rows()))
 
 
 def node_fault_reasons() -> dict[str, tuple[str, str]]:
     """Reason -> (finding kind, attribution) for the rows that name a kind: what a problem they raise is evidence of."""
-    return {r["reason"]: (r["kind"], r.get("attribution", "hardware")) for r in _rows() if r.get("kind")}
+    return {r["reason"]: (r["kind"], r.get("attribution", "hardware")) for r in rows() if r.get("kind")}
