@@ -61,10 +61,15 @@ HAND_TELEMETRY = [("^(GPULost|NVMLTimeout)$", "fallen_off_bus", "hardware"),
 def test_the_telemetry_rows_kinds_read_their_reasons_as_the_hand_patterns_did():
     """Every shipped telemetry reason maps to the kind and attribution the hand-written patterns gave it."""
     first = lambda reason: next(((k, a) for p, k, a in NODE_REASONS if p.match(reason)), None)  # noqa: E731
+    checked = set()
     for reason in {r["reason"] for r in sample_rules()}:
         hand = next(((k, a) for p, k, a in HAND_TELEMETRY if re.match(p, reason)), None)
         if hand is not None:
             assert first(reason) == hand, reason
+            checked.add(reason)
+    assert checked == {"GPULost", "NVMLTimeout", "UncorrectableECCError", "RowRemapFailure", "DriverRecoveryAction",
+                       "NVLinkDown", "NVLinkCRCErrorRate", "NVLinkReplayRate", "NVLinkRecoveryRate", "LinkFlapping",
+                       "IBLinkDowned"}  # every shipped reason the hand patterns read was compared
     assert first("FabricUnhealthy") is None and first("ThermalThrottling") is None  # not node faults there
 
 

@@ -16,9 +16,8 @@ from triage import read as reader
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures"
 # every file a job's triage may read here: the real incidents, the pod logs (CRI, docker JSON), the kernel logs
-FILES = sorted(p for d in ("incidents", "dmesg", "nccl", "pods", "progress")
-               for p in (FIXTURES / d).rglob("*") if p.is_file() and p.suffix not in (".json", ".md", ".yaml")
-               or p.is_file() and p.name.endswith(".docker.json"))
+FILES = sorted(p for d in ("incidents", "dmesg", "nccl", "pods", "progress") for p in (FIXTURES / d).rglob("*")
+               if p.is_file() and (p.suffix not in (".json", ".md", ".yaml") or p.name.endswith(".docker.json")))
 
 
 def evidence(path: Path) -> list:
