@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 import time
 
@@ -66,13 +67,29 @@ WARM = Classifier()
 WARM.classify("NVRM: Xid (PCI:0000:5d:00): 79, pid=1, name=x, warm-up")  # first-use compiles are not the input's
 
 
+def _cost(classifier: Classifier, text: str) -> float:
+    """CPU seconds this thread spent on one line, the garbage collector held off: a stall is the input's cost,
+    not a collection of hypothesis's heap or another process holding the core (CI failed once on a 0.36 s pause
+    for a 140-character line that takes 0.6 ms, and took 25 us when hypothesis replayed it)."""
+    gc.disable()
+    try:
+        t0 = time.thread_time()
+        detect(text)
+        classifier.classify(text)
+        return time.thread_time() - t0
+    finally:
+        gc.enable()
+
+
 @pytest.mark.timeout(600)  # about a minute alone; hypothesis's own cost dominates, and a loaded machine triples it
 @settings(max_examples=int(os.environ.get("FUZZ_EXAMPLES", "20000")))  # make fuzz: 200,000
 @given(envelope, line)
 def test_fuzz_classification_and_envelopes_never_raise_or_stall(prefix, text):
-    t0 = time.perf_counter()
-    detect(prefix + text)
-    WARM.classify(prefix + text)  # one classifier, as a source keeps one: context across lines included
-    took = time.perf_counter() - t0
+    budget = 0.010 * max(1.0, len(prefix + text) / 1024) + 0.1  # 10 ms per KiB (+ slack)
+    took = _cost(WARM, prefix + text)  # one classifier, as a source keeps one: context across lines included
     assert WARM.errors == 0
-    assert took < 0.010 * max(1.0, len(prefix + text) / 1024) + 0.1  # 10 ms per KiB (+ GC/scheduling slack)
+    if took >= budget:  # a real stall repeats on the same line; a timer tick on a busy host does not
+        fresh = Classifier()
+        fresh.classify("NVRM: Xid (PCI:0000:5d:00): 79, pid=1, name=x, warm-up")
+        took = min(took, _cost(fresh, prefix + text))
+    assert took < budget
