@@ -59,15 +59,16 @@ FIELDS: tuple[Field, ...] = (
             100.0, 2.0, "utilization_gpu")
       for cause, words in (("thermal", "thermal"), ("power", "power cap"), ("board_limit", "board limit"),
                            ("reliability", "reliability"))),
-    # PCIe: NVML's own 20 ms sample, bytes per second; NVLink: KiB counters summed over the GPU's links.  Gated on
+    # PCIe: NVML's own 20 ms sample, bytes per second; NVLink: data counters summed over the GPU's links, in bytes
+    # (agent/gpu/collector.py converts NVML's KiB once: NVLINK_DATA).  Gated on
     # utilisation, not on the traffic itself: a loaded GPU that moves little data is the straggler sought
     Field("gpu", "pcie_tx_bytes_per_second", "gauge", "low", UNDER_LOAD, "B/s", "PCIe transmit rate", 1.0, 1e7,
           "utilization_gpu"),
     Field("gpu", "pcie_rx_bytes_per_second", "gauge", "low", UNDER_LOAD, "B/s", "PCIe receive rate", 1.0, 1e7,
           "utilization_gpu"),
-    Field("gpu", "nvlink_tx_kib", "rate", "low", UNDER_LOAD, "B/s", "NVLink transmit rate", 1024.0, 1e8,
+    Field("gpu", "nvlink_tx_bytes", "rate", "low", UNDER_LOAD, "B/s", "NVLink transmit rate", 1.0, 1e8,
           "utilization_gpu"),
-    Field("gpu", "nvlink_rx_kib", "rate", "low", UNDER_LOAD, "B/s", "NVLink receive rate", 1024.0, 1e8,
+    Field("gpu", "nvlink_rx_bytes", "rate", "low", UNDER_LOAD, "B/s", "NVLink receive rate", 1.0, 1e8,
           "utilization_gpu"),
     # IB data counters count 4-byte words
     Field("ib_port", "counters/port_xmit_data", "rate", "low", 1e8, "B/s", "transmit rate", 4.0, 1e7),

@@ -123,7 +123,7 @@ def test_every_field_has_its_direction_unit_and_floor_and_fields_healthy_at_zero
             assert f.gate == "utilization_gpu"  # the GPU is loaded (0 is healthy; little traffic is the straggle)
     names = {f.name for f in FIELDS}
     assert {"throttled_thermal_seconds", "throttled_power_seconds", "pcie_tx_bytes_per_second",
-            "pcie_rx_bytes_per_second", "nvlink_tx_kib", "nvlink_rx_kib"} <= names
+            "pcie_rx_bytes_per_second", "nvlink_tx_bytes", "nvlink_rx_bytes"} <= names
 
 
 def test_a_gpu_throttled_while_its_peers_are_not_is_a_straggler_after_n_polls():
@@ -152,15 +152,15 @@ def test_healthy_throttle_jitter_a_power_capped_job_and_idle_gpus_raise_nothing(
 
 
 def test_a_gpu_whose_nvlink_or_pcie_traffic_sits_5_mads_below_its_peers_is_named():
-    """NVLink: KiB counters summed over links (GPU 2 moves 60 % of its peers' data); PCIe: NVML's sampled B/s
+    """NVLink: data counters summed over links, in bytes (GPU 2 moves 60 % of its peers' data); PCIe: NVML's sampled B/s
     (GPU 5 at a third of its peers').  Synthetic."""
     p = PeerOutliers(k=5, polls=3)
-    step = {i: {"nvlink_tx_kib": (6e7 if i == 2 else 1e8) + i * 1e5, "nvlink_rx_kib": 1e8 + i * 1e5}
+    step = {i: {"nvlink_tx_bytes": ((6e7 if i == 2 else 1e8) + i * 1e5) * 1024, "nvlink_rx_bytes": (1e8 + i * 1e5) * 1024}
             for i in range(8)}
     found = run(p, 5, step)
     assert set(found) == {"gpu:0000:02:00"}
     (v,) = found["gpu:0000:02:00"]
-    assert v.details["field"] == "nvlink_tx_kib" and "NVLink transmit rate" == v.details["what"]
+    assert v.details["field"] == "nvlink_tx_bytes" and "NVLink transmit rate" == v.details["what"]
     assert "B/s is" in v.message and "MADs below" in v.message
     p = PeerOutliers(k=5, polls=2)
     pcie = {i: {"pcie_tx_bytes_per_second": 4e9 + 2e7 * (i % 4), "pcie_rx_bytes_per_second": 4e9}
@@ -174,9 +174,9 @@ def test_a_gpu_whose_nvlink_or_pcie_traffic_sits_5_mads_below_its_peers_is_named
 
 def test_healthy_traffic_jitter_and_idle_links_raise_nothing():
     p = PeerOutliers(k=5, polls=1)
-    step = {i: {"nvlink_tx_kib": 1e8 * (1 + 0.03 * (i % 3)), "nvlink_rx_kib": 1e8} for i in range(8)}
+    step = {i: {"nvlink_tx_bytes": 1e11 * (1 + 0.03 * (i % 3)), "nvlink_rx_bytes": 1e11} for i in range(8)}
     assert run(p, 6, step) == {}
-    quiet = {i: {"nvlink_tx_kib": 10.0 if i == 2 else 1e4, "nvlink_rx_kib": 1e4} for i in range(8)}  # idle fabric
+    quiet = {i: {"nvlink_tx_bytes": 1e4 if i == 2 else 1e7, "nvlink_rx_bytes": 1e7} for i in range(8)}  # idle fabric
     assert run(PeerOutliers(k=5, polls=1), 6, quiet) == {}
     pcie = {i: {"pcie_tx_bytes_per_second": 3e9 * (1 + 0.04 * (i % 3))} for i in range(8)}
     assert all(PeerOutliers(k=5, polls=1).judge(loaded(pcie), t) == {} for t in range(5))
@@ -204,4 +204,4 @@ def test_through_the_agent_a_gpu_throttled_and_one_short_of_nvlink_traffic_are_s
         assert found() == set()
         clock.t += 10
     poll(agent)
-    assert found() == {("gpu:0000:ba:00", "throttled_thermal_seconds"), ("gpu:0000:3a:00", "nvlink_tx_kib")}
+    assert found() == {("gpu:0000:ba:00", "throttled_thermal_seconds"), ("gpu:0000:3a:00", "nvlink_tx_bytes")}
