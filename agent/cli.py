@@ -193,7 +193,7 @@ def cleanup(apply_, configs, api_server, kubeconfig, wait_for_pods, wait_seconds
     import logging
     from types import SimpleNamespace
 
-    from kubeapi.client import make_api
+    from kubeapi.client import NoCluster, make_api
 
     from .config import ConfigError, load
     from .kube.cleanup import Cleaner, Owned, wait_for_pods_gone
@@ -208,9 +208,10 @@ def cleanup(apply_, configs, api_server, kubeconfig, wait_for_pods, wait_seconds
     if wait_for_pods and not (namespace and selector):
         click.echo("gpu-npd cleanup: --wait-for-pods: expected NAMESPACE/SELECTOR", err=True)
         sys.exit(2)
-    core = make_api(SimpleNamespace(api_server=api_server, kubeconfig=kubeconfig))
-    if core is None:
-        click.echo("gpu-npd cleanup: no cluster: no in-cluster config, no kubeconfig and no --api-server", err=True)
+    try:
+        core = make_api(SimpleNamespace(api_server=api_server, kubeconfig=kubeconfig), required=True)
+    except NoCluster as exc:
+        click.echo(f"gpu-npd cleanup: no cluster: {exc}", err=True)
         sys.exit(2)
     if wait_for_pods and not wait_for_pods_gone(core, namespace, selector, wait_seconds):
         click.echo(f"gpu-npd cleanup: pods {selector} in {namespace} still running after {wait_seconds:g} s: they "

@@ -52,7 +52,7 @@ def cluster(api_server, kubeconfig, namespace, lease_name, identity, metrics_add
     or a metrics address it cannot listen on."""
     logging.basicConfig(stream=sys.stderr, level=getattr(logging, log_level.upper()),
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    from kubeapi.client import make_api  # noqa: PLC0415
+    from kubeapi.client import NoCluster, make_api  # noqa: PLC0415
 
     s = Settings(api_server=api_server, kubeconfig=kubeconfig, namespace=namespace, lease_name=lease_name,
                  identity=identity or socket.gethostname(), window=window, idle=idle, lease_duration=lease_duration,
@@ -60,10 +60,10 @@ def cluster(api_server, kubeconfig, namespace, lease_name, identity, metrics_add
                  recovery=Policy(recovery, recovery_budget, recovery_window, recoveries_per_minute))
     if not 0 < s.retry_period < s.renew_deadline < s.lease_duration:
         raise click.UsageError("need 0 < --retry-period < --renew-deadline < --lease-duration")
-    api = make_api(s)
-    if api is None:
-        # exit 2 as cleanup and fabric-check: exit 1 is a lost Lease's
-        click.echo("gpu-npd cluster: no cluster: no in-cluster config, no kubeconfig and no --api-server", err=True)
+    try:
+        api = make_api(s, required=True)
+    except NoCluster as exc:  # exit 2 as cleanup and fabric-check: exit 1 is a lost Lease's
+        click.echo(f"gpu-npd cluster: no cluster: {exc}", err=True)
         sys.exit(2)
     controller = Controller(api, s)
     if metrics_address:

@@ -63,7 +63,7 @@ def fabric_check(selector, floor, group_size, tool, image, command, gpus_per_nod
                  cleanup_timeout) -> None:
     """Two-round all-reduce test across idle GPU nodes: round 1 tests groups of nodes, round 2 re-tests each
     group below the floor with known-good nodes, and the node that fails with good partners is blamed."""
-    from kubeapi.client import make_api
+    from kubeapi.client import NoCluster, make_api
     from .kube import PRESETS, JobSpec, KubeFabric
 
     preset_image, preset_command = PRESETS[tool]
@@ -75,9 +75,10 @@ def fabric_check(selector, floor, group_size, tool, image, command, gpus_per_nod
               "or give --command with your MPI launcher")
     if floor <= 0:
         _fail("--floor must be above 0 GB/s")
-    core = make_api(SimpleNamespace(api_server=api_server, kubeconfig=kubeconfig))
-    if core is None:
-        _fail("no cluster: no in-cluster config, no kubeconfig and no --api-server")
+    try:
+        core = make_api(SimpleNamespace(api_server=api_server, kubeconfig=kubeconfig), required=True)
+    except NoCluster as exc:
+        _fail(f"no cluster: {exc}")
     from kubernetes import client
 
     spec = JobSpec(image, command or preset_command, namespace, gpus_per_node, resources, env,

@@ -73,21 +73,38 @@ def _bearer_subject(cfg) -> str | None:
     return token_subject(keys.get("authorization") or keys.get("BearerToken"))
 
 
-def make_api(s: Target, implicit_kubeconfig: bool = True):
+def _one_line(exc: BaseException) -> str:
+    """An exception's text on one line (YAML's errors span three), cut to 160 characters."""
+    return " ".join(str(exc).split())[:160]
+
+
+class NoCluster(Exception):
+    """No way to a cluster, for a command that needs one (`cleanup`, `cluster`, `fabric-check`): why, in one line."""
+
+
+def make_api(s: Target, implicit_kubeconfig: bool = True, required: bool = False):
     """A CoreV1Api, or None for local mode.  urllib3's own retries are off: the sink backs off itself.
-    implicit_kubeconfig=False (the agent): outside a pod, only a kubeconfig named in the settings is used."""
+    implicit_kubeconfig=False (the agent): outside a pod, only a kubeconfig named in the settings is used.
+    required=True (a command that needs a cluster): NoCluster says why instead of a "local mode" log line."""
+
+    def absent(level: int, why: str, *args: str) -> None:
+        if required:
+            raise NoCluster(why % args)
+        log.log(level, "Kubernetes: %s: local mode" % why, *args)
+
     if not cluster_reachable(s, implicit_kubeconfig):
         found = default_kubeconfigs() if not implicit_kubeconfig and not s.kubeconfig else []
         if found:
             log.info("Kubernetes: not in a pod, and a kubeconfig (%s) is used only when named "
                      "(--kubeconfig or kubernetes.kubeconfig): local mode, nothing written to a cluster", found[0])
         elif s.kubeconfig:
-            log.warning("Kubernetes: kubeconfig %s does not exist: local mode", s.kubeconfig)
+            absent(logging.WARNING, "kubeconfig %s does not exist", s.kubeconfig)
         else:
-            log.info("Kubernetes: no in-cluster environment and no kubeconfig: local mode")
+            absent(logging.INFO, "no in-cluster config, no kubeconfig and no --api-server")
         return None
     from kubernetes import client, config  # noqa: PLC0415
     from kubernetes.config.config_exception import ConfigException  # noqa: PLC0415
+    from yaml import YAMLError  # noqa: PLC0415
 
     cfg = client.Configuration()
     if s.api_server:
@@ -102,14 +119,15 @@ def make_api(s: Target, implicit_kubeconfig: bool = True):
             who = _bearer_subject(cfg) or "service account"
         except ConfigException as exc:
             if not s.kubeconfig and not implicit_kubeconfig:
-                log.warning("Kubernetes: in-cluster config unusable (%s) and no kubeconfig named: local mode",
-                            str(exc)[:120])
+                absent(logging.WARNING, "in-cluster config unusable (%s) and no kubeconfig named", _one_line(exc))
                 return None
             try:
                 config.load_kube_config(config_file=s.kubeconfig or None, client_configuration=cfg)
                 _, active = config.list_kube_config_contexts(config_file=s.kubeconfig or None)
-            except (ConfigException, OSError, TypeError) as exc:
-                log.info("Kubernetes: no in-cluster config and no usable kubeconfig (%s): local mode", str(exc)[:120])
+            except (ConfigException, OSError, TypeError, ValueError, KeyError, AttributeError, YAMLError) as exc:
+                # a kubeconfig that is not YAML or not a kubeconfig's shape: said in one line, never a traceback
+                absent(logging.WARNING if s.kubeconfig else logging.INFO,  # one named and broken: say it louder
+                       "no in-cluster config and no usable kubeconfig (%s)", _one_line(exc))
                 return None
             context = (active or {}).get("context") or {}
             where = f"kubeconfig {s.kubeconfig or os.pathsep.join(default_kubeconfigs())}, " \

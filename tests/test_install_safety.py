@@ -220,15 +220,31 @@ def test_an_unknown_key_names_the_nearest_and_where_every_key_is(tmp_path):
     assert r.stderr == "gpu-npd config check: zzzqqq: unknown configuration key (every key: python -m agent.settings)\n"
 
 
-def test_cluster_without_a_cluster_is_one_line_exit_2(tmp_path, monkeypatch):
-    # exit 1 is the lost Lease's: no cluster is 2, as for cleanup and fabric-check
+@pytest.mark.parametrize("kubeconfig, why", [
+    (None, "no in-cluster config, no kubeconfig and no --api-server"),
+    ("missing", "kubeconfig {path} does not exist"),
+    ("x: [\n", "no in-cluster config and no usable kubeconfig (while parsing a flow node expected the node content"),
+    ("[1, 2]\n", "no in-cluster config and no usable kubeconfig ("),
+    ("contexts: 7\ncurrent-context: x\n", "no in-cluster config and no usable kubeconfig ("),
+])
+@pytest.mark.parametrize("command", [["cluster", "--metrics-address", ""], ["cleanup"],
+                                     ["fabric-check", "--floor", "1"]])
+def test_a_command_that_needs_a_cluster_says_why_there_is_none_in_one_line_exit_2(tmp_path, command, kubeconfig, why):
+    """No cluster, a kubeconfig named but missing, or one that is not YAML / not a kubeconfig: the command's own
+    line says why, nothing else is printed (no traceback, no agent's "local mode" line), exit 2 (exit 1 is the
+    cluster component's lost Lease)."""
     import subprocess
     import sys
 
     env = {k: v for k, v in os.environ.items() if not k.startswith("KUBERNETES_")}
     env.update(KUBECONFIG=str(tmp_path / "none"), HOME=str(tmp_path))
-    r = subprocess.run([sys.executable, "-m", "gpunpd", "cluster", "--metrics-address", ""], capture_output=True,
-                       text=True, timeout=60, env=env)
-    assert r.returncode == 2
-    assert r.stderr.strip().splitlines()[-1] == ("gpu-npd cluster: no cluster: no in-cluster config, no kubeconfig "
-                                                 "and no --api-server")
+    path = tmp_path / "kubeconfig"
+    if kubeconfig not in (None, "missing"):
+        path.write_text(kubeconfig)
+    named = [] if kubeconfig is None else ["--kubeconfig", str(path)]
+    r = subprocess.run([sys.executable, "-m", "gpunpd", *command, *named], capture_output=True, text=True,
+                       timeout=60, env=env)
+    assert r.returncode == 2, r.stderr
+    prefix = "gpu-npd fabric-check" if command[0] == "fabric-check" else f"gpu-npd {command[0]}"
+    (line,) = r.stderr.strip().splitlines()
+    assert line.startswith(f"{prefix}: no cluster: {why.format(path=path)}"), line
