@@ -136,3 +136,18 @@ def make_api(s: Target, implicit_kubeconfig: bool = True, required: bool = False
     log.info("Kubernetes: writing to %s as %s (%s)", cfg.host, who, where)
     cfg.retries = False
     return client.CoreV1Api(client.ApiClient(cfg))
+
+
+def call(api, method: str, path: str, body: Any = None, query: list | None = None, timeout: float = 10.0) -> Any:
+    """One request to a path the typed client has no method for (its auth, host and TLS settings)."""
+    from kubernetes.client.exceptions import ApiException  # noqa: PLC0415
+
+    client = api.api_client
+    args = client.param_serialize(method, path, query_params=query or [], body=body,
+                                  header_params={"Accept": "application/json", "Content-Type": "application/json"},
+                                  auth_settings=["BearerToken"])
+    resp = client.call_api(*args, _request_timeout=timeout)
+    resp.read()
+    if not 200 <= resp.status < 300:
+        raise ApiException.from_response(http_resp=resp, body=resp.data.decode("utf-8", "replace"), data=None)
+    return json.loads(resp.data) if resp.data else {}

@@ -77,7 +77,9 @@ def test_cleanup_removes_every_trace_and_touches_nothing_else(api):
     assert {"GPUUnhealthy", "AcceleratedHardwareReady"} <= set(api.conditions("gpu-node-1"))
     assert "gpu-npd.io/repair" in node["metadata"]["annotations"]
     assert _name("gpu-node-2") in api.device_taint_rules and "GPUUnhealthy" in api.conditions("gpu-node-2")
-    assert [cm["metadata"]["name"] for cm in api.configmaps.values()] == ["gpu-npd-dra-budget"]  # the GPU budget
+    # the budgets' grants: node 1's taint, node 2's DeviceTaintRule
+    assert sorted(cm["metadata"]["name"] for cm in api.configmaps.values()) == ["gpu-npd-dra-budget",
+                                                                                "gpu-npd-taint-budget"]
     with api.lock:  # fabric-check's condition (written by the fabric check, not the agent) is gpu-npd's too
         api.nodes["gpu-node-1"]["status"]["conditions"].append(
             {"type": "FabricCheckFailed", "status": "True", "reason": "LowBusBandwidth", "message": "12 GB/s"})
@@ -89,7 +91,8 @@ def test_cleanup_removes_every_trace_and_touches_nothing_else(api):
     assert "would remove taint gpu-npd.io/GPUUnhealthy=Xid79FallenOffBus:NoSchedule from node/gpu-node-1" in dry.output
     assert "would remove DeviceTaintRule" in dry.output and "would remove pod condition gpu-npd.io/GPUFault" in dry.output
     assert "would remove condition FabricCheckFailed (True, LowBusBandwidth) from node/gpu-node-1" in dry.output
-    assert "would remove ConfigMap (GPU budget: 1 grant(s)) from configmap/gpu-npd/gpu-npd-dra-budget" in dry.output
+    assert "would remove ConfigMap (budget: 1 grant(s)) from configmap/gpu-npd/gpu-npd-dra-budget" in dry.output
+    assert "would remove ConfigMap (budget: 1 grant(s)) from configmap/gpu-npd/gpu-npd-taint-budget" in dry.output
     assert "dry run: nothing changed" in dry.output.splitlines()[-1]
     assert api.node("gpu-node-1") == node and api.pod_status_patches == []
 

@@ -13,7 +13,7 @@ import yaml
 
 from agent.config import ConfigError, load
 from agent.health import HealthEngine
-from kubeapi.client import make_api
+from kubeapi.client import call, make_api
 from agent.kube.dra import DeviceFencer, choose_versions, match_devices, node_hash, owner, rule_name
 from apiserver_double import ApiDouble
 from fakeclock import Clock
@@ -183,7 +183,7 @@ def test_grants_are_counted_with_the_rules_and_reclaimed_only_when_stale(api):
     """The grant book against the API double's ConfigMaps: full is full (grants and rules without grants count),
     a grant whose rule never appeared is another node's to reclaim only after the grace, a rule keeps its grant,
     and a node releases only its own."""
-    from agent.kube.dra import GRANT_GRACE_SECONDS, GrantBook, call  # noqa: PLC0415
+    from agent.kube.grants import GRANT_GRACE_SECONDS, GrantBook  # noqa: PLC0415
 
     s = replace(load(env={}).kube, api_server=api.url)
     client = make_api(s)

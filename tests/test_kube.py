@@ -14,7 +14,7 @@ from agent.config import load
 from agent.health import HealthEngine
 from kubeapi.client import make_api
 from kubeapi.events import Ref
-from agent.kube.desired import budget_allows, merge_taints, taint_value
+from agent.kube.desired import budget_size, merge_taints, taint_value
 from agent.kube.sink import KubernetesSink
 from agent.metrics import Metrics
 from apiserver_double import ApiDouble
@@ -189,10 +189,65 @@ def test_budget_refuses_the_11th_of_100_nodes(api):
     assert metrics.registry.get_sample_value("gpu_npd_taint_held_by_budget", {"taint": TAINT}) == 0
 
 
+def test_racing_agents_never_taint_more_nodes_than_the_budget(api, tmp_path: Path):
+    """The node-taint budget across agents deciding in the same instant (before: each listed the pool, saw the
+    last slot free and took it). Four real agents in enforce mode, each given an Xid 79 at once, in a pool of 20
+    GPU nodes (10% -> 2): grants are compare-and-swapped on one ConfigMap, so exactly 2 nodes are tainted, at no
+    moment more; the other two hold their taint back and say so; every condition stands."""
+    import threading  # noqa: PLC0415
+    from concurrent.futures import ThreadPoolExecutor  # noqa: PLC0415
+
+    from harness import wait_until  # noqa: PLC0415
+
+    racers = [f"gpu-{i:03d}" for i in range(4)]
+    for i in range(20):
+        api.add_node(f"gpu-{i:03d}")
+
+    def agent(node: str) -> AgentProc:
+        home = tmp_path / node
+        home.mkdir()
+        conf = home / "gpu-npd.yaml"
+        conf.write_text(yaml.safe_dump({"mode": "enforce", "nvml": "off", "log_level": "warning", "kubernetes": {
+            "api_server": api.url, "coalesce_seconds": 0.05, "qps": 50, "burst": 50}}))
+        return AgentProc(home, "--config", str(conf), env={"NODE_NAME": node}, start_timeout=60.0)
+
+    with ThreadPoolExecutor(4) as pool:
+        agents = list(pool.map(agent, racers))
+    tainted = lambda: [n for n in racers if any(t["key"] == TAINT for t in api.taints(n))]  # noqa: E731
+    most, stop = [0], [False]
+
+    def watch():  # the most nodes tainted at once, sampled as they race
+        while not stop[0]:
+            most[0] = max(most[0], len(tainted()))
+            time.sleep(0.002)
+
+    t = threading.Thread(target=watch, daemon=True)
+    t.start()
+    try:
+        api.set_fault(latency=0.3)  # every request takes 0.3 s: the four decisions overlap (list, then write)
+        for a in agents:
+            a.write(f"3,1,1000,-;{XID79}\n")
+        wait_until(lambda: all(api.conditions(n).get("GPUUnhealthy", {}).get("status") == "True" for n in racers),
+                   "every node's condition", timeout=60)
+        held = lambda a: 'gpu_npd_taint_held_by_budget{taint="gpu-npd.io/GPUUnhealthy"} 1.0' in a.metrics()  # noqa: E731
+        wait_until(lambda: len(tainted()) == 2 and sum(held(a) for a in agents) == 2, "2 tainted, 2 held back",
+                   timeout=60)
+        wait_until(lambda: sum(e.get("reason") == "TaintHeldByBudget" for e in api.events()) == 2, "2 refusals said")
+        time.sleep(1.0)
+    finally:
+        stop[0] = True
+        t.join()
+        api.set_fault()
+    assert most[0] == 2 and len(tainted()) == 2
+    (cm,) = api.configmaps.values()
+    assert cm["metadata"]["name"] == "gpu-npd-taint-budget" and sorted(cm["data"]) == sorted(tainted())
+    assert all(a.stop()[0] == 0 for a in agents)
+
+
 def test_budget_math():
-    assert budget_allows(100, 9, 0.1, 0) and not budget_allows(100, 10, 0.1, 0)
-    assert budget_allows(5, 0, 0.1, 0) and not budget_allows(5, 1, 0.1, 0)  # a small pool may lose one node
-    assert not budget_allows(1000, 5, 0.1, 5)  # the absolute cap wins
+    assert budget_size(100, 0.1) == 10 and budget_size(99, 0.1) == 9
+    assert budget_size(5, 0.1) == 1  # a small pool may lose one node
+    assert budget_size(1000, 0.1, 5) == 5  # the absolute cap wins
     assert taint_value("Xid79FallenOffBus") == "Xid79FallenOffBus" and len(taint_value("x" * 100)) == 63
     merged = merge_taints([OTHER_TAINT, {"key": TAINT, "value": "a", "effect": "NoSchedule", "timeAdded": "t"}],
                           {TAINT: {"key": TAINT, "value": "a", "effect": "NoSchedule"}}, frozenset({TAINT}))

@@ -7,8 +7,9 @@ What is gpu-npd's (owner-checked; nothing else is touched):
   with other writers (a repair profile's AcceleratedHardwareReady) only when the message carries gpu-npd's mark;
 - the repair annotation (kubernetes.repair_annotation_key);
 - fabric-check's FabricCheckFailed (parsers/kinds.py FABRIC_CONDITION);
-- DeviceTaintRules labelled app.kubernetes.io/managed-by=gpu-npd, and the DRA GPU budget's ConfigMap of grants
-  (kubernetes.dra_budget_configmap, when it carries that label);
+- DeviceTaintRules labelled app.kubernetes.io/managed-by=gpu-npd, and the budgets' ConfigMaps of grants (the DRA GPU
+  budget's kubernetes.dra_budget_configmap, the node-taint budget's kubernetes.taint_budget_configmap; each when it
+  carries that label);
 - pod conditions whose type starts with the taint prefix, and the pod fault condition (agent/kube/podfault.py's
   CONDITION_TYPE, whatever the prefix).
 Ours is what the writers' own functions name (desired.our_taint_keys; kubeapi/reserved.py for the kubelet's
@@ -25,13 +26,14 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from kubeapi.client import own_namespace
+from kubeapi.client import call, own_namespace
 from kubeapi.pager import items
 from kubeapi.reserved import reserved_condition
 from parsers.kinds import FABRIC_CONDITION
 
 from .desired import TaintRule, our_taint_keys, ours
-from .dra import GROUP, OWNER, OWNER_LABEL, call, choose_versions, owner, served
+from .desired import OWNER, OWNER_LABEL
+from .dra import GROUP, choose_versions, owner, served
 from .podfault import CONDITION_TYPE as POD_FAULT_CONDITION
 from .repair import MESSAGE_MARK, PROFILE_CONDITIONS
 
@@ -60,7 +62,8 @@ class Owned:
                    shared_condition_types=frozenset(t for profile in PROFILE_CONDITIONS.values()
                                                     for t, _, _ in profile),
                    annotation_keys=frozenset(k.repair_annotation_key for k in kubes),
-                   budget_configmaps=frozenset(k.dra_budget_configmap for k in kubes),
+                   budget_configmaps=frozenset(ref for k in kubes
+                                               for ref in (k.dra_budget_configmap, k.taint_budget_configmap)),
                    # every condition's key, not only today's taint rules: a rule removed since may have left one
                    taint_keys=frozenset().union(*(our_taint_keys([TaintRule(t) for t in c.conditions],
                                                                  c.kube.taint_prefix) for c in configs)))
@@ -215,7 +218,7 @@ class Cleaner:
 
 
     def _budget(self, ref: str) -> None:
-        """The DRA GPU budget's grants (agent/kube/dra.py GrantBook): deleted when it carries gpu-npd's label."""
+        """A budget's grants (agent/kube/grants.py GrantBook): deleted when it carries gpu-npd's label."""
         from kubernetes.client.rest import ApiException  # noqa: PLC0415
 
         namespace, _, name = ref.rpartition("/")
@@ -236,7 +239,7 @@ class Cleaner:
                 if exc.status != 404:
                     raise
         self._done([Change("ConfigMap", f"configmap/{namespace}/{name}",
-                           f"(GPU budget: {len(cm.get('data') or {})} grant(s))")])
+                           f"(budget: {len(cm.get('data') or {})} grant(s))")])
 
 
 def wait_for_pods_gone(api, namespace: str, selector: str, seconds: float, clock=time.monotonic,

@@ -13,6 +13,10 @@ from parsers.finding import SEVERITIES, SEVERITY_RANK
 from parsers.model import Condition
 
 
+OWNER_LABEL = "app.kubernetes.io/managed-by"  # on what gpu-npd creates (DeviceTaintRules, its budgets' ConfigMaps)
+OWNER = "gpu-npd"
+
+
 @dataclass(frozen=True)
 class TaintRule:
     condition: str
@@ -83,8 +87,3 @@ def budget_size(total: int, fraction: float, max_nodes: int = 0) -> int:
     """How many of a pool of `total` may be tainted: at least one of any pool; never past the caps."""
     allowed = max(1, int(total * fraction + 1e-9))
     return min(allowed, max_nodes) if max_nodes > 0 else allowed
-
-
-def budget_allows(total: int, tainted_others: int, fraction: float, max_nodes: int) -> bool:
-    """May one more node be tainted?"""
-    return tainted_others + 1 <= budget_size(total, fraction, max_nodes)

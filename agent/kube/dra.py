@@ -6,27 +6,25 @@ rule is.
 Edge: `DeviceFencer` lists, creates and deletes only rules that are this node's: the owner label, the hash of
 the node's full name as a label (for the list) and the full name as an annotation, verified on every read (a
 label value holds 63 characters, a node name 253: two nodes sharing their first 63 characters are two owners).
-`GrantBook` keeps the GPU budget across every agent: a rule is created only after its grant was written into
-one shared ConfigMap by compare-and-swap (its resourceVersion), so any number of agents racing never fence
-more GPUs than the budget allows.
+The GPU budget holds across every agent: a rule is created only after its grant was written into one shared
+ConfigMap by compare-and-swap (agent/kube/grants.py), so any number of agents racing never fence more GPUs than
+the budget allows.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
 import logging
-import random
 import re
-import time
 from typing import TYPE_CHECKING, Any, Callable
 
-from kubeapi.client import own_namespace
+from kubeapi.client import call, own_namespace
 from kubeapi.events import EventRecorder, Ref
 from parsers.finding import SEVERITY_RANK
 from parsers.gpus import by_gpu, gpu_key, problem_gpu
 
-from .desired import budget_size, taint_value
+from .desired import OWNER, OWNER_LABEL, budget_size, taint_value
+from .grants import GrantBook
 
 if TYPE_CHECKING:
     from .settings import KubeSettings
@@ -35,15 +33,11 @@ log = logging.getLogger("gpu_npd.kube")
 GROUP = "resource.k8s.io"
 RULE_VERSIONS = ("v1", "v1beta2", "v1alpha3")  # DeviceTaintRule: alpha in 1.33 (v1alpha3), beta v1beta2
 SLICE_VERSIONS = ("v1", "v1beta2", "v1beta1")  # ResourceSlice: GA in 1.34 (v1)
-OWNER_LABEL = "app.kubernetes.io/managed-by"
-OWNER = "gpu-npd"
 NODE_HASH_LABEL = "gpu-npd.io/node-hash"  # sha256 of the node's full name (a label value is <= 63 characters)
 NODE_ANNOTATION = "gpu-npd.io/node"  # the node's full name: whose the rule is, checked on every read
 LEGACY_NODE_LABEL = "gpu-npd.io/node"  # before: node[:63] as a label; exact only for a name of < 63 characters
 TAINT_KEY = "gpu-npd.io/unhealthy"
-GRANT_RETRIES = 10  # compare-and-swap attempts on the budget's ConfigMap before the sync fails (and is retried)
 BUDGET_RECHECK_SECONDS = 60.0  # a held-back rule asks the budget again at most this often (and at heartbeats)
-GRANT_GRACE_SECONDS = 600.0  # a grant whose rule never appeared is anyone's to reclaim after this
 
 
 def choose_versions(served: dict[str, list[str]]) -> tuple[str | None, str | None]:
@@ -139,21 +133,6 @@ def wanted_rules(node: str, faulty: dict[str, tuple[str, str]], devices: dict[st
     return out
 
 
-def call(api, method: str, path: str, body: Any = None, query: list | None = None, timeout: float = 10.0) -> Any:
-    """One request to a path the typed client has no method for (its auth, host and TLS settings)."""
-    from kubernetes.client.exceptions import ApiException  # noqa: PLC0415
-
-    client = api.api_client
-    args = client.param_serialize(method, path, query_params=query or [], body=body,
-                                  header_params={"Accept": "application/json", "Content-Type": "application/json"},
-                                  auth_settings=["BearerToken"])
-    resp = client.call_api(*args, _request_timeout=timeout)
-    resp.read()
-    if not 200 <= resp.status < 300:
-        raise ApiException.from_response(http_resp=resp, body=resp.data.decode("utf-8", "replace"), data=None)
-    return json.loads(resp.data) if resp.data else {}
-
-
 def served(api, timeout: float = 10.0) -> dict[str, list[str]]:
     """{version: [resources]} of resource.k8s.io; {} where the cluster does not serve the group (404)."""
     from kubernetes.client.rest import ApiException  # noqa: PLC0415
@@ -168,109 +147,6 @@ def served(api, timeout: float = 10.0) -> dict[str, list[str]]:
         if exc.status != 404:
             raise
     return out
-
-
-class GrantBook:
-    """The GPU budget across every agent: one ConfigMap whose `data` maps a rule's name to its grant
-    (JSON {"node": full node name, "at": unix time}). An agent creates a DeviceTaintRule only under a grant it
-    wrote itself with the ConfigMap's resourceVersion (compare-and-swap: a 409 reads again and counts again),
-    so any number of agents racing never hold more grants than the budget allows. Counted: every grant and every
-    gpu-npd rule without one (an older version's, or one whose grant was lost). A grant is released when its rule
-    is deleted; one whose rule never appeared is dropped by its own node once it no longer wants it, by anyone
-    after GRANT_GRACE_SECONDS."""
-
-    def __init__(self, request: Callable[..., Any], namespace: str, name: str, node: str,
-                 clock: Callable[[], float], sleep: Callable[[float], None] = time.sleep):
-        self.request, self.name, self.node, self.clock, self.sleep = request, name, node, clock, sleep
-        self.path = f"/api/v1/namespaces/{namespace}/configmaps"
-        self.conflicts = 0
-
-    def _read(self) -> dict:
-        from kubernetes.client.rest import ApiException  # noqa: PLC0415
-        try:
-            return self.request("GET", f"{self.path}/{self.name}")
-        except ApiException as exc:
-            if exc.status != 404:
-                raise
-        try:
-            return self.request("POST", self.path, body={
-                "apiVersion": "v1", "kind": "ConfigMap", "data": {},
-                "metadata": {"name": self.name, "labels": {OWNER_LABEL: OWNER}}})
-        except ApiException as exc:
-            if exc.status != 409:  # another agent created it first
-                raise
-        return self.request("GET", f"{self.path}/{self.name}")
-
-    def _swap(self, change: Callable[[dict[str, dict], float], dict[str, dict]]) -> None:
-        """Read the grants, `change` them, write them back with the read resourceVersion; again on a 409."""
-        from kubernetes.client.rest import ApiException  # noqa: PLC0415
-        for attempt in range(GRANT_RETRIES):
-            cm = self._read()
-            grants = {k: _grant(v) for k, v in (cm.get("data") or {}).items()}
-            after = change(dict(grants), self.clock())
-            if after == grants:
-                return
-            body = {"apiVersion": "v1", "kind": "ConfigMap",
-                    "metadata": {**{k: v for k, v in cm["metadata"].items() if k in ("name", "namespace", "labels")},
-                                 "resourceVersion": cm["metadata"]["resourceVersion"]},
-                    "data": {k: json.dumps(g, sort_keys=True) for k, g in sorted(after.items())}}
-            try:
-                self.request("PUT", f"{self.path}/{self.name}", body=body)
-                return
-            except ApiException as exc:
-                if exc.status != 409:
-                    raise
-                self.conflicts += 1
-                self.sleep(random.uniform(0, 0.05 * (attempt + 1)))  # another agent won: read again
-        raise RuntimeError(f"the GPU budget ConfigMap {self.name} kept changing ({GRANT_RETRIES} tries)")
-
-    def acquire(self, names: list[str], rules: set[str], allowed: int) -> list[str]:
-        """The names among `names` this node may create rules under (granted before, or now while fewer than
-        `allowed` grants and rules stand). `rules`: the names of every gpu-npd DeviceTaintRule in the cluster."""
-        given: list[str] = []
-
-        def change(grants: dict[str, dict], now: float) -> dict[str, dict]:
-            def kept(k: str, g: dict) -> bool:
-                if k in rules:
-                    return True
-                if g.get("node") == self.node:
-                    return k in names  # ours, no rule yet: kept while we still want it
-                return now - _number(g.get("at")) < GRANT_GRACE_SECONDS  # another agent's, about to create it
-
-            keep = {k: g for k, g in grants.items() if kept(k, g)}
-            taken = set(keep) | rules
-            given[:] = [n for n in names if keep.get(n, {}).get("node") == self.node]
-            for n in given:  # still wanted, its rule not created yet (the API failed?): not stale, say so
-                keep[n] = {"node": self.node, "at": round(now, 3)}
-            for n in names:
-                if n not in taken and len(taken) < allowed:
-                    keep[n] = {"node": self.node, "at": round(now, 3)}
-                    taken.add(n)
-                    given.append(n)
-            return keep
-
-        self._swap(change)
-        return given
-
-    def release(self, names: list[str]) -> None:
-        """Drop this node's grants for `names` (their rules are deleted)."""
-        self._swap(lambda grants, now: {k: g for k, g in grants.items()
-                                        if not (k in names and g.get("node") == self.node)})
-
-
-def _number(value: Any) -> float:
-    try:
-        return float(value)
-    except (TypeError, ValueError):
-        return 0.0
-
-
-def _grant(value: Any) -> dict:
-    try:
-        g = json.loads(value)
-    except (TypeError, ValueError):
-        return {}  # not a grant of ours: no node, no time (reclaimed when no rule stands behind it)
-    return g if isinstance(g, dict) else {}
 
 
 class DeviceFencer:

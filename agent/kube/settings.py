@@ -55,6 +55,9 @@ class KubeSettings:
                                                "...", gt=0, le=1)] = 0.1
     max_tainted_nodes: Annotated[int, num("... or more than this many nodes (0: no absolute cap) under gpu-npd "
                                           "taints", ge=0)] = 0
+    taint_budget_configmap: Annotated[str, doc(
+        "the ConfigMap ([namespace/]name; namespace: the agent's own) where every agent's grants of the node-taint "
+        "budget are kept, written by compare-and-swap: no node is tainted without one")] = "gpu-npd-taint-budget"
     repair_profile: Annotated[Literal[REPAIR_PROFILES], doc(
         "off | eks: also write AcceleratedHardwareReady (True = healthy; False with a stable reason such as "
         "NvidiaXID79Error) for Karpenter / EKS node auto repair")] = "off"
@@ -85,8 +88,9 @@ class KubeSettings:
 def check(s: KubeSettings, conditions: dict) -> None:
     """What spans keys, and the keys gpu-npd would write in others' domains (kubeapi/reserved.py); raises
     ValueError naming the key (kubernetes.<key>)."""
-    if not _CONFIGMAP.match(s.dra_budget_configmap):
-        raise ValueError(f"kubernetes.dra_budget_configmap: expected [namespace/]name, got {s.dra_budget_configmap!r}")
+    for key in ("dra_budget_configmap", "taint_budget_configmap"):
+        if not _CONFIGMAP.match(getattr(s, key)):
+            raise ValueError(f"kubernetes.{key}: expected [namespace/]name, got {getattr(s, key)!r}")
     for key in ("taint_prefix", "repair_annotation_key"):
         why = reserved_key(getattr(s, key))
         if why is not None:

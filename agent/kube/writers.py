@@ -7,7 +7,8 @@ wrote so that an unchanged snapshot costs no request (a heartbeat rewrites the c
     ConditionWriter   our NodeConditions (+ the repair profile's), strategic merge on nodes/status
     AnnotationWriter  the repair hand-off annotation (merge patch of metadata.annotations)
     TaintWriter       our taints (read, change ours, write with the read resourceVersion, retry on 409), within
-                      the tainted-node budget, kept through their hold-down
+                      the tainted-node budget (a grant per tainted node, compare-and-swapped on one ConfigMap:
+                      agent/kube/grants.py), kept through their hold-down
     (DRA device taints: agent/kube/dra.py's DeviceFencer; Events: kubeapi/events.py's EventRecorder)
 """
 
@@ -19,11 +20,13 @@ import random
 import threading
 from typing import Any, Callable
 
+from kubeapi.client import call, own_namespace
 from kubeapi.events import EventRecorder, Ref, TokenBucket
 from kubeapi.pager import items
 from parsers.model import Condition, Problem, Snapshot
 
-from .desired import budget_allows, condition_key, condition_patch, merge_taints, our_taint_keys, ours, wanted_taints
+from .desired import budget_size, condition_key, condition_patch, merge_taints, our_taint_keys, ours, wanted_taints
+from .grants import GrantBook
 from .repair import profile_conditions, repair_annotation
 from .settings import KubeSettings
 
@@ -108,13 +111,20 @@ class AnnotationWriter:
 
 
 class TaintWriter:
-    def __init__(self, node: NodeApi, events: EventRecorder, clock: Callable[[], float]):
+    def __init__(self, node: NodeApi, events: EventRecorder, clock: Callable[[], float],
+                 namespace: str | None = None):
         self.n, self.events, self.clock = node, events, clock
         self.keys = our_taint_keys(list(node.s.taints), node.s.taint_prefix)  # the only taints we touch
         self.applied: dict[str, dict] | None = None  # our taints as last seen on the node (None: not read yet)
         self.cleared_at: dict[str, float] = {}
         self.held: set[str] = set()
         self._budget_checked = -1e18
+        ns, _, name = node.s.taint_budget_configmap.rpartition("/")
+        self.book = GrantBook(self._call, ns or namespace or own_namespace() or "gpu-npd", name, node.node, clock)
+
+    def _call(self, method: str, path: str, body: Any = None, query: list | None = None) -> Any:
+        self.n.wait()
+        return call(self.n.api, method, path, body, query, self.n.s.request_timeout_seconds)
 
     def _wanted(self, conditions: dict[str, Condition], now: float) -> dict[str, dict]:
         """Our taints the conditions call for, plus those kept through their hold-down."""
@@ -178,13 +188,19 @@ class TaintWriter:
             self.n.count("taints")
             self.applied = {t["key"]: t for t in merged if ours(t, self.keys)}
             log.info("taints on %s: %s", self.n.node, sorted(self.applied) or "none of gpu-npd's")
+            if not self.applied:
+                self._release()
             return
         raise RuntimeError(f"taint update on {self.n.node} kept conflicting ({CONFLICT_RETRIES} tries)")
 
     def _budget_allows(self) -> bool:
+        """May this node be tainted?  The pool (budget_selector, paged) is listed and its nodes carrying a gpu-npd
+        taint counted; then this node's grant is asked of the shared book, where those nodes and every other
+        node's grant count: two agents deciding in the same instant cannot both take the last slot."""
         s = self.n.s
         self._budget_checked = self.clock()
-        total = tainted = 0
+        pool: set[str] = set()
+        tainted: set[str] = set()
 
         def list_node(**kwargs: Any) -> Any:
             self.n.wait()  # each page within the client-side QPS limit
@@ -193,14 +209,36 @@ class TaintWriter:
         for item in items(list_node, 100, s.request_timeout_seconds, label_selector=s.budget_selector):
             if not s.budget_selector and "nvidia.com/gpu" not in item.get("status", {}).get("capacity", {}):
                 continue
-            total += 1
             name = item["metadata"]["name"]
+            pool.add(name)
             if name != self.n.node and any(ours(t, self.keys) for t in item.get("spec", {}).get("taints") or []):
-                tainted += 1
-        ok = budget_allows(max(total, 1), tainted, s.max_tainted_fraction, s.max_tainted_nodes)
-        log.info("taint budget: %d of %d pool nodes tainted by gpu-npd; one more %s", tainted, total,
-                 "allowed" if ok else "refused")
+                tainted.add(name)
+        allowed = budget_size(max(len(pool), 1), s.max_tainted_fraction, s.max_tainted_nodes)
+        from kubernetes.client.rest import ApiException  # noqa: PLC0415
+        try:
+            ok = self.n.node in self.book.acquire([self.n.node], tainted, allowed, among=pool | {self.n.node})
+        except ApiException as exc:
+            if exc.status not in (403, 404):  # the API's trouble: the sync is retried with backoff
+                raise
+            # no access to the budget's ConfigMap (RBAC of an older release, a namespace that does not exist):
+            # without a grant, no taint; said at each recheck, the condition stands, the other writers go on
+            log.warning("taint budget: ConfigMap %s/%s refused (%s %s): taint held back; the agent needs get, "
+                        "update and create on it (deploy/base/daemonset.yaml, Role gpu-npd-budgets)",
+                        self.book.namespace, self.book.name, exc.status, exc.reason)
+            return False
+        log.info("taint budget: %d of %d pool nodes tainted by gpu-npd, %d may be; this one %s", len(tainted),
+                 len(pool), allowed, "granted" if ok else "refused")
         return ok
+
+    def _release(self) -> None:
+        """This node carries no gpu-npd taint any more: its grant goes back to the pool (a failure is only said:
+        another agent reclaims a grant whose node is untainted after the grace)."""
+        from kubernetes.client.rest import ApiException  # noqa: PLC0415
+        try:
+            self.book.release([self.n.node])
+        except (ApiException, OSError, RuntimeError) as exc:
+            log.warning("taint budget: the grant of %s was not released (%s); it lapses on its own", self.n.node,
+                        " ".join(str(exc).split())[:160])
 
     def _gauge_held(self) -> None:
         if self.n.metrics is not None:

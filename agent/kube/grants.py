@@ -1,0 +1,125 @@
+"""Budgets that hold across every agent: grants written into one shared ConfigMap by compare-and-swap.
+
+Used by the GPU budget of DRA device taints (agent/kube/dra.py: one grant per DeviceTaintRule) and by the node-taint
+budget (agent/kube/writers.py: one grant per tainted node of a pool). Two agents deciding in the same instant
+cannot both take the last slot: the second one's write carries a stale resourceVersion, is refused (409), reads
+again and counts again.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+from typing import Any, Callable
+
+from .desired import OWNER, OWNER_LABEL
+
+GRANT_RETRIES = 10  # compare-and-swap attempts on the budget's ConfigMap before the sync fails (and is retried)
+GRANT_GRACE_SECONDS = 600.0  # a grant whose action never appeared is anyone's to reclaim after this
+
+
+class GrantBook:
+    """A budget across every agent: one ConfigMap whose `data` maps a name (a DeviceTaintRule's, or a node's for
+    node taints) to its grant (JSON {"node": full node name, "at": unix time}). An agent acts only under a grant it
+    wrote itself with the ConfigMap's resourceVersion (compare-and-swap: a 409 reads again and counts again), so
+    any number of agents racing never hold more grants than the budget allows. Counted: every grant and every
+    standing action without one (an older version's, or one whose grant was lost). A grant is released when its
+    action is undone; one whose action never appeared is dropped by its own node once it no longer wants it, by
+    anyone after GRANT_GRACE_SECONDS."""
+
+    def __init__(self, request: Callable[..., Any], namespace: str, name: str, node: str,
+                 clock: Callable[[], float], sleep: Callable[[float], None] = time.sleep):
+        self.request, self.namespace, self.name, self.node = request, namespace, name, node
+        self.clock, self.sleep = clock, sleep
+        self.path = f"/api/v1/namespaces/{namespace}/configmaps"
+        self.conflicts = 0
+
+    def _read(self) -> dict:
+        from kubernetes.client.rest import ApiException  # noqa: PLC0415
+        try:
+            return self.request("GET", f"{self.path}/{self.name}")
+        except ApiException as exc:
+            if exc.status != 404:
+                raise
+        try:
+            return self.request("POST", self.path, body={
+                "apiVersion": "v1", "kind": "ConfigMap", "data": {},
+                "metadata": {"name": self.name, "labels": {OWNER_LABEL: OWNER}}})
+        except ApiException as exc:
+            if exc.status != 409:  # another agent created it first
+                raise
+        return self.request("GET", f"{self.path}/{self.name}")
+
+    def _swap(self, change: Callable[[dict[str, dict], float], dict[str, dict]]) -> None:
+        """Read the grants, `change` them, write them back with the read resourceVersion; again on a 409."""
+        from kubernetes.client.rest import ApiException  # noqa: PLC0415
+        for attempt in range(GRANT_RETRIES):
+            cm = self._read()
+            grants = {k: _grant(v) for k, v in (cm.get("data") or {}).items()}
+            after = change(dict(grants), self.clock())
+            if after == grants:
+                return
+            body = {"apiVersion": "v1", "kind": "ConfigMap",
+                    "metadata": {**{k: v for k, v in cm["metadata"].items() if k in ("name", "namespace", "labels")},
+                                 "resourceVersion": cm["metadata"]["resourceVersion"]},
+                    "data": {k: json.dumps(g, sort_keys=True) for k, g in sorted(after.items())}}
+            try:
+                self.request("PUT", f"{self.path}/{self.name}", body=body)
+                return
+            except ApiException as exc:
+                if exc.status != 409:
+                    raise
+                self.conflicts += 1
+                self.sleep(random.uniform(0, 0.05 * (attempt + 1)))  # another agent won: read again
+        raise RuntimeError(f"the GPU budget ConfigMap {self.name} kept changing ({GRANT_RETRIES} tries)")
+
+    def acquire(self, names: list[str], rules: set[str], allowed: int, among: set[str] | None = None) -> list[str]:
+        """The names among `names` this node may act under (granted before, or now while fewer than `allowed`
+        grants and actions stand). `rules`: the names of every standing action (a gpu-npd DeviceTaintRule in the
+        cluster, a node carrying a gpu-npd taint). `among`: the names this budget counts (a node pool's nodes;
+        None: every name): another pool's grants are neither counted nor touched."""
+        given: list[str] = []
+
+        def change(grants: dict[str, dict], now: float) -> dict[str, dict]:
+            def kept(k: str, g: dict) -> bool:
+                if k in rules or (among is not None and k not in among):
+                    return True
+                if g.get("node") == self.node:
+                    return k in names  # ours, no rule yet: kept while we still want it
+                return now - _number(g.get("at")) < GRANT_GRACE_SECONDS  # another agent's, about to create it
+
+            keep = {k: g for k, g in grants.items() if kept(k, g)}
+            taken = (set(keep) | rules) if among is None else (set(keep) | rules) & among
+            given[:] = [n for n in names if keep.get(n, {}).get("node") == self.node]
+            for n in given:  # still wanted, its rule not created yet (the API failed?): not stale, say so
+                keep[n] = {"node": self.node, "at": round(now, 3)}
+            for n in names:
+                if n not in taken and len(taken) < allowed:
+                    keep[n] = {"node": self.node, "at": round(now, 3)}
+                    taken.add(n)
+                    given.append(n)
+            return keep
+
+        self._swap(change)
+        return given
+
+    def release(self, names: list[str]) -> None:
+        """Drop this node's grants for `names` (their actions are undone)."""
+        self._swap(lambda grants, now: {k: g for k, g in grants.items()
+                                        if not (k in names and g.get("node") == self.node)})
+
+
+def _number(value: Any) -> float:
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return 0.0
+
+
+def _grant(value: Any) -> dict:
+    try:
+        g = json.loads(value)
+    except (TypeError, ValueError):
+        return {}  # not a grant of ours: no node, no time (reclaimed when no rule stands behind it)
+    return g if isinstance(g, dict) else {}
