@@ -279,10 +279,13 @@ RULES: tuple[Rule, ...] = (
     # GspRmFree): part of the lost GPU's open event, else the unclassified net's (EVENT_WITHIN).
     # The same assertion (and 59x's "nvCheckFailedNoLog: Check failed: (status == NV_OK) || (status ==
     # NV_ERR_GPU_IN_FULLCHIP_RESET) @ gpu_user_shared_data.c:503") follows a GPU needing reset too: part of that event.
+    # The module's init failing after its probe found no GPU it could drive ("NVRM: NVIDIA init module failed!"
+    # after "None of the NVIDIA graphics adapters were initialized!") is likewise part of that open event.
     _r("gpu_lost_after", None, ["os_pci_init_handle: invalid context", "Assertion failed: (status == NV_OK)",
-                                "Check failed: (status == NV_OK)"],
+                                "Check failed: (status == NV_OK)", "NVIDIA init module failed"],
        r"(?:NVRM: (?P<device>GPU\d+) \w+: )?(?:os_pci_init_handle: invalid context!|"
-       r"(?:Assertion|Check) failed: \(status == NV_OK\))", event=("fallen|reset", "within")),
+       r"(?:Assertion|Check) failed: \(status == NV_OK\)|NVRM: NVIDIA init module failed!)",
+       event=("fallen|reset", "within")),
     # A GPU the driver needs reset: every RM call on it after fails with NV_ERR_RESET_REQUIRED, each an assertion or
     # check line ("NVRM: nvAssertOkFailedNoLog: Assertion failed: Reset required [NV_ERR_RESET_REQUIRED] (0x00000062)
     # returned from ..", 57x+ "NVRM: GPU0 nvCheckOkFailedNoLog: Check failed: Reset required [NV_ERR_RESET_REQUIRED]
@@ -306,6 +309,30 @@ RULES: tuple[Rule, ...] = (
     _r("gsp_marked_for_reset", "gpu_reset_required", ["GPU marked for reset"],
        r"(?:NVRM: (?P<device>GPU\d+) \w+: .*?)?(?P<what>Back to back GSP RPC timeout detected! )?GPU marked for reset",
        event=("reset", "join")),
+    # The driver as installed cannot drive the GPU (kind driver_mismatch: the fix is the driver, not a reset). A GPU
+    # this release does not support, in every era's wording after its "NVRM: The NVIDIA GPU <pci> (PCI ID: ..)"
+    # line (the address from that line): 2011 ".. (PCI ID: 10de:1050) installed / NVRM: in this system is not
+    # supported by the 280.13 NVIDIA Linux / graphics driver release.", 3xx-5xx "NVRM: installed in this system is not
+    # supported by the / NVRM: NVIDIA 550.90.07 driver release.", the open module on a GPU without a GSP "NVRM:
+    # installed in this system is not supported by open / NVRM: nvidia.ko because it does not include the required
+    # GPU / NVRM: System Processor (GSP)."; the kernel's failed probe and the driver's summary after it are part of
+    # it (it opens that GPU's "fallen" event, the event of a GPU the driver refused at probe, whatever the cause).
+    # A GPU only a legacy branch supports, named by its marketing name (no address): "NVRM: The NVIDIA GeForce GT 710
+    # GPU installed in this system is / NVRM:  supported through the NVIDIA 470.xx Legacy drivers. .. The 535.129.03
+    # NVIDIA driver will ignore / NVRM:  this GPU.  Continuing probe...".
+    _r("gpu_unsupported", "driver_mismatch", ["is not supported by"],
+       r"in this system is not supported by (?:the\b|(?P<open_module>open)\b)", event=("fallen", "open")),
+    _r("gpu_legacy_branch", "driver_mismatch", ["Legacy drivers"],
+       r"supported through the NVIDIA (?P<legacy_branch>\d+\.xx) Legacy drivers"),
+    # The kernel module and the user-space driver (a client: libcuda, NVML, X) of different versions, at each open
+    # the client tries: every CUDA / NVML call fails until they match (a driver upgrade without its reload):
+    # "NVRM: API mismatch: the client has the version 535.54.03, but / NVRM: this kernel module has the version
+    # 530.30.02.  Please ..", 59x "NVRM: API mismatch: the client 'kwin_wayland' (pid 1005) / NVRM: has the version
+    # 595.84, but this kernel module has / NVRM: the version 595.80.", rsyslog's one line with "#012" for newlines.
+    _r("api_mismatch", "driver_mismatch", ["NVRM: API mismatch"],
+       r"NVRM: API mismatch: the client (?:'(?P<process>[^'\n]{1,64})' \(pid (?P<pid>\d+)\)|has the version "
+       r"(?P<client_version>\d[\d.]*\d), but(?:(?:#012NVRM:| NVRM:)? this kernel module has the version "
+       r"(?P<kernel_version>\d[\d.]*\d))?)"),
     # The driver refused a GPU at probe, so the node has a GPU no process can use until it is fixed (the cause is
     # the driver's own words before it: no GSP for the open module, a GPU this release does not support, a BAR the
     # BIOS left invalid, another driver holding it, a GPU gone from the bus): the kernel's driver core line,
