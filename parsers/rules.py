@@ -425,15 +425,17 @@ RULES: tuple[Rule, ...] = (
     # The report's other lines join the event, and open it when its first lines were lost: the device's status
     # ("device [10de:2330] error status/mask=..."), one line per status bit ("[ 0] RxErr", "[12] Timeout",
     # older kernels' "[ 0] Receiver Error"), the TLP header, "Error of this Agent is reported first", and the
-    # recovery lines ("AER: can't recover (no error_detected callback)", "AER: device recovery failed", 3.x-4.x
+    # recovery lines ("AER: can't recover (no error_detected callback)", "AER: device recovery failed", "AER: subordinate
+    # device reset failed" (the port's reset after a DPC containment failed), 3.x-4.x
     # "AER: Device recovery successful"). Severity of an event they open: refine "aer_detail".
     _r("aer_status", "pcie_aer", ["error status/mask"],
        r"device \[[0-9a-fA-F]{4}:[0-9a-fA-F]{4}\] error status/mask=", event=AER_JOIN),
     _r("aer_tlp", "pcie_aer", ["TLP Header"], r"TLP Header:", event=AER_JOIN),
     _r("aer_first", "pcie_aer", ["reported first"], r"Error of this Agent is reported first", event=AER_JOIN),
     _r("aer_recovery", "pcie_aer", ["AER: can't recover", "AER: device recovery", "AER: Device recovery",
-                                    "AER: Device Recovery"],
-       r"AER: (?P<recovery>can't recover \(no error_detected callback\)|[Dd]evice [Rr]ecovery (?:[Ff]ailed|successful))",
+                                    "AER: Device Recovery", "AER: subordinate device reset failed"],
+       r"AER: (?P<recovery>can't recover \(no error_detected callback\)|[Dd]evice [Rr]ecovery (?:[Ff]ailed|successful)|"
+       r"subordinate device reset failed)",
        refine="aer_detail", event=AER_JOIN),
     # (5.x+ prefix these with "AER: ": "pcieport 0000:00:1c.0: AER: [12] Timeout", and print the status as
     # "AER: aer_status: 0x00001000, aer_mask: 0x00006000" after a firmware-first record)
@@ -491,6 +493,10 @@ RULES: tuple[Rule, ...] = (
     # and/or "Health issue observed, <syndrome>" then print_health_info's dump (assert_var[n], assert_exit_ptr,
     # assert_callra, fw_ver, time, hw_id, rfr, severity, irisc_index, synd, ext_synd, raw fw_ver): the dump's
     # register lines are members; a "synd 0x.." line with no open event (older kernels print no banner) opens one.
+    # The health poll's own verdict (poll_health: "Fatal error 1 detected", a vendor kernel's print_health "Fatal error
+    # detected"), print_health_info's "PCI slot is unavailable" (the function gone from the bus: a surprise link down,
+    # a DPC containment, EEH) instead of its dump, and the recovery giving up ("mlx5_health_try_recover: health
+    # recovery flow aborted, PCI reads still not working"): lines of the same event.
     # A dump line with no banner before it (its first lines lost) opens the event: print_health_info's function
     # prefix, or a register name only a dump prints (assert_*, irisc_index, ext_synd, raw fw_ver).
     _r("mlx5_health_dump", "nic_error", ["mlx5_core"],
@@ -500,8 +506,14 @@ RULES: tuple[Rule, ...] = (
        severity="fatal", action="RESET_NIC", event=MLX5_HEALTH_JOIN),
     _r("mlx5_health", "nic_error", ["mlx5_core"],
        FIRST_MLX5 + r":? .*?(?P<what>health compromised|firmware (?:fatal|internal) error|"
-       r"fw_fatal|Driver is in error state|synd 0x[0-9a-f]+|FW (?:fatal|hang))",
+       r"fw_fatal|Driver is in error state|synd 0x[0-9a-f]+|FW (?:fatal|hang)|Fatal error(?: \d+)? detected|"
+       r"PCI slot(?: \d+)? is unavailable|health recovery flow aborted)",
        severity="fatal", action="RESET_NIC", flags=re.I, event=MLX5_HEALTH_JOIN),
+    # What the health recovery prints on its way, naming no cause of its own ("mlx5_health_try_recover:335:(pid 2239):
+    # handling bad device here", "mlx5_crdump_collect:50:(pid 2239): crdump: failed to lock gw status -13"): part of
+    # the function's open health event, else the unclassified net's.
+    _r("mlx5_health_after", None, ["handling bad device here", "crdump: failed to lock"],
+       FIRST_MLX5 + r":? .*?(?:handling bad device here|crdump: failed to lock gw)", event=("mlx5_health", "within")),
     # mlx5e's TX timeout handler: "TX timeout detected" (no queue), then one "TX timeout on queue: N, SQ: .."
     # line per stuck queue: one event per netdev.
     _r("mlx5_tx_timeout", "nic_error", ["TX timeout"],
