@@ -965,7 +965,9 @@ def _refine_xid(g: dict, out: dict) -> None:
         if m5:
             unit, verdict = m5.group("unit"), m5.group("verdict").lower()
             d = out["details"]
-            d.update(unit=unit, verdict=verdict, link=int(m5.group("link")))
+            d.update(unit=unit, verdict=verdict)
+            if m5.group("link") != "-1":  # "Link -1": the unit's error, no one link
+                d["link"] = int(m5.group("link"))
             if m5.group("intrinfo"):
                 d.update(intrinfo=m5.group("intrinfo").lower(), error_status=m5.group("error_status").lower())
             override = NVLINK5_UNIT_OVERRIDE.get((unit, verdict)) or NVLINK5_VERDICT.get(verdict)
