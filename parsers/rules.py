@@ -329,6 +329,13 @@ RULES: tuple[Rule, ...] = (
     # "NVRM: API mismatch: the client has the version 535.54.03, but / NVRM: this kernel module has the version
     # 530.30.02.  Please ..", 59x "NVRM: API mismatch: the client 'kwin_wayland' (pid 1005) / NVRM: has the version
     # 595.84, but this kernel module has / NVRM: the version 595.80.", rsyslog's one line with "#012" for newlines.
+    # NVIDIA Fabric Manager refusing to start against a driver of another version (its log, or nv-fabricmanager in
+    # syslog): the NVSwitch fabric stays down, the node's GPUs unusable by CUDA: "fabric manager NVIDIA GPU driver
+    # interface version 530.30.02 don't match with driver version 530.41.03. Please update with matching NVIDIA driver
+    # package." (gpu-operator #544, a driver container's wrong FM build: gpu-driver-container #735).
+    _r("fm_driver_mismatch", "driver_mismatch", ["match with driver version"],
+       r"fabric manager NVIDIA GPU driver interface version (?P<fm_version>\d[\d.]*\d) (?:don't|doesn't) match "
+       r"with driver version (?P<kernel_version>\d[\d.]*\d)"),
     _r("api_mismatch", "driver_mismatch", ["NVRM: API mismatch"],
        r"NVRM: API mismatch: the client (?:'(?P<process>[^'\n]{1,64})' \(pid (?P<pid>\d+)\)|has the version "
        r"(?P<client_version>\d[\d.]*\d), but(?:(?:#012NVRM:| NVRM:)? this kernel module has the version "
