@@ -51,9 +51,10 @@ APPLICATION_MAX_SEVERITY = {"fatal": "error"}
 
 # NVLink5 Xids (144-150) carry the unit/subcode and the driver's own verdict after the code:
 #   "145, RLW_REMAP Nonfatal XC0 i0 Link 00 (0x00000004 0x00000001 ...)"  (gpud test data; TensorRT-LLM#4816)
+#   "149, NETIR Fatal XC0 i0 Link -1 (0x000fe406 ...)"  (Link -1: the unit's, no one link; gpud #1174)
 # The verdict decides severity: a Nonfatal one is corrected/contained, the link keeps running.
 NVLINK5_LINE = LazyPattern(r"(?P<unit>[A-Z][A-Z0-9_]*(?:/[A-Z][A-Z0-9_]*)?) (?P<verdict>Nonfatal|Fatal) "
-                          r"XC(?P<xc>\d+) i(?P<instance>\d+) Link (?P<link>\d+)"
+                          r"XC(?P<xc>\d+) i(?P<instance>\d+) Link (?P<link>-1|\d+)"
                           r"(?: \((?P<intrinfo>0x[0-9a-fA-F]+) (?P<error_status>0x[0-9a-fA-F]+))?")
 # verdict -> (severity, action); None keeps the catalog's (fatal, WORKFLOW_NVLINK5_ERR).
 NVLINK5_VERDICT: dict[str, tuple[str, str] | None] = {

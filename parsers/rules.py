@@ -279,10 +279,13 @@ RULES: tuple[Rule, ...] = (
     # GspRmFree): part of the lost GPU's open event, else the unclassified net's (EVENT_WITHIN).
     # The same assertion (and 59x's "nvCheckFailedNoLog: Check failed: (status == NV_OK) || (status ==
     # NV_ERR_GPU_IN_FULLCHIP_RESET) @ gpu_user_shared_data.c:503") follows a GPU needing reset too: part of that event.
+    # The module's init failing after its probe found no GPU it could drive ("NVRM: NVIDIA init module failed!"
+    # after "None of the NVIDIA graphics adapters were initialized!") is likewise part of that open event.
     _r("gpu_lost_after", None, ["os_pci_init_handle: invalid context", "Assertion failed: (status == NV_OK)",
-                                "Check failed: (status == NV_OK)"],
+                                "Check failed: (status == NV_OK)", "NVIDIA init module failed"],
        r"(?:NVRM: (?P<device>GPU\d+) \w+: )?(?:os_pci_init_handle: invalid context!|"
-       r"(?:Assertion|Check) failed: \(status == NV_OK\))", event=("fallen|reset", "within")),
+       r"(?:Assertion|Check) failed: \(status == NV_OK\)|NVRM: NVIDIA init module failed!)",
+       event=("fallen|reset", "within")),
     # A GPU the driver needs reset: every RM call on it after fails with NV_ERR_RESET_REQUIRED, each an assertion or
     # check line ("NVRM: nvAssertOkFailedNoLog: Assertion failed: Reset required [NV_ERR_RESET_REQUIRED] (0x00000062)
     # returned from ..", 57x+ "NVRM: GPU0 nvCheckOkFailedNoLog: Check failed: Reset required [NV_ERR_RESET_REQUIRED]
@@ -306,6 +309,37 @@ RULES: tuple[Rule, ...] = (
     _r("gsp_marked_for_reset", "gpu_reset_required", ["GPU marked for reset"],
        r"(?:NVRM: (?P<device>GPU\d+) \w+: .*?)?(?P<what>Back to back GSP RPC timeout detected! )?GPU marked for reset",
        event=("reset", "join")),
+    # The driver as installed cannot drive the GPU (kind driver_mismatch: the fix is the driver, not a reset). A GPU
+    # this release does not support, in every era's wording after its "NVRM: The NVIDIA GPU <pci> (PCI ID: ..)"
+    # line (the address from that line): 2011 ".. (PCI ID: 10de:1050) installed / NVRM: in this system is not
+    # supported by the 280.13 NVIDIA Linux / graphics driver release.", 3xx-5xx "NVRM: installed in this system is not
+    # supported by the / NVRM: NVIDIA 550.90.07 driver release.", the open module on a GPU without a GSP "NVRM:
+    # installed in this system is not supported by open / NVRM: nvidia.ko because it does not include the required
+    # GPU / NVRM: System Processor (GSP)."; the kernel's failed probe and the driver's summary after it are part of
+    # it (it opens that GPU's "fallen" event, the event of a GPU the driver refused at probe, whatever the cause).
+    # A GPU only a legacy branch supports, named by its marketing name (no address): "NVRM: The NVIDIA GeForce GT 710
+    # GPU installed in this system is / NVRM:  supported through the NVIDIA 470.xx Legacy drivers. .. The 535.129.03
+    # NVIDIA driver will ignore / NVRM:  this GPU.  Continuing probe...".
+    _r("gpu_unsupported", "driver_mismatch", ["is not supported by"],
+       r"in this system is not supported by (?:the\b|(?P<open_module>open)\b)", event=("fallen", "open")),
+    _r("gpu_legacy_branch", "driver_mismatch", ["Legacy drivers"],
+       r"supported through the NVIDIA (?P<legacy_branch>\d+\.xx) Legacy drivers"),
+    # The kernel module and the user-space driver (a client: libcuda, NVML, X) of different versions, at each open
+    # the client tries: every CUDA / NVML call fails until they match (a driver upgrade without its reload):
+    # "NVRM: API mismatch: the client has the version 535.54.03, but / NVRM: this kernel module has the version
+    # 530.30.02.  Please ..", 59x "NVRM: API mismatch: the client 'kwin_wayland' (pid 1005) / NVRM: has the version
+    # 595.84, but this kernel module has / NVRM: the version 595.80.", rsyslog's one line with "#012" for newlines.
+    # NVIDIA Fabric Manager refusing to start against a driver of another version (its log, or nv-fabricmanager in
+    # syslog): the NVSwitch fabric stays down, the node's GPUs unusable by CUDA: "fabric manager NVIDIA GPU driver
+    # interface version 530.30.02 don't match with driver version 530.41.03. Please update with matching NVIDIA driver
+    # package." (gpu-operator #544, a driver container's wrong FM build: gpu-driver-container #735).
+    _r("fm_driver_mismatch", "driver_mismatch", ["match with driver version"],
+       r"fabric manager NVIDIA GPU driver interface version (?P<fm_version>\d[\d.]*\d) (?:don't|doesn't) match "
+       r"with driver version (?P<kernel_version>\d[\d.]*\d)"),
+    _r("api_mismatch", "driver_mismatch", ["NVRM: API mismatch"],
+       r"NVRM: API mismatch: the client (?:'(?P<process>[^'\n]{1,64})' \(pid (?P<pid>\d+)\)|has the version "
+       r"(?P<client_version>\d[\d.]*\d), but(?:(?:#012NVRM:| NVRM:)? this kernel module has the version "
+       r"(?P<kernel_version>\d[\d.]*\d))?)"),
     # The driver refused a GPU at probe, so the node has a GPU no process can use until it is fixed (the cause is
     # the driver's own words before it: no GSP for the open module, a GPU this release does not support, a BAR the
     # BIOS left invalid, another driver holding it, a GPU gone from the bus): the kernel's driver core line,
@@ -398,15 +432,17 @@ RULES: tuple[Rule, ...] = (
     # The report's other lines join the event, and open it when its first lines were lost: the device's status
     # ("device [10de:2330] error status/mask=..."), one line per status bit ("[ 0] RxErr", "[12] Timeout",
     # older kernels' "[ 0] Receiver Error"), the TLP header, "Error of this Agent is reported first", and the
-    # recovery lines ("AER: can't recover (no error_detected callback)", "AER: device recovery failed", 3.x-4.x
+    # recovery lines ("AER: can't recover (no error_detected callback)", "AER: device recovery failed", "AER: subordinate
+    # device reset failed" (the port's reset after a DPC containment failed), 3.x-4.x
     # "AER: Device recovery successful"). Severity of an event they open: refine "aer_detail".
     _r("aer_status", "pcie_aer", ["error status/mask"],
        r"device \[[0-9a-fA-F]{4}:[0-9a-fA-F]{4}\] error status/mask=", event=AER_JOIN),
     _r("aer_tlp", "pcie_aer", ["TLP Header"], r"TLP Header:", event=AER_JOIN),
     _r("aer_first", "pcie_aer", ["reported first"], r"Error of this Agent is reported first", event=AER_JOIN),
     _r("aer_recovery", "pcie_aer", ["AER: can't recover", "AER: device recovery", "AER: Device recovery",
-                                    "AER: Device Recovery"],
-       r"AER: (?P<recovery>can't recover \(no error_detected callback\)|[Dd]evice [Rr]ecovery (?:[Ff]ailed|successful))",
+                                    "AER: Device Recovery", "AER: subordinate device reset failed"],
+       r"AER: (?P<recovery>can't recover \(no error_detected callback\)|[Dd]evice [Rr]ecovery (?:[Ff]ailed|successful)|"
+       r"subordinate device reset failed)",
        refine="aer_detail", event=AER_JOIN),
     # (5.x+ prefix these with "AER: ": "pcieport 0000:00:1c.0: AER: [12] Timeout", and print the status as
     # "AER: aer_status: 0x00001000, aer_mask: 0x00006000" after a firmware-first record)
@@ -464,6 +500,10 @@ RULES: tuple[Rule, ...] = (
     # and/or "Health issue observed, <syndrome>" then print_health_info's dump (assert_var[n], assert_exit_ptr,
     # assert_callra, fw_ver, time, hw_id, rfr, severity, irisc_index, synd, ext_synd, raw fw_ver): the dump's
     # register lines are members; a "synd 0x.." line with no open event (older kernels print no banner) opens one.
+    # The health poll's own verdict (poll_health: "Fatal error 1 detected", a vendor kernel's print_health "Fatal error
+    # detected"), print_health_info's "PCI slot is unavailable" (the function gone from the bus: a surprise link down,
+    # a DPC containment, EEH) instead of its dump, and the recovery giving up ("mlx5_health_try_recover: health
+    # recovery flow aborted, PCI reads still not working"): lines of the same event.
     # A dump line with no banner before it (its first lines lost) opens the event: print_health_info's function
     # prefix, or a register name only a dump prints (assert_*, irisc_index, ext_synd, raw fw_ver).
     _r("mlx5_health_dump", "nic_error", ["mlx5_core"],
@@ -473,8 +513,14 @@ RULES: tuple[Rule, ...] = (
        severity="fatal", action="RESET_NIC", event=MLX5_HEALTH_JOIN),
     _r("mlx5_health", "nic_error", ["mlx5_core"],
        FIRST_MLX5 + r":? .*?(?P<what>health compromised|firmware (?:fatal|internal) error|"
-       r"fw_fatal|Driver is in error state|synd 0x[0-9a-f]+|FW (?:fatal|hang))",
+       r"fw_fatal|Driver is in error state|synd 0x[0-9a-f]+|FW (?:fatal|hang)|Fatal error(?: \d+)? detected|"
+       r"PCI slot(?: \d+)? is unavailable|health recovery flow aborted)",
        severity="fatal", action="RESET_NIC", flags=re.I, event=MLX5_HEALTH_JOIN),
+    # What the health recovery prints on its way, naming no cause of its own ("mlx5_health_try_recover:335:(pid 2239):
+    # handling bad device here", "mlx5_crdump_collect:50:(pid 2239): crdump: failed to lock gw status -13"): part of
+    # the function's open health event, else the unclassified net's.
+    _r("mlx5_health_after", None, ["handling bad device here", "crdump: failed to lock"],
+       FIRST_MLX5 + r":? .*?(?:handling bad device here|crdump: failed to lock gw)", event=("mlx5_health", "within")),
     # mlx5e's TX timeout handler: "TX timeout detected" (no queue), then one "TX timeout on queue: N, SQ: .."
     # line per stuck queue: one event per netdev.
     _r("mlx5_tx_timeout", "nic_error", ["TX timeout"],
@@ -926,7 +972,9 @@ def _refine_xid(g: dict, out: dict) -> None:
         if m5:
             unit, verdict = m5.group("unit"), m5.group("verdict").lower()
             d = out["details"]
-            d.update(unit=unit, verdict=verdict, link=int(m5.group("link")))
+            d.update(unit=unit, verdict=verdict)
+            if m5.group("link") != "-1":  # "Link -1": the unit's error, no one link
+                d["link"] = int(m5.group("link"))
             if m5.group("intrinfo"):
                 d.update(intrinfo=m5.group("intrinfo").lower(), error_status=m5.group("error_status").lower())
             override = NVLINK5_UNIT_OVERRIDE.get((unit, verdict)) or NVLINK5_VERDICT.get(verdict)

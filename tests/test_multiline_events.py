@@ -144,11 +144,12 @@ def test_a_peer_memory_module_that_cannot_load_is_one_event_per_module():
 def test_a_gpu_the_driver_refused_at_probe_is_one_event_per_gpu_and_part_of_a_lost_gpus():
     """The driver core's failed-probe line (3.x "nvidia: probe of", 6.x "probe with driver nvidia failed") and the
     driver's summary after it ("probe routine failed", "None of the NVIDIA graphics adapters were initialized!") are
-    one gpu_reset_required for the GPU; the summary alone opens one naming no GPU; after the GPU's own "fallen off the
+    one gpu_reset_required for the GPU (a driver_mismatch when the driver said before them that it does not support the
+    GPU); the summary alone opens one naming no GPU; after the GPU's own "fallen off the
     bus" report they are that event's (tests/fixtures/dmesg/xid79-fallen-off-bus.dmesg), not a second finding."""
     old = _item("gpu-kernel-3.yaml", "[  666.185557] NVRM: The NVIDIA GPU 0000:04:00.0")["text"]
     assert [(f.kind, f.pci, f.action) for f in realworld.findings(old)] == [
-        ("gpu_reset_required", "0000:04:00", "INVESTIGATE")]
+        ("driver_mismatch", "0000:04:00", "UPDATE_SWFW")]
     summary = _item("gpu-kernel-3.yaml", "[188497.595099] NVRM: No NVIDIA graphics adapter probed!")["text"]
     assert [(f.kind, f.pci) for f in realworld.findings(summary)] == [("gpu_reset_required", None)]
     fallen = ("[14387.209961] NVRM: The NVIDIA GPU 0000:5d:00.0\nNVRM: (PCI ID: 10de:2330) installed in this system "

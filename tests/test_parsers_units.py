@@ -195,6 +195,11 @@ def test_sxid_catalog_and_line_fatality():
     ("NVRM: Xid (PCI:0000:01:00 GPU-I:05): 94, pid=7194, Contained: CE User Channel (0x9). RST: No, D-RST: No",
      "xid", {"xid": 94, "pci": "0000:01:00", "pid": 7194}),
     ("kernel: NVRM: Xid (PCI:...): 145, RLW_RXPIPE Nonfatal XC0 i0 Link 11 (...)", "xid", {"xid": 145, "pci": None}),
+    # "Link -1": the unit's own error, no one link (gpud #1174's kmsg input; xid.yaml): its unit and verdict still read
+    ("NVRM: Xid (PCI:0019:01:00): 149, NETIR Fatal XC0 i0 Link -1 (0x000fe406 0x00000000 0x00000000 0x00000000 "
+     "0x00000000 0x00000000)", "xid", {"xid": 149, "details": {"mnemonic": "NVLINK_NETIR_ERROR", "unit": "NETIR",
+                                                              "verdict": "fatal", "intrinfo": "0x000fe406",
+                                                              "error_status": "0x00000000"}}),
     ("fastmoe: Test NCCL failure common.cu:777 'unhandled system error'", "nccl_error", {"severity": "error"}),
     ("gpu: Test CUDA failure common.cu:1030 'system not yet initialized'", "cuda_error", {"severity": "error"}),
     ("RuntimeError: CUDA error: uncorrectable NVLink error detected during the execution", "cuda_error",
