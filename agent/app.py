@@ -1,7 +1,7 @@
 """The running agent: one factory (`build`) from config to an agent; `start` runs it.
 
 The record path, one direction (docs/architecture.md): sources -> `intake` (bounded queue, lag) -> `pipeline`
-(classify -> `admission` -> `coalesce` -> `health` engine -> one snapshot) -> sinks (`workloads`, `metrics`,
+(classify -> admission -> `coalesce` -> `health` engine -> one snapshot) -> sinks (`workloads`, `metrics`,
 `sinks.stdout`, `kube.sink`).  Beside it: `supervisor` (which sources, kept running), `poller` (telemetry),
 `checks` (active checks), `checkpoint` (state), `selfwatch` (the agent's own footprint).
 """
