@@ -1,9 +1,9 @@
 """The running agent: one factory (`build`) from config to an agent; `start` runs it.
 
 The record path, one direction (docs/architecture.md): sources -> `intake` (bounded queue, lag) -> `pipeline`
-(classify -> `admission` -> `coalesce` -> `health` engine -> one snapshot) -> sinks (`workloads`, `metrics`,
-`sinks.stdout`, `kube.sink`).  Beside it: `supervisor` (which sources, kept running), `poller` (telemetry),
-`checks` (active checks), `checkpoint` (state), `selfwatch` (the agent's own footprint).
+(classify -> admission -> `coalesce` -> `health` engine -> one snapshot) -> sinks (`workloads`, `metrics`,
+`sinks.stdout`, `kube.sink`).  `intake` also picks the sources and keeps them running (`Supervisor`).  Beside the
+path: `poller` (telemetry), `checks` (active checks), `checkpoint` (state), `selfwatch` (the agent's own footprint).
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from .gpu.collector import GpuCollector
 from .gpu.nvml import open_backend, pids_on
 from .health import HealthEngine
 from .httpserver import serve
-from .intake import Intake
+from .intake import Intake, Supervisor, fabricmanager_source, select_sources
 from .metrics import Metrics
 from .pipeline import Pipeline
 from .podlookup import PodLookup
@@ -42,7 +42,6 @@ from .sinks.stdout import StdoutSink
 from .sources.kmsg import read_boot_id
 from .sources.podlogs import PodLogSource
 from .state import StateStore
-from .supervisor import Supervisor, fabricmanager_source, select_sources
 from .workloads import WorkloadTracker
 
 __all__ = ["Agent", "build", "select_sources"]

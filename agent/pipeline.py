@@ -3,7 +3,7 @@ one snapshot -> every sink.  Each stage returns its result to the next; none rea
 
     process(batch)            one handler per batch type (parsers/model.py); each returns the engine's Change
       classify                parsers: a line -> a Finding or None (per source: its context and memo)
-      Admission.admit         the pre-checks, once: kernel's own line, dated, not one Xid twice, not ours
+      _admit                  the pre-checks, once: kernel's own line, dated, not one Xid twice, not ours
       Coalescer.repeat        a repeat of a standing decision: counted, not decided again
       _decide                 enriched (GPU index/UUID, pod of the pid), then HealthEngine.decide
       HealthEngine.derive     the conditions, once per batch
@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import logging
 from collections import Counter
+from datetime import datetime, timezone
 from typing import Callable
 
-from parsers import Classifier, Finding
+from parsers import Classifier, Finding, from_kernel
 from parsers.model import Boot, Change, CheckBatch, NodeInfo, PodEvent, Record, SampleBatch, Snapshot, WorkloadFindings
 
-from .admission import Admission
 from .checks.problems import judged as judge_checks
 from .coalesce import Coalescer
 from .gpu.collector import GpuCollector, annotate
@@ -31,6 +31,7 @@ from .selfcaused import CounterGuard
 from .peers import PeerOutliers
 from .progress import Mark, ProgressTracker
 from .workloads import WorkloadTracker
+from .xidmerge import XidMerger
 
 log = logging.getLogger("gpu_npd")
 Batch = list[Record] | SampleBatch | CheckBatch | WorkloadFindings | NodeInfo
@@ -46,7 +47,7 @@ class Pipeline:
                  peers: PeerOutliers | None = None):
         self.engine, self.judge, self.metrics, self.gpu = engine, judge, metrics, gpu
         self.workloads, self.pods, self.sinks, self.clock = workloads, pods, sinks, clock
-        self.admission = Admission(boot, metrics, guard)
+        self.boot, self.guard, self.xids = boot, guard, XidMerger()  # admission's (_admit)
         self.coalescer = Coalescer(engine)
         self.classifiers: dict[str, Classifier] = {}
         self.cursors: dict = dict(cursors or {})
@@ -76,7 +77,7 @@ class Pipeline:
         classifier = self.classifiers.get(stream)
         if classifier is None:
             classifier = self.classifiers[stream] = Classifier()
-        classify, admit, repeat = classifier.classify, self.admission.admit, self.coalescer.repeat
+        classify, admit, repeat = classifier.classify, self._admit, self.coalescer.repeat
         change, fresh = Change(), []
         for rec in batch:
             f = classify(rec.line)
@@ -100,6 +101,29 @@ class Pipeline:
             self.cursors[name] = batch[-1].cursor
         self.metrics.records.labels(name).inc(len(batch))  # counted once processed: a test may wait on it
         return change
+
+    def _admit(self, f: Finding, source: str) -> Finding | None:
+        """Admission: the pre-checks a kernel-log finding passes once, before anything counts it as a node fault.
+        `f` dated, or None when it is no node fault to decide (counted where that says something):
+
+        - from the kernel: a syslog line another program wrote (any local process can write one that reads like a
+          kernel fault) is counted as such (gpu_npd_forged_or_userspace_total), never a node problem;
+        - dated: a kmsg finding carries seconds since boot; it gets its wall-clock time from the boot's start;
+        - not one Xid twice: an Xid NVML's event API already reported (or the kernel log, the other way round)
+          within a few seconds is the same Xid (agent/xidmerge.py);
+        - not ours: a line our own InfiniBand counter reads caused (agent/selfcaused.py) is counted as such."""
+        if not from_kernel(f):  # the one rule `gpu-npd parse` applies too
+            self.metrics.forged.labels(source, f.kind).inc()
+            return None
+        epoch = self.boot.epoch
+        if f.timestamp is None and f.uptime is not None and epoch is not None:
+            f.timestamp = datetime.fromtimestamp(epoch + f.uptime, timezone.utc)
+        if f.kind == "xid":
+            return None if self.xids.already_seen(f, source) else f
+        if self.guard is not None and self.guard.explains(f):
+            self.metrics.self_caused.labels(f.kind, f.pci or "unknown").inc()
+            return None
+        return f
 
     def _decide(self, f: Finding, source: str, change: Change) -> tuple:
         """Decide one admitted finding (enriched first: the GPU NVML knows at its address, the pod of its pid);
@@ -170,7 +194,7 @@ class Pipeline:
 
     def to_state(self) -> dict:
         """What the pipeline's stages remember across a restart (agent/checkpoint.py writes it)."""
-        guard = self.admission.guard
+        guard = self.guard
         return {"cursors": self.cursors, "samples": self.judge.to_state(),
                 "counter_guard": guard.to_state() if guard is not None else None, **self.engine.to_state()}
 

@@ -155,10 +155,12 @@ class FindingPolicy:
             f.details["escalation"] = rule.name
             notes.append(verdict.note)
         if f.severity == "fatal" and self.reboots > 0 and self.boot_id:
-            boots = self._fatal_boots.get(f"{_gpu_key(f)}|{f.xid}")
+            # the GPU across reboots: its UUID where NVRM or NVML named it, else its PCI address
+            key = f"{f.details.get('uuid') or f.pci or '-'}|{f.xid}"
+            boots = self._fatal_boots.get(key)
             if boots is None:
                 boots = []
-                _remember(self._fatal_boots, f"{_gpu_key(f)}|{f.xid}", boots)
+                _remember(self._fatal_boots, key, boots)
             if self.boot_id not in boots:
                 boots.append(self.boot_id)
                 del boots[:-(self.reboots + 1)]
@@ -219,11 +221,6 @@ class FindingPolicy:
 
 
 _NO_ROW = MappingProxyType({})  # the row of an Xid the policy does not name
-
-
-def _gpu_key(f: Finding) -> str:
-    """The GPU across reboots: its UUID where NVRM or NVML named it, else the PCI address."""
-    return f.details.get("uuid") or f.pci or "-"
 
 
 def _remember(table: OrderedDict, key: Any, value: Any) -> None:

@@ -3,6 +3,9 @@
 `Classifier` is the only stateful piece of the parsers: it remembers a few facts from earlier
 lines of the same stream (which GPU a multi-line NVRM message is about, a GPU's UUID as NVRM
 prints it beside an Xid, CRI partial lines still being joined).  It does no I/O.
+
+`Dispatch` is how it applies the rule table (parsers/rules.py, data only): which rows to try for a message, found
+in one keyword scan, the row that matched last tried first.
 """
 
 from __future__ import annotations
@@ -23,8 +26,9 @@ from .prefilter import Prefilter
 from .ports import BootClock
 from .rules import (BOOT_MARK, BOOT_STAGES, EVENT_ADOPTS, EVENT_ESCALATES, EVENT_LINES, EVENT_PER_DEVICE,
                     EVENT_PER_GPU, EVENT_UNNAMED_NEWEST,
-                    EVENT_PER_RANK, KEYWORDS, PCI, REFINERS, RULES, STATED, Dispatch, Rule)
+                    EVENT_PER_RANK, KEYWORDS, PCI, REFINERS, RULES, STATED, Rule)
 from .unclassified import DRIVER_KEYWORDS, ERROR_WORDS, unclassified
+from .wordscan import LazyPattern, word_regex
 
 _FIELDS = ("pid", "rank", "xid", "sxid")  # integer fields
 _TEXT_FIELDS = ("process", "peer")
@@ -49,6 +53,92 @@ PCI_KINDS = frozenset(k.name for k in KIND_TABLE if k.device is not None)
 
 def all_keywords() -> tuple[str, ...]:
     return tuple(dict.fromkeys(KEYWORDS + CONTEXT_KEYWORDS + CRI_PARTIAL_KEYWORDS + DRIVER_KEYWORDS))
+
+
+MAX_BEFORE = 12  # Dispatch.first: a row with more keywords than this before it is never tried first
+
+
+@lru_cache(maxsize=16)
+def _dispatch_tables(rules: tuple[Rule, ...]) -> tuple[LazyPattern, dict[str, frozenset[int]], dict]:
+    """What a Dispatch derives from its table, once per table (a pod log source makes a classifier per file):
+    - the keyword scan: at each position the longest word there;
+    - word -> the rows it selects (those with a keyword it contains);
+    - per row, the keywords of the rows before it. A flood of one kind of line with different numbers (an Xid
+      from one process after another) matches the same row each time, but every line is new to the memo: that
+      row is tried first (`Dispatch.first`), and its result stands when the row is a candidate and no row before
+      it is (no keyword of theirs occurs), which is what trying the candidates in order would give, without
+      scanning for every keyword. Only rows with at most MAX_BEFORE keywords before them are tried so."""
+    words = sorted({k for r in rules for k in r.keywords}, key=len, reverse=True)
+    # each derived when first asked for (a process start derives none; a big log, the few its lines reach)
+    rows = _Derived(lambda w: frozenset(i for i, r in enumerate(rules) if any(k in w for k in r.keywords)))
+    before = _Derived(lambda i: tuple(dict.fromkeys(k for r in rules[:i] for k in r.keywords)))
+    return LazyPattern(lambda: word_regex(words)), rows, before
+
+
+class _Derived(dict):
+    """key -> derive(key), computed at the first lookup and kept (keys: a table's words or row indexes)."""
+
+    def __init__(self, derive):
+        super().__init__()
+        self.derive = derive
+
+    def __missing__(self, key):
+        value = self[key] = self.derive(key)
+        return value
+
+
+class Dispatch:
+    """Which rows to try for a message, derived from the table: one regex scan finds every keyword in the
+    message, and only the rows holding one are tried (in table order, first match wins), instead of a
+    substring test per row.  A found keyword also selects rows whose keywords it contains ("SXid" selects
+    the Xid rows too), so the result equals trying every row whose keyword occurs in the message."""
+
+    def __init__(self, rules: tuple[Rule, ...]):
+        self.rules = rules
+        self._scan, self._rows, self._before = _dispatch_tables(rules)
+        self._index = {id(r): i for i, r in enumerate(rules)}  # of these very rows (equal tables share the above)
+        self._cache: dict[tuple, tuple[Rule, ...]] = {}
+        self._last: int | None = None  # the row that matched last, when it may be tried first
+
+    def first(self, message: str, allowed: frozenset[int] | None = None) -> tuple[Rule, re.Match] | None:
+        """The first candidate row (in table order) whose regex matches `message`, with its match.  `allowed`: as
+        for `candidates` (the row tried first must be a candidate too)."""
+        last = self._last
+        if last is not None and (allowed is None or last in allowed or self.rules[last].kind is None):
+            rule = self.rules[last]
+            for keyword in self._before[last]:
+                if keyword in message:
+                    break
+            else:
+                for keyword in rule.keywords:
+                    if keyword in message:
+                        m = rule.pattern.search(message)
+                        if m is not None:
+                            return rule, m
+                        break
+        for rule in self.candidates(message, allowed):
+            m = rule.pattern.search(message)
+            if m is not None:
+                index = self._index[id(rule)]
+                self._last = index if len(self._before[index]) <= MAX_BEFORE else None
+                return rule, m
+        return None
+
+    def candidates(self, message: str, allowed: frozenset[int] | None = None) -> tuple[Rule, ...]:
+        """`allowed`: the finding rows that may match (indexes; look-alike rows are always kept), or None."""
+        found = self._scan.findall(message)  # as found (a tuple of str hashes cheaply); a long run is deduplicated
+        key = (tuple(found) if len(found) <= 8 else frozenset(found), allowed)  # so input cannot grow the keys
+        rows = self._cache.get(key)
+        if rows is None:
+            found = frozenset(key[0])
+            if len(self._cache) >= 4096:  # keyword combinations are few in real logs; input cannot grow this
+                self._cache.clear()
+            ids: set[int] = set()
+            for w in found:
+                ids |= self._rows[w]
+            rows = self._cache[key] = tuple(self.rules[i] for i in sorted(ids)
+                                            if allowed is None or i in allowed or self.rules[i].kind is None)
+        return rows
 
 
 ANY_ROW = -1  # a line pattern after which every row may match

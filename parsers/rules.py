@@ -4,19 +4,19 @@ One row per pattern.  Rows are tried in order and the first match wins, so more 
 come first; a row is tried only when one of its keywords occurs in the message.  Named groups
 `pci`, `pid`, `process`, `rank`, `peer`, `xid`, `sxid` fill the finding's fields, every other
 named group goes to `details`.  Severity, attribution and action come from the row, optionally
-refined by a lookup table (`refine`), so adding a pattern or an Xid is one row.
+refined by a lookup table (`refine`), so adding a pattern or an Xid is one row.  Which rows to try for a
+message is parsers/classify.py's (`Dispatch`): this module is the table, that one the engine that applies it.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import lru_cache
 
 from .catalog import (NVLINK5_LINE, NVLINK5_UNIT_OVERRIDE, NVLINK5_VERDICT, NVLINK_XIDS, XID154_RECOVERY, sxid_info,
                       xid_info)
 from .kinds import BY_NAME as KIND
-from .wordscan import LazyPattern, word_regex
+from .wordscan import LazyPattern
 
 PCI = r"(?:PCI:)?[0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}(?:\.[0-7])?"
 # Domain optional: old drivers print `bus:dev.fn` only (`NVRM: GPU 18:00.0: ...`).
@@ -1088,92 +1088,6 @@ REFINERS = {"gsp_timeout": _refine_gsp_timeout, "gsp_error": _refine_gsp_error, 
             "dpc": _refine_dpc, "nvme": _refine_nvme, "ib_link": _refine_ib_link,
             "cuda": _refine_cuda, "nccl": _refine_nccl, "ib_wc": _refine_ib_wc,
             "nccl_text": _refine_nccl_text}
-
-MAX_BEFORE = 12  # Dispatch.first: a row with more keywords than this before it is never tried first
-
-
-@lru_cache(maxsize=16)
-def _dispatch_tables(rules: tuple[Rule, ...]) -> tuple[LazyPattern, dict[str, frozenset[int]], dict]:
-    """What a Dispatch derives from its table, once per table (a pod log source makes a classifier per file):
-    - the keyword scan: at each position the longest word there;
-    - word -> the rows it selects (those with a keyword it contains);
-    - per row, the keywords of the rows before it. A flood of one kind of line with different numbers (an Xid
-      from one process after another) matches the same row each time, but every line is new to the memo: that
-      row is tried first (`Dispatch.first`), and its result stands when the row is a candidate and no row before
-      it is (no keyword of theirs occurs), which is what trying the candidates in order would give, without
-      scanning for every keyword. Only rows with at most MAX_BEFORE keywords before them are tried so."""
-    words = sorted({k for r in rules for k in r.keywords}, key=len, reverse=True)
-    # each derived when first asked for (a process start derives none; a big log, the few its lines reach)
-    rows = _Derived(lambda w: frozenset(i for i, r in enumerate(rules) if any(k in w for k in r.keywords)))
-    before = _Derived(lambda i: tuple(dict.fromkeys(k for r in rules[:i] for k in r.keywords)))
-    return LazyPattern(lambda: word_regex(words)), rows, before
-
-
-class _Derived(dict):
-    """key -> derive(key), computed at the first lookup and kept (keys: a table's words or row indexes)."""
-
-    def __init__(self, derive):
-        super().__init__()
-        self.derive = derive
-
-    def __missing__(self, key):
-        value = self[key] = self.derive(key)
-        return value
-
-
-class Dispatch:
-    """Which rows to try for a message, derived from the table: one regex scan finds every keyword in the
-    message, and only the rows holding one are tried (in table order, first match wins), instead of a
-    substring test per row.  A found keyword also selects rows whose keywords it contains ("SXid" selects
-    the Xid rows too), so the result equals trying every row whose keyword occurs in the message."""
-
-    def __init__(self, rules: tuple[Rule, ...]):
-        self.rules = rules
-        self._scan, self._rows, self._before = _dispatch_tables(rules)
-        self._index = {id(r): i for i, r in enumerate(rules)}  # of these very rows (equal tables share the above)
-        self._cache: dict[tuple, tuple[Rule, ...]] = {}
-        self._last: int | None = None  # the row that matched last, when it may be tried first
-
-    def first(self, message: str, allowed: frozenset[int] | None = None) -> tuple[Rule, re.Match] | None:
-        """The first candidate row (in table order) whose regex matches `message`, with its match.  `allowed`: as
-        for `candidates` (the row tried first must be a candidate too)."""
-        last = self._last
-        if last is not None and (allowed is None or last in allowed or self.rules[last].kind is None):
-            rule = self.rules[last]
-            for keyword in self._before[last]:
-                if keyword in message:
-                    break
-            else:
-                for keyword in rule.keywords:
-                    if keyword in message:
-                        m = rule.pattern.search(message)
-                        if m is not None:
-                            return rule, m
-                        break
-        for rule in self.candidates(message, allowed):
-            m = rule.pattern.search(message)
-            if m is not None:
-                index = self._index[id(rule)]
-                self._last = index if len(self._before[index]) <= MAX_BEFORE else None
-                return rule, m
-        return None
-
-    def candidates(self, message: str, allowed: frozenset[int] | None = None) -> tuple[Rule, ...]:
-        """`allowed`: the finding rows that may match (indexes; look-alike rows are always kept), or None."""
-        found = self._scan.findall(message)  # as found (a tuple of str hashes cheaply); a long run is deduplicated
-        key = (tuple(found) if len(found) <= 8 else frozenset(found), allowed)  # so input cannot grow the keys
-        rows = self._cache.get(key)
-        if rows is None:
-            found = frozenset(key[0])
-            if len(self._cache) >= 4096:  # keyword combinations are few in real logs; input cannot grow this
-                self._cache.clear()
-            ids: set[int] = set()
-            for w in found:
-                ids |= self._rows[w]
-            rows = self._cache[key] = tuple(self.rules[i] for i in sorted(ids)
-                                            if allowed is None or i in allowed or self.rules[i].kind is None)
-        return rows
-
 
 # Every keyword of the table: the prefilter over whole buffers is built from these.
 # (Rows of a multi-line event count too: its member lines keep the event open.)

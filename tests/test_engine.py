@@ -7,8 +7,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from parsers import Classifier
-from parsers.classify import MEMO_MAX_KEY
-from parsers.rules import RULES, Dispatch
+from parsers.classify import MEMO_MAX_KEY, Dispatch
+from parsers.rules import RULES
 
 KEYWORDS = sorted({k for r in RULES for k in r.keywords})
 # pieces the rules' regexes look for, so generated lines often really match a row

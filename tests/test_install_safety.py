@@ -14,7 +14,7 @@ import yaml
 
 from agent.config import load
 from kubeapi.client import make_api, token_subject
-from agent.supervisor import select_sources
+from agent.intake import select_sources
 from apiserver_double import ApiDouble
 
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agent.kube.desired import TaintRule, condition_patch, merge_taints, our_taint_keys, ours
+from agent.kube.desired import TaintRule, merge_taints, our_taint_keys, ours
+from agent.kube.writers import condition_patch
 from kubeapi.events import EventRecorder, Ref
 
 PREFIX = "gpu-npd.io/"

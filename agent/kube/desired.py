@@ -1,17 +1,15 @@
-"""What the Node should show, computed from the engine's conditions: pure functions, no I/O."""
+"""What the Node's taints should be, computed from the engine's conditions, and the tainted-node budget: pure
+functions, no I/O.  (The condition patch body is agent/kube/writers.py's, beside the one writer that sends it.)"""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from operator import attrgetter
 from typing import Any, Literal
 
-from kubeapi.events import iso
-from kubeapi.reserved import reserved_condition, reserved_key
+from kubeapi.reserved import reserved_key
 from parsers.finding import SEVERITIES, SEVERITY_RANK
 from parsers.model import Condition
-
 
 OWNER_LABEL = "app.kubernetes.io/managed-by"  # on what gpu-npd creates (DeviceTaintRules, its budgets' ConfigMaps)
 OWNER = "gpu-npd"
@@ -22,21 +20,6 @@ class TaintRule:
     condition: str
     effect: Literal["NoSchedule", "PreferNoSchedule", "NoExecute"] = "NoSchedule"  # NoExecute only when configured
     min_severity: Literal[SEVERITIES] = "warning"  # taint only while the condition's worst problem is this severe
-
-
-
-def condition_patch(conditions: list[Condition], heartbeat: float) -> dict[str, Any]:
-    """Strategic-merge body for nodes/status carrying only our condition types (merged by `type`); the kubelet's
-    types are never in it, whatever the configuration says (kubeapi/reserved.py)."""
-    return {"status": {"conditions": [
-        {"type": c.type, "status": "True" if c.status else "False", "reason": c.reason,
-         "message": c.message[:1024], "lastTransitionTime": iso(c.last_transition), "lastHeartbeatTime": iso(heartbeat)}
-        for c in sorted(conditions, key=attrgetter("type")) if reserved_condition(c.type) is None]}}
-
-
-def condition_key(conditions: list[Condition]) -> tuple:
-    """What a write must carry; equal keys need no write before the next heartbeat."""
-    return tuple(sorted((c.type, c.status, c.reason, c.message[:1024], int(c.last_transition)) for c in conditions))
 
 
 _VALUE_BAD = re.compile(r"[^A-Za-z0-9_.-]")

@@ -4,7 +4,8 @@ They run on the Kubernetes writer's thread (agent/kube/sink.py runs them in turn
 are handed and what they read from the API, and call nothing of the agent's.  Each remembers what it last
 wrote so that an unchanged snapshot costs no request (a heartbeat rewrites the conditions, re-reads taints).
 
-    ConditionWriter   our NodeConditions (+ the repair profile's), strategic merge on nodes/status
+    ConditionWriter   our NodeConditions (+ the repair profile's), strategic merge on nodes/status: the body is
+                      `condition_patch`, and `condition_key` what a write must carry (pure functions, beside it)
     AnnotationWriter  the repair hand-off annotation (merge patch of metadata.annotations)
     TaintWriter       our taints (read, change ours, write with the read resourceVersion, retry on 409), within
                       the tainted-node budget (a grant per tainted node, compare-and-swapped on one ConfigMap:
@@ -18,14 +19,16 @@ import json
 import logging
 import random
 import threading
+from operator import attrgetter
 from typing import Any, Callable
 
 from kubeapi.client import call, own_namespace
-from kubeapi.events import EventRecorder, Ref, TokenBucket
+from kubeapi.events import EventRecorder, Ref, TokenBucket, iso
 from kubeapi.pager import items
+from kubeapi.reserved import reserved_condition
 from parsers.model import Condition, Problem, Snapshot
 
-from .desired import budget_size, condition_key, condition_patch, merge_taints, our_taint_keys, ours, wanted_taints
+from .desired import budget_size, merge_taints, our_taint_keys, ours, wanted_taints
 from .grants import GrantBook
 from .repair import profile_conditions, repair_annotation
 from .settings import KubeSettings
@@ -60,6 +63,20 @@ class NodeApi:
     def count_error(self, kind: str) -> None:
         if self.metrics is not None:
             self.metrics.kube_errors.labels(kind).inc()
+
+
+def condition_patch(conditions: list[Condition], heartbeat: float) -> dict[str, Any]:
+    """Strategic-merge body for nodes/status carrying only our condition types (merged by `type`); the kubelet's
+    types are never in it, whatever the configuration says (kubeapi/reserved.py).  Pure, as `condition_key`."""
+    return {"status": {"conditions": [
+        {"type": c.type, "status": "True" if c.status else "False", "reason": c.reason,
+         "message": c.message[:1024], "lastTransitionTime": iso(c.last_transition), "lastHeartbeatTime": iso(heartbeat)}
+        for c in sorted(conditions, key=attrgetter("type")) if reserved_condition(c.type) is None]}}
+
+
+def condition_key(conditions: list[Condition]) -> tuple:
+    """What a write must carry; equal keys need no write before the next heartbeat."""
+    return tuple(sorted((c.type, c.status, c.reason, c.message[:1024], int(c.last_transition)) for c in conditions))
 
 
 class ConditionWriter:
