@@ -244,6 +244,22 @@ def test_racing_agents_never_taint_more_nodes_than_the_budget(api, tmp_path: Pat
     assert all(a.stop()[0] == 0 for a in agents)
 
 
+def test_a_node_already_tainted_takes_another_key_without_asking_the_budget(api):
+    """The budget counts nodes: with the pool's budget spent by ten others, a node that already carries a gpu-npd
+    taint still gets a second key (another condition) and lists nothing."""
+    from agent.kube.desired import TaintRule
+    for i in range(100):
+        taints = [{"key": TAINT, "value": "x", "effect": "NoSchedule"}] if i < 10 or i == 50 else []
+        api.add_node(f"gpu-{i:03d}", taints=taints)
+    rules = (TaintRule("GPUUnhealthy"), TaintRule("InfiniBandUnhealthy", "NoSchedule", "error"))
+    engine, sink, _, _ = make_sink(api, node="gpu-050", taints=rules)
+    observe(engine, sink, XID79)
+    observe(engine, sink, IB_DOWN)
+    sink.sync()
+    assert [t["key"] for t in api.taints("gpu-050")] == [TAINT, "gpu-npd.io/InfiniBandUnhealthy"]
+    assert api.lists == 0 and not api.configmaps
+
+
 def test_budget_math():
     assert budget_size(100, 0.1) == 10 and budget_size(99, 0.1) == 9
     assert budget_size(5, 0.1) == 1  # a small pool may lose one node

@@ -171,7 +171,8 @@ class TaintWriter:
             wanted = self._wanted(conditions, now)
             target = dict(wanted)
             new = sorted(set(target) - set(mine_now))
-            if new and not self._budget_allows():
+            # the budget counts nodes: one that already carries a gpu-npd taint is counted, another key costs nothing
+            if new and not mine_now and not self._budget_allows():
                 for key in new:
                     del target[key]
                     if key not in self.held:
