@@ -40,9 +40,10 @@ NONE = Origin()
 MAX_PREFIXES = 4
 _HOST = r"[A-Za-z0-9][A-Za-z0-9_.\-]{0,252}"
 
-# (name, regex anchored at the start of what is left of the line, field -> group); first match wins per step.
-PREFIXES: tuple[tuple[str, re.Pattern, dict[str, str]], ...] = tuple(
-    (name, re.compile(pattern), fields) for name, pattern, fields in (
+# (name, regex anchored at the start of what is left of the line, field -> group[, the characters a line it may
+# match starts with, where its regex does not open with a fixed one]); first match wins per step.
+PREFIXES: tuple[tuple[str, re.Pattern, dict[str, str], str | None], ...] = tuple(
+    (name, re.compile(pattern), fields, first[0] if first else None) for name, pattern, fields, *first in (
         # Open MPI --tag-output: "[1,3]<stdout>:" (job id, rank); MPICH / horovodrun: "[1]<stdout>:"
         ("mpi_tag", r"\[(?:\d+,)?(?P<rank>\d+)\]<std(?:out|err)>: ?", {"rank": "rank"}),
         # torchrun --tee / --redirects, and torch's own log prefix: "[default0]:", "[rank3]:"
@@ -60,6 +61,13 @@ PREFIXES: tuple[tuple[str, re.Pattern, dict[str, str]], ...] = tuple(
          {"host": "host", "pid": "pid", "gpu": "gpu"}),
         # UCX (Open MPI / NCCL's UCX plugin) before its signal reports: "[8d6bf97c3bf4:3039 :0:3095] Caught signal 7"
         ("ucx", r"\[(?P<host>" + _HOST + r"):(?P<pid>\d+) *:\d+:\d+\] ", {"host": "host", "pid": "pid"}),
+        # Determined AI's trial logs: "[2024-03-15T16:29:14.110799Z] 5c902731 [rank=1] || " (its stamp, the
+        # container's id, the rank its launcher wraps each process's output with, "||"), a line of no rank's
+        # ("5c902731 || ", the master's "         || "); `det trial logs` puts the level first: "<info>    [2021-12-07
+        # 10:43:01] 087c0ee7 || " (the level its own row, the stamp skipped as between any two prefixes)
+        ("determined", r"(?:[0-9a-f]{8} +| +)(?:\[rank=(?P<rank>\d{1,6})\] )?\|\| ?", {"rank": "rank"},
+         "0123456789abcdef "),
+        ("determined_level", r"<\w{0,8}> +(?=\[\d{4}-)", {}, "<"),
         # Slurm `srun -l` / `--label`: "12: " (right-aligned to the widest task id)
         ("srun_label", r" {0,6}(?P<rank>\d{1,6}): ", {"rank": "rank"}),
         # pdsh (DeepSpeed's multi-node launcher) and `parallel-ssh -i`: "worker-3: " before the remote output
@@ -131,7 +139,7 @@ def strip(line: str) -> tuple[Origin, str]:
                 skip = sm.end()
         if hit is None:
             break
-        m, (name, _, fields) = hit
+        m, (name, _, fields, _) = hit
         if skip and not stamp:
             stamp = rest[:skip]
         for field_name, group in fields.items():
@@ -149,11 +157,12 @@ def _rows_by_first(rows) -> tuple[dict, tuple]:
     anywhere = []
     for row in rows:
         pattern = row[1].pattern
-        first = pattern[1] if pattern[:1] == "\\" and pattern[1:2] in ("[", "(") else None  # an escaped [ or (
+        first = pattern[1] if pattern[:1] == "\\" and pattern[1:2] in ("[", "(") else row[3]  # an escaped [ or (
         if first is None:
             anywhere.append(row)
         else:
-            by_first.setdefault(first, []).append(row)
+            for c in first:
+                by_first.setdefault(c, []).append(row)
     table = {c: tuple(sorted(by + anywhere, key=rows.index)) for c, by in by_first.items()}
     return table, tuple(anywhere)
 
