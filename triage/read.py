@@ -65,7 +65,12 @@ _CAUSED_BY_XID = re.compile(r"caused by previous Xid (\d{1,4})\b")
 CONSEQUENCE_EXCEPTIONS = re.compile(
     r"DistBackendError|DistNetworkError|DistStoreError|ChildFailedError|ProcessGroupNCCL|NCCL|Watchdog|"
     r"timed? ?out|Timeout|KeyboardInterrupt|SystemExit|SignalException|CalledProcessError|BrokenPipe|"
-    r"ConnectionReset|remote process exited|Connection closed|Horovod has been shut down|HorovodInternalError", re.I)
+    r"ConnectionReset|remote process exited|Connection closed|Horovod has been shut down|HorovodInternalError|"
+    # an error that says its root cause was printed elsewhere: vLLM's API server re-raising its engine's failure
+    # ("EngineDeadError: EngineCore encountered an issue. See stack trace (above) for the root cause."), its engine
+    # re-raising its workers' ("WorkerProc initialization failed due to an exception in a background process. See
+    # stack trace for root cause.", "Engine core initialization failed. See root cause above.")
+    r"EngineDeadError|see (?:the )?(?:stack trace|traceback|root cause)|for (?:the )?root cause", re.I)
 
 
 BATCH = 4096  # lines whose keywords are found in one scan
@@ -74,6 +79,13 @@ BATCH = 4096  # lines whose keywords are found in one scan
 # peeled so that the message's own start is read (a traceback, torchrun's summary), kept for the line's time
 _LEAD = re.compile(STAMPS.pattern + r"(?:(?:stdout|stderr) [PF] )?")
 _LEAD_FIRST = frozenset("0123456789[")
+# A logger's record header between the launcher prefixes and the message, peeled like a stamp (its time kept) so that
+# a traceback logged through it is read: vLLM's "ERROR 08-07 19:11:43 [serving_chat.py:1050] " (and before 0.6's
+# "ERROR 07-04 23:23:23 multiproc_worker_utils.py:120] ", and with a date format without seconds "ERROR 11-03 23:14
+# [serving_chat.py:1145] ")
+_HEADER = re.compile(r"(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) [01]\d-[0-3]\d \d\d:\d\d(?::\d\d(?:\.\d+)?)? "
+                     r"\[?[\w./\-]{1,120}:\d{1,6}\] ")
+_HEADER_FIRST = frozenset("DIWEC")
 # a line number a viewer pasted before each line ("[1784] [rank0]:[E602 ...", GitHub's and many log viewers' copy):
 # peeled only from a file whose lines carry one consistently (`_numbered`); torchrun's "[0]:" summary opener, MPI's
 # "[1]<stdout>:" tag and NCCL's "[3] " device index (the same number on every line) are not such numbers
@@ -221,6 +233,10 @@ class FileReader:
                     m = _LEAD.match(rest)  # a stamp between two prefixes (strip keeps it first): peeled likewise
                     if m is not None:
                         lead, rest = m.group(0), rest[m.end():]
+                if rest[:1] in _HEADER_FIRST:
+                    m = _HEADER.match(rest)
+                    if m is not None:
+                        lead, rest = lead + m.group(0), rest[m.end():]
                 if not self._year_seen and n + i < YEAR_PROBE_LINES:
                     self._probe_year(lead + rest)
                 origin = merged.get(prefix)
