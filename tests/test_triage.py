@@ -19,7 +19,7 @@ from triage import (CATEGORIES, SCHEMA, Clock, Evidence, Incident, Root, app_sta
                     strip, to_json)
 from triage import facts
 from triage.attribute import RULES, is_consequence
-from triage.ranks import NONE
+from triage.ranks import NONE, Origin
 
 # --- launcher prefixes (REAL lines) ------------------------------------------------------------------------------
 
@@ -354,6 +354,28 @@ def test_vllms_header_without_seconds():
     """REAL: vllm-project/vllm #28028 (a date format without seconds)."""
     assert app_stamp("ERROR 11-03 23:14 [serving_chat.py:1145]     async for res in result_generator:") == (
         datetime(1900, 11, 3, 23, 14), True)
+
+
+def test_a_redacted_host_is_no_host():
+    """REAL lines whose host (or peer) the poster replaced with a placeholder: the prefix and the fact are read, the
+    placeholder taken for no host (every redacted line would otherwise be one host) nor a peer."""
+    # NVIDIA/nccl #952 (NCCL's prefix) and #1814 (a name that only looks like one is kept)
+    assert strip("<cluster_name>:924:924 [5] NCCL INFO cudaDriverVersion 12010") == (
+        Origin(pid=924, gpu=5), "NCCL INFO cudaDriverVersion 12010")
+    assert strip("hostname-test:984:984 [4] NCCL INFO cudaDriverVersion 12080")[0].host == "hostname-test"
+    # Kay1794/Aware-of-the-history #2 (host and pid) and horovod/horovod #469 (host)
+    for line, rank in (("mpirun noticed that process rank 1 with PID xxxxxx on node xxxxxxxx exited on signal 9 "
+                        "(Killed).", 1),
+                       ("mpirun noticed that process rank 7 with PID 0 on node HOSTNAME exited on signal 9 (Killed).",
+                        7)):
+        (ev,) = [e for e in read_lines([line], "mpirun.log", Clock()) if e.kind == "rank_exit"]
+        assert (ev.rank, ev.host, ev.signal) == (rank, None, 9)
+    # NVIDIA/nccl #1814's title: the completion error is read, its redacted peer names none
+    line = ("NCCL WARN NET/IB : Got completion from peer xxx.xxx.xxx.xxx<55921> with status=12 opcode=1 len=0 vendor "
+            "err 129 (Send) localGid ::ffff:29.87.4.221 remoteGids::ffff:29.87.88.182")
+    (ev,) = read_lines([line], "x.log", Clock())
+    assert ev.kind == "ib_completion_error" and ev.peer is None and ev.details["peer_redacted"]
+    assert attribute([ev])[0].rule == "fabric_error"
 
 
 def test_traceback_exception_and_its_consequences():

@@ -96,7 +96,7 @@ FACTS: tuple[Fact, ...] = (
     # without MPI_Finalize: "mpirun has exited due to process rank 1 with PID 0 on" (the node on the next line);
     # the multi-line "The first process to do so was:" summary is read as a block by triage.read
     _f("mpirun_noticed", "rank_exit", ["noticed that process rank", "has exited due to process rank"],
-       r"(?:noticed that process rank (?P<rank>\d+) with PID (?P<pid>\d+) on node (?P<host>\S+) exited on "
+       r"(?:noticed that process rank (?P<rank>\d+) with PID (?P<pid>\d+|[xX*]+) on node (?P<host>\S+) exited on "
        r"signal (?P<signal>\d+)|has exited due to process rank (?P<rank2>\d+) with PID (?P<pid2>\d+) on)"),
     # pdsh (DeepSpeed multi-node): "pdsh@node-0: node-3: ssh exited with exit code 1"
     _f("pdsh_exit", "rank_exit", ["ssh exited with exit code"],

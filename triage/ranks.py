@@ -38,7 +38,18 @@ class Origin:
 
 NONE = Origin()
 MAX_PREFIXES = 4
-_HOST = r"[A-Za-z0-9][A-Za-z0-9_.\-]{0,252}"
+# A host name a ticket or a forum post replaced with a placeholder before pasting the log: "<cluster_name>" (NVIDIA/nccl
+# #952, NCCL's prefix), "xxxxxxxx" and a pid "xxxxxx" (Kay1794/Aware-of-the-history #2, mpirun's), "HOSTNAME"
+# (horovod/horovod #469), "SERVER_NAME" (facebookincubator/submitit #1708), a peer "xxx.xxx.xxx.xxx<55921>" (NVIDIA/nccl
+# #1814): every redacted host is the same name, so none is taken for a host (nor a peer); the line is read all the same
+PLACEHOLDER = re.compile(r"<[^<>\s]{1,64}>|[xX*]{3,}(?:[.\-:][xX*]{1,})*|(?:(?:YOUR|MY)[_-]?)?(?:HOST|SERVER|NODE|"
+                         r"MACHINE)[_-]?(?:NAME|IP)|redacted", re.I)
+_HOST = r"(?:<[^<>\s]{1,64}>|[A-Za-z0-9][A-Za-z0-9_.\-]{0,252})"
+
+
+def placeholder(host: str | None) -> bool:
+    """Whether a host (or a peer address, its port off) is a placeholder someone put in place of the real name."""
+    return bool(host) and PLACEHOLDER.fullmatch(host.split("<", 1)[0] if not host.startswith("<") else host) is not None
 
 # (name, regex anchored at the start of what is left of the line, field -> group[, the characters a line it may
 # match starts with, where its regex does not open with a fixed one]); first match wins per step.
@@ -144,7 +155,7 @@ def strip(line: str) -> tuple[Origin, str]:
             stamp = rest[:skip]
         for field_name, group in fields.items():
             value = m.group(group)
-            if value is not None:
+            if value is not None and not (field_name == "host" and placeholder(value)):
                 found[field_name] = value if field_name == "host" else int(value)
         rest = rest[skip:][m.end():]
     return (Origin(**found) if found else NONE), stamp + rest

@@ -21,7 +21,7 @@ from parsers.prefilter import Prefilter
 from . import facts
 from .clock import Clock, app_stamp
 from .model import TEXT_MAX, Evidence, utc
-from .ranks import NONE, STAMPS, Origin, from_path, in_group, in_message, strip
+from .ranks import NONE, STAMPS, Origin, from_path, in_group, in_message, placeholder, strip
 
 log = logging.getLogger("gpu_npd.triage")
 MAX_LINE = 65536  # characters of one line read; the rest of a longer line is not looked at
@@ -330,6 +330,8 @@ class FileReader:
         extra: dict = {}
         when = env.timestamp
         env_host = env.extra.get("host") if env.extra else None
+        if placeholder(env_host):
+            env_host = None
         yearless = False
         if when is not None and env.name == "syslog" and self.year is None and when.year == 1900:
             yearless = True
@@ -379,6 +381,9 @@ class FileReader:
             if m:
                 details["numel_in"] = int(m.group(1))
         gpu = ev.gpu if ev.gpu is not None else base["gpu"]
+        if placeholder(ev.peer):  # a redacted peer ("xxx.xxx.xxx.xxx<55921>") names no peer
+            details["peer_redacted"] = ev.peer
+            return ev.with_context(details=details, gpu=gpu, peer=None)
         return ev.with_context(details=details, gpu=gpu)
 
     def _from_fact(self, at: _Line, fact, groups) -> Evidence:
@@ -392,7 +397,10 @@ class FileReader:
                 except ValueError:
                     details[name] = value
             elif name in facts.TEXT_FIELDS:
-                values[name] = value
+                if placeholder(value):  # a redacted host: no host at all, not one shared by every redacted line
+                    details[f"{name}_redacted"] = value
+                else:
+                    values[name] = value
             else:
                 details[name] = value
         details["fact"] = fact.name
@@ -470,7 +478,7 @@ class FileReader:
         if signal is None and exit_code is not None and exit_code < 0:
             signal = -exit_code
         line_no, text = f["rank"][1], f["rank"][2]
-        host = f["host"][0] if "host" in f else self.origin.host
+        host = f["host"][0] if "host" in f and not placeholder(f["host"][0]) else self.origin.host
         yield Evidence(kind="rank_exit", severity="error", time=utc(when), host=host,
                        rank=int(ranks["rank"]) if ranks.get("rank") else None,
                        local_rank=int(ranks["local_rank"]) if ranks.get("local_rank") else None,
