@@ -297,6 +297,12 @@ the job to be terminated. The first process to do so was:
         tail = ["The first process to do so was:", "", f"  Process name: {name}", "  Exit code:    3"]
         (ev,) = [e for e in read_lines(tail, "x.log", Clock()) if e.kind == "rank_exit"]
         assert (ev.rank, ev.exit_code) == (rank, 3)
+    # Horovod's Gloo launcher raises the same words, the rank alone, its fields in either order (determined-ai/
+    # determined #3275): its RuntimeError is the summary, not the program's exception
+    gloo = ["RuntimeError: Horovod detected that one or more processes exited with non-zero status, thus causing the "
+            "job to be terminated. The first process to do so was:", "Exit code: 1", "Process name: 1"]
+    ev = list(read_lines(["Traceback (most recent call last):", *gloo], "x.log", Clock()))
+    assert [(e.kind, e.rank, e.exit_code) for e in ev] == [("rank_exit", 1, 1)]
 
 
 def test_a_traceback_behind_determineds_prefix_is_read():

@@ -21,7 +21,7 @@ from parsers.prefilter import Prefilter
 from . import facts
 from .clock import Clock, app_stamp
 from .model import TEXT_MAX, Evidence, utc
-from .ranks import NONE, STAMPS, Origin, from_path, in_group, in_message, placeholder, strip
+from .ranks import STAMPS, Origin, from_path, in_group, in_message, placeholder, strip
 
 log = logging.getLogger("gpu_npd.triage")
 MAX_LINE = 65536  # characters of one line read; the rest of a longer line is not looked at
@@ -37,7 +37,8 @@ _BLOCK_RANK = re.compile(r"(?P<rank>\d+)(?: \(local_rank: (?P<local_rank>\d+)\))
 _BLOCK_EXIT = re.compile(r"(-?\d+)(?: \(pid: (\d+)\))?")
 # Open MPI's (and PRRTE's) exit summary, after "... exited with non-zero status, thus causing the job to be
 # terminated. The first process to do so was:": "  Process name: [[50371,1],0]" (ORTE's [[job,family],rank], PRRTE's
-# [nspace,rank]) and "  Exit code:    1", one a line
+# [nspace,rank]) and "  Exit code:    1", one a line; Horovod's Gloo launcher raises the same words with the rank
+# alone ("Process name: 1", its RuntimeError's next lines)
 _MPI_OPEN = "The first process to do so was:"
 
 
@@ -51,9 +52,9 @@ class _BlockKind(NamedTuple):
 
 BLOCK_KINDS = {
     "elastic": _BlockKind("elastic_summary", _BLOCK_FIELD, {}, _BLOCK_RANK),
-    "mpi_exit": _BlockKind("mpi_first_exit", re.compile(r"^\s+(Process name|Exit code)\s*: *(.*)$"),
+    "mpi_exit": _BlockKind("mpi_first_exit", re.compile(r"^\s*(Process name|Exit code)\s*: *(.*)$"),
                            {"Process name": "rank", "Exit code": "exitcode"},
-                           re.compile(r"^\[.*,(?P<rank>\d+)\]$")),
+                           re.compile(r"^(?:\[.*,)?(?P<rank>\d+)\]?$")),
 }
 _SIGNAL_TEXT = re.compile(r"Signal (\d+) \((SIG\w+)\)")
 _NUMEL = re.compile(r"NumelIn=(\d{1,18})")
@@ -229,7 +230,7 @@ class FileReader:
                     if m is not None:
                         lead = m.group(0)
                 prefix, rest = strip(line[len(lead):] if lead else line)
-                if not lead and rest[:1] in _LEAD_FIRST and prefix is not NONE:
+                if not lead and rest[:1] in _LEAD_FIRST and len(rest) < len(line):
                     m = _LEAD.match(rest)  # a stamp between two prefixes (strip keeps it first): peeled likewise
                     if m is not None:
                         lead, rest = m.group(0), rest[m.end():]
@@ -281,7 +282,7 @@ class FileReader:
         n, rest, key = at.n, at.rest, at.key
         if self._block is not None or self._root_next or _ROOT_CAUSE in rest or _MPI_OPEN in rest or \
                 _BLOCK_OPEN.match(rest):
-            done = self._block_line(n, rest, at.origin)
+            done = self._block_line(at)
             if done is not None:
                 yield from done
                 return
@@ -426,8 +427,9 @@ class FileReader:
                         attribution="unknown" if consequence else "application", **base)
 
     # --- torchrun's ChildFailedError summary, Open MPI's non-zero exit -------------------------------------
-    def _block_line(self, n: int, rest: str, origin: Origin) -> list[Evidence] | None:
+    def _block_line(self, at: _Line) -> list[Evidence] | None:
         """The evidence a line of the summary closes (possibly none: []), or None when the line is not part of one."""
+        n, rest = at.n, at.rest
         if self._block is not None and not rest.strip():
             return []  # a blank line inside a summary (Open MPI's after its opener)
         if _MPI_OPEN in rest:
@@ -448,7 +450,8 @@ class FileReader:
             kind = self._block.kind
             fm = kind.field.match(rest)
             if fm is not None:
-                self._block.fields[kind.names.get(fm.group(1), fm.group(1))] = (fm.group(2).strip(), n, rest)
+                self._block.fields[kind.names.get(fm.group(1), fm.group(1))] = (fm.group(2).strip(), n, at.text,
+                                                                                at.lead)
                 return []
             out = list(self._close_block())
             return out if out else None
@@ -462,7 +465,8 @@ class FileReader:
         rank_m = block.kind.rank.match(f["rank"][0])
         ranks = rank_m.groupdict() if rank_m else {}
         exit_m = _BLOCK_EXIT.match(f.get("exitcode", ("",))[0])
-        when, yearless = app_stamp(f["time"][0], self.year) if "time" in f else (None, False)
+        # the summary's own time field, else the stamp before its rank's line (Determined's, a collector's)
+        when, yearless = app_stamp(f["time"][0] if "time" in f else f["rank"][3], self.year)
         details: dict = {"fact": block.kind.fact, "root_cause": block.root}
         if yearless:
             details["yearless"] = True
