@@ -64,6 +64,12 @@ PREFIXES = [
     # https://github.com/msr-fiddle/pipedream/issues/76 (UCX)
     ("[8d6bf97c3bf4:3039 :0:3095] Caught signal 7 (Bus error: nonexistent physical address)",
      dict(host="8d6bf97c3bf4", pid=3039), "Caught signal 7 (Bus error: nonexistent physical address)"),
+    # https://github.com/llm-d/llm-d/issues/191 (grep over pod logs: the file's name, then NCCL 2.26+'s stamp, then
+    # NCCL's own prefix; the stamp is kept first)
+    ("ms-pd-llm-d-modelservice-prefill-2.log:[2025-09-17 15:16:23] ms-pd-llm-d-modelservice-prefill-2:311:405 [0] "
+     "transport/net_ib.cc:199 NCCL WARN NET/IB : mlx5_32:1 Got async error event: port error",
+     dict(host="ms-pd-llm-d-modelservice-prefill-2", pid=311, gpu=0),
+     "[2025-09-17 15:16:23] transport/net_ib.cc:199 NCCL WARN NET/IB : mlx5_32:1 Got async error event: port error"),
     # https://github.com/varlogtim/tools/blob/main/gpu_idle_timeout/README.md (Determined AI's `det e logs`: its
     # stamp, the container's id, the rank, "||"; the stamp is peeled by the reader, as every leading stamp)
     ("5c902731 [rank=1] || batch limit hit, simulating hang", dict(rank=1), "batch limit hit, simulating hang"),

@@ -79,6 +79,9 @@ PREFIXES: tuple[tuple[str, re.Pattern, dict[str, str], str | None], ...] = tuple
         ("determined", r"(?:[0-9a-f]{8} +| +)(?:\[rank=(?P<rank>\d{1,6})\] )?\|\| ?", {"rank": "rank"},
          "0123456789abcdef "),
         ("determined_level", r"<\w{0,8}> +(?=\[\d{4}-)", {}, "<"),
+        # grep over several logs ("grep net_ib *.log"): the file each line came from, "name.log:" (and `grep -n`'s
+        # line number after it), before everything its writer printed (llm-d/llm-d #191)
+        ("grep", r"[\w.\-]{1,200}\.(?:log|txt|out|err)(?::\d{1,9})?:", {}),
         # Slurm `srun -l` / `--label`: "12: " (right-aligned to the widest task id)
         ("srun_label", r" {0,6}(?P<rank>\d{1,6}): ", {"rank": "rank"}),
         # pdsh (DeepSpeed's multi-node launcher) and `parallel-ssh -i`: "worker-3: " before the remote output
@@ -97,8 +100,8 @@ _NOT_HOSTS = frozenset({"Traceback", "RuntimeError", "ERROR", "WARNING", "INFO",
                         "Root Cause", "torch", "Epoch", "Step", "iteration", "loss", "E", "W", "I", "http", "https"})
 
 
-_NOT_HOST_SHAPE = re.compile(r"[a-z][A-Z]|(?:Error|Exception|Warning|Interrupt|Exit)$|\.py$|^torch\.")
-OUTERMOST = frozenset({"srun_label", "pdsh"})  # printed by the launcher around everything else: first only
+_NOT_HOST_SHAPE = re.compile(r"[a-z][A-Z]|(?:Error|Exception|Warning|Interrupt|Exit)$|\.(?:py|log|txt|out|err)$|^torch\.")
+OUTERMOST = frozenset({"srun_label", "pdsh", "grep"})  # printed by the launcher around everything else: first only
 
 
 _IPV4 = re.compile(r"(?:\d{1,3}\.){3}\d{1,3}")
