@@ -8,6 +8,7 @@ Each prefix is one row of PREFIXES: what real launchers print, with the fields i
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, replace
 from pathlib import PurePath
@@ -47,14 +48,19 @@ PLACEHOLDER = re.compile(r"<[^<>\s]{1,64}>|[xX*]{3,}(?:[.\-:][xX*]{1,})*|(?:(?:Y
 _HOST = r"(?:<[^<>\s]{1,64}>|[A-Za-z0-9][A-Za-z0-9_.\-]{0,252})"
 
 
+@functools.lru_cache(maxsize=4096)
 def placeholder(host: str | None) -> bool:
-    """Whether a host (or a peer address, its port off) is a placeholder someone put in place of the real name."""
+    """Whether a host (or a peer address, its port off) is a placeholder someone put in place of the real name (a
+    job's few hosts are asked about on every line: remembered)."""
     return bool(host) and PLACEHOLDER.fullmatch(host.split("<", 1)[0] if not host.startswith("<") else host) is not None
 
 # (name, regex anchored at the start of what is left of the line, field -> group[, the characters a line it may
-# match starts with, where its regex does not open with a fixed one]); first match wins per step.
-PREFIXES: tuple[tuple[str, re.Pattern, dict[str, str], str | None], ...] = tuple(
-    (name, re.compile(pattern), fields, first[0] if first else None) for name, pattern, fields, *first in (
+# match starts with, where its regex does not open with a fixed one[, a string the rest of the line must hold for the
+# regex to be tried: a rare row costs most lines a substring search, not a match]]); first match wins per step, so a
+# rare launcher's row comes after the common ones.
+PREFIXES: tuple[tuple[str, re.Pattern, dict[str, str], str | None, str | None], ...] = tuple(
+    (name, re.compile(pattern), fields, *(tuple(more) + (None, None))[:2])
+    for name, pattern, fields, *more in (
         # Open MPI --tag-output: "[1,3]<stdout>:" (job id, rank); MPICH / horovodrun: "[1]<stdout>:"
         ("mpi_tag", r"\[(?:\d+,)?(?P<rank>\d+)\]<std(?:out|err)>: ?", {"rank": "rank"}),
         # torchrun --tee / --redirects, and torch's own log prefix: "[default0]:", "[rank3]:"
@@ -72,28 +78,28 @@ PREFIXES: tuple[tuple[str, re.Pattern, dict[str, str], str | None], ...] = tuple
          {"host": "host", "pid": "pid", "gpu": "gpu"}),
         # UCX (Open MPI / NCCL's UCX plugin) before its signal reports: "[8d6bf97c3bf4:3039 :0:3095] Caught signal 7"
         ("ucx", r"\[(?P<host>" + _HOST + r"):(?P<pid>\d+) *:\d+:\d+\] ", {"host": "host", "pid": "pid"}),
+        # Slurm `srun -l` / `--label`: "12: " (right-aligned to the widest task id)
+        ("srun_label", r" {0,6}(?P<rank>\d{1,6}): ", {"rank": "rank"}),
+        # pdsh (DeepSpeed's multi-node launcher) and `parallel-ssh -i`: "worker-3: " before the remote output
+        ("pdsh", r"(?P<host>" + _HOST + r"): (?=\S)", {"host": "host"}),
         # Determined AI's trial logs: "[2024-03-15T16:29:14.110799Z] 5c902731 [rank=1] || " (its stamp, the
         # container's id, the rank its launcher wraps each process's output with, "||"), a line of no rank's
         # ("5c902731 || ", the master's "         || "); `det trial logs` puts the level first: "<info>    [2021-12-07
         # 10:43:01] 087c0ee7 || " (the level its own row, the stamp skipped as between any two prefixes)
         ("determined", r"(?:[0-9a-f]{8} +| +)(?:\[rank=(?P<rank>\d{1,6})\] )?\|\| ?", {"rank": "rank"},
-         "0123456789abcdef "),
-        ("determined_level", r"<\w{0,8}> +(?=\[\d{4}-)", {}, "<"),
+         "0123456789abcdef ", "||"),
+        ("determined_level", r"<\w{0,8}> +(?=\[\d{4}-)", {}, "<", None),
         # grep over several logs ("grep net_ib *.log"): the file each line came from, "name.log:" (and `grep -n`'s
         # line number after it), before everything its writer printed (llm-d/llm-d #191)
-        ("grep", r"[\w.\-]{1,200}\.(?:log|txt|out|err)(?::\d{1,9})?:", {}),
-        # Slurm `srun -l` / `--label`: "12: " (right-aligned to the widest task id)
-        ("srun_label", r" {0,6}(?P<rank>\d{1,6}): ", {"rank": "rank"}),
-        # pdsh (DeepSpeed's multi-node launcher) and `parallel-ssh -i`: "worker-3: " before the remote output
-        ("pdsh", r"(?P<host>" + _HOST + r"): (?=\S)", {"host": "host"}),
+        ("grep", r"[\w.\-]{1,200}\.(?:log|txt|out|err)(?::\d{1,9})?:", {}, None, ":"),
     ))
 # Prefixes inside a message that name the rank without being a launcher prefix: PyTorch's "[Rank 3]" and
 # "[PG 0 Rank 3]", "[PG ID 0 PG GUID 0(default_pg) Rank 3]"; DeepSpeed's "[Rank 3]" too.  A process group other
 # than the default one ("[PG 134 Rank 1]") names the rank in that group, not the global one (parsers.classify's
 # message_rank): kept as the evidence's `group_rank`, never its rank.
 IN_MESSAGE = re.compile(r"\[(?:PG [^\]]*?)?(?:Rank|RANK) (?P<rank>\d+)\]")
-# A host name must hold a letter or a dot/dash to be one (not "12" or "E0321"): pdsh's row is tried last and only
-# when what looks like a host is not a log level or a Python/NCCL word.
+# A host name must hold a letter or a dot/dash to be one (not "12" or "E0321"): pdsh's row is tried after the others
+# but the rare ones, and only when what looks like a host is not a log level or a Python/NCCL word.
 _NOT_HOSTS = frozenset({"Traceback", "RuntimeError", "ERROR", "WARNING", "INFO", "DEBUG", "NCCL", "File", "Error",
                         "Warning", "Note", "Exception", "time", "host", "rank", "exitcode", "error_file",
                         "traceback", "frame", "what", "srun", "slurmstepd", "stderr", "stdout", "Failures",
@@ -126,11 +132,15 @@ STAMPS = re.compile(r"(?:\[\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:[.,]\d{1,9})
 
 
 def _prefix(rest: str, rows) -> tuple[re.Match, tuple] | None:
-    for row in rows:
-        m = row[1].match(rest)
+    """The first row (of `_rows_by_first`'s: its bound match, needle, whether its host is checked, the row) that
+    matches at the start of `rest`."""
+    for match, needle, check_host, row in rows:
+        if needle is not None and needle not in rest:
+            continue
+        m = match(rest)
         if m is None:
             continue
-        if row[0] == "pdsh" and not _host_ok(m.group("host")):
+        if check_host and not _host_ok(m.group("host")):
             continue
         return m, row
     return None
@@ -153,7 +163,7 @@ def strip(line: str) -> tuple[Origin, str]:
                 skip = sm.end()
         if hit is None:
             break
-        m, (name, _, fields, _) = hit
+        m, (name, _, fields, _, _) = hit
         if skip and not stamp:
             stamp = rest[:skip]
         for field_name, group in fields.items():
@@ -177,8 +187,11 @@ def _rows_by_first(rows) -> tuple[dict, tuple]:
         else:
             for c in first:
                 by_first.setdefault(c, []).append(row)
-    table = {c: tuple(sorted(by + anywhere, key=rows.index)) for c, by in by_first.items()}
-    return table, tuple(anywhere)
+    def entries(some: list) -> tuple:  # in the table's order, each as `_prefix` reads it
+        return tuple((r[1].match, r[4], r[0] == "pdsh", r) for r in sorted(some, key=rows.index))
+
+    table = {c: entries(by + anywhere) for c, by in by_first.items()}
+    return table, entries(anywhere)
 
 
 _FIRST, _ANY = _rows_by_first(PREFIXES)

@@ -230,11 +230,13 @@ class FileReader:
                     if m is not None:
                         lead = m.group(0)
                 prefix, rest = strip(line[len(lead):] if lead else line)
-                if not lead and rest[:1] in _LEAD_FIRST and len(rest) < len(line):
+                first = rest[:1]
+                if not lead and first in _LEAD_FIRST and len(rest) < len(line):
                     m = _LEAD.match(rest)  # a stamp between two prefixes (strip keeps it first): peeled likewise
                     if m is not None:
                         lead, rest = m.group(0), rest[m.end():]
-                if rest[:1] in _HEADER_FIRST:
+                        first = rest[:1]
+                if first in _HEADER_FIRST:
                     m = _HEADER.match(rest)
                     if m is not None:
                         lead, rest = lead + m.group(0), rest[m.end():]
