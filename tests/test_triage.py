@@ -53,6 +53,11 @@ PREFIXES = [
      "FLASH_ATTN attention backend out of potential backends: ('FLASH_ATTN', 'FLASHINFER', 'TRITON_ATTN', "
      "'FLEX_ATTENTION')", dict(pid=285, host="192.168.177.12"), "INFO 12-17 23:27:55 [cuda.py:351] Using FLASH_ATTN "
      "attention backend out of potential backends: ('FLASH_ATTN', 'FLASHINFER', 'TRITON_ATTN', 'FLEX_ATTENTION')"),
+    # https://github.com/llm-d/llm-d/issues/191 (vLLM's API server, engine and TP worker: the worker's pid wins, its
+    # TP index is no global rank; vLLM's logger header stays in the message, the reader peels it)
+    ("(APIServer pid=32) (EngineCore_0 pid=296) (VllmWorker TP0 pid=302) WARNING 09-07 11:25:27 "
+     "[nixl_connector.py:1049] Releasing expired KV blocks", dict(pid=302, rank=None),
+     "WARNING 09-07 11:25:27 [nixl_connector.py:1049] Releasing expired KV blocks"),
     # https://github.com/huggingface/accelerate/issues/1317 (pdsh, DeepSpeed's multi-node launcher)
     ("104.171.201.171: │   1750 │   def init_trackers(self, project_name: str, config: Optional[dict] │",
      dict(host="104.171.201.171"), None),

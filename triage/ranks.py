@@ -70,8 +70,9 @@ PREFIXES: tuple[tuple[str, re.Pattern, dict[str, str], str | None, str | None], 
         # "(pid=1234, ip=10.0.0.1)"; the actor or task name is any word Ray prints there, a named actor's with its own
         # "/" or "." ("(model_worker/12 pid=43581, ip=10.208.16.54)", AReaL), and a driver's prefix may come before
         # a worker's ("(EngineCore_DP0 pid=1088) (RayWorkerWrapper pid=285, ip=192.168.177.12)"): the inner wins
-        # vLLM's own worker processes print the same shape with their rank: "(VllmWorker rank=0 pid=249)"
-        ("ray", r"\((?:[\w./:\-]{1,128} )?(?:rank=(?P<rank>\d{1,6}) )?pid=(?P<pid>\d+)(?:, ip=(?P<host>[0-9a-fA-F.:]+))?\) ?",
+        # vLLM's own worker processes print the same shape with their rank: "(VllmWorker rank=0 pid=249)", or with
+        # their tensor-parallel index, a second word that is no global rank: "(VllmWorker TP0 pid=302)" (llm-d #191)
+        ("ray", r"\((?:[\w./:\-]{1,128} ){0,2}(?:rank=(?P<rank>\d{1,6}) )?pid=(?P<pid>\d+)(?:, ip=(?P<host>[0-9a-fA-F.:]+))?\) ?",
          {"pid": "pid", "host": "host", "rank": "rank"}),
         # NCCL's own: "host:pid:tid [dev] NCCL INFO ..."
         ("nccl", r"(?P<host>" + _HOST + r"):(?P<pid>\d+):(?P<tid>\d+) \[(?P<gpu>\d+)\] ",
