@@ -783,8 +783,13 @@ RULES: tuple[Rule, ...] = (
     _r("efa_cq_error", "ib_completion_error", ["<warn>"],
        r"libfabric:\d+:\d*:+efa:cq:(?P<function>\w+)\(\):\d+<warn> (?:\w+: )?err: (?P<error_code>\d+),",
        event=("ofi", "join")),
-    _r("ib_async_event", "ib_completion_error", ["Got async event"],
-       r"NET/IB ?: Got async event ?: (?P<event>.+)"),
+    # an asynchronous event of the adapter: NCCL before 2.19 "NET/IB : Got async event : port error", later releases
+    # naming the device and port, "NET/IB : mlx5_32:1 Got async error event: port error" and the fatal "NET/IB :
+    # mlx5_0:1 async fatal event on QP (0x...): ..." (llm-d/llm-d #191: a port flapping); a port that came back
+    # ("port active") is no error
+    _r("ib_async_event", "ib_completion_error", ["Got async event", "Got async error event", "async fatal event on"],
+       r"NET/IB ?: (?:(?P<netdev>[\w.+\-]+):(?P<port>\d+) )?(?:Got async (?:error )?event ?|async fatal event on "
+       r"\w+(?: \([^)]*\))?): (?P<event>(?!port active)\S.*)"),
     # (PyTorch before 1.5 and Lua Torch: "RuntimeError: cuda runtime error (2) : out of memory at <file>:<line>")
     _r("cuda_oom", "cuda_oom",
        ["CUDA out of memory", "OutOfMemoryError", "CUDA error: out of memory", "cuda runtime error (2) : out of memory"],

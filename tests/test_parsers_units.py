@@ -241,6 +241,28 @@ def test_ib_completion_status_named(line, status):
     assert (f.kind, f.details["wc_status"]) == ("ib_completion_error", status)
 
 
+@pytest.mark.parametrize("line,netdev,event", [
+    # NVIDIA/nccl #905 (NCCL before 2.19)
+    ("NCCL WARN NET/IB : Got async event : port error", None, "port error"),
+    # llm-d/llm-d #191 (2.19+: the device and port named)
+    ("[2025-09-17 15:16:23] ms-pd-llm-d-modelservice-prefill-2:311:405 [0] transport/net_ib.cc:199 NCCL WARN NET/IB : "
+     "mlx5_32:1 Got async error event: port error", "mlx5_32", "port error"),
+    # 2.19+'s fatal events: a line made from NCCL's net_ib.cc format ("%s:%d async fatal event on QP (%p): %s")
+    ("NCCL WARN NET/IB : mlx5_0:1 async fatal event on QP (0x55d0c8e0): local work queue catastrophic error", "mlx5_0",
+     "local work queue catastrophic error"),
+])
+def test_ib_async_events(line, netdev, event):
+    f = parse_line(line)
+    assert f.kind == "ib_completion_error" and f.details.get("netdev") == netdev and f.details["event"] == event
+
+
+def test_an_ib_port_that_came_back_is_no_error():
+    """llm-d/llm-d #191: between two "port error" events, the port coming back."""
+    f = parse_line("[2025-09-17 15:16:31] ms-pd-llm-d-modelservice-prefill-2:311:405 [0] transport/net_ib.cc:199 NCCL "
+                   "WARN NET/IB : mlx5_32:1 Got async error event: port active")
+    assert f is None or f.kind != "ib_completion_error"
+
+
 def test_nccl_timeout_details():
     f = parse_line("[rank1]:[E1122 02:05:37.123456 12345 ProcessGroupNCCL.cpp:616] [Rank 1] Watchdog caught "
                    "collective operation timeout: WorkNCCL(SeqNum=9, OpType=_ALLGATHER_BASE, NumelIn=1, "

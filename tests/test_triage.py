@@ -19,7 +19,7 @@ from triage import (CATEGORIES, SCHEMA, Clock, Evidence, Incident, Root, app_sta
                     strip, to_json)
 from triage import facts
 from triage.attribute import RULES, is_consequence
-from triage.ranks import NONE
+from triage.ranks import NONE, Origin
 
 # --- launcher prefixes (REAL lines) ------------------------------------------------------------------------------
 
@@ -53,6 +53,11 @@ PREFIXES = [
      "FLASH_ATTN attention backend out of potential backends: ('FLASH_ATTN', 'FLASHINFER', 'TRITON_ATTN', "
      "'FLEX_ATTENTION')", dict(pid=285, host="192.168.177.12"), "INFO 12-17 23:27:55 [cuda.py:351] Using FLASH_ATTN "
      "attention backend out of potential backends: ('FLASH_ATTN', 'FLASHINFER', 'TRITON_ATTN', 'FLEX_ATTENTION')"),
+    # https://github.com/llm-d/llm-d/issues/191 (vLLM's API server, engine and TP worker: the worker's pid wins, its
+    # TP index is no global rank; vLLM's logger header stays in the message, the reader peels it)
+    ("(APIServer pid=32) (EngineCore_0 pid=296) (VllmWorker TP0 pid=302) WARNING 09-07 11:25:27 "
+     "[nixl_connector.py:1049] Releasing expired KV blocks", dict(pid=302, rank=None),
+     "WARNING 09-07 11:25:27 [nixl_connector.py:1049] Releasing expired KV blocks"),
     # https://github.com/huggingface/accelerate/issues/1317 (pdsh, DeepSpeed's multi-node launcher)
     ("104.171.201.171: │   1750 │   def init_trackers(self, project_name: str, config: Optional[dict] │",
      dict(host="104.171.201.171"), None),
@@ -64,6 +69,25 @@ PREFIXES = [
     # https://github.com/msr-fiddle/pipedream/issues/76 (UCX)
     ("[8d6bf97c3bf4:3039 :0:3095] Caught signal 7 (Bus error: nonexistent physical address)",
      dict(host="8d6bf97c3bf4", pid=3039), "Caught signal 7 (Bus error: nonexistent physical address)"),
+    # https://github.com/llm-d/llm-d/issues/191 (grep over pod logs: the file's name, then NCCL 2.26+'s stamp, then
+    # NCCL's own prefix; the stamp is kept first)
+    ("ms-pd-llm-d-modelservice-prefill-2.log:[2025-09-17 15:16:23] ms-pd-llm-d-modelservice-prefill-2:311:405 [0] "
+     "transport/net_ib.cc:199 NCCL WARN NET/IB : mlx5_32:1 Got async error event: port error",
+     dict(host="ms-pd-llm-d-modelservice-prefill-2", pid=311, gpu=0),
+     "[2025-09-17 15:16:23] transport/net_ib.cc:199 NCCL WARN NET/IB : mlx5_32:1 Got async error event: port error"),
+    # https://github.com/varlogtim/tools/blob/main/gpu_idle_timeout/README.md (Determined AI's `det e logs`: its
+    # stamp, the container's id, the rank, "||"; the stamp is peeled by the reader, as every leading stamp)
+    ("5c902731 [rank=1] || batch limit hit, simulating hang", dict(rank=1), "batch limit hit, simulating hang"),
+    ("5c902731 || 2024-03-15 16:29:07,060: DEBUG: gpu_idle_timeout: GPU-a5b02c30-9c95-cb81-e41e-ca204d57aa3b usage 38%",
+     {}, "2024-03-15 16:29:07,060: DEBUG: gpu_idle_timeout: GPU-a5b02c30-9c95-cb81-e41e-ca204d57aa3b usage 38%"),
+    # https://github.com/determined-ai/determined/issues/8915 (the master's own line: no container)
+    ("         || ERROR: Trial 139 (Experiment 138) was terminated: allocation failed: resources failed with non-zero "
+     "exit code: container failed with non-zero exit code: 1 (exit code 1)", {},
+     "ERROR: Trial 139 (Experiment 138) was terminated: allocation failed: resources failed with non-zero exit code: "
+     "container failed with non-zero exit code: 1 (exit code 1)"),
+    # https://github.com/determined-ai/determined/issues/3275 (`det trial logs`: the level first, then the stamp)
+    ("<info>    [2021-12-07 10:43:05] 087c0ee7 || INFO: container failed with non-zero exit code:  (exit code 1)", {},
+     "[2021-12-07 10:43:05] INFO: container failed with non-zero exit code:  (exit code 1)"),
 ]
 
 NOT_PREFIXES = [
@@ -159,6 +183,12 @@ FACTS = [
     # InternLM/lmdeploy #1221
     ("mpirun noticed that process rank 1 with PID 13580 on node 10.224.96.171 exited on signal 4 (Illegal "
      "instruction).", "rank_exit", dict(rank="1", host="10.224.96.171", signal="4")),
+    # NVIDIA/nccl #1419 (Open MPI 5's launcher, prterun) and adda-team/adda #151 (mpiexec)
+    ("prterun noticed that process rank 48 with PID 613162 on node gpu-node07 exited on signal 11 (Segmentation "
+     "fault).", "rank_exit", dict(rank="48", host="gpu-node07", signal="11")),
+    # Open MPI's users list, as quoted in its archive (a rank that ended without MPI_Finalize; the node is on the
+    # next line): the wording of Open MPI's help-orterun.txt
+    ("mpiexec has exited due to process rank 0 with PID 26254 on", "rank_exit", dict(rank="0", pid="26254")),
     # deepspeedai/DeepSpeed #3232
     ("[2023-04-14 13:11:27,885] [ERROR] [launch.py:434:sigkill_handler] ['/usr/bin/python3', '-u', 'main.py', "
      "'--local_rank=0', '--data_path', 'Dahoas/rm-static'] exits with return code = -9", "rank_exit",
@@ -251,6 +281,118 @@ Root Cause (first observed failure):
     assert (e.rank, e.local_rank, e.exit_code, e.signal, e.pid) == (0, 0, -9, 9, 14750)
     assert e.host == "mlxlab115rp2n7682d40d9-20250521025625-6dyyd3-8nir8b-worker"
     assert e.details["root_cause"] is True and e.time == datetime(2025, 5, 21, 15, 43, 3, tzinfo=timezone.utc)
+
+
+def test_open_mpis_exit_summary_names_the_first_process_to_exit():
+    """REAL: ChenRocks/UNITER #31 (horovodrun over Open MPI: the summary Open MPI prints after the job, one field a
+    line, a blank line inside); NVIDIA/nccl-tests #294's "[[12167,1],10]" names rank 10."""
+    lines = """[1,1]<stderr>:RuntimeError: Horovod has been shut down. This was caused by an exception on one of the ranks or an attempt to allreduce, allgather or broadcast a tensor after one of the ranks finished execution. If the shutdown was caused by an exception, you should see the exception in the log before the first shutdown message.
+--------------------------------------------------------------------------
+Primary job  terminated normally, but 1 process returned
+a non-zero exit code. Per user-direction, the job has been aborted.
+--------------------------------------------------------------------------
+--------------------------------------------------------------------------
+mpirun detected that one or more processes exited with non-zero status, thus causing
+the job to be terminated. The first process to do so was:
+
+  Process name: [[50371,1],0]
+  Exit code:    1
+
+""".splitlines()
+    (ev,) = [e for e in read_lines(lines, "mpirun.log", Clock()) if e.kind == "rank_exit"]
+    assert (ev.rank, ev.exit_code, ev.details["fact"], ev.line) == (0, 1, "mpi_first_exit", 10)
+    (incident,) = attribute(read_lines(lines, "mpirun.log", Clock()))
+    assert (incident.root.rank, incident.rule) == (0, "first_rank_death")
+    # the summary read to its last field even at the end of a file, and PRRTE's "[nspace,rank]" name read alike
+    for name, rank in (("[[12167,1],10]", 10), ("[prterun-gpu-node07-612995@1,48]", 48)):
+        tail = ["The first process to do so was:", "", f"  Process name: {name}", "  Exit code:    3"]
+        (ev,) = [e for e in read_lines(tail, "x.log", Clock()) if e.kind == "rank_exit"]
+        assert (ev.rank, ev.exit_code) == (rank, 3)
+    # Horovod's Gloo launcher raises the same words, the rank alone, its fields in either order (determined-ai/
+    # determined #3275): its RuntimeError is the summary, not the program's exception
+    gloo = ["RuntimeError: Horovod detected that one or more processes exited with non-zero status, thus causing the "
+            "job to be terminated. The first process to do so was:", "Exit code: 1", "Process name: 1"]
+    ev = list(read_lines(["Traceback (most recent call last):", *gloo], "x.log", Clock()))
+    assert [(e.kind, e.rank, e.exit_code) for e in ev] == [("rank_exit", 1, 1)]
+
+
+def test_a_traceback_behind_determineds_prefix_is_read():
+    """SYNTHETIC: Determined AI's prefixes (formats from varlogtim/tools' README and determined-ai/determined #3275)
+    before a traceback: the stamp between the level and the container id is peeled, the traceback read, its rank the
+    [rank=N] one."""
+    lines = ["<>        [2021-12-07 10:43:01] 087c0ee7 [rank=1] || Traceback (most recent call last):",
+             "<>        [2021-12-07 10:43:01] 087c0ee7 [rank=1] ||   File \"train.py\", line 3, in <module>",
+             "<>        [2021-12-07 10:43:01] 087c0ee7 [rank=1] || ValueError: bad shape",
+             "[2024-03-15T16:29:14.110799Z] 5c902731 [rank=0] || Traceback (most recent call last):",
+             "[2024-03-15T16:29:14.110799Z] 5c902731 [rank=0] || KeyError: 'x'"]
+    ev = [e for e in read_lines(lines, "trial.log", Clock()) if e.kind == "exception"]
+    assert [(e.rank, e.details["exception"], e.time.year) for e in ev] == [(1, "ValueError", 2021),
+                                                                          (0, "KeyError", 2024)]
+
+
+VLLM_API_SERVER = [  # REAL: vllm-project/vllm #22479 (the API server re-raising its engine's failure)
+    "(APIServer pid=1422128) ERROR 08-07 19:11:43 [serving_chat.py:1050]     outputs = await "
+    "engine_core.get_output_async()",
+    "(APIServer pid=1422128) ERROR 08-07 19:11:43 [serving_chat.py:1050]   File \"/home/giga/vllm/vllm/v1/engine/"
+    "core_client.py\", line 809, in get_output_async",
+    "(APIServer pid=1422128) ERROR 08-07 19:11:43 [serving_chat.py:1050]     raise self._format_exception(outputs) "
+    "from None",
+    "(APIServer pid=1422128) ERROR 08-07 19:11:43 [serving_chat.py:1050] vllm.v1.engine.exceptions.EngineDeadError: "
+    "EngineCore encountered an issue. See stack trace (above) for the root cause.",
+]
+
+
+def test_vllms_logger_header_is_read_through_and_a_reraised_failure_is_a_consequence():
+    """SYNTHETIC: the API server's re-raise (vllm #22479's lines, behind a traceback opener in its format) printed
+    before the engine's own traceback (LMCache/LMCache #2306's lines): vLLM's "ERROR MM-DD HH:MM:SS [file:line] "
+    header is peeled so the tracebacks are read, and the engine's error, not the API server's, is the root."""
+    api = VLLM_API_SERVER[0].split(" ERROR ")[0] + " ERROR 08-07 19:11:43 [serving_chat.py:1050] Traceback (most " \
+        "recent call last):"
+    engine = ["(EngineCore_DP0 pid=697344) ERROR 01-08 17:16:15 [core.py:844] EngineCore encountered a fatal error.",
+              "(EngineCore_DP0 pid=697344) ERROR 01-08 17:16:15 [core.py:844] Traceback (most recent call last):",
+              "(EngineCore_DP0 pid=697344) ERROR 01-08 17:16:15 [core.py:844]   File \"/usr/local/lib/python3.12/"
+              "dist-packages/vllm/v1/engine/core.py\", line 835, in run_engine_core",
+              "(EngineCore_DP0 pid=697344) ERROR 01-08 17:16:15 [core.py:844] ValueError: vllm model for "
+              "vllm-instance not found."]
+    ev = list(read_lines([api, *VLLM_API_SERVER, *engine], "serve.log", Clock()))
+    dead, root = [e for e in ev if e.kind == "exception"]
+    assert dead.details["exception"].endswith("EngineDeadError") and is_consequence(dead)
+    assert root.details["exception"] == "ValueError" and root.pid == 697344 and root.time.month == 1
+    (incident,) = attribute(ev)
+    assert incident.root.kind == "exception" and incident.evidence[0] is root
+    # the engine's summary of its workers' failure (vllm-project/vllm #26898's title)
+    message = "RuntimeError: Engine core initialization failed. See root cause above. Failed core proc(s)"
+    (exc,) = [e for e in read_lines(["Traceback (most recent call last):", message], "x.log", Clock())
+              if e.kind == "exception"]
+    assert is_consequence(exc)
+
+
+def test_vllms_header_without_seconds():
+    """REAL: vllm-project/vllm #28028 (a date format without seconds)."""
+    assert app_stamp("ERROR 11-03 23:14 [serving_chat.py:1145]     async for res in result_generator:") == (
+        datetime(1900, 11, 3, 23, 14), True)
+
+
+def test_a_redacted_host_is_no_host():
+    """REAL lines whose host (or peer) the poster replaced with a placeholder: the prefix and the fact are read, the
+    placeholder taken for no host (every redacted line would otherwise be one host) nor a peer."""
+    # NVIDIA/nccl #952 (NCCL's prefix) and #1814 (a name that only looks like one is kept)
+    assert strip("<cluster_name>:924:924 [5] NCCL INFO cudaDriverVersion 12010") == (
+        Origin(pid=924, gpu=5), "NCCL INFO cudaDriverVersion 12010")
+    assert strip("hostname-test:984:984 [4] NCCL INFO cudaDriverVersion 12080")[0].host == "hostname-test"
+    # Kay1794/Aware-of-the-history #2 (host and pid) and horovod/horovod #469 (host)
+    for line, rank in (("mpirun noticed that process rank 1 with PID xxxxxx on node xxxxxxxx exited on signal 9 "
+                        "(Killed).", 1),
+                       ("mpirun noticed that process rank 7 with PID 0 on node HOSTNAME exited on signal 9 (Killed).",
+                        7)):
+        (ev,) = [e for e in read_lines([line], "mpirun.log", Clock()) if e.kind == "rank_exit"]
+        assert (ev.rank, ev.host, ev.signal) == (rank, None, 9)
+    # NVIDIA/nccl #1814's title: the completion error is read, its redacted peer names none
+    line = ("NCCL WARN NET/IB : Got completion from peer xxx.xxx.xxx.xxx<55921> with status=12 opcode=1 len=0 vendor "
+            "err 129 (Send) localGid ::ffff:29.87.4.221 remoteGids::ffff:29.87.88.182")
+    (ev,) = read_lines([line], "x.log", Clock())
+    assert ev.kind == "ib_completion_error" and ev.peer is None and ev.details["peer_redacted"]
+    assert attribute([ev])[0].rule == "fabric_error"
 
 
 def test_traceback_exception_and_its_consequences():

@@ -34,6 +34,10 @@ _STAMPS: tuple[tuple[re.Pattern, bool], ...] = (
     # glog / c10 logging: "E0321 02:07:08.408271257", "[E321 02:07:08.408271257 ProcessGroupNCCL.cpp:607]"
     (re.compile(r"(?<![A-Za-z0-9])[EWIF](?P<m>[01]?\d)(?P<d>\d\d) (?P<H>\d\d):(?P<M>\d\d):(?P<S>\d\d)"
                 r"(?:\.(?P<f>\d+))?(?= )"), False),
+    # vLLM's logger: "ERROR 08-07 19:11:43 [serving_chat.py:1050]", "INFO 07-04 23:23:23 multiproc_worker_utils.py:120]",
+    # "ERROR 11-03 23:14 [serving_chat.py:1145]" (a date format without seconds)
+    (re.compile(r"(?<![A-Za-z0-9])(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) (?P<m>[01]\d)-(?P<d>[0-3]\d) (?P<H>\d\d):"
+                r"(?P<M>\d\d)(?::(?P<S>\d\d)(?:\.(?P<f>\d+))?)?(?= )"), False),
 )
 _HEAD = 160  # characters of a message a stamp is looked for in
 
@@ -50,7 +54,7 @@ def app_stamp(text: str, year: int | None = None) -> tuple[datetime | None, bool
         try:
             frac = int(((g.get("f") or "") + "000000")[:6])
             t = datetime(int(g["Y"]) if dated else (year or 1900), int(g["m"]), int(g["d"]), int(g["H"]),
-                         int(g["M"]), int(g["S"]), frac)
+                         int(g["M"]), int(g["S"] or 0), frac)
         except ValueError:
             continue
         zone = g.get("z")

@@ -91,10 +91,13 @@ FACTS: tuple[Fact, ...] = (
     _f("srun_task", "rank_exit", ["srun: error:"],
        r"srun: error: (?P<host>[^:\s]+): tasks? (?P<tasks>[\d,\-\[\]]+): (?P<how>Exited with exit code (?P<exit_code>\d+)|"
        r"Killed|Terminated|Aborted|Segmentation fault|Bus error|Out Of Memory)"),
-    # Open MPI: "mpirun noticed that process rank 3 with PID 1234 on node node-b exited on signal 9 (Killed)."
-    _f("mpirun_noticed", "rank_exit", ["mpirun noticed"],
-       r"mpirun noticed that process rank (?P<rank>\d+) with PID (?P<pid>\d+) on node (?P<host>\S+) exited on "
-       r"signal (?P<signal>\d+)"),
+    # Open MPI, whatever its launcher's name (mpirun, mpiexec, orterun, mpirun.real, Open MPI 5's prterun): "mpirun
+    # noticed that process rank 3 with PID 1234 on node node-b exited on signal 9 (Killed).", and a rank that ended
+    # without MPI_Finalize: "mpirun has exited due to process rank 1 with PID 0 on" (the node on the next line);
+    # the multi-line "The first process to do so was:" summary is read as a block by triage.read
+    _f("mpirun_noticed", "rank_exit", ["noticed that process rank", "has exited due to process rank"],
+       r"(?:noticed that process rank (?P<rank>\d+) with PID (?P<pid>\d+|[xX*]+) on node (?P<host>\S+) exited on "
+       r"signal (?P<signal>\d+)|has exited due to process rank (?P<rank2>\d+) with PID (?P<pid2>\d+) on)"),
     # pdsh (DeepSpeed multi-node): "pdsh@node-0: node-3: ssh exited with exit code 1"
     _f("pdsh_exit", "rank_exit", ["ssh exited with exit code"],
        r"pdsh@\S+: (?P<host>[^:\s]+): ssh exited with exit code (?P<exit_code>\d+)"),

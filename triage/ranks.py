@@ -8,6 +8,7 @@ Each prefix is one row of PREFIXES: what real launchers print, with the fields i
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, replace
 from pathlib import PurePath
@@ -38,11 +39,28 @@ class Origin:
 
 NONE = Origin()
 MAX_PREFIXES = 4
-_HOST = r"[A-Za-z0-9][A-Za-z0-9_.\-]{0,252}"
+# A host name a ticket or a forum post replaced with a placeholder before pasting the log: "<cluster_name>" (NVIDIA/nccl
+# #952, NCCL's prefix), "xxxxxxxx" and a pid "xxxxxx" (Kay1794/Aware-of-the-history #2, mpirun's), "HOSTNAME"
+# (horovod/horovod #469), "SERVER_NAME" (facebookincubator/submitit #1708), a peer "xxx.xxx.xxx.xxx<55921>" (NVIDIA/nccl
+# #1814): every redacted host is the same name, so none is taken for a host (nor a peer); the line is read all the same
+PLACEHOLDER = re.compile(r"<[^<>\s]{1,64}>|[xX*]{3,}(?:[.\-:][xX*]{1,})*|(?:(?:YOUR|MY)[_-]?)?(?:HOST|SERVER|NODE|"
+                         r"MACHINE)[_-]?(?:NAME|IP)|redacted", re.I)
+_HOST = r"(?:<[^<>\s]{1,64}>|[A-Za-z0-9][A-Za-z0-9_.\-]{0,252})"
 
-# (name, regex anchored at the start of what is left of the line, field -> group); first match wins per step.
-PREFIXES: tuple[tuple[str, re.Pattern, dict[str, str]], ...] = tuple(
-    (name, re.compile(pattern), fields) for name, pattern, fields in (
+
+@functools.lru_cache(maxsize=4096)
+def placeholder(host: str | None) -> bool:
+    """Whether a host (or a peer address, its port off) is a placeholder someone put in place of the real name (a
+    job's few hosts are asked about on every line: remembered)."""
+    return bool(host) and PLACEHOLDER.fullmatch(host.split("<", 1)[0] if not host.startswith("<") else host) is not None
+
+# (name, regex anchored at the start of what is left of the line, field -> group[, the characters a line it may
+# match starts with, where its regex does not open with a fixed one[, a string the rest of the line must hold for the
+# regex to be tried: a rare row costs most lines a substring search, not a match]]); first match wins per step, so a
+# rare launcher's row comes after the common ones.
+PREFIXES: tuple[tuple[str, re.Pattern, dict[str, str], str | None, str | None], ...] = tuple(
+    (name, re.compile(pattern), fields, *(tuple(more) + (None, None))[:2])
+    for name, pattern, fields, *more in (
         # Open MPI --tag-output: "[1,3]<stdout>:" (job id, rank); MPICH / horovodrun: "[1]<stdout>:"
         ("mpi_tag", r"\[(?:\d+,)?(?P<rank>\d+)\]<std(?:out|err)>: ?", {"rank": "rank"}),
         # torchrun --tee / --redirects, and torch's own log prefix: "[default0]:", "[rank3]:"
@@ -52,8 +70,9 @@ PREFIXES: tuple[tuple[str, re.Pattern, dict[str, str]], ...] = tuple(
         # "(pid=1234, ip=10.0.0.1)"; the actor or task name is any word Ray prints there, a named actor's with its own
         # "/" or "." ("(model_worker/12 pid=43581, ip=10.208.16.54)", AReaL), and a driver's prefix may come before
         # a worker's ("(EngineCore_DP0 pid=1088) (RayWorkerWrapper pid=285, ip=192.168.177.12)"): the inner wins
-        # vLLM's own worker processes print the same shape with their rank: "(VllmWorker rank=0 pid=249)"
-        ("ray", r"\((?:[\w./:\-]{1,128} )?(?:rank=(?P<rank>\d{1,6}) )?pid=(?P<pid>\d+)(?:, ip=(?P<host>[0-9a-fA-F.:]+))?\) ?",
+        # vLLM's own worker processes print the same shape with their rank: "(VllmWorker rank=0 pid=249)", or with
+        # their tensor-parallel index, a second word that is no global rank: "(VllmWorker TP0 pid=302)" (llm-d #191)
+        ("ray", r"\((?:[\w./:\-]{1,128} ){0,2}(?:rank=(?P<rank>\d{1,6}) )?pid=(?P<pid>\d+)(?:, ip=(?P<host>[0-9a-fA-F.:]+))?\) ?",
          {"pid": "pid", "host": "host", "rank": "rank"}),
         # NCCL's own: "host:pid:tid [dev] NCCL INFO ..."
         ("nccl", r"(?P<host>" + _HOST + r"):(?P<pid>\d+):(?P<tid>\d+) \[(?P<gpu>\d+)\] ",
@@ -64,22 +83,32 @@ PREFIXES: tuple[tuple[str, re.Pattern, dict[str, str]], ...] = tuple(
         ("srun_label", r" {0,6}(?P<rank>\d{1,6}): ", {"rank": "rank"}),
         # pdsh (DeepSpeed's multi-node launcher) and `parallel-ssh -i`: "worker-3: " before the remote output
         ("pdsh", r"(?P<host>" + _HOST + r"): (?=\S)", {"host": "host"}),
+        # Determined AI's trial logs: "[2024-03-15T16:29:14.110799Z] 5c902731 [rank=1] || " (its stamp, the
+        # container's id, the rank its launcher wraps each process's output with, "||"), a line of no rank's
+        # ("5c902731 || ", the master's "         || "); `det trial logs` puts the level first: "<info>    [2021-12-07
+        # 10:43:01] 087c0ee7 || " (the level its own row, the stamp skipped as between any two prefixes)
+        ("determined", r"(?:[0-9a-f]{8} +| +)(?:\[rank=(?P<rank>\d{1,6})\] )?\|\| ?", {"rank": "rank"},
+         "0123456789abcdef ", "||"),
+        ("determined_level", r"<\w{0,8}> +(?=\[\d{4}-)", {}, "<", None),
+        # grep over several logs ("grep net_ib *.log"): the file each line came from, "name.log:" (and `grep -n`'s
+        # line number after it), before everything its writer printed (llm-d/llm-d #191)
+        ("grep", r"[\w.\-]{1,200}\.(?:log|txt|out|err)(?::\d{1,9})?:", {}, None, ":"),
     ))
 # Prefixes inside a message that name the rank without being a launcher prefix: PyTorch's "[Rank 3]" and
 # "[PG 0 Rank 3]", "[PG ID 0 PG GUID 0(default_pg) Rank 3]"; DeepSpeed's "[Rank 3]" too.  A process group other
 # than the default one ("[PG 134 Rank 1]") names the rank in that group, not the global one (parsers.classify's
 # message_rank): kept as the evidence's `group_rank`, never its rank.
 IN_MESSAGE = re.compile(r"\[(?:PG [^\]]*?)?(?:Rank|RANK) (?P<rank>\d+)\]")
-# A host name must hold a letter or a dot/dash to be one (not "12" or "E0321"): pdsh's row is tried last and only
-# when what looks like a host is not a log level or a Python/NCCL word.
+# A host name must hold a letter or a dot/dash to be one (not "12" or "E0321"): pdsh's row is tried after the others
+# but the rare ones, and only when what looks like a host is not a log level or a Python/NCCL word.
 _NOT_HOSTS = frozenset({"Traceback", "RuntimeError", "ERROR", "WARNING", "INFO", "DEBUG", "NCCL", "File", "Error",
                         "Warning", "Note", "Exception", "time", "host", "rank", "exitcode", "error_file",
                         "traceback", "frame", "what", "srun", "slurmstepd", "stderr", "stdout", "Failures",
                         "Root Cause", "torch", "Epoch", "Step", "iteration", "loss", "E", "W", "I", "http", "https"})
 
 
-_NOT_HOST_SHAPE = re.compile(r"[a-z][A-Z]|(?:Error|Exception|Warning|Interrupt|Exit)$|\.py$|^torch\.")
-OUTERMOST = frozenset({"srun_label", "pdsh"})  # printed by the launcher around everything else: first only
+_NOT_HOST_SHAPE = re.compile(r"[a-z][A-Z]|(?:Error|Exception|Warning|Interrupt|Exit)$|\.(?:py|log|txt|out|err)$|^torch\.")
+OUTERMOST = frozenset({"srun_label", "pdsh", "grep"})  # printed by the launcher around everything else: first only
 
 
 _IPV4 = re.compile(r"(?:\d{1,3}\.){3}\d{1,3}")
@@ -104,11 +133,15 @@ STAMPS = re.compile(r"(?:\[\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:[.,]\d{1,9})
 
 
 def _prefix(rest: str, rows) -> tuple[re.Match, tuple] | None:
-    for row in rows:
-        m = row[1].match(rest)
+    """The first row (of `_rows_by_first`'s: its bound match, needle, whether its host is checked, the row) that
+    matches at the start of `rest`."""
+    for match, needle, check_host, row in rows:
+        if needle is not None and needle not in rest:
+            continue
+        m = match(rest)
         if m is None:
             continue
-        if row[0] == "pdsh" and not _host_ok(m.group("host")):
+        if check_host and not _host_ok(m.group("host")):
             continue
         return m, row
     return None
@@ -131,12 +164,12 @@ def strip(line: str) -> tuple[Origin, str]:
                 skip = sm.end()
         if hit is None:
             break
-        m, (name, _, fields) = hit
+        m, (name, _, fields, _, _) = hit
         if skip and not stamp:
             stamp = rest[:skip]
         for field_name, group in fields.items():
             value = m.group(group)
-            if value is not None:
+            if value is not None and not (field_name == "host" and placeholder(value)):
                 found[field_name] = value if field_name == "host" else int(value)
         rest = rest[skip:][m.end():]
     return (Origin(**found) if found else NONE), stamp + rest
@@ -149,13 +182,17 @@ def _rows_by_first(rows) -> tuple[dict, tuple]:
     anywhere = []
     for row in rows:
         pattern = row[1].pattern
-        first = pattern[1] if pattern[:1] == "\\" and pattern[1:2] in ("[", "(") else None  # an escaped [ or (
+        first = pattern[1] if pattern[:1] == "\\" and pattern[1:2] in ("[", "(") else row[3]  # an escaped [ or (
         if first is None:
             anywhere.append(row)
         else:
-            by_first.setdefault(first, []).append(row)
-    table = {c: tuple(sorted(by + anywhere, key=rows.index)) for c, by in by_first.items()}
-    return table, tuple(anywhere)
+            for c in first:
+                by_first.setdefault(c, []).append(row)
+    def entries(some: list) -> tuple:  # in the table's order, each as `_prefix` reads it
+        return tuple((r[1].match, r[4], r[0] == "pdsh", r) for r in sorted(some, key=rows.index))
+
+    table = {c: entries(by + anywhere) for c, by in by_first.items()}
+    return table, entries(anywhere)
 
 
 _FIRST, _ANY = _rows_by_first(PREFIXES)

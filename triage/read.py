@@ -21,7 +21,7 @@ from parsers.prefilter import Prefilter
 from . import facts
 from .clock import Clock, app_stamp
 from .model import TEXT_MAX, Evidence, utc
-from .ranks import STAMPS, Origin, from_path, in_group, in_message, strip
+from .ranks import STAMPS, Origin, from_path, in_group, in_message, placeholder, strip
 
 log = logging.getLogger("gpu_npd.triage")
 MAX_LINE = 65536  # characters of one line read; the rest of a longer line is not looked at
@@ -33,8 +33,29 @@ TRACEBACK_LINES = 400  # lines after "Traceback (most recent call last):" its ex
 _BLOCK_OPEN = re.compile(r"^\s*\[(\d+)\]:\s*$")
 _BLOCK_FIELD = re.compile(r"^\s+(time|host|rank|exitcode|error_file|traceback)\s*: ?(.*)$")
 _ROOT_CAUSE = "Root Cause (first observed failure)"
-_BLOCK_RANK = re.compile(r"(\d+)(?: \(local_rank: (\d+)\))?")
+_BLOCK_RANK = re.compile(r"(?P<rank>\d+)(?: \(local_rank: (?P<local_rank>\d+)\))?")
 _BLOCK_EXIT = re.compile(r"(-?\d+)(?: \(pid: (\d+)\))?")
+# Open MPI's (and PRRTE's) exit summary, after "... exited with non-zero status, thus causing the job to be
+# terminated. The first process to do so was:": "  Process name: [[50371,1],0]" (ORTE's [[job,family],rank], PRRTE's
+# [nspace,rank]) and "  Exit code:    1", one a line; Horovod's Gloo launcher raises the same words with the rank
+# alone ("Process name: 1", its RuntimeError's next lines)
+_MPI_OPEN = "The first process to do so was:"
+
+
+class _BlockKind(NamedTuple):
+    """A summary a launcher prints over several lines, one field a line, that names a rank that exited."""
+    fact: str  # the evidence's details["fact"]
+    field: re.Pattern  # a field line: (its name, its value)
+    names: dict  # the launcher's field name -> the summary's own (rank, exitcode, time, host, traceback)
+    rank: re.Pattern  # the rank (and local rank) in the rank field's value
+
+
+BLOCK_KINDS = {
+    "elastic": _BlockKind("elastic_summary", _BLOCK_FIELD, {}, _BLOCK_RANK),
+    "mpi_exit": _BlockKind("mpi_first_exit", re.compile(r"^\s*(Process name|Exit code)\s*: *(.*)$"),
+                           {"Process name": "rank", "Exit code": "exitcode"},
+                           re.compile(r"^(?:\[.*,)?(?P<rank>\d+)\]?$")),
+}
 _SIGNAL_TEXT = re.compile(r"Signal (\d+) \((SIG\w+)\)")
 _NUMEL = re.compile(r"NumelIn=(\d{1,18})")
 # NVRM on an Xid that only cleans up after another (45, 43 and kin): "..., Ch 00000001 caused by previous Xid 149"
@@ -45,7 +66,12 @@ _CAUSED_BY_XID = re.compile(r"caused by previous Xid (\d{1,4})\b")
 CONSEQUENCE_EXCEPTIONS = re.compile(
     r"DistBackendError|DistNetworkError|DistStoreError|ChildFailedError|ProcessGroupNCCL|NCCL|Watchdog|"
     r"timed? ?out|Timeout|KeyboardInterrupt|SystemExit|SignalException|CalledProcessError|BrokenPipe|"
-    r"ConnectionReset|remote process exited|Connection closed|Horovod has been shut down|HorovodInternalError", re.I)
+    r"ConnectionReset|remote process exited|Connection closed|Horovod has been shut down|HorovodInternalError|"
+    # an error that says its root cause was printed elsewhere: vLLM's API server re-raising its engine's failure
+    # ("EngineDeadError: EngineCore encountered an issue. See stack trace (above) for the root cause."), its engine
+    # re-raising its workers' ("WorkerProc initialization failed due to an exception in a background process. See
+    # stack trace for root cause.", "Engine core initialization failed. See root cause above.")
+    r"EngineDeadError|see (?:the )?(?:stack trace|traceback|root cause)|for (?:the )?root cause", re.I)
 
 
 BATCH = 4096  # lines whose keywords are found in one scan
@@ -54,6 +80,13 @@ BATCH = 4096  # lines whose keywords are found in one scan
 # peeled so that the message's own start is read (a traceback, torchrun's summary), kept for the line's time
 _LEAD = re.compile(STAMPS.pattern + r"(?:(?:stdout|stderr) [PF] )?")
 _LEAD_FIRST = frozenset("0123456789[")
+# A logger's record header between the launcher prefixes and the message, peeled like a stamp (its time kept) so that
+# a traceback logged through it is read: vLLM's "ERROR 08-07 19:11:43 [serving_chat.py:1050] " (and before 0.6's
+# "ERROR 07-04 23:23:23 multiproc_worker_utils.py:120] ", and with a date format without seconds "ERROR 11-03 23:14
+# [serving_chat.py:1145] ")
+_HEADER = re.compile(r"(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) [01]\d-[0-3]\d \d\d:\d\d(?::\d\d(?:\.\d+)?)? "
+                     r"\[?[\w./\-]{1,120}:\d{1,6}\] ")
+_HEADER_FIRST = frozenset("DIWEC")
 # a line number a viewer pasted before each line ("[1784] [rank0]:[E602 ...", GitHub's and many log viewers' copy):
 # peeled only from a file whose lines carry one consistently (`_numbered`); torchrun's "[0]:" summary opener, MPI's
 # "[1]<stdout>:" tag and NCCL's "[3] " device index (the same number on every line) are not such numbers
@@ -86,7 +119,7 @@ def _prefilter() -> Prefilter:
     """Every word a line must hold for anything past its prefixes to read it: the classifier's keywords (it returns
     nothing for a line without one), the job facts' (facts.match likewise), the traceback's and torchrun summary's
     own; a block's "[0]:" opener holds none and is matched apart."""
-    words = (*all_keywords(), *(k for f in facts.FACTS for k in f.keywords), facts.TRACEBACK, _ROOT_CAUSE)
+    words = (*all_keywords(), *(k for f in facts.FACTS for k in f.keywords), facts.TRACEBACK, _ROOT_CAUSE, _MPI_OPEN)
     return Prefilter(dict.fromkeys(words))
 
 
@@ -131,6 +164,7 @@ class _Block:
     root: bool
     line: int
     fields: dict = field(default_factory=dict)
+    kind: _BlockKind = BLOCK_KINDS["elastic"]
 
 
 class FileReader:
@@ -196,6 +230,16 @@ class FileReader:
                     if m is not None:
                         lead = m.group(0)
                 prefix, rest = strip(line[len(lead):] if lead else line)
+                first = rest[:1]
+                if not lead and first in _LEAD_FIRST and len(rest) < len(line):
+                    m = _LEAD.match(rest)  # a stamp between two prefixes (strip keeps it first): peeled likewise
+                    if m is not None:
+                        lead, rest = m.group(0), rest[m.end():]
+                        first = rest[:1]
+                if first in _HEADER_FIRST:
+                    m = _HEADER.match(rest)
+                    if m is not None:
+                        lead, rest = lead + m.group(0), rest[m.end():]
                 if not self._year_seen and n + i < YEAR_PROBE_LINES:
                     self._probe_year(lead + rest)
                 origin = merged.get(prefix)
@@ -238,8 +282,9 @@ class FileReader:
     def _line(self, at: _Line) -> Iterator[Evidence]:
         """A line worth a look (see `read`)."""
         n, rest, key = at.n, at.rest, at.key
-        if self._block is not None or self._root_next or _ROOT_CAUSE in rest or _BLOCK_OPEN.match(rest):
-            done = self._block_line(n, rest, at.origin)
+        if self._block is not None or self._root_next or _ROOT_CAUSE in rest or _MPI_OPEN in rest or \
+                _BLOCK_OPEN.match(rest):
+            done = self._block_line(at)
             if done is not None:
                 yield from done
                 return
@@ -288,6 +333,8 @@ class FileReader:
         extra: dict = {}
         when = env.timestamp
         env_host = env.extra.get("host") if env.extra else None
+        if placeholder(env_host):
+            env_host = None
         yearless = False
         if when is not None and env.name == "syslog" and self.year is None and when.year == 1900:
             yearless = True
@@ -337,6 +384,9 @@ class FileReader:
             if m:
                 details["numel_in"] = int(m.group(1))
         gpu = ev.gpu if ev.gpu is not None else base["gpu"]
+        if placeholder(ev.peer):  # a redacted peer ("xxx.xxx.xxx.xxx<55921>") names no peer
+            details["peer_redacted"] = ev.peer
+            return ev.with_context(details=details, gpu=gpu, peer=None)
         return ev.with_context(details=details, gpu=gpu)
 
     def _from_fact(self, at: _Line, fact, groups) -> Evidence:
@@ -350,7 +400,10 @@ class FileReader:
                 except ValueError:
                     details[name] = value
             elif name in facts.TEXT_FIELDS:
-                values[name] = value
+                if placeholder(value):  # a redacted host: no host at all, not one shared by every redacted line
+                    details[f"{name}_redacted"] = value
+                else:
+                    values[name] = value
             else:
                 details[name] = value
         details["fact"] = fact.name
@@ -375,9 +428,16 @@ class FileReader:
         return Evidence(kind="exception", severity="warning" if consequence else "error",
                         attribution="unknown" if consequence else "application", **base)
 
-    # --- torchrun's ChildFailedError summary ---------------------------------------------------------------
-    def _block_line(self, n: int, rest: str, origin: Origin) -> list[Evidence] | None:
+    # --- torchrun's ChildFailedError summary, Open MPI's non-zero exit -------------------------------------
+    def _block_line(self, at: _Line) -> list[Evidence] | None:
         """The evidence a line of the summary closes (possibly none: []), or None when the line is not part of one."""
+        n, rest = at.n, at.rest
+        if self._block is not None and not rest.strip():
+            return []  # a blank line inside a summary (Open MPI's after its opener)
+        if _MPI_OPEN in rest:
+            out = list(self._close_block())
+            self._block = _Block(True, n, kind=BLOCK_KINDS["mpi_exit"])
+            return out
         if _ROOT_CAUSE in rest:
             out = list(self._close_block())
             self._root_next = True
@@ -389,9 +449,11 @@ class FileReader:
             self._root_next = False
             return out
         if self._block is not None:
-            fm = _BLOCK_FIELD.match(rest)
+            kind = self._block.kind
+            fm = kind.field.match(rest)
             if fm is not None:
-                self._block.fields[fm.group(1)] = (fm.group(2).strip(), n, rest)
+                self._block.fields[kind.names.get(fm.group(1), fm.group(1))] = (fm.group(2).strip(), n, at.text,
+                                                                                at.lead)
                 return []
             out = list(self._close_block())
             return out if out else None
@@ -402,10 +464,12 @@ class FileReader:
         if block is None or "rank" not in block.fields:
             return
         f = block.fields
-        rank_m = _BLOCK_RANK.match(f["rank"][0])
+        rank_m = block.kind.rank.match(f["rank"][0])
+        ranks = rank_m.groupdict() if rank_m else {}
         exit_m = _BLOCK_EXIT.match(f.get("exitcode", ("",))[0])
-        when, yearless = app_stamp(f["time"][0], self.year) if "time" in f else (None, False)
-        details: dict = {"fact": "elastic_summary", "root_cause": block.root}
+        # the summary's own time field, else the stamp before its rank's line (Determined's, a collector's)
+        when, yearless = app_stamp(f["time"][0] if "time" in f else f["rank"][3], self.year)
+        details: dict = {"fact": block.kind.fact, "root_cause": block.root}
         if yearless:
             details["yearless"] = True
         elif when is not None:
@@ -420,10 +484,10 @@ class FileReader:
         if signal is None and exit_code is not None and exit_code < 0:
             signal = -exit_code
         line_no, text = f["rank"][1], f["rank"][2]
-        host = f["host"][0] if "host" in f else self.origin.host
+        host = f["host"][0] if "host" in f and not placeholder(f["host"][0]) else self.origin.host
         yield Evidence(kind="rank_exit", severity="error", time=utc(when), host=host,
-                       rank=int(rank_m.group(1)) if rank_m else None,
-                       local_rank=int(rank_m.group(2)) if rank_m and rank_m.group(2) else None,
+                       rank=int(ranks["rank"]) if ranks.get("rank") else None,
+                       local_rank=int(ranks["local_rank"]) if ranks.get("local_rank") else None,
                        pid=int(exit_m.group(2)) if exit_m and exit_m.group(2) else None,
                        file=self.name, line=line_no, text=text[:TEXT_MAX], exit_code=exit_code, signal=signal,
                        details=details)
