@@ -176,7 +176,9 @@ def _merge(dst: dict, patch: dict) -> None:
     for k, v in patch.items():
         if v is None:
             dst.pop(k, None)
-        elif isinstance(v, dict) and isinstance(dst.get(k), dict):
+        elif isinstance(v, dict):  # an object merges into the target's, or into {} (its nulls then delete nothing)
+            if not isinstance(dst.get(k), dict):
+                dst[k] = {}
             _merge(dst[k], v)
         else:
             dst[k] = copy.deepcopy(v)
