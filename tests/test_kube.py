@@ -260,6 +260,27 @@ def test_a_node_already_tainted_takes_another_key_without_asking_the_budget(api)
     assert api.lists == 0 and not api.configmaps
 
 
+def test_grants_of_other_pools_count_there_only_and_none_outlives_the_grace(api):
+    """Pools with different selectors share the ConfigMap: a grant of a node outside this pool is not counted
+    here; past the grace any grant without its taint goes (a node that left the cluster, an action that never
+    came), so the ConfigMap never fills as nodes come and go."""
+    from agent.kube.grants import GRANT_GRACE_SECONDS, GrantBook
+    from kubeapi.client import call
+
+    client = make_api(replace(load(env={}).kube, api_server=api.url))
+    request = lambda method, path, body=None, query=None: call(client, method, path, body, query)  # noqa: E731
+    clock = Clock()
+    other = GrantBook(request, "gpu-npd", "budget", "b-1", clock)
+    assert other.acquire(["b-1"], set(), 1, among={"b-1", "b-2"}) == ["b-1"]
+    mine = GrantBook(request, "gpu-npd", "budget", "a-1", clock)
+    assert mine.acquire(["a-1"], set(), 1, among={"a-1", "a-2"}) == ["a-1"]  # b-1's grant is pool b's
+    assert sorted(api.configmaps[("gpu-npd", "budget")]["data"]) == ["a-1", "b-1"]
+    clock.t += GRANT_GRACE_SECONDS + 1
+    gone = GrantBook(request, "gpu-npd", "budget", "a-2", clock)
+    assert gone.acquire(["a-2"], {"a-1"}, 2, among={"a-1", "a-2"}) == ["a-2"]  # a-1 tainted: counted as such
+    assert sorted(api.configmaps[("gpu-npd", "budget")]["data"]) == ["a-1", "a-2"]  # b-1 (left the cluster) gone
+
+
 def test_budget_math():
     assert budget_size(100, 0.1) == 10 and budget_size(99, 0.1) == 9
     assert budget_size(5, 0.1) == 1  # a small pool may lose one node

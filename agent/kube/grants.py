@@ -78,16 +78,20 @@ class GrantBook:
         """The names among `names` this node may act under (granted before, or now while fewer than `allowed`
         grants and actions stand). `rules`: the names of every standing action (a gpu-npd DeviceTaintRule in the
         cluster, a node carrying a gpu-npd taint). `among`: the names this budget counts (a node pool's nodes;
-        None: every name): another pool's grants are neither counted nor touched."""
+        None: every name): another pool's grants are not counted (and, as every grant, reclaimed only past the
+        grace)."""
         given: list[str] = []
 
         def change(grants: dict[str, dict], now: float) -> dict[str, dict]:
             def kept(k: str, g: dict) -> bool:
-                if k in rules or (among is not None and k not in among):
+                if k in rules:
                     return True
                 if g.get("node") == self.node:
                     return k in names  # ours, no rule yet: kept while we still want it
-                return now - _number(g.get("at")) < GRANT_GRACE_SECONDS  # another agent's, about to create it
+                # another agent's, about to act; or, past the grace, one whose action never came, or whose node
+                # left the cluster, or another pool's whose taint stands (counted by its own pool as such): gone,
+                # so grants never pile up as nodes come and go
+                return now - _number(g.get("at")) < GRANT_GRACE_SECONDS
 
             keep = {k: g for k, g in grants.items() if kept(k, g)}
             taken = (set(keep) | rules) if among is None else (set(keep) | rules) & among
