@@ -88,6 +88,27 @@ def test_kmsg_stream_full_reads_join_one_batch_of_at_most_batch_records(tmp_path
     assert got[-1].cursor == {"boot_id": "boot-a", "seq": 100}
 
 
+def test_kmsg_read_cut_into_batches_each_carries_the_cursor_of_its_own_last_record(tmp_path: Path, monkeypatch):
+    """One read holding more than BATCH records is cut into batches: each batch's last record carries the cursor
+    of that record (not of the read's last), and only it, so the pipeline never saves a cursor past what it
+    processed."""
+    import agent.sources.kmsg as kmsg
+    monkeypatch.setattr(kmsg, "BATCH", 10)
+    p = tmp_path / "kmsg"
+    p.write_text(kmsg_lines(range(1, 26)))
+    batches, stop = [], threading.Event()
+    t = threading.Thread(target=KmsgSource(str(p), "boot-a").run, args=(batches.append, stop), daemon=True)
+    t.start()
+    deadline = time.time() + 5
+    while sum(map(len, batches)) < 25 and time.time() < deadline:
+        time.sleep(0.01)
+    stop.set()
+    t.join(2)
+    assert [len(b) for b in batches] == [10, 10, 5]
+    assert [b[-1].cursor for b in batches] == [{"boot_id": "boot-a", "seq": s} for s in (10, 20, 25)]
+    assert all(r.cursor is None for b in batches for r in b[:-1])
+
+
 def test_kmsg_fifo_full_read_with_nothing_after_is_emitted_at_once(tmp_path: Path, monkeypatch):
     """A read that fills the buffer exactly and then finds the pipe empty: its records are emitted then,
     not held until more comes."""

@@ -12,6 +12,7 @@ import os
 import select
 import stat
 import threading
+from typing import Iterator
 
 from . import Emit, Record, Source
 
@@ -55,8 +56,9 @@ class KmsgSource(Source):
     def counters(self) -> dict[str, int]:
         return {"dropped": self.dropped}
 
-    def _account(self, seq: int | None) -> bool:
-        """Skip records at or before the cursor; count sequence gaps as dropped."""
+    def _account(self, line: str) -> bool:
+        """Is `line` a record to emit? Records at or before the cursor are skipped; sequence gaps count as dropped."""
+        seq = record_seq(line)
         if seq is None:
             return True
         if self.newest_seen is None or seq > self.newest_seen:
@@ -68,6 +70,11 @@ class KmsgSource(Source):
                 self.dropped += seq - self.last_seq - 1
         self.last_seq = seq
         return True
+
+    def _cursor(self) -> dict:
+        """Where reading stands (the last record accounted). The pipeline keeps the cursor of a batch's last
+        record, so only that record carries one."""
+        return {"boot_id": self.boot_id, "seq": self.last_seq}
 
     def run(self, emit: Emit, stop: threading.Event) -> None:
         fd = os.open(self.path, os.O_RDONLY | os.O_NONBLOCK)
@@ -86,20 +93,6 @@ class KmsgSource(Source):
 
     def _read(self, fd: int) -> bytes:
         return os.read(fd, READ_SIZE)
-
-    def _record(self, raw: bytes) -> Record | None:
-        return self._record_of(raw.split(b"\n", 1)[0].decode("utf-8", "replace"))
-
-    def _record_of(self, line: str) -> Record | None:
-        seq = record_seq(line)
-        if not self._account(seq):
-            return None
-        return Record(self.name, line)  # the batch's last record carries the cursor (see _emit)
-
-    def _emit(self, emit: Emit, batch: list[Record]) -> None:
-        """The pipeline keeps the cursor of a batch's last record, so only that one carries it."""
-        batch[-1].cursor = {"boot_id": self.boot_id, "seq": self.last_seq}
-        emit(batch)
 
     def _cursor_is_impossible(self) -> bool:
         """Once the backlog is read: a saved sequence number beyond the newest record this boot has is
@@ -145,11 +138,12 @@ class KmsgSource(Source):
                     raise
                 if not raw:
                     break
-                rec = self._record(raw)
-                if rec is not None:
-                    batch.append(rec)
+                line = raw.split(b"\n", 1)[0].decode("utf-8", "replace")
+                if self._account(line):
+                    batch.append(Record(self.name, line))
             if batch:
-                self._emit(emit, batch)
+                batch[-1].cursor = self._cursor()
+                emit(batch)
             elif self._cursor_is_impossible():
                 os.lseek(fd, 0, os.SEEK_SET)  # back to the oldest record in the ring buffer
             elif not poller.poll(500):
@@ -158,16 +152,32 @@ class KmsgSource(Source):
     def _run_stream(self, fd: int, emit: Emit, stop: threading.Event) -> None:
         carry = b""
         idle = 0
+        lines: Iterator[str] = iter(())  # the lines of the last read not yet taken into a batch
+        more = False  # the last read filled its buffer: more is waiting
         batch: list[Record] = []
-        while not stop.is_set():
+        while True:
+            for line in lines:
+                if line and line[0] != " " and self._account(line):  # (" KEY=value": a continuation line)
+                    batch.append(Record(self.name, line))
+                    if len(batch) >= BATCH:
+                        break
+            # a batch goes when it is full, when nothing more is waiting, or at stop: a full read's records join
+            # the next read's (a flood's batches are then BATCH records, not a pipe's worth; each batch costs the
+            # pipeline a flush)
+            if batch and (len(batch) >= BATCH or not more or stop.is_set()):
+                batch[-1].cursor = self._cursor()
+                emit(batch)
+                batch = []
+                continue
+            if stop.is_set():
+                return
             try:
                 chunk = os.read(fd, STREAM_READ)
             except BlockingIOError:
                 chunk = None
             if not chunk:
-                if batch:  # the last read was full and nothing followed
-                    self._emit(emit, batch)
-                    batch = []
+                if more:  # the last read was full and nothing followed: its records go now
+                    more = False
                     continue
                 self._cursor_is_impossible()
                 select.select([fd], [], [], 0.2) if chunk is None else stop.wait(0.05)
@@ -176,24 +186,10 @@ class KmsgSource(Source):
                     self._check_still_there(fd)
                 continue
             idle = 0
+            more = len(chunk) >= STREAM_READ
             data = carry + chunk
             cut = data.rfind(b"\n") + 1
             carry = data[cut:]
             # decoded once per read, not per line: a newline byte is never part of a UTF-8 sequence, so the
             # lines (and their replacement characters) are the same
-            for line in data[:cut].decode("utf-8", "replace").split("\n"):
-                if not line or line[0] == " ":
-                    continue
-                rec = self._record_of(line)
-                if rec is not None:
-                    batch.append(rec)
-                if len(batch) >= BATCH:
-                    self._emit(emit, batch)
-                    batch = []
-            # a full read means more is waiting: its records join the next read's in one batch (a flood's
-            # batches are then BATCH records, not a pipe's worth; each batch costs the pipeline a flush)
-            if batch and len(chunk) < STREAM_READ:
-                self._emit(emit, batch)
-                batch = []
-        if batch:
-            self._emit(emit, batch)
+            lines = iter(data[:cut].decode("utf-8", "replace").split("\n"))
