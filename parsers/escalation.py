@@ -130,14 +130,15 @@ class Escalations:
         last = self._last.get((xid, gpu, unit))
         bursts = self._bursts.get((xid, gpu))
         generation = self._generation.get(xid, 0)
+        unit_bursts = self._bursts.get((xid, gpu, unit)) if unit is not None else None
         if last is not None and last[1] == generation and bursts and bursts[-1][1] <= t <= bursts[-1][1] + BURST_SECONDS and (
-                unit is None or self._bursts[(xid, gpu, unit)][-1][1] <= t <= self._bursts[(xid, gpu, unit)][-1][1]
-                + BURST_SECONDS):
+                unit is None or (unit_bursts and unit_bursts[-1][1] <= t <= unit_bursts[-1][1] + BURST_SECONDS)):
             # a storm: the sighting goes on the scope's latest burst, which changes no count (a count window's
-            # old bursts expire in a later burst's sighting): the verdict stands, its crossing is past
+            # old bursts expire in a later burst's sighting): the verdict stands, its crossing is past.  (The unit's
+            # bursts are looked up, not assumed: the tables are bounded apart, one may have forgotten them.)
             bursts[-1][1] = t
-            if unit is not None:
-                self._bursts[(xid, gpu, unit)][-1][1] = t
+            if unit_bursts:
+                unit_bursts[-1][1] = t
             return last[0]
         here, new = self._sighting((xid, gpu), t)
         if new:  # a new burst on this GPU changes what the others' sightings count: their verdicts are re-decided

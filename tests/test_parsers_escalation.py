@@ -189,3 +189,18 @@ def test_a_flood_of_distinct_gpus_costs_a_bounded_scan():
         esc.see(13, "warning", f"{i // 256:04x}:{i % 256:02x}:00", JOHN[0], float(i))
     assert time.process_time() - start < 10  # (about 0.5 s; quadratic it was minutes)
     assert all(len(g) <= MAX_GPUS for g in esc._gpus.values()) and len(esc._bursts) <= MAX_KEYS
+
+
+def test_a_storm_on_a_unit_whose_bursts_were_forgotten_is_decided_afresh_not_an_error():
+    """The bursts and the last verdicts are bounded apart (MAX_KEYS each): a unit's bursts may be forgotten while
+    its last verdict is still remembered. The storm's fast path then decides afresh instead of raising KeyError."""
+    from parsers.escalation import Escalations
+
+    e = Escalations()
+    line = "Graphics SM Warp Exception on (GPC 1, TPC 0, SM 0)"
+    e.see(13, "error", "0000:5d:00", line, 0.0)
+    e.see(13, "error", "0000:5d:00", line, 1.0)
+    del e._bursts[(13, "0000:5d:00", "1/0")]  # forgotten, as eviction at MAX_KEYS may leave it
+    assert (13, "0000:5d:00", "1/0") in e._last
+    e.see(13, "error", "0000:5d:00", line, 2.0)
+    assert e._bursts[(13, "0000:5d:00", "1/0")] == [[2.0, 2.0]]  # counted again from this sighting
