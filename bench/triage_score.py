@@ -2,7 +2,9 @@
 command (`--format json`), its first incident compared with the incident's expected.json.
 
 An incident is right when its category is the expected one and, where the source establishes them, its root rank
-and host are too (`null` in expected.json: the source does not say, so any answer is accepted there).
+and host are too (`null` in expected.json: the source does not say, so any answer is accepted there).  The expected
+category is what the incident's lines establish; `source_category`, where present, is the source's own cause, which
+rests on something no copied line shows (printed beside it, never scored).
 
     .venv/bin/python bench/triage_score.py            # table and score; exit 1 below the 90% target
     .venv/bin/python bench/triage_score.py --subprocess   # each incident through the installed console script
@@ -72,8 +74,9 @@ def score(run=run_in_process) -> tuple[float, list[tuple[str, bool, str, dict]]]
 def main() -> int:
     value, rows = score(run_subprocess if "--subprocess" in sys.argv else run_in_process)
     for name, right, said, want in rows:
+        source = f" (source: {want['source_category']})" if want.get("source_category") else ""
         print(f"{'ok ' if right else 'BAD'} {name:32} expected {want['category']:14} rank={want.get('rank')} "
-              f"host={want.get('host')}  got {said}")
+              f"host={want.get('host')}{source}  got {said}")
     cats = sorted({w['category'] for _, _, _, w in rows})
     print(f"\n{sum(r[1] for r in rows)}/{len(rows)} right ({value:.0%}); categories covered: {', '.join(cats)}")
     return 0 if value >= TARGET else 1

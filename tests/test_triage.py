@@ -627,7 +627,51 @@ def test_a_rank_that_died_first_is_the_suspect():
         "local_rank: 2 (pid: 5939) of binary: /usr/bin/python",
         timeout(0), timeout(1)]})
     first = incidents[0]
-    assert (first.category, first.rule) == ("infrastructure", "first_rank_death")
+    # SIGKILL alone says not who sent it (the OOM killer, a scheduler, the launcher, a user): the rank is the suspect,
+    # its cause undetermined, the senders said
+    assert (first.category, first.rule, first.root.kind) == ("undetermined", "first_rank_death", "rank_exit")
+    assert "SIGKILL comes from the kernel's OOM killer" in first.reason
+
+
+SIGKILLED = ("[2025-03-21 01:57:00,000] torch.distributed.elastic.multiprocessing.api: [ERROR] failed (exitcode: -9) "
+             "local_rank: 2 (pid: 5939) of binary: /usr/bin/python")
+
+
+@pytest.mark.parametrize("files, root_kind", [
+    # a pod's status (kubectl describe: no stamp, no host) says the kubelet saw it OOMKilled
+    ({"launcher.log": [SIGKILLED], "describe.txt": ["      Reason:       OOMKilled"]}, "job_ended"),
+    # Slurm's step summary of a cgroup's OOM kill (slurmstepd's wording), printed when the step ended, after the death
+    ({"launcher.log": [SIGKILLED, "[2025-03-21 01:58:30,000] slurmstepd: error: Detected 1 oom-kill event in "
+                                  "StepId=4242.0. Some of your processes may have been killed by the cgroup "
+                                  "out-of-memory handler."]}, "job_ended"),
+    # the kernel's OOM kill on the rank's host (the kernel-misc.log format)
+    ({"node-a/launcher.log": [SIGKILLED],
+      "node-a/kern.log": ["Mar 21 01:56:59 node-a kernel: Out of memory: Killed process 5939 (python) "
+                          "total-vm:123456kB, anon-rss:120000kB, file-rss:0kB, shmem-rss:0kB, UID:0"]}, "oom_kill"),
+    # the scheduler's time limit before it
+    ({"launcher.log": ["slurmstepd: error: *** STEP 4242.0 ON node-a CANCELLED AT 2025-03-21T01:56:58 DUE TO TIME "
+                       "LIMIT ***", SIGKILLED]}, "job_ended"),
+])
+def test_a_sigkill_is_infrastructure_only_with_a_line_that_says_so(files, root_kind):
+    """SYNTHETIC jobs in real formats: SIGKILL with evidence of who sent it (an OOM kill, the cgroup's event, the
+    pod's OOMKilled, the time limit) is infrastructure, rooted at that evidence."""
+    first = job(files)[0]
+    assert (first.category, first.root.kind) == ("infrastructure", root_kind), first.reason
+
+
+def test_a_sigkill_after_another_ranks_failure_is_its_consequence():
+    """SYNTHETIC: rank 0 raised first; rank 2's SIGKILL a minute later (the launcher tearing the job down) is not the
+    root, and an OOM kill on another host explains no death of this one."""
+    raised = ["[2025-03-21 01:56:00,000] [rank0]: Traceback (most recent call last):",
+              "[2025-03-21 01:56:00,000] [rank0]: ValueError: the batch holds no sample"]
+    first = job({"node-a/train.log": raised + [SIGKILLED]})[0]
+    assert (first.category, first.root.kind, first.root.rank) == ("application", "exception", 0)
+    assert "exited after it" in first.consequences
+    # an OOM kill on another host, after the death, is that host's: the SIGKILL stays unexplained
+    other = ["Mar 21 01:58:00 node-b kernel: Out of memory: Killed process 7001 (python) total-vm:123456kB, "
+             "anon-rss:120000kB, file-rss:0kB, shmem-rss:0kB, UID:0"]
+    first = job({"node-a/train.log": [SIGKILLED], "node-b/kern.log": other})[0]
+    assert (first.category, first.rule, first.root.host) == ("undetermined", "first_rank_death", "node-a")
 
 
 def test_sigterm_from_the_launcher_is_a_consequence():

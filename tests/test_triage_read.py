@@ -158,3 +158,113 @@ def test_what_is_no_viewers_line_number(lines):
 def test_a_viewers_numbers_may_skip_a_few_lines():
     assert reader._numbered(["[10] a", "[11] b", "", "[12] c", "[13] d", "[14] e", "[15] f", "[16] g", "[17] h",
                              "[18] i", "[19] j", "[25] k"])
+
+
+# --- Python's traceback tail: every shape its traceback module prints -------------------------------------------
+
+TB = "Traceback (most recent call last):"
+FRAME = '  File "train.py", line 10, in <module>'
+
+
+def exceptions(lines: list[str], name: str = "x.log") -> list[tuple[str, bool, str | None]]:
+    """(exception, consequence, chained_from) of each exception line read."""
+    return [(e.details["exception"], e.details["consequence"], e.details.get("chained_from"))
+            for e in read_lines(lines, name, Clock()) if e.kind == "exception"]
+
+
+@pytest.mark.parametrize("tail, name", [
+    # a user's raise Exception(...)
+    ("Exception: loss is nan at step 1200", "Exception"),
+    ("BaseException: stop", "BaseException"),
+    # builtins with no message: the name alone
+    ("KeyboardInterrupt", "KeyboardInterrupt"),
+    ("StopIteration", "StopIteration"),
+    ("AssertionError", "AssertionError"),
+    ("SystemExit: 1", "SystemExit"),
+    ("UserWarning: the warning raised as an error (-W error)", "UserWarning"),
+    ("RecursionError: maximum recursion depth exceeded while calling a Python object", "RecursionError"),
+    # __main__'s own classes are printed bare
+    ("MyFailure: x", "MyFailure"),
+    # module-qualified: any class name, and the standard library's lowercase ones
+    ("torch._dynamo.exc.Unsupported: call_function BuiltinVariable(open)", "torch._dynamo.exc.Unsupported"),
+    ("subprocess.TimeoutExpired: Command '['nvidia-smi']' timed out after 10 seconds", "subprocess.TimeoutExpired"),
+    ("socket.gaierror: [Errno -2] Name or service not known", "socket.gaierror"),
+    ("struct.error: unpack requires a buffer of 4 bytes", "struct.error"),
+    ("socket.timeout: timed out", "socket.timeout"),
+    ("_queue.Empty", "_queue.Empty"),
+    ("__main__.ConfigError: no such dataset", "__main__.ConfigError"),
+    # Ray's wrapper names its cause in parentheses
+    ("ray.exceptions.RayTaskError(ValueError): ray::Trainer.train() (pid=4242, ip=10.0.0.3)",
+     "ray.exceptions.RayTaskError(ValueError)"),
+])
+def test_every_shape_of_a_traceback_tail_is_an_exception(tail, name):
+    """SYNTHETIC lines in the shapes Python's traceback.format_exception_only prints: "Name: message" or "Name" alone,
+    Name bare (builtins, __main__'s classes) or module-qualified (any class name)."""
+    assert [e[0] for e in exceptions([TB, FRAME, tail])] == [name]
+    # behind a launcher's prefix too
+    assert [e[0] for e in exceptions([f"[rank3]: {TB}", f"[rank3]: {FRAME}", f"[rank3]: {tail}"])] == [name]
+
+
+@pytest.mark.parametrize("line", [
+    # a logger's dotted name before its message (REAL: xiuqhou/Salience-DETR #4, its stamp peeled)
+    "torch.distributed.elastic.multiprocessing.api: [WARNING] Sending process 5938 closing signal SIGTERM",
+    "ERROR:root:training failed",  # Python logging's default format
+    "Error: something else printed it",
+    "WARNING: not an exception",
+    "Epoch: 3",
+    "Exception ignored in: <function _MultiProcessingDataLoaderIter.__del__ at 0x7f>",
+])
+def test_what_is_no_traceback_tail(line):
+    """SYNTHETIC: lines that may follow a traceback's opener (of the same writer) and name no exception class."""
+    assert exceptions([TB, FRAME, line]) == []
+
+
+def test_vllms_workerproc_summary_is_an_exception_and_a_consequence():
+    """REAL text: vLLM's multiproc executor's summary of a worker's failure (v1/executor/multiproc_executor.py, quoted
+    in vllm-project/vllm #47422), a bare `Exception`: read as an exception (it was not at all), and a consequence (it
+    says its root cause is elsewhere)."""
+    line = ("Exception: WorkerProc initialization failed due to an exception in a background process. See stack "
+            "trace for root cause.")
+    assert exceptions([TB, FRAME, line]) == [("Exception", True, None)]
+
+
+def test_a_chained_exception_is_a_consequence_of_the_chains_first():
+    """SYNTHETIC lines in Python's chained shapes: the exception raised while handling, or because of, the one
+    printed above it is that one's consequence; the chain's first stays the failure, whatever the chain's length."""
+    lines = [TB, FRAME, "KeyError: 'input_ids'", "",
+             "During handling of the above exception, another exception occurred:", "",
+             TB, FRAME, "AttributeError: input_ids", "",
+             "The above exception was the direct cause of the following exception:", "",
+             TB, FRAME, "RuntimeError: collate failed"]
+    assert exceptions(lines) == [("KeyError", False, None), ("AttributeError", True, "KeyError"),
+                                 ("RuntimeError", True, "KeyError")]
+    # a chain that starts with a consequence (the job's SIGTERM seen as KeyboardInterrupt) is all consequence
+    assert exceptions([TB, FRAME, "KeyboardInterrupt", "",
+                       "During handling of the above exception, another exception occurred:", "",
+                       TB, FRAME, "RuntimeError: DataLoader worker (pid 77) exited unexpectedly"]) == [
+        ("KeyboardInterrupt", True, None), ("RuntimeError", True, "KeyboardInterrupt")]
+    # two writers' chains stay apart: rank 1's marker says nothing of rank 0's next exception
+    assert exceptions(["[rank1]: " + TB, "[rank1]: ValueError: a",
+                       "[rank1]: During handling of the above exception, another exception occurred:",
+                       "[rank0]: " + TB, "[rank0]: OSError: b"]) == [("ValueError", False, None),
+                                                                      ("OSError", False, None)]
+
+
+def test_an_exception_groups_sub_exceptions_are_the_failures():
+    """SYNTHETIC lines in Python 3.11+'s exception group shape (its margin, "  | ", peeled): the group is a wrapper,
+    a consequence; each sub-exception is read as an exception of its own."""
+    group = ["  + Exception Group Traceback (most recent call last):",
+             '  |   File "serve.py", line 2, in <module>',
+             "  | ExceptionGroup: unhandled errors in a TaskGroup (2 sub-exceptions)",
+             "  +-+---------------- 1 ----------------",
+             "    | Traceback (most recent call last):",
+             '    |   File "serve.py", line 3, in worker',
+             "    | OSError: [Errno 28] No space left on device",
+             "    +---------------- 2 ----------------",
+             "    | Traceback (most recent call last):",
+             '    |   File "serve.py", line 3, in worker',
+             "    | ValueError: bad shard",
+             "    +------------------------------------"]
+    assert exceptions(group) == [("ExceptionGroup", True, None), ("OSError", False, None), ("ValueError", False, None)]
+    # the margin is peeled only inside a group: a shell's trace line ("+ ") before a traceback is no margin
+    assert exceptions(["+ " + TB, "+ ValueError: x"]) == []

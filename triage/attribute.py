@@ -38,7 +38,7 @@ from parsers.kinds import BY_NAME as KIND
 from parsers.kinds import TABLE as KIND_TABLE
 
 from .clock import SKEW
-from .facts import JOB_TABLE
+from .facts import JOB_TABLE, SIGNALS
 from .model import Evidence, Incident, Root, _int
 
 DEFAULT_WINDOW = 600.0  # seconds a node fault may precede the job's first failure it explains
@@ -63,9 +63,17 @@ PEER_KINDS = frozenset(k.name for k in KIND_TABLE if k.peer)
 # Signals a rank gets because another failed: the watchdog's abort, the launcher's SIGTERM to the survivors
 CONSEQUENCE_SIGNALS = frozenset({6, 15, 2, 1})
 # What a rank's death by a signal means when nothing in its log explains it
-# (SIGKILL: the OOM killer or the scheduler; SIGBUS: a mapping whose backing store is gone, in these jobs /dev/shm
-# too small or full for NCCL's shared-memory transport; SIGSEGV / SIGILL / SIGFPE: the program)
-SIGNAL_CATEGORY = {9: "infrastructure", 7: "infrastructure", 11: "application", 4: "application", 8: "application"}
+# (SIGBUS: a mapping whose backing store is gone, in these jobs /dev/shm too small or full for NCCL's shared-memory
+# transport; SIGSEGV / SIGILL / SIGFPE: the program).  SIGKILL is none: it is whoever sent it (the kernel's OOM killer,
+# a scheduler, the launcher, a user), and a lone SIGKILL says not who (Kay1794/Aware-of-the-history #2, horovod #469)
+SIGNAL_CATEGORY = {7: "infrastructure", 11: "application", 4: "application", 8: "application"}
+# Who sends a signal that names no category, said in the reason of a death nothing explains
+SIGNAL_SENDERS = {9: "the kernel's OOM killer (host or container memory), a scheduler's preemption or time limit, "
+                     "the launcher after another rank failed, or a user"}
+# The kinds whose line explains a rank's death by the signal even where it names no rank nor host (a pod's
+# "OOMKilled", Slurm's "Detected 1 oom-kill event in StepId=...", a step cancelled "DUE TO TIME LIMIT"): the one job's
+# own kill; one that names another host is that host's
+SIGNAL_EXPLAINED_BY = {9: frozenset({"oom_kill", "job_ended"})}
 # CUDA errors the parsers leave unattributed but whose meaning in a running job is a device fault:
 # cudaErrorUnknown (999) mid-training is the GPU or its driver failing (it follows Xid 79 / 119 and the like)
 CUDA_TEXT_CATEGORY = {"unknown error": "hardware"}
@@ -260,9 +268,11 @@ def _first_failure(job: Job) -> Verdict | None:
         how = f"signal {first.signal}" if first.signal else f"exit code {first.exit_code}"
         who = _who(first)
         if category == "undetermined":
+            senders = SIGNAL_SENDERS.get(first.signal)
+            said = f": {SIGNALS.get(first.signal, how)} comes from {senders}, and no line says which" if senders else ""
             return Verdict(category, first, "first_rank_death",
                            f"{who} died first ({how}) and its log says nothing of why: it is the suspect, "
-                           "its cause undetermined")
+                           f"its cause undetermined{said}")
         return Verdict(category, first, "first_rank_death",
                        f"{who} died first ({how}), which points at {category}; nothing in its log explains it further")
     category = category_of(first) or "application"
@@ -274,14 +284,19 @@ def _first_failure(job: Job) -> Verdict | None:
 
 def _explanation(job: Job, death: Evidence) -> Evidence | None:
     """What the dead rank's own log (or its host's kernel log) says before it died: its exception, CUDA error, an
-    OOM kill on its host."""
+    OOM kill on its host; for a death by a signal, the job's own kill that names no rank nor host
+    (SIGNAL_EXPLAINED_BY)."""
     t = _ts(death)
+    anonymous = SIGNAL_EXPLAINED_BY.get(death.signal, ())
     for e in job.failures:
         if e is death or is_consequence(e) or e.kind == "rank_exit" or category_of(e) is None:
             continue
-        same = (e.rank is not None and e.rank == death.rank) or (
+        own = (e.rank is not None and e.rank == death.rank) or (
             e.rank is None and e.host is not None and e.host == death.host)
-        if same and (e.time is None or death.time is None or t - job.window <= _ts(e) <= t + SKEW):
+        # the job's kill names no one, and is often reported after the death (the kubelet, slurmstepd at the step's end)
+        kill = not own and e.rank is None and e.host is None and e.kind in anonymous
+        if (own or kill) and (e.time is None or death.time is None or
+                              t - job.window <= _ts(e) <= t + (job.window if kill else SKEW)):
             return e
     return None
 

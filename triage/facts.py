@@ -243,7 +243,25 @@ def _groups(fact: Fact, m: re.Match) -> dict:
     return g
 
 
-# Python exceptions: the last line of a traceback, "module.Name: message" at the start of a line
-EXCEPTION = re.compile(r"^(?P<type>(?:[A-Za-z_][\w]*\.)*[A-Z]\w*(?:Error|Exception|Interrupt|Exit|Failure))"
-                       r"(?::\s*(?P<message>.*))?$")
+# Python's traceback tail, every shape its traceback module prints (format_exception_only): "Name: message", or
+# "Name" alone when the message is empty ("KeyboardInterrupt", "StopIteration", "AssertionError"), at the start of
+# a line.  Name is the class's qualified name: bare for builtins and __main__'s classes, a CapWord ending like the
+# builtins ("ValueError", "KeyboardInterrupt", "SystemExit", "StopIteration", "UserWarning") or Exception itself
+# ("Exception: ..." a user's raise Exception(...), vLLM's WorkerProc summary; BaseException, ExceptionGroup);
+# module-qualified otherwise, any class name ("torch.OutOfMemoryError", "torch._dynamo.exc.Unsupported",
+# "subprocess.TimeoutExpired") and the standard library's lowercase ones ("socket.timeout", "struct.error",
+# "socket.gaierror"); Ray's wrapper names its cause in parentheses ("ray.exceptions.RayTaskError(ValueError): ...").
+# A logger's dotted name before ": " ("torch.distributed.elastic.multiprocessing.api: [WARNING] ...") is no class.
+EXCEPTION_NAME = (r"(?:(?:[A-Za-z_]\w*\.)+(?:[A-Z]\w*|[a-z_]*error|timeout)|"
+                  r"[A-Z]\w*(?:Error|Exception|Interrupt|Exit|Failure|Warning|Iteration)|(?:Base)?Exception(?:Group)?)"
+                  r"(?:\([\w.]+\))?")
+EXCEPTION = re.compile(r"^(?P<type>" + EXCEPTION_NAME + r")(?::(?:\s+(?P<message>.*))?)?$")
 TRACEBACK = "Traceback (most recent call last):"
+# Python 3.11+'s exception group: "  + Exception Group Traceback (most recent call last):", every line of it behind a
+# margin ("  | ", its sub-exceptions' "    | ") read as a traceback of its own once peeled
+GROUP_TRACEBACK = "Exception Group Traceback (most recent call last):"
+GROUP_MARGIN = re.compile(r"^ *[+|] ")
+# the lines between two exceptions of one chain (the earlier printed first): the later one is raised while handling,
+# or because of, the earlier, which is the chain's root
+CHAINED = ("During handling of the above exception, another exception occurred:",
+           "The above exception was the direct cause of the following exception:")

@@ -15,6 +15,8 @@ from pathlib import PurePath
 
 from parsers.classify import message_rank
 
+from .facts import EXCEPTION_NAME
+
 
 @dataclass(frozen=True, slots=True)
 class Origin:
@@ -107,7 +109,9 @@ _NOT_HOSTS = frozenset({"Traceback", "RuntimeError", "ERROR", "WARNING", "INFO",
                         "Root Cause", "torch", "Epoch", "Step", "iteration", "loss", "E", "W", "I", "http", "https"})
 
 
-_NOT_HOST_SHAPE = re.compile(r"[a-z][A-Z]|(?:Error|Exception|Warning|Interrupt|Exit)$|\.(?:py|log|txt|out|err)$|^torch\.")
+_NOT_HOST_SHAPE = re.compile(r"[a-z][A-Z]|\.(?:py|log|txt|out|err)$|^torch\.")
+# a Python exception's name before its message ("socket.gaierror: [Errno -2] ...", "MyError: ...") is no host
+_EXCEPTION_NAME = re.compile(EXCEPTION_NAME)
 OUTERMOST = frozenset({"srun_label", "pdsh", "grep"})  # printed by the launcher around everything else: first only
 
 
@@ -121,7 +125,7 @@ def _host_ok(host: str) -> bool:
         return True
     return (host not in _NOT_HOSTS and any(c.isalpha() for c in host)
             and ("-" in host or "." in host or any(c.isdigit() for c in host))
-            and _NOT_HOST_SHAPE.search(host) is None)
+            and _NOT_HOST_SHAPE.search(host) is None and _EXCEPTION_NAME.fullmatch(host) is None)
 
 
 # A time stamp a writer put between two prefixes or before the first (kubectl --timestamps' RFC 3339, Python

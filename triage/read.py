@@ -67,12 +67,16 @@ CONSEQUENCE_EXCEPTIONS = re.compile(
     r"DistBackendError|DistNetworkError|DistStoreError|ChildFailedError|ProcessGroupNCCL|NCCL|Watchdog|"
     r"timed? ?out|Timeout|KeyboardInterrupt|SystemExit|SignalException|CalledProcessError|BrokenPipe|"
     r"ConnectionReset|remote process exited|Connection closed|Horovod has been shut down|HorovodInternalError|"
+    # an exception group: its sub-exceptions, printed after it, are the failures
+    r"ExceptionGroup|"
     # an error that says its root cause was printed elsewhere: vLLM's API server re-raising its engine's failure
     # ("EngineDeadError: EngineCore encountered an issue. See stack trace (above) for the root cause."), its engine
     # re-raising its workers' ("WorkerProc initialization failed due to an exception in a background process. See
     # stack trace for root cause.", "Engine core initialization failed. See root cause above.")
     r"EngineDeadError|see (?:the )?(?:stack trace|traceback|root cause)|for (?:the )?root cause", re.I)
 
+
+_TRACEBACK_OPENERS = (facts.TRACEBACK, facts.GROUP_TRACEBACK)
 
 BATCH = 4096  # lines whose keywords are found in one scan
 # what may come before a line's launcher prefixes and its message: a time stamp (kubectl --timestamps, Python
@@ -119,7 +123,8 @@ def _prefilter() -> Prefilter:
     """Every word a line must hold for anything past its prefixes to read it: the classifier's keywords (it returns
     nothing for a line without one), the job facts' (facts.match likewise), the traceback's and torchrun summary's
     own; a block's "[0]:" opener holds none and is matched apart."""
-    words = (*all_keywords(), *(k for f in facts.FACTS for k in f.keywords), facts.TRACEBACK, _ROOT_CAUSE, _MPI_OPEN)
+    words = (*all_keywords(), *(k for f in facts.FACTS for k in f.keywords), facts.TRACEBACK, *facts.CHAINED,
+             _ROOT_CAUSE, _MPI_OPEN)
     return Prefilter(dict.fromkeys(words))
 
 
@@ -178,6 +183,9 @@ class FileReader:
         self.origin = origin if origin is not None else from_path(name, root)
         self.classifier = Classifier(year=year or 1900)
         self._tracebacks: dict[tuple, int] = {}  # origin key -> line of its open traceback
+        self._groups: set[tuple] = set()  # origin keys inside an exception group's margin ("  | ")
+        self._last_exc: dict[tuple, tuple[int, str]] = {}  # origin key -> (line, its chain's first exception)
+        self._chained: dict[tuple, str] = {}  # origin key -> the chain's first exception, its next one to come
         self._last_time: dict[tuple, datetime] = {}
         self._counts: dict[str, int] = {}
         self._block: _Block | None = None
@@ -288,20 +296,37 @@ class FileReader:
             if done is not None:
                 yield from done
                 return
-        if rest.startswith(facts.TRACEBACK):
+        tail = rest  # the line without an exception group's margin
+        if key in self._groups or facts.GROUP_TRACEBACK in rest:
+            m = facts.GROUP_MARGIN.match(rest)
+            if m is not None:
+                tail = rest[m.end():]
+                if len(self._groups) < 4096:
+                    self._groups.add(key)
+            else:
+                self._groups.discard(key)
+        if tail.startswith(_TRACEBACK_OPENERS):
             self._tracebacks[key] = n
             return
         open_tb = self._tracebacks.get(key)
-        if open_tb is not None and not rest[:1].isspace():
-            m = facts.EXCEPTION.match(rest)
+        if open_tb is not None and not tail[:1].isspace():
+            m = facts.EXCEPTION.match(tail)
             if m is not None:
                 del self._tracebacks[key]
-                ev = self._exception(at, m)
+                cause = self._chained.pop(key, None)
+                ev = self._exception(at, m, cause)
                 if ev is not None:
+                    if key in self._last_exc or len(self._last_exc) < 4096:
+                        self._last_exc[key] = (n, cause or ev.details.get("exception") or ev.kind)
                     yield ev
                 return
             if n - open_tb > TRACEBACK_LINES:
                 del self._tracebacks[key]
+        if tail.startswith(facts.CHAINED):
+            last = self._last_exc.get(key)
+            if last is not None and n - last[0] <= TRACEBACK_LINES:
+                self._chained[key] = last[1]
+            return
         finding = self.classifier.classify(rest, file=self.name, lineno=n)
         if finding is not None and (finding.kind == "unclassified" or not at_least(finding.severity, "warning")):
             finding = None
@@ -416,15 +441,21 @@ class FileReader:
             base[name] = value
         return Evidence(kind=fact.kind, severity=fact.severity, attribution="unknown", details=details, **base)
 
-    def _exception(self, at: _Line, m) -> Evidence | None:
+    def _exception(self, at: _Line, m, cause: str | None = None) -> Evidence | None:
+        """The exception a traceback ends with; `cause`: the first exception of the chain it ends (Python printed it
+        above, "During handling of the above exception" / "The above exception was the direct cause"), whose
+        consequence it is."""
         # the parsers know CUDA errors and OOMs by their text: those are theirs
         finding = self.classifier.classify(at.rest, file=self.name, lineno=at.n)
         if finding is not None and finding.kind != "unclassified" and not finding.details.get("consequence"):
             return self._from_finding(at, finding)
         etype, message = m.group("type"), (m.group("message") or "")
-        consequence = bool(CONSEQUENCE_EXCEPTIONS.search(etype) or CONSEQUENCE_EXCEPTIONS.search(message[:300]))
+        consequence = bool(cause or CONSEQUENCE_EXCEPTIONS.search(etype) or
+                           CONSEQUENCE_EXCEPTIONS.search(message[:300]))
         base = self._base(at)
         base["details"].update(exception=etype, message=message[:200], consequence=consequence)
+        if cause:
+            base["details"]["chained_from"] = cause
         return Evidence(kind="exception", severity="warning" if consequence else "error",
                         attribution="unknown" if consequence else "application", **base)
 
