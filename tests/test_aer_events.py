@@ -11,7 +11,7 @@ import pytest
 import yaml
 from realworld import ROOT, expect_key, finding_key, findings
 
-from parsers import Classifier
+from parsers import Classifier, fold_amendments
 from parsers.finding import SEVERITY_RANK
 
 SAMPLES = yaml.safe_load((ROOT / "pcie-aer.yaml").read_text())
@@ -26,9 +26,19 @@ def test_one_finding_per_event_keyed_to_the_reporter(sample):
     want = collections.Counter(expect_key(e) for e in sample["expect"])
     assert loud(findings(sample["text"])) == want  # nothing per line, no unclassified detail line
     c = Classifier()
-    assert loud(f for f in (c.classify(line) for line in sample["text"].splitlines()) if f) == want
+    assert loud(fold_amendments(f for f in (c.classify(line) for line in sample["text"].splitlines()) if f)) == want
 
 
+def test_a_recovery_that_failed_makes_the_event_fatal_counted_once():
+    """A non-fatal error whose recovery then failed ("AER: can't recover (no error_detected callback)", "AER: device
+    recovery failed": geerlingguy/raspberry-pi-pcie-devices #116): the event's finding, made at once as the error it
+    reported, is amended to fatal by the first failure line (rules.EVENT_AMENDS); the second adds nothing."""
+    sample = next(s for s in SAMPLES if s["source"].endswith("raspberry-pi-pcie-devices/issues/116"))
+    c = Classifier()
+    raw = [f for f in (c.classify(line) for line in sample["text"].splitlines()) if f]
+    assert [(f.severity, f.pci, f.details.get("amends")) for f in raw] == [
+        ("error", "0000:00:00", None), ("fatal", "0000:00:00", "severity")]
+    assert [(f.severity, f.pci) for f in fold_amendments(raw)] == [("fatal", "0000:00:00")]
 def test_event_severity_is_the_received_lines():
     fatal, corrected = SAMPLES[5]["text"].splitlines()[4], SAMPLES[5]["text"].splitlines()[0]
     c = Classifier()
