@@ -76,3 +76,21 @@ def test_the_event_closes_after_its_lines():
         c.classify("[   60.000000] usb 1-1: new high-speed USB device number 2 using xhci_hcd")  # synthetic filler
     f = c.classify(lines[1])  # no longer part of that event: a new one
     assert f is not None and f.kind == "pcie_aer"
+
+
+def test_every_eras_failed_recovery_escalates_within_the_amend_window_only():
+    """3.x (aerdrv_core.c: no "AER: " prefix), 4.x ("AER: Device recovery failed") and 5.x+ wordings escalate the
+    open event's finding; a driver's callbacks printing a hundred lines between them do not part them
+    (rules.EVENT_AMENDS "aer": 256 lines), while a verdict long after the event is a finding of its own.  Synthetic
+    lines in the kernel's wordings (pcie-aer.yaml and pcie-dpc-2.yaml hold the real ones)."""
+    received = "pcieport 0000:00:03.0: AER: Uncorrected (Non-Fatal) error received: 0000:00:03.0"
+    filler = ["mlx5_core 0000:03:00.0: E-Switch: cleanup"] * 100
+    for verdict in ("pcieport 0000:00:03.0: Device recovery failed", "pcieport 0000:00:03.0: AER: Device recovery failed",
+                    "pcieport 0000:00:03.0: AER: device recovery failed"):
+        c = Classifier()
+        raw = [f for f in (c.classify(line) for line in [received, *filler, verdict, verdict]) if f]
+        assert [(f.severity, f.pci, f.details.get("amends")) for f in raw] == [
+            ("error", "0000:00:03", None), ("fatal", "0000:00:03", "severity")], verdict
+        c = Classifier()
+        raw = [f for f in (c.classify(line) for line in [received, *filler * 3, verdict]) if f]
+        assert [(f.severity, f.details.get("amends")) for f in raw] == [("error", None), ("fatal", None)]
