@@ -13,7 +13,7 @@ import time
 from dataclasses import asdict, dataclass
 from typing import Any, Callable
 
-from parsers import Finding
+from parsers import Finding, amends
 from parsers.catalog import xid_reason
 from parsers.escalation import JOBS_ROWS
 from parsers.finding import SEVERITY_RANK
@@ -332,8 +332,11 @@ class HealthEngine:
         reason = rule.get("reason") or reason_of(f.kind, f.xid, f.sxid)
         pid = f"{subject}|{f.kind}|{code if code is not None else ''}|{reason}"
         p = self.problems.get(pid)
+        amendment = amends(f)  # the event's finding again (parsers.fold_amendments): no second sighting
+        if amendment:
+            self._moved(f, subject, code, pid, amendment)
         if p is not None:
-            self._add_to(p, f, seen, severity or f.severity, action or f.action, note)
+            self._add_to(p, f, seen, severity or f.severity, action or f.action, note, amendment)
             return pid
         p = Problem(pid, subject, f.kind, rule["condition"], reason, severity or f.severity, f.attribution,
                     action or f.action, self._message(f, severity or f.severity, action or f.action, note),
@@ -342,9 +345,31 @@ class HealthEngine:
         self._add(p, change)
         return pid
 
-    def _add_to(self, p: Problem, f: Finding, seen: float, severity: str, action: str, note: str) -> None:
-        """One more finding of a standing problem: counted; its message says the latest (rendered at derive)."""
-        p.count += 1
+    def _moved(self, f: Finding, subject: str, code: int | None, pid: str, amendment: str) -> None:
+        """An amendment's event was counted on the problem its earlier finding raised (another reason: an error the
+        amendment says was fatal; another subject: no GPU named then): that sighting is the amendment's now, one
+        fewer there (the problem gone when it was its only one)."""
+        prefix = f"{'node' if amendment == 'pci' else subject}|{f.kind}|{code if code is not None else ''}|"
+        rank = SEVERITY_RANK[f.severity]
+        for p in self.problems.values():
+            if p.id != pid and p.id.startswith(prefix) and (amendment == "pci" or SEVERITY_RANK[p.severity] < rank):
+                if p.count > 1:
+                    p.count -= 1
+                    self._touched[p.id] = None
+                else:
+                    self._remove(p.id)
+                return
+
+    def _add_to(self, p: Problem, f: Finding, seen: float, severity: str, action: str, note: str,
+                amendment: str | None = None) -> None:
+        """One more finding of a standing problem: counted; its message says the latest (rendered at derive).  An
+        amendment (an event's finding, worse: parsers.fold_amendments) is no second sighting: its severity is the
+        problem's when higher, its count unchanged."""
+        if amendment:
+            if SEVERITY_RANK[severity] > SEVERITY_RANK[p.severity]:
+                p.severity = severity
+        else:
+            p.count += 1
         if seen > p.last_seen:
             p.last_seen = seen
         p.action = action  # the latest (an escalation's HARDWARE_INSPECTION stands from then on)

@@ -17,7 +17,7 @@ from collections import Counter
 from datetime import datetime, timezone
 from typing import Callable
 
-from parsers import Classifier, Finding, from_kernel
+from parsers import Classifier, Finding, amends, from_kernel
 from parsers.model import Boot, Change, CheckBatch, NodeInfo, PodEvent, Record, SampleBatch, Snapshot, WorkloadFindings
 
 from .checks.problems import judged as judge_checks
@@ -78,9 +78,16 @@ class Pipeline:
         if classifier is None:
             classifier = self.classifiers[stream] = Classifier()
         classify, admit, repeat = classifier.classify, self._admit, self.coalescer.repeat
+        amended = classifier.amended  # earlier findings a line amended (an address it gave): decided after it
         change, fresh = Change(), []
         for rec in batch:
             f = classify(rec.line)
+            if amended:
+                for g in (f, *amended):
+                    if g is not None and admit(g, name) is not None:
+                        self._one(g, name, change, fresh, repeat(name, g))
+                amended.clear()
+                continue
             if f is None or admit(f, name) is None:
                 continue
             due = repeat(name, f)
@@ -101,6 +108,16 @@ class Pipeline:
             self.cursors[name] = batch[-1].cursor
         self.metrics.records.labels(name).inc(len(batch))  # counted once processed: a test may wait on it
         return change
+
+    def _one(self, f: Finding, source: str, change: Change, fresh: list, due: bool | None) -> None:
+        """A finding of a line that amended an earlier one (the rare path of _records' loop): decided, or counted as
+        a repeat; an amendment (parsers.fold_amendments) is the event's finding again, never counted as another."""
+        if due is None:
+            labels = self._decide(f, source, change)
+            if not amends(f):
+                fresh.append(labels)
+        elif due:
+            self.workloads.note_finding(f)
 
     def _admit(self, f: Finding, source: str) -> Finding | None:
         """Admission: the pre-checks a kernel-log finding passes once, before anything counts it as a node fault.

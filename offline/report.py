@@ -8,7 +8,7 @@ from collections import Counter, defaultdict
 from operator import attrgetter
 from typing import IO, Iterable
 
-from parsers import Cause, CauseIndex, Finding, explain, likely_cause, xid_info
+from parsers import Cause, CauseIndex, Finding, amends, explain, likely_cause, xid_info
 from parsers.finding import SEVERITY_RANK
 
 _COLUMNS = ("WHERE", "KIND", "SEVERITY", "ATTRIBUTION", "DEVICE", "ACTION", "MESSAGE")
@@ -137,12 +137,15 @@ class Summary:
         self.device_action: dict[str, tuple[int, str]] = {}
 
     def add(self, f: Finding) -> None:
-        self.kinds[f.kind] += 1
+        amendment = amends(f)  # an event's finding again (parsers.fold_amendments): its severity counts, not a second event
+        if not amendment:
+            self.kinds[f.kind] += 1
         prev = self.kind_severity.get(f.kind)
         if prev is None or SEVERITY_RANK[f.severity] > SEVERITY_RANK[prev]:
             self.kind_severity[f.kind] = f.severity
         if f.pci:
-            self.devices[f.pci][_kind(f)] += 1
+            if amendment != "severity":  # a GPU the event's finding did not name is counted on it now
+                self.devices[f.pci][_kind(f)] += 1
             rank = SEVERITY_RANK[f.severity]
             if f.pci not in self.device_action or rank > self.device_action[f.pci][0]:
                 self.device_action[f.pci] = (rank, f.action)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from dataclasses import replace
 from itertools import islice
 from typing import Collection
 
@@ -24,8 +25,8 @@ from .kinds import TABLE as KIND_TABLE
 from .pci import find_pci, normalize_pci
 from .prefilter import Prefilter
 from .ports import BootClock
-from .rules import (BOOT_MARK, BOOT_STAGES, EVENT_ADOPTS, EVENT_ESCALATES, EVENT_LINES, EVENT_PER_DEVICE,
-                    EVENT_PER_GPU, EVENT_UNNAMED_NEWEST,
+from .rules import (BOOT_MARK, BOOT_STAGES, EVENT_ADDRESS_FROM, EVENT_ADOPTS, EVENT_AMENDS, EVENT_ESCALATES,
+                    EVENT_LINES, EVENT_PER_DEVICE, EVENT_PER_GPU, EVENT_UNNAMED_NEWEST,
                     EVENT_PER_RANK, KEYWORDS, PCI, REFINERS, RULES, STATED, Rule)
 from .unclassified import DRIVER_KEYWORDS, ERROR_WORDS, unclassified
 from .wordscan import LazyPattern, word_regex
@@ -212,6 +213,13 @@ class Classifier:
         self._stages: dict[str, frozenset[str]] = {}  # open event -> its "once" rows seen so far
         self._ranks: dict[str, int] = {}  # open escalating event (rules.EVENT_ESCALATES) -> its findings' top severity
         self._stated: dict[str, tuple[int, str]] = {}  # event -> (position, the severity its "state" line stated)
+        # events whose finding may be amended (rules.EVENT_AMENDS) -> (position of the event's last line, its finding)
+        self._made: dict[str, tuple[int, Finding]] = {}
+        self._made_by: str | None = None  # the event the line _in_event just took is the finding of (None: none)
+        self._amends: str | None = None  # the event whose finding the line _in_event just took escalates
+        # findings that later lines made of an event's earlier one (an address it lacked): the caller takes them
+        # after each line (Scanner.scan yields them after the line's own finding; the agent's pipeline decides them)
+        self.amended: list[Finding] = []
         self.boot = BootClock()  # when this stream's boot began, from the kernel's start-up lines (wall-clock logs)
         self._count = 0
         self.errors = 0  # lines whose classification raised (a bug): counted, logged once, never fatal
@@ -322,9 +330,21 @@ class Classifier:
                     self._events[name] = position
                     if anon in self._led:  # opened by lead lines alone: this line's finding is the event's
                         self._led.discard(anon)
+                        self._made_by = name
                         return False
                     return True
                 self._led.discard(anon)
+        if role == "escalate":
+            made = self._made.get(name)
+            if made is not None and 0 <= position - made[0] <= EVENT_AMENDS[name.split(" ", 1)[0]]:
+                if inside:
+                    self._events[name] = position
+                self._made[name] = (position, made[1])
+                if rank > SEVERITY_RANK[made[1].severity]:  # worse than its finding said: the finding's amendment
+                    self._amends = name
+                    return False
+                return True
+            role = "join"
         if role == "lead":  # part of the open event; else opens it, its finding the first "join" line's
             if not inside:
                 self._led.add(name)
@@ -333,6 +353,7 @@ class Classifier:
         if name in self._led and inside and role == "join":  # the first line of a lead-opened event with a finding
             self._led.discard(name)
             self._events[name] = position
+            self._made_by = name
             return False
         if role == "within":
             if inside:
@@ -343,6 +364,7 @@ class Classifier:
             self._led.clear()
             self._stages.clear()
             self._ranks.clear()
+            self._made.clear()
         if role == "close":
             self._events.pop(name, None)
             return True
@@ -356,11 +378,14 @@ class Classifier:
         if role == "open" or (role == "join" and not inside):
             self._events[name] = position
             self._led.discard(name)
+            self._made_by = name
             if escalates:
                 self._ranks[name] = rank
             return False
         if inside:
             self._events[name] = position
+            if name in self._made:
+                self._made[name] = (position, self._made[name][1])
             if escalates and rank > self._ranks.get(name, rank):  # more severe than the event's findings so far
                 self._ranks[name] = rank
                 return False
@@ -429,6 +454,7 @@ class Classifier:
         if (context_pci and event is not None and type(event[0]) is str and event[0].endswith(" ")
                 and event[0][:-1] in EVENT_PER_GPU):
             event = (event[0] + context_pci, event[1], event[2])  # a GPU's event: the GPU the lines before it named
+        self._made_by = self._amends = None
         if event is not None and self._in_event(event, position, SEVERITY_RANK[fields[1]] if fields else 0):
             return None
         if fields is None:
@@ -442,14 +468,45 @@ class Classifier:
         if context_pci:
             pci = context_pci
         details = dict(details)
+        amends = self._amends
+        if amends is not None:  # the event's finding, now worse: its address, and what the amendment changed
+            made = self._made[amends][1]
+            pci, details["amends"] = made.pci or pci, "severity"
         if pci and pci in self.uuids:
             details["uuid"] = self.uuids[pci]
         if env is None:
-            return Finding(kind, severity, attribution, action, message, None, None, xid, sxid, pci, pid, process,
-                           rank, peer, details)
-        env = finish(env)  # built now, for the finding (envelope.split left it pending)
-        return Finding(kind, severity, attribution, action, message, env.timestamp, env.uptime, xid, sxid, pci, pid,
-                       process, rank, peer, details, env.name, env.extra.get("app"), file, lineno)
+            f = Finding(kind, severity, attribution, action, message, None, None, xid, sxid, pci, pid, process,
+                        rank, peer, details)
+        else:
+            env = finish(env)  # built now, for the finding (envelope.split left it pending)
+            f = Finding(kind, severity, attribution, action, message, env.timestamp, env.uptime, xid, sxid, pci, pid,
+                        process, rank, peer, details, env.name, env.extra.get("app"), file, lineno)
+        if self._made:
+            if pci:
+                self._address(f, position)
+            if amends is not None:
+                self._made[amends] = (position, f)
+        made_by = amends or self._made_by
+        if made_by is not None and made_by.split(" ", 1)[0] in EVENT_AMENDS:
+            self._made[made_by] = (position, f)
+        return f
+
+    def _address(self, f: Finding, position: int) -> None:
+        """A finding naming a GPU: the address of the open events (rules.EVENT_ADDRESS_FROM) whose finding named none,
+        as an amendment of that finding (Classifier.amended)."""
+        for name, (at, made) in list(self._made.items()):
+            if position - at > EVENT_AMENDS[name.split(" ", 1)[0]]:
+                del self._made[name]  # its window passed: nothing amends it any more
+            elif made.pci is None and made is not f and 0 <= position - at <= EVENT_AMENDS[name.split(" ", 1)[0]]:
+                takes = EVENT_ADDRESS_FROM.get(name.split(" ", 1)[0])
+                if takes is not None and (f.kind, f.xid) in takes:
+                    details = dict(made.details)
+                    details["amends"] = "pci"
+                    if f.pci in self.uuids:
+                        details["uuid"] = self.uuids[f.pci]
+                    amended = replace(made, pci=f.pci, details=details)
+                    self._made[name] = (at, amended)
+                    self.amended.append(amended)
 
     def _boot_mark(self, row: str, env: Envelope | Pending | None) -> None:
         """A kernel start-up line (rules.BOOT_STAGES): a boot began about when it was written.  A process's line

@@ -49,6 +49,10 @@ class Rule:
     # failed!", EVENT_ADOPTS).
     # A line of an event kept per GPU (EVENT_PER_GPU) that names no GPU, none named in the lines before it, is part
     # of the newest open event of that name, whichever GPU's.
+    # "escalate" is "join" for a line that says the event ended worse than its finding said (a PCIe error whose
+    # recovery failed): part of the open event, and while its finding stands (EVENT_AMENDS, a longer window: a
+    # driver's recovery callbacks print dozens of lines before the port's verdict) the finding's amendment when more
+    # severe than it (details "amends": counted once with it, parsers.fold_amendments); with no event, a "join".
     # Every line of an event that says which device and what failed is "join" or "once", never "member": a
     # report whose first line was lost (ring-buffer overrun, rate limiting, a grep excerpt) is still one event.
     event: tuple[str, str] | None = None
@@ -114,6 +118,22 @@ EVENT_ADOPTS = frozenset({"rminit"})
 # its own (an NVMe timeout the driver aborted, a warning, then the controller reset it escalated to, an error); a line
 # no more severe is part of the event, as in any other.
 EVENT_ESCALATES = frozenset({"nvme"})
+# Events whose one finding a later line amends, not adds to: event name -> lines after the event's last line within
+# which its finding may still be amended. An amendment is a finding of the same event (kind, code) carrying
+# details["amends"], what it changed ("severity", "pci"): consumers count it once with the finding it amends
+# (parsers.fold_amendments, `gpu-npd parse`'s summary, the agent's problem), its severity and address the event's
+# from then on. The finding is made at once all the same (the agent's latency): the amendment follows it.
+# - "escalate" rows (rules.Rule.event): a PCIe error whose recovery then failed is fatal (the device is gone until a
+#   reset), the port's verdict ("AER: device recovery failed") coming after the drivers' callbacks;
+# - EVENT_ADDRESS_FROM: a GPU failure whose lines named no GPU takes the address of a later line of the same failure.
+EVENT_AMENDS = {"aer": 256, "gsp": 64, "reset": 64}
+# Event -> the findings (kind, Xid) of later lines whose GPU address an open event of that name takes when its finding
+# named none (an amendment, "pci"): the GSP's heartbeat lines naming no GPU, then "NVRM: Xid (PCI:0000:01:00): 154,
+# GPU recovery action changed .." or "Rate limiting GSP RPC error prints for GPU at PCI:0000:0a:00" (open-gpu-kernel-
+# modules #1200, #659); a GPU marked for reset, then its Xid 154 (#446). Lines of these findings are the same failure's
+# consequences (the recovery action it set, the GPU's reset); any other finding's address may be another GPU's.
+EVENT_ADDRESS_FROM = {"gsp": frozenset({("xid", 154), ("xid", 119), ("xid", 120), ("gpu_reset_required", None)}),
+                      "reset": frozenset({("xid", 154), ("xid", 119), ("xid", 120)})}
 AER_OPEN, AER_JOIN = ("aer", "open"), ("aer", "join")
 MLX5_HEALTH_JOIN = ("mlx5_health", "join")
 SXID_OPEN, SXID_JOIN = ("sxid", "open"), ("sxid", "join")
@@ -439,11 +459,19 @@ RULES: tuple[Rule, ...] = (
        r"device \[[0-9a-fA-F]{4}:[0-9a-fA-F]{4}\] error status/mask=", event=AER_JOIN),
     _r("aer_tlp", "pcie_aer", ["TLP Header"], r"TLP Header:", event=AER_JOIN),
     _r("aer_first", "pcie_aer", ["reported first"], r"Error of this Agent is reported first", event=AER_JOIN),
-    _r("aer_recovery", "pcie_aer", ["AER: can't recover", "AER: device recovery", "AER: Device recovery",
-                                    "AER: Device Recovery", "AER: subordinate device reset failed"],
-       r"AER: (?P<recovery>can't recover \(no error_detected callback\)|[Dd]evice [Rr]ecovery (?:[Ff]ailed|successful)|"
-       r"subordinate device reset failed)",
-       refine="aer_detail", event=AER_JOIN),
+    # A recovery that failed escalates the event (an "escalate" row, EVENT_AMENDS): its finding, made at once, is
+    # amended to fatal, however many lines of the drivers' callbacks came between. Every era's wording: 5.x+
+    # "pcieport 0000:00:01.4: AER: device recovery failed", "AER: subordinate device reset failed" (the port's reset
+    # after a DPC containment), "nvidia 0000:03:00.0: AER: can't recover (no error_detected callback)"; 4.x "AER:
+    # Device recovery failed"; 3.x (aerdrv_core.c, no "AER: ") "pcieport 0000:00:03.0: Device recovery failed".
+    _r("aer_recovery", "pcie_aer", ["AER: device recovery successful", "AER: Device recovery successful",
+                                    "AER: Device Recovery successful"],
+       r"AER: (?P<recovery>[Dd]evice [Rr]ecovery successful)", refine="aer_detail", event=AER_JOIN),
+    _r("aer_recovery_failed", "pcie_aer", ["AER: can't recover", "ecovery failed", "ecovery Failed",
+                                           "AER: subordinate device reset failed"],
+       r"(?:AER: |[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]: )(?P<recovery>can't recover \(no error_detected "
+       r"callback\)|[Dd]evice [Rr]ecovery [Ff]ailed|subordinate device reset failed)",
+       refine="aer_detail", event=("aer", "escalate")),
     # (5.x+ prefix these with "AER: ": "pcieport 0000:00:1c.0: AER: [12] Timeout", and print the status as
     # "AER: aer_status: 0x00001000, aer_mask: 0x00006000" after a firmware-first record)
     _r("aer_bit", "pcie_aer", list(AER_BITS),

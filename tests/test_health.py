@@ -301,3 +301,28 @@ def test_a_gsp_timeout_without_its_xid_line_raises_what_xid_119_raises(line):
     got.observe(parse_line(line))
     raised = {n: cond(want, n) for n in want.conditions if want.conditions[n].status}
     assert raised and {n: cond(got, n) for n in got.conditions if got.conditions[n].status} == raised
+
+
+def test_an_amended_event_is_one_problem_its_severity_and_gpu_the_amendments(engine):
+    """An event's finding amended by a later line (parsers.fold_amendments) is the event's one problem: a PCIe error
+    whose recovery then failed (lines from geerlingguy/raspberry-pi-pcie-devices #116) is fatal, counted once; a GSP
+    timeout naming no GPU, then the Xid 154 naming it (open-gpu-kernel-modules #1200), the GPU's problem, no node's."""
+    c = Classifier()
+    for line in ("pcieport 0000:00:00.0: AER: Uncorrected (Non-Fatal) error received: 0000:00:00.0",
+                 "ahci 0000:01:00.0: AER: can't recover (no error_detected callback)",
+                 "pcieport 0000:00:00.0: AER: device recovery failed"):
+        f = c.classify(line)
+        if f is not None:
+            engine.observe(f)
+    aer = [p for p in engine.problems.values() if p.kind == "pcie_aer"]
+    assert [(p.subject, p.severity, p.reason, p.count) for p in aer] == [
+        ("gpu:0000:00:00", "fatal", "PCIeFatalError", 1)]
+    c = Classifier()
+    for line in ("NVRM: _kgspRpcRecvPoll: GSP RM heartbeat timed out",
+                 "NVRM: Xid (PCI:0000:01:00): 154, GPU recovery action changed from 0x0 (None) to 0x1 (GPU Reset Required)"):
+        for f in (c.classify(line), *c.amended):
+            if f is not None:
+                engine.observe(f)
+        c.amended.clear()
+    gsp = sorted((p.subject, p.code, p.count) for p in engine.problems.values() if p.kind == "xid")
+    assert gsp == [("gpu:0000:01:00", 119, 1), ("gpu:0000:01:00", 154, 1)]

@@ -6,10 +6,11 @@ the NVRM post-RX-detect NVLink failure pair is one event while it repeats."""
 from __future__ import annotations
 
 import collections
+import io
 
 import pytest
 import realworld
-from parsers import parse_line
+from parsers import Scanner, parse_line
 
 ITEMS = {(i["file"], i["text"].splitlines()[0]): i for i in realworld.samples()}
 
@@ -172,10 +173,15 @@ def test_a_gpu_the_driver_refused_at_probe_is_one_event_per_gpu_and_part_of_a_lo
 
 def test_a_gpu_the_gsp_marked_for_reset():
     """58x: "Back to back GSP RPC timeout detected! GPU marked for reset" with no Xid on its line (open-gpu-kernel-
-    modules #446) is a gpu_reset_required; the Xid 154 after it is its own Xid."""
+    modules #446) is a gpu_reset_required; the Xid 154 after it is its own Xid, and names the GPU the event's finding
+    lacked: made at once without an address, then amended with the Xid's (rules.EVENT_ADDRESS_FROM), counted once."""
     text = _item("gpu-kernel-3.yaml", "192.168.11.119: kern: warning: [2026-04-22T21:30:51.52643656Z]")["text"]
+    raw = [(f.kind, f.xid, f.pci, f.details.get("amends")) for f in Scanner().scan(io.BytesIO(text.encode()))
+           if f.kind != "unclassified"]
+    assert raw == [("gpu_reset_required", None, None, None), ("xid", 154, "0000:0b:00", None),
+                   ("gpu_reset_required", None, "0000:0b:00", "pci")]
     got = [(f.kind, f.xid, f.pci) for f in realworld.findings(text) if f.kind != "unclassified"]
-    assert got == [("gpu_reset_required", None, None), ("xid", 154, "0000:0b:00")]
+    assert got == [("gpu_reset_required", None, "0000:0b:00"), ("xid", 154, "0000:0b:00")]
 
 
 def test_a_gpu_needing_reset_is_one_event_while_its_lines_repeat():
@@ -257,7 +263,8 @@ def test_the_lines_after_an_xid_119_are_part_of_it():
 
 def test_the_driver_rate_limiting_its_gsp_prints_is_the_gpus_reset():
     """Past its reset threshold of GSP timeouts the driver says the GPU likely needs a reset (open-gpu-kernel-modules
-    #659, gsp.yaml): a gpu_reset_required for that GPU; the control calls timing out with it (0x65) are the GSP's."""
+    #659, gsp.yaml): a gpu_reset_required for that GPU; the control calls timing out with it (0x65) are the GSP's.
+    The GSP's timeout before it named no GPU: the rate-limiting line's address is its (an amendment, counted once)."""
     text = _item("gsp.yaml", "2025-07-23T20:08:23.729932+02:00 ThreadripperIntern")["text"]
     got = [(f.kind, f.xid, f.pci) for f in realworld.findings(text)]
-    assert got == [("xid", 119, None), ("gpu_reset_required", None, "0000:0a:00"), ("xid", 154, "0000:0a:00")]
+    assert got == [("xid", 119, "0000:0a:00"), ("gpu_reset_required", None, "0000:0a:00"), ("xid", 154, "0000:0a:00")]
