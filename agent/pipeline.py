@@ -78,15 +78,13 @@ class Pipeline:
         if classifier is None:
             classifier = self.classifiers[stream] = Classifier()
         classify, admit, repeat = classifier.classify, self._admit, self.coalescer.repeat
-        amended = classifier.amended  # earlier findings a line amended (an address it gave): decided after it
         change, fresh = Change(), []
         for rec in batch:
             f = classify(rec.line)
-            if amended:
-                for g in (f, *amended):
+            if classifier.amended:  # earlier findings the line amended (an address it gave): decided after it
+                for g in (f, *classifier.take_amended()):
                     if g is not None and admit(g, name) is not None:
                         self._one(g, name, change, fresh, repeat(name, g))
-                amended.clear()
                 continue
             if f is None or admit(f, name) is None:
                 continue

@@ -217,8 +217,9 @@ class Classifier:
         self._made: dict[str, tuple[int, Finding]] = {}
         self._made_by: str | None = None  # the event the line _in_event just took is the finding of (None: none)
         self._amends: str | None = None  # the event whose finding the line _in_event just took escalates
-        # findings that later lines made of an event's earlier one (an address it lacked): the caller takes them
-        # after each line (Scanner.scan yields them after the line's own finding; the agent's pipeline decides them)
+        # findings that later lines made of an event's earlier one (an address it lacked): rare, a second output of
+        # one line; a caller checks `amended` after each line and takes them (take_amended) after the line's own
+        # finding (Scanner.scan yields them; the agent's pipeline decides them)
         self.amended: list[Finding] = []
         self.boot = BootClock()  # when this stream's boot began, from the kernel's start-up lines (wall-clock logs)
         self._count = 0
@@ -230,6 +231,11 @@ class Classifier:
         rules, year, prefilter and repeat memo (context-free), and none of this one's stream context (open
         multi-line events, NVRM banners, UUIDs, line count), so nothing of one stream reaches another."""
         return Classifier(self.rules, self.year, self.prefilter, self.memo_size, self.max_line, memo=self.memo)
+
+    def take_amended(self) -> list[Finding]:
+        """The amendments the last line made (see `amended`), handed over once."""
+        out, self.amended = self.amended, []
+        return out
 
     def classify(self, line: str, *, file: str | None = None, lineno: int | None = None,
                  matched: Collection[int] | None = None) -> Finding | None:

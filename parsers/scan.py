@@ -76,7 +76,8 @@ class Scanner:
     def _scan_buffer(self, buf: bytes, limit: int, lines: "_Lines", name: str | None) -> Iterator[Finding]:
         """Findings of the lines in buf[:limit]."""
         done_to = -1
-        classify, amended = self.classifier.classify, self.classifier.amended
+        classifier = self.classifier
+        classify = classifier.classify
         for start, end, matched in self.prefilter.line_spans(buf, limit):
             if start <= done_to:
                 continue
@@ -93,9 +94,8 @@ class Scanner:
                 if finding.kind in LINK_KINDS:
                     self._unused_port(finding)
                 yield finding
-            if amended:  # an earlier finding the line amended (Classifier.amended): after the line's own
-                yield from amended
-                amended.clear()
+            if classifier.amended:  # an earlier finding the line amended (Classifier.amended): after the line's own
+                yield from classifier.take_amended()
 
     def _unused_port(self, f: Finding) -> None:
         """parsers/ports.py offline: the kernel's uptime going backwards starts a new boot, and so does a kernel
@@ -192,5 +192,4 @@ def scan_lines(lines, classifier: Classifier | None = None, name: str | None = N
         if finding is not None:
             yield finding
         if classifier.amended:
-            yield from classifier.amended
-            classifier.amended.clear()
+            yield from classifier.take_amended()
