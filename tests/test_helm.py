@@ -233,3 +233,19 @@ def test_the_chart_version_is_the_project_version():
     project = tomllib.loads((DEPLOY.parent / "pyproject.toml").read_text())["project"]["version"]
     chart = yaml.safe_load((CHART / "Chart.yaml").read_text())
     assert chart["version"] == chart["appVersion"] == project
+
+
+def test_the_budgets_configmaps_a_configuration_names_are_the_ones_granted():
+    """kubernetes.taint_budget_configmap / dra_budget_configmap set in the config (or a pool's): the Role and the
+    cleanup hook grant those names; a budget in another namespace than the release's fails the render (its Role
+    could not reach it)."""
+    values = {"config": {"kubernetes": {"taint_budget_configmap": "gpu-npd/fleet-taints"}},
+              "nodePools": [{"name": "a", "nodeSelector": {"pool": "a"}},
+                            {"name": "b", "nodeSelector": {"pool": "b"},
+                             "config": {"kubernetes": {"dra_budget_configmap": "b-gpus"}}}]}
+    objs = by_key(render(values, hooks=True))
+    for key in (("Role", "gpu-npd-budgets"), ("ClusterRole", "gpu-npd-cleanup")):
+        names = next(r["resourceNames"] for r in objs[key]["rules"] if r["resources"] == ["configmaps"])
+        assert sorted(names) == ["b-gpus", "fleet-taints", "gpu-npd-dra-budget"], (key, names)
+    with pytest.raises(helm.HelmError, match="must be in the release.s namespace"):
+        render({"config": {"kubernetes": {"taint_budget_configmap": "kube-system/taints"}}})

@@ -80,6 +80,25 @@ kmsgAccess, tolerations, affinity, resources, runtimeClassName. Checks what Helm
 {{- toYaml $pools -}}
 {{- end -}}
 
+{{/* The budgets' ConfigMaps every pool's agents write (kubernetes.taint_budget_configmap, dra_budget_configmap):
+the names the Role and the cleanup hook grant, as a JSON list. A budget in another namespace than the release's
+fails the render: the Role lives in the release's namespace. */}}
+{{- define "gpu-npd.budgetConfigMaps" -}}
+{{- $names := list -}}
+{{- range (include "gpu-npd.pools" . | fromYamlArray) -}}
+{{- $kube := .config.kubernetes | default dict -}}
+{{- range $key, $default := dict "taint_budget_configmap" "gpu-npd-taint-budget" "dra_budget_configmap" "gpu-npd-dra-budget" -}}
+{{- $ref := get $kube $key | default $default -}}
+{{- $parts := splitList "/" $ref -}}
+{{- if and (eq (len $parts) 2) (ne (first $parts) $.Release.Namespace) -}}
+{{- fail (printf "config.kubernetes.%s %q: the budget's ConfigMap must be in the release's namespace %q (its Role is)" $key $ref $.Release.Namespace) -}}
+{{- end -}}
+{{- $names = append $names (last $parts) -}}
+{{- end -}}
+{{- end -}}
+{{- $names | uniq | sortAlpha | reverse | toJson -}}
+{{- end -}}
+
 {{/* The container's security context for a kmsg access mode (docs/install.md "Kernel log access"). */}}
 {{- define "gpu-npd.securityContext" -}}
 {{- if eq . "privileged" -}}
