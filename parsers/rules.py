@@ -796,10 +796,13 @@ RULES: tuple[Rule, ...] = (
     _r("nccl_socket_reset", "nccl_remote_error", ["Connection reset by peer", "Broken pipe"],
        r"NCCL WARN (?:socketProgress(?:Opt)?|Net) ?: Call to (?:send to|recv from) (?P<peer>[^<\s]+)(?:<(?P<peer_port>\d+)>)? "
        r"failed ?: (?P<socket_error>Connection reset by peer|Broken pipe)"),
-    # (the transport's name varies: "NET/IB : ", the IB plugin's "NET/IBext_v8 : ", "NET/IBP:")
+    # (the transport's name varies: "NET/IB : ", the IB plugin's "NET/IBext_v8 : ", "NET/IBP:"); 2.2x ends the line
+    # with the local adapter, "... vendor err 129 (Recv) localGid ::ffff:192.168.6.3 remoteGids::ffff:192.168.6.5 hca
+    # mlx5_10" (NVIDIA/nccl #1698): the device the error is about
     _r("ib_completion", "ib_completion_error", ["Got completion"],
        r"NET/IB\w* ?: ?Got completion (?:from peer (?P<peer>[^<\s]+)(?:<(?P<peer_port>\d+)>)? )?with "
-       r"(?:error |status=)(?:(?P<wc_status>IBV_WC_\w+)\()?(?P<error_code>\d+)(?:.*?vendor[ _]err[ =]?(?P<vendor_err>\d+))?",
+       r"(?:error |status=)(?:(?P<wc_status>IBV_WC_\w+)\()?(?P<error_code>\d+)(?:.*?vendor[ _]err[ =]?(?P<vendor_err>\d+))?"
+       r"(?:.*? hca (?P<netdev>[\w.+\-]+))?",
        refine="ib_wc"),
     # libfabric / EFA (aws-ofi-nccl): "NCCL WARN NET/OFI Request 0x.. completed with error. RC: 20. Error: unknown
     # error. Completed length: 0, Request: {..}" with libfabric's own "<warn>" line for the same completion

@@ -234,6 +234,9 @@ def test_rules(line, kind, fields):
     ("NCCL WARN NET/IB : Got completion from peer 192.168.17.147<38560> with error 12, opcode 0, len 0, vendor err 129",
      "IBV_WC_RETRY_EXC_ERR"),
     ("NET/IB : Got completion with error IBV_WC_WR_FLUSH_ERR(5)", "IBV_WC_WR_FLUSH_ERR"),
+    # https://github.com/NVIDIA/nccl/issues/928
+    ("NCCL WARN NET/IB : Got completion from peer fe80::966d:ae03:9c:f5f8%ib0<39391> with error 4, opcode 32639, len "
+     "32639, vendor err 81 (Send)", "IBV_WC_LOC_PROT_ERR"),
 ])
 def test_ib_completion_status_named(line, status):
     """NET/IB's work-completion status by its libibverbs name, whether the line prints the number or the name."""
@@ -623,3 +626,15 @@ def test_the_xid_lines_stay_xids_and_the_gsp_lines_that_name_no_failure_make_non
             "likely needs to be reset.")
     f = parse_line(rate)
     assert (f.kind, f.pci, f.details["every"]) == ("gpu_reset_required", "0000:0a:00", 30)
+
+
+def test_ib_completion_names_its_adapter():
+    """NCCL 2.2x ends a completion error with the local adapter ("hca mlx5_10", NVIDIA/nccl #1698): the device."""
+    f = parse_line("mycl-g2:353236:353423 [6] transport/net_ib.cc:2244 NCCL WARN NET/IB: Got completion from peer "
+                   "192.168.3.5<53908> with status=12 opcode=129 len=1048576 vendor err 129 (Recv) localGid "
+                   "::ffff:192.168.6.3 remoteGids::ffff:192.168.6.5 hca mlx5_10")
+    assert f is not None and f.kind == "ib_completion_error"
+    assert (f.details["netdev"], f.details["wc_status"], f.peer) == ("mlx5_10", "IBV_WC_RETRY_EXC_ERR", "192.168.3.5")
+    older = parse_line("NCCL WARN NET/IB : Got completion from peer 10.0.0.2<1> with error 12, opcode 0, len 0, "
+                       "vendor err 129")
+    assert "netdev" not in older.details

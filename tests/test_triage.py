@@ -607,6 +607,32 @@ def test_a_flushed_completion_naming_no_peer_is_no_fabric_fault():
     assert (retries[0].category, retries[0].rule) == ("fabric", "fabric_error")
 
 
+@pytest.mark.parametrize("line", [
+    # REAL (NVIDIA/nccl #928: "IB error 4 is usually due to ACS being enabled and breaking GPU Direct RDMA protocol")
+    "H100-1:9821:9920 [1] transport/net_ib.cc:1295 NCCL WARN NET/IB : Got completion from peer "
+    "fe80::966d:ae03:8b:df50%ib0<44413> with error 4, opcode 32613, len 32613, vendor err 81 (Send)",
+    # NVIDIA/nccl #214's title (NCCL 2.4: no peer named), behind an NCCL prefix of this test's own
+    "node-8x-v100-nvlink-1:1:2 [0] transport/net_ib.cu:788 NCCL WARN NET/IB : Got completion with error 4, opcode 1, "
+    "len 21938, vendor err 81",
+])
+def test_a_local_protection_error_is_the_reporting_nodes_not_the_links(line):
+    """IBV_WC_LOC_PROT_ERR (4): the reporting node's adapter was refused the memory it registered (GPUDirect RDMA
+    through a PCIe switch with ACS enabled): the node's configuration, whichever peer the line names; the root is the
+    reporter's host, never the peer."""
+    first = job({"train.log": [line]})[0]
+    assert first.category == "infrastructure"
+    assert first.root.host == line.split(":")[0]
+    assert "ACS" in first.reason
+
+
+def test_a_link_failure_beside_a_local_protection_error_is_still_the_fabric():
+    lines = ["node-a:1:2 [0] NCCL WARN NET/IB : Got completion from peer 10.0.0.2<1> with error 4, opcode 0, len 0, "
+             "vendor err 81",
+             "node-a:1:2 [0] NCCL WARN NET/IB : Got completion from peer 10.0.0.2<1> with error 12, opcode 0, len 0, "
+             "vendor err 129"]
+    assert job({"train.log": lines})[0].category == "fabric"
+
+
 def test_a_fabric_fault_several_ranks_of_one_host_report_is_the_hosts():
     """REAL lines (NVIDIA/nccl #230): ranks 12, 13 and 14 of one host get the HCA's "local catastrophic error": the
     root is that host (its adapter), not rank 12, the first to print it; one rank's report stays that rank's."""

@@ -78,10 +78,15 @@ SIGNAL_EXPLAINED_BY = {9: frozenset({"oom_kill", "job_ended"})}
 # cudaErrorUnknown (999) mid-training is the GPU or its driver failing (it follows Xid 79 / 119 and the like)
 CUDA_TEXT_CATEGORY = {"unknown error": "hardware"}
 CONTEXT_KINDS = frozenset(k.name for k in JOB_TABLE if k.context)
-# NET/IB completion statuses (parsers.rules.IB_WC_STATUS names) that are the aftermath of another failure, not
-# evidence that the link failed: a work request flushed because its queue pair was already in error (the peer's
-# process gone, or an earlier error on the connection).  Such lines still name the peer; they never decide fabric.
-IB_AFTERMATH_STATUS = frozenset({"IBV_WC_WR_FLUSH_ERR"})
+# NET/IB completion statuses (parsers.rules.IB_WC_STATUS names) that are not evidence that the link failed (every
+# other status is: fabric) -> what a job's failure on them is.  None: the aftermath of another failure, a work
+# request flushed because its queue pair was already in error (the peer's process gone, or an earlier error on the
+# connection); such lines still name the peer, they never decide a cause.  "infrastructure": the reporting node's
+# own adapter was refused the memory it registered, IBV_WC_LOC_PROT_ERR ("error 4 ... vendor err 81"): with
+# GPUDirect RDMA the node's PCIe path from the NIC to the GPU, PCIe ACS left enabled (or an IOMMU, a VM's
+# passthrough) breaking peer-to-peer: "IB error 4 is usually due to ACS being enabled and breaking GPU Direct RDMA
+# protocol" (NCCL's maintainers, NVIDIA/nccl #928; #523, #214): the node's configuration, not the link nor the peer.
+IB_STATUS_CATEGORY: dict[str, str | None] = {"IBV_WC_WR_FLUSH_ERR": None, "IBV_WC_LOC_PROT_ERR": "infrastructure"}
 # Kinds that are a failure of the job whatever the severity their rule gives (the kernel's OOM killer: a warning for
 # the node, the end of a rank for the job)
 FAILURE_KINDS = frozenset(k.name for k in KIND_TABLE if k.fails_job)
@@ -213,9 +218,34 @@ def category_of(e: Evidence) -> str | None:
     return c
 
 
+def ib_category(e: Evidence) -> str | None:
+    """What an InfiniBand / RoCE / libfabric completion error is evidence of: "fabric" (the link itself),
+    "infrastructure" (the reporting node's own path to its registered memory), None (no line of that kind, or a
+    flushed request: the aftermath of another failure)."""
+    if e.kind != "ib_completion_error":
+        return None
+    return IB_STATUS_CATEGORY.get(e.details.get("wc_status"), "fabric")
+
+
 def link_failed(e: Evidence) -> bool:
     """An InfiniBand / RoCE / libfabric completion error that is evidence of the link itself (not a flushed request)."""
-    return e.kind == "ib_completion_error" and e.details.get("wc_status") not in IB_AFTERMATH_STATUS
+    return ib_category(e) == "fabric"
+
+
+def _local_completion(errors: list[Evidence], rule: str) -> Verdict | None:
+    """Completion errors none of which says the link failed, one of which says the reporting node's adapter was
+    refused its own registered memory: that node's fault (its first such line the root), whichever peer it names."""
+    local = [e for e in errors if ib_category(e) == "infrastructure"]
+    if not local or any(link_failed(e) for e in errors):
+        return None
+    first = local[0]
+    hosts = sorted({e.host for e in local if e.host})
+    status = first.details.get("wc_status")
+    return Verdict("infrastructure", first, rule,
+                   f"{len(local)} NET/IB completion error(s) {status} on {', '.join(hosts) or 'the job'}: the "
+                   "adapter was refused access to the memory it registered (with GPUDirect RDMA, the node's PCIe "
+                   "path to the GPU: ACS enabled or an IOMMU), a configuration of the reporting node, not the link "
+                   "nor the peer", host=first.host)
 
 
 def is_node_fault(e: Evidence) -> bool:
@@ -328,6 +358,9 @@ def _peer_error(job: Job) -> Verdict | None:
     errors = [e for e in job.failures if e.kind in PEER_KINDS and e.peer]
     if not errors:
         return None
+    local = _local_completion(errors, "peer_error")
+    if local is not None:
+        return local
     peers = Counter(job.host_of(e.peer) or _bare(e.peer) for e in errors)
     peer, count = peers.most_common(1)[0]
     reporters = {e.host or e.rank for e in errors}
@@ -347,6 +380,9 @@ def _peer_error(job: Job) -> Verdict | None:
 
 
 def _fabric_error(job: Job) -> Verdict | None:
+    local = _local_completion([e for e in job.failures if ib_category(e)], "fabric_error")
+    if local is not None:
+        return local
     fabric = [e for e in job.failures if link_failed(e)]
     if not fabric:
         return None
