@@ -60,7 +60,8 @@ RULES: tuple[Rule, ...] = (
     Rule("fairseq", "loss=", re.compile(r"\| epoch \d+:?\s+\d+ / \d+ loss=.*?\bnum_updates=(?P<step>\d+)")),
     Rule("fairseq", "loss=", re.compile(r"\| epoch \d+:?\s+(?P<step>\d+) / \d+ loss=")),
     # the torchvision / timm / MAE MetricLogger: `Epoch: [2]  [1480/1504]  lr: ...  time: 4.3713  data: 0.0001`
-    Rule("metriclogger", "Epoch: [", re.compile(r"\bEpoch: \[\d+\]\s+\[\s*(?P<step>\d+)/\s*\d+\]\s.*?\btime: (?P<time>"
+    # (its meters name a loss: `loss: 0.8662 (0.8558)`, `closs: ...`; the keyword list needs nothing more)
+    Rule("metriclogger", "loss", re.compile(r"\bEpoch: \[\d+\]\s+\[\s*(?P<step>\d+)/\s*\d+\]\s.*?\btime: (?P<time>"
                                                  + _NUM[1:-1] + ")")),
     # DeepSpeed engine: `[Rank 0] step=40, skipped=2, lr=[5e-05], ...`; Megatron-DeepSpeed `steps: 10 loss: ...`
     Rule("deepspeed", "step=", re.compile(r"\] step=(?P<step>\d+), skipped=\d+")),
@@ -89,12 +90,12 @@ PAUSES: tuple[tuple[str, re.Pattern[str]], ...] = (
                               r"\bsaving (model|state|weights)\b")),
     ("evaluation", re.compile(r"(?i)running evaluation|\bevaluat(ing|ion)\b|\bvalidat(ing|ion)\b|"
                               r"\bval loss\b")),
-    # fairseq's validation (`| epoch 005 | valid on 'valid' subset ...`): a row of its own, as a case-sensitive
+    # fairseq's validation (`| epoch 005 | valid on 'valid' subset ... loss=2.72`, `valid_loss 8.11`; past the
+    # keyword list by its loss): a row of its own, as a case-sensitive
     # literal costs a tenth of another case-blind alternative in the row above on every keyword line
     ("evaluation", re.compile(r"\| valid on '")),
 )
-KEYWORDS = ("iteration", "iter ", "step", "loss", "/it", "it/s", "heckpoint", "aving", "valuat", "alidat",
-            "Epoch: [", "valid on")
+KEYWORDS = ("iteration", "iter ", "step", "loss", "/it", "it/s", "heckpoint", "aving", "valuat", "alidat")
 # one search over raw bytes finds the lines worth a look (the pod-log source scans whole reads with it)
 PREFILTER = re.compile("|".join(re.escape(k) for k in KEYWORDS).encode())
 _PREFILTER_STR = re.compile("|".join(re.escape(k) for k in KEYWORDS))
