@@ -55,6 +55,8 @@ class _Pod:
     advances: int = 0
     intervals: deque = field(default_factory=lambda: deque(maxlen=INTERVALS))
     step_seconds: float | None = None
+    printed: bool = False  # the step time is one a trainer printed (spacing never overrides it)
+    trainer: str = ""  # the trainer of the last advance (spacing is a step time only between one trainer's lines)
     paused: float | None = None  # when the last pause was announced (after the last advance)
     pause: str = ""
     suspected: float | None = None  # when the suspicion was raised
@@ -89,7 +91,9 @@ class ProgressTracker:
                 pod.paused, pod.pause = now, p.pause
                 continue
             if p.step is not None and p.step == pod.step:
-                continue  # the same step printed again (another rank, a second logger): not an advance
+                if p.seconds is not None:  # the same step printed again (another rank, a second logger): not an
+                    self._step_time(pod, p.seconds, True)  # advance, but its printed time is the better one
+                continue
             events += self._advance(pod, mark, now)
         return events
 
@@ -108,16 +112,15 @@ class ProgressTracker:
             interval = mark.at - pod.last_written
             if interval > 0:
                 pod.intervals.append(interval)
-                if p.seconds is None and p.step is not None and pod.step is not None and p.step > pod.step:
-                    pod.step_seconds = interval / (p.step - pod.step)  # a trainer logging every N steps
+                if (p.seconds is None and not pod.printed and p.trainer == pod.trainer and p.step is not None
+                        and pod.step is not None and p.step > pod.step):
+                    self._step_time(pod, interval / (p.step - pod.step), False)  # a trainer logging every N steps
         if p.seconds is not None:
-            pod.step_seconds = p.seconds
-        pod.step, pod.last_written, pod.last = p.step, mark.at, now
+            self._step_time(pod, p.seconds, True)
+        pod.step, pod.last_written, pod.last, pod.trainer = p.step, mark.at, now, p.trainer
         pod.advances += 1
         pod.paused, pod.pause = None, ""
         self.pods.move_to_end(pod.ref.uid)
-        if pod.step_seconds is not None:
-            self.metrics.workload_step_seconds.labels(pod.ref.namespace, pod.ref.pod, pod.job).set(pod.step_seconds)
         if pod.suspected is not None:
             silent = now - pod.suspected
             pod.suspected = None
@@ -125,6 +128,12 @@ class ProgressTracker:
             return [PodEvent(pod.ref, RESUMED_REASON, f"Progress resumed{_at(pod.step)} after the hang suspicion "
                              f"({silent:.0f} s after it was raised).", self._key(pod), "Normal")]
         return []
+
+    def _step_time(self, pod: _Pod, seconds: float, printed: bool) -> None:
+        """The pod's step time: printed by its trainer, else the spacing of one trainer's lines (a pod whose log
+        mixes two, Megatron-DeepSpeed's `iteration N` and DeepSpeed's `step=N+1`, has no step between them)."""
+        pod.step_seconds, pod.printed = seconds, pod.printed or printed
+        self.metrics.workload_step_seconds.labels(pod.ref.namespace, pod.ref.pod, pod.job).set(seconds)
 
     # ---- the judgement, every tick --------------------------------------------------------------------
 

@@ -31,10 +31,13 @@ class Rule:
     trainer: str
     keyword: str  # must occur in the line (case-sensitive) before the regex is tried
     pattern: re.Pattern[str]
-    scale: float = 1.0  # the time group's unit in seconds (ms: 1e-3); "rate" groups are per second instead
+    scale: float = 1.0  # the time group's unit in seconds (ms: 1e-3); "rate" groups are per second instead;
+    # a "unit" group names its own unit (UNITS); an "elapsed" group over a "total" group is a finished epoch's time
 
 
 _NUM = r"([0-9]+(?:\.[0-9]*)?)"
+UNITS = {"s": 1.0, "ms": 1e-3, "us": 1e-6, "\u00b5s": 1e-6}  # a printed step time's unit, in seconds
+_ANSI = r"(?:\x1b\[[0-9;]*m)?"  # a colour code between fields (torchtitan colours its metrics line)
 # most specific first: the first rule whose keyword and regex match decides
 RULES: tuple[Rule, ...] = (
     # NeMo 2: `Training epoch 0, iteration 120/149 | ... | train_step_timing in s: 0.03146`
@@ -47,8 +50,19 @@ RULES: tuple[Rule, ...] = (
     # nanoGPT: `iter 2920: loss 3.9883, time 1099.34ms, mfu 15.34%`
     Rule("nanogpt", "iter ", re.compile(r"\biter (?P<step>\d+): loss [^,]*, time (?P<time>" + _NUM[1:-1] + ")ms"),
          1e-3),
-    # torchtitan: `step: 200  loss:  6.1384  memory: ...`
-    Rule("torchtitan", "step:", re.compile(r"\bstep:\s*(?P<step>\d+)\s+loss:")),
+    # MaxText (JAX): `completed step: 15107, seconds: 2.167, TFLOP/s: 36.722, loss: 2.191`
+    Rule("maxtext", "completed step:", re.compile(r"\bcompleted step: (?P<step>\d+), seconds: (?P<time>"
+                                                  + _NUM[1:-1] + ")")),
+    # torchtitan: `step: 200  loss:  6.1384  memory: ...` (in colour unless disabled: `\x1b[31mstep:  1  \x1b[32mloss:`)
+    Rule("torchtitan", "step:", re.compile(r"(?:\b|(?<=\dm))step:\s*(?P<step>\d+)\s+" + _ANSI + "loss:")),
+    # fairseq: `| epoch 001:    450 / 1891 loss=11.521, ..., num_updates=445, ...` (the updates are the steps);
+    # its first era, `| epoch 005  1000 / 8223 loss=2.17 (3.20), wps=959, ...`, counts batches within the epoch
+    Rule("fairseq", "loss=", re.compile(r"\| epoch \d+:?\s+\d+ / \d+ loss=.*?\bnum_updates=(?P<step>\d+)")),
+    Rule("fairseq", "loss=", re.compile(r"\| epoch \d+:?\s+(?P<step>\d+) / \d+ loss=")),
+    # the torchvision / timm / MAE MetricLogger: `Epoch: [2]  [1480/1504]  lr: ...  time: 4.3713  data: 0.0001`
+    # (its meters name a loss: `loss: 0.8662 (0.8558)`, `closs: ...`; the keyword list needs nothing more)
+    Rule("metriclogger", "loss", re.compile(r"\bEpoch: \[\d+\]\s+\[\s*(?P<step>\d+)/\s*\d+\]\s.*?\btime: (?P<time>"
+                                                 + _NUM[1:-1] + ")")),
     # DeepSpeed engine: `[Rank 0] step=40, skipped=2, lr=[5e-05], ...`; Megatron-DeepSpeed `steps: 10 loss: ...`
     Rule("deepspeed", "step=", re.compile(r"\] step=(?P<step>\d+), skipped=\d+")),
     Rule("deepspeed", "steps: ", re.compile(r"\bsteps: (?P<step>\d+) loss: ")),
@@ -60,15 +74,26 @@ RULES: tuple[Rule, ...] = (
     # `Epoch 0:  22%|██▏       | 4/18 [00:17<01:02,  4.47s/it, loss=...]`, `| 1651/1702 [13:00<00:24,  2.11it/s`
     Rule("tqdm", "/it", re.compile(r"\b(?P<step>\d+)/\d+ \[[0-9:]+<[0-9:?]+,\s+(?P<time>" + _NUM[1:-1] + ")s/it")),
     Rule("tqdm", "it/s", re.compile(r"\b(?P<step>\d+)/\d+ \[[0-9:]+<[0-9:?]+,\s+(?P<rate>" + _NUM[1:-1] + ")it/s")),
+    # Keras: `423/423 [==============================] - 192s 454ms/step - loss: 1.8386 - ...` (its per-step time in
+    # s, ms or us), `1562/1562 [=====...] - 484s - loss: ...` (an epoch's time only), `61/82 [===>...] - ETA: 37s -
+    # loss: ...`, Keras 3 `1875/1875 ━━━━━━━━━━━━━━━━━━━━ 3s 1ms/step - loss: ...`.  Its count restarts every epoch
+    # and the epoch's last line repeats it, so a line is progress without a step.
+    Rule("keras", " - loss", re.compile(r"(?:^|\s)\d+/(?P<total>\d+) (?:\[[=>.]*\] - |\u2501+ )(?:ETA: |"
+                                     r"(?P<elapsed>\d+)s (?:(?P<time>" + _NUM[1:-1] + r")(?P<unit>s|ms|us|\u00b5s)/step)?)")),
 )
-# a tqdm bar whose description says it is not training: evaluation, which is a pause, not training progress
-_EVAL_BAR = re.compile(r"(?i)^\s*(validat|evaluat|testing|predicting|sanity checking)")
+# a progress line (a tqdm bar's description, torchtitan's `validate step:`) that says it is not training:
+# evaluation, which is a pause, not training progress
+_EVAL_BAR = re.compile(r"(?i)(validat|evaluat|testing|predicting|sanity checking)")
 # announced pauses: a checkpoint save or an evaluation said in the log
 PAUSES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("checkpoint", re.compile(r"(?i)\bsav(e|ing)( the)?( model)? checkpoint|\bcheckpoint(ing)? (save|to)\b|"
                               r"\bsaving (model|state|weights)\b")),
     ("evaluation", re.compile(r"(?i)running evaluation|\bevaluat(ing|ion)\b|\bvalidat(ing|ion)\b|"
                               r"\bval loss\b")),
+    # fairseq's validation (`| epoch 005 | valid on 'valid' subset ... loss=2.72`, `valid_loss 8.11`; past the
+    # keyword list by its loss): a row of its own, as a case-sensitive
+    # literal costs a tenth of another case-blind alternative in the row above on every keyword line
+    ("evaluation", re.compile(r"\| valid on '")),
 )
 KEYWORDS = ("iteration", "iter ", "step", "loss", "/it", "it/s", "heckpoint", "aving", "valuat", "alidat")
 # one search over raw bytes finds the lines worth a look (the pod-log source scans whole reads with it)
@@ -96,13 +121,15 @@ def _one(line: str) -> Progress | None:
         m = rule.pattern.search(line)
         if m is None:
             continue
-        if rule.trainer == "tqdm" and _EVAL_BAR.match(line[:m.start()]):
+        if m.start() and _EVAL_BAR.search(line, 0, m.start()):
             return Progress(None, trainer=rule.trainer, pause="evaluation")
         groups = m.groupdict()
         step = int(groups["step"]) if groups.get("step") else None
         seconds = None
         if groups.get("time"):
-            seconds = float(groups["time"]) * rule.scale
+            seconds = float(groups["time"]) * (UNITS[groups["unit"]] if groups.get("unit") else rule.scale)
+        elif groups.get("elapsed") and groups.get("total"):
+            seconds = float(groups["elapsed"]) / max(int(groups["total"]), 1)
         elif groups.get("rate"):
             rate = float(groups["rate"])
             seconds = 1.0 / rate if rate > 0 else None

@@ -46,6 +46,17 @@ def lines(name: str) -> list[str]:
     ("lightning_3866.log", "tqdm", [1651, 1652, 1653], 1 / 2.11),
     ("nemo_launcher_55.log", "tqdm", [795], 41.36),
     ("nemo2_bionemo_740.log", "nemo", [120, 121, 122], 0.03146),
+    ("megatron_756.log", "megatron", [43, 44, 45], 5.4449),
+    ("maxtext_8.log", "maxtext", [15107, 15108, 15109], 2.167),
+    ("maxtext_2232.log", "maxtext", [9], 5.667),
+    ("fairseq_940.log", "fairseq", [445, 495, 545, 595, 645], None),  # num_updates, not the epoch's batch
+    ("fairseq_514.log", "fairseq", [22897, 23897, 25634], None),
+    ("fairseq_301.log", "fairseq", [1000, 2000, 3000, 4000, 5000, 6000, 7000, 8000, 1000], None),
+    ("fairseq_1955_tqdm.log", "tqdm", [81989], 1 / 2.09),
+    ("metriclogger_accessory_48.log", "metriclogger", [1480, 1490, 1500], 4.3713),
+    ("hf_llamafactory_3529.log", "huggingface", [None] * 6, None),
+    ("keras_10506.log", "keras", [None] * 10, 0.454),  # `454ms/step`
+    ("keras_8680.log", "keras", [None] * 5, 484 / 1562),  # only the epoch's time: `1562/1562 [...] - 484s`
 ])
 def test_each_trainers_real_lines_give_their_steps_and_step_time(name, trainer, steps, seconds):
     found = [p for p in map(recognise, lines(name)) if p is not None and not p.pause]
@@ -87,6 +98,36 @@ def test_announced_pauses_are_recognised_and_not_progress():
     assert recognise("saving checkpoint at iteration    1000 to /ckpt").pause == "checkpoint"
     assert recognise("Saving model checkpoint to out/checkpoint-500").pause == "checkpoint"
     assert recognise("***** Running Evaluation *****").pause == "evaluation"
+
+
+def test_fairseqs_validation_is_a_pause_and_not_progress():
+    """fairseq's `| epoch 005 | valid on 'valid' subset  1000 / 1311 loss=2.72` is a validation bar: a pause."""
+    for name, count in (("fairseq_301.log", 4), ("fairseq_514.log", 2), ("fairseq_940.log", 1)):
+        said = [recognise(x) for x in lines(name) if "valid on" in x]
+        assert [p.pause for p in said] == ["evaluation"] * count
+
+
+def test_colour_codes_and_validation_lines_of_torchtitan():
+    """(synthetic, shaped like torchtitan's metrics line in colour, its default outside Slurm, and its validator's
+    `validate step:` line): the colour codes between fields do not hide the step; validation is a pause."""
+    line = "[titan] 2025-06-16 22:30:50,322 - root - INFO - \x1b[31mstep: 200  \x1b[32mloss:  6.1384  \x1b[33mmemory:"
+    assert recognise(line) == Progress(200, None, "torchtitan")
+    said = recognise("[titan] 2025-06-16 22:30:50,322 - root - INFO - \x1b[33mvalidate step: 200  \x1b[32mloss:  6.0")
+    assert said.pause == "evaluation" and said.step is None
+
+
+def test_a_log_mixing_two_trainers_keeps_the_printed_step_time():
+    """Megatron-DeepSpeed (DeepSpeed #3742) prints Megatron's `iteration 34/ ... elapsed time per iteration (ms):
+    4103.1` and DeepSpeed's `step=35` 3.8 s later: the spacing between two trainers' lines is no step time."""
+    events: list = []
+    clock = Clock()
+    t = tracker(clock, events)
+    for at, p in [(float(i), recognise(x)) for i, x in enumerate(lines("megatron_deepspeed_3742.log"))]:
+        if p is not None:
+            t.observe(REF, [Mark(at, p)])
+    assert t.snapshot()["uid-0"]["step_seconds"] == pytest.approx(4.1031)
+    t.observe(REF, [Mark(99.0, Progress(35, 4.2, "megatron"))])  # the same step again, its printed time kept
+    assert t.snapshot()["uid-0"]["step_seconds"] == pytest.approx(4.2) and t.snapshot()["uid-0"]["advances"] == 2
 
 
 def test_a_tqdm_bar_rewritten_in_place_counts_its_last_state():
@@ -177,6 +218,84 @@ def test_real_healthy_stretches_with_an_announced_evaluation_and_checkpoint_rais
     t2 = tracker(clock2, events_without, k=4, floor_seconds=5, pause_seconds=120)
     replay("nanogpt_215_checkpoint.log", t2, clock2, keep_pauses=False)  # the control: the pause not understood
     assert [e[0] for e in events_without] == [HANG_REASON, RESUMED_REASON]
+
+
+_CLOCK = re.compile(r"^\[(\d\d):(\d\d):(\d\d)\.(\d+)\]|\bwall=(\d+)")  # `[07:15:39.400163]`, fairseq's `wall=882`
+_SPENT = re.compile(r"elapsed time per iteration \(ms\): ([0-9.]+)|\bseconds: ([0-9.]+)|\] - (\d+)s ")
+
+
+def when(line: str, previous: float | None) -> float | None:
+    """When a real line was written: its own timestamp (date and time, a time of day, fairseq's seconds since the
+    start), else the time it says it took after the line before (Megatron's ms per iteration, MaxText's seconds,
+    a Keras epoch's seconds); None where neither is known (then it counts as written with the line before)."""
+    m = _STAMP.search(line)
+    if m:
+        stamp = datetime.strptime(m.group(1), "%Y-%m-%d %H:%M:%S").replace(tzinfo=timezone.utc).timestamp()
+        return stamp + int(m.group(2) or 0) / 1000
+    m = _CLOCK.search(line)
+    if m and m.group(5):
+        return float(m.group(5))
+    if m:
+        return int(m.group(1)) * 3600 + int(m.group(2)) * 60 + int(m.group(3)) + float("0." + m.group(4))
+    m = _SPENT.search(line)
+    if m:
+        ms, seconds, epoch = m.groups()
+        spent = float(ms) / 1000 if ms else float(seconds or epoch)
+        return (previous or 1e6) + spent
+    return previous
+
+
+# real logs with healthy stretches, their cadence from their own clocks (docs/hangs.md: "measured on real logs")
+HEALTHY = ["nanogpt_215_checkpoint.log", "torchtitan_1287.log", "megatron_756.log", "megatron_llm_11.log",
+           "metriclogger_accessory_48.log", "fairseq_940.log", "fairseq_514.log", "maxtext_8.log", "keras_10506.log",
+           "keras_8680.log", "deepspeed_1825.log", "megatron_deepspeed_3742.log"]
+
+
+def replay_any(name: str, t: ProgressTracker, clock: Clock, tick: float = 1.0, keep_pauses: bool = True) -> int:
+    """Each line at the time `when` gives it, ticking every `tick` seconds; the marks observed."""
+    at, seen = None, 0
+    for line in lines(name):
+        at = when(line, at)
+        p = recognise(line)
+        if at is None or p is None or (p.pause and not keep_pauses):
+            continue
+        clock.t = clock.t or at
+        while clock.t + tick <= at:
+            clock.t += tick
+            t.tick()
+        clock.t = max(clock.t, at)
+        t.observe(REF, [Mark(at, p)])
+        seen += 1
+    t.tick()
+    return seen
+
+
+@pytest.mark.parametrize("name", HEALTHY)
+def test_real_healthy_logs_raise_nothing_at_the_default_k(name):
+    """Every real log kept here with a clock of its own, replayed at its own cadence through the tracker with the
+    default k (10) and no floor to hide behind (1 s): healthy jitter, epoch ends, evaluations and saves raise
+    nothing.  The control: the same pod silent past k x its median afterwards is suspected."""
+    events: list = []
+    clock = Clock()
+    t = tracker(clock, events, k=10, floor_seconds=1, min_steps=2)
+    assert replay_any(name, t, clock) >= 2
+    assert events == []
+    pod = t.pods["uid-0"]
+    clock.t = pod.last + t.allowance(pod) + 1
+    t.tick()
+    assert [e[0] for e in events] == [HANG_REASON]
+
+
+def test_real_fairseq_validation_fits_a_tight_k():
+    """fairseq #940: a line every 91-92 s, and 107 s across a validation (`valid on 'valid' subset`, said when
+    it is over, so its time is not known here): even with that line not understood, k=1.2 holds on the real
+    stretch and k=1.1 would not; the default k is 10."""
+    for k, raised in ((1.2, []), (1.1, [HANG_REASON, RESUMED_REASON])):
+        events: list = []
+        clock = Clock()
+        replay_any("fairseq_940.log", tracker(clock, events, k=k, floor_seconds=1, min_steps=2), clock,
+                   keep_pauses=False)
+        assert [e[0] for e in events] == raised
 
 
 def test_real_torchtitan_jitter_raises_nothing_and_gives_step_time():
