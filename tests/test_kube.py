@@ -281,6 +281,27 @@ def test_grants_of_other_pools_count_there_only_and_none_outlives_the_grace(api)
     assert sorted(api.configmaps[("gpu-npd", "budget")]["data"]) == ["a-1", "a-2"]  # b-1 (left the cluster) gone
 
 
+def test_no_access_to_the_budgets_configmap_holds_the_taint_back_and_says_why(api):
+    """An older release's RBAC (no Role for the budget's ConfigMap): the API refuses the grant (403). The taint is
+    held back, the warning and the Event name the ConfigMap and the Role, the condition stands and Events flow."""
+    from kubernetes.client.rest import ApiException
+
+    api.add_node("gpu-1")
+    engine, sink, metrics, _ = make_sink(api)
+
+    def forbidden(*_a, **_k):
+        raise ApiException(status=403, reason="Forbidden")
+
+    sink.taints.book.request = forbidden
+    observe(engine, sink, XID79)
+    sink.sync()
+    assert api.taints("gpu-1") == [] and api.conditions("gpu-1")["GPUUnhealthy"]["status"] == "True"
+    assert metrics.registry.get_sample_value("gpu_npd_taint_held_by_budget", {"taint": TAINT}) == 1
+    (held,) = [e for e in api.events() if e["reason"] == "TaintHeldByBudget"]
+    assert "ConfigMap gpu-npd/gpu-npd-taint-budget refused the agent (403 Forbidden)" in held["message"]
+    assert "Role gpu-npd-budgets" in held["message"]
+
+
 def test_budget_math():
     assert budget_size(100, 0.1) == 10 and budget_size(99, 0.1) == 9
     assert budget_size(5, 0.1) == 1  # a small pool may lose one node

@@ -172,17 +172,16 @@ class TaintWriter:
             target = dict(wanted)
             new = sorted(set(target) - set(mine_now))
             # the budget counts nodes: one that already carries a gpu-npd taint is counted, another key costs nothing
-            if new and not mine_now and not self._budget_allows():
+            refused = self._budget_refuses() if new and not mine_now else None
+            if refused is not None:
                 for key in new:
                     del target[key]
                     if key not in self.held:
                         self.held.add(key)
-                        log.warning("taint %s held back: the tainted-node budget is spent", key)
+                        log.warning("taint %s held back: %s", key, refused)
                         self.events.record(Ref("Node", self.n.node, uid=self.n.node), "TaintHeldByBudget",
-                                           f"gpu-npd did not add taint {key}: more than "
-                                           f"{s.max_tainted_fraction:.0%} of the pool (or "
-                                           f"{s.max_tainted_nodes or 'no cap on'} nodes) would be tainted; "
-                                           "the condition stands", key=f"held|{key}")
+                                           f"gpu-npd did not add taint {key}: {refused}; the condition stands",
+                                           key=f"held|{key}")
             else:
                 self.held -= set(new)
             self.held &= set(wanted)
@@ -211,10 +210,11 @@ class TaintWriter:
             return
         raise RuntimeError(f"taint update on {self.n.node} kept conflicting ({CONFLICT_RETRIES} tries)")
 
-    def _budget_allows(self) -> bool:
-        """May this node be tainted?  The pool (budget_selector, paged) is listed and its nodes carrying a gpu-npd
-        taint counted; then this node's grant is asked of the shared book, where those nodes and every other
-        node's grant count: two agents deciding in the same instant cannot both take the last slot."""
+    def _budget_refuses(self) -> str | None:
+        """Why this node may not be tainted now, or None when it may.  The pool (budget_selector, paged) is listed
+        and its nodes carrying a gpu-npd taint counted; then this node's grant is asked of the shared book, where
+        those nodes and every other node's grant count: two agents deciding in the same instant cannot both take
+        the last slot."""
         s = self.n.s
         self._budget_checked = self.clock()
         pool: set[str] = set()
@@ -239,14 +239,14 @@ class TaintWriter:
             if exc.status not in (403, 404):  # the API's trouble: the sync is retried with backoff
                 raise
             # no access to the budget's ConfigMap (RBAC of an older release, a namespace that does not exist):
-            # without a grant, no taint; said at each recheck, the condition stands, the other writers go on
-            log.warning("taint budget: ConfigMap %s/%s refused (%s %s): taint held back; the agent needs get, "
-                        "update and create on it (deploy/base/daemonset.yaml, Role gpu-npd-budgets)",
-                        self.book.namespace, self.book.name, exc.status, exc.reason)
-            return False
+            # without a grant, no taint, said as the refusal (a warning and an Event); the condition stands and the
+            # other writers go on
+            return (f"the taint budget's ConfigMap {self.book.namespace}/{self.book.name} refused the agent "
+                    f"({exc.status} {exc.reason}): it needs get, update and create on it (Role gpu-npd-budgets)")
         log.info("taint budget: %d of %d pool nodes tainted by gpu-npd, %d may be; this one %s", len(tainted),
                  len(pool), allowed, "granted" if ok else "refused")
-        return ok
+        return None if ok else (f"more than {s.max_tainted_fraction:.0%} of the pool (or "
+                                f"{s.max_tainted_nodes or 'no cap on'} nodes) would be tainted")
 
     def _release(self) -> None:
         """This node carries no gpu-npd taint any more: its grant goes back to the pool (a failure is only said:
