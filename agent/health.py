@@ -333,10 +333,10 @@ class HealthEngine:
         pid = f"{subject}|{f.kind}|{code if code is not None else ''}|{reason}"
         p = self.problems.get(pid)
         amendment = amends(f)  # the event's finding again (parsers.fold_amendments): no second sighting
-        if amendment:
-            self._moved(f, subject, code, pid, amendment)
+        moved = bool(amendment) and self._moved(f, subject, code, pid, amendment)
         if p is not None:
-            self._add_to(p, f, seen, severity or f.severity, action or f.action, note, amendment)
+            # the event's sighting, moved here from the problem its earlier finding raised, is one more of this one's
+            self._add_to(p, f, seen, severity or f.severity, action or f.action, note, amendment, moved)
             return pid
         p = Problem(pid, subject, f.kind, rule["condition"], reason, severity or f.severity, f.attribution,
                     action or f.action, self._message(f, severity or f.severity, action or f.action, note),
@@ -345,10 +345,10 @@ class HealthEngine:
         self._add(p, change)
         return pid
 
-    def _moved(self, f: Finding, subject: str, code: int | None, pid: str, amendment: str) -> None:
+    def _moved(self, f: Finding, subject: str, code: int | None, pid: str, amendment: str) -> bool:
         """An amendment's event was counted on the problem its earlier finding raised (another reason: an error the
         amendment says was fatal; another subject: no GPU named then): that sighting is the amendment's now, one
-        fewer there (the problem gone when it was its only one)."""
+        fewer there (the problem gone when it was its only one).  Whether one was moved."""
         prefix = f"{'node' if amendment == 'pci' else subject}|{f.kind}|{code if code is not None else ''}|"
         rank = SEVERITY_RANK[f.severity]
         for p in self.problems.values():
@@ -358,17 +358,19 @@ class HealthEngine:
                     self._touched[p.id] = None
                 else:
                     self._remove(p.id)
-                return
+                return True
+        return False
 
     def _add_to(self, p: Problem, f: Finding, seen: float, severity: str, action: str, note: str,
-                amendment: str | None = None) -> None:
+                amendment: str | None = None, moved: bool = False) -> None:
         """One more finding of a standing problem: counted; its message says the latest (rendered at derive).  An
         amendment (an event's finding, worse: parsers.fold_amendments) is no second sighting: its severity is the
-        problem's when higher, its count unchanged."""
+        problem's when higher, its count unchanged unless its event's sighting was `moved` here from another
+        problem (_moved: a later event of a GPU already raised, its earlier finding having named no GPU)."""
         if amendment:
             if SEVERITY_RANK[severity] > SEVERITY_RANK[p.severity]:
                 p.severity = severity
-        else:
+        if not amendment or moved:
             p.count += 1
         if seen > p.last_seen:
             p.last_seen = seen

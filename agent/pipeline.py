@@ -84,7 +84,8 @@ class Pipeline:
             if classifier.amended:  # earlier findings the line amended (an address it gave): decided after it
                 for g in (f, *classifier.take_amended()):
                     if g is not None and admit(g, name) is not None:
-                        self._one(g, name, change, fresh, repeat(name, g))
+                        # an amendment is always decided: the same one of a later event is that event's, no repeat
+                        self._one(g, name, change, fresh, None if amends(g) else repeat(name, g))
                 continue
             if f is None or admit(f, name) is None:
                 continue

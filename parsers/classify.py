@@ -26,8 +26,8 @@ from .pci import find_pci, normalize_pci
 from .prefilter import Prefilter
 from .ports import BootClock
 from .rules import (BOOT_MARK, BOOT_STAGES, EVENT_ADDRESS_FROM, EVENT_ADOPTS, EVENT_AMENDS, EVENT_ESCALATES,
-                    EVENT_LINES, EVENT_PER_DEVICE, EVENT_PER_GPU, EVENT_UNNAMED_NEWEST,
-                    EVENT_PER_RANK, KEYWORDS, PCI, REFINERS, RULES, STATED, Rule)
+                    EVENT_LINES, EVENT_PER_DEVICE, EVENT_PER_GPU, EVENT_PER_GPU_INDEX, EVENT_UNNAMED_NEWEST,
+                    EVENT_PER_RANK, GSP_GPU_INDEX, KEYWORDS, PCI, REFINERS, RULES, STATED, Rule)
 from .unclassified import DRIVER_KEYWORDS, ERROR_WORDS, unclassified
 from .wordscan import LazyPattern, word_regex
 
@@ -180,6 +180,7 @@ Template = tuple[tuple | None, bool, tuple[str, str, str] | None]
 MAX_MESSAGE = 4096  # characters of one message the rules see; the rest of a longer line is not matched
 MAX_LINE = 16384  # characters of one line (envelope included) any regex sees; longer lines are cut and counted
 MAX_UUIDS = 1024  # pci -> UUID entries remembered (oldest evicted): input cannot grow it without bound
+MAX_GPU_INDEXES = 1024  # GPU index -> address entries remembered (Classifier._gpu_index; oldest evicted)
 MEMO_SIZE = 4096  # distinct messages whose meaning is remembered: a repeated (storm) line costs a dict lookup
 MEMO_MAX_KEY = 1024  # longer messages are classified every time, never remembered (memory stays small)
 _MISS = object()
@@ -206,6 +207,9 @@ class Classifier:
         self.year = year
         self.prefilter = prefilter or Prefilter(all_keywords(), engine="re")
         self.uuids: dict[str, str] = {}  # pci -> GPU UUID, as NVRM printed it
+        # GPU index ("GPU6") -> its address, from lines naming both (rules.EVENT_PER_GPU_INDEX), and the reverse
+        self._gpu_index: dict[str, str] = {}
+        self._index_of: dict[str, str] = {}
         self._context: dict[str, tuple[tuple[str, str | None], ...]] = {}  # message -> what it says (bounded)
         self._last_pci: tuple[int, str] | None = None
         self._events: dict[str, int] = {}  # open multi-line event -> position of its last line
@@ -460,6 +464,8 @@ class Classifier:
         if (context_pci and event is not None and type(event[0]) is str and event[0].endswith(" ")
                 and event[0][:-1] in EVENT_PER_GPU):
             event = (event[0] + context_pci, event[1], event[2])  # a GPU's event: the GPU the lines before it named
+        if event is not None and EVENT_PER_GPU_INDEX:
+            event = self._by_gpu(event, position)
         self._made_by = self._amends = None
         if event is not None and self._in_event(event, position, SEVERITY_RANK[fields[1]] if fields else 0):
             return None
@@ -497,13 +503,103 @@ class Classifier:
             self._made[made_by] = (position, f)
         return f
 
+    def _by_gpu(self, event: tuple, position: int) -> tuple:
+        """An event kept per GPU whose lines may name it by index (rules.EVENT_PER_GPU_INDEX): its key by the GPU's
+        address where the line or the stream's index mapping gives it, else by the index or by nothing."""
+        name = event[0]
+        if type(name) is str:
+            if name.split(" ", 1)[0] in EVENT_PER_GPU_INDEX:
+                return self._gpu_key(name, position), event[1], event[2]
+            return event
+        if any(one.split(" ", 1)[0] in EVENT_PER_GPU_INDEX for one in name):
+            return (tuple(self._gpu_key(one, position) if one.split(" ", 1)[0] in EVENT_PER_GPU_INDEX else one
+                          for one in name), event[1], event[2])
+        return event
+
+    def _gpu_key(self, name: str, position: int) -> str:
+        """The open-event key of a line of an event kept per GPU by address or index ("gsp 0000:a1:00", "gsp GPU6",
+        "gsp 0000:a1:00=GPU6" for a line naming both, "gsp " for none). A line naming both teaches the stream the
+        index's address (an open event keyed by that index is the address's from then on). A GPU whose event is not
+        open takes the newest open one that nothing tells apart from it (one named by nothing; by an index no line
+        mapped, for an address no line gave an index; or the reverse): the failure of one GPU, as one event."""
+        prefix, _, who = name.partition(" ")
+        if not who:
+            return name  # names no GPU: the newest open one's (EVENT_UNNAMED_NEWEST), else its own
+        pci, _, index = who.partition("=")
+        if index:
+            self._learn_index(prefix, index, pci, position)
+        elif pci[:3] == "GPU":
+            index, pci = pci, self._gpu_index.get(pci, "")
+        key = f"{prefix} {pci or index}"
+        last = self._events.get(key)
+        if last is not None and 0 <= position - last <= EVENT_LINES[prefix]:
+            return key
+        other = self._indistinct(prefix, pci, index, position)
+        if other is None:
+            return key
+        if pci:
+            self._rename(other, key)  # the event named by nothing or by an unmapped index: this address's
+            return key
+        return other  # an unmapped index: the open event of an address no line gave an index
+
+    def _indistinct(self, prefix: str, pci: str, index: str, position: int) -> str | None:
+        """The newest open event of `prefix` that nothing tells apart from a line naming `pci` and/or `index`."""
+        window, best, best_at = EVENT_LINES[prefix], None, -1
+        start = prefix + " "
+        for key, at in self._events.items():
+            if at <= best_at or not key.startswith(start) or not 0 <= position - at <= window:
+                continue
+            who = key[len(start):]
+            if (not who or (pci and not index and who[:3] == "GPU" and pci not in self._index_of)
+                    or (index and not pci and who[:3] != "GPU" and who not in self._index_of)):
+                best, best_at = key, at
+        return best
+
+    def _learn_index(self, prefix: str, index: str, pci: str, position: int) -> None:
+        """A line named a GPU by both index and address: remembered (bounded), and an open event keyed by the index
+        is the address's."""
+        if self._gpu_index.get(index) != pci:
+            if index not in self._gpu_index and len(self._gpu_index) >= MAX_GPU_INDEXES:
+                del self._gpu_index[next(iter(self._gpu_index))]
+            self._gpu_index[index] = pci
+            self._index_of = {p: i for i, p in self._gpu_index.items()}
+        for one in EVENT_PER_GPU_INDEX:
+            if f"{one} {index}" in self._events:
+                self._rename(f"{one} {index}", f"{one} {pci}")
+
+    def _rename(self, old: str, new: str) -> None:
+        """An open event's key is another's from now on (the GPU it is about now known)."""
+        if old == new:
+            return
+        at = self._events.pop(old, None)
+        if at is not None and self._events.get(new, -1) < at:
+            self._events[new] = at
+        if old in self._led:
+            self._led.discard(old)
+            if new not in self._events or self._events[new] == at:
+                self._led.add(new)
+        for table in (self._stages, self._ranks, self._made):
+            if old in table:
+                value = table.pop(old)
+                table.setdefault(new, value)
+
+    def _may_be(self, who: str, pci: str | None) -> bool:
+        """Whether an event's key (`who`: an address, an index, or "") may be about the GPU at `pci`."""
+        if not who or pci is None:
+            return True
+        if who[:3].upper() == "GPU":
+            mapped = self._gpu_index.get("GPU" + who[3:])
+            return mapped == pci if mapped is not None else pci not in self._index_of
+        return normalize_pci(who) in (None, pci)
+
     def _address(self, f: Finding, position: int) -> None:
         """A finding naming a GPU: the address of the open events (rules.EVENT_ADDRESS_FROM) whose finding named none,
         as an amendment of that finding (Classifier.amended)."""
         for name, (at, made) in list(self._made.items()):
             if position - at > EVENT_AMENDS[name.split(" ", 1)[0]]:
                 del self._made[name]  # its window passed: nothing amends it any more
-            elif made.pci is None and made is not f and 0 <= position - at <= EVENT_AMENDS[name.split(" ", 1)[0]]:
+            elif (made.pci is None and made is not f and 0 <= position - at <= EVENT_AMENDS[name.split(" ", 1)[0]]
+                  and self._may_be(name.partition(" ")[2], f.pci)):
                 takes = EVENT_ADDRESS_FROM.get(name.split(" ", 1)[0])
                 if takes is not None and (f.kind, f.xid) in takes:
                     details = dict(made.details)
@@ -676,13 +772,25 @@ def _event_key(rule: Rule, m: re.Match) -> tuple[str, str, str] | None:
     return _event_name(name, rule, m), role, rule.name
 
 
+_GSP_INDEX = LazyPattern(GSP_GPU_INDEX)
+
+
 def _event_name(name: str, rule: Rule, m: re.Match) -> str:
     """An event's open-event key for a line of a rule: its name, with the device or rank it is kept per."""
     if name in EVENT_PER_DEVICE:
         groups = m.groupdict()  # the full PCI address, function included: one event per function
         pci = (groups.get("pci") or groups.get("device") or "").lower()
         if name in EVENT_PER_GPU:  # a GPU's: its normalized address ("" when the line names none)
-            pci = normalize_pci(pci) or ""
+            pci = normalize_pci(groups.get("pci") or groups.get("device")) or ""  # as printed: "PCI:" is upper case
+            if name in EVENT_PER_GPU_INDEX:  # and its index ("GPU6"), as the line names it (Classifier._gpu_key)
+                device = groups.get("device")
+                index = device if device is not None and device[:3] == "GPU" else None
+                if index is None and pci:
+                    found = _GSP_INDEX.search(m.string)
+                    if found is not None:
+                        index = "GPU" + (found.group("index") or found.group("gsp_index"))
+                if index is not None:
+                    pci = f"{pci}={index}" if pci else index
         name = f"{name} {pci}"
     elif name in EVENT_PER_RANK:
         name = f"{name} {_rank_of(m)}"

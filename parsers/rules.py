@@ -101,11 +101,20 @@ EVENT_LINES = {"aer": 12, "mlx5_health": 20, "mlx5_tx_timeout": 4, "knvlink": 2,
 # swallow the next function's own health failure a few lines later.
 # (the row's `pci` group, else its `device` group: a block device, an NFS server, an NVMe controller)
 EVENT_PER_DEVICE = frozenset({"mlx5_health", "mlx5_tx_timeout", "sxid", "nfs", "fs", "nvme", "fallen", "rminit",
-                              "peermem_load", "reset"})
+                              "peermem_load", "reset", "gsp"})
 # Of those, the events kept per GPU: keyed by the GPU's address (normalize_pci: a GPU is one key, whichever function
 # or spelling a line gives), the address the lines before it named when the line names none (an NV_ERR_GPU_IS_LOST
 # assertion after the "fallen off the bus" line it follows).
-EVENT_PER_GPU = frozenset({"fallen", "rminit"})
+EVENT_PER_GPU = frozenset({"fallen", "rminit", "gsp"})
+# Of those, the events whose lines may name the GPU by its index alone ("NVRM: GPU6 _kgspRpcRecvPoll: GSP RM heartbeat
+# timed out"), others by its address ("NVRM: Xid (PCI:0000:a1:00): 119, .."). A line naming both ("Xid (PCI:0000:a1:00):
+# 119, .. Timeout after 45s of waiting for RPC response from GPU6 GSP!", 535's ".. Timeout waiting for RPC from GSP6!")
+# tells the stream which address an index is (Classifier._gpu_index): the event is keyed by the address where a line
+# or that mapping gives it, else by the index. Lines nothing tells apart (an index no line mapped and an address no
+# line gave an index, a line naming no GPU) are one event, as before the mapping: the GSP's failure on one GPU.
+EVENT_PER_GPU_INDEX = frozenset({"gsp"})
+# The GPU an Xid 119/120 line's text names beside its address (57x+ "from GPU6 GSP!", 535 "from GSP6!").
+GSP_GPU_INDEX = r"RPC (?:response )?from (?:GPU(?P<index>\d{1,4}) GSP\b|GSP(?P<gsp_index>\d{1,4})!)"
 # Events a line naming no device joins the newest open one of (else it opens its own): the GPU's, and a GPU needing
 # reset (its lines name the GPU by index at most, "NVRM: GPU0 ..", many by nothing).
 EVENT_UNNAMED_NEWEST = EVENT_PER_GPU | {"reset"}

@@ -189,3 +189,22 @@ def test_pod_findings_are_weighed_by_what_they_hold():
     assert f is not None
     ref = PodRef("ns", "pod", "uid", "c")
     assert weight(WorkloadFindings([(ref, f)] * 1000)) >= 1000 * (1024 + len(f.message))
+
+
+# open-gpu-kernel-modules #1200 (gsp.yaml): a GSP timeout naming no GPU, then the Xid 154 naming it (an amendment)
+GSP_BEAT = "NVRM: _kgspRpcRecvPoll: GSP RM heartbeat timed out"
+XID154 = "NVRM: Xid (PCI:0000:01:00): 154, GPU recovery action changed from 0x0 (None) to 0x1 (GPU Reset Required)"
+
+
+def test_an_identical_amendment_of_a_later_event_is_decided_not_counted_as_a_repeat(tmp_path: Path):
+    """An amendment is the event's finding again (parsers.fold_amendments): the same amendment (message, address,
+    kind) of a later, separate event must move that event's sighting to the GPU as the first did, not count as a
+    repeat of the first (which left the later event counted on the node and once more on the GPU)."""
+    lines = ([GSP_BEAT, XID154] + [BENIGN] * 100) * 2
+    for batch in (1, 7, 1000):
+        fast, slow = make(tmp_path / f"fast{batch}"), make(tmp_path / f"slow{batch}", reference=True)
+        feed(fast, lines, batch)
+        feed(slow, lines, batch)
+        assert summary(fast) == summary(slow)
+        got = sorted((p.subject, p.code, p.count) for p in fast.engine.problems.values())
+        assert got == [("gpu:0000:01:00", 119, 2), ("gpu:0000:01:00", 154, 2)]

@@ -261,6 +261,48 @@ def test_the_lines_after_an_xid_119_are_part_of_it():
     assert realworld.findings(text.splitlines()[0]) == []
 
 
+_XID119_GPU = ("NVRM: Xid (PCI:{pci}): 119, pid=1, name=python, Timeout after 45s of waiting for RPC response from "
+               "GPU{index} GSP! Expected function 76 (GSP_RM_CONTROL) sequence 4129 (0x0 0x0).")
+
+
+def test_gsp_events_are_kept_per_gpu_by_address_or_index():
+    """The GSP's event is one per GPU: a second GPU's heartbeat lines inside the first's window are its own Xid 119.
+    The heartbeat lines name the GPU by index ("NVRM: GPU6 _kgspRpcRecvPoll: .."), Xid 119 by address; the 57x+ Xid
+    119 text names both ("from GPU6 GSP!", shaped on gpud's dmesg-with-xid-119.log and open-gpu-kernel-modules #1230),
+    so the stream knows which address an index is."""
+    gpu0, gpu6 = _XID119_GPU.format(pci="0000:18:00", index=0), _XID119_GPU.format(pci="0000:a1:00", index=6)
+    beat = "NVRM: GPU{} _kgspRpcRecvPoll: GSP RM heartbeat timed out"
+    got = lambda *lines: [(f.kind, f.xid, f.pci) for f in realworld.findings("\n".join(lines))]  # noqa: E731
+    # GPU0's Xid 119, its heartbeat, then GPU6's heartbeat: two events (GPU6's address unknown: none)
+    assert got(gpu0, beat.format(0), beat.format(6)) == [("xid", 119, "0000:18:00"), ("xid", 119, None)]
+    # GPU6's address known from its own Xid 119 earlier: each heartbeat is its GPU's open event
+    assert got(gpu6, gpu0, beat.format(0), beat.format(6)) == [("xid", 119, "0000:a1:00"), ("xid", 119, "0000:18:00")]
+    # the heartbeat check naming GPU6 before its Xid 119: one event, the Xid's address
+    check = ("NVRM: GPU6 _kgspIsHeartbeatTimedOut: Heartbeat timed out, currentTimeMs 812751949 heartbeat 1899482 "
+             "heartbeatWithOffsetMs 812745879 diff 6070 timeout 5200")
+    assert got(check, gpu6, beat.format(6)) == [("xid", 119, "0000:a1:00")]
+    # GPU6's check, then GPU0's Xid 119 (it says GPU0): GPU6's event stays its own
+    assert got(check, gpu0, beat.format(6)) == [("xid", 119, "0000:18:00"), ("xid", 119, None)]
+    # nothing tells them apart (a line naming no GPU; an older Xid 119 text naming no index): one event, as before
+    assert got(gpu0, "NVRM: _kgspRpcRecvPoll: GSP RM heartbeat timed out") == [("xid", 119, "0000:18:00")]
+    old = ("NVRM: Xid (PCI:0000:18:00): 119, pid=1, name=python, Timeout waiting for RPC from GSP! Expected function "
+           "76 (GSP_RM_CONTROL) (0x0 0x0).")
+    assert got(old, beat.format(6)) == [("xid", 119, "0000:18:00")]
+
+
+def test_a_gsp_event_takes_no_other_gpus_address():
+    """An amendment's address (EVENT_ADDRESS_FROM) is the event's GPU's only: GPU6's heartbeat (its address unknown)
+    then GPU0's Xid 154 (GPU0 at 0000:18:00, its Xid 119 said so) is no address of GPU6's; with no mapping, a later
+    Xid 154 names the GPU, as before."""
+    gpu0 = _XID119_GPU.format(pci="0000:18:00", index=0)
+    xid154 = "NVRM: Xid (PCI:0000:18:00): 154, GPU recovery action changed from 0x0 (None) to 0x1 (GPU Reset Required)"
+    beat6 = "NVRM: GPU6 _kgspRpcRecvPoll: GSP RM heartbeat timed out"
+    got = lambda *lines: [(f.xid, f.pci, f.details.get("amends"))  # noqa: E731
+                          for f in realworld.findings("\n".join(lines))]
+    assert got(gpu0, beat6, xid154) == [(119, "0000:18:00", None), (119, None, None), (154, "0000:18:00", None)]
+    assert got(beat6, xid154) == [(119, "0000:18:00", "pci"), (154, "0000:18:00", None)]
+
+
 def test_the_driver_rate_limiting_its_gsp_prints_is_the_gpus_reset():
     """Past its reset threshold of GSP timeouts the driver says the GPU likely needs a reset (open-gpu-kernel-modules
     #659, gsp.yaml): a gpu_reset_required for that GPU; the control calls timing out with it (0x65) are the GSP's.
