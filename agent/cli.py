@@ -185,10 +185,11 @@ def run(config_file, kmsg, log_files, journald, state_dir, metrics_address, node
 @click.option("--wait-seconds", default=120.0, show_default=True, type=click.FloatRange(min=0))
 def cleanup(apply_, configs, api_server, kubeconfig, wait_for_pods, wait_seconds) -> None:
     """Remove what gpu-npd wrote on every node: its gpu-npd.io/<condition> taints, its conditions, its repair annotation,
-    its DeviceTaintRules and pod conditions. Owner-checked: other taints, conditions and annotations stay.
+    its DeviceTaintRules and pod conditions, and the budgets' ConfigMaps of grants (node taints, DRA). Owner-checked:
+    other taints, conditions, annotations and ConfigMaps stay.
 
-    Exit 0 when everything listed was removed (or listed, in a dry run), 1 when a change failed, 2 on a
-    configuration error or no cluster.
+    Exit 0 when everything listed was removed (or listed, in a dry run), 1 when a change failed or the pods of
+    --wait-for-pods still run, 2 on a configuration error or no cluster.
     """
     import logging
     from types import SimpleNamespace

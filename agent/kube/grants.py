@@ -72,7 +72,7 @@ class GrantBook:
                     raise
                 self.conflicts += 1
                 self.sleep(random.uniform(0, 0.05 * (attempt + 1)))  # another agent won: read again
-        raise RuntimeError(f"the GPU budget ConfigMap {self.name} kept changing ({GRANT_RETRIES} tries)")
+        raise RuntimeError(f"the budget ConfigMap {self.namespace}/{self.name} kept changing ({GRANT_RETRIES} tries)")
 
     def acquire(self, names: list[str], rules: set[str], allowed: int, among: set[str] | None = None) -> list[str]:
         """The names among `names` this node may act under (granted before, or now while fewer than `allowed`
