@@ -191,7 +191,10 @@ def _ts(e: Evidence) -> float:
 
 
 def is_consequence(e: Evidence) -> bool:
-    """Whether this line is what a failure elsewhere makes a healthy rank print."""
+    """Whether this line is what a failure elsewhere makes a healthy rank print, or an exception chained after the
+    chain's first (Python's "During handling of the above exception"), whatever its kind (a CUDA / NCCL error too)."""
+    if e.details.get("chained_from"):
+        return True
     if e.kind in SYMPTOM_KINDS:
         if e.kind == "nccl_error" and e.attribution == "application":
             return False  # ncclInvalidUsage: the program's own mistake
@@ -251,6 +254,8 @@ def _local_completion(errors: list[Evidence], rule: str) -> Verdict | None:
 def is_node_fault(e: Evidence) -> bool:
     """A fault of the node's hardware or fabric, severe enough to break a job (cf. parsers.correlate.cause_of)."""
     if e.kind == "cuda_error":  # uncorrectable ECC / NVLink / unknown error, seen by the application
+        if e.details.get("chained_from") and e.details.get("cuda_error") in CUDA_TEXT_CATEGORY:
+            return False  # a category only inferred from the text, raised while handling the chain's first error
         return category_of(e) == "hardware"
     if e.kind not in NODE_FAULT_KINDS or attribution_of(e) == "application":
         return False
