@@ -85,7 +85,8 @@ CONTEXT_KINDS = frozenset(k.name for k in JOB_TABLE if k.context)
 # own adapter was refused the memory it registered, IBV_WC_LOC_PROT_ERR ("error 4 ... vendor err 81"): with
 # GPUDirect RDMA the node's PCIe path from the NIC to the GPU, PCIe ACS left enabled (or an IOMMU, a VM's
 # passthrough) breaking peer-to-peer: "IB error 4 is usually due to ACS being enabled and breaking GPU Direct RDMA
-# protocol" (NCCL's maintainers, NVIDIA/nccl #928; #523, #214): the node's configuration, not the link nor the peer.
+# protocol" (NCCL's maintainers, NVIDIA/nccl #928; #214 and #304, where disabling ACS fixed it; between VMs with
+# GDR, the passthrough, #660): the node's configuration, not the link nor the peer.
 IB_STATUS_CATEGORY: dict[str, str | None] = {"IBV_WC_WR_FLUSH_ERR": None, "IBV_WC_LOC_PROT_ERR": "infrastructure"}
 # Kinds that are a failure of the job whatever the severity their rule gives (the kernel's OOM killer: a warning for
 # the node, the end of a rank for the job)
