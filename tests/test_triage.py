@@ -509,6 +509,25 @@ def test_the_earliest_failure_that_is_not_a_consequence_wins():
     assert (first.category, first.root.rank, first.root.kind) == ("application", 5, "exception")
 
 
+def test_a_cuda_error_chained_after_another_is_no_root():
+    """SYNTHETIC: rank 0's illegal memory access, then, raised while handling it, "unknown error" (alone, a device
+    fault: hardware): chained, it is the first's consequence; the root is the first, the program's."""
+    tb = "[rank0]: Traceback (most recent call last):"
+    incidents = job({"rank-0.log": [
+        "[2025-03-21 01:57:00,000] step 10", tb, '[rank0]:   File "train.py", line 10, in <module>',
+        "[rank0]: RuntimeError: CUDA error: an illegal memory access was encountered", "[rank0]: ",
+        "[rank0]: During handling of the above exception, another exception occurred:", "[rank0]: ", tb,
+        '[rank0]:   File "train.py", line 12, in <module>', "[rank0]: RuntimeError: CUDA error: unknown error"]})
+    first = incidents[0]
+    assert (first.category, first.rule, first.root.kind, first.root.rank) == ("application", "first_failure",
+                                                                              "cuda_error", 0)
+    assert len(incidents) == 1
+    # alone, the same "unknown error" is the device's fault
+    alone = job({"rank-0.log": ["[2025-03-21 01:57:00,000] step 10", tb, "[rank0]: RuntimeError: CUDA error: "
+                                "unknown error"]})
+    assert (alone[0].category, alone[0].rule) == ("hardware", "node_fault")
+
+
 def test_lagging_rank_from_the_communicator_size():
     """Four ranks in the communicator, three report the timeout: the fourth never reached the collective."""
     comm = [f"node-a:100{r}:200{r} [{r}] NCCL INFO comm 0x9bbaa8{r} rank {r} nranks 4 cudaDev {r} busId 4800{r} - "

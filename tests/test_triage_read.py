@@ -250,6 +250,22 @@ def test_a_chained_exception_is_a_consequence_of_the_chains_first():
                                                                       ("OSError", False, None)]
 
 
+def test_an_exception_chained_after_a_cuda_error_is_its_consequence():
+    """SYNTHETIC lines in Python's chained shape whose first exception is a CUDA error (the parsers' cuda_error): what
+    is raised while handling it, a CUDA or NCCL error the parsers know too, is its consequence, not a failure of its
+    own."""
+    first = "RuntimeError: CUDA error: an illegal memory access was encountered"
+    for second, kind in [("RuntimeError: CUDA error: unknown error", "cuda_error"),
+                         ("torch.distributed.DistBackendError: NCCL error in: ProcessGroupNCCL.cpp:1970, unhandled "
+                          "cuda error (run with NCCL_DEBUG=INFO for details), NCCL version 2.20.5", "nccl_error"),
+                         ("RuntimeError: collate failed", "exception")]:
+        ev = list(read_lines([TB, FRAME, first, "", "During handling of the above exception, another exception "
+                              "occurred:", "", TB, FRAME, second], "x.log", Clock()))
+        assert [e.kind for e in ev] == ["cuda_error", kind]
+        assert not ev[0].details.get("consequence")
+        assert ev[1].details["consequence"] and ev[1].details["chained_from"] == "cuda_error"
+
+
 def test_an_exception_groups_sub_exceptions_are_the_failures():
     """SYNTHETIC lines in Python 3.11+'s exception group shape (its margin, "  | ", peeled): the group is a wrapper,
     a consequence; each sub-exception is read as an exception of its own."""

@@ -85,7 +85,8 @@ CONTEXT_KINDS = frozenset(k.name for k in JOB_TABLE if k.context)
 # own adapter was refused the memory it registered, IBV_WC_LOC_PROT_ERR ("error 4 ... vendor err 81"): with
 # GPUDirect RDMA the node's PCIe path from the NIC to the GPU, PCIe ACS left enabled (or an IOMMU, a VM's
 # passthrough) breaking peer-to-peer: "IB error 4 is usually due to ACS being enabled and breaking GPU Direct RDMA
-# protocol" (NCCL's maintainers, NVIDIA/nccl #928; #523, #214): the node's configuration, not the link nor the peer.
+# protocol" (NCCL's maintainers, NVIDIA/nccl #928; #214 and #304, where disabling ACS fixed it; between VMs with
+# GDR, the passthrough, #660): the node's configuration, not the link nor the peer.
 IB_STATUS_CATEGORY: dict[str, str | None] = {"IBV_WC_WR_FLUSH_ERR": None, "IBV_WC_LOC_PROT_ERR": "infrastructure"}
 # Kinds that are a failure of the job whatever the severity their rule gives (the kernel's OOM killer: a warning for
 # the node, the end of a rank for the job)
@@ -191,7 +192,10 @@ def _ts(e: Evidence) -> float:
 
 
 def is_consequence(e: Evidence) -> bool:
-    """Whether this line is what a failure elsewhere makes a healthy rank print."""
+    """Whether this line is what a failure elsewhere makes a healthy rank print, or an exception chained after the
+    chain's first (Python's "During handling of the above exception"), whatever its kind (a CUDA / NCCL error too)."""
+    if e.details.get("chained_from"):
+        return True
     if e.kind in SYMPTOM_KINDS:
         if e.kind == "nccl_error" and e.attribution == "application":
             return False  # ncclInvalidUsage: the program's own mistake
@@ -251,6 +255,8 @@ def _local_completion(errors: list[Evidence], rule: str) -> Verdict | None:
 def is_node_fault(e: Evidence) -> bool:
     """A fault of the node's hardware or fabric, severe enough to break a job (cf. parsers.correlate.cause_of)."""
     if e.kind == "cuda_error":  # uncorrectable ECC / NVLink / unknown error, seen by the application
+        if e.details.get("chained_from") and e.details.get("cuda_error") in CUDA_TEXT_CATEGORY:
+            return False  # a category only inferred from the text, raised while handling the chain's first error
         return category_of(e) == "hardware"
     if e.kind not in NODE_FAULT_KINDS or attribution_of(e) == "application":
         return False

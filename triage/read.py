@@ -448,7 +448,10 @@ class FileReader:
         # the parsers know CUDA errors and OOMs by their text: those are theirs
         finding = self.classifier.classify(at.rest, file=self.name, lineno=at.n)
         if finding is not None and finding.kind != "unclassified" and not finding.details.get("consequence"):
-            return self._from_finding(at, finding)
+            ev = self._from_finding(at, finding)
+            if cause:  # raised while handling the chain's first (a CUDA error, an NCCL error): its consequence
+                ev = ev.with_context(details={**ev.details, "consequence": True, "chained_from": cause})
+            return ev
         etype, message = m.group("type"), (m.group("message") or "")
         consequence = bool(cause or CONSEQUENCE_EXCEPTIONS.search(etype) or
                            CONSEQUENCE_EXCEPTIONS.search(message[:300]))
