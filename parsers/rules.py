@@ -472,14 +472,17 @@ RULES: tuple[Rule, ...] = (
     # amended to fatal, however many lines of the drivers' callbacks came between. Every era's wording: 5.x+
     # "pcieport 0000:00:01.4: AER: device recovery failed", "AER: subordinate device reset failed" (the port's reset
     # after a DPC containment), "nvidia 0000:03:00.0: AER: can't recover (no error_detected callback)"; 4.x "AER:
-    # Device recovery failed"; 3.x (aerdrv_core.c, no "AER: ") "pcieport 0000:00:03.0: Device recovery failed".
+    # Device recovery failed"; 3.x (aerdrv_core.c, no "AER: ") "pcieport 0000:00:03.0: Device recovery failed"; 4.x-5.x
+    # err.c's reset of the link above a contained device, just before its verdict: "pcieport 0000:89:02.0: link
+    # reset at upstream device 0000:89:02.0 failed" (part of the same failed recovery, not a line of its own).
     _r("aer_recovery", "pcie_aer", ["AER: device recovery successful", "AER: Device recovery successful",
                                     "AER: Device Recovery successful"],
        r"AER: (?P<recovery>[Dd]evice [Rr]ecovery successful)", refine="aer_detail", event=AER_JOIN),
     _r("aer_recovery_failed", "pcie_aer", ["AER: can't recover", "ecovery failed", "ecovery Failed",
-                                           "AER: subordinate device reset failed"],
+                                           "AER: subordinate device reset failed", "link reset at upstream device"],
        r"(?:AER: |[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]: )(?P<recovery>can't recover \(no error_detected "
-       r"callback\)|[Dd]evice [Rr]ecovery [Ff]ailed|subordinate device reset failed)",
+       r"callback\)|[Dd]evice [Rr]ecovery [Ff]ailed|subordinate device reset failed|"
+       r"link reset at upstream device " + PCI + r" failed)",
        refine="aer_detail", event=("aer", "escalate")),
     # (5.x+ prefix these with "AER: ": "pcieport 0000:00:1c.0: AER: [12] Timeout", and print the status as
     # "AER: aer_status: 0x00001000, aer_mask: 0x00006000" after a firmware-first record)
