@@ -245,15 +245,22 @@ def test_ctrl_c_stops_the_workers():
     while len(children) < 2 and time.monotonic() < deadline:  # the pool's workers (and its manager's) started
         time.sleep(0.2)
         children = _children(proc.pid)
-    assert children, "the pool was running"
-    time.sleep(0.5)
+    # both workers started (one still being started when Ctrl-C came would be a different test: Ctrl-C during the
+    # pool's start), then a moment for them to be inside their (slow) reading
+    assert len(children) >= 2, f"the pool's two workers were running: {children}"
+    time.sleep(1.0)
     proc.send_signal(signal.SIGINT)
-    out, err = proc.communicate(timeout=30)  # not after the workers' 120 s
-    assert proc.returncode != 0 and "Traceback" not in err, (proc.returncode, err)
+    try:
+        out, err = proc.communicate(timeout=30)  # not after the workers' 120 s
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        out, err = proc.communicate()
+        raise AssertionError(f"still running 30 s after Ctrl-C; stderr: {err[-2000:]}") from None
+    assert proc.returncode != 0 and "Traceback" not in err, (proc.returncode, err[-2000:])
     deadline = time.monotonic() + 10
     while time.monotonic() < deadline and _running(children):
         time.sleep(0.2)
-    assert not _running(children), "workers left running"
+    assert not _running(children), f"workers left running: {_running(children)}; stderr: {err[-2000:]}"
 
 
 def _running(pids: list[int]) -> list[int]:
