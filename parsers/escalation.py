@@ -116,14 +116,7 @@ class Escalations:
     def see(self, xid: int, severity: str, gpu: str, text: str, t: float) -> Verdict | None:
         """Record a sighting of Xid `xid` (classified `severity`) on `gpu` at time `t` (`text`: its line, which
         may name the GPC/TPC unit); the first row whose count it reaches, else None."""
-        hit = self._rules.get((xid, severity))
-        if hit is None:
-            rules = tuple(r for r in self.table if (not r.xids or xid in r.xids)
-                          and (not r.severities or severity in r.severities))
-            hit = (rules, any(r.scope == "unit" for r in rules))
-            if len(self._rules) < MAX_KEYS:
-                self._rules[(xid, severity)] = hit
-        rules, by_unit = hit
+        rules, by_unit = self._rules.get((xid, severity)) or self._rows(xid, severity)
         if not rules:
             return None
         unit = unit_of(text) if by_unit else None
@@ -140,6 +133,21 @@ class Escalations:
             if unit_bursts:
                 unit_bursts[-1][1] = t
             return last[0]
+        return self._decide(rules, xid, gpu, unit, t, generation)
+
+    def _rows(self, xid: int, severity: str) -> tuple[tuple[Escalation, ...], bool]:
+        """The rows that apply to Xid `xid` classified `severity`, and whether one counts per unit (kept)."""
+        rules = tuple(r for r in self.table if (not r.xids or xid in r.xids)
+                      and (not r.severities or severity in r.severities))
+        hit = (rules, any(r.scope == "unit" for r in rules))
+        if len(self._rules) < MAX_KEYS:
+            self._rules[(xid, severity)] = hit
+        return hit
+
+    def _decide(self, rules: tuple[Escalation, ...], xid: int, gpu: str, unit: str | None, t: float,
+                generation: int) -> Verdict | None:
+        """`see` off the storm path: the sighting recorded on each scope and every row that applies counted.
+        (Apart from `see` so that the storm path does not pay for the cells its generators' closures need.)"""
         here, new = self._sighting((xid, gpu), t)
         if new:  # a new burst on this GPU changes what the others' sightings count: their verdicts are re-decided
             generation += 1
