@@ -125,7 +125,7 @@ class FindingPolicy:
 
     def _escalation(self, f: Finding, seen: float) -> Escalated | None:
         """The escalation verdict of Xid finding `f`, its sighting counted once (a repeat decided afresh after
-        `remember` counted it is the same finding)."""
+        `remember` counted it is the same finding).  `apply` does the same inline (every decided Xid passes there)."""
         if self._counted[0] is f:
             return self._counted[1]
         verdict = self.escalations.see(f.xid or 0, f.severity, f.pci or "-", f.message, seen)
