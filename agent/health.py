@@ -30,6 +30,9 @@ APP_XID_PIDS = 16  # processes remembered per (GPU, application Xid) for escalat
 _REPEATED: dict[int, dict] = {}  # application Xid -> the rule its repeats from several processes raise (built once)
 
 
+# the lifecycle kinds (a `clears` in parsers/kinds.py): the only findings `_clears` need look at
+_LIFECYCLE = frozenset(name for name, row in KIND.items() if row.clears is not None)
+
 # a kind's device (parsers/kinds.py) -> the prefix of its problems' subject (a PCIe device's: the GPU's, as before)
 _SUBJECT = {"nic": "nic:", "port": "nic:", "nvswitch": "nvswitch:"}
 
@@ -160,7 +163,7 @@ class HealthEngine:
             self.held[verdict.held] = self.held.get(verdict.held, 0) + 1
             change.held.append((f.xid, verdict.held))
             return None
-        if self._clears(f):
+        if f.kind in _LIFECYCLE and self._clears(f):
             return None
         if f.kind == "xid" and f.attribution == "application":
             if f.details.get("escalation") not in JOBS_ROWS:  # the table called it the job's: no GPU's repeat

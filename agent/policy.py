@@ -125,7 +125,7 @@ class FindingPolicy:
 
     def _escalation(self, f: Finding, seen: float) -> Escalated | None:
         """The escalation verdict of Xid finding `f`, its sighting counted once (a repeat decided afresh after
-        `remember` counted it is the same finding)."""
+        `remember` counted it is the same finding).  `apply` does the same inline (every decided Xid passes there)."""
         if self._counted[0] is f:
             return self._counted[1]
         verdict = self.escalations.see(f.xid or 0, f.severity, f.pci or "-", f.message, seen)
@@ -140,14 +140,21 @@ class FindingPolicy:
             return Verdict(f)
         gpu = f.pci or "-"
         entry = self.table.get(f.xid, _NO_ROW)
-        previous = self._last_xid.get(gpu)
-        _remember(self._last_xid, gpu, (seen, f.xid, f.attribution))
+        last_xid = self._last_xid
+        previous = last_xid.get(gpu) if entry else None  # (only a policy row's ignore_after reads it)
+        last_xid[gpu] = (seen, f.xid, f.attribution)  # (_remember, inline: every Xid record passes here)
+        last_xid.move_to_end(gpu)
+        if len(last_xid) > MAX_KEYS:
+            last_xid.popitem(last=False)
         notes: list[str] = []
         if entry:  # a policy row names this Xid (most do not)
             held = self._row(f, entry, gpu, seen, previous, notes)
             if held is not None:
                 return held
-        verdict = self._escalation(f, seen)
+        counted, verdict = self._counted
+        if counted is not f:  # (else `remember` counted this very finding: its verdict, not a second sighting)
+            verdict = self.escalations.see(f.xid, f.severity, gpu, f.message, seen)
+            self._counted = (f, verdict)
         if verdict is not None:
             rule = verdict.rule
             f.attribution, f.severity = rule.attribution or f.attribution, rule.severity or f.severity

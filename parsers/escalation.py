@@ -97,6 +97,18 @@ def _verdict(rule: Escalation, count: int, crossed: bool) -> Verdict:
     return Verdict(rule, count, crossed, rule.says.format(n=count, window=_span(rule.window)))
 
 
+@dataclass(slots=True)
+class _Last:
+    """What a storm's sighting of one scope needs, found by one lookup: the last verdict of an (xid, gpu, unit), the
+    Xid's burst generation then, and the bursts of its GPU and of its unit (None: no unit), the very lists
+    `Escalations._bursts` holds.  A list that table forgets is emptied as it goes (`_forget`), so a memo never
+    extends bursts no longer counted: an empty list sends the sighting to the decision, which starts a new one."""
+    verdict: Verdict | None
+    generation: int
+    bursts: list[list[float]]
+    unit_bursts: list[list[float]] | None
+
+
 class Escalations:
     """The bursts the rows count, per GPU and per unit; `see` records a sighting and says which row (if any)
     decides.  A burst is [start, end]: sightings on one scope at most BURST_SECONDS apart."""
@@ -106,9 +118,9 @@ class Escalations:
         self._bursts: OrderedDict[tuple, list[list[float]]] = OrderedDict()  # (xid, gpu[, unit]) -> bursts
         self._gpus: OrderedDict[int, dict[str, None]] = OrderedDict()  # xid -> the GPUs it was seen on
         self._reached: OrderedDict[tuple, int] = OrderedDict()  # (row, scope key) -> its count at the last sighting
-        # (xid, gpu, unit) -> (last verdict, the Xid's burst generation then): valid while no burst of the Xid
-        # began since, on any GPU (another GPU joining changes the "gpus" row's count and the "solo" rows')
-        self._last: OrderedDict[tuple, tuple[Verdict | None, int]] = OrderedDict()
+        # (xid, gpu, unit) -> its last verdict (_Last): valid while no burst of the Xid began since, on any GPU
+        # (another GPU joining changes the "gpus" row's count and the "solo" rows')
+        self._last: OrderedDict[tuple, _Last] = OrderedDict()
         self._generation: dict[int, int] = {}  # xid -> the bursts it began, on any GPU
         # (xid, severity) -> the rows that apply, and whether one counts per unit
         self._rules: dict[tuple[int, str], tuple[tuple[Escalation, ...], bool]] = {}
@@ -116,31 +128,39 @@ class Escalations:
     def see(self, xid: int, severity: str, gpu: str, text: str, t: float) -> Verdict | None:
         """Record a sighting of Xid `xid` (classified `severity`) on `gpu` at time `t` (`text`: its line, which
         may name the GPC/TPC unit); the first row whose count it reaches, else None."""
-        hit = self._rules.get((xid, severity))
-        if hit is None:
-            rules = tuple(r for r in self.table if (not r.xids or xid in r.xids)
-                          and (not r.severities or severity in r.severities))
-            hit = (rules, any(r.scope == "unit" for r in rules))
-            if len(self._rules) < MAX_KEYS:
-                self._rules[(xid, severity)] = hit
-        rules, by_unit = hit
+        rules, by_unit = self._rules.get((xid, severity)) or self._rows(xid, severity)
         if not rules:
             return None
         unit = unit_of(text) if by_unit else None
         last = self._last.get((xid, gpu, unit))
-        bursts = self._bursts.get((xid, gpu))
         generation = self._generation.get(xid, 0)
-        unit_bursts = self._bursts.get((xid, gpu, unit)) if unit is not None else None
-        if last is not None and last[1] == generation and bursts and bursts[-1][1] <= t <= bursts[-1][1] + BURST_SECONDS and (
-                unit is None or (unit_bursts and unit_bursts[-1][1] <= t <= unit_bursts[-1][1] + BURST_SECONDS)):
-            # a storm: the sighting goes on the scope's latest burst, which changes no count (a count window's
-            # old bursts expire in a later burst's sighting): the verdict stands, its crossing is past.  (The unit's
-            # bursts are looked up, not assumed: the tables are bounded apart, one may have forgotten them.)
-            bursts[-1][1] = t
-            if unit_bursts:
-                unit_bursts[-1][1] = t
-            return last[0]
-        here, new = self._sighting((xid, gpu), t)
+        if last is not None and last.generation == generation:
+            bursts, unit_bursts = last.bursts, last.unit_bursts
+            if bursts and bursts[-1][1] <= t <= bursts[-1][1] + BURST_SECONDS and (unit_bursts is None or (
+                    unit_bursts and unit_bursts[-1][1] <= t <= unit_bursts[-1][1] + BURST_SECONDS)):
+                # a storm: the sighting goes on the scope's latest burst, which changes no count (a count window's
+                # old bursts expire in a later burst's sighting): the verdict stands, its crossing is past.  (An
+                # empty list is one the bursts table forgot: bounded apart from this one, it may have.)
+                bursts[-1][1] = t
+                if unit_bursts:
+                    unit_bursts[-1][1] = t
+                return last.verdict
+        return self._decide(rules, xid, gpu, unit, t, generation)
+
+    def _rows(self, xid: int, severity: str) -> tuple[tuple[Escalation, ...], bool]:
+        """The rows that apply to Xid `xid` classified `severity`, and whether one counts per unit (kept)."""
+        rules = tuple(r for r in self.table if (not r.xids or xid in r.xids)
+                      and (not r.severities or severity in r.severities))
+        hit = (rules, any(r.scope == "unit" for r in rules))
+        if len(self._rules) < MAX_KEYS:
+            self._rules[(xid, severity)] = hit
+        return hit
+
+    def _decide(self, rules: tuple[Escalation, ...], xid: int, gpu: str, unit: str | None, t: float,
+                generation: int) -> Verdict | None:
+        """`see` off the storm path: the sighting recorded on each scope and every row that applies counted.
+        (Apart from `see` so that the storm path does not pay for the cells its generators' closures need.)"""
+        bursts, here, new = self._sighting((xid, gpu), t)
         if new:  # a new burst on this GPU changes what the others' sightings count: their verdicts are re-decided
             generation += 1
             self._generation[xid] = generation
@@ -152,8 +172,7 @@ class Escalations:
         _bound(self._gpus, xid)
         if len(gpus) > MAX_GPUS:
             del gpus[next(iter(gpus))]
-        if unit is not None:
-            self._sighting((xid, gpu, unit), t)
+        unit_bursts = self._sighting((xid, gpu, unit), t)[0] if unit is not None else None
         decided = None
         for rule in rules:
             if rule.scope == "gpus":
@@ -170,27 +189,36 @@ class Escalations:
             _bound(self._reached, (rule.name, key))
             if decided is None and n >= rule.count:
                 decided = _verdict(rule, n, before < rule.count)
-        self._last[(xid, gpu, unit)] = (None if decided is None else replace(decided, crossed=False), generation)
+        self._last[(xid, gpu, unit)] = _Last(None if decided is None else replace(decided, crossed=False), generation,
+                                             bursts, unit_bursts)
         _bound(self._last, (xid, gpu, unit))
         return decided
 
-    def _sighting(self, key: tuple, t: float) -> tuple[list[float], bool]:
-        """Add a sighting at `t` to the bursts of `key`; the burst it belongs to, and whether it began one."""
+    def _sighting(self, key: tuple, t: float) -> tuple[list[list[float]], list[float], bool]:
+        """Add a sighting at `t` to the bursts of `key`; those bursts, the one it belongs to, and whether it began
+        one."""
         bursts = self._bursts.get(key)
         if bursts is None:
             bursts = self._bursts[key] = []
-        _bound(self._bursts, key)
+        self._forget(key)
         for b in reversed(bursts):  # (sightings come in time order but for a few out of order: look back)
             if b[0] - BURST_SECONDS <= t <= b[1] + BURST_SECONDS:
                 b[0], b[1] = min(b[0], t), max(b[1], t)
-                return b, False
+                return bursts, b, False
             if b[1] < t - BURST_SECONDS:
                 break
         b = [t, t]
         bursts.append(b)
         bursts.sort()
         del bursts[:-MAX_BURSTS]
-        return b, True
+        return bursts, b, True
+
+    def _forget(self, key: tuple) -> None:
+        """`key` is the newest of the bursts table, which keeps MAX_KEYS scopes: the oldest are forgotten, their
+        lists emptied (a `_Last` may hold one)."""
+        self._bursts.move_to_end(key)
+        while len(self._bursts) > MAX_KEYS:
+            self._bursts.popitem(last=False)[1].clear()
 
     def _shared(self, xid: int, other: str, burst: list[float], window: float, t: float) -> bool:
         """Did GPU `other` see the Xid in a burst overlapping `burst` (within `window` of `t`)?"""
@@ -222,13 +250,13 @@ class Escalations:
             bursts = [[float(b[0]), float(b[1])] for b in item[1][-MAX_BURSTS:] if isinstance(b, list) and len(b) == 2
                       and all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in b)]
             key = tuple(item[0])
-            self._bursts[key] = sorted(bursts)
+            self._bursts.setdefault(key, [])[:] = sorted(bursts)  # (in place: a _Last may hold the list)
             gpus = self._gpus.setdefault(key[0], {})
             gpus[key[1]] = None
             if len(gpus) > MAX_GPUS:
                 del gpus[next(iter(gpus))]
             _bound(self._gpus, key[0])
-            _bound(self._bursts, key)
+            self._forget(key)
 
 
 def _bound(table: OrderedDict, key: Any) -> None:

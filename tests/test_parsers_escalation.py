@@ -193,14 +193,18 @@ def test_a_flood_of_distinct_gpus_costs_a_bounded_scan():
 
 def test_a_storm_on_a_unit_whose_bursts_were_forgotten_is_decided_afresh_not_an_error():
     """The bursts and the last verdicts are bounded apart (MAX_KEYS each): a unit's bursts may be forgotten while
-    its last verdict is still remembered. The storm's fast path then decides afresh instead of raising KeyError."""
-    from parsers.escalation import Escalations
+    its last verdict is still remembered. The storm's fast path then decides afresh instead of raising KeyError
+    (or extending bursts no longer counted: the memo held the list the bursts table forgot)."""
+    from parsers.escalation import MAX_KEYS, Escalations
 
     e = Escalations()
     line = "Graphics SM Warp Exception on (GPC 1, TPC 0, SM 0)"
     e.see(13, "error", "0000:5d:00", line, 0.0)
     e.see(13, "error", "0000:5d:00", line, 1.0)
-    del e._bursts[(13, "0000:5d:00", "1/0")]  # forgotten, as eviction at MAX_KEYS may leave it
+    e.see(13, "error", "0000:5d:00", line.replace("TPC 0", "TPC 1"), 1.5)  # the GPU's bursts newer than the unit's
+    for i in range(MAX_KEYS - 2):  # other scopes, one each: the oldest, the unit's bursts, is forgotten
+        e.see(31, "error", f"{i // 256:04x}:{i % 256:02x}:00", XID31, 1.6)
+    assert (13, "0000:5d:00", "1/0") not in e._bursts and (13, "0000:5d:00") in e._bursts
     assert (13, "0000:5d:00", "1/0") in e._last
     e.see(13, "error", "0000:5d:00", line, 2.0)
     assert e._bursts[(13, "0000:5d:00", "1/0")] == [[2.0, 2.0]]  # counted again from this sighting
