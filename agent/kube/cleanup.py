@@ -26,14 +26,14 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from kubeapi.client import call, own_namespace
+from kubeapi.client import call
 from kubeapi.pager import items
 from kubeapi.reserved import reserved_condition
 from parsers.kinds import FABRIC_CONDITION
 
-from .desired import TaintRule, our_taint_keys, ours
-from .desired import OWNER, OWNER_LABEL
+from .desired import OWNER, OWNER_LABEL, TaintRule, our_taint_keys, ours
 from .dra import GROUP, choose_versions, owner, served
+from .grants import configmap_ref
 from .podfault import CONDITION_TYPE as POD_FAULT_CONDITION
 from .repair import MESSAGE_MARK, PROFILE_CONDITIONS
 
@@ -221,8 +221,7 @@ class Cleaner:
         """A budget's grants (agent/kube/grants.py GrantBook): deleted when it carries gpu-npd's label."""
         from kubernetes.client.rest import ApiException  # noqa: PLC0415
 
-        namespace, _, name = ref.rpartition("/")
-        namespace = namespace or own_namespace() or "gpu-npd"
+        namespace, name = configmap_ref(ref)
         try:
             cm = json.loads(self.api.read_namespaced_config_map(name, namespace, _preload_content=False,
                                                                 _request_timeout=self.timeout).data)

@@ -18,7 +18,7 @@ import logging
 import re
 from typing import TYPE_CHECKING, Any, Callable
 
-from kubeapi.client import call, own_namespace
+from kubeapi.client import call
 from kubeapi.events import EventRecorder, Ref
 from parsers.finding import SEVERITY_RANK
 from parsers.gpus import by_gpu, gpu_key, problem_gpu
@@ -158,8 +158,7 @@ class DeviceFencer:
     name held by someone else's rule) is left to the node taints."""
 
     def __init__(self, api, node: str, s: KubeSettings, wait: Callable[[], None], clock: Callable[[], float],
-                 count: Callable[[str], None], events: EventRecorder | None = None, metrics=None,
-                 namespace: str | None = None):
+                 count: Callable[[str], None], events: EventRecorder | None = None, metrics=None):
         self.api, self.node, self.s, self.wait, self.clock, self.count = api, node, s, wait, clock, count
         self.events, self.metrics = events, metrics
         self.rule_version: str | None = None
@@ -172,8 +171,7 @@ class DeviceFencer:
         self._cleared_at: dict[str, float] = {}
         self._budget_asked = -1e18
         self._legacy_gone = len(node) >= 63  # an older version's node label names a node exactly below 63
-        ns, _, name = s.dra_budget_configmap.rpartition("/")
-        self.book = GrantBook(self._call, ns or namespace or own_namespace() or "gpu-npd", name, node, clock)
+        self.book = GrantBook.of(s.dra_budget_configmap, self._call, node, clock)
 
     @property
     def active(self) -> bool:

@@ -13,10 +13,19 @@ import random
 import time
 from typing import Any, Callable
 
+from kubeapi.client import own_namespace
+
 from .desired import OWNER, OWNER_LABEL
 
 GRANT_RETRIES = 10  # compare-and-swap attempts on the budget's ConfigMap before the sync fails (and is retried)
 GRANT_GRACE_SECONDS = 600.0  # a grant whose action never appeared is anyone's to reclaim after this
+
+
+def configmap_ref(ref: str) -> tuple[str, str]:
+    """(namespace, name) of a budget's ConfigMap as configured ([namespace/]name): no namespace is the agent's own
+    (its service account's), "gpu-npd" outside a pod."""
+    namespace, _, name = ref.rpartition("/")
+    return namespace or own_namespace() or "gpu-npd", name
 
 
 class GrantBook:
@@ -27,6 +36,11 @@ class GrantBook:
     standing action without one (an older version's, or one whose grant was lost). A grant is released when its
     action is undone; one whose action never appeared is dropped by its own node once it no longer wants it, by
     anyone after GRANT_GRACE_SECONDS."""
+
+    @classmethod
+    def of(cls, ref: str, request: Callable[..., Any], node: str, clock: Callable[[], float]) -> "GrantBook":
+        """The book of the ConfigMap a setting names ([namespace/]name, see configmap_ref)."""
+        return cls(request, *configmap_ref(ref), node, clock)
 
     def __init__(self, request: Callable[..., Any], namespace: str, name: str, node: str,
                  clock: Callable[[], float], sleep: Callable[[float], None] = time.sleep):
@@ -94,7 +108,9 @@ class GrantBook:
                 return now - _number(g.get("at")) < GRANT_GRACE_SECONDS
 
             keep = {k: g for k, g in grants.items() if kept(k, g)}
-            taken = (set(keep) | rules) if among is None else (set(keep) | rules) & among
+            taken = set(keep) | rules
+            if among is not None:
+                taken &= among
             given[:] = [n for n in names if keep.get(n, {}).get("node") == self.node]
             for n in given:  # still wanted, its rule not created yet (the API failed?): not stale, say so
                 keep[n] = {"node": self.node, "at": round(now, 3)}

@@ -22,7 +22,7 @@ import threading
 from operator import attrgetter
 from typing import Any, Callable
 
-from kubeapi.client import call, own_namespace
+from kubeapi.client import call
 from kubeapi.events import EventRecorder, Ref, TokenBucket, iso
 from kubeapi.pager import items
 from kubeapi.reserved import reserved_condition
@@ -128,16 +128,14 @@ class AnnotationWriter:
 
 
 class TaintWriter:
-    def __init__(self, node: NodeApi, events: EventRecorder, clock: Callable[[], float],
-                 namespace: str | None = None):
+    def __init__(self, node: NodeApi, events: EventRecorder, clock: Callable[[], float]):
         self.n, self.events, self.clock = node, events, clock
         self.keys = our_taint_keys(list(node.s.taints), node.s.taint_prefix)  # the only taints we touch
         self.applied: dict[str, dict] | None = None  # our taints as last seen on the node (None: not read yet)
         self.cleared_at: dict[str, float] = {}
         self.held: set[str] = set()
         self._budget_checked = -1e18
-        ns, _, name = node.s.taint_budget_configmap.rpartition("/")
-        self.book = GrantBook(self._call, ns or namespace or own_namespace() or "gpu-npd", name, node.node, clock)
+        self.book = GrantBook.of(node.s.taint_budget_configmap, self._call, node.node, clock)
 
     def _call(self, method: str, path: str, body: Any = None, query: list | None = None) -> Any:
         self.n.wait()
