@@ -77,23 +77,16 @@ class Pipeline:
         classifier = self.classifiers.get(stream)
         if classifier is None:
             classifier = self.classifiers[stream] = Classifier()
-        classify, admit, repeat = classifier.classify, self._admit, self.coalescer.repeat
+        classify, one = classifier.classify, self._one
         change, fresh = Change(), []
         for rec in batch:
             f = classify(rec.line)
             if classifier.amended:  # earlier findings the line amended (an address it gave): decided after it
                 for g in (f, *classifier.take_amended()):
-                    if g is not None and admit(g, name) is not None:
-                        # an amendment is always decided: the same one of a later event is that event's, no repeat
-                        self._one(g, name, change, fresh, None if amends(g) else repeat(name, g))
-                continue
-            if f is None or admit(f, name) is None:
-                continue
-            due = repeat(name, f)
-            if due is None:
-                fresh.append(self._decide(f, name, change))
-            elif due:
-                self.workloads.note_finding(f)
+                    if g is not None:
+                        one(g, name, change, fresh)
+            elif f is not None:
+                one(f, name, change, fresh)
         change = self.engine.derive(change)  # one decision of conditions for the whole batch
         # then its findings into the metrics (in that order: whoever sees a finding counted sees the conditions
         # it raised); a flood's findings share a few label sets: one increment each
@@ -108,12 +101,18 @@ class Pipeline:
         self.metrics.records.labels(name).inc(len(batch))  # counted once processed: a test may wait on it
         return change
 
-    def _one(self, f: Finding, source: str, change: Change, fresh: list, due: bool | None) -> None:
-        """A finding of a line that amended an earlier one (the rare path of _records' loop): decided, or counted as
-        a repeat; an amendment (parsers.fold_amendments) is the event's finding again, never counted as another."""
+    def _one(self, f: Finding, source: str, change: Change, fresh: list) -> None:
+        """One finding of a line: admitted, then counted as a repeat of a standing decision or decided; its counter
+        labels join `fresh`.  An amendment (parsers.fold_amendments: an event's finding again, made worse or given
+        its address) is always decided (the same amendment of a later event is that event's, no repeat) and never
+        counted as another finding."""
+        if self._admit(f, source) is None:
+            return
+        amendment = amends(f)
+        due = None if amendment else self.coalescer.repeat(source, f)
         if due is None:
             labels = self._decide(f, source, change)
-            if not amends(f):
+            if not amendment:
                 fresh.append(labels)
         elif due:
             self.workloads.note_finding(f)

@@ -208,3 +208,17 @@ def test_an_identical_amendment_of_a_later_event_is_decided_not_counted_as_a_rep
         assert summary(fast) == summary(slow)
         got = sorted((p.subject, p.code, p.count) for p in fast.engine.problems.values())
         assert got == [("gpu:0000:01:00", 119, 2), ("gpu:0000:01:00", 154, 2)]
+
+
+def test_an_event_amended_to_fatal_is_one_finding_in_the_counters(tmp_path: Path):
+    """A PCIe error whose recovery then failed (geerlingguy/raspberry-pi-pcie-devices #116): the line that amends the
+    event's finding to fatal comes through the pipeline's usual path (no address given, nothing handed over by
+    take_amended); the findings counter counts the event once, as `gpu-npd parse` does, and the problem is fatal."""
+    from test_aer_events import SAMPLES as CORPUS
+
+    sample = next(s for s in CORPUS if s["source"].endswith("raspberry-pi-pcie-devices/issues/116"))
+    a = make(tmp_path)
+    feed(a, sample["text"].splitlines(), 1024)
+    counted = {k: v for k, v in summary(a)["findings"].items() if "pcie_aer" in k}
+    assert sum(counted.values()) == 1, counted
+    assert [p.severity for p in a.engine.problems.values() if p.kind == "pcie_aer"] == ["fatal"]
