@@ -302,6 +302,22 @@ def test_no_access_to_the_budgets_configmap_holds_the_taint_back_and_says_why(ap
     assert "Role gpu-npd-budgets" in held["message"]
 
 
+def test_a_grant_goes_back_when_the_taint_is_gone_whoever_removed_it(api):
+    """The node's grant is released when its last gpu-npd taint is gone: by our own patch, or by someone's kubectl
+    while the condition cleared (the writer then has nothing to patch, and released nothing before)."""
+    api.add_node("gpu-1")
+    engine, sink, _, clock = make_sink(api)
+    observe(engine, sink, XID79)
+    sink.sync()
+    assert [t["key"] for t in api.taints("gpu-1")] == [TAINT]
+    assert list(api.configmaps[("gpu-npd", "gpu-npd-taint-budget")]["data"]) == ["gpu-1"]
+    with api.lock:
+        api.nodes["gpu-1"]["spec"]["taints"] = []  # a hand's kubectl
+        api.nodes.touch("gpu-1")
+    sink.taints.write({}, clock(), heartbeat=True)  # and the condition cleared: nothing of ours to patch
+    assert api.taints("gpu-1") == [] and not api.configmaps[("gpu-npd", "gpu-npd-taint-budget")].get("data")
+
+
 def test_budget_math():
     assert budget_size(100, 0.1) == 10 and budget_size(99, 0.1) == 9
     assert budget_size(5, 0.1) == 1  # a small pool may lose one node
@@ -448,6 +464,7 @@ def test_agent_process_writes_condition_and_taint_within_a_second(api, tmp_path:
     assert api.conditions("gpu-node-1")["GPUUnhealthy"]["status"] == "True"
     assert [t["key"] for t in api.taints("gpu-node-1")] == [OTHER_TAINT["key"], TAINT]
     if took >= 1.0:  # a loaded host may hold the process back once; a slow path is slow again: a second GPU's Xid
+        # (this re-measures the condition write only: the taint is on the node already)
         n = api.status_patches
         t0 = time.monotonic()
         a.write(f"3,2,2000,-;{XID79.replace('0000:5d:00', '0000:9a:00')}\n")

@@ -49,13 +49,16 @@ class GrantBook:
         self.path = f"/api/v1/namespaces/{namespace}/configmaps"
         self.conflicts = 0
 
-    def _read(self) -> dict:
+    def _read(self, create: bool = True) -> dict | None:
+        """The ConfigMap; when absent, created (or None: `create` False)."""
         from kubernetes.client.rest import ApiException  # noqa: PLC0415
         try:
             return self.request("GET", f"{self.path}/{self.name}")
         except ApiException as exc:
             if exc.status != 404:
                 raise
+        if not create:
+            return None
         try:
             return self.request("POST", self.path, body={
                 "apiVersion": "v1", "kind": "ConfigMap", "data": {},
@@ -65,11 +68,14 @@ class GrantBook:
                 raise
         return self.request("GET", f"{self.path}/{self.name}")
 
-    def _swap(self, change: Callable[[dict[str, dict], float], dict[str, dict]]) -> None:
-        """Read the grants, `change` them, write them back with the read resourceVersion; again on a 409."""
+    def _swap(self, change: Callable[[dict[str, dict], float], dict[str, dict]], create: bool = True) -> None:
+        """Read the grants, `change` them, write them back with the read resourceVersion; again on a 409.  No
+        ConfigMap and not `create`: nothing to change."""
         from kubernetes.client.rest import ApiException  # noqa: PLC0415
         for attempt in range(GRANT_RETRIES):
-            cm = self._read()
+            cm = self._read(create)
+            if cm is None:
+                return
             grants = {k: _grant(v) for k, v in (cm.get("data") or {}).items()}
             after = change(dict(grants), self.clock())
             if after == grants:
@@ -125,9 +131,9 @@ class GrantBook:
         return given
 
     def release(self, names: list[str]) -> None:
-        """Drop this node's grants for `names` (their actions are undone)."""
+        """Drop this node's grants for `names` (their actions are undone); no ConfigMap: none to drop."""
         self._swap(lambda grants, now: {k: g for k, g in grants.items()
-                                        if not (k in names and g.get("node") == self.node)})
+                                        if not (k in names and g.get("node") == self.node)}, create=False)
 
 
 def _number(value: Any) -> float:

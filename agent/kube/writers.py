@@ -135,6 +135,9 @@ class TaintWriter:
         self.cleared_at: dict[str, float] = {}
         self.held: set[str] = set()
         self._budget_checked = -1e18
+        # this node holds a grant of the taint budget, released when its last taint goes (None: not known, as after
+        # a restart: released then too, once; a release with no grant of ours reads the ConfigMap and writes nothing)
+        self._granted: bool | None = None
         self.book = GrantBook.of(node.s.taint_budget_configmap, self._call, node.node, clock)
 
     def _call(self, method: str, path: str, body: Any = None, query: list | None = None) -> Any:
@@ -161,6 +164,8 @@ class TaintWriter:
                 wanted = {k: t for k, t in wanted.items() if k not in self.held}
             if _same(wanted, self.applied):
                 return
+        asked = False  # the budget is asked once per write, not again on each 409's retry
+        refused: str | None = None
         for _ in range(CONFLICT_RETRIES):
             node = self.n.get_node()
             current = list(node.get("spec", {}).get("taints") or [])
@@ -170,8 +175,9 @@ class TaintWriter:
             target = dict(wanted)
             new = sorted(set(target) - set(mine_now))
             # the budget counts nodes: one that already carries a gpu-npd taint is counted, another key costs nothing
-            refused = self._budget_refuses() if new and not mine_now else None
-            if refused is not None:
+            if new and not mine_now and not asked:
+                refused, asked = self._budget_refuses(), True
+            if refused is not None and new and not mine_now:
                 for key in new:
                     del target[key]
                     if key not in self.held:
@@ -187,6 +193,8 @@ class TaintWriter:
             merged = merge_taints(current, target, self.keys)
             if merged == current:
                 self.applied = {t["key"]: t for t in merged if ours(t, self.keys)}
+                if not self.applied and self._granted is not False:  # gone without our patch (kubectl, a restart)
+                    self._release()
                 return
             from kubernetes.client.rest import ApiException  # noqa: PLC0415
             try:
@@ -203,7 +211,7 @@ class TaintWriter:
             self.n.count("taints")
             self.applied = {t["key"]: t for t in merged if ours(t, self.keys)}
             log.info("taints on %s: %s", self.n.node, sorted(self.applied) or "none of gpu-npd's")
-            if not self.applied:
+            if not self.applied and self._granted is not False:
                 self._release()
             return
         raise RuntimeError(f"taint update on {self.n.node} kept conflicting ({CONFLICT_RETRIES} tries)")
@@ -241,6 +249,7 @@ class TaintWriter:
             # other writers go on
             return (f"the taint budget's ConfigMap {self.book.namespace}/{self.book.name} refused the agent "
                     f"({exc.status} {exc.reason}): it needs get, update and create on it (Role gpu-npd-budgets)")
+        self._granted = ok
         log.info("taint budget: %d of %d pool nodes tainted by gpu-npd, %d may be; this one %s", len(tainted),
                  len(pool), allowed, "granted" if ok else "refused")
         return None if ok else (f"more than {s.max_tainted_fraction:.0%} of the pool (or "
@@ -252,6 +261,7 @@ class TaintWriter:
         from kubernetes.client.rest import ApiException  # noqa: PLC0415
         try:
             self.book.release([self.n.node])
+            self._granted = False
         except (ApiException, OSError, RuntimeError) as exc:
             log.warning("taint budget: the grant of %s was not released (%s); it lapses on its own", self.n.node,
                         " ".join(str(exc).split())[:160])
