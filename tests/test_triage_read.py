@@ -27,7 +27,10 @@ def evidence(path: Path) -> list:
 
 @pytest.mark.parametrize("path", FILES, ids=lambda p: str(p.relative_to(FIXTURES)))
 def test_the_keyword_prefilter_changes_no_evidence(path: Path, monkeypatch):
-    """Each fixture read with the batch prefilter gives the evidence of every line looked at in full."""
+    """Each fixture read with the batch prefilter gives the evidence of every line looked at in full (where a
+    multi-pattern engine is installed: with plain `re` every line is looked at in full anyway)."""
+    if reader._prefilter().engine == "re":
+        pytest.skip("no multi-pattern engine installed here: the prefilter passes every line")
     fast = evidence(path)
     monkeypatch.setattr(reader, "_keyworded", lambda lines: range(len(lines)))
     assert fast == evidence(path)
