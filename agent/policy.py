@@ -125,7 +125,7 @@ class FindingPolicy:
 
     def _escalation(self, f: Finding, seen: float) -> Escalated | None:
         """The escalation verdict of Xid finding `f`, its sighting counted once (a repeat decided afresh after
-        `remember` counted it is the same finding).  `apply` does the same inline (every decided Xid passes there)."""
+        `remember` counted it is the same finding)."""
         if self._counted[0] is f:
             return self._counted[1]
         verdict = self.escalations.see(f.xid or 0, f.severity, f.pci or "-", f.message, seen)
@@ -142,19 +142,13 @@ class FindingPolicy:
         entry = self.table.get(f.xid, _NO_ROW)
         last_xid = self._last_xid
         previous = last_xid.get(gpu) if entry else None  # (only a policy row's ignore_after reads it)
-        last_xid[gpu] = (seen, f.xid, f.attribution)  # (_remember, inline: every Xid record passes here)
-        last_xid.move_to_end(gpu)
-        if len(last_xid) > MAX_KEYS:
-            last_xid.popitem(last=False)
+        _remember(last_xid, gpu, (seen, f.xid, f.attribution))
         notes: list[str] = []
         if entry:  # a policy row names this Xid (most do not)
             held = self._row(f, entry, gpu, seen, previous, notes)
             if held is not None:
                 return held
-        counted, verdict = self._counted
-        if counted is not f:  # (else `remember` counted this very finding: its verdict, not a second sighting)
-            verdict = self.escalations.see(f.xid, f.severity, gpu, f.message, seen)
-            self._counted = (f, verdict)
+        verdict = self._escalation(f, seen)
         if verdict is not None:
             rule = verdict.rule
             f.attribution, f.severity = rule.attribution or f.attribution, rule.severity or f.severity

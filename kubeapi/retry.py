@@ -40,8 +40,10 @@ def error_kind(exc: Exception) -> str:
 
 
 def describe(exc: Exception) -> str:
+    """An API failure in one line: the HTTP status and reason, else the exception's type and text (cut to 200)."""
     status = getattr(exc, "status", None)
-    return f"HTTP {status} {getattr(exc, 'reason', '')}".strip() if status else f"{type(exc).__name__}: {exc}"[:200]
+    text = f"HTTP {status} {getattr(exc, 'reason', '')}" if status else f"{type(exc).__name__}: {exc}"
+    return " ".join(text.split())[:200]
 
 
 

@@ -15,6 +15,7 @@ from agent.config import ConfigError, load
 from agent.health import HealthEngine
 from kubeapi.client import call, make_api
 from agent.kube.dra import DeviceFencer, choose_versions, match_devices, node_hash, owner, rule_name
+from agent.kube.writers import NodeApi
 from apiserver_double import ApiDouble
 from fakeclock import Clock
 from harness import AgentProc, wait_until
@@ -80,7 +81,9 @@ def test_fencer_creates_holds_then_deletes_only_its_own(api):
     engine = HealthEngine(cfg, clock)
     engine.observe(Classifier().classify(XID79))
     counts = []
-    f = DeviceFencer(make_api(s), "gpu-node-1", s, lambda: None, clock, counts.append)
+    n = NodeApi(make_api(s), "gpu-node-1", s)
+    n.count = counts.append
+    f = DeviceFencer(n, clock)
     f.sync(list(engine.problems.values()))
     rule = api.device_taint_rules[_name("gpu-node-1")]
     assert rule["spec"]["deviceSelector"] == {"driver": DRIVER, "pool": "gpu-node-1", "device": "gpu-0"}
@@ -102,7 +105,7 @@ def test_gpu_budget(api):
     s = replace(cfg.kube, api_server=api.url, dra_device_taints=True)
     engine = HealthEngine(cfg, clock)
     engine.observe(Classifier().classify(XID79))
-    f = DeviceFencer(make_api(s), "gpu-node-1", s, lambda: None, clock, lambda _: None)
+    f = DeviceFencer(NodeApi(make_api(s), "gpu-node-1", s), clock)
     f.sync(list(engine.problems.values()))
     assert _name("gpu-node-1") not in api.device_taint_rules and f.fenced == set() and f.held == {"0000:5d:00"}
 

@@ -29,6 +29,7 @@ from typing import Any, Callable
 from kubeapi.client import call
 from kubeapi.pager import items
 from kubeapi.reserved import reserved_condition
+from kubeapi.retry import describe
 from parsers.kinds import FABRIC_CONDITION
 
 from .desired import OWNER, OWNER_LABEL, TaintRule, our_taint_keys, ours
@@ -138,8 +139,7 @@ class Cleaner:
             fn(*args)
         except (ApiException, OSError, RuntimeError) as exc:  # urllib3's errors are OSErrors
             self.errors += 1
-            reason = f"{exc.status} {exc.reason}" if isinstance(exc, ApiException) else str(exc)
-            log.error("cleanup of %s failed: %s", what, " ".join(reason.split())[:200])
+            log.error("cleanup of %s failed: %s", what, describe(exc))
 
     def _done(self, changes: list[Change]) -> None:
         self.changes += changes

@@ -28,6 +28,7 @@ from .grants import GrantBook
 
 if TYPE_CHECKING:
     from .settings import KubeSettings
+    from .writers import NodeApi
 
 log = logging.getLogger("gpu_npd.kube")
 GROUP = "resource.k8s.io"
@@ -157,9 +158,10 @@ class DeviceFencer:
     their node does not get a node taint instead. A faulty GPU in neither (no DRA device for it, or its rule's
     name held by someone else's rule) is left to the node taints."""
 
-    def __init__(self, api, node: str, s: KubeSettings, wait: Callable[[], None], clock: Callable[[], float],
-                 count: Callable[[str], None], events: EventRecorder | None = None, metrics=None):
-        self.api, self.node, self.s, self.wait, self.clock, self.count = api, node, s, wait, clock, count
+    def __init__(self, n: NodeApi, clock: Callable[[], float], events: EventRecorder | None = None, metrics=None):
+        """`n`: the node's API handle (agent/kube/writers.py): its client, settings, QPS limit and write counter."""
+        self.n, self.clock = n, clock
+        self.api, self.node, self.s, self.wait, self.count = n.api, n.node, n.s, n.wait, n.count
         self.events, self.metrics = events, metrics
         self.rule_version: str | None = None
         self.slice_version: str | None = None
@@ -170,8 +172,8 @@ class DeviceFencer:
         self._taken_names: set[str] = set()  # our rule names held by someone else's rule (said once each)
         self._cleared_at: dict[str, float] = {}
         self._budget_asked = -1e18
-        self._legacy_gone = len(node) >= 63  # an older version's node label names a node exactly below 63
-        self.book = GrantBook.of(s.dra_budget_configmap, self._call, node, clock)
+        self._legacy_gone = len(self.node) >= 63  # an older version's node label names a node exactly below 63
+        self.book = GrantBook.of(self.s.dra_budget_configmap, n.call, self.node, clock)
 
     @property
     def active(self) -> bool:
@@ -188,10 +190,6 @@ class DeviceFencer:
 
     def due(self, now: float) -> bool:
         return bool(self._cleared_at) or now >= self.next_due()
-
-    def _call(self, method: str, path: str, body: Any = None, query: list | None = None) -> Any:
-        self.wait()
-        return call(self.api, method, path, body, query, self.s.request_timeout_seconds)
 
     def discover(self, quiet: bool = False) -> None:
         """Served versions of resource.k8s.io, once; absent: said once (unless `quiet`), node taints remain the
@@ -219,10 +217,10 @@ class DeviceFencer:
     def own_rules(self, base: str) -> dict[str, dict]:
         """This node's rules by name: listed by the node's hash label, kept only when the full node name they
         carry is this node's (an older version's, by its exact node label, until none is left)."""
-        items = self._call("GET", base, query=[
+        items = self.n.call("GET", base, query=[
             ("labelSelector", f"{OWNER_LABEL}={OWNER},{NODE_HASH_LABEL}={node_hash(self.node)}")]).get("items", [])
         if not self._legacy_gone:
-            legacy = self._call("GET", base, query=[
+            legacy = self.n.call("GET", base, query=[
                 ("labelSelector", f"{OWNER_LABEL}={OWNER},{LEGACY_NODE_LABEL}={self.node}")]).get("items", [])
             self._legacy_gone = not legacy
             items += legacy
@@ -278,7 +276,7 @@ class DeviceFencer:
             self.discover(quiet=True)
         if self.slice_version is None:
             return {}
-        slices = self._call("GET", f"/apis/{GROUP}/{self.slice_version}/resourceslices",
+        slices = self.n.call("GET", f"/apis/{GROUP}/{self.slice_version}/resourceslices",
                             query=[("fieldSelector", f"spec.nodeName={self.node}")]).get("items", [])
         return match_devices(slices, self.s.dra_driver)
 
@@ -288,12 +286,12 @@ class DeviceFencer:
         from kubernetes.client.rest import ApiException  # noqa: PLC0415
         name = body["metadata"]["name"]
         try:
-            self._call("POST", base, body=body)
+            self.n.call("POST", base, body=body)
         except ApiException as exc:
             if exc.status != 409:
                 raise
             try:
-                there = self._call("GET", f"{base}/{name}")
+                there = self.n.call("GET", f"{base}/{name}")
             except ApiException as again:
                 if again.status != 404:
                     raise
@@ -317,7 +315,7 @@ class DeviceFencer:
     def _delete(self, base: str, name: str) -> None:
         from kubernetes.client.rest import ApiException  # noqa: PLC0415
         try:
-            self._call("DELETE", f"{base}/{name}")
+            self.n.call("DELETE", f"{base}/{name}")
         except ApiException as exc:
             if exc.status != 404:  # already gone
                 raise
@@ -328,13 +326,13 @@ class DeviceFencer:
         """The new rules the GPU budget grants this node (max_tainted_fraction of the driver's devices in every
         ResourceSlice), through the shared grant book."""
         self._budget_asked = self.clock()
-        rules = {r["metadata"]["name"] for r in self._call(
+        rules = {r["metadata"]["name"] for r in self.n.call(
             "GET", base, query=[("labelSelector", f"{OWNER_LABEL}={OWNER}")]).get("items", [])}
         total = 0
         cont = None
         while True:
             query = [("limit", 100)] + ([("continue", cont)] if cont else [])
-            page = self._call("GET", f"/apis/{GROUP}/{self.slice_version}/resourceslices", query=query)
+            page = self.n.call("GET", f"/apis/{GROUP}/{self.slice_version}/resourceslices", query=query)
             total += sum(len(sl.get("spec", {}).get("devices") or []) for sl in page.get("items", [])
                          if sl.get("spec", {}).get("driver") == self.s.dra_driver)
             cont = page.get("metadata", {}).get("continue")

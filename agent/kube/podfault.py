@@ -100,7 +100,7 @@ class DeviceOwners:
         if not pods or not any(p.claims for p in pods) or self.api is None:  # no API: device-plugin ids only
             return None
         if self._dra is None:
-            fencer = DeviceFencer(self.api, self.node, self.s, self.n.wait, self.clock, self.n.count)
+            fencer = DeviceFencer(self.n, self.clock)
             try:
                 self._dra = fencer.node_devices()
             except Exception as exc:  # noqa: BLE001

@@ -39,7 +39,7 @@ class KubernetesSink(WriterThread):
         self.conditions = ConditionWriter(self.n)
         self.annotation = AnnotationWriter(self.n) if settings.repair_annotation else None
         self.taints = TaintWriter(self.n, self.events, clock) if mode == "enforce" else None
-        self.fencer = DeviceFencer(api, node, settings, self.n.wait, clock, self.n.count, self.events, metrics) \
+        self.fencer = DeviceFencer(self.n, clock, self.events, metrics) \
             if settings.dra_device_taints and mode == "enforce" else None
         self._fence_key: tuple | None = None
         self._snapshot = Snapshot()

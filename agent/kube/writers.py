@@ -26,6 +26,7 @@ from kubeapi.client import call
 from kubeapi.events import EventRecorder, Ref, TokenBucket, iso
 from kubeapi.pager import items
 from kubeapi.reserved import reserved_condition
+from kubeapi.retry import describe
 from parsers.model import Condition, Problem, Snapshot
 
 from .desired import budget_size, merge_taints, our_taint_keys, ours, wanted_taints
@@ -55,6 +56,11 @@ class NodeApi:
         self.wait()
         resp = self.api.read_node(self.node, _preload_content=False, _request_timeout=self.s.request_timeout_seconds)
         return json.loads(resp.data)
+
+    def call(self, method: str, path: str, body: Any = None, query: list | None = None) -> Any:
+        """One API request under the QPS limit (the writers' and the DRA fencer's)."""
+        self.wait()
+        return call(self.api, method, path, body, query, self.s.request_timeout_seconds)
 
     def count(self, kind: str, n: int = 1) -> None:
         if self.metrics is not None and n:
@@ -138,11 +144,7 @@ class TaintWriter:
         # this node holds a grant of the taint budget, released when its last taint goes (None: not known, as after
         # a restart: released then too, once; a release with no grant of ours reads the ConfigMap and writes nothing)
         self._granted: bool | None = None
-        self.book = GrantBook.of(node.s.taint_budget_configmap, self._call, node.node, clock)
-
-    def _call(self, method: str, path: str, body: Any = None, query: list | None = None) -> Any:
-        self.n.wait()
-        return call(self.n.api, method, path, body, query, self.n.s.request_timeout_seconds)
+        self.book = GrantBook.of(node.s.taint_budget_configmap, node.call, node.node, clock)
 
     def _wanted(self, conditions: dict[str, Condition], now: float) -> dict[str, dict]:
         """Our taints the conditions call for, plus those kept through their hold-down."""
@@ -264,7 +266,7 @@ class TaintWriter:
             self._granted = False
         except (ApiException, OSError, RuntimeError) as exc:
             log.warning("taint budget: the grant of %s was not released (%s); it lapses on its own", self.n.node,
-                        " ".join(str(exc).split())[:160])
+                        describe(exc))
 
     def _gauge_held(self) -> None:
         if self.n.metrics is not None:

@@ -96,7 +96,7 @@ fails the render: the Role lives in the release's namespace. */}}
 {{- $names = append $names (last $parts) -}}
 {{- end -}}
 {{- end -}}
-{{- $names | uniq | sortAlpha | reverse | toJson -}}
+{{- $names | uniq | sortAlpha | toJson -}}
 {{- end -}}
 
 {{/* The container's security context for a kmsg access mode (docs/install.md "Kernel log access"). */}}
