@@ -1,8 +1,9 @@
 """Retrying a Kubernetes API call: how long to wait (the server's Retry-After, else exponential backoff with jitter)
 and how to name a failure in a metric label and a log line.  Shared by every program that talks to the API:
-`Backoff`, the retry step of a loop that must go on (the cluster component's watches and recovery), and
-`WriterThread`, the thread and retry step of a writer that must not block its producer (agent/kube/sink.py,
-agent/kube/podfault.py, the cluster component's Event writer)."""
+`Backoff`, the retry step of a loop that must go on (the cluster component's watches and recovery); `Worker`, a
+thread woken to run its loop until stopped (agent/kube/poddevices.py); and `WriterThread`, a Worker with the retry
+step of a writer that must not block its producer (agent/kube/sink.py, agent/kube/podfault.py, the cluster
+component's Event writer)."""
 
 from __future__ import annotations
 
@@ -68,18 +69,14 @@ class Backoff:
         self.backoff = 0.0
 
 
-class WriterThread:
-    """Base of an API writer that must never block its producer: its own thread runs the subclass's `run` (its
-    loop: wait on `wake`, then a pass through `attempt`).  `attempt` backs off after any failure (`Backoff`: counted
-    with `count_error(error_kind)`, said, waited) and sets `wake` to try again with whatever is latest then;
-    `up(1)`/`up(0)` after each pass: whether the API answered.  `close` sets `stop` and waits for the thread."""
+class Worker:
+    """A daemon thread named `name` running the subclass's `run` (its loop waits on `wake` until `stop`); `close`
+    sets `stop`, wakes it and waits for it."""
 
-    def __init__(self, name: str, stop: threading.Event, max_backoff: float, what: str, log: logging.Logger,
-                 count_error: Callable[[str], None], up: Callable[[float], None] = lambda _: None):
+    def __init__(self, name: str, stop: threading.Event):
         self.stop = stop
         self.wake = threading.Event()
-        self._name, self._up = name, up
-        self._retry = Backoff(stop, max_backoff, what, log, count_error)
+        self._name = name
         self._thread: threading.Thread | None = None
 
     def run(self) -> None:
@@ -94,6 +91,19 @@ class WriterThread:
         self.wake.set()
         if self._thread is not None:
             self._thread.join(timeout)
+
+
+class WriterThread(Worker):
+    """Base of an API writer that must never block its producer: its own thread runs the subclass's `run` (its
+    loop: wait on `wake`, then a pass through `attempt`).  `attempt` backs off after any failure (`Backoff`: counted
+    with `count_error(error_kind)`, said, waited) and sets `wake` to try again with whatever is latest then;
+    `up(1)`/`up(0)` after each pass: whether the API answered."""
+
+    def __init__(self, name: str, stop: threading.Event, max_backoff: float, what: str, log: logging.Logger,
+                 count_error: Callable[[str], None], up: Callable[[float], None] = lambda _: None):
+        super().__init__(name, stop)
+        self._up = up
+        self._retry = Backoff(stop, max_backoff, what, log, count_error)
 
     def attempt(self, sync: Callable[[], None]) -> None:
         try:

@@ -11,10 +11,10 @@ pid -> cgroup) where given, else the pod's devices stay unknown and the verdict 
 from __future__ import annotations
 
 import logging
-import threading
 import time
 from typing import Callable
 
+from kubeapi.retry import Worker
 from parsers.model import PodRef
 
 from ..podresources import Owned, PodDevices
@@ -37,7 +37,7 @@ def owned(pods: list[PodDevices], dra: dict[str, tuple[str, str, str]] | None = 
     return out
 
 
-class PodDeviceCache:
+class PodDeviceCache(Worker):
     """`cache(ref)` -> the pod's `Owned`, or None while unknown (never blocks); `start` / `close` run its thread."""
 
     def __init__(self, api, node: str, settings, refresh_seconds: float, metrics=None,
@@ -49,11 +49,9 @@ class PodDeviceCache:
         self.owners = DeviceOwners(api, node, settings, self.n, clock, lister,
                                    "a hang verdict names the pods' GPUs by their compute processes, else the node's")
         self.refresh_seconds, self.clock, self.fallback, self.wanted = refresh_seconds, clock, fallback, wanted
-        self.stop = self.n.stop
-        self.wake = threading.Event()
+        super().__init__("pod-devices", self.n.stop)
         self._map: dict[Pod, Owned] = {}  # replaced whole by the thread: a reader sees one answer or the next
         self._asked = -1e18  # when the thread last asked
-        self._thread: threading.Thread | None = None
         self.asks = 0  # questions asked (tests, benchmarks)
 
     # ---- agent side (never blocks) ----------------------------------------------------------------
@@ -65,16 +63,6 @@ class PodDeviceCache:
         return found
 
     # ---- the thread --------------------------------------------------------------------------------
-
-    def start(self) -> None:
-        self._thread = threading.Thread(target=self.run, name="pod-devices", daemon=True)
-        self._thread.start()
-
-    def close(self, timeout: float = 2.0) -> None:
-        self.stop.set()
-        self.wake.set()
-        if self._thread is not None:
-            self._thread.join(timeout)
 
     def run(self) -> None:
         while not self.stop.is_set():
