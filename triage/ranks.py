@@ -136,6 +136,12 @@ STAMPS = re.compile(r"(?:\[\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:[.,]\d{1,9})
                     r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:[.,]\d{1,9})?(?:Z|[+-]\d{2}:?\d{2})?):? ")
 
 
+# What may come first on a line (and between two prefixes): a stamp, with the CRI log envelope's stream and tag after
+# it ("2024-07-25T07:00:00.000000000Z stderr F ")
+LEAD = re.compile(STAMPS.pattern + r"(?:(?:stdout|stderr) [PF] )?")
+_STAMP_FIRST = frozenset("[0123456789")
+
+
 def _prefix(rest: str, rows) -> tuple[re.Match, tuple] | None:
     """The first row (of `_rows_by_first`'s: its bound match, needle, whether its host is checked, the row) that
     matches at the start of `rest`."""
@@ -151,32 +157,53 @@ def _prefix(rest: str, rows) -> tuple[re.Match, tuple] | None:
     return None
 
 
-def strip(line: str) -> tuple[Origin, str]:
-    """(who wrote it, the line without its launcher prefixes).  The inner prefix wins where two say the same."""
+def strip_lead(line: str) -> tuple[tuple, str, str]:
+    """(who wrote it, as a key: the (field, value) pairs its launcher prefixes name, the inner prefix winning where
+    two say the same, `origin_of` makes them an Origin; its lead: the first stamp (and CRI envelope) of the line, at
+    its start, between two prefixes or right after the last, peeled and kept for the line's time; the rest, without
+    that stamp and the prefixes).  A later stamp between two prefixes is dropped, one no prefix follows stays in the
+    rest.  Every stamp is matched once."""
     found: dict = {}
     rest = line
-    stamp = ""
-    for step in range(MAX_PREFIXES):
-        table, anywhere = (_FIRST, _ANY) if step == 0 else (_INNER, _ANY_INNER)
-        hit = _prefix(rest, table.get(rest[:1], anywhere))
-        skip = 0
-        if hit is None and rest[:1] in _STAMP_FIRST:
-            sm = STAMPS.match(rest)
-            if sm is not None:
-                after = rest[sm.end():]
-                hit = _prefix(after, table.get(after[:1], anywhere))
-                skip = sm.end()
+    lead = ""
+    step = 0
+    while True:
+        rows = None
+        if step < MAX_PREFIXES:
+            table, anywhere = (_FIRST, _ANY) if step == 0 else (_INNER, _ANY_INNER)
+            rows = table.get(rest[:1], anywhere)
+        hit = _prefix(rest, rows) if rows is not None else None
         if hit is None:
-            break
-        m, (name, _, fields, _, _) = hit
-        if skip and not stamp:
-            stamp = rest[:skip]
+            sm = LEAD.match(rest) if rest[:1] in _STAMP_FIRST else None
+            if sm is None:
+                break
+            if not lead:  # the line's first stamp: its time, whether a prefix follows it or not
+                lead, rest = sm.group(0), rest[sm.end():]
+                continue
+            after = rest[sm.end():]
+            hit = _prefix(after, table.get(after[:1], anywhere)) if rows is not None else None
+            if hit is None:
+                break
+            rest = after
+        m, (_, _, fields, _, _) = hit
         for field_name, group in fields.items():
             value = m.group(group)
             if value is not None and not (field_name == "host" and placeholder(value)):
                 found[field_name] = value if field_name == "host" else int(value)
-        rest = rest[skip:][m.end():]
-    return (Origin(**found) if found else NONE), stamp + rest
+        rest = rest[m.end():]
+        step += 1
+    return tuple(found.items()), lead, rest
+
+
+def origin_of(fields: tuple) -> Origin:
+    """The Origin of `strip_lead`'s key."""
+    return Origin(**dict(fields)) if fields else NONE
+
+
+def strip(line: str) -> tuple[Origin, str]:
+    """(who wrote it, the line without its launcher prefixes, its first stamp kept at its front): `strip_lead`'s."""
+    fields, lead, rest = strip_lead(line)
+    return origin_of(fields), lead + rest
 
 
 # Which rows a line starting with a given character may be (a prefix's first character is fixed by its pattern): most
@@ -200,27 +227,22 @@ def _rows_by_first(rows) -> tuple[dict, tuple]:
 
 
 _FIRST, _ANY = _rows_by_first(PREFIXES)
-_STAMP_FIRST = frozenset("[0123456789")
 _INNER, _ANY_INNER = _rows_by_first(tuple(r for r in PREFIXES if r[0] not in OUTERMOST))
 
 
-def in_message(message: str) -> int | None:
-    """The global rank a PyTorch message names ("[rank3]:" torch's own prefix behind another, "[PG 0 Rank 3]",
-    "[Rank 3]"), if any: never the rank in another process group's "[PG ...]" tag (see in_group)."""
-    glob, group, _ = message_rank(message)  # torch's own "[rankN]:" wherever it stands, the default group's rank
-    if glob is not None or group is not None:
-        return glob
+def in_message(message: str, known: int | None = None) -> tuple[int | None, tuple[str, int] | None]:
+    """(the global rank a PyTorch message names: torch's own "[rankN]:" wherever it stands, the default group's
+    "[PG 0 Rank 3]", a bare "[Rank 3]"; `known` instead where the line's prefixes named it; (process group, rank in
+    it) when its "[PG ...]" tag names a group other than the default one ("[PG 134 Rank 1]", "[PG ID 2 PG GUID 5
+    Rank 0]"), whose rank is never the global one), read in one pass of parsers.classify's message_rank."""
+    if known is not None and "[PG " not in message:
+        return known, None
+    glob, group, group_rank = message_rank(message)
+    in_group = (group, group_rank) if group is not None and group_rank is not None else None
+    if known is not None or glob is not None or group is not None:
+        return (known if known is not None else glob), in_group
     m = IN_MESSAGE.search(message)
-    return int(m.group("rank")) if m else None
-
-
-def in_group(message: str) -> tuple[str, int] | None:
-    """(process group, rank in it) when a message's "[PG ...]" tag names a group other than the default one
-    ("[PG 134 Rank 1]", "[PG ID 2 PG GUID 5 Rank 0]"); None for the default group's and for a line without one."""
-    if "[PG " not in message:
-        return None
-    _, group, group_rank = message_rank(message)
-    return None if group is None or group_rank is None else (group, group_rank)
+    return (int(m.group("rank")) if m else None), None
 
 
 # File and directory names: "rank-3.log", "rank_3.txt", "log_rank3", "stdout-rank-0", "local_rank2.log"
