@@ -846,6 +846,34 @@ def test_sizes_differ_only_within_one_process_group_to_be_a_mismatch():
     assert job(lines(1))[0].rule != "mismatched_collective"
 
 
+def _group_lines(rank: int, pg: int, seq: int, numel: int = 64, enqueued: int | None = None) -> list[str]:
+    """SYNTHETIC lines in the format of the test above: a rank's WorkNCCL timeout (no group named) and its watchdog's
+    progress line naming its process group."""
+    return [f"[rank{rank}]:[E918 19:29:24.436955737 ProcessGroupNCCL.cpp:689] [Rank {rank}] Watchdog caught "
+            f"collective operation timeout: WorkNCCL(SeqNum={seq}, OpType=BROADCAST, NumelIn={numel}, "
+            f"NumelOut={numel}, Timeout(ms)=3000000) ran for 3000097 milliseconds before timing out.",
+            f"[rank{rank}]:[E918 19:29:24.440481846 ProcessGroupNCCL.cpp:2303] [PG ID {pg} PG GUID {pg}"
+            f"(default_pg) Rank {rank}]  failure detected by watchdog at work sequence id: {seq} PG status: "
+            f"last enqueued work: {seq + 1 if enqueued is None else enqueued}, last completed work: {seq - 1}"]
+
+
+def test_process_groups_are_tried_and_said_in_one_order():
+    """SYNTHETIC: the rules that read process groups (a mismatched collective, a lagging rank, the consequences'
+    sentence) take them in one order, by number: group 2 before group 10 (the first two compared the names as text,
+    "10" before "2", the sentence by number)."""
+    mismatched = [line for rank, pg, numel in ((0, 10, 64), (1, 10, 4096), (2, 2, 64), (3, 2, 4096))
+                  for line in _group_lines(rank, pg, 7219, numel)]
+    [incident] = job({"launcher.log": mismatched})
+    assert incident.rule == "mismatched_collective" and "process group 2, SeqNum 7219" in incident.reason
+    assert incident.consequences.startswith("4 ranks (0,1,2,3) timed out: 2 ranks (2,3) in BROADCAST SeqNum 7219 of "
+                                            "process group 2; 2 ranks (0,1)")
+    lagging = [line for rank, pg, enqueued in ((0, 10, None), (1, 10, 7218), (2, 2, None), (3, 2, 7218))
+               for line in _group_lines(rank, pg, 7219, enqueued=enqueued)]
+    [incident] = job({"launcher.log": lagging})
+    assert (incident.rule, incident.root.rank) == ("lagging_rank", 3)
+    assert "of process group 2" in incident.reason
+
+
 def test_only_the_world_communicator_maps_a_process_to_its_rank():
     """SYNTHETIC (line format of modelscope/FunASR #2006): a process is rank 5 of the 8-rank world communicator and
     rank 1 of a 2-rank split one; its NCCL WARN line (host:pid, no rank) is rank 5's."""
