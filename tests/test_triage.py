@@ -114,6 +114,22 @@ def test_not_a_host_prefix(line):
     assert strip(line)[0].host is None
 
 
+def test_a_rows_host_check_and_place_are_declared_in_its_row():
+    """Whether a prefix's host is checked (`host_checked`: pdsh's takes any word before ": ") and whether it is only
+    ever a line's first (`outermost`) are properties of its row in PREFIXES, not of its name: the same row under
+    another name still refuses a log word for a host, and still stands only first."""
+    from triage import ranks
+    [pdsh] = [r for r in ranks.PREFIXES if r.host_checked]
+    assert pdsh.name == "pdsh" and pdsh.outermost
+    renamed = pdsh._replace(name="parallel_ssh")
+    table, anywhere = ranks._rows_by_first((renamed,))
+    for line in ("Traceback: most recent call", "RuntimeError: CUDA error", "iteration: 3"):
+        assert ranks._prefix(line, table.get(line[:1], anywhere)) is None, line
+    hit = ranks._prefix("worker-3: hello", table.get("w", anywhere))
+    assert hit is not None and hit[0].group("host") == "worker-3"
+    assert {r.name for r in ranks.PREFIXES if r.outermost} == {"srun_label", "pdsh", "grep"}
+
+
 def test_rank_and_host_from_paths():
     assert from_path("job/node-b/kern.log", "job").host == "node-b"
     assert from_path("job/rank-3.log", "job").rank == 3
