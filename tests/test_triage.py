@@ -642,6 +642,24 @@ def test_a_flushed_completion_naming_no_peer_is_no_fabric_fault():
     assert (retries[0].category, retries[0].rule) == ("fabric", "fabric_error")
 
 
+def test_a_lone_flushed_completion_is_never_a_root_by_itself():
+    """IBV_WC_WR_FLUSH_ERR (5) is the aftermath of an earlier error on the connection: a consequence (parsers/kinds.py
+    ib_completion_error), never fabric (IB_STATUS_CATEGORY).  Alone and naming no peer, no line is the root (only
+    consequences); beside a rank's own failure, that failure is the root and the flush one of its consequences.
+    REAL lines: areal-project/AReaL #3 (the flush), modelscope/ms-swift #6301 (the OOM, as PREFIXES above)."""
+    [alone] = job({"train.log": ["NET/IB : Got completion with error IBV_WC_WR_FLUSH_ERR(5)"]})
+    assert (alone.category, alone.rule, alone.root.rank, alone.root.host) == ("undetermined", "undetermined", None,
+                                                                             None)
+    flush = ("(model_worker/12 pid=43581, ip=10.208.16.54) NET/IB : Got completion from peer 10.10.11.9<51354> with "
+             "status=5 opcode=0 len=0 vendor err 249 (Recv)")
+    [first] = job({"train.log": ["[rank11]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 4.35 GiB.",
+                                 flush]})
+    assert (first.category, first.rule, first.root.kind, first.root.rank) == ("application", "first_failure",
+                                                                              "cuda_oom", 11)
+    assert [e.kind for e in first.evidence] == ["cuda_oom", "ib_completion_error"]
+    assert "naming 10.10.11.9" in first.consequences
+
+
 @pytest.mark.parametrize("line", [
     # REAL (NVIDIA/nccl #928: "IB error 4 is usually due to ACS being enabled and breaking GPU Direct RDMA protocol")
     "H100-1:9821:9920 [1] transport/net_ib.cc:1295 NCCL WARN NET/IB : Got completion from peer "
@@ -888,6 +906,27 @@ def test_process_groups_are_tried_and_said_in_one_order():
     [incident] = job({"launcher.log": lagging})
     assert (incident.rule, incident.root.rank) == ("lagging_rank", 3)
     assert "of process group 2" in incident.reason
+
+
+def test_a_bare_rank_tag_is_the_works_group_rank_and_a_prefix_outranks_it():
+    """PyTorch's bare "[Rank N]" (every release's WorkNCCL timeout line; the only tag before 2.2's "[PG n Rank r]") is
+    the rank in the process group the work ran in, not always the global rank: pytorch/pytorch #134006 (a subgroup's
+    all_gather times out) shows global rank 1 printing "[rank1]:[E820 11:47:24.169946254 ProcessGroupNCCL.cpp:607]
+    [Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=1, OpType" (the excerpt kept ends there).
+    A launcher's prefix names the global rank and wins; with no prefix and no "[PG ...]" tag the bare rank is read as
+    the global one (a known gap: right for the default group, as in pytorch/pytorch #118369's DeepSpeed job below,
+    where the 8 ranks time out in one BROADCAST; wrong for a subgroup's work, which such a log cannot tell apart)."""
+    from triage.ranks import in_message
+    subgroup = ("[rank1]:[E820 11:47:24.169946254 ProcessGroupNCCL.cpp:607] [Rank 0] Watchdog caught collective "
+                "operation timeout: WorkNCCL(SeqNum=1, OpType")
+    origin, rest = strip(subgroup)
+    assert origin.rank == 1 and in_message(rest, origin.rank) == (1, None)
+    assert in_message(rest) == (0, None)  # without the prefix: the group's rank 0, read as global rank 0 (the gap)
+    old = ("[E ProcessGroupNCCL.cpp:475] [Rank 2] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=880, "
+           "OpType=BROADCAST, NumelIn=131137536, NumelOut=131137536, Timeout(ms)=1800000) ran for 1800648 milliseconds "
+           "before timing out.")  # pytorch/pytorch #118369 (torch 2.1, DeepSpeed's launcher: no prefix)
+    [ev] = [e for e in read_lines([old], "train.log", Clock(), year=2024) if e.kind == "nccl_timeout"]
+    assert (ev.rank, ev.seq, ev.details.get("pg")) == (2, 880, None)
 
 
 def test_only_the_world_communicator_maps_a_process_to_its_rank():

@@ -113,7 +113,11 @@ PREFIXES: tuple[Prefix, ...] = tuple(
 # Prefixes inside a message that name the rank without being a launcher prefix: PyTorch's "[Rank 3]" and
 # "[PG 0 Rank 3]", "[PG ID 0 PG GUID 0(default_pg) Rank 3]"; DeepSpeed's "[Rank 3]" too.  A process group other
 # than the default one ("[PG 134 Rank 1]") names the rank in that group, not the global one (parsers.classify's
-# message_rank): kept as the evidence's `group_rank`, never its rank.
+# message_rank): kept as the evidence's `group_rank`, never its rank.  A bare "[Rank N]" (the WorkNCCL timeout line's
+# in every release, the only tag before PyTorch 2.2) is the rank in the group the work ran in too (pytorch/pytorch
+# #134006: global rank 1 prints "[Rank 0]" for a subgroup's work): a launcher prefix's rank wins over it, and without
+# one it is read as the global rank, right for the default group's work, wrong for a subgroup's, which a log without
+# "[PG ...]" tags cannot tell apart (a known gap, tests/test_triage.py pins it).
 IN_MESSAGE = re.compile(r"\[(?:PG [^\]]*?)?(?:Rank|RANK) (?P<rank>\d+)\]")
 # A host name must hold a letter or a dot/dash to be one (not "12" or "E0321"): pdsh's row is tried after the others
 # but the rare ones, and only when what looks like a host is not a log level or a Python/NCCL word (`host_checked`).
