@@ -59,6 +59,10 @@ RULES: tuple[Rule, ...] = (
     # its first era, `| epoch 005  1000 / 8223 loss=2.17 (3.20), wps=959, ...`, counts batches within the epoch
     Rule("fairseq", "loss=", re.compile(r"\| epoch \d+:?\s+\d+ / \d+ loss=.*?\bnum_updates=(?P<step>\d+)")),
     Rule("fairseq", "loss=", re.compile(r"\| epoch \d+:?\s+(?P<step>\d+) / \d+ loss=")),
+    # fairseq (and metaseq) with --log-format json: `... | train_inner | {"epoch": 1, ..., "loss": "15.878", ...,
+    # "num_updates": "1", ...}`; its epoch summary (`| train | {..., "train_num_updates": "643", ...}`) is no
+    # step, as the text format's `| epoch 008 | loss 6.326 | ...` is none
+    Rule("fairseq", 'loss": "', re.compile(r'"num_updates": "(?P<step>\d+)"')),
     # the torchvision / timm / MAE MetricLogger: `Epoch: [2]  [1480/1504]  lr: ...  time: 4.3713  data: 0.0001`
     # (its meters name a loss: `loss: 0.8662 (0.8558)`, `closs: ...`; the keyword list needs nothing more)
     Rule("metriclogger", "loss", re.compile(r"\bEpoch: \[\d+\]\s+\[\s*(?P<step>\d+)/\s*\d+\]\s.*?\btime: (?P<time>"
@@ -67,9 +71,11 @@ RULES: tuple[Rule, ...] = (
     Rule("deepspeed", "step=", re.compile(r"\] step=(?P<step>\d+), skipped=\d+")),
     Rule("deepspeed", "steps: ", re.compile(r"\bsteps: (?P<step>\d+) loss: ")),
     # Hugging Face Trainer logs: `{'loss': 6.2645, 'learning_rate': 0.001, 'epoch': 0.02}` (with 'step' in some
-    # eras, JSON quotes in older ones)
+    # eras, JSON quotes in older ones; ms-swift adds `'global_step/max_steps': '12/94'`).  A dict without a step is
+    # progress all the same: the Trainer logs one every `logging_steps` optimizer steps, so the job moved on, by an
+    # unnamed number of steps (Progress.step None: a heartbeat, never compared with another rank's step)
     Rule("huggingface", "loss", re.compile(r"""\{['"]loss['"]: [^{}]*?['"]epoch['"]: [0-9.e-]+"""
-                                           r"""(?:, ['"]step['"]: (?P<step>\d+))?""")),
+                                           r"""(?:, ['"](?:step|global_step/max_steps)['"]: ['"]?(?P<step>\d+))?""")),
     # tqdm bars (Hugging Face Trainer / accelerate, PyTorch Lightning, NeMo 1.x):
     # `Epoch 0:  22%|██▏       | 4/18 [00:17<01:02,  4.47s/it, loss=...]`, `| 1651/1702 [13:00<00:24,  2.11it/s`
     Rule("tqdm", "/it", re.compile(r"\b(?P<step>\d+)/\d+ \[[0-9:]+<[0-9:?]+,\s+(?P<time>" + _NUM[1:-1] + ")s/it")),

@@ -55,6 +55,8 @@ def lines(name: str) -> list[str]:
     ("fairseq_1955_tqdm.log", "tqdm", [81989], 1 / 2.09),
     ("metriclogger_accessory_48.log", "metriclogger", [1480, 1490, 1500], 4.3713),
     ("hf_llamafactory_3529.log", "huggingface", [None] * 6, None),
+    ("ms_swift_4146.log", "huggingface", [12], None),  # 'global_step/max_steps': '12/94'
+    ("metaseq_507_json.log", "fairseq", [1, 2], None),  # --log-format json: "num_updates": "1"
     ("keras_10506.log", "keras", [None] * 10, 0.454),  # `454ms/step`
     ("keras_8680.log", "keras", [None] * 5, 484 / 1562),  # only the epoch's time: `1562/1562 [...] - 484s`
 ])
@@ -81,6 +83,19 @@ def test_every_rule_is_reachable_past_the_keyword_prefilter():
     for rule in RULES:
         assert any(k in rule.keyword for k in KEYWORDS), rule
         assert PREFILTER.search(rule.keyword.encode()) is not None, rule
+
+
+def test_json_and_dict_progress_lines():
+    """Trainers that print their metrics as a JSON object or a Python dict: the step is read where the line names one
+    (fairseq / metaseq --log-format json's "num_updates", the Hugging Face Trainer's 'step' in some eras, ms-swift's
+    'global_step/max_steps'); fairseq's JSON epoch summary ("train_num_updates") is no step, as its text one is none
+    (REAL: facebookresearch/fairseq #2493).  A Hugging Face dict without a step is progress without a step (the
+    Trainer logs one every `logging_steps` optimizer steps: a heartbeat, never compared with another rank's step;
+    test below).  SYNTHETIC: a JSON object opening with its step (`{"step": 120, "loss": ...}`) is recognised by no
+    row: no real trainer's log seen prints that shape (add a row, with its source, when one is found)."""
+    assert [recognise(x) for x in lines("fairseq_2493_json.log")] == [None] * 6
+    assert recognise(lines("ms_swift_4146.log")[0]) == Progress(12, None, "huggingface")
+    assert recognise('{"step": 120, "loss": 2.5, "lr": 0.0003}') is None
 
 
 def test_hf_dicts_without_a_step_are_progress_and_a_mixed_line_counts_once():

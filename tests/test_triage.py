@@ -114,6 +114,22 @@ def test_not_a_host_prefix(line):
     assert strip(line)[0].host is None
 
 
+def test_a_rows_host_check_and_place_are_declared_in_its_row():
+    """Whether a prefix's host is checked (`host_checked`: pdsh's takes any word before ": ") and whether it is only
+    ever a line's first (`outermost`) are properties of its row in PREFIXES, not of its name: the same row under
+    another name still refuses a log word for a host, and still stands only first."""
+    from triage import ranks
+    [pdsh] = [r for r in ranks.PREFIXES if r.host_checked]
+    assert pdsh.name == "pdsh" and pdsh.outermost
+    renamed = pdsh._replace(name="parallel_ssh")
+    table, anywhere = ranks._rows_by_first((renamed,))
+    for line in ("Traceback: most recent call", "RuntimeError: CUDA error", "iteration: 3"):
+        assert ranks._prefix(line, table.get(line[:1], anywhere)) is None, line
+    hit = ranks._prefix("worker-3: hello", table.get("w", anywhere))
+    assert hit is not None and hit[0].group("host") == "worker-3"
+    assert {r.name for r in ranks.PREFIXES if r.outermost} == {"srun_label", "pdsh", "grep"}
+
+
 def test_rank_and_host_from_paths():
     assert from_path("job/node-b/kern.log", "job").host == "node-b"
     assert from_path("job/rank-3.log", "job").rank == 3
@@ -626,6 +642,24 @@ def test_a_flushed_completion_naming_no_peer_is_no_fabric_fault():
     assert (retries[0].category, retries[0].rule) == ("fabric", "fabric_error")
 
 
+def test_a_lone_flushed_completion_is_never_a_root_by_itself():
+    """IBV_WC_WR_FLUSH_ERR (5) is the aftermath of an earlier error on the connection: a consequence (parsers/kinds.py
+    ib_completion_error), never fabric (IB_STATUS_CATEGORY).  Alone and naming no peer, no line is the root (only
+    consequences); beside a rank's own failure, that failure is the root and the flush one of its consequences.
+    REAL lines: areal-project/AReaL #3 (the flush), modelscope/ms-swift #6301 (the OOM, as PREFIXES above)."""
+    [alone] = job({"train.log": ["NET/IB : Got completion with error IBV_WC_WR_FLUSH_ERR(5)"]})
+    assert (alone.category, alone.rule, alone.root.rank, alone.root.host) == ("undetermined", "undetermined", None,
+                                                                             None)
+    flush = ("(model_worker/12 pid=43581, ip=10.208.16.54) NET/IB : Got completion from peer 10.10.11.9<51354> with "
+             "status=5 opcode=0 len=0 vendor err 249 (Recv)")
+    [first] = job({"train.log": ["[rank11]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 4.35 GiB.",
+                                 flush]})
+    assert (first.category, first.rule, first.root.kind, first.root.rank) == ("application", "first_failure",
+                                                                              "cuda_oom", 11)
+    assert [e.kind for e in first.evidence] == ["cuda_oom", "ib_completion_error"]
+    assert "naming 10.10.11.9" in first.consequences
+
+
 @pytest.mark.parametrize("line", [
     # REAL (NVIDIA/nccl #928: "IB error 4 is usually due to ACS being enabled and breaking GPU Direct RDMA protocol")
     "H100-1:9821:9920 [1] transport/net_ib.cc:1295 NCCL WARN NET/IB : Got completion from peer "
@@ -844,6 +878,55 @@ def test_sizes_differ_only_within_one_process_group_to_be_a_mismatch():
         return {"launcher.log": out}
     assert job(lines(0))[0].rule == "mismatched_collective"
     assert job(lines(1))[0].rule != "mismatched_collective"
+
+
+def _group_lines(rank: int, pg: int, seq: int, numel: int = 64, enqueued: int | None = None) -> list[str]:
+    """SYNTHETIC lines in the format of the test above: a rank's WorkNCCL timeout (no group named) and its watchdog's
+    progress line naming its process group."""
+    return [f"[rank{rank}]:[E918 19:29:24.436955737 ProcessGroupNCCL.cpp:689] [Rank {rank}] Watchdog caught "
+            f"collective operation timeout: WorkNCCL(SeqNum={seq}, OpType=BROADCAST, NumelIn={numel}, "
+            f"NumelOut={numel}, Timeout(ms)=3000000) ran for 3000097 milliseconds before timing out.",
+            f"[rank{rank}]:[E918 19:29:24.440481846 ProcessGroupNCCL.cpp:2303] [PG ID {pg} PG GUID {pg}"
+            f"(default_pg) Rank {rank}]  failure detected by watchdog at work sequence id: {seq} PG status: "
+            f"last enqueued work: {seq + 1 if enqueued is None else enqueued}, last completed work: {seq - 1}"]
+
+
+def test_process_groups_are_tried_and_said_in_one_order():
+    """SYNTHETIC: the rules that read process groups (a mismatched collective, a lagging rank, the consequences'
+    sentence) take them in one order, by number: group 2 before group 10 (the first two compared the names as text,
+    "10" before "2", the sentence by number)."""
+    mismatched = [line for rank, pg, numel in ((0, 10, 64), (1, 10, 4096), (2, 2, 64), (3, 2, 4096))
+                  for line in _group_lines(rank, pg, 7219, numel)]
+    [incident] = job({"launcher.log": mismatched})
+    assert incident.rule == "mismatched_collective" and "process group 2, SeqNum 7219" in incident.reason
+    assert incident.consequences.startswith("4 ranks (0,1,2,3) timed out: 2 ranks (2,3) in BROADCAST SeqNum 7219 of "
+                                            "process group 2; 2 ranks (0,1)")
+    lagging = [line for rank, pg, enqueued in ((0, 10, None), (1, 10, 7218), (2, 2, None), (3, 2, 7218))
+               for line in _group_lines(rank, pg, 7219, enqueued=enqueued)]
+    [incident] = job({"launcher.log": lagging})
+    assert (incident.rule, incident.root.rank) == ("lagging_rank", 3)
+    assert "of process group 2" in incident.reason
+
+
+def test_a_bare_rank_tag_is_the_works_group_rank_and_a_prefix_outranks_it():
+    """PyTorch's bare "[Rank N]" (every release's WorkNCCL timeout line; the only tag before 2.2's "[PG n Rank r]") is
+    the rank in the process group the work ran in, not always the global rank: pytorch/pytorch #134006 (a subgroup's
+    all_gather times out) shows global rank 1 printing "[rank1]:[E820 11:47:24.169946254 ProcessGroupNCCL.cpp:607]
+    [Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=1, OpType" (the excerpt kept ends there).
+    A launcher's prefix names the global rank and wins; with no prefix and no "[PG ...]" tag the bare rank is read as
+    the global one (a known gap: right for the default group, as in pytorch/pytorch #118369's DeepSpeed job below,
+    where the 8 ranks time out in one BROADCAST; wrong for a subgroup's work, which such a log cannot tell apart)."""
+    from triage.ranks import in_message
+    subgroup = ("[rank1]:[E820 11:47:24.169946254 ProcessGroupNCCL.cpp:607] [Rank 0] Watchdog caught collective "
+                "operation timeout: WorkNCCL(SeqNum=1, OpType")
+    origin, rest = strip(subgroup)
+    assert origin.rank == 1 and in_message(rest, origin.rank) == (1, None)
+    assert in_message(rest) == (0, None)  # without the prefix: the group's rank 0, read as global rank 0 (the gap)
+    old = ("[E ProcessGroupNCCL.cpp:475] [Rank 2] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=880, "
+           "OpType=BROADCAST, NumelIn=131137536, NumelOut=131137536, Timeout(ms)=1800000) ran for 1800648 milliseconds "
+           "before timing out.")  # pytorch/pytorch #118369 (torch 2.1, DeepSpeed's launcher: no prefix)
+    [ev] = [e for e in read_lines([old], "train.log", Clock(), year=2024) if e.kind == "nccl_timeout"]
+    assert (ev.rank, ev.seq, ev.details.get("pg")) == (2, 880, None)
 
 
 def test_only_the_world_communicator_maps_a_process_to_its_rank():

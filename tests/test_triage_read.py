@@ -49,14 +49,14 @@ def test_lines_with_a_newline_inside_are_all_looked_at():
 
 
 def test_a_line_whose_reading_raises_is_skipped_and_the_rest_read(monkeypatch, caplog):
-    real = reader.strip
+    real = reader.strip_lead
 
     def strip(line):
         if "boom" in line:
             raise RuntimeError("a bug")
         return real(line)
 
-    monkeypatch.setattr(reader, "strip", strip)
+    monkeypatch.setattr(reader, "strip_lead", strip)
     lines = ["boom 1", "[rank3]:[E321 02:07:08.408271257 ProcessGroupNCCL.cpp:607] [Rank 3] Watchdog caught "
              "collective operation timeout: WorkNCCL(SeqNum=1580, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, "
              "Timeout(ms)=600000) ran for 600012 milliseconds before timing out.", "boom 2"]
@@ -287,3 +287,54 @@ def test_an_exception_groups_sub_exceptions_are_the_failures():
     assert exceptions(group) == [("ExceptionGroup", True, None), ("OSError", False, None), ("ValueError", False, None)]
     # the margin is peeled only inside a group: a shell's trace line ("+ ") before a traceback is no margin
     assert exceptions(["+ " + TB, "+ ValueError: x"]) == []
+
+
+# --- per-line costs: one stamp match, one writer built per file ---------------------------------------------------
+
+class _Counting:
+    """A compiled pattern whose matches are counted."""
+
+    def __init__(self, pattern):
+        self.pattern, self.calls = pattern, 0
+
+    def match(self, text, *args):
+        self.calls += 1
+        return self.pattern.match(text, *args)
+
+
+@pytest.mark.parametrize("line,fields,lead,rest,stamps", [
+    # the CRI envelope, then Slurm's label and torch's prefix (the synthetic job of bench/triage_scale.py behind
+    # tests/fixtures/dmesg/training-nccl.cri's envelope)
+    ("2024-07-25T06:36:18.293456789Z stderr F 12: [rank12]: iteration 10/ 100 |",
+     (("rank", 12),), "2024-07-25T06:36:18.293456789Z stderr F ", "iteration 10/ 100 |", 1),
+    # a stamp between two prefixes (NVIDIA/nccl #230's shape): the first stamp is the lead
+    ("[1,12]<stdout>:2019-06-02T16:13:44.884Z: node-7:815:864 [0] NCCL WARN x",
+     (("rank", 12), ("host", "node-7"), ("pid", 815), ("gpu", 0)), "2019-06-02T16:13:44.884Z: ", "NCCL WARN x", 1),
+    # a stamp right after the last prefix, no prefix behind it: peeled all the same (Python logging behind torchrun)
+    ("[rank3]:2024-05-08 08:47:31,261 Traceback (most recent call last):",
+     (("rank", 3),), "2024-05-08 08:47:31,261 ", "Traceback (most recent call last):", 1),
+    # a second stamp no prefix follows stays in the message (tests/fixtures/dmesg/training-nccl.cri line 10)
+    ("2024-07-25T06:36:18.293456789Z stderr F [2024-07-25 06:36:18,293] torch.distributed.elastic: [WARNING] x",
+     (), "2024-07-25T06:36:18.293456789Z stderr F ", "[2024-07-25 06:36:18,293] torch.distributed.elastic: [WARNING] x",
+     2),
+])
+def test_a_lines_stamp_is_matched_once(line, fields, lead, rest, stamps, monkeypatch):
+    """`strip_lead` peels a line's first stamp (at its start, between two prefixes or after the last) in the same pass
+    as its prefixes: each stamp is matched once (the reader matched the first up to three times)."""
+    from triage import ranks
+    counting = _Counting(ranks.LEAD)
+    monkeypatch.setattr(ranks, "LEAD", counting)
+    assert ranks.strip_lead(line) == (fields, lead, rest)
+    assert counting.calls == stamps
+
+
+def test_a_writers_origin_is_built_once_per_file(monkeypatch):
+    """The Origin of a line's prefixes (and its writer's key, the ranks it names) is made the first time the
+    prefixes are met, not again on every line of the same writer."""
+    built = []
+    real = reader.origin_of
+    monkeypatch.setattr(reader, "origin_of", lambda fields: built.append(fields) or real(fields))
+    lines = [f"{r}: [rank{r}]: iteration {i}/ 100 | lm loss: 2.0" for i in range(50) for r in range(4)]
+    out = list(read_lines(lines, "slurm.out", Clock(), year=2025))
+    assert sorted(built) == [(("rank", r),) for r in range(4)]
+    assert sorted((e.rank, e.line) for e in out if e.kind == "rank_seen") == [(r, r + 1) for r in range(4)]

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from dataclasses import dataclass, replace
+from functools import cached_property
 from typing import Callable, Iterable, Sequence
 
 from parsers import xid_info
@@ -153,6 +154,20 @@ class Job:
         own = [_ts(e) for e in self.failures if e.time and not is_node_fault(e)]
         self.first_failure = min(own, default=None)
         self.last_failure = max(own, default=None)
+
+    @cached_property
+    def progress_group(self) -> dict[tuple[int, int], str]:
+        """(rank, SeqNum) -> the process group that rank's watchdog progress line names at that SeqNum ("[PG 1 Rank 0]
+        Exception ... detected by watchdog at work: 1580"): the group of its other lines about the same collective
+        (PyTorch's WorkNCCL timeout line names none)."""
+        return {(e.rank, e.seq): str(e.details["pg"]) for e in self.evidence
+                if e.kind == "nccl_progress" and e.rank is not None and e.details.get("pg") is not None}
+
+    def group_of(self, e: Evidence) -> str | None:
+        """The process group a rank's report of a collective is about: the one its line names, else the one its
+        progress line at the same SeqNum names (`progress_group`), else None."""
+        pg = e.details.get("pg")
+        return str(pg) if pg is not None else self.progress_group.get((e.rank, e.seq))
 
     def _fill(self, e: Evidence) -> Evidence:
         rank, host = e.rank, e.host
@@ -341,13 +356,13 @@ def _mismatched_collective(job: Job) -> Verdict | None:
     """Ranks timed out in the same collective (process group and SeqNum, the group from each rank's own watchdog
     progress line) with different sizes or operations: they called different collectives, the program's bug (what
     PyTorch's TORCH_DISTRIBUTED_DEBUG=DETAIL check would have said)."""
-    pg_of = {(e.rank, e.seq): e.details.get("pg") for e in job.evidence
-             if e.kind == "nccl_progress" and e.rank is not None and e.details.get("pg") is not None}
     calls: dict[tuple, dict[int, Evidence]] = defaultdict(dict)
     for e in job.evidence:
-        if e.kind == "nccl_timeout" and e.rank is not None and e.seq is not None and (e.rank, e.seq) in pg_of:
-            calls[(pg_of[(e.rank, e.seq)], e.seq)].setdefault(e.rank, e)
-    for (pg, seq), by_rank in sorted(calls.items(), key=lambda kv: (str(kv[0][0]), kv[0][1])):
+        if e.kind == "nccl_timeout" and e.rank is not None and e.seq is not None:
+            pg = job.group_of(e)
+            if pg is not None:
+                calls[(pg, e.seq)].setdefault(e.rank, e)
+    for (pg, seq), by_rank in sorted(calls.items(), key=lambda kv: (group_order(kv[0][0]), kv[0][1])):
         shapes = {(e.op, e.details.get("numel_in")) for e in by_rank.values()}
         if len(by_rank) >= 2 and len(shapes) >= 2:
             said = "; ".join(f"rank {r}: {e.op} of {e.details.get('numel_in')} elements"
@@ -423,7 +438,7 @@ def _lagging_rank(job: Job) -> Verdict | None:
     reported = {e.rank for e in reports}
     # (a) a rank whose last enqueued work is behind the collective the others wait in, in the same process group
     # (where the lines name two groups or more: their SeqNums count different collectives)
-    for pg, group in sorted(by_group(job, reports).items(), key=lambda kv: str(kv[0])):
+    for pg, group in sorted(by_group(job, reports).items(), key=lambda kv: group_order(kv[0])):
         seqs = [e.seq for e in group if e.seq is not None]
         top = max(seqs) if seqs else None
         behind = sorted({e.rank for e in group if e.last_enqueued is not None and top is not None
@@ -453,14 +468,13 @@ def _dumped_behind(job: Job, reports: list[Evidence]) -> list[Evidence]:
     tops: dict[str, int] = {}
     timed_out: set[tuple[int, str]] = set()
     for e in reports:
-        pg = e.details.get("pg")
+        pg = job.group_of(e)
         if e.kind == "nccl_progress" and pg is not None and e.seq is not None:
             tops[pg] = max(tops.get(pg, e.seq), e.seq)
             timed_out.add((e.rank, pg))
     return [e for e in job.evidence
             if e.kind == "nccl_dump" and e.rank is not None and e.last_enqueued is not None and not e.details.get("own")
-            and e.details.get("pg") in tops and (e.rank, e.details["pg"]) not in timed_out
-            and e.last_enqueued < tops[e.details["pg"]]]
+            and (pg := job.group_of(e)) in tops and (e.rank, pg) not in timed_out and e.last_enqueued < tops[pg]]
 
 
 def _undetermined(job: Job) -> Verdict | None:
@@ -587,12 +601,7 @@ def by_group(job: Job, reports: list[Evidence]) -> dict[str | None, list[Evidenc
     "[PG ID 2 PG GUID 5 Rank 0]"), else the one a progress line of the same rank at the same SeqNum names (the
     WorkNCCL line itself names none), else that of the only named group timed out at its SeqNum. Where the lines name
     fewer than two groups, all reports are one (key None), as they were before groups were read."""
-    progress = {(e.rank, e.seq): str(e.details["pg"]) for e in job.evidence
-                if e.kind == "nccl_progress" and e.rank is not None and e.details.get("pg") is not None}
-    named: list[tuple[str | None, Evidence]] = []
-    for e in reports:
-        pg = e.details.get("pg")
-        named.append((str(pg) if pg is not None else progress.get((e.rank, e.seq)), e))
+    named = [(job.group_of(e), e) for e in reports]
     groups = {pg for pg, _ in named if pg is not None}
     if len(groups) < 2:
         return {None: list(reports)} if reports else {}
@@ -606,6 +615,12 @@ def by_group(job: Job, reports: list[Evidence]) -> dict[str | None, list[Evidenc
             pg = next(iter(at_seq[e.seq]))
         out[pg].append(e)
     return dict(out)
+
+
+def group_order(pg: str | None) -> tuple:
+    """The order process groups are tried and said in: by number ("2" before "10"), a named one after, the reports
+    of no named group last."""
+    return pg is None, int(pg) if pg is not None and pg.isdigit() else 0, pg or ""
 
 
 def _timed_out(job: Job, timeouts: list[Evidence]) -> str:
@@ -622,7 +637,7 @@ def _timed_out(job: Job, timeouts: list[Evidence]) -> str:
     if list(groups) == [None]:
         return f"{_ranks([e.rank for e in timeouts])} timed out{said(timeouts)}"
     clauses = []
-    for pg in sorted(groups, key=lambda g: (g is None, int(g) if g is not None and g.isdigit() else 0, g or "")):
+    for pg in sorted(groups, key=group_order):
         es = groups[pg]
         where = f" of process group {pg}" if pg is not None else " (process group not named)"
         clauses.append(f"{_ranks([e.rank for e in es])}{said(es)}{where}")

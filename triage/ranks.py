@@ -12,6 +12,7 @@ import functools
 import re
 from dataclasses import dataclass, replace
 from pathlib import PurePath
+from typing import NamedTuple
 
 from parsers.classify import message_rank
 
@@ -56,18 +57,31 @@ def placeholder(host: str | None) -> bool:
     job's few hosts are asked about on every line: remembered)."""
     return bool(host) and PLACEHOLDER.fullmatch(host.split("<", 1)[0] if not host.startswith("<") else host) is not None
 
-# (name, regex anchored at the start of what is left of the line, field -> group[, the characters a line it may
-# match starts with, where its regex does not open with a fixed one[, a string the rest of the line must hold for the
-# regex to be tried: a rare row costs most lines a substring search, not a match]]); first match wins per step, so a
-# rare launcher's row comes after the common ones.
-PREFIXES: tuple[tuple[str, re.Pattern, dict[str, str], str | None, str | None], ...] = tuple(
-    (name, re.compile(pattern), fields, *(tuple(more) + (None, None))[:2])
-    for name, pattern, fields, *more in (
+
+class Prefix(NamedTuple):
+    """One row of PREFIXES: a launcher's prefix."""
+    name: str
+    pattern: re.Pattern  # anchored at the start of what is left of the line
+    fields: dict[str, str]  # Origin field -> the group that fills it
+    # the characters a line it may match starts with, where its regex does not open with a fixed one
+    first: str | None = None
+    # a string the rest of the line must hold for the regex to be tried: a rare row costs most lines a substring
+    # search, not a match
+    needle: str | None = None
+    outermost: bool = False  # printed by the launcher around everything else: only ever a line's first prefix
+    # its host group takes any word before ": ": what it matched is a host only if it looks like one (`_host_ok`)
+    host_checked: bool = False
+
+
+# First match wins per step, so a rare launcher's row comes after the common ones.
+PREFIXES: tuple[Prefix, ...] = tuple(
+    Prefix(name, re.compile(pattern), fields, **more)
+    for name, pattern, fields, more in (
         # Open MPI --tag-output: "[1,3]<stdout>:" (job id, rank); MPICH / horovodrun: "[1]<stdout>:"
-        ("mpi_tag", r"\[(?:\d+,)?(?P<rank>\d+)\]<std(?:out|err)>: ?", {"rank": "rank"}),
+        ("mpi_tag", r"\[(?:\d+,)?(?P<rank>\d+)\]<std(?:out|err)>: ?", {"rank": "rank"}, {}),
         # torchrun --tee / --redirects, and torch's own log prefix: "[default0]:", "[rank3]:"
-        ("torchrun_role", r"\[(?:default|trainer|worker)(?P<local_rank>\d+)\]: ?", {"local_rank": "local_rank"}),
-        ("torch_rank", r"\[rank(?P<rank>\d+)\]: ?", {"rank": "rank"}),
+        ("torchrun_role", r"\[(?:default|trainer|worker)(?P<local_rank>\d+)\]: ?", {"local_rank": "local_rank"}, {}),
+        ("torch_rank", r"\[rank(?P<rank>\d+)\]: ?", {"rank": "rank"}, {}),
         # Ray's worker prefix, with or without the node's address: "(RayWorkerWrapper pid=4009)",
         # "(pid=1234, ip=10.0.0.1)"; the actor or task name is any word Ray prints there, a named actor's with its own
         # "/" or "." ("(model_worker/12 pid=43581, ip=10.208.16.54)", AReaL), and a driver's prefix may come before
@@ -75,34 +89,38 @@ PREFIXES: tuple[tuple[str, re.Pattern, dict[str, str], str | None, str | None], 
         # vLLM's own worker processes print the same shape with their rank: "(VllmWorker rank=0 pid=249)", or with
         # their tensor-parallel index, a second word that is no global rank: "(VllmWorker TP0 pid=302)" (llm-d #191)
         ("ray", r"\((?:[\w./:\-]{1,128} ){0,2}(?:rank=(?P<rank>\d{1,6}) )?pid=(?P<pid>\d+)(?:, ip=(?P<host>[0-9a-fA-F.:]+))?\) ?",
-         {"pid": "pid", "host": "host", "rank": "rank"}),
+         {"pid": "pid", "host": "host", "rank": "rank"}, {}),
         # NCCL's own: "host:pid:tid [dev] NCCL INFO ..."
         ("nccl", r"(?P<host>" + _HOST + r"):(?P<pid>\d+):(?P<tid>\d+) \[(?P<gpu>\d+)\] ",
-         {"host": "host", "pid": "pid", "gpu": "gpu"}),
+         {"host": "host", "pid": "pid", "gpu": "gpu"}, {}),
         # UCX (Open MPI / NCCL's UCX plugin) before its signal reports: "[8d6bf97c3bf4:3039 :0:3095] Caught signal 7"
-        ("ucx", r"\[(?P<host>" + _HOST + r"):(?P<pid>\d+) *:\d+:\d+\] ", {"host": "host", "pid": "pid"}),
+        ("ucx", r"\[(?P<host>" + _HOST + r"):(?P<pid>\d+) *:\d+:\d+\] ", {"host": "host", "pid": "pid"}, {}),
         # Slurm `srun -l` / `--label`: "12: " (right-aligned to the widest task id)
-        ("srun_label", r" {0,6}(?P<rank>\d{1,6}): ", {"rank": "rank"}),
+        ("srun_label", r" {0,6}(?P<rank>\d{1,6}): ", {"rank": "rank"}, {"outermost": True}),
         # pdsh (DeepSpeed's multi-node launcher) and `parallel-ssh -i`: "worker-3: " before the remote output
-        ("pdsh", r"(?P<host>" + _HOST + r"): (?=\S)", {"host": "host"}),
+        ("pdsh", r"(?P<host>" + _HOST + r"): (?=\S)", {"host": "host"}, {"outermost": True, "host_checked": True}),
         # Determined AI's trial logs: "[2024-03-15T16:29:14.110799Z] 5c902731 [rank=1] || " (its stamp, the
         # container's id, the rank its launcher wraps each process's output with, "||"), a line of no rank's
         # ("5c902731 || ", the master's "         || "); `det trial logs` puts the level first: "<info>    [2021-12-07
         # 10:43:01] 087c0ee7 || " (the level its own row, the stamp skipped as between any two prefixes)
         ("determined", r"(?:[0-9a-f]{8} +| +)(?:\[rank=(?P<rank>\d{1,6})\] )?\|\| ?", {"rank": "rank"},
-         "0123456789abcdef ", "||"),
-        ("determined_level", r"<\w{0,8}> +(?=\[\d{4}-)", {}, "<", None),
+         {"first": "0123456789abcdef ", "needle": "||"}),
+        ("determined_level", r"<\w{0,8}> +(?=\[\d{4}-)", {}, {"first": "<"}),
         # grep over several logs ("grep net_ib *.log"): the file each line came from, "name.log:" (and `grep -n`'s
         # line number after it), before everything its writer printed (llm-d/llm-d #191)
-        ("grep", r"[\w.\-]{1,200}\.(?:log|txt|out|err)(?::\d{1,9})?:", {}, None, ":"),
+        ("grep", r"[\w.\-]{1,200}\.(?:log|txt|out|err)(?::\d{1,9})?:", {}, {"needle": ":", "outermost": True}),
     ))
 # Prefixes inside a message that name the rank without being a launcher prefix: PyTorch's "[Rank 3]" and
 # "[PG 0 Rank 3]", "[PG ID 0 PG GUID 0(default_pg) Rank 3]"; DeepSpeed's "[Rank 3]" too.  A process group other
 # than the default one ("[PG 134 Rank 1]") names the rank in that group, not the global one (parsers.classify's
-# message_rank): kept as the evidence's `group_rank`, never its rank.
+# message_rank): kept as the evidence's `group_rank`, never its rank.  A bare "[Rank N]" (the WorkNCCL timeout line's
+# in every release, the only tag before PyTorch 2.2) is the rank in the group the work ran in too (pytorch/pytorch
+# #134006: global rank 1 prints "[Rank 0]" for a subgroup's work): a launcher prefix's rank wins over it, and without
+# one it is read as the global rank, right for the default group's work, wrong for a subgroup's, which a log without
+# "[PG ...]" tags cannot tell apart (a known gap, tests/test_triage.py pins it).
 IN_MESSAGE = re.compile(r"\[(?:PG [^\]]*?)?(?:Rank|RANK) (?P<rank>\d+)\]")
 # A host name must hold a letter or a dot/dash to be one (not "12" or "E0321"): pdsh's row is tried after the others
-# but the rare ones, and only when what looks like a host is not a log level or a Python/NCCL word.
+# but the rare ones, and only when what looks like a host is not a log level or a Python/NCCL word (`host_checked`).
 _NOT_HOSTS = frozenset({"Traceback", "RuntimeError", "ERROR", "WARNING", "INFO", "DEBUG", "NCCL", "File", "Error",
                         "Warning", "Note", "Exception", "time", "host", "rank", "exitcode", "error_file",
                         "traceback", "frame", "what", "srun", "slurmstepd", "stderr", "stdout", "Failures",
@@ -112,7 +130,6 @@ _NOT_HOSTS = frozenset({"Traceback", "RuntimeError", "ERROR", "WARNING", "INFO",
 _NOT_HOST_SHAPE = re.compile(r"[a-z][A-Z]|\.(?:py|log|txt|out|err)$|^torch\.")
 # a Python exception's name before its message ("socket.gaierror: [Errno -2] ...", "MyError: ...") is no host
 _EXCEPTION_NAME = re.compile(EXCEPTION_NAME)
-OUTERMOST = frozenset({"srun_label", "pdsh", "grep"})  # printed by the launcher around everything else: first only
 
 
 _IPV4 = re.compile(r"(?:\d{1,3}\.){3}\d{1,3}")
@@ -130,10 +147,16 @@ def _host_ok(host: str) -> bool:
 
 # A time stamp a writer put between two prefixes or before the first (kubectl --timestamps' RFC 3339, Python
 # logging's "2021-07-14 13:21:26,887", NCCL 2.26+'s "[%F %T] " before its WARN lines, behind Ray's prefix; a log
-# collector's "2019-06-02T16:13:44.884Z: " before mpirun's "[1,12]<stdout>:", its colon and all): skipped when a
-# prefix follows it, and kept at the front of what is left (the line's time is read from it).
+# collector's "2019-06-02T16:13:44.884Z: " before mpirun's "[1,12]<stdout>:", its colon and all): the line's first is
+# peeled as its lead (its time), a later one skipped when a prefix follows it (`strip_lead`).
 STAMPS = re.compile(r"(?:\[\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:[.,]\d{1,9})?(?:Z|[+-]\d{2}:?\d{2})?\]|"
                     r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:[.,]\d{1,9})?(?:Z|[+-]\d{2}:?\d{2})?):? ")
+
+
+# What may come first on a line (and between two prefixes): a stamp, with the CRI log envelope's stream and tag after
+# it ("2024-07-25T07:00:00.000000000Z stderr F ")
+LEAD = re.compile(STAMPS.pattern + r"(?:(?:stdout|stderr) [PF] )?")
+_STAMP_FIRST = frozenset("[0123456789")
 
 
 def _prefix(rest: str, rows) -> tuple[re.Match, tuple] | None:
@@ -151,32 +174,53 @@ def _prefix(rest: str, rows) -> tuple[re.Match, tuple] | None:
     return None
 
 
-def strip(line: str) -> tuple[Origin, str]:
-    """(who wrote it, the line without its launcher prefixes).  The inner prefix wins where two say the same."""
+def strip_lead(line: str) -> tuple[tuple, str, str]:
+    """(who wrote it, as a key: the (field, value) pairs its launcher prefixes name, the inner prefix winning where
+    two say the same, `origin_of` makes them an Origin; its lead: the first stamp (and CRI envelope) of the line, at
+    its start, between two prefixes or right after the last, peeled and kept for the line's time; the rest, without
+    that stamp and the prefixes).  A later stamp between two prefixes is dropped, one no prefix follows stays in the
+    rest.  Every stamp is matched once."""
     found: dict = {}
     rest = line
-    stamp = ""
-    for step in range(MAX_PREFIXES):
-        table, anywhere = (_FIRST, _ANY) if step == 0 else (_INNER, _ANY_INNER)
-        hit = _prefix(rest, table.get(rest[:1], anywhere))
-        skip = 0
-        if hit is None and rest[:1] in _STAMP_FIRST:
-            sm = STAMPS.match(rest)
-            if sm is not None:
-                after = rest[sm.end():]
-                hit = _prefix(after, table.get(after[:1], anywhere))
-                skip = sm.end()
+    lead = ""
+    step = 0
+    while True:
+        rows = None
+        if step < MAX_PREFIXES:
+            table, anywhere = (_FIRST, _ANY) if step == 0 else (_INNER, _ANY_INNER)
+            rows = table.get(rest[:1], anywhere)
+        hit = _prefix(rest, rows) if rows is not None else None
         if hit is None:
-            break
-        m, (name, _, fields, _, _) = hit
-        if skip and not stamp:
-            stamp = rest[:skip]
-        for field_name, group in fields.items():
+            sm = LEAD.match(rest) if rest[:1] in _STAMP_FIRST else None
+            if sm is None:
+                break
+            if not lead:  # the line's first stamp: its time, whether a prefix follows it or not
+                lead, rest = sm.group(0), rest[sm.end():]
+                continue
+            after = rest[sm.end():]
+            hit = _prefix(after, table.get(after[:1], anywhere)) if rows is not None else None
+            if hit is None:
+                break
+            rest = after
+        m, row = hit
+        for field_name, group in row.fields.items():
             value = m.group(group)
             if value is not None and not (field_name == "host" and placeholder(value)):
                 found[field_name] = value if field_name == "host" else int(value)
-        rest = rest[skip:][m.end():]
-    return (Origin(**found) if found else NONE), stamp + rest
+        rest = rest[m.end():]
+        step += 1
+    return tuple(found.items()), lead, rest
+
+
+def origin_of(fields: tuple) -> Origin:
+    """The Origin of `strip_lead`'s key."""
+    return Origin(**dict(fields)) if fields else NONE
+
+
+def strip(line: str) -> tuple[Origin, str]:
+    """(who wrote it, the line without its launcher prefixes, its first stamp kept at its front): `strip_lead`'s."""
+    fields, lead, rest = strip_lead(line)
+    return origin_of(fields), lead + rest
 
 
 # Which rows a line starting with a given character may be (a prefix's first character is fixed by its pattern): most
@@ -185,42 +229,37 @@ def _rows_by_first(rows) -> tuple[dict, tuple]:
     by_first: dict[str, list] = {}
     anywhere = []
     for row in rows:
-        pattern = row[1].pattern
-        first = pattern[1] if pattern[:1] == "\\" and pattern[1:2] in ("[", "(") else row[3]  # an escaped [ or (
+        pattern = row.pattern.pattern
+        first = pattern[1] if pattern[:1] == "\\" and pattern[1:2] in ("[", "(") else row.first  # an escaped [ or (
         if first is None:
             anywhere.append(row)
         else:
             for c in first:
                 by_first.setdefault(c, []).append(row)
     def entries(some: list) -> tuple:  # in the table's order, each as `_prefix` reads it
-        return tuple((r[1].match, r[4], r[0] == "pdsh", r) for r in sorted(some, key=rows.index))
+        return tuple((r.pattern.match, r.needle, r.host_checked, r) for r in sorted(some, key=rows.index))
 
     table = {c: entries(by + anywhere) for c, by in by_first.items()}
     return table, entries(anywhere)
 
 
 _FIRST, _ANY = _rows_by_first(PREFIXES)
-_STAMP_FIRST = frozenset("[0123456789")
-_INNER, _ANY_INNER = _rows_by_first(tuple(r for r in PREFIXES if r[0] not in OUTERMOST))
+_INNER, _ANY_INNER = _rows_by_first(tuple(r for r in PREFIXES if not r.outermost))
 
 
-def in_message(message: str) -> int | None:
-    """The global rank a PyTorch message names ("[rank3]:" torch's own prefix behind another, "[PG 0 Rank 3]",
-    "[Rank 3]"), if any: never the rank in another process group's "[PG ...]" tag (see in_group)."""
-    glob, group, _ = message_rank(message)  # torch's own "[rankN]:" wherever it stands, the default group's rank
-    if glob is not None or group is not None:
-        return glob
+def in_message(message: str, known: int | None = None) -> tuple[int | None, tuple[str, int] | None]:
+    """(the global rank a PyTorch message names: torch's own "[rankN]:" wherever it stands, the default group's
+    "[PG 0 Rank 3]", a bare "[Rank 3]"; `known` instead where the line's prefixes named it; (process group, rank in
+    it) when its "[PG ...]" tag names a group other than the default one ("[PG 134 Rank 1]", "[PG ID 2 PG GUID 5
+    Rank 0]"), whose rank is never the global one), read in one pass of parsers.classify's message_rank."""
+    if known is not None and "[PG " not in message:
+        return known, None
+    glob, group, group_rank = message_rank(message)
+    in_group = (group, group_rank) if group is not None and group_rank is not None else None
+    if known is not None or glob is not None or group is not None:
+        return (known if known is not None else glob), in_group
     m = IN_MESSAGE.search(message)
-    return int(m.group("rank")) if m else None
-
-
-def in_group(message: str) -> tuple[str, int] | None:
-    """(process group, rank in it) when a message's "[PG ...]" tag names a group other than the default one
-    ("[PG 134 Rank 1]", "[PG ID 2 PG GUID 5 Rank 0]"); None for the default group's and for a line without one."""
-    if "[PG " not in message:
-        return None
-    _, group, group_rank = message_rank(message)
-    return None if group is None or group_rank is None else (group, group_rank)
+    return (int(m.group("rank")) if m else None), None
 
 
 # File and directory names: "rank-3.log", "rank_3.txt", "log_rank3", "stdout-rank-0", "local_rank2.log"

@@ -17,11 +17,12 @@ from typing import Iterable, Iterator, NamedTuple
 
 from parsers import Classifier, all_keywords, at_least, detect
 from parsers.prefilter import Prefilter
+from parsers.scan import _Lines
 
 from . import facts
 from .clock import Clock, app_stamp
 from .model import TEXT_MAX, Evidence, utc
-from .ranks import STAMPS, Origin, from_path, in_group, in_message, placeholder, strip
+from .ranks import Origin, from_path, in_message, origin_of, placeholder, strip_lead
 
 log = logging.getLogger("gpu_npd.triage")
 MAX_LINE = 65536  # characters of one line read; the rest of a longer line is not looked at
@@ -79,11 +80,6 @@ CONSEQUENCE_EXCEPTIONS = re.compile(
 _TRACEBACK_OPENERS = (facts.TRACEBACK, facts.GROUP_TRACEBACK)
 
 BATCH = 4096  # lines whose keywords are found in one scan
-# what may come before a line's launcher prefixes and its message: a time stamp (kubectl --timestamps, Python
-# logging, NCCL 2.26+'s "[%F %T] "), with the CRI log envelope's stream and tag after it ("... stderr F ");
-# peeled so that the message's own start is read (a traceback, torchrun's summary), kept for the line's time
-_LEAD = re.compile(STAMPS.pattern + r"(?:(?:stdout|stderr) [PF] )?")
-_LEAD_FIRST = frozenset("0123456789[")
 # A logger's record header between the launcher prefixes and the message, peeled like a stamp (its time kept) so that
 # a traceback logged through it is read: vLLM's "ERROR 08-07 19:11:43 [serving_chat.py:1050] " (and before 0.6's
 # "ERROR 07-04 23:23:23 multiproc_worker_utils.py:120] ", and with a date format without seconds "ERROR 11-03 23:14
@@ -137,13 +133,8 @@ def _keyworded(lines: list[str]) -> set[int] | range:
     buf = "\n".join(lines).encode("utf-8", "surrogatepass")
     if buf.count(b"\n") != len(lines) - 1:  # a line handed over with a newline inside: no index to map back to
         return range(len(lines))
-    hits: set[int] = set()
-    index, at = 0, 0
-    for start, _end, _ids in pf.line_spans(buf):
-        index += buf.count(b"\n", at, start)
-        at = start
-        hits.add(index)
-    return hits
+    index = _Lines(0)  # the line a span starts on, its newlines counted once
+    return {index.at(buf, start) for start, _end, _ids in pf.line_spans(buf)}
 
 
 def _generic(f) -> bool:
@@ -194,7 +185,7 @@ class FileReader:
         self._pid_ranks: dict[tuple, int | None] = {}  # (host, pid) -> the rank its prefixes named (None: several)
         self._pending: list[Evidence] = []  # evidence of a pid whose rank a later line may name
         self._year_seen = False
-        self._merged: dict[Origin, Origin] = {}  # a line's prefix -> the file's origin with it (bounded)
+        self._merged: dict[tuple, tuple[Origin, tuple]] = {}  # a line's prefixes -> its writer and key (bounded)
         self.errors = 0  # lines whose reading raised (a bug): skipped, logged once, counted
         self._numbered: bool | None = None  # a viewer's line numbers on the file's lines (its first batch says)
 
@@ -232,37 +223,21 @@ class FileReader:
             if not line:
                 continue
             try:
-                lead = ""
-                if line[:1] in _LEAD_FIRST:  # a stamp or a CRI envelope first: peeled, kept for the line's time
-                    m = _LEAD.match(line)
-                    if m is not None:
-                        lead = m.group(0)
-                prefix, rest = strip(line[len(lead):] if lead else line)
-                first = rest[:1]
-                if not lead and first in _LEAD_FIRST and len(rest) < len(line):
-                    m = _LEAD.match(rest)  # a stamp between two prefixes (strip keeps it first): peeled likewise
-                    if m is not None:
-                        lead, rest = m.group(0), rest[m.end():]
-                        first = rest[:1]
-                if first in _HEADER_FIRST:
+                # the stamp or CRI envelope before (or between) the launcher prefixes: peeled so that the message's
+                # own start is read (a traceback, torchrun's summary), kept for the line's time
+                fields, lead, rest = strip_lead(line)
+                if rest[:1] in _HEADER_FIRST:
                     m = _HEADER.match(rest)
                     if m is not None:
                         lead, rest = lead + m.group(0), rest[m.end():]
                 if not self._year_seen and n + i < YEAR_PROBE_LINES:
                     self._probe_year(lead + rest)
-                origin = merged.get(prefix)
-                if origin is None:
-                    origin = self.origin.merge(prefix)
+                known = merged.get(fields)
+                if known is None:  # a writer first seen (or past the bound): who it is, its key, the ranks it names
+                    known = self._writer(fields, n + i + 1)
                     if len(merged) < 4096:
-                        merged[prefix] = origin
-                key = (origin.host, origin.rank, origin.local_rank, origin.pid)
-                if origin.pid is not None and origin.rank is not None:  # a process's prefixes named its rank
-                    pid_key = (origin.host, origin.pid)
-                    known = self._pid_ranks.get(pid_key, origin.rank)
-                    if pid_key in self._pid_ranks or len(self._pid_ranks) < 65536:
-                        self._pid_ranks[pid_key] = origin.rank if known == origin.rank else None
-                if origin.rank is not None and (origin.host, origin.rank) not in self._ranks and len(self._ranks) < 65536:
-                    self._ranks[(origin.host, origin.rank)] = n + i + 1
+                        merged[fields] = known
+                origin, key = known
                 if i in hits or self._block is not None or self._root_next or key in self._tracebacks or \
                         _BLOCK_OPEN.match(rest):
                     for ev in self._line(_Line(n + i + 1, shown[i], lead, rest, origin, key)):
@@ -275,6 +250,20 @@ class FileReader:
                 if self.errors == 1:
                     log.exception("triage: reading %s line %d raised (a bug; the line is skipped, later ones are "
                                   "counted): %.200r", self.name, n + i + 1, line)
+
+    def _writer(self, fields: tuple, n: int) -> tuple[Origin, tuple]:
+        """(the file's origin with what a line's prefixes name, its writer's key), the first time the prefixes are
+        met on line `n`: the rank they name noted for its host and its process (the same prefixes again would note
+        nothing new)."""
+        origin = self.origin.merge(origin_of(fields))
+        if origin.pid is not None and origin.rank is not None:  # a process's prefixes named its rank
+            pid_key = (origin.host, origin.pid)
+            known = self._pid_ranks.get(pid_key, origin.rank)
+            if pid_key in self._pid_ranks or len(self._pid_ranks) < 65536:
+                self._pid_ranks[pid_key] = origin.rank if known == origin.rank else None
+        if origin.rank is not None and (origin.host, origin.rank) not in self._ranks and len(self._ranks) < 65536:
+            self._ranks[(origin.host, origin.rank)] = n
+        return origin, (origin.host, origin.rank, origin.local_rank, origin.pid)
 
     def _pid_filled(self) -> Iterator[Evidence]:
         """The evidence held back, each with the rank another line of the same process (host and pid: Ray's
@@ -385,10 +374,9 @@ class FileReader:
     def _base(self, at: _Line) -> dict:
         origin, rest = at.origin, at.rest
         when, extra, env_host = self._when(at.lead + rest, at.key, origin.host)
-        group = in_group(rest)
+        rank, group = in_message(rest, origin.rank)
         if group is not None:  # "[PG 134 Rank 1]": rank 1 of group 134, not global rank 1
             extra["pg"], extra["group_rank"] = group
-        rank = origin.rank if origin.rank is not None else in_message(rest)
         return dict(time=when, host=origin.host or env_host, rank=rank, local_rank=origin.local_rank,
                     pid=origin.pid, gpu=origin.gpu, file=self.name, line=at.n, text=at.text[:TEXT_MAX],
                     details=extra)
