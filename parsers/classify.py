@@ -26,7 +26,7 @@ from .pci import find_pci, normalize_pci
 from .prefilter import Prefilter
 from .ports import BootClock
 from .rules import (BOOT_MARK, BOOT_STAGES, EVENT_ADDRESS_FROM, EVENT_ADOPTS, EVENT_AMENDS, EVENT_ESCALATES,
-                    EVENT_LINES, EVENT_PER_DEVICE, EVENT_PER_GPU, EVENT_PER_GPU_INDEX, EVENT_UNNAMED_NEWEST,
+                    EVENT_LINES, EVENT_PER_DEVICE, EVENT_PER_GPU, EVENT_PER_GPU_INDEX,
                     EVENT_PER_RANK, GSP_GPU_INDEX, KEYWORDS, PCI, REFINERS, RULES, STATED, Rule)
 from .unclassified import DRIVER_KEYWORDS, ERROR_WORDS, unclassified
 from .wordscan import LazyPattern, word_regex
@@ -327,7 +327,7 @@ class Classifier:
             return True
         last = self._events.get(name)
         inside = last is not None and 0 <= position - last <= EVENT_LINES[name.split(" ", 1)[0]]
-        if not inside and name[-1:] == " " and name[:-1] in EVENT_UNNAMED_NEWEST:  # names no device: the newest open
+        if not inside and name[-1:] == " " and name[:-1] in EVENT_PER_GPU:  # names no device: the newest open
             newest = self._newest_open(name, position)
             if newest is not None:
                 name, last, inside = newest, self._events[newest], True
@@ -524,7 +524,7 @@ class Classifier:
         mapped, for an address no line gave an index; or the reverse): the failure of one GPU, as one event."""
         prefix, _, who = name.partition(" ")
         if not who:
-            return name  # names no GPU: the newest open one's (EVENT_UNNAMED_NEWEST), else its own
+            return name  # names no GPU: the newest open one's (EVENT_PER_GPU), else its own
         pci, _, index = who.partition("=")
         if index:
             self._learn_index(prefix, index, pci, position)

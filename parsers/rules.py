@@ -104,20 +104,21 @@ EVENT_PER_DEVICE = frozenset({"mlx5_health", "mlx5_tx_timeout", "sxid", "nfs", "
                               "peermem_load", "reset", "gsp"})
 # Of those, the events kept per GPU: keyed by the GPU's address (normalize_pci: a GPU is one key, whichever function
 # or spelling a line gives), the address the lines before it named when the line names none (an NV_ERR_GPU_IS_LOST
-# assertion after the "fallen off the bus" line it follows).
-EVENT_PER_GPU = frozenset({"fallen", "rminit", "gsp"})
+# assertion after the "fallen off the bus" line it follows). A line of one naming no GPU, none named in the lines before
+# it, joins the newest open one (else it opens its own): a GPU needing reset's lines name the GPU by index at most
+# ("NVRM: GPU0 .."), many by nothing.
+EVENT_PER_GPU = frozenset({"fallen", "rminit", "gsp", "reset"})
 # Of those, the events whose lines may name the GPU by its index alone ("NVRM: GPU6 _kgspRpcRecvPoll: GSP RM heartbeat
 # timed out"), others by its address ("NVRM: Xid (PCI:0000:a1:00): 119, .."). A line naming both ("Xid (PCI:0000:a1:00):
 # 119, .. Timeout after 45s of waiting for RPC response from GPU6 GSP!", 535's ".. Timeout waiting for RPC from GSP6!")
 # tells the stream which address an index is (Classifier._gpu_index): the event is keyed by the address where a line
 # or that mapping gives it, else by the index. Lines nothing tells apart (an index no line mapped and an address no
 # line gave an index, a line naming no GPU) are one event, as before the mapping: the GSP's failure on one GPU.
-EVENT_PER_GPU_INDEX = frozenset({"gsp"})
+# A GPU needing reset likewise: "NVRM: GPU0 nvCheckOkFailedNoLog: .. [NV_ERR_RESET_REQUIRED]", "NVRM: Rate limiting GSP
+# RPC error prints for GPU at PCI:0000:0a:00 .. The GPU likely needs to be reset." are one GPU's one event.
+EVENT_PER_GPU_INDEX = frozenset({"gsp", "reset"})
 # The GPU an Xid 119/120 line's text names beside its address (57x+ "from GPU6 GSP!", 535 "from GSP6!").
 GSP_GPU_INDEX = r"RPC (?:response )?from (?:GPU(?P<index>\d{1,4}) GSP\b|GSP(?P<gsp_index>\d{1,4})!)"
-# Events a line naming no device joins the newest open one of (else it opens its own): the GPU's, and a GPU needing
-# reset (its lines name the GPU by index at most, "NVRM: GPU0 ..", many by nothing).
-EVENT_UNNAMED_NEWEST = EVENT_PER_GPU | {"reset"}
 # Per-GPU events whose first lines may name no GPU, the line naming it coming after them: an init attempt's reasons
 # ("NVRM: GPU6 _kgspBootGspRm: unexpected WPR2 already up ..", "RmInitAdapter: Cannot initialize GSP firmware RM")
 # before its "GPU 0000:a1:00.0: RmInitAdapter failed!". The event those lines opened (no GPU) becomes that GPU's

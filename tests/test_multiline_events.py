@@ -200,6 +200,38 @@ def test_a_gpu_needing_reset_is_one_event_while_its_lines_repeat():
     assert [f.kind for f in realworld.findings("\n".join([marked, unnamed, unnamed]))] == ["gpu_reset_required"]
 
 
+def test_a_gpu_needing_reset_is_one_event_whichever_way_its_lines_name_it():
+    """A GPU needing reset's lines name it by index ("NVRM: GPU0 nvCheckOkFailedNoLog: .."), by address ("Rate limiting
+    GSP RPC error prints for GPU at PCI:0000:0a:00", with or without "PCI:" and the function), or by the address of the
+    "NVRM: GPU at PCI:" banner before them: one event per GPU (rules.EVENT_PER_GPU_INDEX, keyed as the GSP's), so one
+    gpu_reset_required, not one per spelling; two GPUs stay two.  The lines are shaped on open-gpu-kernel-modules #1045
+    and #659 and gpu-kernel-3.yaml's banner; their combinations and other GPUs' copies are built here."""
+    index = ("NVRM: GPU{} nvCheckOkFailedNoLog: Check failed: Reset required [NV_ERR_RESET_REQUIRED] (0x00000062) "
+             "returned from _gpushareddataSendDataPollRpc(pGpu, polle>")
+    rate = ("NVRM: Rate limiting GSP RPC error prints for GPU at {} (printing 1 of every 30).  The GPU likely needs to "
+            "be reset.")
+    unnamed = ("NVRM: nvAssertOkFailedNoLog: Assertion failed: Reset required [NV_ERR_RESET_REQUIRED] (0x00000062) "
+               "returned from status @ kernel_channel.c:2874")
+    banner = "NVRM: GPU at PCI:{}: GPU-fcdeaa4c-664a-4de8-2e32-23e14628ce8c"
+    xid119 = _XID119_GPU.format(pci="{}", index="{}")
+    resets = lambda *lines: [f.pci for f in realworld.findings("\n".join(lines))  # noqa: E731
+                             if f.kind == "gpu_reset_required"]
+    # by index, then by address (no line mapped the index: nothing tells them apart)
+    assert len(resets(index.format(0), rate.format("PCI:0000:0a:00"))) == 1
+    # the address in two spellings
+    assert len(resets(rate.format("PCI:0000:0a:00"), rate.format("0000:0a:00.0"))) == 1
+    # by the banner's address, then by the address
+    assert resets(banner.format("0000:0a:00"), unnamed, rate.format("PCI:0000:0a:00")) == ["0000:0a:00"]
+    # the index mapped to the address by an Xid 119 naming both, then each spelling
+    assert len(resets(xid119.format("0000:0a:00", 0), index.format(0), rate.format("PCI:0000:0a:00"),
+                      index.format(0))) == 1
+    # two GPUs: two events, whichever way they are named
+    assert len(resets(index.format(0), index.format(1))) == 2
+    assert len(resets(rate.format("PCI:0000:0a:00"), rate.format("PCI:0000:0b:00"))) == 2
+    assert len(resets(xid119.format("0000:0a:00", 0), xid119.format("0000:0b:00", 1), index.format(0),
+                      rate.format("PCI:0000:0b:00"), index.format(1), rate.format("0000:0a:00.0"))) == 2
+
+
 def test_the_resource_servers_assertions_after_a_gpu_needing_reset_are_that_event():
     """The consequence lines of a lost GPU ("Assertion failed: (status == NV_OK) || .." and 59x's "Check failed: ..")
     follow a GPU needing reset too: a "within" row of both events (rules.Rule.event "fallen|reset"), part of whichever
