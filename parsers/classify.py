@@ -163,6 +163,14 @@ def _line_pattern_rows(rules: tuple[Rule, ...]) -> tuple[tuple[str, bool, int | 
     return tuple(out)
 
 
+@lru_cache(maxsize=16)
+def _gpu_index_rows(rules: tuple[Rule, ...]) -> frozenset[str]:
+    """The names of the rows whose lines are of an event kept per GPU by address or index (rules.EVENT_PER_GPU_INDEX):
+    only their lines' event keys go through Classifier._by_gpu (the third item of an event key is its row's name)."""
+    return frozenset(r.name for r in rules if r.event is not None
+                     and any(one in EVENT_PER_GPU_INDEX for one in r.event[0].split("|")))
+
+
 def line_patterns(rules: tuple[Rule, ...] = RULES) -> tuple[tuple[str, bool], ...]:
     """What a line must match to be worth classifying, as (regex source, caseless): every finding rule's own
     regex (and those of the rows of a multi-line event), the context lines' regexes, the CRI partial markers,
@@ -196,6 +204,7 @@ class Classifier:
         self.dispatch = Dispatch(rules)
         self._pattern_rows = tuple(row for _, _, row in _line_pattern_rows(rules))  # line_patterns id -> row
         self._context_ids = frozenset(i for i, row in enumerate(self._pattern_rows) if row == CONTEXT_ROW)
+        self._gpu_index_rows = _gpu_index_rows(rules)
         self._allowed_cache: dict[frozenset[int], tuple[frozenset[int] | None, bool]] = {}
         # message (no envelope) -> what it means on its own (None: no finding); bounded, oldest evicted.
         # Context-free, so classifiers of one kind of input may share one (`memo`): a source following many
@@ -464,7 +473,7 @@ class Classifier:
         if (context_pci and event is not None and type(event[0]) is str and event[0].endswith(" ")
                 and event[0][:-1] in EVENT_PER_GPU):
             event = (event[0] + context_pci, event[1], event[2])  # a GPU's event: the GPU the lines before it named
-        if event is not None and EVENT_PER_GPU_INDEX:
+        if event is not None and event[2] in self._gpu_index_rows:  # (a row's name; a few rows, most lines none)
             event = self._by_gpu(event, position)
         self._made_by = self._amends = None
         if event is not None and self._in_event(event, position, SEVERITY_RANK[fields[1]] if fields else 0):

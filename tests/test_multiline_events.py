@@ -11,6 +11,8 @@ import io
 import pytest
 import realworld
 from parsers import Scanner, parse_line
+from parsers.classify import Classifier
+from parsers.rules import EVENT_PER_GPU_INDEX
 
 ITEMS = {(i["file"], i["text"].splitlines()[0]): i for i in realworld.samples()}
 
@@ -320,6 +322,24 @@ def test_gsp_events_are_kept_per_gpu_by_address_or_index():
     old = ("NVRM: Xid (PCI:0000:18:00): 119, pid=1, name=python, Timeout waiting for RPC from GSP! Expected function "
            "76 (GSP_RM_CONTROL) (0x0 0x0).")
     assert got(old, beat.format(6)) == [("xid", 119, "0000:18:00")]
+
+
+def test_only_the_lines_of_events_kept_per_gpu_by_index_are_keyed_so(monkeypatch):
+    """Classifier._by_gpu (an event key by the GPU's address or index) runs for the lines of the events that need it
+    (rules.EVENT_PER_GPU_INDEX) only, not for every event line of the corpus (an AER record, an OOM report, an mlx5
+    health dump): their keys are what they were."""
+    keyed = []
+    by_gpu = Classifier._by_gpu
+
+    def spy(self, event, position):
+        keyed.append(event[0])
+        return by_gpu(self, event, position)
+
+    monkeypatch.setattr(Classifier, "_by_gpu", spy)
+    for item in realworld.samples():
+        realworld.findings(item["text"])
+    events = {frozenset(one.split(" ", 1)[0] for one in ((name,) if type(name) is str else name)) for name in keyed}
+    assert events and all(names & EVENT_PER_GPU_INDEX for names in events), events
 
 
 def test_a_gsp_event_takes_no_other_gpus_address():
