@@ -1121,22 +1121,26 @@ def _refine_nccl_text(g: dict, out: dict) -> None:
     out["attribution"] = NCCL_CODES.get(code, "unknown")
 
 
-def _refine_gsp_error(g: dict, out: dict) -> None:
-    """A GSP crash report without its Xid line: what Xid 120 reports, with that row's severity and action."""
-    g["xid"] = "120"
-    _refine_xid(g, out)
+# Lines that report what an Xid reports without that Xid's line: refine key -> the Xid (a GSP timeout: 119, the GSP's
+# crash report: 120). The finding is that Xid, with its catalog row's severity, attribution and action.
+XID_WITHOUT_LINE = {"gsp_timeout": 119, "gsp_error": 120}
 
 
-def _refine_gsp_timeout(g: dict, out: dict) -> None:
-    """A GSP timeout without its Xid line: what Xid 119 reports, with that row's severity, attribution and action."""
-    g["xid"] = "119"
-    _refine_xid(g, out)
+def _refine_as_xid(xid: int):
+    """The refiner of a line reporting what Xid `xid` reports without its line: refined as that Xid's line."""
+    code = str(xid)
+
+    def refine(g: dict, out: dict) -> None:
+        g["xid"] = code
+        _refine_xid(g, out)
+    return refine
 
 
-REFINERS = {"gsp_timeout": _refine_gsp_timeout, "gsp_error": _refine_gsp_error, "xid": _refine_xid, "sxid": _refine_sxid, "aer": _refine_aer, "aer_detail": _refine_aer_detail,
+REFINERS = {"xid": _refine_xid, "sxid": _refine_sxid, "aer": _refine_aer, "aer_detail": _refine_aer_detail,
             "dpc": _refine_dpc, "nvme": _refine_nvme, "ib_link": _refine_ib_link,
             "cuda": _refine_cuda, "nccl": _refine_nccl, "ib_wc": _refine_ib_wc,
-            "nccl_text": _refine_nccl_text}
+            "nccl_text": _refine_nccl_text,
+            **{key: _refine_as_xid(xid) for key, xid in XID_WITHOUT_LINE.items()}}
 
 # Every keyword of the table: the prefilter over whole buffers is built from these.
 # (Rows of a multi-line event count too: its member lines keep the event open.)

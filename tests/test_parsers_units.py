@@ -610,6 +610,15 @@ def test_a_gsp_failure_without_its_xid_line_is_that_xid(line, xid, what):
     assert (f.kind, f.xid, f.severity, f.action, f.details["gsp"]) == ("xid", xid, info.severity, info.action, what)
 
 
+def test_the_rows_that_are_an_xid_without_its_line_are_one_table():
+    """Every row whose finding is an Xid its line does not print (refined as that Xid's line) names the Xid in
+    rules.XID_WITHOUT_LINE, and one refiner serves them all: a new such row is a table entry."""
+    from parsers.rules import REFINERS, RULES, XID_WITHOUT_LINE
+
+    assert {r.refine for r in RULES if r.kind == "xid" and r.refine != "xid"} == set(XID_WITHOUT_LINE)
+    assert len({REFINERS[key].__code__ for key in XID_WITHOUT_LINE}) == 1
+
+
 def test_the_xid_lines_stay_xids_and_the_gsp_lines_that_name_no_failure_make_none():
     xid119 = ("NVRM: Xid (PCI:0001:6c:00): 119, pid=10200, name=NvmlTaskRunner, Timeout after 45s of waiting for RPC "
               "response from GPU5 GSP! Expected function 76 (GSP_RM_CONTROL) sequence 24174 (0x20801322 0x808).")
