@@ -52,7 +52,7 @@ class Rule:
     # "escalate" is "join" for a line that says the event ended worse than its finding said (a PCIe error whose
     # recovery failed): part of the open event, and while its finding stands (EVENT_AMENDS, a longer window: a
     # driver's recovery callbacks print dozens of lines before the port's verdict) the finding's amendment when more
-    # severe than it (details "amends": counted once with it, parsers.fold_amendments); with no event, a "join".
+    # severe than it (details "amends": counted once with it, EVENT_AMENDS); with no event, a "join".
     # Every line of an event that says which device and what failed is "join" or "once", never "member": a
     # report whose first line was lost (ring-buffer overrun, rate limiting, a grep excerpt) is still one event.
     event: tuple[str, str] | None = None
@@ -131,8 +131,8 @@ EVENT_ESCALATES = frozenset({"nvme"})
 # Events whose one finding a later line amends, not adds to: event name -> lines after the event's last line within
 # which its finding may still be amended. An amendment is a finding of the same event (kind, code) carrying
 # details["amends"], what it changed ("severity", "pci"): consumers count it once with the finding it amends
-# (parsers.fold_amendments, `gpu-npd parse`'s summary, the agent's problem), its severity and address the event's
-# from then on. The finding is made at once all the same (the agent's latency): the amendment follows it.
+# (`gpu-npd parse`'s summary, the agent's problem; each takes the classifier's amendments after the line's own finding,
+# Classifier.take_amended), its severity and address the event's from then on. The finding is made at once all the same (the agent's latency): the amendment follows it.
 # - "escalate" rows (rules.Rule.event): a PCIe error whose recovery then failed is fatal (the device is gone until a
 #   reset), the port's verdict ("AER: device recovery failed") coming after the drivers' callbacks;
 # - EVENT_ADDRESS_FROM: a GPU failure whose lines named no GPU takes the address of a later line of the same failure.
