@@ -137,7 +137,7 @@ class Summary:
         self.device_action: dict[str, tuple[int, str]] = {}
 
     def add(self, f: Finding) -> None:
-        amendment = amends(f)  # an event's finding again (parsers.fold_amendments): its severity counts, not a second event
+        amendment = amends(f)  # an event's finding again (rules.EVENT_AMENDS): its severity counts, not a second event
         if not amendment:
             self.kinds[f.kind] += 1
         prev = self.kind_severity.get(f.kind)

@@ -26,7 +26,7 @@ from .pci import find_pci, normalize_pci
 from .prefilter import Prefilter
 from .ports import BootClock
 from .rules import (BOOT_MARK, BOOT_STAGES, EVENT_ADDRESS_FROM, EVENT_ADOPTS, EVENT_AMENDS, EVENT_ESCALATES,
-                    EVENT_LINES, EVENT_PER_DEVICE, EVENT_PER_GPU, EVENT_PER_GPU_INDEX, EVENT_UNNAMED_NEWEST,
+                    EVENT_LINES, EVENT_PER_DEVICE, EVENT_PER_GPU, EVENT_PER_GPU_INDEX,
                     EVENT_PER_RANK, GSP_GPU_INDEX, KEYWORDS, PCI, REFINERS, RULES, STATED, Rule)
 from .unclassified import DRIVER_KEYWORDS, ERROR_WORDS, unclassified
 from .wordscan import LazyPattern, word_regex
@@ -163,6 +163,14 @@ def _line_pattern_rows(rules: tuple[Rule, ...]) -> tuple[tuple[str, bool, int | 
     return tuple(out)
 
 
+@lru_cache(maxsize=16)
+def _gpu_index_rows(rules: tuple[Rule, ...]) -> frozenset[str]:
+    """The names of the rows whose lines are of an event kept per GPU by address or index (rules.EVENT_PER_GPU_INDEX):
+    only their lines' event keys go through Classifier._by_gpu (the third item of an event key is its row's name)."""
+    return frozenset(r.name for r in rules if r.event is not None
+                     and any(one in EVENT_PER_GPU_INDEX for one in r.event[0].split("|")))
+
+
 def line_patterns(rules: tuple[Rule, ...] = RULES) -> tuple[tuple[str, bool], ...]:
     """What a line must match to be worth classifying, as (regex source, caseless): every finding rule's own
     regex (and those of the rows of a multi-line event), the context lines' regexes, the CRI partial markers,
@@ -196,6 +204,7 @@ class Classifier:
         self.dispatch = Dispatch(rules)
         self._pattern_rows = tuple(row for _, _, row in _line_pattern_rows(rules))  # line_patterns id -> row
         self._context_ids = frozenset(i for i, row in enumerate(self._pattern_rows) if row == CONTEXT_ROW)
+        self._gpu_index_rows = _gpu_index_rows(rules)
         self._allowed_cache: dict[frozenset[int], tuple[frozenset[int] | None, bool]] = {}
         # message (no envelope) -> what it means on its own (None: no finding); bounded, oldest evicted.
         # Context-free, so classifiers of one kind of input may share one (`memo`): a source following many
@@ -327,7 +336,7 @@ class Classifier:
             return True
         last = self._events.get(name)
         inside = last is not None and 0 <= position - last <= EVENT_LINES[name.split(" ", 1)[0]]
-        if not inside and name[-1:] == " " and name[:-1] in EVENT_UNNAMED_NEWEST:  # names no device: the newest open
+        if not inside and name[-1:] == " " and name[:-1] in EVENT_PER_GPU:  # names no device: the newest open
             newest = self._newest_open(name, position)
             if newest is not None:
                 name, last, inside = newest, self._events[newest], True
@@ -464,7 +473,7 @@ class Classifier:
         if (context_pci and event is not None and type(event[0]) is str and event[0].endswith(" ")
                 and event[0][:-1] in EVENT_PER_GPU):
             event = (event[0] + context_pci, event[1], event[2])  # a GPU's event: the GPU the lines before it named
-        if event is not None and EVENT_PER_GPU_INDEX:
+        if event is not None and event[2] in self._gpu_index_rows:  # (a row's name; a few rows, most lines none)
             event = self._by_gpu(event, position)
         self._made_by = self._amends = None
         if event is not None and self._in_event(event, position, SEVERITY_RANK[fields[1]] if fields else 0):
@@ -524,7 +533,7 @@ class Classifier:
         mapped, for an address no line gave an index; or the reverse): the failure of one GPU, as one event."""
         prefix, _, who = name.partition(" ")
         if not who:
-            return name  # names no GPU: the newest open one's (EVENT_UNNAMED_NEWEST), else its own
+            return name  # names no GPU: the newest open one's (EVENT_PER_GPU), else its own
         pci, _, index = who.partition("=")
         if index:
             self._learn_index(prefix, index, pci, position)

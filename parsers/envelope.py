@@ -43,13 +43,15 @@ def _iso(text: str) -> datetime | None:
         return None
 
 
-def _bsd(mon: str, day: str, clock: str, year: int) -> datetime | None:
+def _at(month: int | None, day: str, clock: str, year: int) -> datetime | None:
+    """The time a stamp's fields say (`clock`: "HH:MM:SS[.frac]"), None when they say none (no month, a 31 April)."""
+    if month is None:
+        return None
     try:
         h, mi, s = clock.split(":")
         sec, _, frac = s.partition(".")
-        return datetime(year, _MONTHS[mon], int(day), int(h), int(mi), int(sec),
-                        int((frac + "000000")[:6]) if frac else 0)
-    except (KeyError, ValueError):
+        return datetime(year, month, int(day), int(h), int(mi), int(sec), int((frac + "000000")[:6]) if frac else 0)
+    except ValueError:
         return None
 
 
@@ -96,12 +98,21 @@ def _dmesg_host(m: re.Match, year: int | None) -> Envelope:
 
 def _dmesg_t_host(m: re.Match, year: int | None) -> Envelope:
     host, _, mon, day, clock, yr, msg = m.groups()
-    return Envelope("dmesg_t", msg, timestamp=_bsd(mon, day, clock, int(yr)), extra={"host": host})
+    return Envelope("dmesg_t", msg, timestamp=_at(_MONTHS.get(mon) or _local_month(mon), day, clock, int(yr)),
+                    extra={"host": host})
 
 
 def _dmesg_t(m: re.Match, year: int | None) -> Envelope:
+    """`dmesg -T`: the month in English, else in the locale's three letters (pt_BR "[Ter Set 19 ..]": _local_month)."""
     _, mon, day, clock, yr, msg = m.groups()
-    return Envelope("dmesg_t", msg, timestamp=_bsd(mon, day, clock, int(yr)))
+    return Envelope("dmesg_t", msg, timestamp=_at(_MONTHS.get(mon) or _local_month(mon), day, clock, int(yr)))
+
+
+def _dmesg_t_local(m: re.Match, year: int | None) -> Envelope | None:
+    """`dmesg -T` with the locale's weekday and month ("[一 8月 25 16:20:28 2025]"); refused unless the month is one."""
+    _, mon, day, clock, yr, msg = m.groups()
+    month = _local_month(mon)
+    return None if month is None else Envelope("dmesg_t", msg, timestamp=_at(month, day, clock, int(yr)))
 
 
 def _dmesg_decode(m: re.Match, year: int | None) -> Envelope:
@@ -144,7 +155,7 @@ def _docker(m: re.Match, year: int | None) -> Envelope | None:
 
 def _fabricmanager(m: re.Match, year: int | None) -> Envelope:
     mon, day, yr, clock, level, tid, msg = m.groups()
-    return Envelope("fabricmanager", msg, timestamp=_bsd(mon, day, clock, int(yr)),
+    return Envelope("fabricmanager", msg, timestamp=_at(_MONTHS[mon], day, clock, int(yr)),
                     extra={"level": level, "tid": int(tid)})
 
 
@@ -168,8 +179,8 @@ def _rfc5424(m: re.Match, year: int | None) -> Envelope:
 
 def _rfc3164(m: re.Match, year: int | None) -> Envelope:
     prio, mon, day, clock, host, tag, pid, msg = m.groups()  # BSD stamps carry no year: the caller's, else this one
-    return _strip_inner_uptime(Envelope("syslog", msg, timestamp=_bsd(mon, day, clock,
-                                                                      year or datetime.now(timezone.utc).year),
+    return _strip_inner_uptime(Envelope("syslog", msg, timestamp=_at(_MONTHS[mon], day, clock,
+                                                                     year or datetime.now(timezone.utc).year),
                                         extra=_syslog_extra(host, tag, pid, prio)))
 
 
@@ -197,12 +208,7 @@ def _rfc3164_local(m: re.Match, year: int | None) -> Envelope | None:
     month = _local_month(mon)
     if month is None:
         return None
-    when = _bsd("Jan", day, clock, year or datetime.now(timezone.utc).year)
-    if when is not None:
-        try:
-            when = when.replace(month=month)
-        except ValueError:
-            when = None
+    when = _at(month, day, clock, year or datetime.now(timezone.utc).year)
     return _strip_inner_uptime(Envelope("syslog", msg, timestamp=when, extra=_syslog_extra(host, tag, pid, prio)))
 
 
@@ -245,6 +251,11 @@ ENVELOPES: tuple[tuple[str, str, LazyPattern, Build, str | None], ...] = (
     ("fabricmanager", "[", LazyPattern(
         r"^\[(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) (\d{1,2}) (\d{4}) (\d\d:\d\d:\d\d)\] "
         r"\[([A-Z]+)\] \[tid (\d+)\] ?(.*)$", re.S), _fabricmanager, "last"),
+    # `dmesg -T` under a locale whose weekday or month is no three-letter word (util-linux prints strftime's "%a %b %e
+    # %H:%M:%S %Y"): zh_CN "[一 8月 25 16:20:28 2025]", its weekdays 日 一 二 三 四 五 六 and months 1月 .. 12月.
+    # After the English rows (their lines try no more rows than before); refused unless the month is one (_local_month).
+    ("dmesg_t_local", "[", LazyPattern(
+        r"^\[(\w{1,5}+\.?) +(\w{2,5}+\.?) +(\d{1,2}) (\d\d:\d\d:\d\d) (\d{4})\] ?(.*)$", re.S), _dmesg_t_local, None),
     # `dmesg --decode --time-format iso`: "kern  :warn  : 2025-01-21T04:41:44,283302+00:00 NVRM: ..."
     ("dmesg_decode", "abcdefghijklmnopqrstuvwxyz", LazyPattern(
         r"^([a-z0-9]+) *:([a-z]+) *: (\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d),(\d+)([+-]\d\d:?\d\d) ?(.*)$", re.S),

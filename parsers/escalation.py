@@ -28,7 +28,7 @@ from __future__ import annotations
 import re
 from collections import OrderedDict
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, Callable
 
 BURST_SECONDS = 180.0  # sightings of one Xid on one scope this close together are one burst (NVSentinel's window)
 SCOPES = ("unit", "gpu", "gpus")
@@ -101,7 +101,7 @@ def _verdict(rule: Escalation, count: int, crossed: bool) -> Verdict:
 class _Last:
     """What a storm's sighting of one scope needs, found by one lookup: the last verdict of an (xid, gpu, unit), the
     Xid's burst generation then, and the bursts of its GPU and of its unit (None: no unit), the very lists
-    `Escalations._bursts` holds.  A list that table forgets is emptied as it goes (`_forget`), so a memo never
+    `Escalations._bursts` holds.  A list that table forgets is emptied as it goes (`_bound`), so a memo never
     extends bursts no longer counted: an empty list sends the sighting to the decision, which starts a new one."""
     verdict: Verdict | None
     generation: int
@@ -200,7 +200,7 @@ class Escalations:
         bursts = self._bursts.get(key)
         if bursts is None:
             bursts = self._bursts[key] = []
-        self._forget(key)
+        _bound(self._bursts, key, list.clear)  # a forgotten scope's list emptied: a `_Last` may hold it
         for b in reversed(bursts):  # (sightings come in time order but for a few out of order: look back)
             if b[0] - BURST_SECONDS <= t <= b[1] + BURST_SECONDS:
                 b[0], b[1] = min(b[0], t), max(b[1], t)
@@ -212,13 +212,6 @@ class Escalations:
         bursts.sort()
         del bursts[:-MAX_BURSTS]
         return bursts, b, True
-
-    def _forget(self, key: tuple) -> None:
-        """`key` is the newest of the bursts table, which keeps MAX_KEYS scopes: the oldest are forgotten, their
-        lists emptied (a `_Last` may hold one)."""
-        self._bursts.move_to_end(key)
-        while len(self._bursts) > MAX_KEYS:
-            self._bursts.popitem(last=False)[1].clear()
 
     def _shared(self, xid: int, other: str, burst: list[float], window: float, t: float) -> bool:
         """Did GPU `other` see the Xid in a burst overlapping `burst` (within `window` of `t`)?"""
@@ -256,11 +249,14 @@ class Escalations:
             if len(gpus) > MAX_GPUS:
                 del gpus[next(iter(gpus))]
             _bound(self._gpus, key[0])
-            self._forget(key)
+            _bound(self._bursts, key, list.clear)
 
 
-def _bound(table: OrderedDict, key: Any) -> None:
-    """`key` is the newest of `table`, which keeps MAX_KEYS entries (oldest forgotten first)."""
+def _bound(table: OrderedDict, key: Any, forget: Callable[[Any], Any] | None = None) -> None:
+    """`key` is the newest of `table`, which keeps MAX_KEYS entries (oldest forgotten first; `forget`, when given, is
+    called with each forgotten value: the bursts table empties its lists)."""
     table.move_to_end(key)
     while len(table) > MAX_KEYS:
-        table.popitem(last=False)
+        value = table.popitem(last=False)[1]
+        if forget is not None:
+            forget(value)

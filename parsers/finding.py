@@ -76,34 +76,7 @@ def at_least(severity: str, minimum: str) -> bool:
     return SEVERITY_RANK[severity] >= SEVERITY_RANK[minimum]
 
 
-AMEND_LOOKBACK = 4096  # findings back an amendment looks for the one it amends (fold_amendments)
-
-
 def amends(f: Finding) -> str | None:
     """What `f` changed of an event's earlier finding ("severity", "pci"; rules.EVENT_AMENDS), None: `f` is no
     amendment (an event of its own)."""
     return f.details.get("amends") if f.details else None
-
-
-def amended_by(g: Finding, f: Finding) -> bool:
-    """Is `g` the earlier finding amendment `f` amends? The same event's kind and code, and the same address (or
-    none, when `f` gave it one)."""
-    return (g.kind == f.kind and g.xid == f.xid and g.sxid == f.sxid
-            and (g.pci is None if f.details.get("amends") == "pci" else g.pci == f.pci))
-
-
-def fold_amendments(findings) -> list[Finding]:
-    """Findings as events: an amendment replaces the finding it amends (its severity and address the event's), so
-    an event is counted once; one with nothing before it to amend stays."""
-    out: list[Finding] = []
-    for f in findings:
-        if amends(f):
-            for i in range(len(out) - 1, max(-1, len(out) - 1 - AMEND_LOOKBACK), -1):
-                if amended_by(out[i], f):
-                    out[i] = f
-                    break
-            else:
-                out.append(f)
-        else:
-            out.append(f)
-    return out

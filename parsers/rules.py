@@ -52,7 +52,7 @@ class Rule:
     # "escalate" is "join" for a line that says the event ended worse than its finding said (a PCIe error whose
     # recovery failed): part of the open event, and while its finding stands (EVENT_AMENDS, a longer window: a
     # driver's recovery callbacks print dozens of lines before the port's verdict) the finding's amendment when more
-    # severe than it (details "amends": counted once with it, parsers.fold_amendments); with no event, a "join".
+    # severe than it (details "amends": counted once with it, EVENT_AMENDS); with no event, a "join".
     # Every line of an event that says which device and what failed is "join" or "once", never "member": a
     # report whose first line was lost (ring-buffer overrun, rate limiting, a grep excerpt) is still one event.
     event: tuple[str, str] | None = None
@@ -104,20 +104,21 @@ EVENT_PER_DEVICE = frozenset({"mlx5_health", "mlx5_tx_timeout", "sxid", "nfs", "
                               "peermem_load", "reset", "gsp"})
 # Of those, the events kept per GPU: keyed by the GPU's address (normalize_pci: a GPU is one key, whichever function
 # or spelling a line gives), the address the lines before it named when the line names none (an NV_ERR_GPU_IS_LOST
-# assertion after the "fallen off the bus" line it follows).
-EVENT_PER_GPU = frozenset({"fallen", "rminit", "gsp"})
+# assertion after the "fallen off the bus" line it follows). A line of one naming no GPU, none named in the lines before
+# it, joins the newest open one (else it opens its own): a GPU needing reset's lines name the GPU by index at most
+# ("NVRM: GPU0 .."), many by nothing.
+EVENT_PER_GPU = frozenset({"fallen", "rminit", "gsp", "reset"})
 # Of those, the events whose lines may name the GPU by its index alone ("NVRM: GPU6 _kgspRpcRecvPoll: GSP RM heartbeat
 # timed out"), others by its address ("NVRM: Xid (PCI:0000:a1:00): 119, .."). A line naming both ("Xid (PCI:0000:a1:00):
 # 119, .. Timeout after 45s of waiting for RPC response from GPU6 GSP!", 535's ".. Timeout waiting for RPC from GSP6!")
 # tells the stream which address an index is (Classifier._gpu_index): the event is keyed by the address where a line
 # or that mapping gives it, else by the index. Lines nothing tells apart (an index no line mapped and an address no
 # line gave an index, a line naming no GPU) are one event, as before the mapping: the GSP's failure on one GPU.
-EVENT_PER_GPU_INDEX = frozenset({"gsp"})
+# A GPU needing reset likewise: "NVRM: GPU0 nvCheckOkFailedNoLog: .. [NV_ERR_RESET_REQUIRED]", "NVRM: Rate limiting GSP
+# RPC error prints for GPU at PCI:0000:0a:00 .. The GPU likely needs to be reset." are one GPU's one event.
+EVENT_PER_GPU_INDEX = frozenset({"gsp", "reset"})
 # The GPU an Xid 119/120 line's text names beside its address (57x+ "from GPU6 GSP!", 535 "from GSP6!").
 GSP_GPU_INDEX = r"RPC (?:response )?from (?:GPU(?P<index>\d{1,4}) GSP\b|GSP(?P<gsp_index>\d{1,4})!)"
-# Events a line naming no device joins the newest open one of (else it opens its own): the GPU's, and a GPU needing
-# reset (its lines name the GPU by index at most, "NVRM: GPU0 ..", many by nothing).
-EVENT_UNNAMED_NEWEST = EVENT_PER_GPU | {"reset"}
 # Per-GPU events whose first lines may name no GPU, the line naming it coming after them: an init attempt's reasons
 # ("NVRM: GPU6 _kgspBootGspRm: unexpected WPR2 already up ..", "RmInitAdapter: Cannot initialize GSP firmware RM")
 # before its "GPU 0000:a1:00.0: RmInitAdapter failed!". The event those lines opened (no GPU) becomes that GPU's
@@ -130,8 +131,8 @@ EVENT_ESCALATES = frozenset({"nvme"})
 # Events whose one finding a later line amends, not adds to: event name -> lines after the event's last line within
 # which its finding may still be amended. An amendment is a finding of the same event (kind, code) carrying
 # details["amends"], what it changed ("severity", "pci"): consumers count it once with the finding it amends
-# (parsers.fold_amendments, `gpu-npd parse`'s summary, the agent's problem), its severity and address the event's
-# from then on. The finding is made at once all the same (the agent's latency): the amendment follows it.
+# (`gpu-npd parse`'s summary, the agent's problem; each takes the classifier's amendments after the line's own finding,
+# Classifier.take_amended), its severity and address the event's from then on. The finding is made at once all the same (the agent's latency): the amendment follows it.
 # - "escalate" rows (rules.Rule.event): a PCIe error whose recovery then failed is fatal (the device is gone until a
 #   reset), the port's verdict ("AER: device recovery failed") coming after the drivers' callbacks;
 # - EVENT_ADDRESS_FROM: a GPU failure whose lines named no GPU takes the address of a later line of the same failure.
@@ -1120,22 +1121,26 @@ def _refine_nccl_text(g: dict, out: dict) -> None:
     out["attribution"] = NCCL_CODES.get(code, "unknown")
 
 
-def _refine_gsp_error(g: dict, out: dict) -> None:
-    """A GSP crash report without its Xid line: what Xid 120 reports, with that row's severity and action."""
-    g["xid"] = "120"
-    _refine_xid(g, out)
+# Lines that report what an Xid reports without that Xid's line: refine key -> the Xid (a GSP timeout: 119, the GSP's
+# crash report: 120). The finding is that Xid, with its catalog row's severity, attribution and action.
+XID_WITHOUT_LINE = {"gsp_timeout": 119, "gsp_error": 120}
 
 
-def _refine_gsp_timeout(g: dict, out: dict) -> None:
-    """A GSP timeout without its Xid line: what Xid 119 reports, with that row's severity, attribution and action."""
-    g["xid"] = "119"
-    _refine_xid(g, out)
+def _refine_as_xid(xid: int):
+    """The refiner of a line reporting what Xid `xid` reports without its line: refined as that Xid's line."""
+    code = str(xid)
+
+    def refine(g: dict, out: dict) -> None:
+        g["xid"] = code
+        _refine_xid(g, out)
+    return refine
 
 
-REFINERS = {"gsp_timeout": _refine_gsp_timeout, "gsp_error": _refine_gsp_error, "xid": _refine_xid, "sxid": _refine_sxid, "aer": _refine_aer, "aer_detail": _refine_aer_detail,
+REFINERS = {"xid": _refine_xid, "sxid": _refine_sxid, "aer": _refine_aer, "aer_detail": _refine_aer_detail,
             "dpc": _refine_dpc, "nvme": _refine_nvme, "ib_link": _refine_ib_link,
             "cuda": _refine_cuda, "nccl": _refine_nccl, "ib_wc": _refine_ib_wc,
-            "nccl_text": _refine_nccl_text}
+            "nccl_text": _refine_nccl_text,
+            **{key: _refine_as_xid(xid) for key, xid in XID_WITHOUT_LINE.items()}}
 
 # Every keyword of the table: the prefilter over whole buffers is built from these.
 # (Rows of a multi-line event count too: its member lines keep the event open.)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import yaml
 
-from parsers import Scanner, fold_amendments
+from parsers import Classifier, Scanner, amends
 
 ROOT = Path(__file__).parent / "fixtures" / "realworld"
 WHOLE_LOGS = ROOT / "wholelogs.yaml"  # whole logs (healthy/ and wholelogs/): sources and allowed loud findings
@@ -31,9 +31,38 @@ def samples() -> list[dict]:
 
 
 def findings(text: str) -> list:
-    """The sample's findings as events: an amendment (a failed recovery's fatal, an address a later line gave) is
-    counted once with the finding it amends."""
-    return fold_amendments(Scanner().scan(io.BytesIO(text.encode()), name="realworld"))
+    """The sample's findings as events (`events`), as `gpu-npd parse` reads a file (Scanner.scan)."""
+    return events(Scanner().scan(io.BytesIO(text.encode()), name="realworld"))
+
+
+def classified(lines) -> list:
+    """The findings of `lines` as the agent's pipeline takes them (agent/pipeline.py): Classifier.classify per line,
+    then the earlier findings the line amended (Classifier.take_amended)."""
+    c, out = Classifier(), []
+    for line in lines:
+        f = c.classify(line)
+        if f is not None:
+            out.append(f)
+        out += c.take_amended()
+    return out
+
+
+def events(found) -> list:
+    """Findings as events, as their consumers count them (the agent's problem, `gpu-npd parse`'s summary): an
+    amendment (details "amends", rules.EVENT_AMENDS) is its event's finding again, its severity or address changed, and
+    stands in for it (the latest earlier finding of its kind and code, with its address, or none where it gave one);
+    one with nothing before it to amend stays."""
+    out: list = []
+    for f in found:
+        what = amends(f)
+        for i in range(len(out) - 1, -1, -1) if what else ():
+            g = out[i]
+            if (g.kind, g.xid, g.sxid, g.pci) == (f.kind, f.xid, f.sxid, None if what == "pci" else f.pci):
+                out[i] = f
+                break
+        else:
+            out.append(f)
+    return out
 
 
 def key(kind, code, pci) -> tuple:

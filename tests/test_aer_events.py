@@ -1,7 +1,7 @@
 """PCIe AER: one finding per AER event, keyed to the device that reported it (issue 12, section 3).
 
 Over the real blocks of tests/fixtures/realworld/pcie-aer.yaml, both ways text reaches the rules: the offline
-Scanner (whole buffers, prefiltered) and the agent's record path (Classifier.classify per line)."""
+Scanner (whole buffers, prefiltered) and the agent's record path (Classifier.classify per line, then take_amended)."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ import collections
 
 import pytest
 import yaml
-from realworld import ROOT, expect_key, finding_key, findings
+from realworld import ROOT, classified, events, expect_key, finding_key, findings
 
-from parsers import Classifier, fold_amendments
+from parsers import Classifier
 from parsers.finding import SEVERITY_RANK
 
 SAMPLES = yaml.safe_load((ROOT / "pcie-aer.yaml").read_text())
@@ -25,8 +25,7 @@ def loud(found) -> collections.Counter:
 def test_one_finding_per_event_keyed_to_the_reporter(sample):
     want = collections.Counter(expect_key(e) for e in sample["expect"])
     assert loud(findings(sample["text"])) == want  # nothing per line, no unclassified detail line
-    c = Classifier()
-    assert loud(fold_amendments(f for f in (c.classify(line) for line in sample["text"].splitlines()) if f)) == want
+    assert loud(events(classified(sample["text"].splitlines()))) == want
 
 
 def test_a_recovery_that_failed_makes_the_event_fatal_counted_once():
@@ -34,11 +33,10 @@ def test_a_recovery_that_failed_makes_the_event_fatal_counted_once():
     recovery failed": geerlingguy/raspberry-pi-pcie-devices #116): the event's finding, made at once as the error it
     reported, is amended to fatal by the first failure line (rules.EVENT_AMENDS); the second adds nothing."""
     sample = next(s for s in SAMPLES if s["source"].endswith("raspberry-pi-pcie-devices/issues/116"))
-    c = Classifier()
-    raw = [f for f in (c.classify(line) for line in sample["text"].splitlines()) if f]
+    raw = classified(sample["text"].splitlines())
     assert [(f.severity, f.pci, f.details.get("amends")) for f in raw] == [
         ("error", "0000:00:00", None), ("fatal", "0000:00:00", "severity")]
-    assert [(f.severity, f.pci) for f in fold_amendments(raw)] == [("fatal", "0000:00:00")]
+    assert [(f.severity, f.pci) for f in events(raw)] == [("fatal", "0000:00:00")]
 def test_event_severity_is_the_received_lines():
     fatal, corrected = SAMPLES[5]["text"].splitlines()[4], SAMPLES[5]["text"].splitlines()[0]
     c = Classifier()

@@ -11,6 +11,8 @@ import io
 import pytest
 import realworld
 from parsers import Scanner, parse_line
+from parsers.classify import Classifier
+from parsers.rules import EVENT_PER_GPU_INDEX
 
 ITEMS = {(i["file"], i["text"].splitlines()[0]): i for i in realworld.samples()}
 
@@ -200,6 +202,38 @@ def test_a_gpu_needing_reset_is_one_event_while_its_lines_repeat():
     assert [f.kind for f in realworld.findings("\n".join([marked, unnamed, unnamed]))] == ["gpu_reset_required"]
 
 
+def test_a_gpu_needing_reset_is_one_event_whichever_way_its_lines_name_it():
+    """A GPU needing reset's lines name it by index ("NVRM: GPU0 nvCheckOkFailedNoLog: .."), by address ("Rate limiting
+    GSP RPC error prints for GPU at PCI:0000:0a:00", with or without "PCI:" and the function), or by the address of the
+    "NVRM: GPU at PCI:" banner before them: one event per GPU (rules.EVENT_PER_GPU_INDEX, keyed as the GSP's), so one
+    gpu_reset_required, not one per spelling; two GPUs stay two.  The lines are shaped on open-gpu-kernel-modules #1045
+    and #659 and gpu-kernel-3.yaml's banner; their combinations and other GPUs' copies are built here."""
+    index = ("NVRM: GPU{} nvCheckOkFailedNoLog: Check failed: Reset required [NV_ERR_RESET_REQUIRED] (0x00000062) "
+             "returned from _gpushareddataSendDataPollRpc(pGpu, polle>")
+    rate = ("NVRM: Rate limiting GSP RPC error prints for GPU at {} (printing 1 of every 30).  The GPU likely needs to "
+            "be reset.")
+    unnamed = ("NVRM: nvAssertOkFailedNoLog: Assertion failed: Reset required [NV_ERR_RESET_REQUIRED] (0x00000062) "
+               "returned from status @ kernel_channel.c:2874")
+    banner = "NVRM: GPU at PCI:{}: GPU-fcdeaa4c-664a-4de8-2e32-23e14628ce8c"
+    xid119 = _XID119_GPU.format(pci="{}", index="{}")
+    resets = lambda *lines: [f.pci for f in realworld.findings("\n".join(lines))  # noqa: E731
+                             if f.kind == "gpu_reset_required"]
+    # by index, then by address (no line mapped the index: nothing tells them apart)
+    assert len(resets(index.format(0), rate.format("PCI:0000:0a:00"))) == 1
+    # the address in two spellings
+    assert len(resets(rate.format("PCI:0000:0a:00"), rate.format("0000:0a:00.0"))) == 1
+    # by the banner's address, then by the address
+    assert resets(banner.format("0000:0a:00"), unnamed, rate.format("PCI:0000:0a:00")) == ["0000:0a:00"]
+    # the index mapped to the address by an Xid 119 naming both, then each spelling
+    assert len(resets(xid119.format("0000:0a:00", 0), index.format(0), rate.format("PCI:0000:0a:00"),
+                      index.format(0))) == 1
+    # two GPUs: two events, whichever way they are named
+    assert len(resets(index.format(0), index.format(1))) == 2
+    assert len(resets(rate.format("PCI:0000:0a:00"), rate.format("PCI:0000:0b:00"))) == 2
+    assert len(resets(xid119.format("0000:0a:00", 0), xid119.format("0000:0b:00", 1), index.format(0),
+                      rate.format("PCI:0000:0b:00"), index.format(1), rate.format("0000:0a:00.0"))) == 2
+
+
 def test_the_resource_servers_assertions_after_a_gpu_needing_reset_are_that_event():
     """The consequence lines of a lost GPU ("Assertion failed: (status == NV_OK) || .." and 59x's "Check failed: ..")
     follow a GPU needing reset too: a "within" row of both events (rules.Rule.event "fallen|reset"), part of whichever
@@ -288,6 +322,24 @@ def test_gsp_events_are_kept_per_gpu_by_address_or_index():
     old = ("NVRM: Xid (PCI:0000:18:00): 119, pid=1, name=python, Timeout waiting for RPC from GSP! Expected function "
            "76 (GSP_RM_CONTROL) (0x0 0x0).")
     assert got(old, beat.format(6)) == [("xid", 119, "0000:18:00")]
+
+
+def test_only_the_lines_of_events_kept_per_gpu_by_index_are_keyed_so(monkeypatch):
+    """Classifier._by_gpu (an event key by the GPU's address or index) runs for the lines of the events that need it
+    (rules.EVENT_PER_GPU_INDEX) only, not for every event line of the corpus (an AER record, an OOM report, an mlx5
+    health dump): their keys are what they were."""
+    keyed = []
+    by_gpu = Classifier._by_gpu
+
+    def spy(self, event, position):
+        keyed.append(event[0])
+        return by_gpu(self, event, position)
+
+    monkeypatch.setattr(Classifier, "_by_gpu", spy)
+    for item in realworld.samples():
+        realworld.findings(item["text"])
+    events = {frozenset(one.split(" ", 1)[0] for one in ((name,) if type(name) is str else name)) for name in keyed}
+    assert events and all(names & EVENT_PER_GPU_INDEX for names in events), events
 
 
 def test_a_gsp_event_takes_no_other_gpus_address():

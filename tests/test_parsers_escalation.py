@@ -208,3 +208,20 @@ def test_a_storm_on_a_unit_whose_bursts_were_forgotten_is_decided_afresh_not_an_
     assert (13, "0000:5d:00", "1/0") in e._last
     e.see(13, "error", "0000:5d:00", line, 2.0)
     assert e._bursts[(13, "0000:5d:00", "1/0")] == [[2.0, 2.0]]  # counted again from this sighting
+
+
+def test_one_helper_bounds_every_table_and_empties_what_the_bursts_table_forgets():
+    """escalation._bound keeps each table at MAX_KEYS entries, oldest forgotten first; the bursts table's forgotten
+    lists are emptied as they go (a storm's memo, _Last, may hold one: it must not count bursts no longer kept)."""
+    from collections import OrderedDict
+
+    from parsers.escalation import MAX_KEYS, _bound
+
+    table = OrderedDict((i, [float(i), float(i)]) for i in range(MAX_KEYS))
+    oldest = table[0]
+    table["new"] = [1.0, 1.0]
+    _bound(table, "new", list.clear)
+    assert len(table) == MAX_KEYS and 0 not in table and oldest == [] and table[1] == [1.0, 1.0]
+    plain = OrderedDict((i, i) for i in range(MAX_KEYS + 1))
+    _bound(plain, 5)  # an existing key made the newest; the oldest other forgotten
+    assert len(plain) == MAX_KEYS and 0 not in plain and next(reversed(plain)) == 5

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import datetime
+
 import pytest
 
 from parsers import Classifier, detect, join_cri, normalize_pci, parse_line, sxid_info, xid_info
@@ -107,6 +109,35 @@ def test_envelope_timestamps():
     cri = detect("2024-07-25T06:36:18.293456789Z stderr F x")
     assert cri.timestamp.isoformat() == "2024-07-25T06:36:18.293456+00:00"
     assert detect("Nov 22 18:29:55 h kernel: [ 12.5] x").uptime == 12.5
+
+
+# Verbatim from tests/fixtures/realworld/gpu-nic-pcie.yaml: zh_CN's `dmesg -T` (wenku.csdn.net/answer/26sjj6j1cb) and
+# pt_BR's (the hot-plug test's), each with its time.
+@pytest.mark.parametrize("line,when,message", [
+    ("[一 8月 25 16:20:28 2025] nvidia 0000:01:00.0: [12] Timeout", "2025-08-25T16:20:28", "nvidia 0000:01:00.0: [12] Timeout"),
+    ("[Ter Set 19 06:01:41 2017] pciehp 0000:02:05.0:pcie24: slot(6): Link Down event", "2017-09-19T06:01:41",
+     "pciehp 0000:02:05.0:pcie24: slot(6): Link Down event"),
+])
+def test_dmesg_t_under_another_locale_is_read_with_its_time(line, when, message):
+    env = detect(line)
+    assert (env.name, env.timestamp.isoformat(), env.message) == ("dmesg_t", when, message)
+
+
+def test_every_zh_cn_weekday_and_month_of_dmesg_t_is_read():
+    """util-linux's `dmesg -T` prints strftime's "%a %b %e %H:%M:%S %Y": under zh_CN the weekday is one of 日 一 二 三 四
+    五 六, the month 1月 .. 12月 (unpadded), the day space-padded. Lines built here in that form, every value of each."""
+    for n, weekday in enumerate("日一二三四五六"):
+        for month in range(1, 13):
+            day = 1 + (n * 4 + month) % 28
+            env = detect(f"[{weekday} {month}月 {day:2d} 16:20:28 2025] NVRM: hello")
+            assert (env.name, env.timestamp, env.message) == (
+                "dmesg_t", datetime(2025, month, day, 16, 20, 28), "NVRM: hello"), (weekday, month, day)
+    # a word that is no month, a rank tag: no dmesg -T stamp, the line as it is
+    for line in ("[一 13月 25 16:20:28 2025] NVRM: hello", "[rank3]:[E ProcessGroupNCCL.cpp:1] NVRM: hello"):
+        assert (detect(line).name, detect(line).message) == ("plain", line)
+    f = parse_line("[一 8月 25 16:20:28 2025] nvidia 0000:01:00.0: PCIe Bus Error: severity=Correctable, type=Data Link "
+                   "Layer, (Transmitter ID)")
+    assert (f.kind, f.pci, f.timestamp) == ("pcie_aer", "0000:01:00", datetime(2025, 8, 25, 16, 20, 28))
 
 
 @pytest.mark.parametrize("line,program", [
@@ -608,6 +639,15 @@ def test_a_gsp_failure_without_its_xid_line_is_that_xid(line, xid, what):
     f = parse_line(line)
     info = xid_info(xid)
     assert (f.kind, f.xid, f.severity, f.action, f.details["gsp"]) == ("xid", xid, info.severity, info.action, what)
+
+
+def test_the_rows_that_are_an_xid_without_its_line_are_one_table():
+    """Every row whose finding is an Xid its line does not print (refined as that Xid's line) names the Xid in
+    rules.XID_WITHOUT_LINE, and one refiner serves them all: a new such row is a table entry."""
+    from parsers.rules import REFINERS, RULES, XID_WITHOUT_LINE
+
+    assert {r.refine for r in RULES if r.kind == "xid" and r.refine != "xid"} == set(XID_WITHOUT_LINE)
+    assert len({REFINERS[key].__code__ for key in XID_WITHOUT_LINE}) == 1
 
 
 def test_the_xid_lines_stay_xids_and_the_gsp_lines_that_name_no_failure_make_none():
