@@ -96,12 +96,12 @@ def _r(name, kind, keywords, pattern, severity=None, attribution=None, action=No
 EVENT_LINES = {"aer": 12, "mlx5_health": 20, "mlx5_tx_timeout": 4, "knvlink": 2, "nccl_exception": 2, "sxid": 8,
                "oom": 4096, "nccl_watchdog": 64, "rcu_stall": 64, "mce": 16, "cper": 24, "nfs": 32, "fs": 16,
                "nvme": 32, "ofi": 4, "clocksource": 16, "fallen": 64, "rminit": 32, "cuda_exception": 2,
-               "peermem_load": 16, "reset": 64, "gsp": 64}
+               "peermem_load": 16, "reset": 64, "gsp": 64, "port_down": 1}
 # Events kept apart per device (the PCI address on the line): a health dump of one mlx5 function does not
 # swallow the next function's own health failure a few lines later.
 # (the row's `pci` group, else its `device` group: a block device, an NFS server, an NVMe controller)
 EVENT_PER_DEVICE = frozenset({"mlx5_health", "mlx5_tx_timeout", "sxid", "nfs", "fs", "nvme", "fallen", "rminit",
-                              "peermem_load", "reset", "gsp"})
+                              "peermem_load", "reset", "gsp", "port_down"})
 # Of those, the events kept per GPU: keyed by the GPU's address (normalize_pci: a GPU is one key, whichever function
 # or spelling a line gives), the address the lines before it named when the line names none (an NV_ERR_GPU_IS_LOST
 # assertion after the "fallen off the bus" line it follows). A line of one naming no GPU, none named in the lines before
@@ -508,9 +508,18 @@ RULES: tuple[Rule, ...] = (
        r"DPC: (?P<dpc_reason>ERR_FATAL|ERR_NONFATAL|unmasked uncorrectable error|RP PIO error) detected",
        refine="dpc", event=AER_JOIN),
     # --- Mellanox / InfiniBand / RoCE ---
+    # A netdev's link state (mlx5e: "mlx5_core 0000:53:00.0 enp83s0f0np0: Link down"), and the RDMA core's for the
+    # port's IB device (6.15+ IB/cache, MLNX_OFED: "mlx5_core 0000:53:00.0 mlx5_3: Port: 1 Link DOWN", "..: Port: 1 Link
+    # ACTIVE"), on an InfiniBand-mode HCA the only line a port's flap leaves. A RoCE port prints both, the IB device's
+    # on the next line: its "Link DOWN" there is part of the netdev's down (one event per function, EVENT_LINES
+    # "port_down"), not a second finding; with no netdev line before it, it is the port's own. The states between
+    # (INIT, ARMED: a port on its way up, waiting for the subnet manager) are no finding.
     _r("mlx5_link", "ib_link", ["mlx5_core"],
        r"mlx5_core (?P<pci>" + PCI + r") (?P<netdev>\S+): Link (?P<state>down|up)\b",
-       refine="ib_link"),
+       refine="ib_link", event=("port_down", "open"), event_if=("state", ("down",))),
+    _r("ib_port_state", "ib_link", ["Link DOWN", "Link ACTIVE"],
+       r"mlx5_core (?P<pci>" + PCI + r") (?P<netdev>\S+): Port: (?P<port>\d+) Link (?P<state>DOWN|ACTIVE)\b",
+       refine="ib_link", event=("port_down", "join"), event_if=("state", ("DOWN",))),
     _r("mlx5_module", "ib_link", ["Port module event"],
        r"(?:mlx5_core (?P<pci>" + PCI + r"):.*)?Port module event(?:\[(?P<level>\w+)\])?: "
        r"module (?P<module>\d+), (?P<state>Cable (?:plugged|unplugged|error)|Cable \w+)(?:, (?P<reason>.*))?",

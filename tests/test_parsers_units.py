@@ -298,6 +298,22 @@ def test_an_ib_port_that_came_back_is_no_error():
     assert (f.kind, f.severity) == ("nccl_error", "warning")
 
 
+def test_a_roce_ports_ib_device_line_is_part_of_its_netdevs_down():
+    """REAL (mlx5-link-2026b.yaml, devopsrustem/slurmv4): a RoCE port's netdev "Link down" and, on the next line, its IB
+    device's "Port: 1 Link DOWN" are one down; the IB device's line alone (an InfiniBand-mode HCA, no netdev line) is
+    the port's own down, its "Link ACTIVE" the port back up; INIT (on its way up) is no finding."""
+    c = Classifier()
+    down = c.classify("[ 4443.968257] mlx5_core 0000:53:00.0 enp83s0f0np0: Link down")
+    assert (down.kind, down.severity, down.details["state"]) == ("ib_link", "error", "down")
+    assert c.classify("[ 4443.974372] mlx5_core 0000:53:00.0 mlx5_3: Port: 1 Link DOWN") is None
+    up = c.classify("[ 4450.320122] mlx5_core 0000:53:00.0 mlx5_3: Port: 1 Link ACTIVE")
+    assert (up.kind, up.severity, up.details["state"]) == ("ib_link", "info", "up")
+    c = Classifier()
+    alone = c.classify("mlx5_core 0000:0a:00.0 mlx5_0: Port: 1 Link DOWN")
+    assert (alone.kind, alone.severity, alone.pci, alone.details["netdev"]) == ("ib_link", "error", "0000:0a:00", "mlx5_0")
+    assert parse_line("mlx5_core 0000:ab:00.0 mlx5_5: Port: 1 Link INIT") is None
+
+
 def test_nccl_timeout_details():
     f = parse_line("[rank1]:[E1122 02:05:37.123456 12345 ProcessGroupNCCL.cpp:616] [Rank 1] Watchdog caught "
                    "collective operation timeout: WorkNCCL(SeqNum=9, OpType=_ALLGATHER_BASE, NumelIn=1, "
