@@ -335,7 +335,7 @@ class HealthEngine:
         reason = rule.get("reason") or reason_of(f.kind, f.xid, f.sxid)
         pid = f"{subject}|{f.kind}|{code if code is not None else ''}|{reason}"
         p = self.problems.get(pid)
-        amendment = amends(f)  # the event's finding again (parsers.fold_amendments): no second sighting
+        amendment = amends(f)  # the event's finding again (parsers/rules.py EVENT_AMENDS): no second sighting
         moved = bool(amendment) and self._moved(f, subject, code, pid, amendment)
         if p is not None:
             # the event's sighting, moved here from the problem its earlier finding raised, is one more of this one's
@@ -367,7 +367,7 @@ class HealthEngine:
     def _add_to(self, p: Problem, f: Finding, seen: float, severity: str, action: str, note: str,
                 amendment: str | None = None, moved: bool = False) -> None:
         """One more finding of a standing problem: counted; its message says the latest (rendered at derive).  An
-        amendment (an event's finding, worse: parsers.fold_amendments) is no second sighting: its severity is the
+        amendment (an event's finding, worse: parsers/rules.py EVENT_AMENDS) is no second sighting: its severity is the
         problem's when higher, its count unchanged unless its event's sighting was `moved` here from another
         problem (_moved: a later event of a GPU already raised, its earlier finding having named no GPU)."""
         if amendment:

@@ -103,7 +103,7 @@ class Pipeline:
 
     def _one(self, f: Finding, source: str, change: Change, fresh: list) -> None:
         """One finding of a line: admitted, then counted as a repeat of a standing decision or decided; its counter
-        labels join `fresh`.  An amendment (parsers.fold_amendments: an event's finding again, made worse or given
+        labels join `fresh`.  An amendment (parsers/rules.py EVENT_AMENDS: an event's finding again, made worse or given
         its address) is always decided (the same amendment of a later event is that event's, no repeat) and never
         counted as another finding."""
         if self._admit(f, source) is None:

@@ -197,7 +197,7 @@ XID154 = "NVRM: Xid (PCI:0000:01:00): 154, GPU recovery action changed from 0x0 
 
 
 def test_an_identical_amendment_of_a_later_event_is_decided_not_counted_as_a_repeat(tmp_path: Path):
-    """An amendment is the event's finding again (parsers.fold_amendments): the same amendment (message, address,
+    """An amendment is the event's finding again (parsers/rules.py EVENT_AMENDS): the same amendment (message, address,
     kind) of a later, separate event must move that event's sighting to the GPU as the first did, not count as a
     repeat of the first (which left the later event counted on the node and once more on the GPU)."""
     lines = ([GSP_BEAT, XID154] + [BENIGN] * 100) * 2

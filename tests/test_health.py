@@ -304,7 +304,7 @@ def test_a_gsp_timeout_without_its_xid_line_raises_what_xid_119_raises(line):
 
 
 def test_an_amended_event_is_one_problem_its_severity_and_gpu_the_amendments(engine):
-    """An event's finding amended by a later line (parsers.fold_amendments) is the event's one problem: a PCIe error
+    """An event's finding amended by a later line (parsers/rules.py EVENT_AMENDS) is the event's one problem: a PCIe error
     whose recovery then failed (lines from geerlingguy/raspberry-pi-pcie-devices #116) is fatal, counted once; a GSP
     timeout naming no GPU, then the Xid 154 naming it (open-gpu-kernel-modules #1200), the GPU's problem, no node's."""
     c = Classifier()
