@@ -473,8 +473,11 @@ class Classifier:
         if (context_pci and event is not None and type(event[0]) is str and event[0].endswith(" ")
                 and event[0][:-1] in EVENT_PER_GPU):
             event = (event[0] + context_pci, event[1], event[2])  # a GPU's event: the GPU the lines before it named
+        keyed = None  # the address of the GPU a per-GPU event's key names (an index the stream mapped included)
         if event is not None and event[2] in self._gpu_index_rows:  # (a row's name; a few rows, most lines none)
             event = self._by_gpu(event, position)
+            if type(event[0]) is str:
+                keyed = event[0].partition(" ")[2]
         self._made_by = self._amends = None
         if event is not None and self._in_event(event, position, SEVERITY_RANK[fields[1]] if fields else 0):
             return None
@@ -488,6 +491,8 @@ class Classifier:
                 severity, action = table[stated[1]]
         if context_pci:
             pci = context_pci
+        elif not pci and keyed and keyed[:3] != "GPU":  # named by index only: the address a line mapped it to
+            pci = keyed
         details = dict(details)
         amends = self._amends
         if amends is not None:  # the event's finding, now worse: its address, and what the amendment changed

@@ -227,6 +227,8 @@ def test_a_gpu_needing_reset_is_one_event_whichever_way_its_lines_name_it():
     # the index mapped to the address by an Xid 119 naming both, then each spelling
     assert len(resets(xid119.format("0000:0a:00", 0), index.format(0), rate.format("PCI:0000:0a:00"),
                       index.format(0))) == 1
+    # named by index only, after a line mapped the index: the finding names the GPU's address
+    assert resets(xid119.format("0000:0a:00", 0), index.format(0)) == ["0000:0a:00"]
     # two GPUs: two events, whichever way they are named
     assert len(resets(index.format(0), index.format(1))) == 2
     assert len(resets(rate.format("PCI:0000:0a:00"), rate.format("PCI:0000:0b:00"))) == 2
