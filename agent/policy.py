@@ -125,7 +125,7 @@ class FindingPolicy:
 
     def _escalation(self, f: Finding, seen: float) -> Escalated | None:
         """The escalation verdict of Xid finding `f`, its sighting counted once (a repeat decided afresh after
-        `remember` counted it is the same finding)."""
+        `remember` counted it is the same finding).  `apply` does the same inline (see there)."""
         if self._counted[0] is f:
             return self._counted[1]
         verdict = self.escalations.see(f.xid or 0, f.severity, f.pci or "-", f.message, seen)
@@ -142,13 +142,22 @@ class FindingPolicy:
         entry = self.table.get(f.xid, _NO_ROW)
         last_xid = self._last_xid
         previous = last_xid.get(gpu) if entry else None  # (only a policy row's ignore_after reads it)
-        _remember(last_xid, gpu, (seen, f.xid, f.attribution))
+        # `remember`'s two steps (_remember, _escalation), inline: every decided Xid passes here, and in a flood of
+        # distinct Xids the two calls were 1% of a record's cost (bench/inprocess.py --instructions).  One test holds
+        # the two paths to the same memory (tests/test_policy.py::test_apply_and_remember_keep_the_same_memory).
+        last_xid[gpu] = (seen, f.xid, f.attribution)
+        last_xid.move_to_end(gpu)
+        if len(last_xid) > MAX_KEYS:
+            last_xid.popitem(last=False)
         notes: list[str] = []
         if entry:  # a policy row names this Xid (most do not)
             held = self._row(f, entry, gpu, seen, previous, notes)
             if held is not None:
                 return held
-        verdict = self._escalation(f, seen)
+        counted, verdict = self._counted
+        if counted is not f:  # (else `remember` counted this very finding: its verdict, not a second sighting)
+            verdict = self.escalations.see(f.xid, f.severity, gpu, f.message, seen)
+            self._counted = (f, verdict)
         if verdict is not None:
             rule = verdict.rule
             f.attribution, f.severity = rule.attribution or f.attribution, rule.severity or f.severity

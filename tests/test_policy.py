@@ -217,3 +217,37 @@ def test_held_xids_are_counted_by_code_and_reason_and_survive_a_restart(tmp_path
     assert b.metrics.registry.get_sample_value("gpu_npd_xid_policy_held_total",
                                                {"xid": "109", "reason": "below_threshold"}) == 2
     b.stop.set()
+
+
+def test_apply_and_remember_keep_the_same_memory(monkeypatch):
+    """`apply` records an Xid's sighting inline (the GPU's last Xid, the escalations' count: agent/policy.py says why);
+    `remember` records a repeat's with `_remember` and `_escalation`.  The two must leave the same memory: a stream
+    decided line by line, and the same stream where each repeat of a line is only remembered (as the coalescer does;
+    decided afresh when an escalation reached its count), end with the same last Xids (bounded alike: a small
+    MAX_KEYS here) and the same escalation counts."""
+    import agent.policy as policy
+
+    monkeypatch.setattr(policy, "MAX_KEYS", 4)
+    clock = Clock()
+    lines = []
+    for i in range(60):  # Xid 13 on one GPC of 6 GPUs, Xid 31 on 3, Xid 79 on 2: repeats, escalations, eviction
+        gpu = f"0000:{i % 6:02x}:00"
+        lines.append(XID13.replace("0000:61:00", gpu) if i % 3 else
+                     XID79.replace("0000:5d:00", gpu) if i % 5 == 0 else
+                     f"NVRM: Xid (PCI:{gpu}): 31, pid={1000 + i % 3}, name=python3, Ch 00000008, MMU Fault")
+    decided, remembered = (policy.FindingPolicy({}, 2, lambda f: f.pci or "-", 600.0, "boot") for _ in range(2))
+    seen_lines: set[str] = set()
+    for n, line in enumerate(lines):
+        t = 1000.0 + n * 10
+        decided.apply(at(clock, line), t, t)
+        f = at(clock, line)
+        if line in seen_lines:
+            if remembered.remember(f, t):
+                remembered.apply(f, t, t)
+        else:
+            seen_lines.add(line)
+            remembered.apply(f, t, t)
+    assert list(decided._last_xid.items()) == list(remembered._last_xid.items()) and len(decided._last_xid) == 4
+    for name in ("_bursts", "_gpus", "_reached", "_generation"):
+        assert getattr(decided.escalations, name) == getattr(remembered.escalations, name), name
+    assert decided.escalations._bursts, "the stream reached no escalation count: the test tests nothing"
