@@ -3,9 +3,10 @@ one snapshot -> every sink.  Each stage returns its result to the next; none rea
 
     process(batch)            one handler per batch type (parsers/model.py); each returns the engine's Change
       classify                parsers: a line -> a Finding or None (per source: its context and memo)
-      _admit                  the pre-checks, once: kernel's own line, dated, not one Xid twice, not ours
-      Coalescer.repeat        a repeat of a standing decision: counted, not decided again
-      _decide                 enriched (GPU index/UUID, pod of the pid), then HealthEngine.decide
+      _one                    admission, the pre-checks once (kernel's own line, dated, not one Xid twice, not
+                              ours); then
+        Coalescer.repeat      a repeat of a standing decision: counted, not decided again; or
+        _decide               enriched (GPU index/UUID, pod of the pid), then HealthEngine.decide
       HealthEngine.derive     the conditions, once per batch
     publish(change)           the snapshot (state + what changed), built once, handed to each sink's apply
 """
@@ -47,7 +48,7 @@ class Pipeline:
                  peers: PeerOutliers | None = None):
         self.engine, self.judge, self.metrics, self.gpu = engine, judge, metrics, gpu
         self.workloads, self.pods, self.sinks, self.clock = workloads, pods, sinks, clock
-        self.boot, self.guard, self.xids = boot, guard, XidMerger()  # admission's (_admit)
+        self.boot, self.guard, self.xids = boot, guard, XidMerger()  # admission's (_one)
         self.coalescer = Coalescer(engine)
         self.classifiers: dict[str, Classifier] = {}
         self.cursors: dict = dict(cursors or {})
@@ -103,10 +104,30 @@ class Pipeline:
 
     def _one(self, f: Finding, source: str, change: Change, fresh: list) -> None:
         """One finding of a line: admitted, then counted as a repeat of a standing decision or decided; its counter
-        labels join `fresh`.  An amendment (parsers/rules.py EVENT_AMENDS: an event's finding again, made worse or given
-        its address) is always decided (the same amendment of a later event is that event's, no repeat) and never
-        counted as another finding."""
-        if self._admit(f, source) is None:
+        labels join `fresh`.  Admission, the pre-checks a kernel-log finding passes once before anything counts it
+        as a node fault (counted where a refusal says something):
+
+        - from the kernel: a syslog line another program wrote (any local process can write one that reads like a
+          kernel fault) is counted as such (gpu_npd_forged_or_userspace_total), never a node problem;
+        - dated: a kmsg finding carries seconds since boot; it gets its wall-clock time from the boot's start;
+        - not one Xid twice: an Xid NVML's event API already reported (or the kernel log, the other way round)
+          within a few seconds is the same Xid (agent/xidmerge.py);
+        - not ours: a line our own InfiniBand counter reads caused (agent/selfcaused.py) is counted as such.
+
+        An amendment (parsers/rules.py EVENT_AMENDS: an event's finding again, made worse or given its address) is
+        always decided (the same amendment of a later event is that event's, no repeat) and never counted as
+        another finding."""
+        if not from_kernel(f):  # the one rule `gpu-npd parse` applies too
+            self.metrics.forged.labels(source, f.kind).inc()
+            return
+        epoch = self.boot.epoch
+        if f.timestamp is None and f.uptime is not None and epoch is not None:
+            f.timestamp = datetime.fromtimestamp(epoch + f.uptime, timezone.utc)
+        if f.kind == "xid":
+            if self.xids.already_seen(f, source):
+                return
+        elif self.guard is not None and self.guard.explains(f):
+            self.metrics.self_caused.labels(f.kind, f.pci or "unknown").inc()
             return
         amendment = amends(f)
         due = None if amendment else self.coalescer.repeat(source, f)
@@ -116,29 +137,6 @@ class Pipeline:
                 fresh.append(labels)
         elif due:
             self.workloads.note_finding(f)
-
-    def _admit(self, f: Finding, source: str) -> Finding | None:
-        """Admission: the pre-checks a kernel-log finding passes once, before anything counts it as a node fault.
-        `f` dated, or None when it is no node fault to decide (counted where that says something):
-
-        - from the kernel: a syslog line another program wrote (any local process can write one that reads like a
-          kernel fault) is counted as such (gpu_npd_forged_or_userspace_total), never a node problem;
-        - dated: a kmsg finding carries seconds since boot; it gets its wall-clock time from the boot's start;
-        - not one Xid twice: an Xid NVML's event API already reported (or the kernel log, the other way round)
-          within a few seconds is the same Xid (agent/xidmerge.py);
-        - not ours: a line our own InfiniBand counter reads caused (agent/selfcaused.py) is counted as such."""
-        if not from_kernel(f):  # the one rule `gpu-npd parse` applies too
-            self.metrics.forged.labels(source, f.kind).inc()
-            return None
-        epoch = self.boot.epoch
-        if f.timestamp is None and f.uptime is not None and epoch is not None:
-            f.timestamp = datetime.fromtimestamp(epoch + f.uptime, timezone.utc)
-        if f.kind == "xid":
-            return None if self.xids.already_seen(f, source) else f
-        if self.guard is not None and self.guard.explains(f):
-            self.metrics.self_caused.labels(f.kind, f.pci or "unknown").inc()
-            return None
-        return f
 
     def _decide(self, f: Finding, source: str, change: Change) -> tuple:
         """Decide one admitted finding (enriched first: the GPU NVML knows at its address, the pod of its pid);
