@@ -3,8 +3,8 @@ one snapshot -> every sink.  Each stage returns its result to the next; none rea
 
     process(batch)            one handler per batch type (parsers/model.py); each returns the engine's Change
       classify                parsers: a line -> a Finding or None (per source: its context and memo)
-      _one                    admission, the pre-checks once (kernel's own line, dated, not one Xid twice, not
-                              ours); then
+      _admit                  each finding: admission, the pre-checks once (kernel's own line, dated, not one
+                              Xid twice, not ours); then
         Coalescer.repeat      a repeat of a standing decision: counted, not decided again; or
         _decide               enriched (GPU index/UUID, pod of the pid), then HealthEngine.decide
       HealthEngine.derive     the conditions, once per batch
@@ -16,7 +16,7 @@ from __future__ import annotations
 import logging
 from collections import Counter
 from datetime import datetime, timezone
-from typing import Callable
+from typing import Callable, Iterable, Iterator
 
 from parsers import Classifier, Finding, amends, from_kernel
 from parsers.model import Boot, Change, CheckBatch, NodeInfo, PodEvent, Record, SampleBatch, Snapshot, WorkloadFindings
@@ -38,6 +38,20 @@ log = logging.getLogger("gpu_npd")
 Batch = list[Record] | SampleBatch | CheckBatch | WorkloadFindings | NodeInfo
 
 
+def _findings(batch: list[Record], classifier: Classifier) -> Iterator[Finding]:
+    """Each finding of the batch's lines in order: a line's own, then the earlier findings it amended (an address it
+    gave: decided after it)."""
+    classify = classifier.classify
+    for rec in batch:
+        f = classify(rec.line)
+        if classifier.amended:
+            if f is not None:
+                yield f
+            yield from classifier.take_amended()
+        elif f is not None:
+            yield f
+
+
 class Pipeline:
     """Turns each batch into a Change and hands its snapshot to the sinks; keeps the read cursors."""
 
@@ -48,7 +62,7 @@ class Pipeline:
                  peers: PeerOutliers | None = None):
         self.engine, self.judge, self.metrics, self.gpu = engine, judge, metrics, gpu
         self.workloads, self.pods, self.sinks, self.clock = workloads, pods, sinks, clock
-        self.boot, self.guard, self.xids = boot, guard, XidMerger()  # admission's (_one)
+        self.boot, self.guard, self.xids = boot, guard, XidMerger()  # admission's (_admit)
         self.coalescer = Coalescer(engine)
         self.classifiers: dict[str, Classifier] = {}
         self.cursors: dict = dict(cursors or {})
@@ -78,16 +92,8 @@ class Pipeline:
         classifier = self.classifiers.get(stream)
         if classifier is None:
             classifier = self.classifiers[stream] = Classifier()
-        classify, one = classifier.classify, self._one
         change, fresh = Change(), []
-        for rec in batch:
-            f = classify(rec.line)
-            if classifier.amended:  # earlier findings the line amended (an address it gave): decided after it
-                for g in (f, *classifier.take_amended()):
-                    if g is not None:
-                        one(g, name, change, fresh)
-            elif f is not None:
-                one(f, name, change, fresh)
+        self._admit(_findings(batch, classifier), name, change, fresh)
         change = self.engine.derive(change)  # one decision of conditions for the whole batch
         # then its findings into the metrics (in that order: whoever sees a finding counted sees the conditions
         # it raised); a flood's findings share a few label sets: one increment each
@@ -102,10 +108,10 @@ class Pipeline:
         self.metrics.records.labels(name).inc(len(batch))  # counted once processed: a test may wait on it
         return change
 
-    def _one(self, f: Finding, source: str, change: Change, fresh: list) -> None:
-        """One finding of a line: admitted, then counted as a repeat of a standing decision or decided; its counter
-        labels join `fresh`.  Admission, the pre-checks a kernel-log finding passes once before anything counts it
-        as a node fault (counted where a refusal says something):
+    def _admit(self, findings: Iterable[Finding], source: str, change: Change, fresh: list) -> None:
+        """Each finding of a batch's lines: admitted, then counted as a repeat of a standing decision or decided;
+        its counter labels join `fresh`.  Admission, the pre-checks a kernel-log finding passes once before anything
+        counts it as a node fault (counted where a refusal says something):
 
         - from the kernel: a syslog line another program wrote (any local process can write one that reads like a
           kernel fault) is counted as such (gpu_npd_forged_or_userspace_total), never a node problem;
@@ -117,26 +123,28 @@ class Pipeline:
         An amendment (parsers/rules.py EVENT_AMENDS: an event's finding again, made worse or given its address) is
         always decided (the same amendment of a later event is that event's, no repeat) and never counted as
         another finding."""
-        if not from_kernel(f):  # the one rule `gpu-npd parse` applies too
-            self.metrics.forged.labels(source, f.kind).inc()
-            return
-        epoch = self.boot.epoch
-        if f.timestamp is None and f.uptime is not None and epoch is not None:
-            f.timestamp = datetime.fromtimestamp(epoch + f.uptime, timezone.utc)
-        if f.kind == "xid":
-            if self.xids.already_seen(f, source):
-                return
-        elif self.guard is not None and self.guard.explains(f):
-            self.metrics.self_caused.labels(f.kind, f.pci or "unknown").inc()
-            return
-        amendment = amends(f)
-        due = None if amendment else self.coalescer.repeat(source, f)
-        if due is None:
-            labels = self._decide(f, source, change)
-            if not amendment:
-                fresh.append(labels)
-        elif due:
-            self.workloads.note_finding(f)
+        epoch, guard, already_seen = self.boot.epoch, self.guard, self.xids.already_seen
+        repeat, decide, noted = self.coalescer.repeat, self._decide, self.workloads.note_finding
+        for f in findings:
+            if not from_kernel(f):  # the one rule `gpu-npd parse` applies too
+                self.metrics.forged.labels(source, f.kind).inc()
+                continue
+            if f.timestamp is None and f.uptime is not None and epoch is not None:
+                f.timestamp = datetime.fromtimestamp(epoch + f.uptime, timezone.utc)
+            if f.kind == "xid":
+                if already_seen(f, source):
+                    continue
+            elif guard is not None and guard.explains(f):
+                self.metrics.self_caused.labels(f.kind, f.pci or "unknown").inc()
+                continue
+            amendment = amends(f)
+            due = None if amendment else repeat(source, f)
+            if due is None:
+                labels = decide(f, source, change)
+                if not amendment:
+                    fresh.append(labels)
+            elif due:
+                noted(f)
 
     def _decide(self, f: Finding, source: str, change: Change) -> tuple:
         """Decide one admitted finding (enriched first: the GPU NVML knows at its address, the pod of its pid);
