@@ -15,8 +15,10 @@ from .keyspec import doc, num
 class HangSettings:
     enabled: Annotated[bool, doc("suspect a pod hung when its progress lines stop")] = True
     k: Annotated[float, num("silence allowed, in median intervals between progress lines", gt=0)] = 10.0
+    # 300 s: half PyTorch's default NCCL timeout (10 min), so that a hang of a job stepping every few seconds is
+    # suspected minutes before the watchdog kills it (600 s came level with it: docs/hangs.md, real hangs replayed)
     floor_seconds: Annotated[float, num("never less than this (a fleet default must not page on a slow logger)",
-                                        gt=0)] = 600.0
+                                        gt=0)] = 300.0
     pause_seconds: Annotated[float, num("silence allowed after an announced checkpoint save / evaluation",
                                         gt=0)] = 3600.0
     min_steps: Annotated[int, num("advances seen before a pod counts as \"was making progress\"", gt=0)] = 3

@@ -80,6 +80,14 @@ RULES: tuple[Rule, ...] = (
     # `Epoch 0:  22%|██▏       | 4/18 [00:17<01:02,  4.47s/it, loss=...]`, `| 1651/1702 [13:00<00:24,  2.11it/s`
     Rule("tqdm", "/it", re.compile(r"\b(?P<step>\d+)/\d+ \[[0-9:]+<[0-9:?]+,\s+(?P<time>" + _NUM[1:-1] + ")s/it")),
     Rule("tqdm", "it/s", re.compile(r"\b(?P<step>\d+)/\d+ \[[0-9:]+<[0-9:?]+,\s+(?P<rate>" + _NUM[1:-1] + ")it/s")),
+    # a tqdm bar counting steps (`unit="step"`, F5-TTS): `Epoch 2/30:   0%|   | 6/8563 [00:10<4:06:13,  1.73s/step, ...`
+    Rule("tqdm", "s/step", re.compile(r"\b(?P<step>\d+)/\d+ \[[0-9:]+<[0-9:?]+,\s+(?P<time>" + _NUM[1:-1] + ")s/step")),
+    Rule("tqdm", "step/s", re.compile(r"\b(?P<step>\d+)/\d+ \[[0-9:]+<[0-9:?]+,\s+(?P<rate>" + _NUM[1:-1] + ")step/s")),
+    # BasicSR (and its descendants: Real-ESRGAN, StableSR's trainer): `2022-12-02 00:48:03,899 INFO: [train..][epoch:  0,
+    # iter:   3,200, lr:(5.000e-04,)] [eta: 7 days, 4:32:25, time (data): 0.617 (0.008)] l_pix: ...` (its iteration with
+    # thousands separators; `time` is the time per iteration)
+    Rule("basicsr", "iter:", re.compile(r"\[epoch:\s*\d+, iter:\s*(?P<step>[0-9,]+), lr:.*?\btime \(data\): (?P<time>"
+                                        + _NUM[1:-1] + ")")),
     # Keras: `423/423 [==============================] - 192s 454ms/step - loss: 1.8386 - ...` (its per-step time in
     # s, ms or us), `1562/1562 [=====...] - 484s - loss: ...` (an epoch's time only), `61/82 [===>...] - ETA: 37s -
     # loss: ...`, Keras 3 `1875/1875 ━━━━━━━━━━━━━━━━━━━━ 3s 1ms/step - loss: ...`.  Its count restarts every epoch
@@ -101,7 +109,7 @@ PAUSES: tuple[tuple[str, re.Pattern[str]], ...] = (
     # literal costs a tenth of another case-blind alternative in the row above on every keyword line
     ("evaluation", re.compile(r"\| valid on '")),
 )
-KEYWORDS = ("iteration", "iter ", "step", "loss", "/it", "it/s", "heckpoint", "aving", "valuat", "alidat")
+KEYWORDS = ("iteration", "iter ", "iter:", "step", "loss", "/it", "it/s", "heckpoint", "aving", "valuat", "alidat")
 # one search over raw bytes finds the lines worth a look (the pod-log source scans whole reads with it)
 PREFILTER = re.compile("|".join(re.escape(k) for k in KEYWORDS).encode())
 _PREFILTER_STR = re.compile("|".join(re.escape(k) for k in KEYWORDS))
@@ -130,7 +138,7 @@ def _one(line: str) -> Progress | None:
         if m.start() and _EVAL_BAR.search(line, 0, m.start()):
             return Progress(None, trainer=rule.trainer, pause="evaluation")
         groups = m.groupdict()
-        step = int(groups["step"]) if groups.get("step") else None
+        step = int(groups["step"].replace(",", "")) if groups.get("step") else None
         seconds = None
         if groups.get("time"):
             seconds = float(groups["time"]) * (UNITS[groups["unit"]] if groups.get("unit") else rule.scale)

@@ -21,13 +21,9 @@ from agent.sources.podlogs import PodLogSource, PodRef
 from parsers.envelope import cri
 from parsers.model import Problem, Reading
 from parsers.progress import KEYWORDS, PREFILTER, RULES, Progress, recognise
+from progress_replay import _STAMP, FIX, Clock, lines, when
 
-FIX = Path(__file__).parent / "fixtures" / "progress"
 PODS = Path(__file__).parent / "fixtures" / "pods" / "var" / "log" / "pods"
-
-
-def lines(name: str) -> list[str]:
-    return FIX.joinpath(name).read_text(encoding="utf-8").splitlines()
 
 
 # ---- the recogniser, one table row per trainer and era ----------------------------------------------------
@@ -160,17 +156,6 @@ def test_cri_lines_give_their_time_and_text():
 
 # ---- the tracker over real logs: their own timestamps as the clock -----------------------------------------
 
-_STAMP = re.compile(r"(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)(?:,(\d{3}))?")
-
-
-class Clock:
-    def __init__(self, t: float = 0.0):
-        self.t = t
-
-    def __call__(self) -> float:
-        return self.t
-
-
 class Recorded(ProgressTracker):
     """The tracker, its Pod Events kept as (reason, message, type) in `events`."""
 
@@ -233,31 +218,6 @@ def test_real_healthy_stretches_with_an_announced_evaluation_and_checkpoint_rais
     t2 = tracker(clock2, events_without, k=4, floor_seconds=5, pause_seconds=120)
     replay("nanogpt_215_checkpoint.log", t2, clock2, keep_pauses=False)  # the control: the pause not understood
     assert [e[0] for e in events_without] == [HANG_REASON, RESUMED_REASON]
-
-
-_CLOCK = re.compile(r"^\[(\d\d):(\d\d):(\d\d)\.(\d+)\]|\bwall=(\d+)")  # `[07:15:39.400163]`, fairseq's `wall=882`
-_SPENT = re.compile(r"elapsed time per iteration \(ms\): ([0-9.]+)|\bseconds: ([0-9.]+)|\] - (\d+)s ")
-
-
-def when(line: str, previous: float | None) -> float | None:
-    """When a real line was written: its own timestamp (date and time, a time of day, fairseq's seconds since the
-    start), else the time it says it took after the line before (Megatron's ms per iteration, MaxText's seconds,
-    a Keras epoch's seconds); None where neither is known (then it counts as written with the line before)."""
-    m = _STAMP.search(line)
-    if m:
-        stamp = datetime.strptime(m.group(1), "%Y-%m-%d %H:%M:%S").replace(tzinfo=timezone.utc).timestamp()
-        return stamp + int(m.group(2) or 0) / 1000
-    m = _CLOCK.search(line)
-    if m and m.group(5):
-        return float(m.group(5))
-    if m:
-        return int(m.group(1)) * 3600 + int(m.group(2)) * 60 + int(m.group(3)) + float("0." + m.group(4))
-    m = _SPENT.search(line)
-    if m:
-        ms, seconds, epoch = m.groups()
-        spent = float(ms) / 1000 if ms else float(seconds or epoch)
-        return (previous or 1e6) + spent
-    return previous
 
 
 # real logs with healthy stretches, their cadence from their own clocks (docs/hangs.md: "measured on real logs")
