@@ -809,16 +809,14 @@ RULES: tuple[Rule, ...] = (
        event=NCCL_EXC_OPEN),
     _r("nccl_remote_code", "nccl_remote_error", ["ncclRemoteError"], r"(?:\[Rank (?P<rank>\d+)\] .*?)?ncclRemoteError",
        event=NCCL_EXC_JOIN),
-    # the socket to a peer rank closed under NCCL: the peer process died or the network dropped it; also the line as
-    # PyTorch quotes it after "Last error:" in its ncclRemoteError, without NCCL's "NCCL WARN " ("socketProgress:
-    # Connection closed by remote peer ip-172-31-45-209.eu-north-1.compute.internal<32926>", pytorch/pytorch #150916)
+    # the socket to a peer rank closed under NCCL: the peer process died or the network dropped it
     _r("nccl_socket_closed", "nccl_remote_error", ["Connection closed by remote peer"],
-       r"(?:NCCL WARN |^)(?:socketProgress|Net) ?: Connection closed by remote peer(?: (?P<peer>[^<\s]+)(?:<(?P<peer_port>\d+)>)?)?"),
+       r"NCCL WARN (?:socketProgress|Net) ?: Connection closed by remote peer(?: (?P<peer>[^<\s]+)(?:<(?P<peer_port>\d+)>)?)?"),
     # the same from the socket call that saw it: "NCCL WARN Net : Call to recv from 10.200.84.247<58355> failed : Broken
     # pipe" (2.1x), "NCCL WARN socketProgressOpt: Call to send to 10.44.137.149<52905> failed : Connection reset by peer"
     # (2.2x): the other end reset or closed the connection.  (A connect the peer refused is retried by NCCL: a WARN.)
     _r("nccl_socket_reset", "nccl_remote_error", ["Connection reset by peer", "Broken pipe"],
-       r"(?:NCCL WARN |^)(?:socketProgress(?:Opt)?|Net) ?: Call to (?:send to|recv from) (?P<peer>[^<\s]+)(?:<(?P<peer_port>\d+)>)? "
+       r"NCCL WARN (?:socketProgress(?:Opt)?|Net) ?: Call to (?:send to|recv from) (?P<peer>[^<\s]+)(?:<(?P<peer_port>\d+)>)? "
        r"failed ?: (?P<socket_error>Connection reset by peer|Broken pipe)"),
     # (the transport's name varies: "NET/IB : ", the IB plugin's "NET/IBext_v8 : ", "NET/IBP:"); 2.2x ends the line
     # with the local adapter, "... vendor err 129 (Recv) localGid ::ffff:192.168.6.3 remoteGids::ffff:192.168.6.5 hca

@@ -635,23 +635,6 @@ def test_a_peer_gone_away_is_the_root_host_not_the_reporter():
     assert (closed.category, closed.root.host) == ("undetermined", "node-b")
 
 
-def test_the_socket_error_pytorch_quotes_after_last_error_names_the_peer():
-    """PyTorch's ncclRemoteError quotes NCCL's last error on a line of its own, without NCCL's "NCCL WARN ": the peer
-    it names is the root as NCCL's own line would make it.  REAL (pytorch/pytorch #150916, the other node's processes
-    killed with kill -9)."""
-    [first] = job({"train.log": [
-        "[rank1]:[E415 21:17:08.996319560 ProcessGroupNCCL.cpp:552] [Rank 1] Collective WorkNCCL(SeqNum=335, "
-        "OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) raised the following async exception: NCCL "
-        "error: remote process exited or there was a network error, NCCL version 2.21.5",
-        "ncclRemoteError: A call failed possibly due to a network error or a remote process exiting prematurely.",
-        "Last error:",
-        "socketProgress: Connection closed by remote peer ip-172-31-45-209.eu-north-1.compute.internal<32926>"]})
-    assert (first.category, first.rule, first.root.host) == ("undetermined", "peer_error",
-                                                            "ip-172-31-45-209.eu-north-1.compute.internal")
-    # the same words inside another message are no quoted NCCL error
-    assert not job({"train.log": ["user note: socketProgress: Connection closed by remote peer x<1>"]})
-
-
 def test_a_flushed_completion_naming_no_peer_is_no_fabric_fault():
     flushed = job({"train.log": ["NET/IB : Got completion with error IBV_WC_WR_FLUSH_ERR(5)"]})
     assert flushed[0].category == "undetermined"
