@@ -86,6 +86,23 @@ def test_sink_off_by_default_writes_no_profile(api):
     assert ANNOTATION not in api.node("gpu-1")["metadata"].get("annotations", {})
 
 
+def test_nothing_pending_after_a_write_with_the_profile_on(api):
+    """With the repair profile on, a snapshot just written is not pending: the shutdown's last try (KubernetesSink.run)
+    writes nothing more (the profile's conditions were compared as missing, so every shutdown wrote again)."""
+    api.add_node("gpu-1")
+    clock = Clock()
+    cfg, engine = _engine(clock)
+    s = replace(cfg.kube, api_server=api.url, repair_profile="eks")
+    sink = KubernetesSink(make_api(s), "gpu-1", s, "observe", clock=clock)
+    snap = engine.snapshot(engine.observe(Classifier().classify(XID79)))
+    sink.apply(snap)
+    sink.sync()
+    assert AHR in api.conditions("gpu-1") and not sink.conditions.pending(snap)
+    clock.t += 5
+    later = engine.snapshot(engine.observe(Classifier().classify(XID48)))
+    assert sink.conditions.pending(later)
+
+
 def _run(tmp_path: Path, api, **kube) -> AgentProc:
     conf = tmp_path / "gpu-npd.yaml"
     conf.write_text(yaml.safe_dump({"mode": "observe", "nvml": "off",

@@ -109,7 +109,8 @@ class ConditionWriter:
             self.next_heartbeat = now + self.n.s.heartbeat_seconds * random.uniform(0.9, 1.1)
 
     def pending(self, snap: Snapshot) -> bool:
-        return condition_key(list(snap.conditions)) != self.written_key
+        """Whether `snap`'s conditions (with the repair profile's as last computed) differ from the last write."""
+        return condition_key([*snap.conditions, *self.profile.values()]) != self.written_key
 
 
 class AnnotationWriter:
