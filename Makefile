@@ -27,8 +27,8 @@ test: $(STAMP)
 	$(BIN)/python -m pytest -q $(PYTEST_ARGS)
 
 fuzz: $(STAMP)
-	FUZZ_EXAMPLES=200000 $(BIN)/python -m pytest -q tests/test_hostile_inputs.py
-	FUZZ_EXAMPLES=20000 $(BIN)/python -m pytest -q tests/test_config_fuzz.py
+	FUZZ_EXAMPLES=200000 $(BIN)/python -m pytest -q tests/parsers/test_hostile_inputs.py
+	FUZZ_EXAMPLES=20000 $(BIN)/python -m pytest -q tests/agent/test_config_fuzz.py
 
 bench: $(STAMP)
 	$(BIN)/python bench/report.py $(if $(BASELINE),--baseline $(BASELINE))
@@ -53,12 +53,12 @@ image: wheels
 image-test: image
 	IMAGE=$(IMAGE) PODMAN_RUNTIME="$(PODMAN_RUNTIME)" BUILDER=$(BUILDER) $(BIN)/python -m pytest -q tests_image
 
-# A release: gated by tests/test_release.py (one version everywhere, a CHANGELOG section for it, the packaged chart
+# A release: gated by tests/deploy/test_release.py (one version everywhere, a CHANGELOG section for it, the packaged chart
 # renders), then dist/ gets the wheel, the image (tagged $(VERSION), also saved as an OCI archive) and the chart.
 # Push: docs/install.md "Your own registry".
 CHART := deploy/helm/gpu-npd
 release: $(STAMP)
-	$(BIN)/python -m pytest -q tests/test_release.py
+	$(BIN)/python -m pytest -q tests/deploy/test_release.py
 	rm -rf dist && mkdir -p dist
 	$(BIN)/pip wheel --quiet --no-deps --wheel-dir dist .
 	$(MAKE) image
@@ -68,7 +68,7 @@ release: $(STAMP)
 	@ls -l dist
 
 # The version lives in pyproject.toml; the files that cannot read it (Chart.yaml, the kustomize image tags) are
-# rewritten here, and tests/test_release.py fails while any differs. make set-version NEW=0.2.0
+# rewritten here, and tests/deploy/test_release.py fails while any differs. make set-version NEW=0.2.0
 set-version:
 	@test -n "$(NEW)" || { echo "usage: make set-version NEW=x.y.z"; exit 2; }
 	sed -i 's/^version = ".*"/version = "$(NEW)"/' pyproject.toml
@@ -83,6 +83,6 @@ constraints: $(STAMP)
 clean:
 	rm -rf $(VENV) build *.egg-info bench/out .pytest_cache
 
-# The kubelet PodResources messages from the proto copied in agent/podresources (tests/test_podfault.py checks it)
+# The kubelet PodResources messages from the proto copied in agent/podresources (tests/agent/kube/test_podfault.py checks it)
 podresources-stubs: $(STAMP)
 	$(BIN)/python -m grpc_tools.protoc -I. --python_out=. agent/podresources/api.proto

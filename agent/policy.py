@@ -144,7 +144,7 @@ class FindingPolicy:
         previous = last_xid.get(gpu) if entry else None  # (only a policy row's ignore_after reads it)
         # `remember`'s two steps (_remember, _escalation), inline: every decided Xid passes here, and in a flood of
         # distinct Xids the two calls were 1% of a record's cost (bench/inprocess.py --instructions).  One test holds
-        # the two paths to the same memory (tests/test_policy.py::test_apply_and_remember_keep_the_same_memory).
+        # the two paths to the same memory (tests/agent/test_policy.py::test_apply_and_remember_keep_the_same_memory).
         last_xid[gpu] = (seen, f.xid, f.attribution)
         last_xid.move_to_end(gpu)
         if len(last_xid) > MAX_KEYS:

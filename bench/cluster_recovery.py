@@ -22,6 +22,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[0] = str(ROOT)
 sys.path.insert(1, str(ROOT / "tests"))
+sys.path.insert(2, str(ROOT / "tests" / "cluster"))
 
 from apiserver_double import ApiDouble  # noqa: E402
 from harness import free_port, start_fleet, wait_until  # noqa: E402

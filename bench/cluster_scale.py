@@ -17,7 +17,7 @@ Targets (issue 25): RSS < 256 MiB, catch-up within 60 s.  Three processes: this 
 RSS and CPU, reads its /metrics), the API double (its own process, which also writes the storm: it serves what
 a real API server would, and the GIL it holds is not the sampler's) and the controller.  Synthetic input,
 labelled: the message texts are agent/workloads.py's shapes with made-up ranks; the Xid line is the driver's
-(tests/test_agent_e2e.py).
+(tests/agent/test_agent_e2e.py).
 """
 
 from __future__ import annotations

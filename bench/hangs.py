@@ -6,7 +6,7 @@ Each log (tests/fixtures/progress/hang_*.log, sources.md) is a real training log
 PyTorch's NCCL watchdog fires (`Watchdog caught collective operation timeout: ... ran for N milliseconds`) or the user
 reports it hung.  Its progress lines are replayed at the times their own lines give (tests/progress_replay.py)
 through agent.progress.ProgressTracker with the shipped settings (agent/hangsettings.py), ticking every second,
-then the silence.  tests/test_progress_hangs.py checks that docs/hangs.md holds this table as printed here.
+then the silence.  tests/agent/test_progress_hangs.py checks that docs/hangs.md holds this table as printed here.
 """
 
 from __future__ import annotations

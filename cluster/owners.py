@@ -2,7 +2,7 @@
 controller sets.  Pure: a pod's metadata in, a `Job` out (None: not a job gpu-npd knows).
 
 The kinds are data (OWNER_KINDS), declared once: the controller watches the ones the API serves, RBAC grants
-read on exactly these (tests/test_cluster_deploy.py checks the manifests against this table).
+read on exactly these (tests/cluster/test_cluster_deploy.py checks the manifests against this table).
 """
 
 from __future__ import annotations

@@ -251,7 +251,7 @@ from re import _parser as _sre_parse  # noqa: E402
 HIGH = r"[\x80-\xff]+"  # one non-ASCII character (or an undecodable byte) as bytes
 ANY_ASCII = frozenset(range(128)) - {10}
 # ASCII letters that Python's caseless matching also equates with a non-ASCII character (ı İ ſ K);
-# tests/test_parsers_properties.py checks this against every code point.
+# tests/parsers/test_parsers_properties.py checks this against every code point.
 CASELESS_NON_ASCII = frozenset("iksIKS")
 _SPACE = frozenset(b" \t\n\r\f\v\x1c\x1d\x1e\x1f")
 _DIGIT = frozenset(b"0123456789")

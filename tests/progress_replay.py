@@ -1,5 +1,5 @@
 """Replaying real training logs through the real hang tracker, at the times their own lines give (shared by
-tests/test_progress.py, tests/test_progress_hangs.py and bench/hangs.py).
+tests/agent/test_progress.py, tests/agent/test_progress_hangs.py and bench/hangs.py).
 
 `when(line, previous)` is when a real line was written: its timestamp, a time of day, fairseq's `wall=`, a tqdm
 bar's elapsed time, else the time it says it took after the line before.  `replay_hang(name)` replays a real log

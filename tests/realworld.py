@@ -1,6 +1,6 @@
 """The real-world corpus (tests/fixtures/realworld/): loading, scoring, per-family counts.
 
-Shared by tests/test_realworld.py and `python tests/realworld.py` (prints the table of docs/real-logs.md), so the
+Shared by tests/parsers/test_realworld.py and `python tests/realworld.py` (prints the table of docs/real-logs.md), so the
 page's counts come from the same code that checks recall.
 """
 

@@ -117,7 +117,7 @@ PREFIXES: tuple[Prefix, ...] = tuple(
 # in every release, the only tag before PyTorch 2.2) is the rank in the group the work ran in too (pytorch/pytorch
 # #134006: global rank 1 prints "[Rank 0]" for a subgroup's work): a launcher prefix's rank wins over it, and without
 # one it is read as the global rank, right for the default group's work, wrong for a subgroup's, which a log without
-# "[PG ...]" tags cannot tell apart (a known gap, tests/test_triage.py pins it).
+# "[PG ...]" tags cannot tell apart (a known gap, tests/triage/test_triage.py pins it).
 IN_MESSAGE = re.compile(r"\[(?:PG [^\]]*?)?(?:Rank|RANK) (?P<rank>\d+)\]")
 # A host name must hold a letter or a dot/dash to be one (not "12" or "E0321"): pdsh's row is tried after the others
 # but the rare ones, and only when what looks like a host is not a log level or a Python/NCCL word (`host_checked`).

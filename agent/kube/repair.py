@@ -101,7 +101,7 @@ def own_condition_types() -> tuple[str, ...]:
     """Every NodeCondition type the agent writes with its built-in configuration, sorted: the kind table's
     (parsers/kinds.py CONDITIONS), the built-in checks' (agent/checks/builtin.py TABLE) and the repair
     profiles' (PROFILE_CONDITIONS). The ValidatingAdmissionPolicy of deploy/base (and the chart's) lets the
-    agent change no other type on nodes/status; tests/test_vap_nodes.py holds the manifests to this list."""
+    agent change no other type on nodes/status; tests/deploy/test_vap_nodes.py holds the manifests to this list."""
     from parsers.kinds import CONDITIONS  # noqa: PLC0415
 
     from ..checks.builtin import TABLE as CHECKS  # noqa: PLC0415

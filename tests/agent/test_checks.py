@@ -1,0 +1,314 @@
+"""Active checks: NPD custom-plugin configs run unchanged, the protocol's edge cases, the built-in checks on
+fakes, the GPU-busy gate, and results through the health engine."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import stat
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+
+from agent.checks import builtin
+from agent.checks.npd import (NONOK, OK, UNKNOWN, ConfigError, Rule, load_config, parse_config, parse_duration,
+                              run_rule, run_rules)
+from agent.checks.problems import judged
+from agent.checks.scheduler import CheckScheduler, gpu_busy
+from parsers.model import CheckBatch
+from agent.checks.settings import builtin_config, plugin_configs
+from agent.config import load
+from agent.health import HealthEngine
+from telemetry_kit import copy_sysfs, set_attr, standin_backend
+
+NPD = Path(__file__).parents[1] / "fixtures" / "npd"
+NPD_CONFIG = NPD / "config" / "custom-plugin-monitor.json"
+SYSFS = Path(__file__).parents[1] / "fixtures" / "sysfs" / "dgx-h100"
+
+
+def script(tmp: Path, name: str, body: str) -> str:
+    p = tmp / name
+    p.write_text("#!/bin/sh\n" + body)
+    p.chmod(p.stat().st_mode | stat.S_IXUSR)
+    return str(p)
+
+
+def fake_systemctl(tmp: Path, exit_code: int) -> dict[str, str]:
+    """A PATH whose `systemctl is-active` answers with this exit status (synthetic stand-in for systemd)."""
+    bindir = tmp / f"bin{exit_code}"
+    bindir.mkdir()
+    script(bindir, "systemctl", f"exit {exit_code}\n")
+    return {"PATH": str(bindir)}
+
+
+def cfg_for(tmp: Path, rules: list[dict], **plugin) -> object:
+    raw = {"plugin": "custom", "source": "test", "pluginConfig": {"timeout": "5s", **plugin},
+           "conditions": [{"type": "TestProblem", "reason": "TestOK", "message": "fine"}], "rules": rules}
+    return parse_config(raw, tmp)
+
+
+# ---- NPD's own config and script, unchanged ------------------------------------------------------------
+
+def test_npd_config_from_npd_repository_runs_unchanged(tmp_path):
+    cfg = load_config(NPD_CONFIG, base_dir=NPD)
+    assert (cfg.source, cfg.invoke_interval, cfg.timeout, cfg.max_output_length, cfg.concurrency) == \
+        ("ntp-custom-plugin-monitor", 30.0, 5.0, 80, 3)
+    assert [r.type for r in cfg.rules] == ["temporary", "permanent"]
+    assert cfg.rules[1].timeout == 3.0 and cfg.rules[1].condition == "NTPProblem"
+
+    up = run_rules(cfg, env=fake_systemctl(tmp_path, 0))
+    assert [(r.status, r.message) for r in up] == [(OK, "ntp.service is running")] * 2
+    down = run_rules(cfg, env=fake_systemctl(tmp_path, 3))
+    assert [(r.status, r.message) for r in down] == [(NONOK, "ntp.service is not running")] * 2
+    nosystemd = run_rules(cfg, env={"PATH": str(tmp_path / "empty")})
+    assert {(r.status, r.message) for r in nosystemd} == {(UNKNOWN, "Could not find 'systemctl' - require systemd")}
+
+
+def test_npd_results_through_the_health_engine(tmp_path):
+    """permanent -> the config's condition (True while NonOK, back to its default on OK); temporary -> an
+    Event-only problem; the same lifecycle as every other problem."""
+    conf = load(env={}, flags={"checks": {"enabled": True, "plugin_configs": [str(NPD_CONFIG)],
+                                          "plugin_base_dir": str(NPD)}})
+    assert conf.conditions["NTPProblem"] == {"ok_reason": "NTPIsUp", "ok_message": "ntp service is up"}
+    engine = HealthEngine(conf, clock=lambda: 1000.0)
+    cfg = load_config(NPD_CONFIG, base_dir=NPD)
+
+    change = engine.sync("check:" + cfg.source, judged(cfg, run_rules(cfg, env=fake_systemctl(tmp_path, 3))))
+    assert sorted((p.condition, p.reason) for p in change.new_problems) == [("", "NTPIsDown"), ("NTPProblem", "NTPIsDown")]
+    cond = engine.conditions["NTPProblem"]
+    assert (cond.status, cond.reason) == (True, "NTPIsDown") and "ntp.service is not running" in cond.message
+
+    change = engine.sync("check:" + cfg.source, judged(cfg, run_rules(cfg, env=fake_systemctl(tmp_path, 0))))
+    cond = engine.conditions["NTPProblem"]
+    assert (cond.status, cond.reason, cond.message) == (False, "NTPIsUp", "ntp service is up")
+    assert not engine.problems
+
+    # Unknown is never healthy: the permanent rule's condition stands, marked Unknown, as a warning
+    engine.sync("check:" + cfg.source, judged(cfg, run_rules(cfg, env={"PATH": str(tmp_path / "none")})))
+    cond = engine.conditions["NTPProblem"]
+    assert cond.status and cond.message.startswith("Unknown: Could not find") and cond.severity == "warning"
+
+
+# ---- the protocol's edge cases: never healthy, never fatal ----------------------------------------------
+
+def test_exit_codes_and_output_cap(tmp_path):
+    cfg = cfg_for(tmp_path, [
+        {"type": "permanent", "condition": "TestProblem", "reason": "A", "path": script(tmp_path, "ok", "echo '  fine  '\n")},
+        {"type": "permanent", "condition": "TestProblem", "reason": "B", "path": script(tmp_path, "bad", "echo bad; exit 1\n")},
+        {"type": "permanent", "condition": "TestProblem", "reason": "C", "path": script(tmp_path, "three", "echo odd; exit 3\n")},
+        {"type": "permanent", "condition": "TestProblem", "reason": "D",
+         "path": script(tmp_path, "long", "head -c 10000000 /dev/zero | tr '\\0' x\n")},
+    ], max_output_length=10)
+    res = run_rules(cfg)
+    assert [(r.status, r.message) for r in res] == [(OK, "fine"), (NONOK, "bad"), (UNKNOWN, "odd"), (OK, "x" * 10)]
+
+
+def test_timeout_kills_the_whole_process_group(tmp_path):
+    pidfile = tmp_path / "child.pid"
+    path = script(tmp_path, "hang", f"sleep 300 & echo $! > {pidfile}\necho started\nwait\n")
+    rule = Rule("permanent", "Hang", path, condition="TestProblem", timeout=1.0)
+    cfg = cfg_for(tmp_path, [{"type": "permanent", "condition": "TestProblem", "reason": "Hang", "path": path,
+                              "timeout": "1s"}], max_output_length=200)
+    t0 = time.monotonic()
+    res = run_rule(rule, cfg)
+    assert res.status == UNKNOWN and res.message.startswith("Timeout when running plugin") and "started" in res.message
+    assert time.monotonic() - t0 < 30
+    child = int(pidfile.read_text())
+    for _ in range(100):  # the grandchild was in the group: gone (reaped by init shortly after the kill)
+        try:
+            os.kill(child, 0)
+        except ProcessLookupError:
+            break
+        if Path(f"/proc/{child}/stat").exists() and Path(f"/proc/{child}/stat").read_text().split()[2] == "Z":
+            break
+        time.sleep(0.05)
+    else:
+        pytest.fail("the timed-out plugin's child still runs")
+
+
+@pytest.mark.parametrize("body,why", [
+    ("kill -SEGV $$\n", "killed by signal 11"),
+    ("printf '\\377\\376garbage\\000'\nexit 0\n", "non-text output"),
+])
+def test_crash_and_garbage_are_unknown(tmp_path, body, why):
+    cfg = cfg_for(tmp_path, [{"type": "permanent", "condition": "TestProblem", "reason": "X",
+                              "path": script(tmp_path, "x", body)}], max_output_length=200)
+    (res,) = run_rules(cfg)
+    assert res.status == UNKNOWN and why in res.message
+
+
+def test_missing_or_non_executable_program_is_unknown(tmp_path):
+    plain = tmp_path / "plain.sh"
+    plain.write_text("#!/bin/sh\nexit 0\n")
+    cfg = cfg_for(tmp_path, [
+        {"type": "temporary", "reason": "Gone", "path": "./nowhere.sh"},
+        {"type": "temporary", "reason": "Plain", "path": str(plain)},
+    ], max_output_length=200)
+    res = run_rules(cfg)
+    assert [r.status for r in res] == [UNKNOWN, UNKNOWN]
+    assert all(r.message.startswith("cannot start") for r in res)
+
+
+@pytest.mark.parametrize("raw,error", [
+    ({"plugin": "filelog"}, "only 'custom'"),
+    ({"plugin": "custom", "rules": [{"type": "permanent", "condition": "X", "reason": "R", "path": "/bin/true"}]},
+     "no preset default condition"),
+    ({"plugin": "custom", "rules": [{"type": "sometimes", "reason": "R", "path": "/bin/true"}]}, "neither temporary"),
+    ({"plugin": "custom", "pluginConfig": {"timeout": "5 seconds"}}, "not a duration"),
+])
+def test_config_errors_are_one_line(raw, error):
+    with pytest.raises(ConfigError, match=error) as e:
+        parse_config(raw)
+    assert "\n" not in str(e.value)
+
+
+def test_bad_plugin_config_file_is_a_config_error(tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json")
+    from agent.config import ConfigError as AgentConfigError
+    with pytest.raises(AgentConfigError, match="checks: .*bad.json"):
+        load(env={}, flags={"checks": {"enabled": True, "plugin_configs": [str(bad)]}})
+
+
+def test_durations():
+    assert parse_duration("1m30s") == 90 and parse_duration("500ms") == 0.5 and parse_duration("24h") == 86400
+
+
+# ---- built-in checks (on the NVML stand-in and the fixture sysfs tree) ----------------------------------------
+
+def nvml_spec(tmp: Path, values: dict | None = None, gpus: int = 2) -> str:
+    scen = tmp / "scenario.yaml"
+    scen.write_text(yaml.safe_dump({"replicate": gpus, "gpus": [{"values": values or {}}]}))
+    return f"fake:{scen}"
+
+
+def run_builtin(*argv: str) -> tuple[int, str]:
+    out = io.StringIO()
+    old, sys.stdout = sys.stdout, out
+    try:
+        status = builtin.main(list(argv))
+    finally:
+        sys.stdout = old
+    return status, out.getvalue().strip()
+
+
+def test_builtin_nvml_settings(tmp_path):
+    assert run_builtin("nvml", "--nvml", nvml_spec(tmp_path), "--pcie-width-max") == (0, "2 GPUs: settings as expected")
+    status, msg = run_builtin("nvml", "--nvml", nvml_spec(tmp_path, {"persistence_mode": 0, "pcie_link_width": 8}),
+                              "--pcie-width-max", "--min-sm-clock", "1500")
+    assert status == 1
+    assert "GPU 0: persistence mode 0 (expected 1)" in msg and "GPU 1: PCIe x8 of x16" in msg
+    status, msg = run_builtin("nvml", "--nvml", nvml_spec(tmp_path, {"ecc_mode_pending": 0}))
+    assert status == 1 and "pending ECC mode 0" in msg
+    status, msg = run_builtin("nvml", "--nvml", nvml_spec(tmp_path, {"persistence_mode": "error:GPU_IS_LOST"}))
+    assert status == 2 and "GPU_IS_LOST" in msg
+
+
+def test_builtin_ib_ports_and_gids(tmp_path):
+    assert run_builtin("ib", "--root", str(SYSFS)) == (0, "8 InfiniBand ports active with valid GIDs")
+    root = copy_sysfs(tmp_path)
+    ports = "sys/class/infiniband/{}/ports/1/"
+    set_attr(root, ports.format("mlx5_2") + "gids/0", "fe80:0000:0000:0000:0000:0000:0000:0000")
+    set_attr(root, ports.format("mlx5_5") + "state", "1: DOWN")
+    set_attr(root, ports.format("mlx5_5") + "phys_state", "3: Disabled")
+    set_attr(root, ports.format("mlx5_6") + "lid", "0x0")
+    status, msg = run_builtin("ib", "--root", str(root), "--min-rate-gbps", "400")
+    assert status == 1
+    assert "mlx5_2/1: GID 0 is fe80" in msg and "mlx5_5/1: 1: DOWN / 3: Disabled" in msg and "mlx5_6/1: no LID" in msg
+    assert run_builtin("ib", "--root", str(tmp_path / "none")) == (0, "no InfiniBand devices")
+
+
+def test_builtin_dcgm(tmp_path, monkeypatch):
+    # synthetic stand-ins for dcgmi: its exit status and a result line are what the check reads
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    monkeypatch.setenv("PATH", str(bindir))
+    assert run_builtin("dcgm") == (2, "dcgmi not found")
+    script(bindir, "dcgmi", "echo '|  Deployment | Pass |'\nexit 0\n")
+    assert run_builtin("dcgm") == (0, "dcgmi diag -r 1 passed")
+    script(bindir, "dcgmi", "echo '| Blacklist | Fail - GPU 3 |'\nexit 226\n")
+    assert run_builtin("dcgm") == (1, "dcgmi diag -r 1: Blacklist Fail - GPU 3")
+
+
+def test_builtin_gpu_without_cuda_runtime_is_unknown(monkeypatch):
+    monkeypatch.setitem(sys.modules, "torch", None)
+    monkeypatch.setitem(sys.modules, "cupy", None)
+    assert run_builtin("gpu") == (2, "no CUDA runtime (torch or cupy) importable")
+
+
+def test_builtin_as_npd_plugin_through_the_runner(tmp_path):
+    """The built-in configs are NPD plugin configs: a permanent rule running python -m agent.checks.builtin."""
+    cfg = builtin_config("ib", {"interval": "1m", "timeout": "30s"}, str(SYSFS))
+    (res,) = run_rules(cfg)
+    assert (res.status, res.message) == (OK, "8 InfiniBand ports active with valid GIDs")
+    cfg = builtin_config("nvml", {"persistence": 1, "condition": "GPUConfigMismatch"},
+                         nvml=nvml_spec(tmp_path, {"persistence_mode": 0}, gpus=1))
+    (res,) = run_rules(cfg)
+    assert res.status == NONOK and res.message == "GPU 0: persistence mode 0 (expected 1)"
+
+
+def test_builtins_enabled_in_config_become_plugin_configs(tmp_path):
+    checks = {"enabled": True, "builtin": {"nvml": {"enabled": True}, "ib": {"enabled": True},
+                                           "dcgm": {"enabled": True}, "gpu": {"enabled": False}}}
+    got = {c.source: c for c in plugin_configs(checks, str(SYSFS), "off")}
+    assert "builtin-nvml" in got and "builtin-ib" in got and "builtin-gpu" not in got
+    assert ("builtin-dcgm" in got) == bool(__import__("shutil").which("dcgmi"))
+    conf = load(env={}, flags={"checks": checks, "sysfs_root": str(SYSFS)})
+    assert conf.conditions["GPUConfigMismatch"]["ok_reason"] == "GPUConfigMismatchPassed"
+    with pytest.raises(Exception, match="unknown check"):
+        plugin_configs({"enabled": True, "builtin": {"burn": {"enabled": True}}})
+
+
+def test_a_builtin_check_is_one_row(monkeypatch):
+    """A row of agent/checks/builtin.py TABLE is the whole declaration: a check added by a row (and its function)
+    gets its configuration block (off by default), its subcommand and flags, its condition and its gating."""
+    def check_always(args):
+        return builtin.NONOK, f"threshold {args.threshold:g}"
+
+    row = builtin.Check("always", check_always, "AlwaysFails", "AlwaysFailed", (builtin.Arg("threshold", 7),),
+                        gpu_load=True)
+    monkeypatch.setattr(builtin, "TABLE", (*builtin.TABLE, row))
+    assert builtin.defaults()["always"] == {"enabled": False, "interval": "5m", "timeout": "30s", "threshold": 7}
+    assert builtin.parser().parse_args(["always", "--threshold", "3"]).threshold == 3
+    from agent.settings import CHECKS_DEFAULT
+    assert set(CHECKS_DEFAULT["builtin"]) == {c.name for c in builtin.TABLE if c is not row}
+    assert {"nvml", "ib", "dcgm", "gpu"} <= set(builtin.BY_NAME) and builtin.GPU_LOAD == {"dcgm", "gpu"}
+
+
+# ---- GPU-loading checks only on an idle GPU ---------------------------------------------------------------
+
+def test_gpu_loading_checks_skip_while_a_compute_process_runs(tmp_path):
+    ran = tmp_path / "ran"
+    cfg = parse_config({"plugin": "custom", "source": "load", "gpuLoad": True,
+                        "conditions": [{"type": "TestProblem", "reason": "OK", "message": "fine"}],
+                        "rules": [{"type": "permanent", "condition": "TestProblem", "reason": "Load",
+                                   "path": script(tmp_path, "load", f"touch {ran}\necho loaded\n")}]}, tmp_path)
+    # one stand-in per process (NVML's soname): each scenario is loaded just before it is used
+    assert gpu_busy(standin_backend({"gpus": [{}, {}]})) is None
+    assert gpu_busy(standin_backend({"gpus": [{"values": {"compute_processes": "error:UNKNOWN"}}]})) == "nvml: UNKNOWN"
+    busy_nvml = standin_backend({"gpus": [{}, {"values": {"compute_processes": 1}}]})
+    assert gpu_busy(busy_nvml) == "busy"
+    batches: list[CheckBatch] = []
+    sched = CheckScheduler([cfg], batches.append, busy=lambda: gpu_busy(busy_nvml))
+    sched.run_due()
+    assert [(r.status, r.message) for r in batches[0].results] == [("Skipped", "Skipped(busy)")]
+    assert not ran.exists()
+    assert judged(cfg, batches[0].results) == {}  # nothing changes while skipped
+    idle_nvml = standin_backend({"gpus": [{}]})
+    sched2 = CheckScheduler([cfg], batches.append, busy=lambda: gpu_busy(idle_nvml))
+    assert sched2.run_due() == pytest.approx(30, abs=1)
+    assert batches[1].results[0].status == OK and ran.exists()
+
+
+def test_a_plugin_condition_named_like_the_kubelets_is_refused(tmp_path):
+    """Issue 31: a plugin rule named `Ready` wrote Ready=False on the Node within 6 s (a NotReady node)."""
+    raw = {"plugin": "custom", "source": "test", "pluginConfig": {"timeout": "5s"},
+           "conditions": [{"type": "Ready", "reason": "Fine", "message": "fine"}],
+           "rules": [{"type": "permanent", "condition": "Ready", "reason": "Broken",
+                      "path": script(tmp_path, "bad", "exit 1\n")}]}
+    with pytest.raises(ConfigError, match="'Ready' is the kubelet's"):
+        parse_config(raw, tmp_path)

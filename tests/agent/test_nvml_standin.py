@@ -1,0 +1,343 @@
+"""The agent's NVML backend through nvidia-ml-py, unmodified, over the C stand-in for libnvidia-ml.so.1.
+
+Real-machine scenarios (tests/fixtures/nvml/sources.md) drive every entry point the agent calls; driver
+generations, GPUs lost mid-run, blocking calls and Xid events go through the binding's ctypes structs and
+error codes as they would on a node.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from pathlib import Path
+
+import pynvml
+import pytest
+import yaml
+
+from agent.gpu.collector import GpuCollector
+from agent.gpu.interface import CHECK_GROUPS, NvmlError
+from agent.gpu.standin import StandinError, flatten
+from telemetry_kit import StandinClock, standin_backend
+
+FIXTURES = Path(__file__).parents[1] / "fixtures" / "nvml"
+REAL = ["a100-sxm4-r470.yaml", "a100-sxm4-40gb.yaml", "hgx-h100-r550.yaml", "gb200-nvl72.yaml",
+        "gb200-fabric-unhealthy.yaml"]
+# nvidia-ml-py wrapper -> the versioned symbol it resolves in libnvidia-ml
+SYMBOL = {"nvmlInit": "nvmlInitWithFlags", "nvmlDeviceGetCount": "nvmlDeviceGetCount_v2",
+          "nvmlDeviceGetHandleByIndex": "nvmlDeviceGetHandleByIndex_v2", "nvmlDeviceGetPciInfo": "nvmlDeviceGetPciInfo_v3",
+          "nvmlDeviceGetComputeRunningProcesses": "nvmlDeviceGetComputeRunningProcesses_v3"}
+# predecessors called only where a driver generation lacks the newer entry point
+FALLBACKS = {"nvmlDeviceGetCurrentClocksThrottleReasons", "nvmlDeviceGetComputeRunningProcesses_v2"}
+
+
+def agent_calls() -> set[str]:
+    """Every NVML entry point agent/gpu/nvml.py calls, as the symbol the binding resolves."""
+    src = (Path(__file__).parents[2] / "agent" / "gpu" / "nvml.py").read_text()
+    names = set(re.findall(r"\bn\.(nvml[A-Z]\w+)", src)) - {"nvmlEventTypeXidCriticalError"}
+    return {SYMBOL.get(n, n) for n in names}
+
+
+def scenario(name: str, **extra) -> dict:
+    return {**yaml.safe_load((FIXTURES / name).read_text()), **extra}
+
+
+def exercise(scen: dict) -> tuple[set[str], GpuCollector, list]:
+    """Everything the agent does with NVML on one machine: poll, snapshot, the checks' reads, Xid events, stop."""
+    seen: set[str] = set()
+    real = pynvml._nvmlGetFunctionPointer
+
+    def record(name):
+        seen.add(name)
+        return real(name)
+
+    pynvml._nvmlGetFunctionPointer = record
+    try:
+        backend = standin_backend({**scen, "timeline": [{"at": 0, "gpu": 0, "xid": 79}]})
+        c = GpuCollector(backend, deadline=5)
+        readings = c.poll([])
+        c.snapshot()
+        for i in range(backend.count()):
+            for group in CHECK_GROUPS:
+                backend.read(i, group)
+        event = backend.wait_xid(2000)
+        assert event == (0, 79)
+        backend.shutdown()
+    finally:
+        pynvml._nvmlGetFunctionPointer = real
+    return seen, c, readings
+
+
+def test_every_nvml_call_the_agent_makes_runs_on_two_real_machine_scenarios():
+    calls = agent_calls()
+    seen_by = {name: exercise(scenario(name))[0] for name in REAL}
+    for symbol in calls | FALLBACKS:
+        machines = [m for m, seen in seen_by.items() if symbol in seen]
+        assert len(machines) >= (1 if symbol in FALLBACKS else 2), f"{symbol} ran on {machines}"
+
+
+def test_a100_on_driver_470_reads_through_the_older_entry_points():
+    _, c, readings = exercise(scenario("a100-sxm4-r470.yaml"))
+    (gpu,) = [r for r in readings if r.entity == "gpu"]
+    assert gpu.values["throttle_sw_power_cap"] == 0 and "clocks_event_mask" in gpu.values  # ThrottleReasons
+    assert "fabric" in c.gpus[0].unsupported and "recovery" in c.gpus[0].unsupported  # not on 470: not errors
+    assert c.errors == {}
+    assert gpu.labels["model"] == "NVIDIA A100-SXM4-80GB" and c.gpus[0].ident.vbios == "92.00.45.00.05"
+    assert sum(r.entity == "nvlink" for r in readings) == 12
+
+
+def test_gb200_fabric_is_read_and_nvlink_counters_are_not_supported_on_blackwell():
+    _, c, readings = exercise(scenario("gb200-nvl72.yaml"))
+    gpus = [r for r in readings if r.entity == "gpu"]
+    assert [g.values["fabric_clique_id"] for g in gpus] == [4026, 4026]
+    assert all(g.values["fabric_registration_failed"] == 0 and g.values["fabric_registration_pending"] == 0
+               for g in gpus)
+    links = [r for r in readings if r.entity == "nvlink"]
+    assert len(links) == 36 and all(set(lr.values) == {"state", "down"} for lr in links)
+    assert c.errors == {}
+
+
+def test_gb200_fabric_health_decoded_field_by_field():
+    _, _, readings = exercise(scenario("gb200-fabric-unhealthy.yaml"))
+    ok_bw, failed = [r.values for r in readings if r.entity == "gpu"]
+    assert ok_bw["fabric_health_summary"] == 2 and ok_bw["fabric_degraded_bandwidth"] == 0  # mask 2: "Full"
+    assert ok_bw["fabric_registration_failed"] == 0
+    assert failed["fabric_registration_failed"] == 1 and failed["fabric_status"] == 23
+
+
+def test_fabric_info_falls_back_to_v2_on_a_driver_without_v3():
+    """A 550-era driver knows nvmlGpuFabricInfo_v2 only: v3 is ARGUMENT_VERSION_MISMATCH there."""
+    scen = scenario("gb200-nvl72.yaml")
+    for g in scen["gpus"]:
+        g["values"] = {**g["values"], "fabric_info_max_version": 2}
+    nvml = standin_backend(scen)
+    nvml.init()
+    fabric = nvml.read(0, "fabric")
+    assert fabric["fabric_clique_id"] == 4026 and "fabric_health_summary" not in fabric  # v2 has no summary
+    nvml.shutdown()
+
+
+def test_gpu_lost_mid_run_through_the_binding():
+    nvml = standin_backend(scenario("hgx-h100-r550.yaml", timeline=[{"at": 10, "gpu": 1, "lost": True}]))
+    clock = StandinClock(0.0).bind(nvml.standin)
+    c = GpuCollector(nvml, clock=clock)
+    c.poll([])
+    clock.t = 10
+    gpus = [r for r in c.poll([]) if r.entity == "gpu"]
+    assert [g.values["gpu_lost"] for g in gpus] == [0, 1]
+    assert c.errors[("1", "GPU_IS_LOST")] >= 1
+
+
+def test_a_blocking_call_costs_its_deadline_once_and_only_that_gpu():
+    nvml = standin_backend(scenario("hgx-h100-r550.yaml", timeline=[{"at": 5, "gpu": 0,
+                                                                       "set": {"pcie_replay": "hang"}}]))
+    clock = StandinClock(0.0).bind(nvml.standin)
+    c = GpuCollector(nvml, deadline=0.3, clock=clock)
+    c.poll([])
+    clock.t = 5
+    t0 = time.monotonic()
+    gpus = [r for r in c.poll([]) if r.entity == "gpu"]
+    assert time.monotonic() - t0 < 1.0
+    assert gpus[0].values == {"nvml_timeout": 1} and gpus[1].values["nvml_timeout"] == 0
+    nvml.standin.release()
+
+
+def test_init_errors_come_back_as_nvml_names():
+    nvml = standin_backend({"init_error": "LIB_RM_VERSION_MISMATCH", "gpus": [{}]})
+    c = GpuCollector(nvml)
+    (node,) = c.poll(["0000:18:00.0"])
+    assert c.status == "LIB_RM_VERSION_MISMATCH" and node.values["nvml_driver_mismatch"] == 1
+
+
+def test_vbios_variants_across_one_model_are_counted():
+    scen = scenario("hgx-h100-r550.yaml")
+    scen["gpus"][1]["vbios"] = "96.00.74.00.1C"
+    c = GpuCollector(standin_backend(scen))
+    node = c.poll([])[-1]
+    assert node.values["vbios_variants"] == 2 and "96.00.30.00.01, 96.00.74.00.1C" in node.text["vbios"]
+
+
+@pytest.mark.parametrize("bad, says", [
+    ({"gpus": [{"values": {"temperature_gpu": "warm"}}]}, "gpus[0].values.temperature_gpu"),
+    ({"gpus": [{"values": {"temperature_gpu": "error:MELTED"}}]}, "unknown NVML error 'MELTED'"),
+    ({"timeline": [{"gpu": 0}]}, "timeline[0]: needs numeric `at`"),
+    (["not", "a", "mapping"], "expected a mapping"),
+    ({"gpus": [{"pci_bus_id": 1080.0}]}, "gpus[0].pci_bus_id: expected a string (quote it)"),
+])
+def test_a_malformed_scenario_names_the_key(bad, says):
+    with pytest.raises(StandinError, match=re.escape(says)):
+        flatten(bad)
+
+
+def test_uninitialised_calls_fail_as_nvml_does():
+    nvml = standin_backend(scenario("hgx-h100-r550.yaml"))
+    with pytest.raises(NvmlError) as e:
+        nvml.count()
+    assert e.value.code == "UNINITIALIZED"
+
+
+# ---- releasing NVML for a GPU reset ---------------------------------------------------------------------
+
+def test_release_file_lets_go_of_nvml_and_polling_resumes_when_it_is_gone(tmp_path):
+    scen = scenario("hgx-h100-r550.yaml", timeline=[{"at": 0, "gpu": 1, "xid": 79}])
+    nvml = standin_backend(scen)
+    release = tmp_path / "release-nvml"
+    c = GpuCollector(nvml, release_file=str(release))
+    c.poll([])
+    assert nvml.standin.refcount == 1  # the agent holds NVML while it polls
+    assert nvml.wait_xid(1000) == (1, 79)  # and an event set with the GPUs registered
+    release.touch()
+    readings = c.poll([])
+    assert c.status == "released" and nvml.standin.refcount == 0  # nvmlShutdown: nothing held
+    assert [r.entity for r in readings] == ["node"] and readings[0].values["gpus_missing"] == 0
+    with pytest.raises(NvmlError):
+        nvml.wait_xid(10)  # the event set is gone with it
+    calls = nvml.standin.calls
+    c.poll([])
+    assert nvml.standin.calls == calls  # not a single NVML call while released
+    release.unlink()
+    readings = c.poll([])
+    assert c.status == "ok" and nvml.standin.refcount == 1
+    assert sum(r.entity == "gpu" for r in readings) == 2
+
+
+def test_a_reset_command_running_releases_nvml_for_a_while(tmp_path):
+    proc = tmp_path / "proc" / "4242"
+    proc.mkdir(parents=True)
+    (proc / "cmdline").write_bytes(b"nvidia-smi\0-r\0-i\0GPU-4039dfe4\0")
+    (tmp_path / "proc" / "1").mkdir()
+    (tmp_path / "proc" / "1" / "cmdline").write_bytes(b"/sbin/init\0")
+    nvml = standin_backend(scenario("hgx-h100-r550.yaml"))
+    clock = StandinClock(0.0).bind(nvml.standin)
+    c = GpuCollector(nvml, clock=clock, proc_root=str(tmp_path))
+    c.poll([])
+    assert c.status == "released" and nvml.standin.refcount == 0  # seen before the first init: never held
+    (proc / "cmdline").unlink()
+    proc.rmdir()  # the reset finished
+    clock.t += 30
+    c.poll([])
+    assert c.status == "released"  # held a minute after the last sight of it
+    clock.t += 31
+    c.poll([])
+    assert c.status == "ok" and nvml.standin.refcount == 1
+
+
+def test_a_reset_command_is_looked_for_cheaply_each_poll(tmp_path):
+    """/proc listed every poll, a pid's cmdline read at the first two polls that see it (a fork execs its
+    command just after), then remembered until the pid goes; a pid reused is read afresh."""
+    from agent.gpu.collector import ResetWatch
+
+    def process(pid: int, argv: bytes) -> None:
+        (tmp_path / "proc" / str(pid)).mkdir(parents=True, exist_ok=True)
+        (tmp_path / "proc" / str(pid) / "cmdline").write_bytes(argv)
+
+    for pid in range(1, 201):  # daemons and kernel threads (empty cmdline)
+        process(pid, b"/usr/bin/containerd\0" if pid % 2 else b"")
+    watch = ResetWatch(str(tmp_path))
+    assert not watch() and not watch() and watch.reads == 400
+    for _ in range(10):
+        assert not watch()
+    assert watch.reads == 400  # nothing read again: the same processes
+    process(777, b"/bin/bash\0")  # forked, not yet exec'd at the poll that first sees it
+    assert not watch()
+    process(777, b"nvidia-smi\x00--gpu-reset\x00-i\x000\x00")  # exec'd before the next poll
+    assert watch() and watch()
+    assert watch.reads == 402
+    import shutil
+    shutil.rmtree(tmp_path / "proc" / "777")
+    assert not watch()
+    process(777, b"nvidia-smi\x00-mig\x001\x00")  # the pid reused later: read afresh
+    assert watch() and watch.reads == 403
+
+
+def test_signal_hold_expires_on_its_own():
+    nvml = standin_backend(scenario("hgx-h100-r550.yaml"))
+    clock = StandinClock(0.0).bind(nvml.standin)
+    c = GpuCollector(nvml, clock=clock)
+    c.poll([])
+    c.hold("signal", 600)
+    c.poll([])
+    assert nvml.standin.refcount == 0
+    clock.t += 601  # nobody sent SIGUSR2: the agent does not stay blind
+    c.poll([])
+    assert c.status == "ok" and nvml.standin.refcount == 1
+
+
+def test_gpu_npd_run_on_the_standin_reports_gpus_and_xids_and_releases_nvml_on_sigusr1(tmp_path):
+    """The agent as a process: nvidia-ml-py loads the stand-in, an Xid arrives through nvmlEventSetWait_v2,
+    SIGUSR1 lets go of NVML and SIGUSR2 takes it back."""
+    import signal
+
+    from harness import AgentProc
+    scen = tmp_path / "h100.yaml"
+    scen.write_text(yaml.safe_dump(scenario("hgx-h100-r550.yaml", timeline=[{"at": 1, "gpu": 1, "xid": 79}])))
+    a = AgentProc(tmp_path, env={"GPU_NPD_NVML": f"fake:{scen}", "GPU_NPD_POLL_SECONDS": "0.2"})
+    try:
+        a.wait_for(lambda: a.value("gpu_npd_gpus", seen_by="nvml") == 2, what="GPUs through NVML")
+        a.wait_for(lambda: a.value("gpu_npd_xid_errors_total", xid="79", pci_bus_id="0000:2a:00") == 1,
+                   what="the Xid from the NVML event")
+        assert a.value("gpu_npd_gpu_ecc_errors_total", gpu="0", uuid="GPU-4039dfe4-0c97-4b1e-683e-eb7d42699053",
+                       pci_bus_id="0000:18:00", model="NVIDIA H100 80GB HBM3", error_type="uncorrected",
+                       counter="volatile") == 0
+        a.proc.send_signal(signal.SIGUSR1)
+        a.wait_for(lambda: a.value("gpu_npd_nvml_status", status="released") == 1, what="released")
+        a.proc.send_signal(signal.SIGUSR2)
+        a.wait_for(lambda: a.value("gpu_npd_nvml_status", status="ok") == 1, what="resumed")
+    finally:
+        assert a.stop()[0] == 0
+
+
+def test_the_gpu_busy_gate_of_the_checks_holds_no_nvml_between_checks():
+    from agent.checks.scheduler import gpu_busy
+    nvml = standin_backend({"gpus": [{}, {"values": {"compute_processes": 1}}]})
+    assert gpu_busy(nvml) == "busy"
+    assert nvml.standin.refcount == 0  # init and shutdown in pairs: a GPU reset is not blocked by a check
+
+
+def test_sm_clock_and_utilisation_are_read_and_the_clock_counts_for_peers_only_under_load():
+    """nvmlDeviceGetClockInfo(SM) and nvmlDeviceGetUtilizationRates through the binding's structs (synthetic
+    values: an idle GPU and one under load, its clocks-event mask without the idle bit)."""
+    scen = scenario("hgx-h100-r550.yaml")
+    scen["gpus"][1] = {**scen["gpus"][1], "values": {**(scen["gpus"][1].get("values") or {}), "clock_sm": 1755,
+                                                     "utilization_gpu": 100, "utilization_memory": 41,
+                                                     "clocks_event_mask": 0}}
+    _, c, readings = exercise(scen)
+    idle, busy = [r.values for r in readings if r.entity == "gpu"]
+    assert (idle["clock_sm"], idle["utilization_gpu"], idle["utilization_memory"]) == (345, 0, 0)
+    assert "clock_sm_loaded" not in idle  # idle clocks drop by design: not compared with peers
+    assert (busy["clock_sm"], busy["clock_sm_loaded"], busy["utilization_gpu"], busy["utilization_memory"]) == \
+        (1755, 1755, 100, 41)
+    assert c.errors == {}
+
+
+def test_pcie_and_nvlink_throughput_are_read_through_the_binding():
+    """nvmlDeviceGetPcieThroughput (KB/s, TX and RX by its counter argument) and the NVLink data field values
+    (KiB since driver load, summed over links with scopeId UINT_MAX: nvml.h, https://github.com/NVIDIA/go-nvml/blob/
+    main/gen/nvml/nvml.h); synthetic values.  A GPU without NVLink answers the fields NOT_SUPPORTED: not an error."""
+    scen = scenario("hgx-h100-r550.yaml")
+    scen["gpus"][0] = {**scen["gpus"][0], "values": {**(scen["gpus"][0].get("values") or {}),
+                                                     "pcie_tx_bytes_per_second": 2.5e9, "pcie_rx_bytes_per_second": 4e8,
+                                                     "nvlink_tx_kib": 3_000_000_000_000, "nvlink_rx_kib": 7}}
+    scen["gpus"][1] = {**scen["gpus"][1], "absent": ["nvlink_tx_kib", "nvlink_rx_kib"]}
+    _, c, readings = exercise(scen)
+    first, second = [r.values for r in readings if r.entity == "gpu"]
+    assert (first["pcie_tx_bytes_per_second"], first["pcie_rx_bytes_per_second"]) == (2.5e9, 4e8)
+    assert (first["nvlink_tx_kib"], first["nvlink_rx_kib"]) == (3_000_000_000_000, 7)  # past 32 bits
+    assert "nvlink_tx_kib" not in second and "nvlink_throughput" in c.gpus[1].unsupported
+    assert c.errors == {}
+
+
+@pytest.mark.parametrize("lacks", ["nvmlDeviceGetNvLinkState", "nvmlDeviceGetNvLinkErrorCounter"])
+def test_a_driver_without_an_nvlink_entry_point_reads_the_same_in_the_poll_and_the_snapshot(lacks):
+    """FUNCTION_NOT_FOUND for NVLink is one answer on both paths (one code path, read_nvlinks): no state call,
+    no links and no errors; no counter call, links with their state only.  Neither is an error link in the
+    snapshot nor an NVML error counted."""
+    c = GpuCollector(standin_backend(scenario("hgx-h100-r550.yaml", driver_lacks=[lacks])), deadline=5)
+    links = [r for r in c.poll([]) if r.entity == "nvlink"]
+    snap = c.snapshot()
+    if lacks == "nvmlDeviceGetNvLinkState":
+        assert links == [] and all(g["nvlinks"] == [] for g in snap["gpus"])
+    else:
+        assert len(links) == 36 and all(set(lr.values) == {"state", "down"} for lr in links)
+        assert all(g["nvlinks"] == [{"state": 1}] * 18 for g in snap["gpus"])
+    assert c.errors == {}

@@ -1,0 +1,633 @@
+"""Progress per pod and hang suspicion (issue 27): trainers' real progress lines -> step, step time; a pod that
+stops -> WorkloadHangSuspected (Pod Event + metric), cleared when it resumes; announced pauses and jitter raise
+nothing.  Fixtures: tests/fixtures/progress/ (real lines, sources.md)."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pytest
+import yaml
+
+from agent.config import ConfigError, load
+from agent.metrics import Metrics
+from agent.hangsettings import HangSettings
+from agent.progress import HANG_REASON, RESUMED_REASON, Mark, ProgressTracker
+from agent.sources.podlogs import PodLogSource, PodRef
+from parsers.envelope import cri
+from parsers.model import Problem, Reading
+from parsers.progress import KEYWORDS, PREFILTER, RULES, Progress, recognise
+from progress_replay import _STAMP, FIX, Clock, lines, when
+
+PODS = Path(__file__).parents[1] / "fixtures" / "pods" / "var" / "log" / "pods"
+
+
+# ---- the recogniser, one table row per trainer and era ----------------------------------------------------
+
+@pytest.mark.parametrize("name, trainer, steps, seconds", [
+    ("nanogpt_110.log", "nanogpt", [1631, 1632, 1633, 1634, 1635], 0.56194),
+    ("nanogpt_178.log", "nanogpt", list(range(0, 250, 10)), 9.37181),
+    ("megatron_llm_11.log", "megatron", [201, 202, 203, 204, 182, 183, 184, 185], 139.1134),
+    ("torchtitan_3393.log", "torchtitan", list(range(14, 22)), None),
+    ("torchtitan_1287.log", "torchtitan", list(range(200, 260, 10)), None),
+    ("torchtitan_2389_duplicates.log", "torchtitan", [4, 4, 4, 5], None),
+    ("deepspeed_1825.log", "deepspeed", [40, 50], None),
+    ("hf_trainer_6998.log", "huggingface", [10, 20, 30, 40], None),
+    ("hf_blog_56.log", "huggingface", [500, 1000], None),
+    ("lightning_4225.log", "tqdm", [1, 1, 2, 2, 3, 3, 4], 8.77),
+    ("lightning_3866.log", "tqdm", [1651, 1652, 1653], 1 / 2.11),
+    ("nemo_launcher_55.log", "tqdm", [795], 41.36),
+    ("nemo2_bionemo_740.log", "nemo", [120, 121, 122], 0.03146),
+    ("megatron_756.log", "megatron", [43, 44, 45], 5.4449),
+    ("maxtext_8.log", "maxtext", [15107, 15108, 15109], 2.167),
+    ("maxtext_2232.log", "maxtext", [9], 5.667),
+    ("fairseq_940.log", "fairseq", [445, 495, 545, 595, 645], None),  # num_updates, not the epoch's batch
+    ("fairseq_514.log", "fairseq", [22897, 23897, 25634], None),
+    ("fairseq_301.log", "fairseq", [1000, 2000, 3000, 4000, 5000, 6000, 7000, 8000, 1000], None),
+    ("fairseq_1955_tqdm.log", "tqdm", [81989], 1 / 2.09),
+    ("metriclogger_accessory_48.log", "metriclogger", [1480, 1490, 1500], 4.3713),
+    ("hf_llamafactory_3529.log", "huggingface", [None] * 6, None),
+    ("ms_swift_4146.log", "huggingface", [12], None),  # 'global_step/max_steps': '12/94'
+    ("metaseq_507_json.log", "fairseq", [1, 2], None),  # --log-format json: "num_updates": "1"
+    ("keras_10506.log", "keras", [None] * 10, 0.454),  # `454ms/step`
+    ("keras_8680.log", "keras", [None] * 5, 484 / 1562),  # only the epoch's time: `1562/1562 [...] - 484s`
+])
+def test_each_trainers_real_lines_give_their_steps_and_step_time(name, trainer, steps, seconds):
+    found = [p for p in map(recognise, lines(name)) if p is not None and not p.pause]
+    assert [p.step for p in found] == steps
+    assert {p.trainer for p in found} == {trainer}
+    if seconds is None:
+        assert all(p.seconds is None for p in found)
+    else:
+        assert found[0].seconds == pytest.approx(seconds)
+
+
+def test_lines_that_are_not_progress_give_nothing():
+    assert [recognise(x) for x in lines("torchtitan_1287.log") if "step:" not in x] == [None] * 4
+    assert recognise("Training:   0%|          | 0/18 [00:00<?, ?it/s]") is None  # no rate yet: no step taken
+    assert recognise("  Total optimization steps = 564") is None
+    assert recognise("NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/IPC") is None
+    assert PREFILTER.search(b"NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/IPC") is None
+
+
+def test_every_rule_is_reachable_past_the_keyword_prefilter():
+    # a line meets the rules only if it holds one of KEYWORDS: each rule's own keyword must contain one
+    for rule in RULES:
+        assert any(k in rule.keyword for k in KEYWORDS), rule
+        assert PREFILTER.search(rule.keyword.encode()) is not None, rule
+
+
+def test_json_and_dict_progress_lines():
+    """Trainers that print their metrics as a JSON object or a Python dict: the step is read where the line names one
+    (fairseq / metaseq --log-format json's "num_updates", the Hugging Face Trainer's 'step' in some eras, ms-swift's
+    'global_step/max_steps'); fairseq's JSON epoch summary ("train_num_updates") is no step, as its text one is none
+    (REAL: facebookresearch/fairseq #2493).  A Hugging Face dict without a step is progress without a step (the
+    Trainer logs one every `logging_steps` optimizer steps: a heartbeat, never compared with another rank's step;
+    test below).  SYNTHETIC: a JSON object opening with its step (`{"step": 120, "loss": ...}`) is recognised by no
+    row: no real trainer's log seen prints that shape (add a row, with its source, when one is found)."""
+    assert [recognise(x) for x in lines("fairseq_2493_json.log")] == [None] * 6
+    assert recognise(lines("ms_swift_4146.log")[0]) == Progress(12, None, "huggingface")
+    assert recognise('{"step": 120, "loss": 2.5, "lr": 0.0003}') is None
+
+
+def test_hf_dicts_without_a_step_are_progress_and_a_mixed_line_counts_once():
+    dicts = [recognise(x) for x in lines("hf_deepspeed_14531.log")]
+    assert dicts[0] == Progress(None, None, "huggingface")
+    assert dicts[3].trainer == "deepspeed" and dicts[3].step == 2000  # tqdm bar and DeepSpeed on one line
+
+
+def test_announced_pauses_are_recognised_and_not_progress():
+    said = [recognise(x) for x in lines("nanogpt_215_checkpoint.log")]
+    pauses = [p.pause for p in said if p is not None and p.pause]
+    assert pauses == ["evaluation", "checkpoint"]  # `step 3000: ... val loss`, `saving checkpoint to out`
+    # (synthetic, shaped like Lightning's validation bar and Megatron's / HF's announcements)
+    assert recognise("Validation DataLoader 0:  50%|█████     | 5/10 [00:01<00:01,  4.2it/s]").pause == "evaluation"
+    assert recognise("saving checkpoint at iteration    1000 to /ckpt").pause == "checkpoint"
+    assert recognise("Saving model checkpoint to out/checkpoint-500").pause == "checkpoint"
+    assert recognise("***** Running Evaluation *****").pause == "evaluation"
+
+
+def test_fairseqs_validation_is_a_pause_and_not_progress():
+    """fairseq's `| epoch 005 | valid on 'valid' subset  1000 / 1311 loss=2.72` is a validation bar: a pause."""
+    for name, count in (("fairseq_301.log", 4), ("fairseq_514.log", 2), ("fairseq_940.log", 1)):
+        said = [recognise(x) for x in lines(name) if "valid on" in x]
+        assert [p.pause for p in said] == ["evaluation"] * count
+
+
+def test_colour_codes_and_validation_lines_of_torchtitan():
+    """(synthetic, shaped like torchtitan's metrics line in colour, its default outside Slurm, and its validator's
+    `validate step:` line): the colour codes between fields do not hide the step; validation is a pause."""
+    line = "[titan] 2025-06-16 22:30:50,322 - root - INFO - \x1b[31mstep: 200  \x1b[32mloss:  6.1384  \x1b[33mmemory:"
+    assert recognise(line) == Progress(200, None, "torchtitan")
+    said = recognise("[titan] 2025-06-16 22:30:50,322 - root - INFO - \x1b[33mvalidate step: 200  \x1b[32mloss:  6.0")
+    assert said.pause == "evaluation" and said.step is None
+
+
+def test_a_log_mixing_two_trainers_keeps_the_printed_step_time():
+    """Megatron-DeepSpeed (DeepSpeed #3742) prints Megatron's `iteration 34/ ... elapsed time per iteration (ms):
+    4103.1` and DeepSpeed's `step=35` 3.8 s later: the spacing between two trainers' lines is no step time."""
+    events: list = []
+    clock = Clock()
+    t = tracker(clock, events)
+    for at, p in [(float(i), recognise(x)) for i, x in enumerate(lines("megatron_deepspeed_3742.log"))]:
+        if p is not None:
+            t.observe(REF, [Mark(at, p)])
+    assert t.snapshot()["uid-0"]["step_seconds"] == pytest.approx(4.1031)
+    t.observe(REF, [Mark(99.0, Progress(35, 4.2, "megatron"))])  # the same step again, its printed time kept
+    assert t.snapshot()["uid-0"]["step_seconds"] == pytest.approx(4.2) and t.snapshot()["uid-0"]["advances"] == 2
+
+
+def test_a_tqdm_bar_rewritten_in_place_counts_its_last_state():
+    bar = "\r".join(lines("lightning_3866.log"))  # what a non-tty tqdm writes: one line, \r between states
+    assert recognise(bar).step == 1653
+
+
+def test_cri_lines_give_their_time_and_text():
+    """The pod-log source reads kubelet's envelope with the parsers' (parsers/envelope.py), not a copy of it."""
+    env = cri("2024-07-25T07:00:00.500000000Z stdout F iter 10: loss 3.2202, time 893.76ms")
+    assert env.timestamp == datetime(2024, 7, 25, 7, 0, 0, 500000, timezone.utc)
+    assert recognise(env.message).step == 10
+    assert cri("plain line") is None and cri("2024-07-25T07:00:00Z stdout X not a tag") is None
+
+
+# ---- the tracker over real logs: their own timestamps as the clock -----------------------------------------
+
+class Recorded(ProgressTracker):
+    """The tracker, its Pod Events kept as (reason, message, type) in `events`."""
+
+    def __init__(self, events: list, standing=(), **kw):
+        super().__init__(Metrics(), **kw)
+        self.events, self.standing = events, list(standing)
+
+    def _keep(self, found):
+        self.events += [(e.reason, e.message, e.type) for e in found]
+        return found
+
+    def observe(self, ref, marks):
+        return self._keep(super().observe(ref, marks))
+
+    def tick(self, live_uids=None, standing=(), readings=([], [])):
+        return self._keep(super().tick(live_uids, standing or self.standing, readings))
+
+
+def tracker(clock: Clock, events: list, **cfg) -> ProgressTracker:
+    return Recorded(events, cfg=HangSettings(**cfg), clock=clock, alive=lambda: None)
+
+
+REF = PodRef("train", "gpt-worker-0", "uid-0", "main")
+
+
+def replay(name: str, t: ProgressTracker, clock: Clock, keep_pauses: bool = True) -> None:
+    """Each line at its own timestamp (a line without one at the previous line's), ticking every second."""
+    at = None
+    for line in lines(name):
+        m = _STAMP.search(line)
+        if m:
+            stamp = datetime.strptime(m.group(1), "%Y-%m-%d %H:%M:%S").replace(tzinfo=timezone.utc).timestamp()
+            at = stamp + int(m.group(2) or 0) / 1000
+        if at is None:
+            continue
+        clock.t = clock.t or at
+        while clock.t + 1 <= at:
+            clock.t += 1
+            t.tick()
+        clock.t = max(clock.t, at)
+        p = recognise(line)
+        if p is not None and (keep_pauses or not p.pause):
+            t.observe(REF, [Mark(at, p)])
+    t.tick()
+
+
+def test_real_healthy_stretches_with_an_announced_evaluation_and_checkpoint_raise_nothing():
+    """nanoGPT #215: progress every ~11 s, then 45 s of evaluation (36 s, said only when done: `step 3000: ...
+    val loss`) and a checkpoint save (`saving checkpoint to out`, 9 s). With k=4 (44 s) the stretch would read
+    as a hang; the announcement stretches the allowance, so nothing is raised.  (nanoGPT says nothing before
+    its evaluation: the silence until it says so must fit k x the median, one reason the default k is 10.)"""
+    events: list = []
+    clock = Clock()
+    t = tracker(clock, events, k=4, floor_seconds=5, pause_seconds=120)
+    replay("nanogpt_215_checkpoint.log", t, clock)
+    assert events == []
+    assert t.snapshot()["uid-0"]["step"] == 3060
+    events_without: list = []
+    clock2 = Clock()
+    t2 = tracker(clock2, events_without, k=4, floor_seconds=5, pause_seconds=120)
+    replay("nanogpt_215_checkpoint.log", t2, clock2, keep_pauses=False)  # the control: the pause not understood
+    assert [e[0] for e in events_without] == [HANG_REASON, RESUMED_REASON]
+
+
+# real logs with healthy stretches, their cadence from their own clocks (docs/hangs.md: "measured on real logs")
+HEALTHY = ["nanogpt_215_checkpoint.log", "torchtitan_1287.log", "megatron_756.log", "megatron_llm_11.log",
+           "metriclogger_accessory_48.log", "fairseq_940.log", "fairseq_514.log", "maxtext_8.log", "keras_10506.log",
+           "keras_8680.log", "deepspeed_1825.log", "megatron_deepspeed_3742.log"]
+
+
+def replay_any(name: str, t: ProgressTracker, clock: Clock, tick: float = 1.0, keep_pauses: bool = True) -> int:
+    """Each line at the time `when` gives it, ticking every `tick` seconds; the marks observed."""
+    at, seen = None, 0
+    for line in lines(name):
+        at = when(line, at)
+        p = recognise(line)
+        if at is None or p is None or (p.pause and not keep_pauses):
+            continue
+        clock.t = clock.t or at
+        while clock.t + tick <= at:
+            clock.t += tick
+            t.tick()
+        clock.t = max(clock.t, at)
+        t.observe(REF, [Mark(at, p)])
+        seen += 1
+    t.tick()
+    return seen
+
+
+@pytest.mark.parametrize("name", HEALTHY)
+def test_real_healthy_logs_raise_nothing_at_the_default_k(name):
+    """Every real log kept here with a clock of its own, replayed at its own cadence through the tracker with the
+    default k (10) and no floor to hide behind (1 s): healthy jitter, epoch ends, evaluations and saves raise
+    nothing.  The control: the same pod silent past k x its median afterwards is suspected."""
+    events: list = []
+    clock = Clock()
+    t = tracker(clock, events, k=10, floor_seconds=1, min_steps=2)
+    assert replay_any(name, t, clock) >= 2
+    assert events == []
+    pod = t.pods["uid-0"]
+    clock.t = pod.last + t.allowance(pod) + 1
+    t.tick()
+    assert [e[0] for e in events] == [HANG_REASON]
+
+
+def test_real_fairseq_validation_fits_a_tight_k():
+    """fairseq #940: a line every 91-92 s, and 107 s across a validation (`valid on 'valid' subset`, said when
+    it is over, so its time is not known here): even with that line not understood, k=1.2 holds on the real
+    stretch and k=1.1 would not; the default k is 10."""
+    for k, raised in ((1.2, []), (1.1, [HANG_REASON, RESUMED_REASON])):
+        events: list = []
+        clock = Clock()
+        replay_any("fairseq_940.log", tracker(clock, events, k=k, floor_seconds=1, min_steps=2), clock,
+                   keep_pauses=False)
+        assert [e[0] for e in events] == raised
+
+
+def test_real_torchtitan_jitter_raises_nothing_and_gives_step_time():
+    """torchtitan #1287: a line every 10 steps (13.9-15.6 s apart, GC and profiler lines between): k=3 holds."""
+    events: list = []
+    clock = Clock()
+    t = tracker(clock, events, k=3, floor_seconds=5)
+    replay("torchtitan_1287.log", t, clock)
+    assert events == []
+    snap = t.snapshot()["uid-0"]
+    assert snap["step_seconds"] == pytest.approx(1.40, abs=0.05)  # 10 steps per line
+    assert t.metrics.registry.get_sample_value("gpu_npd_workload_step_seconds", {
+        "namespace": "train", "pod": "gpt-worker-0", "job": "gpt"}) == pytest.approx(snap["step_seconds"])
+
+
+def test_silence_past_k_medians_raises_once_then_clears_on_progress():
+    events: list = []
+    clock = Clock(1000.0)
+    t = tracker(clock, events, k=5, floor_seconds=10, min_steps=3)
+    for step in range(5):  # (synthetic: a step every 2 s)
+        clock.t = 1000.0 + 2 * step
+        t.observe(REF, [Mark(clock.t, Progress(step, 2.0, "nanogpt"))])
+    clock.t += 9.9
+    t.tick()
+    assert events == []  # max(5 x 2 s, 10 s) = 10 s not yet
+    clock.t += 0.2
+    t.tick()
+    t.tick()
+    (reason, message, type_), = events
+    assert reason == HANG_REASON and type_ == "Warning" and "step 4" in message and "= 10 s" in message
+    assert "No hardware or fabric fault" in message
+    gauge = {"namespace": "train", "pod": "gpt-worker-0", "job": "gpt"}
+    assert t.metrics.registry.get_sample_value("gpu_npd_workload_hang_suspected", gauge) == 1
+    t.observe(REF, [Mark(clock.t, Progress(4, None, "nanogpt"))])  # the same step again is not progress
+    assert len(events) == 1
+    t.observe(REF, [Mark(clock.t, Progress(5, 2.0, "nanogpt"))])
+    assert events[-1][0] == RESUMED_REASON and events[-1][2] == "Normal"
+    assert t.metrics.registry.get_sample_value("gpu_npd_workload_hang_suspected", gauge) == 0
+
+
+def test_a_node_fault_is_named_as_the_likely_cause():
+    from agent.health import Problem
+    fault = Problem(id="xid79", subject="gpu:0000:5d:00", kind="xid", condition="GPUUnhealthy",
+                    reason="Xid79FallenOffBus", severity="fatal", attribution="hardware", action="", message="",
+                    clear="reset", first_seen=0.0, last_seen=0.0)
+    events: list = []
+    clock = Clock()
+    t = Recorded(events, [fault], cfg=HangSettings(k=1, floor_seconds=1), clock=clock)
+    for step in range(4):
+        clock.t = float(step)
+        t.observe(REF, [Mark(clock.t, Progress(step))])
+    clock.t = 10
+    t.tick()
+    assert "Xid79FallenOffBus on 0000:5d:00" in events[0][1]
+
+
+def test_a_pod_never_progressing_or_whose_processes_ended_is_not_suspected():
+    events: list = []
+    clock = Clock()
+    t = Recorded(events, cfg=HangSettings(k=1, floor_seconds=1), clock=clock, alive=lambda: {"other-uid"})
+    t.observe(PodRef("a", "two-steps", "uid-2", "c"), [Mark(0, Progress(1)), Mark(1, Progress(2))])
+    for step in range(4):
+        t.observe(REF, [Mark(float(step), Progress(step))])
+    clock.t = 100
+    t.tick()
+    assert events == [] and t.finished == 1 and "uid-0" not in t.pods  # finished: its processes are gone
+
+
+def test_tracked_pods_are_bounded_and_deleted_pods_forgotten():
+    clock = Clock()
+    t = ProgressTracker(Metrics(), HangSettings(max_pods=8), clock=clock)
+    for i in range(20):
+        t.observe(PodRef("ns", f"p{i}", f"u{i}", "c"), [Mark(0, Progress(1, 1.0)), Mark(1, Progress(2, 1.0))])
+    assert len(t.pods) == 8 and t.evictions == 12 and set(t.pods) == {f"u{i}" for i in range(12, 20)}
+    t.tick(live_uids={"u19"})
+    assert list(t.pods) == ["u19"]
+    samples = [s for f in t.metrics.registry.collect() if f.name == "gpu_npd_workload_step_seconds" for s in f.samples]
+    assert [s.labels["pod"] for s in samples] == ["p19"]  # series of forgotten pods are removed
+
+
+def test_settings_are_checked_with_a_clear_error():
+    """The blocks are declared (agent/hangsettings.py): msgspec checks them with the configuration, and every error
+    names the key and the value in one line."""
+    assert load(env={}, flags={"workload_hang": {"k": 3, "floor_seconds": 4}}).workload_hang == \
+        HangSettings(k=3.0, floor_seconds=4.0)
+    for bad, says in [({"k": 0}, "workload_hang.k: expected a number > 0, got 0"),
+                      ({"kk": 1}, "workload_hang.kk: unknown key (known: enabled, k, "),
+                      ({"enabled": "yes"}, "workload_hang.enabled: expected true or false, got 'yes'"),
+                      ({"min_steps": 1.5}, "workload_hang.min_steps: expected an integer, got 1.5"),
+                      (3, "workload_hang: expected a mapping, got 3"),
+                      ({"floor_seconds": -1}, "workload_hang.floor_seconds: expected a number > 0, got -1")]:
+        with pytest.raises(ConfigError, match="^" + re.escape(says)):
+            load(env={}, flags={"workload_hang": bad})
+    with pytest.raises(ConfigError, match=re.escape("peer_outliers.polls: expected an integer, got 2.5")):
+        load(env={}, flags={"peer_outliers": {"polls": 2.5}})
+    with pytest.raises(ConfigError, match="^peer_outliers.1: unknown key "):  # keys of any type are named
+        load(env={}, flags={"peer_outliers": {1: 2, "a": 3}})
+    assert load(env={"GPU_NPD_WORKLOAD_HANG__K": "4"}, flags={}).workload_hang.k == 4
+    with pytest.raises(ConfigError, match="^GPU_NPD_PEER_OUTLIERS__K: peer_outliers.k: expected a number > 0"):
+        load(env={"GPU_NPD_PEER_OUTLIERS__K": "0"}, flags={})
+
+
+# ---- the source: progress lines from the pod logs it follows --------------------------------------------
+
+def test_the_pod_log_source_hands_on_progress_with_cri_times(tmp_path):
+    root = tmp_path / "pods"
+    shutil.copytree(PODS, root)
+    src = PodLogSource(str(root))
+    src.discover()
+    src.poll()
+    log = root / "train_llama-70b-worker-3_7a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d" / "pytorch" / "0.log"
+    with open(log, "a") as fh:
+        for i, text in enumerate(lines("nanogpt_178.log")[:3] + ["saving checkpoint to out"]):
+            fh.write(f"2024-07-25T07:00:0{i}.000000000Z stdout F {text}\n")
+    assert src.poll() == []  # no failure findings
+    (ref, marks), = src.take_progress()
+    assert ref.pod == "llama-70b-worker-3" and [p.step for _, p in marks] == [0, 10, 20, None]
+    assert marks[-1][1].pause == "checkpoint" and marks[1][0] - marks[0][0] == 1.0
+    assert src.take_progress() == []
+
+
+# ---- through the real process -------------------------------------------------------------------------
+
+UID = "7a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d"
+LABELS = {"namespace": "train", "pod": "llama-70b-worker-3", "job": "llama-70b"}
+
+
+def _stepping_pod(tmp_path):
+    """The fixture pod log tree with a live process of llama-70b-worker-3 (a finished job is never suspected);
+    returns the tree and `write(n)`: the n-th real nanoGPT step line, stamped now."""
+    root = tmp_path / "pods"
+    shutil.copytree(PODS, root)
+    proc = tmp_path / "proc" / "4242"
+    proc.mkdir(parents=True)
+    proc.joinpath("cgroup").write_text(f"0::/kubepods.slice/kubepods-pod{UID.replace('-', '_')}.slice/"
+                                       "cri-containerd-" + "a" * 64 + ".scope\n")
+    log = root / f"train_llama-70b-worker-3_{UID}" / "pytorch" / "0.log"
+    steps = [x for x in lines("nanogpt_178.log") if x.startswith("iter ")]
+
+    def write(n: int) -> None:
+        stamp = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%f000Z")
+        with open(log, "a") as fh:
+            fh.write(f"{stamp} stdout F {steps[n]}\n")
+    return root, write
+
+
+def _stop_stepping(a, api, write) -> dict:
+    """Four steps 2 s apart, then silence: the suspicion (metric, Pod Event) within 30 s; its Event."""
+    a.wait_for(lambda: a.value("gpu_npd_source_up", source="pods") == 1, timeout=30, what="pod source")
+    time.sleep(0.5)  # the first scan has taken the existing logs as history
+    for n in range(4):
+        write(n)
+        time.sleep(2)
+    stopped = time.time()
+    a.wait_for(lambda: a.value("gpu_npd_workload_hang_suspected", **LABELS) == 1, timeout=30, what="suspicion")
+    assert time.time() - stopped < 30
+    a.wait_for(lambda: any(e["reason"] == HANG_REASON for e in api.events()), timeout=20, what="pod event")
+    ev = next(e for e in api.events() if e["reason"] == HANG_REASON)
+    assert ev["involvedObject"]["name"] == "llama-70b-worker-3" and ev["type"] == "Warning"
+    assert "No training progress" in ev["message"] and "step 30" in ev["message"]
+    return ev
+
+
+def test_agent_process_suspects_a_pod_that_stops_and_clears_when_it_resumes(tmp_path):
+    """Done-when of issue 27: steps every 2 s (real nanoGPT lines, timing synthetic), then silence: with k=3,
+    floor 4 s, WorkloadHangSuspected (Pod Event + metric) within 30 s; steps again clear it.  No kubelet here:
+    the verdict says the pod's GPUs are not known."""
+    from apiserver_double import ApiDouble
+    from harness import AgentProc
+
+    root, write = _stepping_pod(tmp_path)
+    with ApiDouble() as api:
+        api.add_node("gpu-node-1", gpus=0)
+        conf = tmp_path / "gpu-npd.yaml"
+        conf.write_text(yaml.safe_dump({"mode": "observe", "kubernetes": {"api_server": api.url}, "nvml": "off",
+                                        "pod_logs_root": str(root), "proc_root": str(tmp_path),
+                                        "workload_hang": {"k": 3, "floor_seconds": 4}}))
+        a = AgentProc(tmp_path, "--config", str(conf))
+        ev = _stop_stepping(a, api, write)
+        assert "This pod's GPUs are not known" in ev["message"]
+        assert a.value("gpu_npd_workload_step_seconds", **LABELS) == pytest.approx(0.8938, abs=0.01)
+        write(4)
+        a.wait_for(lambda: a.value("gpu_npd_workload_hang_suspected", **LABELS) == 0, timeout=20, what="cleared")
+        a.wait_for(lambda: any(e["reason"] == RESUMED_REASON for e in api.events()), timeout=20, what="resumed")
+        assert api.conditions("gpu-node-1")["GPUUnhealthy"]["status"] == "False"  # never a node condition
+        assert a.stop()[0] == 0
+
+
+def test_agent_process_verdict_names_the_pods_own_gpus_from_the_kubelet(tmp_path):
+    """The same silence on a node of eight (stand-in) H100s: the stand-in kubelet says the pod holds GPUs 2 and 3,
+    which run pinned (utilisation 100 %) while the others idle, and GPU 0 (another pod's) has fallen off the bus
+    (Xid 79).  The verdict speaks of GPUs 2 and 3 only and does not blame GPU 0's fault on this pod.  All values
+    synthetic."""
+    from apiserver_double import ApiDouble
+    from harness import AgentProc
+    from telemetry_kit import hgx_scenario
+    from test_podfault import StandInKubelet, response
+
+    scen = hgx_scenario(timeline=[{"at": 0, "gpu": i, "set": {"utilization_gpu": 100, "clocks_event_mask": 0,
+                                                                "power_watts": 690}} for i in (2, 3)]
+                        + [{"at": 0, "gpu": 0, "xid": 79}])
+    uuids = [g["uuid"] for g in scen["gpus"]]
+    (tmp_path / "h100.yaml").write_text(yaml.safe_dump(scen))
+    root, write = _stepping_pod(tmp_path)
+    kubelet = StandInKubelet(response([("train", "llama-70b-worker-3", uuids[2:4], []),
+                                       ("train", "other-worker", uuids[0:2], [])]))
+    try:
+        with ApiDouble() as api:
+            api.add_node("gpu-node-1")
+            conf = tmp_path / "gpu-npd.yaml"
+            conf.write_text(yaml.safe_dump({
+                "mode": "observe", "nvml": f"fake:{tmp_path / 'h100.yaml'}", "sysfs_root": str(tmp_path / "nosys"),
+                "poll_seconds": 0.5, "pod_logs_root": str(root), "proc_root": str(tmp_path),
+                "workload_hang": {"k": 3, "floor_seconds": 4},
+                "kubernetes": {"api_server": api.url, "pod_resources_socket": kubelet.socket}}))
+            a = AgentProc(tmp_path, "--config", str(conf))
+            a.wait_for(lambda: a.value("gpu_npd_xid_errors_total", xid="79") == 1, timeout=30, what="Xid 79")
+            said = _stop_stepping(a, api, write)["message"]
+            assert "Its GPUs 2, 3 (per the kubelet): GPU power 690-690 W over 2 GPUs. GPU utilisation 100-100 % " \
+                   "(pinned: kernels running without progress" in said
+            assert "No hardware or fabric fault stands on this pod's GPUs and rails" in said
+            assert "Not this pod's: Xid79" in said
+            assert kubelet.calls >= 1
+            assert a.stop()[0] == 0
+    finally:
+        kubelet.close()
+
+
+def _gpu(i: int, **values) -> Reading:
+    return Reading("gpu", f"gpu:0000:{0x18 + i:02x}:00", {"gpu_index": str(i), "uuid": f"GPU-synthetic-{i}",
+                                                          "pci_bus_id": f"0000:{0x18 + i:02x}:00"}, values)
+
+
+def _rail(i: int, words: float) -> Reading:
+    return Reading("ib_port", f"ib:mlx5_{i}/1", {"device": f"mlx5_{i}", "port": "1", "netdev": f"ibp{i}s0",
+                                                 "pci_bus_id": f"0000:{0x0c + i:02x}:00.0"},
+                   {"counters/port_xmit_data": words, "counters/port_rcv_data": words})
+
+
+def test_the_verdict_says_what_the_nodes_devices_did_when_the_pods_are_unknown():
+    """Synthetic readings in the collectors' shapes: idle GPUs and rails whose data counters stood still."""
+    from agent.progress import evidence
+
+    def poll(words: float):
+        return [_gpu(i, power_watts=71.0 + i) for i in range(8)] + [_rail(i, words) for i in range(4)]
+    said = evidence(None, [], poll(1e9), poll(1e9))
+    assert said.startswith("This pod's GPUs are not known (the kubelet's PodResources API has not named them); "
+                           "the node's 8 GPUs: GPU power 71-78 W over 8 GPUs (idle). "
+                           "RDMA data counters unchanged over the last poll on 4 of 4 ports (the node's rails). ")
+    assert evidence(None, [], [], []).startswith("This pod's GPUs are not known (the kubelet's PodResources API has "
+                                                 "not named them). No hardware or fabric fault stands on this node")
+    gpus = lambda *util: [_gpu(i, power_watts=690.0, utilization_gpu=u) for i, u in enumerate(util)]  # noqa: E731
+    pinned = evidence(None, [], [], gpus(100, 99, 100))
+    assert "GPU utilisation 99-100 % (pinned: kernels running without progress" in pinned
+    assert "GPU utilisation 0-2 % (idle: no kernel running" in evidence(None, [], [], gpus(0, 2, 0))
+    assert "GPU utilisation 40-100 %." in evidence(None, [], [], gpus(40, 100))  # mixed: says nothing more
+    events: list = []
+    clock = Clock()
+    t = tracker(clock, events, k=1, floor_seconds=1)
+    for step in range(4):
+        clock.t = float(step)
+        t.observe(REF, [Mark(clock.t, Progress(step))])
+    clock.t = 10
+    t.tick(readings=(poll(1e9), poll(1e9)))
+    assert "(idle). RDMA data counters unchanged" in events[0][1] and "No hardware or fabric fault" in events[0][1]
+    assert "the node's 8 GPUs" in events[0][1]
+
+
+def test_the_verdict_says_whether_the_gpus_pcie_and_nvlink_moved():
+    """Issue 27: "PCIe / NVLink throughput flat" supports a hang.  Synthetic readings in the collector's shapes
+    (agent/gpu/interface.py: PCIe in B/s over NVML's sample, NVLink data counters in KiB since driver load):
+    two GPUs whose NVLink counters stood still and whose PCIe is quiet, one that still moves data."""
+    from agent.progress import evidence
+
+    def poll(kib: list[float], pcie: list[float]):
+        return [_gpu(i, pcie_tx_bytes_per_second=b / 2, pcie_rx_bytes_per_second=b / 2, nvlink_tx_kib=k,
+                     nvlink_rx_kib=k) for i, (k, b) in enumerate(zip(kib, pcie))]
+    said = evidence(None, [], poll([5e6, 5e6, 5e6], [0, 0, 0]), poll([5e6, 5e6, 9e6], [2e6, 1e6, 3e9]))
+    assert "PCIe traffic 1-3000 MB/s (quiet on 2 of 3 GPUs)." in said
+    assert "NVLink data counters unchanged over the last poll on 2 of 3 GPUs." in said
+    first = evidence(None, [], [], poll([5e6], [3e9]))  # no poll before: nothing said of NVLink
+    assert "PCIe traffic 3000-3000 MB/s." in first and "NVLink" not in first
+
+
+def test_the_verdict_names_the_pods_own_gpus_and_rails():
+    """The pod holds GPUs 2 and 3 and rail mlx5_1 (synthetic): its GPUs are pinned while the node's others idle,
+    and its rail stood still while the node's others moved; the verdict says so of its own devices only."""
+    from agent.podresources import Owned
+    from agent.progress import evidence
+
+    owned = Owned(frozenset({"gpu-synthetic-2", "gpu-synthetic-3"}), frozenset({"mlx5_1"}))
+    before = [_gpu(i, power_watts=70.0) for i in range(8)] + [_rail(i, 1e9) for i in range(4)]
+    after = ([_gpu(i, power_watts=690.0 if i in (2, 3) else 70.0, utilization_gpu=100 if i in (2, 3) else 0)
+              for i in range(8)] + [_rail(i, 1e9 if i == 1 else 2e9) for i in range(4)])
+    said = evidence(owned, [], before, after)
+    assert said.startswith("Its GPUs 2, 3 (per the kubelet): GPU power 690-690 W over 2 GPUs. GPU utilisation "
+                           "100-100 % (pinned: kernels running without progress")
+    assert "unchanged over the last poll on 1 of 1 ports (its rails)." in said
+    assert "No hardware or fabric fault stands on this pod's GPUs and rails or the node as a whole" in said
+    # by PCI address (DRA claims name our GPU by it), and a pod without rails of its own: the node's rails
+    said = evidence(Owned(frozenset({"0000:1a:00"}), source="its compute processes"), [], before, after)
+    assert said.startswith("Its GPU 2 (per its compute processes): GPU power 690-690 W over 1 GPUs.")
+    assert "on 1 of 4 ports (the node's rails (none allocated to this pod))." in said
+    # the kubelet named GPUs NVML did not read (NVML off): the node's readings, said so
+    said = evidence(Owned(frozenset({"gpu-elsewhere"})), [], before, after)
+    assert said.startswith("This pod's GPUs (1 per the kubelet) were not read in the last poll; the node's 8 GPUs:")
+
+
+def test_a_fault_on_the_pods_gpu_or_the_node_is_its_cause_one_on_another_pods_gpu_is_not():
+    from agent.podresources import Owned
+    from agent.progress import evidence
+
+    def fault(subject: str, reason: str = "Xid79FallenOffBus", **details) -> Problem:
+        return Problem(f"{subject}|{reason}", subject, "xid", "GPUUnhealthy", reason, "fatal", "hardware", "", "",
+                       "reset", 0.0, 0.0, details=details)
+    owned = Owned(frozenset({"gpu-synthetic-2", "gpu-synthetic-3"}), frozenset({"mlx5_1"}))
+    gpus = [_gpu(i, power_watts=70.0) for i in range(8)]
+    on_its_gpu = evidence(owned, [fault("gpu:0000:1b:00")], gpus, gpus)  # GPU 3 by PCI address
+    assert "Likely caused by a node fault standing on this pod's devices or the node as a whole: " \
+           "Xid79FallenOffBus on 0000:1b:00." in on_its_gpu
+    by_uuid = evidence(owned, [fault("gpu:0000:99:00", uuid="GPU-synthetic-2")], [], [])  # NVML not read: its UUID
+    assert "Likely caused by" in by_uuid
+    on_its_nvlink = evidence(owned, [fault("gpu:0000:1a:00/nvlink4", "NVLinkDown")], gpus, gpus)
+    assert "Likely caused by" in on_its_nvlink and "NVLinkDown on 0000:1a:00/nvlink4" in on_its_nvlink
+    elsewhere = evidence(owned, [fault("gpu:0000:18:00")], gpus, gpus)  # GPU 0: another pod's
+    assert elsewhere.startswith("Its GPUs 2, 3") and "No hardware or fabric fault stands on this pod's" in elsewhere
+    assert "(Not this pod's: Xid79FallenOffBus on 0000:18:00, on devices it does not hold.)" in elsewhere
+    node_wide = evidence(owned, [fault("node", "FabricManagerDown"), fault("gpu:0000:18:00")], gpus, gpus)
+    assert "Likely caused by a node fault standing on this pod's devices or the node as a whole: " \
+           "FabricManagerDown on node." in node_wide and "Not this pod's: Xid79FallenOffBus on 0000:18:00" in node_wide
+    assert "Likely caused by" in evidence(owned, [fault("ib:mlx5_1/1", "IBPortDown")], gpus, gpus)
+    assert "Not this pod's: IBPortDown on mlx5_3/1" in evidence(owned, [fault("ib:mlx5_3/1", "IBPortDown")], gpus, gpus)
+    no_rails = Owned(frozenset({"gpu-synthetic-2"}))  # NCCL over the node's rails: any rail is its
+    assert "Likely caused by" in evidence(no_rails, [fault("ib:mlx5_3/1", "IBPortDown")], gpus, gpus)
+    unknown = evidence(None, [fault("gpu:0000:18:00")], gpus, gpus)  # the pod's GPUs unknown: any fault, as before
+    assert "Likely caused by a node fault standing on this node: Xid79FallenOffBus on 0000:18:00." in unknown
+    warning = Problem("w", "gpu:0000:1a:00", "telemetry", "GPUDegraded", "StragglerSuspected", "warning", "hardware",
+                      "", "", "", 0.0, 0.0)
+    assert "Likely caused by" not in evidence(owned, [warning], gpus, gpus)  # a warning is not a cause
+
+
+def test_the_tracker_asks_the_device_cache_when_it_tracks_a_pod_and_uses_it_in_the_verdict():
+    from agent.podresources import Owned
+
+    asked: list = []
+
+    def devices(ref):
+        asked.append(ref.pod)
+        return Owned(frozenset({"gpu-synthetic-1"})) if len(asked) > 1 else None  # learnt after the first miss
+    events: list = []
+    clock = Clock()
+    t = Recorded(events, cfg=HangSettings(k=1, floor_seconds=1), clock=clock, devices=devices)
+    for step in range(4):
+        clock.t = float(step)
+        t.observe(REF, [Mark(clock.t, Progress(step))])
+    assert asked == ["gpt-worker-0"]  # once, when it was first tracked: the cache's thread learns it meanwhile
+    clock.t = 10
+    gpus = [_gpu(i, power_watts=70.0) for i in range(4)]
+    t.tick(readings=(gpus, gpus))
+    assert len(asked) == 2 and "). Its GPU 1 (per the kubelet): GPU power 70-70 W over 1 GPUs (idle)." in events[0][1]

@@ -1,0 +1,703 @@
+"""NVML (nvidia-ml-py over the C stand-in library) and sysfs telemetry -> readings -> rules -> problems and metrics."""
+
+from __future__ import annotations
+
+import io
+import logging
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from fakeclock import Clock
+import yaml
+from prometheus_client import generate_latest
+
+from agent.app import Agent, build
+from agent.config import load
+from agent.gpu.collector import GpuCollector
+from agent.gpu.standin import HEALTHY_VALUES
+from agent.gpu.nvml import NvmlError
+from agent.poller import watch_udev
+from agent.samples import Reading, SampleJudge
+from parsers.model import NodeInfo
+from telemetry_kit import StandinClock, copy_sysfs, hgx_scenario, remove_device, set_aer, set_attr, standin_backend
+
+
+
+
+# Tests of sysfs judgement on the HGX fixture tree with no NVML: the node-level verdict that GPUs sit on the
+# bus with no NVML in reach (NVMLLibraryNotFound, tested on its own) is left out of what they count.
+SYSFS_ONLY = {"sample_ignore": {"node": ["*"]}}
+
+
+def make(tmp: Path, scenario: dict, sysfs: Path | None = None, **flags):
+    """An agent on the NVML stand-in and a fixture sysfs, driven by hand (no threads)."""
+    scen = tmp / "scenario.yaml"
+    scen.write_text(yaml.safe_dump(scenario))
+    clock = StandinClock()
+    cfg = load(env={}, flags={"kmsg": "", "journald": False, "state_dir": str(tmp / "state"), "fallback_log_files": [],
+                              "nvml": f"fake:{scen}", "sysfs_root": str(sysfs or tmp / "nosys"), **flags})
+    agent = build(cfg, clock=clock, out=io.StringIO())
+    agent.gpu.backend.standin.load(scenario)  # from its start, whatever an earlier test left playing
+    clock.bind(agent.gpu.backend.standin)  # the scenario's timeline follows the same clock
+    return agent, clock
+
+
+def poll(agent: Agent) -> None:
+    agent.pipeline.process(agent.poller.poll_once())
+
+
+def confirm(agent: Agent, clock, polls: int = 3, step: float = 10) -> None:
+    """Poll until the default rules' confirmation has had its readings (they confirm before they accuse)."""
+    for _ in range(polls):
+        clock.t += step
+        poll(agent)
+
+
+def reasons(agent: Agent, condition: str | None = None) -> set[str]:
+    return {p.reason for p in agent.engine.problems.values() if condition in (None, p.condition)}
+
+
+def metric(agent: Agent, metric_name: str, /, **labels) -> float | None:
+    return agent.metrics.registry.get_sample_value(metric_name, labels)
+
+
+# ---- NVML rules ------------------------------------------------------------------------------------
+
+def test_healthy_hgx_raises_nothing_and_exports_per_gpu_series(tmp_path):
+    agent, _ = make(tmp_path, hgx_scenario(), copy_sysfs(tmp_path))
+    poll(agent)
+    assert agent.engine.problems == {}
+    assert not any(c.status for c in agent.engine.conditions.values())
+    lab = {"gpu": "3", "uuid": "GPU-00000003-1111-2222-3333-444455550003", "pci_bus_id": "0000:5d:00",
+           "model": "NVIDIA H100 80GB HBM3"}
+    assert metric(agent, "gpu_npd_gpu_temperature_celsius", **lab, sensor="gpu") == 38
+    assert metric(agent, "gpu_npd_gpu_ecc_errors_total", **lab, error_type="uncorrected", counter="volatile") == 0
+    assert metric(agent, "gpu_npd_nvlink_up", **lab, link="17") == 1
+    assert metric(agent, "gpu_npd_gpus", seen_by="nvml") == 8 and metric(agent, "gpu_npd_gpus", seen_by="pci") == 8
+    assert metric(agent, "gpu_npd_ib_port_active", device="mlx5_0", port="1") == 1
+    assert metric(agent, "gpu_npd_ib_port_stats_total", device="mlx5_0", port="1", name="symbol_error") == 0
+    assert metric(agent, "gpu_npd_pcie_aer_errors_total", pci_bus_id="0000:5d:00.0", vendor="nvidia",
+                  severity="fatal") == 0
+    assert metric(agent, "gpu_npd_nvml_status", status="ok") == 1
+
+
+@pytest.mark.parametrize("values, condition, reason", [
+    ({"ecc_uncorrected_volatile": 2}, "GPUUnhealthy", "UncorrectableECCError"),
+    ({"remap_failure": 1}, "GPUUnhealthy", "RowRemapFailure"),
+    ({"remap_pending": 1}, "GPUDegraded", "RowRemapPending"),
+    ({"retired_pages_pending": 1}, "GPUDegraded", "PageRetirementPending"),
+    ({"violation_thermal_ns": 90e9}, "GPUDegraded", "ThermalThrottling"),  # 90 s of the last 10 min
+    ({"violation_reliability_ns": 61e9}, "GPUDegraded", "ReliabilityThrottling"),
+    ({"temperature_gpu": 84}, "GPUDegraded", "ThermalMarginLow"),  # 3 C below the 87 C slowdown
+    ({"clocks_event_mask": 0x80}, "GPUDegraded", "PowerBrakeSlowdown"),
+    ({"clocks_event_mask": 0x08}, "GPUDegraded", "HWSlowdown"),
+    ({"pcie_link_width": 8, "clocks_event_mask": 0}, "GPUDegraded", "PCIeLinkWidthDegraded"),
+    ({"pcie_link_gen": 3, "clocks_event_mask": 0}, "GPUDegraded", "PCIeLinkGenDegraded"),
+    ({"recovery_action": 2}, "GPUUnhealthy", "DriverRecoveryAction"),
+])
+def test_sample_rule_raises_once_confirmed_then_clears_when_the_gpu_is_healthy_again(tmp_path, values, condition,
+                                                                                     reason):
+    healthy = {k: HEALTHY_VALUES[k] for k in values}
+    scen = hgx_scenario(timeline=[{"at": 10, "gpu": 3, "set": values}, {"at": 1000, "gpu": 3, "set": healthy}])
+    agent, clock = make(tmp_path, scen)
+    poll(agent)
+    clock.t += 10
+    poll(agent)
+    assert agent.engine.problems == {}  # one reading accuses nothing
+    confirm(agent, clock, polls=12)  # the longest default confirmation: 120 s
+    assert reasons(agent, condition) == {reason}
+    p = next(iter(agent.engine.problems.values()))
+    assert p.subject == "gpu:0000:5d:00" and p.details["uuid"].endswith("0003") and p.details["gpu_index"] == "3"
+    assert "GPU 3 (0000:5d:00" in p.message
+    assert agent.engine.conditions[condition].status
+    clock.t = clock.t0 + 1000
+    poll(agent)
+    assert agent.engine.problems == {}
+    assert not agent.engine.conditions[condition].status
+
+
+def test_a_one_call_nvml_reading_is_one_row():
+    """docs/extending.md: a reading of agent/gpu/interface.py NVML_READINGS is read in its group, exported as its
+    series, served by the NVML stand-in and healthy by default, from that row alone."""
+    from agent.gpu.interface import GROUPS, NVML_READINGS
+    from agent.gpu.standin import reading_getters
+    from agent.reading_metrics import TABLE
+    getters = reading_getters()
+    for r in NVML_READINGS:
+        assert r.name in GROUPS[r.group] and HEALTHY_VALUES[r.name] == r.healthy
+        assert f"nvmlReturn_t {r.call}(" in getters and f'"{r.name}"' in getters
+        assert not r.metric or ("gpu", r.name, r.metric, r.type, r.help, dict(r.labels)) in TABLE
+
+
+def test_idle_gpu_links_trained_down_are_not_a_fault(tmp_path):
+    """PCIe links drop generation while the GPU is idle (power saving): judged only under load."""
+    scen = hgx_scenario(timeline=[{"at": 10, "gpu": 3, "set": {"pcie_link_gen": 1, "pcie_link_width": 4}}])
+    agent, clock = make(tmp_path, scen)  # the healthy default reads the idle clock-event bit
+    confirm(agent, clock, polls=10)
+    assert agent.engine.problems == {}
+
+
+def test_hung_nvml_call_marks_only_that_gpu_and_returns_on_time(tmp_path):
+    scen = hgx_scenario(timeline=[{"at": 10, "gpu": 2, "set": {"power_watts": "hang"}}])
+    agent, clock = make(tmp_path, scen, nvml_deadline_seconds=0.3)
+    poll(agent)
+    clock.t += 10
+    t0 = time.monotonic()
+    poll(agent)
+    assert time.monotonic() - t0 < 1.0
+    assert reasons(agent) == set()  # one missed deadline accuses nothing yet
+    for _ in range(2):
+        clock.t += 10
+        t0 = time.monotonic()
+        poll(agent)  # still hung: not waited for again
+        assert time.monotonic() - t0 < 0.3  # waiting again would take >= 0.3 s
+    assert reasons(agent) == {"NVMLTimeout"}
+    (p,) = agent.engine.problems.values()
+    assert p.subject == "gpu:0000:3a:00" and p.condition == "GPUUnhealthy"
+    assert metric(agent, "gpu_npd_gpu_temperature_celsius", gpu="5", uuid="GPU-00000005-1111-2222-3333-444455550005",
+                  pci_bus_id="0000:ab:00", model="NVIDIA H100 80GB HBM3", sensor="gpu") == 38  # others still read
+    assert metric(agent, "gpu_npd_nvml_timeouts_total") == 1
+    agent.gpu.backend.standin.release()  # the call returns (GPU_IS_LOST, as NVML does once it gives up)
+    time.sleep(0.05)
+    confirm(agent, clock, polls=2)
+    assert reasons(agent) == {"GPULost"}
+
+
+def test_gpu_is_lost_and_nvml_errors_are_counted(tmp_path):
+    scen = hgx_scenario(timeline=[{"at": 10, "gpu": 1, "lost": True},
+                                  {"at": 10, "gpu": 4, "set": {"temperature_gpu": "error:UNKNOWN"}}])
+    agent, clock = make(tmp_path, scen)
+    poll(agent)
+    clock.t += 10
+    poll(agent)
+    confirm(agent, clock, polls=1)
+    assert reasons(agent) == {"GPULost"}
+    assert metric(agent, "gpu_npd_nvml_errors_total", gpu="1", error="GPU_IS_LOST") >= 1
+    assert metric(agent, "gpu_npd_nvml_errors_total", gpu="4", error="UNKNOWN") == 2  # once a poll
+    assert metric(agent, "gpu_npd_gpu_lost", gpu="1", uuid="GPU-00000001-1111-2222-3333-444455550001",
+                  pci_bus_id="0000:2a:00", model="NVIDIA H100 80GB HBM3") == 1
+
+
+def test_not_supported_group_is_skipped_quietly(tmp_path):
+    scen = hgx_scenario()
+    for g in scen["gpus"]:
+        g["values"] = {"recovery_action": "error:NOT_SUPPORTED", "temperature_memory": "error:NOT_SUPPORTED"}
+    agent, _ = make(tmp_path, scen)
+    poll(agent)
+    calls = agent.gpu.backend.standin.calls
+    poll(agent)
+    assert agent.engine.problems == {}
+    assert metric(agent, "gpu_npd_nvml_errors_total", gpu="0", error="NOT_SUPPORTED") is None
+    assert "recovery" in agent.gpu.gpus[0].unsupported
+    assert agent.gpu.backend.standin.calls - calls < calls  # unsupported groups and absent links are not asked again
+
+
+@pytest.mark.parametrize("code", ["LIBRARY_NOT_FOUND", "DRIVER_NOT_LOADED"])
+def test_no_gpu_stack_is_a_normal_state_said_once(tmp_path, caplog, code):
+    agent, clock = make(tmp_path, {"init_error": code})
+    with caplog.at_level(logging.INFO, logger="gpu_npd.nvml"):
+        for _ in range(3):
+            poll(agent)
+            clock.t += 100
+    assert sum("no NVIDIA GPU stack" in r.message for r in caplog.records) == 1
+    assert agent.engine.problems == {}  # no GPUs on this bus: nothing is wrong
+    assert metric(agent, "gpu_npd_nvml_status", status=code) == 1
+
+
+def test_nvml_missing_on_a_node_with_gpus_on_the_bus_is_a_problem(tmp_path):
+    agent, clock = make(tmp_path, {"init_error": "LIBRARY_NOT_FOUND"}, copy_sysfs(tmp_path))
+    poll(agent)
+    confirm(agent, clock, polls=2)
+    (p,) = agent.engine.problems.values()
+    assert (p.condition, p.reason, p.attribution) == ("GPUDegraded", "NVMLLibraryNotFound", "driver")
+    assert "runtimeClassName" in p.message
+
+
+def test_driver_not_loaded_with_gpus_on_the_bus_is_a_problem(tmp_path):
+    agent, clock = make(tmp_path, {"init_error": "DRIVER_NOT_LOADED"}, copy_sysfs(tmp_path))
+    poll(agent)
+    confirm(agent, clock, polls=2)
+    assert reasons(agent) == {"NVIDIADriverNotLoaded"}
+
+
+def test_gpu_missing_from_nvml_is_a_count_mismatch_naming_the_address(tmp_path):
+    scen = hgx_scenario()
+    del scen["gpus"][5]  # 0000:ab:00 is on the bus but NVML does not enumerate it
+    agent, clock = make(tmp_path, scen, copy_sysfs(tmp_path))
+    poll(agent)
+    confirm(agent, clock, polls=1)
+    (p,) = agent.engine.problems.values()
+    assert (p.condition, p.reason) == ("GPUUnhealthy", "GPUCountMismatch")
+    assert "7 of 8 GPUs found; missing: 0000:ab:00" in p.message
+
+
+def test_gpu_gone_from_the_bus_with_expected_count(tmp_path):
+    root = copy_sysfs(tmp_path)
+    agent, clock = make(tmp_path, hgx_scenario(), root, expected_gpus=8)
+    poll(agent)
+    assert agent.engine.problems == {}
+    remove_device(root, "0000:9a:00.0")
+    agent.poller.wake()  # udev remove event
+    poll(agent)
+    confirm(agent, clock, polls=1)
+    assert "GPUCountMismatch" in reasons(agent)
+    assert "missing: 0000:9a:00" in agent.engine.conditions["GPUUnhealthy"].message
+
+
+def test_nvlink_down_and_error_rate(tmp_path):
+    scen = hgx_scenario(timeline=[{"at": 10, "gpu": 0, "nvlink": 4, "set": {"state": 0}},
+                                  {"at": 10, "gpu": 6, "nvlink": 2, "set": {"crc_flit": 5000}},  # 500/s
+                                  {"at": 20, "gpu": 6, "nvlink": 2, "set": {"crc_flit": 10000}},
+                                  {"at": 30, "gpu": 6, "nvlink": 2, "set": {"crc_flit": 15000}}])
+    agent, clock = make(tmp_path, scen)
+    poll(agent)
+    clock.t += 10
+    poll(agent)
+    assert agent.engine.problems == {}
+    confirm(agent, clock, polls=2)
+    subjects = {(p.subject, p.reason) for p in agent.engine.problems.values()}
+    assert subjects == {("gpu:0000:18:00/nvlink4", "NVLinkDown"), ("gpu:0000:ba:00/nvlink2", "NVLinkCRCErrorRate")}
+    assert agent.engine.conditions["NVLinkUnhealthy"].status
+    clock.t += 100  # counter steady for a whole window: the rate problem clears, the down link stays
+    poll(agent)
+    clock.t += 10
+    poll(agent)
+    assert {p.reason for p in agent.engine.problems.values()} == {"NVLinkDown"}
+
+
+def test_gpu_without_nvlink_is_not_flagged(tmp_path):
+    scen = hgx_scenario()
+    for g in scen["gpus"]:
+        g["nvlinks"] = [{"state": 0}] * 4  # PCIe card: links exist, none active
+    agent, _ = make(tmp_path, scen)
+    poll(agent)
+    assert agent.engine.problems == {}
+
+
+# ---- sysfs rules ----------------------------------------------------------------------------------
+
+def test_ib_port_down_then_up(tmp_path):
+    root = copy_sysfs(tmp_path)
+    agent, clock = make(tmp_path, {"init_error": "LIBRARY_NOT_FOUND"}, root, **SYSFS_ONLY)
+    poll(agent)
+    set_attr(root, "sys/class/infiniband/mlx5_3/ports/1/state", "1: DOWN")
+    set_attr(root, "sys/class/infiniband/mlx5_3/ports/1/phys_state", "2: Polling")
+    clock.t += 10
+    poll(agent)
+    confirm(agent, clock, polls=2)
+    (p,) = agent.engine.problems.values()
+    assert (p.condition, p.reason, p.attribution) == ("InfiniBandUnhealthy", "IBPortDown", "fabric")
+    assert "mlx5_3 port 1 (ibp94s0)" in p.message and "state 1, phys_state 2" in p.message
+    set_attr(root, "sys/class/infiniband/mlx5_3/ports/1/state", "4: ACTIVE")
+    set_attr(root, "sys/class/infiniband/mlx5_3/ports/1/phys_state", "5: LinkUp")
+    clock.t += 10
+    poll(agent)
+    assert agent.engine.problems == {}
+
+
+def test_ib_port_flapping_and_link_downed(tmp_path):
+    root = copy_sysfs(tmp_path)
+    agent, clock = make(tmp_path, {"init_error": "LIBRARY_NOT_FOUND"}, root, **SYSFS_ONLY)
+    port = "sys/class/infiniband/mlx5_1/ports/1/"
+    poll(agent)
+    for i in range(6):
+        down = i % 2 == 0
+        set_attr(root, port + "state", "1: DOWN" if down else "4: ACTIVE")
+        set_attr(root, port + "phys_state", "2: Polling" if down else "5: LinkUp")
+        set_attr(root, port + "counters/link_downed", str((i + 2) // 2))
+        clock.t += 10
+        poll(agent)
+    assert {"LinkFlapping", "IBLinkDowned"} <= reasons(agent, "InfiniBandUnhealthy")
+    assert metric(agent, "gpu_npd_ib_port_stats_total", device="mlx5_1", port="1", name="link_downed") == 3
+
+
+def test_ignored_port_is_never_judged(tmp_path):
+    root = copy_sysfs(tmp_path)
+    agent, clock = make(tmp_path, {"init_error": "LIBRARY_NOT_FOUND"}, root,
+                        sample_ignore={"ib_port": ["ib:mlx5_7/*"], **SYSFS_ONLY["sample_ignore"]})
+    set_attr(root, "sys/class/infiniband/mlx5_7/ports/1/state", "1: DOWN")
+    poll(agent)
+    assert agent.engine.problems == {}
+    assert metric(agent, "gpu_npd_ib_port_state", device="mlx5_7", port="1") == 1  # still exported
+
+
+def test_aer_fatal_increase_on_the_gpu_and_its_bridge(tmp_path):
+    root = copy_sysfs(tmp_path)
+    agent, clock = make(tmp_path, {"init_error": "LIBRARY_NOT_FOUND"}, root, **SYSFS_ONLY)
+    set_aer(root, "0000:5c:00.0", "aer_dev_nonfatal", "TOTAL_ERR_NONFATAL", 3)  # before start: baseline, not a problem
+    poll(agent)
+    assert agent.engine.problems == {}
+    set_aer(root, "0000:5d:00.0", "aer_dev_fatal", "TOTAL_ERR_FATAL", 1)
+    set_aer(root, "0000:5c:00.0", "aer_dev_nonfatal", "TOTAL_ERR_NONFATAL", 4)
+    set_aer(root, "0000:5d:00.0", "aer_dev_correctable", "TOTAL_ERR_COR", 50)
+    clock.t += 10
+    poll(agent)
+    confirm(agent, clock, polls=1)
+    got = {(p.subject, p.reason) for p in agent.engine.problems.values()}
+    assert got == {("pci:0000:5d:00.0", "PCIeAERFatal"), ("pci:0000:5c:00.0", "PCIeAERNonFatal")}
+    assert agent.engine.conditions["PCIeUnhealthy"].reason == "PCIeAERFatal"
+    assert metric(agent, "gpu_npd_pcie_aer_errors_total", pci_bus_id="0000:5d:00.0", vendor="nvidia",
+                  severity="correctable") == 50
+    assert metric(agent, "gpu_npd_pcie_aer_errors_total", pci_bus_id="0000:5c:00.0", vendor="bridge",
+                  severity="nonfatal") == 4
+
+
+def test_nvswitch_and_other_devices_are_not_gpus(tmp_path):
+    from agent.sysfs.pci import PciInventory
+    devs = PciInventory(str(copy_sysfs(tmp_path))).scan()
+    assert sorted(d.bdf for d in devs if d.is_gpu) == [f"0000:{b}:00.0" for b in
+                                                       ["18", "2a", "3a", "5d", "9a", "ab", "ba", "db"]]
+    assert "0000:00:1f.0" not in {d.bdf for d in devs}  # Intel ISA bridge above nothing of ours
+    assert {d.vendor for d in devs} == {"nvidia", "mellanox", "bridge"}
+
+
+# ---- Xids through NVML events and the kernel ---------------------------------------------------------
+
+def test_kernel_xid_gets_gpu_index_and_uuid_and_nvml_event_is_not_double_counted(tmp_path):
+    from agent.sources import Record
+    agent, _ = make(tmp_path, hgx_scenario())
+    poll(agent)
+    agent.intake.nvml_xid("0000:5d:00", 79)
+    agent.pipeline.process(agent.intake.take(0))
+    agent.pipeline.process([Record("kmsg", "3,1,1000,-;NVRM: Xid (PCI:0000:5d:00): 79, pid='<unknown>', name=<unknown>, "
+                                   "GPU has fallen off the bus.")])
+    lab = {"xid": "79", "pci_bus_id": "0000:5d:00", "gpu": "3", "uuid": "GPU-00000003-1111-2222-3333-444455550003"}
+    assert metric(agent, "gpu_npd_xid_errors_total", **lab) == 1
+    (p,) = [p for p in agent.engine.problems.values() if p.kind == "xid"]
+    assert p.count == 1 and p.details["uuid"] == lab["uuid"] and p.details["gpu_index"] == 3
+    assert "GPU-00000003" in p.message
+    agent.pipeline.process([Record("kmsg", "3,2,5000,-;NVRM: Xid (PCI:0000:5d:00): 79, pid='<unknown>', name=<unknown>, "
+                                   "GPU has fallen off the bus.")])
+    assert metric(agent, "gpu_npd_xid_errors_total", **lab) == 2  # a second kernel Xid is a second Xid
+
+
+def test_nvml_xid_event_stream_reaches_the_engine(tmp_path):
+    scen = hgx_scenario(timeline=[{"at": 0, "gpu": 6, "xid": 48}])
+    agent, _ = make(tmp_path, scen)
+    poll(agent)
+    stop = threading.Event()
+    got = []
+    t = threading.Thread(target=agent.gpu.xid_events, args=(lambda pci, xid: (got.append((pci, xid)), stop.set()), stop))
+    t.start()
+    t.join(5)
+    assert got == [("0000:ba:00", 48)]
+
+
+# ---- loop, udev, restart, judge ------------------------------------------------------------------
+
+def test_wake_polls_at_once(tmp_path):
+    agent, _ = make(tmp_path, {"init_error": "LIBRARY_NOT_FOUND"})
+    batches, stop = [], threading.Event()
+    t = threading.Thread(target=agent.poller.run, args=(batches.append, stop, 3600), daemon=True)
+    t.start()
+    deadline = time.monotonic() + 2
+    while not batches and time.monotonic() < deadline:
+        time.sleep(0.01)
+    agent.poller.wake()
+    t0 = time.monotonic()
+    while len(batches) < 2 and time.monotonic() - t0 < 1:
+        time.sleep(0.01)
+    stop.set()
+    agent.poller.wake()
+    assert len(batches) >= 2 and time.monotonic() - t0 < 1
+
+
+def test_udev_watcher_starts_or_degrades_quietly(monkeypatch, caplog):
+    observer = watch_udev(lambda: None)
+    assert observer is None or observer.is_alive()  # this host: a live monitor, or none (no netlink)
+    if observer is not None:
+        observer.stop()
+    import pyudev
+
+    def no_netlink(*_a, **_k):
+        raise OSError(93, "Protocol not supported")
+    monkeypatch.setattr(pyudev.Monitor, "from_netlink", no_netlink)
+    with caplog.at_level(logging.INFO, logger="gpu_npd.poller"):
+        assert watch_udev(lambda: None) is None
+    assert "udev monitoring unavailable" in caplog.text
+
+
+def test_rate_history_survives_restart_so_a_standing_rate_problem_does_not_flap(tmp_path):
+    scen = hgx_scenario(timeline=[{"at": 10, "gpu": 0, "set": {"pcie_replay": 500}}])
+    agent, clock = make(tmp_path, scen)
+    poll(agent)
+    clock.t += 10
+    poll(agent)
+    confirm(agent, clock, polls=1)
+    assert reasons(agent) == {"PCIeReplayRate"}
+    transition = agent.engine.conditions["PCIeUnhealthy"].last_transition
+    agent.save()
+    again, clock2 = make(tmp_path, {**scen, "timeline": []} | {"gpus": [dict(g, values={"pcie_replay": 500})
+                                                                        if i == 0 else g
+                                                                        for i, g in enumerate(scen["gpus"])]})
+    clock2.t = clock.t + 10
+    again.start(serve_http=False)
+    again.stop.set()
+    poll(again)
+    assert reasons(again) == {"PCIeReplayRate"}
+    assert again.engine.conditions["PCIeUnhealthy"].last_transition == transition
+
+
+def test_judge_counter_reset_and_flaps():
+    judge = SampleJudge([{"entity": "gpu", "field": "c", "increase_above": 10, "window": 100, "condition": "X",
+                          "reason": "Rate"},
+                         {"entity": "gpu", "field": "s", "changes_above": 2, "window": 100, "condition": "X",
+                          "reason": "Flap"}])
+    r = lambda c, s: Reading("gpu", "gpu:x", {}, {"c": c, "s": s})  # noqa: E731
+    assert judge.judge(r(100, 1), 0) == []
+    assert judge.judge(r(5, 0), 10) == []  # counter reset (driver reload) is not a huge negative or positive rise
+    assert judge.judge(r(20, 1), 20)[0].reason == "Rate"
+    assert {v.reason for v in judge.judge(r(20, 0), 30)} == {"Rate", "Flap"}
+    assert judge.judge(r(20, 0), 200) == []  # quiet for a window: both clear
+
+
+def test_standin_error_semantics_match_nvml():
+    nvml = standin_backend(hgx_scenario())
+    with pytest.raises(NvmlError) as e:
+        nvml.count()
+    assert e.value.code == "UNINITIALIZED"
+    nvml.init()
+    assert nvml.count() == 8
+    with pytest.raises(NvmlError) as e:
+        nvml.identity(9)
+    assert e.value.code == "INVALID_ARGUMENT"
+    with pytest.raises(NvmlError) as e:
+        nvml.nvlink(0, 18)
+    assert e.value.code == "INVALID_ARGUMENT"  # past the last link, as NVML answers
+    nvml.shutdown()
+
+
+def test_real_backend_without_library_reports_library_not_found():
+    """In a fresh process (this one has the stand-in loaded under NVML's soname)."""
+    import subprocess
+    import sys
+    pytest.importorskip("pynvml")
+    code = ("from agent.gpu.collector import GpuCollector; from agent.gpu.nvml import PynvmlBackend; "
+            "c = GpuCollector(PynvmlBackend(), deadline=5); r = c.poll([]); print(c.status, [x.entity for x in r])")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True,
+                         env={k: v for k, v in __import__("os").environ.items() if k != "LD_LIBRARY_PATH"}).stdout
+    if out.startswith("ok"):
+        pytest.skip("this machine has an NVIDIA driver")
+    assert out.split()[0] in ("LIBRARY_NOT_FOUND", "DRIVER_NOT_LOADED") and "['node']" in out
+
+
+def test_exposition_with_telemetry_is_valid_text_format(tmp_path):
+    from prometheus_client.parser import text_string_to_metric_families
+    agent, _ = make(tmp_path, hgx_scenario(), copy_sysfs(tmp_path))
+    poll(agent)
+    body = generate_latest(agent.metrics.registry).decode()
+    names = {f.name for f in text_string_to_metric_families(body)}
+    assert {"gpu_npd_gpu_ecc_errors", "gpu_npd_nvlink_errors", "gpu_npd_ib_port_hw_stats",
+            "gpu_npd_pcie_aer_errors"} <= names
+
+
+# ---- on-node CLI -------------------------------------------------------------------------------------
+
+def test_parse_on_the_node_names_gpu_index_and_uuid(tmp_path):
+    import json
+
+    from click.testing import CliRunner
+
+    from gpunpd.cli import main
+    scen = tmp_path / "s.yaml"
+    scen.write_text(yaml.safe_dump(hgx_scenario()))
+    log = tmp_path / "dmesg.txt"
+    log.write_text("[ 4254.197860] NVRM: Xid (PCI:0000:ab:00): 48, pid=1234, name=python, An uncorrectable double "
+                   "bit error (DBE) has been detected on GPU in the framebuffer at partition 0, subpartition 0.\n")
+    r = CliRunner().invoke(main, ["parse", "--format", "json", "--nvml", f"fake:{scen}", str(log)])
+    assert r.exit_code == 0, r.output
+    (f,) = [json.loads(line) for line in r.output.splitlines()]
+    assert f["details"]["gpu_index"] == 5 and f["details"]["uuid"] == "GPU-00000005-1111-2222-3333-444455550005"
+    off = CliRunner().invoke(main, ["parse", "--format", "json", "--nvml", "off", str(log)])
+    assert "uuid" not in json.loads(off.output.splitlines()[0])["details"]
+
+
+def test_nvml_snapshot_replays_through_the_standin(tmp_path):
+    from click.testing import CliRunner
+
+    from gpunpd.cli import main
+    scen = hgx_scenario()
+    scen["gpus"][1]["values"] = {"temperature_memory": "error:NOT_SUPPORTED", "pcie_replay": 7}
+    src = tmp_path / "s.yaml"
+    src.write_text(yaml.safe_dump(scen))
+    r = CliRunner().invoke(main, ["nvml-snapshot", "--nvml", f"fake:{src}"])
+    assert r.exit_code == 0, r.output
+    snap = yaml.safe_load(r.output)
+    assert len(snap["gpus"]) == 8 and snap["gpus"][1]["values"]["pcie_replay"] == 7
+    assert "temperature_memory" in snap["gpus"][1]["absent"]  # a field NVML does not have on this GPU
+    assert len(snap["gpus"][0]["nvlinks"]) == 18
+    replay = standin_backend(snap)
+    replay.init()
+    assert replay.read(1, "pcie")["pcie_replay"] == 7 and replay.identity(3).pci_bus_id == "00000000:5D:00.0"
+    assert "temperature_memory" not in replay.read(1, "temperature")
+    none = CliRunner().invoke(main, ["nvml-snapshot", "--nvml", "off"])
+    assert none.exit_code == 1 and "init_error" in none.stdout
+    assert none.stderr.count("\n") == 1 and none.stderr.startswith("gpu-npd nvml-snapshot: NVML could not be started")
+
+
+def test_node_gpu_capacity_is_the_expected_count(tmp_path):
+    root = copy_sysfs(tmp_path)
+    remove_device(root, "0000:db:00.0")
+    agent, clock = make(tmp_path, hgx_scenario(gpus=hgx_scenario()["gpus"][:7]), root)
+    poll(agent)
+    assert agent.engine.problems == {}  # 7 on the bus, 7 in NVML: consistent, if nobody says otherwise
+    agent.pipeline.process(NodeInfo(gpus=8))  # what the Kubernetes writer read of the Node object
+    poll(agent)
+    confirm(agent, clock, polls=1)
+    (p,) = agent.engine.problems.values()
+    assert p.reason == "GPUCountMismatch" and "7 of 8 GPUs found" in p.message
+
+
+def test_a_broken_scenario_is_a_clear_error_not_a_traceback(tmp_path):
+    from click.testing import CliRunner
+
+    from gpunpd.cli import main
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("gpus: [unclosed\n")
+    r = CliRunner().invoke(main, ["parse", "--nvml", f"fake:{bad}", "-"], input="")
+    assert r.exit_code == 2 and f"nvml scenario {bad}" in r.output
+    r = CliRunner().invoke(main, ["run", "--kmsg", "", "--no-journald", "--state-dir", str(tmp_path / "s"),
+                                  "--metrics-address", "127.0.0.1:0"], env={"GPU_NPD_NVML": f"fake:{bad}"})
+    assert r.exit_code == 2 and "configuration error: nvml scenario" in r.output
+
+
+def test_nvml_init_is_retried_every_minute_until_the_driver_loads():
+    # the GPU operator's driver container comes up after 10 s
+    nvml = standin_backend({"init_error": "DRIVER_NOT_LOADED", "timeline": [{"at": 10, "init_error": None}],
+                            **hgx_scenario()})
+    clock = StandinClock(0.0).bind(nvml.standin)
+    c = GpuCollector(nvml, clock=clock)
+    c.poll([])
+    assert c.status == "DRIVER_NOT_LOADED"
+    clock.t += 30
+    c.poll([])
+    assert c.status == "DRIVER_NOT_LOADED"  # not asked again yet
+    clock.t += 31
+    readings = c.poll([])
+    assert c.status == "ok" and sum(r.entity == "gpu" for r in readings) == 8
+
+
+def test_a_port_that_goes_away_leaves_no_stale_series(tmp_path):
+    import shutil as sh
+    root = copy_sysfs(tmp_path)
+    agent, _ = make(tmp_path, {"init_error": "LIBRARY_NOT_FOUND"}, root, **SYSFS_ONLY)
+    poll(agent)
+    assert metric(agent, "gpu_npd_ib_port_active", device="mlx5_7", port="1") == 1
+    sh.rmtree(root / "sys/class/infiniband/mlx5_7")  # the NIC is unbound (udev remove)
+    agent.poller.wake()
+    poll(agent)
+    assert metric(agent, "gpu_npd_ib_port_active", device="mlx5_7", port="1") is None
+    assert metric(agent, "gpu_npd_ib_port_active", device="mlx5_6", port="1") == 1
+
+
+# ---- confirmation and the boot grace ---------------------------------------------------------------------
+
+def just_booted(tmp: Path, scenario: dict, seconds_since_boot: float = 30):
+    """An agent started `seconds_since_boot` after the node booted; the scenario's clock starts then too."""
+    agent, clock = make(tmp, scenario)
+    clock.t = agent.boot.epoch + seconds_since_boot
+    clock.bind(agent.gpu.backend.standin)
+    return agent, clock
+
+
+def test_reboot_with_links_training_raises_nothing(tmp_path):
+    """NVSentinel #1701: after every boot of a GB200 NVL72 tray some NVLinks read down while they train
+    (`GPU 3's NvLink link 16 is currently down ... link 17 is currently down`), then come up."""
+    down = {"state": 0}
+    scen = hgx_scenario(timeline=[{"at": 0, "gpu": 3, "nvlink": 16, "set": down},
+                                  {"at": 0, "gpu": 3, "nvlink": 17, "set": down},
+                                  {"at": 40, "gpu": 3, "nvlink": 16, "set": {"state": 1}},
+                                  {"at": 40, "gpu": 3, "nvlink": 17, "set": {"state": 1}}])
+    agent, clock = just_booted(tmp_path, scen)
+    poll(agent)
+    confirm(agent, clock, polls=40)  # 400 s: through the boot grace and well past it
+    assert agent.engine.problems == {}
+    assert metric(agent, "gpu_npd_nvlink_up", gpu="3", uuid="GPU-00000003-1111-2222-3333-444455550003",
+                  pci_bus_id="0000:5d:00", model="NVIDIA H100 80GB HBM3", link="16") == 1
+
+
+def test_a_link_still_down_after_the_boot_grace_raises_once_confirmed(tmp_path):
+    scen = hgx_scenario(timeline=[{"at": 0, "gpu": 3, "nvlink": 16, "set": {"state": 0}}])
+    agent, clock = just_booted(tmp_path, scen)
+    poll(agent)
+    while clock.t + 10 < agent.boot.epoch + 300:
+        confirm(agent, clock, polls=1)  # inside the boot grace: withheld, though confirmed
+    assert agent.engine.problems == {}
+    confirm(agent, clock, polls=1)  # the grace is over and the link has been down in every reading since boot
+    (p,) = agent.engine.problems.values()
+    assert (p.subject, p.reason) == ("gpu:0000:5d:00/nvlink16", "NVLinkDown")
+
+
+def test_a_link_that_blips_down_mid_life_raises_nothing_and_one_that_stays_down_does(tmp_path):
+    scen = hgx_scenario(timeline=[{"at": 10, "gpu": 1, "nvlink": 3, "set": {"state": 0}},
+                                  {"at": 30, "gpu": 1, "nvlink": 3, "set": {"state": 1}},
+                                  {"at": 50, "gpu": 2, "nvlink": 5, "set": {"state": 0}}])
+    agent, clock = make(tmp_path, scen)  # booted long ago
+    poll(agent)
+    confirm(agent, clock, polls=5)  # t=50: link 3 was down in 2 readings, link 5 in 1
+    assert agent.engine.problems == {}
+    confirm(agent, clock, polls=2)  # link 5: the third reading in a row
+    assert {(p.subject, p.reason) for p in agent.engine.problems.values()} == {("gpu:0000:3a:00/nvlink5", "NVLinkDown")}
+
+
+def test_fabric_faults_on_a_gb200_tray_raise_after_confirmation(tmp_path):
+    import yaml as y
+    scen = y.safe_load((Path(__file__).parents[1] / "fixtures" / "nvml" / "gb200-fabric-unhealthy.yaml").read_text())
+    agent, clock = make(tmp_path, scen)
+    poll(agent)
+    assert agent.engine.problems == {}
+    confirm(agent, clock, polls=2)
+    got = {(p.details.get("gpu_index"), p.reason) for p in agent.engine.problems.values()}
+    assert got == {("0", "FabricUnhealthy"), ("1", "FabricRegistrationFailed")}
+    assert agent.engine.conditions["NVLinkUnhealthy"].status
+
+
+def test_confirmation_survives_an_agent_restart(tmp_path):
+    judge = SampleJudge([{"entity": "gpu", "field": "f", "above": 0, "polls": 3, "condition": "X", "reason": "R"}])
+    r = Reading("gpu", "gpu:x", {}, {"f": 1})
+    assert judge.judge(r, 0) == [] and judge.judge(r, 10) == []
+    again = SampleJudge([{"entity": "gpu", "field": "f", "above": 0, "polls": 3, "condition": "X", "reason": "R"}])
+    again.restore(judge.to_state())
+    assert [v.reason for v in again.judge(r, 20)] == ["R"]
+
+
+def test_rate_above_is_per_second_and_reset_safe():
+    judge = SampleJudge([{"entity": "nvlink", "field": "crc", "rate_above": 100, "window": 60, "condition": "X",
+                          "reason": "CRC", "message": "{shown}/s"}])
+    r = lambda v: Reading("nvlink", "l", {"link": "2"}, {"crc": v})  # noqa: E731
+    assert judge.judge(r(0), 0) == []
+    assert judge.judge(r(900), 10) == []  # 90/s: under DCGM's 100/s
+    (v,) = judge.judge(r(3100), 20)  # 3100 in 20 s: 155/s
+    assert "155" in v.message
+    assert judge.judge(r(5), 30) == []  # counter reset (driver reload): no rate from one sample
+
+
+@pytest.mark.parametrize("rule, says", [
+    ({"polls": 0}, "sample_rules[0].polls"),
+    ({"for": -1}, "sample_rules[0].for"),
+    ({"boot_grace": "yes"}, "sample_rules[0].boot_grace"),
+    ({"per": 0}, "sample_rules[0].per"),
+])
+def test_bad_confirmation_keys_name_the_rule(rule, says):
+    from agent.samples import validate_rules
+    base = {"entity": "gpu", "field": "f", "above": 0, "condition": "X", "reason": "R"}
+    assert validate_rules([{**base, **rule}], {"X": {}}).startswith(says)
+
+
+def test_a_nic_gone_from_the_node_is_a_count_mismatch_naming_it(tmp_path):
+    import shutil as sh
+    root = copy_sysfs(tmp_path)
+    agent, clock = make(tmp_path, hgx_scenario(), root)
+    poll(agent)
+    assert agent.engine.problems == {}
+    assert metric(agent, "gpu_npd_nics", which="seen") == 8
+    sh.rmtree(root / "sys/class/infiniband/mlx5_5")  # the HCA dropped off (firmware fault, PCIe link down)
+    agent.poller.wake()  # udev remove event
+    poll(agent)
+    assert agent.engine.problems == {}  # one reading accuses nothing
+    confirm(agent, clock, polls=2)
+    (p,) = agent.engine.problems.values()
+    assert (p.condition, p.reason) == ("InfiniBandUnhealthy", "NICCountMismatch")
+    assert "7 of 8 RDMA NICs found; missing: mlx5_5" in p.message

@@ -1,0 +1,542 @@
+"""Container logs -> workload findings -> pod Events, correlated with node faults; pid -> pod."""
+
+from __future__ import annotations
+
+import gzip
+import io
+import os
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+
+from harness import AgentProc
+
+from agent.app import Agent, build
+from agent.config import load
+from kubeapi.events import EventRecorder, Ref
+from agent.metrics import Metrics
+from agent.pidmap import pod_of_pid
+from agent.sources import Record
+from agent.sources.podlogs import PodLogSource, parse_pod_dir
+from agent.state import StateStore
+from parsers.model import Boot
+from agent.workloads import WorkloadTracker, job_of
+from apiserver_double import ApiDouble
+from kubeapi.client import make_api
+from agent.kube.settings import KubeSettings
+
+FIXTURE = Path(__file__).parents[1] / "fixtures" / "pods" / "var" / "log" / "pods"
+W0 = "train_llama-70b-worker-2_6f1e2a3b-4c5d-4e6f-8a9b-0c1d2e3f4a5b"
+W1 = "train_llama-70b-worker-3_7a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d"
+TIMEOUT = ("{ts} stderr F [rank{r}]:[E ProcessGroupNCCL.cpp:563] [Rank {r}] Watchdog caught collective operation "
+           "timeout: WorkNCCL(SeqNum=22631, OpType=ALLREDUCE, NumelIn=545914880, NumelOut=545914880, "
+           "Timeout(ms)=600000) ran for 600012 milliseconds before timing out.\n")
+
+
+@pytest.fixture
+def pods(tmp_path) -> Path:
+    root = tmp_path / "pods"
+    shutil.copytree(FIXTURE, root)
+    return root
+
+
+def source(root: Path, **kw) -> PodLogSource:
+    return PodLogSource(str(root), exclude_namespaces=["kube-system", "gpu-npd"], from_start=True, **kw)
+
+
+def kinds(found) -> list[tuple[str, str]]:
+    return [(ref.pod, f.kind) for ref, f in found]
+
+
+def append(path: Path, text: str) -> None:
+    with open(path, "a") as fh:
+        fh.write(text)
+
+
+# ---- the source ---------------------------------------------------------------------------------------
+
+def test_new_pods_are_read_from_the_start_and_tagged(pods):
+    src = source(pods)  # pods that appear while running are new: read from the start
+    src.discover()
+    found = src.poll()
+    assert sorted(kinds(found)) == sorted([
+        ("llama-70b-worker-2", "nccl_remote_error"), ("llama-70b-worker-2", "ib_completion_error"),
+        ("llama-70b-worker-2", "cuda_error"), ("llama-70b-worker-3", "nccl_timeout"),
+        ("llama-70b-worker-3", "cuda_oom")])
+    ref, f = next((r, f) for r, f in found if f.kind == "nccl_timeout")
+    assert (ref.namespace, ref.container, f.rank) == ("train", "pytorch", 20)
+    assert f.details["pod"] == "llama-70b-worker-3" and f.timestamp.isoformat().startswith("2024-07-25T06:46:02")
+    oom = next(f for _, f in found if f.kind == "cuda_oom")
+    assert "77.10 GiB memory in use" in oom.message  # the P/F parts joined
+    assert src.poll() == []  # nothing new
+
+
+def test_existing_logs_at_agent_start_are_history(pods):
+    src = PodLogSource(str(pods))
+    src.discover()  # first scan: start at the end
+    assert src.poll() == []
+    append(pods / W1 / "pytorch" / "0.log", TIMEOUT.format(ts="2024-07-25T07:00:00.000000000Z", r=21))
+    assert kinds(src.poll()) == [("llama-70b-worker-3", "nccl_timeout")]
+
+
+def test_namespace_and_pod_filters(pods):
+    src = PodLogSource(str(pods), exclude_namespaces=["gpu-npd"], include_pods=["nvidia-*", "llama-*"],
+                       exclude_pods=["*-worker-3"], from_start=True)
+    src.discover()
+    assert {ref.pod for ref, _ in src.poll()} == {"llama-70b-worker-2", "nvidia-device-plugin-abcde"}
+
+
+def test_kubelet_rotation_loses_no_line(pods):
+    src = source(pods)
+    src.discover()
+    src.poll()
+    log = pods / W1 / "pytorch" / "0.log"
+    append(log, TIMEOUT.format(ts="2024-07-25T07:00:00.000000000Z", r=21))  # written, not yet read
+    rotated = log.with_name("0.log.20240725-070000")
+    os.rename(log, rotated)  # kubelet: rename, new file, compress later
+    append(rotated, TIMEOUT.format(ts="2024-07-25T07:00:00.100000000Z", r=22))  # the runtime's last write
+    append(log, TIMEOUT.format(ts="2024-07-25T07:00:01.000000000Z", r=23))
+    with open(rotated, "rb") as a, gzip.open(str(rotated) + ".gz", "wb") as b:
+        b.write(a.read())
+    os.unlink(rotated)
+    found = src.poll()
+    assert sorted(f.rank for _, f in found) == [21, 22, 23]
+
+
+def test_rotation_while_the_file_was_closed_is_found_in_the_gzip(pods):
+    src = source(pods, max_open=1)
+    src.discover()
+    src.poll()  # two files, one descriptor: one of them is watched by stat
+    closed = next(t for t in src.tails.values() if t.fd is None)
+    log = Path(closed.path)
+    append(log, TIMEOUT.format(ts="2024-07-25T07:00:00.000000000Z", r=30))
+    with open(log, "rb") as a, gzip.open(str(log) + ".20240725-070000.gz", "wb") as b:
+        b.write(a.read())
+    os.unlink(log)
+    log.write_text(TIMEOUT.format(ts="2024-07-25T07:00:02.000000000Z", r=31))
+    found = src.poll()
+    assert sorted(f.rank for _, f in found) == [30, 31]
+    assert sum(1 for t in src.tails.values() if t.fd is not None) <= 1
+
+
+def test_deleted_pod_is_released(pods):
+    src = source(pods)
+    src.discover()
+    src.poll()
+    assert src.counters()["open_files"] == 2
+    append(pods / W0 / "pytorch" / "0.log", TIMEOUT.format(ts="2024-07-25T07:00:00.000000000Z", r=17))
+    shutil.rmtree(pods / W0)  # the pod is gone before its last line was read
+    src.discover()
+    counts = src.counters()
+    assert (counts["open_files"], counts["files"]) == (1, 1)
+    assert [f.rank for _, f in src.poll()] == [17]  # its last words are still reported
+
+
+def test_plain_rotation_while_the_file_was_closed_is_found_by_inode(pods):
+    src = source(pods, max_open=1)
+    src.discover()
+    src.poll()
+    closed = next(t for t in src.tails.values() if t.fd is None)
+    log = Path(closed.path)
+    append(log, TIMEOUT.format(ts="2024-07-25T07:00:00.000000000Z", r=40))
+    os.rename(log, str(log) + ".20240725-070000")  # not compressed yet
+    log.write_text(TIMEOUT.format(ts="2024-07-25T07:00:02.000000000Z", r=41))
+    assert sorted(f.rank for _, f in src.poll()) == [40, 41]
+
+
+def test_lines_read_are_counted(pods):
+    src = source(pods)
+    src.discover()
+    src.poll()
+    expected = sum(p.read_bytes().count(b"\n") for p in pods.glob("train_*/*/0.log"))
+    assert src.counters()["records"] == expected
+
+
+def test_partial_line_split_across_reads_is_joined(pods):
+    src = source(pods)
+    src.discover()
+    src.poll()
+    log = pods / W0 / "pytorch" / "0.log"
+    append(log, "2024-07-25T07:00:00.000000000Z stderr P RuntimeError: CUDA error: an illegal mem")
+    assert src.poll() == []
+    append(log, "ory access was encountered\n")
+    assert src.poll() == []  # a P line waits for its F
+    append(log, "2024-07-25T07:00:00.000000001Z stderr F  (compile with TORCH_USE_CUDA_DSA)\n")
+    (ref, f), = src.poll()
+    assert f.kind == "cuda_error" and f.details["cuda_error"] == "an illegal memory access was encountered"
+
+
+def test_offsets_survive_a_restart(pods, tmp_path):
+    state = tmp_path / "state"
+    src = PodLogSource(str(pods), StateStore(str(state), "podlogs.json"))
+    src.discover()
+    src.poll()
+    src.save()
+    append(pods / W1 / "pytorch" / "0.log", TIMEOUT.format(ts="2024-07-25T07:00:00.000000000Z", r=24))
+    again = PodLogSource(str(pods), StateStore(str(state), "podlogs.json"))  # while down, a line was written
+    again.discover()
+    assert [f.rank for _, f in again.poll()] == [24]
+
+
+def test_an_idle_source_writes_its_offsets_only_when_they_moved(pods, tmp_path):
+    """The source saves every 2 s; with nothing read since the last save, nothing is written (nor fsynced)."""
+    state = tmp_path / "state"
+    src = PodLogSource(str(pods), StateStore(str(state), "podlogs.json"))
+    src.discover()
+    src.poll()
+    src.save()
+    path = state / "podlogs.json"
+    first = path.stat().st_mtime_ns, path.stat().st_ino
+    time.sleep(0.01)
+    src.poll()
+    src.save()
+    assert (path.stat().st_mtime_ns, path.stat().st_ino) == first  # nothing moved: not rewritten
+    append(pods / W1 / "pytorch" / "0.log", TIMEOUT.format(ts="2024-07-25T07:00:00.000000000Z", r=24))
+    src.poll()
+    src.save()
+    assert path.stat().st_ino != first[1]  # moved: written (a new file renamed over the old)
+
+
+def test_offsets_saved_go_no_further_than_the_pipeline_took(pods, tmp_path):
+    """Issue 31 item 8: findings still queued when SIGTERM ends the drain were lost (the offsets said read).
+    The source saves offsets only as far as the pipeline took its batches (`WorkloadFindings.done`): a batch never
+    taken is read again at the next start; once taken, it is not."""
+    import threading
+
+    state = tmp_path / "state"
+    src = PodLogSource(str(pods), StateStore(str(state), "podlogs.json"))
+    sent: list = []
+    stop = threading.Event()
+    thread = threading.Thread(target=src.run, args=(sent.append, stop), daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 10
+    while not src.tails and time.monotonic() < deadline:
+        time.sleep(0.02)
+    append(pods / W1 / "pytorch" / "0.log", TIMEOUT.format(ts="2024-07-25T07:00:00.000000000Z", r=24))
+    while not sent and time.monotonic() < deadline:
+        time.sleep(0.02)
+    stop.set()
+    thread.join(5)
+    assert [f.rank for _, f in sent[0].items] == [24]  # sent, never taken: the agent stopped first
+    again = PodLogSource(str(pods), StateStore(str(state), "podlogs.json"))
+    again.discover()
+    assert [f.rank for _, f in again.poll()] == [24]  # read again, not lost
+    sent[0].done()  # taken after all
+    src.save()
+    third = PodLogSource(str(pods), StateStore(str(state), "podlogs.json"))
+    third.discover()
+    assert third.poll() == []  # not twice
+
+
+def test_pod_dir_names():
+    assert parse_pod_dir(W0) == ("train", "llama-70b-worker-2", "6f1e2a3b-4c5d-4e6f-8a9b-0c1d2e3f4a5b")
+    assert parse_pod_dir("junk") is None
+    assert job_of("llama-70b-worker-3") == job_of("llama-70b-worker-12") == "llama-70b"
+
+
+# ---- pid -> pod ---------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("cgroup, uid", [
+    ("0::/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod6f1e2a3b_4c5d_4e6f_8a9b_0c1d2e3f4a5b.slice/"
+     "cri-containerd-" + "a" * 64 + ".scope\n", "6f1e2a3b-4c5d-4e6f-8a9b-0c1d2e3f4a5b"),  # v2, systemd driver
+    ("12:memory:/kubepods/burstable/pod7a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d/" + "b" * 64 + "\n"
+     "11:cpu,cpuacct:/kubepods/burstable/pod7a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d/" + "b" * 64 + "\n",
+     "7a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d"),  # v1, cgroupfs driver
+])
+def test_pid_to_pod_through_cgroups(tmp_path, cgroup, uid):
+    (tmp_path / "proc" / "4242").mkdir(parents=True)
+    (tmp_path / "proc" / "4242" / "cgroup").write_text(cgroup)
+    got = pod_of_pid(4242, str(tmp_path))
+    assert got is not None and got[0] == uid and len(got[1]) == 64
+    assert pod_of_pid(4243, str(tmp_path)) is None
+    (tmp_path / "proc" / "1").mkdir()
+    (tmp_path / "proc" / "1" / "cgroup").write_text("0::/init.scope\n")
+    assert pod_of_pid(1, str(tmp_path)) is None
+
+
+# ---- the agent: correlation, events, node health untouched -------------------------------------------
+
+def make_agent(tmp_path: Path, pods: Path, boot: Boot | None = None, **flags) -> Agent:
+    cfg = load(env={}, flags={"kmsg": "", "journald": False, "state_dir": str(tmp_path / "state"),
+                              "fallback_log_files": [], "nvml": "off", "pod_logs_root": str(pods),
+                              "proc_root": str(tmp_path), "mode": "off", **flags})
+    out = io.StringIO()
+    agent = build(cfg, out=out, boot=boot)
+    agent.out = out
+    return agent
+
+
+def run_pods(agent: Agent) -> None:
+    src = source(Path(agent.cfg.pod_logs_root))
+    agent.pods.pod_source = src
+    src.discover()
+    from parsers.model import WorkloadFindings
+    agent.pipeline.process(WorkloadFindings(src.poll()))
+
+
+def workload_lines(agent: Agent) -> list[dict]:
+    import json
+    return [json.loads(x) for x in agent.out.getvalue().splitlines() if '"workload"' in x]
+
+
+def test_workload_failure_after_an_xid_on_this_node_names_it(tmp_path, pods):
+    agent = make_agent(tmp_path, pods, boot=Boot("this-boot"))  # no start known: the fixture's 2024 lines are of it
+    agent.pipeline.process([Record("kern", "2024-07-25T06:36:02+0000 node-1 kernel: NVRM: Xid (PCI:0000:5d:00): 79, "
+                                   "pid='<unknown>', name=<unknown>, GPU has fallen off the bus.")])
+    run_pods(agent)
+    by_reason = {e["reason"]: e["message"] for e in workload_lines(agent)}
+    assert "likely caused by Xid 79 on GPU 0000:5d:00 at 06:36:02" in by_reason["NCCLRemoteError"]
+    assert "likely caused by Xid 79" in by_reason["CUDAIllegalAddress"]
+    assert "peer" not in by_reason["NCCLIBCompletionError"].split("Container output:")[0]  # our words
+    assert "no hardware or fabric fault" in by_reason["NCCLWatchdogTimeout"]  # 06:46: outside the 10 min window
+    assert "not a node fault" in by_reason["CUDAOutOfMemory"]
+    assert agent.metrics.registry.get_sample_value("gpu_npd_workload_findings_total",
+                                                   {"namespace": "train", "kind": "nccl_timeout"}) == 1
+    problems = {p.reason for p in agent.engine.problems.values()}
+    assert problems == {"Xid79FallenOffBus"}  # workload findings raised nothing on the node
+
+
+def test_without_a_node_fault_the_event_says_the_cause_is_elsewhere_and_names_the_peer(tmp_path, pods):
+    agent = make_agent(tmp_path, pods)
+    run_pods(agent)
+    ib = next(e for e in workload_lines(agent) if e["reason"] == "NCCLIBCompletionError")
+    assert "(peer 10.42.0.2" in ib["message"] and "cause is likely elsewhere" in ib["message"]
+    assert agent.engine.problems == {}
+    assert not any(c.status for c in agent.engine.conditions.values())
+
+
+def test_application_xid_with_a_pid_becomes_an_event_on_its_pod(tmp_path, pods):
+    proc = tmp_path / "proc" / "5150"
+    proc.mkdir(parents=True)
+    proc.joinpath("cgroup").write_text("0::/kubepods.slice/kubepods-pod6f1e2a3b_4c5d_4e6f_8a9b_0c1d2e3f4a5b.slice/"
+                                       "cri-containerd-" + "c" * 64 + ".scope\n")
+    agent = make_agent(tmp_path, pods)
+    run_pods(agent)
+    agent.pipeline.process([Record("kmsg", "3,9,1000,-;NVRM: Xid (PCI:0000:18:00): 31, pid=5150, name=python3, Ch 00000008, "
+                                   "intr 10000000. MMU Fault: ENGINE GRAPHICS GPCCLIENT_T1_0 faulted @ 0x7f_12345000. "
+                                   "Fault is of type FAULT_PDE ACCESS_TYPE_VIRT_READ")])
+    ev = next(e for e in workload_lines(agent) if e["reason"].startswith("Xid31"))
+    assert ev["pod"] == "llama-70b-worker-2" and "pid 5150 (python3)" in ev["message"]
+    assert agent.engine.problems == {}  # an application Xid is the pod's business, not the node's
+    assert not agent.engine.conditions["GPUUnhealthy"].status
+
+
+def test_32_rank_burst_is_one_event_with_a_count():
+    with ApiDouble() as api:
+        s = KubeSettings(api_server=api.url)
+        recorder = EventRecorder("default", "gpu-1")
+        tracker = WorkloadTracker(Metrics())
+        from parsers.model import PodRef
+        from parsers import Classifier
+        c = Classifier()
+        for r in range(32):  # 8 pods x 4 ranks, one second
+            ref = PodRef("train", f"llama-70b-worker-{r // 4}", f"uid-{r // 4}", "pytorch")
+            ev = tracker.observe(ref, c.classify(TIMEOUT.format(ts=f"2024-07-25T06:46:02.{r:09d}Z", r=r).rstrip("\n")))
+            recorder.record(Ref("Pod", ev.ref.pod, ev.ref.namespace, ev.ref.uid), ev.reason, ev.message, key=ev.key)
+        recorder.flush(make_api(s), 5)
+        (ev,) = api.events()
+        assert ev["count"] == 32 and ev["involvedObject"]["kind"] == "Pod"
+        assert ev["involvedObject"]["name"] == "llama-70b-worker-0" and ev["metadata"]["namespace"] == "train"
+        assert "NCCL watchdog timeout on 32 ranks (0,1,2," in ev["message"] and ev["reason"] == "NCCLWatchdogTimeout"
+
+
+def test_parse_correlates_a_training_log_with_a_dmesg(tmp_path):
+    from click.testing import CliRunner
+
+    from gpunpd.cli import main
+    dmesg = tmp_path / "dmesg.txt"
+    dmesg.write_text("[Thu Jul 25 06:36:02 2024] NVRM: Xid (PCI:0000:5d:00): 79, pid='<unknown>', name=<unknown>, "
+                     "GPU has fallen off the bus.\n")
+    log = FIXTURE / W0 / "pytorch" / "0.log"
+    r = CliRunner().invoke(main, ["parse", "--nvml", "off", str(log), str(dmesg)])  # order does not matter
+    assert r.exit_code == 0, r.output
+    assert "NCCL remote error on rank 16, likely caused by Xid 79 on GPU 0000:5d:00 at 06:36:02" in r.output
+    alone = CliRunner().invoke(main, ["parse", "--nvml", "off", str(log)])
+    assert "NCCL remote error on rank 16: no hardware or fabric fault" in alone.output
+
+
+def test_agent_process_turns_a_pod_log_line_into_a_pod_event(tmp_path, pods):
+    import yaml
+
+    from harness import AgentProc
+    with ApiDouble() as api:
+        api.add_node("gpu-node-1", gpus=0)  # this test machine has no GPU: capacity says so too
+        conf = tmp_path / "gpu-npd.yaml"
+        conf.write_text(yaml.safe_dump({"mode": "observe", "kubernetes": {"api_server": api.url}, "nvml": "off",
+                                        "pod_logs_root": str(pods)}))
+        a = AgentProc(tmp_path, "--config", str(conf))
+        a.wait_for(lambda: a.value("gpu_npd_source_up", source="pods") == 1, what="pod source")
+        time.sleep(0.5)  # the first scan has taken the existing logs as history
+        append(pods / W1 / "pytorch" / "0.log", TIMEOUT.format(ts="2024-07-25T07:00:00.000000000Z", r=21))
+        a.wait_for(lambda: any(e["reason"] == "NCCLWatchdogTimeout" for e in api.events()), timeout=10,
+                   what="pod event")
+        ev = next(e for e in api.events() if e["reason"] == "NCCLWatchdogTimeout")
+        assert ev["involvedObject"]["kind"] == "Pod" and ev["involvedObject"]["name"] == "llama-70b-worker-3"
+        assert ev["metadata"]["namespace"] == "train" and "rank 21" in ev["message"]
+        assert a.value("gpu_npd_workload_findings_total", namespace="train", kind="nccl_timeout") == 1
+        a.wait_for(lambda: (a.value("gpu_npd_source_records_total", source="pods") or 0) >= 1, what="lines counted")
+        assert api.conditions("gpu-node-1")["GPUUnhealthy"]["status"] == "False"  # the node stays healthy
+        assert a.stop()[0] == 0
+
+
+def test_an_xid_storm_from_one_process_reads_its_cgroup_once(tmp_path, pods):
+    proc = tmp_path / "proc" / "5150"
+    proc.mkdir(parents=True)
+    proc.joinpath("cgroup").write_text("0::/kubepods.slice/kubepods-pod6f1e2a3b_4c5d_4e6f_8a9b_0c1d2e3f4a5b.slice/"
+                                       "cri-containerd-" + "c" * 64 + ".scope\n")
+    agent = make_agent(tmp_path, pods)
+    run_pods(agent)
+    line = "3,{n},1000,-;NVRM: Xid (PCI:0000:18:00): 31, pid=5150, name=python3, Ch 00000008, MMU Fault"
+    agent.pipeline.process([Record("kmsg", line.format(n=n)) for n in range(500)])
+    assert agent.pods.pids.reads == 1
+    assert sum(e["reason"] == "Xid31MMUFault" for e in workload_lines(agent)) == 500  # each one still said
+
+
+@pytest.mark.slow
+def test_a_symlinked_pod_log_never_reads_host_files_through_the_agent(tmp_path, pods):
+    """A `0.log` symlink to a host file (a token in it, and lines that would classify) is refused and counted;
+    its text reaches no output. The real pod's lines are still read."""
+    host_file = tmp_path / "host-secret"
+    host_file.write_text("TOKEN-8c1f0e NCCL WARN rank 3 Connection closed by remote peer TOKEN-8c1f0e\n" * 3)
+    evil = pods / "evil_attacker_11111111-2222-3333-4444-555555555555" / "main"
+    evil.mkdir(parents=True)
+    (evil / "0.log").symlink_to(host_file)
+    conf = tmp_path / "gpu-npd.yaml"
+    conf.write_text(yaml.safe_dump({"nvml": "off", "pod_logs_root": str(pods)}))
+    a = AgentProc(tmp_path, "--config", str(conf))
+    a.wait_for(lambda: a.value("gpu_npd_source_up", source="pods") == 1, what="pod source")
+    time.sleep(0.5)
+    append(pods / W1 / "pytorch" / "0.log", TIMEOUT.format(ts="2024-07-25T07:00:00.000000000Z", r=21))
+    with open(host_file, "a") as fh:
+        fh.write("TOKEN-8c1f0e NCCL WARN rank 4 Connection closed by remote peer\n")
+    a.wait_for(lambda: a.value("gpu_npd_workload_findings_total", namespace="train", kind="nccl_timeout") == 1)
+    a.wait_for(lambda: (a.value("gpu_npd_source_refused_files_total", source="pods") or 0) >= 1, what="refused")
+    assert a.value("gpu_npd_workload_findings_total", namespace="evil", kind="nccl_error") is None
+    assert a.stop()[0] == 0
+    a.out.seek(0)
+    assert "TOKEN-8c1f0e" not in a.out.read() + a.metrics() + a.proc.stderr.read().decode()
+
+
+def test_pod_event_text_is_ours_with_a_sanitised_quoted_excerpt():
+    from parsers.model import PodRef
+    from parsers import Classifier
+
+    tracker = WorkloadTracker(Metrics())
+    ref = PodRef("team-a", "job-0", "uid-0", "main")
+    c = Classifier()
+    forged = ("2024-07-25T07:00:00.000000000Z stderr F \x1b[31mNVRM: Xid (PCI:0000:5d:00): 79, pid='<unknown>', "
+              "name=<unknown>, GPU has fallen off the bus.\x1b[0m node is fine; ignore gpu-npd\x07" + "x" * 400)
+    f = c.classify(forged)
+    assert f is not None and f.kind == "xid"
+    message = tracker.observe(ref, f).message
+    assert "ran out of GPU memory" not in message  # the old text said so of any non-NCCL kind
+    assert "container's own output" in message and 'Container output: "' in message
+    excerpt = message.split('Container output: "', 1)[1]
+    assert "\x1b" not in message and "\x07" not in message and len(excerpt) <= 162
+    oom = c.classify("2024-07-25T07:00:01.000000000Z stderr F torch.OutOfMemoryError: CUDA out of memory. "
+                     "Tried to allocate 2.00 GiB")
+    if oom is not None and oom.kind == "cuda_oom":
+        assert "ran out of GPU memory" in tracker.observe(ref, oom).message
+
+
+@pytest.mark.slow
+def test_hostile_keys_from_one_pod_keep_memory_bounded_and_evictions_counted(tmp_path, pods):
+    """Issue 16: 10,000 distinct hostile keys: 6,000 `NVRM: GPU at PCI:...: GPU-<uuid>` lines and 4,000 never-completed CRI partial
+    lines from one pod (synthetic: shaped like the driver's GPU-UUID line and kubelet's CRI `P` tag) through the
+    real process: RSS stays under 64 MiB, the pci->UUID map evicts (counted), other pods are still read."""
+    conf = tmp_path / "gpu-npd.yaml"
+    conf.write_text(yaml.safe_dump({"nvml": "off", "pod_logs_root": str(pods)}))
+    a = AgentProc(tmp_path, "--config", str(conf))
+    a.wait_for(lambda: a.value("gpu_npd_source_up", source="pods") == 1, what="pod source")
+    time.sleep(0.5)
+    hostile = pods / W1 / "pytorch" / "0.log"
+    ts = "2024-07-25T07:00:00.000000000Z"
+    with open(hostile, "a") as fh:
+        for i in range(6000):
+            fh.write(f"{ts} stderr F NVRM: GPU at PCI:{i >> 8:04x}:{i & 255:02x}:00: GPU-{i:08x}-0000-0000-0000-"
+                     "000000000000\n")
+        for i in range(4000):
+            fh.write(f"{ts} stderr P partial line {i} of a group that never completes ")
+            fh.write("\n")
+    a.wait_for(lambda: (a.value("gpu_npd_cache_evictions_total", cache="pod_uuid") or 0) >= 6000 - 1024, timeout=60,
+               what="uuid evictions")
+    append(pods / "train_llama-70b-worker-2_6f1e2a3b-4c5d-4e6f-8a9b-0c1d2e3f4a5b" / "pytorch" / "0.log",
+           TIMEOUT.format(ts=ts, r=7))  # another pod is still read
+    a.wait_for(lambda: (a.value("gpu_npd_workload_findings_total", kind="nccl_timeout") or 0) >= 1, timeout=30,
+               what="other pod read")
+    rss = int(next(ln for ln in open(f"/proc/{a.proc.pid}/status") if ln.startswith("VmRSS")).split()[1]) << 10
+    assert a.stop()[0] == 0
+    assert rss < 64 << 20, rss >> 20
+
+
+# ---- bounded per-input structures (issue 16: RSS 45 -> 60 MiB under distinct-rank NCCL lines) ---------
+
+def distinct_rank_lines(n: int, first: int = 0) -> str:
+    # synthetic: torch's watchdog line (the shape of TIMEOUT, from the fixture) with a new rank on every line
+    return "".join(TIMEOUT.format(ts="2024-07-25T07:00:00.000000000Z", r=r) for r in range(first, first + n))
+
+
+def test_one_memo_for_all_pod_files_and_polls_of_bounded_size(pods):
+    """Each file's classifier had its own 4,096-line memo (5 MiB of templates for one flooding file, times every
+    file followed), and one poll handed on every finding of a burst at once (10,000 findings: 13 MiB in one
+    batch). Now the memo is one for the source, and a poll stops at MAX_BATCH_FINDINGS; nothing is lost."""
+    from agent.sources.podlogs import MAX_BATCH_FINDINGS, POD_MEMO_SIZE
+
+    src = PodLogSource(str(pods))
+    src.discover()
+    a, b = pods / W0 / "pytorch" / "0.log", pods / W1 / "pytorch" / "0.log"
+    append(a, distinct_rank_lines(3000))
+    append(b, distinct_rank_lines(3000, first=3000))
+    batches = []
+    while found := src.poll():
+        batches.append(found)
+    assert sum(map(len, batches)) == 6000  # every line, once
+    assert max(map(len, batches)) < 2 * MAX_BATCH_FINDINGS and len(batches) > 3
+    pods_of = [{ref.pod for ref, _ in batch} for batch in batches[:2]]
+    assert pods_of[0] | pods_of[1] == {"llama-70b-worker-2", "llama-70b-worker-3"}  # the next poll, the next pod
+    assert all(t.scanner.classifier.memo is src.memo for t in src.tails.values())
+    assert len(src.memo) <= POD_MEMO_SIZE and src.memo_evictions() >= 6000 - POD_MEMO_SIZE
+
+
+def test_workload_rank_sets_are_bounded_and_evictions_counted():
+    from agent.workloads import MAX_RANKS, MAX_RANKS_TOTAL
+    from parsers.model import PodRef
+    from parsers import Classifier
+
+    events = []
+    tracker = WorkloadTracker(Metrics())
+    c = Classifier()
+    line = distinct_rank_lines(1).rstrip("\n")
+    for job in range(MAX_RANKS_TOTAL // MAX_RANKS + 3):
+        ref = PodRef("team-a", f"job{job}-worker-0", f"uid-{job}", "main")
+        for r in range(MAX_RANKS + 10):
+            f = c.classify(line)
+            f.rank = r
+            events.append(tracker.observe(ref, f).message)
+    assert sum(len(r) for r in tracker._ranks.values()) <= MAX_RANKS_TOTAL and tracker.evictions >= 3
+    assert f"{MAX_RANKS} ranks (0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15...)" in events[-1]
+
+
+@pytest.mark.slow
+def test_distinct_rank_nccl_lines_from_one_pod_keep_memory_bounded(tmp_path, pods):
+    """10,000 NCCL lines from one pod, each naming another rank, through the real process: RSS under 64 MiB
+    and it grows by less than 12 MiB (it rose by 18 MiB and stayed: a 4,096-line memo per file and the whole
+    burst in one batch), the memo's evictions exported, every line counted."""
+    conf = tmp_path / "gpu-npd.yaml"
+    conf.write_text(yaml.safe_dump({"nvml": "off", "pod_logs_root": str(pods)}))
+    a = AgentProc(tmp_path, "--config", str(conf), stdout=open(os.devnull, "w"))
+    a.wait_for(lambda: a.value("gpu_npd_source_up", source="pods") == 1, what="pod source")
+    time.sleep(0.5)
+    vmrss = lambda: int(next(ln for ln in open(f"/proc/{a.proc.pid}/status")  # noqa: E731
+                             if ln.startswith("VmRSS")).split()[1]) << 10
+    before = vmrss()
+    append(pods / W1 / "pytorch" / "0.log", distinct_rank_lines(10_000))
+    a.wait_for(lambda: a.value("gpu_npd_workload_findings_total", namespace="train", kind="nccl_timeout") == 10_000,
+               timeout=60, what="10,000 findings")
+    assert (a.value("gpu_npd_cache_evictions_total", cache="pod_memo") or 0) >= 10_000 - 1024
+    rss = vmrss()
+    assert a.stop()[0] == 0
+    assert rss < 64 << 20 and rss - before < 12 << 20, (before >> 20, rss >> 20)

@@ -1,0 +1,392 @@
+"""The cluster component (`gpu-npd cluster`): jobs from owners, evidence from what node agents publish, one
+incident Event per failing job on its owner, through restarts, API outages, watch resets and leader changes.
+Against the HTTP API double with the real kubernetes client; the node agents' Events are written by their own
+code (kubeapi's recorder, agent/workloads.py's messages)."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import threading
+import time
+
+import pytest
+
+from apiserver_double import ApiDouble
+from harness import wait_until
+
+from agent.metrics import Metrics as AgentMetrics
+from agent.sources.podlogs import PodRef
+from agent.workloads import WorkloadTracker
+from cluster.book import Book
+from cluster.controller import ANNOTATION, COMPONENT, Controller, Settings
+from cluster.evidence import Reader
+from cluster.owners import JOB_LABEL, job_of
+from kubeapi.client import make_api
+from kubeapi.events import EventRecorder, Ref
+from parsers import Classifier
+
+# synthetic (unit-test input): torch's watchdog line in the shape of tests/agent/test_workloads.py's TIMEOUT, which
+# is the fixture's real line with the rank varied; the Xid line is the driver's Xid 79 text as in that fixture
+TIMEOUT = ("2024-07-25T07:00:00.000000000Z stderr F [rank{r}]:[E ProcessGroupNCCL.cpp:563] [Rank {r}] Watchdog "
+           "caught collective operation timeout: WorkNCCL(SeqNum=22631, OpType=ALLREDUCE, NumelIn=545914880, "
+           "NumelOut=545914880, Timeout(ms)=600000) ran for 600012 milliseconds before timing out.")
+XID79 = "NVRM: Xid (PCI:0000:5d:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus."
+NODES = ("node-a", "node-b", "node-c", "node-d")
+
+
+def pod(name: str, ns: str = "train", labels: dict | None = None, refs: list | None = None) -> dict:
+    meta = {"name": name, "namespace": ns, "labels": labels or {}, "uid": f"uid-{name}"}
+    if refs:
+        meta["ownerReferences"] = refs
+    return {"metadata": meta}
+
+
+def ref(api_version: str, kind: str, name: str, controller: bool = True) -> dict:
+    return {"apiVersion": api_version, "kind": kind, "name": name, "uid": f"uid-{name}", "controller": controller}
+
+
+# ---- jobs from owners ------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("obj, kind, name", [
+    (pod("t-0", labels={"batch.kubernetes.io/job-name": "t", "job-name": "t"}, refs=[ref("batch/v1", "Job", "t")]),
+     "Job", "t"),
+    (pod("js-w-0-1", labels={"jobset.sigs.k8s.io/jobset-name": "js", "batch.kubernetes.io/job-name": "js-w-0"},
+         refs=[ref("batch/v1", "Job", "js-w-0")]), "JobSet", "js"),
+    (pod("pt-worker-3", labels={"training.kubeflow.org/job-name": "pt",
+                                "training.kubeflow.org/operator-name": "pytorchjob-controller"},
+         refs=[ref("kubeflow.org/v1", "PyTorchJob", "pt")]), "PyTorchJob", "pt"),
+    (pod("pi-launcher-x", labels={"job-name": "pi-launcher", "training.kubeflow.org/job-name": "pi",
+                                  "training.kubeflow.org/operator-name": "mpi-operator"},
+         refs=[ref("batch/v1", "Job", "pi-launcher")]), "MPIJob", "pi"),
+    (pod("vj-task-0", labels={"volcano.sh/job-name": "vj"}, refs=[ref("batch.volcano.sh/v1alpha1", "Job", "vj")]),
+     "Job", "vj"),
+    (pod("lws-1-2", labels={"leaderworkerset.sigs.k8s.io/name": "lws", "leaderworkerset.sigs.k8s.io/group-index": "1"},
+         refs=[ref("apps/v1", "StatefulSet", "lws-1")]), "LeaderWorkerSet", "lws/1"),
+    (pod("rj-raycluster-worker-x", labels={"ray.io/cluster": "rj-raycluster", "ray.io/originated-from-crd": "RayJob",
+                                           "ray.io/originated-from-cr-name": "rj"},
+         refs=[ref("ray.io/v1", "RayCluster", "rj-raycluster")]), "RayJob", "rj"),
+    (pod("rc-worker-x", labels={"ray.io/cluster": "rc"}, refs=[ref("ray.io/v1", "RayCluster", "rc")]),
+     "RayCluster", "rc"),
+])
+def test_pods_group_into_the_highest_known_owner(obj, kind, name):
+    job = job_of(obj)
+    assert job is not None and (job.owner.kind, job.name) == (kind, name)
+    assert job.owner.namespace == "train"
+
+
+def test_the_job_label_overrides_and_unknown_owners_are_no_job():
+    labelled = pod("a", labels={JOB_LABEL: "run-7", "job-name": "a"}, refs=[ref("batch/v1", "Job", "a")])
+    other = pod("b", labels={JOB_LABEL: "run-7"}, refs=[ref("apps/v1", "StatefulSet", "sts")])
+    ja, jb = job_of(labelled), job_of(other)
+    assert ja.key == jb.key == ("train", JOB_LABEL, "run-7")
+    assert (ja.owner.kind, jb.owner.kind) == ("Job", "StatefulSet")
+    assert job_of(pod("web", refs=[ref("apps/v1", "ReplicaSet", "web-5d")])) is None
+    assert job_of(pod("bare")) is None
+    assert job_of(pod("mine", labels={JOB_LABEL: "x"})).owner.kind == "Pod"
+
+
+# ---- the seam: what the node agents write -> triage evidence ------------------------------------------------
+
+def agent_pod_event(node: str, pod_name: str, ranks: list[int]) -> dict:
+    """A node agent's Pod Event as agent/workloads.py words it and kubeapi's recorder writes it."""
+    tracker = WorkloadTracker(AgentMetrics())
+    c = Classifier()
+    events = [tracker.observe(PodRef("train", pod_name, f"uid-{pod_name}", "main"), c.classify(TIMEOUT.format(r=r)))
+              for r in ranks]
+    last = events[-1]
+    r, reason, message = last.ref, last.reason, last.message
+    rec = EventRecorder("default", node)
+    rec.record(Ref("Pod", r.pod, r.namespace, r.uid), reason, message)
+    agg = next(iter(rec._aggs.values()))
+    return {**rec._body(agg), "metadata": {"name": f"{pod_name}.x", "namespace": "train", "uid": f"ev-{pod_name}"}}
+
+
+def test_a_pod_event_gives_back_each_rank_with_its_collective():
+    ev = agent_pod_event("node-c", "llm-w-2", [8, 9, 10])
+    found = Reader().pod_event(ev)
+    assert [e.rank for e in found] == [8, 9, 10]
+    assert {(e.kind, e.host, e.seq, e.op) for e in found} == {("nccl_timeout", "node-c", 22631, "ALLREDUCE")}
+
+
+def test_a_node_event_and_a_standing_condition_are_the_same_node_fault():
+    rec = EventRecorder("default", "node-b")
+    rec.record(Ref("Node", "node-b", uid="node-b"), "Xid79FallenOffBus",
+               f"Xid 79 on GPU 0000:5d:00: {XID79.rstrip('.')}. Recommended action: RESTART_BM")
+    ev = rec._body(next(iter(rec._aggs.values())))
+    (e,) = Reader().node_event(ev)
+    assert (e.kind, e.xid, e.pci, e.host, e.severity, e.attribution) == ("xid", 79, "0000:5d:00", "node-b", "fatal",
+                                                                         "hardware")
+    cond = {"type": "GPUUnhealthy", "status": "True", "reason": "Xid79FallenOffBus",
+            "message": f"Xid 79 on GPU 3 (0000:5d:00): {XID79.rstrip('.')}. Recommended action: RESTART_BM",
+            "lastTransitionTime": "2024-07-25T06:36:02Z"}
+    c = Reader().condition("node-b", cond)
+    assert (c.kind, c.xid, c.pci, c.gpu) == ("xid", 79, "0000:5d:00", 3)
+    # a condition with other problems standing (agent/health.py adds how many): its line is read again all the same
+    aer = {"type": "PCIeUnhealthy", "status": "True", "reason": "PCIeFatalError",
+           "message": "pcie_aer on device 0000:5d:00.0: pcieport 0000:00:03.0: AER: Uncorrected (Fatal) error "
+                      "received: 0000:5d:00.0. Recommended action: INVESTIGATE (+2 more problems)"}
+    more = Reader().condition("node-b", aer)
+    assert (more.kind, more.severity, more.pci) == ("pcie_aer", "fatal", "0000:5d:00")
+    # a text no rule reads (cut short, say): the reason alone, the kind's own (parsers/kinds.py) or telemetry's
+    for reason, kind in (("PCIeFatalError", "pcie_aer"), ("NICFirmwareError", "nic_error"),
+                         ("GPUFallenOffBus", "fallen_off_bus"), ("GPULost", "fallen_off_bus"),
+                         ("IBPortDown", "ib_link")):
+        bare = Reader().condition("node-b", {**aer, "reason": reason, "message": "something…"})
+        assert (bare.kind, bare.host, bare.details["reason"]) == (kind, "node-b", reason)
+    assert Reader().condition("node-b", {**cond, "status": "False"}) is None
+
+
+def test_a_failed_container_is_a_rank_death_and_oomkilled_an_oom_kill():
+    p = {"metadata": {"name": "w-3"}, "spec": {"nodeName": "node-c"}, "status": {"containerStatuses": [
+        {"name": "main", "state": {"terminated": {"exitCode": 139, "reason": "Error",
+                                                  "finishedAt": "2024-07-25T07:00:00Z"}},
+         "lastState": {"terminated": {"exitCode": 137, "reason": "OOMKilled", "finishedAt": "2024-07-25T06:00:00Z"}}}]}}
+    exits = Reader.pod_exits(p, rank=3)
+    assert [(e.kind, e.signal, e.rank, e.host) for e in exits] == [("rank_exit", 11, 3, "node-c"),
+                                                                     ("oom_kill", None, 3, "node-c")]
+
+
+def test_the_book_keeps_one_incident_and_closes_it_when_quiet():
+    book = Book(idle=60)
+    t0 = time.time()
+    for i, node in enumerate(NODES):
+        book.pod({"metadata": {"name": f"w-{i}", "namespace": "train", "labels": {"job-name": "t"},
+                               "creationTimestamp": "2024-07-25T06:00:00Z"}, "spec": {"nodeName": node}}, t0)
+    events = []
+    for i, node in enumerate(NODES):
+        ev = agent_pod_event(node, f"w-{i}", [i])
+        ev["involvedObject"]["name"] = f"w-{i}"
+        events.append(ev)
+        book.event(ev, t0 + 1)
+    (opened,) = book.settle(t0 + 2)
+    assert opened.what == "opened" and opened.incident.category == "undetermined"
+    assert book.settle(t0 + 3) == []  # nothing new: nothing to write
+    for ev in events:  # the same Events again (a relist): no change
+        book.event(ev, t0 + 4)
+    assert book.settle(t0 + 5) == []
+    (closed,) = book.settle(t0 + 5 + 62)
+    assert closed.what == "closed" and book.settle(t0 + 200) == []
+    for ev in events:  # the Events of the closed incident, listed again: no new incident
+        book.event(ev, t0 + 201)
+    assert book.settle(t0 + 202) == []
+
+
+def test_an_event_listed_again_at_the_same_resource_version_is_not_read_again(monkeypatch):
+    """A relist after 410 Gone hands every Event again: only those that changed are read into evidence."""
+    book = Book()
+    t0 = time.time()
+    book.pod({"metadata": {"name": "w-0", "namespace": "train", "labels": {"job-name": "t"}},
+              "spec": {"nodeName": "node-a"}}, t0)
+    ev = agent_pod_event("node-a", "w-0", [0])
+    ev["involvedObject"]["name"] = "w-0"
+    ev["metadata"] = {"namespace": "train", "name": "w-0.a", "uid": "u1", "resourceVersion": "7"}
+    read = []
+    real = book.reader.pod_event
+    monkeypatch.setattr(book.reader, "pod_event", lambda *a: read.append(1) or real(*a))
+    book.event(ev, t0)
+    book.event(ev, t0 + 1)
+    assert len(read) == 1
+    ev = {**ev, "count": 2, "metadata": {**ev["metadata"], "resourceVersion": "9"}}
+    book.event(ev, t0 + 2)
+    assert len(read) == 2
+
+
+def test_what_agents_write_about_a_deleted_pod_still_counts_for_its_job():
+    """A gang restart deletes the pods before their agents' last Events arrive: a tombstone keeps the job."""
+    book = Book()
+    t0 = time.time()
+    for i, node in enumerate(NODES):
+        book.pod({"metadata": {"name": f"w-{i}", "namespace": "train", "labels": {"job-name": "t"},
+                               "creationTimestamp": "2024-07-25T06:00:00Z"}, "spec": {"nodeName": node}}, t0)
+    book.pod({"metadata": {"name": "w-1", "namespace": "train"}}, t0, deleted=True)
+    ev = agent_pod_event("node-b", "w-1", [1])
+    ev["involvedObject"]["name"] = "w-1"
+    book.event(ev, t0 + 1)
+    (opened,) = book.settle(t0 + 2)
+    assert [e.rank for e in opened.incident.evidence] == [1] and not book.waiting
+
+
+# ---- the controller against the API double ---------------------------------------------------------------
+
+@contextlib.contextmanager
+def controller(api: ApiDouble, identity: str = "c1", **kw):
+    s = Settings(api_server=api.url, identity=identity, settle_seconds=0.1, lease_duration=3, renew_deadline=2,
+                 retry_period=0.5, max_backoff=1.0, **kw)
+    out = io.StringIO()
+    c = Controller(make_api(s), s, out=out)
+    t = threading.Thread(target=c.run, daemon=True)
+    t.start()
+    c.out_text = out
+    try:
+        yield c
+    finally:
+        c.shutdown()
+        t.join(10)
+
+
+def gang(api: ApiDouble, name: str = "llm", gpus: int = 8) -> None:
+    """A JobSet whose 4 worker pods run on node-a..d."""
+    store = api.stores.get(("jobset.x-k8s.io", "jobsets")) or api.serve("jobset.x-k8s.io", "v1alpha2", "jobsets",
+                                                                         "JobSet")
+    store[("train", name)] = {"apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet",
+                              "metadata": {"name": name, "namespace": "train", "uid": f"uid-{name}"}}
+    for i, node in enumerate(NODES):
+        if node not in api.nodes:
+            api.add_node(node, gpus=gpus)
+        p = api.add_pod("train", f"{name}-w-0-{i}", node, gpus=8)
+        p["metadata"]["labels"] = {"jobset.sigs.k8s.io/jobset-name": name, "batch.kubernetes.io/job-name": f"{name}-w-0"}
+        p["metadata"]["creationTimestamp"] = "2024-07-25T06:00:00Z"
+        api.pods.touch(("train", p["metadata"]["name"]))
+
+
+def publish_timeouts(api: ApiDouble, name: str = "llm", nodes=NODES) -> None:
+    core = make_api(Settings(api_server=api.url))
+    for i, node in enumerate(NODES):
+        if node in nodes:
+            ev = agent_pod_event(node, f"{name}-w-0-{i}", [i])
+            body = {k: v for k, v in ev.items() if k != "metadata"}
+            body["metadata"] = {"name": f"{name}-w-0-{i}.{node}", "namespace": "train"}
+            core.create_namespaced_event("train", body)
+
+
+def publish_xid(api: ApiDouble, node: str = "node-b") -> None:
+    rec = EventRecorder("default", node)
+    rec.record(Ref("Node", node, uid=node), "Xid79FallenOffBus",
+               f"Xid 79 on GPU 0000:5d:00: {XID79.rstrip('.')}. Recommended action: RESTART_BM")
+    rec.flush(make_api(Settings(api_server=api.url)), 5)
+
+
+def incidents(api: ApiDouble) -> list[dict]:
+    return [e for e in api.events() if e.get("source", {}).get("component") == COMPONENT]
+
+
+def doc(ev: dict) -> dict:
+    return json.loads(ev["metadata"]["annotations"][ANNOTATION])
+
+
+def test_an_xid_on_one_node_while_all_ranks_time_out_is_one_incident_on_the_owner():
+    with ApiDouble() as api:
+        gang(api)
+        with controller(api) as c:
+            publish_timeouts(api)
+            publish_xid(api)
+            ev = wait_until(lambda: next((e for e in incidents(api) if "hardware" in e["message"]), None),
+                            "hardware incident")
+            assert ev["involvedObject"] == {"apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet", "name": "llm",
+                                            "namespace": "train", "uid": "uid-llm"}
+            assert ev["reason"] == "JobIncident" and ev["type"] == "Warning"
+            d = doc(ev)
+            assert d["state"] == "open" and d["incident"]["root"]["host"] == "node-b"
+            assert d["incident"]["root"]["pci"] == "0000:5d:00" and d["incident"]["rule"] == "node_fault"
+            assert "4 ranks (0,1,2,3) timed out in ALLREDUCE SeqNum 22631" in ev["message"]
+            lines = [json.loads(x) for x in c.out_text.getvalue().splitlines()]
+            assert lines and all(x["job"]["owner"] == "JobSet/llm" for x in lines)
+            assert c.metrics.registry.get_sample_value("gpu_npd_job_incidents_total",
+                                                       {"category": lines[0]["incident"]["category"]}) == 1
+            time.sleep(0.5)
+            assert len(incidents(api)) == 1  # evidence in two steps: one Event, updated
+
+
+def test_a_restart_neither_loses_nor_duplicates_the_open_incident():
+    with ApiDouble() as api:
+        gang(api)
+        publish_timeouts(api)
+        publish_xid(api)
+        with controller(api):
+            first = wait_until(lambda: next(iter(incidents(api)), None), "incident")
+            wait_until(lambda: doc(incidents(api)[0])["incident"]["category"] == "hardware", "hardware verdict")
+        writes = api.event_patches + len(api.events())
+        with controller(api, identity="c2") as c:
+            wait_until(lambda: c.ready.is_set(), "second controller synced")
+            time.sleep(1.0)
+            assert [e["metadata"]["name"] for e in incidents(api)] == [first["metadata"]["name"]]
+            assert api.event_patches + len(api.events()) == writes  # nothing new: nothing written
+            assert c.metrics.registry.get_sample_value("gpu_npd_job_incidents_total", {"category": "hardware"}) == 0
+            assert doc(incidents(api)[0])["state"] == "open"
+
+
+def test_watch_resets_and_an_api_outage_lose_nothing():
+    with ApiDouble() as api:
+        gang(api)
+        with controller(api) as c:
+            wait_until(lambda: c.ready.is_set(), "synced")
+            publish_timeouts(api)
+            wait_until(lambda: incidents(api), "first verdict")
+            api.set_fault(status=503)  # the API goes down, the watches with it
+            api.cut_watches()
+            for store in (api.event_store, api.pods, api.nodes):
+                store.compact()
+            time.sleep(1.0)
+            api.set_fault()
+            publish_xid(api)  # written while the controller is still reconnecting: found by its relist
+            ev = wait_until(lambda: next((e for e in incidents(api) if doc(e)["incident"]["category"] == "hardware"),
+                                         None), "hardware after the outage", timeout=15)
+            assert len(incidents(api)) == 1 and doc(ev)["incident"]["root"]["host"] == "node-b"
+            gone = c.metrics.registry.get_sample_value("gpu_npd_cluster_watch_restarts_total",
+                                                       {"resource": "events", "reason": "gone"})
+            errors = sum(c.metrics.registry.get_sample_value("gpu_npd_cluster_watch_restarts_total",
+                                                             {"resource": "events", "reason": r}) or 0
+                         for r in ("503", "connection"))
+            assert (gone or 0) + errors >= 1
+
+
+def test_only_the_leader_writes_and_a_standby_takes_over():
+    with ApiDouble() as api:
+        gang(api)
+        with controller(api, identity="c1") as one, controller(api, identity="c2") as two:
+            wait_until(lambda: one.leading.is_set() or two.leading.is_set(), "a leader")
+            time.sleep(1.5)
+            assert one.leading.is_set() != two.leading.is_set()
+            leader, standby = (one, two) if one.leading.is_set() else (two, one)
+            assert api.leases[("gpu-npd", "gpu-npd-cluster")]["spec"]["holderIdentity"] == leader.s.identity
+            leader.shutdown()  # gives the Lease up on the way out
+            wait_until(lambda: standby.leading.is_set(), "standby leads", timeout=10)
+            publish_timeouts(api)
+            publish_xid(api)
+            wait_until(lambda: any(doc(e)["incident"]["category"] == "hardware" for e in incidents(api)),
+                       "the new leader writes")
+            assert len(incidents(api)) == 1
+
+
+def test_a_leader_that_cannot_renew_within_the_deadline_gives_up():
+    """docs/cluster.md: a leader that cannot renew its Lease within the renew deadline (2 s here) stops leading
+    and its run ends as lost (the command exits 1 and restarts as a standby)."""
+    with ApiDouble() as api:
+        gang(api)
+        with controller(api) as c:
+            wait_until(lambda: c.ready.is_set(), "leads and synced")
+            t0 = time.monotonic()
+            api.set_fault(status=503)
+            wait_until(lambda: c.lost.is_set(), "lease lost", timeout=10)
+            took = time.monotonic() - t0
+            assert c.s.renew_deadline - c.s.retry_period <= took < 10, took
+            assert not c.lease.leading and c.stop.is_set()
+            wait_until(lambda: c.metrics.registry.get_sample_value("gpu_npd_cluster_leader") == 0, "gauge cleared")
+            api.set_fault()
+
+
+def test_a_deleted_owner_closes_its_incident():
+    with ApiDouble() as api:
+        gang(api)
+        publish_timeouts(api)
+        with controller(api) as c:
+            wait_until(lambda: incidents(api), "incident")
+            del api.stores[("jobset.x-k8s.io", "jobsets")][("train", "llm")]
+            wait_until(lambda: doc(incidents(api)[0])["state"] == "closed", "closed")
+            assert any(json.loads(x)["action"] == "closed" for x in c.out_text.getvalue().splitlines())
+
+
+def test_attribution_waits_while_the_watches_are_ahead_of_the_loop():
+    """A storm or a relist fills the queue: jobs are attributed at most every BACKLOG_SETTLE seconds (and never
+    more than a fifth of the loop's time), not every settle_seconds, until the loop has caught up."""
+    from cluster.controller import BACKLOG_SETTLE, BACKLOG_SETTLE_COST
+
+    s = Settings(api_server="http://127.0.0.1:9", identity="c", settle_seconds=0.1, queue_size=10)
+    c = Controller(make_api(s), s, out=io.StringIO())
+    assert c._settle_interval(0.01) == 0.1
+    for i in range(6):
+        c.queue.put(("events", "ADDED", {"n": i}))
+    assert c._settle_interval(0.01) == BACKLOG_SETTLE
+    assert c._settle_interval(2.0) == BACKLOG_SETTLE_COST * 2.0

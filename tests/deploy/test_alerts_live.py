@@ -1,0 +1,225 @@
+"""The shipped alerts as a real Prometheus evaluates them against a real agent (Debian's `prometheus`).
+
+Prometheus scrapes a `gpu-npd run` process every second and evaluates deploy/monitoring's rules every
+second. The rules are the shipped ones with their `for:` durations scaled from minutes to seconds (so the
+test takes seconds); expressions, grouping and labels are exactly what operators load.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+import yaml
+
+from harness import AgentProc, free_port
+
+PROMETHEUS = shutil.which("prometheus")
+MONITORING = Path(__file__).resolve().parents[2] / "deploy" / "monitoring"
+RULES = MONITORING / "prometheusrule.yaml"
+WORKLOAD_RULES = MONITORING / "workload-rules.yaml"
+PODMONITOR = yaml.safe_load((MONITORING / "podmonitor.yaml").read_text())["spec"]["podMetricsEndpoints"][0]
+XID79 = "NVRM: Xid (PCI:0000:5d:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus."
+XID48 = "NVRM: Xid (PCI:0000:18:00): 48, pid=2411, name=python3, An uncorrectable double bit error (DBE) has been detected on GPU in the framebuffer at partition 1, subpartition 0."  # synthetic: shape of NVIDIA's Xid 48 line
+
+pytestmark = [pytest.mark.slow,
+              pytest.mark.skipif(PROMETHEUS is None and not os.environ.get("CI"),
+                                 reason="prometheus not installed (.ci/run installs Debian's prometheus)")]
+
+
+def scaled_rules(path: Path = RULES, divisor: int = 30) -> dict:
+    spec = yaml.safe_load(path.read_text())["spec"]
+    for group in spec["groups"]:
+        group["interval"] = "1s"
+        for rule in group["rules"]:
+            if "for" in rule:  # by 30: 1m -> 2s, 5m -> 10s, 15m -> 30s
+                n, unit = re.fullmatch(r"(\d+)([smh])", rule["for"]).groups()
+                seconds = int(n) * {"s": 1, "m": 60, "h": 3600}[unit]
+                rule["for"] = f"{max(2, seconds // divisor)}s"
+    return spec
+
+
+class Prometheus:
+    def __init__(self, tmp: Path, target_port: int | dict[str, int], node: str = "",
+                 rules: tuple[Path, ...] = (RULES,), divisor: int = 30):
+        """Scrapes `target_port` (labelled `node`), or each node -> port of a dict; evaluates `rules`."""
+        self.port = free_port()
+        targets = target_port if isinstance(target_port, dict) else {node: target_port}
+        files = []
+        for i, path in enumerate(rules):
+            files.append(tmp / f"rules-{i}.yaml")
+            files[-1].write_text(yaml.safe_dump(scaled_rules(path, divisor)))
+        (tmp / "prometheus.yml").write_text(yaml.safe_dump({
+            "global": {"scrape_interval": "1s", "evaluation_interval": "1s"},
+            "rule_files": [str(f) for f in files],
+            "scrape_configs": [{"job_name": "gpu-npd/gpu-npd",  # what the PodMonitor's job is called
+                                "honor_labels": PODMONITOR["honorLabels"],  # as the PodMonitor scrapes
+                                "static_configs": [{"targets": [f"127.0.0.1:{p}"], "labels": {"node": n}}
+                                                   for n, p in targets.items()]}]}))
+        self.proc = subprocess.Popen([PROMETHEUS, f"--config.file={tmp / 'prometheus.yml'}",
+                                      f"--storage.tsdb.path={tmp / 'tsdb'}",
+                                      f"--web.listen-address=127.0.0.1:{self.port}"],
+                                     stdout=subprocess.DEVNULL, stderr=open(tmp / "prometheus.log", "w"))
+        self.wait(lambda: self.query("up") == [1.0] * len(targets), "first scrape")
+
+    def api(self, path: str) -> dict:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{self.port}/api/v1/{path}", timeout=2) as r:
+                return json.loads(r.read())["data"]
+        except OSError:
+            return {}
+
+    def query(self, expr: str) -> list[float]:
+        data = self.api("query?query=" + urllib.request.quote(expr))
+        return [float(r["value"][1]) for r in data.get("result", [])]
+
+    def alerts(self) -> list[dict]:
+        return self.api("alerts").get("alerts", [])
+
+    def wait(self, pred, what: str, timeout: float = 30.0):
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            if pred():
+                return
+            time.sleep(0.2)
+        raise AssertionError(f"timed out waiting for {what}; alerts: {self.alerts()}")
+
+    def stop(self):
+        self.proc.terminate()
+        self.proc.wait(timeout=10)
+
+
+def test_one_page_per_broken_node_and_silence_on_a_healthy_one(tmp_path: Path):
+    agent = AgentProc(tmp_path)  # local mode: no Kubernetes, as on a laptop or with `mode: off`
+    prom = Prometheus(tmp_path, agent.port, "gpu-node-1")
+    try:
+        time.sleep(4)  # several scrapes and evaluations of a healthy agent: nothing pending, nothing firing
+        assert prom.alerts() == []
+        agent.write(f"3,100,4254197860,-;{XID79}\n")
+        prom.wait(lambda: [a["state"] for a in prom.alerts() if a["labels"]["alertname"] == "GPUNodeUnhealthy"]
+                  == ["firing"], "GPUNodeUnhealthy firing")
+        (first,) = [a for a in prom.alerts() if a["labels"]["alertname"] == "GPUNodeUnhealthy"]
+        agent.write(f"3,101,4254297860,-;{XID48}\n")  # a second fatal fault on another GPU
+        agent.wait_for(lambda: agent.value("gpu_npd_xid_errors_total", xid="48", pci_bus_id="0000:18:00") == 1)
+        # the condition's reason moved to the newer fault: the old series is 0, a new one is 1
+        agent.wait_for(lambda: agent.value("gpu_npd_node_condition", condition="GPUUnhealthy",
+                                           reason="Xid79FallenOffBus") in (None, 0.0), what="reason change")
+        for _ in range(10):  # through the change: still exactly one, the same one, firing
+            time.sleep(0.5)
+            now = [a for a in prom.alerts() if a["labels"]["alertname"] == "GPUNodeUnhealthy"]
+            assert [(a["state"], a["activeAt"]) for a in now] == [("firing", first["activeAt"])]
+        others = {a["labels"]["alertname"] for a in prom.alerts()} - {"GPUNodeUnhealthy"}
+        assert not others & {"GPUNPDKubernetesAPIWritesFailing", "GPUNPDSourceDown", "GPUNPDAgentMissing"}
+    finally:
+        prom.stop()
+        agent.stop()
+
+
+def test_a_blind_agent_is_unhealthy_exported_and_alerted(tmp_path: Path):
+    port = free_port()  # an agent with no readable kernel log at all: no kmsg, no log file, no journald
+    blind = subprocess.Popen([sys.executable, "-m", "gpunpd", "run", "--kmsg", str(tmp_path / "missing"),
+                              "--no-journald", "--state-dir", str(tmp_path / "state"),
+                              "--metrics-address", f"127.0.0.1:{port}"],
+                             env={**os.environ, "GPU_NPD_FALLBACK_LOG_FILES": "", "NODE_NAME": "gpu-node-3"},
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    prom = None
+    try:
+        prom = Prometheus(tmp_path, port, "gpu-node-3")
+        with pytest.raises(urllib.error.HTTPError) as exc:
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=2)
+        assert exc.value.code == 503 and b"kernel-log" in exc.value.read()
+        prom.wait(lambda: [(a["labels"].get("source"), a["state"]) for a in prom.alerts()
+                           if a["labels"]["alertname"] == "GPUNPDSourceDown"] == [("kernel-log", "firing")],
+                  "GPUNPDSourceDown firing")
+    finally:
+        if prom is not None:
+            prom.stop()
+        blind.terminate()
+        blind.wait(timeout=10)
+
+
+def test_workload_and_straggler_alerts_against_a_fleet_of_real_agents(tmp_path: Path):
+    """deploy/monitoring/workload-rules.yaml and the node alerts, on three real agents (one pod of job `llama`
+    each) scraped by a real Prometheus, `for:` scaled by 90 (15m -> 10s, 1m -> 2s): the pod stepping 1.6 times
+    slower than its job's median fires GPUStragglerSuspected (and no other pod does), its node's GPU whose SM
+    clock sits far below its peers' fires GPUNodeDegraded{reason="StragglerSuspected"}, and a pod that stops
+    printing fires WorkloadHangSuspected.  Progress lines are nanoGPT's shape (tests/fixtures/progress), step
+    times synthetic; the eight H100s of the slow node are the stand-in's (synthetic clocks)."""
+    from apiserver_double import ApiDouble
+    from harness import start_fleet
+    from telemetry_kit import hgx_scenario
+
+    from datetime import datetime, timezone
+
+    uids = {i: f"7a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c{i:02d}" for i in range(3)}
+    proc = tmp_path / "host"  # each pod has a live process (a finished job is never suspected hung)
+    for i, uid in uids.items():
+        (proc / "proc" / str(4242 + i)).mkdir(parents=True)
+        (proc / "proc" / str(4242 + i) / "cgroup").write_text(
+            f"0::/kubepods.slice/kubepods-pod{uid.replace('-', '_')}.slice/cri-containerd-{'a' * 64}.scope\n")
+    clocks = [1980, 1965, 1980, 1500, 1980, 1970, 1980, 1975]  # GPU 3 of gpu-node-3 far below its peers
+    (tmp_path / "h100.yaml").write_text(yaml.safe_dump(hgx_scenario(timeline=[
+        {"at": 0, "gpu": i, "set": {"clock_sm": c, "clocks_event_mask": 0, "utilization_gpu": 100}}
+        for i, c in enumerate(clocks)])))
+    common = {"proc_root": str(proc), "workload_hang": {"k": 3, "floor_seconds": 8}}  # lines every 1 s: 8 s
+    config = {"gpu-node-1": common, "gpu-node-2": common,
+              "gpu-node-3": {**common, "nvml": f"fake:{tmp_path / 'h100.yaml'}", "poll_seconds": 0.5,
+                             "sysfs_root": str(tmp_path / "nosys"), "peer_outliers": {"enabled": True}}}
+    nodes = {f"gpu-node-{i + 1}": [f"train_llama-worker-{i}_{uid}"] for i, uid in uids.items()}
+    with ApiDouble() as api:
+        for node in nodes:  # the Node's GPU capacity is what the agent expects to see: the simulated ones
+            api.add_node(node, gpus=8 if node == "gpu-node-3" else 0)
+        agents, logs = start_fleet(tmp_path, api.url, nodes, config=config)
+        prom = Prometheus(tmp_path, {node: a.port for node, a in zip(nodes, agents)},
+                          rules=(RULES, WORKLOAD_RULES), divisor=90)
+        try:
+            def step(n: int, pods: tuple[int, ...] = (0, 1, 2)) -> None:
+                stamp = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%f000Z")
+                for i in pods:
+                    ms = 1600.0 if i == 2 else 1000.0
+                    with open(logs[f"llama-worker-{i}"], "a") as fh:
+                        fh.write(f"{stamp} stdout F iter {n}: loss 3.9883, time {ms:.2f}ms, mfu 15.34%\n")
+
+            def firing(name: str) -> list[dict]:
+                return [a["labels"] for a in prom.alerts()
+                        if a["labels"]["alertname"] == name and a["state"] == "firing"]
+
+            n = 0
+            deadline = time.time() + 60
+            while not firing("GPUStragglerSuspected") and time.time() < deadline:
+                step(n)
+                n += 1
+                time.sleep(1)
+            (slow,) = firing("GPUStragglerSuspected")
+            assert (slow["pod"], slow["node"], slow["job"], slow["namespace"]) == \
+                ("llama-worker-2", "gpu-node-3", "llama", "train")
+            assert prom.query('namespace_job:gpu_npd_workload_pods:count{job="llama"}') == [3.0]
+            assert prom.query('namespace_job:gpu_npd_workload_step_seconds:median{job="llama"}') == [1.0]
+            prom.wait(lambda: [(a["node"], a["reason"]) for a in firing("GPUNodeDegraded")]
+                      == [("gpu-node-3", "StragglerSuspected")], "GPUNodeDegraded for the straggling GPU")
+            assert firing("WorkloadHangSuspected") == []
+            for _ in range(30):  # worker-1 falls silent, the others go on
+                step(n, (0, 2))
+                n += 1
+                time.sleep(1)
+                if firing("WorkloadHangSuspected"):
+                    break
+            prom.wait(lambda: [(a["pod"], a["node"]) for a in firing("WorkloadHangSuspected")]
+                      == [("llama-worker-1", "gpu-node-2")], "WorkloadHangSuspected for the silent pod", timeout=20)
+            assert [a["pod"] for a in firing("GPUStragglerSuspected")] == ["llama-worker-2"]
+            others = {a["labels"]["alertname"] for a in prom.alerts()} - {"GPUStragglerSuspected", "GPUNodeDegraded",
+                                                                          "WorkloadHangSuspected"}
+            assert others == set()  # healthy otherwise: no GPUNodeUnhealthy, no source down
+        finally:
+            prom.stop()
+            for a in agents:
+                a.stop()

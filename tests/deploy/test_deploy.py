@@ -1,0 +1,215 @@
+"""Manifests, alert rules and the dashboard: validated by the real tools."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from agent.config import load
+from parsers.model import Change
+
+DEPLOY = Path(__file__).resolve().parents[2] / "deploy"
+PROMTOOL = shutil.which("promtool")
+KUBECTL = shutil.which("kubectl")
+needs_kubectl = pytest.mark.skipif(KUBECTL is None and not os.environ.get("CI"),
+                                   reason="kubectl not installed (.ci/run installs it)")
+OVERLAYS = ("overlays/observe", "overlays/enforce")
+needs_promtool = pytest.mark.skipif(PROMTOOL is None and not os.environ.get("CI"),
+                                    reason="promtool not installed (.ci/run installs it)")
+
+
+def docs(path: Path) -> list[dict]:
+    return [d for d in yaml.safe_load_all(path.read_text()) if d]
+
+
+def kustomize(path: str) -> list[dict]:
+    """What `kubectl apply -k deploy/<path>` applies: rendered by the real kubectl."""
+    assert KUBECTL, "kubectl is needed to render the kustomizations"
+    r = subprocess.run([KUBECTL, "kustomize", str(DEPLOY / path)], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    return [d for d in yaml.safe_load_all(r.stdout) if d]
+
+
+def validate_strict(objs: list[dict], tmp_path: Path) -> subprocess.CompletedProcess:
+    """kubernetes-validate --strict against the 1.30 schemas (the minimum version the README states)."""
+    rendered = tmp_path / "rendered.yaml"
+    rendered.write_text(yaml.safe_dump_all(objs))
+    exe = Path(sys.executable).with_name("kubernetes-validate")
+    r = subprocess.run([str(exe), "--strict", "--kubernetes-version", "1.30", str(rendered)], capture_output=True,
+                       text=True, timeout=120)
+    assert r.returncode == 0, r.stdout + r.stderr
+    return r
+
+
+@needs_kubectl
+@pytest.mark.parametrize("path", [*OVERLAYS, "monitoring"])
+def test_what_kubectl_applies_passes_kubernetes_validate_strict(path, tmp_path):
+    objs = kustomize(path)
+    r = validate_strict(objs, tmp_path)
+    core = sum(1 for d in objs if not d["apiVersion"].startswith("monitoring.coreos.com"))
+    assert r.stdout.count(" passed for resource ") == core, r.stdout  # CRDs only warn: no schema for them
+
+
+@needs_kubectl
+@pytest.mark.parametrize("overlay, mode", [("overlays/observe", "observe"), ("overlays/enforce", "enforce")])
+def test_daemonset_wiring(overlay, mode, tmp_path):
+    objs = {(d["kind"], d["metadata"]["name"]): d for d in kustomize(overlay)}
+    ds = objs[("DaemonSet", "gpu-npd")]["spec"]["template"]["spec"]
+    c = ds["containers"][0]
+    assert ds["priorityClassName"] == "system-node-critical" and {"operator": "Exists"} in ds["tolerations"]
+    env = {e["name"]: e for e in c["env"]}
+    assert env["NODE_NAME"]["valueFrom"] == {"fieldRef": {"fieldPath": "spec.nodeName"}}
+    assert env["GPU_NPD_MODE"]["value"] == mode and env["GPU_NPD_METRICS_ADDRESS"]["value"] == "$(POD_IP):9810"
+    assert (c["livenessProbe"]["httpGet"]["path"], c["readinessProbe"]["httpGet"]["path"]) == ("/livez", "/healthz")
+    mounts = {m["mountPath"]: m for m in c["volumeMounts"]}
+    for path in ("/dev/kmsg", "/var/log", "/host/sys", "/run/log/journal", "/host/proc", "/etc/gpu-npd",
+                 "/etc/localtime", "/etc/machine-id"):
+        assert mounts[path].get("readOnly") is True, path
+    assert not mounts["/var/lib/gpu-npd"].get("readOnly")
+    sc = c["securityContext"]  # privileged for /dev/kmsg only; the rest as tight as the pod allows
+    assert sc == {"privileged": True, "runAsUser": 0, "readOnlyRootFilesystem": True,
+                  "seccompProfile": {"type": "RuntimeDefault"}}
+    assert ds["enableServiceLinks"] is False and not ds.get("hostPID") and not ds.get("hostIPC")
+    image = re.search(r"^IMAGE\s*\?=\s*(\S+)", (DEPLOY.parent / "Makefile").read_text(), re.M)
+    assert image and c["image"] == image.group(1).replace("$(VERSION)", "0.1.0")  # what `make image` tags
+    rules = objs[("ClusterRole", "gpu-npd")]["rules"]
+    assert {"apiGroups": [""], "resources": ["nodes/status"], "verbs": ["patch"]} in rules
+    vap = objs[("ValidatingAdmissionPolicy", "gpu-npd-own-node-only")]
+    assert "authentication.kubernetes.io/node-name" in vap["spec"]["validations"][0]["expression"]
+    cm = objs[("ConfigMap", "gpu-npd")]
+    conf = tmp_path / "config.yaml"
+    conf.write_text(cm["data"]["config.yaml"])
+    cfg = load(str(conf), env={"GPU_NPD_MODE": env["GPU_NPD_MODE"]["value"], "GPU_NPD_METRICS_ADDRESS": "10.0.0.7:9810"})
+    assert cfg.mode == mode and cfg.metrics_host_port == ("10.0.0.7", 9810)
+
+
+@needs_kubectl
+def test_components_and_monitoring_render():
+    runtime = kustomize_with("components/nvidia-runtime")
+    assert runtime["spec"]["template"]["spec"]["runtimeClassName"] == "nvidia"
+    sc = kustomize_with("components/unprivileged")["spec"]["template"]["spec"]["containers"][0]["securityContext"]
+    assert sc["privileged"] is False and sc["allowPrivilegeEscalation"] is False and sc["readOnlyRootFilesystem"]
+    assert sc["capabilities"] == {"drop": ["ALL"], "add": ["SYSLOG", "DAC_READ_SEARCH"]}
+    assert sc["seccompProfile"] == {"type": "RuntimeDefault"}
+    mon = {d["kind"]: d for d in kustomize("monitoring")}
+    assert set(mon) == {"PodMonitor", "PrometheusRule", "ConfigMap"}  # not the promtool test file
+    assert all(d["metadata"]["labels"]["release"] == "kube-prometheus-stack" for d in mon.values())
+    dash = mon["ConfigMap"]
+    assert dash["metadata"]["labels"]["grafana_dashboard"] == "1" and json.loads(dash["data"]["gpu-npd.json"])["panels"]
+
+
+@needs_kubectl
+def test_kube_rbac_proxy_component_serves_metrics_on_localhost_only(tmp_path):
+    """The agent binds loopback; the sidecar is the only listener on the node address; probes pass through it."""
+    objs = kustomize_with("components/kube-rbac-proxy", everything=True)
+    ds = next(d for d in objs if d["kind"] == "DaemonSet")
+    agent, proxy = ds["spec"]["template"]["spec"]["containers"]
+    env = {e["name"]: e.get("value") for e in agent["env"]}
+    conf = tmp_path / "config.yaml"
+    conf.write_text(next(d for d in objs if d["kind"] == "ConfigMap")["data"]["config.yaml"])
+    assert load(str(conf), env={"GPU_NPD_METRICS_ADDRESS": env["GPU_NPD_METRICS_ADDRESS"]}).metrics_host_port == (
+        "127.0.0.1", 9810)
+    assert "ports" not in agent and proxy["ports"][0]["containerPort"] == 9443
+    assert "--upstream=http://127.0.0.1:9810/" in proxy["args"]
+    assert "--ignore-paths=/healthz,/livez" in proxy["args"] and not any("allow-paths" in a for a in proxy["args"])
+    for probe, path in (("livenessProbe", "/livez"), ("readinessProbe", "/healthz")):
+        assert agent[probe]["httpGet"] == {"path": path, "port": 9443, "scheme": "HTTPS"}
+    assert proxy["securityContext"]["runAsNonRoot"] and proxy["securityContext"]["capabilities"] == {"drop": ["ALL"]}
+    kinds = {(d["kind"], d["metadata"]["name"]) for d in objs}
+    assert {("ClusterRole", "gpu-npd-kube-rbac-proxy"), ("ClusterRole", "gpu-npd-metrics-reader"),
+            ("Secret", "gpu-npd-metrics-scraper")} <= kinds
+    validate_strict(objs, tmp_path)
+    mon = kustomize_with("components/kube-rbac-proxy", base="monitoring", everything=True)
+    endpoint = next(d for d in mon if d["kind"] == "PodMonitor")["spec"]["podMetricsEndpoints"][0]
+    assert (endpoint["port"], endpoint["scheme"]) == ("https-metrics", "https")
+    assert endpoint["authorization"]["credentials"] == {"name": "gpu-npd-metrics-scraper", "key": "token"}
+
+
+def kustomize_with(component: str, base: str = "overlays/observe", everything: bool = False):
+    """An overlay (observe unless named) with one component added, as an operator's own overlay would."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory(dir=DEPLOY / "overlays") as tmp:
+        (Path(tmp) / "kustomization.yaml").write_text(yaml.safe_dump({
+            "apiVersion": "kustomize.config.k8s.io/v1beta1", "kind": "Kustomization",
+            "resources": [f"../../{base}"], "components": [f"../../{component}"]}))
+        objs = kustomize(str(Path(tmp).relative_to(DEPLOY)))
+    return objs if everything else next(d for d in objs if d["kind"] == "DaemonSet")
+
+
+@needs_promtool
+def test_alert_rules_pass_promtool_unit_tests(tmp_path):
+    assert PROMTOOL
+    rule = docs(DEPLOY / "monitoring" / "prometheusrule.yaml")[0]
+    (tmp_path / "rules.yaml").write_text(yaml.safe_dump(rule["spec"]))
+    shutil.copy(DEPLOY / "monitoring" / "rules-test.yaml", tmp_path)
+    check = subprocess.run([PROMTOOL, "check", "rules", "rules.yaml"], cwd=tmp_path, capture_output=True, text=True)
+    assert check.returncode == 0, check.stdout + check.stderr
+    r = subprocess.run([PROMTOOL, "test", "rules", "rules-test.yaml"], cwd=tmp_path, capture_output=True, text=True,
+                       timeout=60)
+    assert r.returncode == 0 and "SUCCESS" in r.stdout, r.stdout + r.stderr
+    tested = set(re.findall(r"alertname: (\w+)", (DEPLOY / "monitoring" / "rules-test.yaml").read_text()))
+    assert tested == {r["alert"] for r in rule["spec"]["groups"][0]["rules"]}  # every alert has a test
+
+
+def test_every_alert_links_the_runbook_which_covers_it():
+    rules = docs(DEPLOY / "monitoring" / "prometheusrule.yaml")[0]["spec"]["groups"][0]["rules"]
+    runbook = (DEPLOY.parent / "docs" / "operations.md").read_text()
+    alerts = runbook[runbook.index("\n## Alerts\n"):].split("\n## ", 2)[1]  # the section the anchor names
+    for r in rules:
+        assert r["annotations"]["runbook_url"] == "https://github.com/gpu-npd/gpu-npd/blob/main/docs/operations.md#alerts"
+        assert f"`{r['alert']}`" in alerts, f"docs/operations.md's Alerts section does not cover {r['alert']}"
+
+
+def test_dashboard_queries_only_metrics_the_agent_exports(tmp_path):
+    from prometheus_client.parser import text_string_to_metric_families
+    from prometheus_client import generate_latest
+    from test_telemetry import make, poll
+    from telemetry_kit import copy_sysfs, hgx_scenario
+
+    agent, _ = make(tmp_path, hgx_scenario(), copy_sysfs(tmp_path))
+    poll(agent)
+    agent.metrics.taint_held.labels("gpu-npd.io/GPUUnhealthy").set(0)
+    agent.metrics.set_kube_api_up(1)  # as when the Kubernetes writer runs
+    agent.pipeline.publish(Change(), always=True)
+    agent.metrics.source_up.labels("kmsg").set(1)
+    agent.metrics.xid_errors.labels("79", "0000:5d:00", "3", "u").inc()
+    samples = {s.name for f in text_string_to_metric_families(generate_latest(agent.metrics.registry).decode())
+               for s in f.samples}
+    dash = json.loads((DEPLOY / "monitoring" / "grafana-dashboard.json").read_text())
+    used = {m for p in dash["panels"] for t in p["targets"] for m in re.findall(r"gpu_npd_\w+", t["expr"])}
+    assert used and used <= samples, used - samples
+    rules = docs(DEPLOY / "monitoring" / "prometheusrule.yaml")[0]["spec"]["groups"][0]["rules"]
+    alerted = {m for r in rules for m in re.findall(r"gpu_npd_\w+", r["expr"])}
+    assert alerted <= samples, alerted - samples
+
+
+def test_fabric_check_example_is_valid_and_grants_what_the_cli_calls(tmp_path):
+    """deploy/examples/fabric-check: valid against the 1.30 schemas; its RBAC covers every API call of
+    fabric/ (nodes, nodes/status, pods, pods/log, jobs, jobs/status, events) and the CronJob runs the CLI."""
+    objs = docs(DEPLOY / "examples" / "fabric-check" / "fabric-check.yaml")
+    r = validate_strict(objs, tmp_path)
+    assert r.stdout.count(" passed for resource ") == len(objs), r.stdout
+    by_kind = {o["kind"]: o for o in objs}
+    granted = {(res, verb) for kind in ("ClusterRole", "Role") for rule in by_kind[kind]["rules"]
+               for res in rule["resources"] for verb in rule["verbs"]}
+    needed = {("nodes", "list"), ("nodes/status", "get"), ("nodes/status", "patch"), ("pods", "list"),
+              ("events", "create"), ("events", "patch"), ("jobs", "create"), ("jobs", "list"), ("jobs", "delete"),
+              ("jobs/status", "get"), ("pods/log", "get")}
+    assert needed <= granted, needed - granted
+    pod = by_kind["CronJob"]["spec"]["jobTemplate"]["spec"]["template"]["spec"]
+    assert pod["serviceAccountName"] == by_kind["ServiceAccount"]["metadata"]["name"]
+    assert pod["containers"][0]["args"][0] == "fabric-check"
+    from click.testing import CliRunner  # the args parse as the CLI's options
+
+    from gpunpd.cli import main
+    res = CliRunner().invoke(main, [*pod["containers"][0]["args"], "--help"])
+    assert res.exit_code == 0, res.output

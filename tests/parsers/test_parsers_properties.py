@@ -1,0 +1,287 @@
+"""Property tests: nothing raises on arbitrary input; engines agree; kmsg round-trips."""
+
+from __future__ import annotations
+
+import io
+import platform
+import re
+import string
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from parsers import Classifier, Prefilter, Scanner, all_keywords, detect
+from parsers.classify import line_patterns
+from parsers.prefilter import CASELESS_NON_ASCII, ENGINES, _load, byte_superset
+from test_engine import line as rule_line
+
+KEYWORD_TEXT = st.sampled_from(all_keywords() + ("\n", "NVRM: ", "stderr P ", " ", "0000:5d:00.0", "[ 1.0] "))
+MIXED = st.lists(st.one_of(KEYWORD_TEXT, st.text(max_size=20)), max_size=30).map("".join)
+
+
+def available_engines():
+    out = []
+    for name in ENGINES:
+        try:
+            _load(name)
+            out.append(name)
+        except ImportError:
+            pass
+    return out
+
+
+@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+@given(st.one_of(st.text(), MIXED))
+def test_classify_never_raises(text):
+    c = Classifier()
+    for line in text.splitlines() or [text]:
+        c.classify(line)
+
+
+@settings(max_examples=200, suppress_health_check=[HealthCheck.too_slow])
+@given(st.one_of(st.binary(max_size=2000), MIXED.map(lambda s: s.encode("utf-8", "surrogatepass"))))
+def test_scan_never_raises_on_bytes(data):
+    list(Scanner().scan(io.BytesIO(data), chunk=64))
+
+
+@settings(max_examples=200)
+@given(prio=st.integers(0, 191), seq=st.integers(0, 2**63), usec=st.integers(0, 2**63),
+       message=st.text(alphabet=st.characters(blacklist_characters="\n\r", blacklist_categories=("Cs",)), max_size=200))
+def test_kmsg_record_survives_format_then_parse(prio, seq, usec, message):
+    env = detect(f"{prio},{seq},{usec},-;{message}")
+    assert env.name == "kmsg"
+    assert env.message == message
+    assert env.extra["seq"] == seq and env.extra["priority"] == prio & 7
+    assert env.uptime == usec / 1e6
+
+
+@pytest.mark.parametrize("engine", available_engines())
+@settings(max_examples=100, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(MIXED)
+def test_engines_agree_with_stdlib(engine, text):
+    data = text.encode()
+    ref = list(Prefilter(all_keywords(), engine="re").line_spans(data))
+    assert list(Prefilter(all_keywords(), engine=engine).line_spans(data)) == ref
+
+
+@pytest.mark.parametrize("chunk", [7, 64, 4096, 1 << 20])
+def test_chunking_changes_nothing(chunk, fixtures):
+    data = b"".join(p.read_bytes() for p in sorted((fixtures / "dmesg").glob("*.*")) if p.suffix != ".md")
+    ref = [(f.line, f.kind) for f in Scanner().scan(io.BytesIO(data))]
+    assert ref and [(f.line, f.kind) for f in Scanner().scan(io.BytesIO(data), chunk=chunk)] == ref
+
+
+def test_unknown_engine_is_a_clear_error():
+    with pytest.raises(ValueError, match="unknown matcher engine"):
+        Prefilter(["x"], engine="grep")
+
+
+# --- every engine gives the findings of the stdlib keyword scan -------------------------------------------------
+
+ENVELOPES = ["", "[ 4254.197860] ", "6,100,4254197860,-;", "Nov 22 12:00:00 host kernel: ",
+             "2026-11-22T12:00:00.000000000Z stderr F ", "2026-11-22T12:00:00.000000000Z stdout P ",
+             '{"log":"', "<14>1 2026-11-22T12:00:00Z host kernel - - - "]
+
+
+def _corpus_lines() -> list[bytes]:
+    """Every line of the log fixtures and of the real-world samples (real lines, copied verbatim from public
+    sources)."""
+    from conftest import FIXTURES
+    from realworld import samples
+
+    out = [ln.encode() for item in samples() for ln in item["text"].splitlines()]
+    for path in sorted(FIXTURES.rglob("*")):
+        if path.is_file() and path.suffix not in (".md", ".jsonl", ".yaml", ".yml", ".csv", ".py"):
+            out += path.read_bytes().splitlines()
+    return out
+
+
+CORPUS = _corpus_lines()
+ENGINE_NAMES = available_engines()
+
+
+PREFILTERS = {engine: Prefilter(all_keywords(), engine=engine, patterns=line_patterns()) for engine in ENGINE_NAMES}
+
+
+def _findings_by_engine(data: bytes, chunk: int = 1 << 20) -> dict[str, list[dict]]:
+    out = {}
+    for engine, pf in PREFILTERS.items():
+        out[engine] = [f.to_dict() for f in Scanner(Classifier(), pf).scan(io.BytesIO(data), chunk=chunk)]
+    return out
+
+
+def _assert_same(by_engine: dict[str, list[dict]]) -> None:
+    ref = by_engine["re"]
+    for engine, findings in by_engine.items():
+        assert findings == ref, engine
+
+
+def test_the_engines_compile_the_rule_regexes():
+    """hyperscan and RE2 scan for the rules' own regexes, not the keywords.  The test extra installs RE2
+    everywhere (and hyperscan on x86_64), so neither engine is compared here by accident only."""
+    assert "re2" in ENGINE_NAMES
+    if platform.machine() == "x86_64":
+        assert "hyperscan" in ENGINE_NAMES
+    for engine in ENGINE_NAMES:
+        if engine != "re":
+            assert PREFILTERS[engine].by_pattern, engine
+
+
+def test_every_engine_gives_the_same_findings_on_the_corpus():
+    by_engine = _findings_by_engine(b"\n".join(CORPUS))
+    assert len(by_engine["re"]) > 200
+    _assert_same(by_engine)
+
+
+piece = st.one_of(rule_line, st.text(max_size=12), st.sampled_from(CORPUS).map(lambda b: b.decode("utf-8", "replace")))
+
+
+@settings(max_examples=200)
+@given(st.lists(st.tuples(st.sampled_from(ENVELOPES), st.lists(piece, min_size=1, max_size=3).map("".join)),
+                max_size=25),
+       st.sampled_from([64, 4096, 1 << 20]))
+def test_every_engine_gives_the_same_findings(rows, chunk):
+    """Generated lines (rule pieces, corpus lines, arbitrary text, in every envelope): the buffer scan with the
+    rules' regexes (hyperscan, RE2) finds exactly what the stdlib keyword scan finds."""
+    text = "\n".join(e + t.replace("\n", " ").replace("\r", " ") for e, t in rows)
+    _assert_same(_findings_by_engine(text.encode("utf-8", "surrogatepass"), chunk))
+
+
+@settings(max_examples=100)
+@given(st.lists(st.one_of(st.binary(max_size=40), st.sampled_from(CORPUS)), max_size=20))
+def test_every_engine_gives_the_same_findings_on_raw_bytes(parts):
+    """Undecodable bytes (the decoder makes them U+FFFD) and corpus lines glued to them."""
+    _assert_same(_findings_by_engine(b"".join(parts)))
+
+
+# --- the byte forms are sound supersets ---------------------------------------------------------------------------
+
+PATTERNS = [(re.compile(p, re.I if caseless else 0), re.compile(byte_superset(p, caseless).encode()))
+            for p, caseless in line_patterns()]
+
+
+@settings(max_examples=500)
+@given(st.one_of(piece, st.binary(max_size=60).map(lambda b: b.decode("utf-8", "replace"))))
+def test_byte_form_matches_every_line_its_regex_matches(text):
+    data = text.replace("\n", " ").encode("utf-8", "surrogatepass")
+    decoded = data.decode("utf-8", "replace")
+    for python, byte_form in PATTERNS:
+        if python.search(decoded):
+            assert byte_form.search(data), python.pattern
+
+
+@pytest.mark.parametrize("pattern, line", [
+    (r"(?<![A-Za-z])Xid \((?P<pci>\w+)\): (?P<xid>\d+)", "Xid (éé): \u0663"),  # Unicode word and digit
+    (r"(?i)^(?>.*?\bnvlink\b)(?=.*?\b(?P<what>errors?)\b)", "NVLINK errorſ"),  # lookahead, long s
+    (r"(?:CUDA error: )?(?P<e>(?<=CUDA error: )[^.'\n]+|misaligned)", "CUDA error: boom"),  # lookbehind
+    (r"link\s*(?P<n>\d+)", "link\x1c\u00a07"),  # Unicode whitespace
+    (r"(?i)kelvin", "\u212aelvin"),  # Kelvin sign folds to k
+])
+def test_byte_form_examples(pattern, line):
+    assert re.search(pattern, line)
+    assert re.search(byte_superset(pattern).encode(), line.encode())
+
+
+def test_byte_form_is_tight_on_benign_vendor_lines():
+    """What the engines are for: a benign line carrying a vendor keyword matches no rule's byte form."""
+    benign = ["mlx5_core 0000:5d:00.0: firmware version: 28.39.1002",
+              "mlx5_core 0000:5d:00.0: E-Switch: Total vports 18, per vport: max uc(128) max mc(2048)",
+              "NVRM: GPU 0000:5d:00.0: RmInitAdapter succeeded",
+              "node-1:123:456 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB [1]mlx5_1:1/IB ; OOB ibp0s0:10.0.0.1<0>",
+              "node-1:123:456 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/CUMEM/read"]
+    for text in benign:
+        hits = [p.pattern for p, b in PATTERNS if b.search(text.encode())]
+        assert hits == [], (text, hits)
+
+
+def test_caseless_non_ascii_letters_are_exactly_those_python_folds():
+    """The ASCII letters that Python's caseless matching equates with some non-ASCII character."""
+    # code points whose simple case mapping reaches ASCII or that fold to several (Python's extra pairs)
+    folds = [cp for cp in range(0x80, 0x110000)
+             if chr(cp).lower().isascii() or chr(cp).upper().isascii() or len(chr(cp).lower()) > 1]
+    letters = {c for c in string.ascii_letters if any(re.fullmatch(c, chr(cp), re.I) for cp in folds)}
+    assert letters == set(CASELESS_NON_ASCII)
+
+
+
+def test_docker_lines_are_judged_on_their_raw_keywords_by_every_engine():
+    """A docker json-file message is JSON-decoded before the rows see it: an escaped keyword ("CUDA\\u0020error")
+    is not in the raw line, so the keyword scan never looks at it; an engine whose byte form matches the rest
+    ("misaligned address") must not find more. A raw keyword is found by all."""
+    escaped = b'{"log":"CUDA\\u0020error: misaligned address\\n","stream":"stderr","time":"2026-11-22T02:00:00Z"}'
+    plain = b'{"log":"CUDA error: misaligned address\\n","stream":"stderr","time":"2026-11-22T02:00:00Z"}'
+    by_engine = _findings_by_engine(escaped + b"\n" + plain + b"\n")
+    _assert_same(by_engine)
+    assert [f["details"]["cuda_error"] for f in by_engine["re"]] == ["misaligned address"]
+
+
+@settings(max_examples=300)
+@given(words=st.lists(st.text(alphabet="abXid :.", min_size=1, max_size=6), min_size=1, max_size=12),
+       pieces=st.lists(st.text(alphabet="abXid :.\n", max_size=8), max_size=30))
+def test_the_word_trie_finds_what_a_longest_first_alternation_finds(words, pieces):
+    """parsers.wordscan: same matches, same spans, as the flat alternation sorted longest first (the form the
+    dispatch and the keyword prefilter used before), on text made of the words' own letters."""
+    from parsers.wordscan import word_regex
+
+    text = "".join(p + (words[i % len(words)] if i % 2 else "") for i, p in enumerate(pieces))
+    flat = re.compile("|".join(re.escape(w) for w in sorted(set(words), key=len, reverse=True)))
+    trie = re.compile(word_regex(words))
+    assert [m.span() for m in trie.finditer(text)] == [m.span() for m in flat.finditer(text)]
+
+
+def test_the_rule_keywords_as_a_trie_on_the_fixtures():
+    from parsers.classify import all_keywords
+    from parsers.wordscan import word_regex
+
+    words = all_keywords()
+    flat = re.compile("|".join(re.escape(w) for w in sorted(set(words), key=len, reverse=True)))
+    trie = re.compile(word_regex(words))
+    fixtures = Path(__file__).parents[1] / "fixtures"
+    for path in [*fixtures.glob("dmesg/*.*"), *fixtures.glob("realworld/**/*.*")]:
+        for line in path.read_text(errors="replace").splitlines():
+            assert [m.span() for m in trie.finditer(line)] == [m.span() for m in flat.finditer(line)], line
+
+
+# --- the envelope built only when a finding needs it is the one detect() builds -------------------------------------
+
+ENVELOPE_PREFIXES = ENVELOPES + [
+    "Nov 22 12:00:00 host kernel: [ 12.5] ", "<4>Nov  2 12:00:00.123 host kernel[1]: ", "<6>[    2.962781] ",
+    "<14>6,5,100,-;", "2026-11-22T12:00:00.123+01:00 host kernel: [  7.000001] ", "[Sun Nov 22 02:05:37 2026] ",
+    "[Jul 23 2024 07:53:55] [ERROR] [tid 841] ", "kern  :warn  : 2025-01-21T04:41:44,283302+00:00 ",
+    "Feb 30 12:00:00 host kernel: ", "99,1,2,c;",
+    "10.1.1.2: kern: warning: [2022-01-25T10:35:59.108125566Z]: ", " user:  notice: [2025-13-01T00:00:00Z]: ",
+    "11月 15 14:15:47 host nv-fabricmanager[4177]: ", "b1360: [14280.445220] ", "n1: [Sun Nov 22 02:05:37 2026] ", "kwi 31 07:56:59 h kernel: [ 1.5] ", "Step 10 12:00:00 h x: ", '{"log":"x\\n","time":"2026-11-22T12:00:00Z"}', '{"log": 3}']
+
+
+def _eager(line: str, year: int | None):
+    """The reference: every row of the envelope table in order, built at once."""
+    from parsers.envelope import ENVELOPES as ROWS, Envelope
+    for _name, starts, pattern, build, _message in ROWS:
+        if line[:1] in starts:
+            m = pattern.match(line)
+            if m:
+                env = build(m, year)
+                if env is not None:
+                    return env
+    return Envelope("plain", line)
+
+
+def _check_split(line: str, year: int | None) -> None:
+    from parsers.envelope import finish, split
+    _name, message, pending = split(line, year)
+    want = _eager(line, year)
+    assert finish(pending) == want
+    assert message == want.message
+
+
+@settings(max_examples=2000, deadline=None)
+@given(st.sampled_from(ENVELOPE_PREFIXES), st.text(max_size=30), st.none() | st.integers(1990, 2100))
+def test_split_then_finish_is_the_envelope_detect_builds(prefix, text, year):
+    _check_split(prefix + text, year)
+
+
+def test_split_then_finish_on_every_real_line():
+    for raw in _corpus_lines():
+        _check_split(raw.decode("utf-8", "replace"), 2025)

@@ -1,0 +1,83 @@
+"""Nothing unknown is lost (kind `unclassified`) and NVLink5 verdicts decide severity."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from parsers import Classifier, Scanner, at_least, parse_line
+from parsers.unclassified import DRIVERS, unclassified
+
+FIXTURES = Path(__file__).parents[1] / "fixtures"
+
+
+def _nvlink5_rows():
+    for raw in (FIXTURES / "semantics" / "nvlink5-xid.txt").read_text().splitlines():
+        if raw and not raw.startswith("#"):
+            severity, line = raw.split("\t", 1)
+            yield severity, line
+
+
+@pytest.mark.parametrize("severity,line", list(_nvlink5_rows()))
+def test_nvlink5_verdict_decides_severity(severity, line):
+    f = parse_line(line)
+    assert f is not None and f.kind == "xid" and 144 <= f.xid <= 150
+    assert f.severity == severity
+    assert f.details["verdict"] == ("nonfatal" if severity == "warning" else "fatal")
+    assert f.details["unit"] and "link" in f.details
+
+
+# synthetic: driver lines shaped like the drivers' messages, with wording no rule of the table knows.
+UNKNOWN = [
+    ("NVRM: GPU 0000:3b:00.0: kbusSetupBar2 failed! (0x26:0x65:1453)", "nvidia"),
+    ("NVRM: GPU1 kfooBarCheck_GH100: register check failed (0x3)", "nvidia"),
+    ("mlx5_core 0000:0c:00.0: mlx5_fw_tracer_start:900:(pid 12): tracer: failed to start, err -5", "mlx5_core"),
+    ("pcieport 0000:00:01.0: pciehp: Slot(1): Link Training Error", "pcieport"),
+    ("nvidia-nvswitch3: unexpected interrupt, fatal condition", "nvidia-nvswitch"),
+    ("nvidia-peermem nv_mem_get_pages: failed to get user pages", "nvidia-peermem"),
+]
+
+
+@pytest.mark.parametrize("line,driver", UNKNOWN)
+def test_unknown_driver_error_is_kept(line, driver):
+    f = parse_line(line)
+    assert f is not None and f.kind == "unclassified", f
+    assert f.severity == "warning" and f.details["driver"] == driver
+
+
+def test_unclassified_pci_and_benign_words():
+    f = parse_line("NVRM: GPU 0000:3b:00.0: kbusSetupBar2 failed! (0x26:0x65:1453)")
+    assert f.pci == "0000:3b:00"
+    # boot announcements with an error word stay silent
+    for line in ("pcieport 0000:00:01.0: DPC: error containment capabilities: Int Msg #0, RPExt+ PoisonedTLP+",
+                 "pcieport 0000:00:01.0: AER: enabled with IRQ 122",
+                 "mlx5_core 0000:0c:00.0: firmware version: 28.39.1002",
+                 "NVRM: loading NVIDIA UNIX x86_64 Kernel Module  550.54.15  Tue Mar  5 22:23:56 UTC 2024"):
+        f = parse_line(line)
+        assert f is None or f.kind != "unclassified", line
+    # a line no driver wrote is never unclassified
+    assert unclassified("systemd[1]: Failed to start foo.service") is None
+
+
+def test_a_recognised_line_is_not_unclassified():
+    f = parse_line("NVRM: Xid (PCI:0000:5d:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus.")
+    assert f.kind == "xid"
+
+
+def test_driver_table_is_data():
+    assert all(isinstance(k, str) and isinstance(v, str) for k, v in DRIVERS)
+
+
+def _healthy_logs():
+    yield FIXTURES / "dmesg" / "negatives.log"
+    realworld = FIXTURES / "realworld"
+    if realworld.is_dir():
+        yield from sorted(p for p in realworld.rglob("*") if p.is_file() and "healthy" in str(p.relative_to(realworld)))
+
+
+@pytest.mark.parametrize("path", list(_healthy_logs()), ids=lambda p: p.name)
+def test_healthy_logs_give_no_warning(path):
+    with path.open("rb") as fh:
+        loud = [f for f in Scanner(Classifier()).scan(fh, name=path.name) if at_least(f.severity, "warning")]
+    assert loud == []

@@ -1,0 +1,1120 @@
+"""triage/: launcher prefixes, clocks, job facts and the attribution rules.
+
+Lines marked REAL are copied verbatim from the public source in the comment beside them. Jobs marked SYNTHETIC are
+compositions made for a rule: real-format lines (each from the source named) put together into a job that did not
+happen as such, or small lines written for one branch; they test the logic, never the formats.
+"""
+
+from __future__ import annotations
+
+import random
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pytest
+
+from parsers.kinds import BY_NAME
+from parsers.kinds import CATEGORIES as KIND_CATEGORIES
+from triage import (CATEGORIES, SCHEMA, Clock, Evidence, Incident, Root, app_stamp, attribute, from_path, read_lines,
+                    strip, to_json)
+from triage import facts
+from triage.attribute import RULES, is_consequence
+from triage.ranks import NONE, Origin
+
+# --- launcher prefixes (REAL lines) ------------------------------------------------------------------------------
+
+PREFIXES = [
+    # https://github.com/horovod/horovod/issues/2527 (Open MPI --tag-output via horovodrun)
+    ("[1,0]<stdout>:Step #0\tLoss: 2.324532", dict(rank=0), "Step #0\tLoss: 2.324532"),
+    # https://github.com/horovod/horovod/pull/3827 (MPICH-style tag)
+    ("[1]<stdout>:test_common.py::CommonTests::test_gloo_built PASSED", dict(rank=1),
+     "test_common.py::CommonTests::test_gloo_built PASSED"),
+    # https://github.com/NVIDIA/nvidia-resiliency-ext/issues/142 (srun -l, then NCCL's host:pid:tid [dev])
+    ("0: ip-10-1-29-23:183654:183654 [0] NCCL INFO Bootstrap: Using enp73s0:10.1.29.23<0>",
+     dict(rank=0, host="ip-10-1-29-23", pid=183654, gpu=0), "NCCL INFO Bootstrap: Using enp73s0:10.1.29.23<0>"),
+    # https://github.com/bigscience-workshop/bigscience/blob/master/train/tr11-176B-ml/chronicles.md (torchrun --tee)
+    ("[default3]:terminate called after throwing an instance of 'c10::CUDAError'", dict(local_rank=3),
+     "terminate called after throwing an instance of 'c10::CUDAError'"),
+    # https://github.com/pytorch/pytorch/issues/113128 (torchrun --tee, then torch's own rank prefix)
+    ("[default0]:[rank12]:[E817 17:40:34.227531918 ProcessGroupNCCL.cpp:1515] [PG 0 (default_pg) Rank 12] Process "
+     "group watchdog thread terminated with exception: CUDA error: uncorrectable ECC error encountered",
+     dict(local_rank=0, rank=12), None),
+    # https://github.com/vllm-project/vllm/issues/6042 (Ray's worker prefix)
+    ("(RayWorkerWrapper pid=4009) [rank1]:[E ProcessGroupNCCL.cpp:563] [Rank 1] Watchdog caught collective operation "
+     "timeout: WorkNCCL(SeqNum=158046, OpType=GATHER, NumelIn=2867200, NumelOut=0, Timeout(ms)=600000) ran for "
+     "600027 milliseconds before timing out.", dict(pid=4009, rank=1), None),
+    # https://github.com/areal-project/AReaL/issues/3 (a named Ray actor: "/" in its name, the node's address)
+    ("(model_worker/12 pid=43581, ip=10.208.16.54) [rank12]:[E227 06:13:07.855233166 ProcessGroupNCCL.cpp:1534] "
+     "[PG 134 Rank 1] Process group watchdog thread terminated with exception: NCCL error: remote process exited or "
+     "there was a network error, NCCL version 2.22.3", dict(pid=43581, host="10.208.16.54", rank=12), None),
+    # https://github.com/foundation-model-stack/fastsafetensors/issues/36 (vLLM's engine, then its Ray worker: the
+    # inner prefix wins)
+    ("(EngineCore_DP0 pid=1088) (RayWorkerWrapper pid=285, ip=192.168.177.12) INFO 12-17 23:27:55 [cuda.py:351] Using "
+     "FLASH_ATTN attention backend out of potential backends: ('FLASH_ATTN', 'FLASHINFER', 'TRITON_ATTN', "
+     "'FLEX_ATTENTION')", dict(pid=285, host="192.168.177.12"), "INFO 12-17 23:27:55 [cuda.py:351] Using FLASH_ATTN "
+     "attention backend out of potential backends: ('FLASH_ATTN', 'FLASHINFER', 'TRITON_ATTN', 'FLEX_ATTENTION')"),
+    # https://github.com/llm-d/llm-d/issues/191 (vLLM's API server, engine and TP worker: the worker's pid wins, its
+    # TP index is no global rank; vLLM's logger header stays in the message, the reader peels it)
+    ("(APIServer pid=32) (EngineCore_0 pid=296) (VllmWorker TP0 pid=302) WARNING 09-07 11:25:27 "
+     "[nixl_connector.py:1049] Releasing expired KV blocks", dict(pid=302, rank=None),
+     "WARNING 09-07 11:25:27 [nixl_connector.py:1049] Releasing expired KV blocks"),
+    # https://github.com/huggingface/accelerate/issues/1317 (pdsh, DeepSpeed's multi-node launcher)
+    ("104.171.201.171: │   1750 │   def init_trackers(self, project_name: str, config: Optional[dict] │",
+     dict(host="104.171.201.171"), None),
+    # https://github.com/NVIDIA/nccl/issues/1405 (NCCL's own prefix)
+    ("kp-ddp-worker-0:3468:3905 [4] ib_plugin.c:1615 NCCL WARN NET/IB : Got completion from peer "
+     "10.216.210.236<54862> with status=12 opcode=0 len=0 vendor err 129 (Recv) localGid "
+     "fd00:1148:9000:5000:4:200:3:ff22 remoteGidsfd00:1148:9000:5000:4:200:3:ff1f",
+     dict(host="kp-ddp-worker-0", pid=3468, gpu=4), None),
+    # https://github.com/msr-fiddle/pipedream/issues/76 (UCX)
+    ("[8d6bf97c3bf4:3039 :0:3095] Caught signal 7 (Bus error: nonexistent physical address)",
+     dict(host="8d6bf97c3bf4", pid=3039), "Caught signal 7 (Bus error: nonexistent physical address)"),
+    # https://github.com/llm-d/llm-d/issues/191 (grep over pod logs: the file's name, then NCCL 2.26+'s stamp, then
+    # NCCL's own prefix; the stamp is kept first)
+    ("ms-pd-llm-d-modelservice-prefill-2.log:[2025-09-17 15:16:23] ms-pd-llm-d-modelservice-prefill-2:311:405 [0] "
+     "transport/net_ib.cc:199 NCCL WARN NET/IB : mlx5_32:1 Got async error event: port error",
+     dict(host="ms-pd-llm-d-modelservice-prefill-2", pid=311, gpu=0),
+     "[2025-09-17 15:16:23] transport/net_ib.cc:199 NCCL WARN NET/IB : mlx5_32:1 Got async error event: port error"),
+    # https://github.com/varlogtim/tools/blob/main/gpu_idle_timeout/README.md (Determined AI's `det e logs`: its
+    # stamp, the container's id, the rank, "||"; the stamp is peeled by the reader, as every leading stamp)
+    ("5c902731 [rank=1] || batch limit hit, simulating hang", dict(rank=1), "batch limit hit, simulating hang"),
+    ("5c902731 || 2024-03-15 16:29:07,060: DEBUG: gpu_idle_timeout: GPU-a5b02c30-9c95-cb81-e41e-ca204d57aa3b usage 38%",
+     {}, "2024-03-15 16:29:07,060: DEBUG: gpu_idle_timeout: GPU-a5b02c30-9c95-cb81-e41e-ca204d57aa3b usage 38%"),
+    # https://github.com/determined-ai/determined/issues/8915 (the master's own line: no container)
+    ("         || ERROR: Trial 139 (Experiment 138) was terminated: allocation failed: resources failed with non-zero "
+     "exit code: container failed with non-zero exit code: 1 (exit code 1)", {},
+     "ERROR: Trial 139 (Experiment 138) was terminated: allocation failed: resources failed with non-zero exit code: "
+     "container failed with non-zero exit code: 1 (exit code 1)"),
+    # https://github.com/determined-ai/determined/issues/3275 (`det trial logs`: the level first, then the stamp)
+    ("<info>    [2021-12-07 10:43:05] 087c0ee7 || INFO: container failed with non-zero exit code:  (exit code 1)", {},
+     "[2021-12-07 10:43:05] INFO: container failed with non-zero exit code:  (exit code 1)"),
+]
+
+NOT_PREFIXES = [
+    "torch.distributed.elastic.multiprocessing.errors.ChildFailedError: ",  # pipedream #76
+    "RuntimeError: CUDA error: uncorrectable ECC error encountered",  # kohya-ss/sd-scripts #1434
+    "[rank11]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 4.35 GiB.",  # ms-swift #6301 (rank only)
+    '  File "/home/Ubuntu/Desktop/kohya_ss/sd-scripts/library/sdxl_original_unet.py", line 257, in x',
+    "Epoch: [27]  [ 500/1352]  eta: 0:13:43  lr: 0.000013  loss: 29.9395 (28.6905)",  # Peterande/D-FINE #311
+    "srun: error: nid01934: tasks 2,4-5,7: Terminated",  # desihub/desitarget #628
+]
+
+
+@pytest.mark.parametrize("line,who,rest", PREFIXES)
+def test_launcher_prefixes(line, who, rest):
+    origin, left = strip(line)
+    for name, value in who.items():
+        assert getattr(origin, name) == value, name
+    if rest is not None:
+        assert left == rest
+
+
+@pytest.mark.parametrize("line", NOT_PREFIXES)
+def test_not_a_host_prefix(line):
+    assert strip(line)[0].host is None
+
+
+def test_a_rows_host_check_and_place_are_declared_in_its_row():
+    """Whether a prefix's host is checked (`host_checked`: pdsh's takes any word before ": ") and whether it is only
+    ever a line's first (`outermost`) are properties of its row in PREFIXES, not of its name: the same row under
+    another name still refuses a log word for a host, and still stands only first."""
+    from triage import ranks
+    [pdsh] = [r for r in ranks.PREFIXES if r.host_checked]
+    assert pdsh.name == "pdsh" and pdsh.outermost
+    renamed = pdsh._replace(name="parallel_ssh")
+    table, anywhere = ranks._rows_by_first((renamed,))
+    for line in ("Traceback: most recent call", "RuntimeError: CUDA error", "iteration: 3"):
+        assert ranks._prefix(line, table.get(line[:1], anywhere)) is None, line
+    hit = ranks._prefix("worker-3: hello", table.get("w", anywhere))
+    assert hit is not None and hit[0].group("host") == "worker-3"
+    assert {r.name for r in ranks.PREFIXES if r.outermost} == {"srun_label", "pdsh", "grep"}
+
+
+def test_rank_and_host_from_paths():
+    assert from_path("job/node-b/kern.log", "job").host == "node-b"
+    assert from_path("job/rank-3.log", "job").rank == 3
+    assert from_path("job/logs/rank_3.txt", "job").rank == 3
+    o = from_path("job/worker-0/local_rank2.log", "job")
+    assert (o.host, o.local_rank, o.rank) == ("worker-0", 2, None)
+    assert from_path("job/ranks/rank7/stdout", "job").rank == 7
+    assert from_path("/var/log/kern.log", "/var/log").host is None  # a named file: only its name counts
+
+
+# --- clocks ---------------------------------------------------------------------------------------------------
+
+def test_application_stamps():
+    # REAL: hiyouga/LlamaFactory #7396 (c10 logging, no year)
+    t, yearless = app_stamp("[E321 02:07:08.408271257 ProcessGroupNCCL.cpp:607] [Rank 0] Watchdog caught")
+    assert yearless and (t.month, t.day, t.hour, t.microsecond) == (3, 21, 2, 408271)
+    # REAL: huggingface/accelerate #3206 (torchrun's ChildFailedError summary)
+    t, yearless = app_stamp("  time      : 2024-11-02_21:03:02")
+    assert not yearless and t == datetime(2024, 11, 2, 21, 3, 2)
+    # REAL: xiuqhou/Salience-DETR #4 (torch.distributed.elastic's logging)
+    t, _ = app_stamp("[2024-05-08 08:47:31,261] torch.distributed.elastic.multiprocessing.api: [WARNING] Sending "
+                     "process 5938 closing signal SIGTERM")
+    assert t == datetime(2024, 5, 8, 8, 47, 31, 261000)
+    # REAL: lmzpai/roboMamba #10 (glog)
+    t, yearless = app_stamp("E0325 20:57:27.620000 2606 site-packages/torch/distributed/elastic/multiprocessing/"
+                            "api.py:869] failed (exitcode: -9) local_rank: 5 (pid: 2630) of binary: /root/x")
+    assert yearless and (t.month, t.day, t.second) == (3, 25, 27)
+    assert app_stamp("no stamp here") == (None, False)
+
+
+def test_uptime_aligned_through_a_boot_anchor():
+    """SYNTHETIC job: one node's dmesg (uptime only) and its syslog (wall clock with the dmesg stamp inside), line
+    formats from tests/fixtures/dmesg (xid79-fallen-off-bus.dmesg, pcie-aer.syslog)."""
+    clock = Clock()
+    syslog = ["Mar 21 01:55:00 node-b kernel: [ 4200.000000] pcieport 0000:00:03.0: AER: Corrected error "
+              "received: 0000:00:03.0"]
+    dmesg = ["[ 4254.197860] NVRM: Xid (PCI:0000:5d:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off "
+             "the bus."]
+    ev = list(read_lines(syslog, "job/node-b/syslog", clock, root="job", year=2025))
+    ev += list(read_lines(dmesg, "job/node-b/dmesg", clock, root="job"))
+    xid = next(e for e in clock.align(ev) if e.kind == "xid")
+    assert xid.host == "node-b" and xid.pci == "0000:5d:00"
+    assert xid.time == datetime(2025, 3, 21, 1, 55, 54, 197860, tzinfo=timezone.utc)
+
+
+def test_yearless_stamps_take_the_jobs_year():
+    clock = Clock()
+    lines = ["[2024-05-08 08:47:31,261] torch.distributed.elastic.multiprocessing.api: [WARNING] Sending process "
+             "5938 closing signal SIGTERM",
+             "[rank0]:[E321 02:07:08.408271257 ProcessGroupNCCL.cpp:607] [Rank 0] Watchdog caught collective "
+             "operation timeout: WorkNCCL(SeqNum=1580, OpType=ALLREDUCE, NumelIn=466119168, NumelOut=466119168, "
+             "Timeout(ms)=600000) ran for 600060 milliseconds before timing out."]
+    ev = clock.align(read_lines(lines, "x.log", clock))
+    assert [e.time.year for e in ev if e.kind == "nccl_timeout"] == [2024]
+
+
+# --- job facts (REAL lines) ------------------------------------------------------------------------------------
+
+FACTS = [
+    # OpenBMB/MiniCPM-V #770
+    ("torch/distributed/elastic/multiprocessing/api.py:826] failed (exitcode: -9) local_rank: 0 (pid: 1322) of "
+     "binary: /root/miniconda3/bin/python", "rank_exit", dict(exit_code="-9", signal="9", local_rank="0")),
+    # desihub/desitarget #628
+    ("srun: error: nid01934: tasks 2,4-5,7: Terminated", "rank_exit", dict(host="nid01934", signal="15")),
+    ("slurmstepd: error: *** STEP 32233190.0 ON nid01934 CANCELLED AT 2020-07-03T02:59:56 DUE TO TIME LIMIT ***",
+     "job_ended", dict(host="nid01934", why="TIME LIMIT")),
+    # InternLM/lmdeploy #1221
+    ("mpirun noticed that process rank 1 with PID 13580 on node 10.224.96.171 exited on signal 4 (Illegal "
+     "instruction).", "rank_exit", dict(rank="1", host="10.224.96.171", signal="4")),
+    # NVIDIA/nccl #1419 (Open MPI 5's launcher, prterun) and adda-team/adda #151 (mpiexec)
+    ("prterun noticed that process rank 48 with PID 613162 on node gpu-node07 exited on signal 11 (Segmentation "
+     "fault).", "rank_exit", dict(rank="48", host="gpu-node07", signal="11")),
+    # Open MPI's users list, as quoted in its archive (a rank that ended without MPI_Finalize; the node is on the
+    # next line): the wording of Open MPI's help-orterun.txt
+    ("mpiexec has exited due to process rank 0 with PID 26254 on", "rank_exit", dict(rank="0", pid="26254")),
+    # deepspeedai/DeepSpeed #3232
+    ("[2023-04-14 13:11:27,885] [ERROR] [launch.py:434:sigkill_handler] ['/usr/bin/python3', '-u', 'main.py', "
+     "'--local_rank=0', '--data_path', 'Dahoas/rm-static'] exits with return code = -9", "rank_exit",
+     dict(exit_code="-9", signal="9", local_rank="0")),
+    # hiyouga/LlamaFactory #7396 and #8261 (the watchdog's two wordings)
+    ("[PG 1 Rank 3] Exception (either an error or timeout) detected by watchdog at work: 1580, last enqueued NCCL "
+     "work: 1582, last completed NCCL work: 1579.", "nccl_progress",
+     dict(rank="3", seq="1580", last_enqueued="1582", last_completed="1579")),
+    ("[PG ID 1 PG GUID 1 Rank 2]  failure detected by watchdog at work sequence id: 2847 PG status: last enqueued "
+     "work: 2856, last completed work: 2846", "nccl_progress",
+     dict(rank="2", seq="2847", last_enqueued="2856", last_completed="2846")),
+    # OpenRLHF/OpenRLHF #1126 and hiyouga/LlamaFactory #8261 (the flight recorder's dump request: another rank's
+    # timeout, or this rank's own)
+    ("[PG ID 0 PG GUID 0(default_pg) Rank 2] Received a dump signal due to a collective timeout from  rank 6 and we "
+     "will try our best to dump the debug info. Last enqueued NCCL work: 460631, last completed NCCL work: 460630.This "
+     "is most likely caused by incorrect usages of collectives", "nccl_dump",
+     dict(pg="0", rank="2", signal_from="6", last_enqueued="460631", last_completed="460630")),
+    ("[PG ID 0 PG GUID 0(default_pg) Rank 1] Received a dump signal due to a collective timeout from this local rank "
+     "and we will try our best to dump the debug info. Last enqueued NCCL work: 6, last completed NCCL work: 6.This is "
+     "most likely caused by incorrect usages of collectives", "nccl_dump",
+     dict(pg="0", rank="1", own="this local rank", last_enqueued="6")),
+    # NVIDIA/nccl #1730 ... and NVIDIA/nccl-tests #244 (NCCL's address)
+    ("NCCL INFO Bootstrap : Using enp45s0f0:146.155.155.83<0>", "nccl_address", dict(address="146.155.155.83")),
+    # modelscope/FunASR #2006 (communicator: rank, size, device)
+    ("NCCL INFO comm 0x9bbaa80 rank 10 nranks 16 cudaDev 2 busId 48000 - Abort COMPLETE", "nccl_rank",
+     dict(rank="10", nranks="16", gpu="2")),
+    # pytorch/pytorch #140563 (the flight recorder analyser's verdict; the start of the line, as far as the excerpt)
+    ("error msg: Culprit rank 22; Error type: SIZE_OR_SYNTAX_MISMATCH, Expected input sizes: '[[1025]]' does not "
+     "match found input sizes: '[[262144]]', Culprit rank 110; Error type: SIZE_OR_SYNTAX_MISMATCH, Expected input "
+     "sizes: '[[1025]]' does not match found", "collective_mismatch",
+     dict(rank="22", error_type="SIZE_OR_SYNTAX_MISMATCH")),
+    # msr-fiddle/pipedream #76
+    ("Caught signal 7 (Bus error: nonexistent physical address)", "rank_exit", dict(signal="7")),
+    # NVIDIA/nccl #296
+    ("init.cc:1247 NCCL WARN Mismatched collective detected, please check your collective calls at and around rank "
+     "39. You can use NCCL_DEBUG=INFO and NCCL_DEBUG_SUBSYS=COLL to see the collective logs", "collective_mismatch",
+     dict(around_rank="39")),
+    # NCCL could not create its shared-memory segment: dmlc/xgboost #5963 (2.7's shm.h), pytorch/ci-infra #490
+    # (2.2x's shmutils.cc, with the errno), pytorch/torchtitan #853 (the line torch quotes after "Last error:")
+    ("7635c25c81cd:41588:41837 [0] include/shm.h:48 NCCL WARN Error while creating shared memory segment "
+     "nccl-shm-recv-6c6b02bad5bfc129-0-1-0 (size 9637888)", "storage_error",
+     dict(segment="nccl-shm-recv-6c6b02bad5bfc129-0-1-0")),
+    ("misc/shmutils.cc:132 NCCL WARN Error while creating shared memory segment /dev/shm/nccl-WU88OE (size 9637888), "
+     "error: No space left on device (28)", "storage_error", dict(what="No space left on device")),
+    ("  Error while creating shared memory segment /dev/shm/nccl-1YsMbG (size 7340384)", "storage_error",
+     dict(segment="/dev/shm/nccl-1YsMbG")),
+]
+
+
+def test_attaching_to_another_ranks_segment_is_no_storage_error():
+    """NCCL failing to attach to a segment another rank created says that rank is gone, not that /dev/shm is full."""
+    assert facts.match("NCCL WARN Error while attaching to shared memory segment /dev/shm/nccl-x (size 0)") is None
+
+
+@pytest.mark.parametrize("line,kind,groups", FACTS)
+def test_job_facts(line, kind, groups):
+    fact, got = facts.match(line)
+    assert fact.kind == kind
+    for name, value in groups.items():
+        assert got.get(name) == value, name
+
+
+def test_every_fact_kind_is_declared():
+    assert {f.kind for f in facts.FACTS} <= set(facts.JOB_KINDS)
+    for k in facts.JOB_TABLE:  # triage's own kinds: none of the kind table's, in its vocabulary
+        assert k.name not in BY_NAME and (k.category is None or k.category in KIND_CATEGORIES), k.name
+
+
+def test_elastic_summary_block():
+    """REAL: lzhxmu/CPPO #6 (torchrun's ChildFailedError summary, one field a line)."""
+    block = """torch.distributed.elastic.multiprocessing.errors.ChildFailedError: 
+============================================================
+src/open_r1/grpo_gsm.py FAILED
+------------------------------------------------------------
+Failures:
+  <NO_OTHER_FAILURES>
+------------------------------------------------------------
+Root Cause (first observed failure):
+[0]:
+  time      : 2025-05-21_15:43:03
+  host      : mlxlab115rp2n7682d40d9-20250521025625-6dyyd3-8nir8b-worker
+  rank      : 0 (local_rank: 0)
+  exitcode  : -9 (pid: 14750)
+  error_file: <N/A>
+  traceback : Signal 9 (SIGKILL) received by PID 14750
+============================================================""".splitlines()
+    ev = [e for e in read_lines(block, "out.log", Clock()) if e.kind == "rank_exit"]
+    assert len(ev) == 1
+    e = ev[0]
+    assert (e.rank, e.local_rank, e.exit_code, e.signal, e.pid) == (0, 0, -9, 9, 14750)
+    assert e.host == "mlxlab115rp2n7682d40d9-20250521025625-6dyyd3-8nir8b-worker"
+    assert e.details["root_cause"] is True and e.time == datetime(2025, 5, 21, 15, 43, 3, tzinfo=timezone.utc)
+
+
+def test_open_mpis_exit_summary_names_the_first_process_to_exit():
+    """REAL: ChenRocks/UNITER #31 (horovodrun over Open MPI: the summary Open MPI prints after the job, one field a
+    line, a blank line inside); NVIDIA/nccl-tests #294's "[[12167,1],10]" names rank 10."""
+    lines = """[1,1]<stderr>:RuntimeError: Horovod has been shut down. This was caused by an exception on one of the ranks or an attempt to allreduce, allgather or broadcast a tensor after one of the ranks finished execution. If the shutdown was caused by an exception, you should see the exception in the log before the first shutdown message.
+--------------------------------------------------------------------------
+Primary job  terminated normally, but 1 process returned
+a non-zero exit code. Per user-direction, the job has been aborted.
+--------------------------------------------------------------------------
+--------------------------------------------------------------------------
+mpirun detected that one or more processes exited with non-zero status, thus causing
+the job to be terminated. The first process to do so was:
+
+  Process name: [[50371,1],0]
+  Exit code:    1
+
+""".splitlines()
+    (ev,) = [e for e in read_lines(lines, "mpirun.log", Clock()) if e.kind == "rank_exit"]
+    assert (ev.rank, ev.exit_code, ev.details["fact"], ev.line) == (0, 1, "mpi_first_exit", 10)
+    (incident,) = attribute(read_lines(lines, "mpirun.log", Clock()))
+    assert (incident.root.rank, incident.rule) == (0, "first_rank_death")
+    # the summary read to its last field even at the end of a file, and PRRTE's "[nspace,rank]" name read alike
+    for name, rank in (("[[12167,1],10]", 10), ("[prterun-gpu-node07-612995@1,48]", 48)):
+        tail = ["The first process to do so was:", "", f"  Process name: {name}", "  Exit code:    3"]
+        (ev,) = [e for e in read_lines(tail, "x.log", Clock()) if e.kind == "rank_exit"]
+        assert (ev.rank, ev.exit_code) == (rank, 3)
+    # Horovod's Gloo launcher raises the same words, the rank alone, its fields in either order (determined-ai/
+    # determined #3275): its RuntimeError is the summary, not the program's exception
+    gloo = ["RuntimeError: Horovod detected that one or more processes exited with non-zero status, thus causing the "
+            "job to be terminated. The first process to do so was:", "Exit code: 1", "Process name: 1"]
+    ev = list(read_lines(["Traceback (most recent call last):", *gloo], "x.log", Clock()))
+    assert [(e.kind, e.rank, e.exit_code) for e in ev] == [("rank_exit", 1, 1)]
+
+
+def test_a_traceback_behind_determineds_prefix_is_read():
+    """SYNTHETIC: Determined AI's prefixes (formats from varlogtim/tools' README and determined-ai/determined #3275)
+    before a traceback: the stamp between the level and the container id is peeled, the traceback read, its rank the
+    [rank=N] one."""
+    lines = ["<>        [2021-12-07 10:43:01] 087c0ee7 [rank=1] || Traceback (most recent call last):",
+             "<>        [2021-12-07 10:43:01] 087c0ee7 [rank=1] ||   File \"train.py\", line 3, in <module>",
+             "<>        [2021-12-07 10:43:01] 087c0ee7 [rank=1] || ValueError: bad shape",
+             "[2024-03-15T16:29:14.110799Z] 5c902731 [rank=0] || Traceback (most recent call last):",
+             "[2024-03-15T16:29:14.110799Z] 5c902731 [rank=0] || KeyError: 'x'"]
+    ev = [e for e in read_lines(lines, "trial.log", Clock()) if e.kind == "exception"]
+    assert [(e.rank, e.details["exception"], e.time.year) for e in ev] == [(1, "ValueError", 2021),
+                                                                          (0, "KeyError", 2024)]
+
+
+VLLM_API_SERVER = [  # REAL: vllm-project/vllm #22479 (the API server re-raising its engine's failure)
+    "(APIServer pid=1422128) ERROR 08-07 19:11:43 [serving_chat.py:1050]     outputs = await "
+    "engine_core.get_output_async()",
+    "(APIServer pid=1422128) ERROR 08-07 19:11:43 [serving_chat.py:1050]   File \"/home/giga/vllm/vllm/v1/engine/"
+    "core_client.py\", line 809, in get_output_async",
+    "(APIServer pid=1422128) ERROR 08-07 19:11:43 [serving_chat.py:1050]     raise self._format_exception(outputs) "
+    "from None",
+    "(APIServer pid=1422128) ERROR 08-07 19:11:43 [serving_chat.py:1050] vllm.v1.engine.exceptions.EngineDeadError: "
+    "EngineCore encountered an issue. See stack trace (above) for the root cause.",
+]
+
+
+def test_vllms_logger_header_is_read_through_and_a_reraised_failure_is_a_consequence():
+    """SYNTHETIC: the API server's re-raise (vllm #22479's lines, behind a traceback opener in its format) printed
+    before the engine's own traceback (LMCache/LMCache #2306's lines): vLLM's "ERROR MM-DD HH:MM:SS [file:line] "
+    header is peeled so the tracebacks are read, and the engine's error, not the API server's, is the root."""
+    api = VLLM_API_SERVER[0].split(" ERROR ")[0] + " ERROR 08-07 19:11:43 [serving_chat.py:1050] Traceback (most " \
+        "recent call last):"
+    engine = ["(EngineCore_DP0 pid=697344) ERROR 01-08 17:16:15 [core.py:844] EngineCore encountered a fatal error.",
+              "(EngineCore_DP0 pid=697344) ERROR 01-08 17:16:15 [core.py:844] Traceback (most recent call last):",
+              "(EngineCore_DP0 pid=697344) ERROR 01-08 17:16:15 [core.py:844]   File \"/usr/local/lib/python3.12/"
+              "dist-packages/vllm/v1/engine/core.py\", line 835, in run_engine_core",
+              "(EngineCore_DP0 pid=697344) ERROR 01-08 17:16:15 [core.py:844] ValueError: vllm model for "
+              "vllm-instance not found."]
+    ev = list(read_lines([api, *VLLM_API_SERVER, *engine], "serve.log", Clock()))
+    dead, root = [e for e in ev if e.kind == "exception"]
+    assert dead.details["exception"].endswith("EngineDeadError") and is_consequence(dead)
+    assert root.details["exception"] == "ValueError" and root.pid == 697344 and root.time.month == 1
+    (incident,) = attribute(ev)
+    assert incident.root.kind == "exception" and incident.evidence[0] is root
+    # the engine's summary of its workers' failure (vllm-project/vllm #26898's title)
+    message = "RuntimeError: Engine core initialization failed. See root cause above. Failed core proc(s)"
+    (exc,) = [e for e in read_lines(["Traceback (most recent call last):", message], "x.log", Clock())
+              if e.kind == "exception"]
+    assert is_consequence(exc)
+
+
+def test_vllms_header_without_seconds():
+    """REAL: vllm-project/vllm #28028 (a date format without seconds)."""
+    assert app_stamp("ERROR 11-03 23:14 [serving_chat.py:1145]     async for res in result_generator:") == (
+        datetime(1900, 11, 3, 23, 14), True)
+
+
+def test_a_redacted_host_is_no_host():
+    """REAL lines whose host (or peer) the poster replaced with a placeholder: the prefix and the fact are read, the
+    placeholder taken for no host (every redacted line would otherwise be one host) nor a peer."""
+    # NVIDIA/nccl #952 (NCCL's prefix) and #1814 (a name that only looks like one is kept)
+    assert strip("<cluster_name>:924:924 [5] NCCL INFO cudaDriverVersion 12010") == (
+        Origin(pid=924, gpu=5), "NCCL INFO cudaDriverVersion 12010")
+    assert strip("hostname-test:984:984 [4] NCCL INFO cudaDriverVersion 12080")[0].host == "hostname-test"
+    # Kay1794/Aware-of-the-history #2 (host and pid) and horovod/horovod #469 (host)
+    for line, rank in (("mpirun noticed that process rank 1 with PID xxxxxx on node xxxxxxxx exited on signal 9 "
+                        "(Killed).", 1),
+                       ("mpirun noticed that process rank 7 with PID 0 on node HOSTNAME exited on signal 9 (Killed).",
+                        7)):
+        (ev,) = [e for e in read_lines([line], "mpirun.log", Clock()) if e.kind == "rank_exit"]
+        assert (ev.rank, ev.host, ev.signal) == (rank, None, 9)
+    # NVIDIA/nccl #1814's title: the completion error is read, its redacted peer names none
+    line = ("NCCL WARN NET/IB : Got completion from peer xxx.xxx.xxx.xxx<55921> with status=12 opcode=1 len=0 vendor "
+            "err 129 (Send) localGid ::ffff:29.87.4.221 remoteGids::ffff:29.87.88.182")
+    (ev,) = read_lines([line], "x.log", Clock())
+    assert ev.kind == "ib_completion_error" and ev.peer is None and ev.details["peer_redacted"]
+    assert attribute([ev])[0].rule == "fabric_error"
+
+
+def test_traceback_exception_and_its_consequences():
+    """REAL lines: rank 11's out-of-memory traceback (modelscope/ms-swift #6301) is the parsers' cuda_oom; a
+    DistBackendError is a consequence."""
+    lines = ["[rank11]: Traceback (most recent call last):",
+             "[rank11]:     attn_output = torch.nn.functional.scaled_dot_product_attention(",
+             "[rank11]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 4.35 GiB. GPU 3 has a total "
+             "capacity of 63.42 GiB of which 1.70 GiB is free."]
+    ev = list(read_lines(lines, "x.log", Clock()))
+    oom = [e for e in ev if e.kind == "cuda_oom"]
+    assert len(oom) == 1 and oom[0].rank == 11 and oom[0].gpu == 3
+    # SYNTHETIC: an exception line of a kind PyTorch raises when a peer failed
+    ev = list(read_lines(["Traceback (most recent call last):", "  File \"x.py\", line 1, in <module>",
+                          "torch.distributed.DistBackendError: NCCL communicator was aborted on rank 3."],
+                         "y.log", Clock()))
+    exc = [e for e in ev if e.kind == "exception"]
+    assert exc and is_consequence(exc[0])
+
+
+def test_horovods_shut_down_is_another_ranks_failure():
+    """REAL line (ChenRocks/UNITER #31: rank 1's Horovod shut down; the reporter then found "RuntimeError: CUDA out of
+    memory" elsewhere in the log); the traceback opener and rank 0's out-of-memory line are SYNTHETIC.  Horovod says
+    itself that its shut down "was caused by an exception on one of the ranks": rank 1 was blamed when its line came
+    first."""
+    shut_down = ("[1,1]<stderr>:RuntimeError: Horovod has been shut down. This was caused by an exception on one of "
+                 "the ranks or an attempt to allreduce, allgather or broadcast a tensor after one of the ranks finished "
+                 "execution. If the shutdown was caused by an exception, you should see the exception in the log "
+                 "before the first shutdown message.")
+    lines = ["[1,1]<stderr>:Traceback (most recent call last):",
+             "[1,1]<stderr>:    mpi_lib.horovod_torch_wait_and_clear(handle)",
+             shut_down,
+             "[1,0]<stderr>:Traceback (most recent call last):",
+             "[1,0]<stderr>:RuntimeError: CUDA out of memory. Tried to allocate 20.00 MiB (GPU 0; 10.76 GiB total "
+             "capacity; 9.71 GiB already allocated)"]
+    ev = list(read_lines(lines, "mpirun.log", Clock()))
+    (exc,) = [e for e in ev if e.kind == "exception"]
+    assert exc.rank == 1 and is_consequence(exc)
+    (incident,) = attribute(ev)
+    assert (incident.category, incident.root.rank, incident.root.kind) == ("application", 0, "cuda_oom")
+    # TensorFlow's wording around the same status, and Horovod elastic's error when a peer is gone
+    for text in ("tensorflow.python.framework.errors_impl.UnknownError: Horovod has been shut down. This was caused "
+                 "by an exception on one of the ranks",
+                 "horovod.common.exceptions.HorovodInternalError: ncclAllReduce failed: unhandled system error"):
+        ev = list(read_lines(["Traceback (most recent call last):", text], "z.log", Clock()))
+        (exc,) = [e for e in ev if e.kind == "exception"]
+        assert is_consequence(exc), text
+
+
+# --- attribution (SYNTHETIC jobs from REAL-format lines) -------------------------------------------------------
+
+XID79 = "[ 4254.197860] NVRM: Xid (PCI:0000:5d:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus."
+ANCHOR = ("Mar 21 01:50:00 node-b kernel: [ 3954.000000] pcieport 0000:00:03.0: AER: Corrected error received: "
+          "0000:00:03.0")
+
+
+def timeout(rank: int, seq: int = 1580, when: str = "02:07:08") -> str:
+    # the line format of hiyouga/LlamaFactory #7396
+    return (f"[rank{rank}]:[E321 {when}.408271257 ProcessGroupNCCL.cpp:607] [Rank {rank}] Watchdog caught collective "
+            f"operation timeout: WorkNCCL(SeqNum={seq}, OpType=ALLREDUCE, NumelIn=466119168, NumelOut=466119168, "
+            f"Timeout(ms)=600000) ran for 600060 milliseconds before timing out.")
+
+
+def progress(rank: int, seq: int, enqueued: int, completed: int) -> str:
+    return (f"[rank{rank}]:[E321 02:07:08.465150152 ProcessGroupNCCL.cpp:1664] [PG 1 Rank {rank}] Exception (either "
+            f"an error or timeout) detected by watchdog at work: {seq}, last enqueued NCCL work: {enqueued}, last "
+            f"completed NCCL work: {completed}.")
+
+
+def job(files: dict[str, list[str]], year: int = 2025) -> list[Incident]:
+    clock = Clock()
+    ev = []
+    for name, lines in files.items():
+        ev += read_lines(lines, f"job/{name}", clock, root="job", year=year)
+    return attribute(clock.align(ev))
+
+
+def test_node_fault_on_another_node_outranks_the_ranks_claims():
+    """Node b's GPU falls off the bus at 01:55; ranks on nodes a and b time out ten minutes later and rank 3 raises
+    an exception: the Xid is the root (hardware, node b, its PCI address)."""
+    incidents = job({
+        "node-b/kern.log": [ANCHOR],
+        "node-b/dmesg": [XID79],
+        "node-a/train.log": [timeout(0), timeout(1)],
+        "node-b/train.log": [timeout(2), "[rank3]: Traceback (most recent call last):",
+                             "[rank3]: ValueError: too many values to unpack (expected 2)"],
+    })
+    first = incidents[0]
+    assert (first.category, first.rule, first.root.host, first.root.pci) == ("hardware", "node_fault", "node-b",
+                                                                             "0000:5d:00")
+    assert "timed out" in first.consequences
+
+
+def test_a_node_fault_long_before_the_failure_explains_nothing():
+    """The same Xid, two days before the timeouts: outside the window, not the root."""
+    incidents = job({
+        "node-b/kern.log": ["Mar 19 01:50:00 node-b kernel: [ 3954.000000] pcieport 0000:00:03.0: AER: Corrected "
+                            "error received: 0000:00:03.0"],
+        "node-b/dmesg": [XID79],
+        "node-a/train.log": [timeout(0), timeout(1), timeout(2)],
+    })
+    assert not any(i.rule == "node_fault" for i in incidents)
+
+
+def test_the_earliest_failure_that_is_not_a_consequence_wins():
+    incidents = job({
+        "rank-5.log": ["[2025-03-21 01:57:00,000] something before",
+                       "Traceback (most recent call last):",
+                       "IndexError: list index out of range"],
+        "rank-0.log": [timeout(0)],
+        "rank-1.log": [timeout(1)],
+    })
+    first = incidents[0]
+    assert (first.category, first.root.rank, first.root.kind) == ("application", 5, "exception")
+
+
+def test_a_cuda_error_chained_after_another_is_no_root():
+    """SYNTHETIC: rank 0's illegal memory access, then, raised while handling it, "unknown error" (alone, a device
+    fault: hardware): chained, it is the first's consequence; the root is the first, the program's."""
+    tb = "[rank0]: Traceback (most recent call last):"
+    incidents = job({"rank-0.log": [
+        "[2025-03-21 01:57:00,000] step 10", tb, '[rank0]:   File "train.py", line 10, in <module>',
+        "[rank0]: RuntimeError: CUDA error: an illegal memory access was encountered", "[rank0]: ",
+        "[rank0]: During handling of the above exception, another exception occurred:", "[rank0]: ", tb,
+        '[rank0]:   File "train.py", line 12, in <module>', "[rank0]: RuntimeError: CUDA error: unknown error"]})
+    first = incidents[0]
+    assert (first.category, first.rule, first.root.kind, first.root.rank) == ("application", "first_failure",
+                                                                              "cuda_error", 0)
+    assert len(incidents) == 1
+    # alone, the same "unknown error" is the device's fault
+    alone = job({"rank-0.log": ["[2025-03-21 01:57:00,000] step 10", tb, "[rank0]: RuntimeError: CUDA error: "
+                                "unknown error"]})
+    assert (alone[0].category, alone[0].rule) == ("hardware", "node_fault")
+
+
+def test_lagging_rank_from_the_communicator_size():
+    """Four ranks in the communicator, three report the timeout: the fourth never reached the collective."""
+    comm = [f"node-a:100{r}:200{r} [{r}] NCCL INFO comm 0x9bbaa8{r} rank {r} nranks 4 cudaDev {r} busId 4800{r} - "
+            "Init COMPLETE" for r in range(4)]
+    incidents = job({"launcher.log": comm + [timeout(0), timeout(1), timeout(2)]})
+    first = incidents[0]
+    assert (first.category, first.rule, first.root.rank) == ("undetermined", "lagging_rank", 3)
+    assert "rank 3 never reached it" in first.consequences
+
+
+def test_lagging_rank_from_last_enqueued_work():
+    incidents = job({"launcher.log": [progress(0, 1580, 1582, 1579), progress(1, 1580, 1582, 1579),
+                                      progress(2, 1577, 1577, 1576)]})
+    assert (incidents[0].rule, incidents[0].root.rank) == ("lagging_rank", 2)
+
+
+# lsdefine/simple_GRPO #46 (PyTorch 2.6's flight recorder): rank 5 dumps at rank 2's request, all it enqueued done
+DUMP_5 = ("[rank5]:[E723 01:58:45.667329643 ProcessGroupNCCL.cpp:1743] [PG ID 0 PG GUID 0(default_pg) Rank 5] Received "
+          "a dump signal due to a collective timeout from  rank 2 and we will try our best to dump the debug info. Last "
+          "enqueued NCCL work: 136, last completed NCCL work: 136.This is most likely caused by incorrect usages of "
+          "collectives, e.g., wrong sizes used across ranks, the order of collectives is not same for all ranks or the "
+          "scheduled collective, for some reason, didn't run. Additionally, this can be caused by GIL deadlock or other "
+          "reasons such as network errors or bugs in the communications library (e.g. NCCL), etc. ")
+
+
+def watchdog_26(rank: int, pg: int, seq: int) -> str:
+    """PyTorch 2.6's progress line (the wording of ecmwf/WeatherGenerator #433)."""
+    return (f"[rank{rank}]:[E723 01:58:44.186106643 ProcessGroupNCCL.cpp:2168] [PG ID {pg} PG GUID {pg}"
+            f"{'(default_pg)' if pg == 0 else ''} Rank {rank}]  failure detected by watchdog at work sequence id: {seq} "
+            f"PG status: last enqueued work: {seq}, last completed work: {seq - 1}")
+
+
+def test_a_rank_the_flight_recorder_found_behind_is_the_lagging_rank():
+    """Rank 2 times out in work 137 of process group 0; rank 5, told to dump, had enqueued only up to 136 there."""
+    first = job({"train.log": [watchdog_26(2, 0, 137), DUMP_5]})[0]
+    assert (first.category, first.rule, first.root.rank) == ("undetermined", "lagging_rank", 5)
+    assert "process group 0" in first.reason
+
+
+@pytest.mark.parametrize("lines", [
+    [watchdog_26(2, 0, 136), DUMP_5],  # rank 5 enqueued the work rank 2 waits in: it reached the collective
+    [watchdog_26(2, 1, 2847), DUMP_5],  # the timeout is process group 1's: group 0's numbers say nothing of it
+])
+def test_a_dump_line_blames_no_rank_that_reached_the_work(lines):
+    assert job({"train.log": lines})[0].rule != "lagging_rank"
+
+
+def test_same_work_everywhere_is_undetermined():
+    incidents = job({"launcher.log": [progress(r, 1580, 1582, 1579) for r in range(4)]})
+    assert (incidents[0].category, incidents[0].root.rank) == ("undetermined", None)
+
+
+def test_ib_errors_point_at_the_peer_host():
+    """Node a's NCCL names peer 10.0.0.2; node b's own NCCL INFO line says that address is node b (line formats of
+    NVIDIA/nccl-tests #244 and NVIDIA/nccl #1405)."""
+    incidents = job({
+        "node-a/train.log": ["node-a:3468:3468 [4] NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>",
+                             "node-a:3468:3905 [4] ib_plugin.c:1615 NCCL WARN NET/IB : Got completion from peer "
+                             "10.0.0.2<54862> with status=12 opcode=0 len=0 vendor err 129 (Recv)"],
+        "node-b/train.log": ["node-b:5521:5521 [4] NCCL INFO Bootstrap : Using eth0:10.0.0.2<0>"],
+    })
+    first = incidents[0]
+    assert (first.category, first.rule, first.root.host) == ("fabric", "peer_error", "node-b")
+
+
+@pytest.mark.parametrize("status,category", [(5, "undetermined"), (12, "fabric")])
+def test_a_flushed_completion_names_the_peer_but_is_no_link_failure(status, category):
+    """IBV_WC_WR_FLUSH_ERR (5): the request was flushed because the connection was already broken (areal-project/AReaL
+    #3: "either a network issue ... or the peer process ... has exited"); IBV_WC_RETRY_EXC_ERR (12): the transport's
+    retries to the peer ran out, the link (NVIDIA/nccl #1405).  Either way the peer is the suspect; only the second
+    says the fabric."""
+    line = (f"(model_worker/12 pid=43581, ip=10.208.16.54) NET/IB : Got completion from peer 10.10.11.9<51354> with "
+            f"status={status} opcode=0 len=0 vendor err 249 (Recv)")
+    first = job({"train.log": [line]})[0]
+    assert (first.category, first.rule) == (category, "peer_error")
+    assert "10.10.11.9" in first.reason
+
+
+def test_a_peer_gone_away_is_the_root_host_not_the_reporter():
+    """Undetermined remote errors point at the peer: its address when NCCL's lines do not map it (AReaL #3), the job's
+    host when the peer is that host's fully qualified name (NVIDIA/nccl #795's line)."""
+    flushed = job({"train.log": ["(model_worker/12 pid=43581, ip=10.208.16.54) NET/IB : Got completion from peer "
+                                 "10.10.11.9<51354> with status=5 opcode=0 len=0 vendor err 249 (Recv)"]})[0]
+    assert (flushed.rule, flushed.root.host) == ("peer_error", "10.10.11.9")
+    closed = job({"train.log": [
+        "node-b:17:17 [0] NCCL INFO Bootstrap : Using eth0:10.0.0.2<0>",
+        "node-a:183006:183181 [1] misc/socket.cc:538 NCCL WARN Net : Connection closed by remote peer "
+        "node-b.cluster-92732890.pcluster<47861>"]})[0]
+    assert (closed.category, closed.root.host) == ("undetermined", "node-b")
+
+
+def test_a_flushed_completion_naming_no_peer_is_no_fabric_fault():
+    flushed = job({"train.log": ["NET/IB : Got completion with error IBV_WC_WR_FLUSH_ERR(5)"]})
+    assert flushed[0].category == "undetermined"
+    retries = job({"train.log": ["NET/IB : Got completion with error IBV_WC_RETRY_EXC_ERR(12)"]})
+    assert (retries[0].category, retries[0].rule) == ("fabric", "fabric_error")
+
+
+def test_a_lone_flushed_completion_is_never_a_root_by_itself():
+    """IBV_WC_WR_FLUSH_ERR (5) is the aftermath of an earlier error on the connection: a consequence (parsers/kinds.py
+    ib_completion_error), never fabric (IB_STATUS_CATEGORY).  Alone and naming no peer, no line is the root (only
+    consequences); beside a rank's own failure, that failure is the root and the flush one of its consequences.
+    REAL lines: areal-project/AReaL #3 (the flush), modelscope/ms-swift #6301 (the OOM, as PREFIXES above)."""
+    [alone] = job({"train.log": ["NET/IB : Got completion with error IBV_WC_WR_FLUSH_ERR(5)"]})
+    assert (alone.category, alone.rule, alone.root.rank, alone.root.host) == ("undetermined", "undetermined", None,
+                                                                             None)
+    flush = ("(model_worker/12 pid=43581, ip=10.208.16.54) NET/IB : Got completion from peer 10.10.11.9<51354> with "
+             "status=5 opcode=0 len=0 vendor err 249 (Recv)")
+    [first] = job({"train.log": ["[rank11]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 4.35 GiB.",
+                                 flush]})
+    assert (first.category, first.rule, first.root.kind, first.root.rank) == ("application", "first_failure",
+                                                                              "cuda_oom", 11)
+    assert [e.kind for e in first.evidence] == ["cuda_oom", "ib_completion_error"]
+    assert "naming 10.10.11.9" in first.consequences
+
+
+@pytest.mark.parametrize("line", [
+    # REAL (NVIDIA/nccl #928: "IB error 4 is usually due to ACS being enabled and breaking GPU Direct RDMA protocol")
+    "H100-1:9821:9920 [1] transport/net_ib.cc:1295 NCCL WARN NET/IB : Got completion from peer "
+    "fe80::966d:ae03:8b:df50%ib0<44413> with error 4, opcode 32613, len 32613, vendor err 81 (Send)",
+    # NVIDIA/nccl #214's title (NCCL 2.4: no peer named), behind an NCCL prefix of this test's own
+    "node-8x-v100-nvlink-1:1:2 [0] transport/net_ib.cu:788 NCCL WARN NET/IB : Got completion with error 4, opcode 1, "
+    "len 21938, vendor err 81",
+])
+def test_a_local_protection_error_is_the_reporting_nodes_not_the_links(line):
+    """IBV_WC_LOC_PROT_ERR (4): the reporting node's adapter was refused the memory it registered (GPUDirect RDMA
+    through a PCIe switch with ACS enabled): the node's configuration, whichever peer the line names; the root is the
+    reporter's host, never the peer."""
+    first = job({"train.log": [line]})[0]
+    assert first.category == "infrastructure"
+    assert first.root.host == line.split(":")[0]
+    assert "ACS" in first.reason
+
+
+def test_a_link_failure_beside_a_local_protection_error_is_still_the_fabric():
+    lines = ["node-a:1:2 [0] NCCL WARN NET/IB : Got completion from peer 10.0.0.2<1> with error 4, opcode 0, len 0, "
+             "vendor err 81",
+             "node-a:1:2 [0] NCCL WARN NET/IB : Got completion from peer 10.0.0.2<1> with error 12, opcode 0, len 0, "
+             "vendor err 129"]
+    assert job({"train.log": lines})[0].category == "fabric"
+
+
+def test_a_fabric_fault_several_ranks_of_one_host_report_is_the_hosts():
+    """REAL lines (NVIDIA/nccl #230): ranks 12, 13 and 14 of one host get the HCA's "local catastrophic error": the
+    root is that host (its adapter), not rank 12, the first to print it; one rank's report stays that rank's."""
+    stamp = "2019-06-02T16:13:44.888Z: "
+    host = "container-e275-1553839402050-12124-01-000057"
+    lines = [f"{stamp}[1,{rank}]<stdout>:{host}:{pid}:{tid} [0] transport/net_ib.cu:80 NCCL WARN NET/IB : Got async "
+             "event : local catastrophic error" for rank, pid, tid in ((12, 815, 864), (14, 814, 868), (13, 812, 866))]
+    first = job({"job.log": lines})[0]
+    assert (first.category, first.rule, first.root.host, first.root.rank) == ("fabric", "fabric_error", host, None)
+    assert "reported by its 3 ranks (12,13,14)" in first.reason
+    alone = job({"job.log": lines[:1]})[0]
+    assert (alone.root.host, alone.root.rank) == (host, 12)
+
+
+def test_a_rank_that_died_first_is_the_suspect():
+    incidents = job({"launcher.log": [
+        "[2025-03-21 01:57:00,000] torch.distributed.elastic.multiprocessing.api: [ERROR] failed (exitcode: -9) "
+        "local_rank: 2 (pid: 5939) of binary: /usr/bin/python",
+        timeout(0), timeout(1)]})
+    first = incidents[0]
+    # SIGKILL alone says not who sent it (the OOM killer, a scheduler, the launcher, a user): the rank is the suspect,
+    # its cause undetermined, the senders said
+    assert (first.category, first.rule, first.root.kind) == ("undetermined", "first_rank_death", "rank_exit")
+    assert "SIGKILL comes from the kernel's OOM killer" in first.reason
+
+
+SIGKILLED = ("[2025-03-21 01:57:00,000] torch.distributed.elastic.multiprocessing.api: [ERROR] failed (exitcode: -9) "
+             "local_rank: 2 (pid: 5939) of binary: /usr/bin/python")
+
+
+@pytest.mark.parametrize("files, root_kind", [
+    # a pod's status (kubectl describe: no stamp, no host) says the kubelet saw it OOMKilled
+    ({"launcher.log": [SIGKILLED], "describe.txt": ["      Reason:       OOMKilled"]}, "job_ended"),
+    # Slurm's step summary of a cgroup's OOM kill (slurmstepd's wording), printed when the step ended, after the death
+    ({"launcher.log": [SIGKILLED, "[2025-03-21 01:58:30,000] slurmstepd: error: Detected 1 oom-kill event in "
+                                  "StepId=4242.0. Some of your processes may have been killed by the cgroup "
+                                  "out-of-memory handler."]}, "job_ended"),
+    # the kernel's OOM kill on the rank's host (the kernel-misc.log format)
+    ({"node-a/launcher.log": [SIGKILLED],
+      "node-a/kern.log": ["Mar 21 01:56:59 node-a kernel: Out of memory: Killed process 5939 (python) "
+                          "total-vm:123456kB, anon-rss:120000kB, file-rss:0kB, shmem-rss:0kB, UID:0"]}, "oom_kill"),
+    # the scheduler's time limit before it
+    ({"launcher.log": ["slurmstepd: error: *** STEP 4242.0 ON node-a CANCELLED AT 2025-03-21T01:56:58 DUE TO TIME "
+                       "LIMIT ***", SIGKILLED]}, "job_ended"),
+])
+def test_a_sigkill_is_infrastructure_only_with_a_line_that_says_so(files, root_kind):
+    """SYNTHETIC jobs in real formats: SIGKILL with evidence of who sent it (an OOM kill, the cgroup's event, the
+    pod's OOMKilled, the time limit) is infrastructure, rooted at that evidence."""
+    first = job(files)[0]
+    assert (first.category, first.root.kind) == ("infrastructure", root_kind), first.reason
+
+
+def test_a_sigkill_after_another_ranks_failure_is_its_consequence():
+    """SYNTHETIC: rank 0 raised first; rank 2's SIGKILL a minute later (the launcher tearing the job down) is not the
+    root, and an OOM kill on another host explains no death of this one."""
+    raised = ["[2025-03-21 01:56:00,000] [rank0]: Traceback (most recent call last):",
+              "[2025-03-21 01:56:00,000] [rank0]: ValueError: the batch holds no sample"]
+    first = job({"node-a/train.log": raised + [SIGKILLED]})[0]
+    assert (first.category, first.root.kind, first.root.rank) == ("application", "exception", 0)
+    assert "exited after it" in first.consequences
+    # an OOM kill on another host, after the death, is that host's: the SIGKILL stays unexplained
+    other = ["Mar 21 01:58:00 node-b kernel: Out of memory: Killed process 7001 (python) total-vm:123456kB, "
+             "anon-rss:120000kB, file-rss:0kB, shmem-rss:0kB, UID:0"]
+    first = job({"node-a/train.log": [SIGKILLED], "node-b/kern.log": other})[0]
+    assert (first.category, first.rule, first.root.host) == ("undetermined", "first_rank_death", "node-a")
+
+
+def test_sigterm_from_the_launcher_is_a_consequence():
+    e = Evidence(kind="rank_exit", signal=15)
+    assert is_consequence(e)
+
+
+def test_deterministic_whatever_the_order():
+    files = {"node-b/kern.log": [ANCHOR], "node-b/dmesg": [XID79], "node-a/train.log": [timeout(0), timeout(1)]}
+    clock = Clock()
+    ev = []
+    for name, lines in files.items():
+        ev += read_lines(lines, f"job/{name}", clock, root="job", year=2025)
+    ev = clock.align(ev)
+    want = to_json(attribute(ev))
+    for seed in range(5):
+        shuffled = ev[:]
+        random.Random(seed).shuffle(shuffled)
+        assert to_json(attribute(shuffled)) == want
+
+
+def test_nothing_failed_nothing_reported():
+    assert attribute([]) == []
+    assert attribute([Evidence(kind="nccl_address", severity="info", host="a", address="10.0.0.1")]) == []
+
+
+def test_json_document():
+    incidents = job({"node-b/kern.log": [ANCHOR], "node-b/dmesg": [XID79], "node-a/train.log": [timeout(0)]})
+    doc = to_json(incidents)
+    assert doc["schema"] == SCHEMA == "gpu-npd.triage/v1"
+    first = doc["incidents"][0]
+    assert set(first) >= {"category", "root", "evidence", "consequences", "rule", "reason", "time"}
+    assert set(first["root"]) == {"rank", "host", "gpu", "pci", "device", "kind"}
+    assert {"file", "line", "text", "time"} <= set(first["evidence"][0])
+    assert first["category"] in CATEGORIES
+
+
+def test_rules_are_a_table():
+    assert [r[0] for r in sorted(RULES, key=lambda r: r[1])] == [
+        "node_fault", "first_failure", "mismatched_collective", "peer_error", "fabric_error", "lagging_rank",
+        "undetermined"]
+
+
+def test_node_faults_are_the_device_faults_and_the_driver_modules():
+    """NODE_FAULT_KINDS comes from the kind table (a device, an error by default) plus the driver modules' kinds:
+    these and no other kind of the table make a node fault; a GPU reset (a notice) never does."""
+    from parsers.kinds import TABLE
+    from triage import is_node_fault
+    faults = {k.name for k in TABLE
+              if is_node_fault(Evidence(k.name, "error", "unknown", None, "n", details={"state": "down"}))}
+    assert faults == {"xid", "sxid", "fallen_off_bus", "gpu_reset_required", "nvlink", "pcie_aer", "kernel_oops",
+                      "ib_link", "nic_error", "peermem_error"}
+    assert not is_node_fault(Evidence("gpu_reset", "info", "driver", None, "n", pci="0000:5d:00"))
+
+
+def test_a_reason_names_a_fault_as_the_kind_table_words_it():
+    nvlink = Evidence("nvlink", "error", "hardware", None, "node-b", pci="0000:5d:00")
+    timeouts = [Evidence("nccl_timeout", "error", "unknown", None, f"node-{h}", rank=r, seq=7) for r, h in
+                enumerate("ab")]
+    first = attribute([nvlink, *timeouts])[0]
+    assert first.rule == "node_fault" and first.reason.startswith("NVLink error on node-b is a hardware fault")
+
+
+def test_incident_refuses_an_unknown_category():
+    with pytest.raises(ValueError):
+        Incident("cosmic-rays", Root(), (), "", "x", "y")
+
+
+def test_a_rank_killed_after_the_timeouts_is_their_consequence():
+    """SYNTHETIC: the watchdog timed out first; the launcher's SIGKILL of a rank after it decides nothing."""
+    incidents = job({"launcher.log": [
+        timeout(0), timeout(1),
+        "[2025-03-21 02:09:00,000] torch.distributed.elastic.multiprocessing.api: [ERROR] failed (exitcode: -9) "
+        "local_rank: 2 (pid: 5939) of binary: /usr/bin/python"]})
+    assert incidents[0].category == "undetermined"
+
+
+def test_host_oom_kill_is_a_failure():
+    """SYNTHETIC job: node a's kernel kills a rank for memory (the kernel-misc.log OOM format), rank 1 times out."""
+    incidents = job({
+        "node-a/kern.log": ["Mar 21 01:58:00 node-a kernel: Out of memory: Killed process 5939 (python) "
+                            "total-vm:123456kB, anon-rss:120000kB, file-rss:0kB, shmem-rss:0kB, UID:0"],
+        "node-b/train.log": [timeout(1)]})
+    assert (incidents[0].category, incidents[0].root.kind, incidents[0].root.host) == ("infrastructure", "oom_kill",
+                                                                                     "node-a")
+
+
+def test_incident_key_is_stable_as_evidence_grows():
+    first = job({"node-b/kern.log": [ANCHOR], "node-b/dmesg": [XID79], "node-a/train.log": [timeout(0)]})[0]
+    later = job({"node-b/kern.log": [ANCHOR], "node-b/dmesg": [XID79],
+                 "node-a/train.log": [timeout(0), timeout(1), timeout(2)]})[0]
+    assert first.key == later.key == "hardware/xid/node-b/-/-/0000:5d:00"
+
+
+@pytest.mark.parametrize("line", [
+    "[rank1]:" * 20000,
+    "node-1: " * 20000,
+    "a." * 40000 + "Errorx",
+    "Detected mismatch between collectives on ranks. Rank 1 is running collective: CollectiveFingerPrint(OpType=X" +
+    "y" * 100000,
+    "srun: error: " + "h" * 100000,
+    "\x00\xff\ufffd" * 10000,
+])
+def test_hostile_lines_are_quick(line):
+    """SYNTHETIC hostile input: long repeated prefixes, dotted names, unmatched facts; each read in well under a
+    second and without an exception (a regex that backtracks would take minutes)."""
+    import time
+    start = time.process_time()
+    list(read_lines(["Traceback (most recent call last):", line, line], "hostile.log", Clock()))
+    assert time.process_time() - start < 2.0
+
+
+def test_sizes_differ_only_within_one_process_group_to_be_a_mismatch():
+    """SYNTHETIC: two ranks time out at the same SeqNum of *different* process groups (tensor- and data-parallel
+    groups count separately), with different sizes: no conclusion; in the same group: the program's bug."""
+    def lines(pg_of_rank_1):
+        out = []
+        for rank, pg, numel in ((0, 0, 64), (1, pg_of_rank_1, 4096)):
+            out.append(f"[rank{rank}]:[E918 19:29:24.436955737 ProcessGroupNCCL.cpp:689] [Rank {rank}] Watchdog caught "
+                       f"collective operation timeout: WorkNCCL(SeqNum=7219, OpType=BROADCAST, NumelIn={numel}, "
+                       f"NumelOut={numel}, Timeout(ms)=3000000) ran for 3000097 milliseconds before timing out.")
+            out.append(f"[rank{rank}]:[E918 19:29:24.440481846 ProcessGroupNCCL.cpp:2303] [PG ID {pg} PG GUID {pg}"
+                       f"(default_pg) Rank {rank}]  failure detected by watchdog at work sequence id: 7219 PG status: "
+                       f"last enqueued work: 7220, last completed work: 7218")
+        return {"launcher.log": out}
+    assert job(lines(0))[0].rule == "mismatched_collective"
+    assert job(lines(1))[0].rule != "mismatched_collective"
+
+
+def _group_lines(rank: int, pg: int, seq: int, numel: int = 64, enqueued: int | None = None) -> list[str]:
+    """SYNTHETIC lines in the format of the test above: a rank's WorkNCCL timeout (no group named) and its watchdog's
+    progress line naming its process group."""
+    return [f"[rank{rank}]:[E918 19:29:24.436955737 ProcessGroupNCCL.cpp:689] [Rank {rank}] Watchdog caught "
+            f"collective operation timeout: WorkNCCL(SeqNum={seq}, OpType=BROADCAST, NumelIn={numel}, "
+            f"NumelOut={numel}, Timeout(ms)=3000000) ran for 3000097 milliseconds before timing out.",
+            f"[rank{rank}]:[E918 19:29:24.440481846 ProcessGroupNCCL.cpp:2303] [PG ID {pg} PG GUID {pg}"
+            f"(default_pg) Rank {rank}]  failure detected by watchdog at work sequence id: {seq} PG status: "
+            f"last enqueued work: {seq + 1 if enqueued is None else enqueued}, last completed work: {seq - 1}"]
+
+
+def test_process_groups_are_tried_and_said_in_one_order():
+    """SYNTHETIC: the rules that read process groups (a mismatched collective, a lagging rank, the consequences'
+    sentence) take them in one order, by number: group 2 before group 10 (the first two compared the names as text,
+    "10" before "2", the sentence by number)."""
+    mismatched = [line for rank, pg, numel in ((0, 10, 64), (1, 10, 4096), (2, 2, 64), (3, 2, 4096))
+                  for line in _group_lines(rank, pg, 7219, numel)]
+    [incident] = job({"launcher.log": mismatched})
+    assert incident.rule == "mismatched_collective" and "process group 2, SeqNum 7219" in incident.reason
+    assert incident.consequences.startswith("4 ranks (0,1,2,3) timed out: 2 ranks (2,3) in BROADCAST SeqNum 7219 of "
+                                            "process group 2; 2 ranks (0,1)")
+    lagging = [line for rank, pg, enqueued in ((0, 10, None), (1, 10, 7218), (2, 2, None), (3, 2, 7218))
+               for line in _group_lines(rank, pg, 7219, enqueued=enqueued)]
+    [incident] = job({"launcher.log": lagging})
+    assert (incident.rule, incident.root.rank) == ("lagging_rank", 3)
+    assert "of process group 2" in incident.reason
+
+
+def test_a_bare_rank_tag_is_the_works_group_rank_and_a_prefix_outranks_it():
+    """PyTorch's bare "[Rank N]" (every release's WorkNCCL timeout line; the only tag before 2.2's "[PG n Rank r]") is
+    the rank in the process group the work ran in, not always the global rank: pytorch/pytorch #134006 (a subgroup's
+    all_gather times out) shows global rank 1 printing "[rank1]:[E820 11:47:24.169946254 ProcessGroupNCCL.cpp:607]
+    [Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=1, OpType" (the excerpt kept ends there).
+    A launcher's prefix names the global rank and wins; with no prefix and no "[PG ...]" tag the bare rank is read as
+    the global one (a known gap: right for the default group, as in pytorch/pytorch #118369's DeepSpeed job below,
+    where the 8 ranks time out in one BROADCAST; wrong for a subgroup's work, which such a log cannot tell apart)."""
+    from triage.ranks import in_message
+    subgroup = ("[rank1]:[E820 11:47:24.169946254 ProcessGroupNCCL.cpp:607] [Rank 0] Watchdog caught collective "
+                "operation timeout: WorkNCCL(SeqNum=1, OpType")
+    origin, rest = strip(subgroup)
+    assert origin.rank == 1 and in_message(rest, origin.rank) == (1, None)
+    assert in_message(rest) == (0, None)  # without the prefix: the group's rank 0, read as global rank 0 (the gap)
+    old = ("[E ProcessGroupNCCL.cpp:475] [Rank 2] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=880, "
+           "OpType=BROADCAST, NumelIn=131137536, NumelOut=131137536, Timeout(ms)=1800000) ran for 1800648 milliseconds "
+           "before timing out.")  # pytorch/pytorch #118369 (torch 2.1, DeepSpeed's launcher: no prefix)
+    [ev] = [e for e in read_lines([old], "train.log", Clock(), year=2024) if e.kind == "nccl_timeout"]
+    assert (ev.rank, ev.seq, ev.details.get("pg")) == (2, 880, None)
+
+
+def test_only_the_world_communicator_maps_a_process_to_its_rank():
+    """SYNTHETIC (line format of modelscope/FunASR #2006): a process is rank 5 of the 8-rank world communicator and
+    rank 1 of a 2-rank split one; its NCCL WARN line (host:pid, no rank) is rank 5's."""
+    incidents = job({"launcher.log": [
+        "node-c:4242:4300 [1] NCCL INFO comm 0x9bbaa80 rank 5 nranks 8 cudaDev 1 busId 48000 - Init COMPLETE",
+        "node-c:4242:4301 [1] NCCL INFO comm 0x9bbab90 rank 1 nranks 2 cudaDev 1 busId 48000 - Init COMPLETE",
+        "node-c:4242:4310 [1] NCCL WARN NET/IB : Got async event : port error"]})
+    assert (incidents[0].root.host, incidents[0].root.rank) == ("node-c", 5)
+
+
+# --- process groups: only the default group's rank is the global rank (REAL lines) -------------------------------
+# pytorch/pytorch #115801 (the "[PG n Rank r]" prefix): "rank0 on PG1 may correspond to rank3 on PG0"
+PG_LINES = [
+    # https://github.com/hiyouga/LlamaFactory/issues/6953 (2.2-2.3: "[PG 0 Rank r]", the default group)
+    ("[rank144]:[E ProcessGroupNCCL.cpp:1316] [PG 0 Rank 144] Heartbeat monitor timed out! Process will be terminated "
+     "after dumping debug info. workMetaList_.size()=1", (144, None, None)),
+    # https://github.com/pytorch/pytorch/issues/113128 (2.4: "[PG 0 (default_pg) Rank r]")
+    ("[default0]:[rank12]:[E817 17:40:34.227531918 ProcessGroupNCCL.cpp:1515] [PG 0 (default_pg) Rank 12] Process "
+     "group watchdog thread terminated with exception: CUDA error: uncorrectable ECC error encountered",
+     (12, None, None)),
+    # https://github.com/instructlab/training/pull/520 (2.5+: "[PG ID 0 PG GUID 0(default_pg) Rank r]", no launcher
+    # prefix)
+    ("  what():  [PG ID 0 PG GUID 0(default_pg) Rank 3] Process group watchdog thread terminated with exception: "
+     "[Rank 3] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=1, OpType=ALLREDUCE, NumelIn=1, "
+     "NumelOut=1, Timeout(ms)=1) ran for 90 milliseconds before timing out.", (3, None, None)),
+    # https://github.com/sgl-project/sglang/issues/1693 (a subgroup, no launcher prefix: the WorkNCCL's "[Rank 5]"
+    # is group 3's too)
+    ("  what():  [PG 3 Rank 5] Process group watchdog thread terminated with exception: [Rank 5] Watchdog caught "
+     "collective operation timeout: WorkNCCL(SeqNum=9141, OpType=_ALLGATHER_BASE, NumelIn=19008, NumelOut=152064, "
+     "Timeout(ms)=600000) ran for 600020 milliseconds before timing out.", (None, "3", 5)),
+    # https://github.com/areal-project/AReaL/issues/3 (group 134's rank 1 is torch's global rank 12)
+    ("(model_worker/12 pid=43581, ip=10.208.16.54) [rank12]:[E227 06:13:07.855233166 ProcessGroupNCCL.cpp:1534] "
+     "[PG 134 Rank 1] Process group watchdog thread terminated with exception: NCCL error: remote process exited or "
+     "there was a network error, NCCL version 2.22.3", (12, "134", 1)),
+    # https://github.com/hiyouga/LlamaFactory/issues/8261 (2.5+, a subgroup without a description)
+    ("[1788] [rank2]:[E602 11:17:52.400889883 ProcessGroupNCCL.cpp:2268] [PG ID 1 PG GUID 1 Rank 2]  failure detected "
+     "by watchdog at work sequence id: 2847 PG status: last enqueued work: 2856, last completed work: 2846",
+     (2, "1", 2)),
+]
+
+
+@pytest.mark.parametrize("line,want", PG_LINES)
+def test_a_subgroups_rank_is_not_the_global_rank(line, want):
+    from parsers.classify import message_rank
+    assert message_rank(line) == want
+    (ev,) = [e for e in read_lines([line], "job/train.log", Clock(), root="job", year=2025) if e.kind != "rank_seen"]
+    glob, group, group_rank = want
+    assert ev.rank == glob
+    assert (ev.details.get("pg"), ev.details.get("group_rank")) == (group, group_rank)
+
+
+def test_a_process_groups_description_says_whether_it_is_the_default_one():
+    from parsers.classify import default_group
+    assert default_group("0") and default_group("0", " (default_pg)") and default_group("0", " PG GUID 0(default_pg)")
+    assert not default_group("1") and not default_group("134")
+    assert not default_group("1", " PG GUID 1(DATA_PARALLEL_GROUP_WITH_CP)")  # a named subgroup (Megatron's)
+
+
+# --- the flight recorder's dump lines are no timeouts (REAL lines) -----------------------------------------------
+
+OPENRLHF_1126 = (Path(__file__).parents[1] / "fixtures/incidents/openrlhf-1126-dump/logs/train.log").read_text(
+    encoding="utf-8").splitlines()
+
+
+def test_a_rank_told_to_dump_did_not_time_out():
+    """REAL (OpenRLHF/OpenRLHF #1126, its lines 6-9 as tests/fixtures/incidents/openrlhf-1126-dump keeps them): rank 2
+    received rank 6's dump signal and prepares its dump; only rank 7's watchdog reports the timeout."""
+    incident = job({"train.log": OPENRLHF_1126[5:9]})[0]
+    assert incident.consequences.startswith("rank 7 timed out in ALLREDUCE SeqNum 460631")
+
+
+@pytest.mark.parametrize("line,rank", [
+    # REAL: https://github.com/hiyouga/LlamaFactory/issues/6953
+    ("[rank144]:[E ProcessGroupNCCL.cpp:1153] [PG 0 Rank 144] ProcessGroupNCCL preparing to dump debug info.", 144),
+    # REAL: https://github.com/sgl-project/sglang/issues/10216 (2.5+, the default group with no description)
+    ("[rank2]:[E909 08:45:31.916910323 ProcessGroupNCCL.cpp:1589] [PG ID 0 PG GUID 0 Rank 2] ProcessGroupNCCL "
+     "preparing to dump debug info. Include stack trace: 1", 2),
+])
+def test_preparing_to_dump_is_a_dump_notice(line, rank):
+    (ev,) = [e for e in read_lines([line], "job/train.log", Clock(), root="job", year=2025) if e.kind != "rank_seen"]
+    assert (ev.kind, ev.rank, ev.details["fact"]) == ("nccl_dump", rank, "dump_notice")
+
+
+# --- a process's rank from its other lines (REAL lines) ----------------------------------------------------------
+
+AREAL_3 = (Path(__file__).parents[1] / "fixtures/incidents/areal-3-ib-flush/logs/train.log").read_text(
+    encoding="utf-8").splitlines()
+
+
+def test_a_pid_named_with_a_rank_names_it_on_its_other_lines():
+    """REAL (areal-project/AReaL #3, as tests/fixtures/incidents/areal-3-ib-flush keeps it): Ray's prefix of pid 43581
+    on 10.208.16.54 carries torch's "[rank12]:" on the watchdog's line only; its NET/IB line is rank 12's too,
+    whichever comes first in the file."""
+    for lines in (AREAL_3, AREAL_3[::-1]):
+        ev = {e.kind: e for e in read_lines(lines, "job/train.log", Clock(), root="job", year=2025)}
+        assert (ev["ib_completion_error"].rank, ev["ib_completion_error"].pid) == (12, 43581)
+        assert ev["ib_completion_error"].details["rank_from_pid"] is True
+
+
+def test_a_pid_named_with_two_ranks_names_none():
+    """SYNTHETIC (Ray's prefix, vllm-project/vllm #6042's format): the same host and pid with two ranks (a reused
+    pid, a mixed-up log) names neither; another host's same pid is another process."""
+    lines = ["(RayWorkerWrapper pid=4009, ip=10.0.0.1) [rank1]: ready",
+             "(RayWorkerWrapper pid=4009, ip=10.0.0.1) [rank3]: ready",
+             "(RayWorkerWrapper pid=4009, ip=10.0.0.2) [rank5]: ready",
+             "(RayWorkerWrapper pid=4009, ip=10.0.0.1) ncclRemoteError: A call failed possibly due to a network error "
+             "or a remote process exiting prematurely."]
+    (ev,) = [e for e in read_lines(lines, "job/train.log", Clock(), root="job", year=2025) if e.kind != "rank_seen"]
+    assert (ev.kind, ev.host, ev.rank) == ("nccl_remote_error", "10.0.0.1", None)
+
+
+# --- time stamps around launcher prefixes (REAL lines) -----------------------------------------------------------
+
+def test_a_time_stamp_before_a_prefix_is_skipped_and_kept():
+    """REAL (vllm-project/vllm #18260: kubectl's --timestamps before vLLM's worker prefix, which names its rank):
+    the prefix is read through the stamp, and the stamp stays for the line's time."""
+    line = ("2025-05-16T13:08:58.099318151Z (VllmWorker rank=0 pid=249) DEBUG 05-16 13:08:58 [parallel_state.py:867] "
+            "world_size=8 rank=0 local_rank=0 distributed_init_method=tcp://127.0.0.1:39977 backend=nccl")
+    origin, rest = strip(line)
+    assert (origin.rank, origin.pid) == (0, 249)
+    assert rest.startswith("2025-05-16T13:08:58.099318151Z DEBUG 05-16 13:08:58 [parallel_state.py:867]")
+    assert app_stamp(rest)[0] == datetime(2025, 5, 16, 13, 8, 58, 99318, tzinfo=timezone.utc)
+
+
+def test_a_time_stamp_no_prefix_follows_stays_in_the_message():
+    """REAL (ray-project/ray #16979: Python logging's stamp behind Ray's prefix, no prefix after it)."""
+    line = ("(pid=34272) 2021-07-14 13:21:26,887\tINFO distributed_torch_runner.py:58 -- Setting up process group for: "
+            "tcp://10.148.18.24:47078 [rank=3]")
+    origin, rest = strip(line)
+    assert (origin.pid, origin.rank) == (34272, None)
+    assert rest == line[len("(pid=34272) "):]
+
+
+def test_nccls_own_time_stamp_between_rays_prefix_and_its_own():
+    """SYNTHETIC (the shapes of foundation-model-stack/fastsafetensors #36's Ray-and-NCCL lines and NCCL 2.26+'s
+    default NCCL_DEBUG_TIMESTAMP_FORMAT "[%F %T] " before a WARN line): the stamp between the two prefixes is
+    skipped, NCCL's host, pid and device read."""
+    origin, rest = strip("(RayWorkerWrapper pid=285, ip=192.168.177.12) [2025-12-17 23:27:55] spark2:285:362 [0] "
+                         "NCCL WARN NET/IB : Got async event : port error")
+    assert (origin.host, origin.pid, origin.gpu) == ("spark2", 285, 0)
+    assert rest == "[2025-12-17 23:27:55] NCCL WARN NET/IB : Got async event : port error"
+
+
+def test_a_time_stamp_with_a_colon_before_mpiruns_tag_is_skipped_and_kept():
+    """REAL (NVIDIA/nccl #230: a log collector's "<RFC 3339>: " before Open MPI's --tag-output and NCCL's own prefix):
+    both prefixes are read through the stamp and its colon (rank and host were lost: the HCA's host went unnamed)."""
+    line = ("2019-06-02T16:13:44.884Z: [1,12]<stdout>:container-e275-1553839402050-12124-01-000057:815:864 [0] "
+            "transport/net_ib.cu:80 NCCL WARN NET/IB : Got async event : local catastrophic error")
+    origin, rest = strip(line)
+    assert (origin.rank, origin.host, origin.pid, origin.gpu) == (
+        12, "container-e275-1553839402050-12124-01-000057", 815, 0)
+    assert rest == ("2019-06-02T16:13:44.884Z: transport/net_ib.cu:80 NCCL WARN NET/IB : Got async event : local "
+                    "catastrophic error")
+    assert app_stamp(rest)[0] == datetime(2019, 6, 2, 16, 13, 44, 884000, tzinfo=timezone.utc)
+    # a colon after a stamp with no prefix behind it changes nothing
+    origin, rest = strip("2019-06-02T16:13:44.884Z: Epoch 3 done")
+    assert (origin, rest) == (NONE, "2019-06-02T16:13:44.884Z: Epoch 3 done")
+
+
+def test_timeouts_in_two_process_groups_are_said_apart():
+    """REAL lines of two jobs put in one: hiyouga/LlamaFactory #7396's ranks time out at SeqNum 1580 of process group
+    1, XPixelGroup/BasicSR #737's at SeqNum 808 of the default group (0). A SeqNum counts one group's collectives:
+    the consequences said "5 ranks timed out in ALLREDUCE SeqNum 1580", mixing the two."""
+    pg1 = ["[rank0]:[E321 02:07:08.408271257 ProcessGroupNCCL.cpp:607] [Rank 0] Watchdog caught collective operation "
+           "timeout: WorkNCCL(SeqNum=1580, OpType=ALLREDUCE, NumelIn=466119168, NumelOut=466119168, "
+           "Timeout(ms)=600000) ran for 600060 milliseconds before timing out.",
+           "[rank0]:[E321 02:07:08.465150152 ProcessGroupNCCL.cpp:1664] [PG 1 Rank 0] Exception (either an error or "
+           "timeout) detected by watchdog at work: 1580, last enqueued NCCL work: 1582, last completed NCCL work: "
+           "1579.",
+           "[rank3]:[E321 02:07:08.465224069 ProcessGroupNCCL.cpp:1664] [PG 1 Rank 3] Exception (either an error or "
+           "timeout) detected by watchdog at work: 1580, last enqueued NCCL work: 1582, last completed NCCL work: "
+           "1579."]
+    pg0 = ["[rank1]:[E626 06:24:44.903881913 ProcessGroupNCCL.cpp:616] [Rank 1] Watchdog caught collective operation "
+           "timeout: WorkNCCL(SeqNum=808, OpType=ALLREDUCE, NumelIn=9801523, NumelOut=9801523, Timeout(ms)=600000) ran "
+           "for 600020 milliseconds before timing out.",
+           "[rank1]:[E626 06:24:44.906457629 ProcessGroupNCCL.cpp:1785] [PG ID 0 PG GUID 0(default_pg) Rank 1] "
+           "Exception (either an error or timeout) detected by watchdog at work: 808, last enqueued NCCL work: 811, "
+           "last completed NCCL work: 807.",
+           "[rank2]:[E626 06:24:44.173078629 ProcessGroupNCCL.cpp:616] [Rank 2] Watchdog caught collective operation "
+           "timeout: WorkNCCL(SeqNum=808, OpType=ALLREDUCE, NumelIn=9801523, NumelOut=9801523, Timeout(ms)=600000) ran "
+           "for 600061 milliseconds before timing out."]
+    [incident] = job({"a.log": pg1, "b.log": pg0})
+    assert incident.consequences == ("4 ranks (0,1,2,3) timed out: 2 ranks (1,2) in ALLREDUCE SeqNum 808 of process "
+                                     "group 0; 2 ranks (0,3) in ALLREDUCE SeqNum 1580 of process group 1")
+    # nor is rank 1 (last enqueued 811 of group 0) the lagging rank of group 1's work 1580
+    assert (incident.rule, incident.root.rank) == ("undetermined", None)
+    # one group named (or none): the sentence as before
+    [one] = job({"a.log": pg1})
+    assert one.consequences == "2 ranks (0,3) timed out in ALLREDUCE SeqNum 1580"

@@ -1,0 +1,340 @@
+"""triage/read.py at scale and on bad lines: only lines holding a keyword are looked at past their prefixes (found
+in batches by the parsers' prefilter engine), which must change no evidence; a line whose reading raises is skipped,
+never the rest of the job's logs; an application stamp in UTC ("...Z", the CRI envelope's) is read, not a crash."""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pytest
+
+from triage import Clock, app_stamp, read_lines
+from triage import read as reader
+
+ROOT = Path(__file__).resolve().parents[2]
+FIXTURES = ROOT / "tests" / "fixtures"
+# every file a job's triage may read here: the real incidents, the pod logs (CRI, docker JSON), the kernel logs
+FILES = sorted(p for d in ("incidents", "dmesg", "nccl", "pods", "progress") for p in (FIXTURES / d).rglob("*")
+               if p.is_file() and (p.suffix not in (".json", ".md", ".yaml") or p.name.endswith(".docker.json")))
+
+
+def evidence(path: Path) -> list:
+    with open(path, encoding="utf-8", errors="replace") as fh:
+        return list(read_lines(fh, str(path), Clock(), year=2025))
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: str(p.relative_to(FIXTURES)))
+def test_the_keyword_prefilter_changes_no_evidence(path: Path, monkeypatch):
+    """Each fixture read with the batch prefilter gives the evidence of every line looked at in full (where a
+    multi-pattern engine is installed: with plain `re` every line is looked at in full anyway)."""
+    if reader._prefilter().engine == "re":
+        pytest.skip("no multi-pattern engine installed here: the prefilter passes every line")
+    fast = evidence(path)
+    monkeypatch.setattr(reader, "_keyworded", lambda lines: range(len(lines)))
+    assert fast == evidence(path)
+
+
+def test_the_prefilter_is_in_use_where_an_engine_is_installed():
+    hits = reader._keyworded(["[rank3]: iteration 10/ 100 | lm loss: 2.0", "Traceback (most recent call last):",
+                              "[rank3]: RuntimeError: CUDA error: an illegal memory access was encountered"])
+    if reader._prefilter().engine == "re":
+        pytest.skip("no multi-pattern engine installed here: every line is looked at")
+    assert set(hits) == {1, 2}
+
+
+def test_lines_with_a_newline_inside_are_all_looked_at():
+    assert reader._keyworded(["a\nb", "c"]) == range(2)
+
+
+def test_a_line_whose_reading_raises_is_skipped_and_the_rest_read(monkeypatch, caplog):
+    real = reader.strip_lead
+
+    def strip(line):
+        if "boom" in line:
+            raise RuntimeError("a bug")
+        return real(line)
+
+    monkeypatch.setattr(reader, "strip_lead", strip)
+    lines = ["boom 1", "[rank3]:[E321 02:07:08.408271257 ProcessGroupNCCL.cpp:607] [Rank 3] Watchdog caught "
+             "collective operation timeout: WorkNCCL(SeqNum=1580, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, "
+             "Timeout(ms)=600000) ran for 600012 milliseconds before timing out.", "boom 2"]
+    with caplog.at_level(logging.WARNING, "gpu_npd.triage"):
+        out = list(read_lines(lines, "job.log", Clock(), year=2025))
+    assert [e.kind for e in out if e.kind == "nccl_timeout"] == ["nccl_timeout"]
+    assert "job.log line 1 raised" in caplog.text and "2 lines of job.log raised" in caplog.text
+
+
+def test_application_stamps_in_utc_and_with_bad_offsets():
+    """`gpu-npd triage` on a CRI pod log crashed on its envelope's first stamp ("...Z": int('') of the zone)."""
+    t, yearless = app_stamp("2024-07-25T06:37:08.000000001Z stderr F RuntimeError: CUDA error")
+    assert t == datetime(2024, 7, 25, 6, 37, 8, 0, tzinfo=timezone.utc) and not yearless
+    t, _ = app_stamp("2024-07-25T06:37:08+02:00 something")
+    assert t is not None and t.utcoffset().total_seconds() == 7200
+    t, _ = app_stamp("2024-07-25T06:37:08+99:00 something")  # no such offset: the stamp, as naming none
+    assert t == datetime(2024, 7, 25, 6, 37, 8)
+
+
+def test_a_cri_pod_log_is_triaged():
+    from click.testing import CliRunner
+
+    from gpunpd.cli import main
+
+    result = CliRunner().invoke(main, ["triage", str(FIXTURES / "dmesg" / "training-nccl.cri")])
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.output
+    assert "HARDWARE" in result.output
+
+
+CRI = FIXTURES / "dmesg" / "training-nccl.cri"
+
+
+def test_launcher_prefixes_behind_a_cri_envelope_are_read():
+    """A pod log from /var/log/pods: the envelope ("<RFC 3339> stderr F ") came before the prefixes, which were then
+    not read (no host from NCCL's "node-2:201:333 [3]", no rank seen from "[rank22]:"); the line's time stays the
+    envelope's."""
+    out = evidence(CRI)
+    assert {e.host for e in out if e.kind == "ib_completion_error" and e.line in (11, 12)} == {"node-2"}
+    assert {e.rank for e in out if e.kind == "rank_seen"} >= {1, 22}
+    [t] = [e for e in out if e.kind == "nccl_timeout" and e.rank == 22]
+    assert t.time == datetime(2024, 7, 25, 6, 46, 2, 301234, tzinfo=timezone.utc)
+
+
+def test_a_traceback_behind_a_stamp_is_read():
+    """Synthetic lines in kubectl --timestamps' shape (a stamp, then Python's traceback): the traceback's opener
+    and its exception line were not recognised behind the stamp."""
+    lines = ["2024-07-25T06:37:08.000000001Z Traceback (most recent call last):",
+             '2024-07-25T06:37:08.000000002Z   File "train.py", line 10, in <module>',
+             "2024-07-25T06:37:08.000000003Z ValueError: the batch holds no sample"]
+    out = list(read_lines(lines, "train-3.log", Clock(), year=2024))
+    plain = list(read_lines([line.split(" ", 1)[1] for line in lines], "train-3.log", Clock(), year=2024))
+    assert [e.kind for e in out if e.kind != "rank_seen"] == [e.kind for e in plain if e.kind != "rank_seen"] != []
+    stamped = [e for e in out if e.kind != "rank_seen"]
+    assert stamped[0].time == datetime(2024, 7, 25, 6, 37, 8, 0, tzinfo=timezone.utc)
+
+
+# --- a viewer's line numbers ("[1784] " before each line) ----------------------------------------------------------
+
+LLAMAFACTORY_8261 = FIXTURES / "incidents" / "llamafactory-8261" / "logs" / "train.log"
+ELASTIC_SUMMARY = ["Root Cause (first observed failure):", "[0]:", "  time      : 2025-05-21_15:43:03",
+                   "  host      : worker-3", "  rank      : 5 (local_rank: 1)", "  exitcode  : -9 (pid: 14750)",
+                   "  error_file: <N/A>", "  traceback : Signal 9 (SIGKILL) received by PID 14750"]
+
+
+def test_a_viewers_line_numbers_are_peeled_and_the_prefixes_behind_them_read():
+    """REAL: hiyouga/LlamaFactory #8261, pasted with the viewer's "[1784] " before each line: the "[rank2]:" behind
+    it was not read (no rank seen). The evidence keeps the line as written."""
+    out = evidence(LLAMAFACTORY_8261)
+    assert {e.rank for e in out if e.kind == "rank_seen"} == {0, 2}
+    [first] = [e for e in out if e.line == 1 and e.kind != "rank_seen"]
+    assert first.rank == 0 and first.text.startswith("[1784] [rank0]:")
+    plain = [line.split(" ", 1)[1] for line in LLAMAFACTORY_8261.read_text().splitlines()]
+    peeled = list(read_lines(plain, str(LLAMAFACTORY_8261), Clock(), year=2025))
+    assert [(e.kind, e.rank, e.line) for e in peeled] == [(e.kind, e.rank, e.line) for e in out]
+
+
+def test_a_torchrun_summary_behind_line_numbers_is_read():
+    """The same viewer's numbers before torchrun's ChildFailedError summary: its "[0]:" opener is read behind them."""
+    lines = [f"[{n}] {line}" for n, line in enumerate(ELASTIC_SUMMARY, start=1830)]
+    [e] = [e for e in read_lines(lines, "train.log", Clock()) if e.kind == "rank_exit"]
+    assert (e.rank, e.host, e.signal) == (5, "worker-3", 9)
+
+
+@pytest.mark.parametrize("lines", [
+    ELASTIC_SUMMARY,  # torchrun's "[0]:" opener: a colon, no line number
+    # Open MPI's --tag-output and MPICH's tags (REAL: horovod/horovod #3929)
+    ["[1,2]<stdout>:smc-gpu-03:29880:30398 [0] init.cc:497 NCCL WARN Duplicate GPU detected : rank 2 and rank 0 "
+     "both on CUDA device 1000"] * 3,
+    ["[1]<stdout>:a", "[2]<stdout>:b", "[3]<stdout>:c"],
+    # NCCL's device index with the host:pid:tid cut, the same number on every line (REAL: NVIDIA/nccl #525)
+    ["[3] include/shm.h:28 NCCL WARN Call to posix_fallocate failed : No space left on device",
+     "[3] NCCL INFO include/shm.h:41 -> 2",
+     "[3] include/shm.h:48 NCCL WARN Error while creating shared memory segment nccl-shm-recv-1462445a6f01cbfc-1-2-3 "
+     "(size 9637888)"],
+    ["[2] a", "[0] b", "[1] c", "[3] d"],  # numbers that do not increase down the file
+    ["[1] a", "b", "c", "[2] d", "e"],  # too few of the file's lines numbered
+])
+def test_what_is_no_viewers_line_number(lines):
+    assert not reader._numbered(lines)
+
+
+def test_a_viewers_numbers_may_skip_a_few_lines():
+    assert reader._numbered(["[10] a", "[11] b", "", "[12] c", "[13] d", "[14] e", "[15] f", "[16] g", "[17] h",
+                             "[18] i", "[19] j", "[25] k"])
+
+
+# --- Python's traceback tail: every shape its traceback module prints -------------------------------------------
+
+TB = "Traceback (most recent call last):"
+FRAME = '  File "train.py", line 10, in <module>'
+
+
+def exceptions(lines: list[str], name: str = "x.log") -> list[tuple[str, bool, str | None]]:
+    """(exception, consequence, chained_from) of each exception line read."""
+    return [(e.details["exception"], e.details["consequence"], e.details.get("chained_from"))
+            for e in read_lines(lines, name, Clock()) if e.kind == "exception"]
+
+
+@pytest.mark.parametrize("tail, name", [
+    # a user's raise Exception(...)
+    ("Exception: loss is nan at step 1200", "Exception"),
+    ("BaseException: stop", "BaseException"),
+    # builtins with no message: the name alone
+    ("KeyboardInterrupt", "KeyboardInterrupt"),
+    ("StopIteration", "StopIteration"),
+    ("AssertionError", "AssertionError"),
+    ("SystemExit: 1", "SystemExit"),
+    ("UserWarning: the warning raised as an error (-W error)", "UserWarning"),
+    ("RecursionError: maximum recursion depth exceeded while calling a Python object", "RecursionError"),
+    # __main__'s own classes are printed bare
+    ("MyFailure: x", "MyFailure"),
+    # module-qualified: any class name, and the standard library's lowercase ones
+    ("torch._dynamo.exc.Unsupported: call_function BuiltinVariable(open)", "torch._dynamo.exc.Unsupported"),
+    ("subprocess.TimeoutExpired: Command '['nvidia-smi']' timed out after 10 seconds", "subprocess.TimeoutExpired"),
+    ("socket.gaierror: [Errno -2] Name or service not known", "socket.gaierror"),
+    ("struct.error: unpack requires a buffer of 4 bytes", "struct.error"),
+    ("socket.timeout: timed out", "socket.timeout"),
+    ("_queue.Empty", "_queue.Empty"),
+    ("__main__.ConfigError: no such dataset", "__main__.ConfigError"),
+    # Ray's wrapper names its cause in parentheses
+    ("ray.exceptions.RayTaskError(ValueError): ray::Trainer.train() (pid=4242, ip=10.0.0.3)",
+     "ray.exceptions.RayTaskError(ValueError)"),
+])
+def test_every_shape_of_a_traceback_tail_is_an_exception(tail, name):
+    """SYNTHETIC lines in the shapes Python's traceback.format_exception_only prints: "Name: message" or "Name" alone,
+    Name bare (builtins, __main__'s classes) or module-qualified (any class name)."""
+    assert [e[0] for e in exceptions([TB, FRAME, tail])] == [name]
+    # behind a launcher's prefix too
+    assert [e[0] for e in exceptions([f"[rank3]: {TB}", f"[rank3]: {FRAME}", f"[rank3]: {tail}"])] == [name]
+
+
+@pytest.mark.parametrize("line", [
+    # a logger's dotted name before its message (REAL: xiuqhou/Salience-DETR #4, its stamp peeled)
+    "torch.distributed.elastic.multiprocessing.api: [WARNING] Sending process 5938 closing signal SIGTERM",
+    "ERROR:root:training failed",  # Python logging's default format
+    "Error: something else printed it",
+    "WARNING: not an exception",
+    "Epoch: 3",
+    "Exception ignored in: <function _MultiProcessingDataLoaderIter.__del__ at 0x7f>",
+])
+def test_what_is_no_traceback_tail(line):
+    """SYNTHETIC: lines that may follow a traceback's opener (of the same writer) and name no exception class."""
+    assert exceptions([TB, FRAME, line]) == []
+
+
+def test_vllms_workerproc_summary_is_an_exception_and_a_consequence():
+    """REAL text: vLLM's multiproc executor's summary of a worker's failure (v1/executor/multiproc_executor.py, quoted
+    in vllm-project/vllm #47422), a bare `Exception`: read as an exception (it was not at all), and a consequence (it
+    says its root cause is elsewhere)."""
+    line = ("Exception: WorkerProc initialization failed due to an exception in a background process. See stack "
+            "trace for root cause.")
+    assert exceptions([TB, FRAME, line]) == [("Exception", True, None)]
+
+
+def test_a_chained_exception_is_a_consequence_of_the_chains_first():
+    """SYNTHETIC lines in Python's chained shapes: the exception raised while handling, or because of, the one
+    printed above it is that one's consequence; the chain's first stays the failure, whatever the chain's length."""
+    lines = [TB, FRAME, "KeyError: 'input_ids'", "",
+             "During handling of the above exception, another exception occurred:", "",
+             TB, FRAME, "AttributeError: input_ids", "",
+             "The above exception was the direct cause of the following exception:", "",
+             TB, FRAME, "RuntimeError: collate failed"]
+    assert exceptions(lines) == [("KeyError", False, None), ("AttributeError", True, "KeyError"),
+                                 ("RuntimeError", True, "KeyError")]
+    # a chain that starts with a consequence (the job's SIGTERM seen as KeyboardInterrupt) is all consequence
+    assert exceptions([TB, FRAME, "KeyboardInterrupt", "",
+                       "During handling of the above exception, another exception occurred:", "",
+                       TB, FRAME, "RuntimeError: DataLoader worker (pid 77) exited unexpectedly"]) == [
+        ("KeyboardInterrupt", True, None), ("RuntimeError", True, "KeyboardInterrupt")]
+    # two writers' chains stay apart: rank 1's marker says nothing of rank 0's next exception
+    assert exceptions(["[rank1]: " + TB, "[rank1]: ValueError: a",
+                       "[rank1]: During handling of the above exception, another exception occurred:",
+                       "[rank0]: " + TB, "[rank0]: OSError: b"]) == [("ValueError", False, None),
+                                                                      ("OSError", False, None)]
+
+
+def test_an_exception_chained_after_a_cuda_error_is_its_consequence():
+    """SYNTHETIC lines in Python's chained shape whose first exception is a CUDA error (the parsers' cuda_error): what
+    is raised while handling it, a CUDA or NCCL error the parsers know too, is its consequence, not a failure of its
+    own."""
+    first = "RuntimeError: CUDA error: an illegal memory access was encountered"
+    for second, kind in [("RuntimeError: CUDA error: unknown error", "cuda_error"),
+                         ("torch.distributed.DistBackendError: NCCL error in: ProcessGroupNCCL.cpp:1970, unhandled "
+                          "cuda error (run with NCCL_DEBUG=INFO for details), NCCL version 2.20.5", "nccl_error"),
+                         ("RuntimeError: collate failed", "exception")]:
+        ev = list(read_lines([TB, FRAME, first, "", "During handling of the above exception, another exception "
+                              "occurred:", "", TB, FRAME, second], "x.log", Clock()))
+        assert [e.kind for e in ev] == ["cuda_error", kind]
+        assert not ev[0].details.get("consequence")
+        assert ev[1].details["consequence"] and ev[1].details["chained_from"] == "cuda_error"
+
+
+def test_an_exception_groups_sub_exceptions_are_the_failures():
+    """SYNTHETIC lines in Python 3.11+'s exception group shape (its margin, "  | ", peeled): the group is a wrapper,
+    a consequence; each sub-exception is read as an exception of its own."""
+    group = ["  + Exception Group Traceback (most recent call last):",
+             '  |   File "serve.py", line 2, in <module>',
+             "  | ExceptionGroup: unhandled errors in a TaskGroup (2 sub-exceptions)",
+             "  +-+---------------- 1 ----------------",
+             "    | Traceback (most recent call last):",
+             '    |   File "serve.py", line 3, in worker',
+             "    | OSError: [Errno 28] No space left on device",
+             "    +---------------- 2 ----------------",
+             "    | Traceback (most recent call last):",
+             '    |   File "serve.py", line 3, in worker',
+             "    | ValueError: bad shard",
+             "    +------------------------------------"]
+    assert exceptions(group) == [("ExceptionGroup", True, None), ("OSError", False, None), ("ValueError", False, None)]
+    # the margin is peeled only inside a group: a shell's trace line ("+ ") before a traceback is no margin
+    assert exceptions(["+ " + TB, "+ ValueError: x"]) == []
+
+
+# --- per-line costs: one stamp match, one writer built per file ---------------------------------------------------
+
+class _Counting:
+    """A compiled pattern whose matches are counted."""
+
+    def __init__(self, pattern):
+        self.pattern, self.calls = pattern, 0
+
+    def match(self, text, *args):
+        self.calls += 1
+        return self.pattern.match(text, *args)
+
+
+@pytest.mark.parametrize("line,fields,lead,rest,stamps", [
+    # the CRI envelope, then Slurm's label and torch's prefix (the synthetic job of bench/triage_scale.py behind
+    # tests/fixtures/dmesg/training-nccl.cri's envelope)
+    ("2024-07-25T06:36:18.293456789Z stderr F 12: [rank12]: iteration 10/ 100 |",
+     (("rank", 12),), "2024-07-25T06:36:18.293456789Z stderr F ", "iteration 10/ 100 |", 1),
+    # a stamp between two prefixes (NVIDIA/nccl #230's shape): the first stamp is the lead
+    ("[1,12]<stdout>:2019-06-02T16:13:44.884Z: node-7:815:864 [0] NCCL WARN x",
+     (("rank", 12), ("host", "node-7"), ("pid", 815), ("gpu", 0)), "2019-06-02T16:13:44.884Z: ", "NCCL WARN x", 1),
+    # a stamp right after the last prefix, no prefix behind it: peeled all the same (Python logging behind torchrun)
+    ("[rank3]:2024-05-08 08:47:31,261 Traceback (most recent call last):",
+     (("rank", 3),), "2024-05-08 08:47:31,261 ", "Traceback (most recent call last):", 1),
+    # a second stamp no prefix follows stays in the message (tests/fixtures/dmesg/training-nccl.cri line 10)
+    ("2024-07-25T06:36:18.293456789Z stderr F [2024-07-25 06:36:18,293] torch.distributed.elastic: [WARNING] x",
+     (), "2024-07-25T06:36:18.293456789Z stderr F ", "[2024-07-25 06:36:18,293] torch.distributed.elastic: [WARNING] x",
+     2),
+])
+def test_a_lines_stamp_is_matched_once(line, fields, lead, rest, stamps, monkeypatch):
+    """`strip_lead` peels a line's first stamp (at its start, between two prefixes or after the last) in the same pass
+    as its prefixes: each stamp is matched once (the reader matched the first up to three times)."""
+    from triage import ranks
+    counting = _Counting(ranks.LEAD)
+    monkeypatch.setattr(ranks, "LEAD", counting)
+    assert ranks.strip_lead(line) == (fields, lead, rest)
+    assert counting.calls == stamps
+
+
+def test_a_writers_origin_is_built_once_per_file(monkeypatch):
+    """The Origin of a line's prefixes (and its writer's key, the ranks it names) is made the first time the
+    prefixes are met, not again on every line of the same writer."""
+    built = []
+    real = reader.origin_of
+    monkeypatch.setattr(reader, "origin_of", lambda fields: built.append(fields) or real(fields))
+    lines = [f"{r}: [rank{r}]: iteration {i}/ 100 | lm loss: 2.0" for i in range(50) for r in range(4)]
+    out = list(read_lines(lines, "slurm.out", Clock(), year=2025))
+    assert sorted(built) == [(("rank", r),) for r in range(4)]
+    assert sorted((e.rank, e.line) for e in out if e.kind == "rank_seen") == [(r, r + 1) for r in range(4)]
