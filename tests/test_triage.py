@@ -635,6 +635,32 @@ def test_a_peer_gone_away_is_the_root_host_not_the_reporter():
     assert (closed.category, closed.root.host) == ("undetermined", "node-b")
 
 
+def test_the_socket_error_pytorch_quotes_after_last_error_names_the_peer():
+    """PyTorch's ncclRemoteError quotes NCCL's last error on a line of its own, without NCCL's "NCCL WARN ": part of
+    the exception's one failure (the parsers amend its finding with the peer, rules.EVENT_FILLS), so the failure names
+    the peer, the root as NCCL's own line would make it, one line of evidence.  REAL (pytorch/pytorch #150916, the other
+    node's processes killed with kill -9)."""
+    lines = [
+        "[rank1]:[E415 21:17:08.996319560 ProcessGroupNCCL.cpp:552] [Rank 1] Collective WorkNCCL(SeqNum=335, "
+        "OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) raised the following async exception: NCCL "
+        "error: remote process exited or there was a network error, NCCL version 2.21.5",
+        "ncclRemoteError: A call failed possibly due to a network error or a remote process exiting prematurely.",
+        "Last error:",
+        "socketProgress: Connection closed by remote peer ip-172-31-45-209.eu-north-1.compute.internal<32926>"]
+    [first] = job({"train.log": lines})
+    assert (first.category, first.rule, first.root.host) == (
+        "undetermined", "peer_error", "ip-172-31-45-209.eu-north-1.compute.internal")
+    assert [(e.line, e.kind, e.peer) for e in first.evidence] == [
+        (1, "nccl_remote_error", "ip-172-31-45-209.eu-north-1.compute.internal")]
+    # the peer's short name is a host of the job: that host
+    [named] = job({"train.log": ["ip-172-31-45-209:17:17 [0] NCCL INFO Bootstrap : Using ens5:172.31.45.209<0>",
+                                 *lines]})
+    assert named.root.host == "ip-172-31-45-209"
+    # a peer the poster redacted names no host (the amendment's peer read as the line's would be)
+    [redacted] = job({"train.log": [*lines[:3], "socketProgress: Connection closed by remote peer xxx.xxx.xxx.xxx<32926>"]})
+    assert redacted.root.host is None and [e.peer for e in redacted.evidence] == [None]
+
+
 def test_a_flushed_completion_naming_no_peer_is_no_fabric_fault():
     flushed = job({"train.log": ["NET/IB : Got completion with error IBV_WC_WR_FLUSH_ERR(5)"]})
     assert flushed[0].category == "undetermined"
