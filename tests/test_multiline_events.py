@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import collections
 import io
+from pathlib import Path
 
 import pytest
 import realworld
@@ -15,6 +16,7 @@ from parsers.classify import Classifier
 from parsers.rules import EVENT_PER_GPU_INDEX
 
 ITEMS = {(i["file"], i["text"].splitlines()[0]): i for i in realworld.samples()}
+INCIDENTS = Path(__file__).parent / "fixtures" / "incidents"
 
 
 def _item(file: str, first_line_part: str) -> dict:
@@ -202,18 +204,22 @@ def test_a_gpu_needing_reset_is_one_event_while_its_lines_repeat():
     assert [f.kind for f in realworld.findings("\n".join([marked, unnamed, unnamed]))] == ["gpu_reset_required"]
 
 
+# A GPU needing reset's lines, shaped on open-gpu-kernel-modules #1045 (by index, by nothing) and #659 (by address)
+_RESET_INDEX = ("NVRM: GPU{} nvCheckOkFailedNoLog: Check failed: Reset required [NV_ERR_RESET_REQUIRED] (0x00000062) "
+                "returned from _gpushareddataSendDataPollRpc(pGpu, polle>")
+_RATE_LIMITING = ("NVRM: Rate limiting GSP RPC error prints for GPU at {} (printing 1 of every 30).  The GPU likely "
+                  "needs to be reset.")
+_RESET_UNNAMED = ("NVRM: nvAssertOkFailedNoLog: Assertion failed: Reset required [NV_ERR_RESET_REQUIRED] (0x00000062) "
+                  "returned from status @ kernel_channel.c:2874")
+
+
 def test_a_gpu_needing_reset_is_one_event_whichever_way_its_lines_name_it():
     """A GPU needing reset's lines name it by index ("NVRM: GPU0 nvCheckOkFailedNoLog: .."), by address ("Rate limiting
     GSP RPC error prints for GPU at PCI:0000:0a:00", with or without "PCI:" and the function), or by the address of the
     "NVRM: GPU at PCI:" banner before them: one event per GPU (rules.EVENT_PER_GPU_INDEX, keyed as the GSP's), so one
     gpu_reset_required, not one per spelling; two GPUs stay two.  The lines are shaped on open-gpu-kernel-modules #1045
     and #659 and gpu-kernel-3.yaml's banner; their combinations and other GPUs' copies are built here."""
-    index = ("NVRM: GPU{} nvCheckOkFailedNoLog: Check failed: Reset required [NV_ERR_RESET_REQUIRED] (0x00000062) "
-             "returned from _gpushareddataSendDataPollRpc(pGpu, polle>")
-    rate = ("NVRM: Rate limiting GSP RPC error prints for GPU at {} (printing 1 of every 30).  The GPU likely needs to "
-            "be reset.")
-    unnamed = ("NVRM: nvAssertOkFailedNoLog: Assertion failed: Reset required [NV_ERR_RESET_REQUIRED] (0x00000062) "
-               "returned from status @ kernel_channel.c:2874")
+    index, rate, unnamed = _RESET_INDEX, _RATE_LIMITING, _RESET_UNNAMED
     banner = "NVRM: GPU at PCI:{}: GPU-fcdeaa4c-664a-4de8-2e32-23e14628ce8c"
     xid119 = _XID119_GPU.format(pci="{}", index="{}")
     resets = lambda *lines: [f.pci for f in realworld.findings("\n".join(lines))  # noqa: E731
@@ -373,12 +379,7 @@ def test_a_gpu_needing_reset_takes_its_address_from_the_rate_limiting_line_that_
     an amendment counted once with it, in `parse` (Scanner.scan) and the agent's path (classify, take_amended) alike.
     A GPU told apart from that address (its index mapped to another) keeps its own event, and no address of another's.
     The lines are shaped on open-gpu-kernel-modules #1045 and #659 (as in the test above)."""
-    index = ("NVRM: GPU{} nvCheckOkFailedNoLog: Check failed: Reset required [NV_ERR_RESET_REQUIRED] (0x00000062) "
-             "returned from _gpushareddataSendDataPollRpc(pGpu, polle>")
-    rate = ("NVRM: Rate limiting GSP RPC error prints for GPU at {} (printing 1 of every 30).  The GPU likely needs to "
-            "be reset.")
-    unnamed = ("NVRM: nvAssertOkFailedNoLog: Assertion failed: Reset required [NV_ERR_RESET_REQUIRED] (0x00000062) "
-               "returned from status @ kernel_channel.c:2874")
+    index, rate, unnamed = _RESET_INDEX, _RATE_LIMITING, _RESET_UNNAMED
     raw = lambda lines: [(f.kind, f.pci, f.details.get("amends"))  # noqa: E731
                          for f in Scanner().scan(io.BytesIO("\n".join(lines).encode()))]
     resets = lambda lines: [(f.kind, f.pci) for f in realworld.findings("\n".join(lines))]  # noqa: E731
@@ -398,14 +399,8 @@ def test_a_gpu_needing_reset_takes_its_address_from_the_rate_limiting_line_that_
         ("xid", "0000:0a:00"), ("gpu_reset_required", None), ("gpu_reset_required", "0000:0a:00")]
 
 
-# PyTorch 2.6's ncclRemoteError, its last error quoted on a line of its own (pytorch/pytorch #150916, verbatim; as in
-# tests/fixtures/incidents/pytorch-150916-killed-peer)
-_QUOTED = ("[rank1]:[E415 21:17:08.996319560 ProcessGroupNCCL.cpp:552] [Rank 1] Collective WorkNCCL(SeqNum=335, "
-           "OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) raised the following async exception: NCCL "
-           "error: remote process exited or there was a network error, NCCL version 2.21.5",
-           "ncclRemoteError: A call failed possibly due to a network error or a remote process exiting prematurely.",
-           "Last error:",
-           "socketProgress: Connection closed by remote peer ip-172-31-45-209.eu-north-1.compute.internal<32926>")
+# PyTorch 2.6's ncclRemoteError, its last error quoted on a line of its own (pytorch/pytorch #150916, verbatim)
+_QUOTED = tuple(INCIDENTS.joinpath("pytorch-150916-killed-peer", "logs", "train.log").read_text().splitlines())
 _PEER = "ip-172-31-45-209.eu-north-1.compute.internal"
 
 

@@ -640,13 +640,8 @@ def test_the_socket_error_pytorch_quotes_after_last_error_names_the_peer():
     the exception's one failure (the parsers amend its finding with the peer, rules.EVENT_FILLS), so the failure names
     the peer, the root as NCCL's own line would make it, one line of evidence.  REAL (pytorch/pytorch #150916, the other
     node's processes killed with kill -9)."""
-    lines = [
-        "[rank1]:[E415 21:17:08.996319560 ProcessGroupNCCL.cpp:552] [Rank 1] Collective WorkNCCL(SeqNum=335, "
-        "OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) raised the following async exception: NCCL "
-        "error: remote process exited or there was a network error, NCCL version 2.21.5",
-        "ncclRemoteError: A call failed possibly due to a network error or a remote process exiting prematurely.",
-        "Last error:",
-        "socketProgress: Connection closed by remote peer ip-172-31-45-209.eu-north-1.compute.internal<32926>"]
+    lines = (Path(__file__).parent / "fixtures/incidents/pytorch-150916-killed-peer/logs/train.log").read_text(
+    ).splitlines()
     [first] = job({"train.log": lines})
     assert (first.category, first.rule, first.root.host) == (
         "undetermined", "peer_error", "ip-172-31-45-209.eu-north-1.compute.internal")

@@ -548,13 +548,7 @@ def test_a_quoted_socket_error_gives_the_pods_event_its_peer_once(tmp_path, pods
     EVENT_FILLS); the pod's Event says it once, naming the peer, and the finding is counted once."""
     pod = pods / "research_bert-worker-0_9a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d" / "pytorch"
     pod.mkdir(parents=True)
-    lines = [
-        "[rank1]:[E415 21:17:08.996319560 ProcessGroupNCCL.cpp:552] [Rank 1] Collective WorkNCCL(SeqNum=335, "
-        "OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) raised the following async exception: NCCL "
-        "error: remote process exited or there was a network error, NCCL version 2.21.5",
-        "ncclRemoteError: A call failed possibly due to a network error or a remote process exiting prematurely.",
-        "Last error:",
-        "socketProgress: Connection closed by remote peer ip-172-31-45-209.eu-north-1.compute.internal<32926>"]
+    lines = (FIXTURE.parents[3] / "incidents/pytorch-150916-killed-peer/logs/train.log").read_text().splitlines()
     pod.joinpath("0.log").write_text("".join(f"2025-04-15T21:17:08.99631956{i}Z stderr F {line}\n"
                                              for i, line in enumerate(lines)))
     agent = make_agent(tmp_path, pods)
