@@ -90,7 +90,15 @@ PREFIXES = [
      "[2021-12-07 10:43:05] INFO: container failed with non-zero exit code:  (exit code 1)"),
 ]
 
+# Lightning-AI/lit-llama #380 (NCCL's prefix, the host name's start elided by the poster: the end that tells its node
+# from the job's three others kept; named as printed)
+PREFIXES.append(("...-48:34050:34121 [0] transport/net_ib.cc:93 NCCL WARN NET/IB : Got async event : port error",
+                 dict(host="...-48", pid=34050, gpu=0), "transport/net_ib.cc:93 NCCL WARN NET/IB : Got async event : port error"))
+
 NOT_PREFIXES = [
+    # an elision that keeps nothing of the name tells no node apart (synthetic, NCCL's prefix as lit-llama #380's)
+    "...:34050:34121 [0] transport/net_ib.cc:93 NCCL WARN NET/IB : Got async event : port error",
+    "…:34050:34121 [0] transport/net_ib.cc:93 NCCL WARN NET/IB : Got async event : port error",
     "torch.distributed.elastic.multiprocessing.errors.ChildFailedError: ",  # pipedream #76
     "RuntimeError: CUDA error: uncorrectable ECC error encountered",  # kohya-ss/sd-scripts #1434
     "[rank11]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 4.35 GiB.",  # ms-swift #6301 (rank only)
