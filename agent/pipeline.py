@@ -19,7 +19,8 @@ from datetime import datetime, timezone
 from typing import Callable, Iterable, Iterator
 
 from parsers import Classifier, Finding, amends, from_kernel
-from parsers.model import Boot, Change, CheckBatch, NodeInfo, PodEvent, Record, SampleBatch, Snapshot, WorkloadFindings
+from parsers.model import (Boot, Change, CheckBatch, NodeInfo, PodEvent, PodRef, Record, SampleBatch, Snapshot,
+                           WorkloadFindings)
 
 from .checks.problems import judged as judge_checks
 from .coalesce import Coalescer
@@ -50,6 +51,26 @@ def _findings(batch: list[Record], classifier: Classifier) -> Iterator[Finding]:
             yield from classifier.take_amended()
         elif f is not None:
             yield f
+
+
+def _pod_events(items: list[tuple[PodRef, Finding]]) -> list[tuple[PodRef, Finding]]:
+    """A batch of pod findings as events: an amendment (parsers/rules.py EVENT_AMENDS: a later line of the event gave
+    the peer its finding lacked) in place of the same container's finding it amends, so the Event says it once, as the
+    event ended; one amending a finding of an earlier batch (its Event said then) is dropped, never a second
+    occurrence."""
+    if not any(amends(f) for _, f in items):
+        return items
+    out: list[tuple[PodRef, Finding]] = []
+    for ref, f in items:
+        if not amends(f):
+            out.append((ref, f))
+            continue
+        for i in range(len(out) - 1, -1, -1):
+            r, g = out[i]
+            if r == ref and (g.kind, g.xid, g.sxid, g.line) == (f.kind, f.xid, f.sxid, f.line):
+                out[i] = (ref, f)
+                break
+    return out
 
 
 class Pipeline:
@@ -190,7 +211,7 @@ class Pipeline:
     def _pod_findings(self, batch: WorkloadFindings) -> Change:
         try:
             standing = self.workloads.standing(self.engine.problems.values())  # once: nothing changes it meanwhile
-            for ref, f in batch.items:
+            for ref, f in _pod_events(batch.items):
                 annotate(f, self.gpu.gpu_map)
                 self._events.append(self.workloads.observe(ref, f, standing))
             if self.progress is not None:

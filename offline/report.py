@@ -144,7 +144,7 @@ class Summary:
         if prev is None or SEVERITY_RANK[f.severity] > SEVERITY_RANK[prev]:
             self.kind_severity[f.kind] = f.severity
         if f.pci:
-            if amendment != "severity":  # a GPU the event's finding did not name is counted on it now
+            if amendment in (None, "pci"):  # a GPU the event's finding did not name is counted on it now
                 self.devices[f.pci][_kind(f)] += 1
             rank = SEVERITY_RANK[f.severity]
             if f.pci not in self.device_action or rank > self.device_action[f.pci][0]:

@@ -161,7 +161,8 @@ def collect(paths: tuple[str, ...], year: int | None, inputs: Inputs, jobs: int 
         if done.read:
             inputs.files.append(done.name)
         inputs.errors.extend(done.errors)
-    inputs.evidence = len(evidence)
+    # an amendment is an earlier line's evidence again (triage.read: a later line of its event amended it): no line
+    inputs.evidence = len(evidence) - sum(1 for e in evidence if "amends" in e.details)
     return clock.align(evidence, fallback_year=year or datetime.now(timezone.utc).year)
 
 

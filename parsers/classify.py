@@ -26,7 +26,7 @@ from .pci import find_pci, normalize_pci
 from .prefilter import Prefilter
 from .ports import BootClock
 from .rules import (BOOT_MARK, BOOT_STAGES, EVENT_ADDRESS_FROM, EVENT_ADOPTS, EVENT_AMENDS, EVENT_ESCALATES,
-                    EVENT_LINES, EVENT_PER_DEVICE, EVENT_PER_GPU, EVENT_PER_GPU_INDEX,
+                    EVENT_FILLS, EVENT_LINES, EVENT_PER_DEVICE, EVENT_PER_GPU, EVENT_PER_GPU_INDEX,
                     EVENT_PER_RANK, GSP_GPU_INDEX, KEYWORDS, PCI, REFINERS, RULES, STATED, Rule)
 from .unclassified import DRIVER_KEYWORDS, ERROR_WORDS, unclassified
 from .wordscan import LazyPattern, word_regex
@@ -230,6 +230,7 @@ class Classifier:
         self._made: dict[str, tuple[int, Finding]] = {}
         self._made_by: str | None = None  # the event the line _in_event just took is the finding of (None: none)
         self._amends: str | None = None  # the event whose finding the line _in_event just took escalates
+        self._joined: str | None = None  # the event with a finding the line _in_event just absorbed joined (None: none)
         # findings that later lines made of an event's earlier one (an address it lacked): rare, a second output of
         # one line; a caller checks `amended` after each line and takes them (take_amended) after the line's own
         # finding (Scanner.scan yields them; the agent's pipeline decides them)
@@ -362,6 +363,7 @@ class Classifier:
                 if rank > SEVERITY_RANK[made[1].severity]:  # worse than its finding said: the finding's amendment
                     self._amends = name
                     return False
+                self._joined = name
                 return True
             role = "join"
         if role == "lead":  # part of the open event; else opens it, its finding the first "join" line's
@@ -405,6 +407,7 @@ class Classifier:
             self._events[name] = position
             if name in self._made:
                 self._made[name] = (position, self._made[name][1])
+                self._joined = name
             if escalates and rank > self._ranks.get(name, rank):  # more severe than the event's findings so far
                 self._ranks[name] = rank
                 return False
@@ -478,8 +481,10 @@ class Classifier:
             event = self._by_gpu(event, position)
             if type(event[0]) is str:
                 keyed = event[0].partition(" ")[2]
-        self._made_by = self._amends = None
+        self._made_by = self._amends = self._joined = None
         if event is not None and self._in_event(event, position, SEVERITY_RANK[fields[1]] if fields else 0):
+            if self._joined is not None and fields is not None:  # (rare: a line with a finding's fields, absorbed)
+                self._fill(self._joined, fields)
             return None
         if fields is None:
             return None
@@ -623,6 +628,29 @@ class Classifier:
                     amended = replace(made, pci=f.pci, details=details)
                     self._made[name] = (at, amended)
                     self.amended.append(amended)
+
+    def _fill(self, name: str, fields: tuple) -> None:
+        """A line joined the open event `name` (no finding of its own): the fields it gives that the event's finding
+        lacks, of those the event takes (rules.EVENT_FILLS), amend that finding (Classifier.amended)."""
+        takes = EVENT_FILLS.get(name.split(" ", 1)[0])
+        if takes is None:
+            return
+        at, made = self._made[name]
+        changes = {}
+        for one in takes:
+            value = fields[_TEMPLATE_INDEX[one]]
+            if value is not None and getattr(made, one) is None:
+                changes[one] = value
+        if not changes:
+            return
+        details = dict(made.details)
+        details["amends"] = "pci" if "pci" in changes else next(iter(changes))
+        pci = changes.get("pci")
+        if pci is not None and pci in self.uuids:
+            details["uuid"] = self.uuids[pci]
+        amended = replace(made, details=details, **changes)
+        self._made[name] = (at, amended)
+        self.amended.append(amended)
 
     def _boot_mark(self, row: str, env: Envelope | Pending | None) -> None:
         """A kernel start-up line (rules.BOOT_STAGES): a boot began about when it was written.  A process's line
@@ -815,6 +843,11 @@ def _event_name(name: str, rule: Rule, m: re.Match) -> str:
 _TEMPLATE_FIELDS = ("kind", "severity", "attribution", "action", "message", "xid", "sxid", "pci", "pid", "process",
                     "rank", "peer", "details")
 assert [f for f in Finding.__dataclass_fields__ if f in _TEMPLATE_FIELDS] == list(_TEMPLATE_FIELDS)
+_TEMPLATE_INDEX = {name: i for i, name in enumerate(_TEMPLATE_FIELDS)}
+# what a joining line may give its event's finding (rules.EVENT_FILLS): a field a line's template holds, never one the
+# event's finding is (its kind, severity, message)
+assert {one for takes in EVENT_FILLS.values() for one in takes} <= {"xid", "sxid", "pci", "pid", "process", "rank",
+                                                                     "peer"}
 
 
 def _template_of(kind: str, severity: str, attribution: str, action: str, message: str, details: dict,

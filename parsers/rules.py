@@ -130,13 +130,14 @@ EVENT_ADOPTS = frozenset({"rminit"})
 EVENT_ESCALATES = frozenset({"nvme"})
 # Events whose one finding a later line amends, not adds to: event name -> lines after the event's last line within
 # which its finding may still be amended. An amendment is a finding of the same event (kind, code) carrying
-# details["amends"], what it changed ("severity", "pci"): consumers count it once with the finding it amends
+# details["amends"], what it changed ("severity", "pci", "peer"): consumers count it once with the finding it amends
 # (`gpu-npd parse`'s summary, the agent's problem; each takes the classifier's amendments after the line's own finding,
 # Classifier.take_amended), its severity and address the event's from then on. The finding is made at once all the same (the agent's latency): the amendment follows it.
 # - "escalate" rows (rules.Rule.event): a PCIe error whose recovery then failed is fatal (the device is gone until a
 #   reset), the port's verdict ("AER: device recovery failed") coming after the drivers' callbacks;
 # - EVENT_ADDRESS_FROM: a GPU failure whose lines named no GPU takes the address of a later line of the same failure.
-EVENT_AMENDS = {"aer": 256, "gsp": 64, "reset": 64}
+# - EVENT_FILLS: a line that joins the event (no finding of its own) naming what the finding lacks.
+EVENT_AMENDS = {"aer": 256, "gsp": 64, "reset": 64, "nccl_exception": 2}
 # Event -> the findings (kind, Xid) of later lines whose GPU address an open event of that name takes when its finding
 # named none (an amendment, "pci"): the GSP's heartbeat lines naming no GPU, then "NVRM: Xid (PCI:0000:01:00): 154,
 # GPU recovery action changed .." or "Rate limiting GSP RPC error prints for GPU at PCI:0000:0a:00" (open-gpu-kernel-
@@ -144,6 +145,18 @@ EVENT_AMENDS = {"aer": 256, "gsp": 64, "reset": 64}
 # consequences (the recovery action it set, the GPU's reset); any other finding's address may be another GPU's.
 EVENT_ADDRESS_FROM = {"gsp": frozenset({("xid", 154), ("xid", 119), ("xid", 120), ("gpu_reset_required", None)}),
                       "reset": frozenset({("xid", 154), ("xid", 119), ("xid", 120)})}
+# Event -> the Finding fields a line joining the event (a row with a kind, its line absorbed: no finding of its own)
+# gives the event's finding when that finding lacks them: an amendment naming the field (details "amends": "pci" when
+# the address is among them, else the field), counted once with the finding (EVENT_AMENDS). Only these fields, of
+# only these events: a joining line's other fields are the finding's own line's to say.
+# - "reset": a GPU needing reset whose lines so far named no GPU (or an index no line mapped), then "NVRM: Rate
+#   limiting GSP RPC error prints for GPU at PCI:0000:0a:00 .. The GPU likely needs to be reset." (open-gpu-kernel-
+#   modules #659): the same GPU's event (EVENT_PER_GPU_INDEX), its address the finding's;
+# - "nccl_exception": PyTorch's ncclRemoteError quoting NCCL's socket error after "Last error:" ("socketProgress:
+#   Connection closed by remote peer ip-172-31-45-209.eu-north-1.compute.internal<32926>", pytorch/pytorch #150916):
+#   part of the exception's one failure, the peer it names the failure's.
+EVENT_FILLS = {"reset": ("pci",), "nccl_exception": ("peer",)}
+assert set(EVENT_FILLS) <= set(EVENT_AMENDS)  # a filled finding is an amended one: tracked, counted once
 AER_OPEN, AER_JOIN = ("aer", "open"), ("aer", "join")
 MLX5_HEALTH_JOIN = ("mlx5_health", "join")
 SXID_OPEN, SXID_JOIN = ("sxid", "open"), ("sxid", "join")
@@ -818,6 +831,18 @@ RULES: tuple[Rule, ...] = (
     _r("nccl_socket_reset", "nccl_remote_error", ["Connection reset by peer", "Broken pipe"],
        r"NCCL WARN (?:socketProgress(?:Opt)?|Net) ?: Call to (?:send to|recv from) (?P<peer>[^<\s]+)(?:<(?P<peer_port>\d+)>)? "
        r"failed ?: (?P<socket_error>Connection reset by peer|Broken pipe)"),
+    # The same socket errors as PyTorch quotes NCCL's last error in its exception, on a line of its own after "Last
+    # error:", without NCCL's "NCCL WARN " (and its host:pid:tid prefix): "socketProgress: Connection closed by remote
+    # peer ip-172-31-45-209.eu-north-1.compute.internal<32926>" (pytorch/pytorch #150916), "socketProgressOpt: Call to
+    # recv from 172....<33759> failed : Connection reset by peer" (NVIDIA/nccl #2076). Part of the exception's one
+    # failure (NCCL_EXC_JOIN), the peer it names that failure's (EVENT_FILLS); alone (the exception's lines lost), the
+    # failure itself, as NCCL's own line would be.
+    _r("nccl_socket_quoted", "nccl_remote_error", ["Connection closed by remote peer", "Connection reset by peer",
+                                                   "Broken pipe"],
+       r"^(?:\[rank\d{1,9}\]:)?\s*(?:socketProgress(?:Opt)?|Net) ?: (?:Connection closed by remote peer|Call to (?:send"
+       r" to|recv from)(?= \S+ failed ?: (?:Connection reset by peer|Broken pipe)))(?: (?P<peer>[^<\s]+)"
+       r"(?:<(?P<peer_port>\d+)>)?)?(?: failed ?: (?P<socket_error>Connection reset by peer|Broken pipe))?",
+       event=NCCL_EXC_JOIN),
     # (the transport's name varies: "NET/IB : ", the IB plugin's "NET/IBext_v8 : ", "NET/IBP:"); 2.2x ends the line
     # with the local adapter, "... vendor err 129 (Recv) localGid ::ffff:192.168.6.3 remoteGids::ffff:192.168.6.5 hca
     # mlx5_10" (NVIDIA/nccl #1698): the device the error is about

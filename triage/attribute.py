@@ -116,7 +116,7 @@ class Job:
     """Everything the rules look at, derived once from the evidence: times ordered, ranks and hosts filled in."""
 
     def __init__(self, evidence: Iterable[Evidence], window: float):
-        raw = list(evidence)
+        raw = _amended(list(evidence))
         self.addresses: dict[str, str] = {}  # NCCL address -> host
         self.pid_rank: dict[tuple[str | None, int], int] = {}
         self.rank_host: dict[int, str] = {}
@@ -196,6 +196,24 @@ class Job:
             return True
         t = _ts(e)
         return self.first_failure - self.window <= t <= (self.last_failure or t) + SKEW
+
+
+def _amended(raw: list[Evidence]) -> list[Evidence]:
+    """The evidence with each amendment (details "amends": a later line of the same event amended the line's finding,
+    triage.read) in place of the evidence of the line it amends: one line, one piece of evidence, as its event ended."""
+    if not any("amends" in e.details for e in raw):
+        return raw
+    out: list[Evidence] = []
+    at: dict[tuple, int] = {}
+    for e in raw:
+        where = (e.file, e.line, e.kind)
+        if e.line is not None and "amends" in e.details and where in at:
+            out[at[where]] = e
+            continue
+        if e.line is not None:
+            at[where] = len(out)
+        out.append(e)
+    return out
 
 
 def _bare(address: str) -> str:

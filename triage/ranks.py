@@ -48,7 +48,10 @@ MAX_PREFIXES = 4
 # #1814): every redacted host is the same name, so none is taken for a host (nor a peer); the line is read all the same
 PLACEHOLDER = re.compile(r"<[^<>\s]{1,64}>|[xX*]{3,}(?:[.\-:][xX*]{1,})*|(?:(?:YOUR|MY)[_-]?)?(?:HOST|SERVER|NODE|"
                          r"MACHINE)[_-]?(?:NAME|IP)|redacted", re.I)
-_HOST = r"(?:<[^<>\s]{1,64}>|[A-Za-z0-9][A-Za-z0-9_.\-]{0,252})"
+# A host name as a prefix prints it; or as a poster elided its start, keeping the end that tells the nodes apart
+# ("...-48:34050:34121 [0]", Lightning-AI/lit-llama #380: the eight processes of one of four nodes): named as printed,
+# the elision included (an elision keeping nothing, "...", is no host)
+_HOST = r"(?:<[^<>\s]{1,64}>|[A-Za-z0-9][A-Za-z0-9_.\-]{0,252}|(?:\.{3}|\u2026)[A-Za-z0-9_.\-]{0,248}[A-Za-z0-9])"
 
 
 @functools.lru_cache(maxsize=4096)

@@ -29,6 +29,7 @@ MAX_LINE = 65536  # characters of one line read; the rest of a longer line is no
 YEAR_PROBE_LINES = 2000  # lines of a file searched for a dated stamp (the job's year) until one is found
 MAX_PER_KIND = 5000  # evidence of one kind kept per file: a log of a million timeouts says no more than this
 MAX_PENDING = 50000  # evidence held back to the file's end for the rank another line of its process names
+MAX_FOUND = 4096  # evidence of the latest findings remembered by line, for the parsers' amendments of them
 TRACEBACK_LINES = 400  # lines after "Traceback (most recent call last):" its exception line may come
 # torchrun's ChildFailedError summary: "[0]:" opens a failure, "  rank      : 3 (local_rank: 3)" fields follow
 _BLOCK_OPEN = re.compile(r"^\s*\[(\d+)\]:\s*$")
@@ -188,6 +189,7 @@ class FileReader:
         self._merged: dict[tuple, tuple[Origin, tuple]] = {}  # a line's prefixes -> its writer and key (bounded)
         self.errors = 0  # lines whose reading raised (a bug): skipped, logged once, counted
         self._numbered: bool | None = None  # a viewer's line numbers on the file's lines (its first batch says)
+        self._found: dict[int, Evidence] = {}  # line -> the evidence of its finding (the latest MAX_FOUND)
 
     def read(self, lines: Iterable[str]) -> Iterator[Evidence]:
         """Every line's prefixes are read (who wrote it: the job's ranks and hosts); only a line holding a word some
@@ -245,6 +247,12 @@ class FileReader:
                             self._pending.append(ev)  # a later line may name its process's rank
                         else:
                             yield ev
+                    if self.classifier.amended:  # (rare) the line amended an earlier line's finding
+                        for ev in self._amended():
+                            if ev.rank is None and ev.pid is not None and len(self._pending) < MAX_PENDING:
+                                self._pending.append(ev)
+                            else:
+                                yield ev
             except Exception:  # noqa: BLE001 - a bug on one line must not lose the rest of the job's evidence
                 self.errors += 1
                 if self.errors == 1:
@@ -264,6 +272,24 @@ class FileReader:
         if origin.rank is not None and (origin.host, origin.rank) not in self._ranks and len(self._ranks) < 65536:
             self._ranks[(origin.host, origin.rank)] = n
         return origin, (origin.host, origin.rank, origin.local_rank, origin.pid)
+
+    def _amended(self) -> Iterator[Evidence]:
+        """The evidence of earlier lines whose findings the line just read amended (parsers/rules.py EVENT_AMENDS: a
+        later line of the same event made it worse, or gave the address or peer it lacked): each again, as amended,
+        marked details["amends"]; the job puts it in place of the first (triage.attribute.Job)."""
+        for f in self.classifier.take_amended():
+            ev = self._found.get(f.line) if f.file == self.name else None
+            what = f.details.get("amends")
+            if ev is None or ev.kind != f.kind or what not in ("severity", "pci", "peer"):
+                continue  # that line's finding was no evidence (a fact said more), or was forgotten
+            details = {**f.details, **ev.details, "amends": what}
+            value = getattr(f, what)
+            if what == "peer" and placeholder(value):  # a redacted peer names no peer (as _from_finding)
+                details["peer_redacted"], value = value, None
+            elif what == "severity":
+                yield ev.with_context(details=details, severity=value, attribution=f.attribution)
+                continue
+            yield ev.with_context(details=details, **{what: value})
 
     def _pid_filled(self) -> Iterator[Evidence]:
         """The evidence held back, each with the rank another line of the same process (host and pid: Ray's
@@ -399,8 +425,13 @@ class FileReader:
         gpu = ev.gpu if ev.gpu is not None else base["gpu"]
         if placeholder(ev.peer):  # a redacted peer ("xxx.xxx.xxx.xxx<55921>") names no peer
             details["peer_redacted"] = ev.peer
-            return ev.with_context(details=details, gpu=gpu, peer=None)
-        return ev.with_context(details=details, gpu=gpu)
+            ev = ev.with_context(details=details, gpu=gpu, peer=None)
+        else:
+            ev = ev.with_context(details=details, gpu=gpu)
+        if len(self._found) >= MAX_FOUND:
+            del self._found[next(iter(self._found))]
+        self._found[at.n] = ev  # what a later line's amendment of its finding amends (_amended)
+        return ev
 
     def _from_fact(self, at: _Line, fact, groups) -> Evidence:
         base = self._base(at)

@@ -198,3 +198,19 @@ def test_a_pod_batch_is_taken_once_processed_or_skipped_on_an_internal_error(tmp
     with pytest.raises(RuntimeError):
         agent.pipeline.process(WorkloadFindings([(ref, parse_line(line))], done=lambda: taken.append("skipped")))
     assert taken == ["ok", "skipped"]
+
+
+def test_a_line_joining_an_event_with_the_address_its_finding_lacked_is_that_events_one_problem(tmp_path):
+    """A GPU needing reset whose first line named no GPU, then the driver's rate-limiting line naming it (joining the
+    event, no finding of its own: parsers/rules.py EVENT_FILLS): through the pipeline (classify, take_amended, the
+    admission and the engine) one problem, on that GPU, its one sighting; none left on the node.  Lines shaped on
+    open-gpu-kernel-modules #1045 and #659 (tests/parsers/test_multiline_events.py)."""
+    agent = make(tmp_path)
+    unnamed = ("NVRM: nvAssertOkFailedNoLog: Assertion failed: Reset required [NV_ERR_RESET_REQUIRED] (0x00000062) "
+               "returned from status @ kernel_channel.c:2874")
+    rate = ("NVRM: Rate limiting GSP RPC error prints for GPU at PCI:0000:0a:00 (printing 1 of every 30).  The GPU "
+            "likely needs to be reset.")
+    agent.pipeline.process([Record("kmsg", f"3,{i},{1000 + i},-;{line}")
+                            for i, line in enumerate([unnamed, unnamed, rate, unnamed])])
+    got = [(p.subject, p.kind, p.count) for p in agent.engine.problems.values()]
+    assert got == [("gpu:0000:0a:00", "gpu_reset_required", 1)]

@@ -540,3 +540,21 @@ def test_distinct_rank_nccl_lines_from_one_pod_keep_memory_bounded(tmp_path, pod
     rss = vmrss()
     assert a.stop()[0] == 0
     assert rss < 64 << 20 and rss - before < 12 << 20, (before >> 20, rss >> 20)
+
+
+def test_a_quoted_socket_error_gives_the_pods_event_its_peer_once(tmp_path, pods):
+    """PyTorch's ncclRemoteError with NCCL's socket error quoted after "Last error:" (pytorch/pytorch #150916,
+    verbatim, in a pod's CRI log): one failure, its finding amended with the peer by the quoted line (parsers/rules.py
+    EVENT_FILLS); the pod's Event says it once, naming the peer, and the finding is counted once."""
+    pod = pods / "research_bert-worker-0_9a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d" / "pytorch"
+    pod.mkdir(parents=True)
+    lines = (FIXTURE.parents[3] / "incidents/pytorch-150916-killed-peer/logs/train.log").read_text().splitlines()
+    pod.joinpath("0.log").write_text("".join(f"2025-04-15T21:17:08.99631956{i}Z stderr F {line}\n"
+                                             for i, line in enumerate(lines)))
+    agent = make_agent(tmp_path, pods)
+    run_pods(agent)
+    said = [e for e in workload_lines(agent) if e["pod"] == "bert-worker-0"]
+    assert [e["reason"] for e in said] == ["NCCLRemoteError"]
+    assert "(peer ip-172-31-45-209.eu-north-1.compute.internal)" in said[0]["message"].split("Container output:")[0]
+    assert agent.metrics.registry.get_sample_value("gpu_npd_workload_findings_total",
+                                                   {"namespace": "research", "kind": "nccl_remote_error"}) == 1

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import collections
 import io
+from pathlib import Path
 
 import pytest
 import realworld
@@ -15,6 +16,7 @@ from parsers.classify import Classifier
 from parsers.rules import EVENT_PER_GPU_INDEX
 
 ITEMS = {(i["file"], i["text"].splitlines()[0]): i for i in realworld.samples()}
+INCIDENTS = Path(__file__).parent / "fixtures" / "incidents"
 
 
 def _item(file: str, first_line_part: str) -> dict:
@@ -202,18 +204,22 @@ def test_a_gpu_needing_reset_is_one_event_while_its_lines_repeat():
     assert [f.kind for f in realworld.findings("\n".join([marked, unnamed, unnamed]))] == ["gpu_reset_required"]
 
 
+# A GPU needing reset's lines, shaped on open-gpu-kernel-modules #1045 (by index, by nothing) and #659 (by address)
+_RESET_INDEX = ("NVRM: GPU{} nvCheckOkFailedNoLog: Check failed: Reset required [NV_ERR_RESET_REQUIRED] (0x00000062) "
+                "returned from _gpushareddataSendDataPollRpc(pGpu, polle>")
+_RATE_LIMITING = ("NVRM: Rate limiting GSP RPC error prints for GPU at {} (printing 1 of every 30).  The GPU likely "
+                  "needs to be reset.")
+_RESET_UNNAMED = ("NVRM: nvAssertOkFailedNoLog: Assertion failed: Reset required [NV_ERR_RESET_REQUIRED] (0x00000062) "
+                  "returned from status @ kernel_channel.c:2874")
+
+
 def test_a_gpu_needing_reset_is_one_event_whichever_way_its_lines_name_it():
     """A GPU needing reset's lines name it by index ("NVRM: GPU0 nvCheckOkFailedNoLog: .."), by address ("Rate limiting
     GSP RPC error prints for GPU at PCI:0000:0a:00", with or without "PCI:" and the function), or by the address of the
     "NVRM: GPU at PCI:" banner before them: one event per GPU (rules.EVENT_PER_GPU_INDEX, keyed as the GSP's), so one
     gpu_reset_required, not one per spelling; two GPUs stay two.  The lines are shaped on open-gpu-kernel-modules #1045
     and #659 and gpu-kernel-3.yaml's banner; their combinations and other GPUs' copies are built here."""
-    index = ("NVRM: GPU{} nvCheckOkFailedNoLog: Check failed: Reset required [NV_ERR_RESET_REQUIRED] (0x00000062) "
-             "returned from _gpushareddataSendDataPollRpc(pGpu, polle>")
-    rate = ("NVRM: Rate limiting GSP RPC error prints for GPU at {} (printing 1 of every 30).  The GPU likely needs to "
-            "be reset.")
-    unnamed = ("NVRM: nvAssertOkFailedNoLog: Assertion failed: Reset required [NV_ERR_RESET_REQUIRED] (0x00000062) "
-               "returned from status @ kernel_channel.c:2874")
+    index, rate, unnamed = _RESET_INDEX, _RATE_LIMITING, _RESET_UNNAMED
     banner = "NVRM: GPU at PCI:{}: GPU-fcdeaa4c-664a-4de8-2e32-23e14628ce8c"
     xid119 = _XID119_GPU.format(pci="{}", index="{}")
     resets = lambda *lines: [f.pci for f in realworld.findings("\n".join(lines))  # noqa: E731
@@ -364,3 +370,66 @@ def test_the_driver_rate_limiting_its_gsp_prints_is_the_gpus_reset():
     text = _item("gsp.yaml", "2025-07-23T20:08:23.729932+02:00 ThreadripperIntern")["text"]
     got = [(f.kind, f.xid, f.pci) for f in realworld.findings(text)]
     assert got == [("xid", 119, "0000:0a:00"), ("gpu_reset_required", None, "0000:0a:00"), ("xid", 154, "0000:0a:00")]
+
+
+def test_a_gpu_needing_reset_takes_its_address_from_the_rate_limiting_line_that_joins_it():
+    """A GPU needing reset whose lines so far named no GPU ("Assertion failed: Reset required ..") or only an index no
+    line mapped ("NVRM: GPU0 nvCheckOkFailedNoLog: .."), then "Rate limiting GSP RPC error prints for GPU at PCI:.."
+    joining its event (no finding of its own): the event's finding takes that line's address (rules.EVENT_FILLS), as
+    an amendment counted once with it, in `parse` (Scanner.scan) and the agent's path (classify, take_amended) alike.
+    A GPU told apart from that address (its index mapped to another) keeps its own event, and no address of another's.
+    The lines are shaped on open-gpu-kernel-modules #1045 and #659 (as in the test above)."""
+    index, rate, unnamed = _RESET_INDEX, _RATE_LIMITING, _RESET_UNNAMED
+    raw = lambda lines: [(f.kind, f.pci, f.details.get("amends"))  # noqa: E731
+                         for f in Scanner().scan(io.BytesIO("\n".join(lines).encode()))]
+    resets = lambda lines: [(f.kind, f.pci) for f in realworld.findings("\n".join(lines))]  # noqa: E731
+    for first in (unnamed, index.format(0)):
+        lines = [first, first, rate.format("PCI:0000:0a:00"), first, rate.format("0000:0a:00.0")]
+        assert raw(lines) == [("gpu_reset_required", None, None), ("gpu_reset_required", "0000:0a:00", "pci")]
+        assert resets(lines) == [("gpu_reset_required", "0000:0a:00")]
+        agent = realworld.classified(lines)
+        assert [(f.kind, f.pci, f.details.get("amends")) for f in agent] == raw(lines)
+        assert [(f.kind, f.pci) for f in realworld.events(agent)] == resets(lines)
+    # the banner's address came first: the finding named it, nothing to amend
+    banner = "NVRM: GPU at PCI:0000:0a:00: GPU-fcdeaa4c-664a-4de8-2e32-23e14628ce8c"
+    assert raw([banner, unnamed, rate.format("PCI:0000:0a:00")]) == [("gpu_reset_required", "0000:0a:00", None)]
+    # GPU1's event (GPU0 mapped to 0000:0a:00 by its Xid 119): the rate-limiting line for 0000:0a:00 is not its
+    xid119 = _XID119_GPU.format(pci="0000:0a:00", index=0)
+    assert [(k, p) for k, p, _ in raw([xid119, index.format(1), rate.format("PCI:0000:0a:00")])] == [
+        ("xid", "0000:0a:00"), ("gpu_reset_required", None), ("gpu_reset_required", "0000:0a:00")]
+
+
+# PyTorch 2.6's ncclRemoteError, its last error quoted on a line of its own (pytorch/pytorch #150916, verbatim)
+_QUOTED = tuple(INCIDENTS.joinpath("pytorch-150916-killed-peer", "logs", "train.log").read_text().splitlines())
+_PEER = "ip-172-31-45-209.eu-north-1.compute.internal"
+
+
+def test_the_socket_error_pytorch_quotes_gives_its_peer_to_the_exceptions_one_failure():
+    """The line PyTorch quotes after "Last error:" (NCCL's socket error, without its "NCCL WARN ") joins the exception's
+    event, its peer the failure's (rules.EVENT_FILLS): one finding, amended with the peer, in `parse` and the agent's
+    path alike; alone (the exception's lines lost), the quoted line is the failure, with its peer."""
+    text = "\n".join(_QUOTED)
+    raw = [(f.kind, f.rank, f.peer, f.details.get("amends"), f.line) for f in Scanner().scan(io.BytesIO(text.encode()))]
+    assert raw == [("nccl_remote_error", 1, None, None, 1), ("nccl_remote_error", 1, _PEER, "peer", 1)]
+    assert [(f.kind, f.rank, f.peer) for f in realworld.findings(text)] == [("nccl_remote_error", 1, _PEER)]
+    agent = realworld.classified(_QUOTED)
+    assert [(f.kind, f.peer, f.details.get("amends")) for f in agent] == [(k, p, a) for k, _, p, a, _ in raw]
+    alone = parse_line(_QUOTED[-1])
+    assert (alone.kind, alone.peer, alone.details.get("amends")) == ("nccl_remote_error", _PEER, None)
+    # past the event's lines (EVENT_LINES "nccl_exception"): a failure of its own
+    apart = "\n".join([*_QUOTED[:2], "a", "b", "c", _QUOTED[-1]])
+    assert [(f.peer, f.details.get("amends")) for f in realworld.findings(apart)] == [(None, None), (_PEER, None)]
+
+
+def test_a_quoted_socket_reset_names_its_peer_and_nccls_own_line_stays_its_own_row():
+    """The 2.2x socket call's error as PyTorch quotes it ("socketProgressOpt: Call to recv from 172....<33759> failed :
+    Connection reset by peer", NVIDIA/nccl #2076 in nccl-pytorch.yaml: its peer redacted by the poster) joins the
+    exception likewise; NCCL's own "NCCL WARN" lines are still read by their rows, never as a quote."""
+    text = _item("nccl-pytorch.yaml", "remote process exited or there was a network error, NCCL version 2.21.5")["text"]
+    assert "Call to recv from 172....<33759>" in text
+    assert [(f.kind, f.peer) for f in realworld.findings(text)] == [("nccl_remote_error", "172....")]
+    warn = ("a100-st-p4d24xlarge-22:183006:183220 [1] NCCL WARN socketProgress: Connection closed by remote peer "
+            "a100-st-p4d24xlarge-23.ec2.internal<44312>")
+    f = parse_line(warn)
+    assert (f.kind, f.peer, f.details.get("peer_port")) == ("nccl_remote_error", "a100-st-p4d24xlarge-23.ec2.internal",
+                                                            44312)

@@ -74,21 +74,21 @@ def test_workload_events_once_each_with_their_rank(item):
 def test_the_agents_record_path_finds_the_events_parse_finds():
     """The agent classifies line by line and takes each line's amendments after its finding (agent/pipeline.py:
     Classifier.classify, then take_amended); `gpu-npd parse` scans whole buffers (Scanner.scan): over the corpus both
-    give the same events, amendments included (an address a later line gave, a failed recovery's fatal).  The
+    give the same events, amendments included (an address or a peer a later line gave, a failed recovery's fatal).  The
     parsers export no fold of their own: the tests count events as those consumers do (realworld.events)."""
     import parsers
     from parsers.ports import LINK_KINDS
 
     assert not hasattr(parsers, "fold_amendments")
     # (a link's severity aside: `parse` judges a port down that never came up, parsers/ports.py; the agent its own way)
-    fields = lambda found: [(f.kind, f.xid, f.sxid, f.pci, f.kind in LINK_KINDS or f.severity,  # noqa: E731
+    fields = lambda found: [(f.kind, f.xid, f.sxid, f.pci, f.peer, f.kind in LINK_KINDS or f.severity,  # noqa: E731
                              f.details.get("amends")) for f in found]
     amended = set()
     for item in ITEMS:
         raw = realworld.classified(item["text"].splitlines())
         amended |= {f.details["amends"] for f in raw if f.details.get("amends")}
         assert fields(realworld.events(raw)) == fields(realworld.findings(item["text"])), item["source"]
-    assert amended == {"severity", "pci"}  # the corpus holds both kinds: the comparison says something
+    assert amended == {"severity", "pci", "peer"}  # the corpus holds each kind: the comparison says something
 
 
 WHOLE = realworld.whole_logs()

@@ -90,7 +90,15 @@ PREFIXES = [
      "[2021-12-07 10:43:05] INFO: container failed with non-zero exit code:  (exit code 1)"),
 ]
 
+# Lightning-AI/lit-llama #380 (NCCL's prefix, the host name's start elided by the poster: the end that tells its node
+# from the job's three others kept; named as printed)
+PREFIXES.append(("...-48:34050:34121 [0] transport/net_ib.cc:93 NCCL WARN NET/IB : Got async event : port error",
+                 dict(host="...-48", pid=34050, gpu=0), "transport/net_ib.cc:93 NCCL WARN NET/IB : Got async event : port error"))
+
 NOT_PREFIXES = [
+    # an elision that keeps nothing of the name tells no node apart (synthetic, NCCL's prefix as lit-llama #380's)
+    "...:34050:34121 [0] transport/net_ib.cc:93 NCCL WARN NET/IB : Got async event : port error",
+    "…:34050:34121 [0] transport/net_ib.cc:93 NCCL WARN NET/IB : Got async event : port error",
     "torch.distributed.elastic.multiprocessing.errors.ChildFailedError: ",  # pipedream #76
     "RuntimeError: CUDA error: uncorrectable ECC error encountered",  # kohya-ss/sd-scripts #1434
     "[rank11]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 4.35 GiB.",  # ms-swift #6301 (rank only)
@@ -633,6 +641,27 @@ def test_a_peer_gone_away_is_the_root_host_not_the_reporter():
         "node-a:183006:183181 [1] misc/socket.cc:538 NCCL WARN Net : Connection closed by remote peer "
         "node-b.cluster-92732890.pcluster<47861>"]})[0]
     assert (closed.category, closed.root.host) == ("undetermined", "node-b")
+
+
+def test_the_socket_error_pytorch_quotes_after_last_error_names_the_peer():
+    """PyTorch's ncclRemoteError quotes NCCL's last error on a line of its own, without NCCL's "NCCL WARN ": part of
+    the exception's one failure (the parsers amend its finding with the peer, rules.EVENT_FILLS), so the failure names
+    the peer, the root as NCCL's own line would make it, one line of evidence.  REAL (pytorch/pytorch #150916, the other
+    node's processes killed with kill -9)."""
+    lines = (Path(__file__).parent / "fixtures/incidents/pytorch-150916-killed-peer/logs/train.log").read_text(
+    ).splitlines()
+    [first] = job({"train.log": lines})
+    assert (first.category, first.rule, first.root.host) == (
+        "undetermined", "peer_error", "ip-172-31-45-209.eu-north-1.compute.internal")
+    assert [(e.line, e.kind, e.peer) for e in first.evidence] == [
+        (1, "nccl_remote_error", "ip-172-31-45-209.eu-north-1.compute.internal")]
+    # the peer's short name is a host of the job: that host
+    [named] = job({"train.log": ["ip-172-31-45-209:17:17 [0] NCCL INFO Bootstrap : Using ens5:172.31.45.209<0>",
+                                 *lines]})
+    assert named.root.host == "ip-172-31-45-209"
+    # a peer the poster redacted names no host (the amendment's peer read as the line's would be)
+    [redacted] = job({"train.log": [*lines[:3], "socketProgress: Connection closed by remote peer xxx.xxx.xxx.xxx<32926>"]})
+    assert redacted.root.host is None and [e.peer for e in redacted.evidence] == [None]
 
 
 def test_a_flushed_completion_naming_no_peer_is_no_fabric_fault():
