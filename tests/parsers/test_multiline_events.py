@@ -16,7 +16,7 @@ from parsers.classify import Classifier
 from parsers.rules import EVENT_PER_GPU_INDEX
 
 ITEMS = {(i["file"], i["text"].splitlines()[0]): i for i in realworld.samples()}
-INCIDENTS = Path(__file__).parent / "fixtures" / "incidents"
+INCIDENTS = Path(__file__).parents[1] / "fixtures" / "incidents"
 
 
 def _item(file: str, first_line_part: str) -> dict:

@@ -648,7 +648,7 @@ def test_the_socket_error_pytorch_quotes_after_last_error_names_the_peer():
     the exception's one failure (the parsers amend its finding with the peer, rules.EVENT_FILLS), so the failure names
     the peer, the root as NCCL's own line would make it, one line of evidence.  REAL (pytorch/pytorch #150916, the other
     node's processes killed with kill -9)."""
-    lines = (Path(__file__).parent / "fixtures/incidents/pytorch-150916-killed-peer/logs/train.log").read_text(
+    lines = (Path(__file__).parents[1] / "fixtures/incidents/pytorch-150916-killed-peer/logs/train.log").read_text(
     ).splitlines()
     [first] = job({"train.log": lines})
     assert (first.category, first.rule, first.root.host) == (
