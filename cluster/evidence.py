@@ -62,14 +62,16 @@ TEXT = 240  # characters of an Event's message kept as evidence text when it quo
 
 
 class Reader:
-    """Turns published objects into Evidence; one classifier (and its memo) for all of them."""
+    """Turns published objects into Evidence; one classifier (its memo and tables) for all of them, each quoted line
+    classified alone (Classifier.classify_alone): Events of different nodes and pods follow each other here, and no
+    line's context (an open event, a GPU index's address, a banner's UUID) may reach another's."""
 
     def __init__(self) -> None:
         self.classifier = Classifier()
 
     def _classify(self, text: str):
         try:
-            return self.classifier.classify(text)
+            return self.classifier.classify_alone(text)
         except Exception:  # noqa: BLE001 - a line the parsers choke on is just not evidence
             return None
 

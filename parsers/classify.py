@@ -215,11 +215,17 @@ class Classifier:
         self.memo_evictions = 0
         self.year = year
         self.prefilter = prefilter or Prefilter(all_keywords(), engine="re")
+        self._context: dict[str, tuple[tuple[str, str | None], ...]] = {}  # message -> what it says (bounded)
+        self._new_stream()
+        self.errors = 0  # lines whose classification raised (a bug): counted, logged once, never fatal
+        self.uuid_evictions = 0
+
+    def _new_stream(self) -> None:
+        """What one stream's lines carry to its later lines, empty: the context a new stream starts with."""
         self.uuids: dict[str, str] = {}  # pci -> GPU UUID, as NVRM printed it
         # GPU index ("GPU6") -> its address, from lines naming both (rules.EVENT_PER_GPU_INDEX), and the reverse
         self._gpu_index: dict[str, str] = {}
         self._index_of: dict[str, str] = {}
-        self._context: dict[str, tuple[tuple[str, str | None], ...]] = {}  # message -> what it says (bounded)
         self._last_pci: tuple[int, str] | None = None
         self._events: dict[str, int] = {}  # open multi-line event -> position of its last line
         self._led: set[str] = set()  # open events its "lead" lines opened, no finding made yet (rules.Rule.event)
@@ -237,8 +243,6 @@ class Classifier:
         self.amended: list[Finding] = []
         self.boot = BootClock()  # when this stream's boot began, from the kernel's start-up lines (wall-clock logs)
         self._count = 0
-        self.errors = 0  # lines whose classification raised (a bug): counted, logged once, never fatal
-        self.uuid_evictions = 0
 
     def for_stream(self) -> "Classifier":
         """A classifier for another stream (a file in `parse`, a source or a pod log in the agent): the same
@@ -250,6 +254,13 @@ class Classifier:
         """The amendments the last line made (see `amended`), handed over once."""
         out, self.amended = self.amended, []
         return out
+
+    def classify_alone(self, line: str) -> Finding | None:
+        """Classify a line that stands for itself (the line a Kubernetes Event quotes, read beside other nodes'):
+        a stream of its own, so nothing an earlier line opened or named (an open event, a banner's UUID, a GPU
+        index's address) reaches it, and nothing it opens reaches a later line.  The memo and tables are kept."""
+        self._new_stream()
+        return self.classify(line)
 
     def classify(self, line: str, *, file: str | None = None, lineno: int | None = None,
                  matched: Collection[int] | None = None) -> Finding | None:

@@ -390,3 +390,27 @@ def test_attribution_waits_while_the_watches_are_ahead_of_the_loop():
         c.queue.put(("events", "ADDED", {"n": i}))
     assert c._settle_interval(0.01) == BACKLOG_SETTLE
     assert c._settle_interval(2.0) == BACKLOG_SETTLE_COST * 2.0
+
+
+def test_each_events_line_is_read_alone():
+    """Events of different nodes follow each other in the cluster component's reader: what one node's quoted line
+    taught the parsers (GPU1 is 0000:0a:00 there, from an Xid 119 naming both; shape of
+    tests/parsers/test_multiline_events.py's) never reaches another node's line (its GPU1 is another GPU), and an
+    event one line opens absorbs no other Event's line."""
+    xid119 = ("NVRM: Xid (PCI:0000:0a:00): 119, pid=1, name=python, Timeout after 45s of waiting for RPC response from "
+              "GPU1 GSP! Expected function 76 (GSP_RM_CONTROL) sequence 4129 (0x0 0x0).")
+    reset = ("NVRM: GPU1 nvCheckOkFailedNoLog: Check failed: Reset required [NV_ERR_RESET_REQUIRED] (0x00000062) "
+             "returned from _gpushareddataSendDataPollRpc(pGpu, polle>")
+    reader = Reader()
+    rec = EventRecorder("default", "node-a")
+    rec.record(Ref("Node", "node-a", uid="node-a"), "Xid119GSPRPCTimeout",
+               f"Xid 119 on GPU 0000:0a:00: {xid119.rstrip('.')}. Recommended action: RESET_GPU")
+    (a,) = reader.node_event(rec._body(next(iter(rec._aggs.values()))))
+    assert (a.host, a.pci) == ("node-a", "0000:0a:00")
+    rec = EventRecorder("default", "node-b")
+    rec.record(Ref("Node", "node-b", uid="node-b"), "GPUResetRequired",
+               f"gpu_reset_required: {reset}. Recommended action: RESET_GPU")
+    (b,) = reader.node_event(rec._body(next(iter(rec._aggs.values()))))
+    assert b.host == "node-b" and b.kind == "gpu_reset_required" and b.pci is None
+    again = reader.node_event(rec._body(next(iter(rec._aggs.values()))))  # the same line again: its own evidence
+    assert [e.kind for e in again] == ["gpu_reset_required"]
