@@ -308,13 +308,19 @@ def test_without_a_node_fault_the_event_says_the_cause_is_elsewhere_and_names_th
     assert not any(c.status for c in agent.engine.conditions.values())
 
 
-def test_application_xid_with_a_pid_becomes_an_event_on_its_pod(tmp_path, pods):
+def _agent_with_pid_5150(tmp_path, pods):
+    """An agent whose /proc has pid 5150 in the fixture pod's container (its cgroup), the pod logs read once."""
     proc = tmp_path / "proc" / "5150"
     proc.mkdir(parents=True)
     proc.joinpath("cgroup").write_text("0::/kubepods.slice/kubepods-pod6f1e2a3b_4c5d_4e6f_8a9b_0c1d2e3f4a5b.slice/"
                                        "cri-containerd-" + "c" * 64 + ".scope\n")
     agent = make_agent(tmp_path, pods)
     run_pods(agent)
+    return agent
+
+
+def test_application_xid_with_a_pid_becomes_an_event_on_its_pod(tmp_path, pods):
+    agent = _agent_with_pid_5150(tmp_path, pods)
     agent.pipeline.process([Record("kmsg", "3,9,1000,-;NVRM: Xid (PCI:0000:18:00): 31, pid=5150, name=python3, Ch 00000008, "
                                    "intr 10000000. MMU Fault: ENGINE GRAPHICS GPCCLIENT_T1_0 faulted @ 0x7f_12345000. "
                                    "Fault is of type FAULT_PDE ACCESS_TYPE_VIRT_READ")])
@@ -383,12 +389,7 @@ def test_agent_process_turns_a_pod_log_line_into_a_pod_event(tmp_path, pods):
 
 
 def test_an_xid_storm_from_one_process_reads_its_cgroup_once(tmp_path, pods):
-    proc = tmp_path / "proc" / "5150"
-    proc.mkdir(parents=True)
-    proc.joinpath("cgroup").write_text("0::/kubepods.slice/kubepods-pod6f1e2a3b_4c5d_4e6f_8a9b_0c1d2e3f4a5b.slice/"
-                                       "cri-containerd-" + "c" * 64 + ".scope\n")
-    agent = make_agent(tmp_path, pods)
-    run_pods(agent)
+    agent = _agent_with_pid_5150(tmp_path, pods)
     line = "3,{n},1000,-;NVRM: Xid (PCI:0000:18:00): 31, pid=5150, name=python3, Ch 00000008, MMU Fault"
     agent.pipeline.process([Record("kmsg", line.format(n=n)) for n in range(500)])
     assert agent.pods.pids.reads == 1
