@@ -177,7 +177,9 @@ def write_text(findings: Iterable[Finding], out: IO[str]) -> Summary:
     out.write(header + "\n")
     for f in findings:
         summary.add(f)
-        msg = f.message if len(f.message) <= MESSAGE_WIDTH else f.message[:MESSAGE_WIDTH - 1] + "…"
+        amendment = amends(f)  # its event's finding again, amended (rules.EVENT_AMENDS): said, so no row reads as two
+        msg = f"[amends its event's finding: {amendment}] {f.message}" if amendment else f.message
+        msg = msg if len(msg) <= MESSAGE_WIDTH else msg[:MESSAGE_WIDTH - 1] + "…"
         cells = (_where(f), _kind(f), f.severity, f.attribution, _device(f), f.action)
         out.write("  ".join(c.ljust(w) for c, w in zip(cells, _WIDTHS)) + "  " + msg + "\n")
     summary.write(out)

@@ -293,3 +293,16 @@ def test_stdin_from_a_terminal_says_it_is_waiting_for_a_log():
 def test_python_m_gpunpd_names_itself_gpu_npd():
     r = subprocess.run([sys.executable, "-m", "gpunpd", "triage"], capture_output=True, text=True, timeout=60)
     assert r.returncode == 2 and r.stderr.startswith("Usage: gpu-npd triage [OPTIONS] PATHS...")
+
+
+def test_an_amendment_row_says_it_amends_its_events_finding(tmp_path: Path):
+    """A PCIe error whose recovery then failed is one event: the table's second row is its finding amended to fatal
+    (the summary counts one), and says so instead of reading as a second error.  The kernel's wordings, as in
+    tests/parsers/test_aer_events.py (pcie-aer.yaml holds the real ones)."""
+    p = tmp_path / "dmesg.txt"
+    p.write_text("pcieport 0000:00:03.0: AER: Uncorrected (Non-Fatal) error received: 0000:00:03.0\n"
+                 "pcieport 0000:00:03.0: AER: device recovery failed\n")
+    r = run(str(p))
+    rows = [line for line in r.stdout.decode().splitlines() if line.startswith("line ")]
+    assert r.returncode == 0 and len(rows) == 2, r.stdout.decode()
+    assert "[amends" not in rows[0] and "[amends its event's finding: severity]" in rows[1] and "fatal" in rows[1]
