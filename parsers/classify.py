@@ -626,19 +626,13 @@ class Classifier:
         """A finding naming a GPU: the address of the open events (rules.EVENT_ADDRESS_FROM) whose finding named none,
         as an amendment of that finding (Classifier.amended)."""
         for name, (at, made) in list(self._made.items()):
-            if position - at > EVENT_AMENDS[name.split(" ", 1)[0]]:
+            kind = name.split(" ", 1)[0]
+            if position - at > EVENT_AMENDS[kind]:
                 del self._made[name]  # its window passed: nothing amends it any more
-            elif (made.pci is None and made is not f and 0 <= position - at <= EVENT_AMENDS[name.split(" ", 1)[0]]
-                  and self._may_be(name.partition(" ")[2], f.pci)):
-                takes = EVENT_ADDRESS_FROM.get(name.split(" ", 1)[0])
+            elif made.pci is None and made is not f and position >= at and self._may_be(name.partition(" ")[2], f.pci):
+                takes = EVENT_ADDRESS_FROM.get(kind)
                 if takes is not None and (f.kind, f.xid) in takes:
-                    details = dict(made.details)
-                    details["amends"] = "pci"
-                    if f.pci in self.uuids:
-                        details["uuid"] = self.uuids[f.pci]
-                    amended = replace(made, pci=f.pci, details=details)
-                    self._made[name] = (at, amended)
-                    self.amended.append(amended)
+                    self._amend(name, at, made, "pci", pci=f.pci)
 
     def _fill(self, name: str, fields: tuple) -> None:
         """A line joined the open event `name` (no finding of its own): the fields it gives that the event's finding
@@ -647,15 +641,16 @@ class Classifier:
         if takes is None:
             return
         at, made = self._made[name]
-        changes = {}
-        for one in takes:
-            value = fields[_TEMPLATE_INDEX[one]]
-            if value is not None and getattr(made, one) is None:
-                changes[one] = value
-        if not changes:
-            return
+        changes = {one: fields[_TEMPLATE_INDEX[one]] for one in takes
+                   if fields[_TEMPLATE_INDEX[one]] is not None and getattr(made, one) is None}
+        if changes:
+            self._amend(name, at, made, "pci" if "pci" in changes else next(iter(changes)), **changes)
+
+    def _amend(self, name: str, at: int, made: Finding, what: str, **changes) -> None:
+        """The finding `made` of the open event `name` amended with `changes` (`details.amends`: `what`; a new address
+        with the UUID NVRM gave it): kept as the event's finding and handed over (Classifier.amended)."""
         details = dict(made.details)
-        details["amends"] = "pci" if "pci" in changes else next(iter(changes))
+        details["amends"] = what
         pci = changes.get("pci")
         if pci is not None and pci in self.uuids:
             details["uuid"] = self.uuids[pci]

@@ -98,14 +98,19 @@ def _dmesg_host(m: re.Match, year: int | None) -> Envelope:
 
 def _dmesg_t_host(m: re.Match, year: int | None) -> Envelope:
     host, _, mon, day, clock, yr, msg = m.groups()
-    return Envelope("dmesg_t", msg, timestamp=_at(_MONTHS.get(mon) or _local_month(mon), day, clock, int(yr)),
+    return Envelope("dmesg_t", msg, timestamp=_at(_month(mon), day, clock, int(yr)),
                     extra={"host": host})
 
 
 def _dmesg_t(m: re.Match, year: int | None) -> Envelope:
     """`dmesg -T`: the month in English, else in the locale's three letters (pt_BR "[Ter Set 19 ..]": _local_month)."""
     _, mon, day, clock, yr, msg = m.groups()
-    return Envelope("dmesg_t", msg, timestamp=_at(_MONTHS.get(mon) or _local_month(mon), day, clock, int(yr)))
+    return Envelope("dmesg_t", msg, timestamp=_at(_month(mon), day, clock, int(yr)))
+
+
+def _month(mon: str) -> int | None:
+    """A `dmesg -T` stamp's month: English, else the locale's (_local_month)."""
+    return _MONTHS.get(mon) or _local_month(mon)
 
 
 def _dmesg_t_local(m: re.Match, year: int | None) -> Envelope | None:
