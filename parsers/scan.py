@@ -39,8 +39,11 @@ class Scanner:
         so parsing files together equals parsing each alone."""
         return Scanner(self.classifier.for_stream(), self.prefilter)
 
-    def scan(self, fp: BinaryIO, name: str | None = None, chunk: int = CHUNK) -> Iterator[Finding]:
-        lineno = 1  # line number of the first line in the buffer being scanned
+    def scan(self, fp: BinaryIO, name: str | None = None, chunk: int = CHUNK, first_line: int = 1) -> Iterator[Finding]:
+        """The findings of a stream's lines.  `first_line`: the number of its first line, when `fp` continues a
+        stream this scanner read before (a pod log read a poll at a time): a multi-line event's windows count lines
+        of the stream, so an event whose lines two reads split is the one event a whole read finds."""
+        lineno = first_line  # line number of the first line in the buffer being scanned
         carry = b""
         skipping = False  # inside the cut-off tail of an over-long line
         while True:

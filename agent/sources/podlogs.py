@@ -59,6 +59,7 @@ class _Tail:
     inode: int = 0
     offset: int = 0
     pending: bytes = b""
+    lines: int = 0  # lines scanned (the stream's line numbers go on from poll to poll: Scanner.scan first_line)
     active: float = field(default_factory=time.monotonic)
 
 
@@ -291,10 +292,12 @@ class PodLogSource(Source):
                 return []
             cut = len(buf) - 1
         tail.pending = buf[cut + 1:]
-        self.lines += buf.count(b"\n", 0, cut + 1)
+        lines = buf.count(b"\n", 0, cut + 1)
+        self.lines += lines
         self._progress_lines(tail.ref, buf, cut + 1)  # trainers' progress lines (agent/progress.py)
         found = []
-        for f in tail.scanner.scan(io.BytesIO(buf[:cut + 1])):
+        first, tail.lines = tail.lines + 1, tail.lines + lines
+        for f in tail.scanner.scan(io.BytesIO(buf[:cut + 1]), first_line=first):
             f.file = tail.path
             f.details.update(namespace=tail.ref.namespace, pod=tail.ref.pod, container=tail.ref.container)
             found.append((tail.ref, f))

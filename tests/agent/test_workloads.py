@@ -22,7 +22,7 @@ from agent.pidmap import pod_of_pid
 from agent.sources import Record
 from agent.sources.podlogs import PodLogSource, parse_pod_dir
 from agent.state import StateStore
-from parsers.model import Boot
+from parsers.model import Boot, WorkloadFindings
 from agent.workloads import WorkloadTracker, job_of
 from apiserver_double import ApiDouble
 from kubeapi.client import make_api
@@ -557,5 +557,29 @@ def test_a_quoted_socket_error_gives_the_pods_event_its_peer_once(tmp_path, pods
     said = [e for e in workload_lines(agent) if e["pod"] == "bert-worker-0"]
     assert [e["reason"] for e in said] == ["NCCLRemoteError"]
     assert "(peer ip-172-31-45-209.eu-north-1.compute.internal)" in said[0]["message"].split("Container output:")[0]
+    assert agent.metrics.registry.get_sample_value("gpu_npd_workload_findings_total",
+                                                   {"namespace": "research", "kind": "nccl_remote_error"}) == 1
+
+
+def test_an_exception_and_the_line_it_quotes_read_in_two_polls_are_one_failure(tmp_path, pods):
+    """The same real log (pytorch/pytorch #150916), its quoted socket error written after a poll read the exception's
+    lines: the source numbers the pod log's lines on from poll to poll (Scanner.scan first_line), so the quoted line
+    joins the exception's event: one failure, counted once (its lines numbered from 1 again at each poll, the quoted
+    line was a second failure). The peer the later line gives amends a finding whose Event was said with the earlier
+    batch: not said again (agent/pipeline.py _pod_events), so the count stays true."""
+    pod = pods / "research_bert-worker-0_9a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d" / "pytorch"
+    pod.mkdir(parents=True)
+    lines = (FIXTURE.parents[3] / "incidents/pytorch-150916-killed-peer/logs/train.log").read_text().splitlines()
+    cri = [f"2025-04-15T21:17:08.99631956{i}Z stderr F {line}\n" for i, line in enumerate(lines)]
+    log = pod.joinpath("0.log")
+    log.write_text("".join(cri[:-1]))
+    agent = make_agent(tmp_path, pods)
+    src = agent.pods.pod_source = source(pods)
+    src.discover()
+    agent.pipeline.process(WorkloadFindings(src.poll()))
+    append(log, cri[-1])
+    agent.pipeline.process(WorkloadFindings(src.poll()))
+    said = [e for e in workload_lines(agent) if e["pod"] == "bert-worker-0"]
+    assert [e["reason"] for e in said] == ["NCCLRemoteError"]
     assert agent.metrics.registry.get_sample_value("gpu_npd_workload_findings_total",
                                                    {"namespace": "research", "kind": "nccl_remote_error"}) == 1
