@@ -251,7 +251,7 @@ class TaintWriter:
             # without a grant, no taint, said as the refusal (a warning and an Event); the condition stands and the
             # other writers go on
             return (f"the taint budget's ConfigMap {self.book.namespace}/{self.book.name} refused the agent "
-                    f"({exc.status} {exc.reason}): it needs get, update and create on it (Role gpu-npd-budgets)")
+                    f"({describe(exc)}): it needs get, update and create on it (Role gpu-npd-budgets)")
         self._granted = ok
         log.info("taint budget: %d of %d pool nodes tainted by gpu-npd, %d may be; this one %s", len(tainted),
                  len(pool), allowed, "granted" if ok else "refused")

@@ -298,7 +298,7 @@ def test_no_access_to_the_budgets_configmap_holds_the_taint_back_and_says_why(ap
     assert api.taints("gpu-1") == [] and api.conditions("gpu-1")["GPUUnhealthy"]["status"] == "True"
     assert metrics.registry.get_sample_value("gpu_npd_taint_held_by_budget", {"taint": TAINT}) == 1
     (held,) = [e for e in api.events() if e["reason"] == "TaintHeldByBudget"]
-    assert "ConfigMap gpu-npd/gpu-npd-taint-budget refused the agent (403 Forbidden)" in held["message"]
+    assert "ConfigMap gpu-npd/gpu-npd-taint-budget refused the agent (HTTP 403 Forbidden)" in held["message"]
     assert "Role gpu-npd-budgets" in held["message"]
 
 
