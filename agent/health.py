@@ -15,6 +15,7 @@ from typing import Any, Callable
 
 from parsers import Finding, amends
 from parsers.catalog import xid_reason
+from parsers.correlate import describe
 from parsers.escalation import JOBS_ROWS
 from parsers.finding import SEVERITY_RANK
 from parsers.kinds import BY_NAME as KIND, reason_of
@@ -44,13 +45,9 @@ def _copied(obj: Any) -> Any:
     return new
 
 
-def _device(f: Finding) -> str | None:
-    row = KIND.get(f.kind)
-    return row.device if row is not None else None
-
-
 def subject_of(f: Finding) -> str:
-    device = _device(f)
+    row = KIND.get(f.kind)
+    device = row.device if row is not None else None
     if device in ("nic", "port"):
         port = f.details.get("netdev") or f.details.get("module")
         return f"nic:{f.pci or '-'}" + (f"/{port}" if port is not None and device == "port" else "")
@@ -395,18 +392,15 @@ class HealthEngine:
 
     @staticmethod
     def _message(f: Finding, severity: str, action: str, note: str) -> str:
-        what = f"Xid {f.xid}" if f.xid is not None else f"SXid {f.sxid}" if f.sxid is not None else f.kind
-        gpu = _device(f) in ("gpu", None)
-        index = f.details.get("gpu_index") if gpu else None
-        where = (f" on GPU {index} ({f.pci})" if index is not None else
-                 f" on {'GPU' if gpu else 'device'} {f.pci}") if f.pci else ""
+        """What a problem says: what and where (`describe`: the kind table's wording, the device's noun), the GPU's
+        UUID, the line's text, the policy's note, the recommended action."""
         uuid = f.details.get("uuid")
         if f.details.get("pod"):
             note = f"process in pod {f.details['pod']}" + (f"; {note}" if note else "")
         text = f.message.strip().rstrip(".")
         if len(text) > 160:
             text = text[:159] + "…"
-        return (f"{what}{where}{f' ({uuid})' if uuid else ''}: {text}"
+        return (f"{describe(f)}{f' ({uuid})' if uuid else ''}: {text}"
                 f"{f' [{note}]' if note else ''}. Recommended action: {action}")
 
     # ---- node conditions -------------------------------------------------------------------------

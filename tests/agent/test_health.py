@@ -189,6 +189,18 @@ def test_aer_fatal_and_nvlink(engine):
     assert not cond(engine, "GPUUnhealthy")[0]
 
 
+def test_a_problem_says_what_and_where_in_the_kind_tables_words(engine):
+    """A condition's message names the fault as the kind table words it and the device by its noun
+    (parsers/correlate.py describe, the wording triage and the workload Events use), not by the kind's key."""
+    engine.observe(parse_line("pcieport 0000:16:02.0: AER: Uncorrected (Fatal) error received: 0000:18:00.0"))
+    assert engine.conditions["PCIeUnhealthy"].message.startswith("PCIe AER error on PCIe device 0000:18:00: pcieport")
+    engine.observe(parse_line("mlx5_core 0000:0c:00.0 ibp12s0: Link down"))
+    message = next(c.message for c in engine.conditions.values() if c.status and "Link down" in c.message)
+    assert message.startswith("link down on port ibp12s0: mlx5_core 0000:0c:00.0 ibp12s0: Link down")
+    engine.observe(parse_line(XID79))
+    assert engine.conditions["GPUUnhealthy"].message.startswith("Xid 79 on GPU 0000:5d:00: NVRM: Xid")
+
+
 def test_workload_findings_never_touch_node_conditions(engine):
     for line in ("RuntimeError: CUDA error: uncorrectable ECC error encountered",
                  "ncclRemoteError: A call failed possibly due to a network error",

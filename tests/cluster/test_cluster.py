@@ -125,7 +125,7 @@ def test_a_node_event_and_a_standing_condition_are_the_same_node_fault():
     assert (c.kind, c.xid, c.pci, c.gpu) == ("xid", 79, "0000:5d:00", 3)
     # a condition with other problems standing (agent/health.py adds how many): its line is read again all the same
     aer = {"type": "PCIeUnhealthy", "status": "True", "reason": "PCIeFatalError",
-           "message": "pcie_aer on device 0000:5d:00.0: pcieport 0000:00:03.0: AER: Uncorrected (Fatal) error "
+           "message": "PCIe AER error on PCIe device 0000:5d:00: pcieport 0000:00:03.0: AER: Uncorrected (Fatal) error "
                       "received: 0000:5d:00.0. Recommended action: INVESTIGATE (+2 more problems)"}
     more = Reader().condition("node-b", aer)
     assert (more.kind, more.severity, more.pci) == ("pcie_aer", "fatal", "0000:5d:00")
