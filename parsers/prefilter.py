@@ -3,7 +3,9 @@
 Whole buffers are scanned by a multi-pattern engine: hyperscan where its wheel exists, else
 google-re2, else the standard library's `re` (always there; slower on big files).
 `GPU_NPD_MATCHER=hyperscan|re2|re` forces one.  Single records (the agent's kmsg path) are
-checked with a compiled `re` alternation, which is cheapest for short strings.
+checked with a compiled `re` pattern, which is cheapest for short strings; `re` (records, and buffers
+when it is the engine) searches for the keywords as `wordscan.presence_regex` writes them, entered
+at each word's rarest character.
 
 With `patterns` (the rules' own regexes, derived from the rule table by `parsers.classify.line_patterns`),
 hyperscan and RE2 scan for those instead of the keywords, in the byte form `byte_superset` derives: a line
@@ -22,7 +24,7 @@ import re
 import sys
 from typing import Collection, Iterable, Iterator
 
-from .wordscan import LazyPattern, word_regex
+from .wordscan import LazyPattern, presence_regex
 
 ENGINES = ("hyperscan", "re2", "re")
 
@@ -53,9 +55,10 @@ class Prefilter:
         self.by_pattern = False  # whether line_spans gives pattern ids (else None: keywords only)
         alternation = "|".join(re.escape(k) for k in self.keywords)
         keywords = self.keywords
-        # the same words as a trie (cheaper for `re`), compiled when a record is first looked at
-        self._text = LazyPattern(lambda: word_regex(keywords))
-        self.find = self._find  # the first keyword in a str, or None: `matches` without a call around it
+        # the same words as `re` finds them cheapest (whether one occurs, not which: each entered at its rarest
+        # character), compiled when a record is first looked at
+        self._text = LazyPattern(lambda: presence_regex(keywords))
+        self.find = self._find  # a match where a keyword occurs in a str (which: left open), or None
         wanted = engine or os.environ.get("GPU_NPD_MATCHER") or None
         candidates = (wanted,) if wanted else ENGINES
         last_error: Exception | None = None
@@ -73,7 +76,8 @@ class Prefilter:
             elif name == "re2":
                 self._init_re2(module, alternation)
             else:
-                self._bytes = LazyPattern(alternation.encode())  # compiled when a buffer is first scanned
+                # compiled when a buffer is first scanned (a match lies on its word's line, as line_spans needs)
+                self._bytes = LazyPattern(lambda: presence_regex(keywords).encode())
             return
         raise ImportError(f"matcher engine {wanted!r} is not installed") from last_error
 

@@ -35,6 +35,49 @@ def _emit(node: dict) -> str:
     return group
 
 
+# Characters of log text, commonest first (counted over the test fixtures' real logs and bench/gen_log's mix); any
+# other character is rarer than these.  `presence_regex` starts its search at each word's rarest character.
+CHAR_FREQUENCY = (" 02e1to:nrdsa6-i354.7pml89cuN][TCIFk/Ogv_E,fbZh=PLx|()S\"BMDyU;A>wRHQ<GVXqWY+'J#`z*{}Kj!@%?^\\~&$")
+_RANK = {ch: i for i, ch in enumerate(CHAR_FREQUENCY)}
+
+
+def presence_regex(words: Iterable[str]) -> str:
+    """The pattern source of a regex that matches a text iff one of `words` occurs in it (a search's truthiness;
+    where, and which word, left open).
+
+    A scan tries the pattern at every position whose character can start it: with `word_regex`'s trie, each word's
+    first character, and with some 260 keywords those are most letters and the space, so nearly every position of a
+    line is tried (a kern.log prefix `Nov 25 06:00:00 gpu-node-1 kernel: ` alone, about 25 times).  Here each word is
+    entered at its rarest character (CHAR_FREQUENCY): the trie holds the words' tails from that character, and a
+    lookbehind confirms the whole word where a tail ends (`mlx5_core` is `x5_core(?<=mlx5_core)`), so only the
+    few positions with such a character are tried.  A word holding another word is left out (the shorter one
+    occurs wherever it does)."""
+    by_length = sorted({w for w in words if w}, key=len)
+    kept: list[str] = []
+    for word in by_length:
+        if not any(k in word for k in kept):
+            kept.append(word)
+    trie: dict = {}
+    for word in kept:
+        at = min(range(len(word)), key=lambda i: (-_RANK.get(word[i], len(_RANK)), i))
+        node = trie
+        for ch in word[at:]:
+            node = node.setdefault(ch, {})
+        node.setdefault("", set()).add(word[:at])
+    return _emit_tails(trie, "") if trie else "(?!)"
+
+
+def _emit_tails(node: dict, tail: str) -> str:
+    """`node`'s tails (`tail`: the characters from the entry character to it); where words end, each word's head
+    as a lookbehind over the whole word, none where a word starts at its entry character (it occurs: matched)."""
+    heads = node.get("")
+    if heads is not None and "" in heads:  # a word whole from its entry character ends here: matched
+        return ""
+    branches = [f"(?<={re.escape(head + tail)})" for head in sorted(heads or ())]
+    branches += [re.escape(ch) + _emit_tails(sub, tail + ch) for ch, sub in sorted(node.items()) if ch]
+    return branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
+
+
 class LazyPattern:
     """A rule's regex, compiled the first time a line needs it (`search`, or any attribute of re.Pattern): a
     process start compiles none of the table's ~100 regexes (tens of ms), a big log only the rows its lines reach.

@@ -244,6 +244,61 @@ def test_the_rule_keywords_as_a_trie_on_the_fixtures():
             assert [m.span() for m in trie.finditer(line)] == [m.span() for m in flat.finditer(line)], line
 
 
+
+@settings(max_examples=300)
+@given(words=st.lists(st.text(alphabet="abXid :.N_x", min_size=1, max_size=6), min_size=1, max_size=12),
+       pieces=st.lists(st.text(alphabet="abXid :.N_x\n", max_size=8), max_size=30))
+def test_the_presence_regex_matches_where_a_word_occurs(words, pieces):
+    """parsers.wordscan.presence_regex (each word entered at its rarest character, the rest confirmed by a
+    lookbehind; words holding another left out): a search finds something iff one of the words occurs, in a str
+    and in bytes, from each line's start (where the bytes engine searches a buffer from: a lookbehind looks before
+    the start position, but a word holds no newline, so it never reaches past a line's)."""
+    from parsers.wordscan import presence_regex
+
+    text = "".join(p + (words[i % len(words)] if i % 2 else "") for i, p in enumerate(pieces))
+    source = presence_regex(words)
+    assert (re.search(source, text) is not None) == any(w in text for w in words)
+    data = text.encode()
+    compiled = re.compile(source.encode())
+    for pos in [0] + [i + 1 for i, byte in enumerate(data) if byte == 10]:
+        m = compiled.search(data, pos)
+        assert (m is not None) == any(w.encode() in data[pos:] for w in words)
+        if m is not None:  # the match lies on a line holding a word (line_spans takes that line)
+            start, end = data.rfind(b"\n", 0, m.start()) + 1, data.find(b"\n", m.end())
+            line = data[start:] if end == -1 else data[start:end]
+            assert any(w.encode() in line for w in words)
+
+
+def test_the_presence_regex_of_the_keywords_on_the_fixtures():
+    from parsers.wordscan import presence_regex
+
+    words = all_keywords()
+    found = re.compile(presence_regex(words)).search
+    assert found("") is None and presence_regex([]) == "(?!)"
+    fixtures = Path(__file__).parents[1] / "fixtures"
+    hits = 0
+    for path in [*fixtures.glob("dmesg/*.*"), *fixtures.glob("realworld/**/*.*")]:
+        for line in path.read_text(errors="replace").splitlines():
+            present = any(w in line for w in words)
+            hits += present
+            assert (found(line) is not None) == present, line
+    assert hits > 1000
+
+
+@settings(max_examples=100)
+@given(MIXED)
+def test_the_stdlib_engine_takes_the_lines_holding_a_keyword(text):
+    """The `re` engine (the reference the others are held to): exactly the lines holding a keyword."""
+    data = text.encode()
+    words = [k.encode() for k in all_keywords()]
+    want, start = [], 0
+    for line in data.split(b"\n"):
+        if any(w in line for w in words):
+            want.append((start, start + len(line), None))
+        start += len(line) + 1
+    assert list(Prefilter(all_keywords(), engine="re").line_spans(data)) == want
+
+
 # --- the envelope built only when a finding needs it is the one detect() builds -------------------------------------
 
 ENVELOPE_PREFIXES = ENVELOPES + [
