@@ -185,6 +185,12 @@ _int = bounded_int
 # line of a multi-line event, no finding), whether its PCI address must come from the lines before it, and its
 # multi-line event role (rules.Rule.event).
 Template = tuple[tuple | None, bool, tuple[str, str, str] | None]
+# What Classifier._in_event decides of a line of a multi-line event: (absorbed: the line is part of an open event, no
+# finding of its own; made_by: the event the line's finding is the finding of; amends: the event whose finding the
+# line's finding escalates; joined: the event with a finding the line joined), each name None where none
+Verdict = tuple[bool, str | None, str | None, str | None]
+_ABSORBED: Verdict = (True, None, None, None)  # the two common verdicts, built once
+_FREE: Verdict = (False, None, None, None)
 MAX_MESSAGE = 4096  # characters of one message the rules see; the rest of a longer line is not matched
 MAX_LINE = 16384  # characters of one line (envelope included) any regex sees; longer lines are cut and counted
 MAX_UUIDS = 1024  # pci -> UUID entries remembered (oldest evicted): input cannot grow it without bound
@@ -234,9 +240,6 @@ class Classifier:
         self._stated: dict[str, tuple[int, str]] = {}  # event -> (position, the severity its "state" line stated)
         # events whose finding may be amended (rules.EVENT_AMENDS) -> (position of the event's last line, its finding)
         self._made: dict[str, tuple[int, Finding]] = {}
-        self._made_by: str | None = None  # the event the line _in_event just took is the finding of (None: none)
-        self._amends: str | None = None  # the event whose finding the line _in_event just took escalates
-        self._joined: str | None = None  # the event with a finding the line _in_event just absorbed joined (None: none)
         # findings that later lines made of an event's earlier one (an address it lacked): rare, a second output of
         # one line; a caller checks `amended` after each line and takes them (take_amended) after the line's own
         # finding (Scanner.scan yields them; the agent's pipeline decides them)
@@ -333,19 +336,20 @@ class Classifier:
             del memo[key]
         self.memo_evictions += len(victims)
 
-    def _in_event(self, event: tuple[str, str, str], position: int, rank: int = 0) -> bool:
+    def _in_event(self, event: tuple[str, str, str], position: int, rank: int = 0) -> Verdict:
         """Is this line part of an open multi-line event? Opens, extends or leaves the event as its role says
-        (rules.Rule.event): True when the line is absorbed (no finding of its own). `rank`: the line's severity
-        (SEVERITY_RANK), for the events that escalate (rules.EVENT_ESCALATES)."""
+        (rules.Rule.event) and returns its verdict (Verdict): whether the line is absorbed (no finding of its own),
+        and the events its finding is the finding of (made_by), escalates (amends) or it joined (joined). `rank`:
+        the line's severity (SEVERITY_RANK), for the events that escalate (rules.EVENT_ESCALATES)."""
         name, role, stage = event
         if type(name) is tuple:  # a "within" line of several events: part of whichever of them is open
             if role == "join":  # part of an open event of the names after the first, else the first's "join"
-                return (any(self._in_event((one, "within", stage), position, rank) for one in name[1:])
-                        or self._in_event((name[0], role, stage), position, rank))
-            return any(self._in_event((one, role, stage), position, rank) for one in name)
+                return self._in_any([(one, "within", stage) for one in name[1:]] + [(name[0], role, stage)],
+                                    position, rank)
+            return self._in_any([(one, role, stage) for one in name], position, rank)
         if role == "state":  # (stage: the word it stated) a few names at most: event names, not devices
             self._stated[name] = (position, stage)
-            return True
+            return _ABSORBED
         last = self._events.get(name)
         inside = last is not None and 0 <= position - last <= EVENT_LINES[name.split(" ", 1)[0]]
         if not inside and name[-1:] == " " and name[:-1] in EVENT_PER_GPU:  # names no device: the newest open
@@ -361,9 +365,8 @@ class Classifier:
                     self._events[name] = position
                     if anon in self._led:  # opened by lead lines alone: this line's finding is the event's
                         self._led.discard(anon)
-                        self._made_by = name
-                        return False
-                    return True
+                        return False, name, None, None
+                    return _ABSORBED
                 self._led.discard(anon)
         if role == "escalate":
             made = self._made.get(name)
@@ -372,25 +375,23 @@ class Classifier:
                     self._events[name] = position
                 self._made[name] = (position, made[1])
                 if rank > SEVERITY_RANK[made[1].severity]:  # worse than its finding said: the finding's amendment
-                    self._amends = name
-                    return False
-                self._joined = name
-                return True
+                    return False, None, name, None
+                return True, None, None, name
             role = "join"
         if role == "lead":  # part of the open event; else opens it, its finding the first "join" line's
             if not inside:
                 self._led.add(name)
             self._events[name] = position
-            return True
+            return _ABSORBED
         if name in self._led and inside and role == "join":  # the first line of a lead-opened event with a finding
             self._led.discard(name)
             self._events[name] = position
-            self._made_by = name
-            return False
+            return False, name, None, None
         if role == "within":
             if inside:
                 self._events[name] = position
-            return inside
+                return _ABSORBED
+            return _FREE
         if last is None and len(self._events) >= MAX_OPEN_EVENTS:  # per-device keys: bounded whatever the input
             self._events.clear()
             self._led.clear()
@@ -399,30 +400,53 @@ class Classifier:
             self._made.clear()
         if role == "close":
             self._events.pop(name, None)
-            return True
+            return _ABSORBED
         if role == "once":
             seen = self._stages.get(name, frozenset()) if inside else frozenset()
             absorbed = bool(seen) and stage not in seen  # a stage met again: the next event
             self._events[name] = position
             self._stages[name] = seen | {stage} if absorbed else frozenset((stage,))
-            return absorbed
+            return _ABSORBED if absorbed else _FREE
         escalates = name.split(" ", 1)[0] in EVENT_ESCALATES
         if role == "open" or (role == "join" and not inside):
             self._events[name] = position
             self._led.discard(name)
-            self._made_by = name
             if escalates:
                 self._ranks[name] = rank
-            return False
+            return False, name, None, None
         if inside:
             self._events[name] = position
+            joined = None
             if name in self._made:
                 self._made[name] = (position, self._made[name][1])
-                self._joined = name
+                joined = name
             if escalates and rank > self._ranks.get(name, rank):  # more severe than the event's findings so far
                 self._ranks[name] = rank
-                return False
-        return True
+                return False, None, None, joined
+            if joined is not None:
+                return True, None, None, joined
+        return _ABSORBED
+
+    def _in_any(self, events: list[tuple[str, str, str]], position: int, rank: int) -> Verdict:
+        """_in_event of each event in turn until one absorbs the line (a line of several events): absorbed when one
+        did; each of made_by, amends and joined as the last call to give one gave it (None where none did), the calls
+        before the absorbing one included."""
+        absorbed, made_by, amends, joined = _FREE
+        for event in events:
+            verdict = self._in_event(event, position, rank)
+            if verdict is _ABSORBED:
+                return True, made_by, amends, joined
+            if verdict is not _FREE:
+                if verdict[1] is not None:
+                    made_by = verdict[1]
+                if verdict[2] is not None:
+                    amends = verdict[2]
+                if verdict[3] is not None:
+                    joined = verdict[3]
+                if verdict[0]:
+                    absorbed = True
+                    break
+        return absorbed, made_by, amends, joined
 
     def _newest_open(self, prefix: str, position: int) -> str | None:
         """The open event named `prefix` + a GPU's address whose last line is the latest within its window (a line
@@ -492,11 +516,14 @@ class Classifier:
             event = self._by_gpu(event, position)
             if type(event[0]) is str:
                 keyed = event[0].partition(" ")[2]
-        self._made_by = self._amends = self._joined = None
-        if event is not None and self._in_event(event, position, SEVERITY_RANK[fields[1]] if fields else 0):
-            if self._joined is not None and fields is not None:  # (rare: a line with a finding's fields, absorbed)
-                self._fill(self._joined, fields)
-            return None
+        made_by = amends = None  # the events this line's finding is the finding of, and escalates (_in_event)
+        if event is not None:
+            absorbed, made_by, amends, joined = self._in_event(event, position,
+                                                               SEVERITY_RANK[fields[1]] if fields else 0)
+            if absorbed:
+                if joined is not None and fields is not None:  # (rare: a line with a finding's fields, absorbed)
+                    self._fill(joined, fields)
+                return None
         if fields is None:
             return None
         kind, severity, attribution, action, message, xid, sxid, pci, pid, process, rank, peer, details = fields
@@ -510,7 +537,6 @@ class Classifier:
         elif not pci and keyed and keyed[:3] != "GPU":  # named by index only: the address a line mapped it to
             pci = keyed
         details = dict(details)
-        amends = self._amends
         if amends is not None:  # the event's finding, now worse: its address, and what the amendment changed
             made = self._made[amends][1]
             pci, details["amends"] = made.pci or pci, "severity"
@@ -528,7 +554,7 @@ class Classifier:
                 self._address(f, position)
             if amends is not None:
                 self._made[amends] = (position, f)
-        made_by = amends or self._made_by
+        made_by = amends or made_by
         if made_by is not None and made_by.split(" ", 1)[0] in EVENT_AMENDS:
             self._made[made_by] = (position, f)
         return f

@@ -13,6 +13,8 @@ import pytest
 import realworld
 from parsers import Scanner, parse_line
 from parsers.classify import Classifier
+from parsers.finding import Finding
+from parsers.kinds import SEVERITY_RANK
 from parsers.rules import EVENT_PER_GPU_INDEX
 
 ITEMS = {(i["file"], i["text"].splitlines()[0]): i for i in realworld.samples()}
@@ -433,3 +435,41 @@ def test_a_quoted_socket_reset_names_its_peer_and_nccls_own_line_stays_its_own_r
     f = parse_line(warn)
     assert (f.kind, f.peer, f.details.get("peer_port")) == ("nccl_remote_error", "a100-st-p4d24xlarge-23.ec2.internal",
                                                             44312)
+
+
+def test_a_line_of_several_events_returns_what_each_call_made_up_to_the_one_that_absorbed_it():
+    """Classifier._in_event returns its verdict (absorbed, made_by, amends, joined). A key naming several events
+    (a "gsp|reset" or "fallen|reset" row's) is each name's call in turn until one absorbs the line: made_by, amends
+    and joined are each the last that a call gave, those before the absorbing call included, and no name after it is
+    called. The real rows' several-name keys reach little of this (their first calls are "within", which decide
+    nothing else), so the keys and open events are set here by hand; no log line is read."""
+    severity = SEVERITY_RANK["fatal"]
+
+    c = Classifier()
+    assert c._in_event(("rcu_stall", "open", "r"), 0) == (False, "rcu_stall", None, None)
+    # no finding of mce's or clocksource's to escalate: each a "join" that opens its event (made_by); rcu_stall's open
+    # one absorbs the line; fs is never called
+    assert c._in_event((("mce", "clocksource", "rcu_stall", "fs sda"), "escalate", "s"), 1, severity) == (
+        True, "clocksource", None, None)
+    assert set(c._events) == {"rcu_stall", "mce", "clocksource"}
+
+    c = Classifier()
+    # the events' findings (their fields the test's): aer's an error, nccl_exception's fatal already
+    c._made["aer"] = (0, Finding("pcie_aer", "error", "hardware", "INVESTIGATE", ""))
+    c._made["nccl_exception"] = (0, Finding("nccl_error", "fatal", "unknown", "INVESTIGATE", ""))
+    c._events["nccl_exception"] = 0
+    # a fatal line: aer's finding escalated (amends), then nccl_exception's, no worse, absorbs the line (joined)
+    assert c._in_event((("aer", "nccl_exception"), "escalate", "e"), 1, severity) == (
+        True, None, "aer", "nccl_exception")
+    # no call absorbs it: aer's (within its window still) amends, mce's opens (made_by)
+    assert c._in_event((("aer", "mce"), "escalate", "e"), 2, severity) == (False, "mce", "aer", None)
+
+    # a "join" key of several: part of an open event of the names after the first (no other call), else the first's
+    c = Classifier()
+    gsp, reset = "gsp 0000:a1:00", "reset 0000:a1:00"
+    assert c._in_event(((gsp, reset), "join", "gsp_timeout"), 0) == (False, gsp, None, None)
+    assert c._in_event(((gsp, reset), "join", "gsp_timeout"), 1) == (True, None, None, None)  # gsp's, now open
+    c = Classifier()
+    c._events[reset] = 0
+    assert c._in_event(((gsp, reset), "join", "gsp_timeout"), 1) == (True, None, None, None)
+    assert gsp not in c._events
