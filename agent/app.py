@@ -94,11 +94,11 @@ def _kube_sink(cfg: Config, metrics: Metrics, emit: Callable[[Any], None]):
         return None
     from kubeapi.client import make_api  # noqa: PLC0415 - the kubernetes client is heavy: only when used
 
-    from .kube.sink import KubernetesSink  # noqa: PLC0415
-
     api = make_api(cfg.kube, implicit_kubeconfig=False)  # outside a pod: only a named kubeconfig
     if api is None:
         return None
+    from .kube.sink import KubernetesSink  # noqa: PLC0415 - the writers: only with a cluster to write to
+
     return KubernetesSink(api, cfg.node_name, cfg.kube, cfg.mode, metrics, emit)
 
 

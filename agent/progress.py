@@ -19,7 +19,6 @@ logs are gone (deleted) is forgotten at the next tick.
 
 from __future__ import annotations
 
-import statistics
 import time
 from collections import OrderedDict, deque
 from dataclasses import dataclass, field
@@ -31,7 +30,7 @@ from parsers.model import PodEvent, PodRef, Problem, Reading
 from parsers.progress import Progress
 
 from .hangsettings import HangSettings
-from .peers import FIELDS as PEER_FIELDS
+from .peers import FIELDS as PEER_FIELDS, median_of
 from .podresources import Owned
 from .workloads import job_of
 
@@ -138,7 +137,7 @@ class ProgressTracker:
     # ---- the judgement, every tick --------------------------------------------------------------------
 
     def allowance(self, pod: _Pod) -> float:
-        median = statistics.median(pod.intervals) if pod.intervals else 0.0
+        median = median_of(pod.intervals) if pod.intervals else 0.0
         return max(self.cfg.k * median, self.cfg.floor_seconds)
 
     def tick(self, live_uids: set[str] | None = None, standing: Iterable[Problem] = (),
@@ -179,7 +178,7 @@ class ProgressTracker:
     def _suspect(self, pod: _Pod, now: float, allowance: float, support: str) -> PodEvent:
         pod.suspected = now
         self.metrics.workload_hang.labels(pod.ref.namespace, pod.ref.pod, pod.job).set(1)
-        median = statistics.median(pod.intervals) if pod.intervals else 0.0
+        median = median_of(pod.intervals) if pod.intervals else 0.0
         said = (f"No training progress for {now - pod.last:.0f} s{_at(pod.step, ' since')} (progress lines every "
                 f"{median:.1f} s (median); allowed max({self.cfg.k:g} x {median:.1f} s, {self.cfg.floor_seconds:g} s)"
                 f" = {allowance:.0f} s")

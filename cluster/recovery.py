@@ -18,7 +18,7 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Callable
 
-from kubeapi.events import TokenBucket
+from kubeapi.ratelimit import TokenBucket
 from triage import Incident
 
 OPT_IN = "gpu-npd.io/cascading-recovery"

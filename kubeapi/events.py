@@ -11,6 +11,8 @@ from datetime import datetime, timezone
 from dataclasses import dataclass
 from typing import Any, Callable
 
+from .ratelimit import TokenBucket
+
 
 MAX_PENDING = 512
 
@@ -53,21 +55,6 @@ class _Agg:
     name: str | None = None  # the Event object once created
     fixed_name: str | None = None  # the caller's name for the Event (stable across restarts), else a digest
     annotations: dict[str, str] | None = None
-
-
-class TokenBucket:
-    def __init__(self, rate_per_s: float, burst: int, clock: Callable[[], float] = time.monotonic):
-        self.rate, self.burst, self.clock = rate_per_s, burst, clock
-        self.tokens, self.t = float(burst), clock()
-
-    def take(self) -> bool:
-        now = self.clock()
-        self.tokens = min(self.burst, self.tokens + (now - self.t) * self.rate)
-        self.t = now
-        if self.tokens >= 1:
-            self.tokens -= 1
-            return True
-        return False
 
 
 class EventRecorder:

@@ -28,7 +28,7 @@ from .grants import GrantBook
 
 if TYPE_CHECKING:
     from .settings import KubeSettings
-    from .writers import NodeApi
+    from .nodeapi import NodeApi
 
 log = logging.getLogger("gpu_npd.kube")
 GROUP = "resource.k8s.io"

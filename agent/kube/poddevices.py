@@ -18,8 +18,8 @@ from kubeapi.retry import Worker
 from parsers.model import PodRef
 
 from ..podresources import Owned, PodDevices
-from .podfault import DeviceOwners
-from .writers import NodeApi
+from .nodeapi import NodeApi
+from .owners import DeviceOwners
 
 log = logging.getLogger("gpu_npd.kube")
 MIN_ASK_SECONDS = 5.0  # a miss asks the kubelet again no sooner than this after the last question

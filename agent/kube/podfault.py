@@ -24,9 +24,9 @@ from parsers.finding import SEVERITY_RANK
 from parsers.gpus import by_gpu, problem_gpu
 from parsers.model import Snapshot
 
-from ..podresources import PodDevices, list_pods
-from .dra import DeviceFencer
-from .writers import NodeApi
+from ..podresources import PodDevices
+from .nodeapi import NodeApi
+from .owners import DeviceOwners
 
 log = logging.getLogger("gpu_npd.kube")
 CONDITION_TYPE = "gpu-npd.io/GPUFault"
@@ -68,46 +68,6 @@ def condition(node: str, pci: str, uuid: str, reason: str, message: str, now: fl
     return {"type": CONDITION_TYPE, "status": "True", "reason": reason,
             "message": text if len(text) <= MAX_MESSAGE else text[:MAX_MESSAGE - 1] + "…",
             "lastTransitionTime": iso(now)}
-
-
-class DeviceOwners:
-    """Which pod holds which device, asked on a writer's thread: the kubelet's PodResources answer now (None when
-    it cannot say: said once, with `fallback`, what the writer does then), and our GPUs in this node's
-    ResourceSlices (DRA claim devices are matched through them)."""
-
-    def __init__(self, api, node: str, settings, n: NodeApi, clock: Callable[[], float],
-                 lister: Callable[[], list[PodDevices]] | None, fallback: str):
-        self.api, self.node, self.s, self.n, self.clock, self.fallback = api, node, settings, n, clock, fallback
-        self.lister = lister or (lambda: list_pods(settings.pod_resources_socket, settings.request_timeout_seconds))
-        self._kubelet_ok: bool | None = None
-        self._dra: dict[str, tuple[str, str, str]] | None = None
-
-    def pods(self) -> list[PodDevices] | None:
-        try:
-            pods = self.lister()
-        except Exception as exc:  # noqa: BLE001 - no socket, kubelet down, refused: fall back, said once
-            if self._kubelet_ok is not False:
-                log.warning("PodResources API unavailable (%s); %s", f"{type(exc).__name__}: {exc}"[:200],
-                            self.fallback)
-            self._kubelet_ok = False
-            return None
-        self._kubelet_ok = True
-        return pods
-
-    def dra(self, pods: list[PodDevices] | None) -> dict[str, tuple[str, str, str]] | None:
-        """Our GPU key (pci or uuid) -> its DRA device, where a pod holds a DRA claim (read once).  Not readable
-        now: device-plugin ids only this time, asked again next time."""
-        if not pods or not any(p.claims for p in pods) or self.api is None:  # no API: device-plugin ids only
-            return None
-        if self._dra is None:
-            fencer = DeviceFencer(self.n, self.clock)
-            try:
-                self._dra = fencer.node_devices()
-            except Exception as exc:  # noqa: BLE001
-                log.warning("ResourceSlices not readable (%s); DRA-allocated GPUs are not matched to pods this time",
-                            f"{type(exc).__name__}: {exc}"[:200])
-                return {}
-        return self._dra
 
 
 class PodFaultWriter(WriterThread):

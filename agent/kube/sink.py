@@ -22,7 +22,8 @@ from parsers.model import NodeInfo, Snapshot
 
 from .dra import DeviceFencer, faulty_gpus
 from .settings import KubeSettings
-from .writers import AnnotationWriter, ConditionWriter, NodeApi, TaintWriter
+from .nodeapi import NodeApi
+from .writers import AnnotationWriter, ConditionWriter, TaintWriter
 
 log = logging.getLogger("gpu_npd.kube")
 

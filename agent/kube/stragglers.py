@@ -24,8 +24,8 @@ from parsers.gpus import by_gpu, problem_gpu
 from parsers.model import Problem, Snapshot
 
 from ..podresources import PodDevices
-from .podfault import DeviceOwners
-from .writers import NodeApi
+from .nodeapi import NodeApi
+from .owners import DeviceOwners
 
 log = logging.getLogger("gpu_npd.kube")
 RECHECK_SECONDS = 60.0  # while a straggler stands unannounced (no pod found yet), the kubelet is asked this often

@@ -15,15 +15,12 @@ wrote so that an unchanged snapshot costs no request (a heartbeat rewrites the c
 
 from __future__ import annotations
 
-import json
 import logging
 import random
-import threading
 from operator import attrgetter
 from typing import Any, Callable
 
-from kubeapi.client import call
-from kubeapi.events import EventRecorder, Ref, TokenBucket, iso
+from kubeapi.events import EventRecorder, Ref, iso
 from kubeapi.pager import items
 from kubeapi.reserved import reserved_condition
 from kubeapi.retry import describe
@@ -31,44 +28,12 @@ from parsers.model import Condition, Problem, Snapshot
 
 from .desired import budget_size, merge_taints, our_taint_keys, ours, wanted_taints
 from .grants import GrantBook
+from .nodeapi import NodeApi
 from .repair import profile_conditions, repair_annotation
-from .settings import KubeSettings
 
 log = logging.getLogger("gpu_npd.kube")
 CONFLICT_RETRIES = 5
 BUDGET_RECHECK_SECONDS = 60.0  # a held-back taint asks the budget again at most this often (and at heartbeats)
-
-
-class NodeApi:
-    """What every writer shares: the client, the node's name, the settings, the rate limit, the write counter."""
-
-    def __init__(self, api, node: str, s: KubeSettings, metrics=None):
-        self.api, self.node, self.s, self.metrics = api, node, s, metrics
-        self.stop = threading.Event()
-        self.bucket = TokenBucket(s.qps, s.burst)
-
-    def wait(self) -> None:
-        """Client-side QPS limit: blocks the writer thread, never the agent."""
-        while not self.bucket.take() and not self.stop.is_set():
-            self.stop.wait(1.0 / self.bucket.rate / 4)
-
-    def get_node(self) -> dict:
-        self.wait()
-        resp = self.api.read_node(self.node, _preload_content=False, _request_timeout=self.s.request_timeout_seconds)
-        return json.loads(resp.data)
-
-    def call(self, method: str, path: str, body: Any = None, query: list | None = None) -> Any:
-        """One API request under the QPS limit (the writers' and the DRA fencer's)."""
-        self.wait()
-        return call(self.api, method, path, body, query, self.s.request_timeout_seconds)
-
-    def count(self, kind: str, n: int = 1) -> None:
-        if self.metrics is not None and n:
-            self.metrics.kube_writes.labels(kind).inc(n)
-
-    def count_error(self, kind: str) -> None:
-        if self.metrics is not None:
-            self.metrics.kube_errors.labels(kind).inc()
 
 
 def condition_patch(conditions: list[Condition], heartbeat: float) -> dict[str, Any]:

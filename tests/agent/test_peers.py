@@ -4,7 +4,9 @@ produce)."""
 
 from __future__ import annotations
 
-from agent.peers import CONDITION, REASON, PeerOutliers
+from hypothesis import given, strategies as st
+
+from agent.peers import CONDITION, REASON, PeerOutliers, median_of
 from parsers.model import Reading
 
 MODEL = "NVIDIA H100 80GB HBM3"
@@ -205,3 +207,13 @@ def test_through_the_agent_a_gpu_throttled_and_one_short_of_nvlink_traffic_are_s
         clock.t += 10
     poll(agent)
     assert found() == {("gpu:0000:ba:00", "throttled_thermal_seconds"), ("gpu:0000:3a:00", "nvlink_tx_bytes")}
+
+
+@given(st.lists(st.floats(allow_nan=False, allow_infinity=False, width=32) | st.integers(-10**6, 10**6), min_size=1))
+def test_the_median_is_statistics_median(values):
+    """The peers' and the hang verdict's median (agent.peers.median_of) is statistics.median's, value and type."""
+    import statistics  # noqa: PLC0415 - the agent does not load it
+
+    got, want = median_of(values), statistics.median(values)
+    assert (got, type(got)) == (want, type(want))
+    assert median_of(iter(values)) == want

@@ -15,7 +15,7 @@ from agent.config import ConfigError, load
 from agent.health import HealthEngine
 from kubeapi.client import call, make_api
 from agent.kube.dra import DeviceFencer, choose_versions, match_devices, node_hash, owner, rule_name
-from agent.kube.writers import NodeApi
+from agent.kube.nodeapi import NodeApi
 from apiserver_double import ApiDouble
 from fakeclock import Clock
 from harness import AgentProc, wait_until

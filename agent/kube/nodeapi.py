@@ -1,0 +1,46 @@
+"""What every Kubernetes writer of the node shares (`NodeApi`): the client, the node's name, the settings, the
+client-side rate limit and the write counters.  Apart from the writers (agent/kube/writers.py) so that what only
+reads (the pod -> device cache, agent/kube/poddevices.py) does not load them."""
+
+from __future__ import annotations
+
+import json
+import threading
+from typing import Any
+
+from kubeapi.client import call
+from kubeapi.ratelimit import TokenBucket
+
+from .settings import KubeSettings
+
+
+class NodeApi:
+    """What every writer shares: the client, the node's name, the settings, the rate limit, the write counter."""
+
+    def __init__(self, api, node: str, s: KubeSettings, metrics=None):
+        self.api, self.node, self.s, self.metrics = api, node, s, metrics
+        self.stop = threading.Event()
+        self.bucket = TokenBucket(s.qps, s.burst)
+
+    def wait(self) -> None:
+        """Client-side QPS limit: blocks the writer thread, never the agent."""
+        while not self.bucket.take() and not self.stop.is_set():
+            self.stop.wait(1.0 / self.bucket.rate / 4)
+
+    def get_node(self) -> dict:
+        self.wait()
+        resp = self.api.read_node(self.node, _preload_content=False, _request_timeout=self.s.request_timeout_seconds)
+        return json.loads(resp.data)
+
+    def call(self, method: str, path: str, body: Any = None, query: list | None = None) -> Any:
+        """One API request under the QPS limit (the writers' and the DRA fencer's)."""
+        self.wait()
+        return call(self.api, method, path, body, query, self.s.request_timeout_seconds)
+
+    def count(self, kind: str, n: int = 1) -> None:
+        if self.metrics is not None and n:
+            self.metrics.kube_writes.labels(kind).inc(n)
+
+    def count_error(self, kind: str) -> None:
+        if self.metrics is not None:
+            self.metrics.kube_errors.labels(kind).inc()
