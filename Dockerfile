@@ -19,7 +19,7 @@ RUN python3 -m venv /opt/gpu-npd \
 # of `gpu-npd parse` measured on a loaded build host. (A file that does not compile stays source: `|| true`.)
 
 FROM ${BASE}
-# VERSION: the project's (pyproject.toml), passed by `make image`
+# VERSION: the project's (parsers/version.py), passed by `make image`
 ARG VERSION
 LABEL org.opencontainers.image.title="gpu-npd" \
       org.opencontainers.image.description="GPU node problem detector for Kubernetes" \

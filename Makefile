@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
-VERSION := $(shell sed -n 's/^version = "\(.*\)"/\1/p' pyproject.toml)
+VERSION := $(shell sed -n 's/^VERSION = "\(.*\)"/\1/p' parsers/version.py)
 IMAGE  ?= ghcr.io/gpu-npd/gpu-npd:$(VERSION)
 BUILDER ?= $(shell command -v docker >/dev/null && docker info >/dev/null 2>&1 && echo docker || (command -v podman >/dev/null && echo podman) || echo none)
 
@@ -67,11 +67,11 @@ release: $(STAMP)
 	$(BIN)/python -c 'import helm_python as h; print(h.package("$(CHART)", destination="dist", version="$(VERSION)", app_version="$(VERSION)"))'
 	@ls -l dist
 
-# The version lives in pyproject.toml; the files that cannot read it (Chart.yaml, the kustomize image tags) are
+# The version lives in parsers/version.py (pyproject.toml takes it from there); the files that cannot read it (Chart.yaml, the kustomize image tags) are
 # rewritten here, and tests/deploy/test_release.py fails while any differs. make set-version NEW=0.2.0
 set-version:
 	@test -n "$(NEW)" || { echo "usage: make set-version NEW=x.y.z"; exit 2; }
-	sed -i 's/^version = ".*"/version = "$(NEW)"/' pyproject.toml
+	sed -i 's/^VERSION = ".*"/VERSION = "$(NEW)"/' parsers/version.py
 	sed -i 's/^version: .*/version: $(NEW)/; s/^appVersion: .*/appVersion: "$(NEW)"/' $(CHART)/Chart.yaml
 	sed -i 's/^    newTag: .*/    newTag: $(NEW)/' deploy/base/kustomization.yaml
 	sed -i 's|ghcr.io/gpu-npd/gpu-npd:[0-9][^ ]*$$|ghcr.io/gpu-npd/gpu-npd:$(NEW)|' deploy/base/daemonset.yaml deploy/examples/fabric-check/fabric-check.yaml

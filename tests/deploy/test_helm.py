@@ -6,7 +6,6 @@ two tools, the same objects."""
 from __future__ import annotations
 
 import copy
-import tomllib
 from pathlib import Path
 
 import pytest
@@ -230,7 +229,7 @@ def test_cleanup_hook_runs_after_uninstall_with_the_agents_configs():
 
 
 def test_the_chart_version_is_the_project_version():
-    project = tomllib.loads((DEPLOY.parent / "pyproject.toml").read_text())["project"]["version"]
+    from parsers.version import VERSION as project
     chart = yaml.safe_load((CHART / "Chart.yaml").read_text())
     assert chart["version"] == chart["appVersion"] == project
 

@@ -1,4 +1,4 @@
-"""One version (pyproject.toml's) everywhere a release puts it, a CHANGELOG section with upgrade notes for it, and
+"""One version (parsers/version.py's, which pyproject.toml takes) everywhere a release puts it, a CHANGELOG section with upgrade notes for it, and
 the chart as `make release` packages it (symlinked files resolved into the archive) rendering the shipped rules.
 `make release` runs this file first and builds nothing while it fails."""
 
@@ -13,13 +13,21 @@ import pytest
 import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
-VERSION = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
+VERSION = re.search(r'^VERSION = "(.+)"$', (ROOT / "parsers/version.py").read_text(), re.M).group(1)
 
 
 def test_the_installed_distribution_reports_the_project_version():
+    """The version is declared once: the installed distribution's metadata (pyproject.toml's dynamic version, read
+    from parsers/version.py at build time), what `gpu-npd --version` and the build metric say, the Makefile's."""
+    from importlib.metadata import version as dist_version
+
     from parsers.version import version
 
-    assert version() == VERSION
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    assert "version" not in project["project"] and project["project"]["dynamic"] == ["version"]
+    assert project["tool"]["setuptools"]["dynamic"]["version"] == {"attr": "parsers.version.VERSION"}
+    assert version() == dist_version("gpu-npd") == VERSION
+    assert re.search(r"^VERSION := .*parsers/version\.py\)$", (ROOT / "Makefile").read_text(), re.M)
 
 
 def test_every_artifact_carries_the_project_version():

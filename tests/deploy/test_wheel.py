@@ -32,6 +32,15 @@ def wheel(tmp_path_factory) -> Path:
     return next(out.glob("gpu_npd-*.whl"))
 
 
+def test_the_wheel_is_of_the_declared_version(wheel: Path):
+    """pyproject.toml's version is dynamic, from parsers/version.py: the wheel the build backend made carries it."""
+    from parsers.version import VERSION
+
+    assert wheel.name.startswith(f"gpu_npd-{VERSION}-")
+    meta = next(n for n in zipfile.ZipFile(wheel).namelist() if n.endswith(".dist-info/METADATA"))
+    assert f"\nVersion: {VERSION}\n" in zipfile.ZipFile(wheel).read(meta).decode()
+
+
 def test_wheel_carries_every_package_file(wheel: Path):
     names = set(zipfile.ZipFile(wheel).namelist())
     tracked = subprocess.run(["git", "ls-files", "agent", "parsers"], cwd=ROOT, capture_output=True, text=True,
