@@ -42,15 +42,13 @@ Batch = list[Record] | SampleBatch | CheckBatch | WorkloadFindings | NodeInfo
 def _findings(batch: list[Record], classifier: Classifier) -> Iterator[Finding]:
     """Each finding of the batch's lines in order: a line's own, then the earlier findings it amended (an address it
     gave: decided after it)."""
-    classify = classifier.classify
+    read = classifier.read
     for rec in batch:
-        f = classify(rec.line)
-        if classifier.amended:
-            if f is not None:
-                yield f
-            yield from classifier.take_amended()
-        elif f is not None:
+        f, amended = read(rec.line)
+        if f is not None:
             yield f
+        if amended:
+            yield from amended
 
 
 def _pod_events(items: list[tuple[PodRef, Finding]]) -> list[tuple[PodRef, Finding]]:

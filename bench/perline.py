@@ -1,4 +1,5 @@
-"""Per-line cost of `Classifier.classify` (micro-benchmark, not a test): a keyword line that matches no
+"""Per-line cost of a stream's line through the classifier (`Classifier.read`, what the agent's pipeline and `gpu-npd
+parse` call; `classify` in a checkout that predates it) (micro-benchmark, not a test): a keyword line that matches no
 rule (dmesg form, and kern.log's syslog form), a repeated storm line (memo hit), a new matching line (distinct
 every time, memo miss).
 
@@ -37,10 +38,11 @@ def measure(n: int) -> dict[str, float]:
     for name, make in CASES.items():
         lines = [make(i) for i in range(n)]
         c = Classifier()
-        c.classify(lines[0])  # warm-up: compiles, first memo entry
+        read = getattr(c, "read", c.classify)
+        read(lines[0])  # warm-up: compiles, first memo entry
         t0 = time.process_time()
         for line in lines:
-            c.classify(line)
+            read(line)
         out[name] = (time.process_time() - t0) / n * 1e6
     return out
 

@@ -191,6 +191,7 @@ Template = tuple[tuple | None, bool, tuple[str, str, str] | None]
 Verdict = tuple[bool, str | None, str | None, str | None]
 _ABSORBED: Verdict = (True, None, None, None)  # the two common verdicts, built once
 _FREE: Verdict = (False, None, None, None)
+_NOTHING: tuple[None, tuple[()]] = (None, ())  # what `read` returns for almost every line
 MAX_MESSAGE = 4096  # characters of one message the rules see; the rest of a longer line is not matched
 MAX_LINE = 16384  # characters of one line (envelope included) any regex sees; longer lines are cut and counted
 MAX_UUIDS = 1024  # pci -> UUID entries remembered (oldest evicted): input cannot grow it without bound
@@ -240,10 +241,9 @@ class Classifier:
         self._stated: dict[str, tuple[int, str]] = {}  # event -> (position, the severity its "state" line stated)
         # events whose finding may be amended (rules.EVENT_AMENDS) -> (position of the event's last line, its finding)
         self._made: dict[str, tuple[int, Finding]] = {}
-        # findings that later lines made of an event's earlier one (an address it lacked): rare, a second output of
-        # one line; a caller checks `amended` after each line and takes them (take_amended) after the line's own
-        # finding (Scanner.scan yields them; the agent's pipeline decides them)
-        self.amended: list[Finding] = []
+        # findings the line being read made of its event's earlier one (an address it lacked): rare, its second
+        # output, which `read` returns beside the line's own finding
+        self._amended: list[Finding] = []
         self.boot = BootClock()  # when this stream's boot began, from the kernel's start-up lines (wall-clock logs)
         self._count = 0
 
@@ -252,11 +252,6 @@ class Classifier:
         rules, year, prefilter and repeat memo (context-free), and none of this one's stream context (open
         multi-line events, NVRM banners, UUIDs, line count), so nothing of one stream reaches another."""
         return Classifier(self.rules, self.year, self.prefilter, self.memo_size, self.max_line, memo=self.memo)
-
-    def take_amended(self) -> list[Finding]:
-        """The amendments the last line made (see `amended`), handed over once."""
-        out, self.amended = self.amended, []
-        return out
 
     def classify_alone(self, line: str) -> Finding | None:
         """Classify a line that stands for itself (the line a Kubernetes Event quotes, read beside other nodes'):
@@ -267,33 +262,46 @@ class Classifier:
 
     def classify(self, line: str, *, file: str | None = None, lineno: int | None = None,
                  matched: Collection[int] | None = None) -> Finding | None:
-        """Classify one line (envelope included, no newline).  `matched`, from a buffer scan: the ids of the
-        `line_patterns` that matched the line (a superset of the rows whose regex does), so only those rows are
-        tried; None: every row whose keyword occurs."""
+        """The line's own finding (`read`'s first output): for a line read on its own account; a stream's reader
+        takes `read`'s amendments too."""
+        return self.read(line, file=file, lineno=lineno, matched=matched)[0]
+
+    def read(self, line: str, *, file: str | None = None, lineno: int | None = None,
+             matched: Collection[int] | None = None) -> tuple[Finding | None, tuple[Finding, ...]]:
+        """Read a stream's next line (envelope included, no newline): (its own finding or None, the findings of
+        earlier lines of its event it amended, rules.EVENT_AMENDS: an address or peer they lacked; () for almost
+        every line), the amendments to be taken after the line's own finding.  `matched`, from a buffer scan: the
+        ids of the `line_patterns` that matched the line (a superset of the rows whose regex does), so only those
+        rows are tried; None: every row whose keyword occurs."""
         self._count += 1
         if len(line) > self.max_line:
             line = line[:self.max_line]
             self.lines_cut += 1
         if (matched is None and not self.prefilter.find(line)) or (line[:1] == " " and is_kmsg_continuation(line)):
-            return None
+            return _NOTHING
         if matched and self._context_ids.issuperset(matched):
             # only a context line's pattern matched (an `NVRM: GPU at PCI:` banner): no row, no net can take it,
             # so what it says is remembered from the line as it is (its patterns are unanchored), no envelope split
             self._remember(line, lineno if lineno is not None else self._count)
-            return None
+            return _NOTHING
         name, message, env = split(line, self.year)  # the envelope is built only for a finding (_instantiate)
         if matched is not None and name == "docker" and not self.prefilter.find(line):
             # an engine's match needs no keyword test: no row, context or net acts on a message without one,
             # and the message is part of the line, except docker's, which is JSON-decoded
-            return None
-        return self._classify_message(message, lineno if lineno is not None else self._count, matched,
-                                      env, file, lineno)
+            return _NOTHING
+        f = self._classify_message(message, lineno if lineno is not None else self._count, matched, env, file, lineno)
+        if self._amended:
+            amended, self._amended = tuple(self._amended), []
+            return f, amended
+        return (f, ()) if f is not None else _NOTHING
 
     def classify_message(self, message: str, position: int | None = None,
                          matched: Collection[int] | None = None) -> Finding | None:
-        """Classify a bare message (no envelope)."""
-        return self._classify_message(message, position if position is not None else self._count, matched,
-                                      None, None, None)
+        """Classify a bare message (no envelope): its own finding (amendments it made are `read`'s, dropped here)."""
+        f = self._classify_message(message, position if position is not None else self._count, matched,
+                                   None, None, None)
+        self._amended.clear()
+        return f
 
     def _classify_message(self, message: str, position: int, matched: Collection[int] | None,
                           env: Envelope | Pending | None, file: str | None, lineno: int | None) -> Finding | None:
@@ -650,7 +658,7 @@ class Classifier:
 
     def _address(self, f: Finding, position: int) -> None:
         """A finding naming a GPU: the address of the open events (rules.EVENT_ADDRESS_FROM) whose finding named none,
-        as an amendment of that finding (Classifier.amended)."""
+        as an amendment of that finding (`read` returns it)."""
         for name, (at, made) in list(self._made.items()):
             kind = name.split(" ", 1)[0]
             if position - at > EVENT_AMENDS[kind]:
@@ -662,7 +670,7 @@ class Classifier:
 
     def _fill(self, name: str, fields: tuple) -> None:
         """A line joined the open event `name` (no finding of its own): the fields it gives that the event's finding
-        lacks, of those the event takes (rules.EVENT_FILLS), amend that finding (Classifier.amended)."""
+        lacks, of those the event takes (rules.EVENT_FILLS), amend that finding (`read` returns it)."""
         takes = EVENT_FILLS.get(name.split(" ", 1)[0])
         if takes is None:
             return
@@ -674,7 +682,7 @@ class Classifier:
 
     def _amend(self, name: str, at: int, made: Finding, what: str, **changes) -> None:
         """The finding `made` of the open event `name` amended with `changes` (`details.amends`: `what`; a new address
-        with the UUID NVRM gave it): kept as the event's finding and handed over (Classifier.amended)."""
+        with the UUID NVRM gave it): kept as the event's finding and handed over (`read` returns it)."""
         details = dict(made.details)
         details["amends"] = what
         pci = changes.get("pci")
@@ -682,7 +690,7 @@ class Classifier:
             details["uuid"] = self.uuids[pci]
         amended = replace(made, details=details, **changes)
         self._made[name] = (at, amended)
-        self.amended.append(amended)
+        self._amended.append(amended)
 
     def _boot_mark(self, row: str, env: Envelope | Pending | None) -> None:
         """A kernel start-up line (rules.BOOT_STAGES): a boot began about when it was written.  A process's line

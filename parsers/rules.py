@@ -131,8 +131,8 @@ EVENT_ESCALATES = frozenset({"nvme"})
 # Events whose one finding a later line amends, not adds to: event name -> lines after the event's last line within
 # which its finding may still be amended. An amendment is a finding of the same event (kind, code) carrying
 # details["amends"], what it changed ("severity", "pci", "peer"): consumers count it once with the finding it amends
-# (`gpu-npd parse`'s summary, the agent's problem; each takes the classifier's amendments after the line's own finding,
-# Classifier.take_amended), its severity and address the event's from then on. The finding is made at once all the same (the agent's latency): the amendment follows it.
+# (`gpu-npd parse`'s summary, the agent's problem; each takes the amendments a line made after the line's own finding,
+# both returned by Classifier.read), its severity and address the event's from then on. The finding is made at once all the same (the agent's latency): the amendment follows it.
 # - "escalate" rows (rules.Rule.event): a PCIe error whose recovery then failed is fatal (the device is gone until a
 #   reset), the port's verdict ("AER: device recovery failed") coming after the drivers' callbacks;
 # - EVENT_ADDRESS_FROM: a GPU failure whose lines named no GPU takes the address of a later line of the same failure.

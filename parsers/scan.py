@@ -79,8 +79,7 @@ class Scanner:
     def _scan_buffer(self, buf: bytes, limit: int, lines: "_Lines", name: str | None) -> Iterator[Finding]:
         """Findings of the lines in buf[:limit]."""
         done_to = -1
-        classifier = self.classifier
-        classify = classifier.classify
+        read = self.classifier.read
         for start, end, matched in self.prefilter.line_spans(buf, limit):
             if start <= done_to:
                 continue
@@ -92,13 +91,13 @@ class Scanner:
                 start, line, end = _cri_group(buf, start, end, limit)
                 matched = None  # the joined line: its parts' matches say nothing about it
             done_to = end
-            finding = classify(line, file=name, lineno=lines.at(buf, start), matched=matched)
+            finding, amended = read(line, file=name, lineno=lines.at(buf, start), matched=matched)
             if finding is not None:
                 if finding.kind in LINK_KINDS:
                     self._unused_port(finding)
                 yield finding
-            if classifier.amended:  # an earlier finding the line amended (Classifier.amended): after the line's own
-                yield from classifier.take_amended()
+            if amended:  # earlier findings the line amended (Classifier.read): after the line's own
+                yield from amended
 
     def _unused_port(self, f: Finding) -> None:
         """parsers/ports.py offline: the kernel's uptime going backwards starts a new boot, and so does a kernel
@@ -191,8 +190,7 @@ def scan_lines(lines, classifier: Classifier | None = None, name: str | None = N
     """Classify an iterable of str lines (no prefilter over buffers; for small inputs and tests)."""
     classifier = classifier or Classifier()
     for n, line in enumerate(lines, start=1):
-        finding = classifier.classify(line.rstrip("\n"), file=name, lineno=n)
+        finding, amended = classifier.read(line.rstrip("\n"), file=name, lineno=n)
         if finding is not None:
             yield finding
-        if classifier.amended:
-            yield from classifier.take_amended()
+        yield from amended

@@ -36,14 +36,14 @@ def findings(text: str) -> list:
 
 
 def classified(lines) -> list:
-    """The findings of `lines` as the agent's pipeline takes them (agent/pipeline.py): Classifier.classify per line,
-    then the earlier findings the line amended (Classifier.take_amended)."""
+    """The findings of `lines` as the agent's pipeline takes them (agent/pipeline.py): Classifier.read per line, the
+    line's own finding, then the earlier findings the line amended."""
     c, out = Classifier(), []
     for line in lines:
-        f = c.classify(line)
+        f, amended = c.read(line)
         if f is not None:
             out.append(f)
-        out += c.take_amended()
+        out += amended
     return out
 
 

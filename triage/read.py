@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Iterable, Iterator, NamedTuple
 
-from parsers import Classifier, all_keywords, at_least, detect
+from parsers import Classifier, Finding, all_keywords, at_least, detect
 from parsers.prefilter import Prefilter
 from parsers.scan import _Lines
 
@@ -190,6 +190,7 @@ class FileReader:
         self.errors = 0  # lines whose reading raised (a bug): skipped, logged once, counted
         self._numbered: bool | None = None  # a viewer's line numbers on the file's lines (its first batch says)
         self._found: dict[int, Evidence] = {}  # line -> the evidence of its finding (the latest MAX_FOUND)
+        self._amendments: list[Finding] = []  # what the line being read amended of earlier lines' findings (_classify)
 
     def read(self, lines: Iterable[str]) -> Iterator[Evidence]:
         """Every line's prefixes are read (who wrote it: the job's ranks and hosts); only a line holding a word some
@@ -247,7 +248,7 @@ class FileReader:
                             self._pending.append(ev)  # a later line may name its process's rank
                         else:
                             yield ev
-                    if self.classifier.amended:  # (rare) the line amended an earlier line's finding
+                    if self._amendments:  # (rare) the line amended an earlier line's finding
                         for ev in self._amended():
                             if ev.rank is None and ev.pid is not None and len(self._pending) < MAX_PENDING:
                                 self._pending.append(ev)
@@ -273,11 +274,20 @@ class FileReader:
             self._ranks[(origin.host, origin.rank)] = n
         return origin, (origin.host, origin.rank, origin.local_rank, origin.pid)
 
+    def _classify(self, text: str, n: int) -> Finding | None:
+        """Line `n`'s own finding; the findings of earlier lines it amended (Classifier.read's second output) wait in
+        `_amendments` for the line's evidence to be out (`_amended`)."""
+        finding, amended = self.classifier.read(text, file=self.name, lineno=n)
+        if amended:
+            self._amendments += amended
+        return finding
+
     def _amended(self) -> Iterator[Evidence]:
         """The evidence of earlier lines whose findings the line just read amended (parsers/rules.py EVENT_AMENDS: a
         later line of the same event made it worse, or gave the address or peer it lacked): each again, as amended,
         marked details["amends"]; the job puts it in place of the first (triage.attribute.Job)."""
-        for f in self.classifier.take_amended():
+        amendments, self._amendments = self._amendments, []
+        for f in amendments:
             ev = self._found.get(f.line) if f.file == self.name else None
             what = f.details.get("amends")
             if ev is None or ev.kind != f.kind or what not in ("severity", "pci", "peer"):
@@ -342,7 +352,7 @@ class FileReader:
             if last is not None and n - last[0] <= TRACEBACK_LINES:
                 self._chained[key] = last[1]
             return
-        finding = self.classifier.classify(rest, file=self.name, lineno=n)
+        finding = self._classify(rest, n)
         if finding is not None and (finding.kind == "unclassified" or not at_least(finding.severity, "warning")):
             finding = None
         hit = facts.match(rest) if finding is None or _generic(finding) else None
@@ -465,7 +475,7 @@ class FileReader:
         above, "During handling of the above exception" / "The above exception was the direct cause"), whose
         consequence it is."""
         # the parsers know CUDA errors and OOMs by their text: those are theirs
-        finding = self.classifier.classify(at.rest, file=self.name, lineno=at.n)
+        finding = self._classify(at.rest, at.n)
         if finding is not None and finding.kind != "unclassified" and not finding.details.get("consequence"):
             ev = self._from_finding(at, finding)
             if cause:  # raised while handling the chain's first (a CUDA error, an NCCL error): its consequence

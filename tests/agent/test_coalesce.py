@@ -213,7 +213,7 @@ def test_an_identical_amendment_of_a_later_event_is_decided_not_counted_as_a_rep
 def test_an_event_amended_to_fatal_is_one_finding_in_the_counters(tmp_path: Path):
     """A PCIe error whose recovery then failed (geerlingguy/raspberry-pi-pcie-devices #116): the line that amends the
     event's finding to fatal comes through the pipeline's usual path (no address given, nothing handed over by
-    take_amended); the findings counter counts the event once, as `gpu-npd parse` does, and the problem is fatal."""
+    Classifier.read); the findings counter counts the event once, as `gpu-npd parse` does, and the problem is fatal."""
     from test_aer_events import SAMPLES as CORPUS
 
     sample = next(s for s in CORPUS if s["source"].endswith("raspberry-pi-pcie-devices/issues/116"))

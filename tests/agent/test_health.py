@@ -332,7 +332,8 @@ def test_an_amended_event_is_one_problem_its_severity_and_gpu_the_amendments(eng
     c = Classifier()
     for line in ("NVRM: _kgspRpcRecvPoll: GSP RM heartbeat timed out",
                  "NVRM: Xid (PCI:0000:01:00): 154, GPU recovery action changed from 0x0 (None) to 0x1 (GPU Reset Required)"):
-        for f in (c.classify(line), *c.take_amended()):
+        own, amended = c.read(line)
+        for f in (own, *amended):
             if f is not None:
                 engine.observe(f)
     gsp = sorted((p.subject, p.code, p.count) for p in engine.problems.values() if p.kind == "xid")

@@ -202,7 +202,7 @@ def test_a_pod_batch_is_taken_once_processed_or_skipped_on_an_internal_error(tmp
 
 def test_a_line_joining_an_event_with_the_address_its_finding_lacked_is_that_events_one_problem(tmp_path):
     """A GPU needing reset whose first line named no GPU, then the driver's rate-limiting line naming it (joining the
-    event, no finding of its own: parsers/rules.py EVENT_FILLS): through the pipeline (classify, take_amended, the
+    event, no finding of its own: parsers/rules.py EVENT_FILLS): through the pipeline (Classifier.read, the
     admission and the engine) one problem, on that GPU, its one sighting; none left on the node.  Lines shaped on
     open-gpu-kernel-modules #1045 and #659 (tests/parsers/test_multiline_events.py)."""
     agent = make(tmp_path)

@@ -1,7 +1,7 @@
 """PCIe AER: one finding per AER event, keyed to the device that reported it (issue 12, section 3).
 
 Over the real blocks of tests/fixtures/realworld/pcie-aer.yaml, both ways text reaches the rules: the offline
-Scanner (whole buffers, prefiltered) and the agent's record path (Classifier.classify per line, then take_amended)."""
+Scanner (whole buffers, prefiltered) and the agent's record path (Classifier.read per line: its finding, then what it amended)."""
 
 from __future__ import annotations
 

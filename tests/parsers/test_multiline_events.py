@@ -378,7 +378,7 @@ def test_a_gpu_needing_reset_takes_its_address_from_the_rate_limiting_line_that_
     """A GPU needing reset whose lines so far named no GPU ("Assertion failed: Reset required ..") or only an index no
     line mapped ("NVRM: GPU0 nvCheckOkFailedNoLog: .."), then "Rate limiting GSP RPC error prints for GPU at PCI:.."
     joining its event (no finding of its own): the event's finding takes that line's address (rules.EVENT_FILLS), as
-    an amendment counted once with it, in `parse` (Scanner.scan) and the agent's path (classify, take_amended) alike.
+    an amendment counted once with it, in `parse` (Scanner.scan) and the agent's path (Classifier.read) alike.
     A GPU told apart from that address (its index mapped to another) keeps its own event, and no address of another's.
     The lines are shaped on open-gpu-kernel-modules #1045 and #659 (as in the test above)."""
     index, rate, unnamed = _RESET_INDEX, _RATE_LIMITING, _RESET_UNNAMED
@@ -421,6 +421,19 @@ def test_the_socket_error_pytorch_quotes_gives_its_peer_to_the_exceptions_one_fa
     # past the event's lines (EVENT_LINES "nccl_exception"): a failure of its own
     apart = "\n".join([*_QUOTED[:2], "a", "b", "c", _QUOTED[-1]])
     assert [(f.peer, f.details.get("amends")) for f in realworld.findings(apart)] == [(None, None), (_PEER, None)]
+
+
+def test_read_returns_a_lines_own_finding_and_what_it_amended_classify_the_first():
+    """Classifier.read: (the line's own finding or None, the earlier findings it amended), both outputs returned, no
+    state for the caller to read back; classify, for a line on its own account, is the first."""
+    c = Classifier()
+    found = [c.read(line) for line in _QUOTED]
+    assert [(f.kind if f else None, [(a.kind, a.peer, a.details["amends"]) for a in amended])
+            for f, amended in found][-1] == (None, [("nccl_remote_error", _PEER, "peer")])
+    assert all(amended == () for _, amended in found[:-1])
+    assert c.read("no keyword here") == (None, ())
+    alone = Classifier()
+    assert [alone.classify(line) for line in _QUOTED][-1] is None  # joined its event; the amendment is read's
 
 
 def test_a_quoted_socket_reset_names_its_peer_and_nccls_own_line_stays_its_own_row():

@@ -73,7 +73,7 @@ def test_workload_events_once_each_with_their_rank(item):
 
 def test_the_agents_record_path_finds_the_events_parse_finds():
     """The agent classifies line by line and takes each line's amendments after its finding (agent/pipeline.py:
-    Classifier.classify, then take_amended); `gpu-npd parse` scans whole buffers (Scanner.scan): over the corpus both
+    Classifier.read); `gpu-npd parse` scans whole buffers (Scanner.scan): over the corpus both
     give the same events, amendments included (an address or a peer a later line gave, a failed recovery's fatal).  The
     parsers export no fold of their own: the tests count events as those consumers do (realworld.events)."""
     import parsers
