@@ -28,7 +28,23 @@ CASES = {  # synthetic lines modelled on the bench mix (bench/gen_log.py)
                                      "Uncontained: FBHUB. RST: No, D-RST: No",
     "new matching line": lambda i: f"[{1000 + i * 0.01:12.6f}] NVRM: Xid (PCI:0000:5d:00): 95, pid={i}, name=python3, "
                                    "Uncontained: FBHUB. RST: No, D-RST: No",
+    # each line of another kind than the one before and new to the memo: the rows to try come from the keyword scan
+    # (Dispatch.candidates), not from the row that matched last
+    "mixed kinds, memo miss": lambda i: _mixed(i),
 }
+
+
+def _mixed(i: int) -> str:
+    """bench/gen_log.py's error lines whose message holds a number that changes, and its NCCL INFO lines (synthetic,
+    modelled on real ones), in turn, in its dmesg and CRI envelopes."""
+    sys.path.append(str(HERE))
+    from gen_log import ERRORS, NCCL_INFO
+
+    shapes = [t for t in ERRORS if "{p}" in t or "{n}" in t] + NCCL_INFO
+    msg = shapes[i % len(shapes)].format(b=0x5d, p=1000 + i, n=i, d=i % 8, r=i % 32, r2=(i + 1) % 32, host="node-7")
+    if i % 2:
+        return f"2026-11-22T02:00:{i // 1000 % 60:02d}.{i % 1_000_000_000:09d}Z stderr F {msg}"
+    return f"[{1000 + i * 0.01:12.6f}] {msg}"
 
 
 def measure(n: int) -> dict[str, float]:

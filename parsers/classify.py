@@ -29,7 +29,7 @@ from .rules import (BOOT_MARK, BOOT_STAGES, EVENT_ADDRESS_FROM, EVENT_ADOPTS, EV
                     EVENT_FILLS, EVENT_LINES, EVENT_PER_DEVICE, EVENT_PER_GPU, EVENT_PER_GPU_INDEX,
                     EVENT_PER_RANK, GSP_GPU_INDEX, KEYWORDS, PCI, REFINERS, RULES, STATED, Rule)
 from .unclassified import DRIVER_KEYWORDS, ERROR_WORDS, unclassified
-from .wordscan import LazyPattern, word_regex
+from .wordscan import KeywordScan, LazyPattern
 
 _FIELDS = ("pid", "rank", "xid", "sxid")  # integer fields
 _TEXT_FIELDS = ("process", "peer")
@@ -60,9 +60,10 @@ MAX_BEFORE = 12  # Dispatch.first: a row with more keywords than this before it 
 
 
 @lru_cache(maxsize=16)
-def _dispatch_tables(rules: tuple[Rule, ...]) -> tuple[LazyPattern, dict[str, frozenset[int]], dict]:
+def _dispatch_tables(rules: tuple[Rule, ...]) -> tuple[KeywordScan, dict[str, frozenset[int]], dict]:
     """What a Dispatch derives from its table, once per table (a pod log source makes a classifier per file):
-    - the keyword scan: at each position the longest word there;
+    - the keyword scan (wordscan.KeywordScan: the words a trie's findall finds, at each position the longest word
+      there, maybe with words they hold, which select no row the word holding them does not);
     - word -> the rows it selects (those with a keyword it contains);
     - per row, the keywords of the rows before it. A flood of one kind of line with different numbers (an Xid
       from one process after another) matches the same row each time, but every line is new to the memo: that
@@ -73,7 +74,7 @@ def _dispatch_tables(rules: tuple[Rule, ...]) -> tuple[LazyPattern, dict[str, fr
     # each derived when first asked for (a process start derives none; a big log, the few its lines reach)
     rows = _Derived(lambda w: frozenset(i for i, r in enumerate(rules) if any(k in w for k in r.keywords)))
     before = _Derived(lambda i: tuple(dict.fromkeys(k for r in rules[:i] for k in r.keywords)))
-    return LazyPattern(lambda: word_regex(words)), rows, before
+    return KeywordScan(words), rows, before
 
 
 class _Derived(dict):
@@ -127,7 +128,7 @@ class Dispatch:
 
     def candidates(self, message: str, allowed: frozenset[int] | None = None) -> tuple[Rule, ...]:
         """`allowed`: the finding rows that may match (indexes; look-alike rows are always kept), or None."""
-        found = self._scan.findall(message)  # as found (a tuple of str hashes cheaply); a long run is deduplicated
+        found = self._scan.words_in(message)  # as found (a tuple of str hashes cheaply); a long run is deduplicated
         key = (tuple(found) if len(found) <= 8 else frozenset(found), allowed)  # so input cannot grow the keys
         rows = self._cache.get(key)
         if rows is None:
@@ -511,7 +512,28 @@ class Classifier:
     def _instantiate(self, template: Template, position: int, env: Envelope | Pending | None, file: str | None,
                      lineno: int | None) -> Finding | None:
         fields, from_context, event = template
-        if event is not None and event[1] == BOOT_MARK[1]:  # a kernel start-up line: the stream's boot clock
+        if event is None:  # most findings: no multi-line event, its bookkeeping skipped (the same as below without it)
+            if fields is None:
+                return None
+            kind, severity, attribution, action, message, xid, sxid, pci, pid, process, rank, peer, details = fields
+            if from_context:
+                last = self._last_pci
+                if last and position - last[0] <= CONTEXT_LINES and last[1]:
+                    pci = last[1]
+            details = dict(details)
+            if pci and pci in self.uuids:
+                details["uuid"] = self.uuids[pci]
+            if env is None:
+                f = Finding(kind, severity, attribution, action, message, None, None, xid, sxid, pci, pid, process,
+                            rank, peer, details)
+            else:
+                env = finish(env)  # built now, for the finding (envelope.split left it pending)
+                f = Finding(kind, severity, attribution, action, message, env.timestamp, env.uptime, xid, sxid, pci,
+                            pid, process, rank, peer, details, env.name, env.extra.get("app"), file, lineno)
+            if pci and self._made:
+                self._address(f, position)
+            return f
+        if event[1] == BOOT_MARK[1]:  # a kernel start-up line: the stream's boot clock
             self._boot_mark(event[2], env)
             return None
         context_pci = (self._last_pci[1] if from_context and self._last_pci and
@@ -754,9 +776,14 @@ class Classifier:
             pci = find_pci(message)
         # a group the row lacks or that took no part is None: no call for it (most rows have one or two)
         xid, sxid, pid, process, rank = get("xid"), get("sxid"), get("pid"), get("process"), get("rank")
-        if rank is None and (rule.kind in _WORKLOAD or rule.event is not None and rule.event[0] in EVENT_PER_RANK):
-            rank = _rank_of(m) or None
-        if rank is not None:  # a rank inside a subgroup's line is that group's: kept in details, never global
+        event = rule.event
+        if rank is None and (rule.kind in _WORKLOAD or event is not None and event[0] in EVENT_PER_RANK):
+            found = _RANK.search(message)  # _rank_of(m): the row has no rank group (m.string is message)
+            if found is not None:
+                rank = found.group(1) or found.group(2)
+        # a rank inside a subgroup's line is that group's: kept in details, never global (message_rank names a group
+        # only from a "[PG " tag)
+        if rank is not None and "[PG " in message:
             launcher, group, group_rank = message_rank(message)
             if group is not None:
                 details.update(pg=group, group_rank=_int(rank))
@@ -765,7 +792,6 @@ class Classifier:
                   None if xid is None else _int(xid), None if sxid is None else _int(sxid), pci,
                   None if pid is None else _int(pid), process and process.strip() or None,
                   None if rank is None else _int(rank), get("peer"), details)
-        event = rule.event
         if event is not None and rule.event_if is not None and get(rule.event_if[0]) not in rule.event_if[1]:
             event = None  # the row's event is only its lines' whose group says so (rules.Rule.event_if)
         return fields, needs_pci and pci is None, None if event is None else _event_key(rule, m)

@@ -108,3 +108,165 @@ class LazyPattern:
 
     def __getattr__(self, name: str):  # groupindex, match, finditer, ...: the compiled pattern's
         return getattr(self.compiled(), name)
+
+
+def entry_points(words: Iterable[str]) -> dict[str, int]:
+    """Where `KeywordScan` enters each word: at a character of a small set that covers every word, chosen for how rarely
+    its characters occur in log text (CHAR_FREQUENCY, taken as Zipf-distributed: the character of rank r occurs about
+    1/(r+1) as often as the commonest), greedily: the character that enters the most words left per unit of frequency
+    first.  A search is tried at each position holding one of the set's characters, and each try walks the pattern's
+    alternatives (one per character of the set), so a set of some 20 characters, some of them a little commoner than
+    each word's own rarest, is cheaper than each word's rarest (some 40)."""
+    words = sorted({w for w in words if w})
+    rank = lambda ch: _RANK.get(ch, len(_RANK))  # noqa: E731
+    chosen: set[str] = set()
+    left = set(words)
+    while left:
+        counts: dict[str, int] = {}
+        for word in left:
+            for ch in set(word):
+                counts[ch] = counts.get(ch, 0) + 1
+        best = max(counts, key=lambda ch: (counts[ch] * (rank(ch) + 1), rank(ch), ch))
+        chosen.add(best)
+        left = {w for w in left if best not in w}
+    return {w: min((i for i, ch in enumerate(w) if ch in chosen), key=lambda i: (-rank(w[i]), i)) for w in words}
+
+
+def occurrence_regex(at: dict[str, int]) -> str:
+    """The pattern source of a regex whose matches are occurrences of words (`at`: each word and where it is entered,
+    `entry_points`): a match spans a word from its entry character to its end, its head confirmed by a lookbehind
+    (`mlx5_core` as `x5_core(?<=mlx5_core)`).  At one position the longest tail is tried first, and of the words
+    ending together the longest first (a word holding another before the one it holds)."""
+    trie: dict = {}
+    for word, i in at.items():
+        node = trie
+        for ch in word[i:]:
+            node = node.setdefault(ch, {})
+        node.setdefault("", set()).add(word[:i])
+    return _emit_occurrences(trie, "") if trie else "(?!)"
+
+
+def _emit_occurrences(node: dict, tail: str) -> str:
+    branches = [re.escape(ch) + _emit_occurrences(sub, tail + ch) for ch, sub in sorted(node.items()) if ch]
+    branches += [f"(?<={re.escape(head + tail)})" if head else ""
+                 for head in sorted(node.get("", ()), key=lambda h: (-len(h), h))]
+    return branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
+
+
+def reach_beyond(words: Iterable[str]) -> dict[str, tuple[dict[str, tuple[tuple[str, int], ...]], ...]]:
+    """Per word w: the words that may occur overlapping an occurrence of w and reaching past its start (first dict) or
+    its end (second), keyed by the character they put just before w or just after it: (word, where it starts relative
+    to w's start).  Each is a word that ends inside w and whose tail is w's head, starts inside w and whose head is
+    w's tail, or holds w (w itself included, where it overlaps itself)."""
+    words = sorted({w for w in words if w})
+    index = _heads_and_tails(words)
+    return {w: _beyond(w, words, index) for w in words}
+
+
+def _heads_and_tails(words: list[str]) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
+    """Each proper head (prefix) and tail (suffix) of the words -> the words that have it."""
+    prefixes: dict[str, list[str]] = {}
+    suffixes: dict[str, list[str]] = {}
+    for k in words:
+        for n in range(1, len(k)):
+            prefixes.setdefault(k[:n], []).append(k)
+            suffixes.setdefault(k[n:], []).append(k)
+    return prefixes, suffixes
+
+
+def _beyond(w: str, words: list[str], index: tuple[dict, dict]) -> tuple[dict[str, tuple[tuple[str, int], ...]], ...]:
+    """reach_beyond's entry of one word."""
+    prefixes, suffixes = index
+    before: dict[str, set] = {}
+    after: dict[str, set] = {}
+    for j in range(1, len(w)):
+        for k in prefixes.get(w[j:], ()):  # starts at w's j-th character, goes on past its end
+            after.setdefault(k[len(w) - j], set()).add((k, j))
+        for k in suffixes.get(w[:j], ()):  # ends at w's j-th character, began before it
+            before.setdefault(k[len(k) - j - 1], set()).add((k, j - len(k)))
+    for k in words:  # holds w
+        i = k.find(w)
+        while i >= 0:
+            if i > 0:
+                before.setdefault(k[i - 1], set()).add((k, -i))
+            if i + len(w) < len(k):
+                after.setdefault(k[i + len(w)], set()).add((k, -i))
+            i = k.find(w, i + 1)
+    return tuple({ch: tuple(sorted(ks)) for ch, ks in sorted(side.items())} for side in (before, after))
+
+
+class _Tails(dict):
+    """The entry-to-end text of a match -> (its word, its length, the words reaching past its start, past its end
+    (reach_beyond)), or, where words share it, (None, 0, the same of each: longest first, as the regex tries them,
+    None); each derived at its first match (a process derives the few its lines hold)."""
+
+    def __init__(self, words: list[str], at: dict[str, int]):
+        super().__init__()
+        self.words, self.index = words, None
+        self.by_tail: dict[str, list[str]] = {}
+        for word, i in at.items():
+            self.by_tail.setdefault(word[i:], []).append(word)
+
+    def __missing__(self, tail: str):
+        if self.index is None:
+            self.index = _heads_and_tails(sorted(self.words))
+        entries = tuple((w, len(w), *_beyond(w, self.words, self.index))
+                        for w in sorted(self.by_tail[tail], key=lambda w: (-len(w), w)))
+        value = self[tail] = entries[0] if len(entries) == 1 else (None, 0, entries, None)
+        return value
+
+
+class KeywordScan:
+    """The keywords of a text as a trie's `findall` (`word_regex`: at the leftmost position where one starts, the
+    longest, then on from its end) finds them, up to words held in those: `words_in` gives each word that `findall`
+    gives, and maybe some of the words held in them, never another.  Callers that take a word for every word it holds
+    (Dispatch: a word selects the rows of the keywords it contains) get the same from both.
+
+    Why: the trie is tried at each position whose character starts a word (with ~250 keywords, most letters, the
+    space, the digits' neighbours: nearly every position) and each try walks ~50 alternatives.  Here each word is
+    entered at one character of a small, rare set (`entry_points`), so a search is tried at few positions, and
+    the matches (`occurrence_regex`) are the words' occurrences that `findall` meets, except where an occurrence
+    overlaps another and reaches past it (`reach_beyond`; rare in real text: 'Timeout at' around 'Timeout'): there
+    the leftmost-longest order decides which `findall` keeps, and the trie itself is run.
+
+    `findall` (the trie's) and `words_in` are attributes set when first called."""
+
+    MAX_OCCURRENCES = 8  # more occurrences than this in one text: the trie's findall (its loop in C, not Python)
+
+    def __init__(self, words: Iterable[str]):
+        """Derived when first used (a process start derives nothing)."""
+        self._words = sorted({w for w in words if w}, key=len, reverse=True)
+        self.words_in = lambda text: self._derive().words_in(text)
+        self.findall = lambda text: self._derive().findall(text)
+
+    def _derive(self) -> "KeywordScan":
+        words = self._words
+        at = entry_points(words)
+        self._trie = LazyPattern(lambda: word_regex(words))  # only where occurrences overlap (rare): compiled then
+        self._occurrences = re.compile(occurrence_regex(at))
+        self._by_tail = _Tails(words, at)
+        self.findall, self.words_in = self._trie.findall, self._words_in
+        return self
+
+    def _words_in(self, text: str) -> list[str]:
+        by_tail, n, found = self._by_tail, len(text), []
+        for m in self._occurrences.finditer(text):
+            end = m.end()
+            word, size, before, after = by_tail[m[0]]
+            if word is None:  # words with the same tail: the first whose head is there, as the regex tried them
+                for word, size, before, after in before:
+                    if text.startswith(word, end - size):
+                        break
+            start = end - size
+            if before and start and text[start - 1] in before:
+                for other, at in before[text[start - 1]]:
+                    if start + at >= 0 and text.startswith(other, start + at):
+                        return self._trie.findall(text)
+            if after and end < n and text[end] in after:
+                for other, at in after[text[end]]:
+                    if start + at >= 0 and text.startswith(other, start + at):
+                        return self._trie.findall(text)
+            found.append(word)
+            if len(found) > self.MAX_OCCURRENCES:
+                return self._trie.findall(text)
+        return found

@@ -340,3 +340,100 @@ def test_split_then_finish_is_the_envelope_detect_builds(prefix, text, year):
 def test_split_then_finish_on_every_real_line():
     for raw in _corpus_lines():
         _check_split(raw.decode("utf-8", "replace"), 2025)
+
+
+@st.composite
+def _words_and_text(draw, alphabet="abXid :.N_x"):
+    """Words, and a text of them run together, each often laid over the end of the text before it where it can be
+    (its head the text's tail: occurrences overlap), with their heads, tails and letters between."""
+    words = draw(st.lists(st.text(alphabet=alphabet, min_size=1, max_size=6), min_size=1, max_size=12))
+    text = ""
+    for _ in range(draw(st.integers(0, 12))):
+        word = draw(st.sampled_from(words))
+        how = draw(st.integers(0, 4))
+        if how == 0:  # laid over the text's end, as far as it goes (and past the text's start)
+            text = next(text[:-j] + word for j in range(min(len(word), len(text)), -1, -1)
+                        if text.endswith(word[:j]))
+        elif how == 1:
+            text += word
+        elif how == 2:
+            i = draw(st.integers(0, len(word)))
+            text += draw(st.sampled_from([word[i:], word[:i]]))
+        else:
+            text += draw(st.text(alphabet=alphabet, max_size=3))
+    return words, text
+
+
+@settings(max_examples=1000)
+@given(_words_and_text())
+def test_the_keyword_scan_finds_what_the_trie_finds_up_to_words_they_hold(words_and_text):
+    """parsers.wordscan.KeywordScan.words_in: each word the trie's findall gives (leftmost-longest, none overlapping),
+    and no word but those and words held in them."""
+    from parsers.wordscan import KeywordScan, word_regex
+
+    words, text = words_and_text
+    scan = KeywordScan(words)
+    found = scan.words_in(text)
+    trie = re.compile(word_regex(words)).findall(text)
+    assert set(trie) <= set(found), text
+    assert all(any(w in t for t in trie) for w in found), text
+    assert scan.findall(text) == trie
+
+
+def test_the_keyword_scan_where_occurrences_overlap():
+    from parsers.wordscan import KeywordScan
+
+    scan = KeywordScan(["ab", "bc"])  # both entered at "b": "bc" is met first, "ab" (the trie's) reaches past its start
+    assert scan.words_in("abc") == ["ab"] and scan.words_in("xbc ab") == ["bc", "ab"]
+    scan = KeywordScan(["Timeout", "Timeout at", "at"])
+    assert set(scan.words_in("[Rank 0] Timeout at x")) == {"Timeout at"}
+
+
+KEYWORD_PART = st.sampled_from(sorted({k for r in __import__("parsers").rules.RULES for k in r.keywords})).flatmap(
+    lambda k: st.sampled_from([k, k[len(k) // 2:], k[:len(k) // 2], k[1:], k[:-1]]))
+
+
+def _candidates_by_the_trie(message, allowed=None):
+    """Dispatch.candidates as it was (ae9c3f1..b6d45c5): every row holding a keyword held in a word the trie's
+    findall finds, of the allowed ones (look-alike rows always)."""
+    from parsers.rules import RULES
+    from parsers.wordscan import word_regex
+
+    trie = _candidates_by_the_trie.__dict__.get("trie")
+    if trie is None:
+        words = sorted({k for r in RULES for k in r.keywords}, key=len, reverse=True)
+        trie = _candidates_by_the_trie.trie = re.compile(word_regex(words))
+    found = set(trie.findall(message))
+    return tuple(r for i, r in enumerate(RULES) if any(k in w for k in r.keywords for w in found)
+                 and (allowed is None or i in allowed or r.kind is None))
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.lists(st.one_of(KEYWORD_PART, rule_line, st.text(max_size=6)), max_size=10).map("".join),
+       st.none() | st.frozensets(st.integers(0, 130)))
+def test_dispatch_candidates_are_the_rows_the_trie_scan_gave(message, allowed):
+    """Dispatch.candidates (its scan: KeywordScan) gives exactly the rows the trie's findall gave, on text of the
+    keywords, their halves and heads and tails run together (overlapping keywords, keywords in keywords)."""
+    from parsers.classify import Dispatch
+    from parsers.rules import RULES
+
+    d = Dispatch(RULES)
+    assert d.candidates(message, allowed) == _candidates_by_the_trie(message, allowed)
+    assert d.candidates(message, allowed) == _candidates_by_the_trie(message, allowed)  # from its cache
+
+
+def test_dispatch_candidates_on_the_fixtures():
+    from parsers.classify import Dispatch
+    from parsers.envelope import split
+    from parsers.rules import RULES
+
+    d = Dispatch(RULES)
+    fixtures = Path(__file__).parents[1] / "fixtures"
+    seen = 0
+    for path in [*fixtures.glob("dmesg/*.*"), *fixtures.glob("realworld/**/*.*")]:
+        for line in path.read_text(errors="replace").splitlines():
+            for text in (line, split(line, None)[1]):
+                want = _candidates_by_the_trie(text)
+                assert d.candidates(text) == want, text
+                seen += bool(want)
+    assert seen > 1000
