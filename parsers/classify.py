@@ -512,59 +512,42 @@ class Classifier:
     def _instantiate(self, template: Template, position: int, env: Envelope | Pending | None, file: str | None,
                      lineno: int | None) -> Finding | None:
         fields, from_context, event = template
-        if event is None:  # most findings: no multi-line event, its bookkeeping skipped (the same as below without it)
-            if fields is None:
+        context_pci = None  # the address the lines before it named (NVRM's banner), when its own must come from them
+        if from_context:
+            last = self._last_pci
+            if last and position - last[0] <= CONTEXT_LINES:
+                context_pci = last[1]
+        made_by = amends = keyed = stated = None
+        if event is not None:  # a line of a multi-line event (most findings are none: this is skipped)
+            if event[1] == BOOT_MARK[1]:  # a kernel start-up line: the stream's boot clock
+                self._boot_mark(event[2], env)
                 return None
-            kind, severity, attribution, action, message, xid, sxid, pci, pid, process, rank, peer, details = fields
-            if from_context:
-                last = self._last_pci
-                if last and position - last[0] <= CONTEXT_LINES and last[1]:
-                    pci = last[1]
-            details = dict(details)
-            if pci and pci in self.uuids:
-                details["uuid"] = self.uuids[pci]
-            if env is None:
-                f = Finding(kind, severity, attribution, action, message, None, None, xid, sxid, pci, pid, process,
-                            rank, peer, details)
-            else:
-                env = finish(env)  # built now, for the finding (envelope.split left it pending)
-                f = Finding(kind, severity, attribution, action, message, env.timestamp, env.uptime, xid, sxid, pci,
-                            pid, process, rank, peer, details, env.name, env.extra.get("app"), file, lineno)
-            if pci and self._made:
-                self._address(f, position)
-            return f
-        if event[1] == BOOT_MARK[1]:  # a kernel start-up line: the stream's boot clock
-            self._boot_mark(event[2], env)
-            return None
-        context_pci = (self._last_pci[1] if from_context and self._last_pci and
-                       position - self._last_pci[0] <= CONTEXT_LINES else None)
-        if (context_pci and event is not None and type(event[0]) is str and event[0].endswith(" ")
-                and event[0][:-1] in EVENT_PER_GPU):
-            event = (event[0] + context_pci, event[1], event[2])  # a GPU's event: the GPU the lines before it named
-        keyed = None  # the address of the GPU a per-GPU event's key names (an index the stream mapped included)
-        if event is not None and event[2] in self._gpu_index_rows:  # (a row's name; a few rows, most lines none)
-            event = self._by_gpu(event, position)
-            if type(event[0]) is str:
-                keyed = event[0].partition(" ")[2]
-        made_by = amends = None  # the events this line's finding is the finding of, and escalates (_in_event)
-        if event is not None:
+            if context_pci and type(event[0]) is str and event[0].endswith(" ") and event[0][:-1] in EVENT_PER_GPU:
+                event = (event[0] + context_pci, event[1], event[2])  # a GPU's event: the GPU the lines before it named
+            if event[2] in self._gpu_index_rows:  # (a row's name; a few rows, most lines none)
+                event = self._by_gpu(event, position)
+                if type(event[0]) is str:
+                    keyed = event[0].partition(" ")[2]  # the address of the GPU the key names (a mapped index too)
+            # the events this line's finding is the finding of, and escalates
             absorbed, made_by, amends, joined = self._in_event(event, position,
                                                                SEVERITY_RANK[fields[1]] if fields else 0)
             if absorbed:
                 if joined is not None and fields is not None:  # (rare: a line with a finding's fields, absorbed)
                     self._fill(joined, fields)
                 return None
+            if fields is not None and event[2] in STATED:  # the severity the lines before it stated (a CPER record's)
+                name, table = STATED[event[2]]
+                said = self._stated.get(name)
+                if said is not None and 0 <= position - said[0] <= EVENT_LINES[name] and said[1] in table:
+                    stated = table[said[1]]
         if fields is None:
             return None
         kind, severity, attribution, action, message, xid, sxid, pci, pid, process, rank, peer, details = fields
-        if event is not None and event[2] in STATED:  # the severity the lines before it stated (a CPER record's)
-            name, table = STATED[event[2]]
-            stated = self._stated.get(name)
-            if stated is not None and 0 <= position - stated[0] <= EVENT_LINES[name] and stated[1] in table:
-                severity, action = table[stated[1]]
+        if stated is not None:
+            severity, action = stated
         if context_pci:
             pci = context_pci
-        elif not pci and keyed and keyed[:3] != "GPU":  # named by index only: the address a line mapped it to
+        elif keyed and not pci and keyed[:3] != "GPU":  # named by index only: the address a line mapped it to
             pci = keyed
         details = dict(details)
         if amends is not None:  # the event's finding, now worse: its address, and what the amendment changed
@@ -584,9 +567,10 @@ class Classifier:
                 self._address(f, position)
             if amends is not None:
                 self._made[amends] = (position, f)
-        made_by = amends or made_by
-        if made_by is not None and made_by.split(" ", 1)[0] in EVENT_AMENDS:
-            self._made[made_by] = (position, f)
+        if event is not None:
+            made_by = amends or made_by
+            if made_by is not None and made_by.split(" ", 1)[0] in EVENT_AMENDS:
+                self._made[made_by] = (position, f)
         return f
 
     def _by_gpu(self, event: tuple, position: int) -> tuple:
