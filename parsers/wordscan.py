@@ -10,6 +10,7 @@ longest word there matches (the same as a flat alternation sorted longest first)
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Callable, Iterable
 
 
@@ -42,6 +43,13 @@ _RANK = {ch: i for i, ch in enumerate(CHAR_FREQUENCY)}
 
 
 def presence_regex(words: Iterable[str]) -> str:
+    """`_presence_regex` of the words, derived once per set of words (each Classifier made without a prefilter makes
+    its own Prefilter: `parse_line`, the cluster component's reader, tests)."""
+    return _presence_regex(tuple(words))
+
+
+@lru_cache(maxsize=8)
+def _presence_regex(words: tuple[str, ...]) -> str:
     """The pattern source of a regex that matches a text iff one of `words` occurs in it (a search's truthiness;
     where, and which word, left open).
 
