@@ -22,7 +22,7 @@ from telemetry_kit import StandinClock, standin_backend
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "nvml"
 REAL = ["a100-sxm4-r470.yaml", "a100-sxm4-40gb.yaml", "hgx-h100-r550.yaml", "gb200-nvl72.yaml",
-        "gb200-fabric-unhealthy.yaml"]
+        "gb200-fabric-unhealthy.yaml", "h200-r580.yaml", "h200-r580-load.yaml"]
 # nvidia-ml-py wrapper -> the versioned symbol it resolves in libnvidia-ml
 SYMBOL = {"nvmlInit": "nvmlInitWithFlags", "nvmlDeviceGetCount": "nvmlDeviceGetCount_v2",
           "nvmlDeviceGetHandleByIndex": "nvmlDeviceGetHandleByIndex_v2", "nvmlDeviceGetPciInfo": "nvmlDeviceGetPciInfo_v3",
@@ -341,3 +341,58 @@ def test_a_driver_without_an_nvlink_entry_point_reads_the_same_in_the_poll_and_t
         assert len(links) == 36 and all(set(lr.values) == {"state", "down"} for lr in links)
         assert all(g["nvlinks"] == [{"state": 1}] * 18 for g in snap["gpus"])
     assert c.errors == {}
+
+
+# ---- recorded on a real H200 (tests/fixtures/nvml/sources.md: h200-r580) ------------------------------------------
+H200 = ("h200-r580.yaml", "h200-r580-load.yaml")
+
+
+@pytest.mark.parametrize("name", H200)
+def test_the_standin_plays_back_a_real_h200_exactly_as_nvml_gave_it(name):
+    """`gpu-npd nvml-snapshot` on the real machine, played by the stand-in and read through nvidia-ml-py again:
+    the same document, every value and every NOT_SUPPORTED answer (page retirement, NVLink, fabric) as recorded."""
+    recorded = scenario(name)
+    backend = standin_backend(recorded)
+    try:
+        assert GpuCollector(backend, deadline=5).snapshot() == recorded
+    finally:
+        backend.shutdown()
+
+
+def _smi(name: str) -> str:
+    return (FIXTURES / name.replace(".yaml", ".nvidia-smi-q.txt")).read_text()
+
+
+def _smi_value(text: str, label: str, after: str | None = None) -> str:
+    """The value of the first `label : value` line of `nvidia-smi -q` (after the line holding `after`)."""
+    if after is not None:
+        text = text[text.index(after):]
+    return re.search(rf"^\s+{re.escape(label)}\s+: (.*)$", text, re.M).group(1).strip()
+
+
+@pytest.mark.parametrize("name", H200)
+def test_the_h200_recordings_agree_with_nvidia_smi_of_the_same_minute(name):
+    """What NVML gave the agent is what `nvidia-smi -q` printed on the machine: identity, PCIe link and replays,
+    temperature, power and the SM clock (nvidia-smi read a moment after the snapshot: under load, power within a few
+    watts and the clock within a step)."""
+    gpu, smi = scenario(name)["gpus"][0], _smi(name)
+    v = gpu["values"]
+    assert _smi_value(smi, "VBIOS Version") == gpu["vbios"]
+    assert _smi_value(smi, "Bus Id") == gpu["pci_bus_id"]
+    assert _smi_value(smi, "GPU UUID") == gpu["uuid"]
+    assert int(_smi_value(smi, "Replays Since Reset")) == v["pcie_replay"] == 2  # a healthy GPU's: the rule's rate
+    assert int(_smi_value(smi, "Max", after="PCIe Generation")) == v["pcie_link_gen_max"]
+    assert int(_smi_value(smi, "Current", after="PCIe Generation")) == v["pcie_link_gen"]
+    assert _smi_value(smi, "Current", after="Link Width") == f"{v['pcie_link_width']}x"
+    assert int(_smi_value(smi, "GPU Current Temp").split()[0]) == v["temperature_gpu"]
+    assert abs(float(_smi_value(smi, "Average Power Draw").split()[0]) - v["power_watts"]) < 5
+    # (a power-capped clock moves in steps of 15 MHz from one moment to the next: 1485 MHz, then 1500)
+    assert abs(int(_smi_value(smi, "SM", after="\n    Clocks\n").split()[0]) - v["clock_sm"]) <= 15
+
+
+def test_nvml_violation_time_is_nanoseconds_where_nvidia_smi_prints_microseconds():
+    """The H200 under load at its power limit: NVML's violation_power_ns 8,187,508,384, nvidia-smi's "SW Power Capping"
+    8,248,572 us read a moment later; the agent reads NVML's figure as nanoseconds (throttled seconds)."""
+    ns = scenario("h200-r580-load.yaml")["gpus"][0]["values"]["violation_power_ns"]
+    us = int(_smi_value(_smi("h200-r580-load.yaml"), "SW Power Capping").split()[0])
+    assert 0 <= us * 1000 - ns < 1e9  # the later reading, by less than a second of capping

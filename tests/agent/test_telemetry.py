@@ -276,6 +276,25 @@ def test_gpu_without_nvlink_is_not_flagged(tmp_path):
     assert agent.engine.problems == {}
 
 
+def test_a_real_h200_idle_then_loaded_at_its_power_limit_raises_nothing(tmp_path):
+    """The readings NVML gave on a real H200 (tests/fixtures/nvml/h200-r580*.yaml, recorded): idle, then 99% busy at
+    its 700 W limit with SW power capping the whole time and 2 PCIe replays since reset. Through the agent's default
+    rules, polled past every confirmation: no problem, no condition; the series say what the machine did."""
+    nvml = Path(__file__).parents[1] / "fixtures" / "nvml"
+    idle = yaml.safe_load((nvml / "h200-r580.yaml").read_text())
+    loaded = yaml.safe_load((nvml / "h200-r580-load.yaml").read_text())["gpus"][0]["values"]
+    agent, clock = make(tmp_path, {**idle, "timeline": [{"at": 35, "gpu": 0, "set": loaded}]}, **SYSFS_ONLY)
+    confirm(agent, clock, polls=8)
+    assert agent.engine.problems == {}
+    assert not any(c.status for c in agent.engine.conditions.values())
+    lab = {"gpu": "0", "uuid": idle["gpus"][0]["uuid"], "pci_bus_id": "0000:00:06", "model": "NVIDIA H200"}
+    assert metric(agent, "gpu_npd_gpu_power_watts", **lab) == loaded["power_watts"] == 690.681
+    assert metric(agent, "gpu_npd_gpu_sm_clock_mhz", **lab) == 1485
+    assert metric(agent, "gpu_npd_gpu_clock_event_active", **lab, reason="sw_power_cap") == 1
+    assert metric(agent, "gpu_npd_gpu_throttled_seconds_total", **lab, cause="power") == pytest.approx(8.187508384)
+    assert metric(agent, "gpu_npd_gpu_pcie_replay_total", **lab) == 2
+
+
 # ---- sysfs rules ----------------------------------------------------------------------------------
 
 def test_ib_port_down_then_up(tmp_path):

@@ -105,7 +105,8 @@ def test_every_whole_log_has_a_source():
 @pytest.mark.parametrize("name,meta", WHOLE, ids=[n for n, _ in WHOLE])
 def test_whole_logs_stay_silent(name, meta):
     """Healthy logs: nothing >= warning.  Other whole logs: exactly their annotated events."""
-    assert meta["source"].startswith("https://")
+    # a public address, or a capture on a GPU machine lent to this project (its record: tests/fixtures/nvml/sources.md)
+    assert meta["source"].startswith(("https://", "captured on a lent "))
     assert not (name.startswith("healthy/") and meta["expect"])
     data = (realworld.ROOT / name).read_bytes()
     loud = collections.Counter(realworld.finding_key(f)
