@@ -19,8 +19,12 @@ XFAIL: dict[str, str] = {}
 
 def test_corpus_is_sourced():
     for item in ITEMS:
-        assert re.match(r"https://", item["source"]), item
-        assert item["origin"] in {"issue", "peer-testdata-log", "peer-test-code", "doc", "forum", "paste", "mailing-list"}, item
+        if item["origin"] == "captured":  # on a GPU machine lent to this project (tests/fixtures/nvml/sources.md)
+            assert item["source"].startswith("captured on a lent "), item
+        else:
+            assert re.match(r"https://", item["source"]), item
+            assert item["origin"] in {"issue", "peer-testdata-log", "peer-test-code", "doc", "forum", "paste",
+                                      "mailing-list"}, item
         assert item["text"].strip(), item
 
 
