@@ -6,6 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from fakeclock import Clock
+from opcount import calls
 
 from agent.config import load
 from agent.health import HealthEngine
@@ -257,27 +258,19 @@ def test_at_the_cap_the_problem_evicted_is_the_first_in_eviction_order(ops):
 def test_a_problem_raised_at_the_cap_costs_the_same_whatever_the_cap():
     """Evicting at the cap looks at a few problems, not all of them: the calls 200 new problems make are the
     same with 4,000 problems standing as with 100 (an operation count, not a time)."""
-    import sys
-
     classify = _CLASSIFIER.classify
 
-    def calls(cap: int) -> int:
-        engine, change, n = HealthEngine(load(env={}, flags={"max_problems": cap})), Change(), 0
+    def cost(cap: int) -> int:
+        engine, change = HealthEngine(load(env={}, flags={"max_problems": cap})), Change()
         for i in range(cap):
             engine.decide(classify(f"NVRM: Xid (PCI:{i:04x}:5d:00): 79, pid=1, name=p, text"), "kernel", change)
         lines = [classify(f"NVRM: Xid (PCI:{i:04x}:3b:00): 79, pid=1, name=p, text") for i in range(200)]
 
-        def count(frame, event, arg):
-            nonlocal n
-            n += event == "call"
-        sys.setprofile(count)
-        for f in lines:
-            engine.decide(f, "kernel", change)
-        sys.setprofile(None)
+        n = calls(lambda: [engine.decide(f, "kernel", change) for f in lines])
         assert len(engine.problems) == cap
         return n
 
-    assert calls(4_000) <= calls(100) * 1.05
+    assert cost(4_000) <= cost(100) * 1.05
 
 
 def test_an_application_xid_burst_on_several_gpus_is_the_jobs_and_degrades_no_gpu(engine, clock):

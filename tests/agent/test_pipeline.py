@@ -12,6 +12,7 @@ from fakeclock import Clock
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from opcount import calls
 from agent.app import build
 from agent.config import load
 from agent.health import HealthEngine
@@ -139,23 +140,6 @@ def test_every_snapshot_is_the_state_as_it_stands_and_stays_as_it_was(ops):
         assert [asdict(p) for p in snap.problems] == held
 
 
-def _calls(fn) -> int:
-    """Python functions `fn` runs (generator resumptions and lambdas included): an operation count, not a time."""
-    import sys
-
-    n = 0
-
-    def count(frame, event, arg):
-        nonlocal n
-        n += event == "call"
-    sys.setprofile(count)
-    try:
-        fn()
-    finally:
-        sys.setprofile(None)
-    return n
-
-
 def test_a_pod_finding_costs_the_same_whatever_the_problems_standing(tmp_path):
     """Issue 31 item 8: each pod finding went over every standing problem (27 s of CPU at 4,096 problems, the
     engine stalled up to 8 s).  Now a batch of pod findings looks at them once: the cost a finding adds to its
@@ -172,7 +156,7 @@ def test_a_pod_finding_costs_the_same_whatever_the_problems_standing(tmp_path):
                                                "name=<unknown>, GPU has fallen off the bus.") for i in range(standing)])
         assert len(agent.engine.problems) == standing
         agent.pipeline.process(WorkloadFindings([(ref, parse_line(nccl))]))  # the causes' index, built once
-        small, big = (_calls(lambda b=WorkloadFindings([(ref, parse_line(nccl)) for _ in range(n)]):
+        small, big = (calls(lambda b=WorkloadFindings([(ref, parse_line(nccl)) for _ in range(n)]):
                              agent.pipeline.process(b)) for n in (50, 150))
         per_finding[standing], per_batch[standing] = (big - small) / 100, small
     assert per_finding[2_000] == per_finding[10], per_finding
