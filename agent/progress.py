@@ -221,7 +221,7 @@ def evidence(owned: Owned | None, standing: list[Problem], previous: list[Readin
                  else f"This pod's GPUs ({len(owned.gpus)} per {owned.source}) were not read in the last poll")
         shown = gpus
         if gpus:
-            whose += f"; the node's {len(gpus)} GPUs"
+            whose += f"; the node's {_gpus(len(gpus))}"
     said = _gpu_activity(shown, {r.subject: r.values for r in previous if r.entity == "gpu"})
     out = [f"{whose}: {said}" if said else f"{whose}."]
     rails = _rails(previous, latest, owned)
@@ -249,27 +249,36 @@ PCIE_QUIET = next(f.floor for f in PEER_FIELDS if f.name == PCIE[0])
 NVLINK = ("nvlink_tx_kib", "nvlink_rx_kib")  # counters since driver load
 
 
+def _span(lo: float, hi: float, scale: float = 1.0) -> str:
+    """`lo-hi`, or one figure where they are the same (one GPU, or all alike)."""
+    return f"{lo / scale:.0f}" if round(lo / scale) == round(hi / scale) else f"{lo / scale:.0f}-{hi / scale:.0f}"
+
+
+def _gpus(n: int) -> str:
+    return f"{n} GPU" if n == 1 else f"{n} GPUs"
+
+
 def _gpu_activity(gpus: list[Reading], before: dict[str, dict] | None = None) -> str:
     """What these GPUs did over the last poll: power (idle below 100 W), utilisation (pinned or idle), PCIe
     traffic (quiet below PCIE_QUIET) and whether their NVLink data counters moved since the poll `before`."""
     said = []
     power = [r.values["power_watts"] for r in gpus if "power_watts" in r.values]
     if power:
-        said.append(f"GPU power {min(power):.0f}-{max(power):.0f} W over {len(power)} GPUs"
+        said.append(f"GPU power {_span(min(power), max(power))} W over {_gpus(len(power))}"
                     f"{' (idle)' if max(power) < 100 else ''}.")
     util = [r.values["utilization_gpu"] for r in gpus if "utilization_gpu" in r.values]
     if util:
-        said.append(f"GPU utilisation {min(util):.0f}-{max(util):.0f} %{_utilisation(min(util), max(util))}.")
+        said.append(f"GPU utilisation {_span(min(util), max(util))} %{_utilisation(min(util), max(util))}.")
     pcie = [sum(r.values[f] for f in PCIE) for r in gpus if all(f in r.values for f in PCIE)]
     if pcie:
         quiet = sum(1 for b in pcie if b < PCIE_QUIET)
-        said.append(f"PCIe traffic {min(pcie) / 1e6:.0f}-{max(pcie) / 1e6:.0f} MB/s"
-                    f"{f' (quiet on {quiet} of {len(pcie)} GPUs)' if quiet else ''}.")
+        said.append(f"PCIe traffic {_span(min(pcie), max(pcie), 1e6)} MB/s"
+                    f"{f' (quiet on {quiet} of {_gpus(len(pcie))})' if quiet else ''}.")
     links = [r for r in gpus if before and r.subject in before and all(f in r.values and f in before[r.subject]
                                                                         for f in NVLINK)]
     if links:
         flat = sum(1 for r in links if all(before[r.subject][f] == r.values[f] for f in NVLINK))
-        said.append(f"NVLink data counters unchanged over the last poll on {flat} of {len(links)} GPUs.")
+        said.append(f"NVLink data counters unchanged over the last poll on {flat} of {_gpus(len(links))}.")
     return " ".join(said)
 
 
