@@ -65,14 +65,20 @@ def _presence_regex(words: tuple[str, ...]) -> str:
     for word in by_length:
         if not any(k in word for k in kept):
             kept.append(word)
-    trie: dict = {}
-    for word in kept:
-        at = min(range(len(word)), key=lambda i: (-_RANK.get(word[i], len(_RANK)), i))
-        node = trie
-        for ch in word[at:]:
-            node = node.setdefault(ch, {})
-        node.setdefault("", set()).add(word[:at])
+    trie = _entry_trie({w: min(range(len(w)), key=lambda i: (-_RANK.get(w[i], len(_RANK)), i)) for w in kept})
     return _emit_tails(trie, "") if trie else "(?!)"
+
+
+def _entry_trie(at: dict[str, int]) -> dict:
+    """The words entered where `at` says: a trie of each word's tail from its entry character, each node where tails
+    end holding (key "") the heads before those entry characters (a lookbehind confirms them)."""
+    trie: dict = {}
+    for word, i in at.items():
+        node = trie
+        for ch in word[i:]:
+            node = node.setdefault(ch, {})
+        node.setdefault("", set()).add(word[:i])
+    return trie
 
 
 def _emit_tails(node: dict, tail: str) -> str:
@@ -145,12 +151,7 @@ def occurrence_regex(at: dict[str, int]) -> str:
     `entry_points`): a match spans a word from its entry character to its end, its head confirmed by a lookbehind
     (`mlx5_core` as `x5_core(?<=mlx5_core)`).  At one position the longest tail is tried first, and of the words
     ending together the longest first (a word holding another before the one it holds)."""
-    trie: dict = {}
-    for word, i in at.items():
-        node = trie
-        for ch in word[i:]:
-            node = node.setdefault(ch, {})
-        node.setdefault("", set()).add(word[:i])
+    trie = _entry_trie(at)
     return _emit_occurrences(trie, "") if trie else "(?!)"
 
 
