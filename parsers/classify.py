@@ -296,14 +296,6 @@ class Classifier:
             return f, amended
         return (f, ()) if f is not None else _NOTHING
 
-    def classify_message(self, message: str, position: int | None = None,
-                         matched: Collection[int] | None = None) -> Finding | None:
-        """Classify a bare message (no envelope): its own finding (amendments it made are `read`'s, dropped here)."""
-        f = self._classify_message(message, position if position is not None else self._count, matched,
-                                   None, None, None)
-        self._amended.clear()
-        return f
-
     def _classify_message(self, message: str, position: int, matched: Collection[int] | None,
                           env: Envelope | Pending | None, file: str | None, lineno: int | None) -> Finding | None:
         """Total: a line that makes a rule raise is counted in `errors` and yields nothing; detection goes on
