@@ -240,6 +240,11 @@ RULES: tuple[Rule, ...] = (
     _r("fm_multicast_gpu_missing", "nvlink", ["failed to find the GPU handle"],
        r"failed to find the GPU handle (?P<gpu_handle>\d+) in the multicast team request",
        attribution="fabric"),
+    # The RC watchdog finding a GPU that stopped answering its notifier (kernel_rc_watchdog_callback.c): "NVRM:
+    # krcWatchdog_IMPL: RC watchdog: GPU is probably locked!  Notify Timeout Seconds: 7", then its recovery, whose Xid
+    # (8, the channel's idle timeout) is the finding: on the next lines in 610.57.04 (llama.cpp #27102), after the
+    # GSP's death and its Xids in 595 (open-gpu-kernel-modules #1080). The announcement, not a second finding.
+    _r("rc_watchdog_locked", None, ["RC watchdog: GPU is probably locked"], r"RC watchdog: GPU is probably locked!"),
     # The banner the driver prints before an Xid 119/120 line (`_kgspLogXid119: *** GSP Timeout ***`) is part
     # of that Xid event, not one of its own.
     _r("gsp_timeout_banner", None, ["_kgspLog"], r"_kgspLog(?:Xid119|RpcTimeout): \*+ GSP (?:Timeout|Failure)"),
