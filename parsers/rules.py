@@ -287,13 +287,18 @@ RULES: tuple[Rule, ...] = (
     # call that timed out with it ("subdeviceCtrlCmdMcServiceInterrupts_IMPL: NVRM_RPC: NV2080_CTRL_CMD_MC_SERVICE_
     # INTERRUPTS failed with error 0x65", NV_ERR_TIMEOUT): part of the open GSP event (or GPU-needs-reset event), else
     # the unclassified net's.
+    # The GSP's core dump the driver prints with the timeout (_kgspLogRpcTimeout: kflcnCoreDumpNondestructive, then at a
+    # fatal one kflcnCoreDumpDestructive, kernel_falcon.c) reports its own failures to read the halted core on the way:
+    # "NVRM: kflcnCoreDumpDestructive_IMPL: ICD: [ERROR] ICD Halt command failed." (open-gpu-kernel-modules #446, 580),
+    # "ICD: [ERROR] Core is not booted.", "ICD: [ERROR] Unable to retrieve any RSTAT register.", "ICD: register read
+    # failed for x05": the dump's lines, no cause of their own.
     _r("gsp_timeout_after", None, ["unresponsive =", "GSP-RM is slow", "kbusSendSysmembarSingle", "MemSubsysError",
                                    "_kgspCheckIfMemsysError", "_threadNodeCheckTimeout", "GSP boot failed at resume",
-                                   "NVRM_RPC: "],
+                                   "NVRM_RPC: ", "kflcnCoreDump"],
        r"^(?>.*?NVRM: (?P<device>GPU\d+) \w+: )?.*?(?:=+ GSP(?:-RM| core) (?:unresponsive|is slow) =+|"
        r"kbusSendSysmembarSingle\w*: - timeout error|Memory Subsystem Error detected|"
        r"checking for memory subsystem error|_threadNodeCheckTimeout: |GSP boot failed at resume|"
-       r"NVRM_RPC: \w+ failed with error 0x65\b)",
+       r"NVRM_RPC: \w+ failed with error 0x65\b|kflcnCoreDump\w*: ICD: (?:\[ERROR\] |register read failed))",
        event=("gsp|reset", "within")),
     # At probe (a driver load) the driver reports a GPU that is already gone once: "NVRM: The NVIDIA GPU 0000:5d:00.0
     # / (PCI ID: 10de:2330) installed in this system has / fallen off the bus and is not responding to commands." (the
