@@ -1078,6 +1078,15 @@ def _refine_xid(g: dict, out: dict) -> None:
         m = re.search(r"\blink (\d+)", text, re.I)
         if m:
             out["details"]["link"] = int(m.group(1))
+    if "caused by previous Xid" in text:
+        # 57x+ (kernel_rc.c, Xid 45): the channels an earlier Xid took down, that Xid named: "Ch 00000001 caused by
+        # previous Xid 149" (open-gpu-kernel-modules #1150). Not the application's: the cause's attribution, as triage
+        # reads it (triage/attribute.py attribution_of); the cause's severity is its own line's finding's
+        m = re.search(r"caused by previous Xid (\d+)", text)
+        if m:
+            cause = xid_info(int(m.group(1)))
+            out["attribution"] = cause.attribution
+            out["details"]["caused_by_xid"] = cause.code
     if info.code == 154:
         m = re.search(r"to 0x[0-9a-f]+ \(([^)]+)\)", text, re.I)
         if m and m.group(1).lower() in XID154_RECOVERY:
