@@ -96,12 +96,12 @@ def _r(name, kind, keywords, pattern, severity=None, attribution=None, action=No
 EVENT_LINES = {"aer": 12, "mlx5_health": 20, "mlx5_tx_timeout": 4, "knvlink": 2, "nccl_exception": 2, "sxid": 8,
                "oom": 4096, "nccl_watchdog": 64, "rcu_stall": 64, "mce": 16, "cper": 24, "nfs": 32, "fs": 16,
                "nvme": 32, "ofi": 4, "clocksource": 16, "fallen": 64, "rminit": 32, "cuda_exception": 2,
-               "peermem_load": 16, "reset": 64, "gsp": 64, "port_down": 1}
+               "peermem_load": 16, "reset": 64, "gsp": 64, "port_down": 1, "mlx5_probe": 16}
 # Events kept apart per device (the PCI address on the line): a health dump of one mlx5 function does not
 # swallow the next function's own health failure a few lines later.
 # (the row's `pci` group, else its `device` group: a block device, an NFS server, an NVMe controller)
 EVENT_PER_DEVICE = frozenset({"mlx5_health", "mlx5_tx_timeout", "sxid", "nfs", "fs", "nvme", "fallen", "rminit",
-                              "peermem_load", "reset", "gsp", "port_down"})
+                              "peermem_load", "reset", "gsp", "port_down", "mlx5_probe"})
 # Of those, the events kept per GPU: keyed by the GPU's address (normalize_pci: a GPU is one key, whichever function
 # or spelling a line gives), the address the lines before it named when the line names none (an NV_ERR_GPU_IS_LOST
 # assertion after the "fallen off the bus" line it follows). A line of one naming no GPU, none named in the lines before
@@ -560,8 +560,14 @@ RULES: tuple[Rule, ...] = (
     _r("mlx5_pcie_power", "nic_error", ["insufficient power"],
        r"(?:mlx5_core (?P<pci>" + PCI + r"):? (?:mlx5_pcie_event:\d+:\(pid \d+\): )?)?"
        r"Detected insufficient power on the PCIe slot(?: \((?P<watts>\d+)W\))?", severity="warning"),
+    # A function the driver could not load: the step that failed ("mlx5_core 0000:03:00.0: handle_hca_cap failed"), the
+    # load's verdict (4.x "mlx5_load_one failed with error code -22", 5.x+ "mlx5_init_one failed with error code ..")
+    # and the driver core's "mlx5_core: probe of 0000:03:00.0 failed with error -22": one event per function.
+    _r("mlx5_load_failed", "nic_error", ["hca_cap failed", "_one failed with error code"],
+       FIRST_MLX5 + r":? (?:\w+:\d+:\(pid \d+\): )?(?P<step>handle_hca_cap|set_hca_cap|mlx5_(?:load|init)_one) "
+       r"failed(?: with error code (?P<errno>-?\d+))?", event=("mlx5_probe", "join")),
     _r("mlx5_probe", "nic_error", ["mlx5_core: probe of"],
-       r"mlx5_core: probe of (?P<pci>" + PCI + r") failed with error (?P<errno>-?\d+)"),
+       r"mlx5_core: probe of (?P<pci>" + PCI + r") failed with error (?P<errno>-?\d+)", event=("mlx5_probe", "join")),
     # A firmware health failure is one event per function: "device's health compromised - reached miss count"
     # and/or "Health issue observed, <syndrome>" then print_health_info's dump (assert_var[n], assert_exit_ptr,
     # assert_callra, fw_ver, time, hw_id, rfr, severity, irisc_index, synd, ext_synd, raw fw_ver): the dump's
