@@ -96,12 +96,12 @@ def _r(name, kind, keywords, pattern, severity=None, attribution=None, action=No
 EVENT_LINES = {"aer": 12, "mlx5_health": 20, "mlx5_tx_timeout": 4, "knvlink": 2, "nccl_exception": 2, "sxid": 8,
                "oom": 4096, "nccl_watchdog": 64, "rcu_stall": 64, "mce": 16, "cper": 24, "nfs": 32, "fs": 16,
                "nvme": 32, "ofi": 4, "clocksource": 16, "fallen": 64, "rminit": 32, "cuda_exception": 2,
-               "peermem_load": 16, "reset": 64, "gsp": 64, "port_down": 1}
+               "peermem_load": 16, "reset": 64, "gsp": 64, "port_down": 1, "mlx5_probe": 16}
 # Events kept apart per device (the PCI address on the line): a health dump of one mlx5 function does not
 # swallow the next function's own health failure a few lines later.
 # (the row's `pci` group, else its `device` group: a block device, an NFS server, an NVMe controller)
 EVENT_PER_DEVICE = frozenset({"mlx5_health", "mlx5_tx_timeout", "sxid", "nfs", "fs", "nvme", "fallen", "rminit",
-                              "peermem_load", "reset", "gsp", "port_down"})
+                              "peermem_load", "reset", "gsp", "port_down", "mlx5_probe"})
 # Of those, the events kept per GPU: keyed by the GPU's address (normalize_pci: a GPU is one key, whichever function
 # or spelling a line gives), the address the lines before it named when the line names none (an NV_ERR_GPU_IS_LOST
 # assertion after the "fallen off the bus" line it follows). A line of one naming no GPU, none named in the lines before
@@ -135,9 +135,12 @@ EVENT_ESCALATES = frozenset({"nvme"})
 # both returned by Classifier.read), its severity and address the event's from then on. The finding is made at once all the same (the agent's latency): the amendment follows it.
 # - "escalate" rows (rules.Rule.event): a PCIe error whose recovery then failed is fatal (the device is gone until a
 #   reset), the port's verdict ("AER: device recovery failed") coming after the drivers' callbacks;
+#   a machine check whose page the kernel then took offline (hwpoison's "Memory failure: 0x3710b3: recovery action
+#   for dirty LRU page: Recovered" after "mce: [Hardware Error]: Machine check events logged") is an uncorrected
+#   memory error, not the corrected one its first line may have been taken for;
 # - EVENT_ADDRESS_FROM: a GPU failure whose lines named no GPU takes the address of a later line of the same failure.
 # - EVENT_FILLS: a line that joins the event (no finding of its own) naming what the finding lacks.
-EVENT_AMENDS = {"aer": 256, "gsp": 64, "reset": 64, "nccl_exception": 2}
+EVENT_AMENDS = {"aer": 256, "gsp": 64, "reset": 64, "nccl_exception": 2, "mce": 16}
 # Event -> the findings (kind, Xid) of later lines whose GPU address an open event of that name takes when its finding
 # named none (an amendment, "pci"): the GSP's heartbeat lines naming no GPU, then "NVRM: Xid (PCI:0000:01:00): 154,
 # GPU recovery action changed .." or "Rate limiting GSP RPC error prints for GPU at PCI:0000:0a:00" (open-gpu-kernel-
@@ -567,8 +570,14 @@ RULES: tuple[Rule, ...] = (
     _r("mlx5_pcie_power", "nic_error", ["insufficient power"],
        r"(?:mlx5_core (?P<pci>" + PCI + r"):? (?:mlx5_pcie_event:\d+:\(pid \d+\): )?)?"
        r"Detected insufficient power on the PCIe slot(?: \((?P<watts>\d+)W\))?", severity="warning"),
+    # A function the driver could not load: the step that failed ("mlx5_core 0000:03:00.0: handle_hca_cap failed"), the
+    # load's verdict (4.x "mlx5_load_one failed with error code -22", 5.x+ "mlx5_init_one failed with error code ..")
+    # and the driver core's "mlx5_core: probe of 0000:03:00.0 failed with error -22": one event per function.
+    _r("mlx5_load_failed", "nic_error", ["hca_cap failed", "_one failed with error code"],
+       FIRST_MLX5 + r":? (?:\w+:\d+:\(pid \d+\): )?(?P<step>handle_hca_cap|set_hca_cap|mlx5_(?:load|init)_one) "
+       r"failed(?: with error code (?P<errno>-?\d+))?", event=("mlx5_probe", "join")),
     _r("mlx5_probe", "nic_error", ["mlx5_core: probe of"],
-       r"mlx5_core: probe of (?P<pci>" + PCI + r") failed with error (?P<errno>-?\d+)"),
+       r"mlx5_core: probe of (?P<pci>" + PCI + r") failed with error (?P<errno>-?\d+)", event=("mlx5_probe", "join")),
     # A firmware health failure is one event per function: "device's health compromised - reached miss count"
     # and/or "Health issue observed, <syndrome>" then print_health_info's dump (assert_var[n], assert_exit_ptr,
     # assert_callra, fw_ver, time, hw_id, rfr, severity, irisc_index, synd, ext_synd, raw fw_ver): the dump's
@@ -670,10 +679,12 @@ RULES: tuple[Rule, ...] = (
        r"(?:Watchdog CPU:|CPU (?=\d+ self-))(?P<cpu>\d+) (?:Hard|self-detected hard) LOCKUP|"
        r"CPU (?P<reporter>\d+) detected hard LOCKUP on other CPUs (?P<cpus>[\d,-]+)"),
     # rcu_stall: one finding per stall report (3.x "INFO: rcu_sched_state detected stall on CPU 0 (t=..)",
-    # "INFO: rcu_sched self-detected stall on CPU", 5.x+ "rcu: INFO: rcu_sched detected stalls on CPUs/tasks:");
-    # its "rcu_sched kthread starved for N jiffies!" line joins it (and opens one when the header was lost).
-    _r("rcu_stall", "rcu_stall", ["detected stall"],
-       r"(?P<flavor>rcu_\w+?)(?:_state)? (?:self-)?detected stalls? on CPU",
+    # "INFO: rcu_sched self-detected stall on CPU", 5.x+ "rcu: INFO: rcu_sched detected stalls on CPUs/tasks:", and an
+    # expedited grace period's, 4.x-6.x "rcu: INFO: rcu_preempt detected expedited stalls on CPUs/tasks: { 3-.... } 235
+    # jiffies s: 2269 root: 0x8/."); its "rcu_sched kthread starved for N jiffies!" line joins it (and opens one when
+    # the header was lost).
+    _r("rcu_stall", "rcu_stall", ["detected stall", "detected expedited stall"],
+       r"(?P<flavor>rcu_\w+?)(?:_state)? (?:self-)?detected (?:expedited )?stalls? on CPU",
        event=("rcu_stall", "open")),
     _r("rcu_starved", "rcu_stall", ["kthread starved for"],
        r"(?P<flavor>rcu_\w+) kthread starved for (?P<jiffies>\d+) jiffies",
@@ -690,12 +701,15 @@ RULES: tuple[Rule, ...] = (
        event=("clocksource", "join")),
     # memory_error: a machine check report ("mce: [Hardware Error]: Machine check events logged" then CPU/Bank,
     # TSC, PROCESSOR lines; the EDAC driver's "HANDLING MCE MEMORY ERROR" block), one event; EDAC's own count
-    # line says corrected (CE: warning) or uncorrected (UE: fatal, always its own finding).
+    # line says corrected (CE: warning) or uncorrected (UE: fatal, always its own finding). The count line names the
+    # error where the driver gives it a message (Intel's "1 CE memory read error on CPU_SrcID#0_MC#0_Chan#1_DIMM#0
+    # (..)") and none where it gives none (AMD's amd64_edac: "EDAC MC0: 1 CE on mc#0csrow#0channel#0 (csrow:0 ..)",
+    # "EDAC MC0: 1 UE on mc#0csrow#0channel#0 (..)").
     _r("edac_ue", "memory_error", [" UE "],
-       r"EDAC (?P<mc>MC\d+): (?P<count>\d+) UE (?P<what>[\w ]*?error) on (?P<dimm>\S+)",
+       r"EDAC (?P<mc>MC\d+): (?P<count>\d+) UE (?:(?P<what>[\w ]*?error) )?on (?P<dimm>\S+)",
        severity="fatal", action="RESTART_BM", event=("mce", "open")),
     _r("edac_ce", "memory_error", [" CE "],
-       r"EDAC (?P<mc>MC\d+): (?P<count>\d+) CE (?P<what>[\w ]*?error) on (?P<dimm>\S+)",
+       r"EDAC (?P<mc>MC\d+): (?P<count>\d+) CE (?:(?P<what>[\w ]*?error) )?on (?P<dimm>\S+)",
        event=("mce", "join")),
     # (each "Machine check events logged" is a new report: the same line minutes apart is another one)
     _r("mce_logged", "memory_error", ["Machine check events logged"],
@@ -705,6 +719,19 @@ RULES: tuple[Rule, ...] = (
        r"\[Hardware Error\]: CPU (?P<cpu>\d+): Machine Check|"
        r"EDAC \w+ MC\d+: (?:HANDLING MCE MEMORY ERROR|CPU (?P<edac_cpu>\d+): Machine Check Event)",
        event=("mce", "join")),
+    # An uncorrected memory error the kernel contained (hwpoison: mm/memory-failure.c, x86's machine check handler):
+    # the page taken offline, the processes mapping it signalled. 5.x-6.x "mce: Uncorrected hardware memory error in
+    # user-access at 3710b3400", "Memory failure: 0x3710b3: recovery action for dirty LRU page: Recovered" (Ignored,
+    # Failed, Delayed), "Memory failure: 0x3710b3: already hardware poisoned", "Memory failure: 0x3710b3: Sending
+    # SIGBUS to einj_mem_uc:361438 due to hardware memory corruption" (4.x "Killing <comm>:<pid> due to .."), "mce:
+    # Memory error not recovered". Lines of the machine check's event; an error (the DIMM is suspect, the node goes
+    # on): an "escalate" row, the event's finding amended to it after a "Machine check events logged" warning.
+    _r("memory_failure", "memory_error",
+       ["Memory failure: ", "Uncorrected hardware memory error in", "Memory error not recovered"],
+       r"Memory failure: 0x(?P<pfn>[0-9a-f]+): (?P<what>recovery action for [^:\n]+: \w+|already hardware poisoned|"
+       r"(?:Sending SIGBUS to|Killing) (?P<process>[^:\n]+):(?P<pid>\d+) due to hardware memory corruption)|"
+       r"mce: (?P<consumed>Uncorrected hardware memory error in user-access|Memory error not recovered)",
+       severity="error", action="INVESTIGATE", event=("mce", "escalate")),
     # Firmware-first reports (APEI GHES, UEFI CPER): "{1}[Hardware Error]: Hardware error from APEI Generic
     # Hardware Error Source: 0", "event severity: ..", "Error 0, type: ..", then the section: "section_type: PCIe
     # error" (a PCIe AER event: its "device_id: dddd:bb:dd.f" line names the device and is the finding, the

@@ -34,6 +34,14 @@ def _item(file: str, first_line_part: str) -> dict:
     ("mlx5-more.yaml", "[  445.937186] mlx5_core 0000:0d:00.0: poll_health", {("nic_error", "0000:0d:00"): 6}),
     # TX timeout detected + the per-queue line + the EQ line: one event
     ("mlx5-more.yaml", "[ 6756.098429] mlx5_core 0000:13:00.1 eth1: TX timeout detected", {("nic_error", "0000:13:00"): 1}),
+    # a ConnectX that could not load: the failed step, the load's verdict, the probe's failure (two of them
+    # unclassified, three findings, before the mlx5_probe event): one event per function
+    ("host-nic-2026c.yaml", "[   12.925245] mlx5_core 0000:03:00.0: enabling device", {("nic_error", "0000:03:00"): 1}),
+    ("host-nic-2026c.yaml", "[    5.376443] mlx5_core 0000:01:00.0: firmware version", {("nic_error", "0000:01:00"): 1}),
+    # a machine check whose page the kernel took offline: the check's finding amended to an uncorrected error
+    ("host-nic-2026c.yaml", "[74536.938995] [Hardware Error]: Deferred error", {("memory_error", None): 2}),
+    ("host-nic-2026c.yaml", "mce: Uncorrected hardware memory error in user-access at 3710b3400",
+     {("memory_error", None): 1}),
     # the knvlink pair: one nvlink event
     ("nvlink-fabric.yaml", "[6619715.535712] NVRM: knvlinkUpdatePostRxDetectLinkMask_IMPL", {("nvlink", None): 1}),
     # PyTorch's NCCL exception and NCCL's description of its code on the next line: one failure each
