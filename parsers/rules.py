@@ -967,6 +967,14 @@ RULES: tuple[Rule, ...] = (
     _r("cuda_test_failure", "cuda_error", ["CUDA failure"],
        r"Test CUDA failure \S+:\d+ '(?P<cuda_error>[^'\n]+)'",
        refine="cuda"),
+    # The CUDACHECK of NCCL's documentation examples, which vLLM's custom all-reduce (csrc/custom_all_reduce.cuh) and
+    # many NCCL users copy: printf("Failed: Cuda error %s:%d '%s'\n", __FILE__, __LINE__, cudaGetErrorString(e)), then
+    # exit(EXIT_FAILURE): "Failed: Cuda error /workspace/csrc/custom_all_reduce.cuh:164 'invalid argument'" (vllm-
+    # project/vllm #56180); vLLM's earlier wording had no "Cuda error " ("VLLM: Failed: /workspace/csrc/
+    # custom_all_reduce.cuh:368 'invalid argument'", ai-dynamo/dynamo #787), taken where the file is CUDA source.
+    _r("cudacheck_failed", "cuda_error", ["Failed: Cuda error ", "Failed: /"],
+       r"Failed: (?:Cuda error \S+|/\S+\.cuh?):\d+ '(?P<cuda_error>[^'\n]+)'",
+       refine="cuda", event=CUDA_EXC_OPEN),
     # NCCL WARNs NCCL itself later demoted to INFO as harmless (NCCL_HARMLESS_WARNS): no finding.
     _r("nccl_warn_harmless", None, list(NCCL_HARMLESS_WARNS),
        r"NCCL WARN .*?(?:" + "|".join(re.escape(w) for w in NCCL_HARMLESS_WARNS) + ")"),
