@@ -217,6 +217,11 @@ FACTS = [
     ("[2023-04-14 13:11:27,885] [ERROR] [launch.py:434:sigkill_handler] ['/usr/bin/python3', '-u', 'main.py', "
      "'--local_rank=0', '--data_path', 'Dahoas/rm-static'] exits with return code = -9", "rank_exit",
      dict(exit_code="-9", signal="9", local_rank="0")),
+    # vLLM's executor on a worker that died: OpenPipe/ART #201 (V1), vllm-project/vllm #56180 (with the exit code)
+    ("ERROR 07-04 17:35:16 [multiproc_executor.py:140] Worker proc VllmWorker-1 died unexpectedly, shutting down "
+     "executor.", "rank_exit", dict(rank="1")),
+    ("(EngineCore pid=3677484) ERROR 09-10 09:37:41 [multiproc_executor.py:314] Worker proc VllmWorker-0 died "
+     "unexpectedly (exit code: None), shutting down executor.", "rank_exit", dict(rank="0")),
     # hiyouga/LlamaFactory #7396 and #8261 (the watchdog's two wordings)
     ("[PG 1 Rank 3] Exception (either an error or timeout) detected by watchdog at work: 1580, last enqueued NCCL "
      "work: 1582, last completed NCCL work: 1579.", "nccl_progress",
