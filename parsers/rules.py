@@ -197,9 +197,22 @@ AER_UNCORRECTABLE_BITS = ("Undefined", "DLP", "SDES", "TLP", "FCP", "CmpltTO", "
 AER_BITS = tuple(sorted(AER_CORRECTABLE_BITS + AER_UNCORRECTABLE_BITS, key=len, reverse=True))
 
 
+# ncclGetErrorString()'s texts of the failures (the start of each: later releases add "(run with NCCL_DEBUG=INFO for
+# details)", " - please report this issue to the NCCL developers"), NCCL_TEXT's keys
+NCCL_TEXTS = ("unhandled cuda error", "unhandled system error", "internal error", "invalid usage", "invalid argument")
+# A framework's own report of an NCCL call that failed, up to ncclGetErrorString()'s text: XLA's "NCCL operation
+# ncclCommInitRank(&comm, nranks, id, rank) failed: ", Horovod's "ncclCommInitRank failed: " (the call's name, its
+# arguments where given)
+# (unbounded repeats: hyperscan refuses a pattern with a repeat of hundreds, "Pattern is too large", and the prefilter
+# would try that build at every start)
+NCCL_CALL_FAILED = r"(?:NCCL operation [^\n]+?|\bnccl[A-Z]\w+(?:\([^\n]*?\))?) failed: "
+
+
 # NCCL WARN texts NCCL's maintainers call harmless and later releases print at INFO: 2.19-2.25's "rank 0 failed to
-# IPC register userbuff 0x.. buffSize .. nPeers 2 isLegacyIpc .." (INFO from 2.26, NVIDIA/nccl #1684).
-NCCL_HARMLESS_WARNS = ("failed to IPC register userbuff",)
+# IPC register userbuff 0x.. buffSize .. nPeers 2 isLegacyIpc .." (INFO from 2.26, NVIDIA/nccl #1684); 2.10 and
+# before's "misc/ibvwrap.cc:63 NCCL WARN Failed to open libibverbs.so[.1]" on every host without the verbs library
+# (no InfiniBand: NCCL uses its socket transport; INFO from 2.11, src/misc/ibvwrap.cc; pytorch/xla #2758).
+NCCL_HARMLESS_WARNS = ("failed to IPC register userbuff", "Failed to open libibverbs.so")
 
 # The CUDA driver API's names of the failures a kernel or the GPU caused (XLA, JAX, TensorFlow, CuPy and Triton print
 # them: "Failed to launch CUDA kernel: ..: CUDA_ERROR_ILLEGAL_ADDRESS: an illegal memory access was encountered") ->
@@ -857,6 +870,22 @@ RULES: tuple[Rule, ...] = (
     _r("nccl_remote", "nccl_remote_error", ["remote process exited"],
        r"(?:\[Rank (?P<rank>\d+)\] .*?)?NCCL error(?: in: [^,\n]*,|:) remote process exited",
        event=NCCL_EXC_OPEN),
+    # A failed NCCL call as the frameworks that call NCCL themselves word it, "<call> failed: <ncclGetErrorString()>":
+    # XLA (JAX, TensorFlow/XLA, PyTorch/XLA) every era, TF 2.x's "NCCL operation ncclAllReduce(send_buffer, recv_buffer,
+    # ..) failed: invalid usage: while running replica 0 .." (j-towns/vdvae-jax #2), "INTERNAL: external/xla/xla/
+    # service/gpu/nccl_utils.cc:275: NCCL operation ncclCommInitRank(&comm, nranks, id, rank) failed: unhandled cuda
+    # error" (jax-ml/jax #17399), 2024's ".. failed: unhandled system error (run with NCCL_DEBUG=INFO for details). Last
+    # NCCL warning(error) log entry (may be unrelated) '..'" (jax #22747), the asynchronous "NCCL operation async_err
+    # failed: remote process exited or there was a network error" after its "Aborting communicator .. due to async NCCL
+    # error: .." (jax #19307); Horovod's "RuntimeError: ncclCommInitRank failed: unhandled cuda error (run with
+    # NCCL_DEBUG=INFO for details)" (pytorch/ignite #3466). XLA repeats one failure as it rethrows it ("Execution of
+    # replica 3 failed: .. NCCL operation .. failed: .."): a line of the open exception's event (NCCL_EXC_JOIN), alone
+    # the failure. The text is ncclGetErrorString()'s (NCCL_TEXT); the keywords are it after "failed: ".
+    _r("nccl_call_remote", "nccl_remote_error", ["failed: remote process exited"],
+       NCCL_CALL_FAILED + r"remote process exited", event=NCCL_EXC_JOIN),
+    _r("nccl_call_failed", "nccl_error", ["failed: " + t for t in NCCL_TEXTS],
+       NCCL_CALL_FAILED + r"(?P<nccl_text>" + "|".join(NCCL_TEXTS) + ")",
+       refine="nccl_text", event=NCCL_EXC_JOIN),
     _r("nccl_remote_code", "nccl_remote_error", ["ncclRemoteError"], r"(?:\[Rank (?P<rank>\d+)\] .*?)?ncclRemoteError",
        event=NCCL_EXC_JOIN),
     # the socket to a peer rank closed under NCCL: the peer process died or the network dropped it
@@ -975,6 +1004,14 @@ RULES: tuple[Rule, ...] = (
     _r("cuda_test_failure", "cuda_error", ["CUDA failure"],
        r"Test CUDA failure \S+:\d+ '(?P<cuda_error>[^'\n]+)'",
        refine="cuda"),
+    # The CUDACHECK of NCCL's documentation examples, which vLLM's custom all-reduce (csrc/custom_all_reduce.cuh) and
+    # many NCCL users copy: printf("Failed: Cuda error %s:%d '%s'\n", __FILE__, __LINE__, cudaGetErrorString(e)), then
+    # exit(EXIT_FAILURE): "Failed: Cuda error /workspace/csrc/custom_all_reduce.cuh:164 'invalid argument'" (vllm-
+    # project/vllm #56180); vLLM's earlier wording had no "Cuda error " ("VLLM: Failed: /workspace/csrc/
+    # custom_all_reduce.cuh:368 'invalid argument'", ai-dynamo/dynamo #787), taken where the file is CUDA source.
+    _r("cudacheck_failed", "cuda_error", ["Failed: Cuda error ", "Failed: /"],
+       r"Failed: (?:Cuda error \S+|/\S+\.cuh?):\d+ '(?P<cuda_error>[^'\n]+)'",
+       refine="cuda", event=CUDA_EXC_OPEN),
     # NCCL WARNs NCCL itself later demoted to INFO as harmless (NCCL_HARMLESS_WARNS): no finding.
     _r("nccl_warn_harmless", None, list(NCCL_HARMLESS_WARNS),
        r"NCCL WARN .*?(?:" + "|".join(re.escape(w) for w in NCCL_HARMLESS_WARNS) + ")"),
@@ -1080,6 +1117,7 @@ NCCL_TEXT = {  # ncclGetErrorString() text, as PyTorch quotes it -> ncclResult_t
     "invalid usage": "ncclInvalidUsage",
     "invalid argument": "ncclInvalidArgument",
 }
+assert set(NCCL_TEXT) == set(NCCL_TEXTS)
 
 
 def _refine_xid(g: dict, out: dict) -> None:

@@ -98,6 +98,12 @@ FACTS: tuple[Fact, ...] = (
     _f("mpirun_noticed", "rank_exit", ["noticed that process rank", "has exited due to process rank"],
        r"(?:noticed that process rank (?P<rank>\d+) with PID (?P<pid>\d+|[xX*]+) on node (?P<host>\S+) exited on "
        r"signal (?P<signal>\d+)|has exited due to process rank (?P<rank2>\d+) with PID (?P<pid2>\d+) on)"),
+    # vLLM's executor on a worker process that exited (V1): "ERROR 07-04 17:35:16 [multiproc_executor.py:140] Worker
+    # proc VllmWorker-1 died unexpectedly, shutting down executor." (OpenPipe/ART #201), later with its exit code
+    # "Worker proc VllmWorker-0 died unexpectedly (exit code: None), shutting down executor." (vllm-project/vllm #56180):
+    # the number is the worker's rank
+    _f("vllm_worker_died", "rank_exit", ["died unexpectedly"],
+       r"Worker proc VllmWorker-(?P<rank>\d+) died unexpectedly(?: \(exit code: (?:(?P<exit_code>-?\d+)|None)\))?"),
     # pdsh (DeepSpeed multi-node): "pdsh@node-0: node-3: ssh exited with exit code 1"
     _f("pdsh_exit", "rank_exit", ["ssh exited with exit code"],
        r"pdsh@\S+: (?P<host>[^:\s]+): ssh exited with exit code (?P<exit_code>\d+)"),

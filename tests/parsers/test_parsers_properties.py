@@ -129,6 +129,17 @@ def test_the_engines_compile_the_rule_regexes():
             assert PREFILTERS[engine].by_pattern, engine
 
 
+def test_hyperscan_takes_the_rule_regexes_as_they_are():
+    """hyperscan's first build is the rules' byte forms as they are; one it refuses ("Pattern is too large": a bounded
+    repeat of hundreds, `[^\\n]{1,300}`) makes every Prefilter try that build again before falling back to prefilter
+    mode, over a second each (a scanner per file)."""
+    hs = pytest.importorskip("hyperscan")
+    from parsers.prefilter import byte_forms
+    exprs = byte_forms(tuple(line_patterns()))
+    db = hs.Database(mode=hs.HS_MODE_BLOCK)
+    db.compile(expressions=exprs, ids=list(range(len(exprs))), flags=[0] * len(exprs))
+
+
 def test_every_engine_gives_the_same_findings_on_the_corpus():
     by_engine = _findings_by_engine(b"\n".join(CORPUS))
     assert len(by_engine["re"]) > 200

@@ -217,6 +217,11 @@ FACTS = [
     ("[2023-04-14 13:11:27,885] [ERROR] [launch.py:434:sigkill_handler] ['/usr/bin/python3', '-u', 'main.py', "
      "'--local_rank=0', '--data_path', 'Dahoas/rm-static'] exits with return code = -9", "rank_exit",
      dict(exit_code="-9", signal="9", local_rank="0")),
+    # vLLM's executor on a worker that died: OpenPipe/ART #201 (V1), vllm-project/vllm #56180 (with the exit code)
+    ("ERROR 07-04 17:35:16 [multiproc_executor.py:140] Worker proc VllmWorker-1 died unexpectedly, shutting down "
+     "executor.", "rank_exit", dict(rank="1")),
+    ("(EngineCore pid=3677484) ERROR 09-10 09:37:41 [multiproc_executor.py:314] Worker proc VllmWorker-0 died "
+     "unexpectedly (exit code: None), shutting down executor.", "rank_exit", dict(rank="0")),
     # hiyouga/LlamaFactory #7396 and #8261 (the watchdog's two wordings)
     ("[PG 1 Rank 3] Exception (either an error or timeout) detected by watchdog at work: 1580, last enqueued NCCL "
      "work: 1582, last completed NCCL work: 1579.", "nccl_progress",
@@ -457,13 +462,15 @@ def test_horovods_shut_down_is_another_ranks_failure():
     assert exc.rank == 1 and is_consequence(exc)
     (incident,) = attribute(ev)
     assert (incident.category, incident.root.rank, incident.root.kind) == ("application", 0, "cuda_oom")
-    # TensorFlow's wording around the same status, and Horovod elastic's error when a peer is gone
-    for text in ("tensorflow.python.framework.errors_impl.UnknownError: Horovod has been shut down. This was caused "
-                 "by an exception on one of the ranks",
-                 "horovod.common.exceptions.HorovodInternalError: ncclAllReduce failed: unhandled system error"):
+    # TensorFlow's wording around the same status, and Horovod elastic's error when a peer is gone (the NCCL call's
+    # failure the parsers read, "<call> failed: <ncclGetErrorString()>": an nccl_error, a consequence as well)
+    for text, kind in (("tensorflow.python.framework.errors_impl.UnknownError: Horovod has been shut down. This was "
+                        "caused by an exception on one of the ranks", "exception"),
+                       ("horovod.common.exceptions.HorovodInternalError: ncclAllReduce failed: unhandled system error",
+                        "nccl_error")):
         ev = list(read_lines(["Traceback (most recent call last):", text], "z.log", Clock()))
-        (exc,) = [e for e in ev if e.kind == "exception"]
-        assert is_consequence(exc), text
+        (exc,) = [e for e in ev if e.kind in ("exception", "nccl_error")]
+        assert exc.kind == kind and is_consequence(exc), text
 
 
 # --- attribution (SYNTHETIC jobs from REAL-format lines) -------------------------------------------------------
