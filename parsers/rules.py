@@ -197,9 +197,16 @@ AER_UNCORRECTABLE_BITS = ("Undefined", "DLP", "SDES", "TLP", "FCP", "CmpltTO", "
 AER_BITS = tuple(sorted(AER_CORRECTABLE_BITS + AER_UNCORRECTABLE_BITS, key=len, reverse=True))
 
 
-# ncclGetErrorString()'s texts of the failures (the start of each: later releases add "(run with NCCL_DEBUG=INFO for
-# details)", " - please report this issue to the NCCL developers"), NCCL_TEXT's keys
-NCCL_TEXTS = ("unhandled cuda error", "unhandled system error", "internal error", "invalid usage", "invalid argument")
+NCCL_TEXT = {  # ncclGetErrorString() text, as PyTorch quotes it -> ncclResult_t name
+    "unhandled cuda error": "ncclUnhandledCudaError",
+    "unhandled system error": "ncclSystemError",
+    "internal error": "ncclInternalError",
+    "invalid usage": "ncclInvalidUsage",
+    "invalid argument": "ncclInvalidArgument",
+}
+# its texts, the start of each failure's (later releases add "(run with NCCL_DEBUG=INFO for details)", " - please report
+# this issue to the NCCL developers")
+NCCL_TEXTS = tuple(NCCL_TEXT)
 # A framework's own report of an NCCL call that failed, up to ncclGetErrorString()'s text: XLA's "NCCL operation
 # ncclCommInitRank(&comm, nranks, id, rank) failed: ", Horovod's "ncclCommInitRank failed: " (the call's name, its
 # arguments where given)
@@ -1110,14 +1117,6 @@ IB_WC_STATUS = {
     20: "IBV_WC_RESP_TIMEOUT_ERR", 21: "IBV_WC_GENERAL_ERR",
 }
 
-NCCL_TEXT = {  # ncclGetErrorString() text, as PyTorch quotes it -> ncclResult_t name
-    "unhandled cuda error": "ncclUnhandledCudaError",
-    "unhandled system error": "ncclSystemError",
-    "internal error": "ncclInternalError",
-    "invalid usage": "ncclInvalidUsage",
-    "invalid argument": "ncclInvalidArgument",
-}
-assert set(NCCL_TEXT) == set(NCCL_TEXTS)
 
 
 def _refine_xid(g: dict, out: dict) -> None:
