@@ -50,6 +50,12 @@ BENIGN: tuple[tuple[str, str], ...] = (
     (r"NVRM: .*Xid", "an Xid line the rule table did not take: handled by the xid rule or its look-alike"),
     (r"\b(?:0|no) errors?\b", "a count of zero errors"),
     (r"error (?:count|counters?) (?:cleared|reset)", "counter housekeeping"),
+    # objClInitPcieChipset (open-gpu-kernel-modules src/nvidia/src/kernel/platform/chipset/chipset.c) prints these and
+    # carries on: a chipset/root-port/upstream-port tweak that returned an error, the root port not found (VMs); its
+    # caller clInitPcie ignores the status.  525-era "NVRM objClInitPcieChipset: ..", later "NVRM: objCl..".
+    (r"NVRM:? objClInitPcieChipset: (?:\*\*\* )?(?:(?:Chipset|Root Port|Upstream port) Setup Function Error|"
+     r"Unable to get PCI port handles)",
+     "the GPU driver's PCIe chipset set-up at start (open-gpu-kernel-modules #421)"),
 )
 _BENIGN = LazyPattern("|".join(f"(?:{p})" for p, _ in BENIGN), re.I)  # compiled at the first driver error line
 

@@ -60,6 +60,25 @@ def test_unclassified_pci_and_benign_words():
     assert unclassified("systemd[1]: Failed to start foo.service") is None
 
 
+# verbatim: the GPU driver's PCIe chipset set-up carrying on at start (open-gpu-kernel-modules #421, #568): no finding
+CHIPSET_SETUP = [
+    "[    1.924873] NVRM objClInitPcieChipset: *** Chipset Setup Function Error!",
+    "Oct 31 17:53:41 fedora kernel: NVRM objClInitPcieChipset: *** Chipset Setup Function Error!",
+]
+
+
+@pytest.mark.parametrize("line", CHIPSET_SETUP)
+def test_chipset_setup_chatter_is_silent(line):
+    f = parse_line(line)
+    assert f is None or not at_least(f.severity, "warning"), f
+
+
+def test_chipset_setup_benign_is_that_wording_only():
+    # synthetic: another failure in the same function keeps the net's warning
+    f = parse_line("NVRM: objClInitPcieChipset: *** PCI-E config space mapping failed")
+    assert f is not None and f.kind == "unclassified"
+
+
 def test_a_recognised_line_is_not_unclassified():
     f = parse_line("NVRM: Xid (PCI:0000:5d:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus.")
     assert f.kind == "xid"
