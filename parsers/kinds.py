@@ -192,6 +192,20 @@ TABLE: tuple[Kind, ...] = (
          workload=True, never_the_node="the application ran out of GPU memory (not a node fault)",
          doc="the job ran out of GPU memory: its own doing, never the node's",
          category="application"),
+    # The job's own words for a node whose GPU driver stack cannot serve it at all, at the job's start: NVML's
+    # "Failed to initialize NVML: Driver/library version mismatch" (the kernel module and the user-space driver of
+    # different releases, an upgrade without its reload: the node's driver_mismatch seen from the job), the container
+    # runtime's "nvidia-container-cli: initialization error: nvml error: driver/library version mismatch", PyTorch's
+    # "The NVIDIA driver on your system is too old (found version 11040)", CUDA's "CUDA driver version is insufficient
+    # for CUDA runtime version" (35), "system has unsupported display driver / cuda driver combination" (803),
+    # "forward compatibility was attempted on non supported HW" (804), "system not yet initialized" (802: Fabric
+    # Manager not running on an NVSwitch node), PyTorch's "CUDA unknown error - this may be due to an incorrectly set
+    # up environment" (cuInit's 999). The node's software stack, not the program: category infrastructure.
+    Kind("driver_unusable", "GPU driver unusable", None, "error", "driver", "CHECK_DRIVER", "GPUDriverUnusable",
+         workload=True, doc="a job could not use the node's GPU driver at start: NVML or CUDA refused to initialise "
+                            "(user-space driver and kernel module of different releases, a driver too old for the "
+                            "job's CUDA, forward compatibility on a GPU without it, Fabric Manager not running)",
+         category="infrastructure"),
     Kind("hung_task", "hung task", None, "warning", "unknown", "INVESTIGATE", "HungTask",
          doc="the kernel's hung task detector: a task blocked for minutes", category="infrastructure"),
     Kind("oom_kill", "oom kill", None, "warning", "application", "RESTART_APP", "OomKill",

@@ -958,6 +958,36 @@ RULES: tuple[Rule, ...] = (
     _r("xla_oom", "cuda_oom", ["RESOURCE_EXHAUSTED: ", "Resource exhausted: ", "OOM when allocating tensor"],
        r"(?:(?:RESOURCE_EXHAUSTED|Resource exhausted): (?:Out of memory|Failed to allocate request for)|"
        r"OOM when allocating tensor)(?:.*?(?:device ordinal |device:GPU:)(?P<gpu>\d+))?"),
+    # The node's GPU driver stack refusing the job at its start (kind driver_unusable), before the CUDA rows that would
+    # read it as the job's CUDA error (was: cuda_error, attribution unknown; NVML's and PyTorch's wordings: nothing):
+    # NVML with a kernel module of another release ("Failed to initialize NVML: Driver/library version mismatch",
+    # nvidia-smi and every NVML client; the container runtime's "nvidia-container-cli: initialization error: nvml
+    # error: driver/library version mismatch: unknown" in a Pod's Event; pynvml's "RM has detected an NVML/RM version
+    # mismatch."; NVML_ERROR_LIB_RM_VERSION_MISMATCH), PyTorch's "The NVIDIA driver on your system is too old (found
+    # version 11040)" (RuntimeError, AssertionError before 1.x, "UserWarning: CUDA initialization: .."), the CUDA
+    # runtime's texts and enum names of a driver too old for it (35, "CUDA driver version is insufficient for CUDA
+    # runtime version"), a libcuda of another release than the kernel module (803, "system has unsupported display
+    # driver / cuda driver combination", llama.cpp's "display driver/cuda driver"), a container's forward-compatibility
+    # package on a GPU or driver branch without it (804), Fabric Manager not (yet) running on an NVSwitch node (802,
+    # "system not yet initialized": an H200 job, huggingface/huggingface_hub #4134), and PyTorch's words for cuInit's
+    # CUDA_ERROR_UNKNOWN ("CUDA unknown error - this may be due to an incorrectly set up environment, e.g. changing env
+    # variable CUDA_VISIBLE_DEVICES after program start.": in practice nvidia_uvm not loaded or wedged, pytorch/pytorch
+    # #159954). PyTorch 2.6+'s "Search for `cudaErrorInsufficientDriver' .." after its "CUDA error: .." line is the
+    # same failure (CUDA_EXC_JOIN).
+    _r("driver_unusable", "driver_unusable",
+       ["Driver/library version mismatch", "driver/library version mismatch", "NVML/RM version mismatch",
+        "LIB_RM_VERSION_MISMATCH", "driver on your system is too old", "insufficient for CUDA runtime version",
+        "cudaErrorInsufficientDriver", "unsupported display driver", "cudaErrorSystemDriverMismatch",
+        "forward compatibility was attempted", "cudaErrorCompatNotSupportedOnDevice", "system not yet initialized",
+        "cudaErrorSystemNotReady", "CUDA_ERROR_SYSTEM_NOT_READY", "CUDA unknown error - this may be due"],
+       r"(?P<driver_error>[Dd]river/library version mismatch|NVML/RM version mismatch|"
+       r"NVML_ERROR_LIB_RM_VERSION_MISMATCH|NVIDIA driver on your system is too old(?: \(found version "
+       r"(?P<found_version>\d+)\))?|CUDA driver version is insufficient for CUDA runtime version|"
+       r"cudaErrorInsufficientDriver|(?:system has )?unsupported display driver ?/ ?cuda driver combination|"
+       r"cudaErrorSystemDriverMismatch|forward compatibility was attempted on non supported HW|"
+       r"cudaErrorCompatNotSupportedOnDevice|system not yet initialized|cudaErrorSystemNotReady|"
+       r"CUDA_ERROR_SYSTEM_NOT_READY|CUDA unknown error(?= - this may be due))",
+       event=CUDA_EXC_JOIN),
     # PyTorch 2.6+ follows "CUDA error: <text>" with a line naming the enum: "Search for `cudaErrorIllegalAddress' in
     # https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TYPES.html for more information.": the same failure
     # (CUDA_EXC_JOIN), never a second one; that line alone (its first line lost) is the failure.

@@ -4,8 +4,10 @@ The decision is a table of rules (RULES), tried in priority order; the first tha
 first incident:
 
 1. node_fault        a hardware or fabric fault of a node of the job (Xid, SXid, fallen off the bus, ECC, NVLink,
-                     PCIe AER, IB link down, NIC failure) within the window before the job's failures outranks
-                     any application's claim; a CUDA error only hardware causes (uncorrectable ECC / NVLink) counts.
+                     PCIe AER, IB link down, NIC failure), or a GPU driver the node cannot use (its kernel log's driver
+                     mismatch, or a rank's own NVML / CUDA refusal at start: infrastructure), within the window before
+                     the job's failures outranks any application's claim; a CUDA error only hardware causes
+                     (uncorrectable ECC / NVLink) counts.
 2. first_failure     otherwise the earliest failure that is not a consequence of another: an application error
                      (a Python exception, CUDA illegal access / device assert / OOM, an application Xid), an
                      infrastructure event (host OOM kill, the scheduler ending the job, a full disk), or a rank that
@@ -53,8 +55,17 @@ ATTRIBUTION_CATEGORY = {"hardware": "hardware", "driver": "hardware", "fabric": 
 # Node faults: the node's own kinds (not a job's output) whose root is a hardware or fabric fault, or as the line's
 # attribution says (an Xid): a fault of a device of the node (GPU, NVSwitch, NIC, port, PCIe device) and the GPU /
 # NIC driver modules' faults, which name no device; a notice such as a GPU reset has no category
+# The node's own infrastructure about a device of it counts too: a GPU its driver as installed cannot drive
+# (driver_mismatch: the kernel module and the user-space driver of different releases, a GPU the release does not
+# support), which breaks every job on the node as surely as a GPU fault; a host OOM kill or a hung task (no device) is
+# the job's own failure, not such a fault.
 NODE_FAULT_KINDS = frozenset(k.name for k in KIND_TABLE
-                             if not k.workload and k.category in ("hardware", "fabric", "by_attribution"))
+                             if not k.workload and (k.category in ("hardware", "fabric", "by_attribution") or
+                                                    k.category == "infrastructure" and k.device is not None))
+# Workload kinds whose line is the job's own report of a fault of the node it ran on (its host's): a rank that could
+# not use the node's GPU driver at all (driver_unusable: NVML's "Driver/library version mismatch", a driver too old
+# for the job's CUDA, Fabric Manager not running) says which node is broken, whatever the application did after.
+JOB_SEEN_NODE_FAULTS = frozenset({"driver_unusable"})
 # Symptoms: what a failure elsewhere makes a healthy rank print
 SYMPTOM_KINDS = frozenset(k.name for k in _ROWS if k.consequence)
 # a rank's own watchdog report of a collective that timed out (the consequences' "N ranks timed out"); the flight
@@ -286,7 +297,10 @@ def _local_completion(errors: list[Evidence], rule: str) -> Verdict | None:
 
 
 def is_node_fault(e: Evidence) -> bool:
-    """A fault of the node's hardware or fabric, severe enough to break a job (cf. parsers.correlate.cause_of)."""
+    """A fault of the node's hardware, fabric or GPU driver stack, severe enough to break a job (cf.
+    parsers.correlate.cause_of)."""
+    if e.kind in JOB_SEEN_NODE_FAULTS:  # the job's own line saying its node's driver stack refused it
+        return SEVERITY_RANK.get(e.severity, 0) >= SEVERITY_RANK["error"]
     if e.kind == "cuda_error":  # uncorrectable ECC / NVLink / unknown error, seen by the application
         if e.details.get("chained_from") and e.details.get("cuda_error") in CUDA_TEXT_CATEGORY:
             return False  # a category only inferred from the text, raised while handling the chain's first error
@@ -309,8 +323,9 @@ def _node_fault(job: Job) -> Verdict | None:
     root = min(faults, key=lambda e: (_ts(e), -SEVERITY_RANK.get(e.severity, 0), e.rank is None, e.host is None))
     category = category_of(root) or "hardware"
     where = _who(root) if (root.rank is not None or root.host) else "a node of the job"
+    article = "an" if category[:1] in "aeiou" else "a"
     return Verdict(category, root, "node_fault",
-                   f"{_what(root)} on {where}{_at(root)} is a {category} fault of a node of the job; "
+                   f"{_what(root)} on {where}{_at(root)} is {article} {category} fault of a node of the job; "
                    "it outranks the failures the ranks reported after it")
 
 
@@ -684,6 +699,7 @@ def _at(e: Evidence) -> str:
 WHAT = {"xid": lambda e: f"Xid {e.xid}", "sxid": lambda e: f"SXid {e.sxid}", "ib_link": lambda e: "IB link down",
         "exception": lambda e: str(e.details.get("exception", "exception")),
         "cuda_error": lambda e: f"CUDA error '{e.details.get('cuda_error', '')}'",
+        "driver_unusable": lambda e: f"GPU driver unusable ('{e.details.get('driver_error', '')}')",
         "rank_exit": lambda e: f"exit ({'signal ' + str(e.signal) if e.signal else 'code ' + str(e.exit_code)})",
         "oom_kill": lambda e: "host OOM kill", "job_ended": lambda e: f"job ended ({e.details.get('why') or 'cancelled'})"}
 

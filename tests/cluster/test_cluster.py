@@ -138,6 +138,50 @@ def test_a_node_event_and_a_standing_condition_are_the_same_node_fault():
     assert Reader().condition("node-b", {**cond, "status": "False"}) is None
 
 
+# real lines (tests/fixtures/realworld/driver-mismatch.yaml, gpu-operator #918; driver-jobs-2026c.yaml,
+# NVIDIA/k8s-device-plugin #1431)
+UNSUPPORTED = "               NVRM: installed in this system is not supported by the"
+API_MISMATCH = "[ 7386.259769] NVRM: API mismatch: the client has the version 515.48.07, but"
+NVML_MISMATCH = "Failed to initialize NVML: Driver/library version mismatch"
+
+
+def test_a_standing_driver_mismatch_condition_is_a_node_fault_for_the_jobs_on_the_node():
+    """GPUUnhealthy with reason GPUDriverMismatch (the agent's driver_mismatch problem, its kernel line quoted) was
+    ignored (driver_mismatch was outside NODE_FAULT_KINDS): it is the node's fault, infrastructure, for a job whose
+    ranks on that node fail while it stands; so are the bare reason and the telemetry's DriverVersionMismatch (NVML's
+    LIB_RM_VERSION_MISMATCH, parsers/sample_rules.yaml) and a Pod Event GPUDriverUnusable quoting the rank's line."""
+    from parsers.correlate import describe
+    from triage import attribute
+
+    from datetime import datetime, timedelta, timezone
+
+    reader = Reader()
+    # standing since a minute before the ranks' Events (the recorder stamps them now)
+    since = (datetime.now(timezone.utc) - timedelta(seconds=60)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    for line in (UNSUPPORTED, API_MISMATCH):
+        f = Classifier().classify_alone(line)
+        cond = {"type": "GPUUnhealthy", "status": "True", "reason": "GPUDriverMismatch",
+                "message": f"{describe(f)}: {f.message.strip().rstrip('.')}. Recommended action: UPDATE_SWFW",
+                "lastTransitionTime": since}
+        e = reader.condition("node-b", cond)
+        assert (e.kind, e.host, e.severity, e.attribution) == ("driver_mismatch", "node-b", "error", "driver"), line
+        ranks = [reader.pod_event(agent_pod_event(node, f"w-{r}", [r]))[0] for r, node in enumerate(("node-a",
+                                                                                                     "node-b"))]
+        first = attribute([e, *ranks])[0]
+        assert (first.category, first.rule, first.root.host, first.root.kind) == ("infrastructure", "node_fault",
+                                                                                  "node-b", "driver_mismatch")
+    for reason in ("GPUDriverMismatch", "DriverVersionMismatch"):
+        bare = reader.condition("node-b", {"type": "GPUUnhealthy", "status": "True", "reason": reason,
+                                           "message": "something…"})
+        assert (bare.kind, bare.attribution, bare.details["reason"]) == ("driver_mismatch", "driver", reason)
+    rec = EventRecorder("default", "node-c")
+    rec.record(Ref("Pod", "w-5", "train", "uid-w-5"), "GPUDriverUnusable",
+               f'GPU driver unusable on rank 5. Container output: "{NVML_MISMATCH}"')
+    (pe,) = reader.pod_event({**rec._body(next(iter(rec._aggs.values()))), "metadata": {"name": "w-5.x"}})
+    assert (pe.kind, pe.host, pe.rank, pe.attribution) == ("driver_unusable", "node-c", 5, "driver")
+    assert attribute([pe])[0].category == "infrastructure"
+
+
 def test_a_failed_container_is_a_rank_death_and_oomkilled_an_oom_kill():
     p = {"metadata": {"name": "w-3"}, "spec": {"nodeName": "node-c"}, "status": {"containerStatuses": [
         {"name": "main", "state": {"terminated": {"exitCode": 139, "reason": "Error",

@@ -17,13 +17,18 @@ PINNED_NODE_REASONS = [
     ("UncorrectableECCError$", "xid", "hardware"), ("RowRemapFailure$", "xid", "hardware"),
     ("DriverRecoveryAction$", "xid", "hardware"), ("NVLinkDown$", "nvlink", "hardware"),
     ("NVLinkCRCErrorRate$", "nvlink", "hardware"), ("NVLinkReplayRate$", "nvlink", "hardware"),
-    ("NVLinkRecoveryRate$", "nvlink", "hardware"), ("LinkFlapping$", "ib_link", "fabric"),
+    ("NVLinkRecoveryRate$", "nvlink", "hardware"),
+    # (h14) NVML's library and the kernel module of different releases, and the kernel log's driver mismatch: a node
+    # fault (infrastructure) for the jobs on the node since driver_mismatch joined triage's NODE_FAULT_KINDS
+    ("DriverVersionMismatch$", "driver_mismatch", "driver"),
+    ("LinkFlapping$", "ib_link", "fabric"),
     ("IBLinkDowned$", "ib_link", "fabric"),
     ("GPUFallenOffBus$", "fallen_off_bus", "hardware"), ("NVLinkError$", "nvlink", "hardware"),
     ("PCIeAERError$", "pcie_aer", "hardware"), ("PCIeFatalError$", "pcie_aer", "hardware"),
     ("PCIeUncorrectedError$", "pcie_aer", "hardware"), ("IBPortDown$", "ib_link", "fabric"),
     ("NICError$", "nic_error", "hardware"), ("NICFirmwareError$", "nic_error", "hardware"),
-    ("GPUResetRequired$", "gpu_reset_required", "driver"), ("PeermemError$", "peermem_error", "driver"),
+    ("GPUResetRequired$", "gpu_reset_required", "driver"), ("GPUDriverMismatch$", "driver_mismatch", "driver"),
+    ("PeermemError$", "peermem_error", "driver"),
     ("KernelOops$", "kernel_oops", "driver"),
 ]
 PINNED_FAULT_CONDITIONS = {"GPUUnhealthy": "fatal", "NVLinkUnhealthy": "error", "InfiniBandUnhealthy": "error",

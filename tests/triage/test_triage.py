@@ -837,9 +837,61 @@ def test_node_faults_are_the_device_faults_and_the_driver_modules():
     from triage import is_node_fault
     faults = {k.name for k in TABLE
               if is_node_fault(Evidence(k.name, "error", "unknown", None, "n", details={"state": "down"}))}
+    # driver_mismatch: the node's kernel log says its driver cannot drive the GPU (infrastructure, about a device);
+    # driver_unusable: a rank's own NVML / CUDA refusing the node's driver at start, a fault of the rank's node
     assert faults == {"xid", "sxid", "fallen_off_bus", "gpu_reset_required", "nvlink", "pcie_aer", "kernel_oops",
-                      "ib_link", "nic_error", "peermem_error"}
+                      "ib_link", "nic_error", "peermem_error", "driver_mismatch", "driver_unusable"}
     assert not is_node_fault(Evidence("gpu_reset", "info", "driver", None, "n", pci="0000:5d:00"))
+    # a host OOM kill and a hung task are infrastructure too, but no device's fault: the job's failure, not the node's
+    assert not is_node_fault(Evidence("oom_kill", "error", "application", None, "n"))
+    assert not is_node_fault(Evidence("hung_task", "error", "unknown", None, "n"))
+
+
+# Real lines (tests/fixtures/realworld/driver-jobs-2026c.yaml): NVIDIA/k8s-device-plugin #1431, mozilla/translations
+# #1167, huggingface/huggingface_hub #4134
+NVML_MISMATCH = "Failed to initialize NVML: Driver/library version mismatch"
+CUDA_802 = ("RuntimeError: Unexpected error from cudaGetDeviceCount(). Did you run some cuda functions before calling "
+            "NumCudaDevices() that might have already set an error? Error 802: system not yet initialized")
+
+
+def test_ranks_that_cannot_use_their_nodes_driver_name_that_node():
+    """SYNTHETIC job around real lines: node-b's ranks print NVML's version mismatch at start (its driver upgraded
+    without a reload), rank 2 then raises an exception of its own and node-a's ranks time out: the root is node-b's
+    driver (infrastructure, node_fault), not the application's exception nor undetermined timeouts."""
+    incidents = job({
+        "node-a/train.log": [timeout(0), timeout(1)],
+        "node-b/train.log": [f"[rank2]: {NVML_MISMATCH}", f"[rank3]: {NVML_MISMATCH}",
+                             "[rank2]: Traceback (most recent call last):",
+                             "[rank2]: ValueError: too many values to unpack (expected 2)"],
+    })
+    first = incidents[0]
+    assert (first.category, first.rule, first.root.host, first.root.kind) == ("infrastructure", "node_fault",
+                                                                              "node-b", "driver_unusable")
+    assert "GPU driver unusable ('Driver/library version mismatch')" in first.reason
+    assert "an infrastructure fault" in first.reason
+
+
+def test_a_driver_the_job_cannot_use_on_two_nodes_is_an_incident_each():
+    """SYNTHETIC around real lines: Fabric Manager not running on node-c (CUDA 802) and a version mismatch on node-d:
+    one incident per node, both infrastructure."""
+    incidents = job({"node-c/train.log": [f"[rank0]: {CUDA_802}"], "node-d/train.log": [f"[rank1]: {NVML_MISMATCH}"]})
+    assert sorted((i.category, i.root.host) for i in incidents) == [("infrastructure", "node-c"),
+                                                                    ("infrastructure", "node-d")]
+
+
+def test_the_nodes_driver_mismatch_in_its_kernel_log_explains_the_ranks_failures():
+    """SYNTHETIC job around a real kernel line (NVRM's API mismatch, saharmor/dalle-playground #104): the node's
+    kernel log says its module and the user-space driver differ; the ranks' CUDA errors after it are its
+    consequences: the root is the node's driver_mismatch (infrastructure)."""
+    incidents = job({
+        "node-b/dmesg": ["[ 7386.259769] NVRM: API mismatch: the client has the version 515.48.07, but",
+                         "               NVRM: this kernel module has the version 510.73.05.  Please"],
+        "node-a/train.log": [timeout(0)],
+        "node-b/train.log": ["[rank1]: RuntimeError: CUDA error: unspecified launch failure"],
+    })
+    first = incidents[0]
+    assert (first.category, first.rule, first.root.host, first.root.kind) == ("infrastructure", "node_fault",
+                                                                              "node-b", "driver_mismatch")
 
 
 def test_a_reason_names_a_fault_as_the_kind_table_words_it():
