@@ -628,6 +628,17 @@ RULES: tuple[Rule, ...] = (
     _r("mlx5_tx_timeout", "nic_error", ["TX timeout"],
        FIRST_MLX5 + r" (?P<netdev>\S+): TX timeout (?:detected|on queue: (?P<queue>\d+))",
        event=MLX5_TX_JOIN),
+    # A register access the firmware refused ("status bad operation(0x2)"): on HGX/DGX systems the ConnectX functions
+    # the fabric manager manages are restricted (DGX OS 7 known issue: "Accessing PF0 and PF1 is restricted"), and any
+    # reader of their InfiniBand counters (node_exporter's infiniband collector, gpud, our poller) makes mlx5 log, at
+    # every read, "mlx5_core 0000:05:00.0: mlx5_cmd_out_err:835:(pid 18360): ACCESS_REG(0x805) op_mod(0x1) failed,
+    # status bad operation(0x2), syndrome (0x9a6171), err(-22)" (6.x; mlx5_cmd_check before) (prometheus/node_exporter
+    # #3434, leptonai/gpud #1164). The firmware refusing an operation, no fault of the device: counted (info), never a
+    # node problem nor a job's cause. Any other status, or a failure whose status the line does not give, is mlx5_cmd's.
+    _r("mlx5_access_refused", "nic_error", ["ACCESS_REG("],
+       r"(?:mlx5_core (?P<pci>" + PCI + r"):? )?mlx5_cmd_\w+:\d+:\(pid \d+\): (?P<command>ACCESS_REG\(0x[0-9a-f]+\))"
+       r"(?: op_mod\(0x[0-9a-f]+\))? failed, status (?P<status>bad operation\(0x2\))",
+       severity="info", action="NONE", attribution="driver"),
     _r("mlx5_cmd", "nic_error", ["mlx5_core"],
        FIRST_MLX5 + r":? .*?(?:(?P<command>[A-Za-z_]{3,}\(0x[0-9a-f]+\))(?: op_mod\(0x[0-9a-f]+\))? "
        r"failed(?:, status (?P<status>[^,]+))?|(?P<timeout>No done completion|timeout\. Will cause a leak))",

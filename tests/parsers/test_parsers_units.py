@@ -237,6 +237,15 @@ def test_sxid_catalog_and_line_fatality():
     ("RuntimeError: CUDA error: uncorrectable NVLink error detected during the execution", "cuda_error",
      {"severity": "fatal", "attribution": "hardware"}),
     ("RIP: 0010:esw_port_metadata_get+0x19/0x30 [mlx5_core]", "kernel_oops", {"attribution": "driver"}),
+    # a register access the firmware refused on a function the fabric manager restricts (node_exporter #3434): counted,
+    # no fault; a command failure of another status, or one whose status is cut, stays an error
+    ("mlx5_core 0000:05:00.0: mlx5_cmd_out_err:835:(pid 18360): ACCESS_REG(0x805) op_mod(0x1) failed, status bad "
+     "operation(0x2), syndrome (0x9a6171), err(-22)", "nic_error",
+     {"severity": "info", "action": "NONE", "pci": "0000:05:00", "details": {"command": "ACCESS_REG(0x805)", "status": "bad operation(0x2)"}}),
+    ("mlx5_core 0000:05:00.0: mlx5_cmd_out_err:835:(pid 18360): ACCESS_REG(0x805) op_mod(0x1) failed, status bad "
+     "parameter(0x3), syndrome (0x9a6171), err(-22)", "nic_error", {"severity": "error"}),
+    ("mlx5_core 0000:d2:00.0: mlx5_cmd_out_err:838:(pid 268269): ACCESS_REG(0x805) op_mod(0x1) failed", "nic_error",
+     {"severity": "error"}),
     ("Out of memory: Killed process 4410 (python) total-vm:12000kB", "oom_kill", {"pid": 4410, "process": "python"}),
     ("[Rank 22] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=22631, OpType=ALLREDUCE, NumelIn=1,"
      " NumelOut=1, Timeout(ms)=600000) ran for 600012 milliseconds before timing out.", "nccl_timeout",

@@ -528,6 +528,21 @@ def test_a_node_fault_long_before_the_failure_explains_nothing():
     assert not any(i.rule == "node_fault" for i in incidents)
 
 
+def test_a_register_access_the_firmware_refused_is_no_nodes_fault():
+    """A node whose restricted ConnectX functions a counter reader polls logs the firmware's refusal at every read
+    (prometheus/node_exporter #3434): the ranks' timeouts that follow are not that node's fault."""
+    refused = ("[ 4254.197860] mlx5_core 0000:05:00.0: mlx5_cmd_out_err:835:(pid 18360): ACCESS_REG(0x805) op_mod(0x1) "
+               "failed, status bad operation(0x2), syndrome (0x9a6171), err(-22)")
+    incidents = job({
+        "node-b/kern.log": [ANCHOR],
+        "node-b/dmesg": [refused],
+        "node-a/train.log": [timeout(0), timeout(1)],
+        "node-b/train.log": [timeout(2)],
+    })
+    assert incidents and not any(i.rule == "node_fault" for i in incidents)
+    assert not any(i.root is not None and i.root.kind == "nic_error" for i in incidents)
+
+
 def test_the_earliest_failure_that_is_not_a_consequence_wins():
     incidents = job({
         "rank-5.log": ["[2025-03-21 01:57:00,000] something before",
