@@ -53,7 +53,10 @@ APPLICATION_MAX_SEVERITY = {"fatal": "error"}
 #   "145, RLW_REMAP Nonfatal XC0 i0 Link 00 (0x00000004 0x00000001 ...)"  (gpud test data; TensorRT-LLM#4816)
 #   "149, NETIR Fatal XC0 i0 Link -1 (0x000fe406 ...)"  (Link -1: the unit's, no one link; gpud #1174)
 # The verdict decides severity: a Nonfatal one is corrected/contained, the link keeps running.
-NVLINK5_LINE = LazyPattern(r"(?P<unit>[A-Z][A-Z0-9_]*(?:/[A-Z][A-Z0-9_]*)?) (?P<verdict>Nonfatal|Fatal) "
+# Some builds pad the unit and the verdict to fixed widths: "149, NETIR_LINK_EVT  Fatal   XC0 i0 Link 01 (0x021425c6 .."
+# (NVSentinel's captured GB200 lines, xid.yaml; gb200-2026c.yaml): any run of spaces between the fields, so a padded
+# "Nonfatal" keeps its verdict instead of falling back to the catalog's fatal.
+NVLINK5_LINE = LazyPattern(r"(?P<unit>[A-Z][A-Z0-9_]*(?:/[A-Z][A-Z0-9_]*)?) +(?P<verdict>Nonfatal|Fatal) +"
                           r"XC(?P<xc>\d+) i(?P<instance>\d+) Link (?P<link>-1|\d+)"
                           r"(?: \((?P<intrinfo>0x[0-9a-fA-F]+) (?P<error_status>0x[0-9a-fA-F]+))?")
 # verdict -> (severity, action); None keeps the catalog's (fatal, WORKFLOW_NVLINK5_ERR).
@@ -72,6 +75,13 @@ XID154_RECOVERY: dict[str, tuple[str, str]] = {
     "drain and reset": ("fatal", "RESET_GPU"),
     "gpu reset required": ("fatal", "RESET_GPU"),
     "node reboot required": ("fatal", "RESTART_BM"),
+}
+# The action's code, for names the table does not know: the driver has renamed them across releases (0x1 "GPU Reset
+# Required" on 575/580, "PF FLR" on 595+: open-gpu-kernel-modules #1125; 0x2 "Node Reboot Required", later "OS
+# Reboot"), while the codes are NVML's nvmlDeviceGpuRecoveryAction_t (NONE 0, GPU_RESET 1, NODE_REBOOT 2, DRAIN_P2P 3,
+# DRAIN_AND_RESET 4), stable. A code past these (new actions) keeps the catalog's row.
+XID154_RECOVERY_CODE: dict[int, str] = {
+    0x0: "none", 0x1: "gpu reset required", 0x2: "node reboot required", 0x3: "drain p2p", 0x4: "drain and reset",
 }
 
 

@@ -13,8 +13,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .catalog import (NVLINK5_LINE, NVLINK5_UNIT_OVERRIDE, NVLINK5_VERDICT, NVLINK_XIDS, XID154_RECOVERY, sxid_info,
-                      xid_info)
+from .catalog import (NVLINK5_LINE, NVLINK5_UNIT_OVERRIDE, NVLINK5_VERDICT, NVLINK_XIDS, XID154_RECOVERY,
+                      XID154_RECOVERY_CODE, sxid_info, xid_info)
 from .kinds import BY_NAME as KIND
 from .wordscan import LazyPattern
 
@@ -1193,10 +1193,14 @@ def _refine_xid(g: dict, out: dict) -> None:
             out["attribution"] = cause.attribution
             out["details"]["caused_by_xid"] = cause.code
     if info.code == 154:
-        m = re.search(r"to 0x[0-9a-f]+ \(([^)]+)\)", text, re.I)
-        if m and m.group(1).lower() in XID154_RECOVERY:
-            out["severity"], out["action"] = XID154_RECOVERY[m.group(1).lower()]
-            out["details"]["recovery_action"] = m.group(1)
+        # the action named by the line, else by its code (the names change across releases: XID154_RECOVERY_CODE)
+        m = re.search(r"to 0x([0-9a-f]+) \(([^)]+)\)", text, re.I)
+        if m:
+            key = m.group(2).lower()
+            key = key if key in XID154_RECOVERY else XID154_RECOVERY_CODE.get(int(m.group(1), 16))
+            if key is not None:
+                out["severity"], out["action"] = XID154_RECOVERY[key]
+                out["details"]["recovery_action"] = m.group(2)
 
 
 def _refine_sxid(g: dict, out: dict) -> None:

@@ -196,6 +196,11 @@ def test_sxid_catalog_and_line_fatality():
      "xid", {"severity": "fatal", "action": "RESTART_BM"}),
     ("NVRM: Xid (PCI:0000:c1:00): 154, GPU recovery action changed from 0x1 (GPU Reset Required) to 0x0 (None)",
      "xid", {"severity": "info"}),
+    # the action by its code where the driver renamed it: 0x1 "PF FLR" on 595+ (open-gpu-kernel-modules #1125;
+    # gb200-2026c.yaml) is 575/580's "GPU Reset Required", NVML's GPU_RESET
+    ("NVRM: Xid (PCI:0000:01:00): 154, GPU recovery action changed from 0x0 (None) to 0x1 (PF FLR)",
+     "xid", {"severity": "fatal", "action": "RESET_GPU",
+             "details": {"mnemonic": "GPU_RECOVERY_ACTION_CHANGED", "recovery_action": "PF FLR"}}),
     ("NVRM: GPU 0000:5d:00.0: GPU has fallen off the bus.", "fallen_off_bus", {"pci": "0000:5d:00"}),
     ("nvidia-nvswitch3: SXid (PCI:0000:a1:00.0): 20034, Fatal, Link 30 LTSSM Fault Up", "sxid",
      {"sxid": 20034, "severity": "fatal", "attribution": "fabric"}),
@@ -230,6 +235,12 @@ def test_sxid_catalog_and_line_fatality():
     ("NVRM: Xid (PCI:0019:01:00): 149, NETIR Fatal XC0 i0 Link -1 (0x000fe406 0x00000000 0x00000000 0x00000000 "
      "0x00000000 0x00000000)", "xid", {"xid": 149, "details": {"mnemonic": "NVLINK_NETIR_ERROR", "unit": "NETIR",
                                                               "verdict": "fatal", "intrinfo": "0x000fe406",
+                                                              "error_status": "0x00000000"}}),
+    # the unit and the verdict padded to fixed widths (NVSentinel's csv_test.go; gb200-2026c.yaml): still read
+    ("NVRM: Xid (PCI:0018:01:00): 149, NETIR_LINK_EVT  Fatal   XC0 i0 Link 09 (0x025525c6 0x00000000 0x00000000 "
+     "0x00000000 0x00000000 0x00000000)", "xid", {"xid": 149, "severity": "fatal",
+                                                  "details": {"mnemonic": "NVLINK_NETIR_ERROR", "unit": "NETIR_LINK_EVT",
+                                                              "verdict": "fatal", "link": 9, "intrinfo": "0x025525c6",
                                                               "error_status": "0x00000000"}}),
     ("fastmoe: Test NCCL failure common.cu:777 'unhandled system error'", "nccl_error", {"severity": "error"}),
     ("gpu: Test CUDA failure common.cu:1030 'system not yet initialized'", "driver_unusable",
