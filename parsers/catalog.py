@@ -83,6 +83,7 @@ XID154_RECOVERY: dict[str, tuple[str, str]] = {
 XID154_RECOVERY_CODE: dict[int, str] = {
     0x0: "none", 0x1: "gpu reset required", 0x2: "node reboot required", 0x3: "drain p2p", 0x4: "drain and reset",
 }
+assert set(XID154_RECOVERY_CODE.values()) <= set(XID154_RECOVERY)  # a code reads as a name the table has
 
 
 @dataclass(frozen=True, slots=True)
