@@ -158,7 +158,10 @@ EVENT_ADDRESS_FROM = {"gsp": frozenset({("xid", 154), ("xid", 119), ("xid", 120)
 # - "nccl_exception": PyTorch's ncclRemoteError quoting NCCL's socket error after "Last error:" ("socketProgress:
 #   Connection closed by remote peer ip-172-31-45-209.eu-north-1.compute.internal<32926>", pytorch/pytorch #150916):
 #   part of the exception's one failure, the peer it names the failure's.
-EVENT_FILLS = {"reset": ("pci",), "nccl_exception": ("peer",)}
+# - "mce": an uncorrected memory error whose page the kernel took offline, then "Memory failure: 0x3710b3: Sending
+#   SIGBUS to einj_mem_uc:361438 due to hardware memory corruption" (4.x "Killing <comm>:<pid> ..."): the process it
+#   signalled is the error's (triage reads a job's rank that died by that SIGBUS as killed by the node's memory).
+EVENT_FILLS = {"reset": ("pci",), "nccl_exception": ("peer",), "mce": ("pid", "process")}
 assert set(EVENT_FILLS) <= set(EVENT_AMENDS)  # a filled finding is an amended one: tracked, counted once
 AER_OPEN, AER_JOIN = ("aer", "open"), ("aer", "join")
 MLX5_HEALTH_JOIN = ("mlx5_health", "join")
@@ -757,10 +760,18 @@ RULES: tuple[Rule, ...] = (
     # SIGBUS to einj_mem_uc:361438 due to hardware memory corruption" (4.x "Killing <comm>:<pid> due to .."), "mce:
     # Memory error not recovered". Lines of the machine check's event; an error (the DIMM is suspect, the node goes
     # on): an "escalate" row, the event's finding amended to it after a "Machine check events logged" warning.
+    # Every era: 2.6-3.x's "MCE 0xb4365: Killing copy_to_user_te:3768 early due to hardware memory corruption", "MCE
+    # 0xb4365: dirty LRU page recovery: Recovered", "MCE 0x318: recovery action for dirty LRU page: Recovered"; x86's
+    # page fault on a poisoned page, 2.6.32 to 6.x: "MCE: Killing uffd-unit-tests:1321817 due to hardware memory
+    # corruption fault at 4631e000" (one a page it touched); 5.17-6.0's kill_me_maybe "Memory error may not
+    # recovered: 0x..: Sending SIGBUS to <comm>:<pid> due to hardware memory corruption".
     _r("memory_failure", "memory_error",
-       ["Memory failure: ", "Uncorrected hardware memory error in", "Memory error not recovered"],
-       r"Memory failure: 0x(?P<pfn>[0-9a-f]+): (?P<what>recovery action for [^:\n]+: \w+|already hardware poisoned|"
-       r"(?:Sending SIGBUS to|Killing) (?P<process>[^:\n]+):(?P<pid>\d+) due to hardware memory corruption)|"
+       ["Memory failure: ", "Uncorrected hardware memory error in", "Memory error not recovered",
+        "hardware memory corruption", "MCE 0x", "Memory error may not recovered"],
+       r"(?:(?:Memory failure: |MCE |Memory error may not recovered: )0x(?P<pfn>[0-9a-f]+): |MCE: (?=Killing ))"
+       r"(?P<what>recovery action for [^:\n]+: \w+|[\w ]+? recovery: \w+|already hardware poisoned|"
+       r"(?:Sending SIGBUS to|Killing) (?P<process>[^:\n]+):(?P<pid>\d+) (?:early )?due to hardware memory corruption"
+       r"(?: fault at (?P<address>[0-9a-f]+))?)|"
        r"mce: (?P<consumed>Uncorrected hardware memory error in user-access|Memory error not recovered)",
        severity="error", action="INVESTIGATE", event=("mce", "escalate")),
     # Firmware-first reports (APEI GHES, UEFI CPER): "{1}[Hardware Error]: Hardware error from APEI Generic

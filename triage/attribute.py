@@ -4,14 +4,16 @@ The decision is a table of rules (RULES), tried in priority order; the first tha
 first incident:
 
 1. node_fault        a hardware or fabric fault of a node of the job (Xid, SXid, fallen off the bus, ECC, NVLink,
-                     PCIe AER, IB link down, NIC failure), or a GPU driver the node cannot use (its kernel log's driver
+                     PCIe AER, IB link down, NIC failure; an uncorrected host memory error whose kernel line names a
+                     process the job's lines map to a rank), or a GPU driver the node cannot use (its kernel log's driver
                      mismatch, or a rank's own NVML / CUDA refusal at start: infrastructure), within the window before
                      the job's failures outranks any application's claim; a CUDA error only hardware causes
                      (uncorrectable ECC / NVLink) counts.
 2. first_failure     otherwise the earliest failure that is not a consequence of another: an application error
                      (a Python exception, CUDA illegal access / device assert / OOM, an application Xid), an
                      infrastructure event (host OOM kill, the scheduler ending the job, a full disk), or a rank that
-                     died first (exit code, signal) — explained by what its own log says when it says anything.
+                     died first (exit code, signal) — explained by what its own log says when it says anything (a
+                     SIGBUS by its host's kernel line saying it sent it for an uncorrected memory error: hardware).
 3. mismatched_collective  ranks time out in one collective (process group and SeqNum) with different sizes or
                      operations: they called different collectives, the program's bug.
 4. peer_error        network errors that name a peer (ncclRemoteError, NET/IB completion errors, a closed socket)
@@ -29,6 +31,7 @@ root; they are folded into the incident's `consequences` sentence.
 
 from __future__ import annotations
 
+import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, replace
 from functools import cached_property
@@ -86,6 +89,24 @@ SIGNAL_SENDERS = {9: "the kernel's OOM killer (host or container memory), a sche
 # "OOMKilled", Slurm's "Detected 1 oom-kill event in StepId=...", a step cancelled "DUE TO TIME LIMIT"): the one job's
 # own kill; one that names another host is that host's
 SIGNAL_EXPLAINED_BY = {9: frozenset({"oom_kill", "job_ended"})}
+# Host memory (kind memory_error, no category of its own: a corrected error, or an uncorrected one in a page no process
+# used, breaks no job).  An uncorrected error the kernel contained by signalling the process that touched the page
+# ("Memory failure: 0x3710b3: Sending SIGBUS to python:1234 due to hardware memory corruption", 4.x "Killing
+# python:1234 due to ..."; mm/memory-failure.c sends SIGBUS, BUS_MCEERR_AR / _AO) kills that process: a rank that died
+# by SIGBUS on that host, the line naming its process (its pid, a pid the job's lines map to its rank, or its name:
+# the thread the kernel names may be one of the rank's, whose pid is not the rank's), died of the node's memory,
+# not of /dev/shm (hardware, the memory error on that host its root).  One naming no process (the poison consumed in
+# user space, "mce: Uncorrected hardware memory error in user-access at 3710b3400", or a page taken offline, "Memory
+# failure: 0x3710b3: recovery action for dirty LRU page: Recovered") explains a SIGBUS on its host only within
+# MEMORY_UNNAMED_WINDOW seconds before it, both stamped, and only where nothing the rank's own log says does; an EDAC
+# count or a machine check naming no page, a corrected error, never.
+MEMORY_SIGNALS = frozenset({7})
+MEMORY_UNNAMED_WINDOW = 60.0
+# the names a rank's process goes by in the kernel's lines (its comm, TASK_COMM_LEN - 1 characters): the Python
+# interpreter's, PyTorch's threads' ("pt_main_thread", "pt_autograd_0"), Ray's workers' ("ray::IDLE"); or the binary
+# its launcher's line names ("of binary: /usr/bin/python3")
+COMM_LEN = 15
+JOB_PROCESS_NAMES = re.compile(r"python[\d.]*|pt_\w+|ray::.*")
 # CUDA errors the parsers leave unattributed but whose meaning in a running job is a device fault:
 # cudaErrorUnknown (999) mid-training is the GPU or its driver failing (it follows Xid 79 / 119 and the like)
 CUDA_TEXT_CATEGORY = {"unknown error": "hardware"}
@@ -313,10 +334,70 @@ def is_node_fault(e: Evidence) -> bool:
     return SEVERITY_RANK.get(e.severity, 0) >= SEVERITY_RANK["error"]
 
 
+def uncorrected_memory(e: Evidence) -> bool:
+    """A host memory error the kernel reported uncorrected (an error or worse; a corrected one is a warning)."""
+    return e.kind == "memory_error" and SEVERITY_RANK.get(e.severity, 0) >= SEVERITY_RANK["error"]
+
+
+def memory_names_process(e: Evidence) -> bool:
+    """An uncorrected memory error whose lines name the process the kernel signalled for it."""
+    return uncorrected_memory(e) and (e.pid is not None or bool(e.details.get("process")))
+
+
+def memory_consumed(e: Evidence) -> bool:
+    """An uncorrected memory error a process consumed, or whose page the kernel took offline (hwpoison's lines:
+    parsers/rules.py memory_failure), naming no process."""
+    return uncorrected_memory(e) and ("consumed" in e.details or "pfn" in e.details)
+
+
+def _comm(name: str) -> str:
+    return name.rsplit("/", 1)[-1][:COMM_LEN]
+
+
+def _same_host(job: Job, a: Evidence, b: Evidence) -> bool:
+    """Two lines of one host: the same host named, or a job whose lines name one host at most and a line naming none."""
+    if a.host is not None and b.host is not None:
+        return a.host == b.host
+    return len(job.hosts) <= 1
+
+
+def memory_explains(job: Job, death: Evidence, e: Evidence) -> str | None:
+    """How the memory error `e` explains the rank's death by a signal (MEMORY_SIGNALS): "pid" (its line names the
+    rank's process), "process" (a name the rank's process goes by, its pid not another rank's), "host" (an error a
+    process of the rank's host consumed, naming none, just before the death); None: it does not."""
+    if death.signal not in MEMORY_SIGNALS or not uncorrected_memory(e) or not _same_host(job, e, death):
+        return None
+    t = _ts(death)
+    if memory_names_process(e):
+        if e.time is not None and death.time is not None and not t - job.window <= _ts(e) <= t + SKEW:
+            return None
+        if e.pid is not None and death.pid is not None and e.pid == death.pid:
+            return "pid"
+        if e.rank is not None and death.rank is not None:  # the pid is a process of a rank the job's lines name
+            return "pid" if e.rank == death.rank else None
+        name = e.details.get("process")
+        if not name:
+            return None
+        binary = death.details.get("binary")
+        if (binary and _comm(str(binary)) == _comm(str(name))) or JOB_PROCESS_NAMES.fullmatch(str(name)):
+            return "process"
+        return None
+    if memory_consumed(e) and e.time is not None and death.time is not None and \
+            t - MEMORY_UNNAMED_WINDOW - SKEW <= _ts(e) <= t + SKEW:
+        return "host"
+    return None
+
+
+def memory_kills_rank(job: Job, e: Evidence) -> bool:
+    """An uncorrected memory error whose line names a process the job's own lines map to one of its ranks (host and
+    pid): the node's memory killed that rank, whatever the job logged of its death (a node fault)."""
+    return memory_names_process(e) and e.pid is not None and (e.host, e.pid) in job.pid_rank and job.in_window(e)
+
+
 # --- the rules ------------------------------------------------------------------------------------------------
 
 def _node_fault(job: Job) -> Verdict | None:
-    faults = [e for e in job.evidence if is_node_fault(e) and job.in_window(e)]
+    faults = [e for e in job.evidence if is_node_fault(e) and job.in_window(e) or memory_kills_rank(job, e)]
     if not faults:
         return None
     # the earliest, then the most severe; of lines as early (or as unstamped) the one that names its rank / host
@@ -344,9 +425,23 @@ def _first_failure(job: Job) -> Verdict | None:
     tied = [e for e in candidates if _ts(e) <= t0 + SKEW]
     first = min(tied, key=lambda e: (e.kind == "rank_exit", _ts(e)))
     if first.kind == "rank_exit":
+        death = first
         explained = _explanation(job, first)
         if explained is not None:
             first = explained
+        if first.kind == "memory_error":
+            how = memory_explains(job, death, first)
+            pid = f" (pid {death.pid})" if death.pid is not None else ""
+            host = first.host or "its host"
+            said = (f"{host}'s kernel{_at(first)} sent SIGBUS to {first.details.get('process') or 'pid'}:{first.pid} "
+                    "for an uncorrected memory error" if how != "host" else
+                    f"a process on {host} consumed an uncorrected memory error{_at(first)}, just before (the kernel's "
+                    "lines name no process)")
+            root = first if first.rank is not None or death.rank is None or how == "host" else \
+                replace(first, rank=death.rank)
+            return Verdict("hardware", root, "first_rank_death",
+                           f"{_who(death)}{pid} died first (signal {death.signal}, {SIGNALS.get(death.signal)}) and "
+                           f"{said}: the node's memory killed it, not /dev/shm", suspects=(death,))
     if first.kind == "rank_exit":
         category = SIGNAL_CATEGORY.get(first.signal, "undetermined") if first.signal else "undetermined"
         how = f"signal {first.signal}" if first.signal else f"exit code {first.exit_code}"
@@ -371,6 +466,10 @@ def _explanation(job: Job, death: Evidence) -> Evidence | None:
     OOM kill on its host; for a death by a signal, the job's own kill that names no rank nor host
     (SIGNAL_EXPLAINED_BY)."""
     t = _ts(death)
+    if death.signal in MEMORY_SIGNALS:  # the node's memory, its line naming the rank's process, before all else
+        named = [e for e in job.failures if memory_names_process(e) and memory_explains(job, death, e)]
+        if named:
+            return min(named, key=lambda e: (memory_explains(job, death, e) != "pid", _ts(e)))
     anonymous = SIGNAL_EXPLAINED_BY.get(death.signal, ())
     for e in job.failures:
         if e is death or is_consequence(e) or e.kind == "rank_exit" or category_of(e) is None:
@@ -382,6 +481,8 @@ def _explanation(job: Job, death: Evidence) -> Evidence | None:
         if (own or kill) and (e.time is None or death.time is None or
                               t - job.window <= _ts(e) <= t + (job.window if kill else SKEW)):
             return e
+    if death.signal in MEMORY_SIGNALS:  # an uncorrected error consumed on its host, naming no process, just before
+        return next((e for e in job.failures if memory_explains(job, death, e) == "host"), None)
     return None
 
 
@@ -619,7 +720,8 @@ def consequences(job: Job, v: Verdict) -> str:
     if remote:
         peers = sorted({job.host_of(e.peer) or _bare(e.peer) for e in remote if e.peer})
         parts.append(f"{len(remote)} remote/network error line(s)" + (f" naming {', '.join(peers[:4])}" if peers else ""))
-    exits = [e for e in job.failures if e.kind == "rank_exit" and e is not v.root]
+    explained = {id(e) for e in v.suspects if e.kind == "rank_exit"}  # the death the root explains (its suspect)
+    exits = [e for e in job.failures if e.kind == "rank_exit" and e is not v.root and id(e) not in explained]
     if exits:
         ranks = sorted({e.rank for e in exits if e.rank is not None})
         parts.append(f"{_ranks(ranks) if ranks else str(len(exits)) + ' process(es)'} exited after it")
@@ -701,7 +803,15 @@ WHAT = {"xid": lambda e: f"Xid {e.xid}", "sxid": lambda e: f"SXid {e.sxid}", "ib
         "cuda_error": lambda e: f"CUDA error '{e.details.get('cuda_error', '')}'",
         "driver_unusable": lambda e: f"GPU driver unusable ('{e.details.get('driver_error', '')}')",
         "rank_exit": lambda e: f"exit ({'signal ' + str(e.signal) if e.signal else 'code ' + str(e.exit_code)})",
-        "oom_kill": lambda e: "host OOM kill", "job_ended": lambda e: f"job ended ({e.details.get('why') or 'cancelled'})"}
+        "oom_kill": lambda e: "host OOM kill",
+        "memory_error": lambda e: _memory_what(e), "job_ended": lambda e: f"job ended ({e.details.get('why') or 'cancelled'})"}
+
+
+def _memory_what(e: Evidence) -> str:
+    if not uncorrected_memory(e):
+        return "host memory error"
+    signalled = f" (the kernel signalled {e.details.get('process') or 'pid'}:{e.pid})" if e.pid is not None else ""
+    return "uncorrected host memory error" + signalled
 
 
 def _what(e: Evidence) -> str:

@@ -78,9 +78,10 @@ SIGNAL_WORDS = {"Killed": 9, "Terminated": 15, "Aborted": 6, "Segmentation fault
 
 FACTS: tuple[Fact, ...] = (
     # torch.distributed.elastic (torchrun, accelerate, every era): "failed (exitcode: -9) local_rank: 5 (pid: 2630)
-    # of binary: /root/miniconda3/bin/python"
+    # of binary: /root/miniconda3/bin/python" (the binary: the process the kernel names by its file's name)
     _f("elastic_failed", "rank_exit", ["failed (exitcode"],
-       r"failed \(exitcode: (?P<exit_code>-?\d+)\) local_rank: (?P<local_rank>\d+) \(pid: (?P<pid>\d+)\)"),
+       r"failed \(exitcode: (?P<exit_code>-?\d+)\) local_rank: (?P<local_rank>\d+) \(pid: (?P<pid>\d+)\)"
+       r"(?: of binary: (?P<binary>\S+))?"),
     # the ChildFailedError summary, one field a line ("  rank      : 0 (local_rank: 0)"): read as a block by
     # triage.read (ELASTIC_BLOCK), not row by row
     # DeepSpeed's launcher: "[ERROR] [launch.py:434:sigkill_handler] ['/usr/bin/python3', '-u', 'main.py',

@@ -59,6 +59,10 @@ class Evidence:
         """Evidence of a parsers.Finding (or anything with its fields): used by the offline reader and by the
         cluster component for the findings node agents publish."""
         d = f.details or {}
+        if getattr(f, "process", None) and "process" not in d:  # the process the line names (a memory error's SIGBUS)
+            d = {**d, "process": f.process}
+        if extra.get("pid") is None and getattr(f, "pid", None) is not None:
+            extra = {**extra, "pid": f.pid}
         gpu = d.get("gpu_index", d.get("gpu"))
         seq = d.get("seq")
         timeout = d.get("timeout_ms")

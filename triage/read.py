@@ -290,9 +290,17 @@ class FileReader:
         for f in amendments:
             ev = self._found.get(f.line) if f.file == self.name else None
             what = f.details.get("amends")
-            if ev is None or ev.kind != f.kind or what not in ("severity", "pci", "peer"):
+            if ev is None or ev.kind != f.kind or what not in ("severity", "pci", "peer", "pid"):
                 continue  # that line's finding was no evidence (a fact said more), or was forgotten
             details = {**f.details, **ev.details, "amends": what}
+            if what == "pid":  # a later line of the event named the process it is about (a memory error's SIGBUS)
+                if f.process:
+                    details["process"] = f.process
+                if ev.pid is None:
+                    yield ev.with_context(details=details, pid=f.pid)
+                else:
+                    yield ev.with_context(details=details)
+                continue
             value = getattr(f, what)
             if what == "peer" and placeholder(value):  # a redacted peer names no peer (as _from_finding)
                 details["peer_redacted"], value = value, None

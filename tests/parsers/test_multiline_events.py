@@ -409,6 +409,30 @@ def test_a_gpu_needing_reset_takes_its_address_from_the_rate_limiting_line_that_
         ("xid", "0000:0a:00"), ("gpu_reset_required", None), ("gpu_reset_required", "0000:0a:00")]
 
 
+def test_the_process_a_memory_error_killed_is_its_events():
+    """hwpoison's lines after the machine check that opened the event ("Memory failure: 0x3710b3: Sending SIGBUS to
+    einj_mem_uc:361438 due to hardware memory corruption", host-nic-2026c.yaml) join it and give its one finding the
+    process the kernel signalled (rules.EVENT_FILLS "mce": pid and process, an amendment "pid"), in `parse` and the
+    agent's path alike; the wording of every era names it on a line of its own (host-memory-2026d.yaml)."""
+    item = _item("host-nic-2026c.yaml", "mce: Uncorrected hardware memory error in user-access at 3710b3400")
+    lines = item["text"].splitlines()
+    raw = [(f.kind, f.severity, f.pid, f.process, f.details.get("amends"))
+           for f in Scanner().scan(io.BytesIO(item["text"].encode()))]
+    assert raw == [("memory_error", "error", None, None, None),
+                   ("memory_error", "error", 361438, "einj_mem_uc", "pid")]
+    assert [(f.pid, f.process) for f in realworld.findings(item["text"])] == [(361438, "einj_mem_uc")]
+    assert [(f.pid, f.process, f.details.get("amends")) for f in realworld.classified(lines)] == [
+        (None, None, None), (361438, "einj_mem_uc", "pid")]
+    for line, pid, process in [
+            ("[   58.091878] MCE 0xb4365: Killing copy_to_user_te:3768 early due to hardware memory corruption", 3768,
+             "copy_to_user_te"),
+            ("Mar  9 19:48:24 defiant kernel: [77187.055103] MCE: Killing uffd-unit-tests:1321817 due to hardware memory "
+             "corruption fault at 4631e000", 1321817, "uffd-unit-tests"),
+            (lines[3], 361438, "einj_mem_uc")]:
+        f = parse_line(line)
+        assert (f.kind, f.severity, f.pid, f.process) == ("memory_error", "error", pid, process), line
+
+
 # PyTorch 2.6's ncclRemoteError, its last error quoted on a line of its own (pytorch/pytorch #150916, verbatim)
 _QUOTED = tuple(INCIDENTS.joinpath("pytorch-150916-killed-peer", "logs", "train.log").read_text().splitlines())
 _PEER = "ip-172-31-45-209.eu-north-1.compute.internal"

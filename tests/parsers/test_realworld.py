@@ -78,8 +78,8 @@ def test_workload_events_once_each_with_their_rank(item):
 def test_the_agents_record_path_finds_the_events_parse_finds():
     """The agent classifies line by line and takes each line's amendments after its finding (agent/pipeline.py:
     Classifier.read); `gpu-npd parse` scans whole buffers (Scanner.scan): over the corpus both
-    give the same events, amendments included (an address or a peer a later line gave, a failed recovery's fatal).  The
-    parsers export no fold of their own: the tests count events as those consumers do (realworld.events)."""
+    give the same events, amendments included (an address, a peer or a process a later line gave, a failed recovery's
+    fatal).  The parsers export no fold of their own: the tests count events as those consumers do (realworld.events)."""
     import parsers
     from parsers.ports import LINK_KINDS
 
@@ -92,7 +92,7 @@ def test_the_agents_record_path_finds_the_events_parse_finds():
         raw = realworld.classified(item["text"].splitlines())
         amended |= {f.details["amends"] for f in raw if f.details.get("amends")}
         assert fields(realworld.events(raw)) == fields(realworld.findings(item["text"])), item["source"]
-    assert amended == {"severity", "pci", "peer"}  # the corpus holds each kind: the comparison says something
+    assert amended == {"severity", "pci", "peer", "pid"}  # the corpus holds each kind: the comparison says something
 
 
 WHOLE = realworld.whole_logs()

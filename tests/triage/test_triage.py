@@ -804,6 +804,90 @@ def test_a_sigkill_after_another_ranks_failure_is_its_consequence():
     assert (first.category, first.rule, first.root.host) == ("undetermined", "first_rank_death", "node-a")
 
 
+SIGBUSED = ("[2025-03-21 01:57:00,000] torch.distributed.elastic.multiprocessing.api: [ERROR] failed (exitcode: -7) "
+            "local_rank: 2 (pid: 5939) of binary: /usr/bin/python")
+
+
+def kern(host: str, at: str, message: str) -> str:
+    return f"Mar 21 {at} {host} kernel: {message}"
+
+
+# the kernel's lines in the shapes of host-nic-2026c.yaml (5.17's hwpoison, lore 20220513142228.928817865) and
+# host-memory-2026d.yaml (x86's page fault on a poisoned page), about the rank's process
+HWPOISON_EVENT = ["mce: Uncorrected hardware memory error in user-access at 3710b3400",
+                  "Memory failure: 0x3710b3: recovery action for dirty LRU page: Recovered",
+                  "Memory failure: 0x3710b3: Sending SIGBUS to python:5939 due to hardware memory corruption",
+                  "mce: Memory error not recovered"]
+
+
+@pytest.mark.parametrize("kernel", [
+    # hwpoison's kill of the rank's process, its pid named (5.x-6.x)
+    [kern("node-a", "01:56:59", "Memory failure: 0x3710b3: Sending SIGBUS to python:5939 due to hardware memory "
+                                "corruption")],
+    # 4.x's wording
+    [kern("node-a", "01:56:59", "Memory failure: 0x1840200: Killing python:5939 due to hardware memory corruption")],
+    # the whole event: the machine check's first line the finding, the SIGBUS line giving it the process
+    [kern("node-a", "01:56:59", line) for line in HWPOISON_EVENT],
+    # x86's page fault on the poisoned page, a thread of the rank's (its pid not the rank's: its name is one of
+    # PyTorch's)
+    [kern("node-a", "01:56:59", "MCE: Killing pt_main_thread:5990 due to hardware memory corruption fault at "
+                                "7f3a5c000000")],
+    # naming no process, consumed on the rank's host a second before it died
+    [kern("node-a", "01:56:59", "mce: Uncorrected hardware memory error in user-access at 3710b3400")],
+])
+def test_a_sigbus_the_kernel_sent_for_the_hosts_memory_is_hardware(kernel):
+    """SYNTHETIC jobs in real formats: rank 2 died by SIGBUS (alone, /dev/shm: infrastructure); its host's kernel
+    says it sent that SIGBUS for an uncorrected memory error: hardware, the memory error on that host the root."""
+    first = job({"node-a/launcher.log": [SIGBUSED, timeout(0), timeout(1)], "node-a/kern.log": kernel})[0]
+    assert (first.category, first.root.kind, first.root.host) == ("hardware", "memory_error", "node-a"), first.reason
+    assert first.rule == "first_rank_death" and "not /dev/shm" in first.reason
+    assert any(e.kind == "rank_exit" and e.signal == 7 for e in first.evidence)
+
+
+@pytest.mark.parametrize("kernel", [
+    # no memory error at all: /dev/shm, as before
+    [],
+    # another host's
+    [kern("node-b", "01:56:59", "Memory failure: 0x3710b3: Sending SIGBUS to python:5939 due to hardware memory "
+                                "corruption")],
+    # a corrected error on the rank's host
+    [kern("node-a", "01:56:59", "EDAC MC0: 1 CE memory read error on CPU_SrcID#0_MC#0_Chan#1_DIMM#0 (channel:1 "
+                                "slot:0 page:0x2031c14 offset:0x940 grain:32 syndrome:0x0)")],
+    # an uncorrected one EDAC counted, no process named, no page the kernel took: in a page no one may use
+    [kern("node-a", "01:56:59", "EDAC MC0: 1 UE on mc#0csrow#0channel#0 (csrow:0 channel:0 page:0x79d6c8 offset:0x440 "
+                                "grain:64)")],
+    # consumed, naming no process, five minutes before the death: another process's
+    [kern("node-a", "01:52:00", "mce: Uncorrected hardware memory error in user-access at 3710b3400")],
+    # the kernel killed another program of the host, by name and pid
+    [kern("node-a", "01:56:59", "Memory failure: 0x3710b3: Sending SIGBUS to mysqld:4242 due to hardware memory "
+                                "corruption")],
+])
+def test_a_sigbus_no_memory_error_of_its_process_explains_stays_dev_shm(kernel):
+    """SYNTHETIC: the same death, the node's memory lines saying nothing of its process: infrastructure (/dev/shm)."""
+    files = {"node-a/launcher.log": [SIGBUSED, timeout(0), timeout(1)]}
+    if kernel:
+        files["node-b/kern.log" if "node-b " in kernel[0] else "node-a/kern.log"] = kernel
+    first = job(files)[0]
+    assert (first.category, first.root.kind) == ("infrastructure", "rank_exit"), first.reason
+
+
+def test_a_memory_error_that_killed_a_rank_the_job_maps_is_a_node_fault():
+    """SYNTHETIC in real formats: no launcher line says how rank 3 died; NCCL's communicator line maps node-b's pid
+    7001 to rank 3, and node-b's kernel says it killed 7001 for an uncorrected memory error: the node's fault, the
+    memory error on node-b (rank 3) the root, the others' timeouts its consequences."""
+    incidents = job({
+        "node-b/train.log": ["node-b:7001:7050 [3] NCCL INFO comm 0x9bbaa80 rank 3 nranks 4 cudaDev 3 busId 48000 - "
+                             "Init COMPLETE"],
+        "node-b/kern.log": [kern("node-b", "01:56:59", line.replace("python:5939", "python:7001"))
+                            for line in HWPOISON_EVENT],
+        "node-a/train.log": [timeout(0), timeout(1), timeout(2)],
+    })
+    first = incidents[0]
+    assert (first.category, first.rule, first.root.kind, first.root.host, first.root.rank) == (
+        "hardware", "node_fault", "memory_error", "node-b", 3), first.reason
+    assert "timed out" in first.consequences
+
+
 def test_sigterm_from_the_launcher_is_a_consequence():
     e = Evidence(kind="rank_exit", signal=15)
     assert is_consequence(e)
