@@ -200,6 +200,10 @@ AER_UNCORRECTABLE_BITS = ("Undefined", "DLP", "SDES", "TLP", "FCP", "CmpltTO", "
 AER_BITS = tuple(sorted(AER_CORRECTABLE_BITS + AER_UNCORRECTABLE_BITS, key=len, reverse=True))
 
 
+# libibverbs' async events that report no failure (ibv_event_type_str()'s words): their NCCL warning is no fabric error
+IB_EVENTS_NO_FAILURE = ("port active", "LID change", "P_Key change", "SM change", "client reregistration",
+                        "GID table change", "communication established", "send queue drained", "path migrated",
+                        "last WQE reached", "SRQ limit reached")
 NCCL_TEXT = {  # ncclGetErrorString() text, as PyTorch quotes it -> ncclResult_t name
     "unhandled cuda error": "ncclUnhandledCudaError",
     "unhandled system error": "ncclSystemError",
@@ -958,11 +962,16 @@ RULES: tuple[Rule, ...] = (
        event=("ofi", "join")),
     # an asynchronous event of the adapter: NCCL before 2.19 "NET/IB : Got async event : port error", later releases
     # naming the device and port, "NET/IB : mlx5_32:1 Got async error event: port error" and the fatal "NET/IB :
-    # mlx5_0:1 async fatal event on QP (0x...): ..." (llm-d/llm-d #191: a port flapping); a port that came back
-    # ("port active") is no error
+    # mlx5_0:1 async fatal event on QP (0x...): ..." (llm-d/llm-d #191: a port flapping). The events that report no
+    # failure are none (libibverbs' ibv_event_type_str() names them; NCCL warns of each it does not handle, 2.23+ of
+    # "GID table change" when an address is reassigned, NVIDIA/nccl #1819): a port that came back ("port active"), the
+    # subnet manager's or the port's addressing changing ("LID change", "P_Key change", "SM change", "client
+    # reregistration", "GID table change"; UCX reports SM change and client reregistration as diagnostics, openucx/ucx
+    # #7349), a queue's normal life ("communication established", "send queue drained", "path migrated", "last WQE
+    # reached", "SRQ limit reached"): NCCL's warning, never the fabric failing (triage's fabric verdict reads this kind).
     _r("ib_async_event", "ib_completion_error", ["Got async event", "Got async error event", "async fatal event on"],
        r"NET/IB ?: (?:(?P<netdev>[\w.+\-]+):(?P<port>\d+) )?(?:Got async (?:error )?event ?|async fatal event on "
-       r"\w+(?: \([^)]*\))?): (?P<event>(?!port active)\S.*)"),
+       r"\w+(?: \([^)]*\))?): (?P<event>(?!" + "|".join(re.escape(e) for e in IB_EVENTS_NO_FAILURE) + r")\S.*)"),
     # (PyTorch before 1.5 and Lua Torch: "RuntimeError: cuda runtime error (2) : out of memory at <file>:<line>")
     _r("cuda_oom", "cuda_oom",
        ["CUDA out of memory", "OutOfMemoryError", "CUDA error: out of memory", "cuda runtime error (2) : out of memory"],

@@ -248,6 +248,12 @@ def test_sxid_catalog_and_line_fatality():
     ("RuntimeError: CUDA error: uncorrectable NVLink error detected during the execution", "cuda_error",
      {"severity": "fatal", "attribution": "hardware"}),
     ("RIP: 0010:esw_port_metadata_get+0x19/0x30 [mlx5_core]", "kernel_oops", {"attribution": "driver"}),
+    # an adapter's async event that reports no failure is NCCL's warning, not the fabric failing (libibverbs' event
+    # words; a failure event stays an ib_completion_error)
+    ("h:1:2 [0] NCCL WARN NET/IB : mlx5_3:1 Got async event : GID table change", "nccl_error", {"severity": "warning"}),
+    ("h:1:2 [0] NCCL WARN NET/IB : Got async event : client reregistration", "nccl_error", {"severity": "warning"}),
+    ("h:1:2 [0] NCCL WARN NET/IB : Got async event : path migration request error", "ib_completion_error",
+     {"severity": "error", "attribution": "fabric"}),
     # a register access the firmware refused on a function the fabric manager restricts (node_exporter #3434): counted,
     # no fault; a command failure of another status, or one whose status is cut, stays an error
     ("mlx5_core 0000:05:00.0: mlx5_cmd_out_err:835:(pid 18360): ACCESS_REG(0x805) op_mod(0x1) failed, status bad "

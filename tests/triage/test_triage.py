@@ -543,6 +543,16 @@ def test_a_register_access_the_firmware_refused_is_no_nodes_fault():
     assert not any(i.root is not None and i.root.kind == "nic_error" for i in incidents)
 
 
+def test_an_adapter_event_that_reports_no_failure_is_not_the_fabric_failing():
+    """A rank's NCCL warns of an address reassigned on its adapter ("GID table change", NVIDIA/nccl #1819) before the
+    ranks time out: no fabric verdict rests on it (a "port error" event would be one)."""
+    gid = "[rank1]:node-a:311:405 [1] NCCL WARN NET/IB : mlx5_3:1 Got async event : GID table change"
+    incidents = job({"node-a/train.log": [gid, timeout(0), timeout(1)]})
+    assert not any(i.category == "fabric" for i in incidents)
+    port = "[rank1]:node-a:311:405 [1] NCCL WARN NET/IB : mlx5_3:1 Got async event : port error"
+    assert any(i.category == "fabric" for i in job({"node-a/train.log": [port, timeout(0), timeout(1)]}))
+
+
 def test_the_earliest_failure_that_is_not_a_consequence_wins():
     incidents = job({
         "rank-5.log": ["[2025-03-21 01:57:00,000] something before",
