@@ -960,6 +960,22 @@ RULES: tuple[Rule, ...] = (
     _r("efa_cq_error", "ib_completion_error", ["<warn>"],
        r"libfabric:\d+:\d*:+efa:cq:(?P<function>\w+)\(\):\d+<warn> (?:\w+: )?err: (?P<error_code>\d+),",
        event=("ofi", "join")),
+    # aws-ofi-nccl's start on a host where libfabric offers it no provider (no EFA device: a single-node instance, an
+    # instance launched without EFA, a pod not given /dev/infiniband): "NET/OFI No eligible providers were found"
+    # (INFO), then at WARN its chain up the call stack, "OFI fi_getinfo() call failed: No data available", "Failed to
+    # initialize sendrecv protocol" / "Failed to initialize rdma protocol" (a protocol the platform set), "Unable to
+    # find a protocol that worked.  Failing initialization.", "aws-ofi-nccl initialization failed", "Initializing
+    # plugin failed" (src/nccl_ofi_net.cpp, src/nccl_ofi_api.cpp), and "Finalizing already finalized plugin" when NCCL
+    # then finalizes it. NCCL takes the plugin's init failure as a plugin it cannot use, logs its own account at INFO
+    # ("Failed to initialize NET plugin ..", src/plugin/net.cc) and goes on with its own transports ("Initialized NET
+    # plugin Socket"): the job runs (gnosia93/training-on-eks: a p4d.24xlarge job trained on NVLink, its 4 ranks
+    # printing the chain; AWS's Neuron docs call the same chain harmless on instances without EFA). Counted (info),
+    # no node problem; NCCL's own "Failed to initialize any NET plugin" (no transport left) stays its warning.
+    _r("ofi_init_failed", "nccl_error", ["NET/OFI"],
+       r"NCCL WARN NET/OFI (?P<ofi_init>OFI fi_getinfo\(\) call failed: No data available|Failed to initialize "
+       r"(?:sendrecv|rdma) protocol|Unable to find a protocol that worked|aws-ofi-nccl initialization failed|"
+       r"Initializing plugin failed|Finalizing already finalized plugin)",
+       severity="info", action="NONE"),
     # an asynchronous event of the adapter: NCCL before 2.19 "NET/IB : Got async event : port error", later releases
     # naming the device and port, "NET/IB : mlx5_32:1 Got async error event: port error" and the fatal "NET/IB :
     # mlx5_0:1 async fatal event on QP (0x...): ..." (llm-d/llm-d #191: a port flapping). The events that report no
