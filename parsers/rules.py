@@ -96,7 +96,8 @@ def _r(name, kind, keywords, pattern, severity=None, attribution=None, action=No
 EVENT_LINES = {"aer": 12, "mlx5_health": 20, "mlx5_tx_timeout": 4, "knvlink": 2, "nccl_exception": 2, "sxid": 8,
                "oom": 4096, "nccl_watchdog": 64, "rcu_stall": 64, "mce": 16, "cper": 24, "nfs": 32, "fs": 16,
                "nvme": 32, "ofi": 4, "clocksource": 16, "fallen": 64, "rminit": 32, "cuda_exception": 2,
-               "peermem_load": 16, "reset": 64, "gsp": 64, "port_down": 1, "mlx5_probe": 16}
+               "peermem_load": 16, "reset": 64, "gsp": 64, "port_down": 1, "mlx5_probe": 16,
+               "ray_oom": 2}
 # Events kept apart per device (the PCI address on the line): a health dump of one mlx5 function does not
 # swallow the next function's own health failure a few lines later.
 # (the row's `pci` group, else its `device` group: a block device, an NFS server, an NVMe controller)
@@ -988,6 +989,19 @@ RULES: tuple[Rule, ...] = (
     _r("ib_async_event", "ib_completion_error", ["Got async event", "Got async error event", "async fatal event on"],
        r"NET/IB ?: (?:(?P<netdev>[\w.+\-]+):(?P<port>\d+) )?(?:Got async (?:error )?event ?|async fatal event on "
        r"\w+(?: \([^)]*\))?): (?P<event>(?!" + "|".join(re.escape(e) for e in IB_EVENTS_NO_FAILURE) + r")\S.*)"),
+    # Ray's memory monitor killed a worker because its node's host memory passed the threshold: a host OOM kill (the
+    # kernel's OOM killer's kind), not the GPU's, though Ray raises it as an OutOfMemoryError: "ray.exceptions.
+    # OutOfMemoryError: Task was killed due to the node running low on memory." (vllm-project/vllm #15102: a 16-GPU
+    # vLLM's Ray worker), the actor's "Worker exit type: NODE_OUT_OF_MEMORY Worker exit detail: Task was killed due to
+    # the node running low on memory.", the line after either ("Memory on the node (IP: 29.45.33.204, ...) ... which
+    # exceeds the memory usage threshold of 0.95. Ray killed this worker ..."), newer releases' "Error: 2 worker(s)
+    # were killed due to the node running low on memory." and the raylet's summary "(raylet) node_manager.cc:3040: 1
+    # Workers (tasks / actors) killed due to memory pressure (OOM), 0 Workers crashed due to other reasons at node"
+    # (its count of 0 OOM kills beside other crashes is none). The exception's line and the one after it are one kill.
+    _r("ray_oom", "oom_kill", ["running low on memory", "killed due to memory pressure", "Ray killed this worker"],
+       r"(?:killed due to the node running low on memory|\b[1-9]\d* Workers \(tasks / actors\) killed due to memory pressure "
+       r"\(OOM\)|exceeds the memory usage threshold of [\d.]+\. Ray killed this worker)",
+       event=("ray_oom", "join")),
     # (PyTorch before 1.5 and Lua Torch: "RuntimeError: cuda runtime error (2) : out of memory at <file>:<line>")
     _r("cuda_oom", "cuda_oom",
        ["CUDA out of memory", "OutOfMemoryError", "CUDA error: out of memory", "cuda runtime error (2) : out of memory"],

@@ -1315,3 +1315,46 @@ def test_timeouts_in_two_process_groups_are_said_apart():
     # one group named (or none): the sentence as before
     [one] = job({"a.log": pg1})
     assert one.consequences == "2 ranks (0,3) timed out in ALLREDUCE SeqNum 1580"
+
+
+def test_a_process_group_is_named_by_its_guid_not_its_per_process_id():
+    """REAL (NVIDIA/nccl #1610): global ranks 13 and 15 both print "PG ID 11", but GUID 119 and 112: two groups. Keyed
+    by the ID, rank 15's SeqNum 57 (group 112) was compared with rank 13's 216 (group 119) and rank 15 named the
+    lagging rank that "never enqueued NCCL work 216"."""
+    lines = [" 2025-02-18 12:54 [rank13]:[E218 04:54:22.864467604 ProcessGroupNCCL.cpp:616] [Rank 1] Watchdog caught "
+             "collective operation timeout: WorkNCCL(SeqNum=216, OpType=ALLTOALL_BASE, NumelIn=1379328, "
+             "NumelOut=1572864, Timeout(ms)=600000) ran for 600045 milliseconds before timing out.",
+             " 2025-02-18 12:54 [rank13]:[E218 04:54:22.864535778 ProcessGroupNCCL.cpp:1795] [PG ID 11 PG GUID 119 Rank "
+             "1] Exception (either an error or timeout) detected by watchdog at work: 216, last enqueued NCCL work: "
+             "220, last completed NCCL work: 215.",
+             " 2025-02-18 12:54 [rank15]:[E218 04:54:22.883327702 ProcessGroupNCCL.cpp:616] [Rank 1] Watchdog caught "
+             "collective operation timeout: WorkNCCL(SeqNum=57, OpType=ALLREDUCE, NumelIn=32, NumelOut=32, "
+             "Timeout(ms)=600000) ran for 600045 milliseconds before timing out.",
+             " 2025-02-18 12:54 [rank15]:[E218 04:54:22.883358915 ProcessGroupNCCL.cpp:1795] [PG ID 11 PG GUID 112 Rank "
+             "0] Exception (either an error or timeout) detected by watchdog at work: 57, last enqueued NCCL work: 57, "
+             "last completed NCCL work: 56."]
+    [incident] = job({"train.log": lines})
+    assert (incident.category, incident.rule, incident.root.rank) == ("undetermined", "undetermined", None)
+    assert "ALLREDUCE SeqNum 57 of process group 112" in incident.consequences
+    assert "ALLTOALL_BASE SeqNum 216 of process group 119" in incident.consequences
+    # the flight recorder's dump line keys its group the same way
+    assert facts.match("[PG ID 3 PG GUID d03ba143833c6bf31b072ffdb22f1745957fcbfb Rank 1] Received a dump signal due "
+                       "to a collective timeout from  rank 13 and we will try our best to dump the debug info. Last "
+                       "enqueued NCCL work: 1261, last completed NCCL work: 1259.")[1]["pg"] == (
+        "d03ba143833c6bf31b072ffdb22f1745957fcbfb")
+
+
+def test_rays_memory_monitor_kill_is_a_host_oom_not_the_gpus():
+    """REAL (vllm-project/vllm #15102): Ray's memory monitor killed a worker of a 16-GPU vLLM engine, the node's host
+    memory past 0.95; the cuda_oom row took Ray's OutOfMemoryError for the GPU's: application, not infrastructure."""
+    lines = ["ERROR 03-21 17:27:44 [core.py:340] ray.exceptions.OutOfMemoryError: Task was killed due to the node "
+             "running low on memory.",
+             "ERROR 03-21 17:27:44 [core.py:340] Memory on the node (IP: 29.45.33.204, ID: "
+             "3486ef92af91b0494ff27f70492b1895998d2c380f41e1132316408a) where the task (actor ID: "
+             "46c8d4da5261e03252fadd9c05000000, name=RayWorkerWrapper.__init__, pid=13378, memory used=3.37GB) was "
+             "running was 2152.43GB / 2265.25GB (0.950196), which exceeds the memory usage threshold of 0.95. Ray "
+             "killed this worker (ID: 5dd7c3ab222be1d47c4ec86bf6d5a385e270c853c5ea8d04b89bc79c) because it was the "
+             "most recently scheduled task; to see more information about memory usage on this node, use `ray logs "
+             "raylet.out -ip 29.45.33.204`."]
+    [incident] = job({"engine.log": lines})
+    assert (incident.category, incident.root.kind) == ("infrastructure", "oom_kill")
