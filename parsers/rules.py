@@ -970,13 +970,13 @@ RULES: tuple[Rule, ...] = (
     # then finalizes it. NCCL takes the plugin's init failure as a plugin it cannot use, logs its own account at INFO
     # ("Failed to initialize NET plugin ..", src/plugin/net.cc) and goes on with its own transports ("Initialized NET
     # plugin Socket"): the job runs (gnosia93/training-on-eks: a p4d.24xlarge job trained on NVLink, its 4 ranks
-    # printing the chain; AWS's Neuron docs call the same chain harmless on instances without EFA). Counted (info),
-    # no node problem; NCCL's own "Failed to initialize any NET plugin" (no transport left) stays its warning.
-    _r("ofi_init_failed", "nccl_error", ["NET/OFI"],
+    # printing the chain; AWS's Neuron docs call the same chain harmless on instances without EFA). No finding (a pod's
+    # finding of any severity is a Pod Event); NCCL's own "Failed to initialize any NET plugin" (no transport left)
+    # stays its warning.
+    _r("ofi_init_failed", None, ["NET/OFI"],
        r"NCCL WARN NET/OFI (?P<ofi_init>OFI fi_getinfo\(\) call failed: No data available|Failed to initialize "
        r"(?:sendrecv|rdma) protocol|Unable to find a protocol that worked|aws-ofi-nccl initialization failed|"
-       r"Initializing plugin failed|Finalizing already finalized plugin)",
-       severity="info", action="NONE"),
+       r"Initializing plugin failed|Finalizing already finalized plugin)"),
     # an asynchronous event of the adapter: NCCL before 2.19 "NET/IB : Got async event : port error", later releases
     # naming the device and port, "NET/IB : mlx5_32:1 Got async error event: port error" and the fatal "NET/IB :
     # mlx5_0:1 async fatal event on QP (0x...): ..." (llm-d/llm-d #191: a port flapping). The events that report no
