@@ -271,6 +271,20 @@ RULES: tuple[Rule, ...] = (
     _r("fm_multicast_gpu_missing", "nvlink", ["failed to find the GPU handle"],
        r"failed to find the GPU handle (?P<gpu_handle>\d+) in the multicast team request",
        attribution="fabric"),
+    # Fabric Manager's service exiting at start, as its start script (nvidia-fabricmanager-start.sh, 570+: '"/usr/bin/nv-
+    # fabricmanager -c /usr/share/nvidia/nvswitch/fabricmanager.cfg" failed! Exit code: 1', likewise for the nvlsm it
+    # starts on NVLink5 systems) and systemd ("nvidia-fabricmanager.service: Control process exited, code=exited,
+    # status=1/FAILURE") say it, after FM's own reason ("request to query NVSwitch device information from NVSwitch
+    # driver failed with error:WARNING Nothing to do [NV_WARN_NOTHING_TO_DO]"). The same lines on a node without
+    # NVSwitches (two RTX 4090s, data-infra/cube-studio #29; two bridged A40s, NVIDIA/gpu-operator #610), where FM has
+    # nothing to do and the GPUs work, and on an HGX whose fabric then never comes up (an HGX B200 without its nvlsm,
+    # NVIDIA/gpu-operator #2781: CUDA 802 on every GPU): no line tells them apart. The GPUs' NVLink fabric state does:
+    # NOT_SUPPORTED without NVSwitches (no fabric fields), "In Progress" on an HGX whose FM is gone, which the agent's
+    # NVML poll raises as NVLinkUnhealthy/FabricNotRegistered after 600 s (parsers/sample_rules.yaml,
+    # fabric_registration_pending). A service's words, not the kernel's: no finding (was the unclassified net's).
+    _r("fm_service_exited", None, ["failed! Exit code: ", "nvidia-fabricmanager.service: "],
+       r'"[^"\n]*\b(?:nv-fabricmanager|nvlsm)\b[^"\n]*" failed! Exit code: -?\d+|'
+       r"nvidia-fabricmanager\.service: (?:Control process exited|Main process exited|Failed with result)"),
     # The RC watchdog finding a GPU that stopped answering its notifier (kernel_rc_watchdog_callback.c): "NVRM:
     # krcWatchdog_IMPL: RC watchdog: GPU is probably locked!  Notify Timeout Seconds: 7", then its recovery, whose Xid
     # (8, the channel's idle timeout) is the finding: on the next lines in 610.57.04 (llama.cpp #27102), after the

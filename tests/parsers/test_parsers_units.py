@@ -559,6 +559,32 @@ def test_look_alikes_are_not_findings(line):
     assert parse_line(line) is None
 
 
+@pytest.mark.parametrize("line", [
+    # REAL (data-infra/cube-studio #29: two RTX 4090s, no NVSwitch; NVIDIA/gpu-operator #610: two A40s): Fabric
+    # Manager's service exiting at start reads the same with no NVSwitch (benign) and on an HGX whose fabric never comes
+    # up; the GPUs' fabric state tells them apart (NVML, FabricNotRegistered), not the line. Were unclassified warnings.
+    'Sep 18 03:19:01 ubuntu2404 nvidia-fabricmanager-start.sh[4753]: "/usr/bin/nv-fabricmanager -c '
+    '/usr/share/nvidia/nvswitch/fabricmanager.cfg" failed! Exit code: 1',
+    "Sep 18 03:19:01 ubuntu2404 systemd[1]: nvidia-fabricmanager.service: Control process exited, code=exited, "
+    "status=1/FAILURE",
+    "11月 15 14:15:47 leon-NF5468M6 systemd[1]: nvidia-fabricmanager.service: Control process exited, code=exited, "
+    "status=1/FAILURE",
+])
+def test_fabric_manager_service_exit_is_no_finding(line):
+    assert parse_line(line) is None
+    f, amended = Classifier().read(line)
+    assert f is None and not amended
+
+
+def test_fabric_manager_service_exit_row_is_those_words_only():
+    """synthetic: another program's failure at start, and FM's unit in another state, stay the unclassified net's."""
+    f = parse_line('Sep 18 03:19:01 h x.sh[1]: "/usr/bin/other-daemon -c /etc/x.cfg" failed! Exit code: 1 nvidia-uvm')
+    assert f is not None and f.kind == "unclassified"
+    f = parse_line("Sep 18 03:19:01 h systemd[1]: nvidia-fabricmanager.service: Start request repeated too quickly, "
+                   "error")
+    assert f is not None and f.kind == "unclassified"
+
+
 def test_driver_banner_is_only_an_info_mark():
     f = parse_line("NVRM: loading NVIDIA UNIX x86_64 Kernel Module  550.54.15  Tue Mar  5 22:23:56 UTC 2024")
     assert (f.kind, f.severity) == ("driver_load", "info")
