@@ -106,9 +106,14 @@ SIGNAL_EXPLAINED_BY = {9: frozenset({"oom_kill", "job_ended"})}
 # failure: 0x3710b3: recovery action for dirty LRU page: Recovered") explains a SIGBUS on its host only within
 # MEMORY_UNNAMED_WINDOW seconds before it, both stamped, and only where nothing the rank's own log says does; an EDAC
 # count or a machine check naming no page, a corrected error, never.
-MEMORY_SIGNALS = frozenset({7})
+# A page the kernel could not unmap: it kills the processes mapping it with SIGKILL instead ("Memory failure: 0xedbe201:
+# forcibly killing read_poison:22434 because of failure to unmap corrupted page", kill_procs: force_sig /
+# do_send_sig_info(SIGKILL), every era; the parsers' details "forced"): a rank that died by SIGKILL, that line naming
+# its process, died of the node's memory as surely (not of the OOM killer, a scheduler or the launcher).  Each line
+# explains only a death by the signal it says it sent; a line naming no process, only a SIGBUS.
+MEMORY_SIGNALS = frozenset({7, 9})
 # what a death the node's memory explains was not, by its signal
-MEMORY_NOT = {7: "/dev/shm"}
+MEMORY_NOT = {7: "/dev/shm", 9: "the OOM killer, a scheduler or the launcher"}
 MEMORY_UNNAMED_WINDOW = 60.0
 # the names a rank's process goes by in the kernel's lines (its comm, TASK_COMM_LEN - 1 characters): the Python
 # interpreter's, PyTorch's threads' ("pt_main_thread", "pt_autograd_0"), Ray's workers' ("ray::IDLE"); or the binary
@@ -359,9 +364,9 @@ def memory_consumed(e: Evidence) -> bool:
 
 
 def memory_signal(e: Evidence) -> int:
-    """The signal the kernel sent the process a memory error's line names: SIGBUS (mm/memory-failure.c kill_proc,
-    x86's page fault on a poisoned page)."""
-    return 7
+    """The signal the kernel sent the process a memory error's line names: SIGKILL where it "forcibly" killed it (a
+    page it could not unmap), else SIGBUS (mm/memory-failure.c kill_proc, x86's page fault on a poisoned page)."""
+    return 9 if e.details.get("forced") else 7
 
 
 def _comm(name: str) -> str:
@@ -383,6 +388,8 @@ def memory_explains(job: Job, death: Evidence, e: Evidence) -> str | None:
         return None
     t = _ts(death)
     if memory_names_process(e):
+        if memory_signal(e) != death.signal:
+            return None
         if e.time is not None and death.time is not None and not t - job.window <= _ts(e) <= t + SKEW:
             return None
         if e.pid is not None and death.pid is not None and e.pid == death.pid:
@@ -396,7 +403,7 @@ def memory_explains(job: Job, death: Evidence, e: Evidence) -> str | None:
         if (binary and _comm(str(binary)) == _comm(str(name))) or JOB_PROCESS_NAMES.fullmatch(str(name)):
             return "process"
         return None
-    if memory_consumed(e) and e.time is not None and death.time is not None and \
+    if death.signal == 7 and memory_consumed(e) and e.time is not None and death.time is not None and \
             t - MEMORY_UNNAMED_WINDOW - SKEW <= _ts(e) <= t + SKEW:
         return "host"
     return None

@@ -881,6 +881,38 @@ def test_a_sigbus_no_memory_error_of_its_process_explains_stays_dev_shm(kernel):
     assert (first.category, first.root.kind) == ("infrastructure", "rank_exit"), first.reason
 
 
+# hwpoison's kill of a page it could not unmap, in the shape of host-memory-2026e.yaml (linux-mm, Jane Chu, 2019-07-24:
+# "Memory failure: 0xedbe201: forcibly killing read_poison:22434 because of failure to unmap corrupted page"):
+# mm/memory-failure.c kill_procs sends SIGKILL there, not SIGBUS
+FORCED = "Memory failure: 0xedbe201: forcibly killing python:5939 because of failure to unmap corrupted page"
+
+
+@pytest.mark.parametrize("files, want", [
+    # rank 2 died by SIGKILL and its host's kernel forcibly killed its pid for the corrupted page: hardware
+    ({"node-a/launcher.log": [SIGKILLED, timeout(0), timeout(1)],
+      "node-a/kern.log": [kern("node-a", "01:56:59", "mce: Uncorrected hardware memory error in user-access at "
+                                                     "edbe201400"), kern("node-a", "01:56:59", FORCED)]},
+     ("hardware", "memory_error")),
+    ({"node-a/launcher.log": [SIGKILLED, timeout(0), timeout(1)], "node-a/kern.log": [kern("node-a", "01:56:59", FORCED)]},
+     ("hardware", "memory_error")),
+    # a SIGBUS line about the same pid sent no SIGKILL: the SIGKILL stays unexplained
+    ({"node-a/launcher.log": [SIGKILLED, timeout(0), timeout(1)],
+      "node-a/kern.log": [kern("node-a", "01:56:59", "Memory failure: 0x3710b3: Sending SIGBUS to python:5939 due to "
+                                                     "hardware memory corruption")]},
+     ("undetermined", "rank_exit")),
+    # a SIGBUS death is not what a SIGKILL line explains: /dev/shm
+    ({"node-a/launcher.log": [SIGBUSED, timeout(0), timeout(1)], "node-a/kern.log": [kern("node-a", "01:56:59", FORCED)]},
+     ("infrastructure", "rank_exit")),
+])
+def test_a_sigkill_the_kernel_sent_for_a_page_it_could_not_unmap_is_hardware(files, want):
+    """SYNTHETIC jobs in real formats: hwpoison's "forcibly killing <comm>:<pid>" (SIGKILL) naming the rank's pid
+    explains its death by SIGKILL (was undetermined: the line was not even read), and only a death by SIGKILL."""
+    first = job(files)[0]
+    assert (first.category, first.root.kind) == want, first.reason
+    if want[0] == "hardware":
+        assert first.rule == "first_rank_death" and "sent SIGKILL to python:5939" in first.reason, first.reason
+
+
 # REAL (https://github.com/hkchengrex/STCN/issues/132): rank 2's DataLoader worker killed by SIGBUS, the rank's own
 # exception (torchrun's "[rank2]: " before it); the worker's pid is not the rank's (5939)
 WORKER_TB = ["[2025-03-21 01:57:00,000] [rank2]: Traceback (most recent call last):",
