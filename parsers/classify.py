@@ -26,7 +26,7 @@ from .pci import find_pci, normalize_pci
 from .prefilter import Prefilter
 from .ports import BootClock
 from .rules import (BOOT_MARK, BOOT_STAGES, EVENT_ADDRESS_FROM, EVENT_ADOPTS, EVENT_AMENDS, EVENT_ESCALATES,
-                    EVENT_FILLS, EVENT_LINES, EVENT_PER_DEVICE, EVENT_PER_GPU, EVENT_PER_GPU_INDEX,
+                    EVENT_FILL_DETAILS, EVENT_FILLS, EVENT_LINES, EVENT_PER_DEVICE, EVENT_PER_GPU, EVENT_PER_GPU_INDEX,
                     EVENT_PER_RANK, GSP_GPU_INDEX, KEYWORDS, PCI, REFINERS, RULES, STATED, Rule)
 from .unclassified import DRIVER_KEYWORDS, ERROR_WORDS, unclassified
 from .wordscan import KeywordScan, LazyPattern
@@ -676,12 +676,17 @@ class Classifier:
         changes = {one: fields[_TEMPLATE_INDEX[one]] for one in takes
                    if fields[_TEMPLATE_INDEX[one]] is not None and getattr(made, one) is None}
         if changes:
-            self._amend(name, at, made, "pci" if "pci" in changes else next(iter(changes)), **changes)
+            given = fields[_TEMPLATE_INDEX["details"]] or {}
+            carried = {k: given[k] for k in EVENT_FILL_DETAILS.get(name.split(" ", 1)[0], ()) if k in given}
+            self._amend(name, at, made, "pci" if "pci" in changes else next(iter(changes)), carried, **changes)
 
-    def _amend(self, name: str, at: int, made: Finding, what: str, **changes) -> None:
+    def _amend(self, name: str, at: int, made: Finding, what: str, carried: dict | None = None, **changes) -> None:
         """The finding `made` of the open event `name` amended with `changes` (`details.amends`: `what`; a new address
-        with the UUID NVRM gave it): kept as the event's finding and handed over (`read` returns it)."""
+        with the UUID NVRM gave it; `carried`: details the filling line gave with them): kept as the event's finding and
+        handed over (`read` returns it)."""
         details = dict(made.details)
+        if carried:
+            details.update(carried)
         details["amends"] = what
         pci = changes.get("pci")
         if pci is not None and pci in self.uuids:

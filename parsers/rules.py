@@ -163,6 +163,9 @@ EVENT_ADDRESS_FROM = {"gsp": frozenset({("xid", 154), ("xid", 119), ("xid", 120)
 #   SIGBUS to einj_mem_uc:361438 due to hardware memory corruption" (4.x "Killing <comm>:<pid> ..."): the process it
 #   signalled is the error's (triage reads a job's rank that died by that SIGBUS as killed by the node's memory).
 EVENT_FILLS = {"reset": ("pci",), "nccl_exception": ("peer",), "mce": ("pid", "process")}
+# Event -> the details a joining line's row read that go with the fields it fills (EVENT_FILLS), into the same
+# amendment: "mce": hwpoison's "forcibly killing <comm>:<pid>" (details "forced": it sent SIGKILL, not SIGBUS).
+EVENT_FILL_DETAILS = {"mce": ("forced",)}
 assert set(EVENT_FILLS) <= set(EVENT_AMENDS)  # a filled finding is an amended one: tracked, counted once
 AER_OPEN, AER_JOIN = ("aer", "open"), ("aer", "join")
 MLX5_HEALTH_JOIN = ("mlx5_health", "join")
@@ -783,14 +786,18 @@ RULES: tuple[Rule, ...] = (
     # 0xb4365: dirty LRU page recovery: Recovered", "MCE 0x318: recovery action for dirty LRU page: Recovered"; x86's
     # page fault on a poisoned page, 2.6.32 to 6.x: "MCE: Killing uffd-unit-tests:1321817 due to hardware memory
     # corruption fault at 4631e000" (one a page it touched); 5.17-6.0's kill_me_maybe "Memory error may not
-    # recovered: 0x..: Sending SIGBUS to <comm>:<pid> due to hardware memory corruption".
+    # recovered: 0x..: Sending SIGBUS to <comm>:<pid> due to hardware memory corruption". A page the kernel could not
+    # unmap: kill_procs sends SIGKILL, not SIGBUS (force_sig / do_send_sig_info(SIGKILL, ..)), every era "MCE 0x..:
+    # forcibly killing <comm>:<pid> because of failure to unmap corrupted page", "Memory failure: 0x..: forcibly
+    # killing ..": details "forced" (triage reads it as explaining a death by SIGKILL, not SIGBUS).
     _r("memory_failure", "memory_error",
        ["Memory failure: ", "Uncorrected hardware memory error in", "Memory error not recovered",
         "hardware memory corruption", "MCE 0x", "Memory error may not recovered"],
        r"(?:(?:Memory failure: |MCE |Memory error may not recovered: )0x(?P<pfn>[0-9a-f]+): |MCE: (?=Killing ))"
        r"(?P<what>recovery action for [^:\n]+: \w+|[\w ]+? recovery: \w+|already hardware poisoned|"
-       r"(?:Sending SIGBUS to|Killing) (?P<process>[^:\n]+):(?P<pid>\d+) (?:early )?due to hardware memory corruption"
-       r"(?: fault at (?P<address>[0-9a-f]+))?)|"
+       r"(?:Sending SIGBUS to|Killing|(?P<forced>forcibly killing)) (?P<process>[^:\n]+):(?P<pid>\d+) "
+       r"(?:(?:early )?due to hardware memory corruption(?: fault at (?P<address>[0-9a-f]+))?|"
+       r"because of failure to unmap corrupted page))|"
        r"mce: (?P<consumed>Uncorrected hardware memory error in user-access|Memory error not recovered)",
        severity="error", action="INVESTIGATE", event=("mce", "escalate")),
     # Firmware-first reports (APEI GHES, UEFI CPER): "{1}[Hardware Error]: Hardware error from APEI Generic

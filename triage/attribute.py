@@ -75,6 +75,10 @@ SYMPTOM_KINDS = frozenset(k.name for k in _ROWS if k.consequence)
 # recorder's dump lines (nccl_dump) are not: a rank told to dump may never have timed out itself
 TIMEOUT_KINDS = ("nccl_timeout", "nccl_progress")
 PEER_KINDS = frozenset(k.name for k in KIND_TABLE if k.peer)
+# A process of a rank ended: the rank's own (a launcher's line), or its DataLoader worker's (the rank's exception
+# naming the worker's pid and signal): each is explained as a rank's death is (its own log, its host's OOM kill or
+# memory error naming its pid), else by what its signal points at
+DEATH_KINDS = frozenset({"rank_exit", "worker_exit"})
 # Signals a rank gets because another failed: the watchdog's abort, the launcher's SIGTERM to the survivors
 CONSEQUENCE_SIGNALS = frozenset({6, 15, 2, 1})
 # What a rank's death by a signal means when nothing in its log explains it
@@ -82,6 +86,8 @@ CONSEQUENCE_SIGNALS = frozenset({6, 15, 2, 1})
 # transport; SIGSEGV / SIGILL / SIGFPE: the program).  SIGKILL is none: it is whoever sent it (the kernel's OOM killer,
 # a scheduler, the launcher, a user), and a lone SIGKILL says not who (Kay1794/Aware-of-the-history #2, horovod #469)
 SIGNAL_CATEGORY = {7: "infrastructure", 11: "application", 4: "application", 8: "application"}
+# what a death by the signal most often is, said in the reason where nothing explains it
+SIGNAL_MEANING = {7: "SIGBUS: a shared mapping whose backing store is gone, most often /dev/shm too small or full"}
 # Who sends a signal that names no category, said in the reason of a death nothing explains
 SIGNAL_SENDERS = {9: "the kernel's OOM killer (host or container memory), a scheduler's preemption or time limit, "
                      "the launcher after another rank failed, or a user"}
@@ -100,7 +106,14 @@ SIGNAL_EXPLAINED_BY = {9: frozenset({"oom_kill", "job_ended"})}
 # failure: 0x3710b3: recovery action for dirty LRU page: Recovered") explains a SIGBUS on its host only within
 # MEMORY_UNNAMED_WINDOW seconds before it, both stamped, and only where nothing the rank's own log says does; an EDAC
 # count or a machine check naming no page, a corrected error, never.
-MEMORY_SIGNALS = frozenset({7})
+# A page the kernel could not unmap: it kills the processes mapping it with SIGKILL instead ("Memory failure: 0xedbe201:
+# forcibly killing read_poison:22434 because of failure to unmap corrupted page", kill_procs: force_sig /
+# do_send_sig_info(SIGKILL), every era; the parsers' details "forced"): a rank that died by SIGKILL, that line naming
+# its process, died of the node's memory as surely (not of the OOM killer, a scheduler or the launcher).  Each line
+# explains only a death by the signal it says it sent; a line naming no process, only a SIGBUS.
+MEMORY_SIGNALS = frozenset({7, 9})
+# what a death the node's memory explains was not, by its signal
+MEMORY_NOT = {7: "/dev/shm", 9: "the OOM killer, a scheduler or the launcher"}
 MEMORY_UNNAMED_WINDOW = 60.0
 # the names a rank's process goes by in the kernel's lines (its comm, TASK_COMM_LEN - 1 characters): the Python
 # interpreter's, PyTorch's threads' ("pt_main_thread", "pt_autograd_0"), Ray's workers' ("ray::IDLE"); or the binary
@@ -267,7 +280,7 @@ def is_consequence(e: Evidence) -> bool:
         return True
     if e.kind == "exception":
         return bool(e.details.get("consequence"))
-    if e.kind == "rank_exit":
+    if e.kind in DEATH_KINDS:
         return e.signal in CONSEQUENCE_SIGNALS
     return False
 
@@ -350,6 +363,12 @@ def memory_consumed(e: Evidence) -> bool:
     return uncorrected_memory(e) and ("consumed" in e.details or "pfn" in e.details)
 
 
+def memory_signal(e: Evidence) -> int:
+    """The signal the kernel sent the process a memory error's line names: SIGKILL where it "forcibly" killed it (a
+    page it could not unmap), else SIGBUS (mm/memory-failure.c kill_proc, x86's page fault on a poisoned page)."""
+    return 9 if e.details.get("forced") else 7
+
+
 def _comm(name: str) -> str:
     return name.rsplit("/", 1)[-1][:COMM_LEN]
 
@@ -369,6 +388,8 @@ def memory_explains(job: Job, death: Evidence, e: Evidence) -> str | None:
         return None
     t = _ts(death)
     if memory_names_process(e):
+        if memory_signal(e) != death.signal:
+            return None
         if e.time is not None and death.time is not None and not t - job.window <= _ts(e) <= t + SKEW:
             return None
         if e.pid is not None and death.pid is not None and e.pid == death.pid:
@@ -382,7 +403,7 @@ def memory_explains(job: Job, death: Evidence, e: Evidence) -> str | None:
         if (binary and _comm(str(binary)) == _comm(str(name))) or JOB_PROCESS_NAMES.fullmatch(str(name)):
             return "process"
         return None
-    if memory_consumed(e) and e.time is not None and death.time is not None and \
+    if death.signal == 7 and memory_consumed(e) and e.time is not None and death.time is not None and \
             t - MEMORY_UNNAMED_WINDOW - SKEW <= _ts(e) <= t + SKEW:
         return "host"
     return None
@@ -412,7 +433,7 @@ def _node_fault(job: Job) -> Verdict | None:
 
 def _first_failure(job: Job) -> Verdict | None:
     candidates = [e for e in job.failures if not is_node_fault(e) and not is_consequence(e)
-                  and (category_of(e) is not None or e.kind == "rank_exit")]
+                  and (category_of(e) is not None or e.kind in DEATH_KINDS)]
     # the scheduler ending a job, the launcher told to stop or a rank killed, after the job already failed, is a
     # consequence
     if job.first_symptom is not None:
@@ -424,36 +445,37 @@ def _first_failure(job: Job) -> Verdict | None:
     # of failures within SKEW of the first (clocks disagree that much), an explained one before a bare exit
     tied = [e for e in candidates if _ts(e) <= t0 + SKEW]
     first = min(tied, key=lambda e: (e.kind == "rank_exit", _ts(e)))
-    if first.kind == "rank_exit":
+    if first.kind in DEATH_KINDS:
         death = first
         explained = _explanation(job, first)
         if explained is not None:
             first = explained
         if first.kind == "memory_error":
             how = memory_explains(job, death, first)
-            pid = f" (pid {death.pid})" if death.pid is not None else ""
             host = first.host or "its host"
-            said = (f"{host}'s kernel{_at(first)} sent SIGBUS to {first.details.get('process') or 'pid'}:{first.pid} "
+            said = (f"{host}'s kernel{_at(first)} sent {SIGNALS.get(memory_signal(first))} to {first.details.get('process') or 'pid'}:{first.pid} "
                     "for an uncorrected memory error" if how != "host" else
                     f"a process on {host} consumed an uncorrected memory error{_at(first)}, just before (the kernel's "
                     "lines name no process)")
             root = first if first.rank is not None or death.rank is None or how == "host" else \
                 replace(first, rank=death.rank)
             return Verdict("hardware", root, "first_rank_death",
-                           f"{_who(death)}{pid} died first (signal {death.signal}, {SIGNALS.get(death.signal)}) and "
-                           f"{said}: the node's memory killed it, not /dev/shm", suspects=(death,))
-    if first.kind == "rank_exit":
+                           f"{_dead(death)} died first (signal {death.signal}, {SIGNALS.get(death.signal)}) and "
+                           f"{said}: the node's memory killed it, not {MEMORY_NOT[death.signal]}", suspects=(death,))
+    if first.kind in DEATH_KINDS:
         category = SIGNAL_CATEGORY.get(first.signal, "undetermined") if first.signal else "undetermined"
         how = f"signal {first.signal}" if first.signal else f"exit code {first.exit_code}"
-        who = _who(first)
+        who = _dead(first) if first.kind == "worker_exit" else _who(first)
         if category == "undetermined":
             senders = SIGNAL_SENDERS.get(first.signal)
             said = f": {SIGNALS.get(first.signal, how)} comes from {senders}, and no line says which" if senders else ""
             return Verdict(category, first, "first_rank_death",
                            f"{who} died first ({how}) and its log says nothing of why: it is the suspect, "
                            f"its cause undetermined{said}")
+        meaning = f" ({SIGNAL_MEANING[first.signal]})" if first.signal in SIGNAL_MEANING else ""
         return Verdict(category, first, "first_rank_death",
-                       f"{who} died first ({how}), which points at {category}; nothing in its log explains it further")
+                       f"{who} died first ({how}{meaning}), which points at {category}; nothing in its log explains "
+                       "it further")
     category = category_of(first) or "application"
     order = "earliest" if first.time is not None else "first (in the logs' order; no time stamps)"
     return Verdict(category, first, "first_failure",
@@ -472,7 +494,7 @@ def _explanation(job: Job, death: Evidence) -> Evidence | None:
             return min(named, key=lambda e: (memory_explains(job, death, e) != "pid", _ts(e)))
     anonymous = SIGNAL_EXPLAINED_BY.get(death.signal, ())
     for e in job.failures:
-        if e is death or is_consequence(e) or e.kind == "rank_exit" or category_of(e) is None:
+        if e is death or is_consequence(e) or e.kind in DEATH_KINDS or category_of(e) is None:
             continue
         own = (e.rank is not None and e.rank == death.rank) or (
             e.rank is None and e.host is not None and e.host == death.host)
@@ -793,6 +815,14 @@ def _who(e: Evidence) -> str:
     return e.host or (f"{e.file}" if e.file else "an unnamed process")
 
 
+def _dead(e: Evidence) -> str:
+    """The process a death line is about: a rank (its pid), or a rank's DataLoader worker."""
+    pid = f" (pid {e.pid})" if e.pid is not None else ""
+    if e.kind == "worker_exit":
+        return f"{_who(e) if e.rank is not None or e.host else 'a rank'}'s DataLoader worker{pid}"
+    return f"{_who(e)}{pid}"
+
+
 def _at(e: Evidence) -> str:
     return e.time.strftime(" at %Y-%m-%d %H:%M:%S UTC") if e.time else ""
 
@@ -803,6 +833,7 @@ WHAT = {"xid": lambda e: f"Xid {e.xid}", "sxid": lambda e: f"SXid {e.sxid}", "ib
         "cuda_error": lambda e: f"CUDA error '{e.details.get('cuda_error', '')}'",
         "driver_unusable": lambda e: f"GPU driver unusable ('{e.details.get('driver_error', '')}')",
         "rank_exit": lambda e: f"exit ({'signal ' + str(e.signal) if e.signal else 'code ' + str(e.exit_code)})",
+        "worker_exit": lambda e: f"DataLoader worker killed (signal {e.signal})",
         "oom_kill": lambda e: "host OOM kill",
         "memory_error": lambda e: _memory_what(e), "job_ended": lambda e: f"job ended ({e.details.get('why') or 'cancelled'})"}
 

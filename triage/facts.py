@@ -46,6 +46,8 @@ JOB_TABLE: tuple[JobKind, ...] = (
     JobKind("nccl_rank", "NCCL's communicator line: which rank a host:pid is, and the job's size", context=True),
     JobKind("collective_mismatch", "ranks called different collectives (op, size, order): the program's own bug",
             "application"),
+    JobKind("worker_exit", "a rank's worker process (PyTorch's DataLoader worker) was killed by a signal, the rank's own "
+            "report of it: explained as a rank's death by that signal is"),
     JobKind("rank_seen", "a rank wrote to the logs read (one per rank and file): a rank that reported no timeout is "
             "seen", context=True),
 )
@@ -54,7 +56,9 @@ JOB_KINDS = {k.name: k.doc for k in JOB_TABLE}
 
 # Kinds whose lines a launcher or scheduler prints about another process (the one that died, the job it ended):
 # the rank, host and pid in the line are that process's, whatever prefix the launcher's own line carries
-ABOUT_ANOTHER = frozenset({"rank_exit", "job_ended"})
+ABOUT_ANOTHER = frozenset({"rank_exit", "job_ended", "worker_exit"})
+# Kinds a traceback's exception may state (its message the fact's line): read as the fact, the exception's type kept
+EXCEPTION_FACTS = frozenset({"worker_exit"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,8 +77,9 @@ def _f(name, kind, keywords, pattern, severity="error", flags=0) -> Fact:
 SIGNALS = {1: "SIGHUP", 2: "SIGINT", 4: "SIGILL", 6: "SIGABRT", 7: "SIGBUS", 8: "SIGFPE", 9: "SIGKILL",
            11: "SIGSEGV", 13: "SIGPIPE", 15: "SIGTERM"}
 SIGNAL_NUMBERS = {name: number for number, name in SIGNALS.items()}
-# how srun and Python's faulthandler word a death by a signal
-SIGNAL_WORDS = {"Killed": 9, "Terminated": 15, "Aborted": 6, "Segmentation fault": 11, "Bus error": 7}
+# how srun and Python's faulthandler word a death by a signal: glibc's strsignal(), which PyTorch's DataLoader quotes too
+SIGNAL_WORDS = {"Killed": 9, "Terminated": 15, "Aborted": 6, "Segmentation fault": 11, "Bus error": 7, "Hangup": 1,
+                "Interrupt": 2, "Illegal instruction": 4, "Floating point exception": 8, "Broken pipe": 13}
 
 FACTS: tuple[Fact, ...] = (
     # torch.distributed.elastic (torchrun, accelerate, every era): "failed (exitcode: -9) local_rank: 5 (pid: 2630)
@@ -114,6 +119,15 @@ FACTS: tuple[Fact, ...] = (
        r"Caught signal (?P<signal2>\d+) \((?P<what>[^)]*)\)|"
        r"\*\*\* (?P<signame2>SIG\w+) \(@[^)]*\) received by PID (?P<pid2>\d+)|"
        r"Fatal Python error: (?P<fatal>Segmentation fault|Aborted|Bus error))"),
+    # PyTorch's DataLoader, in the rank, on a worker process killed by a signal (torch/csrc/DataLoader.cpp, every era
+    # since 0.4, glibc's strsignal() its word): "RuntimeError: DataLoader worker (pid 34569) is killed by signal: Bus
+    # error. Details are lost due to multiprocessing. Rerunning with num_workers=0 may give better error trace."
+    # (open-mmlab/mmdetection #291, 0.4.1), 1.x-2.x's "... Bus error. It is possible that dataloader's workers are
+    # out of shared memory. Please try to raise your shared memory limit." (hkchengrex/STCN #132), "... is killed by
+    # signal: Killed." (dbolya/yolact #680), "... Segmentation fault" (MhLiao/DB #94): the pid is the worker's, the
+    # rank the line's writer.  Read as the traceback's exception too (triage.read)
+    _f("dataloader_worker", "worker_exit", ["DataLoader worker"],
+       r"DataLoader worker (?:\(pid (?P<pid>\d+)\) )?is killed by signal: (?P<how>[A-Z][a-z]+(?: [a-z]+){0,2})"),
     # PyTorch's watchdog, 2.2+: "[PG 1 Rank 0] Exception (either an error or timeout) detected by watchdog at work:
     # 1580, last enqueued NCCL work: 1582, last completed NCCL work: 1579." and 2.1-2.3's "Timeout at NCCL work: ..."
     # and 2.6+'s "[PG ID 0 PG GUID 0(default_pg) Rank 118]  failure detected by watchdog at work sequence id: 2398459
@@ -241,6 +255,8 @@ def _groups(fact: Fact, m: re.Match) -> dict:
         tasks = g.get("tasks", "")
         if tasks.isdigit():
             g["rank"] = tasks
+    if fact.kind == "worker_exit" and g.get("how") in SIGNAL_WORDS:
+        g["signal"] = str(SIGNAL_WORDS[g["how"]])
     if fact.name == "signal_received" and g.get("fatal"):
         g["signal"] = str(SIGNAL_WORDS[g["fatal"]])
     if fact.kind == "rank_exit" and "exit_code" in g and "signal" not in g:

@@ -482,6 +482,15 @@ class FileReader:
         """The exception a traceback ends with; `cause`: the first exception of the chain it ends (Python printed it
         above, "During handling of the above exception" / "The above exception was the direct cause"), whose
         consequence it is."""
+        etype, message = m.group("type"), (m.group("message") or "")
+        # a fact the exception states (a DataLoader worker killed by a signal): the fact, its exception kept
+        hit = facts.match(message) if message else None
+        if hit is not None and hit[0].kind in facts.EXCEPTION_FACTS:
+            ev = self._from_fact(at, *hit)
+            details = {**ev.details, "exception": etype}
+            if cause:
+                details.update(consequence=True, chained_from=cause)
+            return ev.with_context(details=details)
         # the parsers know CUDA errors and OOMs by their text: those are theirs
         finding = self._classify(at.rest, at.n)
         if finding is not None and finding.kind != "unclassified" and not finding.details.get("consequence"):
@@ -489,7 +498,6 @@ class FileReader:
             if cause:  # raised while handling the chain's first (a CUDA error, an NCCL error): its consequence
                 ev = ev.with_context(details={**ev.details, "consequence": True, "chained_from": cause})
             return ev
-        etype, message = m.group("type"), (m.group("message") or "")
         consequence = bool(cause or CONSEQUENCE_EXCEPTIONS.search(etype) or
                            CONSEQUENCE_EXCEPTIONS.search(message[:300]))
         base = self._base(at)

@@ -433,6 +433,23 @@ def test_the_process_a_memory_error_killed_is_its_events():
         assert (f.kind, f.severity, f.pid, f.process) == ("memory_error", "error", pid, process), line
 
 
+def test_a_process_the_kernel_forcibly_killed_is_its_events_with_the_sigkill():
+    """hwpoison's "forcibly killing <comm>:<pid> because of failure to unmap corrupted page" (SIGKILL, not SIGBUS:
+    host-memory-2026e.yaml, linux-mm 2019) was read as nothing: alone it is the error, naming the process and
+    details "forced"; after the machine check's first line it gives that one finding the process and "forced"
+    (rules.EVENT_FILL_DETAILS), and the SIGBUS line after it about the same process changes nothing."""
+    item = _item("host-memory-2026e.yaml", "mce: Uncorrected hardware memory error in user-access at edbe201400")
+    lines = item["text"].splitlines()
+    found = [(f.pid, f.process, f.details.get("forced"), f.details.get("amends"))
+             for f in realworld.classified(lines)]
+    assert found == [(None, None, None, None), (22434, "read_poison", "forcibly killing", "pid")]
+    assert [(f.pid, f.process, f.details.get("forced")) for f in realworld.findings(item["text"])] == [
+        (22434, "read_poison", "forcibly killing")]
+    f = parse_line(lines[9])
+    assert (f.kind, f.severity, f.pid, f.process, f.details.get("forced")) == (
+        "memory_error", "error", 22434, "read_poison", "forcibly killing")
+
+
 # PyTorch 2.6's ncclRemoteError, its last error quoted on a line of its own (pytorch/pytorch #150916, verbatim)
 _QUOTED = tuple(INCIDENTS.joinpath("pytorch-150916-killed-peer", "logs", "train.log").read_text().splitlines())
 _PEER = "ip-172-31-45-209.eu-north-1.compute.internal"

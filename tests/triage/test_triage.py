@@ -881,6 +881,124 @@ def test_a_sigbus_no_memory_error_of_its_process_explains_stays_dev_shm(kernel):
     assert (first.category, first.root.kind) == ("infrastructure", "rank_exit"), first.reason
 
 
+# hwpoison's kill of a page it could not unmap, in the shape of host-memory-2026e.yaml (linux-mm, Jane Chu, 2019-07-24:
+# "Memory failure: 0xedbe201: forcibly killing read_poison:22434 because of failure to unmap corrupted page"):
+# mm/memory-failure.c kill_procs sends SIGKILL there, not SIGBUS
+FORCED = "Memory failure: 0xedbe201: forcibly killing python:5939 because of failure to unmap corrupted page"
+
+
+@pytest.mark.parametrize("files, want", [
+    # rank 2 died by SIGKILL and its host's kernel forcibly killed its pid for the corrupted page: hardware
+    ({"node-a/launcher.log": [SIGKILLED, timeout(0), timeout(1)],
+      "node-a/kern.log": [kern("node-a", "01:56:59", "mce: Uncorrected hardware memory error in user-access at "
+                                                     "edbe201400"), kern("node-a", "01:56:59", FORCED)]},
+     ("hardware", "memory_error")),
+    ({"node-a/launcher.log": [SIGKILLED, timeout(0), timeout(1)], "node-a/kern.log": [kern("node-a", "01:56:59", FORCED)]},
+     ("hardware", "memory_error")),
+    # a SIGBUS line about the same pid sent no SIGKILL: the SIGKILL stays unexplained
+    ({"node-a/launcher.log": [SIGKILLED, timeout(0), timeout(1)],
+      "node-a/kern.log": [kern("node-a", "01:56:59", "Memory failure: 0x3710b3: Sending SIGBUS to python:5939 due to "
+                                                     "hardware memory corruption")]},
+     ("undetermined", "rank_exit")),
+    # a SIGBUS death is not what a SIGKILL line explains: /dev/shm
+    ({"node-a/launcher.log": [SIGBUSED, timeout(0), timeout(1)], "node-a/kern.log": [kern("node-a", "01:56:59", FORCED)]},
+     ("infrastructure", "rank_exit")),
+])
+def test_a_sigkill_the_kernel_sent_for_a_page_it_could_not_unmap_is_hardware(files, want):
+    """SYNTHETIC jobs in real formats: hwpoison's "forcibly killing <comm>:<pid>" (SIGKILL) naming the rank's pid
+    explains its death by SIGKILL (was undetermined: the line was not even read), and only a death by SIGKILL."""
+    first = job(files)[0]
+    assert (first.category, first.root.kind) == want, first.reason
+    if want[0] == "hardware":
+        assert first.rule == "first_rank_death" and "sent SIGKILL to python:5939" in first.reason, first.reason
+
+
+# REAL (https://github.com/hkchengrex/STCN/issues/132): rank 2's DataLoader worker killed by SIGBUS, the rank's own
+# exception (torchrun's "[rank2]: " before it); the worker's pid is not the rank's (5939)
+WORKER_TB = ["[2025-03-21 01:57:00,000] [rank2]: Traceback (most recent call last):",
+             '[2025-03-21 01:57:00,000] [rank2]:   File "train.py", line 10, in <module>',
+             "[2025-03-21 01:57:00,000] [rank2]: RuntimeError: DataLoader worker (pid 46794) is killed by signal: Bus "
+             "error. It is possible that dataloader's workers are out of shared memory. Please try to raise your shared "
+             "memory limit."]
+
+
+@pytest.mark.parametrize("kernel", [
+    # hwpoison's kill of the worker, its pid named (5.x-6.x), the 4.x wording, the whole event
+    [kern("node-a", "01:56:59", "Memory failure: 0x3710b3: Sending SIGBUS to python:46794 due to hardware memory "
+                                "corruption")],
+    [kern("node-a", "01:56:59", "Memory failure: 0x1840200: Killing python:46794 due to hardware memory corruption")],
+    [kern("node-a", "01:56:59", line.replace("python:5939", "python:46794")) for line in HWPOISON_EVENT],
+    # x86's page fault on the poisoned page, the worker's pid
+    [kern("node-a", "01:56:59", "MCE: Killing pt_data_worker:46794 due to hardware memory corruption fault at "
+                                "7f3a5c000000")],
+])
+def test_a_dataloader_worker_the_kernel_sent_sigbus_for_the_hosts_memory_is_hardware(kernel):
+    """SYNTHETIC jobs in real formats: rank 2's DataLoader worker (pid 46794) was killed by SIGBUS and its host's
+    kernel says it sent SIGBUS to that very pid for an uncorrected memory error: hardware, the memory error the root
+    (was application: the RuntimeError read as any exception, its pid and signal unread)."""
+    first = job({"node-a/train.log": WORKER_TB + [timeout(0), timeout(1)], "node-a/kern.log": kernel})[0]
+    assert (first.category, first.rule, first.root.kind, first.root.host, first.root.rank) == (
+        "hardware", "first_rank_death", "memory_error", "node-a", 2), first.reason
+    assert "DataLoader worker (pid 46794)" in first.reason and "not /dev/shm" in first.reason
+    assert any(e.kind == "worker_exit" and e.pid == 46794 and e.signal == 7 for e in first.evidence)
+
+
+@pytest.mark.parametrize("kernel", [
+    [],  # no memory error at all: /dev/shm
+    # another host's, the same pid
+    [kern("node-b", "01:56:59", "Memory failure: 0x3710b3: Sending SIGBUS to python:46794 due to hardware memory "
+                                "corruption")],
+    # another program of the rank's host, by name and pid
+    [kern("node-a", "01:56:59", "Memory failure: 0x3710b3: Sending SIGBUS to mysqld:4242 due to hardware memory "
+                                "corruption")],
+    # a corrected error on the rank's host
+    [kern("node-a", "01:56:59", "EDAC MC0: 1 CE memory read error on CPU_SrcID#0_MC#0_Chan#1_DIMM#0 (channel:1 "
+                                "slot:0 page:0x2031c14 offset:0x940 grain:32 syndrome:0x0)")],
+])
+def test_a_dataloader_workers_sigbus_no_memory_error_of_its_pid_explains_is_dev_shm(kernel):
+    """SYNTHETIC: the same worker's death, no memory line about its pid on its host: infrastructure (/dev/shm), the
+    worker's death the root (was application)."""
+    files = {"node-a/train.log": WORKER_TB + [timeout(0), timeout(1)]}
+    if kernel:
+        files["node-b/kern.log" if "node-b " in kernel[0] else "node-a/kern.log"] = kernel
+    first = job(files)[0]
+    assert (first.category, first.rule, first.root.kind, first.root.rank) == (
+        "infrastructure", "first_rank_death", "worker_exit", 2), first.reason
+    assert "/dev/shm" in first.reason
+
+
+@pytest.mark.parametrize("line, kernel, want", [
+    # https://github.com/hezhangsprinter/DCPDN/issues/12: SIGKILL, the host's OOM killer naming the worker's pid
+    ("RuntimeError: DataLoader worker (pid 19597) is killed by signal: Killed.",
+     [kern("node-a", "01:56:59", "Out of memory: Killed process 19597 (python) total-vm:123456kB, anon-rss:120000kB, "
+                                 "file-rss:0kB, shmem-rss:0kB, UID:0")], ("infrastructure", "oom_kill")),
+    # the same, no line says who sent it
+    ("RuntimeError: DataLoader worker (pid 19597) is killed by signal: Killed.", [], ("undetermined", "worker_exit")),
+    # https://github.com/MhLiao/DB/issues/94: the worker's own crash
+    ("RuntimeError: DataLoader worker (pid 25902) is killed by signal: Segmentation fault", [],
+     ("application", "worker_exit")),
+])
+def test_a_dataloader_workers_death_is_explained_as_a_ranks_death(line, kernel, want):
+    """SYNTHETIC in real formats: a worker killed by SIGKILL is what its host's OOM kill says, else undetermined (a
+    SIGKILL names no sender); by SIGSEGV the program (all three were an application exception)."""
+    files = {"node-a/train.log": [f"[2025-03-21 01:57:00,000] [rank2]: {line}", timeout(0), timeout(1)]}
+    if kernel:
+        files["node-a/kern.log"] = kernel
+    first = job(files)[0]
+    assert (first.category, first.root.kind) == want, first.reason
+
+
+def test_a_dataloader_worker_terminated_is_a_consequence():
+    """REAL line (https://github.com/pytorch/pytorch/issues/4507): a worker killed by SIGTERM, the job being torn
+    down, after another rank's failure: a consequence, never the root."""
+    raised = ["[2025-03-21 01:56:00,000] [rank0]: Traceback (most recent call last):",
+              "[2025-03-21 01:56:00,000] [rank0]: ValueError: the batch holds no sample",
+              "[2025-03-21 01:55:00,000] [rank1]: RuntimeError: DataLoader worker (pid 23616) is killed by signal: "
+              "Terminated."]
+    first = job({"node-a/train.log": raised})[0]
+    assert (first.category, first.root.kind, first.root.rank) == ("application", "exception", 0), first.reason
+
+
 def test_a_memory_error_that_killed_a_rank_the_job_maps_is_a_node_fault():
     """SYNTHETIC in real formats: no launcher line says how rank 3 died; NCCL's communicator line maps node-b's pid
     7001 to rank 3, and node-b's kernel says it killed 7001 for an uncorrected memory error: the node's fault, the

@@ -338,3 +338,39 @@ def test_a_writers_origin_is_built_once_per_file(monkeypatch):
     out = list(read_lines(lines, "slurm.out", Clock(), year=2025))
     assert sorted(built) == [(("rank", r),) for r in range(4)]
     assert sorted((e.rank, e.line) for e in out if e.kind == "rank_seen") == [(r, r + 1) for r in range(4)]
+
+
+# REAL: PyTorch's DataLoader on a worker killed by a signal, every era's wording (torch/csrc/DataLoader.cpp: glibc's
+# strsignal() after "is killed by signal: ")
+DATALOADER_DEATHS = [
+    # https://github.com/open-mmlab/mmdetection/issues/291 (PyTorch 0.4.1, 2019)
+    ("RuntimeError: DataLoader worker (pid 34569) is killed by signal: Bus error. Details are lost due to "
+     "multiprocessing. Rerunning with num_workers=0 may give better error trace.", 34569, 7),
+    # https://github.com/hkchengrex/STCN/issues/132 (2022: the shared-memory hint)
+    ("RuntimeError: DataLoader worker (pid 46794) is killed by signal: Bus error. It is possible that dataloader's "
+     "workers are out of shared memory. Please try to raise your shared memory limit.", 46794, 7),
+    # https://github.com/hezhangsprinter/DCPDN/issues/12 (2018)
+    ("RuntimeError: DataLoader worker (pid 19597) is killed by signal: Killed.", 19597, 9),
+    # https://github.com/pytorch/pytorch/issues/8976 (a comment of 2024-07-22: a trailing space)
+    ("RuntimeError: DataLoader worker (pid 1817) is killed by signal: Killed. ", 1817, 9),
+    # https://github.com/MhLiao/DB/issues/94 (2019)
+    ("RuntimeError: DataLoader worker (pid 25902) is killed by signal: Segmentation fault", 25902, 11),
+]
+
+
+@pytest.mark.parametrize("line, pid, signal", DATALOADER_DEATHS)
+def test_a_dataloader_workers_death_is_read_with_its_pid_and_signal(line, pid, signal):
+    """A rank's exception saying its DataLoader worker was killed by a signal is the worker's death (worker_exit):
+    the worker's pid and the signal, the rank the line's writer's; was an application exception like any other
+    (the signal and pid unread, so a SIGBUS the host's memory sent was never matched to it)."""
+    for lines in ([TB, FRAME, "[rank3]: " + line], ["[rank3]: " + line]):  # in a traceback, and alone
+        ev = [e for e in read_lines(lines, "x.log", Clock()) if e.kind != "rank_seen"]
+        assert [(e.kind, e.pid, e.signal, e.rank) for e in ev] == [("worker_exit", pid, signal, 3)], lines
+    # the exception's type is kept, and what is raised from it is its consequence
+    ev = list(read_lines([TB, FRAME, line, "", "The above exception was the direct cause of the following exception:",
+                          "", TB, FRAME, "RuntimeError: DataLoader worker (pid(s) 1817) exited unexpectedly"],
+                         "x.log", Clock()))
+    death, = (e for e in ev if e.kind == "worker_exit")
+    raised, = (e for e in ev if e.kind == "exception")
+    assert death.details["exception"] == "RuntimeError"
+    assert raised.details["consequence"] and raised.details["chained_from"] == "RuntimeError"
