@@ -822,6 +822,20 @@ def kern(host: str, at: str, message: str) -> str:
     return f"Mar 21 {at} {host} kernel: {message}"
 
 
+def memory_not_of(pid: int, program: str = "mysqld:4242") -> list[list[str]]:
+    """Kernel logs whose memory lines say nothing of process `pid` on node-a: none, another host's naming that pid, a
+    corrected error on node-a, the kernel killing another program of node-a."""
+    return [
+        [],
+        [kern("node-b", "01:56:59", f"Memory failure: 0x3710b3: Sending SIGBUS to python:{pid} due to hardware memory "
+                                    "corruption")],
+        [kern("node-a", "01:56:59", "EDAC MC0: 1 CE memory read error on CPU_SrcID#0_MC#0_Chan#1_DIMM#0 (channel:1 "
+                                    "slot:0 page:0x2031c14 offset:0x940 grain:32 syndrome:0x0)")],
+        [kern("node-a", "01:56:59", f"Memory failure: 0x3710b3: Sending SIGBUS to {program} due to hardware memory "
+                                    "corruption")],
+    ]
+
+
 # the kernel's lines in the shapes of host-nic-2026c.yaml (5.17's hwpoison, lore 20220513142228.928817865) and
 # host-memory-2026d.yaml (x86's page fault on a poisoned page), about the rank's process
 HWPOISON_EVENT = ["mce: Uncorrected hardware memory error in user-access at 3710b3400",
@@ -855,22 +869,13 @@ def test_a_sigbus_the_kernel_sent_for_the_hosts_memory_is_hardware(kernel):
 
 
 @pytest.mark.parametrize("kernel", [
-    # no memory error at all: /dev/shm, as before
-    [],
-    # another host's
-    [kern("node-b", "01:56:59", "Memory failure: 0x3710b3: Sending SIGBUS to python:5939 due to hardware memory "
-                                "corruption")],
-    # a corrected error on the rank's host
-    [kern("node-a", "01:56:59", "EDAC MC0: 1 CE memory read error on CPU_SrcID#0_MC#0_Chan#1_DIMM#0 (channel:1 "
-                                "slot:0 page:0x2031c14 offset:0x940 grain:32 syndrome:0x0)")],
+    # none; another host's; a corrected error on the rank's host; the kernel killed another program of the host
+    *memory_not_of(5939),
     # an uncorrected one EDAC counted, no process named, no page the kernel took: in a page no one may use
     [kern("node-a", "01:56:59", "EDAC MC0: 1 UE on mc#0csrow#0channel#0 (csrow:0 channel:0 page:0x79d6c8 offset:0x440 "
                                 "grain:64)")],
     # consumed, naming no process, five minutes before the death: another process's
     [kern("node-a", "01:52:00", "mce: Uncorrected hardware memory error in user-access at 3710b3400")],
-    # the kernel killed another program of the host, by name and pid
-    [kern("node-a", "01:56:59", "Memory failure: 0x3710b3: Sending SIGBUS to mysqld:4242 due to hardware memory "
-                                "corruption")],
 ])
 def test_a_sigbus_no_memory_error_of_its_process_explains_stays_dev_shm(kernel):
     """SYNTHETIC: the same death, the node's memory lines saying nothing of its process: infrastructure (/dev/shm)."""
@@ -943,18 +948,7 @@ def test_a_dataloader_worker_the_kernel_sent_sigbus_for_the_hosts_memory_is_hard
     assert any(e.kind == "worker_exit" and e.pid == 46794 and e.signal == 7 for e in first.evidence)
 
 
-@pytest.mark.parametrize("kernel", [
-    [],  # no memory error at all: /dev/shm
-    # another host's, the same pid
-    [kern("node-b", "01:56:59", "Memory failure: 0x3710b3: Sending SIGBUS to python:46794 due to hardware memory "
-                                "corruption")],
-    # another program of the rank's host, by name and pid
-    [kern("node-a", "01:56:59", "Memory failure: 0x3710b3: Sending SIGBUS to mysqld:4242 due to hardware memory "
-                                "corruption")],
-    # a corrected error on the rank's host
-    [kern("node-a", "01:56:59", "EDAC MC0: 1 CE memory read error on CPU_SrcID#0_MC#0_Chan#1_DIMM#0 (channel:1 "
-                                "slot:0 page:0x2031c14 offset:0x940 grain:32 syndrome:0x0)")],
-])
+@pytest.mark.parametrize("kernel", memory_not_of(46794))
 def test_a_dataloader_workers_sigbus_no_memory_error_of_its_pid_explains_is_dev_shm(kernel):
     """SYNTHETIC: the same worker's death, no memory line about its pid on its host: infrastructure (/dev/shm), the
     worker's death the root (was application)."""
