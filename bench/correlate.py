@@ -25,9 +25,9 @@ ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
 
 from parsers import WORKLOAD_KINDS, Classifier, detect  # noqa: E402
+from checkout import CLI  # noqa: E402 - bench/, the script's own directory
 
-RUN_OTHER = ("import sys; sys.path.insert(0, sys.argv.pop(1)); sys.argv[0] = 'gpu-npd'; "
-             "from gpunpd.cli import main; main()")
+RUN_OTHER = CLI  # another checkout's gpu-npd (bench/checkout.py)
 
 
 def messages() -> list[tuple[str, bool]]:

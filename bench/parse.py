@@ -33,10 +33,10 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
 from parsers import all_keywords  # noqa: E402
+from checkout import CLI  # noqa: E402 - bench/, the script's own directory
 
 NL = b"\n"
-RUN_OTHER = ("import sys; sys.path.insert(0, sys.argv.pop(1)); sys.argv[0] = 'gpu-npd'; "
-             "from gpunpd.cli import main; main()")
+RUN_OTHER = CLI  # another checkout's gpu-npd (bench/checkout.py)
 
 
 def timed(cmd: list[str], env: dict | None = None) -> tuple[float, float, bytes]:

@@ -30,14 +30,14 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from checkout import CLI  # noqa: E402 - bench/, the script's own directory
 
 HERE = Path(__file__).resolve().parent
 OUT = HERE / "out"
 # run a checkout's CLI from its tree, and report the process's own peak RSS on stderr (KiB, Linux ru_maxrss)
-RUN = ("import sys, atexit, resource; sys.path.insert(0, sys.argv.pop(1)); sys.argv[0] = 'gpu-npd'; "
+RUN = ("import atexit, resource, sys; "
        "atexit.register(lambda: print('MAXRSS', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, "
-       "resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, file=sys.stderr)); "
-       "from gpunpd.cli import main; main()")
+       "resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, file=sys.stderr)); " + CLI)
 SEQ = 7219
 
 
