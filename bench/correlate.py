@@ -25,7 +25,7 @@ ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
 
 from parsers import WORKLOAD_KINDS, Classifier, detect  # noqa: E402
-from checkout import CLI  # noqa: E402 - bench/, the script's own directory
+from checkout import CLI, compiled  # noqa: E402 - bench/, the script's own directory
 
 RUN_OTHER = CLI  # another checkout's gpu-npd (bench/checkout.py)
 
@@ -69,6 +69,9 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=1)
     ap.add_argument("--baseline", default=None, help="a checkout of an earlier version to time beside this one")
     args = ap.parse_args()
+    compiled(ROOT)
+    if args.baseline:
+        args.baseline = compiled(args.baseline)
     gpu_npd = shutil.which("gpu-npd") or str(Path(sys.executable).with_name("gpu-npd"))
     first: dict[str, float] = {}
     for mb in (int(s) for s in args.sizes.split(",")):

@@ -33,7 +33,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
 from parsers import all_keywords  # noqa: E402
-from checkout import CLI  # noqa: E402 - bench/, the script's own directory
+from checkout import CLI, compiled  # noqa: E402 - bench/, the script's own directory
 
 NL = b"\n"
 RUN_OTHER = CLI  # another checkout's gpu-npd (bench/checkout.py)
@@ -113,6 +113,9 @@ def main() -> None:
     ap.add_argument("--engines", default="hyperscan,re2", help="comma-separated: hyperscan, re2, re")
     ap.add_argument("--baseline", default=None, help="a checkout of an earlier version to time beside this one")
     args = ap.parse_args()
+    compiled(HERE.parent)
+    if args.baseline:
+        args.baseline = compiled(args.baseline)
     gpu_npd = shutil.which("gpu-npd") or str(Path(sys.executable).with_name("gpu-npd"))
     pattern = "|".join(ere(k) for k in all_keywords())
     print(f"load average {os.getloadavg()[0]:.2f}; {os.cpu_count()} CPUs; best of {args.runs}, interleaved")

@@ -30,7 +30,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from checkout import CLI  # noqa: E402 - bench/, the script's own directory
+from checkout import CLI, compiled  # noqa: E402 - bench/, the script's own directory
 
 HERE = Path(__file__).resolve().parent
 OUT = HERE / "out"
@@ -119,6 +119,8 @@ def main() -> None:
     ap.add_argument("--serial", action="store_true", help="also time this tree's triage --jobs 1")
     a = ap.parse_args()
     trees = [("triage", HERE.parent)] + ([("baseline triage", a.baseline.resolve())] if a.baseline else [])
+    for _, tree in trees:
+        compiled(tree)
     lagging = a.ranks // 2 - 1
     for shape in a.shapes.split(","):
         where, total = generate(shape, a.ranks, a.lines)
