@@ -25,7 +25,8 @@ ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
 
 from parsers import WORKLOAD_KINDS, Classifier, detect  # noqa: E402
-from checkout import CLI, compiled  # noqa: E402 - bench/, the script's own directory
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # bench/checkout.py, also when loaded as a module
+from checkout import CLI, compiled  # noqa: E402
 
 RUN_OTHER = CLI  # another checkout's gpu-npd (bench/checkout.py)
 

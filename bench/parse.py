@@ -33,7 +33,8 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
 from parsers import all_keywords  # noqa: E402
-from checkout import CLI, compiled  # noqa: E402 - bench/, the script's own directory
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # bench/checkout.py, also when loaded as a module
+from checkout import CLI, compiled  # noqa: E402
 
 NL = b"\n"
 RUN_OTHER = CLI  # another checkout's gpu-npd (bench/checkout.py)

@@ -30,9 +30,11 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from checkout import CLI, compiled  # noqa: E402 - bench/, the script's own directory
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))  # bench/checkout.py, also when a test loads this file as a module
+
+from checkout import CLI, compiled  # noqa: E402
 OUT = HERE / "out"
 # run a checkout's CLI from its tree, and report the process's own peak RSS on stderr (KiB, Linux ru_maxrss)
 RUN = ("import atexit, resource, sys; "
