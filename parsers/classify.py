@@ -807,11 +807,11 @@ _RANK = re.compile(r"\[(?:PG [^\]\n]{0,80}?)?Rank (\d{1,9})\]|\[rank(\d{1,9})\]:
 #                                                   "undefined", "default_pg" for the default group
 #   2.5+    "[PG ID <n> PG GUID <name>(<desc>) Rank <r>]"
 # Only the default group's rank is the global rank; any other group's is not (PG 134's rank 1 may be global rank 12).
-_PG_TAG = re.compile(r"\[PG (?:ID )?(?P<id>[^\s\]()]{1,64})(?P<rest>[^\]\n]{0,160}?) ?Rank (?P<rank>\d{1,9})\]")
 # 2.5+'s GUID is the group's name, the same on every rank of it; its ID is the count of groups this process made, which
 # two ranks may share for two different groups (NVIDIA/nccl #1610: "[PG ID 11 PG GUID 119 Rank 1]" on global rank 13,
 # "[PG ID 11 PG GUID 112 Rank 0]" on rank 15): where the tag prints a GUID, the GUID names the group
-_PG_GUID = re.compile(r" PG GUID (?P<guid>[^\s\]()]{1,64})")
+_PG_TAG = re.compile(r"\[PG (?:ID )?(?P<id>[^\s\]()]{1,64})(?: PG GUID (?P<guid>[^\s\]()]{1,64}))?"
+                     r"(?P<rest>[^\]\n]{0,160}?) ?Rank (?P<rank>\d{1,9})\]")
 _PG_DESC = re.compile(r"\((?P<desc>[^()\]\n]{0,128})\)")
 _LAUNCHER_RANK = re.compile(r"\[rank(\d{1,9})\]:")
 DEFAULT_PG_DESC = "default_pg"
@@ -835,8 +835,7 @@ def message_rank(text: str) -> tuple[int | None, str | None, int | None]:
     glob = int(launcher.group(1)) if launcher else None
     tag = _PG_TAG.search(text) if "[PG " in text else None
     if tag is not None and not default_group(tag.group("id"), tag.group("rest")):
-        guid = _PG_GUID.match(tag.group("rest"))
-        return glob, guid.group("guid") if guid else tag.group("id"), int(tag.group("rank"))
+        return glob, tag.group("guid") or tag.group("id"), int(tag.group("rank"))
     if glob is None:
         found = _RANK.search(text)
         if found is not None:

@@ -453,7 +453,8 @@ def _first_failure(job: Job) -> Verdict | None:
         if first.kind == "memory_error":
             how = memory_explains(job, death, first)
             host = first.host or "its host"
-            said = (f"{host}'s kernel{_at(first)} sent {SIGNALS.get(memory_signal(first))} to {first.details.get('process') or 'pid'}:{first.pid} "
+            victim = f"{first.details.get('process') or 'pid'}:{first.pid}"
+            said = (f"{host}'s kernel{_at(first)} sent {SIGNALS.get(memory_signal(first))} to {victim} "
                     "for an uncorrected memory error" if how != "host" else
                     f"a process on {host} consumed an uncorrected memory error{_at(first)}, just before (the kernel's "
                     "lines name no process)")

@@ -240,7 +240,7 @@ def _groups(fact: Fact, m: re.Match) -> dict:
     g = {k: v for k, v in m.groupdict().items() if v is not None}
     for alt in [k for k in g if k.endswith("2")]:  # a row's second wording fills the same fields
         g[alt[:-1]] = g.pop(alt)
-    if "pg_guid" in g:  # 2.5+'s GUID names the group (parsers.classify._PG_GUID), not its per-process ID
+    if "pg_guid" in g:  # 2.5+'s GUID names the group (parsers.classify._PG_TAG's guid), not its per-process ID
         g["pg"] = g.pop("pg_guid")
     if "signame" in g and "signal" not in g:
         name = g["signame"]
