@@ -211,7 +211,9 @@ class Pipeline:
             standing = self.workloads.standing(self.engine.problems.values())  # once: nothing changes it meanwhile
             for ref, f in _pod_events(batch.items):
                 annotate(f, self.gpu.gpu_map)
-                self._events.append(self.workloads.observe(ref, f, standing))
+                event = self.workloads.observe(ref, f, standing)
+                if event is not None:  # (None: an info finding, counted only)
+                    self._events.append(event)
             if self.progress is not None:
                 for ref, marks in batch.progress:
                     self._events += self.progress.observe(ref, [Mark(at, p) for at, p in marks])

@@ -15,7 +15,7 @@ from typing import Callable, Iterable
 from parsers import Cause, CauseIndex, Finding, cause_of, explain, likely_cause
 from parsers.catalog import xid_reason
 from parsers.correlate import Ranks
-from parsers.kinds import CUDA_REASONS, TABLE as KINDS
+from parsers.kinds import CUDA_REASONS, SEVERITY_RANK, TABLE as KINDS
 from parsers.model import PodEvent, PodRef, Problem
 
 # finding kind -> Pod Event reason: a workload kind's own (parsers/kinds.py); CUDA errors refined by their text
@@ -39,6 +39,9 @@ def job_of(pod: str) -> str:
 MAX_JOBS = 1024  # (namespace, job, reason, cause) keys remembered for Event aggregation; oldest forgotten first
 MAX_RANKS = 4096  # ranks remembered per key (a job's size; the Event shows the count and the first 16)
 MAX_RANKS_TOTAL = 32768  # ranks remembered over all keys: past it the oldest keys are forgotten (counted)
+# the least severity of a pod's finding that its Pod Event says: an info finding (a link up, a driver load, a
+# register read the firmware refused, as a container may print them) is counted, never said as the job's failure
+EVENT_FLOOR = SEVERITY_RANK["warning"]
 EXCERPT = 160  # characters of the offending line quoted in an Event
 _UNPRINTABLE = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b[@-_]|[\x00-\x1f\x7f-\x9f]")  # ANSI/CSI, C0, C1
 
@@ -107,11 +110,13 @@ class WorkloadTracker:
         for p in snapshot.new_problems:
             self.note_problem(p)
 
-    def observe(self, ref: PodRef, f: Finding, standing: Problem | None = None) -> PodEvent:
+    def observe(self, ref: PodRef, f: Finding, standing: Problem | None = None) -> PodEvent | None:
         """A workload failure in a pod's log (`standing`: the node's problem it may be blamed on, see
-        `standing`): the Event it makes."""
+        `standing`): the Event it makes; None for a finding under EVENT_FLOOR (counted only)."""
         labels = [ref.namespace, f.kind] + ([ref.pod] if self.pod_label else [])
         self.metrics.count("workload_findings", tuple(labels))
+        if SEVERITY_RANK[f.severity] < EVENT_FLOOR:
+            return None
         if f.timestamp is None:
             f.timestamp = datetime.fromtimestamp(self.clock(), timezone.utc)
         cause = self._cause(f, standing)

@@ -349,6 +349,27 @@ def test_32_rank_burst_is_one_event_with_a_count():
         assert "NCCL watchdog timeout on 32 ranks (0,1,2," in ev["message"] and ev["reason"] == "NCCLWatchdogTimeout"
 
 
+# a container that prints a kernel line (a node-diagnostics pod tailing dmesg): this one is the firmware refusing a
+# restricted register read, info (tests/fixtures/realworld/mlx5-more.yaml, from the address given there)
+ACCESS_REG = ("[11176.517416] mlx5_core 0000:05:00.0: mlx5_cmd_out_err:835:(pid 18360): ACCESS_REG(0x805) op_mod(0x1) "
+              "failed, status bad operation(0x2), syndrome (0x9a6171), err(-22)")
+
+
+def test_a_pods_info_finding_is_counted_but_makes_no_event():
+    from parsers import Classifier
+    from parsers.model import PodRef
+    metrics, c = Metrics(), Classifier()
+    tracker = WorkloadTracker(metrics)
+    ref = PodRef("ops", "node-diag-0", "uid-0", "diag")
+    info = c.classify(ACCESS_REG)
+    assert info is not None and info.severity == "info"
+    assert tracker.observe(ref, info) is None
+    assert metrics.registry.get_sample_value("gpu_npd_workload_findings_total",
+                                             {"namespace": "ops", "kind": info.kind}) == 1
+    timeout = c.classify(TIMEOUT.format(ts="2024-07-25T06:46:02.000000000Z", r=0).rstrip("\n"))
+    assert tracker.observe(ref, timeout).reason == "NCCLWatchdogTimeout"  # a warning or worse is said
+
+
 def test_parse_correlates_a_training_log_with_a_dmesg(tmp_path):
     from click.testing import CliRunner
 
