@@ -826,6 +826,17 @@ def default_group(pg_id: str, rest: str = "") -> bool:
     return pg_id == "0"
 
 
+def _group_name(tag: re.Match) -> str:
+    return tag.group("guid") or tag.group("id")
+
+
+def pg_name(text: str) -> str | None:
+    """The process group the first "[PG ...]" tag of `text` names (any group, the default one's "0" too): its GUID
+    where the tag prints one (2.5+), else its id; None without a tag."""
+    tag = _PG_TAG.search(text) if "[PG " in text else None
+    return None if tag is None else _group_name(tag)
+
+
 def message_rank(text: str) -> tuple[int | None, str | None, int | None]:
     """(global rank, process group, rank in that group) a PyTorch line names: torchrun's "[rankN]:" prefix, else
     the default group's "[PG 0 Rank N]" / "[PG ID 0 PG GUID 0(default_pg) Rank N]", else a bare "[Rank N]".  When
@@ -835,7 +846,7 @@ def message_rank(text: str) -> tuple[int | None, str | None, int | None]:
     glob = int(launcher.group(1)) if launcher else None
     tag = _PG_TAG.search(text) if "[PG " in text else None
     if tag is not None and not default_group(tag.group("id"), tag.group("rest")):
-        return glob, tag.group("guid") or tag.group("id"), int(tag.group("rank"))
+        return glob, _group_name(tag), int(tag.group("rank"))
     if glob is None:
         found = _RANK.search(text)
         if found is not None:

@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from parsers.classify import pg_name
+
 
 @dataclass(frozen=True, slots=True)
 class JobKind:
@@ -81,6 +83,10 @@ SIGNAL_NUMBERS = {name: number for number, name in SIGNALS.items()}
 SIGNAL_WORDS = {"Killed": 9, "Terminated": 15, "Aborted": 6, "Segmentation fault": 11, "Bus error": 7, "Hangup": 1,
                 "Interrupt": 2, "Illegal instruction": 4, "Floating point exception": 8, "Broken pipe": 13}
 
+# PyTorch's "[PG ...]" tag before a watchdog line, where it prints one, and the rank in it (what the tag names:
+# parsers.classify.pg_name, in _groups)
+_PG_PREFIX = r"(?:(?P<pg>\[PG )[^\]]*? )?(?:Rank (?P<rank>\d+)\] +)?"
+
 FACTS: tuple[Fact, ...] = (
     # torch.distributed.elastic (torchrun, accelerate, every era): "failed (exitcode: -9) local_rank: 5 (pid: 2630)
     # of binary: /root/miniconda3/bin/python" (the binary: the process the kernel names by its file's name)
@@ -133,7 +139,7 @@ FACTS: tuple[Fact, ...] = (
     # and 2.6+'s "[PG ID 0 PG GUID 0(default_pg) Rank 118]  failure detected by watchdog at work sequence id: 2398459
     # PG status: last enqueued work: 2398578, last completed work: 2398458"
     _f("watchdog_progress", "nccl_progress", ["last enqueued NCCL work", "last enqueued work"],
-       r"(?:\[PG (?:ID \d+ PG GUID (?P<pg_guid>[^\s\]()]+)|(?:ID )?(?P<pg>\d+))[^\]]*? )?(?:Rank (?P<rank>\d+)\] +)?(?:(?:Exception \(either an error or timeout\) detected by watchdog at work|"
+       _PG_PREFIX + r"(?:(?:Exception \(either an error or timeout\) detected by watchdog at work|"
        r"Timeout at NCCL work): (?P<seq>-?\d+), last enqueued NCCL work: (?P<last_enqueued>-?\d+), "
        r"last completed NCCL work: (?P<last_completed>-?\d+)|failure detected by watchdog at work sequence id: "
        r"(?P<seq2>-?\d+) PG status: last enqueued work: (?P<last_enqueued2>-?\d+), last completed work: "
@@ -144,7 +150,7 @@ FACTS: tuple[Fact, ...] = (
     # last completed NCCL work: 136.This is most likely ..." ("from this local rank" when its own timed out); a
     # rank whose own work never timed out says here how far it got
     _f("dump_signal", "nccl_dump", ["Received a dump signal"],
-       r"(?:\[PG (?:ID \d+ PG GUID (?P<pg_guid>[^\s\]()]+)|(?:ID )?(?P<pg>\d+))[^\]]*? )?(?:Rank (?P<rank>\d+)\] +)?Received a dump signal due to a collective "
+       _PG_PREFIX + r"Received a dump signal due to a collective "
        r"timeout from +(?:(?P<own>this local rank)|rank (?P<signal_from>\d+)).{0,200}?Last enqueued NCCL work: "
        r"(?P<last_enqueued>-?\d+), last completed NCCL work: (?P<last_completed>-?\d+)", severity="warning"),
     # the heartbeat monitor: the watchdog thread itself is stuck (a CUDA call that never returns); 2.5+ ends with
@@ -240,8 +246,12 @@ def _groups(fact: Fact, m: re.Match) -> dict:
     g = {k: v for k, v in m.groupdict().items() if v is not None}
     for alt in [k for k in g if k.endswith("2")]:  # a row's second wording fills the same fields
         g[alt[:-1]] = g.pop(alt)
-    if "pg_guid" in g:  # 2.5+'s GUID names the group (parsers.classify._PG_TAG's guid), not its per-process ID
-        g["pg"] = g.pop("pg_guid")
+    if "pg" in g:  # the "[PG ...]" tag's group: its 2.5+ GUID, else its id (parsers.classify.pg_name reads the tag)
+        name = pg_name(m.string[m.start("pg"):])
+        if name is None:
+            del g["pg"]
+        else:
+            g["pg"] = name
     if "signame" in g and "signal" not in g:
         name = g["signame"]
         g["signal"] = str(SIGNAL_NUMBERS[name]) if name in SIGNAL_NUMBERS else (name if name.isdigit() else None)
