@@ -442,9 +442,12 @@ def _first_failure(job: Job) -> Verdict | None:
         return None
     first = candidates[0]
     t0 = _ts(first)
-    # of failures within SKEW of the first (clocks disagree that much), an explained one before a bare exit
+    # of failures within SKEW of the first (clocks disagree that much), an explained one before a bare exit; of exits
+    # of the same second, the one torchrun's summary names "Root Cause (first observed failure)": the agent picks it
+    # by the error files' full-precision times, which its table prints to the second only (a "Failures:" row it
+    # lists first may have failed later in that second: vllm-project/speculators #1115)
     tied = [e for e in candidates if _ts(e) <= t0 + SKEW]
-    first = min(tied, key=lambda e: (e.kind == "rank_exit", _ts(e)))
+    first = min(tied, key=lambda e: (e.kind == "rank_exit", _ts(e), not e.details.get("root_cause")))
     if first.kind in DEATH_KINDS:
         death = first
         explained = _explanation(job, first)
@@ -465,7 +468,8 @@ def _first_failure(job: Job) -> Verdict | None:
                            f"{said}: the node's memory killed it, not {MEMORY_NOT[death.signal]}", suspects=(death,))
     if first.kind in DEATH_KINDS:
         category = SIGNAL_CATEGORY.get(first.signal, "undetermined") if first.signal else "undetermined"
-        how = f"signal {first.signal}" if first.signal else f"exit code {first.exit_code}"
+        how = f"signal {first.signal}" if first.signal else f"exit code {first.exit_code}" \
+            if first.exit_code is not None else "its exit code not shown"
         who = _dead(first) if first.kind == "worker_exit" else _who(first)
         if category == "undetermined":
             senders = SIGNAL_SENDERS.get(first.signal)

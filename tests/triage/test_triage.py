@@ -312,6 +312,17 @@ Root Cause (first observed failure):
     assert e.details["root_cause"] is True and e.time == datetime(2025, 5, 21, 15, 43, 3, tzinfo=timezone.utc)
 
 
+def test_elastic_summarys_root_cause_wins_a_tie_to_the_second():
+    """REAL: vllm-project/speculators #1115 (PyTorch 2.10): the "Failures:" list opens with rank 3 (exit 1) of the same
+    second as the "Root Cause (first observed failure)", rank 1: torchrun chose rank 1 by its full-precision times and
+    printed them to the second; the summary's root cause is the first death, whatever the file order."""
+    path = Path(__file__).resolve().parents[1] / "fixtures" / "incidents" / "speculators-1115-root-cause" / "logs"
+    lines = (path / "torchrun.log").read_text().splitlines()
+    (incident,) = attribute(read_lines(lines, "torchrun.log", Clock()))
+    assert (incident.category, incident.rule, incident.root.rank) == ("undetermined", "first_rank_death", 1)
+    assert "its exit code not shown" in incident.reason  # the root cause's block was cut before its exitcode line
+
+
 def test_open_mpis_exit_summary_names_the_first_process_to_exit():
     """REAL: ChenRocks/UNITER #31 (horovodrun over Open MPI: the summary Open MPI prints after the job, one field a
     line, a blank line inside); NVIDIA/nccl-tests #294's "[[12167,1],10]" names rank 10."""
