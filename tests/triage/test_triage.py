@@ -349,6 +349,16 @@ def test_monitored_barrier_names_the_rank_that_never_reached_it(incident, rank, 
         assert told in incident_.consequences
 
 
+def test_monitored_barrier_with_wait_all_ranks_names_every_lagging_rank():
+    """REAL: NVIDIA/nccl #849's title, wait_all_ranks' list: the lowest rank is the root, all four are suspects."""
+    line = "RuntimeError: [Rank 0]: Ranks 4, 5, 6, 7 failed to pass monitoredBarrier in 2000000 ms"
+    ev = list(read_lines([line], "rank0.log", Clock()))
+    assert [(e.rank, e.details["lagging"]) for e in ev if e.kind == "barrier_timeout"] == [(0, "4, 5, 6, 7")]
+    (incident,) = attribute(ev)
+    assert (incident.category, incident.rule, incident.root.rank) == ("undetermined", "lagging_rank", 4)
+    assert incident.reason.startswith("4 ranks (4,5,6,7) failed to pass the monitored barrier")
+
+
 def test_open_mpis_exit_summary_names_the_first_process_to_exit():
     """REAL: ChenRocks/UNITER #31 (horovodrun over Open MPI: the summary Open MPI prints after the job, one field a
     line, a blank line inside); NVIDIA/nccl-tests #294's "[[12167,1],10]" names rank 10."""
