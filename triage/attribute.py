@@ -442,9 +442,12 @@ def _first_failure(job: Job) -> Verdict | None:
         return None
     first = candidates[0]
     t0 = _ts(first)
-    # of failures within SKEW of the first (clocks disagree that much), an explained one before a bare exit
+    # of failures within SKEW of the first (clocks disagree that much), an explained one before a bare exit; of exits
+    # of the same second, the one torchrun's summary names "Root Cause (first observed failure)": the agent picks it
+    # by the error files' full-precision times, which its table prints to the second only (a "Failures:" row it
+    # lists first may have failed later in that second: vllm-project/speculators #1115)
     tied = [e for e in candidates if _ts(e) <= t0 + SKEW]
-    first = min(tied, key=lambda e: (e.kind == "rank_exit", _ts(e)))
+    first = min(tied, key=lambda e: (e.kind == "rank_exit", _ts(e), not e.details.get("root_cause")))
     if first.kind in DEATH_KINDS:
         death = first
         explained = _explanation(job, first)
@@ -465,7 +468,8 @@ def _first_failure(job: Job) -> Verdict | None:
                            f"{said}: the node's memory killed it, not {MEMORY_NOT[death.signal]}", suspects=(death,))
     if first.kind in DEATH_KINDS:
         category = SIGNAL_CATEGORY.get(first.signal, "undetermined") if first.signal else "undetermined"
-        how = f"signal {first.signal}" if first.signal else f"exit code {first.exit_code}"
+        how = f"signal {first.signal}" if first.signal else f"exit code {first.exit_code}" \
+            if first.exit_code is not None else "its exit code not shown"
         who = _dead(first) if first.kind == "worker_exit" else _who(first)
         if category == "undetermined":
             senders = SIGNAL_SENDERS.get(first.signal)
@@ -577,6 +581,14 @@ def _fabric_error(job: Job) -> Verdict | None:
 
 
 def _lagging_rank(job: Job) -> Verdict | None:
+    # PyTorch's monitored_barrier: rank 0 names the ranks that never reached it (the others only point at rank 0)
+    barrier = [e for e in job.evidence if e.kind == "barrier_timeout" and e.details.get("lagging")]
+    if barrier:
+        behind = sorted({int(r) for e in barrier for r in e.details["lagging"].split(", ")})
+        return Verdict("undetermined", None, "lagging_rank",
+                       f"{_ranks(behind)} failed to pass the monitored barrier rank 0 waited in "
+                       f"({barrier[0].details.get('timeout_ms')} ms): the lagging rank; nothing logged says why it "
+                       "stalled", suspects=tuple(barrier), rank=behind[0], host=job.rank_host.get(behind[0]))
     # the flight recorder's "preparing to dump debug info" is no timeout, but its rank's watchdog machinery was heard
     # from: it is not a rank that went silent
     reports = [e for e in job.evidence if (e.kind in TIMEOUT_KINDS or e.details.get("fact") == "dump_notice")
@@ -737,6 +749,10 @@ def consequences(job: Job, v: Verdict) -> str:
         parts.append(_timed_out(job, timeouts))
     elif any(e.kind == "nccl_timeout" for e in job.failures):
         parts.append("NCCL watchdog timeouts")
+    told = sorted({e.rank for e in job.failures if e.kind == "barrier_timeout" and e.rank is not None
+                   and not e.details.get("lagging")})
+    if told:  # monitored_barrier's other ranks: rank 0 did not let them pass
+        parts.append(f"{_ranks(told)} reached the monitored barrier and were failed with rank 0")
     if v.rule == "lagging_rank" and v.rank is not None:
         parts.append(f"rank {v.rank} never reached it")
     remote = [e for e in job.failures if e.kind in PEER_KINDS]

@@ -52,6 +52,8 @@ JOB_TABLE: tuple[JobKind, ...] = (
             "report of it: explained as a rank's death by that signal is"),
     JobKind("rank_seen", "a rank wrote to the logs read (one per rank and file): a rank that reported no timeout is "
             "seen", context=True),
+    JobKind("barrier_timeout", "PyTorch's monitored_barrier timed out: rank 0 names the ranks that did not reach it, "
+            "the others were told to read rank 0's log", consequence=True),
 )
 JOB_KINDS = {k.name: k.doc for k in JOB_TABLE}
 
@@ -60,7 +62,7 @@ JOB_KINDS = {k.name: k.doc for k in JOB_TABLE}
 # the rank, host and pid in the line are that process's, whatever prefix the launcher's own line carries
 ABOUT_ANOTHER = frozenset({"rank_exit", "job_ended", "worker_exit"})
 # Kinds a traceback's exception may state (its message the fact's line): read as the fact, the exception's type kept
-EXCEPTION_FACTS = frozenset({"worker_exit"})
+EXCEPTION_FACTS = frozenset({"worker_exit", "barrier_timeout"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,6 +168,18 @@ FACTS: tuple[Fact, ...] = (
     _f("dump_notice", "nccl_dump", ["preparing to dump debug info", "after attempting to dump debug info"],
        r"(?:Rank (?P<rank>\d+)\] +)?(?:ProcessGroupNCCL preparing to dump debug info|Terminating the process after "
        r"attempting to dump debug info)", severity="warning"),
+    # PyTorch's monitored_barrier (ProcessGroupGloo, every release since 1.9): rank 0 names the ranks that did not
+    # reach it in time, "[E ProcessGroupGloo.cpp:138] [Rank 0]: Rank 2 failed to pass monitoredBarrier in 30000 ms"
+    # (QwenAudio/CosyVoice #180), with wait_all_ranks (and 2.x's single rank too) "RuntimeError: [Rank 0]: Ranks 6
+    # failed to pass monitoredBarrier in 180000000000 ms" (hiyouga/LlamaFactory #6000), PyTorch's docs' "RuntimeError:
+    # Rank 1 failed to pass monitoredBarrier in 2000 ms"; every other rank is told to look there: "Rank 3 successfully
+    # reached monitoredBarrier, but received errors while waiting for send/recv from rank 0. Please check rank 0 logs
+    # for faulty rank." (CosyVoice #180, sgl-project/sglang #5602): a consequence, naming no culprit of its own
+    _f("barrier_lagging", "barrier_timeout", ["failed to pass monitoredBarrier"],
+       r"Ranks? (?P<lagging>\d+(?:, \d+)*) failed to pass monitoredBarrier in (?P<timeout_ms>\d+) ms"),
+    _f("barrier_told", "barrier_timeout", ["successfully reached monitoredBarrier"],
+       r"Rank (?P<rank>\d+) successfully reached monitoredBarrier, but received errors while waiting for send/recv "
+       r"from rank (?P<from_rank>\d+)"),
     # Slurm ends a step or job: "slurmstepd: error: *** STEP 1234.0 ON node-3 CANCELLED AT 2023-01-01T00:00:00
     # DUE TO TIME LIMIT ***", "*** JOB 99 ON gpu-1 CANCELLED AT ... DUE TO NODE FAILURE, SEE SLURMCTLD LOG ***"
     _f("slurm_cancelled", "job_ended", ["CANCELLED AT"],

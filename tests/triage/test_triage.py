@@ -312,6 +312,53 @@ Root Cause (first observed failure):
     assert e.details["root_cause"] is True and e.time == datetime(2025, 5, 21, 15, 43, 3, tzinfo=timezone.utc)
 
 
+def test_elastic_summarys_root_cause_wins_a_tie_to_the_second():
+    """REAL: vllm-project/speculators #1115 (PyTorch 2.10): the "Failures:" list opens with rank 3 (exit 1) of the same
+    second as the "Root Cause (first observed failure)", rank 1: torchrun chose rank 1 by its full-precision times and
+    printed them to the second; the summary's root cause is the first death, whatever the file order."""
+    path = Path(__file__).resolve().parents[1] / "fixtures" / "incidents" / "speculators-1115-root-cause" / "logs"
+    lines = (path / "torchrun.log").read_text().splitlines()
+    (incident,) = attribute(read_lines(lines, "torchrun.log", Clock()))
+    assert (incident.category, incident.rule, incident.root.rank) == ("undetermined", "first_rank_death", 1)
+    assert "its exit code not shown" in incident.reason  # the root cause's block was cut before its exitcode line
+
+
+INCIDENT_LOGS = Path(__file__).resolve().parents[1] / "fixtures" / "incidents"
+
+
+@pytest.mark.parametrize("incident,rank,told", [
+    # REAL: QwenAudio/CosyVoice #180: "[Rank 0]: Rank 2 failed to pass monitoredBarrier in 30000 ms", ranks 1 and 3
+    # "successfully reached monitoredBarrier, but received errors while waiting for send/recv from rank 0"
+    ("cosyvoice-180-barrier", 2, "2 ranks (1,3) reached the monitored barrier"),
+    # REAL: hiyouga/LlamaFactory #6000: PyTorch 2.x's "RuntimeError: [Rank 0]: Ranks 6 failed to pass monitoredBarrier
+    # in 180000000000 ms", the exception of rank 0's traceback
+    ("llamafactory-6000-barrier", 6, None),
+    # REAL: sgl-project/sglang #5602: only the ranks rank 0 failed (its own log not shown): no culprit named
+    ("sglang-5602-barrier", None, "2 ranks (3,6) reached the monitored barrier"),
+])
+def test_monitored_barrier_names_the_rank_that_never_reached_it(incident, rank, told):
+    """PyTorch's monitored_barrier: rank 0's "Rank(s) N failed to pass monitoredBarrier" names the lagging rank; the
+    other ranks' "Please check rank 0 logs for faulty rank" is a consequence (before: "No failure found")."""
+    ev = [e for f in sorted((INCIDENT_LOGS / incident / "logs").iterdir())
+          for e in read_lines(f.read_text().splitlines(), f.name, Clock())]
+    assert any(e.kind == "barrier_timeout" for e in ev)
+    incident_ = attribute(ev)[0]
+    assert incident_.category == "undetermined" and incident_.root.rank == rank
+    assert incident_.rule == ("lagging_rank" if rank is not None else "undetermined")
+    if told:
+        assert told in incident_.consequences
+
+
+def test_monitored_barrier_with_wait_all_ranks_names_every_lagging_rank():
+    """REAL: NVIDIA/nccl #849's title, wait_all_ranks' list: the lowest rank is the root, all four are suspects."""
+    line = "RuntimeError: [Rank 0]: Ranks 4, 5, 6, 7 failed to pass monitoredBarrier in 2000000 ms"
+    ev = list(read_lines([line], "rank0.log", Clock()))
+    assert [(e.rank, e.details["lagging"]) for e in ev if e.kind == "barrier_timeout"] == [(0, "4, 5, 6, 7")]
+    (incident,) = attribute(ev)
+    assert (incident.category, incident.rule, incident.root.rank) == ("undetermined", "lagging_rank", 4)
+    assert incident.reason.startswith("4 ranks (4,5,6,7) failed to pass the monitored barrier")
+
+
 def test_open_mpis_exit_summary_names_the_first_process_to_exit():
     """REAL: ChenRocks/UNITER #31 (horovodrun over Open MPI: the summary Open MPI prints after the job, one field a
     line, a blank line inside); NVIDIA/nccl-tests #294's "[[12167,1],10]" names rank 10."""
