@@ -47,9 +47,18 @@ RULES: tuple[Rule, ...] = (
     Rule("megatron", "iteration", re.compile(r"\biteration\s+(?P<step>\d+)\s*/\s*\d+\s*\|.*?elapsed time per "
                                              r"iteration \(ms\):\s*(?P<time>" + _NUM[1:-1] + ")"), 1e-3),
     Rule("megatron", "iteration", re.compile(r"\biteration\s+(?P<step>\d+)\s*/\s*\d+\s*\|")),
+    # nanotron: `iteration: 327281 / 378950 | consumed_tokens: 85.8G | elapsed_time_per_iteration_ms: 11.5K | ...` (its
+    # figures in human form: a K / M / G suffix multiplies)
+    Rule("nanotron", "iteration: ", re.compile(r"\biteration: (?P<step>\d+) / \d+ \|(?:.*?\belapsed_time_per_iteration_ms: "
+                                               r"(?P<time>" + _NUM[1:-1] + r")(?P<mult>[KMG])?\b)?"), 1e-3),
     # nanoGPT: `iter 2920: loss 3.9883, time 1099.34ms, mfu 15.34%`
     Rule("nanogpt", "iter ", re.compile(r"\biter (?P<step>\d+): loss [^,]*, time (?P<time>" + _NUM[1:-1] + ")ms"),
          1e-3),
+    # LitGPT: `Epoch 34 | iter 3050700 step 610140 | loss train: 2.846, val: 2.861 | iter time: 112.20 ms (step) ...`,
+    # its first era `iter 77 step 39: loss 10.8259, iter time: 214.40ms (optimizer.step)`: the iteration (a micro-batch,
+    # what `iter time` times) is the step read; the optimizer step repeats over gradient accumulation
+    Rule("litgpt", "iter time", re.compile(r"\biter (?P<step>\d+) step \d+\b.*?\biter time: (?P<time>" + _NUM[1:-1]
+                                           + r") ?ms"), 1e-3),
     # MaxText (JAX): `completed step: 15107, seconds: 2.167, TFLOP/s: 36.722, loss: 2.191`
     Rule("maxtext", "completed step:", re.compile(r"\bcompleted step: (?P<step>\d+), seconds: (?P<time>"
                                                   + _NUM[1:-1] + ")")),
@@ -67,6 +76,26 @@ RULES: tuple[Rule, ...] = (
     # (its meters name a loss: `loss: 0.8662 (0.8558)`, `closs: ...`; the keyword list needs nothing more)
     Rule("metriclogger", "loss", re.compile(r"\bEpoch: \[\d+\]\s+\[\s*(?P<step>\d+)/\s*\d+\]\s.*?\btime: (?P<time>"
                                                  + _NUM[1:-1] + ")")),
+    # MMEngine (mmdet 3, mmseg 1, mmpretrain, YOLO-World): `Epoch(train)  [83][ 350/2693]  base_lr: ...  time: 0.5674
+    # data_time: ...`, its iteration-based runner `Iter(train) [  50/80000]  lr: ...`; MMCV 1.x (mmdet 2, mmseg 0.x):
+    # `Epoch [1][2400/7517]\tlr: 0.00125, eta: 4:33:09, time: 0.595, data_time: ...`, `Iter [50/80000]\tlr: ...`.  The
+    # count within the epoch is the step (as the MetricLogger's); `Epoch(val) [10][4000/4809]  eta: ...` is evaluation
+    # (a training line names its loss; a validation line none, hence its own keyword).  Its fields after the count
+    # (`lr:`, `base_lr:`, `eta:`) keep a script's own `Epoch [1/5], Step [100/600]` (an epoch, not a step) out
+    Rule("mmengine", "loss", _MM := re.compile(r"\b(?:Epoch|Iter)(?:\((?P<phase>[a-z]+)\))?\s*(?:\[\s*\d+\])?\[\s*"
+                                                 r"(?P<step>\d+)/\s*\d+\]\s+(?:base_lr|lr|eta): (?:.*?\btime: (?P<time>"
+                                                 + _NUM[1:-1] + "))?")),
+    Rule("mmengine", "(val)", _MM),
+    # detectron2: `[04/05 01:30:24 d2.utils.events]:  eta: 0:03:35  iter: 19  total_loss: 1.36  ...  time: 0.3636
+    # data_time: ...` (no `time` over its first iterations); PaddleSeg: `[TRAIN] epoch: 1, iter: 20/500, loss: 2.0859,
+    # lr: 0.009657, batch_cost: 0.5344, reader_cost: ...`
+    Rule("detectron2", "iter:", re.compile(r"\biter: (?P<step>\d+)\s+total_loss: (?:.*?\btime: (?P<time>"
+                                           + _NUM[1:-1] + "))?")),
+    Rule("paddle", "iter:", re.compile(r"\biter: (?P<step>\d+)/\d+, loss: (?:.*?\bbatch_cost: (?P<time>" + _NUM[1:-1] + "))?")),
+    # PaddleNLP's Trainer: `[    INFO] - loss: 2.00048828, learning_rate: 2.1e-06, global_step: 20, interval_runtime:
+    # 26.3106, interval_samples_per_second: ..., interval_steps_per_second: 0.760149170183967, epoch: 0.0014`
+    Rule("paddle", "global_step: ", re.compile(r"\bglobal_step: (?P<step>\d+),(?:.*?\binterval_steps_per_second: (?P<rate>"
+                                               + _NUM[1:-1] + "))?")),
     # DeepSpeed engine: `[Rank 0] step=40, skipped=2, lr=[5e-05], ...`; Megatron-DeepSpeed `steps: 10 loss: ...`
     Rule("deepspeed", "step=", re.compile(r"\] step=(?P<step>\d+), skipped=\d+")),
     Rule("deepspeed", "steps: ", re.compile(r"\bsteps: (?P<step>\d+) loss: ")),
@@ -76,13 +105,16 @@ RULES: tuple[Rule, ...] = (
     # unnamed number of steps (Progress.step None: a heartbeat, never compared with another rank's step)
     Rule("huggingface", "loss", re.compile(r"""\{['"]loss['"]: [^{}]*?['"]epoch['"]: [0-9.e-]+"""
                                            r"""(?:, ['"](?:step|global_step/max_steps)['"]: ['"]?(?P<step>\d+))?""")),
-    # tqdm bars (Hugging Face Trainer / accelerate, PyTorch Lightning, NeMo 1.x):
-    # `Epoch 0:  22%|██▏       | 4/18 [00:17<01:02,  4.47s/it, loss=...]`, `| 1651/1702 [13:00<00:24,  2.11it/s`
-    Rule("tqdm", "/it", re.compile(r"\b(?P<step>\d+)/\d+ \[[0-9:]+<[0-9:?]+,\s+(?P<time>" + _NUM[1:-1] + ")s/it")),
-    Rule("tqdm", "it/s", re.compile(r"\b(?P<step>\d+)/\d+ \[[0-9:]+<[0-9:?]+,\s+(?P<rate>" + _NUM[1:-1] + ")it/s")),
+    # tqdm bars (Hugging Face Trainer / accelerate, PyTorch Lightning, NeMo 1.x, Ultralytics):
+    # `Epoch 0:  22%|██▏       | 4/18 [00:17<01:02,  4.47s/it, loss=...]`, `| 1651/1702 [13:00<00:24,  2.11it/s`.
+    # A finished bar (`99/99`) is progress without a step: a bar counting within the epoch ends every epoch on the
+    # same count (Ultralytics' `151/200 ... 640: 100%|...| 99/99 [01:52<00:00,  1.14s/it]`, then `152/200 ... 99/99`),
+    # which read as a step would be no advance
+    Rule("tqdm", "/it", re.compile(r"\b(?P<step>\d+)/(?P<of>\d+) \[[0-9:]+<[0-9:?]+,\s+(?P<time>" + _NUM[1:-1] + ")s/it")),
+    Rule("tqdm", "it/s", re.compile(r"\b(?P<step>\d+)/(?P<of>\d+) \[[0-9:]+<[0-9:?]+,\s+(?P<rate>" + _NUM[1:-1] + ")it/s")),
     # a tqdm bar counting steps (`unit="step"`, F5-TTS): `Epoch 2/30:   0%|   | 6/8563 [00:10<4:06:13,  1.73s/step, ...`
-    Rule("tqdm", "s/step", re.compile(r"\b(?P<step>\d+)/\d+ \[[0-9:]+<[0-9:?]+,\s+(?P<time>" + _NUM[1:-1] + ")s/step")),
-    Rule("tqdm", "step/s", re.compile(r"\b(?P<step>\d+)/\d+ \[[0-9:]+<[0-9:?]+,\s+(?P<rate>" + _NUM[1:-1] + ")step/s")),
+    Rule("tqdm", "s/step", re.compile(r"\b(?P<step>\d+)/(?P<of>\d+) \[[0-9:]+<[0-9:?]+,\s+(?P<time>" + _NUM[1:-1] + ")s/step")),
+    Rule("tqdm", "step/s", re.compile(r"\b(?P<step>\d+)/(?P<of>\d+) \[[0-9:]+<[0-9:?]+,\s+(?P<rate>" + _NUM[1:-1] + ")step/s")),
     # BasicSR (and its descendants: Real-ESRGAN, StableSR's trainer): `2022-12-02 00:48:03,899 INFO: [train..][epoch:  0,
     # iter:   3,200, lr:(5.000e-04,)] [eta: 7 days, 4:32:25, time (data): 0.617 (0.008)] l_pix: ...` (its iteration with
     # thousands separators; `time` is the time per iteration)
@@ -97,7 +129,14 @@ RULES: tuple[Rule, ...] = (
 )
 # a progress line (a tqdm bar's description, torchtitan's `validate step:`) that says it is not training:
 # evaluation, which is a pause, not training progress
-_EVAL_BAR = re.compile(r"(?i)(validat|evaluat|testing|predicting|sanity checking)")
+# (and a detector's validation bar, its columns naming mAP: Ultralytics' `Class  Images  Instances  Box(P  R  mAP50
+# mAP50-95): 100%|...| 32/32 [00:16<00:00,  1.93it/s]`)
+_EVAL_BAR = re.compile(r"(?i:validat|evaluat|testing|predicting|sanity checking)|\bmAP")
+# a tqdm bar that loads or prepares, not trains (`Loading checkpoint shards:`, vLLM's `Loading safetensors checkpoint
+# shards:  20% Completed | 32/158 [...]`, Ultralytics' `val: Scanning ... 1418/1418 [...]`, `Downloading`, `Map`):
+# its count and rate are no training step (a pod seen "progressing" while it loads would be suspected in the setup after)
+_SETUP_BAR = re.compile(r"(?i:loading|downloading|fetching|scanning|tokeniz|capturing)|\bMap\b|checkpoint shards")
+_MULT = {"K": 1e3, "M": 1e6, "G": 1e9}
 # announced pauses: a checkpoint save or an evaluation said in the log
 PAUSES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("checkpoint", re.compile(r"(?i)\bsav(e|ing)( the)?( model)? checkpoint|\bcheckpoint(ing)? (save|to)\b|"
@@ -109,7 +148,8 @@ PAUSES: tuple[tuple[str, re.Pattern[str]], ...] = (
     # literal costs a tenth of another case-blind alternative in the row above on every keyword line
     ("evaluation", re.compile(r"\| valid on '")),
 )
-KEYWORDS = ("iteration", "iter ", "iter:", "step", "loss", "/it", "it/s", "heckpoint", "aving", "valuat", "alidat")
+KEYWORDS = ("iteration", "iter ", "iter:", "step", "loss", "/it", "it/s", "heckpoint", "aving", "valuat", "alidat",
+            "(val)")  # MMEngine's validation, `Epoch(val) [10][4000/4809]  eta: ...`, names no loss
 # one search over raw bytes finds the lines worth a look (the pod-log source scans whole reads with it)
 PREFILTER = re.compile("|".join(re.escape(k) for k in KEYWORDS).encode())
 _PREFILTER_STR = re.compile("|".join(re.escape(k) for k in KEYWORDS))
@@ -135,13 +175,19 @@ def _one(line: str) -> Progress | None:
         m = rule.pattern.search(line)
         if m is None:
             continue
-        if m.start() and _EVAL_BAR.search(line, 0, m.start()):
-            return Progress(None, trainer=rule.trainer, pause="evaluation")
         groups = m.groupdict()
+        if m.start() and rule.trainer == "tqdm" and _SETUP_BAR.search(line, 0, m.start()):
+            return None
+        if (m.start() and _EVAL_BAR.search(line, 0, m.start())) or groups.get("phase") not in (None, "train"):
+            return Progress(None, trainer=rule.trainer, pause="evaluation")
         step = int(groups["step"].replace(",", "")) if groups.get("step") else None
+        if groups.get("of") and step == int(groups["of"]):
+            step = None  # a finished bar: its count restarts with the next epoch's, so each epoch's end repeats it
         seconds = None
         if groups.get("time"):
             seconds = float(groups["time"]) * (UNITS[groups["unit"]] if groups.get("unit") else rule.scale)
+            if groups.get("mult"):
+                seconds *= _MULT[groups["mult"]]
         elif groups.get("elapsed") and groups.get("total"):
             seconds = float(groups["elapsed"]) / max(int(groups["total"]), 1)
         elif groups.get("rate"):

@@ -55,6 +55,21 @@ PODS = Path(__file__).parents[1] / "fixtures" / "pods" / "var" / "log" / "pods"
     ("metaseq_507_json.log", "fairseq", [1, 2], None),  # --log-format json: "num_updates": "1"
     ("keras_10506.log", "keras", [None] * 10, 0.454),  # `454ms/step`
     ("keras_8680.log", "keras", [None] * 5, 484 / 1562),  # only the epoch's time: `1562/1562 [...] - 484s`
+    # trainers no row read before (each line None): MMEngine, MMCV 1.x, detectron2, nanotron, LitGPT, PaddleNLP, PaddleSeg
+    ("mmengine_155.log", "mmengine", list(range(10, 90, 10)), 0.010),
+    ("mmengine_yoloworld_165.log", "mmengine", [350, 400, 450, 500], 0.5674),
+    ("mmdet_2672.log", "mmengine", [2400, 2450, 2500, 2550, 2600], 0.595),  # MMCV 1.x: `Epoch [1][2400/7517]\tlr:`
+    ("detectron2_d2go_524.log", "detectron2", [19, 39, 59, 79, 99], 0.3636),
+    ("detectron2_querydet_17.log", "detectron2", list(range(119, 220, 20)), 0.8153),
+    ("nanotron_390.log", "nanotron", [327281, 327282, 327283, 327284], 11.5),  # `elapsed_time_per_iteration_ms: 11.5K`
+    ("nanotron_23.log", "nanotron", [991, 992, 993], 0.045),
+    ("litgpt_1607.log", "litgpt", list(range(3050700, 3051001, 50)), 0.11220),  # the iteration, not the optimizer step
+    ("litgpt_1224.log", "litgpt", list(range(46, 63)), 0.04573),
+    ("litgpt_689.log", "litgpt", list(range(76, 99)), 0.19787),
+    ("paddlenlp_paddle_56363.log", "paddle", [20, 40, 60, 80, 100], 1 / 0.760149170183967),
+    ("paddleseg_928.log", "paddle", list(range(20, 141, 20)), 0.5344),
+    # Ultralytics: each epoch's bar ends on `99/99`: progress without a step (read as 99 it was no advance)
+    ("ultralytics_2023.log", "tqdm", [None] * 3, 1.14),
 ])
 def test_each_trainers_real_lines_give_their_steps_and_step_time(name, trainer, steps, seconds):
     found = [p for p in map(recognise, lines(name)) if p is not None and not p.pause]
@@ -79,6 +94,24 @@ def test_every_rule_is_reachable_past_the_keyword_prefilter():
     for rule in RULES:
         assert any(k in rule.keyword for k in KEYWORDS), rule
         assert PREFILTER.search(rule.keyword.encode()) is not None, rule
+
+
+def test_evaluation_and_setup_bars_are_no_training_progress():
+    """REAL (sources.md): MMEngine's validation (`Epoch(val) [10][4000/4809]  eta: ...`, no loss: read as nothing before,
+    so a 40-minute validation was silence) and Ultralytics' validation bar (`Class  Images ... mAP50-95): 100%|...|
+    32/32 [...]`, read as training step 32 before) are evaluation; detectron2's inference lines stay evaluation.  Bars
+    that load or prepare were read as training steps before (`Loading checkpoint shards: ... 1/81 [...]`, vLLM's
+    `Loading safetensors checkpoint shards:  20% Completed | 32/158 [...]`, Ultralytics' `val: Scanning ... 1418/1418
+    [...]`): a pod "progressing" while it loads, then quiet while it sets up, read as hung; now they are nothing."""
+    said = [recognise(x) for x in lines("mmengine_yoloworld_396_val.log")]
+    assert [(p.pause, p.trainer) for p in said] == [("evaluation", "mmengine")] * 10
+    val = [recognise(x) for x in lines("ultralytics_2023.log") if "mAP50" in x and "%|" in x]
+    assert [p.pause for p in val] == ["evaluation"] * 3
+    assert [recognise(x).pause for x in lines("detectron2_3886_eval.log")] == ["evaluation"] * 4
+    for name in ("hf_shards_huatuo_89.log", "vllm_shards_sglang_3434.log", "ultralytics_6803_scanning.log"):
+        assert [recognise(x) for x in lines(name)] == [None] * len(lines(name)), name
+    # (synthetic, a script's own shape): an epoch counter is no step
+    assert recognise("Epoch [1/5], Step [100/600], Loss: 0.2245") is None
 
 
 def test_json_and_dict_progress_lines():
