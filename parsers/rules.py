@@ -1143,6 +1143,14 @@ RULES: tuple[Rule, ...] = (
     _r("cudacheck_failed", "cuda_error", ["Failed: Cuda error ", "Failed: /"],
        r"Failed: (?:Cuda error \S+|/\S+\.cuh?):\d+ '(?P<cuda_error>[^'\n]+)'",
        refine="cuda", event=CUDA_EXC_OPEN),
+    # 2.27+'s communicator init with no NET plugin it could initialize for the comm, internal IB and Socket included
+    # (src/plugin/net.cc ncclNetInit: WARN "Failed to initialize any NET plugin", then returns ncclInvalidUsage, which
+    # fails ncclCommInitRank): "[2026-05-05 06:16:47] node-01:189884:189884 [3] plugin/net.cc:334 NCCL WARN Failed to
+    # initialize any NET plugin" (NCCL's user guide, troubleshooting/logging.rst). The job's communicator failed, not a
+    # warning NCCL goes on after (was: the NCCL WARN row's warning): an error, NCCL's code's attribution
+    # (NCCL_CODES["ncclInvalidUsage"]: the job's configuration, an NCCL_NET naming a transport the node lacks).
+    _r("nccl_no_net_plugin", "nccl_error", ["Failed to initialize any NET plugin"],
+       r"NCCL WARN Failed to initialize any NET plugin", attribution="application"),
     # NCCL WARNs NCCL itself later demoted to INFO as harmless (NCCL_HARMLESS_WARNS): no finding.
     _r("nccl_warn_harmless", None, list(NCCL_HARMLESS_WARNS),
        r"NCCL WARN .*?(?:" + "|".join(re.escape(w) for w in NCCL_HARMLESS_WARNS) + ")"),

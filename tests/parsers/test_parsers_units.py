@@ -274,10 +274,12 @@ def test_sxid_catalog_and_line_fatality():
     ("mlx5_core 0000:d2:00.0: mlx5_cmd_out_err:838:(pid 268269): ACCESS_REG(0x805) op_mod(0x1) failed", "nic_error",
      {"severity": "error"}),
     # aws-ofi-nccl's start with no provider (no EFA) is silent (test_workload_look_alikes_stay_silent); another
-    # failure of it, and NCCL's own "no NET plugin at all", stay its warnings
+    # failure of it stays its warning; NCCL's own "no NET plugin at all" fails the communicator's init (2.27+
+    # src/plugin/net.cc returns ncclInvalidUsage: the job's configuration), an error (jobs-2026d.yaml, NCCL's guide)
     ("h:1:2 [0] nccl_net_ofi_rdma_init:7737 NCCL WARN NET/OFI OFI fi_getinfo() call failed: Invalid argument",
      "nccl_error", {"severity": "warning"}),
-    ("h:1:2 [0] plugin/net.cc:306 NCCL WARN Failed to initialize any NET plugin", "nccl_error", {"severity": "warning"}),
+    ("h:1:2 [0] plugin/net.cc:306 NCCL WARN Failed to initialize any NET plugin", "nccl_error",
+     {"severity": "error", "attribution": "application"}),
     ("Out of memory: Killed process 4410 (python) total-vm:12000kB", "oom_kill", {"pid": 4410, "process": "python"}),
     ("[Rank 22] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=22631, OpType=ALLREDUCE, NumelIn=1,"
      " NumelOut=1, Timeout(ms)=600000) ran for 600012 milliseconds before timing out.", "nccl_timeout",
