@@ -75,15 +75,51 @@ XID154_RECOVERY: dict[str, tuple[str, str]] = {
     "drain and reset": ("fatal", "RESET_GPU"),
     "gpu reset required": ("fatal", "RESET_GPU"),
     "node reboot required": ("fatal", "RESTART_BM"),
+    # 595.45+: the node's fabric memory allocation is disabled (gpu.c _gpuRefreshRecoveryActionInLock: chosen when
+    # fabricIsMemAllocDisabled, no reset or drain pending): the IMEX domain wants recovering, not the GPU. A warning,
+    # as Drain P2P: the GPU stays schedulable (NVIDIA's DRA driver treats it as non-fatal for GPU scheduling,
+    # kubernetes-sigs/dra-driver-nvidia-gpu #1441), multi-node memory sharing fails until the domain is recovered.
+    "recover imex domain": ("warning", "RECOVER_IMEX_DOMAIN"),
 }
 # The action's code, for names the table does not know: the driver has renamed them across releases (0x1 "GPU Reset
 # Required" on 575/580, "PF FLR" on 595+: open-gpu-kernel-modules #1125; 0x2 "Node Reboot Required", later "OS
 # Reboot"), while the codes are NVML's nvmlDeviceGpuRecoveryAction_t (NONE 0, GPU_RESET 1, NODE_REBOOT 2, DRAIN_P2P 3,
-# DRAIN_AND_RESET 4), stable. A code past these (new actions) keeps the catalog's row.
+# DRAIN_AND_RESET 4), stable; 595.45 adds RECOVER_IMEX_DOMAIN 5, printed "Recover IMEX Domain" (open-gpu-kernel-modules
+# 595.45.04: ctrl2080gpu.h NV2080_CTRL_GPU_RECOVERY_ACTION, gpu.c _gpuRecoveryActionName). A code past these (new
+# actions) keeps the catalog's row.
 XID154_RECOVERY_CODE: dict[int, str] = {
     0x0: "none", 0x1: "gpu reset required", 0x2: "node reboot required", 0x3: "drain p2p", 0x4: "drain and reset",
+    0x5: "recover imex domain",
 }
 assert set(XID154_RECOVERY_CODE.values()) <= set(XID154_RECOVERY)  # a code reads as a name the table has
+
+
+# Xids the driver defines past NVIDIA's catalog (its last row is 172, parsers/data/SOURCE.md): names from nverror.h of
+# NVIDIA/open-gpu-kernel-modules (173 from 575 on; 174-176 in 575.64 and 595.x: ROBUST_CHANNEL_LAST_ERROR 176).
+# code -> (mnemonic, description, action, severity, attribution); each row's facts and sources in its comment.
+DRIVER_XIDS: dict[int, tuple[str, str, str, str, str]] = {
+    # No NVIDIA text gives an action. A fatal failure of the C2C link to the Grace CPU (Xid 121 is its corrected
+    # errors); gpud's table (leptonai/gpud components/accelerator/nvidia/xid/xid.go, Xid 173) suggests a reboot, as
+    # its note on Xid 121 does to retrain the C2C link: RESTART_BM, the link's hardware.
+    173: ("C2C_FATAL_LINK_FAILURE", "C2C fatal link failure (GPU to Grace CPU link)", "RESTART_BM", "fatal",
+          "hardware"),
+    # ROBUST_CHANNEL_RESETCHANNEL_KILL_PROCESS_SILENT: no NVIDIA text; the robust-channel reset that kills the
+    # channel's process (the family of Xid 43 ROBUST_CHANNEL_RESETCHANNEL_VERIF_ERROR, the application's), "silent"
+    # in its name. Read as Xid 43 is: the application's, restart it.
+    174: ("ROBUST_CHANNEL_RESETCHANNEL_KILL_PROCESS_SILENT", "Channel reset killed its process (silent)",
+          "RESTART_APP", "error", "application"),
+    # 595 (kernel_gsp.c _kgspClassifyGspTimeout): a GSP RPC timeout whose memory-subsystem probe (TLB invalidate,
+    # sysmembar) failed with NV_ERR_MEMORY_ERROR is logged as Xid 175 instead of 119, with 119's text ("Timeout after
+    # Ns of waiting for RPC response from GPUn GSP! ..."); _kgspIsTimeoutFatal makes every non-119 timeout fatal and
+    # _kgspHandleFatalTimeout marks the GPU for reset. Newer drivers log it on its own too ("GPU memory subsystem
+    # timeout (type %u) detected", mem_sys_events.c). The memory hardware's: RESET_GPU, fatal.
+    175: ("MEMORY_SUBSYSTEM_ERROR", "GPU memory subsystem error (GSP timeout with the memory hardware stuck)",
+          "RESET_GPU", "fatal", "hardware"),
+    # PCIE_CORRECTABLE_ERROR_FAULT: no NVIDIA text and no use in the open driver's source. Correctable PCIe errors
+    # keep data integrity (PCIe's own definition of correctable): a warning, the link's hardware; the unknown Xid's
+    # CONTACT_SUPPORT as its action (someone looks, nothing is drained).
+    176: ("PCIE_CORRECTABLE_ERROR_FAULT", "PCIe correctable error fault", "CONTACT_SUPPORT", "warning", "hardware"),
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,6 +173,8 @@ def xid_catalog() -> dict[int, XidInfo]:
         severity, attribution = _xid_policy(code, row["immediate_action"], row["investigatory_action"])
         out[code] = XidInfo(code, row["mnemonic"], row["description"], action,
                             row["investigatory_action"], severity, attribution)
+    for code, (mnemonic, description, action, severity, attribution) in DRIVER_XIDS.items():
+        out.setdefault(code, XidInfo(code, mnemonic, description, action, "", severity, attribution))
     return out
 
 

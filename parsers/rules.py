@@ -118,7 +118,7 @@ EVENT_PER_GPU = frozenset({"fallen", "rminit", "gsp", "reset"})
 # A GPU needing reset likewise: "NVRM: GPU0 nvCheckOkFailedNoLog: .. [NV_ERR_RESET_REQUIRED]", "NVRM: Rate limiting GSP
 # RPC error prints for GPU at PCI:0000:0a:00 .. The GPU likely needs to be reset." are one GPU's one event.
 EVENT_PER_GPU_INDEX = frozenset({"gsp", "reset"})
-# The GPU an Xid 119/120 line's text names beside its address (57x+ "from GPU6 GSP!", 535 "from GSP6!").
+# The GPU an Xid 119/120/175 line's text names beside its address (57x+ "from GPU6 GSP!", 535 "from GSP6!").
 GSP_GPU_INDEX = r"RPC (?:response )?from (?:GPU(?P<index>\d{1,4}) GSP\b|GSP(?P<gsp_index>\d{1,4})!)"
 # Per-GPU events whose first lines may name no GPU, the line naming it coming after them: an init attempt's reasons
 # ("NVRM: GPU6 _kgspBootGspRm: unexpected WPR2 already up ..", "RmInitAdapter: Cannot initialize GSP firmware RM")
@@ -147,8 +147,9 @@ EVENT_AMENDS = {"aer": 256, "gsp": 64, "reset": 64, "nccl_exception": 2, "mce": 
 # GPU recovery action changed .." or "Rate limiting GSP RPC error prints for GPU at PCI:0000:0a:00" (open-gpu-kernel-
 # modules #1200, #659); a GPU marked for reset, then its Xid 154 (#446). Lines of these findings are the same failure's
 # consequences (the recovery action it set, the GPU's reset); any other finding's address may be another GPU's.
-EVENT_ADDRESS_FROM = {"gsp": frozenset({("xid", 154), ("xid", 119), ("xid", 120), ("gpu_reset_required", None)}),
-                      "reset": frozenset({("xid", 154), ("xid", 119), ("xid", 120)})}
+EVENT_ADDRESS_FROM = {"gsp": frozenset({("xid", 154), ("xid", 119), ("xid", 120), ("xid", 175),
+                                         ("gpu_reset_required", None)}),
+                      "reset": frozenset({("xid", 154), ("xid", 119), ("xid", 120), ("xid", 175)})}
 # Event -> the Finding fields a line joining the event (a row with a kind, its line absorbed: no finding of its own)
 # gives the event's finding when that finding lacks them: an amendment naming the field (details "amends": "pci" when
 # the address is among them, else the field), counted once with the finding (EVENT_AMENDS). Only these fields, of
@@ -299,8 +300,11 @@ RULES: tuple[Rule, ...] = (
     # Every Xid is a finding of its own (one per line). Xid 119 (GSP RPC timeout) and 120 (GSP error: its crash) also
     # open the GSP's event: the lines the driver prints after them for the same failure ("rpcRecvPoll timedout for fn
     # 76 sequence 4129!", "GSP RM heartbeat timed out" of a crashed GSP) are part of it, not a second finding (the GSP
-    # timeout rows below).
-    _r("xid", "xid", ["Xid"], XID_LINE, refine="xid", event=("gsp", "open"), event_if=("xid", ("119", "120"))),
+    # timeout rows below). So does Xid 175 (595+, MEMORY_SUBSYSTEM_ERROR): the same GSP RPC timeout, logged with 119's
+    # text under 175 when the driver's memory-subsystem probe failed (kernel_gsp.c _kgspClassifyGspTimeout), the same
+    # lines after it: one event, the 175's finding, not a second Xid 119 from its "rpcRecvPoll timedout" line.
+    _r("xid", "xid", ["Xid"], XID_LINE, refine="xid", event=("gsp", "open"),
+       event_if=("xid", ("119", "120", "175"))),
     # The GSP timing out without its Xid 119 line: what Xid 119 (GSP_RPC_TIMEOUT) reports, so its catalog row's
     # severity and action (refine "gsp_timeout": an Xid 119 finding, details `gsp` saying which line). The driver
     # (kernel_gsp.c, 55x+) checks the GSP's heartbeats at an RPC timeout, before its Xid 119, and after each RPC poll:
@@ -340,12 +344,20 @@ RULES: tuple[Rule, ...] = (
     # "NVRM: kflcnCoreDumpDestructive_IMPL: ICD: [ERROR] ICD Halt command failed." (open-gpu-kernel-modules #446, 580),
     # "ICD: [ERROR] Core is not booted.", "ICD: [ERROR] Unable to retrieve any RSTAT register.", "ICD: register read
     # failed for x05": the dump's lines, no cause of their own.
-    _r("gsp_timeout_after", None, ["unresponsive =", "GSP-RM is slow", "kbusSendSysmembarSingle", "MemSubsysError",
-                                   "_kgspCheckIfMemsysError", "_threadNodeCheckTimeout", "GSP boot failed at resume",
-                                   "NVRM_RPC: ", "kflcnCoreDump"],
+    # Of those, the classification's own lines come before the timeout's Xid line (the driver classifies, then logs
+    # the Xid it chose: 119, or 175 when the memory probe failed, 595 kernel_gsp.c _kgspRpcRecvPoll): a "lead" of the
+    # GSP's event, its finding the Xid line after them; with no heartbeat check before them (the heartbeats had not
+    # timed out) they were an unclassified warning beside that Xid. Standing alone (a control call's memory probe,
+    # subdeviceCtrlCmdGpuCheckMemSubsysError_IMPL, an excerpt cut there) they make no finding, as the heartbeat check.
+    _r("gsp_timeout_classify", None, ["unresponsive =", "GSP-RM is slow", "kbusSendSysmembarSingle",
+                                      "MemSubsysError", "_kgspCheckIfMemsysError"],
        r"^(?>.*?NVRM: (?P<device>GPU\d+) \w+: )?.*?(?:=+ GSP(?:-RM| core) (?:unresponsive|is slow) =+|"
        r"kbusSendSysmembarSingle\w*: - timeout error|Memory Subsystem Error detected|"
-       r"checking for memory subsystem error|_threadNodeCheckTimeout: |GSP boot failed at resume|"
+       r"checking for memory subsystem error)",
+       event=("gsp", "lead")),
+    _r("gsp_timeout_after", None, ["_threadNodeCheckTimeout", "GSP boot failed at resume", "NVRM_RPC: ",
+                                   "kflcnCoreDump"],
+       r"^(?>.*?NVRM: (?P<device>GPU\d+) \w+: )?.*?(?:_threadNodeCheckTimeout: |GSP boot failed at resume|"
        r"NVRM_RPC: \w+ failed with error 0x65\b|kflcnCoreDump\w*: ICD: (?:\[ERROR\] |register read failed))",
        event=("gsp|reset", "within")),
     # At probe (a driver load) the driver reports a GPU that is already gone once: "NVRM: The NVIDIA GPU 0000:5d:00.0
@@ -1131,6 +1143,14 @@ RULES: tuple[Rule, ...] = (
     _r("cudacheck_failed", "cuda_error", ["Failed: Cuda error ", "Failed: /"],
        r"Failed: (?:Cuda error \S+|/\S+\.cuh?):\d+ '(?P<cuda_error>[^'\n]+)'",
        refine="cuda", event=CUDA_EXC_OPEN),
+    # 2.27+'s communicator init with no NET plugin it could initialize for the comm, internal IB and Socket included
+    # (src/plugin/net.cc ncclNetInit: WARN "Failed to initialize any NET plugin", then returns ncclInvalidUsage, which
+    # fails ncclCommInitRank): "[2026-05-05 06:16:47] node-01:189884:189884 [3] plugin/net.cc:334 NCCL WARN Failed to
+    # initialize any NET plugin" (NCCL's user guide, troubleshooting/logging.rst). The job's communicator failed, not a
+    # warning NCCL goes on after (was: the NCCL WARN row's warning): an error, NCCL's code's attribution
+    # (NCCL_CODES["ncclInvalidUsage"]: the job's configuration, an NCCL_NET naming a transport the node lacks).
+    _r("nccl_no_net_plugin", "nccl_error", ["Failed to initialize any NET plugin"],
+       r"NCCL WARN Failed to initialize any NET plugin", attribution="application"),
     # NCCL WARNs NCCL itself later demoted to INFO as harmless (NCCL_HARMLESS_WARNS): no finding.
     _r("nccl_warn_harmless", None, list(NCCL_HARMLESS_WARNS),
        r"NCCL WARN .*?(?:" + "|".join(re.escape(w) for w in NCCL_HARMLESS_WARNS) + ")"),

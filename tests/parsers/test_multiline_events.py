@@ -313,6 +313,28 @@ def test_the_lines_after_an_xid_119_are_part_of_it():
     assert realworld.findings(text.splitlines()[0]) == []
 
 
+def test_an_xid_175_is_its_gsp_timeouts_one_finding():
+    """595's GSP RPC timeout whose memory-subsystem probe failed is logged as Xid 175 (MEMORY_SUBSYSTEM_ERROR) with
+    Xid 119's text (kernel_gsp.c _kgspClassifyGspTimeout, _kgspLogRpcTimeout's NV_ERROR_LOG_COND); the driver's lines
+    after it are the same timeout's: one finding, the 175's, fatal (the driver marks the GPU for reset). The "rpcRecvPoll
+    timedout" line after it was a second, Xid 119 finding. Synthetic Xid line on the driver's format; the lines before
+    it verbatim from open-gpu-kernel-modules #1230 (595.71.05, whose probe returned 0x72, NV_ERR_MEMORY_ERROR)."""
+    text = ("[   84.300480] NVRM: GPU6 kgmmuCheckMemSubsysError_IMPL: Memory Subsystem Error detected. "
+            "kbusSendSysmembarSingle failed.\n"
+            "[   84.300482] NVRM: GPU6 _kgspCheckIfMemsysError: Unexpected error when checking for memory subsystem "
+            "error: 0x72 \n"
+            "[   84.300488] NVRM: GPU6 _kgspLogRpcTimeout: ********************************* GSP Timeout "
+            "**********************************\n"
+            "[   84.300500] NVRM: Xid (PCI:0000:a1:00): 175, pid=1, name=nvidia-smi, Timeout after 45s of waiting for RPC "
+            "response from GPU6 GSP! Expected function 76 (GSP_RM_CONTROL) sequence 4129 (0x0 0x0).\n"
+            "[   84.300600] NVRM: GPU6 _issueRpcAndWait: rpcRecvPoll timedout for fn 76 sequence 4129!\n"
+            "[   84.300700] NVRM: GPU6 _kgspRpcRecvPoll: GSP RM heartbeat timed out\n"
+            "[   84.300800] NVRM: Xid (PCI:0000:a1:00): 154, GPU recovery action changed from 0x0 (None) to 0x1 (GPU "
+            "Reset Required)")
+    got = [(f.kind, f.xid, f.pci, f.severity, f.attribution) for f in realworld.findings(text)]
+    assert got == [("xid", 175, "0000:a1:00", "fatal", "hardware"), ("xid", 154, "0000:a1:00", "fatal", "driver")]
+
+
 _XID119_GPU = ("NVRM: Xid (PCI:{pci}): 119, pid=1, name=python, Timeout after 45s of waiting for RPC response from "
                "GPU{index} GSP! Expected function 76 (GSP_RM_CONTROL) sequence 4129 (0x0 0x0).")
 

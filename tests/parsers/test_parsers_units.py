@@ -164,7 +164,13 @@ def test_join_cri():
 
 def test_xid_catalog_is_complete_and_derived():
     cat = xid_catalog()
-    assert len(cat) == 172
+    assert len(cat) == 176  # NVIDIA's catalog (1-172), then the driver's nverror.h past it (catalog.DRIVER_XIDS)
+    assert [cat[code].mnemonic for code in range(173, 177)] == [
+        "C2C_FATAL_LINK_FAILURE", "ROBUST_CHANNEL_RESETCHANNEL_KILL_PROCESS_SILENT", "MEMORY_SUBSYSTEM_ERROR",
+        "PCIE_CORRECTABLE_ERROR_FAULT"]
+    # 175: the GSP timeout the driver marks the GPU for reset after (kernel_gsp.c), not the unknown Xid's error
+    assert (cat[175].action, cat[175].severity, cat[175].attribution) == ("RESET_GPU", "fatal", "hardware")
+    assert (cat[173].severity, cat[174].attribution, cat[176].severity) == ("fatal", "application", "warning")
     assert (cat[79].action, cat[79].severity, cat[79].attribution) == ("RESTART_BM", "fatal", "hardware")
     for code in (13, 31, 43, 45, 137):
         assert cat[code].attribution == "application"
@@ -201,6 +207,10 @@ def test_sxid_catalog_and_line_fatality():
     ("NVRM: Xid (PCI:0000:01:00): 154, GPU recovery action changed from 0x0 (None) to 0x1 (PF FLR)",
      "xid", {"severity": "fatal", "action": "RESET_GPU",
              "details": {"mnemonic": "GPU_RECOVERY_ACTION_CHANGED", "recovery_action": "PF FLR"}}),
+    # 595.45's sixth action, printed by gpu.c's format ("GPU recovery action changed from 0x%x (%s) to 0x%x (%s)",
+    # _gpuRecoveryActionName): the IMEX domain's recovery, not the GPU's: a warning, as Drain P2P (catalog.py)
+    ("NVRM: Xid (PCI:0000:01:00): 154, GPU recovery action changed from 0x0 (None) to 0x5 (Recover IMEX Domain)",
+     "xid", {"severity": "warning", "action": "RECOVER_IMEX_DOMAIN"}),
     ("NVRM: GPU 0000:5d:00.0: GPU has fallen off the bus.", "fallen_off_bus", {"pci": "0000:5d:00"}),
     ("nvidia-nvswitch3: SXid (PCI:0000:a1:00.0): 20034, Fatal, Link 30 LTSSM Fault Up", "sxid",
      {"sxid": 20034, "severity": "fatal", "attribution": "fabric"}),
@@ -264,10 +274,12 @@ def test_sxid_catalog_and_line_fatality():
     ("mlx5_core 0000:d2:00.0: mlx5_cmd_out_err:838:(pid 268269): ACCESS_REG(0x805) op_mod(0x1) failed", "nic_error",
      {"severity": "error"}),
     # aws-ofi-nccl's start with no provider (no EFA) is silent (test_workload_look_alikes_stay_silent); another
-    # failure of it, and NCCL's own "no NET plugin at all", stay its warnings
+    # failure of it stays its warning; NCCL's own "no NET plugin at all" fails the communicator's init (2.27+
+    # src/plugin/net.cc returns ncclInvalidUsage: the job's configuration), an error (jobs-2026d.yaml, NCCL's guide)
     ("h:1:2 [0] nccl_net_ofi_rdma_init:7737 NCCL WARN NET/OFI OFI fi_getinfo() call failed: Invalid argument",
      "nccl_error", {"severity": "warning"}),
-    ("h:1:2 [0] plugin/net.cc:306 NCCL WARN Failed to initialize any NET plugin", "nccl_error", {"severity": "warning"}),
+    ("h:1:2 [0] plugin/net.cc:306 NCCL WARN Failed to initialize any NET plugin", "nccl_error",
+     {"severity": "error", "attribution": "application"}),
     ("Out of memory: Killed process 4410 (python) total-vm:12000kB", "oom_kill", {"pid": 4410, "process": "python"}),
     ("[Rank 22] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=22631, OpType=ALLREDUCE, NumelIn=1,"
      " NumelOut=1, Timeout(ms)=600000) ran for 600012 milliseconds before timing out.", "nccl_timeout",
@@ -737,14 +749,19 @@ def test_the_xid_lines_stay_xids_and_the_gsp_lines_that_name_no_failure_make_non
               "response from GPU5 GSP! Expected function 76 (GSP_RM_CONTROL) sequence 24174 (0x20801322 0x808).")
     f = parse_line(xid119)
     assert (f.kind, f.xid, f.pci, f.pid) == ("xid", 119, "0001:6c:00", 10200) and "gsp" not in f.details
-    # a heartbeat check, a timeout's memory-subsystem check and an init attempt's reason alone: no finding (the
-    # heartbeat check and the reason open their event; the check is the open GSP event's only)
+    # a heartbeat check, a timeout's memory-subsystem check and an init attempt's reason alone: no finding (each
+    # opens its event, the finding the line after it: the memory check comes before the Xid 119 or 175 the driver
+    # logs for the timeout it classifies, rules "gsp_timeout_classify"; it was the unclassified net's, a second
+    # finding beside that Xid)
     for line in ("NVRM: GPU6 _kgspIsHeartbeatTimedOut: Heartbeat timed out, currentTimeMs 812751949 heartbeat 1899482 "
                  "heartbeatWithOffsetMs 812745879 diff 6070 timeout 5200",
-                 "NVRM: kgspBootstrap_GH100: GSP-FMC reported an error while attempting to boot GSP: 0xb"):
+                 "NVRM: kgspBootstrap_GH100: GSP-FMC reported an error while attempting to boot GSP: 0xb",
+                 "NVRM: GPU6 kgmmuCheckMemSubsysError_IMPL: Memory Subsystem Error detected. kbusSendSysmembarSingle "
+                 "failed."):
         assert parse_line(line) is None, line
-    memsys = "NVRM: GPU6 kgmmuCheckMemSubsysError_IMPL: Memory Subsystem Error detected. kbusSendSysmembarSingle failed."
-    assert parse_line(memsys).kind == "unclassified"
+    # the lines the GSP's event takes after its Xid (the core dump's own failures) stay the net's outside it
+    assert parse_line("NVRM: kflcnCoreDumpDestructive_IMPL: ICD: [ERROR] ICD Halt command failed.").kind == \
+        "unclassified"
     rate = ("NVRM: Rate limiting GSP RPC error prints for GPU at PCI:0000:0a:00 (printing 1 of every 30).  The GPU "
             "likely needs to be reset.")
     f = parse_line(rate)
