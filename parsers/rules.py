@@ -972,6 +972,20 @@ RULES: tuple[Rule, ...] = (
        r"(?:error |status=)(?:(?P<wc_status>IBV_WC_\w+)\()?(?P<error_code>\d+)(?:.*?vendor[ _]err[ =]?(?P<vendor_err>\d+))?"
        r"(?:.*? hca (?P<netdev>[\w.+\-]+))?",
        refine="ib_wc"),
+    # UCX's report of a failed completion on an mlx5 device (uct_ib_mlx5_completion_with_err, src/uct/ib/mlx5/
+    # ib_mlx5_log.c): what NET/IB's "Got completion .. with error" is for NCCL, for the jobs whose transport is UCX (MPI
+    # under UCX, UCC, NIXL under the disaggregated serving of Dynamo, vLLM and SGLang). 1.8+: "[host:pid:0:tid]
+    # ib_mlx5_log.c:177  Transport retry count exceeded on mlx5_0:1/IB (synd 0x15 vend 0x81 hw_synd 0/0)" (openucx/ucx
+    # #9590: UCX 1.15, HDR; #5199; the "[host:..]" prefix left out in #5634), 1.5: "ib_mlx5_log.c:115  FATAL: Error on
+    # mlx5_3:1 QP 0xe6d7 wqe[7821]: Transport retry count exceeded (synd 0x15 vend 0x81) opcode SEND" (#2973); the line
+    # after it names the queue pair and its work request ("DCI QP 0xd16 wqe[6168]: SEND s-e [rqpn ..]"), no event of
+    # its own. The syndrome is the CQE's (MLX5_CQE_SYNDROME_*), named as libibverbs names the status (MLX5_SYNDROME_WC).
+    # Was: nothing.
+    _r("ucx_completion", "ib_completion_error", ["ib_mlx5_log.c:"],
+       r"ib_mlx5_log\.c:\d+ +(?:FATAL: Error on (?P<old_netdev>[\w.+\-]+):(?P<old_port>\d+) QP 0x[0-9a-fA-F]+ "
+       r"wqe\[\d+\]: )?(?P<ucx_error>[A-Z][\w -]*?)(?: on (?P<netdev>[\w.+\-]+):(?P<port>\d+)/(?P<link_layer>\w+))? "
+       r"\(synd 0x(?P<syndrome>[0-9a-fA-F]+) vend 0x(?P<vendor_err>[0-9a-fA-F]+)",
+       refine="mlx5_syndrome"),
     # libfabric / EFA (aws-ofi-nccl): "NCCL WARN NET/OFI Request 0x.. completed with error. RC: 20. Error: unknown
     # error. Completed length: 0, Request: {..}" with libfabric's own "<warn>" line for the same completion
     # ("libfabric:35:1668017255::efa:cq:rxr_cq_write_tx_error():243<warn> rxr_cq_write_tx_error: err: 20,
@@ -1423,6 +1437,25 @@ def _refine_ib_wc(g: dict, out: dict) -> None:
         out["details"]["wc_status"] = name
 
 
+# An mlx5 completion's syndrome (MLX5_CQE_SYNDROME_*, rdma-core's mlx5dv.h) -> the libibverbs status the mlx5 provider
+# turns it into (providers/mlx5/cq.c: mlx5_handle_error_cqe), as IB_WC_STATUS names NET/IB's numbers.
+MLX5_SYNDROME_WC = {0x01: "IBV_WC_LOC_LEN_ERR", 0x02: "IBV_WC_LOC_QP_OP_ERR", 0x04: "IBV_WC_LOC_PROT_ERR",
+                    0x05: "IBV_WC_WR_FLUSH_ERR", 0x06: "IBV_WC_MW_BIND_ERR", 0x10: "IBV_WC_BAD_RESP_ERR",
+                    0x11: "IBV_WC_LOC_ACCESS_ERR", 0x12: "IBV_WC_REM_INV_REQ_ERR", 0x13: "IBV_WC_REM_ACCESS_ERR",
+                    0x14: "IBV_WC_REM_OP_ERR", 0x15: "IBV_WC_RETRY_EXC_ERR", 0x16: "IBV_WC_RNR_RETRY_EXC_ERR",
+                    0x22: "IBV_WC_REM_ABORT_ERR"}
+
+
+def _refine_mlx5_syndrome(g: dict, out: dict) -> None:
+    """UCX's completion error: the device (either era's place for it) and the status its syndrome is."""
+    if g.get("netdev") is None:
+        g["netdev"], g["port"] = g.pop("old_netdev", None), g.pop("old_port", None)
+    name = MLX5_SYNDROME_WC.get(int(g.pop("syndrome"), 16))
+    if name:
+        out["details"]["wc_status"] = name
+    g["vendor_err"] = str(int(g["vendor_err"], 16))
+
+
 def _refine_nccl(g: dict, out: dict) -> None:
     out["attribution"] = NCCL_CODES.get(g["nccl_code"], "unknown")
 
@@ -1451,6 +1484,7 @@ def _refine_as_xid(xid: int):
 REFINERS = {"xid": _refine_xid, "sxid": _refine_sxid, "aer": _refine_aer, "aer_detail": _refine_aer_detail,
             "dpc": _refine_dpc, "nvme": _refine_nvme, "ib_link": _refine_ib_link,
             "cuda": _refine_cuda, "cuda_status": _refine_cuda_status, "nccl": _refine_nccl, "ib_wc": _refine_ib_wc,
+            "mlx5_syndrome": _refine_mlx5_syndrome,
             "nccl_text": _refine_nccl_text,
             **{key: _refine_as_xid(xid) for key, xid in XID_WITHOUT_LINE.items()}}
 

@@ -85,3 +85,29 @@ def test_a_driver_too_old_for_the_call_is_the_nodes_driver():
     f = parse_line("RuntimeError: [TM][ERROR] CUDA runtime error: API call is not supported in the installed CUDA "
                    "driver /lmdeploy/src/turbomind/utils/allocator.h:163 ")
     assert (f.kind, f.attribution) == ("driver_unusable", "driver")
+
+
+@pytest.mark.parametrize("line,netdev,port", [
+    # openucx/ucx #9590 (UCX 1.15), #2973 (UCX 1.5: the device before the text)
+    ("[lxbk1127:2330859:0:2330859] ib_mlx5_log.c:177  Transport retry count exceeded on mlx5_0:1/IB (synd 0x15 vend "
+     "0x81 hw_synd 0/0)", "mlx5_0", 1),
+    ("[ast1815:6807 :0:6807] ib_mlx5_log.c:115  FATAL: Error on mlx5_3:1 QP 0xe6d7 wqe[7821]: Transport retry count "
+     "exceeded (synd 0x15 vend 0x81) opcode SEND", "mlx5_3", 1),
+])
+def test_ucx_completion_error_is_the_fabrics(line, netdev, port):
+    """UCX's failed completion (NIXL's transport under disaggregated serving; was: nothing): NET/IB's kind, the
+    syndrome named as libibverbs names the status, which triage reads (triage/attribute.py ib_category)."""
+    f = parse_line(line)
+    assert (f.kind, f.attribution, f.details["netdev"], f.details["port"], f.details["wc_status"],
+            f.details["vendor_err"]) == ("ib_completion_error", "fabric", netdev, port, "IBV_WC_RETRY_EXC_ERR", 129)
+
+
+@pytest.mark.parametrize("line", [
+    "[lxbk1127:2330856:0:2330856] ib_mlx5_log.c:177  DCI QP 0xd16 wqe[6168]: SEND s-e [rqpn 0x17de rlid 1037] [va "
+    "0x7f9f745cea80 len 5770 lkey 0x15de4] ",
+    "0 0x000000000002cf1c uct_ib_mlx5_completion_with_err()  /home/abuild/rpmbuild/BUILD/ucx-1.5.20181220/src/uct/ib/"
+    "mlx5/ib_mlx5_log.c:112",
+])
+def test_ucx_lines_after_the_error_are_none(line):
+    """openucx/ucx #9590, #2973: the queue pair's line and the backtrace's frame."""
+    assert parse_line(line) is None
