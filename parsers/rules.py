@@ -984,6 +984,20 @@ RULES: tuple[Rule, ...] = (
        r"(?:error |status=)(?:(?P<wc_status>IBV_WC_\w+)\()?(?P<error_code>\d+)(?:.*?vendor[ _]err[ =]?(?P<vendor_err>\d+))?"
        r"(?:.*? hca (?P<netdev>[\w.+\-]+))?",
        refine="ib_wc"),
+    # UCX's report of a failed completion on an mlx5 device (uct_ib_mlx5_completion_with_err, src/uct/ib/mlx5/
+    # ib_mlx5_log.c): what NET/IB's "Got completion .. with error" is for NCCL, for the jobs whose transport is UCX (MPI
+    # under UCX, UCC, NIXL under the disaggregated serving of Dynamo, vLLM and SGLang). 1.8+: "[host:pid:0:tid]
+    # ib_mlx5_log.c:177  Transport retry count exceeded on mlx5_0:1/IB (synd 0x15 vend 0x81 hw_synd 0/0)" (openucx/ucx
+    # #9590: UCX 1.15, HDR; #5199; the "[host:..]" prefix left out in #5634), 1.5: "ib_mlx5_log.c:115  FATAL: Error on
+    # mlx5_3:1 QP 0xe6d7 wqe[7821]: Transport retry count exceeded (synd 0x15 vend 0x81) opcode SEND" (#2973); the line
+    # after it names the queue pair and its work request ("DCI QP 0xd16 wqe[6168]: SEND s-e [rqpn ..]"), no event of
+    # its own. The syndrome is the CQE's (MLX5_CQE_SYNDROME_*), named as libibverbs names the status (MLX5_SYNDROME_WC).
+    # Was: nothing.
+    _r("ucx_completion", "ib_completion_error", ["ib_mlx5_log.c:"],
+       r"ib_mlx5_log\.c:\d+ +(?:FATAL: Error on (?P<old_netdev>[\w.+\-]+):(?P<old_port>\d+) QP 0x[0-9a-fA-F]+ "
+       r"wqe\[\d+\]: )?(?P<ucx_error>[A-Z][\w -]*?)(?: on (?P<netdev>[\w.+\-]+):(?P<port>\d+)/(?P<link_layer>\w+))? "
+       r"\(synd 0x(?P<syndrome>[0-9a-fA-F]+) vend 0x(?P<vendor_err>[0-9a-fA-F]+)",
+       refine="mlx5_syndrome"),
     # libfabric / EFA (aws-ofi-nccl): "NCCL WARN NET/OFI Request 0x.. completed with error. RC: 20. Error: unknown
     # error. Completed length: 0, Request: {..}" with libfabric's own "<warn>" line for the same completion
     # ("libfabric:35:1668017255::efa:cq:rxr_cq_write_tx_error():243<warn> rxr_cq_write_tx_error: err: 20,
@@ -1035,11 +1049,45 @@ RULES: tuple[Rule, ...] = (
        r"(?:killed due to the node running low on memory|\b[1-9]\d* Workers \(tasks / actors\) killed due to memory pressure "
        r"\(OOM\)|exceeds the memory usage threshold of [\d.]+\. Ray killed this worker)",
        event=("ray_oom", "join")),
+    # The sleep-mode allocators of the serving engines map GPU memory with the CUDA driver's VMM calls (cuMemCreate,
+    # cuMemMap) and print the driver's status themselves, in words no PyTorch row knows: vLLM's CuMemAllocator
+    # ("CUDA Error: out of memory at /workspace/csrc/cumem_allocator.cpp:62", a RuntimeError from 0.7.3 on; before it,
+    # on stderr, followed by the calls that then fail on the handle never made: "CUDA Error: invalid argument at
+    # /workspace/csrc/cumem_allocator.cpp:57", vllm-project/vllm #12981) and SGLang's torch_memory_saver, each
+    # release its own way ("[torch_memory_saver.cpp] CUresult error  result=2 file=csrc/torch_memory_saver.cpp
+    # func=cu_mem_create line=103", "[torch_memory_saver.cpp] CUresult error: 2 (out of memory) file=csrc/utils.h
+    # ..", "[torch_memory_saver.cpp] cudaError error: 2 (out of memory)  file=csrc/core.cpp .."). Status 2
+    # (CUDA_ERROR_OUT_OF_MEMORY, cudaErrorMemoryAllocation) is the job out of GPU memory as it wakes (was: nothing);
+    # any other status a CUDA error (CUDA_ERROR_NAMES names a number), the lines after an out of memory one failure
+    # with it (CUDA_EXC_JOIN). torch_memory_saver's own retry notice ("cuMemCreate CUDA_ERROR_OUT_OF_MEMORY (may not be
+    # an issue e.g. torch allocator will free cache and retry)") is no failure: none.
+    _r("vmm_alloc_oom", "cuda_oom", ["CUDA Error: out of memory at ", "torch_memory_saver.cpp] "],
+       r"CUDA Error: out of memory at |\[torch_memory_saver\.cpp\] (?:CUresult|cudaError) error(?::| +result=) ?2\b",
+       event=CUDA_EXC_OPEN),
+    _r("vmm_alloc_error", "cuda_error", ["CUDA Error: ", "torch_memory_saver.cpp] "],
+       r"CUDA Error: (?P<cuda_error>[^\n]+?) at \S*cumem_allocator\.cpp:\d+|\[torch_memory_saver\.cpp\] "
+       r"(?:CUresult|cudaError) error(?::| +result=) ?(?P<cu_status>\d+)(?: \((?P<status_text>[^)\n]+)\))?",
+       refine="cuda_status", event=CUDA_EXC_JOIN),
     # (PyTorch before 1.5 and Lua Torch: "RuntimeError: cuda runtime error (2) : out of memory at <file>:<line>")
     _r("cuda_oom", "cuda_oom",
        ["CUDA out of memory", "OutOfMemoryError", "CUDA error: out of memory", "cuda runtime error (2) : out of memory"],
        r"(?:OutOfMemoryError|CUDA out of memory|CUDA error: out of memory|cuda runtime error \(2\) : out of memory)"
        r"(?:.*?\(?GPU (?P<gpu>\d+)[;) ])?",
+       event=CUDA_EXC_OPEN),
+    # TensorRT-LLM's check of a CUDA call (tensorrt_llm/common/cudaUtils.h; its C++ runtime under Triton's tensorrtllm
+    # backend, trtllm-serve and the Python runtime alike) and TensorRT's own (Triton's TensorRT backend, NIM engines) out
+    # of device memory: "[TensorRT-LLM][ERROR] CUDA runtime error in ::cudaMallocAsync(ptr, n, mCudaStream->get()): out
+    # of memory (/app/tensorrt_llm/cpp/tensorrt_llm/runtime/tllmBuffers.h:112)" (every release since 0.5: NVIDIA/
+    # TensorRT-LLM #498, #3636; triton-inference-server/tensorrtllm_backend #281), "[TRT] [E] [resizingAllocator.cpp::
+    # allocate::78] Error Code 1: Cuda Runtime (out of memory)", TensorRT 7's "../rtSafe/safeRuntime.cpp (25) - Cuda
+    # Error in allocate: 2 (out of memory)", and FasterTransformer's check, which LMDeploy's TurboMind kept: "[FT][ERROR]
+    # CUDA runtime error: out of memory /workspace/build/fastertransformer_backend/../allocator.h:220" (triton-inference-
+    # server/fastertransformer_backend #157), "[TM][ERROR] CUDA runtime error: .." (was: nothing; their other failures:
+    # trtllm_cuda_error).
+    _r("trtllm_oom", "cuda_oom", ["CUDA runtime error in ", "CUDA runtime error: out of memory",
+                                  "Error Code 1: Cuda Runtime (out of memory)", "Cuda Error in "],
+       r"CUDA runtime error(?: in (?:[^\n]*?\)|\S+))?: out of memory (?:\(|/)|Error Code 1: Cuda Runtime \(out of memory\)|"
+       r"Cuda Error in \w+: 2 \(out of memory\)",
        event=CUDA_EXC_OPEN),
     # XLA's allocator (JAX, TensorFlow/XLA, PyTorch/XLA) out of device memory, each era's wording: "XlaRuntimeError:
     # RESOURCE_EXHAUSTED: Out of memory while trying to allocate 4770354232 bytes.", "RESOURCE_EXHAUSTED: Out of memory
@@ -1066,21 +1114,26 @@ RULES: tuple[Rule, ...] = (
     # "system not yet initialized": an H200 job, huggingface/huggingface_hub #4134), and PyTorch's words for cuInit's
     # CUDA_ERROR_UNKNOWN ("CUDA unknown error - this may be due to an incorrectly set up environment, e.g. changing env
     # variable CUDA_VISIBLE_DEVICES after program start.": in practice nvidia_uvm not loaded or wedged, pytorch/pytorch
-    # #159954). PyTorch 2.6+'s "Search for `cudaErrorInsufficientDriver' .." after its "CUDA error: .." line is the
-    # same failure (CUDA_EXC_JOIN).
+    # #159954), and the runtime's text for a call the installed driver is too old for (36, cudaErrorCallRequiresNewerDriver:
+    # "[TM][ERROR] CUDA runtime error: API call is not supported in the installed CUDA driver /lmdeploy/src/turbomind/
+    # utils/allocator.h:163" under driver 450 with a CUDA 11.x build, InternLM/lmdeploy #340; was: nothing). PyTorch
+    # 2.6+'s "Search for `cudaErrorInsufficientDriver' .." after its "CUDA error: .." line is the same failure
+    # (CUDA_EXC_JOIN).
     _r("driver_unusable", "driver_unusable",
        ["Driver/library version mismatch", "driver/library version mismatch", "NVML/RM version mismatch",
         "LIB_RM_VERSION_MISMATCH", "driver on your system is too old", "insufficient for CUDA runtime version",
         "cudaErrorInsufficientDriver", "unsupported display driver", "cudaErrorSystemDriverMismatch",
         "forward compatibility was attempted", "cudaErrorCompatNotSupportedOnDevice", "system not yet initialized",
-        "cudaErrorSystemNotReady", "CUDA_ERROR_SYSTEM_NOT_READY", "CUDA unknown error - this may be due"],
+        "cudaErrorSystemNotReady", "CUDA_ERROR_SYSTEM_NOT_READY", "CUDA unknown error - this may be due",
+        "API call is not supported in the installed CUDA driver", "cudaErrorCallRequiresNewerDriver"],
        r"(?P<driver_error>[Dd]river/library version mismatch|NVML/RM version mismatch|"
        r"NVML_ERROR_LIB_RM_VERSION_MISMATCH|NVIDIA driver on your system is too old(?: \(found version "
        r"(?P<found_version>\d+)\))?|CUDA driver version is insufficient for CUDA runtime version|"
        r"cudaErrorInsufficientDriver|(?:system has )?unsupported display driver ?/ ?cuda driver combination|"
        r"cudaErrorSystemDriverMismatch|forward compatibility was attempted on non supported HW|"
        r"cudaErrorCompatNotSupportedOnDevice|system not yet initialized|cudaErrorSystemNotReady|"
-       r"CUDA_ERROR_SYSTEM_NOT_READY|CUDA unknown error(?= - this may be due))",
+       r"CUDA_ERROR_SYSTEM_NOT_READY|CUDA unknown error(?= - this may be due)|"
+       r"API call is not supported in the installed CUDA driver|cudaErrorCallRequiresNewerDriver)",
        event=CUDA_EXC_JOIN),
     # PyTorch 2.6+ follows "CUDA error: <text>" with a line naming the enum: "Search for `cudaErrorIllegalAddress' in
     # https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TYPES.html for more information.": the same failure
@@ -1100,6 +1153,20 @@ RULES: tuple[Rule, ...] = (
     _r("cuda_library_status", "cuda_error", ["CUBLAS_STATUS_", "CUDNN_STATUS_", "CUSOLVER_STATUS_", "CUSPARSE_STATUS_"],
        r"(?P<cuda_error>(?:CUBLAS|CUDNN|CUSOLVER|CUSPARSE)_STATUS_(?!SUCCESS\b)[A-Z_]+)",
        refine="cuda", event=CUDA_EXC_OPEN),
+    # TensorRT-LLM's and TensorRT's words for any other failed CUDA call (their out of memory: trtllm_oom), the runtime's
+    # text named: "[TensorRT-LLM][ERROR] CUDA runtime error in ::cudaEventSynchronize(get()): an illegal memory access
+    # was encountered (/app/tensorrt_llm/cpp/include/tensorrt_llm/runtime/cudaEvent.h:66)", ".. CUDA runtime error in
+    # cub::DeviceSegmentedRadixSort::SortPairsDescending(..): invalid device function (..)", "Error Code 1: Cuda Runtime
+    # (an illegal memory access was encountered)", "Error Code 1: Cuda Driver (invalid argument)". A text none of the
+    # CUDA rows' keywords holds ("unspecified launch failure", "misaligned address", "unknown error") was nothing.
+    # FasterTransformer's and TurboMind's "[TM][ERROR] CUDA runtime error: invalid device function /lmdeploy/src/turbomind/
+    # kernels/sampling_topp_kernels.cu:1077" (InternLM/lmdeploy #583) likewise.
+    # (The call's own parentheses come before ": <text> (<file>:<line>)": the text is what follows the first "): ".)
+    _r("trtllm_cuda_error", "cuda_error", ["CUDA runtime error in ", "CUDA runtime error: ", "Error Code 1: Cuda ",
+                                           "Cuda Error in "],
+       r"CUDA runtime error(?: in (?:[^\n]*?\)|\S+))?: (?P<cuda_error>[^(\n]+?)(?: \(\S+:\d+\)| /\S+:\d+)|"
+       r"(?:Error Code 1: Cuda (?:Runtime|Driver)|Cuda Error in \w+: \d+) \((?P<status_text>[^)\n]+)\)",
+       refine="cuda_status", event=CUDA_EXC_OPEN),
     # (PyTorch before 1.5 and Lua Torch: "RuntimeError: cuda runtime error (59) : device-side assert triggered at
     # /pytorch/aten/src/THC/THCTensorCopy.cu:102", the text up to " at <file>:<line>")
     _r("cuda_error", "cuda_error",
@@ -1214,6 +1281,13 @@ CUDA_ERRORS = {  # CUDA runtime error text -> (severity, attribution, action)
     "cudaErrorLaunchTimeout": ("error", "unknown", "INVESTIGATE"),
     "cudaErrorDevicesUnavailable": ("error", "driver", "RESET_GPU"),
     "cudaErrorNoDevice": ("error", "driver", "INVESTIGATE"),
+    # a build without code for this GPU's architecture (a wheel or kernel library older than the GPU: Blackwell's sm_100
+    # / sm_120 under a CUDA 12.4 PyTorch, vllm-project/vllm #20193, #19906; a P100 under a build without sm_60): the
+    # job's software, whichever node it runs on (was: unknown, INVESTIGATE)
+    "no kernel image is available for execution on the device": ("error", "application", "RESTART_APP"),
+    "cudaErrorNoKernelImageForDevice": ("error", "application", "RESTART_APP"),
+    "invalid device function": ("error", "application", "RESTART_APP"),
+    "cudaErrorInvalidDeviceFunction": ("error", "application", "RESTART_APP"),
     # the CUDA libraries' status codes (cuBLAS, cuDNN, ..): a call the job made wrongly is the job's; a kernel that
     # failed to run (EXECUTION_FAILED), an internal error or a library that could not start stays unknown
     "CUBLAS_STATUS_INVALID_VALUE": ("error", "application", "RESTART_APP"),
@@ -1356,12 +1430,50 @@ def _refine_cuda(g: dict, out: dict) -> None:
         out["severity"], out["attribution"], out["action"] = CUDA_ERRORS[text]
 
 
+# The CUDA driver's (CUresult) and runtime's (cudaError_t) numbers of the failures CUDA_DRIVER_ERRORS names (the two
+# enums agree on these) and of an invalid argument, for a line that gives a status by its number alone (torch_memory_saver's "CUresult error
+# result=700 ..").
+CUDA_STATUS_NAMES = {1: "invalid argument", 214: "CUDA_ERROR_ECC_UNCORRECTABLE",
+                     220: "CUDA_ERROR_NVLINK_UNCORRECTABLE", 700: "CUDA_ERROR_ILLEGAL_ADDRESS",
+                     702: "CUDA_ERROR_LAUNCH_TIMEOUT", 710: "CUDA_ERROR_ASSERT", 714: "CUDA_ERROR_HARDWARE_STACK_ERROR",
+                     715: "CUDA_ERROR_ILLEGAL_INSTRUCTION", 716: "CUDA_ERROR_MISALIGNED_ADDRESS",
+                     718: "CUDA_ERROR_INVALID_PC", 719: "CUDA_ERROR_LAUNCH_FAILED"}
+
+
+def _refine_cuda_status(g: dict, out: dict) -> None:
+    """A CUDA status an allocator printed: its text where the line gives one, else its name (CUDA_STATUS_NAMES) or
+    number; refined as the runtime's texts are (CUDA_ERRORS)."""
+    code, text = g.get("cu_status"), g.pop("status_text", None)
+    if not g.get("cuda_error"):
+        g["cuda_error"] = text or CUDA_STATUS_NAMES.get(int(code), f"CUDA status {code}")
+    _refine_cuda(g, out)
+
+
 def _refine_ib_wc(g: dict, out: dict) -> None:
     """NET/IB's completion status by its libibverbs name, whichever way the line gives it (name or number)."""
     code = g.get("error_code")
     name = g.get("wc_status") or (IB_WC_STATUS.get(int(code)) if code and len(code) <= 3 else None)
     if name:
         out["details"]["wc_status"] = name
+
+
+# An mlx5 completion's syndrome (MLX5_CQE_SYNDROME_*, rdma-core's mlx5dv.h) -> the libibverbs status the mlx5 provider
+# turns it into (providers/mlx5/cq.c: mlx5_handle_error_cqe), as IB_WC_STATUS names NET/IB's numbers.
+MLX5_SYNDROME_WC = {0x01: "IBV_WC_LOC_LEN_ERR", 0x02: "IBV_WC_LOC_QP_OP_ERR", 0x04: "IBV_WC_LOC_PROT_ERR",
+                    0x05: "IBV_WC_WR_FLUSH_ERR", 0x06: "IBV_WC_MW_BIND_ERR", 0x10: "IBV_WC_BAD_RESP_ERR",
+                    0x11: "IBV_WC_LOC_ACCESS_ERR", 0x12: "IBV_WC_REM_INV_REQ_ERR", 0x13: "IBV_WC_REM_ACCESS_ERR",
+                    0x14: "IBV_WC_REM_OP_ERR", 0x15: "IBV_WC_RETRY_EXC_ERR", 0x16: "IBV_WC_RNR_RETRY_EXC_ERR",
+                    0x22: "IBV_WC_REM_ABORT_ERR"}
+
+
+def _refine_mlx5_syndrome(g: dict, out: dict) -> None:
+    """UCX's completion error: the device (either era's place for it) and the status its syndrome is."""
+    if g.get("netdev") is None:
+        g["netdev"], g["port"] = g.pop("old_netdev", None), g.pop("old_port", None)
+    name = MLX5_SYNDROME_WC.get(int(g.pop("syndrome"), 16))
+    if name:
+        out["details"]["wc_status"] = name
+    g["vendor_err"] = str(int(g["vendor_err"], 16))
 
 
 def _refine_nccl(g: dict, out: dict) -> None:
@@ -1391,7 +1503,8 @@ def _refine_as_xid(xid: int):
 
 REFINERS = {"xid": _refine_xid, "sxid": _refine_sxid, "aer": _refine_aer, "aer_detail": _refine_aer_detail,
             "dpc": _refine_dpc, "nvme": _refine_nvme, "ib_link": _refine_ib_link,
-            "cuda": _refine_cuda, "nccl": _refine_nccl, "ib_wc": _refine_ib_wc,
+            "cuda": _refine_cuda, "cuda_status": _refine_cuda_status, "nccl": _refine_nccl, "ib_wc": _refine_ib_wc,
+            "mlx5_syndrome": _refine_mlx5_syndrome,
             "nccl_text": _refine_nccl_text,
             **{key: _refine_as_xid(xid) for key, xid in XID_WITHOUT_LINE.items()}}
 

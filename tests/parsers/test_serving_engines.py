@@ -1,0 +1,113 @@
+"""Inference servers' own words for a failed CUDA call (h28): the sleep-mode allocators of vLLM and SGLang,
+TensorRT-LLM / TensorRT / FasterTransformer / TurboMind's checks, a build without code for the GPU.  Every line is a
+real one (the thread beside it; tests/fixtures/realworld/workload-serving-2026.yaml holds them with their sources)."""
+
+from __future__ import annotations
+
+import pytest
+
+from parsers import Classifier, parse_line
+
+
+@pytest.mark.parametrize("line", [
+    # vllm-project/vllm #13941, #12981 (CuMemAllocator, sleep mode's wake_up)
+    "RuntimeError: CUDA Error: out of memory at /workspace/csrc/cumem_allocator.cpp:62",
+    "(LLMRayActor pid=347860) CUDA Error: out of memory at /workspace/csrc/cumem_allocator.cpp:62 [repeated 3x across "
+    "cluster]",
+    # SGLang's torch_memory_saver, each release's wording (fzyzcjy/torch_memory_saver #4, THUDM/slime #274, #99)
+    "[torch_memory_saver.cpp] CUresult error  result=2 file=csrc/torch_memory_saver.cpp func=cu_mem_create line=103 (5)",
+    "[torch_memory_saver.cpp] CUresult error: 2 (out of memory) file=csrc/utils.h func=cu_mem_create line=187",
+    "[torch_memory_saver.cpp] cudaError error: 2 (out of memory)  file=csrc/core.cpp func=resume line=172",
+    # TensorRT-LLM (NVIDIA/TensorRT-LLM #3636, #1060), TensorRT 10 and 7 (NVIDIA/TensorRT #4258; linghu8812/
+    # tensorrt_inference #155), FasterTransformer (triton-inference-server/fastertransformer_backend #157)
+    "RuntimeError: Encountered an error in forwardAsync function: [TensorRT-LLM][ERROR] CUDA runtime error in "
+    "::cudaMallocAsync(ptr, n, mMemPool->getPool(), mCudaStream->get()): out of memory (/home/jenkins/agent/workspace/"
+    "LLM/release-0.18/L0_Test-x86_64/tensorrt_llm/cpp/tensorrt_llm/runtime/tllmBuffers.h:125)",
+    "RuntimeError: [TensorRT-LLM][ERROR] CUDA runtime error in error: out of memory (/home/jenkins/agent/workspace/LLM/"
+    "main/L0_PostMerge/tensorrt_llm/cpp/tensorrt_llm/runtime/ipcUtils.cpp:48)",
+    "[11/22/2024-13:40:47] [E] Error[1]: [defaultAllocator.cpp::allocate::31] Error Code 1: Cuda Runtime (out of memory)",
+    "[09/29/2022-16:59:38] [E] [TRT] ../rtSafe/safeRuntime.cpp (25) - Cuda Error in allocate: 2 (out of memory)",
+    "  what():  [FT][ERROR] CUDA runtime error: out of memory /workspace/build/fastertransformer_backend/build/_deps/"
+    "repo-ft-src/src/fastertransformer/utils/allocator.h:220",
+])
+def test_a_serving_engines_out_of_memory_is_the_jobs(line):
+    """Was: nothing (no row knew these words)."""
+    f = parse_line(line)
+    assert (f.kind, f.attribution, f.action) == ("cuda_oom", "application", "RESTART_APP")
+
+
+def test_the_allocators_retry_notice_is_no_failure():
+    """torch_memory_saver 0.0.9 says a failed cuMemCreate may be retried (fzyzcjy/torch_memory_saver #99)."""
+    assert parse_line("[torch_memory_saver.cpp] cuMemCreate CUDA_ERROR_OUT_OF_MEMORY (may not be an issue e.g. torch "
+                      "allocator will free cache and retry)") is None
+
+
+def test_the_calls_after_an_out_of_memory_are_one_failure_with_it():
+    """vllm-project/vllm #12981: CuMemAllocator's stderr before 0.7.3, the mapping of the handle never made failing."""
+    c = Classifier()
+    assert c.classify("CUDA Error: out of memory at /workspace/csrc/cumem_allocator.cpp:56").kind == "cuda_oom"
+    assert c.classify("CUDA Error: invalid argument at /workspace/csrc/cumem_allocator.cpp:57") is None
+    assert c.classify("CUDA Error: invalid argument at /workspace/csrc/cumem_allocator.cpp:64") is None
+    alone = parse_line("CUDA Error: invalid argument at /workspace/csrc/cumem_allocator.cpp:57")
+    assert (alone.kind, alone.details["cuda_error"]) == ("cuda_error", "invalid argument")
+
+
+@pytest.mark.parametrize("line,text,attribution", [
+    # fzyzcjy/torch_memory_saver #35: a status by its number alone
+    ("[torch_memory_saver.cpp] CUresult error  result=1 file=csrc/torch_memory_saver.cpp func=resume line=214",
+     "invalid argument", "unknown"),
+    # NVIDIA/TensorRT-LLM #1063, #775, #448 (the call's own parentheses before the text)
+    ("RuntimeError: [TensorRT-LLM][ERROR] CUDA runtime error in cudaSetDevice(device): invalid device ordinal (/home/"
+     "jenkins/agent/workspace/LLM/main/L0_PostMerge/tensorrt_llm/cpp/tensorrt_llm/runtime/utils/sessionUtils.cpp:34)",
+     "invalid device ordinal", "unknown"),
+    ("RuntimeError: [TensorRT-LLM][ERROR] CUDA runtime error in cub::DeviceSegmentedRadixSort::SortPairsDescending("
+     "nullptr, cub_temp_storage_size, log_probs, (T*) nullptr, id_vals, (int*) nullptr, vocab_size * batch_size, "
+     "batch_size, begin_offset_buf, offset_buf + 1, 0, sizeof(T) * 8, stream): invalid device function (/code/tekit/"
+     "cpp/tensorrt_llm/kernels/samplingTopPKernels.cu:1077)", "invalid device function", "application"),
+    ("[TensorRT-LLM][ERROR] Encountered an error in forward function: [TensorRT-LLM][ERROR] CUDA runtime error in "
+     "::cudaEventSynchronize(get()): an illegal memory access was encountered (/app/tensorrt_llm/cpp/include/"
+     "tensorrt_llm/runtime/cudaEvent.h:66)", "an illegal memory access was encountered", "application"),
+    # InternLM/lmdeploy #450 (TurboMind)
+    ("RuntimeError: [TM][ERROR] CUDA runtime error: invalid argument /lmdeploy/src/turbomind/utils/memory_utils.cu:136 ",
+     "invalid argument", "unknown"),
+    # a build without code for the GPU: the job's software (vllm-project/vllm #20193; was: unknown)
+    ("[rank0]: RuntimeError: CUDA error: no kernel image is available for execution on the device",
+     "no kernel image is available for execution on the device", "application"),
+])
+def test_a_failed_cuda_call_names_its_error(line, text, attribution):
+    f = parse_line(line)
+    assert (f.kind, f.details["cuda_error"], f.attribution) == ("cuda_error", text, attribution)
+    assert set(f.details) == {"cuda_error"} or set(f.details) == {"cuda_error", "cu_status"}
+
+
+def test_a_driver_too_old_for_the_call_is_the_nodes_driver():
+    """InternLM/lmdeploy #340 (driver 450.102.04 under a CUDA 11.x build; was: nothing)."""
+    f = parse_line("RuntimeError: [TM][ERROR] CUDA runtime error: API call is not supported in the installed CUDA "
+                   "driver /lmdeploy/src/turbomind/utils/allocator.h:163 ")
+    assert (f.kind, f.attribution) == ("driver_unusable", "driver")
+
+
+@pytest.mark.parametrize("line,netdev,port", [
+    # openucx/ucx #9590 (UCX 1.15), #2973 (UCX 1.5: the device before the text)
+    ("[lxbk1127:2330859:0:2330859] ib_mlx5_log.c:177  Transport retry count exceeded on mlx5_0:1/IB (synd 0x15 vend "
+     "0x81 hw_synd 0/0)", "mlx5_0", 1),
+    ("[ast1815:6807 :0:6807] ib_mlx5_log.c:115  FATAL: Error on mlx5_3:1 QP 0xe6d7 wqe[7821]: Transport retry count "
+     "exceeded (synd 0x15 vend 0x81) opcode SEND", "mlx5_3", 1),
+])
+def test_ucx_completion_error_is_the_fabrics(line, netdev, port):
+    """UCX's failed completion (NIXL's transport under disaggregated serving; was: nothing): NET/IB's kind, the
+    syndrome named as libibverbs names the status, which triage reads (triage/attribute.py ib_category)."""
+    f = parse_line(line)
+    assert (f.kind, f.attribution, f.details["netdev"], f.details["port"], f.details["wc_status"],
+            f.details["vendor_err"]) == ("ib_completion_error", "fabric", netdev, port, "IBV_WC_RETRY_EXC_ERR", 129)
+
+
+@pytest.mark.parametrize("line", [
+    "[lxbk1127:2330856:0:2330856] ib_mlx5_log.c:177  DCI QP 0xd16 wqe[6168]: SEND s-e [rqpn 0x17de rlid 1037] [va "
+    "0x7f9f745cea80 len 5770 lkey 0x15de4] ",
+    "0 0x000000000002cf1c uct_ib_mlx5_completion_with_err()  /home/abuild/rpmbuild/BUILD/ucx-1.5.20181220/src/uct/ib/"
+    "mlx5/ib_mlx5_log.c:112",
+])
+def test_ucx_lines_after_the_error_are_none(line):
+    """openucx/ucx #9590, #2973: the queue pair's line and the backtrace's frame."""
+    assert parse_line(line) is None
