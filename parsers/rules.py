@@ -97,7 +97,7 @@ EVENT_LINES = {"aer": 12, "mlx5_health": 20, "mlx5_tx_timeout": 4, "knvlink": 2,
                "oom": 4096, "nccl_watchdog": 64, "rcu_stall": 64, "mce": 16, "cper": 24, "nfs": 32, "fs": 16,
                "nvme": 32, "ofi": 4, "clocksource": 16, "fallen": 64, "rminit": 32, "cuda_exception": 2,
                "peermem_load": 16, "reset": 64, "gsp": 64, "port_down": 1, "mlx5_probe": 16,
-               "ray_oom": 2}
+               "ray_oom": 2, "deepep": 64}
 # Events kept apart per device (the PCI address on the line): a health dump of one mlx5 function does not
 # swallow the next function's own health failure a few lines later.
 # (the row's `pci` group, else its `device` group: a block device, an NFS server, an NVMe controller)
@@ -976,6 +976,34 @@ RULES: tuple[Rule, ...] = (
        r" to|recv from)(?= \S+ failed ?: (?:Connection reset by peer|Broken pipe)))(?: (?P<peer>[^<\s]+)"
        r"(?:<(?P<peer_port>\d+)>)?)?(?: failed ?: (?P<socket_error>Connection reset by peer|Broken pipe))?",
        event=NCCL_EXC_JOIN),
+    # DeepEP's expert-parallel kernels (Megatron-LM's and SGLang's MoE dispatch / combine over NVLink and NVSHMEM) giving
+    # up on a peer's data or flag, GPU printf then a trap, one line per thread or channel: "DeepEP timeout check failed:
+    # rank = 6, thread = 0, value = 0)" (barrier_block; deepseek-ai/DeepEP #570, 2026), "DeepEP dispatch forwarder
+    # timeout (RDMA meta), channel: 4, RDMA: 1, nvl: 4, src RDMA lane: 0, dst NVL: 5, meta: 0, 0, 0, 0", "DeepEP dispatch
+    # NVL receiver timeout, channel: 9, .." (#137), the host's "RuntimeError: DeepEP error: timeout (dispatch CPU)", and
+    # every other kernel's "DeepEP <what> timeout, .." (csrc/kernels: notify, combine, RDMA sender, NVLink / Gin
+    # barrier): the collective waited for a rank that never delivered (the peer died or hung, or the RDMA path stalled),
+    # a consequence as PyTorch's watchdog timeout is; the lines that follow each other are one event (was: nothing).
+    # The rank it prints is the EP group's, not the job's: details.
+    _r("deepep_timeout", "nccl_timeout", ["DeepEP "],
+       r"\bDeepEP (?:error: )?(?P<deepep>[^,:\n]{0,80}?\btimeout\b[^,:\n]{0,40})"
+       r"(?:(?:: rank =|, rank:?) (?P<ep_rank>\d+))?",
+       event=("deepep", "join")),
+    # JAX's multi-process runtime (jax.distributed, XLA's coordination service) ending a task because the service
+    # reported a failure, every task's own words once one task died: "F0926 17:26:32.075587  157988 client.h:77]
+    # Terminating process because the JAX distributed service detected fatal errors. This most likely indicates that
+    # another task died; see the other task logs for more details. .. absl::Status: UNAVAILABLE: The following tasks
+    # are unhealthy (stopped sending heartbeats):" (the dead task on the next line, "/job:jax_worker/replica:0/task:3"),
+    # and with the leader (task 0, the service's host) gone, ".. UNAVAILABLE: Failed to send RPC to coordination
+    # service. Either the leader task was preempted/died/restarted unexpectedly or this task is experiencing network
+    # issues." (JAX's docs, docs/fault_tolerance.rst); "Polled an error from coordination service (this can be an error
+    # from this or another task)." before it is the same failure (no finding). A peer's death seen by a live task: a
+    # consequence, as NCCL's remote error is (was: nothing).
+    _r("jax_fatal_errors", "nccl_remote_error", ["JAX distributed service detected fatal errors"],
+       r"Terminating process because the JAX distributed service detected fatal errors"
+       r"(?:.*?absl::Status: (?P<status>[A-Z_]+): (?P<status_text>[^.(\n]{1,120}))?"),
+    _r("jax_polled_error", None, ["Polled an error from coordination service"],
+       r"Polled an error from coordination service"),
     # (the transport's name varies: "NET/IB : ", the IB plugin's "NET/IBext_v8 : ", "NET/IBP:"); 2.2x ends the line
     # with the local adapter, "... vendor err 129 (Recv) localGid ::ffff:192.168.6.3 remoteGids::ffff:192.168.6.5 hca
     # mlx5_10" (NVIDIA/nccl #1698): the device the error is about
@@ -1033,9 +1061,22 @@ RULES: tuple[Rule, ...] = (
     # reregistration", "GID table change"; UCX reports SM change and client reregistration as diagnostics, openucx/ucx
     # #7349), a queue's normal life ("communication established", "send queue drained", "path migrated", "last WQE
     # reached", "SRQ limit reached"): NCCL's warning, never the fabric failing (triage's fabric verdict reads this kind).
-    _r("ib_async_event", "ib_completion_error", ["Got async event", "Got async error event", "async fatal event on"],
-       r"NET/IB ?: (?:(?P<netdev>[\w.+\-]+):(?P<port>\d+) )?(?:Got async (?:error )?event ?|async fatal event on "
-       r"\w+(?: \([^)]*\))?): (?P<event>(?!" + "|".join(re.escape(e) for e in IB_EVENTS_NO_FAILURE) + r")\S.*)"),
+    # Each release names the failing resource its own way: 2.19-2.29's "mlx5_1:1 async fatal event on QP
+    # (0x7309dc3bb338): invalid request local work queue error" (NVIDIA/nccl #1919, 2.25.1), 2.23.4+'s device-wide
+    # "mlx5_0:1 async fatal event: local catastrophic error" (IBV_EVENT_DEVICE_FATAL: no "on <resource>"; was: the
+    # NCCL WARN row's warning), 2.30.7+'s resource ids after the pointer ("async fatal event on QP (0x..) qpn=.. handle=..
+    # send_cq=.. recv_cq=.. state=.. sq_psn=.. rq_psn=..: <event>", "on CQ (0x..) handle=.. cqe=..: <event>", "on SRQ,
+    # unused for now (0x..): <event>"; src/transport/net_ib/common.cc): the event is what follows the first ": ".
+    _r("ib_async_event", "ib_completion_error", ["Got async event", "Got async error event", "async fatal event"],
+       r"NET/IB ?: (?:(?P<netdev>[\w.+\-]+):(?P<port>\d+) )?(?:Got async (?:error )?event ?|async fatal event"
+       r"(?: on [^:\n]{1,200})?): (?P<event>(?!" + "|".join(re.escape(e) for e in IB_EVENTS_NO_FAILURE) + r")\S.*)"),
+    # NCCL's IB transport refusing to go on after its async thread saw a fatal event on the adapter (2.19+,
+    # ncclIbStatsCheckFatalCount: "transport/net_ib.cc:139 NCCL WARN communicator encountered a fatal error (detected
+    # in ncclIbTest)", NVIDIA/nccl #1905, 2.21.5): the restatement, from the communicator's thread, of the "async fatal
+    # event" line the async thread prints for every fatal event before counting it (that line names the adapter and
+    # the event: the finding). No finding of its own (was: the NCCL WARN row's warning, a second event of one failure).
+    _r("ib_fatal_count", None, ["communicator encountered a fatal error"],
+       r"NCCL WARN communicator encountered a fatal error \(detected in \w+\)"),
     # Ray's memory monitor killed a worker because its node's host memory passed the threshold: a host OOM kill (the
     # kernel's OOM killer's kind), not the GPU's, though Ray raises it as an OutOfMemoryError: "ray.exceptions.
     # OutOfMemoryError: Task was killed due to the node running low on memory." (vllm-project/vllm #15102: a 16-GPU

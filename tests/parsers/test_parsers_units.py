@@ -328,10 +328,27 @@ def test_ib_completion_status_named(line, status):
     # 2.19+'s fatal events: a line made from NCCL's net_ib.cc format ("%s:%d async fatal event on QP (%p): %s")
     ("NCCL WARN NET/IB : mlx5_0:1 async fatal event on QP (0x55d0c8e0): local work queue catastrophic error", "mlx5_0",
      "local work queue catastrophic error"),
+    # 2.23.4+'s device-wide fatal event names no resource ("%s:%d async fatal event: %s"; was: a warning nccl_error)
+    ("NCCL WARN NET/IB : mlx5_0:1 async fatal event: local catastrophic error", "mlx5_0", "local catastrophic error"),
+    # 2.30.7+ prints the resource's ids after its pointer (src/transport/net_ib/common.cc's formats)
+    ("NCCL WARN NET/IB : mlx5_0:1 async fatal event on QP (0x55d0c8e0) qpn=4660 handle=3 send_cq=1 recv_cq=2 state=6 "
+     "sq_psn=0 rq_psn=0: local access violation work queue error", "mlx5_0", "local access violation work queue error"),
+    ("NCCL WARN NET/IB : mlx5_0:1 async fatal event on CQ (0x55d0c8e0) handle=1 cqe=4096: CQ error", "mlx5_0",
+     "CQ error"),
+    ("NCCL WARN NET/IB : mlx5_0:1 async fatal event on SRQ, unused for now (0x55d0c8e0): SRQ catastrophic error",
+     "mlx5_0", "SRQ catastrophic error"),
 ])
 def test_ib_async_events(line, netdev, event):
     f = parse_line(line)
     assert f.kind == "ib_completion_error" and f.details.get("netdev") == netdev and f.details["event"] == event
+
+
+def test_the_ib_fatal_count_restates_the_async_event():
+    """NVIDIA/nccl #1905 (2.21.5): "communicator encountered a fatal error (detected in ncclIbTest)" is the
+    communicator's thread seeing the fatal event the async thread reported on its own line (which names the adapter):
+    no finding of its own (was: a warning nccl_error, a second event of the one failure)."""
+    assert parse_line("h100-28:238:1313 [0] transport/net_ib.cc:139 NCCL WARN communicator encountered a fatal error "
+                      "(detected in ncclIbTest)") is None
 
 
 def test_an_ib_port_that_came_back_is_no_error():
@@ -569,6 +586,40 @@ def test_abort_timeout_is_part_of_the_ranks_watchdog_failure():
 ])
 def test_look_alikes_are_not_findings(line):
     assert parse_line(line) is None
+
+
+@pytest.mark.parametrize("line,what,ep_rank", [
+    # DeepEP's kernels and host, each of its timeouts (csrc/kernels, csrc/deep_ep.cpp's formats): the collective waited
+    # on a peer that never delivered, a consequence as the watchdog's timeout is (was: nothing); the rank is the EP
+    # group's (details), not the job's
+    ("DeepEP timeout check failed: rank = 6, thread = 0, value = 0)", "timeout check failed", 6),
+    ("DeepEP timeout for dispatch receivers, rank 3, responsible_channel = 1, tokens remained: 5",
+     "timeout for dispatch receivers", 3),
+    ("DeepEP notify timeout, rank: 2, thread: 0, count: 1", "notify timeout", 2),
+    ("DeepEP combine RDMA receiver timeout, channel: 1, RDMA: 0, nvl: 2, src RDMA: 1, tail: 0, waiting: 1, expect: 3",
+     "combine RDMA receiver timeout", None),
+    ("RuntimeError: DeepEP error: timeout (dispatch CPU)", "timeout (dispatch CPU)", None),
+    ("RuntimeError: DeepEP error: CPU recv timeout", "CPU recv timeout", None),
+])
+def test_deepep_timeouts(line, what, ep_rank):
+    f = parse_line(line)
+    assert (f.kind, f.details["deepep"], f.details.get("ep_rank"), f.rank) == ("nccl_timeout", what, ep_rank, None)
+
+
+def test_deepep_start_is_no_timeout():
+    assert parse_line("DeepEP initialized with NCCL version: 2.27.3 (loaded library)") is None
+
+
+def test_a_jax_task_ended_by_a_peers_death():
+    """JAX's docs (docs/fault_tolerance.rst): the coordination service's fatal error as every live task prints it, a
+    peer's death seen from here (a consequence: nccl_remote_error; was: nothing), its "Polled an error" line none."""
+    f = parse_line("F0929 17:42:48.594200 1044529 client.h:77] Terminating process because the JAX distributed service "
+                   "detected fatal errors. This most likely indicates that another task died; see the other task logs "
+                   "for more details. absl::Status: UNAVAILABLE: The following tasks are unhealthy (stopped sending "
+                   "heartbeats):")
+    assert (f.kind, f.details["status"]) == ("nccl_remote_error", "UNAVAILABLE")
+    assert parse_line("E0926 17:26:32.075402  157988 coordination_service_agent.cc:332] Polled an error from "
+                      "coordination service (this can be an error from this or another task).") is None
 
 
 @pytest.mark.parametrize("line", [
