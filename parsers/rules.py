@@ -1109,6 +1109,19 @@ RULES: tuple[Rule, ...] = (
        r"CUDA Error: (?P<cuda_error>[^\n]+?) at \S*cumem_allocator\.cpp:\d+|\[torch_memory_saver\.cpp\] "
        r"(?:CUresult|cudaError) error(?::| +result=) ?(?P<cu_status>\d+)(?: \((?P<status_text>[^)\n]+)\))?",
        refine="cuda_status", event=CUDA_EXC_JOIN),
+    # vLLM's start-up check of a worker's GPU (v1/worker/gpu_worker.py init_device, 0.9+): "ValueError: Free memory on
+    # device (3.22/4.0 GiB) on startup is less than desired GPU memory utilization (0.9, 3.6 GiB). Decrease GPU memory
+    # utilization or reduce GPU memory used by other processes." (vllm-project/vllm #25837; #20305 31.44/47.38 GiB;
+    # #23192 7.34/139.72 GiB; pytorch/pytorch #175666 "free memory on device cuda:0 (19.77/22.05 GiB)"). Decided: the
+    # job's memory, cuda_oom (was: nothing), not a node fault. The line cannot tell whose the missing memory is, and
+    # the real threads show every owner: PyTorch 2.11's larger CUDA context left 0.07 GiB short of a 0.9 utilization
+    # (pytorch #175666, a regression: the configuration), the job's own other stages or servers on the same GPU
+    # (vllm-omni #276, 0.49/79.32 GiB), a desktop's (#25837). What an SRE acts on is the number: free and total are
+    # kept (`free_gib`, `total_gib`, `utilization`), and memory held on a GPU the kubelet gave to one pod by a process
+    # of no pod is the agent's own process accounting's to say, not this line's.
+    _r("vllm_free_memory", "cuda_oom", ["on startup is less than desired GPU memory utilization"],
+       r"[Ff]ree memory on device(?: \S+)? \((?P<free_gib>[\d.]+)/(?P<total_gib>[\d.]+) GiB\) on startup is less than "
+       r"desired GPU memory utilization \((?P<utilization>[\d.]+),"),
     # (PyTorch before 1.5 and Lua Torch: "RuntimeError: cuda runtime error (2) : out of memory at <file>:<line>")
     _r("cuda_oom", "cuda_oom",
        ["CUDA out of memory", "OutOfMemoryError", "CUDA error: out of memory", "cuda runtime error (2) : out of memory"],

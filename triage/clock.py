@@ -31,6 +31,8 @@ _STAMPS: tuple[tuple[re.Pattern, bool], ...] = (
     # ISO with T and zone; torchrun's ChildFailedError "time      : 2025-05-21_15:43:03"
     (re.compile(r"(?P<Y>\d{4})-(?P<m>\d\d)-(?P<d>\d\d)[ T_](?P<H>\d\d):(?P<M>\d\d):(?P<S>\d\d)(?:[.,](?P<f>\d+))?"
                 r"(?P<z>Z|[+-]\d\d:?\d\d)?"), True),
+    # TensorRT / TensorRT-LLM's Python logger: "[12/04/2025-18:38:28] [TRT-LLM] [RANK 0] [I]" (month first)
+    (re.compile(r"(?<!\d)(?P<m>[01]\d)/(?P<d>[0-3]\d)/(?P<Y>\d{4})-(?P<H>\d\d):(?P<M>\d\d):(?P<S>\d\d)"), True),
     # glog / c10 logging: "E0321 02:07:08.408271257", "[E321 02:07:08.408271257 ProcessGroupNCCL.cpp:607]"
     (re.compile(r"(?<![A-Za-z0-9])[EWIF](?P<m>[01]?\d)(?P<d>\d\d) (?P<H>\d\d):(?P<M>\d\d):(?P<S>\d\d)"
                 r"(?:\.(?P<f>\d+))?(?= )"), False),

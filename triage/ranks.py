@@ -74,6 +74,9 @@ class Prefix(NamedTuple):
     outermost: bool = False  # printed by the launcher around everything else: only ever a line's first prefix
     # its host group takes any word before ": ": what it matched is a host only if it looks like one (`_host_ok`)
     host_checked: bool = False
+    # its `workers` group names a serving engine's worker by its parallel indices ("Worker_DP1_TP6_EP14", "DP1 TP2
+    # EP2"): the rank they give (`worker_rank`), by the family's rule of which index spans the engine's workers
+    workers: str | None = None
 
 
 # First match wins per step, so a rare launcher's row comes after the common ones.
@@ -91,8 +94,24 @@ PREFIXES: tuple[Prefix, ...] = tuple(
         # a worker's ("(EngineCore_DP0 pid=1088) (RayWorkerWrapper pid=285, ip=192.168.177.12)"): the inner wins
         # vLLM's own worker processes print the same shape with their rank: "(VllmWorker rank=0 pid=249)", or with
         # their tensor-parallel index, a second word that is no global rank: "(VllmWorker TP0 pid=302)" (llm-d #191)
-        ("ray", r"\((?:[\w./:\-]{1,128} ){0,2}(?:rank=(?P<rank>\d{1,6}) )?pid=(?P<pid>\d+)(?:, ip=(?P<host>[0-9a-fA-F.:]+))?\) ?",
-         {"pid": "pid", "host": "host", "rank": "rank"}, {}),
+        # Since vLLM 0.10.2 (setup_proc_title_and_log_prefix) a worker is named by the parallel indices over 1,
+        # "_"-joined: "(Worker_TP1 pid=803328)" (vllm #26420), "(Worker_DP1_TP6_EP14 pid=373019)" (vllm-ascend #3298,
+        # DP2 x TP8: its EP index spans both), read by `worker_rank`; the engine's "(EngineCore_DP0 pid=...)" names
+        # no worker.  verl / OpenRLHF's Ray actors are the same row: "(WorkerDict pid=..., ip=...)".
+        ("ray", r"\((?P<workers>(?:[\w./:\-]{1,128} ){0,2})(?:rank=(?P<rank>\d{1,6}) )?pid=(?P<pid>\d+)"
+                r"(?:, ip=(?P<host>[0-9a-fA-F.:]+))?\) ?",
+         {"pid": "pid", "host": "host", "rank": "rank"}, {"workers": "vllm"}),
+        # SGLang's scheduler (run_scheduler_process's logger prefix): its stamp, then the parallel indices over 1,
+        # " DP{d}", " PP{p}", " TP{t}", " EP{e}" (later " ATTN_CP{c}", " MOE_DP{m}"): "[2025-07-25 07:53:08 TP2] "
+        # (sglang #8336), "[2025-05-26 07:48:17 DP1 TP2] " (sglang #6624), "[2026-02-12 11:38:29 TP0 EP0] " (sglang
+        # #18785); the stamp is the line's time (its lead)
+        ("sglang", r"\[(?P<stamp>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)(?P<workers>(?: (?:DP|PP|ATTN_CP|MOE_DP|TP|EP)\d{1,6})+)"
+                   r"\] ?", {}, {"workers": "sglang"}),
+        # TensorRT-LLM's Python logger on a rank ("[TRT-LLM] [RANK 0] [I] ...", after its stamp "[12/04/2025-18:38:28] "
+        # when printed: TensorRT-LLM's deployment guide, its Kimi K2 log); its C++ runtime's "[TensorRT-LLM][ERROR]"
+        # names no rank (under mpirun the MPI tag before it does)
+        ("trtllm", r"(?:\[(?P<stamp>\d\d/\d\d/\d{4}-\d\d:\d\d:\d\d)\] )?\[TRT-LLM\] \[RANK (?P<rank>\d{1,6})\] ",
+         {"rank": "rank"}, {"first": "[", "needle": "[TRT-LLM] [RANK "}),
         # NCCL's own: "host:pid:tid [dev] NCCL INFO ..."
         ("nccl", r"(?P<host>" + _HOST + r"):(?P<pid>\d+):(?P<tid>\d+) \[(?P<gpu>\d+)\] ",
          {"host": "host", "pid": "pid", "gpu": "gpu"}, {}),
@@ -113,6 +132,32 @@ PREFIXES: tuple[Prefix, ...] = tuple(
         # line number after it), before everything its writer printed (llm-d/llm-d #191)
         ("grep", r"[\w.\-]{1,200}\.(?:log|txt|out|err)(?::\d{1,9})?:", {}, {"needle": ":", "outermost": True}),
     ))
+# A serving engine's parallel indices in a worker's name: vLLM's "_"-joined ("Worker_DP1_TP6_EP14"; "VllmWorker TP0"
+# before 0.10.2), SGLang's " "-joined ("DP1 TP2 EP2")
+_PARALLEL = re.compile(r"(?:^|[_ ])(?P<dim>ATTN_CP|MOE_DP|DP|PP|PCP|DCP|TP|EP)(?P<index>\d{1,6})(?=$|[_ ])")
+# Which indices name one worker among all the engine's, by family.  Each engine prints only the dimensions over 1:
+# - a lone TP index (with EP's or DCP's, which range over the same processes) is the worker's rank in the engine's
+#   world, both families;
+# - vLLM's EP group spans DP x PCP x TP of a pipeline stage (vllm.distributed.parallel_state: "Worker_DP1_TP6_EP14"
+#   on DP2 x TP8), so without a PP index its EP index is the worker's rank whatever else is printed;
+# - SGLang's EP index is a slice of its TP group, and its TP index restarts in each data-parallel replica unless DP
+#   attention shares one TP group among them, which its lines do not say: "DP1 TP2" names no rank (nor does any
+#   index with a PP one, in either family): a worker left without a rank is never guessed one.
+_ALONG_TP = frozenset({"TP", "EP", "DCP"})
+
+
+def worker_rank(family: str, workers: str | None) -> int | None:
+    """The rank a serving engine's worker tag names (see _ALONG_TP), or None."""
+    if not workers or ("TP" not in workers and "EP" not in workers):
+        return None
+    dims = {m.group("dim"): int(m.group("index")) for m in _PARALLEL.finditer(workers.strip())}
+    if family == "vllm" and "EP" in dims and "PP" not in dims:
+        return dims["EP"]
+    if "TP" in dims and dims.keys() <= _ALONG_TP:
+        return dims["TP"]
+    return None
+
+
 # Prefixes inside a message that name the rank without being a launcher prefix: PyTorch's "[Rank 3]" and
 # "[PG 0 Rank 3]", "[PG ID 0 PG GUID 0(default_pg) Rank 3]"; DeepSpeed's "[Rank 3]" too.  A process group other
 # than the default one ("[PG 134 Rank 1]") names the rank in that group, not the global one (parsers.classify's
@@ -210,6 +255,12 @@ def strip_lead(line: str) -> tuple[tuple, str, str]:
             value = m.group(group)
             if value is not None and not (field_name == "host" and placeholder(value)):
                 found[field_name] = value if field_name == "host" else int(value)
+        if row.workers is not None and (m.groupdict().get("rank") is None):  # its worker tag's rank, if it names one
+            rank = worker_rank(row.workers, m.group("workers"))
+            if rank is not None:
+                found["rank"] = rank
+        if not lead and "stamp" in m.re.groupindex and m.group("stamp"):  # the prefix holds the line's stamp
+            lead = "[" + m.group("stamp") + "] "
         rest = rest[m.end():]
         step += 1
     return tuple(found.items()), lead, rest

@@ -191,6 +191,7 @@ class FileReader:
         self._numbered: bool | None = None  # a viewer's line numbers on the file's lines (its first batch says)
         self._found: dict[int, Evidence] = {}  # line -> the evidence of its finding (the latest MAX_FOUND)
         self._amendments: list[Finding] = []  # what the line being read amended of earlier lines' findings (_classify)
+        self._record: tuple | None = None  # (prefixes, key, line) of a record whose traceback lines lack its prefix
 
     def read(self, lines: Iterable[str]) -> Iterator[Evidence]:
         """Every line's prefixes are read (who wrote it: the job's ranks and hosts); only a line holding a word some
@@ -235,12 +236,16 @@ class FileReader:
                         lead, rest = lead + m.group(0), rest[m.end():]
                 if not self._year_seen and n + i < YEAR_PROBE_LINES:
                     self._probe_year(lead + rest)
+                if self._record is not None:
+                    fields = self._continued(fields, rest, n + i + 1)
                 known = merged.get(fields)
                 if known is None:  # a writer first seen (or past the bound): who it is, its key, the ranks it names
                     known = self._writer(fields, n + i + 1)
                     if len(merged) < 4096:
                         merged[fields] = known
                 origin, key = known
+                if fields and rest.endswith(facts.TRACEBACK) and len(rest) > len(facts.TRACEBACK):
+                    self._record = (fields, key, n + i + 1)  # its traceback's lines follow without its prefix
                 if i in hits or self._block is not None or self._root_next or key in self._tracebacks or \
                         _BLOCK_OPEN.match(rest):
                     for ev in self._line(_Line(n + i + 1, shown[i], lead, rest, origin, key)):
@@ -259,6 +264,22 @@ class FileReader:
                 if self.errors == 1:
                     log.exception("triage: reading %s line %d raised (a bug; the line is skipped, later ones are "
                                   "counted): %.200r", self.name, n + i + 1, line)
+
+    def _continued(self, fields: tuple, rest: str, n: int) -> tuple:
+        """The writer of line `n` when it continues the record a prefixed line opened with a traceback ending its
+        message (SGLang's "[2025-07-25 07:53:08 TP2] Scheduler hit an exception: Traceback (most recent call
+        last):", one record whose traceback lines carry no prefix): a line with no prefix of its own shaped as that
+        traceback's (a frame's indented line, the exception ending it, a chained exception's lines) is the record's
+        writer's; any other line ends the record and is read as its own."""
+        record_fields, record_key, start = self._record
+        if not fields and n - start <= TRACEBACK_LINES:
+            if record_key in self._tracebacks:
+                if rest[:1].isspace() or facts.EXCEPTION.match(rest) is not None:
+                    return record_fields
+            elif rest.startswith(facts.CHAINED) or rest.startswith(_TRACEBACK_OPENERS):
+                return record_fields
+        self._record = None
+        return fields
 
     def _writer(self, fields: tuple, n: int) -> tuple[Origin, tuple]:
         """(the file's origin with what a line's prefixes name, its writer's key), the first time the prefixes are
@@ -340,6 +361,10 @@ class FileReader:
                 self._groups.discard(key)
         if tail.startswith(_TRACEBACK_OPENERS):
             self._tracebacks[key] = n
+            return
+        if tail.endswith(facts.TRACEBACK):  # a logged message ending with one: its stamp the traceback's time
+            self._tracebacks[key] = n
+            self._when(at.lead + rest, key, at.origin.host)
             return
         open_tb = self._tracebacks.get(key)
         if open_tb is not None and not tail[:1].isspace():

@@ -53,11 +53,43 @@ PREFIXES = [
      "FLASH_ATTN attention backend out of potential backends: ('FLASH_ATTN', 'FLASHINFER', 'TRITON_ATTN', "
      "'FLEX_ATTENTION')", dict(pid=285, host="192.168.177.12"), "INFO 12-17 23:27:55 [cuda.py:351] Using FLASH_ATTN "
      "attention backend out of potential backends: ('FLASH_ATTN', 'FLASHINFER', 'TRITON_ATTN', 'FLEX_ATTENTION')"),
-    # https://github.com/llm-d/llm-d/issues/191 (vLLM's API server, engine and TP worker: the worker's pid wins, its
-    # TP index is no global rank; vLLM's logger header stays in the message, the reader peels it)
+    # https://github.com/llm-d/llm-d/issues/191 (vLLM's API server, engine and TP worker: the worker's pid wins; its
+    # TP index, the only parallel index it prints, is its rank in the engine; vLLM's logger header stays in the
+    # message, the reader peels it)
     ("(APIServer pid=32) (EngineCore_0 pid=296) (VllmWorker TP0 pid=302) WARNING 09-07 11:25:27 "
-     "[nixl_connector.py:1049] Releasing expired KV blocks", dict(pid=302, rank=None),
+     "[nixl_connector.py:1049] Releasing expired KV blocks", dict(pid=302, rank=0),
      "WARNING 09-07 11:25:27 [nixl_connector.py:1049] Releasing expired KV blocks"),
+    # --- serving engines' workers: a rank from their parallel indices where one names the worker (ranks.worker_rank)
+    # https://github.com/vllm-project/vllm/issues/23582 (vLLM 0.10's "VllmWorker TP3")
+    ("(VllmWorker TP3 pid=432) ERROR 09-05 21:05:38 [multiproc_executor.py:596] WorkerProc hit an exception.",
+     dict(pid=432, rank=3), "ERROR 09-05 21:05:38 [multiproc_executor.py:596] WorkerProc hit an exception."),
+    # https://github.com/vllm-project/vllm/issues/26420 (vLLM 0.11's "Worker_TP1")
+    ("(Worker_TP1 pid=803328) ERROR 10-08 17:20:23 [multiproc_executor.py:671] Traceback (most recent call last):",
+     dict(pid=803328, rank=1), None),
+    # https://github.com/vllm-project/vllm-ascend/issues/3298 (DP2 x TP8 with EP: the EP index spans both, 14 = 1*8+6)
+    ('(Worker_DP1_TP6_EP14 pid=373019) ERROR 09-19 02:53:52 [multiproc_executor.py:654]   File "/vllm-workspace/vllm/'
+     'vllm/v1/executor/multiproc_executor.py", line 649, in worker_busy_loop', dict(pid=373019, rank=14), None),
+    # https://github.com/vllm-project/vllm/issues/18088 (vLLM 0.8's "VllmWorker rank=1")
+    ("(VllmWorker rank=1 pid=239571) ERROR 05-13 16:11:49 [multiproc_executor.py:522]     model_output = "
+     "self.model(input_ids, positions, intermediate_tensors,", dict(pid=239571, rank=1), None),
+    # https://github.com/sgl-project/sglang/issues/8336 (SGLang's scheduler TP2 in a CRI log: the envelope's stamp is
+    # the lead, SGLang's own is dropped with its prefix)
+    ("2025-07-25T07:53:08.21748708+08:00 stdout F [2025-07-25 07:53:08 TP2] Scheduler hit an exception: Traceback "
+     "(most recent call last):", dict(rank=2),
+     "2025-07-25T07:53:08.21748708+08:00 stdout F Scheduler hit an exception: Traceback (most recent call last):"),
+    # https://github.com/sgl-project/sglang/issues/18785 (TP with EP: the TP index; SGLang's stamp kept as the lead)
+    ("[2026-02-12 11:38:30 TP0 EP0] Prefill batch, #new-seq: 5, #new-token: 8192, #cached-token: 159453, token usage: "
+     "0.13, #running-req: 22, #queue-req: 6, ", dict(rank=0),
+     "[2026-02-12 11:38:30] Prefill batch, #new-seq: 5, #new-token: 8192, #cached-token: 159453, token usage: 0.13, "
+     "#running-req: 22, #queue-req: 6, "),
+    # https://github.com/sgl-project/sglang/issues/6624 (DP1 TP2: SGLang's TP index restarts in each data-parallel
+    # replica unless DP attention is on, which the line does not say: no rank)
+    ("[2025-05-26 07:48:17 DP1 TP2] Scheduler hit an exception: Traceback (most recent call last):", dict(rank=None),
+     "[2025-05-26 07:48:17] Scheduler hit an exception: Traceback (most recent call last):"),
+    # https://github.com/NVIDIA/TensorRT-LLM/blob/main/examples/wide_ep/README.md (srun -l, TensorRT-LLM's stamp and
+    # rank tag; the stamp kept as the lead)
+    (" 0: [12/04/2025-18:38:28] [TRT-LLM] [RANK 0] [I] moe_load_balancer finalizing model...", dict(rank=0),
+     "[12/04/2025-18:38:28] [I] moe_load_balancer finalizing model..."),
     # https://github.com/huggingface/accelerate/issues/1317 (pdsh, DeepSpeed's multi-node launcher)
     ("104.171.201.171: │   1750 │   def init_trackers(self, project_name: str, config: Optional[dict] │",
      dict(host="104.171.201.171"), None),
@@ -1517,3 +1549,29 @@ def test_rays_memory_monitor_kill_is_a_host_oom_not_the_gpus():
              "raylet.out -ip 29.45.33.204`."]
     [incident] = job({"engine.log": lines})
     assert (incident.category, incident.root.kind) == ("infrastructure", "oom_kill")
+
+
+# --- a serving engine's record whose traceback lines carry no prefix (REAL lines) ---------------------------------
+
+SGLANG_3713 = Path(__file__).parents[1] / "fixtures" / "incidents" / "sglang-3713-tp0-illegal-access" / "logs" / "server.log"
+
+
+def test_an_sglang_records_traceback_is_its_workers():
+    """REAL (sgl-project/sglang #3713): SGLang logs a scheduler's exception as one record, "[2025-02-21 22:59:28 TP0]
+    Scheduler hit an exception: Traceback (most recent call last):" and the traceback's lines after it without the
+    prefix: the exception ending it is TP0's (rank 0), at the record's time; before, it was nobody's, with no time."""
+    lines = SGLANG_3713.read_text().splitlines()
+    evidence = [e for e in read_lines(lines, "server.log", Clock(), year=2025) if e.kind != "rank_seen"]
+    (ev,) = [e for e in evidence if e.kind == "cuda_error"]
+    assert ev.rank == 0 and ev.line == 14
+    assert ev.time == datetime(2025, 2, 21, 22, 59, 28, tzinfo=timezone.utc)
+
+
+def test_a_record_ends_at_a_line_no_traceback_has():
+    """SYNTHETIC, of REAL lines (sgl-project/sglang #3713, then #5602's launcher line): after the exception that ends
+    the record's traceback, a line of another shape (the launcher's own stamped line) is no longer the worker's."""
+    lines = SGLANG_3713.read_text().splitlines()[:14] + [
+        "[2025-04-21 04:13:43] Received sigquit from a child process. It usually means the child failed.",
+        "RuntimeError: CUDA error: an illegal memory access was encountered"]  # (the same exception line, again)
+    evidence = [e for e in read_lines(lines, "server.log", Clock(), year=2025) if e.kind == "cuda_error"]
+    assert [e.rank for e in evidence] == [0, None]
