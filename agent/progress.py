@@ -83,17 +83,19 @@ class ProgressTracker:
         for mark in marks:
             p = mark.progress
             if pod is None:
-                if p.pause:
+                if not p.moved:
                     continue  # a pause of a pod never seen progressing says nothing
                 pod = self._track(ref, now)
-            if p.pause:
+            if not p.moved:
                 pod.paused, pod.pause = now, p.pause
                 continue
             if p.step is not None and p.step == pod.step:
                 if p.seconds is not None:  # the same step printed again (another rank, a second logger): not an
                     self._step_time(pod, p.seconds, True)  # advance, but its printed time is the better one
-                continue
-            events += self._advance(pod, mark, now)
+            else:
+                events += self._advance(pod, mark, now)
+            if p.pause:  # progress, then a pause said on the same line (a bar, then `Saving checkpoint...`)
+                pod.paused, pod.pause = now, p.pause
         return events
 
     def _track(self, ref: PodRef, now: float) -> _Pod:

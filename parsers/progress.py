@@ -3,7 +3,10 @@
 Table-driven: each rule is a trainer's line shape (a keyword that must appear, a regex, where the step and the
 step time are, and the time unit).  A line without any keyword costs one compiled-regex search (`PREFILTER`,
 usable on bytes over a whole buffer); only keyword lines meet the rules.  Announced pauses (checkpoint saves,
-evaluation / validation) are recognised too: they stretch a hang allowance rather than count as progress.
+evaluation / validation) are recognised too: they stretch a hang allowance rather than count as progress.  One line
+can say both (a tqdm bar written without a newline, then the logger's `Saving checkpoint...` or `***** Running
+Evaluation *****` after it): the progress comes from RULES, the pause from PAUSES, each table read for its own fact,
+and the one Progress carries both.
 
     recognise("iter 2920: loss 3.9883, time 1099.34ms, mfu 15.34%")
     -> Progress(step=2920, seconds=1.09934, trainer="nanogpt")
@@ -23,7 +26,8 @@ class Progress:
     step: int | None  # the step reported; None: the trainer moved on without naming a step (a loss dict)
     seconds: float | None = None  # time per step when the trainer prints it (or a tqdm rate)
     trainer: str = ""
-    pause: str = ""  # "checkpoint" / "evaluation": an announced pause, not progress
+    pause: str = ""  # "checkpoint" / "evaluation": a pause announced on this line
+    moved: bool = True  # the line reports training progress (False: it only announces a pause)
 
 
 @dataclass(frozen=True)
@@ -96,6 +100,21 @@ RULES: tuple[Rule, ...] = (
     # 26.3106, interval_samples_per_second: ..., interval_steps_per_second: 0.760149170183967, epoch: 0.0014`
     Rule("paddle", "global_step: ", re.compile(r"\bglobal_step: (?P<step>\d+),(?:.*?\binterval_steps_per_second: (?P<rate>"
                                                + _NUM[1:-1] + "))?")),
+    # PaddleNLP's example scripts: `global step 220, epoch: 28, loss: 0.00503, speed: 1.89 step/s`; its Trainer's
+    # first era printed a dict, `{'loss': 0.1856, 'learning_rate': 4.5e-05, 'global_step': 150, 'epoch': 2.0}` (the
+    # Hugging Face row below reads no step in it: its step sits before 'epoch')
+    Rule("paddle", "global step ", re.compile(r"\bglobal step (?P<step>\d+), epoch: \d+, .*?\bspeed: (?P<rate>"
+                                              + _NUM[1:-1] + ") step/s")),
+    Rule("paddle", "'global_step': ", re.compile(r"\{'loss': [^{}]*?'global_step': (?P<step>\d+), 'epoch': ")),
+    # TF-slim (tf.contrib.slim's train loop, the TF object-detection API's first era): `INFO:tensorflow:global step 1:
+    # loss = 79.3501 (57.126 sec/step)`
+    Rule("tfslim", "global step ", re.compile(r"\bglobal step (?P<step>\d+): loss = [^(]*\((?P<time>" + _NUM[1:-1]
+                                              + r") sec/step\)")),
+    # verl: its PPO trainer `(TaskRunner pid=247607) step:1 - global_seqlen/min:159906 - ... - timing_s/step:48.70 - ...`,
+    # its SFT trainer `step:100 - train/loss:0.0592 - train/lr(1e-3):6.8e-05` (after its epoch bar, which counts within
+    # the epoch), its validation `step:0 - val-aux/...`, `step:105 - val/loss:0.0584` (evaluation)
+    Rule("verl", "step:", re.compile(r"(?<![\w/])step:(?P<step>\d+) - (?:(?P<phase>val)[-/]|global_seqlen/|train/)"
+                                     r"(?:.*?\btiming_s/step:(?P<time>" + _NUM[1:-1] + "))?")),
     # DeepSpeed engine: `[Rank 0] step=40, skipped=2, lr=[5e-05], ...`; Megatron-DeepSpeed `steps: 10 loss: ...`
     Rule("deepspeed", "step=", re.compile(r"\] step=(?P<step>\d+), skipped=\d+")),
     Rule("deepspeed", "steps: ", re.compile(r"\bsteps: (?P<step>\d+) loss: ")),
@@ -148,6 +167,8 @@ PAUSES: tuple[tuple[str, re.Pattern[str]], ...] = (
     # literal costs a tenth of another case-blind alternative in the row above on every keyword line
     ("evaluation", re.compile(r"\| valid on '")),
 )
+# the words every PAUSES row needs (a cheap look at what follows a progress line's match before the rows are tried)
+_PAUSE_WORDS = re.compile("heckpoint|aving|valuat|alidat|val loss|valid on")
 KEYWORDS = ("iteration", "iter ", "iter:", "step", "loss", "/it", "it/s", "heckpoint", "aving", "valuat", "alidat",
             "(val)")  # MMEngine's validation, `Epoch(val) [10][4000/4809]  eta: ...`, names no loss
 # one search over raw bytes finds the lines worth a look (the pod-log source scans whole reads with it)
@@ -179,7 +200,7 @@ def _one(line: str) -> Progress | None:
         if m.start() and rule.trainer == "tqdm" and _SETUP_BAR.search(line, 0, m.start()):
             return None
         if (m.start() and _EVAL_BAR.search(line, 0, m.start())) or groups.get("phase") not in (None, "train"):
-            return Progress(None, trainer=rule.trainer, pause="evaluation")
+            return Progress(None, trainer=rule.trainer, pause="evaluation", moved=False)
         step = int(groups["step"].replace(",", "")) if groups.get("step") else None
         if groups.get("of") and step == int(groups["of"]):
             step = None  # a finished bar: its count restarts with the next epoch's, so each epoch's end repeats it
@@ -193,8 +214,16 @@ def _one(line: str) -> Progress | None:
         elif groups.get("rate"):
             rate = float(groups["rate"])
             seconds = 1.0 / rate if rate > 0 else None
-        return Progress(step, seconds, rule.trainer)
+        # what the line says after its progress (a logger writing after a bar left without a newline): a pause
+        pause = _pause(line, m.end()) if _PAUSE_WORDS.search(line, m.end()) else ""
+        return Progress(step, seconds, rule.trainer, pause)
+    pause = _pause(line, 0)
+    return Progress(None, trainer="", pause=pause, moved=False) if pause else None
+
+
+def _pause(line: str, start: int) -> str:
+    """The pause line[start:] announces (PAUSES), else ""."""
     for name, pattern in PAUSES:
-        if pattern.search(line):
-            return Progress(None, trainer="", pause=name)
-    return None
+        if pattern.search(line, start):
+            return name
+    return ""

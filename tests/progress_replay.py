@@ -110,7 +110,7 @@ def replay_hang(name: str, settings: HangSettings = HangSettings(), limit: float
                 events += t.tick()
             clock.t = max(clock.t, at)
             events += t.observe(REF, [Mark(at, p)])
-            if not p.pause:
+            if p.moved:
                 trainers.add(p.trainer)
                 steps.append(p.step)
         m = WATCHDOG.search(line)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 import shutil
 import time
+from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -70,9 +71,15 @@ PODS = Path(__file__).parents[1] / "fixtures" / "pods" / "var" / "log" / "pods"
     ("paddleseg_928.log", "paddle", list(range(20, 141, 20)), 0.5344),
     # Ultralytics: each epoch's bar ends on `99/99`: progress without a step (read as 99 it was no advance)
     ("ultralytics_2023.log", "tqdm", [None] * 3, 1.14),
+    # trainers no row read before (each line None): TF-slim, PaddleNLP's example scripts, PaddleNLP's first Trainer's
+    # dict (read as a Hugging Face dict without its step before), verl's SFT trainer (its epoch bar read instead before:
+    # 29-34, the count within the epoch, not verl's step)
+    ("tfslim_models_2980.log", "tfslim", [n for n in range(1, 9) for _ in (0, 1)], 57.126),  # every line twice
+    ("paddlenlp_4084_speed.log", "paddle", list(range(220, 331, 10)), 1 / 1.89),  # `speed: 1.89 step/s`
+    ("verl_rldecision_sft.log", "verl", [1] + list(range(100, 106)), None),
 ])
 def test_each_trainers_real_lines_give_their_steps_and_step_time(name, trainer, steps, seconds):
-    found = [p for p in map(recognise, lines(name)) if p is not None and not p.pause]
+    found = [p for p in map(recognise, lines(name)) if p is not None and p.moved]
     assert [p.step for p in found] == steps
     assert {p.trainer for p in found} == {trainer}
     if seconds is None:
@@ -112,6 +119,63 @@ def test_evaluation_and_setup_bars_are_no_training_progress():
         assert [recognise(x) for x in lines(name)] == [None] * len(lines(name)), name
     # (synthetic, a script's own shape): an epoch counter is no step
     assert recognise("Epoch [1/5], Step [100/600], Loss: 0.2245") is None
+
+
+def test_a_progress_bar_and_a_pause_said_on_one_line_carry_both():
+    """REAL (sources.md): tqdm writes its bar without a newline, so the logger's next line lands on it: torchtune #1713's
+    finished bar then `INFO:torchtune.utils._logging:Starting checkpoint save...` (the save it hung in), PaddleNLP #1761's
+    bar then `***** Running Evaluation *****`.  The bar won before and the pause was lost (a long save after it read as
+    silence); now the one Progress carries the bar's progress and the pause, each read from its own table."""
+    bar, = [recognise(x) for x in lines("torchtune_1713_save.log")]
+    assert bar == Progress(None, 5.37, "tqdm", "checkpoint")  # a finished bar (15/15): progress without a step
+    said = [recognise(x) for x in lines("paddlenlp_1761_eval.log")]
+    assert [p.step for p in said] == [150, 160, 170, 180, 190, 200, 200]  # `'global_step': 150` (None before)
+    assert [p.trainer for p in said] == ["paddle"] * 6 + ["tqdm"]
+    assert said[-1].pause == "evaluation" and said[-1].moved and said[-1].seconds == pytest.approx(1 / 3.37)
+    assert [p.pause for p in said[:-1]] == [""] * 6
+    # a pause alone is no progress; an evaluation bar is a pause, not progress
+    assert not recognise("***** Running Evaluation *****").moved
+    assert not recognise("Validation DataLoader 0:  50%|█████     | 5/10 [00:01<00:01,  4.2it/s]").moved
+
+
+@pytest.mark.parametrize("name", ["torchtune_1713_save.log", "paddlenlp_1761_eval.log"])
+def test_the_tracker_honours_a_pause_said_after_a_bar(name):
+    """The real lines above at a steady cadence (SYNTHETIC timing: a line every 3 s), then 5 minutes of silence (the save
+    or the evaluation): with k=10 (30 s) and pause_seconds 600 the pause said on the bar's line holds; taken as progress
+    only (what was read before), the same silence is a hang."""
+    def run(keep_pauses: bool) -> list:
+        events: list = []
+        clock = Clock(1000.0)
+        t = tracker(clock, events, k=10, floor_seconds=1, min_steps=2, pause_seconds=600)
+        for i in range(4):  # (synthetic) the job's progress before: a dict every 3 s
+            clock.t = 1000.0 + 3 * i
+            t.observe(REF, [Mark(clock.t, Progress(100 + 10 * i, None, "paddle"))])
+        for x in lines(name):
+            clock.t += 3
+            p = recognise(x) if keep_pauses else unpaused(recognise(x))
+            t.observe(REF, [Mark(clock.t, p)])
+        for _ in range(300):
+            clock.t += 1
+            t.tick()
+        return [e[0] for e in events]
+    assert run(keep_pauses=True) == []
+    assert run(keep_pauses=False) == [HANG_REASON]
+
+
+def test_verls_step_lines():
+    """REAL (johnson7788/RLDecisionAgent's README, sources.md): verl's PPO trainer prints one line per step, `(TaskRunner
+    pid=247607) step:1 - global_seqlen/min:159906 - ... - timing_s/step:48.7025266494602 - ...` (read as nothing
+    before: only its `Training Progress` bar was progress), its validation `step:0 - val-aux/...` (evaluation); its SFT
+    trainer `...| 29/35 [06:26<01:19, 13.17s/it]step:100 - train/loss:...` (the bar counts within the epoch: 29 was
+    read, now verl's own step 100), `step:105 - val/loss:...` (evaluation), `Saving checkpoint to: ...` (a pause)."""
+    ppo = [recognise(x) for x in lines("verl_rldecision_ppo.log")]
+    assert ppo[0] is None  # `0/140 [00:00<?, ?it/s]`: no step taken yet
+    assert (ppo[1].pause, ppo[1].moved) == ("evaluation", False)
+    assert ppo[2] == Progress(1, 49.09, "tqdm") and ppo[3] == Progress(1, pytest.approx(48.7025266494602), "verl")
+    sft = [recognise(x) for x in lines("verl_rldecision_sft.log")]
+    assert [(p.step, p.pause) for p in sft[-2:]] == [(None, "evaluation"), (None, "checkpoint")]
+    assert not any(p.moved for p in sft[-2:])
+    assert recognise("INFO:tensorflow:global_step/sec: 0.0339311") is None  # TF's rate line: no step of its own
 
 
 def test_json_and_dict_progress_lines():
@@ -214,6 +278,13 @@ def tracker(clock: Clock, events: list, **cfg) -> ProgressTracker:
 REF = PodRef("train", "gpt-worker-0", "uid-0", "main")
 
 
+def unpaused(p: Progress | None) -> Progress | None:
+    """The line as a tracker that does not understand pauses would take it: its progress only."""
+    if p is None or not p.moved:
+        return None
+    return replace(p, pause="")
+
+
 def replay(name: str, t: ProgressTracker, clock: Clock, keep_pauses: bool = True) -> None:
     """Each line at its own timestamp (a line without one at the previous line's), ticking every second."""
     at = None
@@ -229,8 +300,8 @@ def replay(name: str, t: ProgressTracker, clock: Clock, keep_pauses: bool = True
             clock.t += 1
             t.tick()
         clock.t = max(clock.t, at)
-        p = recognise(line)
-        if p is not None and (keep_pauses or not p.pause):
+        p = recognise(line) if keep_pauses else unpaused(recognise(line))
+        if p is not None:
             t.observe(REF, [Mark(at, p)])
     t.tick()
 
@@ -264,8 +335,8 @@ def replay_any(name: str, t: ProgressTracker, clock: Clock, tick: float = 1.0, k
     at, seen = None, 0
     for line in lines(name):
         at = when(line, at)
-        p = recognise(line)
-        if at is None or p is None or (p.pause and not keep_pauses):
+        p = recognise(line) if keep_pauses else unpaused(recognise(line))
+        if at is None or p is None:
             continue
         clock.t = clock.t or at
         while clock.t + tick <= at:
@@ -290,6 +361,36 @@ def test_real_healthy_logs_raise_nothing_at_the_default_k(name):
     assert events == []
     pod = t.pods["uid-0"]
     clock.t = pod.last + t.allowance(pod) + 1
+    t.tick()
+    assert [e[0] for e in events] == [HANG_REASON]
+
+
+def test_a_count_within_the_epoch_going_back_is_an_advance_and_no_hang():
+    """REAL (fairseq #301): fairseq's first era counts batches within the epoch, `| epoch 005  8000 / 8223 ...` then,
+    after the epoch's validation, `| epoch 006  1000 / 8223 ...`: the step goes back from 8000 to 1000, as every bar
+    counting within its epoch does (Lightning's `Epoch 1: 1/18`, Ultralytics' bar).  Each line at the time its own
+    figures give (1000 batches x `wpb` words per batch / `wps` words per second: ~937 s): the step going back is an
+    advance (the job moved), not "the same step again" and not a restart; it yields no step time (no negative or
+    huge spacing: the step time stays the forward spacing's, ~0.94 s per batch, so no straggler comes of it either);
+    nothing is raised at the default k, and the pod silent afterwards is suspected."""
+    events: list = []
+    clock = Clock(1000.0)
+    t = tracker(clock, events, k=10, floor_seconds=1, min_steps=2)
+    steps = []
+    for x in lines("fairseq_301.log"):
+        p = recognise(x)
+        m = re.search(r"wps=(\d+), wpb=(\d+)", x)
+        if m:
+            clock.t += 1000 * int(m.group(2)) / int(m.group(1))
+            t.tick()
+        if p is not None:
+            t.observe(REF, [Mark(clock.t, p)])
+            steps.append(t.snapshot()["uid-0"]["step"] if p.moved else None)
+    snap = t.snapshot()["uid-0"]
+    assert [s for s in steps if s is not None] == [1000, 2000, 3000, 4000, 5000, 6000, 7000, 8000, 1000]
+    assert snap["advances"] == 9 and snap["step_seconds"] == pytest.approx(0.94, abs=0.01)
+    assert events == []
+    clock.t = t.pods["uid-0"].last + t.allowance(t.pods["uid-0"]) + 1
     t.tick()
     assert [e[0] for e in events] == [HANG_REASON]
 
