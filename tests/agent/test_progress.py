@@ -21,7 +21,7 @@ from agent.progress import HANG_REASON, RESUMED_REASON, Mark, ProgressTracker
 from agent.sources.podlogs import PodLogSource, PodRef
 from parsers.envelope import cri
 from parsers.model import Problem, Reading
-from parsers.progress import KEYWORDS, PREFILTER, RULES, Progress, recognise
+from parsers.progress import _PAUSE_WORDS, KEYWORDS, PAUSES, PREFILTER, RULES, Progress, recognise
 from progress_replay import _STAMP, FIX, Clock, lines, when
 
 PODS = Path(__file__).parents[1] / "fixtures" / "pods" / "var" / "log" / "pods"
@@ -101,6 +101,19 @@ def test_every_rule_is_reachable_past_the_keyword_prefilter():
     for rule in RULES:
         assert any(k in rule.keyword for k in KEYWORDS), rule
         assert PREFILTER.search(rule.keyword.encode()) is not None, rule
+
+
+def test_every_pause_a_row_reads_in_the_real_logs_passes_the_pause_word_gate():
+    # after a progress match, PAUSES are tried only where _PAUSE_WORDS occurs: a pause any row reads in a real log's
+    # line must hold one of those words (else a bar's checkpoint save is lost again), and so must every line the
+    # keyword prefilter lets through to the rows
+    seen = 0
+    for log in sorted(FIX.glob("*.log")):
+        for line in lines(log.name):
+            if any(pattern.search(line) for _, pattern in PAUSES):
+                seen += 1
+                assert _PAUSE_WORDS.search(line), (log.name, line)
+    assert seen >= 10  # the fixtures do announce pauses
 
 
 def test_evaluation_and_setup_bars_are_no_training_progress():
