@@ -289,6 +289,14 @@ RULES: tuple[Rule, ...] = (
     _r("fm_service_exited", None, ["failed! Exit code: ", "nvidia-fabricmanager.service: "],
        r'"[^"\n]*\b(?:nv-fabricmanager|nvlsm)\b[^"\n]*" failed! Exit code: -?\d+|'
        r"nvidia-fabricmanager\.service: (?:Control process exited|Main process exited|Failed with result)"),
+    # Fabric Manager's echo of its configuration at every start (fabricmanager.log, after "Fabric Manager version
+    # 535.161.08 is running with the following configuration options"): "Continue to run when facing failures = 0",
+    # "Option when facing GPU to NVSwitch NVLink failure = 0" (ACCESS_LINK_FAILURE_MODE), "Option when facing NVSwitch to
+    # NVSwitch NVLink failure = 0" (TRUNK_LINK_FAILURE_MODE), "Option when facing NVSwitch failure = 0" (leptonai/gpud
+    # components/query/log/tail/testdata/fabric-manager.0.log): settings, no failure (were the nvlink row's errors, on
+    # every HGX node at every FM start).
+    _r("fm_config_echo", None, ["Option when facing ", "Continue to run when facing failures"],
+       r"(?:Option when facing [\w ]+? failure|Continue to run when facing failures) = \S*\s*$"),
     # The RC watchdog finding a GPU that stopped answering its notifier (kernel_rc_watchdog_callback.c): "NVRM:
     # krcWatchdog_IMPL: RC watchdog: GPU is probably locked!  Notify Timeout Seconds: 7", then its recovery, whose Xid
     # (8, the channel's idle timeout) is the finding: on the next lines in 610.57.04 (llama.cpp #27102), after the
@@ -1272,6 +1280,19 @@ RULES: tuple[Rule, ...] = (
     # (NCCL_CODES["ncclInvalidUsage"]: the job's configuration, an NCCL_NET naming a transport the node lacks).
     _r("nccl_no_net_plugin", "nccl_error", ["Failed to initialize any NET plugin"],
        r"NCCL WARN Failed to initialize any NET plugin", attribution="application"),
+    # NCCL's proxy service thread as a communicator is torn down (ncclCommDestroy / the process's exit; NCCL 2.12-2.29):
+    # ncclProxyStop's own connection to send Stop races the thread's accept ("[Service thread] Accept failed Resource
+    # temporarily unavailable", or "Accept failed Success"; INFO from 2.30, src/proxy.cc), then the local rank's socket
+    # that sent Close breaks ("[Service thread] Could not receive type from localRank 3, res=3, closed=0") and the
+    # Close op it carried fails ("[Proxy Service 3] Failed to execute operation Close from rank 3, retcode 3"): 24 WARNs
+    # at the end of a run that trained and printed its RESULT (mlcommons/training_results_v5.1 Dell
+    # 1xXE9680x8H200-SXM-141GB retinanet, then "Abort COMPLETE"; NVIDIA/nccl #1668, the same before "Abort COMPLETE").
+    # A teardown's, no finding (were warnings on every rank of every job); a failure that caused the teardown has lines
+    # of its own, and a Connect (or any other op) that fails stays the NCCL WARN row's.
+    _r("nccl_proxy_teardown", None, ["[Service thread] Accept failed", "[Service thread] Could not receive type",
+                                     "Failed to execute operation Close "],
+       r"NCCL WARN \[(?:Service thread\] (?:Accept failed|Could not receive type from localRank)|"
+       r"Proxy Service \d+\] Failed to execute operation Close from rank)"),
     # NCCL WARNs NCCL itself later demoted to INFO as harmless (NCCL_HARMLESS_WARNS): no finding.
     _r("nccl_warn_harmless", None, list(NCCL_HARMLESS_WARNS),
        r"NCCL WARN .*?(?:" + "|".join(re.escape(w) for w in NCCL_HARMLESS_WARNS) + ")"),
