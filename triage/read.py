@@ -472,6 +472,11 @@ class FileReader:
         about_another = fact.kind in facts.ABOUT_ANOTHER  # a launcher's line about the process that died
         if "group_rank" in details and "rank" in values:  # the row read a subgroup's rank: not the global one
             del values["rank"]
+        if fact.kind in facts.ONLY_ANOTHER:  # the writer (a coordinator, Ray's driver) is not the process named
+            for name in ("host", "rank", "local_rank", "pid", "gpu"):
+                if base.get(name) is not None:
+                    details.setdefault(f"reporter_{name}", base[name])
+                    base[name] = None
         for name, value in values.items():
             if not about_another and name != "host" and base.get(name) is not None:
                 continue  # the line's own prefix says who wrote it, and the fact is about that writer
