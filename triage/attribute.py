@@ -84,7 +84,8 @@ DEATH_KINDS = frozenset({"rank_exit", "worker_exit", "process_lost"})
 BARE_DEATHS = frozenset({"rank_exit", "process_lost"})
 # How a coordinator's line (facts.py, kind process_lost) says it lost the process or node it names, by its row
 LOST_HOW = {"xla_task_heartbeat": "XLA's coordination service stopped hearing its heartbeats",
-            "ray_node_dead": "Ray declared its node dead"}
+            "ray_node_dead": "Ray declared its node dead",
+            "ray_worker_died": "Ray's raylet saw the worker process die, exit type SYSTEM_ERROR"}
 # Signals a rank gets because another failed: the watchdog's abort, the launcher's SIGTERM to the survivors
 CONSEQUENCE_SIGNALS = frozenset({6, 15, 2, 1})
 # What a rank's death by a signal means when nothing in its log explains it
@@ -477,7 +478,7 @@ def _first_failure(job: Job) -> Verdict | None:
         how = f"signal {first.signal}" if first.signal else f"exit code {first.exit_code}" \
             if first.exit_code is not None else LOST_HOW.get(first.details.get("fact"), "the job's coordinator lost it") \
             if first.kind == "process_lost" else "its exit code not shown"
-        who = _dead(first) if first.kind == "worker_exit" else _who(first)
+        who = _dead(first) if first.kind in ("worker_exit", "process_lost") else _who(first)
         if category == "undetermined":
             senders = SIGNAL_SENDERS.get(first.signal)
             said = f": {SIGNALS.get(first.signal, how)} comes from {senders}, and no line says which" if senders else ""

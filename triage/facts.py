@@ -153,6 +153,16 @@ FACTS: tuple[Fact, ...] = (
        r"Raylet is terminated: ip=(?P<host2>[\w.:\-]+), id=(?P<node_id2>[0-9a-f]{16,})\. Termination is unexpected|"
        r"Task failed because the node it was running on is dead or unavailable\. Node IP: (?P<host3>[\w.:\-]+), "
        r"node ID: (?P<node_id3>[0-9a-f]{16,}))"),
+    # Ray's raylet on a worker process of its node that died, no one saying why (its exit type SYSTEM_ERROR: the
+    # connection to it closed; a SIGKILL, a crash, `ray stop --force`): "(raylet) A worker died or was killed while
+    # executing a task by an unexpected system error. ... Worker IP address: 172.31.0.5 Worker port: 10228 Worker PID:
+    # 1134587 Worker exit type: SYSTEM_ERROR Worker exit detail: Worker unexpectedly exits with a connection error code
+    # 2. End of file. ..." (PRIME-RL/Entropy-Mechanism-of-RL #7, 2025; hkust-nlp/simpleRL-reason #8, its address
+    # 0.0.0.0, no host); the memory monitor's kill (NODE_OUT_OF_MEMORY) is the parsers' ray_oom (an OOM kill)
+    _f("ray_worker_died", "process_lost", ["A worker died or was killed while executing"],
+       r"A worker died or was killed while executing a task by an unexpected system error\..{0,400}?Worker IP address: "
+       r"(?:0\.0\.0\.0|(?P<host>[\w.:\-]+)) Worker port: \d+ Worker PID: (?P<pid>\d+) Worker exit type: "
+       r"(?P<exit_type>SYSTEM_ERROR)\b"),
     # A signal a process printed on its way down (torch's, glog's, Python's faulthandler)
     _f("signal_received", "rank_exit", ["received by PID", "Fatal Python error", "Caught signal"],
        r"(?:Signal (?P<signal>\d+) \((?P<signame>SIG\w+)\) received by PID (?P<pid>\d+)|"

@@ -71,6 +71,10 @@ CONSEQUENCE_EXCEPTIONS = re.compile(
     r"ConnectionReset|remote process exited|Connection closed|Horovod has been shut down|HorovodInternalError|"
     # an exception group: its sub-exceptions, printed after it, are the failures
     r"ExceptionGroup|"
+    # Ray's errors of an actor, worker or node that died ("ray.exceptions.RayActorError: The actor died unexpectedly
+    # before finishing this task.", ray-project/ray #43751; ActorDiedError, Ray 2.10+, #47759): the death is the
+    # failure, printed elsewhere (the raylet's, the GCS's lines: facts.py process_lost)
+    r"RayActorError|ActorDiedError|ActorUnavailableError|WorkerCrashedError|NodeDiedError|OwnerDiedError|"
     # an error that says its root cause was printed elsewhere: vLLM's API server re-raising its engine's failure
     # ("EngineDeadError: EngineCore encountered an issue. See stack trace (above) for the root cause."), its engine
     # re-raising its workers' ("WorkerProc initialization failed due to an exception in a background process. See

@@ -305,7 +305,38 @@ FACTS = [
      "node_id=e55b8ca03ebf3f7418f51533d8d55abeaab75fa9b29e2e6282b47646`, check the Ray dashboard cluster page, search "
      "the node ID in the GCS logs, or use `ray logs raylet.out -ip 127.0.0.1`.", "process_lost",
      dict(host="127.0.0.1")),
+    # Ray's raylet on a worker that died (PRIME-RL/Entropy-Mechanism-of-RL #7); 0.0.0.0 names no host
+    # (hkust-nlp/simpleRL-reason #8)
+    ("(raylet) A worker died or was killed while executing a task by an unexpected system error. To troubleshoot the "
+     "problem, check the logs for the dead worker. RayTask ID: ffffffffffffffff9c227d58c339697ac05855c405000000 Worker "
+     "ID: 3f178f204d10a49728a730c920d62d617d7e98664cf93e82a60ec34a Node ID: d45449d310bacbe9c336055e8257140857d81326751"
+     "f4aefbbc0d0e3 Worker IP address: 172.31.0.5 Worker port: 10228 Worker PID: 1134587 Worker exit type: SYSTEM_ERROR "
+     "Worker exit detail: Worker unexpectedly exits with a connection error code 2. End of file. There are some "
+     "potential root causes. (1) The process is killed by SIGKILL by OOM killer due to high memory usage. (2) ray stop "
+     "--force is called. (3) The worker is crashed unexpectedly due to SIGSEGV or other unexpected errors.",
+     "process_lost", dict(host="172.31.0.5", pid="1134587", exit_type="SYSTEM_ERROR")),
+    ("(raylet) A worker died or was killed while executing a task by an unexpected system error. To troubleshoot the "
+     "problem, check the logs for the dead worker. RayTask ID: ffffffffffffffffd64cd47551eaad41428b1a6802000000 Worker "
+     "ID: 2d351643de6ea3af66643b3952c6f84ad105d265d6241b25db742f1f Node ID: 1cc1783f3910ea44d820adb039cd7b37b4787bb6146"
+     "21e4dd2a5eb9c Worker IP address: 0.0.0.0 Worker port: 10393 Worker PID: 66408 Worker exit type: SYSTEM_ERROR "
+     "Worker exit detail: Worker unexpectedly exits with a connection error code 2. End of file. There are some "
+     "potential root causes. (1) The process is killed by SIGKILL by OOM killer due to high memory usage. (2) ray stop "
+     "--force is called. (3) The worker is crashed unexpectedly due to SIGSEGV or other unexpected errors.",
+     "process_lost", dict(host=None, pid="66408")),
 ]
+
+
+@pytest.mark.parametrize("line", [
+    # ray-project/ray #43751 (Ray 2.9's RayActorError), #47759 (2.10+'s ActorDiedError)
+    "ray.exceptions.RayActorError: The actor died unexpectedly before finishing this task.",
+    "ray.exceptions.ActorDiedError: The actor died unexpectedly before finishing this task.",
+])
+def test_rays_actor_died_error_is_a_consequence(line):
+    """The driver's error about an actor that died is the death's consequence (the raylet's or the GCS's line is the
+    failure), never the program's own exception."""
+    from triage.read import CONSEQUENCE_EXCEPTIONS
+    m = facts.EXCEPTION.match(line)
+    assert m and CONSEQUENCE_EXCEPTIONS.search(m.group("type"))
 
 
 def test_a_node_the_coordinator_lost_is_not_its_writers():
