@@ -78,7 +78,14 @@ PEER_KINDS = frozenset(k.name for k in KIND_TABLE if k.peer)
 # A process of a rank ended: the rank's own (a launcher's line), or its DataLoader worker's (the rank's exception
 # naming the worker's pid and signal): each is explained as a rank's death is (its own log, its host's OOM kill or
 # memory error naming its pid), else by what its signal points at
-DEATH_KINDS = frozenset({"rank_exit", "worker_exit"})
+DEATH_KINDS = frozenset({"rank_exit", "worker_exit", "process_lost"})
+# Deaths whose line says nothing of why (a launcher's exit line, a coordinator declaring a process or node dead): of
+# failures as early, an explained one is the root before them
+BARE_DEATHS = frozenset({"rank_exit", "process_lost"})
+# How a coordinator's line (facts.py, kind process_lost) says it lost the process or node it names, by its row
+LOST_HOW = {"xla_task_heartbeat": "XLA's coordination service stopped hearing its heartbeats",
+            "ray_node_dead": "Ray declared its node dead",
+            "ray_worker_died": "Ray's raylet saw the worker process die, exit type SYSTEM_ERROR"}
 # Signals a rank gets because another failed: the watchdog's abort, the launcher's SIGTERM to the survivors
 CONSEQUENCE_SIGNALS = frozenset({6, 15, 2, 1})
 # What a rank's death by a signal means when nothing in its log explains it
@@ -447,7 +454,7 @@ def _first_failure(job: Job) -> Verdict | None:
     # by the error files' full-precision times, which its table prints to the second only (a "Failures:" row it
     # lists first may have failed later in that second: vllm-project/speculators #1115)
     tied = [e for e in candidates if _ts(e) <= t0 + SKEW]
-    first = min(tied, key=lambda e: (e.kind == "rank_exit", _ts(e), not e.details.get("root_cause")))
+    first = min(tied, key=lambda e: (e.kind in BARE_DEATHS, _ts(e), not e.details.get("root_cause")))
     if first.kind in DEATH_KINDS:
         death = first
         explained = _explanation(job, first)
@@ -469,13 +476,16 @@ def _first_failure(job: Job) -> Verdict | None:
     if first.kind in DEATH_KINDS:
         category = SIGNAL_CATEGORY.get(first.signal, "undetermined") if first.signal else "undetermined"
         how = f"signal {first.signal}" if first.signal else f"exit code {first.exit_code}" \
-            if first.exit_code is not None else "its exit code not shown"
-        who = _dead(first) if first.kind == "worker_exit" else _who(first)
+            if first.exit_code is not None else LOST_HOW.get(first.details.get("fact"), "the job's coordinator lost it") \
+            if first.kind == "process_lost" else "its exit code not shown"
+        who = _dead(first) if first.kind in ("worker_exit", "process_lost") else _who(first)
         if category == "undetermined":
             senders = SIGNAL_SENDERS.get(first.signal)
             said = f": {SIGNALS.get(first.signal, how)} comes from {senders}, and no line says which" if senders else ""
             return Verdict(category, first, "first_rank_death",
-                           f"{who} died first ({how}) and its log says nothing of why: it is the suspect, "
+                           f"{who} died first ({how}) and "
+                           f"{'no line says' if first.kind == 'process_lost' else 'its log says nothing of'} why: "
+                           "it is the suspect, "
                            f"its cause undetermined{said}")
         meaning = f" ({SIGNAL_MEANING[first.signal]})" if first.signal in SIGNAL_MEANING else ""
         return Verdict(category, first, "first_rank_death",
@@ -851,6 +861,7 @@ WHAT = {"xid": lambda e: f"Xid {e.xid}", "sxid": lambda e: f"SXid {e.sxid}", "ib
         "driver_unusable": lambda e: f"GPU driver unusable ('{e.details.get('driver_error', '')}')",
         "rank_exit": lambda e: f"exit ({'signal ' + str(e.signal) if e.signal else 'code ' + str(e.exit_code)})",
         "worker_exit": lambda e: f"DataLoader worker killed (signal {e.signal})",
+        "process_lost": lambda e: LOST_HOW.get(e.details.get("fact"), "declared dead by the job's coordinator"),
         "oom_kill": lambda e: "host OOM kill",
         "memory_error": lambda e: _memory_what(e), "job_ended": lambda e: f"job ended ({e.details.get('why') or 'cancelled'})"}
 

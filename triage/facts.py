@@ -52,6 +52,9 @@ JOB_TABLE: tuple[JobKind, ...] = (
             "report of it: explained as a rank's death by that signal is"),
     JobKind("rank_seen", "a rank wrote to the logs read (one per rank and file): a rank that reported no timeout is "
             "seen", context=True),
+    JobKind("process_lost", "the job's coordinator declared a process or node of it dead (JAX's coordination service: "
+            "a task's heartbeats stopped; Ray's GCS: a node's heartbeats stopped or its raylet was terminated): it "
+            "crashed, hung, was preempted or lost the network; the line names which, never why", aftermath=True),
     JobKind("barrier_timeout", "PyTorch's monitored_barrier timed out: rank 0 names the ranks that did not reach it, "
             "the others were told to read rank 0's log", consequence=True),
 )
@@ -60,7 +63,10 @@ JOB_KINDS = {k.name: k.doc for k in JOB_TABLE}
 
 # Kinds whose lines a launcher or scheduler prints about another process (the one that died, the job it ended):
 # the rank, host and pid in the line are that process's, whatever prefix the launcher's own line carries
-ABOUT_ANOTHER = frozenset({"rank_exit", "job_ended", "worker_exit"})
+ABOUT_ANOTHER = frozenset({"rank_exit", "job_ended", "worker_exit", "process_lost"})
+# Kinds whose line is about another process only: who wrote it (the coordinator, Ray's driver, its prefix) is never
+# the process it names; where the line names no host / rank / pid, it has none
+ONLY_ANOTHER = frozenset({"process_lost"})
 # Kinds a traceback's exception may state (its message the fact's line): read as the fact, the exception's type kept
 EXCEPTION_FACTS = frozenset({"worker_exit", "barrier_timeout"})
 
@@ -121,6 +127,42 @@ FACTS: tuple[Fact, ...] = (
     # pdsh (DeepSpeed multi-node): "pdsh@node-0: node-3: ssh exited with exit code 1"
     _f("pdsh_exit", "rank_exit", ["ssh exited with exit code"],
        r"pdsh@\S+: (?P<host>[^:\s]+): ssh exited with exit code (?P<exit_code>\d+)"),
+    # The job's coordinator declares a process or node dead, naming it (not why: a crash, a hang, a preemption, the
+    # network).  XLA's coordination service (JAX multi-host, TensorFlow's multi-worker), every era since TF 2.8: "E
+    # ...coordination_service.cc:954] /job:jax_worker/replica:0/task:37 has been set to ERROR in coordination service:
+    # UNAVAILABLE: Task /job:jax_worker/replica:0/task:37 heartbeat timeout. This indicates that the remote task has
+    # failed, got preempted, or crashed unexpectedly." (EleutherAI/architecture-objective #26, 2022; "... Check the
+    # task logs for an earlier error to debug further." jax-ml/jax #23599, 2024): the task id is the JAX process index,
+    # the rank; a task that came back with a new incarnation ("/job:jax_worker/replica:0/task:3 Heartbeat:
+    # Incarnation ID mismatch: ... The task has restarted and likely crashed earlier") died before.
+    _f("xla_task_heartbeat", "process_lost", ["heartbeat timeout. This indicates", "Incarnation ID mismatch"],
+       r"(?:Task /job:(?P<job>[\w\-]+)/replica:\d+/task:(?P<rank>\d+) heartbeat timeout|"
+       r"/job:(?P<job2>[\w\-]+)/replica:\d+/task:(?P<rank2>\d+) Heartbeat: Incarnation ID mismatch)"),
+    # Ray's GCS (every driver's log, "(raylet)" or worker.py's WARNING): a node whose raylet stopped heartbeating, each
+    # era's wording: "The node with client ID 1ead... has been marked dead because the monitor has missed too many
+    # heartbeats from it." (ray-project/ray #3446, 2018), "The node with node id: 8f20... and ip: 10.128.0.103 has been
+    # marked dead because the detector ..." (ray #22349, 2022), "The node with node id: c118... and address: 10.0.3.192
+    # and node name: 10.0.3.192 has been marked dead because the detector ..." (ray #27710, 2022; KubeRay #3827, 2025);
+    # a raylet that died: "Raylet is terminated: ip=192.168.207.5, id=abc3.... Termination is unexpected." (ray
+    # #31119, 2023); Ray 2.52+'s task error: "Task failed because the node it was running on is dead or unavailable.
+    # Node IP: 127.0.0.1, node ID: e55b..." (ray #58638)
+    _f("ray_node_dead", "process_lost", ["has been marked dead because", "Raylet is terminated",
+                                         "node it was running on is dead"],
+       r"(?:The node with (?:client ID|node id:?) (?P<node_id>[0-9a-f]{16,})(?: and (?:ip|address): "
+       r"(?P<host>[\w.:\-]+))?(?: and node name: \S+)? has been marked dead because the (?:detector|monitor)|"
+       r"Raylet is terminated: ip=(?P<host2>[\w.:\-]+), id=(?P<node_id2>[0-9a-f]{16,})\. Termination is unexpected|"
+       r"Task failed because the node it was running on is dead or unavailable\. Node IP: (?P<host3>[\w.:\-]+), "
+       r"node ID: (?P<node_id3>[0-9a-f]{16,}))"),
+    # Ray's raylet on a worker process of its node that died, no one saying why (its exit type SYSTEM_ERROR: the
+    # connection to it closed; a SIGKILL, a crash, `ray stop --force`): "(raylet) A worker died or was killed while
+    # executing a task by an unexpected system error. ... Worker IP address: 172.31.0.5 Worker port: 10228 Worker PID:
+    # 1134587 Worker exit type: SYSTEM_ERROR Worker exit detail: Worker unexpectedly exits with a connection error code
+    # 2. End of file. ..." (PRIME-RL/Entropy-Mechanism-of-RL #7, 2025; hkust-nlp/simpleRL-reason #8, its address
+    # 0.0.0.0, no host); the memory monitor's kill (NODE_OUT_OF_MEMORY) is the parsers' ray_oom (an OOM kill)
+    _f("ray_worker_died", "process_lost", ["A worker died or was killed while executing"],
+       r"A worker died or was killed while executing a task by an unexpected system error\..{0,400}?Worker IP address: "
+       r"(?:0\.0\.0\.0|(?P<host>[\w.:\-]+)) Worker port: \d+ Worker PID: (?P<pid>\d+) Worker exit type: "
+       r"(?P<exit_type>SYSTEM_ERROR)\b"),
     # A signal a process printed on its way down (torch's, glog's, Python's faulthandler)
     _f("signal_received", "rank_exit", ["received by PID", "Fatal Python error", "Caught signal"],
        r"(?:Signal (?P<signal>\d+) \((?P<signame>SIG\w+)\) received by PID (?P<pid>\d+)|"
@@ -258,7 +300,7 @@ def match(message: str) -> tuple[Fact, dict] | None:
 
 def _groups(fact: Fact, m: re.Match) -> dict:
     g = {k: v for k, v in m.groupdict().items() if v is not None}
-    for alt in [k for k in g if k.endswith("2")]:  # a row's second wording fills the same fields
+    for alt in [k for k in g if k[-1:] in "23"]:  # a row's second (third) wording fills the same fields
         g[alt[:-1]] = g.pop(alt)
     if "pg" in g:  # the "[PG ...]" tag's group: its 2.5+ GUID, else its id (parsers.classify.pg_name reads the tag)
         name = pg_name(m.string[m.start("pg"):])

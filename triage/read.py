@@ -71,6 +71,10 @@ CONSEQUENCE_EXCEPTIONS = re.compile(
     r"ConnectionReset|remote process exited|Connection closed|Horovod has been shut down|HorovodInternalError|"
     # an exception group: its sub-exceptions, printed after it, are the failures
     r"ExceptionGroup|"
+    # Ray's errors of an actor, worker or node that died ("ray.exceptions.RayActorError: The actor died unexpectedly
+    # before finishing this task.", ray-project/ray #43751; ActorDiedError, Ray 2.10+, #47759): the death is the
+    # failure, printed elsewhere (the raylet's, the GCS's lines: facts.py process_lost)
+    r"RayActorError|ActorDiedError|ActorUnavailableError|WorkerCrashedError|NodeDiedError|OwnerDiedError|"
     # an error that says its root cause was printed elsewhere: vLLM's API server re-raising its engine's failure
     # ("EngineDeadError: EngineCore encountered an issue. See stack trace (above) for the root cause."), its engine
     # re-raising its workers' ("WorkerProc initialization failed due to an exception in a background process. See
@@ -497,6 +501,11 @@ class FileReader:
         about_another = fact.kind in facts.ABOUT_ANOTHER  # a launcher's line about the process that died
         if "group_rank" in details and "rank" in values:  # the row read a subgroup's rank: not the global one
             del values["rank"]
+        if fact.kind in facts.ONLY_ANOTHER:  # the writer (a coordinator, Ray's driver) is not the process named
+            for name in ("host", "rank", "local_rank", "pid", "gpu"):
+                if base.get(name) is not None:
+                    details.setdefault(f"reporter_{name}", base[name])
+                    base[name] = None
         for name, value in values.items():
             if not about_another and name != "host" and base.get(name) is not None:
                 continue  # the line's own prefix says who wrote it, and the fact is about that writer

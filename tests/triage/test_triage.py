@@ -296,7 +296,93 @@ FACTS = [
      "error: No space left on device (28)", "storage_error", dict(what="No space left on device")),
     ("  Error while creating shared memory segment /dev/shm/nccl-1YsMbG (size 7340384)", "storage_error",
      dict(segment="/dev/shm/nccl-1YsMbG")),
+    # XLA's coordination service names the task whose heartbeats stopped: EleutherAI/architecture-objective #26
+    # (TensorFlow's copy, 2022), jax-ml/jax #23599 (XLA's, 2024, "Check the task logs ...")
+    ("2022-11-15 16:03:15.140058: E external/org_tensorflow/tensorflow/core/distributed_runtime/coordination/"
+     "coordination_service.cc:954] /job:jax_worker/replica:0/task:37 has been set to ERROR in coordination service: "
+     "UNAVAILABLE: Task /job:jax_worker/replica:0/task:37 heartbeat timeout. This indicates that the remote task has "
+     "failed, got preempted, or crashed unexpectedly. [type.googleapis.com/tensorflow.CoordinationServiceError='']",
+     "process_lost", dict(rank="37", job="jax_worker")),
+    ("2024-10-09 15:47:38.568412: E external/xla/xla/tsl/distributed_runtime/coordination/coordination_service.cc:"
+     "1170] /job:jax_worker/replica:0/task:0 has been set to ERROR in coordination service: UNAVAILABLE: Task "
+     "/job:jax_worker/replica:0/task:0 heartbeat timeout. This indicates that the remote task has failed, got "
+     "preempted, or crashed unexpectedly. Check the task logs for an earlier error to debug further. "
+     "[type.googleapis.com/tensorflow.CoordinationServiceError='']", "process_lost", dict(rank="0")),
+    # Ray's GCS declares a node dead, each era's wording: ray-project/ray #3446 (2018, "client ID"), #15128 (2021,
+    # "and ip:"), #27710 (2022, "and address: ... and node name:"), ray-project/kuberay #3827 (2025, the same inside
+    # the GCS's JSON event), #31119 (2023, a raylet terminated), #58638 (2025, Ray 2.52's task error)
+    ("The node with client ID 1eadc9db2f074bfec34caf25dd5bf1f99fad0d59 has been marked dead because the monitor has "
+     "missed too many heartbeats from it.", "process_lost", dict(node_id="1eadc9db2f074bfec34caf25dd5bf1f99fad0d59")),
+    ("The node with node id: 75b2eec8a61cdafd37cc8072b1caf9abdeef9c4e74a4f24d5dfce28d and ip: 10.4.4.107 has been "
+     "marked dead because the detector has missed too many heartbeats from it. This can happen when a raylet crashes "
+     "unexpectedly or has lagging heartbeats.", "process_lost", dict(host="10.4.4.107")),
+    ("2022-08-11 17:52:21,412 WARNING worker.py:1799 -- The node with node id: c118acd15dee467500f3fb92b837db8e73d4e8"
+     "68e7e835585ace6f29 and address: 10.0.3.192 and node name: 10.0.3.192 has been marked dead because the detector "
+     "has missed too many heartbeats from it. This can happen when a        (1) raylet crashes unexpectedly (OOM, "
+     "preempted node, etc.) ", "process_lost", dict(host="10.0.3.192")),
+    ('{"custom_fields":{"ip":"156.176.0.154","node_id":"ada3a3771fac751bd7c6b674e3b5e2df045b93550e6d31a410cad0be"},'
+     '"event_id":"1820787c7179bb878444735ecb267c1bea04","host_name":"paas-controller-1","label":"RAY_NODE_REMOVED",'
+     '"message":"The node with node id: ada3a3771fac751bd7c6b674e3b5e2df045b93550e6d31a410cad0be and address: '
+     '156.176.0.154 and node name: 156.176.0.154 has been marked dead because the detector has missed too many '
+     'heartbeats from it. This can happen when a \\t(1) raylet crashes unexpectedly (OOM, etc.) \\\\n\\t(2) raylet '
+     'has lagging heartbeats due to slow network or busy workload.","pid":"65","severity":"ERROR","source_type":"GCS",'
+     '"timestamp":1750669108}', "process_lost", dict(host="156.176.0.154")),
+    ("2023-02-24 04:30:19,237 WARNING worker.py:1851 -- Raylet is terminated: ip=192.168.207.5, id=abc3bfd36381a1e89"
+     "0104187b695fe0f938fbfc60e80ac16f9bf12c2. Termination is unexpected. Possible reasons include: (1) SIGKILL by the "
+     "user or system OOM killer, (2) Invalid memory access from Raylet causing SIGSEGV or SIGBUS, (3) Other "
+     "termination signals. Last 20 lines of the Raylet logs:", "process_lost", dict(host="192.168.207.5")),
+    ("Task failed because the node it was running on is dead or unavailable. Node IP: 127.0.0.1, node ID: e55b8ca03eb"
+     "f3f7418f51533d8d55abeaab75fa9b29e2e6282b47646. This can happen if the node was preempted, had a hardware "
+     "failure, or its raylet crashed unexpectedly. To see node death information, use `ray list nodes --filter "
+     "node_id=e55b8ca03ebf3f7418f51533d8d55abeaab75fa9b29e2e6282b47646`, check the Ray dashboard cluster page, search "
+     "the node ID in the GCS logs, or use `ray logs raylet.out -ip 127.0.0.1`.", "process_lost",
+     dict(host="127.0.0.1")),
+    # Ray's raylet on a worker that died (PRIME-RL/Entropy-Mechanism-of-RL #7); 0.0.0.0 names no host
+    # (hkust-nlp/simpleRL-reason #8)
+    ("(raylet) A worker died or was killed while executing a task by an unexpected system error. To troubleshoot the "
+     "problem, check the logs for the dead worker. RayTask ID: ffffffffffffffff9c227d58c339697ac05855c405000000 Worker "
+     "ID: 3f178f204d10a49728a730c920d62d617d7e98664cf93e82a60ec34a Node ID: d45449d310bacbe9c336055e8257140857d81326751"
+     "f4aefbbc0d0e3 Worker IP address: 172.31.0.5 Worker port: 10228 Worker PID: 1134587 Worker exit type: SYSTEM_ERROR "
+     "Worker exit detail: Worker unexpectedly exits with a connection error code 2. End of file. There are some "
+     "potential root causes. (1) The process is killed by SIGKILL by OOM killer due to high memory usage. (2) ray stop "
+     "--force is called. (3) The worker is crashed unexpectedly due to SIGSEGV or other unexpected errors.",
+     "process_lost", dict(host="172.31.0.5", pid="1134587", exit_type="SYSTEM_ERROR")),
+    ("(raylet) A worker died or was killed while executing a task by an unexpected system error. To troubleshoot the "
+     "problem, check the logs for the dead worker. RayTask ID: ffffffffffffffffd64cd47551eaad41428b1a6802000000 Worker "
+     "ID: 2d351643de6ea3af66643b3952c6f84ad105d265d6241b25db742f1f Node ID: 1cc1783f3910ea44d820adb039cd7b37b4787bb6146"
+     "21e4dd2a5eb9c Worker IP address: 0.0.0.0 Worker port: 10393 Worker PID: 66408 Worker exit type: SYSTEM_ERROR "
+     "Worker exit detail: Worker unexpectedly exits with a connection error code 2. End of file. There are some "
+     "potential root causes. (1) The process is killed by SIGKILL by OOM killer due to high memory usage. (2) ray stop "
+     "--force is called. (3) The worker is crashed unexpectedly due to SIGSEGV or other unexpected errors.",
+     "process_lost", dict(host=None, pid="66408")),
 ]
+
+
+@pytest.mark.parametrize("line", [
+    # ray-project/ray #43751 (Ray 2.9's RayActorError), #47759 (2.10+'s ActorDiedError)
+    "ray.exceptions.RayActorError: The actor died unexpectedly before finishing this task.",
+    "ray.exceptions.ActorDiedError: The actor died unexpectedly before finishing this task.",
+])
+def test_rays_actor_died_error_is_a_consequence(line):
+    """The driver's error about an actor that died is the death's consequence (the raylet's or the GCS's line is the
+    failure), never the program's own exception."""
+    from triage.read import CONSEQUENCE_EXCEPTIONS
+    m = facts.EXCEPTION.match(line)
+    assert m and CONSEQUENCE_EXCEPTIONS.search(m.group("type"))
+
+
+def test_a_node_the_coordinator_lost_is_not_its_writers():
+    """REAL: ray-project/ray #22349: Ray's driver, its log in the head node's directory, says node 10.128.0.103 was
+    marked dead: the node named is the suspect, never the host that wrote the line; a line naming no rank has none."""
+    line = ("2022-02-15 16:53:52,096\tWARNING worker.py:1462 -- The node with node id: 8f205b12643d25d8c1ce57c45527a6c9"
+            "12f3479765096718ad2bf0d3 and ip: 10.128.0.103 has been marked dead because the detector has missed too "
+            "many heartbeats from it. This can happen when a raylet crashes unexpectedly or has lagging heartbeats.")
+    (ev,) = [e for e in read_lines([line], "job/head-node/driver.log", Clock(), root="job")
+             if e.kind == "process_lost"]
+    assert (ev.host, ev.pid, ev.rank) == ("10.128.0.103", None, None)
+    assert ev.details["reporter_host"] == "head-node"
+    first = attribute([ev])[0]
+    assert (first.category, first.rule, first.root.host) == ("undetermined", "first_rank_death", "10.128.0.103")
 
 
 def test_attaching_to_another_ranks_segment_is_no_storage_error():
