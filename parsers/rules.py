@@ -875,16 +875,20 @@ RULES: tuple[Rule, ...] = (
     # command: "I/O 900 (I/O Cmd) QID 2 timeout, aborting", 6.5+ "I/O tag 12 (100c) opcode 0x2 (I/O Cmd) QID 5
     # timeout, aborting req_op:READ(0) size:4096"), resets that fail ("Device not ready; aborting reset", "controller
     # is down; will reset"), one event per controller while they repeat; the reset an aborted timeout escalates to is
-    # the event's second finding (EVENT_ESCALATES: an error after the abort's warning); a controller removed
-    # ("Removing after probe failure") is fatal, always its own finding. "timeout, completion polled" (the interrupt
-    # was late, the I/O completed) is no fault.
-    _r("nvme_removed", "nvme_error", ["Removing after probe failure"],
-       r"nvme (?P<device>nvme\d+): Removing after probe failure",
+    # the event's second finding (EVENT_ESCALATES: an error after the abort's warning); a controller the driver gave
+    # up on is fatal, always its own finding: 4.x-6.1 "Removing after probe failure status: -19", 6.2+ (nvme-pci no
+    # longer unbinds, it disables: Ubuntu 24.04's 6.8, RHEL 9.x) "Disabling device after reset failure: -19" (lore:
+    # Val Packett's gcc-sc8180x patch, 2026). A controller that never came ready is an error: at a reset ("Device not
+    # ready; aborting reset"), or at probe, 5.x+ "Device not ready; aborting initialisation, CSTS=0x0" (the drive
+    # absent from then on: on 6.x often its only line, lore: Felix Yan's CRTO patch, 2023). "timeout, completion
+    # polled" (the interrupt was late, the I/O completed) is no fault.
+    _r("nvme_removed", "nvme_error", ["Removing after probe failure", "Disabling device after reset failure"],
+       r"nvme (?P<device>nvme\d+): (?P<removed>Removing after probe failure|Disabling device after reset failure)",
        severity="fatal", action="RESTART_BM", event=("nvme", "open")),
-    _r("nvme_timeout", "nvme_error", ["QID", "aborting reset", "controller is down"],
+    _r("nvme_timeout", "nvme_error", ["QID", "Device not ready; aborting", "controller is down"],
        r"nvme (?P<device>nvme\d+): (?:I/O (?:tag )?\d+ (?:\([0-9a-f]{4}\) )?(?:opcode 0x[0-9a-f]+ )?(?:\([\w /]+\) )?"
        r"QID \d+ timeout, (?P<what>aborting|reset controller|disable controller)|"
-       r"(?P<reset>Device not ready; aborting reset|controller is down; will reset))",
+       r"(?P<reset>Device not ready; aborting (?:reset|initialisation)|controller is down; will reset))",
        refine="nvme", event=("nvme", "join")),
     # --- NCCL / PyTorch distributed (application logs) ---
     _r("nccl_watchdog_timeout", "nccl_timeout", ["Watchdog caught collective operation timeout"],

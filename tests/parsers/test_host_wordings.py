@@ -175,3 +175,29 @@ def test_a_gpu_found_gone_at_probe_is_a_report_of_its_own():
                  "NVRM: The NVIDIA GPU 0000:5d:00.0 (PCI ID: 10de:2330) installed in this system has fallen off the bus "
                  "and is not responding to commands."])
     assert [(f.kind, f.pci) for f in found] == [("fallen_off_bus", "0000:5d:00")] * 2
+
+
+@pytest.mark.parametrize("line", [
+    "nvme nvme2: Removing after probe failure status: -19",  # 4.x-6.1
+    "nvme nvme0: Disabling device after reset failure: -19",  # 6.2+ (lore: 20260312112321.370983-5-val@packett.cool)
+    "nvme nvme1: Disabling device after reset failure: -5",
+])
+def test_nvme_controller_given_up_every_era_is_fatal(line):
+    f = parse_line(line)
+    assert (f.kind, f.severity, f.action) == ("nvme_error", "fatal", "RESTART_BM")
+
+
+@pytest.mark.parametrize("line", [
+    "nvme nvme0: Device not ready; aborting reset, CSTS=0x1",
+    "nvme nvme1: Device not ready; aborting initialisation, CSTS=0x0",  # lore: 20230908155442.31423-1-felixonmars
+])
+def test_nvme_controller_never_ready_is_an_error(line):
+    f = parse_line(line)
+    assert (f.kind, f.severity) == ("nvme_error", "error")
+
+
+def test_nvme_reset_then_controller_disabled_is_a_fatal_of_its_own():
+    found = run(["nvme nvme0: controller is down; will reset: CSTS=0xffffffff, PCI_STATUS read failed (134)",
+                 "nvme 0002:01:00.0: Unable to change power state from D3cold to D0, device inaccessible",
+                 "nvme nvme0: Disabling device after reset failure: -19"])
+    assert [(f.kind, f.severity) for f in found] == [("nvme_error", "error"), ("nvme_error", "fatal")]
