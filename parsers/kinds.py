@@ -166,6 +166,11 @@ TABLE: tuple[Kind, ...] = (
         Raise("PCIeUnhealthy", "expire", {"severity": "error"}, reason="PCIeUncorrectedError"),
     ), doc="a PCIe Advanced Error Reporting event or a Downstream Port Containment (one per multi-line event); "
            "corrected ones are warnings", category="hardware"),
+    # no condition: the device's own failure (a GPU's Xid 31, a NIC's completion errors) says what broke, and boot-time
+    # faults of firmware (an integrated GPU's, an NVMe drive's) are common on healthy machines; a storm a warning
+    Kind("iommu_fault", "IOMMU fault", "pcie", "warning", "unknown", "INVESTIGATE", "IOMMUFault",
+         doc="the IOMMU blocked a device's DMA (AMD-Vi `IO_PAGE_FAULT` and its other logged events, Intel VT-d "
+             "`DMAR: [DMA Read/Write ..] Request device [..] fault addr ..`): one event per device while they repeat"),
     Kind("ib_link", "link down", "port", "error", "fabric", "CHECK_LINK", "IBPortDown", (
         Raise("InfiniBandUnhealthy", "link_up", {"state": list(_LINK_DOWN)}),
     ), doc="an InfiniBand / RoCE port's link or cable state; up clears the port's problem", category="fabric",

@@ -97,12 +97,12 @@ EVENT_LINES = {"aer": 12, "mlx5_health": 20, "mlx5_tx_timeout": 4, "knvlink": 2,
                "oom": 4096, "nccl_watchdog": 64, "rcu_stall": 64, "mce": 16, "cper": 24, "nfs": 32, "fs": 16,
                "nvme": 32, "ofi": 4, "clocksource": 16, "fallen": 64, "rminit": 32, "cuda_exception": 2,
                "peermem_load": 16, "reset": 64, "gsp": 64, "port_down": 1, "mlx5_probe": 16,
-               "ray_oom": 2, "deepep": 64}
+               "ray_oom": 2, "deepep": 64, "iommu": 64}
 # Events kept apart per device (the PCI address on the line): a health dump of one mlx5 function does not
 # swallow the next function's own health failure a few lines later.
 # (the row's `pci` group, else its `device` group: a block device, an NFS server, an NVMe controller)
 EVENT_PER_DEVICE = frozenset({"mlx5_health", "mlx5_tx_timeout", "sxid", "nfs", "fs", "nvme", "fallen", "rminit",
-                              "peermem_load", "reset", "gsp", "port_down", "mlx5_probe"})
+                              "peermem_load", "reset", "gsp", "port_down", "mlx5_probe", "iommu"})
 # Of those, the events kept per GPU: keyed by the GPU's address (normalize_pci: a GPU is one key, whichever function
 # or spelling a line gives), the address the lines before it named when the line names none (an NV_ERR_GPU_IS_LOST
 # assertion after the "fallen off the bus" line it follows). A line of one naming no GPU, none named in the lines before
@@ -598,6 +598,27 @@ RULES: tuple[Rule, ...] = (
     _r("dpc_reason", "pcie_aer", ["DPC: ERR_", "DPC: unmasked uncorrectable", "DPC: RP PIO"],
        r"DPC: (?P<dpc_reason>ERR_FATAL|ERR_NONFATAL|unmasked uncorrectable error|RP PIO error) detected",
        refine="dpc", event=AER_JOIN),
+    # --- IOMMU faults: the IOMMU blocked a device's DMA to an address it was not given (a GPU's or NIC's, under
+    # GPUDirect P2P / RDMA with the IOMMU translating, a driver's bug, firmware at boot). One event per device while
+    # its lines repeat (a storm of hundreds, rate-limited: "amd_iommu_report_page_fault: 6 callbacks suppressed",
+    # "dmar_fault: 893 callbacks suppressed" and "DMAR: DRHD: handling fault status reg 3" name no device and are no
+    # finding). AMD-Vi, 5.x+: the device's own prefix, "nvidia 0000:81:00.0: AMD-Vi: Event logged [IO_PAGE_FAULT
+    # domain=0x001c address=0xd0826240 flags=0x0020]" (ggml-org/llama.cpp #21908, before its Xid 31); 4.x and a device
+    # with no driver: "AMD-Vi: Event logged [IO_PAGE_FAULT device=20:00.0 domain=0x0003 address=0x.. flags=0x0010]"
+    # (6.x "device=0000:03:00.0"); the other events it logs the same way (IOTLB_INV_TIMEOUT, INVALID_DEVICE_REQUEST).
+    # Intel VT-d: 5.13+ "DMAR: [DMA Read NO_PASID] Request device [03:00.0] fault addr 0x100000 [fault reason 0x71] SM:
+    # Present bit in first-level paging entry is clear" (tenstorrent/tt-umd #1814), "[DMA Write PASID 0x1]", 5.x
+    # "[DMA Read] Request device [06:00.0] PASID ffffffff fault addr 1a5e12000 [fault reason 06] ..", 4.x without the
+    # PASID; 5.14's "[0x00:0x02.0]". An interrupt remapping fault ("[INTR-REMAP] .. fault index") blocks no DMA: none.
+    _r("iommu_amd_vi", "iommu_fault", ["AMD-Vi: Event logged ["],
+       r"(?:(?P<pci>" + PCI + r"): )?AMD-Vi: Event logged \[(?P<fault>[A-Z_]+)(?: device=(?P<device>"
+       + PCI_SHORT + r"))?(?: (?:domain|pasid)=0x[0-9a-f]+)*(?: address=(?P<address>0x[0-9a-f]+))?",
+       refine="iommu", event=("iommu", "join")),
+    _r("iommu_dmar", "iommu_fault", ["] Request device ["],
+       r"DMAR: \[(?P<fault>DMA (?:Read|Write))(?: NO_PASID| PASID \w+)?\] Request device \[(?P<device>(?:0x)?"
+       r"[0-9a-f]{2}:(?:0x)?[0-9a-f]{2}\.[0-7])\](?: PASID \w+)? fault addr (?P<address>(?:0x)?[0-9a-f]+) "
+       r"\[fault reason (?P<reason_code>(?:0x)?[0-9a-f]+)\] ?(?P<reason>.*)",
+       refine="iommu", event=("iommu", "join")),
     # --- Mellanox / InfiniBand / RoCE ---
     # A netdev's link state (mlx5e: "mlx5_core 0000:53:00.0 enp83s0f0np0: Link down"), and the RDMA core's for the
     # port's IB device (6.15+ IB/cache, MLNX_OFED: "mlx5_core 0000:53:00.0 mlx5_3: Port: 1 Link DOWN", "..: Port: 1 Link
@@ -883,16 +904,20 @@ RULES: tuple[Rule, ...] = (
     # command: "I/O 900 (I/O Cmd) QID 2 timeout, aborting", 6.5+ "I/O tag 12 (100c) opcode 0x2 (I/O Cmd) QID 5
     # timeout, aborting req_op:READ(0) size:4096"), resets that fail ("Device not ready; aborting reset", "controller
     # is down; will reset"), one event per controller while they repeat; the reset an aborted timeout escalates to is
-    # the event's second finding (EVENT_ESCALATES: an error after the abort's warning); a controller removed
-    # ("Removing after probe failure") is fatal, always its own finding. "timeout, completion polled" (the interrupt
-    # was late, the I/O completed) is no fault.
-    _r("nvme_removed", "nvme_error", ["Removing after probe failure"],
-       r"nvme (?P<device>nvme\d+): Removing after probe failure",
+    # the event's second finding (EVENT_ESCALATES: an error after the abort's warning); a controller the driver gave
+    # up on is fatal, always its own finding: 4.x-6.1 "Removing after probe failure status: -19", 6.2+ (nvme-pci no
+    # longer unbinds, it disables: Ubuntu 24.04's 6.8, RHEL 9.x) "Disabling device after reset failure: -19" (lore:
+    # Val Packett's gcc-sc8180x patch, 2026). A controller that never came ready is an error: at a reset ("Device not
+    # ready; aborting reset"), or at probe, 5.x+ "Device not ready; aborting initialisation, CSTS=0x0" (the drive
+    # absent from then on: on 6.x often its only line, lore: Felix Yan's CRTO patch, 2023). "timeout, completion
+    # polled" (the interrupt was late, the I/O completed) is no fault.
+    _r("nvme_removed", "nvme_error", ["Removing after probe failure", "Disabling device after reset failure"],
+       r"nvme (?P<device>nvme\d+): (?P<removed>Removing after probe failure|Disabling device after reset failure)",
        severity="fatal", action="RESTART_BM", event=("nvme", "open")),
-    _r("nvme_timeout", "nvme_error", ["QID", "aborting reset", "controller is down"],
+    _r("nvme_timeout", "nvme_error", ["QID", "Device not ready; aborting", "controller is down"],
        r"nvme (?P<device>nvme\d+): (?:I/O (?:tag )?\d+ (?:\([0-9a-f]{4}\) )?(?:opcode 0x[0-9a-f]+ )?(?:\([\w /]+\) )?"
        r"QID \d+ timeout, (?P<what>aborting|reset controller|disable controller)|"
-       r"(?P<reset>Device not ready; aborting reset|controller is down; will reset))",
+       r"(?P<reset>Device not ready; aborting (?:reset|initialisation)|controller is down; will reset))",
        refine="nvme", event=("nvme", "join")),
     # --- NCCL / PyTorch distributed (application logs) ---
     _r("nccl_watchdog_timeout", "nccl_timeout", ["Watchdog caught collective operation timeout"],
@@ -1486,6 +1511,13 @@ def _refine_dpc(g: dict, out: dict) -> None:
         g["pci"] = (f"{domain}:{rid >> 8:02x}:{(rid >> 3) & 0x1f:02x}.{rid & 7}" if rid else f"{domain}:{port}")
 
 
+def _refine_iommu(g: dict, out: dict) -> None:
+    """The faulting device: the line's prefix (5.x+ AMD-Vi), else the address inside the fault (`device=20:00.0`,
+    DMAR's `[03:00.0]`, 5.14's `[0x00:0x02.0]`)."""
+    if not g.get("pci") and g.get("device"):
+        g["pci"] = g["device"].replace("0x", "")
+
+
 def _refine_nvme(g: dict, out: dict) -> None:
     """An I/O timeout the driver aborts is a warning; a controller reset (or one that fails) an error."""
     if g.get("what") == "aborting":
@@ -1577,7 +1609,7 @@ def _refine_as_xid(xid: int):
 
 
 REFINERS = {"xid": _refine_xid, "sxid": _refine_sxid, "aer": _refine_aer, "aer_detail": _refine_aer_detail,
-            "dpc": _refine_dpc, "nvme": _refine_nvme, "ib_link": _refine_ib_link,
+            "dpc": _refine_dpc, "nvme": _refine_nvme, "iommu": _refine_iommu, "ib_link": _refine_ib_link,
             "cuda": _refine_cuda, "cuda_status": _refine_cuda_status, "nccl": _refine_nccl, "ib_wc": _refine_ib_wc,
             "mlx5_syndrome": _refine_mlx5_syndrome,
             "nccl_text": _refine_nccl_text,

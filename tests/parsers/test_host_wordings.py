@@ -175,3 +175,70 @@ def test_a_gpu_found_gone_at_probe_is_a_report_of_its_own():
                  "NVRM: The NVIDIA GPU 0000:5d:00.0 (PCI ID: 10de:2330) installed in this system has fallen off the bus "
                  "and is not responding to commands."])
     assert [(f.kind, f.pci) for f in found] == [("fallen_off_bus", "0000:5d:00")] * 2
+
+
+@pytest.mark.parametrize("line", [
+    "nvme nvme2: Removing after probe failure status: -19",  # 4.x-6.1
+    "nvme nvme0: Disabling device after reset failure: -19",  # 6.2+ (lore: 20260312112321.370983-5-val@packett.cool)
+    "nvme nvme1: Disabling device after reset failure: -5",
+])
+def test_nvme_controller_given_up_every_era_is_fatal(line):
+    f = parse_line(line)
+    assert (f.kind, f.severity, f.action) == ("nvme_error", "fatal", "RESTART_BM")
+
+
+@pytest.mark.parametrize("line", [
+    "nvme nvme0: Device not ready; aborting reset, CSTS=0x1",
+    "nvme nvme1: Device not ready; aborting initialisation, CSTS=0x0",  # lore: 20230908155442.31423-1-felixonmars
+])
+def test_nvme_controller_never_ready_is_an_error(line):
+    f = parse_line(line)
+    assert (f.kind, f.severity) == ("nvme_error", "error")
+
+
+def test_nvme_reset_then_controller_disabled_is_a_fatal_of_its_own():
+    found = run(["nvme nvme0: controller is down; will reset: CSTS=0xffffffff, PCI_STATUS read failed (134)",
+                 "nvme 0002:01:00.0: Unable to change power state from D3cold to D0, device inaccessible",
+                 "nvme nvme0: Disabling device after reset failure: -19"])
+    assert [(f.kind, f.severity) for f in found] == [("nvme_error", "error"), ("nvme_error", "fatal")]
+
+
+@pytest.mark.parametrize("line,pci,fault", [
+    # AMD-Vi 5.x+: the device's prefix (ggml-org/llama.cpp #21908)
+    ("nvidia 0000:81:00.0: AMD-Vi: Event logged [IO_PAGE_FAULT domain=0x001c address=0xd0826240 flags=0x0020]",
+     "0000:81:00", "IO_PAGE_FAULT"),
+    # AMD-Vi 4.x: the device inside the brackets (DIGImend/digimend-kernel-drivers #136)
+    ("AMD-Vi: Event logged [IO_PAGE_FAULT device=20:00.0 domain=0x0003 address=0x000000f4001eef80 flags=0x0010]",
+     "0000:20:00", "IO_PAGE_FAULT"),
+    # VT-d 6.x (tenstorrent/tt-umd #1814), 5.x (Marvell-switching/sonic-marvell-binaries #84), 5.14 (thesofproject
+    # /sof-test #744), 4.x (opencomputeproject/OpenNetworkLinux #897)
+    ("DMAR: [DMA Read NO_PASID] Request device [03:00.0] fault addr 0x100000 [fault reason 0x71] SM: Present bit in "
+     "first-level paging entry is clear", "0000:03:00", "DMA Read"),
+    ("DMAR: [DMA Read] Request device [06:00.0] PASID ffffffff fault addr 1a5e12000 [fault reason 06] PTE Read access "
+     "is not set", "0000:06:00", "DMA Read"),
+    ("DMAR: [DMA Read NO_PASID] Request device [0x00:0x02.0] fault addr 0x7c346000 [fault reason 0x06] PTE Read "
+     "access is not set", "0000:00:02", "DMA Read"),
+    ("DMAR: [DMA Write] Request device [00:12.0] fault addr 0 [fault reason 05] PTE Write access is not set",
+     "0000:00:12", "DMA Write"),
+])
+def test_iommu_fault_every_era_names_its_device(line, pci, fault):
+    f = parse_line(line)
+    assert (f.kind, f.severity, f.pci, f.details["fault"]) == ("iommu_fault", "warning", pci, fault)
+
+
+@pytest.mark.parametrize("line", [
+    "amd_iommu_report_page_fault: 96 callbacks suppressed",
+    "DMAR: DRHD: handling fault status reg 3",
+    "dmar_fault: 893 callbacks suppressed",
+])
+def test_iommu_rate_limit_and_status_lines_are_no_finding(line):
+    assert parse_line(line) is None
+
+
+def test_an_iommu_fault_storm_is_one_event_per_device():
+    found = run(["nvidia 0000:07:00.0: AMD-Vi: Event logged [IO_PAGE_FAULT domain=0x0003 address=0x80000040 flags=0x0020]",
+                 "amd_iommu_report_page_fault: 6 callbacks suppressed",
+                 "nvidia 0000:07:00.0: AMD-Vi: Event logged [IO_PAGE_FAULT domain=0x0003 address=0x9e139068 flags=0x0020]",
+                 "nvme 0000:01:00.0: AMD-Vi: Event logged [IO_PAGE_FAULT domain=0x0000 address=0xfc189000 flags=0x0000]",
+                 "nvidia 0000:07:00.0: AMD-Vi: Event logged [IO_PAGE_FAULT domain=0x0003 address=0x800007c0 flags=0x0020]"])
+    assert [(f.kind, f.pci) for f in found] == [("iommu_fault", "0000:07:00"), ("iommu_fault", "0000:01:00")]
