@@ -14,13 +14,17 @@ values are arguments (the agent passes them from `checks.builtin` in its config)
 
 from __future__ import annotations
 
-import argparse
 import os
 import shutil
 import subprocess
 import sys
 from dataclasses import dataclass
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
+
+# argparse only where flags are parsed (`parser()`, the check's own process): the agent reads TABLE at start and
+# never parses a check's flags, so an idle agent does not hold argparse (idle footprint, issue 24)
+if TYPE_CHECKING:
+    import argparse
 
 from ..sysfs import read_int, read_text
 
@@ -299,6 +303,8 @@ def defaults() -> dict[str, dict]:
 
 
 def parser() -> argparse.ArgumentParser:
+    import argparse  # noqa: PLC0415 - the check's own process only (see the import above)
+
     p = argparse.ArgumentParser(prog="python -m agent.checks.builtin", description=__doc__.split("\n\n")[0])
     sub = p.add_subparsers(dest="check", required=True)
     for c in TABLE:

@@ -22,7 +22,6 @@ import selectors
 import signal
 import subprocess
 import time
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
@@ -266,5 +265,9 @@ def run_rules(cfg: PluginConfig, skip: Callable[[Rule], str | None] = lambda r: 
             return run_rule(rule, cfg, env)
         except Exception as e:  # noqa: BLE001 - a check never takes the agent down
             return Result(rule, UNKNOWN, f"check runner error: {type(e).__name__}: {e}"[: cfg.max_output_length])
+    # here, not at import: an agent with no checks configured (the default) never loads concurrent.futures (idle
+    # footprint, issue 24)
+    from concurrent.futures import ThreadPoolExecutor  # noqa: PLC0415
+
     with ThreadPoolExecutor(max_workers=cfg.concurrency, thread_name_prefix="check") as pool:
         return list(pool.map(one, cfg.rules))

@@ -1,0 +1,38 @@
+"""The idle agent's footprint (issue 24): modules only some paths need are imported where they are used, so an agent
+with the default configuration (no checks, no cluster, no NVML) never holds them. A list, not an RSS threshold:
+the figures themselves are bench/agent.py footprint's."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from harness import AgentProc
+
+# module -> where it is imported (only there)
+NOT_AT_IDLE = {
+    "argparse": "agent/checks/builtin.py parser(): a built-in check's own process",
+    "concurrent.futures": "agent/checks/npd.py run_rules(): configured checks",
+    "pkgutil": "parsers/catalog.py _read(): the first Xid (the sample rules are read through their loader)",
+}
+
+
+def test_the_idle_agent_does_not_hold_what_only_some_paths_need(tmp_path: Path):
+    """A real `gpu-npd run` (kmsg and a log file), its modules read at exit: after start-up, SIGTERM."""
+    loaded = tmp_path / "modules.txt"
+    code = ("import atexit, sys\n"
+            "out = sys.argv.pop(1)\n"
+            "atexit.register(lambda: open(out, 'w').write('\\n'.join(sorted(sys.modules))))\n"
+            "sys.argv[0] = 'gpu-npd'\n"
+            "from gpunpd.cli import main\n"
+            "main()\n")
+    log = tmp_path / "kern.log"
+    log.write_text("")
+    agent = AgentProc(tmp_path, "--log-file", str(log), cmd=[sys.executable, "-c", code, str(loaded)])
+    agent.write("6,1,100000,-;eth0: benign kernel line\n")
+    code_, _ = agent.stop()
+    assert code_ == 0
+    modules = set(loaded.read_text().split())
+    assert "agent.app" in modules and "msgspec" in modules  # the agent ran (and validated its configuration)
+    held = {m: why for m, why in NOT_AT_IDLE.items() if m in modules}
+    assert held == {}, f"loaded at idle, meant for first use only: {held}"
