@@ -30,6 +30,7 @@ from .rules import (BOOT_MARK, BOOT_STAGES, EVENT_ADDRESS_FROM, EVENT_ADOPTS, EV
                     EVENT_PER_RANK, GSP_GPU_INDEX, KEYWORDS, PCI, REFINERS, RULES, STATED, Rule)
 from .unclassified import DRIVER_KEYWORDS, ERROR_WORDS, unclassified
 from .wordscan import KeywordScan, LazyPattern
+from .workers import tag_rank
 
 _FIELDS = ("pid", "rank", "xid", "sxid")  # integer fields
 _TEXT_FIELDS = ("process", "peer")
@@ -758,10 +759,14 @@ class Classifier:
         # a group the row lacks or that took no part is None: no call for it (most rows have one or two)
         xid, sxid, pid, process, rank = get("xid"), get("sxid"), get("pid"), get("process"), get("rank")
         event = rule.event
-        if rank is None and (rule.kind in _WORKLOAD or event is not None and event[0] in EVENT_PER_RANK):
-            found = _RANK.search(message)  # _rank_of(m): the row has no rank group (m.string is message)
-            if found is not None:
-                rank = found.group(1) or found.group(2)
+        tagged = None  # the rank a serving engine's worker tag names (parsers.workers), a launcher's prefix's peer
+        if rule.kind in _WORKLOAD or event is not None and event[0] in EVENT_PER_RANK:
+            if rank is None:
+                found = _RANK.search(message)  # _rank_of(m): the row has no rank group (m.string is message)
+                if found is not None:
+                    rank = found.group(1) or found.group(2)
+            if "[rank" not in message:  # torch's own "[rankN]:" after a worker's tag is the inner prefix: it wins
+                tagged = tag_rank(message)
         # a rank inside a subgroup's line is that group's: kept in details, never global (message_rank names a group
         # only from a "[PG " tag)
         if rank is not None and "[PG " in message:
@@ -769,6 +774,8 @@ class Classifier:
             if group is not None:
                 details.update(pg=group, group_rank=_int(rank))
                 rank = None if launcher is None else str(launcher)
+        if tagged is not None:  # the worker's global rank, over a bare "[Rank N]" (the work's group's, as triage reads)
+            rank = str(tagged)
         fields = (rule.kind, severity, attribution, action, message,  # _TEMPLATE_FIELDS order
                   None if xid is None else _int(xid), None if sxid is None else _int(sxid), pci,
                   None if pid is None else _int(pid), process and process.strip() or None,
@@ -838,12 +845,13 @@ def pg_name(text: str) -> str | None:
 
 
 def message_rank(text: str) -> tuple[int | None, str | None, int | None]:
-    """(global rank, process group, rank in that group) a PyTorch line names: torchrun's "[rankN]:" prefix, else
-    the default group's "[PG 0 Rank N]" / "[PG ID 0 PG GUID 0(default_pg) Rank N]", else a bare "[Rank N]".  When
+    """(global rank, process group, rank in that group) a PyTorch line names: torchrun's "[rankN]:" prefix, else a
+    serving engine's worker tag at its start ("(VllmWorker rank=3 pid=..)", "[... TP2]": parsers.workers), else the
+    default group's "[PG 0 Rank N]" / "[PG ID 0 PG GUID 0(default_pg) Rank N]", else a bare "[Rank N]".  When
     the line's "[PG ...]" tag is another group's, the group (its GUID where printed, else its id) and the rank in it
     come back and only the launcher's prefix gives a global rank: every "[Rank N]" on that line is the group's too."""
     launcher = _LAUNCHER_RANK.search(text)
-    glob = int(launcher.group(1)) if launcher else None
+    glob = int(launcher.group(1)) if launcher else tag_rank(text)  # else a serving engine's worker tag's
     tag = _PG_TAG.search(text) if "[PG " in text else None
     if tag is not None and not default_group(tag.group("id"), tag.group("rest")):
         return glob, _group_name(tag), int(tag.group("rank"))
@@ -856,9 +864,14 @@ def message_rank(text: str) -> tuple[int | None, str | None, int | None]:
 
 def _rank_of(m: re.Match) -> str:
     """The rank a line is about (its row's `rank` group, else one named anywhere on it), or ""."""
+    text = m.string
+    if "[rank" not in text:  # a worker's tag names its process, over a bare "[Rank N]" (as _build reads it)
+        tagged = tag_rank(text)
+        if tagged is not None:
+            return str(tagged)
     rank = m.groupdict().get("rank")
     if rank is None:
-        found = _RANK.search(m.string)
+        found = _RANK.search(text)
         rank = found and (found.group(1) or found.group(2))
     return rank or ""
 

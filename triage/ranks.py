@@ -15,6 +15,7 @@ from pathlib import PurePath
 from typing import NamedTuple
 
 from parsers.classify import message_rank
+from parsers.workers import SGLANG_PREFIX, WORKER_PREFIX, worker_rank
 
 from .facts import EXCEPTION_NAME
 
@@ -97,16 +98,14 @@ PREFIXES: tuple[Prefix, ...] = tuple(
         # Since vLLM 0.10.2 (setup_proc_title_and_log_prefix) a worker is named by the parallel indices over 1,
         # "_"-joined: "(Worker_TP1 pid=803328)" (vllm #26420), "(Worker_DP1_TP6_EP14 pid=373019)" (vllm-ascend #3298,
         # DP2 x TP8: its EP index spans both), read by `worker_rank`; the engine's "(EngineCore_DP0 pid=...)" names
-        # no worker.  verl / OpenRLHF's Ray actors are the same row: "(WorkerDict pid=..., ip=...)".
-        ("ray", r"\((?P<workers>(?:[\w./:\-]{1,128} ){0,2})(?:rank=(?P<rank>\d{1,6}) )?pid=(?P<pid>\d+)"
-                r"(?:, ip=(?P<host>[0-9a-fA-F.:]+))?\) ?",
-         {"pid": "pid", "host": "host", "rank": "rank"}, {"workers": "vllm"}),
+        # no worker.  verl / OpenRLHF's Ray actors are the same row: "(WorkerDict pid=..., ip=...)".  This row's pattern
+        # and SGLang's are parsers.workers', shared with the classifier (one definition of each tag).
+        ("ray", WORKER_PREFIX, {"pid": "pid", "host": "host", "rank": "rank"}, {"workers": "vllm"}),
         # SGLang's scheduler (run_scheduler_process's logger prefix): its stamp, then the parallel indices over 1,
         # " DP{d}", " PP{p}", " TP{t}", " EP{e}" (later " ATTN_CP{c}", " MOE_DP{m}"): "[2025-07-25 07:53:08 TP2] "
         # (sglang #8336), "[2025-05-26 07:48:17 DP1 TP2] " (sglang #6624), "[2026-02-12 11:38:29 TP0 EP0] " (sglang
         # #18785); the stamp is the line's time (its lead)
-        ("sglang", r"\[(?P<stamp>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)(?P<workers>(?: (?:DP|PP|ATTN_CP|MOE_DP|TP|EP)\d{1,6})+)"
-                   r"\] ?", {}, {"workers": "sglang"}),
+        ("sglang", SGLANG_PREFIX, {}, {"workers": "sglang"}),
         # TensorRT-LLM's Python logger on a rank ("[TRT-LLM] [RANK 0] [I] ...", after its stamp "[12/04/2025-18:38:28] "
         # when printed: TensorRT-LLM's deployment guide, its Kimi K2 log); its C++ runtime's "[TensorRT-LLM][ERROR]"
         # names no rank (under mpirun the MPI tag before it does)
@@ -132,32 +131,6 @@ PREFIXES: tuple[Prefix, ...] = tuple(
         # line number after it), before everything its writer printed (llm-d/llm-d #191)
         ("grep", r"[\w.\-]{1,200}\.(?:log|txt|out|err)(?::\d{1,9})?:", {}, {"needle": ":", "outermost": True}),
     ))
-# A serving engine's parallel indices in a worker's name: vLLM's "_"-joined ("Worker_DP1_TP6_EP14"; "VllmWorker TP0"
-# before 0.10.2), SGLang's " "-joined ("DP1 TP2 EP2")
-_PARALLEL = re.compile(r"(?:^|[_ ])(?P<dim>ATTN_CP|MOE_DP|DP|PP|PCP|DCP|TP|EP)(?P<index>\d{1,6})(?=$|[_ ])")
-# Which indices name one worker among all the engine's, by family.  Each engine prints only the dimensions over 1:
-# - a lone TP index (with EP's or DCP's, which range over the same processes) is the worker's rank in the engine's
-#   world, both families;
-# - vLLM's EP group spans DP x PCP x TP of a pipeline stage (vllm.distributed.parallel_state: "Worker_DP1_TP6_EP14"
-#   on DP2 x TP8), so without a PP index its EP index is the worker's rank whatever else is printed;
-# - SGLang's EP index is a slice of its TP group, and its TP index restarts in each data-parallel replica unless DP
-#   attention shares one TP group among them, which its lines do not say: "DP1 TP2" names no rank (nor does any
-#   index with a PP one, in either family): a worker left without a rank is never guessed one.
-_ALONG_TP = frozenset({"TP", "EP", "DCP"})
-
-
-def worker_rank(family: str, workers: str | None) -> int | None:
-    """The rank a serving engine's worker tag names (see _ALONG_TP), or None."""
-    if not workers or ("TP" not in workers and "EP" not in workers):
-        return None
-    dims = {m.group("dim"): int(m.group("index")) for m in _PARALLEL.finditer(workers.strip())}
-    if family == "vllm" and "EP" in dims and "PP" not in dims:
-        return dims["EP"]
-    if "TP" in dims and dims.keys() <= _ALONG_TP:
-        return dims["TP"]
-    return None
-
-
 # Prefixes inside a message that name the rank without being a launcher prefix: PyTorch's "[Rank 3]" and
 # "[PG 0 Rank 3]", "[PG ID 0 PG GUID 0(default_pg) Rank 3]"; DeepSpeed's "[Rank 3]" too.  A process group other
 # than the default one ("[PG 134 Rank 1]") names the rank in that group, not the global one (parsers.classify's

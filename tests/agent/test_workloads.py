@@ -604,3 +604,28 @@ def test_an_exception_and_the_line_it_quotes_read_in_two_polls_are_one_failure(t
     assert [e["reason"] for e in said] == ["NCCLRemoteError"]
     assert agent.metrics.registry.get_sample_value("gpu_npd_workload_findings_total",
                                                    {"namespace": "research", "kind": "nccl_remote_error"}) == 1
+
+
+# a vLLM server's workers, each line behind its worker's tag (REAL lines: vllm-project/vllm #19631 and #19483, in a CRI
+# envelope as the kubelet writes them): the Event lists the workers' ranks; before, it named none
+VLLM_WORKER_ERRORS = (
+    "(VllmWorker rank=7 pid=3350875) RuntimeError: CUDA error: an illegal memory access was encountered",
+    "(VllmWorker rank=0 pid=226) ERROR 06-11 01:51:09 [multiproc_executor.py:527] RuntimeError: CUDA error: an illegal "
+    "memory access was encountered",
+)
+
+
+def test_a_serving_pods_worker_errors_name_their_ranks_in_the_event(tmp_path):
+    root = tmp_path / "pods"
+    log = root / "serve_qwen-0_0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d" / "vllm" / "0.log"
+    log.parent.mkdir(parents=True)
+    log.write_text("".join(f"2025-06-11T01:51:09.{i:09d}Z stderr F {line}\n"
+                           for i, line in enumerate(VLLM_WORKER_ERRORS)))
+    src = source(root)
+    src.discover()
+    found = src.poll()
+    assert [(f.kind, f.rank) for _, f in found] == [("cuda_error", 7), ("cuda_error", 0)]
+    tracker = WorkloadTracker(Metrics())
+    events = [tracker.observe(ref, f) for ref, f in found]
+    assert len({e.key for e in events}) == 1  # one Event for the job
+    assert " on 2 ranks (0,7)" in events[-1].message and events[-1].reason == "CUDAIllegalAddress"

@@ -7,6 +7,8 @@ from __future__ import annotations
 import pytest
 
 from parsers import Classifier, parse_line
+from parsers.classify import message_rank
+from parsers.workers import tag_rank
 
 
 @pytest.mark.parametrize("line", [
@@ -111,3 +113,71 @@ def test_ucx_completion_error_is_the_fabrics(line, netdev, port):
 def test_ucx_lines_after_the_error_are_none(line):
     """openucx/ucx #9590, #2973: the queue pair's line and the backtrace's frame."""
     assert parse_line(line) is None
+
+
+# --- which worker of a serving engine printed a finding's line (parsers.workers: its tag, shared with triage) -------
+# The lines are real: each from the issue beside it (its body, as GitHub's API gives it, newlines kept, read in the
+# yunwei37/vllm-exp issue dump), and the worker tags the triage tests hold (tests/triage/test_triage.py PREFIXES).
+WORKER_FINDINGS = [
+    # https://github.com/vllm-project/vllm/issues/14181 (vLLM 0.7's "VllmWorker rank=3", its logger's older header)
+    ('(VllmWorker rank=3 pid=271990) ERROR 03-04 01:21:00 multiproc_executor.py:374] RuntimeError: CUDA error:'
+    ' device-side assert triggered',
+     "cuda_error", 3),
+    # https://github.com/vllm-project/vllm/issues/19631 (the exception as the worker's stderr printed it, no header)
+    ('(VllmWorker rank=7 pid=3350875) RuntimeError: CUDA error: an illegal memory access was encountered',
+     "cuda_error", 7),
+    # https://github.com/vllm-project/vllm/issues/19483 (rank 0: a rank, not "none")
+    ('(VllmWorker rank=0 pid=226) ERROR 06-11 01:51:09 [multiproc_executor.py:527] RuntimeError: CUDA error: a'
+    'n illegal memory access was encountered',
+     "cuda_error", 0),
+    # https://github.com/vllm-project/vllm/issues/16570
+    ('(VllmWorker rank=1 pid=52940) ERROR 04-14 14:24:52 [multiproc_executor.py:383] torch.OutOfMemoryError: C'
+    'UDA out of memory. Tried to allocate 298.00 MiB. GPU 1 has a total capacity of 39.38 GiB of which 65.38 '
+    'MiB is free. Including non-PyTorch memory, this process has 39.31 GiB memory in use. Of the allocated me'
+    'mory 35.91 GiB is allocated by PyTorch, with 73.88 MiB allocated in private pools (e.g., CUDA Graphs), a'
+    'nd 120.72 MiB is reserved by PyTorch but unallocated. If reserved but unallocated memory is large try se'
+    'tting PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid fragmentation.  See documentation for Me'
+    'mory Management  (https://pytorch.org/docs/stable/notes/cuda.html#environment-variables)',
+     "cuda_oom", 1),
+]
+
+
+@pytest.mark.parametrize("line,kind,rank", WORKER_FINDINGS)
+def test_a_serving_workers_finding_names_its_rank(line, kind, rank):
+    """REAL: a vLLM worker's CUDA error names no rank but its tag's; before, the finding had none (a Pod Event of the
+    job listed no rank)."""
+    f = parse_line(line)
+    assert (f.kind, f.rank) == (kind, rank)
+
+
+@pytest.mark.parametrize("line,rank", [
+    # https://github.com/vllm-project/vllm/issues/23582 (vLLM 0.10's "VllmWorker TP3": a TP index alone is the rank)
+    ("(VllmWorker TP3 pid=432) ERROR 09-05 21:05:38 [multiproc_executor.py:596] WorkerProc hit an exception.", 3),
+    # https://github.com/vllm-project/vllm/issues/26420 (vLLM 0.11's "Worker_TP1")
+    ("(Worker_TP1 pid=803328) ERROR 10-08 17:20:23 [multiproc_executor.py:671] Traceback (most recent call last):", 1),
+    # https://github.com/vllm-project/vllm-ascend/issues/3298 (DP2 x TP8 with EP: vLLM's EP index spans both)
+    ('(Worker_DP1_TP6_EP14 pid=373019) ERROR 09-19 02:53:52 [multiproc_executor.py:654]   File "/vllm-workspace/vllm/'
+     'vllm/v1/executor/multiproc_executor.py", line 649, in worker_busy_loop', 14),
+    # https://github.com/vllm-project/vllm/issues/18088 (vLLM 0.8's "VllmWorker rank=1")
+    ("(VllmWorker rank=1 pid=239571) ERROR 05-13 16:11:49 [multiproc_executor.py:522]     model_output = "
+     "self.model(input_ids, positions, intermediate_tensors,", 1),
+    # https://github.com/llm-d/llm-d/issues/191 (API server, engine, worker: the innermost that names a rank)
+    ("(APIServer pid=32) (EngineCore_0 pid=296) (VllmWorker TP0 pid=302) WARNING 09-07 11:25:27 "
+     "[nixl_connector.py:1049] Releasing expired KV blocks", 0),
+    # https://github.com/foundation-model-stack/fastsafetensors/issues/36 (Ray's worker: no rank)
+    ("(EngineCore_DP0 pid=1088) (RayWorkerWrapper pid=285, ip=192.168.177.12) INFO 12-17 23:27:55 [cuda.py:351] Using "
+     "FLASH_ATTN attention backend out of potential backends: ('FLASH_ATTN', 'FLASHINFER', 'TRITON_ATTN', "
+     "'FLEX_ATTENTION')", None),
+    # https://github.com/sgl-project/sglang/issues/8336, #18785 (SGLang's TP index, with EP's)
+    ("[2025-07-25 07:53:08 TP2] Scheduler hit an exception: Traceback (most recent call last):", 2),
+    ("[2026-02-12 11:38:30 TP0 EP0] Prefill batch, #new-seq: 5, #new-token: 8192, #cached-token: 159453, token usage: "
+     "0.13, #running-req: 22, #queue-req: 6, ", 0),
+    # https://github.com/sgl-project/sglang/issues/6624 (DP1 TP2: SGLang's TP index restarts per replica: no rank)
+    ("[2025-05-26 07:48:17 DP1 TP2] Scheduler hit an exception: Traceback (most recent call last):", None),
+    # https://github.com/sgl-project/sglang/issues/5034 (DP0 TP0, the same)
+    ('[2025-04-03 20:06:34 DP1 TP0] Watchdog timeout (self.watchdog_timeout=300)', None),
+])
+def test_the_classifier_reads_a_workers_tag_as_triage_does(line, rank):
+    """REAL (the triage tests' lines): the classifier's reading of a worker tag (message_rank, the rank a PyTorch
+    line names) is triage's (ranks.strip), from the one definition of each tag (parsers.workers)."""
+    assert tag_rank(line) == rank and message_rank(line)[0] == rank
