@@ -144,6 +144,13 @@ IB_STATUS_CATEGORY: dict[str, str | None] = {"IBV_WC_WR_FLUSH_ERR": None, "IBV_W
 # Kinds that are a failure of the job whatever the severity their rule gives (the kernel's OOM killer: a warning for
 # the node, the end of a rank for the job)
 FAILURE_KINDS = frozenset(k.name for k in KIND_TABLE if k.fails_job)
+# Slurm's "*** STEP 1234.0 ON node-3 CANCELLED AT <time> DUE TO <why> ***" (slurmstepd): the reasons that are the
+# scheduler's own decision (src/slurmd/slurmstepd/req.c: SIG_TIME_LIMIT, SIG_PREEMPTED, SIG_NODE_FAIL, SIG_REQUEUED),
+# infrastructure whatever the tasks did after.  The others are no cause: "DUE TO TASK FAILURE" (Slurm cancelling the
+# step because one of its tasks failed, srun --kill-on-bad-exit: desihub/desispec #2744) is that task's failure's
+# aftermath, and no reason at all (a SIGTERM / SIGKILL sent to the step: a user's scancel, or srun itself ending the
+# step after a task exited, "srun: Terminating StepId=...": jiabowang/GAPIT #207) says no one failed but who sent it
+SLURM_SCHEDULER_ENDS = frozenset({"TIME LIMIT", "PREEMPTION", "NODE FAILURE", "JOB REQUEUE"})
 # After the job already failed, these are its end, not its cause: the scheduler cancelling it, the launcher told to
 # stop, a rank killed without a word of why
 AFTERMATH_KINDS = frozenset(k.name for k in JOB_TABLE if k.aftermath)
@@ -202,6 +209,12 @@ class Job:
                          if SEVERITY_RANK.get(e.severity, 0) >= SEVERITY_RANK["error"] or e.kind in FAILURE_KINDS]
         symptoms = [e for e in self.failures if is_consequence(e)]
         self.first_symptom = min((_ts(e) for e in symptoms if e.time), default=None)
+        # each file's first symptom of the job's first (within SKEW), by line: a line of that file with no stamp
+        # printed before it was written before it (a file is written in order)
+        self.symptom_line: dict[str, int] = {}
+        for e in symptoms:
+            if e.time and e.file and e.line is not None and _ts(e) <= self.first_symptom + SKEW:
+                self.symptom_line[e.file] = min(self.symptom_line.get(e.file, e.line), e.line)
         # the job's own failures (what its ranks and launcher reported), against which node faults are placed
         own = [_ts(e) for e in self.failures if e.time and not is_node_fault(e)]
         self.first_failure = min(own, default=None)
@@ -301,6 +314,9 @@ def attribution_of(e: Evidence) -> str:
 def category_of(e: Evidence) -> str | None:
     if e.kind == "cuda_error" and e.details.get("cuda_error") in CUDA_TEXT_CATEGORY:
         return CUDA_TEXT_CATEGORY[e.details["cuda_error"]]
+    if e.kind == "job_ended" and e.details.get("fact") == "slurm_cancelled" and \
+            e.details.get("why") not in SLURM_SCHEDULER_ENDS:
+        return None  # a step cancelled for its task's failure, or by scancel / srun: no cause of its own
     c = KIND_CATEGORY.get(e.kind)
     if c == "by_attribution":
         return ATTRIBUTION_CATEGORY.get(attribution_of(e))
@@ -444,16 +460,24 @@ def _first_failure(job: Job) -> Verdict | None:
     # the scheduler ending a job, the launcher told to stop or a rank killed, after the job already failed, is a
     # consequence
     if job.first_symptom is not None:
-        candidates = [e for e in candidates if not (e.kind in AFTERMATH_KINDS and _ts(e) > job.first_symptom + SKEW)]
+        candidates = [e for e in candidates if not (e.kind in AFTERMATH_KINDS and _ts(e) > job.first_symptom + SKEW)
+                      or e.time is None and e.line is not None and e.line < job.symptom_line.get(e.file or "", -1)]
     if not candidates:
         return None
     first = candidates[0]
+    # a failure with no stamp that the same file prints before the first was written before it (a file is written in
+    # order; an unstamped line is no later than the next stamped one): srun's unstamped "task 1: exited abnormally"
+    # before slurmstepd's stamped cancellation and the "task 0: Killed" after it (jiabowang/GAPIT #207)
+    earlier = [e for e in candidates if e.time is None and e.file == first.file and e.line is not None
+               and first.line is not None and e.line < first.line]
     t0 = _ts(first)
     # of failures within SKEW of the first (clocks disagree that much), an explained one before a bare exit; of exits
     # of the same second, the one torchrun's summary names "Root Cause (first observed failure)": the agent picks it
     # by the error files' full-precision times, which its table prints to the second only (a "Failures:" row it
     # lists first may have failed later in that second: vllm-project/speculators #1115)
     tied = [e for e in candidates if _ts(e) <= t0 + SKEW]
+    if earlier and first.time is not None:
+        tied = sorted(earlier, key=lambda e: e.line)
     first = min(tied, key=lambda e: (e.kind in BARE_DEATHS, _ts(e), not e.details.get("root_cause")))
     if first.kind in DEATH_KINDS:
         death = first

@@ -107,10 +107,18 @@ FACTS: tuple[Fact, ...] = (
     # '--local_rank=0', ...] exits with return code = -9"
     _f("deepspeed_exit", "rank_exit", ["exits with return code"],
        r"(?:'--local_rank=(?P<local_rank>\d+)'.*)?exits with return code = (?P<exit_code>-?\d+)"),
-    # Slurm: "srun: error: node-7: task 12: Exited with exit code 1", "srun: error: gpu-3: tasks 0-7: Killed"
-    _f("srun_task", "rank_exit", ["srun: error:"],
-       r"srun: error: (?P<host>[^:\s]+): tasks? (?P<tasks>[\d,\-\[\]]+): (?P<how>Exited with exit code (?P<exit_code>\d+)|"
-       r"Killed|Terminated|Aborted|Segmentation fault|Bus error|Out Of Memory)"),
+    # Slurm: "srun: error: node-7: task 12: Exited with exit code 1", "srun: error: gpu-3: tasks 0-7: Killed"; srun
+    # logs under the name it was run by, so a site's renamed srun words it alike ("yhrun: error: cnode1995: task 0:
+    # Killed", Tianhe's, jiabowang/GAPIT #207)
+    _f("srun_task", "rank_exit", ["run: error:"],
+       r"\b\w*run: error: (?P<host>[^:\s]+): tasks? (?P<tasks>[\d,\-\[\]]+): (?P<how>Exited with exit code "
+       r"(?P<exit_code>\d+)|Killed|Terminated|Aborted|Segmentation fault|Bus error|Out Of Memory)"),
+    # srun's task summary (src/srun/task_state.c, "%ps task%s %s: %s"), printed when --wait's time ran out after a
+    # first task ended ("srun: First task exited 60s ago") or on the user's Ctrl-C: the tasks that ended abnormally
+    # (a non-zero exit or a signal, which it does not say): "yhrun: StepId=1544235.0 task 1: exited abnormally"
+    # (GAPIT #207); the "running" and "exited" (normally) rows are no failure
+    _f("srun_task_state", "rank_exit", ["exited abnormally"],
+       r"\b\w*run: (?:StepId=)?(?P<job>\d+\.\w+) tasks? (?P<tasks>[\d,\-\[\]]+): exited abnormally$"),
     # Open MPI, whatever its launcher's name (mpirun, mpiexec, orterun, mpirun.real, Open MPI 5's prterun): "mpirun
     # noticed that process rank 3 with PID 1234 on node node-b exited on signal 9 (Killed).", and a rank that ended
     # without MPI_Finalize: "mpirun has exited due to process rank 1 with PID 0 on" (the node on the next line);
@@ -313,7 +321,7 @@ def _groups(fact: Fact, m: re.Match) -> dict:
         g["signal"] = str(SIGNAL_NUMBERS[name]) if name in SIGNAL_NUMBERS else (name if name.isdigit() else None)
         if g["signal"] is None:
             del g["signal"]
-    if fact.name == "srun_task":
+    if fact.name in ("srun_task", "srun_task_state"):
         how = g.get("how", "")
         sig = SIGNAL_WORDS.get(how)
         if sig:

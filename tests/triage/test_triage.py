@@ -236,6 +236,13 @@ FACTS = [
     ("srun: error: nid01934: tasks 2,4-5,7: Terminated", "rank_exit", dict(host="nid01934", signal="15")),
     ("slurmstepd: error: *** STEP 32233190.0 ON nid01934 CANCELLED AT 2020-07-03T02:59:56 DUE TO TIME LIMIT ***",
      "job_ended", dict(host="nid01934", why="TIME LIMIT")),
+    # jiabowang/GAPIT #207: Tianhe's srun, renamed yhrun, logs under its own name; its --wait task summary names the
+    # task that exited abnormally (its "running" row is none)
+    ("yhrun: error: cnode1995: task 0: Killed", "rank_exit", dict(host="cnode1995", rank="0", signal="9")),
+    ("yhrun: StepId=1544235.0 task 1: exited abnormally", "rank_exit", dict(rank="1", job="1544235.0")),
+    # desihub/desispec #2744: Slurm's cancellation for a task's failure (its reason read, no cause of its own)
+    ("[2026-04-29T23:36:37.809] error: *** STEP 52222788.0 ON nid002888 CANCELLED AT 2026-04-29T23:36:37 DUE TO "
+     "TASK FAILURE ***", "job_ended", dict(host="nid002888", why="TASK FAILURE")),
     # InternLM/lmdeploy #1221
     ("mpirun noticed that process rank 1 with PID 13580 on node 10.224.96.171 exited on signal 4 (Illegal "
      "instruction).", "rank_exit", dict(rank="1", host="10.224.96.171", signal="4")),
@@ -383,6 +390,44 @@ def test_a_node_the_coordinator_lost_is_not_its_writers():
     assert ev.details["reporter_host"] == "head-node"
     first = attribute([ev])[0]
     assert (first.category, first.rule, first.root.host) == ("undetermined", "first_rank_death", "10.128.0.103")
+
+
+def test_srun_task_summarys_other_rows_are_no_failure():
+    """REAL: GAPIT #207's summary: a task still running is no failure."""
+    assert facts.match("yhrun: StepId=1544235.0 task 0: running") is None
+
+
+@pytest.mark.parametrize("incident,rank", [
+    # REAL: jiabowang/GAPIT #207: srun's --wait ran out; task 1 "exited abnormally", srun cancelled the step (a
+    # cancellation with no reason) and task 0 was killed after it; before: infrastructure, host cnode1995
+    ("gapit-207-srun-wait", 1),
+    # REAL: desihub/desispec #2744: "CANCELLED AT ... DUE TO TASK FAILURE" and the other tasks terminated: the
+    # aftermath of a task's failure; before: infrastructure, host nid002888
+    ("desispec-2744-task-failure", None),
+])
+def test_a_slurm_cancellation_for_a_tasks_failure_is_no_infrastructure_cause(incident, rank):
+    ev = [e for f in sorted((INCIDENT_LOGS / incident / "logs").iterdir())
+          for e in read_lines(f.read_text().splitlines(), f.name, Clock())]
+    first = attribute(ev)[0]
+    assert first.category == "undetermined", first.reason
+    assert first.root.rank == rank
+
+
+@pytest.mark.parametrize("why,category", [
+    ("DUE TO TIME LIMIT", "infrastructure"), ("DUE TO PREEMPTION", "infrastructure"),
+    ("DUE TO NODE FAILURE, SEE SLURMCTLD LOG FOR DETAILS", "infrastructure"), ("DUE TO JOB REQUEUE", "infrastructure"),
+    ("DUE TO TASK FAILURE", "undetermined"), ("", "undetermined"),
+])
+def test_only_the_schedulers_own_reasons_make_a_slurm_cancellation_infrastructure(why, category):
+    """SYNTHETIC in slurmstepd's wordings (src/slurmd/slurmstepd/req.c; TASK FAILURE from desispec #2744): a task's
+    exit with code 1 printed (unstamped) before the stamped cancellation is the root unless the scheduler itself
+    ended the step."""
+    cancel = f"slurmstepd: error: *** STEP 4242.0 ON node-a CANCELLED AT 2025-03-21T01:56:58 {why} ***".replace("  ", " ")
+    first = job({"launcher.log": ["srun: error: node-a: task 3: Exited with exit code 1", cancel,
+                                  "srun: error: node-a: tasks 0-2: Terminated"]})[0]
+    assert first.category == category, first.reason
+    if category == "undetermined":
+        assert (first.rule, first.root.rank) == ("first_rank_death", 3)
 
 
 def test_attaching_to_another_ranks_segment_is_no_storage_error():
