@@ -772,7 +772,7 @@ class Classifier:
         if rank is not None and "[PG " in message:
             launcher, group, group_rank = message_rank(message)
             if group is not None:
-                details.update(pg=group, group_rank=_int(rank))
+                details.update(pg=group, group_rank=group_rank)  # the tag's (the rank read may be the launcher's)
                 rank = None if launcher is None else str(launcher)
         if tagged is not None:  # the worker's global rank, over a bare "[Rank N]" (the work's group's, as triage reads)
             rank = str(tagged)

@@ -393,6 +393,12 @@ def test_a_subgroups_rank_is_no_global_rank():
                    "exception: [Rank 3] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=1, "
                    "OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=1) ran for 90 milliseconds before timing out.")
     assert (f.kind, f.rank, "group_rank" in f.details) == ("nccl_timeout", 3, False)
+    # REAL (tests/fixtures/incidents/areal-3-ib-flush): torchrun's "[rank12]:" is the global rank, the tag's "Rank 1"
+    # group 134's; the rank in the group was taken from the launcher's prefix before
+    f = parse_line("(model_worker/12 pid=43581, ip=10.208.16.54) [rank12]:[E227 06:13:07.855233166 ProcessGroupNCCL.cpp"
+                   ":1534] [PG 134 Rank 1] Process group watchdog thread terminated with exception: NCCL error: remote "
+                   "process exited or there was a network error, NCCL version 2.22.3")
+    assert (f.rank, f.details["pg"], f.details["group_rank"]) == (12, "134", 1)
 
 
 @pytest.mark.parametrize("line,kind,rank", [
