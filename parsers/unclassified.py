@@ -56,6 +56,11 @@ BENIGN: tuple[tuple[str, str], ...] = (
     (r"NVRM:? objClInitPcieChipset: (?:\*\*\* )?(?:(?:Chipset|Root Port|Upstream port) Setup Function Error|"
      r"Unable to get PCI port handles)",
      "the GPU driver's PCIe chipset set-up at start (open-gpu-kernel-modules #421)"),
+    # kernel-open/nvidia/nv-msi.c: MSI could not be enabled, the driver uses the PCIe virtual-wire interrupt (INTx)
+    # and carries on (580.119.02, CachyOS-PKGBUILDS #1038: "The system is stable"), at every boot of such a host.
+    # Only the fallback's wording: "Failed to enable MSI-X." (no fallback named) stays the net's.
+    (r"NVRM: GPU \S+ Failed to enable MSI; falling back to PCIe virtual-wire interrupts",
+     "the GPU driver falling back to INTx at start (CachyOS-PKGBUILDS #1038)"),
 )
 _BENIGN = LazyPattern("|".join(f"(?:{p})" for p, _ in BENIGN), re.I)  # compiled at the first driver error line
 
