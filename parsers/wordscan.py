@@ -232,17 +232,19 @@ class _Tails(dict):
 
 
 class KeywordScan:
-    """The keywords of a text as a trie's `findall` (`word_regex`: at the leftmost position where one starts, the
-    longest, then on from its end) finds them, up to words held in those: `words_in` gives each word that `findall`
-    gives, and maybe some of the words held in them, never another.  Callers that take a word for every word it holds
-    (Dispatch: a word selects the rows of the keywords it contains) get the same from both.
+    """The keywords that occur in a text, up to words held in those: `words_in` gives every keyword occurring in the
+    text or a word that holds it (overlapping occurrences included: in `[PG 1 Rank 6] Timeout at NCCL work`, both
+    `] Timeout` and `Timeout at NCCL work`), where a trie's `findall` (`word_regex`: at the leftmost position where
+    one starts, the longest, then on from its end) keeps one of two overlapping words and hides the other, and so the
+    rows of the other.  Callers that take a word for every word it holds (Dispatch: a word selects the rows of the
+    keywords it contains) get every row one of whose keywords occurs.  Past MAX_OCCURRENCES occurrences in one text,
+    the trie's findall (no overlaps: such a text has keywords enough that the rows tried are many anyway).
 
-    Why: the trie is tried at each position whose character starts a word (with ~250 keywords, most letters, the
-    space, the digits' neighbours: nearly every position) and each try walks ~50 alternatives.  Here each word is
-    entered at one character of a small, rare set (`entry_points`), so a search is tried at few positions, and
-    the matches (`occurrence_regex`) are the words' occurrences that `findall` meets, except where an occurrence
-    overlaps another and reaches past it (`reach_beyond`; rare in real text: 'Timeout at' around 'Timeout'): there
-    the leftmost-longest order decides which `findall` keeps, and the trie itself is run.
+    Why not the trie alone: it is tried at each position whose character starts a word (with ~300 keywords, most
+    letters, the space, the digits' neighbours: nearly every position) and each try walks ~50 alternatives.  Here
+    each word is entered at one character of a small, rare set (`entry_points`), so a search is tried at few
+    positions; the matches (`occurrence_regex`) are occurrences that do not overlap, and those overlapping one and
+    reaching past it (`reach_beyond`; rare in real text) are looked up beside it.
 
     `findall` (the trie's) and `words_in` are attributes set when first called."""
 
@@ -273,15 +275,15 @@ class KeywordScan:
                     if text.startswith(word, end - size):
                         break
             start = end - size
-            if before and start and text[start - 1] in before:
+            found.append(word)
+            if before and start and text[start - 1] in before:  # a word overlapping it, begun before it
                 for other, at in before[text[start - 1]]:
                     if start + at >= 0 and text.startswith(other, start + at):
-                        return self._trie.findall(text)
-            if after and end < n and text[end] in after:
+                        found.append(other)
+            if after and end < n and text[end] in after:  # a word begun inside it, going on past its end
                 for other, at in after[text[end]]:
                     if start + at >= 0 and text.startswith(other, start + at):
-                        return self._trie.findall(text)
-            found.append(word)
+                        found.append(other)
             if len(found) > self.MAX_OCCURRENCES:
                 return self._trie.findall(text)
         return found
