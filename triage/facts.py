@@ -250,7 +250,19 @@ FACTS: tuple[Fact, ...] = (
        r"Culprit rank (?P<rank>\d+); Error type: (?P<error_type>\w*MISMATCH\w*)"),
     _f("nccl_mismatch", "collective_mismatch", ["Mismatched collective detected"],
        r"Mismatched collective detected, please check your collective calls at and around rank (?P<around_rank>\d+)"),
-    # rendezvous / store
+    # rendezvous / store.  A client that never reached the store (c10d's socket.cpp, every era since 2.0, the store's
+    # host and port in parentheses: "[E socket.cpp:793] [c10d] The client socket has timed out after 1800s while
+    # trying to connect to (127.0.0.1, 48391)." (lllyasviel/ControlNet #382, 2.0), 2.4+ in ms: "[E521 15:43:02.707733876
+    # socket.cpp:1023] [c10d] The client socket has timed out after 600000ms while trying to connect to (172.18.21.4,
+    # 37907)." and TCPStore.cpp's "[c10d] TCP client failed to connect/validate to host 172.18.21.4:37907 - timed out
+    # (try=1, timeout=600000ms): ..." after it (lzhxmu/CPPO #6), the DistNetworkError the rank raises with the same
+    # words (nvidia-cosmos/cosmos-rl #681, 2.8)): the store's host (rank 0's, or the launcher's) never listened or the
+    # network between them dropped the connection; the address is the store's, never the writer's (details). The
+    # retried connect's warning ("The client socket has failed to connect to ..") is no failure.
+    _f("store_connect_timeout", "store_error", ["The client socket has timed out", "TCP client failed to connect"],
+       r"(?P<what>The client socket has timed out) after (?P<store_timeout>\d+m?s) while trying to connect to "
+       r"\((?P<store_host>[^,\s()]+), (?P<store_port>\d+)\)|(?P<what2>TCP client failed to connect)/validate to host "
+       r"(?P<store_host2>\S+?):(?P<store_port2>\d+) - timed out"),
     _f("store", "store_error", ["TCPStore", "DistStoreError", "RendezvousTimeoutError", "RendezvousClosedError",
                                 "RendezvousConnectionError"],
        r"(?P<what>DistStoreError|RendezvousTimeoutError|RendezvousClosedError|RendezvousConnectionError|"

@@ -296,6 +296,20 @@ FACTS = [
      "error: No space left on device (28)", "storage_error", dict(what="No space left on device")),
     ("  Error while creating shared memory segment /dev/shm/nccl-1YsMbG (size 7340384)", "storage_error",
      dict(segment="/dev/shm/nccl-1YsMbG")),
+    # a rank that never reached the c10d store: lzhxmu/CPPO #6 (2.4+: socket.cpp's line in ms, TCPStore.cpp's after
+    # it), lllyasviel/ControlNet #382 (2.0, in s), nvidia-cosmos/cosmos-rl #681 (2.8's DistNetworkError); was nothing
+    # (TCPStore.cpp's line: the store row's "what" up to its "failed", no address)
+    ("[E521 15:43:02.707733876 socket.cpp:1023] [c10d] The client socket has timed out after 600000ms while trying to "
+     "connect to (172.18.21.4, 37907).", "store_error",
+     dict(store_host="172.18.21.4", store_port="37907", store_timeout="600000ms", host=None)),
+    ("[E521 15:43:02.707888867 TCPStore.cpp:318] [c10d] TCP client failed to connect/validate to host "
+     "172.18.21.4:37907 - timed out (try=1, timeout=600000ms): The client socket has timed out after 600000ms while "
+     "trying to connect to (172.18.21.4, 37907).", "store_error",
+     dict(what="TCP client failed to connect", store_host="172.18.21.4", store_port="37907")),
+    ("[E socket.cpp:793] [c10d] The client socket has timed out after 1800s while trying to connect to (127.0.0.1, "
+     "48391).", "store_error", dict(store_host="127.0.0.1", store_timeout="1800s")),
+    ("torch.distributed.DistNetworkError: The client socket has timed out after 300000ms while trying to connect to "
+     "(036c56dce41b, 41331).", "store_error", dict(store_host="036c56dce41b", store_port="41331")),
     # XLA's coordination service names the task whose heartbeats stopped: EleutherAI/architecture-objective #26
     # (TensorFlow's copy, 2022), jax-ml/jax #23599 (XLA's, 2024, "Check the task logs ...")
     ("2022-11-15 16:03:15.140058: E external/org_tensorflow/tensorflow/core/distributed_runtime/coordination/"
