@@ -290,6 +290,16 @@ FACTS: tuple[Fact, ...] = (
        r"(?P<busid>[0-9a-f]+)", severity="info"),
 )
 
+# A coordinator's report that names the tasks it lost on the lines after it, one a line: JAX's fate-sharing end on every
+# live task, "F0926 17:26:32.075587  157988 client.h:77] Terminating process because the JAX distributed service
+# detected fatal errors. .. absl::Status: UNAVAILABLE: The following tasks are unhealthy (stopped sending heartbeats):"
+# then "/job:jax_worker/replica:0/task:3" (JAX's docs, docs/fault_tolerance.rst; XLA's coordination service, 2025+):
+# the task named is the one whose heartbeats stopped (process_lost, as the service's own "heartbeat timeout" line),
+# its id the JAX process index, the rank; the writer's own line is the parsers' (a consequence). Read by triage.read:
+# opener (the end of a line) -> the row each task line is read with.
+TASK_LIST_OPENERS = {"The following tasks are unhealthy (stopped sending heartbeats):": _f(
+    "xla_unhealthy_task", "process_lost", [], r"^/job:(?P<job>[\w\-]+)/replica:\d+/task:(?P<rank>\d+)\s*$")}
+
 # fields of Evidence the groups fill (ints unless named in TEXT_FIELDS); any other group goes to details
 INT_FIELDS = ("rank", "local_rank", "seq", "last_enqueued", "last_completed", "exit_code", "signal", "pid", "gpu")
 TEXT_FIELDS = ("host", "address")

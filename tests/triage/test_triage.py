@@ -1675,3 +1675,28 @@ def test_a_record_ends_at_a_line_no_traceback_has():
         "RuntimeError: CUDA error: an illegal memory access was encountered"]  # (the same exception line, again)
     evidence = [e for e in read_lines(lines, "server.log", Clock(), year=2025) if e.kind == "cuda_error"]
     assert [e.rank for e in evidence] == [0, None]
+
+
+def test_the_tasks_jax_names_unhealthy_on_the_lines_after_are_the_lost_processes():
+    """REAL: JAX's docs (docs/fault_tolerance.rst): every live task's fate-sharing end names the task whose heartbeats
+    stopped on the line after it: that task is process_lost, the suspect (was: only the writer's consequence,
+    'undetermined' with no rank); the lines after the list are no task's."""
+    lines = [
+        "E0926 17:26:32.075402  157988 coordination_service_agent.cc:332] Polled an error from coordination service "
+        "(this can be an error from this or another task).",
+        "F0926 17:26:32.075587  157988 client.h:77] Terminating process because the JAX distributed service detected "
+        "fatal errors. This most likely indicates that another task died; see the other task logs for more details. "
+        "Disable Python buffering, i.e. `python -u`, to be sure to see all the previous output. absl::Status: "
+        "UNAVAILABLE: The following tasks are unhealthy (stopped sending heartbeats):",
+        "/job:jax_worker/replica:0/task:3",
+        "The tasks have crashed. Check the task logs for an earlier error, or scheduler events (e.g. preemption, "
+        "eviction) to debug further.",
+        "",
+        "RPC: /tensorflow.CoordinationService/PollForError [type.googleapis.com/tensorflow.CoordinationServiceError='']",
+    ]
+    got = list(read_lines(lines, "job/task-0.log", Clock(), root="job"))
+    lost = [e for e in got if e.kind == "process_lost"]
+    assert [(e.rank, e.details["fact"], e.details["job"], e.line) for e in lost] == [
+        (3, "xla_unhealthy_task", "jax_worker", 3)]
+    first = attribute(got)[0]
+    assert (first.category, first.rule, first.root.rank) == ("undetermined", "first_rank_death", 3)
