@@ -97,7 +97,7 @@ EVENT_LINES = {"aer": 12, "mlx5_health": 20, "mlx5_tx_timeout": 4, "knvlink": 2,
                "oom": 4096, "nccl_watchdog": 64, "rcu_stall": 64, "mce": 16, "cper": 24, "nfs": 32, "fs": 16,
                "nvme": 32, "ofi": 4, "clocksource": 16, "fallen": 64, "rminit": 32, "cuda_exception": 2,
                "peermem_load": 16, "reset": 64, "gsp": 64, "port_down": 1, "mlx5_probe": 16,
-               "ray_oom": 2, "deepep": 64, "iommu": 64}
+               "ray_oom": 2, "deepep": 64, "iommu": 64, "xla_rendezvous": 64}
 # Events kept apart per device (the PCI address on the line): a health dump of one mlx5 function does not
 # swallow the next function's own health failure a few lines later.
 # (the row's `pci` group, else its `device` group: a block device, an NFS server, an NVMe controller)
@@ -138,10 +138,11 @@ EVENT_ESCALATES = frozenset({"nvme"})
 #   reset), the port's verdict ("AER: device recovery failed") coming after the drivers' callbacks;
 #   a machine check whose page the kernel then took offline (hwpoison's "Memory failure: 0x3710b3: recovery action
 #   for dirty LRU page: Recovered" after "mce: [Hardware Error]: Machine check events logged") is an uncorrected
-#   memory error, not the corrected one its first line may have been taken for;
+#   memory error, not the corrected one its first line may have been taken for; XLA's rendezvous whose threads said
+#   they "may be stuck" (a warning) then hit its terminate timeout ("Termination timeout .. Exiting ..") is an error;
 # - EVENT_ADDRESS_FROM: a GPU failure whose lines named no GPU takes the address of a later line of the same failure.
 # - EVENT_FILLS: a line that joins the event (no finding of its own) naming what the finding lacks.
-EVENT_AMENDS = {"aer": 256, "gsp": 64, "reset": 64, "nccl_exception": 2, "mce": 16}
+EVENT_AMENDS = {"aer": 256, "gsp": 64, "reset": 64, "nccl_exception": 2, "mce": 16, "xla_rendezvous": 64}
 # Event -> the findings (kind, Xid) of later lines whose GPU address an open event of that name takes when its finding
 # named none (an amendment, "pci"): the GSP's heartbeat lines naming no GPU, then "NVRM: Xid (PCI:0000:01:00): 154,
 # GPU recovery action changed .." or "Rate limiting GSP RPC error prints for GPU at PCI:0000:0a:00" (open-gpu-kernel-
@@ -1022,6 +1023,29 @@ RULES: tuple[Rule, ...] = (
        r"\bDeepEP (?:error: )?(?P<deepep>[^,:\n]{0,80}?\btimeout\b[^,:\n]{0,40})"
        r"(?:(?:: rank =|, rank:?) (?P<ep_rank>\d+))?",
        event=("deepep", "join")),
+    # XLA:GPU's rendezvous (JAX, PyTorch/XLA, TensorFlow/XLA): the threads of one process, one per local GPU, meet
+    # before a collective, a clique's (communicator's) set-up or an executable's first run; one that does not arrive
+    # in time (its GPU stuck, or the clique waiting on another host's process that never came) hangs the rest. Every
+    # waiting thread says so, once the warn-stuck timeout passed, each era's wording (xla/service/rendezvous.cc): 2022's
+    # "This thread has been waiting for 10 seconds and may be stuck:", 2023's "This thread has been waiting for `<name>`
+    # for 10 seconds and may be stuck.", 2024+'s ".. may be stuck. Expected 8 threads to join the rendezvous, but not all
+    # of them arrived on time." ("E ..rendezvous.cc:38] This thread has been waiting for `initialize clique for rank 6;
+    # clique=devices=[0,..,15]; stream=0; run_id=724296073` for 10 seconds ..", jax-ml/jax #22740; "rendezvous.cc:98]
+    # .. `rendezvous of collective-permute; run_id=15; op id:1` for 20 seconds ..", openxla/xla #22588), 2025+ with
+    # "[id=1] " before it: the job's hang announced before anything times out (was: nothing), a warning (XLA may yet
+    # print "Thread is unstuck! Warning above was a false-positive.", no finding). After the terminate timeout the
+    # process exits (code 42): "Termination timeout of 40 seconds exceeded. Exiting to ensure a consistent program
+    # state." (2022), "Termination timeout for `<name>` of 40 seconds exceeded. Exiting .." (2023+): the same hang,
+    # its finding's amendment to an error. The threads' lines are one event; a consequence, as a watchdog timeout is.
+    _r("xla_rendezvous_stuck", "nccl_timeout", ["and may be stuck"],
+       r"This thread has been waiting for (?:`(?P<rendezvous>[^`\n]{1,400})` for )?(?P<seconds>\d+) seconds and may be "
+       r"stuck(?:\. Expected (?P<threads>\d+) threads to join the rendezvous)?",
+       severity="warning", event=("xla_rendezvous", "join")),
+    _r("xla_rendezvous_terminate", "nccl_timeout", ["Exiting to ensure a consistent program state"],
+       r"Termination timeout (?:for `(?P<rendezvous>[^`\n]{1,400})` )?of (?P<seconds>\d+) seconds exceeded\. Exiting "
+       r"to ensure a consistent program state",
+       event=("xla_rendezvous", "escalate")),
+    _r("xla_rendezvous_unstuck", None, ["Thread is unstuck!"], r"Thread is unstuck! Warning above was a false-positive"),
     # JAX's multi-process runtime (jax.distributed, XLA's coordination service) ending a task because the service
     # reported a failure, every task's own words once one task died: "F0926 17:26:32.075587  157988 client.h:77]
     # Terminating process because the JAX distributed service detected fatal errors. This most likely indicates that

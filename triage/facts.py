@@ -258,7 +258,19 @@ FACTS: tuple[Fact, ...] = (
        r"Culprit rank (?P<rank>\d+); Error type: (?P<error_type>\w*MISMATCH\w*)"),
     _f("nccl_mismatch", "collective_mismatch", ["Mismatched collective detected"],
        r"Mismatched collective detected, please check your collective calls at and around rank (?P<around_rank>\d+)"),
-    # rendezvous / store
+    # rendezvous / store.  A client that never reached the store (c10d's socket.cpp, every era since 2.0, the store's
+    # host and port in parentheses: "[E socket.cpp:793] [c10d] The client socket has timed out after 1800s while
+    # trying to connect to (127.0.0.1, 48391)." (lllyasviel/ControlNet #382, 2.0), 2.4+ in ms: "[E521 15:43:02.707733876
+    # socket.cpp:1023] [c10d] The client socket has timed out after 600000ms while trying to connect to (172.18.21.4,
+    # 37907)." and TCPStore.cpp's "[c10d] TCP client failed to connect/validate to host 172.18.21.4:37907 - timed out
+    # (try=1, timeout=600000ms): ..." after it (lzhxmu/CPPO #6), the DistNetworkError the rank raises with the same
+    # words (nvidia-cosmos/cosmos-rl #681, 2.8)): the store's host (rank 0's, or the launcher's) never listened or the
+    # network between them dropped the connection; the address is the store's, never the writer's (details). The
+    # retried connect's warning ("The client socket has failed to connect to ..") is no failure.
+    _f("store_connect_timeout", "store_error", ["The client socket has timed out", "TCP client failed to connect"],
+       r"(?P<what>The client socket has timed out) after (?P<store_timeout>\d+m?s) while trying to connect to "
+       r"\((?P<store_host>[^,\s()]+), (?P<store_port>\d+)\)|(?P<what2>TCP client failed to connect)/validate to host "
+       r"(?P<store_host2>\S+?):(?P<store_port2>\d+) - timed out"),
     _f("store", "store_error", ["TCPStore", "DistStoreError", "RendezvousTimeoutError", "RendezvousClosedError",
                                 "RendezvousConnectionError"],
        r"(?P<what>DistStoreError|RendezvousTimeoutError|RendezvousClosedError|RendezvousConnectionError|"
@@ -285,6 +297,16 @@ FACTS: tuple[Fact, ...] = (
        r"comm 0x[0-9a-f]+ rank (?P<rank>\d+) nranks (?P<nranks>\d+) cudaDev (?P<gpu>\d+)(?: nvmlDev \d+)? busId "
        r"(?P<busid>[0-9a-f]+)", severity="info"),
 )
+
+# A coordinator's report that names the tasks it lost on the lines after it, one a line: JAX's fate-sharing end on every
+# live task, "F0926 17:26:32.075587  157988 client.h:77] Terminating process because the JAX distributed service
+# detected fatal errors. .. absl::Status: UNAVAILABLE: The following tasks are unhealthy (stopped sending heartbeats):"
+# then "/job:jax_worker/replica:0/task:3" (JAX's docs, docs/fault_tolerance.rst; XLA's coordination service, 2025+):
+# the task named is the one whose heartbeats stopped (process_lost, as the service's own "heartbeat timeout" line),
+# its id the JAX process index, the rank; the writer's own line is the parsers' (a consequence). Read by triage.read:
+# opener (the end of a line) -> the row each task line is read with.
+TASK_LIST_OPENERS = {"The following tasks are unhealthy (stopped sending heartbeats):": _f(
+    "xla_unhealthy_task", "process_lost", [], r"^/job:(?P<job>[\w\-]+)/replica:\d+/task:(?P<rank>\d+)\s*$")}
 
 # fields of Evidence the groups fill (ints unless named in TEXT_FIELDS); any other group goes to details
 INT_FIELDS = ("rank", "local_rank", "seq", "last_enqueued", "last_completed", "exit_code", "signal", "pid", "gpu")

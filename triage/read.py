@@ -83,6 +83,7 @@ CONSEQUENCE_EXCEPTIONS = re.compile(
 
 
 _TRACEBACK_OPENERS = (facts.TRACEBACK, facts.GROUP_TRACEBACK)
+_TASK_LIST_ENDS = tuple(facts.TASK_LIST_OPENERS)
 
 BATCH = 4096  # lines whose keywords are found in one scan
 # A logger's record header between the launcher prefixes and the message, peeled like a stamp (its time kept) so that
@@ -125,7 +126,7 @@ def _prefilter() -> Prefilter:
     nothing for a line without one), the job facts' (facts.match likewise), the traceback's and torchrun summary's
     own; a block's "[0]:" opener holds none and is matched apart."""
     words = (*all_keywords(), *(k for f in facts.FACTS for k in f.keywords), facts.TRACEBACK, *facts.CHAINED,
-             _ROOT_CAUSE, _MPI_OPEN)
+             _ROOT_CAUSE, _MPI_OPEN, *facts.TASK_LIST_OPENERS)
     return Prefilter(dict.fromkeys(words))
 
 
@@ -196,6 +197,7 @@ class FileReader:
         self._found: dict[int, Evidence] = {}  # line -> the evidence of its finding (the latest MAX_FOUND)
         self._amendments: list[Finding] = []  # what the line being read amended of earlier lines' findings (_classify)
         self._record: tuple | None = None  # (prefixes, key, line) of a record whose traceback lines lack its prefix
+        self._tasks: dict[tuple, facts.Fact] = {}  # origin key -> the row of the task list its last line opened
 
     def read(self, lines: Iterable[str]) -> Iterator[Evidence]:
         """Every line's prefixes are read (who wrote it: the job's ranks and hosts); only a line holding a word some
@@ -251,7 +253,7 @@ class FileReader:
                 if fields and rest.endswith(facts.TRACEBACK) and len(rest) > len(facts.TRACEBACK):
                     self._record = (fields, key, n + i + 1)  # its traceback's lines follow without its prefix
                 if i in hits or self._block is not None or self._root_next or key in self._tracebacks or \
-                        _BLOCK_OPEN.match(rest):
+                        key in self._tasks or _BLOCK_OPEN.match(rest):
                     for ev in self._line(_Line(n + i + 1, shown[i], lead, rest, origin, key)):
                         if ev.rank is None and ev.pid is not None and len(self._pending) < MAX_PENDING:
                             self._pending.append(ev)  # a later line may name its process's rank
@@ -354,6 +356,17 @@ class FileReader:
             if done is not None:
                 yield from done
                 return
+        if key in self._tasks:  # a coordinator's list of the tasks it lost, one a line (facts.TASK_LIST_OPENERS)
+            row = self._tasks[key]
+            m = row.pattern.match(rest)
+            if m is not None:
+                yield from self._keep(self._from_fact(at, row, facts._groups(row, m)))
+                return
+            del self._tasks[key]
+        if rest.endswith(_TASK_LIST_ENDS):
+            for opener, row in facts.TASK_LIST_OPENERS.items():
+                if rest.endswith(opener) and len(self._tasks) < 4096:
+                    self._tasks[key] = row
         tail = rest  # the line without an exception group's margin
         if key in self._groups or facts.GROUP_TRACEBACK in rest:
             m = facts.GROUP_MARGIN.match(rest)

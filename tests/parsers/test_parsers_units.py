@@ -612,6 +612,24 @@ def test_deepep_timeouts(line, what, ep_rank):
     assert (f.kind, f.details["deepep"], f.details.get("ep_rank"), f.rank) == ("nccl_timeout", what, ep_rank, None)
 
 
+@pytest.mark.parametrize("line,rendezvous,seconds", [
+    # REAL: jax-ml/jax #22740 (2024, a clique's set-up waiting on the other host's process), openxla/xla #22588 (2025,
+    # a collective-permute on 8 H100s): XLA's rendezvous announcing a hang before anything times out (was: nothing)
+    ("2024-07-29 17:14:59.920189: E external/xla/xla/service/rendezvous.cc:38] This thread has been waiting for "
+     "`initialize clique for rank 6; clique=devices=[0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15]; stream=0; "
+     "run_id=724296073` for 10 seconds and may be stuck. Expected 8 threads to join the rendezvous, but not all of them "
+     "arrived on time.", "initialize clique for rank 6; clique=devices=[0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15]; "
+     "stream=0; run_id=724296073", 10),
+    ("E0213 12:41:17.931882   59040 rendezvous.cc:98] This thread has been waiting for `rendezvous of "
+     "collective-permute; run_id=15; op id:1` for 20 seconds and may be stuck. Expected 8 threads to join the "
+     "rendezvous, but not all of them arrived on time.", "rendezvous of collective-permute; run_id=15; op id:1", 20),
+])
+def test_xla_rendezvous_stuck_is_a_hang_announced(line, rendezvous, seconds):
+    f = parse_line(line)
+    assert (f.kind, f.severity, f.rank) == ("nccl_timeout", "warning", None)
+    assert (f.details["rendezvous"], f.details["seconds"], f.details["threads"]) == (rendezvous, seconds, 8)
+
+
 def test_deepep_start_is_no_timeout():
     assert parse_line("DeepEP initialized with NCCL version: 2.27.3 (loaded library)") is None
 

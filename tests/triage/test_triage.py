@@ -303,6 +303,20 @@ FACTS = [
      "error: No space left on device (28)", "storage_error", dict(what="No space left on device")),
     ("  Error while creating shared memory segment /dev/shm/nccl-1YsMbG (size 7340384)", "storage_error",
      dict(segment="/dev/shm/nccl-1YsMbG")),
+    # a rank that never reached the c10d store: lzhxmu/CPPO #6 (2.4+: socket.cpp's line in ms, TCPStore.cpp's after
+    # it), lllyasviel/ControlNet #382 (2.0, in s), nvidia-cosmos/cosmos-rl #681 (2.8's DistNetworkError); was nothing
+    # (TCPStore.cpp's line: the store row's "what" up to its "failed", no address)
+    ("[E521 15:43:02.707733876 socket.cpp:1023] [c10d] The client socket has timed out after 600000ms while trying to "
+     "connect to (172.18.21.4, 37907).", "store_error",
+     dict(store_host="172.18.21.4", store_port="37907", store_timeout="600000ms", host=None)),
+    ("[E521 15:43:02.707888867 TCPStore.cpp:318] [c10d] TCP client failed to connect/validate to host "
+     "172.18.21.4:37907 - timed out (try=1, timeout=600000ms): The client socket has timed out after 600000ms while "
+     "trying to connect to (172.18.21.4, 37907).", "store_error",
+     dict(what="TCP client failed to connect", store_host="172.18.21.4", store_port="37907")),
+    ("[E socket.cpp:793] [c10d] The client socket has timed out after 1800s while trying to connect to (127.0.0.1, "
+     "48391).", "store_error", dict(store_host="127.0.0.1", store_timeout="1800s")),
+    ("torch.distributed.DistNetworkError: The client socket has timed out after 300000ms while trying to connect to "
+     "(036c56dce41b, 41331).", "store_error", dict(store_host="036c56dce41b", store_port="41331")),
     # XLA's coordination service names the task whose heartbeats stopped: EleutherAI/architecture-objective #26
     # (TensorFlow's copy, 2022), jax-ml/jax #23599 (XLA's, 2024, "Check the task logs ...")
     ("2022-11-15 16:03:15.140058: E external/org_tensorflow/tensorflow/core/distributed_runtime/coordination/"
@@ -1706,3 +1720,28 @@ def test_a_record_ends_at_a_line_no_traceback_has():
         "RuntimeError: CUDA error: an illegal memory access was encountered"]  # (the same exception line, again)
     evidence = [e for e in read_lines(lines, "server.log", Clock(), year=2025) if e.kind == "cuda_error"]
     assert [e.rank for e in evidence] == [0, None]
+
+
+def test_the_tasks_jax_names_unhealthy_on_the_lines_after_are_the_lost_processes():
+    """REAL: JAX's docs (docs/fault_tolerance.rst): every live task's fate-sharing end names the task whose heartbeats
+    stopped on the line after it: that task is process_lost, the suspect (was: only the writer's consequence,
+    'undetermined' with no rank); the lines after the list are no task's."""
+    lines = [
+        "E0926 17:26:32.075402  157988 coordination_service_agent.cc:332] Polled an error from coordination service "
+        "(this can be an error from this or another task).",
+        "F0926 17:26:32.075587  157988 client.h:77] Terminating process because the JAX distributed service detected "
+        "fatal errors. This most likely indicates that another task died; see the other task logs for more details. "
+        "Disable Python buffering, i.e. `python -u`, to be sure to see all the previous output. absl::Status: "
+        "UNAVAILABLE: The following tasks are unhealthy (stopped sending heartbeats):",
+        "/job:jax_worker/replica:0/task:3",
+        "The tasks have crashed. Check the task logs for an earlier error, or scheduler events (e.g. preemption, "
+        "eviction) to debug further.",
+        "",
+        "RPC: /tensorflow.CoordinationService/PollForError [type.googleapis.com/tensorflow.CoordinationServiceError='']",
+    ]
+    got = list(read_lines(lines, "job/task-0.log", Clock(), root="job"))
+    lost = [e for e in got if e.kind == "process_lost"]
+    assert [(e.rank, e.details["fact"], e.details["job"], e.line) for e in lost] == [
+        (3, "xla_unhealthy_task", "jax_worker", 3)]
+    first = attribute(got)[0]
+    assert (first.category, first.rule, first.root.rank) == ("undetermined", "first_rank_death", 3)
