@@ -63,8 +63,8 @@ MAX_BEFORE = 12  # Dispatch.first: a row with more keywords than this before it 
 @lru_cache(maxsize=16)
 def _dispatch_tables(rules: tuple[Rule, ...]) -> tuple[KeywordScan, dict[str, frozenset[int]], dict]:
     """What a Dispatch derives from its table, once per table (a pod log source makes a classifier per file):
-    - the keyword scan (wordscan.KeywordScan: the words a trie's findall finds, at each position the longest word
-      there, maybe with words they hold, which select no row the word holding them does not);
+    - the keyword scan (wordscan.KeywordScan: every keyword occurring in a line, overlapping ones included, or a word
+      holding it: a word selects the rows of the keywords it holds);
     - word -> the rows it selects (those with a keyword it contains);
     - per row, the keywords of the rows before it. A flood of one kind of line with different numbers (an Xid
       from one process after another) matches the same row each time, but every line is new to the memo: that

@@ -579,7 +579,9 @@ RULES: tuple[Rule, ...] = (
        refine="aer_detail", event=("aer", "escalate")),
     # (5.x+ prefix these with "AER: ": "pcieport 0000:00:1c.0: AER: [12] Timeout", and print the status as
     # "AER: aer_status: 0x00001000, aer_mask: 0x00006000" after a firmware-first record)
-    _r("aer_bit", "pcie_aer", list(AER_BITS),
+    # (its keywords are "] <bit>", as the line prints them after the bit's number: a bare "Timeout" is in every
+    # PyTorch watchdog line, where this row's search cost more than the rest of that line's reading)
+    _r("aer_bit", "pcie_aer", ["] " + bit for bit in AER_BITS],
        r"[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]:\s+(?:AER:\s+)?\[\s?\d{1,2}\] (?P<bit>"
        + "|".join(AER_BITS) + r")\b",
        refine="aer_detail", event=AER_JOIN),

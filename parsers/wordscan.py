@@ -267,7 +267,9 @@ class KeywordScan:
 
     def _words_in(self, text: str) -> list[str]:
         by_tail, n, found = self._by_tail, len(text), []
-        for m in self._occurrences.finditer(text):
+        for count, m in enumerate(self._occurrences.finditer(text)):
+            if count == self.MAX_OCCURRENCES:
+                return self._trie.findall(text)
             end = m.end()
             word, size, before, after = by_tail[m[0]]
             if word is None:  # words with the same tail: the first whose head is there, as the regex tried them
@@ -284,6 +286,4 @@ class KeywordScan:
                 for other, at in after[text[end]]:
                     if start + at >= 0 and text.startswith(other, start + at):
                         found.append(other)
-            if len(found) > self.MAX_OCCURRENCES:
-                return self._trie.findall(text)
         return found
