@@ -135,7 +135,8 @@ CONDITIONS: tuple[Condition, ...] = (
     Condition("HostMemoryUnhealthy", "HostMemoryIsHealthy", "no uncorrected host memory error",
               "an uncorrected host memory error"),
     Condition("StorageUnhealthy", "StorageIsHealthy", "no NFS, filesystem or NVMe fault",
-              "an NFS server not responding, a filesystem error or an NVMe controller reset or removed"),
+              "an NFS server not responding, a filesystem error, a parallel filesystem client evicted or an NVMe "
+              "controller reset or removed"),
 )
 
 # Written by fabric-check (its own service account), not by the agent: `gpu-npd cleanup` removes it too.
@@ -257,6 +258,21 @@ TABLE: tuple[Kind, ...] = (
          "NFSServerNotResponding", (
              Raise("StorageUnhealthy", "expire", {"severity": ["warning", "error"]}),
          ), doc="an NFS server not responding (and its recovery, info)"),
+    # A parallel filesystem's client in the kernel (Lustre: Lustre / DDN EXAScaler / AWS FSx for Lustre): a client
+    # the server evicted (LustreError 167-0 "<obd>: This client was evicted by <target>; in progress operations
+    # using this service will fail.", lustre/ptlrpc/import.c) lost its locks and every I/O in flight to that target
+    # (a checkpoint write, a dataset read): an error, the node's storage fault for the job then running
+    # (infrastructure). A connection lost ("Connection to <target> (at <nid>) was lost; in progress operations using
+    # this service will wait for recovery to complete") is a warning and raises nothing: the client blocks its I/O
+    # and reconnects, most often within seconds ("Connection restored to <target> (at <nid>)", info), a server
+    # failover or a network blip; one never restored ends in an eviction, or in the hung tasks of the I/O waiting.
+    Kind("parallel_fs_error", "parallel filesystem client error", None, "warning", "unknown", "CHECK_STORAGE",
+         "ParallelFSError", (
+             Raise("StorageUnhealthy", "expire", {"severity": ["error", "fatal"]}, reason="ParallelFSClientEvicted"),
+         ), doc="a Lustre client (Lustre, EXAScaler, FSx for Lustre) evicted by a server (error: its I/O in flight "
+                "failed), its connection to a server lost (warning, no condition: the client waits and reconnects) or "
+                "restored (info)",
+         category="infrastructure"),
     Kind("filesystem_error", "filesystem error", None, "error", "unknown", "CHECK_STORAGE", "FilesystemError", (
         Raise("StorageUnhealthy", "boot"),
     ), doc="a filesystem error, a filesystem remounted read-only"),

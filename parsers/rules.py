@@ -95,14 +95,14 @@ def _r(name, kind, keywords, pattern, severity=None, attribution=None, action=No
 # "invoked oom-killer" and "Killed process" lines; its lines are "once" (a second one starts the next kill).
 EVENT_LINES = {"aer": 12, "mlx5_health": 20, "mlx5_tx_timeout": 4, "knvlink": 2, "nccl_exception": 2, "sxid": 8,
                "oom": 4096, "nccl_watchdog": 64, "rcu_stall": 64, "mce": 16, "cper": 24, "nfs": 32, "fs": 16,
-               "nvme": 32, "ofi": 4, "clocksource": 16, "fallen": 64, "rminit": 32, "cuda_exception": 2,
+               "nvme": 32, "lustre": 32, "ofi": 4, "clocksource": 16, "fallen": 64, "rminit": 32, "cuda_exception": 2,
                "peermem_load": 16, "reset": 64, "gsp": 64, "port_down": 1, "mlx5_probe": 16,
                "ray_oom": 2, "deepep": 64, "iommu": 64, "xla_rendezvous": 64}
 # Events kept apart per device (the PCI address on the line): a health dump of one mlx5 function does not
 # swallow the next function's own health failure a few lines later.
-# (the row's `pci` group, else its `device` group: a block device, an NFS server, an NVMe controller)
-EVENT_PER_DEVICE = frozenset({"mlx5_health", "mlx5_tx_timeout", "sxid", "nfs", "fs", "nvme", "fallen", "rminit",
-                              "peermem_load", "reset", "gsp", "port_down", "mlx5_probe", "iommu"})
+# (the row's `pci` group, else its `device` group: a block device, an NFS server, an NVMe controller, a Lustre target)
+EVENT_PER_DEVICE = frozenset({"mlx5_health", "mlx5_tx_timeout", "sxid", "nfs", "fs", "nvme", "lustre", "fallen",
+                              "rminit", "peermem_load", "reset", "gsp", "port_down", "mlx5_probe", "iommu"})
 # Of those, the events kept per GPU: keyed by the GPU's address (normalize_pci: a GPU is one key, whichever function
 # or spelling a line gives), the address the lines before it named when the line names none (an NV_ERR_GPU_IS_LOST
 # assertion after the "fallen off the bus" line it follows). A line of one naming no GPU, none named in the lines before
@@ -128,7 +128,7 @@ EVENT_ADOPTS = frozenset({"rminit"})
 # Events that escalate: a line of the open event more severe than any finding the event made so far is a finding of
 # its own (an NVMe timeout the driver aborted, a warning, then the controller reset it escalated to, an error); a line
 # no more severe is part of the event, as in any other.
-EVENT_ESCALATES = frozenset({"nvme"})
+EVENT_ESCALATES = frozenset({"nvme", "lustre"})
 # Events whose one finding a later line amends, not adds to: event name -> lines after the event's last line within
 # which its finding may still be amended. An amendment is a finding of the same event (kind, code) carrying
 # details["amends"], what it changed ("severity", "pci", "peer"): consumers count it once with the finding it amends
@@ -871,6 +871,27 @@ RULES: tuple[Rule, ...] = (
        r"nfs: server (?P<device>\S+) not responding, (?P<state>still trying|timed out)",
        event=("nfs", "join")),
     _r("nfs_ok", "nfs_error", ["nfs: server"], r"nfs: server (?P<device>\S+) OK$",
+       severity="info", action="NONE"),
+    # parallel_fs_error: a Lustre client's connection to a server target (MDT, OST, the MGS) and its eviction
+    # (lustre/ptlrpc/import.c; the lines are the same for Lustre, DDN EXAScaler and AWS FSx for Lustre clients):
+    # "Lustre: <obd>: Connection to <target> (at <nid>) was lost; in progress operations using this service will wait
+    # for recovery to complete" (a replayable import: the client waits and reconnects) and, for the MGC (the
+    # configuration service: no file I/O), "LustreError: 166-1: <obd>: Connection to MGS (at <nid>) was lost; in
+    # progress operations using this service will fail": warnings; "LustreError: 167-0: <obd>: This client was
+    # evicted by <target>; in progress operations using this service will fail." (1.8: no <obd>, the target's _UUID):
+    # an error, the escalation of the target's event (EVENT_ESCALATES); "Lustre: <obd>: Connection restored to
+    # <target> (at <nid>)" the recovery (info; a server's own "Connection restored to <client uuid>" too). One event
+    # per target while its lines repeat. "LustreError: 11-0: <obd>: operation <op> to node <nid> failed: rc = -107"
+    # (the RPC that noticed) and ptlrpc / LNet timeouts are the lines around them: no finding.
+    _r("lustre_evicted", "parallel_fs_error", ["This client was evicted by"],
+       r"This client was evicted by (?P<device>[^;\s]+?)(?:_UUID)?; in progress operations",
+       severity="error", event=("lustre", "join")),
+    _r("lustre_lost", "parallel_fs_error", ["was lost; in progress operations"],
+       r"Connection to (?P<device>\S+) \(at (?P<nid>[^)\s]+)\) was lost; in progress operations "
+       r"using this service will (?P<then>wait for recovery|fail)",
+       event=("lustre", "join")),
+    _r("lustre_restored", "parallel_fs_error", ["Connection restored to"],
+       r"Connection restored to (?P<device>\S*) ?\(at (?P<nid>[^)\s]+)\)",
        severity="info", action="NONE"),
     # filesystem_error: ext4 errors and the remount read-only they end in, one event per device ("EXT4-fs error
     # (device xvda9): ..", "Aborting journal on device xvda9-8.", "EXT4-fs (xvda9): Remounting filesystem

@@ -60,11 +60,14 @@ ATTRIBUTION_CATEGORY = {"hardware": "hardware", "driver": "hardware", "fabric": 
 # NIC driver modules' faults, which name no device; a notice such as a GPU reset has no category
 # The node's own infrastructure about a device of it counts too: a GPU its driver as installed cannot drive
 # (driver_mismatch: the kernel module and the user-space driver of different releases, a GPU the release does not
-# support), which breaks every job on the node as surely as a GPU fault; a host OOM kill or a hung task (no device) is
-# the job's own failure, not such a fault.
+# support), which breaks every job on the node as surely as a GPU fault; so does the node's own infrastructure that
+# raises a node condition of its own (a parallel filesystem client evicted mid-checkpoint: every rank's I/O to it
+# failed, the job's own log then showing only an NCCL timeout); a host OOM kill or a hung task (no device, no
+# condition) is the job's own failure, not such a fault.
 NODE_FAULT_KINDS = frozenset(k.name for k in KIND_TABLE
                              if not k.workload and (k.category in ("hardware", "fabric", "by_attribution") or
-                                                    k.category == "infrastructure" and k.device is not None))
+                                                    k.category == "infrastructure" and
+                                                    (k.device is not None or bool(k.raises))))
 # Workload kinds whose line is the job's own report of a fault of the node it ran on (its host's): a rank that could
 # not use the node's GPU driver at all (driver_unusable: NVML's "Driver/library version mismatch", a driver too old
 # for the job's CUDA, Fabric Manager not running) says which node is broken, whatever the application did after.

@@ -30,6 +30,11 @@ PINNED_NODE_REASONS = [
     ("GPUResetRequired$", "gpu_reset_required", "driver"), ("GPUDriverMismatch$", "driver_mismatch", "driver"),
     ("PeermemError$", "peermem_error", "driver"),
     ("KernelOops$", "kernel_oops", "driver"),
+    # (h36) a parallel filesystem client evicted (its StorageUnhealthy reason) or its connection lost: the node's
+    # infrastructure fault for the jobs on it since parallel_fs_error joined triage's NODE_FAULT_KINDS (an error
+    # or worse: a lost connection, a warning, is none)
+    ("ParallelFSError$", "parallel_fs_error", "unknown"),
+    ("ParallelFSClientEvicted$", "parallel_fs_error", "unknown"),
 ]
 PINNED_FAULT_CONDITIONS = {"GPUUnhealthy": "fatal", "NVLinkUnhealthy": "error", "InfiniBandUnhealthy": "error",
                            "PCIeUnhealthy": "error"}
