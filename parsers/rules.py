@@ -93,7 +93,8 @@ def _r(name, kind, keywords, pattern, severity=None, attribution=None, action=No
 # How many lines after its last line a multi-line event stays open (lines no rule reads count too).
 # An OOM report's task table (a line per process, no keyword) can run to hundreds of lines between its
 # "invoked oom-killer" and "Killed process" lines; its lines are "once" (a second one starts the next kill).
-EVENT_LINES = {"aer": 12, "mlx5_health": 20, "mlx5_tx_timeout": 4, "knvlink": 2, "nccl_exception": 2, "sxid": 8,
+EVENT_LINES = {"aer": 12, "mlx5_health": 20, "mlx5_tx_timeout": 4, "mlx5_err_cqe": 16, "knvlink": 2,
+               "nccl_exception": 2, "sxid": 8,
                "oom": 4096, "nccl_watchdog": 64, "rcu_stall": 64, "mce": 16, "cper": 24, "nfs": 32, "fs": 16,
                "nvme": 32, "lustre": 32, "ofi": 4, "clocksource": 16, "fallen": 64, "rminit": 32, "cuda_exception": 2,
                "peermem_load": 16, "reset": 64, "gsp": 64, "port_down": 1, "mlx5_probe": 16,
@@ -101,8 +102,8 @@ EVENT_LINES = {"aer": 12, "mlx5_health": 20, "mlx5_tx_timeout": 4, "knvlink": 2,
 # Events kept apart per device (the PCI address on the line): a health dump of one mlx5 function does not
 # swallow the next function's own health failure a few lines later.
 # (the row's `pci` group, else its `device` group: a block device, an NFS server, an NVMe controller, a Lustre target)
-EVENT_PER_DEVICE = frozenset({"mlx5_health", "mlx5_tx_timeout", "sxid", "nfs", "fs", "nvme", "lustre", "fallen",
-                              "rminit", "peermem_load", "reset", "gsp", "port_down", "mlx5_probe", "iommu"})
+EVENT_PER_DEVICE = frozenset({"mlx5_health", "mlx5_tx_timeout", "mlx5_err_cqe", "sxid", "nfs", "fs", "nvme", "lustre",
+                              "fallen", "rminit", "peermem_load", "reset", "gsp", "port_down", "mlx5_probe", "iommu"})
 # Of those, the events kept per GPU: keyed by the GPU's address (normalize_pci: a GPU is one key, whichever function
 # or spelling a line gives), the address the lines before it named when the line names none (an NV_ERR_GPU_IS_LOST
 # assertion after the "fallen off the bus" line it follows). A line of one naming no GPU, none named in the lines before
@@ -697,6 +698,18 @@ RULES: tuple[Rule, ...] = (
     _r("mlx5_tx_timeout", "nic_error", ["TX timeout"],
        FIRST_MLX5 + r" (?P<netdev>\S+): TX timeout (?:detected|on queue: (?P<queue>\d+))",
        event=MLX5_TX_JOIN),
+    # A send or receive queue of mlx5e's that met an error completion: mlx5e_dump_error_cqe's "Error cqe on cqn 0x817, ci
+    # 0x8, qn 0x1dbb, opcode 0xd, syndrome 0x1, vendor syndrome 0x68" (5.x-6.x; 4.x-5.3 "sqn 0x..") and its hex dump, and
+    # the health reporter's "ERR CQE on SQ: 0x1dbb" (RQ, ICOSQ alike) as it recovers the queue (tx/rx reporter): one event
+    # per function, whichever comes first (the reporter's runs from a work queue, after the dump or before it). The
+    # queue is recovered: a warning, unless it repeats; a driver's bug (SHAMPO on 64K pages, lore stable
+    # 20250408104823.751151026@linuxfoundation.org) or the device failing under it (after a DPC containment, lore
+    # aYnour-Z8rm8pW2D@gmail.com). Was: "Error cqe" the unclassified net's, "ERR CQE on SQ" nothing.
+    _r("mlx5_err_cqe", "nic_error", ["ERR CQE on ", "Error cqe on cqn "],
+       FIRST_MLX5 + r" (?P<netdev>\S+): (?:ERR CQE on (?P<queue_kind>[A-Z]+(?: SQ)?): (?P<queue_number>0x[0-9a-f]+)|Error cqe "
+       r"on cqn 0x[0-9a-f]+, ci 0x[0-9a-f]+, s?qn (?P<qn>0x[0-9a-f]+), opcode (?P<opcode>0x[0-9a-f]+), syndrome +"
+       r"(?P<cqe_syndrome>0x[0-9a-f]+), vendor syndrome (?P<vendor_syndrome>0x[0-9a-f]+))",
+       severity="warning", refine="mlx5_cqe", event=("mlx5_err_cqe", "join")),
     # A register access the firmware refused ("status bad operation(0x2)"): on HGX/DGX systems the ConnectX functions
     # the fabric manager manages are restricted (DGX OS 7 known issue: "Accessing PF0 and PF1 is restricted"), and any
     # reader of their InfiniBand counters (node_exporter's infiniband collector, gpud, our poller) makes mlx5 log, at
@@ -1630,6 +1643,14 @@ def _refine_mlx5_syndrome(g: dict, out: dict) -> None:
     g["vendor_err"] = str(int(g["vendor_err"], 16))
 
 
+def _refine_mlx5_cqe(g: dict, out: dict) -> None:
+    """mlx5e's error completion: the libibverbs status its syndrome is (MLX5_SYNDROME_WC), where the line gives one."""
+    syndrome = g.get("cqe_syndrome")
+    name = MLX5_SYNDROME_WC.get(int(syndrome, 16)) if syndrome else None
+    if name:
+        out["details"]["wc_status"] = name
+
+
 def _refine_nccl(g: dict, out: dict) -> None:
     out["attribution"] = NCCL_CODES.get(g["nccl_code"], "unknown")
 
@@ -1658,7 +1679,7 @@ def _refine_as_xid(xid: int):
 REFINERS = {"xid": _refine_xid, "sxid": _refine_sxid, "aer": _refine_aer, "aer_detail": _refine_aer_detail,
             "dpc": _refine_dpc, "nvme": _refine_nvme, "iommu": _refine_iommu, "ib_link": _refine_ib_link,
             "cuda": _refine_cuda, "cuda_status": _refine_cuda_status, "nccl": _refine_nccl, "ib_wc": _refine_ib_wc,
-            "mlx5_syndrome": _refine_mlx5_syndrome,
+            "mlx5_syndrome": _refine_mlx5_syndrome, "mlx5_cqe": _refine_mlx5_cqe,
             "nccl_text": _refine_nccl_text,
             **{key: _refine_as_xid(xid) for key, xid in XID_WITHOUT_LINE.items()}}
 

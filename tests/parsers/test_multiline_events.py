@@ -34,6 +34,14 @@ def _item(file: str, first_line_part: str) -> dict:
     ("mlx5-more.yaml", "[  445.937186] mlx5_core 0000:0d:00.0: poll_health", {("nic_error", "0000:0d:00"): 6}),
     # TX timeout detected + the per-queue line + the EQ line: one event
     ("mlx5-more.yaml", "[ 6756.098429] mlx5_core 0000:13:00.1 eth1: TX timeout detected", {("nic_error", "0000:13:00"): 1}),
+    # an mlx5e queue's error completion: the reporter's "ERR CQE on RQ/SQ" and the dump's "Error cqe on cqn .." (in
+    # either order, the hex and WQE dumps between): one warning per function; after a DPC containment, the port's own
+    # finding and the NIC's
+    ("mlx5-cqe-2026d.yaml", "mlx5_core 0000:00:08.0 eth2: ERR CQE on RQ", {("nic_error", "0000:00:08"): 1}),
+    ("mlx5-cqe-2026d.yaml", "mlx5_core 0000:3b:00.1 eth1: Error cqe on cqn", {("nic_error", "0000:3b:00"): 1}),
+    ("mlx5-cqe-2026d.yaml", "pcieport 0007:00:00.0: DPC: containment event",
+     {("pcie_aer", "0007:00:00"): 1, ("nic_error", "0017:01:00"): 1, ("unclassified", "0017:01:00"): 1,
+      ("unclassified", "0007:01:00"): 1}),
     # a ConnectX that could not load: the failed step, the load's verdict, the probe's failure (two of them
     # unclassified, three findings, before the mlx5_probe event): one event per function
     ("host-nic-2026c.yaml", "[   12.925245] mlx5_core 0000:03:00.0: enabling device", {("nic_error", "0000:03:00"): 1}),
@@ -51,6 +59,13 @@ def _item(file: str, first_line_part: str) -> dict:
 def test_one_finding_per_event(file, first, want):
     got = collections.Counter((f.kind, f.pci) for f in realworld.findings(_item(file, first)["text"]))
     assert got == want
+
+
+def test_an_error_completion_is_a_warning_with_its_status():
+    """mlx5e recovers the queue: a warning; the dump's syndrome is the libibverbs status it stands for."""
+    found = realworld.findings(_item("mlx5-cqe-2026d.yaml", "eth1: Error cqe on cqn 0x817")["text"])
+    assert [(f.kind, f.severity, f.details.get("wc_status"), f.details.get("netdev")) for f in found] == [
+        ("nic_error", "warning", "IBV_WC_LOC_LEN_ERR", "eth1")]
 
 
 def test_health_dump_severity_is_fatal_and_a_dump_without_its_banner_is_one_event():
