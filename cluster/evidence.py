@@ -26,7 +26,8 @@ from typing import Any, Iterable, Mapping
 
 from kubeapi.events import parse_time
 from parsers import Classifier
-from parsers.kinds import CONDITIONS as KIND_CONDITIONS, CUDA_REASONS, TABLE as KIND_TABLE
+from parsers.correlate import CLAIMED as CLAIMED_WORDS
+from parsers.kinds import BY_NAME as KIND, CONDITIONS as KIND_CONDITIONS, CUDA_REASONS, TABLE as KIND_TABLE
 from parsers.telemetry import node_fault_reasons
 from triage import Evidence
 from triage.attribute import NODE_FAULT_KINDS
@@ -59,6 +60,12 @@ NODE_REASONS: tuple[tuple[re.Pattern, str, str], ...] = tuple(
 # gpu-npd's node conditions that say a job on the node can break, and how bad (parsers/kinds.py CONDITIONS)
 FAULT_CONDITIONS = {c.type: c.fault for c in KIND_CONDITIONS if c.fault}
 TEXT = 240  # characters of an Event's message kept as evidence text when it quotes no line
+CUT = "\u2026"  # how an excerpt cut to its length ends (agent/workloads.py quoted)
+# the peer a remote error names, in the agent's words before the excerpt (parsers/correlate.py explain)
+PEER = re.compile(r" \(peer ([^()\s]{1,256})\)")
+# a container's line of a node fault kind (reason WorkloadError): "<kind>: the container printed a line that reads
+# like a kernel message of this kind; ..." (parsers/correlate.py CLAIMED)
+CLAIMED = re.compile(r"^(\w+): " + re.escape(CLAIMED_WORDS[:40]))
 
 
 class Reader:
@@ -89,7 +96,13 @@ class Reader:
         ours = message[:m.start()] if m else message
         app_xid = re.match(r"^Xid(\d+)", reason)
         text = m.group(1) if m else message[:TEXT]  # the container's own line, else our words (bounded)
-        if finding is not None:
+        said = POD_REASON_KINDS.get(reason) or _claimed(reason, ours)  # the kind the agent found, by its words
+        if finding is not None and said is not None and finding.kind != said and m.group(1).endswith(CUT):
+            finding = None  # the excerpt cut the line and reads back as another kind: the agent's word stands
+        if finding is None and said is not None and reason not in POD_REASON_KINDS:  # a node kind, claimed
+            row = KIND.get(said)
+            base = Evidence(said, row.severity, row.attribution, when, host, text=text)
+        elif finding is not None:
             base = Evidence.from_finding(finding, host=host, time=when, text=text)
         elif app_xid:
             base = Evidence("xid", "error", "application", when, host, xid=int(app_xid.group(1)), text=text)
@@ -100,6 +113,9 @@ class Reader:
             base = Evidence(kind, "error", "hardware" if reason in HARDWARE_CUDA else "unknown", when, host,
                             text=text)
         context: dict[str, Any] = {"file": f"pod/{pod}" if pod else None}  # set in one copy: a storm's hot path
+        peer = PEER.search(ours) if base.peer is None else None
+        if peer:
+            context["peer"] = peer.group(1)
         gpu = GPU.search(ours)
         if gpu and base.pci is None:
             context.update(pci=gpu.group(2).lower(), gpu=int(gpu.group(1)) if gpu.group(1) else None)
@@ -201,6 +217,14 @@ def with_gpus(evidence: Iterable[Evidence], gpus: Mapping[str, Mapping[str, Any]
                                details={**e.details, **({"uuid": g["uuid"]} if g.get("uuid") else {})})
         out.append(e)
     return out
+
+
+def _claimed(reason: str, ours: str) -> str | None:
+    """The node fault kind a WorkloadError Event says the container's line reads as (None: not such an Event)."""
+    if reason != "WorkloadError":
+        return None
+    m = CLAIMED.match(ours)
+    return m.group(1) if m and m.group(1) in KIND else None
 
 
 def _ranks(text: str) -> list[int]:

@@ -10,6 +10,7 @@ import io
 import json
 import threading
 import time
+from pathlib import Path
 
 import pytest
 
@@ -34,6 +35,7 @@ TIMEOUT = ("2024-07-25T07:00:00.000000000Z stderr F [rank{r}]:[E ProcessGroupNCC
            "NumelOut=545914880, Timeout(ms)=600000) ran for 600012 milliseconds before timing out.")
 XID79 = "NVRM: Xid (PCI:0000:5d:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus."
 NODES = ("node-a", "node-b", "node-c", "node-d")
+INCIDENTS = Path(__file__).resolve().parents[1] / "fixtures" / "incidents"
 
 
 def pod(name: str, ns: str = "train", labels: dict | None = None, refs: list | None = None) -> dict:
@@ -108,6 +110,77 @@ def test_a_pod_event_gives_back_each_rank_with_its_collective():
     found = Reader().pod_event(ev)
     assert [e.rank for e in found] == [8, 9, 10]
     assert {(e.kind, e.host, e.seq, e.op) for e in found} == {("nccl_timeout", "node-c", 22631, "ALLREDUCE")}
+
+
+def agent_events_of(node: str, pod_name: str, lines: list[str]) -> list[dict]:
+    """The Pod Events a node agent writes for `lines` of one container: scanned as the pod log source scans them,
+    amendments in place (agent/pipeline.py), worded by agent/workloads.py, recorded by kubeapi's recorder."""
+    import io as _io
+
+    from agent.pipeline import _pod_events
+    from parsers import Scanner
+
+    tracker = WorkloadTracker(AgentMetrics())
+    ref_ = PodRef("train", pod_name, f"uid-{pod_name}", "main")
+    found = [(ref_, f) for f in Scanner().scan(_io.BytesIO("\n".join(lines).encode() + b"\n"))]
+    rec = EventRecorder("default", node)
+    for r, f in _pod_events(found):
+        e = tracker.observe(r, f)
+        if e is not None:
+            rec.record(Ref("Pod", e.ref.pod, e.ref.namespace, e.ref.uid), e.reason, e.message, e.type, key=e.key)
+    return [{**rec._body(agg), "metadata": {"name": f"{pod_name}.{i}", "namespace": "train", "uid": f"ev-{i}"}}
+            for i, agg in enumerate(rec._aggs.values())]
+
+
+# real lines: tests/fixtures/incidents/pytorch-150916-killed-peer (pytorch/pytorch #150916) and llm-d-191-port-flap
+REMOTE_ERROR = ["[rank1]:[E415 21:17:08.996319560 ProcessGroupNCCL.cpp:552] [Rank 1] Collective WorkNCCL(SeqNum=335, "
+                "OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) raised the following async exception: "
+                "NCCL error: remote process exited or there was a network error, NCCL version 2.21.5",
+                "ncclRemoteError: A call failed possibly due to a network error or a remote process exiting "
+                "prematurely.", "Last error:",
+                "socketProgress: Connection closed by remote peer ip-172-31-45-209.eu-north-1.compute.internal<32926>"]
+PORT_ERROR = ("ms-pd-llm-d-modelservice-prefill-2.log:[2025-09-17 15:16:23] ms-pd-llm-d-modelservice-prefill-2:311:405 "
+              "[0] transport/net_ib.cc:199 NCCL WARN NET/IB : mlx5_32:1 Got async error event: port error")
+
+
+def test_the_peer_a_pod_event_names_in_its_own_words_is_read():
+    """The agent says the peer a remote error names ("on rank 1 (peer ip-...)") before the container's line, whose
+    160-character excerpt cuts it off: the Reader read the rank and not the peer, so the cluster's verdict lost the
+    peer's host that the offline triage names (bench/live_vs_offline.py, pytorch-150916-killed-peer)."""
+    (ev,) = agent_events_of("node-a", "w-1", REMOTE_ERROR)
+    assert "(peer ip-172-31-45-209.eu-north-1.compute.internal)" in ev["message"]
+    (e,) = Reader().pod_event(ev)
+    assert (e.kind, e.rank, e.peer) == ("nccl_remote_error", 1, "ip-172-31-45-209.eu-north-1.compute.internal")
+
+
+def test_a_cut_excerpt_that_reads_back_as_another_kind_yields_to_the_events_reason():
+    """A line cut to its 160-character excerpt may read back as a weaker kind (an IB port error's line, cut before
+    'port error', is a bare NCCL WARN: an nccl_error warning that fails no job); the Event's reason says the
+    kind the agent found (NCCLIBCompletionError), which stands (bench/live_vs_offline.py, llm-d-191-port-flap)."""
+    (ev,) = agent_events_of("node-a", "w-0", [PORT_ERROR])
+    assert ev["reason"] == "NCCLIBCompletionError" and ev["message"].endswith('\u2026"')
+    (e,) = Reader().pod_event(ev)
+    assert (e.kind, e.severity, e.host) == ("ib_completion_error", "error", "node-a")
+    # the whole line quoted (short enough): read again as before, with what its text gives
+    ours = ev["message"].split(' Container output: "')[0]
+    line = PORT_ERROR.split(".log:", 1)[1]
+    (again,) = Reader().pod_event({**ev, "message": f'{ours} Container output: "{line}"'})
+    assert (again.kind, again.details.get("netdev"), again.details.get("event")) == ("ib_completion_error", "mlx5_32",
+                                                                                     "port error")
+
+
+def test_a_containers_line_of_a_node_kind_cut_short_is_read_by_the_kind_the_event_names():
+    """A container's line of a node fault kind is a WorkloadError Event that names the kind in its words ("oom_kill:
+    the container printed a line that reads like a kernel message ..."); cut to its excerpt, the line reads back as
+    nothing, and the Event was dropped, where the whole line is the kind's evidence (Ray's memory monitor's kill:
+    tests/fixtures/incidents/vllm-15102-ray-oom, its second line)."""
+    line = (INCIDENTS / "vllm-15102-ray-oom" / "logs" / "engine.log").read_text().splitlines()[1]
+    (ev,) = agent_events_of("node-a", "w-0", [line])
+    assert ev["reason"] == "WorkloadError" and ev["message"].startswith("oom_kill: ") and ev["message"].endswith(
+        '\u2026"')
+    (e,) = Reader().pod_event(ev)
+    whole = Classifier().classify_alone(line)
+    assert (e.kind, e.severity, e.attribution, e.host) == ("oom_kill", whole.severity, whole.attribution, "node-a")
 
 
 def test_a_node_event_and_a_standing_condition_are_the_same_node_fault():

@@ -1,0 +1,322 @@
+"""How often the LIVE path (node agents' Kubernetes objects -> `gpu-npd cluster`) names the same root cause as the
+expected one, beside the OFFLINE `gpu-npd triage` over the same logs, on the real incidents (tests/fixtures/incidents).
+
+Each incident's lines are split the way a cluster would have seen them:
+- a line whose envelope is the kernel's (dmesg, kmsg, a syslog line of the kernel), or a plain line the parsers
+  classify as a node fault kind (not a workload kind, parsers/kinds.py: an Xid, an SXid, the OOM killer...) worded
+  as the kernel words it (KERNEL_WORDS: "NVRM:", "kernel:"...), goes to its node's kernel log; every other line is
+  its pod's container output (Ray's "Task was killed due to the node running low on memory" is the job's);
+- a line's node is the host its launcher prefix or its file's path names (triage.ranks), else "node-0"; each
+  (file, node) is one pod of one job (labelled `job-name`), its lines written in kubelet's CRI format.
+
+Then, per node, the agent's own code, in process: `agent.app.build` (mode off, no NVML), its Pipeline fed the
+kernel lines as records and the pod lines as PodLogSource reads them (a real /var/log/pods tree in a temporary
+directory), a KubernetesSink (no API: only its `apply`, which records the Events as the agent does) added to the
+pipeline's sinks; the Events' bodies are the recorder's (`EventRecorder._body`) and the node's conditions the
+ConditionWriter's (`condition_patch`).  Those objects, with the pods, go to the cluster component's `Book`
+(cluster/book.py: cluster/evidence.py's Reader, then triage.attribute), and its first incident is compared with
+expected.json exactly as bench/triage_score.py compares the offline one (category, and rank and host where the
+incident establishes them).
+
+    PYTHONPATH=. .venv/bin/python bench/live_vs_offline.py [NAME ...]   # the table, the two scores, the reasons
+
+What is not there live, by construction: the pods' container statuses (exit codes, OOMKilled: no incident says
+them), the lines' own times (an Event is stamped when the agent records it), anything the agent does not publish
+(triage's job facts: tracebacks, launcher exit summaries, Ray's and JAX's deaths, read only offline).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import sys
+import tempfile
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+# run as a script, bench/ comes first on sys.path and its agent.py would shadow the agent package
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != HERE]
+ROOT = HERE.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+INCIDENTS = ROOT / "tests" / "fixtures" / "incidents"
+NAMESPACE = "train"
+JOB = "job"
+DEFAULT_NODE = "node-0"
+KERNEL_ENVELOPES = ("kmsg", "dmesg")  # envelope rows (parsers/envelope.py) whose lines are the kernel's
+# how the kernel (and its drivers) open a line: a plain line of a node fault kind worded so is the kernel's, one
+# worded otherwise is a program's report of it (Ray's memory monitor's OOM kill is the job's output)
+KERNEL_WORDS = ("kernel:", "NVRM:", "nvidia-nvswitch", "NVSwitch", "mlx5_core", "pcieport", "Out of memory:",
+                "BUG:", "watchdog:", "rcu:", "INFO: task", "EXT4-fs", "XFS", "nfs:", "nvme")
+
+
+def _triage_score():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("triage_score", HERE / "triage_score.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+# ---- the split: kernel log per node, container output per pod ------------------------------------------------
+
+@dataclass
+class Split:
+    kernel: dict[str, list[str]] = field(default_factory=dict)  # node -> kernel lines
+    pods: dict[tuple[str, str], list[str]] = field(default_factory=dict)  # (file, node) -> container lines
+
+
+def _node_of(line: str, path: str, root: str) -> str:
+    from triage.ranks import from_path, placeholder, strip
+
+    host = strip(line)[0].host or from_path(path, root).host
+    return host if host and not placeholder(host) else DEFAULT_NODE
+
+
+def split(incident: Path) -> Split:
+    from parsers import Scanner
+    from parsers.envelope import detect
+    from parsers.kinds import TABLE
+    from triage.ranks import strip
+
+    workload = {k.name for k in TABLE if k.workload}
+    logs = incident / "logs"
+    out = Split()
+    for path in sorted(p for p in logs.rglob("*") if p.is_file()):
+        data = path.read_bytes()
+        lines = data.decode("utf-8", "replace").splitlines()
+        # the parsers' own reading of the file (as `gpu-npd parse` reads it): the lines of node fault kinds
+        node_lines = {f.line for f in Scanner().scan(io.BytesIO(data)) if f.kind not in workload and f.line}
+        for n, line in enumerate(lines, 1):
+            env = detect(line)
+            kernel = env.name.startswith(KERNEL_ENVELOPES) or (
+                env.extra.get("program") == "kernel" if env.name != "plain" else
+                n in node_lines and strip(env.message)[1].lstrip().startswith(KERNEL_WORDS))
+            node = _node_of(line, str(path), str(logs))
+            if kernel:
+                out.kernel.setdefault(node, []).append(line)
+            else:
+                out.pods.setdefault((str(path.relative_to(logs)), node), []).append(line)
+    return out
+
+
+# ---- the agents: what each node publishes -------------------------------------------------------------------
+
+@dataclass
+class Published:
+    events: list[dict] = field(default_factory=list)  # Event bodies as the API returns them
+    nodes: list[dict] = field(default_factory=list)  # Node objects (our conditions)
+    pods: list[dict] = field(default_factory=list)  # Pod objects
+    findings: list = field(default_factory=list)  # (PodRef, Finding) the pod logs gave
+    kernel_findings: int = 0
+
+
+def _pod_name(i: int) -> str:
+    return f"{JOB}-w-{i}"
+
+
+def _cri(lines: list[str], t0: float) -> str:
+    """Container lines as kubelet writes them (one millisecond apart, in order)."""
+    out = []
+    for i, line in enumerate(lines):
+        stamp = datetime.fromtimestamp(t0 + i / 1000, timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+        out.append(f"{stamp} stderr F {line}\n")
+    return "".join(out)
+
+
+def publish(sp: Split, now: float | None = None) -> Published:
+    """Each node's agent over its kernel lines and its pods' logs: the Events and conditions it writes."""
+    from agent import app
+    from agent.config import load
+    from agent.kube.settings import KubeSettings
+    from agent.kube.sink import KubernetesSink
+    from agent.kube.writers import condition_patch
+    from agent.sources.podlogs import PodLogSource
+    from parsers.model import Boot, Record, WorkloadFindings
+
+    now = time.time() if now is None else now
+    pub = Published()
+    nodes = sorted(set(sp.kernel) | {node for _, node in sp.pods})
+    for node in nodes:  # the job has a pod on every node (one that printed nothing where only the kernel spoke)
+        if not any(n == node for _, n in sp.pods):
+            sp.pods[("(no output)", node)] = []
+    pod_index = {key: i for i, key in enumerate(sorted(sp.pods))}
+    for node in nodes:
+        with tempfile.TemporaryDirectory() as tmp, open(os.devnull, "w") as devnull:
+            state, pods_root = os.path.join(tmp, "state"), os.path.join(tmp, "pods")
+            os.makedirs(pods_root)
+            cfg = load(None, env={"GPU_NPD_STATE_DIR": state, "GPU_NPD_MODE": "off", "GPU_NPD_NVML": "off",
+                                  "NODE_NAME": node})
+            # a boot of unknown start: the incident's kernel lines are this boot's, whenever they were written
+            agent = app.build(cfg, out=devnull, boot=Boot("live-vs-offline", None))
+            sink = KubernetesSink(None, node, KubeSettings(), "monitor")
+            agent.pipeline.sinks.append(sink)
+            kernel = sp.kernel.get(node, [])
+            for i in range(0, len(kernel), 1024):
+                snap = agent.pipeline.process([Record("kmsg", line) for line in kernel[i:i + 1024]])
+                pub.kernel_findings += len(snap.new_problems) if snap is not None else 0
+            for (name, n), lines in sorted(sp.pods.items()):
+                if n != node:
+                    continue
+                pod = _pod_name(pod_index[(name, n)])
+                cdir = os.path.join(pods_root, f"{NAMESPACE}_{pod}_uid-{pod}", "main")
+                os.makedirs(cdir)
+                with open(os.path.join(cdir, "0.log"), "w", encoding="utf-8") as fh:
+                    fh.write(_cri(lines, now - 60))
+                pub.pods.append({"metadata": {"name": pod, "namespace": NAMESPACE, "uid": f"uid-{pod}",
+                                              "labels": {"job-name": JOB},
+                                              "creationTimestamp": "1970-01-02T00:00:00Z"},
+                                 "spec": {"nodeName": node}})
+            source = PodLogSource(pods_root, from_start=True)
+            source.discover()
+            while True:
+                items = source.poll()
+                if not items:
+                    break
+                pub.findings += items
+                agent.pipeline.process(WorkloadFindings(items))
+            for agg in sink.events._aggs.values():
+                body = sink.events._body(agg)
+                ns = agg.ref.namespace or sink.events.namespace
+                uid = f"ev-{len(pub.events)}"
+                body["metadata"] = {**body.get("metadata", {}), "name": f"{agg.ref.name}.{uid}", "namespace": ns,
+                                    "uid": uid, "resourceVersion": "1"}
+                pub.events.append(body)
+            conditions = condition_patch(list(sink._snapshot.conditions), now)["status"]["conditions"]
+            pub.nodes.append({"metadata": {"name": node}, "status": {"conditions": conditions}})
+    return pub
+
+
+# ---- the cluster component ----------------------------------------------------------------------------------
+
+def cluster_verdict(pub: Published, now: float | None = None):
+    """The cluster component's Book over what the agents published: (its first incident or None, the evidence)."""
+    from cluster.book import Book
+
+    now = time.time() if now is None else now
+    book = Book()
+    for p in pub.pods:
+        book.pod(p, now)
+    for n in pub.nodes:
+        book.node(n, now)
+    for ev in pub.events:
+        book.event(ev, now)
+    changes = book.settle(now + 1)
+    state = next(iter(book.jobs.values()), None)
+    evidence = book.evidence(state) if state is not None else []
+    return (changes[0].incident if changes else None), evidence
+
+
+# ---- one incident ---------------------------------------------------------------------------------------------
+
+@dataclass
+class Row:
+    name: str
+    expected: dict
+    offline: str
+    offline_ok: bool
+    live: str
+    live_ok: bool
+    why: list = field(default_factory=list)  # (cause, detail) pairs
+
+
+def _doc(incident) -> dict:
+    return {"incidents": [incident.to_dict(0)]} if incident is not None else {"incidents": []}
+
+
+def why_not(want: dict, offline_doc: dict, pub: Published, sp: Split, live, evidence) -> list[tuple[str, str]]:
+    """The likely reasons the live verdict differs from the expected one: (cause, detail) pairs, the causes few."""
+    from cluster.evidence import EXCERPT, Reader
+    from triage import JOB_KINDS
+
+    reasons = []
+    off = (offline_doc.get("incidents") or [{}])[0]
+    off_root = (off.get("root") or {}).get("kind")
+    live_kinds = {e.kind for e in evidence}
+    if off_root in JOB_KINDS and off_root not in live_kinds:
+        reasons.append(("job fact not published", f"offline's root is {off_root} ({off.get('rule')}), read from the "
+                        "job's lines by triage only; the agent publishes what the parsers classify"))
+    elif off_root and off_root not in live_kinds:
+        reasons.append(("root not in live evidence", f"offline's root {off_root} ({off.get('rule')}) is not among "
+                        f"the live evidence {sorted(live_kinds)}"))
+    # a line the Event quotes that reads back as something else (or nothing): the excerpt cut it
+    reader = Reader()
+    by_pod: dict[str, set] = {}
+    for ref, f in pub.findings:
+        by_pod.setdefault(ref.pod, set()).add(f.kind)
+    for ev in pub.events:
+        m = EXCERPT.search(ev.get("message") or "")
+        if not m or not m.group(1).endswith("\u2026"):
+            continue
+        again = reader._classify(m.group(1))
+        if again is None or again.kind not in by_pod.get((ev.get("involvedObject") or {}).get("name"), set()):
+            reasons.append(("excerpt cut", f"the {ev['reason']} Event's line, cut to 160 characters, reads back as "
+                            f"{again.kind if again else 'nothing'}"))
+    if not sp.kernel and want["category"] in ("hardware", "infrastructure") and not (
+            live and live.category == want["category"]):
+        reasons.append(("no node log", "the node's fault is only in the job's words"))
+    if live is not None and want.get("rank") is not None and live.root.rank != want["rank"]:
+        ranks = sorted({e.rank for e in evidence if e.rank is not None})
+        reasons.append(("rank", f"live root rank {live.root.rank}; the Events' ranks {ranks[:8]}" if ranks
+                        else "no Event names a rank"))
+    if live is not None and want.get("host") is not None and live.root.host != want["host"]:
+        reasons.append(("host", f"live root on {live.root.host}"))
+    if live is not None and live.category != want["category"] and not reasons:
+        reasons.append(("other verdict", f"live {live.category} by {live.rule} on {sorted(live_kinds)}"))
+    if live is None and not reasons:
+        reasons.append(("no incident", f"the live evidence {sorted(live_kinds)} makes none"))
+    return list(dict.fromkeys(reasons)) or [("other verdict", "")]
+
+
+def compare(incident: Path, ts=None) -> Row:
+    ts = ts or _triage_score()
+    want = ts.expected(incident)
+    offline_doc = ts.run_in_process(incident)
+    offline_ok, offline_said = ts.judge(want, offline_doc)
+    sp = split(incident)
+    now = time.time()
+    pub = publish(sp, now)
+    live, evidence = cluster_verdict(pub, now)
+    live_ok, live_said = ts.judge(want, _doc(live))
+    row = Row(incident.name, want, offline_said, offline_ok, live_said, live_ok)
+    if not live_ok:
+        row.why = why_not(want, offline_doc, pub, sp, live, evidence)
+    return row
+
+
+def rows(names: list[str] | None = None) -> list[Row]:
+    ts = _triage_score()
+    chosen = [p for p in ts.incidents() if not names or p.name in names]
+    return [compare(p, ts) for p in chosen]
+
+
+def main(argv: list[str]) -> int:
+    import logging
+
+    logging.disable(logging.WARNING)
+    out = rows(argv or None)
+    for r in out:
+        want = f"{r.expected['category']} rank={r.expected.get('rank')} host={r.expected.get('host')}"
+        print(f"{r.name:34} expected {want}\n    offline {'ok ' if r.offline_ok else 'BAD'} {r.offline}\n"
+              f"    live    {'ok ' if r.live_ok else 'BAD'} {r.live}" +
+              "".join(f"\n    why: {cause}: {detail}" for cause, detail in r.why))
+    n = len(out) or 1
+    live, offline = sum(r.live_ok for r in out), sum(r.offline_ok for r in out)
+    both = sum(r.live_ok == r.offline_ok for r in out)
+    print(f"\nlive {live}/{len(out)} ({live / n:.0%}), offline {offline}/{len(out)} ({offline / n:.0%}); "
+          f"live and offline agree on right/wrong for {both}/{len(out)}")
+    causes = Counter(cause for r in out for cause in dict.fromkeys(c for c, _ in r.why))
+    print("live misses by cause (an incident may have several):")
+    for cause, k in causes.most_common():
+        print(f"  {k:3}  {cause}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
