@@ -135,8 +135,8 @@ CONDITIONS: tuple[Condition, ...] = (
     Condition("HostMemoryUnhealthy", "HostMemoryIsHealthy", "no uncorrected host memory error",
               "an uncorrected host memory error"),
     Condition("StorageUnhealthy", "StorageIsHealthy", "no NFS, filesystem or NVMe fault",
-              "an NFS server not responding, a filesystem error, a parallel filesystem client evicted or an NVMe "
-              "controller reset or removed"),
+              "an NFS server not responding, a filesystem error, a parallel filesystem client evicted (or its node "
+              "out of the cluster) or an NVMe controller reset or removed"),
 )
 
 # Written by fabric-check (its own service account), not by the agent: `gpu-npd cleanup` removes it too.
@@ -254,10 +254,16 @@ TABLE: tuple[Kind, ...] = (
         Raise("HostMemoryUnhealthy", "expire", {"severity": "error"}, reason="UncorrectedMemoryError"),
     ), doc="host memory: machine check / EDAC / firmware (CPER) memory error, corrected or not (a CPER record's "
            "stated severity: recoverable is an error, fatal fatal)"),
+    # An NFS server not responding: a hard mount's RPC waits and is retried ("still trying", a warning: the job's I/O
+    # blocks, hung tasks follow if it lasts); a soft mount's fails ("timed out": -EIO / -ETIMEDOUT to the read or write,
+    # net/sunrpc/clnt.c), an error and, as a Lustre eviction, the node's infrastructure fault for the job then running
+    # (triage counts a finding of an infrastructure kind raising a condition at error or worse).
     Kind("nfs_error", "NFS server not responding", None, "warning", "unknown", "CHECK_STORAGE",
          "NFSServerNotResponding", (
              Raise("StorageUnhealthy", "expire", {"severity": ["warning", "error"]}),
-         ), doc="an NFS server not responding (and its recovery, info)"),
+         ), doc="an NFS server not responding: a hard mount still trying (warning), a soft mount's RPC timed out "
+                "(error: the I/O failed); its recovery (info)",
+         category="infrastructure"),
     # A parallel filesystem's client in the kernel (Lustre: Lustre / DDN EXAScaler / AWS FSx for Lustre): a client
     # the server evicted (LustreError 167-0 "<obd>: This client was evicted by <target>; in progress operations
     # using this service will fail.", lustre/ptlrpc/import.c) lost its locks and every I/O in flight to that target
@@ -266,12 +272,16 @@ TABLE: tuple[Kind, ...] = (
     # this service will wait for recovery to complete") is a warning and raises nothing: the client blocks its I/O
     # and reconnects, most often within seconds ("Connection restored to <target> (at <nid>)", info), a server
     # failover or a network blip; one never restored ends in an eviction, or in the hung tasks of the I/O waiting.
+    # IBM Storage Scale (GPFS): a node that lost its membership in the cluster owning a file system ("Lost membership
+    # in cluster <cluster>. Unmounting file systems.", mmfs.log) had those file systems unmounted under the job: an
+    # error, as an eviction.
     Kind("parallel_fs_error", "parallel filesystem client error", None, "warning", "unknown", "CHECK_STORAGE",
          "ParallelFSError", (
              Raise("StorageUnhealthy", "expire", {"severity": ["error", "fatal"]}, reason="ParallelFSClientEvicted"),
          ), doc="a Lustre client (Lustre, EXAScaler, FSx for Lustre) evicted by a server (error: its I/O in flight "
                 "failed), its connection to a server lost (warning, no condition: the client waits and reconnects) or "
-                "restored (info)",
+                "restored (info); an IBM Storage Scale (GPFS) node that lost its membership in the cluster, its file "
+                "systems unmounted (error)",
          category="infrastructure"),
     Kind("filesystem_error", "filesystem error", None, "error", "unknown", "CHECK_STORAGE", "FilesystemError", (
         Raise("StorageUnhealthy", "boot"),

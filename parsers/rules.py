@@ -96,14 +96,16 @@ def _r(name, kind, keywords, pattern, severity=None, attribution=None, action=No
 EVENT_LINES = {"aer": 12, "mlx5_health": 20, "mlx5_tx_timeout": 4, "mlx5_err_cqe": 16, "knvlink": 2,
                "nccl_exception": 2, "sxid": 8,
                "oom": 4096, "nccl_watchdog": 64, "rcu_stall": 64, "mce": 16, "cper": 24, "nfs": 32, "fs": 16,
-               "nvme": 32, "lustre": 32, "ofi": 4, "clocksource": 16, "fallen": 64, "rminit": 32, "cuda_exception": 2,
-               "peermem_load": 16, "reset": 64, "gsp": 64, "port_down": 1, "mlx5_probe": 16,
+               "nvme": 32, "lustre": 32, "gpfs": 32, "ofi": 4, "clocksource": 16, "fallen": 64, "rminit": 32,
+               "cuda_exception": 2, "peermem_load": 16, "reset": 64, "gsp": 64, "port_down": 1, "mlx5_probe": 16,
                "ray_oom": 2, "deepep": 64, "iommu": 64, "xla_rendezvous": 64}
 # Events kept apart per device (the PCI address on the line): a health dump of one mlx5 function does not
 # swallow the next function's own health failure a few lines later.
-# (the row's `pci` group, else its `device` group: a block device, an NFS server, an NVMe controller, a Lustre target)
+# (the row's `pci` group, else its `device` group: a block device, an NFS server, an NVMe controller, a Lustre target,
+# a GPFS cluster)
 EVENT_PER_DEVICE = frozenset({"mlx5_health", "mlx5_tx_timeout", "mlx5_err_cqe", "sxid", "nfs", "fs", "nvme", "lustre",
-                              "fallen", "rminit", "peermem_load", "reset", "gsp", "port_down", "mlx5_probe", "iommu"})
+                              "gpfs", "fallen", "rminit", "peermem_load", "reset", "gsp", "port_down", "mlx5_probe",
+                              "iommu"})
 # Of those, the events kept per GPU: keyed by the GPU's address (normalize_pci: a GPU is one key, whichever function
 # or spelling a line gives), the address the lines before it named when the line names none (an NV_ERR_GPU_IS_LOST
 # assertion after the "fallen off the bus" line it follows). A line of one naming no GPU, none named in the lines before
@@ -129,7 +131,7 @@ EVENT_ADOPTS = frozenset({"rminit"})
 # Events that escalate: a line of the open event more severe than any finding the event made so far is a finding of
 # its own (an NVMe timeout the driver aborted, a warning, then the controller reset it escalated to, an error); a line
 # no more severe is part of the event, as in any other.
-EVENT_ESCALATES = frozenset({"nvme", "lustre"})
+EVENT_ESCALATES = frozenset({"nvme", "lustre", "nfs"})
 # Events whose one finding a later line amends, not adds to: event name -> lines after the event's last line within
 # which its finding may still be amended. An amendment is a finding of the same event (kind, code) carrying
 # details["amends"], what it changed ("severity", "pci", "peer"): consumers count it once with the finding it amends
@@ -878,10 +880,16 @@ RULES: tuple[Rule, ...] = (
     _r("cper_memory", "memory_error", ["section_type: memory error"],
        r"\[Hardware Error\]:\s+section_type: memory error",
        event=("cper", "join")),
-    # nfs_error: "nfs: server <host> not responding, still trying" (or ", timed out"), one event per server while
-    # it repeats; "nfs: server <host> OK" is the recovery (info).
+    # nfs_error: "nfs: server <host> not responding, still trying" (a hard mount: the RPC waits and is retried, a
+    # warning) or ", timed out" (a soft mount: net/sunrpc/clnt.c rpc_check_timeout ends the RPC with -EIO /
+    # -ETIMEDOUT, the read or write that issued it failed: an error, the node's storage fault for the job then
+    # running), one event per server while it repeats, a timed-out RPC after warnings its own finding
+    # (EVENT_ESCALATES); "nfs: server <host> OK" is the recovery (info).
+    _r("nfs_timed_out", "nfs_error", ["not responding, timed out"],
+       r"nfs: server (?P<device>\S+) not responding, (?P<state>timed out)",
+       severity="error", event=("nfs", "join")),
     _r("nfs_not_responding", "nfs_error", ["not responding"],
-       r"nfs: server (?P<device>\S+) not responding, (?P<state>still trying|timed out)",
+       r"nfs: server (?P<device>\S+) not responding, (?P<state>still trying)",
        event=("nfs", "join")),
     _r("nfs_ok", "nfs_error", ["nfs: server"], r"nfs: server (?P<device>\S+) OK$",
        severity="info", action="NONE"),
@@ -906,6 +914,16 @@ RULES: tuple[Rule, ...] = (
     _r("lustre_restored", "parallel_fs_error", ["Connection restored to"],
        r"Connection restored to (?P<device>\S*) ?\(at (?P<nid>[^)\s]+)\)",
        severity="info", action="NONE"),
+    # IBM Storage Scale (GPFS), its daemon's log (/var/adm/ras/mmfs.log.latest; syslog where systemLogLevel sends
+    # it): a node that lost its membership in the cluster owning a file system, every era "Lost membership in cluster
+    # <cluster>. Unmounting file systems." (".. file system." in IBM's own example), 5.x "[E] " before it. Its file
+    # systems of that cluster are unmounted under the running job (open files return ESTALE, new opens fail until it
+    # rejoins): an error, the node's storage fault, one finding per cluster while its lines repeat. The connection
+    # lines before it ("Close connection to <ip> <node>. Attempting reconnect.", "Connecting to ..") and a cluster
+    # manager's "Recovering nodes: .." are no finding.
+    _r("gpfs_lost_membership", "parallel_fs_error", ["Lost membership in cluster"],
+       r"Lost membership in cluster (?P<device>\S+?)\. Unmounting file systems?\.",
+       severity="error", event=("gpfs", "join")),
     # filesystem_error: ext4 errors and the remount read-only they end in, one event per device ("EXT4-fs error
     # (device xvda9): ..", "Aborting journal on device xvda9-8.", "EXT4-fs (xvda9): Remounting filesystem
     # read-only").

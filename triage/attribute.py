@@ -62,7 +62,9 @@ ATTRIBUTION_CATEGORY = {"hardware": "hardware", "driver": "hardware", "fabric": 
 # (driver_mismatch: the kernel module and the user-space driver of different releases, a GPU the release does not
 # support), which breaks every job on the node as surely as a GPU fault; so does the node's own infrastructure that
 # raises a node condition of its own (a parallel filesystem client evicted mid-checkpoint: every rank's I/O to it
-# failed, the job's own log then showing only an NCCL timeout); a host OOM kill or a hung task (no device, no
+# failed, the job's own log then showing only an NCCL timeout; a GPFS node out of its cluster; an NFS soft mount's RPC
+# timed out, its I/O failed with EIO; each an error, while a lost connection or a hard mount "still trying", warnings,
+# are none); a host OOM kill or a hung task (no device, no
 # condition) is the job's own failure, not such a fault.
 NODE_FAULT_KINDS = frozenset(k.name for k in KIND_TABLE
                              if not k.workload and (k.category in ("hardware", "fabric", "by_attribution") or

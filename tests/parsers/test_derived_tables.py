@@ -33,6 +33,8 @@ PINNED_NODE_REASONS = [
     # (h36) a parallel filesystem client evicted (its StorageUnhealthy reason) or its connection lost: the node's
     # infrastructure fault for the jobs on it since parallel_fs_error joined triage's NODE_FAULT_KINDS (an error
     # or worse: a lost connection, a warning, is none)
+    # (h45) an NFS soft mount's RPC timed out (an error: the I/O failed) likewise, nfs_error an infrastructure kind
+    ("NFSServerNotResponding$", "nfs_error", "unknown"),
     ("ParallelFSError$", "parallel_fs_error", "unknown"),
     ("ParallelFSClientEvicted$", "parallel_fs_error", "unknown"),
 ]

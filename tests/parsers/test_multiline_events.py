@@ -572,3 +572,26 @@ def test_a_line_of_several_events_returns_what_each_call_made_up_to_the_one_that
     c._events[reset] = 0
     assert c._in_event(((gsp, reset), "join", "gsp_timeout"), 1) == (True, None, None, None)
     assert gsp not in c._events
+
+
+def test_nfs_soft_mount_timeout_is_an_error_and_a_hard_mount_wait_a_warning():
+    """(h45) An NFS soft mount's RPC that timed out failed its I/O (net/sunrpc/clnt.c: -EIO / -ETIMEDOUT): an error,
+    one event per server while it repeats, the hard mount's "still trying" after it (a warning) part of it; a
+    "still trying" warning first, then a "timed out" line, is the event's escalation: its own error finding."""
+    soft = _item("host-2.yaml", "nfs: server thinkcentre not responding, timed out")
+    found = [(f.kind, f.severity) for f in realworld.findings(soft["text"])]
+    assert found == [("nfs_error", "error"), ("nfs_error", "info")]
+    # the same server's real lines, a hard mount's wait first (the source's own lines, reordered by the test)
+    lines = soft["text"].splitlines()
+    text = "\n".join([lines[6], lines[0], lines[1]]) + "\n"
+    assert [(f.kind, f.severity) for f in realworld.findings(text)] == [("nfs_error", "warning"),
+                                                                          ("nfs_error", "error")]
+
+
+def test_gpfs_lost_membership_is_one_error_per_cluster():
+    """(h45) A GPFS node that lost its cluster (its file systems unmounted): an error naming the cluster; the
+    connection lines around it are none."""
+    item = _item("storage-gpfs.yaml", "Close connection to 89.116.94.81 k155n01")
+    found = realworld.findings(item["text"])
+    assert [(f.kind, f.severity, f.details.get("device")) for f in found] == [
+        ("parallel_fs_error", "error", "remote.cluster")]

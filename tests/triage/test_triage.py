@@ -1285,12 +1285,15 @@ def test_node_faults_are_the_device_faults_and_the_driver_modules():
     # driver_mismatch: the node's kernel log says its driver cannot drive the GPU (infrastructure, about a device);
     # driver_unusable: a rank's own NVML / CUDA refusing the node's driver at start, a fault of the rank's node;
     # parallel_fs_error: the node's Lustre client evicted (its own condition, StorageUnhealthy): every I/O of the job's
-    # ranks there to that target failed
+    # ranks there to that target failed (a GPFS node out of its cluster, its file systems unmounted, likewise);
+    # nfs_error: an NFS soft mount's RPC timed out (an error, StorageUnhealthy): the I/O that issued it failed
     assert faults == {"xid", "sxid", "fallen_off_bus", "gpu_reset_required", "nvlink", "pcie_aer", "kernel_oops",
                       "ib_link", "nic_error", "peermem_error", "driver_mismatch", "driver_unusable",
-                      "parallel_fs_error"}
-    # a Lustre connection lost (a warning: the client waits and reconnects) is no node fault
+                      "parallel_fs_error", "nfs_error"}
+    # a Lustre connection lost (a warning: the client waits and reconnects) is no node fault, nor a hard mount's NFS
+    # server "still trying" (a warning: the I/O waits)
     assert not is_node_fault(Evidence("parallel_fs_error", "warning", "unknown", None, "n"))
+    assert not is_node_fault(Evidence("nfs_error", "warning", "unknown", None, "n"))
     assert not is_node_fault(Evidence("gpu_reset", "info", "driver", None, "n", pci="0000:5d:00"))
     # a host OOM kill and a hung task are infrastructure too, but no device's fault: the job's failure, not the node's
     assert not is_node_fault(Evidence("oom_kill", "error", "application", None, "n"))
