@@ -178,7 +178,8 @@ TABLE: tuple[Kind, ...] = (
          clears=Clears("link_up", match={"state": "up"}), fault_states=_LINK_DOWN),
     Kind("nic_error", "NIC error", "nic", "error", "hardware", "INVESTIGATE", "NICError", (
         Raise("InfiniBandUnhealthy", "boot", {"severity": "fatal"}, reason="NICFirmwareError"),
-    ), doc="a Mellanox NIC failure (firmware health, command failures, TX timeouts, power)", category="fabric"),
+    ), doc="a Mellanox NIC failure (firmware health, command failures, TX timeouts, power), an AWS EFA device whose "
+           "admin queue failed", category="fabric"),
     Kind("ib_completion_error", "NET/IB completion error", None, "error", "fabric", "CHECK_FABRIC",
          "NCCLIBCompletionError", workload=True, doc="NCCL's NET/IB transport got a failed work completion",
          category="fabric", consequence=True, peer=True),

@@ -75,6 +75,11 @@ XID_LINE = (r"Xid(?<![A-Za-z]Xid) \((?:(?P<pci>" + PCI + r")|PCI:\.\.\.)(?: GPU-
             r"(?:, pid=(?:'?<unknown>'?|(?P<pid>\d+)))?(?:, name=(?:<unknown>|(?P<process>[^,]*)))?,?\s*(?P<text>.*)")
 
 
+# The efa driver's prefix: dev_err's "efa <pci>: " (before its RDMA device is registered) or ibdev_err's "infiniband
+# <ibdev>: " for an EFA device (rdma-core's predictable name "rdmap<bus>s<slot>", else "efa_<n>").
+EFA_PREFIX = r"(?:\befa (?P<pci>" + PCI + r")|\binfiniband (?P<device>(?:rdmap|efa_)\w+)): "
+
+
 # The first "mlx5_core <pci>" of a line, committed to (atomic): the scan after it runs once, so a line of the
 # prefix repeated cannot make the rule quadratic (one mlx5_core per real line anyway).
 FIRST_MLX5 = r"^(?>.*?mlx5_core (?P<pci>" + PCI + r"))"
@@ -98,14 +103,14 @@ EVENT_LINES = {"aer": 12, "mlx5_health": 20, "mlx5_tx_timeout": 4, "mlx5_err_cqe
                "oom": 4096, "nccl_watchdog": 64, "rcu_stall": 64, "mce": 16, "cper": 24, "nfs": 32, "fs": 16,
                "nvme": 32, "lustre": 32, "gpfs": 32, "ofi": 4, "clocksource": 16, "fallen": 64, "rminit": 32,
                "cuda_exception": 2, "peermem_load": 16, "reset": 64, "gsp": 64, "port_down": 1, "mlx5_probe": 16,
-               "ray_oom": 2, "deepep": 64, "iommu": 64, "xla_rendezvous": 64}
+               "ray_oom": 2, "deepep": 64, "iommu": 64, "xla_rendezvous": 64, "efa": 64}
 # Events kept apart per device (the PCI address on the line): a health dump of one mlx5 function does not
 # swallow the next function's own health failure a few lines later.
 # (the row's `pci` group, else its `device` group: a block device, an NFS server, an NVMe controller, a Lustre target,
 # a GPFS cluster)
 EVENT_PER_DEVICE = frozenset({"mlx5_health", "mlx5_tx_timeout", "mlx5_err_cqe", "sxid", "nfs", "fs", "nvme", "lustre",
                               "gpfs", "fallen", "rminit", "peermem_load", "reset", "gsp", "port_down", "mlx5_probe",
-                              "iommu"})
+                              "iommu", "efa"})
 # Of those, the events kept per GPU: keyed by the GPU's address (normalize_pci: a GPU is one key, whichever function
 # or spelling a line gives), the address the lines before it named when the line names none (an NV_ERR_GPU_IS_LOST
 # assertion after the "fallen off the bus" line it follows). A line of one naming no GPU, none named in the lines before
@@ -736,6 +741,30 @@ RULES: tuple[Rule, ...] = (
        # 2.6-6.x: "NETDEV WATCHDOG: eth1 (mlx5_core): transmit queue 19 timed out"; 6.x: the driver prefix
        # names the device, then "NETDEV WATCHDOG: CPU: 59: transmit queue 0 timed out 10720 ms"
        r"NETDEV WATCHDOG: (?:(?P<netdev>\S+) \((?P<driver>[^)]+)\)|CPU: \d+): transmit queue (?P<queue>\d+) timed out"),
+    # AWS EFA (the efa kernel driver, efa_com.c: the RDMA NIC of p4d/p5/p6 instances): every verbs resource is made
+    # through the device's admin queue, and a command it never completes closes the queue for good (the driver clears
+    # its running bit; nothing reopens it but a reset of the device, on EC2 a stop and start): "The device didn't send
+    # any completion for admin cmd CREATE_QP(6) status 0 (ctx 0x.., sq producer: 12, ..)" (6.x: "(id: 7, .."),
+    # "The device sent a completion but the driver didn't receive any MSI-X interrupt for admin cmd ..", the polling
+    # mode's "Wait for completion (polling) timeout", then "Admin queue is closed" at every later command; a reset
+    # that failed ("Reset indication didn't turn on", ".. off", "Device isn't ready, can't reset device") and a
+    # device not ready at probe ("Device isn't ready, abort com init 0x0"). Printed through ibdev_err ("infiniband
+    # rdmap16s27: ..", "infiniband efa_0: ..") or, before the RDMA device exists, dev_err ("efa 0000:00:06.0: .."):
+    # the ENA network driver and Alibaba's erdma print the same texts under their own prefixes (never these rows).
+    # Fatal, one event per device while its lines repeat (NVSentinel's syslog monitor: fatal, REPLACE_VM). The
+    # command's own verdict ("Failed to process command CREATE_QP (opcode 6) comp_status 1 err -62", "Failed to
+    # submit command REG_MR (opcode 9) err -19") is part of the open event; alone (the device refused one command's
+    # parameters), no finding (NVSentinel: non-fatal, no action). Was: no finding.
+    _r("efa_admin_queue", "nic_error",
+       ["any completion for admin cmd", "any MSI-X interrupt for admin cmd", "Wait for completion (polling) timeout",
+        "Admin queue is closed", "Reset indication didn't turn", "Device isn't ready, "],
+       EFA_PREFIX + r"(?P<what>The device (?:didn't send any completion|sent a completion but the driver didn't "
+       r"receive any MSI-X interrupt) for admin cmd (?P<command>\w+)|Wait for completion \(polling\) timeout|"
+       r"Admin queue is closed|Reset indication didn't turn (?:on|off)|"
+       r"Device isn't ready, (?:can't reset device|abort com init))",
+       severity="fatal", action="RESET_NIC", event=("efa", "join")),
+    _r("efa_cmd_failed", None, ["Failed to process command", "Failed to submit command"],
+       EFA_PREFIX + r"Failed to (?:process|submit) command \w+ \(opcode \d+\)", event=("efa", "within")),
     _r("peermem", "peermem_error", ["nvidia-peermem"],
        r"nvidia-peermem (?P<function>\w+):\d+ ERROR (?P<text>.+)"),
     # The GPU's peer-memory module (GPUDirect RDMA) could not load: built against another ib_core than the running
@@ -930,8 +959,20 @@ RULES: tuple[Rule, ...] = (
     _r("fs_readonly", "filesystem_error", ["Remounting filesystem read-only"],
        r"(?P<fs>EXT4|EXT3|EXT2)-fs \((?P<device>[^)\s]+)\): Remounting filesystem read-only",
        event=("fs", "join")),
+    # ext4 could not write its superblock (ext4_commit_super: the block device failed the write, the disk or its path
+    # gone): "EXT4-fs (dm-0): I/O error while writing superblock", and at the next commit "EXT4-fs (sdc8): previous I/O
+    # error to superblock detected"; a line of the device's event. gpud's disk component raises it
+    # (superblock_write_error); was: no finding.
+    _r("fs_superblock_io", "filesystem_error", ["error while writing superblock", "I/O error to superblock detected"],
+       r"(?P<fs>EXT4|EXT3)-fs \((?P<device>[^)\s]+)\): (?P<what>I/O error while writing superblock|"
+       r"previous I/O error to superblock detected)",
+       event=("fs", "join")),
+    # ext4's own errors ("EXT4-fs error (device sdf): ext4_check_bdev_write_error:217: comm filebeat: ..") and the
+    # journal's failures it reports through __ext4_std_error, with no colon after the device: "EXT4-fs error (device
+    # sdf) in ext4_reserve_inode_write:5795: Journal has aborted" (2.6-3.x without the line number: ".. (device sdc8)
+    # in ext4_da_writepages: Journal has aborted"), often the first lines of a disk's failure. Was: that form missed.
     _r("fs_error", "filesystem_error", ["-fs error (device"],
-       r"(?P<fs>EXT4|EXT3|EXT2)-fs error \(device (?P<device>[^)\s]+)\): (?P<function>\w+)",
+       r"(?P<fs>EXT4|EXT3|EXT2)-fs error \(device (?P<device>[^)\s]+)\)(?:: | in )(?P<function>\w+)",
        event=("fs", "join")),
     # XFS shuts a filesystem down instead of remounting it: 6.x "XFS (sdb6): Filesystem has been shut down due to
     # log error (0x2).", "Metadata I/O Error (0x1) detected at <fn> (<file>:<line>).  Shutting down filesystem.",

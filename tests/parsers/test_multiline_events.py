@@ -595,3 +595,17 @@ def test_gpfs_lost_membership_is_one_error_per_cluster():
     found = realworld.findings(item["text"])
     assert [(f.kind, f.severity, f.details.get("device")) for f in found] == [
         ("parallel_fs_error", "error", "remote.cluster")]
+
+
+def test_an_efa_devices_admin_queue_failure_is_one_fatal_event_and_its_commands_verdicts_are_part_of_it():
+    """The efa driver's admin-queue lines of one device, each a line of NVIDIA/NVSentinel's efa_test.go
+    (peers-2026g.yaml): the timeout, the command's verdict, the closed queue at the next command: one fatal nic_error;
+    another device's its own; the command's verdict with no failure open before it, none."""
+    lines = ["infiniband rdmap0s6: Wait for completion (polling) timeout",
+             "infiniband rdmap0s6: Failed to process command CREATE_QP (opcode 6) comp_status 1 err -22",
+             "infiniband rdmap0s6: Admin queue is closed",
+             "efa 0000:00:06.0: Reset indication didn't turn off"]
+    found = list(Scanner().scan(io.BytesIO("\n".join(lines).encode()), name="efa"))
+    assert [(f.kind, f.pci, f.severity, f.details.get("device")) for f in found] == [
+        ("nic_error", None, "fatal", "rdmap0s6"), ("nic_error", "0000:00:06", "fatal", None)]
+    assert Classifier().classify(lines[1]) is None
