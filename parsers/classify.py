@@ -345,7 +345,7 @@ class Classifier:
         the line's severity (SEVERITY_RANK), for the events that escalate (rules.EVENT_ESCALATES)."""
         name, role, stage = event
         if type(name) is tuple:  # a "within" line of several events: part of whichever of them is open
-            if role == "join":  # part of an open event of the names after the first, else the first's "join"
+            if role in ("join", "open"):  # part of an open event of the names after the first, else the first's role
                 return self._in_any([(one, "within", stage) for one in name[1:]] + [(name[0], role, stage)],
                                     position, rank)
             return self._in_any([(one, role, stage) for one in name], position, rank)

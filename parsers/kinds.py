@@ -250,6 +250,16 @@ TABLE: tuple[Kind, ...] = (
              Raise("KernelDegraded", "boot"),
          ), doc="the kernel's timekeeping watchdog marked the clocksource (the TSC) unstable: time comes from a "
                 "slower source (hpet, acpi_pm) until reboot, clock_gettime leaves the vDSO, timestamps may jump"),
+    # The CPU's own thermal throttling (Intel's thermal interrupt, drivers/thermal/intel/therm_throt.c, formerly
+    # arch/x86/kernel/cpu/mcheck): the package or a core over its threshold, its clock held down by the hardware until
+    # it cools. A node so throttled is slow, not broken: the straggler of a gang-scheduled job (its data loader, its
+    # launch of kernels, its NCCL proxy threads), a cooling fault (a fan, blocked airflow, a hot aisle) to look at. A
+    # warning and no condition: laptops and desktops print it under any heavy load, 5.5+ kernels print it only when the
+    # throttling lasts, and the GPUs' own thermal throttling is telemetry's (ThermalThrottling); never a job's root.
+    Kind("cpu_throttle", "CPU thermal throttling", None, "warning", "hardware", "CHECK_COOLING", "CPUThermalThrottle",
+         doc="a CPU core or package over its temperature threshold, its clock throttled by the hardware (the kernel's "
+             "thermal throttling report; its machine-check record and its 'temperature/speed normal' lines are part "
+             "of it): the node is slow while it lasts"),
     Kind("memory_error", "host memory error", None, "warning", "hardware", "MONITOR", "HostMemoryError", (
         Raise("HostMemoryUnhealthy", "boot", {"severity": "fatal"}, reason="UncorrectedMemoryError"),
         Raise("HostMemoryUnhealthy", "expire", {"severity": "error"}, reason="UncorrectedMemoryError"),

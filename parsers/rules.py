@@ -43,7 +43,8 @@ class Rule:
     # "within" (a kind-None row) is part of an open event of its name and leaves none open: with none open, the line
     # is what the unclassified net makes of it (a consequence of a lost GPU that names no cause of its own); its name
     # may list several events ("fallen|reset"): part of whichever of them is open. A "join" row's name may list several
-    # too ("gsp|reset"): part of an open event of the names after the first, else a "join" of the first.
+    # too ("gsp|reset"): part of an open event of the names after the first, else a "join" of the first; so may an
+    # "open" row's ("mce|therm": part of an open event of the names after the first, else an "open" of the first).
     # "lead" (a kind-None row) is part of an open event of its name; with none open, it opens one and makes no finding:
     # the event's finding is its first "join" line's (a GPU's init attempt, its reasons before its "RmInitAdapter
     # failed!", EVENT_ADOPTS).
@@ -103,7 +104,7 @@ EVENT_LINES = {"aer": 12, "mlx5_health": 20, "mlx5_tx_timeout": 4, "mlx5_err_cqe
                "oom": 4096, "nccl_watchdog": 64, "rcu_stall": 64, "mce": 16, "cper": 24, "nfs": 32, "fs": 16,
                "nvme": 32, "lustre": 32, "gpfs": 32, "ofi": 4, "clocksource": 16, "fallen": 64, "rminit": 32,
                "cuda_exception": 2, "peermem_load": 16, "reset": 64, "gsp": 64, "port_down": 1, "mlx5_probe": 16,
-               "ray_oom": 2, "deepep": 64, "iommu": 64, "xla_rendezvous": 64, "efa": 64}
+               "ray_oom": 2, "deepep": 64, "iommu": 64, "xla_rendezvous": 64, "efa": 64, "therm": 32}
 # Events kept apart per device (the PCI address on the line): a health dump of one mlx5 function does not
 # swallow the next function's own health failure a few lines later.
 # (the row's `pci` group, else its `device` group: a block device, an NFS server, an NVMe controller, a Lustre target,
@@ -855,10 +856,34 @@ RULES: tuple[Rule, ...] = (
     _r("edac_ce", "memory_error", [" CE "],
        r"EDAC (?P<mc>MC\d+): (?P<count>\d+) CE (?:(?P<what>[\w ]*?error) )?on (?P<dimm>\S+)",
        event=("mce", "join")),
-    # (each "Machine check events logged" is a new report: the same line minutes apart is another one)
+    # cpu_throttle: Intel's thermal interrupt (therm_throt.c), one event while the CPUs' lines come (a line per CPU,
+    # core and package, each storm): 2.6.2x-5.5 "CPU3: Core temperature above threshold, cpu clock throttled (total
+    # events = 8)" / "Package ..", 4.x-5.x with "mce: " before it, 2.6.x "CPU16: Temperature above threshold, cpu clock
+    # throttled" (no level, no count), 5.6+ "CPU9: Package temperature is above threshold, cpu clock is throttled (total
+    # events = 3)"; "temperature/speed normal" (5.6+ with "(total events = N)") is part of it, and alone opens it with
+    # no finding (a "lead": an excerpt that starts after the throttling lines still keeps its machine checks apart).
+    _r("cpu_thermal_throttle", "cpu_throttle",
+       ["temperature above threshold", "Temperature above threshold", "temperature is above threshold"],
+       r"CPU(?P<cpu>\d+): (?:(?P<level>Core|Package) )?[Tt]emperature (?:is )?above threshold, (?:cpu|CPU) clock "
+       r"(?:is )?throttled(?: \(total events = (?P<events>\d+)\))?", event=("therm", "join")),
+    _r("cpu_thermal_normal", None, ["temperature/speed normal", "Temperature/speed normal"],
+       r"CPU\d+: (?:(?:Core|Package) )?[Tt]emperature/speed normal", event=("therm", "lead")),
+    # 2.6.32-3.10's power limit notification (PLN): the CPU held under its power limit, as RAPL does on any laptop
+    # under load; Red Hat took it out of RHEL 6.5's kernel as noise (access.redhat.com/solutions/134973): no finding,
+    # part of a thermal event it comes in
+    _r("cpu_power_limit", None, ["power limit notification", "power limit normal"],
+       r"CPU\d+: (?:Core|Package) power limit (?:notification|normal)", event=("therm", "member")),
+    # The thermal interrupt's machine-check record: kernels log each throttling transition as a machine check of the
+    # thermal bank, 128 (MCE_THERMAL_BANK; a real machine check's bank is below 64), printed by the kernel where no
+    # mcelog reads it ("mce: [Hardware Error]: CPU 2: Machine Check: 0 Bank 128: 00000000087f0022") and, in every
+    # case, followed by "Machine check events logged": part of the thermal event (a "lead"), never a memory error.
+    _r("mce_thermal_bank", None, ["Bank 128:"],
+       r"\[Hardware Error\]: CPU \d+: Machine Check(?: Exception)?: \w+ Bank 128: ", event=("therm", "lead")),
+    # (each "Machine check events logged" is a new report: the same line minutes apart is another one; within a
+    # thermal event it is that event's record, the CPU's thermal bank, and no report of its own)
     _r("mce_logged", "memory_error", ["Machine check events logged"],
        r"\[Hardware Error\]: Machine check events logged",
-       event=("mce", "open")),
+       event=("mce|therm", "open")),
     _r("mce_detail", "memory_error", ["Machine Check Event", "HANDLING MCE MEMORY", "[Hardware Error]: CPU"],
        r"\[Hardware Error\]: CPU (?P<cpu>\d+): Machine Check|"
        r"EDAC \w+ MC\d+: (?:HANDLING MCE MEMORY ERROR|CPU (?P<edac_cpu>\d+): Machine Check Event)",
