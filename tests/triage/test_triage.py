@@ -1750,3 +1750,32 @@ def test_the_tasks_jax_names_unhealthy_on_the_lines_after_are_the_lost_processes
         (3, "xla_unhealthy_task", "jax_worker", 3)]
     first = attribute(got)[0]
     assert (first.category, first.rule, first.root.rank) == ("undetermined", "first_rank_death", 3)
+
+
+def test_hydras_bad_termination_block_names_the_process_a_signal_killed():
+    """REAL: MPICH's / Intel MPI's Hydra block, every era: 3.3+ "RANK N PID N RUNNING AT host" and "KILLED BY SIGNAL"
+    (LonxunQuantum/PWmat-docs' MatPL page, bsc-performance-tools/extrae #101), 3.1-3.2 "PID N RUNNING AT host" and
+    the raw wait status as "EXIT CODE" (openai/jukebox #155: 9; SPECFEM/specfem3d #643: 139, SIGSEGV dumping core),
+    3.0 "EXIT CODE" alone (cBio/cbio-cluster #256, blank lines between as pasted).  Before: no evidence at all."""
+    rule = "==================================================================================="
+    new = [rule, "=   BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES", "=   RANK 6 PID 2447372 RUNNING AT node0009",
+           "=   KILLED BY SIGNAL: 9 (Killed)", rule]
+    (ev,) = read_lines(new, "mpiexec.log", Clock())
+    assert (ev.kind, ev.rank, ev.pid, ev.host, ev.signal, ev.line) == ("rank_exit", 6, 2447372, "node0009", 9, 3)
+    old = [rule, "=   BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES", "=   PID 27636 RUNNING AT sth104",
+           "=   EXIT CODE: 139", "=   CLEANING UP REMAINING PROCESSES", "=   YOU CAN IGNORE THE BELOW CLEANUP MESSAGES",
+           rule, "[proxy:0:1@sth102] HYD_pmcd_pmip_control_cmd_cb (pm/pmiserv/pmip_cb.c:885): assert (!closed) failed"]
+    (ev,) = read_lines(old, "mpiexec.log", Clock())
+    assert (ev.rank, ev.pid, ev.host, ev.signal, ev.exit_code, ev.details["wait_status"]) == \
+        (None, 27636, "sth104", 11, None, 139)
+    oldest = [rule, "", "=   BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES", "", "=   EXIT CODE: 9", "",
+              "=   CLEANING UP REMAINING PROCESSES", ""]
+    (ev,) = read_lines(oldest, "mpiexec.log", Clock())
+    assert (ev.rank, ev.host, ev.signal, ev.line) == (None, None, 9, 3)
+    # the summary after the block ORs every process's status: no one process's death
+    assert not list(read_lines(["YOUR APPLICATION TERMINATED WITH THE EXIT STRING: Killed (signal 9)"], "x", Clock()))
+    # a CUDA error before the blocks stays the root; the ranks Hydra killed after it are its consequences
+    (incident,) = attribute(read_lines((INCIDENT_LOGS / "matpl-lammps-hydra-cuda" / "logs" / "lammps.out")
+                                       .read_text().splitlines(), "lammps.out", Clock()))
+    assert (incident.category, incident.root.kind, incident.consequences) == \
+        ("application", "cuda_error", "3 ranks (0,1,2) exited after it")
