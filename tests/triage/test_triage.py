@@ -1779,3 +1779,44 @@ def test_hydras_bad_termination_block_names_the_process_a_signal_killed():
                                        .read_text().splitlines(), "lammps.out", Clock()))
     assert (incident.category, incident.root.kind, incident.consequences) == \
         ("application", "cuda_error", "3 ranks (0,1,2) exited after it")
+
+
+def test_a_ctime_stamp_before_an_mpi_tag_is_the_lines_time_and_the_tag_its_rank():
+    """REAL: Open MPI's --timestamp-output / horovodrun's --prefix-output-with-timestamp, ctime() right before the
+    rank tag (horovod/horovod #3952, Open MPI's "[1,3]"; #2097, Gloo's "[1]"; #2015 behind Determined's 2020 prefix,
+    its "[RUNNING]" state and a space).  Before: the stamp hid the tag (no rank, no time) and TensorFlow's "***
+    Received signal 7 ***" was no evidence."""
+    lines = ["Tue Jun 27 22:49:58 2023[1,3]<stderr>:*** Received signal 7 ***",
+             "Tue Jun 27 22:49:58 2023[1,3]<stderr>:*** BEGIN MANGLED STACK TRACE ***",
+             "Tue Jun 27 22:49:58 2023[1,4]<stderr>:/usr/local/lib/python3.10/site-packages/tensorflow/python/platform/"
+             "../../libtensorflow_framework.so.2(+0x1793d31)[0x7fbf52976d31]"]
+    evs = [e for e in read_lines(lines, "mpirun.log", Clock()) if e.kind == "rank_exit"]
+    assert [(e.rank, e.signal, e.time) for e in evs] == \
+        [(3, 7, datetime(2023, 6, 27, 22, 49, 58, tzinfo=timezone.utc))]
+    line = "Fri Sep 25 16:52:36 2020[1]<stderr>:2020-09-25 16:52:36.515479: I tensorflow/core/common_runtime/gpu/" \
+           "gpu_device.cc:1746] Adding visible gpu devices: 1"
+    (seen,) = read_lines([line], "x.log", Clock())
+    assert (seen.kind, seen.rank) == ("rank_seen", 1)
+    assert app_stamp("Tue Jun  9 20:10:40 2020") == (datetime(2020, 6, 9, 20, 10, 40), False)
+    # (synthetic) no tag right after it: no stamp peeled, so no tag read either
+    assert list(read_lines(["Tue Jun  9 20:10:40 2020 [1]<stderr>: x"], "x.log", Clock())) == []
+    (incident,) = attribute(read_lines((INCIDENT_LOGS / "horovod-2015-gloo-rendezvous" / "logs" / "trial.log")
+                                       .read_text().splitlines(), "trial.log", Clock()))
+    assert (incident.category, incident.root.kind, incident.evidence[0].rank, incident.consequences) == \
+        ("undetermined", "store_error", 1, "rank 1 exited after it")
+    assert incident.evidence[0].details["what"] == "Wait timeout"
+
+
+@pytest.mark.parametrize("line, timeout", [
+    # horovod/horovod #2015 (0.19.3): the what() of gloo::IoException
+    ("  what():  [horovod/common/gloo/http_store.cc:53] [horovod/common/gloo/http_store.cc:53] Wait timeout for "
+     "key(s): 0", None),
+    # ray-project/ray #25866 (0.21+, the timeout said)
+    ("  what():  [/tmp/pip-install-43a3uo3a/horovod_33a452dfb1f34b4e998a6265ba22cf83/horovod/common/gloo/http_store.cc"
+     ":57] [/tmp/pip-install-43a3uo3a/horovod_33a452dfb1f34b4e998a6265ba22cf83/horovod/common/gloo/http_store.cc:57] "
+     "Wait timeout after 30 seconds for key(s): 0. You may want to increase the timeout via "
+     "HOROVOD_GLOO_TIMEOUT_SECONDS", "30"),
+])
+def test_horovods_gloo_rendezvous_timeout_is_a_store_error(line, timeout):
+    (ev,) = read_lines([line], "x.log", Clock())
+    assert (ev.kind, ev.details.get("store_timeout")) == ("store_error", timeout)
