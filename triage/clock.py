@@ -40,7 +40,12 @@ _STAMPS: tuple[tuple[re.Pattern, bool], ...] = (
     # "ERROR 11-03 23:14 [serving_chat.py:1145]" (a date format without seconds)
     (re.compile(r"(?<![A-Za-z0-9])(?:DEBUG|INFO|WARNING|ERROR|CRITICAL) (?P<m>[01]\d)-(?P<d>[0-3]\d) (?P<H>\d\d):"
                 r"(?P<M>\d\d)(?::(?P<S>\d\d)(?:\.(?P<f>\d+))?)?(?= )"), False),
+    # C's ctime(), as Open MPI's --timestamp-output and horovodrun's --prefix-output-with-timestamp print it before
+    # their rank tag: "Tue Jun  9 20:10:40 2020[1]<stderr>:" (the month by name)
+    (re.compile(r"(?<![A-Za-z0-9])(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) (?P<b>Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|"
+                r"Dec) (?P<d>[ \d]\d) (?P<H>\d\d):(?P<M>\d\d):(?P<S>\d\d) (?P<Y>\d{4})(?!\d)"), True),
 )
+_MONTHS = {name: i for i, name in enumerate("Jan Feb Mar Apr May Jun Jul Aug Sep Oct Nov Dec".split(), 1)}
 _HEAD = 160  # characters of a message a stamp is looked for in
 
 
@@ -55,7 +60,8 @@ def app_stamp(text: str, year: int | None = None) -> tuple[datetime | None, bool
         g = m.groupdict()
         try:
             frac = int(((g.get("f") or "") + "000000")[:6])
-            t = datetime(int(g["Y"]) if dated else (year or 1900), int(g["m"]), int(g["d"]), int(g["H"]),
+            month = _MONTHS[g["b"]] if g.get("b") else int(g["m"])
+            t = datetime(int(g["Y"]) if dated else (year or 1900), month, int(g["d"]), int(g["H"]),
                          int(g["M"]), int(g["S"] or 0), frac)
         except ValueError:
             continue

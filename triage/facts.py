@@ -171,10 +171,13 @@ FACTS: tuple[Fact, ...] = (
        r"A worker died or was killed while executing a task by an unexpected system error\..{0,400}?Worker IP address: "
        r"(?:0\.0\.0\.0|(?P<host>[\w.:\-]+)) Worker port: \d+ Worker PID: (?P<pid>\d+) Worker exit type: "
        r"(?P<exit_type>SYSTEM_ERROR)\b"),
-    # A signal a process printed on its way down (torch's, glog's, Python's faulthandler)
-    _f("signal_received", "rank_exit", ["received by PID", "Fatal Python error", "Caught signal"],
+    # A signal a process printed on its way down (torch's, glog's, Python's faulthandler; TensorFlow's stack trace
+    # handler, before its "*** BEGIN MANGLED STACK TRACE ***": "*** Received signal 6 ***", horovod/horovod #2015,
+    # "*** Received signal 7 ***", horovod #3952)
+    _f("signal_received", "rank_exit", ["received by PID", "Fatal Python error", "Caught signal",
+                                        "*** Received signal"],
        r"(?:Signal (?P<signal>\d+) \((?P<signame>SIG\w+)\) received by PID (?P<pid>\d+)|"
-       r"Caught signal (?P<signal2>\d+) \((?P<what>[^)]*)\)|"
+       r"(?:Caught signal (?P<signal2>\d+) \((?P<what>[^)]*)\)|\*\*\* Received signal (?P<signal3>\d+) \*\*\*)|"
        r"\*\*\* (?P<signame2>SIG\w+) \(@[^)]*\) received by PID (?P<pid2>\d+)|"
        r"Fatal Python error: (?P<fatal>Segmentation fault|Aborted|Bus error))"),
     # PyTorch's DataLoader, in the rank, on a worker process killed by a signal (torch/csrc/DataLoader.cpp, every era
@@ -275,6 +278,13 @@ FACTS: tuple[Fact, ...] = (
                                 "RendezvousConnectionError"],
        r"(?P<what>DistStoreError|RendezvousTimeoutError|RendezvousClosedError|RendezvousConnectionError|"
        r"TCPStore\S* (?:.*?)(?:failed|timed out|Connection reset by peer|Broken pipe))"),
+    # Horovod's Gloo rendezvous (its launcher's HTTP key-value store): a rank that waited past its timeout for the
+    # others' keys, as gloo::IoException's what(): "[horovod/common/gloo/http_store.cc:53] ... Wait timeout for
+    # key(s): 0" (0.19, horovod/horovod #2015, 50+ nodes), 0.21+ "... http_store.cc:57] ... Wait timeout after 30
+    # seconds for key(s): 0. You may want to increase the timeout via HOROVOD_GLOO_TIMEOUT_SECONDS" (ray-project/ray
+    # #25866): the rendezvous, as a TCPStore timeout is
+    _f("gloo_http_store", "store_error", ["http_store.cc"],
+       r"http_store\.cc:\d+\] (?P<what>Wait timeout)(?: after (?P<store_timeout>\d+) seconds)? for key\(s\)"),
     _f("storage", "storage_error", ["No space left on device", "Disk quota exceeded", "Input/output error",
                                     "Stale file handle"],
        r"(?P<what>No space left on device|Disk quota exceeded|Input/output error|Stale file handle)"),

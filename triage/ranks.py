@@ -122,9 +122,11 @@ PREFIXES: tuple[Prefix, ...] = tuple(
         ("pdsh", r"(?P<host>" + _HOST + r"): (?=\S)", {"host": "host"}, {"outermost": True, "host_checked": True}),
         # Determined AI's trial logs: "[2024-03-15T16:29:14.110799Z] 5c902731 [rank=1] || " (its stamp, the
         # container's id, the rank its launcher wraps each process's output with, "||"), a line of no rank's
-        # ("5c902731 || ", the master's "         || "); `det trial logs` puts the level first: "<info>    [2021-12-07
+        # ("5c902731 || ", the master's "         || "), 2020's with the container's state after its id ("cf108822
+        # [RUNNING] || ", horovod/horovod #2015); `det trial logs` puts the level first: "<info>    [2021-12-07
         # 10:43:01] 087c0ee7 || " (the level its own row, the stamp skipped as between any two prefixes)
-        ("determined", r"(?:[0-9a-f]{8} +| +)(?:\[rank=(?P<rank>\d{1,6})\] )?\|\| ?", {"rank": "rank"},
+        ("determined", r"(?:[0-9a-f]{8} +| +)(?:\[[A-Z]{3,12}\] )?(?:\[rank=(?P<rank>\d{1,6})\] )?\|\| ?",
+         {"rank": "rank"},
          {"first": "0123456789abcdef ", "needle": "||"}),
         ("determined_level", r"<\w{0,8}> +(?=\[\d{4}-)", {}, {"first": "<"}),
         # grep over several logs ("grep net_ib *.log"): the file each line came from, "name.log:" (and `grep -n`'s
@@ -170,14 +172,27 @@ def _host_ok(host: str) -> bool:
 # logging's "2021-07-14 13:21:26,887", NCCL 2.26+'s "[%F %T] " before its WARN lines, behind Ray's prefix; a log
 # collector's "2019-06-02T16:13:44.884Z: " before mpirun's "[1,12]<stdout>:", its colon and all): the line's first is
 # peeled as its lead (its time), a later one skipped when a prefix follows it (`strip_lead`).
-STAMPS = re.compile(r"(?:\[\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:[.,]\d{1,9})?(?:Z|[+-]\d{2}:?\d{2})?\]|"
-                    r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:[.,]\d{1,9})?(?:Z|[+-]\d{2}:?\d{2})?):? ")
+# Open MPI's --timestamp-output and horovodrun's --prefix-output-with-timestamp put C's ctime() right before their
+# rank tag, no space between: "Tue Jun 27 22:49:58 2023[1,3]<stderr>:" (horovod/horovod #3952, Open MPI),
+# "Fri Sep 25 16:52:36 2020[0]<stderr>:" (horovod #2097, Gloo), after Determined's "|| " with a space before it
+# (horovod #2015): read as a stamp only where a tag follows it.
+CTIME = (r"(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) [ \d]\d "
+         r"\d\d:\d\d:\d\d \d{4}")
+STAMPS = re.compile(r"(?:(?:\[\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:[.,]\d{1,9})?(?:Z|[+-]\d{2}:?\d{2})?\]|"
+                    r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:[.,]\d{1,9})?(?:Z|[+-]\d{2}:?\d{2})?):? |"
+                    r" ?" + CTIME + r"(?=\[\d+(?:,\d+)?\]<std(?:out|err)>:))")
 
 
 # What may come first on a line (and between two prefixes): a stamp, with the CRI log envelope's stream and tag after
 # it ("2024-07-25T07:00:00.000000000Z stderr F ")
 LEAD = re.compile(STAMPS.pattern + r"(?:(?:stdout|stderr) [PF] )?")
 _STAMP_FIRST = frozenset("[0123456789")
+_WEEKDAYS = frozenset("Mon Tue Wed Thu Fri Sat Sun".split())
+
+
+def _stamp_may_start(rest: str) -> bool:
+    """Whether a stamp of STAMPS may open `rest` (its first characters: a line's are looked at once, not matched)."""
+    return rest[:1] in _STAMP_FIRST or rest[:3] in _WEEKDAYS or (rest[:1] == " " and rest[1:4] in _WEEKDAYS)
 
 
 def _prefix(rest: str, rows) -> tuple[re.Match, tuple] | None:
@@ -212,7 +227,7 @@ def strip_lead(line: str) -> tuple[tuple, str, str]:
             rows = table.get(rest[:1], anywhere)
         hit = _prefix(rest, rows) if rows is not None else None
         if hit is None:
-            sm = LEAD.match(rest) if rest[:1] in _STAMP_FIRST else None
+            sm = LEAD.match(rest) if _stamp_may_start(rest) else None
             if sm is None:
                 break
             if not lead:  # the line's first stamp: its time, whether a prefix follows it or not

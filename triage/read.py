@@ -42,6 +42,16 @@ _BLOCK_EXIT = re.compile(r"(-?\d+)(?: \(pid: (\d+)\))?")
 # [nspace,rank]) and "  Exit code:    1", one a line; Horovod's Gloo launcher raises the same words with the rank
 # alone ("Process name: 1", its RuntimeError's next lines)
 _MPI_OPEN = "The first process to do so was:"
+# MPICH's and Intel MPI's Hydra launcher (mpiexec / mpirun) on a process a signal killed (pmiserv_cb.c prints it only
+# when !WIFEXITED), one field a line after "=   BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES": MPICH 3.3+ /
+# Intel MPI's "=   RANK 0 PID 5490 RUNNING AT gn59" and "=   KILLED BY SIGNAL: 9 (Killed)" (LonxunQuantum/PWmat-docs),
+# 3.1-3.2's "=   PID 9665 RUNNING AT NeuroRTX6000" and "=   EXIT CODE: 9" (openai/jukebox #155), 3.0's "=   EXIT
+# CODE: 9" alone.  The old EXIT CODE is the process's raw wait status (its low 7 bits the signal, 0x80 a core dump:
+# "EXIT CODE: 139" is SIGSEGV dumping core); "YOUR APPLICATION TERMINATED WITH THE EXIT STRING: ... (signal N)" after
+# the block is every process's status OR-ed together, no one process's, and is not read.
+_HYDRA_OPEN = "BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES"
+_HYDRA_FIELD = re.compile(r"^=\s+(?:(?:RANK (?P<rank>\d+) )?PID (?P<pid>\d+) RUNNING AT (?P<host>\S+)|"
+                          r"KILLED BY SIGNAL: (?P<signal>\d+)\b.*|EXIT CODE: (?P<status>\d+))\s*$")
 
 
 class _BlockKind(NamedTuple):
@@ -57,6 +67,8 @@ BLOCK_KINDS = {
     "mpi_exit": _BlockKind("mpi_first_exit", re.compile(r"^\s*(Process name|Exit code)\s*: *(.*)$"),
                            {"Process name": "rank", "Exit code": "exitcode"},
                            re.compile(r"^(?:\[.*,)?(?P<rank>\d+)\]?$")),
+    # its fields are read by `_hydra_field` (one line names rank, pid and host together)
+    "hydra": _BlockKind("hydra_bad_termination", _HYDRA_FIELD, {}, _BLOCK_RANK),
 }
 _SIGNAL_TEXT = re.compile(r"Signal (\d+) \((SIG\w+)\)")
 _NUMEL = re.compile(r"NumelIn=(\d{1,18})")
@@ -126,7 +138,7 @@ def _prefilter() -> Prefilter:
     nothing for a line without one), the job facts' (facts.match likewise), the traceback's and torchrun summary's
     own; a block's "[0]:" opener holds none and is matched apart."""
     words = (*all_keywords(), *(k for f in facts.FACTS for k in f.keywords), facts.TRACEBACK, *facts.CHAINED,
-             _ROOT_CAUSE, _MPI_OPEN, *facts.TASK_LIST_OPENERS)
+             _ROOT_CAUSE, _MPI_OPEN, _HYDRA_OPEN, *facts.TASK_LIST_OPENERS)
     return Prefilter(dict.fromkeys(words))
 
 
@@ -351,7 +363,7 @@ class FileReader:
         """A line worth a look (see `read`)."""
         n, rest, key = at.n, at.rest, at.key
         if self._block is not None or self._root_next or _ROOT_CAUSE in rest or _MPI_OPEN in rest or \
-                _BLOCK_OPEN.match(rest):
+                _HYDRA_OPEN in rest or _BLOCK_OPEN.match(rest):
             done = self._block_line(at)
             if done is not None:
                 yield from done
@@ -564,6 +576,18 @@ class FileReader:
             out = list(self._close_block())
             self._block = _Block(True, n, kind=BLOCK_KINDS["mpi_exit"])
             return out
+        if _HYDRA_OPEN in rest:
+            out = list(self._close_block())
+            self._block = _Block(True, n, {"open": (rest, n, at.text, at.lead)}, BLOCK_KINDS["hydra"])
+            return out
+        if self._block is not None and self._block.kind is BLOCK_KINDS["hydra"]:
+            hm = _HYDRA_FIELD.match(rest)
+            if hm is not None:
+                for name, value in hm.groupdict().items():
+                    if value is not None:
+                        self._block.fields[name] = (value, n, at.text, at.lead)
+                return []
+            return list(self._close_block())  # its "=   CLEANING UP ..." or "=====" line: no evidence of its own
         if _ROOT_CAUSE in rest:
             out = list(self._close_block())
             self._root_next = True
@@ -587,6 +611,9 @@ class FileReader:
 
     def _close_block(self) -> Iterator[Evidence]:
         block, self._block = self._block, None
+        if block is not None and block.kind is BLOCK_KINDS["hydra"]:
+            yield from _hydra_evidence(self, block.fields)
+            return
         if block is None or "rank" not in block.fields:
             return
         f = block.fields
@@ -617,6 +644,25 @@ class FileReader:
                        pid=int(exit_m.group(2)) if exit_m and exit_m.group(2) else None,
                        file=self.name, line=line_no, text=text[:TEXT_MAX], exit_code=exit_code, signal=signal,
                        details=details)
+
+
+def _hydra_evidence(reader: "FileReader", f: dict) -> Iterator[Evidence]:
+    """A Hydra block's process killed by a signal (`_HYDRA_OPEN`): its rank, pid and host where the block names
+    them (the line naming them its evidence, else the opener's), the signal as said or as the old raw status holds."""
+    if "signal" not in f and "status" not in f:
+        return
+    signal = int(f["signal"][0]) if "signal" in f else int(f["status"][0]) & 0x7F or None
+    _, line_no, text, lead = f.get("pid") or f["open"]
+    when, yearless = app_stamp(lead, reader.year)
+    details: dict = {"fact": BLOCK_KINDS["hydra"].fact}
+    if "status" in f:
+        details["wait_status"] = int(f["status"][0])
+    if yearless:
+        details["yearless"] = True
+    host = f["host"][0] if "host" in f and not placeholder(f["host"][0]) else None
+    yield Evidence(kind="rank_exit", severity="error", time=utc(when), host=host,
+                   rank=int(f["rank"][0]) if "rank" in f else None, pid=int(f["pid"][0]) if "pid" in f else None,
+                   file=reader.name, line=line_no, text=text[:TEXT_MAX], signal=signal, details=details)
 
 
 def read_lines(lines: Iterable[str], name: str, clock: Clock, root: str | None = None,

@@ -1753,3 +1753,73 @@ def test_the_tasks_jax_names_unhealthy_on_the_lines_after_are_the_lost_processes
         (3, "xla_unhealthy_task", "jax_worker", 3)]
     first = attribute(got)[0]
     assert (first.category, first.rule, first.root.rank) == ("undetermined", "first_rank_death", 3)
+
+
+def test_hydras_bad_termination_block_names_the_process_a_signal_killed():
+    """REAL: MPICH's / Intel MPI's Hydra block, every era: 3.3+ "RANK N PID N RUNNING AT host" and "KILLED BY SIGNAL"
+    (LonxunQuantum/PWmat-docs' MatPL page, bsc-performance-tools/extrae #101), 3.1-3.2 "PID N RUNNING AT host" and
+    the raw wait status as "EXIT CODE" (openai/jukebox #155: 9; SPECFEM/specfem3d #643: 139, SIGSEGV dumping core),
+    3.0 "EXIT CODE" alone (cBio/cbio-cluster #256, blank lines between as pasted).  Before: no evidence at all."""
+    rule = "==================================================================================="
+    new = [rule, "=   BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES", "=   RANK 6 PID 2447372 RUNNING AT node0009",
+           "=   KILLED BY SIGNAL: 9 (Killed)", rule]
+    (ev,) = read_lines(new, "mpiexec.log", Clock())
+    assert (ev.kind, ev.rank, ev.pid, ev.host, ev.signal, ev.line) == ("rank_exit", 6, 2447372, "node0009", 9, 3)
+    old = [rule, "=   BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES", "=   PID 27636 RUNNING AT sth104",
+           "=   EXIT CODE: 139", "=   CLEANING UP REMAINING PROCESSES", "=   YOU CAN IGNORE THE BELOW CLEANUP MESSAGES",
+           rule, "[proxy:0:1@sth102] HYD_pmcd_pmip_control_cmd_cb (pm/pmiserv/pmip_cb.c:885): assert (!closed) failed"]
+    (ev,) = read_lines(old, "mpiexec.log", Clock())
+    assert (ev.rank, ev.pid, ev.host, ev.signal, ev.exit_code, ev.details["wait_status"]) == \
+        (None, 27636, "sth104", 11, None, 139)
+    oldest = [rule, "", "=   BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES", "", "=   EXIT CODE: 9", "",
+              "=   CLEANING UP REMAINING PROCESSES", ""]
+    (ev,) = read_lines(oldest, "mpiexec.log", Clock())
+    assert (ev.rank, ev.host, ev.signal, ev.line) == (None, None, 9, 3)
+    # the summary after the block ORs every process's status: no one process's death
+    assert not list(read_lines(["YOUR APPLICATION TERMINATED WITH THE EXIT STRING: Killed (signal 9)"], "x", Clock()))
+    # a CUDA error before the blocks stays the root; the ranks Hydra killed after it are its consequences
+    (incident,) = attribute(read_lines((INCIDENT_LOGS / "matpl-lammps-hydra-cuda" / "logs" / "lammps.out")
+                                       .read_text().splitlines(), "lammps.out", Clock()))
+    assert (incident.category, incident.root.kind, incident.consequences) == \
+        ("application", "cuda_error", "3 ranks (0,1,2) exited after it")
+
+
+def test_a_ctime_stamp_before_an_mpi_tag_is_the_lines_time_and_the_tag_its_rank():
+    """REAL: Open MPI's --timestamp-output / horovodrun's --prefix-output-with-timestamp, ctime() right before the
+    rank tag (horovod/horovod #3952, Open MPI's "[1,3]"; #2097, Gloo's "[1]"; #2015 behind Determined's 2020 prefix,
+    its "[RUNNING]" state and a space).  Before: the stamp hid the tag (no rank, no time) and TensorFlow's "***
+    Received signal 7 ***" was no evidence."""
+    lines = ["Tue Jun 27 22:49:58 2023[1,3]<stderr>:*** Received signal 7 ***",
+             "Tue Jun 27 22:49:58 2023[1,3]<stderr>:*** BEGIN MANGLED STACK TRACE ***",
+             "Tue Jun 27 22:49:58 2023[1,4]<stderr>:/usr/local/lib/python3.10/site-packages/tensorflow/python/platform/"
+             "../../libtensorflow_framework.so.2(+0x1793d31)[0x7fbf52976d31]"]
+    evs = [e for e in read_lines(lines, "mpirun.log", Clock()) if e.kind == "rank_exit"]
+    assert [(e.rank, e.signal, e.time) for e in evs] == \
+        [(3, 7, datetime(2023, 6, 27, 22, 49, 58, tzinfo=timezone.utc))]
+    line = "Fri Sep 25 16:52:36 2020[1]<stderr>:2020-09-25 16:52:36.515479: I tensorflow/core/common_runtime/gpu/" \
+           "gpu_device.cc:1746] Adding visible gpu devices: 1"
+    (seen,) = read_lines([line], "x.log", Clock())
+    assert (seen.kind, seen.rank) == ("rank_seen", 1)
+    assert app_stamp("Tue Jun  9 20:10:40 2020") == (datetime(2020, 6, 9, 20, 10, 40), False)
+    # (synthetic) no tag right after it: no stamp peeled, so no tag read either
+    assert list(read_lines(["Tue Jun  9 20:10:40 2020 [1]<stderr>: x"], "x.log", Clock())) == []
+    (incident,) = attribute(read_lines((INCIDENT_LOGS / "horovod-2015-gloo-rendezvous" / "logs" / "trial.log")
+                                       .read_text().splitlines(), "trial.log", Clock()))
+    assert (incident.category, incident.root.kind, incident.evidence[0].rank, incident.consequences) == \
+        ("undetermined", "store_error", 1, "rank 1 exited after it")
+    assert incident.evidence[0].details["what"] == "Wait timeout"
+
+
+@pytest.mark.parametrize("line, timeout", [
+    # horovod/horovod #2015 (0.19.3): the what() of gloo::IoException
+    ("  what():  [horovod/common/gloo/http_store.cc:53] [horovod/common/gloo/http_store.cc:53] Wait timeout for "
+     "key(s): 0", None),
+    # ray-project/ray #25866 (0.21+, the timeout said)
+    ("  what():  [/tmp/pip-install-43a3uo3a/horovod_33a452dfb1f34b4e998a6265ba22cf83/horovod/common/gloo/http_store.cc"
+     ":57] [/tmp/pip-install-43a3uo3a/horovod_33a452dfb1f34b4e998a6265ba22cf83/horovod/common/gloo/http_store.cc:57] "
+     "Wait timeout after 30 seconds for key(s): 0. You may want to increase the timeout via "
+     "HOROVOD_GLOO_TIMEOUT_SECONDS", "30"),
+])
+def test_horovods_gloo_rendezvous_timeout_is_a_store_error(line, timeout):
+    (ev,) = read_lines([line], "x.log", Clock())
+    assert (ev.kind, ev.details.get("store_timeout")) == ("store_error", timeout)
