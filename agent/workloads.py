@@ -17,6 +17,7 @@ from parsers.catalog import xid_reason
 from parsers.correlate import Ranks
 from parsers.kinds import CUDA_REASONS, SEVERITY_RANK, TABLE as KINDS
 from parsers.model import PodEvent, PodRef, Problem
+from triage.facts import LIVE as JOB_FACTS, words as fact_words
 
 # finding kind -> Pod Event reason: a workload kind's own (parsers/kinds.py); CUDA errors refined by their text
 EVENT_REASONS = {k.name: k.reason for k in KINDS if k.workload}
@@ -67,6 +68,7 @@ class WorkloadTracker:
         self._index: CauseIndex | None = None  # of `causes`, built when a failure needs it after they changed
         self._ranks: dict[tuple, Ranks] = {}
         self._first: dict[tuple, PodRef] = {}
+        self._said: dict[tuple, tuple[float, str]] = {}  # a job fact's key -> (when, the Event's message): its first
         self._rank_total = 0
         self.evictions = 0  # keys forgotten to stay within MAX_JOBS / MAX_RANKS_TOTAL
 
@@ -119,8 +121,9 @@ class WorkloadTracker:
             return None
         if f.timestamp is None:
             f.timestamp = datetime.fromtimestamp(self.clock(), timezone.utc)
-        cause = self._cause(f, standing)
-        reason = event_reason(f)
+        fact = JOB_FACTS.get(f.kind)
+        cause = self._cause(f, standing) if fact is None else None
+        reason = event_reason(f) if fact is None else fact.reason
         key = (ref.namespace, job_of(ref.pod), reason, cause.text if cause else "")
         ranks = self._ranks.get(key)
         if ranks is None:
@@ -128,12 +131,22 @@ class WorkloadTracker:
         if f.rank is not None and ranks.add(f.rank):
             self._rank_total += 1
         first = self._first.setdefault(key, ref)  # one Event per job and reason: on the first pod that said it
-        message = f"{explain(f, cause, self.window, ranks)} [container {ref.container}]{quoted(f.message)}"
+        if fact is None:
+            message = f"{explain(f, cause, self.window, ranks)} [container {ref.container}]{quoted(f.message)}"
+        else:  # a job fact (triage.facts.LIVE_FACTS): the job's first on this node names the culprit, repeats count
+            at = f.timestamp.timestamp()
+            said = self._said.get(key)
+            if said is None or at - said[0] > self.window:  # (a fact of a later failure, the job restarted since)
+                said = self._said[key] = (at, f"{fact_words(fact, f.details)} [container {ref.container}]"
+                                              f"{quoted(f.message)}")
+                self._first[key] = first = ref
+            message = said[1]
         event = PodEvent(first, reason, message, "|".join(key))
         while len(self._ranks) > MAX_JOBS or (self._rank_total > MAX_RANKS_TOTAL and len(self._ranks) > 1):
             oldest = next(iter(self._ranks))
             self._rank_total -= len(self._ranks.pop(oldest))
             self._first.pop(oldest, None)
+            self._said.pop(oldest, None)
             self.evictions += 1
         return event
 

@@ -22,7 +22,8 @@ incident establishes them).
 
 What is not there live, by construction: the pods' container statuses (exit codes, OOMKilled: no incident says
 them), the lines' own times (an Event is stamped when the agent records it), anything the agent does not publish
-(triage's job facts: tracebacks, launcher exit summaries, Ray's and JAX's deaths, read only offline).
+(triage's job facts other than those naming a culprit, triage/facts.py LIVE_FACTS: tracebacks, launchers' multi-line
+exit summaries, mismatched collectives, storage errors, the job's end, read only offline).
 """
 
 from __future__ import annotations

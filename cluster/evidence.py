@@ -6,6 +6,9 @@ What a node agent (`gpu-npd run`) writes, and what is read of it here:
   NCCLRemoteError, CUDAIllegalAddress, Xid31MMUFault for an application Xid...), the message lists the ranks
   ("on 4 ranks (0,1,2,3)") and ends with the container's own line, quoted.  That line is classified again by
   the parsers (the same rules that found it on the node), which gives back its rank, SeqNum, OpType, peer.
+- Job fact Pod Events (RankExited, ProcessLost, DataLoaderWorkerKilled, BarrierTimeout; triage/facts.py LIVE_FACTS):
+  the job's first such fact on the node, its fields in the agent's own words ("A rank's process ended (rank 7; host
+  node-b; signal 9 SIGKILL)"), read back by triage.facts.read_words into Evidence of the fact's kind.
 - Node Events (involvedObject a Node; agent/kube/sink.py): one per new problem, reason as on the condition
   (Xid79FallenOffBus, IBPortDown...), message "Xid 79 on GPU 0000:5d:00: <the kernel's line>. Recommended
   action: ..."; the kernel's line is classified again too.
@@ -31,6 +34,7 @@ from parsers.kinds import BY_NAME as KIND, CONDITIONS as KIND_CONDITIONS, CUDA_R
 from parsers.telemetry import node_fault_reasons
 from triage import Evidence
 from triage.attribute import NODE_FAULT_KINDS
+from triage.facts import INT_FIELDS as FACT_INT_FIELDS, ONLY_ANOTHER, TEXT_FIELDS as FACT_TEXT_FIELDS, read_words
 
 AGENT_COMPONENT = "gpu-npd"  # source.component of the node agents' Events
 REPAIR_ANNOTATION = "gpu-npd.io/repair"
@@ -92,8 +96,11 @@ class Reader:
         when = parse_time(ev.get("firstTimestamp") or ev.get("eventTime") or ev.get("lastTimestamp"))
         pod = (ev.get("involvedObject") or {}).get("name")
         m = EXCERPT.search(message)
-        finding = self._classify(m.group(1)) if m else None
         ours = message[:m.start()] if m else message
+        fact = read_words(reason, ours)
+        if fact is not None:
+            return [_job_fact(*fact, host, when, pod, m.group(1) if m else message[:TEXT])]
+        finding = self._classify(m.group(1)) if m else None
         app_xid = re.match(r"^Xid(\d+)", reason)
         text = m.group(1) if m else message[:TEXT]  # the container's own line, else our words (bounded)
         said = POD_REASON_KINDS.get(reason) or _claimed(reason, ours)  # the kind the agent found, by its words
@@ -217,6 +224,19 @@ def with_gpus(evidence: Iterable[Evidence], gpus: Mapping[str, Mapping[str, Any]
                                details={**e.details, **({"uuid": g["uuid"]} if g.get("uuid") else {})})
         out.append(e)
     return out
+
+
+def _job_fact(row, fields: dict, host: str | None, when: datetime | None, pod: str | None,
+              text: str) -> Evidence:
+    """A job fact's Pod Event (triage.facts.LIVE_FACTS; agent/workloads.py) as the Evidence triage reads from its line:
+    the process it names (the rank, the host the line names, else the writer's node, unless the fact is never about
+    its writer: a coordinator's lost process), how it ended; the other fields in details."""
+    values = {name: fields[name] for name in fields if name in FACT_INT_FIELDS or name in FACT_TEXT_FIELDS}
+    details = {name: str(value) for name, value in fields.items() if name not in values}
+    if "host" not in values and row.kind not in ONLY_ANOTHER:
+        values["host"] = host
+    return Evidence(row.kind, "error", "unknown", when, text=text, file=f"pod/{pod}" if pod else None,
+                    details=details, **values)
 
 
 def _claimed(reason: str, ours: str) -> str | None:

@@ -124,10 +124,14 @@ def test_pages_the_nav_does_not_name_are_listed_under_more(tmp_path):
 def test_readme_names_every_pod_event_reason():
     from agent.workloads import EVENT_REASONS
     from parsers.kinds import CUDA_REASONS
+    from triage.facts import LIVE_REASONS
 
     text = README.read_text(encoding="utf-8")
-    missing = {r for r in [*EVENT_REASONS.values(), *CUDA_REASONS.values()] if f"`{r}`" not in text}
+    missing = {r for r in [*EVENT_REASONS.values(), *CUDA_REASONS.values(), *LIVE_REASONS] if f"`{r}`" not in text}
     assert not missing, f"README.md's Events table lacks {sorted(missing)}"
+    workloads = (ROOT / "docs" / "workloads.md").read_text(encoding="utf-8")
+    missing = {r for r in LIVE_REASONS if f"`{r}`" not in workloads}
+    assert not missing, f"docs/workloads.md's Pod Event reasons lack {sorted(missing)}"
 
 
 def test_make_run_writes_to_no_cluster_unless_asked():

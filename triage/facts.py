@@ -396,3 +396,91 @@ GROUP_MARGIN = re.compile(r"^ *[+|] ")
 # or because of, the earlier, which is the chain's root
 CHAINED = ("During handling of the above exception, another exception occurred:",
            "The above exception was the direct cause of the following exception:")
+
+
+# ---- the job facts node agents publish ----------------------------------------------------------------------------
+# What only a job's output says and names a culprit: the rank that died (and how), the process or node its coordinator
+# lost, the ranks a barrier waited for.  A node agent reads them in its pods' logs (agent/sources/podlogs.py, with
+# `match` and triage.read.job_fact), says each as a Pod Event aggregated per job and reason (agent/workloads.py: the
+# job's first such fact on the node, counted), and the cluster component reads the Event's words back into Evidence of
+# the same kind and fields (cluster/evidence.py, `read_words`).  Consequences (a healthy rank told to read rank 0's
+# log, a watchdog's progress) and the job's end stay offline: no Event per rank a failure elsewhere stopped.
+
+
+@dataclass(frozen=True, slots=True)
+class LiveFact:
+    """A job fact kind a node agent publishes as a Pod Event."""
+    kind: str  # a JOB_TABLE kind
+    reason: str  # the Pod Event's reason
+    what: str  # the Event's first words
+    fields: tuple[str, ...]  # the fields its words carry, in order (INT_FIELDS / TEXT_FIELDS: Evidence's; others details)
+    culprit: tuple[str, ...]  # at least one of them known, else the line names no one and is not published
+
+
+LIVE_FACTS: tuple[LiveFact, ...] = (
+    LiveFact("rank_exit", "RankExited", "A rank's process ended",
+             ("rank", "local_rank", "host", "pid", "exit_code", "signal"), ("rank", "local_rank", "host", "pid")),
+    LiveFact("worker_exit", "DataLoaderWorkerKilled", "A rank's DataLoader worker was killed by a signal",
+             ("rank", "local_rank", "host", "pid", "signal"), ("rank", "local_rank", "host", "pid")),
+    LiveFact("process_lost", "ProcessLost", "The job's coordinator declared a process or node dead",
+             ("rank", "host", "pid", "job", "node_id"), ("rank", "host", "pid", "node_id")),
+    LiveFact("barrier_timeout", "BarrierTimeout", "Ranks did not reach PyTorch's monitored barrier",
+             ("lagging", "timeout_ms", "rank"), ("lagging",)),
+)
+LIVE = {row.kind: row for row in LIVE_FACTS}
+LIVE_REASONS = {row.reason: row for row in LIVE_FACTS}
+# the words a line must hold to be one of them: the rows' of their kinds (a line without one costs nothing more)
+LIVE_KEYWORDS = tuple(dict.fromkeys(k for f in FACTS if f.kind in LIVE for k in f.keywords))
+# how the Event words each field (a label, then its value; "; " between fields)
+_LABELS = {"rank": "rank", "local_rank": "local rank", "host": "host", "pid": "pid", "exit_code": "exit code",
+           "signal": "signal", "lagging": "lagging ranks", "timeout_ms": "timeout ms", "job": "job",
+           "node_id": "node id"}
+_BY_LABEL = {label: name for name, label in _LABELS.items()}
+_VALUE = {"lagging": re.compile(r"\d{1,9}(?:, \d{1,9}){0,63}"), "text": re.compile(r"[\w.:\-\[\]@/]{1,253}"),
+          "int": re.compile(r"-?\d{1,18}")}
+_LABEL = "(" + "|".join(sorted(map(re.escape, _BY_LABEL), key=len, reverse=True)) + ")"
+_WORDS = re.compile(r" \(((?:" + _LABEL + r" [^;()]{1,400}?(?:; |(?=\))))+)\)")
+_PART = re.compile(_LABEL + r" (.+)")
+
+
+def _shape(name: str) -> re.Pattern:
+    return _VALUE.get(name) or (_VALUE["int"] if name in INT_FIELDS else _VALUE["text"])
+
+
+def words(row: LiveFact, fields: dict) -> str:
+    """The Event's own words for a fact: "A rank's process ended (rank 7; host node-b; exit code -9; signal 9
+    SIGKILL)"; a value not of its field's shape (a host with a space or a parenthesis) is left out."""
+    said = []
+    for name in row.fields:
+        value = fields.get(name)
+        if value is None or not _shape(name).fullmatch(str(value)):
+            continue
+        text = f"{_LABELS[name]} {value}"
+        if name == "signal" and int(value) in SIGNALS:
+            text += f" {SIGNALS[int(value)]}"
+        said.append(text)
+    return f"{row.what} ({'; '.join(said)})" if said else row.what
+
+
+def read_words(reason: str, message: str) -> tuple[LiveFact, dict] | None:
+    """(the row, the fields) of a Pod Event `words` wrote (ints for INT_FIELDS, strings otherwise, as triage reads
+    the line), None for an Event of another reason; only the Event's words before the quoted line are read."""
+    row = LIVE_REASONS.get(reason)
+    if row is None:
+        return None
+    fields: dict = {}
+    if message.startswith(row.what):
+        m = _WORDS.match(message, len(row.what))
+        for part in (m.group(1).split("; ") if m else ()):
+            pm = _PART.fullmatch(part)
+            if pm is None:
+                continue
+            label, value = pm.groups()
+            name = _BY_LABEL.get(label)
+            if name is None or name not in row.fields:
+                continue
+            value = value.split(" ", 1)[0] if name == "signal" else value  # "9 SIGKILL": the number
+            if not _shape(name).fullmatch(value):
+                continue
+            fields[name] = int(value) if name in INT_FIELDS else value
+    return row, fields

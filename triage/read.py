@@ -155,11 +155,70 @@ def _keyworded(lines: list[str]) -> set[int] | range:
     return {index.at(buf, start) for start, _end, _ids in pf.line_spans(buf)}
 
 
-def _generic(f) -> bool:
+def generic(f) -> bool:
     """A finding of the parsers' catch-all rows (any NCCL WARN), or one of their PyTorch ProcessGroupNCCL rows
     (since issue 29 they read the watchdog's progress and heartbeat lines too): a job fact about the same line
     says more (the work sequence numbers, the hang)."""
     return (f.kind == "nccl_error" and f.severity == "warning") or f.kind == "nccl_timeout"
+
+
+def fact_fields(fact: facts.Fact, groups: dict, base: dict, details: dict) -> None:
+    """A job fact's groups into `base` (the line's writer as its prefixes say: host, rank, local_rank, pid, gpu; the
+    Evidence fields the groups fill are added) and `details` (the other groups, the row's name): a launcher's line
+    about another process (facts.ABOUT_ANOTHER) names that process, a coordinator's (facts.ONLY_ANOTHER) never its
+    writer; any other fact is about its writer, whose prefix wins.  Offline (FileReader) and live (`job_fact`)."""
+    values = {}
+    for name, value in groups.items():
+        if name in facts.INT_FIELDS:
+            try:
+                values[name] = int(value)
+            except ValueError:
+                details[name] = value
+        elif name in facts.TEXT_FIELDS:
+            if placeholder(value):  # a redacted host: no host at all, not one shared by every redacted line
+                details[f"{name}_redacted"] = value
+            else:
+                values[name] = value
+        else:
+            details[name] = value
+    details["fact"] = fact.name
+    about_another = fact.kind in facts.ABOUT_ANOTHER  # a launcher's line about the process that died
+    if "group_rank" in details and "rank" in values:  # the row read a subgroup's rank: not the global one
+        del values["rank"]
+    if fact.kind in facts.ONLY_ANOTHER:  # the writer (a coordinator, Ray's driver) is not the process named
+        for name in ("host", "rank", "local_rank", "pid", "gpu"):
+            if base.get(name) is not None:
+                details.setdefault(f"reporter_{name}", base[name])
+                base[name] = None
+    for name, value in values.items():
+        if not about_another and name != "host" and base.get(name) is not None:
+            continue  # the line's own prefix says who wrote it, and the fact is about that writer
+        base[name] = value
+
+
+def job_fact(message: str) -> tuple[facts.LiveFact, dict] | None:
+    """A container's line (its CRI envelope off) as a job fact node agents publish (facts.LIVE_FACTS): (its row, the
+    fields its Event says: the process it names, as `FileReader` reads the line), None when it is none or names no
+    culprit.  The line's launcher prefixes say who wrote it, as offline."""
+    fields_, lead, rest = strip_lead(message)
+    hit = facts.match(rest)
+    if hit is None or hit[0].kind not in facts.LIVE:
+        return None
+    fact, groups = hit
+    row = facts.LIVE[fact.kind]
+    origin = origin_of(fields_)
+    rank, group = in_message(rest, origin.rank)
+    base = dict(host=origin.host, rank=rank, local_rank=origin.local_rank, pid=origin.pid, gpu=origin.gpu)
+    details: dict = {}
+    if group is not None:
+        details["pg"], details["group_rank"] = group
+    fact_fields(fact, groups, base, details)
+    said = {name: base[name] if name in base else details.get(name) for name in row.fields}
+    said = {name: value for name, value in said.items() if value is not None}
+    if not any(name in said for name in row.culprit):
+        return None
+    said["fact"] = fact.name
+    return row, said
 
 
 class _Line(NamedTuple):
@@ -417,7 +476,7 @@ class FileReader:
         finding = self._classify(rest, n)
         if finding is not None and (finding.kind == "unclassified" or not at_least(finding.severity, "warning")):
             finding = None
-        hit = facts.match(rest) if finding is None or _generic(finding) else None
+        hit = facts.match(rest) if finding is None or generic(finding) else None
         if hit is not None:
             yield from self._keep(self._from_fact(at, *hit))
         elif finding is not None:
@@ -508,33 +567,7 @@ class FileReader:
     def _from_fact(self, at: _Line, fact, groups) -> Evidence:
         base = self._base(at)
         details = dict(base.pop("details"))
-        values = {}
-        for name, value in groups.items():
-            if name in facts.INT_FIELDS:
-                try:
-                    values[name] = int(value)
-                except ValueError:
-                    details[name] = value
-            elif name in facts.TEXT_FIELDS:
-                if placeholder(value):  # a redacted host: no host at all, not one shared by every redacted line
-                    details[f"{name}_redacted"] = value
-                else:
-                    values[name] = value
-            else:
-                details[name] = value
-        details["fact"] = fact.name
-        about_another = fact.kind in facts.ABOUT_ANOTHER  # a launcher's line about the process that died
-        if "group_rank" in details and "rank" in values:  # the row read a subgroup's rank: not the global one
-            del values["rank"]
-        if fact.kind in facts.ONLY_ANOTHER:  # the writer (a coordinator, Ray's driver) is not the process named
-            for name in ("host", "rank", "local_rank", "pid", "gpu"):
-                if base.get(name) is not None:
-                    details.setdefault(f"reporter_{name}", base[name])
-                    base[name] = None
-        for name, value in values.items():
-            if not about_another and name != "host" and base.get(name) is not None:
-                continue  # the line's own prefix says who wrote it, and the fact is about that writer
-            base[name] = value
+        fact_fields(fact, groups, base, details)
         return Evidence(kind=fact.kind, severity=fact.severity, attribution="unknown", details=details, **base)
 
     def _exception(self, at: _Line, m, cause: str | None = None) -> Evidence | None:

@@ -33,6 +33,8 @@ from parsers.envelope import cri
 from parsers.model import PodRef, WorkloadFindings
 from parsers.progress import PREFILTER as PROGRESS_PREFILTER
 from parsers.progress import Progress, recognise
+from triage import facts as job_facts
+from triage.read import generic, job_fact
 
 from . import MissingInputs, Source
 
@@ -90,6 +92,7 @@ class PodLogSource(Source):
         self.tails: dict[str, _Tail] = {}
         self.prefilter = Prefilter(all_keywords())
         self._re = Prefilter(all_keywords(), engine="re")
+        self.facts = Prefilter(job_facts.LIVE_KEYWORDS)  # the job facts' words (triage.facts.LIVE_FACTS)
         self._saved: dict[str, list[int]] = self._load()
         self._written: dict[str, list[int]] | None = None  # what the last save put on disk
         # the pipeline's progress through what this source sent (see `save`): batches sent and taken, and the
@@ -301,7 +304,38 @@ class PodLogSource(Source):
             f.file = tail.path
             f.details.update(namespace=tail.ref.namespace, pod=tail.ref.pod, container=tail.ref.container)
             found.append((tail.ref, f))
+        for f in self._job_facts(buf, cut + 1, first, found):
+            f.file = tail.path
+            f.details.update(namespace=tail.ref.namespace, pod=tail.ref.pod, container=tail.ref.container)
+            found.append((tail.ref, f))
         return found
+
+    def _job_facts(self, buf: bytes, end: int, first: int, found: list) -> list[Finding]:
+        """The job facts among buf[:end] that name a culprit (triage.facts.LIVE_FACTS: a rank's death, a lost
+        process, a barrier's lagging ranks) as findings of their kind, their fields in details: one keyword scan
+        of the bytes; only a line holding one of their words is decoded and matched.  A line the parsers read
+        (other than their catch-alls, triage.read.generic) is theirs, as offline."""
+        out: list[Finding] = []
+        theirs = None
+        number, at = first, 0
+        for start, stop, _ in self.facts.line_spans(buf, end):
+            number += buf.count(b"\n", at, start)
+            at = start
+            text = buf[start:stop].decode("utf-8", "replace").rstrip("\r")
+            env = cri(text)
+            message = env.message if env is not None else text
+            hit = job_fact(message)
+            if hit is None:
+                continue
+            if theirs is None:
+                theirs = {f.line for _, f in found if not generic(f)}
+            if number in theirs:
+                continue
+            row, fields = hit
+            out.append(Finding(row.kind, "error", "unknown", "find why the process named died or stalled", message,
+                               timestamp=env.timestamp if env is not None else None, rank=fields.get("rank"),
+                               pid=fields.get("pid"), details=fields, envelope="cri", line=number))
+        return out
 
     def _progress_lines(self, ref: PodRef, buf: bytes, end: int) -> None:
         """Progress lines among buf[:end] (one regex search over the bytes; only keyword lines are decoded)."""

@@ -629,3 +629,73 @@ def test_a_serving_pods_worker_errors_name_their_ranks_in_the_event(tmp_path):
     events = [tracker.observe(ref, f) for ref, f in found]
     assert len({e.key for e in events}) == 1  # one Event for the job
     assert " on 2 ranks (0,7)" in events[-1].message and events[-1].reason == "CUDAIllegalAddress"
+
+
+# ---- job facts that name a culprit (triage.facts.LIVE_FACTS) --------------------------------------------------------
+
+# real lines (tests/fixtures/incidents: openmpi-2661-oom, mgsv-2-oomkilled, ray-22349-node-dead, llamafactory-6000-barrier,
+# mmdetection #291), each with the Pod Event reason and the words the Event must carry for the cluster
+JOB_FACT_LINES = [
+    ("mpirun noticed that process rank 0 with PID 21183 on node host01 exited on signal 9 (Killed).",
+     "RankExited", "(rank 0; host host01; pid 21183; signal 9 SIGKILL)"),
+    ("ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: -9) local_rank: 0 (pid: 178) of binary: "
+     "/usr/bin/python", "RankExited", "(local rank 0; pid 178; exit code -9; signal 9 SIGKILL)"),
+    ("2022-02-15 16:53:52,096\tWARNING worker.py:1462 -- The node with node id: 8f205b12643d25d8c1ce57c45527a6c912f34797"
+     " and ip: 10.128.0.103 has been marked dead because the detector has missed too many heartbeats from it.",
+     "ProcessLost", "(host 10.128.0.103; node id 8f205b12643d25d8c1ce57c45527a6c912f34797)"),
+    ("[rank0]: RuntimeError: [Rank 0]: Ranks 6 failed to pass monitoredBarrier in 180000000000 ms",
+     "BarrierTimeout", "(lagging ranks 6; timeout ms 180000000000; rank 0)"),
+    ("[rank3]: RuntimeError: DataLoader worker (pid 34569) is killed by signal: Bus error. Details are lost due to "
+     "multiprocessing.", "DataLoaderWorkerKilled", "(rank 3; pid 34569; signal 7 SIGBUS)"),
+]
+
+
+def _job_fact_pod(root: Path, lines: list[str], name: str = "train_llm-w-0_0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d"):
+    log = root / name / "main" / "0.log"
+    log.parent.mkdir(parents=True, exist_ok=True)
+    log.write_text("".join(f"2025-06-11T01:51:09.{i:09d}Z stderr F {line}\n" for i, line in enumerate(lines)))
+    src = source(root)
+    src.discover()
+    return src.poll()
+
+
+@pytest.mark.parametrize("line,reason,said", JOB_FACT_LINES)
+def test_a_job_fact_naming_a_culprit_becomes_a_pod_event_with_its_fields(tmp_path, line, reason, said):
+    """What only the job's output says of who died, was lost or lagged: read in the pod's log by triage's own matcher,
+    said as a Pod Event whose words carry the fields the cluster component reads back."""
+    found = _job_fact_pod(tmp_path / "pods", ["step 1 loss 2.3", line, "step 2 loss 2.2"])
+    assert len(found) == 1
+    ref, f = found[0]
+    assert ref.pod == "llm-w-0" and f.line == 2 and f.timestamp.isoformat().startswith("2025-06-11T01:51:09")
+    ev = WorkloadTracker(Metrics()).observe(ref, f)
+    assert ev.reason == reason and ev.type == "Warning"
+    ours, _, quoted_line = ev.message.partition(' Container output: "')
+    assert said in ours and quoted_line.startswith(" ".join(line[:40].split()))
+
+
+def test_a_jobs_rank_exits_are_one_event_naming_the_first_and_consequences_make_none(tmp_path):
+    """The launcher reports every rank it stopped after the first died: one Event per job and reason, which names the
+    first (its count the rest); a healthy rank told to read rank 0's log names no culprit and makes no Event."""
+    lines = ["[default1]:[rank1]: Signal 11 (SIGSEGV) received by PID 4242",
+             "failed (exitcode: -15) local_rank: 0 (pid: 4241) of binary: /usr/bin/python",
+             "failed (exitcode: -15) local_rank: 2 (pid: 4243) of binary: /usr/bin/python",
+             "[rank3]:[E421 04:13:43.426633564 ProcessGroupGloo.cpp:143] Rank 3 successfully reached monitoredBarrier, "
+             "but received errors while waiting for send/recv from rank 0. Please check rank 0 logs for faulty rank."]
+    found = _job_fact_pod(tmp_path / "pods", lines)
+    assert [(f.kind, f.rank, f.details.get("signal")) for _, f in found] == [
+        ("rank_exit", 1, 11), ("rank_exit", None, 15), ("rank_exit", None, 15)]
+    tracker = WorkloadTracker(Metrics())
+    events = [tracker.observe(ref, f) for ref, f in found]
+    assert len({e.key for e in events}) == 1
+    assert events[-1].message.startswith("A rank's process ended (rank 1; local rank 1; pid 4242; signal 11 SIGSEGV)")
+
+
+def test_lines_without_the_facts_words_cost_no_match(tmp_path, monkeypatch):
+    """Keyword-gated: a line without one of the facts' words is never decoded nor matched."""
+    import agent.sources.podlogs as podlogs
+
+    calls = []
+    monkeypatch.setattr(podlogs, "job_fact", lambda message: calls.append(message))
+    _job_fact_pod(tmp_path / "pods", [f'{{"step": {i}, "loss": 2.1}}' for i in range(500)] +
+                  ["mpirun noticed that process rank 0 with PID 1 on node a exited on signal 9 (Killed)."])
+    assert len(calls) == 1

@@ -531,3 +531,71 @@ def test_each_events_line_is_read_alone():
     assert b.host == "node-b" and b.kind == "gpu_reset_required" and b.pci is None
     again = reader.node_event(rec._body(next(iter(rec._aggs.values()))))  # the same line again: its own evidence
     assert [e.kind for e in again] == ["gpu_reset_required"]
+
+
+def agent_fact_events(node: str, pod_name: str, lines: list[str]) -> list[dict]:
+    """The Pod Events a node agent writes for job facts in `lines` of one container: read by the pod log source (a
+    /var/log/pods tree), worded by agent/workloads.py, recorded by kubeapi's recorder."""
+    import tempfile
+
+    from agent.sources.podlogs import PodLogSource
+
+    with tempfile.TemporaryDirectory() as tmp:
+        log = Path(tmp) / f"train_{pod_name}_uid-{pod_name}" / "main" / "0.log"
+        log.parent.mkdir(parents=True)
+        log.write_text("".join(f"2025-06-11T01:51:09.{i:09d}Z stderr F {line}\n" for i, line in enumerate(lines)))
+        src = PodLogSource(tmp, from_start=True)
+        src.discover()
+        found = src.poll()
+    tracker = WorkloadTracker(AgentMetrics())
+    rec = EventRecorder("default", node)
+    for r, f in found:
+        e = tracker.observe(r, f)
+        rec.record(Ref("Pod", e.ref.pod, e.ref.namespace, e.ref.uid), e.reason, e.message, e.type, key=e.key)
+    return [{**rec._body(agg), "metadata": {"name": f"{pod_name}.{i}", "namespace": "train", "uid": f"ev-{i}"}}
+            for i, agg in enumerate(rec._aggs.values())]
+
+
+@pytest.mark.parametrize("line,want", [
+    # Open MPI names the rank, its host and the signal (openmpi-2661-oom)
+    ("mpirun noticed that process rank 0 with PID 21183 on node host01 exited on signal 9 (Killed).",
+     dict(kind="rank_exit", rank=0, host="host01", pid=21183, signal=9)),
+    # torchrun's agent on this node: the host is the writer's, the Event's node (mgsv-2-oomkilled)
+    ("failed (exitcode: -9) local_rank: 0 (pid: 178) of binary: /usr/bin/python",
+     dict(kind="rank_exit", local_rank=0, host="node-a", pid=178, exit_code=-9, signal=9)),
+    # Ray's GCS names the node it lost, never the writer (ray-22349-node-dead)
+    ("The node with node id: 8f205b12643d25d8c1ce57c45527a6c912f34797 and ip: 10.128.0.103 has been marked dead "
+     "because the detector has missed too many heartbeats from it.",
+     dict(kind="process_lost", host="10.128.0.103", rank=None)),
+    # JAX's coordination service names the task, the JAX process index (jax-t5x-26-task-heartbeat): no host
+    ("E1115 coordination_service.cc:954] /job:jax_worker/replica:0/task:37 has been set to ERROR in coordination "
+     "service: UNAVAILABLE: Task /job:jax_worker/replica:0/task:37 heartbeat timeout. This indicates that the remote "
+     "task has failed, got preempted, or crashed unexpectedly.", dict(kind="process_lost", rank=37, host=None)),
+    # rank 0's monitored barrier names the lagging ranks (cosyvoice-180-barrier)
+    ("[E ProcessGroupGloo.cpp:138] [Rank 0]: Rank 2 failed to pass monitoredBarrier in 30000 ms",
+     dict(kind="barrier_timeout", rank=0, host="node-a")),
+])
+def test_a_job_facts_pod_event_reads_back_as_the_same_evidence(line, want):
+    """The job facts that name a culprit reach the cluster component as the Evidence offline triage reads from the
+    same line: kind, rank, host, pid, exit code, signal (and the barrier's lagging ranks)."""
+    (ev,) = agent_fact_events("node-a", "llm-w-0", [line])
+    (e,) = Reader().pod_event(ev)
+    assert {k: getattr(e, k) for k in want} == want
+    assert e.file == "pod/llm-w-0" and e.text
+    if e.kind == "barrier_timeout":
+        assert (e.details["lagging"], e.details["timeout_ms"]) == ("2", "30000")
+
+
+def test_the_first_dead_rank_a_pod_event_names_is_the_jobs_root():
+    """A rank's death by SIGSEGV, then the launcher's SIGTERM of the rest: the cluster names the first dead rank."""
+    lines = ["[default1]:[rank1]: Signal 11 (SIGSEGV) received by PID 4242",
+             "failed (exitcode: -15) local_rank: 0 (pid: 4241) of binary: /usr/bin/python"]
+    events = agent_fact_events("node-a", "llm-w-0", lines)
+    assert [(ev["reason"], ev["count"]) for ev in events] == [("RankExited", 2)]
+    book, now = Book(), time.time()
+    book.pod({**pod("llm-w-0", labels={JOB_LABEL: "llm"}), "spec": {"nodeName": "node-a"}}, now)
+    for ev in events:
+        book.event(ev, now)
+    (change,) = book.settle(now + 1)
+    root = change.incident.root
+    assert (root.kind, root.rank, root.host) == ("rank_exit", 1, "node-a")
