@@ -332,7 +332,7 @@ class PodLogSource(Source):
             if number in theirs:
                 continue
             row, fields = hit
-            out.append(Finding(row.kind, "error", "unknown", "find why the process named died or stalled", message,
+            out.append(Finding(row.kind, "error", "unknown", "INVESTIGATE", message,
                                timestamp=env.timestamp if env is not None else None, rank=fields.get("rank"),
                                pid=fields.get("pid"), details=fields, envelope="cri", line=number))
         return out
