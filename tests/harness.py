@@ -22,6 +22,16 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+# `python -c MODULES_AT_EXIT OUT <gpu-npd args>`: the console script (gpunpd.cli:main) run with the modules it loaded
+# written to OUT at exit, one a line: what a command imports, read without a threshold on memory
+MODULES_AT_EXIT = ("import atexit, sys\n"
+                   "out = sys.argv.pop(1)\n"
+                   "atexit.register(lambda: open(out, 'w').write('\\n'.join(sorted(sys.modules))))\n"
+                   "sys.argv[0] = 'gpu-npd'\n"
+                   "from gpunpd.cli import main\n"
+                   "main()\n")
+
+
 class AgentProc:
     def __init__(self, tmp: Path, *extra: str, stdout=None, env: dict[str, str] | None = None,
                  cmd: list[str] | None = None, cwd: str | None = None, start_timeout: float = 15.0):

@@ -7,7 +7,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from harness import AgentProc
+from harness import MODULES_AT_EXIT, AgentProc
 
 # module -> where it is imported (only there)
 NOT_AT_IDLE = {
@@ -20,12 +20,7 @@ NOT_AT_IDLE = {
 def test_the_idle_agent_does_not_hold_what_only_some_paths_need(tmp_path: Path):
     """A real `gpu-npd run` (kmsg and a log file), its modules read at exit: after start-up, SIGTERM."""
     loaded = tmp_path / "modules.txt"
-    code = ("import atexit, sys\n"
-            "out = sys.argv.pop(1)\n"
-            "atexit.register(lambda: open(out, 'w').write('\\n'.join(sorted(sys.modules))))\n"
-            "sys.argv[0] = 'gpu-npd'\n"
-            "from gpunpd.cli import main\n"
-            "main()\n")
+    code = MODULES_AT_EXIT
     log = tmp_path / "kern.log"
     log.write_text("")
     agent = AgentProc(tmp_path, "--log-file", str(log), cmd=[sys.executable, "-c", code, str(loaded)])

@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from harness import MODULES_AT_EXIT
+
 XID79 = b"[ 4254.197860] NVRM: Xid (PCI:0000:5d:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus.\n"
 GPU_NPD = [sys.executable, "-m", "gpunpd"] if not os.environ.get("GPU_NPD_BIN") else [os.environ["GPU_NPD_BIN"]]
 
@@ -219,12 +221,7 @@ def test_parse_imports_only_what_it_needs(fixtures, tmp_path: Path):
     finding's table and summary; the modules loaded are read at exit.  `--nvml off`: on a node with the NVIDIA
     driver, `auto` asks the agent's NVML code for the GPUs, as it should."""
     loaded = tmp_path / "modules.txt"
-    code = ("import atexit, sys\n"
-            "out = sys.argv.pop(1)\n"
-            "atexit.register(lambda: open(out, 'w').write('\\n'.join(sorted(sys.modules))))\n"
-            "sys.argv[0] = 'gpu-npd'\n"
-            "from gpunpd.cli import main\n"
-            "main()\n")
+    code = MODULES_AT_EXIT
     log = fixtures / "dmesg" / "xid79-fallen-off-bus.dmesg"
     r = subprocess.run([sys.executable, "-c", code, str(loaded), "parse", "--nvml", "off", str(log)],
                        capture_output=True, timeout=120, check=False)
