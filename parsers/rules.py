@@ -1299,10 +1299,14 @@ RULES: tuple[Rule, ...] = (
     _r("vllm_free_memory", "cuda_oom", ["on startup is less than desired GPU memory utilization"],
        r"[Ff]ree memory on device(?: \S+)? \((?P<free_gib>[\d.]+)/(?P<total_gib>[\d.]+) GiB\) on startup is less than "
        r"desired GPU memory utilization \((?P<utilization>[\d.]+),"),
-    # (PyTorch before 1.5 and Lua Torch: "RuntimeError: cuda runtime error (2) : out of memory at <file>:<line>")
+    # (PyTorch before 1.5 and Lua Torch: "RuntimeError: cuda runtime error (2) : out of memory at <file>:<line>"; SPECFEM's
+    # print_CUDA_error_if_any, cudaGetErrorString() in angle brackets before its MPI_Abort: "CUDA error !!!!! <out of
+    # memory> !!!!! ", SPECFEM/specfem3d #1344)
     _r("cuda_oom", "cuda_oom",
-       ["CUDA out of memory", "OutOfMemoryError", "CUDA error: out of memory", "cuda runtime error (2) : out of memory"],
-       r"(?:OutOfMemoryError|CUDA out of memory|CUDA error: out of memory|cuda runtime error \(2\) : out of memory)"
+       ["CUDA out of memory", "OutOfMemoryError", "CUDA error: out of memory", "cuda runtime error (2) : out of memory",
+        "CUDA error !!!!! <out of memory>"],
+       r"(?:OutOfMemoryError|CUDA out of memory|CUDA error: out of memory|cuda runtime error \(2\) : out of memory|"
+       r"CUDA error !!!!! <out of memory>)"
        r"(?:.*?\(?GPU (?P<gpu>\d+)[;) ])?",
        event=CUDA_EXC_OPEN),
     # TensorRT-LLM's check of a CUDA call (tensorrt_llm/common/cudaUtils.h; its C++ runtime under Triton's tensorrtllm

@@ -92,6 +92,9 @@ LOST_HOW = {"xla_task_heartbeat": "XLA's coordination service stopped hearing it
             "xla_unhealthy_task": "XLA's coordination service named it unhealthy (its heartbeats stopped)",
             "ray_node_dead": "Ray declared its node dead",
             "ray_worker_died": "Ray's raylet saw the worker process die, exit type SYSTEM_ERROR"}
+# Rows (facts.py) of a rank that ended the job itself by calling MPI_Abort: a bare death (its own log says why, if
+# anything does), the rank the line names the suspect
+ABORT_FACTS = frozenset({"mpi_abort"})
 # Signals a rank gets because another failed: the watchdog's abort, the launcher's SIGTERM to the survivors
 CONSEQUENCE_SIGNALS = frozenset({6, 15, 2, 1})
 # What a rank's death by a signal means when nothing in its log explains it
@@ -507,7 +510,8 @@ def _first_failure(job: Job) -> Verdict | None:
         category = SIGNAL_CATEGORY.get(first.signal, "undetermined") if first.signal else "undetermined"
         how = f"signal {first.signal}" if first.signal else f"exit code {first.exit_code}" \
             if first.exit_code is not None else LOST_HOW.get(first.details.get("fact"), "the job's coordinator lost it") \
-            if first.kind == "process_lost" else "its exit code not shown"
+            if first.kind == "process_lost" else _abort_how(first) \
+            if first.details.get("fact") in ABORT_FACTS else "its exit code not shown"
         who = _dead(first) if first.kind in ("worker_exit", "process_lost") else _who(first)
         if category == "undetermined":
             senders = SIGNAL_SENDERS.get(first.signal)
@@ -526,6 +530,11 @@ def _first_failure(job: Job) -> Verdict | None:
     return Verdict(category, first, "first_failure",
                    f"{_what(first)} on {_who(first)}{_at(first)} is the {order} failure that is not a "
                    "consequence of another")
+
+
+def _abort_how(e: Evidence) -> str:
+    code = e.details.get("errorcode")
+    return "it called MPI_Abort" + (f", errorcode {code}" if code is not None else "")
 
 
 def _explanation(job: Job, death: Evidence) -> Evidence | None:

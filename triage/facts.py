@@ -126,6 +126,17 @@ FACTS: tuple[Fact, ...] = (
     _f("mpirun_noticed", "rank_exit", ["noticed that process rank", "has exited due to process rank"],
        r"(?:noticed that process rank (?P<rank>\d+) with PID (?P<pid>\d+|[xX*]+) on node (?P<host>\S+) exited on "
        r"signal (?P<signal>\d+)|has exited due to process rank (?P<rank2>\d+) with PID (?P<pid2>\d+) on)"),
+    # A rank that called MPI_Abort names itself: the program chose to end the job (most often after printing why, the
+    # rank's own error before it), and the launcher then kills every other rank.  Open MPI, every era (help-mpi-api.txt
+    # [mpi-abort], the error code on the next line: 1.x-4.0 "with errorcode 1.", 4.1+ "  Proc: [[45441,1],0]" and
+    # "  Errorcode: 1"): "MPI_ABORT was invoked on rank 1 in communicator MPI_COMM_WORLD" (Xilinx/ACCL #104,
+    # mpi4jax/mpi4jax #106); MPICH, Intel MPI and their kin: "application called MPI_Abort(MPI_COMM_WORLD, 0) - process
+    # 1" (pmodels/mpich #270), 3.3+ / Intel MPI behind "Abort(1) on node 1 (rank 1 in comm 0): " (SPECFEM/specfem3d
+    # #1344).  Both print the rank in the communicator the call names (MPICH's comm_ptr->rank): a global rank only in
+    # MPI_COMM_WORLD, so only that communicator's lines are read
+    _f("mpi_abort", "rank_exit", ["MPI_ABORT was invoked on rank", "application called MPI_Abort(MPI_COMM_WORLD"],
+       r"MPI_ABORT was invoked on rank (?P<rank>\d+) in communicator MPI_COMM_WORLD\b|"
+       r"application called MPI_Abort\(MPI_COMM_WORLD, (?P<errorcode>-?\d+)\) - process (?P<rank2>\d+)"),
     # vLLM's executor on a worker process that exited (V1): "ERROR 07-04 17:35:16 [multiproc_executor.py:140] Worker
     # proc VllmWorker-1 died unexpectedly, shutting down executor." (OpenPipe/ART #201), later with its exit code
     # "Worker proc VllmWorker-0 died unexpectedly (exit code: None), shutting down executor." (vllm-project/vllm #56180):

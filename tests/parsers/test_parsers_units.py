@@ -514,6 +514,13 @@ def test_thc_cuda_runtime_error(line, kind, text):
     assert (f.kind, f.details.get("cuda_error")) == (kind, text)
 
 
+def test_specfem_cuda_error_out_of_memory():
+    """REAL (SPECFEM/specfem3d #1344): SPECFEM's print_CUDA_error_if_any, cudaGetErrorString() in angle brackets (its
+    trailing space kept), then MPI_Abort; the line after it, the call's number, is no failure of its own."""
+    assert parse_line("CUDA error !!!!! <out of memory> !!!!! ").kind == "cuda_oom"
+    assert parse_line("at CUDA call error code: # 2402") is None
+
+
 def test_thc_check_warning_is_no_failure_of_its_own():
     """THC's warning before the traceback whose RuntimeError is the failure (pytorch/pytorch #44867)."""
     assert parse_line("THCudaCheck FAIL file=/pytorch/aten/src/THC/THCTensorCopy.cu line=102 error=59 : device-side "

@@ -252,6 +252,15 @@ FACTS = [
     # Open MPI's users list, as quoted in its archive (a rank that ended without MPI_Finalize; the node is on the
     # next line): the wording of Open MPI's help-orterun.txt
     ("mpiexec has exited due to process rank 0 with PID 26254 on", "rank_exit", dict(rank="0", pid="26254")),
+    # A rank that called MPI_Abort names itself (in MPI_COMM_WORLD; another communicator's rank is no global one):
+    # Open MPI, every era's first line (Xilinx/ACCL #104, mpi4jax/mpi4jax #106), its error code on the next line
+    ("MPI_ABORT was invoked on rank 1 in communicator MPI_COMM_WORLD", "rank_exit", dict(rank="1")),
+    # MPICH (pmodels/mpich #270, its "[cli_3]: aborting" glued on), MPICH 3.3+ / Intel MPI (SPECFEM/specfem3d #1344,
+    # idaholab/moose #28399)
+    ("application called MPI_Abort(MPI_COMM_WORLD, 0) - process 3[cli_3]: aborting", "rank_exit",
+     dict(rank="3", errorcode="0")),
+    ("Abort(1) on node 3 (rank 3 in comm 0): application called MPI_Abort(MPI_COMM_WORLD, 1) - process 3", "rank_exit",
+     dict(rank="3", errorcode="1")),
     # deepspeedai/DeepSpeed #3232
     ("[2023-04-14 13:11:27,885] [ERROR] [launch.py:434:sigkill_handler] ['/usr/bin/python3', '-u', 'main.py', "
      "'--local_rank=0', '--data_path', 'Dahoas/rm-static'] exits with return code = -9", "rank_exit",
