@@ -1,5 +1,5 @@
 """The telemetry loop: every `poll_seconds` (or at once when udev reports a device change) read
-NVML, GPU presence, PCIe AER and InfiniBand ports, and hand the readings on as one batch."""
+NVML, GPU presence, PCIe AER, the RDMA NICs' PCIe links and InfiniBand ports, and hand the readings on as one batch."""
 
 from __future__ import annotations
 
@@ -50,13 +50,13 @@ class Poller:
         if self._rescan or now - self._scanned >= RESCAN_SECONDS:
             self._rescan = False
             self._scanned = now
-            self.devices = self.pci.scan()
             self.ports = infiniband.discover(self.root)
+            self.devices = self.pci.scan(nics=[p.pci for p in self.ports])
         gpus = [d.bdf for d in self.devices if d.is_gpu and pci.present(d)]
         readings = self.gpu.poll(gpus)
         self._nic_presence(next(r for r in readings if r.entity == "node"))
         for dev in self.devices:
-            r = pci.aer_reading(dev)
+            r = pci.reading(dev)
             if r is not None:
                 readings.append(r)
         guard = self.guard

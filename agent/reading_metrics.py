@@ -82,6 +82,14 @@ TABLE: tuple[tuple[str, str, str, str, str, dict[str, str]], ...] = (
     ("pci", "aer_correctable", "gpu_npd_pcie_aer_errors", "counter", "PCIe AER error totals, by severity.", {"severity": "correctable"}),
     ("pci", "aer_nonfatal", "gpu_npd_pcie_aer_errors", "counter", "", {"severity": "nonfatal"}),
     ("pci", "aer_fatal", "gpu_npd_pcie_aer_errors", "counter", "", {"severity": "fatal"}),
+    ("pci", "pcie_link_gen", "gpu_npd_pcie_link_generation", "gauge",
+     "An RDMA NIC's PCIe link generation: as trained (current) and the most the NIC and the port above it both "
+     "support (max).", {"which": "current"}),
+    ("pci", "pcie_link_gen_max", "gpu_npd_pcie_link_generation", "gauge", "", {"which": "max"}),
+    ("pci", "pcie_link_width", "gpu_npd_pcie_link_width", "gauge",
+     "An RDMA NIC's PCIe link width in lanes: as trained (current) and the most the NIC and the port above it both "
+     "support (max).", {"which": "current"}),
+    ("pci", "pcie_link_width_max", "gpu_npd_pcie_link_width", "gauge", "", {"which": "max"}),
     ("node", "gpus_nvml", "gpu_npd_gpus", "gauge", "GPUs counted, by where they were counted.", {"seen_by": "nvml"}),
     ("node", "gpus_pci", "gpu_npd_gpus", "gauge", "", {"seen_by": "pci"}),
     ("node", "gpus_expected", "gpu_npd_gpus", "gauge", "", {"seen_by": "expected"}),

@@ -372,6 +372,128 @@ def test_nvswitch_and_other_devices_are_not_gpus(tmp_path):
     assert {d.vendor for d in devs} == {"nvidia", "mellanox", "bridge"}
 
 
+# ---- RDMA NICs' PCIe links ------------------------------------------------------------------------------
+# The fixture's ConnectX-7s and the switch ports above them: Gen5 x16 both ends ("32.0 GT/s PCIe", "16", as
+# scitix/sichek's spec for a ConnectX-7 PCIe 5.0 x16 adapter has them: tests/fixtures/sysfs/make_tree.py).
+NIC = "sys/bus/pci/devices/0000:5e:00.0/"  # mlx5_3, below switch port 0000:5c:01.0
+NIC_PORT = "sys/bus/pci/devices/0000:5c:01.0/"
+
+
+def set_link(root: Path, at: str, speed: str | None = None, width: str | None = None, which: str = "current") -> None:
+    if speed is not None:
+        set_attr(root, at + f"{which}_link_speed", speed)
+    if width is not None:
+        set_attr(root, at + f"{which}_link_width", width)
+
+
+def test_a_nics_pcie_link_is_read_against_both_ends_and_exported(tmp_path):
+    root = copy_sysfs(tmp_path)
+    agent, _ = make(tmp_path, {"init_error": "LIBRARY_NOT_FOUND"}, root, **SYSFS_ONLY)
+    poll(agent)
+    assert agent.engine.problems == {}
+    nic = next(r for r in agent.poller.poll_once().readings if r.subject == "pci:0000:5e:00.0")
+    assert {k: v for k, v in nic.values.items() if k.startswith("pcie_")} == {
+        "pcie_link_gen": 5, "pcie_link_width": 16, "pcie_link_gen_max": 5, "pcie_link_width_max": 16}
+    for which in ("current", "max"):
+        assert metric(agent, "gpu_npd_pcie_link_width", pci_bus_id="0000:5e:00.0", vendor="mellanox", which=which) == 16
+        assert metric(agent, "gpu_npd_pcie_link_generation", pci_bus_id="0000:5e:00.0", vendor="mellanox",
+                      which=which) == 5
+    # only the NICs' links: not the GPUs', the bridges' or the NVSwitches'
+    linked = {r.subject for r in agent.poller.poll_once().readings if "pcie_link_width" in r.values}
+    assert linked == {f"pci:0000:{int(b, 16) + 1:02x}:00.0" for b in ["18", "2a", "3a", "5d", "9a", "ab", "ba", "db"]}
+
+
+@pytest.mark.parametrize("speed, width, reason, says", [
+    (None, "8", "NICPCIeLinkWidthDegraded", "trained at x8, below x16"),  # x16 -> x8: half the bandwidth
+    ("16.0 GT/s PCIe", None, "NICPCIeLinkGenDegraded", "trained at gen 4, below gen 5"),  # Gen5 -> Gen4
+])
+def test_a_nic_link_trained_below_both_ends_warns_after_three_polls(tmp_path, speed, width, reason, says):
+    root = copy_sysfs(tmp_path)
+    agent, clock = make(tmp_path, {"init_error": "LIBRARY_NOT_FOUND"}, root, **SYSFS_ONLY)
+    set_link(root, NIC, speed, width)
+    poll(agent)
+    confirm(agent, clock, polls=1)
+    assert agent.engine.problems == {}  # two readings accuse nothing
+    confirm(agent, clock, polls=1)
+    (p,) = agent.engine.problems.values()
+    assert (p.subject, p.condition, p.reason, p.severity) == ("pci:0000:5e:00.0", "PCIeUnhealthy", reason, "warning")
+    assert "PCI device 0000:5e:00.0 (mellanox)" in p.message and says in p.message
+    assert p.action == "CHECK_MECHANICALS"
+    set_link(root, NIC, "32.0 GT/s PCIe", "16")  # retrained (reseated, or a link retrain after recovery)
+    confirm(agent, clock, polls=1)
+    assert agent.engine.problems == {}
+
+
+def test_a_nic_link_trained_down_from_boot_is_withheld_through_the_boot_grace(tmp_path):
+    root = copy_sysfs(tmp_path)
+    agent, clock = make(tmp_path, {"init_error": "LIBRARY_NOT_FOUND"}, root, **SYSFS_ONLY)
+    clock.t = agent.boot.epoch + 30
+    set_link(root, NIC, width="8")
+    poll(agent)
+    while clock.t + 10 < agent.boot.epoch + 300:
+        confirm(agent, clock, polls=1)  # confirmed, but inside the boot grace: withheld
+    assert agent.engine.problems == {}
+    confirm(agent, clock, polls=1)
+    assert reasons(agent) == {"NICPCIeLinkWidthDegraded"}
+
+
+@pytest.mark.parametrize("nic, port", [
+    # scitix/sichek components/hca/config/default_spec.yaml, board MT_0000001119: an HPE "PCIe5 x16" ConnectX-7
+    # (MCX75310AAS-HEAT) whose expected pcie_speed is "16.0 GT/s PCIe", x16: a Gen5 card in a Gen4 server
+    ({"current": ("16.0 GT/s PCIe", "16"), "max": ("32.0 GT/s PCIe", "16")}, ("16.0 GT/s PCIe", "16")),
+    # NVIDIA/l2fwd-nv#6, a ConnectX-6 Dx (LnkCap 16GT/s x16) on kernel 5.0 (its "8 GT/s" strings): "mlx5_core
+    # 0000:b3:00.1: 63.008 Gb/s available PCIe bandwidth, limited by 8 GT/s x8 link at 0000:b2:00.0 (capable of
+    # 252.048 Gb/s with 16 GT/s x16 link)"; closed as "not seen in PCIe Gen 3.0 x16": the slot was Gen3 x8, which
+    # the port's maximum here stands for (the issue shows the NIC's LnkCap, not the port's)
+    ({"current": ("8 GT/s", "8"), "max": ("16 GT/s", "16")}, ("8 GT/s", "8")),
+])
+def test_a_nic_in_a_slot_narrower_or_slower_by_design_is_no_fault(tmp_path, nic, port):
+    """The kernel's max_link_* are the NIC's own capability; the port above limits what the link can train to."""
+    root = copy_sysfs(tmp_path)
+    for which, (speed, width) in nic.items():
+        set_link(root, NIC, speed, width, which)
+    set_link(root, NIC_PORT, *port, which="max")
+    set_link(root, NIC_PORT, *port)
+    agent, clock = make(tmp_path, {"init_error": "LIBRARY_NOT_FOUND"}, root, **SYSFS_ONLY)
+    poll(agent)
+    confirm(agent, clock, polls=5)
+    assert agent.engine.problems == {}
+    r = next(r for r in agent.poller.poll_once().readings if r.subject == "pci:0000:5e:00.0")
+    assert r.values["pcie_link_width"] == r.values["pcie_link_width_max"]
+    assert r.values["pcie_link_gen"] == r.values["pcie_link_gen_max"]
+
+
+def test_a_nic_link_with_no_port_above_or_unknown_values_is_not_judged(tmp_path):
+    from agent.sysfs.pci import link_values
+    on_root_bus = tmp_path / "pci0000:00" / "0000:00:05.0"  # a VM's device on a root bus: no link partner to read
+    on_root_bus.mkdir(parents=True)
+    for name, value in {"current_link_speed": "16.0 GT/s PCIe", "current_link_width": "8",
+                        "max_link_speed": "32.0 GT/s PCIe", "max_link_width": "16"}.items():
+        (on_root_bus / name).write_text(value + "\n")
+    assert link_values(str(on_root_bus)) == {"pcie_link_gen": 4, "pcie_link_width": 8}  # no maximum: no verdict
+    below = tmp_path / "pci0000:00" / "0000:00:01.0" / "0000:01:00.0"
+    below.mkdir(parents=True)
+    for name, value in {"current_link_speed": "Unknown", "current_link_width": "0", "max_link_speed": "Unknown",
+                        "max_link_width": "16"}.items():
+        (below / name).write_text(value + "\n")
+    (below.parent / "max_link_width").write_text("16\n")
+    assert link_values(str(below)) == {"pcie_link_width_max": 16}  # no link (width 0), speeds unknown
+
+
+def test_only_one_physical_function_per_nic_device_carries_its_link(tmp_path):
+    from agent.sysfs.pci import PciInventory
+    root = copy_sysfs(tmp_path)
+    devs = PciInventory(str(root)).scan(nics=["0000:5e:00.0", "0000:5e:00.1", "0000:1d:00.0"])
+    assert {d.bdf for d in devs if d.link} == {"0000:5e:00.0"}  # 5e:00.1 and 1d:00.0 are not on the bus here
+    set_attr(root, "sys/bus/pci/devices/0000:19:00.0/vendor", "0x1d0f")  # an RDMA NIC of another vendor (EFA: Amazon)
+    assert not any(d.bdf == "0000:19:00.0" for d in PciInventory(str(root)).scan())
+    (efa,) = [d for d in PciInventory(str(root)).scan(nics=["0000:19:00.0"]) if d.bdf == "0000:19:00.0"]
+    assert (efa.vendor, efa.link) == ("0x1d0f", True)
+    vf = root / "sys/bus/pci/devices/0000:19:00.0"
+    (vf / "physfn").symlink_to(".")  # as if a virtual function: it shares its physical function's link
+    assert not any(d.link for d in PciInventory(str(root)).scan(nics=["0000:19:00.0"]))
+
+
 # ---- Xids through NVML events and the kernel ---------------------------------------------------------
 
 def test_kernel_xid_gets_gpu_index_and_uuid_and_nvml_event_is_not_double_counted(tmp_path):
