@@ -213,6 +213,15 @@ TABLE: tuple[Kind, ...] = (
                             "(user-space driver and kernel module of different releases, a driver too old for the "
                             "job's CUDA, forward compatibility on a GPU without it, Fabric Manager not running)",
          category="infrastructure"),
+    # A process's own crash as the kernel reports it (a segfault, a general protection fault, an invalid opcode): the
+    # program, not the node. Its library says whose code crashed (details "stack": driver for the GPU driver's user-space
+    # libraries, libcuda / libnvidia-*: attribution driver; nccl, pytorch, else none: the application's). No condition
+    # and no category of its own: triage reads it as explaining a rank's death by the signal it names (its pid or
+    # process name), whose the library says.
+    Kind("process_crash", "process crash", None, "warning", "application", "INVESTIGATE", "ProcessCrash",
+         doc="a user-space process crashed (the kernel's `segfault at`, `traps: .. general protection fault`, `trap "
+             "invalid opcode` line): its pid, process and the library it crashed in; attribution driver when that is "
+             "the GPU driver's user-space library (libcuda, libnvidia-*)"),
     Kind("hung_task", "hung task", None, "warning", "unknown", "INVESTIGATE", "HungTask",
          doc="the kernel's hung task detector: a task blocked for minutes", category="infrastructure"),
     Kind("oom_kill", "oom kill", None, "warning", "application", "RESTART_APP", "OomKill",

@@ -784,6 +784,21 @@ RULES: tuple[Rule, ...] = (
     _r("kernel_oops", "kernel_oops", ["RIP: ", "IP: [<", "pc : "],
        r"(?:RIP: [0-9a-f]{4}:(?:\[<[0-9a-f]+>\] +\[<[0-9a-f]+>\] )?|\bIP: \[<[0-9a-f]+>\] |pc : )(?P<function>[\w.]+)\+0x[0-9a-f]+/0x[0-9a-f]+ "
        r"\[(?P<module>nvidia(?:[_-]\w+)?|mlx5_\w+|mlx_compat|ib_\w+|gdrdrv)\]"),
+    # A process crashed in user space: the kernel's one line per fatal fault it signalled (show_signal_msg, x86's
+    # arch/x86/mm/fault.c: "<comm>[<pid>]: segfault at <addr> ip <ip> sp <sp> error <code> in <library>[<base>+<size>]",
+    # 6.x "in <library>[<offset>,<base>+<size>] likely on CPU n (core c, socket s)", a jump to nowhere naming no library;
+    # arch/x86/kernel/traps.c: "traps: <comm>[<pid>] general protection fault ip:<ip> sp:<sp> error:0 in <library>[..]"
+    # (SIGSEGV), "traps: <comm>[<pid>] trap invalid opcode ip:.." (do_trap: SIGILL; "divide error" SIGFPE, ..). The
+    # library it died in says whose code crashed: the GPU driver's user-space libraries (libcuda, libnvidia-*),
+    # NCCL's, PyTorch's, the program's own (CRASH_STACKS). 6.x's "Code: <bytes>" line after it matches no row. A warning,
+    # no condition: a program's crash breaks no node (triage reads it as explaining a rank's death by that signal).
+    _r("process_segfault", "process_crash", ["]: segfault at "],
+       r"(?P<process>[^\s\[\]]{1,64})\[(?P<pid>\d+)\]: segfault at (?P<address>[0-9a-f]+) ip (?P<ip>[0-9a-f]+) "
+       r"sp [0-9a-f]+ error (?P<error>\d+)(?: in (?P<library>[^\s\[]{1,256})\[)?", refine="crash"),
+    _r("process_trap", "process_crash", ["] general protection fault ip:", "] trap "],
+       r"traps: (?P<process>[^\[\n]{1,64}?)\[(?P<pid>\d+)\] (?P<trap>general protection fault|trap [A-Za-z0-9 ]{1,40}?) "
+       r"ip:(?P<ip>[0-9a-f]+) sp:[0-9a-f]+ error:(?P<error>[0-9a-f]+)(?: in (?P<library>[^\s\[]{1,256})\[)?",
+       refine="crash"),
     _r("hung_task", "hung_task", ["blocked for more than"],
        r"task (?P<process>.+?):(?P<pid>\d+) blocked for more than (?P<seconds>\d+) seconds"),
     # One event per kill, whichever of its lines survived: "<task> invoked oom-killer: gfp_mask=..", the memcg
@@ -1749,6 +1764,34 @@ def _refine_nccl_text(g: dict, out: dict) -> None:
     out["attribution"] = NCCL_CODES.get(code, "unknown")
 
 
+# The signal each of the kernel's user-space fault reports sent (arch/x86/kernel/traps.c: DO_ERROR's and do_trap's
+# names; a segfault and a general protection fault: SIGSEGV)
+TRAP_SIGNALS = {"general protection fault": 11, "invalid opcode": 4, "divide error": 8, "int3": 5, "overflow": 11,
+                "bounds": 11, "invalid TSS": 11, "segment not present": 7, "stack segment": 7, "alignment check": 7,
+                "coprocessor segment overrun": 8}
+# Whose code a crashed process died in, by its library (the first pattern matching the library's name): the GPU driver's
+# user-space libraries (CUDA's driver API, NVML, the PTX JIT, the GL/Vulkan/video ones): attribution driver; NCCL's,
+# PyTorch's: the application's stack, its own libraries; any other: the program's.
+CRASH_STACKS = ((re.compile(r"libcuda\.so|libnvidia-|libnvcuvid|libnvoptix|lib(?:GLX|EGL)_nvidia"), "driver", "driver"),
+                (re.compile(r"libnccl"), "nccl", "application"),
+                (re.compile(r"libtorch|libc10|libcaffe2"), "pytorch", "application"))
+
+
+def _refine_crash(g: dict, out: dict) -> None:
+    """A process crash: the signal its fault sent, and whose library it died in (CRASH_STACKS)."""
+    trap = g.get("trap")
+    name = trap[5:] if trap and trap.startswith("trap ") else trap
+    if name:
+        g["trap"] = name
+    out["details"]["signal"] = TRAP_SIGNALS.get(name, 11) if name else 11
+    library = g.get("library")
+    for pattern, stack, attribution in CRASH_STACKS if library else ():
+        if pattern.match(library):
+            out["details"]["stack"] = stack
+            out["attribution"] = attribution
+            break
+
+
 # Lines that report what an Xid reports without that Xid's line: refine key -> the Xid (a GSP timeout: 119, the GSP's
 # crash report: 120). The finding is that Xid, with its catalog row's severity, attribution and action.
 XID_WITHOUT_LINE = {"gsp_timeout": 119, "gsp_error": 120}
@@ -1768,7 +1811,7 @@ REFINERS = {"xid": _refine_xid, "sxid": _refine_sxid, "aer": _refine_aer, "aer_d
             "dpc": _refine_dpc, "nvme": _refine_nvme, "iommu": _refine_iommu, "ib_link": _refine_ib_link,
             "cuda": _refine_cuda, "cuda_status": _refine_cuda_status, "nccl": _refine_nccl, "ib_wc": _refine_ib_wc,
             "mlx5_syndrome": _refine_mlx5_syndrome, "mlx5_cqe": _refine_mlx5_cqe,
-            "nccl_text": _refine_nccl_text,
+            "nccl_text": _refine_nccl_text, "crash": _refine_crash,
             **{key: _refine_as_xid(xid) for key, xid in XID_WITHOUT_LINE.items()}}
 
 # Every keyword of the table: the prefilter over whole buffers is built from these.

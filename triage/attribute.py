@@ -131,6 +131,18 @@ MEMORY_SIGNALS = frozenset({7, 9})
 # what a death the node's memory explains was not, by its signal
 MEMORY_NOT = {7: "/dev/shm", 9: "the OOM killer, a scheduler or the launcher"}
 MEMORY_UNNAMED_WINDOW = 60.0
+# A process's own crash as the kernel reports it (kind process_crash, no category of its own: any program on the host
+# may crash): "pt_main_thread[2536443]: segfault at 7f797fe00000 ip .. error 4 in libnccl.so.2[..]", "traps:
+# python[8844] trap invalid opcode ip:.. in <library>[..]". A rank that died by the signal the line says the fault sent
+# (SIGSEGV, SIGILL, SIGFPE), on that host, the line naming its process (its pid, a pid the job's lines map to its rank,
+# or a name the rank's process goes by: the kernel names the faulting thread, whose pid is not the rank's), died of that
+# crash; the library it crashed in says whose code it was (the parsers' details "stack"): the GPU driver's user-space
+# libraries (libcuda, libnvidia-*): the node's driver stack, infrastructure (as a driver the job could not use); NCCL's,
+# PyTorch's or the program's own: the application's.
+CRASH_SIGNALS = frozenset({11, 4, 8})
+CRASH_CATEGORY = {"driver": "infrastructure"}
+CRASH_WHOSE = {"driver": "the GPU driver's user-space library, the node's driver stack, not the program's own code",
+               "nccl": "NCCL's, the application's communication stack", "pytorch": "PyTorch's, the application's"}
 # the names a rank's process goes by in the kernel's lines (its comm, TASK_COMM_LEN - 1 characters): the Python
 # interpreter's, PyTorch's threads' ("pt_main_thread", "pt_autograd_0"), Ray's workers' ("ray::IDLE"); or the binary
 # its launcher's line names ("of binary: /usr/bin/python3")
@@ -441,6 +453,28 @@ def memory_explains(job: Job, death: Evidence, e: Evidence) -> str | None:
     return None
 
 
+def crash_explains(job: Job, death: Evidence, e: Evidence) -> str | None:
+    """How the process crash `e` (the kernel's segfault / trap line) explains the rank's death by a signal
+    (CRASH_SIGNALS): "pid" (its line names the rank's pid, or a pid the job maps to the rank), "process" (a name the
+    rank's process goes by, its pid no other rank's); None: it does not (another signal, host or time, another program)."""
+    if e.kind != "process_crash" or death.signal not in CRASH_SIGNALS or e.details.get("signal") != death.signal or \
+            not _same_host(job, e, death):
+        return None
+    if e.time is not None and death.time is not None and not _ts(death) - job.window <= _ts(e) <= _ts(death) + SKEW:
+        return None
+    if e.pid is not None and death.pid is not None and e.pid == death.pid:
+        return "pid"
+    if e.rank is not None and death.rank is not None:  # the pid is a process of a rank the job's lines name
+        return "pid" if e.rank == death.rank else None
+    name = e.details.get("process")
+    if not name:
+        return None
+    binary = death.details.get("binary")
+    if (binary and _comm(str(binary)) == _comm(str(name))) or JOB_PROCESS_NAMES.fullmatch(str(name)):
+        return "process"
+    return None
+
+
 def memory_kills_rank(job: Job, e: Evidence) -> bool:
     """An uncorrected memory error whose line names a process the job's own lines map to one of its ranks (host and
     pid): the node's memory killed that rank, whatever the job logged of its death (a node fault)."""
@@ -506,6 +540,17 @@ def _first_failure(job: Job) -> Verdict | None:
             return Verdict("hardware", root, "first_rank_death",
                            f"{_dead(death)} died first (signal {death.signal}, {SIGNALS.get(death.signal)}) and "
                            f"{said}: the node's memory killed it, not {MEMORY_NOT[death.signal]}", suspects=(death,))
+        if first.kind == "process_crash":
+            stack = first.details.get("stack")
+            library = first.details.get("library")
+            victim = f"{first.details.get('process') or 'pid'}:{first.pid}"
+            root = first if first.rank is not None or death.rank is None else replace(first, rank=death.rank)
+            where = f"in {library}, {CRASH_WHOSE.get(stack, 'the program' + chr(39) + 's own code')}" if library else \
+                "(the kernel's line names no library: the program's own code)"
+            return Verdict(CRASH_CATEGORY.get(stack, "application"), root, "first_rank_death",
+                           f"{_dead(death)} died first (signal {death.signal}, {SIGNALS.get(death.signal)}) and "
+                           f"{first.host or 'its host'}'s kernel{_at(first)} says {victim} crashed {where}",
+                           suspects=(death,))
     if first.kind in DEATH_KINDS:
         category = SIGNAL_CATEGORY.get(first.signal, "undetermined") if first.signal else "undetermined"
         how = f"signal {first.signal}" if first.signal else f"exit code {first.exit_code}" \
@@ -542,6 +587,10 @@ def _explanation(job: Job, death: Evidence) -> Evidence | None:
     OOM kill on its host; for a death by a signal, the job's own kill that names no rank nor host
     (SIGNAL_EXPLAINED_BY)."""
     t = _ts(death)
+    if death.signal in CRASH_SIGNALS:  # the kernel's line saying the rank's process crashed, and in whose library
+        crashed = [e for e in job.evidence if crash_explains(job, death, e)]
+        if crashed:
+            return min(crashed, key=lambda e: (crash_explains(job, death, e) != "pid", _ts(e)))
     if death.signal in MEMORY_SIGNALS:  # the node's memory, its line naming the rank's process, before all else
         named = [e for e in job.failures if memory_names_process(e) and memory_explains(job, death, e)]
         if named:
@@ -902,6 +951,8 @@ WHAT = {"xid": lambda e: f"Xid {e.xid}", "sxid": lambda e: f"SXid {e.sxid}", "ib
         "worker_exit": lambda e: f"DataLoader worker killed (signal {e.signal})",
         "process_lost": lambda e: LOST_HOW.get(e.details.get("fact"), "declared dead by the job's coordinator"),
         "oom_kill": lambda e: "host OOM kill",
+        "process_crash": lambda e: f"{e.details.get('process') or 'a process'}:{e.pid} crashed (signal "
+                                   f"{e.details.get('signal')}) in {e.details.get('library') or 'its own code'}",
         "memory_error": lambda e: _memory_what(e), "job_ended": lambda e: f"job ended ({e.details.get('why') or 'cancelled'})"}
 
 

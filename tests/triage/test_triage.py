@@ -1832,3 +1832,62 @@ def test_a_ctime_stamp_before_an_mpi_tag_is_the_lines_time_and_the_tag_its_rank(
 def test_horovods_gloo_rendezvous_timeout_is_a_store_error(line, timeout):
     (ev,) = read_lines([line], "x.log", Clock())
     assert (ev.kind, ev.details.get("store_timeout")) == ("store_error", timeout)
+
+
+# --- a rank's own crash, as its host's kernel reports it (tests/fixtures/realworld/process-crash.yaml) ----------------
+# The kernel's lines verbatim: leptonai/gpud components/accelerator/nvidia/nccl/testdata/dmesg.decode.iso.log (a PyTorch
+# thread's segfault in libnccl), ikawrakow/ik_llama.cpp #381 (a segfault in libcuda, `dmesg -T`), biodatageeks/polars-bio
+# docs/faq.md (python's invalid opcode in its own extension), hpc-community.unige.ch/t/3962 (another program's general
+# protection fault). The deaths are torchrun's line (the SIGKILLED format above) at the crash's time.
+NCCL_SEGV = ("kern  :warn  : 2025-01-21T04:41:44,285060+00:00 pt_main_thread[2536443]: segfault at 7f797fe00000 ip "
+             "00007f7c7ac69996 sp 00007f7c12fd7c30 error 4 in libnccl.so.2[7f7c7ac00000+d3d3000]")
+CUDA_SEGV = ("[Sun May  4 22:19:21 2025] llama-bench[2015]: segfault at 204803fe0 ip 00007efcfc1189d7 sp 00007ffe21474280 "
+             "error 4 in libcuda.so.575.51.03[7efcfbdc5000+e97000] likely on CPU 21 (core 5, socket 1)")
+CUDA_CODE = ("[Sun May  4 22:19:21 2025] Code: ef e8 9d c9 ca ff 83 3d 7e 57 2f 05 01 49 8b 1c 24 76 0a 8b 05 86 57 2f 05 "
+             "85 c0 74 56 49 8b 44 24 10 41 8b 4c 24 24 48 8b 13 <8b> 00 41 39 c6 74 52 8b b3 40 40 00 00 48 89 f0 89 8c "
+             "b3 44 40 00")
+ILL_TRAP = ("polars-bio-intel kernel: [ 1611.175045] traps: python[8844] trap invalid opcode ip:709d3ec253cc "
+            "sp:7ffcc28754e8 error:0 in polars_bio.abi3.so[709d36533000+9aab000]")
+OTHER_GPF = ("[Fri May 30 08:29:18 2025] traps: nano[3312930] general protection fault ip:14f27ed59a3f sp:7fffd97387b8 "
+             "error:0 in libncursesw.so.6.5[14f27ed45000+25000]")
+
+
+def died(at: str, code: int, pid: int, binary: str = "/usr/bin/python", rank: int = 2) -> str:
+    return (f"[{at},000] torch.distributed.elastic.multiprocessing.api: [ERROR] failed (exitcode: -{code}) "
+            f"local_rank: {rank} (pid: {pid}) of binary: {binary}")
+
+
+@pytest.mark.parametrize("death, kernel, want, whose", [
+    # a PyTorch thread's segfault in NCCL: the thread's name is one of the rank's, its pid not the rank's
+    (died("2025-01-21 04:41:45", 11, 5939), [NCCL_SEGV], "application", "NCCL's"),
+    # the rank's own pid crashed in the GPU driver's user-space library: the node's driver stack
+    (died("2025-05-04 22:19:22", 11, 2015, "/usr/bin/llama-bench"), [CUDA_SEGV, CUDA_CODE], "infrastructure",
+     "the GPU driver's user-space library"),
+    # SIGILL: the rank's pid executed an invalid opcode in its own extension (the kernel's line has no wall time)
+    (died("2025-05-04 22:19:22", 4, 8844), [ILL_TRAP], "application", "polars_bio.abi3.so, the program's own code"),
+])
+def test_a_rank_the_kernel_says_crashed_is_explained_by_its_library(death, kernel, want, whose):
+    """A rank died by SIGSEGV / SIGILL and its host's kernel names its process crashing: the crash is the root, the
+    library it crashed in says whose (the GPU driver's: infrastructure; NCCL's, the program's: application)."""
+    first = job({"node-a/launcher.log": [death], "node-a/kern.log": kernel})[0]
+    assert (first.category, first.rule, first.root.kind, first.root.host) == (
+        want, "first_rank_death", "process_crash", "node-a"), first.reason
+    assert whose in first.reason
+    assert any(e.kind == "rank_exit" for e in first.evidence)
+
+
+@pytest.mark.parametrize("death, files", [
+    # another program of the host crashed (nano's general protection fault): not the rank's process
+    (died("2025-05-30 08:29:19", 11, 5939), {"node-a/kern.log": [OTHER_GPF]}),
+    # the rank's thread segfaulted, but the rank died by SIGBUS: the line sent SIGSEGV
+    (died("2025-01-21 04:41:45", 7, 5939), {"node-a/kern.log": [NCCL_SEGV]}),
+    # another host's kernel
+    (died("2025-01-21 04:41:45", 11, 5939), {"node-b/kern.log": [NCCL_SEGV]}),
+    # an hour before the death: another run's
+    (died("2025-01-21 05:41:45", 11, 5939), {"node-a/kern.log": [NCCL_SEGV]}),
+])
+def test_a_crash_line_not_of_the_ranks_process_explains_nothing(death, files):
+    """SYNTHETIC deaths, real kernel lines: a crash of another program, signal, host or time leaves the death as its
+    signal says (SIGSEGV: the program; SIGBUS: /dev/shm), rooted at the death itself."""
+    first = job({"node-a/launcher.log": [death], **files})[0]
+    assert (first.rule, first.root.kind) == ("first_rank_death", "rank_exit"), first.reason
