@@ -127,7 +127,8 @@ CONDITIONS: tuple[Condition, ...] = (
               taint=True, fault="error"),
     Condition("InfiniBandUnhealthy", "InfiniBandIsHealthy", "no InfiniBand/RoCE port or NIC fault",
               "an InfiniBand / RoCE port down or a NIC failed", taint=True, fault="error"),
-    Condition("PCIeUnhealthy", "PCIeIsHealthy", "no uncorrected PCIe error", "an uncorrected PCIe (AER) error",
+    Condition("PCIeUnhealthy", "PCIeIsHealthy", "no uncorrected PCIe error",
+              "an uncorrected PCIe (AER) error, a GPU's replay rate or an RDMA NIC's link trained below its ends",
               fault="error"),
     # the host around the GPUs (no taint by default)
     Condition("KernelDegraded", "KernelIsHealthy", "no CPU lockup, RCU stall or unstable clocksource",
