@@ -285,7 +285,7 @@ def render_rules() -> str:
 
 
 def render_xid() -> str:
-    from agent.health import xid_reason
+    from parsers.catalog import xid_reason
     from parsers.catalog import sxid_catalog, xid_catalog
 
     out = ["# Xid and SXid catalog\n\n", GENERATED,
