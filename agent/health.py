@@ -178,8 +178,8 @@ class HealthEngine:
         """Decide what `f` means for the node; what it changes is added to `change` (a batch's: conditions are
         derived once per batch, by `derive`).  Returns whether a repeat of `f` may skip the decision (see
         `repeat`): ("problem", id) when it only added to a standing problem, ("none", None) when it raised
-        nothing and left no state, None when the decision depended on state (policy windows, application Xids,
-        lifecycle)."""
+        nothing and left no state, None when the decision depended on state (policy windows, a kind's repeats by
+        several processes, lifecycle)."""
         seen = self._seen(f)
         if seen is None:
             return None  # from a previous boot: counted by the caller, raises nothing
