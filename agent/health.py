@@ -7,18 +7,18 @@ escalate, clear, expire) is small functions over an injected clock.  No threads,
 
 from __future__ import annotations
 
+import dataclasses
 import heapq
 import itertools
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any, Callable
 
 from parsers import Finding, amends
-from parsers.catalog import xid_reason
 from parsers.correlate import describe
 from parsers.escalation import JOBS_ROWS
 from parsers.finding import SEVERITY_RANK
-from parsers.kinds import BY_NAME as KIND, reason_of
+from parsers.kinds import BY_NAME as KIND, Repeated, reason_of
 from parsers.model import Boot, Change, Condition, PodEvent, Problem, Snapshot
 
 from .config import Config
@@ -27,8 +27,9 @@ from .samples import Verdict
 
 Outcome = tuple  # ("problem", id) or ("none", None): what a repeat of a finding may count without deciding
 
-APP_XID_PIDS = 16  # processes remembered per (GPU, application Xid) for escalation
-_REPEATED: dict[int, dict] = {}  # application Xid -> the rule its repeats from several processes raise (built once)
+REPEAT_PIDS = 16  # processes remembered per repeat (one GPU's application Xid, the node's driver crashes)
+APP_XID_PIDS = REPEAT_PIDS
+_REPEATED: dict[tuple, dict] = {}  # (kind, reason) -> the rule its repeats from several processes raise (built once)
 
 
 # the lifecycle kinds (a `clears` in parsers/kinds.py): the only findings `_clears` need look at
@@ -91,10 +92,34 @@ def _matches(match: dict, f: Finding) -> bool:
 
 @dataclass(slots=True)
 class _Sightings:
-    """One GPU's application Xid of one code: the processes that raised it, for escalation."""
+    """The findings of one repeat (a kind's `repeated` row and the values of its `by`: one GPU's application Xid of
+    one code, the node's driver library crashes): the processes that raised them, for escalation."""
     last: dict  # pid -> its last sighting, oldest first
     low: float  # at or below the oldest of those sightings
     problem: str | None = None  # the id of the problem they raised
+    names: dict = field(default_factory=dict)  # pid -> (its row's `same_process` values, its `named` detail)
+
+
+def _repeat_rows(cfg: Config) -> dict[str, Repeated]:
+    """The kind table's `repeated` rows by kind, their counts and windows from the configuration where a row names
+    its keys (`settings`)."""
+    out = {}
+    for name, row in KIND.items():
+        r = row.repeated
+        if r is None:
+            continue
+        if r.settings is not None:
+            r = dataclasses.replace(r, processes=getattr(cfg, f"{r.settings}_distinct_processes", r.processes),
+                                    window_seconds=getattr(cfg, f"{r.settings}_window_seconds", r.window_seconds))
+        out[name] = r
+    return out
+
+
+def _field(f: Finding, name: str) -> Any:
+    return getattr(f, name) if name in _FIELDS else f.details.get(name)
+
+
+_FIELDS = frozenset(f.name for f in dataclasses.fields(Finding))
 
 
 class HealthEngine:
@@ -119,7 +144,12 @@ class HealthEngine:
             name: Condition(name, False, spec["ok_reason"], spec["ok_message"], clock())
             for name, spec in cfg.conditions.items()
         }
-        self._app_xids: dict[tuple[str, int], _Sightings] = {}  # (GPU, application Xid) -> its processes
+        # a kind's `repeated` row (parsers/kinds.py) and the matches of it that repeats count
+        self._repeat_rows = _repeat_rows(cfg)
+        self._repeat_match = {name: {"kind": name, **{k: list(v) if isinstance(v, tuple) else v
+                                                      for k, v in r.match.items()}}
+                              for name, r in self._repeat_rows.items()}
+        self._repeats: dict[tuple, _Sightings] = {}  # (kind, *its row's `by`) -> its processes
         # problem id -> what its message must now say (_message's arguments): a standing problem's message is
         # rendered once per derive, not once per line of a storm
         self._restate: dict[str, tuple] = {}
@@ -148,8 +178,8 @@ class HealthEngine:
         """Decide what `f` means for the node; what it changes is added to `change` (a batch's: conditions are
         derived once per batch, by `derive`).  Returns whether a repeat of `f` may skip the decision (see
         `repeat`): ("problem", id) when it only added to a standing problem, ("none", None) when it raised
-        nothing and left no state, None when the decision depended on state (policy windows, application Xids,
-        lifecycle)."""
+        nothing and left no state, None when the decision depended on state (policy windows, a kind's repeats by
+        several processes, lifecycle)."""
         seen = self._seen(f)
         if seen is None:
             return None  # from a previous boot: counted by the caller, raises nothing
@@ -162,9 +192,10 @@ class HealthEngine:
             return None
         if f.kind in _LIFECYCLE and self._clears(f):
             return None
-        if f.kind == "xid" and f.attribution == "application":
+        row = self._repeat_rows.get(f.kind)
+        if row is not None and _matches(self._repeat_match[f.kind], f):  # alone nothing; by several processes more
             if f.details.get("escalation") not in JOBS_ROWS:  # the table called it the job's: no GPU's repeat
-                self._escalate_app_xid(f, seen, change)
+                self._escalate_repeated(row, f, seen, change)
             return None
         stateless = self.policy.repeat_safe(f)  # (its kind and Xid: the policy's verdict changed neither)
         outcome: Outcome = ("none", None)
@@ -236,7 +267,7 @@ class HealthEngine:
         change = Change()
         for pid in [p.id for p in self.problems.values() if p.source == "kernel"]:
             self._remove(pid)
-        self._app_xids.clear()
+        self._repeats.clear()
         return self.derive(change)
 
     def tick(self) -> Change:
@@ -283,47 +314,69 @@ class HealthEngine:
         self._published.pop(pid, None)
         self._touched.pop(pid, None)
 
-    def _escalate_app_xid(self, f: Finding, seen: float, change: Change) -> None:
-        """NVIDIA's guidance for 13/31: the same application Xid on one GPU from different processes
-        points at the GPU (not when the escalation table found the burst on several GPUs: the job's).  Bounded: per (GPU, Xid) the latest sighting of at most APP_XID_PIDS processes."""
-        window = self.cfg.app_xid_window_seconds
-        need = self.cfg.app_xid_distinct_processes
-        key = (f.pci or "-", f.xid or 0)
-        entry = self._app_xids.get(key)
+    def _escalate_repeated(self, row: Repeated, f: Finding, seen: float, change: Change) -> None:
+        """`f` fits its kind's `repeated` row: the same from `row.processes` different processes within the window
+        raises the row's condition (NVIDIA's guidance for Xid 13/31: the same application Xid on one GPU from
+        different processes points at the GPU, not when the escalation table found the burst on several GPUs: the
+        job's; the GPU driver's library crashing in several processes: the node's driver stack).  Bounded: per
+        repeat the latest sighting of at most REPEAT_PIDS processes."""
+        window = row.window_seconds
+        need = row.processes
+        key = (f.kind, *(_field(f, name) for name in row.by))
+        entry = self._repeats.get(key)
         if entry is None:
-            entry = self._app_xids[key] = _Sightings({}, seen)
-        last = entry.last
+            entry = self._repeats[key] = _Sightings({}, seen)
+        last, names = entry.last, entry.names
         pid = f.pid if f.pid is not None else f"t{seen}"
+        alike = tuple(_field(f, name) for name in row.same_process) if row.same_process else None
+        if alike is not None and pid not in last and None not in alike:
+            # a thread of a process already seen (the kernel names the thread's id, the address its process's): that one
+            pid = next((q for q, t in last.items() if names.get(q, (None,))[0] == alike
+                        and abs(seen - t) < row.same_process_seconds), pid)
         last.pop(pid, None)
         last[pid] = seen
+        if row.named is not None or alike is not None:
+            names[pid] = (alike, f.details.get(row.named) if row.named is not None else None)
         if seen < entry.low:
             entry.low = seen
-        if len(last) > APP_XID_PIDS and len(last) > need:
-            del last[next(iter(last))]
+        if len(last) > REPEAT_PIDS and len(last) > need:
+            names.pop(gone := next(iter(last)), None)
+            del last[gone]
         if len(last) < need:
             return
         # `low` lies at or below the oldest sighting kept (it goes stale only downwards, as sightings are
         # forgotten): when even it lies within the window, they all do; a storm pays one comparison
         if seen - entry.low > window:
             entry.low = min(last.values())
-        n = len(last) if seen - entry.low <= window else sum(seen - t <= window for t in last.values())
+        within = last if seen - entry.low <= window else {q: t for q, t in last.items() if seen - t <= window}
+        n = len(within)
         if n < need:
             return
+        pids = [q for q in within if isinstance(q, int)]
+        said: dict[str, Any] = {"pids": pids}
         note = f"{n} processes within {int(window)} s"
+        if row.named is not None:
+            named = list(dict.fromkeys(str(names[q][1]) for q in within if names.get(q, (None, None))[1]))
+            said[row.named] = named
+            note += f" in {', '.join(named)}" if named else ""
+        note += f": pids {', '.join(map(str, pids))}" if pids else ""
         standing = self.problems.get(entry.problem) if entry.problem is not None else None
         if standing is not None:  # a storm adds to the problem it raised: no need to name it again
-            self._add_to(standing, f, seen, "warning", "RUN_DIAGNOSTICS", note)
+            standing.details = {**standing.details, **said}  # a new dict: snapshots share the old one
+            self._add_to(standing, f, seen, "warning", row.action, note)
             return
-        rule = _REPEATED.get(f.xid or 0)
+        reason = row.reason.replace("<reason>", reason_of(f.kind, f.xid, f.sxid))
+        rule = _REPEATED.get((f.kind, reason))
         if rule is None:
-            rule = {"condition": "GPUDegraded", "reason": f"{xid_reason(f.xid or 0)}Repeated", "clear": "expire"}
-            if len(_REPEATED) < 256:  # Xid codes are few; input cannot grow this
-                _REPEATED[f.xid or 0] = rule
-        entry.problem = self._raise(rule, f, seen, "kernel", change, severity="warning", action="RUN_DIAGNOSTICS",
-                                    note=note)
+            rule = {"condition": row.condition, "reason": reason, "clear": "expire"}
+            if len(_REPEATED) < 256:  # kinds and Xid codes are few; input cannot grow this
+                _REPEATED[(f.kind, reason)] = rule
+        entry.problem = self._raise(rule, f, seen, "kernel", change, severity="warning", action=row.action,
+                                    note=note, details=said)
 
     def _raise(self, rule: dict, f: Finding, seen: float, source: str, change: Change,
-               severity: str | None = None, action: str | None = None, note: str = "") -> str | None:
+               severity: str | None = None, action: str | None = None, note: str = "",
+               details: dict | None = None) -> str | None:
         """Raise (or add to) the problem `rule` names for `f`; its id, None when the condition is not kept."""
         if rule["condition"] not in self.conditions:
             return None
@@ -341,7 +394,8 @@ class HealthEngine:
         p = Problem(pid, subject, f.kind, rule["condition"], reason, severity or f.severity, f.attribution,
                     action or f.action, self._message(f, severity or f.severity, action or f.action, note),
                     rule.get("clear", "expire"), seen, seen, 1, source, code,
-                    {k: v for k, v in f.details.items() if k in ("uuid", "gpu_index", "link", "netdev", "pod", "reboots_survived")})
+                    {**{k: v for k, v in f.details.items() if k in ("uuid", "gpu_index", "link", "netdev", "pod",
+                                                                     "reboots_survived")}, **(details or {})})
         self._add(p, change)
         return pid
 

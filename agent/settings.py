@@ -76,9 +76,9 @@ class Config:
     warning_expire_seconds: Annotated[float, _num("warning-class problems clear after this long without a repeat",
                                                   gt=0)] = 21600.0
     app_xid_window_seconds: Annotated[float, _num("application Xids repeating on one GPU within this window ...",
-                                                  gt=0)] = 3600.0
+                                                  gt=0)] = kinds.BY_NAME["xid"].repeated.window_seconds
     app_xid_distinct_processes: Annotated[int, _num("... from this many different processes escalate (NVIDIA: run "
-                                                    "diagnostics)", gt=0)] = 3
+                                                    "diagnostics)", gt=0)] = kinds.BY_NAME["xid"].repeated.processes
     max_series_per_family: Annotated[int, _num(
         "distinct label sets per metric family fed by input (Xid code x PCI, namespace x pod); past it increments "
         "go to one `other` series, counted in gpu_npd_series_overflow_total", gt=0)] = 1000

@@ -55,6 +55,29 @@ class Raise:
 
 
 @dataclass(frozen=True, slots=True)
+class Repeated:
+    """Findings of a kind that `match` (config `condition_rules` match keys) raise nothing alone: one program's
+    fault. The same from `processes` different processes (pids) within `window_seconds`, sharing `by` (a finding's
+    fields or details: one GPU's Xid of one code; () the node's), says the device or the node is at fault: they raise
+    `condition` (clear `expire`, severity warning, action `action`) with `reason` ("<reason>" in it: the finding's own
+    reason). Sightings alike in `same_process` (fields or details) less than `same_process_seconds` apart are one
+    process: the kernel names each thread's id, and a process's threads fault together, in one address space (one
+    process name and instruction pointer: another process's libraries lie elsewhere, ASLR). `named`: a detail the problem names with the pids (the library); `settings`: the configuration keys
+    `<settings>_distinct_processes` and `<settings>_window_seconds` that set `processes` and `window_seconds`."""
+    condition: str
+    reason: str
+    match: Mapping[str, Any]
+    by: tuple[str, ...]
+    processes: int
+    window_seconds: float
+    action: str = "RUN_DIAGNOSTICS"
+    same_process: tuple[str, ...] = ()
+    same_process_seconds: float = 0.0
+    named: str | None = None
+    settings: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class Kind:
     name: str
     wording: str  # how an operator says it ("GPU fallen off the bus")
@@ -79,6 +102,9 @@ class Kind:
     # a node problem of this kind whose text says no more than its reason is attributed so (triage reading a
     # node's Events and conditions, cluster/evidence.py); None: the kind's attribution
     node_attribution: str | None = None
+    # findings that raise nothing alone and whose repeat by several processes does (decided by it alone, the
+    # condition rules not consulted)
+    repeated: Repeated | None = None
 
     @property
     def correlated(self) -> bool:
@@ -127,6 +153,9 @@ CONDITIONS: tuple[Condition, ...] = (
               taint=True, fault="error"),
     Condition("InfiniBandUnhealthy", "InfiniBandIsHealthy", "no InfiniBand/RoCE port or NIC fault",
               "an InfiniBand / RoCE port down or a NIC failed", taint=True, fault="error"),
+    Condition("GPUDriverDegraded", "GPUDriverIsHealthy", "no repeated GPU driver library crash",
+              "the GPU driver's user-space library (libcuda, libnvidia-*) crashed in several processes: the node's "
+              "driver stack is suspect (a mismatched or corrupt libcuda, a wedged driver)"),
     Condition("PCIeUnhealthy", "PCIeIsHealthy", "no uncorrected PCIe error",
               "an uncorrected PCIe (AER) error, a GPU's replay rate or an RDMA NIC's link trained below its ends",
               fault="error"),
@@ -151,7 +180,10 @@ TABLE: tuple[Kind, ...] = (
         Raise("GPUDegraded", "expire", {"severity": ["warning", "error"], **_NOT_APP}),
     ), doc="an NVRM Xid: severity, attribution and action from NVIDIA's Xid catalog; an application Xid "
            "repeated by several processes on one GPU, and on it alone, raises GPUDegraded (its reason + Repeated)",
-       category="by_attribution", node_attribution="hardware"),  # application Xids raise no node condition
+       category="by_attribution", node_attribution="hardware",  # application Xids raise no node condition alone
+       # NVIDIA's guidance for 13/31: the same application Xid on one GPU from different processes points at the GPU
+       repeated=Repeated("GPUDegraded", "<reason>Repeated", {"attribution": "application"}, ("pci", "xid"), 3, 3600.0,
+                         settings="app_xid")),
     Kind("sxid", "SXid", "nvswitch", "error", "fabric", "INVESTIGATE", "SXid<code>", (
         Raise("NVLinkUnhealthy", "reset", {"severity": "fatal"}),
     ), doc="an NVSwitch SXid (kernel or Fabric Manager log), fatal or not from the SXid tables", category="fabric"),
@@ -218,11 +250,18 @@ TABLE: tuple[Kind, ...] = (
     # program, not the node. Its library says whose code crashed (details "stack": driver for the GPU driver's user-space
     # libraries, libcuda / libnvidia-*: attribution driver; nccl, pytorch, else none: the application's). No condition
     # and no category of its own: triage reads it as explaining a rank's death by the signal it names (its pid or
-    # process name), whose the library says.
+    # process name), whose the library says. The GPU driver's library crashing in several processes (different pids,
+    # threads of one process faulting together counted once) within minutes says the node's driver stack is broken
+    # (a libcuda of another release than the kernel module, a corrupt install, a wedged driver): GPUDriverDegraded,
+    # a warning that expires, no taint.
     Kind("process_crash", "process crash", None, "warning", "application", "INVESTIGATE", "ProcessCrash",
          doc="a user-space process crashed (the kernel's `segfault at`, `traps: .. general protection fault`, `trap "
              "invalid opcode` line): its pid, process and the library it crashed in; attribution driver when that is "
-             "the GPU driver's user-space library (libcuda, libnvidia-*)"),
+             "the GPU driver's user-space library (libcuda, libnvidia-*); that crashing in several processes within "
+             "minutes raises GPUDriverDegraded",
+         repeated=Repeated("GPUDriverDegraded", "GPUDriverLibraryCrashRepeated", {"attribution": "driver"}, (), 3,
+                           600.0, action="CHECK_DRIVER", same_process=("process", "ip"), same_process_seconds=2.0,
+                           named="library")),
     Kind("hung_task", "hung task", None, "warning", "unknown", "INVESTIGATE", "HungTask",
          doc="the kernel's hung task detector: a task blocked for minutes", category="infrastructure"),
     Kind("oom_kill", "oom kill", None, "warning", "application", "RESTART_APP", "OomKill",

@@ -146,7 +146,8 @@ def render_kinds() -> str:
            "Each kind is one row of the kind table (`parsers/kinds.py`): what it is, the device it is about, its "
            "defaults (severity / attribution / action, which a rule row may refine), its reason, and the "
            "[condition rules](rules.md#condition-rules) that raise a node condition from it by default (`floor`: "
-           "the least severity that does), and its roles: what a job's failure of it is to [triage](../triage.md) (its "
+           "the least severity that does; a kind's `repeated` row: what its findings, nothing alone, raise when several "
+           "processes repeat them), and its roles: what a job's failure of it is to [triage](../triage.md) (its "
            "root category, a consequence of a failure elsewhere, an error naming its peer) and what a lifecycle "
            "finding of it clears. Below it: which rows of the [rule table](rules.md) produce it.\n\n"]
     rows = []
@@ -155,8 +156,8 @@ def render_kinds() -> str:
         rows.append([f"`{k.name}`", cell(k.wording), cell(k.doc), DEVICES.get(k.device, "") if k.device else
                      ("workload" if k.workload else "node"), f"{k.severity} / {k.attribution} / {code(k.action)}",
                      code(reason) + (" (Pod Event)" if k.workload else ""),
-                     ", ".join(f"`{c}`" for c in k.conditions) or "none: counted only", k.floor or "",
-                     _roles(k)])
+                     (", ".join(f"`{c}`" for c in k.conditions) or ("" if k.repeated else "none: counted only"))
+                     + _repeated(k, "; " if k.conditions else ""), k.floor or "", _roles(k)])
     out.append(table(["kind", "wording", "what it is", "about", "defaults", "reason", "node condition", "floor",
                       "roles"], rows) + "\n")
     out.append("## Rows and rules per kind\n\n")
@@ -169,10 +170,22 @@ def render_kinds() -> str:
         conds = "<br>".join(
             f"`{r['condition']}`" + (f" `{r['reason']}`" if r.get("reason") else "") + f" when {cell(_match_text(r['match']))}"
             + f" (clear: {r.get('clear', 'expire')})"
-            for r in rules if k.name in _as_list(r["match"].get("kind"))) or "none: counted only"
+            for r in rules if k.name in _as_list(r["match"].get("kind"))) or ("" if k.repeated else "none: counted only")
+        conds += _repeated(k, "<br>" if conds else "")
         rows.append([f"`{k.name}`", made_by, conds])
     out.append(table(["kind", "produced by (row: severity / attribution / action)", "node condition"], rows))
     return "".join(out)
+
+
+def _repeated(k, sep: str) -> str:
+    """The kind's `repeated` row in words: what its findings raise when several processes repeat them."""
+    r = k.repeated
+    if r is None:
+        return ""
+    by = f", the same {' and '.join(r.by)}" if r.by else ""
+    reason = code(r.reason.replace("<reason>", "<its reason>"))
+    return (f"{sep}`{r.condition}` {reason} when {cell(_match_text(dict(r.match)))} from {r.processes} processes "
+            f"within {r.window_seconds:g} s{by} (alone: none; clear: expire)")
 
 
 def _roles(k) -> str:
@@ -272,7 +285,7 @@ def render_rules() -> str:
 
 
 def render_xid() -> str:
-    from agent.health import xid_reason
+    from parsers.catalog import xid_reason
     from parsers.catalog import sxid_catalog, xid_catalog
 
     out = ["# Xid and SXid catalog\n\n", GENERATED,

@@ -116,7 +116,7 @@ def test_application_xid_escalation_expired_is_raised_anew(engine, clock):
         clock.t += 1
         engine.observe(xid13(pid))
     [p] = [p for p in engine.problems.values() if p.reason == "Xid13GraphicsExceptionRepeated"]
-    assert p.count == 2 and "pid=400" in p.message and "[4 processes within 3600 s]" in p.message
+    assert p.count == 2 and "pid=400" in p.message and "[4 processes within 3600 s: pids 100, 200, 300, 400]" in p.message
     clock.t += 601
     engine.tick()
     assert not engine.conditions["GPUDegraded"].status
@@ -331,3 +331,123 @@ def test_an_amended_event_is_one_problem_its_severity_and_gpu_the_amendments(eng
                 engine.observe(f)
     gsp = sorted((p.subject, p.code, p.count) for p in engine.problems.values() if p.kind == "xid")
     assert gsp == [("gpu:0000:01:00", 119, 1), ("gpu:0000:01:00", 154, 1)]
+
+
+# The kernel's lines of processes that crashed in the GPU driver's user-space library (libcuda), verbatim from the
+# corpus tests/fixtures/realworld/process-crash.yaml, each with its address. The tests below replay lines of
+# different sources as one node's (their times the fake clock's): a combination of real lines, not one real log.
+LIBCUDA_CRASHES = [
+    # https://github.com/ikawrakow/ik_llama.cpp/issues/381
+    "[Sun May  4 22:19:21 2025] llama-bench[2015]: segfault at 204803fe0 ip 00007efcfc1189d7 sp 00007ffe21474280 "
+    "error 4 in libcuda.so.575.51.03[7efcfbdc5000+e97000] likely on CPU 21 (core 5, socket 1)",
+    # https://github.com/ikawrakow/ik_llama.cpp/issues/425
+    "May 15 08:57:36 red kernel: llama-server[80906]: segfault at 204803fe0 ip 00007f00399189d7 sp 00007ffc4a6104f0 "
+    "error 4 in libcuda.so.575.51.03[7f00395c5000+e97000] likely on CPU 11 (core 11, socket 0)",
+    # https://github.com/ikawrakow/ik_llama.cpp/issues/485
+    "[ 5022.930157] llama-server[16980]: segfault at 20d803fdc ip 00007dbe270a3e47 sp 00007ffff184bf00 error 4 in "
+    "libcuda.so.570.133.20[4a3e47,7dbe26d79000+d1c000] likely on CPU 29 (core 14, socket 0)",
+]
+# https://github.com/ikawrakow/ik_llama.cpp/issues/721: one llama-server's five threads (the kernel names each
+# thread's id) faulting in libcuda in the same second, as printed (their own timestamps)
+ONE_PROCESS_THREADS = [
+    f"[Sat Aug 23 11:05:44 2025] llama-server[{tid}]: segfault at 20e403fd8 ip 00007fe8ef318637 sp {sp} error 4 in "
+    f"libcuda.so.575.64.05[518637,7fe8eefc5000+e97000] likely on CPU {cpu} (core {core}, socket 0)"
+    for tid, sp, cpu, core in ((383019, "00007fe84ee2ff80", 114, 50), (383020, "00007fe8558d2f80", 29, 29),
+                               (383021, "00007fe841276f80", 117, 53), (383022, "00007fe84c62af80", 72, 8),
+                               (383023, "00007fe84742df80", 68, 4))]
+# crashes in the programs' own libraries (attribution application): NCCL's (leptonai/gpud's testdata
+# components/accelerator/nvidia/nccl/testdata/dmesg.decode.iso.log at 9217be88), a Python extension's
+# (biodatageeks/polars-bio docs/faq.md at ada7c248), ncurses' (https://hpc-community.unige.ch/t/3962)
+APP_CRASHES = [
+    "kern  :warn  : 2025-01-21T04:41:44,285060+00:00 pt_main_thread[2536443]: segfault at 7f797fe00000 ip "
+    "00007f7c7ac69996 sp 00007f7c12fd7c30 error 4 in libnccl.so.2[7f7c7ac00000+d3d3000]",
+    "polars-bio-intel kernel: [ 1611.175045] traps: python[8844] trap invalid opcode ip:709d3ec253cc sp:7ffcc28754e8 "
+    "error:0 in polars_bio.abi3.so[709d36533000+9aab000]",
+    "[Fri May 30 08:29:18 2025] traps: nano[3312930] general protection fault ip:14f27ed59a3f sp:7fffd97387b8 error:0 "
+    "in libncursesw.so.6.5[14f27ed45000+25000]",
+    "[Fri May 30 08:29:29 2025] traps: nano[3313050] general protection fault ip:15414c952a3f sp:7ffdaee4d928 error:0 "
+    "in libncursesw.so.6.5[15414c93e000+25000]",
+]
+
+
+def crash(line, stamped=False):
+    f = parse_line(line)
+    assert f.kind == "process_crash", line
+    if not stamped:
+        f.timestamp = None  # seen now, by the fake clock
+    return f
+
+
+def test_driver_library_crashes_of_several_processes_flag_the_driver_stack(engine, clock):
+    """The GPU driver's library crashing in 3 different processes within the window raises GPUDriverDegraded (a
+    warning, no taint by default) naming the libraries and the pids; fewer raise nothing, and no GPU condition."""
+    from agent.kube.settings import DEFAULT_TAINTS
+    for i, line in enumerate(LIBCUDA_CRASHES):
+        assert not engine.conditions["GPUDriverDegraded"].status
+        clock.t += 60
+        change = engine.observe(crash(line))
+    assert cond(engine, "GPUDriverDegraded") == (True, "GPUDriverLibraryCrashRepeated")
+    [p] = change.new_problems
+    assert (p.subject, p.severity, p.attribution, p.action, p.clear) == ("node", "warning", "driver", "CHECK_DRIVER",
+                                                                         "expire")
+    assert p.details["pids"] == [2015, 80906, 16980]
+    assert p.details["library"] == ["libcuda.so.575.51.03", "libcuda.so.570.133.20"]
+    assert ("[3 processes within 600 s in libcuda.so.575.51.03, libcuda.so.570.133.20: pids 2015, 80906, 16980]"
+            in engine.conditions["GPUDriverDegraded"].message)
+    assert "GPUDriverDegraded" not in DEFAULT_TAINTS
+    assert [c for c in engine.conditions.values() if c.status] == [engine.conditions["GPUDriverDegraded"]]
+    clock.t += 60  # a fourth process adds to the problem standing
+    engine.observe(crash(ONE_PROCESS_THREADS[0]))
+    assert p.id in engine.problems and engine.problems[p.id].count == 2
+    assert "pids 2015, 80906, 16980, 383019]" in engine.conditions["GPUDriverDegraded"].message
+
+
+def test_one_process_crashing_again_or_its_threads_together_are_one_process(engine, clock):
+    """The same pid again (a line read twice) is one process; so are one process's threads faulting in the same
+    second at one address (the kernel names each thread's id: ik_llama.cpp #721's five lines are one llama-server).
+    Another process of that name in that second faults elsewhere (its own address space): another process."""
+    for _ in range(5):
+        clock.t += 60
+        engine.observe(crash(LIBCUDA_CRASHES[0]))
+    clock.t += 60
+    for line in ONE_PROCESS_THREADS:
+        engine.observe(crash(line))
+    assert not engine.conditions["GPUDriverDegraded"].status and not engine.problems
+    engine.observe(crash(LIBCUDA_CRASHES[1]))  # llama-server[80906], the same second
+    assert engine.conditions["GPUDriverDegraded"].status
+    assert ("[3 processes within 600 s in libcuda.so.575.51.03, libcuda.so.575.64.05: pids 2015, 383019, 80906]"
+            in engine.conditions["GPUDriverDegraded"].message)
+
+
+def test_crashes_in_the_programs_own_libraries_flag_nothing(engine, clock):
+    for line in APP_CRASHES * 2:
+        clock.t += 10
+        f = crash(line)
+        assert f.attribution == "application"
+        engine.observe(f)
+    assert not any(c.status for c in engine.conditions.values()) and not engine.problems
+
+
+def test_driver_library_crashes_spread_past_the_window_flag_nothing(engine, clock):
+    window = 600  # the process_crash row's (parsers/kinds.py)
+    for line in LIBCUDA_CRASHES * 2:
+        clock.t += window + 1
+        engine.observe(crash(line))
+    assert not engine.conditions["GPUDriverDegraded"].status and not engine.problems
+
+
+def test_the_driver_stack_flag_expires(engine, clock):
+    """GPUDriverDegraded clears after warning_expire_seconds (600 here) without another crash; the next crashes
+    count afresh (the earlier ones have left the window)."""
+    for line in LIBCUDA_CRASHES:
+        clock.t += 1
+        engine.observe(crash(line))
+    assert engine.conditions["GPUDriverDegraded"].status
+    clock.t += 599
+    engine.tick()
+    assert engine.conditions["GPUDriverDegraded"].status
+    clock.t += 2
+    engine.tick()
+    assert cond(engine, "GPUDriverDegraded") == (False, "GPUDriverIsHealthy") and not engine.problems
+    engine.observe(crash(ONE_PROCESS_THREADS[0]))
+    assert not engine.conditions["GPUDriverDegraded"].status

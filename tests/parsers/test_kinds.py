@@ -66,6 +66,13 @@ def test_each_row_is_complete_and_uses_the_vocabulary(row):
     if row.clears is not None:
         assert row.clears.mode in CLEAR_MODES and row.clears.scope in CLEAR_SCOPES
         assert set(row.clears.match) <= set(MATCH_KEYS) - {"kind"}
+    if row.repeated is not None:  # alone nothing; repeated by several processes a warning condition, never a taint
+        r = row.repeated
+        assert not row.workload and r.condition in {c.type for c in CONDITIONS if not c.taint}
+        assert set(r.match) <= set(MATCH_KEYS) - {"kind"} and r.processes >= 2 and r.window_seconds > 0
+        assert CAMEL.match(r.reason.replace("<reason>", "")) and re.fullmatch(r"[A-Z][A-Z0-9_]*", r.action)
+        assert r.settings is None or {f"{r.settings}_distinct_processes", f"{r.settings}_window_seconds"} <= \
+            set(vars(load(env={})))
     for r in row.raises if row.fault_states else ():
         assert set(r.match.get("state", ())) <= set(row.fault_states), "a link kind raises only in a fault state"
 
