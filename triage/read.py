@@ -224,7 +224,7 @@ def job_fact(message: str) -> tuple[facts.LiveFact, dict] | None:
     fact_fields(fact, groups, base, details)
     said = {name: base[name] if name in base else details.get(name) for name in row.fields}
     said = {name: value for name, value in said.items() if value is not None}
-    if not any(name in said for name in row.culprit):
+    if row.culprit and not any(name in said for name in row.culprit):
         return None
     said["fact"] = fact.name
     return row, said

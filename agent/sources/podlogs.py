@@ -308,7 +308,11 @@ class PodLogSource(Source):
             f.file = tail.path
             f.details.update(namespace=tail.ref.namespace, pod=tail.ref.pod, container=tail.ref.container)
             found.append((tail.ref, f))
-        for f in self._job_facts(tail, buf, cut + 1, first, found):
+        facts = self._job_facts(tail, buf, cut + 1, first, found)
+        if facts:  # a catch-all finding of a fact's line (any NCCL WARN) gives way to the fact, as offline
+            said = {f.line for f in facts}
+            found = [(ref, f) for ref, f in found if not (f.line in said and generic(f))]
+        for f in facts:
             f.file = tail.path
             f.details.update(namespace=tail.ref.namespace, pod=tail.ref.pod, container=tail.ref.container)
             found.append((tail.ref, f))

@@ -647,6 +647,22 @@ JOB_FACT_LINES = [
      "BarrierTimeout", "(lagging ranks 6; timeout ms 180000000000; rank 0)"),
     ("[rank3]: RuntimeError: DataLoader worker (pid 34569) is killed by signal: Bus error. Details are lost due to "
      "multiprocessing.", "DataLoaderWorkerKilled", "(rank 3; pid 34569; signal 7 SIGBUS)"),
+    # the writer's own /dev/shm or file system refused it (xgboost-5963-shm, ci-infra-490-shm): the pod is the culprit
+    ("7635c25c81cd:41585:41836 [0] include/shm.h:48 NCCL WARN Error while creating shared memory segment "
+     "nccl-shm-recv-bade85d1d321b26-0-3-2 (size 9637888)", "StorageError",
+     "(host 7635c25c81cd; pid 41585; error Error while creating shared memory segment; segment "
+     "nccl-shm-recv-bade85d1d321b26-0-3-2)"),
+    ("OSError: [Errno 28] No space left on device", "StorageError", "(error No space left on device)"),
+    # Slurm's cancel names the step and its node, and why (desitarget-628-timelimit)
+    ("slurmstepd: error: *** STEP 32233190.0 ON nid01934 CANCELLED AT 2020-07-03T02:59:56 DUE TO TIME LIMIT ***",
+     "JobEnded", "(host nid01934; job 32233190.0; reason TIME LIMIT; read as slurm_cancelled)"),
+    # ranks called different collectives (ms-swift-9443-mismatch, nccl-296-mismatch)
+    ("[rank1]: RuntimeError: Detected mismatch between collectives on ranks. Rank 1 is running collective: "
+     "CollectiveFingerPrint(SequenceNumber=3104, OpType=ALLREDUCE, TensorShape=[195812480]), but Rank 0 is running "
+     "collective: CollectiveFingerPrint(SequenceNumber=3104, OpType=BROADCAST)", "CollectiveMismatch",
+     "(rank 1; first rank 1; other rank 0; op ALLREDUCE; seq 3104)"),
+    ("init.cc:1247 NCCL WARN Mismatched collective detected, please check your collective calls at and around rank 39.",
+     "CollectiveMismatch", "(around rank 39)"),
 ]
 
 
