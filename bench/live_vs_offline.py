@@ -22,8 +22,8 @@ incident establishes them).
 
 What is not there live, by construction: the pods' container statuses (exit codes, OOMKilled: no incident says
 them), the lines' own times (an Event is stamped when the agent records it), anything the agent does not publish
-(triage's job facts other than those naming a culprit, triage/facts.py LIVE_FACTS: tracebacks, launchers' multi-line
-exit summaries, mismatched collectives, storage errors, the job's end, read only offline).
+(triage's job facts other than those triage/facts.py LIVE_FACTS names: tracebacks, consequences such as a heartbeat
+monitor's hang or a barrier's healthy ranks, read only offline).
 """
 
 from __future__ import annotations

@@ -6,7 +6,8 @@ What a node agent (`gpu-npd run`) writes, and what is read of it here:
   NCCLRemoteError, CUDAIllegalAddress, Xid31MMUFault for an application Xid...), the message lists the ranks
   ("on 4 ranks (0,1,2,3)") and ends with the container's own line, quoted.  That line is classified again by
   the parsers (the same rules that found it on the node), which gives back its rank, SeqNum, OpType, peer.
-- Job fact Pod Events (RankExited, ProcessLost, DataLoaderWorkerKilled, BarrierTimeout; triage/facts.py LIVE_FACTS):
+- Job fact Pod Events (RankExited, ProcessLost, DataLoaderWorkerKilled, BarrierTimeout, StorageError, JobEnded,
+  CollectiveMismatch; triage/facts.py LIVE_FACTS):
   the job's first such fact on the node, its fields in the agent's own words ("A rank's process ended (rank 7; host
   node-b; signal 9 SIGKILL)"), read back by triage.facts.read_words into Evidence of the fact's kind.
 - Node Events (involvedObject a Node; agent/kube/sink.py): one per new problem, reason as on the condition

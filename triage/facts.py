@@ -414,8 +414,10 @@ CHAINED = ("During handling of the above exception, another exception occurred:"
 # lost, the ranks a barrier waited for.  A node agent reads them in its pods' logs (agent/sources/podlogs.py, with
 # `match` and triage.read.job_fact), says each as a Pod Event aggregated per job and reason (agent/workloads.py: the
 # job's first such fact on the node, counted), and the cluster component reads the Event's words back into Evidence of
-# the same kind and fields (cluster/evidence.py, `read_words`).  Consequences (a healthy rank told to read rank 0's
-# log, a watchdog's progress) and the job's end stay offline: no Event per rank a failure elsewhere stopped.
+# the same kind and fields (cluster/evidence.py, `read_words`).  Besides who died: a storage error (the writer's own
+# file system or /dev/shm refused it), a scheduler's end of the job that names its node or job (Slurm's cancel, whose
+# reason triage weighs), ranks that called different collectives.  Consequences (a healthy rank told to read rank 0's
+# log, a watchdog's progress) stay offline: no Event per rank a failure elsewhere stopped.
 
 
 @dataclass(frozen=True, slots=True)
@@ -425,7 +427,9 @@ class LiveFact:
     reason: str  # the Pod Event's reason
     what: str  # the Event's first words
     fields: tuple[str, ...]  # the fields its words carry, in order (INT_FIELDS / TEXT_FIELDS: Evidence's; others details)
-    culprit: tuple[str, ...]  # at least one of them known, else the line names no one and is not published
+    # at least one of them known, else the line names no one and is not published; () the writer is the culprit (the
+    # pod that said it, on its node): always published
+    culprit: tuple[str, ...]
 
 
 LIVE_FACTS: tuple[LiveFact, ...] = (
@@ -437,6 +441,13 @@ LIVE_FACTS: tuple[LiveFact, ...] = (
              ("rank", "host", "pid", "job", "node_id"), ("rank", "host", "pid", "node_id")),
     LiveFact("barrier_timeout", "BarrierTimeout", "Ranks did not reach PyTorch's monitored barrier",
              ("lagging", "timeout_ms", "rank"), ("lagging",)),
+    LiveFact("storage_error", "StorageError", "A file system or /dev/shm refused the job's write",
+             ("rank", "local_rank", "host", "pid", "what", "segment"), ()),
+    LiveFact("job_ended", "JobEnded", "The scheduler ended the job or a step",
+             ("host", "job", "why", "fact"), ("host", "job")),
+    LiveFact("collective_mismatch", "CollectiveMismatch", "Ranks called different collectives",
+             ("rank", "first_rank", "other_rank", "around_rank", "op", "seq", "error_type"),
+             ("rank", "first_rank", "other_rank", "around_rank")),
 )
 LIVE = {row.kind: row for row in LIVE_FACTS}
 LIVE_REASONS = {row.reason: row for row in LIVE_FACTS}
@@ -445,9 +456,12 @@ LIVE_KEYWORDS = tuple(dict.fromkeys(k for f in FACTS if f.kind in LIVE for k in 
 # how the Event words each field (a label, then its value; "; " between fields)
 _LABELS = {"rank": "rank", "local_rank": "local rank", "host": "host", "pid": "pid", "exit_code": "exit code",
            "signal": "signal", "lagging": "lagging ranks", "timeout_ms": "timeout ms", "job": "job",
-           "node_id": "node id"}
+           "node_id": "node id", "what": "error", "segment": "segment", "why": "reason", "fact": "read as",
+           "first_rank": "first rank", "other_rank": "other rank", "around_rank": "around rank", "op": "op",
+           "seq": "seq", "error_type": "error type"}
 _BY_LABEL = {label: name for name, label in _LABELS.items()}
-_VALUE = {"lagging": re.compile(r"\d{1,9}(?:, \d{1,9}){0,63}"), "text": re.compile(r"[\w.:\-\[\]@/]{1,253}"),
+_VALUE = {"lagging": re.compile(r"\d{1,9}(?:, \d{1,9}){0,63}"), "what": re.compile(r"[A-Za-z][\w ./\-]{0,79}"),
+          "why": re.compile(r"[A-Z][A-Z ]{0,79}"), "text": re.compile(r"[\w.:\-\[\]@/]{1,253}"),
           "int": re.compile(r"-?\d{1,18}")}
 _LABEL = "(" + "|".join(sorted(map(re.escape, _BY_LABEL), key=len, reverse=True)) + ")"
 _WORDS = re.compile(r" \(((?:" + _LABEL + r" [^;()]{1,400}?(?:; |(?=\))))+)\)")

@@ -53,6 +53,12 @@ _HYDRA_OPEN = "BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES"
 _HYDRA_FIELD = re.compile(r"^=\s+(?:(?:RANK (?P<rank>\d+) )?PID (?P<pid>\d+) RUNNING AT (?P<host>\S+)|"
                           r"KILLED BY SIGNAL: (?P<signal>\d+)\b.*|EXIT CODE: (?P<status>\d+))\s*$")
 
+# what a node agent reads of the summaries above (agent/sources/podlogs.py, `block_fact`): a line holding one of their
+# openers, then at most BLOCK_LINES lines after it in the same file, read as this module reads them; the summary's root
+# (torchrun's first observed failure, MPI's first process, Hydra's killed one) is the rank that exited
+BLOCK_OPENERS = (_ROOT_CAUSE, _MPI_OPEN, _HYDRA_OPEN)
+BLOCK_LINES = 12
+
 
 class _BlockKind(NamedTuple):
     """A summary a launcher prints over several lines, one field a line, that names a rank that exited."""
@@ -199,8 +205,11 @@ def fact_fields(fact: facts.Fact, groups: dict, base: dict, details: dict) -> No
 def job_fact(message: str) -> tuple[facts.LiveFact, dict] | None:
     """A container's line (its CRI envelope off) as a job fact node agents publish (facts.LIVE_FACTS): (its row, the
     fields its Event says: the process it names, as `FileReader` reads the line), None when it is none or names no
-    culprit.  The line's launcher prefixes say who wrote it, as offline."""
+    culprit.  The line's launcher prefixes say who wrote it, as offline.  A field of torchrun's summary ("  traceback :
+    Signal 9 (SIGKILL) received by PID 14689") is the summary's (`block_fact`), as offline, never a fact of its own."""
     fields_, lead, rest = strip_lead(message)
+    if _BLOCK_FIELD.match(rest):
+        return None
     hit = facts.match(rest)
     if hit is None or hit[0].kind not in facts.LIVE:
         return None
@@ -215,10 +224,31 @@ def job_fact(message: str) -> tuple[facts.LiveFact, dict] | None:
     fact_fields(fact, groups, base, details)
     said = {name: base[name] if name in base else details.get(name) for name in row.fields}
     said = {name: value for name, value in said.items() if value is not None}
-    if not any(name in said for name in row.culprit):
+    if row.culprit and not any(name in said for name in row.culprit):
         return None
     said["fact"] = fact.name
     return row, said
+
+
+_BLOCK_FACTS = frozenset({"elastic_summary", "mpi_first_exit", "hydra_bad_termination"})
+
+
+def block_fact(messages: list[str]) -> tuple[facts.LiveFact, dict, int] | None:
+    """A launcher's multi-line exit summary, live: `messages` (a line holding one of BLOCK_OPENERS, its CRI envelope
+    off, then at most BLOCK_LINES lines after it) read as `FileReader` reads a file; (the rank_exit row, the fields
+    its Event says, the index in `messages` of the line it quotes) of the summary's root, None when the lines hold no
+    root naming a culprit (torchrun's other failures are not its root)."""
+    row = facts.LIVE["rank_exit"]
+    for ev in FileReader("pod", Clock()).read(messages[:BLOCK_LINES + 1]):
+        if ev.kind != "rank_exit" or ev.details.get("fact") not in _BLOCK_FACTS or \
+                ev.details.get("root_cause") is False:
+            continue
+        said = {name: getattr(ev, name) for name in row.fields if getattr(ev, name, None) is not None}
+        if not any(name in said for name in row.culprit):
+            continue
+        said["fact"] = ev.details["fact"]
+        return row, said, (ev.line or 1) - 1
+    return None
 
 
 class _Line(NamedTuple):

@@ -34,7 +34,7 @@ from parsers.model import PodRef, WorkloadFindings
 from parsers.progress import PREFILTER as PROGRESS_PREFILTER
 from parsers.progress import Progress, recognise
 from triage import facts as job_facts
-from triage.read import generic, job_fact
+from triage.read import BLOCK_LINES, BLOCK_OPENERS, block_fact, generic, job_fact
 
 from . import MissingInputs, Source
 
@@ -62,6 +62,9 @@ class _Tail:
     offset: int = 0
     pending: bytes = b""
     lines: int = 0  # lines scanned (the stream's line numbers go on from poll to poll: Scanner.scan first_line)
+    # a launcher's exit summary whose lines the last read cut short: (its opener's line number, its lines so far,
+    # at most 1 + triage.read.BLOCK_LINES), read on with the next read
+    block: tuple[int, list[str]] | None = None
     active: float = field(default_factory=time.monotonic)
 
 
@@ -92,7 +95,8 @@ class PodLogSource(Source):
         self.tails: dict[str, _Tail] = {}
         self.prefilter = Prefilter(all_keywords())
         self._re = Prefilter(all_keywords(), engine="re")
-        self.facts = Prefilter(job_facts.LIVE_KEYWORDS)  # the job facts' words (triage.facts.LIVE_FACTS)
+        # the job facts' words (triage.facts.LIVE_FACTS) and the launchers' exit summaries' openers
+        self.facts = Prefilter((*job_facts.LIVE_KEYWORDS, *BLOCK_OPENERS))
         self._saved: dict[str, list[int]] = self._load()
         self._written: dict[str, list[int]] | None = None  # what the last save put on disk
         # the pipeline's progress through what this source sent (see `save`): batches sent and taken, and the
@@ -304,18 +308,27 @@ class PodLogSource(Source):
             f.file = tail.path
             f.details.update(namespace=tail.ref.namespace, pod=tail.ref.pod, container=tail.ref.container)
             found.append((tail.ref, f))
-        for f in self._job_facts(buf, cut + 1, first, found):
+        facts = self._job_facts(tail, buf, cut + 1, first, found)
+        if facts:  # a catch-all finding of a fact's line (any NCCL WARN) gives way to the fact, as offline
+            said = {f.line for f in facts}
+            found = [(ref, f) for ref, f in found if not (f.line in said and generic(f))]
+        for f in facts:
             f.file = tail.path
             f.details.update(namespace=tail.ref.namespace, pod=tail.ref.pod, container=tail.ref.container)
             found.append((tail.ref, f))
         return found
 
-    def _job_facts(self, buf: bytes, end: int, first: int, found: list) -> list[Finding]:
+    def _job_facts(self, tail: _Tail, buf: bytes, end: int, first: int, found: list) -> list[Finding]:
         """The job facts among buf[:end] that name a culprit (triage.facts.LIVE_FACTS: a rank's death, a lost
         process, a barrier's lagging ranks) as findings of their kind, their fields in details: one keyword scan
         of the bytes; only a line holding one of their words is decoded and matched.  A line the parsers read
-        (other than their catch-alls, triage.read.generic) is theirs, as offline."""
+        (other than their catch-alls, triage.read.generic) is theirs, as offline.  A launcher's exit summary, one
+        field a line after its opener, is read with the BLOCK_LINES lines after the opener (triage.read.block_fact;
+        those a read cut short are awaited in the next, `_Tail.block`)."""
         out: list[Finding] = []
+        if tail.block is not None:  # a summary the last read cut short: its next lines open this one
+            (opener, window), tail.block = tail.block, None
+            self._block(tail, buf, 0, end, opener, window, out)
         theirs = None
         number, at = first, 0
         for start, stop, _ in self.facts.line_spans(buf, end):
@@ -324,6 +337,9 @@ class PodLogSource(Source):
             text = buf[start:stop].decode("utf-8", "replace").rstrip("\r")
             env = cri(text)
             message = env.message if env is not None else text
+            if any(o in message for o in BLOCK_OPENERS):
+                self._block(tail, buf, stop + 1, end, number, [text], out)
+                continue
             hit = job_fact(message)
             if hit is None:
                 continue
@@ -336,6 +352,29 @@ class PodLogSource(Source):
                                timestamp=env.timestamp if env is not None else None, rank=fields.get("rank"),
                                pid=fields.get("pid"), details=fields, envelope="cri", line=number))
         return out
+
+    def _block(self, tail: _Tail, buf: bytes, pos: int, end: int, opener: int, window: list[str],
+               out: list[Finding]) -> None:
+        """A summary opened on line `opener` (`window` its lines so far, as written): its lines from buf[pos:end] up to
+        BLOCK_LINES after the opener, read; its root as a rank_exit finding in `out`, else, the read having cut it
+        short, kept in `tail.block` for the next."""
+        while len(window) <= BLOCK_LINES and pos < end:
+            nl = buf.find(b"\n", pos, end)
+            nl = end if nl == -1 else nl
+            window.append(buf[pos:nl].decode("utf-8", "replace").rstrip("\r"))
+            pos = nl + 1
+        envs = [cri(text) for text in window]
+        hit = block_fact([env.message if env is not None else text for env, text in zip(envs, window)])
+        if hit is None:
+            if len(window) <= BLOCK_LINES:
+                tail.block = (opener, window)
+            return
+        row, fields, index = hit
+        env = envs[index]
+        out.append(Finding(row.kind, "error", "unknown", "INVESTIGATE",
+                           env.message if env is not None else window[index],
+                           timestamp=env.timestamp if env is not None else None, rank=fields.get("rank"),
+                           pid=fields.get("pid"), details=fields, envelope="cri", line=opener + index))
 
     def _progress_lines(self, ref: PodRef, buf: bytes, end: int) -> None:
         """Progress lines among buf[:end] (one regex search over the bytes; only keyword lines are decoded)."""

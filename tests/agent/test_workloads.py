@@ -647,6 +647,22 @@ JOB_FACT_LINES = [
      "BarrierTimeout", "(lagging ranks 6; timeout ms 180000000000; rank 0)"),
     ("[rank3]: RuntimeError: DataLoader worker (pid 34569) is killed by signal: Bus error. Details are lost due to "
      "multiprocessing.", "DataLoaderWorkerKilled", "(rank 3; pid 34569; signal 7 SIGBUS)"),
+    # the writer's own /dev/shm or file system refused it (xgboost-5963-shm, ci-infra-490-shm): the pod is the culprit
+    ("7635c25c81cd:41585:41836 [0] include/shm.h:48 NCCL WARN Error while creating shared memory segment "
+     "nccl-shm-recv-bade85d1d321b26-0-3-2 (size 9637888)", "StorageError",
+     "(host 7635c25c81cd; pid 41585; error Error while creating shared memory segment; segment "
+     "nccl-shm-recv-bade85d1d321b26-0-3-2)"),
+    ("OSError: [Errno 28] No space left on device", "StorageError", "(error No space left on device)"),
+    # Slurm's cancel names the step and its node, and why (desitarget-628-timelimit)
+    ("slurmstepd: error: *** STEP 32233190.0 ON nid01934 CANCELLED AT 2020-07-03T02:59:56 DUE TO TIME LIMIT ***",
+     "JobEnded", "(host nid01934; job 32233190.0; reason TIME LIMIT; read as slurm_cancelled)"),
+    # ranks called different collectives (ms-swift-9443-mismatch, nccl-296-mismatch)
+    ("[rank1]: RuntimeError: Detected mismatch between collectives on ranks. Rank 1 is running collective: "
+     "CollectiveFingerPrint(SequenceNumber=3104, OpType=ALLREDUCE, TensorShape=[195812480]), but Rank 0 is running "
+     "collective: CollectiveFingerPrint(SequenceNumber=3104, OpType=BROADCAST)", "CollectiveMismatch",
+     "(rank 1; first rank 1; other rank 0; op ALLREDUCE; seq 3104)"),
+    ("init.cc:1247 NCCL WARN Mismatched collective detected, please check your collective calls at and around rank 39.",
+     "CollectiveMismatch", "(around rank 39)"),
 ]
 
 
@@ -699,3 +715,56 @@ def test_lines_without_the_facts_words_cost_no_match(tmp_path, monkeypatch):
     _job_fact_pod(tmp_path / "pods", [f'{{"step": {i}, "loss": 2.1}}' for i in range(500)] +
                   ["mpirun noticed that process rank 0 with PID 1 on node a exited on signal 9 (Killed)."])
     assert len(calls) == 1
+
+
+# launchers' multi-line exit summaries (REAL lines: speculators #1115's torchrun ChildFailedError, determined-ai/
+# determined #3275's Horovod, openai/jukebox #155's MPICH Hydra; tests/fixtures/incidents), the process named by the
+# lines after the opener: before, each line was read alone and the summary named no one
+TORCHRUN_SUMMARY = [
+    "Failures:", "[1]:", "  time      : 2026-09-07_13:02:58", "  host      : localhost",
+    "  rank      : 0 (local_rank: 0)", "  exitcode  : -9 (pid: 14689)", "  error_file: <N/A>",
+    "  traceback : Signal 9 (SIGKILL) received by PID 14689",
+    "------------------------------------------------------------",
+    "Root Cause (first observed failure):", "[0]:", "  time      : 2026-09-07_13:02:58", "  host      : localhost",
+    "  rank      : 3 (local_rank: 3)", "  exitcode  : 1 (pid: 14692)", "  error_file: <N/A>",
+    "  traceback : To enable traceback see: https://pytorch.org/docs/stable/elastic/errors.html",
+    "============================================================"]
+SUMMARIES = [
+    (TORCHRUN_SUMMARY, "(rank 3; local rank 3; host localhost; pid 14692; exit code 1)", 15),
+    (["RuntimeError: Horovod detected that one or more processes exited with non-zero status, thus causing the job "
+      "to be terminated. The first process to do so was:", "Exit code: 1", "Process name: 1"],
+     "(rank 1; exit code 1)", 4),
+    (["===================================================================================",
+      "=   BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES", "=   PID 9665 RUNNING AT NeuroRTX6000",
+      "=   EXIT CODE: 9", "=   CLEANING UP REMAINING PROCESSES"],
+     "(host NeuroRTX6000; pid 9665; signal 9 SIGKILL)", 4),
+]
+
+
+@pytest.mark.parametrize("lines,said,line", SUMMARIES)
+def test_a_launchers_exit_summary_names_its_root_rank_from_the_lines_after_its_opener(tmp_path, lines, said, line):
+    """torchrun's Root Cause block, MPI's first process, Hydra's bad termination: one field a line after the opener,
+    read with the lines after it as triage reads them; a field of another failure (torchrun's "Failures:", its
+    traceback's "Signal 9 ... received by PID") is not a fact of its own."""
+    found = _job_fact_pod(tmp_path / "pods", ["step 1 loss 2.3", *lines, "step 2 loss 2.2"])
+    assert [(f.kind, f.line) for _, f in found] == [("rank_exit", line)]
+    ref, f = found[0]
+    ev = WorkloadTracker(Metrics()).observe(ref, f)
+    assert ev.reason == "RankExited" and said in ev.message
+
+
+def test_a_summary_a_read_cuts_short_is_read_on_with_the_next(tmp_path):
+    """The opener and its first lines in one read, the rank's fields in the next (the kubelet wrote them apart): the
+    window goes on in the next read, and the summary is said once."""
+    root = tmp_path / "pods"
+    first = _job_fact_pod(root, ["step 1 loss 2.3", *TORCHRUN_SUMMARY[:12]])
+    assert first == []
+    src = source(root)
+    src.discover()
+    src.poll()
+    log = next(root.rglob("0.log"))
+    with open(log, "a") as f:
+        f.write("".join(f"2025-06-11T01:51:10.{i:09d}Z stderr F {x}\n" for i, x in enumerate(TORCHRUN_SUMMARY[12:])))
+    found = src.poll()
+    assert [(f.kind, f.rank, f.line, f.details.get("exit_code")) for _, f in found] == [("rank_exit", 3, 15, 1)]
+    assert src.poll() == []

@@ -574,6 +574,15 @@ def agent_fact_events(node: str, pod_name: str, lines: list[str]) -> list[dict]:
     # rank 0's monitored barrier names the lagging ranks (cosyvoice-180-barrier)
     ("[E ProcessGroupGloo.cpp:138] [Rank 0]: Rank 2 failed to pass monitoredBarrier in 30000 ms",
      dict(kind="barrier_timeout", rank=0, host="node-a")),
+    # NCCL could not create its /dev/shm segment: the writer's node (nccl-342-shm)
+    ("include/shm.h:48 NCCL WARN Error while creating shared memory segment nccl-shm-recv-250a7cc850ba9298-0-1-3 "
+     "(size 9637888)", dict(kind="storage_error", host="node-a")),
+    # Slurm's cancel names its node and why, which triage weighs (desitarget-628-timelimit)
+    ("slurmstepd: error: *** STEP 32233190.0 ON nid01934 CANCELLED AT 2020-07-03T02:59:56 DUE TO TIME LIMIT ***",
+     dict(kind="job_ended", host="nid01934")),
+    # the flight recorder's analyser names the culprit rank
+    ("error msg: Culprit rank 22; Error type: SIZE_OR_SYNTAX_MISMATCH, Expected input sizes: '[[1025]]' does not "
+     "match found input sizes: '[[262144]]'", dict(kind="collective_mismatch", rank=22)),
 ])
 def test_a_job_facts_pod_event_reads_back_as_the_same_evidence(line, want):
     """The job facts that name a culprit reach the cluster component as the Evidence offline triage reads from the
@@ -584,6 +593,10 @@ def test_a_job_facts_pod_event_reads_back_as_the_same_evidence(line, want):
     assert e.file == "pod/llm-w-0" and e.text
     if e.kind == "barrier_timeout":
         assert (e.details["lagging"], e.details["timeout_ms"]) == ("2", "30000")
+    if e.kind == "job_ended":  # what triage's category_of reads: a cancel for the scheduler's own reason
+        assert (e.details["why"], e.details["fact"]) == ("TIME LIMIT", "slurm_cancelled")
+    if e.kind == "storage_error":
+        assert e.details["what"] == "Error while creating shared memory segment"
 
 
 def test_the_first_dead_rank_a_pod_event_names_is_the_jobs_root():
