@@ -1324,6 +1324,43 @@ RULES: tuple[Rule, ...] = (
        r"CUDA error !!!!! <out of memory>)"
        r"(?:.*?\(?GPU (?P<gpu>\d+)[;) ])?",
        event=CUDA_EXC_OPEN),
+    # The CUDA status "out of memory" by its names and number, in the words of the libraries beyond PyTorch: the runtime's
+    # enum name (CuPy's "cupy.cuda.runtime.CUDARuntimeError: cudaErrorMemoryAllocation: out of memory", chainer/chainer
+    # #748; mpi4jax's "Error 2 cudaErrorMemoryAllocation: out of memory", mpi4jax/mpi4jax #106; the CUDA samples'
+    # "code=2(cudaErrorMemoryAllocation)"; PyTorch 2.6+'s "Search for `cudaErrorMemoryAllocation' .." after its own out of
+    # memory line: the same failure, CUDA_EXC_JOIN), Numba's CudaAPIError of status 2 ("numba.cuda.cudadrv.driver.
+    # CudaAPIError: [2] Call to cuMemAlloc results in CUDA_ERROR_OUT_OF_MEMORY", rapidsai/dask-cuda #225; its repr
+    # "CudaAPIError(2, 'Call to ..')"), XLA's RESOURCE_EXHAUSTED ending in the driver's name ("Execution of replica 0
+    # failed: RESOURCE_EXHAUSTED: Failed to load in-memory CUBIN (compiled for a different GPU?).: CUDA_ERROR_OUT_OF_MEMORY:
+    # out of memory", iit-DLSLab/mpx #11) and the CUDA_RT_CALL check of NVIDIA's multi-GPU samples ('CUDA RT call
+    # "cudaMalloc(..)" in line 378 of file jacobi.cpp failed with out of memory (2).', NVIDIA/multi-gpu-programming-models
+    # #14): the job out of GPU memory (was: cuda_error, unknown, for the enum name; nothing for the others). The driver's
+    # name alone stays none (CUDA_DRIVER_ERRORS): TensorFlow's and XLA's allocators log "failed to allocate .. from
+    # device: CUDA_ERROR_OUT_OF_MEMORY" and retry smaller.
+    _r("cuda_status_oom", "cuda_oom",
+       ["cudaErrorMemoryAllocation", "CudaAPIError", "CUDA_ERROR_OUT_OF_MEMORY", "failed with out of memory (2)"],
+       r"\bcudaErrorMemoryAllocation\b|CudaAPIError(?:: \[2\] |\(2, ')Call to |"
+       r"RESOURCE_EXHAUSTED: [^:\n]*: CUDA_ERROR_OUT_OF_MEMORY|failed with out of memory \(2\)",
+       event=CUDA_EXC_JOIN),
+    # Numba's CudaAPIError gives the driver's status by its number and by a name from Numba's own table, which may be
+    # missing or wrong: releases before CUDA 11's names printed UNKNOWN_CUDA_ERROR for a status they did not list
+    # ("numba.cuda.cudadrv.driver.CudaAPIError: [700] Call to cuCtxSynchronize results in UNKNOWN_CUDA_ERROR", numba/numba
+    # #7769: an illegal address), numba-cuda's table named 700 CUDA_ERROR_LAUNCH_FAILED (NVIDIA/numba-cuda #79). The
+    # number decides where CUDA_STATUS_NAMES knows it, else the name (was: nothing for UNKNOWN_CUDA_ERROR, the printed
+    # name's attribution for a listed one).
+    _r("numba_cuda_error", "cuda_error", ["CudaAPIError"],
+       r"CudaAPIError(?:: \[|\()(?P<cu_status>\d+)(?:\] |, ')Call to (?P<cuda_call>\w+) results in (?P<cu_name>\w+)",
+       refine="cuda_status", event=CUDA_EXC_OPEN),
+    # Triton's launcher refusing a kernel whose compiled configuration needs more of a per-block resource than the GPU
+    # has: "triton.runtime.errors.OutOfResources: out of resource: shared memory, Required: 98304, Hardware limit: 49152.
+    # Reducing block sizes or `num_stages` may help." (a Pascal's 48 KiB, sasha0552/pascal-pkgs-ci #50, vllm-project/vllm
+    # #11584; a 3090's 99 KiB, Knowledgator/TurboT5 #8): the job's kernels on this GPU model, the same on every node of
+    # the model: the application's (was: nothing). Only the exception's line: the message alone may be a configuration
+    # an autotuner caught and dropped.
+    _r("triton_out_of_resources", "cuda_error", ["OutOfResources: out of resource: "],
+       r"OutOfResources: (?P<cuda_error>out of resource: [\w ]+?), Required: (?P<required>\d+), "
+       r"Hardware limit(?:ation)?: (?P<limit>\d+)",
+       attribution="application", action="RESTART_APP", event=CUDA_EXC_OPEN),
     # TensorRT-LLM's check of a CUDA call (tensorrt_llm/common/cudaUtils.h; its C++ runtime under Triton's tensorrtllm
     # backend, trtllm-serve and the Python runtime alike) and TensorRT's own (Triton's TensorRT backend, NIM engines) out
     # of device memory: "[TensorRT-LLM][ERROR] CUDA runtime error in ::cudaMallocAsync(ptr, n, mCudaStream->get()): out
@@ -1711,11 +1748,12 @@ CUDA_STATUS_NAMES = {1: "invalid argument", 214: "CUDA_ERROR_ECC_UNCORRECTABLE",
 
 
 def _refine_cuda_status(g: dict, out: dict) -> None:
-    """A CUDA status an allocator printed: its text where the line gives one, else its name (CUDA_STATUS_NAMES) or
-    number; refined as the runtime's texts are (CUDA_ERRORS)."""
-    code, text = g.get("cu_status"), g.pop("status_text", None)
+    """A CUDA status an allocator or a library printed: its text where the line gives one, else its name by its number
+    (CUDA_STATUS_NAMES), else the name the library gave it (`cu_name`: Numba's own table, missing or wrong for some), else
+    its number; refined as the runtime's texts are (CUDA_ERRORS)."""
+    code, text, name = g.get("cu_status"), g.pop("status_text", None), g.pop("cu_name", None)
     if not g.get("cuda_error"):
-        g["cuda_error"] = text or CUDA_STATUS_NAMES.get(int(code), f"CUDA status {code}")
+        g["cuda_error"] = text or CUDA_STATUS_NAMES.get(int(code)) or name or f"CUDA status {code}"
     _refine_cuda(g, out)
 
 

@@ -1,0 +1,33 @@
+"""A failed CUDA call as the GPU libraries beyond PyTorch word it (tests/fixtures/realworld/jobs-cuda-2026g.yaml): the
+kind and attribution each status is, whichever library's words carry it."""
+
+from __future__ import annotations
+
+import pytest
+import realworld
+
+LINES = {
+    # numba/numba #7769: status 700 under an old Numba's UNKNOWN_CUDA_ERROR: an illegal address, the application's
+    "numba.cuda.cudadrv.driver.CudaAPIError: [700] Call to cuCtxSynchronize results in UNKNOWN_CUDA_ERROR":
+        ("cuda_error", "application", "CUDA_ERROR_ILLEGAL_ADDRESS"),
+    # chainer/chainer #748: CuPy's runtime error by the enum name of an out of memory
+    "cupy.cuda.runtime.CUDARuntimeError: cudaErrorMemoryAllocation: out of memory": ("cuda_oom", "application", None),
+    # mpi4jax/mpi4jax #106
+    "\tError 2 cudaErrorMemoryAllocation: out of memory---------------------------------------------------------------"
+    "-----------": ("cuda_oom", "application", None),
+    # rapidsai/dask-cuda #225
+    "numba.cuda.cudadrv.driver.CudaAPIError: [2] Call to cuMemAlloc results in CUDA_ERROR_OUT_OF_MEMORY":
+        ("cuda_oom", "application", None),
+    # sasha0552/pascal-pkgs-ci #50: a kernel configuration the GPU model cannot hold
+    "triton.runtime.errors.OutOfResources: out of resource: shared memory, Required: 98304, Hardware limit: 49152. "
+    "Reducing block sizes or `num_stages` may help.": ("cuda_error", "application", "out of resource: shared memory"),
+}
+
+
+@pytest.mark.parametrize("line", sorted(LINES))
+def test_library_status_kind_and_attribution(line):
+    kind, attribution, error = LINES[line]
+    found = realworld.findings(line + "\n")
+    assert [(f.kind, f.attribution) for f in found] == [(kind, attribution)]
+    if error:
+        assert found[0].details["cuda_error"] == error
