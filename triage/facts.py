@@ -103,10 +103,15 @@ FACTS: tuple[Fact, ...] = (
        r"(?: of binary: (?P<binary>\S+))?"),
     # the ChildFailedError summary, one field a line ("  rank      : 0 (local_rank: 0)"): read as a block by
     # triage.read (ELASTIC_BLOCK), not row by row
-    # DeepSpeed's launcher: "[ERROR] [launch.py:434:sigkill_handler] ['/usr/bin/python3', '-u', 'main.py',
-    # '--local_rank=0', ...] exits with return code = -9"
+    # DeepSpeed's launcher (deepspeed/launcher/launch.py, every era): "[ERROR] [launch.py:434:sigkill_handler]
+    # ['/usr/bin/python3', '-u', 'main.py', '--local_rank=0', ...] exits with return code = -9" (deepspeedai/DeepSpeed
+    # #3232).  The command it prints is not the dead process's: its sigkill_handler prints `cmd`, the variable its
+    # spawning loop left behind, the node's last local rank's command whichever process died ("'--local_rank=1'" of
+    # two GPUs, deepspeedai/DeepSpeedExamples #626): the line names the node's launcher (its pdsh prefix), an exit
+    # code, and no rank.  torch.distributed.launch (1.8 and before) and early DeepSpeed raised a CalledProcessError
+    # from the same handler
     _f("deepspeed_exit", "rank_exit", ["exits with return code"],
-       r"(?:'--local_rank=(?P<local_rank>\d+)'.*)?exits with return code = (?P<exit_code>-?\d+)"),
+       r"exits with return code = (?P<exit_code>-?\d+)"),
     # Slurm: "srun: error: node-7: task 12: Exited with exit code 1", "srun: error: gpu-3: tasks 0-7: Killed"; srun
     # logs under the name it was run by, so a site's renamed srun words it alike ("yhrun: error: cnode1995: task 0:
     # Killed", Tianhe's, jiabowang/GAPIT #207)

@@ -261,10 +261,15 @@ FACTS = [
      dict(rank="3", errorcode="0")),
     ("Abort(1) on node 3 (rank 3 in comm 0): application called MPI_Abort(MPI_COMM_WORLD, 1) - process 3", "rank_exit",
      dict(rank="3", errorcode="1")),
-    # deepspeedai/DeepSpeed #3232
+    # deepspeedai/DeepSpeed #3232.  The command DeepSpeed's launcher prints is the last one it spawned, whichever
+    # process died: its '--local_rank=N' names no one (deepspeedai/DeepSpeedExamples #626: local rank 1 of two GPUs)
     ("[2023-04-14 13:11:27,885] [ERROR] [launch.py:434:sigkill_handler] ['/usr/bin/python3', '-u', 'main.py', "
      "'--local_rank=0', '--data_path', 'Dahoas/rm-static'] exits with return code = -9", "rank_exit",
-     dict(exit_code="-9", signal="9", local_rank="0")),
+     dict(exit_code="-9", signal="9", local_rank=None)),
+    ("[2023-07-10 04:26:35,999] [ERROR] [launch.py:324:sigkill_handler] ['/global/D1/homes/sushant/sushanta/venv/bin/"
+     "python3.10', '-u', 'trainCLM.py', '--local_rank=1', '--deepspeed', '/home/sushant/D1/sushanta/try/nepaligpt/clm/"
+     "config/deepspeed_config.json'] exits with return code = -11", "rank_exit",
+     dict(exit_code="-11", signal="11", local_rank=None, rank=None)),
     # vLLM's executor on a worker that died: OpenPipe/ART #201 (V1), vllm-project/vllm #56180 (with the exit code)
     ("ERROR 07-04 17:35:16 [multiproc_executor.py:140] Worker proc VllmWorker-1 died unexpectedly, shutting down "
      "executor.", "rank_exit", dict(rank="1")),
