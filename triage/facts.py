@@ -68,7 +68,7 @@ ABOUT_ANOTHER = frozenset({"rank_exit", "job_ended", "worker_exit", "process_los
 # the process it names; where the line names no host / rank / pid, it has none
 ONLY_ANOTHER = frozenset({"process_lost"})
 # Kinds a traceback's exception may state (its message the fact's line): read as the fact, the exception's type kept
-EXCEPTION_FACTS = frozenset({"worker_exit", "barrier_timeout"})
+EXCEPTION_FACTS = frozenset({"worker_exit", "barrier_timeout", "rank_exit"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,10 +103,32 @@ FACTS: tuple[Fact, ...] = (
        r"(?: of binary: (?P<binary>\S+))?"),
     # the ChildFailedError summary, one field a line ("  rank      : 0 (local_rank: 0)"): read as a block by
     # triage.read (ELASTIC_BLOCK), not row by row
-    # DeepSpeed's launcher: "[ERROR] [launch.py:434:sigkill_handler] ['/usr/bin/python3', '-u', 'main.py',
-    # '--local_rank=0', ...] exits with return code = -9"
+    # DeepSpeed's launcher (deepspeed/launcher/launch.py, every era): "[ERROR] [launch.py:434:sigkill_handler]
+    # ['/usr/bin/python3', '-u', 'main.py', '--local_rank=0', ...] exits with return code = -9" (deepspeedai/DeepSpeed
+    # #3232).  The command it prints is not the dead process's: its sigkill_handler prints `cmd`, the variable its
+    # spawning loop left behind, the node's last local rank's command whichever process died ("'--local_rank=1'" of
+    # two GPUs, deepspeedai/DeepSpeedExamples #626): the line names the node's launcher (its pdsh prefix), an exit
+    # code, and no rank.  torch.distributed.launch (1.8 and before) and early DeepSpeed raised a CalledProcessError
+    # from the same handler: the called_process_signal row below
     _f("deepspeed_exit", "rank_exit", ["exits with return code"],
-       r"(?:'--local_rank=(?P<local_rank>\d+)'.*)?exits with return code = (?P<exit_code>-?\d+)"),
+       r"exits with return code = (?P<exit_code>-?\d+)"),
+    # torch.multiprocessing.spawn's join (mp.spawn, detectron2's launch, every era): a process it started ended by a
+    # signal or with a non-zero code, no exception of its own passed back; 1.0-1.5 "Exception: process 1 terminated
+    # with signal SIGKILL" (HRNet/HigherHRNet-Human-Pose-Estimation #47, jeffffffli/HybrIK #198), 1.6+
+    # "torch.multiprocessing.spawn.ProcessExitedException: process 0 terminated with signal SIGKILL"
+    # (resistzzz/Prompt4NR #3, lyu-yx/ACUMEN #4), "... terminated with exit code 1".  The number is the process's
+    # index among those this node spawned, its local rank (the rank is the script's: node_rank * nprocs + index)
+    _f("torch_spawn_exit", "rank_exit", ["terminated with signal", "terminated with exit code"],
+       r"(?:^|Exception: )process (?P<local_rank>\d+) terminated with (?:signal (?P<signame>SIG[A-Z0-9]+)|"
+       r"exit code (?P<exit_code>-?\d+))\b"),
+    # Python's subprocess.CalledProcessError for a child a signal ended (CPython's str(): "Command '...' died with
+    # <Signals.SIGKILL: 9>."), raised by accelerate's simple_launcher (Linaqruf/kohya-trainer #148, bmaltais/kohya_ss
+    # #1065), torch.distributed.launch's sigkill_handler (1.8 and before) and early DeepSpeed's: a process of the job
+    # died by that signal; the command names no rank (the launchers' is the last one spawned, see
+    # deepspeed_exit).  A non-zero exit ("returned non-zero exit status 1.") follows the child's own error and may be
+    # any command (DeepSpeed's ssh check): no row
+    _f("called_process_signal", "rank_exit", ["' died with <Signals."],
+       r"' died with <Signals\.(?P<signame>SIG[A-Z0-9]+): (?P<signal>\d+)>"),
     # Slurm: "srun: error: node-7: task 12: Exited with exit code 1", "srun: error: gpu-3: tasks 0-7: Killed"; srun
     # logs under the name it was run by, so a site's renamed srun words it alike ("yhrun: error: cnode1995: task 0:
     # Killed", Tianhe's, jiabowang/GAPIT #207)

@@ -261,10 +261,34 @@ FACTS = [
      dict(rank="3", errorcode="0")),
     ("Abort(1) on node 3 (rank 3 in comm 0): application called MPI_Abort(MPI_COMM_WORLD, 1) - process 3", "rank_exit",
      dict(rank="3", errorcode="1")),
-    # deepspeedai/DeepSpeed #3232
+    # deepspeedai/DeepSpeed #3232.  The command DeepSpeed's launcher prints is the last one it spawned, whichever
+    # process died: its '--local_rank=N' names no one (deepspeedai/DeepSpeedExamples #626: local rank 1 of two GPUs)
     ("[2023-04-14 13:11:27,885] [ERROR] [launch.py:434:sigkill_handler] ['/usr/bin/python3', '-u', 'main.py', "
      "'--local_rank=0', '--data_path', 'Dahoas/rm-static'] exits with return code = -9", "rank_exit",
-     dict(exit_code="-9", signal="9", local_rank="0")),
+     dict(exit_code="-9", signal="9", local_rank=None)),
+    ("[2023-07-10 04:26:35,999] [ERROR] [launch.py:324:sigkill_handler] ['/global/D1/homes/sushant/sushanta/venv/bin/"
+     "python3.10', '-u', 'trainCLM.py', '--local_rank=1', '--deepspeed', '/home/sushant/D1/sushanta/try/nepaligpt/clm/"
+     "config/deepspeed_config.json'] exits with return code = -11", "rank_exit",
+     dict(exit_code="-11", signal="11", local_rank=None, rank=None)),
+    # torch.multiprocessing.spawn's join, every era: 1.0-1.5's bare Exception (HRNet/HigherHRNet-Human-Pose-Estimation
+    # #47), 1.6+'s ProcessExitedException (resistzzz/Prompt4NR #3; rshaojimmy/MultiModal-DeepFake #24's SIGABRT;
+    # Plachtaa/VITS-fast-fine-tuning #284's exit code, SayaSS/vits-finetuning #32's Windows one): the spawn index, the
+    # process's local rank
+    ("Exception: process 1 terminated with signal SIGKILL", "rank_exit", dict(local_rank="1", signal="9")),
+    ("torch.multiprocessing.spawn.ProcessExitedException: process 0 terminated with signal SIGKILL", "rank_exit",
+     dict(local_rank="0", signal="9", rank=None)),
+    ("torch.multiprocessing.spawn.ProcessExitedException: process 1 terminated with signal SIGABRT", "rank_exit",
+     dict(local_rank="1", signal="6")),
+    ("torch.multiprocessing.spawn.ProcessExitedException: process 0 terminated with exit code 1", "rank_exit",
+     dict(local_rank="0", exit_code="1", signal=None)),
+    ("torch.multiprocessing.spawn.ProcessExitedException: process 0 terminated with exit code 3221226505", "rank_exit",
+     dict(local_rank="0", exit_code="3221226505")),
+    # Python's CalledProcessError for a child a signal ended (zengxiaofei/HapHiC #13; accelerate's simple_launcher and
+    # torch.distributed.launch raise the same): a death by that signal, no rank
+    ("subprocess.CalledProcessError: Command '['/home/li/bioinfo/HapHiC/scripts/HapHiC_pipeline.py', 'scaffolds.ref.fa', "
+     "'HiC.filtered.bam', '20', '--RE', 'GATC,GANTC,CTNAG,TTAA', '--correct_nrounds', '2', '--remove_allelic_links', "
+     "'4', '--threads', '20', '--processes', '8']' died with <Signals.SIGKILL: 9>.", "rank_exit",
+     dict(signal="9", signame="SIGKILL", local_rank=None, rank=None)),
     # vLLM's executor on a worker that died: OpenPipe/ART #201 (V1), vllm-project/vllm #56180 (with the exit code)
     ("ERROR 07-04 17:35:16 [multiproc_executor.py:140] Worker proc VllmWorker-1 died unexpectedly, shutting down "
      "executor.", "rank_exit", dict(rank="1")),
@@ -464,6 +488,45 @@ def test_job_facts(line, kind, groups):
     assert fact.kind == kind
     for name, value in groups.items():
         assert got.get(name) == value, name
+
+
+def test_a_launchers_exit_line_names_the_culprit_its_words_name_and_no_other():
+    """Live (triage.read.job_fact, the Pod Event's fields): DeepSpeed's launcher prints the last command it spawned,
+    so its line names no rank (unpublished alone; behind pdsh's prefix, the node) (deepspeedai/DeepSpeedExamples #626);
+    mp.spawn's join names the dead process's local rank (HRNet/HigherHRNet-Human-Pose-Estimation #47); a
+    CalledProcessError names none (zengxiaofei/HapHiC #13)."""
+    from triage.read import job_fact
+    ds = ("[2023-07-10 04:26:35,999] [ERROR] [launch.py:324:sigkill_handler] ['/global/D1/homes/sushant/sushanta/venv/"
+          "bin/python3.10', '-u', 'trainCLM.py', '--local_rank=1', '--deepspeed', '/home/sushant/D1/sushanta/try/"
+          "nepaligpt/clm/config/deepspeed_config.json'] exits with return code = -11")
+    assert job_fact(ds) is None
+    row, fields = job_fact("worker-1: " + ds)
+    assert row.reason == "RankExited" and fields.get("local_rank") is None and fields["host"] == "worker-1"
+    row, fields = job_fact("Exception: process 1 terminated with signal SIGKILL")
+    assert row.reason == "RankExited" and (fields["local_rank"], fields["signal"]) == (1, 9)
+    assert job_fact("subprocess.CalledProcessError: Command '['/home/li/bioinfo/HapHiC/scripts/HapHiC_pipeline.py', "
+                    "'scaffolds.ref.fa', 'HiC.filtered.bam', '20', '--RE', 'GATC,GANTC,CTNAG,TTAA', '--correct_nrounds',"
+                    " '2', '--remove_allelic_links', '4', '--threads', '20', '--processes', '8']' died with "
+                    "<Signals.SIGKILL: 9>.") is None
+
+
+@pytest.mark.parametrize("last,rule,category", [
+    # HRNet/HigherHRNet-Human-Pose-Estimation #47 (PyTorch 1.0-1.5), resistzzz/Prompt4NR #3 (1.6+)
+    ("Exception: process 1 terminated with signal SIGKILL", "first_rank_death", "undetermined"),
+    ("torch.multiprocessing.spawn.ProcessExitedException: process 0 terminated with signal SIGKILL", "first_rank_death",
+     "undetermined"),
+    # zengxiaofei/HapHiC #13: the maintainer, "The reason for this termination is uncertain"
+    ("subprocess.CalledProcessError: Command '['/home/li/bioinfo/HapHiC/scripts/HapHiC_pipeline.py', 'scaffolds.ref.fa',"
+     " 'HiC.filtered.bam', '20', '--RE', 'GATC,GANTC,CTNAG,TTAA', '--correct_nrounds', '2', '--remove_allelic_links', "
+     "'4', '--threads', '20', '--processes', '8']' died with <Signals.SIGKILL: 9>.", "first_rank_death", "undetermined"),
+])
+def test_a_launchers_exception_stating_a_childs_death_is_that_death(last, rule, category):
+    """A launcher's traceback ending in its child's death by a signal (mp.spawn's join, Python's CalledProcessError)
+    is that death, not the program's own error (were: application, first_failure; the CalledProcessError a consequence
+    and 'No failure found')."""
+    first = job({"launcher.log": ["Traceback (most recent call last):", last]})[0]
+    assert (first.rule, first.category) == (rule, category), first.reason
+    assert first.evidence[0].kind == "rank_exit" and first.evidence[0].details["exception"]
 
 
 def test_every_fact_kind_is_declared():
