@@ -436,17 +436,7 @@ def memory_explains(job: Job, death: Evidence, e: Evidence) -> str | None:
             return None
         if e.time is not None and death.time is not None and not t - job.window <= _ts(e) <= t + SKEW:
             return None
-        if e.pid is not None and death.pid is not None and e.pid == death.pid:
-            return "pid"
-        if e.rank is not None and death.rank is not None:  # the pid is a process of a rank the job's lines name
-            return "pid" if e.rank == death.rank else None
-        name = e.details.get("process")
-        if not name:
-            return None
-        binary = death.details.get("binary")
-        if (binary and _comm(str(binary)) == _comm(str(name))) or JOB_PROCESS_NAMES.fullmatch(str(name)):
-            return "process"
-        return None
+        return _names_the_dead(death, e)
     if death.signal == 7 and memory_consumed(e) and e.time is not None and death.time is not None and \
             t - MEMORY_UNNAMED_WINDOW - SKEW <= _ts(e) <= t + SKEW:
         return "host"
@@ -462,6 +452,13 @@ def crash_explains(job: Job, death: Evidence, e: Evidence) -> str | None:
         return None
     if e.time is not None and death.time is not None and not _ts(death) - job.window <= _ts(e) <= _ts(death) + SKEW:
         return None
+    return _names_the_dead(death, e)
+
+
+def _names_the_dead(death: Evidence, e: Evidence) -> str | None:
+    """Whether the kernel's line `e` about a process (a memory error's victim, a crash) names the dead rank's: "pid"
+    (the rank's pid, or a pid the job's lines map to that rank), "process" (a name the rank's process goes by, its
+    pid no other rank's); None: another process."""
     if e.pid is not None and death.pid is not None and e.pid == death.pid:
         return "pid"
     if e.rank is not None and death.rank is not None:  # the pid is a process of a rank the job's lines name
