@@ -412,24 +412,36 @@ KEYWORD_PART = st.sampled_from(sorted({k for r in __import__("parsers").rules.RU
     lambda k: st.sampled_from([k, k[len(k) // 2:], k[:len(k) // 2], k[1:], k[:-1]]))
 
 
-def _candidates_by_occurrence(message, allowed=None):
-    """Every row one of whose keywords occurs in the message, of the allowed ones (look-alike rows always); past
-    KeywordScan.MAX_OCCURRENCES occurrences, those of a word the trie's findall finds (ae9c3f1..1f3b764: always so,
-    which hid a row whose keyword overlapped another's)."""
+def _candidates(message, allowed=None):
+    """(the rows one of whose keywords occurs in the message, the rows of a word the trie's findall finds (what
+    Dispatch gave in ae9c3f1..1f3b764, which hid a row whose keyword overlapped another's), whether the message holds
+    few enough occurrences that the scan takes them all (KeywordScan.MAX_OCCURRENCES; past it, the trie's findall)),
+    of the allowed rows (look-alike rows always)."""
     from parsers.rules import RULES
     from parsers.wordscan import KeywordScan, word_regex
 
-    trie = _candidates_by_occurrence.__dict__.get("trie")
     words = sorted({k for r in RULES for k in r.keywords}, key=len, reverse=True)
+    trie = _candidates.__dict__.get("trie")
     if trie is None:
-        trie = _candidates_by_occurrence.trie = re.compile(word_regex(words))
-    if sum(message.count(w) for w in words) <= KeywordScan.MAX_OCCURRENCES:
-        occurs = lambda k: k in message  # noqa: E731
-    else:
-        found = set(trie.findall(message))
-        occurs = lambda k: any(k in w for w in found)  # noqa: E731
-    return tuple(r for i, r in enumerate(RULES) if any(occurs(k) for k in r.keywords)
-                 and (allowed is None or i in allowed or r.kind is None))
+        trie = _candidates.trie = re.compile(word_regex(words))
+    found = set(trie.findall(message))
+
+    def rows(occurs):
+        return tuple(r for i, r in enumerate(RULES) if any(occurs(k) for k in r.keywords)
+                     and (allowed is None or i in allowed or r.kind is None))
+
+    few = sum(message.count(w) for w in words) <= KeywordScan.MAX_OCCURRENCES  # (each scan match is one at least)
+    return rows(lambda k: k in message), rows(lambda k: any(k in w for w in found)), few
+
+
+def _assert_candidates(d, message, allowed=None):
+    got = d.candidates(message, allowed)
+    occurring, by_trie, few = _candidates(message, allowed)
+    if few:
+        assert got == occurring, message
+    else:  # past MAX_OCCURRENCES the scan may be the trie's: at least its rows, never a row whose keywords do not occur
+        assert set(by_trie) <= set(got) <= set(occurring), message
+    return got
 
 
 @settings(max_examples=600, deadline=None)
@@ -442,8 +454,21 @@ def test_dispatch_candidates_are_the_rows_whose_keywords_occur(message, allowed)
     from parsers.rules import RULES
 
     d = Dispatch(RULES)
-    assert d.candidates(message, allowed) == _candidates_by_occurrence(message, allowed)
-    assert d.candidates(message, allowed) == _candidates_by_occurrence(message, allowed)  # from its cache
+    first = _assert_candidates(d, message, allowed)
+    assert d.candidates(message, allowed) == first  # from its cache
+
+
+def test_dispatch_candidates_past_the_occurrence_cap_are_the_tries_at_least():
+    """The case hypothesis found (CI, 2026-11-28): nine occurrences counted, eight scan matches (`nvidia-peermem: `
+    holds `nvidia-peermem`), so the scan took them all, the overlapping `turn`+`nvidia-peermem` included, where the
+    trie's findall hides the peermem rows."""
+    from parsers.classify import Dispatch
+    from parsers.rules import RULES
+
+    message = (" CE  CE  CE  CE NVRM: Xid (PCI:0000:5d:00): 79, pid=1234, name=python, GPU has fallen off the bus."
+               "Reset indication didn't turnvidia-peermem: ")
+    got = _assert_candidates(Dispatch(RULES), message)
+    assert any(r.kind == "peermem_error" for r in got)
 
 
 def test_dispatch_candidates_on_the_fixtures():
@@ -457,7 +482,5 @@ def test_dispatch_candidates_on_the_fixtures():
     for path in [*fixtures.glob("dmesg/*.*"), *fixtures.glob("realworld/**/*.*")]:
         for line in path.read_text(errors="replace").splitlines():
             for text in (line, split(line, None)[1]):
-                want = _candidates_by_occurrence(text)
-                assert d.candidates(text) == want, text
-                seen += bool(want)
+                seen += bool(_assert_candidates(d, text))
     assert seen > 1000
