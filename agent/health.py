@@ -71,22 +71,31 @@ def _clears(f: Finding) -> Callable[[Problem], bool] | None:
     return lambda p: p.clear == c.mode and p.subject == subject
 
 
-def _matches(match: dict, f: Finding) -> bool:
-    def ok(key: str, value: Any) -> bool:
-        want = match.get(key)
-        if want is None:
-            return True
-        return value in want if isinstance(want, list) else value == want
+# what a rule's `match` may name -> the finding's value of it (any other key names nothing, and is ignored)
+_MATCH_FIELDS: dict[str, Callable[[Finding], Any]] = {
+    "kind": lambda f: f.kind, "action": lambda f: f.action, "severity": lambda f: f.severity,
+    "attribution": lambda f: f.attribution, "xid": lambda f: f.xid, "sxid": lambda f: f.sxid,
+    "state": lambda f: f.details.get("state"),
+}
 
-    if not ok("kind", f.kind) or not ok("action", f.action) or not ok("severity", f.severity):
-        return False
-    if not ok("attribution", f.attribution) or not ok("xid", f.xid) or not ok("sxid", f.sxid):
-        return False
-    if not ok("state", f.details.get("state")):
-        return False
-    neg = match.get("not_attribution")
-    if neg is not None and (f.attribution in neg if isinstance(neg, list) else f.attribution == neg):
-        return False
+
+def _matches(match: dict, f: Finding) -> bool:
+    """Whether `f` is what `match` names: each key's value (a list: any of them) equal to the finding's, and its
+    attribution none of `not_attribution`.  Only the keys the match names are looked at (a rule names one to three;
+    every finding meets some rule's match)."""
+    for key, want in match.items():
+        if want is None:
+            continue
+        if key == "not_attribution":
+            if f.attribution in want if isinstance(want, list) else f.attribution == want:
+                return False
+            continue
+        value = _MATCH_FIELDS.get(key)
+        if value is None:
+            continue
+        value = value(f)
+        if not (value in want if isinstance(want, list) else value == want):
+            return False
     return True
 
 
@@ -146,9 +155,8 @@ class HealthEngine:
         }
         # a kind's `repeated` row (parsers/kinds.py) and the matches of it that repeats count
         self._repeat_rows = _repeat_rows(cfg)
-        self._repeat_match = {name: {"kind": name, **{k: list(v) if isinstance(v, tuple) else v
-                                                      for k, v in r.match.items()}}
-                              for name, r in self._repeat_rows.items()}
+        self._repeat_match = {name: {k: list(v) if isinstance(v, tuple) else v for k, v in r.match.items()}
+                              for name, r in self._repeat_rows.items()}  # (looked up by the finding's kind)
         self._repeats: dict[tuple, _Sightings] = {}  # (kind, *its row's `by`) -> its processes
         # problem id -> what its message must now say (_message's arguments): a standing problem's message is
         # rendered once per derive, not once per line of a storm
