@@ -105,6 +105,8 @@ class Kind:
     # findings that raise nothing alone and whose repeat by several processes does (decided by it alone, the
     # condition rules not consulted)
     repeated: Repeated | None = None
+    # the host is slow while it lasts, not broken: triage names it beside a lagging rank whose host logged it
+    slows: bool = False
 
     @property
     def correlated(self) -> bool:
@@ -308,7 +310,7 @@ TABLE: tuple[Kind, ...] = (
     Kind("cpu_throttle", "CPU thermal throttling", None, "warning", "hardware", "CHECK_COOLING", "CPUThermalThrottle",
          doc="a CPU core or package over its temperature threshold, its clock throttled by the hardware (the kernel's "
              "thermal throttling report; its machine-check record and its 'temperature/speed normal' lines are part "
-             "of it): the node is slow while it lasts"),
+             "of it): the node is slow while it lasts", slows=True),
     Kind("memory_error", "host memory error", None, "warning", "hardware", "MONITOR", "HostMemoryError", (
         Raise("HostMemoryUnhealthy", "boot", {"severity": "fatal"}, reason="UncorrectedMemoryError"),
         Raise("HostMemoryUnhealthy", "expire", {"severity": "error"}, reason="UncorrectedMemoryError"),

@@ -80,6 +80,8 @@ SYMPTOM_KINDS = frozenset(k.name for k in _ROWS if k.consequence)
 # recorder's dump lines (nccl_dump) are not: a rank told to dump may never have timed out itself
 TIMEOUT_KINDS = ("nccl_timeout", "nccl_progress")
 PEER_KINDS = frozenset(k.name for k in KIND_TABLE if k.peer)
+# what makes a host slow rather than broken (parsers/kinds.py `slows`): named beside a lagging rank whose host logged it
+SLOW_HOST_KINDS = frozenset(k.name for k in KIND_TABLE if k.slows)
 # A process of a rank ended: the rank's own (a launcher's line), or its DataLoader worker's (the rank's exception
 # naming the worker's pid and signal): each is explained as a rank's death is (its own log, its host's OOM kill or
 # memory error naming its pid), else by what its signal points at
@@ -682,8 +684,9 @@ def _lagging_rank(job: Job) -> Verdict | None:
         behind = sorted({int(r) for e in barrier for r in e.details["lagging"].split(", ")})
         return Verdict("undetermined", None, "lagging_rank",
                        f"{_ranks(behind)} failed to pass the monitored barrier rank 0 waited in "
-                       f"({barrier[0].details.get('timeout_ms')} ms): the lagging rank; nothing logged says why it "
-                       "stalled", suspects=tuple(barrier), rank=behind[0], host=job.rank_host.get(behind[0]))
+                       f"({barrier[0].details.get('timeout_ms')} ms): the lagging rank; "
+                       f"{_why_stalled(job, behind[0])}",
+                       suspects=tuple(barrier), rank=behind[0], host=job.rank_host.get(behind[0]))
     # the flight recorder's "preparing to dump debug info" is no timeout, but its rank's watchdog machinery was heard
     # from: it is not a rank that went silent
     reports = [e for e in job.evidence if (e.kind in TIMEOUT_KINDS or e.details.get("fact") == "dump_notice")
@@ -695,7 +698,7 @@ def _lagging_rank(job: Job) -> Verdict | None:
                        f"{_ranks(behind)} had not enqueued the work the others time out in when the flight recorder "
                        f"made {'it' if len(behind) == 1 else 'them'} dump (last enqueued "
                        f"{min(e.last_enqueued for e in dumped)}, process group {dumped[0].details.get('pg')}): "
-                       "the lagging rank; nothing logged says why it stalled",
+                       f"the lagging rank; {_why_stalled(job, behind[0])}",
                        suspects=tuple(dumped), rank=behind[0], host=job.rank_host.get(behind[0]))
     if len({e.rank for e in reports}) < 2:
         return None
@@ -711,7 +714,7 @@ def _lagging_rank(job: Job) -> Verdict | None:
             where = f" of process group {pg}" if pg is not None else ""
             return Verdict("undetermined", None, "lagging_rank",
                            f"{_ranks(behind)} never enqueued NCCL work {top}{where}, which the others time out in: "
-                           "the lagging rank; nothing logged says why it stalled",
+                           f"the lagging rank; {_why_stalled(job, behind[0])}",
                            suspects=tuple(e for e in group if e.rank in behind), rank=behind[0],
                            host=job.rank_host.get(behind[0]))
     # (b) a rank seen in the logs (or in the communicator) that reported no timeout while the others did
@@ -720,9 +723,22 @@ def _lagging_rank(job: Job) -> Verdict | None:
     if missing and len(missing) <= max(1, len(universe) // 4) and len(reported) >= 2:
         return Verdict("undetermined", None, "lagging_rank",
                        f"{_ranks(missing)} reported no timeout while {len(reported)} ranks did: "
-                       f"{'it' if len(missing) == 1 else 'they'} never reached the collective; nothing logged says why",
+                       f"{'it' if len(missing) == 1 else 'they'} never reached the collective; "
+                       f"{_why_stalled(job, missing[0])}",
                        rank=missing[0], host=job.rank_host.get(missing[0]))
     return None
+
+
+def _why_stalled(job: Job, rank: int) -> str:
+    """What the lagging rank's host logged that slows a rank (SLOW_HOST_KINDS: its CPUs throttled), in the job's
+    window, or that nothing logged says why it stalled."""
+    host = job.rank_host.get(rank)
+    slow = [e for e in job.evidence if e.kind in SLOW_HOST_KINDS and job.in_window(e)
+            and (e.host == host if host is not None and e.host is not None else len(job.hosts) <= 1)]
+    if not slow:
+        return "nothing logged says why it stalled"
+    e = min(slow, key=_ts)
+    return f"its host{' ' + host if host else ''} logged {_what(e)}{_at(e)}, which slows a rank"
 
 
 def _dumped_behind(job: Job, reports: list[Evidence]) -> list[Evidence]:

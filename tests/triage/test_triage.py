@@ -598,6 +598,22 @@ def test_monitored_barrier_names_the_rank_that_never_reached_it(incident, rank, 
         assert told in incident_.consequences
 
 
+def test_a_lagging_ranks_host_that_throttled_its_cpus_is_named_as_why():
+    """A lagging rank whose host logged CPU thermal throttling in the job's window: the verdict names it as what slows
+    the rank (parsers/kinds.py `slows`), where it said nothing logged says why.  Two real sources replayed as one
+    job's logs: the incident cosyvoice-180-barrier's (rank 2 lagging, one host) and the kernel's throttling lines of
+    bb-qq/r8152 #184 (tests/fixtures/realworld/host-thermal.yaml)."""
+    logs = INCIDENT_LOGS / "cosyvoice-180-barrier" / "logs"
+    train = (logs / "train.log").read_text().splitlines()
+    kern = ["[515052.731171] CPU1: Core temperature above threshold, cpu clock throttled (total events = 136516)"]
+    ev = [*read_lines(train, "train.log", Clock()), *read_lines(kern, "kern.log", Clock())]
+    incident = attribute(ev)[0]
+    assert (incident.rule, incident.root.rank) == ("lagging_rank", 2)
+    assert "logged CPU thermal throttling" in incident.reason and "nothing logged" not in incident.reason
+    alone = attribute(list(read_lines(train, "train.log", Clock())))[0]
+    assert alone.reason.endswith("nothing logged says why it stalled")
+
+
 def test_monitored_barrier_with_wait_all_ranks_names_every_lagging_rank():
     """REAL: NVIDIA/nccl #849's title, wait_all_ranks' list: the lowest rank is the root, all four are suspects."""
     line = "RuntimeError: [Rank 0]: Ranks 4, 5, 6, 7 failed to pass monitoredBarrier in 2000000 ms"
