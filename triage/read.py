@@ -168,6 +168,16 @@ def generic(f) -> bool:
     return (f.kind == "nccl_error" and f.severity == "warning") or f.kind == "nccl_timeout"
 
 
+def writer(origin: Origin, rest: str, details: dict, host: str | None = None) -> dict:
+    """Who wrote a line, as Evidence fields (host, rank, local_rank, pid, gpu): its launcher prefixes (`origin`; `host`
+    where they name none), the global rank its PyTorch tags name; a subgroup's rank ("[PG 134 Rank 1]": rank 1 of
+    group 134, not global rank 1) goes into `details`.  Offline (FileReader) and live (`job_fact`)."""
+    rank, group = in_message(rest, origin.rank)
+    if group is not None:
+        details["pg"], details["group_rank"] = group
+    return dict(host=origin.host or host, rank=rank, local_rank=origin.local_rank, pid=origin.pid, gpu=origin.gpu)
+
+
 def fact_fields(fact: facts.Fact, groups: dict, base: dict, details: dict) -> None:
     """A job fact's groups into `base` (the line's writer as its prefixes say: host, rank, local_rank, pid, gpu; the
     Evidence fields the groups fill are added) and `details` (the other groups, the row's name): a launcher's line
@@ -215,12 +225,8 @@ def job_fact(message: str) -> tuple[facts.LiveFact, dict] | None:
         return None
     fact, groups = hit
     row = facts.LIVE[fact.kind]
-    origin = origin_of(fields_)
-    rank, group = in_message(rest, origin.rank)
-    base = dict(host=origin.host, rank=rank, local_rank=origin.local_rank, pid=origin.pid, gpu=origin.gpu)
     details: dict = {}
-    if group is not None:
-        details["pg"], details["group_rank"] = group
+    base = writer(origin_of(fields_), rest, details)
     fact_fields(fact, groups, base, details)
     said = {name: base[name] if name in base else details.get(name) for name in row.fields}
     said = {name: value for name, value in said.items() if value is not None}
@@ -561,12 +567,8 @@ class FileReader:
     def _base(self, at: _Line) -> dict:
         origin, rest = at.origin, at.rest
         when, extra, env_host = self._when(at.lead + rest, at.key, origin.host)
-        rank, group = in_message(rest, origin.rank)
-        if group is not None:  # "[PG 134 Rank 1]": rank 1 of group 134, not global rank 1
-            extra["pg"], extra["group_rank"] = group
-        return dict(time=when, host=origin.host or env_host, rank=rank, local_rank=origin.local_rank,
-                    pid=origin.pid, gpu=origin.gpu, file=self.name, line=at.n, text=at.text[:TEXT_MAX],
-                    details=extra)
+        return dict(time=when, **writer(origin, rest, extra, env_host), file=self.name, line=at.n,
+                    text=at.text[:TEXT_MAX], details=extra)
 
     def _from_finding(self, at: _Line, f) -> Evidence:
         base = self._base(at)
