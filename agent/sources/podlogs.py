@@ -74,6 +74,14 @@ def parse_pod_dir(name: str) -> tuple[str, str, str] | None:
     return (parts[0], parts[1], parts[2]) if len(parts) == 3 and all(parts) else None
 
 
+def _fact_finding(row, fields: dict, env, text: str, line: int) -> Finding:
+    """A job fact a pod's line states (triage.facts.LIVE_FACTS `row`, its `fields`) as a finding of its kind: the line
+    without its CRI envelope (`env`, None when it has none), its time, the process it names."""
+    return Finding(row.kind, "error", "unknown", "INVESTIGATE", env.message if env is not None else text,
+                   timestamp=env.timestamp if env is not None else None, rank=fields.get("rank"),
+                   pid=fields.get("pid"), details=fields, envelope="cri", line=line)
+
+
 class PodLogSource(Source):
     name = "pods"
 
@@ -348,9 +356,7 @@ class PodLogSource(Source):
             if number in theirs:
                 continue
             row, fields = hit
-            out.append(Finding(row.kind, "error", "unknown", "INVESTIGATE", message,
-                               timestamp=env.timestamp if env is not None else None, rank=fields.get("rank"),
-                               pid=fields.get("pid"), details=fields, envelope="cri", line=number))
+            out.append(_fact_finding(row, fields, env, text, number))
         return out
 
     def _block(self, tail: _Tail, buf: bytes, pos: int, end: int, opener: int, window: list[str],
@@ -370,11 +376,7 @@ class PodLogSource(Source):
                 tail.block = (opener, window)
             return
         row, fields, index = hit
-        env = envs[index]
-        out.append(Finding(row.kind, "error", "unknown", "INVESTIGATE",
-                           env.message if env is not None else window[index],
-                           timestamp=env.timestamp if env is not None else None, rank=fields.get("rank"),
-                           pid=fields.get("pid"), details=fields, envelope="cri", line=opener + index))
+        out.append(_fact_finding(row, fields, envs[index], window[index], opener + index))
 
     def _progress_lines(self, ref: PodRef, buf: bytes, end: int) -> None:
         """Progress lines among buf[:end] (one regex search over the bytes; only keyword lines are decoded)."""
