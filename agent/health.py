@@ -28,7 +28,6 @@ from .samples import Verdict
 Outcome = tuple  # ("problem", id) or ("none", None): what a repeat of a finding may count without deciding
 
 REPEAT_PIDS = 16  # processes remembered per repeat (one GPU's application Xid, the node's driver crashes)
-APP_XID_PIDS = REPEAT_PIDS
 _REPEATED: dict[tuple, dict] = {}  # (kind, reason) -> the rule its repeats from several processes raise (built once)
 
 
@@ -80,21 +79,21 @@ _MATCH_FIELDS: dict[str, Callable[[Finding], Any]] = {
 
 
 def _matches(match: dict, f: Finding) -> bool:
-    """Whether `f` is what `match` names: each key's value (a list: any of them) equal to the finding's, and its
-    attribution none of `not_attribution`.  Only the keys the match names are looked at (a rule names one to three;
+    """Whether `f` is what `match` names: each key's value (a list or tuple: any of them) equal to the finding's, and
+    its attribution none of `not_attribution`.  Only the keys the match names are looked at (a rule names one to three;
     every finding meets some rule's match)."""
     for key, want in match.items():
         if want is None:
             continue
         if key == "not_attribution":
-            if f.attribution in want if isinstance(want, list) else f.attribution == want:
+            if f.attribution in want if isinstance(want, (list, tuple)) else f.attribution == want:
                 return False
             continue
         value = _MATCH_FIELDS.get(key)
         if value is None:
             continue
         value = value(f)
-        if not (value in want if isinstance(want, list) else value == want):
+        if not (value in want if isinstance(want, (list, tuple)) else value == want):
             return False
     return True
 
@@ -155,8 +154,6 @@ class HealthEngine:
         }
         # a kind's `repeated` row (parsers/kinds.py) and the matches of it that repeats count
         self._repeat_rows = _repeat_rows(cfg)
-        self._repeat_match = {name: {k: list(v) if isinstance(v, tuple) else v for k, v in r.match.items()}
-                              for name, r in self._repeat_rows.items()}  # (looked up by the finding's kind)
         self._repeats: dict[tuple, _Sightings] = {}  # (kind, *its row's `by`) -> its processes
         # problem id -> what its message must now say (_message's arguments): a standing problem's message is
         # rendered once per derive, not once per line of a storm
@@ -201,7 +198,7 @@ class HealthEngine:
         if f.kind in _LIFECYCLE and self._clears(f):
             return None
         row = self._repeat_rows.get(f.kind)
-        if row is not None and _matches(self._repeat_match[f.kind], f):  # alone nothing; by several processes more
+        if row is not None and _matches(row.match, f):  # alone nothing; by several processes more
             if f.details.get("escalation") not in JOBS_ROWS:  # the table called it the job's: no GPU's repeat
                 self._escalate_repeated(row, f, seen, change)
             return None

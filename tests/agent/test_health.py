@@ -87,7 +87,7 @@ def test_application_xid_escalation_counts_the_processes_within_the_window(sight
     counts exactly the kept processes whose last sighting lies within the window, as a plain scan would."""
     from collections import OrderedDict
     from datetime import datetime, timezone
-    from agent.health import APP_XID_PIDS
+    from agent.health import REPEAT_PIDS
     engine = HealthEngine(load(env={}, flags={"warning_expire_seconds": 10**9}), Clock(2_000_000_000.0))
     window, need = engine.cfg.app_xid_window_seconds, engine.cfg.app_xid_distinct_processes
     last: OrderedDict = OrderedDict()
@@ -99,7 +99,7 @@ def test_application_xid_escalation_counts_the_processes_within_the_window(sight
         engine.observe(f)
         last.pop(pid, None)
         last[pid] = seen
-        if len(last) > max(need, APP_XID_PIDS):
+        if len(last) > max(need, REPEAT_PIDS):
             last.popitem(last=False)
         if len(last) >= need and sum(seen - t <= window for t in last.values()) >= need:
             escalations += 1
