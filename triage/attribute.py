@@ -682,10 +682,15 @@ def _lagging_rank(job: Job) -> Verdict | None:
     barrier = [e for e in job.evidence if e.kind == "barrier_timeout" and e.details.get("lagging")]
     if barrier:
         behind = sorted({int(r) for e in barrier for r in e.details["lagging"].split(", ")})
+        # JAX's coordination service names its barrier on the exception line before the tasks (facts.py
+        # xla_barrier_timeout), PyTorch's rank 0 its timeout on the line that names the ranks
+        named = next((e.details["barrier"] for e in job.evidence
+                      if e.kind == "barrier_timeout" and e.details.get("barrier")), None)
+        where = (f"did not reach the coordination service's barrier {named} the other tasks waited at"
+                 if named is not None or barrier[0].details.get("timeout_ms") is None else
+                 f"failed to pass the monitored barrier rank 0 waited in ({barrier[0].details.get('timeout_ms')} ms)")
         return Verdict("undetermined", None, "lagging_rank",
-                       f"{_ranks(behind)} failed to pass the monitored barrier rank 0 waited in "
-                       f"({barrier[0].details.get('timeout_ms')} ms): the lagging rank; "
-                       f"{_why_stalled(job, behind[0])}",
+                       f"{_ranks(behind)} {where}: the lagging rank; {_why_stalled(job, behind[0])}",
                        suspects=tuple(barrier), rank=behind[0], host=job.rank_host.get(behind[0]))
     # the flight recorder's "preparing to dump debug info" is no timeout, but its rank's watchdog machinery was heard
     # from: it is not a rank that went silent
@@ -861,9 +866,13 @@ def consequences(job: Job, v: Verdict) -> str:
     elif any(e.kind == "nccl_timeout" for e in job.failures):
         parts.append("NCCL watchdog timeouts")
     told = sorted({e.rank for e in job.failures if e.kind == "barrier_timeout" and e.rank is not None
-                   and not e.details.get("lagging")})
+                   and not e.details.get("lagging") and not e.details.get("barrier")})
     if told:  # monitored_barrier's other ranks: rank 0 did not let them pass
         parts.append(f"{_ranks(told)} reached the monitored barrier and were failed with rank 0")
+    waited = sorted({e.rank for e in job.failures if e.kind == "barrier_timeout" and e.rank is not None
+                     and e.details.get("barrier") and not e.details.get("lagging")})
+    if waited:  # JAX's tasks that reached the coordination service's barrier and timed out there
+        parts.append(f"{_ranks(waited)} reached the barrier and timed out waiting")
     if v.rule == "lagging_rank" and v.rank is not None:
         parts.append(f"rank {v.rank} never reached it")
     remote = [e for e in job.failures if e.kind in PEER_KINDS]

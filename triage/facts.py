@@ -266,6 +266,18 @@ FACTS: tuple[Fact, ...] = (
     _f("barrier_told", "barrier_timeout", ["successfully reached monitoredBarrier"],
        r"Rank (?P<rank>\d+) successfully reached monitoredBarrier, but received errors while waiting for send/recv "
        r"from rank (?P<from_rank>\d+)"),
+    # JAX's multi-process runtime (XLA's coordination service) giving up on a barrier the job's tasks meet at:
+    # jax.distributed.initialize's "PjRT_Client_Connect" (the tasks that never came up to connect), a checkpointer's or
+    # a framework's own wait_at_barrier ("multihost_broadcast_sync0"), every era's words: "jaxlib.xla_extension.
+    # XlaRuntimeError: DEADLINE_EXCEEDED: Barrier timed out. Barrier_id: PjRT_Client_Connect. Timed out task names:"
+    # (ayaka14732/llama-2-jax #20, 2023, a GPU node; marin-community/levanter #432, 2024), 2024+'s "DEADLINE_EXCEEDED:
+    # Barrier timed out. Id: <id>. This usually happens because a task triggered the barrier too early or too slowly.
+    # .." ("jaxlib._jax.XlaRuntimeError" in 2025's jaxlib; xla/tsl coordination_service.cc), the tasks that did not
+    # arrive on the lines after it (TASK_LIST_OPENERS). Was: an exception naming a timeout, a consequence, and no
+    # failure at all ("No failure found"): the tasks named are the job's lagging ranks (JAX's task id is its process
+    # index), the rest waited for them.
+    _f("xla_barrier_timeout", "barrier_timeout", ["DEADLINE_EXCEEDED: Barrier timed out"],
+       r"DEADLINE_EXCEEDED: Barrier timed out\. (?:Barrier_id|Id): (?P<barrier>\S{1,200}?)\.(?= |$)"),
     # Slurm ends a step or job: "slurmstepd: error: *** STEP 1234.0 ON node-3 CANCELLED AT 2023-01-01T00:00:00
     # DUE TO TIME LIMIT ***", "*** JOB 99 ON gpu-1 CANCELLED AT ... DUE TO NODE FAILURE, SEE SLURMCTLD LOG ***"
     _f("slurm_cancelled", "job_ended", ["CANCELLED AT"],
@@ -348,8 +360,14 @@ FACTS: tuple[Fact, ...] = (
 # the task named is the one whose heartbeats stopped (process_lost, as the service's own "heartbeat timeout" line),
 # its id the JAX process index, the rank; the writer's own line is the parsers' (a consequence). Read by triage.read:
 # opener (the end of a line) -> the row each task line is read with.
+# Its barrier timeout ("DEADLINE_EXCEEDED: Barrier timed out. ..", facts row xla_barrier_timeout) lists the tasks that
+# did not arrive the same way, after "Timed out task names:" (2023) or "Some timed out task names:" (2024+: at most
+# some of them): each a lagging rank, the barrier's (`lagging`, as monitored_barrier's rank 0 names them).
+_BARRIER_TASK = _f("xla_barrier_task", "barrier_timeout", [],
+                   r"^/job:(?P<job>[\w\-]+)/replica:\d+/task:(?P<lagging>\d+)\s*$")
 TASK_LIST_OPENERS = {"The following tasks are unhealthy (stopped sending heartbeats):": _f(
-    "xla_unhealthy_task", "process_lost", [], r"^/job:(?P<job>[\w\-]+)/replica:\d+/task:(?P<rank>\d+)\s*$")}
+    "xla_unhealthy_task", "process_lost", [], r"^/job:(?P<job>[\w\-]+)/replica:\d+/task:(?P<rank>\d+)\s*$"),
+    "Timed out task names:": _BARRIER_TASK, "Some timed out task names:": _BARRIER_TASK}
 
 # fields of Evidence the groups fill (ints unless named in TEXT_FIELDS); any other group goes to details
 INT_FIELDS = ("rank", "local_rank", "seq", "last_enqueued", "last_completed", "exit_code", "signal", "pid", "gpu")

@@ -598,6 +598,25 @@ def test_monitored_barrier_names_the_rank_that_never_reached_it(incident, rank, 
         assert told in incident_.consequences
 
 
+@pytest.mark.parametrize("incident,lagging,barrier", [
+    # REAL: ayaka14732/llama-2-jax #20 (GPU node, 2023): only process 0 of 8 started; tasks 1-7 named
+    ("llama2jax-20-barrier", [1, 2, 3, 4, 5, 6, 7], "PjRT_Client_Connect"),
+    # REAL: marin-community/levanter #432 (2024): "the main worker crashes": tasks 3 and 0 named
+    ("levanter-432-barrier", [0, 3], "multihost_broadcast_sync0"),
+])
+def test_jax_barrier_timeout_names_the_tasks_that_never_came(incident, lagging, barrier):
+    """JAX's coordination service: "DEADLINE_EXCEEDED: Barrier timed out. Barrier_id: .. Timed out task names:" and a
+    task a line after it: the tasks are the lagging ranks (before: a timeout exception, a consequence, and "No failure
+    found")."""
+    ev = [e for f in sorted((INCIDENT_LOGS / incident / "logs").iterdir())
+          for e in read_lines(f.read_text().splitlines(), f.name, Clock())]
+    assert sorted(int(e.details["lagging"]) for e in ev if e.details.get("lagging")) == lagging
+    assert [e.details["barrier"] for e in ev if e.details.get("barrier")] == [barrier]
+    (incident_,) = attribute(ev)
+    assert (incident_.category, incident_.rule, incident_.root.rank) == ("undetermined", "lagging_rank", lagging[0])
+    assert f"coordination service's barrier {barrier}" in incident_.reason
+
+
 def test_a_lagging_ranks_host_that_throttled_its_cpus_is_named_as_why():
     """A lagging rank whose host logged CPU thermal throttling in the job's window: the verdict names it as what slows
     the rank (parsers/kinds.py `slows`), where it said nothing logged says why.  Two real sources replayed as one
