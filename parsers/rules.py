@@ -1314,6 +1314,31 @@ RULES: tuple[Rule, ...] = (
     _r("vllm_free_memory", "cuda_oom", ["on startup is less than desired GPU memory utilization"],
        r"[Ff]ree memory on device(?: \S+)? \((?P<free_gib>[\d.]+)/(?P<total_gib>[\d.]+) GiB\) on startup is less than "
        r"desired GPU memory utilization \((?P<utilization>[\d.]+),"),
+    # A serving engine that, once the model is loaded and its peak profiled, finds too little of its GPU memory share
+    # left for the KV cache, and refuses to start (was: nothing; the engine exits, the job with it). Every era's words:
+    # vLLM's "ValueError: No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when
+    # initializing the engine." (V0 "# GPU blocks: 0" and V1 alike: vllm-project/vllm #2248, gensyn-ai/rl-swarm #118,
+    # 2025), V0's "The model's max seq len (29000) is larger than the maximum number of tokens that can be stored in KV
+    # cache (23648). Try increasing `gpu_memory_utilization` or decreasing `max_model_len` .." (vllm #10517), V1's
+    # "ValueError: To serve at least one request with the models's max seq len (1048576), (24.00 GiB KV cache is needed,
+    # which is larger than the available KV cache memory (9.97 GiB). .." (vllm #16118; ".. Based on the available
+    # memory, the estimated maximum model length is 122080. ..", #25350; 2026's "model's" without the parenthesis
+    # before the size), and SGLang's "RuntimeError: Not enough memory. Please try to increase --mem-fraction-static."
+    # (sgl-project/sglang #4330; later " Current value: mem_fraction_static=0.88" after it). Decided: cuda_oom, the job's
+    # memory, not a node fault and not info (the job ends here). The fix is the job's configuration every time (a
+    # larger memory share, a shorter max_model_len, a quantized model or more GPUs: the model and its context do not fit
+    # the share asked for), as vllm_free_memory's is; what the line cannot tell apart, a share another process on the
+    # same GPU took, is the agent's process accounting's to say. The sizes are kept (`max_model_len`, `kv_needed_gib`,
+    # `kv_available_gib`, `kv_tokens`). A traceback's source line of the same message ("raise ValueError(\"No available
+    # memory for the cache blocks. \"") is no second failure: the text right after a quote is never read.
+    _r("kv_cache_no_room", "cuda_oom",
+       ["No available memory for the cache blocks", "than the available KV cache memory", "can be stored in KV cache",
+        "Please try to increase --mem-fraction-static"],
+       r"(?<![\"'])(?:No available memory for the cache blocks|"
+       r"(?:T|To serve at least one request with t)he models?'s? max seq len \((?P<max_model_len>\d+)\)(?:, \(?"
+       r"(?P<kv_needed_gib>[\d.]+) GiB KV cache\)? is needed, which is larger than the available KV cache memory "
+       r"\((?P<kv_available_gib>-?[\d.]+) GiB\)| is larger than the maximum number of tokens that can be stored in KV "
+       r"cache \((?P<kv_tokens>-?\d+)\))|Not enough memory\. Please try to increase --mem-fraction-static)"),
     # (PyTorch before 1.5 and Lua Torch: "RuntimeError: cuda runtime error (2) : out of memory at <file>:<line>"; SPECFEM's
     # print_CUDA_error_if_any, cudaGetErrorString() in angle brackets before its MPI_Abort: "CUDA error !!!!! <out of
     # memory> !!!!! ", SPECFEM/specfem3d #1344)
@@ -1361,6 +1386,19 @@ RULES: tuple[Rule, ...] = (
        r"OutOfResources: (?P<cuda_error>out of resource: [\w ]+?), Required: (?P<required>\d+), "
        r"Hardware limit(?:ation)?: (?P<limit>\d+)",
        attribution="application", action="RESTART_APP", event=CUDA_EXC_OPEN),
+    # Triton's launcher and loader (triton/backends/nvidia/driver.c, every release since 2.0) raising the CUDA driver's
+    # failure in its own words, "RuntimeError: Triton Error [CUDA]: <cuGetErrorString()>": the driver's text names the
+    # kind, as PyTorch's "CUDA error: <text>" does. Only "an illegal memory access was encountered" was read (by the
+    # cuda_error row's keyword); every other text was nothing: "Triton Error [CUDA]: unspecified launch failure"
+    # (sgl-project/sglang #10570, DeepSeek-V3.1 on H100), "Triton Error [CUDA]: device kernel image is invalid." (a
+    # cubin the driver cannot load: a driver older than Triton's ptxas, or a cache compiled for another GPU,
+    # triton-lang/triton #2971, #1323), "Triton Error [CUDA]: invalid argument" (lucidrains/titans-pytorch #50), and
+    # "Triton Error [CUDA]: out of memory" (cuModuleLoadData or a kernel's scratch at load_binary, outside PyTorch's
+    # allocator: the job out of GPU memory, cuda_oom). The text refines as the runtime's does (CUDA_ERRORS).
+    _r("triton_cuda_oom", "cuda_oom", ["Triton Error [CUDA]: out of memory"], r"Triton Error \[CUDA\]: out of memory",
+       event=CUDA_EXC_OPEN),
+    _r("triton_cuda_error", "cuda_error", ["Triton Error [CUDA]: "],
+       r"Triton Error \[CUDA\]: (?P<cuda_error>[^\n]+?)\.?\s*$", refine="cuda", event=CUDA_EXC_OPEN),
     # TensorRT-LLM's check of a CUDA call (tensorrt_llm/common/cudaUtils.h; its C++ runtime under Triton's tensorrtllm
     # backend, trtllm-serve and the Python runtime alike) and TensorRT's own (Triton's TensorRT backend, NIM engines) out
     # of device memory: "[TensorRT-LLM][ERROR] CUDA runtime error in ::cudaMallocAsync(ptr, n, mCudaStream->get()): out
