@@ -962,6 +962,21 @@ RULES: tuple[Rule, ...] = (
        event=("nfs", "join")),
     _r("nfs_ok", "nfs_error", ["nfs: server"], r"nfs: server (?P<device>\S+) OK$",
        severity="info", action="NONE"),
+    # NFSv4's state manager (fs/nfs/nfs4state.c) could not establish or recover the client's state on a server (its
+    # lease, its session, the opens and locks it reclaims): 3.x+ "NFS: state manager: lease expired failed on NFSv4
+    # server tigrsrv with error 1" (the step it failed at after "state manager: "; none named: "NFS: state manager
+    # failed on NFSv4 server .."), 2.6 "Error: state manager failed on NFSv4 server .. with error 5". Until it
+    # succeeds the mount's opens, locks and I/O fail (EPERM, EIO) or wait: an error, the node's storage fault, one
+    # event per server. Before it, "NFS: Server tigrsrv reports our clientid is in use" (nfs4proc.c): another client
+    # presents this node's NFSv4 identity (a node cloned from one image, the same hostname or nfs4_unique_id), the
+    # server gives the lease to one of them: a warning, the same server's event (TIGRLab/admin #234: the mounts
+    # failed with "Operation not permitted"). Was: no finding.
+    _r("nfs4_state_manager", "nfs_error", ["failed on NFSv4 server"],
+       r"state manager(?:: (?P<step>[\w ]+?))? failed on NFSv4 server (?P<device>\S+) with error (?P<errno>-?\d+)",
+       severity="error", event=("nfs", "join")),
+    _r("nfs4_clientid_in_use", "nfs_error", ["reports our clientid is in use"],
+       r"NFS: Server (?P<device>\S+) reports our (?P<state>clientid is in use)",
+       event=("nfs", "join")),
     # parallel_fs_error: a Lustre client's connection to a server target (MDT, OST, the MGS) and its eviction
     # (lustre/ptlrpc/import.c; the lines are the same for Lustre, DDN EXAScaler and AWS FSx for Lustre clients):
     # "Lustre: <obd>: Connection to <target> (at <nid>) was lost; in progress operations using this service will wait

@@ -67,8 +67,12 @@ ABOUT_ANOTHER = frozenset({"rank_exit", "job_ended", "worker_exit", "process_los
 # Kinds whose line is about another process only: who wrote it (the coordinator, Ray's driver, its prefix) is never
 # the process it names; where the line names no host / rank / pid, it has none
 ONLY_ANOTHER = frozenset({"process_lost"})
-# Kinds a traceback's exception may state (its message the fact's line): read as the fact, the exception's type kept
-EXCEPTION_FACTS = frozenset({"worker_exit", "barrier_timeout", "rank_exit"})
+# Kinds a traceback's exception may state (its message the fact's line): read as the fact, the exception's type kept.
+# A file system's refusal is one: Python prints the failed write or read as the traceback's last line ("OSError:
+# [Errno 28] No space left on device", "[rank3]: OSError: [Errno 5] Input/output error: '/app/naifu555'", torch's
+# "RuntimeError: [enforce fail at inline_container.cc:778] . PytorchStreamWriter failed writing file data.pkl: file
+# write failed"), the storage's failure, not the program's (was: an exception, blamed on the application).
+EXCEPTION_FACTS = frozenset({"worker_exit", "barrier_timeout", "rank_exit", "storage_error"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -330,9 +334,17 @@ FACTS: tuple[Fact, ...] = (
     # #25866): the rendezvous, as a TCPStore timeout is
     _f("gloo_http_store", "store_error", ["http_store.cc"],
        r"http_store\.cc:\d+\] (?P<what>Wait timeout)(?: after (?P<store_timeout>\d+) seconds)? for key\(s\)"),
+    # A file system that refused the job's write or read, by its errno's words (Python's OSError, torch's legacy "write():
+    # fd 29 failed with Input/output error", "read(): fd 33 failed with Stale file handle", safetensors' "IoError(Os {
+    # code: 28, kind: StorageFull, message: \"No space left on device\" })"), and torch.save's zip writer whose fwrite
+    # came back short, which names no errno: "PytorchStreamWriter failed writing file data/176: file write failed"
+    # (caffe2/serialize/inline_container.cc, every release since 1.6: a full disk or quota, a shared file system's
+    # I/O error; hiyouga/LlamaFactory #1223, SWivid/F5-TTS #458, rwth-i6/returnn #1829). Its "failed opening archive"
+    # (a directory that does not exist, the program's path) is not this row.
     _f("storage", "storage_error", ["No space left on device", "Disk quota exceeded", "Input/output error",
-                                    "Stale file handle"],
-       r"(?P<what>No space left on device|Disk quota exceeded|Input/output error|Stale file handle)"),
+                                    "Stale file handle", "file write failed"],
+       r"(?P<what>No space left on device|Disk quota exceeded|Input/output error|Stale file handle|"
+       r"PytorchStreamWriter failed writing file)"),
     # NCCL could not create a shared-memory segment for its intra-node transport, every release's wording ("include/
     # shm.h:48 NCCL WARN Error while creating shared memory segment nccl-shm-recv-... (size 9637888)", 2.12+'s
     # "misc/shmutils.cc:132 ... segment /dev/shm/nccl-WU88OE (size 9637888), error: ...", and the line torch quotes

@@ -336,6 +336,16 @@ FACTS = [
      "error: No space left on device (28)", "storage_error", dict(what="No space left on device")),
     ("  Error while creating shared memory segment /dev/shm/nccl-1YsMbG (size 7340384)", "storage_error",
      dict(segment="/dev/shm/nccl-1YsMbG")),
+    # torch.save's zip writer, its fwrite come back short (a full disk or quota, a shared file system's I/O error): no
+    # errno in its words; SWivid/F5-TTS #458 (2.x, behind torchrun's "[rank0]:"), hiyouga/LlamaFactory #1223; was
+    # nothing (the traceback's exception, blamed on the application)
+    ("[rank0]: RuntimeError: [enforce fail at inline_container.cc:778] . PytorchStreamWriter failed writing file "
+     "data.pkl: file write failed", "storage_error", dict(what="PytorchStreamWriter failed writing file")),
+    ("RuntimeError: [enforce fail at inline_container.cc:445] . PytorchStreamWriter failed writing file data/176: file "
+     "write failed", "storage_error", dict(what="PytorchStreamWriter failed writing file")),
+    # torch 1.0's legacy writer and reader quote strerror: pytorch/pytorch #10577 (a full disk), #45826 (NFS)
+    ("RuntimeError: write(): fd 29 failed with Input/output error", "storage_error", dict(what="Input/output error")),
+    ("RuntimeError: read(): fd 33 failed with Stale file handle", "storage_error", dict(what="Stale file handle")),
     # a rank that never reached the c10d store: lzhxmu/CPPO #6 (2.4+: socket.cpp's line in ms, TCPStore.cpp's after
     # it), lllyasviel/ControlNet #382 (2.0, in s), nvidia-cosmos/cosmos-rl #681 (2.8's DistNetworkError); was nothing
     # (TCPStore.cpp's line: the store row's "what" up to its "failed", no address)
@@ -475,6 +485,29 @@ def test_only_the_schedulers_own_reasons_make_a_slurm_cancellation_infrastructur
     assert first.category == category, first.reason
     if category == "undetermined":
         assert (first.rule, first.root.rank) == ("first_rank_death", 3)
+
+
+# A checkpoint write the file system refused, as the rank's traceback ends (REAL: Mikubill/naifu #35, the rank's
+# os.makedirs on its shared file system)
+EIO_TRACEBACK = ["[rank3]: Traceback (most recent call last):",
+                 '[rank3]:   File "/usr/lib/python3.10/os.py", line 225, in makedirs',
+                 "[rank3]:     mkdir(name, mode)",
+                 "[rank3]: OSError: [Errno 5] Input/output error: '/app/naifu555'"]
+
+
+def test_a_traceback_ending_in_a_refused_write_is_the_storage_not_the_program():
+    """A traceback whose exception is the file system's refusal (EIO, ENOSPC, EDQUOT, ESTALE, torch.save's short
+    write) is the storage's failure (infrastructure), its exception type kept; was: an exception, the application's.
+    With the rank's node's kernel saying its NFS server timed out (REAL: ClusterLabs/resource-agents #1654), that
+    node fault is the root."""
+    [alone] = job({"node-a/train.log": EIO_TRACEBACK})
+    assert (alone.category, alone.rule, alone.root.kind, alone.root.rank) == ("infrastructure", "first_failure",
+                                                                              "storage_error", 3)
+    [first, *_] = job({"node-a/kern.log": ["May 30 10:37:42 client-2 kernel: nfs: server 10.0.1.210 not responding, "
+                                           "timed out"],
+                       "node-a/train.log": EIO_TRACEBACK})
+    assert (first.category, first.rule, first.root.kind, first.root.host) == ("infrastructure", "node_fault",
+                                                                              "nfs_error", "node-a")
 
 
 def test_attaching_to_another_ranks_segment_is_no_storage_error():

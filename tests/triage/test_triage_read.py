@@ -269,6 +269,31 @@ def test_an_exception_chained_after_a_cuda_error_is_its_consequence():
         assert ev[1].details["consequence"] and ev[1].details["chained_from"] == "cuda_error"
 
 
+@pytest.mark.parametrize("lines, etype", [
+    # SWivid/F5-TTS #458 (torch 2.x behind torchrun's "[rank0]:"): torch.save's zip writer, its write come back short
+    (["[rank0]: Traceback (most recent call last):",
+      '[rank0]:   File "/opt/conda/envs/venv/lib/python3.10/site-packages/torch/serialization.py", line 652, in save',
+      "[rank0]:     _save(obj, opened_zipfile, pickle_module, pickle_protocol, _disable_byteorder_record)",
+      '[rank0]:   File "/opt/conda/envs/venv/lib/python3.10/site-packages/torch/serialization.py", line 866, in _save',
+      "[rank0]:     zip_file.write_record('data.pkl', data_value, len(data_value))",
+      "[rank0]: RuntimeError: [enforce fail at inline_container.cc:778] . PytorchStreamWriter failed writing file "
+      "data.pkl: file write failed"], "RuntimeError"),
+    # hiyouga/LlamaFactory #1223 (torch 2.0, a DeepSpeed checkpoint)
+    (["Traceback (most recent call last):",
+      '  File "/home/ma-user/anaconda3/envs/myenv/lib/python3.9/site-packages/torch/serialization.py", line 423, in save',
+      "    _save(obj, opened_zipfile, pickle_module, pickle_protocol)",
+      '  File "/home/ma-user/anaconda3/envs/myenv/lib/python3.9/site-packages/torch/serialization.py", line 650, in _save',
+      "    zip_file.write_record(name, storage.data_ptr(), num_bytes)",
+      "RuntimeError: [enforce fail at inline_container.cc:445] . PytorchStreamWriter failed writing file data/176: file "
+      "write failed"], "RuntimeError"),
+])
+def test_a_traceback_ending_in_the_file_systems_refusal_is_a_storage_error(lines, etype):
+    """The traceback's exception states a storage fact (triage.facts.EXCEPTION_FACTS): read as the storage's failure,
+    its exception type kept; was: an exception, the application's."""
+    [e] = [e for e in read_lines(lines, "x.log", Clock()) if e.kind in ("exception", "storage_error")]
+    assert (e.kind, e.details["exception"]) == ("storage_error", etype)
+
+
 def test_an_exception_groups_sub_exceptions_are_the_failures():
     """SYNTHETIC lines in Python 3.11+'s exception group shape (its margin, "  | ", peeled): the group is a wrapper,
     a consequence; each sub-exception is read as an exception of its own."""
@@ -284,7 +309,10 @@ def test_an_exception_groups_sub_exceptions_are_the_failures():
              '    |   File "serve.py", line 3, in worker',
              "    | ValueError: bad shard",
              "    +------------------------------------"]
-    assert exceptions(group) == [("ExceptionGroup", True, None), ("OSError", False, None), ("ValueError", False, None)]
+    assert exceptions(group) == [("ExceptionGroup", True, None), ("ValueError", False, None)]
+    # the full disk's OSError: the storage's failure (a storage_error, its exception kept), not the program's
+    assert [(e.kind, e.details.get("exception")) for e in read_lines(group, "x.log", Clock())
+            if e.kind == "storage_error"] == [("storage_error", "OSError")]
     # the margin is peeled only inside a group: a shell's trace line ("+ ") before a traceback is no margin
     assert exceptions(["+ " + TB, "+ ValueError: x"]) == []
 
