@@ -1571,6 +1571,16 @@ RULES: tuple[Rule, ...] = (
                                      "Failed to execute operation Close "],
        r"NCCL WARN \[(?:Service thread\] (?:Accept failed|Could not receive type from localRank)|"
        r"Proxy Service \d+\] Failed to execute operation Close from rank)"),
+    # RCCL (AMD's NCCL) at each communicator's init, MSCCL++ asked for (RCCL_MSCCLPP_ENABLE, on by default in some
+    # builds) but not used: "MSCCL++: Cannot enable MSCCL++; environment is not MSCCL compatible", "MSCCL++: Cannot
+    # enable MSCCL++ on gfx90a:sramecc+:xnack- architecture", "MSCCL++: Feature not enabled. ENABLE_MSCCLPP must be
+    # defined at compile-time to enable this feature." (ROCm/rccl src/init.cc ncclCommInitRankFunc: WARN, then the init
+    # goes on with RCCL's own algorithms to "Init COMPLETE"). Printed by every rank for every communicator of healthy
+    # jobs: 72 on a 4-node MI300X MLPerf run that trained to its RESULT (mlcommons/training_results_v5.0 MangoBoost
+    # MI300X-LLMBoost-GPUBoost-4node). A fallback of a performance option, no finding (were warnings).
+    _r("rccl_mscclpp_off", None, ["MSCCL++: "],
+       r"NCCL WARN MSCCL\+\+: (?:Cannot enable MSCCL\+\+(?:; environment is not MSCCL compatible| on \S+ "
+       r"architecture)|Feature not enabled\. ENABLE_MSCCLPP must be defined)"),
     # NCCL WARNs NCCL itself later demoted to INFO as harmless (NCCL_HARMLESS_WARNS): no finding.
     _r("nccl_warn_harmless", None, list(NCCL_HARMLESS_WARNS),
        r"NCCL WARN .*?(?:" + "|".join(re.escape(w) for w in NCCL_HARMLESS_WARNS) + ")"),
