@@ -27,7 +27,7 @@ from .gpu.collector import GpuCollector
 from .gpu.nvml import open_backend, pids_on
 from .health import HealthEngine
 from .httpserver import serve
-from .intake import Intake, Supervisor, fabricmanager_source, select_sources
+from .intake import Intake, Supervisor, fabricmanager_source, imex_source, select_sources
 from .metrics import Metrics
 from .pipeline import Pipeline
 from .podlookup import PodLookup
@@ -264,9 +264,9 @@ class Agent:
         sources = select_sources(cfg, {"cursors": cursors}, self.boot.id)
         if not sources:
             self.supervisor.blind(cfg.kmsg)
-        fm = fabricmanager_source(cfg, {"cursors": cursors})
-        if fm is not None:
-            sources.append(fm)
+        for daemon_log in (fabricmanager_source(cfg, {"cursors": cursors}), imex_source(cfg, {"cursors": cursors})):
+            if daemon_log is not None:
+                sources.append(daemon_log)
         if cfg.pod_logs_root and os.path.isdir(cfg.pod_logs_root):
             pods = self.pods.pod_source = PodLogSource(
                 cfg.pod_logs_root, StateStore(cfg.state_dir, "podlogs.json") if cfg.state_dir else None,

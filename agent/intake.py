@@ -1,8 +1,8 @@
 """The input side of the agent: which sources run, each on its own thread kept running, and the intake queue
 between them and the pipeline.
 
-Sources (`select_sources`, `fabricmanager_source`): /dev/kmsg when readable, else log files, else journald; NVIDIA
-Fabric Manager's log as its own source.  The `Supervisor` runs each on its own thread: a failing source is reported
+Sources (`select_sources`, `fabricmanager_source`, `imex_source`): /dev/kmsg when readable, else log files, else
+journald; NVIDIA Fabric Manager's log and the IMEX daemon's, each as its own source.  The `Supervisor` runs each on its own thread: a failing source is reported
 down and restarted with backoff; its up/down status and its counters are exported.  Every source hands its batches
 to the `Intake`, which the agent's loop takes them from.
 
@@ -38,6 +38,7 @@ from .sources.logfile import LogFileSource
 log = logging.getLogger("gpu_npd")
 NO_KERNEL_LOG = "kernel-log"  # the source label reported down when no kernel log can be read at all
 FABRICMANAGER = "fabricmanager"  # the source label of NVIDIA Fabric Manager's log file
+IMEX = "imex"  # the source label of the NVIDIA IMEX daemon's log file (multi-node NVLink)
 
 
 # errno -> why /dev/kmsg cannot be opened in a pod, and how to fix it (docs/install.md "Kernel log access")
@@ -96,10 +97,22 @@ def fabricmanager_source(cfg: Config, state: dict[str, Any]) -> Source | None:
     """NVIDIA Fabric Manager's own log, followed as its own source (`fabricmanager`) when configured; a host
     without it (no NVSwitch, FM not installed) reports the source absent, never down. Not a kernel log: it
     does not count toward "some kernel log is read"."""
-    if not cfg.fabricmanager_log:
+    return _daemon_log(cfg, cfg.fabricmanager_log, FABRICMANAGER, state)
+
+
+def imex_source(cfg: Config, state: dict[str, Any]) -> Source | None:
+    """The NVIDIA IMEX daemon's own log (nvidia-imex.service's LOG_FILE_NAME, /var/log/nvidia-imex.log by default;
+    Fabric Manager's envelope), followed as its own source (`imex`) when configured: its [ERROR] lines are
+    imex_error findings. A host without it (no multi-node NVLink, or the DRA driver's ComputeDomain daemon running
+    IMEX in a pod, logging to that pod's stderr: read with the pod logs) reports the source absent, never down."""
+    return _daemon_log(cfg, cfg.imex_log, IMEX, state)
+
+
+def _daemon_log(cfg: Config, path: str, name: str, state: dict[str, Any]) -> Source | None:
+    if not path:
         return None
-    return LogFileSource([cfg.fabricmanager_log], cfg.state_dir, state.get("cursors", {}).get(FABRICMANAGER),
-                         name=FABRICMANAGER, optional=True, gone_grace_seconds=cfg.source_gone_grace_seconds)
+    return LogFileSource([path], cfg.state_dir, state.get("cursors", {}).get(name), name=name, optional=True,
+                         gone_grace_seconds=cfg.source_gone_grace_seconds)
 
 
 class Supervisor:

@@ -60,6 +60,9 @@ class Config:
     fabricmanager_log: Annotated[str, doc('NVIDIA Fabric Manager\'s log, followed as source `fabricmanager` when '
                                           'present (absent: said once, not an error); "" turns it off')] = \
         "/var/log/fabricmanager.log"
+    imex_log: Annotated[str, doc('the NVIDIA IMEX daemon\'s log (multi-node NVLink: GB200 / GB300 NVL72), followed as '
+                                 'source `imex` when present (absent: said once, not an error); "" turns it off')] = \
+        "/var/log/nvidia-imex.log"
     state_dir: Annotated[str, doc("where state (problems, conditions, cursors) is kept")] = "/var/lib/gpu-npd"
     metrics_address: Annotated[str, doc('HOST:PORT of /metrics, /healthz, /livez: loopback unless told otherwise '
                                         '(the DaemonSet sets $(POD_IP):9810); ":9810" or "0.0.0.0:9810" means '

@@ -286,6 +286,20 @@ TABLE: tuple[Kind, ...] = (
          doc="a GPU / NVSwitch / NIC / PCIe driver line with an error word no rule recognised (counted)"),
     Kind("peermem_error", "peermem error", None, "error", "driver", "INVESTIGATE", "PeermemError",
          doc="nvidia-peermem (GPUDirect RDMA) reported an ERROR", category="fabric"),
+    # The IMEX daemon (nvidia-imex: the Internode Memory Exchange service of multi-node NVLink, GB200 / GB300 NVL72,
+    # GH200 NVL32; run by the host's nvidia-imex.service or the DRA driver's ComputeDomain daemon) failing what a job
+    # asked of it: a memory export it could not allocate a reference for, an import a peer refused, or the daemon
+    # unable to start at all (no network interface holds an address of its node configuration: the node's GPUs share
+    # no memory across nodes). Neither a GPU's fault nor healthy: the job's multi-node NVLink memory failed (its
+    # CUDA calls then fail, cuMemImportFromShareableHandle and the like), the NVLink domain's software layer at fault,
+    # which restarting the job or the daemon ends (kubernetes-sigs/dra-driver-nvidia-gpu #948). An error and a job's
+    # root (fabric); no condition: the daemon serves one compute domain at a time and the GPUs' own fabric state is
+    # NVML's (FabricNotRegistered, parsers/sample_rules.yaml).
+    Kind("imex_error", "IMEX error", None, "error", "fabric", "CHECK_IMEX", "IMEXError",
+         doc="the IMEX daemon (nvidia-imex, multi-node NVLink's memory export and import between the nodes of an "
+             "NVLink domain) failed a job's request (a memory reference it could not get or allocate, an import a "
+             "peer refused: one event per failed request) or could not start (no network interface with an address "
+             "of its node configuration)", category="fabric"),
     Kind("kernel_oops", "kernel oops", None, "error", "driver", "RESTART_BM", "KernelOops",
          doc="a kernel oops / BUG / GPF whose faulting instruction is in a GPU or NIC driver module",
          category="hardware"),

@@ -104,7 +104,7 @@ EVENT_LINES = {"aer": 12, "mlx5_health": 20, "mlx5_tx_timeout": 4, "mlx5_err_cqe
                "oom": 4096, "nccl_watchdog": 64, "rcu_stall": 64, "mce": 16, "cper": 24, "nfs": 32, "fs": 16,
                "nvme": 32, "lustre": 32, "gpfs": 32, "ofi": 4, "clocksource": 16, "fallen": 64, "rminit": 32,
                "cuda_exception": 2, "peermem_load": 16, "reset": 64, "gsp": 64, "port_down": 1, "mlx5_probe": 16,
-               "ray_oom": 2, "deepep": 64, "iommu": 64, "xla_rendezvous": 64, "efa": 64, "therm": 32}
+               "ray_oom": 2, "deepep": 64, "iommu": 64, "xla_rendezvous": 64, "efa": 64, "therm": 32, "imex": 8}
 # Events kept apart per device (the PCI address on the line): a health dump of one mlx5 function does not
 # swallow the next function's own health failure a few lines later.
 # (the row's `pci` group, else its `device` group: a block device, an NFS server, an NVMe controller, a Lustre target,
@@ -776,6 +776,27 @@ RULES: tuple[Rule, ...] = (
     _r("peermem_load", "peermem_error", ["nvidia_peermem: ", "nvidia-peermem: ", "nv_peer_mem: "],
        r"(?P<device>nvidia[_-]peermem|nv_peer_mem): (?:disagrees about version of symbol|Unknown symbol) "
        r"(?P<symbol>\w+)", event=("peermem_load", "join")),
+    # The IMEX daemon's (nvidia-imex, multi-node NVLink: GB200 / GB300 NVL72) [ERROR] lines, in its log (Fabric
+    # Manager's envelope, "[Mar 21 2025 20:45:38] [ERROR] [tid 39] ..") or as the DRA driver's ComputeDomain daemon
+    # prints them ("[ERROR] Failed to .."). A memory export it failed, on the exporting node: "Failed to get new memory
+    # reference with rc: 87", "Failed to allocate memory reference.", "Failed to get export ref for UUID: <uuid> for
+    # request from node id 0"; and on the importing node "Received import response from node id 0 with failure status
+    # 3" (580.105.08 on GB200 / GB300, kubernetes-sigs/dra-driver-nvidia-gpu #948): the lines of one failed request,
+    # one event. Were no finding (no kind fitted; the unclassified net reads driver lines only).
+    _r("imex_memory_ref", "imex_error",
+       ["new memory reference", "allocate memory reference", "get export ref for", "import response from node"],
+       r"Failed to (?:get new memory reference with rc: (?P<rc>\d+)|allocate memory reference\b|get export ref for "
+       r"UUID: \S+ for request from node id (?P<node_id>\d+))|"
+       r"Received import response from node id (?P<peer_node_id>\d+) with failure status (?P<status>\d+)",
+       event=("imex", "join")),
+    # The IMEX daemon could not start: no network interface of the node holds an address its node configuration lists
+    # (the daemon started before the interface had its address, or a wrong nodes_config.cfg): "No matching network
+    # interface found for any IP addresses in the node configuration file /etc/nvidia-imex/nodes_config.cfg."
+    # (kubernetes-sigs/dra-driver-nvidia-gpu #298 quotes it whole, #289 with its envelope): no multi-node NVLink memory
+    # on this node until it is restarted.
+    _r("imex_no_interface", "imex_error", ["No matching network interface found"],
+       r"No matching network interface found for any IP addresses in the node configuration file"
+       r"(?: (?P<config>/\S+?))?\.?\s*$"),
     # --- generic kernel ---
     # A kernel oops / BUG / GPF whose faulting instruction is in a GPU or NIC driver: the trace's RIP (x86; `IP:`
     # on 4.x and older kernels) or pc (arm64) line names the module in brackets.  The other trace lines match no

@@ -18,7 +18,7 @@ XID79 = "NVRM: Xid (PCI:0000:5d:00): 79, pid='<unknown>', name=<unknown>, GPU ha
 
 def make_agent(tmp: Path, **flags) -> Agent:
     cfg = load(env={}, flags={"kmsg": "", "journald": False, "state_dir": str(tmp), "fallback_log_files": [],
-                              "fabricmanager_log": "",
+                              "fabricmanager_log": "", "imex_log": "",
                               **flags})
     return build(cfg, out=io.StringIO())
 

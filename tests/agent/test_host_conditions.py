@@ -15,7 +15,7 @@ from agent.sources import Record
 
 def make_agent(tmp):
     cfg = load(env={}, flags={"kmsg": "", "journald": False, "state_dir": str(tmp), "fallback_log_files": [],
-                              "fabricmanager_log": ""})
+                              "fabricmanager_log": "", "imex_log": ""})
     return build(cfg, out=io.StringIO())
 
 

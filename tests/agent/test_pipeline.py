@@ -43,7 +43,7 @@ class Broken:
 
 def make(tmp: Path):
     cfg = load(env={}, flags={"kmsg": "", "journald": False, "state_dir": str(tmp), "fallback_log_files": [],
-                              "fabricmanager_log": "", "nvml": "off", "mode": "off"})
+                              "fabricmanager_log": "", "imex_log": "", "nvml": "off", "mode": "off"})
     return build(cfg, out=io.StringIO(), boot=Boot("this-boot", 1_000_000_000.0))
 
 

@@ -30,7 +30,7 @@ def make(tmp: Path, state: Path | None = None):
     scen = tmp / "scenario.yaml"
     scen.write_text(yaml.safe_dump(hgx_scenario()))
     defaults = load(env={})
-    cfg = load(env={}, flags={"kmsg": "", "journald": False, "fabricmanager_log": "", "fallback_log_files": [],
+    cfg = load(env={}, flags={"kmsg": "", "journald": False, "fabricmanager_log": "", "imex_log": "", "fallback_log_files": [],
                               "state_dir": str(state or tmp / "state"), "nvml": f"fake:{scen}",
                               "sysfs_root": str(copy_sysfs(tmp)), "sample_ignore": {"node": ["*"]},
                               "condition_rules": [NIC_RULE, *defaults.condition_rules]})

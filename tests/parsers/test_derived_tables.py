@@ -29,6 +29,9 @@ PINNED_NODE_REASONS = [
     ("NICError$", "nic_error", "hardware"), ("NICFirmwareError$", "nic_error", "hardware"),
     ("GPUResetRequired$", "gpu_reset_required", "driver"), ("GPUDriverMismatch$", "driver_mismatch", "driver"),
     ("PeermemError$", "peermem_error", "driver"),
+    # (h66) the IMEX daemon failing a job's memory export or import, or its own start (multi-node NVLink's software,
+    # kubernetes-sigs/dra-driver-nvidia-gpu #948): a fabric root for the jobs on the node, as peermem_error is
+    ("IMEXError$", "imex_error", "fabric"),
     ("KernelOops$", "kernel_oops", "driver"),
     # (h36) a parallel filesystem client evicted (its StorageUnhealthy reason) or its connection lost: the node's
     # infrastructure fault for the jobs on it since parallel_fs_error joined triage's NODE_FAULT_KINDS (an error

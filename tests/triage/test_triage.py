@@ -1427,8 +1427,9 @@ def test_node_faults_are_the_device_faults_and_the_driver_modules():
     # parallel_fs_error: the node's Lustre client evicted (its own condition, StorageUnhealthy): every I/O of the job's
     # ranks there to that target failed (a GPFS node out of its cluster, its file systems unmounted, likewise);
     # nfs_error: an NFS soft mount's RPC timed out (an error, StorageUnhealthy): the I/O that issued it failed
+    # imex_error: the node's IMEX daemon failed the job's multi-node NVLink memory export or import (or never started)
     assert faults == {"xid", "sxid", "fallen_off_bus", "gpu_reset_required", "nvlink", "pcie_aer", "kernel_oops",
-                      "ib_link", "nic_error", "peermem_error", "driver_mismatch", "driver_unusable",
+                      "ib_link", "nic_error", "peermem_error", "imex_error", "driver_mismatch", "driver_unusable",
                       "parallel_fs_error", "nfs_error"}
     # a Lustre connection lost (a warning: the client waits and reconnects) is no node fault, nor a hard mount's NFS
     # server "still trying" (a warning: the I/O waits)
