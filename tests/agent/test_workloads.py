@@ -669,6 +669,35 @@ def test_a_jobs_event_quotes_its_first_failure_on_its_first_pod_and_counts_the_r
     assert said.kind == "ib_completion_error" and link_failed(said)
 
 
+SGLANG_RECORD = (Path(__file__).parents[1] / "fixtures" / "incidents" / "sglang-3713-tp0-illegal-access" / "logs" /
+                 "server.log")
+
+
+def test_a_records_traceback_lines_without_its_prefix_are_its_writers_rank(tmp_path):
+    """SGLang's scheduler logs "[... TP0] Scheduler hit an exception: Traceback (most recent call last):" and the
+    traceback's lines after it carry no prefix (REAL lines: sgl-project/sglang #3713): the CUDA error its exception line
+    states is TP rank 0's, as offline (triage.read.record_line), also when a read cuts the record in two; a line with a
+    prefix of its own, or any line that is not the traceback's, ends the record.  Before, the Event named no rank."""
+    lines = SGLANG_RECORD.read_text().splitlines()
+    cri = [f"2025-02-21T22:59:28.{i:09d}Z stderr F {line}\n" for i, line in enumerate(lines)]
+    log = tmp_path / "pods" / "serve_sglang-0_0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d" / "main" / "0.log"
+    log.parent.mkdir(parents=True)
+    log.write_text("".join(cri))
+    src = source(tmp_path / "pods")
+    src.discover()
+    ((ref, f),) = src.poll()
+    assert (f.kind, f.line, f.rank) == ("cuda_error", 14, 0)
+    ev = WorkloadTracker(Metrics()).observe(ref, f)
+    assert ev.reason == "CUDAIllegalAddress" and " on rank 0" in ev.message.split("Container output:")[0]
+    # the record cut by a read after its opener, then a second record whose traceback another writer's line ends
+    append(log, cri[0])
+    assert src.poll() == []
+    append(log, "".join(cri[1:]))
+    append(log, cri[0] + "2025-02-21T22:59:29.000000000Z stderr F [2025-02-21 22:59:29 TP3] Received sigquit\n" +
+           cri[13])
+    assert [(f.line, f.rank) for _, f in src.poll()] == [(31, 0), (37, None)]
+
+
 # ---- job facts that name a culprit (triage.facts.LIVE_FACTS) --------------------------------------------------------
 
 # real lines (tests/fixtures/incidents: openmpi-2661-oom, mgsv-2-oomkilled, ray-22349-node-dead, llamafactory-6000-barrier,
