@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 import time
 from collections import deque
+from dataclasses import replace
 from datetime import datetime, timezone
 from typing import Callable, Iterable
 
@@ -69,6 +70,8 @@ class WorkloadTracker:
         self._ranks: dict[tuple, Ranks] = {}
         self._first: dict[tuple, PodRef] = {}
         self._said: dict[tuple, tuple[float, str]] = {}  # a job fact's key -> (when, the Event's message): its first
+        # any other key -> (when, its first finding without its line, that line quoted): what its Event says and quotes
+        self._quote: dict[tuple, tuple[float, Finding, str]] = {}
         self._rank_total = 0
         self.evictions = 0  # keys forgotten to stay within MAX_JOBS / MAX_RANKS_TOTAL
 
@@ -131,8 +134,15 @@ class WorkloadTracker:
         if f.rank is not None and ranks.add(f.rank):
             self._rank_total += 1
         first = self._first.setdefault(key, ref)  # one Event per job and reason: on the first pod that said it
-        if fact is None:
-            message = f"{explain(f, cause, self.window, ranks)} [container {ref.container}]{quoted(f.message)}"
+        if fact is None:  # the job's first failure of the kind on this node is quoted (and said), the ranks counted:
+            # its later lines are often the first's consequences (NCCL's flushed work requests after the completion
+            # error that broke the link, nccl-1814-ib), and the Event is on the first pod (`first`), whose line it is
+            at = f.timestamp.timestamp()
+            quote = self._quote.get(key)
+            if quote is None or at - quote[0] > self.window:  # (a later failure: the job restarted since)
+                quote = self._quote[key] = (at, replace(f, message=""), quoted(f.message))
+                self._first[key] = first = ref
+            message = f"{explain(quote[1], cause, self.window, ranks)} [container {first.container}]{quote[2]}"
         else:  # a job fact (triage.facts.LIVE_FACTS): the job's first on this node names the culprit, repeats count
             at = f.timestamp.timestamp()
             said = self._said.get(key)
@@ -147,6 +157,7 @@ class WorkloadTracker:
             self._rank_total -= len(self._ranks.pop(oldest))
             self._first.pop(oldest, None)
             self._said.pop(oldest, None)
+            self._quote.pop(oldest, None)
             self.evictions += 1
         return event
 

@@ -2,8 +2,15 @@
 pod log source (discovery, reads, prefilter, classification of the few keyword lines).
 
     python bench/podlogs.py [--mb-per-s 50] [--seconds 10]
+    python bench/podlogs.py --lines 800000 [--runs 5] [--baseline DIR]     # fixed work: CPU seconds per line
 
 The writers run in a separate process; the figure is the reader's own CPU (this process).
+
+With --lines N the work is fixed, whatever the wall time: the same eight files (N lines in all, the writer's lines,
+its seed) are written once, then read from their start to their end by a fresh process per run (the pod log source's
+discover and polls, as its thread loops them; its import not counted), its CPU time (time.process_time) divided by
+the lines read; best of R.  --baseline DIR reads the same files with another checkout's source in the same run,
+interleaved with this one's, so two trees compare by CPU per line under the same load.
 """
 
 from __future__ import annotations
@@ -24,6 +31,7 @@ from agent.sources.podlogs import PodLogSource  # noqa: E402
 WRITER = r'''
 import os, random, sys, time
 root, rate, seconds = sys.argv[1], float(sys.argv[2]), float(sys.argv[3])
+fixed = int(sys.argv[4]) if len(sys.argv) > 4 else None  # lines per file: written at once, no rate
 random.seed(7)
 files = []
 for r in range(8):
@@ -43,6 +51,15 @@ def block(rank):
             out.append("%s stderr F [rank%d]:[E ProcessGroupNCCL.cpp:563] [Rank %d] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=%d, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600012 milliseconds before timing out." % (ts, rank, rank, i))
     return ("\n".join(out) + "\n").encode()
 blocks = [block(r) for r in range(8)]
+if fixed is not None:
+    errors = 0
+    for r, f in enumerate(files):
+        lines = blocks[r].splitlines(keepends=True)
+        data = b"".join(lines * (fixed // len(lines)) + lines[:fixed % len(lines)])
+        f.write(data)
+        errors += data.count(b"Watchdog caught")
+    print(8 * fixed, errors)
+    sys.exit(0)
 per_rank = rate / 8
 t0 = time.monotonic(); written = 0; errors = 0
 while time.monotonic() - t0 < seconds:
@@ -57,11 +74,64 @@ print(written, errors)
 '''
 
 
+# one fixed-work run, in a fresh process of a checkout (argv: checkout, pod log root): its JSON figures
+READER = r'''
+import json, sys, time
+sys.path.insert(0, sys.argv[1])
+from agent.sources.podlogs import PodLogSource
+src = PodLogSource(sys.argv[2], from_start=True)
+cpu0 = time.process_time()
+src.discover()
+found = 0
+while True:
+    before = src.bytes_read
+    items = src.poll()
+    src.take_progress()
+    found += len(items)
+    if not items and src.bytes_read == before:
+        break
+cpu = time.process_time() - cpu0
+print(json.dumps({"cpu": cpu, "lines": src.lines, "bytes": src.bytes_read, "findings": found}))
+'''
+
+
+def fixed(lines: int, runs: int, baseline: str | None) -> None:
+    """--lines: the same files read by each checkout, CPU per line, best of `runs`, interleaved."""
+    import json
+
+    trees = {"this tree": str(ROOT), **({"baseline": str(Path(baseline).resolve())} if baseline else {})}
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp) / "pods"
+        root.mkdir()
+        writer = subprocess.run([sys.executable, "-c", WRITER, str(root), "0", "0", str(lines // 8)],
+                                capture_output=True, text=True, check=True)
+        written, expected = map(int, writer.stdout.split())
+        best: dict[str, dict] = {}
+        for _ in range(runs):
+            for name, tree in trees.items():
+                out = subprocess.run([sys.executable, "-c", READER, tree, str(root)], capture_output=True, text=True,
+                                     check=True, cwd=tree)
+                got = json.loads(out.stdout)
+                if name not in best or got["cpu"] < best[name]["cpu"]:
+                    best[name] = got
+    print(f"{written} lines ({best['this tree']['bytes'] / 1e6:.0f} MB) in 8 pod logs, {expected} timeout lines; "
+          f"read from start to end, best of {runs}")
+    for name, got in best.items():
+        print(f"  {name:9} {got['cpu']:.3f} s CPU for {got['lines']} lines = {got['cpu'] / got['lines'] * 1e6:.3f} "
+              f"us per line ({got['findings']} findings)  [{trees[name]}]")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--mb-per-s", type=float, default=50)
     ap.add_argument("--seconds", type=float, default=10)
+    ap.add_argument("--lines", type=int, default=None, help="fixed work: N lines written once, then read (CPU per line)")
+    ap.add_argument("--runs", type=int, default=5, help="with --lines: best of R runs, the trees interleaved")
+    ap.add_argument("--baseline", default=None, help="with --lines: another checkout read the same files")
     args = ap.parse_args()
+    if args.lines is not None:
+        fixed(args.lines, args.runs, args.baseline)
+        return
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp) / "pods"
         root.mkdir()

@@ -236,6 +236,32 @@ def job_fact(message: str) -> tuple[facts.LiveFact, dict] | None:
     return row, said
 
 
+def record_line(rest: str, in_traceback: bool) -> bool | None:
+    """A line with no prefix of its own (`rest`: the message, its stamp or CRI envelope off) after a record that a
+    prefixed line opened with a traceback (SGLang's "[... TP0] Scheduler hit an exception: Traceback (most recent call
+    last):"): None when it ends the record, else whether the record's traceback is open after it.  Inside the traceback
+    (`in_traceback`) a frame's indented line continues it and the exception ending it closes it; after it, a chained
+    exception's lines ("During handling of the above exception...", its "Traceback (most recent call last):", which
+    opens the next) continue the record.  Offline (FileReader._continued) and live (agent/sources/podlogs.py)."""
+    if in_traceback:
+        if rest[:1].isspace():
+            return True
+        return False if facts.EXCEPTION.match(rest) is not None else None
+    if rest.startswith(_TRACEBACK_OPENERS):
+        return True
+    return False if rest.startswith(facts.CHAINED) else None
+
+
+def record_writer(message: str) -> dict | None:
+    """Who wrote a line that opens a record with a traceback its next lines carry without its prefix (see
+    `record_line`), as Evidence fields (`writer`), when its prefixes name a rank; else None."""
+    fields_, _, rest = strip_lead(message)
+    if not fields_ or not rest.endswith(facts.TRACEBACK) or len(rest) <= len(facts.TRACEBACK):
+        return None
+    said = writer(origin_of(fields_), rest, {})
+    return said if said["rank"] is not None else None
+
+
 _BLOCK_FACTS = frozenset({"elastic_summary", "mpi_first_exit", "hydra_bad_termination"})
 
 
@@ -385,12 +411,8 @@ class FileReader:
         traceback's (a frame's indented line, the exception ending it, a chained exception's lines) is the record's
         writer's; any other line ends the record and is read as its own."""
         record_fields, record_key, start = self._record
-        if not fields and n - start <= TRACEBACK_LINES:
-            if record_key in self._tracebacks:
-                if rest[:1].isspace() or facts.EXCEPTION.match(rest) is not None:
-                    return record_fields
-            elif rest.startswith(facts.CHAINED) or rest.startswith(_TRACEBACK_OPENERS):
-                return record_fields
+        if not fields and n - start <= TRACEBACK_LINES and record_line(rest, record_key in self._tracebacks) is not None:
+            return record_fields
         self._record = None
         return fields
 

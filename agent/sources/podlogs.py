@@ -34,7 +34,8 @@ from parsers.model import PodRef, WorkloadFindings
 from parsers.progress import PREFILTER as PROGRESS_PREFILTER
 from parsers.progress import Progress, recognise
 from triage import facts as job_facts
-from triage.read import BLOCK_LINES, BLOCK_OPENERS, block_fact, generic, job_fact
+from triage.read import (BLOCK_LINES, BLOCK_OPENERS, TRACEBACK_LINES, block_fact, generic, job_fact, record_line,
+                         record_writer, strip_lead)
 
 from . import MissingInputs, Source
 
@@ -48,6 +49,7 @@ MAX_PENDING = 1 << 20  # a "line" longer than this without a newline is scanned 
 MAX_BATCH_FINDINGS = 1024
 POD_MEMO_SIZE = 1024  # distinct lines remembered by the one memo of all pod files (a template is ~1-2 KiB)
 MAX_MARKS = 64  # progress lines handed on per file and read (the latest; a burst of steps needs no more)
+RECORD_OPENER = job_facts.TRACEBACK.encode()  # a record whose traceback lines lack its prefix ends its line with it
 
 
 
@@ -65,6 +67,10 @@ class _Tail:
     # a launcher's exit summary whose lines the last read cut short: (its opener's line number, its lines so far,
     # at most 1 + triage.read.BLOCK_LINES), read on with the next read
     block: tuple[int, list[str]] | None = None
+    # a record a prefixed line opened with a traceback whose lines carry no prefix (triage.read.record_line), its
+    # writer naming a rank: (the writer's fields, the opener's line number, whether its traceback is open), read on
+    # with the next read
+    record: tuple[dict, int, bool] | None = None
     active: float = field(default_factory=time.monotonic)
 
 
@@ -324,7 +330,63 @@ class PodLogSource(Source):
             f.file = tail.path
             f.details.update(namespace=tail.ref.namespace, pod=tail.ref.pod, container=tail.ref.container)
             found.append((tail.ref, f))
+        if tail.record is not None or buf.find(RECORD_OPENER, 0, cut + 1) != -1:
+            self._records(tail, buf, cut + 1, first, found)
         return found
+
+    def _records(self, tail: _Tail, buf: bytes, end: int, first: int, found: list) -> None:
+        """The rank of a record's writer given to the findings of its lines that name none, as offline: SGLang's
+        "[... TP0] Scheduler hit an exception: Traceback (most recent call last):" opens a record whose traceback lines
+        (the exception among them) carry no prefix (triage.read.record_line, record_writer).  Only the lines from an
+        opener on, while its record lasts (at most TRACEBACK_LINES), are looked at one by one (`_Tail.record`: a
+        record the read cut short goes on with the next); between records, the next opener is found by a search of
+        the bytes."""
+        covered: list[tuple[int, int, dict]] = []  # (first line, last line, the writer's fields)
+        record = tail.record
+        number, pos = first, 0
+        if record is None:  # the line holding the first opener
+            pos = buf.rfind(b"\n", 0, buf.find(RECORD_OPENER, 0, end)) + 1
+            number += buf.count(b"\n", 0, pos)
+        start_covered = number
+        while pos < end:
+            nl = buf.find(b"\n", pos, end)
+            nl = end if nl == -1 else nl
+            text = buf[pos:nl].decode("utf-8", "replace").rstrip("\r")
+            env = cri(text)
+            message = env.message if env is not None else text
+            if record is not None:
+                fields_, _, rest = strip_lead(message)
+                step = None if fields_ or number - record[1] > TRACEBACK_LINES else (
+                    record[2] if not rest.strip() else record_line(rest, record[2]))
+                if step is not None:  # the record goes on (a blank line is skipped, as offline)
+                    record = (record[0], record[1], step)
+                    number, pos = number + 1, nl + 1
+                    continue
+                covered.append((start_covered, number - 1, record[0]))
+                record = None
+            said = record_writer(message) if message.endswith(job_facts.TRACEBACK) else None
+            if said is not None:
+                record, start_covered = (said, number, True), number + 1
+                number, pos = number + 1, nl + 1
+                continue
+            nxt = buf.find(RECORD_OPENER, nl, end)  # no record open: on to the line of the next opener
+            if nxt == -1:
+                break
+            nxt = buf.rfind(b"\n", 0, nxt) + 1
+            number += buf.count(b"\n", pos, nxt)
+            pos = nxt
+        if record is not None:
+            covered.append((start_covered, number - 1, record[0]))
+        tail.record = record
+        for _, f in found:
+            if f.rank is not None or f.line is None:
+                continue
+            for lo, hi, said in covered:
+                if lo <= f.line <= hi:
+                    f.rank = said["rank"]
+                    if f.kind in job_facts.LIVE:  # a job fact's Event words say its fields
+                        f.details.setdefault("rank", said["rank"])
+                    break
 
     def _job_facts(self, tail: _Tail, buf: bytes, end: int, first: int, found: list) -> list[Finding]:
         """The job facts among buf[:end] that name a culprit (triage.facts.LIVE_FACTS: a rank's death, a lost

@@ -631,6 +631,73 @@ def test_a_serving_pods_worker_errors_name_their_ranks_in_the_event(tmp_path):
     assert " on 2 ranks (0,7)" in events[-1].message and events[-1].reason == "CUDAIllegalAddress"
 
 
+# NCCL's NET/IB completion errors of one rank (REAL lines: NVIDIA/nccl #1814, tests/fixtures/incidents/nccl-1814-ib): the
+# first says the link failed (status=12, the transport's retries exhausted), the later ones are the work requests flushed
+# because of it (status=5)
+IB_COMPLETIONS = tuple(
+    "hostname-test:984:1357 [4] ib_plugin.c:1615 NCCL WARN NET/IB : Got completion from peer 172.36.143.59<44206> with "
+    f"status={status} (Recv) localGid ::ffff:29.87.88.182 remoteGids::ffff:29.87.4.221"
+    for status in ("12 opcode=129 len=65536 vendor err 129", "5 opcode=32656 len=32659 vendor err 249",
+                   "5 opcode=32656 len=32659 vendor err 249"))
+
+
+def test_a_jobs_event_quotes_its_first_failure_on_its_first_pod_and_counts_the_rest(tmp_path):
+    """One Event per job and reason on a node: it quotes the job's first line of the kind (the one the cluster reads
+    back, triage's first failure), on the pod that wrote it, while its count and ranks grow; before, each line
+    replaced the quote, and the cluster read NCCL's last flushed request (nccl-1814-ib: undetermined, not fabric),
+    on the first pod though another pod had written it."""
+    from cluster.evidence import Reader
+    from triage.attribute import link_failed
+
+    root = tmp_path / "pods"
+    pods = ["train_llm-w-0_0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d", "train_llm-w-1_1a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d"]
+    for i, (pod, lines) in enumerate(((pods[0], IB_COMPLETIONS[:1]), (pods[1], IB_COMPLETIONS[1:]))):
+        log = root / pod / "main" / "0.log"
+        log.parent.mkdir(parents=True)
+        log.write_text("".join(f"2025-08-19T01:51:0{i}.{j:09d}Z stderr F {line}\n" for j, line in enumerate(lines)))
+    src = source(root)
+    src.discover()
+    found = sorted(src.poll(), key=lambda rf: rf[1].timestamp)
+    assert [(ref.pod, f.kind) for ref, f in found] == [("llm-w-0", "ib_completion_error")] + [
+        ("llm-w-1", "ib_completion_error")] * 2
+    tracker = WorkloadTracker(Metrics())
+    events = [tracker.observe(ref, f) for ref, f in found]
+    assert len({e.key for e in events}) == 1 and events[-1].ref.pod == "llm-w-0"
+    assert "with status=12 opcode=129" in events[-1].message.split("Container output:")[1]
+    ev = {"reason": events[-1].reason, "message": events[-1].message, "involvedObject": {"name": "llm-w-0"}}
+    (said,) = Reader().pod_event(ev, host="node-a")
+    assert said.kind == "ib_completion_error" and link_failed(said)
+
+
+SGLANG_RECORD = (Path(__file__).parents[1] / "fixtures" / "incidents" / "sglang-3713-tp0-illegal-access" / "logs" /
+                 "server.log")
+
+
+def test_a_records_traceback_lines_without_its_prefix_are_its_writers_rank(tmp_path):
+    """SGLang's scheduler logs "[... TP0] Scheduler hit an exception: Traceback (most recent call last):" and the
+    traceback's lines after it carry no prefix (REAL lines: sgl-project/sglang #3713): the CUDA error its exception line
+    states is TP rank 0's, as offline (triage.read.record_line), also when a read cuts the record in two; a line with a
+    prefix of its own, or any line that is not the traceback's, ends the record.  Before, the Event named no rank."""
+    lines = SGLANG_RECORD.read_text().splitlines()
+    cri = [f"2025-02-21T22:59:28.{i:09d}Z stderr F {line}\n" for i, line in enumerate(lines)]
+    log = tmp_path / "pods" / "serve_sglang-0_0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d" / "main" / "0.log"
+    log.parent.mkdir(parents=True)
+    log.write_text("".join(cri))
+    src = source(tmp_path / "pods")
+    src.discover()
+    ((ref, f),) = src.poll()
+    assert (f.kind, f.line, f.rank) == ("cuda_error", 14, 0)
+    ev = WorkloadTracker(Metrics()).observe(ref, f)
+    assert ev.reason == "CUDAIllegalAddress" and " on rank 0" in ev.message.split("Container output:")[0]
+    # the record cut by a read after its opener, then a second record whose traceback another writer's line ends
+    append(log, cri[0])
+    assert src.poll() == []
+    append(log, "".join(cri[1:]))
+    append(log, cri[0] + "2025-02-21T22:59:29.000000000Z stderr F [2025-02-21 22:59:29 TP3] Received sigquit\n" +
+           cri[13])
+    assert [(f.line, f.rank) for _, f in src.poll()] == [(31, 0), (37, None)]
+
+
 # ---- job facts that name a culprit (triage.facts.LIVE_FACTS) --------------------------------------------------------
 
 # real lines (tests/fixtures/incidents: openmpi-2661-oom, mgsv-2-oomkilled, ray-22349-node-dead, llamafactory-6000-barrier,
