@@ -396,3 +396,31 @@ def test_nvml_violation_time_is_nanoseconds_where_nvidia_smi_prints_microseconds
     ns = scenario("h200-r580-load.yaml")["gpus"][0]["values"]["violation_power_ns"]
     us = int(_smi_value(_smi("h200-r580-load.yaml"), "SW Power Capping").split()[0])
     assert 0 <= us * 1000 - ns < 1e9  # the later reading, by less than a second of capping
+
+
+def test_a_wait_left_by_an_earlier_scenario_never_takes_the_next_scenarios_xid():
+    """A thread still waiting for Xid events on the last scenario (an agent a test left running) must not take the
+    next scenario's events: it ends UNINITIALIZED when the next is loaded, as a wait on an unloaded driver would.  It
+    took them before, which failed `exercise`'s wait for its Xid 79 when the whole suite ran on a loaded host."""
+    import threading
+
+    old = standin_backend(scenario("hgx-h100-r550.yaml"))
+    old.init()
+    answer: list = []
+    waiter = threading.Thread(target=lambda: answer.append(_wait(old)), daemon=True)
+    waiter.start()
+    time.sleep(0.05)  # the old backend is inside nvmlEventSetWait
+    new = standin_backend({**scenario("hgx-h100-r550.yaml"), "timeline": [{"at": 0, "gpu": 0, "xid": 79}]})
+    new.init()
+    time.sleep(0.1)  # the old wait wakes every 10 ms: it would have taken the event by now
+    assert new.wait_xid(2000) == (0, 79)
+    waiter.join(5)
+    assert answer and answer[0] == "UNINITIALIZED"
+    new.shutdown()
+
+
+def _wait(backend) -> object:
+    try:
+        return backend.wait_xid(3000)
+    except NvmlError as exc:
+        return exc.code

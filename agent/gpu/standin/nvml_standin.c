@@ -53,6 +53,9 @@ static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
 static Gpu gpus[MAX_GPUS];
 static int ngpus, refcount, init_error, released, loaded;
+/* each scenario loaded is a new driver: a wait begun under an earlier one (a thread the last test left waiting)
+   returns UNINITIALIZED and never takes this scenario's events */
+static unsigned long generation;
 static char driver[32] = "550.54.15";
 static char missing[MAX_MISSING][64];
 static int nmissing;
@@ -161,6 +164,8 @@ int standin_load(const char *path) {
     }
     fclose(f);
     loaded = 1;
+    generation++;
+    pthread_cond_broadcast(&cv);
     advance();
     pthread_mutex_unlock(&mu);
     return 0;
@@ -664,7 +669,9 @@ nvmlReturn_t nvmlDeviceRegisterEvents(Gpu *dev, unsigned long long types, EventS
 static nvmlReturn_t wait_event(EventSet *set, EventData *data, unsigned int timeoutms, int v2) {
     if (set != &the_set || !data) return E_ARG;
     double deadline = mono() + timeoutms / 1000.0;
+    unsigned long began = generation;
     for (;;) {
+        if (generation != began) return E_UNINIT;
         advance();
         while (xq_head != xq_tail) {
             int g = xq_gpu[xq_head];
