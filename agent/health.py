@@ -190,10 +190,10 @@ class HealthEngine:
             return None  # from a previous boot: counted by the caller, raises nothing
         epoch = self.boot.epoch
         uptime = f.uptime if f.uptime is not None else seen - epoch if epoch is not None else None
-        verdict = self.policy.apply(f, seen, uptime)
-        if verdict.finding is None:
-            self.held[verdict.held] = self.held.get(verdict.held, 0) + 1
-            change.held.append((f.xid, verdict.held))
+        held = self.policy.apply(f, seen, uptime)  # (else `f` goes on, changed in place)
+        if held:
+            self.held[held] = self.held.get(held, 0) + 1
+            change.held.append((f.xid, held))
             return None
         if f.kind in _LIFECYCLE and self._clears(f):
             return None
