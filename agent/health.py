@@ -167,11 +167,13 @@ class HealthEngine:
     def _seen(self, f: Finding) -> float | None:
         """When `f` happened (wall clock, never in the future); None when it belongs to an earlier boot."""
         now = self.clock()
-        seen = min(f.timestamp.timestamp(), now) if f.timestamp is not None else now
+        if f.timestamp is None:
+            return now
+        seen = f.timestamp.timestamp()
+        if seen > now:
+            seen = now
         epoch = self.boot.epoch
-        if epoch is not None and f.timestamp is not None and seen < epoch:
-            return None
-        return seen
+        return None if epoch is not None and seen < epoch else seen
 
     def observe(self, f: Finding, source: str = "kernel") -> Change:
         """Decide one finding and derive the conditions: what it changed."""
