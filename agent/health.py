@@ -12,7 +12,8 @@ import heapq
 import itertools
 import time
 from dataclasses import asdict, dataclass, field
-from typing import Any, Callable
+from operator import attrgetter
+from typing import Any, Callable, Mapping
 
 from parsers import Finding, amends
 from parsers.correlate import describe
@@ -72,28 +73,26 @@ def _clears(f: Finding) -> Callable[[Problem], bool] | None:
 
 # what a rule's `match` may name -> the finding's value of it (any other key names nothing, and is ignored)
 _MATCH_FIELDS: dict[str, Callable[[Finding], Any]] = {
-    "kind": lambda f: f.kind, "action": lambda f: f.action, "severity": lambda f: f.severity,
-    "attribution": lambda f: f.attribution, "xid": lambda f: f.xid, "sxid": lambda f: f.sxid,
-    "state": lambda f: f.details.get("state"),
+    **{name: attrgetter(name) for name in ("kind", "action", "severity", "attribution", "xid", "sxid")},
+    "not_attribution": attrgetter("attribution"), "state": lambda f: f.details.get("state"),
 }
 
+Match = tuple  # a rule's `match` as tests, each (the finding's value of a key, the values it may be, negated): `_match`
 
-def _matches(match: dict, f: Finding) -> bool:
-    """Whether `f` is what `match` names: each key's value (a list or tuple: any of them) equal to the finding's, and
-    its attribution none of `not_attribution`.  Only the keys the match names are looked at (a rule names one to three;
-    every finding meets some rule's match)."""
-    for key, want in match.items():
-        if want is None:
-            continue
-        if key == "not_attribution":
-            if f.attribution in want if isinstance(want, (list, tuple)) else f.attribution == want:
-                return False
-            continue
-        value = _MATCH_FIELDS.get(key)
-        if value is None:
-            continue
-        value = value(f)
-        if not (value in want if isinstance(want, (list, tuple)) else value == want):
+
+def _match(match: Mapping[str, Any]) -> Match:
+    """A rule's `match` as the tests `_matches` runs, built once per rule: each key's value (a list or tuple: any of
+    them) equal to the finding's, and its attribution none of `not_attribution` (a key set to None, or one the table
+    does not know, names nothing)."""
+    return tuple((_MATCH_FIELDS[key], tuple(want) if isinstance(want, (list, tuple)) else (want,),
+                  key == "not_attribution") for key, want in match.items() if want is not None and key in _MATCH_FIELDS)
+
+
+def _matches(tests: Match, f: Finding) -> bool:
+    """Whether `f` is what a rule's match (`_match`'s tests) names: only the keys the match names are looked at (a rule
+    names one to three; every finding meets some rule's match)."""
+    for value, want, negated in tests:
+        if (value(f) in want) is negated:
             return False
     return True
 
@@ -108,9 +107,9 @@ class _Sightings:
     names: dict = field(default_factory=dict)  # pid -> (its row's `same_process` values, its `named` detail)
 
 
-def _repeat_rows(cfg: Config) -> dict[str, Repeated]:
-    """The kind table's `repeated` rows by kind, their counts and windows from the configuration where a row names
-    its keys (`settings`)."""
+def _repeat_rows(cfg: Config) -> dict[str, tuple[Repeated, Match]]:
+    """The kind table's `repeated` rows by kind (with their match's tests), their counts and windows from the
+    configuration where a row names its keys (`settings`)."""
     out = {}
     for name, row in KIND.items():
         r = row.repeated
@@ -119,7 +118,7 @@ def _repeat_rows(cfg: Config) -> dict[str, Repeated]:
         if r.settings is not None:
             r = dataclasses.replace(r, processes=getattr(cfg, f"{r.settings}_distinct_processes", r.processes),
                                     window_seconds=getattr(cfg, f"{r.settings}_window_seconds", r.window_seconds))
-        out[name] = r
+        out[name] = (r, _match(r.match))
     return out
 
 
@@ -154,6 +153,7 @@ class HealthEngine:
         }
         # a kind's `repeated` row (parsers/kinds.py) and the matches of it that repeats count
         self._repeat_rows = _repeat_rows(cfg)
+        self._rules = tuple((rule, _match(rule["match"])) for rule in cfg.condition_rules)  # each with its tests
         self._repeats: dict[tuple, _Sightings] = {}  # (kind, *its row's `by`) -> its processes
         # problem id -> what its message must now say (_message's arguments): a standing problem's message is
         # rendered once per derive, not once per line of a storm
@@ -167,11 +167,13 @@ class HealthEngine:
     def _seen(self, f: Finding) -> float | None:
         """When `f` happened (wall clock, never in the future); None when it belongs to an earlier boot."""
         now = self.clock()
-        seen = min(f.timestamp.timestamp(), now) if f.timestamp is not None else now
+        if f.timestamp is None:
+            return now
+        seen = f.timestamp.timestamp()
+        if seen > now:
+            seen = now
         epoch = self.boot.epoch
-        if epoch is not None and f.timestamp is not None and seen < epoch:
-            return None
-        return seen
+        return None if epoch is not None and seen < epoch else seen
 
     def observe(self, f: Finding, source: str = "kernel") -> Change:
         """Decide one finding and derive the conditions: what it changed."""
@@ -190,22 +192,22 @@ class HealthEngine:
             return None  # from a previous boot: counted by the caller, raises nothing
         epoch = self.boot.epoch
         uptime = f.uptime if f.uptime is not None else seen - epoch if epoch is not None else None
-        verdict = self.policy.apply(f, seen, uptime)
-        if verdict.finding is None:
-            self.held[verdict.held] = self.held.get(verdict.held, 0) + 1
-            change.held.append((f.xid, verdict.held))
+        held = self.policy.apply(f, seen, uptime)  # (else `f` goes on, changed in place)
+        if held:
+            self.held[held] = self.held.get(held, 0) + 1
+            change.held.append((f.xid, held))
             return None
         if f.kind in _LIFECYCLE and self._clears(f):
             return None
-        row = self._repeat_rows.get(f.kind)
-        if row is not None and _matches(row.match, f):  # alone nothing; by several processes more
+        repeated = self._repeat_rows.get(f.kind)
+        if repeated is not None and _matches(repeated[1], f):  # alone nothing; by several processes more
             if f.details.get("escalation") not in JOBS_ROWS:  # the table called it the job's: no GPU's repeat
-                self._escalate_repeated(row, f, seen, change)
+                self._escalate_repeated(repeated[0], f, seen, change)
             return None
         stateless = self.policy.repeat_safe(f)  # (its kind and Xid: the policy's verdict changed neither)
         outcome: Outcome = ("none", None)
-        for rule in self.cfg.condition_rules:
-            if _matches(rule["match"], f):
+        for rule, tests in self._rules:
+            if _matches(tests, f):
                 pid = self._raise(rule, f, seen, source, change, note=f.details.get("policy", ""))
                 outcome = ("problem", pid) if pid is not None else outcome
                 break

@@ -20,7 +20,6 @@ the engine's.  Decides, from config tables only:
 from __future__ import annotations
 
 from collections import OrderedDict, deque
-from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Callable
 
@@ -77,14 +76,6 @@ def validate(table: Any, reboots: Any) -> str | None:
     return None
 
 
-@dataclass(slots=True)
-class Verdict:
-    """What the policy made of a finding: None finding = held back, with the reason why."""
-    finding: Finding | None
-    held: str = ""  # one of HELD_REASONS, or "" when the finding goes on
-    notes: list[str] = field(default_factory=list)
-
-
 class FindingPolicy:
     def __init__(self, xid_policy: dict, reboots: int, port_of: Callable[[Finding], str],
                  unused_port_seconds: float = 600.0, boot_id: str = ""):
@@ -132,12 +123,15 @@ class FindingPolicy:
         self._counted = (f, verdict)
         return verdict
 
-    def apply(self, f: Finding, seen: float, uptime: float | None = None) -> Verdict:
-        """`seen`: when it happened (wall clock); `uptime`: seconds since this boot, None if unknown."""
+    def apply(self, f: Finding, seen: float, uptime: float | None = None) -> str:
+        """Why the policy holds `f` back (one of HELD_REASONS), or "" when it goes on, changed in place (a row's
+        overrides, an escalation, an unused port's down report made info; what the policy noted in its details).
+        `seen`: when it happened (wall clock); `uptime`: seconds since this boot, None if unknown."""
         if f.kind in LINK_KINDS:
-            return Verdict(self._port(f, uptime))
+            self._port(f, uptime)
+            return ""
         if f.kind != "xid" or f.xid is None:
-            return Verdict(f)
+            return ""
         gpu = f.pci or "-"
         entry = self.table.get(f.xid, _NO_ROW)
         last_xid = self._last_xid
@@ -152,7 +146,7 @@ class FindingPolicy:
         notes: list[str] = []
         if entry:  # a policy row names this Xid (most do not)
             held = self._row(f, entry, gpu, seen, previous, notes)
-            if held is not None:
+            if held:
                 return held
         counted, verdict = self._counted
         if counted is not f:  # (else `remember` counted this very finding: its verdict, not a second sighting)
@@ -180,17 +174,16 @@ class FindingPolicy:
                 notes.append(f"came back after {len(boots) - 1} reboots")
         if notes:
             f.details["policy"] = "; ".join(notes)
-        return Verdict(f, "", notes)
+        return ""
 
-    def _row(self, f: Finding, entry: dict, gpu: str, seen: float, previous: tuple | None,
-             notes: list[str]) -> Verdict | None:
-        """The Xid's policy row: a Verdict when it holds the finding back, else None (overrides applied)."""
+    def _row(self, f: Finding, entry: dict, gpu: str, seen: float, previous: tuple | None, notes: list[str]) -> str:
+        """The Xid's policy row: why it holds the finding back, else "" (its overrides applied)."""
         after = entry.get("ignore_after")
         if after and previous is not None and previous[1] != f.xid and 0 <= seen - previous[0] <= after["within_seconds"]:
             xids = after.get("xids", "any")
             if xids == "any" or (xids == "application" and previous[2] == "application") or \
                     (isinstance(xids, list) and previous[1] in xids):
-                return Verdict(None, "ignored_after", [f"follows Xid {previous[1]} within {after['within_seconds']} s"])
+                return "ignored_after"
         if "count" in entry:
             need, window = int(entry["count"]), float(entry["window_seconds"])
             times = self._counts.get((gpu, f.xid))
@@ -199,17 +192,16 @@ class FindingPolicy:
                 _remember(self._counts, (gpu, f.xid), times)
             times.append(seen)
             if len(times) < need or seen - times[0] > window:
-                return Verdict(None, "below_threshold", [f"{sum(1 for t in times if seen - t <= window)} of {need} "
-                                                   f"within {int(window)} s"])
+                return "below_threshold"
             notes.append(f"{need} within {int(window)} s")
         if "severity" in entry:
             f.severity = entry["severity"]
         if "action" in entry:
             f.action = entry["action"]
-        return None
+        return ""
 
-    def _port(self, f: Finding, uptime: float | None) -> Finding:
-        return self.ports.judge(f, self.port_of(f), uptime, self.boot_id)
+    def _port(self, f: Finding, uptime: float | None) -> None:
+        self.ports.judge(f, self.port_of(f), uptime, self.boot_id)
 
     # ---- persistence -----------------------------------------------------------------------------
 
