@@ -40,7 +40,6 @@ from .selfcaused import CounterGuard
 from .selfwatch import SelfWatch
 from .sinks.stdout import StdoutSink
 from .sources.kmsg import read_boot_id
-from .sources.podlogs import PodLogSource
 from .state import StateStore
 from .workloads import WorkloadTracker
 
@@ -174,11 +173,18 @@ def _straggler_events(cfg: Config, kube, metrics: Metrics, pods: PodLookup, gpu:
     return StragglerEvents(kube.n.api, cfg.node_name, cfg.kube, STRAGGLER, metrics, fallback=compute_pods)
 
 
+def follows_pod_logs(cfg: Config) -> bool:
+    """Pod logs are followed: `pod_logs_root` is set and, at start, a directory (else a node without pods)."""
+    return bool(cfg.pod_logs_root) and os.path.isdir(cfg.pod_logs_root)
+
+
 def _pod_devices(cfg: Config, kube, metrics: Metrics, pods: PodLookup, gpu: GpuCollector, progress: ProgressTracker):
     """The pods' GPUs and rails for the hang verdict (agent/kube/poddevices.py): the kubelet's PodResources answer,
     asked on a thread of its own while pods are tracked; the kubelet silent, the pods of each GPU's compute
     processes (a handle of its own, nothing asked while NVML is released)."""
-    if not cfg.workload_hang.enabled:
+    if not cfg.workload_hang.enabled or not follows_pod_logs(cfg):
+        # progress marks come only from pod logs: without them no pod is tracked and the cache is never asked, so
+        # no thread of its own and no kubelet client loaded (issue 24's idle footprint)
         return None
     from .kube.poddevices import PodDeviceCache  # noqa: PLC0415
     from .podresources import Owned  # noqa: PLC0415
@@ -267,7 +273,11 @@ class Agent:
         for daemon_log in (fabricmanager_source(cfg, {"cursors": cursors}), imex_source(cfg, {"cursors": cursors})):
             if daemon_log is not None:
                 sources.append(daemon_log)
-        if cfg.pod_logs_root and os.path.isdir(cfg.pod_logs_root):
+        if follows_pod_logs(cfg):
+            # imported here: the pod log reader brings the job facts' readers (the `triage` package, statistics)
+            # that a node without pod logs never uses (issue 24's idle footprint, tests/agent/test_idle_footprint.py)
+            from .sources.podlogs import PodLogSource  # noqa: PLC0415
+
             pods = self.pods.pod_source = PodLogSource(
                 cfg.pod_logs_root, StateStore(cfg.state_dir, "podlogs.json") if cfg.state_dir else None,
                 cfg.workload_include_namespaces, cfg.workload_exclude_namespaces, cfg.workload_include_pods,

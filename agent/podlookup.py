@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from .pidmap import PidLookup
 from parsers.model import PodRef
 
-from .sources.podlogs import PodLogSource
+if TYPE_CHECKING:  # a type only: the pod log reader is imported where pod logs are followed (agent/app.py start)
+    from .sources.podlogs import PodLogSource
 
 
 class PodLookup:

@@ -18,7 +18,6 @@ from parsers.catalog import xid_reason
 from parsers.correlate import Ranks
 from parsers.kinds import CUDA_REASONS, SEVERITY_RANK, TABLE as KINDS
 from parsers.model import PodEvent, PodRef, Problem
-from triage.facts import LIVE as JOB_FACTS, words as fact_words
 
 # finding kind -> Pod Event reason: a workload kind's own (parsers/kinds.py); CUDA errors refined by their text
 EVENT_REASONS = {k.name: k.reason for k in KINDS if k.workload}
@@ -124,6 +123,10 @@ class WorkloadTracker:
             return None
         if f.timestamp is None:
             f.timestamp = datetime.fromtimestamp(self.clock(), timezone.utc)
+        # imported here: the job facts (the `triage` package) matter only once pod logs are read, which brings them
+        # anyway (agent/sources/podlogs.py); an agent without pod logs never holds them (issue 24's idle footprint)
+        from triage.facts import LIVE as JOB_FACTS, words as fact_words  # noqa: PLC0415
+
         fact = JOB_FACTS.get(f.kind)
         cause = self._cause(f, standing) if fact is None else None
         reason = event_reason(f) if fact is None else fact.reason

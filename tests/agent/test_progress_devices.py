@@ -108,7 +108,9 @@ def test_the_agents_fallback_maps_each_gpus_compute_process_to_its_pod(tmp_path)
     (tmp_path / "proc" / "4242").mkdir(parents=True)
     (tmp_path / "proc" / "4242" / "cgroup").write_text(
         f"0::/kubepods.slice/kubepods-pod{uid.replace('-', '_')}.slice/cri-containerd-{'a' * 64}.scope\n")
+    (tmp_path / "pods").mkdir()  # pod logs followed (without them no pod is tracked: no cache, app.follows_pod_logs)
     cfg = load(env={}, flags={"nvml": f"fake:{tmp_path / 'h100.yaml'}", "proc_root": str(tmp_path),
+                              "pod_logs_root": str(tmp_path / "pods"),
                               "kubernetes": {"pod_resources_socket": str(tmp_path / "no.sock")}})
     pods = PodLookup(str(tmp_path))
     ref = PodRef("train", "llama-worker-3", uid, "main")
