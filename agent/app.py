@@ -17,6 +17,7 @@ from typing import Any, Callable
 
 import psutil
 
+from parsers import Prefilter, all_keywords
 from parsers.model import Boot, Change
 
 from .checkpoint import Checkpoint
@@ -105,6 +106,11 @@ def build(cfg: Config, clock: Callable[[], float] = time.time, out=None, boot: B
     """The one factory from config to an agent: boot facts read once, the saved state restored before the engine
     is built (a state that cannot be restored is moved aside and the agent starts fresh), then every stage is
     built once, each handed what it needs.  Nothing runs until `Agent.start`."""
+    # the kernel records' keyword regex first (a process compiles it at the first line it looks at: a short
+    # `gpu-npd parse` pays only for what it reads): compiling it holds ~0.9 MiB for a moment (re's parse tree of a
+    # ~11,000-character pattern), which the rest of start-up then reuses; compiled at an idle node's first kernel
+    # line, that much stayed in the agent's heap for good (issue 24, bench/agent.py footprint)
+    prefilter = Prefilter(all_keywords(), engine="re").compile()
     boot = boot if boot is not None else read_boot()
     metrics = Metrics(cfg.workload_pod_label, cfg.max_series_per_family, cfg.node_name, cfg.proc_root)
     store = StateStore(cfg.state_dir)
@@ -131,7 +137,8 @@ def build(cfg: Config, clock: Callable[[], float] = time.time, out=None, boot: B
         progress.devices = devices
         writers.append(devices)  # a thread of its own, started and closed with the writers (not a sink)
     pipeline = Pipeline(engine, judge, metrics, gpu, workloads, pods, sinks, boot, clock, guard, cursors,
-                        str(cfg.checks.get("severity") or "error"), cfg.expected_gpus, progress, _peers(cfg))
+                        str(cfg.checks.get("severity") or "error"), cfg.expected_gpus, progress, _peers(cfg),
+                        prefilter)
     for cache, owner in (("pid_pod", pods.pids), ("workload_jobs", workloads), ("decisions", pipeline.coalescer),
                          ("progress_pods", progress)):
         metrics.count_evictions(cache, functools.partial(getattr, owner, "evictions"))

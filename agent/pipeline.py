@@ -18,7 +18,7 @@ from collections import Counter
 from datetime import datetime, timezone
 from typing import Callable, Iterable, Iterator
 
-from parsers import Classifier, Finding, amends, from_kernel
+from parsers import Classifier, Finding, Prefilter, all_keywords, amends, from_kernel
 from parsers.model import (Boot, Change, CheckBatch, NodeInfo, PodEvent, PodRef, Record, SampleBatch, Snapshot,
                            WorkloadFindings)
 
@@ -78,12 +78,14 @@ class Pipeline:
                  workloads: WorkloadTracker, pods: PodLookup, sinks: list, boot: Boot,
                  clock: Callable[[], float], guard: CounterGuard | None = None, cursors: dict | None = None,
                  check_severity: str = "error", expected_gpus: int = 0, progress: ProgressTracker | None = None,
-                 peers: PeerOutliers | None = None):
+                 peers: PeerOutliers | None = None, prefilter: Prefilter | None = None):
         self.engine, self.judge, self.metrics, self.gpu = engine, judge, metrics, gpu
         self.workloads, self.pods, self.sinks, self.clock = workloads, pods, sinks, clock
         self.boot, self.guard, self.xids = boot, guard, XidMerger()  # admission's (_admit)
         self.coalescer = Coalescer(engine)
         self.classifiers: dict[str, Classifier] = {}
+        # the records' keyword test (parsers/prefilter.py), one for every stream's classifier: its regex compiled once
+        self.prefilter = prefilter if prefilter is not None else Prefilter(all_keywords(), engine="re")
         self.cursors: dict = dict(cursors or {})
         self.check_severity = check_severity
         self.expected_gpus = expected_gpus  # configured (0: the Node's capacity says, see _node)
@@ -110,7 +112,7 @@ class Pipeline:
         stream = name if batch[0].stream is None else f"{name}:{batch[0].stream}"
         classifier = self.classifiers.get(stream)
         if classifier is None:
-            classifier = self.classifiers[stream] = Classifier()
+            classifier = self.classifiers[stream] = Classifier(prefilter=self.prefilter)
         change, fresh = Change(), []
         self._admit(_findings(batch, classifier), name, change, fresh)
         change = self.engine.derive(change)  # one decision of conditions for the whole batch

@@ -120,6 +120,11 @@ class Prefilter:
         self.find = self._text.compiled().search
         return self.find(text)
 
+    def compile(self) -> "Prefilter":
+        """`find`'s regex compiled now, not at the first record: for a long-lived process's start-up (the agent)."""
+        self.find = self._text.compiled().search
+        return self
+
     def matches(self, text: str) -> bool:
         return self.find(text) is not None
 
