@@ -22,12 +22,14 @@ from __future__ import annotations
 import time
 from collections import OrderedDict, deque
 from dataclasses import dataclass, field
-from typing import Callable, Iterable
+from typing import TYPE_CHECKING, Callable, Iterable
 
 from parsers import normalize_pci
 from parsers.gpus import GpuMap, gpu_key, reading_key
 from parsers.model import PodEvent, PodRef, Problem, Reading
-from parsers.progress import Progress
+
+if TYPE_CHECKING:  # a type only: the trainers' progress rules (compiled at import) load with the pod log reader
+    from parsers.progress import Progress
 
 from .hangsettings import HangSettings
 from .peers import FIELDS as PEER_FIELDS, median_of

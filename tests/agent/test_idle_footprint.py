@@ -16,6 +16,7 @@ NOT_AT_IDLE = {
     "pkgutil": "parsers/catalog.py _read(): the first Xid (the sample rules are read through their loader)",
     "agent.sources.podlogs": "agent/app.py Agent.start(): pod logs followed (the pod log tree is there)",
     "triage": "agent/sources/podlogs.py (job facts of pods' lines) and agent/workloads.py observe(): pod logs",
+    "parsers.progress": "agent/sources/podlogs.py: the trainers' progress lines of pod logs",
     "statistics": "triage/clock.py (with fractions): pod logs, gpu-npd triage",
     "agent.kube.poddevices": "agent/app.py _pod_devices(): pod logs followed (the hang verdict's devices)",
     "kubeapi.retry": "agent/kube/*: a cluster to write to, or pod logs followed (the pod-device cache's thread)",
