@@ -27,7 +27,7 @@ test: $(STAMP)
 	$(BIN)/python -m pytest -q $(PYTEST_ARGS)
 
 fuzz: $(STAMP)
-	FUZZ_EXAMPLES=200000 $(BIN)/python -m pytest -q tests/parsers/test_hostile_inputs.py
+	HOSTILE_FULL=1 FUZZ_EXAMPLES=200000 $(BIN)/python -m pytest -q tests/parsers/test_hostile_inputs.py
 	FUZZ_EXAMPLES=20000 $(BIN)/python -m pytest -q tests/agent/test_config_fuzz.py
 
 bench: $(STAMP)
