@@ -352,14 +352,14 @@ class Classifier:
         if role == "state":  # (stage: the word it stated) a few names at most: event names, not devices
             self._stated[name] = (position, stage)
             return _ABSORBED
+        prefix = name.split(" ", 1)[0]  # the event's name in the tables (a newest open key below shares it)
         last = self._events.get(name)
-        inside = last is not None and 0 <= position - last <= EVENT_LINES[name.split(" ", 1)[0]]
+        inside = last is not None and 0 <= position - last <= EVENT_LINES[prefix]
         if not inside and name[-1:] == " " and name[:-1] in EVENT_PER_GPU:  # names no device: the newest open
             newest = self._newest_open(name, position)
             if newest is not None:
                 name, last, inside = newest, self._events[newest], True
         elif not inside and role == "join" and name[-1:] != " ":
-            prefix = name.split(" ", 1)[0]
             if prefix in EVENT_ADOPTS:  # the event its lines naming no GPU opened: this GPU's from now on
                 anon = prefix + " "
                 at = self._events.pop(anon, None)
@@ -372,7 +372,7 @@ class Classifier:
                 self._led.discard(anon)
         if role == "escalate":
             made = self._made.get(name)
-            if made is not None and 0 <= position - made[0] <= EVENT_AMENDS[name.split(" ", 1)[0]]:
+            if made is not None and 0 <= position - made[0] <= EVENT_AMENDS[prefix]:
                 if inside:
                     self._events[name] = position
                 self._made[name] = (position, made[1])
@@ -409,7 +409,7 @@ class Classifier:
             self._events[name] = position
             self._stages[name] = seen | {stage} if absorbed else frozenset((stage,))
             return _ABSORBED if absorbed else _FREE
-        escalates = name.split(" ", 1)[0] in EVENT_ESCALATES
+        escalates = prefix in EVENT_ESCALATES
         if role == "open" or (role == "join" and not inside):
             self._events[name] = position
             self._led.discard(name)
