@@ -1,7 +1,11 @@
 """Workload failures from pod logs: metrics, Pod Events, and the node fault that likely caused them.
 
 Never raises node problems: a pod's NCCL timeout says something about the job, and only a node
-fault seen by the kernel or telemetry makes the node unhealthy.
+fault seen by the kernel or telemetry makes the node unhealthy.  One exception in kind, never in
+conditions: a node daemon that runs in a pod (parsers/kinds.py `daemon_pod`: the DRA driver's
+ComputeDomain daemon runs nvidia-imex) says the node's faults in its own log; such a finding from
+that container is the node's (a cause of its jobs' failures, counted as the node's finding, its
+pod's Event saying so), not the pod's application failure.
 """
 
 from __future__ import annotations
@@ -15,9 +19,11 @@ from typing import Callable, Iterable
 
 from parsers import Cause, CauseIndex, Finding, cause_of, explain, likely_cause
 from parsers.catalog import xid_reason
-from parsers.correlate import Ranks
-from parsers.kinds import CUDA_REASONS, SEVERITY_RANK, TABLE as KINDS
+from parsers.correlate import Ranks, describe
+from parsers.kinds import BY_NAME as KIND, CUDA_REASONS, SEVERITY_RANK, TABLE as KINDS
 from parsers.model import PodEvent, PodRef, Problem
+
+from .metrics import labels_of
 
 # finding kind -> Pod Event reason: a workload kind's own (parsers/kinds.py); CUDA errors refined by their text
 EVENT_REASONS = {k.name: k.reason for k in KINDS if k.workload}
@@ -30,6 +36,14 @@ def event_reason(f: Finding) -> str:
     if f.kind == "xid" and f.xid is not None:
         return xid_reason(f.xid)
     return EVENT_REASONS.get(f.kind, "WorkloadError")
+
+
+def daemon_of(ref: PodRef, f: Finding) -> str | None:
+    """The node daemon whose own log `ref` is and that said `f` (parsers/kinds.py `daemon_pod`: its container), else
+    None."""
+    row = KIND.get(f.kind)
+    daemon = row.daemon_pod if row is not None else None
+    return daemon[1] if daemon is not None and ref.container == daemon[0] else None
 
 
 def job_of(pod: str) -> str:
@@ -123,6 +137,9 @@ class WorkloadTracker:
             return None
         if f.timestamp is None:
             f.timestamp = datetime.fromtimestamp(self.clock(), timezone.utc)
+        daemon = daemon_of(ref, f)
+        if daemon is not None:
+            return self._daemon_fault(ref, f, daemon)
         # imported here: the job facts (the `triage` package) matter only once pod logs are read, which brings them
         # anyway (agent/sources/podlogs.py); an agent without pod logs never holds them (issue 24's idle footprint)
         from triage.facts import LIVE as JOB_FACTS, words as fact_words  # noqa: PLC0415
@@ -163,6 +180,18 @@ class WorkloadTracker:
             self._quote.pop(oldest, None)
             self.evictions += 1
         return event
+
+    def _daemon_fault(self, ref: PodRef, f: Finding, daemon: str) -> PodEvent:
+        """A node fault its daemon's pod said (`daemon_of`): a cause of the node's jobs' failures after it, counted as
+        the node's finding (as the daemon's log on the host would be), the daemon pod's Event saying so (one per
+        daemon and reason, its count raised on repeats)."""
+        self.note_finding(f)
+        self.metrics.count_finding(labels_of(f))
+        reason = KIND[f.kind].reason
+        message = (f"{describe(f)} said by {daemon} running in this pod: a fault of this node "
+                   f"(attribution: {f.attribution}), not this pod's own failure; the node's jobs failing after it are "
+                   f"blamed on it. Recommended action: {f.action}. [container {ref.container}]{quoted(f.message)}")
+        return PodEvent(ref, reason, message, "|".join((ref.namespace, job_of(ref.pod), reason, "daemon")))
 
     def observe_app_xid(self, ref: PodRef, f: Finding) -> PodEvent:
         """An application Xid whose pid maps into a pod: the pod gets the Event, the node nothing."""

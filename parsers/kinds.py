@@ -107,6 +107,11 @@ class Kind:
     repeated: Repeated | None = None
     # the host is slow while it lasts, not broken: triage names it beside a lagging rank whose host logged it
     slows: bool = False
+    # the node's daemon that may run in a pod and print this kind in its own log: (its container's name, what it is).
+    # A finding of it in that container's log is the daemon's own word about this node (a node fault: a cause of the
+    # node's jobs' failures, counted as the node's finding, the pod's Event saying so), not an application's failure
+    # nor a container claiming a kernel line (agent/workloads.py)
+    daemon_pod: tuple[str, str] | None = None
 
     @property
     def correlated(self) -> bool:
@@ -299,7 +304,10 @@ TABLE: tuple[Kind, ...] = (
          doc="the IMEX daemon (nvidia-imex, multi-node NVLink's memory export and import between the nodes of an "
              "NVLink domain) failed a job's request (a memory reference it could not get or allocate, an import a "
              "peer refused: one event per failed request) or could not start (no network interface with an address "
-             "of its node configuration)", category="fabric"),
+             "of its node configuration)", category="fabric",
+         # the NVIDIA DRA driver's ComputeDomain daemon pods run nvidia-imex (its [ERROR] lines on their stderr:
+         # dra-driver-nvidia-gpu #948); their container, templates/compute-domain-daemon.tmpl.yaml
+         daemon_pod=("compute-domain-daemon", "the IMEX daemon of the NVIDIA DRA driver's ComputeDomain daemon")),
     Kind("kernel_oops", "kernel oops", None, "error", "driver", "RESTART_BM", "KernelOops",
          doc="a kernel oops / BUG / GPF whose faulting instruction is in a GPU or NIC driver module",
          category="hardware"),

@@ -842,3 +842,33 @@ def test_a_summary_a_read_cuts_short_is_read_on_with_the_next(tmp_path):
     found = src.poll()
     assert [(f.kind, f.rank, f.line, f.details.get("exit_code")) for _, f in found] == [("rank_exit", 3, 15, 1)]
     assert src.poll() == []
+
+
+# kubernetes-sigs/dra-driver-nvidia-gpu #948: the ComputeDomain daemon's stderr (it runs nvidia-imex in the pod), its
+# CRI envelope synthetic; its container's name is the driver's (templates/compute-domain-daemon.tmpl.yaml)
+IMEX = "2026-01-20T10:00:00.000000000Z stderr F [ERROR] Failed to allocate memory reference."
+CUDA_IMPORT = ("2026-01-20T10:00:05.000000000Z stderr F RuntimeError: CUDA error: an illegal memory access was "
+               "encountered")
+
+
+def test_a_compute_domain_daemons_imex_error_is_this_nodes_fabric_fault_not_the_pods_failure(tmp_path):
+    from parsers import Classifier
+    from parsers.model import PodRef
+    metrics, c = Metrics(), Classifier()
+    tracker = WorkloadTracker(metrics)
+    daemon = PodRef("nvidia-dra-driver-gpu", "imex-channel-cd-x7k2p", "uid-1", "compute-domain-daemon")
+    imex = c.classify(IMEX)
+    assert imex is not None and imex.kind == "imex_error"
+    event = tracker.observe(daemon, imex)
+    assert event.reason == "IMEXError" and event.ref == daemon
+    assert "a fault of this node" in event.message and "CHECK_IMEX" in event.message
+    assert "reads like a kernel message" not in event.message  # not a container's claim: the daemon's own word
+    labels = {"kind": "imex_error", "severity": "error", "attribution": "fabric"}
+    assert metrics.registry.get_sample_value("gpu_npd_findings_total", labels) == 1  # as the host's daemon's log
+    job = PodRef("train", "nvl72-worker-3", "uid-2", "pytorch")  # the node's job failing after it: blamed on it
+    failed = c.classify(CUDA_IMPORT)
+    assert "likely caused by IMEX error at 10:00:00 on this node" in tracker.observe(job, failed).message
+    # the same line from any other container is that container's text, not the node's fault
+    other = PodRef("train", "nvl72-worker-4", "uid-3", "pytorch")
+    assert "IMEXError" != tracker.observe(other, Classifier().classify(IMEX)).reason
+    assert metrics.registry.get_sample_value("gpu_npd_findings_total", labels) == 1
