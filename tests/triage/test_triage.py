@@ -419,6 +419,17 @@ FACTS = [
      "potential root causes. (1) The process is killed by SIGKILL by OOM killer due to high memory usage. (2) ray stop "
      "--force is called. (3) The worker is crashed unexpectedly due to SIGSEGV or other unexpected errors.",
      "process_lost", dict(host=None, pid="66408")),
+    # Ray's ActorDiedError's text on the driver, the only line a verl / OpenRLHF driver's log may hold of a worker
+    # lost: OpenRLHF/OpenRLHF #187 (2024), AgentR1/Agent-R1 #33 (2025, tests/fixtures/incidents/agent-r1-33-actor-died;
+    # was no failure at all)
+    ("The actor is dead because its worker process has died. Worker exit type: SYSTEM_ERROR Worker exit detail: Worker "
+     "unexpectedly exits with a connection error code 2. End of file. There are some potential root causes. (1) The "
+     "process is killed by SIGKILL by OOM killer due to high memory usage. (2) ray stop --force is called. (3) The "
+     "worker is crashed unexpectedly due to SIGSEGV or other unexpected errors.", "process_lost",
+     dict(exit_type="SYSTEM_ERROR", exit_detail="Worker unexpectedly exits with a connection error code 2")),
+    ("The actor is dead because its worker process has died. Worker exit type: SYSTEM_ERROR Worker exit detail: Worker "
+     "exits unexpectedly. Worker exits with an exit code None. The worker may have exceeded K8s pod memory limits.",
+     "process_lost", dict(exit_type="SYSTEM_ERROR", exit_detail="Worker exits unexpectedly")),
 ]
 
 
