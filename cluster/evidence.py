@@ -36,6 +36,7 @@ from parsers.telemetry import node_fault_reasons
 from triage import Evidence
 from triage.attribute import NODE_FAULT_KINDS
 from triage.facts import INT_FIELDS as FACT_INT_FIELDS, ONLY_ANOTHER, TEXT_FIELDS as FACT_TEXT_FIELDS, read_words
+from triage.ranks import placeholder
 
 AGENT_COMPONENT = "gpu-npd"  # source.component of the node agents' Events
 REPAIR_ANNOTATION = "gpu-npd.io/repair"
@@ -124,6 +125,9 @@ class Reader:
         peer = PEER.search(ours) if base.peer is None else None
         if peer:
             context["peer"] = peer.group(1)
+        redacted = context.get("peer") or base.peer
+        if placeholder(redacted):  # a redacted peer ("172....<33759>") names no peer, as offline (triage/read.py)
+            context.update(peer=None, details={**base.details, "peer_redacted": redacted})
         gpu = GPU.search(ours)
         if gpu and base.pci is None:
             context.update(pci=gpu.group(2).lower(), gpu=int(gpu.group(1)) if gpu.group(1) else None)

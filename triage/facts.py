@@ -208,6 +208,18 @@ FACTS: tuple[Fact, ...] = (
        r"A worker died or was killed while executing a task by an unexpected system error\..{0,400}?Worker IP address: "
        r"(?:0\.0\.0\.0|(?P<host>[\w.:\-]+)) Worker port: \d+ Worker PID: (?P<pid>\d+) Worker exit type: "
        r"(?P<exit_type>SYSTEM_ERROR)\b"),
+    # Ray's error for an actor whose worker process died, the text of the driver's ActorDiedError / RayActorError,
+    # every era since 2.0: "The actor is dead because its worker process has died. Worker exit type: SYSTEM_ERROR
+    # Worker exit detail: Worker unexpectedly exits with a connection error code 2. End of file. There are some
+    # potential root causes. ..." (OpenRLHF/OpenRLHF #187, 2024; verl-project/verl #472, 2025), 2.4x's "... Worker exit
+    # detail: Worker exits unexpectedly. Worker exits with an exit code None. The worker may have exceeded K8s pod
+    # memory limits." (AgentR1/Agent-R1 #33, 2025): a worker of the job lost, Ray listing what may have ended it (its
+    # guesses, no finding); the driver may be the only log a verl / OpenRLHF run leaves, the raylet's line (above)
+    # printed on the worker's node alone. The memory monitor's kill (NODE_OUT_OF_MEMORY) is the parsers' ray_oom; an
+    # exit the program asked for (INTENDED_USER_EXIT, USER_ERROR: the actor's own exception) is none
+    _f("ray_actor_died", "process_lost", ["The actor is dead because its worker process has died"],
+       r"The actor is dead because its worker process has died\. Worker exit type: (?P<exit_type>SYSTEM_ERROR) Worker "
+       r"exit detail: (?P<exit_detail>[^\n]{1,160}?)(?:\.(?: |$)|$)"),
     # A signal a process printed on its way down (torch's, glog's, Python's faulthandler; TensorFlow's stack trace
     # handler, before its "*** BEGIN MANGLED STACK TRACE ***": "*** Received signal 6 ***", horovod/horovod #2015,
     # "*** Received signal 7 ***", horovod #3952)

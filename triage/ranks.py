@@ -46,9 +46,13 @@ MAX_PREFIXES = 4
 # A host name a ticket or a forum post replaced with a placeholder before pasting the log: "<cluster_name>" (NVIDIA/nccl
 # #952, NCCL's prefix), "xxxxxxxx" and a pid "xxxxxx" (Kay1794/Aware-of-the-history #2, mpirun's), "HOSTNAME"
 # (horovod/horovod #469), "SERVER_NAME" (facebookincubator/submitit #1708), a peer "xxx.xxx.xxx.xxx<55921>" (NVIDIA/nccl
-# #1814): every redacted host is the same name, so none is taken for a host (nor a peer); the line is read all the same
+# #1814), or an address only partly redacted, its network's start kept and the rest dropped or crossed out: a peer
+# "172....<33759>" (NVIDIA/nccl #2076), "10.x.x.x", "192.168.*.*" (the start every node of a subnet shares tells no
+# node from another): every redacted host is the same name, so none is taken for a host (nor a peer); the line is read
+# all the same
 PLACEHOLDER = re.compile(r"<[^<>\s]{1,64}>|[xX*]{3,}(?:[.\-:][xX*]{1,})*|(?:(?:YOUR|MY)[_-]?)?(?:HOST|SERVER|NODE|"
-                         r"MACHINE)[_-]?(?:NAME|IP)|redacted", re.I)
+                         r"MACHINE)[_-]?(?:NAME|IP)|redacted|"
+                         r"(?=\d{1,3}\.)(?=[\d.xX*]*(?:[xX*]|\.\.|\.$))[\d.xX*]+", re.I)
 # A host name as a prefix prints it; or as a poster elided its start, keeping the end that tells the nodes apart
 # ("...-48:34050:34121 [0]", Lightning-AI/lit-llama #380: the eight processes of one of four nodes): named as printed,
 # the elision included (an elision keeping nothing, "...", is no host)

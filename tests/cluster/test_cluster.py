@@ -153,6 +153,19 @@ def test_the_peer_a_pod_event_names_in_its_own_words_is_read():
     assert (e.kind, e.rank, e.peer) == ("nccl_remote_error", 1, "ip-172-31-45-209.eu-north-1.compute.internal")
 
 
+def test_a_redacted_peer_a_pod_event_names_is_no_peer():
+    """REAL lines (NVIDIA/nccl #2076, tests/fixtures/incidents/nccl-2076-redacted-peer): the peer's address cut by the
+    poster to "172...." is a placeholder, as offline triage reads it: the cluster named "172...." the job's root host
+    (bench/live_vs_offline.py), the one name every address so cut shares."""
+    lines = ["torch.distributed.DistBackendError: NCCL error in: /pytorch/torch/csrc/distributed/c10d/NCCLUtils.hpp:268, "
+             "remote process exited or there was a network error, NCCL version 2.21.5",
+             "ncclRemoteError: A call failed possibly due to a network error or a remote process exiting prematurely.",
+             "Last error:", "socketProgressOpt: Call to recv from 172....<33759> failed : Connection reset by peer"]
+    found = [e for ev in agent_events_of("node-a", "w-1", lines) for e in Reader().pod_event(ev)]
+    assert found and all(e.peer is None for e in found)
+    assert any(e.kind == "nccl_remote_error" and e.details.get("peer_redacted") for e in found)
+
+
 def test_a_cut_excerpt_that_reads_back_as_another_kind_yields_to_the_events_reason():
     """A line cut to its 160-character excerpt may read back as a weaker kind (an IB port error's line, cut before
     'port error', is a bare NCCL WARN: an nccl_error warning that fails no job); the Event's reason says the

@@ -19,7 +19,7 @@ from triage import (CATEGORIES, SCHEMA, Clock, Evidence, Incident, Root, app_sta
                     strip, to_json)
 from triage import facts
 from triage.attribute import RULES, is_consequence
-from triage.ranks import NONE, Origin
+from triage.ranks import NONE, Origin, placeholder
 
 # --- launcher prefixes (REAL lines) ------------------------------------------------------------------------------
 
@@ -419,6 +419,17 @@ FACTS = [
      "potential root causes. (1) The process is killed by SIGKILL by OOM killer due to high memory usage. (2) ray stop "
      "--force is called. (3) The worker is crashed unexpectedly due to SIGSEGV or other unexpected errors.",
      "process_lost", dict(host=None, pid="66408")),
+    # Ray's ActorDiedError's text on the driver, the only line a verl / OpenRLHF driver's log may hold of a worker
+    # lost: OpenRLHF/OpenRLHF #187 (2024), AgentR1/Agent-R1 #33 (2025, tests/fixtures/incidents/agent-r1-33-actor-died;
+    # was no failure at all)
+    ("The actor is dead because its worker process has died. Worker exit type: SYSTEM_ERROR Worker exit detail: Worker "
+     "unexpectedly exits with a connection error code 2. End of file. There are some potential root causes. (1) The "
+     "process is killed by SIGKILL by OOM killer due to high memory usage. (2) ray stop --force is called. (3) The "
+     "worker is crashed unexpectedly due to SIGSEGV or other unexpected errors.", "process_lost",
+     dict(exit_type="SYSTEM_ERROR", exit_detail="Worker unexpectedly exits with a connection error code 2")),
+    ("The actor is dead because its worker process has died. Worker exit type: SYSTEM_ERROR Worker exit detail: Worker "
+     "exits unexpectedly. Worker exits with an exit code None. The worker may have exceeded K8s pod memory limits.",
+     "process_lost", dict(exit_type="SYSTEM_ERROR", exit_detail="Worker exits unexpectedly")),
 ]
 
 
@@ -786,6 +797,22 @@ def test_a_redacted_host_is_no_host():
     (ev,) = read_lines([line], "x.log", Clock())
     assert ev.kind == "ib_completion_error" and ev.peer is None and ev.details["peer_redacted"]
     assert attribute([ev])[0].rule == "fabric_error"
+    # NVIDIA/nccl #2076: the peer's address cut to its first octet ("172....") is no peer either (before: the job's
+    # root named as host "172....", the one name every address so cut shares); so are the other ways posters cross an
+    # address out, kept or cut (SYNTHETIC forms of the same line) - a whole address is still a peer
+    lines = ["torch.distributed.DistBackendError: NCCL error in: /pytorch/torch/csrc/distributed/c10d/NCCLUtils.hpp:268, "
+             "remote process exited or there was a network error, NCCL version 2.21.5",
+             "ncclRemoteError: A call failed possibly due to a network error or a remote process exiting prematurely.",
+             "Last error:",
+             "socketProgressOpt: Call to recv from 172....<33759> failed : Connection reset by peer"]
+    ev = list(read_lines(lines, "train.log", Clock()))
+    assert ev and all(e.peer is None for e in ev)
+    (incident,) = attribute(ev)
+    assert (incident.category, incident.root.host, incident.rule) == ("undetermined", None, "undetermined")
+    for peer in ("172....<33759>", "10.x.x.x<33759>", "192.168.*.*<33759>", "172.16.<33759>"):
+        assert placeholder(peer), peer
+    for peer in ("10.200.84.247<58355>", "node2<42830>", "ip-172-31-45-209.eu-north-1.compute.internal<32926>"):
+        assert not placeholder(peer), peer
 
 
 def test_traceback_exception_and_its_consequences():
