@@ -134,6 +134,20 @@ RULES: tuple[Rule, ...] = (
     # a tqdm bar counting steps (`unit="step"`, F5-TTS): `Epoch 2/30:   0%|   | 6/8563 [00:10<4:06:13,  1.73s/step, ...`
     Rule("tqdm", "s/step", re.compile(r"\b(?P<step>\d+)/(?P<of>\d+) \[[0-9:]+<[0-9:?]+,\s+(?P<time>" + _NUM[1:-1] + ")s/step")),
     Rule("tqdm", "step/s", re.compile(r"\b(?P<step>\d+)/(?P<of>\d+) \[[0-9:]+<[0-9:?]+,\s+(?P<rate>" + _NUM[1:-1] + ")step/s")),
+    # Composer's bar (MosaicML; its unit the batch, `ba`): `train          Epoch   0:    3%|▋   | 17/625 [00:17<07:23,
+    # 1.37ba/s, loss/train/total=7.1292]`, `... 1251/1251 [1:16:18<00:00,  3.66s/ba, ...]`; its `eval  Epoch  30: ...`
+    # bar is evaluation (_EVAL_BAR)
+    Rule("tqdm", "s/ba", re.compile(r"\b(?P<step>\d+)/(?P<of>\d+) \[[0-9:]+<[0-9:?]+,\s+(?P<time>" + _NUM[1:-1] + r")s/ba\b")),
+    Rule("tqdm", "ba/s", re.compile(r"\b(?P<step>\d+)/(?P<of>\d+) \[[0-9:]+<[0-9:?]+,\s+(?P<rate>" + _NUM[1:-1] + ")ba/s")),
+    # Composer's console logger (LLM Foundry's trainer): each log opens with the run's place, `[batch=1/100]:` (then
+    # one `\t Train loss/train/total: 10.9736` line per metric), `[epoch=1][batch=5/5]:` where the duration is in epochs
+    # (the batch counted within the epoch: an epoch's last repeats it, as a finished bar's), its first era on every
+    # metric line (`[epoch=0][batch=17/625]: loss/train/total: 7.1243`); a duration in tokens or samples
+    # (`[token=N/M]:`) is progress without a step (a token count is no step); `[Eval batch=3/10] Eval on eval data`
+    # is evaluation
+    Rule("composer", "batch=", re.compile(r"\[(?:epoch=\d+\]\[)?batch=(?P<step>\d+)(?:/(?P<of>\d+))?\]:|"
+                                          r"\[(?P<phase>Eval) batch=\d+")),
+    Rule("composer", "[token=", re.compile(r"\[(?:epoch=\d+\]\[)?(?:token|sample)=\d+(?:/\d+)?\]:")),
     # BasicSR (and its descendants: Real-ESRGAN, StableSR's trainer): `2022-12-02 00:48:03,899 INFO: [train..][epoch:  0,
     # iter:   3,200, lr:(5.000e-04,)] [eta: 7 days, 4:32:25, time (data): 0.617 (0.008)] l_pix: ...` (its iteration with
     # thousands separators; `time` is the time per iteration)
@@ -148,9 +162,10 @@ RULES: tuple[Rule, ...] = (
 )
 # a progress line (a tqdm bar's description, torchtitan's `validate step:`) that says it is not training:
 # evaluation, which is a pause, not training progress
+# (Composer's bar says `eval`: `eval           Epoch  30:  100%|...| 49/49 [01:43<00:00,  1.95s/ba, ...]`)
 # (and a detector's validation bar, its columns naming mAP: Ultralytics' `Class  Images  Instances  Box(P  R  mAP50
 # mAP50-95): 100%|...| 32/32 [00:16<00:00,  1.93it/s]`)
-_EVAL_BAR = re.compile(r"(?i:validat|evaluat|testing|predicting|sanity checking)|\bmAP")
+_EVAL_BAR = re.compile(r"(?i:validat|evaluat|testing|predicting|sanity checking)|\bmAP|\beval\b")
 # a tqdm bar that loads or prepares, not trains (`Loading checkpoint shards:`, vLLM's `Loading safetensors checkpoint
 # shards:  20% Completed | 32/158 [...]`, Ultralytics' `val: Scanning ... 1418/1418 [...]`, `Downloading`, `Map`):
 # its count and rate are no training step (a pod seen "progressing" while it loads would be suspected in the setup after)
@@ -170,7 +185,8 @@ PAUSES: tuple[tuple[str, re.Pattern[str]], ...] = (
 # the words every PAUSES row needs (a cheap look at what follows a progress line's match before the rows are tried)
 _PAUSE_WORDS = re.compile("heckpoint|aving|valuat|alidat|val loss|valid on")
 KEYWORDS = ("iteration", "iter ", "iter:", "step", "loss", "/it", "it/s", "heckpoint", "aving", "valuat", "alidat",
-            "(val)")  # MMEngine's validation, `Epoch(val) [10][4000/4809]  eta: ...`, names no loss
+            "(val)",  # MMEngine's validation, `Epoch(val) [10][4000/4809]  eta: ...`, names no loss
+            "s/ba", "ba/s", "batch=", "[token=")  # Composer's bar and console logger (`[batch=1/100]:`)
 # one search over raw bytes finds the lines worth a look (the pod-log source scans whole reads with it)
 PREFILTER = re.compile("|".join(re.escape(k) for k in KEYWORDS).encode())
 _PREFILTER_STR = re.compile("|".join(re.escape(k) for k in KEYWORDS))

@@ -77,6 +77,8 @@ PODS = Path(__file__).parents[1] / "fixtures" / "pods" / "var" / "log" / "pods"
     ("tfslim_models_2980.log", "tfslim", [n for n in range(1, 9) for _ in (0, 1)], 57.126),  # every line twice
     ("paddlenlp_4084_speed.log", "paddle", list(range(220, 331, 10)), 1 / 1.89),  # `speed: 1.89 step/s`
     ("verl_rldecision_sft.log", "verl", [1] + list(range(100, 106)), None),
+    # Composer / LLM Foundry's console logger (each line None before: a Composer job was never tracked)
+    ("composer_llmfoundry_readme.log", "composer", [1, 2, 3, 4], None),  # `[batch=1/100]:`, metrics below it
 ])
 def test_each_trainers_real_lines_give_their_steps_and_step_time(name, trainer, steps, seconds):
     found = [p for p in map(recognise, lines(name)) if p is not None and p.moved]
@@ -189,6 +191,28 @@ def test_verls_step_lines():
     assert [(p.step, p.pause) for p in sft[-2:]] == [(None, "evaluation"), (None, "checkpoint")]
     assert not any(p.moved for p in sft[-2:])
     assert recognise("INFO:tensorflow:global_step/sec: 0.0339311") is None  # TF's rate line: no step of its own
+
+
+def test_composers_console_logger_and_bar():
+    """REAL (mosaicml/examples' ResNet README, sources.md): Composer's first-era console logger names the run's place on
+    every metric line, `[epoch=0][batch=16/625]: loss/train/total: 7.1292`, and its bar counts batches, `| 17/625
+    [00:17<07:23,  1.37ba/s, loss/train/total=7.1292]`: every line was None before (no keyword, and the bar's unit
+    `ba` no tqdm row knew), so a Composer / LLM Foundry job could never be suspected hung.  Now the console lines give
+    the batch (repeated per metric: one advance) and the bar its rate."""
+    said = [recognise(x) for x in lines("composer_resnet_examples.log")]
+    assert [p.step for p in said[:-1]] == [16] * 15 + [17] * 15 and {p.trainer for p in said[:-1]} == {"composer"}
+    assert said[-1] == Progress(17, pytest.approx(1 / 1.37), "tqdm")
+    # (synthetic, the shapes composer/loggers/console_logger.py and its progress bar write): its evaluation is a pause,
+    # a finished epoch's bar and a duration in tokens are progress without a step
+    assert recognise("[Eval batch=3/10] Eval on eval data") == Progress(None, None, "composer", "evaluation", False)
+    assert recognise("eval           Epoch  30:  100%|█████| 49/49 [01:43<00:00,  1.95s/ba, metrics/eval/Accuracy=0.7393]"
+                     ).pause == "evaluation"
+    assert recognise("train          Epoch  30:  100%|█████| 1251/1251 [1:16:18<00:00,  3.66s/ba, loss/train/total=2.9"
+                     ) == Progress(None, 3.66, "tqdm")
+    assert recognise("[epoch=2][batch=5/5]:") == Progress(None, None, "composer")
+    assert recognise("[token=1048576/10000000]:") == Progress(None, None, "composer")
+    assert recognise("micro_batch=4 global_batch=64") is None
+    assert recognise("Map: 100%|██████████| 500/500 [00:01<00:00, 400.00 examples/s]") is None
 
 
 def test_json_and_dict_progress_lines():
