@@ -494,6 +494,7 @@ class LiveFact:
     # at least one of them known, else the line names no one and is not published; () the writer is the culprit (the
     # pod that said it, on its node): always published
     culprit: tuple[str, ...]
+    was: tuple[str, ...] = ()  # the first words earlier agents wrote, still read (a cluster newer than its agents)
 
 
 LIVE_FACTS: tuple[LiveFact, ...] = (
@@ -503,8 +504,9 @@ LIVE_FACTS: tuple[LiveFact, ...] = (
              ("rank", "local_rank", "host", "pid", "signal"), ("rank", "local_rank", "host", "pid")),
     LiveFact("process_lost", "ProcessLost", "The job's coordinator declared a process or node dead",
              ("rank", "host", "pid", "job", "node_id"), ("rank", "host", "pid", "node_id")),
-    LiveFact("barrier_timeout", "BarrierTimeout", "Ranks did not reach PyTorch's monitored barrier",
-             ("lagging", "timeout_ms", "rank"), ("lagging",)),
+    LiveFact("barrier_timeout", "BarrierTimeout", "Ranks did not reach the barrier the job waited at",
+             ("lagging", "timeout_ms", "rank", "barrier"), ("lagging",),
+             was=("Ranks did not reach PyTorch's monitored barrier",)),
     LiveFact("storage_error", "StorageError", "A file system or /dev/shm refused the job's write",
              ("rank", "local_rank", "host", "pid", "what", "segment"), ()),
     LiveFact("job_ended", "JobEnded", "The scheduler ended the job or a step",
@@ -522,7 +524,7 @@ _LABELS = {"rank": "rank", "local_rank": "local rank", "host": "host", "pid": "p
            "signal": "signal", "lagging": "lagging ranks", "timeout_ms": "timeout ms", "job": "job",
            "node_id": "node id", "what": "error", "segment": "segment", "why": "reason", "fact": "read as",
            "first_rank": "first rank", "other_rank": "other rank", "around_rank": "around rank", "op": "op",
-           "seq": "seq", "error_type": "error type"}
+           "seq": "seq", "error_type": "error type", "barrier": "barrier"}
 _BY_LABEL = {label: name for name, label in _LABELS.items()}
 _VALUE = {"lagging": re.compile(r"\d{1,9}(?:, \d{1,9}){0,63}"), "what": re.compile(r"[A-Za-z][\w ./\-]{0,79}"),
           "why": re.compile(r"[A-Z][A-Z ]{0,79}"), "text": re.compile(r"[\w.:\-\[\]@/]{1,253}"),
@@ -558,8 +560,9 @@ def read_words(reason: str, message: str) -> tuple[LiveFact, dict] | None:
     if row is None:
         return None
     fields: dict = {}
-    if message.startswith(row.what):
-        m = _WORDS.match(message, len(row.what))
+    what = next((w for w in (row.what, *row.was) if message.startswith(w)), None)
+    if what is not None:
+        m = _WORDS.match(message, len(what))
         for part in (m.group(1).split("; ") if m else ()):
             pm = _PART.fullmatch(part)
             if pm is None:

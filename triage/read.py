@@ -56,7 +56,8 @@ _HYDRA_FIELD = re.compile(r"^=\s+(?:(?:RANK (?P<rank>\d+) )?PID (?P<pid>\d+) RUN
 # what a node agent reads of the summaries above (agent/sources/podlogs.py, `block_fact`): a line holding one of their
 # openers, then at most BLOCK_LINES lines after it in the same file, read as this module reads them; the summary's root
 # (torchrun's first observed failure, MPI's first process, Hydra's killed one) is the rank that exited
-BLOCK_OPENERS = (_ROOT_CAUSE, _MPI_OPEN, _HYDRA_OPEN)
+# what opens a block of lines read live together: the launchers' exit summaries, a coordinator's list of tasks
+BLOCK_OPENERS = (_ROOT_CAUSE, _MPI_OPEN, _HYDRA_OPEN, *facts.TASK_LIST_OPENERS)
 BLOCK_LINES = 12
 
 
@@ -263,24 +264,39 @@ def record_writer(message: str) -> dict | None:
 
 
 _BLOCK_FACTS = frozenset({"elastic_summary", "mpi_first_exit", "hydra_bad_termination"})
+_TASK_FACTS = frozenset(row.name for row in facts.TASK_LIST_OPENERS.values())
 
 
 def block_fact(messages: list[str]) -> tuple[facts.LiveFact, dict, int] | None:
-    """A launcher's multi-line exit summary, live: `messages` (a line holding one of BLOCK_OPENERS, its CRI envelope
-    off, then at most BLOCK_LINES lines after it) read as `FileReader` reads a file; (the rank_exit row, the fields
-    its Event says, the index in `messages` of the line it quotes) of the summary's root, None when the lines hold no
-    root naming a culprit (torchrun's other failures are not its root)."""
-    row = facts.LIVE["rank_exit"]
-    for ev in FileReader("pod", Clock()).read(messages[:BLOCK_LINES + 1]):
+    """A block of lines read live (`messages`: a line holding one of BLOCK_OPENERS, its CRI envelope off, then at
+    most BLOCK_LINES lines after it) read as `FileReader` reads a file: (the row, the fields its Event says, the
+    index in `messages` of the line it quotes) of the culprit it names, None when its lines name none yet.  A
+    launcher's exit summary gives its root's rank_exit (torchrun's other failures are not its root); a coordinator's
+    list of tasks (facts.TASK_LIST_OPENERS) gives, for a barrier, every task it names as the lagging ranks (and the
+    barrier the opener names), for lost processes, the first task."""
+    evidence = list(FileReader("pod", Clock()).read(messages[:BLOCK_LINES + 1]))
+    for ev in evidence:
         if ev.kind != "rank_exit" or ev.details.get("fact") not in _BLOCK_FACTS or \
                 ev.details.get("root_cause") is False:
             continue
+        row = facts.LIVE["rank_exit"]
         said = {name: getattr(ev, name) for name in row.fields if getattr(ev, name, None) is not None}
         if not any(name in said for name in row.culprit):
             continue
         said["fact"] = ev.details["fact"]
         return row, said, (ev.line or 1) - 1
-    return None
+    tasks = [ev for ev in evidence if ev.details.get("fact") in _TASK_FACTS]
+    if not tasks:
+        return None
+    if tasks[0].kind == "barrier_timeout":
+        said = {"lagging": ", ".join(map(str, sorted({int(ev.details["lagging"]) for ev in tasks})))}
+        named = next((ev.details["barrier"] for ev in evidence if ev.details.get("barrier")), None)
+        if named is not None:
+            said["barrier"] = named
+        return facts.LIVE["barrier_timeout"], said, 0
+    row = facts.LIVE[tasks[0].kind]
+    said = {name: getattr(tasks[0], name, None) or tasks[0].details.get(name) for name in row.fields}
+    return row, {k: v for k, v in said.items() if v is not None}, (tasks[0].line or 1) - 1
 
 
 class _Line(NamedTuple):

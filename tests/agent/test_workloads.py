@@ -844,6 +844,37 @@ def test_a_summary_a_read_cuts_short_is_read_on_with_the_next(tmp_path):
     assert src.poll() == []
 
 
+# ayaka14732/llama-2-jax #20 (REAL, tests/fixtures/incidents/llama2jax-20-barrier): JAX's coordination service gives up
+# on the connect barrier and lists, a line each after its opener, the tasks that never came
+JAX_BARRIER = ["jaxlib.xla_extension.XlaRuntimeError: DEADLINE_EXCEEDED: Barrier timed out. Barrier_id: "
+               "PjRT_Client_Connect. Timed out task names:",
+               *(f"/job:jax_worker/replica:0/task:{t}" for t in (1, 6, 3, 2, 5, 7, 4)), "",
+               "Additional GRPC error information from remote target unknown_target_for_coordination_leader while "
+               "calling /tensorflow.CoordinationService/Barrier:"]
+
+
+def test_a_coordinators_task_list_names_the_lagging_ranks_live_as_offline(tmp_path):
+    """The list after "Timed out task names:" is read as a block (triage.read.block_fact), as offline reads it: one
+    BarrierTimeout naming every task listed as the lagging ranks and the barrier; each task line alone names no one
+    and was not published (live named no root cause for this incident)."""
+    found = _job_fact_pod(tmp_path / "pods", ["step 1", *JAX_BARRIER])
+    assert [(f.kind, f.line, f.details.get("lagging"), f.details.get("barrier")) for _, f in found] == \
+        [("barrier_timeout", 2, "1, 2, 3, 4, 5, 6, 7", "PjRT_Client_Connect")]
+    ref, f = found[0]
+    ev = WorkloadTracker(Metrics()).observe(ref, f)
+    assert ev.reason == "BarrierTimeout" and ev.message.startswith(
+        "Ranks did not reach the barrier the job waited at (lagging ranks 1, 2, 3, 4, 5, 6, 7; barrier "
+        "PjRT_Client_Connect)")
+
+
+def test_an_earlier_agents_barrier_event_is_still_read():
+    """The cluster component newer than its agents reads their Events' earlier first words (LiveFact.was)."""
+    from triage.facts import read_words
+    row, fields = read_words("BarrierTimeout", "Ranks did not reach PyTorch's monitored barrier (lagging ranks 4, 5; "
+                                               "timeout ms 1800000) [container c] Container output: \"..\"")
+    assert row.kind == "barrier_timeout" and fields == {"lagging": "4, 5", "timeout_ms": "1800000"}
+
+
 # kubernetes-sigs/dra-driver-nvidia-gpu #948: the ComputeDomain daemon's stderr (it runs nvidia-imex in the pod), its
 # CRI envelope synthetic; its container's name is the driver's (templates/compute-domain-daemon.tmpl.yaml)
 IMEX = "2026-01-20T10:00:00.000000000Z stderr F [ERROR] Failed to allocate memory reference."
