@@ -5,12 +5,18 @@ from __future__ import annotations
 import json
 import sys
 import time
+from collections import OrderedDict
 from datetime import datetime, timezone
 from typing import IO
 
 from parsers.model import Snapshot
 
 TIME_KEY = "time"  # the one timestamp key of every JSON line gpu-npd writes (these events, agent/logs.py's log)
+# A pod's Event is updated on every line of its kind (its count, its ranks): its JSON line is written when it is new
+# and then at most once per EVENT_REPEAT_SECONDS, with the updates in between counted ("repeats"), as the API server
+# aggregates the Event; a pod printing 10,000 failing lines made 10,000 lines of this agent's own log (6 MB)
+EVENT_REPEAT_SECONDS = 60.0
+MAX_EVENT_KEYS = 4096  # Events whose last line is remembered (oldest forgotten: its next update is written)
 
 
 def utc_iso(ts: float) -> str:
@@ -19,9 +25,11 @@ def utc_iso(ts: float) -> str:
 
 
 class StdoutSink:
-    def __init__(self, node: str, out: IO[str] | None = None):
+    def __init__(self, node: str, out: IO[str] | None = None, clock=time.monotonic):
         self.node = node
         self.out = out or sys.stdout
+        self.clock = clock
+        self._said: OrderedDict[str, list] = OrderedDict()  # an Event's key -> [when its line was written, updates since]
 
     def _write(self, obj: dict) -> None:
         self.out.write(json.dumps({TIME_KEY: utc_iso(time.time()),
@@ -37,6 +45,17 @@ class StdoutSink:
                          "reason": c.reason, "message": c.message,
                          "lastTransitionTime": datetime.fromtimestamp(c.last_transition, timezone.utc).isoformat()})
         for e in snapshot.pod_events:  # a workload failure (pod logs): a JSON line, like the Pod Event it becomes
-            self._write({"event": "workload", "namespace": e.ref.namespace, "pod": e.ref.pod,
-                         "container": e.ref.container, "reason": e.reason, "message": e.message})
+            said, now = self._said.get(e.key), self.clock()
+            if said is not None and now - said[0] < EVENT_REPEAT_SECONDS:
+                said[1] += 1
+                continue
+            line = {"event": "workload", "namespace": e.ref.namespace, "pod": e.ref.pod,
+                    "container": e.ref.container, "reason": e.reason, "message": e.message}
+            if said is not None and said[1]:
+                line["repeats"] = said[1]  # updates of this Event since its last line
+            self._write(line)
+            self._said[e.key] = [now, 0]
+            self._said.move_to_end(e.key)
+            if len(self._said) > MAX_EVENT_KEYS:
+                self._said.popitem(last=False)
         self.out.flush()

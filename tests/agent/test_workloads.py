@@ -411,10 +411,42 @@ def test_agent_process_turns_a_pod_log_line_into_a_pod_event(tmp_path, pods):
 
 def test_an_xid_storm_from_one_process_reads_its_cgroup_once(tmp_path, pods):
     agent = _agent_with_pid_5150(tmp_path, pods)
+    said = []
+    agent.pipeline.sinks.append(type("Sink", (), {"apply": lambda self, snap: said.extend(snap.pod_events)})())
     line = "3,{n},1000,-;NVRM: Xid (PCI:0000:18:00): 31, pid=5150, name=python3, Ch 00000008, MMU Fault"
     agent.pipeline.process([Record("kmsg", line.format(n=n)) for n in range(500)])
     assert agent.pods.pids.reads == 1
-    assert sum(e["reason"] == "Xid31MMUFault" for e in workload_lines(agent)) == 500  # each one still said
+    assert sum(e.reason == "Xid31MMUFault" for e in said) == 500  # each one still said (the Event's count)
+    # the agent's own log: the Event's line once, its updates counted on its next line (EVENT_REPEAT_SECONDS)
+    assert sum(e["reason"] == "Xid31MMUFault" for e in workload_lines(agent)) == 1
+
+
+def test_an_events_updates_make_one_line_a_minute_with_their_count():
+    """The stdout sink writes a pod Event's line when it is new, then at most once per EVENT_REPEAT_SECONDS with the
+    updates in between counted; another Event's line is its own."""
+    import io
+    import json
+
+    from agent.sinks.stdout import EVENT_REPEAT_SECONDS, StdoutSink
+    from parsers.model import PodEvent, PodRef, Snapshot
+
+    now = [1000.0]
+    out = io.StringIO()
+    sink = StdoutSink("node-1", out, clock=lambda: now[0])
+    ref = PodRef("train", "worker-0", "uid", "pytorch")
+
+    def events(key: str, n: int) -> Snapshot:
+        return Snapshot(pod_events=tuple(PodEvent(ref, "NCCLWatchdogTimeout", f"on {i} ranks", key) for i in range(n)))
+
+    sink.apply(events("a", 500))
+    sink.apply(events("b", 1))
+    now[0] += EVENT_REPEAT_SECONDS - 1
+    sink.apply(events("a", 10))
+    now[0] += 1
+    sink.apply(events("a", 2))
+    lines = [json.loads(x) for x in out.getvalue().splitlines()]
+    assert [(x["message"], x.get("repeats")) for x in lines] == \
+        [("on 0 ranks", None), ("on 0 ranks", None), ("on 0 ranks", 509)]
 
 
 @pytest.mark.slow
