@@ -21,7 +21,8 @@ from agent.progress import HANG_REASON, RESUMED_REASON, Mark, ProgressTracker
 from agent.sources.podlogs import PodLogSource, PodRef
 from parsers.envelope import cri, cri_split, finish
 from parsers.model import Problem, Reading
-from parsers.progress import _PAUSE_WORDS, KEYWORDS, PAUSES, PREFILTER, RULES, Progress, recognise
+from parsers.progress import (_EVAL_BAR, _EVAL_GATE, _PAUSE_WORDS, _SETUP_BAR, _SETUP_GATE, KEYWORDS, PAUSES, PREFILTER,
+                              RULES, Progress, _may_hold, recognise)
 from progress_replay import _STAMP, FIX, Clock, lines, when
 
 PODS = Path(__file__).parents[1] / "fixtures" / "pods" / "var" / "log" / "pods"
@@ -129,6 +130,23 @@ def test_a_keyword_line_no_rule_reads_meets_the_pause_rows_as_before():
         assert any(p.search(line) for _, p in PAUSES) == (pause is not None), line
         if said:
             assert not said.moved and said.step is None
+
+
+def test_the_case_blind_tables_are_looked_for_first_in_an_ascii_lines_lower_case():
+    """_EVAL_BAR, _SETUP_BAR and PAUSES are tried only where _may_hold finds their words: each of their matches, in
+    every real progress line and its case variants, holds one of them (an ASCII line in lower case; a line of other
+    characters always may)."""
+    tables = [(_EVAL_BAR, _EVAL_GATE), (_SETUP_BAR, _SETUP_GATE), *((p, _PAUSE_WORDS) for _, p in PAUSES)]
+    seen = 0
+    for log in sorted(FIX.glob("*.log")):
+        for line in lines(log.name):
+            for text in (line, line.upper(), line.swapcase(), "Validating " + line, "MAP " + line, "LOADING " + line):
+                for pattern, gate in tables:
+                    if pattern.search(text):
+                        seen += 1
+                        assert _may_hold(gate, text, len(text)), (pattern.pattern, text)
+    assert seen > 1000
+    assert _may_hold(_EVAL_GATE, "VAL\u0130DATION 3/9 [00:01<00:05,  1.2it/s]", 11)  # re reads \u0130 as I: it may
 
 
 def test_evaluation_and_setup_bars_are_no_training_progress():
