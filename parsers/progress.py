@@ -42,10 +42,11 @@ class Rule:
 _NUM = r"([0-9]+(?:\.[0-9]*)?)"
 UNITS = {"s": 1.0, "ms": 1e-3, "us": 1e-6, "\u00b5s": 1e-6}  # a printed step time's unit, in seconds
 _ANSI = r"(?:\x1b\[[0-9;]*m)?"  # a colour code between fields (torchtitan colours its metrics line)
-# most specific first: the first rule whose keyword and regex match decides.  A rule whose keyword most lines hold
-# ("loss") starts with its own words, their word boundary a lookbehind after them (`Epoch(?<!\wEpoch)` is `\bEpoch`):
-# re searches a pattern that starts with a literal for it (a line without it costs ~0.1 us), one that starts with
-# `\b` by a try at every character (~1 us a line, on every JSON metrics line, tqdm bar and Trainer dict)
+# most specific first: the first rule whose keyword and regex match decides.  A rule whose keyword many lines hold
+# ("loss", "step:", "iter ", "iter:") starts with its own words, their word boundary a lookbehind after them
+# (`Epoch(?<!\wEpoch)` is `\bEpoch`): re searches a pattern that starts with a literal for it (a line without it
+# costs ~0.1 us), one that starts with `\b` by a try at every character (~1 us a line, on every JSON metrics line,
+# tqdm bar and Trainer dict; ~6 us on verl's long step lines)
 RULES: tuple[Rule, ...] = (
     # NeMo 2: `Training epoch 0, iteration 120/149 | ... | train_step_timing in s: 0.03146`
     Rule("nemo", "train_step_timing", re.compile(r"\biteration (?P<step>\d+)/\d+ \|.*?train_step_timing in s: "
@@ -59,18 +60,18 @@ RULES: tuple[Rule, ...] = (
     Rule("nanotron", "iteration: ", re.compile(r"\biteration: (?P<step>\d+) / \d+ \|(?:.*?\belapsed_time_per_iteration_ms: "
                                                r"(?P<time>" + _NUM[1:-1] + r")(?P<mult>[KMG])?\b)?"), 1e-3),
     # nanoGPT: `iter 2920: loss 3.9883, time 1099.34ms, mfu 15.34%`
-    Rule("nanogpt", "iter ", re.compile(r"\biter (?P<step>\d+): loss [^,]*, time (?P<time>" + _NUM[1:-1] + ")ms"),
+    Rule("nanogpt", "iter ", re.compile(r"iter (?<!\witer )(?P<step>\d+): loss [^,]*, time (?P<time>" + _NUM[1:-1] + ")ms"),
          1e-3),
     # LitGPT: `Epoch 34 | iter 3050700 step 610140 | loss train: 2.846, val: 2.861 | iter time: 112.20 ms (step) ...`,
     # its first era `iter 77 step 39: loss 10.8259, iter time: 214.40ms (optimizer.step)`: the iteration (a micro-batch,
     # what `iter time` times) is the step read; the optimizer step repeats over gradient accumulation
-    Rule("litgpt", "iter time", re.compile(r"\biter (?P<step>\d+) step \d+\b.*?\biter time: (?P<time>" + _NUM[1:-1]
+    Rule("litgpt", "iter time", re.compile(r"iter (?<!\witer )(?P<step>\d+) step \d+\b.*?\biter time: (?P<time>" + _NUM[1:-1]
                                            + r") ?ms"), 1e-3),
     # MaxText (JAX): `completed step: 15107, seconds: 2.167, TFLOP/s: 36.722, loss: 2.191`
     Rule("maxtext", "completed step:", re.compile(r"\bcompleted step: (?P<step>\d+), seconds: (?P<time>"
                                                   + _NUM[1:-1] + ")")),
     # torchtitan: `step: 200  loss:  6.1384  memory: ...` (in colour unless disabled: `\x1b[31mstep:  1  \x1b[32mloss:`)
-    Rule("torchtitan", "step:", re.compile(r"(?:\b|(?<=\dm))step:\s*(?P<step>\d+)\s+" + _ANSI + "loss:")),
+    Rule("torchtitan", "step:", re.compile(r"step:(?:(?<!\wstep:)|(?<=\dmstep:))\s*(?P<step>\d+)\s+" + _ANSI + "loss:")),
     # fairseq: `| epoch 001:    450 / 1891 loss=11.521, ..., num_updates=445, ...` (the updates are the steps);
     # its first era, `| epoch 005  1000 / 8223 loss=2.17 (3.20), wps=959, ...`, counts batches within the epoch
     Rule("fairseq", "loss=", re.compile(r"\| epoch \d+:?\s+\d+ / \d+ loss=.*?\bnum_updates=(?P<step>\d+)")),
@@ -96,9 +97,9 @@ RULES: tuple[Rule, ...] = (
     # detectron2: `[04/05 01:30:24 d2.utils.events]:  eta: 0:03:35  iter: 19  total_loss: 1.36  ...  time: 0.3636
     # data_time: ...` (no `time` over its first iterations); PaddleSeg: `[TRAIN] epoch: 1, iter: 20/500, loss: 2.0859,
     # lr: 0.009657, batch_cost: 0.5344, reader_cost: ...`
-    Rule("detectron2", "iter:", re.compile(r"\biter: (?P<step>\d+)\s+total_loss: (?:.*?\btime: (?P<time>"
+    Rule("detectron2", "iter:", re.compile(r"iter: (?<!\witer: )(?P<step>\d+)\s+total_loss: (?:.*?\btime: (?P<time>"
                                            + _NUM[1:-1] + "))?")),
-    Rule("paddle", "iter:", re.compile(r"\biter: (?P<step>\d+)/\d+, loss: (?:.*?\bbatch_cost: (?P<time>" + _NUM[1:-1] + "))?")),
+    Rule("paddle", "iter:", re.compile(r"iter: (?<!\witer: )(?P<step>\d+)/\d+, loss: (?:.*?\bbatch_cost: (?P<time>" + _NUM[1:-1] + "))?")),
     # PaddleNLP's Trainer: `[    INFO] - loss: 2.00048828, learning_rate: 2.1e-06, global_step: 20, interval_runtime:
     # 26.3106, interval_samples_per_second: ..., interval_steps_per_second: 0.760149170183967, epoch: 0.0014`
     Rule("paddle", "global_step: ", re.compile(r"\bglobal_step: (?P<step>\d+),(?:.*?\binterval_steps_per_second: (?P<rate>"
@@ -116,7 +117,7 @@ RULES: tuple[Rule, ...] = (
     # verl: its PPO trainer `(TaskRunner pid=247607) step:1 - global_seqlen/min:159906 - ... - timing_s/step:48.70 - ...`,
     # its SFT trainer `step:100 - train/loss:0.0592 - train/lr(1e-3):6.8e-05` (after its epoch bar, which counts within
     # the epoch), its validation `step:0 - val-aux/...`, `step:105 - val/loss:0.0584` (evaluation)
-    Rule("verl", "step:", re.compile(r"(?<![\w/])step:(?P<step>\d+) - (?:(?P<phase>val)[-/]|global_seqlen/|train/)"
+    Rule("verl", "step:", re.compile(r"step:(?<![\w/]step:)(?P<step>\d+) - (?:(?P<phase>val)[-/]|global_seqlen/|train/)"
                                      r"(?:.*?\btiming_s/step:(?P<time>" + _NUM[1:-1] + "))?")),
     # DeepSpeed engine: `[Rank 0] step=40, skipped=2, lr=[5e-05], ...`; Megatron-DeepSpeed `steps: 10 loss: ...`
     Rule("deepspeed", "step=", re.compile(r"\] step=(?P<step>\d+), skipped=\d+")),
