@@ -3,8 +3,16 @@ pod log source (discovery, reads, prefilter, classification of the few keyword l
 
     python bench/podlogs.py [--mb-per-s 50] [--seconds 10]
     python bench/podlogs.py --lines 800000 [--runs 5] [--baseline DIR]     # fixed work: CPU seconds per line
+    python bench/podlogs.py ... --mix fixtures     # real lines of tests/fixtures instead of the synthetic mix
 
 The writers run in a separate process; the figure is the reader's own CPU (this process).
+
+The synthetic mix (the default, the figure earlier runs report): 80% one JSON metrics line per step (`{"step": N, "rank":
+r, "loss": ...}`: progress keywords, yet no trainer's progress line), 20% `NCCL INFO Channel` lines, one NCCL watchdog
+timeout in 10,000.  It has no line a progress rule reads, no tqdm bar, no NCCL start-up but its channel lines.
+--mix fixtures writes real lines instead (and the same watchdog timeouts): half of them every trainer's progress lines
+(tests/fixtures/progress but the hangs': tqdm bars, Trainer dicts, Megatron, nanoGPT, ...), half the workload logs of healthy runs
+(tests/fixtures/realworld/healthy: NCCL INFO start-up, nccl-tests, MLPerf logs), each rank from its own place in them.
 
 With --lines N the work is fixed, whatever the wall time: the same eight files (N lines in all, the writer's lines,
 its seed) are written once, then read from their start to their end by a fresh process per run (the pod log source's
@@ -31,7 +39,8 @@ from agent.sources.podlogs import PodLogSource  # noqa: E402
 WRITER = r'''
 import os, random, sys, time
 root, rate, seconds = sys.argv[1], float(sys.argv[2]), float(sys.argv[3])
-fixed = int(sys.argv[4]) if len(sys.argv) > 4 else None  # lines per file: written at once, no rate
+fixed = int(sys.argv[4]) if len(sys.argv) > 4 and sys.argv[4] != "-" else None  # lines per file: at once, no rate
+corpus = open(sys.argv[5], encoding="utf-8").read().split("\n") if len(sys.argv) > 5 else None  # --mix fixtures
 random.seed(7)
 files = []
 for r in range(8):
@@ -40,10 +49,12 @@ for r in range(8):
     files.append(open(os.path.join(d, "0.log"), "ab", buffering=0))
 def block(rank):
     out = []
-    for i in range(9000):
+    for i in range(9000 if corpus is None else len(corpus)):
         ts = "2024-07-25T06:36:02.%09dZ" % i
         x = random.random()
-        if x < 0.80:
+        if corpus is not None and x < 0.9999:
+            out.append("%s stdout F %s" % (ts, corpus[(i + rank * len(corpus) // 8) % len(corpus)]))
+        elif x < 0.80:
             out.append('%s stdout F {"step": %d, "rank": %d, "loss": %.4f, "lr": 0.00015, "tokens_per_s": %d}' % (ts, i, rank, random.random() * 3, random.randint(3000, 4000)))
         elif x < 0.9999:
             out.append("%s stdout F node-1:178:%d [%d] NCCL INFO Channel %02d/0 : %d[%d] -> %d[%d] via P2P/CUMEM/read" % (ts, 800 + rank, rank, i % 32, rank, rank, (rank + 1) % 8, (rank + 1) % 8))
@@ -95,7 +106,31 @@ print(json.dumps({"cpu": cpu, "lines": src.lines, "bytes": src.bytes_read, "find
 '''
 
 
-def fixed(lines: int, runs: int, baseline: str | None) -> None:
+FIXTURES = ROOT / "tests" / "fixtures"
+
+
+def fixture_lines() -> list[str]:
+    """--mix fixtures: the real lines written, half progress lines (tests/fixtures/progress, repeated to half; the
+    hangs' logs left out, their watchdog timeouts), half healthy workload logs (tests/fixtures/realworld/healthy, its
+    kernel logs left out), interleaved."""
+    progress = [line for f in sorted((FIXTURES / "progress").glob("*.log")) if not f.name.startswith("hang_")
+                for line in f.read_text(encoding="utf-8").splitlines()]
+    healthy = [line for f in sorted((FIXTURES / "realworld" / "healthy").glob("*.log")) if "dmesg" not in f.name
+               for line in f.read_text(encoding="utf-8").splitlines()]
+    progress = (progress * (len(healthy) // len(progress) + 1))[:len(healthy)]
+    return [line for pair in zip(progress, healthy) for line in pair]
+
+
+def write_corpus(tmp: str, mix: str) -> list[str]:
+    """The writer's extra argument for `mix`: a file of the real lines, or none for the synthetic mix."""
+    if mix == "synthetic":
+        return []
+    path = Path(tmp) / "corpus.txt"
+    path.write_text("\n".join(fixture_lines()), encoding="utf-8")
+    return [str(path)]
+
+
+def fixed(lines: int, runs: int, baseline: str | None, mix: str = "synthetic") -> None:
     """--lines: the same files read by each checkout, CPU per line, best of `runs`, interleaved."""
     import json
 
@@ -103,8 +138,8 @@ def fixed(lines: int, runs: int, baseline: str | None) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp) / "pods"
         root.mkdir()
-        writer = subprocess.run([sys.executable, "-c", WRITER, str(root), "0", "0", str(lines // 8)],
-                                capture_output=True, text=True, check=True)
+        writer = subprocess.run([sys.executable, "-c", WRITER, str(root), "0", "0", str(lines // 8),
+                                 *write_corpus(tmp, mix)], capture_output=True, text=True, check=True)
         written, expected = map(int, writer.stdout.split())
         best: dict[str, dict] = {}
         for _ in range(runs):
@@ -114,7 +149,7 @@ def fixed(lines: int, runs: int, baseline: str | None) -> None:
                 got = json.loads(out.stdout)
                 if name not in best or got["cpu"] < best[name]["cpu"]:
                     best[name] = got
-    print(f"{written} lines ({best['this tree']['bytes'] / 1e6:.0f} MB) in 8 pod logs, {expected} timeout lines; "
+    print(f"{written} lines ({best['this tree']['bytes'] / 1e6:.0f} MB, {mix} mix) in 8 pod logs, {expected} timeout lines; "
           f"read from start to end, best of {runs}")
     for name, got in best.items():
         print(f"  {name:9} {got['cpu']:.3f} s CPU for {got['lines']} lines = {got['cpu'] / got['lines'] * 1e6:.3f} "
@@ -128,9 +163,11 @@ def main() -> None:
     ap.add_argument("--lines", type=int, default=None, help="fixed work: N lines written once, then read (CPU per line)")
     ap.add_argument("--runs", type=int, default=5, help="with --lines: best of R runs, the trees interleaved")
     ap.add_argument("--baseline", default=None, help="with --lines: another checkout read the same files")
+    ap.add_argument("--mix", choices=("synthetic", "fixtures"), default="synthetic",
+                    help="the lines written: the synthetic training output, or real lines of tests/fixtures")
     args = ap.parse_args()
     if args.lines is not None:
-        fixed(args.lines, args.runs, args.baseline)
+        fixed(args.lines, args.runs, args.baseline, args.mix)
         return
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp) / "pods"
@@ -141,8 +178,8 @@ def main() -> None:
         t = threading.Thread(target=src.run, args=(lambda batch: found.__setitem__(0, found[0] + len(batch.items)), stop))
         cpu0, t0 = time.process_time(), time.monotonic()
         t.start()
-        writer = subprocess.run([sys.executable, "-c", WRITER, str(root), str(args.mb_per_s * 1e6), str(args.seconds)],
-                                capture_output=True, text=True, check=True)
+        writer = subprocess.run([sys.executable, "-c", WRITER, str(root), str(args.mb_per_s * 1e6), str(args.seconds),
+                                 "-", *write_corpus(tmp, args.mix)], capture_output=True, text=True, check=True)
         deadline = time.monotonic() + 10
         written, expected = map(int, writer.stdout.split())
         while src.bytes_read < written and time.monotonic() < deadline:

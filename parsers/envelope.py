@@ -29,12 +29,13 @@ _MONTHS = {m: i for i, m in enumerate(
     ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"), start=1)}
 # A dmesg-style uptime stamp that syslog and journald keep inside a kernel message.
 _INNER_UPTIME = re.compile(r"^\[\s*(\d+\.\d+)\]\s?")
+_PAST_MICROSECONDS = re.compile(r"^(.*?\.\d{6})\d*(.*)$")  # a stamp's digits past the microsecond (cut by _iso)
 
 
 def _iso(text: str) -> datetime | None:
     """RFC 3339 / ISO 8601, nanoseconds allowed (cut to microseconds)."""
     text = text.replace("Z", "+00:00").replace("z", "+00:00")
-    m = re.match(r"^(.*?\.\d{6})\d*(.*)$", text)
+    m = _PAST_MICROSECONDS.match(text)
     if m:
         text = m.group(1) + m.group(2)
     try:
@@ -335,6 +336,13 @@ def cri(line: str) -> Envelope | None:
     """A container log line's CRI envelope (its time, stream and text); None for a line of any other form."""
     m = _CRI.match(line)
     return _cri(m, None) if m else None
+
+
+def cri_split(line: str) -> tuple[str, Pending] | None:
+    """`cri` with the building of the envelope (its timestamp above all) left for `finish`: (the message, what builds
+    the envelope, exactly as `cri` does); None for a line of any other form."""
+    m = _CRI.match(line)
+    return (m.group(4), (_cri, m, None)) if m else None
 
 
 def finish(env: Envelope | Pending) -> Envelope:

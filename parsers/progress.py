@@ -42,7 +42,11 @@ class Rule:
 _NUM = r"([0-9]+(?:\.[0-9]*)?)"
 UNITS = {"s": 1.0, "ms": 1e-3, "us": 1e-6, "\u00b5s": 1e-6}  # a printed step time's unit, in seconds
 _ANSI = r"(?:\x1b\[[0-9;]*m)?"  # a colour code between fields (torchtitan colours its metrics line)
-# most specific first: the first rule whose keyword and regex match decides
+# most specific first: the first rule whose keyword and regex match decides.  A rule whose keyword many lines hold
+# ("loss", "step:", "iter ", "iter:") starts with its own words, their word boundary a lookbehind after them
+# (`Epoch(?<!\wEpoch)` is `\bEpoch`): re searches a pattern that starts with a literal for it (a line without it
+# costs ~0.1 us), one that starts with `\b` by a try at every character (~1 us a line, on every JSON metrics line,
+# tqdm bar and Trainer dict; ~6 us on verl's long step lines)
 RULES: tuple[Rule, ...] = (
     # NeMo 2: `Training epoch 0, iteration 120/149 | ... | train_step_timing in s: 0.03146`
     Rule("nemo", "train_step_timing", re.compile(r"\biteration (?P<step>\d+)/\d+ \|.*?train_step_timing in s: "
@@ -56,18 +60,18 @@ RULES: tuple[Rule, ...] = (
     Rule("nanotron", "iteration: ", re.compile(r"\biteration: (?P<step>\d+) / \d+ \|(?:.*?\belapsed_time_per_iteration_ms: "
                                                r"(?P<time>" + _NUM[1:-1] + r")(?P<mult>[KMG])?\b)?"), 1e-3),
     # nanoGPT: `iter 2920: loss 3.9883, time 1099.34ms, mfu 15.34%`
-    Rule("nanogpt", "iter ", re.compile(r"\biter (?P<step>\d+): loss [^,]*, time (?P<time>" + _NUM[1:-1] + ")ms"),
+    Rule("nanogpt", "iter ", re.compile(r"iter (?<!\witer )(?P<step>\d+): loss [^,]*, time (?P<time>" + _NUM[1:-1] + ")ms"),
          1e-3),
     # LitGPT: `Epoch 34 | iter 3050700 step 610140 | loss train: 2.846, val: 2.861 | iter time: 112.20 ms (step) ...`,
     # its first era `iter 77 step 39: loss 10.8259, iter time: 214.40ms (optimizer.step)`: the iteration (a micro-batch,
     # what `iter time` times) is the step read; the optimizer step repeats over gradient accumulation
-    Rule("litgpt", "iter time", re.compile(r"\biter (?P<step>\d+) step \d+\b.*?\biter time: (?P<time>" + _NUM[1:-1]
+    Rule("litgpt", "iter time", re.compile(r"iter (?<!\witer )(?P<step>\d+) step \d+\b.*?\biter time: (?P<time>" + _NUM[1:-1]
                                            + r") ?ms"), 1e-3),
     # MaxText (JAX): `completed step: 15107, seconds: 2.167, TFLOP/s: 36.722, loss: 2.191`
     Rule("maxtext", "completed step:", re.compile(r"\bcompleted step: (?P<step>\d+), seconds: (?P<time>"
                                                   + _NUM[1:-1] + ")")),
     # torchtitan: `step: 200  loss:  6.1384  memory: ...` (in colour unless disabled: `\x1b[31mstep:  1  \x1b[32mloss:`)
-    Rule("torchtitan", "step:", re.compile(r"(?:\b|(?<=\dm))step:\s*(?P<step>\d+)\s+" + _ANSI + "loss:")),
+    Rule("torchtitan", "step:", re.compile(r"step:(?:(?<!\wstep:)|(?<=\dmstep:))\s*(?P<step>\d+)\s+" + _ANSI + "loss:")),
     # fairseq: `| epoch 001:    450 / 1891 loss=11.521, ..., num_updates=445, ...` (the updates are the steps);
     # its first era, `| epoch 005  1000 / 8223 loss=2.17 (3.20), wps=959, ...`, counts batches within the epoch
     Rule("fairseq", "loss=", re.compile(r"\| epoch \d+:?\s+\d+ / \d+ loss=.*?\bnum_updates=(?P<step>\d+)")),
@@ -78,24 +82,24 @@ RULES: tuple[Rule, ...] = (
     Rule("fairseq", 'loss": "', re.compile(r'"num_updates": "(?P<step>\d+)"')),
     # the torchvision / timm / MAE MetricLogger: `Epoch: [2]  [1480/1504]  lr: ...  time: 4.3713  data: 0.0001`
     # (its meters name a loss: `loss: 0.8662 (0.8558)`, `closs: ...`; the keyword list needs nothing more)
-    Rule("metriclogger", "loss", re.compile(r"\bEpoch: \[\d+\]\s+\[\s*(?P<step>\d+)/\s*\d+\]\s.*?\btime: (?P<time>"
-                                                 + _NUM[1:-1] + ")")),
+    Rule("metriclogger", "loss", re.compile(r"Epoch: \[(?<!\wEpoch: \[)\d+\]\s+\[\s*(?P<step>\d+)/\s*\d+\]\s.*?"
+                                            r"\btime: (?P<time>" + _NUM[1:-1] + ")")),
     # MMEngine (mmdet 3, mmseg 1, mmpretrain, YOLO-World): `Epoch(train)  [83][ 350/2693]  base_lr: ...  time: 0.5674
     # data_time: ...`, its iteration-based runner `Iter(train) [  50/80000]  lr: ...`; MMCV 1.x (mmdet 2, mmseg 0.x):
     # `Epoch [1][2400/7517]\tlr: 0.00125, eta: 4:33:09, time: 0.595, data_time: ...`, `Iter [50/80000]\tlr: ...`.  The
     # count within the epoch is the step (as the MetricLogger's); `Epoch(val) [10][4000/4809]  eta: ...` is evaluation
     # (a training line names its loss; a validation line none, hence its own keyword).  Its fields after the count
     # (`lr:`, `base_lr:`, `eta:`) keep a script's own `Epoch [1/5], Step [100/600]` (an epoch, not a step) out
-    Rule("mmengine", "loss", _MM := re.compile(r"\b(?:Epoch|Iter)(?:\((?P<phase>[a-z]+)\))?\s*(?:\[\s*\d+\])?\[\s*"
-                                                 r"(?P<step>\d+)/\s*\d+\]\s+(?:base_lr|lr|eta): (?:.*?\btime: (?P<time>"
+    Rule("mmengine", "loss", _MM := re.compile(r"(?:Epoch(?<!\wEpoch)|Iter(?<!\wIter))(?:\((?P<phase>[a-z]+)\))?\s*"
+                                                 r"(?:\[\s*\d+\])?\[\s*(?P<step>\d+)/\s*\d+\]\s+(?:base_lr|lr|eta): (?:.*?\btime: (?P<time>"
                                                  + _NUM[1:-1] + "))?")),
     Rule("mmengine", "(val)", _MM),
     # detectron2: `[04/05 01:30:24 d2.utils.events]:  eta: 0:03:35  iter: 19  total_loss: 1.36  ...  time: 0.3636
     # data_time: ...` (no `time` over its first iterations); PaddleSeg: `[TRAIN] epoch: 1, iter: 20/500, loss: 2.0859,
     # lr: 0.009657, batch_cost: 0.5344, reader_cost: ...`
-    Rule("detectron2", "iter:", re.compile(r"\biter: (?P<step>\d+)\s+total_loss: (?:.*?\btime: (?P<time>"
+    Rule("detectron2", "iter:", re.compile(r"iter: (?<!\witer: )(?P<step>\d+)\s+total_loss: (?:.*?\btime: (?P<time>"
                                            + _NUM[1:-1] + "))?")),
-    Rule("paddle", "iter:", re.compile(r"\biter: (?P<step>\d+)/\d+, loss: (?:.*?\bbatch_cost: (?P<time>" + _NUM[1:-1] + "))?")),
+    Rule("paddle", "iter:", re.compile(r"iter: (?<!\witer: )(?P<step>\d+)/\d+, loss: (?:.*?\bbatch_cost: (?P<time>" + _NUM[1:-1] + "))?")),
     # PaddleNLP's Trainer: `[    INFO] - loss: 2.00048828, learning_rate: 2.1e-06, global_step: 20, interval_runtime:
     # 26.3106, interval_samples_per_second: ..., interval_steps_per_second: 0.760149170183967, epoch: 0.0014`
     Rule("paddle", "global_step: ", re.compile(r"\bglobal_step: (?P<step>\d+),(?:.*?\binterval_steps_per_second: (?P<rate>"
@@ -113,7 +117,7 @@ RULES: tuple[Rule, ...] = (
     # verl: its PPO trainer `(TaskRunner pid=247607) step:1 - global_seqlen/min:159906 - ... - timing_s/step:48.70 - ...`,
     # its SFT trainer `step:100 - train/loss:0.0592 - train/lr(1e-3):6.8e-05` (after its epoch bar, which counts within
     # the epoch), its validation `step:0 - val-aux/...`, `step:105 - val/loss:0.0584` (evaluation)
-    Rule("verl", "step:", re.compile(r"(?<![\w/])step:(?P<step>\d+) - (?:(?P<phase>val)[-/]|global_seqlen/|train/)"
+    Rule("verl", "step:", re.compile(r"step:(?<![\w/]step:)(?P<step>\d+) - (?:(?P<phase>val)[-/]|global_seqlen/|train/)"
                                      r"(?:.*?\btiming_s/step:(?P<time>" + _NUM[1:-1] + "))?")),
     # DeepSpeed engine: `[Rank 0] step=40, skipped=2, lr=[5e-05], ...`; Megatron-DeepSpeed `steps: 10 loss: ...`
     Rule("deepspeed", "step=", re.compile(r"\] step=(?P<step>\d+), skipped=\d+")),
@@ -165,11 +169,15 @@ RULES: tuple[Rule, ...] = (
 # (Composer's bar says `eval`: `eval           Epoch  30:  100%|...| 49/49 [01:43<00:00,  1.95s/ba, ...]`)
 # (and a detector's validation bar, its columns naming mAP: Ultralytics' `Class  Images  Instances  Box(P  R  mAP50
 # mAP50-95): 100%|...| 32/32 [00:16<00:00,  1.93it/s]`)
-_EVAL_BAR = re.compile(r"(?i:validat|evaluat|testing|predicting|sanity checking)|\bmAP|\beval\b")
+_EVAL_WORDS = ("validat", "evaluat", "testing", "predicting", "sanity checking")  # case-blind
+_EVAL_BAR = re.compile("(?i:" + "|".join(_EVAL_WORDS) + r")|\bmAP|\beval\b")
+_EVAL_GATE = re.compile("|".join((*_EVAL_WORDS, "map", "eval")))  # what every match holds in lower case (_may_hold)
 # a tqdm bar that loads or prepares, not trains (`Loading checkpoint shards:`, vLLM's `Loading safetensors checkpoint
 # shards:  20% Completed | 32/158 [...]`, Ultralytics' `val: Scanning ... 1418/1418 [...]`, `Downloading`, `Map`):
 # its count and rate are no training step (a pod seen "progressing" while it loads would be suspected in the setup after)
-_SETUP_BAR = re.compile(r"(?i:loading|downloading|fetching|scanning|tokeniz|capturing)|\bMap\b|checkpoint shards")
+_SETUP_WORDS = ("loading", "downloading", "fetching", "scanning", "tokeniz", "capturing")  # case-blind
+_SETUP_BAR = re.compile("(?i:" + "|".join(_SETUP_WORDS) + r")|\bMap\b|checkpoint shards")
+_SETUP_GATE = re.compile("|".join((*_SETUP_WORDS, "map", "checkpoint shards")))
 _MULT = {"K": 1e3, "M": 1e6, "G": 1e9}
 # announced pauses: a checkpoint save or an evaluation said in the log
 PAUSES: tuple[tuple[str, re.Pattern[str]], ...] = (
@@ -182,7 +190,9 @@ PAUSES: tuple[tuple[str, re.Pattern[str]], ...] = (
     # literal costs a tenth of another case-blind alternative in the row above on every keyword line
     ("evaluation", re.compile(r"\| valid on '")),
 )
-# the words every PAUSES row needs (a cheap look at what follows a progress line's match before the rows are tried)
+# the words every PAUSES row needs (a cheap look at what follows a progress line's match before the rows are tried);
+# a keyword line no rule reads meets the rows only when its lower case holds one (_may_hold), as the rows themselves
+# cost ~6 us on every such line (a JSON metrics line naming its "step" and "loss")
 _PAUSE_WORDS = re.compile("heckpoint|aving|valuat|alidat|val loss|valid on")
 KEYWORDS = ("iteration", "iter ", "iter:", "step", "loss", "/it", "it/s", "heckpoint", "aving", "valuat", "alidat",
             "(val)",  # MMEngine's validation, `Epoch(val) [10][4000/4809]  eta: ...`, names no loss
@@ -213,9 +223,11 @@ def _one(line: str) -> Progress | None:
         if m is None:
             continue
         groups = m.groupdict()
-        if m.start() and rule.trainer == "tqdm" and _SETUP_BAR.search(line, 0, m.start()):
+        start = m.start()
+        if start and rule.trainer == "tqdm" and _may_hold(_SETUP_GATE, line, start) and _SETUP_BAR.search(line, 0, start):
             return None
-        if (m.start() and _EVAL_BAR.search(line, 0, m.start())) or groups.get("phase") not in (None, "train"):
+        if ((start and _may_hold(_EVAL_GATE, line, start) and _EVAL_BAR.search(line, 0, start))
+                or groups.get("phase") not in (None, "train")):
             return Progress(None, trainer=rule.trainer, pause="evaluation", moved=False)
         step = int(groups["step"].replace(",", "")) if groups.get("step") else None
         if groups.get("of") and step == int(groups["of"]):
@@ -233,8 +245,17 @@ def _one(line: str) -> Progress | None:
         # what the line says after its progress (a logger writing after a bar left without a newline): a pause
         pause = _pause(line, m.end()) if _PAUSE_WORDS.search(line, m.end()) else ""
         return Progress(step, seconds, rule.trainer, pause)
-    pause = _pause(line, 0)
+    pause = _pause(line, 0) if _may_hold(_PAUSE_WORDS, line, len(line)) else ""
     return Progress(None, trainer="", pause=pause, moved=False) if pause else None
+
+
+def _may_hold(words: re.Pattern[str], line: str, end: int) -> bool:
+    """Whether line[:end] may match a case-blind regex (_EVAL_BAR, _SETUP_BAR, PAUSES) whose every match holds one of
+    `words` in lower case: an ASCII line's lower case is what such a regex reads (a look at it costs ~0.3 us, the
+    regex's case-blind alternatives ~1 us a line, ~6 us PAUSES'); a line of other characters, whose case re folds
+    otherwise (the Turkish dotted capital I is an i to it), may."""
+    text = line[:end]
+    return not text.isascii() or words.search(text.lower()) is not None
 
 
 def _pause(line: str, start: int) -> str:

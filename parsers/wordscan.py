@@ -95,30 +95,32 @@ def _emit_tails(node: dict, tail: str) -> str:
 class LazyPattern:
     """A rule's regex, compiled the first time a line needs it (`search`, or any attribute of re.Pattern): a
     process start compiles none of the table's ~100 regexes (tens of ms), a big log only the rows its lines reach.
-    Once compiled, `search` and `findall` (the methods a line's path calls: rows, Dispatch's keyword scan) are the
-    compiled pattern's own bound methods: no cost per call; any other public attribute of re.Pattern is a property
+    Once compiled, `search`, `match` and `findall` (the methods a line's path calls: rows, envelopes, Dispatch's keyword
+    scan) are the compiled pattern's own bound methods: no cost per call; any other public attribute of re.Pattern is a property
     that compiles it (set below the class).  No `__getattr__`: a class with one routes every attribute read, the
     slots above included, through a slower hook that CPython's attribute caches cannot specialize (~25 ns per
     `rule.pattern.search` on a line's path)."""
 
-    __slots__ = ("pattern", "flags", "search", "findall", "_re")
+    __slots__ = ("pattern", "flags", "search", "match", "findall", "_re")
 
     def __init__(self, pattern: "str | bytes | Callable[[], str]", flags: int = 0):
         """`pattern`: the source, or a function giving it (a word trie: derived when first needed too)."""
         self.pattern, self.flags, self._re = pattern, flags, None
-        self.search = self._search
-        self.findall = self._findall
+        self.search, self.match, self.findall = self._search, self._match, self._findall
 
     def compiled(self):
         if self._re is None:
             if callable(self.pattern):
                 self.pattern = self.pattern()
             self._re = re.compile(self.pattern, self.flags)
-            self.search, self.findall = self._re.search, self._re.findall
+            self.search, self.match, self.findall = self._re.search, self._re.match, self._re.findall
         return self._re
 
     def _search(self, *args):
         return self.compiled().search(*args)
+
+    def _match(self, *args):
+        return self.compiled().match(*args)
 
     def _findall(self, *args):
         return self.compiled().findall(*args)

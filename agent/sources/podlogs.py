@@ -29,7 +29,7 @@ from functools import partial
 from typing import Any, Callable
 
 from parsers import Classifier, Finding, Prefilter, Scanner, all_keywords, hold_back_cri_partials
-from parsers.envelope import cri
+from parsers.envelope import cri, cri_split, finish
 from parsers.model import PodRef, WorkloadFindings
 from parsers.progress import PREFILTER as PROGRESS_PREFILTER
 from parsers.progress import Progress, recognise
@@ -454,12 +454,15 @@ class PodLogSource(Source):
             stop = end if stop == -1 else stop
             pos = stop + 1
             text = buf[start:stop].decode("utf-8", "replace")
-            env = cri(text)  # kubelet's envelope: the line's own time (none: read now)
-            found = recognise(env.message if env is not None else text)
+            # kubelet's envelope: the line's own time (none: read now), read for a progress line only (most keyword
+            # lines are none: a JSON metrics line naming its "step" and "loss"), as the time is its costly part
+            env = cri_split(text)
+            found = recognise(env[0] if env is not None else text)
             if found is not None:
                 if marks is None:
                     marks = self._marks.setdefault(ref, [])
-                marks.append((env.timestamp.timestamp() if env is not None and env.timestamp else now, found))
+                stamp = finish(env[1]).timestamp if env is not None else None
+                marks.append((stamp.timestamp() if stamp else now, found))
         if marks is not None and len(marks) > MAX_MARKS:
             del marks[:-MAX_MARKS]
 

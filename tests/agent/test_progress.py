@@ -19,9 +19,10 @@ from agent.metrics import Metrics
 from agent.hangsettings import HangSettings
 from agent.progress import HANG_REASON, RESUMED_REASON, Mark, ProgressTracker
 from agent.sources.podlogs import PodLogSource, PodRef
-from parsers.envelope import cri
+from parsers.envelope import cri, cri_split, finish
 from parsers.model import Problem, Reading
-from parsers.progress import _PAUSE_WORDS, KEYWORDS, PAUSES, PREFILTER, RULES, Progress, recognise
+from parsers.progress import (_EVAL_BAR, _EVAL_GATE, _PAUSE_WORDS, _SETUP_BAR, _SETUP_GATE, KEYWORDS, PAUSES, PREFILTER,
+                              RULES, Progress, _may_hold, recognise)
 from progress_replay import _STAMP, FIX, Clock, lines, when
 
 PODS = Path(__file__).parents[1] / "fixtures" / "pods" / "var" / "log" / "pods"
@@ -116,6 +117,38 @@ def test_every_pause_a_row_reads_in_the_real_logs_passes_the_pause_word_gate():
                 seen += 1
                 assert _PAUSE_WORDS.search(line), (log.name, line)
     assert seen >= 10  # the fixtures do announce pauses
+
+
+def test_a_keyword_line_no_rule_reads_meets_the_pause_rows_as_before():
+    """A keyword line that is no trainer's progress meets PAUSES only when its lower case holds one of their words
+    (_PAUSE_WORDS): the case-blind rows' pauses are all still read, whatever the case, and a line of other
+    characters (which re's case folding reads as the ASCII words: the Turkish dotted capital I) meets them all."""
+    for line, pause in [("step 5 SAVING CHECKPOINT", "checkpoint"), ("step 5 Saving Model Checkpoint", "checkpoint"),
+                        ("loss 3.1 RUNNING EVALUATION", "evaluation"), ("loss 3.1 VAL LOSS 2.9", "evaluation"),
+                        ("step 5 VAL\u0130DAT\u0130ON", "evaluation"), ("step 5 \u0412 VALIDATION", "evaluation"),
+                        ('{"step": 7, "loss": 2.1, "lr": 0.0001}', None), ("step 5 \u0412 no pause", None)]:
+        said = recognise(line)
+        assert (said.pause if said else None) == pause, line
+        assert any(p.search(line) for _, p in PAUSES) == (pause is not None), line
+        if said:
+            assert not said.moved and said.step is None
+
+
+def test_the_case_blind_tables_are_looked_for_first_in_an_ascii_lines_lower_case():
+    """_EVAL_BAR, _SETUP_BAR and PAUSES are tried only where _may_hold finds their words: each of their matches, in
+    every real progress line and its case variants, holds one of them (an ASCII line in lower case; a line of other
+    characters always may)."""
+    tables = [(_EVAL_BAR, _EVAL_GATE), (_SETUP_BAR, _SETUP_GATE), *((p, _PAUSE_WORDS) for _, p in PAUSES)]
+    seen = 0
+    for log in sorted(FIX.glob("*.log")):
+        for line in lines(log.name):
+            for text in (line, line.upper(), line.swapcase(), "Validating " + line, "MAP " + line, "LOADING " + line):
+                for pattern, gate in tables:
+                    if pattern.search(text):
+                        seen += 1
+                        assert _may_hold(gate, text, len(text)), (pattern.pattern, text)
+    assert seen > 1000
+    assert _may_hold(_EVAL_GATE, "VAL\u0130DATION 3/9 [00:01<00:05,  1.2it/s]", 11)  # re reads \u0130 as I: it may
 
 
 def test_evaluation_and_setup_bars_are_no_training_progress():
@@ -286,6 +319,13 @@ def test_cri_lines_give_their_time_and_text():
     assert env.timestamp == datetime(2024, 7, 25, 7, 0, 0, 500000, timezone.utc)
     assert recognise(env.message).step == 10
     assert cri("plain line") is None and cri("2024-07-25T07:00:00Z stdout X not a tag") is None
+    # the pod-log source's progress path reads the message first and builds the envelope for a progress line only
+    for line in ["2024-07-25T07:00:00.500000000Z stdout F iter 10: loss 3.2202, time 893.76ms",
+                 "2024-07-25T07:00:00+02:00 stderr P step: 3  loss: 1.0", "plain line"]:
+        split = cri_split(line)
+        assert (split is None) == (cri(line) is None)
+        if split is not None:
+            assert split[0] == cri(line).message and finish(split[1]) == cri(line)
 
 
 # ---- the tracker over real logs: their own timestamps as the clock -----------------------------------------
