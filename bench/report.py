@@ -39,13 +39,15 @@ BENCHES: dict[str, tuple[str, list[str]]] = {
                            ["inprocess.py", "--standing", "3000", "--records", "30000", "--runs", "3"]),
     "poll": ("Telemetry poll cycle (bench/poll.py)", ["poll.py"]),
     "podlogs": ("Pod log throughput (bench/podlogs.py)", ["podlogs.py"]),
+    "podlogs_cpu": ("The pod log path's CPU a line, fixed work, real lines (bench/podlogs.py --lines --mix fixtures)",
+                    ["podlogs.py", "--lines", "200000", "--runs", "3", "--mix", "fixtures"]),
     "kube_scale": ("Kubernetes writes at scale (bench/kube_scale.py)", ["kube_scale.py"]),
     "cluster_scale": ("The cluster component at fleet scale (bench/cluster_scale.py)", ["cluster_scale.py"]),
     "triage_scale": ("Offline triage of a large failed job (bench/triage_scale.py)", ["triage_scale.py", "--serial"]),
 }
 # the option through which a benchmark times another checkout beside this one
 BASELINE_OPTION = {"parse": "--baseline", "perline": "--baseline", "correlate": "--baseline", "agent": "--ref",
-                   "inprocess": "--ref", "triage_scale": "--baseline"}
+                   "inprocess": "--ref", "triage_scale": "--baseline", "podlogs_cpu": "--baseline"}
 
 
 def host() -> str:
