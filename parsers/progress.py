@@ -42,6 +42,7 @@ class Rule:
 _NUM = r"([0-9]+(?:\.[0-9]*)?)"
 UNITS = {"s": 1.0, "ms": 1e-3, "us": 1e-6, "\u00b5s": 1e-6}  # a printed step time's unit, in seconds
 _ANSI = r"(?:\x1b\[[0-9;]*m)?"  # a colour code between fields (torchtitan colours its metrics line)
+_SGR = r"(?:\x1b?\[[0-9;]*m)*"  # colour codes around a field, with their ESC or as a page renders them without it (Keras 3)
 # most specific first: the first rule whose keyword and regex match decides.  A rule whose keyword many lines hold
 # ("loss", "step:", "iter ", "iter:") starts with its own words, their word boundary a lookbehind after them
 # (`Epoch(?<!\wEpoch)` is `\bEpoch`): re searches a pattern that starts with a literal for it (a line without it
@@ -160,9 +161,15 @@ RULES: tuple[Rule, ...] = (
     # Keras: `423/423 [==============================] - 192s 454ms/step - loss: 1.8386 - ...` (its per-step time in
     # s, ms or us), `1562/1562 [=====...] - 484s - loss: ...` (an epoch's time only), `61/82 [===>...] - ETA: 37s -
     # loss: ...`, Keras 3 `1875/1875 ━━━━━━━━━━━━━━━━━━━━ 3s 1ms/step - loss: ...`.  Its count restarts every epoch
-    # and the epoch's last line repeats it, so a line is progress without a step.
-    Rule("keras", " - loss", re.compile(r"(?:^|\s)\d+/(?P<total>\d+) (?:\[[=>.]*\] - |\u2501+ )(?:ETA: |"
-                                     r"(?P<elapsed>\d+)s (?:(?P<time>" + _NUM[1:-1] + r")(?P<unit>s|ms|us|\u00b5s)/step)?)")),
+    # and the epoch's last line repeats it, so a line is progress without a step.  Keras 3 (TF 2.16+) colours each part
+    # (keras/src/utils/progbar.py): `\x1b[1m158/158\x1b[0m \x1b[32m━━━━\x1b[0m\x1b[37m\x1b[0m \x1b[1m2s\x1b[0m 4ms/step - loss:
+    # ...`, its count padded (`\x1b[1m 12/158\x1b[0m`), the bar split into the done part and the rest, its time the ETA
+    # while the epoch runs (`2s`, `1:05`, `1:02:03`, no `ETA:` word) and the elapsed seconds at its end; a page that
+    # renders the log drops the ESC and leaves `[1m158/158[0m`: any SGR code, with or without its ESC, around each part
+    Rule("keras", " - loss", re.compile(r"(?:^|(?<=[\sm]))\d+/(?P<total>\d+)" + _SGR + r" (?:\[[=>.]*\] - |" + _SGR
+                                     + r"\u2501+(?:(?:\x1b?\[[0-9;]*m)+\u2501*)* )(?:ETA: |" + _SGR
+                                     + r"(?:\d+:\d\d(?::\d\d)?|(?P<elapsed>\d+)s)" + _SGR + r" (?:(?P<time>" + _NUM[1:-1]
+                                     + r")(?P<unit>s|ms|us|\u00b5s)/step)?)")),
 )
 # a progress line (a tqdm bar's description, torchtitan's `validate step:`) that says it is not training:
 # evaluation, which is a pause, not training progress

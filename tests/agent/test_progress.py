@@ -57,6 +57,9 @@ PODS = Path(__file__).parents[1] / "fixtures" / "pods" / "var" / "log" / "pods"
     ("metaseq_507_json.log", "fairseq", [1, 2], None),  # --log-format json: "num_updates": "1"
     ("keras_10506.log", "keras", [None] * 10, 0.454),  # `454ms/step`
     ("keras_8680.log", "keras", [None] * 5, 484 / 1562),  # only the epoch's time: `1562/1562 [...] - 484s`
+    # Keras 3 in colour (`\x1b[1m158/158\x1b[0m \x1b[32m━━━━\x1b[0m\x1b[37m\x1b[0m \x1b[1m2s\x1b[0m 4ms/step - loss: ...`): each
+    # line None before (its count and bar wrapped in colour codes), so a Keras 3 job was never tracked
+    ("keras3_moku_classification.log", "keras", [None] * 6, 0.004),
     # trainers no row read before (each line None): MMEngine, MMCV 1.x, detectron2, nanotron, LitGPT, PaddleNLP, PaddleSeg
     ("mmengine_155.log", "mmengine", list(range(10, 90, 10)), 0.010),
     ("mmengine_yoloworld_165.log", "mmengine", [350, 400, 450, 500], 0.5674),
@@ -224,6 +227,18 @@ def test_verls_step_lines():
     assert [(p.step, p.pause) for p in sft[-2:]] == [(None, "evaluation"), (None, "checkpoint")]
     assert not any(p.moved for p in sft[-2:])
     assert recognise("INFO:tensorflow:global_step/sec: 0.0339311") is None  # TF's rate line: no step of its own
+
+
+def test_keras3_colour_codes_around_each_part():
+    """REAL (liquidinstruments/moku-examples' Classification notebook, sources.md): Keras 3 colours its count, bar and
+    time with SGR codes; every such line was None before.  Now each is Keras progress with its printed step time, the
+    `Epoch N/M` lines between stay nothing, and the ESC-less form a page renders reads the same."""
+    lines_ = lines("keras3_moku_classification.log")
+    assert [recognise(x) for x in lines_[::2]] == [None] * 6  # `Epoch 1/1000`...
+    assert [recognise(x) for x in lines_[1::2]] == [Progress(None, s, "keras") for s in
+                                                     (0.004, 0.004, 0.003, 0.003, 0.005, 0.004)]
+    assert all("\x1b[" in x for x in lines_[1::2])  # the real bytes: ESC before each `[`
+    assert [recognise(x.replace("\x1b", "")) for x in lines_[1::2]] == [recognise(x) for x in lines_[1::2]]
 
 
 def test_composers_console_logger_and_bar():
