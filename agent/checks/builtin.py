@@ -138,21 +138,28 @@ def check_ib(args: argparse.Namespace) -> tuple[int, str]:
 # ---- DCGM diagnostics --------------------------------------------------------------------------------
 
 def check_dcgm(args: argparse.Namespace) -> tuple[int, str]:
+    """`dcgmi diag -r <level> -j`: per failed test its name, the GPUs it failed on and its error (DCGM_FR_*
+    code where given); Warn results alone pass, with the warnings in the message (agent/checks/dcgmdiag.py
+    reads the JSON, or the table where dcgmi printed one)."""
+    from .dcgmdiag import parse, summary  # noqa: PLC0415 - the check's own process only
+
     dcgmi = shutil.which("dcgmi")
     if dcgmi is None:
         return UNKNOWN, "dcgmi not found"
     try:
-        proc = subprocess.run([dcgmi, "diag", "-r", str(args.level)], capture_output=True, text=True,
+        proc = subprocess.run([dcgmi, "diag", "-r", str(args.level), "-j"], capture_output=True, text=True,
                               errors="replace", timeout=args.timeout)
     except subprocess.TimeoutExpired:
         return UNKNOWN, f"dcgmi diag -r {args.level} timed out after {args.timeout:g}s"
-    failed = [" ".join(line.replace("|", " ").split()) for line in proc.stdout.splitlines() if "fail" in line.lower()]
-    if proc.returncode == 0 and not failed:
-        return OK, f"dcgmi diag -r {args.level} passed"
-    if failed:
-        return NONOK, f"dcgmi diag -r {args.level}: " + "; ".join(failed)
-    tail = (proc.stderr or proc.stdout).strip().splitlines()
-    return UNKNOWN, f"dcgmi diag exited {proc.returncode}: {tail[-1] if tail else ''}"
+    verdict, message = summary(parse(proc.stdout or ""), args.level)
+    if verdict == "fail":
+        return NONOK, message
+    if proc.returncode != 0 and verdict != "unknown" or proc.returncode != 0 and not (proc.stdout or "").strip():
+        tail = (proc.stderr or proc.stdout or "").strip().splitlines()
+        return UNKNOWN, f"dcgmi diag exited {proc.returncode}: {tail[-1] if tail else 'no output'}"
+    if verdict == "unknown":
+        return UNKNOWN, message
+    return OK, message
 
 
 # ---- short GPU compute and bandwidth check -----------------------------------------------------------

@@ -223,15 +223,15 @@ def test_builtin_ib_ports_and_gids(tmp_path):
 
 
 def test_builtin_dcgm(tmp_path, monkeypatch):
-    # synthetic stand-ins for dcgmi: its exit status and a result line are what the check reads
+    # synthetic stand-ins for dcgmi (the real outputs are in tests/agent/test_checks_dcgm.py)
     bindir = tmp_path / "bin"
     bindir.mkdir()
     monkeypatch.setenv("PATH", str(bindir))
     assert run_builtin("dcgm") == (2, "dcgmi not found")
-    script(bindir, "dcgmi", "echo '|  Deployment | Pass |'\nexit 0\n")
-    assert run_builtin("dcgm") == (0, "dcgmi diag -r 1 passed")
-    script(bindir, "dcgmi", "echo '| Blacklist | Fail - GPU 3 |'\nexit 226\n")
-    assert run_builtin("dcgm") == (1, "dcgmi diag -r 1: Blacklist Fail - GPU 3")
+    script(bindir, "dcgmi", """echo '{"DCGM Diagnostic": {"test_categories": [{"category": "Deployment", "tests": [
+{"name": "software", "results": [{"entity_group": "GPU", "entity_id": 0, "status": "Pass"}]}]}]}}'
+""")
+    assert run_builtin("dcgm") == (0, "dcgmi diag -r 1 passed (1 tests)")
 
 
 def test_builtin_gpu_without_cuda_runtime_is_unknown(monkeypatch):

@@ -1,0 +1,298 @@
+"""`dcgmi diag` output -> which test failed on which GPU and why (pure; the `dcgm` built-in check's reader).
+
+Two forms, every era (fixtures and their sources: tests/fixtures/dcgm/SOURCES.md):
+
+- JSON (`dcgmi diag -r N -j`, what the check asks for): 3.x under "DCGM GPU Diagnostic" with results per
+  `gpu_ids`; 4.x under "DCGM Diagnostic" with results per `entity_group`/`entity_id`, each result's
+  `warnings` carrying `error_id` (a DCGM_FR_* code), `error_severity` and the text, and a `test_summary`.
+- The table (the fallback, when stdout is not JSON): one row per test, the result in the right cell. A test's
+  per-GPU results sit on continuation rows without its name (3.x `Fail - GPU: 0`, 4.x `GPU0: Fail`); its
+  error text on `Warning` rows (4.x `Warning: GPU0`), wrapped over continuation rows cut mid-word at a fixed
+  width; `Info` rows are information, never a failure; a Deployment `Error` row means the run stopped there.
+
+A result is Pass, Fail, Warn or Skip: Fail is a failure, Warn a warning (DCGM's own distinction), the others
+healthy. A table without its closing border is truncated: what it shows of failures still counts, but a
+truncated table without any cannot be taken as a pass.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+
+# DCGM_FR_* by error_id, and the severities (NVIDIA/DCGM dcgmlib/dcgm_errors.h, enum dcgmError_t, dcgmErrorSeverity_t)
+FR_CODES = (
+    "OK UNKNOWN UNRECOGNIZED PCI_REPLAY_RATE VOLATILE_DBE_DETECTED VOLATILE_SBE_DETECTED PENDING_PAGE_RETIREMENTS "
+    "RETIRED_PAGES_LIMIT RETIRED_PAGES_DBE_LIMIT CORRUPT_INFOROM CLOCK_THROTTLE_THERMAL POWER_UNREADABLE "
+    "CLOCK_THROTTLE_POWER NVLINK_ERROR_THRESHOLD NVLINK_DOWN NVSWITCH_FATAL_ERROR NVSWITCH_NON_FATAL_ERROR "
+    "NVSWITCH_DOWN NO_ACCESS_TO_FILE NVML_API DEVICE_COUNT_MISMATCH BAD_PARAMETER CANNOT_OPEN_LIB DENYLISTED_DRIVER "
+    "NVML_LIB_BAD GRAPHICS_PROCESSES HOSTENGINE_CONN FIELD_QUERY BAD_CUDA_ENV PERSISTENCE_MODE LOW_BANDWIDTH "
+    "HIGH_LATENCY CANNOT_GET_FIELD_TAG FIELD_VIOLATION FIELD_THRESHOLD FIELD_VIOLATION_DBL FIELD_THRESHOLD_DBL "
+    "UNSUPPORTED_FIELD_TYPE FIELD_THRESHOLD_TS FIELD_THRESHOLD_TS_DBL THERMAL_VIOLATIONS THERMAL_VIOLATIONS_TS "
+    "TEMP_VIOLATION THROTTLING_VIOLATION INTERNAL PCIE_GENERATION PCIE_WIDTH ABORTED TEST_DISABLED CANNOT_GET_STAT "
+    "STRESS_LEVEL CUDA_API FAULTY_MEMORY CANNOT_SET_WATCHES CUDA_UNBOUND ECC_DISABLED MEMORY_ALLOC CUDA_DBE "
+    "MEMORY_MISMATCH CUDA_DEVICE ECC_UNSUPPORTED ECC_PENDING MEMORY_BANDWIDTH TARGET_POWER API_FAIL API_FAIL_GPU "
+    "CUDA_CONTEXT DCGM_API CONCURRENT_GPUS TOO_MANY_ERRORS NVLINK_CRC_ERROR_THRESHOLD NVLINK_ERROR_CRITICAL "
+    "ENFORCED_POWER_LIMIT MEMORY_ALLOC_HOST GPU_OP_MODE NO_MEMORY_CLOCKS NO_GRAPHICS_CLOCKS HAD_TO_RESTORE_STATE "
+    "L1TAG_UNSUPPORTED L1TAG_MISCOMPARE ROW_REMAP_FAILURE UNCONTAINED_ERROR EMPTY_GPU_LIST "
+    "DBE_PENDING_PAGE_RETIREMENTS UNCORRECTABLE_ROW_REMAP PENDING_ROW_REMAP BROKEN_P2P_MEMORY_DEVICE "
+    "BROKEN_P2P_WRITER_DEVICE NVSWITCH_NVLINK_DOWN EUD_BINARY_PERMISSIONS EUD_NON_ROOT_USER EUD_SPAWN_FAILURE "
+    "EUD_TIMEOUT EUD_ZOMBIE EUD_NON_ZERO_EXIT_CODE EUD_TEST_FAILED FILE_CREATE_PERMISSIONS PAUSE_RESUME_FAILED "
+    "PCIE_H_REPLAY_VIOLATION GPU_EXPECTED_NVLINKS_UP NVSWITCH_EXPECTED_NVLINKS_UP XID_ERROR SBE_VIOLATION "
+    "DBE_VIOLATION PCIE_REPLAY_VIOLATION SBE_THRESHOLD_VIOLATION DBE_THRESHOLD_VIOLATION "
+    "PCIE_REPLAY_THRESHOLD_VIOLATION CUDA_FM_NOT_INITIALIZED SXID_ERROR GFLOPS_THRESHOLD_VIOLATION NAN_VALUE"
+).split()
+SEVERITIES = ("", "monitor", "isolate", "", "triage", "config", "reset")  # 0 NONE and 3 UNKNOWN say nothing
+
+STATUSES = {"pass": "pass", "fail": "fail", "warn": "warn", "warning": "warn", "skip": "skip"}
+
+
+def fr_code(error_id: object) -> str:
+    """DCGM_FR_* of an error_id ("" for 0/none; a number past the table stays a number)."""
+    if isinstance(error_id, bool) or not isinstance(error_id, int) or error_id <= 0:
+        return ""
+    return f"DCGM_FR_{FR_CODES[error_id]}" if error_id < len(FR_CODES) else f"DCGM error {error_id}"
+
+
+@dataclass
+class Result:
+    """One test's outcome: its status, the entities ("GPU 0") per status, and its error texts."""
+    test: str
+    status: str = "pass"  # the worst of its results: fail > warn > pass/skip
+    entities: dict[str, list[str]] = field(default_factory=dict)  # status -> ["GPU 0", ...]
+    errors: list[str] = field(default_factory=list)  # "GPU 0: DCGM_FR_X [severity] text"
+
+    def add(self, status: str, entity: str = "") -> None:
+        if entity and entity not in self.entities.setdefault(status, []):
+            self.entities[status].append(entity)
+        rank = ("pass", "skip", "warn", "fail")
+        if status in rank and rank.index(status) > rank.index(self.status if self.status in rank else "pass"):
+            self.status = status
+
+
+@dataclass
+class Report:
+    results: list[Result] = field(default_factory=list)
+    form: str = ""  # "json" | "table" | ""
+    complete: bool = False  # the whole output was read (JSON parsed, or the table's closing border seen)
+    runtime_error: str = ""
+    version: str = ""
+
+    def by_status(self, status: str) -> list[Result]:
+        return [r for r in self.results if r.status == status]
+
+
+# ---- JSON -----------------------------------------------------------------------------------------------
+
+def _entity(res: dict) -> str:
+    if "entity_id" in res:
+        return f"{res.get('entity_group') or 'GPU'} {res['entity_id']}"
+    ids = res.get("gpu_ids", res.get("gpu_id"))
+    if ids is None or ids == "":
+        return ""
+    return f"GPU {ids}" if isinstance(ids, int) or "," not in str(ids) else f"GPUs {ids}"
+
+
+def _warning_text(w: object, entity: str) -> str:
+    if isinstance(w, str):
+        return f"{entity}: {w}" if entity else w
+    if not isinstance(w, dict):
+        return ""
+    text = " ".join(str(w.get("warning") or w.get("message") or "").split())
+    code = fr_code(w.get("error_id"))
+    sev = w.get("error_severity")
+    sev = SEVERITIES[sev] if isinstance(sev, int) and 0 <= sev < len(SEVERITIES) else ""
+    head = " ".join(x for x in (code, f"[{sev}]" if sev else "") if x)
+    body = f"{head} {text}".strip()
+    return f"{entity}: {body}" if entity else body
+
+
+def parse_json(text: str) -> Report | None:
+    """The report of `dcgmi diag -j` output, or None when it holds no JSON document (anything before the
+    first "{", as "Successfully ran diagnostic for group.", is skipped)."""
+    start = text.find("{")
+    if start < 0:
+        return None
+    try:
+        doc = json.loads(text[start:])
+    except ValueError:
+        return None
+    if not isinstance(doc, dict):
+        return None
+    root = doc.get("DCGM Diagnostic", doc.get("DCGM GPU Diagnostic"))
+    if not isinstance(root, dict):
+        return None
+    rep = Report(form="json", complete=True, runtime_error=str(root.get("runtime_error") or ""),
+                 version=str((doc.get("metadata") or {}).get("version") or root.get("version") or ""))
+    for cat in root.get("test_categories") or []:
+        for test in (cat or {}).get("tests") or [] if isinstance(cat, dict) else []:
+            if not isinstance(test, dict):
+                continue
+            r = Result(str(test.get("name") or "unknown"))
+            seen: set[str] = set()
+            for res in test.get("results") or []:
+                if not isinstance(res, dict):
+                    continue
+                entity = _entity(res)
+                r.add(STATUSES.get(str(res.get("status", "")).lower(), "pass"), entity)
+                for w in res.get("warnings") or []:
+                    t = _warning_text(w, entity)
+                    if t and t not in seen:
+                        seen.add(t)
+                        r.errors.append(t)
+            summary = test.get("test_summary")
+            if isinstance(summary, dict):
+                r.add(STATUSES.get(str(summary.get("status", "")).lower(), "pass"))
+                for w in summary.get("warnings") or []:
+                    t = _warning_text(w, "")
+                    if t and t not in seen and not any(e.endswith(t) for e in seen):
+                        seen.add(t)
+                        r.errors.append(t)
+            rep.results.append(r)
+    return rep
+
+
+# ---- the table ------------------------------------------------------------------------------------------
+
+_SECTION = re.compile(r"^[|+]-{3,}\s+(\w[\w ]*?)\s+-+")
+_STATUS_3X = re.compile(r"^(Pass|Fail|Warn|Warning|Skip)(?:\s*-\s*GPUs?:\s*([\d,\s]+))?$", re.I)
+_STATUS_4X = re.compile(r"^([A-Za-z]+)\s?(\d+):\s*(Pass|Fail|Warn|Skip)$", re.I)
+_ENTITY_IN_NAME = re.compile(r"^(Warning|Error|Info):\s*([A-Za-z]+)\s?(\d+)$")
+_GPU_IN_TEXT = re.compile(r"^GPU\s?(\d+)\b")
+_MESSAGE_ROWS = ("warning", "error", "info")
+
+
+def _cells(line: str) -> tuple[str, str] | None:
+    """(name, raw right cell) of a table row `| name | cell |`, or None."""
+    if not line.startswith("|"):
+        return None
+    second = line.find("|", 1)
+    last = line.rfind("|")
+    if second < 0 or last <= second:
+        return None
+    return line[1:second].strip(), line[second + 1:last]
+
+
+def parse_table(text: str) -> Report:
+    rep = Report(form="table")
+    section, current = "", None
+    message: list[str] | None = None  # the chunks of the Warning/Error row being read
+    msg_entity = ""
+    msg_kind = ""
+
+    def close_message() -> None:
+        nonlocal message
+        if message is not None and msg_kind != "info":
+            body = " ".join("".join(message).split())
+            entity = msg_entity
+            m = _GPU_IN_TEXT.match(body)
+            if not entity and m:
+                entity = f"GPU {m.group(1)}"
+            target = current
+            if target is None:  # a Deployment Error row before any test: the run stopped there
+                target = Result(section or "Diagnostic")
+                rep.results.append(target)
+            if msg_kind == "error":
+                target.add("fail", entity)
+            if entity and not m:
+                body = f"{entity}: {body}"
+            target.errors.append(body)
+        message = None
+
+    lines = [ln.rstrip() for ln in text.splitlines()]
+    for line in lines:
+        sec = _SECTION.match(line)
+        if sec:
+            close_message()
+            section, current = sec.group(1).strip(), None
+            continue
+        cells = _cells(line)
+        if cells is None:
+            continue
+        name, raw = cells
+        value = raw.strip()
+        if set(raw.strip()) <= {"=", "-", "+"} or name == "Diagnostic":
+            continue
+        if section == "Metadata":
+            if name == "DCGM Version":
+                rep.version = value
+            continue
+        kind = name.split(":")[0].strip().lower()
+        if kind in _MESSAGE_ROWS:
+            close_message()
+            m = _ENTITY_IN_NAME.match(name)
+            msg_kind, msg_entity = kind, (f"{m.group(2)} {m.group(3)}" if m else "")
+            width = max(1, len(raw) - 3)  # 3.x: " " + the chunk + 2 spaces of padding
+            message = [raw[1:1 + width]]
+            continue
+        if not name:
+            s3, s4 = _STATUS_3X.match(value), _STATUS_4X.match(value)
+            if current is not None and (s3 or s4):
+                close_message()
+                _add_status(current, s3, s4)
+            elif message is not None:
+                width = max(1, len(raw) - 3)
+                message.append(raw[1:1 + width])
+            continue
+        close_message()
+        current = Result(name)
+        rep.results.append(current)
+        _add_status(current, _STATUS_3X.match(value), _STATUS_4X.match(value))
+    close_message()
+    tail = [ln for ln in lines if ln.strip()]
+    rep.complete = bool(tail) and tail[-1].startswith("+") and set(tail[-1]) <= {"+", "-"}
+    return rep
+
+
+def _add_status(r: Result, s3: re.Match | None, s4: re.Match | None) -> None:
+    if s4:
+        r.add(STATUSES[s4.group(3).lower()], f"{s4.group(1)} {s4.group(2)}")
+    elif s3:
+        status = STATUSES[s3.group(1).lower()]
+        gpus = [g for g in re.split(r"[,\s]+", s3.group(2) or "") if g]
+        if not gpus:
+            r.add(status)
+        for g in gpus:
+            r.add(status, f"GPU {g}")
+
+
+def parse(text: str) -> Report:
+    """JSON when the output holds a diagnostic document, else the table."""
+    return parse_json(text) or parse_table(text)
+
+
+# ---- the check's message --------------------------------------------------------------------------------
+
+def _describe(r: Result, status: str, room: int = 160) -> str:
+    ents = r.entities.get(status) or []
+    errors = r.errors
+    if not ents:  # a test-level status: the entities its errors name
+        ents = sorted({e.split(":")[0] for e in errors if re.match(r"^[A-Za-z]+ \d+:", e)})
+    where = f" on {', '.join(ents)}" if ents else ""
+    if len(ents) == 1:  # "GPU 0: ..." under "on GPU 0" says it twice
+        errors = [e.removeprefix(f"{ents[0]}: ") for e in errors]
+    text = "; ".join(errors)
+    if len(text) > room:
+        text = text[: room - 3].rstrip() + "..."
+    return f"{r.test}{where}" + (f" ({text})" if text else "")
+
+
+def summary(rep: Report, level: object) -> tuple[str, str]:
+    """("fail" | "warn" | "pass" | "unknown", message) of a report."""
+    what = f"dcgmi diag -r {level}"
+    failed, warned = rep.by_status("fail"), rep.by_status("warn")
+    if failed:
+        msg = f"{what} failed: " + "; ".join(_describe(r, "fail") for r in failed)
+        if warned:
+            msg += "; warnings: " + "; ".join(_describe(r, "warn", 80) for r in warned)
+        return "fail", msg
+    if rep.runtime_error:
+        return "unknown", f"{what}: {' '.join(rep.runtime_error.split())}"
+    if not rep.results:
+        return "unknown", f"{what}: no test results in its output"
+    if not rep.complete:
+        return "unknown", f"{what}: output cut short after {len(rep.results)} tests, none failed"
+    if warned:
+        return "warn", f"{what} passed with warnings: " + "; ".join(_describe(r, "warn") for r in warned)
+    return "pass", f"{what} passed ({len(rep.results)} tests)"
