@@ -103,14 +103,16 @@ EVENT_LINES = {"aer": 12, "mlx5_health": 20, "mlx5_tx_timeout": 4, "mlx5_err_cqe
                "nccl_exception": 2, "sxid": 8,
                "oom": 4096, "nccl_watchdog": 64, "rcu_stall": 64, "mce": 16, "cper": 24, "nfs": 32, "fs": 16,
                "nvme": 32, "lustre": 32, "gpfs": 32, "ofi": 4, "clocksource": 16, "fallen": 64, "rminit": 32,
-               "cuda_exception": 2, "peermem_load": 16, "reset": 64, "gsp": 64, "port_down": 1, "mlx5_probe": 16,
+               "cuda_exception": 2, "peermem_load": 16, "nvidia_load": 16, "reset": 64, "gsp": 64, "port_down": 1,
+               "mlx5_probe": 16,
                "ray_oom": 2, "deepep": 64, "iommu": 64, "xla_rendezvous": 64, "efa": 64, "therm": 32, "imex": 8}
 # Events kept apart per device (the PCI address on the line): a health dump of one mlx5 function does not
 # swallow the next function's own health failure a few lines later.
 # (the row's `pci` group, else its `device` group: a block device, an NFS server, an NVMe controller, a Lustre target,
 # a GPFS cluster)
 EVENT_PER_DEVICE = frozenset({"mlx5_health", "mlx5_tx_timeout", "mlx5_err_cqe", "sxid", "nfs", "fs", "nvme", "lustre",
-                              "gpfs", "fallen", "rminit", "peermem_load", "reset", "gsp", "port_down", "mlx5_probe",
+                              "gpfs", "fallen", "rminit", "peermem_load", "nvidia_load", "reset", "gsp", "port_down",
+                              "mlx5_probe",
                               "iommu", "efa"})
 # Of those, the events kept per GPU: keyed by the GPU's address (normalize_pci: a GPU is one key, whichever function
 # or spelling a line gives), the address the lines before it named when the line names none (an NV_ERR_GPU_IS_LOST
@@ -451,10 +453,40 @@ RULES: tuple[Rule, ...] = (
     # A GPU only a legacy branch supports, named by its marketing name (no address): "NVRM: The NVIDIA GeForce GT 710
     # GPU installed in this system is / NVRM:  supported through the NVIDIA 470.xx Legacy drivers. .. The 535.129.03
     # NVIDIA driver will ignore / NVRM:  this GPU.  Continuing probe...".
+    # The GPU's PCI memory the firmware left unassigned, so the driver refuses the GPU at probe (nv-pci.c): "NVRM: This
+    # PCI I/O region assigned to your NVIDIA device is invalid:" then, its own line, "NVRM: BAR1 is 0M @ 0x0
+    # (PCI:0000:14:00.0)" and "NVRM: The system BIOS may have misconfigured your GPU." (a VM without 64-bit MMIO for
+    # its passed-through GPUs, NVIDIA/gpu-operator #492; an eGPU behind a bridge too small, system76/firmware-open #66).
+    # The platform's (BIOS / hypervisor MMIO), not the GPU's or the driver's: the BAR line, naming the GPU, opens that
+    # GPU's event; the kernel's failed probe and the driver's summary after it are part of it. The header line before
+    # it names no GPU and says nothing the BAR line does not: no finding of its own (was the unclassified net's).
+    _r("gpu_bar_invalid_header", None, ["PCI I/O region assigned to your NVIDIA device is invalid"],
+       r"This PCI I/O region assigned to your NVIDIA device is invalid"),
+    _r("gpu_bar_invalid", "gpu_reset_required", ["NVRM: BAR"],
+       r"NVRM: (?P<bar>BAR\d) is (?P<bar_mib>\d+)M @ 0x[0-9a-fA-F]+ \((?P<pci>" + PCI + r")\)",
+       attribution="hardware", action="INVESTIGATE", event=("fallen", "open")),
     _r("gpu_unsupported", "driver_mismatch", ["is not supported by"],
        r"in this system is not supported by (?:the\b|(?P<open_module>open)\b)", event=("fallen", "open")),
     _r("gpu_legacy_branch", "driver_mismatch", ["Legacy drivers"],
        r"supported through the NVIDIA (?P<legacy_branch>\d+\.xx) Legacy drivers"),
+    # Another driver holds the GPU, so the NVIDIA driver's probe is never called for it (nv-pci.c): "NVRM: GPU
+    # 0000:01:00.0 is already bound to nouveau.", on 7.0 kernels with CONFIG_NOVA_CORE "NVRM: GPU 0000:01:00.0 is
+    # already bound to NovaCore." (beclab/Olares #3963), then "The NVIDIA probe routine was not called for 1 device(s)"
+    # and "No NVIDIA devices probed.": the node's driver set-up (the in-tree driver not blacklisted), not the GPU, a
+    # driver_mismatch of that GPU; the probe lines after it are part of it. A GPU bound to vfio-pci / pci-stub is given
+    # to VMs on purpose: not this row's (its probe lines are what they were).
+    _r("gpu_bound_elsewhere", "driver_mismatch", ["is already bound to"],
+       r"NVRM: GPU (?P<pci>" + PCI + r") is already bound to (?!vfio-pci\b|pci-stub\b)(?P<bound_to>[\w-]+)",
+       event=("fallen", "open")),
+    # The nvidia module (or one of its siblings) could not load at all: built for another kernel than the running
+    # one (a kernel upgraded under a precompiled or DKMS module, a driver container's module for another kernel):
+    # "nvidia: disagrees about version of symbol i2c_get_adapter", "nvidia: Unknown symbol i2c_get_adapter (err -22)"
+    # (realsenseai/realsense_mipi_platform_driver #281), 2.6-era "nvidia: Unknown symbol pci_enable_device". No GPU of
+    # the node comes up: the driver as installed cannot drive them (no address). One line per symbol, again at each
+    # load attempt: one event per module while they repeat. (nvidia_peermem's own: peermem_load.)
+    _r("nvidia_module_symbols", "driver_mismatch", ["Unknown symbol", "disagrees about version of symbol"],
+       r"(?<![\w-])(?P<device>nvidia(?:_uvm|_modeset|_drm)?): (?:disagrees about version of symbol|Unknown symbol) "
+       r"(?P<symbol>\w+)", event=("nvidia_load", "join")),
     # The kernel module and the user-space driver (a client: libcuda, NVML, X) of different versions, at each open
     # the client tries: every CUDA / NVML call fails until they match (a driver upgrade without its reload):
     # "NVRM: API mismatch: the client has the version 535.54.03, but / NVRM: this kernel module has the version
@@ -477,14 +509,18 @@ RULES: tuple[Rule, ...] = (
     # 2.6-5.x "nvidia: probe of 0000:04:00.0 failed with error -1", 6.x "nvidia 0000:2c:00.0: probe with driver nvidia
     # failed with error -1", then the driver's own summary, naming no GPU: "NVRM: The NVIDIA probe routine failed for
     # 1 device(s).", "NVRM: The NVIDIA probe routine was not called for 3 device(s).", "NVRM: None of the NVIDIA
-    # graphics adapters were initialized!", "NVRM: No NVIDIA graphics adapter probed!". Lines of the GPU-lost event
+    # graphics adapters were initialized!", "NVRM: No NVIDIA graphics adapter probed!" (4xx+ "NVRM: None of the
+    # NVIDIA devices were initialized.", "NVRM: No NVIDIA devices probed.": GPUs present, none probed). Lines of the
+    # GPU-lost event
     # ("fallen"): a probe that failed because the GPU fell off the bus is that event's, not a second one; with none
     # open, one event per GPU while they repeat.
     _r("gpu_probe_failed", "gpu_reset_required",
-       ["nvidia: probe of", "probe with driver nvidia failed", "NVIDIA probe routine", "NVIDIA graphics adapter"],
+       ["nvidia: probe of", "probe with driver nvidia failed", "NVIDIA probe routine", "NVIDIA graphics adapter",
+        "NVIDIA devices were initialized", "No NVIDIA devices probed"],
        r"(?:nvidia(?:: probe of)? (?P<pci>" + PCI + r")(?:: probe with driver nvidia)? failed with error (?P<errno>-?\d+)|"
        r"The NVIDIA probe routine (?:failed|was not called) for (?P<devices>\d+) device|"
-       r"None of the NVIDIA graphics adapters were initialized|No NVIDIA graphics adapter probed)",
+       r"None of the NVIDIA (?:graphics adapters|devices) were initialized|"
+       r"No NVIDIA (?:graphics adapter|devices) probed)",
        action="INVESTIGATE", event=("fallen", "join")),
     # The driver could not bring the GPU up, so it refuses it all work until a reset or reload brings it up: "NVRM: GPU
     # 0000:0a:00.0: RmInitAdapter failed! (0x24:0x72:1568)" then "rm_init_adapter failed, device minor number 5"
