@@ -135,6 +135,8 @@ class WorkloadTracker:
         self.metrics.count("workload_findings", tuple(labels))
         if SEVERITY_RANK[f.severity] < EVENT_FLOOR:
             return None
+        if f.details.get("after_success"):  # its file stated the job's success before: its teardown, no failure
+            return None  # (agent/sources/podlogs.py `_teardown`, triage.teardown; counted only)
         if f.timestamp is None:
             f.timestamp = datetime.fromtimestamp(self.clock(), timezone.utc)
         daemon = daemon_of(ref, f)

@@ -33,9 +33,14 @@ def expected(incident: Path) -> dict:
 
 
 def judge(want: dict, doc: dict) -> tuple[bool, str]:
-    """(right, what the command said) for one incident's JSON document."""
+    """(right, what the command said) for one incident's JSON document.  `"category": null` expects no failure: a job
+    that stated its success and printed errors only while tearing down (the teardown lines said, no incident)."""
     if not doc.get("incidents"):
-        return False, "no incident"
+        said = f"no incident ({len(doc.get('teardown', []))} teardown line(s))"
+        return want["category"] is None, said
+    if want["category"] is None:
+        first = doc["incidents"][0]
+        return False, f"{first['category']} ({first['rule']}): a failure where none is expected"
     first = doc["incidents"][0]
     root = first["root"]
     said = f"{first['category']} rank={root['rank']} host={root['host']} ({first['rule']})"
@@ -75,9 +80,9 @@ def main() -> int:
     value, rows = score(run_subprocess if "--subprocess" in sys.argv else run_in_process)
     for name, right, said, want in rows:
         source = f" (source: {want['source_category']})" if want.get("source_category") else ""
-        print(f"{'ok ' if right else 'BAD'} {name:32} expected {want['category']:14} rank={want.get('rank')} "
+        print(f"{'ok ' if right else 'BAD'} {name:32} expected {str(want['category']):14} rank={want.get('rank')} "
               f"host={want.get('host')}{source}  got {said}")
-    cats = sorted({w['category'] for _, _, _, w in rows})
+    cats = sorted({str(w['category']) for _, _, _, w in rows})
     print(f"\n{sum(r[1] for r in rows)}/{len(rows)} right ({value:.0%}); categories covered: {', '.join(cats)}")
     return 0 if value >= TARGET else 1
 

@@ -25,7 +25,7 @@ from typing import Iterator
 
 import click
 
-from triage import Clock, Evidence, Incident, attribute, read_lines, to_json
+from triage import Clock, Evidence, Incident, attribute, read_lines, teardown, to_json
 
 EXIT_FOUND, EXIT_NOTHING, EXIT_INPUT = 0, 1, 2
 MAX_LINE_BYTES = 1 << 16  # bytes of one line read; the rest of a longer line is dropped (counted)
@@ -294,15 +294,16 @@ def triage(fmt: str, year: int | None, window: float, evidence_limit: int, jobs_
     inputs = Inputs()
     evidence = collect(paths, year, inputs, jobs=jobs)
     incidents = attribute(evidence, window=window)
+    noise = teardown(evidence).noise  # communicator errors after a success their file stated: said, never failures
     for message in inputs.errors:
         click.echo(f"gpu-npd triage: {message}", err=True)
     try:
         if fmt == "json":
             doc = to_json(incidents, evidence_limit=200, inputs=inputs.files, errors=inputs.errors,
-                          skipped=inputs.skipped)
+                          skipped=inputs.skipped, **({"teardown": teardown_json(noise)} if noise else {}))
             sys.stdout.write(json.dumps(doc, indent=2, default=str) + "\n")
         else:
-            sys.stdout.write(render_text(incidents, inputs, evidence_limit))
+            sys.stdout.write(render_text(incidents, inputs, evidence_limit, noise))
         sys.stdout.flush()
     except BrokenPipeError:  # `gpu-npd triage logs/ | head`
         sys.stderr.close()
@@ -321,11 +322,30 @@ def _jobs(text: str) -> int:
     return jobs
 
 
-def render_text(incidents: list[Incident], inputs: Inputs, limit: int) -> str:
+def teardown_json(noise: list[tuple[Evidence, Evidence]], limit: int = 200) -> list[dict]:
+    """The teardown lines (triage.teardown) for the JSON document: each line and the success statement it follows."""
+    return [{"file": e.file, "line": e.line, "time": e.time.isoformat() if e.time else None, "rank": e.rank,
+             "kind": e.kind, "text": e.text,
+             "after_success": {"file": s.file, "line": s.line, "fact": s.details.get("fact"), "text": s.text}}
+            for e, s in noise[:limit]]
+
+
+def render_text(incidents: list[Incident], inputs: Inputs, limit: int,
+                noise: list[tuple[Evidence, Evidence]] = ()) -> str:
     out = [f"{len(inputs.files)} file(s) read, {inputs.evidence} evidence line(s), "
            f"{len(incidents)} incident(s)" + (f", {len(inputs.errors)} input error(s)" if inputs.errors else "")]
     if not incidents:
         out.append("No failure found in these logs." if inputs.files else "No log was read: nothing to attribute.")
+    if noise:
+        statements = list(dict.fromkeys(id(s) for _, s in noise))
+        first = noise[0][1]
+        text = first.text if len(first.text) <= 160 else first.text[:157] + "..."
+        out.append(f"Teardown, not a failure: {len(noise)} communicator error line(s) printed after the job stated its "
+                   f"success ({len(statements)} statement(s); first {first.file}:{first.line}  {text}):")
+        for e, _s in noise[:limit]:
+            when = e.time.strftime("%m-%d %H:%M:%S") if e.time else "--"
+            line = e.text if len(e.text) <= 160 else e.text[:157] + "..."
+            out.append(f"     {when}  {e.file}:{e.line}  {line} ({e.kind})")
     for n, incident in enumerate(incidents, start=1):
         out.append("")
         out.extend(_incident_text(n, incident, limit))

@@ -17,9 +17,10 @@ from .facts import JOB_KINDS
 from .model import CATEGORIES, SCHEMA, Evidence, Incident, Root, to_json
 from .ranks import Origin, from_path, strip
 from .read import FileReader, read_lines
+from .teardown import TEARDOWN_KINDS, Teardown, teardown
 
 __all__ = [
     "CATEGORIES", "Clock", "DEFAULT_WINDOW", "Evidence", "FileReader", "Incident", "JOB_KINDS", "Origin", "RULES",
     "Root", "SCHEMA", "SKEW", "app_stamp", "attribute", "category_of", "from_path", "is_consequence", "is_node_fault",
-    "read_lines", "strip", "to_json",
+    "read_lines", "strip", "TEARDOWN_KINDS", "Teardown", "teardown", "to_json",
 ]

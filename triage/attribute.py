@@ -46,6 +46,7 @@ from parsers.kinds import TABLE as KIND_TABLE
 from .clock import SKEW
 from .facts import JOB_TABLE, SIGNALS
 from .model import Evidence, Incident, Root, _int
+from .teardown import teardown
 
 DEFAULT_WINDOW = 600.0  # seconds a node fault may precede the job's first failure it explains
 
@@ -788,8 +789,9 @@ RULES: tuple[Rule, ...] = (
 # --- incidents ----------------------------------------------------------------------------------------------
 
 def attribute(evidence: Iterable[Evidence], window: float = DEFAULT_WINDOW) -> list[Incident]:
-    """The job's incidents, most likely root cause first; [] when the evidence holds no failure at all."""
-    job = Job(evidence, window)
+    """The job's incidents, most likely root cause first; [] when the evidence holds no failure at all.  A file's
+    communicator errors after its own statement of the job's success are its teardown, no failure (triage.teardown)."""
+    job = Job(teardown(evidence).kept, window)
     if not job.failures:
         return []
     incidents = []

@@ -57,6 +57,9 @@ JOB_TABLE: tuple[JobKind, ...] = (
             "crashed, hung, was preempted or lost the network; the line names which, never why", aftermath=True),
     JobKind("barrier_timeout", "PyTorch's monitored_barrier timed out: rank 0 names the ranks that did not reach it, "
             "the others were told to read rank 0's log", consequence=True),
+    JobKind("job_success", "the job stated its own success (MLPerf's run_stop with status success, Megatron's "
+            "\"[after training is done]\", Lightning's Trainer.fit stopped at max_epochs / max_steps): the communicator "
+            "errors its file prints after it are its teardown, not a failure (triage.teardown)", context=True),
 )
 JOB_KINDS = {k.name: k.doc for k in JOB_TABLE}
 
@@ -375,6 +378,21 @@ FACTS: tuple[Fact, ...] = (
     _f("nccl_comm", "nccl_rank", ["nranks"],
        r"comm 0x[0-9a-f]+ rank (?P<rank>\d+) nranks (?P<nranks>\d+) cudaDev (?P<gpu>\d+)(?: nvmlDev \d+)? busId "
        r"(?P<busid>[0-9a-f]+)", severity="info"),
+    # A job's own statement that it succeeded, the end of its training (job_success, context: never evidence of a
+    # failure): what its file prints after it while the process tears its communicators down is teardown noise
+    # (triage.teardown).  MLPerf's logger at the end of a run that reached its target: ":::MLLOG {..., "key":
+    # "run_stop", ..., "metadata": {..., "status": "success", "step_num": 3000}}" (mlcommons/training_results_v5.0,
+    # HPE/results/HPE-Cray-XD670-H200-SXM5-141GB_n4_24.09/stable_diffusion/result_1.txt; a run that missed it says
+    # "aborted"); Megatron-LM's train() returning after its last iteration: "[after training is done] datetime:
+    # 2025-09-24 16:08:38" (NVIDIA-NeMo/Megatron-Bridge #770); Lightning's fit loop at its limit: "`Trainer.fit`
+    # stopped: `max_epochs=24` reached." (sunandhini96/TSAI_ERAV1 Session_12/README.md; `max_steps=N` likewise,
+    # lightning/pytorch/loops/fit_loop.py).  An early stop, a time limit or an interrupt is no such statement.
+    _f("mlperf_run_stop_success", "job_success", ['"key": "run_stop"'],
+       r':::MLLOG \{.*"key": "run_stop".*"status": "success"', "info"),
+    _f("megatron_training_done", "job_success", ["[after training is done]"],
+       r"^\[after training is done\] datetime: \d{4}-\d\d-\d\d \d\d:\d\d:\d\d", "info"),
+    _f("lightning_fit_stopped", "job_success", ["`Trainer.fit` stopped:"],
+       r"`Trainer\.fit` stopped: `max_(?:epochs|steps)=\d+` reached\.", "info"),
 )
 
 # A coordinator's report that names the tasks it lost on the lines after it, one a line: JAX's fate-sharing end on every
@@ -410,6 +428,19 @@ def match(message: str) -> tuple[Fact, dict] | None:
         m = fact.pattern.search(message)
         if m is not None:
             return fact, _groups(fact, m)
+    return None
+
+
+# the rows of a job's statement of its own success (job_success), and the words a line must hold to be one
+SUCCESS_FACTS = tuple(f for f in FACTS if f.kind == "job_success")
+SUCCESS_KEYWORDS = tuple(dict.fromkeys(k for f in SUCCESS_FACTS for k in f.keywords))
+
+
+def success(message: str) -> Fact | None:
+    """The job_success row `message` (its launcher prefixes off) states, else None."""
+    for fact in SUCCESS_FACTS:
+        if any(k in message for k in fact.keywords) and fact.pattern.search(message) is not None:
+            return fact
     return None
 
 

@@ -34,6 +34,7 @@ from parsers.model import PodRef, WorkloadFindings
 from parsers.progress import PREFILTER as PROGRESS_PREFILTER
 from parsers.progress import Progress, recognise
 from triage import facts as job_facts
+from triage.teardown import TEARDOWN_KINDS, after_success
 from triage.read import (BLOCK_LINES, BLOCK_OPENERS, TRACEBACK_LINES, block_fact, generic, job_fact, record_line,
                          record_writer, strip_lead)
 
@@ -71,6 +72,10 @@ class _Tail:
     # writer naming a rank: (the writer's fields, the opener's line number, whether its traceback is open), read on
     # with the next read
     record: tuple[dict, int, bool] | None = None
+    # the latest statement of the job's success this file made (triage.facts job_success): (its line number, its CRI
+    # time or None, its row's name); the communicator errors after it are its teardown (triage.teardown), no Event.
+    # One per file: a restarted container writes a new file, whose errors no earlier success covers
+    success: tuple[int, float | None, str] | None = None
     active: float = field(default_factory=time.monotonic)
 
 
@@ -110,7 +115,8 @@ class PodLogSource(Source):
         self.prefilter = Prefilter(all_keywords())
         self._re = Prefilter(all_keywords(), engine="re")
         # the job facts' words (triage.facts.LIVE_FACTS) and the launchers' exit summaries' openers
-        self.facts = Prefilter((*job_facts.LIVE_KEYWORDS, *BLOCK_OPENERS))
+        # and a job's statements of its own success (its teardown's errors after them raise no Event)
+        self.facts = Prefilter((*job_facts.LIVE_KEYWORDS, *BLOCK_OPENERS, *job_facts.SUCCESS_KEYWORDS))
         self._saved: dict[str, list[int]] = self._load()
         self._written: dict[str, list[int]] | None = None  # what the last save put on disk
         # the pipeline's progress through what this source sent (see `save`): batches sent and taken, and the
@@ -128,6 +134,7 @@ class PodLogSource(Source):
         # distinct-rank NCCL lines from one pod kept 5 MiB of templates per file before)
         self.memo: dict = {}
         self._next = 0  # where the next poll starts (after a poll cut short by MAX_BATCH_FINDINGS)
+        self._stated: list[tuple[int, float | None, str]] = []  # the read's statements of success (`_teardown`)
         self._released: list[tuple[PodRef, Finding]] = []  # last words of deleted pods, handed on by poll()
         self.pods: dict[str, PodRef] = {}  # pod uid -> ref (for pid -> pod attribution)
         self._marks: dict[PodRef, list[tuple[float, Progress]]] = {}  # read, not yet handed on
@@ -332,7 +339,26 @@ class PodLogSource(Source):
             found.append((tail.ref, f))
         if tail.record is not None or buf.find(RECORD_OPENER, 0, cut + 1) != -1:
             self._records(tail, buf, cut + 1, first, found)
+        if tail.success is not None or self._stated:
+            self._teardown(tail, found)
         return found
+
+    def _teardown(self, tail: _Tail, found: list) -> None:
+        """The communicator errors this file printed after its own statement of the job's success (its latest before
+        each, `_Tail.success` and those of this read) marked as teardown (details["after_success"]: the row's name
+        and line), as offline (triage.teardown): the pod's Event is not raised for them."""
+        stated, self._stated = [*([tail.success] if tail.success is not None else []), *self._stated], []
+        tail.success = stated[-1]
+        for _, f in found:
+            if f.kind not in TEARDOWN_KINDS or f.line is None:
+                continue
+            before = [s for s in stated if s[0] < f.line]
+            if not before:
+                continue
+            line, at, name = before[-1]
+            when = f.timestamp.timestamp() if f.timestamp is not None else None
+            if after_success(f.line, when, line, at):
+                f.details["after_success"] = f"{name} (line {line})"
 
     def _records(self, tail: _Tail, buf: bytes, end: int, first: int, found: list) -> None:
         """The rank of a record's writer given to the findings of its lines that name none, as offline: SGLang's
@@ -409,6 +435,11 @@ class PodLogSource(Source):
             message = env.message if env is not None else text
             if any(o in message for o in BLOCK_OPENERS):
                 self._block(tail, buf, stop + 1, end, number, [text], out)
+                continue
+            said = job_facts.success(strip_lead(message)[2])
+            if said is not None:  # the job's statement of its success: its teardown's errors after it raise no Event
+                at = env.timestamp.timestamp() if env is not None and env.timestamp is not None else None
+                self._stated.append((number, at, said.name))
                 continue
             hit = job_fact(message)
             if hit is None:

@@ -935,3 +935,77 @@ def test_a_compute_domain_daemons_imex_error_is_this_nodes_fabric_fault_not_the_
     other = PodRef("train", "nvl72-worker-4", "uid-3", "pytorch")
     assert "IMEXError" != tracker.observe(other, Classifier().classify(IMEX)).reason
     assert metrics.registry.get_sample_value("gpu_npd_findings_total", labels) == 1
+
+
+# A job that stated its own success, then tore its communicator down noisily (REAL lines: HPE's MLPerf Training v5.0
+# stable_diffusion result_1.txt, tests/fixtures/incidents/mlperf-v50-hpe-sd-teardown): rank 0's run_stop with status
+# success, then rank 30's "found async exception when checking for NCCL errors" whose last error is the proxy's Close
+_MLPERF = (Path(__file__).parents[1] / "fixtures" / "incidents" / "mlperf-v50-hpe-sd-teardown" / "logs" /
+           "result_1.txt").read_text().splitlines()
+RUN_STOP, TEARDOWN_ERROR = _MLPERF[19], _MLPERF[20:24]
+_POD_A = "train_sd-w-0_0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d"
+_POD_B = "train_sd-w-1_1a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d"
+
+
+def _pod_log(root: Path, pod: str, lines, second: int = 13) -> Path:
+    log = root / pod / "main" / "0.log"
+    log.parent.mkdir(parents=True, exist_ok=True)
+    append(log, "".join(f"2025-05-11T06:46:{second:02d}.{j:09d}Z stdout F {line}\n" for j, line in enumerate(lines)))
+    return log
+
+
+def _events(found) -> list:
+    tracker = WorkloadTracker(Metrics())
+    return [e for e in (tracker.observe(ref, f) for ref, f in found) if e is not None]
+
+
+def test_a_pods_communicator_errors_after_its_own_stated_success_raise_no_event(tmp_path):
+    """MLPerf's run_stop "status": "success", then rank 30's NCCL error 3 s before the end: the run succeeded (its
+    result was published); before, the pod got an NCCLError Event, the job looked failed."""
+    root = tmp_path / "pods"
+    _pod_log(root, _POD_A, [RUN_STOP, *TEARDOWN_ERROR])
+    src = source(root)
+    src.discover()
+    found = src.poll()
+    assert [f.kind for _, f in found] == ["nccl_error"]
+    assert found[0][1].details["after_success"] == "mlperf_run_stop_success (line 1)"
+    assert _events(found) == []
+
+
+def test_a_success_stated_in_an_earlier_read_covers_the_teardown_read_later(tmp_path):
+    root = tmp_path / "pods"
+    log = _pod_log(root, _POD_A, [RUN_STOP], second=10)
+    src = source(root)
+    src.discover()
+    assert src.poll() == []
+    _pod_log(root, _POD_A, TEARDOWN_ERROR)
+    found = src.poll()
+    assert [f.kind for _, f in found] == ["nccl_error"] and _events(found) == []
+    assert log.exists()
+
+
+def test_errors_before_the_success_and_another_pods_success_still_raise_their_event(tmp_path):
+    """SYNTHETIC order of REAL lines: the NCCL error before the run_stop line is the job's (it came first); a pod whose
+    own log states no success gets its Event, whatever another pod of the job stated."""
+    root = tmp_path / "pods"
+    _pod_log(root, _POD_A, [*TEARDOWN_ERROR, RUN_STOP])
+    _pod_log(root, _POD_B, TEARDOWN_ERROR, second=14)
+    src = source(root)
+    src.discover()
+    found = src.poll()
+    assert sorted((ref.pod, f.kind) for ref, f in found) == [("sd-w-0", "nccl_error"), ("sd-w-1", "nccl_error")]
+    assert not any(f.details.get("after_success") for _, f in found)
+    assert len(_events(found)) == 2
+
+
+def test_a_restarted_containers_new_log_is_not_covered_by_the_old_ones_success(tmp_path):
+    root = tmp_path / "pods"
+    _pod_log(root, _POD_A, [RUN_STOP], second=10)
+    src = source(root)
+    src.discover()
+    src.poll()
+    restarted = root / _POD_A / "main" / "1.log"
+    append(restarted, "".join(f"2025-05-11T06:50:00.{j:09d}Z stdout F {line}\n" for j, line in enumerate(TEARDOWN_ERROR)))
+    src.discover()
+    found = src.poll()
+    assert [f.kind for _, f in found] == ["nccl_error"] and len(_events(found)) == 1

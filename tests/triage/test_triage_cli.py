@@ -44,10 +44,11 @@ def test_real_incidents_scored(capsys):
     with capsys.disabled():
         print()
         for name, right, said, want in rows:
-            print(f"  {'ok ' if right else 'BAD'} {name:36} expected {want['category']:14} got {said}")
+            print(f"  {'ok ' if right else 'BAD'} {name:36} expected {str(want['category']):14} got {said}")
         print(f"  triage on real incidents: {sum(r[1] for r in rows)}/{len(rows)} right ({value:.0%})")
     assert len(rows) >= 20
-    assert {want["category"] for _, _, _, want in rows} == set(CATEGORIES)
+    # every category, and a job that failed not at all (`null`: it stated its success, then tore down noisily)
+    assert {want["category"] for _, _, _, want in rows} == {*CATEGORIES, None}
     assert value >= score.TARGET
     # every real incident is attributed right today: a change that loses one is a regression, not noise under the
     # bench's 90 % target
@@ -59,7 +60,7 @@ def test_every_incident_documents_its_source():
         source = (incident / "source.md").read_text()
         assert re.search(r"https://[\w.-]+\.[a-z]{2,}/", source), incident.name  # a public address: a thread, a post
         want = json.loads((incident / "expected.json").read_text())
-        assert want["category"] in CATEGORIES and {"category", "rank", "host"} <= set(want) <= {
+        assert (want["category"] in CATEGORIES or want["category"] is None) and {"category", "rank", "host"} <= set(want) <= {
             "category", "rank", "host", "source_category"}, incident.name
         # the source's own cause, kept where the lines establish less (README.md)
         if "source_category" in want:

@@ -1,0 +1,85 @@
+"""triage.teardown: a job that stated its own success, then printed communicator errors while tearing down, did not
+fail; errors before its statement, and a statement another file made, change nothing.
+
+Lines marked REAL are copied verbatim from the public source named beside them; SYNTHETIC jobs put real lines together
+in an order or files that did not happen as such, to test the logic, never the formats.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from gpunpd.cli import main
+from triage import Clock, attribute, facts, read_lines, teardown
+
+INCIDENT = Path(__file__).parents[1] / "fixtures" / "incidents" / "mlperf-v50-hpe-sd-teardown"
+# REAL: mlcommons/training_results_v5.0 HPE/results/HPE-Cray-XD670-H200-SXM5-141GB_n4_24.09/stable_diffusion/result_1.txt
+MLPERF = (INCIDENT / "logs" / "result_1.txt").read_text().splitlines()
+RUN_STOP, NCCL_TEARDOWN = MLPERF[19], MLPERF[20:24]
+# REAL: https://github.com/NVIDIA-NeMo/Megatron-Bridge/issues/770 (Megatron's train() returned after its last iteration)
+MEGATRON_DONE = "[after training is done] datetime: 2025-09-24 16:08:38"
+# REAL: https://github.com/sunandhini96/TSAI_ERAV1/blob/main/Session_12/README.md (Lightning's fit loop at its limit)
+LIGHTNING_DONE = "INFO:pytorch_lightning.utilities.rank_zero:`Trainer.fit` stopped: `max_epochs=24` reached."
+# REAL: https://github.com/ByteDance-Seed/Bagel/issues/86 (torchrun: a rank exited non-zero)
+RANK_FAILED = ("E0529 07:39:13.791000 10689 site-packages/torch/distributed/elastic/multiprocessing/api.py:869] failed "
+               "(exitcode: 1) local_rank: 0 (pid: 10754) of binary: /usr/local/bin/python3.10")
+
+
+def evidence(files: dict[str, list[str]]):
+    clock = Clock()
+    ev = [e for name, lines in files.items() for e in read_lines(lines, name, clock, root=".")]
+    return clock.align(ev)
+
+
+def test_the_success_statements_are_read():
+    for line, row in ((RUN_STOP, "mlperf_run_stop_success"), (MEGATRON_DONE, "megatron_training_done"),
+                      (LIGHTNING_DONE, "lightning_fit_stopped")):
+        hit = facts.match(line.split(": ", 1)[1] if line.startswith(" 0: ") else line)
+        assert hit is not None and hit[0].name == row and hit[0].kind == "job_success", line
+    # an MLPerf run that missed its target says "aborted": no statement of success
+    assert facts.success(RUN_STOP.replace('"status": "success"', '"status": "aborted"')) is None
+
+
+def test_the_real_run_that_succeeded_then_tore_down_is_no_failure():
+    """HPE's run: run_stop success, then rank 30's NCCL error (proxy Close) 3 s before the end: before, one
+    undetermined incident rooted at the nccl_error, the job read as failed."""
+    ev = evidence({"result_1.txt": MLPERF})
+    assert attribute(ev) == []
+    noise = teardown(ev).noise
+    assert [(e.kind, e.rank, s.details.get("fact")) for e, s in noise] == [("nccl_error", 30, "mlperf_run_stop_success")]
+
+
+def test_errors_before_the_success_are_the_jobs():
+    """SYNTHETIC order: the same NCCL error before the run_stop line is a failure as ever."""
+    ev = evidence({"result_1.txt": [*NCCL_TEARDOWN, RUN_STOP]})
+    assert [i.root.kind for i in attribute(ev)] == ["nccl_error"] and teardown(ev).noise == []
+
+
+def test_a_success_another_file_states_covers_nothing_here():
+    """SYNTHETIC files: rank 0's file states success, rank 30's own file prints the error: nothing hidden."""
+    ev = evidence({"rank0.log": [RUN_STOP], "rank30.log": NCCL_TEARDOWN})
+    assert [i.root.kind for i in attribute(ev)] == ["nccl_error"]
+
+
+def test_megatrons_and_lightnings_statements_cover_their_files_teardown():
+    for done in (MEGATRON_DONE, LIGHTNING_DONE):
+        ev = evidence({"train.log": [done, *NCCL_TEARDOWN]})
+        assert attribute(ev) == [] and len(teardown(ev).noise) == 1, done
+
+
+def test_a_ranks_death_after_the_success_is_never_teardown():
+    """Only communicator errors are teardown: a rank's non-zero exit after the statement is still the job's."""
+    ev = evidence({"train.log": [MEGATRON_DONE, RANK_FAILED]})
+    assert [i.root.kind for i in attribute(ev)] == ["rank_exit"]
+
+
+def test_the_command_says_no_failure_and_names_the_teardown():
+    r = CliRunner().invoke(main, ["triage", str(INCIDENT / "logs")])
+    assert r.exit_code == 1, r.output  # no failure found
+    assert "No failure found in these logs." in r.output and "Teardown, not a failure: 1 communicator error" in r.output
+    doc = json.loads(CliRunner().invoke(main, ["triage", "--format", "json", str(INCIDENT / "logs")]).stdout)
+    assert doc["incidents"] == [] and [t["kind"] for t in doc["teardown"]] == ["nccl_error"]
+    assert doc["teardown"][0]["after_success"]["fact"] == "mlperf_run_stop_success"

@@ -1,0 +1,69 @@
+"""A job that stated its own success, then printed communicator errors while tearing down: not a failed job.
+
+A job's file may state that the job succeeded (triage.facts job_success rows: MLPerf's run_stop "status": "success",
+Megatron's "[after training is done]", Lightning's `Trainer.fit` stopped at its max_epochs / max_steps); NCCL and
+c10d errors that file prints after it are the process group's teardown (HPE's MLPerf v5.0 stable_diffusion result_1:
+run_stop success, then 3 s later PyTorch's "found async exception when checking for NCCL errors: NCCL error:
+unhandled system error" whose last error is the proxy's "Failed to execute operation Close"), not the job's failure.
+
+Only the same file's later lines are covered (a rank's, a pod's, a launcher's own output: the success another file
+states says nothing of this one), only communicator kinds (TEARDOWN_KINDS: a GPU or node fault, a rank's death, an
+exception are never hidden), and only within TEARDOWN_WINDOW of the statement where both lines have a time.  Errors
+before the statement are the job's as ever.  Pure: shared by the offline triage and the live pod-log path.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable, NamedTuple
+
+from .model import Evidence
+
+# what a process group's teardown prints: NCCL's and PyTorch's communicator errors, the watchdog's lines, the store
+TEARDOWN_KINDS = frozenset({"nccl_error", "nccl_remote_error", "nccl_timeout", "nccl_progress", "nccl_dump",
+                            "nccl_hang", "store_error", "barrier_timeout"})
+# seconds after the statement its file's communicator errors are taken for teardown (a watchdog's collective
+# timeout, 10 to 30 minutes by default, may fire on the exit's last collective)
+TEARDOWN_WINDOW = 3600.0
+
+
+class Teardown(NamedTuple):
+    """`kept`: the evidence with the teardown lines left out; `noise`: (teardown line, the success it follows)."""
+    kept: list[Evidence]
+    noise: list[tuple[Evidence, Evidence]]
+
+
+def after_success(error_line: int | None, error_at: float | None, success_line: int | None,
+                  success_at: float | None) -> bool:
+    """Whether an error on `error_line` of a file (at `error_at`, epoch seconds or None) follows that file's
+    statement of success on `success_line` closely enough to be its teardown."""
+    if error_line is None or success_line is None or error_line <= success_line:
+        return False
+    return error_at is None or success_at is None or error_at - success_at <= TEARDOWN_WINDOW
+
+
+def teardown(evidence: Iterable[Evidence]) -> Teardown:
+    """The evidence split into what stays and the teardown noise after a success its own file stated."""
+    evidence = list(evidence)
+    stated: dict[str, list[Evidence]] = {}
+    for e in evidence:
+        if e.kind == "job_success" and e.file is not None and e.line is not None:
+            stated.setdefault(e.file, []).append(e)
+    if not stated:
+        return Teardown(evidence, [])
+    kept, noise = [], []
+    for e in evidence:
+        success = None
+        if e.kind in TEARDOWN_KINDS and e.file in stated and e.line is not None:
+            before = [s for s in stated[e.file] if s.line < e.line]
+            success = max(before, key=lambda s: s.line) if before else None
+            if success is not None and not after_success(e.line, _at(e), success.line, _at(success)):
+                success = None
+        if success is None:
+            kept.append(e)
+        else:
+            noise.append((e, success))
+    return Teardown(kept, noise)
+
+
+def _at(e: Evidence) -> float | None:
+    return e.time.timestamp() if e.time is not None else None
