@@ -1,6 +1,7 @@
 """Agent benchmarks: footprint, flood and latency of a real `gpu-npd run` process.
 
-    python bench/agent.py footprint [--seconds 60]   # idle node + 10 records/s: RSS and CPU
+    python bench/agent.py footprint [--seconds 60] [--ref DIR --runs 3]   # idle node + 10 records/s: RSS and CPU
+                                                      # (--ref: another tree's too, interleaved, best of runs)
     python bench/agent.py flood [--records 500000]   # records/s sustained, loss, RSS
     python bench/agent.py latency [--records 1000]   # record written -> visible on /metrics
     python bench/agent.py storms [--ref DIR]         # issue 11's floods: repeated Xid 95 + benign, 800k storm,
@@ -42,8 +43,25 @@ def agent(*extra: str, tree: str | None = None):
             a.stop()
 
 
-def footprint(seconds: float) -> None:
-    with agent() as (a, proc):
+def footprint(seconds: float, ref: str | None = None, runs: int = 1) -> None:
+    """RSS and CPU of an idle agent given 10 benign records a second; with `ref`, the agent of that checkout too,
+    the runs interleaved (this, ref, this, ...), each tree's best of `runs` (its lowest RSS max), so two trees
+    compare under the same load."""
+    trees = [(None, "this")] + ([(ref, "previous")] if ref else [])
+    best: dict[str, tuple[float, float]] = {}
+    for _ in range(runs):
+        for tree, label in trees:
+            rss, cpu = _footprint_once(seconds, tree)
+            if label not in best or rss < best[label][0]:
+                best[label] = (rss, cpu)
+    for _, label in trees:
+        rss, cpu = best[label]
+        print(f"footprint ({label}{f', best of {runs}' if runs > 1 else ''}): {seconds:.0f} s, kmsg + log file "
+              f"source, 10 records/s: RSS max {rss / 2**20:.2f} MiB, CPU {cpu:.2f}% of one core")
+
+
+def _footprint_once(seconds: float, tree: str | None) -> tuple[float, float]:
+    with agent(tree=tree) as (a, proc):
         time.sleep(2)  # start-up done
         cpu0, t0, rss_max, seq = sum(proc.cpu_times()[:2]), time.time(), 0, 0
         while time.time() - t0 < seconds:
@@ -52,8 +70,7 @@ def footprint(seconds: float) -> None:
             rss_max = max(rss_max, proc.memory_info().rss)
             time.sleep(0.1)
         cpu = (sum(proc.cpu_times()[:2]) - cpu0) / (time.time() - t0) * 100
-    print(f"footprint: {seconds:.0f} s, kmsg + log file source, 10 records/s: "
-          f"RSS max {rss_max / 2**20:.1f} MiB, CPU {cpu:.2f}% of one core")
+    return rss_max, cpu
 
 
 def flood(records: int) -> None:
@@ -149,13 +166,15 @@ def storms(tree: str | None, label: str, only: str | None = None) -> None:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("what", choices=["footprint", "flood", "latency", "storms", "all"])
-    ap.add_argument("--ref", help="also run `storms` on the agent in this checkout (the previous version)")
+    ap.add_argument("--ref", help="also run `footprint` and `storms` on the agent in this checkout (the previous "
+                                  "version)")
+    ap.add_argument("--runs", type=int, default=1, help="footprint: each tree's best of this many (interleaved)")
     ap.add_argument("--only", choices=["mix", "storm", "distinct"], help="storms: run this case only")
     ap.add_argument("--seconds", type=float, default=60)
     ap.add_argument("--records", type=int, default=None)
     args = ap.parse_args()
     if args.what in ("footprint", "all"):
-        footprint(args.seconds)
+        footprint(args.seconds, args.ref, args.runs)
     if args.what in ("flood", "all"):
         flood(args.records or 500_000)
     if args.what in ("latency", "all"):

@@ -34,6 +34,8 @@ BENCHES: dict[str, tuple[str, list[str]]] = {
     "perline": ("Cost per line (bench/perline.py)", ["perline.py"]),
     "correlate": ("Correlation stays linear (bench/correlate.py)", ["correlate.py"]),
     "agent": ("The agent process: footprint, flood, latency, storms (bench/agent.py all)", ["agent.py", "all"]),
+    "footprint": ("The idle agent's footprint, side by side (bench/agent.py footprint)",
+                  ["agent.py", "footprint", "--seconds", "30", "--runs", "3"]),
     "inprocess": ("The record path in process (bench/inprocess.py)", ["inprocess.py"]),
     "inprocess_standing": ("The record path in process, 3,000 problems standing (bench/inprocess.py --standing)",
                            ["inprocess.py", "--standing", "3000", "--records", "30000", "--runs", "3"]),
@@ -47,7 +49,8 @@ BENCHES: dict[str, tuple[str, list[str]]] = {
 }
 # the option through which a benchmark times another checkout beside this one
 BASELINE_OPTION = {"parse": "--baseline", "perline": "--baseline", "correlate": "--baseline", "agent": "--ref",
-                   "inprocess": "--ref", "triage_scale": "--baseline", "podlogs_cpu": "--baseline"}
+                   "inprocess": "--ref", "triage_scale": "--baseline", "podlogs_cpu": "--baseline",
+                   "footprint": "--ref"}
 
 
 def host() -> str:
