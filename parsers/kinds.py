@@ -281,8 +281,9 @@ TABLE: tuple[Kind, ...] = (
     Kind("driver_mismatch", "GPU driver mismatch", "gpu", "error", "driver", "UPDATE_SWFW", "GPUDriverMismatch", (
         Raise("GPUUnhealthy", "reset"),
     ), doc="the NVIDIA driver as installed cannot drive the GPU: a GPU this release does not support (or only a "
-           "legacy branch does), the open kernel module on a GPU without a GSP, another driver holding the GPU "
-           "(nouveau, nova_core), the kernel module built for another kernel (unknown symbols), or the kernel "
+           "legacy branch does), the open kernel module on a GPU without a GSP or the proprietary one on a GPU "
+           "that requires the open one, the GSP firmware files missing (RmInitAdapter 0x61), another driver holding "
+           "the GPU (nouveau, nova_core), the kernel module built for another kernel (unknown symbols), or the kernel "
            "module and the user-space driver of different versions (API mismatch); a driver (re)load ends it",
        category="infrastructure"),
     Kind("driver_load", "driver load", None, "info", "driver", "NONE", "DriverLoad",

@@ -467,6 +467,13 @@ RULES: tuple[Rule, ...] = (
        attribution="hardware", action="INVESTIGATE", event=("fallen", "open")),
     _r("gpu_unsupported", "driver_mismatch", ["is not supported by"],
        r"in this system is not supported by (?:the\b|(?P<open_module>open)\b)", event=("fallen", "open")),
+    # A GPU only the open kernel module drives (Blackwell) under the proprietary one: "NVRM: The NVIDIA GPU 0000:01:00.0
+    # (PCI ID: 10de:2d58) / NVRM: installed in this system requires use of the NVIDIA open kernel modules." (the address
+    # from that line), then at each open "NVRM: GPU 0000:01:00.0: RmInitAdapter failed! (0x22:0x56:1050)" and its
+    # "rm_init_adapter failed": the fix is the driver flavour (nvidia-driver-*-open), not a reset. It opens that GPU's
+    # init event, so the failed init after it is part of it (NVIDIA/open-gpu-kernel-modules #1332).
+    _r("gpu_requires_open", "driver_mismatch", ["requires use of the NVIDIA open kernel modules"],
+       r"in this system requires use of the NVIDIA (?P<open_required>open) kernel modules", event=("rminit", "open")),
     _r("gpu_legacy_branch", "driver_mismatch", ["Legacy drivers"],
        r"supported through the NVIDIA (?P<legacy_branch>\d+\.xx) Legacy drivers"),
     # Another driver holds the GPU, so the NVIDIA driver's probe is never called for it (nv-pci.c): "NVRM: GPU
@@ -474,7 +481,17 @@ RULES: tuple[Rule, ...] = (
     # already bound to NovaCore." (beclab/Olares #3963), then "The NVIDIA probe routine was not called for 1 device(s)"
     # and "No NVIDIA devices probed.": the node's driver set-up (the in-tree driver not blacklisted), not the GPU, a
     # driver_mismatch of that GPU; the probe lines after it are part of it. A GPU bound to vfio-pci / pci-stub is given
-    # to VMs on purpose: not this row's (its probe lines are what they were).
+    # to VMs on purpose: not this row's (gpu_bound_passthrough above).
+    # Given to VMs on purpose (KubeVirt / gpu-operator's vfio-manager, Proxmox, libvirt passthrough nodes): "NVRM: GPU
+    # 0000:01:00.0 is already bound to vfio-pci." then the driver's summary, "NVRM: The NVIDIA probe routine was not
+    # called for 1 device(s)." .. "NVRM: No NVIDIA devices probed.", again at each load attempt (a udev rule loading
+    # the module in a loop): no fault. It opens that GPU's probe event making no finding, so the summary lines after it
+    # are part of it, not a GPU needing reset (aziddy/ArchInstall-and-VFIO-InitRamFS-QEMU-Setup-Helper); a GPU that
+    # failed to probe for another reason ("nvidia: probe of <pci> failed", its own BAR / support line) names another
+    # GPU and stays its own finding.
+    _r("gpu_bound_passthrough", None, ["is already bound to"],
+       r"NVRM: GPU (?P<pci>" + PCI + r") is already bound to (?P<bound_to>vfio-pci|pci-stub)\b",
+       event=("fallen", "open")),
     _r("gpu_bound_elsewhere", "driver_mismatch", ["is already bound to"],
        r"NVRM: GPU (?P<pci>" + PCI + r") is already bound to (?!vfio-pci\b|pci-stub\b)(?P<bound_to>[\w-]+)",
        event=("fallen", "open")),
@@ -527,6 +544,15 @@ RULES: tuple[Rule, ...] = (
     # (older drivers: no "GPU <pci>: ", "rm_init_adapter failed for device bearing minor number 0"), again at each
     # process that opens the device: one event per GPU while they repeat. The cause is the code's (power cables,
     # firmware, the bus, an unsupported GPU), not the driver's by default.
+    # The driver could not fetch the GPU's GSP firmware (RM_INIT_FIRMWARE_FETCH_FAILED, 0x61, nv.h rm_init_status):
+    # "NVRM: RmFetchGspRmImages: No firmware image found" then "NVRM: GPU 0000:02:00.0: RmInitAdapter failed!
+    # (0x61:0x56:1892)" (the kernel's "Direct firmware load for nvidia/<version>/gsp_ga10x.bin failed with error -2"
+    # before it: /lib/firmware/nvidia/<version> missing, not in the initramfs, a guest kernel without FW_LOADER,
+    # kata-containers #11875): the driver package's firmware files, not the GPU: a reset cannot fix it (its
+    # "rm_init_adapter failed" and the reasons before it are part of it, the init event's as below).
+    _r("rm_init_fetch_failed", "driver_mismatch", ["RmInitAdapter failed"],
+       r"(?:GPU (?P<pci>" + PCI_SHORT + r"): )?RmInitAdapter failed! \((?P<rm_error>0x61:0x[0-9a-fA-F]+:\d+)\)",
+       event=("rminit", "join")),
     _r("rm_init_failed", "gpu_reset_required", ["RmInitAdapter failed", "rm_init_adapter failed"],
        r"(?:GPU (?P<pci>" + PCI_SHORT + r"): )?(?:RmInitAdapter failed! \((?P<rm_error>0x[0-9a-fA-F]+:0x[0-9a-fA-F]+:\d+)\)"
        r"|rm_init_adapter failed(?:,| for) device (?:bearing )?minor number (?P<minor>\d+))",
@@ -536,7 +562,8 @@ RULES: tuple[Rule, ...] = (
     # RmInitAdapter", then its "RmInitAdapter failed! (0x22:0x56:894)": part of that GPU's open event.
     # The GSP-era driver's reasons likewise, each attempt: "NVRM: GPU6 _kgspBootGspRm: unexpected WPR2 already up,
     # cannot proceed with booting GSP", "_kgspBootGspRm: (the GPU is likely in a bad state and may need to be reset)",
-    # "NVRM: GPU6 RmInitAdapter: Cannot initialize GSP firmware RM", "kgspWaitForGfwBootOk_TU102: failed to wait for
+    # "NVRM: GPU6 RmInitAdapter: Cannot initialize GSP firmware RM", "RmFetchGspRmImages: No firmware image found"
+    # (rm_init_fetch_failed's), "kgspWaitForGfwBootOk_TU102: failed to wait for
     # GFW boot complete: 0x65 ..", "gpuWaitForGfwBootComplete_TU102: failed to wait for GFW_BOOT". The first attempt's
     # come before its "RmInitAdapter failed!" (the driver prints that as the same call returns): they open the event,
     # naming the GPU by its index at most, and make no finding of their own ("lead"); the "RmInitAdapter failed!"
@@ -547,9 +574,10 @@ RULES: tuple[Rule, ...] = (
     # 4/4", "kgspInitRm_IMPL: Error preparing GSP-RM image", 52x "kgspInitRm_IMPL: cannot bootstrap ..", the GSP-FMC's
     # own "Fatal GSP-FMC Error: ..", "Timeout waiting for GSP target mask release / lockdown release": reasons too.
     _r("rm_init_mapping", None, ["osInitNvMapping", "_kgspBootGspRm: ", "Cannot initialize GSP firmware RM",
+                                 "RmFetchGspRmImages: No firmware image found",
                                  "GfwBoot", "kgspBootstrap_", "kgspInitRm_IMPL: ", "Fatal GSP-FMC Error"],
        r"osInitNvMapping: \*\*\* Cannot attach gpu|RmInitAdapter: osInitNvMapping failed, bailing out|"
-       r"_kgspBootGspRm: |RmInitAdapter: Cannot initialize GSP firmware RM|"
+       r"_kgspBootGspRm: |RmInitAdapter: Cannot initialize GSP firmware RM|RmFetchGspRmImages: No firmware image found|"
        r"(?:kgspWaitForGfwBootOk|gpuWaitForGfwBootComplete)_\w+: failed to wait|"
        r"kgspBootstrap_\w+: (?:GSP-FMC reported an error|(?:SEC2 GSP Boot:)?Timeout waiting for)|"
        r"kgspInitRm_IMPL: (?:Max GSP-RM boot attempts exceeded|Error preparing|cannot bootstrap)|Fatal GSP-FMC Error: ",
