@@ -58,7 +58,8 @@ JOB_TABLE: tuple[JobKind, ...] = (
     JobKind("barrier_timeout", "PyTorch's monitored_barrier timed out: rank 0 names the ranks that did not reach it, "
             "the others were told to read rank 0's log", consequence=True),
     JobKind("job_success", "the job stated its own success (MLPerf's run_stop with status success, Megatron's "
-            "\"[after training is done]\", Lightning's Trainer.fit stopped at max_epochs / max_steps): the communicator "
+            "\"[after training is done]\", Lightning's Trainer.fit stopped at max_epochs / max_steps, ms-swift's \"End time of "
+            "running main\", Hugging Face Trainer's train_runtime summary): the communicator "
             "errors its file prints after it are its teardown, not a failure (triage.teardown)", context=True),
 )
 JOB_KINDS = {k.name: k.doc for k in JOB_TABLE}
@@ -393,6 +394,16 @@ FACTS: tuple[Fact, ...] = (
        r"^\[after training is done\] datetime: \d{4}-\d\d-\d\d \d\d:\d\d:\d\d", "info"),
     _f("lightning_fit_stopped", "job_success", ["`Trainer.fit` stopped:"],
        r"`Trainer\.fit` stopped: `max_(?:epochs|steps)=\d+` reached\.", "info"),
+    # ms-swift's pipeline (swift sft / rlhf / megatron sft ..) once its run() returned without an exception:
+    # "[INFO:swift] End time of running main: 2026-02-05 18:00:31.710947" (modelscope/ms-swift #7992, 2 x 8 H20,
+    # Megatron MoE SFT; #5772 likewise): SwiftPipeline.main logs it after `result = self.run()`, in no finally, so
+    # a run that raised never prints it (swift/llm/base.py; 2.x's llm_x wrapper the same).  Hugging Face Trainer's
+    # summary of a train() that returned: "{'train_runtime': 157317.8608, 'train_samples_per_second': 0.017, ..}"
+    # (modelscope/ms-swift #5297; Trainer._inner_training_loop logs it once, after its last step).
+    _f("swift_main_end", "job_success", ["End time of running main"],
+       r"\[INFO:swift\] End time of running main: \d{4}-\d\d-\d\d \d\d:\d\d:\d\d", "info"),
+    _f("hf_train_runtime", "job_success", ["{'train_runtime': "],
+       r"^\{'train_runtime': [\d.]+, 'train_samples_per_second': [\d.]+, ", "info"),
 )
 
 # A coordinator's report that names the tasks it lost on the lines after it, one a line: JAX's fate-sharing end on every

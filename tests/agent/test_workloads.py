@@ -972,6 +972,21 @@ def test_a_pods_communicator_errors_after_its_own_stated_success_raise_no_event(
     assert _events(found) == []
 
 
+def test_ms_swifts_end_of_main_covers_its_pods_teardown(tmp_path):
+    """SYNTHETIC pod of REAL lines: ms-swift's "End time of running main" (modelscope/ms-swift #7992, its pipeline's
+    run() returned), then the MLPerf teardown's NCCL error: no Event (before, an NCCLError Event on a finished job)."""
+    swift = (Path(__file__).parents[1] / "fixtures" / "incidents" / "ms-swift-7992-teardown" / "logs" /
+             "node1.log").read_text().splitlines()[1]
+    root = tmp_path / "pods"
+    _pod_log(root, _POD_A, [swift, *TEARDOWN_ERROR])
+    src = source(root)
+    src.discover()
+    found = src.poll()
+    assert [f.kind for _, f in found] == ["nccl_error"]
+    assert found[0][1].details["after_success"] == "swift_main_end (line 1)"
+    assert _events(found) == []
+
+
 def test_a_success_stated_in_an_earlier_read_covers_the_teardown_read_later(tmp_path):
     root = tmp_path / "pods"
     log = _pod_log(root, _POD_A, [RUN_STOP], second=10)

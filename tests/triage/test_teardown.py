@@ -23,6 +23,13 @@ RUN_STOP, NCCL_TEARDOWN = MLPERF[19], MLPERF[20:24]
 MEGATRON_DONE = "[after training is done] datetime: 2025-09-24 16:08:38"
 # REAL: https://github.com/sunandhini96/TSAI_ERAV1/blob/main/Session_12/README.md (Lightning's fit loop at its limit)
 LIGHTNING_DONE = "INFO:pytorch_lightning.utilities.rank_zero:`Trainer.fit` stopped: `max_epochs=24` reached."
+# REAL: https://github.com/modelscope/ms-swift/issues/7992 (ms-swift's pipeline returned: its platform's time prefix kept)
+SWIFT = (INCIDENT.parent / "ms-swift-7992-teardown" / "logs" / "node1.log").read_text().splitlines()
+SWIFT_DONE, SWIFT_HANG = SWIFT[1], SWIFT[6]
+# REAL: https://github.com/modelscope/ms-swift/issues/5297 (Hugging Face Trainer's summary once train() ended)
+HF_RUNTIME = ("{'train_runtime': 157317.8608, 'train_samples_per_second': 0.017, 'train_steps_per_second': 0.002, "
+              "'train_loss': 0.01490604, 'epoch': 0.99, 'global_step/max_steps': '246/248', 'percentage': '99.19%', "
+              "'elapsed_time': '1d 19h 41m 57s', 'remaining_time': '21m 19s'}")
 # REAL: https://github.com/ByteDance-Seed/Bagel/issues/86 (torchrun: a rank exited non-zero)
 RANK_FAILED = ("E0529 07:39:13.791000 10689 site-packages/torch/distributed/elastic/multiprocessing/api.py:869] failed "
                "(exitcode: 1) local_rank: 0 (pid: 10754) of binary: /usr/local/bin/python3.10")
@@ -36,7 +43,8 @@ def evidence(files: dict[str, list[str]]):
 
 def test_the_success_statements_are_read():
     for line, row in ((RUN_STOP, "mlperf_run_stop_success"), (MEGATRON_DONE, "megatron_training_done"),
-                      (LIGHTNING_DONE, "lightning_fit_stopped")):
+                      (LIGHTNING_DONE, "lightning_fit_stopped"), (SWIFT_DONE, "swift_main_end"),
+                      (HF_RUNTIME, "hf_train_runtime")):
         hit = facts.match(line.split(": ", 1)[1] if line.startswith(" 0: ") else line)
         assert hit is not None and hit[0].name == row and hit[0].kind == "job_success", line
     # an MLPerf run that missed its target says "aborted": no statement of success
@@ -65,7 +73,8 @@ def test_a_success_another_file_states_covers_nothing_here():
 
 
 def test_megatrons_and_lightnings_statements_cover_their_files_teardown():
-    for done in (MEGATRON_DONE, LIGHTNING_DONE):
+    for done in (MEGATRON_DONE, LIGHTNING_DONE, HF_RUNTIME):  # ms-swift's: its own incident, below (its dated line
+        # would date the yearless NCCL lines 2026, three months after it: past TEARDOWN_WINDOW)
         ev = evidence({"train.log": [done, *NCCL_TEARDOWN]})
         assert attribute(ev) == [] and len(teardown(ev).noise) == 1, done
 
@@ -83,3 +92,25 @@ def test_the_command_says_no_failure_and_names_the_teardown():
     doc = json.loads(CliRunner().invoke(main, ["triage", "--format", "json", str(INCIDENT / "logs")]).stdout)
     assert doc["incidents"] == [] and [t["kind"] for t in doc["teardown"]] == ["nccl_error"]
     assert doc["teardown"][0]["after_success"]["fact"] == "mlperf_run_stop_success"
+
+
+def test_ms_swifts_end_of_main_covers_the_watchdog_hang_of_its_teardown():
+    """ms-swift #7992: `End time of running main` (its run() returned), then 18 min later rank 2's ProcessGroupNCCL
+    watchdog hang while the many MoE process groups were torn down uncoordinated (the fix, PR #8385, destroys them):
+    before, one undetermined incident rooted at the nccl_hang, the finished job read as failed."""
+    ev = evidence({"node1.log": SWIFT})
+    assert attribute(ev) == []
+    assert [(e.kind, e.rank, s.details.get("fact")) for e, s in teardown(ev).noise] == [
+        ("nccl_hang", 2, "swift_main_end")]
+    # the same hang before the statement is the job's, as ever (SYNTHETIC order)
+    assert [i.root.kind for i in attribute(evidence({"node1.log": [SWIFT_HANG, SWIFT_DONE]}))] == ["nccl_hang"]
+
+
+def test_a_progress_line_or_an_epochs_end_is_no_statement_of_success():
+    """Only the whole run's end: a step's loss dict, an epoch's start, a checkpoint saved are not (REAL lines)."""
+    for line in (SWIFT[0],  # ms-swift #7992: "[INFO:swift] The training of Epoch 2 starts..."
+                 # ms-swift #5297: the train loop's progress bar at 99%
+                 "Train:  99%|█████████▉| 246/248 [43:41:57<21:19, 639.50s/it]",
+                 # LlamaFactory #8261: a step's log dict (the reporter's paste numbers its lines)
+                 "[1757] {'loss': 0.0, 'grad_norm': 1.4142135381698608, 'learning_rate': 4.3181818181818185e-06, 'epoch': 0.01}"):
+        assert facts.success(line) is None, line
