@@ -372,11 +372,12 @@ TABLE: tuple[Kind, ...] = (
          category="infrastructure"),
     Kind("filesystem_error", "filesystem error", None, "error", "unknown", "CHECK_STORAGE", "FilesystemError", (
         Raise("StorageUnhealthy", "boot"),
-    ), doc="a filesystem error, a filesystem remounted read-only"),
+    ), doc="a filesystem error, a filesystem remounted read-only, a software RAID (md) array failed or degraded by "
+           "a lost disk"),
     Kind("nvme_error", "NVMe error", None, "error", "hardware", "CHECK_STORAGE", "NVMeError", (
         Raise("StorageUnhealthy", "boot", {"severity": "fatal"}, reason="NVMeControllerRemoved"),
         Raise("StorageUnhealthy", "expire", {"severity": "error"}, reason="NVMeReset"),
-    ), doc="NVMe I/O timeouts, controller resets, a controller removed"),
+    ), doc="NVMe I/O timeouts, controller resets, a controller removed, a namespace with no path left"),
 )
 
 BY_NAME: Mapping[str, Kind] = MappingProxyType({k.name: k for k in TABLE})

@@ -1108,6 +1108,18 @@ RULES: tuple[Rule, ...] = (
        r"BTRFS(?::| \w+)? (?:error )?\(device (?P<device>[^)\s]+)(?: state \w+)?\):? "
        r"(?:in (?P<function>\w+):\d+: errno=(?P<errno>-?\d+)|(?P<what>forced readonly))",
        event=("fs", "join")),
+    # Linux software RAID (md) failing a member disk (md_error -> the personality's error handler): an array with no
+    # redundancy fails whole, raid0 and linear "md/raid0md0: Disk failure on nvme0n1p1 detected, failing array." (the
+    # array's name right after the personality, no colon: mdname() pasted on), its filesystem's I/O failing from then
+    # on: an error; a redundant array drops the disk and runs degraded, raid1 / raid10 "md/raid1:md1: Disk failure on
+    # nvme2n1, disabling device." (a second line "Operation continuing on 1 devices."), raid4/5/6 "md/raid:md2: ..":
+    # a warning (the next disk lost loses data). The array's own event ("fs", keyed by md0), so its filesystem's errors
+    # join it. GPU nodes stripe their local NVMe into md RAID0 for scratch and caches (cloud instance stores).
+    # gpud's disk component: raid_array_failure. Was: no finding.
+    _r("md_disk_failure", "filesystem_error", ["Disk failure on"],
+       r"md/(?P<level>raid\d*|linear):?(?P<device>md[\w-]+): Disk failure on (?P<member>\S+?)"
+       r"(?: detected, (?P<failed>failing array)|, disabling device)",
+       refine="md", event=("fs", "join")),
     # nvme_error: I/O timeouts ("nvme nvme0: I/O 12 QID 5 timeout, aborting" / ", reset controller"; 6.x names the
     # command: "I/O 900 (I/O Cmd) QID 2 timeout, aborting", 6.5+ "I/O tag 12 (100c) opcode 0x2 (I/O Cmd) QID 5
     # timeout, aborting req_op:READ(0) size:4096"), resets that fail ("Device not ready; aborting reset", "controller
@@ -1127,6 +1139,14 @@ RULES: tuple[Rule, ...] = (
        r"QID \d+ timeout, (?P<what>aborting|reset controller|disable controller)|"
        r"(?P<reset>Device not ready; aborting (?:reset|initialisation)|controller is down; will reset))",
        refine="nvme", event=("nvme", "join")),
+    # NVMe native multipath (CONFIG_NVME_MULTIPATH, the default of most distributions, so local PCIe drives too): the
+    # namespace's last path gone (its controller removed or deleted after ctrl_loss_tmo), "block nvme2n1: no available
+    # path - failing I/O": every I/O to it fails with EIO from then on, an error, one event per namespace while it
+    # repeats. While a path may come back the kernel queues instead ("no usable path - requeuing I/O"): no finding.
+    # gpud's disk component: nvme_path_failure. Was: no finding.
+    _r("nvme_no_path", "nvme_error", ["no available path - failing I/O"],
+       r"block (?P<device>nvme\d+(?:c\d+)?n\d+): no available path - failing I/O",
+       event=("nvme", "join")),
     # --- NCCL / PyTorch distributed (application logs) ---
     _r("nccl_watchdog_timeout", "nccl_timeout", ["Watchdog caught collective operation timeout"],
        r"(?:\[Rank (?P<rank>\d+)\] )?Watchdog caught collective operation timeout: WorkNCCL\("
@@ -1844,6 +1864,12 @@ def _refine_nvme(g: dict, out: dict) -> None:
         out["severity"], out["action"] = "warning", "MONITOR"
 
 
+def _refine_md(g: dict, out: dict) -> None:
+    """A member disk lost: an array with no redundancy failed (an error); a redundant one runs degraded (a warning)."""
+    if not g.get("failed"):
+        out["severity"] = "warning"
+
+
 def _refine_ib_link(g: dict, out: dict) -> None:
     sev, action, state = IB_LINK_STATE.get(g["state"].lower(), ("error", "CHECK_LINK", "down"))
     out.update(severity=sev, action=action)
@@ -1966,7 +1992,8 @@ def _refine_as_xid(xid: int):
 
 
 REFINERS = {"xid": _refine_xid, "sxid": _refine_sxid, "aer": _refine_aer, "aer_detail": _refine_aer_detail,
-            "dpc": _refine_dpc, "nvme": _refine_nvme, "iommu": _refine_iommu, "ib_link": _refine_ib_link,
+            "dpc": _refine_dpc, "nvme": _refine_nvme, "md": _refine_md, "iommu": _refine_iommu,
+            "ib_link": _refine_ib_link,
             "cuda": _refine_cuda, "cuda_status": _refine_cuda_status, "nccl": _refine_nccl, "ib_wc": _refine_ib_wc,
             "mlx5_syndrome": _refine_mlx5_syndrome, "mlx5_cqe": _refine_mlx5_cqe,
             "nccl_text": _refine_nccl_text, "crash": _refine_crash,
