@@ -349,7 +349,8 @@ TABLE: tuple[Kind, ...] = (
          ), doc="an NFS server not responding: a hard mount still trying (warning), a soft mount's RPC timed out "
                 "(error: the I/O failed); its recovery (info); NFSv4's state manager that could not recover the "
                 "client's lease or session on a server (error: opens, locks and I/O fail until it does), the server "
-                "reporting this node's client id in use by another client (warning)",
+                "reporting this node's client id in use by another client (warning), NFSv4 state recovery that "
+                "lost the client's locks or opens (error)",
          category="infrastructure"),
     # A parallel filesystem's client in the kernel (Lustre: Lustre / DDN EXAScaler / AWS FSx for Lustre): a client
     # the server evicted (LustreError 167-0 "<obd>: This client was evicted by <target>; in progress operations

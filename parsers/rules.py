@@ -1034,6 +1034,19 @@ RULES: tuple[Rule, ...] = (
     _r("nfs4_clientid_in_use", "nfs_error", ["reports our clientid is in use"],
        r"NFS: Server (?P<device>\S+) reports our (?P<state>clientid is in use)",
        event=("nfs", "join")),
+    # NFSv4 state recovery that lost the client's locks (after a server reboot, a failover, a lease expired across a
+    # partition: fs/nfs/nfs4state.c): 5.18+ "NFS: <server>: lost 2 locks" (once per recovery pass, every lock this
+    # node's client held on that server), before it "NFS: __nfs4_reclaim_open_state: Lock reclaim failed!" (2.6-3.x
+    # "nfs4_reclaim_open_state"), with "NFS: nfs4_reclaim_open_state: unhandled error -524" and "NFSv4: state recovery
+    # failed for open file <path>, error = -524" for the opens it could not recover. The application holding them is
+    # not told: its I/O on those files fails (EIO) or hangs in the recovery loop: an error, the node's storage fault,
+    # one event per server (the older lines name none). gpud's nfs component: nfs_lock_reclaim_failed. Was: no finding.
+    _r("nfs4_lost_locks", "nfs_error",
+       [" locks", "Lock reclaim failed", "nfs4_reclaim_open_state: unhandled", "state recovery failed for open file"],
+       r"NFS: (?:(?P<device>\S+): lost (?P<locks>\d+) locks$|_*nfs4_reclaim_open_state: "
+       r"(?P<what>Lock reclaim failed|unhandled error -?\d+))|"
+       r"NFSv4: state recovery failed for open file .*, error = -?\d+",
+       severity="error", event=("nfs", "join")),
     # parallel_fs_error: a Lustre client's connection to a server target (MDT, OST, the MGS) and its eviction
     # (lustre/ptlrpc/import.c; the lines are the same for Lustre, DDN EXAScaler and AWS FSx for Lustre clients):
     # "Lustre: <obd>: Connection to <target> (at <nid>) was lost; in progress operations using this service will wait
