@@ -27,8 +27,12 @@ class Envelope:
 KMSG_USERSPACE = "userspace"  # the program of a line a process wrote that names itself the kernel (see _program, _kmsg)
 _MONTHS = {m: i for i, m in enumerate(
     ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"), start=1)}
+# The printk caller a kernel built with CONFIG_PRINTK_CALLER prints after the uptime, the task ("T1400") or, in an
+# interrupt, the CPU ("C3"): "[  163.471043][ T3458] block nvme2n1: ..", and util-linux's dmesg with a space before
+# it ("[   44.569415] [   T1026] .."). No part of the message: the rules read what follows it.
+CALLER = r"(?: ?\[ *[TC]\d+\])?"
 # A dmesg-style uptime stamp that syslog and journald keep inside a kernel message.
-_INNER_UPTIME = re.compile(r"^\[\s*(\d+\.\d+)\]\s?")
+_INNER_UPTIME = re.compile(r"^\[\s*(\d+\.\d+)\]" + CALLER + r"\s?")
 _PAST_MICROSECONDS = re.compile(r"^(.*?\.\d{6})\d*(.*)$")  # a stamp's digits past the microsecond (cut by _iso)
 
 
@@ -250,9 +254,9 @@ ENVELOPES: tuple[tuple[str, str, LazyPattern, Build, str | None], ...] = (
     ("short_iso", "0123456789", LazyPattern(
         r"^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)?) " + _HOST + _TAG + r" ?(.*)$", re.S), _short_iso, "inner"),
     ("dmesg_t", "[", LazyPattern(r"^\[(\w{3}) (\w{3}) +(\d{1,2}) (\d\d:\d\d:\d\d) (\d{4})\] ?(.*)$", re.S), _dmesg_t, "last"),
-    ("dmesg", "[", LazyPattern(r"^\[\s*(\d+\.\d+)\] ?(.*)$", re.S), _dmesg, "last"),
+    ("dmesg", "[", LazyPattern(r"^\[\s*(\d+\.\d+)\]" + CALLER + r" ?(.*)$", re.S), _dmesg, "last"),
     # `dmesg -r` and pstore's saved dmesg: the record's priority before the uptime, "<6>[    2.962781] ..."
-    ("dmesg_raw", "<", LazyPattern(r"^<(\d{1,3})>\[\s*(\d+\.\d+)\] ?(.*)$", re.S), _dmesg_raw, "last"),
+    ("dmesg_raw", "<", LazyPattern(r"^<(\d{1,3})>\[\s*(\d+\.\d+)\]" + CALLER + r" ?(.*)$", re.S), _dmesg_raw, "last"),
     # NVIDIA Fabric Manager's own log (fabricmanager.log): "[Jul 23 2024 07:53:55] [ERROR] [tid 841] detected ..."
     ("fabricmanager", "[", LazyPattern(
         r"^\[(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) (\d{1,2}) (\d{4}) (\d\d:\d\d:\d\d)\] "
@@ -280,7 +284,8 @@ ENVELOPES: tuple[tuple[str, str, LazyPattern, Build, str | None], ...] = (
         r"(?:Z|[+-]\d\d:\d\d))\]: ?(.*)$", re.S), _talos, "last"),
     # dmesg / dmesg -T gathered from many nodes (pdsh, clush, ansible): "b1360: [14280.445220] mlx5_core ..", the node
     # first (a name or address; never a driver's prefix, which no dmesg stamp follows)
-    ("dmesg_host", _LETTERS + "0123456789", LazyPattern(r"^([A-Za-z0-9][\w.:-]*?): \[\s*(\d+\.\d+)\] ?(.*)$", re.S),
+    ("dmesg_host", _LETTERS + "0123456789",
+     LazyPattern(r"^([A-Za-z0-9][\w.:-]*?): \[\s*(\d+\.\d+)\]" + CALLER + r" ?(.*)$", re.S),
      _dmesg_host, "last"),
     ("dmesg_t_host", _LETTERS + "0123456789", LazyPattern(
         r"^([A-Za-z0-9][\w.:-]*?): \[(\w{3}) (\w{3}) +(\d{1,2}) (\d\d:\d\d:\d\d) (\d{4})\] ?(.*)$", re.S),

@@ -350,7 +350,8 @@ TABLE: tuple[Kind, ...] = (
          ), doc="an NFS server not responding: a hard mount still trying (warning), a soft mount's RPC timed out "
                 "(error: the I/O failed); its recovery (info); NFSv4's state manager that could not recover the "
                 "client's lease or session on a server (error: opens, locks and I/O fail until it does), the server "
-                "reporting this node's client id in use by another client (warning)",
+                "reporting this node's client id in use by another client (warning), NFSv4 state recovery that "
+                "lost the client's locks or opens (error)",
          category="infrastructure"),
     # A parallel filesystem's client in the kernel (Lustre: Lustre / DDN EXAScaler / AWS FSx for Lustre): a client
     # the server evicted (LustreError 167-0 "<obd>: This client was evicted by <target>; in progress operations
@@ -373,11 +374,12 @@ TABLE: tuple[Kind, ...] = (
          category="infrastructure"),
     Kind("filesystem_error", "filesystem error", None, "error", "unknown", "CHECK_STORAGE", "FilesystemError", (
         Raise("StorageUnhealthy", "boot"),
-    ), doc="a filesystem error, a filesystem remounted read-only"),
+    ), doc="a filesystem error, a filesystem remounted read-only, a software RAID (md) array failed or degraded by "
+           "a lost disk"),
     Kind("nvme_error", "NVMe error", None, "error", "hardware", "CHECK_STORAGE", "NVMeError", (
         Raise("StorageUnhealthy", "boot", {"severity": "fatal"}, reason="NVMeControllerRemoved"),
         Raise("StorageUnhealthy", "expire", {"severity": "error"}, reason="NVMeReset"),
-    ), doc="NVMe I/O timeouts, controller resets, a controller removed"),
+    ), doc="NVMe I/O timeouts, controller resets, a controller removed, a namespace with no path left"),
 )
 
 BY_NAME: Mapping[str, Kind] = MappingProxyType({k.name: k for k in TABLE})

@@ -1062,6 +1062,19 @@ RULES: tuple[Rule, ...] = (
     _r("nfs4_clientid_in_use", "nfs_error", ["reports our clientid is in use"],
        r"NFS: Server (?P<device>\S+) reports our (?P<state>clientid is in use)",
        event=("nfs", "join")),
+    # NFSv4 state recovery that lost the client's locks (after a server reboot, a failover, a lease expired across a
+    # partition: fs/nfs/nfs4state.c): 5.18+ "NFS: <server>: lost 2 locks" (once per recovery pass, every lock this
+    # node's client held on that server), before it "NFS: __nfs4_reclaim_open_state: Lock reclaim failed!" (2.6-3.x
+    # "nfs4_reclaim_open_state"), with "NFS: nfs4_reclaim_open_state: unhandled error -524" and "NFSv4: state recovery
+    # failed for open file <path>, error = -524" for the opens it could not recover. The application holding them is
+    # not told: its I/O on those files fails (EIO) or hangs in the recovery loop: an error, the node's storage fault,
+    # one event per server (the older lines name none). gpud's nfs component: nfs_lock_reclaim_failed. Was: no finding.
+    _r("nfs4_lost_locks", "nfs_error",
+       [" locks", "Lock reclaim failed", "nfs4_reclaim_open_state: unhandled", "state recovery failed for open file"],
+       r"NFS: (?:(?P<device>\S+): lost (?P<locks>\d+) locks$|_*nfs4_reclaim_open_state: "
+       r"(?P<what>Lock reclaim failed|unhandled error -?\d+))|"
+       r"NFSv4: state recovery failed for open file .*, error = -?\d+",
+       severity="error", event=("nfs", "join")),
     # parallel_fs_error: a Lustre client's connection to a server target (MDT, OST, the MGS) and its eviction
     # (lustre/ptlrpc/import.c; the lines are the same for Lustre, DDN EXAScaler and AWS FSx for Lustre clients):
     # "Lustre: <obd>: Connection to <target> (at <nid>) was lost; in progress operations using this service will wait
@@ -1136,6 +1149,18 @@ RULES: tuple[Rule, ...] = (
        r"BTRFS(?::| \w+)? (?:error )?\(device (?P<device>[^)\s]+)(?: state \w+)?\):? "
        r"(?:in (?P<function>\w+):\d+: errno=(?P<errno>-?\d+)|(?P<what>forced readonly))",
        event=("fs", "join")),
+    # Linux software RAID (md) failing a member disk (md_error -> the personality's error handler): an array with no
+    # redundancy fails whole, raid0 and linear "md/raid0md0: Disk failure on nvme0n1p1 detected, failing array." (the
+    # array's name right after the personality, no colon: mdname() pasted on), its filesystem's I/O failing from then
+    # on: an error; a redundant array drops the disk and runs degraded, raid1 / raid10 "md/raid1:md1: Disk failure on
+    # nvme2n1, disabling device." (a second line "Operation continuing on 1 devices."), raid4/5/6 "md/raid:md2: ..":
+    # a warning (the next disk lost loses data). The array's own event ("fs", keyed by md0), so its filesystem's errors
+    # join it. GPU nodes stripe their local NVMe into md RAID0 for scratch and caches (cloud instance stores).
+    # gpud's disk component: raid_array_failure. Was: no finding.
+    _r("md_disk_failure", "filesystem_error", ["Disk failure on"],
+       r"md/(?P<level>raid\d*|linear):?(?P<device>md[\w-]+): Disk failure on (?P<member>\S+?)"
+       r"(?: detected, (?P<failed>failing array)|, disabling device)",
+       refine="md", event=("fs", "join")),
     # nvme_error: I/O timeouts ("nvme nvme0: I/O 12 QID 5 timeout, aborting" / ", reset controller"; 6.x names the
     # command: "I/O 900 (I/O Cmd) QID 2 timeout, aborting", 6.5+ "I/O tag 12 (100c) opcode 0x2 (I/O Cmd) QID 5
     # timeout, aborting req_op:READ(0) size:4096"), resets that fail ("Device not ready; aborting reset", "controller
@@ -1155,6 +1180,14 @@ RULES: tuple[Rule, ...] = (
        r"QID \d+ timeout, (?P<what>aborting|reset controller|disable controller)|"
        r"(?P<reset>Device not ready; aborting (?:reset|initialisation)|controller is down; will reset))",
        refine="nvme", event=("nvme", "join")),
+    # NVMe native multipath (CONFIG_NVME_MULTIPATH, the default of most distributions, so local PCIe drives too): the
+    # namespace's last path gone (its controller removed or deleted after ctrl_loss_tmo), "block nvme2n1: no available
+    # path - failing I/O": every I/O to it fails with EIO from then on, an error, one event per namespace while it
+    # repeats. While a path may come back the kernel queues instead ("no usable path - requeuing I/O"): no finding.
+    # gpud's disk component: nvme_path_failure. Was: no finding.
+    _r("nvme_no_path", "nvme_error", ["no available path - failing I/O"],
+       r"block (?P<device>nvme\d+(?:c\d+)?n\d+): no available path - failing I/O",
+       event=("nvme", "join")),
     # --- NCCL / PyTorch distributed (application logs) ---
     _r("nccl_watchdog_timeout", "nccl_timeout", ["Watchdog caught collective operation timeout"],
        r"(?:\[Rank (?P<rank>\d+)\] )?Watchdog caught collective operation timeout: WorkNCCL\("
@@ -1872,6 +1905,12 @@ def _refine_nvme(g: dict, out: dict) -> None:
         out["severity"], out["action"] = "warning", "MONITOR"
 
 
+def _refine_md(g: dict, out: dict) -> None:
+    """A member disk lost: an array with no redundancy failed (an error); a redundant one runs degraded (a warning)."""
+    if not g.get("failed"):
+        out["severity"] = "warning"
+
+
 def _refine_ib_link(g: dict, out: dict) -> None:
     sev, action, state = IB_LINK_STATE.get(g["state"].lower(), ("error", "CHECK_LINK", "down"))
     out.update(severity=sev, action=action)
@@ -1994,7 +2033,8 @@ def _refine_as_xid(xid: int):
 
 
 REFINERS = {"xid": _refine_xid, "sxid": _refine_sxid, "aer": _refine_aer, "aer_detail": _refine_aer_detail,
-            "dpc": _refine_dpc, "nvme": _refine_nvme, "iommu": _refine_iommu, "ib_link": _refine_ib_link,
+            "dpc": _refine_dpc, "nvme": _refine_nvme, "md": _refine_md, "iommu": _refine_iommu,
+            "ib_link": _refine_ib_link,
             "cuda": _refine_cuda, "cuda_status": _refine_cuda_status, "nccl": _refine_nccl, "ib_wc": _refine_ib_wc,
             "mlx5_syndrome": _refine_mlx5_syndrome, "mlx5_cqe": _refine_mlx5_cqe,
             "nccl_text": _refine_nccl_text, "crash": _refine_crash,

@@ -27,6 +27,13 @@ def test_nvml_and_kernel_forms_share_one_key():
     ("6,1234,4254197860,-;NVRM: hello", "kmsg", "NVRM: hello"),
     ("6,1234,4254197860,-,caller=T1;NVRM: hello", "kmsg", "NVRM: hello"),
     ("[ 4254.197860] NVRM: hello", "dmesg", "NVRM: hello"),
+    # a kernel with CONFIG_PRINTK_CALLER: the caller after the stamp (the task, or the CPU in an interrupt),
+    # util-linux's dmesg with a space before it (tests/fixtures/realworld/peers-2026h.yaml)
+    ("[  163.471043][ T3458] NVRM: hello", "dmesg", "NVRM: hello"),
+    ("[   44.569415] [   T1026] NVRM: hello", "dmesg", "NVRM: hello"),
+    ("[   12.000001][    C3] NVRM: hello", "dmesg", "NVRM: hello"),
+    ("<6>[    0.000000][    T0] NVRM: hello", "dmesg", "NVRM: hello"),
+    ("Nov 22 18:29:55 host kernel: [ 12.500000][ T3458] NVRM: hello", "syslog", "NVRM: hello"),
     ("[Sun Nov 22 02:05:37 2026] NVRM: hello", "dmesg_t", "NVRM: hello"),
     ("[Mon Nov  2 02:05:37 2026] NVRM: hello", "dmesg_t", "NVRM: hello"),
     ("Nov 22 18:29:55 host kernel: NVRM: hello", "syslog", "NVRM: hello"),
