@@ -92,14 +92,14 @@ def check(run) -> None:
 
 
 @pytest.mark.timeout(900)
-@settings(max_examples=EXAMPLES or 2000, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=EXAMPLES or 1000, deadline=None, suppress_health_check=list(HealthCheck))
 @given(config_dicts)
 def test_fuzz_config_dicts_as_flags(d):
     check(lambda: load(env={}, flags={k: v for k, v in d.items() if v is not None}))
 
 
 @pytest.mark.timeout(900)
-@settings(max_examples=EXAMPLES or 500, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=EXAMPLES or 250, deadline=None, suppress_health_check=list(HealthCheck))
 @given(config_dicts, st.one_of(st.none(), st.text(max_size=40), st.sampled_from(["[" * 1000, "a: &x [*x]", "- a\n b"])))
 def test_fuzz_yaml_files(tmp_path_factory, d, raw):
     path = tmp_path_factory.mktemp("conf") / "c.yaml"
@@ -111,7 +111,7 @@ def test_fuzz_yaml_files(tmp_path_factory, d, raw):
 
 
 @pytest.mark.timeout(900)
-@settings(max_examples=EXAMPLES or 1000, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=EXAMPLES or 500, deadline=None, suppress_health_check=list(HealthCheck))
 @given(env_vars())
 def test_fuzz_environment(env):
     check(lambda: load(env=env))

@@ -644,12 +644,13 @@ def _stepping_pod(tmp_path):
 
 
 def _stop_stepping(a, api, write) -> dict:
-    """Four steps 2 s apart, then silence: the suspicion (metric, Pod Event) within 30 s; its Event."""
+    """Four steps 1 s apart (the floor, 4 s, decides the silence's bound), then silence: the suspicion (metric, Pod
+    Event) within 30 s; its Event."""
     a.wait_for(lambda: a.value("gpu_npd_source_up", source="pods") == 1, timeout=30, what="pod source")
     time.sleep(0.5)  # the first scan has taken the existing logs as history
     for n in range(4):
         write(n)
-        time.sleep(2)
+        time.sleep(1)
     stopped = time.time()
     a.wait_for(lambda: a.value("gpu_npd_workload_hang_suspected", **LABELS) == 1, timeout=30, what="suspicion")
     assert time.time() - stopped < 30
@@ -661,7 +662,7 @@ def _stop_stepping(a, api, write) -> dict:
 
 
 def test_agent_process_suspects_a_pod_that_stops_and_clears_when_it_resumes(tmp_path):
-    """Done-when of issue 27: steps every 2 s (real nanoGPT lines, timing synthetic), then silence: with k=3,
+    """Done-when of issue 27: steps every 1 s (real nanoGPT lines, timing synthetic), then silence: with k=3,
     floor 4 s, WorkloadHangSuspected (Pod Event + metric) within 30 s; steps again clear it.  No kubelet here:
     the verdict says the pod's GPUs are not known."""
     from apiserver_double import ApiDouble
