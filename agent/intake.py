@@ -188,6 +188,10 @@ class Supervisor:
                 if delta > 0:
                     metric.labels(src.name).inc(delta)
                     self._counted[(src.name, key)] = counts[key]
+            delta = counts.get("internal_errors", 0) - self._counted.get((src.name, "internal_errors"), 0)
+            if delta > 0:  # a source's own bug on an input it went on past (gpu_npd_internal_errors_total)
+                self.metrics.internal_errors.inc(delta)
+                self._counted[(src.name, "internal_errors")] = counts["internal_errors"]
 
     def problems(self) -> list[str]:
         out = [f"source {n} is down" for n, s in self.status.items() if s == "down"]

@@ -106,6 +106,7 @@ class PodLogSource(Source):
         # (the pod-log root, and runtimes' own log directories where kubelet's files are symlinks to them)
         self.allowed_roots = [os.path.realpath(r) for r in [root, *(allowed_roots or [])]]
         self.refused = 0
+        self.internal_errors = 0  # reads whose job-level reading raised (a bug): their scanner findings still go on
         self.store = store  # where its offsets are kept (a StateStore; None: nowhere, start at the end)
         self.include_ns, self.exclude_ns = include_namespaces or ["*"], exclude_namespaces or []
         self.include_pods, self.exclude_pods = include_pods or ["*"], exclude_pods or []
@@ -329,6 +330,16 @@ class PodLogSource(Source):
             f.file = tail.path
             f.details.update(namespace=tail.ref.namespace, pod=tail.ref.pod, container=tail.ref.container)
             found.append((tail.ref, f))
+        try:
+            return self._job_level(tail, buf, cut, first, found)
+        except Exception:  # noqa: BLE001 - a bug on one input never stops detection: the classifier's findings go on
+            self.internal_errors += 1
+            log.exception("reading the job facts of %s raised; its lines' findings go on without them", tail.path)
+            return found
+
+    def _job_level(self, tail: _Tail, buf: bytes, cut: int, first: int, found: list) -> list:
+        """What triage's tables read in the read's lines beside the classifier's findings: the job facts, the rank of
+        a record's unprefixed lines, the teardown after a stated success."""
         facts = self._job_facts(tail, buf, cut + 1, first, found)
         if facts:  # a catch-all finding of a fact's line (any NCCL WARN) gives way to the fact, as offline
             said = {f.line for f in facts}
@@ -438,8 +449,8 @@ class PodLogSource(Source):
                 continue
             said = job_facts.success(strip_lead(message)[2])
             if said is not None:  # the job's statement of its success: its teardown's errors after it raise no Event
-                at = env.timestamp.timestamp() if env is not None and env.timestamp is not None else None
-                self._stated.append((number, at, said.name))
+                when = env.timestamp.timestamp() if env is not None and env.timestamp is not None else None
+                self._stated.append((number, when, said.name))
                 continue
             hit = job_fact(message)
             if hit is None:
@@ -599,7 +610,8 @@ class PodLogSource(Source):
 
     def counters(self) -> dict[str, int]:
         return {"open_files": sum(1 for t in self.tails.values() if t.fd is not None), "files": len(self.tails),
-                "records": self.lines, "refused": self.refused, "uuid_evictions": self.uuid_evictions()}
+                "records": self.lines, "refused": self.refused, "uuid_evictions": self.uuid_evictions(),
+                "internal_errors": self.internal_errors}
 
     def memo_evictions(self) -> int:
         """Lines forgotten by the shared repeat memo (at most POD_MEMO_SIZE distinct lines remembered)."""

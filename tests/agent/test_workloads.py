@@ -987,6 +987,37 @@ def test_ms_swifts_end_of_main_covers_its_pods_teardown(tmp_path):
     assert _events(found) == []
 
 
+def test_a_job_fact_after_a_stated_success_in_the_same_read_is_still_read(tmp_path):
+    """SYNTHETIC order of REAL lines: MLPerf's run_stop success, then a rank's death (mpirun's line, JOB_FACT_LINES)
+    in the same read.  The success's time was kept in the loop's byte position, so the next fact line raised a
+    TypeError and the read failed (bench/podlogs.py's real-lines mix found it); a rank's death is never teardown."""
+    root = tmp_path / "pods"
+    _pod_log(root, _POD_A, [RUN_STOP, "mpirun noticed that process rank 0 with PID 1 on node a exited on signal 9 "
+                                      "(Killed).", "step 2 loss 2.2"])
+    src = source(root)
+    src.discover()
+    found = src.poll()
+    assert [(f.kind, f.line) for _, f in found] == [("rank_exit", 2)]
+
+
+def test_a_bug_in_the_job_level_reading_loses_no_finding_of_the_read(tmp_path, monkeypatch):
+    """A job-level reader that raises on some input (as the stated success's time did, above) costs that read's job
+    facts, counted (internal_errors, gpu_npd_internal_errors_total): the classifier's findings of the same lines
+    still go on, and the next read is read."""
+    import agent.sources.podlogs as podlogs
+
+    root = tmp_path / "pods"
+    _pod_log(root, _POD_A, [RUN_STOP, *TEARDOWN_ERROR])
+    src = source(root)
+    src.discover()
+    monkeypatch.setattr(podlogs.PodLogSource, "_job_facts", lambda *a: 1 / 0)
+    found = src.poll()
+    assert [f.kind for _, f in found] == ["nccl_error"] and src.counters()["internal_errors"] == 1
+    monkeypatch.undo()
+    _pod_log(root, _POD_A, TEARDOWN_ERROR, second=20)
+    assert [f.kind for _, f in src.poll()] == ["nccl_error"]
+
+
 def test_a_success_stated_in_an_earlier_read_covers_the_teardown_read_later(tmp_path):
     root = tmp_path / "pods"
     log = _pod_log(root, _POD_A, [RUN_STOP], second=10)
