@@ -97,7 +97,7 @@ found = 0
 while True:
     before = src.bytes_read
     items = src.poll()
-    src.take_progress()
+    getattr(src, "take_progress", lambda: None)()  # (a checkout before progress tracking has none)
     found += len(items)
     if not items and src.bytes_read == before:
         break
