@@ -17,7 +17,7 @@ from typing import Any, Callable
 
 import psutil
 
-from parsers import Prefilter, all_keywords
+from parsers import keyword_prefilter
 from parsers.model import Boot, Change
 
 from .checkpoint import Checkpoint
@@ -110,7 +110,7 @@ def build(cfg: Config, clock: Callable[[], float] = time.time, out=None, boot: B
     # `gpu-npd parse` pays only for what it reads): compiling it holds ~0.9 MiB for a moment (re's parse tree of a
     # ~11,000-character pattern), which the rest of start-up then reuses; compiled at an idle node's first kernel
     # line, that much stayed in the agent's heap for good (issue 24, bench/agent.py footprint)
-    prefilter = Prefilter(all_keywords(), engine="re").compile()
+    prefilter = keyword_prefilter().compile()
     boot = boot if boot is not None else read_boot()
     metrics = Metrics(cfg.workload_pod_label, cfg.max_series_per_family, cfg.node_name, cfg.proc_root)
     store = StateStore(cfg.state_dir)

@@ -18,7 +18,7 @@ from collections import Counter
 from datetime import datetime, timezone
 from typing import Callable, Iterable, Iterator
 
-from parsers import Classifier, Finding, Prefilter, all_keywords, amends, from_kernel
+from parsers import Classifier, Finding, Prefilter, amends, from_kernel, keyword_prefilter
 from parsers.model import (Boot, Change, CheckBatch, NodeInfo, PodEvent, PodRef, Record, SampleBatch, Snapshot,
                            WorkloadFindings)
 
@@ -85,7 +85,7 @@ class Pipeline:
         self.coalescer = Coalescer(engine)
         self.classifiers: dict[str, Classifier] = {}
         # the records' keyword test (parsers/prefilter.py), one for every stream's classifier: its regex compiled once
-        self.prefilter = prefilter if prefilter is not None else Prefilter(all_keywords(), engine="re")
+        self.prefilter = prefilter if prefilter is not None else keyword_prefilter()
         self.cursors: dict = dict(cursors or {})
         self.check_severity = check_severity
         self.expected_gpus = expected_gpus  # configured (0: the Node's capacity says, see _node)

@@ -8,7 +8,7 @@ Imports nothing heavy and does no I/O of its own beyond the streams it is handed
 """
 
 from .catalog import sxid_info, xid_info
-from .classify import Classifier, all_keywords, parse_line
+from .classify import Classifier, all_keywords, keyword_prefilter, parse_line
 from .correlate import WORKLOAD_KINDS, Cause, CauseIndex, cause_of, explain, likely_cause
 from .envelope import Envelope, detect, join_cri
 from .finding import ATTRIBUTIONS, KINDS, SEVERITIES, Finding, amends, at_least, from_kernel
@@ -18,6 +18,6 @@ from .scan import Scanner, hold_back_cri_partials, scan_lines
 
 __all__ = [
     "ATTRIBUTIONS", "WORKLOAD_KINDS", "Cause", "CauseIndex", "Classifier", "cause_of", "explain", "likely_cause", "Envelope", "Finding", "KINDS", "Prefilter", "SEVERITIES", "Scanner",
-    "all_keywords", "amends", "at_least", "detect", "from_kernel", "hold_back_cri_partials", "join_cri", "normalize_pci", "parse_line", "scan_lines",
+    "all_keywords", "keyword_prefilter", "amends", "at_least", "detect", "from_kernel", "hold_back_cri_partials", "join_cri", "normalize_pci", "parse_line", "scan_lines",
     "sxid_info", "xid_info",
 ]

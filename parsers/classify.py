@@ -57,6 +57,12 @@ def all_keywords() -> tuple[str, ...]:
     return tuple(dict.fromkeys(KEYWORDS + CONTEXT_KEYWORDS + CRI_PARTIAL_KEYWORDS + DRIVER_KEYWORDS))
 
 
+def keyword_prefilter() -> Prefilter:
+    """The records' keyword test (a line holding none of the keywords is no finding), on `re`: its regex compiled
+    at its first use (`Prefilter.compile` to have it now)."""
+    return Prefilter(all_keywords(), engine="re")
+
+
 MAX_BEFORE = 12  # Dispatch.first: a row with more keywords than this before it is never tried first
 
 
@@ -223,7 +229,7 @@ class Classifier:
         self.memo_hits = 0
         self.memo_evictions = 0
         self.year = year
-        self.prefilter = prefilter or Prefilter(all_keywords(), engine="re")
+        self.prefilter = prefilter or keyword_prefilter()
         self._context: dict[str, tuple[tuple[str, str | None], ...]] = {}  # message -> what it says (bounded)
         self._new_stream()
         self.errors = 0  # lines whose classification raised (a bug): counted, logged once, never fatal

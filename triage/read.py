@@ -295,8 +295,15 @@ def block_fact(messages: list[str]) -> tuple[facts.LiveFact, dict, int] | None:
             said["barrier"] = named
         return facts.LIVE["barrier_timeout"], said, 0
     row = facts.LIVE[tasks[0].kind]
-    said = {name: getattr(tasks[0], name, None) or tasks[0].details.get(name) for name in row.fields}
-    return row, {k: v for k, v in said.items() if v is not None}, (tasks[0].line or 1) - 1
+    said = {}
+    for name in row.fields:  # an Evidence field, else its details (a task's rank may be 0)
+        value = getattr(tasks[0], name, None)
+        value = tasks[0].details.get(name) if value is None else value
+        if value is not None:
+            said[name] = value
+    if not any(name in said for name in row.culprit):
+        return None
+    return row, said, (tasks[0].line or 1) - 1
 
 
 class _Line(NamedTuple):

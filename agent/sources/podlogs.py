@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, Callable
 
-from parsers import Classifier, Finding, Prefilter, Scanner, all_keywords, hold_back_cri_partials
+from parsers import Classifier, Finding, Prefilter, Scanner, all_keywords, hold_back_cri_partials, keyword_prefilter
 from parsers.envelope import cri, cri_split, finish
 from parsers.model import PodRef, WorkloadFindings
 from parsers.progress import PREFILTER as PROGRESS_PREFILTER
@@ -114,7 +114,7 @@ class PodLogSource(Source):
         self.scan_seconds = scan_seconds
         self.tails: dict[str, _Tail] = {}
         self.prefilter = Prefilter(all_keywords())
-        self._re = Prefilter(all_keywords(), engine="re")
+        self._re = keyword_prefilter()
         # the job facts' words (triage.facts.LIVE_FACTS) and the launchers' exit summaries' openers
         # and a job's statements of its own success (its teardown's errors after them raise no Event)
         self.facts = Prefilter((*job_facts.LIVE_KEYWORDS, *BLOCK_OPENERS, *job_facts.SUCCESS_KEYWORDS))
@@ -135,7 +135,6 @@ class PodLogSource(Source):
         # distinct-rank NCCL lines from one pod kept 5 MiB of templates per file before)
         self.memo: dict = {}
         self._next = 0  # where the next poll starts (after a poll cut short by MAX_BATCH_FINDINGS)
-        self._stated: list[tuple[int, float | None, str]] = []  # the read's statements of success (`_teardown`)
         self._released: list[tuple[PodRef, Finding]] = []  # last words of deleted pods, handed on by poll()
         self.pods: dict[str, PodRef] = {}  # pod uid -> ref (for pid -> pod attribution)
         self._marks: dict[PodRef, list[tuple[float, Progress]]] = {}  # read, not yet handed on
@@ -340,7 +339,8 @@ class PodLogSource(Source):
     def _job_level(self, tail: _Tail, buf: bytes, cut: int, first: int, found: list) -> list:
         """What triage's tables read in the read's lines beside the classifier's findings: the job facts, the rank of
         a record's unprefixed lines, the teardown after a stated success."""
-        facts = self._job_facts(tail, buf, cut + 1, first, found)
+        stated: list[tuple[int, float | None, str]] = []  # the read's statements of success (`_teardown`)
+        facts = self._job_facts(tail, buf, cut + 1, first, found, stated)
         if facts:  # a catch-all finding of a fact's line (any NCCL WARN) gives way to the fact, as offline
             said = {f.line for f in facts}
             found = [(ref, f) for ref, f in found if not (f.line in said and generic(f))]
@@ -350,15 +350,15 @@ class PodLogSource(Source):
             found.append((tail.ref, f))
         if tail.record is not None or buf.find(RECORD_OPENER, 0, cut + 1) != -1:
             self._records(tail, buf, cut + 1, first, found)
-        if tail.success is not None or self._stated:
-            self._teardown(tail, found)
+        if tail.success is not None or stated:
+            self._teardown(tail, found, stated)
         return found
 
-    def _teardown(self, tail: _Tail, found: list) -> None:
+    def _teardown(self, tail: _Tail, found: list, read: list[tuple[int, float | None, str]]) -> None:
         """The communicator errors this file printed after its own statement of the job's success (its latest before
         each, `_Tail.success` and those of this read) marked as teardown (details["after_success"]: the row's name
-        and line), as offline (triage.teardown): the pod's Event is not raised for them."""
-        stated, self._stated = [*([tail.success] if tail.success is not None else []), *self._stated], []
+        and line), as offline (triage.teardown): the pod's Event is not raised for them.  `read`: this read's."""
+        stated = [*([tail.success] if tail.success is not None else []), *read]
         tail.success = stated[-1]
         for _, f in found:
             if f.kind not in TEARDOWN_KINDS or f.line is None:
@@ -425,13 +425,15 @@ class PodLogSource(Source):
                         f.details.setdefault("rank", said["rank"])
                     break
 
-    def _job_facts(self, tail: _Tail, buf: bytes, end: int, first: int, found: list) -> list[Finding]:
+    def _job_facts(self, tail: _Tail, buf: bytes, end: int, first: int, found: list,
+                   stated: list[tuple[int, float | None, str]]) -> list[Finding]:
         """The job facts among buf[:end] that name a culprit (triage.facts.LIVE_FACTS: a rank's death, a lost
         process, a barrier's lagging ranks) as findings of their kind, their fields in details: one keyword scan
         of the bytes; only a line holding one of their words is decoded and matched.  A line the parsers read
         (other than their catch-alls, triage.read.generic) is theirs, as offline.  A launcher's exit summary, one
         field a line after its opener, is read with the BLOCK_LINES lines after the opener (triage.read.block_fact;
-        those a read cut short are awaited in the next, `_Tail.block`)."""
+        those a read cut short are awaited in the next, `_Tail.block`).  The job's statements of its own success are
+        appended to `stated` (line, time, row name), for `_teardown`."""
         out: list[Finding] = []
         if tail.block is not None:  # a summary the last read cut short: its next lines open this one
             (opener, window), tail.block = tail.block, None
@@ -450,7 +452,7 @@ class PodLogSource(Source):
             said = job_facts.success(strip_lead(message)[2])
             if said is not None:  # the job's statement of its success: its teardown's errors after it raise no Event
                 when = env.timestamp.timestamp() if env is not None and env.timestamp is not None else None
-                self._stated.append((number, when, said.name))
+                stated.append((number, when, said.name))
                 continue
             hit = job_fact(message)
             if hit is None:

@@ -899,6 +899,25 @@ def test_a_coordinators_task_list_names_the_lagging_ranks_live_as_offline(tmp_pa
         "PjRT_Client_Connect)")
 
 
+# JAX's docs (docs/fault_tolerance.rst, REAL, tests/triage/test_triage.py): a live task's fate-sharing end, the task
+# whose heartbeats stopped on the line after it
+JAX_UNHEALTHY = ["F0926 17:26:32.075587  157988 client.h:77] Terminating process because the JAX distributed service "
+                 "detected fatal errors. This most likely indicates that another task died; see the other task logs "
+                 "for more details. Disable Python buffering, i.e. `python -u`, to be sure to see all the previous "
+                 "output. absl::Status: UNAVAILABLE: The following tasks are unhealthy (stopped sending heartbeats):",
+                 "/job:jax_worker/replica:0/task:3",
+                 "The tasks have crashed. Check the task logs for an earlier error, or scheduler events (e.g. "
+                 "preemption, eviction) to debug further."]
+
+
+@pytest.mark.parametrize("task", [3, 0])  # 0: SYNTHETIC (the docs' task 3 renumbered): a falsy rank is a rank
+def test_a_coordinators_unhealthy_task_is_published_as_the_lost_process(tmp_path, task):
+    lines = [JAX_UNHEALTHY[0], f"/job:jax_worker/replica:0/task:{task}", *JAX_UNHEALTHY[2:]]
+    found = _job_fact_pod(tmp_path / "pods", ["step 1", *lines])
+    assert [(f.kind, f.rank, f.details.get("job")) for _, f in found if f.kind == "process_lost"] == \
+        [("process_lost", task, "jax_worker")]
+
+
 def test_an_earlier_agents_barrier_event_is_still_read():
     """The cluster component newer than its agents reads their Events' earlier first words (LiveFact.was)."""
     from triage.facts import read_words
