@@ -134,8 +134,17 @@ class Supervisor:
         self.metrics.source_up.labels(NO_KERNEL_LOG).set(0)
 
     def start(self, sources: list[Source]) -> None:
-        self.sources = sources
+        """Start a thread per source; one whose input is absent from this host (Source.absent) is said once and left
+        out (not started, not in `sources`, not in the gauge)."""
+        self.sources = []
         for src in sources:
+            why = src.absent()
+            if why:
+                log.info("%s", why)
+                self.status[src.name] = "absent"
+                continue
+            self.sources.append(src)
+        for src in self.sources:
             threading.Thread(target=self.supervise, args=(src,), name=f"source-{src.name}", daemon=True).start()
 
     def supervise(self, src: Source) -> None:

@@ -23,6 +23,12 @@ class Source:
     def run(self, emit: Emit, stop: threading.Event) -> None:  # pragma: no cover - interface
         raise NotImplementedError
 
+    def absent(self) -> str | None:
+        """Why the input does not exist on this host at start (an optional log file not there), else None: the
+        supervisor says it once and does not start the source (as SourceAbsent from `run`, but before the start-up
+        line names the sources followed)."""
+        return None
+
     def counters(self) -> dict[str, int]:
         """Monotonic counters the source keeps itself (e.g. dropped records)."""
         return {}

@@ -115,9 +115,15 @@ class LogFileSource(Source):
         self._vanished.add(path)
         self.missing.missing(path)
 
-    def run(self, emit: Emit, stop: threading.Event) -> None:
+    def absent(self) -> str | None:
         if self.optional and not any(os.path.exists(p) for p in self.paths):
-            raise SourceAbsent(f"source {self.name}: {', '.join(self.paths)} not present on this host; not followed")
+            return f"source {self.name}: {', '.join(self.paths)} not present on this host; not followed"
+        return None
+
+    def run(self, emit: Emit, stop: threading.Event) -> None:
+        why = self.absent()
+        if why:
+            raise SourceAbsent(why)
         try:
             while not stop.is_set():
                 for path in self.paths:
