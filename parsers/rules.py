@@ -105,7 +105,8 @@ EVENT_LINES = {"aer": 12, "mlx5_health": 20, "mlx5_tx_timeout": 4, "mlx5_err_cqe
                "nvme": 32, "lustre": 32, "gpfs": 32, "ofi": 4, "clocksource": 16, "fallen": 64, "rminit": 32,
                "cuda_exception": 2, "peermem_load": 16, "nvidia_load": 16, "reset": 64, "gsp": 64, "port_down": 1,
                "mlx5_probe": 16,
-               "ray_oom": 2, "deepep": 64, "iommu": 64, "xla_rendezvous": 64, "efa": 64, "therm": 32, "imex": 8}
+               "ray_oom": 2, "deepep": 64, "iommu": 64, "xla_rendezvous": 64, "efa": 64, "therm": 32, "imex": 8,
+               "bnxt": 32}
 # Events kept apart per device (the PCI address on the line): a health dump of one mlx5 function does not
 # swallow the next function's own health failure a few lines later.
 # (the row's `pci` group, else its `device` group: a block device, an NFS server, an NVMe controller, a Lustre target,
@@ -806,6 +807,38 @@ RULES: tuple[Rule, ...] = (
        # 2.6-6.x: "NETDEV WATCHDOG: eth1 (mlx5_core): transmit queue 19 timed out"; 6.x: the driver prefix
        # names the device, then "NETDEV WATCHDOG: CPU: 59: transmit queue 0 timed out 10720 ms"
        r"NETDEV WATCHDOG: (?:(?P<netdev>\S+) \((?P<driver>[^)]+)\)|CPU: \d+): transmit queue (?P<queue>\d+) timed out"),
+    # Broadcom NetXtreme-C/E (bnxt_en, and bnxt_re for RoCE: Thor2 400G NICs of AMD and some H100/H200 clouds). The
+    # RoCE driver talks to the NIC's firmware through its command queue (qplib_rcfw.c, printed through the bnxt_en PCI
+    # function with the "QPLIB: " prefix): the firmware answering no command for its max timeout is a stall, 6.x
+    # "bnxt_en 0000:12:00.0: QPLIB: bnxt_re_is_fw_stalled: FW STALL Detected. cmdq[0xe]=0x3 waited (103641 > 100000)
+    # msec active 1" (fatal: the RoCE device is unusable until the NIC is reset or its firmware updated); one command
+    # timing out, 5.x "QPLIB: cmdq[0x41d]=0x3 timedout (20000)msec" (its maintainer: "the FW on bnxt_re side is not
+    # responding"); a command the firmware failed with a status, "QPLIB: cmdq[0x4b9]=0x15 status 0x5" (the device refused
+    # it: a firmware or driver bug, as mlx5_cmd's). What the verbs layer then prints naming no cause of its own
+    # ("QPLIB: cmdq[0x0]=0x3 send failed", "bnxt_re0: Failed to modify HW QP" 5.x "infiniband bnxt_re0: ..", 6.x "bnxt_en
+    # 0000:12:00.0 bnxt_re0: ..", "Couldn't change QP1 state to INIT: -110", "Couldn't start port", "Free MW failed:
+    # .."): part of the open event, else the unclassified net's. bnxt_en's TX timeout handler, "bnxt_en 0000:04:00.0
+    # eth0: TX timeout detected, starting reset task!" (after the kernel's own NETDEV WATCHDOG line, its own event as
+    # for mlx5), then the reset's ring frees the firmware did not answer ("Resp cmpl intr err msg: 0x51", "hwrm_ring_free
+    # type 1 failed. rc:fffffff0 err:0"): one event. One event per host while its lines come (the RoCE lines of 5.x name
+    # the IB device, not the PCI function). Was: no finding, every line of them.
+    _r("bnxt_fw_stall", "nic_error", ["FW STALL Detected"],
+       r"bnxt_en (?P<pci>" + PCI + r"):? QPLIB: (?:\w+: )?(?P<what>FW STALL Detected)",
+       severity="fatal", action="RESET_NIC", event=("bnxt", "join")),
+    _r("bnxt_cmdq_timeout", "nic_error", ["QPLIB: cmdq["],
+       r"bnxt_en (?P<pci>" + PCI + r"):? QPLIB: cmdq\[0x[0-9a-f]+\]=(?P<opcode>0x[0-9a-f]+) (?P<what>timedout) "
+       r"\((?P<timeout_ms>\d+)\) ?msec", event=("bnxt", "join")),
+    _r("bnxt_cmdq_status", "nic_error", ["QPLIB: cmdq["],
+       r"bnxt_en (?P<pci>" + PCI + r"):? QPLIB: cmdq\[0x[0-9a-f]+\]=(?P<opcode>0x[0-9a-f]+) status (?P<status>0x[0-9a-f]+)",
+       attribution="driver", event=("bnxt", "join")),
+    _r("bnxt_tx_timeout", "nic_error", ["TX timeout detected, starting reset task"],
+       r"bnxt_en (?P<pci>" + PCI + r") (?P<netdev>\S+): TX timeout detected, starting reset task",
+       event=("bnxt", "join")),
+    _r("bnxt_after", None, ["bnxt_en ", "bnxt_re"],
+       r"(?:bnxt_en " + PCI + r":? (?:[\w.\-]+: )?|infiniband bnxt_re\d+: )(?:QPLIB: cmdq\[0x[0-9a-f]+\]=0x[0-9a-f]+ "
+       r"send failed|Failed to (?:modify|destroy|create|allocate|register|query) (?:HW|[Ff]ence)|Couldn't (?:change QP1 "
+       r"state|start port|open port|create ib_mad CQ)|Free MW failed|Resp cmpl intr err msg|hwrm_ring_free type \d+ "
+       r"failed)", event=("bnxt", "within")),
     # AWS EFA (the efa kernel driver, efa_com.c: the RDMA NIC of p4d/p5/p6 instances): every verbs resource is made
     # through the device's admin queue, and a command it never completes closes the queue for good (the driver clears
     # its running bit; nothing reopens it but a reset of the device, on EC2 a stop and start): "The device didn't send

@@ -30,6 +30,9 @@ DRIVERS: tuple[tuple[str, str], ...] = (
     ("mlx5_core", "mlx5_core"),
     ("mlx5_ib", "mlx5_ib"),
     ("pcieport", "pcieport"),
+    # Broadcom NetXtreme-C/E (Thor2 RoCE NICs of GPU clouds): bnxt_en prints the RoCE driver's command-queue lines too
+    ("bnxt_en", "bnxt_en"),
+    ("bnxt_re", "bnxt_re"),
 )
 DRIVER_KEYWORDS: tuple[str, ...] = tuple(k for k, _ in DRIVERS)
 
@@ -61,6 +64,10 @@ BENIGN: tuple[tuple[str, str], ...] = (
     # Only the fallback's wording: "Failed to enable MSI-X." (no fallback named) stays the net's.
     (r"NVRM: GPU \S+ Failed to enable MSI; falling back to PCIe virtual-wire interrupts",
      "the GPU driver falling back to INTx at start (CachyOS-PKGBUILDS #1038)"),
+    # bnxt_en at probe, for firmware that asks for long command timeouts: a notice of the timeout, no fault (a 6.8 boot,
+    # yoannlr.github.io content/broadcom-bcm57416-driver.md)
+    (r"bnxt_en .*Device requests max timeout of \d+ seconds, may trigger hung task watchdog",
+     "bnxt_en's firmware command timeout notice at probe"),
 )
 _BENIGN = LazyPattern("|".join(f"(?:{p})" for p, _ in BENIGN), re.I)  # compiled at the first driver error line
 
