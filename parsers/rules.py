@@ -105,8 +105,8 @@ EVENT_LINES = {"aer": 12, "mlx5_health": 20, "mlx5_tx_timeout": 4, "mlx5_err_cqe
                "nvme": 32, "lustre": 32, "gpfs": 32, "ofi": 4, "clocksource": 16, "fallen": 64, "rminit": 32,
                "cuda_exception": 2, "peermem_load": 16, "nvidia_load": 16, "reset": 64, "gsp": 64, "port_down": 1,
                "mlx5_probe": 16,
-               "ray_oom": 2, "deepep": 64, "iommu": 64, "xla_rendezvous": 64, "efa": 64, "therm": 32, "imex": 8,
-               "bnxt": 32}
+               "ray_oom": 2, "deepep": 64, "nvshmem": 8, "iommu": 64, "xla_rendezvous": 64, "efa": 64, "therm": 32,
+               "imex": 8, "bnxt": 32}
 # Events kept apart per device (the PCI address on the line): a health dump of one mlx5 function does not
 # swallow the next function's own health failure a few lines later.
 # (the row's `pci` group, else its `device` group: a block device, an NFS server, an NVMe controller, a Lustre target,
@@ -1304,12 +1304,16 @@ RULES: tuple[Rule, ...] = (
     # peer ip-172-31-45-209.eu-north-1.compute.internal<32926>" (pytorch/pytorch #150916), "socketProgressOpt: Call to
     # recv from 172....<33759> failed : Connection reset by peer" (NVIDIA/nccl #2076). Part of the exception's one
     # failure (NCCL_EXC_JOIN), the peer it names that failure's (EVENT_FILLS); alone (the exception's lines lost), the
-    # failure itself, as NCCL's own line would be.
+    # failure itself, as NCCL's own line would be. NVSHMEM's bootstrap carries a copy of NCCL's socket code and prints
+    # the same words after its own "<file>:<function>:<line>: " (NVSHMEMI_ERROR_PRINT): "/sgl-workspace/nvshmem/src/
+    # modules/bootstrap/uid/ncclSocket/ncclsocket_socket.cpp:socketProgressOpt:39: socketProgressOpt: Call to recv from
+    # 10.179.114.196<38229> failed : Broken pipe" (deepseek-ai/DeepEP #223; was: nothing).
     _r("nccl_socket_quoted", "nccl_remote_error", ["Connection closed by remote peer", "Connection reset by peer",
                                                    "Broken pipe"],
-       r"^(?:\[rank\d{1,9}\]:)?\s*(?:socketProgress(?:Opt)?|Net) ?: (?:Connection closed by remote peer|Call to (?:send"
-       r" to|recv from)(?= \S+ failed ?: (?:Connection reset by peer|Broken pipe)))(?: (?P<peer>[^<\s]+)"
-       r"(?:<(?P<peer_port>\d+)>)?)?(?: failed ?: (?P<socket_error>Connection reset by peer|Broken pipe))?",
+       r"^(?:\[rank\d{1,9}\]:)?\s*(?:\S+\.(?:cpp|cc):socketProgress(?:Opt)?:\d+: )?(?:socketProgress(?:Opt)?|Net) ?: "
+       r"(?:Connection closed by remote peer|Call to (?:send to|recv from)(?= \S+ failed ?: (?:Connection reset by "
+       r"peer|Broken pipe)))(?: (?P<peer>[^<\s]+)(?:<(?P<peer_port>\d+)>)?)?"
+       r"(?: failed ?: (?P<socket_error>Connection reset by peer|Broken pipe))?",
        event=NCCL_EXC_JOIN),
     # DeepEP's expert-parallel kernels (Megatron-LM's and SGLang's MoE dispatch / combine over NVLink and NVSHMEM) giving
     # up on a peer's data or flag, GPU printf then a trap, one line per thread or channel: "DeepEP timeout check failed:
@@ -1324,6 +1328,25 @@ RULES: tuple[Rule, ...] = (
        r"\bDeepEP (?:error: )?(?P<deepep>[^,:\n]{0,80}?\btimeout\b[^,:\n]{0,40})"
        r"(?:(?:: rank =|, rank:?) (?P<ep_rank>\d+))?",
        event=("deepep", "join")),
+    # NVSHMEM (DeepEP's transport: SGLang's, vLLM's and Megatron's MoE all-to-all) failing the job, every line its error
+    # path prints on the way out, each led by the source file under its build tree (nvshmem/, nvshmem_src/, a CUDA
+    # toolkit build's main_nvshmem/): the error chain's "<file>:<line>: non-zero status: <n> <what> failed" (NZ_ERROR_JMP,
+    # several on one line as they unwind: "bootstrap_uid.cpp:496: non-zero status: -6 .. topo.cpp:477: non-zero status:
+    # -6 allgather of ipc handles failed", "init.cu:998: non-zero status: 7 building transport map failed"), the fatal
+    # exit's "<file>:<function>:<line>: <message>" then exit(-1) (NVSHMEMI_ERROR_EXIT: "init.cu:nvshmemi_check_state_and_
+    # init:1080: nvshmem initialization failed, exiting" (deepseek-ai/DeepEP #223), "mem_heap.cpp:exchange_heap_memory_
+    # handle:775: Fatal IPC Failure" (#316, two hosts of one hostname), "team.cu:nvshmem_team_split_strided:63: NVSHMEM
+    # API called before NVSHMEM initialization has completed"), the host API's "nvshmemx_api.h:63: non-zero status: 7:
+    # Connection timed out, exiting..." and its "aborting due to error in nvshmemi_init_thread" (#150): the library's
+    # failure, a consequence of whatever broke (a peer, the network, the host's set-up) as NCCL's own errors are; the
+    # lines that follow each other are one event (was: nothing, the job's failure unseen). Its debug trace has the
+    # same prefix and no failure ("bootstrap_uid.cpp:bootstrap_uid_barrier:559: rank 2 nranks 4 tag 0 - ENTER"): no
+    # finding; its bootstrap's socket to a peer breaking is the nccl_socket_quoted row's (it names the peer).
+    _r("nvshmem_error", "nccl_error", ["nvshmem"],
+       r"nvshmem\S*\.(?:cpp|cu|cuh|cc|c|h):(?:(?P<nvshmem_function>\w+):)?\d+: (?:non-zero status: -?\d+:? )?"
+       r"(?P<nvshmem_error>[^\n]{0,120}?(?:\bfail(?:ed|ure)?\b|\bFail(?:ed|ure)\b|\bexiting\b|"
+       r"before NVSHMEM initialization))|aborting due to error in (?P<nvshmem_call>nvshmem\w*)",
+       event=("nvshmem", "join")),
     # XLA:GPU's rendezvous (JAX, PyTorch/XLA, TensorFlow/XLA): the threads of one process, one per local GPU, meet
     # before a collective, a clique's (communicator's) set-up or an executable's first run; one that does not arrive
     # in time (its GPU stuck, or the clique waiting on another host's process that never came) hangs the rest. Every

@@ -2050,3 +2050,15 @@ def test_a_crash_line_not_of_the_ranks_process_explains_nothing(death, files):
     signal says (SIGSEGV: the program; SIGBUS: /dev/shm), rooted at the death itself."""
     first = job({"node-a/launcher.log": [death], **files})[0]
     assert (first.rule, first.root.kind) == ("first_rank_death", "rank_exit"), first.reason
+
+
+def test_nvshmem_fatal_exit_is_the_jobs_failure():
+    """REAL: deepseek-ai/DeepEP #316 (2025, NVSHMEM 3.3.9): the internode test dies in NVSHMEM's init, "IPC failure:
+    Sending data over socket failed" then the fatal exit "mem_heap.cpp:exchange_heap_memory_handle:775: Fatal IPC
+    Failure" (the thread's cause, two hosts of one hostname, no line shows). Before: no NVSHMEM line was read and triage
+    found no failure; now the library's failure is a consequence-only incident."""
+    path = INCIDENT_LOGS / "deepep-316-nvshmem-ipc" / "logs" / "test_internode.log"
+    ev = list(read_lines(path.read_text().splitlines(), path.name, Clock()))
+    assert [e.kind for e in ev] == ["nccl_error"] and ev[0].details["nvshmem_function"] == "exchange_heap_memory_handle"
+    (incident,) = attribute(ev)
+    assert (incident.category, incident.rule) == ("undetermined", "undetermined")
