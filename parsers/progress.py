@@ -166,9 +166,13 @@ RULES: tuple[Rule, ...] = (
     # ...`, its count padded (`\x1b[1m 12/158\x1b[0m`), the bar split into the done part and the rest, its time the ETA
     # while the epoch runs (`2s`, `1:05`, `1:02:03`, no `ETA:` word) and the elapsed seconds at its end; a page that
     # renders the log drops the ESC and leaves `[1m158/158[0m`: any SGR code, with or without its ESC, around each part
-    Rule("keras", " - loss", re.compile(r"(?:^|(?<=[\sm]))\d+/(?P<total>\d+)" + _SGR + r" (?:\[[=>.]*\] - |" + _SGR
-                                     + r"\u2501+(?:(?:\x1b?\[[0-9;]*m)+\u2501*)* )(?:ETA: |" + _SGR
-                                     + r"(?:\d+:\d\d(?::\d\d)?|(?P<elapsed>\d+)s)" + _SGR + r" (?:(?P<time>" + _NUM[1:-1]
+    # Lines without a bar: `fit(verbose=2)`'s one line per epoch (tf.keras 2.x `710/710 - 0s - loss: ...`, Keras 3
+    # `1875/1875 - 20s - 11ms/step - accuracy: ...`), a dataset of unknown length (`  13440/Unknown - 2s - loss: ...`,
+    # `  60000/Unknown - 5s 87us/step - ...`, Keras 3 `  1/Unknown \x1b[1m7s\x1b[0m 7s/step - loss: ...`: no total, so
+    # only a printed step time is one); an epoch's `0s` is no time
+    Rule("keras", " - loss", re.compile(r"(?:^|(?<=[\sm]))\d+/(?:(?P<total>\d+)" + _SGR + r" (?:\[[=>.]*\] - |" + _SGR
+                                     + r"\u2501+(?:(?:\x1b?\[[0-9;]*m)+\u2501*)* |- )|Unknown(?: - |\s+))(?:ETA: |" + _SGR
+                                     + r"(?:\d+:\d\d(?::\d\d)?|(?P<elapsed>\d+)s)" + _SGR + r"(?: -)? (?:(?P<time>" + _NUM[1:-1]
                                      + r")(?P<unit>s|ms|us|\u00b5s)/step)?)")),
 )
 # a progress line (a tqdm bar's description, torchtitan's `validate step:`) that says it is not training:
@@ -244,7 +248,7 @@ def _one(line: str) -> Progress | None:
             seconds = float(groups["time"]) * (UNITS[groups["unit"]] if groups.get("unit") else rule.scale)
             if groups.get("mult"):
                 seconds *= _MULT[groups["mult"]]
-        elif groups.get("elapsed") and groups.get("total"):
+        elif groups.get("elapsed") and groups.get("total") and groups["elapsed"] != "0":  # `0s`: under half a second
             seconds = float(groups["elapsed"]) / max(int(groups["total"]), 1)
         elif groups.get("rate"):
             rate = float(groups["rate"])

@@ -60,6 +60,11 @@ PODS = Path(__file__).parents[1] / "fixtures" / "pods" / "var" / "log" / "pods"
     # Keras 3 in colour (`\x1b[1m158/158\x1b[0m \x1b[32m━━━━\x1b[0m\x1b[37m\x1b[0m \x1b[1m2s\x1b[0m 4ms/step - loss: ...`): each
     # line None before (its count and bar wrapped in colour codes), so a Keras 3 job was never tracked
     ("keras3_moku_classification.log", "keras", [None] * 6, 0.004),
+    # Keras lines with no bar (each None before, so such a job was never tracked): `fit(verbose=2)`'s one line per epoch
+    # (TF 2.x: `710/710 - 0s - loss: ...`, `0s` no step time), a dataset of unknown length (`  13440/Unknown - 2s - loss:
+    # ...`, `  60000/Unknown - 5s 87us/step - ...`; Keras 3 `  1/Unknown  7s 7s/step - loss: ...`)
+    ("keras_tf2_31032_verbose2.log", "keras", [None], None),
+    ("keras3_unknown_movielens.log", "keras", [None] * 7, 7.0),
     # trainers no row read before (each line None): MMEngine, MMCV 1.x, detectron2, nanotron, LitGPT, PaddleNLP, PaddleSeg
     ("mmengine_155.log", "mmengine", list(range(10, 90, 10)), 0.010),
     ("mmengine_yoloworld_165.log", "mmengine", [350, 400, 450, 500], 0.5674),
@@ -239,6 +244,30 @@ def test_keras3_colour_codes_around_each_part():
                                                      (0.004, 0.004, 0.003, 0.003, 0.005, 0.004)]
     assert all("\x1b[" in x for x in lines_[1::2])  # the real bytes: ESC before each `[`
     assert [recognise(x.replace("\x1b", "")) for x in lines_[1::2]] == [recognise(x) for x in lines_[1::2]]
+
+
+def test_keras_lines_without_a_bar():
+    """REAL (sources.md): `fit(verbose=2)` prints one line per epoch with no bar, `710/710 - 0s - loss: 0.3377 -
+    val_loss: 0.5081` (tensorflow #31032), and a dataset of unknown length counts without a total, `  13440/Unknown -
+    2s - loss: ...`, `  60000/Unknown - 5s 87us/step - ...` (keras #8169), Keras 3's `  1/Unknown  7s 7s/step - loss:
+    ...` (keras-io): every one was None before (the row wanted a bar after a known total), so a Keras job logging to
+    a file as Keras advises (verbose=2) or reading a tf.data pipeline was never tracked.  Now each is Keras progress
+    without a step, with its printed step time (an epoch's time over its count where only that is printed)."""
+    said = [recognise(x) for x in lines("keras_8169_unknown.log")]
+    assert [(p.trainer, p.step) for p in said[1::2]] == [("keras", None)] * 8 and said[::2] == [None] * 8  # `Epoch 1/12`
+    assert said[13].seconds is None  # `13440/Unknown - 2s - loss`: no total to divide the epoch's time by
+    assert said[-1].seconds == pytest.approx(87e-6)
+    assert [p.seconds for p in map(recognise, lines("keras3_unknown_movielens.log")[1:])] == pytest.approx(
+        [7.0, 0.175, 0.169, 0.162, 0.16, 0.173, 0.181])
+    # (synthetic, the shapes keras/src/utils/progbar.py writes): Keras 3's verbose=2 line, its colour codes when the
+    # total is unknown; tf.keras 2.9+'s verbose=2 line (its step time last); an epoch's time over its count
+    assert recognise("1875/1875 - 20s - 11ms/step - accuracy: 0.8359 - loss: 0.4846 - val_loss: 0.4289") == Progress(
+        None, pytest.approx(0.011), "keras")
+    assert recognise("     62/Unknown \x1b[1m5s\x1b[0m 80ms/step - loss: 0.6931") == Progress(None, pytest.approx(0.08),
+                                                                                           "keras")
+    assert recognise("1875/1875 - 13s - loss: 0.0087 - accuracy: 0.9976 - 13s/epoch - 7ms/step").seconds == \
+        pytest.approx(13 / 1875)
+    assert recognise("Epoch 1/12 - loss") is None and recognise("3/Unknown loss - total") is None
 
 
 def test_composers_console_logger_and_bar():
