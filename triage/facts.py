@@ -417,8 +417,7 @@ FACTS: tuple[Fact, ...] = (
     # SUCCEEDED: its exit barrier (_exit_barrier, on SUCCEEDED only: a failed group returns without it) passed by
     # all agents: "INFO:torch.distributed.elastic.agent.server.api:Done waiting for other agents. Elapsed:
     # 0.0013725757598876953 seconds" (1.x, Udayeon/Udayeon.github.io _posts/projects/2022-10-04-cascadetrain.md;
-    # 2.x's "[2024-03-12 ..] torch.distributed.elastic.agent.server.api: [INFO] Done waiting .." and glog's "I0227
-    # ... api.py:946] Done waiting .." alike).  Its "Local worker group finished (WorkerState.SUCCEEDED)" and
+    # 2.x prints the same words behind its own logger's or glog's prefix: the row reads only the words).  Its "Local worker group finished (WorkerState.SUCCEEDED)" and
     # "[default] worker group successfully finished" are one node's (another node's may have failed: the barrier then
     # times out, "Error waiting on exit barrier"), DeepSpeed's launcher's "Process 576485 exits successfully." one
     # process's (stas00/ml-engineering multi-node/emulate-multi-node.md): neither is the job's.  The agent prints it
