@@ -59,7 +59,9 @@ JOB_TABLE: tuple[JobKind, ...] = (
             "the others were told to read rank 0's log", consequence=True),
     JobKind("job_success", "the job stated its own success (MLPerf's run_stop with status success, Megatron's "
             "\"[after training is done]\", Lightning's Trainer.fit stopped at max_epochs / max_steps, ms-swift's \"End time of "
-            "running main\", Hugging Face Trainer's train_runtime summary): the communicator "
+            "running main\", Hugging Face Trainer's train_runtime summary, torchtitan's "
+            "\"Training completed\", torch.distributed.elastic's \"Done waiting for other agents\" after every agent's "
+            "group succeeded): the communicator "
             "errors its file prints after it are its teardown, not a failure (triage.teardown)", context=True),
 )
 JOB_KINDS = {k.name: k.doc for k in JOB_TABLE}
@@ -404,6 +406,24 @@ FACTS: tuple[Fact, ...] = (
        r"\[INFO:swift\] End time of running main: \d{4}-\d\d-\d\d \d\d:\d\d:\d\d", "info"),
     _f("hf_train_runtime", "job_success", ["{'train_runtime': "],
        r"^\{'train_runtime': [\d.]+, 'train_samples_per_second': [\d.]+, ", "info"),
+    # torchtitan's Trainer.train() after its loop ran to training.steps (rank 0 slept 2 s "for other ranks to
+    # complete"; an exception in the loop never gets here; all ranks printed it before PR #2383, rank 0 since):
+    # "[rank0]:2025-04-01 00:26:01,706 - root - INFO - Training completed" (AICrossSim/NewComputeBench
+    # docs/01-model-training/llm-pretrain-and-eval.md; "[titan] " before the time since 2025-05, the logger's name
+    # "root", a module's later; triage.read takes a leading time off, the row reads both).  Only the logger's own format: a bare "Training completed" is any script's word.
+    _f("torchtitan_training_completed", "job_success", ["- INFO - Training completed"],
+       r"(?:^|\d\d:\d\d:\d\d,\d{3} )- [\w.]+ - INFO - Training completed\s*$", "info"),
+    # torch.distributed.elastic's agent (torchrun, accelerate launch, every era) once every node's worker group
+    # SUCCEEDED: its exit barrier (_exit_barrier, on SUCCEEDED only: a failed group returns without it) passed by
+    # all agents: "INFO:torch.distributed.elastic.agent.server.api:Done waiting for other agents. Elapsed:
+    # 0.0013725757598876953 seconds" (1.x, Udayeon/Udayeon.github.io _posts/projects/2022-10-04-cascadetrain.md;
+    # 2.x prints the same words behind its own logger's or glog's prefix: the row reads only the words).  Its "Local worker group finished (WorkerState.SUCCEEDED)" and
+    # "[default] worker group successfully finished" are one node's (another node's may have failed: the barrier then
+    # times out, "Error waiting on exit barrier"), DeepSpeed's launcher's "Process 576485 exits successfully." one
+    # process's (stas00/ml-engineering multi-node/emulate-multi-node.md): neither is the job's.  The agent prints it
+    # after its workers exited: what it covers is what the file prints after it (a wrapper's, the next launch's).
+    _f("elastic_exit_barrier_done", "job_success", ["Done waiting for other agents"],
+       r"Done waiting for other agents\. Elapsed: [\d.e\-]+ seconds", "info"),
 )
 
 # A coordinator's report that names the tasks it lost on the lines after it, one a line: JAX's fate-sharing end on every

@@ -15,9 +15,11 @@ before the statement are the job's as ever.  Pure: shared by the offline triage 
 
 from __future__ import annotations
 
-from typing import Iterable, NamedTuple
+from typing import Iterable, NamedTuple, Sequence, TypeVar
 
 from .model import Evidence
+
+S = TypeVar("S", bound=tuple)
 
 # what a process group's teardown prints: NCCL's and PyTorch's communicator errors, the watchdog's lines, the store
 TEARDOWN_KINDS = frozenset({"nccl_error", "nccl_remote_error", "nccl_timeout", "nccl_progress", "nccl_dump",
@@ -42,27 +44,38 @@ def after_success(error_line: int | None, error_at: float | None, success_line: 
     return error_at is None or success_at is None or error_at - success_at <= TEARDOWN_WINDOW
 
 
+def covering(stated: Sequence[S], line: int | None, at: float | None) -> S | None:
+    """The statement of success among `stated` (one file's, each a tuple whose first two fields are its line number
+    and its time, epoch seconds or None) that covers an error on `line` at `at` as its teardown: the latest made
+    before that line, where the error falls within TEARDOWN_WINDOW of it; else None.  The one choice the offline
+    triage (`teardown`) and the agent's pod-log source (agent/sources/podlogs.py `_teardown`) both make."""
+    if line is None:
+        return None
+    latest = None
+    for s in stated:
+        if s[0] is not None and s[0] < line and (latest is None or s[0] > latest[0]):
+            latest = s
+    if latest is None or not after_success(line, at, latest[0], latest[1]):
+        return None
+    return latest
+
+
 def teardown(evidence: Iterable[Evidence]) -> Teardown:
     """The evidence split into what stays and the teardown noise after a success its own file stated."""
     evidence = list(evidence)
-    stated: dict[str, list[Evidence]] = {}
+    stated: dict[str, list[tuple[int, float | None, Evidence]]] = {}
     for e in evidence:
         if e.kind == "job_success" and e.file is not None and e.line is not None:
-            stated.setdefault(e.file, []).append(e)
+            stated.setdefault(e.file, []).append((e.line, _at(e), e))
     if not stated:
         return Teardown(evidence, [])
     kept, noise = [], []
     for e in evidence:
-        success = None
-        if e.kind in TEARDOWN_KINDS and e.file in stated and e.line is not None:
-            before = [s for s in stated[e.file] if s.line < e.line]
-            success = max(before, key=lambda s: s.line) if before else None
-            if success is not None and not after_success(e.line, _at(e), success.line, _at(success)):
-                success = None
-        if success is None:
+        hit = covering(stated[e.file], e.line, _at(e)) if e.kind in TEARDOWN_KINDS and e.file in stated else None
+        if hit is None:
             kept.append(e)
         else:
-            noise.append((e, success))
+            noise.append((e, hit[2]))
     return Teardown(kept, noise)
 
 

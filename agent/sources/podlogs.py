@@ -34,7 +34,7 @@ from parsers.model import PodRef, WorkloadFindings
 from parsers.progress import PREFILTER as PROGRESS_PREFILTER
 from parsers.progress import Progress, recognise
 from triage import facts as job_facts
-from triage.teardown import TEARDOWN_KINDS, after_success
+from triage.teardown import TEARDOWN_KINDS, covering
 from triage.read import (BLOCK_LINES, BLOCK_OPENERS, TRACEBACK_LINES, block_fact, generic, job_fact, record_line,
                          record_writer, strip_lead)
 
@@ -363,13 +363,9 @@ class PodLogSource(Source):
         for _, f in found:
             if f.kind not in TEARDOWN_KINDS or f.line is None:
                 continue
-            before = [s for s in stated if s[0] < f.line]
-            if not before:
-                continue
-            line, at, name = before[-1]
-            when = f.timestamp.timestamp() if f.timestamp is not None else None
-            if after_success(f.line, when, line, at):
-                f.details["after_success"] = f"{name} (line {line})"
+            hit = covering(stated, f.line, f.timestamp.timestamp() if f.timestamp is not None else None)
+            if hit is not None:
+                f.details["after_success"] = f"{hit[2]} (line {hit[0]})"
 
     def _records(self, tail: _Tail, buf: bytes, end: int, first: int, found: list) -> None:
         """The rank of a record's writer given to the findings of its lines that name none, as offline: SGLang's

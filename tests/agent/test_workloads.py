@@ -1006,6 +1006,26 @@ def test_ms_swifts_end_of_main_covers_its_pods_teardown(tmp_path):
     assert _events(found) == []
 
 
+def test_the_elastic_agents_and_torchtitans_statements_cover_a_pods_teardown_but_one_nodes_does_not(tmp_path):
+    """SYNTHETIC pods of REAL lines (tests/triage/test_teardown.py names their sources): torchrun's "Done waiting for
+    other agents" (every node's group succeeded) and torchtitan's "Training completed" cover the NCCL error after
+    them, through triage.teardown.covering as offline; torchrun's "Local worker group finished (SUCCEEDED)" (one
+    node's) and DeepSpeed's "Process 576485 exits successfully." (one process's) do not: the Event is raised."""
+    from tests.triage.test_teardown import DS_PROCESS, ELASTIC_DONE, ELASTIC_LOCAL, TITAN_DONE
+    root = tmp_path / "pods"
+    pods = {}
+    for i, line in enumerate((ELASTIC_DONE, TITAN_DONE, ELASTIC_LOCAL, DS_PROCESS)):
+        pods[line] = f"train_w-{i}_{i}a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d"
+        _pod_log(root, pods[line], [line, *TEARDOWN_ERROR])
+    src = source(root)
+    src.discover()
+    found = src.poll()
+    said = {ref.pod: f.details.get("after_success") for ref, f in found if f.kind == "nccl_error"}
+    assert said == {"w-0": "elastic_exit_barrier_done (line 1)",
+                    "w-1": "torchtitan_training_completed (line 1)", "w-2": None, "w-3": None}
+    assert len(_events(found)) == 2
+
+
 def test_a_job_fact_after_a_stated_success_in_the_same_read_is_still_read(tmp_path):
     """SYNTHETIC order of REAL lines: MLPerf's run_stop success, then a rank's death (mpirun's line, JOB_FACT_LINES)
     in the same read.  The success's time was kept in the loop's byte position, so the next fact line raised a

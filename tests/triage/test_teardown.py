@@ -114,3 +114,68 @@ def test_a_progress_line_or_an_epochs_end_is_no_statement_of_success():
                  # LlamaFactory #8261: a step's log dict (the reporter's paste numbers its lines)
                  "[1757] {'loss': 0.0, 'grad_norm': 1.4142135381698608, 'learning_rate': 4.3181818181818185e-06, 'epoch': 0.01}"):
         assert facts.success(line) is None, line
+
+
+# REAL: AICrossSim/NewComputeBench docs/01-model-training/llm-pretrain-and-eval.md at 85ed92a8 (torchtitan's end of
+# training, then rank 0 aborted while Python collected its garbage and torchrun reported rank 1's SIGABRT)
+TITAN = (INCIDENT.parent / "torchtitan-aicrosssim-abort-after-success" / "logs" / "train.log").read_text().splitlines()
+TITAN_DONE = TITAN[4]
+# REAL: Udayeon/Udayeon.github.io _posts/projects/2022-10-04-cascadetrain.md at 022df9bb (torchrun 1.x, every agent's
+# group succeeded and the exit barrier passed)
+ELASTIC_DONE = "INFO:torch.distributed.elastic.agent.server.api:Done waiting for other agents. Elapsed: 0.0013725757598876953 seconds"
+# REAL, the same post: one node's group succeeded (another node's may not have)
+ELASTIC_LOCAL = ("INFO:torch.distributed.elastic.agent.server.api:Local worker group finished (SUCCEEDED). Waiting "
+                 "300 seconds for other agents to finish")
+ELASTIC_GROUP = ("INFO:torch.distributed.elastic.agent.server.api:[default] worker group successfully finished. "
+                 "Waiting 300 seconds for other agents to finish.")
+# REAL: stas00/ml-engineering multi-node/emulate-multi-node.md at 37524336 (DeepSpeed's launcher: one process exited 0)
+DS_PROCESS = "worker-1: [2022-09-08 12:07:13,642] [INFO] [launch.py:318:main] Process 576485 exits successfully."
+
+def test_the_new_success_statements_are_read():
+    for line, row in ((TITAN_DONE, "torchtitan_training_completed"), (ELASTIC_DONE, "elastic_exit_barrier_done")):
+        hit = facts.match(line)
+        assert hit is not None and hit[0].name == row and hit[0].kind == "job_success", line
+    # and through triage.read, its launcher's "[rank0]:" and the logger's leading time taken off first
+    assert [e.details["fact"] for e in evidence({"train.log": [TITAN_DONE]}) if e.kind == "job_success"] == [
+        "torchtitan_training_completed"]
+
+
+def test_one_nodes_or_one_processs_success_is_not_the_jobs():
+    """torchrun's local group and DeepSpeed's one process exiting 0 say nothing of the other nodes' ranks: not a
+    statement of the job's success (REAL lines)."""
+    for line in (ELASTIC_LOCAL, ELASTIC_GROUP, DS_PROCESS):
+        assert facts.success(line) is None, line
+        ev = evidence({"train.log": [line, *NCCL_TEARDOWN]})
+        assert [i.root.kind for i in attribute(ev)] == ["nccl_error"], line
+
+
+def test_the_new_statements_cover_their_files_teardown():
+    """SYNTHETIC order (the statement, then HPE's NCCL teardown lines).  torchtitan's dated line is left out, as
+    ms-swift's above: it would date HPE's lines a year apart from it, past TEARDOWN_WINDOW."""
+    for done in (ELASTIC_DONE,):
+        ev = evidence({"train.log": [done, *NCCL_TEARDOWN]})
+        assert attribute(ev) == [] and len(teardown(ev).noise) == 1, done
+
+
+def test_torchtitans_completed_run_that_aborted_at_exit_is_still_a_ranks_death():
+    """AICrossSim's run: "Training completed", then rank 0's "Fatal Python error: Aborted" while garbage-collecting and
+    torchrun's ChildFailedError for rank 1 (SIGABRT): the statement is read, and the death after it is the job's
+    incident as ever (a rank's death is never teardown)."""
+    ev = evidence({"train.log": TITAN})
+    assert [e.line for e in ev if e.kind == "job_success"] == [5]
+    assert [i.root.kind for i in attribute(ev)] == ["rank_exit"] and teardown(ev).noise == []
+
+
+def test_covering_is_the_one_choice_of_the_statement():
+    """triage.teardown.covering: the latest statement before the line, within TEARDOWN_WINDOW; shared by teardown()
+    and the agent's pod-log source."""
+    from triage.teardown import TEARDOWN_WINDOW, covering
+    stated = [(3, 100.0, "a"), (10, 200.0, "b"), (20, None, "c")]
+    assert covering(stated, 2, 50.0) is None  # before every statement
+    assert covering(stated, 3, 100.0) is None  # the statement's own line
+    assert covering(stated, 5, 150.0)[2] == "a"
+    assert covering(stated, 12, 250.0)[2] == "b"  # the latest before, not the first
+    assert covering(stated, 12, 200.0 + TEARDOWN_WINDOW + 1) is None  # past the window
+    assert covering(stated, 25, 1e12)[2] == "c"  # a statement without a time: no window
+    assert covering(stated, None, None) is None and covering([], 5, None) is None
+    assert covering(list(reversed(stated)), 12, None)[2] == "b"  # order of the list does not matter
