@@ -31,9 +31,10 @@ MAX_PER_KIND = 5000  # evidence of one kind kept per file: a log of a million ti
 MAX_PENDING = 50000  # evidence held back to the file's end for the rank another line of its process names
 MAX_FOUND = 4096  # evidence of the latest findings remembered by line, for the parsers' amendments of them
 TRACEBACK_LINES = 400  # lines after "Traceback (most recent call last):" its exception line may come
-# torchrun's ChildFailedError summary: "[0]:" opens a failure, "  rank      : 3 (local_rank: 3)" fields follow
+# torchrun's ChildFailedError summary: "[0]:" opens a failure, "  rank      : 3 (local_rank: 3)" fields follow (flush left
+# where a log collector stripped the indentation: CloudWatch, pytorch/pytorch #69520)
 _BLOCK_OPEN = re.compile(r"^\s*\[(\d+)\]:\s*$")
-_BLOCK_FIELD = re.compile(r"^\s+(time|host|rank|exitcode|error_file|traceback)\s*: ?(.*)$")
+_BLOCK_FIELD = re.compile(r"^\s*(time|host|rank|exitcode|error_file|traceback)\s*: ?(.*)$")
 _ROOT_CAUSE = "Root Cause (first observed failure)"
 _BLOCK_RANK = re.compile(r"(?P<rank>\d+)(?: \(local_rank: (?P<local_rank>\d+)\))?")
 _BLOCK_EXIT = re.compile(r"(-?\d+)(?: \(pid: (\d+)\))?")

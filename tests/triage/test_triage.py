@@ -605,6 +605,18 @@ Root Cause (first observed failure):
     assert e.details["root_cause"] is True and e.time == datetime(2025, 5, 21, 15, 43, 3, tzinfo=timezone.utc)
 
 
+def test_elastic_summary_fields_flush_left_are_read():
+    """The same summary as a log collector that strips each line's leading spaces keeps it (CloudWatch,
+    pytorch/pytorch #69520; the AICrossSim page of tests/fixtures/incidents/torchtitan-aicrosssim-abort-after-success
+    prints its fields flush left): its fields are the block's, rank 1 (was: the block's fields unread, no rank)."""
+    path = INCIDENT_LOGS / "torchtitan-aicrosssim-abort-after-success" / "logs" / "train.log"
+    lines = path.read_text().splitlines()
+    assert "rank      : 1 (local_rank: 1)" in lines  # flush left, as the source prints it
+    ev = [e for e in read_lines(lines, "train.log", Clock()) if e.kind == "rank_exit" and e.details.get("root_cause")]
+    assert [(e.rank, e.local_rank, e.exit_code, e.signal, e.pid, e.host) for e in ev] == [
+        (1, 1, -6, 6, 3016739, "ee-tiamat.ee.ic.ac.uk")]
+
+
 def test_elastic_summarys_root_cause_wins_a_tie_to_the_second():
     """REAL: vllm-project/speculators #1115 (PyTorch 2.10): the "Failures:" list opens with rank 3 (exit 1) of the same
     second as the "Root Cause (first observed failure)", rank 1: torchrun chose rank 1 by its full-precision times and
