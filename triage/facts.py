@@ -422,6 +422,18 @@ TASK_LIST_OPENERS = {"The following tasks are unhealthy (stopped sending heartbe
     "xla_unhealthy_task", "process_lost", [], r"^/job:(?P<job>[\w\-]+)/replica:\d+/task:(?P<rank>\d+)\s*$"),
     "Timed out task names:": _BARRIER_TASK, "Some timed out task names:": _BARRIER_TASK}
 
+# Ray's error about an actor that died (RayActorError, ActorDiedError since 2.10) names the actor's process on the lines
+# between its first and its cause (python/ray/exceptions.py, every era since 1.x: "The actor died unexpectedly before
+# finishing this task." then "\tclass_name: ..", "\tactor_id: ..", and where known "\tpid: ..", "\tname: ..",
+# "\tnamespace: ..", "\tip: .." (the actor's node's address), then the GCS's cause, the ray_actor_died row's line):
+# ray-project/ray #22349 (1.10, every line behind the driver's "(BackendExecutor pid=5126, ip=10.128.0.32) "),
+# AgentR1/Agent-R1 #33 (2.4x, "ray.exceptions.ActorDiedError: " before it).  Read by triage.read: the fields of the
+# same writer's lines after the opener go to the fact its cause's line states (its pid and host: the lost process).
+RAY_ACTOR_OPENER = "The actor died unexpectedly before finishing this task."
+RAY_ACTOR_FIELD = re.compile(r"^\s+(class_name|actor_id|pid|name|namespace|ip): (\S{1,200})\s*$")
+RAY_ACTOR_NAMES = {"pid": "pid", "ip": "host", "class_name": "actor"}  # the block's field -> the fact's group
+RAY_ACTOR_FACTS = frozenset({"ray_actor_died"})  # the facts of the cause's line that take them
+
 # fields of Evidence the groups fill (ints unless named in TEXT_FIELDS); any other group goes to details
 INT_FIELDS = ("rank", "local_rank", "seq", "last_enqueued", "last_completed", "exit_code", "signal", "pid", "gpu")
 TEXT_FIELDS = ("host", "address")

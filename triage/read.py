@@ -56,8 +56,9 @@ _HYDRA_FIELD = re.compile(r"^=\s+(?:(?:RANK (?P<rank>\d+) )?PID (?P<pid>\d+) RUN
 # what a node agent reads of the summaries above (agent/sources/podlogs.py, `block_fact`): a line holding one of their
 # openers, then at most BLOCK_LINES lines after it in the same file, read as this module reads them; the summary's root
 # (torchrun's first observed failure, MPI's first process, Hydra's killed one) is the rank that exited
-# what opens a block of lines read live together: the launchers' exit summaries, a coordinator's list of tasks
-BLOCK_OPENERS = (_ROOT_CAUSE, _MPI_OPEN, _HYDRA_OPEN, *facts.TASK_LIST_OPENERS)
+# what opens a block of lines read live together: the launchers' exit summaries, a coordinator's list of tasks, Ray's
+# error about an actor that died (its process and node on the lines before its cause's)
+BLOCK_OPENERS = (_ROOT_CAUSE, _MPI_OPEN, _HYDRA_OPEN, *facts.TASK_LIST_OPENERS, facts.RAY_ACTOR_OPENER)
 BLOCK_LINES = 12
 
 
@@ -145,7 +146,7 @@ def _prefilter() -> Prefilter:
     nothing for a line without one), the job facts' (facts.match likewise), the traceback's and torchrun summary's
     own; a block's "[0]:" opener holds none and is matched apart."""
     words = (*all_keywords(), *(k for f in facts.FACTS for k in f.keywords), facts.TRACEBACK, *facts.CHAINED,
-             _ROOT_CAUSE, _MPI_OPEN, _HYDRA_OPEN, *facts.TASK_LIST_OPENERS)
+             _ROOT_CAUSE, _MPI_OPEN, _HYDRA_OPEN, *facts.TASK_LIST_OPENERS, facts.RAY_ACTOR_OPENER)
     return Prefilter(dict.fromkeys(words))
 
 
@@ -265,6 +266,7 @@ def record_writer(message: str) -> dict | None:
 
 _BLOCK_FACTS = frozenset({"elastic_summary", "mpi_first_exit", "hydra_bad_termination"})
 _TASK_FACTS = frozenset(row.name for row in facts.TASK_LIST_OPENERS.values())
+_LIST_FACTS = _TASK_FACTS | facts.RAY_ACTOR_FACTS  # a block's facts of a lost process or a barrier's lagging ranks
 
 
 def block_fact(messages: list[str]) -> tuple[facts.LiveFact, dict, int] | None:
@@ -273,7 +275,8 @@ def block_fact(messages: list[str]) -> tuple[facts.LiveFact, dict, int] | None:
     index in `messages` of the line it quotes) of the culprit it names, None when its lines name none yet.  A
     launcher's exit summary gives its root's rank_exit (torchrun's other failures are not its root); a coordinator's
     list of tasks (facts.TASK_LIST_OPENERS) gives, for a barrier, every task it names as the lagging ranks (and the
-    barrier the opener names), for lost processes, the first task."""
+    barrier the opener names), for lost processes, the first task; Ray's actor-died error (facts.RAY_ACTOR_OPENER) the
+    actor's process and node its fields name, on its cause's line."""
     evidence = list(FileReader("pod", Clock()).read(messages[:BLOCK_LINES + 1]))
     for ev in evidence:
         if ev.kind != "rank_exit" or ev.details.get("fact") not in _BLOCK_FACTS or \
@@ -285,7 +288,7 @@ def block_fact(messages: list[str]) -> tuple[facts.LiveFact, dict, int] | None:
             continue
         said["fact"] = ev.details["fact"]
         return row, said, (ev.line or 1) - 1
-    tasks = [ev for ev in evidence if ev.details.get("fact") in _TASK_FACTS]
+    tasks = [ev for ev in evidence if ev.details.get("fact") in _LIST_FACTS]
     if not tasks:
         return None
     if tasks[0].kind == "barrier_timeout":
@@ -354,6 +357,7 @@ class FileReader:
         self._amendments: list[Finding] = []  # what the line being read amended of earlier lines' findings (_classify)
         self._record: tuple | None = None  # (prefixes, key, line) of a record whose traceback lines lack its prefix
         self._tasks: dict[tuple, facts.Fact] = {}  # origin key -> the row of the task list its last line opened
+        self._actors: dict[tuple, dict] = {}  # origin key -> the fields of Ray's actor-died error read so far
 
     def read(self, lines: Iterable[str]) -> Iterator[Evidence]:
         """Every line's prefixes are read (who wrote it: the job's ranks and hosts); only a line holding a word some
@@ -409,7 +413,7 @@ class FileReader:
                 if fields and rest.endswith(facts.TRACEBACK) and len(rest) > len(facts.TRACEBACK):
                     self._record = (fields, key, n + i + 1)  # its traceback's lines follow without its prefix
                 if i in hits or self._block is not None or self._root_next or key in self._tracebacks or \
-                        key in self._tasks or _BLOCK_OPEN.match(rest):
+                        key in self._tasks or key in self._actors or _BLOCK_OPEN.match(rest):
                     for ev in self._line(_Line(n + i + 1, shown[i], lead, rest, origin, key)):
                         if ev.rank is None and ev.pid is not None and len(self._pending) < MAX_PENDING:
                             self._pending.append(ev)  # a later line may name its process's rank
@@ -508,6 +512,16 @@ class FileReader:
             if done is not None:
                 yield from done
                 return
+        actor = None
+        if key in self._actors:  # Ray's actor-died error: its fields, one a line, then its cause (facts.RAY_ACTOR_*)
+            m = facts.RAY_ACTOR_FIELD.match(rest)
+            if m is not None:
+                if m.group(1) in facts.RAY_ACTOR_NAMES:
+                    self._actors[key][facts.RAY_ACTOR_NAMES[m.group(1)]] = m.group(2)
+                return
+            actor = self._actors.pop(key)
+        if rest.endswith(facts.RAY_ACTOR_OPENER) and len(self._actors) < 4096:
+            self._actors[key] = {}
         if key in self._tasks:  # a coordinator's list of the tasks it lost, one a line (facts.TASK_LIST_OPENERS)
             row = self._tasks[key]
             m = row.pattern.match(rest)
@@ -558,6 +572,8 @@ class FileReader:
         if finding is not None and (finding.kind == "unclassified" or not at_least(finding.severity, "warning")):
             finding = None
         hit = facts.match(rest) if finding is None or generic(finding) else None
+        if hit is not None and actor and hit[0].name in facts.RAY_ACTOR_FACTS:  # the cause of the error above
+            hit = (hit[0], {**actor, **hit[1]})
         if hit is not None:
             yield from self._keep(self._from_fact(at, *hit))
         elif finding is not None:

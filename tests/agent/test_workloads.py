@@ -918,6 +918,28 @@ def test_a_coordinators_unhealthy_task_is_published_as_the_lost_process(tmp_path
         [("process_lost", task, "jax_worker")]
 
 
+# AgentR1/Agent-R1 #33 (REAL, tests/fixtures/incidents/agent-r1-33-actor-died): Ray's ActorDiedError in a verl driver,
+# the actor's process and node on the lines between its first and its cause
+RAY_ACTOR_DIED = [
+    "ray.exceptions.ActorDiedError: The actor died unexpectedly before finishing this task.",
+    "        class_name: TaskRunner", "        actor_id: 8d1498767d305748d59d87da01000000", "        pid: 319017",
+    "        namespace: 1109301e-e25e-4e12-9ae4-1dd5fc7468e4", "        ip: 10.44.139.116",
+    "The actor is dead because its worker process has died. Worker exit type: SYSTEM_ERROR Worker exit detail: Worker "
+    "exits unexpectedly. Worker exits with an exit code None. The worker may have exceeded K8s pod memory limits."]
+
+
+def test_rays_dead_actor_is_published_with_the_process_and_node_its_error_names(tmp_path):
+    """The cause's line alone names no process (no Event: live made no incident where offline found the lost worker);
+    read as a block with the error's fields above it, as offline reads it, it names the actor's pid and node."""
+    found = _job_fact_pod(tmp_path / "pods", ["step 1", *RAY_ACTOR_DIED])
+    assert [(f.kind, f.line, f.pid, f.details.get("host")) for _, f in found] == \
+        [("process_lost", 8, 319017, "10.44.139.116")]
+    ref, f = found[0]
+    ev = WorkloadTracker(Metrics()).observe(ref, f)
+    assert ev.reason == "ProcessLost" and ev.message.startswith(
+        "The job's coordinator declared a process or node dead (host 10.44.139.116; pid 319017)")
+
+
 def test_an_earlier_agents_barrier_event_is_still_read():
     """The cluster component newer than its agents reads their Events' earlier first words (LiveFact.was)."""
     from triage.facts import read_words
