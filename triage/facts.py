@@ -534,8 +534,9 @@ CHAINED = ("During handling of the above exception, another exception occurred:"
 # job's first such fact on the node, counted), and the cluster component reads the Event's words back into Evidence of
 # the same kind and fields (cluster/evidence.py, `read_words`).  Besides who died: a storage error (the writer's own
 # file system or /dev/shm refused it), a scheduler's end of the job that names its node or job (Slurm's cancel, whose
-# reason triage weighs), ranks that called different collectives.  Consequences (a healthy rank told to read rank 0's
-# log, a watchdog's progress) stay offline: no Event per rank a failure elsewhere stopped.
+# reason triage weighs), ranks that called different collectives.  Consequences (a watchdog's progress) stay offline:
+# no Event per rank a failure elsewhere stopped; a barrier's healthy rank told to read rank 0's log is said where the
+# job's node says no more (LiveFact.witness): without it a job that failed only so made no incident live.
 
 
 @dataclass(frozen=True, slots=True)
@@ -549,6 +550,11 @@ class LiveFact:
     # pod that said it, on its node): always published
     culprit: tuple[str, ...]
     was: tuple[str, ...] = ()  # the first words earlier agents wrote, still read (a cluster newer than its agents)
+    # where no culprit is named, the fields that still publish it (its writer's own rank), in `told`'s words: a rank
+    # the failure elsewhere stopped, said (one Event per job on the node) so that the job's failure is seen; the job's
+    # fact that names a culprit takes its place on the node (agent/workloads.py)
+    witness: tuple[str, ...] = ()
+    told: str = ""
 
 
 LIVE_FACTS: tuple[LiveFact, ...] = (
@@ -560,7 +566,8 @@ LIVE_FACTS: tuple[LiveFact, ...] = (
              ("rank", "host", "pid", "job", "node_id"), ("rank", "host", "pid", "node_id")),
     LiveFact("barrier_timeout", "BarrierTimeout", "Ranks did not reach the barrier the job waited at",
              ("lagging", "timeout_ms", "rank", "barrier"), ("lagging",),
-             was=("Ranks did not reach PyTorch's monitored barrier",)),
+             was=("Ranks did not reach PyTorch's monitored barrier",), witness=("rank",),
+             told="A rank waited at a barrier that other ranks did not reach"),
     LiveFact("storage_error", "StorageError", "A file system or /dev/shm refused the job's write",
              ("rank", "local_rank", "host", "pid", "what", "segment"), ()),
     LiveFact("job_ended", "JobEnded", "The scheduler ended the job or a step",
@@ -592,6 +599,16 @@ def _shape(name: str) -> re.Pattern:
     return _VALUE.get(name) or (_VALUE["int"] if name in INT_FIELDS else _VALUE["text"])
 
 
+def names_culprit(row: LiveFact, fields: dict) -> bool:
+    """Whether a fact's `fields` name its culprit (LiveFact.culprit; a row of none: its writer is)."""
+    return not row.culprit or any(fields.get(name) is not None for name in row.culprit)
+
+
+def published(row: LiveFact, fields: dict) -> bool:
+    """Whether a node agent publishes a fact with these `fields`: it names its culprit, or its witness (`told`)."""
+    return names_culprit(row, fields) or any(fields.get(name) is not None for name in row.witness)
+
+
 def words(row: LiveFact, fields: dict) -> str:
     """The Event's own words for a fact: "A rank's process ended (rank 7; host node-b; exit code -9; signal 9
     SIGKILL)"; a value not of its field's shape (a host with a space or a parenthesis) is left out."""
@@ -604,7 +621,8 @@ def words(row: LiveFact, fields: dict) -> str:
         if name == "signal" and int(value) in SIGNALS:
             text += f" {SIGNALS[int(value)]}"
         said.append(text)
-    return f"{row.what} ({'; '.join(said)})" if said else row.what
+    what = row.what if names_culprit(row, fields) or not row.told else row.told
+    return f"{what} ({'; '.join(said)})" if said else what
 
 
 def read_words(reason: str, message: str) -> tuple[LiveFact, dict] | None:
@@ -614,7 +632,7 @@ def read_words(reason: str, message: str) -> tuple[LiveFact, dict] | None:
     if row is None:
         return None
     fields: dict = {}
-    what = next((w for w in (row.what, *row.was) if message.startswith(w)), None)
+    what = next((w for w in (row.what, *((row.told,) if row.told else ()), *row.was) if message.startswith(w)), None)
     if what is not None:
         m = _WORDS.match(message, len(what))
         for part in (m.group(1).split("; ") if m else ()):

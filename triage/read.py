@@ -217,7 +217,7 @@ def fact_fields(fact: facts.Fact, groups: dict, base: dict, details: dict) -> No
 def job_fact(message: str) -> tuple[facts.LiveFact, dict] | None:
     """A container's line (its CRI envelope off) as a job fact node agents publish (facts.LIVE_FACTS): (its row, the
     fields its Event says: the process it names, as `FileReader` reads the line), None when it is none or names no
-    culprit.  The line's launcher prefixes say who wrote it, as offline.  A field of torchrun's summary ("  traceback :
+    culprit (nor its witness, facts.LiveFact.witness).  The line's launcher prefixes say who wrote it, as offline.  A field of torchrun's summary ("  traceback :
     Signal 9 (SIGKILL) received by PID 14689") is the summary's (`block_fact`), as offline, never a fact of its own."""
     fields_, lead, rest = strip_lead(message)
     if _BLOCK_FIELD.match(rest):
@@ -232,7 +232,7 @@ def job_fact(message: str) -> tuple[facts.LiveFact, dict] | None:
     fact_fields(fact, groups, base, details)
     said = {name: base[name] if name in base else details.get(name) for name in row.fields}
     said = {name: value for name, value in said.items() if value is not None}
-    if row.culprit and not any(name in said for name in row.culprit):
+    if not facts.published(row, said):
         return None
     said["fact"] = fact.name
     return row, said
@@ -284,7 +284,7 @@ def block_fact(messages: list[str]) -> tuple[facts.LiveFact, dict, int] | None:
             continue
         row = facts.LIVE["rank_exit"]
         said = {name: getattr(ev, name) for name in row.fields if getattr(ev, name, None) is not None}
-        if not any(name in said for name in row.culprit):
+        if not facts.names_culprit(row, said):
             continue
         said["fact"] = ev.details["fact"]
         return row, said, (ev.line or 1) - 1
@@ -304,7 +304,7 @@ def block_fact(messages: list[str]) -> tuple[facts.LiveFact, dict, int] | None:
         value = tasks[0].details.get(name) if value is None else value
         if value is not None:
             said[name] = value
-    if not any(name in said for name in row.culprit):
+    if not facts.names_culprit(row, said):
         return None
     return row, said, (tasks[0].line or 1) - 1
 

@@ -797,19 +797,54 @@ def test_a_job_fact_naming_a_culprit_becomes_a_pod_event_with_its_fields(tmp_pat
 
 def test_a_jobs_rank_exits_are_one_event_naming_the_first_and_consequences_make_none(tmp_path):
     """The launcher reports every rank it stopped after the first died: one Event per job and reason, which names the
-    first (its count the rest); a healthy rank told to read rank 0's log names no culprit and makes no Event."""
+    first (its count the rest); a healthy rank told to read rank 0's log names no culprit and makes no RankExited
+    (its own BarrierTimeout, in a witness's words: test_a_barriers_healthy_rank_...)."""
     lines = ["[default1]:[rank1]: Signal 11 (SIGSEGV) received by PID 4242",
              "failed (exitcode: -15) local_rank: 0 (pid: 4241) of binary: /usr/bin/python",
              "failed (exitcode: -15) local_rank: 2 (pid: 4243) of binary: /usr/bin/python",
              "[rank3]:[E421 04:13:43.426633564 ProcessGroupGloo.cpp:143] Rank 3 successfully reached monitoredBarrier, "
              "but received errors while waiting for send/recv from rank 0. Please check rank 0 logs for faulty rank."]
-    found = _job_fact_pod(tmp_path / "pods", lines)
+    found = [(ref, f) for ref, f in _job_fact_pod(tmp_path / "pods", lines) if f.kind == "rank_exit"]
     assert [(f.kind, f.rank, f.details.get("signal")) for _, f in found] == [
         ("rank_exit", 1, 11), ("rank_exit", None, 15), ("rank_exit", None, 15)]
     tracker = WorkloadTracker(Metrics())
     events = [tracker.observe(ref, f) for ref, f in found]
     assert len({e.key for e in events}) == 1
     assert events[-1].message.startswith("A rank's process ended (rank 1; local rank 1; pid 4242; signal 11 SIGSEGV)")
+
+
+# QwenAudio/CosyVoice #180 (REAL, tests/fixtures/incidents/cosyvoice-180-barrier): rank 3 told to check rank 0's log,
+# then rank 0 naming the rank that never came, then rank 1 told; sgl-project/sglang #5602 (REAL, sglang-5602-barrier)
+# shows only the told ranks
+BARRIER_TOLD = ("[E ProcessGroupGloo.cpp:138] Rank 3 successfully reached monitoredBarrier, but received errors while "
+                "waiting for send/recv from rank 0. Please check rank 0 logs for faulty rank.")
+BARRIER_LAGGING = "[E ProcessGroupGloo.cpp:138] [Rank 0]: Rank 2 failed to pass monitoredBarrier in 30000 ms"
+BARRIER_TOLD_1 = BARRIER_TOLD.replace("Rank 3 ", "Rank 1 ")  # the same source's next line (rank 1's)
+SGLANG_TOLD = ("[rank6]:[E421 04:13:43.457389636 ProcessGroupGloo.cpp:143] Rank 6 successfully reached "
+               "monitoredBarrier, but received errors while waiting for send/recv from rank 0. Please check rank 0 "
+               "logs for faulty rank.")
+
+
+def test_a_barriers_healthy_rank_is_said_as_a_witness_and_gives_way_to_the_line_naming_the_lagging_rank(tmp_path):
+    """A rank a monitored barrier failed names no culprit, but is the job's failure where nothing else is said (live
+    made no incident of sglang-5602-barrier, offline `undetermined`): its BarrierTimeout in a witness's words; rank 0's
+    line naming the lagging rank, later on the same node, takes its place (one Event per job and reason), and the
+    witness after it changes nothing."""
+    (only,) = _job_fact_pod(tmp_path / "sglang", [SGLANG_TOLD])
+    ev = WorkloadTracker(Metrics()).observe(*only)
+    assert ev.reason == "BarrierTimeout" and ev.message.startswith(
+        "A rank waited at a barrier that other ranks did not reach (rank 6) [container")
+    found = _job_fact_pod(tmp_path / "cosyvoice", [BARRIER_TOLD, BARRIER_LAGGING, BARRIER_TOLD_1])
+    assert [(f.kind, f.rank, f.details.get("lagging")) for _, f in found] == [
+        ("barrier_timeout", 3, None), ("barrier_timeout", 0, "2"), ("barrier_timeout", 1, None)]
+    tracker = WorkloadTracker(Metrics())
+    events = [tracker.observe(ref, f) for ref, f in found]
+    assert len({e.key for e in events}) == 1
+    assert events[0].message.startswith("A rank waited at a barrier that other ranks did not reach (rank 3)")
+    for ev in events[1:]:
+        assert ev.message.startswith("Ranks did not reach the barrier the job waited at (lagging ranks 2; timeout ms "
+                                     "30000; rank 0)")
+        assert "[Rank 0]: Rank 2 failed to pass" in ev.message
 
 
 def test_lines_without_the_facts_words_cost_no_match(tmp_path, monkeypatch):
