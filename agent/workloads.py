@@ -82,7 +82,8 @@ class WorkloadTracker:
         self._index: CauseIndex | None = None  # of `causes`, built when a failure needs it after they changed
         self._ranks: dict[tuple, Ranks] = {}
         self._first: dict[tuple, PodRef] = {}
-        self._said: dict[tuple, tuple[float, str]] = {}  # a job fact's key -> (when, the Event's message): its first
+        # a job fact's key -> (when, the Event's message, whether it names the culprit): its first (that names one)
+        self._said: dict[tuple, tuple[float, str, bool]] = {}
         # any other key -> (when, its first finding without its line, that line quoted): what its Event says and quotes
         self._quote: dict[tuple, tuple[float, Finding, str]] = {}
         self._rank_total = 0
@@ -144,7 +145,7 @@ class WorkloadTracker:
             return self._daemon_fault(ref, f, daemon)
         # imported here: the job facts (the `triage` package) matter only once pod logs are read, which brings them
         # anyway (agent/sources/podlogs.py); an agent without pod logs never holds them (issue 24's idle footprint)
-        from triage.facts import LIVE as JOB_FACTS, words as fact_words  # noqa: PLC0415
+        from triage.facts import LIVE as JOB_FACTS, names_culprit, words as fact_words  # noqa: PLC0415
 
         fact = JOB_FACTS.get(f.kind)
         cause = self._cause(f, standing) if fact is None else None
@@ -165,12 +166,15 @@ class WorkloadTracker:
                 quote = self._quote[key] = (at, replace(f, message=""), quoted(f.message))
                 self._first[key] = first = ref
             message = f"{explain(quote[1], cause, self.window, ranks)} [container {first.container}]{quote[2]}"
-        else:  # a job fact (triage.facts.LIVE_FACTS): the job's first on this node names the culprit, repeats count
+        else:  # a job fact (triage.facts.LIVE_FACTS): the job's first on this node names the culprit, repeats count;
+            # a witness's (a rank a barrier failed, naming none) gives way to the job's first that names one
             at = f.timestamp.timestamp()
             said = self._said.get(key)
-            if said is None or at - said[0] > self.window:  # (a fact of a later failure, the job restarted since)
+            named = names_culprit(fact, f.details)
+            # (a fact of a later failure: the job restarted since)
+            if said is None or at - said[0] > self.window or (named and not said[2]):
                 said = self._said[key] = (at, f"{fact_words(fact, f.details)} [container {ref.container}]"
-                                              f"{quoted(f.message)}")
+                                              f"{quoted(f.message)}", named)
                 self._first[key] = first = ref
             message = said[1]
         event = PodEvent(first, reason, message, "|".join(key))

@@ -442,6 +442,18 @@ TASK_LIST_OPENERS = {"The following tasks are unhealthy (stopped sending heartbe
     "xla_unhealthy_task", "process_lost", [], r"^/job:(?P<job>[\w\-]+)/replica:\d+/task:(?P<rank>\d+)\s*$"),
     "Timed out task names:": _BARRIER_TASK, "Some timed out task names:": _BARRIER_TASK}
 
+# Ray's error about an actor that died (RayActorError, ActorDiedError since 2.10) names the actor's process on the lines
+# between its first and its cause (python/ray/exceptions.py, every era since 1.x: "The actor died unexpectedly before
+# finishing this task." then "\tclass_name: ..", "\tactor_id: ..", and where known "\tpid: ..", "\tname: ..",
+# "\tnamespace: ..", "\tip: .." (the actor's node's address), then the GCS's cause, the ray_actor_died row's line):
+# ray-project/ray #22349 (1.10, every line behind the driver's "(BackendExecutor pid=5126, ip=10.128.0.32) "),
+# AgentR1/Agent-R1 #33 (2.4x, "ray.exceptions.ActorDiedError: " before it).  Read by triage.read: the fields of the
+# same writer's lines after the opener go to the fact its cause's line states (its pid and host: the lost process).
+RAY_ACTOR_OPENER = "The actor died unexpectedly before finishing this task."
+RAY_ACTOR_FIELD = re.compile(r"^\s+(class_name|actor_id|pid|name|namespace|ip): (\S{1,200})\s*$")
+RAY_ACTOR_NAMES = {"pid": "pid", "ip": "host", "class_name": "actor"}  # the block's field -> the fact's group
+RAY_ACTOR_FACTS = frozenset({"ray_actor_died"})  # the facts of the cause's line that take them
+
 # fields of Evidence the groups fill (ints unless named in TEXT_FIELDS); any other group goes to details
 INT_FIELDS = ("rank", "local_rank", "seq", "last_enqueued", "last_completed", "exit_code", "signal", "pid", "gpu")
 TEXT_FIELDS = ("host", "address")
@@ -542,8 +554,9 @@ CHAINED = ("During handling of the above exception, another exception occurred:"
 # job's first such fact on the node, counted), and the cluster component reads the Event's words back into Evidence of
 # the same kind and fields (cluster/evidence.py, `read_words`).  Besides who died: a storage error (the writer's own
 # file system or /dev/shm refused it), a scheduler's end of the job that names its node or job (Slurm's cancel, whose
-# reason triage weighs), ranks that called different collectives.  Consequences (a healthy rank told to read rank 0's
-# log, a watchdog's progress) stay offline: no Event per rank a failure elsewhere stopped.
+# reason triage weighs), ranks that called different collectives.  Consequences (a watchdog's progress) stay offline:
+# no Event per rank a failure elsewhere stopped; a barrier's healthy rank told to read rank 0's log is said where the
+# job's node says no more (LiveFact.witness): without it a job that failed only so made no incident live.
 
 
 @dataclass(frozen=True, slots=True)
@@ -557,6 +570,11 @@ class LiveFact:
     # pod that said it, on its node): always published
     culprit: tuple[str, ...]
     was: tuple[str, ...] = ()  # the first words earlier agents wrote, still read (a cluster newer than its agents)
+    # where no culprit is named, the fields that still publish it (its writer's own rank), in `told`'s words: a rank
+    # the failure elsewhere stopped, said (one Event per job on the node) so that the job's failure is seen; the job's
+    # fact that names a culprit takes its place on the node (agent/workloads.py)
+    witness: tuple[str, ...] = ()
+    told: str = ""
 
 
 LIVE_FACTS: tuple[LiveFact, ...] = (
@@ -568,7 +586,8 @@ LIVE_FACTS: tuple[LiveFact, ...] = (
              ("rank", "host", "pid", "job", "node_id"), ("rank", "host", "pid", "node_id")),
     LiveFact("barrier_timeout", "BarrierTimeout", "Ranks did not reach the barrier the job waited at",
              ("lagging", "timeout_ms", "rank", "barrier"), ("lagging",),
-             was=("Ranks did not reach PyTorch's monitored barrier",)),
+             was=("Ranks did not reach PyTorch's monitored barrier",), witness=("rank",),
+             told="A rank waited at a barrier that other ranks did not reach"),
     LiveFact("storage_error", "StorageError", "A file system or /dev/shm refused the job's write",
              ("rank", "local_rank", "host", "pid", "what", "segment"), ()),
     LiveFact("job_ended", "JobEnded", "The scheduler ended the job or a step",
@@ -600,6 +619,16 @@ def _shape(name: str) -> re.Pattern:
     return _VALUE.get(name) or (_VALUE["int"] if name in INT_FIELDS else _VALUE["text"])
 
 
+def names_culprit(row: LiveFact, fields: dict) -> bool:
+    """Whether a fact's `fields` name its culprit (LiveFact.culprit; a row of none: its writer is)."""
+    return not row.culprit or any(fields.get(name) is not None for name in row.culprit)
+
+
+def published(row: LiveFact, fields: dict) -> bool:
+    """Whether a node agent publishes a fact with these `fields`: it names its culprit, or its witness (`told`)."""
+    return names_culprit(row, fields) or any(fields.get(name) is not None for name in row.witness)
+
+
 def words(row: LiveFact, fields: dict) -> str:
     """The Event's own words for a fact: "A rank's process ended (rank 7; host node-b; exit code -9; signal 9
     SIGKILL)"; a value not of its field's shape (a host with a space or a parenthesis) is left out."""
@@ -612,7 +641,8 @@ def words(row: LiveFact, fields: dict) -> str:
         if name == "signal" and int(value) in SIGNALS:
             text += f" {SIGNALS[int(value)]}"
         said.append(text)
-    return f"{row.what} ({'; '.join(said)})" if said else row.what
+    what = row.what if names_culprit(row, fields) or not row.told else row.told
+    return f"{what} ({'; '.join(said)})" if said else what
 
 
 def read_words(reason: str, message: str) -> tuple[LiveFact, dict] | None:
@@ -622,7 +652,7 @@ def read_words(reason: str, message: str) -> tuple[LiveFact, dict] | None:
     if row is None:
         return None
     fields: dict = {}
-    what = next((w for w in (row.what, *row.was) if message.startswith(w)), None)
+    what = next((w for w in (row.what, *((row.told,) if row.told else ()), *row.was) if message.startswith(w)), None)
     if what is not None:
         m = _WORDS.match(message, len(what))
         for part in (m.group(1).split("; ") if m else ()):

@@ -57,8 +57,9 @@ _HYDRA_FIELD = re.compile(r"^=\s+(?:(?:RANK (?P<rank>\d+) )?PID (?P<pid>\d+) RUN
 # what a node agent reads of the summaries above (agent/sources/podlogs.py, `block_fact`): a line holding one of their
 # openers, then at most BLOCK_LINES lines after it in the same file, read as this module reads them; the summary's root
 # (torchrun's first observed failure, MPI's first process, Hydra's killed one) is the rank that exited
-# what opens a block of lines read live together: the launchers' exit summaries, a coordinator's list of tasks
-BLOCK_OPENERS = (_ROOT_CAUSE, _MPI_OPEN, _HYDRA_OPEN, *facts.TASK_LIST_OPENERS)
+# what opens a block of lines read live together: the launchers' exit summaries, a coordinator's list of tasks, Ray's
+# error about an actor that died (its process and node on the lines before its cause's)
+BLOCK_OPENERS = (_ROOT_CAUSE, _MPI_OPEN, _HYDRA_OPEN, *facts.TASK_LIST_OPENERS, facts.RAY_ACTOR_OPENER)
 BLOCK_LINES = 12
 
 
@@ -146,7 +147,7 @@ def _prefilter() -> Prefilter:
     nothing for a line without one), the job facts' (facts.match likewise), the traceback's and torchrun summary's
     own; a block's "[0]:" opener holds none and is matched apart."""
     words = (*all_keywords(), *(k for f in facts.FACTS for k in f.keywords), facts.TRACEBACK, *facts.CHAINED,
-             _ROOT_CAUSE, _MPI_OPEN, _HYDRA_OPEN, *facts.TASK_LIST_OPENERS)
+             _ROOT_CAUSE, _MPI_OPEN, _HYDRA_OPEN, *facts.TASK_LIST_OPENERS, facts.RAY_ACTOR_OPENER)
     return Prefilter(dict.fromkeys(words))
 
 
@@ -217,7 +218,7 @@ def fact_fields(fact: facts.Fact, groups: dict, base: dict, details: dict) -> No
 def job_fact(message: str) -> tuple[facts.LiveFact, dict] | None:
     """A container's line (its CRI envelope off) as a job fact node agents publish (facts.LIVE_FACTS): (its row, the
     fields its Event says: the process it names, as `FileReader` reads the line), None when it is none or names no
-    culprit.  The line's launcher prefixes say who wrote it, as offline.  A field of torchrun's summary ("  traceback :
+    culprit (nor its witness, facts.LiveFact.witness).  The line's launcher prefixes say who wrote it, as offline.  A field of torchrun's summary ("  traceback :
     Signal 9 (SIGKILL) received by PID 14689") is the summary's (`block_fact`), as offline, never a fact of its own."""
     fields_, lead, rest = strip_lead(message)
     if _BLOCK_FIELD.match(rest):
@@ -232,7 +233,7 @@ def job_fact(message: str) -> tuple[facts.LiveFact, dict] | None:
     fact_fields(fact, groups, base, details)
     said = {name: base[name] if name in base else details.get(name) for name in row.fields}
     said = {name: value for name, value in said.items() if value is not None}
-    if row.culprit and not any(name in said for name in row.culprit):
+    if not facts.published(row, said):
         return None
     said["fact"] = fact.name
     return row, said
@@ -266,6 +267,7 @@ def record_writer(message: str) -> dict | None:
 
 _BLOCK_FACTS = frozenset({"elastic_summary", "mpi_first_exit", "hydra_bad_termination"})
 _TASK_FACTS = frozenset(row.name for row in facts.TASK_LIST_OPENERS.values())
+_LIST_FACTS = _TASK_FACTS | facts.RAY_ACTOR_FACTS  # a block's facts of a lost process or a barrier's lagging ranks
 
 
 def block_fact(messages: list[str]) -> tuple[facts.LiveFact, dict, int] | None:
@@ -274,7 +276,8 @@ def block_fact(messages: list[str]) -> tuple[facts.LiveFact, dict, int] | None:
     index in `messages` of the line it quotes) of the culprit it names, None when its lines name none yet.  A
     launcher's exit summary gives its root's rank_exit (torchrun's other failures are not its root); a coordinator's
     list of tasks (facts.TASK_LIST_OPENERS) gives, for a barrier, every task it names as the lagging ranks (and the
-    barrier the opener names), for lost processes, the first task."""
+    barrier the opener names), for lost processes, the first task; Ray's actor-died error (facts.RAY_ACTOR_OPENER) the
+    actor's process and node its fields name, on its cause's line."""
     evidence = list(FileReader("pod", Clock()).read(messages[:BLOCK_LINES + 1]))
     for ev in evidence:
         if ev.kind != "rank_exit" or ev.details.get("fact") not in _BLOCK_FACTS or \
@@ -282,11 +285,11 @@ def block_fact(messages: list[str]) -> tuple[facts.LiveFact, dict, int] | None:
             continue
         row = facts.LIVE["rank_exit"]
         said = {name: getattr(ev, name) for name in row.fields if getattr(ev, name, None) is not None}
-        if not any(name in said for name in row.culprit):
+        if not facts.names_culprit(row, said):
             continue
         said["fact"] = ev.details["fact"]
         return row, said, (ev.line or 1) - 1
-    tasks = [ev for ev in evidence if ev.details.get("fact") in _TASK_FACTS]
+    tasks = [ev for ev in evidence if ev.details.get("fact") in _LIST_FACTS]
     if not tasks:
         return None
     if tasks[0].kind == "barrier_timeout":
@@ -302,7 +305,7 @@ def block_fact(messages: list[str]) -> tuple[facts.LiveFact, dict, int] | None:
         value = tasks[0].details.get(name) if value is None else value
         if value is not None:
             said[name] = value
-    if not any(name in said for name in row.culprit):
+    if not facts.names_culprit(row, said):
         return None
     return row, said, (tasks[0].line or 1) - 1
 
@@ -355,6 +358,7 @@ class FileReader:
         self._amendments: list[Finding] = []  # what the line being read amended of earlier lines' findings (_classify)
         self._record: tuple | None = None  # (prefixes, key, line) of a record whose traceback lines lack its prefix
         self._tasks: dict[tuple, facts.Fact] = {}  # origin key -> the row of the task list its last line opened
+        self._actors: dict[tuple, dict] = {}  # origin key -> the fields of Ray's actor-died error read so far
 
     def read(self, lines: Iterable[str]) -> Iterator[Evidence]:
         """Every line's prefixes are read (who wrote it: the job's ranks and hosts); only a line holding a word some
@@ -410,7 +414,7 @@ class FileReader:
                 if fields and rest.endswith(facts.TRACEBACK) and len(rest) > len(facts.TRACEBACK):
                     self._record = (fields, key, n + i + 1)  # its traceback's lines follow without its prefix
                 if i in hits or self._block is not None or self._root_next or key in self._tracebacks or \
-                        key in self._tasks or _BLOCK_OPEN.match(rest):
+                        key in self._tasks or key in self._actors or _BLOCK_OPEN.match(rest):
                     for ev in self._line(_Line(n + i + 1, shown[i], lead, rest, origin, key)):
                         if ev.rank is None and ev.pid is not None and len(self._pending) < MAX_PENDING:
                             self._pending.append(ev)  # a later line may name its process's rank
@@ -509,6 +513,16 @@ class FileReader:
             if done is not None:
                 yield from done
                 return
+        actor = None
+        if key in self._actors:  # Ray's actor-died error: its fields, one a line, then its cause (facts.RAY_ACTOR_*)
+            m = facts.RAY_ACTOR_FIELD.match(rest)
+            if m is not None:
+                if m.group(1) in facts.RAY_ACTOR_NAMES:
+                    self._actors[key][facts.RAY_ACTOR_NAMES[m.group(1)]] = m.group(2)
+                return
+            actor = self._actors.pop(key)
+        if rest.endswith(facts.RAY_ACTOR_OPENER) and len(self._actors) < 4096:
+            self._actors[key] = {}
         if key in self._tasks:  # a coordinator's list of the tasks it lost, one a line (facts.TASK_LIST_OPENERS)
             row = self._tasks[key]
             m = row.pattern.match(rest)
@@ -559,6 +573,8 @@ class FileReader:
         if finding is not None and (finding.kind == "unclassified" or not at_least(finding.severity, "warning")):
             finding = None
         hit = facts.match(rest) if finding is None or generic(finding) else None
+        if hit is not None and actor and hit[0].name in facts.RAY_ACTOR_FACTS:  # the cause of the error above
+            hit = (hit[0], {**actor, **hit[1]})
         if hit is not None:
             yield from self._keep(self._from_fact(at, *hit))
         elif finding is not None:

@@ -797,19 +797,54 @@ def test_a_job_fact_naming_a_culprit_becomes_a_pod_event_with_its_fields(tmp_pat
 
 def test_a_jobs_rank_exits_are_one_event_naming_the_first_and_consequences_make_none(tmp_path):
     """The launcher reports every rank it stopped after the first died: one Event per job and reason, which names the
-    first (its count the rest); a healthy rank told to read rank 0's log names no culprit and makes no Event."""
+    first (its count the rest); a healthy rank told to read rank 0's log names no culprit and makes no RankExited
+    (its own BarrierTimeout, in a witness's words: test_a_barriers_healthy_rank_...)."""
     lines = ["[default1]:[rank1]: Signal 11 (SIGSEGV) received by PID 4242",
              "failed (exitcode: -15) local_rank: 0 (pid: 4241) of binary: /usr/bin/python",
              "failed (exitcode: -15) local_rank: 2 (pid: 4243) of binary: /usr/bin/python",
              "[rank3]:[E421 04:13:43.426633564 ProcessGroupGloo.cpp:143] Rank 3 successfully reached monitoredBarrier, "
              "but received errors while waiting for send/recv from rank 0. Please check rank 0 logs for faulty rank."]
-    found = _job_fact_pod(tmp_path / "pods", lines)
+    found = [(ref, f) for ref, f in _job_fact_pod(tmp_path / "pods", lines) if f.kind == "rank_exit"]
     assert [(f.kind, f.rank, f.details.get("signal")) for _, f in found] == [
         ("rank_exit", 1, 11), ("rank_exit", None, 15), ("rank_exit", None, 15)]
     tracker = WorkloadTracker(Metrics())
     events = [tracker.observe(ref, f) for ref, f in found]
     assert len({e.key for e in events}) == 1
     assert events[-1].message.startswith("A rank's process ended (rank 1; local rank 1; pid 4242; signal 11 SIGSEGV)")
+
+
+# QwenAudio/CosyVoice #180 (REAL, tests/fixtures/incidents/cosyvoice-180-barrier): rank 3 told to check rank 0's log,
+# then rank 0 naming the rank that never came, then rank 1 told; sgl-project/sglang #5602 (REAL, sglang-5602-barrier)
+# shows only the told ranks
+BARRIER_TOLD = ("[E ProcessGroupGloo.cpp:138] Rank 3 successfully reached monitoredBarrier, but received errors while "
+                "waiting for send/recv from rank 0. Please check rank 0 logs for faulty rank.")
+BARRIER_LAGGING = "[E ProcessGroupGloo.cpp:138] [Rank 0]: Rank 2 failed to pass monitoredBarrier in 30000 ms"
+BARRIER_TOLD_1 = BARRIER_TOLD.replace("Rank 3 ", "Rank 1 ")  # the same source's next line (rank 1's)
+SGLANG_TOLD = ("[rank6]:[E421 04:13:43.457389636 ProcessGroupGloo.cpp:143] Rank 6 successfully reached "
+               "monitoredBarrier, but received errors while waiting for send/recv from rank 0. Please check rank 0 "
+               "logs for faulty rank.")
+
+
+def test_a_barriers_healthy_rank_is_said_as_a_witness_and_gives_way_to_the_line_naming_the_lagging_rank(tmp_path):
+    """A rank a monitored barrier failed names no culprit, but is the job's failure where nothing else is said (live
+    made no incident of sglang-5602-barrier, offline `undetermined`): its BarrierTimeout in a witness's words; rank 0's
+    line naming the lagging rank, later on the same node, takes its place (one Event per job and reason), and the
+    witness after it changes nothing."""
+    (only,) = _job_fact_pod(tmp_path / "sglang", [SGLANG_TOLD])
+    ev = WorkloadTracker(Metrics()).observe(*only)
+    assert ev.reason == "BarrierTimeout" and ev.message.startswith(
+        "A rank waited at a barrier that other ranks did not reach (rank 6) [container")
+    found = _job_fact_pod(tmp_path / "cosyvoice", [BARRIER_TOLD, BARRIER_LAGGING, BARRIER_TOLD_1])
+    assert [(f.kind, f.rank, f.details.get("lagging")) for _, f in found] == [
+        ("barrier_timeout", 3, None), ("barrier_timeout", 0, "2"), ("barrier_timeout", 1, None)]
+    tracker = WorkloadTracker(Metrics())
+    events = [tracker.observe(ref, f) for ref, f in found]
+    assert len({e.key for e in events}) == 1
+    assert events[0].message.startswith("A rank waited at a barrier that other ranks did not reach (rank 3)")
+    for ev in events[1:]:
+        assert ev.message.startswith("Ranks did not reach the barrier the job waited at (lagging ranks 2; timeout ms "
+                                     "30000; rank 0)")
+        assert "[Rank 0]: Rank 2 failed to pass" in ev.message
 
 
 def test_lines_without_the_facts_words_cost_no_match(tmp_path, monkeypatch):
@@ -916,6 +951,28 @@ def test_a_coordinators_unhealthy_task_is_published_as_the_lost_process(tmp_path
     found = _job_fact_pod(tmp_path / "pods", ["step 1", *lines])
     assert [(f.kind, f.rank, f.details.get("job")) for _, f in found if f.kind == "process_lost"] == \
         [("process_lost", task, "jax_worker")]
+
+
+# AgentR1/Agent-R1 #33 (REAL, tests/fixtures/incidents/agent-r1-33-actor-died): Ray's ActorDiedError in a verl driver,
+# the actor's process and node on the lines between its first and its cause
+RAY_ACTOR_DIED = [
+    "ray.exceptions.ActorDiedError: The actor died unexpectedly before finishing this task.",
+    "        class_name: TaskRunner", "        actor_id: 8d1498767d305748d59d87da01000000", "        pid: 319017",
+    "        namespace: 1109301e-e25e-4e12-9ae4-1dd5fc7468e4", "        ip: 10.44.139.116",
+    "The actor is dead because its worker process has died. Worker exit type: SYSTEM_ERROR Worker exit detail: Worker "
+    "exits unexpectedly. Worker exits with an exit code None. The worker may have exceeded K8s pod memory limits."]
+
+
+def test_rays_dead_actor_is_published_with_the_process_and_node_its_error_names(tmp_path):
+    """The cause's line alone names no process (no Event: live made no incident where offline found the lost worker);
+    read as a block with the error's fields above it, as offline reads it, it names the actor's pid and node."""
+    found = _job_fact_pod(tmp_path / "pods", ["step 1", *RAY_ACTOR_DIED])
+    assert [(f.kind, f.line, f.pid, f.details.get("host")) for _, f in found] == \
+        [("process_lost", 8, 319017, "10.44.139.116")]
+    ref, f = found[0]
+    ev = WorkloadTracker(Metrics()).observe(ref, f)
+    assert ev.reason == "ProcessLost" and ev.message.startswith(
+        "The job's coordinator declared a process or node dead (host 10.44.139.116; pid 319017)")
 
 
 def test_an_earlier_agents_barrier_event_is_still_read():

@@ -612,6 +612,37 @@ def test_a_job_facts_pod_event_reads_back_as_the_same_evidence(line, want):
         assert e.details["what"] == "Error while creating shared memory segment"
 
 
+# REAL: sgl-project/sglang #5602's ranks 3 and 6, QwenAudio/CosyVoice #180's rank 3 then rank 0 (incidents)
+SGLANG_TOLD = [f"[rank{r}]:[E421 04:13:43.{ns} ProcessGroupGloo.cpp:143] Rank {r} successfully reached monitoredBarrier, "
+               "but received errors while waiting for send/recv from rank 0. Please check rank 0 logs for faulty rank."
+               for r, ns in ((3, "426633564"), (6, "457389636"))]
+COSYVOICE = ["[E ProcessGroupGloo.cpp:138] Rank 3 successfully reached monitoredBarrier, but received errors while "
+             "waiting for send/recv from rank 0. Please check rank 0 logs for faulty rank.",
+             "[E ProcessGroupGloo.cpp:138] [Rank 0]: Rank 2 failed to pass monitoredBarrier in 30000 ms"]
+
+
+@pytest.mark.parametrize("nodes,want", [
+    # the healthy ranks alone, each on its node: the job failed at the barrier, no culprit named (as offline)
+    ({"node-a": SGLANG_TOLD[:1], "node-b": SGLANG_TOLD[1:]}, ("undetermined", "undetermined", None)),
+    # the told rank first, then rank 0 on the same node: the lagging rank is named
+    ({"node-a": COSYVOICE}, ("undetermined", "lagging_rank", 2)),
+])
+def test_a_barriers_healthy_ranks_make_the_jobs_incident_and_give_way_to_the_lagging_rank(nodes, want):
+    """A monitored barrier's healthy ranks' BarrierTimeout (a witness's words: the rank, no culprit) reads back as the
+    Evidence offline reads from their lines; before, they made no Event and the cluster no incident."""
+    book, now = Book(), time.time()
+    for i, (node, lines) in enumerate(nodes.items()):
+        name = f"llm-w-{i}"
+        book.pod({**pod(name, labels={JOB_LABEL: "llm"}), "spec": {"nodeName": node}}, now)
+        for ev in agent_fact_events(node, name, lines):
+            (e,) = Reader().pod_event(ev)
+            assert e.kind == "barrier_timeout"
+            book.event(ev, now)
+    (change,) = book.settle(now + 1)
+    assert (change.incident.category, change.incident.rule, change.incident.root.rank if want[2] is not None else None
+            ) == want
+
+
 def test_the_first_dead_rank_a_pod_event_names_is_the_jobs_root():
     """A rank's death by SIGSEGV, then the launcher's SIGTERM of the rest: the cluster names the first dead rank."""
     lines = ["[default1]:[rank1]: Signal 11 (SIGSEGV) received by PID 4242",

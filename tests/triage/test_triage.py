@@ -446,6 +446,33 @@ def test_rays_actor_died_error_is_a_consequence(line):
     assert m and CONSEQUENCE_EXCEPTIONS.search(m.group("type"))
 
 
+def test_rays_actor_died_error_names_the_lost_process_on_the_lines_before_its_cause():
+    """REAL: AgentR1/Agent-R1 #33 (ActorDiedError, Ray 2.4x) and ray-project/ray #22349 (1.10, its lines behind the
+    driver's own prefix): the error's "pid:" and "ip:" lines are the dead actor's process and node, said on its cause's
+    line (the ray_actor_died fact), never the writer's."""
+    lines = ["ray.exceptions.ActorDiedError: The actor died unexpectedly before finishing this task.",
+             "        class_name: TaskRunner", "        actor_id: 8d1498767d305748d59d87da01000000",
+             "        pid: 319017", "        namespace: 1109301e-e25e-4e12-9ae4-1dd5fc7468e4", "        ip: 10.44.139.116",
+             "The actor is dead because its worker process has died. Worker exit type: SYSTEM_ERROR Worker exit detail: "
+             "Worker exits unexpectedly. Worker exits with an exit code None. The worker may have exceeded K8s pod "
+             "memory limits."]
+    (ev,) = [e for e in read_lines(lines, "driver.log", Clock()) if e.kind == "process_lost"]
+    assert (ev.host, ev.pid, ev.rank, ev.line, ev.details["actor"]) == ("10.44.139.116", 319017, None, 7, "TaskRunner")
+    # the same fields behind the driver's "(BackendExecutor pid=5126, ip=10.128.0.32) " (ray #22349's lines; its
+    # cause's line, cut in that source, SYNTHETIC: AgentR1's behind the same prefix): the actor's, the writer's aside
+    prefix = "(BackendExecutor pid=5126, ip=10.128.0.32) "
+    ray = [prefix + "2022-02-15 16:53:52,097\tERROR utils.py:42 -- The actor died unexpectedly before finishing this "
+           "task.", prefix + "\tclass_name: BaseWorkerMixin", prefix + "\tactor_id: ad32ee6f9964d162b63e02c601000000",
+           prefix + "\tpid: 5137", prefix + "\tnamespace: eab8b056-4b60-4176-8070-5f404f6de75c",
+           prefix + "\tip: 10.128.0.103", prefix + lines[-1]]
+    (ev,) = [e for e in read_lines(ray, "driver.log", Clock()) if e.kind == "process_lost"]
+    assert (ev.host, ev.pid, ev.details["reporter_host"], ev.details["reporter_pid"]) == \
+        ("10.128.0.103", 5137, "10.128.0.32", 5126)
+    # its cause's line alone, or after another writer's lines, names no one
+    (ev,) = [e for e in read_lines(lines[-1:], "driver.log", Clock()) if e.kind == "process_lost"]
+    assert (ev.host, ev.pid) == (None, None)
+
+
 def test_a_node_the_coordinator_lost_is_not_its_writers():
     """REAL: ray-project/ray #22349: Ray's driver, its log in the head node's directory, says node 10.128.0.103 was
     marked dead: the node named is the suspect, never the host that wrote the line; a line naming no rank has none."""
