@@ -950,11 +950,22 @@ RULES: tuple[Rule, ...] = (
     # error where the driver gives it a message (Intel's "1 CE memory read error on CPU_SrcID#0_MC#0_Chan#1_DIMM#0
     # (..)") and none where it gives none (AMD's amd64_edac: "EDAC MC0: 1 CE on mc#0csrow#0channel#0 (csrow:0 ..)",
     # "EDAC MC0: 1 UE on mc#0csrow#0channel#0 (..)").
+    # ghes_edac (firmware-first platforms: every arm64 server, Grace among them, and x86 ones with ghes_edac loaded)
+    # decodes a firmware record's memory error section into the same count line, its message the section's error type
+    # and its location the record's ("EDAC MC0: 1 CE Single-bit ECC on BANK 0 DIMM 1 (node:0 card:1 .. - APEI location:
+    # node:0 ..)", "EDAC MC0: 1 UE Multi-bit ECC on unknown memory (.. - APEI location: ..)"): a line of the firmware
+    # record's event (before or after the record's own lines, as the kernel's work queues run), its finding where the
+    # record's lines were rate-limited away ("ghes_print_estatus: 1 callbacks suppressed"). A UE there is what the record
+    # called recoverable (a fatal record panics before ghes_edac runs): an error, not a fatal. Were no finding (the
+    # message "Multi-bit ECC" does not end in "error").
+    _r("edac_ghes", "memory_error", ["APEI location:"],
+       r"EDAC (?P<mc>MC\d+): (?P<count>\d+) (?P<ecc>[CU]E) (?:(?P<what>[\w -]*?) )?on (?P<dimm>.+?) \(",
+       refine="edac_ghes", event=("cper", "join")),
     _r("edac_ue", "memory_error", [" UE "],
-       r"EDAC (?P<mc>MC\d+): (?P<count>\d+) UE (?:(?P<what>[\w ]*?error) )?on (?P<dimm>\S+)",
+       r"EDAC (?P<mc>MC\d+): (?P<count>\d+) UE (?:(?P<what>[\w -]*?) )?on (?P<dimm>\S+)",
        severity="fatal", action="RESTART_BM", event=("mce", "open")),
     _r("edac_ce", "memory_error", [" CE "],
-       r"EDAC (?P<mc>MC\d+): (?P<count>\d+) CE (?:(?P<what>[\w ]*?error) )?on (?P<dimm>\S+)",
+       r"EDAC (?P<mc>MC\d+): (?P<count>\d+) CE (?:(?P<what>[\w -]*?) )?on (?P<dimm>\S+)",
        event=("mce", "join")),
     # cpu_throttle: Intel's thermal interrupt (therm_throt.c), one event while the CPUs' lines come (a line per CPU,
     # core and package, each storm): 2.6.2x-5.5 "CPU3: Core temperature above threshold, cpu clock throttled (total
@@ -1002,11 +1013,14 @@ RULES: tuple[Rule, ...] = (
     # recovered: 0x..: Sending SIGBUS to <comm>:<pid> due to hardware memory corruption". A page the kernel could not
     # unmap: kill_procs sends SIGKILL, not SIGBUS (force_sig / do_send_sig_info(SIGKILL, ..)), every era "MCE 0x..:
     # forcibly killing <comm>:<pid> because of failure to unmap corrupted page", "Memory failure: 0x..: forcibly
-    # killing ..": details "forced" (triage reads it as explaining a death by SIGKILL, not SIGBUS).
+    # killing ..": details "forced" (triage reads it as explaining a death by SIGKILL, not SIGBUS). Firmware-first
+    # (APEI GHES: arm64's synchronous external abort, Grace's memory errors), 5.17+ ghes.c's memory_failure_cb when
+    # memory_failure() could not contain the page: "0x1000093: Sending SIGBUS to devmem:54990 due to hardware memory
+    # corruption", no "Memory failure: " before it (ghes.c has no pr_fmt); was no finding.
     _r("memory_failure", "memory_error",
        ["Memory failure: ", "Uncorrected hardware memory error in", "Memory error not recovered",
         "hardware memory corruption", "MCE 0x", "Memory error may not recovered"],
-       r"(?:(?:Memory failure: |MCE |Memory error may not recovered: )0x(?P<pfn>[0-9a-f]+): |MCE: (?=Killing ))"
+       r"(?:(?:Memory failure: |MCE |Memory error may not recovered: )?0x(?P<pfn>[0-9a-f]+): |MCE: (?=Killing ))"
        r"(?P<what>recovery action for [^:\n]+: \w+|[\w ]+? recovery: \w+|already hardware poisoned|"
        r"(?:Sending SIGBUS to|Killing|(?P<forced>forcibly killing)) (?P<process>[^:\n]+):(?P<pid>\d+) "
        r"(?:(?:early )?due to hardware memory corruption(?: fault at (?P<address>[0-9a-f]+))?|"
@@ -1033,6 +1047,14 @@ RULES: tuple[Rule, ...] = (
        severity="warning", action="MONITOR", event=AER_JOIN),
     _r("cper_memory", "memory_error", ["section_type: memory error"],
        r"\[Hardware Error\]:\s+section_type: memory error",
+       event=("cper", "join")),
+    # An ARM processor error section (UEFI N.2.4.4; cper-arm.c): arm64 firmware-first RAS, the way Grace (GH200, GB200,
+    # GB300) and every arm64 server report a CPU's cache, TLB, bus or micro-architectural error, "section_type: ARM
+    # processor error" then MIDR, MPIDR, "error_type: 0x02: cache error" (5.x "error_type: 0, cache error"), "physical
+    # fault address: ..". arm64's machine check, as x86's "Machine check events logged" is: a memory_error finding,
+    # its severity the record's (a corrected cache error a warning, a recoverable one an error). Was no finding.
+    _r("cper_arm", "memory_error", ["section_type: ARM processor error"],
+       r"\[Hardware Error\]:\s+section_type: ARM processor error",
        event=("cper", "join")),
     # nfs_error: "nfs: server <host> not responding, still trying" (a hard mount: the RPC waits and is retried, a
     # warning) or ", timed out" (a soft mount: net/sunrpc/clnt.c rpc_check_timeout ends the RPC with -EIO /
@@ -1717,7 +1739,8 @@ CPER_SEVERITY = {
     "info": ("info", "NONE"),
 }
 # The rows whose finding takes the severity a "state" row stated (row name -> that event's name and its table).
-STATED = {"cper_pcie_device": ("cper", CPER_SEVERITY), "cper_memory": ("cper", CPER_SEVERITY)}
+STATED = {"cper_pcie_device": ("cper", CPER_SEVERITY), "cper_memory": ("cper", CPER_SEVERITY),
+          "cper_arm": ("cper", CPER_SEVERITY)}
 
 AER_SEVERITY = {  # aer_severity as the kernel prints it -> (severity, action)
     "corrected": ("warning", "MONITOR"),
@@ -1899,6 +1922,12 @@ def _refine_iommu(g: dict, out: dict) -> None:
         g["pci"] = g["device"].replace("0x", "")
 
 
+def _refine_edac_ghes(g: dict, out: dict) -> None:
+    """ghes_edac's count line: an uncorrected error (UE) is an error, a corrected one (CE) the kind's warning."""
+    if g.get("ecc") == "UE":
+        out["severity"], out["action"] = "error", "INVESTIGATE"
+
+
 def _refine_nvme(g: dict, out: dict) -> None:
     """An I/O timeout the driver aborts is a warning; a controller reset (or one that fails) an error."""
     if g.get("what") == "aborting":
@@ -2033,7 +2062,7 @@ def _refine_as_xid(xid: int):
 
 
 REFINERS = {"xid": _refine_xid, "sxid": _refine_sxid, "aer": _refine_aer, "aer_detail": _refine_aer_detail,
-            "dpc": _refine_dpc, "nvme": _refine_nvme, "md": _refine_md, "iommu": _refine_iommu,
+            "dpc": _refine_dpc, "edac_ghes": _refine_edac_ghes, "nvme": _refine_nvme, "md": _refine_md, "iommu": _refine_iommu,
             "ib_link": _refine_ib_link,
             "cuda": _refine_cuda, "cuda_status": _refine_cuda_status, "nccl": _refine_nccl, "ib_wc": _refine_ib_wc,
             "mlx5_syndrome": _refine_mlx5_syndrome, "mlx5_cqe": _refine_mlx5_cqe,
