@@ -105,7 +105,7 @@ EVENT_LINES = {"aer": 12, "mlx5_health": 20, "mlx5_tx_timeout": 4, "mlx5_err_cqe
                "nvme": 32, "lustre": 32, "gpfs": 32, "ofi": 4, "clocksource": 16, "fallen": 64, "rminit": 32,
                "cuda_exception": 2, "peermem_load": 16, "nvidia_load": 16, "reset": 64, "gsp": 64, "port_down": 1,
                "mlx5_probe": 16,
-               "ray_oom": 2, "deepep": 64, "iommu": 64, "xla_rendezvous": 64, "efa": 64, "therm": 32, "imex": 8}
+               "ray_oom": 2, "deepep": 64, "iommu": 64, "smmu": 64, "xla_rendezvous": 64, "efa": 64, "therm": 32, "imex": 8}
 # Events kept apart per device (the PCI address on the line): a health dump of one mlx5 function does not
 # swallow the next function's own health failure a few lines later.
 # (the row's `pci` group, else its `device` group: a block device, an NFS server, an NVMe controller, a Lustre target,
@@ -153,7 +153,8 @@ EVENT_ESCALATES = frozenset({"nvme", "lustre", "nfs"})
 #   they "may be stuck" (a warning) then hit its terminate timeout ("Termination timeout .. Exiting ..") is an error;
 # - EVENT_ADDRESS_FROM: a GPU failure whose lines named no GPU takes the address of a later line of the same failure.
 # - EVENT_FILLS: a line that joins the event (no finding of its own) naming what the finding lacks.
-EVENT_AMENDS = {"aer": 256, "gsp": 64, "reset": 64, "nccl_exception": 2, "mce": 16, "xla_rendezvous": 64}
+EVENT_AMENDS = {"aer": 256, "gsp": 64, "reset": 64, "nccl_exception": 2, "mce": 16, "xla_rendezvous": 64,
+                "smmu": 64}
 # Event -> the findings (kind, Xid) of later lines whose GPU address an open event of that name takes when its finding
 # named none (an amendment, "pci"): the GSP's heartbeat lines naming no GPU, then "NVRM: Xid (PCI:0000:01:00): 154,
 # GPU recovery action changed .." or "Rate limiting GSP RPC error prints for GPU at PCI:0000:0a:00" (open-gpu-kernel-
@@ -175,7 +176,9 @@ EVENT_ADDRESS_FROM = {"gsp": frozenset({("xid", 154), ("xid", 119), ("xid", 120)
 # - "mce": an uncorrected memory error whose page the kernel took offline, then "Memory failure: 0x3710b3: Sending
 #   SIGBUS to einj_mem_uc:361438 due to hardware memory corruption" (4.x "Killing <comm>:<pid> ..."): the process it
 #   signalled is the error's (triage reads a job's rank that died by that SIGBUS as killed by the node's memory).
-EVENT_FILLS = {"reset": ("pci",), "nccl_exception": ("peer",), "mce": ("pid", "process")}
+# - "smmu": an SMMUv3 event ("arm-smmu-v3 arm-smmu-v3.5.auto: event 0x10 received:"), then 6.14+'s decode naming the
+#   device whose DMA faulted ("event: F_TRANSLATION client: 0001:06:00.0 sid: .."): the fault's device.
+EVENT_FILLS = {"reset": ("pci",), "nccl_exception": ("peer",), "mce": ("pid", "process"), "smmu": ("pci",)}
 # Event -> the details a joining line's row read that go with the fields it fills (EVENT_FILLS), into the same
 # amendment: "mce": hwpoison's "forcibly killing <comm>:<pid>" (details "forced": it sent SIGKILL, not SIGBUS).
 EVENT_FILL_DETAILS = {"mce": ("forced",)}
@@ -695,6 +698,20 @@ RULES: tuple[Rule, ...] = (
        r"[0-9a-f]{2}:(?:0x)?[0-9a-f]{2}\.[0-7])\](?: PASID \w+)? fault addr (?P<address>(?:0x)?[0-9a-f]+) "
        r"\[fault reason (?P<reason_code>(?:0x)?[0-9a-f]+)\] ?(?P<reason>.*)",
        refine="iommu", event=("iommu", "join")),
+    # Arm's SMMUv3 (every arm64 server's IOMMU: Grace's GH200 / GB200 / GB300, whose GPUs, NICs and NVMe sit behind
+    # it, named arm-smmu-v3.N.auto under ACPI) reports a fault from its event queue: "arm-smmu-v3 arm-smmu-v3.5.auto:
+    # event 0x10 received:" then the event's four raw words, and 6.14+ its decode, "event: F_TRANSLATION client:
+    # 0001:06:00.0 sid: 0x20600 ssid: 0x0 iova: 0xff9bc000 ipa: 0x0" and "unpriv data write s1 "Input address caused
+    # fault" stag: 0x0". One event while the SMMU's reports repeat (an unmapped DMA storms): the first line its
+    # finding, the decode's client the address it lacked (EVENT_FILLS); an excerpt with the decode alone still one.
+    # Were no finding.
+    _r("iommu_smmu_event", "iommu_fault", ["arm-smmu-v3"],
+       r"arm-smmu-v3 (?P<smmu>[\w.:-]+): event (?P<event_id>0x[0-9a-f]+) received:",
+       event=("smmu", "join")),
+    _r("iommu_smmu_decode", "iommu_fault", ["arm-smmu-v3"],
+       r"arm-smmu-v3 (?P<smmu>[\w.:-]+): event: (?P<fault>\w+) client: (?:(?P<pci>" + PCI + r")|(?P<client>\S+)) "
+       r"sid: (?P<sid>0x[0-9a-f]+)",
+       event=("smmu", "join")),
     # --- Mellanox / InfiniBand / RoCE ---
     # A netdev's link state (mlx5e: "mlx5_core 0000:53:00.0 enp83s0f0np0: Link down"), and the RDMA core's for the
     # port's IB device (6.15+ IB/cache, MLNX_OFED: "mlx5_core 0000:53:00.0 mlx5_3: Port: 1 Link DOWN", "..: Port: 1 Link
