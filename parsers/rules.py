@@ -105,8 +105,8 @@ EVENT_LINES = {"aer": 12, "mlx5_health": 20, "mlx5_tx_timeout": 4, "mlx5_err_cqe
                "nvme": 32, "lustre": 32, "gpfs": 32, "ofi": 4, "clocksource": 16, "fallen": 64, "rminit": 32,
                "cuda_exception": 2, "peermem_load": 16, "nvidia_load": 16, "reset": 64, "gsp": 64, "port_down": 1,
                "mlx5_probe": 16,
-               "ray_oom": 2, "deepep": 64, "nvshmem": 8, "iommu": 64, "xla_rendezvous": 64, "efa": 64, "therm": 32,
-               "imex": 8, "bnxt": 32}
+               "ray_oom": 2, "deepep": 64, "nvshmem": 8, "iommu": 64, "smmu": 64, "xla_rendezvous": 64, "efa": 64,
+               "therm": 32, "imex": 8, "bnxt": 32}
 # Events kept apart per device (the PCI address on the line): a health dump of one mlx5 function does not
 # swallow the next function's own health failure a few lines later.
 # (the row's `pci` group, else its `device` group: a block device, an NFS server, an NVMe controller, a Lustre target,
@@ -154,7 +154,8 @@ EVENT_ESCALATES = frozenset({"nvme", "lustre", "nfs"})
 #   they "may be stuck" (a warning) then hit its terminate timeout ("Termination timeout .. Exiting ..") is an error;
 # - EVENT_ADDRESS_FROM: a GPU failure whose lines named no GPU takes the address of a later line of the same failure.
 # - EVENT_FILLS: a line that joins the event (no finding of its own) naming what the finding lacks.
-EVENT_AMENDS = {"aer": 256, "gsp": 64, "reset": 64, "nccl_exception": 2, "mce": 16, "xla_rendezvous": 64}
+EVENT_AMENDS = {"aer": 256, "gsp": 64, "reset": 64, "nccl_exception": 2, "mce": 16, "xla_rendezvous": 64,
+                "smmu": 64}
 # Event -> the findings (kind, Xid) of later lines whose GPU address an open event of that name takes when its finding
 # named none (an amendment, "pci"): the GSP's heartbeat lines naming no GPU, then "NVRM: Xid (PCI:0000:01:00): 154,
 # GPU recovery action changed .." or "Rate limiting GSP RPC error prints for GPU at PCI:0000:0a:00" (open-gpu-kernel-
@@ -176,7 +177,9 @@ EVENT_ADDRESS_FROM = {"gsp": frozenset({("xid", 154), ("xid", 119), ("xid", 120)
 # - "mce": an uncorrected memory error whose page the kernel took offline, then "Memory failure: 0x3710b3: Sending
 #   SIGBUS to einj_mem_uc:361438 due to hardware memory corruption" (4.x "Killing <comm>:<pid> ..."): the process it
 #   signalled is the error's (triage reads a job's rank that died by that SIGBUS as killed by the node's memory).
-EVENT_FILLS = {"reset": ("pci",), "nccl_exception": ("peer",), "mce": ("pid", "process")}
+# - "smmu": an SMMUv3 event ("arm-smmu-v3 arm-smmu-v3.5.auto: event 0x10 received:"), then 6.14+'s decode naming the
+#   device whose DMA faulted ("event: F_TRANSLATION client: 0001:06:00.0 sid: .."): the fault's device.
+EVENT_FILLS = {"reset": ("pci",), "nccl_exception": ("peer",), "mce": ("pid", "process"), "smmu": ("pci",)}
 # Event -> the details a joining line's row read that go with the fields it fills (EVENT_FILLS), into the same
 # amendment: "mce": hwpoison's "forcibly killing <comm>:<pid>" (details "forced": it sent SIGKILL, not SIGBUS).
 EVENT_FILL_DETAILS = {"mce": ("forced",)}
@@ -696,6 +699,20 @@ RULES: tuple[Rule, ...] = (
        r"[0-9a-f]{2}:(?:0x)?[0-9a-f]{2}\.[0-7])\](?: PASID \w+)? fault addr (?P<address>(?:0x)?[0-9a-f]+) "
        r"\[fault reason (?P<reason_code>(?:0x)?[0-9a-f]+)\] ?(?P<reason>.*)",
        refine="iommu", event=("iommu", "join")),
+    # Arm's SMMUv3 (every arm64 server's IOMMU: Grace's GH200 / GB200 / GB300, whose GPUs, NICs and NVMe sit behind
+    # it, named arm-smmu-v3.N.auto under ACPI) reports a fault from its event queue: "arm-smmu-v3 arm-smmu-v3.5.auto:
+    # event 0x10 received:" then the event's four raw words, and 6.14+ its decode, "event: F_TRANSLATION client:
+    # 0001:06:00.0 sid: 0x20600 ssid: 0x0 iova: 0xff9bc000 ipa: 0x0" and "unpriv data write s1 "Input address caused
+    # fault" stag: 0x0". One event while the SMMU's reports repeat (an unmapped DMA storms): the first line its
+    # finding, the decode's client the address it lacked (EVENT_FILLS); an excerpt with the decode alone still one.
+    # Were no finding.
+    _r("iommu_smmu_event", "iommu_fault", ["arm-smmu-v3"],
+       r"arm-smmu-v3 (?P<smmu>[\w.:-]+): event (?P<event_id>0x[0-9a-f]+) received:",
+       event=("smmu", "join")),
+    _r("iommu_smmu_decode", "iommu_fault", ["arm-smmu-v3"],
+       r"arm-smmu-v3 (?P<smmu>[\w.:-]+): event: (?P<fault>\w+) client: (?:(?P<pci>" + PCI + r")|(?P<client>\S+)) "
+       r"sid: (?P<sid>0x[0-9a-f]+)",
+       event=("smmu", "join")),
     # --- Mellanox / InfiniBand / RoCE ---
     # A netdev's link state (mlx5e: "mlx5_core 0000:53:00.0 enp83s0f0np0: Link down"), and the RDMA core's for the
     # port's IB device (6.15+ IB/cache, MLNX_OFED: "mlx5_core 0000:53:00.0 mlx5_3: Port: 1 Link DOWN", "..: Port: 1 Link
@@ -983,11 +1000,22 @@ RULES: tuple[Rule, ...] = (
     # error where the driver gives it a message (Intel's "1 CE memory read error on CPU_SrcID#0_MC#0_Chan#1_DIMM#0
     # (..)") and none where it gives none (AMD's amd64_edac: "EDAC MC0: 1 CE on mc#0csrow#0channel#0 (csrow:0 ..)",
     # "EDAC MC0: 1 UE on mc#0csrow#0channel#0 (..)").
+    # ghes_edac (firmware-first platforms: every arm64 server, Grace among them, and x86 ones with ghes_edac loaded)
+    # decodes a firmware record's memory error section into the same count line, its message the section's error type
+    # and its location the record's ("EDAC MC0: 1 CE Single-bit ECC on BANK 0 DIMM 1 (node:0 card:1 .. - APEI location:
+    # node:0 ..)", "EDAC MC0: 1 UE Multi-bit ECC on unknown memory (.. - APEI location: ..)"): a line of the firmware
+    # record's event (before or after the record's own lines, as the kernel's work queues run), its finding where the
+    # record's lines were rate-limited away ("ghes_print_estatus: 1 callbacks suppressed"). A UE there is what the record
+    # called recoverable (a fatal record panics before ghes_edac runs): an error, not a fatal. Were no finding (the
+    # message "Multi-bit ECC" does not end in "error").
+    _r("edac_ghes", "memory_error", ["APEI location:"],
+       r"EDAC (?P<mc>MC\d+): (?P<count>\d+) (?P<ecc>[CU]E) (?:(?P<what>[\w -]*?) )?on (?P<dimm>.+?) \(",
+       refine="edac_ghes", event=("cper", "join")),
     _r("edac_ue", "memory_error", [" UE "],
-       r"EDAC (?P<mc>MC\d+): (?P<count>\d+) UE (?:(?P<what>[\w ]*?error) )?on (?P<dimm>\S+)",
+       r"EDAC (?P<mc>MC\d+): (?P<count>\d+) UE (?:(?P<what>[\w -]*?) )?on (?P<dimm>\S+)",
        severity="fatal", action="RESTART_BM", event=("mce", "open")),
     _r("edac_ce", "memory_error", [" CE "],
-       r"EDAC (?P<mc>MC\d+): (?P<count>\d+) CE (?:(?P<what>[\w ]*?error) )?on (?P<dimm>\S+)",
+       r"EDAC (?P<mc>MC\d+): (?P<count>\d+) CE (?:(?P<what>[\w -]*?) )?on (?P<dimm>\S+)",
        event=("mce", "join")),
     # cpu_throttle: Intel's thermal interrupt (therm_throt.c), one event while the CPUs' lines come (a line per CPU,
     # core and package, each storm): 2.6.2x-5.5 "CPU3: Core temperature above threshold, cpu clock throttled (total
@@ -1035,11 +1063,14 @@ RULES: tuple[Rule, ...] = (
     # recovered: 0x..: Sending SIGBUS to <comm>:<pid> due to hardware memory corruption". A page the kernel could not
     # unmap: kill_procs sends SIGKILL, not SIGBUS (force_sig / do_send_sig_info(SIGKILL, ..)), every era "MCE 0x..:
     # forcibly killing <comm>:<pid> because of failure to unmap corrupted page", "Memory failure: 0x..: forcibly
-    # killing ..": details "forced" (triage reads it as explaining a death by SIGKILL, not SIGBUS).
+    # killing ..": details "forced" (triage reads it as explaining a death by SIGKILL, not SIGBUS). Firmware-first
+    # (APEI GHES: arm64's synchronous external abort, Grace's memory errors), 5.17+ ghes.c's memory_failure_cb when
+    # memory_failure() could not contain the page: "0x1000093: Sending SIGBUS to devmem:54990 due to hardware memory
+    # corruption", no "Memory failure: " before it (ghes.c has no pr_fmt); was no finding.
     _r("memory_failure", "memory_error",
        ["Memory failure: ", "Uncorrected hardware memory error in", "Memory error not recovered",
         "hardware memory corruption", "MCE 0x", "Memory error may not recovered"],
-       r"(?:(?:Memory failure: |MCE |Memory error may not recovered: )0x(?P<pfn>[0-9a-f]+): |MCE: (?=Killing ))"
+       r"(?:(?:Memory failure: |MCE |Memory error may not recovered: )?0x(?P<pfn>[0-9a-f]+): |MCE: (?=Killing ))"
        r"(?P<what>recovery action for [^:\n]+: \w+|[\w ]+? recovery: \w+|already hardware poisoned|"
        r"(?:Sending SIGBUS to|Killing|(?P<forced>forcibly killing)) (?P<process>[^:\n]+):(?P<pid>\d+) "
        r"(?:(?:early )?due to hardware memory corruption(?: fault at (?P<address>[0-9a-f]+))?|"
@@ -1066,6 +1097,14 @@ RULES: tuple[Rule, ...] = (
        severity="warning", action="MONITOR", event=AER_JOIN),
     _r("cper_memory", "memory_error", ["section_type: memory error"],
        r"\[Hardware Error\]:\s+section_type: memory error",
+       event=("cper", "join")),
+    # An ARM processor error section (UEFI N.2.4.4; cper-arm.c): arm64 firmware-first RAS, the way Grace (GH200, GB200,
+    # GB300) and every arm64 server report a CPU's cache, TLB, bus or micro-architectural error, "section_type: ARM
+    # processor error" then MIDR, MPIDR, "error_type: 0x02: cache error" (5.x "error_type: 0, cache error"), "physical
+    # fault address: ..". arm64's machine check, as x86's "Machine check events logged" is: a memory_error finding,
+    # its severity the record's (a corrected cache error a warning, a recoverable one an error). Was no finding.
+    _r("cper_arm", "memory_error", ["section_type: ARM processor error"],
+       r"\[Hardware Error\]:\s+section_type: ARM processor error",
        event=("cper", "join")),
     # nfs_error: "nfs: server <host> not responding, still trying" (a hard mount: the RPC waits and is retried, a
     # warning) or ", timed out" (a soft mount: net/sunrpc/clnt.c rpc_check_timeout ends the RPC with -EIO /
@@ -1773,7 +1812,8 @@ CPER_SEVERITY = {
     "info": ("info", "NONE"),
 }
 # The rows whose finding takes the severity a "state" row stated (row name -> that event's name and its table).
-STATED = {"cper_pcie_device": ("cper", CPER_SEVERITY), "cper_memory": ("cper", CPER_SEVERITY)}
+STATED = {"cper_pcie_device": ("cper", CPER_SEVERITY), "cper_memory": ("cper", CPER_SEVERITY),
+          "cper_arm": ("cper", CPER_SEVERITY)}
 
 AER_SEVERITY = {  # aer_severity as the kernel prints it -> (severity, action)
     "corrected": ("warning", "MONITOR"),
@@ -1955,6 +1995,12 @@ def _refine_iommu(g: dict, out: dict) -> None:
         g["pci"] = g["device"].replace("0x", "")
 
 
+def _refine_edac_ghes(g: dict, out: dict) -> None:
+    """ghes_edac's count line: an uncorrected error (UE) is an error, a corrected one (CE) the kind's warning."""
+    if g.get("ecc") == "UE":
+        out["severity"], out["action"] = "error", "INVESTIGATE"
+
+
 def _refine_nvme(g: dict, out: dict) -> None:
     """An I/O timeout the driver aborts is a warning; a controller reset (or one that fails) an error."""
     if g.get("what") == "aborting":
@@ -2089,7 +2135,7 @@ def _refine_as_xid(xid: int):
 
 
 REFINERS = {"xid": _refine_xid, "sxid": _refine_sxid, "aer": _refine_aer, "aer_detail": _refine_aer_detail,
-            "dpc": _refine_dpc, "nvme": _refine_nvme, "md": _refine_md, "iommu": _refine_iommu,
+            "dpc": _refine_dpc, "edac_ghes": _refine_edac_ghes, "nvme": _refine_nvme, "md": _refine_md, "iommu": _refine_iommu,
             "ib_link": _refine_ib_link,
             "cuda": _refine_cuda, "cuda_status": _refine_cuda_status, "nccl": _refine_nccl, "ib_wc": _refine_ib_wc,
             "mlx5_syndrome": _refine_mlx5_syndrome, "mlx5_cqe": _refine_mlx5_cqe,
