@@ -42,6 +42,9 @@ JOB_TABLE: tuple[JobKind, ...] = (
             "evicted)", "infrastructure", aftermath=True),
     JobKind("store_error", "the rendezvous / TCPStore connection failed", "infrastructure", consequence=True),
     JobKind("storage_error", "a file system refused a write (no space left, I/O error)", "infrastructure"),
+    JobKind("launch_error", "a task could not be started on its node: its container did not start (Slurm's pyxis / "
+            "enroot), a required SPANK plugin failed, or Slurm could not launch it there: the rank's program never "
+            "ran", "infrastructure"),
     JobKind("agent_signal", "the launcher itself was told to stop by a signal from outside", "infrastructure",
             aftermath=True),
     JobKind("nccl_address", "NCCL's own address on a host (maps a peer address to a host)", context=True),
@@ -370,6 +373,30 @@ FACTS: tuple[Fact, ...] = (
     # rank's segment is not this row (that rank may have died)
     _f("nccl_shm_create", "storage_error", ["Error while creating shared memory segment"],
        r"(?P<what>Error while creating shared memory segment) (?P<segment>\S+)"),
+    # A task that could not be started on its node: the rank's program never ran there (the others, started, wait for
+    # it or are killed by srun).  Slurm's pyxis (the SPANK plugin that runs a step's tasks in enroot containers), every
+    # release: what failed, in its own words (pyxis_slurmstepd.c), "slurmstepd: error: pyxis: container start failed
+    # with error code: 1" (enroot's log after it: "enroot-switchroot: failed to execute: /bin/bash: No such file or
+    # directory", NVIDIA/pyxis #61; "[ERROR] /etc/enroot/hooks.d/98-nvidia.sh exited with return code 1", #101, #110),
+    # "pyxis: failed to import docker image: <image>", "pyxis: failed to create container filesystem for image: ..",
+    # "pyxis: container exited too soon", "pyxis: failed to start container", "pyxis: container start error: ..", and
+    # the summary every failure ends with, "pyxis: couldn't start container" (#61; #135, Slurm 23.11's
+    # "slurmstepd-sp-0016: error: pyxis: couldn't start container", the node in slurmstepd's name; #144 in slurmd's
+    # log, "[2024-07-05T14:11:11.152] [51.0] error: pyxis: couldn't start container").  Slurm's own line after any
+    # required SPANK plugin that failed a task's start: "spank: required plugin spank_pyxis.so: task_init() failed
+    # with rc=-1" (then "Failed to invoke spank plugin stack", no more); srun's "Task launch for StepId=96.0 failed on
+    # node n2: No such process" (#107).  The task's "srun: error: hpc-pg0-2: task 1: Exited with exit code 1" after it
+    # is its end, not its cause.  pyxis's informational lines ("pyxis: importing docker image", "pyxis: imported docker
+    # image", "pyxis: starting container") are no failure.
+    _f("pyxis_container", "launch_error", ["pyxis: "],
+       r"(?:slurmstepd-(?P<host>[\w.\-]+): error: )?pyxis: (?P<what>couldn't start container|container start failed|"
+       r"container exited too soon|failed to start container|container start error|failed to import docker image|"
+       r"failed to create container filesystem)\b"),
+    _f("spank_task_init", "launch_error", ["task_init() failed"],
+       r"(?:slurmstepd-(?P<host>[\w.\-]+): error: )?spank: required plugin (?P<plugin>\S+?): task_init\(\) failed "
+       r"with rc=(?P<rc>-?\d+)"),
+    _f("srun_task_launch", "launch_error", ["Task launch for StepId="],
+       r"Task launch for StepId=(?P<job>\d+\.\w+) failed on node (?P<host>[^:\s]+): (?P<what>[^\n]{1,80})"),
     # NCCL's own address (peer address -> host): "NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>" ("Bootstrap: Using" in
     # newer releases),
     # "NCCL INFO NET/Socket : Using [0]eth0:10.0.0.1<0>", "NET/IB : Using [0]mlx5_0:1/IB ... ; OOB eth0:10.0.0.1<0>"
