@@ -382,21 +382,27 @@ FACTS: tuple[Fact, ...] = (
     # "pyxis: container exited too soon", "pyxis: failed to start container", "pyxis: container start error: ..", and
     # the summary every failure ends with, "pyxis: couldn't start container" (#61; #135, Slurm 23.11's
     # "slurmstepd-sp-0016: error: pyxis: couldn't start container", the node in slurmstepd's name; #144 in slurmd's
-    # log, "[2024-07-05T14:11:11.152] [51.0] error: pyxis: couldn't start container").  Slurm's own line after any
-    # required SPANK plugin that failed a task's start: "spank: required plugin spank_pyxis.so: task_init() failed
-    # with rc=-1" (then "Failed to invoke spank plugin stack", no more); srun's "Task launch for StepId=96.0 failed on
-    # node n2: No such process" (#107).  The task's "srun: error: hpc-pg0-2: task 1: Exited with exit code 1" after it
-    # is its end, not its cause.  pyxis's informational lines ("pyxis: importing docker image", "pyxis: imported docker
-    # image", "pyxis: starting container") are no failure.
+    # log, "[2024-07-05T14:11:11.152] [51.0] error: pyxis: couldn't start container"; #83, 2022's
+    # "slurmstepd-kistest: error: pyxis: container start failed with error code: 1").  Slurm's own line after any
+    # required SPANK plugin that failed a step's or task's start (src/common/spank.c, "spank: required plugin %s: %s()
+    # failed with rc=%d", one of the callbacks before the program runs): "spank: required plugin spank_pyxis.so:
+    # task_init() failed with rc=-1" (then "Failed to invoke spank plugin stack", no more), "... init_post_opt() failed
+    # with rc=-1" (#4, slurmd's log; srun's "srun: error: task 0 launch failed: Plugin initialization failed" in the
+    # job's); srun's "Task launch for StepId=96.0 failed on node n2: No such process" (#107).  The task's "srun: error:
+    # hpc-pg0-2: task 1: Exited with exit code 1" after it is its end, not its cause.  pyxis's informational lines
+    # ("pyxis: importing docker image", "pyxis: imported docker image", "pyxis: starting container") are no failure,
+    # nor a plugin's task_exit() / exit() failing after the program ran.
     _f("pyxis_container", "launch_error", ["pyxis: "],
        r"(?:slurmstepd-(?P<host>[\w.\-]+): error: )?pyxis: (?P<what>couldn't start container|container start failed|"
        r"container exited too soon|failed to start container|container start error|failed to import docker image|"
        r"failed to create container filesystem)\b"),
-    _f("spank_task_init", "launch_error", ["task_init() failed"],
-       r"(?:slurmstepd-(?P<host>[\w.\-]+): error: )?spank: required plugin (?P<plugin>\S+?): task_init\(\) failed "
-       r"with rc=(?P<rc>-?\d+)"),
-    _f("srun_task_launch", "launch_error", ["Task launch for StepId="],
-       r"Task launch for StepId=(?P<job>\d+\.\w+) failed on node (?P<host>[^:\s]+): (?P<what>[^\n]{1,80})"),
+    _f("spank_plugin_init", "launch_error", ["init() failed with rc=", "init_post_opt() failed with rc=",
+                                             "init_privileged() failed with rc="],
+       r"(?:slurmstepd-(?P<host>[\w.\-]+): error: )?spank: required plugin (?P<plugin>\S+?): (?P<callback>init|"
+       r"init_post_opt|user_init|task_init_privileged|task_init)\(\) failed with rc=(?P<rc>-?\d+)"),
+    _f("srun_task_launch", "launch_error", ["Task launch for StepId=", "launch failed: "],
+       r"Task launch for StepId=(?P<job>\d+\.\w+) failed on node (?P<host>[^:\s]+): (?P<what>[^\n]{1,80})|"
+       r"\w*run: error: tasks? (?P<tasks>[\d,\-\[\]]+) launch failed: (?P<what2>[^\n]{1,80})"),
     # NCCL's own address (peer address -> host): "NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>" ("Bootstrap: Using" in
     # newer releases),
     # "NCCL INFO NET/Socket : Using [0]eth0:10.0.0.1<0>", "NET/IB : Using [0]mlx5_0:1/IB ... ; OOB eth0:10.0.0.1<0>"
@@ -529,7 +535,7 @@ def _groups(fact: Fact, m: re.Match) -> dict:
         g["signal"] = str(SIGNAL_NUMBERS[name]) if name in SIGNAL_NUMBERS else (name if name.isdigit() else None)
         if g["signal"] is None:
             del g["signal"]
-    if fact.name in ("srun_task", "srun_task_state"):
+    if fact.name in ("srun_task", "srun_task_state", "srun_task_launch"):
         how = g.get("how", "")
         sig = SIGNAL_WORDS.get(how)
         if sig:

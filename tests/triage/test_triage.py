@@ -127,6 +127,11 @@ PREFIXES = [
 PREFIXES.append(("...-48:34050:34121 [0] transport/net_ib.cc:93 NCCL WARN NET/IB : Got async event : port error",
                  dict(host="...-48", pid=34050, gpu=0), "transport/net_ib.cc:93 NCCL WARN NET/IB : Got async event : port error"))
 
+# https://github.com/NVIDIA/pyxis/issues/135 (Slurm 23.11's slurmstepd names its node: the node, not the word; was the
+# host "slurmstepd-sp-0016", pdsh's row)
+PREFIXES.append(("slurmstepd-sp-0016: error: pyxis: couldn't start container", dict(host="sp-0016"),
+                 "error: pyxis: couldn't start container"))
+
 NOT_PREFIXES = [
     # an elision that keeps nothing of the name tells no node apart (synthetic, NCCL's prefix as lit-llama #380's)
     "...:34050:34121 [0] transport/net_ib.cc:93 NCCL WARN NET/IB : Got async event : port error",
@@ -449,6 +454,12 @@ FACTS = [
      dict(what="couldn't start container")),
     ("srun: error: Task launch for StepId=96.0 failed on node n2: No such process", "launch_error",
      dict(job="96.0", host="n2", what="No such process")),
+    ("[2019-09-24T10:10:06.901] [321.0] error: spank: required plugin spank_pyxis.so: init_post_opt() failed with rc=-1",
+     "launch_error", dict(plugin="spank_pyxis.so", callback="init_post_opt")),
+    ("srun: error: task 0 launch failed: Plugin initialization failed", "launch_error",
+     dict(tasks="0", rank="0", what="Plugin initialization failed")),
+    ("slurmstepd-kistest: error: pyxis: container start failed with error code: 1", "launch_error",
+     dict(host="kistest")),
 ]
 
 
@@ -580,6 +591,8 @@ def test_attaching_to_another_ranks_segment_is_no_storage_error():
     "[2024-07-05T14:10:54.164] [51.0] pyxis: starting container: pyxis_51.0",
     "slurmstepd: error: pyxis: printing contents of log file ...",
     "slurmstepd: error: pyxis: if the image has an unusual entrypoint, try using --no-container-entrypoint",
+    # a plugin failing after the program ran (Slurm's spank.c, the same words; synthetic: no source printed one)
+    "spank: required plugin spank_pyxis.so: task_exit() failed with rc=-1",
 ])
 def test_pyxis_progress_is_no_launch_error(line):
     assert facts.match(line) is None
