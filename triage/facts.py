@@ -76,6 +76,18 @@ ABOUT_ANOTHER = frozenset({"rank_exit", "job_ended", "worker_exit", "process_los
 # Kinds whose line is about another process only: who wrote it (the coordinator, Ray's driver, its prefix) is never
 # the process it names; where the line names no host / rank / pid, it has none
 ONLY_ANOTHER = frozenset({"process_lost"})
+# Facts whose line names its reporter, never the process or node it is about (as ONLY_ANOTHER's kinds, for these rows
+# and reasons): Slurm's cancellation for a node failure, printed by a node that survived it
+REPORTER_ONLY = {"slurm_cancelled": frozenset({"NODE FAILURE"})}
+
+
+def reporter_only(fact: "Fact", groups: dict) -> bool:
+    """Whether the fact's line names only its reporter (REPORTER_ONLY): its writer and the host it names are not
+    the node the fact is about."""
+    whys = REPORTER_ONLY.get(fact.name)
+    return whys is not None and groups.get("why") in whys
+
+
 # Kinds a traceback's exception may state (its message the fact's line): read as the fact, the exception's type kept.
 # A file system's refusal is one: Python prints the failed write or read as the traceback's last line ("OSError:
 # [Errno 28] No space left on device", "[rank3]: OSError: [Errno 5] Input/output error: '/app/naifu555'", torch's
@@ -305,9 +317,17 @@ FACTS: tuple[Fact, ...] = (
        r"DEADLINE_EXCEEDED: Barrier timed out\. (?:Barrier_id|Id): (?P<barrier>\S{1,200}?)\.(?= |$)"),
     # Slurm ends a step or job: "slurmstepd: error: *** STEP 1234.0 ON node-3 CANCELLED AT 2023-01-01T00:00:00
     # DUE TO TIME LIMIT ***", "*** JOB 99 ON gpu-1 CANCELLED AT ... DUE TO NODE FAILURE, SEE SLURMCTLD LOG ***"
+    # For a node failure that host is never the failed node: slurmctld signals the steps on the nodes it can still
+    # reach (SIG_NODE_FAIL), and the slurmstepd that prints the line runs on one of them; srun names the failed node
+    # itself, before it: "srun: error: Node failure on jean-zay-iam37", then "slurmstepd: error: *** STEP 1943824.0 ON
+    # jean-zay-iam17 CANCELLED AT 2023-03-06T03:17:51 DUE TO NODE FAILURE, SEE SLURMCTLD LOG FOR DETAILS ***"
+    # (huggingface/m4-logs, tr_141 ..._num_workers_06; was: the root on jean-zay-iam17, the node that was fine):
+    # the cancel's host is its reporter's (REPORTER_ONLY), the srun line's the failed node's.
     _f("slurm_cancelled", "job_ended", ["CANCELLED AT"],
        r"\*\*\* (?:STEP|JOB) (?P<job>\S+) ON (?P<host>\S+) CANCELLED AT (?P<at>\S+)(?: DUE TO (?P<why>[A-Z ]+?))?"
        r"(?:,| \*\*\*|$)"),
+    _f("srun_node_failure", "job_ended", ["Node failure on "],
+       r"\b\w*run: error: Node failure on (?P<host>[^\s:]+)\s*$"),
     _f("slurm_oom", "job_ended", ["oom-kill event", "oom_kill event"],
        r"Detected (?P<count>\d+) oom[-_]kill events? in (?P<step>\S+?)\.?(?: Some of your processes|$|\s)"),
     # Kubernetes (kubectl describe / events): a pod evicted, preempted or OOM-killed by the kubelet
@@ -535,6 +555,10 @@ def _groups(fact: Fact, m: re.Match) -> dict:
         g["signal"] = str(SIGNAL_NUMBERS[name]) if name in SIGNAL_NUMBERS else (name if name.isdigit() else None)
         if g["signal"] is None:
             del g["signal"]
+    if fact.name == "srun_node_failure":
+        g["why"] = "NODE FAILURE"
+    if reporter_only(fact, g) and "host" in g:  # the line's host reported it (REPORTER_ONLY)
+        g["reporter_host"] = g.pop("host")
     if fact.name in ("srun_task", "srun_task_state", "srun_task_launch"):
         how = g.get("how", "")
         sig = SIGNAL_WORDS.get(how)

@@ -460,6 +460,15 @@ FACTS = [
      dict(tasks="0", rank="0", what="Plugin initialization failed")),
     ("slurmstepd-kistest: error: pyxis: container start failed with error code: 1", "launch_error",
      dict(host="kistest")),
+    # srun names the node Slurm declared failed; the step's cancel for it is printed by a node that survived
+    # (huggingface/m4-logs tr_141, tests/fixtures/incidents/m4-tr141-node-failure; was: no fact, and the cancel's host
+    # jean-zay-iam17 taken for the root)
+    ("srun: error: Node failure on jean-zay-iam37", "job_ended", dict(host="jean-zay-iam37", why="NODE FAILURE")),
+    ("slurmstepd: error: *** STEP 1943824.0 ON jean-zay-iam17 CANCELLED AT 2023-03-06T03:17:51 DUE TO NODE FAILURE, "
+     "SEE SLURMCTLD LOG FOR DETAILS ***", "job_ended",
+     dict(host=None, reporter_host="jean-zay-iam17", why="NODE FAILURE", job="1943824.0")),
+    ("slurmstepd: error: *** STEP 1234.0 ON node-3 CANCELLED AT 2023-01-01T00:00:00 DUE TO TIME LIMIT ***", "job_ended",
+     dict(host="node-3", why="TIME LIMIT")),
 ]
 
 
