@@ -190,9 +190,15 @@ def line_patterns(rules: tuple[Rule, ...] = RULES) -> tuple[tuple[str, bool], ..
 
 _int = bounded_int
 # What a message means on its own: the finding's fixed fields (a tuple in _TEMPLATE_FIELDS order; None: a member
-# line of a multi-line event, no finding), whether its PCI address must come from the lines before it, and its
-# multi-line event role (rules.Rule.event).
-Template = tuple[tuple | None, bool, tuple[str, str, str] | None]
+# line of a multi-line event, no finding), whether its PCI address must come from the lines before it, its
+# multi-line event role (rules.Rule.event), and what the event's tables say of that role (EventPlan; None without an
+# event): derived once per template, so a repeated line's event costs no table lookups.
+Template = tuple[tuple | None, bool, tuple[str, str, str] | None, "EventPlan | None"]
+# Of an event key (and the template's severity): (a kernel start-up mark (BOOT_MARK); a GPU's event naming none, whose
+# GPU the lines before it may name (EVENT_PER_GPU); a row whose lines may name the GPU by index (Classifier._by_gpu);
+# the line's severity rank (SEVERITY_RANK, for EVENT_ESCALATES); the row's stated-severity table (STATED) or None;
+# the event's name in the tables (its key's first word; None for a key naming several events))
+EventPlan = tuple[bool, bool, bool, int, "tuple[str, dict] | None", "str | None"]
 # What Classifier._in_event decides of a line of a multi-line event: (absorbed: the line is part of an open event, no
 # finding of its own; made_by: the event the line's finding is the finding of; amends: the event whose finding the
 # line's finding escalates; joined: the event with a finding the line joined), each name None where none
@@ -344,11 +350,13 @@ class Classifier:
             del memo[key]
         self.memo_evictions += len(victims)
 
-    def _in_event(self, event: tuple[str, str, str], position: int, rank: int = 0) -> Verdict:
+    def _in_event(self, event: tuple[str, str, str], position: int, rank: int = 0,
+                  prefix: str | None = None) -> Verdict:
         """Is this line part of an open multi-line event? Opens, extends or leaves the event as its role says
         (rules.Rule.event) and returns its verdict (Verdict): whether the line is absorbed (no finding of its own),
         and the events its finding is the finding of (made_by), escalates (amends) or it joined (joined). `rank`:
-        the line's severity (SEVERITY_RANK), for the events that escalate (rules.EVENT_ESCALATES)."""
+        the line's severity (SEVERITY_RANK), for the events that escalate (rules.EVENT_ESCALATES); `prefix`: the event's
+        name in the tables where the caller has it (EventPlan), else read from the key."""
         name, role, stage = event
         if type(name) is tuple:  # a "within" line of several events: part of whichever of them is open
             if role in ("join", "open"):  # part of an open event of the names after the first, else the first's role
@@ -358,7 +366,8 @@ class Classifier:
         if role == "state":  # (stage: the word it stated) a few names at most: event names, not devices
             self._stated[name] = (position, stage)
             return _ABSORBED
-        prefix = name.split(" ", 1)[0]  # the event's name in the tables (a newest open key below shares it)
+        if prefix is None:
+            prefix = name.split(" ", 1)[0]  # the event's name in the tables (a newest open key below shares it)
         last = self._events.get(name)
         inside = last is not None and 0 <= position - last <= EVENT_LINES[prefix]
         if not inside and name[-1:] == " " and name[:-1] in EVENT_PER_GPU:  # names no device: the newest open
@@ -376,36 +385,43 @@ class Classifier:
                         return False, name, None, None
                     return _ABSORBED
                 self._led.discard(anon)
-        if role == "escalate":
-            made = self._made.get(name)
-            if made is not None and 0 <= position - made[0] <= EVENT_AMENDS[prefix]:
-                if inside:
-                    self._events[name] = position
-                self._made[name] = (position, made[1])
-                if rank > SEVERITY_RANK[made[1].severity]:  # worse than its finding said: the finding's amendment
-                    return False, None, name, None
-                return True, None, None, name
-            role = "join"
-        if role == "lead":  # part of the open event; else opens it, its finding the first "join" line's
-            if not inside:
-                self._led.add(name)
-            self._events[name] = position
-            return _ABSORBED
-        if name in self._led and inside and role == "join":  # the first line of a lead-opened event with a finding
-            self._led.discard(name)
-            self._events[name] = position
-            return False, name, None, None
-        if role == "within":
-            if inside:
+        if role != "open":  # (the commonest role, none of these four is its)
+            if role == "escalate":
+                made = self._made.get(name)
+                if made is not None and 0 <= position - made[0] <= EVENT_AMENDS[prefix]:
+                    if inside:
+                        self._events[name] = position
+                    self._made[name] = (position, made[1])
+                    if rank > SEVERITY_RANK[made[1].severity]:  # worse than its finding said: the finding's amendment
+                        return False, None, name, None
+                    return True, None, None, name
+                role = "join"
+            if role == "lead":  # part of the open event; else opens it, its finding the first "join" line's
+                if not inside:
+                    self._led.add(name)
                 self._events[name] = position
                 return _ABSORBED
-            return _FREE
+            if name in self._led and inside and role == "join":  # the first line of a lead-opened event with a finding
+                self._led.discard(name)
+                self._events[name] = position
+                return False, name, None, None
+            if role == "within":
+                if inside:
+                    self._events[name] = position
+                    return _ABSORBED
+                return _FREE
         if last is None and len(self._events) >= MAX_OPEN_EVENTS:  # per-device keys: bounded whatever the input
             self._events.clear()
             self._led.clear()
             self._stages.clear()
             self._ranks.clear()
             self._made.clear()
+        if role == "open" or (role == "join" and not inside):
+            self._events[name] = position
+            self._led.discard(name)
+            if prefix in EVENT_ESCALATES:
+                self._ranks[name] = rank
+            return False, name, None, None
         if role == "close":
             self._events.pop(name, None)
             return _ABSORBED
@@ -415,20 +431,14 @@ class Classifier:
             self._events[name] = position
             self._stages[name] = seen | {stage} if absorbed else frozenset((stage,))
             return _ABSORBED if absorbed else _FREE
-        escalates = prefix in EVENT_ESCALATES
-        if role == "open" or (role == "join" and not inside):
-            self._events[name] = position
-            self._led.discard(name)
-            if escalates:
-                self._ranks[name] = rank
-            return False, name, None, None
         if inside:
             self._events[name] = position
             joined = None
             if name in self._made:
                 self._made[name] = (position, self._made[name][1])
                 joined = name
-            if escalates and rank > self._ranks.get(name, rank):  # more severe than the event's findings so far
+            # more severe than the event's findings so far
+            if prefix in EVENT_ESCALATES and rank > self._ranks.get(name, rank):
                 self._ranks[name] = rank
                 return False, None, None, joined
             if joined is not None:
@@ -480,9 +490,20 @@ class Classifier:
                 return None
             if rule.event[1] == "within":  # outside its event, the net's (rules.Rule.event)
                 net_template = self._unclassified(message) if net else None
-                return None if net_template is None else net_template[0], False, _event_key(rule, m)
-            return None, False, _event_key(rule, m)
+                return self._planned(None if net_template is None else net_template[0], False, _event_key(rule, m))
+            return self._planned(None, False, _event_key(rule, m))
         return self._build(rule, m, message)
+
+    def _planned(self, fields: tuple | None, from_context: bool, event: tuple | None) -> Template:
+        """The template of a line with these fields and event key, its EventPlan derived (once per template)."""
+        if event is None:
+            return fields, from_context, None, None
+        name, row = event[0], event[2]
+        single = type(name) is str
+        return fields, from_context, event, (
+            event[1] == BOOT_MARK[1], single and name.endswith(" ") and name[:-1] in EVENT_PER_GPU,
+            row in self._gpu_index_rows, SEVERITY_RANK[fields[1]] if fields else 0,
+            STATED.get(row) if fields is not None else None, name.split(" ", 1)[0] if single else None)
 
     def _allowed(self, matched: Collection[int]) -> tuple[frozenset[int] | None, bool]:
         """Pattern ids -> (row indexes that may match, whether the unclassified net may)."""
@@ -506,11 +527,11 @@ class Classifier:
         row = KIND["unclassified"]  # its severity, attribution and action: the kind table's
         fields = _template_of(kind=row.name, severity=row.severity, attribution=row.attribution, action=row.action,
                               message=message, pci=find_pci(message), details={"driver": hit[0], "word": hit[1]})
-        return fields, False, None
+        return fields, False, None, None
 
     def _instantiate(self, template: Template, position: int, env: Envelope | Pending | None, file: str | None,
                      lineno: int | None) -> Finding | None:
-        fields, from_context, event = template
+        fields, from_context, event, plan = template
         context_pci = None  # the address the lines before it named (NVRM's banner), when its own must come from them
         if from_context:
             last = self._last_pci
@@ -518,24 +539,24 @@ class Classifier:
                 context_pci = last[1]
         made_by = amends = keyed = stated = None
         if event is not None:  # a line of a multi-line event (most findings are none: this is skipped)
-            if event[1] == BOOT_MARK[1]:  # a kernel start-up line: the stream's boot clock
+            boot, anonymous_gpu, by_gpu, rank, stated_by, prefix = plan
+            if boot:  # a kernel start-up line: the stream's boot clock
                 self._boot_mark(event[2], env)
                 return None
-            if context_pci and type(event[0]) is str and event[0].endswith(" ") and event[0][:-1] in EVENT_PER_GPU:
+            if context_pci and anonymous_gpu:
                 event = (event[0] + context_pci, event[1], event[2])  # a GPU's event: the GPU the lines before it named
-            if event[2] in self._gpu_index_rows:  # (a row's name; a few rows, most lines none)
+            if by_gpu:  # (a few rows, most lines none)
                 event = self._by_gpu(event, position)
                 if type(event[0]) is str:
                     keyed = event[0].partition(" ")[2]  # the address of the GPU the key names (a mapped index too)
             # the events this line's finding is the finding of, and escalates
-            absorbed, made_by, amends, joined = self._in_event(event, position,
-                                                               SEVERITY_RANK[fields[1]] if fields else 0)
+            absorbed, made_by, amends, joined = self._in_event(event, position, rank, prefix)
             if absorbed:
                 if joined is not None and fields is not None:  # (rare: a line with a finding's fields, absorbed)
                     self._fill(joined, fields)
                 return None
-            if fields is not None and event[2] in STATED:  # the severity the lines before it stated (a CPER record's)
-                name, table = STATED[event[2]]
+            if stated_by is not None:  # the severity the lines before it stated (a CPER record's)
+                name, table = stated_by
                 said = self._stated.get(name)
                 if said is not None and 0 <= position - said[0] <= EVENT_LINES[name] and said[1] in table:
                     stated = table[said[1]]
@@ -567,8 +588,8 @@ class Classifier:
             if amends is not None:
                 self._made[amends] = (position, f)
         if event is not None:
-            made_by = amends or made_by
-            if made_by is not None and made_by.split(" ", 1)[0] in EVENT_AMENDS:
+            made_by = amends or made_by  # a name of the event's (prefix), or of one of a key naming several
+            if made_by is not None and (prefix or made_by.split(" ", 1)[0]) in EVENT_AMENDS:
                 self._made[made_by] = (position, f)
         return f
 
@@ -788,7 +809,7 @@ class Classifier:
                   None if rank is None else _int(rank), get("peer"), details)
         if event is not None and rule.event_if is not None and get(rule.event_if[0]) not in rule.event_if[1]:
             event = None  # the row's event is only its lines' whose group says so (rules.Rule.event_if)
-        return fields, needs_pci and pci is None, None if event is None else _event_key(rule, m)
+        return self._planned(fields, needs_pci and pci is None, None if event is None else _event_key(rule, m))
 
 
 _DETAIL_GROUPS: dict[str, tuple[str, ...]] = {}
