@@ -191,14 +191,13 @@ def line_patterns(rules: tuple[Rule, ...] = RULES) -> tuple[tuple[str, bool], ..
 _int = bounded_int
 # What a message means on its own: the finding's fixed fields (a tuple in _TEMPLATE_FIELDS order; None: a member
 # line of a multi-line event, no finding), whether its PCI address must come from the lines before it, its
-# multi-line event role (rules.Rule.event), and what the event's tables say of that role (EventPlan; None without an
-# event): derived once per template, so a repeated line's event costs no table lookups.
-Template = tuple[tuple | None, bool, tuple[str, str, str] | None, "EventPlan | None"]
-# Of an event key (and the template's severity): (a kernel start-up mark (BOOT_MARK); a GPU's event naming none, whose
-# GPU the lines before it may name (EVENT_PER_GPU); a row whose lines may name the GPU by index (Classifier._by_gpu);
-# the line's severity rank (SEVERITY_RANK, for EVENT_ESCALATES); the row's stated-severity table (STATED) or None;
-# the event's name in the tables (its key's first word; None for a key naming several events))
-EventPlan = tuple[bool, bool, bool, int, "tuple[str, dict] | None", "str | None"]
+# multi-line event role (rules.Rule.event), and what the event tables say of its row (RowPlan; None without an event).
+Template = tuple[tuple | None, bool, tuple[str, str, str] | None, "RowPlan | None"]
+# What the event tables say of a row with an event, derived once per row (Classifier._row_plans), not per line: (its
+# lines are kernel start-up marks (BOOT_MARK); its event is kept per GPU (EVENT_PER_GPU: a key naming none takes the
+# GPU the lines before it named); its lines may name the GPU by index (Classifier._by_gpu); its stated-severity table
+# (STATED) or None; its event's name in the tables (an event key's first word; None for a row of several events))
+RowPlan = tuple[bool, bool, bool, "tuple[str, dict] | None", "str | None"]
 # What Classifier._in_event decides of a line of a multi-line event: (absorbed: the line is part of an open event, no
 # finding of its own; made_by: the event the line's finding is the finding of; amends: the event whose finding the
 # line's finding escalates; joined: the event with a finding the line joined), each name None where none
@@ -226,6 +225,7 @@ class Classifier:
         self._pattern_rows = tuple(row for _, _, row in _line_pattern_rows(rules))  # line_patterns id -> row
         self._context_ids = frozenset(i for i, row in enumerate(self._pattern_rows) if row == CONTEXT_ROW)
         self._gpu_index_rows = _gpu_index_rows(rules)
+        self._row_plans: dict[str, RowPlan] = _Derived(self._row_plan)  # row name -> RowPlan, at its first line
         self._allowed_cache: dict[frozenset[int], tuple[frozenset[int] | None, bool]] = {}
         # message (no envelope) -> what it means on its own (None: no finding); bounded, oldest evicted.
         # Context-free, so classifiers of one kind of input may share one (`memo`): a source following many
@@ -490,20 +490,16 @@ class Classifier:
                 return None
             if rule.event[1] == "within":  # outside its event, the net's (rules.Rule.event)
                 net_template = self._unclassified(message) if net else None
-                return self._planned(None if net_template is None else net_template[0], False, _event_key(rule, m))
-            return self._planned(None, False, _event_key(rule, m))
+                return (None if net_template is None else net_template[0], False, _event_key(rule, m),
+                        self._row_plans[rule.name])
+            return None, False, _event_key(rule, m), self._row_plans[rule.name]
         return self._build(rule, m, message)
 
-    def _planned(self, fields: tuple | None, from_context: bool, event: tuple | None) -> Template:
-        """The template of a line with these fields and event key, its EventPlan derived (once per template)."""
-        if event is None:
-            return fields, from_context, None, None
-        name, row = event[0], event[2]
-        single = type(name) is str
-        return fields, from_context, event, (
-            event[1] == BOOT_MARK[1], single and name.endswith(" ") and name[:-1] in EVENT_PER_GPU,
-            row in self._gpu_index_rows, SEVERITY_RANK[fields[1]] if fields else 0,
-            STATED.get(row) if fields is not None else None, name.split(" ", 1)[0] if single else None)
+    def _row_plan(self, name: str) -> RowPlan:
+        """A row's RowPlan (the row named `name` has an event)."""
+        event, role = next(r for r in self.rules if r.name == name).event
+        single = None if "|" in event else event  # its keys' first word (an event's name has no space)
+        return (role == BOOT_MARK[1], single in EVENT_PER_GPU, name in self._gpu_index_rows, STATED.get(name), single)
 
     def _allowed(self, matched: Collection[int]) -> tuple[frozenset[int] | None, bool]:
         """Pattern ids -> (row indexes that may match, whether the unclassified net may)."""
@@ -539,23 +535,26 @@ class Classifier:
                 context_pci = last[1]
         made_by = amends = keyed = stated = None
         if event is not None:  # a line of a multi-line event (most findings are none: this is skipped)
-            boot, anonymous_gpu, by_gpu, rank, stated_by, prefix = plan
+            # (a "state" row's key holds the word it stated where others hold the row: such a line is absorbed
+            # before any of these but `prefix` is read)
+            boot, per_gpu, by_gpu, stated_by, prefix = plan
             if boot:  # a kernel start-up line: the stream's boot clock
                 self._boot_mark(event[2], env)
                 return None
-            if context_pci and anonymous_gpu:
+            if context_pci and per_gpu and event[0].endswith(" "):
                 event = (event[0] + context_pci, event[1], event[2])  # a GPU's event: the GPU the lines before it named
             if by_gpu:  # (a few rows, most lines none)
                 event = self._by_gpu(event, position)
                 if type(event[0]) is str:
                     keyed = event[0].partition(" ")[2]  # the address of the GPU the key names (a mapped index too)
             # the events this line's finding is the finding of, and escalates
-            absorbed, made_by, amends, joined = self._in_event(event, position, rank, prefix)
+            absorbed, made_by, amends, joined = self._in_event(event, position,
+                                                               SEVERITY_RANK[fields[1]] if fields else 0, prefix)
             if absorbed:
                 if joined is not None and fields is not None:  # (rare: a line with a finding's fields, absorbed)
                     self._fill(joined, fields)
                 return None
-            if stated_by is not None:  # the severity the lines before it stated (a CPER record's)
+            if stated_by is not None and fields is not None:  # the severity the lines before it stated (a CPER's)
                 name, table = stated_by
                 said = self._stated.get(name)
                 if said is not None and 0 <= position - said[0] <= EVENT_LINES[name] and said[1] in table:
@@ -787,6 +786,7 @@ class Classifier:
         xid, sxid, pid, process, rank = get("xid"), get("sxid"), get("pid"), get("process"), get("rank")
         event = rule.event
         tagged = None  # the rank a serving engine's worker tag names (parsers.workers), a launcher's prefix's peer
+        of_line = None  # _rank_of(m), read here once: the event key of an event kept per rank takes it (_event_name)
         if rule.kind in _WORKLOAD or event is not None and event[0] in EVENT_PER_RANK:
             if rank is None:
                 found = _RANK.search(message)  # _rank_of(m): the row has no rank group (m.string is message)
@@ -794,6 +794,7 @@ class Classifier:
                     rank = found.group(1) or found.group(2)
             if "[rank" not in message:  # torch's own "[rankN]:" after a worker's tag is the inner prefix: it wins
                 tagged = tag_rank(message)
+            of_line = str(tagged) if tagged is not None else rank or ""
         # a rank inside a subgroup's line is that group's: kept in details, never global (message_rank names a group
         # only from a "[PG " tag)
         if rank is not None and "[PG " in message:
@@ -809,7 +810,9 @@ class Classifier:
                   None if rank is None else _int(rank), get("peer"), details)
         if event is not None and rule.event_if is not None and get(rule.event_if[0]) not in rule.event_if[1]:
             event = None  # the row's event is only its lines' whose group says so (rules.Rule.event_if)
-        return self._planned(fields, needs_pci and pci is None, None if event is None else _event_key(rule, m))
+        if event is None:
+            return fields, needs_pci and pci is None, None, None
+        return fields, needs_pci and pci is None, _event_key(rule, m, of_line), self._row_plans[rule.name]
 
 
 _DETAIL_GROUPS: dict[str, tuple[str, ...]] = {}
@@ -903,23 +906,24 @@ def _rank_of(m: re.Match) -> str:
     return rank or ""
 
 
-def _event_key(rule: Rule, m: re.Match) -> tuple[str, str, str] | None:
+def _event_key(rule: Rule, m: re.Match, rank: str | None = None) -> tuple[str, str, str] | None:
     """The open-event key of a rule's line: the event's name, and for events kept per device
-    (rules.EVENT_PER_DEVICE) the device's PCI address too; its role; the row (a stage of a "once" event)."""
+    (rules.EVENT_PER_DEVICE) the device's PCI address too; its role; the row (a stage of a "once" event).  `rank`:
+    `_rank_of(m)` where the caller read it already."""
     if rule.event is None:
         return None
     name, role = rule.event
     if role == "state":
         return name, role, (m.group("stated") or "").lower()
     if "|" in name:  # a "within" row of several events: its key in each
-        return tuple(_event_name(one, rule, m) for one in name.split("|")), role, rule.name
-    return _event_name(name, rule, m), role, rule.name
+        return tuple(_event_name(one, rule, m, rank) for one in name.split("|")), role, rule.name
+    return _event_name(name, rule, m, rank), role, rule.name
 
 
 _GSP_INDEX = LazyPattern(GSP_GPU_INDEX)
 
 
-def _event_name(name: str, rule: Rule, m: re.Match) -> str:
+def _event_name(name: str, rule: Rule, m: re.Match, rank: str | None = None) -> str:
     """An event's open-event key for a line of a rule: its name, with the device or rank it is kept per."""
     if name in EVENT_PER_DEVICE:
         groups = m.groupdict()  # the full PCI address, function included: one event per function
@@ -937,7 +941,7 @@ def _event_name(name: str, rule: Rule, m: re.Match) -> str:
                     pci = f"{pci}={index}" if pci else index
         name = f"{name} {pci}"
     elif name in EVENT_PER_RANK:
-        name = f"{name} {_rank_of(m)}"
+        name = f"{name} {_rank_of(m) if rank is None else rank}"
     return name
 
 
