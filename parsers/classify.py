@@ -14,7 +14,7 @@ import re
 from functools import lru_cache
 from dataclasses import replace
 from itertools import islice
-from typing import Collection
+from typing import Callable, Collection
 
 from .envelope import Envelope, Pending, finish, is_kmsg_continuation, split
 
@@ -191,13 +191,18 @@ def line_patterns(rules: tuple[Rule, ...] = RULES) -> tuple[tuple[str, bool], ..
 _int = bounded_int
 # What a message means on its own: the finding's fixed fields (a tuple in _TEMPLATE_FIELDS order; None: a member
 # line of a multi-line event, no finding), whether its PCI address must come from the lines before it, its
-# multi-line event role (rules.Rule.event), and what the event tables say of its row (RowPlan; None without an event).
-Template = tuple[tuple | None, bool, tuple[str, str, str] | None, "RowPlan | None"]
-# What the event tables say of a row with an event, derived once per row (Classifier._row_plans), not per line: (its
-# lines are kernel start-up marks (BOOT_MARK); its event is kept per GPU (EVENT_PER_GPU: a key naming none takes the
-# GPU the lines before it named); its lines may name the GPU by index (Classifier._by_gpu); its stated-severity table
-# (STATED) or None; its event's name in the tables (an event key's first word; None for a row of several events))
-RowPlan = tuple[bool, bool, bool, "tuple[str, dict] | None", "str | None"]
+# multi-line event role (rules.Rule.event), and what the event tables say of its row (EventPlan; None without an event).
+Template = tuple[tuple | None, bool, tuple[str, str, str] | None, "EventPlan | None"]
+# What the event tables say of a row with an event: (its lines are kernel start-up marks (BOOT_MARK); its event is kept
+# per GPU (EVENT_PER_GPU: a key naming none takes the GPU the lines before it named); its lines may name the GPU by
+# index (Classifier._by_gpu); its stated-severity table (STATED) or None; its event's name in the tables (an event
+# key's first word; None for a row of several events))
+EventPlan = tuple[bool, bool, bool, "tuple[str, dict] | None", "str | None"]
+# What the tables say of a row, derived once per row (Classifier._row_plans), not per line: (its refiner (REFINERS) or
+# None; the named groups that go into details as they are (_detail_groups); its kind is about a PCI device (PCI_KINDS);
+# its lines' rank is read from anywhere on them (a workload kind, an event kept per rank); rules.Rule.event_if; its
+# EventPlan or None)
+RowPlan = tuple["Callable | None", tuple[str, ...], bool, bool, "tuple[str, frozenset] | None", "EventPlan | None"]
 # What Classifier._in_event decides of a line of a multi-line event: (absorbed: the line is part of an open event, no
 # finding of its own; made_by: the event the line's finding is the finding of; amends: the event whose finding the
 # line's finding escalates; joined: the event with a finding the line joined), each name None where none
@@ -225,7 +230,7 @@ class Classifier:
         self._pattern_rows = tuple(row for _, _, row in _line_pattern_rows(rules))  # line_patterns id -> row
         self._context_ids = frozenset(i for i, row in enumerate(self._pattern_rows) if row == CONTEXT_ROW)
         self._gpu_index_rows = _gpu_index_rows(rules)
-        self._row_plans: dict[str, RowPlan] = _Derived(self._row_plan)  # row name -> RowPlan, at its first line
+        self._row_plans: dict[str, RowPlan] = _Derived(self._row_plan)  # row name -> RowPlan, at its first match
         self._allowed_cache: dict[frozenset[int], tuple[frozenset[int] | None, bool]] = {}
         # message (no envelope) -> what it means on its own (None: no finding); bounded, oldest evicted.
         # Context-free, so classifiers of one kind of input may share one (`memo`): a source following many
@@ -491,15 +496,22 @@ class Classifier:
             if rule.event[1] == "within":  # outside its event, the net's (rules.Rule.event)
                 net_template = self._unclassified(message) if net else None
                 return (None if net_template is None else net_template[0], False, _event_key(rule, m),
-                        self._row_plans[rule.name])
-            return None, False, _event_key(rule, m), self._row_plans[rule.name]
+                        self._row_plans[rule.name][5])
+            return None, False, _event_key(rule, m), self._row_plans[rule.name][5]
         return self._build(rule, m, message)
 
     def _row_plan(self, name: str) -> RowPlan:
-        """A row's RowPlan (the row named `name` has an event)."""
-        event, role = next(r for r in self.rules if r.name == name).event
-        single = None if "|" in event else event  # its keys' first word (an event's name has no space)
-        return (role == BOOT_MARK[1], single in EVENT_PER_GPU, name in self._gpu_index_rows, STATED.get(name), single)
+        """The RowPlan of the row named `name`."""
+        rule = next(r for r in self.rules if r.name == name)
+        plan = None
+        if rule.event is not None:
+            event, role = rule.event
+            single = None if "|" in event else event  # its keys' first word (an event's name has no space)
+            plan = (role == BOOT_MARK[1], single in EVENT_PER_GPU, name in self._gpu_index_rows, STATED.get(name),
+                    single)
+        any_rank = rule.kind in _WORKLOAD or rule.event is not None and rule.event[0] in EVENT_PER_RANK
+        return (REFINERS[rule.refine] if rule.refine else None, _detail_groups(rule.pattern), rule.kind in PCI_KINDS,
+                any_rank, rule.event_if, plan)
 
     def _allowed(self, matched: Collection[int]) -> tuple[frozenset[int] | None, bool]:
         """Pattern ids -> (row indexes that may match, whether the unclassified net may)."""
@@ -766,28 +778,28 @@ class Classifier:
         return tuple(out)
 
     def _build(self, rule: Rule, m: re.Match, message: str) -> Template:
+        refine, detail_groups, pci_kind, any_rank, event_if, plan = self._row_plans[rule.name]
         groups = m.groupdict()  # a group that took no part is None (the refiners and this read them with .get)
         severity, attribution, action, details = rule.severity, rule.attribution, rule.action, {}
-        if rule.refine:
+        if refine is not None:
             out = {"severity": severity, "attribution": attribution, "action": action, "details": details}
-            REFINERS[rule.refine](groups, out)
+            refine(groups, out)
             severity, attribution, action = out["severity"], out["attribution"], out["action"]
         get = groups.get
-        for key in _detail_groups(rule.pattern):
+        for key in detail_groups:
             value = get(key)
             if value is not None:
                 number = _int(value)
                 details.setdefault(key, number if number is not None else value.strip()[:256])
         pci = normalize_pci(get("pci"))
-        needs_pci = pci is None and rule.kind in PCI_KINDS
+        needs_pci = pci is None and pci_kind
         if needs_pci:
             pci = find_pci(message)
         # a group the row lacks or that took no part is None: no call for it (most rows have one or two)
         xid, sxid, pid, process, rank = get("xid"), get("sxid"), get("pid"), get("process"), get("rank")
-        event = rule.event
         tagged = None  # the rank a serving engine's worker tag names (parsers.workers), a launcher's prefix's peer
         of_line = None  # _rank_of(m), read here once: the event key of an event kept per rank takes it (_event_name)
-        if rule.kind in _WORKLOAD or event is not None and event[0] in EVENT_PER_RANK:
+        if any_rank:
             if rank is None:
                 found = _RANK.search(message)  # _rank_of(m): the row has no rank group (m.string is message)
                 if found is not None:
@@ -808,26 +820,15 @@ class Classifier:
                   None if xid is None else _int(xid), None if sxid is None else _int(sxid), pci,
                   None if pid is None else _int(pid), process and process.strip() or None,
                   None if rank is None else _int(rank), get("peer"), details)
-        if event is not None and rule.event_if is not None and get(rule.event_if[0]) not in rule.event_if[1]:
-            event = None  # the row's event is only its lines' whose group says so (rules.Rule.event_if)
-        if event is None:
+        if plan is None or event_if is not None and get(event_if[0]) not in event_if[1]:
+            # no event, or the row's event is only its lines' whose group says so (rules.Rule.event_if)
             return fields, needs_pci and pci is None, None, None
-        return fields, needs_pci and pci is None, _event_key(rule, m, of_line), self._row_plans[rule.name]
-
-
-_DETAIL_GROUPS: dict[str, tuple[str, ...]] = {}
+        return fields, needs_pci and pci is None, _event_key(rule, m, of_line), plan
 
 
 def _detail_groups(pattern: re.Pattern) -> tuple[str, ...]:
-    """A row's named groups that go into a finding's details as they are (in the pattern's order), derived
-    once per row.  Kept by the pattern's source: a compiled pattern's hash is computed afresh from its code
-    at each lookup (~0.35 us for the Xid row), a string's once."""
-    names = _DETAIL_GROUPS.get(pattern.pattern)
-    if names is None:
-        names = tuple(k for k in pattern.groupindex if k not in _NOT_DETAILS)
-        if len(_DETAIL_GROUPS) < 4096:  # one entry per row of a table
-            _DETAIL_GROUPS[pattern.pattern] = names
-    return names
+    """A row's named groups that go into a finding's details as they are (in the pattern's order): its RowPlan's."""
+    return tuple(k for k in pattern.groupindex if k not in _NOT_DETAILS)
 
 
 # The kinds a job prints (NCCL, CUDA): a PyTorch rank tag on the line ("[rank1]:", "[PG ID 0 .. Rank 1]") is the
