@@ -10,6 +10,7 @@ in one keyword scan, the row that matched last tried first.
 
 from __future__ import annotations
 
+import os
 import re
 from functools import lru_cache
 from dataclasses import replace
@@ -42,6 +43,13 @@ CONTEXT = (
     ("NVRM: The NVIDIA GPU", re.compile(r"NVRM: The NVIDIA GPU (?P<pci>" + PCI + r")")),
 )
 CONTEXT_KEYWORDS = tuple(k for k, _ in CONTEXT)
+# What every context keyword and every context regex starts with, literally: no keyword occurs and no context regex
+# matches before the first occurrence of it, so what a line says (Classifier._context_facts) is what its text from
+# there says, whatever envelope is before it (a line only a context pattern matched is remembered by that text: a
+# banner repeated with another stamp is one entry, looked up, not matched again)
+CONTEXT_LEAD = os.path.commonprefix(CONTEXT_KEYWORDS)
+assert CONTEXT_LEAD and not set(CONTEXT_LEAD) & set(".^$*+?{}[]\\|()")
+assert all(p.pattern.startswith(CONTEXT_LEAD) for _, p in CONTEXT)
 # CRI partial lines (rare: only lines over the runtime's 16 KiB split) are always looked at, so a
 # keyword split across two parts is still found once the parts are joined.
 CRI_PARTIAL_KEYWORDS = (" stdout P ", " stderr P ")
@@ -300,8 +308,10 @@ class Classifier:
             return _NOTHING
         if matched and self._context_ids.issuperset(matched):
             # only a context line's pattern matched (an `NVRM: GPU at PCI:` banner): no row, no net can take it,
-            # so what it says is remembered from the line as it is (its patterns are unanchored), no envelope split
-            self._remember(line, lineno if lineno is not None else self._count)
+            # so what it says is remembered from the line's text from CONTEXT_LEAD on (its patterns are unanchored),
+            # no envelope split
+            at = line.find(CONTEXT_LEAD)
+            self._remember(line[at:] if at > 0 else line, lineno if lineno is not None else self._count)
             return _NOTHING
         name, message, env = split(line, self.year)  # the envelope is built only for a finding (_instantiate)
         if matched is not None and name == "docker" and not self.prefilter.find(line):
@@ -545,7 +555,6 @@ class Classifier:
             last = self._last_pci
             if last and position - last[0] <= CONTEXT_LINES:
                 context_pci = last[1]
-        made_by = amends = keyed = stated = None
         if event is not None:  # a line of a multi-line event (most findings are none: this is skipped)
             # (a "state" row's key holds the word it stated where others hold the row: such a line is absorbed
             # before any of these but `prefix` is read)
@@ -555,6 +564,7 @@ class Classifier:
                 return None
             if context_pci and per_gpu and event[0].endswith(" "):
                 event = (event[0] + context_pci, event[1], event[2])  # a GPU's event: the GPU the lines before it named
+            keyed = stated = None
             if by_gpu:  # (a few rows, most lines none)
                 event = self._by_gpu(event, position)
                 if type(event[0]) is str:
@@ -566,24 +576,26 @@ class Classifier:
                 if joined is not None and fields is not None:  # (rare: a line with a finding's fields, absorbed)
                     self._fill(joined, fields)
                 return None
-            if stated_by is not None and fields is not None:  # the severity the lines before it stated (a CPER's)
+            if fields is None:
+                return None
+            if stated_by is not None:  # the severity the lines before it stated (a CPER record's)
                 name, table = stated_by
                 said = self._stated.get(name)
                 if said is not None and 0 <= position - said[0] <= EVENT_LINES[name] and said[1] in table:
                     stated = table[said[1]]
-        if fields is None:
-            return None
+        # (a template without an event has fields: one without either is no template, _template's None)
         kind, severity, attribution, action, message, xid, sxid, pci, pid, process, rank, peer, details = fields
-        if stated is not None:
-            severity, action = stated
+        details = dict(details)
         if context_pci:
             pci = context_pci
-        elif keyed and not pci and keyed[:3] != "GPU":  # named by index only: the address a line mapped it to
-            pci = keyed
-        details = dict(details)
-        if amends is not None:  # the event's finding, now worse: its address, and what the amendment changed
-            made = self._made[amends][1]
-            pci, details["amends"] = made.pci or pci, "severity"
+        if event is not None:
+            if stated is not None:
+                severity, action = stated
+            if keyed and not pci and keyed[:3] != "GPU":  # named by index only: the address a line mapped it to
+                pci = keyed
+            if amends is not None:  # the event's finding, now worse: its address, and what the amendment changed
+                made = self._made[amends][1]
+                pci, details["amends"] = made.pci or pci, "severity"
         if pci and pci in self.uuids:
             details["uuid"] = self.uuids[pci]
         if env is None:
@@ -596,7 +608,7 @@ class Classifier:
         if self._made:
             if pci:
                 self._address(f, position)
-            if amends is not None:
+            if event is not None and amends is not None:
                 self._made[amends] = (position, f)
         if event is not None:
             made_by = amends or made_by  # a name of the event's (prefix), or of one of a key naming several
