@@ -27,8 +27,9 @@ from .pci import find_pci, normalize_pci
 from .prefilter import Prefilter
 from .ports import BootClock
 from .rules import (BOOT_MARK, BOOT_STAGES, EVENT_ADDRESS_FROM, EVENT_ADOPTS, EVENT_AMENDS, EVENT_ESCALATES,
-                    EVENT_FILL_DETAILS, EVENT_FILLS, EVENT_LINES, EVENT_PER_DEVICE, EVENT_PER_GPU, EVENT_PER_GPU_INDEX,
-                    EVENT_PER_RANK, GSP_GPU_INDEX, KEYWORDS, PCI, REFINERS, RULES, STATED, Rule)
+                    EVENT_FILL_ALONE, EVENT_FILL_DETAILS, EVENT_FILLS, EVENT_LINES, EVENT_PAGES, EVENT_PER_DEVICE,
+                    EVENT_PER_GPU, EVENT_PER_GPU_INDEX, EVENT_PER_RANK, EVENT_SECTIONS, GSP_GPU_INDEX, KEYWORDS, PAGE_SHIFTS,
+                    PCI, REFINERS, RULES, STATED, Rule)
 from .unclassified import DRIVER_KEYWORDS, ERROR_WORDS, unclassified
 from .wordscan import KeywordScan, LazyPattern
 from .workers import tag_rank
@@ -268,6 +269,8 @@ class Classifier:
         self._stated: dict[str, tuple[int, str]] = {}  # event -> (position, the severity its "state" line stated)
         # events whose finding may be amended (rules.EVENT_AMENDS) -> (position of the event's last line, its finding)
         self._made: dict[str, tuple[int, Finding]] = {}
+        self._pages: dict[str, frozenset[int]] = {}  # open event -> the pfns its "page" lines named (rules.EVENT_PAGES)
+        self._sectioned: set[str] = set()  # open events a section row joined (rules.EVENT_SECTIONS)
         # findings the line being read made of its event's earlier one (an address it lacked): rare, its second
         # output, which `read` returns beside the line's own finding
         self._amended: list[Finding] = []
@@ -373,13 +376,28 @@ class Classifier:
         the line's severity (SEVERITY_RANK), for the events that escalate (rules.EVENT_ESCALATES); `prefix`: the event's
         name in the tables where the caller has it (EventPlan), else read from the key."""
         name, role, stage = event
+        if role == "follows":  # (stage: the pfn the line names, or None)
+            return self._follows(name if type(name) is tuple else (name,), stage, position, rank)
         if type(name) is tuple:  # a "within" line of several events: part of whichever of them is open
+            if role == "close":  # the first line of a report of each: ends each of them
+                for one in name:
+                    self._in_event((one, role, stage), position, rank)
+                return _ABSORBED
             if role in ("join", "open"):  # part of an open event of the names after the first, else the first's role
                 return self._in_any([(one, "within", stage) for one in name[1:]] + [(name[0], role, stage)],
                                     position, rank)
             return self._in_any([(one, role, stage) for one in name], position, rank)
         if role == "state":  # (stage: the word it stated) a few names at most: event names, not devices
             self._stated[name] = (position, stage)
+            return _ABSORBED
+        if role == "page":  # (stage: a physical address) the page of the open event's error
+            last = self._events.get(name)
+            if stage is not None and last is not None and 0 <= position - last <= EVENT_LINES[name]:
+                self._events[name] = position
+                self._pages[name] = self._pages.get(name, frozenset()) | {stage >> shift for shift in PAGE_SHIFTS}
+                made = self._made.get(name)
+                if made is not None:
+                    self._made[name] = (position, made[1])
             return _ABSORBED
         if prefix is None:
             prefix = name.split(" ", 1)[0]  # the event's name in the tables (a newest open key below shares it)
@@ -431,13 +449,27 @@ class Classifier:
             self._stages.clear()
             self._ranks.clear()
             self._made.clear()
+            self._pages.clear()
+            self._sectioned.clear()
         if role == "open" or (role == "join" and not inside):
             self._events[name] = position
             self._led.discard(name)
+            if prefix in EVENT_SECTIONS:  # a new event: no page, no section yet but this line's
+                self._pages.pop(name, None)
+                if stage in EVENT_SECTIONS[prefix]:
+                    self._sectioned.add(name)
+                else:
+                    self._sectioned.discard(name)
             if prefix in EVENT_ESCALATES:
                 self._ranks[name] = rank
             return False, name, None, None
         if role == "close":
+            if prefix in EVENT_SECTIONS:
+                if name not in self._sectioned:  # opened by a line of the report this line starts (ghes_edac's)
+                    return _ABSORBED
+                self._sectioned.discard(name)
+                self._made.pop(name, None)  # ended: no later line amends its finding
+                self._pages.pop(name, None)
             self._events.pop(name, None)
             return _ABSORBED
         if role == "once":
@@ -448,6 +480,8 @@ class Classifier:
             return _ABSORBED if absorbed else _FREE
         if inside:
             self._events[name] = position
+            if prefix in EVENT_SECTIONS and stage in EVENT_SECTIONS[prefix]:
+                self._sectioned.add(name)
             joined = None
             if name in self._made:
                 self._made[name] = (position, self._made[name][1])
@@ -459,6 +493,20 @@ class Classifier:
             if joined is not None:
                 return True, None, None, joined
         return _ABSORBED
+
+    def _follows(self, names: tuple[str, ...], page: int | None, position: int, rank: int) -> Verdict:
+        """A "follows" line (rules.Rule.event: the kernel's handling of a page, `page` its pfn): an "escalate" line of
+        the newest of `names` whose finding it may still amend and whose page (rules.EVENT_PAGES) is unknown or
+        `page`; of none, an "escalate" line of the first (it opens that event where none is open)."""
+        best, best_at = names[0], -1
+        for one in names:
+            made = self._made.get(one)
+            if made is None or not 0 <= position - made[0] <= EVENT_AMENDS[one.split(" ", 1)[0]] or made[0] <= best_at:
+                continue
+            pages = self._pages.get(one) if page is not None else None
+            if pages is None or page in pages:
+                best, best_at = one, made[0]
+        return self._in_event((best, "escalate", None), position, rank)
 
     def _in_any(self, events: list[tuple[str, str, str]], position: int, rank: int) -> Verdict:
         """_in_event of each event in turn until one absorbs the line (a line of several events): absorbed when one
@@ -720,16 +768,20 @@ class Classifier:
     def _fill(self, name: str, fields: tuple) -> None:
         """A line joined the open event `name` (no finding of its own): the fields it gives that the event's finding
         lacks, of those the event takes (rules.EVENT_FILLS), amend that finding (`read` returns it)."""
-        takes = EVENT_FILLS.get(name.split(" ", 1)[0])
+        prefix = name.split(" ", 1)[0]
+        takes = EVENT_FILLS.get(prefix)
         if takes is None:
             return
         at, made = self._made[name]
         changes = {one: fields[_TEMPLATE_INDEX[one]] for one in takes
                    if fields[_TEMPLATE_INDEX[one]] is not None and getattr(made, one) is None}
-        if changes:
-            given = fields[_TEMPLATE_INDEX["details"]] or {}
-            carried = {k: given[k] for k in EVENT_FILL_DETAILS.get(name.split(" ", 1)[0], ()) if k in given}
-            self._amend(name, at, made, "pci" if "pci" in changes else next(iter(changes)), carried, **changes)
+        given = fields[_TEMPLATE_INDEX["details"]] or {}
+        # the details it gives on their own (rules.EVENT_FILL_ALONE): those the finding lacks
+        alone = {k: given[k] for k in EVENT_FILL_ALONE.get(prefix, ()) if k in given and k not in made.details}
+        if changes or alone:
+            carried = {k: given[k] for k in EVENT_FILL_DETAILS.get(prefix, ()) if k in given and k not in made.details}
+            what = ("pci" if "pci" in changes else next(iter(changes))) if changes else next(iter(alone))
+            self._amend(name, at, made, what, {**alone, **carried}, **changes)
 
     def _amend(self, name: str, at: int, made: Finding, what: str, carried: dict | None = None, **changes) -> None:
         """The finding `made` of the open event `name` amended with `changes` (`details.amends`: `what`; a new address
@@ -928,6 +980,12 @@ def _event_key(rule: Rule, m: re.Match, rank: str | None = None) -> tuple[str, s
     name, role = rule.event
     if role == "state":
         return name, role, (m.group("stated") or "").lower()
+    if role in ("page", "follows"):  # the page the line names: a "page" row's address, a "follows" row's pfn
+        value = m.groupdict().get("page" if role == "page" else "pfn")
+        stage = int(value, 16) if value is not None else None
+        if "|" in name:
+            return tuple(_event_name(one, rule, m) for one in name.split("|")), role, stage
+        return _event_name(name, rule, m), role, stage
     if "|" in name:  # a "within" row of several events: its key in each
         return tuple(_event_name(one, rule, m, rank) for one in name.split("|")), role, rule.name
     return _event_name(name, rule, m, rank), role, rule.name

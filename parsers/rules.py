@@ -40,6 +40,13 @@ class Rule:
     # "close" (a kind-None row: the first line of the next report) ends the open event; "state" (a kind-None row
     # with a `stated` group) states the severity of the findings the rows of STATED make within the event's
     # EVENT_LINES (a firmware-first record's "event severity: fatal" before its section).
+    # "follows" (an "escalate" row of several events, "mce|cper": the kernel's handling of a page an error report named)
+    # is an "escalate" line of whichever of them has a finding it may still amend (EVENT_AMENDS), the newest, and whose
+    # page (EVENT_PAGES, a "page" row's) is the line's `pfn` or unknown; of none, an "escalate" line of the first.
+    # "page" (a kind-None row with a `page` group: a physical address) is part of an open event of its name and says
+    # which page the event's error is in (EVENT_PAGES); with none open, nothing.
+    # "close" may list several events ("aer|cper"): it ends each of them (an event of EVENT_SECTIONS only once one of its
+    # sections joined it).
     # "within" (a kind-None row) is part of an open event of its name and leaves none open: with none open, the line
     # is what the unclassified net makes of it (a consequence of a lost GPU that names no cause of its own); its name
     # may list several events ("fallen|reset"): part of whichever of them is open. A "join" row's name may list several
@@ -154,8 +161,16 @@ EVENT_ESCALATES = frozenset({"nvme", "lustre", "nfs"})
 #   they "may be stuck" (a warning) then hit its terminate timeout ("Termination timeout .. Exiting ..") is an error;
 # - EVENT_ADDRESS_FROM: a GPU failure whose lines named no GPU takes the address of a later line of the same failure.
 # - EVENT_FILLS: a line that joins the event (no finding of its own) naming what the finding lacks.
+# - "follows" rows (rules.Rule.event): a firmware-first record's memory error (APEI GHES: "section_type: memory error"
+#   or "ARM processor error", its "physical_address: 0x00000040272d5080") then the kernel's handling of its page,
+#   queued by ghes.c (ghes_handle_memory_failure, memory_failure_queue, 5.17+ memory_failure_cb): "Memory failure:
+#   0x40272d: recovery action for get hwpoison page: Ignored", "Memory failure: 0x40fa6: Killing mca-recover:1296 due
+#   to hardware memory corruption" (lines of the record's event, as x86's machine check's page handling is the machine
+#   check's), the event's finding amended with what they add (EVENT_FILLS, EVENT_FILL_ALONE) or, from a record stated
+#   corrected, to their severity. The record's window is the longer (an ARM processor error's vendor bytes, ghes_edac's
+#   count line and the page's handling after them).
 EVENT_AMENDS = {"aer": 256, "gsp": 64, "reset": 64, "nccl_exception": 2, "mce": 16, "xla_rendezvous": 64,
-                "smmu": 64}
+                "smmu": 64, "cper": 64}
 # Event -> the findings (kind, Xid) of later lines whose GPU address an open event of that name takes when its finding
 # named none (an amendment, "pci"): the GSP's heartbeat lines naming no GPU, then "NVRM: Xid (PCI:0000:01:00): 154,
 # GPU recovery action changed .." or "Rate limiting GSP RPC error prints for GPU at PCI:0000:0a:00" (open-gpu-kernel-
@@ -179,11 +194,32 @@ EVENT_ADDRESS_FROM = {"gsp": frozenset({("xid", 154), ("xid", 119), ("xid", 120)
 #   signalled is the error's (triage reads a job's rank that died by that SIGBUS as killed by the node's memory).
 # - "smmu": an SMMUv3 event ("arm-smmu-v3 arm-smmu-v3.5.auto: event 0x10 received:"), then 6.14+'s decode naming the
 #   device whose DMA faulted ("event: F_TRANSLATION client: 0001:06:00.0 sid: .."): the fault's device.
-EVENT_FILLS = {"reset": ("pci",), "nccl_exception": ("peer",), "mce": ("pid", "process"), "smmu": ("pci",)}
+# - "cper": a firmware-first record's memory error, then hwpoison's lines about its page (as "mce").
+EVENT_FILLS = {"reset": ("pci",), "nccl_exception": ("peer",), "mce": ("pid", "process"), "smmu": ("pci",),
+               "cper": ("pid", "process")}
 # Event -> the details a joining line's row read that go with the fields it fills (EVENT_FILLS), into the same
 # amendment: "mce": hwpoison's "forcibly killing <comm>:<pid>" (details "forced": it sent SIGKILL, not SIGBUS).
-EVENT_FILL_DETAILS = {"mce": ("forced",)}
-assert set(EVENT_FILLS) <= set(EVENT_AMENDS)  # a filled finding is an amended one: tracked, counted once
+# "cper": the same, and what hwpoison did ("what": "recovery action for dirty LRU page: Recovered", "Killing .."). Each
+# only where the finding lacks it.
+EVENT_FILL_DETAILS = {"mce": ("forced",), "cper": ("forced", "what")}
+# Event -> the details a joining line gives the event's finding when that finding lacks them, an amendment of their own
+# (details "amends": the first of them; EVENT_FILL_DETAILS carried with them) when the line fills no field: "cper":
+# hwpoison's page ("pfn") or the poison a process consumed ("consumed") after the record (the record's finding says what
+# the kernel did with the page, as an x86 machine check's does; triage reads a page taken offline as a memory error a
+# process of the host may have died of).
+EVENT_FILL_ALONE = {"cper": ("pfn", "consumed")}
+assert set(EVENT_FILLS) | set(EVENT_FILL_ALONE) <= set(EVENT_AMENDS)  # a filled finding is an amended one: tracked,
+# counted once
+# Events whose error a "page" row's line locates (a firmware record's physical address): a "follows" line naming
+# another page (hwpoison's pfn) is no line of theirs. A pfn is the address shifted by the kernel's page size: 4K (x86,
+# most arm64), 16K or 64K (arm64: Grace's 64K kernels, "physical_address: 0x0000000aeccde180" then "Memory failure:
+# 0xaeccd: ..").
+EVENT_PAGES = frozenset({"cper"})
+PAGE_SHIFTS = (12, 14, 16)
+# Events a report's first line ("close") ends only once a line of these rows joined them (a record's section): ghes_edac's
+# count line printed before the record it decodes (the NMI / SEA path, ghes_proc_in_irq, handles a record before
+# printing it) opened the event of that record, which its first line must not end.
+EVENT_SECTIONS = {"cper": frozenset({"cper_memory", "cper_arm"})}
 AER_OPEN, AER_JOIN = ("aer", "open"), ("aer", "join")
 MLX5_HEALTH_JOIN = ("mlx5_health", "join")
 SXID_OPEN, SXID_JOIN = ("sxid", "open"), ("sxid", "join")
@@ -1078,7 +1114,9 @@ RULES: tuple[Rule, ...] = (
     # killing ..": details "forced" (triage reads it as explaining a death by SIGKILL, not SIGBUS). Firmware-first
     # (APEI GHES: arm64's synchronous external abort, Grace's memory errors), 5.17+ ghes.c's memory_failure_cb when
     # memory_failure() could not contain the page: "0x1000093: Sending SIGBUS to devmem:54990 due to hardware memory
-    # corruption", no "Memory failure: " before it (ghes.c has no pr_fmt); was no finding.
+    # corruption", no "Memory failure: " before it (ghes.c has no pr_fmt); was no finding. After a firmware record's
+    # memory error (the page it names, or none named), hwpoison's lines are that record's event, not a machine
+    # check's: a "follows" row of both, the newest of them with a finding they may amend (EVENT_AMENDS "cper").
     _r("memory_failure", "memory_error",
        ["Memory failure: ", "Uncorrected hardware memory error in", "Memory error not recovered",
         "hardware memory corruption", "MCE 0x", "Memory error may not recovered"],
@@ -1088,7 +1126,7 @@ RULES: tuple[Rule, ...] = (
        r"(?:(?:early )?due to hardware memory corruption(?: fault at (?P<address>[0-9a-f]+))?|"
        r"because of failure to unmap corrupted page))|"
        r"mce: (?P<consumed>Uncorrected hardware memory error in user-access|Memory error not recovered)",
-       severity="error", action="INVESTIGATE", event=("mce", "escalate")),
+       severity="error", action="INVESTIGATE", event=("mce|cper", "follows")),
     # Firmware-first reports (APEI GHES, UEFI CPER): "{1}[Hardware Error]: Hardware error from APEI Generic
     # Hardware Error Source: 0", "event severity: ..", "Error 0, type: ..", then the section: "section_type: PCIe
     # error" (a PCIe AER event: its "device_id: dddd:bb:dd.f" line names the device and is the finding, the
@@ -1097,11 +1135,19 @@ RULES: tuple[Rule, ...] = (
     # "event severity:" (the later line; the kernel queues the section's for AER recovery, ghes_handle_aer); a
     # section no record line stated a severity for is a warning (the rows' own).
     # a record's first line: whatever AER event was open has ended (two records a few lines apart are two events)
+    # and so has the record before it: its memory error and its page's handling are one event, the next record's
+    # another (EVENT_SECTIONS: unless the open one is only its ghes_edac count line, printed before it)
     _r("cper_record", None, ["Hardware error from APEI"], r"\[Hardware Error\]: Hardware error from APEI",
-       event=("aer", "close")),
+       event=("aer|cper", "close")),
     _r("cper_severity", None, ["event severity:", ", type: "],
        r"\[Hardware Error\]:\s+(?:event severity|Error \d+, type): (?P<stated>fatal|recoverable|corrected|info)\b",
        event=("cper", "state")),
+    # the page of a record's memory error: cper.c's memory error section "physical_address: 0x000000276aeb0180" (every
+    # era; not its "physical_address_mask: .."), cper-arm.c's "physical fault address: 0x0000001000093c00" (4.16+):
+    # the page the kernel's handling of it names after the record (a "follows" line), EVENT_PAGES
+    _r("cper_address", None, ["physical_address: ", "physical fault address: "],
+       r"\[Hardware Error\]:\s+(?:physical_address|physical fault address): 0x(?P<page>[0-9a-f]{1,16})\b",
+       event=("cper", "page")),
     _r("cper_pcie", None, ["section_type: PCIe error"], r"\[Hardware Error\]:\s+section_type: PCIe error",
        event=("aer", "member")),
     _r("cper_pcie_device", "pcie_aer", ["[Hardware Error]:"],

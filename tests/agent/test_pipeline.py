@@ -198,3 +198,28 @@ def test_a_line_joining_an_event_with_the_address_its_finding_lacked_is_that_eve
                             for i, line in enumerate([unnamed, unnamed, rate, unnamed])])
     got = [(p.subject, p.kind, p.count) for p in agent.engine.problems.values()]
     assert got == [("gpu:0000:0a:00", "gpu_reset_required", 1)]
+
+
+# A firmware-first record's memory error, then the kernel's handling of its page (production arm64, 6.16: lore
+# aeD6hpM3t0RZm5mW@gmail.com, tests/fixtures/realworld/host-memory-2026f.yaml), as /dev/kmsg records
+_CPER_PAGE = (
+    "{1}[Hardware Error]: Hardware error from APEI Generic Hardware Error Source: 784",
+    "{1}[Hardware Error]: event severity: recoverable",
+    "{1}[Hardware Error]:  Error 0, type: recoverable",
+    "{1}[Hardware Error]:   section_type: memory error",
+    "{1}[Hardware Error]:   physical_address: 0x00000040272d5080",
+    "{1}[Hardware Error]:   error_type: 3, multi-bit ECC",
+    "Memory failure: 0x40272d: unhandlable page.",
+    "Memory failure: 0x40272d: recovery action for get hwpoison page: Ignored",
+)
+
+
+def test_a_firmware_records_memory_error_and_its_pages_handling_count_once(tmp_path):
+    """(h94) The record's section and hwpoison's lines about its page are one event (parsers/rules.py "follows"): through
+    the pipeline one memory_error problem, one sighting, and gpu_npd_findings_total counts it once (the page's line an
+    amendment of the record's finding, details "pfn"). Was two findings, two sightings."""
+    agent = make(tmp_path)
+    agent.pipeline.process([Record("kmsg", f"3,{i},{1000 + i},-;{line}") for i, line in enumerate(_CPER_PAGE)])
+    assert [(p.kind, p.count) for p in agent.engine.problems.values()] == [("memory_error", 1)]
+    labels = {"kind": "memory_error", "severity": "error", "attribution": "hardware"}
+    assert agent.metrics.registry.get_sample_value("gpu_npd_findings_total", labels) == 1

@@ -620,3 +620,47 @@ def test_event_names_are_one_word():
         if rule.event is not None:
             for name in rule.event[0].split("|"):
                 assert name and not any(c.isspace() for c in name), rule.name
+
+
+def test_a_firmware_records_memory_error_and_its_pages_handling_are_one_event():
+    """(h94) A firmware-first record's memory error (APEI GHES), then hwpoison's lines about its page ("Memory failure:
+    0x40fa6: Killing mca-recover:1296 ..", "..: recovery action for dirty LRU page: Recovered"): one event, as x86's
+    machine check and its page handling are (parsers/rules.py "follows" rows), its finding the record's, amended with
+    the page, what hwpoison did and the process it killed, in `parse` and the agent's path alike; the page the record's
+    address shifted by the kernel's page size (Grace's 64K: 0xaeccde180 is the page 0xaeccd). Was two findings."""
+    qemu = _item("host-memory-2026f.yaml", "Synchronous External Abort: synchronous external abort")
+    raw = [(f.message.split("]: ", 1)[-1], f.pid, f.process, f.details.get("pfn"), f.details.get("amends"))
+           for f in Scanner().scan(io.BytesIO(qemu["text"].encode()))]
+    assert raw == [("  section_type: memory error", None, None, None, None),
+                   ("  section_type: memory error", 1296, "mca-recover", "40fa6", "pid")]
+    for found in (realworld.findings(qemu["text"]), realworld.events(realworld.classified(qemu["text"].splitlines()))):
+        assert [(f.kind, f.severity, f.pid, f.process, f.details.get("what")) for f in found] == [
+            ("memory_error", "error", 1296, "mca-recover", "Killing mca-recover:1296 due to hardware memory corruption")]
+    for first, pfn, what in [
+            ("Hardware error from APEI Generic Hardware Error Source: 784", "40272d",
+             "recovery action for get hwpoison page: Ignored"),
+            ("Hardware error from APEI Generic Hardware Error Source: 308", "aeccd",
+             "recovery action for dirty LRU page: Recovered")]:
+        item = _item("host-memory-2026f.yaml", first)
+        assert [(f.kind, f.severity, f.pid, f.details.get("pfn"), f.details.get("what"))
+                for f in realworld.findings(item["text"])] == [("memory_error", "error", None, pfn, what)]
+
+
+def test_a_record_is_not_merged_with_another_pages_handling_nor_the_next_record():
+    """(h94) The kernel's handling of another page than the record's (its pfn none of the record's address's pages) is
+    no line of the record's event: its own finding. The next record's first line ends the open record's event (it
+    swallowed the next record's section, 7 lines on, before), unless that event is its ghes_edac count line alone
+    (printed before the record it decodes, grace-2026i.yaml). A record alone and the page's handling alone are each
+    one finding (the corpus)."""
+    meta = _item("host-memory-2026f.yaml", "Hardware error from APEI Generic Hardware Error Source: 784")["text"]
+    qemu = _item("host-memory-2026f.yaml", "Synchronous External Abort: synchronous external abort")["text"]
+    record = meta.splitlines()[:11]  # the record and ghes_edac's line, before hwpoison's
+    other = qemu.splitlines()[-1]  # "Memory failure: 0x40fa6: recovery action for dirty LRU page: Recovered"
+    found = realworld.findings("\n".join(record + [other]))
+    assert [(f.message.split("]: ", 1)[-1], f.details.get("pfn")) for f in found] == [
+        ("  section_type: memory error", None), (other.split("] ", 1)[1], "40fa6")]
+    found = realworld.findings(meta + qemu)
+    assert [(f.message, f.pid, f.details.get("pfn")) for f in found] == [
+        ("{1}[Hardware Error]:   section_type: memory error", None, "40272d"),
+        ("{1}[Hardware Error]:   section_type: memory error", 1296, "40fa6")]
+    assert [f.uptime for f in found] == [88690.479359, 1554.037934]
