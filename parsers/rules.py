@@ -113,7 +113,7 @@ EVENT_LINES = {"aer": 12, "mlx5_health": 20, "mlx5_tx_timeout": 4, "mlx5_err_cqe
                "cuda_exception": 2, "peermem_load": 16, "nvidia_load": 16, "reset": 64, "gsp": 64, "port_down": 1,
                "mlx5_probe": 16,
                "ray_oom": 2, "deepep": 64, "nvshmem": 8, "iommu": 64, "smmu": 64, "xla_rendezvous": 64, "efa": 64,
-               "therm": 32, "imex": 8, "bnxt": 32}
+               "therm": 32, "imex": 8, "bnxt": 32, "irdma": 32, "intel_tx_timeout": 4, "mana": 32}
 # Events kept apart per device (the PCI address on the line): a health dump of one mlx5 function does not
 # swallow the next function's own health failure a few lines later.
 # (the row's `pci` group, else its `device` group: a block device, an NFS server, an NVMe controller, a Lustre target,
@@ -121,7 +121,7 @@ EVENT_LINES = {"aer": 12, "mlx5_health": 20, "mlx5_tx_timeout": 4, "mlx5_err_cqe
 EVENT_PER_DEVICE = frozenset({"mlx5_health", "mlx5_tx_timeout", "mlx5_err_cqe", "sxid", "nfs", "fs", "nvme", "lustre",
                               "gpfs", "fallen", "rminit", "peermem_load", "nvidia_load", "reset", "gsp", "port_down",
                               "mlx5_probe",
-                              "iommu", "efa"})
+                              "iommu", "efa", "irdma", "intel_tx_timeout", "mana"})
 # Of those, the events kept per GPU: keyed by the GPU's address (normalize_pci: a GPU is one key, whichever function
 # or spelling a line gives), the address the lines before it named when the line names none (an NV_ERR_GPU_IS_LOST
 # assertion after the "fallen off the bus" line it follows). A line of one naming no GPU, none named in the lines before
@@ -928,6 +928,71 @@ RULES: tuple[Rule, ...] = (
        severity="fatal", action="RESET_NIC", event=("efa", "join")),
     _r("efa_cmd_failed", None, ["Failed to process command", "Failed to submit command"],
        EFA_PREFIX + r"Failed to (?:process|submit) command \w+ \(opcode \d+\)", event=("efa", "within")),
+    # Intel E810 RoCE (irdma, through the ice PCI function): the RDMA driver talks to the NIC through its control QP
+    # (CQP); a command the device completed with an error prints the completion's codes, then the command and its
+    # status: "ice 0000:4c:00.0 rocep76s0: cqp opcode = 0x1 maj_err_code = 0xffff min_err_code = 0x8003", "ice
+    # 0000:4c:00.0 rocep76s0: [Modify QP Cmd Error][op_code=8] status=-29 waiting=1 completion_err=1 maj=0xffff
+    # min=0x8003" (5.17; ibdev_err names the ice function and the RDMA device; 5.14 "irdma0: [Delete Local MAC Entry Cmd
+    # Error][op_code=49] ..", 6.x before the device's registration "(NULL ib_device): [Update PE SDs Cmd Error]..."): one
+    # failed command, as mlx5_cmd's (the driver's or the device's refusal: attribution driver). The device's protocol
+    # engine failing ("critical PE Error, GLPE_CRITERR=0x00011424", its sibling "HMC Error": the driver resets the
+    # function, every RDMA QP on it lost) is an event of its own. Was: no finding, every line of them.
+    _r("irdma_cqp_error", "nic_error", ["Cmd Error][op_code=", " maj_err_code = "],
+       r"(?:\bice (?P<pci>" + PCI + r") \S+: |\birdma\d*: |\(NULL ib_device\): |\binfiniband \S+: )"
+       r"(?:\[(?P<command>[A-Za-z][\w ]{0,60}?) Cmd Error\]\[op_code=(?P<opcode>\d+)\] status=(?P<status>-?\d+)|"
+       r"cqp opcode = (?P<cqp_opcode>0x[0-9a-f]+) maj_err_code = (?P<maj>0x[0-9a-f]+) min_err_code = (?P<min>0x[0-9a-f]+))",
+       attribution="driver", event=("irdma", "join")),
+    _r("irdma_pe_error", "nic_error", ["critical PE Error", "HMC Error"],
+       r"(?:\bice (?P<pci>" + PCI + r") \S+: |\birdma\d*: |\binfiniband \S+: )(?P<what>critical PE Error|HMC Error)"
+       r"(?:, GLPE_CRITERR=(?P<criterr>0x[0-9a-f]+)|\s*$)", event=("irdma", "open")),
+    # Intel ice (and i40e: the same handler) answering the kernel's TX watchdog: "ice 0000:b1:00.0 ens801f0np0:
+    # tx_timeout recovery level 1, txqueue 14" (6.8; older "hung_queue 3"), each level a wider reset (PF, core, global);
+    # past the last, "tx_timeout recovery unsuccessful, device is in unrecoverable state." (i40e "non-recoverable
+    # state.", before 5.10 "tx_timeout recovery unsuccessful"): the driver takes the device down for good (fatal, as
+    # bnxt's firmware stall). The kernel's NETDEV WATCHDOG line before it is its own event, as for mlx5 and bnxt_en; the
+    # "tx_timeout: VSI_num: .." state line carries no error. Was: no finding.
+    _r("intel_tx_timeout_failed", "nic_error", ["tx_timeout recovery unsuccessful"],
+       r"\b(?P<driver>ice|i40e) (?P<pci>" + PCI + r") (?P<netdev>\S+): tx_timeout recovery unsuccessful",
+       severity="fatal", action="RESET_NIC", event=("intel_tx_timeout", "open")),
+    _r("intel_tx_timeout", "nic_error", ["tx_timeout recovery level "],
+       r"\b(?P<driver>ice|i40e) (?P<pci>" + PCI + r") (?P<netdev>\S+): tx_timeout recovery level (?P<level>\d+), "
+       r"(?:txqueue|hung_queue) (?P<queue>-?\d+)", event=("intel_tx_timeout", "join")),
+    # Azure MANA (mana, the VF of Azure's network adapter; mana_ib its RDMA side): every queue is made through the hardware
+    # channel (HWC) to the adapter. A request it never answers, "mana 39d4:00:02.0: HWC: Request timed out!" (5.x-6.6;
+    # 6.7+ "HWC: Request timed out: 30000 ms", later ".. ms for command 0x.."; then the driver waits 1 ms for every later
+    # request: the channel is taken for dead), is the adapter not answering; a request it refused, "mana 7870:00:00.0:
+    # HWC: Failed hw_channel req: 0xc000009a" (later "Command 0x.. failed with status: 0x.."), a failed command (as
+    # mlx5_cmd's, attribution driver). What the driver then says of the queue it was making ("Failed to send mana message:
+    # -110, 0x0", "enP14804s2: Failed to create WQ object: -110", "eth7: Failed to create RXQ: err = -71") is part of
+    # it. Was: no finding, every line of them.
+    _r("mana_hwc_timeout", "nic_error", ["HWC: Request timed out", "Command 0x"],
+       r"\bmana (?P<pci>" + PCI + r"): (?:HWC: Request timed out|(?:\w+:\d+: )?Command (?P<command>0x[0-9a-f]+) timed "
+       r"out: \d+ ms)", event=("mana", "join")),
+    _r("mana_hwc_failed", "nic_error", ["HWC: Failed hw_channel req: ", "Command 0x"],
+       r"\bmana (?P<pci>" + PCI + r"): (?:HWC: Failed hw_channel req: (?P<status>0x[0-9a-f]+)|(?:\w+:\d+: )?Command "
+       r"(?P<command>0x[0-9a-f]+) failed with status: (?P<cmd_status>0x[0-9a-f]+))",
+       attribution="driver", event=("mana", "join")),
+    _r("mana_after", None, ["Failed to send mana message", "Failed to create ", "Failed to destroy "],
+       r"\bmana " + PCI + r"(?: \S+)?: Failed to (?:send mana message|(?:create|destroy) (?:WQ object|RXQ|TXQ))",
+       event=("mana", "within")),
+    # HPE Slingshot (cxi_core, cxi_ss1 before it: the Cassini NIC of Cray EX / Slingshot GPU systems) reports each error
+    # bit the NIC raised with its error class: "cxi_core 0000:c3:00.0: cxi3[hsn3]: C_EC_UNCOR_NS: C1_PCT error:
+    # tct_cam_ucor (42) (was first error at 1689213438:290566940)", then the bit's info registers and counters on lines of
+    # their own ("C_EC_UNCOR_NS: C_PCT_ERR_INFO_MEM 3f1d..", "C_EC_UNCOR_NS: mem_ucor_err_cntr: 1", no error of their
+    # own). The driver's own levels (cxi_core's dump_flg_info) say which are faults: C_EC_SFTWR, _INFO, _TRS_*, _TRNSNT_*
+    # are info (no finding; so is an uncorrectable "llr_eopb", info in the driver: a link's lost codewords, retried);
+    # _BADCON_*, _COR warnings; _DEGRD_NS an error; _UNCOR_* and _CRIT critical, errors to reset the NIC for ("A node
+    # reboot may be required for this uncorrectable error", HPE's cxi_healthcheck; an application's "UNDELIVERABLE"
+    # traced to one, HPE's troubleshooting guide). Older drivers print no class ("cxi_core 0000:c1:00.0: HNI error:
+    # pfc_fifo_oflw (46) ..", a QoS misconfiguration per HPE's docs): a warning; so is a PCIe read bypass abort, critical
+    # by its class ("C_EC_CRIT: C_PI_IPD_EXT error: pri_rbyp_abort (44)"): the trace of a PCIe correctable error, HPE's
+    # "Common CXI core error messages". Was: no finding.
+    _r("cxi_error_info", None, ["cxi_core ", "cxi_ss1 "],
+       r"\bcxi_(?:core|ss1) " + PCI + r": cxi\d+\[[^\]\n]*\]: (?:C_EC_(?:SFTWR|INFO|TRS_N?S|TRNSNT_N?S): [A-Z][A-Z0-9_]* "
+       r"error: |C_EC_UNCOR_N?S: [A-Z][A-Z0-9_]* error: llr_eopb \()"),
+    _r("cxi_error", "nic_error", ["cxi_core ", "cxi_ss1 "],
+       r"\bcxi_(?:core|ss1) (?P<pci>" + PCI + r"): (?:cxi\d+\[[^\]\n]*\]: (?P<error_class>C_EC_[A-Z_]+): )?"
+       r"(?P<block>[A-Z][A-Z0-9_]*) error: (?P<error>[a-z]\w*) \((?P<bit>\d+)\)", refine="cxi"),
     _r("peermem", "peermem_error", ["nvidia-peermem"],
        r"nvidia-peermem (?P<function>\w+):\d+ ERROR (?P<text>.+)"),
     # The GPU's peer-memory module (GPUDirect RDMA) could not load: built against another ib_core than the running
@@ -2077,6 +2142,23 @@ def _refine_ib_link(g: dict, out: dict) -> None:
     out["details"]["state"] = state
 
 
+# cxi_core's error classes (its dump_flg_info) -> (severity, action); a class not here (an older driver's line, which
+# names none) is a warning
+CXI_ERROR_CLASS = {"C_EC_BADCON_NS": ("warning", "MONITOR"), "C_EC_BADCON_S": ("warning", "MONITOR"),
+                   "C_EC_COR": ("warning", "MONITOR"), "C_EC_DEGRD_NS": ("error", "INVESTIGATE"),
+                   "C_EC_UNCOR_NS": ("error", "RESET_NIC"), "C_EC_UNCOR_S": ("error", "RESET_NIC"),
+                   "C_EC_CRIT": ("error", "RESET_NIC")}
+
+
+def _refine_cxi(g: dict, out: dict) -> None:
+    """The error class's severity; a PCIe read bypass abort ("C_EC_CRIT: C_PI_IPD_EXT error: pri_rbyp_abort (44)") follows
+    a PCIe correctable error, which HPE calls expected unless its rate exceeds the PCIe specification: a warning."""
+    if "rbyp_abort" in g["error"]:
+        out["severity"], out["action"] = "warning", "MONITOR"
+        return
+    out["severity"], out["action"] = CXI_ERROR_CLASS.get(g.get("error_class") or "", ("warning", "MONITOR"))
+
+
 def _refine_cuda(g: dict, out: dict) -> None:
     text = g["cuda_error"].strip()
     out["details"]["cuda_error"] = text
@@ -2194,7 +2276,7 @@ def _refine_as_xid(xid: int):
 
 REFINERS = {"xid": _refine_xid, "sxid": _refine_sxid, "aer": _refine_aer, "aer_detail": _refine_aer_detail,
             "dpc": _refine_dpc, "edac_ghes": _refine_edac_ghes, "nvme": _refine_nvme, "md": _refine_md, "iommu": _refine_iommu,
-            "ib_link": _refine_ib_link,
+            "ib_link": _refine_ib_link, "cxi": _refine_cxi,
             "cuda": _refine_cuda, "cuda_status": _refine_cuda_status, "nccl": _refine_nccl, "ib_wc": _refine_ib_wc,
             "mlx5_syndrome": _refine_mlx5_syndrome, "mlx5_cqe": _refine_mlx5_cqe,
             "nccl_text": _refine_nccl_text, "crash": _refine_crash,
