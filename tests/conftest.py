@@ -31,6 +31,31 @@ settings.load_profile("gpu-npd")
 THREAD_GRACE = 5.0
 
 
+@pytest.fixture(autouse=True)
+def _built_agents_closed(monkeypatch):
+    """Tests build agents (agent.app.build) and GPU collectors and drive them by hand, here and in other directories
+    (test_telemetry's `make`); most never shut one down.  Each owns threads (its NVML workers, one per GPU; udev's
+    observer; the poller, Xid and checks threads once started) that outlived the test: ~600 by the end of
+    tests/agent.  Whatever a test built is closed after it.  Only where a test module imported the agent: this
+    conftest imports nothing of it."""
+    import sys
+
+    app, gpu = sys.modules.get("agent.app"), sys.modules.get("agent.gpu.collector")
+    if app is None or gpu is None:
+        yield
+        return
+    built: dict[type, list] = {app.Agent: [], gpu.GpuCollector: []}
+    for cls, into in built.items():
+        def __init__(self, *args, _init=cls.__init__, _into=into, **kwargs):
+            _init(self, *args, **kwargs)
+            _into.append(self)
+        monkeypatch.setattr(cls, "__init__", __init__)
+    yield
+    for cls in (app.Agent, gpu.GpuCollector):  # an agent's threads first (its poller asks its collector)
+        for made in built[cls]:
+            made.close()
+
+
 def _left_running(before: set) -> list:
     import threading
     import time
