@@ -48,6 +48,9 @@ __all__ = ["Agent", "build", "select_sources"]
 # SIGTERM exits within 2 s whatever the backlog (docs/index.md): the batch in hand, this long processing what
 # is queued (the rest is re-read from the saved cursor), then the state written and the threads stopped
 DRAIN_SECONDS = 0.5
+# and then waits up to this long in all for its own threads to end (the Xid thread's NVML wait is 1 s, begun before
+# the stop and mostly run out during the drain; a poll stuck in an NVML call is not waited for)
+JOIN_SECONDS = 1.0
 RELEASE_FILE = "release-nvml"  # in state_dir: while it exists the agent holds no NVML (docs/nvml.md)
 log = logging.getLogger("gpu_npd")
 
@@ -255,6 +258,7 @@ class Agent:
         self._last_loop = time.monotonic()
         self._last_tick = 0.0
         self._udev = None
+        self._threads: list[threading.Thread] = []  # start()'s own: telemetry, nvml-xid, checks
 
     @property
     def sources(self):
@@ -294,12 +298,17 @@ class Agent:
             self.metrics.count_evictions("pod_uuid", pods.uuid_evictions)
             self.metrics.count_evictions("pod_memo", pods.memo_evictions)
         self.supervisor.start(sources)
-        threading.Thread(target=self.poller.run, args=(self.intake.emit, self.stop, cfg.poll_seconds),
-                         name="telemetry", daemon=True).start()
-        threading.Thread(target=self.gpu.xid_events, args=(self.intake.nvml_xid, self.stop), name="nvml-xid",
-                         daemon=True).start()
+        self._threads = [
+            threading.Thread(target=self.poller.run, args=(self.intake.emit, self.stop, cfg.poll_seconds),
+                             name="telemetry", daemon=True),
+            threading.Thread(target=self.gpu.xid_events, args=(self.intake.nvml_xid, self.stop), name="nvml-xid",
+                             daemon=True)]
         if self.checks is not None:
-            threading.Thread(target=self.checks.run, args=(self.stop,), name="checks", daemon=True).start()
+            self._threads.append(threading.Thread(target=self.checks.run, args=(self.stop,), name="checks",
+                                                  daemon=True))
+        for t in self._threads:
+            t.start()
+        if self.checks is not None:
             log.info("active checks: %s", ", ".join(c.source for c in self.checks.configs))
         if cfg.udev:
             self._udev = watch_udev(self.poller.wake)
@@ -310,6 +319,7 @@ class Agent:
 
     def shutdown(self) -> None:
         self.stop.set()
+        self.poller.wake()  # the poller waits for its next poll on its own event, not on stop: it ends now
         deadline = time.monotonic() + DRAIN_SECONDS
         while time.monotonic() < deadline:  # what was already read is processed, not lost
             batch = self.intake.take(0)
@@ -325,6 +335,23 @@ class Agent:
             self.kube.close()
         if self.server is not None:
             self.server.shutdown()
+        self.close()
+
+    def close(self) -> None:
+        """End the threads this agent started or made (what `shutdown` ends after its drain; alone, for an agent
+        that was built and driven by hand): udev's observer, the poller's, Xid and checks threads (waited for up to
+        JOIN_SECONDS in all: a poll in an NVML call that hangs is not), then the GPU collector's NVML workers.
+        Before, shutdown left all of these running: udev's observer and the NVML workers for the process's life."""
+        self.stop.set()
+        self.poller.wake()
+        if self._udev is not None:
+            self._udev.stop()  # joins the observer (pyudev: after it, no callback runs)
+            self._udev = None
+        deadline = time.monotonic() + JOIN_SECONDS
+        for t in self._threads:
+            t.join(max(0.0, deadline - time.monotonic()))
+        self._threads = []
+        self.gpu.close()
 
     def run_forever(self) -> None:
         while not self.stop.is_set():

@@ -35,8 +35,11 @@ def gpu_map(spec: str) -> GpuMap:
     except (OSError, ValueError) as exc:
         click.echo(f"gpu-npd: --nvml {spec}: {exc}", err=True)
         sys.exit(2)
-    collector.start()
-    return collector.gpu_map
+    try:
+        collector.start()
+        return collector.gpu_map
+    finally:
+        collector.close()  # the map is all it is asked for: its NVML thread ends
 
 
 def annotate(finding, gpus: GpuMap) -> None:
@@ -59,7 +62,11 @@ def nvml_snapshot(nvml_spec: str) -> None:
     from .gpu.collector import GpuCollector
     from .gpu.nvml import open_backend
 
-    snap = GpuCollector(open_backend(nvml_spec), deadline=10.0).snapshot()
+    collector = GpuCollector(open_backend(nvml_spec), deadline=10.0)
+    try:
+        snap = collector.snapshot()
+    finally:
+        collector.close()
     click.echo(yaml.safe_dump(snap, sort_keys=False), nl=False)
     if "gpus" not in snap:
         click.echo(f"gpu-npd nvml-snapshot: NVML could not be started ({snap.get('init_error', 'no GPUs')}): run it "

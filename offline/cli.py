@@ -69,6 +69,7 @@ def parse(fmt: str, min_severity: str, year: int | None, nvml_spec: str, only_un
     Exit 0 when every input was read, 2 when one could not be.
     """
     from parsers import WORKLOAD_KINDS, Classifier, Scanner, at_least, cause_of, from_kernel
+    from parsers.redacted import placeholder
 
     from .inputs import InputDamaged, open_input
     from .progress import ReadProgress, input_size
@@ -123,6 +124,11 @@ def parse(fmt: str, min_severity: str, year: int | None, nvml_spec: str, only_un
                             key = (str(f.program), f.kind)
                             not_kernel[key] = not_kernel.get(key, 0) + 1
                             continue
+                        if f.peer and placeholder(f.peer):
+                            # a peer the reporter cut or crossed out ("172....<33759>", "10.x.x.x") names no peer:
+                            # kept in details, as triage and the cluster read it (parsers/redacted.py)
+                            f.details = {**f.details, "peer_redacted": f.peer}
+                            f.peer = None
                         if f.pci:
                             if gpus is None:
                                 gpus = _gpus(nvml_spec)

@@ -119,6 +119,8 @@ def _device(f: Finding) -> str:
         return f"rank {f.rank}"
     if f.peer:
         return f"peer {f.peer}"
+    if f.details and "peer_redacted" in f.details:  # a peer, its address cut by whoever posted the log
+        return "peer (redacted)"
     return "-"
 
 

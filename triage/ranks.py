@@ -8,13 +8,13 @@ Each prefix is one row of PREFIXES: what real launchers print, with the fields i
 
 from __future__ import annotations
 
-import functools
 import re
 from dataclasses import dataclass, replace
 from pathlib import PurePath
 from typing import NamedTuple
 
 from parsers.classify import message_rank
+from parsers.redacted import placeholder  # the one test: triage.read and cluster.evidence import it from here
 from parsers.workers import SGLANG_PREFIX, WORKER_PREFIX, worker_rank
 
 from .facts import EXCEPTION_NAME
@@ -43,27 +43,10 @@ class Origin:
 
 NONE = Origin()
 MAX_PREFIXES = 4
-# A host name a ticket or a forum post replaced with a placeholder before pasting the log: "<cluster_name>" (NVIDIA/nccl
-# #952, NCCL's prefix), "xxxxxxxx" and a pid "xxxxxx" (Kay1794/Aware-of-the-history #2, mpirun's), "HOSTNAME"
-# (horovod/horovod #469), "SERVER_NAME" (facebookincubator/submitit #1708), a peer "xxx.xxx.xxx.xxx<55921>" (NVIDIA/nccl
-# #1814), or an address only partly redacted, its network's start kept and the rest dropped or crossed out: a peer
-# "172....<33759>" (NVIDIA/nccl #2076), "10.x.x.x", "192.168.*.*" (the start every node of a subnet shares tells no
-# node from another): every redacted host is the same name, so none is taken for a host (nor a peer); the line is read
-# all the same
-PLACEHOLDER = re.compile(r"<[^<>\s]{1,64}>|[xX*]{3,}(?:[.\-:][xX*]{1,})*|(?:(?:YOUR|MY)[_-]?)?(?:HOST|SERVER|NODE|"
-                         r"MACHINE)[_-]?(?:NAME|IP)|redacted|"
-                         r"(?=\d{1,3}\.)(?=[\d.xX*]*(?:[xX*]|\.\.|\.$))[\d.xX*]+", re.I)
 # A host name as a prefix prints it; or as a poster elided its start, keeping the end that tells the nodes apart
 # ("...-48:34050:34121 [0]", Lightning-AI/lit-llama #380: the eight processes of one of four nodes): named as printed,
 # the elision included (an elision keeping nothing, "...", is no host)
 _HOST = r"(?:<[^<>\s]{1,64}>|[A-Za-z0-9][A-Za-z0-9_.\-]{0,252}|(?:\.{3}|\u2026)[A-Za-z0-9_.\-]{0,248}[A-Za-z0-9])"
-
-
-@functools.lru_cache(maxsize=4096)
-def placeholder(host: str | None) -> bool:
-    """Whether a host (or a peer address, its port off) is a placeholder someone put in place of the real name (a
-    job's few hosts are asked about on every line: remembered)."""
-    return bool(host) and PLACEHOLDER.fullmatch(host.split("<", 1)[0] if not host.startswith("<") else host) is not None
 
 
 class Prefix(NamedTuple):

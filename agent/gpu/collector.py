@@ -57,13 +57,20 @@ class _Worker:
 
     def _loop(self) -> None:
         while True:
-            fn, box = self.jobs.get()
+            job = self.jobs.get()
+            if job is None:  # close()
+                return
+            fn, box = job
             try:
                 box["result"] = fn(self)
             except BaseException as exc:  # noqa: BLE001 - handed back to the caller
                 box["error"] = exc
             self.busy = False
             box["done"].set()
+
+    def close(self) -> None:
+        """End the thread once the call it is in, if any, returns (a call NVML never returns keeps it: a daemon)."""
+        self.jobs.put(None)
 
     def submit(self, fn: Callable[["_Worker"], Any]) -> dict:
         box: dict[str, Any] = {"done": threading.Event()}
@@ -238,6 +245,15 @@ class GpuCollector:
             if time.monotonic() - w.call_started >= self.deadline:
                 return False
         return True
+
+    def close(self) -> None:
+        """End the NVML threads (one per GPU and "system"), each after the call it is in: the agent's shutdown, once
+        its poller stopped, and the one-shot commands.  Until then a worker waits for its next job for as long as
+        the process lives (the threads are daemons: a process ends all the same, but a long-lived one that builds
+        collectors, tests, kept every one).  A call after this starts a worker again."""
+        workers, self._workers = self._workers, {}
+        for w in workers.values():
+            w.close()
 
     # ---- init / inventory --------------------------------------------------------------------------
 

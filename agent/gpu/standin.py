@@ -26,8 +26,8 @@ entry points and error codes.  Scenario (YAML)::
       - {at: 60, init_error: null}               # nvmlInit succeeds from now on (the driver loaded)
 
 A value may be `error:<NVML error name>` (that call fails the way NVML does) or `hang` (the call blocks
-until `release()`, then fails with GPU_IS_LOST).  The clock is the time since load, or what `set_time`
-last set (tests with a fake clock).
+until `release()` or the next scenario's load, then fails with GPU_IS_LOST).  The clock is the time since load,
+or what `set_time` last set (tests with a fake clock).
 """
 
 from __future__ import annotations

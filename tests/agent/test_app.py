@@ -179,3 +179,26 @@ def test_healthz_counts_unread_input_and_sigterm_stops_within_2_s_whatever_the_b
     assert code == 0 and took < 2, (code, took)
     state = json.loads((tmp_path / "state" / "state.json").read_text())
     assert state["cursors"]["kmsg"]["seq"] > 0
+
+
+def test_shutdown_ends_the_threads_the_agent_started(tmp_path: Path):
+    """After `shutdown` nothing the agent started runs on: before, udev's observer and the GPU collector's NVML
+    workers (one per GPU and one for the system) ran for the process's life, and the poller slept out its interval
+    (it waits on its own event, not on stop).  A full run of tests/agent ended with ~600 such threads."""
+    import yaml
+    from telemetry_kit import hgx_scenario
+
+    scen = tmp_path / "hgx.yaml"
+    scen.write_text(yaml.safe_dump(hgx_scenario()))
+    before = set(threading.enumerate())
+    agent = make_agent(tmp_path, nvml=f"fake:{scen}", udev=True, poll_seconds=3600)
+    agent.start(serve_http=False)
+    agent.pipeline.process(agent.poller.poll_once())  # the NVML workers are running
+    assert {t.name for t in threading.enumerate()} >= {"telemetry", "nvml-xid", "nvml-system", "nvml-0"}
+    t0 = time.monotonic()
+    agent.shutdown()
+    assert time.monotonic() - t0 < 2.0  # SIGTERM's budget (docs/index.md)
+    deadline = time.monotonic() + 2.0
+    for t in set(threading.enumerate()) - before:
+        t.join(max(0.0, deadline - time.monotonic()))
+    assert sorted(t.name for t in threading.enumerate() if t not in before) == []

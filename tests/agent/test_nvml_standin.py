@@ -142,6 +142,32 @@ def test_a_blocking_call_costs_its_deadline_once_and_only_that_gpu():
     nvml.standin.release()
 
 
+def test_a_hung_call_ends_when_the_next_scenario_is_loaded():
+    """A call hung on one scenario ends (GPU_IS_LOST) when the next is loaded, as an Xid wait does.  It waited for a
+    release that loading the next scenario had undone (`released` reset) when the load took the lock before the
+    woken call: its NVML worker thread then hung for the rest of the run (the thread guard, tests/conftest.py, found
+    one `nvml-0` left after test_nvml_standin in a run of tests/agent)."""
+    import threading
+
+    hang = [{"at": 0, "gpu": 0, "set": {"pcie_replay": "hang"}}]
+    old = standin_backend(scenario("hgx-h100-r550.yaml", timeline=hang))
+    old.init()
+    answer: list = []
+
+    def read() -> None:
+        try:
+            answer.append(old.read(0, "pcie"))
+        except NvmlError as exc:
+            answer.append(exc.code)
+    caller = threading.Thread(target=read, daemon=True)
+    caller.start()
+    time.sleep(0.1)  # inside the hung call
+    assert answer == []
+    standin_backend(scenario("hgx-h100-r550.yaml")).init()  # no release()
+    caller.join(5)
+    assert answer == ["GPU_IS_LOST"]
+
+
 def test_init_errors_come_back_as_nvml_names():
     nvml = standin_backend({"init_error": "LIB_RM_VERSION_MISMATCH", "gpus": [{}]})
     c = GpuCollector(nvml)

@@ -303,3 +303,21 @@ def test_an_amendment_row_says_it_amends_its_events_finding(tmp_path: Path):
     rows = [line for line in r.stdout.decode().splitlines() if line.startswith("line ")]
     assert r.returncode == 0 and len(rows) == 2, r.stdout.decode()
     assert "[amends" not in rows[0] and "[amends its event's finding: severity]" in rows[1] and "fatal" in rows[1]
+
+
+def test_a_redacted_peer_is_no_peer(fixtures):
+    """NVIDIA/nccl #2076's lines (tests/fixtures/incidents/nccl-2076-redacted-peer): the reporter cut the peer's
+    address to "172....<33759>".  `gpu-npd parse` printed "peer 172...." (JSON "peer": "172...."), while triage and
+    the cluster read the same address as a placeholder (parsers/redacted.py): now parse does too, the cut address
+    kept in details as they keep it."""
+    log = fixtures / "incidents" / "nccl-2076-redacted-peer" / "logs" / "train.log"
+    assert b"recv from 172....<33759>" in log.read_bytes()
+    r = run("--format", "json", str(log))
+    assert r.returncode == 0, r.stderr
+    rows = [json.loads(line) for line in r.stdout.decode().splitlines() if line.startswith("{")]
+    assert [row["kind"] for row in rows] == ["nccl_remote_error", "nccl_remote_error"]
+    assert [row.get("peer") for row in rows] == [None, None]
+    assert rows[1]["details"] == {"amends": "peer", "peer_redacted": "172...."}
+    r = run(str(log))
+    out = r.stdout.decode()
+    assert r.returncode == 0 and "peer 172" not in out and "peer (redacted)" in out, out

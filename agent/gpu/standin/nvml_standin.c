@@ -8,8 +8,9 @@
  *   missing nvmlDeviceGetGpuFabricInfoV   an entry point this driver generation lacks (FUNCTION_NOT_FOUND)
  *   gpu 0 uuid GPU-...                identity strings: uuid, pci, name, vbios
  *   at 0 0 ecc_uncorrected_volatile 0 a value of GPU 0 from t=0 s on; a value is a number, E<code> (the call
- *                                     fails with that NVML error) or H (the call blocks until released, then
- *                                     fails with GPU_IS_LOST); the key `xid` queues an Xid event instead,
+ *                                     fails with that NVML error) or H (the call blocks until released or the
+ *                                     next scenario is loaded, then fails with GPU_IS_LOST); the key `xid`
+ *                                     queues an Xid event instead,
  *                                     `lost` 1 makes every call on the GPU fail with GPU_IS_LOST
  *
  * `at` lines come sorted by time.  Time is seconds since the scenario was loaded, or what the test set with
@@ -219,8 +220,9 @@ static nvmlReturn_t device_ok(Gpu *g) {
 static nvmlReturn_t get(Gpu *g, const char *key, double *out) {
     Value *v = find(g, key);
     if (!v) return E_NOTSUP;
-    if (v->hang) {
-        while (!released) pthread_cond_wait(&cv, &mu);
+    if (v->hang) {  /* until released, or until the next scenario replaces this one (as an Xid wait) */
+        unsigned long began = generation;
+        while (!released && generation == began) pthread_cond_wait(&cv, &mu);
         return E_LOST;
     }
     if (v->err) return v->err;

@@ -63,7 +63,8 @@ class StandInKubelet:
         self.dir = tempfile.mkdtemp(prefix="kubelet-", dir="/tmp")  # a Unix socket path must stay short
         self.socket = f"{self.dir}/kubelet.sock"
         self.answer, self.calls = answer, 0
-        self.server = grpc.server(futures.ThreadPoolExecutor(max_workers=2))
+        self.pool = futures.ThreadPoolExecutor(max_workers=2)  # the server's handlers run here; stop() leaves it
+        self.server = grpc.server(self.pool)
 
         def list_(request, context):
             self.calls += 1
@@ -78,6 +79,7 @@ class StandInKubelet:
 
     def close(self) -> None:
         self.server.stop(0).wait()
+        self.pool.shutdown(wait=True)  # grpc's server does not own its executor: its threads outlived the test
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
