@@ -32,11 +32,11 @@ from kubeapi.events import parse_time
 from parsers import Classifier
 from parsers.correlate import CLAIMED as CLAIMED_WORDS
 from parsers.kinds import BY_NAME as KIND, CONDITIONS as KIND_CONDITIONS, CUDA_REASONS, TABLE as KIND_TABLE
+from parsers.redacted import placeholder
 from parsers.telemetry import node_fault_reasons
 from triage import Evidence
 from triage.attribute import NODE_FAULT_KINDS
 from triage.facts import INT_FIELDS as FACT_INT_FIELDS, ONLY_ANOTHER, TEXT_FIELDS as FACT_TEXT_FIELDS, read_words
-from triage.ranks import placeholder
 
 AGENT_COMPONENT = "gpu-npd"  # source.component of the node agents' Events
 REPAIR_ANNOTATION = "gpu-npd.io/repair"

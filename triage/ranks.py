@@ -14,7 +14,7 @@ from pathlib import PurePath
 from typing import NamedTuple
 
 from parsers.classify import message_rank
-from parsers.redacted import placeholder  # the one test: triage.read and cluster.evidence import it from here
+from parsers.redacted import placeholder
 from parsers.workers import SGLANG_PREFIX, WORKER_PREFIX, worker_rank
 
 from .facts import EXCEPTION_NAME

@@ -17,12 +17,13 @@ from typing import Iterable, Iterator, NamedTuple
 
 from parsers import Classifier, Finding, all_keywords, at_least, detect
 from parsers.prefilter import Prefilter
+from parsers.redacted import placeholder
 from parsers.scan import _Lines
 
 from . import facts
 from .clock import Clock, app_stamp
 from .model import TEXT_MAX, Evidence, utc
-from .ranks import Origin, from_path, in_message, origin_of, placeholder, strip_lead
+from .ranks import Origin, from_path, in_message, origin_of, strip_lead
 
 log = logging.getLogger("gpu_npd.triage")
 MAX_LINE = 65536  # characters of one line read; the rest of a longer line is not looked at
