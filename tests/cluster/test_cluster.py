@@ -327,6 +327,25 @@ def test_a_pod_the_container_runtime_could_not_start_names_its_nodes_gpu_stack(m
                                                                               "node-c", "driver_unusable")
 
 
+def test_the_book_names_the_node_whose_runtime_refused_a_gang_pod():
+    """Through the Book, as the controller feeds it: the gang's pods on node-a and node-b time out (their agents'
+    Events), its pod on node-c never started (its status only, no agent's Event): the incident is node-c's GPU stack."""
+    book = Book()
+    t0 = time.time()
+    for i, node in enumerate(("node-a", "node-b")):
+        book.pod({"metadata": {"name": f"w-{i}", "namespace": "train", "labels": {"job-name": "t"},
+                               "creationTimestamp": "2024-07-25T06:00:00Z"}, "spec": {"nodeName": node}}, t0)
+    book.pod(unstarted("w-2", "node-c", HOOK_1431), t0)
+    for i, node in enumerate(("node-a", "node-b")):
+        ev = agent_pod_event(node, f"w-{i}", [i])
+        ev["involvedObject"]["name"] = f"w-{i}"
+        book.event(ev, t0 + 1)
+    (opened,) = book.settle(t0 + 2)
+    i = opened.incident
+    assert (i.category, i.rule, i.root.host, i.root.kind) == ("infrastructure", "node_fault", "node-c",
+                                                              "driver_unusable")
+
+
 def test_a_pods_status_message_of_another_kind_or_none_adds_nothing():
     """A pod whose container the runtime refused for the pod's own request (GPU sharing's "no-gpu-has-128MiB-to-run",
     nvidia-container-toolkit #223, real), a back-off message and a terminated container's log tail of a CUDA error:
