@@ -1725,6 +1725,14 @@ RULES: tuple[Rule, ...] = (
     # toolkit #1239), "setting up CDI devices: unresolvable CDI devices nvidia.com/gpu=all" (podman, #146): the node's.
     _r("cdi_unresolvable", "driver_unusable", ["unresolvable CDI device"],
        r"(?P<driver_error>unresolvable CDI devices? [^\s,\"\\]+?)(?::\s*unknown\.?)?(?=\s*$|[\s,\"\\])"),
+    # The node's container runtime without the NVIDIA runtime handler the pod's RuntimeClass names: the kubelet's
+    # "Failed to create pod sandbox: rpc error: code = Unknown desc = failed to get sandbox runtime: no runtime for
+    # "nvidia" is configured" (FailedCreatePodSandBox, gpu-operator #730, k8s-device-plugin #479, 2024), containerd's own
+    # "failed to get sandbox runtime: no runtime for \"nvidia\" is configured" (gpu-operator #432): the node's toolkit
+    # not (yet) set up, no pod asking for it starts there. Only handlers named for NVIDIA's runtime ("nvidia",
+    # "nvidia-cdi", "nvidia-legacy"): another (kata, gVisor) is no GPU's.
+    _r("sandbox_no_nvidia_runtime", "driver_unusable", ["no runtime for "],
+       r'(?P<driver_error>no runtime for \\?"[\w.-]*nvidia[\w.-]*\\?" is configured)'),
     # A hook of the node's toolkit older than the CDI spec that calls it: "error running createContainer hook #5: exit
     # status 3, stdout: , stderr: No help topic for 'disable-device-node-modification'" (an nvidia-cdi-hook of before
     # 1.18 under a 1.18 spec, kubernetes-sigs/dra-driver-nvidia-gpu #568, 2025), the 2022 runtime's "No help topic for
