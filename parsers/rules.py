@@ -1733,6 +1733,16 @@ RULES: tuple[Rule, ...] = (
     # "nvidia-cdi", "nvidia-legacy"): another (kata, gVisor) is no GPU's.
     _r("sandbox_no_nvidia_runtime", "driver_unusable", ["no runtime for "],
        r'(?P<driver_error>no runtime for \\?"[\w.-]*nvidia[\w.-]*\\?" is configured)'),
+    # The NVIDIA runtime (or its hook) the node's containerd or docker is configured with, missing from the node: "failed
+    # to create containerd task: .. unable to retrieve OCI runtime error (open ../log.json: no such file or directory):
+    # fork/exec /usr/bin/nvidia-container-runtime: no such file or directory: unknown" (an EKS AL2023 GPU AMI, aws/amazon-
+    # vpc-cni-k8s #3104; Amazon Linux 2's "fork/exec /etc/docker-runtimes.d/nvidia", nvidia-container-toolkit #145),
+    # docker's 'exec: "nvidia-container-runtime": executable file not found in $PATH' (kubernetes/minikube #14432): every
+    # pod the runtime is asked for fails on that node, whatever it runs.
+    _r("nvidia_runtime_missing", "driver_unusable", ["nvidia-container-runtime", "nvidia-container-toolkit",
+                                                     "docker-runtimes.d/nvidia"],
+       r'(?P<driver_error>(?:fork/)?exec:? \\?"?(?:/[\w./-]*/)?(?:nvidia-container-(?:runtime|toolkit)(?:-hook)?|'
+       r'docker-runtimes\.d/nvidia)\\?"?: (?:no such file or directory|executable file not found in \$PATH))'),
     # A hook of the node's toolkit older than the CDI spec that calls it: "error running createContainer hook #5: exit
     # status 3, stdout: , stderr: No help topic for 'disable-device-node-modification'" (an nvidia-cdi-hook of before
     # 1.18 under a 1.18 spec, kubernetes-sigs/dra-driver-nvidia-gpu #568, 2025), the 2022 runtime's "No help topic for
