@@ -421,8 +421,8 @@ class FileReader:
                     if len(merged) < 4096:
                         merged[fields] = known
                 origin, key = known
-                if not fields and line[:1] == "N" and line.startswith(("Name:", "Namespace:", "Node:")):
-                    self._describe(line, n + i + 1)
+                if not fields and rest[:1] == "N" and rest.startswith(("Name:", "Namespace:", "Node:")):
+                    self._describe(rest, n + i + 1)
                 if self._pod_node is not None and not fields:  # a described pod's line: its node's
                     origin = replace(origin, host=self._pod_node)
                     key = (origin.host, *key[1:])
