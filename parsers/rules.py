@@ -1719,12 +1719,16 @@ RULES: tuple[Rule, ...] = (
        r"nvidia-container-cli(?:\.real)?: (?P<driver_error>(?:initialization|detection|container|permission) error: "
        r"[^\n\\\"]*?|mount error: (?![^\n\\\"]*: file exists)[^\n\\\"]*?|"
        r"requirement error: unsatisfied condition: [^\n\\\",]*)(?:: unknown\.?)?(?=\s*$|\\|\"|, please)"),
-    # The CDI path (the toolkit in "cdi" mode, podman, containerd's CDI injection): the device the device plugin (or the
+    # The CDI path (the toolkit in "cdi" mode, podman, containerd's CDI injection): the GPU the device plugin (or the
     # user) named is in no CDI spec of the node: "failed to inject CDI devices: unresolvable CDI devices management.
-    # nvidia.com/gpu=GPU-e78e68c0-..": the node's generated spec stale or missing (gpu-operator 1.17.8, nvidia-container-
+    # nvidia.com/gpu=GPU-e78e68c0-.." (the node's generated spec stale or missing: gpu-operator 1.17.8, nvidia-container-
     # toolkit #1239), "setting up CDI devices: unresolvable CDI devices nvidia.com/gpu=all" (podman, #146): the node's.
+    # Only NVIDIA's GPU kinds (nvidia.com/gpu, management. and runtime.nvidia.com/gpu, MIG devices, IMEX channels, the DRA
+    # driver's gpu.nvidia.com): another vendor's or a NIC's device ("unresolvable CDI devices nvidia.com/net-sf=
+    # mlx5_core.sf.3", a ConnectX scalable function after a reboot, kubernetes/kubernetes #119850) is no GPU's.
     _r("cdi_unresolvable", "driver_unusable", ["unresolvable CDI device"],
-       r"(?P<driver_error>unresolvable CDI devices? [^\s,\"\\]+?)(?::\s*unknown\.?)?(?=\s*$|[\s,\"\\])"),
+       r"(?P<driver_error>unresolvable CDI devices? (?:[\w.-]*nvidia\.com/(?:gpu|mig|imex)|[\w.-]*gpu\.nvidia\.com/)"
+       r"[^\s,\"\\]*?)(?::\s*unknown\.?)?(?=\s*$|[\s,\"\\])"),
     # The node's container runtime without the NVIDIA runtime handler the pod's RuntimeClass names: the kubelet's
     # "Failed to create pod sandbox: rpc error: code = Unknown desc = failed to get sandbox runtime: no runtime for
     # "nvidia" is configured" (FailedCreatePodSandBox, gpu-operator #730, k8s-device-plugin #479, 2024), containerd's own
