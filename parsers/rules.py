@@ -1751,9 +1751,13 @@ RULES: tuple[Rule, ...] = (
     # status 3, stdout: , stderr: No help topic for 'disable-device-node-modification'" (an nvidia-cdi-hook of before
     # 1.18 under a 1.18 spec, kubernetes-sigs/dra-driver-nvidia-gpu #568, 2025), the 2022 runtime's "No help topic for
     # 'prestart'" (nvidia-container-toolkit #14, runc 1.0's "Running hook #1:: error running hook: exit status 3"):
-    # the node's toolkit install, whatever the pod.
+    # the node's toolkit install, whatever the pod. Only NVIDIA's hooks' commands (the runtime hook's "prestart",
+    # nvidia-cdi-hook's, cmd/nvidia-cdi-hook: a command a newer spec calls is one of these): another hook's unknown
+    # command is no GPU's.
     _r("runtime_hook_unknown", "driver_unusable", ["No help topic for '"],
-       r"[Rr]unning (?:\w+ )?hook\b[^\n]*?stderr: [^\n]*?(?P<driver_error>No help topic for '[\w-]+')"),
+       r"[Rr]unning (?:\w+ )?hook\b[^\n]*?stderr: [^\n]*?(?P<driver_error>No help topic for '(?:prestart|chmod|"
+       r"create-symlinks|create-soname-symlinks|update-ldcache|enable-cuda-compat|disable-device-node-modification|"
+       r"update-application-profile|update-nvidia-params|apply-cuda-memory-limits|check-requirements)')"),
     # PyTorch 2.6+ follows "CUDA error: <text>" with a line naming the enum: "Search for `cudaErrorIllegalAddress' in
     # https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TYPES.html for more information.": the same failure
     # (CUDA_EXC_JOIN), never a second one; that line alone (its first line lost) is the failure.
