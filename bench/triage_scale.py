@@ -32,9 +32,14 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))  # bench/checkout.py, also when a test loads this file as a module
-
-from checkout import CLI, compiled  # noqa: E402
+# bench/checkout.py, also when a test loads this file as a module; taken off the path again, where bench/agent.py would
+# shadow the agent package for whatever that process imports next (tests/triage then docs/hooks: an order-dependent
+# ImportError)
+sys.path.insert(0, str(HERE))
+try:
+    from checkout import CLI, compiled  # noqa: E402
+finally:
+    sys.path.remove(str(HERE))
 OUT = HERE / "out"
 # run a checkout's CLI from its tree, and report the process's own peak RSS on stderr (KiB, Linux ru_maxrss)
 RUN = ("import atexit, resource, sys; "

@@ -10,11 +10,12 @@ in one keyword scan, the row that matched last tried first.
 
 from __future__ import annotations
 
+import os
 import re
 from functools import lru_cache
 from dataclasses import replace
 from itertools import islice
-from typing import Collection
+from typing import Callable, Collection
 
 from .envelope import Envelope, Pending, finish, is_kmsg_continuation, split
 
@@ -42,6 +43,13 @@ CONTEXT = (
     ("NVRM: The NVIDIA GPU", re.compile(r"NVRM: The NVIDIA GPU (?P<pci>" + PCI + r")")),
 )
 CONTEXT_KEYWORDS = tuple(k for k, _ in CONTEXT)
+# What every context keyword and every context regex starts with, literally: no keyword occurs and no context regex
+# matches before the first occurrence of it, so what a line says (Classifier._context_facts) is what its text from
+# there says, whatever envelope is before it (a line only a context pattern matched is remembered by that text: a
+# banner repeated with another stamp is one entry, looked up, not matched again)
+CONTEXT_LEAD = os.path.commonprefix(CONTEXT_KEYWORDS)
+assert CONTEXT_LEAD and not set(CONTEXT_LEAD) & set(".^$*+?{}[]\\|()")
+assert all(p.pattern.startswith(CONTEXT_LEAD) for _, p in CONTEXT)
 # CRI partial lines (rare: only lines over the runtime's 16 KiB split) are always looked at, so a
 # keyword split across two parts is still found once the parts are joined.
 CRI_PARTIAL_KEYWORDS = (" stdout P ", " stderr P ")
@@ -190,9 +198,19 @@ def line_patterns(rules: tuple[Rule, ...] = RULES) -> tuple[tuple[str, bool], ..
 
 _int = bounded_int
 # What a message means on its own: the finding's fixed fields (a tuple in _TEMPLATE_FIELDS order; None: a member
-# line of a multi-line event, no finding), whether its PCI address must come from the lines before it, and its
-# multi-line event role (rules.Rule.event).
-Template = tuple[tuple | None, bool, tuple[str, str, str] | None]
+# line of a multi-line event, no finding), whether its PCI address must come from the lines before it, its
+# multi-line event role (rules.Rule.event), and what the event tables say of its row (EventPlan; None without an event).
+Template = tuple[tuple | None, bool, tuple[str, str, str] | None, "EventPlan | None"]
+# What the event tables say of a row with an event: (its lines are kernel start-up marks (BOOT_MARK); its event is kept
+# per GPU (EVENT_PER_GPU: a key naming none takes the GPU the lines before it named); its lines may name the GPU by
+# index (Classifier._by_gpu); its stated-severity table (STATED) or None; its event's name in the tables (an event
+# key's first word; None for a row of several events))
+EventPlan = tuple[bool, bool, bool, "tuple[str, dict] | None", "str | None"]
+# What the tables say of a row, derived once per row (Classifier._row_plans), not per line: (its refiner (REFINERS) or
+# None; the named groups that go into details as they are (_detail_groups); its kind is about a PCI device (PCI_KINDS);
+# its lines' rank is read from anywhere on them (a workload kind, an event kept per rank); rules.Rule.event_if; its
+# EventPlan or None)
+RowPlan = tuple["Callable | None", tuple[str, ...], bool, bool, "tuple[str, frozenset] | None", "EventPlan | None"]
 # What Classifier._in_event decides of a line of a multi-line event: (absorbed: the line is part of an open event, no
 # finding of its own; made_by: the event the line's finding is the finding of; amends: the event whose finding the
 # line's finding escalates; joined: the event with a finding the line joined), each name None where none
@@ -220,6 +238,7 @@ class Classifier:
         self._pattern_rows = tuple(row for _, _, row in _line_pattern_rows(rules))  # line_patterns id -> row
         self._context_ids = frozenset(i for i, row in enumerate(self._pattern_rows) if row == CONTEXT_ROW)
         self._gpu_index_rows = _gpu_index_rows(rules)
+        self._row_plans: dict[str, RowPlan] = _Derived(self._row_plan)  # row name -> RowPlan, at its first match
         self._allowed_cache: dict[frozenset[int], tuple[frozenset[int] | None, bool]] = {}
         # message (no envelope) -> what it means on its own (None: no finding); bounded, oldest evicted.
         # Context-free, so classifiers of one kind of input may share one (`memo`): a source following many
@@ -289,8 +308,10 @@ class Classifier:
             return _NOTHING
         if matched and self._context_ids.issuperset(matched):
             # only a context line's pattern matched (an `NVRM: GPU at PCI:` banner): no row, no net can take it,
-            # so what it says is remembered from the line as it is (its patterns are unanchored), no envelope split
-            self._remember(line, lineno if lineno is not None else self._count)
+            # so what it says is remembered from the line's text from CONTEXT_LEAD on (its patterns are unanchored),
+            # no envelope split
+            at = line.find(CONTEXT_LEAD)
+            self._remember(line[at:] if at > 0 else line, lineno if lineno is not None else self._count)
             return _NOTHING
         name, message, env = split(line, self.year)  # the envelope is built only for a finding (_instantiate)
         if matched is not None and name == "docker" and not self.prefilter.find(line):
@@ -344,11 +365,13 @@ class Classifier:
             del memo[key]
         self.memo_evictions += len(victims)
 
-    def _in_event(self, event: tuple[str, str, str], position: int, rank: int = 0) -> Verdict:
+    def _in_event(self, event: tuple[str, str, str], position: int, rank: int = 0,
+                  prefix: str | None = None) -> Verdict:
         """Is this line part of an open multi-line event? Opens, extends or leaves the event as its role says
         (rules.Rule.event) and returns its verdict (Verdict): whether the line is absorbed (no finding of its own),
         and the events its finding is the finding of (made_by), escalates (amends) or it joined (joined). `rank`:
-        the line's severity (SEVERITY_RANK), for the events that escalate (rules.EVENT_ESCALATES)."""
+        the line's severity (SEVERITY_RANK), for the events that escalate (rules.EVENT_ESCALATES); `prefix`: the event's
+        name in the tables where the caller has it (EventPlan), else read from the key."""
         name, role, stage = event
         if type(name) is tuple:  # a "within" line of several events: part of whichever of them is open
             if role in ("join", "open"):  # part of an open event of the names after the first, else the first's role
@@ -358,7 +381,8 @@ class Classifier:
         if role == "state":  # (stage: the word it stated) a few names at most: event names, not devices
             self._stated[name] = (position, stage)
             return _ABSORBED
-        prefix = name.split(" ", 1)[0]  # the event's name in the tables (a newest open key below shares it)
+        if prefix is None:
+            prefix = name.split(" ", 1)[0]  # the event's name in the tables (a newest open key below shares it)
         last = self._events.get(name)
         inside = last is not None and 0 <= position - last <= EVENT_LINES[prefix]
         if not inside and name[-1:] == " " and name[:-1] in EVENT_PER_GPU:  # names no device: the newest open
@@ -376,36 +400,43 @@ class Classifier:
                         return False, name, None, None
                     return _ABSORBED
                 self._led.discard(anon)
-        if role == "escalate":
-            made = self._made.get(name)
-            if made is not None and 0 <= position - made[0] <= EVENT_AMENDS[prefix]:
-                if inside:
-                    self._events[name] = position
-                self._made[name] = (position, made[1])
-                if rank > SEVERITY_RANK[made[1].severity]:  # worse than its finding said: the finding's amendment
-                    return False, None, name, None
-                return True, None, None, name
-            role = "join"
-        if role == "lead":  # part of the open event; else opens it, its finding the first "join" line's
-            if not inside:
-                self._led.add(name)
-            self._events[name] = position
-            return _ABSORBED
-        if name in self._led and inside and role == "join":  # the first line of a lead-opened event with a finding
-            self._led.discard(name)
-            self._events[name] = position
-            return False, name, None, None
-        if role == "within":
-            if inside:
+        if role != "open":  # (the commonest role, none of these four is its)
+            if role == "escalate":
+                made = self._made.get(name)
+                if made is not None and 0 <= position - made[0] <= EVENT_AMENDS[prefix]:
+                    if inside:
+                        self._events[name] = position
+                    self._made[name] = (position, made[1])
+                    if rank > SEVERITY_RANK[made[1].severity]:  # worse than its finding said: the finding's amendment
+                        return False, None, name, None
+                    return True, None, None, name
+                role = "join"
+            if role == "lead":  # part of the open event; else opens it, its finding the first "join" line's
+                if not inside:
+                    self._led.add(name)
                 self._events[name] = position
                 return _ABSORBED
-            return _FREE
+            if name in self._led and inside and role == "join":  # the first line of a lead-opened event with a finding
+                self._led.discard(name)
+                self._events[name] = position
+                return False, name, None, None
+            if role == "within":
+                if inside:
+                    self._events[name] = position
+                    return _ABSORBED
+                return _FREE
         if last is None and len(self._events) >= MAX_OPEN_EVENTS:  # per-device keys: bounded whatever the input
             self._events.clear()
             self._led.clear()
             self._stages.clear()
             self._ranks.clear()
             self._made.clear()
+        if role == "open" or (role == "join" and not inside):
+            self._events[name] = position
+            self._led.discard(name)
+            if prefix in EVENT_ESCALATES:
+                self._ranks[name] = rank
+            return False, name, None, None
         if role == "close":
             self._events.pop(name, None)
             return _ABSORBED
@@ -415,20 +446,14 @@ class Classifier:
             self._events[name] = position
             self._stages[name] = seen | {stage} if absorbed else frozenset((stage,))
             return _ABSORBED if absorbed else _FREE
-        escalates = prefix in EVENT_ESCALATES
-        if role == "open" or (role == "join" and not inside):
-            self._events[name] = position
-            self._led.discard(name)
-            if escalates:
-                self._ranks[name] = rank
-            return False, name, None, None
         if inside:
             self._events[name] = position
             joined = None
             if name in self._made:
                 self._made[name] = (position, self._made[name][1])
                 joined = name
-            if escalates and rank > self._ranks.get(name, rank):  # more severe than the event's findings so far
+            # more severe than the event's findings so far
+            if prefix in EVENT_ESCALATES and rank > self._ranks.get(name, rank):
                 self._ranks[name] = rank
                 return False, None, None, joined
             if joined is not None:
@@ -480,9 +505,23 @@ class Classifier:
                 return None
             if rule.event[1] == "within":  # outside its event, the net's (rules.Rule.event)
                 net_template = self._unclassified(message) if net else None
-                return None if net_template is None else net_template[0], False, _event_key(rule, m)
-            return None, False, _event_key(rule, m)
+                return (None if net_template is None else net_template[0], False, _event_key(rule, m),
+                        self._row_plans[rule.name][5])
+            return None, False, _event_key(rule, m), self._row_plans[rule.name][5]
         return self._build(rule, m, message)
+
+    def _row_plan(self, name: str) -> RowPlan:
+        """The RowPlan of the row named `name`."""
+        rule = next(r for r in self.rules if r.name == name)
+        plan = None
+        if rule.event is not None:
+            event, role = rule.event
+            single = None if "|" in event else event  # its keys' first word (an event's name has no space)
+            plan = (role == BOOT_MARK[1], single in EVENT_PER_GPU, name in self._gpu_index_rows, STATED.get(name),
+                    single)
+        any_rank = rule.kind in _WORKLOAD or rule.event is not None and rule.event[0] in EVENT_PER_RANK
+        return (REFINERS[rule.refine] if rule.refine else None, _detail_groups(rule.pattern), rule.kind in PCI_KINDS,
+                any_rank, rule.event_if, plan)
 
     def _allowed(self, matched: Collection[int]) -> tuple[frozenset[int] | None, bool]:
         """Pattern ids -> (row indexes that may match, whether the unclassified net may)."""
@@ -506,52 +545,57 @@ class Classifier:
         row = KIND["unclassified"]  # its severity, attribution and action: the kind table's
         fields = _template_of(kind=row.name, severity=row.severity, attribution=row.attribution, action=row.action,
                               message=message, pci=find_pci(message), details={"driver": hit[0], "word": hit[1]})
-        return fields, False, None
+        return fields, False, None, None
 
     def _instantiate(self, template: Template, position: int, env: Envelope | Pending | None, file: str | None,
                      lineno: int | None) -> Finding | None:
-        fields, from_context, event = template
+        fields, from_context, event, plan = template
         context_pci = None  # the address the lines before it named (NVRM's banner), when its own must come from them
         if from_context:
             last = self._last_pci
             if last and position - last[0] <= CONTEXT_LINES:
                 context_pci = last[1]
-        made_by = amends = keyed = stated = None
         if event is not None:  # a line of a multi-line event (most findings are none: this is skipped)
-            if event[1] == BOOT_MARK[1]:  # a kernel start-up line: the stream's boot clock
+            # (a "state" row's key holds the word it stated where others hold the row: such a line is absorbed
+            # before any of these but `prefix` is read)
+            boot, per_gpu, by_gpu, stated_by, prefix = plan
+            if boot:  # a kernel start-up line: the stream's boot clock
                 self._boot_mark(event[2], env)
                 return None
-            if context_pci and type(event[0]) is str and event[0].endswith(" ") and event[0][:-1] in EVENT_PER_GPU:
+            if context_pci and per_gpu and event[0].endswith(" "):
                 event = (event[0] + context_pci, event[1], event[2])  # a GPU's event: the GPU the lines before it named
-            if event[2] in self._gpu_index_rows:  # (a row's name; a few rows, most lines none)
+            keyed = stated = None
+            if by_gpu:  # (a few rows, most lines none)
                 event = self._by_gpu(event, position)
                 if type(event[0]) is str:
                     keyed = event[0].partition(" ")[2]  # the address of the GPU the key names (a mapped index too)
             # the events this line's finding is the finding of, and escalates
             absorbed, made_by, amends, joined = self._in_event(event, position,
-                                                               SEVERITY_RANK[fields[1]] if fields else 0)
+                                                               SEVERITY_RANK[fields[1]] if fields else 0, prefix)
             if absorbed:
                 if joined is not None and fields is not None:  # (rare: a line with a finding's fields, absorbed)
                     self._fill(joined, fields)
                 return None
-            if fields is not None and event[2] in STATED:  # the severity the lines before it stated (a CPER record's)
-                name, table = STATED[event[2]]
+            if fields is None:
+                return None
+            if stated_by is not None:  # the severity the lines before it stated (a CPER record's)
+                name, table = stated_by
                 said = self._stated.get(name)
                 if said is not None and 0 <= position - said[0] <= EVENT_LINES[name] and said[1] in table:
                     stated = table[said[1]]
-        if fields is None:
-            return None
+        # (a template without an event has fields: one without either is no template, _template's None)
         kind, severity, attribution, action, message, xid, sxid, pci, pid, process, rank, peer, details = fields
-        if stated is not None:
-            severity, action = stated
+        details = dict(details)
         if context_pci:
             pci = context_pci
-        elif keyed and not pci and keyed[:3] != "GPU":  # named by index only: the address a line mapped it to
-            pci = keyed
-        details = dict(details)
-        if amends is not None:  # the event's finding, now worse: its address, and what the amendment changed
-            made = self._made[amends][1]
-            pci, details["amends"] = made.pci or pci, "severity"
+        if event is not None:
+            if stated is not None:
+                severity, action = stated
+            if keyed and not pci and keyed[:3] != "GPU":  # named by index only: the address a line mapped it to
+                pci = keyed
+            if amends is not None:  # the event's finding, now worse: its address, and what the amendment changed
+                made = self._made[amends][1]
+                pci, details["amends"] = made.pci or pci, "severity"
         if pci and pci in self.uuids:
             details["uuid"] = self.uuids[pci]
         if env is None:
@@ -564,11 +608,11 @@ class Classifier:
         if self._made:
             if pci:
                 self._address(f, position)
-            if amends is not None:
+            if event is not None and amends is not None:
                 self._made[amends] = (position, f)
         if event is not None:
-            made_by = amends or made_by
-            if made_by is not None and made_by.split(" ", 1)[0] in EVENT_AMENDS:
+            made_by = amends or made_by  # a name of the event's (prefix), or of one of a key naming several
+            if made_by is not None and (prefix or made_by.split(" ", 1)[0]) in EVENT_AMENDS:
                 self._made[made_by] = (position, f)
         return f
 
@@ -746,33 +790,35 @@ class Classifier:
         return tuple(out)
 
     def _build(self, rule: Rule, m: re.Match, message: str) -> Template:
+        refine, detail_groups, pci_kind, any_rank, event_if, plan = self._row_plans[rule.name]
         groups = m.groupdict()  # a group that took no part is None (the refiners and this read them with .get)
         severity, attribution, action, details = rule.severity, rule.attribution, rule.action, {}
-        if rule.refine:
+        if refine is not None:
             out = {"severity": severity, "attribution": attribution, "action": action, "details": details}
-            REFINERS[rule.refine](groups, out)
+            refine(groups, out)
             severity, attribution, action = out["severity"], out["attribution"], out["action"]
         get = groups.get
-        for key in _detail_groups(rule.pattern):
+        for key in detail_groups:
             value = get(key)
             if value is not None:
                 number = _int(value)
                 details.setdefault(key, number if number is not None else value.strip()[:256])
         pci = normalize_pci(get("pci"))
-        needs_pci = pci is None and rule.kind in PCI_KINDS
+        needs_pci = pci is None and pci_kind
         if needs_pci:
             pci = find_pci(message)
         # a group the row lacks or that took no part is None: no call for it (most rows have one or two)
         xid, sxid, pid, process, rank = get("xid"), get("sxid"), get("pid"), get("process"), get("rank")
-        event = rule.event
         tagged = None  # the rank a serving engine's worker tag names (parsers.workers), a launcher's prefix's peer
-        if rule.kind in _WORKLOAD or event is not None and event[0] in EVENT_PER_RANK:
+        of_line = None  # _rank_of(m), read here once: the event key of an event kept per rank takes it (_event_name)
+        if any_rank:
             if rank is None:
                 found = _RANK.search(message)  # _rank_of(m): the row has no rank group (m.string is message)
                 if found is not None:
                     rank = found.group(1) or found.group(2)
             if "[rank" not in message:  # torch's own "[rankN]:" after a worker's tag is the inner prefix: it wins
                 tagged = tag_rank(message)
+            of_line = str(tagged) if tagged is not None else rank or ""
         # a rank inside a subgroup's line is that group's: kept in details, never global (message_rank names a group
         # only from a "[PG " tag)
         if rank is not None and "[PG " in message:
@@ -786,24 +832,15 @@ class Classifier:
                   None if xid is None else _int(xid), None if sxid is None else _int(sxid), pci,
                   None if pid is None else _int(pid), process and process.strip() or None,
                   None if rank is None else _int(rank), get("peer"), details)
-        if event is not None and rule.event_if is not None and get(rule.event_if[0]) not in rule.event_if[1]:
-            event = None  # the row's event is only its lines' whose group says so (rules.Rule.event_if)
-        return fields, needs_pci and pci is None, None if event is None else _event_key(rule, m)
-
-
-_DETAIL_GROUPS: dict[str, tuple[str, ...]] = {}
+        if plan is None or event_if is not None and get(event_if[0]) not in event_if[1]:
+            # no event, or the row's event is only its lines' whose group says so (rules.Rule.event_if)
+            return fields, needs_pci and pci is None, None, None
+        return fields, needs_pci and pci is None, _event_key(rule, m, of_line), plan
 
 
 def _detail_groups(pattern: re.Pattern) -> tuple[str, ...]:
-    """A row's named groups that go into a finding's details as they are (in the pattern's order), derived
-    once per row.  Kept by the pattern's source: a compiled pattern's hash is computed afresh from its code
-    at each lookup (~0.35 us for the Xid row), a string's once."""
-    names = _DETAIL_GROUPS.get(pattern.pattern)
-    if names is None:
-        names = tuple(k for k in pattern.groupindex if k not in _NOT_DETAILS)
-        if len(_DETAIL_GROUPS) < 4096:  # one entry per row of a table
-            _DETAIL_GROUPS[pattern.pattern] = names
-    return names
+    """A row's named groups that go into a finding's details as they are (in the pattern's order): its RowPlan's."""
+    return tuple(k for k in pattern.groupindex if k not in _NOT_DETAILS)
 
 
 # The kinds a job prints (NCCL, CUDA): a PyTorch rank tag on the line ("[rank1]:", "[PG ID 0 .. Rank 1]") is the
@@ -882,23 +919,24 @@ def _rank_of(m: re.Match) -> str:
     return rank or ""
 
 
-def _event_key(rule: Rule, m: re.Match) -> tuple[str, str, str] | None:
+def _event_key(rule: Rule, m: re.Match, rank: str | None = None) -> tuple[str, str, str] | None:
     """The open-event key of a rule's line: the event's name, and for events kept per device
-    (rules.EVENT_PER_DEVICE) the device's PCI address too; its role; the row (a stage of a "once" event)."""
+    (rules.EVENT_PER_DEVICE) the device's PCI address too; its role; the row (a stage of a "once" event).  `rank`:
+    `_rank_of(m)` where the caller read it already."""
     if rule.event is None:
         return None
     name, role = rule.event
     if role == "state":
         return name, role, (m.group("stated") or "").lower()
     if "|" in name:  # a "within" row of several events: its key in each
-        return tuple(_event_name(one, rule, m) for one in name.split("|")), role, rule.name
-    return _event_name(name, rule, m), role, rule.name
+        return tuple(_event_name(one, rule, m, rank) for one in name.split("|")), role, rule.name
+    return _event_name(name, rule, m, rank), role, rule.name
 
 
 _GSP_INDEX = LazyPattern(GSP_GPU_INDEX)
 
 
-def _event_name(name: str, rule: Rule, m: re.Match) -> str:
+def _event_name(name: str, rule: Rule, m: re.Match, rank: str | None = None) -> str:
     """An event's open-event key for a line of a rule: its name, with the device or rank it is kept per."""
     if name in EVENT_PER_DEVICE:
         groups = m.groupdict()  # the full PCI address, function included: one event per function
@@ -916,7 +954,7 @@ def _event_name(name: str, rule: Rule, m: re.Match) -> str:
                     pci = f"{pci}={index}" if pci else index
         name = f"{name} {pci}"
     elif name in EVENT_PER_RANK:
-        name = f"{name} {_rank_of(m)}"
+        name = f"{name} {_rank_of(m) if rank is None else rank}"
     return name
 
 

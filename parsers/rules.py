@@ -409,6 +409,18 @@ RULES: tuple[Rule, ...] = (
     # call after: the same event.  Another status names another cause: the unclassified net keeps that line.
     _r("gpu_is_lost_rpc", "fallen_off_bus", ["rpcSendMessage failed", "_GSP: GspRm"],
        GSP_RPC_FAILED + r"0x0000000[fF]\b", event=("fallen", "join")),
+    # NVML's own word for a GPU it can no longer reach (NVML_ERROR_GPU_IS_LOST, 15, nvml.h: "The GPU has fallen off the
+    # bus or has otherwise become inaccessible"), as its clients print it in a job's output or on the node: nvidia-smi's
+    # "Unable to determine the device handle for GPU 0000:02:00.0: GPU is lost. Reboot the system to recover this GPU"
+    # (JosephKJ/OWOD #81; newer releases "GPU0000:4F:00.0", no space), Slurm's NVML GPU plugin in slurmstepd
+    # accounting the job's GPUs, "slurmstepd: error: NVML: Failed to get usage(15): GPU is lost" (LSSI-ETH/plmfit #40,
+    # 2024; "Failed to get Compute running process count(15)" the same), pynvml's exception "NVMLError_GpuIsLost: GPU is
+    # lost" (rossumai/nvgpu #6). Was nothing: the job's only word that its GPU fell off the bus where no kernel log was
+    # kept. The same event as the driver's own lines (each access after repeats it). NVML's "Unknown Error" (999) in
+    # the same places names no cause and is not this row.
+    _r("nvml_gpu_is_lost", "fallen_off_bus", ["GPU is lost"],
+       r"(?:device handle for GPU ?(?P<pci>" + PCI + r"): |NVML: [^\n]{1,80}?\(15\): |NVMLError_Gpu[Ii]s[Ll]ost: )"
+       r"GPU is lost\b", event=("fallen", "join")),
     # What the driver prints as a consequence of a GPU it lost, naming no cause of its own: the 3.x driver asking
     # for the GPU's PCI handle from its interrupt ("NVRM: os_pci_init_handle: invalid context!" between its "GPU at ..
     # has fallen off the bus" lines), the resource server's assertion that a free it made succeeded ("Assertion

@@ -80,13 +80,15 @@ class Scanner:
         """Findings of the lines in buf[:limit]."""
         done_to = -1
         read = self.classifier.read
+        cri_mark = _CRI_MARK.search
         for start, end, matched in self.prefilter.line_spans(buf, limit):
             if start <= done_to:
                 continue
             line = decode(buf[start:end])
             # only the lines that reach Python (and the line before each) are looked at for the CRI partial mark:
-            # a scan of the whole buffer for it (no mark in most logs) cost more than all those lines together
-            if _maybe_cri_partial(buf, start, end) and (
+            # a scan of the whole buffer for it (no mark in most logs) cost more than all those lines together;
+            # whether the line or the one before it may be a CRI partial line, inline (a call per line cost more)
+            if cri_mark(buf, buf.rfind(b"\n", 0, start - 1) + 1 if start else 0, end) is not None and (
                     is_cri_partial(line) or (start and _cri_partial_before(buf, start))):
                 start, line, end = _cri_group(buf, start, end, limit)
                 matched = None  # the joined line: its parts' matches say nothing about it
@@ -147,12 +149,6 @@ def hold_back_cri_partials(buf: bytes, cut: int) -> int:
 # The CRI partial marker in bytes: every CRI partial line holds it (`is_cri_partial` confirms), so most lines
 # are ruled out without decoding them or the line before them.
 _CRI_MARK = re.compile(rb" std(?:out|err) P ")
-
-
-def _maybe_cri_partial(buf: bytes, start: int, end: int) -> bool:
-    """Whether the line at [start, end) or the one before it may be a CRI partial line."""
-    begin = buf.rfind(b"\n", 0, start - 1) + 1 if start else 0
-    return _CRI_MARK.search(buf, begin, end) is not None
 
 
 def _prev_line(buf: bytes, start: int) -> tuple[int, int]:

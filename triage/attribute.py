@@ -601,8 +601,11 @@ def _explanation(job: Job, death: Evidence) -> Evidence | None:
             continue
         own = (e.rank is not None and e.rank == death.rank) or (
             e.rank is None and e.host is not None and e.host == death.host)
-        # the job's kill names no one, and is often reported after the death (the kubelet, slurmstepd at the step's end)
-        kill = not own and e.rank is None and e.host is None and e.kind in anonymous
+        # the job's kill names no one, and is often reported after the death (the kubelet, slurmstepd at the step's end);
+        # so does Slurm's end of a step for a node failure, whatever the death (its line names only the node that
+        # survived to print it: facts.REPORTER_ONLY), a task that lost its peers on the failed node exiting first
+        kill = not own and e.rank is None and e.host is None and (
+            e.kind in anonymous or e.kind == "job_ended" and e.details.get("why") == "NODE FAILURE")
         if (own or kill) and (e.time is None or death.time is None or
                               t - job.window <= _ts(e) <= t + (job.window if kill else SKEW)):
             return e
@@ -977,7 +980,10 @@ WHAT = {"xid": lambda e: f"Xid {e.xid}", "sxid": lambda e: f"SXid {e.sxid}", "ib
         "oom_kill": lambda e: "host OOM kill",
         "process_crash": lambda e: f"{e.details.get('process') or 'a process'}:{e.pid} crashed (signal "
                                    f"{e.details.get('signal')}) in {e.details.get('library') or 'its own code'}",
-        "memory_error": lambda e: _memory_what(e), "job_ended": lambda e: f"job ended ({e.details.get('why') or 'cancelled'})"}
+        "memory_error": lambda e: _memory_what(e), "job_ended": lambda e: f"job ended ({e.details.get('why') or 'cancelled'})",
+        "launch_error": lambda e: "task not started (" + (f"pyxis: {e.details['what']}" if e.details.get("fact") ==
+                                                          "pyxis_container" else e.details.get("what") or
+                                                          f"SPANK plugin {e.details.get('plugin')} failed") + ")"}
 
 
 def _memory_what(e: Evidence) -> str:

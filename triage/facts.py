@@ -42,6 +42,9 @@ JOB_TABLE: tuple[JobKind, ...] = (
             "evicted)", "infrastructure", aftermath=True),
     JobKind("store_error", "the rendezvous / TCPStore connection failed", "infrastructure", consequence=True),
     JobKind("storage_error", "a file system refused a write (no space left, I/O error)", "infrastructure"),
+    JobKind("launch_error", "a task could not be started on its node: its container did not start (Slurm's pyxis / "
+            "enroot), a required SPANK plugin failed, or Slurm could not launch it there: the rank's program never "
+            "ran", "infrastructure"),
     JobKind("agent_signal", "the launcher itself was told to stop by a signal from outside", "infrastructure",
             aftermath=True),
     JobKind("nccl_address", "NCCL's own address on a host (maps a peer address to a host)", context=True),
@@ -73,6 +76,18 @@ ABOUT_ANOTHER = frozenset({"rank_exit", "job_ended", "worker_exit", "process_los
 # Kinds whose line is about another process only: who wrote it (the coordinator, Ray's driver, its prefix) is never
 # the process it names; where the line names no host / rank / pid, it has none
 ONLY_ANOTHER = frozenset({"process_lost"})
+# Facts whose line names its reporter, never the process or node it is about (as ONLY_ANOTHER's kinds, for these rows
+# and reasons): Slurm's cancellation for a node failure, printed by a node that survived it
+REPORTER_ONLY = {"slurm_cancelled": frozenset({"NODE FAILURE"})}
+
+
+def reporter_only(fact: "Fact", groups: dict) -> bool:
+    """Whether the fact's line names only its reporter (REPORTER_ONLY): its writer and the host it names are not
+    the node the fact is about."""
+    whys = REPORTER_ONLY.get(fact.name)
+    return whys is not None and groups.get("why") in whys
+
+
 # Kinds a traceback's exception may state (its message the fact's line): read as the fact, the exception's type kept.
 # A file system's refusal is one: Python prints the failed write or read as the traceback's last line ("OSError:
 # [Errno 28] No space left on device", "[rank3]: OSError: [Errno 5] Input/output error: '/app/naifu555'", torch's
@@ -302,9 +317,17 @@ FACTS: tuple[Fact, ...] = (
        r"DEADLINE_EXCEEDED: Barrier timed out\. (?:Barrier_id|Id): (?P<barrier>\S{1,200}?)\.(?= |$)"),
     # Slurm ends a step or job: "slurmstepd: error: *** STEP 1234.0 ON node-3 CANCELLED AT 2023-01-01T00:00:00
     # DUE TO TIME LIMIT ***", "*** JOB 99 ON gpu-1 CANCELLED AT ... DUE TO NODE FAILURE, SEE SLURMCTLD LOG ***"
+    # For a node failure that host is never the failed node: slurmctld signals the steps on the nodes it can still
+    # reach (SIG_NODE_FAIL), and the slurmstepd that prints the line runs on one of them; srun names the failed node
+    # itself, before it: "srun: error: Node failure on jean-zay-iam37", then "slurmstepd: error: *** STEP 1943824.0 ON
+    # jean-zay-iam17 CANCELLED AT 2023-03-06T03:17:51 DUE TO NODE FAILURE, SEE SLURMCTLD LOG FOR DETAILS ***"
+    # (huggingface/m4-logs, tr_141 ..._num_workers_06; was: the root on jean-zay-iam17, the node that was fine):
+    # the cancel's host is its reporter's (REPORTER_ONLY), the srun line's the failed node's.
     _f("slurm_cancelled", "job_ended", ["CANCELLED AT"],
        r"\*\*\* (?:STEP|JOB) (?P<job>\S+) ON (?P<host>\S+) CANCELLED AT (?P<at>\S+)(?: DUE TO (?P<why>[A-Z ]+?))?"
        r"(?:,| \*\*\*|$)"),
+    _f("srun_node_failure", "job_ended", ["Node failure on "],
+       r"\b\w*run: error: Node failure on (?P<host>[^\s:]+)\s*$"),
     _f("slurm_oom", "job_ended", ["oom-kill event", "oom_kill event"],
        r"Detected (?P<count>\d+) oom[-_]kill events? in (?P<step>\S+?)\.?(?: Some of your processes|$|\s)"),
     # Kubernetes (kubectl describe / events): a pod evicted, preempted or OOM-killed by the kubelet
@@ -370,6 +393,36 @@ FACTS: tuple[Fact, ...] = (
     # rank's segment is not this row (that rank may have died)
     _f("nccl_shm_create", "storage_error", ["Error while creating shared memory segment"],
        r"(?P<what>Error while creating shared memory segment) (?P<segment>\S+)"),
+    # A task that could not be started on its node: the rank's program never ran there (the others, started, wait for
+    # it or are killed by srun).  Slurm's pyxis (the SPANK plugin that runs a step's tasks in enroot containers), every
+    # release: what failed, in its own words (pyxis_slurmstepd.c), "slurmstepd: error: pyxis: container start failed
+    # with error code: 1" (enroot's log after it: "enroot-switchroot: failed to execute: /bin/bash: No such file or
+    # directory", NVIDIA/pyxis #61; "[ERROR] /etc/enroot/hooks.d/98-nvidia.sh exited with return code 1", #101, #110),
+    # "pyxis: failed to import docker image: <image>", "pyxis: failed to create container filesystem for image: ..",
+    # "pyxis: container exited too soon", "pyxis: failed to start container", "pyxis: container start error: ..", and
+    # the summary every failure ends with, "pyxis: couldn't start container" (#61; #135, Slurm 23.11's
+    # "slurmstepd-sp-0016: error: pyxis: couldn't start container", the node in slurmstepd's name; #144 in slurmd's
+    # log, "[2024-07-05T14:11:11.152] [51.0] error: pyxis: couldn't start container"; #83, 2022's
+    # "slurmstepd-kistest: error: pyxis: container start failed with error code: 1").  Slurm's own line after any
+    # required SPANK plugin that failed a step's or task's start (src/common/spank.c, "spank: required plugin %s: %s()
+    # failed with rc=%d", one of the callbacks before the program runs): "spank: required plugin spank_pyxis.so:
+    # task_init() failed with rc=-1" (then "Failed to invoke spank plugin stack", no more), "... init_post_opt() failed
+    # with rc=-1" (#4, slurmd's log; srun's "srun: error: task 0 launch failed: Plugin initialization failed" in the
+    # job's); srun's "Task launch for StepId=96.0 failed on node n2: No such process" (#107).  The task's "srun: error:
+    # hpc-pg0-2: task 1: Exited with exit code 1" after it is its end, not its cause.  pyxis's informational lines
+    # ("pyxis: importing docker image", "pyxis: imported docker image", "pyxis: starting container") are no failure,
+    # nor a plugin's task_exit() / exit() failing after the program ran.
+    _f("pyxis_container", "launch_error", ["pyxis: "],
+       r"(?:slurmstepd-(?P<host>[\w.\-]+): error: )?pyxis: (?P<what>couldn't start container|container start failed|"
+       r"container exited too soon|failed to start container|container start error|failed to import docker image|"
+       r"failed to create container filesystem)\b"),
+    _f("spank_plugin_init", "launch_error", ["init() failed with rc=", "init_post_opt() failed with rc=",
+                                             "init_privileged() failed with rc="],
+       r"(?:slurmstepd-(?P<host>[\w.\-]+): error: )?spank: required plugin (?P<plugin>\S+?): (?P<callback>init|"
+       r"init_post_opt|user_init|task_init_privileged|task_init)\(\) failed with rc=(?P<rc>-?\d+)"),
+    _f("srun_task_launch", "launch_error", ["Task launch for StepId=", "launch failed: "],
+       r"Task launch for StepId=(?P<job>\d+\.\w+) failed on node (?P<host>[^:\s]+): (?P<what>[^\n]{1,80})|"
+       r"\w*run: error: tasks? (?P<tasks>[\d,\-\[\]]+) launch failed: (?P<what2>[^\n]{1,80})"),
     # NCCL's own address (peer address -> host): "NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>" ("Bootstrap: Using" in
     # newer releases),
     # "NCCL INFO NET/Socket : Using [0]eth0:10.0.0.1<0>", "NET/IB : Using [0]mlx5_0:1/IB ... ; OOB eth0:10.0.0.1<0>"
@@ -502,7 +555,11 @@ def _groups(fact: Fact, m: re.Match) -> dict:
         g["signal"] = str(SIGNAL_NUMBERS[name]) if name in SIGNAL_NUMBERS else (name if name.isdigit() else None)
         if g["signal"] is None:
             del g["signal"]
-    if fact.name in ("srun_task", "srun_task_state"):
+    if fact.name == "srun_node_failure":
+        g["why"] = "NODE FAILURE"
+    if reporter_only(fact, g) and "host" in g:  # the line's host reported it (REPORTER_ONLY)
+        g["reporter_host"] = g.pop("host")
+    if fact.name in ("srun_task", "srun_task_state", "srun_task_launch"):
         how = g.get("how", "")
         sig = SIGNAL_WORDS.get(how)
         if sig:

@@ -122,6 +122,10 @@ PREFIXES: tuple[Prefix, ...] = tuple(
         ("ucx", r"\[(?P<host>" + _HOST + r"):(?P<pid>\d+) *:\d+:\d+\] ", {"host": "host", "pid": "pid"}, {}),
         # Slurm `srun -l` / `--label`: "12: " (right-aligned to the widest task id)
         ("srun_label", r" {0,6}(?P<rank>\d{1,6}): ", {"rank": "rank"}, {"outermost": True}),
+        # Slurm 23.11+'s slurmstepd names its node in its own log prefix (its process title "slurmstepd-<node>"),
+        # in the step's output: "slurmstepd-sp-0016: error: pyxis: couldn't start container" (NVIDIA/pyxis #135);
+        # the node is what follows the dash (the pdsh row below would take the whole word for a host)
+        ("slurmstepd", r"slurmstepd-(?P<host>" + _HOST + r"): (?=\S)", {"host": "host"}, {}),
         # pdsh (DeepSpeed's multi-node launcher) and `parallel-ssh -i`: "worker-3: " before the remote output
         ("pdsh", r"(?P<host>" + _HOST + r"): (?=\S)", {"host": "host"}, {"outermost": True, "host_checked": True}),
         # Determined AI's trial logs: "[2024-03-15T16:29:14.110799Z] 5c902731 [rank=1] || " (its stamp, the

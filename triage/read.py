@@ -210,7 +210,8 @@ def fact_fields(fact: facts.Fact, groups: dict, base: dict, details: dict) -> No
     about_another = fact.kind in facts.ABOUT_ANOTHER  # a launcher's line about the process that died
     if "group_rank" in details and "rank" in values:  # the row read a subgroup's rank: not the global one
         del values["rank"]
-    if fact.kind in facts.ONLY_ANOTHER:  # the writer (a coordinator, Ray's driver) is not the process named
+    # the writer (a coordinator, Ray's driver, a node that survived a node failure) is not the process or node named
+    if fact.kind in facts.ONLY_ANOTHER or facts.reporter_only(fact, details):
         for name in ("host", "rank", "local_rank", "pid", "gpu"):
             if base.get(name) is not None:
                 details.setdefault(f"reporter_{name}", base[name])

@@ -17,8 +17,10 @@ from progress_replay import WATCHDOG, lines, replay_hang, when
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "bench"))
-
-import hangs  # noqa: E402  (bench/hangs.py: the table)
+try:
+    import hangs  # noqa: E402  (bench/hangs.py: the table)
+finally:
+    sys.path.remove(str(ROOT / "bench"))  # bench/agent.py would shadow the agent package for later imports
 
 
 @pytest.mark.parametrize("name, trainer, steps, seconds", [

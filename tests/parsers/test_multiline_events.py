@@ -609,3 +609,14 @@ def test_an_efa_devices_admin_queue_failure_is_one_fatal_event_and_its_commands_
     assert [(f.kind, f.pci, f.severity, f.details.get("device")) for f in found] == [
         ("nic_error", None, "fatal", "rdmap0s6"), ("nic_error", "0000:00:06", "fatal", None)]
     assert Classifier().classify(lines[1]) is None
+
+
+def test_event_names_are_one_word():
+    """An event's name is one word (the classifier's per-row plan takes a key's first word as its event's name:
+    parsers/classify.py `_row_plan`); a row of several events joins their names with "|"."""
+    from parsers.rules import RULES
+
+    for rule in RULES:
+        if rule.event is not None:
+            for name in rule.event[0].split("|"):
+                assert name and not any(c.isspace() for c in name), rule.name

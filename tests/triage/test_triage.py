@@ -127,6 +127,11 @@ PREFIXES = [
 PREFIXES.append(("...-48:34050:34121 [0] transport/net_ib.cc:93 NCCL WARN NET/IB : Got async event : port error",
                  dict(host="...-48", pid=34050, gpu=0), "transport/net_ib.cc:93 NCCL WARN NET/IB : Got async event : port error"))
 
+# https://github.com/NVIDIA/pyxis/issues/135 (Slurm 23.11's slurmstepd names its node: the node, not the word; was the
+# host "slurmstepd-sp-0016", pdsh's row)
+PREFIXES.append(("slurmstepd-sp-0016: error: pyxis: couldn't start container", dict(host="sp-0016"),
+                 "error: pyxis: couldn't start container"))
+
 NOT_PREFIXES = [
     # an elision that keeps nothing of the name tells no node apart (synthetic, NCCL's prefix as lit-llama #380's)
     "...:34050:34121 [0] transport/net_ib.cc:93 NCCL WARN NET/IB : Got async event : port error",
@@ -430,6 +435,40 @@ FACTS = [
     ("The actor is dead because its worker process has died. Worker exit type: SYSTEM_ERROR Worker exit detail: Worker "
      "exits unexpectedly. Worker exits with an exit code None. The worker may have exceeded K8s pod memory limits.",
      "process_lost", dict(exit_type="SYSTEM_ERROR", exit_detail="Worker exits unexpectedly")),
+    # a task whose container never started (Slurm's pyxis / enroot), each of its failures' own words and Slurm's line
+    # after any: NVIDIA/pyxis #61 (tests/fixtures/incidents/pyxis-61-container-start; was no line read at all), #53
+    # (the import's older wording, no image named), #135 (Slurm 23.11's "slurmstepd-<node>:"), #144 (slurmd's log),
+    # #107 (srun's own launch failure on a node)
+    ("slurmstepd: error: pyxis: container start failed with error code: 1", "launch_error",
+     dict(what="container start failed", host=None)),
+    ("slurmstepd: error: pyxis: couldn't start container", "launch_error", dict(what="couldn't start container")),
+    ("slurmstepd: error: spank: required plugin spank_pyxis.so: task_init() failed with rc=-1", "launch_error",
+     dict(plugin="spank_pyxis.so", rc="-1")),
+    ("slurmstepd: error: pyxis: failed to import docker image", "launch_error",
+     dict(what="failed to import docker image")),
+    ("slurmstepd-sp-0016: error: pyxis: couldn't start container", "launch_error",
+     dict(host="sp-0016", what="couldn't start container")),
+    ("slurmstepd-sp-0016: error: spank: required plugin spank_pyxis.so: task_init() failed with rc=-1", "launch_error",
+     dict(host="sp-0016", plugin="spank_pyxis.so")),
+    ("[2024-07-05T14:11:11.152] [51.0] error: pyxis: couldn't start container", "launch_error",
+     dict(what="couldn't start container")),
+    ("srun: error: Task launch for StepId=96.0 failed on node n2: No such process", "launch_error",
+     dict(job="96.0", host="n2", what="No such process")),
+    ("[2019-09-24T10:10:06.901] [321.0] error: spank: required plugin spank_pyxis.so: init_post_opt() failed with rc=-1",
+     "launch_error", dict(plugin="spank_pyxis.so", callback="init_post_opt")),
+    ("srun: error: task 0 launch failed: Plugin initialization failed", "launch_error",
+     dict(tasks="0", rank="0", what="Plugin initialization failed")),
+    ("slurmstepd-kistest: error: pyxis: container start failed with error code: 1", "launch_error",
+     dict(host="kistest")),
+    # srun names the node Slurm declared failed; the step's cancel for it is printed by a node that survived
+    # (huggingface/m4-logs tr_141, tests/fixtures/incidents/m4-tr141-node-failure; was: no fact, and the cancel's host
+    # jean-zay-iam17 taken for the root)
+    ("srun: error: Node failure on jean-zay-iam37", "job_ended", dict(host="jean-zay-iam37", why="NODE FAILURE")),
+    ("slurmstepd: error: *** STEP 1943824.0 ON jean-zay-iam17 CANCELLED AT 2023-03-06T03:17:51 DUE TO NODE FAILURE, "
+     "SEE SLURMCTLD LOG FOR DETAILS ***", "job_ended",
+     dict(host=None, reporter_host="jean-zay-iam17", why="NODE FAILURE", job="1943824.0")),
+    ("slurmstepd: error: *** STEP 1234.0 ON node-3 CANCELLED AT 2023-01-01T00:00:00 DUE TO TIME LIMIT ***", "job_ended",
+     dict(host="node-3", why="TIME LIMIT")),
 ]
 
 
@@ -551,6 +590,21 @@ def test_a_traceback_ending_in_a_refused_write_is_the_storage_not_the_program():
 def test_attaching_to_another_ranks_segment_is_no_storage_error():
     """NCCL failing to attach to a segment another rank created says that rank is gone, not that /dev/shm is full."""
     assert facts.match("NCCL WARN Error while attaching to shared memory segment /dev/shm/nccl-x (size 0)") is None
+
+
+@pytest.mark.parametrize("line", [
+    # pyxis's progress (NVIDIA/pyxis #61, #22, #135, #144) and enroot's log lines it prints after a failure (whose
+    # summary line is the fact): no failure of their own
+    "pyxis: importing docker image ...", "pyxis: imported docker image: ubuntu:22.04",
+    "pyxis: creating container filesystem ...", "pyxis: starting container ...",
+    "[2024-07-05T14:10:54.164] [51.0] pyxis: starting container: pyxis_51.0",
+    "slurmstepd: error: pyxis: printing contents of log file ...",
+    "slurmstepd: error: pyxis: if the image has an unusual entrypoint, try using --no-container-entrypoint",
+    # a plugin failing after the program ran (Slurm's spank.c, the same words; synthetic: no source printed one)
+    "spank: required plugin spank_pyxis.so: task_exit() failed with rc=-1",
+])
+def test_pyxis_progress_is_no_launch_error(line):
+    assert facts.match(line) is None
 
 
 @pytest.mark.parametrize("line,kind,groups", FACTS)
