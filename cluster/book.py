@@ -127,7 +127,7 @@ class Book:
             state.job = job
         node = (obj.get("spec") or {}).get("nodeName") or ""
         started = _epoch(parse_time(meta.get("creationTimestamp"))) or now
-        exits = Reader.pod_exits(obj, _rank_of(meta))
+        exits = self.reader.pod_exits(obj, _rank_of(meta))
         labelled = (meta.get("labels") or {}).get(OPT_IN) == "true"
         if old is not None and (old.job != job.key or old.node != node):
             self._drop_pod(key, old)

@@ -18,7 +18,10 @@ What a node agent (`gpu-npd run`) writes, and what is read of it here:
 - The repair annotation (gpu-npd.io/repair, JSON with the GPUs' PCI address, index and UUID): fills the GPU
   index of evidence that names only the PCI address.
 - Pod status: a container that terminated with a non-zero exit code, a signal or OOMKilled is a rank's death
-  (triage's `rank_exit`, or `oom_kill`).
+  (triage's `rank_exit`, or `oom_kill`); a container's waiting or terminated message the parsers read as the job's
+  own words for a fault of its node (triage.attribute JOB_SEEN_NODE_FAULTS: the container runtime's hook refusing the
+  pod its GPUs, "nvidia-container-cli: initialization error: ..", RunContainerError / StartError exit 128, a pod that
+  never started and logged nothing) is that fault on the pod's node.
 """
 
 from __future__ import annotations
@@ -35,7 +38,7 @@ from parsers.kinds import BY_NAME as KIND, CONDITIONS as KIND_CONDITIONS, CUDA_R
 from parsers.redacted import placeholder
 from parsers.telemetry import node_fault_reasons
 from triage import Evidence
-from triage.attribute import NODE_FAULT_KINDS
+from triage.attribute import JOB_SEEN_NODE_FAULTS, NODE_FAULT_KINDS
 from triage.facts import INT_FIELDS as FACT_INT_FIELDS, ONLY_ANOTHER, TEXT_FIELDS as FACT_TEXT_FIELDS, read_words
 
 AGENT_COMPONENT = "gpu-npd"  # source.component of the node agents' Events
@@ -180,13 +183,15 @@ class Reader:
 
     # ---- pods ----------------------------------------------------------------------------------------
 
-    @staticmethod
-    def pod_exits(pod: Mapping[str, Any], rank: int | None = None) -> list[Evidence]:
-        """Containers of a pod that ended badly (this run or the one before a restart)."""
+    def pod_exits(self, pod: Mapping[str, Any], rank: int | None = None) -> list[Evidence]:
+        """Containers of a pod that ended badly (this run or the one before a restart), and what their status messages
+        say of the pod's node (`_runtime_faults`)."""
         out = []
+        status = pod.get("status") or {}
         host = (pod.get("spec") or {}).get("nodeName")
         name = (pod.get("metadata") or {}).get("name")
-        for cs in (pod.get("status") or {}).get("containerStatuses") or []:
+        out += self._runtime_faults(pod, status, host, name, rank)
+        for cs in status.get("containerStatuses") or []:
             for state in ((cs.get("state") or {}).get("terminated"), (cs.get("lastState") or {}).get("terminated")):
                 if not state:
                     continue
@@ -204,6 +209,54 @@ class Reader:
                 out.append(Evidence("rank_exit", "error", "unknown", when, host, rank, text=text, file=f"pod/{name}",
                                     exit_code=code, signal=signal or None))
         return out
+
+    def _runtime_faults(self, pod: Mapping[str, Any], status: Mapping[str, Any], host: str | None, name: str | None,
+                        rank: int | None) -> list[Evidence]:
+        """A container (or init container) whose waiting or terminated message the parsers read as a fault of the node
+        seen by the job (JOB_SEEN_NODE_FAULTS): the container runtime's OCI hook refusing the pod its GPUs, as the
+        kubelet words it ("failed to create containerd task: .. error running hook #0: .. stderr: Auto-detected mode
+        as 'legacy'" then, on the message's next line, "nvidia-container-cli: initialization error: nvml error: driver
+        not loaded: unknown"; waiting reason RunContainerError / CreateContainerError, terminated StartError exit 128):
+        the pod never ran, logged nothing, and no agent saw a line of it. One Evidence per container and fault text;
+        each message's lines read as one stream of their own (its two lines one failure), nothing reaching another's.
+        Other kinds in a message (a terminated container's log tail, FallbackToLogsOnError) are the agents' to report
+        from the pod's log."""
+        out: list[Evidence] = []
+        seen: set[tuple] = set()
+        for cs in (*(status.get("initContainerStatuses") or ()), *(status.get("containerStatuses") or ())):
+            last = (cs.get("lastState") or {}).get("terminated") or {}
+            for key, state in (("waiting", (cs.get("state") or {}).get("waiting")),
+                               ("terminated", (cs.get("state") or {}).get("terminated")), ("terminated", last)):
+                message = (state or {}).get("message")
+                if not message or not isinstance(message, str):
+                    continue
+                finding = self._fault_in(message)
+                if finding is None:
+                    continue
+                said = (cs.get("name"), finding.kind, finding.details.get("driver_error") or finding.message)
+                if said in seen:
+                    continue
+                seen.add(said)
+                when = parse_time(state.get("finishedAt") or state.get("startedAt") or last.get("finishedAt") or
+                                  status.get("startTime") or (pod.get("metadata") or {}).get("creationTimestamp"))
+                text = f"container {cs.get('name')} of pod {name} {key} ({state.get('reason') or '?'}): {message}"
+                e = Evidence.from_finding(finding, host=host, rank=rank, time=when, text=text[:TEXT])
+                out.append(e.with_context(file=f"pod/{name}", line=None,
+                                          details={**e.details, "container": cs.get("name"), "state": key,
+                                                   "reason": state.get("reason")}))
+        return out
+
+    def _fault_in(self, message: str):
+        """The first finding of a fault of the node seen by the job in a status message's lines (None: none): its
+        first line read alone (Classifier.classify_alone: a stream of its own), the others after it in that stream."""
+        try:
+            for i, line in enumerate(message.splitlines()[:64]):
+                finding = self.classifier.classify_alone(line) if i == 0 else self.classifier.classify(line)
+                if finding is not None and finding.kind in JOB_SEEN_NODE_FAULTS:
+                    return finding
+        except Exception:  # noqa: BLE001 - a message the parsers choke on is just not evidence
+            return None
+        return None
 
 
 def repair_gpus(node: Mapping[str, Any]) -> dict[str, dict[str, Any]]:

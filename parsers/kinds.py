@@ -247,11 +247,16 @@ TABLE: tuple[Kind, ...] = (
     # for CUDA runtime version" (35), "system has unsupported display driver / cuda driver combination" (803),
     # "forward compatibility was attempted on non supported HW" (804), "system not yet initialized" (802: Fabric
     # Manager not running on an NVSwitch node), PyTorch's "CUDA unknown error - this may be due to an incorrectly set
-    # up environment" (cuInit's 999). The node's software stack, not the program: category infrastructure.
+    # up environment" (cuInit's 999), and the node's container runtime refusing the pod its GPUs before it runs (the
+    # NVIDIA runtime hook's "nvidia-container-cli: initialization error: ..", CDI's "unresolvable CDI devices", no
+    # "nvidia" runtime handler: the pod's status and the kubelet's Event, parsers/rules.py "container_cli_error" and
+    # after it). The node's software stack, not the program: category infrastructure.
     Kind("driver_unusable", "GPU driver unusable", None, "error", "driver", "CHECK_DRIVER", "GPUDriverUnusable",
          workload=True, doc="a job could not use the node's GPU driver at start: NVML or CUDA refused to initialise "
                             "(user-space driver and kernel module of different releases, a driver too old for the "
-                            "job's CUDA, forward compatibility on a GPU without it, Fabric Manager not running)",
+                            "job's CUDA, forward compatibility on a GPU without it, Fabric Manager not running), or "
+                            "the node's container runtime could not give its pod the GPUs (the NVIDIA runtime hook "
+                            "failing, a CDI device unresolvable, no nvidia runtime handler)",
          category="infrastructure"),
     # A process's own crash as the kernel reports it (a segfault, a general protection fault, an invalid opcode): the
     # program, not the node. Its library says whose code crashed (details "stack": driver for the GPU driver's user-space

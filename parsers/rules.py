@@ -1811,6 +1811,76 @@ RULES: tuple[Rule, ...] = (
        r"CUDA_ERROR_SYSTEM_NOT_READY|CUDA unknown error(?= - this may be due)|"
        r"API call is not supported in the installed CUDA driver|cudaErrorCallRequiresNewerDriver)",
        event=CUDA_EXC_JOIN),
+    # The node's container runtime failing to give a pod its GPUs, in the OCI hook's words the kubelet's Event, the
+    # container's waiting / terminated message (RunContainerError, StartError exit 128) and docker quote ("error running
+    # hook #0: error running hook: exit status 1, stdout: , stderr: Auto-detected mode as 'legacy'" then, on the next
+    # line or the same one, nvidia-container-cli's own error): the pod never starts, no log of its own, often nothing in
+    # the kernel log. Kind driver_unusable (the node's GPU software stack refusing the job at its start; the version
+    # mismatch itself: the row above). Judged by libnvidia-container's stages (src/cli/configure.c: "<stage> error: ..."):
+    # - initialization ("nvml error: driver not loaded", "load library failed: libnvidia-ml.so.1: cannot open shared
+    #   object file", "driver error: failed to process request" and 1.11+'s "driver rpc error: ..", "nvml error:
+    #   insufficient permissions"), detection ("nvml error: unknown error": NVML cannot enumerate the node's GPUs),
+    #   container ("cgroup subsystem devices not found") and permission: the node's driver or runtime, whatever the pod;
+    #   NVIDIA/nvidia-container-toolkit #173 (k3s, 510), #556, #260, #292, libnvidia-container #231 (was: nothing);
+    # - mount (the device cgroup: "open failed: /sys/fs/cgroup/devices/..devices.allow", "failed to add device rules"):
+    #   the node's cgroup set-up; but "file creation failed: <rootfs>/..: file exists" is the image shipping the
+    #   driver's own files (nvidia-container-toolkit #295, an L4T image): the image's, no finding;
+    # - requirement "unsatisfied condition: cuda>=12.8, please update your driver ..": the node's driver too old for the
+    #   image's CUDA, as PyTorch's "driver on your system is too old" above (driver 550 under a CUDA 12.8 image,
+    #   MauriceNino/dashdot #1226); "requirement error: invalid expression" is the image's NVIDIA_REQUIRE_* (go-skynet/
+    #   helm-charts #39, a pod on a node whose other GPU pods ran): no finding;
+    # - ldcache ("process /sbin/ldconfig failed with error code: 1") follows the image's own ldconfig and libraries (an
+    #   old image on a new host, NVIDIA/nvidia-docker #1760): no finding; device: below.
+    # device: the GPU the pod asked for is none the node has. GPU-sharing's device plugin (AliyunContainerService/
+    # gpushare) writes "no-gpu-has-<N>MiB-to-run" as the device when no GPU has the memory the pod requested, and the
+    # hook refuses it: "nvidia-container-cli: device error: no-gpu-has-128MiB-to-run: unknown device" (nvidia-container-
+    # toolkit #223, 2023), "device error: unknown device id: no-gpu-has-2MiB-to-run" (gpushare-scheduler-extender #80,
+    # 2020): the pod's request no GPU can meet (or a scheduler that placed it without one), not a fault of the node.
+    _r("container_cli_no_gpu_fits", None, ["no-gpu-has-"],
+       r"nvidia-container-cli(?:\.real)?: device error: (?:unknown device id: )?no-gpu-has-\w+-to-run"),
+    _r("container_cli_error", "driver_unusable", ["nvidia-container-cli"],
+       r"nvidia-container-cli(?:\.real)?: (?P<driver_error>(?:initialization|detection|container|permission) error: "
+       r"[^\n\\\"]*?|mount error: (?![^\n\\\"]*: file exists)[^\n\\\"]*?|"
+       r"requirement error: unsatisfied condition: [^\n\\\",]*)(?:: unknown\.?)?(?=\s*$|\\|\"|, please)"),
+    # The CDI path (the toolkit in "cdi" mode, podman, containerd's CDI injection): the GPU the device plugin (or the
+    # user) named is in no CDI spec of the node: "failed to inject CDI devices: unresolvable CDI devices management.
+    # nvidia.com/gpu=GPU-e78e68c0-.." (the node's generated spec stale or missing: gpu-operator 1.17.8, nvidia-container-
+    # toolkit #1239), "setting up CDI devices: unresolvable CDI devices nvidia.com/gpu=all" (podman, #146): the node's.
+    # Only NVIDIA's GPU kinds (nvidia.com/gpu, management. and runtime.nvidia.com/gpu, MIG devices, IMEX channels, the DRA
+    # driver's gpu.nvidia.com): another vendor's or a NIC's device ("unresolvable CDI devices nvidia.com/net-sf=
+    # mlx5_core.sf.3", a ConnectX scalable function after a reboot, kubernetes/kubernetes #119850) is no GPU's.
+    _r("cdi_unresolvable", "driver_unusable", ["unresolvable CDI device"],
+       r"(?P<driver_error>unresolvable CDI devices? (?:[\w.-]*nvidia\.com/(?:gpu|mig|imex)|[\w.-]*gpu\.nvidia\.com/)"
+       r"[^\s,\"\\]*?)(?::\s*unknown\.?)?(?=\s*$|[\s,\"\\])"),
+    # The node's container runtime without the NVIDIA runtime handler the pod's RuntimeClass names: the kubelet's
+    # "Failed to create pod sandbox: rpc error: code = Unknown desc = failed to get sandbox runtime: no runtime for
+    # "nvidia" is configured" (FailedCreatePodSandBox, gpu-operator #730, k8s-device-plugin #479, 2024), containerd's own
+    # "failed to get sandbox runtime: no runtime for \"nvidia\" is configured" (gpu-operator #432): the node's toolkit
+    # not (yet) set up, no pod asking for it starts there. Only handlers named for NVIDIA's runtime ("nvidia",
+    # "nvidia-cdi", "nvidia-legacy"): another (kata, gVisor) is no GPU's.
+    _r("sandbox_no_nvidia_runtime", "driver_unusable", ["no runtime for "],
+       r'(?P<driver_error>no runtime for \\?"[\w.-]*nvidia[\w.-]*\\?" is configured)'),
+    # The NVIDIA runtime (or its hook) the node's containerd or docker is configured with, missing from the node: "failed
+    # to create containerd task: .. unable to retrieve OCI runtime error (open ../log.json: no such file or directory):
+    # fork/exec /usr/bin/nvidia-container-runtime: no such file or directory: unknown" (an EKS AL2023 GPU AMI, aws/amazon-
+    # vpc-cni-k8s #3104; Amazon Linux 2's "fork/exec /etc/docker-runtimes.d/nvidia", nvidia-container-toolkit #145),
+    # docker's 'exec: "nvidia-container-runtime": executable file not found in $PATH' (kubernetes/minikube #14432): every
+    # pod the runtime is asked for fails on that node, whatever it runs.
+    _r("nvidia_runtime_missing", "driver_unusable", ["nvidia-container-runtime", "nvidia-container-toolkit",
+                                                     "docker-runtimes.d/nvidia"],
+       r'(?P<driver_error>(?:fork/)?exec:? \\?"?(?:/[\w./-]*/)?(?:nvidia-container-(?:runtime|toolkit)(?:-hook)?|'
+       r'docker-runtimes\.d/nvidia)\\?"?: (?:no such file or directory|executable file not found in \$PATH))'),
+    # A hook of the node's toolkit older than the CDI spec that calls it: "error running createContainer hook #5: exit
+    # status 3, stdout: , stderr: No help topic for 'disable-device-node-modification'" (an nvidia-cdi-hook of before
+    # 1.18 under a 1.18 spec, kubernetes-sigs/dra-driver-nvidia-gpu #568, 2025), the 2022 runtime's "No help topic for
+    # 'prestart'" (nvidia-container-toolkit #14, runc 1.0's "Running hook #1:: error running hook: exit status 3"):
+    # the node's toolkit install, whatever the pod. Only NVIDIA's hooks' commands (the runtime hook's "prestart",
+    # nvidia-cdi-hook's, cmd/nvidia-cdi-hook: a command a newer spec calls is one of these): another hook's unknown
+    # command is no GPU's.
+    _r("runtime_hook_unknown", "driver_unusable", ["No help topic for '"],
+       r"[Rr]unning (?:\w+ )?hook\b[^\n]*?stderr: [^\n]*?(?P<driver_error>No help topic for '(?:prestart|chmod|"
+       r"create-symlinks|create-soname-symlinks|update-ldcache|enable-cuda-compat|disable-device-node-modification|"
+       r"update-application-profile|update-nvidia-params|apply-cuda-memory-limits|check-requirements)')"),
     # PyTorch 2.6+ follows "CUDA error: <text>" with a line naming the enum: "Search for `cudaErrorIllegalAddress' in
     # https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TYPES.html for more information.": the same failure
     # (CUDA_EXC_JOIN), never a second one; that line alone (its first line lost) is the failure.

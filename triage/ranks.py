@@ -138,7 +138,11 @@ IN_MESSAGE = re.compile(r"\[(?:PG [^\]]*?)?(?:Rank|RANK) (?P<rank>\d+)\]")
 _NOT_HOSTS = frozenset({"Traceback", "RuntimeError", "ERROR", "WARNING", "INFO", "DEBUG", "NCCL", "File", "Error",
                         "Warning", "Note", "Exception", "time", "host", "rank", "exitcode", "error_file",
                         "traceback", "frame", "what", "srun", "slurmstepd", "stderr", "stdout", "Failures",
-                        "Root Cause", "torch", "Epoch", "Step", "iteration", "loss", "E", "W", "I", "http", "https"})
+                        "Root Cause", "torch", "Epoch", "Step", "iteration", "loss", "E", "W", "I", "http", "https",
+                        # the NVIDIA container runtime's hook, its error on a line of its own after runc's (a pod's
+                        # status message as `kubectl describe pod` prints it, docker's): "nvidia-container-cli:
+                        # initialization error: .." (NVIDIA/k8s-device-plugin #1431), the GPU operator's ".real"
+                        "nvidia-container-cli", "nvidia-container-cli.real"})
 
 
 _NOT_HOST_SHAPE = re.compile(r"[a-z][A-Z]|\.(?:py|log|txt|out|err)$|^torch\.")

@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 import logging
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Iterable, Iterator, NamedTuple
 
@@ -32,6 +32,12 @@ MAX_PER_KIND = 5000  # evidence of one kind kept per file: a log of a million ti
 MAX_PENDING = 50000  # evidence held back to the file's end for the rank another line of its process names
 MAX_FOUND = 4096  # evidence of the latest findings remembered by line, for the parsers' amendments of them
 TRACEBACK_LINES = 400  # lines after "Traceback (most recent call last):" its exception line may come
+# `kubectl describe pod` output: "Name:" flush left opens a pod's description, "Namespace:" follows it, and "Node:" within
+# its header names the node the pod was placed on ("Node:         node-c/10.0.0.13", "<none>" while unscheduled): the
+# host of the lines after it until the next description (a pod's status messages and its Events name no host; the
+# container runtime's hook refusing the pod its GPUs is that node's fault). Other files' lines are untouched.
+_DESCRIBE_NAME, _DESCRIBE_NAMESPACE, _DESCRIBE_NODE = "Name:", "Namespace:", re.compile(r"Node:\s+([^\s/]+)(?:/\S*)?\s*$")
+DESCRIBE_HEADER_LINES = 40  # lines after "Name:" its "Node:" may come
 # torchrun's ChildFailedError summary: "[0]:" opens a failure, "  rank      : 3 (local_rank: 3)" fields follow (flush left
 # where a log collector stripped the indentation: CloudWatch, pytorch/pytorch #69520)
 _BLOCK_OPEN = re.compile(r"^\s*\[(\d+)\]:\s*$")
@@ -361,6 +367,10 @@ class FileReader:
         self._record: tuple | None = None  # (prefixes, key, line) of a record whose traceback lines lack its prefix
         self._tasks: dict[tuple, facts.Fact] = {}  # origin key -> the row of the task list its last line opened
         self._actors: dict[tuple, dict] = {}  # origin key -> the fields of Ray's actor-died error read so far
+        # `kubectl describe pod`: (line of its "Name:", "Namespace:" seen) while in a description's header, and the
+        # node its "Node:" named, the host of its lines (_DESCRIBE_*)
+        self._described: tuple[int, bool] | None = None
+        self._pod_node: str | None = None
 
     def read(self, lines: Iterable[str]) -> Iterator[Evidence]:
         """Every line's prefixes are read (who wrote it: the job's ranks and hosts); only a line holding a word some
@@ -413,6 +423,11 @@ class FileReader:
                     if len(merged) < 4096:
                         merged[fields] = known
                 origin, key = known
+                if not fields and rest[:1] == "N" and rest.startswith(("Name:", "Namespace:", "Node:")):
+                    self._describe(rest, n + i + 1)
+                if self._pod_node is not None and not fields:  # a described pod's line: its node's
+                    origin = replace(origin, host=self._pod_node)
+                    key = (origin.host, *key[1:])
                 if fields and rest.endswith(facts.TRACEBACK) and len(rest) > len(facts.TRACEBACK):
                     self._record = (fields, key, n + i + 1)  # its traceback's lines follow without its prefix
                 if i in hits or self._block is not None or self._root_next or key in self._tracebacks or \
@@ -433,6 +448,22 @@ class FileReader:
                 if self.errors == 1:
                     log.exception("triage: reading %s line %d raised (a bug; the line is skipped, later ones are "
                                   "counted): %.200r", self.name, n + i + 1, line)
+
+    def _describe(self, line: str, n: int) -> None:
+        """A `kubectl describe pod` header's line (_DESCRIBE_*): "Name:" opens a description (the node of the one before
+        it no longer the lines' host), "Namespace:" right after it confirms it, "Node:" in its header names its node."""
+        if line.startswith(_DESCRIBE_NAMESPACE):
+            if self._described is not None and n - self._described[0] <= 3:
+                self._described = (self._described[0], True)
+            return
+        if line.startswith(_DESCRIBE_NAME):
+            self._described, self._pod_node = (n, False), None
+            return
+        m = _DESCRIBE_NODE.match(line)
+        if m is not None and self._described is not None and self._described[1] and \
+                n - self._described[0] <= DESCRIBE_HEADER_LINES and not placeholder(m.group(1)):
+            self._pod_node = m.group(1)
+            self._described = None
 
     def _continued(self, fields: tuple, rest: str, n: int) -> tuple:
         """The writer of line `n` when it continues the record a prefixed line opened with a traceback ending its

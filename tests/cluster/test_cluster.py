@@ -273,9 +273,93 @@ def test_a_failed_container_is_a_rank_death_and_oomkilled_an_oom_kill():
         {"name": "main", "state": {"terminated": {"exitCode": 139, "reason": "Error",
                                                   "finishedAt": "2024-07-25T07:00:00Z"}},
          "lastState": {"terminated": {"exitCode": 137, "reason": "OOMKilled", "finishedAt": "2024-07-25T06:00:00Z"}}}]}}
-    exits = Reader.pod_exits(p, rank=3)
+    exits = Reader().pod_exits(p, rank=3)
     assert [(e.kind, e.signal, e.rank, e.host) for e in exits] == [("rank_exit", 11, 3, "node-c"),
                                                                      ("oom_kill", None, 3, "node-c")]
+
+
+# Real lines (tests/fixtures/realworld/runtime-2026i.yaml, driver-jobs-2026c.yaml): the kubelet's words for a container
+# the NVIDIA container runtime's hook refused, as its Event quotes them after "Error: " (NVIDIA/nvidia-container-toolkit
+# #173, k3s) and on two lines (NVIDIA/k8s-device-plugin #1431); the pod objects around them are SYNTHETIC (a container
+# status carries the same message as the Event: kubelet's RunContainerError / StartError).
+HOOK_173 = ("failed to create containerd task: failed to create shim task: OCI runtime create failed: runc create failed: "
+            "unable to start container process: error during container init: error running hook #0: error running "
+            "hook: exit status 1, stdout: , stderr: nvidia-container-cli.real: initialization error: driver error: "
+            "failed to process request: unknown")
+HOOK_1431 = ("failed to create containerd task: failed to create shim task: OCI runtime create failed: runc create failed: "
+             "unable to start container process: error during container init: error running prestart hook #0: exit "
+             "status 1, stdout: , stderr: Auto-detected mode as 'legacy'\nnvidia-container-cli: initialization error: "
+             "nvml error: driver/library version mismatch: unknown")
+
+
+def unstarted(name: str, node: str, message: str) -> dict:
+    """SYNTHETIC pod around a real message: its container never started (waiting RunContainerError, the run before it
+    terminated StartError exit 128, the same message)."""
+    return {"metadata": {"name": name, "namespace": "train", "labels": {"job-name": "t"}, "uid": f"uid-{name}",
+                         "creationTimestamp": "2024-07-25T06:00:00Z"},
+            "spec": {"nodeName": node},
+            "status": {"startTime": "2024-07-25T06:00:01Z", "containerStatuses": [
+                {"name": "main", "state": {"waiting": {"reason": "RunContainerError", "message": message}},
+                 "lastState": {"terminated": {"exitCode": 128, "reason": "StartError", "message": message,
+                                              "startedAt": "1970-01-01T00:00:00Z",
+                                              "finishedAt": "2024-07-25T06:00:05Z"}}}]}}
+
+
+@pytest.mark.parametrize("message, said", [(HOOK_173, "initialization error: driver error: failed to process request"),
+                                           (HOOK_1431, "driver/library version mismatch")])
+def test_a_pod_the_container_runtime_could_not_start_names_its_nodes_gpu_stack(message, said):
+    """The container runtime's hook refused the pod its GPUs: no log, no agent's Event, only the pod's status. Was: a
+    rank's death with exit 128, attribution unknown (pod_exits read terminated exit codes only). Now its message read
+    by the parsers is that fault on the pod's node (driver_unusable), once per container (the waiting and terminated
+    messages are one failure), and the gang job whose ranks elsewhere time out is node-c's GPU stack's."""
+    from triage import attribute
+
+    reader = Reader()
+    found = reader.pod_exits(unstarted("w-2", "node-c", message), rank=2)
+    faults = [e for e in found if e.kind == "driver_unusable"]
+    assert [(e.host, e.rank, e.attribution, e.details["driver_error"], e.details["reason"]) for e in faults] == [
+        ("node-c", 2, "driver", said, "RunContainerError")]
+    assert faults[0].time is not None and faults[0].file == "pod/w-2"
+    assert [(e.kind, e.exit_code) for e in found if e.kind != "driver_unusable"] == [("rank_exit", 128)]
+    ranks = [reader.pod_event(agent_pod_event(node, f"w-{r}", [r]))[0] for r, node in ((0, "node-a"), (1, "node-b"))]
+    first = attribute([*ranks, *found])[0]
+    assert (first.category, first.rule, first.root.host, first.root.kind) == ("infrastructure", "node_fault",
+                                                                              "node-c", "driver_unusable")
+
+
+def test_the_book_names_the_node_whose_runtime_refused_a_gang_pod():
+    """Through the Book, as the controller feeds it: the gang's pods on node-a and node-b time out (their agents'
+    Events), its pod on node-c never started (its status only, no agent's Event): the incident is node-c's GPU stack."""
+    book = Book()
+    t0 = time.time()
+    for i, node in enumerate(("node-a", "node-b")):
+        book.pod({"metadata": {"name": f"w-{i}", "namespace": "train", "labels": {"job-name": "t"},
+                               "creationTimestamp": "2024-07-25T06:00:00Z"}, "spec": {"nodeName": node}}, t0)
+    book.pod(unstarted("w-2", "node-c", HOOK_1431), t0)
+    for i, node in enumerate(("node-a", "node-b")):
+        ev = agent_pod_event(node, f"w-{i}", [i])
+        ev["involvedObject"]["name"] = f"w-{i}"
+        book.event(ev, t0 + 1)
+    (opened,) = book.settle(t0 + 2)
+    i = opened.incident
+    assert (i.category, i.rule, i.root.host, i.root.kind) == ("infrastructure", "node_fault", "node-c",
+                                                              "driver_unusable")
+
+
+def test_a_pods_status_message_of_another_kind_or_none_adds_nothing():
+    """A pod whose container the runtime refused for the pod's own request (GPU sharing's "no-gpu-has-128MiB-to-run",
+    nvidia-container-toolkit #223, real), a back-off message and a terminated container's log tail of a CUDA error:
+    no node fault from the status (the agents report the pod's log lines)."""
+    gpushare = ("failed to create shim task: OCI runtime create failed: runc create failed: unable to start container "
+                "process: error during container init: error running hook #0: error running hook: exit status 1, "
+                "stdout: , stderr: Auto-detected mode as 'legacy' nvidia-container-cli: device error: "
+                "no-gpu-has-128MiB-to-run: unknown device: unknown")
+    reader = Reader()
+    assert [e.kind for e in reader.pod_exits(unstarted("w-0", "node-a", gpushare))] == ["rank_exit"]
+    p = unstarted("w-1", "node-b", "back-off 5m0s restarting failed container=main pod=w-1_train(uid-w-1)")
+    p["status"]["containerStatuses"][0]["lastState"]["terminated"].update(
+        reason="Error", exitCode=1, message="RuntimeError: CUDA error: an illegal memory access was encountered")
+    assert [e.kind for e in reader.pod_exits(p)] == ["rank_exit"]
 
 
 def test_the_book_keeps_one_incident_and_closes_it_when_quiet():

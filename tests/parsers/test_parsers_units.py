@@ -867,3 +867,20 @@ def test_ib_completion_names_its_adapter():
     older = parse_line("NCCL WARN NET/IB : Got completion from peer 10.0.0.2<1> with error 12, opcode 0, len 0, "
                        "vendor err 129")
     assert "netdev" not in older.details
+
+
+def test_an_unresolvable_cdi_device_is_the_gpu_stacks_only_for_nvidias_gpu_kinds():
+    """Real lines: CDI's "unresolvable CDI devices" of an NVIDIA GPU kind is the node's GPU stack (nvidia-container-
+    toolkit #1239, zelikos/davincibox #268: driver_unusable); of a ConnectX scalable function after a reboot
+    (kubernetes/kubernetes #119850) it is no GPU's (was driver_unusable under the row's first version: what the net
+    makes of a line naming mlx5_core, as before the row)."""
+    c = Classifier()
+    gpu = ("Error: unable to start container \"15663b4ffb8533e2485f8fb27f13bbf8ecc90e95595ebd2c63f91013be44486d\": "
+           "setting up CDI devices: unresolvable CDI devices nvidia.com/gpu=all")
+    assert c.classify_alone(gpu).kind == "driver_unusable"
+    nic = ('Aug 09 09:58:45 cloud-dev-44 kubelet[1851]: E0809 09:58:45.873380    1851 remote_runtime.go:302] '
+           '"CreateContainer in sandbox from runtime service failed" err="rpc error: code = Unknown desc = failed to '
+           'create containerd container: CDI device injection failed: unresolvable CDI devices nvidia.com/net-sf='
+           'mlx5_core.sf.3" podSandboxID="5ce2a000bf64e9b7d9570a95e53718f9369376b866b22fbbeed22f8faca2c88b"')
+    f = c.classify_alone(nic)
+    assert f is None or f.kind != "driver_unusable"

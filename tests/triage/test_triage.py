@@ -1585,6 +1585,67 @@ def test_ranks_that_cannot_use_their_nodes_driver_name_that_node():
     assert "an infrastructure fault" in first.reason
 
 
+# Real lines (tests/fixtures/realworld/driver-jobs-2026c.yaml, runtime-2026i.yaml): the kubelet's message for a container
+# the NVIDIA container runtime's hook refused, its two lines (NVIDIA/k8s-device-plugin #1431), and the kubelet's Event
+# (NVIDIA/nvidia-container-toolkit #173)
+HOOK_MESSAGE = ["failed to create containerd task: failed to create shim task: OCI runtime create failed: runc create "
+                "failed: unable to start container process: error during container init: error running prestart hook "
+                "#0: exit status 1, stdout: , stderr: Auto-detected mode as 'legacy'",
+                "nvidia-container-cli: initialization error: nvml error: driver/library version mismatch: unknown"]
+HOOK_EVENT = ("Warning  Failed     5s (x3 over 19s)  kubelet            Error: failed to create containerd task: failed "
+              "to create shim task: OCI runtime create failed: runc create failed: unable to start container process: "
+              "error during container init: error running hook #0: error running hook: exit status 1, stdout: , "
+              "stderr: nvidia-container-cli.real: initialization error: driver error: failed to process request: "
+              "unknown")
+
+
+def describe_pod(name: str, node: str) -> list[str]:
+    """SYNTHETIC `kubectl describe pod` output (kubectl's layout) around the real lines above: a pod whose container the
+    runtime's hook refused (waiting RunContainerError, last terminated StartError exit 128, the message's second line
+    flush left as kubectl prints it) and the kubelet's Event."""
+    return [f"Name:             {name}", "Namespace:        train", "Priority:         0",
+            f"Node:             {node}/10.0.0.13", "Start Time:       Thu, 25 Jul 2024 06:00:01 +0000",
+            "Labels:           job-name=t", "Status:           Pending", "Containers:", "  main:",
+            "    Image:         nvcr.io/nvidia/pytorch:24.07-py3", "    State:          Waiting",
+            "      Reason:       RunContainerError", "    Last State:     Terminated", "      Reason:       StartError",
+            f"      Message:      {HOOK_MESSAGE[0]}", HOOK_MESSAGE[1], "      Exit Code:    128",
+            "    Ready:          False", "    Restart Count:  3", "Events:",
+            "  Type     Reason     Age                From               Message",
+            "  ----     ------     ----               ----               -------",
+            f"  Normal   Scheduled  2m                 default-scheduler  Successfully assigned train/{name} to {node}",
+            f"  {HOOK_EVENT}"]
+
+
+def test_a_described_pod_the_container_runtime_refused_names_its_node():
+    """A `kubectl describe pod` of a gang job's pod that never started, dropped beside the other ranks' logs: its
+    status message and the kubelet's Event are the node's GPU stack refusing the job (driver_unusable) on the node its
+    "Node:" line names, the root of the job whose ranks elsewhere time out. Was: nothing (the hook's lines were no
+    rule's), then the message's second line's host read as "nvidia-container-cli" (pdsh's "host: " prefix)."""
+    incidents = job({
+        "node-a/train.log": [timeout(0), timeout(1)],
+        "w-2.describe.txt": describe_pod("w-2", "node-c"),
+    })
+    first = incidents[0]
+    assert (first.category, first.rule, first.root.host, first.root.kind) == ("infrastructure", "node_fault",
+                                                                              "node-c", "driver_unusable")
+    found = [e for i in incidents for e in i.evidence if e.kind == "driver_unusable"]
+    assert {e.host for e in found} == {"node-c"} and len(found) == 2
+
+
+def test_the_runtime_hooks_name_is_no_host_and_a_description_names_its_own_node_only():
+    """The hook's error on a line of its own in a host's directory is that host's; two descriptions in one file each
+    name their own node; a "Node:" line outside a description's header (an application's) names nothing."""
+    clock = Clock()
+    ev = list(read_lines(HOOK_MESSAGE, "job/node-b/docker.log", clock, root="job", year=2024))
+    assert [(e.kind, e.host) for e in ev] == [("driver_unusable", "node-b")]
+    two = describe_pod("w-2", "node-c") + [""] + describe_pod("w-5", "node-d")
+    ev = [e for e in read_lines(two, "job/pods.txt", clock, root="job", year=2024) if e.kind == "driver_unusable"]
+    assert [e.host for e in ev] == ["node-c", "node-c", "node-d", "node-d"]
+    other = ["Name: resnet50", "Node: gpu-7", HOOK_MESSAGE[1]]  # no "Namespace:": not a description
+    ev = list(read_lines(other, "job/app.log", clock, root="job", year=2024))
+    assert [(e.kind, e.host) for e in ev] == [("driver_unusable", None)]
+
+
 def test_a_driver_the_job_cannot_use_on_two_nodes_is_an_incident_each():
     """SYNTHETIC around real lines: Fabric Manager not running on node-c (CUDA 802) and a version mismatch on node-d:
     one incident per node, both infrastructure."""
