@@ -7,13 +7,21 @@ Pure (no I/O, a clock handed in): the watches feed it objects, `settle()` hands 
 - An incident opens when triage.attribute() finds one in a job's evidence, is updated as its verdict or its
   evidence grows (one Event, patched), and closes after `idle` seconds without new evidence or when the job's
   owner is deleted; a later failure opens the next incident (`seq` + 1).
+- Addresses: a job's evidence that names a peer or host by its address (NET/IB's "from peer 10.1.2.3", Ray's
+  "ip: 10.1.2.3", a rank's prefix) is given the node (and pod) that address is, from what is watched anyway: the
+  job pods' status.podIP / podIPs with spec.nodeName (a pod IP reused by a later pod is the later pod's; a deleted
+  pod's stays its own, bounded, until reused), the nodes' status.addresses, the pods' status.hostIP (a hostNetwork
+  pod's IP is its node's: the node, no pod).  It reaches triage as NCCL's own address lines do (kind nccl_address,
+  context only: triage.attribute Job.addresses), one mechanism for both.
 - Bounded: pods of no known job are not kept; an Event for a pod not seen yet waits in a bounded map; a job
-  without pods and without an open incident is forgotten; evidence per job is capped (newest kept).
+  without pods and without an open incident is forgotten; evidence per job is capped (newest kept); addresses are
+  those of the pods and nodes kept, and of at most MAX_WAITING deleted pods and MAX_WAITING pods' host IPs.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -21,6 +29,7 @@ from typing import Any, Mapping
 
 from kubeapi.events import parse_time
 from triage import Evidence, Incident, attribute
+from triage.attribute import bare_address
 
 from .evidence import Reader, repair_gpus, with_gpus
 from .owners import Job, Owner, job_of
@@ -30,6 +39,8 @@ MAX_EVIDENCE = 2000  # per job (the newest kept): a 10,000-rank job's storm is s
 MAX_WAITING = 10_000  # Events for pods not seen yet
 MAX_EVENTS = 1024  # Events kept per job (the oldest forgotten first, counted): a storm cannot grow a job without end
 FAULT_SLACK = 60.0  # a node fault this long before a pod started on the node still counts for its job
+NETWORK_STATUS = "k8s.v1.cni.cncf.io/network-status"  # Multus: a pod's interfaces and their addresses
+MAX_INTERFACES = 16  # interfaces (and addresses of each) read from it
 
 
 @dataclass(slots=True)
@@ -98,6 +109,13 @@ class Book:
         self.retired: OrderedDict[tuple, tuple[int, float]] = OrderedDict()  # forgotten jobs: (seq, since)
         self.owner_uids: dict[tuple[str, str, str], str] = {}  # owners watched: (namespace, kind, name) -> uid
         self.owner_optin: set[tuple[str, str, str]] = set()  # owners labelled for cascading recovery
+        # address -> where it is: the job pods' IPs (node, pod), nodes' addresses, pods' host IPs, deleted pods' IPs
+        self.pod_ips: dict[str, tuple[str, tuple[str, str]]] = {}
+        self.pod_addr: dict[tuple[str, str], tuple[str, ...]] = {}  # pod -> its IPs in pod_ips
+        self.node_ips: dict[str, str] = {}
+        self.node_addr: dict[str, tuple[str, ...]] = {}  # node -> its addresses in node_ips
+        self.host_ips: OrderedDict[str, str] = OrderedDict()
+        self.former_ips: OrderedDict[str, tuple[str, tuple[str, str] | None]] = OrderedDict()
 
     # ---- feed --------------------------------------------------------------------------------------
 
@@ -132,6 +150,7 @@ class Book:
         if old is not None and (old.job != job.key or old.node != node):
             self._drop_pod(key, old)
             old = None
+        self._pod_addresses(key, obj, node)
         if old is not None:
             old.uid, old.labelled = meta.get("uid", ""), labelled
         if old is None:
@@ -152,10 +171,59 @@ class Book:
         if exits:
             self._touch(state, now)
 
+    def _pod_addresses(self, key: tuple[str, str], obj: Mapping[str, Any], node: str) -> None:
+        """A job pod's IPs -> (its node, the pod); a hostNetwork pod's (its IP is its node's) and every pod's host IP
+        -> its node."""
+        status = obj.get("status") or {}
+        host_ip = _address_key(status.get("hostIP") or "")
+        if node and host_ip:
+            self.host_ips[host_ip] = node
+            self.host_ips.move_to_end(host_ip)
+            while len(self.host_ips) > MAX_WAITING:
+                self.host_ips.popitem(last=False)
+        ips = [status.get("podIP") or ""] + [(p or {}).get("ip") or "" for p in status.get("podIPs") or []] + \
+            _attached_ips(obj)
+        host_net = bool((obj.get("spec") or {}).get("hostNetwork"))
+        now_ips = tuple(dict.fromkeys(a for a in map(_address_key, ips) if a and not host_net and a != host_ip)) \
+            if node else ()
+        if self.pod_addr.get(key, ()) == now_ips and all(self.pod_ips.get(a) == (node, key) for a in now_ips):
+            return
+        self._forget_addresses(key, keep=False)
+        for a in now_ips:
+            self.pod_ips[a] = (node, key)  # a reused address is the later pod's
+            self.former_ips.pop(a, None)
+        if now_ips:
+            self.pod_addr[key] = now_ips
+
+    def _forget_addresses(self, key: tuple[str, str], keep: bool) -> None:
+        """A pod's addresses no longer its own (`keep`: it was deleted; they stay its own, bounded, until reused)."""
+        for a in self.pod_addr.pop(key, ()):
+            where = self.pod_ips.get(a)
+            if where is None or where[1] != key:
+                continue  # a later pod's now
+            del self.pod_ips[a]
+            if keep:
+                self.former_ips[a] = where
+                self.former_ips.move_to_end(a)
+                while len(self.former_ips) > MAX_WAITING:
+                    self.former_ips.popitem(last=False)
+
+    def locate(self, address: str) -> tuple[str, str | None] | None:
+        """The node an address is, and the pod ("namespace/name") when it is a pod's own; None: not known."""
+        a = _address_key(address)
+        where = self.pod_ips.get(a) or self.former_ips.get(a)
+        if where is not None and self.pod_ips.get(a) is None and (a in self.node_ips or a in self.host_ips):
+            where = None  # a deleted pod's address that is a node's now
+        if where is not None:
+            return where[0], f"{where[1][0]}/{where[1][1]}" if where[1] else None
+        node = self.node_ips.get(a) or self.host_ips.get(a)
+        return (node, None) if node else None
+
     def _drop_pod(self, key: tuple[str, str], info: PodInfo) -> None:
         """A pod is gone: its evidence stays with the job (a restarted gang's old pods still explain it), and so
-        does what its agents write about it after (a tombstone, bounded)."""
+        does what its agents write about it after (a tombstone, bounded), and its addresses (until reused)."""
         self.pods.pop(key, None)
+        self._forget_addresses(key, keep=True)
         self.gone[key] = (info.job, info.node)
         self.gone.move_to_end(key)
         while len(self.gone) > MAX_WAITING:
@@ -233,6 +301,7 @@ class Book:
     def node(self, obj: Mapping[str, Any], now: float, deleted: bool = False) -> None:
         """A Node: gpu-npd's conditions that stand, and the GPUs of its repair annotation."""
         name = (obj.get("metadata") or {}).get("name", "")
+        self._node_addresses(name, () if deleted else (obj.get("status") or {}).get("addresses") or ())
         facts = self.node_facts.get(name, {})
         before = {k: v for k, v in facts.items() if k.startswith("condition/")}
         now_facts = {}
@@ -256,6 +325,23 @@ class Book:
         if not facts:
             self.node_facts.pop(name, None)
         self._node_changed(name, now)
+
+    def _node_addresses(self, name: str, addresses: Any) -> None:
+        """A node's status.addresses (InternalIP, ExternalIP, Hostname, ...) -> the node."""
+        now_addr = tuple(dict.fromkeys(a for a in (_address_key((x or {}).get("address") or "") for x in addresses)
+                                       if a))
+        before = self.node_addr.get(name, ())
+        if before == now_addr:
+            return
+        for a in before:
+            if self.node_ips.get(a) == name:
+                del self.node_ips[a]
+        for a in now_addr:
+            self.node_ips[a] = name
+        if now_addr:
+            self.node_addr[name] = now_addr
+        else:
+            self.node_addr.pop(name, None)
 
     def owner_deleted(self, owner: Owner, now: float) -> list[Change]:
         """The owner is gone: its jobs' incidents close, their state is forgotten."""
@@ -350,6 +436,20 @@ class Book:
         if len(out) > MAX_EVIDENCE:
             out.sort(key=lambda e: _epoch(e.time) if e.time else 0.0)
             out = out[-MAX_EVIDENCE:]
+        return out + self.addresses(out)
+
+    def addresses(self, evidence: list[Evidence]) -> list[Evidence]:
+        """Where the addresses the evidence names (peers, hosts) are, as triage reads NCCL's own address lines
+        (kind nccl_address: the address, its node as host, its pod in details): context, never evidence itself."""
+        named = {e.peer for e in evidence if e.peer} | {e.host for e in evidence if e.host}
+        out = []
+        for name in sorted(named):
+            where = self.locate(name)
+            bare = bare_address(name)
+            if where is None or where[0] == bare:
+                continue
+            out.append(Evidence("nccl_address", "info", host=where[0], address=bare, file="cluster/addresses",
+                                details={"pod": where[1]} if where[1] else {}))
         return out
 
     def settle(self, now: float) -> list[Change]:
@@ -409,6 +509,7 @@ class Book:
     def counts(self) -> dict[str, int]:
         return {"pods": len(self.pods), "jobs": len(self.jobs), "nodes_with_faults": len(self.node_facts),
                 "waiting_events": sum(map(len, self.waiting.values())),
+                "addresses": len(self.pod_ips) + len(self.node_ips) + len(self.host_ips) + len(self.former_ips),
                 "open_incidents": sum(1 for s in self.jobs.values() if s.open is not None)}
 
 
@@ -427,6 +528,31 @@ def event_name(job: Job, seq: int) -> str:
     """Deterministic: a restarted controller finds (and patches) the Event of an incident it had open."""
     base = job.owner.name[:200].strip(".-") or "job"
     return f"{base}.gpu-npd-incident-{incident_id(job, seq)}"
+
+
+def _attached_ips(obj: Mapping[str, Any]) -> list[str]:
+    """The addresses of a pod's other interfaces, as Multus writes them (k8s.v1.cni.cncf.io/network-status: a JSON
+    list of {"name", "interface", "ips": [..]}): NCCL's socket interface (NCCL_SOCKET_IFNAME=net1) may be one."""
+    raw = ((obj.get("metadata") or {}).get("annotations") or {}).get(NETWORK_STATUS)
+    if not raw:
+        return []
+    try:
+        doc = json.loads(raw)
+        return [str(ip) for net in doc[:MAX_INTERFACES] if isinstance(net, dict)
+                for ip in (net.get("ips") or [])[:MAX_INTERFACES] if isinstance(ip, str)]
+    except (ValueError, TypeError, AttributeError):
+        return []
+
+
+def _address_key(address: str) -> str:
+    """An address as the book keys it: no port ("<43123>", "[..]:", an IPv4 ":port"), no zone, lower case."""
+    a = address.strip()
+    if a.startswith("[") and "]" in a:  # "[fd00::1]:29500"
+        a = a[1:a.index("]")]
+    a = bare_address(a)
+    if a.count(":") == 1:  # an IPv4 address or a name with its port
+        a = a.split(":", 1)[0]
+    return a.lower()
 
 
 def _epoch(t: datetime | None) -> float:

@@ -191,6 +191,7 @@ class Verdict:
     host: str | None = None
     kind: str | None = None  # the root kind when no single line is the root
     host_level: bool = False  # the root line's host is the root, not its rank (a fault of the host's adapter)
+    pod: str | None = None  # the peer's pod, where its address is a known pod's (the cluster's map)
 
 
 # --- the job's context ------------------------------------------------------------------------------------------
@@ -200,7 +201,10 @@ class Job:
 
     def __init__(self, evidence: Iterable[Evidence], window: float):
         raw = _amended(list(evidence))
-        self.addresses: dict[str, str] = {}  # NCCL address -> host
+        # address -> host: NCCL's own address lines, and the map of a cluster's pods and nodes (cluster/book.py:
+        # the same kind, nccl_address, its details naming the pod); the first line to name an address wins
+        self.addresses: dict[str, str] = {}
+        self.address_pods: dict[str, str] = {}  # address -> the pod ("namespace/name") it is, where known
         self.pid_rank: dict[tuple[str | None, int], int] = {}
         self.rank_host: dict[int, str] = {}
         self.world: int | None = None
@@ -215,14 +219,23 @@ class Job:
                 self.pid_rank.setdefault((e.host, e.pid), e.rank)
         for e in raw:
             if e.kind == "nccl_address" and e.address and e.host:
-                self.addresses.setdefault(_bare(e.address), e.host)
+                bare = _bare(e.address)
+                self.addresses.setdefault(bare, e.host)
+                if e.details.get("pod") and self.addresses[bare] == e.host:
+                    self.address_pods.setdefault(bare, str(e.details["pod"]))
+        # a host a line names by its address (Ray's "ip: 10.0.3.192", a prefix's "ip=..") is the host that address is
+        named = {h: self.addresses[_bare(h)] for h in self.hosts if _bare(h) in self.addresses} if self.addresses \
+            else {}
+        self.named_hosts = {h: n for h, n in named.items() if n != h}
+        self.hosts |= set(self.named_hosts.values())
+        for e in raw:
             if e.rank is not None and e.kind not in ("nccl_rank", "nccl_address"):
                 if e.host:
-                    self.rank_host.setdefault(e.rank, e.host)
+                    self.rank_host.setdefault(e.rank, self.named_hosts.get(e.host, e.host))
                 self.seen_ranks.add(e.rank)
         for (host, _pid), rank in self.pid_rank.items():
             if host:
-                self.rank_host.setdefault(rank, host)
+                self.rank_host.setdefault(rank, self.named_hosts.get(host, host))
         filled = [self._fill(e) for e in raw if e.kind not in CONTEXT_KINDS]
         # a total order, whatever the order the evidence came in: time, then where it was read
         self.evidence = sorted(filled, key=lambda e: (_ts(e), e.file or "", e.line or 0, e.kind, e.text))
@@ -264,6 +277,11 @@ class Job:
             rank = self.pid_rank[(host, e.pid)]
         if host is None and rank is not None:
             host = self.rank_host.get(rank)
+        if host in self.named_hosts:  # named by its address: the host it is, the address and pod in details
+            bare = _bare(host)
+            pod = self.address_pods.get(bare)
+            e = replace(e, details={**e.details, "host_address": host, **({"pod": pod} if pod else {})})
+            host = self.named_hosts[host]
         return e if (rank, host) == (e.rank, e.host) else replace(e, rank=rank, host=host)
 
     def host_of(self, address: str | None) -> str | None:
@@ -278,6 +296,10 @@ class Job:
         if short != bare and not short.isdigit() and short in self.hosts:
             return short
         return None
+
+    def pod_of(self, address: str | None) -> str | None:
+        """The pod ("namespace/name") a peer address is, where the cluster's map says (None offline)."""
+        return self.address_pods.get(_bare(address)) if address else None
 
     def in_window(self, e: Evidence) -> bool:
         """Whether a node fault is close enough to the job's failures to explain them (no times: yes)."""
@@ -307,6 +329,9 @@ def _amended(raw: list[Evidence]) -> list[Evidence]:
 
 def _bare(address: str) -> str:
     return address.split("<", 1)[0].split("%", 1)[0].strip("[]")
+
+
+bare_address = _bare  # an address as the job's address map keys it ("10.1.2.3<43123>" -> "10.1.2.3"): cluster/book.py
 
 
 def _ts(e: Evidence) -> float:
@@ -647,16 +672,19 @@ def _peer_error(job: Job) -> Verdict | None:
     fabric = any(link_failed(e) for e in errors)
     first = next(e for e in errors if (job.host_of(e.peer) or _bare(e.peer)) == peer)
     host = job.host_of(first.peer)
+    pod = job.pod_of(first.peer) if host else None
+    said = peer if host is None or _bare(first.peer) == host else f"{peer} ({_bare(first.peer)}" + (
+        f", pod {pod})" if pod else ")")
     if fabric:
         return Verdict("fabric", first, "peer_error",
-                       f"{count} NET/IB completion error(s) from {len(reporters)} reporter(s) name peer {peer}; "
+                       f"{count} NET/IB completion error(s) from {len(reporters)} reporter(s) name peer {said}; "
                        "no rank died and no node fault was logged before them: the link to that peer failed",
-                       host=host or first.host)
+                       host=host or first.host, pod=pod)
     flushed = " (flushed work requests: the connection was already broken)" if any(
         e.kind == "ib_completion_error" for e in errors) else ""
     return Verdict("undetermined", first, "peer_error",
-                   f"remote errors name peer {peer} ({count} line(s)){flushed}; the peer's own logs say nothing of "
-                   "why it went away", host=host or _bare(first.peer))
+                   f"remote errors name peer {said} ({count} line(s)){flushed}; the peer's own logs say nothing of "
+                   "why it went away", host=host or _bare(first.peer), pod=pod)
 
 
 def _fabric_error(job: Job) -> Verdict | None:
@@ -829,7 +857,7 @@ def _incident(job: Job, v: Verdict) -> Incident:
     if root is not None:
         r = _root(root)
         if v.rule == "peer_error" and v.host and v.host != root.host:
-            r = Root(kind=root.kind, host=v.host)  # the peer's host: the reporting line's rank and GPU are not its
+            r = Root(kind=root.kind, host=v.host, pod=v.pod)  # the peer's: the reporting line's rank and GPU are not
         elif v.host_level:
             r = Root(kind=root.kind, host=root.host, device=root.device)  # the host's, not the first reporter's rank
     else:
@@ -841,7 +869,8 @@ def _incident(job: Job, v: Verdict) -> Incident:
 
 
 def _root(e: Evidence) -> Root:
-    return Root(kind=e.kind, rank=e.rank, host=e.host, gpu=e.gpu, pci=e.pci, device=e.device)
+    pod = e.details.get("pod") if "host_address" in e.details else None  # a host named by its address (Job._fill)
+    return Root(kind=e.kind, rank=e.rank, host=e.host, gpu=e.gpu, pci=e.pci, device=e.device, pod=pod)
 
 
 def _related(job: Job, v: Verdict) -> list[Evidence]:
@@ -949,9 +978,13 @@ def _ranks(ranks: Sequence[int]) -> str:
 
 
 def _who(e: Evidence) -> str:
+    host = e.host
+    if host and e.details.get("host_address"):  # the line named it by its address (Job._fill)
+        pod = e.details.get("pod")
+        host = f"{host} ({e.details['host_address']}" + (f", pod {pod})" if pod else ")")
     if e.rank is not None:
-        return f"rank {e.rank}" + (f" on {e.host}" if e.host else "")
-    return e.host or (f"{e.file}" if e.file else "an unnamed process")
+        return f"rank {e.rank}" + (f" on {host}" if host else "")
+    return host or (f"{e.file}" if e.file else "an unnamed process")
 
 
 def _dead(e: Evidence) -> str:

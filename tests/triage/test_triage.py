@@ -1105,6 +1105,35 @@ def test_a_peer_gone_away_is_the_root_host_not_the_reporter():
     assert (closed.category, closed.root.host) == ("undetermined", "node-b")
 
 
+def test_a_host_a_line_names_by_its_address_is_the_host_nccl_says_has_it():
+    """Ray's GCS names the node it lost by its IP (ray-project/ray #22349's line); node-b's own NCCL INFO line (line
+    format of NVIDIA/nccl-tests #244, SYNTHETIC address) says that address is node-b: the root is node-b, the address
+    said beside it (before: the root's host was the bare IP, though the job's own lines name its host)."""
+    lost = ("2022-02-15 16:53:52,096\tWARNING worker.py:1462 -- The node with node id: "
+            "8f205b12643d25d8c1ce57c45527a6c912f3479765096718ad2bf0d3 and ip: 10.128.0.103 has been marked dead because "
+            "the detector has missed too many heartbeats from it.")
+    first = job({"driver.log": [lost], "node-b/train.log": ["node-b:5521:5521 [4] NCCL INFO Bootstrap : Using "
+                                                            "eth0:10.128.0.103<0>"]})[0]
+    assert (first.root.kind, first.root.host, first.root.pod) == ("process_lost", "node-b", None)
+    assert "node-b (10.128.0.103)" in first.reason
+    alone = job({"driver.log": [lost]})[0]
+    assert alone.root.host == "10.128.0.103"
+
+
+def test_a_peer_address_the_cluster_maps_names_its_pod():
+    """The cluster's map of pod IPs reaches triage as an address line (kind nccl_address, the pod in details): the
+    peer's node and pod are the root's (cluster/book.py; SYNTHETIC map, the real line of NVIDIA/nccl #733)."""
+    line = ("task-646--1-mhpnk:91:123 [0] transport/net_ib.cc:881 NCCL WARN NET/IB : Got completion from peer "
+            "172.17.127.143<49577> with error 12, opcode 1, len 0, vendor err 129")
+    ev = list(read_lines([line], "job/train.log", Clock(), root="job"))
+    mapped = ev + [Evidence("nccl_address", "info", host="gpu-node-2", address="172.17.127.143",
+                            details={"pod": "train/task-646--0-x2k9q"})]
+    first = attribute(mapped)[0]
+    assert (first.rule, first.root.host, first.root.pod) == ("peer_error", "gpu-node-2", "train/task-646--0-x2k9q")
+    assert first.to_dict()["root"]["pod"] == "train/task-646--0-x2k9q"
+    assert attribute(ev)[0].to_dict()["root"]["pod"] is None
+
+
 def test_the_socket_error_pytorch_quotes_after_last_error_names_the_peer():
     """PyTorch's ncclRemoteError quotes NCCL's last error on a line of its own, without NCCL's "NCCL WARN ": part of
     the exception's one failure (the parsers amend its finding with the peer, rules.EVENT_FILLS), so the failure names
@@ -1470,7 +1499,7 @@ def test_json_document():
     assert doc["schema"] == SCHEMA == "gpu-npd.triage/v1"
     first = doc["incidents"][0]
     assert set(first) >= {"category", "root", "evidence", "consequences", "rule", "reason", "time"}
-    assert set(first["root"]) == {"rank", "host", "gpu", "pci", "device", "kind"}
+    assert set(first["root"]) == {"rank", "host", "gpu", "pci", "device", "kind", "pod"}
     assert {"file", "line", "text", "time"} <= set(first["evidence"][0])
     assert first["category"] in CATEGORIES
 
