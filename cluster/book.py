@@ -39,7 +39,10 @@ MAX_EVIDENCE = 2000  # per job (the newest kept): a 10,000-rank job's storm is s
 MAX_WAITING = 10_000  # Events for pods not seen yet
 MAX_EVENTS = 1024  # Events kept per job (the oldest forgotten first, counted): a storm cannot grow a job without end
 FAULT_SLACK = 60.0  # a node fault this long before a pod started on the node still counts for its job
-NETWORK_STATUS = "k8s.v1.cni.cncf.io/network-status"  # Multus: a pod's interfaces and their addresses
+# Multus: a pod's interfaces and their addresses, JSON [{"name", "interface", "ips": [..], "mac", ..}] (its
+# NetworkStatus type, k8snetworkplumbingwg/network-attachment-definition-client pkg/apis/k8s.cni.cncf.io/v1/types.go),
+# under the annotation's name and the older one it replaced
+NETWORK_STATUS = ("k8s.v1.cni.cncf.io/network-status", "k8s.v1.cni.cncf.io/networks-status")
 MAX_INTERFACES = 16  # interfaces (and addresses of each) read from it
 
 
@@ -533,7 +536,8 @@ def event_name(job: Job, seq: int) -> str:
 def _attached_ips(obj: Mapping[str, Any]) -> list[str]:
     """The addresses of a pod's other interfaces, as Multus writes them (k8s.v1.cni.cncf.io/network-status: a JSON
     list of {"name", "interface", "ips": [..]}): NCCL's socket interface (NCCL_SOCKET_IFNAME=net1) may be one."""
-    raw = ((obj.get("metadata") or {}).get("annotations") or {}).get(NETWORK_STATUS)
+    annotations = (obj.get("metadata") or {}).get("annotations") or {}
+    raw = annotations.get(NETWORK_STATUS[0]) or annotations.get(NETWORK_STATUS[1])
     if not raw:
         return []
     try:
