@@ -21,7 +21,6 @@ Pure (no I/O, a clock handed in): the watches feed it objects, `settle()` hands 
 from __future__ import annotations
 
 import hashlib
-import json
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -30,6 +29,7 @@ from typing import Any, Mapping
 from kubeapi.events import parse_time
 from triage import Evidence, Incident, attribute
 from triage.attribute import bare_address
+from triage.inventory import address_key, located, node_addresses, pod_addresses
 
 from .evidence import Reader, repair_gpus, with_gpus
 from .owners import Job, Owner, job_of
@@ -39,11 +39,6 @@ MAX_EVIDENCE = 2000  # per job (the newest kept): a 10,000-rank job's storm is s
 MAX_WAITING = 10_000  # Events for pods not seen yet
 MAX_EVENTS = 1024  # Events kept per job (the oldest forgotten first, counted): a storm cannot grow a job without end
 FAULT_SLACK = 60.0  # a node fault this long before a pod started on the node still counts for its job
-# Multus: a pod's interfaces and their addresses, JSON [{"name", "interface", "ips": [..], "mac", ..}] (its
-# NetworkStatus type, k8snetworkplumbingwg/network-attachment-definition-client pkg/apis/k8s.cni.cncf.io/v1/types.go),
-# under the annotation's name and the older one it replaced
-NETWORK_STATUS = ("k8s.v1.cni.cncf.io/network-status", "k8s.v1.cni.cncf.io/networks-status")
-MAX_INTERFACES = 16  # interfaces (and addresses of each) read from it
 
 
 @dataclass(slots=True)
@@ -177,18 +172,13 @@ class Book:
     def _pod_addresses(self, key: tuple[str, str], obj: Mapping[str, Any], node: str) -> None:
         """A job pod's IPs -> (its node, the pod); a hostNetwork pod's (its IP is its node's) and every pod's host IP
         -> its node."""
-        status = obj.get("status") or {}
-        host_ip = _address_key(status.get("hostIP") or "")
-        if node and host_ip:
-            self.host_ips[host_ip] = node
-            self.host_ips.move_to_end(host_ip)
+        found = pod_addresses(obj)
+        if node and found.host_ip:
+            self.host_ips[found.host_ip] = node
+            self.host_ips.move_to_end(found.host_ip)
             while len(self.host_ips) > MAX_WAITING:
                 self.host_ips.popitem(last=False)
-        ips = [status.get("podIP") or ""] + [(p or {}).get("ip") or "" for p in status.get("podIPs") or []] + \
-            _attached_ips(obj)
-        host_net = bool((obj.get("spec") or {}).get("hostNetwork"))
-        now_ips = tuple(dict.fromkeys(a for a in map(_address_key, ips) if a and not host_net and a != host_ip)) \
-            if node else ()
+        now_ips = found.ips if node else ()
         if self.pod_addr.get(key, ()) == now_ips and all(self.pod_ips.get(a) == (node, key) for a in now_ips):
             return
         self._forget_addresses(key, keep=False)
@@ -213,7 +203,7 @@ class Book:
 
     def locate(self, address: str) -> tuple[str, str | None] | None:
         """The node an address is, and the pod ("namespace/name") when it is a pod's own; None: not known."""
-        a = _address_key(address)
+        a = address_key(address)
         where = self.pod_ips.get(a) or self.former_ips.get(a)
         if where is not None and self.pod_ips.get(a) is None and (a in self.node_ips or a in self.host_ips):
             where = None  # a deleted pod's address that is a node's now
@@ -331,8 +321,7 @@ class Book:
 
     def _node_addresses(self, name: str, addresses: Any) -> None:
         """A node's status.addresses (InternalIP, ExternalIP, Hostname, ...) -> the node."""
-        now_addr = tuple(dict.fromkeys(a for a in (_address_key((x or {}).get("address") or "") for x in addresses)
-                                       if a))
+        now_addr = node_addresses({"status": {"addresses": addresses}})
         before = self.node_addr.get(name, ())
         if before == now_addr:
             return
@@ -451,8 +440,7 @@ class Book:
             bare = bare_address(name)
             if where is None or where[0] == bare:
                 continue
-            out.append(Evidence("nccl_address", "info", host=where[0], address=bare, file="cluster/addresses",
-                                details={"pod": where[1]} if where[1] else {}))
+            out.append(located(bare, where[0], where[1], file="cluster/addresses"))
         return out
 
     def settle(self, now: float) -> list[Change]:
@@ -531,32 +519,6 @@ def event_name(job: Job, seq: int) -> str:
     """Deterministic: a restarted controller finds (and patches) the Event of an incident it had open."""
     base = job.owner.name[:200].strip(".-") or "job"
     return f"{base}.gpu-npd-incident-{incident_id(job, seq)}"
-
-
-def _attached_ips(obj: Mapping[str, Any]) -> list[str]:
-    """The addresses of a pod's other interfaces, as Multus writes them (k8s.v1.cni.cncf.io/network-status: a JSON
-    list of {"name", "interface", "ips": [..]}): NCCL's socket interface (NCCL_SOCKET_IFNAME=net1) may be one."""
-    annotations = (obj.get("metadata") or {}).get("annotations") or {}
-    raw = annotations.get(NETWORK_STATUS[0]) or annotations.get(NETWORK_STATUS[1])
-    if not raw:
-        return []
-    try:
-        doc = json.loads(raw)
-        return [str(ip) for net in doc[:MAX_INTERFACES] if isinstance(net, dict)
-                for ip in (net.get("ips") or [])[:MAX_INTERFACES] if isinstance(ip, str)]
-    except (ValueError, TypeError, AttributeError):
-        return []
-
-
-def _address_key(address: str) -> str:
-    """An address as the book keys it: no port ("<43123>", "[..]:", an IPv4 ":port"), no zone, lower case."""
-    a = address.strip()
-    if a.startswith("[") and "]" in a:  # "[fd00::1]:29500"
-        a = a[1:a.index("]")]
-    a = bare_address(a)
-    if a.count(":") == 1:  # an IPv4 address or a name with its port
-        a = a.split(":", 1)[0]
-    return a.lower()
 
 
 def _epoch(t: datetime | None) -> float:

@@ -201,15 +201,16 @@ class Job:
 
     def __init__(self, evidence: Iterable[Evidence], window: float):
         raw = _amended(list(evidence))
-        # address -> host: NCCL's own address lines, and the map of a cluster's pods and nodes (cluster/book.py:
-        # the same kind, nccl_address, its details naming the pod); the first line to name an address wins
+        # address -> host: NCCL's own address lines, and the map of a cluster's pods and nodes (triage.inventory,
+        # cluster/book.py: the same kind, nccl_address, its details naming the pod); the first to name one wins
         self.addresses: dict[str, str] = {}
         self.address_pods: dict[str, str] = {}  # address -> the pod ("namespace/name") it is, where known
         self.pid_rank: dict[tuple[str | None, int], int] = {}
         self.rank_host: dict[int, str] = {}
         self.world: int | None = None
         self.seen_ranks: set[int] = set()
-        self.hosts: set[str] = {e.host for e in raw if e.host}  # the hosts the job's lines name
+        # the hosts the job's lines name (not every node of a cluster's inventory)
+        self.hosts: set[str] = {e.host for e in raw if e.host and not (e.kind == "nccl_address" and "map" in e.details)}
         comms = [e for e in raw if e.kind == "nccl_rank" and e.rank is not None and _int(e.details.get("nranks"))]
         # the job's size: its largest communicator (split communicators of tensor / pipeline groups number their
         # ranks from 0 again, so only the world communicator's lines say which global rank a host:pid is)
@@ -217,8 +218,9 @@ class Job:
         for e in comms:
             if _int(e.details["nranks"]) == self.world and e.pid is not None:
                 self.pid_rank.setdefault((e.host, e.pid), e.rank)
-        for e in raw:
-            if e.kind == "nccl_address" and e.address and e.host:
+        # the cluster's map first (its node, where NCCL names the pod's hostname), then NCCL's own lines
+        for e in sorted((e for e in raw if e.kind == "nccl_address"), key=lambda e: e.details.get("map") != "cluster"):
+            if e.address and e.host:
                 bare = _bare(e.address)
                 self.addresses.setdefault(bare, e.host)
                 if e.details.get("pod") and self.addresses[bare] == e.host:
