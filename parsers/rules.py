@@ -1354,6 +1354,22 @@ RULES: tuple[Rule, ...] = (
        r"peer|Broken pipe)))(?: (?P<peer>[^<\s]+)(?:<(?P<peer_port>\d+)>)?)?"
        r"(?: failed ?: (?P<socket_error>Connection reset by peer|Broken pipe))?",
        event=NCCL_EXC_JOIN),
+    # Gloo's TCP transport (PyTorch's gloo backend: CPU collectives, monitored_barrier, vLLM's and SGLang's CPU groups)
+    # on the peer it lost, GLOO_ERROR_MSG's "[<file>:<line>] " then gloo/transport/tcp/pair.cc's (pair.h's for the
+    # connect) words and the peer as Address::str() prints it, "[ip]:port", every era: "RuntimeError:
+    # [../third_party/gloo/gloo/transport/tcp/pair.cc:534] Connection closed by peer [127.0.0.1]:10895" (EOF: the peer
+    # process died), "[..pair.cc:589] Read error [192.168.70.92]:25266: Connection reset by peer"
+    # (RVC-Project/Retrieval-based-Voice-Conversion-WebUI #1882, 2024; kvcache-ai/Mooncake #842's pair.cc:535, 2025),
+    # PyTorch's docs' "[gloo/transport/tcp/pair.cc:598] Connection closed by peer [2401:db00:..:25d]:8594"
+    # (docs/source/distributed.rst, monitored_barrier); pair.cc's other words on a peer: "Read timeout", "Write
+    # timeout", "writev [..]: <strerror>", "Socket closed", "Socket unexpectedly closed", pair.h's "Connect timeout";
+    # gloo since 2025 adds "This is typically caused by a remote worker crashing. ..." after it.  The peer's process
+    # or the network to it went away: NCCL's remote error's kind, its peer the peer (was: nothing, and triage found
+    # no failure in a Gloo job that lost a rank).
+    _r("gloo_peer", "nccl_remote_error", ["tcp/pair."],
+       r"\[[^\]\s]*?gloo/transport/tcp/(?:tls/)?pair\.(?:cc|h):\d+\] (?P<gloo_error>Connection closed by peer|Read error|"
+       r"Read timeout|Write timeout|writev|Socket closed|Socket unexpectedly closed|Connect timeout) "
+       r"\[(?P<peer>[0-9A-Fa-f.:]+)\]:(?P<peer_port>\d+)(?:: (?P<socket_error>[A-Za-z][\w /'-]*))?"),
     # DeepEP's expert-parallel kernels (Megatron-LM's and SGLang's MoE dispatch / combine over NVLink and NVSHMEM) giving
     # up on a peer's data or flag, GPU printf then a trap, one line per thread or channel: "DeepEP timeout check failed:
     # rank = 6, thread = 0, value = 0)" (barrier_block; deepseek-ai/DeepEP #570, 2026), "DeepEP dispatch forwarder

@@ -668,12 +668,12 @@ def _peer_error(job: Job) -> Verdict | None:
     local = _local_completion(errors, "peer_error")
     if local is not None:
         return local
-    peers = Counter(job.host_of(e.peer) or _bare(e.peer) for e in errors)
+    peers = Counter(_peer_name(job, e) for e in errors)
     peer, count = peers.most_common(1)[0]
     reporters = {e.host or e.rank for e in errors}
     fabric = any(link_failed(e) for e in errors)
-    first = next(e for e in errors if (job.host_of(e.peer) or _bare(e.peer)) == peer)
-    host = job.host_of(first.peer)
+    first = next(e for e in errors if _peer_name(job, e) == peer)
+    host = _peer_host(job, first)
     pod = job.pod_of(first.peer) if host else None
     said = peer if host is None or _bare(first.peer) == host else f"{peer} ({_bare(first.peer)}" + (
         f", pod {pod})" if pod else ")")
@@ -686,7 +686,26 @@ def _peer_error(job: Job) -> Verdict | None:
         e.kind == "ib_completion_error" for e in errors) else ""
     return Verdict("undetermined", first, "peer_error",
                    f"remote errors name peer {said} ({count} line(s)){flushed}; the peer's own logs say nothing of "
-                   "why it went away", host=host or _bare(first.peer), pod=pod)
+                   "why it went away", host=host or (None if _loopback(first.peer) else _bare(first.peer)), pod=pod)
+
+
+LOOPBACK = re.compile(r"^(?:127(?:\.\d{1,3}){3}|::1|localhost)$", re.I)
+
+
+def _loopback(address: str | None) -> bool:
+    """A peer on the reporter's own host (Gloo's "Connection closed by peer [127.0.0.1]:10895" of a one-node job)."""
+    return bool(address) and LOOPBACK.match(_bare(address)) is not None
+
+
+def _peer_host(job: Job, e: Evidence) -> str | None:
+    """The host of the peer a remote error names: the job's host its address is; a loopback address is the
+    reporter's own host (None where its line names none)."""
+    return job.host_of(e.peer) or (e.host if _loopback(e.peer) else None)
+
+
+def _peer_name(job: Job, e: Evidence) -> str:
+    """The peer as said and counted: its host where known, else its address."""
+    return _peer_host(job, e) or _bare(e.peer)
 
 
 def _fabric_error(job: Job) -> Verdict | None:
@@ -910,7 +929,7 @@ def consequences(job: Job, v: Verdict) -> str:
         parts.append(f"rank {v.rank} never reached it")
     remote = [e for e in job.failures if e.kind in PEER_KINDS]
     if remote:
-        peers = sorted({job.host_of(e.peer) or _bare(e.peer) for e in remote if e.peer})
+        peers = sorted({_peer_name(job, e) for e in remote if e.peer})
         parts.append(f"{len(remote)} remote/network error line(s)" + (f" naming {', '.join(peers[:4])}" if peers else ""))
     explained = {id(e) for e in v.suspects if e.kind == "rank_exit"}  # the death the root explains (its suspect)
     exits = [e for e in job.failures if e.kind == "rank_exit" and e is not v.root and id(e) not in explained]

@@ -1120,6 +1120,22 @@ def test_a_host_a_line_names_by_its_address_is_the_host_nccl_says_has_it():
     assert alone.root.host == "10.128.0.103"
 
 
+def test_a_gloo_peer_that_went_away_is_the_peer_error_and_a_loopback_peer_the_reporters_host():
+    """REAL lines (RVC-Project/Retrieval-based-Voice-Conversion-WebUI #1882): Gloo's "Connection closed by peer" and
+    "Read error .. Connection reset by peer" gave no finding, so a Gloo job that lost a rank had no failure at all; now
+    the peer is the suspect (its host where NCCL's lines, SYNTHETIC here, map its address), and a loopback peer is
+    the reporter's own host, never a host named 127.0.0.1."""
+    reset = ("RuntimeError: [../third_party/gloo/gloo/transport/tcp/pair.cc:589] Read error [192.168.70.92]:25266: "
+             "Connection reset by peer")
+    first = job({"node-a/train.log": [reset],
+                 "node-b/train.log": ["node-b:5521:5521 [4] NCCL INFO Bootstrap : Using eth0:192.168.70.92<0>"]})[0]
+    assert (first.category, first.rule, first.root.kind, first.root.host) == (
+        "undetermined", "peer_error", "nccl_remote_error", "node-b")
+    closed = "RuntimeError: [../third_party/gloo/gloo/transport/tcp/pair.cc:534] Connection closed by peer [127.0.0.1]:10895"
+    assert job({"node-a/train.log": [closed]})[0].root.host == "node-a"
+    assert job({"train.log": [closed]})[0].root.host is None
+
+
 def test_a_peer_address_the_cluster_maps_names_its_pod():
     """The cluster's map of pod IPs reaches triage as an address line (kind nccl_address, the pod in details): the
     peer's node and pod are the root's (cluster/book.py; SYNTHETIC map, the real line of NVIDIA/nccl #733)."""
