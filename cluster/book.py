@@ -49,6 +49,7 @@ class PodInfo:
     exits: list[Evidence] = field(default_factory=list)
     uid: str = ""
     labelled: bool = False  # the pod's own cascading-recovery label (its owner's: Book.owner_optin)
+    hostname: str = ""  # its spec.hostname where set (an Indexed Job's, a JobSet's: not its name)
 
 
 @dataclass(slots=True)
@@ -114,6 +115,7 @@ class Book:
         self.node_addr: dict[str, tuple[str, ...]] = {}  # node -> its addresses in node_ips
         self.host_ips: OrderedDict[str, str] = OrderedDict()
         self.former_ips: OrderedDict[str, tuple[str, tuple[str, str] | None]] = OrderedDict()
+        self.hostnames: dict[tuple[str, str], tuple[str, str]] = {}  # (ns, spec.hostname) -> the job pod
 
     # ---- feed --------------------------------------------------------------------------------------
 
@@ -149,14 +151,20 @@ class Book:
             self._drop_pod(key, old)
             old = None
         self._pod_addresses(key, obj, node)
+        hostname = ((obj.get("spec") or {}).get("hostname") or "").lower()
+        if hostname and hostname != key[1]:
+            self.hostnames[(key[0], hostname)] = key
         if old is not None:
             old.uid, old.labelled = meta.get("uid", ""), labelled
+            if old.hostname and old.hostname != hostname and self.hostnames.get((key[0], old.hostname)) == key:
+                del self.hostnames[(key[0], old.hostname)]
+            old.hostname = hostname
         if old is None:
             state.pods.add(key)
             if node:
                 self.node_jobs.setdefault(node, set()).add(job.key)
                 state.nodes[node] = state.nodes.get(node, 0) + 1
-            self.pods[key] = PodInfo(job.key, node, started, exits, meta.get("uid", ""), labelled)
+            self.pods[key] = PodInfo(job.key, node, started, exits, meta.get("uid", ""), labelled, hostname)
             if node and self.node_facts.get(node):
                 self._touch(state, now)
             waiting = self.waiting.pop(key, None)
@@ -212,11 +220,25 @@ class Book:
         node = self.node_ips.get(a) or self.host_ips.get(a)
         return (node, None) if node else None
 
+    def locate_name(self, namespace: str, name: str) -> tuple[str, str | None] | None:
+        """The node (and pod) of a job pod a line names by its hostname (the pod's name, or its spec.hostname), or
+        by a DNS name whose first label is that; None: no such pod kept."""
+        label = name.split(".", 1)[0].split("<", 1)[0].lower()
+        key = (namespace, label)
+        if key not in self.pods:
+            key = self.hostnames.get(key, key)
+        info = self.pods.get(key)
+        if info is None or not info.node:
+            return None
+        return info.node, f"{key[0]}/{key[1]}"
+
     def _drop_pod(self, key: tuple[str, str], info: PodInfo) -> None:
         """A pod is gone: its evidence stays with the job (a restarted gang's old pods still explain it), and so
         does what its agents write about it after (a tombstone, bounded), and its addresses (until reused)."""
         self.pods.pop(key, None)
         self._forget_addresses(key, keep=True)
+        if info.hostname and self.hostnames.get((key[0], info.hostname)) == key:
+            del self.hostnames[(key[0], info.hostname)]
         self.gone[key] = (info.job, info.node)
         self.gone.move_to_end(key)
         while len(self.gone) > MAX_WAITING:
@@ -428,15 +450,17 @@ class Book:
         if len(out) > MAX_EVIDENCE:
             out.sort(key=lambda e: _epoch(e.time) if e.time else 0.0)
             out = out[-MAX_EVIDENCE:]
-        return out + self.addresses(out)
+        return out + self.addresses(out, state.job.key[0])
 
-    def addresses(self, evidence: list[Evidence]) -> list[Evidence]:
+    def addresses(self, evidence: list[Evidence], namespace: str = "") -> list[Evidence]:
         """Where the addresses the evidence names (peers, hosts) are, as triage reads NCCL's own address lines
-        (kind nccl_address: the address, its node as host, its pod in details): context, never evidence itself."""
+        (kind nccl_address: the address, its node as host, its pod in details): context, never evidence itself.  An
+        address is an IP (locate) or a pod's hostname in the job's namespace (locate_name: an MPI launcher's "on node
+        pi-worker-1", torchrun's "host : ..", a peer's "<hostname>.<subdomain>.<ns>.svc.cluster.local")."""
         named = {e.peer for e in evidence if e.peer} | {e.host for e in evidence if e.host}
         out = []
         for name in sorted(named):
-            where = self.locate(name)
+            where = self.locate(name) or self.locate_name(namespace, name)
             bare = bare_address(name)
             if where is None or where[0] == bare:
                 continue
@@ -500,7 +524,8 @@ class Book:
     def counts(self) -> dict[str, int]:
         return {"pods": len(self.pods), "jobs": len(self.jobs), "nodes_with_faults": len(self.node_facts),
                 "waiting_events": sum(map(len, self.waiting.values())),
-                "addresses": len(self.pod_ips) + len(self.node_ips) + len(self.host_ips) + len(self.former_ips),
+                "addresses": len(self.pod_ips) + len(self.node_ips) + len(self.host_ips) + len(self.former_ips) +
+                len(self.hostnames),
                 "open_incidents": sum(1 for s in self.jobs.values() if s.open is not None)}
 
 

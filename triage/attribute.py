@@ -1001,8 +1001,11 @@ def _ranks(ranks: Sequence[int]) -> str:
 def _who(e: Evidence) -> str:
     host = e.host
     if host and e.details.get("host_address"):  # the line named it by its address (Job._fill)
-        pod = e.details.get("pod")
-        host = f"{host} ({e.details['host_address']}" + (f", pod {pod})" if pod else ")")
+        pod, address = e.details.get("pod"), e.details["host_address"]
+        if pod and pod.rsplit("/", 1)[-1] == address:  # by its pod's name
+            host = f"{host} (pod {pod})"
+        else:
+            host = f"{host} ({address}" + (f", pod {pod})" if pod else ")")
     if e.rank is not None:
         return f"rank {e.rank}" + (f" on {host}" if host else "")
     return host or (f"{e.file}" if e.file else "an unnamed process")

@@ -10,7 +10,8 @@ triage.attribute's Job prefers to NCCL's (the node, not the pod's hostname NCCL 
 
 - A pod's addresses: status.podIP, status.podIPs, and its other interfaces' as Multus lists them
   (k8s.v1.cni.cncf.io/network-status; NCCL_SOCKET_IFNAME may name one of them); a hostNetwork pod's IP is its
-  node's (the node, no pod).
+  node's (the node, no pod).  Its hostname too (its name, or spec.hostname): what NCCL's prefix, MPI's "on node
+  ..", torchrun's "host : .." call it.
 - A node's addresses: status.addresses (InternalIP, ExternalIP, Hostname ...).
 - kubectl's tables: a file whose first line is the header of `get pods -o wide` (NAME .. IP  NODE, NAMESPACE first
   with -A) or `get nodes -o wide` (NAME .. INTERNAL-IP  EXTERNAL-IP ..); each row's cells are read at its header's
@@ -67,6 +68,14 @@ def pod_addresses(obj: Mapping[str, Any]) -> PodAddresses:
         ips = tuple(dict.fromkeys(a for a in map(address_key, raw) if a and a != host_ip))
     ns, name = meta.get("namespace") or "", meta.get("name") or ""
     return PodAddresses(node, f"{ns}/{name}" if ns else name, ips, host_ip)
+
+
+def pod_hostnames(obj: Mapping[str, Any]) -> tuple[str, ...]:
+    """The names a pod's own lines and its peers' call it by: its hostname, the pod's name unless spec.hostname sets
+    another (an Indexed Job's "<job>-<index>", a JobSet's)."""
+    name = (obj.get("metadata") or {}).get("name") or ""
+    hostname = (obj.get("spec") or {}).get("hostname") or ""
+    return tuple(dict.fromkeys(h for h in (hostname, name) if h))
 
 
 def attached_ips(meta: Mapping[str, Any]) -> list[str]:
@@ -150,9 +159,13 @@ def read_table(lines: Iterable[str], file: str | None = None) -> list[Evidence]:
     seen: dict[str, list] = {}
     for n, cells in rows:
         ip, node, name = cells.get("IP", ""), cells.get("NODE", ""), cells.get("NAME", "")
-        if _IP.match(ip) and node and node != "<none>" and name:
-            ns = cells.get("NAMESPACE", "")
-            seen.setdefault(ip, []).append((n, node, f"{ns}/{name}" if ns else name))
+        if not node or node == "<none>" or not name:
+            continue
+        ns = cells.get("NAMESPACE", "")
+        pod = f"{ns}/{name}" if ns else name
+        out.append(located(name, node, pod, file, n))  # the pod's hostname: its name
+        if _IP.match(ip):
+            seen.setdefault(ip, []).append((n, node, pod))
     for ip, where in seen.items():
         n, node, pod = where[0]
         shared = len(where) > 1  # a hostNetwork pod's IP (its node's): the node, no pod
@@ -176,6 +189,7 @@ def read_objects(doc: Any, file: str | None = None) -> list[Evidence]:
             p = pod_addresses(obj)
             if p.node:
                 out.extend(located(ip, p.node, p.pod, file) for ip in p.ips)
+                out.extend(located(h, p.node, p.pod, file) for h in pod_hostnames(obj))
                 if p.host_ip:
                     out.append(located(p.host_ip, p.node, None, file))
         elif kind == "Node":

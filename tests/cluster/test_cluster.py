@@ -773,3 +773,24 @@ def test_addresses_are_bounded(monkeypatch):
     assert len(book.pod_ips) == 0 and len(book.former_ips) == 50 and len(book.host_ips) == 50
     assert book.counts()["addresses"] == 100
     assert book.locate("10.244.1.249") == ("node-499", "train/w-499") and book.locate("10.244.0.0") is None
+
+
+def test_a_host_named_by_its_pods_hostname_is_its_node():
+    """REAL line (openmpi-2661-oom): Open MPI names the rank's host by its hostname, in Kubernetes the pod's (its name,
+    or the spec.hostname an MPIJob's or Indexed Job's pods set; SYNTHETIC pods): the incident named "host01", a name
+    no node has; now the node and the pod."""
+    line = "mpirun noticed that process rank 0 with PID 21183 on node host01 exited on signal 9 (Killed)."
+    for name, hostname in (("host01", None), ("pi-worker-0-x7k2p", "host01")):
+        book, now = Book(), time.time()
+        worker = ip_pod(name, "gpu-node-7", "10.244.7.3", "10.0.0.7", job="pi")
+        if hostname:
+            worker["spec"]["hostname"] = hostname
+        book.pod(ip_pod("pi-launcher", "gpu-node-1", "10.244.1.2", "10.0.0.1", job="pi"), now)
+        book.pod(worker, now)
+        for ev in agent_fact_events("gpu-node-1", "pi-launcher", [line]):
+            book.event(ev, now)
+        (change,) = book.settle(now + 1)
+        root = change.incident.root
+        assert (root.kind, root.rank, root.host, root.pod) == ("rank_exit", 0, "gpu-node-7", f"train/{name}"), name
+    book.pod(worker, now, deleted=True)
+    assert book.hostnames == {} and book.locate_name("train", "host01") is None

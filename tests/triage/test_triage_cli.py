@@ -190,6 +190,8 @@ def test_a_kubectl_table_beside_the_logs_names_the_peers_node_and_pod(tmp_path: 
     result = triage("--format", "json", str(tmp_path))
     root = json.loads(result.output)["incidents"][0]["root"]
     assert result.exit_code == 0 and (root["host"], root["pod"]) == ("gpu-node-2", "task-646--0-x2k9q")
+    # the reporter's lines name it by its hostname (NCCL's prefix: the pod's name): its node
+    assert [e["host"] for e in json.loads(result.output)["incidents"][0]["evidence"]] == ["gpu-node-1"]
     assert "host gpu-node-2, pod task-646--0-x2k9q" in triage(str(tmp_path)).output
 
 
@@ -228,6 +230,7 @@ def test_kubectl_tables_are_read():
              "cn-hangzhou.i-j6c86lmr8k9rk78ju0nc   Ready    <none>   12d   v1.11.5   192.168.0.154   <none>        "
              "CentOS Linux 7 (Core)   3.10.0-693.2.2.el7.x86_64   docker://17.6.2"]
     assert [(e.address, e.host, e.details.get("pod")) for e in read_table(pods)] == [
+        ("nginx-64f497f8fd-ckpdm", "cn-hangzhou.i-j6c86lmr8k9rk78ju0nc", "nginx-64f497f8fd-ckpdm"),  # its hostname
         ("192.168.0.191", "cn-hangzhou.i-j6c86lmr8k9rk78ju0nc", "nginx-64f497f8fd-ckpdm")]
     assert [(e.address, e.host, e.details.get("pod")) for e in read_table(nodes)] == [
         ("192.168.0.154", "cn-hangzhou.i-j6c86lmr8k9rk78ju0nc", None)]
