@@ -1334,10 +1334,27 @@ RULES: tuple[Rule, ...] = (
        r"NCCL WARN (?:socketProgress|Net) ?: Connection closed by remote peer(?: (?P<peer>[^<\s]+)(?:<(?P<peer_port>\d+)>)?)?"),
     # the same from the socket call that saw it: "NCCL WARN Net : Call to recv from 10.200.84.247<58355> failed : Broken
     # pipe" (2.1x), "NCCL WARN socketProgressOpt: Call to send to 10.44.137.149<52905> failed : Connection reset by peer"
-    # (2.2x): the other end reset or closed the connection.  (A connect the peer refused is retried by NCCL: a WARN.)
+    # (2.2x): the other end reset or closed the connection.  (A connect the peer refused is retried by NCCL at INFO; its
+    # WARN, once the retries are spent, is nccl_connect_failed's.)
     _r("nccl_socket_reset", "nccl_remote_error", ["Connection reset by peer", "Broken pipe"],
        r"NCCL WARN (?:socketProgress(?:Opt)?|Net) ?: Call to (?:send to|recv from) (?P<peer>[^<\s]+)(?:<(?P<peer_port>\d+)>)? "
        r"failed ?: (?P<socket_error>Connection reset by peer|Broken pipe)"),
+    # NCCL's connect to a peer that failed for good (its retries spent, or an error it does not retry), every era's
+    # words (src/misc/socket.cc; src/os/linux.cc since 2.28): "socketStartConnect: Connect to 10.0.0.2<45763> failed :
+    # Software caused connection abort" (2.18, NVIDIA/nccl-tests #166), 2.19-2.23's "socketPollConnect: Connect to %s
+    # returned %d(%s) errno %d(%s)", 2.24-2.26's "<func>: Connect to %s failed : %s", 2.27's "socketPollConnect: connect
+    # to 10.82.101.249<54709> returned Connection refused, exceeded error retry count after 35 attempts" and 2.28+'s
+    # "ncclOsSocketPollConnect: connect to 10.99.91.49<36141> returned .." (devopsrustem/slurmv4, SGLang on two nodes,
+    # 2026), "<func>: connect to %s failed : %s", "socketPollConnect to %s failed with error %s", 2.12-2.14's "Net :
+    # Connect to %s failed : %s", 2.9's "Connect to %s failed : %s".  Every era prints it once it gives up (a refused
+    # or timed-out connect is retried first, at INFO) and returns an error: the peer never accepted (its process died or was not up, or the network to it is
+    # down); the init fails after it ("remote process exited or there was a network error").  Was: NCCL's plain
+    # warning, no peer.  The retries before it are INFO lines ("connect returned No route to host, retrying (26/34)"):
+    # not this row.
+    _r("nccl_connect_failed", "nccl_remote_error", ["onnect to "],
+       r"NCCL WARN (?:Net : )?(?:(?P<socket_call>(?:ncclOs)?[Ss]ocket\w*?Connect):? )?(?:[Cc]onnect )?to (?P<peer>[^<\s]+)"
+       r"<(?P<peer_port>\d+)> (?:failed(?: :| with error) |returned )(?P<socket_error>[^,\n]+?)"
+       r"(?:, exceeded error retry count after (?P<connect_attempts>\d+) attempts)?\s*$"),
     # The same socket errors as PyTorch quotes NCCL's last error in its exception, on a line of its own after "Last
     # error:", without NCCL's "NCCL WARN " (and its host:pid:tid prefix): "socketProgress: Connection closed by remote
     # peer ip-172-31-45-209.eu-north-1.compute.internal<32926>" (pytorch/pytorch #150916), "socketProgressOpt: Call to

@@ -1136,6 +1136,18 @@ def test_a_gloo_peer_that_went_away_is_the_peer_error_and_a_loopback_peer_the_re
     assert job({"train.log": [closed]})[0].root.host is None
 
 
+def test_a_connect_nccl_gave_up_on_names_the_peer():
+    """REAL line (devopsrustem/slurmv4 3/5.sh, NCCL 2.27): NCCL's connect to a peer refused until its retries ran out
+    was a plain warning naming no one; now a remote error naming the peer, the suspect (its host by NCCL's own line,
+    SYNTHETIC address)."""
+    line = ("[2026-02-25 16:33:59] tpgds-aihub0006:3996242:3996242 [2] misc/socket.cc:578 NCCL WARN socketPollConnect: "
+            "connect to 10.82.101.249<54709> returned Connection refused, exceeded error retry count after 35 attempts")
+    first = job({"aihub0006/train.log": [line],
+                 "aihub0002/train.log": ["tpgds-aihub0002:5521:5521 [4] NCCL INFO Bootstrap : Using "
+                                         "eth0:10.82.101.249<0>"]})[0]
+    assert (first.rule, first.root.kind, first.root.host) == ("peer_error", "nccl_remote_error", "tpgds-aihub0002")
+
+
 def test_a_peer_address_the_cluster_maps_names_its_pod():
     """The cluster's map of pod IPs reaches triage as an address line (kind nccl_address, the pod in details): the
     peer's node and pod are the root's (cluster/book.py; SYNTHETIC map, the real line of NVIDIA/nccl #733)."""
