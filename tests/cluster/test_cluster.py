@@ -794,3 +794,21 @@ def test_a_host_named_by_its_pods_hostname_is_its_node():
         assert (root.kind, root.rank, root.host, root.pod) == ("rank_exit", 0, "gpu-node-7", f"train/{name}"), name
     book.pod(worker, now, deleted=True)
     assert book.hostnames == {} and book.locate_name("train", "host01") is None
+
+
+def test_nccl_ras_names_a_dead_process_by_its_nodes_address_and_the_cluster_names_the_node():
+    """REAL lines (NCCL's user guide, troubleshooting/ras: RAS's report of a job process it declared dead): the agent
+    publishes the lost process (ProcessLost, its host the address RAS names) and the cluster names the node and pod
+    that address is (SYNTHETIC pods)."""
+    lines = ["DEAD", "  1 job process is considered dead (unreachable via the RAS network)",
+             "  Process 3487984 on node 172.16.64.213 managing GPU 5"]
+    events = agent_fact_events("gpu-node-1", "llm-w-0", lines)
+    assert [ev["reason"] for ev in events] == ["ProcessLost"]
+    book, now = Book(), time.time()
+    book.pod(ip_pod("llm-w-0", "gpu-node-1", "172.16.64.210", "10.0.0.1", job="llm"), now)
+    book.pod(ip_pod("llm-w-3", "gpu-node-4", "172.16.64.213", "10.0.0.4", job="llm"), now)
+    for ev in events:
+        book.event(ev, now)
+    (change,) = book.settle(now + 1)
+    root = change.incident.root
+    assert (root.kind, root.host, root.pod) == ("process_lost", "gpu-node-4", "train/llm-w-3")

@@ -1148,6 +1148,18 @@ def test_a_connect_nccl_gave_up_on_names_the_peer():
     assert (first.rule, first.root.kind, first.root.host) == ("peer_error", "nccl_remote_error", "tpgds-aihub0002")
 
 
+def test_nccl_ras_names_the_process_it_declared_dead():
+    """REAL lines (NCCL's user guide, troubleshooting/ras, NCCL 2.24+): RAS's report lists the job processes it declared
+    dead after "N job process(es) .. considered dead (unreachable via the RAS network)", one a line, by pid and node
+    address: each a lost process (was: nothing read, no failure)."""
+    lines = ["Errors", "======", "", "DEAD", "  1 job process is considered dead (unreachable via the RAS network)",
+             "  Process 3487984 on node 172.16.64.213 managing GPU 5", "",
+             "#0-0 (cf264af53edbe986) INCOMPLETE", "  Missing communicator data from 1 rank", "  The missing rank: 21"]
+    first = job({"ras.txt": lines})[0]
+    assert (first.root.kind, first.root.host) == ("process_lost", "172.16.64.213")
+    assert first.evidence[0].pid == 3487984 and first.evidence[0].details["gpus"] == "5"
+
+
 def test_a_peer_address_the_cluster_maps_names_its_pod():
     """The cluster's map of pod IPs reaches triage as an address line (kind nccl_address, the pod in details): the
     peer's node and pod are the root's (cluster/book.py; SYNTHETIC map, the real line of NVIDIA/nccl #733)."""
