@@ -234,3 +234,22 @@ def test_kubectl_tables_are_read():
         ("192.168.0.191", "cn-hangzhou.i-j6c86lmr8k9rk78ju0nc", "nginx-64f497f8fd-ckpdm")]
     assert [(e.address, e.host, e.details.get("pod")) for e in read_table(nodes)] == [
         ("192.168.0.154", "cn-hangzhou.i-j6c86lmr8k9rk78ju0nc", None)]
+
+
+def test_kubectl_table_with_namespaces_and_host_network_pods():
+    """SYNTHETIC rows in `kubectl get pods -A -o wide`'s shape: the namespace is the pod's; two pods of one IP are
+    hostNetwork pods (the node's address): the node, no pod."""
+    from triage.inventory import read_table
+
+    rows = ["NAMESPACE   NAME        READY   STATUS    RESTARTS      AGE   IP            NODE         NOMINATED NODE   "
+            "READINESS GATES",
+            "train       llm-w-0     1/1     Running   0             9m    10.244.1.5    gpu-node-1   <none>           "
+            "<none>",
+            "train       llm-w-1     1/1     Running   2 (1m ago)    9m    10.0.0.2      gpu-node-2   <none>           "
+            "<none>",
+            "kube-sys    agent-x7k   1/1     Running   0             9d    10.0.0.2      gpu-node-2   <none>           "
+            "<none>"]
+    got = {(e.address, e.host, e.details.get("pod")) for e in read_table(rows)}
+    assert got == {("llm-w-0", "gpu-node-1", "train/llm-w-0"), ("10.244.1.5", "gpu-node-1", "train/llm-w-0"),
+                   ("llm-w-1", "gpu-node-2", "train/llm-w-1"), ("agent-x7k", "gpu-node-2", "kube-sys/agent-x7k"),
+                   ("10.0.0.2", "gpu-node-2", None)}
