@@ -47,7 +47,7 @@ REASONS = [("NCCLWatchdogTimeout", "NCCL watchdog timeout on rank {r}: no hardwa
             "or in the application [container main] Container output: \"" + TIMEOUT_LINE + "\""),
            ("NCCLRemoteError", "NCCL remote error on rank {r}: no hardware or fabric fault on this node in the "
             "preceding 10 min [container main] Container output: \"NCCL WARN NET/IB : Got completion from peer "
-            "10.0.{n}.{r} with status=12 opcode=0 len=0 vendor err 129 (Recv) localGid ::ffff:10.0.0.1\""),
+            "{peer} with status=12 opcode=0 len=0 vendor err 129 (Recv) localGid ::ffff:10.0.0.1\""),
            ("CUDAError", "CUDA error 'unspecified launch failure' on rank {r} [container main] Container output: "
             "\"RuntimeError: CUDA error: unspecified launch failure seq {seq}\"")]
 STORM_BURST = 1_000  # Event writes per hold of the double's lock: between bursts it serves (leases, watches, lists)
@@ -58,12 +58,21 @@ def stamp(t: float) -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(t))
 
 
+def pod_ip(job: str, r: int) -> str:
+    """A pod's IP (10.<job / 250 + 1>.<job % 250>.<rank>): a remote error's peer is another pod of its job."""
+    j = int(job.rsplit("-", 1)[1])
+    return f"10.{j // 250 + 1}.{j % 250}.{r}"
+
+
 def populate(d: ApiDouble, nodes: int, pods: int) -> list[tuple[str, str, int, str]]:
-    """Nodes, batch Jobs of 20 pods each (pods spread over the nodes); returns (job, pod, rank, node)."""
+    """Nodes (with their InternalIP), batch Jobs of 20 pods each (pods spread over the nodes, each with its pod IP
+    and host IP); returns (job, pod, rank, node)."""
     now = stamp(time.time() - 3600)
     out = []
     for i in range(nodes):
-        d.add_node(f"gpu-{i:04d}")
+        d.add_node(f"gpu-{i:04d}")["status"]["addresses"] = [
+            {"type": "InternalIP", "address": f"172.16.{i // 250}.{i % 250}"},
+            {"type": "Hostname", "address": f"gpu-{i:04d}"}]
     per_job = 20
     for j in range(pods // per_job):
         job = f"train-{j:04d}"
@@ -79,7 +88,8 @@ def populate(d: ApiDouble, nodes: int, pods: int) -> list[tuple[str, str, int, s
                               "ownerReferences": [{"apiVersion": "batch/v1", "kind": "Job", "name": job,
                                                    "uid": f"uid-{job}", "controller": True}]},
                  "spec": {"nodeName": node, "containers": [{"name": "main", "image": "train:1"}]},
-                 "status": {"phase": "Running"}}
+                 "status": {"phase": "Running", "podIP": pod_ip(job, r), "podIPs": [{"ip": pod_ip(job, r)}],
+                            "hostIP": f"172.16.{int(node[4:]) // 250}.{int(node[4:]) % 250}"}}
             d.pods[("train", name)] = p
             out.append((job, name, r, node))
     return out
@@ -127,7 +137,7 @@ def burst(d: ApiDouble, chosen: list, keys: list, written: int, i: int, until: i
             "involvedObject": {"kind": "Pod", "name": pod, "namespace": "train", "uid": f"uid-{pod}",
                                "apiVersion": "v1"},
             "reason": reason, "type": "Warning", "count": count,
-            "message": text.format(r=r, n=r % 250, seq=22631 + count), "firstTimestamp": stamp(t + 1),
+            "message": text.format(r=r, peer=pod_ip(job, (r + 1) % 20), seq=22631 + count), "firstTimestamp": stamp(t + 1),
             "lastTimestamp": stamp(t + 1), "source": {"component": "gpu-npd", "host": node}}
         written += 1
         i += 1

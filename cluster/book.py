@@ -7,8 +7,15 @@ Pure (no I/O, a clock handed in): the watches feed it objects, `settle()` hands 
 - An incident opens when triage.attribute() finds one in a job's evidence, is updated as its verdict or its
   evidence grows (one Event, patched), and closes after `idle` seconds without new evidence or when the job's
   owner is deleted; a later failure opens the next incident (`seq` + 1).
+- Addresses: a job's evidence that names a peer or host by its address (NET/IB's "from peer 10.1.2.3", Ray's
+  "ip: 10.1.2.3", a rank's prefix) is given the node (and pod) that address is, from what is watched anyway: the
+  job pods' status.podIP / podIPs with spec.nodeName (a pod IP reused by a later pod is the later pod's; a deleted
+  pod's stays its own, bounded, until reused), the nodes' status.addresses, the pods' status.hostIP (a hostNetwork
+  pod's IP is its node's: the node, no pod).  It reaches triage as NCCL's own address lines do (kind nccl_address,
+  context only: triage.attribute Job.addresses), one mechanism for both.
 - Bounded: pods of no known job are not kept; an Event for a pod not seen yet waits in a bounded map; a job
-  without pods and without an open incident is forgotten; evidence per job is capped (newest kept).
+  without pods and without an open incident is forgotten; evidence per job is capped (newest kept); addresses are
+  those of the pods and nodes kept, and of at most MAX_WAITING deleted pods and MAX_WAITING pods' host IPs.
 """
 
 from __future__ import annotations
@@ -21,6 +28,8 @@ from typing import Any, Mapping
 
 from kubeapi.events import parse_time
 from triage import Evidence, Incident, attribute
+from triage.attribute import bare_address
+from triage.inventory import address_key, located, node_addresses, pod_addresses
 
 from .evidence import Reader, repair_gpus, with_gpus
 from .owners import Job, Owner, job_of
@@ -40,6 +49,7 @@ class PodInfo:
     exits: list[Evidence] = field(default_factory=list)
     uid: str = ""
     labelled: bool = False  # the pod's own cascading-recovery label (its owner's: Book.owner_optin)
+    hostname: str = ""  # its spec.hostname where set (an Indexed Job's, a JobSet's: not its name)
 
 
 @dataclass(slots=True)
@@ -98,6 +108,14 @@ class Book:
         self.retired: OrderedDict[tuple, tuple[int, float]] = OrderedDict()  # forgotten jobs: (seq, since)
         self.owner_uids: dict[tuple[str, str, str], str] = {}  # owners watched: (namespace, kind, name) -> uid
         self.owner_optin: set[tuple[str, str, str]] = set()  # owners labelled for cascading recovery
+        # address -> where it is: the job pods' IPs (node, pod), nodes' addresses, pods' host IPs, deleted pods' IPs
+        self.pod_ips: dict[str, tuple[str, tuple[str, str]]] = {}
+        self.pod_addr: dict[tuple[str, str], tuple[str, ...]] = {}  # pod -> its IPs in pod_ips
+        self.node_ips: dict[str, str] = {}
+        self.node_addr: dict[str, tuple[str, ...]] = {}  # node -> its addresses in node_ips
+        self.host_ips: OrderedDict[str, str] = OrderedDict()
+        self.former_ips: OrderedDict[str, tuple[str, tuple[str, str] | None]] = OrderedDict()
+        self.hostnames: dict[tuple[str, str], tuple[str, str]] = {}  # (ns, spec.hostname) -> the job pod
 
     # ---- feed --------------------------------------------------------------------------------------
 
@@ -132,14 +150,21 @@ class Book:
         if old is not None and (old.job != job.key or old.node != node):
             self._drop_pod(key, old)
             old = None
+        self._pod_addresses(key, obj, node)
+        hostname = ((obj.get("spec") or {}).get("hostname") or "").lower()
+        if hostname and hostname != key[1]:
+            self.hostnames[(key[0], hostname)] = key
         if old is not None:
             old.uid, old.labelled = meta.get("uid", ""), labelled
+            if old.hostname and old.hostname != hostname and self.hostnames.get((key[0], old.hostname)) == key:
+                del self.hostnames[(key[0], old.hostname)]
+            old.hostname = hostname
         if old is None:
             state.pods.add(key)
             if node:
                 self.node_jobs.setdefault(node, set()).add(job.key)
                 state.nodes[node] = state.nodes.get(node, 0) + 1
-            self.pods[key] = PodInfo(job.key, node, started, exits, meta.get("uid", ""), labelled)
+            self.pods[key] = PodInfo(job.key, node, started, exits, meta.get("uid", ""), labelled, hostname)
             if node and self.node_facts.get(node):
                 self._touch(state, now)
             waiting = self.waiting.pop(key, None)
@@ -152,10 +177,68 @@ class Book:
         if exits:
             self._touch(state, now)
 
+    def _pod_addresses(self, key: tuple[str, str], obj: Mapping[str, Any], node: str) -> None:
+        """A job pod's IPs -> (its node, the pod); a hostNetwork pod's (its IP is its node's) and every pod's host IP
+        -> its node."""
+        found = pod_addresses(obj)
+        if node and found.host_ip:
+            self.host_ips[found.host_ip] = node
+            self.host_ips.move_to_end(found.host_ip)
+            while len(self.host_ips) > MAX_WAITING:
+                self.host_ips.popitem(last=False)
+        now_ips = found.ips if node else ()
+        if self.pod_addr.get(key, ()) == now_ips and all(self.pod_ips.get(a) == (node, key) for a in now_ips):
+            return
+        self._forget_addresses(key, keep=False)
+        for a in now_ips:
+            self.pod_ips[a] = (node, key)  # a reused address is the later pod's
+            self.former_ips.pop(a, None)
+        if now_ips:
+            self.pod_addr[key] = now_ips
+
+    def _forget_addresses(self, key: tuple[str, str], keep: bool) -> None:
+        """A pod's addresses no longer its own (`keep`: it was deleted; they stay its own, bounded, until reused)."""
+        for a in self.pod_addr.pop(key, ()):
+            where = self.pod_ips.get(a)
+            if where is None or where[1] != key:
+                continue  # a later pod's now
+            del self.pod_ips[a]
+            if keep:
+                self.former_ips[a] = where
+                self.former_ips.move_to_end(a)
+                while len(self.former_ips) > MAX_WAITING:
+                    self.former_ips.popitem(last=False)
+
+    def locate(self, address: str) -> tuple[str, str | None] | None:
+        """The node an address is, and the pod ("namespace/name") when it is a pod's own; None: not known."""
+        a = address_key(address)
+        where = self.pod_ips.get(a) or self.former_ips.get(a)
+        if where is not None and self.pod_ips.get(a) is None and (a in self.node_ips or a in self.host_ips):
+            where = None  # a deleted pod's address that is a node's now
+        if where is not None:
+            return where[0], f"{where[1][0]}/{where[1][1]}" if where[1] else None
+        node = self.node_ips.get(a) or self.host_ips.get(a)
+        return (node, None) if node else None
+
+    def locate_name(self, namespace: str, name: str) -> tuple[str, str | None] | None:
+        """The node (and pod) of a job pod a line names by its hostname (the pod's name, or its spec.hostname), or
+        by a DNS name whose first label is that; None: no such pod kept."""
+        label = name.split(".", 1)[0].split("<", 1)[0].lower()
+        key = (namespace, label)
+        if key not in self.pods:
+            key = self.hostnames.get(key, key)
+        info = self.pods.get(key)
+        if info is None or not info.node:
+            return None
+        return info.node, f"{key[0]}/{key[1]}"
+
     def _drop_pod(self, key: tuple[str, str], info: PodInfo) -> None:
         """A pod is gone: its evidence stays with the job (a restarted gang's old pods still explain it), and so
-        does what its agents write about it after (a tombstone, bounded)."""
+        does what its agents write about it after (a tombstone, bounded), and its addresses (until reused)."""
         self.pods.pop(key, None)
+        self._forget_addresses(key, keep=True)
+        if info.hostname and self.hostnames.get((key[0], info.hostname)) == key:
+            del self.hostnames[(key[0], info.hostname)]
         self.gone[key] = (info.job, info.node)
         self.gone.move_to_end(key)
         while len(self.gone) > MAX_WAITING:
@@ -233,6 +316,7 @@ class Book:
     def node(self, obj: Mapping[str, Any], now: float, deleted: bool = False) -> None:
         """A Node: gpu-npd's conditions that stand, and the GPUs of its repair annotation."""
         name = (obj.get("metadata") or {}).get("name", "")
+        self._node_addresses(name, () if deleted else (obj.get("status") or {}).get("addresses") or ())
         facts = self.node_facts.get(name, {})
         before = {k: v for k, v in facts.items() if k.startswith("condition/")}
         now_facts = {}
@@ -256,6 +340,22 @@ class Book:
         if not facts:
             self.node_facts.pop(name, None)
         self._node_changed(name, now)
+
+    def _node_addresses(self, name: str, addresses: Any) -> None:
+        """A node's status.addresses (InternalIP, ExternalIP, Hostname, ...) -> the node."""
+        now_addr = node_addresses({"status": {"addresses": addresses}})
+        before = self.node_addr.get(name, ())
+        if before == now_addr:
+            return
+        for a in before:
+            if self.node_ips.get(a) == name:
+                del self.node_ips[a]
+        for a in now_addr:
+            self.node_ips[a] = name
+        if now_addr:
+            self.node_addr[name] = now_addr
+        else:
+            self.node_addr.pop(name, None)
 
     def owner_deleted(self, owner: Owner, now: float) -> list[Change]:
         """The owner is gone: its jobs' incidents close, their state is forgotten."""
@@ -350,6 +450,21 @@ class Book:
         if len(out) > MAX_EVIDENCE:
             out.sort(key=lambda e: _epoch(e.time) if e.time else 0.0)
             out = out[-MAX_EVIDENCE:]
+        return out + self.addresses(out, state.job.key[0])
+
+    def addresses(self, evidence: list[Evidence], namespace: str = "") -> list[Evidence]:
+        """Where the addresses the evidence names (peers, hosts) are, as triage reads NCCL's own address lines
+        (kind nccl_address: the address, its node as host, its pod in details): context, never evidence itself.  An
+        address is an IP (locate) or a pod's hostname in the job's namespace (locate_name: an MPI launcher's "on node
+        pi-worker-1", torchrun's "host : ..", a peer's "<hostname>.<subdomain>.<ns>.svc.cluster.local")."""
+        named = {e.peer for e in evidence if e.peer} | {e.host for e in evidence if e.host}
+        out = []
+        for name in sorted(named):
+            where = self.locate(name) or self.locate_name(namespace, name)
+            bare = bare_address(name)
+            if where is None or where[0] == bare:
+                continue
+            out.append(located(bare, where[0], where[1], file="cluster/addresses"))
         return out
 
     def settle(self, now: float) -> list[Change]:
@@ -409,6 +524,8 @@ class Book:
     def counts(self) -> dict[str, int]:
         return {"pods": len(self.pods), "jobs": len(self.jobs), "nodes_with_faults": len(self.node_facts),
                 "waiting_events": sum(map(len, self.waiting.values())),
+                "addresses": len(self.pod_ips) + len(self.node_ips) + len(self.host_ips) + len(self.former_ips) +
+                len(self.hostnames),
                 "open_incidents": sum(1 for s in self.jobs.values() if s.open is not None)}
 
 

@@ -280,7 +280,7 @@ class Controller:
                 self.book.pod({"metadata": {"namespace": key[0], "name": key[1]}}, now, deleted=True)
         elif resource == "nodes":
             names = {k[1] for k in keys}
-            for name in [n for n in list(self.book.node_facts) if n not in names]:
+            for name in [n for n in {**self.book.node_facts, **self.book.node_addr} if n not in names]:
                 self.book.node({"metadata": {"name": name}}, now, deleted=True)
 
     # ---- what it writes ------------------------------------------------------------------------------
@@ -427,7 +427,7 @@ def event_message(c: Change) -> str:
     r = i.root
     where = []
     if r.host:
-        where.append(f"node {r.host}")
+        where.append(f"node {r.host}" + (f" (pod {r.pod})" if r.pod else ""))
     if r.gpu is not None or r.pci:
         where.append("GPU " + " ".join(x for x in (str(r.gpu) if r.gpu is not None else "",
                                                    f"({r.pci})" if r.pci and r.gpu is not None else r.pci or "") if x))

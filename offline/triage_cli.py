@@ -16,6 +16,7 @@ output is the same as reading them in turn (each file is read alone; their clock
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import sys
@@ -26,6 +27,7 @@ from typing import Iterator
 import click
 
 from triage import Clock, Evidence, Incident, attribute, read_lines, teardown, to_json
+from triage.inventory import kind_of, read_inventory
 
 EXIT_FOUND, EXIT_NOTHING, EXIT_INPUT = 0, 1, 2
 MAX_LINE_BYTES = 1 << 16  # bytes of one line read; the rest of a longer line is dropped (counted)
@@ -100,7 +102,14 @@ def _read_file(path: str, root: str | None, year: int | None) -> _Read:
     read = False
     try:
         with open_input(path) as fp:
-            evidence.extend(read_lines(lines_of(fp, inputs, name), name, clock, root=root, year=year))
+            lines = lines_of(fp, inputs, name)
+            first = next(lines, None)
+            found, taken = read_inventory(lines, first, name) if first is not None and kind_of(first) else \
+                (None, [first] if first is not None else [])
+            if found is not None:  # the cluster's pods or nodes (kubectl's wide table, the API's JSON): addresses
+                evidence.extend(found)
+            else:
+                evidence.extend(read_lines(itertools.chain(taken, lines), name, clock, root=root, year=year))
         read = True
     except InputDamaged as exc:  # the evidence of the part that decodes was kept above
         read = True
@@ -356,7 +365,7 @@ def _incident_text(n: int, i: Incident, limit: int) -> list[str]:
     r = i.root
     where = ", ".join(part for part in (
         f"rank {r.rank}" if r.rank is not None else "", f"host {r.host}" if r.host else "",
-        f"GPU {r.gpu}" if r.gpu is not None else "", f"PCI {r.pci}" if r.pci else "",
+        f"pod {r.pod}" if r.pod else "", f"GPU {r.gpu}" if r.gpu is not None else "", f"PCI {r.pci}" if r.pci else "",
         f"device {r.device}" if r.device else "") if part) or "no single rank or node"
     lines = [f"{n}. {i.category.upper()}: {where} ({r.kind or 'no root line'})",
              f"   why:          {i.reason} [rule {i.rule}]",

@@ -1457,10 +1457,27 @@ RULES: tuple[Rule, ...] = (
        r"NCCL WARN (?:socketProgress|Net) ?: Connection closed by remote peer(?: (?P<peer>[^<\s]+)(?:<(?P<peer_port>\d+)>)?)?"),
     # the same from the socket call that saw it: "NCCL WARN Net : Call to recv from 10.200.84.247<58355> failed : Broken
     # pipe" (2.1x), "NCCL WARN socketProgressOpt: Call to send to 10.44.137.149<52905> failed : Connection reset by peer"
-    # (2.2x): the other end reset or closed the connection.  (A connect the peer refused is retried by NCCL: a WARN.)
+    # (2.2x): the other end reset or closed the connection.  (A connect the peer refused is retried by NCCL at INFO; its
+    # WARN, once the retries are spent, is nccl_connect_failed's.)
     _r("nccl_socket_reset", "nccl_remote_error", ["Connection reset by peer", "Broken pipe"],
        r"NCCL WARN (?:socketProgress(?:Opt)?|Net) ?: Call to (?:send to|recv from) (?P<peer>[^<\s]+)(?:<(?P<peer_port>\d+)>)? "
        r"failed ?: (?P<socket_error>Connection reset by peer|Broken pipe)"),
+    # NCCL's connect to a peer that failed for good (its retries spent, or an error it does not retry), every era's
+    # words (src/misc/socket.cc; src/os/linux.cc since 2.28): "socketStartConnect: Connect to 10.0.0.2<45763> failed :
+    # Software caused connection abort" (2.18, NVIDIA/nccl-tests #166), 2.19-2.23's "socketPollConnect: Connect to %s
+    # returned %d(%s) errno %d(%s)", 2.24-2.26's "<func>: Connect to %s failed : %s", 2.27's "socketPollConnect: connect
+    # to 10.82.101.249<54709> returned Connection refused, exceeded error retry count after 35 attempts" and 2.28+'s
+    # "ncclOsSocketPollConnect: connect to 10.99.91.49<36141> returned .." (devopsrustem/slurmv4, SGLang on two nodes,
+    # 2026), "<func>: connect to %s failed : %s", "socketPollConnect to %s failed with error %s", 2.12-2.14's "Net :
+    # Connect to %s failed : %s", 2.9's "Connect to %s failed : %s".  Every era prints it once it gives up (a refused
+    # or timed-out connect is retried first, at INFO) and returns an error: the peer never accepted (its process died or was not up, or the network to it is
+    # down); the init fails after it ("remote process exited or there was a network error").  Was: NCCL's plain
+    # warning, no peer.  The retries before it are INFO lines ("connect returned No route to host, retrying (26/34)"):
+    # not this row.
+    _r("nccl_connect_failed", "nccl_remote_error", ["onnect to "],
+       r"NCCL WARN (?:Net : )?(?:(?P<socket_call>(?:ncclOs)?[Ss]ocket\w*?Connect):? )?(?:[Cc]onnect )?to (?P<peer>[^<\s]+)"
+       r"<(?P<peer_port>\d+)> (?:failed(?: :| with error) |returned )(?P<socket_error>[^,\n]+?)"
+       r"(?:, exceeded error retry count after (?P<connect_attempts>\d+) attempts)?\s*$"),
     # The same socket errors as PyTorch quotes NCCL's last error in its exception, on a line of its own after "Last
     # error:", without NCCL's "NCCL WARN " (and its host:pid:tid prefix): "socketProgress: Connection closed by remote
     # peer ip-172-31-45-209.eu-north-1.compute.internal<32926>" (pytorch/pytorch #150916), "socketProgressOpt: Call to
@@ -1477,6 +1494,22 @@ RULES: tuple[Rule, ...] = (
        r"peer|Broken pipe)))(?: (?P<peer>[^<\s]+)(?:<(?P<peer_port>\d+)>)?)?"
        r"(?: failed ?: (?P<socket_error>Connection reset by peer|Broken pipe))?",
        event=NCCL_EXC_JOIN),
+    # Gloo's TCP transport (PyTorch's gloo backend: CPU collectives, monitored_barrier, vLLM's and SGLang's CPU groups)
+    # on the peer it lost, GLOO_ERROR_MSG's "[<file>:<line>] " then gloo/transport/tcp/pair.cc's (pair.h's for the
+    # connect) words and the peer as Address::str() prints it, "[ip]:port", every era: "RuntimeError:
+    # [../third_party/gloo/gloo/transport/tcp/pair.cc:534] Connection closed by peer [127.0.0.1]:10895" (EOF: the peer
+    # process died), "[..pair.cc:589] Read error [192.168.70.92]:25266: Connection reset by peer"
+    # (RVC-Project/Retrieval-based-Voice-Conversion-WebUI #1882, 2024; kvcache-ai/Mooncake #842's pair.cc:535, 2025),
+    # PyTorch's docs' "[gloo/transport/tcp/pair.cc:598] Connection closed by peer [2401:db00:..:25d]:8594"
+    # (docs/source/distributed.rst, monitored_barrier); pair.cc's other words on a peer: "Read timeout", "Write
+    # timeout", "writev [..]: <strerror>", "Socket closed", "Socket unexpectedly closed", pair.h's "Connect timeout";
+    # gloo since 2025 adds "This is typically caused by a remote worker crashing. ..." after it.  The peer's process
+    # or the network to it went away: NCCL's remote error's kind, its peer the peer (was: nothing, and triage found
+    # no failure in a Gloo job that lost a rank).
+    _r("gloo_peer", "nccl_remote_error", ["tcp/pair."],
+       r"\[[^\]\s]*?gloo/transport/tcp/(?:tls/)?pair\.(?:cc|h):\d+\] (?P<gloo_error>Connection closed by peer|Read error|"
+       r"Read timeout|Write timeout|writev|Socket closed|Socket unexpectedly closed|Connect timeout) "
+       r"\[(?P<peer>[0-9A-Fa-f.:]+)\]:(?P<peer_port>\d+)(?:: (?P<socket_error>[A-Za-z][\w /'-]*))?"),
     # DeepEP's expert-parallel kernels (Megatron-LM's and SGLang's MoE dispatch / combine over NVLink and NVSHMEM) giving
     # up on a peer's data or flag, GPU printf then a trap, one line per thread or channel: "DeepEP timeout check failed:
     # rank = 6, thread = 0, value = 0)" (barrier_block; deepseek-ai/DeepEP #570, 2026), "DeepEP dispatch forwarder

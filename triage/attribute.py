@@ -191,6 +191,7 @@ class Verdict:
     host: str | None = None
     kind: str | None = None  # the root kind when no single line is the root
     host_level: bool = False  # the root line's host is the root, not its rank (a fault of the host's adapter)
+    pod: str | None = None  # the peer's pod, where its address is a known pod's (the cluster's map)
 
 
 # --- the job's context ------------------------------------------------------------------------------------------
@@ -200,12 +201,16 @@ class Job:
 
     def __init__(self, evidence: Iterable[Evidence], window: float):
         raw = _amended(list(evidence))
-        self.addresses: dict[str, str] = {}  # NCCL address -> host
+        # address -> host: NCCL's own address lines, and the map of a cluster's pods and nodes (triage.inventory,
+        # cluster/book.py: the same kind, nccl_address, its details naming the pod); the first to name one wins
+        self.addresses: dict[str, str] = {}
+        self.address_pods: dict[str, str] = {}  # address -> the pod ("namespace/name") it is, where known
         self.pid_rank: dict[tuple[str | None, int], int] = {}
         self.rank_host: dict[int, str] = {}
         self.world: int | None = None
         self.seen_ranks: set[int] = set()
-        self.hosts: set[str] = {e.host for e in raw if e.host}  # the hosts the job's lines name
+        # the hosts the job's lines name (not every node of a cluster's inventory)
+        self.hosts: set[str] = {e.host for e in raw if e.host and not (e.kind == "nccl_address" and "map" in e.details)}
         comms = [e for e in raw if e.kind == "nccl_rank" and e.rank is not None and _int(e.details.get("nranks"))]
         # the job's size: its largest communicator (split communicators of tensor / pipeline groups number their
         # ranks from 0 again, so only the world communicator's lines say which global rank a host:pid is)
@@ -213,16 +218,26 @@ class Job:
         for e in comms:
             if _int(e.details["nranks"]) == self.world and e.pid is not None:
                 self.pid_rank.setdefault((e.host, e.pid), e.rank)
+        # the cluster's map first (its node, where NCCL names the pod's hostname), then NCCL's own lines
+        for e in sorted((e for e in raw if e.kind == "nccl_address"), key=lambda e: e.details.get("map") != "cluster"):
+            if e.address and e.host:
+                bare = _bare(e.address)
+                self.addresses.setdefault(bare, e.host)
+                if e.details.get("pod") and self.addresses[bare] == e.host:
+                    self.address_pods.setdefault(bare, str(e.details["pod"]))
+        # a host a line names by its address (Ray's "ip: 10.0.3.192", a prefix's "ip=..") is the host that address is
+        named = {h: self.addresses[_bare(h)] for h in self.hosts if _bare(h) in self.addresses} if self.addresses \
+            else {}
+        self.named_hosts = {h: n for h, n in named.items() if n != h}
+        self.hosts |= set(self.named_hosts.values())
         for e in raw:
-            if e.kind == "nccl_address" and e.address and e.host:
-                self.addresses.setdefault(_bare(e.address), e.host)
             if e.rank is not None and e.kind not in ("nccl_rank", "nccl_address"):
                 if e.host:
-                    self.rank_host.setdefault(e.rank, e.host)
+                    self.rank_host.setdefault(e.rank, self.named_hosts.get(e.host, e.host))
                 self.seen_ranks.add(e.rank)
         for (host, _pid), rank in self.pid_rank.items():
             if host:
-                self.rank_host.setdefault(rank, host)
+                self.rank_host.setdefault(rank, self.named_hosts.get(host, host))
         filled = [self._fill(e) for e in raw if e.kind not in CONTEXT_KINDS]
         # a total order, whatever the order the evidence came in: time, then where it was read
         self.evidence = sorted(filled, key=lambda e: (_ts(e), e.file or "", e.line or 0, e.kind, e.text))
@@ -264,6 +279,11 @@ class Job:
             rank = self.pid_rank[(host, e.pid)]
         if host is None and rank is not None:
             host = self.rank_host.get(rank)
+        if host in self.named_hosts:  # named by its address: the host it is, the address and pod in details
+            bare = _bare(host)
+            pod = self.address_pods.get(bare)
+            e = replace(e, details={**e.details, "host_address": host, **({"pod": pod} if pod else {})})
+            host = self.named_hosts[host]
         return e if (rank, host) == (e.rank, e.host) else replace(e, rank=rank, host=host)
 
     def host_of(self, address: str | None) -> str | None:
@@ -278,6 +298,10 @@ class Job:
         if short != bare and not short.isdigit() and short in self.hosts:
             return short
         return None
+
+    def pod_of(self, address: str | None) -> str | None:
+        """The pod ("namespace/name") a peer address is, where the cluster's map says (None offline)."""
+        return self.address_pods.get(_bare(address)) if address else None
 
     def in_window(self, e: Evidence) -> bool:
         """Whether a node fault is close enough to the job's failures to explain them (no times: yes)."""
@@ -307,6 +331,9 @@ def _amended(raw: list[Evidence]) -> list[Evidence]:
 
 def _bare(address: str) -> str:
     return address.split("<", 1)[0].split("%", 1)[0].strip("[]")
+
+
+bare_address = _bare  # an address as the job's address map keys it ("10.1.2.3<43123>" -> "10.1.2.3"): cluster/book.py
 
 
 def _ts(e: Evidence) -> float:
@@ -644,22 +671,44 @@ def _peer_error(job: Job) -> Verdict | None:
     local = _local_completion(errors, "peer_error")
     if local is not None:
         return local
-    peers = Counter(job.host_of(e.peer) or _bare(e.peer) for e in errors)
+    peers = Counter(_peer_name(job, e) for e in errors)
     peer, count = peers.most_common(1)[0]
     reporters = {e.host or e.rank for e in errors}
     fabric = any(link_failed(e) for e in errors)
-    first = next(e for e in errors if (job.host_of(e.peer) or _bare(e.peer)) == peer)
-    host = job.host_of(first.peer)
+    first = next(e for e in errors if _peer_name(job, e) == peer)
+    host = _peer_host(job, first)
+    pod = job.pod_of(first.peer) if host else None
+    said = peer if host is None or _bare(first.peer) == host else f"{peer} ({_bare(first.peer)}" + (
+        f", pod {pod})" if pod else ")")
     if fabric:
         return Verdict("fabric", first, "peer_error",
-                       f"{count} NET/IB completion error(s) from {len(reporters)} reporter(s) name peer {peer}; "
+                       f"{count} NET/IB completion error(s) from {len(reporters)} reporter(s) name peer {said}; "
                        "no rank died and no node fault was logged before them: the link to that peer failed",
-                       host=host or first.host)
+                       host=host or first.host, pod=pod)
     flushed = " (flushed work requests: the connection was already broken)" if any(
         e.kind == "ib_completion_error" for e in errors) else ""
     return Verdict("undetermined", first, "peer_error",
-                   f"remote errors name peer {peer} ({count} line(s)){flushed}; the peer's own logs say nothing of "
-                   "why it went away", host=host or _bare(first.peer))
+                   f"remote errors name peer {said} ({count} line(s)){flushed}; the peer's own logs say nothing of "
+                   "why it went away", host=host or (None if _loopback(first.peer) else _bare(first.peer)), pod=pod)
+
+
+LOOPBACK = re.compile(r"^(?:127(?:\.\d{1,3}){3}|::1|localhost)$", re.I)
+
+
+def _loopback(address: str | None) -> bool:
+    """A peer on the reporter's own host (Gloo's "Connection closed by peer [127.0.0.1]:10895" of a one-node job)."""
+    return bool(address) and LOOPBACK.match(_bare(address)) is not None
+
+
+def _peer_host(job: Job, e: Evidence) -> str | None:
+    """The host of the peer a remote error names: the job's host its address is; a loopback address is the
+    reporter's own host (None where its line names none)."""
+    return job.host_of(e.peer) or (e.host if _loopback(e.peer) else None)
+
+
+def _peer_name(job: Job, e: Evidence) -> str:
+    """The peer as said and counted: its host where known, else its address."""
+    return _peer_host(job, e) or _bare(e.peer)
 
 
 def _fabric_error(job: Job) -> Verdict | None:
@@ -832,7 +881,7 @@ def _incident(job: Job, v: Verdict) -> Incident:
     if root is not None:
         r = _root(root)
         if v.rule == "peer_error" and v.host and v.host != root.host:
-            r = Root(kind=root.kind, host=v.host)  # the peer's host: the reporting line's rank and GPU are not its
+            r = Root(kind=root.kind, host=v.host, pod=v.pod)  # the peer's: the reporting line's rank and GPU are not
         elif v.host_level:
             r = Root(kind=root.kind, host=root.host, device=root.device)  # the host's, not the first reporter's rank
     else:
@@ -844,7 +893,8 @@ def _incident(job: Job, v: Verdict) -> Incident:
 
 
 def _root(e: Evidence) -> Root:
-    return Root(kind=e.kind, rank=e.rank, host=e.host, gpu=e.gpu, pci=e.pci, device=e.device)
+    pod = e.details.get("pod") if "host_address" in e.details else None  # a host named by its address (Job._fill)
+    return Root(kind=e.kind, rank=e.rank, host=e.host, gpu=e.gpu, pci=e.pci, device=e.device, pod=pod)
 
 
 def _related(job: Job, v: Verdict) -> list[Evidence]:
@@ -882,7 +932,7 @@ def consequences(job: Job, v: Verdict) -> str:
         parts.append(f"rank {v.rank} never reached it")
     remote = [e for e in job.failures if e.kind in PEER_KINDS]
     if remote:
-        peers = sorted({job.host_of(e.peer) or _bare(e.peer) for e in remote if e.peer})
+        peers = sorted({_peer_name(job, e) for e in remote if e.peer})
         parts.append(f"{len(remote)} remote/network error line(s)" + (f" naming {', '.join(peers[:4])}" if peers else ""))
     explained = {id(e) for e in v.suspects if e.kind == "rank_exit"}  # the death the root explains (its suspect)
     exits = [e for e in job.failures if e.kind == "rank_exit" and e is not v.root and id(e) not in explained]
@@ -952,9 +1002,16 @@ def _ranks(ranks: Sequence[int]) -> str:
 
 
 def _who(e: Evidence) -> str:
+    host = e.host
+    if host and e.details.get("host_address"):  # the line named it by its address (Job._fill)
+        pod, address = e.details.get("pod"), e.details["host_address"]
+        if pod and pod.rsplit("/", 1)[-1] == address:  # by its pod's name
+            host = f"{host} (pod {pod})"
+        else:
+            host = f"{host} ({address}" + (f", pod {pod})" if pod else ")")
     if e.rank is not None:
-        return f"rank {e.rank}" + (f" on {e.host}" if e.host else "")
-    return e.host or (f"{e.file}" if e.file else "an unnamed process")
+        return f"rank {e.rank}" + (f" on {host}" if host else "")
+    return host or (f"{e.file}" if e.file else "an unnamed process")
 
 
 def _dead(e: Evidence) -> str:

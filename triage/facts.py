@@ -491,9 +491,18 @@ FACTS: tuple[Fact, ...] = (
 # some of them): each a lagging rank, the barrier's (`lagging`, as monitored_barrier's rank 0 names them).
 _BARRIER_TASK = _f("xla_barrier_task", "barrier_timeout", [],
                    r"^/job:(?P<job>[\w\-]+)/replica:\d+/task:(?P<lagging>\d+)\s*$")
+# NCCL's RAS (2.24+, `ncclras` / its socket) names the job processes it declared dead, after 60 s unreachable over its
+# own network, the same way: "DEAD", "  1 job process is considered dead (unreachable via the RAS network)" ("N job
+# processes are .."), then "  Process 3487984 on node 172.16.64.213 managing GPU 5" ("GPUs 0-7"), one a line (NCCL's
+# src/ras/client_support.cc; the example of NCCL's user guide, troubleshooting/ras): the process and its node by its
+# address, a lost process (the node the address is: a cluster's map, triage.inventory).
+_RAS_DEAD = _f("ras_dead_process", "process_lost", [],
+               r"^\s*Process (?P<pid>\d+) on node (?P<host>\S+) managing GPUs? (?P<gpus>\S.*?)\s*$")
 TASK_LIST_OPENERS = {"The following tasks are unhealthy (stopped sending heartbeats):": _f(
     "xla_unhealthy_task", "process_lost", [], r"^/job:(?P<job>[\w\-]+)/replica:\d+/task:(?P<rank>\d+)\s*$"),
-    "Timed out task names:": _BARRIER_TASK, "Some timed out task names:": _BARRIER_TASK}
+    "Timed out task names:": _BARRIER_TASK, "Some timed out task names:": _BARRIER_TASK,
+    "job process is considered dead (unreachable via the RAS network)": _RAS_DEAD,
+    "job processes are considered dead (unreachable via the RAS network)": _RAS_DEAD}
 
 # Ray's error about an actor that died (RayActorError, ActorDiedError since 2.10) names the actor's process on the lines
 # between its first and its cause (python/ray/exceptions.py, every era since 1.x: "The actor died unexpectedly before

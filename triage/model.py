@@ -42,7 +42,8 @@ class Evidence:
     last_enqueued: int | None = None
     last_completed: int | None = None
     peer: str | None = None  # address of the peer a network error names ("10.1.2.3", "10.1.2.3<43123>")
-    address: str | None = None  # this rank's own address, from NCCL INFO lines (peer -> host)
+    address: str | None = None  # this rank's own address, from NCCL INFO lines (peer -> host); or, with the kind
+    # nccl_address, an address the cluster's pods and nodes map to its node (details "pod": the pod it is)
     exit_code: int | None = None
     signal: int | None = None
     xid: int | None = None
@@ -88,10 +89,11 @@ class Root:
     gpu: int | None = None
     pci: str | None = None
     device: str | None = None
+    pod: str | None = None  # "namespace/name": the pod the address that names the root is (the cluster's map)
 
     def to_dict(self) -> dict[str, Any]:
         return {"rank": self.rank, "host": self.host, "gpu": self.gpu, "pci": self.pci, "device": self.device,
-                "kind": self.kind}
+                "kind": self.kind, "pod": self.pod}
 
 
 @dataclass(frozen=True, slots=True)

@@ -740,3 +740,159 @@ def test_the_first_dead_rank_a_pod_event_names_is_the_jobs_root():
     (change,) = book.settle(now + 1)
     root = change.incident.root
     assert (root.kind, root.rank, root.host) == ("rank_exit", 1, "node-a")
+
+
+# ---- addresses: the node (and pod) an address the evidence names is ------------------------------------------
+
+def ip_pod(name: str, node: str, ip: str | None, host_ip: str, job: str = "task-646", host_network: bool = False,
+           annotations: dict | None = None) -> dict:
+    """SYNTHETIC pod in the shape the API returns one (status.podIP / podIPs, hostIP, spec.nodeName, hostNetwork)."""
+    obj = pod(name, labels={JOB_LABEL: job})
+    if annotations:
+        obj["metadata"]["annotations"] = annotations
+    status = {"phase": "Running", "hostIP": host_ip, "hostIPs": [{"ip": host_ip}]}
+    if ip:
+        status.update(podIP=ip, podIPs=[{"ip": ip}])
+    return {**obj, "spec": {"nodeName": node, **({"hostNetwork": True} if host_network else {})}, "status": status}
+
+
+def node_obj(name: str, *addresses: tuple[str, str]) -> dict:
+    """SYNTHETIC node with status.addresses as the kubelet reports them."""
+    return {"metadata": {"name": name}, "status": {"addresses": [{"type": t, "address": a} for t, a in addresses]}}
+
+
+# REAL line: tests/fixtures/incidents/nccl-733-ib (NVIDIA/nccl #733: a Kubernetes job, its pod task-646--1-mhpnk)
+IB_PEER = ("task-646--1-mhpnk:91:123 [0] transport/net_ib.cc:881 NCCL WARN NET/IB : Got completion from peer "
+           "172.17.127.143<49577> with error 12, opcode 1, len 0, vendor err 129")
+
+
+def test_a_peer_named_by_its_address_is_named_by_its_node_and_pod():
+    """The incident named the peer 172.17.127.143 (an IP: "fabric fault on node 172.17.127.143") though the cluster
+    watches the pod that has it: the book maps the job pods' IPs to their node and pod, and the incident, its Event
+    and its annotation name them."""
+    from cluster.controller import Change, Open, event_message
+
+    book, now = Book(), time.time()
+    book.pod(ip_pod("task-646--1-mhpnk", "gpu-node-1", "172.17.127.140", "10.0.0.1"), now)
+    book.pod(ip_pod("task-646--0-x2k9q", "gpu-node-2", "172.17.127.143", "10.0.0.2"), now)
+    for ev in agent_events_of("gpu-node-1", "task-646--1-mhpnk", [IB_PEER]):
+        book.event(ev, now)
+    (change,) = book.settle(now + 1)
+    i = change.incident
+    assert (i.category, i.rule, i.root.host, i.root.pod) == ("fabric", "peer_error", "gpu-node-2",
+                                                              "train/task-646--0-x2k9q")
+    assert "172.17.127.143" in i.reason and i.to_dict()["root"]["pod"] == "train/task-646--0-x2k9q"
+    assert "on node gpu-node-2 (pod train/task-646--0-x2k9q)" in event_message(
+        Change("opened", change.job, Open("x-1", 1, now, "f", "e"), i))
+    # without the pod's IP known the peer stays its address (as before)
+    book2 = Book()
+    book2.pod(ip_pod("task-646--1-mhpnk", "gpu-node-1", "172.17.127.140", "10.0.0.1"), now)
+    for ev in agent_events_of("gpu-node-1", "task-646--1-mhpnk", [IB_PEER]):
+        book2.event(ev, now)
+    (change,) = book2.settle(now + 1)
+    assert (change.incident.root.host, change.incident.root.pod) == ("gpu-node-1", None)
+
+
+def test_a_host_named_by_its_address_is_its_node():
+    """REAL line (ray-22349-node-dead): Ray's GCS names the node it lost by its IP, a KubeRay worker pod's IP; the
+    incident named the IP, and names the node and pod that had it."""
+    line = ("2022-02-15 16:53:52,096\tWARNING worker.py:1462 -- The node with node id: "
+            "8f205b12643d25d8c1ce57c45527a6c912f3479765096718ad2bf0d3 and ip: 10.128.0.103 has been marked dead because "
+            "the detector has missed too many heartbeats from it.")
+    book, now = Book(), time.time()
+    book.pod(ip_pod("rc-head", "gpu-node-1", "10.128.0.32", "10.0.0.1", job="rc"), now)
+    book.pod(ip_pod("rc-worker-a", "gpu-node-2", "10.128.0.103", "10.0.0.2", job="rc"), now)
+    for ev in agent_fact_events("gpu-node-1", "rc-head", [line]):
+        book.event(ev, now)
+    (change,) = book.settle(now + 1)
+    root = change.incident.root
+    assert (root.kind, root.host, root.pod) == ("process_lost", "gpu-node-2", "train/rc-worker-a")
+    assert "gpu-node-2 (10.128.0.103, pod train/rc-worker-a)" in change.incident.reason
+
+
+def test_addresses_follow_the_pods_and_nodes():
+    """SYNTHETIC objects: a pod IP reused by a later pod is the later pod's; a deleted pod's IP stays its own until
+    reused; a hostNetwork pod's IP is its node's (the node, no pod); a node's status.addresses and Multus's
+    network-status addresses are mapped; a node deleted forgets its addresses."""
+    book, now = Book(), time.time()
+    book.pod(ip_pod("w-0", "node-a", None, "10.0.0.1"), now)  # scheduled, no IP yet
+    assert book.locate("10.244.1.5") is None and book.locate("10.0.0.1") == ("node-a", None)
+    book.pod(ip_pod("w-0", "node-a", "10.244.1.5", "10.0.0.1"), now)
+    assert book.locate("10.244.1.5<43123>") == ("node-a", "train/w-0")
+    book.pod(ip_pod("w-0", "node-a", "10.244.1.5", "10.0.0.1"), now, deleted=True)
+    assert book.locate("10.244.1.5") == ("node-a", "train/w-0")  # its evidence still names it
+    book.pod(ip_pod("w-1", "node-b", "10.244.1.5", "10.0.0.2"), now)
+    assert book.locate("10.244.1.5") == ("node-b", "train/w-1")
+    book.pod(ip_pod("w-1", "node-b", "10.244.1.5", "10.0.0.2"), now, deleted=True)
+    book.pod(ip_pod("w-2", "node-c", "10.244.1.5", "10.0.0.3"), now)
+    book.pod(ip_pod("w-1", "node-b", "10.244.1.5", "10.0.0.2"), now, deleted=True)  # a late delete: w-2's stays
+    assert book.locate("10.244.1.5") == ("node-c", "train/w-2")
+    book.pod(ip_pod("h-0", "node-d", "10.0.0.4", "10.0.0.4", host_network=True), now)
+    assert book.locate("10.0.0.4") == ("node-d", None)
+    book.node(node_obj("node-e", ("InternalIP", "10.0.0.5"), ("InternalIP", "fd00::5"), ("Hostname", "gpu-e")), now)
+    assert [book.locate(a) for a in ("10.0.0.5", "[FD00::5]:29500", "gpu-e")] == [("node-e", None)] * 3
+    book.node(node_obj("node-e"), now, deleted=True)
+    assert book.locate("10.0.0.5") is None
+    status = json.dumps([{"name": "cbr0", "ips": ["10.244.2.9"], "default": True, "dns": {}},
+                         {"name": "macvlan-conf", "interface": "net1", "ips": ["192.168.1.205"],
+                          "mac": "86:1d:96:ff:55:0d", "dns": {}}])
+    book.pod(ip_pod("w-3", "node-f", "10.244.2.9", "10.0.0.6",
+                    annotations={"k8s.v1.cni.cncf.io/network-status": status}), now)
+    assert book.locate("192.168.1.205") == ("node-f", "train/w-3")
+
+
+def test_addresses_are_bounded(monkeypatch):
+    """Only the job pods' and nodes' addresses are kept; deleted pods' and pods' host IPs are bounded."""
+    import cluster.book as book_module
+
+    monkeypatch.setattr(book_module, "MAX_WAITING", 50)
+    book, now = Book(), time.time()
+    book.pod({**ip_pod("other", "node-a", "10.9.9.9", "10.0.9.9"), "metadata": {"name": "other", "namespace": "x"}},
+             now)  # a pod of no job: not kept
+    assert book.locate("10.9.9.9") is None
+    for i in range(500):
+        p = ip_pod(f"w-{i}", f"node-{i}", f"10.244.{i // 250}.{i % 250}", f"10.1.{i // 250}.{i % 250}")
+        book.pod(p, now)
+        book.pod(p, now, deleted=True)
+    assert len(book.pod_ips) == 0 and len(book.former_ips) == 50 and len(book.host_ips) == 50
+    assert book.counts()["addresses"] == 100
+    assert book.locate("10.244.1.249") == ("node-499", "train/w-499") and book.locate("10.244.0.0") is None
+
+
+def test_a_host_named_by_its_pods_hostname_is_its_node():
+    """REAL line (openmpi-2661-oom): Open MPI names the rank's host by its hostname, in Kubernetes the pod's (its name,
+    or the spec.hostname an MPIJob's or Indexed Job's pods set; SYNTHETIC pods): the incident named "host01", a name
+    no node has; now the node and the pod."""
+    line = "mpirun noticed that process rank 0 with PID 21183 on node host01 exited on signal 9 (Killed)."
+    for name, hostname in (("host01", None), ("pi-worker-0-x7k2p", "host01")):
+        book, now = Book(), time.time()
+        worker = ip_pod(name, "gpu-node-7", "10.244.7.3", "10.0.0.7", job="pi")
+        if hostname:
+            worker["spec"]["hostname"] = hostname
+        book.pod(ip_pod("pi-launcher", "gpu-node-1", "10.244.1.2", "10.0.0.1", job="pi"), now)
+        book.pod(worker, now)
+        for ev in agent_fact_events("gpu-node-1", "pi-launcher", [line]):
+            book.event(ev, now)
+        (change,) = book.settle(now + 1)
+        root = change.incident.root
+        assert (root.kind, root.rank, root.host, root.pod) == ("rank_exit", 0, "gpu-node-7", f"train/{name}"), name
+    book.pod(worker, now, deleted=True)
+    assert book.hostnames == {} and book.locate_name("train", "host01") is None
+
+
+def test_nccl_ras_names_a_dead_process_by_its_nodes_address_and_the_cluster_names_the_node():
+    """REAL lines (NCCL's user guide, troubleshooting/ras: RAS's report of a job process it declared dead): the agent
+    publishes the lost process (ProcessLost, its host the address RAS names) and the cluster names the node and pod
+    that address is (SYNTHETIC pods)."""
+    lines = ["DEAD", "  1 job process is considered dead (unreachable via the RAS network)",
+             "  Process 3487984 on node 172.16.64.213 managing GPU 5"]
+    events = agent_fact_events("gpu-node-1", "llm-w-0", lines)
+    assert [ev["reason"] for ev in events] == ["ProcessLost"]
+    book, now = Book(), time.time()
+    book.pod(ip_pod("llm-w-0", "gpu-node-1", "172.16.64.210", "10.0.0.1", job="llm"), now)
+    book.pod(ip_pod("llm-w-3", "gpu-node-4", "172.16.64.213", "10.0.0.4", job="llm"), now)
+    for ev in events:
+        book.event(ev, now)
+    (change,) = book.settle(now + 1)
+    root = change.incident.root
+    assert (root.kind, root.host, root.pod) == ("process_lost", "gpu-node-4", "train/llm-w-3")

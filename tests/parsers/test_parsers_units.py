@@ -565,11 +565,27 @@ def test_nccl_socket_reset_by_the_peer(line, peer, error):
     assert (f.kind, f.peer, f.details["socket_error"]) == ("nccl_remote_error", peer, error)
 
 
-def test_nccl_connect_refused_stays_a_warning():
-    """NCCL retries a connect the peer refused (nccl-tests #166's 'Software caused connection abort' likewise)."""
-    f = parse_line("ubuntu:39964:40075 [0] misc/socket.cc:483 NCCL WARN socketStartConnect: Connect to 10.0.0.2<45763> "
-                   "failed : Connection refused")
-    assert (f.kind, f.severity) == ("nccl_error", "warning")
+def test_nccl_connect_it_gave_up_on_names_the_peer():
+    """NCCL retries a connect the peer refused or that timed out at INFO ("Call to connect returned Connection refused,
+    retrying"); its WARN "Connect to <peer> failed : .." comes when it gives up and returns an error, every era
+    (src/misc/socket.cc 2.9 to 2.27, src/os/linux.cc 2.28+): a remote error naming the peer, no longer a plain warning.
+    REAL: nccl-tests #166 (2.18); the others are each era's format string with SYNTHETIC addresses."""
+    for line, peer, error in [
+        ("ubuntu:39964:40075 [0] misc/socket.cc:483 NCCL WARN socketStartConnect: Connect to 10.0.0.2<45763> failed : "
+         "Software caused connection abort", "10.0.0.2", "Software caused connection abort"),
+        ("node-a:1:2 [0] misc/socket.cc:450 NCCL WARN Net : Connect to 10.0.0.3<40123> failed : Connection refused",
+         "10.0.0.3", "Connection refused"),
+        ("node-a:1:2 [0] include/socket.h:406 NCCL WARN Connect to 10.0.0.3<40123> failed : No route to host",
+         "10.0.0.3", "No route to host"),
+        ("node-a:1:2 [0] misc/socket.cc:535 NCCL WARN socketPollConnect: Connect to 10.0.0.4<56849> returned 113(No "
+         "route to host) errno 115(Operation now in progress)", "10.0.0.4", "113(No route to host) errno 115(Operation now in progress)"),
+        ("node-a:1:2 [0] misc/socket.cc:617 NCCL WARN socketPollConnect to 10.0.0.5<4000> failed with error Connection "
+         "timed out", "10.0.0.5", "Connection timed out"),
+    ]:
+        f = parse_line(line)
+        assert (f.kind, f.severity, f.peer, f.details["socket_error"]) == ("nccl_remote_error", "error", peer, error)
+    assert parse_line("zgiot:1183664:1184669 [0] NCCL INFO socketPollConnect: connect returned No route to host, "
+                      "retrying (26/34) after sleep for 2600 msec") is None
 
 
 def test_unique_id_store_failure():

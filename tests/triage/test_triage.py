@@ -1159,6 +1159,75 @@ def test_a_peer_gone_away_is_the_root_host_not_the_reporter():
     assert (closed.category, closed.root.host) == ("undetermined", "node-b")
 
 
+def test_a_host_a_line_names_by_its_address_is_the_host_nccl_says_has_it():
+    """Ray's GCS names the node it lost by its IP (ray-project/ray #22349's line); node-b's own NCCL INFO line (line
+    format of NVIDIA/nccl-tests #244, SYNTHETIC address) says that address is node-b: the root is node-b, the address
+    said beside it (before: the root's host was the bare IP, though the job's own lines name its host)."""
+    lost = ("2022-02-15 16:53:52,096\tWARNING worker.py:1462 -- The node with node id: "
+            "8f205b12643d25d8c1ce57c45527a6c912f3479765096718ad2bf0d3 and ip: 10.128.0.103 has been marked dead because "
+            "the detector has missed too many heartbeats from it.")
+    first = job({"driver.log": [lost], "node-b/train.log": ["node-b:5521:5521 [4] NCCL INFO Bootstrap : Using "
+                                                            "eth0:10.128.0.103<0>"]})[0]
+    assert (first.root.kind, first.root.host, first.root.pod) == ("process_lost", "node-b", None)
+    assert "node-b (10.128.0.103)" in first.reason
+    alone = job({"driver.log": [lost]})[0]
+    assert alone.root.host == "10.128.0.103"
+
+
+def test_a_gloo_peer_that_went_away_is_the_peer_error_and_a_loopback_peer_the_reporters_host():
+    """REAL lines (RVC-Project/Retrieval-based-Voice-Conversion-WebUI #1882): Gloo's "Connection closed by peer" and
+    "Read error .. Connection reset by peer" gave no finding, so a Gloo job that lost a rank had no failure at all; now
+    the peer is the suspect (its host where NCCL's lines, SYNTHETIC here, map its address), and a loopback peer is
+    the reporter's own host, never a host named 127.0.0.1."""
+    reset = ("RuntimeError: [../third_party/gloo/gloo/transport/tcp/pair.cc:589] Read error [192.168.70.92]:25266: "
+             "Connection reset by peer")
+    first = job({"node-a/train.log": [reset],
+                 "node-b/train.log": ["node-b:5521:5521 [4] NCCL INFO Bootstrap : Using eth0:192.168.70.92<0>"]})[0]
+    assert (first.category, first.rule, first.root.kind, first.root.host) == (
+        "undetermined", "peer_error", "nccl_remote_error", "node-b")
+    closed = "RuntimeError: [../third_party/gloo/gloo/transport/tcp/pair.cc:534] Connection closed by peer [127.0.0.1]:10895"
+    assert job({"node-a/train.log": [closed]})[0].root.host == "node-a"
+    assert job({"train.log": [closed]})[0].root.host is None
+
+
+def test_a_connect_nccl_gave_up_on_names_the_peer():
+    """REAL line (devopsrustem/slurmv4 3/5.sh, NCCL 2.27): NCCL's connect to a peer refused until its retries ran out
+    was a plain warning naming no one; now a remote error naming the peer, the suspect (its host by NCCL's own line,
+    SYNTHETIC address)."""
+    line = ("[2026-02-25 16:33:59] tpgds-aihub0006:3996242:3996242 [2] misc/socket.cc:578 NCCL WARN socketPollConnect: "
+            "connect to 10.82.101.249<54709> returned Connection refused, exceeded error retry count after 35 attempts")
+    first = job({"aihub0006/train.log": [line],
+                 "aihub0002/train.log": ["tpgds-aihub0002:5521:5521 [4] NCCL INFO Bootstrap : Using "
+                                         "eth0:10.82.101.249<0>"]})[0]
+    assert (first.rule, first.root.kind, first.root.host) == ("peer_error", "nccl_remote_error", "tpgds-aihub0002")
+
+
+def test_nccl_ras_names_the_process_it_declared_dead():
+    """REAL lines (NCCL's user guide, troubleshooting/ras, NCCL 2.24+): RAS's report lists the job processes it declared
+    dead after "N job process(es) .. considered dead (unreachable via the RAS network)", one a line, by pid and node
+    address: each a lost process (was: nothing read, no failure)."""
+    lines = ["Errors", "======", "", "DEAD", "  1 job process is considered dead (unreachable via the RAS network)",
+             "  Process 3487984 on node 172.16.64.213 managing GPU 5", "",
+             "#0-0 (cf264af53edbe986) INCOMPLETE", "  Missing communicator data from 1 rank", "  The missing rank: 21"]
+    first = job({"ras.txt": lines})[0]
+    assert (first.root.kind, first.root.host) == ("process_lost", "172.16.64.213")
+    assert first.evidence[0].pid == 3487984 and first.evidence[0].details["gpus"] == "5"
+
+
+def test_a_peer_address_the_cluster_maps_names_its_pod():
+    """The cluster's map of pod IPs reaches triage as an address line (kind nccl_address, the pod in details): the
+    peer's node and pod are the root's (cluster/book.py; SYNTHETIC map, the real line of NVIDIA/nccl #733)."""
+    line = ("task-646--1-mhpnk:91:123 [0] transport/net_ib.cc:881 NCCL WARN NET/IB : Got completion from peer "
+            "172.17.127.143<49577> with error 12, opcode 1, len 0, vendor err 129")
+    ev = list(read_lines([line], "job/train.log", Clock(), root="job"))
+    mapped = ev + [Evidence("nccl_address", "info", host="gpu-node-2", address="172.17.127.143",
+                            details={"pod": "train/task-646--0-x2k9q"})]
+    first = attribute(mapped)[0]
+    assert (first.rule, first.root.host, first.root.pod) == ("peer_error", "gpu-node-2", "train/task-646--0-x2k9q")
+    assert first.to_dict()["root"]["pod"] == "train/task-646--0-x2k9q"
+    assert attribute(ev)[0].to_dict()["root"]["pod"] is None
+
+
 def test_the_socket_error_pytorch_quotes_after_last_error_names_the_peer():
     """PyTorch's ncclRemoteError quotes NCCL's last error on a line of its own, without NCCL's "NCCL WARN ": part of
     the exception's one failure (the parsers amend its finding with the peer, rules.EVENT_FILLS), so the failure names
@@ -1524,7 +1593,7 @@ def test_json_document():
     assert doc["schema"] == SCHEMA == "gpu-npd.triage/v1"
     first = doc["incidents"][0]
     assert set(first) >= {"category", "root", "evidence", "consequences", "rule", "reason", "time"}
-    assert set(first["root"]) == {"rank", "host", "gpu", "pci", "device", "kind"}
+    assert set(first["root"]) == {"rank", "host", "gpu", "pci", "device", "kind", "pod"}
     assert {"file", "line", "text", "time"} <= set(first["evidence"][0])
     assert first["category"] in CATEGORIES
 

@@ -162,3 +162,94 @@ def test_a_negative_count_or_window_is_a_usage_error(option):
     # `--evidence -1` showed all lines but the last ("1 of 2"); a negative window matched nothing
     r = triage(*option, str(INCIDENTS / "funasr-2006-oom" / "logs"))
     assert r.exit_code == 2 and f"Invalid value for '{option[0]}'" in r.stderr
+
+
+# ---- the cluster's inventory beside the logs: the node (and pod) an address is --------------------------------
+
+# REAL line: tests/fixtures/incidents/nccl-733-ib (NVIDIA/nccl #733, a Kubernetes job's pod)
+IB_PEER = ("task-646--1-mhpnk:91:123 [0] transport/net_ib.cc:881 NCCL WARN NET/IB : Got completion from peer "
+           "172.17.127.143<49577> with error 12, opcode 1, len 0, vendor err 129\n")
+# SYNTHETIC tables in kubectl's shape (its header and alignment as in the REAL ones of test_kubectl_tables_are_read)
+PODS_WIDE = ("NAME                READY   STATUS    RESTARTS     AGE   IP               NODE         NOMINATED NODE   "
+             "READINESS GATES\n"
+             "task-646--1-mhpnk   1/1     Running   0            5m    172.17.127.140   gpu-node-1   <none>           "
+             "<none>\n"
+             "task-646--0-x2k9q   1/1     Running   1 (3m ago)   5m    172.17.127.143   gpu-node-2   <none>           "
+             "<none>\n")
+
+
+def test_a_kubectl_table_beside_the_logs_names_the_peers_node_and_pod(tmp_path: Path):
+    """The job's logs name the peer by its IP alone (the incident fell back to the reporter's host); `kubectl get pods
+    -o wide` saved beside the logs says which node and pod it is, and the incident names them (the same evidence the
+    cluster's map gives, triage.inventory)."""
+    (tmp_path / "task-646--1-mhpnk.log").write_text(IB_PEER)
+    before = json.loads(triage("--format", "json", str(tmp_path)).output)["incidents"][0]
+    assert (before["root"]["host"], before["root"]["pod"]) == ("task-646--1-mhpnk", None)
+    assert "name peer 172.17.127.143;" in before["reason"]
+    (tmp_path / "pods.txt").write_text(PODS_WIDE)
+    result = triage("--format", "json", str(tmp_path))
+    root = json.loads(result.output)["incidents"][0]["root"]
+    assert result.exit_code == 0 and (root["host"], root["pod"]) == ("gpu-node-2", "task-646--0-x2k9q")
+    # the reporter's lines name it by its hostname (NCCL's prefix: the pod's name): its node
+    assert [e["host"] for e in json.loads(result.output)["incidents"][0]["evidence"]] == ["gpu-node-1"]
+    assert "host gpu-node-2, pod task-646--0-x2k9q" in triage(str(tmp_path)).output
+
+
+def test_the_apis_json_beside_the_logs_names_the_peers_node_and_pod(tmp_path: Path):
+    """`kubectl get pods,nodes -o json` (SYNTHETIC objects in the API's shape): a List of Pods and Nodes; a file whose
+    first line is a lone "{" but that is no JSON document is still read as a log."""
+    doc = {"apiVersion": "v1", "kind": "List", "items": [
+        {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "task-646--0-x2k9q", "namespace": "train"},
+         "spec": {"nodeName": "gpu-node-2"}, "status": {"podIP": "172.17.127.143", "hostIP": "10.0.0.2",
+                                                        "podIPs": [{"ip": "172.17.127.143"}]}},
+        {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "gpu-node-2"},
+         "status": {"addresses": [{"type": "InternalIP", "address": "10.0.0.2"},
+                                  {"type": "Hostname", "address": "gpu-node-2"}]}}]}
+    (tmp_path / "task-646--1-mhpnk.log").write_text(IB_PEER)
+    (tmp_path / "objects.json").write_text(json.dumps(doc, indent=4) + "\n")
+    root = json.loads(triage("--format", "json", str(tmp_path)).output)["incidents"][0]["root"]
+    assert (root["host"], root["pod"]) == ("gpu-node-2", "train/task-646--0-x2k9q")
+    (tmp_path / "objects.json").unlink()
+    (tmp_path / "other.log").write_text("{\n" + IB_PEER)
+    doc = json.loads(triage("--format", "json", str(tmp_path)).output)
+    assert str(tmp_path / "other.log") in doc["inputs"]
+    assert sorted(Path(e["file"]).name for e in doc["incidents"][0]["evidence"]) == ["other.log", "task-646--1-mhpnk.log"]
+
+
+def test_kubectl_tables_are_read():
+    """REAL tables: AliyunContainerService/terway README-zh_CN.md (`kubectl get pod -o wide` of kubectl 1.11, then
+    `kubectl get node -o wide`)."""
+    from triage.inventory import read_table
+
+    pods = ["NAME                     READY   STATUS    RESTARTS   AGE   IP              NODE                    "
+            "             NOMINATED NODE",
+            "nginx-64f497f8fd-ckpdm   1/1     Running   0          4d    192.168.0.191   cn-hangzhou.i-j6c86lmr8k9rk78"
+            "ju0nc   <none>"]
+    nodes = ["NAME                                 STATUS   ROLES    AGE   VERSION   INTERNAL-IP     EXTERNAL-IP   "
+             "OS-IMAGE                KERNEL-VERSION              CONTAINER-RUNTIME",
+             "cn-hangzhou.i-j6c86lmr8k9rk78ju0nc   Ready    <none>   12d   v1.11.5   192.168.0.154   <none>        "
+             "CentOS Linux 7 (Core)   3.10.0-693.2.2.el7.x86_64   docker://17.6.2"]
+    assert [(e.address, e.host, e.details.get("pod")) for e in read_table(pods)] == [
+        ("nginx-64f497f8fd-ckpdm", "cn-hangzhou.i-j6c86lmr8k9rk78ju0nc", "nginx-64f497f8fd-ckpdm"),  # its hostname
+        ("192.168.0.191", "cn-hangzhou.i-j6c86lmr8k9rk78ju0nc", "nginx-64f497f8fd-ckpdm")]
+    assert [(e.address, e.host, e.details.get("pod")) for e in read_table(nodes)] == [
+        ("192.168.0.154", "cn-hangzhou.i-j6c86lmr8k9rk78ju0nc", None)]
+
+
+def test_kubectl_table_with_namespaces_and_host_network_pods():
+    """SYNTHETIC rows in `kubectl get pods -A -o wide`'s shape: the namespace is the pod's; two pods of one IP are
+    hostNetwork pods (the node's address): the node, no pod."""
+    from triage.inventory import read_table
+
+    rows = ["NAMESPACE   NAME        READY   STATUS    RESTARTS      AGE   IP            NODE         NOMINATED NODE   "
+            "READINESS GATES",
+            "train       llm-w-0     1/1     Running   0             9m    10.244.1.5    gpu-node-1   <none>           "
+            "<none>",
+            "train       llm-w-1     1/1     Running   2 (1m ago)    9m    10.0.0.2      gpu-node-2   <none>           "
+            "<none>",
+            "kube-sys    agent-x7k   1/1     Running   0             9d    10.0.0.2      gpu-node-2   <none>           "
+            "<none>"]
+    got = {(e.address, e.host, e.details.get("pod")) for e in read_table(rows)}
+    assert got == {("llm-w-0", "gpu-node-1", "train/llm-w-0"), ("10.244.1.5", "gpu-node-1", "train/llm-w-0"),
+                   ("llm-w-1", "gpu-node-2", "train/llm-w-1"), ("agent-x7k", "gpu-node-2", "kube-sys/agent-x7k"),
+                   ("10.0.0.2", "gpu-node-2", None)}

@@ -1,0 +1,222 @@
+"""Where a job's addresses are, from the cluster's own inventory: its pods' and nodes' objects (the API's JSON, what
+`gpu-npd cluster` watches and `kubectl get pods,nodes -o json` writes) or kubectl's wide tables (`kubectl get pods -o
+wide`, `kubectl get nodes -o wide`).  Pure.
+
+NCCL, Gloo, Ray and torch name a peer or a lost node by its address (`NET/IB : Got completion from peer
+172.17.127.143<49577>`, Ray's `... and ip: 10.128.0.103 has been marked dead`); a pod's IP and its node, or a node's
+own addresses, say which node (and pod) that is.  What is read here becomes the same evidence NCCL's own address lines
+give triage (kind `nccl_address`: the address, its node as host, details `pod` and `map: cluster`), which
+triage.attribute's Job prefers to NCCL's (the node, not the pod's hostname NCCL prints).
+
+- A pod's addresses: status.podIP, status.podIPs, and its other interfaces' as Multus lists them
+  (k8s.v1.cni.cncf.io/network-status; NCCL_SOCKET_IFNAME may name one of them); a hostNetwork pod's IP is its
+  node's (the node, no pod).  Its hostname too (its name, or spec.hostname): what NCCL's prefix, MPI's "on node
+  ..", torchrun's "host : .." call it.
+- A node's addresses: status.addresses (InternalIP, ExternalIP, Hostname ...).
+- kubectl's tables: a file whose first line is the header of `get pods -o wide` (NAME .. IP  NODE, NAMESPACE first
+  with -A) or `get nodes -o wide` (NAME .. INTERNAL-IP  EXTERNAL-IP ..); each row's cells are read at its header's
+  column positions (kubectl aligns them; RESTARTS may hold spaces: "1 (72d ago)").  An IP two pods of one table
+  share is a hostNetwork pod's: its node's.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any, Iterable, Iterator, Mapping, NamedTuple
+
+from .model import Evidence
+
+# Multus: a pod's interfaces and their addresses, JSON [{"name", "interface", "ips": [..], "mac", ..}] (its
+# NetworkStatus type, k8snetworkplumbingwg/network-attachment-definition-client pkg/apis/k8s.cni.cncf.io/v1/types.go),
+# under the annotation's name and the older one it replaced
+NETWORK_STATUS = ("k8s.v1.cni.cncf.io/network-status", "k8s.v1.cni.cncf.io/networks-status")
+MAX_INTERFACES = 16  # interfaces (and addresses of each) read from it
+MAP = "cluster"  # details["map"] of the evidence made here
+_COLUMNS = re.compile(r"\S+(?: \S+)*")  # a header's column: words one space apart (NOMINATED NODE)
+_IP = re.compile(r"^(?:\d{1,3}(?:\.\d{1,3}){3}|[0-9A-Fa-f:]*:[0-9A-Fa-f:.]+)$")
+
+
+class PodAddresses(NamedTuple):
+    node: str
+    pod: str  # "namespace/name" (the name alone where the namespace is not known)
+    ips: tuple[str, ...]  # the pod's own (none for a hostNetwork pod)
+    host_ip: str  # its node's, "" unknown
+
+
+def address_key(address: str) -> str:
+    """An address as compared here: no port ("<43123>", "[..]:29500", an IPv4 "..:29500"), no zone, lower case."""
+    a = address.strip()
+    if a.startswith("[") and "]" in a:  # "[fd00::1]:29500"
+        a = a[1:a.index("]")]
+    a = a.split("<", 1)[0].split("%", 1)[0].strip("[]")
+    if a.count(":") == 1:  # an IPv4 address or a name with its port
+        a = a.split(":", 1)[0]
+    return a.lower()
+
+
+def pod_addresses(obj: Mapping[str, Any]) -> PodAddresses:
+    """A Pod object's addresses and where it runs."""
+    meta = obj.get("metadata") or {}
+    status = obj.get("status") or {}
+    node = (obj.get("spec") or {}).get("nodeName") or ""
+    host_ip = address_key(status.get("hostIP") or "")
+    ips: tuple[str, ...] = ()
+    if node and not (obj.get("spec") or {}).get("hostNetwork"):
+        raw = [status.get("podIP") or ""] + [(p or {}).get("ip") or "" for p in status.get("podIPs") or []
+                                             if isinstance(p, dict)] + attached_ips(meta)
+        ips = tuple(dict.fromkeys(a for a in map(address_key, raw) if a and a != host_ip))
+    ns, name = meta.get("namespace") or "", meta.get("name") or ""
+    return PodAddresses(node, f"{ns}/{name}" if ns else name, ips, host_ip)
+
+
+def pod_hostnames(obj: Mapping[str, Any]) -> tuple[str, ...]:
+    """The names a pod's own lines and its peers' call it by: its hostname, the pod's name unless spec.hostname sets
+    another (an Indexed Job's "<job>-<index>", a JobSet's)."""
+    name = (obj.get("metadata") or {}).get("name") or ""
+    hostname = (obj.get("spec") or {}).get("hostname") or ""
+    return tuple(dict.fromkeys(h for h in (hostname, name) if h))
+
+
+def attached_ips(meta: Mapping[str, Any]) -> list[str]:
+    """The addresses Multus lists for a pod's interfaces (its network-status annotation), [] without one."""
+    annotations = meta.get("annotations") or {}
+    raw = annotations.get(NETWORK_STATUS[0]) or annotations.get(NETWORK_STATUS[1])
+    if not raw:
+        return []
+    try:
+        doc = json.loads(raw)
+        return [str(ip) for net in doc[:MAX_INTERFACES] if isinstance(net, dict)
+                for ip in (net.get("ips") or [])[:MAX_INTERFACES] if isinstance(ip, str)]
+    except (ValueError, TypeError, AttributeError, KeyError):
+        return []
+
+
+def node_addresses(obj: Mapping[str, Any]) -> tuple[str, ...]:
+    """A Node object's status.addresses (InternalIP, ExternalIP, Hostname, ...), as address_key gives them."""
+    out = []
+    for x in (obj.get("status") or {}).get("addresses") or ():
+        if isinstance(x, dict) and x.get("address"):
+            out.append(address_key(str(x["address"])))
+    return tuple(dict.fromkeys(a for a in out if a))
+
+
+def located(address: str, node: str, pod: str | None, file: str | None = None, line: int | None = None) -> Evidence:
+    """The evidence that `address` is `node` (and `pod`): the kind NCCL's own address lines are read as."""
+    return Evidence("nccl_address", "info", host=node, address=address, file=file, line=line,
+                    details={"map": MAP, **({"pod": pod} if pod else {})})
+
+
+# ---- offline: an inventory file in the job's directory ---------------------------------------------------------
+
+def kind_of(first_line: str) -> str | None:
+    """"pods" / "nodes" for the header of kubectl's wide table, "json" for a pretty-printed JSON document's first
+    line; None for anything else (a log)."""
+    line = first_line.rstrip("\r\n")
+    if line.strip() == "{":
+        return "json"
+    if not line.startswith(("NAME ", "NAMESPACE ")):
+        return None
+    cols = set(_COLUMNS.findall(line))
+    if {"NAME", "IP", "NODE"} <= cols:
+        return "pods"
+    if {"NAME", "INTERNAL-IP"} <= cols:
+        return "nodes"
+    return None
+
+
+def read_table(lines: Iterable[str], file: str | None = None) -> list[Evidence]:
+    """kubectl's wide table of pods or nodes (header first) as located addresses; rows it cannot read are skipped."""
+    it = iter(lines)
+    header = next(it, "").rstrip("\r\n")
+    kind = kind_of(header)
+    if kind not in ("pods", "nodes"):
+        return []
+    cols = [(m.group(0), m.start()) for m in _COLUMNS.finditer(header)]
+    names = [c for c, _ in cols]
+    rows: list[tuple[int, dict[str, str]]] = []
+    for n, raw in enumerate(it, 2):
+        row = raw.rstrip("\r\n")
+        if not row.strip():
+            continue
+        cells = {}
+        for i, (name, start) in enumerate(cols):
+            end = cols[i + 1][1] if i + 1 < len(cols) else None
+            cells[name] = row[start:end].strip() if end is not None else row[start:].strip()
+        split = row.split()
+        if not _IP.match(cells.get("IP" if kind == "pods" else "INTERNAL-IP", "")) and len(split) == len(names):
+            cells = dict(zip(names, split))  # not aligned (a copy that lost kubectl's padding): one word a cell
+        rows.append((n, cells))
+    out = []
+    if kind == "nodes":
+        for n, cells in rows:
+            node = cells.get("NAME", "")
+            for col in ("INTERNAL-IP", "EXTERNAL-IP"):
+                ip = cells.get(col, "")
+                if node and _IP.match(ip):
+                    out.append(located(ip, node, None, file, n))
+        return out
+    seen: dict[str, list] = {}
+    for n, cells in rows:
+        ip, node, name = cells.get("IP", ""), cells.get("NODE", ""), cells.get("NAME", "")
+        if not node or node == "<none>" or not name:
+            continue
+        ns = cells.get("NAMESPACE", "")
+        pod = f"{ns}/{name}" if ns else name
+        out.append(located(name, node, pod, file, n))  # the pod's hostname: its name
+        if _IP.match(ip):
+            seen.setdefault(ip, []).append((n, node, pod))
+    for ip, where in seen.items():
+        n, node, pod = where[0]
+        shared = len(where) > 1  # a hostNetwork pod's IP (its node's): the node, no pod
+        out.append(located(ip, node, None if shared else pod, file, n))
+    return out
+
+
+def read_objects(doc: Any, file: str | None = None) -> list[Evidence]:
+    """The API's JSON (`kubectl get pods,nodes -o json`: a List of Pods and Nodes, or one object) as located
+    addresses; anything else gives none."""
+    if not isinstance(doc, dict):
+        return []
+    items = doc.get("items") if isinstance(doc.get("items"), list) else [doc]
+    out = []
+    for obj in items:
+        if not isinstance(obj, dict):
+            continue
+        kind = obj.get("kind") or ("Pod" if "nodeName" in (obj.get("spec") or {}) else
+                                   "Node" if "addresses" in (obj.get("status") or {}) else "")
+        if kind == "Pod":
+            p = pod_addresses(obj)
+            if p.node:
+                out.extend(located(ip, p.node, p.pod, file) for ip in p.ips)
+                out.extend(located(h, p.node, p.pod, file) for h in pod_hostnames(obj))
+                if p.host_ip:
+                    out.append(located(p.host_ip, p.node, None, file))
+        elif kind == "Node":
+            name = (obj.get("metadata") or {}).get("name") or ""
+            out.extend(located(a, name, None, file) for a in node_addresses(obj) if name and a != name.lower())
+    return out
+
+
+def read_inventory(lines: Iterator[str], first: str, file: str | None = None,
+                   max_chars: int = 256 << 20) -> tuple[list[Evidence] | None, list[str]]:
+    """An inventory file whose first line is `first` (the rest still in `lines`, each with its line end): its located
+    addresses, or None with the lines taken from `lines` when it is no inventory after all (JSON that does not parse,
+    or longer than `max_chars`): the caller reads those, then the rest of `lines`, as a log."""
+    kind = kind_of(first)
+    if kind in ("pods", "nodes"):
+        return read_table([first, *lines], file), []
+    if kind != "json":
+        return None, [first]
+    text = [first]
+    size = len(first)
+    for line in lines:
+        text.append(line)
+        size += len(line)
+        if size > max_chars:
+            return None, text
+    try:
+        doc = json.loads("".join(text))
+    except ValueError:
+        return None, text
+    return read_objects(doc, file), []
