@@ -637,8 +637,10 @@ def test_a_barriers_healthy_ranks_make_the_jobs_incident_and_give_way_to_the_lag
         for ev in agent_fact_events(node, name, lines):
             (e,) = Reader().pod_event(ev)
             assert e.kind == "barrier_timeout"
-            book.event(ev, now)
+            # each node's Event its own uid (the helper numbers them per pod from 0: the Book kept the first node's)
+            book.event({**ev, "metadata": {**ev["metadata"], "uid": f"{name}-{ev['metadata']['uid']}"}}, now)
     (change,) = book.settle(now + 1)
+    assert len({e.host for e in change.incident.evidence}) == len(nodes)
     assert (change.incident.category, change.incident.rule, change.incident.root.rank if want[2] is not None else None
             ) == want
 
