@@ -1670,6 +1670,10 @@ def test_a_progress_line_names_its_ranks_group_and_a_timeout_its_size():
     assert progress_group("2026-09-18 19:29:24 [rank3]:[E918 19:29:24.440481846 ProcessGroupNCCL.cpp:2303] [PG ID 0 "
                           "PG GUID 0(default_pg) Rank 3]  failure detected by watchdog at work sequence id: 7219 PG "
                           "status: last enqueued work: 7220, last completed work: 7218") == (3, 7219, "0")
+    # REAL: a GB200 job's rank (NVIDIA/dgxc-benchmarking nemotron4-15b/README.md, tests/fixtures/realworld/nccl-pytorch-3)
+    assert progress_group("[rank368]:[E808 04:21:41.161005534 ProcessGroupNCCL.cpp:2299] [PG ID 0 PG GUID 0(default_pg) "
+                          "Rank 368]  failure detected by watchdog at work sequence id: 5 PG status: last enqueued work: "
+                          "5, last completed work: 4") == (368, 5, "0")
     assert progress_group("[rank2]:[E602 11:17:52.400938004 ProcessGroupNCCL.cpp:670] Stack trace of the failed "
                           "collective not found, potentially because FlightRecorder is disabled.") is None
     assert numel_in("WorkNCCL(SeqNum=7219, OpType=BROADCAST, NumelIn=24084544, NumelOut=24084544, "
