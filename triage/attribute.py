@@ -693,7 +693,12 @@ def _lagging_rank(job: Job) -> Verdict | None:
         # xla_barrier_timeout), PyTorch's rank 0 its timeout on the line that names the ranks
         named = next((e.details["barrier"] for e in job.evidence
                       if e.kind == "barrier_timeout" and e.details.get("barrier")), None)
-        where = (f"did not reach the coordination service's barrier {named} the other tasks waited at"
+        desync = next((e for e in barrier if e.details.get("fact") == "desync_lagging"), None)
+        where = (f"{'is' if len(behind) == 1 else 'are'} behind the others in PyTorch's desync report "
+                 f"(TORCH_NCCL_DESYNC_DEBUG: the lagging/dead/mismatched ranks"
+                 f"{', at its collective #' + desync.details['collective'] if desync.details.get('collective') else ''})"
+                 if desync is not None else
+                 f"did not reach the coordination service's barrier {named} the other tasks waited at"
                  if named is not None or barrier[0].details.get("timeout_ms") is None else
                  f"failed to pass the monitored barrier rank 0 waited in ({barrier[0].details.get('timeout_ms')} ms)")
         return Verdict("undetermined", None, "lagging_rank",

@@ -288,6 +288,19 @@ FACTS: tuple[Fact, ...] = (
     _f("barrier_told", "barrier_timeout", ["successfully reached monitoredBarrier"],
        r"Rank (?P<rank>\d+) successfully reached monitoredBarrier, but received errors while waiting for send/recv "
        r"from rank (?P<from_rank>\d+)"),
+    # PyTorch's desync report (TORCH_NCCL_DESYNC_DEBUG=1, torch/csrc/distributed/c10d/TraceUtils.h), which the rank whose
+    # collective timed out prints from every rank's collective starts and ends in the store: "- To our best knowledge,
+    # the lagging/dead/mismatched ranks that caused the desync are:", then the ranks at the job's earliest collective,
+    # one line each way, "[7] finished collective #182, but didn't join collective #183 (count from 1)" (pytorch/pytorch
+    # #152623) and "[1, 2] joined but didn't finish collective #182 (count from 1)", or, where a rank never traced a
+    # collective, "ranks [47] are the lagging ranks that caused this timeout. They never joined any collectives": the
+    # ranks the job waited for, as a barrier's lagging ranks are (the report's own count of collectives, from 1, is
+    # not the WorkNCCL SeqNum). Was: not read (the job undetermined)
+    _f("desync_lagging", "barrier_timeout", ["but didn't join collective #", "joined but didn't finish collective #",
+                                             "are the lagging ranks that caused this timeout"],
+       r"(?:\[(?P<lagging>\d+(?:, \d+)*)\] (?:finished collective #(?P<collective>\d+), but didn't join collective #\d+|"
+       r"joined but didn't finish collective #(?P<collective2>\d+))|"
+       r"ranks \[(?P<lagging2>\d+(?:, \d+)*)\] are the lagging ranks that caused this timeout)"),
     # JAX's multi-process runtime (XLA's coordination service) giving up on a barrier the job's tasks meet at:
     # jax.distributed.initialize's "PjRT_Client_Connect" (the tasks that never came up to connect), a checkpointer's or
     # a framework's own wait_at_barrier ("multihost_broadcast_sync0"), every era's words: "jaxlib.xla_extension.

@@ -719,3 +719,22 @@ def test_no_mismatch_is_named_live_where_offline_names_none(nodes):
     assert incident.rule != "mismatched_collective" and incident.rule == offline_rule(lines)
     for i, (node, node_lines) in enumerate(nodes.items()):
         assert [ev["reason"] for ev in agent_fact_events(node, f"llm-w-{i}", node_lines)] == ["NCCLWatchdogTimeout"]
+
+
+# REAL: pytorch/pytorch #152623 (TORCH_NCCL_DESYNC_DEBUG=1): rank 0's timeout and the lines of its desync report naming
+# the rank the others waited for
+DESYNC = ["[rank0]:[E515 18:36:47.341808597 ProcessGroupNCCL.cpp:632] [Rank 0] Watchdog caught collective operation "
+          "timeout: WorkNCCL(SeqNum=241, OpType=ALLREDUCE, NumelIn=6, NumelOut=6, Timeout(ms)=600000) ran for 600086 "
+          "milliseconds before timing out.",
+          "[rank0]:[E515 18:36:47.343377708 ProcessGroupNCCL.cpp:1937] Rank 0",
+          "         - [0] Timeout at collective: ALLREDUCE, #315",
+          "         - To our best knowledge, the lagging/dead/mismatched ranks that caused the desync are:",
+          "             [7] finished collective #182, but didn't join collective #183 (count from 1)"]
+
+
+def test_pytorchs_desync_report_names_the_lagging_rank_live_as_offline():
+    """The desync report's lagging ranks are published as a barrier's are (BarrierTimeout, its lagging ranks), and the
+    cluster names the rank offline names; before, neither read it (undetermined, no rank)."""
+    incident = live_incident({"node-a": DESYNC})
+    assert (incident.category, incident.rule, incident.root.rank) == ("undetermined", "lagging_rank", 7)
+    assert offline_rule(DESYNC) == "lagging_rank"

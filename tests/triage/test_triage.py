@@ -1680,6 +1680,42 @@ def test_a_progress_line_names_its_ranks_group_and_a_timeout_its_size():
                     "Timeout(ms)=3000000)") == 24084544
 
 
+# REAL: pytorch/pytorch #152623 (a 2.8 nightly's hang, TORCH_NCCL_DESYNC_DEBUG=1): rank 0's timeout, its desync report
+# (the report's indented lines as PyTorch prints them) and its progress line
+DESYNC_REPORT = [
+    "[rank0]:[E515 18:36:47.341808597 ProcessGroupNCCL.cpp:632] [Rank 0] Watchdog caught collective operation timeout: "
+    "WorkNCCL(SeqNum=241, OpType=ALLREDUCE, NumelIn=6, NumelOut=6, Timeout(ms)=600000) ran for 600086 milliseconds "
+    "before timing out.",
+    "[rank0]:[E515 18:36:47.343377708 ProcessGroupNCCL.cpp:1937] Rank 0",
+    "         - [0] Timeout at collective: ALLREDUCE, #315",
+    "         - To our best knowledge, the lagging/dead/mismatched ranks that caused the desync are:",
+    "             [7] finished collective #182, but didn't join collective #183 (count from 1)",
+    "         - Snapshot of ranks' latest states:",
+    "           #182 finished ranks:",
+    "             [7] finished ALLREDUCE",
+    "           #315 started ranks:",
+    "             [0, 1, 2] started ALLREDUCE",
+    "           #317 started ranks:",
+    "             [3, 4, 5, 6] started _ALLGATHER_BASE",
+    "[rank0]:[E515 18:36:47.343391940 ProcessGroupNCCL.cpp:2268] [PG ID 0 PG GUID 0(default_pg) Rank 0]  failure detected "
+    "by watchdog at work sequence id: 241 PG status: last enqueued work: 315, last completed work: 183",
+]
+
+
+def test_pytorchs_desync_report_names_the_lagging_rank():
+    """PyTorch's own desync report names the rank the others waited for (rank 7 finished collective #182 and never
+    joined #183): the lagging rank; before, the report was not read and the job was undetermined with no rank."""
+    [incident] = job({"train.log": DESYNC_REPORT})
+    assert (incident.category, incident.rule, incident.root.rank) == ("undetermined", "lagging_rank", 7)
+    assert "desync report" in incident.reason and "collective #182" in incident.reason
+    # SYNTHETIC (TraceUtils.h's other two wordings): ranks stuck in the earliest collective, ranks never traced
+    hit = facts.match("             [1, 2] joined but didn't finish collective #182 (count from 1)")
+    assert hit is not None and hit[1]["lagging"] == "1, 2" and hit[1]["collective"] == "182"
+    hit = facts.match(" - To our best knowledge, ranks [47] are the lagging ranks that caused this timeout. They never "
+                      "joined any collectives")
+    assert hit is not None and hit[0].name == "desync_lagging" and hit[1]["lagging"] == "47"
+
+
 def test_process_groups_are_tried_and_said_in_one_order():
     """SYNTHETIC: the rules that read process groups (a mismatched collective, a lagging rank, the consequences'
     sentence) take them in one order, by number: group 2 before group 10 (the first two compared the names as text,
