@@ -58,6 +58,9 @@ MAX_RANKS_TOTAL = 32768  # ranks remembered over all keys: past it the oldest ke
 # register read the firmware refused, as a container may print them) is counted, never said as the job's failure
 EVENT_FLOOR = SEVERITY_RANK["warning"]
 EXCERPT = 160  # characters of the offending line quoted in an Event
+# ranks whose collective a timeout's Event remembers per key (triage.facts collectives_words lists 4 distinct ones, 8
+# ranks each): the first seen
+MAX_COLLECTIVE_RANKS = 32
 _UNPRINTABLE = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b[@-_]|[\x00-\x1f\x7f-\x9f]")  # ANSI/CSI, C0, C1
 
 
@@ -86,6 +89,9 @@ class WorkloadTracker:
         self._said: dict[tuple, tuple[float, str, bool]] = {}
         # any other key -> (when, its first finding without its line, that line quoted): what its Event says and quotes
         self._quote: dict[tuple, tuple[float, Finding, str]] = {}
+        # a watchdog timeout's key -> (each rank's collective, in the order seen; the Event's words for them): said so
+        # that the cluster compares the job's ranks' collectives across its nodes (triage.facts collectives_words)
+        self._colls: dict[tuple, tuple[dict[int, object], str]] = {}
         self._rank_total = 0
         self.evictions = 0  # keys forgotten to stay within MAX_JOBS / MAX_RANKS_TOTAL
 
@@ -165,7 +171,10 @@ class WorkloadTracker:
             if quote is None or at - quote[0] > self.window:  # (a later failure: the job restarted since)
                 quote = self._quote[key] = (at, replace(f, message=""), quoted(f.message))
                 self._first[key] = first = ref
-            message = f"{explain(quote[1], cause, self.window, ranks)} [container {first.container}]{quote[2]}"
+                self._colls.pop(key, None)
+            colls = self._collectives(key, f) if f.kind == "nccl_timeout" else ""
+            message = (f"{explain(quote[1], cause, self.window, ranks)}{'. ' + colls if colls else ''} "
+                       f"[container {first.container}]{quote[2]}")
         else:  # a job fact (triage.facts.LIVE_FACTS): the job's first on this node names the culprit, repeats count;
             # a witness's (a rank a barrier failed, naming none) gives way to the job's first that names one
             at = f.timestamp.timestamp()
@@ -184,8 +193,25 @@ class WorkloadTracker:
             self._first.pop(oldest, None)
             self._said.pop(oldest, None)
             self._quote.pop(oldest, None)
+            self._colls.pop(oldest, None)
             self.evictions += 1
         return event
+
+    def _collectives(self, key: tuple, f: Finding) -> str:
+        """The Event's words for the collectives the key's ranks timed out in (`f`'s added when its rank is new and
+        its line names one: agent/sources/podlogs.py completes its size and process group), re-worded only when a rank
+        is added.  Nothing is compared here: the cluster reads them back from every node's Event of the job and
+        triage.attribute's rule compares them (a rank's timeout alone is no mismatch, and no Event is added for it)."""
+        from triage.facts import collective, collectives_words  # noqa: PLC0415 (see `observe`)
+
+        by_rank, said = self._colls.get(key) or ({}, "")
+        if f.rank is not None and f.rank not in by_rank and len(by_rank) < MAX_COLLECTIVE_RANKS:
+            c = collective(f.details)
+            if c is not None:
+                by_rank[f.rank] = c
+                said = collectives_words(by_rank)
+                self._colls[key] = (by_rank, said)
+        return said
 
     def _daemon_fault(self, ref: PodRef, f: Finding, daemon: str) -> PodEvent:
         """A node fault its daemon's pod said (`daemon_of`): a cause of the node's jobs' failures after it, counted as

@@ -5,7 +5,10 @@ What a node agent (`gpu-npd run`) writes, and what is read of it here:
   and likely cause on each node, aggregated (count); the reason names the kind (NCCLWatchdogTimeout,
   NCCLRemoteError, CUDAIllegalAddress, Xid31MMUFault for an application Xid...), the message lists the ranks
   ("on 4 ranks (0,1,2,3)") and ends with the container's own line, quoted.  That line is classified again by
-  the parsers (the same rules that found it on the node), which gives back its rank, SeqNum, OpType, peer.
+  the parsers (the same rules that found it on the node), which gives back its rank, SeqNum, OpType, peer.  A
+  watchdog timeout's Event lists the collectives its ranks timed out in ("Collectives timed out: PG 0 SeqNum 7219
+  BROADCAST NumelIn 64 (rank 3); ...", triage.facts collectives_words): each listed rank's evidence has its own, which
+  triage's mismatched-collective rule compares across the job's nodes.
 - Job fact Pod Events (RankExited, ProcessLost, DataLoaderWorkerKilled, BarrierTimeout, StorageError, JobEnded,
   CollectiveMismatch; triage/facts.py LIVE_FACTS):
   the job's first such fact on the node, its fields in the agent's own words ("A rank's process ended (rank 7; host
@@ -39,7 +42,8 @@ from parsers.redacted import placeholder
 from parsers.telemetry import node_fault_reasons
 from triage import Evidence
 from triage.attribute import JOB_SEEN_NODE_FAULTS, NODE_FAULT_KINDS
-from triage.facts import INT_FIELDS as FACT_INT_FIELDS, ONLY_ANOTHER, TEXT_FIELDS as FACT_TEXT_FIELDS, read_words
+from triage.facts import INT_FIELDS as FACT_INT_FIELDS, ONLY_ANOTHER, TEXT_FIELDS as FACT_TEXT_FIELDS, Collective
+from triage.facts import read_collectives, read_words
 
 AGENT_COMPONENT = "gpu-npd"  # source.component of the node agents' Events
 REPAIR_ANNOTATION = "gpu-npd.io/repair"
@@ -135,12 +139,15 @@ class Reader:
         if gpu and base.pci is None:
             context.update(pci=gpu.group(2).lower(), gpu=int(gpu.group(1)) if gpu.group(1) else None)
         ranks = _ranks(ours)
+        colls = read_collectives(ours) if base.kind == "nccl_timeout" else {}
+        if colls:  # each listed rank's own collective (agent/workloads.py), whatever the quoted line's
+            ranks = list(dict.fromkeys((*ranks, *colls)))
         if len(ranks) == 1:
             context["rank"] = ranks[0]
         base = base.with_context(**context)
-        if len(ranks) <= 1:
+        if len(ranks) <= 1 and not colls:
             return [base]
-        return [base.with_context(rank=r) for r in ranks]
+        return [_in_collective(base.with_context(rank=r), colls.get(r)) for r in ranks]
 
     def node_event(self, ev: Mapping[str, Any]) -> list[Evidence]:
         """A node agent's Event on a Node: a node fault (or nothing, for what is not one)."""
@@ -295,6 +302,20 @@ def _job_fact(row, fields: dict, host: str | None, when: datetime | None, pod: s
         values["host"] = host
     return Evidence(row.kind, "error", "unknown", when, text=text, file=f"pod/{pod}" if pod else None,
                     details=details, **values)
+
+
+def _in_collective(e: Evidence, c: Collective | None) -> Evidence:
+    """A rank's timeout evidence with the collective its agent's Event lists for it (SeqNum, OpType, size, process
+    group, as offline reads them from the rank's own lines), or as it is where the Event lists none for the rank."""
+    if c is None:
+        return e
+    details = {k: v for k, v in e.details.items() if k not in ("numel_in", "pg", "group_rank")}
+    details.update(seq=c.seq, op=c.op)
+    if c.numel_in is not None:
+        details["numel_in"] = c.numel_in
+    if c.pg is not None:
+        details["pg"] = c.pg
+    return e.with_context(seq=c.seq, op=c.op, details=details)
 
 
 def _claimed(reason: str, ours: str) -> str | None:

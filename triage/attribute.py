@@ -644,17 +644,23 @@ def _explanation(job: Job, death: Evidence) -> Evidence | None:
 def _mismatched_collective(job: Job) -> Verdict | None:
     """Ranks timed out in the same collective (process group and SeqNum, the group from each rank's own watchdog
     progress line) with different sizes or operations: they called different collectives, the program's bug (what
-    PyTorch's TORCH_DISTRIBUTED_DEBUG=DETAIL check would have said)."""
+    PyTorch's TORCH_DISTRIBUTED_DEBUG=DETAIL check would have said).  Only what both ranks' lines say is compared: a
+    line naming no operation (a watchdog's "failure detected by watchdog at work sequence id: N", which the parsers read
+    as a timeout: the cluster's reading of a node agent's Event quoting it, cluster/evidence.py) has no collective to
+    compare, and a size unknown on one side (an older agent's Event, a WorkNCCL line without NumelIn) differs from
+    none."""
     calls: dict[tuple, dict[int, Evidence]] = defaultdict(dict)
     for e in job.evidence:
-        if e.kind == "nccl_timeout" and e.rank is not None and e.seq is not None:
+        if e.kind == "nccl_timeout" and e.rank is not None and e.seq is not None and e.op is not None:
             pg = job.group_of(e)
             if pg is not None:
                 calls[(pg, e.seq)].setdefault(e.rank, e)
     for (pg, seq), by_rank in sorted(calls.items(), key=lambda kv: (group_order(kv[0][0]), kv[0][1])):
-        shapes = {(e.op, e.details.get("numel_in")) for e in by_rank.values()}
-        if len(by_rank) >= 2 and len(shapes) >= 2:
-            said = "; ".join(f"rank {r}: {e.op} of {e.details.get('numel_in')} elements"
+        ops = {e.op for e in by_rank.values()}
+        sizes = {e.details.get("numel_in") for e in by_rank.values()} - {None}
+        if len(by_rank) >= 2 and (len(ops) >= 2 or len(sizes) >= 2):
+            said = "; ".join(f"rank {r}: {e.op}" + (f" of {e.details['numel_in']} elements"
+                                                     if e.details.get("numel_in") is not None else "")
                              for r, e in sorted(by_rank.items()))
             return Verdict("application", None, "mismatched_collective",
                            f"ranks timed out in the same collective (process group {pg}, SeqNum {seq}) with different "
@@ -739,7 +745,12 @@ def _lagging_rank(job: Job) -> Verdict | None:
         # xla_barrier_timeout), PyTorch's rank 0 its timeout on the line that names the ranks
         named = next((e.details["barrier"] for e in job.evidence
                       if e.kind == "barrier_timeout" and e.details.get("barrier")), None)
-        where = (f"did not reach the coordination service's barrier {named} the other tasks waited at"
+        desync = next((e for e in barrier if e.details.get("fact") == "desync_lagging"), None)
+        where = (f"{'is' if len(behind) == 1 else 'are'} behind the others in PyTorch's desync report "
+                 f"(TORCH_NCCL_DESYNC_DEBUG: the lagging/dead/mismatched ranks"
+                 f"{', at its collective #' + desync.details['collective'] if desync.details.get('collective') else ''})"
+                 if desync is not None else
+                 f"did not reach the coordination service's barrier {named} the other tasks waited at"
                  if named is not None or barrier[0].details.get("timeout_ms") is None else
                  f"failed to pass the monitored barrier rank 0 waited in ({barrier[0].details.get('timeout_ms')} ms)")
         return Verdict("undetermined", None, "lagging_rank",

@@ -303,6 +303,19 @@ FACTS: tuple[Fact, ...] = (
     _f("barrier_told", "barrier_timeout", ["successfully reached monitoredBarrier"],
        r"Rank (?P<rank>\d+) successfully reached monitoredBarrier, but received errors while waiting for send/recv "
        r"from rank (?P<from_rank>\d+)"),
+    # PyTorch's desync report (TORCH_NCCL_DESYNC_DEBUG=1, torch/csrc/distributed/c10d/TraceUtils.h), which the rank whose
+    # collective timed out prints from every rank's collective starts and ends in the store: "- To our best knowledge,
+    # the lagging/dead/mismatched ranks that caused the desync are:", then the ranks at the job's earliest collective,
+    # one line each way, "[7] finished collective #182, but didn't join collective #183 (count from 1)" (pytorch/pytorch
+    # #152623) and "[1, 2] joined but didn't finish collective #182 (count from 1)", or, where a rank never traced a
+    # collective, "ranks [47] are the lagging ranks that caused this timeout. They never joined any collectives": the
+    # ranks the job waited for, as a barrier's lagging ranks are (the report's own count of collectives, from 1, is
+    # not the WorkNCCL SeqNum). Was: not read (the job undetermined)
+    _f("desync_lagging", "barrier_timeout", ["but didn't join collective #", "joined but didn't finish collective #",
+                                             "are the lagging ranks that caused this timeout"],
+       r"(?:\[(?P<lagging>\d+(?:, \d+)*)\] (?:finished collective #(?P<collective>\d+), but didn't join collective #\d+|"
+       r"joined but didn't finish collective #(?P<collective2>\d+))|"
+       r"ranks \[(?P<lagging2>\d+(?:, \d+)*)\] are the lagging ranks that caused this timeout)"),
     # JAX's multi-process runtime (XLA's coordination service) giving up on a barrier the job's tasks meet at:
     # jax.distributed.initialize's "PjRT_Client_Connect" (the tasks that never came up to connect), a checkpointer's or
     # a framework's own wait_at_barrier ("multihost_broadcast_sync0"), every era's words: "jaxlib.xla_extension.
@@ -734,3 +747,85 @@ def read_words(reason: str, message: str) -> tuple[LiveFact, dict] | None:
                 continue
             fields[name] = int(value) if name in INT_FIELDS else value
     return row, fields
+
+
+# ---- the collectives ranks timed out in, as a node agent's timeout Event says them -------------------------------
+# A watchdog's WorkNCCL timeout line names one rank's collective (SeqNum, OpType, NumelIn; its process group from the
+# rank's progress line): agent/workloads.py lists each distinct one of the job's ranks on its node in the timeout's Pod
+# Event ("... Collectives timed out: PG 0 SeqNum 7219 BROADCAST NumelIn 64 (rank 3); PG 0 SeqNum 7219 BROADCAST NumelIn
+# 24084544 (rank 2)"), cluster/evidence.py reads them back into each rank's evidence, and triage.attribute's own rule
+# (mismatched_collective) compares the ranks of every node of the job, as offline.
+
+
+@dataclass(frozen=True, slots=True)
+class Collective:
+    """One rank's collective its watchdog timed out in: SeqNum and OpType always, its size and process group where
+    known (the group: None when no line of the rank named it, then it is compared with none)."""
+    seq: int
+    op: str
+    numel_in: int | None = None
+    pg: str | None = None
+
+
+COLLECTIVES_WORDS = "Collectives timed out: "
+COLLECTIVES_SHOWN = 4  # distinct collectives an Event lists (the first seen)
+COLLECTIVE_RANKS = 8  # ranks listed per collective (the lowest)
+# characters of the words at most (the collectives past it left out): with the rest of the Event's message (its
+# sentence with 16 ranks, the container, the quoted line) within the 1,024 an Event keeps (kubeapi/events.py)
+COLLECTIVES_CHARS = 320
+_OP = re.compile(r"[A-Za-z_]\w{0,63}")
+_PG = re.compile(r"[\w.:\-]{1,64}")
+_COLLECTIVE = re.compile(r"(?:PG (?P<pg>[\w.:\-]{1,64}) )?SeqNum (?P<seq>-?\d{1,18}) (?P<op>[A-Za-z_]\w{0,63})"
+                         r"(?: NumelIn (?P<numel>\d{1,18}))? \(ranks? (?P<ranks>\d{1,9}(?:,\d{1,9}){0,63})(?:\.\.\.)?\)")
+
+
+def collective(details: dict) -> Collective | None:
+    """The collective a watchdog timeout finding's details name (the parsers' seq and op, the pod log source's numel_in
+    and pg), None without a SeqNum and an OpType of their shape: a line of the rank's failure naming no collective."""
+    seq, op, numel, pg = details.get("seq"), details.get("op"), details.get("numel_in"), details.get("pg")
+    if not isinstance(seq, int) or not isinstance(op, str) or not _OP.fullmatch(op):
+        return None
+    return Collective(seq, op, numel if isinstance(numel, int) else None,
+                      str(pg) if pg is not None and _PG.fullmatch(str(pg)) else None)
+
+
+def collectives_words(by_rank: dict[int, Collective]) -> str:
+    """The Event's words for each rank's collective (`by_rank`, in the order the ranks were seen): the distinct
+    collectives (COLLECTIVES_SHOWN, the first seen, within COLLECTIVES_CHARS), each with its ranks (COLLECTIVE_RANKS,
+    the lowest); "" for none."""
+    ranks: dict[Collective, list[int]] = {}
+    for rank, c in by_rank.items():
+        if c in ranks:
+            ranks[c].append(rank)
+        elif len(ranks) < COLLECTIVES_SHOWN:
+            ranks[c] = [rank]
+    said, size = [], len(COLLECTIVES_WORDS)
+    for c, rs in ranks.items():
+        rs = sorted(rs)
+        listed = ",".join(map(str, rs[:COLLECTIVE_RANKS])) + ("..." if len(rs) > COLLECTIVE_RANKS else "")
+        one = (f"{'PG ' + c.pg + ' ' if c.pg is not None else ''}SeqNum {c.seq} {c.op}"
+               f"{' NumelIn ' + str(c.numel_in) if c.numel_in is not None else ''} "
+               f"(rank{'s' if len(rs) > 1 else ''} {listed})")
+        size += len(one) + 2
+        if said and size > COLLECTIVES_CHARS:
+            break
+        said.append(one)
+    return COLLECTIVES_WORDS + "; ".join(said) if said else ""
+
+
+def read_collectives(message: str) -> dict[int, Collective]:
+    """Each listed rank's collective in an Event's own words (`collectives_words`; only the words before the quoted
+    line are to be given), {} without them."""
+    at = message.find(COLLECTIVES_WORDS)
+    if at == -1:
+        return {}
+    out: dict[int, Collective] = {}
+    for part in message[at + len(COLLECTIVES_WORDS):].split("; ")[:COLLECTIVES_SHOWN]:
+        m = _COLLECTIVE.match(part)
+        if m is None:
+            continue
+        c = Collective(int(m.group("seq")), m.group("op"), int(m.group("numel")) if m.group("numel") else None,
+                       m.group("pg"))
+        for rank in m.group("ranks").split(","):
+            out.setdefault(int(rank), c)
+    return out

@@ -88,6 +88,9 @@ BLOCK_KINDS = {
 }
 _SIGNAL_TEXT = re.compile(r"Signal (\d+) \((SIG\w+)\)")
 _NUMEL = re.compile(r"NumelIn=(\d{1,18})")
+# PyTorch's watchdog progress line (facts: watchdog_progress, "[PG ID 0 PG GUID 0(default_pg) Rank 3]  failure detected by
+# watchdog at work sequence id: 7219 PG status: ..."): the words a line must hold to be one (`progress_group`)
+PROGRESS_KEYWORDS = tuple(dict.fromkeys(k for f in facts.FACTS if f.kind == "nccl_progress" for k in f.keywords))
 # NVRM on an Xid that only cleans up after another (45, 43 and kin): "..., Ch 00000001 caused by previous Xid 149"
 _CAUSED_BY_XID = re.compile(r"caused by previous Xid (\d{1,4})\b")
 # exception types that are another rank's failure seen from here, or the launcher's summary of one (Horovod's
@@ -271,6 +274,30 @@ def record_writer(message: str) -> dict | None:
         return None
     said = writer(origin_of(fields_), rest, {})
     return said if said["rank"] is not None else None
+
+
+def numel_in(text: str) -> int | None:
+    """The size of the collective a watchdog's WorkNCCL line names ("NumelIn=64"), None without one: ranks in one
+    collective must agree on it (triage.attribute's mismatched collective).  Offline (FileReader) and live
+    (agent/sources/podlogs.py)."""
+    m = _NUMEL.search(text)
+    return int(m.group(1)) if m else None
+
+
+def progress_group(message: str) -> tuple[int, int, str] | None:
+    """A container's line (its CRI envelope off) as PyTorch's watchdog progress line (facts: watchdog_progress): (the
+    rank that wrote it, the SeqNum it timed out at, the process group its "[PG ...]" tag names), as `FileReader` reads
+    it, None when it is none or lacks one of the three.  The group of that rank's WorkNCCL timeout line at the same
+    SeqNum, which names none (triage.attribute Job.group_of offline; agent/sources/podlogs.py live)."""
+    fields_, _, rest = strip_lead(message)
+    hit = facts.match(rest)
+    if hit is None or hit[0].kind != "nccl_progress":
+        return None
+    details: dict = {}
+    base = writer(origin_of(fields_), rest, details)
+    fact_fields(*hit, base, details)
+    rank, seq, pg = base.get("rank"), base.get("seq"), details.get("pg")
+    return (rank, seq, str(pg)) if rank is not None and seq is not None and pg is not None else None
 
 
 _BLOCK_FACTS = frozenset({"elastic_summary", "mpi_first_exit", "hydra_bad_termination"})
@@ -677,9 +704,9 @@ class FileReader:
             if m:
                 details["caused_by_xid"] = int(m.group(1))
         elif f.kind == "nccl_timeout":  # the collective's size: ranks in one collective must agree on it
-            m = _NUMEL.search(at.rest)
-            if m:
-                details["numel_in"] = int(m.group(1))
+            numel = numel_in(at.rest)
+            if numel is not None:
+                details["numel_in"] = numel
         gpu = ev.gpu if ev.gpu is not None else base["gpu"]
         if placeholder(ev.peer):  # a redacted peer ("xxx.xxx.xxx.xxx<55921>") names no peer
             details["peer_redacted"] = ev.peer

@@ -35,8 +35,8 @@ from parsers.progress import PREFILTER as PROGRESS_PREFILTER
 from parsers.progress import Progress, recognise
 from triage import facts as job_facts
 from triage.teardown import TEARDOWN_KINDS, covering
-from triage.read import (BLOCK_LINES, BLOCK_OPENERS, TRACEBACK_LINES, block_fact, generic, job_fact, record_line,
-                         record_writer, strip_lead)
+from triage.read import (BLOCK_LINES, BLOCK_OPENERS, PROGRESS_KEYWORDS, TRACEBACK_LINES, block_fact, generic, job_fact,
+                         numel_in, progress_group, record_line, record_writer, strip_lead)
 
 from . import MissingInputs, Source
 
@@ -51,6 +51,7 @@ MAX_BATCH_FINDINGS = 1024
 POD_MEMO_SIZE = 1024  # distinct lines remembered by the one memo of all pod files (a template is ~1-2 KiB)
 MAX_MARKS = 64  # progress lines handed on per file and read (the latest; a burst of steps needs no more)
 RECORD_OPENER = job_facts.TRACEBACK.encode()  # a record whose traceback lines lack its prefix ends its line with it
+MAX_GROUPS = 64  # (rank, SeqNum) -> process group remembered per file from its watchdog progress lines (the latest)
 
 
 
@@ -76,6 +77,9 @@ class _Tail:
     # time or None, its row's name); the communicator errors after it are its teardown (triage.teardown), no Event.
     # One per file: a restarted container writes a new file, whose errors no earlier success covers
     success: tuple[int, float | None, str] | None = None
+    # (rank, SeqNum) -> the process group the rank's watchdog progress line names (triage.read.progress_group): the
+    # group of its WorkNCCL timeout line at that SeqNum, which names none (`_collectives`); the latest MAX_GROUPS
+    groups: dict[tuple[int, int], str] = field(default_factory=dict)
     active: float = field(default_factory=time.monotonic)
 
 
@@ -117,7 +121,9 @@ class PodLogSource(Source):
         self._re = keyword_prefilter()
         # the job facts' words (triage.facts.LIVE_FACTS) and the launchers' exit summaries' openers
         # and a job's statements of its own success (its teardown's errors after them raise no Event)
-        self.facts = Prefilter((*job_facts.LIVE_KEYWORDS, *BLOCK_OPENERS, *job_facts.SUCCESS_KEYWORDS))
+        # and PyTorch's watchdog progress lines (the process group of a rank's timed-out collective, `_collectives`)
+        self.facts = Prefilter((*job_facts.LIVE_KEYWORDS, *BLOCK_OPENERS, *job_facts.SUCCESS_KEYWORDS,
+                                *PROGRESS_KEYWORDS))
         self._saved: dict[str, list[int]] = self._load()
         self._written: dict[str, list[int]] | None = None  # what the last save put on disk
         # the pipeline's progress through what this source sent (see `save`): batches sent and taken, and the
@@ -352,7 +358,27 @@ class PodLogSource(Source):
             self._records(tail, buf, cut + 1, first, found)
         if tail.success is not None or stated:
             self._teardown(tail, found, stated)
+        self._collectives(tail, found)
         return found
+
+    @staticmethod
+    def _collectives(tail: _Tail, found: list) -> None:
+        """Each rank's collective a watchdog's WorkNCCL timeout line names, completed as offline: its size
+        (details["numel_in"], triage.read.numel_in) and its process group (details["pg"]: the line's own "[PG ...]" tag,
+        else the group the rank's progress line at the same SeqNum names, `_Tail.groups`, read before it in this file;
+        one a later read brings is not joined).  The Event says them, so that the cluster compares ranks' collectives
+        across nodes by triage's own rule (agent/workloads.py, cluster/evidence.py, triage.attribute)."""
+        for _, f in found:
+            seq = f.details.get("seq")
+            if f.kind != "nccl_timeout" or seq is None or not f.details.get("op"):
+                continue
+            numel = numel_in(f.message)
+            if numel is not None:
+                f.details["numel_in"] = numel
+            if f.details.get("pg") is None and f.rank is not None:
+                pg = tail.groups.get((f.rank, seq))
+                if pg is not None:
+                    f.details["pg"] = pg
 
     def _teardown(self, tail: _Tail, found: list, read: list[tuple[int, float | None, str]]) -> None:
         """The communicator errors this file printed after its own statement of the job's success (its latest before
@@ -429,7 +455,8 @@ class PodLogSource(Source):
         (other than their catch-alls, triage.read.generic) is theirs, as offline.  A launcher's exit summary, one
         field a line after its opener, is read with the BLOCK_LINES lines after the opener (triage.read.block_fact;
         those a read cut short are awaited in the next, `_Tail.block`).  The job's statements of its own success are
-        appended to `stated` (line, time, row name), for `_teardown`."""
+        appended to `stated` (line, time, row name), for `_teardown`; the process group a watchdog's progress line
+        names for its rank's SeqNum goes to `_Tail.groups`, for `_collectives`."""
         out: list[Finding] = []
         if tail.block is not None:  # a summary the last read cut short: its next lines open this one
             (opener, window), tail.block = tail.block, None
@@ -445,6 +472,15 @@ class PodLogSource(Source):
             if any(o in message for o in BLOCK_OPENERS):
                 self._block(tail, buf, stop + 1, end, number, [text], out)
                 continue
+            if any(k in message for k in PROGRESS_KEYWORDS):  # a watchdog's progress line: its rank's group
+                group = progress_group(message)
+                if group is not None:
+                    rank, seq, pg = group
+                    tail.groups.pop((rank, seq), None)
+                    tail.groups[(rank, seq)] = pg
+                    if len(tail.groups) > MAX_GROUPS:
+                        del tail.groups[next(iter(tail.groups))]
+                    continue
             said = job_facts.success(strip_lead(message)[2])
             if said is not None:  # the job's statement of its success: its teardown's errors after it raise no Event
                 when = env.timestamp.timestamp() if env is not None and env.timestamp is not None else None

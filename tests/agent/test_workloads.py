@@ -1151,3 +1151,55 @@ def test_a_restarted_containers_new_log_is_not_covered_by_the_old_ones_success(t
     src.discover()
     found = src.poll()
     assert [f.kind for _, f in found] == ["nccl_error"] and len(_events(found)) == 1
+
+
+# REAL: modelscope/ms-swift #10183 (tests/fixtures/incidents/ms-swift-10183-deadlock): ranks 3 and 2 of one pod time out
+# in BROADCAST SeqNum 7219, each WorkNCCL line (no group named) followed by its progress line naming the default group
+MS_SWIFT = (Path(__file__).parents[1] / "fixtures" / "incidents" / "ms-swift-10183-deadlock" / "logs" /
+            "train.log").read_text(encoding="utf-8").splitlines()
+
+
+def test_a_timeout_event_lists_each_ranks_collective_with_its_group_and_size(tmp_path):
+    """The pod log source completes each rank's timed-out collective as offline reads it (its size, the group its
+    progress line names) and the job's timeout Event lists them, so that the cluster compares ranks across nodes;
+    before, the Event quoted rank 3's line alone, cut at 160 characters behind the tqdm bar, and said neither."""
+    root = tmp_path / "pods"
+    log = root / "train_swift-0_0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d" / "main" / "0.log"
+    log.parent.mkdir(parents=True)
+    log.write_text("".join(f"2026-09-18T19:29:2{4 + i // 2}.{i:09d}Z stderr F {line}\n" for i, line in enumerate(MS_SWIFT)),
+                   encoding="utf-8")
+    src = source(root)
+    src.discover()
+    found = src.poll()
+    assert [(f.kind, f.rank, f.details.get("pg"), f.details.get("numel_in")) for _, f in found] == [
+        ("nccl_timeout", 3, "0", 64), ("nccl_timeout", 2, "0", 24084544)]
+    tracker = WorkloadTracker(Metrics())
+    events = [tracker.observe(ref, f) for ref, f in found]
+    assert len({e.key for e in events}) == 1 and [e.reason for e in events] == ["NCCLWatchdogTimeout"] * 2
+    assert ("Collectives timed out: PG 0 SeqNum 7219 BROADCAST NumelIn 64 (rank 3); PG 0 SeqNum 7219 BROADCAST "
+            "NumelIn 24084544 (rank 2) [container main] Container output: ") in events[-1].message
+
+
+def test_a_timeout_events_collectives_are_bounded_and_its_quote_kept():
+    """SYNTHETIC (the fixture's TIMEOUT line, each rank given its own size and group): 40 ranks of one job in 40
+    collectives; the Event lists the first seen, as many as fit, and stays within the Event's 1,024 characters with its
+    quote whole, whatever the groups' names (64 characters at most are said)."""
+    from parsers import Classifier
+    from parsers.model import PodRef
+    from triage.facts import read_collectives
+    c, tracker = Classifier(), WorkloadTracker(Metrics())
+    ref = PodRef("train", "llama-70b-worker-0", "uid-0", "pytorch")
+    for r in range(40):
+        f = c.classify(TIMEOUT.format(ts=f"2024-07-25T06:46:02.{r:09d}Z", r=r).rstrip("\n"))
+        f.details.update(pg=f"{r:x<64}", numel_in=10 ** 17 + r)  # (as the pod log source completes them)
+        ev = tracker.observe(ref, f)
+    assert len(ev.message) <= 1024 and ev.message.endswith('"')
+    assert sorted(read_collectives(ev.message)) == [0, 1]
+    short = WorkloadTracker(Metrics())
+    for r in range(40):
+        f = c.classify(TIMEOUT.format(ts=f"2024-07-25T06:46:02.{r:09d}Z", r=r).rstrip("\n"))
+        f.details.update(pg="0", numel_in=r % 5)
+        ev = short.observe(ref, f)
+    assert len(ev.message) <= 1024 and ev.message.endswith('"')
+    said = read_collectives(ev.message)  # of the first 32 ranks remembered: the first 4 sizes seen, with their ranks
+    assert sorted(said) == [r for r in range(32) if r % 5 < 4] and said[30].numel_in == 0

@@ -721,8 +721,10 @@ def test_a_barriers_healthy_ranks_make_the_jobs_incident_and_give_way_to_the_lag
         for ev in agent_fact_events(node, name, lines):
             (e,) = Reader().pod_event(ev)
             assert e.kind == "barrier_timeout"
-            book.event(ev, now)
+            # each node's Event its own uid (the helper numbers them per pod from 0: the Book kept the first node's)
+            book.event({**ev, "metadata": {**ev["metadata"], "uid": f"{name}-{ev['metadata']['uid']}"}}, now)
     (change,) = book.settle(now + 1)
+    assert len({e.host for e in change.incident.evidence}) == len(nodes)
     assert (change.incident.category, change.incident.rule, change.incident.root.rank if want[2] is not None else None
             ) == want
 
@@ -896,3 +898,83 @@ def test_nccl_ras_names_a_dead_process_by_its_nodes_address_and_the_cluster_name
     (change,) = book.settle(now + 1)
     root = change.incident.root
     assert (root.kind, root.host, root.pod) == ("process_lost", "gpu-node-4", "train/llm-w-3")
+
+
+# REAL: modelscope/ms-swift #10183 (tests/fixtures/incidents/ms-swift-10183-deadlock): rank 3's watchdog timeout (behind
+# a tqdm bar) and progress line, then rank 2's: BROADCAST SeqNum 7219 of the default group, 64 against 24,084,544
+# elements
+MS_SWIFT = (INCIDENTS / "ms-swift-10183-deadlock" / "logs" / "train.log").read_text(encoding="utf-8").splitlines()
+# synthetic (unit-test input): rank 2's two lines as rank 6's (the same collective, the same size), and rank 3's progress
+# line naming another group ("[PG ID 1 PG GUID 1 Rank 3]": its collective 7219 is that group's, not the default's)
+SAME_SIZE = [line.replace("rank2", "rank6").replace("Rank 2", "Rank 6") for line in MS_SWIFT[2:]]
+OTHER_GROUP = [MS_SWIFT[0], MS_SWIFT[1].replace("PG ID 0 PG GUID 0(default_pg)", "PG ID 1 PG GUID 1"), *MS_SWIFT[2:]]
+
+
+def offline_rule(lines: list[str]) -> str:
+    from triage import attribute
+    from triage.clock import Clock
+    from triage.read import FileReader
+
+    return attribute(list(FileReader("train.log", Clock()).read(lines)))[0].rule
+
+
+def live_incident(nodes: dict[str, list[str]]):
+    """Each node's agent over its pod's lines (the pod log source, agent/workloads.py's Events), the cluster's Book over
+    all their Events: the job's incident."""
+    book, now = Book(), time.time()
+    for i, (node, lines) in enumerate(nodes.items()):
+        name = f"llm-w-{i}"
+        book.pod({**pod(name, labels={JOB_LABEL: "llm"}), "spec": {"nodeName": node}}, now)
+        for ev in agent_fact_events(node, name, lines):
+            book.event({**ev, "metadata": {**ev["metadata"], "uid": f"{name}-{ev['metadata']['uid']}"}}, now)
+    (change,) = book.settle(now + 1)
+    return change.incident
+
+
+@pytest.mark.parametrize("nodes", [
+    {"node-a": MS_SWIFT},  # one pod holds both ranks: its agent lists both collectives
+    {"node-a": MS_SWIFT[:2], "node-b": MS_SWIFT[2:]},  # a rank on each node: each agent lists its own
+])
+def test_ranks_timed_out_in_one_collective_with_different_sizes_are_named_live_as_offline(nodes):
+    """Each agent's timeout Event lists its ranks' collectives (process group, SeqNum, operation, size) and the cluster
+    compares those of every node by triage's own rule: before, the Event quoted one rank's line (cut at 160 characters
+    behind the tqdm bar) and the job was `undetermined`."""
+    incident = live_incident(nodes)
+    assert (incident.category, incident.rule) == ("application", "mismatched_collective") == (
+        "application", offline_rule(MS_SWIFT))
+    assert "rank 2: BROADCAST of 24084544 elements; rank 3: BROADCAST of 64 elements" in incident.reason
+
+
+@pytest.mark.parametrize("nodes", [
+    {"node-a": MS_SWIFT[:2]},  # one rank's timeout alone
+    {"node-a": MS_SWIFT[2:], "node-b": SAME_SIZE},  # two ranks in one collective of one size
+    {"node-a": OTHER_GROUP[:2], "node-b": OTHER_GROUP[2:]},  # SeqNum 7219 of two groups: two collectives
+    {"node-a": MS_SWIFT[:1], "node-b": MS_SWIFT[2:3]},  # no progress line: the group unknown, nothing compared
+])
+def test_no_mismatch_is_named_live_where_offline_names_none(nodes):
+    """A healthy shape never reads as a mismatch: live names what offline names over the same lines, and no Event
+    beyond the timeout's is raised for it."""
+    incident = live_incident(nodes)
+    lines = [line for node_lines in nodes.values() for line in node_lines]
+    assert incident.rule != "mismatched_collective" and incident.rule == offline_rule(lines)
+    for i, (node, node_lines) in enumerate(nodes.items()):
+        assert [ev["reason"] for ev in agent_fact_events(node, f"llm-w-{i}", node_lines)] == ["NCCLWatchdogTimeout"]
+
+
+# REAL: pytorch/pytorch #152623 (TORCH_NCCL_DESYNC_DEBUG=1): rank 0's timeout and the lines of its desync report naming
+# the rank the others waited for
+DESYNC = ["[rank0]:[E515 18:36:47.341808597 ProcessGroupNCCL.cpp:632] [Rank 0] Watchdog caught collective operation "
+          "timeout: WorkNCCL(SeqNum=241, OpType=ALLREDUCE, NumelIn=6, NumelOut=6, Timeout(ms)=600000) ran for 600086 "
+          "milliseconds before timing out.",
+          "[rank0]:[E515 18:36:47.343377708 ProcessGroupNCCL.cpp:1937] Rank 0",
+          "         - [0] Timeout at collective: ALLREDUCE, #315",
+          "         - To our best knowledge, the lagging/dead/mismatched ranks that caused the desync are:",
+          "             [7] finished collective #182, but didn't join collective #183 (count from 1)"]
+
+
+def test_pytorchs_desync_report_names_the_lagging_rank_live_as_offline():
+    """The desync report's lagging ranks are published as a barrier's are (BarrierTimeout, its lagging ranks), and the
+    cluster names the rank offline names; before, neither read it (undetermined, no rank)."""
+    incident = live_incident({"node-a": DESYNC})
+    assert (incident.category, incident.rule, incident.root.rank) == ("undetermined", "lagging_rank", 7)
+    assert offline_rule(DESYNC) == "lagging_rank"

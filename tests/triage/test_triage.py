@@ -1823,6 +1823,83 @@ def _group_lines(rank: int, pg: int, seq: int, numel: int = 64, enqueued: int | 
             f"last enqueued work: {seq + 1 if enqueued is None else enqueued}, last completed work: {seq - 1}"]
 
 
+def test_only_what_both_ranks_lines_say_of_their_collective_is_compared():
+    """SYNTHETIC evidence, as the cluster reads node agents' timeout Events (cluster/evidence.py): an Event quoting a
+    rank's progress line (LlamaFactory #8261's rank 0: "[PG ID 1 PG GUID 1 Rank 0]  failure detected by watchdog at
+    work sequence id: 2847", which the parsers read as a timeout naming no operation) beside another rank's listed
+    WorkNCCL collective in the same group and SeqNum is no mismatch (live read it as one); a size one side does not
+    know (an older agent's Event) differs from none; another operation, or another size both know, is one."""
+    def rank(r, op=None, numel=None):
+        details = {"pg": "1", **({"numel_in": numel} if numel is not None else {})}
+        return Evidence("nccl_timeout", "error", "unknown", None, "node-0", rank=r, seq=2847, op=op, details=details)
+
+    def rule(*evidence):
+        return attribute(list(evidence))[0].rule
+
+    assert rule(rank(0), rank(2, "ALLREDUCE", 197140480)) == "undetermined"
+    assert rule(rank(0, "ALLREDUCE"), rank(2, "ALLREDUCE", 197140480)) == "undetermined"
+    assert rule(rank(0, "BROADCAST"), rank(2, "ALLREDUCE", 197140480)) == "mismatched_collective"
+    assert rule(rank(0, "ALLREDUCE", 64), rank(2, "ALLREDUCE", 197140480)) == "mismatched_collective"
+
+
+def test_a_progress_line_names_its_ranks_group_and_a_timeout_its_size():
+    """The shared readers a node agent completes a rank's timed-out collective with (agent/sources/podlogs.py), as
+    offline reads the same lines: the group a progress line names for its writer's SeqNum, a WorkNCCL line's size."""
+    from triage.read import numel_in, progress_group
+    # REAL: hiyouga/LlamaFactory #8261 (a subgroup's tag; the launcher's prefix names the global rank) and
+    # modelscope/ms-swift #10183 (the default group), as in tests/fixtures/incidents
+    assert progress_group("[rank0]:[E602 11:17:52.399340163 ProcessGroupNCCL.cpp:2268] [PG ID 1 PG GUID 1 Rank 0]  "
+                          "failure detected by watchdog at work sequence id: 2847 PG status: last enqueued work: 2855, "
+                          "last completed work: 2846") == (0, 2847, "1")
+    assert progress_group("2026-09-18 19:29:24 [rank3]:[E918 19:29:24.440481846 ProcessGroupNCCL.cpp:2303] [PG ID 0 "
+                          "PG GUID 0(default_pg) Rank 3]  failure detected by watchdog at work sequence id: 7219 PG "
+                          "status: last enqueued work: 7220, last completed work: 7218") == (3, 7219, "0")
+    # REAL: a GB200 job's rank (NVIDIA/dgxc-benchmarking nemotron4-15b/README.md, tests/fixtures/realworld/nccl-pytorch-3)
+    assert progress_group("[rank368]:[E808 04:21:41.161005534 ProcessGroupNCCL.cpp:2299] [PG ID 0 PG GUID 0(default_pg) "
+                          "Rank 368]  failure detected by watchdog at work sequence id: 5 PG status: last enqueued work: "
+                          "5, last completed work: 4") == (368, 5, "0")
+    assert progress_group("[rank2]:[E602 11:17:52.400938004 ProcessGroupNCCL.cpp:670] Stack trace of the failed "
+                          "collective not found, potentially because FlightRecorder is disabled.") is None
+    assert numel_in("WorkNCCL(SeqNum=7219, OpType=BROADCAST, NumelIn=24084544, NumelOut=24084544, "
+                    "Timeout(ms)=3000000)") == 24084544
+
+
+# REAL: pytorch/pytorch #152623 (a 2.8 nightly's hang, TORCH_NCCL_DESYNC_DEBUG=1): rank 0's timeout, its desync report
+# (the report's indented lines as PyTorch prints them) and its progress line
+DESYNC_REPORT = [
+    "[rank0]:[E515 18:36:47.341808597 ProcessGroupNCCL.cpp:632] [Rank 0] Watchdog caught collective operation timeout: "
+    "WorkNCCL(SeqNum=241, OpType=ALLREDUCE, NumelIn=6, NumelOut=6, Timeout(ms)=600000) ran for 600086 milliseconds "
+    "before timing out.",
+    "[rank0]:[E515 18:36:47.343377708 ProcessGroupNCCL.cpp:1937] Rank 0",
+    "         - [0] Timeout at collective: ALLREDUCE, #315",
+    "         - To our best knowledge, the lagging/dead/mismatched ranks that caused the desync are:",
+    "             [7] finished collective #182, but didn't join collective #183 (count from 1)",
+    "         - Snapshot of ranks' latest states:",
+    "           #182 finished ranks:",
+    "             [7] finished ALLREDUCE",
+    "           #315 started ranks:",
+    "             [0, 1, 2] started ALLREDUCE",
+    "           #317 started ranks:",
+    "             [3, 4, 5, 6] started _ALLGATHER_BASE",
+    "[rank0]:[E515 18:36:47.343391940 ProcessGroupNCCL.cpp:2268] [PG ID 0 PG GUID 0(default_pg) Rank 0]  failure detected "
+    "by watchdog at work sequence id: 241 PG status: last enqueued work: 315, last completed work: 183",
+]
+
+
+def test_pytorchs_desync_report_names_the_lagging_rank():
+    """PyTorch's own desync report names the rank the others waited for (rank 7 finished collective #182 and never
+    joined #183): the lagging rank; before, the report was not read and the job was undetermined with no rank."""
+    [incident] = job({"train.log": DESYNC_REPORT})
+    assert (incident.category, incident.rule, incident.root.rank) == ("undetermined", "lagging_rank", 7)
+    assert "desync report" in incident.reason and "collective #182" in incident.reason
+    # SYNTHETIC (TraceUtils.h's other two wordings): ranks stuck in the earliest collective, ranks never traced
+    hit = facts.match("             [1, 2] joined but didn't finish collective #182 (count from 1)")
+    assert hit is not None and hit[1]["lagging"] == "1, 2" and hit[1]["collective"] == "182"
+    hit = facts.match(" - To our best knowledge, ranks [47] are the lagging ranks that caused this timeout. They never "
+                      "joined any collectives")
+    assert hit is not None and hit[0].name == "desync_lagging" and hit[1]["lagging"] == "47"
+
+
 def test_process_groups_are_tried_and_said_in_one_order():
     """SYNTHETIC: the rules that read process groups (a mismatched collective, a lagging rank, the consequences'
     sentence) take them in one order, by number: group 2 before group 10 (the first two compared the names as text,
