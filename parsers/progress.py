@@ -52,6 +52,10 @@ RULES: tuple[Rule, ...] = (
     # NeMo 2: `Training epoch 0, iteration 120/149 | ... | train_step_timing in s: 0.03146`
     Rule("nemo", "train_step_timing", re.compile(r"\biteration (?P<step>\d+)/\d+ \|.*?train_step_timing in s: "
                                                    r"(?P<time>" + _NUM[1:-1] + ")")),
+    # NeMo-RL (GRPO, SFT, DPO, distillation): each step opens with `========================= Step 2/2
+    # =========================` (after `========================= Epoch 1/1 =========================` where it counts
+    # epochs: the step then counts within the epoch, and the epoch's last step names its total, as a finished bar does)
+    Rule("nemo-rl", "= Step ", re.compile(r"=== Step (?P<step>\d+)/(?P<of>\d+) ===")),
     # Megatron-LM: ` iteration      201/  250000 | ... | elapsed time per iteration (ms): 139113.4 | ...`
     Rule("megatron", "iteration", re.compile(r"\biteration\s+(?P<step>\d+)\s*/\s*\d+\s*\|.*?elapsed time per "
                                              r"iteration \(ms\):\s*(?P<time>" + _NUM[1:-1] + ")"), 1e-3),
@@ -66,8 +70,10 @@ RULES: tuple[Rule, ...] = (
     # LitGPT: `Epoch 34 | iter 3050700 step 610140 | loss train: 2.846, val: 2.861 | iter time: 112.20 ms (step) ...`,
     # its first era `iter 77 step 39: loss 10.8259, iter time: 214.40ms (optimizer.step)`: the iteration (a micro-batch,
     # what `iter time` times) is the step read; the optimizer step repeats over gradient accumulation
-    Rule("litgpt", "iter time", re.compile(r"iter (?<!\witer )(?P<step>\d+) step \d+\b.*?\biter time: (?P<time>" + _NUM[1:-1]
-                                           + r") ?ms"), 1e-3),
+    # A trainer built on it (awslabs/keys_values) pads its counts and prints seconds: `Epoch 0 | iter   9 step   9 | loss
+    # train: 11.438, val_loss valid: 21.817 | iter time: 38.615 s (step)`
+    Rule("litgpt", "iter time", re.compile(r"iter (?<!\witer )\s*(?P<step>\d+) step\s+\d+\b.*?\biter time: (?P<time>"
+                                           + _NUM[1:-1] + r") ?(?P<unit>ms|s)\b")),
     # MaxText (JAX): `completed step: 15107, seconds: 2.167, TFLOP/s: 36.722, loss: 2.191`
     Rule("maxtext", "completed step:", re.compile(r"\bcompleted step: (?P<step>\d+), seconds: (?P<time>"
                                                   + _NUM[1:-1] + ")")),
@@ -115,6 +121,10 @@ RULES: tuple[Rule, ...] = (
     # loss = 79.3501 (57.126 sec/step)`
     Rule("tfslim", "global step ", re.compile(r"\bglobal step (?P<step>\d+): loss = [^(]*\((?P<time>" + _NUM[1:-1]
                                               + r") sec/step\)")),
+    # the TF2 Object Detection API (model_lib_v2): `INFO:tensorflow:Step 200 per-step time 0.831s loss=1.192`, absl's copy
+    # `I0912 11:41:51.976096 139735407601536 model_lib_v2.py:652] Step 200 per-step time 0.831s loss=1.192` (the same
+    # step twice); its later era prints its losses as a dict on the lines after `Step 1100 per-step time 0.470s`
+    Rule("tfod", "per-step time ", re.compile(r"Step (?P<step>\d+) per-step time (?P<time>" + _NUM[1:-1] + r")s\b")),
     # verl: its PPO trainer `(TaskRunner pid=247607) step:1 - global_seqlen/min:159906 - ... - timing_s/step:48.70 - ...`,
     # its SFT trainer `step:100 - train/loss:0.0592 - train/lr(1e-3):6.8e-05` (after its epoch bar, which counts within
     # the epoch), its validation `step:0 - val-aux/...`, `step:105 - val/loss:0.0584` (evaluation)
@@ -127,7 +137,10 @@ RULES: tuple[Rule, ...] = (
     # eras, JSON quotes in older ones; ms-swift adds `'global_step/max_steps': '12/94'`).  A dict without a step is
     # progress all the same: the Trainer logs one every `logging_steps` optimizer steps, so the job moved on, by an
     # unnamed number of steps (Progress.step None: a heartbeat, never compared with another rank's step)
-    Rule("huggingface", "loss", re.compile(r"""\{['"]loss['"]: [^{}]*?['"]epoch['"]: [0-9.e-]+"""
+    # TRL's PPO and RLOO trainers log through the same Trainer, their dict opening with episodes per second: `{'eps': 1,
+    # 'objective/kl': 10.94, ..., 'loss/policy_avg': -0.0051, ..., 'lr': 7.7e-06, 'episode': 240, 'epoch': 0.27}` (the
+    # episode count is samples, not steps: progress without a step)
+    Rule("huggingface", "loss", re.compile(r"""\{['"](?:loss|eps)['"]: [^{}]*?['"]epoch['"]: [0-9.e-]+"""
                                            r"""(?:, ['"](?:step|global_step/max_steps)['"]: ['"]?(?P<step>\d+))?""")),
     # tqdm bars (Hugging Face Trainer / accelerate, PyTorch Lightning, NeMo 1.x, Ultralytics):
     # `Epoch 0:  22%|██▏       | 4/18 [00:17<01:02,  4.47s/it, loss=...]`, `| 1651/1702 [13:00<00:24,  2.11it/s`.
@@ -139,6 +152,11 @@ RULES: tuple[Rule, ...] = (
     # a tqdm bar counting steps (`unit="step"`, F5-TTS): `Epoch 2/30:   0%|   | 6/8563 [00:10<4:06:13,  1.73s/step, ...`
     Rule("tqdm", "s/step", re.compile(r"\b(?P<step>\d+)/(?P<of>\d+) \[[0-9:]+<[0-9:?]+,\s+(?P<time>" + _NUM[1:-1] + ")s/step")),
     Rule("tqdm", "step/s", re.compile(r"\b(?P<step>\d+)/(?P<of>\d+) \[[0-9:]+<[0-9:?]+,\s+(?P<rate>" + _NUM[1:-1] + ")step/s")),
+    # Lightning's RichProgressBar: `Epoch 4    ━━━━━━━━━━━━━━━ 232/291 0:00:33 • 0:00:09 7.00it/s loss: 0.398` (its count,
+    # the elapsed and remaining time as H:MM:SS, `-:--:--` where unknown, its speed always in it/s; a total it cannot know
+    # is `--`: `5072/-- 2:40:43 • -:--:-- 0.57it/s`); `Validation` and `Sanity Checking` bars are evaluation (_EVAL_BAR)
+    Rule("rich", "it/s", re.compile(r"(?P<step>\d+)/(?:(?P<of>\d+)|--) (?:\d+ days?, )?\d+:\d\d:\d\d \u2022 "
+                                    r"(?:(?:\d+ days?, )?\d+:\d\d:\d\d|-:--:--) (?P<rate>" + _NUM[1:-1] + ")it/s")),
     # Composer's bar (MosaicML; its unit the batch, `ba`): `train          Epoch   0:    3%|▋   | 17/625 [00:17<07:23,
     # 1.37ba/s, loss/train/total=7.1292]`, `... 1251/1251 [1:16:18<00:00,  3.66s/ba, ...]`; its `eval  Epoch  30: ...`
     # bar is evaluation (_EVAL_BAR)
@@ -189,6 +207,7 @@ _EVAL_GATE = re.compile("|".join((*_EVAL_WORDS, "map", "eval")))  # what every m
 _SETUP_WORDS = ("loading", "downloading", "fetching", "scanning", "tokeniz", "capturing")  # case-blind
 _SETUP_BAR = re.compile("(?i:" + "|".join(_SETUP_WORDS) + r")|\bMap\b|checkpoint shards")
 _SETUP_GATE = re.compile("|".join((*_SETUP_WORDS, "map", "checkpoint shards")))
+_BARS = ("tqdm", "rich")  # the rows of a progress bar, whose description may say it loads rather than trains
 _MULT = {"K": 1e3, "M": 1e6, "G": 1e9}
 # announced pauses: a checkpoint save or an evaluation said in the log
 PAUSES: tuple[tuple[str, re.Pattern[str]], ...] = (
@@ -207,7 +226,8 @@ PAUSES: tuple[tuple[str, re.Pattern[str]], ...] = (
 _PAUSE_WORDS = re.compile("heckpoint|aving|valuat|alidat|val loss|valid on")
 KEYWORDS = ("iteration", "iter ", "iter:", "step", "loss", "/it", "it/s", "heckpoint", "aving", "valuat", "alidat",
             "(val)",  # MMEngine's validation, `Epoch(val) [10][4000/4809]  eta: ...`, names no loss
-            "s/ba", "ba/s", "batch=", "[token=")  # Composer's bar and console logger (`[batch=1/100]:`)
+            "s/ba", "ba/s", "batch=", "[token=",
+            "= Step ")  # NeMo-RL's step header  # Composer's bar and console logger (`[batch=1/100]:`)
 # one search over raw bytes finds the lines worth a look (the pod-log source scans whole reads with it)
 PREFILTER = re.compile("|".join(re.escape(k) for k in KEYWORDS).encode())
 _PREFILTER_STR = re.compile("|".join(re.escape(k) for k in KEYWORDS))
@@ -235,7 +255,7 @@ def _one(line: str) -> Progress | None:
             continue
         groups = m.groupdict()
         start = m.start()
-        if start and rule.trainer == "tqdm" and _may_hold(_SETUP_GATE, line, start) and _SETUP_BAR.search(line, 0, start):
+        if start and rule.trainer in _BARS and _may_hold(_SETUP_GATE, line, start) and _SETUP_BAR.search(line, 0, start):
             return None
         if ((start and _may_hold(_EVAL_GATE, line, start) and _EVAL_BAR.search(line, 0, start))
                 or groups.get("phase") not in (None, "train")):

@@ -88,6 +88,17 @@ PODS = Path(__file__).parents[1] / "fixtures" / "pods" / "var" / "log" / "pods"
     ("verl_rldecision_sft.log", "verl", [1] + list(range(100, 106)), None),
     # Composer / LLM Foundry's console logger (each line None before: a Composer job was never tracked)
     ("composer_llmfoundry_readme.log", "composer", [1, 2, 3, 4], None),  # `[batch=1/100]:`, metrics below it
+    # (h88) each line None before: NeMo-RL's step header (`===== Step 1/9 =====`; the epoch's last, `Step 9/9`, names its
+    # total: progress without a step), TRL's PPO / RLOO dict (`{'eps': 1, 'objective/kl': ...}`), Lightning's Rich bar
+    # (`232/291 0:00:33 • 0:00:09 7.00it/s`, the same state reprinted: one step), a LitGPT-based trainer padding its
+    # counts and printing seconds (`iter   9 step   9 | ... iter time: 38.615 s`; its evaluation line, said when done,
+    # stays nothing), the TF2 Object Detection API (`Step 200 per-step time 0.831s loss=1.192`, each step twice)
+    ("nemorl_762_sft.log", "nemo-rl", [1, None], None),
+    ("trl_ppo_hongbomiao_37684.log", "huggingface", [None] * 4, None),
+    ("lightning_rich_12720.log", "rich", [232] * 16, 1 / 7.0),
+    ("litgpt_keysvalues_97.log", "litgpt", list(range(9, 21)), 38.615),
+    ("tfod_armaan_6.log", "tfod", [100] + [n for n in range(200, 901, 100) for _ in (0, 1)][:-1]
+     + [n for n in range(3800, 4601, 100) for _ in (0, 1)][:-1], 0.813),
 ])
 def test_each_trainers_real_lines_give_their_steps_and_step_time(name, trainer, steps, seconds):
     found = [p for p in map(recognise, lines(name)) if p is not None and p.moved]
@@ -232,6 +243,45 @@ def test_verls_step_lines():
     assert [(p.step, p.pause) for p in sft[-2:]] == [(None, "evaluation"), (None, "checkpoint")]
     assert not any(p.moved for p in sft[-2:])
     assert recognise("INFO:tensorflow:global_step/sec: 0.0339311") is None  # TF's rate line: no step of its own
+
+
+def test_nemo_rls_step_headers_and_the_pauses_it_announces():
+    """REAL (NVIDIA-NeMo/nemo-platform #943, a DPO run, 2026; sources.md): NeMo-RL opens each step with `=========================
+    Step 2/2 =========================` and prints its results as indented bullets after it: the header was read as
+    nothing before (no keyword: `Step` capitalised), so a NeMo-RL job was never tracked.  Now the header is progress
+    (the epoch's last step names its total: no step, as a finished bar), `▶ Starting validation at step 2` an
+    evaluation and `Saving checkpoint for step 2...` a checkpoint save, both pauses; no other line is progress (its
+    `• Validation loss: 0.6645` results, said when the evaluation is over, are read as the evaluation, as nanoGPT's
+    `val loss` is)."""
+    said = [recognise(x) for x in lines("nemorl_platform_943_dpo.log")]
+    assert said[0] == Progress(None, None, "nemo-rl")
+    text = lines("nemorl_platform_943_dpo.log")
+    assert said[text.index("\u25b6 Starting validation at step 2 for `default` set..")] == Progress(
+        None, None, "", "evaluation", False)
+    assert said[text.index("Saving checkpoint for step 2...")] == Progress(None, None, "", "checkpoint", False)
+    assert [p for p in said[1:] if p is not None and p.moved] == []
+    # the SFT run (NVIDIA-NeMo/RL #762): its epoch header is no progress, its first step header is step 1
+    sft = lines("nemorl_762_sft.log")
+    assert recognise(sft[0]) is None and recognise(sft[1]) == Progress(1, None, "nemo-rl")
+    # (synthetic, the shape NeMo-RL's GRPO loop writes with its Ray prefix) a step within a longer run
+    assert recognise("(TaskRunner pid=1) ========================= Step 12/500 =========================").step == 12
+
+
+def test_lightning_rich_bar_and_its_evaluation():
+    """REAL (Lightning-AI/pytorch-lightning #12720, sources.md): Lightning's RichProgressBar writes `Epoch 4    ----...
+    232/291 0:00:33 • 0:00:09 7.00it/s loss: 0.398` (the bar as a console without its glyphs renders it): None before
+    (no tqdm `[elapsed<remaining,` part), so a job using RichProgressBar was never tracked.  Now its count is the step
+    and its speed the step time.  (synthetic, the shapes lightning/pytorch/callbacks/progress/rich_progress.py
+    writes): a total it cannot know (`5072/--`, `-:--:--`), over a day elapsed, a `Validation` / `Sanity Checking`
+    bar (evaluation), a loading bar (nothing)."""
+    bar = "Epoch 0/-2 \u2501\u2501\u2501\u2501 5072/-- 2:40:43 \u2022 -:--:-- 0.57it/s v_num: xn3p train_loss: 10.416"
+    assert recognise(bar) == Progress(5072, pytest.approx(1 / 0.57), "rich")
+    assert recognise("Epoch 3/9  \u2501\u2501 910/910 1 day, 2:06:22 \u2022 0:00:00 2.41it/s v_num: mcyz") == Progress(
+        None, pytest.approx(1 / 2.41), "rich")  # the epoch's last state: no step
+    for text in ("Validation    \u2501\u2501\u2501 12/50 0:00:01 \u2022 0:00:03 11.2it/s",
+                 "Sanity Checking \u2501\u2501\u2501\u2501 2/2 0:00:00 \u2022 0:00:00 38.27it/s"):
+        assert recognise(text) == Progress(None, None, "rich", "evaluation", False)
+    assert recognise("Loading shards \u2501\u2501\u2501 2/4 0:00:03 \u2022 0:00:03 0.66it/s") is None
 
 
 def test_keras3_colour_codes_around_each_part():
