@@ -67,6 +67,25 @@ RULES: tuple[Rule, ...] = (
     # nanoGPT: `iter 2920: loss 3.9883, time 1099.34ms, mfu 15.34%`
     Rule("nanogpt", "iter ", re.compile(r"iter (?<!\witer )(?P<step>\d+): loss [^,]*, time (?P<time>" + _NUM[1:-1] + ")ms"),
          1e-3),
+    # nanochat (base / mid training): `step 00004/21400 (0.02%) | loss: 8.893647 | lrm: 1.00 | dt: 989.44ms | tok/sec: ...`,
+    # its midtraining without a total `step 00004 (0.02%) | loss: ...`
+    Rule("nanochat", "%) | loss: ", re.compile(r"step (?<!\wstep )(?P<step>\d+)(?:/\d+)? \([0-9.]+%\) \| loss: .*?\| dt: (?P<time>"
+                                               + _NUM[1:-1] + ")ms"), 1e-3),
+    # llm.c: `step   61/74 | loss 3.208939 (+nanz)| norm 1.4800 (+nanz)| lr 3.00e-04 | 44.57 ms | ... bf16 MFU | 91886 tok/s`,
+    # its earlier eras `step   10/74: train loss 4.3 norm 1.2 lr 3.00e-04 (36.58 ms, 112241 tok/s)` and `step 1: train loss
+    # 4.6 (took 1234.5 ms)`; its `val loss 3.21` is evaluation (PAUSES)
+    Rule("llm.c", "loss", re.compile(r"step (?<!\wstep )\s*(?P<step>\d+)(?:/\d+)?(?: \| loss |: train loss ).*?"
+                                     r"(?:\| |\((?:took )?)(?P<time>" + _NUM[1:-1] + r") ms\b"), 1e-3),
+    # modded-nanogpt: `step:1304/1480 train_time:524287ms step_avg:402.06ms` (the average step time so far: `nanms` at
+    # first), its first era with `train_loss:10.8258 ` before the time, `step:1480/1480 val_loss:3.2786 train_time:...`
+    # the validation (said when done)
+    Rule("modded-nanogpt", "step_avg:", re.compile(r"step:(?<![\w/]step:)(?P<step>\d+)/\d+ (?:(?P<phase>val)_loss:\S+ |"
+                                                   r"train_loss:\S+ )?train_time:\d+ms step_avg:(?:(?P<time>"
+                                                   + _NUM[1:-1] + ")ms)?"), 1e-3),
+    # prime-rl (trainer and orchestrator): `02:40:52 SUCCESS Step 0 | Time: 5.13s | Loss: 12.2500 | Grad. Norm: ...`,
+    # `Step 5 | Time: 41.20s | Reward: 0.5312 | ...`; its first era `[TRAIN] [Rank 0] step: 289, loss: 0.4310, ...`
+    Rule("prime-rl", " | Time: ", re.compile(r"Step (?P<step>\d+) \| Time: (?P<time>" + _NUM[1:-1] + r")s \|")),
+    Rule("prime-rl", "] step: ", re.compile(r"\] step: (?P<step>\d+), loss: ")),
     # LitGPT: `Epoch 34 | iter 3050700 step 610140 | loss train: 2.846, val: 2.861 | iter time: 112.20 ms (step) ...`,
     # its first era `iter 77 step 39: loss 10.8259, iter time: 214.40ms (optimizer.step)`: the iteration (a micro-batch,
     # what `iter time` times) is the step read; the optimizer step repeats over gradient accumulation
@@ -227,7 +246,8 @@ _PAUSE_WORDS = re.compile("heckpoint|aving|valuat|alidat|val loss|valid on")
 KEYWORDS = ("iteration", "iter ", "iter:", "step", "loss", "/it", "it/s", "heckpoint", "aving", "valuat", "alidat",
             "(val)",  # MMEngine's validation, `Epoch(val) [10][4000/4809]  eta: ...`, names no loss
             "s/ba", "ba/s", "batch=", "[token=",
-            "= Step ")  # NeMo-RL's step header  # Composer's bar and console logger (`[batch=1/100]:`)
+            "= Step ",  # NeMo-RL's step header
+            " | Time: ")  # prime-rl's step line, `Step 0 | Time: 5.13s | ...`  # Composer's bar and console logger (`[batch=1/100]:`)
 # one search over raw bytes finds the lines worth a look (the pod-log source scans whole reads with it)
 PREFILTER = re.compile("|".join(re.escape(k) for k in KEYWORDS).encode())
 _PREFILTER_STR = re.compile("|".join(re.escape(k) for k in KEYWORDS))

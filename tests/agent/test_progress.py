@@ -99,6 +99,17 @@ PODS = Path(__file__).parents[1] / "fixtures" / "pods" / "var" / "log" / "pods"
     ("litgpt_keysvalues_97.log", "litgpt", list(range(9, 21)), 38.615),
     ("tfod_armaan_6.log", "tfod", [100] + [n for n in range(200, 901, 100) for _ in (0, 1)][:-1]
      + [n for n in range(3800, 4601, 100) for _ in (0, 1)][:-1], 0.813),
+    # (h88) the karpathy family and prime-rl, each line None before: nanochat (`step 00004/21400 (0.02%) | loss: ... |
+    # dt: 989.44ms`), llm.c on Blackwell (`step   61/74 | loss 3.208939 (+nanz)| ... | 44.57 ms | ...`; a fork's run
+    # ending in `val loss nan`, evaluation), modded-nanogpt (`step:1461/1480 train_time:621841ms step_avg:425.63ms`;
+    # its `val_loss` line evaluation), prime-rl (`02:40:52 SUCCESS Step 0 | Time: 5.13s | Loss: ...`; its first era's
+    # `[TRAIN] [Rank 0] step: 289, loss: ...`, two runs' lines)
+    ("nanochat_147.log", "nanochat", list(range(4, 11)), 0.98944),
+    ("llmc_796_blackwell.log", "llm.c", list(range(61, 72)), 0.04457),
+    ("llmc_anthonix_2_val.log", "llm.c", list(range(10, 21)), 0.03658),
+    ("moddednanogpt_h100_master.log", "modded-nanogpt", list(range(1461, 1481)), 0.42563),
+    ("primerl_999.log", "prime-rl", list(range(5)), 5.13),
+    ("primerl_20_train.log", "prime-rl", [289, 8], None),
 ])
 def test_each_trainers_real_lines_give_their_steps_and_step_time(name, trainer, steps, seconds):
     found = [p for p in map(recognise, lines(name)) if p is not None and p.moved]
@@ -282,6 +293,26 @@ def test_lightning_rich_bar_and_its_evaluation():
                  "Sanity Checking \u2501\u2501\u2501\u2501 2/2 0:00:00 \u2022 0:00:00 38.27it/s"):
         assert recognise(text) == Progress(None, None, "rich", "evaluation", False)
     assert recognise("Loading shards \u2501\u2501\u2501 2/4 0:00:03 \u2022 0:00:03 0.66it/s") is None
+
+
+def test_the_karpathy_family_and_prime_rl_their_evaluations_and_eras():
+    """REAL (sources.md): the end of a modded-nanogpt run, `step:1480/1480 val_loss:3.2786 train_time:633777ms ...`,
+    and of an llm.c run, `val loss nan`, are evaluation (pauses, no progress); prime-rl's closing lines are nothing.
+    (synthetic, the shapes their code writes): llm.c's earlier eras (`step   10/74: train loss ... (36.58 ms, ...)`,
+    `step 1: train loss ... (took 1234.567 ms)`), nanochat's midtraining without a total, modded-nanogpt's first era
+    (`train_loss:`, `step_avg:nanms`: no time), prime-rl's orchestrator; nanoGPT's evaluation line stays a pause."""
+    end = [recognise(x) for x in lines("moddednanogpt_h100_master.log")[-2:]]
+    assert end == [Progress(None, None, "modded-nanogpt", "evaluation", False), None]
+    assert recognise(lines("llmc_anthonix_2_val.log")[-1]) == Progress(None, None, "", "evaluation", False)
+    assert [recognise(x) for x in lines("primerl_999.log")[-2:]] == [None, None]
+    assert recognise("step   10/74: train loss 4.367631 norm 1.2 lr 3.00e-04 (36.58 ms, 112241 tok/s)") == Progress(
+        10, pytest.approx(0.03658), "llm.c")
+    assert recognise("step 1: train loss 4.677647 (took 1234.567 ms)") == Progress(1, pytest.approx(1.234567), "llm.c")
+    assert recognise("step 00004 (0.02%) | loss: 8.893647 | lrm: 1.00 | dt: 989.44ms | tok/sec: 529,882").step == 4
+    assert recognise("step:1/3000 train_loss:10.8258 train_time:123ms step_avg:nanms") == Progress(1, None, "modded-nanogpt")
+    assert recognise("12:01:09 SUCCESS Step 5 | Time: 41.20s | Reward: 0.5312 | Throughput: 1234.5 tokens/s") == Progress(
+        5, pytest.approx(41.2), "prime-rl")
+    assert recognise("step 250: train loss 1.5440, val loss 1.7220").pause == "evaluation"
 
 
 def test_keras3_colour_codes_around_each_part():
