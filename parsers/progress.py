@@ -210,6 +210,10 @@ RULES: tuple[Rule, ...] = (
     # `Step 5 | Time: 41.20s | Reward: 0.5312 | ...`; its first era `[TRAIN] [Rank 0] step: 289, loss: 0.4310, ...`
     Rule("prime-rl", "| Time: ", re.compile(r"Step (?P<step>\d+) \| Time: (?P<time>" + _NUM[1:-1] + r")s \|")),
     Rule("prime-rl", "] step: ", re.compile(r"\] step: (?P<step>\d+), loss: ")),
+    # Ray Train / Tune (Ray 2.6+'s console output, one line per `train.report()`): `Training finished iteration 1 at
+    # 2023-06-22 22:44:43. Total running time: 8s` (then its result table, whose `│ training_iteration   1 │` is none), a
+    # Tune trial's `Trial TorchTrainer_8dace_00004 finished iteration 3 at ...` (the time is the run's, not a step's)
+    Rule("ray", "finished iteration ", re.compile(r"(?:Training|Trial \S+) finished iteration (?P<step>\d+) at \d")),
     # the TF2 Object Detection API (model_lib_v2): `INFO:tensorflow:Step 200 per-step time 0.831s loss=1.192`, absl's copy
     # `I0912 11:41:51.976096 139735407601536 model_lib_v2.py:652] Step 200 per-step time 0.831s loss=1.192` (the same
     # step twice); its later era prints its losses as a dict on the lines after `Step 1100 per-step time 0.470s`

@@ -110,6 +110,9 @@ PODS = Path(__file__).parents[1] / "fixtures" / "pods" / "var" / "log" / "pods"
     ("moddednanogpt_h100_master.log", "modded-nanogpt", list(range(1461, 1481)), 0.42563),
     ("primerl_999.log", "prime-rl", list(range(5)), 5.13),
     ("primerl_20_train.log", "prime-rl", [289, 8], None),
+    # Ray Train's report line (`Training finished iteration 1 at 2023-06-22 22:44:43. ...`; its result table's
+    # `training_iteration` row and `Training saved a checkpoint for iteration 1 at: ...` are none)
+    ("ray_36795.log", "ray", [1], None),
 ])
 def test_each_trainers_real_lines_give_their_steps_and_step_time(name, trainer, steps, seconds):
     found = [p for p in map(recognise, lines(name)) if p is not None and p.moved]
