@@ -337,6 +337,18 @@ def test_the_karpathy_family_and_prime_rl_their_evaluations_and_eras():
     assert recognise("step 250: train loss 1.5440, val loss 1.7220").pause == "evaluation"
 
 
+def test_the_tf2_object_detection_apis_eras_and_ray_trains_table():
+    """(synthetic, the shapes research/object_detection/model_lib_v2.py writes): its later era prints the step line without
+    its loss, then the losses as a dict (`{'Loss/classification_loss': 0.15808013,`), which is no Trainer dict; REAL
+    (ray-project/ray #36795): Ray Train's result table row and checkpoint line are none, its report line step 1."""
+    assert recognise("INFO:tensorflow:Step 1100 per-step time 0.470s") == Progress(1100, pytest.approx(0.47), "tfod")
+    assert recognise("INFO:tensorflow:{'Loss/classification_loss': 0.15808013,") is None
+    said = [recognise(x) for x in lines("ray_36795.log")]
+    assert said[0] == Progress(1, None, "ray") and said[1:] == [None] * (len(said) - 1)
+    assert recognise("Trial TorchTrainer_8dace_00004 finished iteration 3 at 2023-06-23 15:30:41. Total running time: 13s"
+                     ) == Progress(3, None, "ray")
+
+
 def test_keras3_colour_codes_around_each_part():
     """REAL (liquidinstruments/moku-examples' Classification notebook, sources.md): Keras 3 colours its count, bar and
     time with SGR codes; every such line was None before.  Now each is Keras progress with its printed step time, the
