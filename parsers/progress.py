@@ -100,8 +100,12 @@ RULES: tuple[Rule, ...] = (
     # detectron2: `[04/05 01:30:24 d2.utils.events]:  eta: 0:03:35  iter: 19  total_loss: 1.36  ...  time: 0.3636
     # data_time: ...` (no `time` over its first iterations); PaddleSeg: `[TRAIN] epoch: 1, iter: 20/500, loss: 2.0859,
     # lr: 0.009657, batch_cost: 0.5344, reader_cost: ...`
-    Rule("detectron2", "iter:", re.compile(r"iter: (?<!\witer: )(?P<step>\d+)\s+total_loss: (?:.*?\btime: (?P<time>"
-                                           + _NUM[1:-1] + "))?")),
+    # LiBai (OneFlow's detectron2-style events writer) names its iteration and total: `[09/10 10:40:56 lb.utils.events]:
+    # eta: 21:00:38  iteration: 19/10000  consumed_samples: 80  total_loss: 9.895  time: 7.5187 s/iter  data_time: ...`
+    # (keyed on `total_loss: `, which both hold)
+    Rule("detectron2", "total_loss: ", re.compile(r"iter(?:ation)?: (?<!\witer: )(?<!\witeration: )(?P<step>\d+)(?:/\d+)?\s+"
+                                                  r"(?:consumed_samples: \d+\s+)?total_loss: (?:.*?\btime: (?P<time>"
+                                                  + _NUM[1:-1] + "))?")),
     Rule("paddle", "iter:", re.compile(r"iter: (?<!\witer: )(?P<step>\d+)/\d+, loss: (?:.*?\bbatch_cost: (?P<time>" + _NUM[1:-1] + "))?")),
     # PaddleNLP's Trainer: `[    INFO] - loss: 2.00048828, learning_rate: 2.1e-06, global_step: 20, interval_runtime:
     # 26.3106, interval_samples_per_second: ..., interval_steps_per_second: 0.760149170183967, epoch: 0.0014`

@@ -113,6 +113,9 @@ PODS = Path(__file__).parents[1] / "fixtures" / "pods" / "var" / "log" / "pods"
     # Ray Train's report line (`Training finished iteration 1 at 2023-06-22 22:44:43. ...`; its result table's
     # `training_iteration` row and `Training saved a checkpoint for iteration 1 at: ...` are none)
     ("ray_36795.log", "ray", [1], None),
+    # LiBai's detectron2-style line naming its iteration (`iteration: 19/10000  consumed_samples: 80  total_loss: ...`;
+    # None before: the row wanted `iter: 19  total_loss:`)
+    ("libai_551.log", "detectron2", [19, 39, 59, 79, 99], 7.5187),
 ])
 def test_each_trainers_real_lines_give_their_steps_and_step_time(name, trainer, steps, seconds):
     found = [p for p in map(recognise, lines(name)) if p is not None and p.moved]
