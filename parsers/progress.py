@@ -53,9 +53,9 @@ RULES: tuple[Rule, ...] = (
     Rule("nemo", "train_step_timing", re.compile(r"\biteration (?P<step>\d+)/\d+ \|.*?train_step_timing in s: "
                                                    r"(?P<time>" + _NUM[1:-1] + ")")),
     # Megatron-LM: ` iteration      201/  250000 | ... | elapsed time per iteration (ms): 139113.4 | ...`
-    Rule("megatron", "iteration", re.compile(r"\biteration\s+(?P<step>\d+)\s*/\s*\d+\s*\|.*?elapsed time per "
-                                             r"iteration \(ms\):\s*(?P<time>" + _NUM[1:-1] + ")"), 1e-3),
-    Rule("megatron", "iteration", re.compile(r"\biteration\s+(?P<step>\d+)\s*/\s*\d+\s*\|")),
+    # (its time where the line prints it: one row, the time part optional, as each row costs every keyword line a test)
+    Rule("megatron", "iteration", re.compile(r"\biteration\s+(?P<step>\d+)\s*/\s*\d+\s*\|(?:.*?elapsed time per "
+                                             r"iteration \(ms\):\s*(?P<time>" + _NUM[1:-1] + "))?"), 1e-3),
     # nanotron: `iteration: 327281 / 378950 | consumed_tokens: 85.8G | elapsed_time_per_iteration_ms: 11.5K | ...` (its
     # figures in human form: a K / M / G suffix multiplies)
     Rule("nanotron", "iteration: ", re.compile(r"\biteration: (?P<step>\d+) / \d+ \|(?:.*?\belapsed_time_per_iteration_ms: "
@@ -66,8 +66,10 @@ RULES: tuple[Rule, ...] = (
     # LitGPT: `Epoch 34 | iter 3050700 step 610140 | loss train: 2.846, val: 2.861 | iter time: 112.20 ms (step) ...`,
     # its first era `iter 77 step 39: loss 10.8259, iter time: 214.40ms (optimizer.step)`: the iteration (a micro-batch,
     # what `iter time` times) is the step read; the optimizer step repeats over gradient accumulation
-    Rule("litgpt", "iter time", re.compile(r"iter (?<!\witer )(?P<step>\d+) step \d+\b.*?\biter time: (?P<time>" + _NUM[1:-1]
-                                           + r") ?ms"), 1e-3),
+    # A trainer built on it (awslabs/keys_values) pads its counts and prints seconds: `Epoch 0 | iter   9 step   9 | loss
+    # train: 11.438, val_loss valid: 21.817 | iter time: 38.615 s (step)`
+    Rule("litgpt", "iter time", re.compile(r"iter (?<!\witer )\s*(?P<step>\d+) step\s+\d+\b.*?\biter time: (?P<time>"
+                                           + _NUM[1:-1] + r") ?(?P<unit>ms|s)\b")),
     # MaxText (JAX): `completed step: 15107, seconds: 2.167, TFLOP/s: 36.722, loss: 2.191`
     Rule("maxtext", "completed step:", re.compile(r"\bcompleted step: (?P<step>\d+), seconds: (?P<time>"
                                                   + _NUM[1:-1] + ")")),
@@ -75,8 +77,8 @@ RULES: tuple[Rule, ...] = (
     Rule("torchtitan", "step:", re.compile(r"step:(?:(?<!\wstep:)|(?<=\dmstep:))\s*(?P<step>\d+)\s+" + _ANSI + "loss:")),
     # fairseq: `| epoch 001:    450 / 1891 loss=11.521, ..., num_updates=445, ...` (the updates are the steps);
     # its first era, `| epoch 005  1000 / 8223 loss=2.17 (3.20), wps=959, ...`, counts batches within the epoch
-    Rule("fairseq", "loss=", re.compile(r"\| epoch \d+:?\s+\d+ / \d+ loss=.*?\bnum_updates=(?P<step>\d+)")),
-    Rule("fairseq", "loss=", re.compile(r"\| epoch \d+:?\s+(?P<step>\d+) / \d+ loss=")),
+    # (one row: the batch count, `count`, is the step only where the line names no `num_updates`)
+    Rule("fairseq", "loss=", re.compile(r"\| epoch \d+:?\s+(?P<count>\d+) / \d+ loss=(?:.*?\bnum_updates=(?P<step>\d+))?")),
     # fairseq (and metaseq) with --log-format json: `... | train_inner | {"epoch": 1, ..., "loss": "15.878", ...,
     # "num_updates": "1", ...}`; its epoch summary (`| train | {..., "train_num_updates": "643", ...}`) is no
     # step, as the text format's `| epoch 008 | loss 6.326 | ...` is none
@@ -98,8 +100,12 @@ RULES: tuple[Rule, ...] = (
     # detectron2: `[04/05 01:30:24 d2.utils.events]:  eta: 0:03:35  iter: 19  total_loss: 1.36  ...  time: 0.3636
     # data_time: ...` (no `time` over its first iterations); PaddleSeg: `[TRAIN] epoch: 1, iter: 20/500, loss: 2.0859,
     # lr: 0.009657, batch_cost: 0.5344, reader_cost: ...`
-    Rule("detectron2", "iter:", re.compile(r"iter: (?<!\witer: )(?P<step>\d+)\s+total_loss: (?:.*?\btime: (?P<time>"
-                                           + _NUM[1:-1] + "))?")),
+    # LiBai (OneFlow's detectron2-style events writer) names its iteration and total: `[09/10 10:40:56 lb.utils.events]:
+    # eta: 21:00:38  iteration: 19/10000  consumed_samples: 80  total_loss: 9.895  time: 7.5187 s/iter  data_time: ...`
+    # (keyed on `total_loss: `, which both hold)
+    Rule("detectron2", "total_loss: ", re.compile(r"iter(?:ation)?: (?<!\witer: )(?<!\witeration: )(?P<step>\d+)(?:/\d+)?\s+"
+                                                  r"(?:consumed_samples: \d+\s+)?total_loss: (?:.*?\btime: (?P<time>"
+                                                  + _NUM[1:-1] + "))?")),
     Rule("paddle", "iter:", re.compile(r"iter: (?<!\witer: )(?P<step>\d+)/\d+, loss: (?:.*?\bbatch_cost: (?P<time>" + _NUM[1:-1] + "))?")),
     # PaddleNLP's Trainer: `[    INFO] - loss: 2.00048828, learning_rate: 2.1e-06, global_step: 20, interval_runtime:
     # 26.3106, interval_samples_per_second: ..., interval_steps_per_second: 0.760149170183967, epoch: 0.0014`
@@ -127,7 +133,10 @@ RULES: tuple[Rule, ...] = (
     # eras, JSON quotes in older ones; ms-swift adds `'global_step/max_steps': '12/94'`).  A dict without a step is
     # progress all the same: the Trainer logs one every `logging_steps` optimizer steps, so the job moved on, by an
     # unnamed number of steps (Progress.step None: a heartbeat, never compared with another rank's step)
-    Rule("huggingface", "loss", re.compile(r"""\{['"]loss['"]: [^{}]*?['"]epoch['"]: [0-9.e-]+"""
+    # TRL's PPO and RLOO trainers log through the same Trainer, their dict opening with episodes per second: `{'eps': 1,
+    # 'objective/kl': 10.94, ..., 'loss/policy_avg': -0.0051, ..., 'lr': 7.7e-06, 'episode': 240, 'epoch': 0.27}` (the
+    # episode count is samples, not steps: progress without a step)
+    Rule("huggingface", "loss", re.compile(r"""\{['"](?:loss|eps)['"]: [^{}]*?['"]epoch['"]: [0-9.e-]+"""
                                            r"""(?:, ['"](?:step|global_step/max_steps)['"]: ['"]?(?P<step>\d+))?""")),
     # tqdm bars (Hugging Face Trainer / accelerate, PyTorch Lightning, NeMo 1.x, Ultralytics):
     # `Epoch 0:  22%|██▏       | 4/18 [00:17<01:02,  4.47s/it, loss=...]`, `| 1651/1702 [13:00<00:24,  2.11it/s`.
@@ -135,7 +144,12 @@ RULES: tuple[Rule, ...] = (
     # same count (Ultralytics' `151/200 ... 640: 100%|...| 99/99 [01:52<00:00,  1.14s/it]`, then `152/200 ... 99/99`),
     # which read as a step would be no advance
     Rule("tqdm", "/it", re.compile(r"\b(?P<step>\d+)/(?P<of>\d+) \[[0-9:]+<[0-9:?]+,\s+(?P<time>" + _NUM[1:-1] + ")s/it")),
-    Rule("tqdm", "it/s", re.compile(r"\b(?P<step>\d+)/(?P<of>\d+) \[[0-9:]+<[0-9:?]+,\s+(?P<rate>" + _NUM[1:-1] + ")it/s")),
+    # Lightning's RichProgressBar in the same row (a row costs every keyword line a test): `Epoch 4    ━━━━━━━━━ 232/291
+    # 0:00:33 • 0:00:09 7.00it/s loss: 0.398` (its elapsed and remaining time as H:MM:SS, `-:--:--` where unknown, its speed
+    # always in it/s; a total it cannot know is `--`: `5072/-- 2:40:43 • -:--:-- 0.57it/s`); its `Validation` and `Sanity
+    # Checking` bars are evaluation (_EVAL_BAR), as tqdm's are
+    Rule("tqdm", "it/s", re.compile(r"\b(?P<step>\d+)/(?:(?P<of>\d+)|--) (?:\[[0-9:]+<[0-9:?]+,\s+|(?:\d+ days?, )?\d+:\d\d:\d\d "
+                                    r"\u2022 (?:(?:\d+ days?, )?\d+:\d\d:\d\d|-:--:--) )(?P<rate>" + _NUM[1:-1] + ")it/s")),
     # a tqdm bar counting steps (`unit="step"`, F5-TTS): `Epoch 2/30:   0%|   | 6/8563 [00:10<4:06:13,  1.73s/step, ...`
     Rule("tqdm", "s/step", re.compile(r"\b(?P<step>\d+)/(?P<of>\d+) \[[0-9:]+<[0-9:?]+,\s+(?P<time>" + _NUM[1:-1] + ")s/step")),
     Rule("tqdm", "step/s", re.compile(r"\b(?P<step>\d+)/(?P<of>\d+) \[[0-9:]+<[0-9:?]+,\s+(?P<rate>" + _NUM[1:-1] + ")step/s")),
@@ -174,6 +188,40 @@ RULES: tuple[Rule, ...] = (
                                      + r"\u2501+(?:(?:\x1b?\[[0-9;]*m)+\u2501*)* |- )|Unknown(?: - |\s+))(?:ETA: |" + _SGR
                                      + r"(?:\d+:\d\d(?::\d\d)?|(?P<elapsed>\d+)s)" + _SGR + r"(?: -)? (?:(?P<time>" + _NUM[1:-1]
                                      + r")(?P<unit>s|ms|us|\u00b5s)/step)?)")),
+    # Rows whose keyword few lines hold come last: a line an earlier row reads never pays for their keyword test (a
+    # substring test per row, on every keyword line that reaches it).  None of them reads a line an earlier row reads.
+    # NeMo-RL (GRPO, SFT, DPO, distillation): each step opens with `========================= Step 2/2
+    # =========================` (after `========================= Epoch 1/1 =========================` where it counts
+    # epochs: the step then counts within the epoch, and the epoch's last step names its total, as a finished bar does)
+    Rule("nemo-rl", "= Step ", re.compile(r"=== Step (?P<step>\d+)/(?P<of>\d+) ===")),
+    # nanochat (base / mid training): `step 00004/21400 (0.02%) | loss: 8.893647 | lrm: 1.00 | dt: 989.44ms | tok/sec: ...`,
+    # its midtraining without a total `step 00004 (0.02%) | loss: ...`
+    Rule("nanochat", "%) | loss: ", re.compile(r"step (?<!\wstep )(?P<step>\d+)(?:/\d+)? \([0-9.]+%\) \| loss: .*?\| dt: (?P<time>"
+                                               + _NUM[1:-1] + ")ms"), 1e-3),
+    # llm.c: `step   61/74 | loss 3.208939 (+nanz)| norm 1.4800 (+nanz)| lr 3.00e-04 | 44.57 ms | ... bf16 MFU | 91886 tok/s`,
+    # its earlier eras `step   10/74: train loss 4.3 norm 1.2 lr 3.00e-04 (36.58 ms, 112241 tok/s)` and `step 1: train loss
+    # 4.6 (took 1234.5 ms)`; its `val loss 3.21` is evaluation (PAUSES)
+    # (keyed on `loss ` with its space: `loss` alone would try it on every Trainer dict and Keras line)
+    Rule("llm.c", "loss ", re.compile(r"step (?<!\wstep )\s*(?P<step>\d+)(?:/\d+)?(?: \| loss .*?\| |: train loss .*?\("
+                                      r"(?:took )?)(?P<time>" + _NUM[1:-1] + r") ms\b"), 1e-3),
+    # modded-nanogpt: `step:1304/1480 train_time:524287ms step_avg:402.06ms` (the average step time so far: `nanms` at
+    # first), its first era with `train_loss:10.8258 ` before the time, `step:1480/1480 val_loss:3.2786 train_time:...`
+    # the validation (said when done)
+    Rule("modded-nanogpt", "step_avg:", re.compile(r"step:(?<![\w/]step:)(?P<step>\d+)/\d+ (?:(?P<phase>val)_loss:\S+ |"
+                                                   r"train_loss:\S+ )?train_time:\d+ms step_avg:(?:(?P<time>"
+                                                   + _NUM[1:-1] + ")ms)?"), 1e-3),
+    # prime-rl (trainer and orchestrator): `02:40:52 SUCCESS Step 0 | Time: 5.13s | Loss: 12.2500 | Grad. Norm: ...`,
+    # `Step 5 | Time: 41.20s | Reward: 0.5312 | ...`; its first era `[TRAIN] [Rank 0] step: 289, loss: 0.4310, ...`
+    Rule("prime-rl", "| Time: ", re.compile(r"Step (?P<step>\d+) \| Time: (?P<time>" + _NUM[1:-1] + r")s \|")),
+    Rule("prime-rl", "] step: ", re.compile(r"\] step: (?P<step>\d+), loss: ")),
+    # Ray Train / Tune (Ray 2.6+'s console output, one line per `train.report()`): `Training finished iteration 1 at
+    # 2023-06-22 22:44:43. Total running time: 8s` (then its result table, whose `│ training_iteration   1 │` is none), a
+    # Tune trial's `Trial TorchTrainer_8dace_00004 finished iteration 3 at ...` (the time is the run's, not a step's)
+    Rule("ray", "finished iteration ", re.compile(r"(?:Training|Trial \S+) finished iteration (?P<step>\d+) at \d")),
+    # the TF2 Object Detection API (model_lib_v2): `INFO:tensorflow:Step 200 per-step time 0.831s loss=1.192`, absl's copy
+    # `I0912 11:41:51.976096 139735407601536 model_lib_v2.py:652] Step 200 per-step time 0.831s loss=1.192` (the same
+    # step twice); its later era prints its losses as a dict on the lines after `Step 1100 per-step time 0.470s`
+    Rule("tfod", "per-step time ", re.compile(r"Step (?P<step>\d+) per-step time (?P<time>" + _NUM[1:-1] + r")s\b")),
 )
 # a progress line (a tqdm bar's description, torchtitan's `validate step:`) that says it is not training:
 # evaluation, which is a pause, not training progress
@@ -207,16 +255,42 @@ PAUSES: tuple[tuple[str, re.Pattern[str]], ...] = (
 _PAUSE_WORDS = re.compile("heckpoint|aving|valuat|alidat|val loss|valid on")
 KEYWORDS = ("iteration", "iter ", "iter:", "step", "loss", "/it", "it/s", "heckpoint", "aving", "valuat", "alidat",
             "(val)",  # MMEngine's validation, `Epoch(val) [10][4000/4809]  eta: ...`, names no loss
-            "s/ba", "ba/s", "batch=", "[token=")  # Composer's bar and console logger (`[batch=1/100]:`)
+            "s/ba", "ba/s", "batch=", "[token=",  # Composer's bar and console logger (`[batch=1/100]:`)
+            "= Step ",  # NeMo-RL's step header, `===== Step 2/2 =====`
+            "| Time: ")  # prime-rl's `Step 0 | Time: 5.13s | ...`
+# (no keyword opens with a space: the search tries its alternatives at each position whose character one of them opens
+# with, and a space is at every word; " | Time: " cost ~50% more on every line without a keyword)
+
+
+def _alternation(words) -> str:
+    """A regex matching where any of `words` occurs, its alternatives factored by their common prefixes
+    (`it(?:/s|er(?:\\ |:|ation))`): re tries an alternation's branches one by one at every position whose character one
+    of them opens with, so shared openings tried once make the search ~15% cheaper than the flat `iter |iter:|...`.
+    A word another one opens with is enough (whatever follows, the shorter one occurred)."""
+    def factor(tails: list[str]) -> str:
+        if "" in tails:
+            return ""
+        groups: dict[str, list[str]] = {}
+        for tail in tails:
+            groups.setdefault(tail[0], []).append(tail[1:])
+        parts = [re.escape(c) + factor(rest) for c, rest in sorted(groups.items())]
+        return parts[0] if len(parts) == 1 else "(?:" + "|".join(parts) + ")"
+    return factor(sorted(set(words)))
+
+
+# the rows as _one walks them, each row's keyword beside it (an attribute lookup fewer per row on every keyword line: a
+# line no row reads, the common keyword line, walks them all)
+_ROWS = tuple((rule.keyword, rule) for rule in RULES)
 # one search over raw bytes finds the lines worth a look (the pod-log source scans whole reads with it)
-PREFILTER = re.compile("|".join(re.escape(k) for k in KEYWORDS).encode())
-_PREFILTER_STR = re.compile("|".join(re.escape(k) for k in KEYWORDS))
+PREFILTER = re.compile(_alternation(KEYWORDS).encode())
+_PREFILTER_STR = re.compile(_alternation(KEYWORDS))
 
 
-def recognise(line: str) -> Progress | None:
+def recognise(line: str, keyword_seen: bool = False) -> Progress | None:
     """The progress (or announced pause) one line reports, else None.  Pure; about a microsecond for a line
-    without any keyword."""
-    if _PREFILTER_STR.search(line) is None:
+    without any keyword.  `keyword_seen`: the caller's own PREFILTER search found a keyword in this line (the pod-log
+    source, over the raw bytes, the CRI envelope holding none), so it is not looked for again."""
+    if not keyword_seen and _PREFILTER_STR.search(line) is None:
         return None
     segments = line.split("\r") if "\r" in line else (line,)
     for segment in reversed(segments):  # a tqdm bar rewritten in place: its last state
@@ -227,8 +301,8 @@ def recognise(line: str) -> Progress | None:
 
 
 def _one(line: str) -> Progress | None:
-    for rule in RULES:
-        if rule.keyword not in line:
+    for keyword, rule in _ROWS:
+        if keyword not in line:
             continue
         m = rule.pattern.search(line)
         if m is None:
@@ -240,7 +314,8 @@ def _one(line: str) -> Progress | None:
         if ((start and _may_hold(_EVAL_GATE, line, start) and _EVAL_BAR.search(line, 0, start))
                 or groups.get("phase") not in (None, "train")):
             return Progress(None, trainer=rule.trainer, pause="evaluation", moved=False)
-        step = int(groups["step"].replace(",", "")) if groups.get("step") else None
+        count = groups.get("step") or groups.get("count")  # `count`: the step where the line names no better one
+        step = int(count.replace(",", "")) if count else None
         if groups.get("of") and step == int(groups["of"]):
             step = None  # a finished bar: its count restarts with the next epoch's, so each epoch's end repeats it
         seconds = None
@@ -256,7 +331,8 @@ def _one(line: str) -> Progress | None:
         # what the line says after its progress (a logger writing after a bar left without a newline): a pause
         pause = _pause(line, m.end()) if _PAUSE_WORDS.search(line, m.end()) else ""
         return Progress(step, seconds, rule.trainer, pause)
-    pause = _pause(line, 0) if _may_hold(_PAUSE_WORDS, line, len(line)) else ""
+    # (_may_hold over the whole line, inlined: a keyword line no row reads, the common one, comes here)
+    pause = _pause(line, 0) if not line.isascii() or _PAUSE_WORDS.search(line.lower()) else ""
     return Progress(None, trainer="", pause=pause, moved=False) if pause else None
 
 

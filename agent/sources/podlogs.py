@@ -533,7 +533,7 @@ class PodLogSource(Source):
             # kubelet's envelope: the line's own time (none: read now), read for a progress line only (most keyword
             # lines are none: a JSON metrics line naming its "step" and "loss"), as the time is its costly part
             env = cri_split(text)
-            found = recognise(env[0] if env is not None else text)
+            found = recognise(env[0] if env is not None else text, keyword_seen=True)  # (PREFILTER found one in it)
             if found is not None:
                 if marks is None:
                     marks = self._marks.setdefault(ref, [])

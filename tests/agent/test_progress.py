@@ -21,8 +21,8 @@ from agent.progress import HANG_REASON, RESUMED_REASON, Mark, ProgressTracker
 from agent.sources.podlogs import PodLogSource, PodRef
 from parsers.envelope import cri, cri_split, finish
 from parsers.model import Problem, Reading
-from parsers.progress import (_EVAL_BAR, _EVAL_GATE, _PAUSE_WORDS, _SETUP_BAR, _SETUP_GATE, KEYWORDS, PAUSES, PREFILTER,
-                              RULES, Progress, _may_hold, recognise)
+from parsers.progress import (_EVAL_BAR, _EVAL_GATE, _PAUSE_WORDS, _PREFILTER_STR, _SETUP_BAR, _SETUP_GATE, KEYWORDS, PAUSES,
+                              PREFILTER, RULES, Progress, _may_hold, recognise)
 from progress_replay import _STAMP, FIX, Clock, lines, when
 
 PODS = Path(__file__).parents[1] / "fixtures" / "pods" / "var" / "log" / "pods"
@@ -88,6 +88,34 @@ PODS = Path(__file__).parents[1] / "fixtures" / "pods" / "var" / "log" / "pods"
     ("verl_rldecision_sft.log", "verl", [1] + list(range(100, 106)), None),
     # Composer / LLM Foundry's console logger (each line None before: a Composer job was never tracked)
     ("composer_llmfoundry_readme.log", "composer", [1, 2, 3, 4], None),  # `[batch=1/100]:`, metrics below it
+    # (h88) each line None before: NeMo-RL's step header (`===== Step 1/9 =====`; the epoch's last, `Step 9/9`, names its
+    # total: progress without a step), TRL's PPO / RLOO dict (`{'eps': 1, 'objective/kl': ...}`), Lightning's Rich bar
+    # (`232/291 0:00:33 • 0:00:09 7.00it/s`, the same state reprinted: one step), a LitGPT-based trainer padding its
+    # counts and printing seconds (`iter   9 step   9 | ... iter time: 38.615 s`; its evaluation line, said when done,
+    # stays nothing), the TF2 Object Detection API (`Step 200 per-step time 0.831s loss=1.192`, each step twice)
+    ("nemorl_762_sft.log", "nemo-rl", [1, None], None),
+    ("trl_ppo_hongbomiao_37684.log", "huggingface", [None] * 4, None),
+    ("lightning_rich_12720.log", "tqdm", [232] * 16, 1 / 7.0),
+    ("litgpt_keysvalues_97.log", "litgpt", list(range(9, 21)), 38.615),
+    ("tfod_armaan_6.log", "tfod", [100] + [n for n in range(200, 901, 100) for _ in (0, 1)][:-1]
+     + [n for n in range(3800, 4601, 100) for _ in (0, 1)][:-1], 0.813),
+    # (h88) the karpathy family and prime-rl, each line None before: nanochat (`step 00004/21400 (0.02%) | loss: ... |
+    # dt: 989.44ms`), llm.c on Blackwell (`step   61/74 | loss 3.208939 (+nanz)| ... | 44.57 ms | ...`; a fork's run
+    # ending in `val loss nan`, evaluation), modded-nanogpt (`step:1461/1480 train_time:621841ms step_avg:425.63ms`;
+    # its `val_loss` line evaluation), prime-rl (`02:40:52 SUCCESS Step 0 | Time: 5.13s | Loss: ...`; its first era's
+    # `[TRAIN] [Rank 0] step: 289, loss: ...`, two runs' lines)
+    ("nanochat_147.log", "nanochat", list(range(4, 11)), 0.98944),
+    ("llmc_796_blackwell.log", "llm.c", list(range(61, 72)), 0.04457),
+    ("llmc_anthonix_2_val.log", "llm.c", list(range(10, 21)), 0.03658),
+    ("moddednanogpt_h100_master.log", "modded-nanogpt", list(range(1461, 1481)), 0.42563),
+    ("primerl_999.log", "prime-rl", list(range(5)), 5.13),
+    ("primerl_20_train.log", "prime-rl", [289, 8], None),
+    # Ray Train's report line (`Training finished iteration 1 at 2023-06-22 22:44:43. ...`; its result table's
+    # `training_iteration` row and `Training saved a checkpoint for iteration 1 at: ...` are none)
+    ("ray_36795.log", "ray", [1], None),
+    # LiBai's detectron2-style line naming its iteration (`iteration: 19/10000  consumed_samples: 80  total_loss: ...`;
+    # None before: the row wanted `iter: 19  total_loss:`)
+    ("libai_551.log", "detectron2", [19, 39, 59, 79, 99], 7.5187),
 ])
 def test_each_trainers_real_lines_give_their_steps_and_step_time(name, trainer, steps, seconds):
     found = [p for p in map(recognise, lines(name)) if p is not None and p.moved]
@@ -112,6 +140,25 @@ def test_every_rule_is_reachable_past_the_keyword_prefilter():
     for rule in RULES:
         assert any(k in rule.keyword for k in KEYWORDS), rule
         assert PREFILTER.search(rule.keyword.encode()) is not None, rule
+
+
+def test_the_factored_prefilter_finds_what_the_flat_alternation_finds():
+    """PREFILTER is the keywords' alternation factored by shared openings (cheaper per line): on every real line, its
+    case variants and each keyword alone it finds a keyword exactly where `k1|k2|...` does, as bytes and as text."""
+    flat = re.compile("|".join(re.escape(k) for k in KEYWORDS))
+    texts = [x for log in sorted(FIX.glob("*.log")) for line in lines(log.name) for x in (line, line.upper(), line.lower())]
+    texts += list(KEYWORDS) + [k[:-1] for k in KEYWORDS] + ["NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/IPC"]
+    flat_bytes = re.compile(flat.pattern.encode())
+    for text in texts:
+        for factored, plain, t in ((PREFILTER, flat_bytes, text.encode()), (_PREFILTER_STR, flat, text)):
+            m, f = factored.search(t), plain.search(t)
+            assert (m is None) == (f is None), text
+            assert m is None or m.start() == f.start(), text
+    assert PREFILTER.pattern != flat_bytes.pattern
+    # the pod-log source, having found a keyword in a line's bytes, asks recognise not to look again: the same answer
+    for text in texts:
+        if PREFILTER.search(text.encode()):
+            assert recognise(text, keyword_seen=True) == recognise(text), text
 
 
 def test_every_pause_a_row_reads_in_the_real_logs_passes_the_pause_word_gate():
@@ -232,6 +279,77 @@ def test_verls_step_lines():
     assert [(p.step, p.pause) for p in sft[-2:]] == [(None, "evaluation"), (None, "checkpoint")]
     assert not any(p.moved for p in sft[-2:])
     assert recognise("INFO:tensorflow:global_step/sec: 0.0339311") is None  # TF's rate line: no step of its own
+
+
+def test_nemo_rls_step_headers_and_the_pauses_it_announces():
+    """REAL (NVIDIA-NeMo/nemo-platform #943, a DPO run, 2026; sources.md): NeMo-RL opens each step with `=========================
+    Step 2/2 =========================` and prints its results as indented bullets after it: the header was read as
+    nothing before (no keyword: `Step` capitalised), so a NeMo-RL job was never tracked.  Now the header is progress
+    (the epoch's last step names its total: no step, as a finished bar), `▶ Starting validation at step 2` an
+    evaluation and `Saving checkpoint for step 2...` a checkpoint save, both pauses; no other line is progress (its
+    `• Validation loss: 0.6645` results, said when the evaluation is over, are read as the evaluation, as nanoGPT's
+    `val loss` is)."""
+    said = [recognise(x) for x in lines("nemorl_platform_943_dpo.log")]
+    assert said[0] == Progress(None, None, "nemo-rl")
+    text = lines("nemorl_platform_943_dpo.log")
+    assert said[text.index("\u25b6 Starting validation at step 2 for `default` set..")] == Progress(
+        None, None, "", "evaluation", False)
+    assert said[text.index("Saving checkpoint for step 2...")] == Progress(None, None, "", "checkpoint", False)
+    assert [p for p in said[1:] if p is not None and p.moved] == []
+    # the SFT run (NVIDIA-NeMo/RL #762): its epoch header is no progress, its first step header is step 1
+    sft = lines("nemorl_762_sft.log")
+    assert recognise(sft[0]) is None and recognise(sft[1]) == Progress(1, None, "nemo-rl")
+    # (synthetic, the shape NeMo-RL's GRPO loop writes with its Ray prefix) a step within a longer run
+    assert recognise("(TaskRunner pid=1) ========================= Step 12/500 =========================").step == 12
+
+
+def test_lightning_rich_bar_and_its_evaluation():
+    """REAL (Lightning-AI/pytorch-lightning #12720, sources.md): Lightning's RichProgressBar writes `Epoch 4    ----...
+    232/291 0:00:33 • 0:00:09 7.00it/s loss: 0.398` (the bar as a console without its glyphs renders it): None before
+    (no tqdm `[elapsed<remaining,` part), so a job using RichProgressBar was never tracked.  Now its count is the step
+    and its speed the step time.  (synthetic, the shapes lightning/pytorch/callbacks/progress/rich_progress.py
+    writes): a total it cannot know (`5072/--`, `-:--:--`), over a day elapsed, a `Validation` / `Sanity Checking`
+    bar (evaluation), a loading bar (nothing)."""
+    bar = "Epoch 0/-2 \u2501\u2501\u2501\u2501 5072/-- 2:40:43 \u2022 -:--:-- 0.57it/s v_num: xn3p train_loss: 10.416"
+    assert recognise(bar) == Progress(5072, pytest.approx(1 / 0.57), "tqdm")
+    assert recognise("Epoch 3/9  \u2501\u2501 910/910 1 day, 2:06:22 \u2022 0:00:00 2.41it/s v_num: mcyz") == Progress(
+        None, pytest.approx(1 / 2.41), "tqdm")  # the epoch's last state: no step
+    for text in ("Validation    \u2501\u2501\u2501 12/50 0:00:01 \u2022 0:00:03 11.2it/s",
+                 "Sanity Checking \u2501\u2501\u2501\u2501 2/2 0:00:00 \u2022 0:00:00 38.27it/s"):
+        assert recognise(text) == Progress(None, None, "tqdm", "evaluation", False)
+    assert recognise("Loading shards \u2501\u2501\u2501 2/4 0:00:03 \u2022 0:00:03 0.66it/s") is None
+
+
+def test_the_karpathy_family_and_prime_rl_their_evaluations_and_eras():
+    """REAL (sources.md): the end of a modded-nanogpt run, `step:1480/1480 val_loss:3.2786 train_time:633777ms ...`,
+    and of an llm.c run, `val loss nan`, are evaluation (pauses, no progress); prime-rl's closing lines are nothing.
+    (synthetic, the shapes their code writes): llm.c's earlier eras (`step   10/74: train loss ... (36.58 ms, ...)`,
+    `step 1: train loss ... (took 1234.567 ms)`), nanochat's midtraining without a total, modded-nanogpt's first era
+    (`train_loss:`, `step_avg:nanms`: no time), prime-rl's orchestrator; nanoGPT's evaluation line stays a pause."""
+    end = [recognise(x) for x in lines("moddednanogpt_h100_master.log")[-2:]]
+    assert end == [Progress(None, None, "modded-nanogpt", "evaluation", False), None]
+    assert recognise(lines("llmc_anthonix_2_val.log")[-1]) == Progress(None, None, "", "evaluation", False)
+    assert [recognise(x) for x in lines("primerl_999.log")[-2:]] == [None, None]
+    assert recognise("step   10/74: train loss 4.367631 norm 1.2 lr 3.00e-04 (36.58 ms, 112241 tok/s)") == Progress(
+        10, pytest.approx(0.03658), "llm.c")
+    assert recognise("step 1: train loss 4.677647 (took 1234.567 ms)") == Progress(1, pytest.approx(1.234567), "llm.c")
+    assert recognise("step 00004 (0.02%) | loss: 8.893647 | lrm: 1.00 | dt: 989.44ms | tok/sec: 529,882").step == 4
+    assert recognise("step:1/3000 train_loss:10.8258 train_time:123ms step_avg:nanms") == Progress(1, None, "modded-nanogpt")
+    assert recognise("12:01:09 SUCCESS Step 5 | Time: 41.20s | Reward: 0.5312 | Throughput: 1234.5 tokens/s") == Progress(
+        5, pytest.approx(41.2), "prime-rl")
+    assert recognise("step 250: train loss 1.5440, val loss 1.7220").pause == "evaluation"
+
+
+def test_the_tf2_object_detection_apis_eras_and_ray_trains_table():
+    """(synthetic, the shapes research/object_detection/model_lib_v2.py writes): its later era prints the step line without
+    its loss, then the losses as a dict (`{'Loss/classification_loss': 0.15808013,`), which is no Trainer dict; REAL
+    (ray-project/ray #36795): Ray Train's result table row and checkpoint line are none, its report line step 1."""
+    assert recognise("INFO:tensorflow:Step 1100 per-step time 0.470s") == Progress(1100, pytest.approx(0.47), "tfod")
+    assert recognise("INFO:tensorflow:{'Loss/classification_loss': 0.15808013,") is None
+    said = [recognise(x) for x in lines("ray_36795.log")]
+    assert said[0] == Progress(1, None, "ray") and said[1:] == [None] * (len(said) - 1)
+    assert recognise("Trial TorchTrainer_8dace_00004 finished iteration 3 at 2023-06-23 15:30:41. Total running time: 13s"
+                     ) == Progress(3, None, "ray")
 
 
 def test_keras3_colour_codes_around_each_part():
