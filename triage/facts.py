@@ -59,7 +59,7 @@ JOB_TABLE: tuple[JobKind, ...] = (
             "the others were told to read rank 0's log", consequence=True),
     JobKind("job_success", "the job stated its own success (MLPerf's run_stop with status success, Megatron's "
             "\"[after training is done]\", Lightning's Trainer.fit stopped at max_epochs / max_steps, ms-swift's \"End time of "
-            "running main\", Hugging Face Trainer's train_runtime summary, torchtitan's "
+            "running main\", Hugging Face Trainer's \"***** train metrics *****\" after the script's save, torchtitan's "
             "\"Training completed\", torch.distributed.elastic's \"Done waiting for other agents\" after every agent's "
             "group succeeded): the communicator "
             "errors its file prints after it are its teardown, not a failure (triage.teardown)", context=True),
@@ -399,13 +399,22 @@ FACTS: tuple[Fact, ...] = (
     # ms-swift's pipeline (swift sft / rlhf / megatron sft ..) once its run() returned without an exception:
     # "[INFO:swift] End time of running main: 2026-02-05 18:00:31.710947" (modelscope/ms-swift #7992, 2 x 8 H20,
     # Megatron MoE SFT; #5772 likewise): SwiftPipeline.main logs it after `result = self.run()`, in no finally, so
-    # a run that raised never prints it (swift/llm/base.py; 2.x's llm_x wrapper the same).  Hugging Face Trainer's
-    # summary of a train() that returned: "{'train_runtime': 157317.8608, 'train_samples_per_second': 0.017, ..}"
-    # (modelscope/ms-swift #5297; Trainer._inner_training_loop logs it once, after its last step).
+    # a run that raised never prints it (swift/llm/base.py; 2.x's llm_x wrapper the same).
     _f("swift_main_end", "job_success", ["End time of running main"],
        r"\[INFO:swift\] End time of running main: \d{4}-\d\d-\d\d \d\d:\d\d:\d\d", "info"),
-    _f("hf_train_runtime", "job_success", ["{'train_runtime': "],
-       r"^\{'train_runtime': [\d.]+, 'train_samples_per_second': [\d.]+, ", "info"),
+    # Hugging Face Trainer.log_metrics' block once the script saved what train() made: "***** train metrics *****"
+    # (printed, world process zero only), then one "  key = value" line a metric.  LLaMA-Factory (every stage's
+    # run_*: train(), save_model(), then log_metrics("train", ..); hiyouga/LlamaFactory PR #10488 quotes v0's end) and
+    # the transformers examples (run_clm / run_mlm ..: the same order) print it after the final save.  NOT the
+    # Trainer's own summary of a train() that returned, "{'train_runtime': 119.8187, 'train_samples_per_second':
+    # 2.504, ..}" (transformers 5.x: "{'train_runtime': '2219', ..}", ProgressCallback formats floats "{v:.4g}"): it
+    # comes before the script's save_model, whose FSDP / ZeRO-3 gather is collectives, and a save that hangs there
+    # is the job's failure (shikras/shikra #41: train_runtime, then 30 min later the _ALLGATHER_BASE watchdog timeout
+    # of the stuck save; tests/fixtures/incidents/shikra-41-save-after-train), as Axolotl's "Training Completed!!!
+    # Saving pre-trained model to .." is (logged before its FSDP save).  A script may evaluate after the block
+    # (`do_eval`: "***** eval metrics *****" follows): the training and its save are done by then.
+    _f("hf_train_metrics", "job_success", ["***** train metrics *****"],
+       r"^\*{5} train metrics \*{5}\s*$", "info"),
     # torchtitan's Trainer.train() after its loop ran to training.steps (rank 0 slept 2 s "for other ranks to
     # complete"; an exception in the loop never gets here; all ranks printed it before PR #2383, rank 0 since):
     # "[rank0]:2025-04-01 00:26:01,706 - root - INFO - Training completed" (AICrossSim/NewComputeBench

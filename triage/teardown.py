@@ -2,7 +2,8 @@
 
 A job's file may state that the job succeeded (triage.facts job_success rows: MLPerf's run_stop "status": "success",
 Megatron's "[after training is done]", Lightning's `Trainer.fit` stopped at its max_epochs / max_steps, ms-swift's
-"End time of running main", Hugging Face Trainer's {'train_runtime': ..} summary); NCCL and
+"End time of running main", Hugging Face Trainer.log_metrics' "***** train metrics *****" after the script's save;
+never a statement printed before the job's final save, as the Trainer's {'train_runtime': ..} summary is); NCCL and
 c10d errors that file prints after it are the process group's teardown (HPE's MLPerf v5.0 stable_diffusion result_1:
 run_stop success, then 3 s later PyTorch's "found async exception when checking for NCCL errors: NCCL error:
 unhandled system error" whose last error is the proxy's "Failed to execute operation Close"), not the job's failure.
