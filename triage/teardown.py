@@ -9,8 +9,8 @@ run_stop success, then 3 s later PyTorch's "found async exception when checking 
 unhandled system error" whose last error is the proxy's "Failed to execute operation Close"), not the job's failure.
 
 Only the same file's later lines are covered (a rank's, a pod's, a launcher's own output: the success another file
-states says nothing of this one), only communicator kinds (TEARDOWN_KINDS: a GPU or node fault, a rank's death, an
-exception are never hidden), and only within TEARDOWN_WINDOW of the statement where both lines have a time.  Errors
+states says nothing of this one), only communicator kinds (TEARDOWN_KINDS) and CUDA's word that the process was exiting
+(EXIT_CUDA_ERRORS: "driver shutting down"; a GPU or node fault, a rank's death, an exception are never hidden), and only within TEARDOWN_WINDOW of the statement where both lines have a time.  Errors
 before the statement are the job's as ever.  Pure: shared by the offline triage and the live pod-log path.
 """
 
@@ -25,6 +25,12 @@ S = TypeVar("S", bound=tuple)
 # what a process group's teardown prints: NCCL's and PyTorch's communicator errors, the watchdog's lines, the store
 TEARDOWN_KINDS = frozenset({"nccl_error", "nccl_remote_error", "nccl_timeout", "nccl_progress", "nccl_dump",
                             "nccl_hang", "store_error", "barrier_timeout"})
+# CUDA's own word that the process is exiting: a CUDA call made after its runtime unloaded (parsers/rules.py
+# CUDA_ERRORS "driver shutting down", cudaErrorCudartUnloading), ProcessGroupNCCL's cleanup loop polling a collective's
+# event at exit ("terminate called after throwing an instance of 'c10::CUDAError'", "  what():  CUDA error: driver
+# shutting down", its frames in workCleanupLoop: HPDL-Group/Merak #3).  After the job's statement of success it is
+# the teardown as the communicators' errors are; no other CUDA error ever is (a GPU's fault is never hidden).
+EXIT_CUDA_ERRORS = frozenset({"driver shutting down", "cudaErrorCudartUnloading"})
 # seconds after the statement its file's communicator errors are taken for teardown (a watchdog's collective
 # timeout, 10 to 30 minutes by default, may fire on the exit's last collective)
 TEARDOWN_WINDOW = 3600.0
@@ -34,6 +40,13 @@ class Teardown(NamedTuple):
     """`kept`: the evidence with the teardown lines left out; `noise`: (teardown line, the success it follows)."""
     kept: list[Evidence]
     noise: list[tuple[Evidence, Evidence]]
+
+
+def tears_down(kind: str, details: dict | None) -> bool:
+    """Whether a line of `kind` (its finding's `details`) is one a process group's teardown prints: TEARDOWN_KINDS, or
+    a CUDA error that says the process was exiting (EXIT_CUDA_ERRORS).  The one choice of the offline triage and the
+    agent's pod-log source, as `covering`."""
+    return kind in TEARDOWN_KINDS or (kind == "cuda_error" and (details or {}).get("cuda_error") in EXIT_CUDA_ERRORS)
 
 
 def after_success(error_line: int | None, error_at: float | None, success_line: int | None,
@@ -72,7 +85,7 @@ def teardown(evidence: Iterable[Evidence]) -> Teardown:
         return Teardown(evidence, [])
     kept, noise = [], []
     for e in evidence:
-        hit = covering(stated[e.file], e.line, _at(e)) if e.kind in TEARDOWN_KINDS and e.file in stated else None
+        hit = covering(stated[e.file], e.line, _at(e)) if tears_down(e.kind, e.details) and e.file in stated else None
         if hit is None:
             kept.append(e)
         else:

@@ -209,3 +209,23 @@ def test_a_save_that_hung_after_train_runtime_is_the_jobs_failure():
     ev = evidence({"train.log": (SHIKRA / "train.log").read_text().splitlines()})
     assert teardown(ev).noise == []
     assert [(i.category, i.root.kind) for i in attribute(ev)] == [("undetermined", "nccl_timeout")]
+
+
+# REAL: https://github.com/HPDL-Group/Merak/issues/3 (ProcessGroupNCCL's cleanup loop polling an event after the CUDA
+# runtime unloaded at exit; tests/fixtures/realworld/jobs-exit-2026j.yaml holds the frames between)
+EXIT_CUDA = ["terminate called after throwing an instance of 'c10::CUDAError'", "  what():  CUDA error: driver shutting down"]
+# REAL: https://github.com/sgl-project/sglang/issues/3713 (tests/fixtures/incidents/sglang-3713-tp0-illegal-access)
+ILLEGAL = "RuntimeError: CUDA error: an illegal memory access was encountered"
+
+
+def test_cudas_word_that_the_process_was_exiting_is_teardown_after_the_success():
+    """SYNTHETIC order of REAL lines: Megatron's statement, then a process's "CUDA error: driver shutting down" (its
+    CUDA runtime unloaded while its process group's cleanup loop still polled an event: the exit itself) is the
+    teardown (triage.teardown.EXIT_CUDA_ERRORS); before the statement it is the job's (application: the program's
+    exit order, never the GPU), and any other CUDA error after it (an illegal address) is never hidden."""
+    ev = evidence({"train.log": [MEGATRON_DONE, *EXIT_CUDA]})
+    assert attribute(ev) == [] and [e.kind for e, _ in teardown(ev).noise] == ["cuda_error"]
+    assert [(i.root.kind, i.category) for i in attribute(evidence({"train.log": [*EXIT_CUDA, MEGATRON_DONE]}))] == [
+        ("cuda_error", "application")]
+    ev = evidence({"train.log": [MEGATRON_DONE, ILLEGAL]})
+    assert [i.root.kind for i in attribute(ev)] == ["cuda_error"] and teardown(ev).noise == []
