@@ -9,14 +9,21 @@ run_stop success, then 3 s later PyTorch's "found async exception when checking 
 unhandled system error" whose last error is the proxy's "Failed to execute operation Close"), not the job's failure.
 
 Only the same file's later lines are covered (a rank's, a pod's, a launcher's own output: the success another file
-states says nothing of this one), only communicator kinds (TEARDOWN_KINDS) and CUDA's word that the process was exiting
-(EXIT_CUDA_ERRORS: "driver shutting down"; a GPU or node fault, a rank's death, an exception are never hidden), and only within TEARDOWN_WINDOW of the statement where both lines have a time.  Errors
-before the statement are the job's as ever.  Pure: shared by the offline triage and the live pod-log path.
+states says nothing of this one), only communicator kinds (TEARDOWN_KINDS) and CUDA's word that the process was
+exiting (EXIT_CUDA_ERRORS: "driver shutting down"; a GPU or node fault, a rank's death, an exception are never
+hidden), and only within TEARDOWN_WINDOW of the statement where both lines have a time. Errors before the statement
+are the job's as ever; and where such a never-hidden failure (a rank's death) follows the same statement in the same
+file, the errors of that teardown are what it died of and stay its evidence (offline only: the agent reads a pod's log
+in order and has already held their Events back when a death comes). Pure: shared by the offline triage and the live
+pod-log path.
 """
 
 from __future__ import annotations
 
 from typing import Iterable, NamedTuple, Sequence, TypeVar
+
+from parsers.finding import SEVERITY_RANK
+from parsers.kinds import TABLE as KIND_TABLE
 
 from .model import Evidence
 
@@ -25,6 +32,8 @@ S = TypeVar("S", bound=tuple)
 # what a process group's teardown prints: NCCL's and PyTorch's communicator errors, the watchdog's lines, the store
 TEARDOWN_KINDS = frozenset({"nccl_error", "nccl_remote_error", "nccl_timeout", "nccl_progress", "nccl_dump",
                             "nccl_hang", "store_error", "barrier_timeout"})
+# kinds that fail the job whatever their severity (as triage.attribute.FAILURE_KINDS)
+FAILURE_KINDS = frozenset(k.name for k in KIND_TABLE if k.fails_job)
 # CUDA's own word that the process is exiting: a CUDA call made after its runtime unloaded (parsers/rules.py
 # CUDA_ERRORS "driver shutting down", cudaErrorCudartUnloading), ProcessGroupNCCL's cleanup loop polling a collective's
 # event at exit ("terminate called after throwing an instance of 'c10::CUDAError'", "  what():  CUDA error: driver
@@ -90,7 +99,22 @@ def teardown(evidence: Iterable[Evidence]) -> Teardown:
             kept.append(e)
         else:
             noise.append((e, hit[2]))
+    # a failure never hidden (a rank's death, an exception, a fault) in the same statement's teardown: the errors
+    # there are what it died of, its evidence, not noise (MLPerf v5.1 Dell 1xXE9685Lx8B200 retinanet result_0: run_stop
+    # success, then ranks 1-7's teardown barrier failing, "invalid usage", and srun's "tasks 1-7: Exited with exit code
+    # 134": hidden, the incident was "only consequences", undetermined; kept, it names the NCCL error)
+    died = {id(s[2]) for e in kept if e.file in stated and _fails(e)
+            for s in [covering(stated[e.file], e.line, _at(e))] if s is not None}
+    if died:
+        kept += [e for e, s in noise if id(s) in died]
+        noise = [(e, s) for e, s in noise if id(s) not in died]
     return Teardown(kept, noise)
+
+
+def _fails(e: Evidence) -> bool:
+    """A failure of the job whatever came before it (triage.attribute's: an error, or a kind that fails the job)."""
+    return e.kind not in ("job_success", "rank_seen") and (
+        SEVERITY_RANK.get(e.severity, 0) >= SEVERITY_RANK["error"] or e.kind in FAILURE_KINDS)
 
 
 def _at(e: Evidence) -> float | None:

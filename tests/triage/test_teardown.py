@@ -229,3 +229,37 @@ def test_cudas_word_that_the_process_was_exiting_is_teardown_after_the_success()
         ("cuda_error", "application")]
     ev = evidence({"train.log": [MEGATRON_DONE, ILLEGAL]})
     assert [i.root.kind for i in attribute(ev)] == ["cuda_error"] and teardown(ev).noise == []
+
+
+# REAL: mlcommons/training_results_v5.1 at 441d65f4, Dell/results/1xXE9685Lx8B200-SXM-180GB/retinanet/result_0.txt
+# (8x B200, NCCL 2.25.1): rank 0's run_stop success (line 3885), then at the process's exit a barrier's new
+# communicator failing on rank 7 (lines 4375-4380; ranks 1-6 the same), and srun's exit codes (lines 4884, 4887)
+V51_RUN_STOP = '0: :::MLLOG {"namespace": "", "time_ms": 1760105838828, "event_type": "INTERVAL_END", "key": "run_stop", "value": null, "metadata": {"file": "/workspace/ssd/engine.py", "lineno": 315, "status": "success"}}'
+V51_TEARDOWN = [
+    "7: terminate called after throwing an instance of 'c10::DistBackendError'",
+    '7:   what():  NCCL error in: /opt/pytorch/pytorch/torch/csrc/distributed/c10d/NCCLUtils.cpp:77, invalid usage (run with NCCL_DEBUG=WARN for details), NCCL version 2.25.1',
+    '7: ncclInvalidUsage: This usually reflects invalid usage of NCCL library.',
+    '7: Last error:',
+    '7: NET/IB : Requested properties for vNic 8, only 8 vNics have been created',
+    '7: Exception raised from create at /opt/pytorch/pytorch/torch/csrc/distributed/c10d/NCCLUtils.cpp:77 (most recent call first):',
+]
+V51_EXITS = [
+    'srun: error: timsnt8: tasks 1-7: Exited with exit code 134',
+    'srun: error: timsnt8: task 0: Exited with exit code 143',
+]
+
+
+def test_a_rank_that_died_in_the_teardown_keeps_what_it_died_of():
+    """MLPerf v5.1's run (the excerpt, in the file's order): the run succeeded, then every rank's exit barrier failed
+    ("invalid usage", an IB vNic the plugin had not created) and srun reported the aborts.  A rank's death is never
+    hidden, so there is an incident whatever; before, its cause was hidden as teardown and the incident was "only
+    consequences" (undetermined, rooted at srun's exit); now the NCCL error the ranks died of is its root."""
+    ev = evidence({"result_0.txt": [V51_RUN_STOP, *V51_TEARDOWN, *V51_EXITS]})
+    assert teardown(ev).noise == []
+    assert [(i.root.kind, i.root.rank) for i in attribute(ev)] == [("nccl_error", 7)]
+    # without the deaths the same errors are the teardown, as ever (SYNTHETIC: the excerpt cut before srun's lines)
+    ev = evidence({"result_0.txt": [V51_RUN_STOP, *V51_TEARDOWN]})
+    assert attribute(ev) == [] and [e.kind for e, _ in teardown(ev).noise] == ["nccl_error"]
+    # a death in another statement's span, or none's, gives back nothing: another file's success covers nothing here
+    ev = evidence({"result_0.txt": [V51_RUN_STOP, *V51_TEARDOWN], "srun.log": V51_EXITS})
+    assert [e.kind for e, _ in teardown(ev).noise] == ["nccl_error"]
