@@ -402,3 +402,32 @@ def test_a_dataloader_workers_death_is_read_with_its_pid_and_signal(line, pid, s
     raised, = (e for e in ev if e.kind == "exception")
     assert death.details["exception"] == "RuntimeError"
     assert raised.details["consequence"] and raised.details["chained_from"] == "RuntimeError"
+
+
+# REAL: mlcommons/training_results_v5.1 at 441d65f4, HPE/results/HPE-Cray-XD670-H200-SXM5-141GB_n8_25.09/llama31_8b/
+# result_1.txt lines 403-414 (a run that reached its target): NeMo's optional import of quick_gelu, logged with its
+# traceback twice (its own handler, then the root logger's INFO:nemo.utils.import_utils:) and gone on from
+NEMO_SAFE_IMPORT = [
+    ' 2: Import of quick_gelu from megatron.core.fusions.fused_bias_geglu failed with: Traceback (most recent call last):',
+    ' 2:   File "/workspace/NeMo/nemo/utils/import_utils.py", line 319, in safe_import_from',
+    ' 2:     return getattr(imported_module, symbol), True',
+    ' 2:            ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^',
+    " 2: AttributeError: module 'megatron.core.fusions.fused_bias_geglu' has no attribute 'quick_gelu'",
+    ' 2: ',
+    ' 2: INFO:nemo.utils.import_utils:Import of quick_gelu from megatron.core.fusions.fused_bias_geglu failed with: Traceback (most recent call last):',
+    ' 2:   File "/workspace/NeMo/nemo/utils/import_utils.py", line 319, in safe_import_from',
+    ' 2:     return getattr(imported_module, symbol), True',
+    ' 2:            ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^',
+    " 2: AttributeError: module 'megatron.core.fusions.fused_bias_geglu' has no attribute 'quick_gelu'",
+    ' 2: ',
+]
+
+
+def test_a_traceback_the_program_logged_as_handled_is_no_failure():
+    """NeMo's safe_import_from logs the AttributeError of an optional symbol with its traceback and goes on: no
+    exception evidence (was: an application incident rooted at it, on runs that reached their target).  A logged
+    traceback of any other wording stays one (vLLM's, the incidents': tests/fixtures/incidents)."""
+    from triage import attribute
+    assert [e.kind for e in read_lines(NEMO_SAFE_IMPORT, "result_1.txt", Clock(), year=2025)
+            if e.kind == "exception"] == []
+    assert attribute(list(read_lines(NEMO_SAFE_IMPORT, "result_1.txt", Clock(), year=2025))) == []
