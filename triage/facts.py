@@ -470,9 +470,18 @@ TEXT_FIELDS = ("host", "address")
 _KEYWORDS = re.compile("|".join(re.escape(k) for k in dict.fromkeys(k for f in FACTS for k in f.keywords)))
 
 
+# UCX's own log line at a level below WARN (ucs_log_level_names: DIAG, INFO, DEBUG, TRACE and its REQ / DATA / ASYNC /
+# FUNC / POLL, PRINT; "[ts] [host:pid:thread] file.c:line UCX  DIAG  msg"): a diagnostic it goes on after, never a
+# failure of the job, whatever words it quotes.  Under UCX_LOG_LEVEL=debug every process of a run that reached its
+# target prints "vfs_fuse.c:440  UCX  DIAG  failed to watch on '/run/user/0/ucx/vfs.sock': Input/output error, VFS
+# will be disabled" (its introspection file system not mounted; mlcommons/training_results_v5.1 Dell 2xXE9680Lx8B200
+# llama2_70b_lora result_0): was the storage row's I/O error, an infrastructure incident.
+_UCX_QUIET = re.compile(r"\bUCX {1,2}(?:DIAG|INFO|DEBUG|TRACE|REQ|DATA|ASYNC|FUNC|POLL|PRINT)\b")
+
+
 def match(message: str) -> tuple[Fact, dict] | None:
     """The first row whose keyword occurs in `message` and whose regex matches, with its groups."""
-    if _KEYWORDS.search(message) is None:
+    if _KEYWORDS.search(message) is None or ("UCX" in message and _UCX_QUIET.search(message) is not None):
         return None
     for fact in FACTS:
         if not any(k in message for k in fact.keywords):
