@@ -1948,6 +1948,14 @@ RULES: tuple[Rule, ...] = (
        refine="cuda_status", event=CUDA_EXC_OPEN),
     # (PyTorch before 1.5 and Lua Torch: "RuntimeError: cuda runtime error (59) : device-side assert triggered at
     # /pytorch/aten/src/THC/THCTensorCopy.cu:102", the text up to " at <file>:<line>")
+    # PyTorch's ProcessGroupNCCL watchdog at the process's exit, its CUDA runtime already unloaded: it catches the
+    # "driver shutting down" its poll raised and ends, "[I628 20:15:42.000370615 ProcessGroupNCCL.cpp:1501] [PG  Rank 1]
+    # main process destroyed cuda before watchdog loop exited, terminating watchdog. (Watchdog caught exception: CUDA
+    # error: driver shutting down" (NVIDIA/Fuser #2497, PyTorch 2.4; LOG(INFO) in 2.2-2.7, VLOG(2) since), the
+    # exception's own lines after it: PyTorch's word that nothing is wrong (was: a cuda_error of the quoted text, an
+    # error).  Any other exception the watchdog ends with it prints as "... watchdog thread terminated with exception".
+    _r("torch_watchdog_cuda_unloaded", None, ["main process destroyed cuda before watchdog loop exited"],
+       r"main process destroyed cuda before watchdog loop exited, terminating watchdog\."),
     _r("cuda_error", "cuda_error",
        ["CUDA error", "Cuda failure", "CUDA failure", "cudaError", "illegal memory access", "uncorrectable ECC error",
         "cuda runtime error ("],
@@ -2005,11 +2013,15 @@ RULES: tuple[Rule, ...] = (
     # at the end of a run that trained and printed its RESULT (mlcommons/training_results_v5.1 Dell
     # 1xXE9680x8H200-SXM-141GB retinanet, then "Abort COMPLETE"; NVIDIA/nccl #1668, the same before "Abort COMPLETE").
     # A teardown's, no finding (were warnings on every rank of every job); a failure that caused the teardown has lines
-    # of its own, and a Connect (or any other op) that fails stays the NCCL WARN row's.
+    # of its own, and a Connect (or any other op) that fails stays the NCCL WARN row's.  So is a CUDA call NCCL makes
+    # (a free, its proxy's) after the process's CUDA runtime unloaded at its exit: "node2:24881:25569 [32707]
+    # include/alloc.h:243 NCCL WARN Cuda failure 'driver shutting down'", a dozen per rank as a process exits after an
+    # out-of-memory its own lines report (NVIDIA/nccl #1485, 2.2x; NVIDIA/nccl-tests #188 after a peer closed its
+    # socket): the process was already exiting (was: an nccl_error warning per line).
     _r("nccl_proxy_teardown", None, ["[Service thread] Accept failed", "[Service thread] Could not receive type",
-                                     "Failed to execute operation Close "],
-       r"NCCL WARN \[(?:Service thread\] (?:Accept failed|Could not receive type from localRank)|"
-       r"Proxy Service \d+\] Failed to execute operation Close from rank)"),
+                                     "Failed to execute operation Close ", "Cuda failure 'driver shutting down'"],
+       r"NCCL WARN (?:\[(?:Service thread\] (?:Accept failed|Could not receive type from localRank)|"
+       r"Proxy Service \d+\] Failed to execute operation Close from rank)|Cuda failure 'driver shutting down')"),
     # RCCL (AMD's NCCL) at each communicator's init, MSCCL++ asked for (RCCL_MSCCLPP_ENABLE, on by default in some
     # builds) but not used: "MSCCL++: Cannot enable MSCCL++; environment is not MSCCL compatible", "MSCCL++: Cannot
     # enable MSCCL++ on gfx90a:sramecc+:xnack- architecture", "MSCCL++: Feature not enabled. ENABLE_MSCCLPP must be
@@ -2101,6 +2113,15 @@ CUDA_ERRORS = {  # CUDA runtime error text -> (severity, attribution, action)
     "CUDNN_STATUS_NOT_SUPPORTED": ("error", "application", "RESTART_APP"),
     "CUDNN_STATUS_ALLOC_FAILED": ("error", "application", "RESTART_APP"),
     "CUDNN_STATUS_ARCH_MISMATCH": ("error", "application", "RESTART_APP"),
+    # the CUDA runtime already unloaded (cudaErrorCudartUnloading, "driver shutting down"): a CUDA call made while the
+    # process exits, after its runtime went away (a static destructor, a watchdog thread still polling an event):
+    # PyTorch's "terminate called after throwing an instance of 'c10::CUDAError'" / "  what():  CUDA error: driver
+    # shutting down" from ProcessGroupNCCL's cleanup loop (HPDL-Group/Merak #3; pytorch/pytorch PR #74258 catches it in
+    # the loop), at the end of runs whose results were made ("this error normally does not affect the results",
+    # Hangz-nju-cuhk/Rotate-and-Render #7).  The program's exit order, never the GPU's or the node's (was: unknown,
+    # INVESTIGATE); teardown after the job's own statement of success (triage.teardown.EXIT_CUDA_ERRORS).
+    "driver shutting down": ("error", "application", "RESTART_APP"),
+    "cudaErrorCudartUnloading": ("error", "application", "RESTART_APP"),
     **CUDA_DRIVER_ERRORS,
 }
 

@@ -62,7 +62,7 @@ JOB_TABLE: tuple[JobKind, ...] = (
             "the others were told to read rank 0's log", consequence=True),
     JobKind("job_success", "the job stated its own success (MLPerf's run_stop with status success, Megatron's "
             "\"[after training is done]\", Lightning's Trainer.fit stopped at max_epochs / max_steps, ms-swift's \"End time of "
-            "running main\", Hugging Face Trainer's train_runtime summary, torchtitan's "
+            "running main\", Hugging Face Trainer's \"***** train metrics *****\" after the script's save, torchtitan's "
             "\"Training completed\", torch.distributed.elastic's \"Done waiting for other agents\" after every agent's "
             "group succeeded): the communicator "
             "errors its file prints after it are its teardown, not a failure (triage.teardown)", context=True),
@@ -465,13 +465,22 @@ FACTS: tuple[Fact, ...] = (
     # ms-swift's pipeline (swift sft / rlhf / megatron sft ..) once its run() returned without an exception:
     # "[INFO:swift] End time of running main: 2026-02-05 18:00:31.710947" (modelscope/ms-swift #7992, 2 x 8 H20,
     # Megatron MoE SFT; #5772 likewise): SwiftPipeline.main logs it after `result = self.run()`, in no finally, so
-    # a run that raised never prints it (swift/llm/base.py; 2.x's llm_x wrapper the same).  Hugging Face Trainer's
-    # summary of a train() that returned: "{'train_runtime': 157317.8608, 'train_samples_per_second': 0.017, ..}"
-    # (modelscope/ms-swift #5297; Trainer._inner_training_loop logs it once, after its last step).
+    # a run that raised never prints it (swift/llm/base.py; 2.x's llm_x wrapper the same).
     _f("swift_main_end", "job_success", ["End time of running main"],
        r"\[INFO:swift\] End time of running main: \d{4}-\d\d-\d\d \d\d:\d\d:\d\d", "info"),
-    _f("hf_train_runtime", "job_success", ["{'train_runtime': "],
-       r"^\{'train_runtime': [\d.]+, 'train_samples_per_second': [\d.]+, ", "info"),
+    # Hugging Face Trainer.log_metrics' block once the script saved what train() made: "***** train metrics *****"
+    # (printed, world process zero only), then one "  key = value" line a metric.  LLaMA-Factory (every stage's
+    # run_*: train(), save_model(), then log_metrics("train", ..); hiyouga/LlamaFactory PR #10488 quotes v0's end) and
+    # the transformers examples (run_clm / run_mlm ..: the same order) print it after the final save.  NOT the
+    # Trainer's own summary of a train() that returned, "{'train_runtime': 119.8187, 'train_samples_per_second':
+    # 2.504, ..}" (transformers 5.x: "{'train_runtime': '2219', ..}", ProgressCallback formats floats "{v:.4g}"): it
+    # comes before the script's save_model, whose FSDP / ZeRO-3 gather is collectives, and a save that hangs there
+    # is the job's failure (shikras/shikra #41: train_runtime, then 30 min later the _ALLGATHER_BASE watchdog timeout
+    # of the stuck save; tests/fixtures/incidents/shikra-41-save-after-train), as Axolotl's "Training Completed!!!
+    # Saving pre-trained model to .." is (logged before its FSDP save).  A script may evaluate after the block
+    # (`do_eval`: "***** eval metrics *****" follows): the training and its save are done by then.
+    _f("hf_train_metrics", "job_success", ["***** train metrics *****"],
+       r"^\*{5} train metrics \*{5}\s*$", "info"),
     # torchtitan's Trainer.train() after its loop ran to training.steps (rank 0 slept 2 s "for other ranks to
     # complete"; an exception in the loop never gets here; all ranks printed it before PR #2383, rank 0 since):
     # "[rank0]:2025-04-01 00:26:01,706 - root - INFO - Training completed" (AICrossSim/NewComputeBench
@@ -536,9 +545,18 @@ TEXT_FIELDS = ("host", "address")
 _KEYWORDS = re.compile("|".join(re.escape(k) for k in dict.fromkeys(k for f in FACTS for k in f.keywords)))
 
 
+# UCX's own log line at a level below WARN (ucs_log_level_names: DIAG, INFO, DEBUG, TRACE and its REQ / DATA / ASYNC /
+# FUNC / POLL, PRINT; "[ts] [host:pid:thread] file.c:line UCX  DIAG  msg"): a diagnostic it goes on after, never a
+# failure of the job, whatever words it quotes.  Under UCX_LOG_LEVEL=debug every process of a run that reached its
+# target prints "vfs_fuse.c:440  UCX  DIAG  failed to watch on '/run/user/0/ucx/vfs.sock': Input/output error, VFS
+# will be disabled" (its introspection file system not mounted; mlcommons/training_results_v5.1 Dell 2xXE9680Lx8B200
+# llama2_70b_lora result_0): was the storage row's I/O error, an infrastructure incident.
+_UCX_QUIET = re.compile(r"\bUCX {1,2}(?:DIAG|INFO|DEBUG|TRACE|REQ|DATA|ASYNC|FUNC|POLL|PRINT)\b")
+
+
 def match(message: str) -> tuple[Fact, dict] | None:
     """The first row whose keyword occurs in `message` and whose regex matches, with its groups."""
-    if _KEYWORDS.search(message) is None:
+    if _KEYWORDS.search(message) is None or ("UCX" in message and _UCX_QUIET.search(message) is not None):
         return None
     for fact in FACTS:
         if not any(k in message for k in fact.keywords):

@@ -114,6 +114,14 @@ CONSEQUENCE_EXCEPTIONS = re.compile(
 
 
 _TRACEBACK_OPENERS = (facts.TRACEBACK, facts.GROUP_TRACEBACK)
+# A traceback a program logs for an exception it handled and went on from: no failure, whatever it ends with.  NeMo's
+# optional imports (nemo/utils/import_utils.py safe_import / safe_import_from: "Import of {module} failed with: {tb}" at
+# DEBUG, "Import of {symbol} from {module} failed with: {tb}" at INFO, then the placeholder is used): "Import of
+# quick_gelu from megatron.core.fusions.fused_bias_geglu failed with: Traceback (most recent call last):" and its
+# "INFO:nemo.utils.import_utils:" twin, each rank's at start of MLPerf Training v5.1's HPE XD670 8x H200 llama31_8b runs
+# that reached their target (mlcommons/training_results_v5.1; was: an application incident, the AttributeError).
+CAUGHT = re.compile(r"^(?:(?:DEBUG|INFO):[\w.]+:)?Import of [\w.]+(?: from [\w.]+)? failed with: "
+                    + re.escape(facts.TRACEBACK) + r"$")
 _TASK_LIST_ENDS = tuple(facts.TASK_LIST_OPENERS)
 
 BATCH = 4096  # lines whose keywords are found in one scan
@@ -375,6 +383,7 @@ class FileReader:
         self.origin = origin if origin is not None else from_path(name, root)
         self.classifier = Classifier(year=year or 1900)
         self._tracebacks: dict[tuple, int] = {}  # origin key -> line of its open traceback
+        self._caught: set[tuple] = set()  # origin keys whose open traceback a program logged as handled (CAUGHT)
         self._groups: set[tuple] = set()  # origin keys inside an exception group's margin ("  | ")
         self._last_exc: dict[tuple, tuple[int, str]] = {}  # origin key -> (line, its chain's first exception)
         self._chained: dict[tuple, str] = {}  # origin key -> the chain's first exception, its next one to come
@@ -605,14 +614,24 @@ class FileReader:
                 self._groups.discard(key)
         if tail.startswith(_TRACEBACK_OPENERS):
             self._tracebacks[key] = n
+            self._caught.discard(key)
             return
         if tail.endswith(facts.TRACEBACK):  # a logged message ending with one: its stamp the traceback's time
             self._tracebacks[key] = n
+            if CAUGHT.match(tail) is not None:
+                if len(self._caught) < 4096:
+                    self._caught.add(key)
+            else:
+                self._caught.discard(key)
             self._when(at.lead + rest, key, at.origin.host)
             return
         open_tb = self._tracebacks.get(key)
         if open_tb is not None and not tail[:1].isspace():
             m = facts.EXCEPTION.match(tail)
+            if m is not None and key in self._caught:  # handled where it was raised: the program went on
+                del self._tracebacks[key]
+                self._caught.discard(key)
+                return
             if m is not None:
                 del self._tracebacks[key]
                 cause = self._chained.pop(key, None)

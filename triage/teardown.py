@@ -2,20 +2,28 @@
 
 A job's file may state that the job succeeded (triage.facts job_success rows: MLPerf's run_stop "status": "success",
 Megatron's "[after training is done]", Lightning's `Trainer.fit` stopped at its max_epochs / max_steps, ms-swift's
-"End time of running main", Hugging Face Trainer's {'train_runtime': ..} summary); NCCL and
+"End time of running main", Hugging Face Trainer.log_metrics' "***** train metrics *****" after the script's save;
+never a statement printed before the job's final save, as the Trainer's {'train_runtime': ..} summary is); NCCL and
 c10d errors that file prints after it are the process group's teardown (HPE's MLPerf v5.0 stable_diffusion result_1:
 run_stop success, then 3 s later PyTorch's "found async exception when checking for NCCL errors: NCCL error:
 unhandled system error" whose last error is the proxy's "Failed to execute operation Close"), not the job's failure.
 
 Only the same file's later lines are covered (a rank's, a pod's, a launcher's own output: the success another file
-states says nothing of this one), only communicator kinds (TEARDOWN_KINDS: a GPU or node fault, a rank's death, an
-exception are never hidden), and only within TEARDOWN_WINDOW of the statement where both lines have a time.  Errors
-before the statement are the job's as ever.  Pure: shared by the offline triage and the live pod-log path.
+states says nothing of this one), only communicator kinds (TEARDOWN_KINDS) and CUDA's word that the process was
+exiting (EXIT_CUDA_ERRORS: "driver shutting down"; a GPU or node fault, a rank's death, an exception are never
+hidden), and only within TEARDOWN_WINDOW of the statement where both lines have a time. Errors before the statement
+are the job's as ever; and where such a never-hidden failure (a rank's death) follows the same statement in the same
+file, the errors of that teardown are what it died of and stay its evidence (offline only: the agent reads a pod's log
+in order and has already held their Events back when a death comes). Pure: shared by the offline triage and the live
+pod-log path.
 """
 
 from __future__ import annotations
 
 from typing import Iterable, NamedTuple, Sequence, TypeVar
+
+from parsers.finding import SEVERITY_RANK
+from parsers.kinds import TABLE as KIND_TABLE
 
 from .model import Evidence
 
@@ -24,6 +32,14 @@ S = TypeVar("S", bound=tuple)
 # what a process group's teardown prints: NCCL's and PyTorch's communicator errors, the watchdog's lines, the store
 TEARDOWN_KINDS = frozenset({"nccl_error", "nccl_remote_error", "nccl_timeout", "nccl_progress", "nccl_dump",
                             "nccl_hang", "store_error", "barrier_timeout"})
+# kinds that fail the job whatever their severity (as triage.attribute.FAILURE_KINDS)
+FAILURE_KINDS = frozenset(k.name for k in KIND_TABLE if k.fails_job)
+# CUDA's own word that the process is exiting: a CUDA call made after its runtime unloaded (parsers/rules.py
+# CUDA_ERRORS "driver shutting down", cudaErrorCudartUnloading), ProcessGroupNCCL's cleanup loop polling a collective's
+# event at exit ("terminate called after throwing an instance of 'c10::CUDAError'", "  what():  CUDA error: driver
+# shutting down", its frames in workCleanupLoop: HPDL-Group/Merak #3).  After the job's statement of success it is
+# the teardown as the communicators' errors are; no other CUDA error ever is (a GPU's fault is never hidden).
+EXIT_CUDA_ERRORS = frozenset({"driver shutting down", "cudaErrorCudartUnloading"})
 # seconds after the statement its file's communicator errors are taken for teardown (a watchdog's collective
 # timeout, 10 to 30 minutes by default, may fire on the exit's last collective)
 TEARDOWN_WINDOW = 3600.0
@@ -33,6 +49,13 @@ class Teardown(NamedTuple):
     """`kept`: the evidence with the teardown lines left out; `noise`: (teardown line, the success it follows)."""
     kept: list[Evidence]
     noise: list[tuple[Evidence, Evidence]]
+
+
+def tears_down(kind: str, details: dict | None) -> bool:
+    """Whether a line of `kind` (its finding's `details`) is one a process group's teardown prints: TEARDOWN_KINDS, or
+    a CUDA error that says the process was exiting (EXIT_CUDA_ERRORS).  The one choice of the offline triage and the
+    agent's pod-log source, as `covering`."""
+    return kind in TEARDOWN_KINDS or (kind == "cuda_error" and (details or {}).get("cuda_error") in EXIT_CUDA_ERRORS)
 
 
 def after_success(error_line: int | None, error_at: float | None, success_line: int | None,
@@ -71,12 +94,27 @@ def teardown(evidence: Iterable[Evidence]) -> Teardown:
         return Teardown(evidence, [])
     kept, noise = [], []
     for e in evidence:
-        hit = covering(stated[e.file], e.line, _at(e)) if e.kind in TEARDOWN_KINDS and e.file in stated else None
+        hit = covering(stated[e.file], e.line, _at(e)) if tears_down(e.kind, e.details) and e.file in stated else None
         if hit is None:
             kept.append(e)
         else:
             noise.append((e, hit[2]))
+    # a failure never hidden (a rank's death, an exception, a fault) in the same statement's teardown: the errors
+    # there are what it died of, its evidence, not noise (MLPerf v5.1 Dell 1xXE9685Lx8B200 retinanet result_0: run_stop
+    # success, then ranks 1-7's teardown barrier failing, "invalid usage", and srun's "tasks 1-7: Exited with exit code
+    # 134": hidden, the incident was "only consequences", undetermined; kept, it names the NCCL error)
+    died = {id(s[2]) for e in kept if e.file in stated and _fails(e)
+            for s in [covering(stated[e.file], e.line, _at(e))] if s is not None}
+    if died:
+        kept += [e for e, s in noise if id(s) in died]
+        noise = [(e, s) for e, s in noise if id(s) not in died]
     return Teardown(kept, noise)
+
+
+def _fails(e: Evidence) -> bool:
+    """A failure of the job whatever came before it (triage.attribute's: an error, or a kind that fails the job)."""
+    return e.kind not in ("job_success", "rank_seen") and (
+        SEVERITY_RANK.get(e.severity, 0) >= SEVERITY_RANK["error"] or e.kind in FAILURE_KINDS)
 
 
 def _at(e: Evidence) -> float | None:

@@ -34,7 +34,7 @@ from parsers.model import PodRef, WorkloadFindings
 from parsers.progress import PREFILTER as PROGRESS_PREFILTER
 from parsers.progress import Progress, recognise
 from triage import facts as job_facts
-from triage.teardown import TEARDOWN_KINDS, covering
+from triage.teardown import covering, tears_down
 from triage.read import (BLOCK_LINES, BLOCK_OPENERS, PROGRESS_KEYWORDS, TRACEBACK_LINES, block_fact, generic, job_fact,
                          numel_in, progress_group, record_line, record_writer, strip_lead)
 
@@ -387,7 +387,7 @@ class PodLogSource(Source):
         stated = [*([tail.success] if tail.success is not None else []), *read]
         tail.success = stated[-1]
         for _, f in found:
-            if f.kind not in TEARDOWN_KINDS or f.line is None:
+            if not tears_down(f.kind, f.details) or f.line is None:
                 continue
             hit = covering(stated, f.line, f.timestamp.timestamp() if f.timestamp is not None else None)
             if hit is not None:

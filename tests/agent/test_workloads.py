@@ -1083,6 +1083,39 @@ def test_the_elastic_agents_and_torchtitans_statements_cover_a_pods_teardown_but
     assert len(_events(found)) == 2
 
 
+def test_the_trainers_train_runtime_summary_covers_no_pods_teardown_but_its_train_metrics_block_does(tmp_path):
+    """SYNTHETIC pods of REAL lines (tests/triage/test_teardown.py names their sources): Hugging Face Trainer's
+    `{'train_runtime': ..}` (both eras) comes before the script's final save, where shikras/shikra #41 hung: the NCCL
+    error after it raises its Event as any; Trainer.log_metrics' "***** train metrics *****" after the save covers it,
+    as offline."""
+    from tests.triage.test_teardown import HF_RUNTIME, HF_RUNTIME_5X, TRAIN_METRICS
+    root = tmp_path / "pods"
+    for i, line in enumerate((HF_RUNTIME, HF_RUNTIME_5X, TRAIN_METRICS)):
+        _pod_log(root, f"train_w-{i}_{i}a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d", [line, *TEARDOWN_ERROR])
+    src = source(root)
+    src.discover()
+    found = src.poll()
+    said = {ref.pod: f.details.get("after_success") for ref, f in found if f.kind == "nccl_error"}
+    assert said == {"w-0": None, "w-1": None, "w-2": "hf_train_metrics (line 1)"}
+    assert len(_events(found)) == 2
+
+
+def test_cudas_word_that_a_pod_was_exiting_is_teardown_after_its_success_but_no_other_cuda_error(tmp_path):
+    """SYNTHETIC pods of REAL lines (tests/triage/test_teardown.py names their sources): Megatron's statement, then
+    "CUDA error: driver shutting down" (the runtime unloaded at the process's exit) is marked as its teardown, as
+    offline (triage.teardown.tears_down); an illegal memory access after the same statement raises its Event."""
+    from tests.triage.test_teardown import EXIT_CUDA, ILLEGAL, MEGATRON_DONE
+    root = tmp_path / "pods"
+    for i, lines in enumerate(([MEGATRON_DONE, *EXIT_CUDA], [MEGATRON_DONE, ILLEGAL])):
+        _pod_log(root, f"train_w-{i}_{i}a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d", lines)
+    src = source(root)
+    src.discover()
+    found = src.poll()
+    said = {ref.pod: f.details.get("after_success") for ref, f in found if f.kind == "cuda_error"}
+    assert said == {"w-0": "megatron_training_done (line 1)", "w-1": None}
+    assert len(_events(found)) == 1
+
+
 def test_a_job_fact_after_a_stated_success_in_the_same_read_is_still_read(tmp_path):
     """SYNTHETIC order of REAL lines: MLPerf's run_stop success, then a rank's death (mpirun's line, JOB_FACT_LINES)
     in the same read.  The success's time was kept in the loop's byte position, so the next fact line raised a

@@ -30,6 +30,12 @@ SWIFT_DONE, SWIFT_HANG = SWIFT[1], SWIFT[6]
 HF_RUNTIME = ("{'train_runtime': 157317.8608, 'train_samples_per_second': 0.017, 'train_steps_per_second': 0.002, "
               "'train_loss': 0.01490604, 'epoch': 0.99, 'global_step/max_steps': '246/248', 'percentage': '99.19%', "
               "'elapsed_time': '1d 19h 41m 57s', 'remaining_time': '21m 19s'}")
+# REAL: https://github.com/hiyouga/LlamaFactory/pull/10488 (LLaMA-Factory v0's end of training as the PR quotes it:
+# transformers 5.x's summary, its floats formatted "{v:.4g}", then Trainer.log_metrics' block after save_model)
+HF_RUNTIME_5X = ("{'train_runtime': '2219', 'train_samples_per_second': '1.474', 'train_steps_per_second': '0.185', "
+                 "'train_loss': '0.7228', 'epoch': '3'}")
+TRAIN_METRICS = "***** train metrics *****"
+TRAIN_METRIC = "  train_runtime            = 0:36:58.55"
 # REAL: https://github.com/ByteDance-Seed/Bagel/issues/86 (torchrun: a rank exited non-zero)
 RANK_FAILED = ("E0529 07:39:13.791000 10689 site-packages/torch/distributed/elastic/multiprocessing/api.py:869] failed "
                "(exitcode: 1) local_rank: 0 (pid: 10754) of binary: /usr/local/bin/python3.10")
@@ -44,7 +50,7 @@ def evidence(files: dict[str, list[str]]):
 def test_the_success_statements_are_read():
     for line, row in ((RUN_STOP, "mlperf_run_stop_success"), (MEGATRON_DONE, "megatron_training_done"),
                       (LIGHTNING_DONE, "lightning_fit_stopped"), (SWIFT_DONE, "swift_main_end"),
-                      (HF_RUNTIME, "hf_train_runtime")):
+                      (TRAIN_METRICS, "hf_train_metrics")):
         hit = facts.match(line.split(": ", 1)[1] if line.startswith(" 0: ") else line)
         assert hit is not None and hit[0].name == row and hit[0].kind == "job_success", line
     # an MLPerf run that missed its target says "aborted": no statement of success
@@ -73,7 +79,7 @@ def test_a_success_another_file_states_covers_nothing_here():
 
 
 def test_megatrons_and_lightnings_statements_cover_their_files_teardown():
-    for done in (MEGATRON_DONE, LIGHTNING_DONE, HF_RUNTIME):  # ms-swift's: its own incident, below (its dated line
+    for done in (MEGATRON_DONE, LIGHTNING_DONE, TRAIN_METRICS):  # ms-swift's: its own incident, below (its dated line
         # would date the yearless NCCL lines 2026, three months after it: past TEARDOWN_WINDOW)
         ev = evidence({"train.log": [done, *NCCL_TEARDOWN]})
         assert attribute(ev) == [] and len(teardown(ev).noise) == 1, done
@@ -179,3 +185,81 @@ def test_covering_is_the_one_choice_of_the_statement():
     assert covering(stated, 25, 1e12)[2] == "c"  # a statement without a time: no window
     assert covering(stated, None, None) is None and covering([], 5, None) is None
     assert covering(list(reversed(stated)), 12, None)[2] == "b"  # order of the list does not matter
+
+
+SHIKRA = INCIDENT.parent / "shikra-41-save-after-train" / "logs"
+
+
+def test_the_trainers_train_runtime_summary_is_no_statement_of_success():
+    """Hugging Face Trainer's `{'train_runtime': ..}` is train()'s return, before the script's save_model (an FSDP
+    / ZeRO-3 gather: collectives): every era of it (numbers; transformers 5.x's strings), REAL lines, states nothing
+    a later communicator error could be the teardown of.  The block log_metrics prints after the save does; its
+    metric lines do not (one statement, not one a line)."""
+    for line in (HF_RUNTIME, HF_RUNTIME_5X, TRAIN_METRIC):
+        assert facts.success(line) is None, line
+    assert facts.success(TRAIN_METRICS).name == "hf_train_metrics"
+    assert [e.details["fact"] for e in evidence({"train.log": [HF_RUNTIME_5X, TRAIN_METRICS, TRAIN_METRIC]})
+            if e.kind == "job_success"] == ["hf_train_metrics"]
+
+
+def test_a_save_that_hung_after_train_runtime_is_the_jobs_failure():
+    """shikras/shikra #41: train_runtime, then rank 0's watchdog timeout on the _ALLGATHER_BASE of the stuck FSDP
+    save ("the program stuck at the model saving stage").  Before, the summary read as the job's success and the
+    timeout as its teardown: "No failure found" for a job whose model was never saved."""
+    ev = evidence({"train.log": (SHIKRA / "train.log").read_text().splitlines()})
+    assert teardown(ev).noise == []
+    assert [(i.category, i.root.kind) for i in attribute(ev)] == [("undetermined", "nccl_timeout")]
+
+
+# REAL: https://github.com/HPDL-Group/Merak/issues/3 (ProcessGroupNCCL's cleanup loop polling an event after the CUDA
+# runtime unloaded at exit; tests/fixtures/realworld/jobs-exit-2026j.yaml holds the frames between)
+EXIT_CUDA = ["terminate called after throwing an instance of 'c10::CUDAError'", "  what():  CUDA error: driver shutting down"]
+# REAL: https://github.com/sgl-project/sglang/issues/3713 (tests/fixtures/incidents/sglang-3713-tp0-illegal-access)
+ILLEGAL = "RuntimeError: CUDA error: an illegal memory access was encountered"
+
+
+def test_cudas_word_that_the_process_was_exiting_is_teardown_after_the_success():
+    """SYNTHETIC order of REAL lines: Megatron's statement, then a process's "CUDA error: driver shutting down" (its
+    CUDA runtime unloaded while its process group's cleanup loop still polled an event: the exit itself) is the
+    teardown (triage.teardown.EXIT_CUDA_ERRORS); before the statement it is the job's (application: the program's
+    exit order, never the GPU), and any other CUDA error after it (an illegal address) is never hidden."""
+    ev = evidence({"train.log": [MEGATRON_DONE, *EXIT_CUDA]})
+    assert attribute(ev) == [] and [e.kind for e, _ in teardown(ev).noise] == ["cuda_error"]
+    assert [(i.root.kind, i.category) for i in attribute(evidence({"train.log": [*EXIT_CUDA, MEGATRON_DONE]}))] == [
+        ("cuda_error", "application")]
+    ev = evidence({"train.log": [MEGATRON_DONE, ILLEGAL]})
+    assert [i.root.kind for i in attribute(ev)] == ["cuda_error"] and teardown(ev).noise == []
+
+
+# REAL: mlcommons/training_results_v5.1 at 441d65f4, Dell/results/1xXE9685Lx8B200-SXM-180GB/retinanet/result_0.txt
+# (8x B200, NCCL 2.25.1): rank 0's run_stop success (line 3885), then at the process's exit a barrier's new
+# communicator failing on rank 7 (lines 4375-4380; ranks 1-6 the same), and srun's exit codes (lines 4884, 4887)
+V51_RUN_STOP = '0: :::MLLOG {"namespace": "", "time_ms": 1760105838828, "event_type": "INTERVAL_END", "key": "run_stop", "value": null, "metadata": {"file": "/workspace/ssd/engine.py", "lineno": 315, "status": "success"}}'
+V51_TEARDOWN = [
+    "7: terminate called after throwing an instance of 'c10::DistBackendError'",
+    '7:   what():  NCCL error in: /opt/pytorch/pytorch/torch/csrc/distributed/c10d/NCCLUtils.cpp:77, invalid usage (run with NCCL_DEBUG=WARN for details), NCCL version 2.25.1',
+    '7: ncclInvalidUsage: This usually reflects invalid usage of NCCL library.',
+    '7: Last error:',
+    '7: NET/IB : Requested properties for vNic 8, only 8 vNics have been created',
+    '7: Exception raised from create at /opt/pytorch/pytorch/torch/csrc/distributed/c10d/NCCLUtils.cpp:77 (most recent call first):',
+]
+V51_EXITS = [
+    'srun: error: timsnt8: tasks 1-7: Exited with exit code 134',
+    'srun: error: timsnt8: task 0: Exited with exit code 143',
+]
+
+
+def test_a_rank_that_died_in_the_teardown_keeps_what_it_died_of():
+    """MLPerf v5.1's run (the excerpt, in the file's order): the run succeeded, then every rank's exit barrier failed
+    ("invalid usage", an IB vNic the plugin had not created) and srun reported the aborts.  A rank's death is never
+    hidden, so there is an incident whatever; before, its cause was hidden as teardown and the incident was "only
+    consequences" (undetermined, rooted at srun's exit); now the NCCL error the ranks died of is its root."""
+    ev = evidence({"result_0.txt": [V51_RUN_STOP, *V51_TEARDOWN, *V51_EXITS]})
+    assert teardown(ev).noise == []
+    assert [(i.root.kind, i.root.rank) for i in attribute(ev)] == [("nccl_error", 7)]
+    # without the deaths the same errors are the teardown, as ever (SYNTHETIC: the excerpt cut before srun's lines)
+    ev = evidence({"result_0.txt": [V51_RUN_STOP, *V51_TEARDOWN]})
+    assert attribute(ev) == [] and [e.kind for e, _ in teardown(ev).noise] == ["nccl_error"]
+    # a death in another statement's span, or none's, gives back nothing: another file's success covers nothing here
+    ev = evidence({"result_0.txt": [V51_RUN_STOP, *V51_TEARDOWN], "srun.log": V51_EXITS})
+    assert [e.kind for e, _ in teardown(ev).noise] == ["nccl_error"]

@@ -402,3 +402,52 @@ def test_a_dataloader_workers_death_is_read_with_its_pid_and_signal(line, pid, s
     raised, = (e for e in ev if e.kind == "exception")
     assert death.details["exception"] == "RuntimeError"
     assert raised.details["consequence"] and raised.details["chained_from"] == "RuntimeError"
+
+
+# REAL: mlcommons/training_results_v5.1 at 441d65f4, HPE/results/HPE-Cray-XD670-H200-SXM5-141GB_n8_25.09/llama31_8b/
+# result_1.txt lines 403-414 (a run that reached its target): NeMo's optional import of quick_gelu, logged with its
+# traceback twice (its own handler, then the root logger's INFO:nemo.utils.import_utils:) and gone on from
+NEMO_SAFE_IMPORT = [
+    ' 2: Import of quick_gelu from megatron.core.fusions.fused_bias_geglu failed with: Traceback (most recent call last):',
+    ' 2:   File "/workspace/NeMo/nemo/utils/import_utils.py", line 319, in safe_import_from',
+    ' 2:     return getattr(imported_module, symbol), True',
+    ' 2:            ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^',
+    " 2: AttributeError: module 'megatron.core.fusions.fused_bias_geglu' has no attribute 'quick_gelu'",
+    ' 2: ',
+    ' 2: INFO:nemo.utils.import_utils:Import of quick_gelu from megatron.core.fusions.fused_bias_geglu failed with: Traceback (most recent call last):',
+    ' 2:   File "/workspace/NeMo/nemo/utils/import_utils.py", line 319, in safe_import_from',
+    ' 2:     return getattr(imported_module, symbol), True',
+    ' 2:            ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^',
+    " 2: AttributeError: module 'megatron.core.fusions.fused_bias_geglu' has no attribute 'quick_gelu'",
+    ' 2: ',
+]
+
+
+def test_a_traceback_the_program_logged_as_handled_is_no_failure():
+    """NeMo's safe_import_from logs the AttributeError of an optional symbol with its traceback and goes on: no
+    exception evidence (was: an application incident rooted at it, on runs that reached their target).  A logged
+    traceback of any other wording stays one (vLLM's, the incidents': tests/fixtures/incidents)."""
+    from triage import attribute
+    assert [e.kind for e in read_lines(NEMO_SAFE_IMPORT, "result_1.txt", Clock(), year=2025)
+            if e.kind == "exception"] == []
+    assert attribute(list(read_lines(NEMO_SAFE_IMPORT, "result_1.txt", Clock(), year=2025))) == []
+
+
+# REAL: mlcommons/training_results_v5.1 at 441d65f4, Dell/results/2xXE9680Lx8B200-SXM-180GB/llama2_70b_lora/
+# result_0.txt lines 32-35 (a run that reached its target, UCX_LOG_LEVEL=debug): UCX's VFS not set up, diagnostics
+UCX_VFS_DIAG = [
+    "[1759897476.656321] [xe9680lx8b200-sxm-6:333972:f]        vfs_fuse.c:424  UCX  DEBUG connecting vfs socket 3 to daemon on '/run/user/0/ucx/vfs.sock'",
+    "[1759897476.656341] [xe9680lx8b200-sxm-6:333972:f]        vfs_fuse.c:432  UCX  DEBUG failed to connect to vfs socket '/run/user/0/ucx/vfs.sock': No such file or directory",
+    "[1759897476.656352] [xe9680lx8b200-sxm-6:333972:f]        vfs_sock.c:63   UCX  DIAG  failed to create directory '/run/user/0/ucx': No such file or directory",
+    "[1759897476.656360] [xe9680lx8b200-sxm-6:333972:f]        vfs_fuse.c:440  UCX  DIAG  failed to watch on '/run/user/0/ucx/vfs.sock': Input/output error, VFS will be disabled",
+]
+
+
+def test_ucx_diagnostics_below_warn_state_no_fact():
+    """UCX's DIAG / DEBUG lines quote errno words of what it went on without (its VFS): no storage_error (was: the
+    I/O error of line 35, an infrastructure incident on a run that reached its target)."""
+    from triage import facts
+    assert [facts.match(line) for line in UCX_VFS_DIAG] == [None] * 4
+    assert [e.kind for e in read_lines(UCX_VFS_DIAG, "result_0.txt", Clock(), year=2025)] == []
+    # the row still reads the words elsewhere: an OSError's (REAL, the line tests/triage/test_triage.py reads)
+    assert facts.match("[rank3]: OSError: [Errno 5] Input/output error: '/app/naifu555'")[0].kind == "storage_error"
