@@ -26,7 +26,7 @@ from .kinds import TABLE as KIND_TABLE
 from .pci import find_pci, normalize_pci
 from .prefilter import Prefilter
 from .ports import BootClock
-from .rules import (BOOT_MARK, BOOT_STAGES, EVENT_ADDRESS_FROM, EVENT_ADOPTS, EVENT_AMENDS, EVENT_ESCALATES,
+from .rules import (BOOT_MARK, BOOT_STAGES, EVENT_ADDRESS_FROM, EVENT_ADOPTS, EVENT_AMENDS, EVENT_ECHOES, EVENT_ESCALATES,
                     EVENT_FILL_ALONE, EVENT_FILL_DETAILS, EVENT_FILLS, EVENT_LINES, EVENT_PAGES, EVENT_PER_DEVICE,
                     EVENT_PER_GPU, EVENT_PER_GPU_INDEX, EVENT_PER_RANK, EVENT_SECTIONS, GSP_GPU_INDEX, KEYWORDS, PAGE_SHIFTS,
                     PCI, REFINERS, RULES, STATED, Rule)
@@ -56,6 +56,7 @@ assert all(p.pattern.startswith(CONTEXT_LEAD) for _, p in CONTEXT)
 CRI_PARTIAL_KEYWORDS = (" stdout P ", " stderr P ")
 # How many lines a multi-line NVRM message may span.
 CONTEXT_LINES = 4
+_ECHO_ROWS = {other: row for other, row, _ in EVENT_ECHOES.values()}  # event -> its row a report may detail
 MAX_OPEN_EVENTS = 1024  # open multi-line events remembered at once (per-device keys)
 # Kinds that are about a PCI device (the kind table's `device`): take the first PCI address in the line if no
 # group named one.
@@ -271,6 +272,10 @@ class Classifier:
         self._made: dict[str, tuple[int, Finding]] = {}
         self._pages: dict[str, frozenset[int]] = {}  # open event -> the pfns its "page" lines named (rules.EVENT_PAGES)
         self._sectioned: set[str] = set()  # open events a section row joined (rules.EVENT_SECTIONS)
+        # report (event) -> (the event whose finding its first section amends, the position of the report's first
+        # line): a record whose machine check line came right before it (rules.EVENT_ECHOES)
+        self._echoes: dict[str, tuple[str, int]] = {}
+        self._echoed: dict[str, int] = {}  # event -> position of its line a report may detail (rules.EVENT_ECHOES)
         # findings the line being read made of its event's earlier one (an address it lacked): rare, its second
         # output, which `read` returns beside the line's own finding
         self._amended: list[Finding] = []
@@ -451,19 +456,34 @@ class Classifier:
             self._made.clear()
             self._pages.clear()
             self._sectioned.clear()
+            self._echoes.clear()
+            self._echoed.clear()
         if role == "open" or (role == "join" and not inside):
             self._events[name] = position
             self._led.discard(name)
+            if stage == _ECHO_ROWS.get(prefix):  # a line reporting an error a report right after it details
+                self._echoed[name] = position
             if prefix in EVENT_SECTIONS:  # a new event: no page, no section yet but this line's
                 self._pages.pop(name, None)
                 if stage in EVENT_SECTIONS[prefix]:
                     self._sectioned.add(name)
+                    if self._echoes:
+                        echo = self._echo(name, position, rank)
+                        if echo is not None:
+                            return echo
                 else:
                     self._sectioned.discard(name)
             if prefix in EVENT_ESCALATES:
                 self._ranks[name] = rank
             return False, name, None, None
         if role == "close":
+            if prefix in EVENT_ECHOES:  # a report's first line: its error's earlier report right before it, if any
+                other, _, within = EVENT_ECHOES[prefix]
+                at = self._echoed.get(other)
+                if at is not None and self._events.get(other) == at and other in self._made and 0 <= position - at <= within:
+                    self._echoes[name] = (other, position)
+                else:
+                    self._echoes.pop(name, None)
             if prefix in EVENT_SECTIONS:
                 if name not in self._sectioned:  # opened by a line of the report this line starts (ghes_edac's)
                     return _ABSORBED
@@ -493,6 +513,23 @@ class Classifier:
             if joined is not None:
                 return True, None, None, joined
         return _ABSORBED
+
+    def _echo(self, name: str, position: int, rank: int) -> Verdict | None:
+        """The first section of a report whose error an event reported right before it (rules.EVENT_ECHOES, the
+        report's first line recorded in `_echoes`): that event's finding is the report's from now on (that event ends),
+        this line its amendment where more severe (the record's stated severity), else part of it. None: no such event
+        (the line opens its own finding)."""
+        other, first = self._echoes.pop(name)
+        made = self._made.get(other)
+        if made is None or not 0 <= position - first <= EVENT_LINES[name.split(" ", 1)[0]] \
+                or not 0 <= position - made[0] <= EVENT_AMENDS[other.split(" ", 1)[0]]:
+            return None
+        del self._made[other]
+        self._events.pop(other, None)
+        self._made[name] = (position, made[1])
+        if rank > SEVERITY_RANK[made[1].severity]:
+            return False, None, name, None
+        return True, None, None, name
 
     def _follows(self, names: tuple[str, ...], page: int | None, position: int, rank: int) -> Verdict:
         """A "follows" line (rules.Rule.event: the kernel's handling of a page, `page` its pfn): an "escalate" line of
@@ -617,20 +654,21 @@ class Classifier:
                 event = self._by_gpu(event, position)
                 if type(event[0]) is str:
                     keyed = event[0].partition(" ")[2]  # the address of the GPU the key names (a mapped index too)
-            # the events this line's finding is the finding of, and escalates
-            absorbed, made_by, amends, joined = self._in_event(event, position,
-                                                               SEVERITY_RANK[fields[1]] if fields else 0, prefix)
+            if stated_by is not None and fields is not None:  # the severity the lines before it stated (a record's)
+                name, table = stated_by
+                said = self._stated.get(name)
+                if said is not None and 0 <= position - said[0] <= EVENT_LINES[name] and said[1] in table:
+                    stated = table[said[1]]
+            # the events this line's finding is the finding of, and escalates (at the severity it has: a record's
+            # stated one, rules.EVENT_ECHOES)
+            absorbed, made_by, amends, joined = self._in_event(
+                event, position, SEVERITY_RANK[stated[0] if stated else fields[1]] if fields else 0, prefix)
             if absorbed:
                 if joined is not None and fields is not None:  # (rare: a line with a finding's fields, absorbed)
                     self._fill(joined, fields)
                 return None
             if fields is None:
                 return None
-            if stated_by is not None:  # the severity the lines before it stated (a CPER record's)
-                name, table = stated_by
-                said = self._stated.get(name)
-                if said is not None and 0 <= position - said[0] <= EVENT_LINES[name] and said[1] in table:
-                    stated = table[said[1]]
         # (a template without an event has fields: one without either is no template, _template's None)
         kind, severity, attribution, action, message, xid, sxid, pci, pid, process, rank, peer, details = fields
         details = dict(details)

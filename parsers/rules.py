@@ -51,7 +51,7 @@ class Rule:
     # is what the unclassified net makes of it (a consequence of a lost GPU that names no cause of its own); its name
     # may list several events ("fallen|reset"): part of whichever of them is open. A "join" row's name may list several
     # too ("gsp|reset"): part of an open event of the names after the first, else a "join" of the first; so may an
-    # "open" row's ("mce|therm": part of an open event of the names after the first, else an "open" of the first).
+    # "open" row's ("mce|therm|cper": part of an open event of the names after the first, else an "open" of the first).
     # "lead" (a kind-None row) is part of an open event of its name; with none open, it opens one and makes no finding:
     # the event's finding is its first "join" line's (a GPU's init attempt, its reasons before its "RmInitAdapter
     # failed!", EVENT_ADOPTS).
@@ -220,6 +220,19 @@ PAGE_SHIFTS = (12, 14, 16)
 # count line printed before the record it decodes (the NMI / SEA path, ghes_proc_in_irq, handles a record before
 # printing it) opened the event of that record, which its first line must not end.
 EVENT_SECTIONS = {"cper": frozenset({"cper_memory", "cper_arm"})}
+# Event -> (the event that reports its error a second time, the row of that event's line that does, the lines between
+# that line, the event's last, and the report's first line ("close" row) within which the two are one): x86
+# firmware-first. ghes.c hands each memory error section
+# with an address to the machine check log (arch_apei_report_mem_error -> apei_mce_report_mem_error -> mce_log), so
+# the kernel's "mce: [Hardware Error]: Machine check events logged" is printed for the record's own error, before the
+# record (the NMI path: ghes_proc_in_irq handles a record before printing it; Tony Luck's Ice Lake console, lore
+# ZhCQPwgMWo9w3LlO@agluck-desk3: the machine check line, then 0.7 ms later the record) or among its lines after it (a
+# "within" line of the record's event, the mce_logged row). The record's first section then makes no finding of its
+# own: it is the machine check's finding, amended to the record's stated severity where worse (details "amends":
+# "severity"), and the record's event's finding from then on (its page's handling amends it). A machine check line
+# further before the record, one other lines of its event followed (its decode, hwpoison's lines: a report of its own),
+# or one the record's section does not follow, stays its own finding.
+EVENT_ECHOES = {"cper": ("mce", "mce_logged", 2)}
 AER_OPEN, AER_JOIN = ("aer", "open"), ("aer", "join")
 MLX5_HEALTH_JOIN = ("mlx5_health", "join")
 SXID_OPEN, SXID_JOIN = ("sxid", "open"), ("sxid", "join")
@@ -1154,10 +1167,16 @@ RULES: tuple[Rule, ...] = (
     _r("mce_thermal_bank", None, ["Bank 128:"],
        r"\[Hardware Error\]: CPU \d+: Machine Check(?: Exception)?: \w+ Bank 128: ", event=("therm", "lead")),
     # (each "Machine check events logged" is a new report: the same line minutes apart is another one; within a
-    # thermal event it is that event's record, the CPU's thermal bank, and no report of its own)
+    # thermal event it is that event's record, the CPU's thermal bank, and no report of its own; within a firmware
+    # record's memory error event, x86 firmware-first, it is that record's error logged as a machine check, no report
+    # of its own either (EVENT_ECHOES), and right before a record, the record's first section is its finding's
+    # amendment. Its page is not tracked (EVENT_PAGES has no "mce"): the line names none, and it is rate-limited to
+    # two a minute (mce_notify_irq's DEFINE_RATELIMIT_STATE(ratelimit, 60*HZ, 2)) for every record logged since, so
+    # one line may stand for a storm of errors on many pages: hwpoison's lines after it, whatever their page, are that
+    # report's, not one finding per page)
     _r("mce_logged", "memory_error", ["Machine check events logged"],
        r"\[Hardware Error\]: Machine check events logged",
-       event=("mce|therm", "open")),
+       event=("mce|therm|cper", "open")),
     _r("mce_detail", "memory_error", ["Machine Check Event", "HANDLING MCE MEMORY", "[Hardware Error]: CPU"],
        r"\[Hardware Error\]: CPU (?P<cpu>\d+): Machine Check|"
        r"EDAC \w+ MC\d+: (?:HANDLING MCE MEMORY ERROR|CPU (?P<edac_cpu>\d+): Machine Check Event)",

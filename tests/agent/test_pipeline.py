@@ -223,3 +223,40 @@ def test_a_firmware_records_memory_error_and_its_pages_handling_count_once(tmp_p
     assert [(p.kind, p.count) for p in agent.engine.problems.values()] == [("memory_error", 1)]
     labels = {"kind": "memory_error", "severity": "error", "attribution": "hardware"}
     assert agent.metrics.registry.get_sample_value("gpu_npd_findings_total", labels) == 1
+
+
+# x86 firmware-first: the machine check log's line for the record's error, then the record (Intel Ice Lake, 6.0-rc3:
+# Tony Luck's console, lore ZhCQPwgMWo9w3LlO@agluck-desk3, tests/fixtures/realworld/host-memory-2026g.yaml), as
+# /dev/kmsg records
+_MCE_CPER = (
+    "mce: [Hardware Error]: Machine check events logged",
+    "{1}[Hardware Error]: Hardware error from APEI Generic Hardware Error Source: 0",
+    "{1}[Hardware Error]: event severity: recoverable",
+    "{1}[Hardware Error]:  Error 0, type: recoverable",
+    "{1}[Hardware Error]:  fru_text: Card02, ChnA, DIMM0",
+    "{1}[Hardware Error]:   section_type: memory error",
+    "{1}[Hardware Error]:    error_status: Storage error in DRAM memory (0x0000000000000400)",
+    "{1}[Hardware Error]:   physical_address: 0x00000008a398a400",
+    "{1}[Hardware Error]:   node:1 card:0 module:0 rank:0 bank:2 device:0 row:1136 column:584",
+    "{1}[Hardware Error]:   error_type: 14, scrub uncorrected error",
+    "{1}[Hardware Error]:   DIMM location: NODE 4 CPU1_DIMM_A1",
+    "mce: Uncorrected hardware memory error in user-access at 8a398a400",
+    "Memory failure: 0x8a398a: recovery action for dirty LRU page: Recovered",
+    "Memory failure: 0x8a398a: already hardware poisoned",
+    "mce: [Hardware Error]: Machine check events logged",
+    "Memory failure: 0x8a398a: already hardware poisoned",
+)
+
+
+def test_a_machine_check_line_and_the_firmware_record_of_its_error_count_once(tmp_path):
+    """(h98) x86 firmware-first: ghes.c logs the record's memory error as a machine check (apei_mce_report_mem_error),
+    so "Machine check events logged" right before the record, and again among its page's handling, is the record's
+    error (parsers/rules.py EVENT_ECHOES): through the pipeline one memory_error problem, one sighting, at the record's
+    severity, and gpu_npd_findings_total counts it once (the record's section an amendment of the machine check's
+    finding). Was three findings: the machine check, the record, the second machine check."""
+    agent = make(tmp_path)
+    agent.pipeline.process([Record("kmsg", f"3,{i},{1000 + i},-;{line}") for i, line in enumerate(_MCE_CPER)])
+    assert [(p.kind, p.severity, p.count) for p in agent.engine.problems.values()] == [("memory_error", "error", 1)]
+    total = sum(s.value for m in agent.metrics.registry.collect() if m.name == "gpu_npd_findings"
+                for s in m.samples if s.name == "gpu_npd_findings_total")
+    assert total == 1

@@ -664,3 +664,40 @@ def test_a_record_is_not_merged_with_another_pages_handling_nor_the_next_record(
         ("{1}[Hardware Error]:   section_type: memory error", None, "40272d"),
         ("{1}[Hardware Error]:   section_type: memory error", 1296, "40fa6")]
     assert [f.uptime for f in found] == [88690.479359, 1554.037934]
+
+
+def test_a_machine_check_line_right_before_a_firmware_record_is_the_records_error():
+    """(h98) x86 firmware-first: ghes.c logs a record's memory error as a machine check (apei_mce_report_mem_error), so
+    "mce: [Hardware Error]: Machine check events logged" right before the record (the NMI path handles a record before
+    printing it; Tony Luck's console, host-memory-2026g.yaml) is the record's error: one finding, the machine check's,
+    amended to the record's stated severity by its section (details "amends": "severity"), the record's event's from
+    then on (its page's handling amends it), and the machine check line among that handling part of it. In `parse` and
+    the agent's path alike. Was three findings."""
+    item = _item("host-memory-2026g.yaml", "Machine check events logged")
+    raw = [(f.message.split("] ", 1)[-1], f.severity, f.details.get("amends"))
+           for f in Scanner().scan(io.BytesIO(item["text"].encode()))]
+    assert raw[:2] == [("mce: [Hardware Error]: Machine check events logged", "warning", None),
+                       ("{1}[Hardware Error]:   section_type: memory error", "error", "severity")]
+    assert all(amends is not None for _, _, amends in raw[1:])
+    for found in (realworld.findings(item["text"]), realworld.events(realworld.classified(item["text"].splitlines()))):
+        assert [(f.kind, f.severity, f.details.get("pfn"), f.details.get("consumed")) for f in found] == [
+            ("memory_error", "error", "8a398a", "Uncorrected hardware memory error in user-access")]
+
+
+def test_a_machine_check_line_not_right_before_a_record_or_decoded_is_its_own_finding():
+    """(h98) The machine check line is the record's only where the record comes right after it (two lines at most):
+    further before it (lines between, the test's), or followed by its own decode ("mce: [Hardware Error]: CPU 0: Machine
+    Check: 0 Bank 4: ..", andikleen/mcelog #70: a native machine check, a report of its own), it stays its own finding
+    beside the record's; a record stated corrected after a machine check line is part of it, a warning (no amendment:
+    nothing worse). A hwpoison line right before a record (grace-2026i.yaml) is no machine check line: two findings,
+    the corpus."""
+    lines = _item("host-memory-2026g.yaml", "Machine check events logged")["text"].splitlines()
+    logged, record = lines[0], lines[1:11]
+    decode = _item("host.yaml", "mce: CPU supports 7 MCE banks")["text"].splitlines()[2:3]
+    for between in (["EINJ: Error INJection is initialized."] * 3, decode):
+        found = realworld.findings("\n".join([logged] + between + record) + "\n")
+        assert [(f.message.split("]: ", 1)[-1], f.severity) for f in found] == [
+            ("Machine check events logged", "warning"), ("  section_type: memory error", "error")]
+    corrected = [line.replace("recoverable", "corrected") for line in record]  # the record's lines, stated corrected
+    found = list(Scanner().scan(io.BytesIO("\n".join([logged] + corrected).encode())))
+    assert [(f.message.split("]: ", 1)[-1], f.severity) for f in found] == [("Machine check events logged", "warning")]
