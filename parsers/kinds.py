@@ -379,12 +379,14 @@ TABLE: tuple[Kind, ...] = (
          category="infrastructure"),
     Kind("filesystem_error", "filesystem error", None, "error", "unknown", "CHECK_STORAGE", "FilesystemError", (
         Raise("StorageUnhealthy", "boot"),
-    ), doc="a filesystem error, a filesystem remounted read-only, a software RAID (md) array failed or degraded by "
+    ), doc="a filesystem error, a filesystem remounted read-only, its journal aborted, a disk failing its I/O (the "
+           "block layer's I/O error, the page cache's lost write), a software RAID (md) array failed or degraded by "
            "a lost disk"),
     Kind("nvme_error", "NVMe error", None, "error", "hardware", "CHECK_STORAGE", "NVMeError", (
         Raise("StorageUnhealthy", "boot", {"severity": "fatal"}, reason="NVMeControllerRemoved"),
         Raise("StorageUnhealthy", "expire", {"severity": "error"}, reason="NVMeReset"),
-    ), doc="NVMe I/O timeouts, controller resets, a controller removed, a namespace with no path left"),
+    ), doc="NVMe I/O timeouts, controller resets, a controller removed, a namespace with no path left, a namespace's "
+           "I/O the controller failed"),
 )
 
 BY_NAME: Mapping[str, Kind] = MappingProxyType({k.name: k for k in TABLE})

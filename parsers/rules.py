@@ -1341,6 +1341,36 @@ RULES: tuple[Rule, ...] = (
     _r("fs_error", "filesystem_error", ["-fs error (device"],
        r"(?P<fs>EXT4|EXT3|EXT2)-fs error \(device (?P<device>[^)\s]+)\)(?:: | in )(?P<function>\w+)",
        event=("fs", "join")),
+    # ext4's journal (jbd2) aborted after a write failed under it: "Aborting journal on device nvme0n1p1-8." (the
+    # journal's inode after the device), "JBD2: I/O error when updating journal superblock for sda-8." (3.x-5.x
+    # "JBD2: Error -5 detected when updating journal superblock for sdb1-8."); ext4's write completion that lost a
+    # page, "EXT4-fs warning (device sdd): ext4_end_bio:309: I/O error 10 writing to inode 6031717 ..". Lines of the
+    # filesystem's event (keyed by its device, the journal's suffix left off). Were: no finding.
+    _r("jbd2_abort", "filesystem_error", ["Aborting journal on device", "when updating journal superblock"],
+       r"(?:Aborting journal on device|JBD2: (?:I/O error|Error -?\d+ detected) when updating journal superblock "
+       r"for) (?P<device>[\w.:-]+?)-\d+\.", event=("fs", "join")),
+    _r("ext4_end_bio", "filesystem_error", ["ext4_end_bio"],
+       r"(?P<fs>EXT4)-fs warning \(device (?P<device>[^)\s]+)\): ext4_end_bio:\d+: I/O error (?P<status>-?\d+) "
+       r"writing to inode", event=("fs", "join")),
+    # The block layer failing an I/O to a disk (blk_print_req_error, the request's status: "I/O", "critical medium",
+    # "critical target", "timeout", ..): 2.6-3.x "end_request: I/O error, dev sda, sector 123", 3.x-5.x
+    # "blk_update_request: I/O error, dev sdd, sector 193211232 op 0x1:(WRITE) flags 0x0 phys_seg 1 prio class 0",
+    # 4.17-5.x "print_req_error: critical medium error, dev sdg, sector 1086976", 5.16+ with no prefix "I/O error, dev
+    # sda, sector ..". The page cache's own report of the same loss, every era "Buffer I/O error on dev sdb, logical
+    # block 641, lost async page write" (a write the kernel had acknowledged to the program: the data is gone; "async
+    # page read" a read that failed), 2.6-3.x and 6.x's block/fops "Buffer I/O error on device nvme0n1p1, logical
+    # block 1066386". An error of the disk's event ("fs", keyed by the device the line names: a whole disk, or the
+    # partition a filesystem's own lines name). NVMe namespaces are their controller's (the row below). Floppy and
+    # optical drives (fd0, sr0: a VM's empty virtual drive probed at boot) are no fault; nor are the statuses that
+    # say the device refused a command it does not support ("operation not supported") or asked for a retry.
+    # NPD's kernel monitor (IOError), gpud's disk component (buffer_io_error). Were: no finding.
+    _r("block_io_error", "filesystem_error", ["error, dev "],
+       r"(?P<status>I/O|critical medium|critical target|critical nexus|critical protection|critical space allocation|"
+       r"recoverable transport|timeout|device offline) error, dev (?!(?:fd|sr)\d|nvme\d)(?P<device>[^\s,]+), "
+       r"sector (?P<sector>\d+)", event=("fs", "join")),
+    _r("buffer_io_error", "filesystem_error", ["Buffer I/O error on dev"],
+       r"Buffer I/O error on dev(?:ice)? (?!(?:fd|sr)\d)(?P<device>[^\s,]+), logical block (?P<block>\d+)"
+       r"(?:, (?P<what>lost (?:a?sync) page write|a?sync page read))?", event=("fs", "join")),
     # XFS shuts a filesystem down instead of remounting it: 6.x "XFS (sdb6): Filesystem has been shut down due to
     # log error (0x2).", "Metadata I/O Error (0x1) detected at <fn> (<file>:<line>).  Shutting down filesystem.",
     # "Corruption of in-memory data (0x8) detected at ..", 4.x-5.x "Log I/O Error Detected.  Shutting down
@@ -1402,6 +1432,20 @@ RULES: tuple[Rule, ...] = (
     _r("nvme_no_path", "nvme_error", ["no available path - failing I/O"],
        r"block (?P<device>nvme\d+(?:c\d+)?n\d+): no available path - failing I/O",
        event=("nvme", "join")),
+    # An NVMe namespace's I/O that the controller failed: 5.15+ (CONFIG_NVME_VERBOSE_ERRORS, on in most distributions'
+    # 6.x) "nvme0n1: I/O Cmd(0x2) @ LBA 131209936, 200 blocks, I/O Error (sct 0x3 / sc 0x71)", "nvme0n1: Write(0x1) @
+    # LBA 100492368, 2048 blocks, Data Transfer Error (sct 0x0 / sc 0x4)" (the command, the NVMe status), then the block
+    # layer's "I/O error, dev nvme0n1, sector .." for it (every era's prefixes, as the disk rows above). An error of the
+    # controller's event (the namespace's "nvme0" part: one event with its timeouts and resets). A command the drive
+    # refused as unsupported ("Invalid Field in Command", "Invalid Command Opcode") is no fault. Were: no finding.
+    _r("nvme_io_status", "nvme_error", [" @ LBA "],
+       r"(?P<device>nvme\d+)(?:c\d+)?n\d+: (?P<command>[\w /-]+?)\(0x[0-9a-f]+\) @ LBA (?P<lba>\d+), \d+ blocks, "
+       r"(?!Invalid )(?P<status>[^(\n]+?) \(sct 0x(?P<sct>[0-9a-f]+) / sc 0x(?P<sc>[0-9a-f]+)\)",
+       event=("nvme", "join")),
+    _r("nvme_block_io_error", "nvme_error", ["error, dev nvme"],
+       r"(?P<status>I/O|critical medium|critical target|critical nexus|critical protection|critical space allocation|"
+       r"recoverable transport|timeout|device offline) error, dev (?P<device>nvme\d+)(?:c\d+)?n\d+(?:p\d+)?, "
+       r"sector (?P<sector>\d+)", event=("nvme", "join")),
     # --- NCCL / PyTorch distributed (application logs) ---
     _r("nccl_watchdog_timeout", "nccl_timeout", ["Watchdog caught collective operation timeout"],
        r"(?:\[Rank (?P<rank>\d+)\] )?Watchdog caught collective operation timeout: WorkNCCL\("

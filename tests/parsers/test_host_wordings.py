@@ -242,3 +242,61 @@ def test_an_iommu_fault_storm_is_one_event_per_device():
                  "nvme 0000:01:00.0: AMD-Vi: Event logged [IO_PAGE_FAULT domain=0x0000 address=0xfc189000 flags=0x0000]",
                  "nvidia 0000:07:00.0: AMD-Vi: Event logged [IO_PAGE_FAULT domain=0x0003 address=0x800007c0 flags=0x0020]"])
     assert [(f.kind, f.pci) for f in found] == [("iommu_fault", "0000:07:00"), ("iommu_fault", "0000:01:00")]
+
+
+# A disk failing its I/O, every era's prefix of the block layer's line and the page cache's (real lines: the sources of
+# tests/fixtures/realworld/peers-2026i.yaml, util-linux#1220, SONiC sonic-buildimage#23146, a 2.6-era forum post).
+@pytest.mark.parametrize("line,device,status", [
+    ("blk_update_request: I/O error, dev sdd, sector 193211232 op 0x1:(WRITE) flags 0x0 phys_seg 1 prio class 0",
+     "sdd", "I/O"),
+    ("blk_update_request: critical medium error, dev sdb, sector 5120", "sdb", "critical medium"),
+    ("print_req_error: I/O error, dev sdc, sector 628940360 flags 80700", "sdc", "I/O"),
+    ("print_req_error: critical medium error, dev sdg, sector 1086976", "sdg", "critical medium"),
+    ("blk_update_request: critical target error, dev sdb, sector 16368 op 0x0:(READ) flags 0x0 phys_seg 1 prio class 0",
+     "sdb", "critical target"),
+    ("I/O error, dev loop1, sector 1314944 op 0x1:(WRITE) flags 0x0 phys_seg 2 prio class 2", "loop1", "I/O"),
+    ("end_request: I/O error, dev sdb, sector 63", "sdb", "I/O"),
+])
+def test_block_io_error_every_era(line, device, status):
+    f = parse_line(line)
+    assert (f.kind, f.severity, f.details["device"], f.details["status"]) == ("filesystem_error", "error", device, status)
+
+
+@pytest.mark.parametrize("line,device", [
+    ("Buffer I/O error on dev sdb, logical block 641, lost async page write", "sdb"),
+    ("Buffer I/O error on dev sda, logical block 360448, lost sync page write", "sda"),
+    ("Buffer I/O error on dev sdaj1, logical block 83658496, async page read", "sdaj1"),
+    ("Buffer I/O error on device nvme0n1p1, logical block 1066386", "nvme0n1p1"),
+    ("Buffer I/O error on device sdb1, logical block 0", "sdb1"),
+    ("Aborting journal on device nvme0n1p1-8.", "nvme0n1p1"),
+    ("JBD2: I/O error when updating journal superblock for sda-8.", "sda"),
+    ("EXT4-fs warning (device sdd): ext4_end_bio:309: I/O error 10 writing to inode 6031717 (offset 0 size 4096 "
+     "starting block 24151405)", "sdd"),
+])
+def test_lost_pages_and_aborted_journal(line, device):
+    f = parse_line(line)
+    assert (f.kind, f.severity, f.details["device"]) == ("filesystem_error", "error", device)
+
+
+@pytest.mark.parametrize("line", [
+    "I/O error, dev sr0, sector 0 op 0x0:(READ) flags 0x80700 phys_seg 1 prio class 2",  # a VM's empty CD-ROM
+    "Buffer I/O error on dev sr0, logical block 0, async page read",
+    "print_req_error: I/O error, dev fd0, sector 0",  # a VM's floppy drive, none attached
+    # a drive refusing Write Zeroes (lore: the nvme-pci quirk for Micron / SanDisk drives)
+    "blk_update_request: operation not supported error, dev nvme0n1, sector 340812032 op 0x9:(WRITE_ZEROES) flags 0x0 "
+    "phys_seg 0 prio class 0",
+    "nvme0: Identify(0x6), Invalid Field in Command (sct 0x0 / sc 0x2) MORE",  # an admin command a drive lacks
+])
+def test_probes_and_unsupported_commands_are_no_fault(line):
+    assert parse_line(line) is None
+
+
+def test_nvme_namespace_io_errors_are_their_controllers_event():
+    found = run([
+        "nvme nvme0: I/O 39 QID 3 timeout, aborting",
+        "nvme0n1: Write(0x1) @ LBA 100492368, 2048 blocks, Data Transfer Error (sct 0x0 / sc 0x4) ",
+        "blk_update_request: I/O error, dev nvme0n1, sector 100492368 op 0x1:(WRITE) flags 0x104000 phys_seg 16 prio class 0",
+        "nvme0n1: Write(0x1) @ LBA 100496464, 2048 blocks, Data Transfer Error (sct 0x0 / sc 0x4) ",
+    ])
+    assert [(f.kind, f.severity) for f in found] == [("nvme_error", "warning"), ("nvme_error", "error")]
+    assert found[1].details["status"] == "Data Transfer Error" and found[1].details["device"] == "nvme0"
