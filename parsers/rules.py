@@ -313,6 +313,8 @@ CUDA_DRIVER_ERRORS = {
     "CUDA_ERROR_LAUNCH_TIMEOUT": ("error", "unknown", "INVESTIGATE"),
     "CUDA_ERROR_ECC_UNCORRECTABLE": ("fatal", "hardware", "RESET_GPU"),
     "CUDA_ERROR_NVLINK_UNCORRECTABLE": ("fatal", "hardware", "RESET_GPU"),
+    # an invalid access of peer GPU memory over NVLink or a hardware error (CUDA 12.8+, cuda_nvlink): either
+    "CUDA_ERROR_CONTAINED": ("error", "unknown", "INVESTIGATE"),
 }
 
 
@@ -656,10 +658,18 @@ RULES: tuple[Rule, ...] = (
     _r("gpu_reset", "gpu_reset", ["NVRM: GPU"],
        r"NVRM: GPU (?P<pci>" + PCI + r"):? .*\b(?:reset (?:complete|succeeded|done)|(?:was|has been) reset)",
        flags=re.I),
-    # CUDA's sticky error after an NVLink fault, as an application prints it: a CUDA error, not an NVRM line
-    _r("cuda_nvlink", "cuda_error", ["uncorrectable NVLink error"],
-       r"CUDA error: (?P<cuda_error>uncorrectable NVLink error detected during the execution)",
-       refine="cuda"),
+    # CUDA's sticky errors that name NVLink, as an application prints them: a CUDA error, not an NVRM line, whichever
+    # wrapper prints the text (PyTorch's "CUDA error: ..", NCCL's "Cuda failure '..'", XLA's "CUDA_ERROR_<NAME>: .."),
+    # ahead of the generic nvlink row below (their "nvlink .. error" made them a node's NVLink fault from a container's
+    # line).  cudaErrorNvlinkUncorrectable (220) "uncorrectable NVLink error detected during the execution", and
+    # CUDA 12.8+'s cudaErrorContained / CUDA_ERROR_CONTAINED (226) "Invalid access of peer GPU memory over nvlink or a
+    # hardware error": an exception the GPU's error containment stopped, by the CUDA docs' word either an invalid
+    # access of peer memory over NVLink (a program's, e.g. an experimental direct peer-memory kernel) or a hardware
+    # error, so its attribution stays unknown (CUDA_ERRORS) (daydreamlive/scope #749, ultralytics/ultralytics #24536).
+    _r("cuda_nvlink", "cuda_error", ["uncorrectable NVLink error", "peer GPU memory over nvlink"],
+       r"(?P<cuda_error>uncorrectable NVLink error detected during the execution|"
+       r"Invalid access of peer GPU memory over nvlink or a hardware error)",
+       refine="cuda", event=CUDA_EXC_OPEN),
     # NVLink discovery / training failures the driver names by its knvlink* function, e.g. on Hopper/Blackwell
     # "NVRM: knvlinkDiscoverPostRxDetLinks_GH100: Getting peer0's postRxDetLinkMask failed!" (a word-bounded
     # "nvlink" never occurs in them).  The driver prints them in pairs (Update..Mask_IMPL then Discover..GH100)
@@ -2152,6 +2162,8 @@ CUDA_ERRORS = {  # CUDA runtime error text -> (severity, attribution, action)
     "cudaErrorLaunchFailure": ("error", "unknown", "INVESTIGATE"),
     "uncorrectable NVLink error detected during the execution": ("fatal", "hardware", "RESET_GPU"),
     "cudaErrorNvlinkUncorrectable": ("fatal", "hardware", "RESET_GPU"),
+    "Invalid access of peer GPU memory over nvlink or a hardware error": ("error", "unknown", "INVESTIGATE"),
+    "cudaErrorContained": ("error", "unknown", "INVESTIGATE"),
     # the enum names PyTorch 2.6+ prints beside the text ("Search for `cudaErrorAssert' ..")
     "cudaErrorAssert": ("error", "application", "RESTART_APP"),
     "cudaErrorMisalignedAddress": ("error", "application", "RESTART_APP"),
@@ -2360,7 +2372,8 @@ CUDA_STATUS_NAMES = {1: "invalid argument", 214: "CUDA_ERROR_ECC_UNCORRECTABLE",
                      220: "CUDA_ERROR_NVLINK_UNCORRECTABLE", 700: "CUDA_ERROR_ILLEGAL_ADDRESS",
                      702: "CUDA_ERROR_LAUNCH_TIMEOUT", 710: "CUDA_ERROR_ASSERT", 714: "CUDA_ERROR_HARDWARE_STACK_ERROR",
                      715: "CUDA_ERROR_ILLEGAL_INSTRUCTION", 716: "CUDA_ERROR_MISALIGNED_ADDRESS",
-                     718: "CUDA_ERROR_INVALID_PC", 719: "CUDA_ERROR_LAUNCH_FAILED"}
+                     718: "CUDA_ERROR_INVALID_PC", 719: "CUDA_ERROR_LAUNCH_FAILED",
+                     226: "CUDA_ERROR_CONTAINED"}
 
 
 def _refine_cuda_status(g: dict, out: dict) -> None:
