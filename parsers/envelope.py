@@ -125,10 +125,37 @@ def _dmesg_t_local(m: re.Match, year: int | None) -> Envelope | None:
     return None if month is None else Envelope("dmesg_t", msg, timestamp=_at(month, day, clock, int(yr)))
 
 
+# util-linux dmesg's stamps, one or several in a row (--time-format may be given more than once): the uptime, with the
+# delta to the record before ("[    8.000000 <    7.000000>]", -d) or the delta alone ("[<    7.000000>]", -d -t);
+# --reltime's minute ("[Feb13 23:31]", "[Apr 7 17:30]") or its delta ("[  +0.001354]"); ctime ("[Tue Jan 13 04:33:10
+# 2026]", with -d "[Fri Feb 13 23:31:30 2009 <    0.000000>]"); iso ("2025-01-21T04:41:44,283302+00:00").
+_DMESG_STAMP = (r"(?:\[ *\d+\.\d+(?: < *\d+\.\d+>)?\]|\[< *\d+\.\d+>\]|\[ *\+\d+\.\d+\]|\[[A-Z][a-z]{2} ?\d{1,2} \d\d:\d\d\]"
+                r"|\[[A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \d{4}(?: < *\d+\.\d+>)?\]"
+                r"|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d,\d+[+-]\d\d:?\d\d)")
+_DMESG_STAMPS = _DMESG_STAMP + "(?: " + _DMESG_STAMP + ")*"
+_DMESG_PARTS = re.compile(r"\[ *(\d+\.\d+)[ \]]|\[[A-Z][a-z]{2} ([A-Z][a-z]{2}) ([ \d]\d) (\d\d:\d\d:\d\d) (\d{4})[ \]]"
+                          r"|(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d),(\d+)([+-]\d\d:?\d\d)")
+
+
 def _dmesg_decode(m: re.Match, year: int | None) -> Envelope:
-    facility, level, clock, frac, tz, msg = m.groups()
-    return Envelope("dmesg_decode", msg, timestamp=_iso(f"{clock}.{frac}{tz}"),
-                    extra={"facility": facility, "level": level})
+    """util-linux dmesg's other forms: -x's facility and level ("kern  :err   : "), then none, one or several stamps
+    (_DMESG_STAMP), then the printk caller. The uptime and the time are the stamps' (the first of each); a delta
+    alone says neither. A facility other than kern is a process's record (as the kmsg envelope's)."""
+    facility, level, stamps, more, msg = m.groups()
+    uptime = when = None
+    for up, mon, day, clock, yr, iso_clock, frac, tz in _DMESG_PARTS.findall(stamps or more or ""):
+        if up and uptime is None:
+            uptime = float(up)
+        elif mon and when is None:
+            when = _at(_month(mon), day, clock, int(yr))
+        elif iso_clock and when is None:
+            when = _iso(f"{iso_clock}.{frac}{tz}")
+    if facility is None:
+        return Envelope("dmesg" if when is None else "dmesg_t", msg, when, uptime)
+    extra: dict[str, Any] = {"facility": facility, "level": level}
+    if facility != "kern":
+        extra["app"] = KMSG_USERSPACE
+    return Envelope("dmesg_decode", msg, when, uptime, extra)
 
 
 def _talos(m: re.Match, year: int | None) -> Envelope:
@@ -222,6 +249,26 @@ def _rfc3164_local(m: re.Match, year: int | None) -> Envelope | None:
     return _strip_inner_uptime(Envelope("syslog", msg, timestamp=when, extra=_syslog_extra(host, tag, pid, prio)))
 
 
+_SEVERITY_WORDS = "emerg|alert|crit|err|error|warn|warning|notice|info|debug"
+
+
+def _syslog_level(m: re.Match, year: int | None) -> Envelope:
+    """A syslog line that keeps the record's severity (or facility.severity) between its host and its tag: SONiC's
+    rsyslog template ("2025 Jun 14 02:28:46.206949 host ERR kernel: .."), busybox syslogd ("Apr 15 11:02:05 VM
+    kern.info kernel: .."), OpenWrt's logread ("Sun Jun  2 16:18:17 2024 kern.err kernel: .."). A kernel-tagged line
+    of a facility other than kern or user is a process's (busybox's klogd logs as user where libc will not log as kern,
+    so user proves nothing)."""
+    year1, mon, day, clock, year2, host, severity, facility, fac_severity, tag, pid, msg = m.groups()
+    when = _at(_MONTHS[mon], day, clock, int(year1 or year2 or 0) or year or datetime.now(timezone.utc).year)
+    extra = _syslog_extra(host, tag, pid, None)
+    extra["level"] = (severity or fac_severity).lower()
+    if facility is not None:
+        extra["facility"] = facility
+        if tag == "kernel" and facility not in ("kern", "user"):
+            extra["app"] = KMSG_USERSPACE
+    return _strip_inner_uptime(Envelope("syslog", msg, timestamp=when, extra=extra))
+
+
 def _short_iso(m: re.Match, year: int | None) -> Envelope:
     ts, host, tag, pid, msg = m.groups()
     return _strip_inner_uptime(Envelope("syslog", msg, timestamp=_iso(ts), extra=_syslog_extra(host, tag, pid, None)))
@@ -244,6 +291,7 @@ _CYRILLIC = "".join(map(chr, range(0x410, 0x450)))
 # kubelet's container log line: "<RFC3339Nano> <stdout|stderr> <P|F> <text>"
 _CRI = LazyPattern(r"^(\d{4}-\d\d-\d\dT[\d:.]+(?:Z|[+-]\d\d:?\d\d)) (stdout|stderr) ([PF]) ?(.*)$", re.S)
 Build = Callable[[re.Match, "int | None"], "Envelope | None"]
+_NO_MORE_STAMPS = r"(?! ?(?:\[[A-Z][a-z]{2} [A-Z][a-z]{2} |\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d,))"
 # (name, first characters a line of it may start with, pattern, builder, message): where the message the builder's
 # envelope would hold is, so that `split` gives it without building the envelope (its timestamp is the costly part,
 # and a line the rules have seen before and found nothing in never needs it): "last", the last group; "inner", the
@@ -253,8 +301,10 @@ ENVELOPES: tuple[tuple[str, str, LazyPattern, Build, str | None], ...] = (
     ("cri", "0123456789", _CRI, _cri, "last"),
     ("short_iso", "0123456789", LazyPattern(
         r"^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)?) " + _HOST + _TAG + r" ?(.*)$", re.S), _short_iso, "inner"),
-    ("dmesg_t", "[", LazyPattern(r"^\[(\w{3}) (\w{3}) +(\d{1,2}) (\d\d:\d\d:\d\d) (\d{4})\] ?(.*)$", re.S), _dmesg_t, "last"),
-    ("dmesg", "[", LazyPattern(r"^\[\s*(\d+\.\d+)\]" + CALLER + r" ?(.*)$", re.S), _dmesg, "last"),
+    # (a stamp another follows, as `dmesg --time-format` given twice prints them, is the dmesg_decode row's)
+    ("dmesg_t", "[", LazyPattern(r"^\[(\w{3}) (\w{3}) +(\d{1,2}) (\d\d:\d\d:\d\d) (\d{4})\]" + _NO_MORE_STAMPS
+                                 + r" ?(.*)$", re.S), _dmesg_t, "last"),
+    ("dmesg", "[", LazyPattern(r"^\[\s*(\d+\.\d+)\]" + CALLER + _NO_MORE_STAMPS + r" ?(.*)$", re.S), _dmesg, "last"),
     # `dmesg -r` and pstore's saved dmesg: the record's priority before the uptime, "<6>[    2.962781] ..."
     ("dmesg_raw", "<", LazyPattern(r"^<(\d{1,3})>\[\s*(\d+\.\d+)\]" + CALLER + r" ?(.*)$", re.S), _dmesg_raw, "last"),
     # NVIDIA Fabric Manager's own log (fabricmanager.log): "[Jul 23 2024 07:53:55] [ERROR] [tid 841] detected ..."
@@ -266,10 +316,13 @@ ENVELOPES: tuple[tuple[str, str, LazyPattern, Build, str | None], ...] = (
     # After the English rows (their lines try no more rows than before); refused unless the month is one (_local_month).
     ("dmesg_t_local", "[", LazyPattern(
         r"^\[(\w{1,5}+\.?) +(\w{2,5}+\.?) +(\d{1,2}) (\d\d:\d\d:\d\d) (\d{4})\] ?(.*)$", re.S), _dmesg_t_local, None),
-    # `dmesg --decode --time-format iso`: "kern  :warn  : 2025-01-21T04:41:44,283302+00:00 NVRM: ..."
-    ("dmesg_decode", "abcdefghijklmnopqrstuvwxyz", LazyPattern(
-        r"^([a-z0-9]+) *:([a-z]+) *: (\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d),(\d+)([+-]\d\d:?\d\d) ?(.*)$", re.S),
-     _dmesg_decode, "last"),
+    # util-linux dmesg's other forms (_dmesg_decode): -x's facility and level with any stamps or none ("kern  :warn  :
+    # 2025-01-21T04:41:44,283302+00:00 NVRM: ..", "kern  :err   : [  +0.001354] [Tue Jan 13 04:33:10 2026] [T88977] .."),
+    # and without -x the stamps the rows above do not read (-d's deltas, --reltime, several --time-format): after
+    # them, so their lines try no more rows than before
+    ("dmesg_decode", "abcdefghijklmnopqrstuvwxyz[0123456789", LazyPattern(
+        r"^(?:([a-z0-9]+) *:([a-z]+) *:(?: (" + _DMESG_STAMPS + r"))?|(" + _DMESG_STAMPS + r"))" + CALLER
+        + r" ?(.*)$", re.S), _dmesg_decode, "last"),
     ("docker", "{", LazyPattern(r"^\{.*\"log\"\s*:", re.S), _docker, None),
     ("rfc5424", "<", LazyPattern(r"^<(\d{1,3})>1 (\S+) (\S+) (\S+) (\S+) \S+ (?:-|(?:\[.*?\])+) ?(.*)$", re.S), _rfc5424, "inner"),
     ("rfc3164", "<ADFJMNOS", LazyPattern(
@@ -294,6 +347,13 @@ ENVELOPES: tuple[tuple[str, str, LazyPattern, Build, str | None], ...] = (
     ("rfc3164_local", "<0123456789" + _LETTERS + _CYRILLIC, LazyPattern(
         r"^(?:<(\d{1,3})>)?(\d{1,2}[月월]|[^\W\d_]{3,5}\.?) +(\d{1,2}) (\d\d:\d\d:\d\d(?:\.\d+)?) "
         + _HOST + _TAG + r" ?(.*)$", re.S), _rfc3164_local, None),
+    # syslog keeping the severity before the tag (_syslog_level): SONiC's year first and microseconds, busybox's and
+    # OpenWrt's facility.severity, OpenWrt's weekday and year about the clock; last, so that the lines of the rows
+    # above try no more rows than before
+    ("syslog_level", "0123456789ADFJMNOSTW", LazyPattern(
+        r"^(?:[A-Z][a-z]{2} )?(?:(\d{4}) )?(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) +(\d{1,2}) "
+        r"(\d\d:\d\d:\d\d(?:\.\d+)?)(?: (\d{4}))? (?:(\S+) )??(?:(?i:(" + _SEVERITY_WORDS + r"))|([a-z0-9]+)\.("
+        + _SEVERITY_WORDS + r")) " + _TAG + r" ?(.*)$", re.S), _syslog_level, "inner"),
 )
 
 

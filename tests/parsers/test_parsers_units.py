@@ -900,3 +900,105 @@ def test_an_unresolvable_cdi_device_is_the_gpu_stacks_only_for_nvidias_gpu_kinds
            'mlx5_core.sf.3" podSandboxID="5ce2a000bf64e9b7d9570a95e53718f9369376b866b22fbbeed22f8faca2c88b"')
     f = c.classify_alone(nic)
     assert f is None or f.kind != "driver_unusable"
+
+
+# util-linux dmesg's forms beyond "[uptime] msg" and "[ctime] msg" (tests/fixtures/realworld/envelopes-2026j.yaml): each
+# line verbatim from util-linux's own expected output (github.com/util-linux/util-linux tests/expected/dmesg/<file>,
+# the file named beside it) or from the public report named beside it; the message must start at the kernel's text.
+@pytest.mark.parametrize("line,name,message,uptime,when", [
+    # cid-kmsg-decode (-x, the printk caller)
+    ("kern  :emerg : [    0.000000] [T1] Linux version 6.6.4-arch1-1 (linux@archlinux) (gcc (GCC) 13.2.1 20230801, GNU "
+     "ld (GNU Binutils) 2.41.0) #1 SMP PREEMPT_DYNAMIC Mon, 04 Dec 2023 00:29:19 +0000", "dmesg_decode",
+     "Linux version 6.6.4-arch1-1 (linux@archlinux) (gcc (GCC) 13.2.1 20230801, GNU ld (GNU Binutils) 2.41.0) #1 SMP "
+     "PREEMPT_DYNAMIC Mon, 04 Dec 2023 00:29:19 +0000", 0.0, None),
+    # cid-kmsg-delta (-d)
+    ("[    0.000002 <    0.000001>] [T3] BIOS-provided physical RAM map:", "dmesg", "BIOS-provided physical RAM map:",
+     0.000002, None),
+    # timestamp-format-delta-notime (-d -t: the delta alone says no time)
+    ("[<   19.000000>] example[3]", "dmesg", "example[3]", None, None),
+    # timestamp-format-delta-ctime (--reltime's minute and delta, then ctime with the delta)
+    ("[Feb13 23:31] [Fri Feb 13 23:31:30 2009 <    0.000000>] example[0]", "dmesg_t", "example[0]", None,
+     "2009-02-13T23:31:30"),
+    ("[  +7.000000] [Fri Feb 13 23:31:38 2009 <    7.000000>] example[2]", "dmesg_t", "example[2]", None,
+     "2009-02-13T23:31:38"),
+    ("[Apr 7 17:30] [Tue Apr  7 17:30:13 2009 <3432659.000000>] example[105]", "dmesg_t", "example[105]", None,
+     "2009-04-07T17:30:13"),
+    # timestamp-format-delta-raw, timestamp-format-multiple, timestamp-format-delta (several --time-format)
+    ("[    8.000000 <    7.000000>] [Fri Feb 13 23:31:38 2009] example[2]", "dmesg_t", "example[2]", 8.0,
+     "2009-02-13T23:31:38"),
+    ("[    1.000000] [Fri Feb 13 23:31:31 2009] 2009-02-13T23:31:31,123456+00:00 example[1]", "dmesg_t", "example[1]",
+     1.0, "2009-02-13T23:31:31"),
+    ("2009-02-13T23:31:38,123456+00:00 [<    7.000000>] example[2]", "dmesg_t", "example[2]", None,
+     "2009-02-13T23:31:38.123456+00:00"),
+    # cid-kmsg-indentation (iso, the caller)
+    ("2009-02-13T23:31:33,123456+00:00 [T3] three", "dmesg_t", "three", None, "2009-02-13T23:31:33.123456+00:00"),
+    # the kernel test robot's -x reports (lore.kernel.org/oe-lkp/202602042124.87bd00e3-lkp@intel.com,
+    # /202411252029.30061fde-lkp@intel.com: its lines also with single spaces), the caller util-linux pads
+    ("kern  :crit  : [  424.414068] [   T5607] EXT4-fs error (device loop0): __ext4_remount:6794: comm fanotify22: "
+     "Abort forced by user", "dmesg_decode", "EXT4-fs error (device loop0): __ext4_remount:6794: comm fanotify22: "
+     "Abort forced by user", 424.414068, None),
+    ("kern :err : [   44.116017] BUG: KASAN: global-out-of-bounds in drm_plane_create_format_blob "
+     "(drivers/gpu/drm/drm_plane.c:191 drivers/gpu/drm/drm_plane.c:238) drm", "dmesg_decode",
+     "BUG: KASAN: global-out-of-bounds in drm_plane_create_format_blob (drivers/gpu/drm/drm_plane.c:191 "
+     "drivers/gpu/drm/drm_plane.c:238) drm", 44.116017, None),
+    ("kern  :err   : [   44.138365]  <TASK>", "dmesg_decode", " <TASK>", 44.138365, None),  # a trace's indent kept
+    # -x with --reltime (github.com/linux-surface: kitakar5525's Surface 3 notes) and -x -d (a Raspberry Pi SDR guide)
+    ("kern  :err   : [  +0.203408] Surface3-spi spi-MSHW0037:00: SPI transfer timed out", "dmesg_decode",
+     "Surface3-spi spi-MSHW0037:00: SPI transfer timed out", None, None),
+    ("kern  :crit  : [ 1701.464833 <    2.116656>] Under-voltage detected! (0x00050005)", "dmesg_decode",
+     "Under-voltage detected! (0x00050005)", 1701.464833, None),
+])
+def test_every_util_linux_dmesg_form_leaves_the_kernels_text(line, name, message, uptime, when):
+    env = detect(line, year=2026)
+    assert (env.name, env.message) == (name, message)
+    assert env.uptime == (pytest.approx(uptime) if uptime is not None else None)
+    assert (env.timestamp.isoformat() if env.timestamp else None) == when
+
+
+def test_dmesg_x_says_whose_record_it_is_and_a_kernel_banner_marks_the_boot():
+    """-x's facility is the kmsg record's: kern is the kernel's, any other a process's (a process that wrote to
+    /dev/kmsg, as the kmsg envelope's). The boot banner and command line (anchored rules) mark the boot only once the
+    envelope is off: util-linux's cid-kmsg-decode, a real Arch Linux boot."""
+    user = detect("user  :notice: [  423.605665] [    T265] Starting suite: temp_single_test")  # oe-lkp 202602042124
+    assert (user.name, user.extra["app"], user.message) == ("dmesg_decode", "userspace", "Starting suite: temp_single_test")
+    assert "app" not in detect("kern  :info  : [  423.633832] [   T5592] loop: module loaded").extra
+    c = Classifier()
+    for line in ("kern  :emerg : [    0.000000] [T1] Linux version 6.6.4-arch1-1 (linux@archlinux) (gcc (GCC) 13.2.1 "
+                 "20230801, GNU ld (GNU Binutils) 2.41.0) #1 SMP PREEMPT_DYNAMIC Mon, 04 Dec 2023 00:29:19 +0000",
+                 "kern  :alert : [    0.000001] [T2] Command line: initrd=\\ucode.img initrd=\\initramfs-linux.img rw "
+                 "cryptdevice=/dev/nvme0n1p3:system:discard root=/dev/mapper/system"):
+        c.read(line)
+    assert c.boot.seq == 1  # before: 0 (the "kern  :emerg : [..] [T1] " prefix kept the anchored rows from matching)
+
+
+# Syslog keeping the record's severity before the tag, each line verbatim from the source beside it.
+@pytest.mark.parametrize("line,message,host,app,when,uptime", [
+    # SONiC's rsyslog template: the year first, microseconds (sonic-net/sonic-mgmt#13315, #19134)
+    ("2024 Jun 14 20:55:27.633513 nfc407-7 WARNING kernel: [87791.579181] pcieport 0000:05:05.0:   device [10b5:8717] "
+     "error status/mask=00000001/0000a000", "pcieport 0000:05:05.0:   device [10b5:8717] error status/mask=00000001/0000a000",
+     "nfc407-7", "kernel", "2024-06-14T20:55:27.633513", 87791.579181),
+    ("2025 Jun 14 02:28:46.206949 str2-8101-05 ERR kernel: [17800.425621] audit: rate limit exceeded",
+     "audit: rate limit exceeded", "str2-8101-05", "kernel", "2025-06-14T02:28:46.206949", 17800.425621),
+    # SONiC before the year (sonic-net/sonic-mgmt#2044): a process's line
+    ("Aug  5 07:20:08.265181 str-7260cx3-acs-7 ERR hostcfgd: 'sudo systemctl start telemetry.service' failed. RC: 5, "
+     "output: None", "'sudo systemctl start telemetry.service' failed. RC: 5, output: None", "str-7260cx3-acs-7",
+     "hostcfgd", "2026-08-05T07:20:08.265181", None),
+    # busybox syslogd's facility.severity; OpenWrt's logread (weekday, year, no host)
+    ("Apr 15 11:02:05 VM kern.err kernel: [  320.682391] BUG: scheduling while atomic: brctl/3988/0x00000002",
+     "BUG: scheduling while atomic: brctl/3988/0x00000002", "VM", "kernel", "2026-04-15T11:02:05", 320.682391),
+    ("Sun Jun  2 16:18:17 2024 kern.err kernel: [  958.801942] ieee80211 phy0: brcmf_p2p_send_action_frame: Unknown "
+     "Frame: category 0x8a, action 0x6", "ieee80211 phy0: brcmf_p2p_send_action_frame: Unknown Frame: category 0x8a, "
+     "action 0x6", None, "kernel", "2024-06-02T16:18:17", 958.801942),
+])
+def test_a_syslog_line_with_its_severity_before_the_tag_is_read(line, message, host, app, when, uptime):
+    env = detect(line, year=2026)
+    assert (env.name, env.message, env.extra.get("host"), env.extra["app"]) == ("syslog", message, host, app)
+    assert env.timestamp.isoformat() == when and env.uptime == (pytest.approx(uptime) if uptime else None)
+
+
+def test_a_kernel_tag_of_a_daemons_facility_is_a_process():
+    # busybox's klogd logs as user where libc will not log as kern: user proves nothing, daemon does
+    assert detect("Feb 16 02:20:24 taser-etmv2 user.err kernel: [  444.506622] FAT-fs (sdb1): Directory bread(block "
+                  "3866) failed", year=2026).extra["app"] == "kernel"
+    assert detect("Feb 16 02:20:24 taser-etmv2 daemon.err kernel: NVRM: hello", year=2026).extra["app"] == "userspace"
+    assert detect("Feb 16 02:20:24 host ERR kernel[12]: NVRM: hello", year=2026).extra["app"] == "userspace"
