@@ -85,8 +85,14 @@ def _kmsg(m: re.Match, year: int | None) -> Envelope:
 
 
 def _dmesg(m: re.Match, year: int | None) -> Envelope:
-    uptime, message = m.groups()
-    return Envelope("dmesg", message, None, float(uptime))
+    """`dmesg`: the uptime; with `--time-format` given twice, the ctime after it ("[    1.000000] [Fri Feb 13 23:31:31
+    2009] .."), read by the same row (an optional group costs a line without one less than a lookahead, the
+    dmesg_decode row's after it more)."""
+    uptime, ctime, message = m.groups()
+    if ctime is None:
+        return Envelope("dmesg", message, None, float(uptime))
+    _, mon, day, clock, yr = ctime.split()
+    return Envelope("dmesg_t", message, _at(_month(mon), day, clock, int(yr)), float(uptime))
 
 
 def _dmesg_raw(m: re.Match, year: int | None) -> Envelope:
@@ -291,7 +297,9 @@ _CYRILLIC = "".join(map(chr, range(0x410, 0x450)))
 # kubelet's container log line: "<RFC3339Nano> <stdout|stderr> <P|F> <text>"
 _CRI = LazyPattern(r"^(\d{4}-\d\d-\d\dT[\d:.]+(?:Z|[+-]\d\d:?\d\d)) (stdout|stderr) ([PF]) ?(.*)$", re.S)
 Build = Callable[[re.Match, "int | None"], "Envelope | None"]
-_NO_MORE_STAMPS = r"(?! ?(?:\[[A-Z][a-z]{2} [A-Z][a-z]{2} |\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d,))"
+# (a stamp after another, as `dmesg --time-format` given twice prints them: read by the dmesg and dmesg_t rows as
+# optional groups, which cost a line without one less than a lookahead refusing it did)
+_ISO_STAMP = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d,\d+[+-]\d\d:?\d\d"
 # (name, first characters a line of it may start with, pattern, builder, message): where the message the builder's
 # envelope would hold is, so that `split` gives it without building the envelope (its timestamp is the costly part,
 # and a line the rules have seen before and found nothing in never needs it): "last", the last group; "inner", the
@@ -301,10 +309,10 @@ ENVELOPES: tuple[tuple[str, str, LazyPattern, Build, str | None], ...] = (
     ("cri", "0123456789", _CRI, _cri, "last"),
     ("short_iso", "0123456789", LazyPattern(
         r"^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)?) " + _HOST + _TAG + r" ?(.*)$", re.S), _short_iso, "inner"),
-    # (a stamp another follows, as `dmesg --time-format` given twice prints them, is the dmesg_decode row's)
-    ("dmesg_t", "[", LazyPattern(r"^\[(\w{3}) (\w{3}) +(\d{1,2}) (\d\d:\d\d:\d\d) (\d{4})\]" + _NO_MORE_STAMPS
+    ("dmesg_t", "[", LazyPattern(r"^\[(\w{3}) (\w{3}) +(\d{1,2}) (\d\d:\d\d:\d\d) (\d{4})\](?: " + _ISO_STAMP + ")?"
                                  + r" ?(.*)$", re.S), _dmesg_t, "last"),
-    ("dmesg", "[", LazyPattern(r"^\[\s*(\d+\.\d+)\]" + CALLER + _NO_MORE_STAMPS + r" ?(.*)$", re.S), _dmesg, "last"),
+    ("dmesg", "[", LazyPattern(r"^\[\s*(\d+\.\d+)\](?: ?\[ *[TC]\d+\]| \[([A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]\d \d\d:\d\d:"
+                               r"\d\d \d{4})\](?: " + _ISO_STAMP + ")?" + CALLER + r")? ?(.*)$", re.S), _dmesg, "last"),
     # `dmesg -r` and pstore's saved dmesg: the record's priority before the uptime, "<6>[    2.962781] ..."
     ("dmesg_raw", "<", LazyPattern(r"^<(\d{1,3})>\[\s*(\d+\.\d+)\]" + CALLER + r" ?(.*)$", re.S), _dmesg_raw, "last"),
     # NVIDIA Fabric Manager's own log (fabricmanager.log): "[Jul 23 2024 07:53:55] [ERROR] [tid 841] detected ..."
