@@ -167,8 +167,10 @@ CONDITIONS: tuple[Condition, ...] = (
               "an uncorrected PCIe (AER) error, a GPU's replay rate or an RDMA NIC's link trained below its ends",
               fault="error"),
     # the host around the GPUs (no taint by default)
-    Condition("KernelDegraded", "KernelIsHealthy", "no CPU lockup, RCU stall or unstable clocksource",
-              "a CPU lockup, an RCU stall or the clocksource marked unstable"),
+    Condition("KernelDegraded", "KernelIsHealthy",
+              "no CPU lockup, RCU stall, unstable clocksource or network device stuck unregistering",
+              "a CPU lockup, an RCU stall, the clocksource marked unstable or a network device the kernel cannot "
+              "unregister"),
     Condition("HostMemoryUnhealthy", "HostMemoryIsHealthy", "no uncorrected host memory error",
               "an uncorrected host memory error"),
     Condition("StorageUnhealthy", "StorageIsHealthy", "no NFS, filesystem or NVMe fault",
@@ -318,6 +320,37 @@ TABLE: tuple[Kind, ...] = (
     Kind("kernel_oops", "kernel oops", None, "error", "driver", "RESTART_BM", "KernelOops",
          doc="a kernel oops / BUG / GPF whose faulting instruction is in a GPU or NIC driver module",
          category="hardware"),
+    # The node's kernel itself failing: "Kernel panic - not syncing: <why>" (kernel/panic.c, every era: an oops's
+    # "Fatal exception" / "Fatal exception in interrupt", the lockup and hung task detectors' "softlockup: hung tasks",
+    # "hung_task: blocked tasks", "Out of memory and no killable processes...", "Attempted to kill init!", "VFS: Unable
+    # to mount root fs", an x86 machine check's "Fatal machine check" / "Timeout: Not all CPUs entered broadcast
+    # exception handler", arm64's "Asynchronous SError Interrupt"), its closing "---[ end Kernel panic - not syncing:
+    # <why> ]---", and the hardware errors arm64 dies of in the kernel's own code: "SError Interrupt on CPU<n>, code
+    # <esr> -- SError" (arm64_serror_panic, always followed by the panic) and "Internal error: synchronous external
+    # abort: <esr> [#1] SMP" (die(): the kernel consumed poisoned memory or a failed device read). One event
+    # (parsers/rules.py "panic"); an oops in a GPU / NIC module followed by its panic stays that module's kernel_oops.
+    # Fatal, the node's fault whatever the job did (triage: category hardware, like kernel_oops): a job's ranks on
+    # the other nodes then print only timeouts and remote errors. No condition: the kernel that printed it is dead,
+    # so the agent reads such lines only from an earlier boot (a console log, journald's previous boot), which raise
+    # nothing (agent/health.py: findings before the boot epoch); `gpu-npd parse` and `gpu-npd triage` name it.
+    Kind("kernel_panic", "kernel panic", None, "fatal", "unknown", "RESTART_BM", "KernelPanic",
+         doc="the node's kernel panicked (`Kernel panic - not syncing: <why>`: a fatal exception, a lockup or hung "
+             "task detector set to panic, out of memory with nothing to kill, a machine check, arm64's SError) or died "
+             "on a hardware error in its own code (arm64's `SError Interrupt on CPU<n>` and kernel-mode `synchronous "
+             "external abort`); attribution hardware for a machine check, an SError or an external abort. Seen in a "
+             "console or an earlier boot's log (no condition: the agent that would raise it died with the kernel)",
+         category="hardware"),
+    # A network device the kernel cannot free (net/core/dev.c netdev_wait_allrefs, every 10 s while it waits):
+    # "unregister_netdevice: waiting for <dev> to become free. Usage count = <n>", a reference leaked (a kernel bug:
+    # kubernetes/kubernetes #64743, moby/moby #5618) that wedges the teardown of a pod's network namespace under the
+    # rtnl lock: pods stuck terminating, new pods' sandboxes not created. node-problem-detector counts it
+    # (FrequentUnregisterNetDevice). A warning raising KernelDegraded until it stops repeating; no job's root.
+    Kind("netdev_stuck", "network device stuck unregistering", None, "warning", "unknown", "INVESTIGATE",
+         "UnregisterNetDevice", (
+             Raise("KernelDegraded", "expire"),
+         ), doc="the kernel waiting for a network device's last reference to be dropped (`unregister_netdevice: "
+                "waiting for <dev> to become free. Usage count = <n>`, every 10 s while it waits): a pod's network "
+                "namespace teardown wedged, new pod sandboxes blocked behind it"),
     # the host around the GPUs
     Kind("cpu_lockup", "CPU lockup", None, "error", "unknown", "INVESTIGATE", "CPUSoftLockup", (
         Raise("KernelDegraded", "expire"),

@@ -113,7 +113,11 @@ EVENT_LINES = {"aer": 12, "mlx5_health": 20, "mlx5_tx_timeout": 4, "mlx5_err_cqe
                "cuda_exception": 2, "peermem_load": 16, "nvidia_load": 16, "reset": 64, "gsp": 64, "port_down": 1,
                "mlx5_probe": 16,
                "ray_oom": 2, "deepep": 64, "nvshmem": 8, "iommu": 64, "smmu": 64, "xla_rendezvous": 64, "efa": 64,
-               "therm": 32, "imex": 8, "bnxt": 32, "irdma": 32, "intel_tx_timeout": 4, "mana": 32}
+               "therm": 32, "imex": 8, "bnxt": 32, "irdma": 32, "intel_tx_timeout": 4, "mana": 32,
+               # an oops's report (its call trace, modules, registers, the RIP again after "end trace") runs to a
+               # hundred lines before its panic, a panic's own dump (the panicking CPU's trace, 4.x arm64's "CPUn:
+               # stopping" dump of every other CPU) as many before its "---[ end Kernel panic .. ]---"
+               "panic": 256}
 # Events kept apart per device (the PCI address on the line): a health dump of one mlx5 function does not
 # swallow the next function's own health failure a few lines later.
 # (the row's `pci` group, else its `device` group: a block device, an NFS server, an NVMe controller, a Lustre target,
@@ -1054,7 +1058,41 @@ RULES: tuple[Rule, ...] = (
     # Severity error, not fatal: a WARN_ON trace prints the same RIP line as an oops.
     _r("kernel_oops", "kernel_oops", ["RIP: ", "IP: [<", "pc : "],
        r"(?:RIP: [0-9a-f]{4}:(?:\[<[0-9a-f]+>\] +\[<[0-9a-f]+>\] )?|\bIP: \[<[0-9a-f]+>\] |pc : )(?P<function>[\w.]+)\+0x[0-9a-f]+/0x[0-9a-f]+ "
-       r"\[(?P<module>nvidia(?:[_-]\w+)?|mlx5_\w+|mlx_compat|ib_\w+|gdrdrv)\]"),
+       r"\[(?P<module>nvidia(?:[_-]\w+)?|mlx5_\w+|mlx_compat|ib_\w+|gdrdrv)\]", event=("panic", "join")),
+    # kernel_panic: the node's kernel died (parsers/kinds.py), one event ("panic") with the lines that say why: the
+    # oops in a GPU / NIC module above (its RIP line a "join" of the event: the module's oops then its "Kernel panic -
+    # not syncing: Fatal exception" is one kernel_oops finding, the panic absorbed, as the repeated RIP line after "end
+    # trace" is; not amended: kernel_oops is already the node's fault, RESTART_BM, and an amendment is of its own kind),
+    # arm64's SError ("SError Interrupt on CPU3, code 0xbe000011 -- SError", then "Kernel panic - not syncing:
+    # Asynchronous SError Interrupt") and kernel-mode synchronous external abort ("Internal error: synchronous
+    # external abort: 0000000096000410 [#1]  SMP", a die(): then "Kernel panic - not syncing: synchronous external
+    # abort: Fatal exception" where panic_on_oops or in interrupt), the panic line and its closing "---[ end Kernel
+    # panic - not syncing: <why> ]---": each a "join" (the first seen is the finding, a grep excerpt of any one line
+    # still one). Was no finding at all (gpud flags a panic; a panicked node is its job's root cause).
+    # Attribution hardware where the kernel says a hardware error killed it (a machine check, an SError, an external
+    # abort), else the kind's (unknown: a kernel bug, a detector set to panic, no memory left).
+    _r("kernel_panic_end_hardware", "kernel_panic", ["end Kernel panic - not syncing"],
+       r"---\[ end Kernel panic - not syncing: (?=[^\n]*?(?:[Mm]achine [Cc]heck|broadcast exception handler|SError|"
+       r"external abort|Hardware Error))(?P<why>[^\n]*?) ?\]---",
+       attribution="hardware", event=("panic", "join")),
+    _r("kernel_panic_end", "kernel_panic", ["end Kernel panic - not syncing"],
+       r"---\[ end Kernel panic - not syncing: ?(?P<why>[^\n]*?) ?\]---", event=("panic", "join")),
+    _r("arm64_serror", "kernel_panic", ["SError Interrupt on CPU"],
+       r"SError Interrupt on CPU(?P<cpu>\d+), code (?P<esr>0x[0-9a-f]+) -- (?P<why>\w[\w ]*)",
+       attribution="hardware", event=("panic", "join")),
+    _r("arm64_external_abort", "kernel_panic", ["Internal error: synchronous external abort"],
+       r"Internal error: (?P<why>synchronous external abort): (?P<esr>[0-9a-f]+) \[#\d+\]",
+       attribution="hardware", event=("panic", "join")),
+    _r("kernel_panic_hardware", "kernel_panic", ["Kernel panic - not syncing"],
+       r"Kernel panic - not syncing: (?=[^\n]*?(?:[Mm]achine [Cc]heck|broadcast exception handler|SError|"
+       r"external abort|Hardware Error))(?P<why>[^\n]*\S)",
+       attribution="hardware", event=("panic", "join")),
+    _r("kernel_panic", "kernel_panic", ["Kernel panic - not syncing"],
+       r"Kernel panic - not syncing: ?(?P<why>[^\n]*\S)?", event=("panic", "join")),
+    # netdev_stuck: a network device whose last reference the kernel waits for: the line again every 10 s while it does,
+    # each a finding (as a soft lockup's): the problem stands while they come, expires once they stop
+    _r("netdev_stuck", "netdev_stuck", ["unregister_netdevice: waiting for"],
+       r"unregister_netdevice: waiting for (?P<device>\S+) to become free\. Usage count = (?P<count>-?\d+)"),
     # A process crashed in user space: the kernel's one line per fatal fault it signalled (show_signal_msg, x86's
     # arch/x86/mm/fault.c: "<comm>[<pid>]: segfault at <addr> ip <ip> sp <sp> error <code> in <library>[<base>+<size>]",
     # 6.x "in <library>[<offset>,<base>+<size>] likely on CPU n (core c, socket s)", a jump to nowhere naming no library;
@@ -1187,6 +1225,14 @@ RULES: tuple[Rule, ...] = (
     _r("mce_logged", "memory_error", ["Machine check events logged"],
        r"\[Hardware Error\]: Machine check events logged",
        event=("mce|therm|cper", "open")),
+    # x86's mce_panic (arch/x86/kernel/cpu/mce/core.c, every era): a machine check the kernel cannot survive prints
+    # its records ("mce: [Hardware Error]: CPU 7: Machine Check Exception: 5 Bank 0", a warning as any record), then
+    # why it panics, "mce: [Hardware Error]: Machine check: Processor context corrupt" (or "Machine check: <msg>"),
+    # then "Kernel panic - not syncing: Fatal machine check" (kernel_panic): the record's event escalated to fatal
+    # (an amendment of its finding). Was a warning (ublue-os/bazzite #5546).
+    _r("mce_panic", "memory_error", ["[Hardware Error]: Machine check: "],
+       r"\[Hardware Error\]: Machine check: (?P<why>[^\n]*\S)",
+       severity="fatal", action="RESTART_BM", event=("mce", "escalate")),
     _r("mce_detail", "memory_error", ["Machine Check Event", "HANDLING MCE MEMORY", "[Hardware Error]: CPU"],
        r"\[Hardware Error\]: CPU (?P<cpu>\d+): Machine Check|"
        r"EDAC \w+ MC\d+: (?:HANDLING MCE MEMORY ERROR|CPU (?P<edac_cpu>\d+): Machine Check Event)",

@@ -29,6 +29,8 @@ def make_agent(tmp):
     ("XFS (sdb6): Filesystem has been shut down due to log error (0x2).", "StorageUnhealthy", "FilesystemError"),
     ("BTRFS info (device dm-0 state EA): forced readonly", "StorageUnhealthy", "FilesystemError"),
     ("Watchdog CPU:59 Hard LOCKUP", "KernelDegraded", "CPUSoftLockup"),
+    # (h99) kernel-2026j.yaml, kubernetes/kubernetes #64743
+    ("unregister_netdevice: waiting for eth0 to become free. Usage count = 1", "KernelDegraded", "UnregisterNetDevice"),
 ])
 def test_host_fault_raises_its_condition(tmp_path, message, condition, reason):
     agent = make_agent(tmp_path)
@@ -51,3 +53,13 @@ def test_an_nvme_reset_after_an_aborted_timeout_raises_storage(tmp_path):
                             Record("kmsg", "4,3,120103133,-;nvme nvme0: I/O 900 QID 2 timeout, reset controller")])
     got = agent.engine.conditions["StorageUnhealthy"]
     assert got.status and got.reason == "NVMeReset"
+
+
+def test_a_kernel_panic_raises_nothing(tmp_path):
+    """(h99) A panic's lines reach the agent only from a console or an earlier boot's log (the kernel that printed it
+    died): the kind raises no condition, so none flaps and none stale stands on the node that rebooted (kernel-2026j.yaml,
+    qualcomm-linux/kernel #541, openzfs/zfs #9675)."""
+    agent = make_agent(tmp_path)
+    agent.pipeline.process([Record("kmsg", "0,1,1000000,-;SError Interrupt on CPU5, code 0x00000000be000000 -- SError"),
+                            Record("kmsg", "0,2,2000000,-;Kernel panic - not syncing: hung_task: blocked tasks")])
+    assert not any(c.status for c in agent.engine.conditions.values())

@@ -33,6 +33,8 @@ PINNED_NODE_REASONS = [
     # kubernetes-sigs/dra-driver-nvidia-gpu #948): a fabric root for the jobs on the node, as peermem_error is
     ("IMEXError$", "imex_error", "fabric"),
     ("KernelOops$", "kernel_oops", "driver"),
+    # (h99) the node's kernel panicked (a console's or an earlier boot's log): the node's fault for the jobs on it
+    ("KernelPanic$", "kernel_panic", "unknown"),
     # (h36) a parallel filesystem client evicted (its StorageUnhealthy reason) or its connection lost: the node's
     # infrastructure fault for the jobs on it since parallel_fs_error joined triage's NODE_FAULT_KINDS (an error
     # or worse: a lost connection, a warning, is none)

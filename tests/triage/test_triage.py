@@ -1001,6 +1001,19 @@ def test_node_fault_on_another_node_outranks_the_ranks_claims():
     assert "timed out" in first.consequences
 
 
+def test_a_node_whose_kernel_panicked_is_its_jobs_root():
+    """(h99) Node b's kernel panics (its console's or previous boot's log: the hung task detector set to panic, the
+    line of openzfs/zfs #9675 at node b's uptime); the ranks on node a time out: the panic is the root (the node's
+    fault, category hardware), not the timeouts. Was no finding: the job's only root its timeouts."""
+    first = job({
+        "node-b/kern.log": [ANCHOR],
+        "node-b/dmesg": ["[ 4254.197860] Kernel panic - not syncing: hung_task: blocked tasks"],
+        "node-a/train.log": [timeout(0), timeout(1)],
+    })[0]
+    assert (first.category, first.rule, first.root.kind, first.root.host) == ("hardware", "node_fault",
+                                                                              "kernel_panic", "node-b")
+
+
 def test_a_node_fault_long_before_the_failure_explains_nothing():
     """The same Xid, two days before the timeouts: outside the window, not the root."""
     incidents = job({
@@ -1619,7 +1632,7 @@ def test_node_faults_are_the_device_faults_and_the_driver_modules():
     # imex_error: the node's IMEX daemon failed the job's multi-node NVLink memory export or import (or never started)
     assert faults == {"xid", "sxid", "fallen_off_bus", "gpu_reset_required", "nvlink", "pcie_aer", "kernel_oops",
                       "ib_link", "nic_error", "peermem_error", "imex_error", "driver_mismatch", "driver_unusable",
-                      "parallel_fs_error", "nfs_error"}
+                      "parallel_fs_error", "nfs_error", "kernel_panic"}
     # a Lustre connection lost (a warning: the client waits and reconnects) is no node fault, nor a hard mount's NFS
     # server "still trying" (a warning: the I/O waits)
     assert not is_node_fault(Evidence("parallel_fs_error", "warning", "unknown", None, "n"))
