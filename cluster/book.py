@@ -9,8 +9,9 @@ Pure (no I/O, a clock handed in): the watches feed it objects, `settle()` hands 
   owner is deleted; a later failure opens the next incident (`seq` + 1).
 - Addresses: a job's evidence that names a peer or host by its address (NET/IB's "from peer 10.1.2.3", Ray's
   "ip: 10.1.2.3", a rank's prefix) is given the node (and pod) that address is, from what is watched anyway: the
-  job pods' status.podIP / podIPs with spec.nodeName (a pod IP reused by a later pod is the later pod's; a deleted
-  pod's stays its own, bounded, until reused), the nodes' status.addresses, the pods' status.hostIP (a hostNetwork
+  job pods' status.podIP / podIPs with spec.nodeName (a pod IP reused by a later pod is the later pod's, and a
+  finished pod, whose status keeps its last IP, takes back none another pod has; a deleted pod's stays its own,
+  bounded, until reused), the nodes' status.addresses, the pods' status.hostIP (a hostNetwork
   pod's IP is its node's: the node, no pod).  It reaches triage as NCCL's own address lines do (kind nccl_address,
   context only: triage.attribute Job.addresses), one mechanism for both.
 - Bounded: pods of no known job are not kept; an Event for a pod not seen yet waits in a bounded map; a job
@@ -152,7 +153,8 @@ class Book:
             old = None
         self._pod_addresses(key, obj, node)
         hostname = ((obj.get("spec") or {}).get("hostname") or "").lower()
-        if hostname and hostname != key[1]:
+        if hostname and hostname != key[1] and (
+                not _finished(obj) or self.hostnames.get((key[0], hostname), key) == key):
             self.hostnames[(key[0], hostname)] = key
         if old is not None:
             old.uid, old.labelled = meta.get("uid", ""), labelled
@@ -187,6 +189,8 @@ class Book:
             while len(self.host_ips) > MAX_WAITING:
                 self.host_ips.popitem(last=False)
         now_ips = found.ips if node else ()
+        if _finished(obj):  # its last IP stays in its status, which the network may have given a later pod
+            now_ips = tuple(a for a in now_ips if self.pod_ips.get(a, (node, key))[1] == key)
         if self.pod_addr.get(key, ()) == now_ips and all(self.pod_ips.get(a) == (node, key) for a in now_ips):
             return
         self._forget_addresses(key, keep=False)
@@ -544,6 +548,13 @@ def event_name(job: Job, seq: int) -> str:
     """Deterministic: a restarted controller finds (and patches) the Event of an incident it had open."""
     base = job.owner.name[:200].strip(".-") or "job"
     return f"{base}.gpu-npd-incident-{incident_id(job, seq)}"
+
+
+def _finished(pod: Mapping[str, Any]) -> bool:
+    """A pod whose containers all ended for good (phase Succeeded / Failed): its status keeps the last IP it had
+    (kubernetes/kubernetes #92697, #98611), which a later pod may have now, and an Indexed Job's replacement pod has
+    its hostname: it takes neither from a pod kept (the later one; a relist hands both in name order)."""
+    return (pod.get("status") or {}).get("phase") in ("Succeeded", "Failed")
 
 
 def _epoch(t: datetime | None) -> float:

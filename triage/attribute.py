@@ -46,7 +46,7 @@ from parsers.kinds import TABLE as KIND_TABLE
 from .clock import SKEW
 from .facts import JOB_TABLE, SIGNALS
 from .model import Evidence, Incident, Root, _int
-from .teardown import teardown
+from .teardown import fails, teardown
 
 DEFAULT_WINDOW = 600.0  # seconds a node fault may precede the job's first failure it explains
 
@@ -165,9 +165,6 @@ CONTEXT_KINDS = frozenset(k.name for k in JOB_TABLE if k.context)
 # protocol" (NCCL's maintainers, NVIDIA/nccl #928; #214 and #304, where disabling ACS fixed it; between VMs with
 # GDR, the passthrough, #660): the node's configuration, not the link nor the peer.
 IB_STATUS_CATEGORY: dict[str, str | None] = {"IBV_WC_WR_FLUSH_ERR": None, "IBV_WC_LOC_PROT_ERR": "infrastructure"}
-# Kinds that are a failure of the job whatever the severity their rule gives (the kernel's OOM killer: a warning for
-# the node, the end of a rank for the job)
-FAILURE_KINDS = frozenset(k.name for k in KIND_TABLE if k.fails_job)
 # Slurm's "*** STEP 1234.0 ON node-3 CANCELLED AT <time> DUE TO <why> ***" (slurmstepd): the reasons that are the
 # scheduler's own decision (src/slurmd/slurmstepd/req.c: SIG_TIME_LIMIT, SIG_PREEMPTED, SIG_NODE_FAIL, SIG_REQUEUED),
 # infrastructure whatever the tasks did after.  The others are no cause: "DUE TO TASK FAILURE" (Slurm cancelling the
@@ -244,8 +241,7 @@ class Job:
         timeouts = [e.timeout_ms / 1000.0 for e in self.evidence if e.timeout_ms]
         # a watchdog reports its timeout after the collective began to hang: the window reaches back that much further
         self.window = window + max(timeouts, default=0.0)
-        self.failures = [e for e in self.evidence
-                         if SEVERITY_RANK.get(e.severity, 0) >= SEVERITY_RANK["error"] or e.kind in FAILURE_KINDS]
+        self.failures = [e for e in self.evidence if fails(e)]
         symptoms = [e for e in self.failures if is_consequence(e)]
         self.first_symptom = min((_ts(e) for e in symptoms if e.time), default=None)
         # each file's first symptom of the job's first (within SKEW), by line: a line of that file with no stamp

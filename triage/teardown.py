@@ -32,7 +32,8 @@ S = TypeVar("S", bound=tuple)
 # what a process group's teardown prints: NCCL's and PyTorch's communicator errors, the watchdog's lines, the store
 TEARDOWN_KINDS = frozenset({"nccl_error", "nccl_remote_error", "nccl_timeout", "nccl_progress", "nccl_dump",
                             "nccl_hang", "store_error", "barrier_timeout"})
-# kinds that fail the job whatever their severity (as triage.attribute.FAILURE_KINDS)
+# kinds that fail the job whatever their severity (the kernel's OOM killer: a warning for the node, the end of a rank
+# for the job): `fails`, here and in triage.attribute
 FAILURE_KINDS = frozenset(k.name for k in KIND_TABLE if k.fails_job)
 # CUDA's own word that the process is exiting: a CUDA call made after its runtime unloaded (parsers/rules.py
 # CUDA_ERRORS "driver shutting down", cudaErrorCudartUnloading), ProcessGroupNCCL's cleanup loop polling a collective's
@@ -103,7 +104,7 @@ def teardown(evidence: Iterable[Evidence]) -> Teardown:
     # there are what it died of, its evidence, not noise (MLPerf v5.1 Dell 1xXE9685Lx8B200 retinanet result_0: run_stop
     # success, then ranks 1-7's teardown barrier failing, "invalid usage", and srun's "tasks 1-7: Exited with exit code
     # 134": hidden, the incident was "only consequences", undetermined; kept, it names the NCCL error)
-    died = {id(s[2]) for e in kept if e.file in stated and _fails(e)
+    died = {id(s[2]) for e in kept if e.file in stated and fails(e)
             for s in [covering(stated[e.file], e.line, _at(e))] if s is not None}
     if died:
         kept += [e for e, s in noise if id(s) in died]
@@ -111,10 +112,10 @@ def teardown(evidence: Iterable[Evidence]) -> Teardown:
     return Teardown(kept, noise)
 
 
-def _fails(e: Evidence) -> bool:
-    """A failure of the job whatever came before it (triage.attribute's: an error, or a kind that fails the job)."""
-    return e.kind not in ("job_success", "rank_seen") and (
-        SEVERITY_RANK.get(e.severity, 0) >= SEVERITY_RANK["error"] or e.kind in FAILURE_KINDS)
+def fails(e: Evidence) -> bool:
+    """A failure of the job (an error, or a kind that fails the job): triage.attribute's Job.failures, and here what
+    keeps a teardown's errors as its evidence."""
+    return SEVERITY_RANK.get(e.severity, 0) >= SEVERITY_RANK["error"] or e.kind in FAILURE_KINDS
 
 
 def _at(e: Evidence) -> float | None:

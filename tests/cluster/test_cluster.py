@@ -843,6 +843,44 @@ def test_addresses_follow_the_pods_and_nodes():
     assert book.locate("192.168.1.205") == ("node-f", "train/w-3")
 
 
+def test_a_finished_pods_address_stays_the_running_pods():
+    """A completed or failed pod keeps its last IP in status.podIP (kubernetes/kubernetes #92697, #98611: "Completed
+    job and Running pod have the same IP Address"; the kubelet reports the last IP it had), and the network gives it
+    to a later pod.  The finished pod's next update (its deletion's MODIFIED, a label) or a relist in name order must
+    not take the address back from the pod that runs with it; nor, for an Indexed Job's failed pod, the hostname its
+    replacement has (SYNTHETIC pods)."""
+    book, now = Book(), time.time()
+    old = ip_pod("w-0-aaaaa", "node-a", "10.244.1.5", "10.0.0.1")
+    book.pod(old, now)
+    done = {**old, "status": {**old["status"], "phase": "Failed"}}
+    book.pod(done, now)
+    assert book.locate("10.244.1.5") == ("node-a", "train/w-0-aaaaa")  # its own still: no other pod has it
+    new = ip_pod("w-0-bbbbb", "node-a", "10.244.1.5", "10.0.0.1")
+    book.pod(new, now)
+    assert book.locate("10.244.1.5") == ("node-a", "train/w-0-bbbbb")
+    book.pod(done, now + 1)  # the finished pod updated after (its deletion's MODIFIED, a label set)
+    assert book.locate("10.244.1.5") == ("node-a", "train/w-0-bbbbb")
+    book.pod(done, now + 2, deleted=True)
+    assert book.locate("10.244.1.5") == ("node-a", "train/w-0-bbbbb")
+    # a relist in the other order: the finished pod after the running one takes nothing either
+    book2 = Book()
+    book2.pod(new, now)
+    book2.pod(done, now)
+    assert book2.locate("10.244.1.5") == ("node-a", "train/w-0-bbbbb")
+    # an Indexed Job's pods of one index share its hostname: the failed one does not take it back
+    book3 = Book()
+    failed, running = (ip_pod(n, "node-a", ip, "10.0.0.1", job="pi") for n, ip in (("pi-0-aaaaa", "10.244.1.6"),
+                                                                                     ("pi-0-bbbbb", "10.244.1.7")))
+    for p in (failed, running):
+        p["spec"]["hostname"] = "pi-0"
+    failed["status"]["phase"] = "Failed"
+    book3.pod(running, now)
+    book3.pod(failed, now)
+    assert book3.locate_name("train", "pi-0") == ("node-a", "train/pi-0-bbbbb")
+    book3.pod(failed, now, deleted=True)
+    assert book3.locate_name("train", "pi-0") == ("node-a", "train/pi-0-bbbbb")
+
+
 def test_addresses_are_bounded(monkeypatch):
     """Only the job pods' and nodes' addresses are kept; deleted pods' and pods' host IPs are bounded."""
     import cluster.book as book_module
