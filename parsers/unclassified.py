@@ -72,20 +72,17 @@ BENIGN: tuple[tuple[str, str], ...] = (
 _BENIGN = LazyPattern("|".join(f"(?:{p})" for p, _ in BENIGN), re.I)  # compiled at the first driver error line
 
 
-def driver_of(message: str) -> str | None:
-    """The driver label a message comes from, or None."""
-    for keyword, label in DRIVERS:
-        if keyword in message:
-            return label
-    return None
-
-
 def unclassified(message: str) -> tuple[str, str] | None:
-    """(driver, error word) when a driver line carries an error word and is not known benign."""
-    driver = driver_of(message)
-    if driver is None:
+    """(driver, error word) when a driver line carries an error word after the driver's name and is not known
+    benign (an error word only before it: no; the prefilter's net pattern reads the same order,
+    classify.line_patterns)."""
+    for keyword, driver in DRIVERS:
+        at = message.find(keyword)
+        if at >= 0:
+            break
+    else:
         return None
-    m = ERROR_WORDS.search(message)
+    m = ERROR_WORDS.search(message, at + len(keyword))
     if m is None or _BENIGN.search(message):
         return None
     return driver, m.group(0).lower()
