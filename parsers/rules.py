@@ -1580,8 +1580,9 @@ RULES: tuple[Rule, ...] = (
     # or the network to it went away: NCCL's remote error's kind, its peer the peer (was: nothing, and triage found
     # no failure in a Gloo job that lost a rank).
     _r("gloo_peer", "nccl_remote_error", ["tcp/pair."],
-       r"\[[^\]\s]*?gloo/transport/tcp/(?:tls/)?pair\.(?:cc|h):\d+\] (?P<gloo_error>Connection closed by peer|Read error|"
-       r"Read timeout|Write timeout|writev|Socket closed|Socket unexpectedly closed|Connect timeout) "
+       # (the path's bracket holds no other "[": a gap from each "[" ends at the next, linear)
+       r"\[[^\]\s\[]*?gloo/transport/tcp/(?:tls/)?pair\.(?:cc|h):\d+\] (?P<gloo_error>Connection closed by peer|"
+       r"Read error|Read timeout|Write timeout|writev|Socket closed|Socket unexpectedly closed|Connect timeout) "
        r"\[(?P<peer>[0-9A-Fa-f.:]+)\]:(?P<peer_port>\d+)(?:: (?P<socket_error>[A-Za-z][\w /'-]*))?"),
     # DeepEP's expert-parallel kernels (Megatron-LM's and SGLang's MoE dispatch / combine over NVLink and NVSHMEM) giving
     # up on a peer's data or flag, GPU printf then a trap, one line per thread or channel: "DeepEP timeout check failed:
@@ -1984,8 +1985,10 @@ RULES: tuple[Rule, ...] = (
     # nvidia-cdi-hook's, cmd/nvidia-cdi-hook: a command a newer spec calls is one of these): another hook's unknown
     # command is no GPU's.
     _r("runtime_hook_unknown", "driver_unusable", ["No help topic for '"],
-       r"[Rr]unning (?:\w+ )?hook\b[^\n]*?stderr: [^\n]*?(?P<driver_error>No help topic for '(?:prestart|chmod|"
-       r"create-symlinks|create-soname-symlinks|update-ldcache|enable-cuda-compat|disable-device-node-modification|"
+       # (the first "running .. hook" and the first "stderr: " after it, atomic, from the message's start: linear; any
+       # later pair would be after these)
+       r"^(?>[^\n]*?[Rr]unning (?:\w+ )?hook\b)(?>[^\n]*?stderr: )[^\n]*?(?P<driver_error>No help topic for '(?:"
+       r"prestart|chmod|create-symlinks|create-soname-symlinks|update-ldcache|enable-cuda-compat|disable-device-node-modification|"
        r"update-application-profile|update-nvidia-params|apply-cuda-memory-limits|check-requirements)')"),
     # PyTorch 2.6+ follows "CUDA error: <text>" with a line naming the enum: "Search for `cudaErrorIllegalAddress' in
     # https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TYPES.html for more information.": the same failure
