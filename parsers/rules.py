@@ -2126,6 +2126,10 @@ CPER_SEVERITY = {
     "info": ("info", "NONE"),
 }
 # The rows whose finding takes the severity a "state" row stated (row name -> that event's name and its table).
+# EVENT_PAGES is what the "page" rows name, and each of those is one key (no device): Classifier._in_event's "page" role
+# and _follows read an event's pages by its name; EVENT_SECTIONS and EVENT_ECHOES likewise (one report open at a time)
+assert {r.event[0] for r in RULES if r.event is not None and r.event[1] == "page"} == EVENT_PAGES
+assert not (EVENT_PAGES | set(EVENT_SECTIONS) | set(EVENT_ECHOES)) & (EVENT_PER_DEVICE | EVENT_PER_RANK)
 STATED = {"cper_pcie_device": ("cper", CPER_SEVERITY), "cper_memory": ("cper", CPER_SEVERITY),
           "cper_arm": ("cper", CPER_SEVERITY)}
 
