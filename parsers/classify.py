@@ -58,6 +58,8 @@ CRI_PARTIAL_KEYWORDS = (" stdout P ", " stderr P ")
 CONTEXT_LINES = 4
 _ECHO_ROWS = {other: row for other, row, _ in EVENT_ECHOES.values()}  # event -> its row a report may detail
 MAX_OPEN_EVENTS = 1024  # open multi-line events remembered at once (per-device keys)
+# addresses an open event's "page" lines may name (a record names one per section, a few): past them its page is unknown
+MAX_EVENT_PAGES = 16
 # Kinds that are about a PCI device (the kind table's `device`): take the first PCI address in the line if no
 # group named one.
 PCI_KINDS = frozenset(k.name for k in KIND_TABLE if k.device is not None)
@@ -273,7 +275,8 @@ class Classifier:
         self._stated: dict[str, tuple[int, str]] = {}  # event -> (position, the severity its "state" line stated)
         # events whose finding may be amended (rules.EVENT_AMENDS) -> (position of the event's last line, its finding)
         self._made: dict[str, tuple[int, Finding]] = {}
-        self._pages: dict[str, frozenset[int]] = {}  # open event -> the pfns its "page" lines named (rules.EVENT_PAGES)
+        # open event -> the pfns its "page" lines named (rules.EVENT_PAGES); None: more than MAX_EVENT_PAGES, unknown
+        self._pages: dict[str, frozenset[int] | None] = {}
         self._sectioned: set[str] = set()  # open events a section row joined (rules.EVENT_SECTIONS)
         # report (event) -> (the event whose finding its first section amends, the position of the report's first
         # line): a record whose machine check line came right before it (rules.EVENT_ECHOES)
@@ -402,7 +405,10 @@ class Classifier:
             last = self._events.get(name)
             if stage is not None and last is not None and 0 <= position - last <= EVENT_LINES[name]:
                 self._events[name] = position
-                self._pages[name] = self._pages.get(name, frozenset()) | {stage >> shift for shift in PAGE_SHIFTS}
+                pages = self._pages.get(name, frozenset())
+                if pages is not None:  # (None: it named too many, its page unknown; a new event's none yet)
+                    pages = pages | {stage >> shift for shift in PAGE_SHIFTS}
+                    self._pages[name] = pages if len(pages) <= MAX_EVENT_PAGES * len(PAGE_SHIFTS) else None
                 made = self._made.get(name)
                 if made is not None:
                     self._made[name] = (position, made[1])

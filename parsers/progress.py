@@ -286,15 +286,21 @@ PREFILTER = re.compile(_alternation(KEYWORDS).encode())
 _PREFILTER_STR = re.compile(_alternation(KEYWORDS))
 
 
+# Characters of a line's segment the rows read (a progress line, a Trainer's dict of metrics, is short): several rows'
+# lazy gaps rescan the rest of the line from each start of their prefix (quadratic), and a pod's line has no cap
+MAX_SEGMENT = 8192
+
+
 def recognise(line: str, keyword_seen: bool = False) -> Progress | None:
     """The progress (or announced pause) one line reports, else None.  Pure; about a microsecond for a line
     without any keyword.  `keyword_seen`: the caller's own PREFILTER search found a keyword in this line (the pod-log
-    source, over the raw bytes, the CRI envelope holding none), so it is not looked for again."""
+    source, over the raw bytes, the CRI envelope holding none), so it is not looked for again.  Each segment is read
+    to its first MAX_SEGMENT characters."""
     if not keyword_seen and _PREFILTER_STR.search(line) is None:
         return None
     segments = line.split("\r") if "\r" in line else (line,)
     for segment in reversed(segments):  # a tqdm bar rewritten in place: its last state
-        found = _one(segment)
+        found = _one(segment if len(segment) <= MAX_SEGMENT else segment[:MAX_SEGMENT])
         if found is not None:
             return found
     return None

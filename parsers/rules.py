@@ -1626,8 +1626,9 @@ RULES: tuple[Rule, ...] = (
     # or the network to it went away: NCCL's remote error's kind, its peer the peer (was: nothing, and triage found
     # no failure in a Gloo job that lost a rank).
     _r("gloo_peer", "nccl_remote_error", ["tcp/pair."],
-       r"\[[^\]\s]*?gloo/transport/tcp/(?:tls/)?pair\.(?:cc|h):\d+\] (?P<gloo_error>Connection closed by peer|Read error|"
-       r"Read timeout|Write timeout|writev|Socket closed|Socket unexpectedly closed|Connect timeout) "
+       # (the path's bracket holds no other "[": a gap from each "[" ends at the next, linear)
+       r"\[[^\]\s\[]*?gloo/transport/tcp/(?:tls/)?pair\.(?:cc|h):\d+\] (?P<gloo_error>Connection closed by peer|"
+       r"Read error|Read timeout|Write timeout|writev|Socket closed|Socket unexpectedly closed|Connect timeout) "
        r"\[(?P<peer>[0-9A-Fa-f.:]+)\]:(?P<peer_port>\d+)(?:: (?P<socket_error>[A-Za-z][\w /'-]*))?"),
     # DeepEP's expert-parallel kernels (Megatron-LM's and SGLang's MoE dispatch / combine over NVLink and NVSHMEM) giving
     # up on a peer's data or flag, GPU printf then a trap, one line per thread or channel: "DeepEP timeout check failed:
@@ -2030,8 +2031,10 @@ RULES: tuple[Rule, ...] = (
     # nvidia-cdi-hook's, cmd/nvidia-cdi-hook: a command a newer spec calls is one of these): another hook's unknown
     # command is no GPU's.
     _r("runtime_hook_unknown", "driver_unusable", ["No help topic for '"],
-       r"[Rr]unning (?:\w+ )?hook\b[^\n]*?stderr: [^\n]*?(?P<driver_error>No help topic for '(?:prestart|chmod|"
-       r"create-symlinks|create-soname-symlinks|update-ldcache|enable-cuda-compat|disable-device-node-modification|"
+       # (the first "running .. hook" and the first "stderr: " after it, atomic, from the message's start: linear; any
+       # later pair would be after these)
+       r"^(?>[^\n]*?[Rr]unning (?:\w+ )?hook\b)(?>[^\n]*?stderr: )[^\n]*?(?P<driver_error>No help topic for '(?:"
+       r"prestart|chmod|create-symlinks|create-soname-symlinks|update-ldcache|enable-cuda-compat|disable-device-node-modification|"
        r"update-application-profile|update-nvidia-params|apply-cuda-memory-limits|check-requirements)')"),
     # PyTorch 2.6+ follows "CUDA error: <text>" with a line naming the enum: "Search for `cudaErrorIllegalAddress' in
     # https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TYPES.html for more information.": the same failure
@@ -2169,6 +2172,10 @@ CPER_SEVERITY = {
     "info": ("info", "NONE"),
 }
 # The rows whose finding takes the severity a "state" row stated (row name -> that event's name and its table).
+# EVENT_PAGES is what the "page" rows name, and each of those is one key (no device): Classifier._in_event's "page" role
+# and _follows read an event's pages by its name; EVENT_SECTIONS and EVENT_ECHOES likewise (one report open at a time)
+assert {r.event[0] for r in RULES if r.event is not None and r.event[1] == "page"} == EVENT_PAGES
+assert not (EVENT_PAGES | set(EVENT_SECTIONS) | set(EVENT_ECHOES)) & (EVENT_PER_DEVICE | EVENT_PER_RANK)
 STATED = {"cper_pcie_device": ("cper", CPER_SEVERITY), "cper_memory": ("cper", CPER_SEVERITY),
           "cper_arm": ("cper", CPER_SEVERITY)}
 

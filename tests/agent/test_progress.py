@@ -1005,3 +1005,31 @@ def test_the_tracker_asks_the_device_cache_when_it_tracks_a_pod_and_uses_it_in_t
     gpus = [_gpu(i, power_watts=70.0) for i in range(4)]
     t.tick(readings=(gpus, gpus))
     assert len(asked) == 2 and "). Its GPU 1 (per the kubelet): GPU power 70 W over 1 GPU (idle)." in events[0][1]
+
+
+@pytest.mark.parametrize("unit", ["iter 46 step 1 ", "step   61/74 | loss ", "step 00004/21400 (0.02%) | loss: ",
+                                  "Epoch: [2]  [1500/1504] ", "iteration 120/149 |"])
+def test_a_long_line_costs_what_its_first_segment_cap_does(unit):
+    """A pod's line has no length cap (the pod-log source reads whole lines): a row's lazy gap from each start of its
+    prefix rescans the rest of the line (litgpt, llm.c, nanochat, MetricLogger, NeMo: quadratic), 1 MiB of one took
+    minutes. recognise looks at MAX_SEGMENT characters of a segment (a progress line is short): a 1 MiB line costs
+    what one of MAX_SEGMENT does, and a real line at the end of a long one is still read."""
+    import gc
+
+    from parsers.progress import MAX_SEGMENT, recognise
+
+    line = unit * (MAX_SEGMENT // len(unit) + 1)
+    long = unit * ((1 << 20) // len(unit))
+    gc.disable()
+    try:
+        t0 = time.thread_time()
+        recognise(line[:MAX_SEGMENT])
+        capped = time.thread_time() - t0
+        t0 = time.thread_time()
+        recognise(long)
+        took = time.thread_time() - t0
+    finally:
+        gc.enable()
+    assert took < 4 * capped + 0.05, (took, capped)
+    found = recognise(long + "\riter 2920: loss 3.9883, time 1099.34ms, mfu 15.34%")
+    assert found is not None and found.step == 2920

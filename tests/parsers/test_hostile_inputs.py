@@ -110,3 +110,26 @@ def test_fuzz_classification_and_envelopes_never_raise_or_stall(prefix, text):
         fresh.classify("NVRM: Xid (PCI:0000:5d:00): 79, pid=1, name=x, warm-up")
         took = min(took, _cost(fresh, prefix + text))
     assert took < budget
+
+
+# A row's own words repeated up to MAX_MESSAGE, then the keyword that makes the classifier try it: each start of the
+# row's prefix must not rescan the rest of the line (a lazy gap from every "[", a "running hook .. stderr: .." of
+# every start). Each took 56 ms (gloo_peer, quadratic) and 175 ms (runtime_hook_unknown, cubic) before its fix; a
+# linear pass is well under a millisecond.
+ROW_PREFIX_FLOODS = [
+    ("gloo_peer", "[", " tcp/pair. "),
+    ("gloo_peer", "[a", " tcp/pair. "),
+    ("runtime_hook_unknown", "Running hook stderr: ", "No help topic for 'x"),
+    ("runtime_hook_unknown", "running createContainer hook stderr: x ", "No help topic for 'prestar"),
+]
+
+
+@pytest.mark.parametrize("row,unit,tail", ROW_PREFIX_FLOODS, ids=[f"{r}-{i}" for i, (r, _, _) in
+                                                                  enumerate(ROW_PREFIX_FLOODS)])
+def test_a_flood_of_a_rows_prefix_is_linear(row, unit, tail):
+    line = (unit * (MAX_MESSAGE // len(unit) + 1))[:MAX_MESSAGE - len(tail)] + tail
+    pattern = next(r.pattern for r in RULES if r.name == row)
+    c = Classifier()
+    c.classify("NVRM: Xid (PCI:0000:5d:00): 79, pid=1, name=x, warm-up")
+    took = min(_cpu(lambda: (pattern.search(line), c.classify(line))) for _ in range(2))
+    assert took < 0.010, (row, took)

@@ -704,3 +704,25 @@ def test_a_machine_check_line_not_right_before_a_record_or_decoded_is_its_own_fi
     corrected = [line.replace("recoverable", "corrected") for line in record]  # the record's lines, stated corrected
     found = list(Scanner().scan(io.BytesIO("\n".join([logged] + corrected).encode())))
     assert [(f.message.split("]: ", 1)[-1], f.severity) for f in found] == [("Machine check events logged", "warning")]
+
+
+def test_the_pages_an_open_record_named_are_bounded():
+    """An open record's pages (its "page" lines, each keeping it open) are a few per record; a stream of address lines
+    with no record's first line between them (a flood, rate limiting's gaps) kept every one (3 pfns each, a new set
+    per line: quadratic, 20,000 lines 2 s). Past MAX_EVENT_PAGES the record's page is unknown: a later page's handling
+    is still its line (rules.EVENT_PAGES)."""
+    from parsers.classify import MAX_EVENT_PAGES
+    from parsers.rules import PAGE_SHIFTS
+
+    c = Classifier()
+    head = "[ 1.0] {1}[Hardware Error]: "
+    for line in ("Hardware error from APEI Generic Hardware Error Source: 0", "event severity: recoverable",
+                 " section_type: memory error"):
+        c.read(head + line)
+    for i in range(4 * MAX_EVENT_PAGES):
+        c.read(head + f" physical_address: 0x{(i + 1) << 16:016x}")
+        pages = c._pages.get("cper")
+        assert pages is None or len(pages) <= MAX_EVENT_PAGES * len(PAGE_SHIFTS)
+    own, amended = c.read(f"[ 2.0] Memory failure: 0x{(4 * MAX_EVENT_PAGES + 7) << 4:x}: recovery action for dirty "
+                          "LRU page: Recovered")
+    assert own is None and [f.details.get("amends") for f in amended] == ["pfn"]
