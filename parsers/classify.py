@@ -187,6 +187,27 @@ def _line_pattern_rows(rules: tuple[Rule, ...]) -> tuple[tuple[str, bool, int | 
 
 
 @lru_cache(maxsize=16)
+def _row_plans(rules: tuple[Rule, ...]) -> dict[str, "RowPlan"]:
+    """Row name -> its RowPlan, derived at the row's first match and kept for every classifier of the table (a stream's
+    classifier, Classifier.for_stream, derived them again; each by a scan of the table for the row)."""
+    by_name = {r.name: r for r in rules}
+    gpu_index_rows = _gpu_index_rows(rules)
+
+    def plan_of(name: str) -> RowPlan:
+        rule = by_name[name]
+        plan = None
+        if rule.event is not None:
+            event, role = rule.event
+            single = None if "|" in event else event  # its keys' first word (an event's name has no space)
+            plan = (role == BOOT_MARK[1], single in EVENT_PER_GPU, name in gpu_index_rows, STATED.get(name), single)
+        any_rank = rule.kind in _WORKLOAD or rule.event is not None and rule.event[0] in EVENT_PER_RANK
+        return (REFINERS[rule.refine] if rule.refine else None, _detail_groups(rule.pattern), rule.kind in PCI_KINDS,
+                any_rank, rule.event_if, plan)
+
+    return _Derived(plan_of)
+
+
+@lru_cache(maxsize=16)
 def _gpu_index_rows(rules: tuple[Rule, ...]) -> frozenset[str]:
     """The names of the rows whose lines are of an event kept per GPU by address or index (rules.EVENT_PER_GPU_INDEX):
     only their lines' event keys go through Classifier._by_gpu (the third item of an event key is its row's name)."""
@@ -244,8 +265,7 @@ class Classifier:
         self.dispatch = Dispatch(rules)
         self._pattern_rows = tuple(row for _, _, row in _line_pattern_rows(rules))  # line_patterns id -> row
         self._context_ids = frozenset(i for i, row in enumerate(self._pattern_rows) if row == CONTEXT_ROW)
-        self._gpu_index_rows = _gpu_index_rows(rules)
-        self._row_plans: dict[str, RowPlan] = _Derived(self._row_plan)  # row name -> RowPlan, at its first match
+        self._row_plans: dict[str, RowPlan] = _row_plans(rules)  # row name -> RowPlan, shared by the table's classifiers
         self._allowed_cache: dict[frozenset[int], tuple[frozenset[int] | None, bool]] = {}
         # message (no envelope) -> what it means on its own (None: no finding); bounded, oldest evicted.
         # Context-free, so classifiers of one kind of input may share one (`memo`): a source following many
@@ -603,19 +623,6 @@ class Classifier:
                         self._row_plans[rule.name][5])
             return None, False, _event_key(rule, m), self._row_plans[rule.name][5]
         return self._build(rule, m, message)
-
-    def _row_plan(self, name: str) -> RowPlan:
-        """The RowPlan of the row named `name`."""
-        rule = next(r for r in self.rules if r.name == name)
-        plan = None
-        if rule.event is not None:
-            event, role = rule.event
-            single = None if "|" in event else event  # its keys' first word (an event's name has no space)
-            plan = (role == BOOT_MARK[1], single in EVENT_PER_GPU, name in self._gpu_index_rows, STATED.get(name),
-                    single)
-        any_rank = rule.kind in _WORKLOAD or rule.event is not None and rule.event[0] in EVENT_PER_RANK
-        return (REFINERS[rule.refine] if rule.refine else None, _detail_groups(rule.pattern), rule.kind in PCI_KINDS,
-                any_rank, rule.event_if, plan)
 
     def _allowed(self, matched: Collection[int]) -> tuple[frozenset[int] | None, bool]:
         """Pattern ids -> (row indexes that may match, whether the unclassified net may)."""
