@@ -42,6 +42,15 @@ MAX_EVENTS = 1024  # Events kept per job (the oldest forgotten first, counted): 
 FAULT_SLACK = 60.0  # a node fault this long before a pod started on the node still counts for its job
 
 
+def _keep_newest(table: OrderedDict, key: Any, value: Any) -> None:
+    """`table[key] = value` as its newest entry, the oldest dropped past MAX_WAITING (the book's remembered pods,
+    addresses and host IPs)."""
+    table[key] = value
+    table.move_to_end(key)
+    while len(table) > MAX_WAITING:
+        table.popitem(last=False)
+
+
 @dataclass(slots=True)
 class PodInfo:
     job: tuple
@@ -184,10 +193,7 @@ class Book:
         -> its node."""
         found = pod_addresses(obj)
         if node and found.host_ip:
-            self.host_ips[found.host_ip] = node
-            self.host_ips.move_to_end(found.host_ip)
-            while len(self.host_ips) > MAX_WAITING:
-                self.host_ips.popitem(last=False)
+            _keep_newest(self.host_ips, found.host_ip, node)
         now_ips = found.ips if node else ()
         if _finished(obj):  # its last IP stays in its status, which the network may have given a later pod
             now_ips = tuple(a for a in now_ips if self.pod_ips.get(a, (node, key))[1] == key)
@@ -208,10 +214,7 @@ class Book:
                 continue  # a later pod's now
             del self.pod_ips[a]
             if keep:
-                self.former_ips[a] = where
-                self.former_ips.move_to_end(a)
-                while len(self.former_ips) > MAX_WAITING:
-                    self.former_ips.popitem(last=False)
+                _keep_newest(self.former_ips, a, where)
 
     def locate(self, address: str) -> tuple[str, str | None] | None:
         """The node an address is, and the pod ("namespace/name") when it is a pod's own; None: not known."""
@@ -243,10 +246,7 @@ class Book:
         self._forget_addresses(key, keep=True)
         if info.hostname and self.hostnames.get((key[0], info.hostname)) == key:
             del self.hostnames[(key[0], info.hostname)]
-        self.gone[key] = (info.job, info.node)
-        self.gone.move_to_end(key)
-        while len(self.gone) > MAX_WAITING:
-            self.gone.popitem(last=False)
+        _keep_newest(self.gone, key, (info.job, info.node))
         state = self.jobs.get(info.job)
         if state is not None:
             state.pods.discard(key)
