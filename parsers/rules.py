@@ -241,6 +241,15 @@ AER_OPEN, AER_JOIN = ("aer", "open"), ("aer", "join")
 MLX5_HEALTH_JOIN = ("mlx5_health", "join")
 SXID_OPEN, SXID_JOIN = ("sxid", "open"), ("sxid", "join")
 OOM_ONCE = ("oom", "once")
+# A panic's reason that says the hardware killed the kernel (the kernel_panic rows' attribution hardware): an x86
+# machine check ("Fatal machine check", "Machine check from unknown source", mce_panic's "Timeout: Not all CPUs
+# entered broadcast exception handler"), arm64's SError and external abort, a firmware-first record ("Fatal hardware
+# error!", ghes.c's GHES_PFX "[Hardware Error]: "), and x86's platform NMIs: the I/O check line the firmware raises for
+# an uncorrectable error ("NMI IOCK error: Not continuing", traps.c / nmi.c io_check_error with panic_on_io_nmi) and
+# HPE's iLO NMI (hpwdt: "An NMI occurred. Depending on your system the reason for the NMI is logged in any one of the
+# following resources: ..", 4.x+ with the NMI's reason before it, "04: An NMI occurred.."), the reason in the IML.
+PANIC_HARDWARE = (r"[Mm]achine [Cc]heck|broadcast exception handler|SError|external abort|Hardware Error|"
+                  r"[Hh]ardware error|NMI IOCK error|An NMI occurred")
 # PyTorch's ProcessGroupNCCL reports one rank's failure on several lines (the timeout, "Exception ... detected by
 # watchdog", "Timeout at NCCL work", "Some NCCL operations have failed or timed out", the heartbeat monitor, the
 # stuck watchdog, the debug-info dump, the communicator abort), a stack trace between some of them: one event per
@@ -1069,11 +1078,12 @@ RULES: tuple[Rule, ...] = (
     # abort: Fatal exception" where panic_on_oops or in interrupt), the panic line and its closing "---[ end Kernel
     # panic - not syncing: <why> ]---": each a "join" (the first seen is the finding, a grep excerpt of any one line
     # still one). Was no finding at all (gpud flags a panic; a panicked node is its job's root cause).
-    # Attribution hardware where the kernel says a hardware error killed it (a machine check, an SError, an external
-    # abort), else the kind's (unknown: a kernel bug, a detector set to panic, no memory left).
+    # Attribution hardware where the kernel says a hardware error killed it (PANIC_HARDWARE: a machine check, an SError,
+    # an external abort, a firmware-first record's fatal error, a platform NMI: I/O check, HPE's iLO), else the kind's
+    # (unknown: a kernel bug, a detector set to panic, no memory left). "Fatal hardware error!" (ghes.c) and hpwdt's
+    # "An NMI occurred" were unknown (lore 20241227035459.90602-1-yue.zhao@shopee.com, luigirizzo/netmap #779).
     _r("kernel_panic_end_hardware", "kernel_panic", ["end Kernel panic - not syncing"],
-       r"---\[ end Kernel panic - not syncing: (?=[^\n]*?(?:[Mm]achine [Cc]heck|broadcast exception handler|SError|"
-       r"external abort|Hardware Error))(?P<why>[^\n]*?) ?\]---",
+       r"---\[ end Kernel panic - not syncing: (?=[^\n]*?(?:" + PANIC_HARDWARE + r"))(?P<why>[^\n]*?) ?\]---",
        attribution="hardware", event=("panic", "join")),
     _r("kernel_panic_end", "kernel_panic", ["end Kernel panic - not syncing"],
        r"---\[ end Kernel panic - not syncing: ?(?P<why>[^\n]*?) ?\]---", event=("panic", "join")),
@@ -1084,8 +1094,7 @@ RULES: tuple[Rule, ...] = (
        r"Internal error: (?P<why>synchronous external abort): (?P<esr>[0-9a-f]+) \[#\d+\]",
        attribution="hardware", event=("panic", "join")),
     _r("kernel_panic_hardware", "kernel_panic", ["Kernel panic - not syncing"],
-       r"Kernel panic - not syncing: (?=[^\n]*?(?:[Mm]achine [Cc]heck|broadcast exception handler|SError|"
-       r"external abort|Hardware Error))(?P<why>[^\n]*\S)",
+       r"Kernel panic - not syncing: (?=[^\n]*?(?:" + PANIC_HARDWARE + r"))(?P<why>[^\n]*\S)",
        attribution="hardware", event=("panic", "join")),
     _r("kernel_panic", "kernel_panic", ["Kernel panic - not syncing"],
        r"Kernel panic - not syncing: ?(?P<why>[^\n]*\S)?", event=("panic", "join")),

@@ -49,6 +49,15 @@ def test_severity_where_a_sample_states_it(item):
     assert [g for g in got if g[0] in {w[0] for w in want}] == want
 
 
+@pytest.mark.parametrize("item", [i for i in ITEMS if any("attribution" in e for e in i["expect"])],
+                         ids=lambda i: f"{i['file']}#{i['index']}")
+def test_attribution_where_a_sample_states_it(item):
+    """A sample whose expectation names an attribution (a panic the hardware caused) gives it to that kind's findings."""
+    want = {(e["kind"], e.get("pci")): e["attribution"] for e in item["expect"] if "attribution" in e}
+    got = {(f.kind, f.pci): f.attribution for f in realworld.findings(item["text"]) if (f.kind, f.pci) in want}
+    assert got == want
+
+
 @pytest.mark.parametrize("item", [i for i in ITEMS if not i["expect"]], ids=lambda i: f"{i['file']}#{i['index']}")
 def test_samples_without_events_stay_silent(item):
     """Lines that hold no event of their own (continuations, the other lines of one OOM kill, link-up noise)."""
