@@ -107,7 +107,7 @@ def _r(name, kind, keywords, pattern, severity=None, attribution=None, action=No
 # An OOM report's task table (a line per process, no keyword) can run to hundreds of lines between its
 # "invoked oom-killer" and "Killed process" lines; its lines are "once" (a second one starts the next kill).
 EVENT_LINES = {"aer": 12, "mlx5_health": 20, "mlx5_tx_timeout": 4, "mlx5_err_cqe": 16, "knvlink": 2,
-               "nccl_exception": 2, "sxid": 8,
+               "nccl_exception": 2, "nccl_alloc": 4, "sxid": 8,
                "oom": 4096, "nccl_watchdog": 64, "rcu_stall": 64, "mce": 16, "cper": 24, "nfs": 32, "fs": 16,
                "nvme": 32, "lustre": 32, "gpfs": 32, "ofi": 4, "clocksource": 16, "fallen": 64, "rminit": 32,
                "cuda_exception": 2, "peermem_load": 16, "nvidia_load": 16, "reset": 64, "gsp": 64, "port_down": 1,
@@ -2136,6 +2136,20 @@ RULES: tuple[Rule, ...] = (
     # (NCCL_CODES["ncclInvalidUsage"]: the job's configuration, an NCCL_NET naming a transport the node lacks).
     _r("nccl_no_net_plugin", "nccl_error", ["Failed to initialize any NET plugin"],
        r"NCCL WARN Failed to initialize any NET plugin", attribution="application"),
+    # NCCL's own allocation of GPU memory failing for want of it: its CUDACHECK of the runtime call, every era ("ng30903:
+    # 3063028:3066152 [3] include/alloc.h:178 NCCL WARN Cuda failure 'out of memory'", NVIDIA/nccl #1235; "enqueue.cc:43
+    # NCCL WARN Cuda failure 'out of memory'", NVIDIA/TensorRT-LLM #1670), its CUCHECK of the driver's cuMem calls since
+    # 2.19 (the status's number first: CUDA_ERROR_OUT_OF_MEMORY is 2, "include/alloc.h:320 (ncclCuMemAlloc) NCCL WARN
+    # Cuda failure 2 'out of memory'"), then, for a calloc, "include/alloc.h:185 NCCL WARN Failed to CUDA calloc 6291456
+    # bytes" (src/include/alloc.h ncclCudaCalloc; 2.2x's "Failed to CUDA calloc async .."). The job out of GPU memory as
+    # NCCL sets up its buffers (a communicator's init, a new peer's connection, a checkpoint's gather): the kind PyTorch's
+    # own "CUDA out of memory" is (was: the NCCL WARN row's warning, unknown; the communicator's call fails after it,
+    # "unhandled cuda error"). The calloc's line is the same failure (a line of the event); alone (its cause's line lost,
+    # or another status), it stays the NCCL WARN row's warning.
+    _r("nccl_cuda_oom", "cuda_oom", ["Cuda failure 'out of memory'", "Cuda failure 2 'out of memory'"],
+       r"NCCL WARN Cuda failure (?:2 )?'out of memory'", event=("nccl_alloc", "join")),
+    _r("nccl_calloc_failed", "nccl_error", ["Failed to CUDA calloc"], r"NCCL WARN Failed to CUDA calloc (?:async )?\d+ bytes",
+       severity="warning", event=("nccl_alloc", "join")),
     # NCCL's proxy service thread as a communicator is torn down (ncclCommDestroy / the process's exit; NCCL 2.12-2.29):
     # ncclProxyStop's own connection to send Stop races the thread's accept ("[Service thread] Accept failed Resource
     # temporarily unavailable", or "Accept failed Success"; INFO from 2.30, src/proxy.cc), then the local rank's socket
@@ -2148,11 +2162,14 @@ RULES: tuple[Rule, ...] = (
     # (a free, its proxy's) after the process's CUDA runtime unloaded at its exit: "node2:24881:25569 [32707]
     # include/alloc.h:243 NCCL WARN Cuda failure 'driver shutting down'", a dozen per rank as a process exits after an
     # out-of-memory its own lines report (NVIDIA/nccl #1485, 2.2x; NVIDIA/nccl-tests #188 after a peer closed its
-    # socket): the process was already exiting (was: an nccl_error warning per line).
+    # socket): the process was already exiting (was: an nccl_error warning per line). The driver API's calls NCCL makes
+    # through CUCHECK (cuMem*, since 2.19; src/include/cudawrap.h) print the status's number first, CUDA_ERROR_DEINITIALIZED
+    # being 4: "NCCL WARN Cuda failure 4 'driver shutting down'" (the source's wording; was: a warning).
     _r("nccl_proxy_teardown", None, ["[Service thread] Accept failed", "[Service thread] Could not receive type",
-                                     "Failed to execute operation Close ", "Cuda failure 'driver shutting down'"],
+                                     "Failed to execute operation Close ", "Cuda failure 'driver shutting down'",
+                                     "Cuda failure 4 'driver shutting down'"],
        r"NCCL WARN (?:\[(?:Service thread\] (?:Accept failed|Could not receive type from localRank)|"
-       r"Proxy Service \d+\] Failed to execute operation Close from rank)|Cuda failure 'driver shutting down')"),
+       r"Proxy Service \d+\] Failed to execute operation Close from rank)|Cuda failure (?:4 )?'driver shutting down')"),
     # RCCL (AMD's NCCL) at each communicator's init, MSCCL++ asked for (RCCL_MSCCLPP_ENABLE, on by default in some
     # builds) but not used: "MSCCL++: Cannot enable MSCCL++; environment is not MSCCL compatible", "MSCCL++: Cannot
     # enable MSCCL++ on gfx90a:sramecc+:xnack- architecture", "MSCCL++: Feature not enabled. ENABLE_MSCCLPP must be

@@ -68,7 +68,7 @@ def test_samples_without_events_stay_silent(item):
 # The corpus files of jobs' own output (NCCL, PyTorch, CUDA, frameworks): every annotated event is found once and
 # nothing else is loud (a CUDA error and its "Search for `cudaError..'" line are one failure, a rank's watchdog lines
 # one event), and a `rank` an expectation names is the finding's.
-WORKLOAD_FILES = ("nccl-pytorch", "ib-transports", "workload-", "jobs-")
+WORKLOAD_FILES = ("nccl-", "ib-transports", "workload-", "jobs-")
 
 
 @pytest.mark.parametrize("item", [i for i in ITEMS if i["file"].startswith(WORKLOAD_FILES)],

@@ -1,0 +1,47 @@
+"""NCCL's own failures in jobs' logs, NCCL 2.18-2.28 (parsers/rules.py, the NCCL rows): NCCL's GPU memory allocation
+failing is the job out of GPU memory (cuda_oom), its calloc's line after it the same failure; a CUDA driver call at
+the process's exit is no finding, in either of NCCL's wordings.  Lines marked REAL are copied verbatim from the public
+source beside them (tests/fixtures/realworld/nccl-2026k.yaml holds them in context); lines marked SOURCE are NCCL's
+format strings (src/include/checks.h, src/include/cudawrap.h, src/include/alloc.h) filled in, a test, never a sample."""
+
+from __future__ import annotations
+
+from parsers import Classifier
+
+# REAL: https://github.com/vllm-project/vllm/issues/25597 (NCCL 2.2x, B200, the driver's cuMem path: status 2)
+CUMEM_OOM = ("2025-09-24T03:57:03.905654827Z [2025-09-23 23:57:03] vllm-deepseek-ep-decode-0:1673:9080 [0] "
+             "include/alloc.h:228 NCCL WARN Cuda failure 2 'out of memory'")
+# REAL: https://github.com/NVIDIA/nccl/issues/962 (NCCL 2.18.1, the runtime's cudaMalloc, then its calloc's line)
+RT_OOM = "node:2134736:2285781 [0] include/alloc.h:178 NCCL WARN Cuda failure 'out of memory'"
+CALLOC = "node:2134736:2285781 [0] include/alloc.h:185 NCCL WARN Failed to CUDA calloc 6291456 bytes"
+# SOURCE: 2.2x's async calloc (src/include/alloc.h ncclCudaCallocAsync) and NCCL's 2.30 prefix with the function
+CALLOC_ASYNC = "host:1:2 [0] include/alloc.h:346 NCCL WARN Failed to CUDA calloc async 4096 bytes"
+CUMEM_OOM_230 = "host:1:2 [0] include/alloc.h:320 (ncclCuMemAlloc) NCCL WARN Cuda failure 2 'out of memory'"
+# SOURCE: CUCHECK's wording of CUDA_ERROR_DEINITIALIZED (4) at the process's exit; the runtime's, REAL, is NCCL_FREE of
+# tests/parsers/test_exit_cuda.py
+CUMEM_EXIT = "host:1:2 [0] include/alloc.h:250 NCCL WARN Cuda failure 4 'driver shutting down'"
+# REAL: https://github.com/NVIDIA/nccl/issues/1562 (another status stays NCCL's error)
+INVALID = "gpu46:78367:78492 [0] transport/nvls.cc:244 NCCL WARN Cuda failure 1 'invalid argument'"
+
+
+def test_nccls_allocation_out_of_memory_is_the_jobs_out_of_memory():
+    for line in (CUMEM_OOM, RT_OOM, CUMEM_OOM_230):
+        f = Classifier().classify(line)
+        assert (f.kind, f.severity, f.attribution, f.action) == ("cuda_oom", "error", "application", "RESTART_APP"), line
+        # was: nccl_error, warning, unknown
+
+
+def test_the_calloc_line_after_it_is_the_same_failure_and_alone_stays_a_warning():
+    c = Classifier()
+    first, _ = c.read(RT_OOM)
+    second, _ = c.read(CALLOC)
+    assert first.kind == "cuda_oom" and second is None
+    for line in (CALLOC, CALLOC_ASYNC):  # alone: its cause unknown, NCCL's warning as before
+        f = Classifier().classify(line)
+        assert (f.kind, f.severity) == ("nccl_error", "warning"), line
+
+
+def test_other_statuses_and_the_exits_driver_calls_keep_their_rows():
+    f = Classifier().classify(INVALID)
+    assert (f.kind, f.severity) == ("nccl_error", "warning")
+    assert Classifier().classify(CUMEM_EXIT) is None  # was: an nccl_error warning
