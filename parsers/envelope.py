@@ -276,8 +276,34 @@ def _syslog_level(m: re.Match, year: int | None) -> Envelope:
 
 
 def _short_iso(m: re.Match, year: int | None) -> Envelope:
-    ts, host, tag, pid, msg = m.groups()
-    return _strip_inner_uptime(Envelope("syslog", msg, timestamp=_iso(ts), extra=_syslog_extra(host, tag, pid, None)))
+    """RFC 3339 syslog (rsyslog's RFC3339 template, `journalctl -o short-iso[-precise]`), and ChromeOS's, which keeps
+    the record's severity where the host would be and no host ("2023-07-14T15:51:24.837592Z ERR kernel: [  129.25] ..")."""
+    ts, severity, host, tag, pid, msg = m.groups()
+    extra = _syslog_extra(host, tag, pid, None)
+    if severity is not None:
+        extra["level"] = severity.lower()
+    return _strip_inner_uptime(Envelope("syslog", msg, timestamp=_iso(ts), extra=extra))
+
+
+def _klog_extra(level: str, pid: str, source: str) -> dict[str, Any]:
+    return {"level": _KLOG_LEVELS[level], "pid": int(pid), "source": source}
+
+
+def _stamped(m: re.Match, year: int | None) -> Envelope:
+    """A line behind the RFC 3339 time its collector read it at, no syslog after it: `kubectl logs --timestamps`
+    (RFC3339Nano, the container's line as it wrote it), Loki's and most log exports' plain lines. A klog header
+    after the stamp (a Kubernetes component's: the device plugin, the GPU operator's) is read too (_klog)."""
+    ts, level, _, _, _, pid, source, msg = m.groups()
+    return Envelope("stamped", msg, timestamp=_iso(ts), extra={} if level is None else _klog_extra(level, pid, source))
+
+
+def _klog(m: re.Match, year: int | None) -> Envelope:
+    """klog's header (Kubernetes' components: the kubelet, the NVIDIA device plugin, the GPU operator's operands):
+    "I0809 13:32:51.873532       1 health.go:185] ..", the severity letter, month and day, the clock (no year: the
+    caller's, else this one), the thread id and the source line."""
+    level, mon, day, clock, pid, source, msg = m.groups()
+    when = _at(int(mon), day, clock, year or datetime.now(timezone.utc).year)
+    return Envelope("klog", msg, timestamp=when, extra=_klog_extra(level, pid, source))
 
 
 _TAG = r"([^\s:\[]+)(?:\[(\d+)\])?:"
@@ -294,6 +320,9 @@ def _syslog_extra(host: str | None, tag: str, pid: str | None, prio: str | None)
     return {"host": host, "app": _program(tag, pid, prio)}
 _LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 _CYRILLIC = "".join(map(chr, range(0x410, 0x450)))
+# klog's header: severity, month, day, clock, thread id, source file and line ("I0809 13:32:51.873532       1 health.go:185]")
+_KLOG = r"([IWEF])(\d\d)(\d\d) (\d\d:\d\d:\d\d\.\d+) +(\d+) ([^\s\]]+:\d+)\]"
+_KLOG_LEVELS = {"I": "info", "W": "warning", "E": "err", "F": "crit"}
 # kubelet's container log line: "<RFC3339Nano> <stdout|stderr> <P|F> <text>"
 _CRI = LazyPattern(r"^(\d{4}-\d\d-\d\dT[\d:.]+(?:Z|[+-]\d\d:?\d\d)) (stdout|stderr) ([PF]) ?(.*)$", re.S)
 Build = Callable[[re.Match, "int | None"], "Envelope | None"]
@@ -307,8 +336,16 @@ _ISO_STAMP = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d,\d+[+-]\d\d:?\d\d"
 ENVELOPES: tuple[tuple[str, str, LazyPattern, Build, str | None], ...] = (
     ("kmsg", "0123456789", LazyPattern(r"^(\d{1,20}),(\d{1,20}),(\d{1,20}),([^;,]*)[^;]*;(.*)$", re.S), _kmsg, "last"),
     ("cri", "0123456789", _CRI, _cri, "last"),
+    # (not a klog header after the stamp: "I0809 13:32:51.873532  1 health.go:185]" is no host and tag, _stamped reads it)
     ("short_iso", "0123456789", LazyPattern(
-        r"^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)?) " + _HOST + _TAG + r" ?(.*)$", re.S), _short_iso, "inner"),
+        r"^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)?) (?![IWEF]\d{4} )"
+        r"(?:(EMERG|ALERT|CRIT|ERR|ERROR|WARNING|WARN|NOTICE|INFO|DEBUG) )?" + _HOST + _TAG + r" ?(.*)$", re.S),
+     _short_iso, "inner"),
+    # `kubectl logs --timestamps` and other exports' "<RFC 3339 time> <line>" (_stamped), a klog header kept out of the
+    # message; after the syslog row, so that its lines try no more rows than before
+    ("stamped", "0123456789", LazyPattern(
+        r"^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)) (?:" + _KLOG + r" )?(.*)$", re.S),
+     _stamped, "last"),
     ("dmesg_t", "[", LazyPattern(r"^\[(\w{3}) (\w{3}) +(\d{1,2}) (\d\d:\d\d:\d\d) (\d{4})\](?: " + _ISO_STAMP + ")?"
                                  + r" ?(.*)$", re.S), _dmesg_t, "last"),
     ("dmesg", "[", LazyPattern(r"^\[\s*(\d+\.\d+)\](?: ?\[ *[TC]\d+\]| \[([A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]\d \d\d:\d\d:"
@@ -362,6 +399,8 @@ ENVELOPES: tuple[tuple[str, str, LazyPattern, Build, str | None], ...] = (
         r"^(?:[A-Z][a-z]{2} )?(?:(\d{4}) )?(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) +(\d{1,2}) "
         r"(\d\d:\d\d:\d\d(?:\.\d+)?)(?: (\d{4}))? (?:(\S+) )??(?:(?i:(" + _SEVERITY_WORDS + r"))|([a-z0-9]+)\.("
         + _SEVERITY_WORDS + r")) " + _TAG + r" ?(.*)$", re.S), _syslog_level, "inner"),
+    # klog's header (_klog): a Kubernetes component's own log, as `kubectl logs` or its file gives it
+    ("klog", "IWEF", LazyPattern(r"^" + _KLOG + r" ?(.*)$", re.S), _klog, "last"),
 )
 
 

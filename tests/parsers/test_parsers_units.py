@@ -1013,3 +1013,33 @@ def test_a_kernel_tag_of_a_daemons_facility_is_a_process():
                   "3866) failed", year=2026).extra["app"] == "kernel"
     assert detect("Feb 16 02:20:24 taser-etmv2 daemon.err kernel: NVRM: hello", year=2026).extra["app"] == "userspace"
     assert detect("Feb 16 02:20:24 host ERR kernel[12]: NVRM: hello", year=2026).extra["app"] == "userspace"
+
+
+# `kubectl logs --timestamps` of a Kubernetes component (RFC3339Nano, then klog's header), klog's header alone, and
+# ChromeOS's syslog (the severity where the host would be, no host): each line verbatim from the source beside it
+# (tests/fixtures/realworld/envelopes-2026k.yaml). Before: the klog month and day read as a syslog host, the hour as
+# the program ("I0809", "13") and the message cut from the minutes on; ChromeOS's severity read as the host.
+@pytest.mark.parametrize("line,name,message,when,extra", [
+    # akash-network/support#244: the NVIDIA device plugin, as kubectl printed it
+    ("2024-08-09T13:32:51.873588972Z I0809 13:32:51.873541       1 health.go:185] XidCriticalError: Xid=94 on "
+     "Device=GPU-3b6ec030-5adc-1847-e155-79f635584b4e; marking device as unhealthy.", "stamped",
+     "XidCriticalError: Xid=94 on Device=GPU-3b6ec030-5adc-1847-e155-79f635584b4e; marking device as unhealthy.",
+     "2024-08-09T13:32:51.873588+00:00", {"level": "info", "pid": 1, "source": "health.go:185"}),
+    # kubernetes-sigs/dra-driver-nvidia-gpu#689: the DRA driver's own log, klog's header without kubectl's stamp
+    ("I1204 20:42:19.611278       1 device_health.go:78] creating NVML events for device health monitor", "klog",
+     "creating NVML events for device health monitor", "2026-12-04T20:42:19.611278",
+     {"level": "info", "pid": 1, "source": "device_health.go:78"}),
+    # ChromeOS (lore.kernel.org/amd-gfx/9519a041-b384-ddc9-57d5-8287e269cee0@amd.com): the inner uptime kept out too
+    ("2023-07-14T15:51:24.837592Z ERR kernel: [  129.255823] amdgpu 0000:c2:00.0: amdgpu: secure submissions not "
+     "supported on ring <vcn_unified_0>", "syslog",
+     "amdgpu 0000:c2:00.0: amdgpu: secure submissions not supported on ring <vcn_unified_0>",
+     "2023-07-14T15:51:24.837592+00:00", {"app": "kernel", "level": "err"}),
+    ("2023-07-14T15:51:24.837603Z INFO kernel: [  129.255834] [drm] Skip scheduling IBs!", "syslog",
+     "[drm] Skip scheduling IBs!", "2023-07-14T15:51:24.837603+00:00", {"app": "kernel", "level": "info"}),
+    # a host still a host (sonic-net/sonic-mgmt#13315's rows are the syslog_level row's; this is short_iso's own form)
+    ("2026-11-22T18:29:55+0000 host kernel: NVRM: hello", "syslog", "NVRM: hello", "2026-11-22T18:29:55+00:00",
+     {"host": "host", "app": "kernel"}),
+])
+def test_kubectl_klog_and_chromeos_envelopes(line, name, message, when, extra):
+    env = detect(line, year=2026)
+    assert (env.name, env.message, env.timestamp.isoformat(), env.extra) == (name, message, when, extra)
