@@ -44,6 +44,7 @@ from triage import Evidence
 from triage.attribute import JOB_SEEN_NODE_FAULTS, NODE_FAULT_KINDS
 from triage.facts import INT_FIELDS as FACT_INT_FIELDS, ONLY_ANOTHER, TEXT_FIELDS as FACT_TEXT_FIELDS, Collective
 from triage.facts import read_collectives, read_words
+from triage.inventory import pod_ended
 
 AGENT_COMPONENT = "gpu-npd"  # source.component of the node agents' Events
 REPAIR_ANNOTATION = "gpu-npd.io/repair"
@@ -190,14 +191,17 @@ class Reader:
 
     # ---- pods ----------------------------------------------------------------------------------------
 
-    def pod_exits(self, pod: Mapping[str, Any], rank: int | None = None) -> list[Evidence]:
-        """Containers of a pod that ended badly (this run or the one before a restart), and what their status messages
-        say of the pod's node (`_runtime_faults`)."""
+    def pod_exits(self, pod: Mapping[str, Any], rank: int | None = None,
+                  taints: tuple[str, ...] = ()) -> list[Evidence]:
+        """Containers of a pod that ended badly (this run or the one before a restart), what their status messages
+        say of the pod's node (`_runtime_faults`), and Kubernetes ending the pod itself (triage.inventory pod_ended; `taints`: the
+        NoExecute taint keys its node has, which say why a taint manager deleted it)."""
         out = []
         status = pod.get("status") or {}
         host = (pod.get("spec") or {}).get("nodeName")
         name = (pod.get("metadata") or {}).get("name")
         out += self._runtime_faults(pod, status, host, name, rank)
+        out += pod_ended(pod, rank, taints)
         for cs in status.get("containerStatuses") or []:
             for state in ((cs.get("state") or {}).get("terminated"), (cs.get("lastState") or {}).get("terminated")):
                 if not state:
