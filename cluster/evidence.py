@@ -24,7 +24,11 @@ What a node agent (`gpu-npd run`) writes, and what is read of it here:
   (triage's `rank_exit`, or `oom_kill`); a container's waiting or terminated message the parsers read as the job's
   own words for a fault of its node (triage.attribute JOB_SEEN_NODE_FAULTS: the container runtime's hook refusing the
   pod its GPUs, "nvidia-container-cli: initialization error: ..", RunContainerError / StartError exit 128, a pod that
-  never started and logged nothing) is that fault on the pod's node.
+  never started and logged nothing) is that fault on the pod's node.  A pod Kubernetes itself ended (its status.reason:
+  Evicted for node pressure, NodeLost, a node shutdown's Terminated, UnexpectedAdmissionError; its DisruptionTarget
+  condition: the scheduler's preemption, the taint manager (the node's NoExecute taints say whose), the Eviction API,
+  the pod GC) is a job_ended fact naming the pod and why (triage.facts POD_ENDS, triage.inventory pod_ended: the table
+  offline triage reads the same reasons with).
 """
 
 from __future__ import annotations
