@@ -30,7 +30,7 @@ from typing import Any, Mapping
 from kubeapi.events import parse_time
 from triage import Evidence, Incident, attribute
 from triage.attribute import bare_address
-from triage.inventory import address_key, located, node_addresses, pod_addresses
+from triage.inventory import address_key, located, no_execute, node_addresses, pod_addresses
 
 from .evidence import Reader, repair_gpus, with_gpus
 from .owners import Job, Owner, job_of
@@ -110,6 +110,7 @@ class Book:
         self.jobs: dict[tuple, JobState] = {}
         self.node_facts: dict[str, dict[str, Evidence]] = {}  # node -> key -> fault
         self.node_gpus: dict[str, dict] = {}
+        self.node_taints: dict[str, tuple[str, ...]] = {}  # node -> its NoExecute taints' keys (why a pod was deleted)
         self.node_jobs: dict[str, set] = {}
         self.waiting: OrderedDict[tuple[str, str], dict[str, Mapping]] = OrderedDict()  # (ns, pod) -> Events
         self.other_pods: set[tuple[str, str]] = set()
@@ -155,7 +156,7 @@ class Book:
             state.job = job
         node = (obj.get("spec") or {}).get("nodeName") or ""
         started = _epoch(parse_time(meta.get("creationTimestamp"))) or now
-        exits = self.reader.pod_exits(obj, _rank_of(meta))
+        exits = self.reader.pod_exits(obj, _rank_of(meta), self.node_taints.get(node, ()))
         labelled = (meta.get("labels") or {}).get(OPT_IN) == "true"
         if old is not None and (old.job != job.key or old.node != node):
             self._drop_pod(key, old)
@@ -321,6 +322,11 @@ class Book:
         """A Node: gpu-npd's conditions that stand, and the GPUs of its repair annotation."""
         name = (obj.get("metadata") or {}).get("name", "")
         self._node_addresses(name, () if deleted else (obj.get("status") or {}).get("addresses") or ())
+        taints = () if deleted else no_execute(obj)
+        if taints:
+            self.node_taints[name] = taints
+        else:
+            self.node_taints.pop(name, None)
         facts = self.node_facts.get(name, {})
         before = {k: v for k, v in facts.items() if k.startswith("condition/")}
         now_facts = {}

@@ -24,7 +24,11 @@ What a node agent (`gpu-npd run`) writes, and what is read of it here:
   (triage's `rank_exit`, or `oom_kill`); a container's waiting or terminated message the parsers read as the job's
   own words for a fault of its node (triage.attribute JOB_SEEN_NODE_FAULTS: the container runtime's hook refusing the
   pod its GPUs, "nvidia-container-cli: initialization error: ..", RunContainerError / StartError exit 128, a pod that
-  never started and logged nothing) is that fault on the pod's node.
+  never started and logged nothing) is that fault on the pod's node.  A pod Kubernetes itself ended (its status.reason:
+  Evicted for node pressure, NodeLost, a node shutdown's Terminated, UnexpectedAdmissionError; its DisruptionTarget
+  condition: the scheduler's preemption, the taint manager (the node's NoExecute taints say whose), the Eviction API,
+  the pod GC) is a job_ended fact naming the pod and why (triage.facts POD_ENDS, triage.inventory pod_ended: the table
+  offline triage reads the same reasons with).
 """
 
 from __future__ import annotations
@@ -44,6 +48,7 @@ from triage import Evidence
 from triage.attribute import JOB_SEEN_NODE_FAULTS, NODE_FAULT_KINDS
 from triage.facts import INT_FIELDS as FACT_INT_FIELDS, ONLY_ANOTHER, TEXT_FIELDS as FACT_TEXT_FIELDS, Collective
 from triage.facts import read_collectives, read_words
+from triage.inventory import pod_ended
 
 AGENT_COMPONENT = "gpu-npd"  # source.component of the node agents' Events
 REPAIR_ANNOTATION = "gpu-npd.io/repair"
@@ -190,14 +195,17 @@ class Reader:
 
     # ---- pods ----------------------------------------------------------------------------------------
 
-    def pod_exits(self, pod: Mapping[str, Any], rank: int | None = None) -> list[Evidence]:
-        """Containers of a pod that ended badly (this run or the one before a restart), and what their status messages
-        say of the pod's node (`_runtime_faults`)."""
+    def pod_exits(self, pod: Mapping[str, Any], rank: int | None = None,
+                  taints: tuple[str, ...] = ()) -> list[Evidence]:
+        """Containers of a pod that ended badly (this run or the one before a restart), what their status messages
+        say of the pod's node (`_runtime_faults`), and Kubernetes ending the pod itself (triage.inventory pod_ended; `taints`: the
+        NoExecute taint keys its node has, which say why a taint manager deleted it)."""
         out = []
         status = pod.get("status") or {}
         host = (pod.get("spec") or {}).get("nodeName")
         name = (pod.get("metadata") or {}).get("name")
         out += self._runtime_faults(pod, status, host, name, rank)
+        out += pod_ended(pod, rank, taints)
         for cs in status.get("containerStatuses") or []:
             for state in ((cs.get("state") or {}).get("terminated"), (cs.get("lastState") or {}).get("terminated")):
                 if not state:

@@ -20,12 +20,15 @@ from typing import Callable
 
 from kubeapi.ratelimit import TokenBucket
 from triage import Incident
+from triage.facts import POD_ENDS
 
 OPT_IN = "gpu-npd.io/cascading-recovery"
 MODES = ("off", "observe", "enforce")
 # Verdicts that say a member cannot continue: rule -> root kinds (None: any).  A node fault (a GPU fallen off the
 # bus, an uncorrectable ECC error, a link down), a rank that died of a fatal CUDA / NCCL error or of a signal, a
-# rank the NCCL watchdog numbers single out as hung.
+# rank the NCCL watchdog numbers single out as hung; a member Kubernetes ended for its node's sake (node pressure, node
+# lost or shut down, a fault or unreachable taint, a device plugin refusing its GPUs: triage.facts POD_ENDS restart),
+# never one a scheduler preempted or an operator drained (their controllers requeue the job).
 FATAL: dict[str, frozenset[str] | None] = {
     "node_fault": None,
     "first_failure": frozenset({"cuda_error", "nccl_error", "xid", "exception"}),
@@ -52,6 +55,10 @@ class Decision:
 
 def fatal(incident: Incident) -> bool:
     """Whether the incident says a member of the job cannot continue."""
+    end = incident.evidence[0].details.get("pod_end") if incident.root.kind == "job_ended" and incident.evidence \
+        else None
+    if incident.rule == "first_failure" and end in POD_ENDS:  # Kubernetes ended a member of the gang (triage.facts)
+        return POD_ENDS[end].restart
     if incident.rule not in FATAL:
         return False
     kinds = FATAL[incident.rule]

@@ -44,7 +44,7 @@ from parsers.kinds import BY_NAME as KIND
 from parsers.kinds import TABLE as KIND_TABLE
 
 from .clock import SKEW
-from .facts import JOB_TABLE, SIGNALS
+from .facts import JOB_TABLE, POD_ENDS, SIGNALS
 from .model import Evidence, Incident, Root, _int
 from .teardown import fails, teardown
 
@@ -364,6 +364,8 @@ def category_of(e: Evidence) -> str | None:
     if e.kind == "job_ended" and e.details.get("fact") == "slurm_cancelled" and \
             e.details.get("why") not in SLURM_SCHEDULER_ENDS:
         return None  # a step cancelled for its task's failure, or by scancel / srun: no cause of its own
+    if e.kind == "job_ended" and e.details.get("pod_end") in POD_ENDS:  # Kubernetes ended the pod, and said why
+        return POD_ENDS[e.details["pod_end"]].category
     c = KIND_CATEGORY.get(e.kind)
     if c == "by_attribution":
         return ATTRIBUTION_CATEGORY.get(attribution_of(e))
@@ -900,7 +902,8 @@ def _incident(job: Job, v: Verdict) -> Incident:
 
 
 def _root(e: Evidence) -> Root:
-    pod = e.details.get("pod") if "host_address" in e.details else None  # a host named by its address (Job._fill)
+    # a host named by its address (Job._fill), or the pod Kubernetes ended (facts.POD_ENDS)
+    pod = e.details.get("pod") if "host_address" in e.details or "pod_end" in e.details else None
     return Root(kind=e.kind, rank=e.rank, host=e.host, gpu=e.gpu, pci=e.pci, device=e.device, pod=pod)
 
 
@@ -1044,10 +1047,20 @@ WHAT = {"xid": lambda e: f"Xid {e.xid}", "sxid": lambda e: f"SXid {e.sxid}", "ib
         "oom_kill": lambda e: "host OOM kill",
         "process_crash": lambda e: f"{e.details.get('process') or 'a process'}:{e.pid} crashed (signal "
                                    f"{e.details.get('signal')}) in {e.details.get('library') or 'its own code'}",
-        "memory_error": lambda e: _memory_what(e), "job_ended": lambda e: f"job ended ({e.details.get('why') or 'cancelled'})",
+        "memory_error": lambda e: _memory_what(e), "job_ended": lambda e: _ended_what(e),
         "launch_error": lambda e: "task not started (" + (f"pyxis: {e.details['what']}" if e.details.get("fact") ==
                                                           "pyxis_container" else e.details.get("what") or
                                                           f"SPANK plugin {e.details.get('plugin')} failed") + ")"}
+
+
+def _ended_what(e: Evidence) -> str:
+    """A job's end by its scheduler; a pod Kubernetes ended (facts.POD_ENDS): the pod, and who ended it and why."""
+    end = POD_ENDS.get(e.details.get("pod_end"))
+    if end is None:
+        return f"job ended ({e.details.get('why') or 'cancelled'})"
+    pod = e.details.get("pod") or (e.file[4:] if (e.file or "").startswith("pod/") else None)
+    return f"pod {pod + ' ' if pod else ''}ended by Kubernetes ({e.details.get('pod_reason') or e.details['pod_end']}: " \
+           f"{end.said})"
 
 
 def _memory_what(e: Evidence) -> str:

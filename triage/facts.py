@@ -109,6 +109,82 @@ def _f(name, kind, keywords, pattern, severity="error", flags=0) -> Fact:
     return Fact(name, kind, tuple(keywords), re.compile(pattern, flags), severity)
 
 
+# ---- a pod Kubernetes itself ended ------------------------------------------------------------------------------
+# The pod-level reasons Kubernetes gives when it, not the job, ended a pod: the pod's status.reason (the kubelet's
+# node-pressure eviction, the node controller's NodeLost, graceful node shutdown, an admission the device plugin
+# refused) and its DisruptionTarget condition's reason (KEP-3329, 1.26+: the scheduler's preemption, the taint manager,
+# the Eviction API, the pod GC, the kubelet).  One table for offline triage (the k8s_ended row reads the reasons in
+# kubectl's output) and the live cluster component (cluster/evidence.py reads them off the pod's status); evidence of
+# kind job_ended, details "pod_end" its key, "why" its words.  In a gang job the other ranks then time out in NCCL:
+# the pod and why Kubernetes ended it are the root, not a rank's death nothing explains.
+
+
+@dataclass(frozen=True, slots=True)
+class PodEnd:
+    why: str  # the fact's reason (details "why"), upper case as the JobEnded Event words it (LiveFact job_ended)
+    category: str  # the incident's category (triage.attribute category_of)
+    said: str  # who ended the pod and why, in the incident's reason
+    # cascading recovery (cluster/recovery.py) restarts the gang: its member is gone for its node's sake (pressure,
+    # loss, shutdown, a fault taint, a device plugin), no one's decision; a preemption, a drain, the pod GC are a
+    # scheduler's or an operator's, whose own controller deals with the job
+    restart: bool
+
+
+_NODE_SHUTDOWN = PodEnd("NODE SHUTDOWN", "infrastructure", "its node shut down (the kubelet's graceful node shutdown "
+                        "terminated it)", True)
+_PREEMPTED = PodEnd("PREEMPTION", "infrastructure", "the scheduler preempted it for a pod of higher priority", False)
+POD_ENDS: dict[str, PodEnd] = {
+    # status.reason
+    "Evicted": PodEnd("NODE PRESSURE", "infrastructure", "the kubelet evicted it: its node ran low on a resource "
+                      "(node-pressure eviction)", True),
+    "NodeLost": PodEnd("NODE LOST", "infrastructure", "the node controller lost its node (unresponsive)", True),
+    "Terminated": _NODE_SHUTDOWN, "Shutdown": _NODE_SHUTDOWN, "NodeShutdown": _NODE_SHUTDOWN,
+    "UnexpectedAdmissionError": PodEnd("ADMISSION ERROR", "infrastructure", "the kubelet could not admit it on its "
+                                       "node: the device plugin refused its devices", True),
+    "OutOfDevices": PodEnd("OUT OF DEVICES", "infrastructure", "the kubelet could not admit it on its node: the node "
+                           "had fewer devices than the scheduler counted (a device plugin lost some)", True),
+    "Preempted": _PREEMPTED,
+    # DisruptionTarget condition reasons (PreemptionByKubeScheduler: 1.26's word)
+    "PreemptionByScheduler": _PREEMPTED, "PreemptionByKubeScheduler": _PREEMPTED,
+    "EvictionByEvictionAPI": PodEnd("DRAIN", "infrastructure", "the Eviction API evicted it (a node drain, an "
+                                    "operator's or a controller's eviction)", False),
+    "DeletionByTaintManager": PodEnd("NOEXECUTE TAINT", "infrastructure", "the taint manager deleted it for a "
+                                     "NoExecute taint on its node", True),
+    "DeletionByPodGC": PodEnd("POD GC", "infrastructure", "the pod garbage collector deleted it (its node gone or out "
+                              "of service)", False),
+    "TerminationByKubelet": PodEnd("KUBELET", "infrastructure", "the kubelet terminated it (node pressure, node "
+                                   "shutdown or a critical pod's admission)", True),
+    # DeletionByTaintManager refined by the NoExecute taint its node had (live: the node's spec.taints)
+    "taint:node.kubernetes.io/unreachable": PodEnd("NODE UNREACHABLE", "infrastructure", "the taint manager deleted "
+                                                   "it: its node was unreachable (node.kubernetes.io/unreachable)",
+                                                   True),
+    "taint:node.kubernetes.io/not-ready": PodEnd("NODE NOT READY", "infrastructure", "the taint manager deleted it: "
+                                                 "its node was not ready (node.kubernetes.io/not-ready)", True),
+    "taint:gpu-npd": PodEnd("GPU FAULT TAINT", "hardware", "the taint manager deleted it for gpu-npd's NoExecute "
+                            "fault taint on its node", True),
+}
+# status.reason "Out<resource>": the kubelet's admission found the node short of an extended resource
+# ("OutOfnvidia.com/gpu")
+OUT_OF = re.compile(r"^Out[Oo]f[a-z0-9][\w.\-]*/[\w.\-]+$")
+GPU_NPD_TAINT_PREFIX = "gpu-npd.io/"  # agent/kube/settings.py taint_prefix's default
+
+
+def pod_end(reason: str | None, taints: tuple[str, ...] = ()) -> str | None:
+    """The POD_ENDS key of a pod-level reason (None: not Kubernetes ending the pod), a taint manager's deletion refined
+    by the NoExecute taint keys its node had (gpu-npd's first, then the node controller's)."""
+    if not reason:
+        return None
+    if reason == "DeletionByTaintManager":
+        if any(t.startswith(GPU_NPD_TAINT_PREFIX) for t in taints):
+            return "taint:gpu-npd"
+        for t in ("node.kubernetes.io/unreachable", "node.kubernetes.io/not-ready"):
+            if t in taints:
+                return "taint:" + t
+    if reason in POD_ENDS:
+        return reason
+    return "OutOfDevices" if OUT_OF.match(reason) else None
+
+
 SIGNALS = {1: "SIGHUP", 2: "SIGINT", 4: "SIGILL", 6: "SIGABRT", 7: "SIGBUS", 8: "SIGFPE", 9: "SIGKILL",
            11: "SIGSEGV", 13: "SIGPIPE", 15: "SIGTERM"}
 SIGNAL_NUMBERS = {name: number for number, name in SIGNALS.items()}
@@ -343,9 +419,24 @@ FACTS: tuple[Fact, ...] = (
        r"\b\w*run: error: Node failure on (?P<host>[^\s:]+)\s*$"),
     _f("slurm_oom", "job_ended", ["oom-kill event", "oom_kill event"],
        r"Detected (?P<count>\d+) oom[-_]kill events? in (?P<step>\S+?)\.?(?: Some of your processes|$|\s)"),
-    # Kubernetes (kubectl describe / events): a pod evicted, preempted or OOM-killed by the kubelet
-    _f("k8s_ended", "job_ended", ["Evicted", "Preempted", "OOMKilled", "The node was low on resource"],
-       r"\b(?P<why>Evicted|Preempted|OOMKilled|The node was low on resource: \w+)\b"),
+    # Kubernetes ended the pod itself (kubectl describe / get -o yaml / events; POD_ENDS, shared with the cluster
+    # component, which reads the same reasons off the pod's status): its status.reason ("Reason:               Evicted",
+    # "Message:              The node was low on resource: ephemeral-storage. Threshold quantity: 1Gi, available:
+    # 777784Ki." kubernetes/kubernetes #122932; "Message:      Pod was terminated in response to imminent node
+    # shutdown." #104798; "Message:        Pod Allocate failed due to device plugin GetPreferredAllocation rpc failed
+    # with err: ... nvml: GPU is lost, which is unexpected" #97131), its DisruptionTarget condition's reason
+    # ("\"reason\": \"PreemptionByKubeScheduler\"," #114623; gitlab-runner's "reason \"EvictionByEvictionAPI\", message
+    # \"Eviction API: evicting\"", qemu-devel 2025-10-23), or a container OOM-killed by the kubelet ("OOMKilled")
+    _f("k8s_ended", "job_ended", ["Evicted", "Preempted", "OOMKilled", "The node was low on resource", "PreemptionBy",
+                                  "DeletionByTaintManager", "EvictionByEvictionAPI", "DeletionByPodGC",
+                                  "TerminationByKubelet", "NodeLost", "UnexpectedAdmissionError",
+                                  "in response to imminent node shutdown", "in response to node shutdown",
+                                  "Node is shutting, evicting pods", "which is unexpected"],
+       r"\b(?P<why>Evicted|Preempted|OOMKilled|PreemptionBy(?:Kube)?Scheduler|DeletionByTaintManager|"
+       r"EvictionByEvictionAPI|DeletionByPodGC|TerminationByKubelet|NodeLost|UnexpectedAdmissionError)\b|"
+       r"The node was low on resource: (?P<resource>[\w.\-/]+)|"
+       r"(?P<shutdown>Pod was terminated in response to (?:imminent )?node shutdown|Node is shutting, evicting pods)|"
+       r"(?P<admission>Allocate failed due to .{1,400}, which is unexpected)"),
     # the launcher told to stop: "Received Signals.SIGTERM death signal, shutting down workers", "Received 15 death
     # signal"
     _f("agent_death_signal", "agent_signal", ["death signal"],
@@ -597,6 +688,12 @@ def _groups(fact: Fact, m: re.Match) -> dict:
             del g["signal"]
     if fact.name == "srun_node_failure":
         g["why"] = "NODE FAILURE"
+    if fact.name == "k8s_ended":
+        reason = "Evicted" if "resource" in g else "Terminated" if g.pop("shutdown", None) else \
+            "UnexpectedAdmissionError" if g.pop("admission", None) else g.get("why", "")
+        end = POD_ENDS.get(reason)
+        if end is not None:
+            g.update(why=end.why, pod_end=reason)
     if reporter_only(fact, g) and "host" in g:  # the line's host reported it (REPORTER_ONLY)
         g["reporter_host"] = g.pop("host")
     if fact.name in ("srun_task", "srun_task_state", "srun_task_launch"):

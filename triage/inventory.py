@@ -23,9 +23,11 @@ from __future__ import annotations
 
 import json
 import re
+from datetime import datetime, timezone
 from typing import Any, Iterable, Iterator, Mapping, NamedTuple
 
-from .model import Evidence
+from .facts import POD_ENDS, pod_end
+from .model import TEXT_MAX, Evidence
 
 # Multus: a pod's interfaces and their addresses, JSON [{"name", "interface", "ips": [..], "mac", ..}] (its
 # NetworkStatus type, k8snetworkplumbingwg/network-attachment-definition-client pkg/apis/k8s.cni.cncf.io/v1/types.go),
@@ -101,10 +103,66 @@ def node_addresses(obj: Mapping[str, Any]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(a for a in out if a))
 
 
+def no_execute(node: Mapping[str, Any]) -> tuple[str, ...]:
+    """A Node's NoExecute taints' keys (at most 16): why the taint manager deleted a pod of it (facts.pod_end)."""
+    return tuple(str(t["key"]) for t in (node.get("spec") or {}).get("taints") or ()
+                 if isinstance(t, dict) and t.get("effect") == "NoExecute" and t.get("key"))[:16]
+
+
 def located(address: str, node: str, pod: str | None, file: str | None = None, line: int | None = None) -> Evidence:
     """The evidence that `address` is `node` (and `pod`): the kind NCCL's own address lines are read as."""
     return Evidence("nccl_address", "info", host=node, address=address, file=file, line=line,
                     details={"map": MAP, **({"pod": pod} if pod else {})})
+
+
+def _time(text: Any) -> datetime | None:
+    """An API object's time (RFC 3339) as an aware UTC datetime; None when absent or not a time (kubeapi.events
+    parse_time's reading)."""
+    if not text:
+        return None
+    try:
+        return datetime.fromisoformat(str(text).replace("Z", "+00:00")).astimezone(timezone.utc)
+    except ValueError:
+        return None
+
+
+def pod_ended(pod: Mapping[str, Any], rank: int | None = None, taints: tuple[str, ...] = (),
+              file: str | None = None) -> list[Evidence]:
+    """Kubernetes ending the pod itself (triage.facts POD_ENDS): its DisruptionTarget condition (status True: the
+    scheduler's preemption, the taint manager, the Eviction API, the pod GC, the kubelet), else its status.reason (the
+    kubelet's node-pressure eviction "Evicted", "The node was low on resource: ephemeral-storage. Threshold quantity:
+    1Gi, available: 777784Ki." (kubernetes/kubernetes #122932), NodeLost, a node shutdown's "Terminated", an admission the
+    device plugin refused, "UnexpectedAdmissionError"); a status.reason the table knows names it better than the
+    condition (Evicted's TerminationByKubelet).  One job_ended Evidence of the pod (its node, its rank): the cluster
+    component's (cluster/evidence.py, the pods it watches) and offline triage's (a `kubectl get pods -o json` beside the
+    logs, read_objects), as offline triage reads the same reasons in kubectl's text (the k8s_ended row); [] for a pod
+    no one ended."""
+    status = pod.get("status") or {}
+    host = (pod.get("spec") or {}).get("nodeName")
+    name = (pod.get("metadata") or {}).get("name")
+    cond = next((c for c in status.get("conditions") or () if isinstance(c, dict) and
+                 c.get("type") == "DisruptionTarget" and c.get("status") == "True"), None)
+    reason = status.get("reason") if isinstance(status.get("reason"), str) else None
+    key = pod_end(reason, taints)
+    message = status.get("message") if key is not None else None
+    if cond is not None and (key is None or key == "TerminationByKubelet"):
+        key = pod_end(cond.get("reason"), taints) or key
+        if key is not None and key != pod_end(reason, taints):
+            reason, message = cond.get("reason"), cond.get("message")
+    if key is None:
+        return []
+    # when: the condition's transition, else its containers' first end, else (a pod that never ran) its start
+    meta = pod.get("metadata") or {}
+    finished = (_time(((cs.get("state") or {}).get("terminated") or {}).get("finishedAt"))
+                for cs in status.get("containerStatuses") or () if isinstance(cs, dict))
+    when = _time((cond or {}).get("lastTransitionTime")) or min(filter(None, finished), default=None) or \
+        _time(meta.get("deletionTimestamp") or status.get("startTime") or meta.get("creationTimestamp"))
+    ns = meta.get("namespace")
+    text = f"pod {name} ended by Kubernetes: {reason}" + (f": {message}" if message else "")
+    return [Evidence("job_ended", "error", "unknown", when, host, rank, text=text[:TEXT_MAX], file=file or f"pod/{name}",
+                     details={"fact": "k8s_ended", "why": POD_ENDS[key].why, "pod_end": key, "pod_reason": reason,
+                              "pod": f"{ns}/{name}" if ns else name, **({"taints": ",".join(taints)} if taints and
+                                                                         key.startswith("taint:") else {})})]
 
 
 # ---- offline: an inventory file in the job's directory ---------------------------------------------------------
@@ -180,12 +238,16 @@ def read_objects(doc: Any, file: str | None = None) -> list[Evidence]:
         return []
     items = doc.get("items") if isinstance(doc.get("items"), list) else [doc]
     out = []
+    taints = {(obj.get("metadata") or {}).get("name"): no_execute(obj) for obj in items
+              if isinstance(obj, dict) and obj.get("kind") == "Node"}
     for obj in items:
         if not isinstance(obj, dict):
             continue
         kind = obj.get("kind") or ("Pod" if "nodeName" in (obj.get("spec") or {}) else
                                    "Node" if "addresses" in (obj.get("status") or {}) else "")
         if kind == "Pod":
+            # Kubernetes ended the pod (an eviction, a preemption, its node lost): the job's evidence, not only context
+            out.extend(pod_ended(obj, None, taints.get((obj.get("spec") or {}).get("nodeName")) or (), file))
             p = pod_addresses(obj)
             if p.node:
                 out.extend(located(ip, p.node, p.pod, file) for ip in p.ips)

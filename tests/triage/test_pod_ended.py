@@ -1,0 +1,176 @@
+"""A job's pod ended by Kubernetes itself (triage.facts POD_ENDS): read offline from kubectl's output (the k8s_ended
+row, `kubectl get pods -o json` beside the logs) and live from the pod's status (cluster/evidence.py, the Book), one
+table for both, and how cascading recovery treats the incident (cluster/recovery.py).
+
+The text fixtures are verbatim (tests/fixtures/pods/ended/README.md names each source).  Pod objects here are
+synthetic, built around the real words named beside each; the rank timeouts are Evidence objects, not log lines."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+
+from cluster.book import Book
+from cluster.evidence import Reader
+from cluster.recovery import fatal
+from triage import Evidence, attribute
+from triage.clock import Clock
+from triage.facts import POD_ENDS, pod_end
+from triage.inventory import read_objects
+from triage.read import read_lines
+
+ENDED = Path(__file__).resolve().parent.parent / "fixtures" / "pods" / "ended"
+T0 = datetime(2024, 1, 22, 12, 0, 0, tzinfo=timezone.utc)
+
+# kubernetes/kubernetes #122932 (kubectl describe pod): the kubelet's node-pressure eviction
+EVICTED_MESSAGE = "The node was low on resource: ephemeral-storage. Threshold quantity: 1Gi, available: 777784Ki."
+# kubernetes/kubernetes #114623 (kubectl get po pause1 -o json | jq ...): 1.26's scheduler preemption condition
+PREEMPTED = {"lastProbeTime": None, "lastTransitionTime": "2022-12-20T22:45:55Z",
+             "message": "Kube-scheduler: preempting to accommodate a higher priority pod: default/pause2",
+             "reason": "PreemptionByKubeScheduler", "status": "True", "type": "DisruptionTarget"}
+# kubernetes/kubernetes #96519 (the e2e test's error): a pod the device plugin refused its GPU at admission
+ADMISSION_MESSAGE = ("Pod Allocate failed due to requested number of devices unavailable for nvidia.com/gpu. "
+                     "Requested: 1, Available: 0, which is unexpected")
+# kubernetes/kubernetes pkg/controller/tainteviction/taint_eviction.go: the taint manager's condition
+TAINTED = {"type": "DisruptionTarget", "status": "True", "reason": "DeletionByTaintManager",
+           "message": "Taint manager: deleting due to NoExecute taint", "lastTransitionTime": "2024-01-22T12:00:00Z"}
+
+
+def _read(name: str) -> list[Evidence]:
+    path = ENDED / name
+    return [e for e in read_lines(path.read_text().splitlines(True), str(path), Clock(), root=str(ENDED))
+            if e.kind == "job_ended"]
+
+
+@pytest.mark.parametrize("name, pod_end_key, why, host", [
+    ("describe-evicted.txt", "Evicted", "NODE PRESSURE", "kaapana"),
+    ("describe-node-shutdown.txt", "Terminated", "NODE SHUTDOWN", "k22-node1"),
+    ("describe-admission-gpu-lost.txt", "UnexpectedAdmissionError", "ADMISSION ERROR", None),
+    ("events-admission-eof.txt", "UnexpectedAdmissionError", "ADMISSION ERROR", None),
+    ("gitlab-runner-eviction-api.txt", "EvictionByEvictionAPI", "DRAIN", None),
+])
+def test_offline_reads_why_kubernetes_ended_the_pod(name, pod_end_key, why, host):
+    """Was: the eviction read as "job ended (Evicted)", the node shutdown, the admission errors and the drain not read
+    at all (no incident).  Now each is Kubernetes ending the pod, its reason in POD_ENDS's words, on the described
+    pod's node."""
+    found = _read(name)
+    assert found, name
+    assert {(e.details["pod_end"], e.details["why"]) for e in found} == {(pod_end_key, why)}
+    assert {e.host for e in found} == {host}
+    incident = attribute(found)[0]
+    assert incident.category == "infrastructure" and incident.root.kind == "job_ended"
+    assert "ended by Kubernetes" in incident.reason
+
+
+def _pod(name, node, status, rank=3, ns="train"):
+    return {"kind": "Pod", "metadata": {"name": name, "namespace": ns, "uid": f"uid-{name}",
+                                        "creationTimestamp": "2024-01-22T10:00:00Z",
+                                        "labels": {"job-name": "llama"},
+                                        "annotations": {"batch.kubernetes.io/job-completion-index": str(rank)}},
+            "spec": {"nodeName": node}, "status": status}
+
+
+def _timeouts(ranks, at):
+    """The other ranks' NCCL watchdog timeouts (Evidence objects, as the agents' Events read back)."""
+    return [Evidence("nccl_timeout", "error", "unknown", at, f"node-{r}", r, seq=7219, op="ALLREDUCE",
+                     timeout_ms=600000, file=f"pod/w-{r}") for r in ranks]
+
+
+def test_live_evicted_pod_is_the_root_not_a_rank_death():
+    """A gang job's pod the kubelet evicted for node pressure (status as kubernetes/kubernetes #122932 words it), its
+    container SIGKILLed (exit 137), the other ranks timing out in NCCL after it.  Was: "rank 3 died first (signal 9)
+    ... its cause undetermined" (pod_exits read only the container).  Now the eviction, the pod and its node."""
+    pod = _pod("w-3", "node-3", {
+        "phase": "Failed", "reason": "Evicted", "message": EVICTED_MESSAGE,
+        "containerStatuses": [{"name": "pytorch", "state": {"terminated": {
+            "exitCode": 137, "reason": "Error", "finishedAt": "2024-01-22T12:00:00Z"}}}]})
+    found = Reader().pod_exits(pod, rank=3)
+    assert sorted(e.kind for e in found) == ["job_ended", "rank_exit"]
+    ended = next(e for e in found if e.kind == "job_ended")
+    assert (ended.host, ended.rank, ended.details["why"], ended.details["pod"]) == ("node-3", 3, "NODE PRESSURE",
+                                                                                   "train/w-3")
+    assert EVICTED_MESSAGE in ended.text
+    incident = attribute(found + _timeouts([0, 1, 2], T0 + timedelta(minutes=10)))[0]
+    assert (incident.category, incident.rule, incident.root.kind) == ("infrastructure", "first_failure", "job_ended")
+    assert (incident.root.host, incident.root.rank, incident.root.pod) == ("node-3", 3, "train/w-3")
+    assert "pod train/w-3 ended by Kubernetes (Evicted" in incident.reason
+    assert fatal(incident)  # its node's pressure: the gang restarts (cascading recovery, where opted in)
+
+
+def test_live_preempted_pod_is_the_schedulers_and_not_restarted():
+    """A pod the scheduler preempted (its DisruptionTarget condition as kubernetes/kubernetes #114623 shows it): the
+    incident says so; recovery leaves the job to the scheduler that preempted it."""
+    pod = _pod("w-1", "node-1", {"phase": "Running", "conditions": [PREEMPTED]}, rank=1)
+    found = Reader().pod_exits(pod, rank=1)
+    assert [(e.kind, e.details.get("why"), e.details.get("pod_reason")) for e in found] == [
+        ("job_ended", "PREEMPTION", "PreemptionByKubeScheduler")]
+    assert found[0].time == datetime(2022, 12, 20, 22, 45, 55, tzinfo=timezone.utc)
+    incident = attribute(found + _timeouts([0, 2], found[0].time + timedelta(minutes=10)))[0]
+    assert incident.root.kind == "job_ended" and "scheduler preempted it" in incident.reason
+    assert not fatal(incident)
+
+
+def test_evicted_status_names_it_better_than_the_kubelets_condition():
+    """1.26+'s kubelet adds DisruptionTarget TerminationByKubelet to the pod it evicts: the status.reason (Evicted,
+    node pressure) is what is said, the condition's time when it ended."""
+    cond = {"type": "DisruptionTarget", "status": "True", "reason": "TerminationByKubelet",
+            "lastTransitionTime": "2024-01-22T11:59:00Z"}
+    pod = _pod("w-3", "node-3", {"phase": "Failed", "reason": "Evicted", "message": EVICTED_MESSAGE,
+                                 "conditions": [cond]})
+    [e] = Reader().pod_exits(pod)
+    assert e.details["pod_end"] == "Evicted" and e.time == T0 - timedelta(minutes=1)
+
+
+@pytest.mark.parametrize("taints, key, category, restart", [
+    ((), "DeletionByTaintManager", "infrastructure", True),
+    (("node.kubernetes.io/unreachable",), "taint:node.kubernetes.io/unreachable", "infrastructure", True),
+    (("gpu-npd.io/GPUUnhealthy",), "taint:gpu-npd", "hardware", True),
+])
+def test_taint_manager_deletion_by_the_nodes_taint(taints, key, category, restart):
+    """The taint manager's deletion (its condition as kube-controller-manager writes it) says no taint; the node's
+    NoExecute taints (the Book watches nodes) say whose: the node controller's unreachable, gpu-npd's own fault taint
+    (a node fault: hardware)."""
+    book = Book()
+    book.node({"metadata": {"name": "node-2"}, "spec": {"taints": [
+        {"key": t, "effect": "NoExecute"} for t in taints] + [{"key": "x", "effect": "NoSchedule"}]}}, 0.0)
+    pod = _pod("w-2", "node-2", {"phase": "Running", "conditions": [TAINTED]}, rank=2)
+    book.pod(pod, 1.0)
+    [e] = [e for e in book.pods[("train", "w-2")].exits if e.kind == "job_ended"]
+    assert e.details["pod_end"] == key
+    incident = attribute([e] + _timeouts([0, 1], T0 + timedelta(minutes=10)))[0]
+    assert incident.category == category and fatal(incident) is restart
+    assert POD_ENDS[key].category == category
+
+
+def test_admission_refused_gpus_and_out_of_devices():
+    """The device plugin refused the pod its GPU at admission (kubernetes/kubernetes #96519's reason and message), and
+    the kubelet's "OutOf<resource>" reason: the pod never ran, Kubernetes ended it for its node's devices."""
+    pod = _pod("w-0", "node-0", {"phase": "Failed", "reason": "UnexpectedAdmissionError",
+                                 "message": ADMISSION_MESSAGE, "startTime": "2024-01-22T12:00:00Z"}, rank=0)
+    [e] = Reader().pod_exits(pod, rank=0)
+    assert (e.details["why"], e.time, e.host) == ("ADMISSION ERROR", T0, "node-0")
+    assert pod_end("OutOfnvidia.com/gpu") == "OutOfDevices"
+    assert pod_end("OutOfcpu") is None and pod_end("Completed") is None and pod_end(None) is None
+
+
+def test_pod_no_one_ended_says_nothing():
+    """A running pod, a DisruptionTarget condition that is False, an unknown reason: no evidence."""
+    cond = dict(PREEMPTED, status="False")
+    for status in ({"phase": "Running"}, {"phase": "Running", "conditions": [cond]},
+                   {"phase": "Failed", "reason": "DeadlineExceeded"}):
+        assert [e for e in Reader().pod_exits(_pod("w-0", "node-0", status)) if e.kind == "job_ended"] == []
+
+
+def test_offline_pod_json_beside_the_logs():
+    """`kubectl get pods,nodes -o json` beside the logs: the pod Kubernetes ended is the job's evidence (as live),
+    the node's NoExecute taints saying why the taint manager deleted it, besides the addresses."""
+    doc = {"kind": "List", "items": [
+        {"kind": "Node", "metadata": {"name": "node-2"},
+         "spec": {"taints": [{"key": "node.kubernetes.io/unreachable", "effect": "NoExecute"}]}},
+        _pod("w-2", "node-2", {"phase": "Running", "podIP": "10.1.2.3", "conditions": [TAINTED]}, rank=2)]}
+    found = read_objects(doc, "pods.json")
+    [e] = [e for e in found if e.kind == "job_ended"]
+    assert (e.host, e.details["pod_end"], e.file) == ("node-2", "taint:node.kubernetes.io/unreachable", "pods.json")
+    assert any(e.kind == "nccl_address" and e.address == "10.1.2.3" for e in found)
