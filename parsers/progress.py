@@ -136,7 +136,10 @@ RULES: tuple[Rule, ...] = (
     # TRL's PPO and RLOO trainers log through the same Trainer, their dict opening with episodes per second: `{'eps': 1,
     # 'objective/kl': 10.94, ..., 'loss/policy_avg': -0.0051, ..., 'lr': 7.7e-06, 'episode': 240, 'epoch': 0.27}` (the
     # episode count is samples, not steps: progress without a step)
-    Rule("huggingface", "loss", re.compile(r"""\{['"](?:loss|eps)['"]: [^{}]*?['"]epoch['"]: [0-9.e-]+"""
+    # transformers 5.x's ProgressCallback / PrinterCallback print each float as a string ("{v:.4g}"), the epoch too:
+    # `{'loss': '12.88', 'grad_norm': '1.879', ..., 'epoch': '5.833e-05', 'global_step/max_steps': '1/17144', ...}`
+    # (modelscope/ms-swift #8476): every dict of a 5.x job was None before, so such a job was never tracked
+    Rule("huggingface", "loss", re.compile(r"""\{['"](?:loss|eps)['"]: [^{}]*?['"]epoch['"]: '?[0-9.e-]+'?"""
                                            r"""(?:, ['"](?:step|global_step/max_steps)['"]: ['"]?(?P<step>\d+))?""")),
     # tqdm bars (Hugging Face Trainer / accelerate, PyTorch Lightning, NeMo 1.x, Ultralytics):
     # `Epoch 0:  22%|██▏       | 4/18 [00:17<01:02,  4.47s/it, loss=...]`, `| 1651/1702 [13:00<00:24,  2.11it/s`.

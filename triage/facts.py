@@ -547,6 +547,9 @@ FACTS: tuple[Fact, ...] = (
     # 2025-09-24 16:08:38" (NVIDIA-NeMo/Megatron-Bridge #770); Lightning's fit loop at its limit: "`Trainer.fit`
     # stopped: `max_epochs=24` reached." (sunandhini96/TSAI_ERAV1 Session_12/README.md; `max_steps=N` likewise,
     # lightning/pytorch/loops/fit_loop.py).  An early stop, a time limit or an interrupt is no such statement.
+    # Both come before their framework's final save (Megatron-LM's save_checkpoint after it; Lightning's on_train_end
+    # and the script's trainer.save_checkpoint after it): they cover the exit's errors, never a watchdog's or a
+    # barrier's timeout after them (triage.teardown BEFORE_SAVE: alan-turing-institute/autocast #381).
     _f("mlperf_run_stop_success", "job_success", ['"key": "run_stop"'],
        r':::MLLOG \{.*"key": "run_stop".*"status": "success"', "info"),
     _f("megatron_training_done", "job_success", ["[after training is done]"],

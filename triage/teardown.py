@@ -3,7 +3,9 @@
 A job's file may state that the job succeeded (triage.facts job_success rows: MLPerf's run_stop "status": "success",
 Megatron's "[after training is done]", Lightning's `Trainer.fit` stopped at its max_epochs / max_steps, ms-swift's
 "End time of running main", Hugging Face Trainer.log_metrics' "***** train metrics *****" after the script's save;
-never a statement printed before the job's final save, as the Trainer's {'train_runtime': ..} summary is); NCCL and
+never the Trainer's {'train_runtime': ..} summary, printed before the script's final save; Megatron's and
+Lightning's statements come before their final save too, and nothing of theirs after it, so they cover the exit's
+errors but never a hang's, BEFORE_SAVE); NCCL and
 c10d errors that file prints after it are the process group's teardown (HPE's MLPerf v5.0 stable_diffusion result_1:
 run_stop success, then 3 s later PyTorch's "found async exception when checking for NCCL errors: NCCL error:
 unhandled system error" whose last error is the proxy's "Failed to execute operation Close"), not the job's failure.
@@ -41,6 +43,20 @@ FAILURE_KINDS = frozenset(k.name for k in KIND_TABLE if k.fails_job)
 # shutting down", its frames in workCleanupLoop: HPDL-Group/Merak #3).  After the job's statement of success it is
 # the teardown as the communicators' errors are; no other CUDA error ever is (a GPU's fault is never hidden).
 EXIT_CUDA_ERRORS = frozenset({"driver shutting down", "cudaErrorCudartUnloading"})
+# Statements a framework prints BEFORE its final save (and the save's collectives): Megatron-LM's pretrain() prints
+# "[after training is done]" then saves (save_checkpoint, unless the loop's last iteration just did), every era
+# (megatron/training/training.py); Lightning's fit loop says "`Trainer.fit` stopped: `max_epochs=N` reached." in its
+# `done` check, then runs on_train_end (ModelCheckpoint's "Saving latest checkpoint..." in 1.x, a user's callback's
+# trainer.save_checkpoint) and returns to the script, whose trainer.save_checkpoint ends in strategy.barrier()
+# (alan-turing-institute/autocast #381: "`Trainer.fit` stopped", then rank 0's watchdog timeout on a one-element
+# ALLREDUCE, the barrier of a post-fit save only rank 0 entered, 30 min later, the job FAILED).  Neither framework
+# prints anything of its own after that save: such a statement covers the exit's errors (a connection closed, the
+# store gone, CUDA unloading), never a hang's (HANG_KINDS): a collective or barrier that timed out after it may be
+# the save's, and is the job's failure.
+BEFORE_SAVE = frozenset({"megatron_training_done", "lightning_fit_stopped"})
+# what a collective or barrier that never completed prints: the watchdog's timeout and its progress / dump lines,
+# the heartbeat monitor's stuck watchdog, a barrier's timeout
+HANG_KINDS = frozenset({"nccl_timeout", "nccl_progress", "nccl_dump", "nccl_hang", "barrier_timeout"})
 # seconds after the statement its file's communicator errors are taken for teardown (a watchdog's collective
 # timeout, 10 to 30 minutes by default, may fire on the exit's last collective)
 TEARDOWN_WINDOW = 3600.0
@@ -68,11 +84,12 @@ def after_success(error_line: int | None, error_at: float | None, success_line: 
     return error_at is None or success_at is None or error_at - success_at <= TEARDOWN_WINDOW
 
 
-def covering(stated: Sequence[S], line: int | None, at: float | None) -> S | None:
-    """The statement of success among `stated` (one file's, each a tuple whose first two fields are its line number
-    and its time, epoch seconds or None) that covers an error on `line` at `at` as its teardown: the latest made
-    before that line, where the error falls within TEARDOWN_WINDOW of it; else None.  The one choice the offline
-    triage (`teardown`) and the agent's pod-log source (agent/sources/podlogs.py `_teardown`) both make."""
+def covering(stated: Sequence[S], line: int | None, at: float | None, kind: str = "") -> S | None:
+    """The statement of success among `stated` (one file's, each a tuple whose first three fields are its line
+    number, its time, epoch seconds or None, and its row's name) that covers an error of `kind` on `line` at `at` as
+    its teardown: the latest made before that line, where the error falls within TEARDOWN_WINDOW of it and is no hang
+    a statement made before the final save cannot vouch for (BEFORE_SAVE, HANG_KINDS); else None.  The one choice the
+    offline triage (`teardown`) and the agent's pod-log source (agent/sources/podlogs.py `_teardown`) both make."""
     if line is None:
         return None
     latest = None
@@ -81,30 +98,33 @@ def covering(stated: Sequence[S], line: int | None, at: float | None) -> S | Non
             latest = s
     if latest is None or not after_success(line, at, latest[0], latest[1]):
         return None
+    if kind in HANG_KINDS and latest[2] in BEFORE_SAVE:
+        return None
     return latest
 
 
 def teardown(evidence: Iterable[Evidence]) -> Teardown:
     """The evidence split into what stays and the teardown noise after a success its own file stated."""
     evidence = list(evidence)
-    stated: dict[str, list[tuple[int, float | None, Evidence]]] = {}
+    stated: dict[str, list[tuple[int, float | None, str, Evidence]]] = {}
     for e in evidence:
         if e.kind == "job_success" and e.file is not None and e.line is not None:
-            stated.setdefault(e.file, []).append((e.line, _at(e), e))
+            stated.setdefault(e.file, []).append((e.line, _at(e), e.details.get("fact", ""), e))
     if not stated:
         return Teardown(evidence, [])
     kept, noise = [], []
     for e in evidence:
-        hit = covering(stated[e.file], e.line, _at(e)) if tears_down(e.kind, e.details) and e.file in stated else None
+        hit = (covering(stated[e.file], e.line, _at(e), e.kind) if tears_down(e.kind, e.details) and e.file in stated
+               else None)
         if hit is None:
             kept.append(e)
         else:
-            noise.append((e, hit[2]))
+            noise.append((e, hit[3]))
     # a failure never hidden (a rank's death, an exception, a fault) in the same statement's teardown: the errors
     # there are what it died of, its evidence, not noise (MLPerf v5.1 Dell 1xXE9685Lx8B200 retinanet result_0: run_stop
     # success, then ranks 1-7's teardown barrier failing, "invalid usage", and srun's "tasks 1-7: Exited with exit code
     # 134": hidden, the incident was "only consequences", undetermined; kept, it names the NCCL error)
-    died = {id(s[2]) for e in kept if e.file in stated and fails(e)
+    died = {id(s[3]) for e in kept if e.file in stated and fails(e)
             for s in [covering(stated[e.file], e.line, _at(e))] if s is not None}
     if died:
         kept += [e for e, s in noise if id(s) in died]

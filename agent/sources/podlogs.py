@@ -389,7 +389,7 @@ class PodLogSource(Source):
         for _, f in found:
             if not tears_down(f.kind, f.details) or f.line is None:
                 continue
-            hit = covering(stated, f.line, f.timestamp.timestamp() if f.timestamp is not None else None)
+            hit = covering(stated, f.line, f.timestamp.timestamp() if f.timestamp is not None else None, f.kind)
             if hit is not None:
                 f.details["after_success"] = f"{hit[2]} (line {hit[0]})"
 

@@ -54,6 +54,9 @@ PODS = Path(__file__).parents[1] / "fixtures" / "pods" / "var" / "log" / "pods"
     ("metriclogger_accessory_48.log", "metriclogger", [1480, 1490, 1500], 4.3713),
     ("hf_llamafactory_3529.log", "huggingface", [None] * 6, None),
     ("ms_swift_4146.log", "huggingface", [12], None),  # 'global_step/max_steps': '12/94'
+    # transformers 5.x: every value a string, the epoch's too (`'epoch': '5.833e-05'`): each line None before
+    ("ms_swift_8476_tf5.log", "huggingface", [1, 5], None),
+    ("ms_swift_9261_json.log", "huggingface", [1, 2], None),  # ms-swift's JSON dicts (2026): `"epoch": 0.0001, "global_step/max_steps": "1/10000"`
     ("metaseq_507_json.log", "fairseq", [1, 2], None),  # --log-format json: "num_updates": "1"
     ("keras_10506.log", "keras", [None] * 10, 0.454),  # `454ms/step`
     ("keras_8680.log", "keras", [None] * 5, 484 / 1562),  # only the epoch's time: `1562/1562 [...] - 484s`

@@ -1100,6 +1100,27 @@ def test_the_trainers_train_runtime_summary_covers_no_pods_teardown_but_its_trai
     assert len(_events(found)) == 2
 
 
+def test_a_watchdog_timeout_after_megatrons_or_lightnings_statement_raises_its_event(tmp_path):
+    """SYNTHETIC pods of REAL lines (tests/triage/test_teardown.py names their sources): Megatron's "[after training
+    is done]" and Lightning's "`Trainer.fit` stopped" come before their final save; the watchdog's timeout of a save
+    that hung after them (shikra #41's lines) was marked as their teardown, no Event for a hung pod.  Now it raises its
+    Event; the exit's NCCL error after the same statements stays teardown, as offline (triage.teardown.covering)."""
+    from tests.triage.test_teardown import LIGHTNING_DONE, MEGATRON_DONE, SHIKRA
+    hang = (SHIKRA / "train.log").read_text().splitlines()[1:2]
+    root = tmp_path / "pods"
+    for i, lines in enumerate(([MEGATRON_DONE, *hang], [LIGHTNING_DONE, *hang], [MEGATRON_DONE, *TEARDOWN_ERROR],
+                               [LIGHTNING_DONE, *TEARDOWN_ERROR])):
+        _pod_log(root, f"train_w-{i}_{i}a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d", lines)
+    src = source(root)
+    src.discover()
+    found = src.poll()
+    said = {(ref.pod, f.kind): f.details.get("after_success") for ref, f in found}
+    assert said == {("w-0", "nccl_timeout"): None, ("w-1", "nccl_timeout"): None,
+                    ("w-2", "nccl_error"): "megatron_training_done (line 1)",
+                    ("w-3", "nccl_error"): "lightning_fit_stopped (line 1)"}
+    assert len(_events(found)) == 2
+
+
 def test_cudas_word_that_a_pod_was_exiting_is_teardown_after_its_success_but_no_other_cuda_error(tmp_path):
     """SYNTHETIC pods of REAL lines (tests/triage/test_teardown.py names their sources): Megatron's statement, then
     "CUDA error: driver shutting down" (the runtime unloaded at the process's exit) is marked as its teardown, as

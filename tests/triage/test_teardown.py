@@ -263,3 +263,22 @@ def test_a_rank_that_died_in_the_teardown_keeps_what_it_died_of():
     # a death in another statement's span, or none's, gives back nothing: another file's success covers nothing here
     ev = evidence({"result_0.txt": [V51_RUN_STOP, *V51_TEARDOWN], "srun.log": V51_EXITS})
     assert [e.kind for e, _ in teardown(ev).noise] == ["nccl_error"]
+
+
+def test_a_hang_after_megatrons_or_lightnings_statement_is_the_jobs_failure_their_exit_errors_are_not():
+    """SYNTHETIC order of REAL lines.  Megatron-LM prints "[after training is done]" and then saves (every era:
+    megatron/training/training.py pretrain()); Lightning's "`Trainer.fit` stopped: `max_epochs=N` reached." comes
+    before on_train_end and the script's own trainer.save_checkpoint, a barrier (alan-turing-institute/autocast #381:
+    the statement, then rank 0's watchdog timeout 30 min later, the job FAILED).  A watchdog's timeout after either (the
+    shikra #41 save's lines, its hung _ALLGATHER_BASE) was hidden as teardown: "No failure found" for a save that hung.
+    Now it is the job's failure; the exit's own errors (HPE's NCCL Close error) after them stay teardown, and a
+    statement made after the final save (Trainer.log_metrics' block) covers the timeout as before."""
+    hang = (SHIKRA / "train.log").read_text().splitlines()[1:]
+    for done in (MEGATRON_DONE, LIGHTNING_DONE):
+        ev = evidence({"train.log": [done, *hang]})
+        assert teardown(ev).noise == [], done
+        assert [(i.category, i.root.kind) for i in attribute(ev)] == [("undetermined", "nccl_timeout")], done
+        ev = evidence({"train.log": [done, *NCCL_TEARDOWN]})
+        assert attribute(ev) == [] and [e.kind for e, _ in teardown(ev).noise] == ["nccl_error"], done
+    ev = evidence({"train.log": [TRAIN_METRICS, *hang]})
+    assert attribute(ev) == [] and {e.kind for e, _ in teardown(ev).noise} == {"nccl_timeout"}
