@@ -113,8 +113,8 @@ class Pipeline:
         classifier = self.classifiers.get(stream)
         if classifier is None:
             classifier = self.classifiers[stream] = Classifier(prefilter=self.prefilter)
-        change, fresh = Change(), []
-        self._admit(_findings(batch, classifier), name, change, fresh)
+        change = Change()
+        fresh = self._admit(_findings(batch, classifier), name, change)
         change = self.engine.derive(change)  # one decision of conditions for the whole batch
         # then its findings into the metrics (in that order: whoever sees a finding counted sees the conditions
         # it raised); a flood's findings share a few label sets: one increment each
@@ -129,9 +129,9 @@ class Pipeline:
         self.metrics.records.labels(name).inc(len(batch))  # counted once processed: a test may wait on it
         return change
 
-    def _admit(self, findings: Iterable[Finding], source: str, change: Change, fresh: list) -> None:
-        """Each finding of a batch's lines: admitted, then counted as a repeat of a standing decision or decided;
-        its counter labels join `fresh`.  Admission, the pre-checks a kernel-log finding passes once before anything
+    def _admit(self, findings: Iterable[Finding], source: str, change: Change) -> list[tuple]:
+        """Each finding of a batch's lines: admitted, then counted as a repeat of a standing decision or decided
+        (into `change`, the batch's); the counter labels of the findings decided anew, returned.  Admission, the pre-checks a kernel-log finding passes once before anything
         counts it as a node fault (counted where a refusal says something):
 
         - from the kernel: a syslog line another program wrote (any local process can write one that reads like a
@@ -146,6 +146,7 @@ class Pipeline:
         another finding."""
         epoch, guard, already_seen = self.boot.epoch, self.guard, self.xids.already_seen
         repeat, decide, noted = self.coalescer.repeat, self._decide, self.workloads.note_finding
+        fresh: list[tuple] = []
         for f in findings:
             if not from_kernel(f):  # the one rule `gpu-npd parse` applies too
                 self.metrics.forged.labels(source, f.kind).inc()
@@ -166,6 +167,7 @@ class Pipeline:
                     fresh.append(labels)
             elif due:
                 noted(f)
+        return fresh
 
     def _decide(self, f: Finding, source: str, change: Change) -> tuple:
         """Decide one admitted finding (enriched first: the GPU NVML knows at its address, the pod of its pid);
