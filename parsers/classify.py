@@ -126,17 +126,18 @@ class Dispatch:
         for `candidates` (the row tried first must be a candidate too)."""
         last = self._last
         if last is not None and (allowed is None or last in allowed or self.rules[last].kind is None):
+            # its own keyword first (one test: a line of another kind ends it there), then none of the earlier rows'
             rule = self.rules[last]
-            for keyword in self._before[last]:
+            for keyword in rule.keywords:
                 if keyword in message:
-                    break
-            else:
-                for keyword in rule.keywords:
-                    if keyword in message:
+                    for earlier in self._before[last]:
+                        if earlier in message:
+                            break
+                    else:
                         m = rule.pattern.search(message)
                         if m is not None:
                             return rule, m
-                        break
+                    break
         for rule in self.candidates(message, allowed):
             m = rule.pattern.search(message)
             if m is not None:
@@ -352,17 +353,8 @@ class Classifier:
             # an engine's match needs no keyword test: no row, context or net acts on a message without one,
             # and the message is part of the line, except docker's, which is JSON-decoded
             return _NOTHING
-        f = self._classify_message(message, lineno if lineno is not None else self._count, matched, env, file, lineno)
-        if self._amended:
-            amended, self._amended = tuple(self._amended), []
-            return f, amended
-        return (f, ()) if f is not None else _NOTHING
-
-    def _classify_message(self, message: str, position: int, matched: Collection[int] | None,
-                          env: Envelope | Pending | None, file: str | None, lineno: int | None) -> Finding | None:
-        """Total: a line that makes a rule raise is counted in `errors` and yields nothing; detection goes on
-        with the next line."""
-        try:
+        position = lineno if lineno is not None else self._count
+        try:  # total: a line that makes a rule raise is counted in `errors` and yields nothing; the next line goes on
             if len(message) > MAX_MESSAGE:
                 message = message[:MAX_MESSAGE]
             for keyword in CONTEXT_KEYWORDS:  # two substring tests: most NVRM lines are no context line
@@ -379,16 +371,18 @@ class Classifier:
                     memo[message] = template
             else:
                 self.memo_hits += 1
-            if template is None:
-                return None
-            return self._instantiate(template, position, env, file, lineno)
+            f = None if template is None else self._instantiate(template, position, env, file, lineno)
         except Exception:  # noqa: BLE001 - one bad line must never stop a source
             self.errors += 1
             if self.errors == 1:
                 import logging  # noqa: PLC0415 - a bug's path only: no start-up cost
 
                 logging.getLogger("gpu_npd.parsers").exception("classifying a line raised (counted; later ones are not logged): %.200r", message)
-            return None
+            f = None
+        if self._amended:
+            amended, self._amended = tuple(self._amended), []
+            return f, amended
+        return (f, ()) if f is not None else _NOTHING
 
     def _evict(self, memo: dict) -> None:
         """Make room in a full memo: its oldest quarter goes at once (one scan from the front, not one per
