@@ -311,7 +311,10 @@ _TAG = r"([^\s:\[]+)(?:\[(\d+)\])?:"
 # Xid .."): a host never ends with the tag's colon, so "kernel:" there is the tag, not a host named "kernel:" (which
 # took "NVRM" for the program and cut "NVRM: " off the message). The English syslog row requires its host (the
 # common case stays one pass); a line without one falls to the locale-month row, whose months include English's.
-_HOST = r"(?:(\S+)(?<!:) )?"
+# Nor does a host begin with "[": a program's own bracketed stamp after a collector's ("2025-09-24T03:57:03.905654827Z
+# [2025-09-23 23:57:03] vllm-deepseek-ep-decode-0:1673:9080 [0] include/alloc.h:228 NCCL WARN ..", vllm #25597) is
+# the line's text (the stamped row), not a host "[2025-09-23" and a program "23" (which cut the message at "57:03]").
+_HOST = r"(?:([^\s\[]\S*)(?<!:) )?"
 
 
 def _syslog_extra(host: str | None, tag: str, pid: str | None, prio: str | None) -> dict:

@@ -1036,6 +1036,12 @@ def test_a_kernel_tag_of_a_daemons_facility_is_a_process():
      "2023-07-14T15:51:24.837592+00:00", {"app": "kernel", "level": "err"}),
     ("2023-07-14T15:51:24.837603Z INFO kernel: [  129.255834] [drm] Skip scheduling IBs!", "syslog",
      "[drm] Skip scheduling IBs!", "2023-07-14T15:51:24.837603+00:00", {"app": "kernel", "level": "info"}),
+    # a collector's stamp, then the program's own bracketed one (vllm-project/vllm#25597, docker's --timestamps):
+    # no host "[2025-09-23" and program "23" (which cut the message at "57:03]")
+    ("2025-09-24T03:57:03.905654827Z [2025-09-23 23:57:03] vllm-deepseek-ep-decode-0:1673:9080 [0] "
+     "include/alloc.h:228 NCCL WARN Cuda failure 2 'out of memory'", "stamped",
+     "[2025-09-23 23:57:03] vllm-deepseek-ep-decode-0:1673:9080 [0] include/alloc.h:228 NCCL WARN Cuda failure 2 "
+     "'out of memory'", "2025-09-24T03:57:03.905654+00:00", {}),
     # a host still a host (sonic-net/sonic-mgmt#13315's rows are the syslog_level row's; this is short_iso's own form)
     ("2026-11-22T18:29:55+0000 host kernel: NVRM: hello", "syslog", "NVRM: hello", "2026-11-22T18:29:55+00:00",
      {"host": "host", "app": "kernel"}),
