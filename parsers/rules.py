@@ -1081,19 +1081,18 @@ RULES: tuple[Rule, ...] = (
        r"(?:RIP: [0-9a-f]{4}:(?:\[<[0-9a-f]+>\] +\[<[0-9a-f]+>\] )?|\bIP: \[<[0-9a-f]+>\] |pc : )(?P<function>[\w.]+)\+0x[0-9a-f]+/0x[0-9a-f]+ "
        r"\[(?P<module>nvidia(?:[_-]\w+)?|mlx5_\w+|mlx_compat|ib_\w+|gdrdrv)(?: [0-9a-f]{20,64})?\]",
        event=("panic|lockup|rcu_stall", "join")),
-    # The first line of an oops / BUG / WARN report (x86 "BUG: unable to handle page fault for address: ..", "BUG: kernel
-    # NULL pointer dereference, address: ..", "general protection fault, probably for non-canonical address 0x..: 0000
-    # [#1] SMP NOPTI", "invalid opcode: 0000 [#1] PREEMPT SMP NOPTI", "Oops: 0000 [#1] ..", "kernel BUG at ..!",
-    # "WARNING: CPU: 13 PID: 55768 at .."; arm64 "Unable to handle kernel paging request at ..", "Internal error: Oops:
-    # .."): no finding (its RIP line says whose code faulted, kernel_oops above), but it ends an open lockup or RCU stall
-    # report, so the RIP line after it is the oops's, not the lockup's register dump.
-    _r("oops_header", None, ["BUG: unable to handle", "BUG: kernel NULL pointer", "general protection fault",
-                             "invalid opcode: ", "Oops: ", "kernel BUG at ", "WARNING: CPU: ", "Unable to handle kernel",
-                             "Internal error: Oops"],
-       r"BUG: (?:unable to handle|kernel NULL pointer dereference)|general protection fault(?:, probably for "
-       r"non-canonical address 0x[0-9a-f]+)?: [0-9a-f]{4} \[#\d+\]|invalid opcode: [0-9a-f]{4} \[#\d+\]|"
-       r"Oops: (?:Oops: )?[0-9a-f]{4} \[#\d+\]|kernel BUG at \S+!|WARNING: CPU: \d+ PID: \d+ at |"
-       r"Unable to handle kernel (?:NULL pointer dereference|paging request)|Internal error: Oops",
+    # An oops's die line, which every x86 and arm64 oops prints before its registers (its "[#N]" the die counter: x86
+    # "Oops: 0002 [#1] PREEMPT SMP NOPTI" after "BUG: kernel NULL pointer dereference" / "BUG: unable to handle page
+    # fault", "general protection fault, probably for non-canonical address 0x..: 0000 [#1] SMP NOPTI", "invalid
+    # opcode: 0000 [#1] PREEMPT SMP NOPTI" after "kernel BUG at ..!"; arm64 "Internal error: Oops: 96000005 [#1] ..",
+    # "Internal error: Oops - BUG: .. [#1]"), and a WARN's first line ("WARNING: CPU: 13 PID: 55768 at .."): no finding
+    # (the RIP line after it says whose code faulted, kernel_oops above), but it ends an open lockup or RCU stall report,
+    # so that RIP line is the oops's, not the lockup's register dump (arm64's "Internal error: synchronous external
+    # abort: .. [#1]" is a panic row's below, not this). Two keywords, not one per header form: every line of a log
+    # pays for the keyword scan's size.
+    _r("oops_header", None, [" [#", "WARNING: CPU: "],
+       r"(?:Oops|general protection fault|invalid opcode|stack segment|double fault|divide error)[^\n]{0,200}? "
+       r"\[#\d+\]|WARNING: CPU: \d+ PID: \d+ at ",
        event=("lockup|rcu_stall", "close")),
     # kernel_panic: the node's kernel died (parsers/kinds.py), one event ("panic") with the lines that say why: the
     # oops in a GPU / NIC module above (its RIP line a "join" of the event: the module's oops then its "Kernel panic -
