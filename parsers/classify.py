@@ -26,7 +26,8 @@ from .kinds import TABLE as KIND_TABLE
 from .pci import find_pci, normalize_pci
 from .prefilter import Prefilter
 from .ports import BootClock
-from .rules import (BOOT_MARK, BOOT_STAGES, EVENT_ADDRESS_FROM, EVENT_ADOPTS, EVENT_AMENDS, EVENT_ECHOES, EVENT_ESCALATES,
+from .rules import (BOOT_MARK, BOOT_STAGES, EVENT_ADDRESS_FROM, EVENT_ADOPTS, EVENT_AMENDS, EVENT_CATCHES, EVENT_ECHOES,
+                    EVENT_ESCALATES,
                     EVENT_FILL_ALONE, EVENT_FILL_DETAILS, EVENT_FILLS, EVENT_LINES, EVENT_PAGES, EVENT_PER_DEVICE,
                     EVENT_PER_GPU, EVENT_PER_GPU_INDEX, EVENT_PER_RANK, EVENT_SECTIONS, GSP_GPU_INDEX, KEYWORDS, PAGE_SHIFTS,
                     PCI, REFINERS, RULES, STATED, Rule)
@@ -469,6 +470,10 @@ class Classifier:
             if role == "within":
                 if inside:
                     self._events[name] = position
+                    made = self._made.get(name) if prefix in EVENT_CATCHES else None
+                    if made is not None:  # a lockup's register dump: the line's module is the lockup's finding's
+                        self._made[name] = (position, made[1])
+                        return True, None, None, name
                     return _ABSORBED
                 return _FREE
         if last is None and len(self._events) >= MAX_OPEN_EVENTS:  # per-device keys: bounded whatever the input
@@ -817,8 +822,8 @@ class Classifier:
         """A line joined the open event `name` (no finding of its own): the fields it gives that the event's finding
         lacks, of those the event takes (rules.EVENT_FILLS), amend that finding (`read` returns it)."""
         prefix = name.split(" ", 1)[0]
-        takes = EVENT_FILLS.get(prefix)
-        if takes is None:
+        takes = EVENT_FILLS.get(prefix, ())
+        if not takes and prefix not in EVENT_FILL_ALONE:
             return
         at, made = self._made[name]
         changes = {one: fields[_TEMPLATE_INDEX[one]] for one in takes

@@ -117,7 +117,10 @@ EVENT_LINES = {"aer": 12, "mlx5_health": 20, "mlx5_tx_timeout": 4, "mlx5_err_cqe
                # an oops's report (its call trace, modules, registers, the RIP again after "end trace") runs to a
                # hundred lines before its panic, a panic's own dump (the panicking CPU's trace, 4.x arm64's "CPUn:
                # stopping" dump of every other CPU) as many before its "---[ end Kernel panic .. ]---"
-               "panic": 256}
+               "panic": 256,
+               # a lockup's report (parsers/rules.py cpu_lockup rows): its modules, irq stamps, CPU and hardware lines,
+               # then the stuck CPU's registers, its RIP line the one that says whose code spins (the trace after it)
+               "lockup": 32}
 # Events kept apart per device (the PCI address on the line): a health dump of one mlx5 function does not
 # swallow the next function's own health failure a few lines later.
 # (the row's `pci` group, else its `device` group: a block device, an NFS server, an NVMe controller, a Lustre target,
@@ -174,7 +177,7 @@ EVENT_ESCALATES = frozenset({"nvme", "lustre", "nfs"})
 #   corrected, to their severity. The record's window is the longer (an ARM processor error's vendor bytes, ghes_edac's
 #   count line and the page's handling after them).
 EVENT_AMENDS = {"aer": 256, "gsp": 64, "reset": 64, "nccl_exception": 2, "mce": 16, "xla_rendezvous": 64,
-                "smmu": 64, "cper": 64}
+                "smmu": 64, "cper": 64, "lockup": 32, "rcu_stall": 64}
 # Event -> the findings (kind, Xid) of later lines whose GPU address an open event of that name takes when its finding
 # named none (an amendment, "pci"): the GSP's heartbeat lines naming no GPU, then "NVRM: Xid (PCI:0000:01:00): 154,
 # GPU recovery action changed .." or "Rate limiting GSP RPC error prints for GPU at PCI:0000:0a:00" (open-gpu-kernel-
@@ -211,7 +214,15 @@ EVENT_FILL_DETAILS = {"mce": ("forced",), "cper": ("forced", "what")}
 # hwpoison's page ("pfn") or the poison a process consumed ("consumed") after the record (the record's finding says what
 # the kernel did with the page, as an x86 machine check's does; triage reads a page taken offline as a memory error a
 # process of the host may have died of).
-EVENT_FILL_ALONE = {"cper": ("pfn", "consumed")}
+EVENT_FILL_ALONE = {"cper": ("pfn", "consumed"), "lockup": ("module", "function"), "rcu_stall": ("module", "function")}
+# Events whose report holds a line of another event's row (a "join" row of several events, rules.Rule.event): a CPU
+# lockup's or an RCU stall's register dump ("RIP: 0010:nvWriteGpEntry+0xf9/0x370 [nvidia_modeset]" after "watchdog: BUG:
+# soft lockup - CPU#28 stuck for 31502s! [nvidia-modeset/:1024]") is the stuck CPU's, not an oops (kernel_oops): part
+# of the open lockup or stall, the module and function it names the report's finding's (EVENT_FILL_ALONE, an
+# amendment: "module"): the GPU driver spinning, an early sign of a wedged GPU. An oops's first line ends the report
+# (the oops_header row), so an oops right after a lockup keeps its own finding.
+EVENT_CATCHES = frozenset({"lockup", "rcu_stall"})
+assert EVENT_CATCHES <= set(EVENT_FILL_ALONE)
 assert set(EVENT_FILLS) | set(EVENT_FILL_ALONE) <= set(EVENT_AMENDS)  # a filled finding is an amended one: tracked,
 # counted once
 # Events whose error a "page" row's line locates (a firmware record's physical address): a "follows" line naming
@@ -241,6 +252,7 @@ AER_OPEN, AER_JOIN = ("aer", "open"), ("aer", "join")
 MLX5_HEALTH_JOIN = ("mlx5_health", "join")
 SXID_OPEN, SXID_JOIN = ("sxid", "open"), ("sxid", "join")
 OOM_ONCE = ("oom", "once")
+LOCKUP_OPEN = ("lockup", "open")
 # A panic's reason that says the hardware killed the kernel (the kernel_panic rows' attribution hardware): an x86
 # machine check ("Fatal machine check", "Machine check from unknown source", mce_panic's "Timeout: Not all CPUs
 # entered broadcast exception handler"), arm64's SError and external abort, a firmware-first record ("Fatal hardware
@@ -1067,7 +1079,21 @@ RULES: tuple[Rule, ...] = (
     # Severity error, not fatal: a WARN_ON trace prints the same RIP line as an oops.
     _r("kernel_oops", "kernel_oops", ["RIP: ", "IP: [<", "pc : "],
        r"(?:RIP: [0-9a-f]{4}:(?:\[<[0-9a-f]+>\] +\[<[0-9a-f]+>\] )?|\bIP: \[<[0-9a-f]+>\] |pc : )(?P<function>[\w.]+)\+0x[0-9a-f]+/0x[0-9a-f]+ "
-       r"\[(?P<module>nvidia(?:[_-]\w+)?|mlx5_\w+|mlx_compat|ib_\w+|gdrdrv)\]", event=("panic", "join")),
+       r"\[(?P<module>nvidia(?:[_-]\w+)?|mlx5_\w+|mlx_compat|ib_\w+|gdrdrv)(?: [0-9a-f]{20,64})?\]",
+       event=("panic|lockup|rcu_stall", "join")),
+    # An oops's die line, which every x86 and arm64 oops prints before its registers (its "[#N]" the die counter: x86
+    # "Oops: 0002 [#1] PREEMPT SMP NOPTI" after "BUG: kernel NULL pointer dereference" / "BUG: unable to handle page
+    # fault", "general protection fault, probably for non-canonical address 0x..: 0000 [#1] SMP NOPTI", "invalid
+    # opcode: 0000 [#1] PREEMPT SMP NOPTI" after "kernel BUG at ..!"; arm64 "Internal error: Oops: 96000005 [#1] ..",
+    # "Internal error: Oops - BUG: .. [#1]"), and a WARN's first line ("WARNING: CPU: 13 PID: 55768 at .."): no finding
+    # (the RIP line after it says whose code faulted, kernel_oops above), but it ends an open lockup or RCU stall report,
+    # so that RIP line is the oops's, not the lockup's register dump (arm64's "Internal error: synchronous external
+    # abort: .. [#1]" is a panic row's below, not this). Two keywords, not one per header form: every line of a log
+    # pays for the keyword scan's size.
+    _r("oops_header", None, [" [#", "WARNING: CPU: "],
+       r"(?:Oops|general protection fault|invalid opcode|stack segment|double fault|divide error)[^\n]{0,200}? "
+       r"\[#\d+\]|WARNING: CPU: \d+ PID: \d+ at ",
+       event=("lockup|rcu_stall", "close")),
     # kernel_panic: the node's kernel died (parsers/kinds.py), one event ("panic") with the lines that say why: the
     # oops in a GPU / NIC module above (its RIP line a "join" of the event: the module's oops then its "Kernel panic -
     # not syncing: Fatal exception" is one kernel_oops finding, the panic absorbed, as the repeated RIP line after "end
@@ -1148,14 +1174,16 @@ RULES: tuple[Rule, ...] = (
     # cpu_lockup: the soft-lockup watchdog (3.x "BUG: soft lockup - CPU#3 stuck for 23s! [proc:pid]", 4.x+
     # "watchdog: BUG: soft lockup - ...", older "NMI watchdog: BUG: ...") and the hard-lockup detector.
     _r("soft_lockup", "cpu_lockup", ["soft lockup"],
-       r"BUG: soft lockup - CPU#(?P<cpu>\d+) stuck for (?P<seconds>\d+)s! \[(?P<process>[^\]\n]*?):(?P<pid>\d+)\]"),
-    _r("hard_lockup", "cpu_lockup", ["hard LOCKUP"], r"Watchdog detected hard LOCKUP on cpu (?P<cpu>\d+)"),
+       r"BUG: soft lockup - CPU#(?P<cpu>\d+) stuck for (?P<seconds>\d+)s! \[(?P<process>[^\]\n]*?):(?P<pid>\d+)\]",
+       event=LOCKUP_OPEN),
+    _r("hard_lockup", "cpu_lockup", ["hard LOCKUP"], r"Watchdog detected hard LOCKUP on cpu (?P<cpu>\d+)",
+       event=LOCKUP_OPEN),
     # POWER's own watchdog (arch/powerpc/kernel/watchdog.c): 4.x "Watchdog CPU:59 Hard LOCKUP", 5.x+ "watchdog: CPU
     # 19 self-detected hard LOCKUP @ <fn>" and, from the CPU that saw others stuck, "watchdog: CPU 12 detected hard
     # LOCKUP on other CPUs 13-15"
     _r("hard_lockup_powerpc", "cpu_lockup", ["Hard LOCKUP", "hard LOCKUP"],
        r"(?:Watchdog CPU:|CPU (?=\d+ self-))(?P<cpu>\d+) (?:Hard|self-detected hard) LOCKUP|"
-       r"CPU (?P<reporter>\d+) detected hard LOCKUP on other CPUs (?P<cpus>[\d,-]+)"),
+       r"CPU (?P<reporter>\d+) detected hard LOCKUP on other CPUs (?P<cpus>[\d,-]+)", event=LOCKUP_OPEN),
     # rcu_stall: one finding per stall report (3.x "INFO: rcu_sched_state detected stall on CPU 0 (t=..)",
     # "INFO: rcu_sched self-detected stall on CPU", 5.x+ "rcu: INFO: rcu_sched detected stalls on CPUs/tasks:", and an
     # expedited grace period's, 4.x-6.x "rcu: INFO: rcu_preempt detected expedited stalls on CPUs/tasks: { 3-.... } 235
