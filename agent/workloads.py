@@ -144,6 +144,9 @@ class WorkloadTracker:
             return None
         if f.details.get("after_success"):  # its file stated the job's success before: its teardown, no failure
             return None  # (agent/sources/podlogs.py `_teardown`, triage.teardown; counted only)
+        if f.details.get("reporter"):  # a node component's pod restating a kernel line the agent reads itself (the
+            return None  # device plugin's "XidCriticalError: Xid=94 on Device=GPU-..": parsers/rules.py
+            # "device_plugin_xid"): neither the pod's failure nor a second node finding; counted only
         if f.timestamp is None:
             f.timestamp = datetime.fromtimestamp(self.clock(), timezone.utc)
         daemon = daemon_of(ref, f)

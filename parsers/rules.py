@@ -405,6 +405,20 @@ RULES: tuple[Rule, ...] = (
     # lines after it: one event, the 175's finding, not a second Xid 119 from its "rpcRecvPoll timedout" line.
     _r("xid", "xid", ["Xid"], XID_LINE, refine="xid", event=("gsp", "open"),
        event_if=("xid", ("119", "120", "175"))),
+    # The NVIDIA device plugin (k8s-device-plugin, the GPU Operator's, GKE's) marking a GPU unhealthy on the Xid NVML's
+    # event API gave it: the kernel's Xid seen by another program (was: nothing), the xid kind with its code, the catalog's
+    # severity, the GPU's UUID (details "uuid"; the line names no PCI address) and details "reporter": the plugin's pod log
+    # restates a kernel line the agent reads itself (agent/workloads.py: counted, no Event). Each era's wording
+    # (internal/rm/health.go and before it nvidia.go): 0.15+ klog "XidCriticalError: Xid=94 on Device=GPU-3b6e..;
+    # marking device as unhealthy." (akash-network/support #244), 0.6-0.14's log.Printf "XidCriticalError: Xid=69 on
+    # Device=GPU-7540..., the device will go unhealthy." (k8s-device-plugin #189), an event naming no GPU ("XidCriticalError:
+    # Xid=%d, All devices will go unhealthy."), GKE's device plugin "XidCriticalError: Xid=48 on Device=nvidia0,
+    # uuid=GPU-.., the device will go unhealthy." / ".. on unknown device.". A time-sliced replica's id ("GPU-..::3") is
+    # its GPU's; a MIG device's ("MIG-..") stays in details "device".
+    _r("device_plugin_xid", "xid", ["XidCriticalError: Xid="],
+       r"XidCriticalError: Xid=(?P<xid>\d{1,9})(?: on (?:Device=(?:(?P<uuid>GPU-[0-9a-fA-F-]{8,64})(?:::\d+)?|"
+       r"(?P<device>[^\s,;]+))(?:, uuid=(?P<device_uuid>GPU-[0-9a-fA-F-]{8,64}))?|unknown device)|, All devices)",
+       refine="device_plugin_xid"),
     # The GSP timing out without its Xid 119 line: what Xid 119 (GSP_RPC_TIMEOUT) reports, so its catalog row's
     # severity and action (refine "gsp_timeout": an Xid 119 finding, details `gsp` saying which line). The driver
     # (kernel_gsp.c, 55x+) checks the GSP's heartbeats at an RPC timeout, before its Xid 119, and after each RPC poll:
@@ -2001,6 +2015,18 @@ RULES: tuple[Rule, ...] = (
        r"CUDA_ERROR_SYSTEM_NOT_READY|CUDA unknown error(?= - this may be due)|"
        r"API call is not supported in the installed CUDA driver|cudaErrorCallRequiresNewerDriver)",
        event=CUDA_EXC_JOIN),
+    # The NVIDIA kernel module failing to load where the driver is installed (the GPU Operator's driver container
+    # nvidia-driver-ctr, nvidia-installer, a CoreOS driver container's insmod): the node's GPUs have no driver, no job
+    # gets them (was: nothing). nvidia-installer's "ERROR: Unable to load the kernel module 'nvidia.ko'.  This happens
+    # most frequently when .." (gpu-operator #239, OKD 4.7, 470; the wrapped console form's first line too), insmod's
+    # "insmod: ERROR: could not insert module /../nvidia.ko: Unknown symbol in module" (BugRoger/coreos-nvidia-driver
+    # #4), modprobe's "modprobe: ERROR: could not insert 'nvidia': .." likewise. Only NVIDIA's modules: the driver
+    # container's other modprobes (ipmi_msghandler, gpu-operator #1264) are not the GPU driver's. The kernel's own words
+    # for why (its "nvidia: Unknown symbol ..", NVRM's) are the kernel log's rows.
+    _r("nvidia_module_load_failed", "driver_unusable", ["Unable to load the kernel module '", "could not insert "],
+       r"(?P<driver_error>Unable to load the kernel module '(?P<module>nvidia[\w-]*)\.ko'|"
+       r"could not insert (?:module [^\s:]*/|')(?P<inserted>nvidia(?:[-_](?:uvm|modeset|drm|peermem|fs))?)(?:\.ko)?'?: "
+       r"[^\n]*)"),
     # The node's container runtime failing to give a pod its GPUs, in the OCI hook's words the kubelet's Event, the
     # container's waiting / terminated message (RunContainerError, StartError exit 128) and docker quote ("error running
     # hook #0: error running hook: exit status 1, stdout: , stderr: Auto-detected mode as 'legacy'" then, on the next
@@ -2581,7 +2607,17 @@ def _refine_as_xid(xid: int):
     return refine
 
 
-REFINERS = {"xid": _refine_xid, "sxid": _refine_sxid, "aer": _refine_aer, "aer_detail": _refine_aer_detail,
+def _refine_device_plugin_xid(g: dict, out: dict) -> None:
+    """The device plugin's Xid line (rules "device_plugin_xid"): the catalog's row for its code, the GPU's UUID where
+    GKE's plugin gives it after a device file's name, and who said it."""
+    _refine_xid(g, out)
+    uuid = g.pop("device_uuid", None)
+    if uuid is not None and g.get("uuid") is None:
+        g["uuid"] = uuid
+    out["details"]["reporter"] = "k8s-device-plugin"
+
+
+REFINERS = {"xid": _refine_xid, "device_plugin_xid": _refine_device_plugin_xid, "sxid": _refine_sxid, "aer": _refine_aer, "aer_detail": _refine_aer_detail,
             "dpc": _refine_dpc, "edac_ghes": _refine_edac_ghes, "nvme": _refine_nvme, "md": _refine_md, "iommu": _refine_iommu,
             "ib_link": _refine_ib_link, "cxi": _refine_cxi,
             "cuda": _refine_cuda, "cuda_status": _refine_cuda_status, "nccl": _refine_nccl, "ib_wc": _refine_ib_wc,

@@ -1257,3 +1257,28 @@ def test_a_timeout_events_collectives_are_bounded_and_its_quote_kept():
     assert len(ev.message) <= 1024 and ev.message.endswith('"')
     said = read_collectives(ev.message)  # of the first 32 ranks remembered: the first 4 sizes seen, with their ranks
     assert sorted(said) == [r for r in range(32) if r % 5 < 4] and said[30].numel_in == 0
+
+
+# akash-network/support #244 (Aug 2024): the device plugin's own log, the GPU Operator's pod, as the kubelet keeps it
+DEVICE_PLUGIN_XID = ("I0809 13:32:51.873541       1 health.go:185] XidCriticalError: Xid=94 on "
+                     "Device=GPU-3b6ec030-5adc-1847-e155-79f635584b4e; marking device as unhealthy.")
+
+
+def test_the_device_plugins_xid_in_its_own_pod_is_counted_and_raises_no_event(tmp_path):
+    """The device plugin's pod (namespace gpu-operator: followed by default, only kube-system and gpu-npd are not)
+    restates the kernel's Xid, which the agent reads itself: its line is an xid finding now (parsers/rules.py
+    "device_plugin_xid", details "reporter"), counted as the pod's workload finding, no Pod Event (before the row: not
+    read; with the row and no guard, an Xid94 Event on the plugin's pod as if it were a job's failure)."""
+    root = tmp_path / "pods"
+    log = root / "gpu-operator_nvidia-device-plugin-daemonset-x7k2p_5a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d" / \
+        "nvidia-device-plugin" / "0.log"
+    log.parent.mkdir(parents=True)
+    append(log, f"2024-08-09T13:32:51.873588972Z stderr F {DEVICE_PLUGIN_XID}\n")
+    src = source(root)
+    src.discover()
+    found = src.poll()
+    assert [(f.kind, f.xid, f.details.get("uuid")) for _, f in found] == [
+        ("xid", 94, "GPU-3b6ec030-5adc-1847-e155-79f635584b4e")]
+    metrics = Metrics()
+    tracker = WorkloadTracker(metrics)
+    assert [tracker.observe(ref, f) for ref, f in found] == [None]
