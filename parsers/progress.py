@@ -124,8 +124,11 @@ RULES: tuple[Rule, ...] = (
     # verl: its PPO trainer `(TaskRunner pid=247607) step:1 - global_seqlen/min:159906 - ... - timing_s/step:48.70 - ...`,
     # its SFT trainer `step:100 - train/loss:0.0592 - train/lr(1e-3):6.8e-05` (after its epoch bar, which counts within
     # the epoch), its validation `step:0 - val-aux/...`, `step:105 - val/loss:0.0584` (evaluation)
-    Rule("verl", "step:", re.compile(r"step:(?<![\w/]step:)(?P<step>\d+) - (?:(?P<phase>val)[-/]|global_seqlen/|train/)"
-                                     r"(?:.*?\btiming_s/step:(?P<time>" + _NUM[1:-1] + "))?")),
+    # Its first metric is whatever the trainer put first: `global_seqlen/` with balance_batch (the default), else
+    # `actor/...`, or `training/epoch` in its fork siiRL (`step:1 - training/epoch:1.000 - ... - perf/time_per_step:129.426
+    # - ...`, 2026: None before, the row wanting `global_seqlen/` or `train/`): any `key/` opens a step line
+    Rule("verl", "step:", re.compile(r"step:(?<![\w/]step:)(?P<step>\d+) - (?:(?P<phase>val)[-/]|[a-z_]+/)"
+                                     r"(?:.*?\b(?:timing_s/step|perf/time_per_step):(?P<time>" + _NUM[1:-1] + "))?")),
     # DeepSpeed engine: `[Rank 0] step=40, skipped=2, lr=[5e-05], ...`; Megatron-DeepSpeed `steps: 10 loss: ...`
     Rule("deepspeed", "step=", re.compile(r"\] step=(?P<step>\d+), skipped=\d+")),
     Rule("deepspeed", "steps: ", re.compile(r"\bsteps: (?P<step>\d+) loss: ")),

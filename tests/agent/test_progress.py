@@ -127,6 +127,9 @@ PODS = Path(__file__).parents[1] / "fixtures" / "pods" / "var" / "log" / "pods"
     ("imagenet_progressmeter_rocm_1147.log", "imagenet", list(range(741, 902, 20)), 1.187),
     ("imagenet_progressmeter_examples_267.log", "imagenet", list(range(19950, 20011, 10)), 0.544),
     ("dschat_step3_examples_444.log", "deepspeed-chat", [3183, 3184, 3185], None),
+    # verl's console line whose first metric is not `global_seqlen/` (siiRL's quickstart, 2026: `step:1 - training/epoch:1.000
+    # - ... - perf/time_per_step:129.426 - ...`): None before
+    ("verl_siirl_quickstart_training_keys.log", "verl", [1, 2], 129.426),
 ])
 def test_each_trainers_real_lines_give_their_steps_and_step_time(name, trainer, steps, seconds):
     found = [p for p in map(recognise, lines(name)) if p is not None and p.moved]
