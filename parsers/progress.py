@@ -124,8 +124,11 @@ RULES: tuple[Rule, ...] = (
     # verl: its PPO trainer `(TaskRunner pid=247607) step:1 - global_seqlen/min:159906 - ... - timing_s/step:48.70 - ...`,
     # its SFT trainer `step:100 - train/loss:0.0592 - train/lr(1e-3):6.8e-05` (after its epoch bar, which counts within
     # the epoch), its validation `step:0 - val-aux/...`, `step:105 - val/loss:0.0584` (evaluation)
-    Rule("verl", "step:", re.compile(r"step:(?<![\w/]step:)(?P<step>\d+) - (?:(?P<phase>val)[-/]|global_seqlen/|train/)"
-                                     r"(?:.*?\btiming_s/step:(?P<time>" + _NUM[1:-1] + "))?")),
+    # Its first metric is whatever the trainer put first: `global_seqlen/` with balance_batch (the default), else
+    # `actor/...`, or `training/epoch` in its fork siiRL (`step:1 - training/epoch:1.000 - ... - perf/time_per_step:129.426
+    # - ...`, 2026: None before, the row wanting `global_seqlen/` or `train/`): any `key/` opens a step line
+    Rule("verl", "step:", re.compile(r"step:(?<![\w/]step:)(?P<step>\d+) - (?:(?P<phase>val)[-/]|[a-z_]+/)"
+                                     r"(?:.*?\b(?:timing_s/step|perf/time_per_step):(?P<time>" + _NUM[1:-1] + "))?")),
     # DeepSpeed engine: `[Rank 0] step=40, skipped=2, lr=[5e-05], ...`; Megatron-DeepSpeed `steps: 10 loss: ...`
     Rule("deepspeed", "step=", re.compile(r"\] step=(?P<step>\d+), skipped=\d+")),
     Rule("deepspeed", "steps: ", re.compile(r"\bsteps: (?P<step>\d+) loss: ")),
@@ -225,6 +228,22 @@ RULES: tuple[Rule, ...] = (
     # `I0912 11:41:51.976096 139735407601536 model_lib_v2.py:652] Step 200 per-step time 0.831s loss=1.192` (the same
     # step twice); its later era prints its losses as a dict on the lines after `Step 1100 per-step time 0.470s`
     Rule("tfod", "per-step time ", re.compile(r"Step (?P<step>\d+) per-step time (?P<time>" + _NUM[1:-1] + r")s\b")),
+    # DeepSpeed-Chat's RLHF stage (step3_rlhf_finetuning): `epoch: 0|step: 3183|ppo_ep: 1|act_loss: 30.921875|cri_loss:
+    # ...` after its `|E2E latency=2.12s |Gather latency=...` line (the step counts within the epoch; a second PPO epoch
+    # prints the same step again)
+    Rule("deepspeed-chat", "|step: ", re.compile(r"\|step: (?P<step>\d+)\|ppo_ep: \d+\|")),
+    # timm's train.py: `Train: 0 [  50/73 ( 70%)]  Loss: 6.77 (6.83)  Time: 0.320s,  400.32/s  (0.470s,  272.39/s)  LR:
+    # ...` (the count within the epoch, as the MetricLogger's; `Time:` the last batch's), its validation `Test: [   0/30]
+    # Time: 6.593 (6.593)  Loss: ...` (evaluation), which pytorch/examples' ImageNet script prints too (`Test: [0/782]\tTime
+    # 3.426 (3.426)\tLoss ...`).  `Loss` capitalised: no other keyword is in these lines
+    Rule("timm", "Loss", re.compile(r"Train: (?<!\wTrain: )\d+ \[\s*(?P<step>\d+)/\d+ \(\s*\d+%\)\]\s+Loss:\s+\S+ \(\S+\)"
+                                    r"(?:\s+Time:\s+(?P<time>" + _NUM[1:-1] + r")s,)?|(?P<phase>Test): (?<!\wTest: )\[\s*\d+/\d+\]"
+                                    r"\s+Time:? ")),
+    # pytorch/examples' ImageNet script (its ProgressMeter, copied by MoCo, SimSiam and many more): `Epoch: [0][ 741/1424]\t
+    # Time  1.187 ( 1.292)\tData  0.001 ( 0.048)\tLoss 5.3948e+00 (6.1603e+00)\tAcc@1 ...`, its first era `Epoch:
+    # [0][19950/20019]\tTime 0.544 (0.634)\tData ...` (the count within the epoch; `Time` the last batch's)
+    Rule("imagenet", "Loss", re.compile(r"Epoch: (?<!\wEpoch: )\[\d+\]\[\s*(?P<step>\d+)/\d+\]\s+Time\s+(?P<time>"
+                                        + _NUM[1:-1] + r")\s")),
 )
 # a progress line (a tqdm bar's description, torchtitan's `validate step:`) that says it is not training:
 # evaluation, which is a pause, not training progress
@@ -260,7 +279,9 @@ KEYWORDS = ("iteration", "iter ", "iter:", "step", "loss", "/it", "it/s", "heckp
             "(val)",  # MMEngine's validation, `Epoch(val) [10][4000/4809]  eta: ...`, names no loss
             "s/ba", "ba/s", "batch=", "[token=",  # Composer's bar and console logger (`[batch=1/100]:`)
             "= Step ",  # NeMo-RL's step header, `===== Step 2/2 =====`
-            "| Time: ")  # prime-rl's `Step 0 | Time: 5.13s | ...`
+            "| Time: ",  # prime-rl's `Step 0 | Time: 5.13s | ...`
+            "|step: ",  # DeepSpeed-Chat's `epoch: 0|step: 3183|ppo_ep: 1|...` (its `step` keyword covers it: the row's own)
+            "Loss")  # timm's `Train: 0 [ 50/73 ( 70%)]  Loss: ...`, pytorch/examples' ImageNet `Epoch: [0][ 741/1424] ... Loss`
 # (no keyword opens with a space: the search tries its alternatives at each position whose character one of them opens
 # with, and a space is at every word; " | Time: " cost ~50% more on every line without a keyword)
 

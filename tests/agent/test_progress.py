@@ -119,6 +119,17 @@ PODS = Path(__file__).parents[1] / "fixtures" / "pods" / "var" / "log" / "pods"
     # LiBai's detectron2-style line naming its iteration (`iteration: 19/10000  consumed_samples: 80  total_loss: ...`;
     # None before: the row wanted `iter: 19  total_loss:`)
     ("libai_551.log", "detectron2", [19, 39, 59, 79, 99], 7.5187),
+    # (h116) each line None before (no keyword in them: `Loss` capitalised, DeepSpeed-Chat's `|step: ` read by no row), so
+    # none of these jobs was ever tracked: timm (`Train: 0 [  50/73 ( 70%)]  Loss: 6.77 (6.83)  Time: 0.320s, ...`, on
+    # Gaudi, 2024; its `Test: [ 0/30]` lines are evaluation), pytorch/examples' ImageNet ProgressMeter (`Epoch: [0][ 741/1424]
+    # Time  1.187 ( 1.292) ... Loss ...` and its first era), DeepSpeed-Chat's RLHF stage (`epoch: 0|step: 3183|ppo_ep: 1|...`)
+    ("timm_optimum_habana_hpu.log", "timm", [0, 50, 0, 50], 9.575),
+    ("imagenet_progressmeter_rocm_1147.log", "imagenet", list(range(741, 902, 20)), 1.187),
+    ("imagenet_progressmeter_examples_267.log", "imagenet", list(range(19950, 20011, 10)), 0.544),
+    ("dschat_step3_examples_444.log", "deepspeed-chat", [3183, 3184, 3185], None),
+    # verl's console line whose first metric is not `global_seqlen/` (siiRL's quickstart, 2026: `step:1 - training/epoch:1.000
+    # - ... - perf/time_per_step:129.426 - ...`): None before
+    ("verl_siirl_quickstart_training_keys.log", "verl", [1, 2], 129.426),
 ])
 def test_each_trainers_real_lines_give_their_steps_and_step_time(name, trainer, steps, seconds):
     found = [p for p in map(recognise, lines(name)) if p is not None and p.moved]
@@ -225,6 +236,21 @@ def test_evaluation_and_setup_bars_are_no_training_progress():
         assert [recognise(x) for x in lines(name)] == [None] * len(lines(name)), name
     # (synthetic, a script's own shape): an epoch counter is no step
     assert recognise("Epoch [1/5], Step [100/600], Loss: 0.2245") is None
+
+
+def test_timm_and_imagenet_validation_lines_are_evaluation():
+    """REAL (sources.md): timm's validation (`Test: [   0/30]  Time: 6.593 (6.593)  Loss: ...`, on Gaudi, optimum-habana's
+    README) and pytorch/examples' ImageNet one (`Test: [0/782]   Time 3.426 (3.426)   Loss ...`, pytorch/examples #267, the
+    issue being a hang in it) were nothing before; now each is an announced evaluation, no progress, so a long validation
+    after the epoch's last `Train:` line stretches the allowance instead of reading as a hang."""
+    timm = [recognise(x) for x in lines("timm_optimum_habana_hpu.log") if x.startswith("Test: ")]
+    assert [(p.pause, p.moved) for p in timm] == [("evaluation", False)] * 4
+    test, = [recognise(x) for x in lines("imagenet_progressmeter_examples_267.log") if x.startswith("Test: ")]
+    assert (test.step, test.pause, test.moved) == (None, "evaluation", False)
+    # DeepSpeed-Chat's other lines (its latency line, the reward, the rule) are nothing
+    assert [recognise(x) for x in lines("dschat_step3_examples_444.log") if "|step: " not in x] == [None] * 8
+    # (synthetic, a script's own shape) a tutorial's `Train Epoch: 1 [5120/84843 (6%)]\tLoss: 3.13` counts samples: nothing
+    assert recognise("Train Epoch: 1 [5120/84843 (6%)]\tLoss: 3.132875") is None
 
 
 def test_a_progress_bar_and_a_pause_said_on_one_line_carry_both():
@@ -1011,7 +1037,8 @@ def test_the_tracker_asks_the_device_cache_when_it_tracks_a_pod_and_uses_it_in_t
 
 
 @pytest.mark.parametrize("unit", ["iter 46 step 1 ", "step   61/74 | loss ", "step 00004/21400 (0.02%) | loss: ",
-                                  "Epoch: [2]  [1500/1504] ", "iteration 120/149 |"])
+                                  "Epoch: [2]  [1500/1504] ", "iteration 120/149 |",
+                                  "Train: 0 [  50/73 ( 70%)]  Loss: ", "Epoch: [0][ 741/1424]   Time ", "|step: 3|ppo_ep: 1|"])
 def test_a_long_line_costs_what_its_first_segment_cap_does(unit):
     """A pod's line has no length cap (the pod-log source reads whole lines): a row's lazy gap from each start of its
     prefix rescans the rest of the line (litgpt, llm.c, nanochat, MetricLogger, NeMo: quadratic), 1 MiB of one took
