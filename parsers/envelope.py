@@ -323,8 +323,9 @@ def _syslog_extra(host: str | None, tag: str, pid: str | None, prio: str | None)
     return {"host": host, "app": _program(tag, pid, prio)}
 _LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 _CYRILLIC = "".join(map(chr, range(0x410, 0x450)))
-# klog's header: severity, month, day, clock, thread id, source file and line ("I0809 13:32:51.873532       1 health.go:185]")
-_KLOG = r"([IWEF])(\d\d)(\d\d) (\d\d:\d\d:\d\d\.\d+) +(\d+) ([^\s\]]+:\d+)\]"
+# klog's header: severity, month, day, clock, thread id, source file and line ("I0809 13:32:51.873532       1 health.go:185]");
+# a thread id of at most 20 digits, as kmsg's numbers (int() of one past 4,300 digits raises)
+_KLOG = r"([IWEF])(\d\d)(\d\d) (\d\d:\d\d:\d\d\.\d+) +(\d{1,20}) ([^\s\]]+:\d+)\]"
 _KLOG_LEVELS = {"I": "info", "W": "warning", "E": "err", "F": "crit"}
 # kubelet's container log line: "<RFC3339Nano> <stdout|stderr> <P|F> <text>"
 _CRI = LazyPattern(r"^(\d{4}-\d\d-\d\dT[\d:.]+(?:Z|[+-]\d\d:?\d\d)) (stdout|stderr) ([PF]) ?(.*)$", re.S)
@@ -358,7 +359,7 @@ ENVELOPES: tuple[tuple[str, str, LazyPattern, Build, str | None], ...] = (
     # NVIDIA Fabric Manager's own log (fabricmanager.log): "[Jul 23 2024 07:53:55] [ERROR] [tid 841] detected ..."
     ("fabricmanager", "[", LazyPattern(
         r"^\[(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) (\d{1,2}) (\d{4}) (\d\d:\d\d:\d\d)\] "
-        r"\[([A-Z]+)\] \[tid (\d+)\] ?(.*)$", re.S), _fabricmanager, "last"),
+        r"\[([A-Z]+)\] \[tid (\d{1,20})\] ?(.*)$", re.S), _fabricmanager, "last"),
     # `dmesg -T` under a locale whose weekday or month is no three-letter word (util-linux prints strftime's "%a %b %e
     # %H:%M:%S %Y"): zh_CN "[一 8月 25 16:20:28 2025]", its weekdays 日 一 二 三 四 五 六 and months 1月 .. 12月.
     # After the English rows (their lines try no more rows than before); refused unless the month is one (_local_month).

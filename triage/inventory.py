@@ -23,8 +23,9 @@ from __future__ import annotations
 
 import json
 import re
-from datetime import datetime, timezone
 from typing import Any, Iterable, Iterator, Mapping, NamedTuple
+
+from kubeapi.events import parse_time
 
 from .facts import POD_ENDS, pod_end
 from .model import TEXT_MAX, Evidence
@@ -115,17 +116,6 @@ def located(address: str, node: str, pod: str | None, file: str | None = None, l
                     details={"map": MAP, **({"pod": pod} if pod else {})})
 
 
-def _time(text: Any) -> datetime | None:
-    """An API object's time (RFC 3339) as an aware UTC datetime; None when absent or not a time (kubeapi.events
-    parse_time's reading)."""
-    if not text:
-        return None
-    try:
-        return datetime.fromisoformat(str(text).replace("Z", "+00:00")).astimezone(timezone.utc)
-    except ValueError:
-        return None
-
-
 def pod_ended(pod: Mapping[str, Any], rank: int | None = None, taints: tuple[str, ...] = (),
               file: str | None = None) -> list[Evidence]:
     """Kubernetes ending the pod itself (triage.facts POD_ENDS): its DisruptionTarget condition (status True: the
@@ -153,10 +143,10 @@ def pod_ended(pod: Mapping[str, Any], rank: int | None = None, taints: tuple[str
         return []
     # when: the condition's transition, else its containers' first end, else (a pod that never ran) its start
     meta = pod.get("metadata") or {}
-    finished = (_time(((cs.get("state") or {}).get("terminated") or {}).get("finishedAt"))
+    finished = (parse_time(((cs.get("state") or {}).get("terminated") or {}).get("finishedAt"))
                 for cs in status.get("containerStatuses") or () if isinstance(cs, dict))
-    when = _time((cond or {}).get("lastTransitionTime")) or min(filter(None, finished), default=None) or \
-        _time(meta.get("deletionTimestamp") or status.get("startTime") or meta.get("creationTimestamp"))
+    when = parse_time((cond or {}).get("lastTransitionTime")) or min(filter(None, finished), default=None) or \
+        parse_time(meta.get("deletionTimestamp") or status.get("startTime") or meta.get("creationTimestamp"))
     ns = meta.get("namespace")
     text = f"pod {name} ended by Kubernetes: {reason}" + (f": {message}" if message else "")
     return [Evidence("job_ended", "error", "unknown", when, host, rank, text=text[:TEXT_MAX], file=file or f"pod/{name}",

@@ -40,6 +40,9 @@ _DESCRIBE_NAME, _DESCRIBE_NAMESPACE, _DESCRIBE_NODE = "Name:", "Namespace:", re.
 DESCRIBE_HEADER_LINES = 40  # lines after "Name:" its "Node:" may come
 # torchrun's ChildFailedError summary: "[0]:" opens a failure, "  rank      : 3 (local_rank: 3)" fields follow (flush left
 # where a log collector stripped the indentation: CloudWatch, pytorch/pytorch #69520)
+# envelopes whose stamp prints no year (BSD syslog, klog's "I0809 13:32:51.873532"): detect gives them 1900 when the
+# job's year is not known yet, a placeholder (yearless) for Clock.align to replace, never a date
+_YEARLESS = frozenset({"syslog", "klog"})
 _BLOCK_OPEN = re.compile(r"^\s*\[(\d+)\]:\s*$")
 _BLOCK_FIELD = re.compile(r"^\s*(time|host|rank|exitcode|error_file|traceback)\s*: ?(.*)$")
 _ROOT_CAUSE = "Root Cause (first observed failure)"
@@ -684,7 +687,7 @@ class FileReader:
         if placeholder(env_host):
             env_host = None
         yearless = False
-        if when is not None and env.name == "syslog" and self.year is None and when.year == 1900:
+        if when is not None and env.name in _YEARLESS and self.year is None and when.year == 1900:
             yearless = True
         if when is None:
             when, yearless = app_stamp(env.message, self.year)

@@ -231,6 +231,22 @@ def test_yearless_stamps_take_the_jobs_year():
     assert [e.time.year for e in ev if e.kind == "nccl_timeout"] == [2024]
 
 
+def test_klog_stamps_take_the_jobs_year():
+    """A glog/klog header leading the line ("F0426 17:52:54.043815 30811 hl_cuda_device.cc:565] ..", REAL:
+    PaddlePaddle/Paddle #10239) prints no year: it takes the job's, as app_stamp's glog row gave it while such a line
+    was plain text (since the envelope reads klog's header, 567bad1, its placeholder year 1900 was taken for a dated
+    stamp: the evidence was dated 1900 and 1900 counted as a year the job's stamps give)."""
+    clock = Clock()
+    lines = ["[2024-05-08 08:47:31,261] torch.distributed.elastic.multiprocessing.api: [WARNING] Sending process "
+             "5938 closing signal SIGTERM",
+             "F0426 17:52:54.043815 30811 hl_cuda_device.cc:565] Check failed: cudaSuccess == cudaStat (0 vs. 39) Cuda "
+             "Error: uncorrectable ECC error encountered"]
+    ev = clock.align(read_lines(lines, "x.log", clock))
+    assert [e.time for e in ev if e.kind == "cuda_error"] == [datetime(2024, 4, 26, 17, 52, 54, 43815,
+                                                                        tzinfo=timezone.utc)]
+    assert clock.year == 2024
+
+
 # --- job facts (REAL lines) ------------------------------------------------------------------------------------
 
 FACTS = [
