@@ -395,7 +395,7 @@ class _Guarded(io.RawIOBase):
     def readinto(self, buf) -> int:
         try:
             return self._fp.readinto(buf) or 0  # type: ignore[attr-defined]
-        except tarfile.ReadError as exc:  # "unexpected end of data": the archive was cut inside this member
+        except tarfile.TarError as exc:  # "unexpected end of data": the archive was cut inside this member
             self.damage = str(exc)
             return 0
 
