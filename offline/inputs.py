@@ -24,7 +24,6 @@ import posixpath
 import re
 import shlex
 import sys
-import tarfile
 import zlib
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -386,8 +385,8 @@ def read_input(path: str, count: Callable[[int], None] | None = None, notes: Not
 class _Guarded(io.RawIOBase):
     """A member's stream that ends where the archive's data ends, instead of raising in its reader."""
 
-    def __init__(self, fp: BinaryIO):
-        self._fp, self.damage = fp, None
+    def __init__(self, fp: BinaryIO, error: type[Exception]):
+        self._fp, self._error, self.damage = fp, error, None
 
     def readable(self) -> bool:
         return True
@@ -395,14 +394,15 @@ class _Guarded(io.RawIOBase):
     def readinto(self, buf) -> int:
         try:
             return self._fp.readinto(buf) or 0  # type: ignore[attr-defined]
-        except tarfile.TarError as exc:  # "unexpected end of data": the archive was cut inside this member
+        except self._error as exc:  # tarfile's "unexpected end of data": the archive was cut inside this member
             self.damage = str(exc)
             return 0
 
 
-def _tarinfo():
+def _tarinfo():  # noqa: ANN202
     """A TarInfo class (one per archive) that remembers why the last header read ended the archive: the end's zero
     block, or a truncated or invalid header (tarfile itself ends there without a word)."""
+    import tarfile  # noqa: PLC0415 - loaded by the first archive: plain logs start without it
 
     class Info(tarfile.TarInfo):
         ended: tarfile.HeaderError | None = None
@@ -419,6 +419,8 @@ def _tarinfo():
 
 
 def _members(fp: BinaryIO, path: str, notes: Notes, then: str) -> Iterator[Stream]:
+    import tarfile  # noqa: PLC0415 - as in _tarinfo
+
     info = _tarinfo()
     try:
         archive = tarfile.open(fileobj=fp, mode="r|", tarinfo=info)
@@ -450,7 +452,7 @@ def _members(fp: BinaryIO, path: str, notes: Notes, then: str) -> Iterator[Strea
                                 f"{MAX_ARCHIVE_BYTES >> 30} GiB (a limit)")
             return
         read += member.size
-        raw = _Guarded(archive.extractfile(member))  # type: ignore[arg-type]
+        raw = _Guarded(archive.extractfile(member), tarfile.TarError)  # type: ignore[arg-type]
         body = io.BufferedReader(raw, buffer_size=RAW_CHUNK)  # type: ignore[arg-type]
         head = _peek(body)
         codec = _codec(head)
