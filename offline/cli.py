@@ -63,15 +63,17 @@ NVIDIA_DRIVER = "/proc/driver/nvidia"
 @click.argument("files", nargs=-1, type=click.Path(allow_dash=True))
 def parse(fmt: str, min_severity: str, year: int | None, nvml_spec: str, only_unclassified: bool, progress: str,
           files: tuple[str, ...]) -> None:
-    """Classify log files (plain, .gz, or stdin with no FILE or '-') for post-mortems.
+    """Classify log files for post-mortems: plain, compressed (gzip, xz, bzip2: told by content), tar archives (plain
+    or compressed: each member read, named ARCHIVE:MEMBER), or stdin with no FILE or '-'.
 
     Run on the GPU node itself, findings name the GPU index and UUID next to the PCI address.
-    Exit 0 when every input was read, 2 when one could not be.
+    Exit 0 when every input was read, 2 when one could not be: missing, damaged (what decodes is still read), or
+    no text log (a binary journal, zstd: the error names the command that gives its text).
     """
     from parsers import WORKLOAD_KINDS, Classifier, Scanner, at_least, cause_of, from_kernel
     from parsers.redacted import placeholder
 
-    from .inputs import InputDamaged, open_input
+    from .inputs import InputDamaged, Notes, NotText, read_input
     from .progress import ReadProgress, input_size
     from .report import Batched, write_correlations, write_json, write_text
 
@@ -115,10 +117,11 @@ def parse(fmt: str, min_severity: str, year: int | None, nvml_spec: str, only_un
     def _findings() -> Iterator:
         nonlocal gpus
         for path in paths:
+            notes = Notes()
             try:
-                with open_input(path, bar.count if bar.shown else None) as fp:
-                    # each file its own stream: nothing open at the end of one reaches the next
-                    for f in scanner.for_stream().scan(fp, name=None if path == "-" else path):
+                # each file (each archive member) its own stream: nothing open at the end of one reaches the next
+                for stream in read_input(path, bar.count if bar.shown else None, notes):
+                    for f in scanner.for_stream().scan(stream.fp, name=None if path == "-" else stream.name):
                         if not from_kernel(f) and f.kind not in WORKLOAD_KINDS:
                             # another program's line that reads like a kernel fault: not one, as in the agent
                             key = (str(f.program), f.kind)
@@ -144,6 +147,9 @@ def parse(fmt: str, min_severity: str, year: int | None, nvml_spec: str, only_un
                                 yield f
                         elif at_least(f.severity, min_severity):
                             yield f
+            except NotText as exc:  # a journal, zstd, a binary file: said with what reads it, the others still read
+                click.echo(f"gpu-npd parse: {path}: {exc.advice('gpu-npd parse -')}", err=True)
+                failed.append(path)
             except InputDamaged as exc:  # the findings of the part that decodes were given above
                 click.echo(f"gpu-npd parse: warning: {path}: {exc}; findings are from the part before it", err=True)
                 failed.append(path)
@@ -151,6 +157,14 @@ def parse(fmt: str, min_severity: str, year: int | None, nvml_spec: str, only_un
                 reason = exc.strerror or str(exc) if isinstance(exc, OSError) else str(exc) or "truncated input"
                 click.echo(f"gpu-npd parse: cannot read {path}: {reason}", err=True)
                 failed.append(path)
+            for message in notes.errors:  # an archive's members that could not be read
+                click.echo(f"gpu-npd parse: {message}", err=True)
+            if notes.errors and path not in failed:
+                failed.append(path)
+            if notes.skipped:  # members that are no log (binary, an archive in the archive): said, not an error
+                said = "; ".join(notes.skipped[:3]) + (f"; and {len(notes.skipped) - 3} more" if len(notes.skipped) > 3
+                                                       else "")
+                click.echo(f"gpu-npd parse: note: {len(notes.skipped)} member(s) not read: {said}", err=True)
 
     out = Batched(sys.stdout)
     try:

@@ -1,34 +1,124 @@
-"""Opening what `gpu-npd parse` is handed: files, .gz files (by magic bytes) and stdin.
+"""Opening what `gpu-npd parse` and `gpu-npd triage` are handed: files, stdin, compressed files, tar archives.
 
-A gzip stream is decoded by a tolerant reader: a truncated or corrupt `.gz` (a log copied off a dying node)
-gives every byte that decodes, and the damage is reported afterwards as `InputDamaged`, not instead.
+What a path holds is told by its first bytes, never by its name (`kern.log.2.gz` renamed, logrotate's `compresscmd`):
+
+- gzip, xz and bzip2 are decoded by one tolerant reader (`Decoded`): a truncated or corrupt stream (a log copied off a
+  dying node) gives every byte that decodes, and the damage is reported afterwards as `InputDamaged`, not instead.
+  Concatenated streams are read as their tools read them (`gzip -c a >> b`, pbzip2's, xz's with stream padding).
+- A tar archive (plain or compressed: a sosreport, a must-gather, a `kubectl cp`'d bundle) gives its regular members
+  one by one, each named `ARCHIVE:MEMBER`, members compressed in it decoded too; bounded (MAX_MEMBERS headers,
+  MAX_ARCHIVE_BYTES of members), what was not read said.  Nothing is ever written: a member's name is only a name.
+- What no reader here decodes is `NotText`, with the command that gives its text: a binary systemd journal
+  (`journalctl --file`), zstd and lz4 (unless Python's own `compression.zstd` is there), zip, and any other binary
+  content (NUL bytes laid out as in a binary format, or mostly control characters, in the first block).
+
+Plain text costs one look at the first block (the hot path: no copy, no decoding).
 """
 
 from __future__ import annotations
 
+import bz2
 import io
+import lzma
+import posixpath
+import re
+import shlex
 import sys
 import zlib
 from contextlib import contextmanager
-from typing import BinaryIO, Callable, Iterator
+from dataclasses import dataclass, field
+from typing import BinaryIO, Callable, Iterator, NamedTuple
 
-GZIP_MAGIC = b"\x1f\x8b"
 RAW_CHUNK = 1 << 16
+OUT_CHUNK = 1 << 18  # decoded bytes asked of a decompressor at once: a bomb's output is bounded per call
+SNIFF = 8192  # bytes of an input's start its kind is told from
+GZIP_MAGIC = b"\x1f\x8b"
+XZ_MAGIC = b"\xfd7zXZ\x00"
+BZIP2_MAGIC = b"BZh"
+ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
+JOURNAL_MAGIC = b"LPKSHHRH"  # systemd's journal file header
+TAR_MAGIC_AT, TAR_MAGIC = 257, b"ustar"  # POSIX "ustar\0" and GNU "ustar  "
+MAX_MEMBERS = 100_000  # tar headers read from one archive (a sosreport holds some 10,000)
+MAX_ARCHIVE_BYTES = 16 << 30  # bytes of members read from one archive
+JOURNAL_TEXT = "-o short-iso-precise --no-pager"  # the year, the zone and microseconds: what the envelope reads best
 
 
 class InputDamaged(Exception):
     """The input ended early or stopped decoding; everything before the damage was delivered."""
 
 
-class TolerantGzip(io.RawIOBase):
-    """Concatenated gzip members, decoded as far as they go; `damage` says why decoding stopped early."""
+class NotText(Exception):
+    """The input is no text log that is read here: `what` it is, and `command`, a shell command that writes its text
+    to stdout (None when there is none)."""
 
-    def __init__(self, raw: BinaryIO):
-        self._raw = raw
+    def __init__(self, what: str, command: str | None = None):
+        super().__init__(what)
+        self.what, self.command = what, command
+
+    def advice(self, then: str) -> str:
+        """One line: what the input is, and the command that reads it (`then` after a pipe, e.g. `gpu-npd parse -`)."""
+        return f"not a text log: {self.what}" + (f"; read it with `{self.command} | {then}`" if self.command else "")
+
+
+# ---- decoding ------------------------------------------------------------------------------------------------------
+
+class _Zlib:
+    """zlib's decompressor (gzip framing) in the shape of lzma's and bz2's: `needs_input`, `decompress(data, max)`,
+    `eof`, `unused_data`."""
+
+    def __init__(self) -> None:
         self._z = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)
-        self._pending = b""
+        self._full = False  # the last call filled its max_length: more output may be held
+
+    @property
+    def needs_input(self) -> bool:
+        return not self._z.unconsumed_tail and not self._full
+
+    @property
+    def eof(self) -> bool:
+        return self._z.eof
+
+    @property
+    def unused_data(self) -> bytes:
+        return self._z.unused_data
+
+    def decompress(self, data: bytes, max_length: int) -> bytes:
+        out = self._z.decompress(self._z.unconsumed_tail + data if self._z.unconsumed_tail else data, max_length)
+        self._full = len(out) == max_length
+        return out
+
+
+class Codec(NamedTuple):
+    name: str
+    magic: bytes
+    new: Callable[[], object]  # a decompressor for one stream: needs_input, decompress(data, max_length), eof, ...
+    errors: tuple[type[BaseException], ...]
+
+
+CODECS: list[Codec] = [
+    Codec("gzip", GZIP_MAGIC, _Zlib, (zlib.error,)),
+    Codec("xz", XZ_MAGIC, lambda: lzma.LZMADecompressor(format=lzma.FORMAT_XZ), (lzma.LZMAError,)),
+    Codec("bzip2", BZIP2_MAGIC, bz2.BZ2Decompressor, (OSError, ValueError)),
+]
+try:  # Python 3.14's own zstd (PEP 784): the same decompressor shape as lzma's; no package is added for it
+    from compression import zstd as _zstd  # type: ignore[import-not-found]
+
+    CODECS.append(Codec("zstd", ZSTD_MAGIC, _zstd.ZstdDecompressor, (_zstd.ZstdError,)))
+except ImportError:
+    pass
+
+
+class Decoded(io.RawIOBase):
+    """The content of a compressed stream (its concatenated streams, as `gzip -dc`, `xz -dc`, `bzip2 -dc` give),
+    decoded as far as it goes; `damage` says why decoding stopped early.  Zero bytes between or after streams (tape
+    or stream padding) and anything after them that is not another stream are ignored, as gzip(1) ignores them."""
+
+    def __init__(self, raw: BinaryIO, codec: Codec):
+        self._raw, self._codec = raw, codec
+        self._d = None  # the decompressor of the stream being read; None between streams
+        self._carry = b""  # input read but not yet given to a decompressor
+        self._pending = bytearray()
         self._done = False
-        self._in_member = False  # bytes of a member not yet complete were fed to the decompressor
         self.consumed = 0  # compressed bytes read
         self.damage: str | None = None
 
@@ -36,46 +126,110 @@ class TolerantGzip(io.RawIOBase):
         return True
 
     def readinto(self, buf) -> int:
-        while not self._pending and not self._done:
+        want = min(len(buf), OUT_CHUNK)
+        while len(self._pending) < want and not self._done:
             self._fill()
         n = min(len(buf), len(self._pending))
         buf[:n] = self._pending[:n]
-        self._pending = self._pending[n:]
+        del self._pending[:n]
         return n
 
+    def _read(self) -> bytes:
+        data = self._raw.read(RAW_CHUNK)
+        self.consumed += len(data)
+        return data
+
     def _fill(self) -> None:
-        data = self._z.unconsumed_tail or self._raw.read(RAW_CHUNK)
-        if not data:
-            if not self._z.eof and self._in_member:
-                self.damage = f"gzip stream truncated after {self.consumed} compressed bytes"
+        magic = self._codec.magic
+        if self._d is None:  # a stream may start here
+            head = self._carry.lstrip(b"\0")
+            if len(head) < len(magic):
+                data = self._read()
+                if not data:
+                    self._done = True  # the end (after zero bytes, or a few that are no stream)
+                    return
+                head = (head + data).lstrip(b"\0")
+            self._carry = head
+            if len(head) < len(magic):
+                return
+            if not head.startswith(magic):
+                self._done = True  # trailing bytes that are no stream: ignored, as gzip(1) ignores them
+                return
+            self._d = self._codec.new()
+            return
+        d = self._d
+        if self._carry:
+            data, self._carry = self._carry, b""
+        elif d.needs_input:  # type: ignore[attr-defined]
+            data = self._read()
+            if not data:
+                self.damage = f"{self._codec.name} stream truncated after {self.consumed} compressed bytes"
+                self._done = True
+                return
+        else:
+            data = b""
+        try:
+            self._pending += d.decompress(data, OUT_CHUNK)  # type: ignore[attr-defined]
+        except (*self._codec.errors, EOFError) as exc:
+            self.damage = f"{self._codec.name} stream corrupt after {self.consumed} compressed bytes ({exc})"
             self._done = True
             return
-        self.consumed += len(data) - len(self._z.unconsumed_tail)
-        self._in_member = True
-        try:
-            self._pending = self._z.decompress(data)
-        except zlib.error as exc:
-            self.damage = f"gzip stream corrupt after {self.consumed} compressed bytes ({exc})"
-            self._done = True
-            return
-        if self._z.eof:  # another member may follow (gzip -c a >> b): start over on what is left
-            rest = self._z.unused_data
-            self._z = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)
-            self._in_member = bool(rest)  # a member ended where the input may end: not a truncation
-            if rest:
-                self._pending += self._decompress_rest(rest)
+        if d.eof:  # type: ignore[attr-defined]  # another stream may follow (gzip -c a >> b)
+            self._carry, self._d = d.unused_data, None  # type: ignore[attr-defined]
 
-    def _decompress_rest(self, rest: bytes) -> bytes:
-        if not rest.startswith(GZIP_MAGIC):
-            self._done = True  # trailing garbage after a complete member: gzip(1) ignores it too
-            return b""
-        try:
-            return self._z.decompress(rest)
-        except zlib.error as exc:
-            self.damage = f"gzip stream corrupt after {self.consumed} compressed bytes ({exc})"
-            self._done = True
-            return b""
 
+# ---- what an input is ----------------------------------------------------------------------------------------------
+
+_CONTROL = bytes(range(1, 9)) + bytes(range(0x0E, 0x1B)) + bytes(range(0x1C, 0x20)) + b"\x7f"  # not \t\n\v\f\r, ESC
+_NOT_CONTROL = bytes(b for b in range(256) if b not in _CONTROL)
+_NULS = re.compile(rb"\0+")
+NUL_RUNS = 8  # runs of NUL bytes in the first block that make it a binary format's (a crash leaves one or two long ones)
+CONTROL_SHARE = 0.08  # control characters among the first block's other bytes that make it binary
+
+
+def binary(head: bytes) -> bool:
+    """Whether the first block of an input is a binary format's, not a log's: NUL bytes spread through it (an
+    executable, UTF-16, a database; not the run or two of zeros a crash leaves in a syslog file), or mostly control
+    characters."""
+    nul = head.count(0)
+    if nul and len(_NULS.findall(head, 0, len(head))) > NUL_RUNS:
+        return True
+    return len(head.translate(None, _NOT_CONTROL)) > CONTROL_SHARE * (len(head) - nul)
+
+
+def _unreadable(head: bytes) -> tuple[str, str | None] | None:
+    """(what, the tool that writes its text given the file) of a format no reader here decodes; None otherwise."""
+    if head.startswith(JOURNAL_MAGIC):
+        return "a binary systemd journal", f"journalctl {JOURNAL_TEXT} --file"
+    if head.startswith(ZSTD_MAGIC):
+        return "zstd-compressed", "zstd -dc"
+    if head.startswith(b"\x04\x22\x4d\x18"):
+        return "lz4-compressed", "lz4 -dc"
+    if head.startswith(b"PK\x03\x04"):
+        return "a zip archive", "unzip -p"
+    if head.startswith(b"7z\xbc\xaf\x27\x1c"):
+        return "a 7-Zip archive", "7z x -so"
+    return None
+
+
+def _codec(head: bytes) -> Codec | None:
+    for codec in CODECS:
+        if head.startswith(codec.magic):
+            if codec.name == "bzip2" and not (head[3:4].isdigit() and head[4:10] in (b"1AY&SY", b"\x17rE8P\x90")):
+                continue  # "BZh" opens text too: a bzip2 stream has its block size and a block's (or the end's) magic
+            return codec
+    return None
+
+
+def _is_tar(head: bytes) -> bool:
+    return head[TAR_MAGIC_AT:TAR_MAGIC_AT + len(TAR_MAGIC)] == TAR_MAGIC
+
+
+def _peek(fp: BinaryIO) -> bytes:
+    return fp.peek(SNIFF)[:SNIFF]  # type: ignore[attr-defined]
+
+
+# ---- opening -------------------------------------------------------------------------------------------------------
 
 class _Counting(io.RawIOBase):
     """A raw stream that reports how many bytes each read returned."""
@@ -112,10 +266,8 @@ class _UntilEof(io.RawIOBase):
 
 
 @contextmanager
-def open_input(path: str, count: Callable[[int], None] | None = None) -> Iterator[BinaryIO]:
-    """Yield a binary stream for `path` (`-` is stdin); gzip is detected by content. Raises InputDamaged at
-    the end of the block when a gzip stream was truncated or corrupt (after its readable part was used).
-    `count`, when given, is called with the number of bytes read from the file (compressed bytes for .gz)."""
+def _raw(path: str, count: Callable[[int], None] | None) -> Iterator[BinaryIO]:
+    """The bytes of `path` (`-`: stdin) as a buffered stream that can be peeked."""
     if path == "-":
         raw: BinaryIO = sys.stdin.buffer
         if sys.stdin.isatty():  # typed or pasted: one Ctrl-D ends it
@@ -123,22 +275,205 @@ def open_input(path: str, count: Callable[[int], None] | None = None) -> Iterato
                                     buffer_size=RAW_CHUNK)
         if count is not None:
             raw = io.BufferedReader(_Counting(raw, count), buffer_size=RAW_CHUNK)  # type: ignore[arg-type]
-        if raw.peek(2)[:2] == GZIP_MAGIC:  # type: ignore[attr-defined]
-            yield from _gzip(raw)
-        else:
-            yield raw
+        elif not hasattr(raw, "peek"):
+            raw = io.BufferedReader(raw, buffer_size=RAW_CHUNK)  # type: ignore[arg-type]
+        yield raw
         return
     with open(path, "rb", buffering=0 if count is not None else -1) as fh:
         if count is not None:
             fh = io.BufferedReader(_Counting(fh, count), buffer_size=RAW_CHUNK)  # type: ignore[arg-type]
-        if fh.peek(2)[:2] == GZIP_MAGIC:
-            yield from _gzip(fh)
+        yield fh
+
+
+def _command(tool: str, path: str) -> str:
+    return f"{tool} {shlex.quote(path)}"
+
+
+@contextmanager
+def open_input(path: str, count: Callable[[int], None] | None = None) -> Iterator[BinaryIO]:
+    """Yield the text of one file (`-` is stdin), decoded when compressed (gzip, xz, bzip2: by content).  Raises
+    NotText (before yielding) for an input that is no text log, a tar archive included (`read_input` reads those);
+    InputDamaged at the end of the block when a stream was truncated or corrupt (after its readable part was used).
+    `count`, when given, is called with the number of bytes read from the file (compressed bytes when compressed)."""
+    with _raw(path, count) as fp:
+        head = _peek(fp)
+        codec = _codec(head)
+        if codec is None:
+            _text_or_raise(head, path)
+            yield fp
+            return
+        decoded = Decoded(fp, codec)
+        text = io.BufferedReader(decoded, buffer_size=RAW_CHUNK)  # type: ignore[arg-type]
+        _text_or_raise(_peek(text), path, codec)
+        yield text  # type: ignore[misc]
+        if decoded.damage:
+            raise InputDamaged(decoded.damage)
+
+
+def _text_or_raise(head: bytes, path: str, codec: Codec | None = None) -> None:
+    if _is_tar(head):
+        raise NotText("a tar archive")
+    found = _unreadable(head) if codec is None else None
+    if found is not None:
+        what, tool = found
+        if path != "-":
+            raise NotText(what, _command(tool, path))
+        raise NotText(what, None if " --file" in tool or "unzip" in tool else tool)  # those read no stdin
+    if binary(head):
+        raise NotText(f"binary content{f' (inside its {codec.name} compression)' if codec else ''}")
+
+
+# ---- archives ------------------------------------------------------------------------------------------------------
+
+@dataclass
+class Stream:
+    """One text stream of an input: the file's own, or an archive member's."""
+
+    name: str  # what findings and evidence name: the path ('-' for stdin), or ARCHIVE:MEMBER
+    member: str | None  # the member's path in its archive, normalised (no leading '/', './' or '..'), or None
+    fp: BinaryIO
+
+
+@dataclass
+class Notes:
+    """What reading an archive met besides its text: members that are no log (`skipped`, not an error, as a binary
+    file in a walked directory), and inputs that could not be read (`errors`: a log we cannot decode, a damaged
+    member, the limits)."""
+
+    skipped: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+
+def shown(name: str) -> str:
+    """A member's name as printed: control characters (a hostile name's terminal escapes) written as escapes."""
+    return name if name.isprintable() else "".join(c if c.isprintable() else repr(c)[1:-1] for c in name)
+
+
+def member_path(name: str) -> str:
+    """A member's name as a relative path for naming hosts and ranks: '..', '.' and leading '/' dropped."""
+    parts = [p for p in posixpath.normpath("/" + name).split("/") if p not in ("", ".", "..")]
+    return "/".join(parts)
+
+
+def read_input(path: str, count: Callable[[int], None] | None = None, notes: Notes | None = None,
+               then: str = "gpu-npd parse -") -> Iterator[Stream]:
+    """The text streams of `path`: one for a file (plain or compressed), one per readable member of a tar archive.
+    Each stream is to be read before the next is asked for.  Raises NotText (before any stream) for an input that
+    is no text log, InputDamaged after the last stream when the input's decoding (or the archive) broke off;
+    members that are no log or cannot be read are listed in `notes` (`then` ends the command given for them)."""
+    notes = notes if notes is not None else Notes()
+    with _raw(path, count) as fp:
+        head = _peek(fp)
+        codec = _codec(head)
+        decoded = Decoded(fp, codec) if codec is not None else None
+        text = io.BufferedReader(decoded, buffer_size=RAW_CHUNK) if decoded is not None else fp  # type: ignore
+        head = _peek(text) if decoded is not None else head
+        if not _is_tar(head):
+            _text_or_raise(head, path, codec)
+            yield Stream(path, None, text)  # type: ignore[arg-type]
         else:
-            yield fh
+            try:
+                yield from _members(text, path, notes, then)  # type: ignore[arg-type]
+            except InputDamaged:
+                if decoded is not None and decoded.damage:
+                    raise InputDamaged(decoded.damage) from None
+                raise
+        if decoded is not None and decoded.damage:
+            raise InputDamaged(decoded.damage)
 
 
-def _gzip(raw: BinaryIO) -> Iterator[BinaryIO]:
-    gz = TolerantGzip(raw)
-    yield io.BufferedReader(gz, buffer_size=RAW_CHUNK)  # type: ignore[misc]
-    if gz.damage:
-        raise InputDamaged(gz.damage)
+class _Guarded(io.RawIOBase):
+    """A member's stream that ends where the archive's data ends, instead of raising in its reader."""
+
+    def __init__(self, fp: BinaryIO, error: type[Exception]):
+        self._fp, self._error, self.damage = fp, error, None
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buf) -> int:
+        try:
+            return self._fp.readinto(buf) or 0  # type: ignore[attr-defined]
+        except self._error as exc:  # tarfile's "unexpected end of data": the archive was cut inside this member
+            self.damage = str(exc)
+            return 0
+
+
+def _tarinfo():  # noqa: ANN202
+    """A TarInfo class (one per archive) that remembers why the last header read ended the archive: the end's zero
+    block, or a truncated or invalid header (tarfile itself ends there without a word)."""
+    import tarfile  # noqa: PLC0415 - loaded by the first archive: plain logs start without it
+
+    class Info(tarfile.TarInfo):
+        ended: tarfile.HeaderError | None = None
+
+        @classmethod
+        def frombuf(cls, buf, encoding, errors):
+            try:
+                return super().frombuf(buf, encoding, errors)
+            except tarfile.HeaderError as exc:
+                cls.ended = exc
+                raise
+
+    return Info
+
+
+def _members(fp: BinaryIO, path: str, notes: Notes, then: str) -> Iterator[Stream]:
+    import tarfile  # noqa: PLC0415 - as in _tarinfo
+
+    info = _tarinfo()
+    try:
+        archive = tarfile.open(fileobj=fp, mode="r|", tarinfo=info)
+    except tarfile.TarError as exc:
+        raise InputDamaged(f"tar archive unreadable ({exc})") from None
+    headers = read = 0
+    while True:
+        info.ended = None
+        try:
+            member = archive.next()
+        except tarfile.TarError as exc:
+            raise InputDamaged(f"tar archive corrupt after {read} members ({exc})") from None
+        if member is None:
+            if isinstance(info.ended, (tarfile.TruncatedHeaderError, tarfile.EmptyHeaderError)):
+                raise InputDamaged(f"tar archive truncated after {headers} members")
+            if isinstance(info.ended, tarfile.InvalidHeaderError):
+                raise InputDamaged(f"tar archive corrupt after {headers} members (an invalid header)")
+            return
+        archive.members.clear()  # stream mode keeps every header read: not kept here
+        headers += 1
+        if headers > MAX_MEMBERS:
+            notes.errors.append(f"{path}: more than {MAX_MEMBERS} members: the rest not read (a limit)")
+            return
+        if not member.isreg():  # directories, links, devices: no text of their own
+            continue
+        name = f"{path}:{shown(member.name)}"
+        if read + member.size > MAX_ARCHIVE_BYTES:
+            notes.errors.append(f"{name}: not read, nor the members after it: the archive's members pass "
+                                f"{MAX_ARCHIVE_BYTES >> 30} GiB (a limit)")
+            return
+        read += member.size
+        raw = _Guarded(archive.extractfile(member), tarfile.TarError)  # type: ignore[arg-type]
+        body = io.BufferedReader(raw, buffer_size=RAW_CHUNK)  # type: ignore[arg-type]
+        head = _peek(body)
+        codec = _codec(head)
+        decoded = Decoded(body, codec) if codec is not None else None
+        text = io.BufferedReader(decoded, buffer_size=RAW_CHUNK) if decoded is not None else body  # type: ignore
+        if decoded is not None:
+            head = _peek(text)
+        found = _unreadable(head) if codec is None else None
+        if _is_tar(head) or found is not None and found[0].endswith("archive"):
+            notes.skipped.append(f"{name}: an archive inside the archive, not read (extract it)")
+        elif found is not None:
+            what, tool = found
+            extract = shlex.quote(path), shlex.quote(member.name)
+            command = (f"tar -xf {extract[0]} {extract[1]} && {_command(tool, member.name)}" if " --file" in tool
+                       else f"tar -xOf {extract[0]} {extract[1]} | {tool}")
+            notes.errors.append(f"{name}: {NotText(what, command).advice(then)}")
+        elif binary(head):
+            notes.skipped.append(f"{name}: binary, not read")
+        else:
+            yield Stream(name, member_path(member.name), text)  # type: ignore[arg-type]
+            if decoded is not None and decoded.damage:
+                notes.errors.append(f"{name}: {decoded.damage}")
+        if raw.damage:
+            raise InputDamaged(f"tar archive truncated inside {name}")

@@ -1,14 +1,16 @@
 """`gpu-npd triage PATH...`: a failed job's logs in, its incidents out, most likely root cause first.
 
-The edges only: walking the paths, opening files (plain or gzip, by content), turning bytes into lines, and
-printing. What the lines mean and what caused the failure is triage's (the pure core shared with the cluster
+The edges only: walking the paths, opening files (plain, gzip, xz or bzip2, by content; a tar archive's members,
+each as a file at its path in the archive: offline.inputs), turning bytes into lines, and printing. What the lines mean and what caused the failure is triage's (the pure core shared with the cluster
 component).
 
 Exit codes:
   0  at least one incident found, every input read
   1  every input read, no failure found in them
-  2  an input could not be read (missing, unreadable, a directory with no files, a damaged .gz: its readable part is
-     still used, or its worker process failed), or bad usage
+  2  an input could not be read (missing, unreadable, a directory with no files, a damaged compressed file or archive:
+     its readable part is still used, a log another tool must read first (a binary journal, zstd: the error names
+     the command), a binary file named on the command line (one met walking a directory or an archive is skipped and
+     listed), or its worker process failed), or bad usage
 
 Files are read in worker processes (`--jobs`) when there are several and enough bytes to repay starting them; the
 output is the same as reading them in turn (each file is read alone; their clocks and evidence merge in order).
@@ -20,18 +22,19 @@ import itertools
 import json
 import os
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from typing import Iterator
 
 import click
 
-from triage import Clock, Evidence, Incident, attribute, read_lines, teardown, to_json
+from triage import Clock, Evidence, Incident, attribute, teardown, to_json
 from triage.inventory import kind_of, read_inventory
+from triage.ranks import Origin, from_path
+from triage.read import FileReader
 
 EXIT_FOUND, EXIT_NOTHING, EXIT_INPUT = 0, 1, 2
 MAX_LINE_BYTES = 1 << 16  # bytes of one line read; the rest of a longer line is dropped (counted)
-BINARY_SNIFF = 8192
 SKIP_NAMES = frozenset({".DS_Store"})
 
 
@@ -70,14 +73,9 @@ def walk(paths: tuple[str, ...], inputs: Inputs) -> Iterator[tuple[str, str | No
 
 
 def lines_of(fp, inputs: Inputs, name: str) -> Iterator[str]:
-    """Decoded lines of a binary stream (invalid UTF-8 replaced, over-long lines cut)."""
-    first = True
+    """Decoded lines of a text stream (invalid UTF-8 replaced, over-long lines cut; binary content was told apart
+    when it was opened, offline.inputs.binary)."""
     for raw in fp:
-        if first:
-            first = False
-            if b"\x00" in raw[:BINARY_SNIFF]:
-                inputs.skipped.append(f"{name}: binary, not read")
-                return
         yield raw[:MAX_LINE_BYTES].decode("utf-8", "replace")
 
 
@@ -91,33 +89,70 @@ class _Read:
     read: bool  # the file was opened (its name belongs in `files`, even when damaged)
     errors: list[str]
     skipped: list[str]
+    members: list[str] | None = None  # an archive's members read (ARCHIVE:MEMBER), listed in `files` for it
+    binary: bool = False  # binary content, not read: skipped in a walked directory, an input error when named
 
 
 def _read_file(path: str, root: str | None, year: int | None) -> _Read:
-    """Read one file with its own Clock and Inputs (a worker process's task; top level, so `spawn` can import it)."""
-    from .inputs import InputDamaged, open_input
+    """Read one file with its own Clock and Inputs (a worker process's task; top level, so `spawn` can import it).  A
+    tar archive is read member by member, each named ARCHIVE:MEMBER, its host and rank from its path in the archive
+    (a bundle of node-a/kern.log, node-b/... groups by node as a directory does; else the archive's own place)."""
+    from .inputs import InputDamaged, Notes, NotText, read_input
 
     name = "<stdin>" if path == "-" else path
     clock, inputs, evidence = Clock(), Inputs(), []
-    read = False
+    notes = Notes()
+    members: list[str] = []
+    read = binary = False
     try:
-        with open_input(path) as fp:
-            lines = lines_of(fp, inputs, name)
+        for stream in read_input(path, notes=notes, then="gpu-npd triage -"):
+            if stream.member is not None and _hidden(stream.member):  # as walking a directory skips them
+                continue
+            label = name if stream.member is None else stream.name
+            lines = lines_of(stream.fp, inputs, label)
             first = next(lines, None)
-            found, taken = read_inventory(lines, first, name) if first is not None and kind_of(first) else \
+            found, taken = read_inventory(lines, first, label) if first is not None and kind_of(first) else \
                 (None, [first] if first is not None else [])
             if found is not None:  # the cluster's pods or nodes (kubectl's wide table, the API's JSON): addresses
                 evidence.extend(found)
             else:
-                evidence.extend(read_lines(itertools.chain(taken, lines), name, clock, root=root, year=year))
+                origin = None if stream.member is None else _member_origin(path, root, stream.member)
+                reader = FileReader(label, clock, root=root, year=year, origin=origin)
+                evidence.extend(reader.read(itertools.chain(taken, lines)))
+            if stream.member is not None:
+                members.append(label)
         read = True
+    except NotText as exc:
+        if exc.what.startswith("binary content"):  # skipped in a walked directory (collect), as before
+            binary = True
+            inputs.skipped.append(f"{name}: binary, not read")
+        else:  # a log that another tool reads (a journal, zstd): an input error wherever it is
+            inputs.errors.append(f"{name}: {exc.advice('gpu-npd triage -')}")
     except InputDamaged as exc:  # the evidence of the part that decodes was kept above
         read = True
         inputs.errors.append(f"{name}: {exc}; evidence is from the part before it")
     except (OSError, EOFError) as exc:
         reason = (exc.strerror or str(exc)) if isinstance(exc, OSError) else (str(exc) or "truncated input")
         inputs.errors.append(f"{name}: cannot read: {reason}")
-    return _Read(name, evidence, clock, read, inputs.errors, inputs.skipped)
+    inputs.errors.extend(notes.errors)
+    inputs.skipped.extend(notes.skipped)
+    return _Read(name, evidence, clock, read, inputs.errors, inputs.skipped, members if read and members else None,
+                 binary)
+
+
+def _hidden(member: str) -> bool:
+    return any(part.startswith(".") for part in member.split("/")) or member.rsplit("/", 1)[-1] in SKIP_NAMES
+
+
+def _member_origin(archive: str, root: str | None, member: str) -> Origin:
+    """Who wrote a member's lines as its path in the archive says (`node-b/kern.log`: node-b); the host and rank it
+    does not name, from the archive's own place (`job/node-b/logs.tar.gz`, as a file there would be)."""
+    inside = from_path("/" + member, "/")
+    outside = from_path(archive, root)
+    return replace(inside, host=inside.host or outside.host,
+                   rank=inside.rank if inside.rank is not None or inside.local_rank is not None else outside.rank,
+                   local_rank=inside.local_rank if inside.rank is not None or inside.local_rank is not None
+                   else outside.local_rank)
 
 
 def _walked(paths: tuple[str, ...]) -> list[tuple[str, str | None] | str]:
@@ -148,6 +183,7 @@ def collect(paths: tuple[str, ...], year: int | None, inputs: Inputs, jobs: int 
     the same order)."""
     items = _walked(paths)
     files = [item for item in items if isinstance(item, tuple)]
+    named = {item for item in files if item[0] in paths and not os.path.isdir(item[0])}  # not found by walking
     readings: dict[int, _Read] = {}
     workers = _workers(files, jobs)
     if workers > 1:
@@ -166,9 +202,12 @@ def collect(paths: tuple[str, ...], year: int | None, inputs: Inputs, jobs: int 
         k += 1
         evidence.extend(done.evidence)
         clock.absorb(done.clock)
-        inputs.skipped.extend(done.skipped)
+        if done.binary and item in named:  # named on the command line: no log, as `gpu-npd parse` says
+            inputs.errors.append(f"{done.name}: not a text log: binary content")
+        else:
+            inputs.skipped.extend(done.skipped)
         if done.read:
-            inputs.files.append(done.name)
+            inputs.files.extend(done.members if done.members is not None else [done.name])
         inputs.errors.extend(done.errors)
     # an amendment is an earlier line's evidence again (triage.read: a later line of its event amended it): no line
     inputs.evidence = len(evidence) - sum(1 for e in evidence if "amends" in e.details)
@@ -295,8 +334,9 @@ def triage(fmt: str, year: int | None, window: float, evidence_limit: int, jobs_
            paths: tuple[str, ...]) -> None:
     """Attribute a failed multi-rank job to its root cause from the logs operators collect.
 
-    PATH is a file (plain or .gz), a directory (walked: one subdirectory per node such as node-b/kern.log, or
-    per-rank files such as rank-3.log), or '-' for stdin. Exit 0 when an incident was found, 1 when the logs hold
+    PATH is a file (plain or compressed: gzip, xz, bzip2), a tar archive (plain or compressed: its members read as a
+    directory's files), a directory (walked: one subdirectory per node such as node-b/kern.log, or per-rank files
+    such as rank-3.log), or '-' for stdin. Exit 0 when an incident was found, 1 when the logs hold
     no failure, 2 when an input could not be read (the rest is still used).
     """
     jobs = jobs_default() if jobs_text is None else _jobs(jobs_text)

@@ -1,0 +1,280 @@
+"""What the offline CLIs are handed (offline/inputs.py), end to end through `gpu-npd parse` and `gpu-npd triage`.
+
+Every compressed file and archive is made here, at test time, by the real tools (xz, bzip2, zstd, gzip, tar) from
+the repository's fixtures; the systemd journal is its real 8-byte header (`journalctl` writes no journal file).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tarfile
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from gpunpd.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
+DMESG = ROOT / "tests" / "fixtures" / "dmesg" / "xid79-fallen-off-bus.dmesg"
+GPU_NPD = [sys.executable, "-m", "gpunpd"] if not os.environ.get("GPU_NPD_BIN") else [os.environ["GPU_NPD_BIN"]]
+XID79 = b"[ 4254.197860] NVRM: Xid (PCI:0000:5d:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus.\n"
+
+
+def tool(name: str) -> str:
+    path = shutil.which(name)
+    if path is None:
+        pytest.skip(f"{name} is not installed")
+    return path
+
+
+def sh(*cmd: str, cwd: Path | None = None, stdin: bytes | None = None) -> bytes:
+    return subprocess.run([tool(cmd[0]), *cmd[1:]], cwd=cwd, input=stdin, capture_output=True, check=True).stdout
+
+
+def parse(*args: str, stdin: bytes = b"") -> subprocess.CompletedProcess:
+    return subprocess.run([*GPU_NPD, "parse", "--nvml", "off", "--format", "json", *args], input=stdin,
+                          capture_output=True, timeout=120)
+
+
+def rows(r: subprocess.CompletedProcess) -> list[dict]:
+    return [json.loads(line) for line in r.stdout.decode().splitlines()]
+
+
+def errors(r) -> list[str]:
+    return (r.stderr.decode() if isinstance(r.stderr, bytes) else r.stderr).strip().splitlines()
+
+
+def test_xz_and_bzip2_read_as_gzip_by_content_concatenated_and_renamed(tmp_path: Path):
+    plain = rows(parse(str(DMESG)))
+    assert plain and all(row["kind"] in ("xid", "fallen_off_bus") for row in plain)
+    doubled = tmp_path / "doubled.log"
+    doubled.write_bytes(DMESG.read_bytes() * 2)
+    twice = [(x["kind"], x["line"]) for x in rows(parse(str(doubled)))]
+    packed = {"xz": sh("xz", "-c", str(DMESG)), "bzip2": sh("bzip2", "-c", str(DMESG)),
+              "gzip": sh("gzip", "-c", str(DMESG))}
+    for name, data in packed.items():
+        p = tmp_path / f"kern.log.2.{name}"
+        p.write_bytes(data)
+        renamed = tmp_path / f"{name}-renamed"  # no suffix: told by its bytes
+        renamed.write_bytes(data + data)  # `xz -c a >> b`: two streams, both read
+        r = parse(str(p), str(renamed))
+        assert r.returncode == 0 and r.stderr == b"", (name, r.stderr)
+        got = rows(r)
+        assert [(x["kind"], x["line"]) for x in got if x["file"] == str(p)] == [(x["kind"], x["line"]) for x in plain]
+        assert [(x["kind"], x["line"]) for x in got if x["file"] == str(renamed)] == twice
+    r = parse("-", stdin=packed["xz"])
+    assert r.returncode == 0 and len(rows(r)) == len(plain)
+
+
+def _body() -> bytes:
+    return b"".join(b"[ %d.5] benign kernel line %d padding %d\n" % (i, i, i * 7919) for i in range(60000))
+
+
+@pytest.mark.parametrize("compressor", ["xz", "bzip2"])
+def test_a_truncated_file_gives_what_decodes_and_one_warning(tmp_path: Path, compressor: str):
+    src = tmp_path / "kern.log"
+    src.write_bytes(XID79 + _body() + XID79.replace(b"5d:00", b"5e:00"))
+    data = sh(compressor, "-c", str(src))
+    cut = tmp_path / f"kern.log.2.{compressor}"
+    cut.write_bytes(data[: len(data) // 2])
+    r = parse(str(cut))
+    assert r.returncode == 2
+    assert [x["pci"] for x in rows(r) if x["kind"] == "xid"] == ["0000:5d:00"]  # the first half's Xid
+    err = errors(r)
+    assert len(err) == 1 and f"{compressor} stream truncated" in err[0] and str(cut) in err[0], err
+
+
+def test_zstd_journal_and_binary_are_one_line_each_naming_what_reads_them(tmp_path: Path):
+    zst = tmp_path / "kern.log.2.zst"
+    sh("zstd", "-q", "-o", str(zst), str(DMESG))
+    journal = tmp_path / "system.journal"
+    journal.write_bytes(b"LPKSHHRH" + bytes(248))  # systemd's journal header: its magic, then its fields
+    exe = tmp_path / "ls"
+    shutil.copy(sys.executable if os.path.getsize(sys.executable) > 8192 else "/bin/ls", exe)
+    good = tmp_path / "dmesg.txt"
+    good.write_bytes(XID79)
+    r = parse(str(zst), str(journal), str(exe), str(good))
+    assert r.returncode == 2
+    assert [x["file"] for x in rows(r)] == [str(good)]  # every other input still read
+    err = errors(r)
+    assert len(err) == 3 and "Traceback" not in r.stderr.decode()
+    assert f"{zst}: not a text log: zstd-compressed; read it with `zstd -dc {zst} | gpu-npd parse -`" in err[0]
+    assert (f"{journal}: not a text log: a binary systemd journal; read it with `journalctl -o short-iso-precise "
+            f"--no-pager --file {journal} | gpu-npd parse -`") in err[1]
+    assert err[2].endswith(f"{exe}: not a text log: binary content")
+
+
+def test_the_journal_command_given_is_the_output_the_envelope_reads_best(tmp_path: Path):
+    """`journalctl -o short-iso-precise`'s line (systemd 252's format): its year, zone and microseconds all read."""
+    p = tmp_path / "journal.txt"
+    p.write_bytes(b"2025-03-21T01:55:00.123456+00:00 node-b kernel: " + XID79.split(b"] ", 1)[1])
+    (row,) = [x for x in rows(parse(str(p))) if x["kind"] == "xid"]
+    assert row["timestamp"] == "2025-03-21T01:55:00.123456+00:00" and row["program"] == "kernel"
+
+
+def test_zeros_a_crash_left_at_a_logs_start_are_no_binary_file(tmp_path: Path):
+    """After a hard reset a syslog file often holds a run of NUL bytes (blocks allocated, never written): read on."""
+    p = tmp_path / "kern.log"
+    p.write_bytes(b"\0" * 5000 + b"\n" + XID79)
+    r = parse(str(p))
+    assert r.returncode == 0 and [x["kind"] for x in rows(r)][:1] == ["xid"]
+
+
+def _bundle(tmp_path: Path) -> Path:
+    """node-a/kern.log (plain) and node-b/kern.log.1.gz (gzip inside the archive), as a log bundle is laid out."""
+    top = tmp_path / "bundle"
+    (top / "node-a").mkdir(parents=True)
+    (top / "node-b").mkdir()
+    shutil.copy(DMESG, top / "node-a" / "kern.log")
+    (top / "node-b" / "kern.log.1.gz").write_bytes(sh("gzip", "-c", str(DMESG)))
+    return top
+
+
+@pytest.mark.parametrize("flag,suffix", [("", ".tar"), ("z", ".tar.gz"), ("J", ".tar.xz"), ("j", ".tar.bz2")])
+def test_a_tar_archive_is_read_member_by_member(tmp_path: Path, flag: str, suffix: str):
+    _bundle(tmp_path)
+    archive = tmp_path / f"sosreport{suffix}"
+    sh("tar", f"-c{flag}f", str(archive), "bundle", cwd=tmp_path)
+    r = parse(str(archive))
+    assert r.returncode == 0 and r.stderr == b"", r.stderr
+    plain = rows(parse(str(DMESG)))
+    got = rows(r)
+    for member in ("bundle/node-a/kern.log", "bundle/node-b/kern.log.1.gz"):
+        assert [(x["kind"], x["line"]) for x in got if x["file"] == f"{archive}:{member}"] == \
+               [(x["kind"], x["line"]) for x in plain]
+
+
+def test_an_archives_binary_member_is_said_and_its_journal_an_error(tmp_path: Path):
+    top = _bundle(tmp_path)
+    shutil.copy(sys.executable, top / "node-a" / "python")
+    (top / "node-b" / "system.journal").write_bytes(b"LPKSHHRH" + bytes(248))
+    sh("tar", "-cf", str(tmp_path / "inner.tar"), "bundle/node-a/kern.log", cwd=tmp_path)
+    shutil.copy(tmp_path / "inner.tar", top / "inner.tar")
+    archive = tmp_path / "b.tar.xz"
+    sh("tar", "-cJf", str(archive), "bundle", cwd=tmp_path)
+    r = parse(str(archive))
+    assert r.returncode == 2
+    assert {x["file"] for x in rows(r)} == {f"{archive}:bundle/node-a/kern.log", f"{archive}:bundle/node-b/kern.log.1.gz"}
+    err = errors(r)
+    assert len(err) == 2, err
+    assert (f"{archive}:bundle/node-b/system.journal: not a text log: a binary systemd journal; read it with `tar -xf "
+            f"{archive} bundle/node-b/system.journal && journalctl -o short-iso-precise --no-pager --file "
+            f"bundle/node-b/system.journal | gpu-npd parse -`") in err[0]
+    assert "2 member(s) not read" in err[1] and "node-a/python: binary" in err[1] and "inner.tar: an archive" in err[1]
+
+
+def test_a_member_named_to_climb_out_is_only_a_name(tmp_path: Path):
+    """A hostile archive's '../../' and '/etc/..' names and a terminal escape: read as text, named as given (the
+    escape written out), nothing written anywhere (offline/inputs.py never extracts)."""
+    work = tmp_path / "a" / "b"
+    work.mkdir(parents=True)
+    archive = work / "evil.tar.gz"
+    with tarfile.open(archive, "w:gz") as tar:
+        for name in ("../../escaped.log", "/etc/cron.d/escaped.log", "x\x1b[2Jy.log"):
+            info = tarfile.TarInfo(name)
+            info.size = len(XID79)
+            tar.addfile(info, io.BytesIO(XID79))
+    before = sorted(str(p) for p in tmp_path.rglob("*"))
+    r = subprocess.run([*GPU_NPD, "parse", "--nvml", "off", "--format", "json", str(archive)], capture_output=True,
+                       cwd=work, timeout=120, env={**os.environ, "PYTHONPATH": str(ROOT)})  # run from inside it
+    assert r.returncode == 0, r.stderr
+    assert [x["file"] for x in rows(r) if x["kind"] == "xid"] == [
+        f"{archive}:../../escaped.log", f"{archive}:/etc/cron.d/escaped.log", f"{archive}:x\\x1b[2Jy.log"]
+    assert sorted(str(p) for p in tmp_path.rglob("*")) == before
+    assert not Path("/etc/cron.d/escaped.log").exists()
+
+
+def test_a_truncated_archive_gives_its_members_before_the_cut(tmp_path: Path):
+    _bundle(tmp_path)
+    (tmp_path / "bundle" / "node-c").mkdir()
+    (tmp_path / "bundle" / "node-c" / "kern.log").write_bytes(_body())
+    plain = tmp_path / "b.tar"
+    sh("tar", "-cf", str(plain), "bundle/node-a", "bundle/node-c", cwd=tmp_path)
+    data = plain.read_bytes()
+    for cut, compressed in ((data[:len(data) // 2], False), (sh("xz", "-c", str(plain)), True)):
+        p = tmp_path / ("cut.tar.xz" if compressed else "cut.tar")
+        p.write_bytes(cut[:len(cut) // 2] if compressed else cut)
+        r = parse(str(p))
+        assert r.returncode == 2
+        assert {x["file"] for x in rows(r)} == {f"{p}:bundle/node-a/kern.log"}
+        err = errors(r)
+        assert len(err) == 1 and "truncated" in err[0] and str(p) in err[0], err
+    at_a_header = tmp_path / "at-a-header.tar"  # cut where a header begins: tarfile alone would end there silently
+    first = 512 + -(-DMESG.stat().st_size // 512) * 512
+    at_a_header.write_bytes(data[: first + 512 * 2])  # the first member, the directory headers, a cut header
+    r = parse(str(at_a_header))
+    assert r.returncode == 2 and "tar archive" in r.stderr.decode(), r.stderr
+
+
+def test_an_archives_limits_say_what_was_not_read(tmp_path: Path, monkeypatch):
+    from offline import inputs
+
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w") as tar:
+        for n in range(5):
+            info = tarfile.TarInfo(f"node-{n}/kern.log")
+            info.size = len(XID79)
+            tar.addfile(info, io.BytesIO(XID79))
+    p = tmp_path / "bomb.tar"
+    p.write_bytes(buf.getvalue())
+    monkeypatch.setattr(inputs, "MAX_MEMBERS", 3)
+    notes = inputs.Notes()
+    assert [s.member for s in inputs.read_input(str(p), notes=notes)] == ["node-0/kern.log", "node-1/kern.log",
+                                                                         "node-2/kern.log"]
+    assert notes.errors == [f"{p}: more than 3 members: the rest not read (a limit)"]
+    monkeypatch.setattr(inputs, "MAX_MEMBERS", 100)
+    monkeypatch.setattr(inputs, "MAX_ARCHIVE_BYTES", 2 * len(XID79))
+    notes = inputs.Notes()
+    assert len([s.fp.read() for s in inputs.read_input(str(p), notes=notes)]) == 2
+    assert len(notes.errors) == 1 and notes.errors[0].startswith(f"{p}:node-2/kern.log: not read, nor the members")
+
+
+def test_triage_reads_a_bundle_as_it_reads_the_directory(tmp_path: Path):
+    """node-a and node-b in a .tar.xz (a must-gather, a kubectl cp'd bundle): grouped by node as the directory is."""
+    job = tmp_path / "job"
+    (job / "node-a").mkdir(parents=True)
+    (job / "node-b").mkdir()
+    (job / "node-b" / "kern.log").write_text("Mar 21 01:50:00 node-b kernel: [ 3954.000000] pcieport 0000:00:03.0: "
+                                             "AER: Corrected error received: 0000:00:03.0\n")
+    (job / "node-b" / "dmesg").write_bytes(XID79)
+    (job / "node-a" / "train.log").write_text(
+        "[rank0]:[E321 02:07:08.408271257 ProcessGroupNCCL.cpp:607] [Rank 0] Watchdog caught collective operation "
+        "timeout: WorkNCCL(SeqNum=1580, OpType=ALLREDUCE, NumelIn=466119168, NumelOut=466119168, "
+        "Timeout(ms)=600000) ran for 600060 milliseconds before timing out.\n")
+    archive = tmp_path / "must-gather.tar.xz"
+    sh("tar", "-cJf", str(archive), "-C", str(tmp_path), "job")
+    docs = []
+    for path in (job, archive):
+        r = CliRunner().invoke(main, ["triage", "--format", "json", "--year", "2025", str(path)])
+        assert r.exit_code == 0, r.output
+        docs.append(json.loads(r.stdout))
+    (a, b) = [(d["incidents"][0]["category"], d["incidents"][0]["rule"], d["incidents"][0]["root"]["host"],
+               d["incidents"][0]["root"]["pci"]) for d in docs]
+    assert a == b == ("hardware", "node_fault", "node-b", "0000:5d:00")
+    assert sorted(docs[1]["inputs"]) == [f"{archive}:job/node-a/train.log", f"{archive}:job/node-b/dmesg",
+                                         f"{archive}:job/node-b/kern.log"]
+
+
+def test_triage_a_journal_is_an_error_a_named_binary_too_a_walked_one_skipped(tmp_path: Path):
+    job = tmp_path / "job"
+    job.mkdir()
+    (job / "train.log").write_bytes(XID79)
+    (job / "system.journal").write_bytes(b"LPKSHHRH" + bytes(248))
+    (job / "core").write_bytes(b"\x7fELF\x02\x01\x01" + bytes(9) + b"\x03\x00\x3e\x00" * 200)
+    r = CliRunner().invoke(main, ["triage", "--format", "json", str(job)])
+    doc = json.loads(r.stdout)
+    assert r.exit_code == 2 and doc["inputs"] == [str(job / "train.log")]
+    assert doc["errors"] == [f"{job / 'system.journal'}: not a text log: a binary systemd journal; read it with "
+                             f"`journalctl -o short-iso-precise --no-pager --file {job / 'system.journal'} | "
+                             f"gpu-npd triage -`"]
+    assert doc["skipped"] == [f"{job / 'core'}: binary, not read"]
+    r = CliRunner().invoke(main, ["triage", "--format", "json", str(job / "core"), str(job / "train.log")])
+    doc = json.loads(r.stdout)
+    assert r.exit_code == 2 and doc["errors"] == [f"{job / 'core'}: not a text log: binary content"]
+    assert doc["incidents"]
