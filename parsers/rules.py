@@ -256,12 +256,14 @@ LOCKUP_OPEN = ("lockup", "open")
 # A panic's reason that says the hardware killed the kernel (the kernel_panic rows' attribution hardware): an x86
 # machine check ("Fatal machine check", "Machine check from unknown source", mce_panic's "Timeout: Not all CPUs
 # entered broadcast exception handler"), arm64's SError and external abort, a firmware-first record ("Fatal hardware
-# error!", ghes.c's GHES_PFX "[Hardware Error]: "), and x86's platform NMIs: the I/O check line the firmware raises for
-# an uncorrectable error ("NMI IOCK error: Not continuing", traps.c / nmi.c io_check_error with panic_on_io_nmi) and
-# HPE's iLO NMI (hpwdt: "An NMI occurred. Depending on your system the reason for the NMI is logged in any one of the
-# following resources: ..", 4.x+ with the NMI's reason before it, "04: An NMI occurred.."), the reason in the IML.
+# error!", ghes.c's GHES_PFX "[Hardware Error]: "), and x86's I/O check NMI, which the firmware raises for an
+# uncorrectable error ("NMI IOCK error: Not continuing", traps.c / nmi.c io_check_error with panic_on_io_nmi). Not
+# HPE's iLO NMI (hpwdt: "04: An NMI occurred. Depending on your system the reason for the NMI is logged in any one of
+# the following resources: .."): its number is the iLO's own NMI status (hpwdt_my_nmi), the watchdog's pretimeout on a
+# hung OS or the iLO's "Generate NMI to System" button (Kconfig HPWDT_NMI_DECODING): no hardware fault by itself, the
+# kind's attribution (unknown; luigirizzo/netmap #779: an out-of-tree driver under an IRQ stress test).
 PANIC_HARDWARE = (r"[Mm]achine [Cc]heck|broadcast exception handler|SError|external abort|Hardware Error|"
-                  r"[Hh]ardware error|NMI IOCK error|An NMI occurred")
+                  r"[Hh]ardware error|NMI IOCK error")
 # PyTorch's ProcessGroupNCCL reports one rank's failure on several lines (the timeout, "Exception ... detected by
 # watchdog", "Timeout at NCCL work", "Some NCCL operations have failed or timed out", the heartbeat monitor, the
 # stuck watchdog, the debug-info dump, the communicator abort), a stack trace between some of them: one event per
@@ -1119,9 +1121,9 @@ RULES: tuple[Rule, ...] = (
     # panic - not syncing: <why> ]---": each a "join" (the first seen is the finding, a grep excerpt of any one line
     # still one). Was no finding at all (gpud flags a panic; a panicked node is its job's root cause).
     # Attribution hardware where the kernel says a hardware error killed it (PANIC_HARDWARE: a machine check, an SError,
-    # an external abort, a firmware-first record's fatal error, a platform NMI: I/O check, HPE's iLO), else the kind's
-    # (unknown: a kernel bug, a detector set to panic, no memory left). "Fatal hardware error!" (ghes.c) and hpwdt's
-    # "An NMI occurred" were unknown (lore 20241227035459.90602-1-yue.zhao@shopee.com, luigirizzo/netmap #779).
+    # an external abort, a firmware-first record's fatal error, the I/O check NMI), else the kind's (unknown: a kernel
+    # bug, a detector set to panic, no memory left, a watchdog's NMI). "Fatal hardware error!" (ghes.c) was unknown
+    # (lore 20241227035459.90602-1-yue.zhao@shopee.com).
     _r("kernel_panic_end_hardware", "kernel_panic", ["end Kernel panic - not syncing"],
        r"---\[ end Kernel panic - not syncing: (?=[^\n]*?(?:" + PANIC_HARDWARE + r"))(?P<why>[^\n]*?) ?\]---",
        attribution="hardware", event=("panic", "join")),
