@@ -354,6 +354,12 @@ class Classifier:
             # an engine's match needs no keyword test: no row, context or net acts on a message without one,
             # and the message is part of the line, except docker's, which is JSON-decoded
             return _NOTHING
+        if name == "journal_json":
+            # the journal's JSON: the message decoded (escapes, a byte array) is not the line the engine matched,
+            # so the keywords are the message's and every row they gate is tried
+            if not self.prefilter.find(message):
+                return _NOTHING
+            matched = None
         position = lineno if lineno is not None else self._count
         try:  # total: a line that makes a rule raise is counted in `errors` and yields nothing; the next line goes on
             if len(message) > MAX_MESSAGE:

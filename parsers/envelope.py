@@ -84,11 +84,41 @@ def _kmsg(m: re.Match, year: int | None) -> Envelope:
     return Envelope("kmsg", msg, None, int(usec) / 1e6, extra)
 
 
+# `journalctl -o short-monotonic` / `short-delta` (systemd's logs-show.c output_short): after the uptime the record's
+# host (none with --no-hostname) and its tag, "kernel" for the kernel's own records ("[    0.000000] archlinux kernel:
+# Linux version ..", systemd/systemd#24950), a process's name and pid for its ("[    1.241863] archlinux systemd[1]:
+# Reached target .."). An ordinary dmesg message is neither: its first word ends with a colon ("NVRM:", "ata1.00:"),
+# or its second is a device ("usb 1-1:", "nvme nvme0:", "pci 0000:00:01.0:") with no pid; a process's tag needs the
+# host before it, and the kernel's segfault report ("Web Content[4242]: segfault at ..", a name with a space) is the
+# kernel's.
+_JOURNAL_TAG = re.compile(r"(?:(?P<host>[^\s\[]\S*)(?<!:) )?(?:(kernel)|(?(host)([^\s\[]+)\[(\d+)\](?!: segfault at )|(?!))): ")
+
+def _journal(message: str) -> tuple[dict[str, Any], str] | None:
+    """The journal's host and tag at the start of a dmesg-stamped message (_JOURNAL_TAG): (extra, the message after
+    them), None for a dmesg message. A journal tag ends "kernel: " or, a process's, with its pid's "]: ": a message with
+    neither is refused before any regex (the dmesg path's cost: two substring tests, split's inline)."""
+    if "kernel: " not in message and "]: " not in message:
+        return None
+    m = _JOURNAL_TAG.match(message)
+    if m is None:
+        return None
+    host, kernel, tag, pid = m.groups()
+    extra = {"app": _program(tag or kernel, pid, None)}
+    if host is not None:
+        extra["host"] = host
+    return extra, message[m.end():]
+
+
 def _dmesg(m: re.Match, year: int | None) -> Envelope:
     """`dmesg`: the uptime; with `--time-format` given twice, the ctime after it ("[    1.000000] [Fri Feb 13 23:31:31
     2009] .."), read by the same row (an optional group costs a line without one less than a lookahead, the
-    dmesg_decode row's after it more)."""
+    dmesg_decode row's after it more). `journalctl -o short-monotonic` prints the same uptime, then the record's
+    host and tag (_journal): a "journal" envelope, whose tag says whose line it is (_program)."""
     uptime, ctime, message = m.groups()
+    if "kernel: " in message or "]: " in message:  # (_journal's test inline: no call for a dmesg line)
+        journal = _journal(message)
+        if journal is not None:
+            return Envelope("journal", journal[1], None, float(uptime), journal[0])
     if ctime is None:
         return Envelope("dmesg", message, None, float(uptime))
     _, mon, day, clock, yr = ctime.split()
@@ -133,9 +163,11 @@ def _dmesg_t_local(m: re.Match, year: int | None) -> Envelope | None:
 
 # util-linux dmesg's stamps, one or several in a row (--time-format may be given more than once): the uptime, with the
 # delta to the record before ("[    8.000000 <    7.000000>]", -d) or the delta alone ("[<    7.000000>]", -d -t);
+# `journalctl -o short-delta`'s ("[    1.343565 <    0.000012 >]": a "*" for the " " where the delta is of wall-clock
+# time, another boot's record before it; 16 spaces for the first record);
 # --reltime's minute ("[Feb13 23:31]", "[Apr 7 17:30]") or its delta ("[  +0.001354]"); ctime ("[Tue Jan 13 04:33:10
 # 2026]", with -d "[Fri Feb 13 23:31:30 2009 <    0.000000>]"); iso ("2025-01-21T04:41:44,283302+00:00").
-_DMESG_STAMP = (r"(?:\[ *\d+\.\d+(?: < *\d+\.\d+>)?\]|\[< *\d+\.\d+>\]|\[ *\+\d+\.\d+\]|\[[A-Z][a-z]{2} ?\d{1,2} \d\d:\d\d\]"
+_DMESG_STAMP = (r"(?:\[ *\d+\.\d+(?: < *\d+\.\d+[ *]?>| {16})?\]|\[< *\d+\.\d+>\]|\[ *\+\d+\.\d+\]|\[[A-Z][a-z]{2} ?\d{1,2} \d\d:\d\d\]"
                 r"|\[[A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \d{4}(?: < *\d+\.\d+>)?\]"
                 r"|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d,\d+[+-]\d\d:?\d\d)")
 _DMESG_STAMPS = _DMESG_STAMP + "(?: " + _DMESG_STAMP + ")*"
@@ -157,6 +189,9 @@ def _dmesg_decode(m: re.Match, year: int | None) -> Envelope:
         elif iso_clock and when is None:
             when = _iso(f"{iso_clock}.{frac}{tz}")
     if facility is None:
+        journal = _journal(msg)
+        if journal is not None:  # journalctl -o short-delta
+            return Envelope("journal", journal[1], when, uptime, journal[0])
         return Envelope("dmesg" if when is None else "dmesg_t", msg, when, uptime)
     extra: dict[str, Any] = {"facility": facility, "level": level}
     if facility != "kern":
@@ -306,6 +341,103 @@ def _klog(m: re.Match, year: int | None) -> Envelope:
     return Envelope("klog", msg, timestamp=when, extra=_klog_extra(level, pid, source))
 
 
+def _short_unix(m: re.Match, year: int | None) -> Envelope:
+    """`journalctl -o short-unix`: seconds since the epoch, to the microsecond, then the host and tag."""
+    seconds, host, tag, pid, msg = m.groups()
+    try:
+        when = datetime.fromtimestamp(float(seconds), timezone.utc)
+    except (OverflowError, ValueError, OSError):
+        when = None
+    return _strip_inner_uptime(Envelope("journal", msg, timestamp=when, extra=_syslog_extra(host, tag, pid, None)))
+
+
+_ZONE_OFFSET = re.compile(r"^([+-])(\d\d):?(\d\d)?$")
+
+
+def _short_full(m: re.Match, year: int | None) -> Envelope:
+    """`journalctl -o short-full` / `with-unit` (systemd's format_timestamp: "Tue 2024-01-02 03:04:05 UTC"), then
+    the host and the tag (with-unit: the record's unit where it has one; the kernel's records have none, "kernel").
+    The zone as the host's locale names it: UTC and numeric offsets are read, any other name ("CET") is left off
+    (the time as the host's clock showed it, as a BSD syslog stamp's)."""
+    date, clock, zone, host, tag, pid, msg = m.groups()
+    when = _iso(f"{date}T{clock}")
+    if when is not None:
+        off = _ZONE_OFFSET.match(zone)
+        if zone in ("UTC", "GMT"):
+            when = when.replace(tzinfo=timezone.utc)
+        elif off:
+            sign = -1 if off.group(1) == "-" else 1
+            from datetime import timedelta  # noqa: PLC0415 - numeric zones only
+
+            when = when.replace(tzinfo=timezone(sign * timedelta(hours=int(off.group(2)),
+                                                                 minutes=int(off.group(3) or 0))))
+    return _strip_inner_uptime(Envelope("journal", msg, timestamp=when, extra=_syslog_extra(host, tag, pid, None)))
+
+
+def _journal_field(value: Any) -> str | None:
+    """A field of a `journalctl -o json` record: a string; journald's array of bytes for one that is no UTF-8 (read
+    with U+FFFD for what is not); an array of those for a field the record holds more than once (the first); null
+    for one too large to print (no text)."""
+    if isinstance(value, list) and value and isinstance(value[0], (str, list)):
+        value = value[0]
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list) and all(type(b) is int and 0 <= b < 256 for b in value):
+        return bytes(value).decode("utf-8", "replace")
+    return None
+
+
+def _journal_json(m: re.Match, year: int | None) -> Envelope | None:
+    """`journalctl -o json` / `json-seq` (an RS before each record): one record a line, its fields by name. The
+    kernel's own records come through journald's kernel transport with the kernel's facility (0); a process that wrote
+    to /dev/kmsg comes through it too but with its own facility and identifier (journald-kmsg.c), and every other
+    transport (journal, syslog, stdout, audit) is a process's: KMSG_USERSPACE where the identifier says "kernel".
+    The time is the record's (__REALTIME_TIMESTAMP, microseconds), the uptime the kernel's own stamp where kept
+    (_SOURCE_MONOTONIC_TIMESTAMP), else journald's. Refused (plain text) unless it is an object with a MESSAGE."""
+    import json  # noqa: PLC0415 - journal JSON lines only: no start-up cost for the others
+
+    try:
+        obj = json.loads(m.string.lstrip("\x1e"))
+    except ValueError:
+        return None
+    if not isinstance(obj, dict):
+        return None
+    msg = _journal_field(obj.get("MESSAGE"))
+    if msg is None:
+        return None
+    transport, ident = _journal_field(obj.get("_TRANSPORT")), _journal_field(obj.get("SYSLOG_IDENTIFIER"))
+    facility = _journal_field(obj.get("SYSLOG_FACILITY"))
+    if facility not in (None, "0"):
+        kernel = False
+    elif transport is not None:
+        kernel = transport == "kernel"
+    else:
+        kernel = ident == "kernel"
+    extra: dict[str, Any] = {}
+    host = _journal_field(obj.get("_HOSTNAME"))
+    if host is not None:
+        extra["host"] = host
+    if kernel:
+        extra["app"] = "kernel"
+    elif ident is not None or transport is not None:
+        extra["app"] = KMSG_USERSPACE if ident in (None, "kernel") else ident
+    when = uptime = None
+    for key in ("__REALTIME_TIMESTAMP", "_SOURCE_REALTIME_TIMESTAMP"):
+        usec = _journal_field(obj.get(key))
+        if usec is not None and usec.isdigit() and len(usec) <= 19:
+            try:
+                when = datetime.fromtimestamp(int(usec) / 1e6, timezone.utc)
+                break
+            except (OverflowError, ValueError, OSError):
+                pass
+    for key in ("_SOURCE_MONOTONIC_TIMESTAMP", "__MONOTONIC_TIMESTAMP"):
+        usec = _journal_field(obj.get(key))
+        if usec is not None and usec.isdigit() and len(usec) <= 19:
+            uptime = int(usec) / 1e6
+            break
+    return Envelope("journal", msg.rstrip("\n"), when, uptime, extra)
+
+
 _TAG = r"([^\s:\[]+)(?:\[(\d+)\])?:"
 # The host before the tag, left out by some exports and by hand-redacted excerpts ("Mar 29 15:38:59 kernel: NVRM:
 # Xid .."): a host never ends with the tag's colon, so "kernel:" there is the tag, not a host named "kernel:" (which
@@ -336,7 +468,8 @@ _ISO_STAMP = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d,\d+[+-]\d\d:?\d\d"
 # (name, first characters a line of it may start with, pattern, builder, message): where the message the builder's
 # envelope would hold is, so that `split` gives it without building the envelope (its timestamp is the costly part,
 # and a line the rules have seen before and found nothing in never needs it): "last", the last group; "inner", the
-# last group without a dmesg-style stamp inside it (syslog); None, the builder may refuse the match: it runs at once.
+# last group without a dmesg-style stamp inside it (syslog); "journal", the last group without the journal's host and
+# tag where it has them (_journal: journalctl -o short-monotonic / short-delta); None, the builder may refuse the match: it runs at once.
 ENVELOPES: tuple[tuple[str, str, LazyPattern, Build, str | None], ...] = (
     ("kmsg", "0123456789", LazyPattern(r"^(\d{1,20}),(\d{1,20}),(\d{1,20}),([^;,]*)[^;]*;(.*)$", re.S), _kmsg, "last"),
     ("cri", "0123456789", _CRI, _cri, "last"),
@@ -352,8 +485,9 @@ ENVELOPES: tuple[tuple[str, str, LazyPattern, Build, str | None], ...] = (
      _stamped, "last"),
     ("dmesg_t", "[", LazyPattern(r"^\[(\w{3}) (\w{3}) +(\d{1,2}) (\d\d:\d\d:\d\d) (\d{4})\](?: " + _ISO_STAMP + ")?"
                                  + r" ?(.*)$", re.S), _dmesg_t, "last"),
+    # (journalctl -o short-monotonic too: the journal's host and tag after the uptime, read from the message, _journal)
     ("dmesg", "[", LazyPattern(r"^\[\s*(\d+\.\d+)\](?: ?\[ *[TC]\d+\]| \[([A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]\d \d\d:\d\d:"
-                               r"\d\d \d{4})\](?: " + _ISO_STAMP + ")?" + CALLER + r")? ?(.*)$", re.S), _dmesg, "last"),
+                               r"\d\d \d{4})\](?: " + _ISO_STAMP + ")?" + CALLER + r")? ?(.*)$", re.S), _dmesg, "journal"),
     # `dmesg -r` and pstore's saved dmesg: the record's priority before the uptime, "<6>[    2.962781] ..."
     ("dmesg_raw", "<", LazyPattern(r"^<(\d{1,3})>\[\s*(\d+\.\d+)\]" + CALLER + r" ?(.*)$", re.S), _dmesg_raw, "last"),
     # NVIDIA Fabric Manager's own log (fabricmanager.log): "[Jul 23 2024 07:53:55] [ERROR] [tid 841] detected ..."
@@ -371,7 +505,7 @@ ENVELOPES: tuple[tuple[str, str, LazyPattern, Build, str | None], ...] = (
     # them, so their lines try no more rows than before
     ("dmesg_decode", "abcdefghijklmnopqrstuvwxyz[0123456789", LazyPattern(
         r"^(?:([a-z0-9]+) *:([a-z]+) *:(?: (" + _DMESG_STAMPS + r"))?|(" + _DMESG_STAMPS + r"))" + CALLER
-        + r" ?(.*)$", re.S), _dmesg_decode, "last"),
+        + r" ?(.*)$", re.S), _dmesg_decode, "journal"),
     ("docker", "{", LazyPattern(r"^\{.*\"log\"\s*:", re.S), _docker, None),
     ("rfc5424", "<", LazyPattern(r"^<(\d{1,3})>1 (\S+) (\S+) (\S+) (\S+) \S+ (?:-|(?:\[.*?\])+) ?(.*)$", re.S), _rfc5424, "inner"),
     ("rfc3164", "<ADFJMNOS", LazyPattern(
@@ -405,6 +539,15 @@ ENVELOPES: tuple[tuple[str, str, LazyPattern, Build, str | None], ...] = (
         + _SEVERITY_WORDS + r")) " + _TAG + r" ?(.*)$", re.S), _syslog_level, "inner"),
     # klog's header (_klog): a Kubernetes component's own log, as `kubectl logs` or its file gives it
     ("klog", "IWEF", LazyPattern(r"^" + _KLOG + r" ?(.*)$", re.S), _klog, "last"),
+    # the rest of journalctl's one-line forms (-o short-monotonic and short-delta are the dmesg row's): last, so that
+    # the lines of the rows above try no more rows than before. short-unix ("1700000000.123456 host kernel: .."),
+    # short-full and with-unit ("Tue 2024-01-02 03:04:05 UTC host kernel: .."), json and json-seq (a record a line)
+    ("short_unix", "0123456789", LazyPattern(r"^(\d{1,12}\.\d{6}) " + _HOST + _TAG + r" ?(.*)$", re.S),
+     _short_unix, "inner"),
+    ("short_full", "MTWFS", LazyPattern(
+        r"^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) (\d{4}-\d\d-\d\d) (\d\d:\d\d:\d\d(?:\.\d+)?) ([A-Za-z][A-Za-z0-9/_+-]{0,31}|"
+        r"[+-]\d\d(?::?\d\d)?) " + _HOST + _TAG + r" ?(.*)$", re.S), _short_full, "inner"),
+    ("journal_json", "{\x1e", LazyPattern(r"^\x1e?\{.*\"MESSAGE\" ?:", re.S), _journal_json, None),
 )
 
 
@@ -441,7 +584,14 @@ def split(line: str, year: int | None = None) -> tuple[str, str, Envelope | Pend
         if m:
             if message is not None:
                 text = m.group(pattern.groups)
-                return name, _inner_uptime(text)[1] if message == "inner" else text, (build, m, year)
+                if message == "inner":
+                    text = _inner_uptime(text)[1]
+                elif message == "journal":  # (_journal's test inline: no call for a dmesg line)
+                    if "kernel: " in text or "]: " in text:
+                        journal = _journal(text)
+                        if journal is not None:
+                            text = journal[1]
+                return name, text, (build, m, year)
             env = build(m, year)  # a builder that may refuse the match (docker's: JSON) runs at once
             if env is not None:
                 return name, env.message, env

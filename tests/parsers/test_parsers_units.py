@@ -1070,3 +1070,115 @@ def test_an_envelopes_number_of_5000_digits_never_raises(line):
     env = detect(line, year=2026)
     assert env.name not in ("klog", "fabricmanager")
     assert "Xid" in env.message or "NVSwitch" in env.message
+
+
+# journalctl -o short-monotonic / short-delta (tests/fixtures/realworld/journal-2026k.yaml): the record's host and tag
+# after the uptime are the journal's, not the message's (were: dmesg, "archlinux kernel: " left in the message, and a
+# process's line taken for the kernel's)
+@pytest.mark.parametrize("line,name,message,uptime,extra", [
+    ("[    0.000000] archlinux kernel: Linux version 5.19.13-arch1-1 (linux@archlinux) (gcc (GCC) 12.2.0, GNU ld "
+     "(GNU Binutils) 2.39.0) #1 SMP PREEMPT_DYNAMIC Tue, 04 Oct 2022 14:36:58 +0000", "journal",
+     "Linux version 5.19.13-arch1-1 (linux@archlinux) (gcc (GCC) 12.2.0, GNU ld (GNU Binutils) 2.39.0) #1 SMP "
+     "PREEMPT_DYNAMIC Tue, 04 Oct 2022 14:36:58 +0000", 0.0, {"host": "archlinux", "app": "kernel"}),  # #24950
+    ("[    1.241863] archlinux systemd[1]: Reached target System Initialization.", "journal",
+     "Reached target System Initialization.", 1.241863, {"host": "archlinux", "app": "systemd"}),  # #24950
+    ("[    1.343565] archlinux kernel: ata_piix 0000:00:01.1: version 2.13", "journal",
+     "ata_piix 0000:00:01.1: version 2.13", 1.343565, {"host": "archlinux", "app": "kernel"}),  # #24950
+    # short-delta, as systemd's logs-show.c prints it (no real sample found): the delta, "*" where it is of wall-clock
+    # time, 16 spaces for the first record; --no-hostname leaves the tag alone; a process naming itself kernel
+    ("[    1.343565 <    0.000012 >] h kernel: NVRM: hello", "journal", "NVRM: hello", 1.343565,
+     {"host": "h", "app": "kernel"}),
+    ("[    1.343565 <    0.000012*>] h kernel: NVRM: hello", "journal", "NVRM: hello", 1.343565,
+     {"host": "h", "app": "kernel"}),
+    ("[    1.343565                ] h kernel: NVRM: hello", "journal", "NVRM: hello", 1.343565,
+     {"host": "h", "app": "kernel"}),
+    ("[    1.343565] kernel: NVRM: hello", "journal", "NVRM: hello", 1.343565, {"app": "kernel"}),
+    ("[   12.300000] h python3[123]: NVRM: hello", "journal", "NVRM: hello", 12.3, {"host": "h", "app": "python3"}),
+    ("[   12.300000] h kernel[123]: NVRM: hello", "journal", "NVRM: hello", 12.3, {"host": "h", "app": "userspace"}),
+    # ordinary dmesg stays dmesg, the message whole: a device after a bus or class name, a first word ending with a
+    # colon, a process's /dev/kmsg line with no host, the kernel's segfault report of a name with a space, a caller
+    ("[    5.123456] usb 1-1: new high-speed USB device number 2 using xhci_hcd", "dmesg",
+     "usb 1-1: new high-speed USB device number 2 using xhci_hcd", 5.123456, {}),
+    ("[    5.123456] pci 0000:00:01.0: [8086:7000] type 00 class 0x060100", "dmesg",
+     "pci 0000:00:01.0: [8086:7000] type 00 class 0x060100", 5.123456, {}),
+    ("[    5.123456] infiniband mlx5_0: hello", "dmesg", "infiniband mlx5_0: hello", 5.123456, {}),
+    ("[    5.123456] EDAC MC0: 1 CE memory read error", "dmesg", "EDAC MC0: 1 CE memory read error", 5.123456, {}),
+    ("[    5.123456] systemd[1]: Started foo.", "dmesg", "systemd[1]: Started foo.", 5.123456, {}),
+    ("[    5.123456] Web Content[4242]: segfault at 0 ip 0 sp 0 error 4", "dmesg",
+     "Web Content[4242]: segfault at 0 ip 0 sp 0 error 4", 5.123456, {}),
+    ("[    5.123456] NVRM: Xid (PCI:0000:01:00): 79, GPU has fallen off the bus.", "dmesg",
+     "NVRM: Xid (PCI:0000:01:00): 79, GPU has fallen off the bus.", 5.123456, {}),
+])
+def test_journal_short_monotonic_envelope(line, name, message, uptime, extra):
+    env = detect(line, year=2026)
+    assert (env.name, env.message, env.uptime, env.extra) == (name, message, pytest.approx(uptime), extra)
+
+
+def test_journal_short_monotonic_banner_marks_the_boot_and_a_process_line_is_no_kernel_fault():
+    """The banner's row matches at the message's start: with the journal's tag in the message it never fired
+    (systemd/systemd#24950's line); a process's line in that mode is the process's (from_kernel)."""
+    c = Classifier()
+    c.read("[    0.000000] archlinux kernel: Linux version 5.19.13-arch1-1 (linux@archlinux) (gcc (GCC) 12.2.0, GNU ld "
+           "(GNU Binutils) 2.39.0) #1 SMP PREEMPT_DYNAMIC Tue, 04 Oct 2022 14:36:58 +0000")
+    assert c.boot.seq == 1
+    from parsers import from_kernel  # noqa: PLC0415
+    kernel = Classifier().classify("[   12.300000] h kernel: NVRM: Xid (PCI:0000:01:00): 79, pid=1, name=x, "
+                                   "GPU has fallen off the bus.")
+    process = Classifier().classify("[   12.300000] h python3[123]: NVRM: Xid (PCI:0000:01:00): 79, pid=1, name=x, "
+                                    "GPU has fallen off the bus.")
+    assert kernel is not None and from_kernel(kernel) and kernel.xid == 79
+    assert process is None or not from_kernel(process)
+
+
+# journalctl's other one-line forms, built from systemd's logs-show.c and journalctl(1) (no real sample found for
+# short-unix, short-full or with-unit; the JSON records are journalctl -o json's documented fields): the time, the host,
+# and whose line it is
+@pytest.mark.parametrize("line,message,when,uptime,extra", [
+    ("1700000000.123456 h kernel: NVRM: hello", "NVRM: hello", "2023-11-14T22:13:20.123456+00:00", None,
+     {"host": "h", "app": "kernel"}),
+    ("1700000000.123456 h python3[12]: NVRM: hello", "NVRM: hello", "2023-11-14T22:13:20.123456+00:00", None,
+     {"host": "h", "app": "python3"}),
+    ("Tue 2024-01-02 03:04:05 UTC h kernel: NVRM: hello", "NVRM: hello", "2024-01-02T03:04:05+00:00", None,
+     {"host": "h", "app": "kernel"}),
+    ("Tue 2024-01-02 03:04:05 CET h kernel: NVRM: hello", "NVRM: hello", "2024-01-02T03:04:05", None,
+     {"host": "h", "app": "kernel"}),
+    ("Tue 2024-01-02 03:04:05 +03 h kernel: NVRM: hello", "NVRM: hello", "2024-01-02T03:04:05+03:00", None,
+     {"host": "h", "app": "kernel"}),
+    ("Tue 2024-01-02 03:04:05 UTC h nvidia-persistenced.service[12]: NVRM: hello", "NVRM: hello",
+     "2024-01-02T03:04:05+00:00", None, {"host": "h", "app": "nvidia-persistenced.service"}),
+    ('{"__REALTIME_TIMESTAMP":"1700000000123456","__MONOTONIC_TIMESTAMP":"99000000","_TRANSPORT":"kernel",'
+     '"SYSLOG_FACILITY":"0","SYSLOG_IDENTIFIER":"kernel","_SOURCE_MONOTONIC_TIMESTAMP":"98500000","_HOSTNAME":"h",'
+     '"MESSAGE":"NVRM: hello"}', "NVRM: hello", "2023-11-14T22:13:20.123456+00:00", 98.5,
+     {"host": "h", "app": "kernel"}),
+    # json-seq's RS; the older " : " spacing; a message that is no UTF-8 (journald's byte array)
+    ('\x1e{ "__REALTIME_TIMESTAMP" : "1700000000123456", "_TRANSPORT" : "kernel", "MESSAGE" : "NVRM: hello" }',
+     "NVRM: hello", "2023-11-14T22:13:20.123456+00:00", None, {"app": "kernel"}),
+    ('{"__REALTIME_TIMESTAMP":"1700000000123456","_TRANSPORT":"stdout","SYSLOG_IDENTIFIER":"python3",'
+     '"MESSAGE":[78,86,82,77,58,32,104,255]}', "NVRM: h\ufffd", "2023-11-14T22:13:20.123456+00:00", None,
+     {"app": "python3"}),
+    # a process's /dev/kmsg write comes by the kernel transport, with its own facility; "kernel" named by a process
+    ('{"__REALTIME_TIMESTAMP":"1700000000123456","_TRANSPORT":"kernel","SYSLOG_FACILITY":"1",'
+     '"SYSLOG_IDENTIFIER":"kernel","MESSAGE":"NVRM: hello"}', "NVRM: hello", "2023-11-14T22:13:20.123456+00:00", None,
+     {"app": "userspace"}),
+    ('{"__REALTIME_TIMESTAMP":"1700000000123456","_TRANSPORT":"syslog","SYSLOG_IDENTIFIER":"kernel",'
+     '"MESSAGE":"NVRM: hello"}', "NVRM: hello", "2023-11-14T22:13:20.123456+00:00", None, {"app": "userspace"}),
+])
+def test_journal_one_line_forms(line, message, when, uptime, extra):
+    env = detect(line, year=2026)
+    assert env.name == "journal"
+    assert (env.message, env.timestamp.isoformat(), env.uptime, env.extra) == (message, when, uptime, extra)
+
+
+def test_journal_json_that_is_no_record_stays_plain():
+    for line in ('{"MESSAGE": null, "_TRANSPORT": "kernel"}', '{"MESSAGE": 5}', '{"MESSAGE": "x"', '["MESSAGE"]'):
+        assert detect(line).name == "plain", line
+
+
+def test_journal_json_process_line_is_no_kernel_fault():
+    from parsers import from_kernel  # noqa: PLC0415
+    line = ('{"__REALTIME_TIMESTAMP":"1700000000123456","_TRANSPORT":"%s","SYSLOG_IDENTIFIER":"%s",'
+            '"MESSAGE":"NVRM: Xid (PCI:0000:01:00): 79, pid=1, name=x, GPU has fallen off the bus."}')
+    kernel = Classifier().classify(line % ("kernel", "kernel"))
+    assert kernel is not None and from_kernel(kernel) and kernel.xid == 79
+    process = Classifier().classify(line % ("stdout", "python3"))
+    assert process is None or not from_kernel(process)
