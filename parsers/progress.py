@@ -189,11 +189,15 @@ RULES: tuple[Rule, ...] = (
     # Lines without a bar: `fit(verbose=2)`'s one line per epoch (tf.keras 2.x `710/710 - 0s - loss: ...`, Keras 3
     # `1875/1875 - 20s - 11ms/step - accuracy: ...`), a dataset of unknown length (`  13440/Unknown - 2s - loss: ...`,
     # `  60000/Unknown - 5s 87us/step - ...`, Keras 3 `  1/Unknown \x1b[1m7s\x1b[0m 7s/step - loss: ...`: no total, so
-    # only a printed step time is one); an epoch's `0s` is no time
+    # only a printed step time is one); an epoch's `0s` is no time.  tf.keras 2.0-2.1 counts SAMPLES where fit() reads
+    # arrays and says so: `55000/55000 [=====] - 2s 44us/sample - loss: ...` (ageron/handson-ml2, TF 2.0), `20800/20800 -
+    # 255s 12ms/sample - loss: ...` (verbose=2): its time is a sample's and its elapsed over the count a sample's too,
+    # neither a step's (a step time 36 us for a job whose batches take ~1 ms: a step time, before, 30x too short):
+    # progress without a step or a time
     Rule("keras", " - loss", re.compile(r"(?:^|(?<=[\sm]))\d+/(?:(?P<total>\d+)" + _SGR + r" (?:\[[=>.]*\] - |" + _SGR
                                      + r"\u2501+(?:(?:\x1b?\[[0-9;]*m)+\u2501*)* |- )|Unknown(?: - |\s+))(?:ETA: |" + _SGR
                                      + r"(?:\d+:\d\d(?::\d\d)?|(?P<elapsed>\d+)s)" + _SGR + r"(?: -)? (?:(?P<time>" + _NUM[1:-1]
-                                     + r")(?P<unit>s|ms|us|\u00b5s)/step)?)")),
+                                     + r")(?P<unit>s|ms|us|\u00b5s)/step|[0-9.]+(?:s|ms|us|\u00b5s)/(?P<sample>sample))?)")),
     # Rows whose keyword few lines hold come last: a line an earlier row reads never pays for their keyword test (a
     # substring test per row, on every keyword line that reaches it).  None of them reads a line an earlier row reads.
     # NeMo-RL (GRPO, SFT, DPO, distillation): each step opens with `========================= Step 2/2
@@ -353,7 +357,8 @@ def _one(line: str) -> Progress | None:
             seconds = float(groups["time"]) * (UNITS[groups["unit"]] if groups.get("unit") else rule.scale)
             if groups.get("mult"):
                 seconds *= _MULT[groups["mult"]]
-        elif groups.get("elapsed") and groups.get("total") and groups["elapsed"] != "0":  # `0s`: under half a second
+        elif groups.get("elapsed") and groups.get("total") and groups["elapsed"] != "0" and not groups.get("sample"):
+            # (`0s`: under half a second; `sample`: the count is samples, its elapsed over them no step's time)
             seconds = float(groups["elapsed"]) / max(int(groups["total"]), 1)
         elif groups.get("rate"):
             rate = float(groups["rate"])

@@ -68,6 +68,9 @@ PODS = Path(__file__).parents[1] / "fixtures" / "pods" / "var" / "log" / "pods"
     # ...`, `  60000/Unknown - 5s 87us/step - ...`; Keras 3 `  1/Unknown  7s 7s/step - loss: ...`)
     ("keras_tf2_31032_verbose2.log", "keras", [None], None),
     ("keras3_unknown_movielens.log", "keras", [None] * 7, 7.0),
+    # tf.keras 2.0-2.1 counting samples (`55000/55000 [=====] - 2s 44us/sample - loss: ...`, ageron/handson-ml2): progress
+    # without a time (the epoch's 2 s over its 55000 samples was its step time before, 36 us)
+    ("keras_tf20_handsonml2_sample.log", "keras", [None] * 5, None),
     # trainers no row read before (each line None): MMEngine, MMCV 1.x, detectron2, nanotron, LitGPT, PaddleNLP, PaddleSeg
     ("mmengine_155.log", "mmengine", list(range(10, 90, 10)), 0.010),
     ("mmengine_yoloworld_165.log", "mmengine", [350, 400, 450, 500], 0.5674),
@@ -415,6 +418,19 @@ def test_keras_lines_without_a_bar():
     assert recognise("1875/1875 - 13s - loss: 0.0087 - accuracy: 0.9976 - 13s/epoch - 7ms/step").seconds == \
         pytest.approx(13 / 1875)
     assert recognise("Epoch 1/12 - loss") is None and recognise("3/Unknown loss - total") is None
+
+
+def test_keras_counting_samples_gives_no_step_time():
+    """REAL (ageron/handson-ml2's chapter 10 notebook, TF 2.0, sources.md): tf.keras 2.0-2.1 counts samples where fit()
+    reads arrays and prints its time per sample, `55000/55000 [=====] - 2s 44us/sample - loss: ...`.  Before, the
+    epoch's elapsed over its count (2 s / 55000 = 36 us) was taken for the step time, the batches' ~1 ms, so a watch
+    would measure its allowance 30x too short; now such a line is progress without a time, its `/sample` time read as
+    none either."""
+    said = [recognise(x) for x in lines("keras_tf20_handsonml2_sample.log")[2::2]]
+    assert said == [Progress(None, None, "keras")] * 5
+    # (synthetic, the same progbar's other forms): verbose=2 (`- 255s 12ms/sample -`), the unit in ms; `/step` unchanged
+    assert recognise("20800/20800 - 255s 12ms/sample - loss: 0.4394 - accuracy: 0.8712") == Progress(None, None, "keras")
+    assert recognise("423/423 [==============================] - 192s 454ms/step - loss: 1.8386").seconds == 0.454
 
 
 def test_composers_console_logger_and_bar():
