@@ -53,6 +53,16 @@ EXIT_CUDA_ERRORS = frozenset({"driver shutting down", "cudaErrorCudartUnloading"
 # prints anything of its own after that save: such a statement covers the exit's errors (a connection closed, the
 # store gone, CUDA unloading), never a hang's (HANG_KINDS): a collective or barrier that timed out after it may be
 # the save's, and is the job's failure.
+# Megatron's own `  [..] successfully saved checkpoint from iteration N to DIR [ t 1/8, p 1/1 ]` after "[after training
+# is done]" is NO statement that the end was reached (no row, no two-line rule; megatron/training/training.py pretrain()
+# and checkpointing.py save_checkpoint(), 2024-06 152c562, 2025-03 8a5521a, 2026-08 d98e8a6): rank 0 prints it between
+# two barriers of a synchronous save (the second, every rank, follows it), save_checkpoint_and_time then logs its timers
+# (min / max over the ranks: a collective, 2025+), and pretrain() runs the final evaluation over the validation and test
+# sets when do_valid / do_test (a dataset split with --eval-iters > 0: forward steps and all-reduces, the `validation
+# loss at iteration N on validation set` block after it), then waits out any async save (maybe_finalize_async_save:
+# with --async-save the final save's line comes only there, after the evaluation; its own line before is `scheduled an
+# async checkpoint save at iteration N`).  A hang after it may still be the job's: the same line every periodic save
+# prints stays no statement, and a pair of them would vouch for a hang in the evaluation.
 BEFORE_SAVE = frozenset({"megatron_training_done", "lightning_fit_stopped"})
 # what a collective or barrier that never completed prints: the watchdog's timeout and its progress / dump lines,
 # the heartbeat monitor's stuck watchdog, a barrier's timeout
