@@ -56,8 +56,8 @@ EXIT_CUDA_ERRORS = frozenset({"driver shutting down", "cudaErrorCudartUnloading"
 # Megatron's own `  [..] successfully saved checkpoint from iteration N to DIR [ t 1/8, p 1/1 ]` after "[after training
 # is done]" is NO statement that the end was reached (no row, no two-line rule; megatron/training/training.py pretrain()
 # and checkpointing.py save_checkpoint(), 2024-06 152c562, 2025-03 8a5521a, 2026-08 d98e8a6): rank 0 prints it between
-# two barriers of a synchronous save (the second, every rank, follows it), save_checkpoint_and_time then logs its timers
-# (min / max over the ranks: a collective, 2025+), and pretrain() runs the final evaluation over the validation and test
+# two barriers of a synchronous save (the second, every rank, follows it), the final save made through
+# save_checkpoint_and_time (2026) then logs its timers (min / max over the ranks: a collective), and pretrain() runs the final evaluation over the validation and test
 # sets when do_valid / do_test (a dataset split with --eval-iters > 0: forward steps and all-reduces, the `validation
 # loss at iteration N on validation set` block after it), then waits out any async save (maybe_finalize_async_save:
 # with --async-save the final save's line comes only there, after the evaluation; its own line before is `scheduled an
