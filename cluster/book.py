@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Mapping
 
-from kubeapi.events import parse_time
+from parsers.envelope import parse_time
 from triage import Evidence, Incident, attribute
 from triage.attribute import bare_address
 from triage.inventory import address_key, located, no_execute, node_addresses, pod_addresses

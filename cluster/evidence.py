@@ -38,7 +38,7 @@ import re
 from datetime import datetime
 from typing import Any, Iterable, Mapping
 
-from kubeapi.events import parse_time
+from parsers.envelope import parse_time
 from parsers import Classifier
 from parsers.correlate import CLAIMED as CLAIMED_WORDS
 from parsers.kinds import BY_NAME as KIND, CONDITIONS as KIND_CONDITIONS, CUDA_REASONS, TABLE as KIND_TABLE

@@ -11,7 +11,7 @@ import time
 from datetime import datetime, timezone
 from typing import Any, Callable
 
-from kubeapi.events import parse_time
+from parsers.envelope import parse_time
 
 log = logging.getLogger("gpu_npd.cluster")
 

@@ -22,17 +22,6 @@ def iso(ts: float) -> str:
     return datetime.fromtimestamp(ts, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def parse_time(text: str | None) -> datetime | None:
-    """An API object's Time or MicroTime (RFC 3339, `Z` or an offset) as an aware UTC datetime; None when absent
-    or not a time."""
-    if not text:
-        return None
-    try:
-        return datetime.fromisoformat(str(text).replace("Z", "+00:00")).astimezone(timezone.utc)
-    except ValueError:
-        return None
-
-
 @dataclass
 class Ref:
     kind: str  # Node | Pod | the kind of a job's owner

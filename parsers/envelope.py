@@ -48,6 +48,14 @@ def _iso(text: str) -> datetime | None:
         return None
 
 
+def parse_time(text: str | None) -> datetime | None:
+    """A Kubernetes API object's Time or MicroTime (RFC 3339, `Z` or an offset) as an aware UTC datetime; None when
+    absent or not a time. Here, below every program that reads API objects (the cluster component, triage's
+    inventory of `kubectl` output), as the envelope's own RFC 3339 reading (_iso)."""
+    when = _iso(str(text)) if text else None
+    return when.astimezone(timezone.utc) if when is not None else None
+
+
 def _at(month: int | None, day: str, clock: str, year: int) -> datetime | None:
     """The time a stamp's fields say (`clock`: "HH:MM:SS[.frac]"), None when they say none (no month, a 31 April)."""
     if month is None:

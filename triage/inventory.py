@@ -25,7 +25,7 @@ import json
 import re
 from typing import Any, Iterable, Iterator, Mapping, NamedTuple
 
-from kubeapi.events import parse_time
+from parsers.envelope import parse_time
 
 from .facts import POD_ENDS, pod_end
 from .model import TEXT_MAX, Evidence
