@@ -24,6 +24,7 @@ from types import MappingProxyType
 from typing import Any, Callable
 
 from parsers import Finding
+from parsers.bounded import keep_newest
 from parsers.escalation import Escalations, Verdict as Escalated
 from parsers.finding import SEVERITIES
 from parsers.ports import LINK_KINDS, UnusedPorts
@@ -109,7 +110,7 @@ class FindingPolicy:
         sighting the escalations count.  True when that sighting made an escalation reach its count: the repeat
         must be decided afresh (`apply` then takes the verdict without counting it again)."""
         if f.kind == "xid" and f.xid is not None:
-            _remember(self._last_xid, f.pci or "-", (seen, f.xid, f.attribution))
+            keep_newest(self._last_xid, f.pci or "-", (seen, f.xid, f.attribution), MAX_KEYS)
             verdict = self._escalation(f, seen)
             return verdict is not None and verdict.crossed
         return False
@@ -136,7 +137,7 @@ class FindingPolicy:
         entry = self.table.get(f.xid, _NO_ROW)
         last_xid = self._last_xid
         previous = last_xid.get(gpu) if entry else None  # (only a policy row's ignore_after reads it)
-        # `remember`'s two steps (_remember, _escalation), inline: every decided Xid passes here, and in a flood of
+        # `remember`'s two steps (keep_newest, _escalation), inline: every decided Xid passes here, and in a flood of
         # distinct Xids the two calls were 1% of a record's cost (bench/inprocess.py --instructions).  One test holds
         # the two paths to the same memory (tests/agent/test_policy.py::test_apply_and_remember_keep_the_same_memory).
         last_xid[gpu] = (seen, f.xid, f.attribution)
@@ -164,7 +165,7 @@ class FindingPolicy:
             boots = self._fatal_boots.get(key)
             if boots is None:
                 boots = []
-                _remember(self._fatal_boots, key, boots)
+                keep_newest(self._fatal_boots, key, boots, MAX_KEYS)
             if self.boot_id not in boots:
                 boots.append(self.boot_id)
                 del boots[:-(self.reboots + 1)]
@@ -189,7 +190,7 @@ class FindingPolicy:
             times = self._counts.get((gpu, f.xid))
             if times is None:
                 times = deque(maxlen=max(need, 1))
-                _remember(self._counts, (gpu, f.xid), times)
+                keep_newest(self._counts, (gpu, f.xid), times, MAX_KEYS)
             times.append(seen)
             if len(times) < need or seen - times[0] > window:
                 return "below_threshold"
@@ -224,9 +225,3 @@ class FindingPolicy:
 
 _NO_ROW = MappingProxyType({})  # the row of an Xid the policy does not name
 
-
-def _remember(table: OrderedDict, key: Any, value: Any) -> None:
-    table[key] = value
-    table.move_to_end(key)
-    while len(table) > MAX_KEYS:
-        table.popitem(last=False)

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Mapping
 
+from parsers.bounded import keep_newest
 from parsers.envelope import parse_time
 from triage import Evidence, Incident, attribute
 from triage.attribute import bare_address
@@ -40,15 +41,6 @@ MAX_EVIDENCE = 2000  # per job (the newest kept): a 10,000-rank job's storm is s
 MAX_WAITING = 10_000  # Events for pods not seen yet
 MAX_EVENTS = 1024  # Events kept per job (the oldest forgotten first, counted): a storm cannot grow a job without end
 FAULT_SLACK = 60.0  # a node fault this long before a pod started on the node still counts for its job
-
-
-def _keep_newest(table: OrderedDict, key: Any, value: Any) -> None:
-    """`table[key] = value` as its newest entry, the oldest dropped past MAX_WAITING (the book's remembered pods,
-    addresses and host IPs)."""
-    table[key] = value
-    table.move_to_end(key)
-    while len(table) > MAX_WAITING:
-        table.popitem(last=False)
 
 
 @dataclass(slots=True)
@@ -194,7 +186,7 @@ class Book:
         -> its node."""
         found = pod_addresses(obj)
         if node and found.host_ip:
-            _keep_newest(self.host_ips, found.host_ip, node)
+            keep_newest(self.host_ips, found.host_ip, node, MAX_WAITING)
         now_ips = found.ips if node else ()
         if _finished(obj):  # its last IP stays in its status, which the network may have given a later pod
             now_ips = tuple(a for a in now_ips if self.pod_ips.get(a, (node, key))[1] == key)
@@ -215,7 +207,7 @@ class Book:
                 continue  # a later pod's now
             del self.pod_ips[a]
             if keep:
-                _keep_newest(self.former_ips, a, where)
+                keep_newest(self.former_ips, a, where, MAX_WAITING)
 
     def locate(self, address: str) -> tuple[str, str | None] | None:
         """The node an address is, and the pod ("namespace/name") when it is a pod's own; None: not known."""
@@ -247,7 +239,7 @@ class Book:
         self._forget_addresses(key, keep=True)
         if info.hostname and self.hostnames.get((key[0], info.hostname)) == key:
             del self.hostnames[(key[0], info.hostname)]
-        _keep_newest(self.gone, key, (info.job, info.node))
+        keep_newest(self.gone, key, (info.job, info.node), MAX_WAITING)
         state = self.jobs.get(info.job)
         if state is not None:
             state.pods.discard(key)
@@ -417,9 +409,7 @@ class Book:
         name coming back must not reopen, or rename, an incident already written)."""
         del self.jobs[key]
         if state.seq:
-            self.retired[key] = (state.seq, since)
-            while len(self.retired) > MAX_WAITING:
-                self.retired.popitem(last=False)
+            keep_newest(self.retired, key, (state.seq, since), MAX_WAITING)
 
     def _node_changed(self, node: str, now: float) -> None:
         for key in self.node_jobs.get(node, ()):

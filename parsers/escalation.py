@@ -28,7 +28,9 @@ from __future__ import annotations
 import re
 from collections import OrderedDict
 from dataclasses import dataclass, replace
-from typing import Any, Callable
+from typing import Any
+
+from .bounded import keep_newest
 
 BURST_SECONDS = 180.0  # sightings of one Xid on one scope this close together are one burst (NVSentinel's window)
 SCOPES = ("unit", "gpu", "gpus")
@@ -101,7 +103,7 @@ def _verdict(rule: Escalation, count: int, crossed: bool) -> Verdict:
 class _Last:
     """What a storm's sighting of one scope needs, found by one lookup: the last verdict of an (xid, gpu, unit), the
     Xid's burst generation then, and the bursts of its GPU and of its unit (None: no unit), the very lists
-    `Escalations._bursts` holds.  A list that table forgets is emptied as it goes (`_bound`), so a memo never
+    `Escalations._bursts` holds.  A list that table forgets is emptied as it goes (`keep_newest`), so a memo never
     extends bursts no longer counted: an empty list sends the sighting to the decision, which starts a new one."""
     verdict: Verdict | None
     generation: int
@@ -169,7 +171,7 @@ class Escalations:
         gpus = self._gpus.setdefault(xid, {})
         gpus.pop(gpu, None)
         gpus[gpu] = None  # (the latest last: the oldest is forgotten first)
-        _bound(self._gpus, xid)
+        keep_newest(self._gpus, xid, gpus, MAX_KEYS)
         if len(gpus) > MAX_GPUS:
             del gpus[next(iter(gpus))]
         unit_bursts = self._sighting((xid, gpu, unit), t)[0] if unit is not None else None
@@ -185,13 +187,11 @@ class Escalations:
                 n = sum(1 for b in self._bursts[key] if t - b[1] <= rule.window
                         and not (rule.solo and self._spread(xid, gpu, b, rule.window, t)))
             before = self._reached.get((rule.name, key), 0)
-            self._reached[(rule.name, key)] = n
-            _bound(self._reached, (rule.name, key))
+            keep_newest(self._reached, (rule.name, key), n, MAX_KEYS)
             if decided is None and n >= rule.count:
                 decided = _verdict(rule, n, before < rule.count)
-        self._last[(xid, gpu, unit)] = _Last(None if decided is None else replace(decided, crossed=False), generation,
-                                             bursts, unit_bursts)
-        _bound(self._last, (xid, gpu, unit))
+        keep_newest(self._last, (xid, gpu, unit), _Last(None if decided is None else replace(decided, crossed=False),
+                                                        generation, bursts, unit_bursts), MAX_KEYS)
         return decided
 
     def _sighting(self, key: tuple, t: float) -> tuple[list[list[float]], list[float], bool]:
@@ -199,8 +199,9 @@ class Escalations:
         one."""
         bursts = self._bursts.get(key)
         if bursts is None:
-            bursts = self._bursts[key] = []
-        _bound(self._bursts, key, list.clear)  # a forgotten scope's list emptied: a `_Last` may hold it
+            bursts = []
+        # a forgotten scope's list emptied: a `_Last` may hold it
+        keep_newest(self._bursts, key, bursts, MAX_KEYS, list.clear)
         for b in reversed(bursts):  # (sightings come in time order but for a few out of order: look back)
             if b[0] - BURST_SECONDS <= t <= b[1] + BURST_SECONDS:
                 b[0], b[1] = min(b[0], t), max(b[1], t)
@@ -243,20 +244,11 @@ class Escalations:
             bursts = [[float(b[0]), float(b[1])] for b in item[1][-MAX_BURSTS:] if isinstance(b, list) and len(b) == 2
                       and all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in b)]
             key = tuple(item[0])
-            self._bursts.setdefault(key, [])[:] = sorted(bursts)  # (in place: a _Last may hold the list)
+            kept = self._bursts.setdefault(key, [])
+            kept[:] = sorted(bursts)  # (in place: a _Last may hold the list)
             gpus = self._gpus.setdefault(key[0], {})
             gpus[key[1]] = None
             if len(gpus) > MAX_GPUS:
                 del gpus[next(iter(gpus))]
-            _bound(self._gpus, key[0])
-            _bound(self._bursts, key, list.clear)
-
-
-def _bound(table: OrderedDict, key: Any, forget: Callable[[Any], Any] | None = None) -> None:
-    """`key` is the newest of `table`, which keeps MAX_KEYS entries (oldest forgotten first; `forget`, when given, is
-    called with each forgotten value: the bursts table empties its lists)."""
-    table.move_to_end(key)
-    while len(table) > MAX_KEYS:
-        value = table.popitem(last=False)[1]
-        if forget is not None:
-            forget(value)
+            keep_newest(self._gpus, key[0], gpus, MAX_KEYS)
+            keep_newest(self._bursts, key, kept, MAX_KEYS, list.clear)

@@ -9,6 +9,7 @@ from collections import OrderedDict
 from datetime import datetime, timezone
 from typing import IO
 
+from parsers.bounded import keep_newest
 from parsers.model import Snapshot
 
 TIME_KEY = "time"  # the one timestamp key of every JSON line gpu-npd writes (these events, agent/logs.py's log)
@@ -54,8 +55,5 @@ class StdoutSink:
             if said is not None and said[1]:
                 line["repeats"] = said[1]  # updates of this Event since its last line
             self._write(line)
-            self._said[e.key] = [now, 0]
-            self._said.move_to_end(e.key)
-            if len(self._said) > MAX_EVENT_KEYS:
-                self._said.popitem(last=False)
+            keep_newest(self._said, e.key, [now, 0], MAX_EVENT_KEYS)
         self.out.flush()

@@ -210,18 +210,16 @@ def test_a_storm_on_a_unit_whose_bursts_were_forgotten_is_decided_afresh_not_an_
     assert e._bursts[(13, "0000:5d:00", "1/0")] == [[2.0, 2.0]]  # counted again from this sighting
 
 
-def test_one_helper_bounds_every_table_and_empties_what_the_bursts_table_forgets():
-    """escalation._bound keeps each table at MAX_KEYS entries, oldest forgotten first; the bursts table's forgotten
-    lists are emptied as they go (a storm's memo, _Last, may hold one: it must not count bursts no longer kept)."""
-    from collections import OrderedDict
+def test_every_table_is_bounded_and_what_the_bursts_table_forgets_is_emptied():
+    """Each table keeps MAX_KEYS entries (parsers/bounded.py's keep_newest, tested in tests/parsers/test_bounded.py),
+    the oldest forgotten first; the bursts table's forgotten lists are emptied as they go (a storm's memo, _Last,
+    may hold one: it must not count bursts no longer kept)."""
+    from parsers.escalation import MAX_KEYS
 
-    from parsers.escalation import MAX_KEYS, _bound
-
-    table = OrderedDict((i, [float(i), float(i)]) for i in range(MAX_KEYS))
-    oldest = table[0]
-    table["new"] = [1.0, 1.0]
-    _bound(table, "new", list.clear)
-    assert len(table) == MAX_KEYS and 0 not in table and oldest == [] and table[1] == [1.0, 1.0]
-    plain = OrderedDict((i, i) for i in range(MAX_KEYS + 1))
-    _bound(plain, 5)  # an existing key made the newest; the oldest other forgotten
-    assert len(plain) == MAX_KEYS and 0 not in plain and next(reversed(plain)) == 5
+    e = Escalations()
+    e.see(31, "error", "0000:01:00", XID31, 0.0)
+    oldest = e._bursts[(31, "0000:01:00")]
+    for i in range(MAX_KEYS + 5):
+        e.see(31, "error", f"{i // 256:04x}:{i % 256:02x}:01", XID31, 1.0)
+    assert all(len(t) <= MAX_KEYS for t in (e._bursts, e._gpus, e._reached, e._last))
+    assert (31, "0000:01:00") not in e._bursts and oldest == []
