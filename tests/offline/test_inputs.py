@@ -150,6 +150,16 @@ def test_a_tar_archive_is_read_member_by_member(tmp_path: Path, flag: str, suffi
                [(x["kind"], x["line"]) for x in plain]
 
 
+def test_an_archive_on_stdin_names_its_members(tmp_path: Path):
+    """`kubectl exec .. tar -c . | gpu-npd parse -`: each member's findings name it (-:MEMBER, as an error about it
+    does); they named no file at all, so two nodes' Xids in one bundle could not be told apart."""
+    _bundle(tmp_path)
+    data = sh("tar", "-czf", "-", "bundle", cwd=tmp_path)
+    got = rows(parse("-", stdin=data))
+    assert {x.get("file") for x in got} == {"-:bundle/node-a/kern.log", "-:bundle/node-b/kern.log.1.gz"}
+    assert [x.get("file") for x in rows(parse("-", stdin=DMESG.read_bytes()))][:1] == [None]  # a plain stdin: none
+
+
 def test_an_archives_binary_member_is_said_and_its_journal_an_error(tmp_path: Path):
     top = _bundle(tmp_path)
     shutil.copy(sys.executable, top / "node-a" / "python")
