@@ -288,3 +288,42 @@ def test_triage_a_journal_is_an_error_a_named_binary_too_a_walked_one_skipped(tm
     doc = json.loads(r.stdout)
     assert r.exit_code == 2 and doc["errors"] == [f"{job / 'core'}: not a text log: binary content"]
     assert doc["incidents"]
+
+
+class _Hole(io.RawIOBase):
+    """`size` NUL bytes then `tail`, made as read (copytruncate's hole at a log's start, gigabytes on a busy node)."""
+
+    def __init__(self, size: int, tail: bytes):
+        self.left, self.tail = size, tail
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buf) -> int:
+        if self.left:
+            n = min(len(buf), self.left)
+            buf[:n] = bytes(n)
+            self.left -= n
+            return n
+        n = min(len(buf), len(self.tail))
+        buf[:n], self.tail = self.tail[:n], self.tail[n:]
+        return n
+
+
+def test_triage_reads_a_line_longer_than_its_cut_in_bounded_memory():
+    """lines_of cuts a line at MAX_LINE_BYTES, and must not hold the whole line first: a NUL run of 64 MiB with no
+    newline (no binary file: offline.inputs.binary) was read whole into memory (`for raw in fp`), a 20 GiB one an
+    out-of-memory kill of the triage."""
+    import tracemalloc
+
+    from offline.triage_cli import MAX_LINE_BYTES, Inputs, lines_of
+
+    fp = io.BufferedReader(_Hole(64 << 20, b"\n" + XID79 + b"x" * 10), buffer_size=1 << 16)
+    tracemalloc.start()
+    try:
+        got = list(lines_of(fp, Inputs(), "kern.log"))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert [len(line) for line in got[:1]] == [MAX_LINE_BYTES] and got[1:] == [XID79.decode(), "x" * 10]
+    assert peak < 8 << 20, peak
