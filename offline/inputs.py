@@ -308,7 +308,7 @@ def _text_or_raise(head: bytes, path: str, codec: Codec | None = None) -> None:
         what, tool = found
         if path != "-":
             raise NotText(what, _command(tool, path))
-        raise NotText(what, None if " --file" in tool or "unzip" in tool else tool)  # those read no stdin
+        raise NotText(what, None if " --file" in tool or tool.startswith(("unzip ", "7z ")) else tool)  # (read no pipe)
     if binary(head):
         raise NotText(f"binary content{f' (inside its {codec.name} compression)' if codec else ''}")
 

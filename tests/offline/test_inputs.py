@@ -327,3 +327,11 @@ def test_triage_reads_a_line_longer_than_its_cut_in_bounded_memory():
         tracemalloc.stop()
     assert [len(line) for line in got[:1]] == [MAX_LINE_BYTES] and got[1:] == [XID79.decode(), "x" * 10]
     assert peak < 8 << 20, peak
+
+
+@pytest.mark.parametrize("magic,what", [(b"7z\xbc\xaf\x27\x1c", "a 7-Zip archive"), (b"PK\x03\x04", "a zip archive")])
+def test_an_archive_that_needs_a_file_piped_in_is_given_no_command_that_reads_a_pipe(magic: bytes, what: str):
+    """`7z x -so` and `unzip -p` read a file, not stdin: piped in, the error must not advise `7z x -so | gpu-npd
+    parse -` (7z's advice did: it named its tool as if it read the pipe; unzip's was already left off)."""
+    r = parse("-", stdin=magic + bytes(200))
+    assert r.returncode == 2 and errors(r) == [f"gpu-npd parse: -: not a text log: {what}"]
