@@ -121,7 +121,8 @@ def parse(fmt: str, min_severity: str, year: int | None, nvml_spec: str, only_un
             try:
                 # each file (each archive member) its own stream: nothing open at the end of one reaches the next
                 for stream in read_input(path, bar.count if bar.shown else None, notes):
-                    for f in scanner.for_stream().scan(stream.fp, name=None if path == "-" else stream.name):
+                    named = stream.name if path != "-" or stream.member is not None else None  # (stdin's member: -:M)
+                    for f in scanner.for_stream().scan(stream.fp, name=named):
                         if not from_kernel(f) and f.kind not in WORKLOAD_KINDS:
                             # another program's line that reads like a kernel fault: not one, as in the agent
                             key = (str(f.program), f.kind)

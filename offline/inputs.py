@@ -114,7 +114,7 @@ class Decoded(io.RawIOBase):
     or stream padding) and anything after them that is not another stream are ignored, as gzip(1) ignores them."""
 
     def __init__(self, raw: BinaryIO, codec: Codec):
-        self._raw, self._codec = raw, codec
+        self._raw, self.codec = raw, codec
         self._d = None  # the decompressor of the stream being read; None between streams
         self._carry = b""  # input read but not yet given to a decompressor
         self._pending = bytearray()
@@ -140,7 +140,7 @@ class Decoded(io.RawIOBase):
         return data
 
     def _fill(self) -> None:
-        magic = self._codec.magic
+        magic = self.codec.magic
         if self._d is None:  # a stream may start here
             head = self._carry.lstrip(b"\0")
             if len(head) < len(magic):
@@ -155,7 +155,7 @@ class Decoded(io.RawIOBase):
             if not head.startswith(magic):
                 self._done = True  # trailing bytes that are no stream: ignored, as gzip(1) ignores them
                 return
-            self._d = self._codec.new()
+            self._d = self.codec.new()
             return
         d = self._d
         if self._carry:
@@ -163,15 +163,15 @@ class Decoded(io.RawIOBase):
         elif d.needs_input:  # type: ignore[attr-defined]
             data = self._read()
             if not data:
-                self.damage = f"{self._codec.name} stream truncated after {self.consumed} compressed bytes"
+                self.damage = f"{self.codec.name} stream truncated after {self.consumed} compressed bytes"
                 self._done = True
                 return
         else:
             data = b""
         try:
             self._pending += d.decompress(data, OUT_CHUNK)  # type: ignore[attr-defined]
-        except (*self._codec.errors, EOFError) as exc:
-            self.damage = f"{self._codec.name} stream corrupt after {self.consumed} compressed bytes ({exc})"
+        except (*self.codec.errors, EOFError) as exc:
+            self.damage = f"{self.codec.name} stream corrupt after {self.consumed} compressed bytes ({exc})"
             self._done = True
             return
         if d.eof:  # type: ignore[attr-defined]  # another stream may follow (gzip -c a >> b)
@@ -289,36 +289,26 @@ def _command(tool: str, path: str) -> str:
     return f"{tool} {shlex.quote(path)}"
 
 
-@contextmanager
-def open_input(path: str, count: Callable[[int], None] | None = None) -> Iterator[BinaryIO]:
-    """Yield the text of one file (`-` is stdin), decoded when compressed (gzip, xz, bzip2: by content).  Raises
-    NotText (before yielding) for an input that is no text log, a tar archive included (`read_input` reads those);
-    InputDamaged at the end of the block when a stream was truncated or corrupt (after its readable part was used).
-    `count`, when given, is called with the number of bytes read from the file (compressed bytes when compressed)."""
-    with _raw(path, count) as fp:
-        head = _peek(fp)
-        codec = _codec(head)
-        if codec is None:
-            _text_or_raise(head, path)
-            yield fp
-            return
-        decoded = Decoded(fp, codec)
-        text = io.BufferedReader(decoded, buffer_size=RAW_CHUNK)  # type: ignore[arg-type]
-        _text_or_raise(_peek(text), path, codec)
-        yield text  # type: ignore[misc]
-        if decoded.damage:
-            raise InputDamaged(decoded.damage)
+def _decoding(fp: BinaryIO) -> tuple[BinaryIO, Decoded | None, bytes]:
+    """The text of a stream: itself, or decoded where its first bytes are a codec's (by content); its decoder (None
+    when plain; its `damage` read after the text); and the text's first block, which tells what it holds."""
+    head = _peek(fp)
+    codec = _codec(head)
+    if codec is None:
+        return fp, None, head
+    decoded = Decoded(fp, codec)
+    text = io.BufferedReader(decoded, buffer_size=RAW_CHUNK)  # type: ignore[arg-type]
+    return text, decoded, _peek(text)  # type: ignore[return-value]
 
 
 def _text_or_raise(head: bytes, path: str, codec: Codec | None = None) -> None:
-    if _is_tar(head):
-        raise NotText("a tar archive")
+    """NotText for an input whose first block (no tar archive's: read_input reads those) is no text log."""
     found = _unreadable(head) if codec is None else None
     if found is not None:
         what, tool = found
         if path != "-":
             raise NotText(what, _command(tool, path))
-        raise NotText(what, None if " --file" in tool or "unzip" in tool else tool)  # those read no stdin
+        raise NotText(what, None if " --file" in tool or tool.startswith(("unzip ", "7z ")) else tool)  # (read no pipe)
     if binary(head):
         raise NotText(f"binary content{f' (inside its {codec.name} compression)' if codec else ''}")
 
@@ -363,14 +353,10 @@ def read_input(path: str, count: Callable[[int], None] | None = None, notes: Not
     members that are no log or cannot be read are listed in `notes` (`then` ends the command given for them)."""
     notes = notes if notes is not None else Notes()
     with _raw(path, count) as fp:
-        head = _peek(fp)
-        codec = _codec(head)
-        decoded = Decoded(fp, codec) if codec is not None else None
-        text = io.BufferedReader(decoded, buffer_size=RAW_CHUNK) if decoded is not None else fp  # type: ignore
-        head = _peek(text) if decoded is not None else head
+        text, decoded, head = _decoding(fp)
         if not _is_tar(head):
-            _text_or_raise(head, path, codec)
-            yield Stream(path, None, text)  # type: ignore[arg-type]
+            _text_or_raise(head, path, decoded.codec if decoded is not None else None)
+            yield Stream(path, None, text)
         else:
             try:
                 yield from _members(text, path, notes, then)  # type: ignore[arg-type]
@@ -454,13 +440,8 @@ def _members(fp: BinaryIO, path: str, notes: Notes, then: str) -> Iterator[Strea
         read += member.size
         raw = _Guarded(archive.extractfile(member), tarfile.TarError)  # type: ignore[arg-type]
         body = io.BufferedReader(raw, buffer_size=RAW_CHUNK)  # type: ignore[arg-type]
-        head = _peek(body)
-        codec = _codec(head)
-        decoded = Decoded(body, codec) if codec is not None else None
-        text = io.BufferedReader(decoded, buffer_size=RAW_CHUNK) if decoded is not None else body  # type: ignore
-        if decoded is not None:
-            head = _peek(text)
-        found = _unreadable(head) if codec is None else None
+        text, decoded, head = _decoding(body)  # type: ignore[arg-type]
+        found = _unreadable(head) if decoded is None else None
         if _is_tar(head) or found is not None and found[0].endswith("archive"):
             notes.skipped.append(f"{name}: an archive inside the archive, not read (extract it)")
         elif found is not None:

@@ -30,7 +30,7 @@ def input_size(path: str) -> int | None:
 
 
 class ReadProgress:
-    """Counts bytes read (`count`, given to `open_input`) against `total` and draws them."""
+    """Counts bytes read (`count`, given to `offline.inputs.read_input`) against `total` and draws them."""
 
     def __init__(self, total: int | None, mode: str = "auto", stream: TextIO | None = None):
         stream = stream or sys.stderr

@@ -18,6 +18,7 @@ output is the same as reading them in turn (each file is read alone; their clock
 
 from __future__ import annotations
 
+import functools
 import itertools
 import json
 import os
@@ -34,7 +35,7 @@ from triage.ranks import Origin, from_path
 from triage.read import FileReader
 
 EXIT_FOUND, EXIT_NOTHING, EXIT_INPUT = 0, 1, 2
-MAX_LINE_BYTES = 1 << 16  # bytes of one line read; the rest of a longer line is dropped (counted)
+MAX_LINE_BYTES = 1 << 16  # bytes of one line read; the rest of a longer line is dropped, never held (lines_of)
 SKIP_NAMES = frozenset({".DS_Store"})
 
 
@@ -74,9 +75,15 @@ def walk(paths: tuple[str, ...], inputs: Inputs) -> Iterator[tuple[str, str | No
 
 def lines_of(fp, inputs: Inputs, name: str) -> Iterator[str]:
     """Decoded lines of a text stream (invalid UTF-8 replaced, over-long lines cut; binary content was told apart
-    when it was opened, offline.inputs.binary)."""
-    for raw in fp:
-        yield raw[:MAX_LINE_BYTES].decode("utf-8", "replace")
+    when it was opened, offline.inputs.binary).  A line is read at most MAX_LINE_BYTES at a time, the rest of a longer
+    one read and dropped a block at a time: never held whole (a crash's NUL run, gigabytes with no newline)."""
+    readline = fp.readline
+    for raw in iter(functools.partial(readline, MAX_LINE_BYTES), b""):  # (C-level iteration: as fast as `for raw in fp`)
+        if len(raw) == MAX_LINE_BYTES and raw[-1:] != b"\n":  # cut: the rest of the line dropped
+            rest = raw
+            while len(rest) == MAX_LINE_BYTES and rest[-1:] != b"\n":
+                rest = readline(MAX_LINE_BYTES)
+        yield raw.decode("utf-8", "replace")
 
 
 @dataclass

@@ -595,7 +595,8 @@ def split(line: str, year: int | None = None) -> tuple[str, str, Envelope | Pend
                 if message == "inner":
                     text = _inner_uptime(text)[1]
                 elif message == "journal":  # (_journal's test inline: no call for a dmesg line)
-                    if "kernel: " in text or "]: " in text:
+                    # (not after dmesg -x's facility, group 1 of dmesg_decode: the ring buffer's, as _dmesg_decode reads)
+                    if ("kernel: " in text or "]: " in text) and (name != "dmesg_decode" or m.group(1) is None):
                         journal = _journal(text)
                         if journal is not None:
                             text = journal[1]

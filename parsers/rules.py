@@ -2609,6 +2609,11 @@ def _refine_as_xid(xid: int):
     return refine
 
 
+# details "reporter" of the device plugin's Xid line: the component restating a kernel line (agent/workloads.py holds it
+# back by this value; the key alone is no mark: POWER's hard LOCKUP row names the CPU that saw it "reporter" too)
+DEVICE_PLUGIN = "k8s-device-plugin"
+
+
 def _refine_device_plugin_xid(g: dict, out: dict) -> None:
     """The device plugin's Xid line (rules "device_plugin_xid"): the catalog's row for its code, the GPU's UUID where
     GKE's plugin gives it after a device file's name, and who said it."""
@@ -2616,7 +2621,7 @@ def _refine_device_plugin_xid(g: dict, out: dict) -> None:
     uuid = g.pop("device_uuid", None)
     if uuid is not None and g.get("uuid") is None:
         g["uuid"] = uuid
-    out["details"]["reporter"] = "k8s-device-plugin"
+    out["details"]["reporter"] = DEVICE_PLUGIN
 
 
 REFINERS = {"xid": _refine_xid, "device_plugin_xid": _refine_device_plugin_xid, "sxid": _refine_sxid, "aer": _refine_aer, "aer_detail": _refine_aer_detail,

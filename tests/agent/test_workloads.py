@@ -1282,3 +1282,19 @@ def test_the_device_plugins_xid_in_its_own_pod_is_counted_and_raises_no_event(tm
     metrics = Metrics()
     tracker = WorkloadTracker(metrics)
     assert [tracker.observe(ref, f) for ref, f in found] == [None]
+
+
+def test_only_the_device_plugins_restated_xid_is_held_back_not_every_finding_with_a_reporter_detail():
+    """The guard for the device plugin's Xid (details "reporter": "k8s-device-plugin") is that component's, not any
+    details "reporter": POWER's "watchdog: CPU 12 detected hard LOCKUP on other CPUs 13-15" has one too (the CPU that
+    saw the others stuck, 12), and was held back like a restated Xid while "Watchdog CPU:59 Hard LOCKUP", the same kind
+    and severity, made its Event."""
+    from parsers import Classifier
+    from parsers.model import PodRef
+    ref = PodRef("ops", "node-diag-0", "uid-0", "diag")
+    other = Classifier().classify("watchdog: CPU 12 detected hard LOCKUP on other CPUs 13-15")
+    alone = Classifier().classify("Watchdog CPU:59 Hard LOCKUP")
+    assert other.details.get("reporter") == 12 and (other.kind, other.severity) == (alone.kind, alone.severity)
+    assert WorkloadTracker(Metrics()).observe(ref, alone) is not None  # (a tracker each: one Event per job and reason)
+    assert WorkloadTracker(Metrics()).observe(ref, other) is not None
+    assert WorkloadTracker(Metrics()).observe(ref, Classifier().classify(DEVICE_PLUGIN_XID)) is None

@@ -164,20 +164,18 @@ def test_progress_counts_every_byte_read_plain_gzip_and_stdin(tmp_path: Path, mo
     """The counter the bar draws: every byte of the file (compressed bytes for .gz), stdin included."""
     import io as _io
 
-    from offline.inputs import open_input
+    from offline.inputs import read_input
 
     plain, packed = tmp_path / "a.log", tmp_path / "b.log.gz"
     plain.write_bytes(XID79 * 5000)
     packed.write_bytes(gzip.compress(XID79 * 5000))
     for path in (plain, packed):
         seen: list[int] = []
-        with open_input(str(path), seen.append) as fp:
-            assert fp.read() == XID79 * 5000
+        assert [stream.fp.read() for stream in read_input(str(path), seen.append)] == [XID79 * 5000]
         assert sum(seen) == path.stat().st_size
     seen = []
     monkeypatch.setattr(sys, "stdin", _io.TextIOWrapper(_io.BufferedReader(_io.BytesIO(XID79 * 3))))
-    with open_input("-", seen.append) as fp:
-        assert fp.read() == XID79 * 3
+    assert [stream.fp.read() for stream in read_input("-", seen.append)] == [XID79 * 3]
     assert sum(seen) == len(XID79) * 3
 
 

@@ -150,6 +150,16 @@ def test_a_tar_archive_is_read_member_by_member(tmp_path: Path, flag: str, suffi
                [(x["kind"], x["line"]) for x in plain]
 
 
+def test_an_archive_on_stdin_names_its_members(tmp_path: Path):
+    """`kubectl exec .. tar -c . | gpu-npd parse -`: each member's findings name it (-:MEMBER, as an error about it
+    does); they named no file at all, so two nodes' Xids in one bundle could not be told apart."""
+    _bundle(tmp_path)
+    data = sh("tar", "-czf", "-", "bundle", cwd=tmp_path)
+    got = rows(parse("-", stdin=data))
+    assert {x.get("file") for x in got} == {"-:bundle/node-a/kern.log", "-:bundle/node-b/kern.log.1.gz"}
+    assert [x.get("file") for x in rows(parse("-", stdin=DMESG.read_bytes()))][:1] == [None]  # a plain stdin: none
+
+
 def test_an_archives_binary_member_is_said_and_its_journal_an_error(tmp_path: Path):
     top = _bundle(tmp_path)
     shutil.copy(sys.executable, top / "node-a" / "python")
@@ -278,3 +288,50 @@ def test_triage_a_journal_is_an_error_a_named_binary_too_a_walked_one_skipped(tm
     doc = json.loads(r.stdout)
     assert r.exit_code == 2 and doc["errors"] == [f"{job / 'core'}: not a text log: binary content"]
     assert doc["incidents"]
+
+
+class _Hole(io.RawIOBase):
+    """`size` NUL bytes then `tail`, made as read (copytruncate's hole at a log's start, gigabytes on a busy node)."""
+
+    def __init__(self, size: int, tail: bytes):
+        self.left, self.tail = size, tail
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buf) -> int:
+        if self.left:
+            n = min(len(buf), self.left)
+            buf[:n] = bytes(n)
+            self.left -= n
+            return n
+        n = min(len(buf), len(self.tail))
+        buf[:n], self.tail = self.tail[:n], self.tail[n:]
+        return n
+
+
+def test_triage_reads_a_line_longer_than_its_cut_in_bounded_memory():
+    """lines_of cuts a line at MAX_LINE_BYTES, and must not hold the whole line first: a NUL run of 64 MiB with no
+    newline (no binary file: offline.inputs.binary) was read whole into memory (`for raw in fp`), a 20 GiB one an
+    out-of-memory kill of the triage."""
+    import tracemalloc
+
+    from offline.triage_cli import MAX_LINE_BYTES, Inputs, lines_of
+
+    fp = io.BufferedReader(_Hole(64 << 20, b"\n" + XID79 + b"x" * 10), buffer_size=1 << 16)
+    tracemalloc.start()
+    try:
+        got = list(lines_of(fp, Inputs(), "kern.log"))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert [len(line) for line in got[:1]] == [MAX_LINE_BYTES] and got[1:] == [XID79.decode(), "x" * 10]
+    assert peak < 8 << 20, peak
+
+
+@pytest.mark.parametrize("magic,what", [(b"7z\xbc\xaf\x27\x1c", "a 7-Zip archive"), (b"PK\x03\x04", "a zip archive")])
+def test_an_archive_that_needs_a_file_piped_in_is_given_no_command_that_reads_a_pipe(magic: bytes, what: str):
+    """`7z x -so` and `unzip -p` read a file, not stdin: piped in, the error must not advise `7z x -so | gpu-npd
+    parse -` (7z's advice did: it named its tool as if it read the pipe; unzip's was already left off)."""
+    r = parse("-", stdin=magic + bytes(200))
+    assert r.returncode == 2 and errors(r) == [f"gpu-npd parse: -: not a text log: {what}"]

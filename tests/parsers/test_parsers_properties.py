@@ -484,3 +484,13 @@ def test_dispatch_candidates_on_the_fixtures():
             texts[line] = texts[split(line, None)[1]] = None
     seen = sum(bool(_assert_candidates(d, text)) for text in texts)
     assert seen > 1000
+
+
+def test_split_gives_the_message_the_builder_does_for_a_dmesg_x_line_with_a_journal_like_tag():
+    """`dmesg -x` (a facility and level before the uptime) is the kernel's ring buffer, not journalctl: its builder
+    (_dmesg_decode) reads no journal host and tag there, so `split` must not take them off the message either (it
+    gave "hello" for a user-space writer's "myhost myproc[12]: hello" while the envelope kept the whole message)."""
+    for line in ("user  :notice: [   12.000000] myhost myproc[12]: hello",
+                 "kern  :info  : [    1.343565] archlinux kernel: ata_piix 0000:00:01.1: version 2.13",
+                 "[    1.343565 <    0.000012>] archlinux kernel: NVRM: Xid"):
+        _check_split(line, 2025)
