@@ -365,7 +365,8 @@ def render_alerts() -> str:
             if "alert" not in rule:
                 continue
             ann = rule.get("annotations", {})
-            rows.append([f"`{rule['alert']}`", rule.get("labels", {}).get("severity", ""), code(rule.get("for", "")),
+            held = f", kept firing {code(rule['keep_firing_for'])}" if "keep_firing_for" in rule else ""
+            rows.append([f"`{rule['alert']}`", rule.get("labels", {}).get("severity", ""), code(rule.get("for", "")) + held,
                          code(rule["expr"]), cell(ann.get("description", ann.get("summary", "")))])
     return ("Generated from `deploy/monitoring/prometheusrule.yaml`.\n\n"
             + table(["alert", "severity", "for", "expression", "what it means"], rows))

@@ -41,10 +41,11 @@ def scaled_rules(path: Path = RULES, divisor: int = 30) -> dict:
     for group in spec["groups"]:
         group["interval"] = "1s"
         for rule in group["rules"]:
-            if "for" in rule:  # by 30: 1m -> 2s, 5m -> 10s, 15m -> 30s
-                n, unit = re.fullmatch(r"(\d+)([smh])", rule["for"]).groups()
-                seconds = int(n) * {"s": 1, "m": 60, "h": 3600}[unit]
-                rule["for"] = f"{max(2, seconds // divisor)}s"
+            for key in ("for", "keep_firing_for"):  # by 30: 1m -> 2s, 5m -> 10s, 15m -> 30s
+                if key in rule:
+                    n, unit = re.fullmatch(r"(\d+)([smh])", rule[key]).groups()
+                    seconds = int(n) * {"s": 1, "m": 60, "h": 3600}[unit]
+                    rule[key] = f"{max(2, seconds // divisor)}s"
     return spec
 
 

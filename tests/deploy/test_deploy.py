@@ -91,6 +91,43 @@ def test_daemonset_wiring(overlay, mode, tmp_path):
     assert cfg.mode == mode and cfg.metrics_host_port == ("10.0.0.7", 9810)
 
 
+CRITICAL = ("system-node-critical", "system-cluster-critical")
+
+
+def critical_pods_unadmitted(objs: list[dict]) -> list[str]:
+    """The pod templates of `objs` with a critical priority class that no ResourceQuota of their namespace admits.
+    Clusters may limit those classes to namespaces holding a quota whose scope selects them (the ResourceQuota
+    admission's limitedResources; GKE does by default: every pod of a DaemonSet outside kube-system is refused
+    "insufficient quota to match these scopes: [{PriorityClass In [system-node-critical system-cluster-critical]}]",
+    cilium/cilium#13852, open-policy-agent/gatekeeper#1120, odigos-io/odigos#1321). The quota must allow as many
+    pods as a fleet runs: one agent per GPU node and its rolling update."""
+    from kubernetes.utils.quantity import parse_quantity
+
+    admits: dict[str, set[str]] = {}
+    for q in (d for d in objs if d["kind"] == "ResourceQuota"):
+        if parse_quantity(q["spec"].get("hard", {}).get("pods", "0")) < 100_000:
+            continue
+        for e in q["spec"].get("scopeSelector", {}).get("matchExpressions", []):
+            if e["scopeName"] == "PriorityClass" and e["operator"] == "In":
+                admits.setdefault(q["metadata"]["namespace"], set()).update(e["values"])
+    missing = []
+    for d in objs:
+        pod = (d.get("spec", {}).get("jobTemplate", {}).get("spec", d.get("spec", {})).get("template", {})
+               .get("spec", {}))
+        cls = pod.get("priorityClassName")
+        if cls in CRITICAL and cls not in admits.get(d["metadata"].get("namespace"), set()):
+            missing.append(f"{d['kind']}/{d['metadata']['name']} ({cls})")
+    return missing
+
+
+@needs_kubectl
+@pytest.mark.parametrize("path", [*OVERLAYS, "examples/cluster", "examples/cluster-recovery"])
+def test_critical_priority_pods_are_admitted_where_the_class_is_quota_limited(path):
+    objs = kustomize(path)
+    assert any(d.get("spec", {}).get("template", {}).get("spec", {}).get("priorityClassName") for d in objs)
+    assert critical_pods_unadmitted(objs) == []
+
+
 @needs_kubectl
 def test_components_and_monitoring_render():
     runtime = kustomize_with("components/nvidia-runtime")

@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 from agent.config import load
-from test_deploy import DEPLOY, kustomize, kustomize_with, needs_kubectl, validate_strict
+from test_deploy import DEPLOY, critical_pods_unadmitted, kustomize, kustomize_with, needs_kubectl, validate_strict
 
 helm = pytest.importorskip("helm_python", reason="helm-python-sdk (the test extra) bundles Helm's Go SDK")
 
@@ -226,6 +226,19 @@ def test_cleanup_hook_runs_after_uninstall_with_the_agents_configs():
     assert set(cm["data"]) == {"canary.yaml", "fleet.yaml"}
     res = CliRunner().invoke(main, [*args, "--help"])
     assert res.exit_code == 0, res.output
+
+
+@pytest.mark.parametrize("values", [None, *VALUES], ids=lambda v: v.name if v else "defaults")
+def test_critical_priority_pods_are_admitted_where_the_class_is_quota_limited(values):
+    """GKE admits system-node-critical / system-cluster-critical pods only in a namespace whose ResourceQuota
+    selects those classes (test_deploy.critical_pods_unadmitted): the chart ships one wherever it uses them, in the
+    release's namespace, and none where it does not."""
+    v = values_of(values) if values else {}
+    objs = render(v, namespace="gpu-ops", hooks=True)
+    assert critical_pods_unadmitted(objs) == []
+    assert [d["metadata"]["namespace"] for d in objs if d["kind"] == "ResourceQuota"] == ["gpu-ops"]
+    plain = render({**v, "priorityClassName": "", "cluster": {**v.get("cluster", {}), "priorityClassName": ""}})
+    assert not [d for d in plain if d["kind"] == "ResourceQuota"]
 
 
 def test_the_chart_version_is_the_project_version():
