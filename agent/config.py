@@ -1,7 +1,8 @@
 """One typed configuration: defaults < YAML file < GPU_NPD_* environment < flags, validated once.
 
 The keys are declared in agent/settings.py (type, default, bounds, doc); this module merges the layers, maps
-the environment onto the keys, lets msgspec convert and bounds-check them, and adds the checks that span keys.
+the environment onto the keys, converts and bounds-checks them (agent/keyspec: `convert`), and adds the checks
+that span keys.
 Every error is one line that names the key (or the variable or file it came from)."""
 
 from __future__ import annotations
@@ -10,15 +11,15 @@ import os
 import re
 import socket
 from dataclasses import is_dataclass, replace
-from typing import Any, Callable, Literal, Mapping, get_args, get_origin
+from typing import Any, Callable, Mapping, get_args, get_origin
 
-import msgspec
 import yaml
 
 from kubeapi.reserved import reserved_condition
 from parsers.kinds import CLEAR_MODES
 
 from .gpu.nvml import nvml_spec_problem
+from .keyspec import NOTHING, Invalid, convert
 from .kube.settings import check as check_kube
 from .policy import validate as validate_policy
 from .samples import validate_rules
@@ -52,7 +53,7 @@ def _one_line(text: str) -> str:
     return " ".join(str(text).split())
 
 
-# ---- text (environment, flags) to the declared type: what msgspec does not read from a string itself -----------
+# ---- text (environment, flags) to the declared type: what keyspec.convert does not read from a string itself --
 
 _WORDS = {**dict.fromkeys(("1", "true", "yes", "on"), True), **dict.fromkeys(("0", "false", "no", "off"), False)}
 _NONE = ("", "null", "none", "auto")
@@ -79,55 +80,18 @@ def _from_text(kind: Any, value: Any) -> Any:
     return convert(value) if convert is not None else value
 
 
-# ---- msgspec's verdict as one line naming the key --------------------------------------------------------------
-
-_VERDICT = re.compile(r"^(?P<what>.*?)(?: - at (?P<key>`key` in )?`\$(?P<path>[^`]*)`)?$", re.S)
-_STEP = re.compile(r"\.?([^.\[\]]+)|\[(\d+|\.\.\.)\]")
-_NOUNS = {"float": "a number", "int": "an integer", "str": "a string", "bool": "true or false", "array": "a list",
-          "object": "a mapping", "null": "null"}
+# ---- keyspec's verdict as one line naming the key --------------------------------------------------------------
 
 
-def _steps(path: str) -> list[str | int]:
-    return [int(i) if i.isdigit() else name or i for name, i in _STEP.findall(path)]
-
-
-_GONE = object()  # a path that leaves the value
-
-
-def _walk(value: Any, kind: Any, steps: list[str | int]) -> tuple[Any, Any]:
-    """The value and declared type at `steps` (_GONE, None where the path leaves what is known)."""
-    for step in steps:
-        kind = bare(kind)
-        if isinstance(step, int) and isinstance(value, (list, tuple)) and step < len(value):
-            value, kind = value[step], (get_args(kind) or (None,))[0]
-        elif isinstance(step, str) and isinstance(value, dict) and step in value:
-            value = value[step]
-            kind = hints(kind).get(step) if is_dataclass(kind) else None
-        else:
-            return _GONE, None
-    return value, bare(kind)
-
-
-def _explain(exc: msgspec.ValidationError, merged: dict[str, Any]) -> ConfigError:
-    m = _VERDICT.match(str(exc))
-    path = (m["path"] or "").lstrip(".")
-    value, kind = _walk(merged, Config, _steps(path))
-    what = m["what"].replace("`", "")
-    if get_origin(kind) is Literal:
-        what = f"expected one of {', '.join(map(str, get_args(kind)))}"
-    else:
-        what = re.sub(r"\b(float|int|str|bool|array|object|null)\b", lambda w: _NOUNS[w[1]], what)
-        what = re.sub(r"(?<=[<>=] )(-?\d+)\.0\b", r"\1", what[:1].lower() + what[1:])  # "> 0", not "> 0.0"
-    if m["key"]:
-        return ConfigError(f"{path or 'configuration'}: a key is not usable: {what}")
-    if value is not _GONE:
-        shown = repr(value) if len(repr(value)) <= 80 else repr(value)[:77] + "..."
-        what = what.split(", got ", 1)[0] + f", got {shown}"
-    return ConfigError(f"{path or 'configuration'}: {what}")
+def _explain(exc: Invalid) -> ConfigError:
+    if exc.got is NOTHING:
+        return ConfigError(f"{exc.path or 'configuration'}: {exc.what}")
+    shown = repr(exc.got) if len(repr(exc.got)) <= 80 else repr(exc.got)[:77] + "..."
+    return ConfigError(f"{exc.path or 'configuration'}: {exc.what}, got {shown}")
 
 
 def _unknown(value: Any, kind: Any, path: str) -> None:
-    """Keys a declared block does not have are errors (msgspec leaves them out of a dataclass silently)."""
+    """Keys a declared block does not have are errors (before any value is converted)."""
     kind = bare(kind)
     if is_dataclass(kind) and isinstance(value, dict):
         known = hints(kind)
@@ -345,9 +309,9 @@ def _convert(merged: dict[str, Any], env: Mapping[str, str]) -> Config:
         merged[key] = _from_text(bare(kind), merged.get(key))
         _unknown(merged[key], kind, key)
     try:
-        cfg = msgspec.convert(merged, Config, strict=False)
-    except msgspec.ValidationError as exc:
-        raise _explain(exc, merged) from None
+        cfg = convert(merged, Config)
+    except Invalid as exc:
+        raise _explain(exc) from None
     node = cfg.node_name or env.get("NODE_NAME") or socket.gethostname()
     cfg = replace(cfg, node_name=node, conditions=_with_check_conditions(cfg))
     _validate(cfg)

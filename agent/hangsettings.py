@@ -1,6 +1,6 @@
 """The `workload_hang` and `peer_outliers` blocks of the configuration: settings of hang suspicion
 (agent/progress.py) and of the peer-outlier test (agent/peers.py), each key declared once (type, default,
-bounds, doc) like every other block (agent/settings.py); msgspec converts and checks them with the rest of the
+bounds, doc) like every other block (agent/settings.py); agent/keyspec converts and checks them with the rest of the
 configuration (agent/config.py), whose errors name the key."""
 
 from __future__ import annotations

@@ -4,7 +4,7 @@
 dataclasses whose fields say it all: the type annotation, `Annotated[..., doc(text, bounds)]` for the doc and
 the bounds, and the default.  From them derive: the defaults (`defaults()`), the defaults file users read
 (`python -m agent.settings` prints it: every key with its doc), the environment mapping
-(`GPU_NPD_<KEY>`, `GPU_NPD_<BLOCK>__<KEY>`), the validation (msgspec converts and checks bounds;
+(`GPU_NPD_<KEY>`, `GPU_NPD_<BLOCK>__<KEY>`), the validation (agent/keyspec converts and checks bounds;
 config.py adds the few checks across keys) and the reference docs (`keys()`).
 
     from agent.settings import keys
@@ -18,9 +18,8 @@ import copy
 import functools
 import textwrap
 from dataclasses import MISSING, dataclass, field, fields, is_dataclass
-from typing import Annotated, Any, Literal, get_args, get_origin, get_type_hints
+from typing import Annotated, Any, Literal, get_args, get_origin
 
-import msgspec
 import yaml
 
 from parsers import kinds
@@ -28,7 +27,7 @@ from parsers import telemetry
 
 from .checks import builtin as builtin_checks
 from .hangsettings import HangSettings, PeerSettings
-from .keyspec import LIMIT, doc
+from .keyspec import LIMIT, Meta, bare, doc, hints
 from .keyspec import num as _num
 from .kube.settings import MODES, KubeSettings
 
@@ -217,19 +216,9 @@ class Key:
     block: bool = False  # a block of keys (listed after it)
 
 
-@functools.lru_cache(maxsize=None)
-def hints(cls: type) -> dict[str, Any]:
-    """A declared block's fields and their (Annotated) types; do not change the dict returned."""
-    return get_type_hints(cls, include_extras=True)
-
-
-def meta_of(hint: Any) -> msgspec.Meta | None:
-    return next((m for m in get_args(hint)[1:] if isinstance(m, msgspec.Meta)), None) \
+def meta_of(hint: Any) -> Meta | None:
+    return next((m for m in get_args(hint)[1:] if isinstance(m, Meta)), None) \
         if get_origin(hint) is Annotated else None
-
-
-def bare(hint: Any) -> Any:
-    return get_args(hint)[0] if get_origin(hint) is Annotated else hint
 
 
 def _type_name(t: Any) -> str:
@@ -241,7 +230,7 @@ def _type_name(t: Any) -> str:
             dict: "mapping", bool | None: "boolean or null"}.get(t, str(t).replace("typing.", ""))
 
 
-def _bounds(meta: msgspec.Meta | None) -> str:
+def _bounds(meta: Meta | None) -> str:
     if meta is None:
         return ""
     parts = [f"{op} {getattr(meta, name):g}" for name, op in (("gt", ">"), ("ge", ">="), ("lt", "<"), ("le", "<="))
@@ -253,7 +242,8 @@ def _bounds(meta: msgspec.Meta | None) -> str:
 
 def _plain(value: Any) -> Any:
     """Plain YAML data: dataclasses as mappings, tuples as lists."""
-    value = msgspec.to_builtins(value) if is_dataclass(value) or isinstance(value, tuple) else value
+    if is_dataclass(value) and not isinstance(value, type):
+        return {f.name: _plain(getattr(value, f.name)) for f in fields(value)}
     if isinstance(value, (list, tuple)):
         return [_plain(v) for v in value]
     if isinstance(value, dict):

@@ -1,6 +1,6 @@
 """The `kubernetes:` block of the configuration: each key declared once (type, default, bounds, doc).
 
-msgspec converts and bounds-checks it with the rest of the configuration (agent/config.py); `check` adds what
+agent/keyspec converts and bounds-checks it with the rest of the configuration (agent/config.py); `check` adds what
 spans keys (a taint names a configured condition)."""
 
 from __future__ import annotations

@@ -770,8 +770,8 @@ def test_tracked_pods_are_bounded_and_deleted_pods_forgotten():
 
 
 def test_settings_are_checked_with_a_clear_error():
-    """The blocks are declared (agent/hangsettings.py): msgspec checks them with the configuration, and every error
-    names the key and the value in one line."""
+    """The blocks are declared (agent/hangsettings.py): agent/keyspec checks them with the configuration, and every
+    error names the key and the value in one line."""
     assert load(env={}, flags={"workload_hang": {"k": 3, "floor_seconds": 4}}).workload_hang == \
         HangSettings(k=3.0, floor_seconds=4.0)
     for bad, says in [({"k": 0}, "workload_hang.k: expected a number > 0, got 0"),

@@ -209,7 +209,7 @@ def test_min_severity_choices_are_the_severities():
 
 
 # What `gpu-npd parse` must not load (start-up, issue 29 (4)): the agent and the other programs, and the agent's
-# libraries (the Kubernetes client, Prometheus, NVML, gRPC, the configuration's msgspec and YAML, psutil, udev).
+# libraries (the Kubernetes client, Prometheus, NVML, gRPC, msgspec (the cluster's JSON), YAML, psutil, udev).
 NOT_FOR_PARSE = ("agent", "cluster", "fabric", "kubeapi", "triage", "kubernetes", "prometheus_client", "pynvml",
                  "grpc", "google.protobuf", "msgspec", "yaml", "psutil", "pyudev")
 
