@@ -59,6 +59,14 @@ def test_what_kubectl_applies_passes_kubernetes_validate_strict(path, tmp_path):
 
 
 @needs_kubectl
+def test_deploy_daemonset_yaml_is_the_observe_overlay_rendered():
+    """deploy/daemonset.yaml (the design card's file, for `kubectl apply -f`): the observe overlay as kustomize renders
+    it, whole (the generated ConfigMap with its hashed name included: a link to the base lacked it once the ConfigMap
+    was generated, and its DaemonSet would have waited for a ConfigMap that never came). `make manifests` writes it."""
+    assert docs(DEPLOY / "daemonset.yaml") == kustomize("overlays/observe"), "run `make manifests`"
+
+
+@needs_kubectl
 @pytest.mark.parametrize("overlay, mode", [("overlays/observe", "observe"), ("overlays/enforce", "enforce")])
 def test_daemonset_wiring(overlay, mode, tmp_path):
     objs = {(d["kind"], d["metadata"]["name"]): d for d in kustomize(overlay)}
