@@ -59,6 +59,14 @@ def test_what_kubectl_applies_passes_kubernetes_validate_strict(path, tmp_path):
 
 
 @needs_kubectl
+def test_deploy_daemonset_yaml_is_the_observe_overlay_rendered():
+    """deploy/daemonset.yaml (the design card's file, for `kubectl apply -f`): the observe overlay as kustomize renders
+    it, whole (the generated ConfigMap with its hashed name included: a link to the base lacked it once the ConfigMap
+    was generated, and its DaemonSet would have waited for a ConfigMap that never came). `make manifests` writes it."""
+    assert docs(DEPLOY / "daemonset.yaml") == kustomize("overlays/observe"), "run `make manifests`"
+
+
+@needs_kubectl
 @pytest.mark.parametrize("overlay, mode", [("overlays/observe", "observe"), ("overlays/enforce", "enforce")])
 def test_daemonset_wiring(overlay, mode, tmp_path):
     objs = {(d["kind"], d["metadata"]["name"]): d for d in kustomize(overlay)}
@@ -70,8 +78,7 @@ def test_daemonset_wiring(overlay, mode, tmp_path):
     assert env["GPU_NPD_MODE"]["value"] == mode and env["GPU_NPD_METRICS_ADDRESS"]["value"] == "$(POD_IP):9810"
     assert (c["livenessProbe"]["httpGet"]["path"], c["readinessProbe"]["httpGet"]["path"]) == ("/livez", "/healthz")
     mounts = {m["mountPath"]: m for m in c["volumeMounts"]}
-    for path in ("/dev/kmsg", "/var/log", "/host/sys", "/run/log/journal", "/host/proc", "/etc/gpu-npd",
-                 "/etc/localtime", "/etc/machine-id"):
+    for path in ("/dev/kmsg", "/var/log", "/host/sys", "/run/log/journal", "/host/proc", "/etc/gpu-npd"):
         assert mounts[path].get("readOnly") is True, path
     assert not mounts["/var/lib/gpu-npd"].get("readOnly")
     sc = c["securityContext"]  # privileged for /dev/kmsg only; the rest as tight as the pod allows
@@ -84,11 +91,116 @@ def test_daemonset_wiring(overlay, mode, tmp_path):
     assert {"apiGroups": [""], "resources": ["nodes/status"], "verbs": ["patch"]} in rules
     vap = objs[("ValidatingAdmissionPolicy", "gpu-npd-own-node-only")]
     assert "authentication.kubernetes.io/node-name" in vap["spec"]["validations"][0]["expression"]
-    cm = objs[("ConfigMap", "gpu-npd")]
+    cm = agent_configmap(list(objs.values()))
     conf = tmp_path / "config.yaml"
     conf.write_text(cm["data"]["config.yaml"])
     cfg = load(str(conf), env={"GPU_NPD_MODE": env["GPU_NPD_MODE"]["value"], "GPU_NPD_METRICS_ADDRESS": "10.0.0.7:9810"})
     assert cfg.mode == mode and cfg.metrics_host_port == ("10.0.0.7", 9810)
+
+
+
+def operator_overlay(base: str, extra: dict, files: dict[str, str] | None = None) -> list[dict]:
+    """An operator's own overlay over deploy/<base>: `extra` added to its kustomization, `files` beside it."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory(dir=DEPLOY / "overlays") as tmp:
+        for name, text in (files or {}).items():
+            (Path(tmp) / name).write_text(text)
+        (Path(tmp) / "kustomization.yaml").write_text(yaml.safe_dump({
+            "apiVersion": "kustomize.config.k8s.io/v1beta1", "kind": "Kustomization",
+            "resources": [f"../../{base}"], **extra}))
+        return kustomize(str(Path(tmp).relative_to(DEPLOY)))
+
+
+def agent_configmap(objs: list[dict]) -> dict:
+    """The agents' ConfigMap: the one the DaemonSet's `config` volume names (kustomize adds a content hash)."""
+    ds = next(d for d in objs if d["kind"] == "DaemonSet")
+    name = next(v["configMap"]["name"] for v in ds["spec"]["template"]["spec"]["volumes"] if v["name"] == "config")
+    return next(d for d in objs if d["kind"] == "ConfigMap" and d["metadata"]["name"] == name)
+
+
+@needs_kubectl
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_a_configuration_change_rolls_the_agents(overlay):
+    """The agent reads its configuration once, at start: a `kubectl apply -k` that changes it must change the pod
+    template, or every agent keeps the old configuration until it happens to restart (the fleet drifts silently;
+    Helm rolls the pods by its checksum/config annotation). kustomize: the ConfigMap is generated with a content
+    hash in its name, which the DaemonSet's volume follows. Both ways an operator changes it: a patch of the
+    ConfigMap, or a configMapGenerator merge of their own config.yaml (docs/install.md)."""
+    shipped = kustomize(overlay)
+    cm = agent_configmap(shipped)
+    assert re.fullmatch(r"gpu-npd-[a-z0-9]{10}", cm["metadata"]["name"]), cm["metadata"]["name"]
+    changed = yaml.safe_load(cm["data"]["config.yaml"])
+    changed["kubernetes"]["max_tainted_fraction"] = 0.05
+    patched = operator_overlay(overlay, {"patches": [{"target": {"kind": "ConfigMap", "name": "gpu-npd"}, "patch":
+                                                      yaml.safe_dump({"apiVersion": "v1", "kind": "ConfigMap",
+                                                                      "metadata": {"name": "gpu-npd"},
+                                                                      "data": {"config.yaml": yaml.safe_dump(changed)}})}]})
+    merged = operator_overlay(overlay, {"configMapGenerator": [{"name": "gpu-npd", "namespace": "gpu-npd",
+                                                                "behavior": "merge", "files": ["config.yaml"]}]},
+                              {"config.yaml": yaml.safe_dump(changed)})
+    template = lambda objs: next(d for d in objs if d["kind"] == "DaemonSet")["spec"]["template"]  # noqa: E731
+    for objs in (patched, merged):
+        assert yaml.safe_load(agent_configmap(objs)["data"]["config.yaml"]) == changed  # what the pods mount
+        assert template(objs) != template(shipped)  # a new pod template: the DaemonSet rolls
+        assert [d["metadata"]["name"] for d in objs if d["kind"] == "ConfigMap"] == [
+            agent_configmap(objs)["metadata"]["name"]]  # one agent ConfigMap, the one mounted
+
+
+def host_paths(pod: dict) -> dict[str, tuple[dict, list[dict]]]:
+    """Each hostPath volume of a pod template by host path: the volume's hostPath and its mounts in every container."""
+    mounts = [m for c in pod.get("initContainers", []) + pod["containers"] for m in c.get("volumeMounts", [])]
+    return {v["hostPath"]["path"]: (v["hostPath"], [m for m in mounts if m["name"] == v["name"]])
+            for v in pod["volumes"] if "hostPath" in v}
+
+
+# What the kubelet does with each hostPath type (Kubernetes docs, Concepts > Storage > Volumes > hostPath) when the
+# path is missing on the node: Directory, File, Socket, CharDevice, BlockDevice refuse the pod (it never starts:
+# "hostPath type check failed"); DirectoryOrCreate and FileOrCreate create it on the host; "" checks nothing and the
+# runtime (containerd, CRI-O) then creates a directory there.
+NEEDS_THE_PATH = {"Directory", "File", "Socket", "CharDevice", "BlockDevice"}
+# Host paths every Linux node running a kubelet has; the state directory is the agent's own (DirectoryOrCreate);
+# /run/log/journal is created empty where journald keeps no volatile journal (DirectoryOrCreate, tmpfs).
+ON_EVERY_NODE = {"/dev/kmsg", "/var/log", "/sys", "/proc", "/var/lib/kubelet/pod-resources"}
+
+
+def assert_host_paths_safe(pod: dict, optional: frozenset = frozenset()) -> None:
+    """The agent starts on any Linux node (no hostPath of a file some distributions lack: /etc/localtime is absent
+    on Flatcar since 2605.5.0, flatcar/Flatcar#324; /etc/machine-id on RancherOS), never writes to the host
+    through a mount (every hostPath read-only but its own state directory), and creates nothing on the host but
+    its state directory and the journal's mount point."""
+    for path, (source, mounts) in host_paths(pod).items():
+        kind = source.get("type", "")
+        assert kind in NEEDS_THE_PATH | {"DirectoryOrCreate"}, (path, kind)  # never "" nor FileOrCreate
+        if kind == "DirectoryOrCreate":
+            assert path in ("/var/lib/gpu-npd", "/run/log/journal"), path
+        elif path not in optional:
+            assert path in ON_EVERY_NODE, (path, kind)
+        for m in mounts:
+            assert m.get("readOnly") is True or path == "/var/lib/gpu-npd", (path, m)
+
+
+@needs_kubectl
+@pytest.mark.parametrize("path", [*OVERLAYS, "examples/cluster", "components/pod-fault-conditions",
+                                  "components/unprivileged", "components/nvidia-runtime",
+                                  "components/kube-rbac-proxy"])
+def test_the_agent_starts_on_hosts_without_localtime_or_machine_id(path):
+    objs = kustomize(path) if not path.startswith("components/") else kustomize_with(path, everything=True)
+    for ds in (d for d in objs if d["kind"] == "DaemonSet"):
+        pod = ds["spec"]["template"]["spec"]
+        assert not {"/etc/localtime", "/etc/machine-id"} & set(host_paths(pod)), path
+        assert_host_paths_safe(pod)
+
+
+@needs_kubectl
+def test_the_host_localtime_component_follows_the_host_zone_read_only():
+    """Opt-in, for fleets whose nodes all have /etc/localtime and keep local time in their logs: the kubelet then
+    refuses the pod on a node without the file (type File), as it did by default before."""
+    pod = kustomize_with("components/host-localtime")["spec"]["template"]["spec"]
+    source, mounts = host_paths(pod)["/etc/localtime"]
+    assert source == {"path": "/etc/localtime", "type": "File"}
+    assert [(m["mountPath"], m["readOnly"]) for m in mounts] == [("/etc/localtime", True)]
+    assert_host_paths_safe(pod, optional=frozenset({"/etc/localtime"}))
 
 
 CRITICAL = ("system-node-critical", "system-cluster-critical")

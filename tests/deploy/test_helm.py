@@ -6,13 +6,15 @@ two tools, the same objects."""
 from __future__ import annotations
 
 import copy
+import re
 from pathlib import Path
 
 import pytest
 import yaml
 
 from agent.config import load
-from test_deploy import DEPLOY, critical_pods_unadmitted, kustomize, kustomize_with, needs_kubectl, validate_strict
+from test_deploy import (DEPLOY, assert_host_paths_safe, critical_pods_unadmitted, host_paths, kustomize,
+                         kustomize_with, needs_kubectl, validate_strict)
 
 helm = pytest.importorskip("helm_python", reason="helm-python-sdk (the test extra) bundles Helm's Go SDK")
 
@@ -85,8 +87,23 @@ def labels_of(d: dict) -> list[dict]:
             spec.get("template", {}).get("metadata", {}).get("labels") or {}]
 
 
+def without_hash(kustomized: list[dict]) -> list[dict]:
+    """kustomize's objects with the agents' ConfigMap under its name without the content hash kustomize appends
+    (Helm names it plainly and rolls the pods by a checksum annotation instead), in the DaemonSet's reference too;
+    the hash itself checked: present, and only on that ConfigMap."""
+    objs = copy.deepcopy(kustomized)
+    for ds in (d for d in objs if d["kind"] == "DaemonSet"):
+        volume = next(v for v in ds["spec"]["template"]["spec"]["volumes"] if v["name"] == "config")
+        hashed = volume["configMap"]["name"]
+        assert re.fullmatch(r"gpu-npd-[a-z0-9]{10}", hashed), hashed
+        volume["configMap"]["name"] = "gpu-npd"
+        for cm in (d for d in objs if d["kind"] == "ConfigMap" and d["metadata"]["name"] == hashed):
+            cm["metadata"]["name"] = "gpu-npd"
+    return objs
+
+
 def assert_equivalent(kustomized: list[dict], helmed: list[dict]) -> None:
-    k = by_key(d for d in kustomized if d["kind"] != "Namespace")  # helm install --create-namespace makes it
+    k = by_key(d for d in without_hash(kustomized) if d["kind"] != "Namespace")  # helm --create-namespace makes it
     h = by_key(helmed)
     assert set(k) == set(h), (set(k) ^ set(h))
     for key in k:
@@ -132,7 +149,29 @@ def test_helm_unprivileged_is_the_kustomize_component():
     helmed = by_key(render({"kmsgAccess": "unprivileged"}))[("DaemonSet", "gpu-npd")]
     assert sc(helmed) == sc(kustomize_with("components/unprivileged"))
     runtime = by_key(render({"runtimeClassName": "nvidia"}))[("DaemonSet", "gpu-npd")]
-    assert normalized(runtime) == normalized(kustomize_with("components/nvidia-runtime"))
+    assert normalized(runtime) == normalized(without_hash([kustomize_with("components/nvidia-runtime")])[0])
+
+
+@pytest.mark.parametrize("values", [None, *VALUES], ids=lambda v: v.name if v else "defaults")
+def test_the_agent_starts_on_hosts_without_localtime_or_machine_id(values):
+    """As test_deploy's for kustomize: no hostPath of a file some distributions lack, every hostPath read-only but
+    the state directory, nothing created on the host but it and the journal's mount point."""
+    v = values_of(values) if values else {}
+    theirs = {x["name"] for x in v.get("extraVolumes", [])}  # the operator's own volumes: theirs to judge
+    for ds in (d for d in render(v) if d["kind"] == "DaemonSet"):
+        pod = copy.deepcopy(ds["spec"]["template"]["spec"])
+        pod["volumes"] = [x for x in pod["volumes"] if x["name"] not in theirs]
+        assert not {"/etc/localtime", "/etc/machine-id"} & set(host_paths(pod))
+        assert_host_paths_safe(pod)
+
+
+@needs_kubectl
+def test_helm_host_localtime_is_the_kustomize_component():
+    """hostLocaltime: true mounts the host's /etc/localtime read-only (type File), as components/host-localtime."""
+    helmed = by_key(render({"hostLocaltime": True}))[("DaemonSet", "gpu-npd")]
+    kustomized = kustomize_with("components/host-localtime")
+    assert normalized(helmed) == normalized(without_hash([kustomized])[0])
+    assert_host_paths_safe(helmed["spec"]["template"]["spec"], optional=frozenset({"/etc/localtime"}))
 
 
 def test_node_pools_one_install_two_behaviours(tmp_path):

@@ -22,7 +22,7 @@ import yaml
 
 from apiserver_double import ApiDouble
 from harness import AgentProc, wait_until
-from test_deploy import kustomize, needs_kubectl
+from test_deploy import agent_configmap, kustomize, needs_kubectl
 
 SA = ("gpu-npd", "gpu-npd")  # (namespace, name) of the agent's service account in the manifests
 DISCOVERY = {"api", "apis", "version", "openapi"}  # system:discovery grants these to every authenticated user
@@ -116,8 +116,7 @@ def test_every_request_of_an_enforcing_agent_is_granted_by_the_shipped_rbac(tmp_
     objs = kustomize("overlays/enforce")
     rules = rules_of(objs, SA)
     assert rules, "no RBAC bound to the agent's service account"
-    config = yaml.safe_load(next(d for d in objs if d["kind"] == "ConfigMap" and d["metadata"]["name"] == "gpu-npd")
-                            ["data"]["config.yaml"])
+    config = yaml.safe_load(agent_configmap(objs)["data"]["config.yaml"])
     with ApiDouble() as api:
         api.dra_versions = {"v1": ["resourceslices"], "v1alpha3": ["devicetaintrules"]}
         api.resource_slices = [{"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice",
