@@ -114,8 +114,11 @@ def misfire(n: int) -> None:
         cond = sum(1 for name in d.nodes if d.conditions(name)["GPUUnhealthy"]["status"] == "True")
         w = writes(d) - base
         lists = d.lists
+        run_for(nodes, clock, 3600, step=30)  # the hour after, every writer woken every 30 s: the held ask again
+        hour, listed = d.lists - lists, d.listed
     print(f"misfire: {n} nodes: condition on {cond}, tainted {tainted} (budget 10% = {max(1, n // 10)}), "
-          f"{w} writes, {lists} budget list pages")
+          f"{w} writes, {lists} budget list pages; the hour after: {hour} list pages ({listed} Node objects "
+          "listed in all)")
 
 
 def main() -> None:

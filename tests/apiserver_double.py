@@ -2,7 +2,8 @@
 relies on, for the real `kubernetes` client to talk to.
 
 KMock parses the Kubernetes URLs and renders errors.  On top:
-- Nodes: GET, label-selected LIST with limit/continue paging, PATCH of `nodes/status` with strategic
+- Nodes: GET, label-selected LIST with limit/continue paging (resourceVersion "0", the watch cache: whole, limit
+  ignored, as the watch cache of 1.30 serves it), PATCH of `nodes/status` with strategic
   merge of `status.conditions` by `type` (the content type is checked: a JSON merge patch would
   replace kubelet's conditions on a real server), PATCH of the node with `metadata.resourceVersion`
   checked (409 Conflict) and `spec.taints` replaced whole, as the real API server does.
@@ -564,6 +565,10 @@ class _Emulator(kmock.KubernetesEmulator):
             return _status(410, "Expired", "the provided continue parameter is too old")
         start = int(offset or 0)
         limit = int(request.params.get("limit") or 0) or len(snapshot)
+        if not token and request.params.get("resourceVersion") == "0":
+            limit = len(snapshot)  # the watch cache (1.30 to 1.33) serves resourceVersion "0" whole: limit ignored
+        if store.plural == "nodes":
+            d.listed += len(snapshot[start:start + limit])
         meta: dict[str, Any] = {"resourceVersion": snap_rv}
         if start + limit < len(snapshot):
             meta["continue"] = f"{snap_rv}:{start + limit}"
@@ -605,6 +610,7 @@ class ApiDouble:
         self.pod_log: Callable[[tuple[str, ...], str, int], str] = lambda nodes, node, index: ""
         self.job_result: Callable[[tuple[str, ...]], str] = lambda nodes: "Complete"
         self.status_patches = self.node_patches = self.conflicts = self.lists = self.event_patches = self.rejected = 0
+        self.listed = 0  # Node objects served by LISTs (the budget's pool lists)
         self._ready = threading.Event()
         self._stop: asyncio.Event | None = None
         self._loop: asyncio.AbstractEventLoop | None = None

@@ -34,7 +34,7 @@ from parsers.kinds import FABRIC_CONDITION
 
 from .desired import OWNER, OWNER_LABEL, TaintRule, our_taint_keys, ours
 from .dra import GROUP, choose_versions, owner, served
-from .grants import configmap_ref
+from .grants import SUMMARY_PREFIX, configmap_ref
 from .podfault import CONDITION_TYPE as POD_FAULT_CONDITION
 from .repair import MESSAGE_MARK, PROFILE_CONDITIONS
 
@@ -237,8 +237,8 @@ class Cleaner:
             except ApiException as exc:
                 if exc.status != 404:
                     raise
-        self._done([Change("ConfigMap", f"configmap/{namespace}/{name}",
-                           f"(budget: {len(cm.get('data') or {})} grant(s))")])
+        grants = [k for k in cm.get("data") or {} if not k.startswith(SUMMARY_PREFIX)]  # not the pools' summaries
+        self._done([Change("ConfigMap", f"configmap/{namespace}/{name}", f"(budget: {len(grants)} grant(s))")])
 
 
 def wait_for_pods_gone(api, namespace: str, selector: str, seconds: float, clock=time.monotonic,

@@ -24,7 +24,7 @@ from parsers.finding import SEVERITY_RANK
 from parsers.gpus import by_gpu, gpu_key, problem_gpu
 
 from .desired import OWNER, OWNER_LABEL, budget_size, taint_value
-from .grants import GrantBook
+from .grants import GrantBook, Recheck
 
 if TYPE_CHECKING:
     from .settings import KubeSettings
@@ -38,7 +38,6 @@ NODE_HASH_LABEL = "gpu-npd.io/node-hash"  # sha256 of the node's full name (a la
 NODE_ANNOTATION = "gpu-npd.io/node"  # the node's full name: whose the rule is, checked on every read
 LEGACY_NODE_LABEL = "gpu-npd.io/node"  # before: node[:63] as a label; exact only for a name of < 63 characters
 TAINT_KEY = "gpu-npd.io/unhealthy"
-BUDGET_RECHECK_SECONDS = 60.0  # a held-back rule asks the budget again at most this often (and at heartbeats)
 
 
 def choose_versions(served: dict[str, list[str]]) -> tuple[str | None, str | None]:
@@ -171,7 +170,7 @@ class DeviceFencer:
         self._held_names: dict[str, str] = {}  # rule name -> device, of the refused rules (said once each)
         self._taken_names: set[str] = set()  # our rule names held by someone else's rule (said once each)
         self._cleared_at: dict[str, float] = {}
-        self._budget_asked = -1e18
+        self.recheck = Recheck()  # when held-back rules ask the budget again (heartbeats too): backoff, full jitter
         self._legacy_gone = len(self.node) >= 63  # an older version's node label names a node exactly below 63
         self.book = GrantBook.of(self.s.dra_budget_configmap, n.call, self.node, clock)
 
@@ -186,7 +185,7 @@ class DeviceFencer:
     def next_due(self) -> float:
         """When a sync is due without a change: a cleared rule's hold-down ends, a held one asks the budget again."""
         due = min(self._cleared_at.values()) + self.s.taint_hold_down_seconds if self._cleared_at else float("inf")
-        return min(due, self._budget_asked + BUDGET_RECHECK_SECONDS) if self.held else due
+        return min(due, self.recheck.next_at) if self.held else due
 
     def due(self, now: float) -> bool:
         return bool(self._cleared_at) or now >= self.next_due()
@@ -255,10 +254,16 @@ class DeviceFencer:
         new = [n for n in sorted(wanted) if n not in have]
         refused = []
         created = []
-        if new:
+        if new and set(new) <= set(self._held_names) and not self.recheck.due(now):
+            refused = new  # held back, their recheck not due (a heartbeat, another change): the last answer stands
+        elif new:
             granted = self._grant(base, new)
             refused = [n for n in new if n not in granted]
             created = [n for n in granted if self._create(base, wanted[n])]
+            if refused:
+                self.recheck.refused(now, set(refused))
+        if not refused:
+            self.recheck.reset()  # granted, or nothing held back any more
         self._say_held({n: wanted[n]["spec"]["deviceSelector"]["device"] for n in refused})
         standing = set(have) | set(created)
         names = {}
@@ -325,13 +330,14 @@ class DeviceFencer:
     def _grant(self, base: str, new: list[str]) -> list[str]:
         """The new rules the GPU budget grants this node (max_tainted_fraction of the driver's devices in every
         ResourceSlice), through the shared grant book."""
-        self._budget_asked = self.clock()
+        # resourceVersion "0": both lists from the API server's watch cache, not quorum reads of etcd at every ask
         rules = {r["metadata"]["name"] for r in self.n.call(
-            "GET", base, query=[("labelSelector", f"{OWNER_LABEL}={OWNER}")]).get("items", [])}
+            "GET", base, query=[("labelSelector", f"{OWNER_LABEL}={OWNER}"), ("resourceVersion", "0")],
+        ).get("items", [])}
         total = 0
         cont = None
         while True:
-            query = [("limit", 100)] + ([("continue", cont)] if cont else [])
+            query = [("limit", 100), ("resourceVersion", "0")] + ([("continue", cont)] if cont else [])
             page = self.n.call("GET", f"/apis/{GROUP}/{self.slice_version}/resourceslices", query=query)
             total += sum(len(sl.get("spec", {}).get("devices") or []) for sl in page.get("items", [])
                          if sl.get("spec", {}).get("driver") == self.s.dra_driver)

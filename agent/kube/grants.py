@@ -4,10 +4,16 @@ Used by the GPU budget of DRA device taints (agent/kube/dra.py: one grant per De
 budget (agent/kube/writers.py: one grant per tainted node of a pool). Two agents deciding in the same instant
 cannot both take the last slot: the second one's write carries a stale resourceVersion, is refused (409), reads
 again and counts again.
+
+A held-back action asks again on `Recheck`'s schedule (exponential backoff with full jitter, up to
+BUDGET_RECHECK_CAP_SECONDS), and a node-taint refusal is learnt from the book alone while the book is full
+(`pool_count`: the pool's summary, written by the last full count, and the pool's grants): in a fleet-wide event
+the held agents read one ConfigMap, not the whole pool, each time they ask.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import random
 import time
@@ -19,6 +25,44 @@ from .desired import OWNER, OWNER_LABEL
 
 GRANT_RETRIES = 10  # compare-and-swap attempts on the budget's ConfigMap before the sync fails (and is retried)
 GRANT_GRACE_SECONDS = 600.0  # a grant whose action never appeared is anyone's to reclaim after this
+BUDGET_RECHECK_SECONDS = 60.0  # a held-back action's first recheck window (full jitter: any time within it) ...
+BUDGET_RECHECK_CAP_SECONDS = 900.0  # ... doubling at each refusal up to this: a freed slot is taken within it
+SUMMARY_PREFIX = "_pool."  # a pool's summary in the book (no node name starts with "_"): its size, when counted
+
+
+def pool_tag(selector: str) -> str:
+    """The short name of a node pool (its budget_selector; "" is every node with nvidia.com/gpu capacity) that its
+    grants and summary carry in the book."""
+    return hashlib.sha256(selector.encode()).hexdigest()[:12]
+
+
+class Recheck:
+    """When a held-back action asks the budget again: exponential backoff with full jitter (AWS's "full jitter":
+    the n-th recheck at a uniformly random time within min(cap, base * 2**n) of the refusal), so a fleet of held
+    agents neither asks in lockstep nor every minute for the length of the event.  Started over (the next ask
+    at once) when the held set changes and when nothing is held (a grant, the condition cleared)."""
+
+    def __init__(self, base: float = BUDGET_RECHECK_SECONDS, cap: float = BUDGET_RECHECK_CAP_SECONDS,
+                 uniform: Callable[[float, float], float] = random.uniform):
+        self.base, self.cap, self.uniform = base, cap, uniform
+        self.attempt = 0
+        self.next_at = float("-inf")
+        self.held: frozenset[str] = frozenset()
+
+    def due(self, now: float) -> bool:
+        return now >= self.next_at
+
+    def refused(self, now: float, held: set[str] | frozenset[str]) -> None:
+        """The budget said no to `held` (asked at `now`): the next ask within the next window."""
+        if frozenset(held) != self.held:
+            self.attempt = 0  # another set held back: the schedule starts over
+        self.held = frozenset(held)
+        self.next_at = now + self.uniform(0.0, min(self.cap, self.base * 2 ** self.attempt))
+        self.attempt += 1
+
+    def reset(self) -> None:
+        """Nothing held any more: the next refusal starts the schedule over."""
+        self.attempt, self.next_at, self.held = 0, float("-inf"), frozenset()
 
 
 def configmap_ref(ref: str) -> tuple[str, str]:
@@ -94,15 +138,32 @@ class GrantBook:
                 self.sleep(random.uniform(0, 0.05 * (attempt + 1)))  # another agent won: read again
         raise RuntimeError(f"the budget ConfigMap {self.namespace}/{self.name} kept changing ({GRANT_RETRIES} tries)")
 
-    def acquire(self, names: list[str], rules: set[str], allowed: int, among: set[str] | None = None) -> list[str]:
+    def acquire(self, names: list[str], rules: set[str], allowed: int, among: set[str] | None = None,
+                pool: str | None = None) -> list[str]:
         """The names among `names` this node may act under (granted before, or now while fewer than `allowed`
         grants and actions stand). `rules`: the names of every standing action (a gpu-npd DeviceTaintRule in the
         cluster, a node carrying a gpu-npd taint). `among`: the names this budget counts (a node pool's nodes;
         None: every name): another pool's grants are not counted (and, as every grant, reclaimed only past the
-        grace)."""
+        grace). `pool` (with `among`): the pool's tag; its grants carry it (an untagged grant of a pool node is
+        tagged) and its summary (the pool's size, when counted) is written when missing, changed or older than
+        half the recheck cap, so that `pool_count` can answer from the book alone."""
         given: list[str] = []
 
-        def change(grants: dict[str, dict], now: float) -> dict[str, dict]:
+        def change(book: dict[str, dict], now: float) -> dict[str, dict]:
+            summaries = {k: g for k, g in book.items() if k.startswith(SUMMARY_PREFIX)
+                         and now - _number(g.get("at")) < 2 * BUDGET_RECHECK_CAP_SECONDS}  # a pool none asks: gone
+            grants = {k: g for k, g in book.items() if not k.startswith(SUMMARY_PREFIX)}
+            keep = grants_change(grants, now)
+            if pool is not None and among is not None:
+                for k, g in keep.items():
+                    if k in among and g.get("pool") != pool:
+                        keep[k] = {**g, "pool": pool}
+                mine = summaries.get(SUMMARY_PREFIX + pool, {})
+                if mine.get("nodes") != len(among) or now - _number(mine.get("at")) >= BUDGET_RECHECK_CAP_SECONDS / 2:
+                    summaries[SUMMARY_PREFIX + pool] = {"nodes": len(among), "at": round(now, 3)}
+            return {**keep, **summaries}
+
+        def grants_change(grants: dict[str, dict], now: float) -> dict[str, dict]:
             def kept(k: str, g: dict) -> bool:
                 if k in rules:
                     return True
@@ -118,17 +179,35 @@ class GrantBook:
             if among is not None:
                 taken &= among
             given[:] = [n for n in names if keep.get(n, {}).get("node") == self.node]
+            mark = {"pool": pool} if pool is not None else {}
             for n in given:  # still wanted, its rule not created yet (the API failed?): not stale, say so
-                keep[n] = {"node": self.node, "at": round(now, 3)}
+                keep[n] = {"node": self.node, "at": round(now, 3), **mark}
             for n in names:
                 if n not in taken and len(taken) < allowed:
-                    keep[n] = {"node": self.node, "at": round(now, 3)}
+                    keep[n] = {"node": self.node, "at": round(now, 3), **mark}
                     taken.add(n)
                     given.append(n)
             return keep
 
         self._swap(change)
         return given
+
+    def pool_count(self, pool: str, name: str) -> tuple[int, int] | None:
+        """(grants of `pool`, the pool's nodes when last counted) from the book alone, one GET: what a held node
+        needs to learn that the pool is still full without listing it.  None (count in full: list the pool) when
+        the book has no summary of the pool younger than the recheck cap (the full count also reclaims grants
+        whose taint never came, so none outlives the cap by much), or holds a grant under `name` (this node's,
+        to be used).  Grants only: a taint standing without a grant (an older version's) is not counted, so the
+        book alone may say "room" (then the full count decides), never "full" wrongly."""
+        cm = self._read(create=False)
+        if cm is None:
+            return None
+        book = {k: _grant(v) for k, v in (cm.get("data") or {}).items()}
+        summary = book.get(SUMMARY_PREFIX + pool)
+        if not summary or name in book or self.clock() - _number(summary.get("at")) >= BUDGET_RECHECK_CAP_SECONDS:
+            return None
+        taken = sum(1 for k, g in book.items() if not k.startswith(SUMMARY_PREFIX) and g.get("pool") == pool)
+        return taken, int(_number(summary.get("nodes")))
 
     def release(self, names: list[str]) -> None:
         """Drop this node's grants for `names` (their actions are undone); no ConfigMap: none to drop."""

@@ -81,8 +81,12 @@ class KubernetesSink(WriterThread):
             pass
 
     def _next_hold_down(self) -> float:
+        """When a sync is due without a change: a taint's hold-down ends, a held-back taint asks the budget again
+        (before, only a change or a heartbeat asked again: every 5 minutes, not "every minute"), the DRA fencer's."""
         cleared = list(self.taints.cleared_at.values()) if self.taints else []
         due = min(cleared) + self.s.taint_hold_down_seconds if cleared else float("inf")
+        if self.taints is not None:
+            due = min(due, self.taints.next_ask())
         return min(due, self.fencer.next_due()) if self.fencer else due
 
     def sync(self) -> None:

@@ -9,7 +9,8 @@ wrote so that an unchanged snapshot costs no request (a heartbeat rewrites the c
     AnnotationWriter  the repair hand-off annotation (merge patch of metadata.annotations)
     TaintWriter       our taints (read, change ours, write with the read resourceVersion, retry on 409), within
                       the tainted-node budget (a grant per tainted node, compare-and-swapped on one ConfigMap:
-                      agent/kube/grants.py), kept through their hold-down
+                      agent/kube/grants.py), kept through their hold-down; a held-back taint asks again on the
+                      budget's backoff (grants.Recheck), learning "still full" from the ConfigMap alone when it can
     (DRA device taints: agent/kube/dra.py's DeviceFencer; Events: kubeapi/events.py's EventRecorder)
 """
 
@@ -27,13 +28,12 @@ from kubeapi.retry import describe
 from parsers.model import Condition, Problem, Snapshot
 
 from .desired import budget_size, merge_taints, our_taint_keys, ours, wanted_taints
-from .grants import GrantBook
+from .grants import GrantBook, Recheck, pool_tag
 from .nodeapi import NodeApi
 from .repair import profile_conditions, repair_annotation
 
 log = logging.getLogger("gpu_npd.kube")
 CONFLICT_RETRIES = 5
-BUDGET_RECHECK_SECONDS = 60.0  # a held-back taint asks the budget again at most this often (and at heartbeats)
 
 
 def condition_patch(conditions: list[Condition], heartbeat: float) -> dict[str, Any]:
@@ -106,7 +106,9 @@ class TaintWriter:
         self.applied: dict[str, dict] | None = None  # our taints as last seen on the node (None: not read yet)
         self.cleared_at: dict[str, float] = {}
         self.held: set[str] = set()
-        self._budget_checked = -1e18
+        self.recheck = Recheck()  # when held-back taints ask again (heartbeats too): backoff with full jitter
+        self._refusal = ""  # the budget's last answer, said again for a held taint between asks
+        self.pool = pool_tag(node.s.budget_selector)
         # this node holds a grant of the taint budget, released when its last taint goes (None: not known, as after
         # a restart: released then too, once; a release with no grant of ours reads the ConfigMap and writes nothing)
         self._granted: bool | None = None
@@ -128,11 +130,13 @@ class TaintWriter:
         s = self.n.s
         if self.applied is not None and not heartbeat:
             wanted = self._wanted(conditions, now)
-            if now - self._budget_checked < BUDGET_RECHECK_SECONDS:  # held-back taints wait for the recheck
+            if not self.recheck.due(now):  # held-back taints wait for their recheck
                 wanted = {k: t for k, t in wanted.items() if k not in self.held}
             if _same(wanted, self.applied):
                 return
-        asked = False  # the budget is asked once per write, not again on each 409's retry
+        # the budget is asked once per write, not again on each 409's retry; held-back taints (and only they) not
+        # yet due keep the last answer without asking, heartbeats included
+        asked = False
         refused: str | None = None
         for _ in range(CONFLICT_RETRIES):
             node = self.n.get_node()
@@ -144,7 +148,15 @@ class TaintWriter:
             new = sorted(set(target) - set(mine_now))
             # the budget counts nodes: one that already carries a gpu-npd taint is counted, another key costs nothing
             if new and not mine_now and not asked:
-                refused, asked = self._budget_refuses(), True
+                if set(new) <= self.held and not self.recheck.due(now):
+                    refused, asked = self._refusal, True
+                else:
+                    refused, asked = self._budget_refuses(), True
+                    if refused is None:
+                        self.recheck.reset()
+                    else:
+                        self._refusal = refused
+                        self.recheck.refused(now, set(new))
             if refused is not None and new and not mine_now:
                 for key in new:
                     del target[key]
@@ -157,6 +169,8 @@ class TaintWriter:
             else:
                 self.held -= set(new)
             self.held &= set(wanted)
+            if not self.held:
+                self.recheck.reset()  # granted, or the condition cleared: a new refusal starts the schedule over
             self._gauge_held()
             merged = merge_taints(current, target, self.keys)
             if merged == current:
@@ -185,12 +199,13 @@ class TaintWriter:
         raise RuntimeError(f"taint update on {self.n.node} kept conflicting ({CONFLICT_RETRIES} tries)")
 
     def _budget_refuses(self) -> str | None:
-        """Why this node may not be tainted now, or None when it may.  The pool (budget_selector, paged) is listed
-        and its nodes carrying a gpu-npd taint counted; then this node's grant is asked of the shared book, where
+        """Why this node may not be tainted now, or None when it may.  First the shared book alone (one GET): when
+        its summary of the pool is fresh and the pool's grants fill the budget, the answer is no, unlisted.  Else
+        the pool (budget_selector, paged) is listed from the API server's watch cache (resourceVersion "0") and
+        its nodes carrying a gpu-npd taint counted; then this node's grant is asked of the shared book, where
         those nodes and every other node's grant count: two agents deciding in the same instant cannot both take
         the last slot."""
         s = self.n.s
-        self._budget_checked = self.clock()
         pool: set[str] = set()
         tainted: set[str] = set()
 
@@ -198,7 +213,25 @@ class TaintWriter:
             self.n.wait()  # each page within the client-side QPS limit
             return self.n.api.list_node(**kwargs)
 
-        for item in items(list_node, 100, s.request_timeout_seconds, label_selector=s.budget_selector):
+        from kubernetes.client.rest import ApiException  # noqa: PLC0415
+        try:
+            self.n.wait()
+            known = self.book.pool_count(self.pool, self.n.node)
+        except ApiException as exc:
+            if exc.status not in (403, 404):
+                raise
+            return self._no_access(exc)
+        if known is not None:
+            taken, nodes = known
+            allowed = budget_size(max(nodes, 1), s.max_tainted_fraction, s.max_tainted_nodes)
+            if taken >= allowed:
+                log.debug("taint budget (from its ConfigMap alone): %d of %d granted; this one refused", taken,
+                          allowed)
+                return self._full_reason()
+        # resourceVersion "0": served from the API server's watch cache, not read from etcd (a quorum read of the
+        # whole pool at every ask, before); current enough: the grants, compare-and-swapped, are the guarantee
+        for item in items(list_node, 100, s.request_timeout_seconds, label_selector=s.budget_selector,
+                          resource_version="0"):
             if not s.budget_selector and "nvidia.com/gpu" not in item.get("status", {}).get("capacity", {}):
                 continue
             name = item["metadata"]["name"]
@@ -206,22 +239,33 @@ class TaintWriter:
             if name != self.n.node and any(ours(t, self.keys) for t in item.get("spec", {}).get("taints") or []):
                 tainted.add(name)
         allowed = budget_size(max(len(pool), 1), s.max_tainted_fraction, s.max_tainted_nodes)
-        from kubernetes.client.rest import ApiException  # noqa: PLC0415
         try:
-            ok = self.n.node in self.book.acquire([self.n.node], tainted, allowed, among=pool | {self.n.node})
+            ok = self.n.node in self.book.acquire([self.n.node], tainted, allowed, among=pool | {self.n.node},
+                                                  pool=self.pool)
         except ApiException as exc:
             if exc.status not in (403, 404):  # the API's trouble: the sync is retried with backoff
                 raise
-            # no access to the budget's ConfigMap (RBAC of an older release, a namespace that does not exist):
-            # without a grant, no taint, said as the refusal (a warning and an Event); the condition stands and the
-            # other writers go on
-            return (f"the taint budget's ConfigMap {self.book.namespace}/{self.book.name} refused the agent "
-                    f"({describe(exc)}): it needs get, update and create on it (Role gpu-npd-budgets)")
+            return self._no_access(exc)
         self._granted = ok
         log.info("taint budget: %d of %d pool nodes tainted by gpu-npd, %d may be; this one %s", len(tainted),
                  len(pool), allowed, "granted" if ok else "refused")
-        return None if ok else (f"more than {s.max_tainted_fraction:.0%} of the pool (or "
-                                f"{s.max_tainted_nodes or 'no cap on'} nodes) would be tainted")
+        return None if ok else self._full_reason()
+
+    def _no_access(self, exc: Exception) -> str:
+        """No access to the budget's ConfigMap (RBAC of an older release, a namespace that does not exist): without
+        a grant, no taint, said as the refusal (a warning and an Event); the condition stands and the other
+        writers go on."""
+        return (f"the taint budget's ConfigMap {self.book.namespace}/{self.book.name} refused the agent "
+                f"({describe(exc)}): it needs get, update and create on it (Role gpu-npd-budgets)")
+
+    def _full_reason(self) -> str:
+        s = self.n.s
+        return (f"more than {s.max_tainted_fraction:.0%} of the pool (or {s.max_tainted_nodes or 'no cap on'} nodes) "
+                "would be tainted")
+
+    def next_ask(self) -> float:
+        """When a held-back taint asks the budget again (the writer thread wakes for it); inf when none is held."""
+        return self.recheck.next_at if self.held else float("inf")
 
     def _release(self) -> None:
         """This node carries no gpu-npd taint any more: its grant goes back to the pool (a failure is only said:

@@ -102,12 +102,27 @@ def test_gpu_budget(api):
                                                                      "gpu-npd.io/node": "gpu-node-2"}}}
     clock = Clock()
     cfg = load(env={}, flags={"kmsg": "", "journald": False, "fallback_log_files": []})
-    s = replace(cfg.kube, api_server=api.url, dra_device_taints=True)
+    s = replace(cfg.kube, api_server=api.url, dra_device_taints=True, qps=500, burst=500)
     engine = HealthEngine(cfg, clock)
     engine.observe(Classifier().classify(XID79))
     f = DeviceFencer(NodeApi(make_api(s), "gpu-node-1", s), clock)
+    f.recheck.uniform = lambda lo, hi: hi  # the jitter's latest
     f.sync(list(engine.problems.values()))
     assert _name("gpu-node-1") not in api.device_taint_rules and f.fenced == set() and f.held == {"0000:5d:00"}
+    # held: the budget is asked again on a backoff (before: every minute for as long as the GPU was held), each
+    # ask's lists from the watch cache; a sync between (a heartbeat, another change) keeps the last answer
+    asks = lambda: [r for r in api.requests  # noqa: E731 - the pool's slices listed: an ask
+                    if r[1].endswith("/resourceslices") and "fieldSelector" not in r[2]]
+    start, times = clock.t, []
+    while clock.t < start + 3600:
+        clock.t += 60
+        before = len(asks())
+        f.sync(list(engine.problems.values()))  # at every minute: a heartbeat, or the fencer's own due time
+        if len(asks()) > before:
+            times.append(clock.t - start)
+        assert f.held == {"0000:5d:00"} and f.next_due() == f.recheck.next_at
+    assert times == [60, 180, 420, 900, 1800, 2700, 3600]  # 60 s doubling to the 15-minute cap
+    assert all(r[2].get("resourceVersion") == "0" for r in asks())
 
 
 def _run(tmp_path: Path, api, **kube) -> AgentProc:

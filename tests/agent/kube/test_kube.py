@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -20,6 +21,7 @@ from agent.metrics import Metrics
 from apiserver_double import ApiDouble
 from harness import AgentProc
 from parsers import Classifier
+from parsers.model import Snapshot
 
 XID79 = "NVRM: Xid (PCI:0000:5d:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus."
 IB_DOWN = "mlx5_core 0000:0c:00.0 ibp12s0: Link down"
@@ -44,6 +46,11 @@ def make_sink(d: ApiDouble, node: str = "gpu-1", mode: str = "enforce", clock: C
     metrics = Metrics()
     sink = KubernetesSink(make_api(s), node, s, mode, metrics, clock=clock)
     return engine, sink, metrics, clock
+
+
+def book_grants(d: ApiDouble, name: str = "gpu-npd-taint-budget") -> list[str]:
+    """The grants in the budget's ConfigMap (not the pools' summaries)."""
+    return sorted(k for k in d.configmaps[("gpu-npd", name)].get("data") or {} if not k.startswith("_pool."))
 
 
 def observe(engine, sink, line: str) -> None:
@@ -167,6 +174,7 @@ def test_budget_refuses_the_11th_of_100_nodes(api):
         taints = [{"key": "gpu-npd.io/GPUUnhealthy", "value": "x", "effect": "NoSchedule"}] if i < 10 else []
         api.add_node(f"gpu-{i:03d}", taints=taints)
     engine, sink, metrics, clock = make_sink(api, node="gpu-050")
+    sink.taints.recheck.uniform = lambda lo, hi: hi  # the jitter's latest: the first recheck 60 s after
     observe(engine, sink, XID79)
     sink.sync()
     assert api.taints("gpu-050") == []  # held back
@@ -175,14 +183,15 @@ def test_budget_refuses_the_11th_of_100_nodes(api):
     assert any(e["reason"] == "TaintHeldByBudget" for e in api.events())
     lists = [r for r in api.requests if r[0] == "GET" and r[1] == "/api/v1/nodes"]
     assert lists and all(r[2].get("labelSelector") == "nvidia.com/gpu.present=true" and r[2].get("limit") == "100"
-                         for r in lists)
+                         and r[2].get("resourceVersion") == "0" for r in lists)  # from the watch cache
     # one tainted node recovers: the budget has room again and the held taint goes on
     with api.lock:
         api.nodes["gpu-000"]["spec"]["taints"] = []
     lists = api.lists
     clock.t += 10
     sink.sync()
-    assert api.lists == lists  # not asked again within a minute
+    assert api.lists == lists  # not asked again before its recheck
+    assert sink._next_hold_down() == sink.taints.next_ask() == clock.t + 50  # the writer wakes for it
     clock.t += 60
     sink.sync()
     assert [t["key"] for t in api.taints("gpu-050")] == [TAINT]
@@ -240,7 +249,9 @@ def test_racing_agents_never_taint_more_nodes_than_the_budget(api, tmp_path: Pat
         api.set_fault()
     assert most[0] == 2 and len(tainted()) == 2
     (cm,) = api.configmaps.values()
-    assert cm["metadata"]["name"] == "gpu-npd-taint-budget" and sorted(cm["data"]) == sorted(tainted())
+    grants = sorted(k for k in cm["data"] if not k.startswith("_pool."))  # and the pool's summary (its size)
+    assert cm["metadata"]["name"] == "gpu-npd-taint-budget" and grants == sorted(tainted())
+    assert [json.loads(v)["nodes"] for k, v in cm["data"].items() if k.startswith("_pool.")] == [20]
     assert all(a.stop()[0] == 0 for a in agents)
 
 
@@ -310,12 +321,12 @@ def test_a_grant_goes_back_when_the_taint_is_gone_whoever_removed_it(api):
     observe(engine, sink, XID79)
     sink.sync()
     assert [t["key"] for t in api.taints("gpu-1")] == [TAINT]
-    assert list(api.configmaps[("gpu-npd", "gpu-npd-taint-budget")]["data"]) == ["gpu-1"]
+    assert book_grants(api) == ["gpu-1"]
     with api.lock:
         api.nodes["gpu-1"]["spec"]["taints"] = []  # a hand's kubectl
         api.nodes.touch("gpu-1")
     sink.taints.write({}, clock(), heartbeat=True)  # and the condition cleared: nothing of ours to patch
-    assert api.taints("gpu-1") == [] and not api.configmaps[("gpu-npd", "gpu-npd-taint-budget")].get("data")
+    assert api.taints("gpu-1") == [] and book_grants(api) == []
 
 
 def test_budget_math():
@@ -552,3 +563,56 @@ def test_retry_after_is_the_wait_and_does_not_inflate_the_backoff():
         wait, backoff = next_delay(backoff, retry_after, 60, one)
         waits.append(wait)
     assert waits == [1.0, 2.0, 5.0, 5.0, 4.0]
+
+
+def test_held_agents_ask_the_budget_on_a_backoff_and_mostly_of_its_configmap(api):
+    """The budget's load in a fleet-wide event (h129). Before: an agent whose taint the budget held back asked
+    again every minute (and at every heartbeat), each ask a quorum LIST of the whole pool: 1,000 nodes with 900
+    held made ~9,000 LISTs (900k Node objects) a minute of an API server needed elsewhere. Now a held taint asks
+    on a backoff (60 s doubling to 15 min, full jitter; heartbeats keep to it), learns "still full" from the
+    budget's ConfigMap alone (its pool summary and grants), and lists from the watch cache. 20 of a 100-node
+    pool fail at once (the budget: 10), every writer woken every 15 s for an hour (as by changes; heartbeats
+    when due): the held ten list the pool a handful of times, not 600; a freed slot is taken within the cap."""
+    from agent.kube.grants import BUDGET_RECHECK_CAP_SECONDS
+
+    for i in range(100):
+        api.add_node(f"gpu-{i:03d}")
+    clock = Clock()
+    agents = [make_sink(api, node=f"gpu-{i:03d}", clock=clock, taint_hold_down_seconds=0, qps=500, burst=500)
+              for i in range(20)]
+    for engine, sink, _, _ in agents:
+        observe(engine, sink, XID79)
+    tainted = lambda: [n for n in api.nodes if any(t["key"] == TAINT for t in api.taints(n))]  # noqa: E731
+    start = clock.t
+    lists, listed, most = api.lists, api.listed, 0
+    for engine, sink, _, _ in agents:  # the burst: every agent asks at once
+        sink.sync()
+    burst = api.lists - lists
+    assert len(tainted()) == 10 and burst == 10  # the ten after the book filled learnt it from the book alone
+    while clock.t < start + 3600:
+        clock.t += 15
+        for _, sink, _, _ in agents:
+            sink.sync()
+        most = max(most, len(tainted()))
+    held = [sink for _, sink, _, _ in agents if sink.taints.held]
+    hour, objects = api.lists - lists - burst, api.listed - listed
+    assert len(held) == 10 and most == 10 and len(tainted()) == 10
+    # the ten held agents asked ~11 times each in the hour (not 60); all but a few asks read only the ConfigMap
+    # (a full count when its pool summary is 15 minutes old): before, 600 LISTs of the whole pool
+    assert hour <= 8, hour
+    assert objects <= 100 * (burst + hour)
+    # a tainted node recovers: its grant goes back, and a held node takes the slot within the backoff's cap
+    freed = next(sink for _, sink, _, _ in agents if not sink.taints.held)
+    freed.apply(Snapshot())  # its GPU repaired: no condition, the taint goes (no hold-down here), the grant too
+    freed.sync()
+    assert len(tainted()) == 9 and freed.node not in tainted() and len(book_grants(api)) == 9
+    recovered = clock.t
+    while len(tainted()) < 10:
+        clock.t += 15
+        for _, sink, _, _ in agents:
+            sink.sync()
+        assert len(tainted()) <= 10
+    assert clock.t - recovered <= BUDGET_RECHECK_CAP_SECONDS + 15
+    assert freed.node not in tainted() and sum(not sink.taints.held for sink in held) == 1
+    print(f"burst LISTs {burst}, hour LISTs {hour}, Node objects listed {objects}, "
+          f"slot taken after {clock.t - recovered:.0f} s")
