@@ -485,11 +485,36 @@ FACTS: tuple[Fact, ...] = (
     # came back short, which names no errno: "PytorchStreamWriter failed writing file data/176: file write failed"
     # (caffe2/serialize/inline_container.cc, every release since 1.6: a full disk or quota, a shared file system's
     # I/O error; hiyouga/LlamaFactory #1223, SWivid/F5-TTS #458, rwth-i6/returnn #1829). Its "failed opening archive"
-    # (a directory that does not exist, the program's path) is not this row.
+    # (a directory that does not exist, the program's path) is not this row.  The same writer's "[enforce fail at
+    # inline_container.cc:603] . unexpected pos 2368 vs 2262" (every release since 1.6; 2.x's DCP writer too): its
+    # ostream_write_func found its position past the offset miniz asked for, a write that came back short before it
+    # (current_pos_ advanced by what fwrite wrote, miniz's offset not), printed alone where the short write set no
+    # error of its own or the first exception was lost (hkust-nlp/simpleRL-reason #19, DeepSpeed's ZeRO checkpoint
+    # behind Ray's "(ActorModelRayActorBOX pid=499618) "; pytorch/xla #2491, "  what():  [enforce fail at
+    # inline_container.cc:274] . unexpected pos 3695636864 vs 3695636752" after "terminate called"): a Megatron
+    # torch_dist save to an FSx for Lustre 90% full failed with "[Errno 28] No space left on device" on two ranks and
+    # "unexpected pos 704 vs 598" on three (awslabs/awsome-distributed-ai PR #1225, 2026); was an exception, the
+    # application's.
     _f("storage", "storage_error", ["No space left on device", "Disk quota exceeded", "Input/output error",
-                                    "Stale file handle", "file write failed"],
+                                    "Stale file handle", "file write failed", "unexpected pos "],
        r"(?P<what>No space left on device|Disk quota exceeded|Input/output error|Stale file handle|"
-       r"PytorchStreamWriter failed writing file)"),
+       r"PytorchStreamWriter failed writing file)|inline_container\.cc:\d+\] \. ?(?P<what2>unexpected pos) \d+ vs \d+"),
+    # An object store that refused the job's upload (a checkpoint, its shards) for the rate of its requests, past the
+    # client's retries: the storage service, not the program.  Amazon S3's 503 error code "SlowDown" ("Please reduce
+    # your request rate."), as botocore's ClientError words it, "botocore.exceptions.ClientError: An error occurred
+    # (SlowDown) when calling the CompleteMultipartUpload operation" (ray-project/deltacat #51), s3transfer's
+    # "S3UploadFailedError: Failed to upload .. An error occurred (SlowDown) when calling the CreateMultipartUpload
+    # operation (reached max retries: 4): Please reduce your request rate." (a checkpoint's upload, mosaicml/composer PR
+    # #3543), urllib's "urllib.error.HTTPError: HTTP Error 503: Slow Down" (cockpit-project/bots #3991); Google Cloud
+    # Storage's 429 for an object changed too often, gcsfs's "gcsfs.utils.HtmlError: The total number of changes to the
+    # object dpe-sandbox/test.ipynb exceeds the rate limit. Please reduce the rate of create, update, and delete
+    # requests." (fsspec/gcsfs #130).
+    _f("object_store_throttled", "storage_error", ["(SlowDown)", "HTTP Error 503: Slow Down",
+                                                   "Please reduce your request rate",
+                                                   "exceeds the rate limit. Please reduce the rate of"],
+       r"An error occurred \((?P<what>SlowDown)\) when calling the (?P<operation>\w+) operation|"
+       r"HTTP Error 503: (?P<what2>Slow Down)|(?P<what3>Please reduce your request rate)|"
+       r"changes to the object (?P<object>\S+) (?P<what4>exceeds the rate limit)\. Please reduce the rate of"),
     # NCCL could not create a shared-memory segment for its intra-node transport, every release's wording ("include/
     # shm.h:48 NCCL WARN Error while creating shared memory segment nccl-shm-recv-... (size 9637888)", 2.12+'s
     # "misc/shmutils.cc:132 ... segment /dev/shm/nccl-WU88OE (size 9637888), error: ...", and the line torch quotes
@@ -676,7 +701,7 @@ def success(message: str) -> Fact | None:
 
 def _groups(fact: Fact, m: re.Match) -> dict:
     g = {k: v for k, v in m.groupdict().items() if v is not None}
-    for alt in [k for k in g if k[-1:] in "23"]:  # a row's second (third) wording fills the same fields
+    for alt in [k for k in g if k[-1:] in "234"]:  # a row's second (third, fourth) wording fills the same fields
         g[alt[:-1]] = g.pop(alt)
     if "pg" in g:  # the "[PG ...]" tag's group: its 2.5+ GUID, else its id (parsers.classify.pg_name reads the tag)
         name = pg_name(m.string[m.start("pg"):])

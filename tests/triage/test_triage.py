@@ -364,6 +364,30 @@ FACTS = [
      "data.pkl: file write failed", "storage_error", dict(what="PytorchStreamWriter failed writing file")),
     ("RuntimeError: [enforce fail at inline_container.cc:445] . PytorchStreamWriter failed writing file data/176: file "
      "write failed", "storage_error", dict(what="PytorchStreamWriter failed writing file")),
+    # the same writer's position past what miniz asked for, a write come back short before it (a Megatron torch_dist
+    # save to a full FSx for Lustre: "[Errno 28]" on two ranks, "unexpected pos 704 vs 598" on three, awslabs/
+    # awsome-distributed-ai PR #1225): hkust-nlp/simpleRL-reason #19 (DeepSpeed behind Ray's prefix), pytorch/xla
+    # #2491 (c10::Error's what()), verl-project/verl #3346's title (no space after the "."); was nothing
+    ("(ActorModelRayActorBOX pid=499618) RuntimeError: [enforce fail at inline_container.cc:603] . unexpected pos 2368 "
+     "vs 2262", "storage_error", dict(what="unexpected pos")),
+    ("  what():  [enforce fail at inline_container.cc:274] . unexpected pos 3695636864 vs 3695636752", "storage_error",
+     dict(what="unexpected pos")),
+    ("[save model/ckpt error] RuntimeError: [enforce fail at inline_container.cc:659] .unexpected pos 2387758464 vs "
+     "2387758376", "storage_error", dict(what="unexpected pos")),
+    # an object store that throttled the job's upload past its client's retries: S3's SlowDown as botocore words it
+    # (ray-project/deltacat #51), s3transfer's for a checkpoint's upload (mosaicml/composer PR #3543), urllib's
+    # (cockpit-project/bots #3991); GCS's 429 for an object changed too often (fsspec/gcsfs #130); was nothing
+    ("botocore.exceptions.ClientError: An error occurred (SlowDown) when calling the CompleteMultipartUpload operation",
+     "storage_error", dict(what="SlowDown", operation="CompleteMultipartUpload")),
+    ("boto3.exceptions.S3UploadFailedError: Failed to upload /tmp/tmpn7sa44l2/26aecfcf-aa70-4385-951a-0ab28f00bf8c to "
+     "data-force-one-datasets/mosaicml-internal-checkpoints/jacob/lora/atnmlp-r16-lr0.0001-mlp-ep-4-a-32-sd-17/"
+     "ep1-ba193-rank0.pt: An error occurred (SlowDown) when calling the CreateMultipartUpload operation (reached max "
+     "retries: 4): Please reduce your request rate. ", "storage_error",
+     dict(what="SlowDown", operation="CreateMultipartUpload")),
+    (" urllib.error.HTTPError: HTTP Error 503: Slow Down", "storage_error", dict(what="Slow Down")),
+    ("gcsfs.utils.HtmlError: The total number of changes to the object dpe-sandbox/test.ipynb exceeds the rate limit. "
+     "Please reduce the rate of create, update, and delete requests.", "storage_error",
+     dict(what="exceeds the rate limit", object="dpe-sandbox/test.ipynb")),
     # torch 1.0's legacy writer and reader quote strerror: pytorch/pytorch #10577 (a full disk), #45826 (NFS)
     ("RuntimeError: write(): fd 29 failed with Input/output error", "storage_error", dict(what="Input/output error")),
     ("RuntimeError: read(): fd 33 failed with Stale file handle", "storage_error", dict(what="Stale file handle")),
@@ -601,6 +625,28 @@ def test_a_traceback_ending_in_a_refused_write_is_the_storage_not_the_program():
                        "node-a/train.log": EIO_TRACEBACK})
     assert (first.category, first.rule, first.root.kind, first.root.host) == ("infrastructure", "node_fault",
                                                                               "nfs_error", "node-a")
+
+
+# hkust-nlp/simpleRL-reason #19: a DeepSpeed ZeRO checkpoint's torch.save in a Ray actor, as the driver printed it
+SHORT_WRITE = ["(ActorModelRayActorBOX pid=499618)     self.checkpoint_engine.save(zero_sd, zero_checkpoint_name)",
+               '(ActorModelRayActorBOX pid=499618)   File "/root/miniconda3/envs/zero/lib/python3.10/site-packages/torch/'
+               'serialization.py", line 849, in save [repeated 2x across cluster]',
+               "(ActorModelRayActorBOX pid=499618)     torch.save(state_dict, path)",
+               "(ActorModelRayActorBOX pid=499618)     with _open_zipfile_writer(f) as opened_zipfile:",
+               '(ActorModelRayActorBOX pid=499618)   File "/root/miniconda3/envs/zero/lib/python3.10/site-packages/torch/'
+               'serialization.py", line 690, in __exit__',
+               "(ActorModelRayActorBOX pid=499618)     self.file_like.write_end_of_file()",
+               "(ActorModelRayActorBOX pid=499618) RuntimeError: [enforce fail at inline_container.cc:603] . unexpected "
+               "pos 2368 vs 2262"]
+
+
+def test_a_zip_writers_position_past_its_offset_is_the_storages_short_write():
+    """torch.save's "unexpected pos A vs B" (A past B): a write that came back short before it, the file system's
+    (REAL lines); was: no failure found.  Anywhere else the words are no storage error."""
+    [inc] = job({"driver.log": SHORT_WRITE})
+    assert (inc.category, inc.root.kind, inc.evidence[0].details["what"]) == ("infrastructure", "storage_error",
+                                                                             "unexpected pos")
+    assert facts.match("unexpected pos 12 vs 10") is None
 
 
 def test_attaching_to_another_ranks_segment_is_no_storage_error():
