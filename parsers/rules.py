@@ -75,6 +75,12 @@ class Rule:
 GSP_RPC_FAILED = r"(?:rpcSendMessage failed with status |_GSP: GspRm\w+ failed: [^\n]*?\bstatus=)"
 
 
+# nvidia-smi's prefix for a GPU NVML enumerated but could not open: "Unable to determine the device handle for GPU
+# 0000:02:00.0: " (4xx-5xx), "for gpu 0000:01:00.0: " (515), "for GPU0000:07:00.0: " (5xx, no space), 610's "for GPU1:
+# 0000:84:00.0: " (its index, then its address), "for GPU2: " (the index alone); NVML's error text after it.
+NVSMI_HANDLE = r"device handle for (?:GPU|gpu) ?(?:(?P<gpu>\d{1,4}): (?=\S))?(?:(?P<pci>" + PCI + r"): ?)?"
+
+
 # An Xid line: the address `PCI:dddd:bb:dd`, bare `dddd:bb:dd`, redacted `PCI:...` (no address: taken from context),
 # followed on MIG GPUs by ` GPU-I:nn` and ` GPU-CI:nn` inside the parenthesis.  "Xid" comes first and its
 # no-letter-before test after it, so `re` finds the literal with a fast scan instead of trying each position.
@@ -511,8 +517,23 @@ RULES: tuple[Rule, ...] = (
     # kept. The same event as the driver's own lines (each access after repeats it). NVML's "Unknown Error" (999) in
     # the same places names no cause and is not this row.
     _r("nvml_gpu_is_lost", "fallen_off_bus", ["GPU is lost"],
-       r"(?:device handle for GPU ?(?P<pci>" + PCI + r"): |NVML: [^\n]{1,80}?\(15\): |NVMLError_Gpu[Ii]s[Ll]ost: )"
+       r"(?:" + NVSMI_HANDLE + r"|NVML: [^\n]{1,80}?\(15\): |NVMLError_Gpu[Ii]s[Ll]ost: )"
        r"GPU is lost\b", event=("fallen", "join")),
+    # nvidia-smi (NVML) listing a GPU it cannot get a handle on at all, NVML's "Unknown Error" (999) or "Not Found" (6)
+    # where the rest of the table prints: the GPU the driver lists but cannot bring up or reach (its RmInitAdapter
+    # failed: a GPU off the bus, unpowered, overheated, the open module without its GSP firmware). Every era's shape:
+    # "Unable to determine the device handle for GPU 0000:09:00.0: Unknown Error" (nvidia-docker #1553), 515's "for gpu
+    # 0000:01:00.0: Not Found" (open-gpu-kernel-modules #246, RmInitAdapter failed), 5xx "for GPU0000:07:00.0: .."
+    # (pdbear/syno_nvidia_gpu_driver #22), 610's "for GPU1: 0000:84:00.0: Unknown Error" (its index, then its address:
+    # an RTX 5060 Ti that fell off the bus, JimJafar/llama-swap-config). Was nothing: on a node whose kernel log was
+    # not kept, the only word that a GPU is gone. The GPU's, its address the line's: kind gpu_reset_required as the
+    # driver's failed init (rm_init_failed: the cause unknown); part of that GPU's open lost-GPU, init or reset event
+    # where the kernel's lines came first (an SRE's paste, nvidia-bug-report.log: one event, the Xid 79's GPU). NVML's
+    # other answers here ("Not Supported": a query the GPU lacks, MIG on a GeForce; "Insufficient Permissions") are
+    # no fault of the GPU's and not this row.
+    _r("nvml_handle_failed", "gpu_reset_required", ["device handle for"],
+       NVSMI_HANDLE + r"(?P<nvml_error>Unknown Error|Not Found)\b", attribution="unknown",
+       event=("rminit|fallen|reset", "join")),
     # What the driver prints as a consequence of a GPU it lost, naming no cause of its own: the 3.x driver asking
     # for the GPU's PCI handle from its interrupt ("NVRM: os_pci_init_handle: invalid context!" between its "GPU at ..
     # has fallen off the bus" lines), the resource server's assertion that a free it made succeeded ("Assertion
@@ -2017,6 +2038,33 @@ RULES: tuple[Rule, ...] = (
        r"CUDA_ERROR_SYSTEM_NOT_READY|CUDA unknown error(?= - this may be due)|"
        r"API call is not supported in the installed CUDA driver|cudaErrorCallRequiresNewerDriver)",
        event=CUDA_EXC_JOIN),
+    # nvidia-smi on a node whose NVIDIA kernel module is not loaded or not answering (a kernel upgraded under a DKMS or
+    # precompiled module, a driver container whose module failed to load: no GPU of the node is usable): "NVIDIA-SMI has
+    # failed because it couldn't communicate with the NVIDIA driver. Make sure that the latest NVIDIA driver is installed
+    # and running." (GoogleCloudPlatform/compute-gpu-installation #18, 2023, after a kernel upgrade; the GPU Operator's
+    # nvidia-driver-ctr, gpu-operator #751), 410's "lastest" (a job exporter quoting it, microsoft/pai #3537); and
+    # nvidia-smi on a node whose driver is loaded but brought up none of its GPUs: "No devices were found" (the whole
+    # line: an RTX 5090 whose RmInitAdapter failed, open-gpu-kernel-modules #862; the GPU Operator's driver pod's startup
+    # probe, "Startup probe failed: No devices were found", gpu-operator #641). Was nothing: a job that checks its GPUs
+    # with nvidia-smi at start has no other word for it. The node's driver, whatever the job (a GPU's own init failure,
+    # where the kernel log says which, is that GPU's finding besides).
+    _r("nvsmi_no_driver", "driver_unusable", ["NVIDIA-SMI has failed because it couldn", "No devices were found"],
+       r"(?P<driver_error>NVIDIA-SMI has failed because it couldn.t communicate with the NVIDIA driver|"
+       r"(?:^|Startup probe failed: )No devices were found\s*$)"),
+    # NVML refusing to start in a container whose GPU device nodes the node's container runtime took away: "Failed to
+    # initialize NVML: Unknown Error" (NVML_ERROR_UNKNOWN at nvmlInit), after the host's systemd reloaded its units and
+    # rewrote the container's device cgroup without the NVIDIA devices runc had added (NVIDIA/nvidia-container-toolkit
+    # #48, the maintainers' notice; #251, #1227 on 570.133.20, 2025: "(container) $ nvidia-smi -L" fails while the
+    # host's lists its GPUs), the kubelet's static CPU manager doing the same (k8s-device-plugin #145, kubernetes/
+    # kubernetes #77073: "open("/dev/nvidiactl", O_RDWR) = -1 EPERM"); go-nvml's "ERROR_UNKNOWN" for it in a device
+    # plugin's log (Project-HAMi/HAMi #452). Not the GPU (the host's
+    # nvidia-smi sees it) and not the job: the node's runtime set-up (the toolkit's /dev/char symlinks, the cgroup
+    # driver), kind driver_unusable as the runtime hook's own failures (container_cli_error below) and, like them, no GPU
+    # named. Was nothing. Only at NVML's init: a handle on one GPU failing with "Unknown Error" is that GPU's
+    # (nvml_handle_failed).
+    _r("nvml_init_unknown", "driver_unusable", ["Failed to initialize NVML: Unknown Error",
+                                                "Failed to initialize NVML: ERROR_UNKNOWN"],
+       r"(?P<driver_error>Failed to initialize NVML: (?:Unknown Error|ERROR_UNKNOWN))"),
     # The NVIDIA kernel module failing to load where the driver is installed (the GPU Operator's driver container
     # nvidia-driver-ctr, nvidia-installer, a CoreOS driver container's insmod): the node's GPUs have no driver, no job
     # gets them (was: nothing). nvidia-installer's "ERROR: Unable to load the kernel module 'nvidia.ko'.  This happens
