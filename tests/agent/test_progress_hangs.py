@@ -7,13 +7,15 @@ the watchdog fires.  docs/hangs.md's table of these figures is bench/hangs.py's 
 from __future__ import annotations
 
 import sys
+from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
 
 from agent.hangsettings import HangSettings
+from agent.progress import HANG_REASON, RESUMED_REASON
 from parsers.progress import recognise
-from progress_replay import WATCHDOG, lines, replay_hang, when
+from progress_replay import EXCERPTS, FIX, WATCHDOG, lines, replay_hang, replay_log, when
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "bench"))
@@ -73,3 +75,66 @@ def test_a_hang_within_the_first_steps_seen_is_not_suspected():
 def test_docs_hangs_table_is_the_benchs_output():
     doc = (ROOT / "docs" / "hangs.md").read_text(encoding="utf-8")
     assert hangs.table() in doc
+
+
+# ---- every other real progress log, healthy: replayed at its own times, nothing raised --------------------------------
+
+HEALTHY_LOGS = sorted(f.name for f in FIX.glob("*.log") if not f.name.startswith("hang_"))
+
+
+@pytest.mark.parametrize("name", HEALTHY_LOGS)
+def test_every_real_progress_log_replays_without_a_false_page(name):
+    """Every real log kept (tests/fixtures/progress/), replayed at the times its own lines give (its timestamps, a
+    running clock, the time it says passed, else its trainer's printed step time x the steps advanced) through the
+    tracker: nothing is raised while it progresses, with the shipped settings nor with no floor (k x the median
+    alone).  bench/hangs.py --healthy prints the table (docs/hangs.md), the worst silence over its allowance per log."""
+    for settings in (HangSettings(), HangSettings(floor_seconds=1)):
+        assert replay_log(name, settings).events == []
+
+
+def test_the_logs_of_the_new_trainers_are_replayed():
+    """A log is judged only with a clock: the replay read only `YYYY-MM-DD HH:MM:SS` stamps, a time of day in brackets,
+    fairseq's `wall=`, a tqdm bar's elapsed time and three trainers' printed times, so detectron2 / LiBai's `[04/05
+    01:30:24 ...]`, MMEngine's `2024/01/24 02:50:32`, nanotron's `01/17/2024 13:47:27`, absl's `I0912 11:41:51.976096`,
+    prime-rl's `02:40:52 SUCCESS`, modded-nanogpt's `train_time:621841ms`, PaddleNLP's `interval_runtime:` and
+    DeepSpeed-Chat's `E2E latency=` went unread, and the logs that print only a step time (timm, the ImageNet meter,
+    LitGPT, llm.c, nanochat, NeMo 2, TF-slim) were never replayed: 21 logs of 82 were judged, now 47."""
+    judged = {name for name in HEALTHY_LOGS if replay_log(name).replayed}
+    assert {"timm_optimum_habana_hpu.log", "imagenet_progressmeter_rocm_1147.log", "imagenet_progressmeter_examples_267.log",
+            "dschat_step3_examples_444.log", "detectron2_d2go_524.log", "detectron2_querydet_17.log", "libai_551.log",
+            "mmengine_yoloworld_165.log", "nanotron_390.log", "tfod_armaan_6.log", "primerl_999.log",
+            "moddednanogpt_h100_master.log", "paddlenlp_paddle_56363.log", "litgpt_keysvalues_97.log",
+            "nanochat_147.log", "llmc_796_blackwell.log", "tfslim_models_2980.log", "nemo2_bionemo_740.log"} <= judged
+    assert len(judged) == 47
+    assert {replay_log(n).clock for n in ("timm_optimum_habana_hpu.log", "nanogpt_110.log")} == {"printed"}
+
+
+@pytest.mark.parametrize("line, at", [
+    ("[04/05 01:30:24 d2.utils.events]:  eta: 0:03:35  iter: 19  total_loss: 1.36", (4, 5, 1, 30, 24)),
+    ("[04/14 09:05:02] d2.utils.events INFO:  eta: 0:11:54  iter: 119  total_loss: 9.214", (4, 14, 9, 5, 2)),
+    ("04/21 21:03:52 - mmengine - INFO - Exp name: test_train2_20220421_210345", (4, 21, 21, 3, 52)),
+    ("I0912 11:40:27.956218 139735407601536 model_lib_v2.py:652] Step 100 per-step time 0.813s loss=1.396",
+     (9, 12, 11, 40, 27.956218)),
+])
+def test_the_replay_reads_each_trainers_own_time_of_day(line, at):
+    """Lines of the fixtures (detectron2_d2go_524, detectron2_querydet_17, mmengine_155, tfod_armaan_6): their own time."""
+    month, day, hour, minute, second = at
+    assert when(line, None) == pytest.approx(datetime(2000, month, day, hour, minute, tzinfo=timezone.utc).timestamp()
+                                             + second)
+
+
+def test_a_log_of_two_excerpts_is_replayed_excerpt_by_excerpt():
+    """REAL (tfod_armaan_6.log, two excerpts of one report: steps 100-900 at 11:40-11:50, then 3800-4600 at 12:30-12:41):
+    replayed as one stretch, the 41 minutes between the excerpts (lines the report did not quote; the run went on:
+    2900 steps at ~0.8 s) read as a silence and were suspected; each excerpt on its own raises nothing."""
+    assert replay_log("tfod_armaan_6.log").events == []
+    excerpts = EXCERPTS.pop("tfod_armaan_6.log")
+    try:
+        assert [e.reason for e in replay_log("tfod_armaan_6.log").events] == [HANG_REASON, RESUMED_REASON]
+    finally:
+        EXCERPTS["tfod_armaan_6.log"] = excerpts
+
+
+def test_docs_hangs_healthy_table_is_the_benchs_output():
+    doc = (ROOT / "docs" / "hangs.md").read_text(encoding="utf-8")
+    assert hangs.healthy_table() in doc
