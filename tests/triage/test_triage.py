@@ -557,6 +557,50 @@ def test_a_full_object_store_after_its_nodes_disk_filled_is_the_disk():
     assert other.category == "application", other.reason
 
 
+# PyTorch DCP's CheckpointException as every rank prints it, SYNTHETIC in the format of torch/distributed/checkpoint/
+# api.py's __str__ (pytorch/pytorch, 2.x: "CheckpointException ranks:{keys}", then per rank "Traceback (most recent call
+# last): (RANK {rank})", its frames and its exception, or a later revision's "RANK {rank}: {failure!s}"): no clean real
+# block was found pasted whole (bghira/SimpleTuner #1880 runs its records together; saforem2/ezpz's node-kill
+# postmortem quotes "Traceback (most recent call last): (RANK 2)" printed by ranks that wrote fine).  Its exceptions are
+# REAL lines: "OSError: [Errno 28] No space left on device" (ezpz, behind "[rank23]: "), "RuntimeError: [enforce fail at
+# inline_container.cc:626] . unexpected pos 448 vs 342" and the wrapper's line (a torchtitan Llama 8B 2-GPU save's note,
+# 2026-06-19).
+DCP_FAILURE_LINES = [
+    "[rank0]: Traceback (most recent call last):",
+    '[rank0]:   File "/workspace/train.py", line 120, in <module>',
+    "[rank0]:     dcp.save(state_dict, checkpoint_id=path)",
+    "[rank0]: torch.distributed.checkpoint.api.CheckpointException: CheckpointException ranks:dict_keys([3, 7])",
+    "[rank0]: Traceback (most recent call last): (RANK 3)",
+    '[rank0]:   File "/usr/local/lib/python3.12/dist-packages/torch/distributed/checkpoint/utils.py", line 212, in '
+    "all_reduce",
+    "[rank0]:     local_data = map_fun()",
+    "[rank0]: OSError: [Errno 28] No space left on device",
+    "[rank0]: Traceback (most recent call last): (RANK 7)",
+    "[rank0]:     local_data = map_fun()",
+    "[rank0]: RuntimeError: [enforce fail at inline_container.cc:626] . unexpected pos 448 vs 342",
+]
+
+
+def test_a_checkpoint_exceptions_ranks_failures_are_their_own_ranks():
+    """Each "(RANK N)" traceback a CheckpointException prints is rank N's failure, whichever rank printed it (its
+    writer's host and rank go to details as its reporter's), and the wrapper is their consequence; was: every rank's
+    failure credited to rank 0 (the writer) and the wrapper an application exception, the root (application, rank 0)."""
+    ev = list(read_lines(DCP_FAILURE_LINES, "node-a/train.log", Clock()))
+    (wrapper,) = [e for e in ev if e.kind == "exception"]
+    assert is_consequence(wrapper)
+    storage = [(e.rank, e.host, e.details["reporter_rank"], e.details["what"]) for e in ev if e.kind == "storage_error"]
+    assert storage == [(3, None, 0, "No space left on device"), (7, None, 0, "unexpected pos")]
+    [first, *_] = attribute(ev)
+    assert (first.category, first.root.kind, first.root.rank) == ("infrastructure", "storage_error", 3), first.reason
+    # a later revision's failure DCP holds no traceback of: "RANK 5: <str(exc)>", rank 5's
+    later = [*DCP_FAILURE_LINES[:4], "[rank0]: RANK 5: [Errno 28] No space left on device"]
+    (e,) = [e for e in read_lines(later, "node-a/train.log", Clock()) if e.kind == "storage_error"]
+    assert (e.rank, e.details["dcp_rank"]) == (5, 5)
+    # without a CheckpointException before it, "(RANK N)" names no one: its writer's
+    (e,) = [e for e in read_lines(DCP_FAILURE_LINES[4:8], "node-a/train.log", Clock()) if e.kind == "storage_error"]
+    assert (e.rank, e.host) == (0, "node-a") and "dcp_rank" not in e.details
+
+
 @pytest.mark.parametrize("line", [
     # ray-project/ray #43751 (Ray 2.9's RayActorError), #47759 (2.10+'s ActorDiedError)
     "ray.exceptions.RayActorError: The actor died unexpectedly before finishing this task.",
