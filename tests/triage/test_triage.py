@@ -561,10 +561,10 @@ def test_a_full_object_store_after_its_nodes_disk_filled_is_the_disk():
 # api.py's __str__ (pytorch/pytorch, 2.x: "CheckpointException ranks:{keys}", then per rank "Traceback (most recent call
 # last): (RANK {rank})", its frames and its exception, or a later revision's "RANK {rank}: {failure!s}"): no clean real
 # block was found pasted whole (bghira/SimpleTuner #1880 runs its records together; saforem2/ezpz's node-kill
-# postmortem quotes "Traceback (most recent call last): (RANK 2)" printed by ranks that wrote fine).  Its exceptions are
-# REAL lines: "OSError: [Errno 28] No space left on device" (ezpz, behind "[rank23]: "), "RuntimeError: [enforce fail at
-# inline_container.cc:626] . unexpected pos 448 vs 342" and the wrapper's line (a torchtitan Llama 8B 2-GPU save's note,
-# 2026-06-19).
+# postmortem quotes "Traceback (most recent call last): (RANK 2)" printed by ranks that wrote fine).  Its exceptions'
+# words are real ones: "[rank23]: OSError: [Errno 28] No space left on device" (ezpz's postmortem), torch.save's
+# "unexpected pos A vs B" (meta-pytorch/torchforge #568's "unexpected pos 704 vs 598"); the ranks, frames and numbers
+# here are made up.
 DCP_FAILURE_LINES = [
     "[rank0]: Traceback (most recent call last):",
     '[rank0]:   File "/workspace/train.py", line 120, in <module>',
