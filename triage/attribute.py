@@ -155,6 +155,13 @@ JOB_PROCESS_NAMES = re.compile(r"python[\d.]*|pt_\w+|ray::.*")
 # cudaErrorUnknown (999) mid-training is the GPU or its driver failing (it follows Xid 79 / 119 and the like)
 CUDA_TEXT_CATEGORY = {"unknown error": "hardware"}
 CONTEXT_KINDS = frozenset(k.name for k in JOB_TABLE if k.context)
+# A node's disk nearly full (kind disk_pressure: Ray's raylet, "... is over 95% full ... Object creation will fail if
+# spilling is required", a warning, never a failure of its own) explains an object store failure after it on that node,
+# within the job's window (the warning repeats every 10 s while it lasts): Ray's ObjectStoreFullError, raised where the
+# store could not make room, spilling to that disk refused; without it the store filled with objects the program kept
+# in scope, the application's (ray-project/ray #11594's "The local object store is full of objects that are still in
+# scope and cannot be evicted").  The exceptions it explains, by their type or message:
+DISK_PRESSURE_EXPLAINS = re.compile(r"ObjectStoreFullError|in object store because it is full")
 # NET/IB completion statuses (parsers.rules.IB_WC_STATUS names) that are not evidence that the link failed (every
 # other status is: fabric) -> what a job's failure on them is.  None: the aftermath of another failure, a work
 # request flushed because its queue pair was already in error (the peer's process gone, or an earlier error on the
@@ -595,11 +602,32 @@ def _first_failure(job: Job) -> Verdict | None:
         return Verdict(category, first, "first_rank_death",
                        f"{who} died first ({how}{meaning}), which points at {category}; nothing in its log explains "
                        "it further")
+    pressure = _disk_pressure(job, first)
+    if pressure is not None:
+        root = pressure if pressure.rank is not None or first.rank is None else replace(pressure, rank=first.rank)
+        said = ", ".join(f"{k} {pressure.details[k]}" for k in ("available", "capacity") if pressure.details.get(k))
+        return Verdict("infrastructure", root, "first_failure",
+                       f"{_what(first)} on {_who(first)}{_at(first)}, and {pressure.host or 'its host'}'s local disk "
+                       f"was over {pressure.details.get('threshold', '95')}% full before it{_at(pressure)}"
+                       f"{' (' + said + ')' if said else ''}: the object store could not spill to it, the node's disk, "
+                       "not the program", suspects=(first,))
     category = category_of(first) or "application"
     order = "earliest" if first.time is not None else "first (in the logs' order; no time stamps)"
     return Verdict(category, first, "first_failure",
                    f"{_what(first)} on {_who(first)}{_at(first)} is the {order} failure that is not a "
                    "consequence of another")
+
+
+def _disk_pressure(job: Job, failure: Evidence) -> Evidence | None:
+    """The last disk_pressure warning of the failure's host before it, within the job's window, where the failure is an
+    object store's that such a disk explains (DISK_PRESSURE_EXPLAINS); None otherwise."""
+    if failure.kind != "exception" or not DISK_PRESSURE_EXPLAINS.search(
+            f"{failure.details.get('exception') or ''} {failure.details.get('message') or ''}"):
+        return None
+    t = _ts(failure)
+    before = [e for e in job.evidence if e.kind == "disk_pressure" and _same_host(job, e, failure) and
+              (e.time is None or failure.time is None or t - job.window <= _ts(e) <= t + SKEW)]
+    return max(before, key=_ts, default=None) if any(e.time for e in before) else (before[0] if before else None)
 
 
 def _abort_how(e: Evidence) -> str:

@@ -42,6 +42,9 @@ JOB_TABLE: tuple[JobKind, ...] = (
             "evicted)", "infrastructure", aftermath=True),
     JobKind("store_error", "the rendezvous / TCPStore connection failed", "infrastructure", consequence=True),
     JobKind("storage_error", "a file system refused a write (no space left, I/O error)", "infrastructure"),
+    JobKind("disk_pressure", "a node's local disk the job's runtime spills to is nearly full (Ray's raylet: object "
+            "creation will fail if spilling is required): a warning, no failure; it explains a later object store "
+            "failure on that node (triage.attribute DISK_PRESSURE_EXPLAINS)"),
     JobKind("launch_error", "a task could not be started on its node: its container did not start (Slurm's pyxis / "
             "enroot), a required SPANK plugin failed, or Slurm could not launch it there: the rank's program never "
             "ran", "infrastructure"),
@@ -515,6 +518,25 @@ FACTS: tuple[Fact, ...] = (
        r"An error occurred \((?P<what>SlowDown)\) when calling the (?P<operation>\w+) operation|"
        r"HTTP Error 503: (?P<what2>Slow Down)|(?P<what3>Please reduce your request rate)|"
        r"changes to the object (?P<object>\S+) (?P<what4>exceeds the rate limit)\. Please reduce the rate of"),
+    # Ray's object store that could not spill to its node's local disk, past the raylet's threshold (local_fs_capacity_
+    # threshold, 0.95 by default; Ray 2.0+, ray-project/ray PR #25370): the object could not be created, the node's disk
+    # full, not the program: "ray.exceptions.OutOfDiskError: Local disk is full" then "The object cannot be created
+    # because the local object store is full and the local disk's utilization is over capacity (95% by default).Tip:
+    # Use `df` on this node ..." (ray-project/ray #50408; #49173 pasted both on one line).  Read as the traceback's
+    # exception too (EXCEPTION_FACTS).
+    _f("ray_out_of_disk", "storage_error", ["OutOfDiskError", "Local disk is full", "utilization is over capacity"],
+       r"(?P<what>OutOfDiskError|Local disk is full)|the local object store is full and the local disk(?:'s)? "
+       r"(?P<what2>utilization is over capacity)"),
+    # Its precursor: the raylet's file system monitor, every 10 s while the disk it spills to is past that threshold,
+    # at level E though nothing failed yet: "(raylet) [2025-04-21 10:05:37,313 E 959680 959717] file_system_monitor.cc:
+    # 116: /tmp/ray/session_2025-03-25_17-33-57_554404_959134 is over 95% full, available space: 42.6695 GB; capacity:
+    # 876.137 GB. Object creation will fail if spilling is required." (InternLM/lmdeploy #3457, 2025), Ray 2.0's "/mnt/data0/ray is over 0.95% full, available space: 50637901824. Object creation
+    # .." (ray-project/ray PR #26143, which fixed the percentage and added the capacity): a warning (disk_pressure),
+    # never a failure by itself; an object store failure on the node after it is the disk's (triage.attribute).
+    _f("ray_disk_nearly_full", "disk_pressure", ["Object creation will fail if spilling is required"],
+       r"(?P<path>/\S+) is over (?P<threshold>[\d.]+)% full, available space: (?P<available>\d+(?:\.\d+)?(?: GB)?)"
+       r"(?:; capacity: (?P<capacity>\d+(?:\.\d+)? GB))?\. Object creation will fail if spilling is required",
+       severity="warning"),
     # NCCL could not create a shared-memory segment for its intra-node transport, every release's wording ("include/
     # shm.h:48 NCCL WARN Error while creating shared memory segment nccl-shm-recv-... (size 9637888)", 2.12+'s
     # "misc/shmutils.cc:132 ... segment /dev/shm/nccl-WU88OE (size 9637888), error: ...", and the line torch quotes
@@ -716,6 +738,8 @@ def _groups(fact: Fact, m: re.Match) -> dict:
             del g["signal"]
     if fact.name == "srun_node_failure":
         g["why"] = "NODE FAILURE"
+    if fact.name == "ray_out_of_disk":  # one word for each wording (an Event's "error" has no apostrophe)
+        g["what"] = "Local disk is full"
     if fact.name == "k8s_ended":
         reason = "Evicted" if "resource" in g else "Terminated" if g.pop("shutdown", None) else \
             "UnexpectedAdmissionError" if g.pop("admission", None) else g.get("why", "")

@@ -113,7 +113,17 @@ CONSEQUENCE_EXCEPTIONS = re.compile(
     # ("EngineDeadError: EngineCore encountered an issue. See stack trace (above) for the root cause."), its engine
     # re-raising its workers' ("WorkerProc initialization failed due to an exception in a background process. See
     # stack trace for root cause.", "Engine core initialization failed. See root cause above.")
-    r"EngineDeadError|see (?:the )?(?:stack trace|traceback|root cause)|for (?:the )?root cause", re.I)
+    r"EngineDeadError|see (?:the )?(?:stack trace|traceback|root cause)|for (?:the )?root cause|"
+    # PyTorch's distributed checkpoint (DCP) gathering the ranks' own failures of a save or load into one exception,
+    # every rank re-raising it (torch/distributed/checkpoint/api.py, 2.0+): "torch.distributed.checkpoint.api.
+    # CheckpointException: CheckpointException ranks:dict_keys([3, 7])", each rank's exception after it (DCP_RANK)
+    r"CheckpointException ranks:", re.I)
+# The ranks' own failures a CheckpointException prints after its first line (its __str__, every release since 2.0):
+# "Traceback (most recent call last): (RANK 3)", that rank's frames and its exception (the exception's own rank, not the
+# writer's: every rank prints every failing rank's), or, for a failure DCP holds no traceback of (a later revision of
+# api.py), "RANK 3: [Errno 28] No space left on device" (str(exc), no type), one a line.
+DCP_RANK = re.compile(r"^Traceback \(most recent call last\): \(RANK (\d{1,9})\)\s*$")
+DCP_FAILURE = re.compile(r"^RANK (\d{1,9}): (.+)$")
 
 
 _TRACEBACK_OPENERS = (facts.TRACEBACK, facts.GROUP_TRACEBACK)
@@ -406,6 +416,10 @@ class FileReader:
         self._record: tuple | None = None  # (prefixes, key, line) of a record whose traceback lines lack its prefix
         self._tasks: dict[tuple, facts.Fact] = {}  # origin key -> the row of the task list its last line opened
         self._actors: dict[tuple, dict] = {}  # origin key -> the fields of Ray's actor-died error read so far
+        # a CheckpointException's ranks' own failures (DCP_RANK): origin key -> the rank its open traceback's opener
+        # names, and -> the line of the exception whose ranks' failures follow
+        self._dcp: dict[tuple, int] = {}
+        self._dcp_open: dict[tuple, int] = {}
         # `kubectl describe pod`: (line of its "Name:", "Namespace:" seen) while in a description's header, and the
         # node its "Node:" named, the host of its lines (_DESCRIBE_*)
         self._described: tuple[int, bool] | None = None
@@ -470,7 +484,7 @@ class FileReader:
                 if fields and rest.endswith(facts.TRACEBACK) and len(rest) > len(facts.TRACEBACK):
                     self._record = (fields, key, n + i + 1)  # its traceback's lines follow without its prefix
                 if i in hits or self._block is not None or self._root_next or key in self._tracebacks or \
-                        key in self._tasks or key in self._actors or _BLOCK_OPEN.match(rest):
+                        key in self._tasks or key in self._actors or key in self._dcp_open or _BLOCK_OPEN.match(rest):
                     for ev in self._line(_Line(n + i + 1, shown[i], lead, rest, origin, key)):
                         if ev.rank is None and ev.pid is not None and len(self._pending) < MAX_PENDING:
                             self._pending.append(ev)  # a later line may name its process's rank
@@ -618,6 +632,11 @@ class FileReader:
         if tail.startswith(_TRACEBACK_OPENERS):
             self._tracebacks[key] = n
             self._caught.discard(key)
+            dm = DCP_RANK.match(tail) if tail[-1:] == ")" else None
+            if dm is not None and key in self._dcp_open:  # a failing rank's own traceback, printed by any rank
+                self._dcp[key] = int(dm.group(1))
+            else:
+                self._dcp.pop(key, None)
             return
         if tail.endswith(facts.TRACEBACK):  # a logged message ending with one: its stamp the traceback's time
             self._tracebacks[key] = n
@@ -638,7 +657,13 @@ class FileReader:
             if m is not None:
                 del self._tracebacks[key]
                 cause = self._chained.pop(key, None)
-                ev = self._exception(at, m, cause)
+                named = self._dcp.pop(key, None)
+                ev = self._exception(at, m.group("type"), m.group("message") or "", cause)
+                if ev is not None and named is not None:
+                    ev = _of_rank(ev, named)
+                if ev is not None and DCP_OPENER in (m.group("message") or "")[:len(DCP_OPENER) + 40] and \
+                        (key in self._dcp_open or len(self._dcp_open) < 4096):
+                    self._dcp_open[key] = n  # the ranks' own failures follow, each its own rank's
                 if ev is not None:
                     if key in self._last_exc or len(self._last_exc) < 4096:
                         self._last_exc[key] = (n, cause or ev.details.get("exception") or ev.kind)
@@ -646,6 +671,16 @@ class FileReader:
                 return
             if n - open_tb > TRACEBACK_LINES:
                 del self._tracebacks[key]
+        if key in self._dcp_open:
+            if n - self._dcp_open[key] > TRACEBACK_LINES:
+                del self._dcp_open[key]
+            else:
+                fm = DCP_FAILURE.match(tail)
+                if fm is not None:  # a failure DCP holds no traceback of: its str() alone
+                    ev = self._exception(at, "", fm.group(2))
+                    if ev is not None:
+                        yield from self._keep(_of_rank(ev, int(fm.group(1))))
+                    return
         if tail.startswith(facts.CHAINED):
             last = self._last_exc.get(key)
             if last is not None and n - last[0] <= TRACEBACK_LINES:
@@ -746,16 +781,15 @@ class FileReader:
         fact_fields(fact, groups, base, details)
         return Evidence(kind=fact.kind, severity=fact.severity, attribution="unknown", details=details, **base)
 
-    def _exception(self, at: _Line, m, cause: str | None = None) -> Evidence | None:
-        """The exception a traceback ends with; `cause`: the first exception of the chain it ends (Python printed it
-        above, "During handling of the above exception" / "The above exception was the direct cause"), whose
-        consequence it is."""
-        etype, message = m.group("type"), (m.group("message") or "")
+    def _exception(self, at: _Line, etype: str, message: str, cause: str | None = None) -> Evidence | None:
+        """The exception a traceback ends with (its type, "" where only its message was printed, and message);
+        `cause`: the first exception of the chain it ends (Python printed it above, "During handling of the above
+        exception" / "The above exception was the direct cause"), whose consequence it is."""
         # a fact the exception states (a DataLoader worker killed by a signal): the fact, its exception kept
         hit = facts.match(message) if message else None
         if hit is not None and hit[0].kind in facts.EXCEPTION_FACTS:
             ev = self._from_fact(at, *hit)
-            details = {**ev.details, "exception": etype}
+            details = {**ev.details, **({"exception": etype} if etype else {})}
             if cause:
                 details.update(consequence=True, chained_from=cause)
             return ev.with_context(details=details)
@@ -769,7 +803,7 @@ class FileReader:
         consequence = bool(cause or CONSEQUENCE_EXCEPTIONS.search(etype) or
                            CONSEQUENCE_EXCEPTIONS.search(message[:300]))
         base = self._base(at)
-        base["details"].update(exception=etype, message=message[:200], consequence=consequence)
+        base["details"].update(exception=etype or None, message=message[:200], consequence=consequence)
         if cause:
             base["details"]["chained_from"] = cause
         return Evidence(kind="exception", severity="warning" if consequence else "error",
@@ -853,6 +887,25 @@ class FileReader:
                        pid=int(exit_m.group(2)) if exit_m and exit_m.group(2) else None,
                        file=self.name, line=line_no, text=text[:TEXT_MAX], exit_code=exit_code, signal=signal,
                        details=details)
+
+
+DCP_OPENER = "CheckpointException ranks:"
+
+
+def _of_rank(ev: Evidence, rank: int) -> Evidence:
+    """A failure a CheckpointException prints for the rank it names (DCP_RANK, DCP_FAILURE): that rank's, whichever
+    rank wrote it; the writer's own fields (host, rank, local rank, pid, the GPU of its prefix) go to details as its
+    reporter's (the failing rank's host is the job's to say, by its rank)."""
+    details = {**ev.details, "dcp_rank": rank}
+    if ev.rank == rank:
+        return ev.with_context(details=details)
+    for name in ("host", "rank", "local_rank", "pid", "gpu"):
+        value = getattr(ev, name)
+        if value is not None:
+            details.setdefault(f"reporter_{name}", value)
+    own_gpu = "gpu_index" in ev.details or "gpu" in ev.details  # the device its own message names
+    return ev.with_context(details=details, rank=rank, host=None, local_rank=None, pid=None,
+                           gpu=ev.gpu if own_gpu else None)
 
 
 def _hydra_evidence(reader: "FileReader", f: dict) -> Iterator[Evidence]:

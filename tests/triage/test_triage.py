@@ -8,7 +8,7 @@ happen as such, or small lines written for one branch; they test the logic, neve
 from __future__ import annotations
 
 import random
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
@@ -509,7 +509,96 @@ FACTS = [
      dict(host=None, reporter_host="jean-zay-iam17", why="NODE FAILURE", job="1943824.0")),
     ("slurmstepd: error: *** STEP 1234.0 ON node-3 CANCELLED AT 2023-01-01T00:00:00 DUE TO TIME LIMIT ***", "job_ended",
      dict(host="node-3", why="TIME LIMIT")),
+    # Ray's object store refused for its node's full disk (ray-project/ray #50408; #49173, both on one pasted line): the
+    # storage's; was: no fact at all (the traceback's exception, the application's)
+    ("The object cannot be created because the local object store is full and the local disk's utilization is over "
+     "capacity (95% by default).Tip: Use `df` on this node to check disk usage and `ray memory` to check object store "
+     "memory usage.", "storage_error", dict(what="Local disk is full")),
+    ("the object cannot be created because the local object store is full and the local disk utilization is over "
+     "capacity. ray.exceptions.OutOfDiskError: Local disk is full  ", "storage_error", dict(what="Local disk is full")),
+    # its precursor, the raylet's file system monitor (InternLM/lmdeploy #3457; Ray 2.0's wording before
+    # ray-project/ray PR #26143): a warning, no failure; was: nothing
+    ("(raylet) [2025-04-21 10:05:37,313 E 959680 959717] file_system_monitor.cc:116: /tmp/ray/session_2025-03-25_17-33-"
+     "57_554404_959134 is over 95% full, available space: 42.6695 GB; capacity: 876.137 GB. Object creation will fail if "
+     "spilling is required.", "disk_pressure", dict(threshold="95", available="42.6695 GB", capacity="876.137 GB")),
+    ("(raylet, ip=172.31.58.175) [2022-06-28 03:48:42,324 E 702775 702805] (raylet) file_system_monitor.cc:105: "
+     "/mnt/data0/ray is over 0.95% full, available space: 50637901824. Object creation will fail if spilling is "
+     "required.", "disk_pressure", dict(path="/mnt/data0/ray", available="50637901824")),
 ]
+
+
+# The raylet's disk warning (REAL: InternLM/lmdeploy #3457) and Ray's ObjectStoreFullError after it (REAL:
+# ray-project/ray #13443's last frame and exception): SYNTHETIC as one job, its lines each real
+RAY_DISK_WARNING = ("(raylet) [2025-04-21 10:05:37,313 E 959680 959717] file_system_monitor.cc:116: /tmp/ray/session_"
+                    "2025-03-25_17-33-57_554404_959134 is over 95% full, available space: 42.6695 GB; capacity: 876.137 "
+                    "GB. Object creation will fail if spilling is required.")
+RAY_STORE_FULL = ["Traceback (most recent call last):",
+                  '  File "python/ray/_raylet.pyx", line 145, in ray._raylet.check_status',
+                  "ray.exceptions.ObjectStoreFullError: Failed to put object ffffffffffffffffffffffffffffffffffffffff0f000"
+                  "00003000000 in object store because it is full. Object size is 516884584 bytes."]
+
+
+def test_a_full_object_store_after_its_nodes_disk_filled_is_the_disk():
+    """Ray's ObjectStoreFullError is the program's (objects it kept in scope) unless its node's disk, which the store
+    spills to, was past the raylet's threshold before it: then the disk (infrastructure), the raylet's warning its
+    root.  The warning alone is no failure; one long before the window, or another node's, explains nothing."""
+    [alone] = job({"driver.log": RAY_STORE_FULL})
+    assert (alone.category, alone.root.kind) == ("application", "exception")
+    [inc] = job({"driver.log": [RAY_DISK_WARNING, *RAY_STORE_FULL]})
+    assert (inc.category, inc.root.kind, inc.rule) == ("infrastructure", "disk_pressure", "first_failure"), inc.reason
+    assert "876.137 GB" in inc.reason
+    assert job({"driver.log": [RAY_DISK_WARNING]}) == []
+    # the same failure an hour after the warning (its time moved): outside the window
+    ev = list(read_lines([RAY_DISK_WARNING, *RAY_STORE_FULL], "driver.log", Clock()))
+    ev = [e.with_context(time=e.time + timedelta(hours=1)) if e.kind == "exception" else e for e in ev]
+    [late] = attribute(ev)
+    assert late.category == "application", late.reason
+    [other] = job({"node-a/raylet.log": [RAY_DISK_WARNING], "node-b/driver.log": RAY_STORE_FULL})
+    assert other.category == "application", other.reason
+
+
+# PyTorch DCP's CheckpointException as every rank prints it, SYNTHETIC in the format of torch/distributed/checkpoint/
+# api.py's __str__ (pytorch/pytorch, 2.x: "CheckpointException ranks:{keys}", then per rank "Traceback (most recent call
+# last): (RANK {rank})", its frames and its exception, or a later revision's "RANK {rank}: {failure!s}"): no clean real
+# block was found pasted whole (bghira/SimpleTuner #1880 runs its records together; saforem2/ezpz's node-kill
+# postmortem quotes "Traceback (most recent call last): (RANK 2)" printed by ranks that wrote fine).  Its exceptions'
+# words are real ones: "[rank23]: OSError: [Errno 28] No space left on device" (ezpz's postmortem), torch.save's
+# "unexpected pos A vs B" (meta-pytorch/torchforge #568's "unexpected pos 704 vs 598"); the ranks, frames and numbers
+# here are made up.
+DCP_FAILURE_LINES = [
+    "[rank0]: Traceback (most recent call last):",
+    '[rank0]:   File "/workspace/train.py", line 120, in <module>',
+    "[rank0]:     dcp.save(state_dict, checkpoint_id=path)",
+    "[rank0]: torch.distributed.checkpoint.api.CheckpointException: CheckpointException ranks:dict_keys([3, 7])",
+    "[rank0]: Traceback (most recent call last): (RANK 3)",
+    '[rank0]:   File "/usr/local/lib/python3.12/dist-packages/torch/distributed/checkpoint/utils.py", line 212, in '
+    "all_reduce",
+    "[rank0]:     local_data = map_fun()",
+    "[rank0]: OSError: [Errno 28] No space left on device",
+    "[rank0]: Traceback (most recent call last): (RANK 7)",
+    "[rank0]:     local_data = map_fun()",
+    "[rank0]: RuntimeError: [enforce fail at inline_container.cc:626] . unexpected pos 448 vs 342",
+]
+
+
+def test_a_checkpoint_exceptions_ranks_failures_are_their_own_ranks():
+    """Each "(RANK N)" traceback a CheckpointException prints is rank N's failure, whichever rank printed it (its
+    writer's host and rank go to details as its reporter's), and the wrapper is their consequence; was: every rank's
+    failure credited to rank 0 (the writer) and the wrapper an application exception, the root (application, rank 0)."""
+    ev = list(read_lines(DCP_FAILURE_LINES, "node-a/train.log", Clock()))
+    (wrapper,) = [e for e in ev if e.kind == "exception"]
+    assert is_consequence(wrapper)
+    storage = [(e.rank, e.host, e.details["reporter_rank"], e.details["what"]) for e in ev if e.kind == "storage_error"]
+    assert storage == [(3, None, 0, "No space left on device"), (7, None, 0, "unexpected pos")]
+    [first, *_] = attribute(ev)
+    assert (first.category, first.root.kind, first.root.rank) == ("infrastructure", "storage_error", 3), first.reason
+    # a later revision's failure DCP holds no traceback of: "RANK 5: <str(exc)>", rank 5's
+    later = [*DCP_FAILURE_LINES[:4], "[rank0]: RANK 5: [Errno 28] No space left on device"]
+    (e,) = [e for e in read_lines(later, "node-a/train.log", Clock()) if e.kind == "storage_error"]
+    assert (e.rank, e.details["dcp_rank"]) == (5, 5)
+    # without a CheckpointException before it, "(RANK N)" names no one: its writer's
+    (e,) = [e for e in read_lines(DCP_FAILURE_LINES[4:8], "node-a/train.log", Clock()) if e.kind == "storage_error"]
+    assert (e.rank, e.host) == (0, "node-a") and "dcp_rank" not in e.details
 
 
 @pytest.mark.parametrize("line", [
