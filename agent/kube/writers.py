@@ -168,7 +168,7 @@ class TaintWriter:
                                            key=f"held|{key}")
             else:
                 self.held -= set(new)
-            self.held &= set(wanted)
+            self.held &= set(wanted) - set(mine_now)  # one on the node after all (kubectl's): not held
             if not self.held:
                 self.recheck.reset()  # granted, or the condition cleared: a new refusal starts the schedule over
             self._gauge_held()

@@ -616,3 +616,22 @@ def test_held_agents_ask_the_budget_on_a_backoff_and_mostly_of_its_configmap(api
     assert freed.node not in tainted() and sum(not sink.taints.held for sink in held) == 1
     print(f"burst LISTs {burst}, hour LISTs {hour}, Node objects listed {objects}, "
           f"slot taken after {clock.t - recovered:.0f} s")
+
+def test_a_held_taint_that_appears_on_the_node_is_no_longer_held(api):
+    """h131: a held-back taint that someone else puts on the node (kubectl, an older agent) is not held any more;
+    before, it stayed in `held`, so `next_ask` stayed in the past once due and the writer thread woke at once,
+    again and again (a sync that changed nothing, in a loop, until the condition cleared)."""
+    for i in range(100):
+        taints = [{"key": TAINT, "value": "x", "effect": "NoSchedule"}] if i < 10 else []
+        api.add_node(f"gpu-{i:03d}", taints=taints)
+    engine, sink, _, clock = make_sink(api, node="gpu-050")
+    observe(engine, sink, XID79)
+    sink.sync()
+    assert api.taints("gpu-050") == [] and sink.taints.held == {TAINT}
+    with api.lock:
+        api.nodes["gpu-050"]["spec"]["taints"] = [{"key": TAINT, "value": "x", "effect": "NoSchedule"}]
+        api.nodes.touch("gpu-050")
+    clock.t += 70  # past the heartbeat and any recheck
+    sink.sync()
+    assert sink.taints.held == set()
+    assert sink._next_hold_down() > clock.t  # the writer sleeps until something is due
