@@ -91,7 +91,10 @@ def _number(value: Any, kind: type, path: str, meta: Meta | None) -> Any:
     given = value
     if isinstance(value, str) and (m := _NUMBER.fullmatch(value)):
         if kind is int and m["whole"] and not m["part"] and not m["exp"]:
-            value = int(value)
+            try:
+                value = int(value)
+            except ValueError:  # past 4300 digits (sys.get_int_max_str_digits): int() refuses to read it
+                raise Invalid(path, "number out of range", given) from None
         else:
             value = float(value)
             if m["whole"] and value in (float("inf"), float("-inf")):  # 1e400: beyond a float
