@@ -135,10 +135,7 @@ def _child(path: str, key: str) -> str:
 
 def convert(value: Any, kind: Any, path: str = "") -> Any:
     """`value` (plain data: YAML, the environment's text) as the declared type `kind`; raises Invalid."""
-    meta = None
-    if get_origin(kind) is Annotated:
-        kind, *extras = get_args(kind)
-        meta = next((m for m in extras if isinstance(m, Meta)), None)
+    meta, kind = meta_of(kind), bare(kind)
     origin, args = get_origin(kind), get_args(kind)
     if kind is Any:
         return value
@@ -222,3 +219,9 @@ def hints(cls: type) -> dict[str, Any]:
 def bare(hint: Any) -> Any:
     """A declared type without its Annotated doc and bounds."""
     return get_args(hint)[0] if get_origin(hint) is Annotated else hint
+
+
+def meta_of(hint: Any) -> Meta | None:
+    """A declared type's doc and bounds (None: a type without them)."""
+    return next((m for m in get_args(hint)[1:] if isinstance(m, Meta)), None) \
+        if get_origin(hint) is Annotated else None
