@@ -27,7 +27,7 @@ from parsers import telemetry
 
 from .checks import builtin as builtin_checks
 from .hangsettings import HangSettings, PeerSettings
-from .keyspec import LIMIT, Meta, bare, doc, hints
+from .keyspec import LIMIT, Meta, bare, doc, hints, meta_of
 from .keyspec import num as _num
 from .kube.settings import MODES, KubeSettings
 
@@ -214,11 +214,6 @@ class Key:
     bounds: str  # "> 0, <= 1e+09" or ""
     doc: str
     block: bool = False  # a block of keys (listed after it)
-
-
-def meta_of(hint: Any) -> Meta | None:
-    return next((m for m in get_args(hint)[1:] if isinstance(m, Meta)), None) \
-        if get_origin(hint) is Annotated else None
 
 
 def _type_name(t: Any) -> str:

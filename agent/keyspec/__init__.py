@@ -91,7 +91,10 @@ def _number(value: Any, kind: type, path: str, meta: Meta | None) -> Any:
     given = value
     if isinstance(value, str) and (m := _NUMBER.fullmatch(value)):
         if kind is int and m["whole"] and not m["part"] and not m["exp"]:
-            value = int(value)
+            try:
+                value = int(value)
+            except ValueError:  # past 4300 digits (sys.get_int_max_str_digits): int() refuses to read it
+                raise Invalid(path, "number out of range", given) from None
         else:
             value = float(value)
             if m["whole"] and value in (float("inf"), float("-inf")):  # 1e400: beyond a float
@@ -132,10 +135,7 @@ def _child(path: str, key: str) -> str:
 
 def convert(value: Any, kind: Any, path: str = "") -> Any:
     """`value` (plain data: YAML, the environment's text) as the declared type `kind`; raises Invalid."""
-    meta = None
-    if get_origin(kind) is Annotated:
-        kind, *extras = get_args(kind)
-        meta = next((m for m in extras if isinstance(m, Meta)), None)
+    meta, kind = meta_of(kind), bare(kind)
     origin, args = get_origin(kind), get_args(kind)
     if kind is Any:
         return value
@@ -219,3 +219,9 @@ def hints(cls: type) -> dict[str, Any]:
 def bare(hint: Any) -> Any:
     """A declared type without its Annotated doc and bounds."""
     return get_args(hint)[0] if get_origin(hint) is Annotated else hint
+
+
+def meta_of(hint: Any) -> Meta | None:
+    """A declared type's doc and bounds (None: a type without them)."""
+    return next((m for m in get_args(hint)[1:] if isinstance(m, Meta)), None) \
+        if get_origin(hint) is Annotated else None

@@ -7,8 +7,10 @@ again and counts again.
 
 A held-back action asks again on `Recheck`'s schedule (exponential backoff with full jitter, up to
 BUDGET_RECHECK_CAP_SECONDS), and a node-taint refusal is learnt from the book alone while the book is full
-(`pool_count`: the pool's summary, written by the last full count, and the pool's grants): in a fleet-wide event
-the held agents read one ConfigMap, not the whole pool, each time they ask.
+(`pool_count`: the pool's summary, written by a full count less than BOOK_ALONE_SECONDS before, and the pool's
+grants): in a fleet-wide event the held agents read one ConfigMap, not the whole pool, each time they ask.  A
+refusal from the book alone asks again before its summary is a cap old (`Recheck.refused`'s `until`): a slot the
+book cannot show (a tainted node deleted: its grant is reclaimed by a full count) is found within the cap too.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ GRANT_GRACE_SECONDS = 600.0  # a grant whose action never appeared is anyone's t
 BUDGET_RECHECK_SECONDS = 60.0  # a held-back action's first recheck window (full jitter: any time within it) ...
 BUDGET_RECHECK_CAP_SECONDS = 900.0  # ... doubling at each refusal up to this: a freed slot is taken within it
 SUMMARY_PREFIX = "_pool."  # a pool's summary in the book (no node name starts with "_"): its size, when counted
+BOOK_ALONE_SECONDS = BUDGET_RECHECK_CAP_SECONDS / 2  # a summary this young says "full" alone; a full count renews it
 
 
 def pool_tag(selector: str) -> str:
@@ -52,12 +55,14 @@ class Recheck:
     def due(self, now: float) -> bool:
         return now >= self.next_at
 
-    def refused(self, now: float, held: set[str] | frozenset[str]) -> None:
-        """The budget said no to `held` (asked at `now`): the next ask within the next window."""
+    def refused(self, now: float, held: set[str] | frozenset[str], until: float = float("inf")) -> None:
+        """The budget said no to `held` (asked at `now`): the next ask within the next window, and no later than
+        `until` (a refusal from the book alone: a cap after the full count it rests on)."""
         if frozenset(held) != self.held:
             self.attempt = 0  # another set held back: the schedule starts over
         self.held = frozenset(held)
-        self.next_at = now + self.uniform(0.0, min(self.cap, self.base * 2 ** self.attempt))
+        window = min(self.cap, self.base * 2 ** self.attempt, max(0.0, until - now))
+        self.next_at = now + self.uniform(0.0, window)
         self.attempt += 1
 
     def reset(self) -> None:
@@ -146,7 +151,7 @@ class GrantBook:
         None: every name): another pool's grants are not counted (and, as every grant, reclaimed only past the
         grace). `pool` (with `among`): the pool's tag; its grants carry it (an untagged grant of a pool node is
         tagged) and its summary (the pool's size, when counted) is written when missing, changed or older than
-        half the recheck cap, so that `pool_count` can answer from the book alone."""
+        BOOK_ALONE_SECONDS, so that `pool_count` can answer from the book alone."""
         given: list[str] = []
 
         def change(book: dict[str, dict], now: float) -> dict[str, dict]:
@@ -159,7 +164,7 @@ class GrantBook:
                     if k in among and g.get("pool") != pool:
                         keep[k] = {**g, "pool": pool}
                 mine = summaries.get(SUMMARY_PREFIX + pool, {})
-                if mine.get("nodes") != len(among) or now - _number(mine.get("at")) >= BUDGET_RECHECK_CAP_SECONDS / 2:
+                if mine.get("nodes") != len(among) or not 0 <= now - _number(mine.get("at")) < BOOK_ALONE_SECONDS:
                     summaries[SUMMARY_PREFIX + pool] = {"nodes": len(among), "at": round(now, 3)}
             return {**keep, **summaries}
 
@@ -192,22 +197,24 @@ class GrantBook:
         self._swap(change)
         return given
 
-    def pool_count(self, pool: str, name: str) -> tuple[int, int] | None:
-        """(grants of `pool`, the pool's nodes when last counted) from the book alone, one GET: what a held node
-        needs to learn that the pool is still full without listing it.  None (count in full: list the pool) when
-        the book has no summary of the pool younger than the recheck cap (the full count also reclaims grants
-        whose taint never came, so none outlives the cap by much), or holds a grant under `name` (this node's,
-        to be used).  Grants only: a taint standing without a grant (an older version's) is not counted, so the
+    def pool_count(self, pool: str, name: str) -> tuple[int, int, float] | None:
+        """(grants of `pool`, the pool's nodes when last counted, when) from the book alone, one GET: what a held
+        node needs to learn that the pool is still full without listing it.  None (count in full: list the pool)
+        when the book has no summary of the pool younger than BOOK_ALONE_SECONDS (the full count also reclaims
+        grants whose taint never came or whose node is gone: the book cannot show those slots free, so a refusal
+        from it asks again within a cap of the count), or holds a grant under `name` (this node's, to be used).  Grants only: a taint standing without a grant (an older version's) is not counted, so the
         book alone may say "room" (then the full count decides), never "full" wrongly."""
         cm = self._read(create=False)
         if cm is None:
             return None
         book = {k: _grant(v) for k, v in (cm.get("data") or {}).items()}
         summary = book.get(SUMMARY_PREFIX + pool)
-        if not summary or name in book or self.clock() - _number(summary.get("at")) >= BUDGET_RECHECK_CAP_SECONDS:
+        at = _number(summary.get("at")) if summary else 0.0
+        # a summary from the future (another node's clock ahead by more than NTP allows) is not trusted either
+        if not summary or name in book or not -BUDGET_RECHECK_SECONDS < self.clock() - at < BOOK_ALONE_SECONDS:
             return None
         taken = sum(1 for k, g in book.items() if not k.startswith(SUMMARY_PREFIX) and g.get("pool") == pool)
-        return taken, int(_number(summary.get("nodes")))
+        return taken, int(_number(summary.get("nodes"))), at
 
     def release(self, names: list[str]) -> None:
         """Drop this node's grants for `names` (their actions are undone); no ConfigMap: none to drop."""

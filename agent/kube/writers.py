@@ -28,7 +28,7 @@ from kubeapi.retry import describe
 from parsers.model import Condition, Problem, Snapshot
 
 from .desired import budget_size, merge_taints, our_taint_keys, ours, wanted_taints
-from .grants import GrantBook, Recheck, pool_tag
+from .grants import BUDGET_RECHECK_CAP_SECONDS, GrantBook, Recheck, pool_tag
 from .nodeapi import NodeApi
 from .repair import profile_conditions, repair_annotation
 
@@ -108,6 +108,7 @@ class TaintWriter:
         self.held: set[str] = set()
         self.recheck = Recheck()  # when held-back taints ask again (heartbeats too): backoff with full jitter
         self._refusal = ""  # the budget's last answer, said again for a held taint between asks
+        self._book_until = float("inf")  # a refusal from the book alone: ask again before this (its count a cap old)
         self.pool = pool_tag(node.s.budget_selector)
         # this node holds a grant of the taint budget, released when its last taint goes (None: not known, as after
         # a restart: released then too, once; a release with no grant of ours reads the ConfigMap and writes nothing)
@@ -156,7 +157,7 @@ class TaintWriter:
                         self.recheck.reset()
                     else:
                         self._refusal = refused
-                        self.recheck.refused(now, set(new))
+                        self.recheck.refused(now, set(new), self._book_until)
             if refused is not None and new and not mine_now:
                 for key in new:
                     del target[key]
@@ -168,7 +169,7 @@ class TaintWriter:
                                            key=f"held|{key}")
             else:
                 self.held -= set(new)
-            self.held &= set(wanted)
+            self.held &= set(wanted) - set(mine_now)  # one on the node after all (kubectl's): not held
             if not self.held:
                 self.recheck.reset()  # granted, or the condition cleared: a new refusal starts the schedule over
             self._gauge_held()
@@ -208,6 +209,7 @@ class TaintWriter:
         s = self.n.s
         pool: set[str] = set()
         tainted: set[str] = set()
+        self._book_until = float("inf")
 
         def list_node(**kwargs: Any) -> Any:
             self.n.wait()  # each page within the client-side QPS limit
@@ -222,11 +224,12 @@ class TaintWriter:
                 raise
             return self._no_access(exc)
         if known is not None:
-            taken, nodes = known
+            taken, nodes, counted_at = known
             allowed = budget_size(max(nodes, 1), s.max_tainted_fraction, s.max_tainted_nodes)
             if taken >= allowed:
                 log.debug("taint budget (from its ConfigMap alone): %d of %d granted; this one refused", taken,
                           allowed)
+                self._book_until = counted_at + BUDGET_RECHECK_CAP_SECONDS  # a slot it cannot show: within the cap
                 return self._full_reason()
         # resourceVersion "0": served from the API server's watch cache, not read from etcd (a quorum read of the
         # whole pool at every ask, before); current enough: the grants, compare-and-swapped, are the guarantee

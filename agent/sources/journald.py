@@ -1,4 +1,12 @@
-"""journald's kernel messages through a `journalctl -k -f -o json` subprocess, with its cursor."""
+"""journald's kernel messages through a `journalctl --merge _TRANSPORT=kernel _BOOT_ID=<this boot> -f -o json`
+subprocess (what `-k` filters), with its cursor.
+
+`--merge`, not journalctl's default of "this machine's journals only": that default keeps the journal directories
+named after /etc/machine-id, and the pod does not mount the host's (a hostPath of type File some nodes lack,
+b237f87), so a persistent journal (/var/log/journal/<host's id>: Flatcar, Amazon Linux 2023, Fedora CoreOS) would
+be skipped, silently (measured with systemd 252, the image's: only /run/log/journal is read whatever the id).  `-k`
+implies `-b`, which journalctl refuses with `--merge`; the boot is matched instead (another machine's journal,
+as journal-remote keeps, has other boots)."""
 
 from __future__ import annotations
 
@@ -33,7 +41,9 @@ class JournaldSource(Source):
         self.journalctl = journalctl
 
     def command(self) -> list[str]:
-        cmd = [self.journalctl, "-k", "-f", "--no-tail", "-o", "json", "--no-pager"]
+        boot = _boot_id()
+        only = ["--merge", "_TRANSPORT=kernel", f"_BOOT_ID={boot}"] if boot else ["-k"]
+        cmd = [self.journalctl, *only, "-f", "--no-tail", "-o", "json", "--no-pager"]
         if self.cursor:
             cmd.append(f"--after-cursor={self.cursor}")
         return cmd
@@ -63,3 +73,13 @@ class JournaldSource(Source):
         if "No journal files" in err or "no journal" in err.lower():
             raise SourceAbsent("journald has no journal files on this host: journald source off")
         raise RuntimeError(f"journalctl exited with {code}: {err.strip()[:200]}")
+
+
+def _boot_id(path: str = "/proc/sys/kernel/random/boot_id") -> str | None:
+    """This boot's id as the journal writes it (32 hex digits; the kernel's, so the host's in a pod too)."""
+    try:
+        with open(path, encoding="ascii") as fh:
+            boot = fh.read().strip().replace("-", "").lower()
+    except (OSError, ValueError):
+        return None
+    return boot if len(boot) == 32 and all(c in "0123456789abcdef" for c in boot) else None

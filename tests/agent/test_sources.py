@@ -246,7 +246,28 @@ def test_journald_follows_a_journalctl_stream_with_cursor(tmp_path: Path):
     got = collect(src, 0.8)
     assert [r.cursor for r in got] == ["s=1", "s=2"]
     assert "Xid (PCI:0000:5d:00): 79" in got[0].line and got[0].line.startswith("2026-")
-    assert "--after-cursor=s=0" in args_file.read_text() and "-k" in args_file.read_text().split()
+    args = args_file.read_text().split()
+    assert "--after-cursor=s=0" in args and {"--merge", "_TRANSPORT=kernel"} <= set(args) and "-k" not in args
+
+
+def test_journald_reads_every_journal_of_this_boot_whatever_the_machine_id(tmp_path: Path, monkeypatch):
+    """h131: the pod has not the host's /etc/machine-id (b237f87), and journalctl's default reads only the journal
+    directories named after it: a persistent journal (/var/log/journal/<host's id>) gave nothing (measured, systemd
+    252 in a mount namespace with a real journald: `-k` 0 of 844 kernel lines with another or no machine-id; these
+    arguments 844). So: --merge, and what -k filters as matches (-k implies -b, which --merge refuses)."""
+    from agent.sources import journald
+
+    cmd = JournaldSource().command()
+    boot = journald._boot_id()
+    assert boot is not None and len(boot) == 32
+    assert cmd[1:4] == ["--merge", "_TRANSPORT=kernel", f"_BOOT_ID={boot}"] and "-k" not in cmd and "-b" not in cmd
+    ids = tmp_path / "boot_id"
+    ids.write_text("DD847DDF-F889-478D-B471-BF32B3168238\n")
+    assert journald._boot_id(str(ids)) == "dd847ddff889478db471bf32b3168238"
+    ids.write_text("garbage\n")
+    assert journald._boot_id(str(ids)) is None and journald._boot_id(str(tmp_path / "none")) is None
+    monkeypatch.setattr(journald, "_boot_id", lambda: None)  # no boot id to match: -k, this machine's journals
+    assert JournaldSource().command()[1:3] == ["-k", "-f"]
 
 
 # ---- truncation told by content; FIFOs in place of a file (issue 31) -------------------------------------

@@ -616,3 +616,87 @@ def test_held_agents_ask_the_budget_on_a_backoff_and_mostly_of_its_configmap(api
     assert freed.node not in tainted() and sum(not sink.taints.held for sink in held) == 1
     print(f"burst LISTs {burst}, hour LISTs {hour}, Node objects listed {objects}, "
           f"slot taken after {clock.t - recovered:.0f} s")
+
+def test_a_held_taint_that_appears_on_the_node_is_no_longer_held(api):
+    """h131: a held-back taint that someone else puts on the node (kubectl, an older agent) is not held any more;
+    before, it stayed in `held`, so `next_ask` stayed in the past once due and the writer thread woke at once,
+    again and again (a sync that changed nothing, in a loop, until the condition cleared)."""
+    for i in range(100):
+        taints = [{"key": TAINT, "value": "x", "effect": "NoSchedule"}] if i < 10 else []
+        api.add_node(f"gpu-{i:03d}", taints=taints)
+    engine, sink, _, clock = make_sink(api, node="gpu-050")
+    observe(engine, sink, XID79)
+    sink.sync()
+    assert api.taints("gpu-050") == [] and sink.taints.held == {TAINT}
+    with api.lock:
+        api.nodes["gpu-050"]["spec"]["taints"] = [{"key": TAINT, "value": "x", "effect": "NoSchedule"}]
+        api.nodes.touch("gpu-050")
+    clock.t += 70  # past the heartbeat and any recheck
+    sink.sync()
+    assert sink.taints.held == set()
+    assert sink._next_hold_down() > clock.t  # the writer sleeps until something is due
+
+def test_a_slot_freed_without_a_release_is_taken_within_the_cap(api):
+    """h131: a tainted node deleted (replaced by the repair it was tainted for: its agent never releases its
+    grant) frees its slot, which the next full count of the pool reclaims. A held node that learns "still full"
+    from the book alone must come to that full count within the backoff's cap of the slot freeing: before, the
+    book was trusted until its pool summary was 15 minutes old and the next ask drawn up to 15 minutes after a
+    refusal from it, so a slot freed just after a full count waited up to ~30 minutes."""
+    from agent.kube.grants import BUDGET_RECHECK_CAP_SECONDS
+
+    for i in range(20):
+        api.add_node(f"gpu-{i:03d}")
+    clock = Clock()
+    agents = [make_sink(api, node=f"gpu-{i:03d}", clock=clock, taint_hold_down_seconds=0, qps=500, burst=500,
+                        max_tainted_fraction=0.5, max_tainted_nodes=2) for i in range(3)]
+    for engine, sink, _, _ in agents:
+        # the first windows' earliest, then half of the cap: a refusal from the book late in its summary's life
+        sink.taints.recheck.uniform = lambda lo, hi: 1.0 if hi < BUDGET_RECHECK_CAP_SECONDS else hi / 2 + 50
+        observe(engine, sink, XID79)
+        sink.sync()
+    held, start = agents[2][1], clock.t
+    assert book_grants(api) == ["gpu-000", "gpu-001"] and held.taints.held  # the cap: 2
+    lists = api.lists
+    while not (clock.t > start + 600 and api.lists > lists):  # a full count, the grants past their grace
+        lists = api.lists
+        clock.t += 2
+        held.sync()
+    with api.lock:
+        del api.nodes["gpu-000"]  # replaced; its agent went with it, its grant stays in the book
+    freed = clock.t
+    while TAINT not in [t["key"] for t in api.taints("gpu-002")]:
+        clock.t += 2
+        held.sync()
+        assert clock.t - freed <= BUDGET_RECHECK_CAP_SECONDS + 2, "the freed slot is still not taken"
+
+
+def test_recheck_windows_and_what_the_book_alone_may_say():
+    """grants.Recheck: full jitter within 60 s doubling to the cap, started over for another held set, and never
+    later than `until` (a refusal from the book alone). GrantBook.pool_count: an answer only from a summary younger
+    than BOOK_ALONE_SECONDS (and not from the future: another node's clock far ahead), never with our own grant."""
+    from agent.kube.grants import BOOK_ALONE_SECONDS, GrantBook, Recheck
+
+    r = Recheck(uniform=lambda lo, hi: hi)
+    windows = []
+    for _ in range(6):
+        r.refused(0.0, {"k"})
+        windows.append(r.next_at)
+    assert windows == [60, 120, 240, 480, 900, 900]
+    r.refused(0.0, {"k"}, until=500.0)
+    assert r.next_at == 500.0
+    r.refused(0.0, {"k", "j"})
+    assert r.next_at == 60 and r.due(60) and not r.due(59)
+    r.reset()
+    assert r.due(float("-inf")) and r.held == frozenset()
+
+    now = 1e9
+    data = {"_pool.p": json.dumps({"nodes": 20, "at": now}), "a": json.dumps({"node": "a", "at": 1, "pool": "p"}),
+            "b": json.dumps({"node": "b", "at": 1, "pool": "q"}), "c": json.dumps({"node": "c", "at": 1})}
+    book = GrantBook(lambda method, path, **kw: {"metadata": {}, "data": data}, "ns", "cm", "x", lambda: now)
+    assert book.pool_count("p", "x") == (1, 20, now)  # only the pool's tagged grants
+    assert book.pool_count("p", "a") is None  # our own grant: count in full and use it
+    assert book.pool_count("q", "x") is None  # no summary of that pool
+    for at, trusted in ((now - BOOK_ALONE_SECONDS + 1, True), (now - BOOK_ALONE_SECONDS, False),
+                        (now + 30, True), (now + 3600, False)):
+        data["_pool.p"] = json.dumps({"nodes": 20, "at": at})
+        assert (book.pool_count("p", "x") is not None) is trusted, at
