@@ -325,14 +325,18 @@ def test_dashboard_queries_only_metrics_the_agent_exports(tmp_path):
     from telemetry_kit import copy_sysfs, hgx_scenario
 
     agent, _ = make(tmp_path, hgx_scenario(), copy_sysfs(tmp_path))
-    poll(agent)
-    agent.metrics.taint_held.labels("gpu-npd.io/GPUUnhealthy").set(0)
-    agent.metrics.set_kube_api_up(1)  # as when the Kubernetes writer runs
-    agent.pipeline.publish(Change(), always=True)
-    agent.metrics.source_up.labels("kmsg").set(1)
-    agent.metrics.xid_errors.labels("79", "0000:5d:00", "3", "u").inc()
-    samples = {s.name for f in text_string_to_metric_families(generate_latest(agent.metrics.registry).decode())
-               for s in f.samples}
+    try:  # closed here: conftest's _built_agents_closed closes only agents of modules that imported agent.app before
+        # the test (run alone, this module imports it inside the test: its NVML workers outlived the module)
+        poll(agent)
+        agent.metrics.taint_held.labels("gpu-npd.io/GPUUnhealthy").set(0)
+        agent.metrics.set_kube_api_up(1)  # as when the Kubernetes writer runs
+        agent.pipeline.publish(Change(), always=True)
+        agent.metrics.source_up.labels("kmsg").set(1)
+        agent.metrics.xid_errors.labels("79", "0000:5d:00", "3", "u").inc()
+        samples = {s.name for f in text_string_to_metric_families(generate_latest(agent.metrics.registry).decode())
+                   for s in f.samples}
+    finally:
+        agent.close()
     dash = json.loads((DEPLOY / "monitoring" / "grafana-dashboard.json").read_text())
     used = {m for p in dash["panels"] for t in p["targets"] for m in re.findall(r"gpu_npd_\w+", t["expr"])}
     assert used and used <= samples, used - samples
