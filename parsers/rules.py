@@ -79,6 +79,11 @@ GSP_RPC_FAILED = r"(?:rpcSendMessage failed with status |_GSP: GspRm\w+ failed: 
 # 0000:02:00.0: " (4xx-5xx), "for gpu 0000:01:00.0: " (515), "for GPU0000:07:00.0: " (5xx, no space), 610's "for GPU1:
 # 0000:84:00.0: " (its index, then its address), "for GPU2: " (the index alone); NVML's error text after it.
 NVSMI_HANDLE = r"device handle for (?:GPU|gpu) ?(?:(?P<gpu>\d{1,4}): (?=\S))?(?:(?P<pci>" + PCI + r"): ?)?"
+# nvidia-smi's words for no driver reachable and for no GPU listed (the row "nvsmi_no_driver"'s keywords, each the start
+# inside its `driver_error`): a container given no GPU prints them too, on a healthy node (a pod that requested none,
+# on a CPU node or under NVIDIA_VISIBLE_DEVICES=none / void, running nvidia-smi by habit), so a job's log saying them
+# names no broken node (triage.attribute is_node_fault)
+NVSMI_NO_GPU = ("NVIDIA-SMI has failed because it couldn", "No devices were found")
 
 
 # An Xid line: the address `PCI:dddd:bb:dd`, bare `dddd:bb:dd`, redacted `PCI:...` (no address: taken from context),
@@ -2046,9 +2051,11 @@ RULES: tuple[Rule, ...] = (
     # nvidia-smi on a node whose driver is loaded but brought up none of its GPUs: "No devices were found" (the whole
     # line: an RTX 5090 whose RmInitAdapter failed, open-gpu-kernel-modules #862; the GPU Operator's driver pod's startup
     # probe, "Startup probe failed: No devices were found", gpu-operator #641). Was nothing: a job that checks its GPUs
-    # with nvidia-smi at start has no other word for it. The node's driver, whatever the job (a GPU's own init failure,
-    # where the kernel log says which, is that GPU's finding besides).
-    _r("nvsmi_no_driver", "driver_unusable", ["NVIDIA-SMI has failed because it couldn", "No devices were found"],
+    # with nvidia-smi at start has no other word for it. The node's driver, as the pod's Event says; but in a job's log
+    # not a fault of its node by itself (NVSMI_NO_GPU: a container given no GPU prints both on a healthy node, and one
+    # given GPUs gets them through the runtime's hook or CDI, which refuse it without a driver: container_cli_error). A
+    # GPU's own init failure, where the kernel log says which, is that GPU's finding besides.
+    _r("nvsmi_no_driver", "driver_unusable", NVSMI_NO_GPU,
        r"(?P<driver_error>NVIDIA-SMI has failed because it couldn.t communicate with the NVIDIA driver|"
        r"(?:^|Startup probe failed: )No devices were found\s*$)"),
     # NVML refusing to start in a container whose GPU device nodes the node's container runtime took away: "Failed to

@@ -42,6 +42,7 @@ from parsers.finding import SEVERITY_RANK
 from parsers.correlate import WHAT as KIND_WORDING
 from parsers.kinds import BY_NAME as KIND
 from parsers.kinds import TABLE as KIND_TABLE
+from parsers.rules import NVSMI_NO_GPU
 
 from .clock import SKEW
 from .facts import JOB_TABLE, POD_ENDS, SIGNALS
@@ -413,6 +414,9 @@ def is_node_fault(e: Evidence) -> bool:
     """A fault of the node's hardware, fabric or GPU driver stack, severe enough to break a job (cf.
     parsers.correlate.cause_of)."""
     if e.kind in JOB_SEEN_NODE_FAULTS:  # the job's own line saying its node's driver stack refused it
+        said = str(e.details.get("driver_error") or "")
+        if any(w in said for w in NVSMI_NO_GPU):  # nvidia-smi's no driver / no GPU: a container given no GPU says it too
+            return False
         return SEVERITY_RANK.get(e.severity, 0) >= SEVERITY_RANK["error"]
     if e.kind == "cuda_error":  # uncorrectable ECC / NVLink / unknown error, seen by the application
         if e.details.get("chained_from") and e.details.get("cuda_error") in CUDA_TEXT_CATEGORY:

@@ -1818,6 +1818,39 @@ def test_ranks_that_cannot_use_their_nodes_driver_name_that_node():
     assert "an infrastructure fault" in first.reason
 
 
+# REAL (tests/fixtures/realworld/nvidia-smi-2026k.yaml: GoogleCloudPlatform/compute-gpu-installation PR #18): nvidia-smi
+# where it reaches no driver, and its words where it lists no GPU
+NVSMI_NO_DRIVER = ("NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure that the "
+                   "latest NVIDIA driver is installed and running.")
+
+
+@pytest.mark.parametrize("said", [NVSMI_NO_DRIVER, "No devices were found"])
+def test_nvidia_smi_in_a_container_without_a_gpu_blames_no_node(said):
+    """SYNTHETIC job around real lines: node-c's pod (a launcher or data pod that requested no GPU, on a CPU node or
+    under NVIDIA_VISIBLE_DEVICES=none / void) runs nvidia-smi by habit at start and prints its words for no driver
+    reachable or no GPU listed, as it does on a healthy node; rank 2 on node-b then raises an exception of its own and
+    node-a's ranks time out. A container given GPUs gets them through the NVIDIA runtime's hook or CDI, which refuse it
+    when the driver is not loaded (container_cli_error: a node fault already), and a GPU whose init failed is the kernel
+    log's: nvidia-smi's lines alone name no broken node. The root is rank 2's exception (was: node-c's driver,
+    node_fault, outranking it)."""
+    incidents = job({
+        "node-c/launcher.log": [said],
+        "node-a/train.log": [timeout(0), timeout(1)],
+        "node-b/train.log": ["[rank2]: Traceback (most recent call last):",
+                             "[rank2]: ValueError: too many values to unpack (expected 2)"],
+    })
+    first = incidents[0]
+    assert first.rule != "node_fault" and first.root.kind != "driver_unusable", (first.rule, first.reason)
+    assert (first.root.host, first.root.rank) == ("node-b", 2), first.reason
+    # the same words are still read (the pod's Event says them), as no fault of a node
+    from triage import is_node_fault
+    found = list(read_lines([said], "job/node-c/launcher.log", Clock(), root="job", year=2025))
+    assert [e.kind for e in found] == ["driver_unusable"] and not is_node_fault(found[0])
+    # NVML's own refusal at init in a container given GPUs (its device cgroup lost) stays the node's
+    assert is_node_fault(Evidence("driver_unusable", "error", "driver", None, "n",
+                                  details={"driver_error": "Failed to initialize NVML: Unknown Error"}))
+
+
 # Real lines (tests/fixtures/realworld/driver-jobs-2026c.yaml, runtime-2026i.yaml): the kubelet's message for a container
 # the NVIDIA container runtime's hook refused, its two lines (NVIDIA/k8s-device-plugin #1431), and the kubelet's Event
 # (NVIDIA/nvidia-container-toolkit #173)
