@@ -20,6 +20,11 @@ def xid13(i: int) -> str:  # synthetic: shape of NVRM's Xid 13 line (application
     return f"NVRM: Xid (PCI:0000:5d:00): 13, pid={1000 + i}, name=python3, Graphics SM Warp Exception\n"
 
 
+def _raised(a: AgentProc) -> list[dict]:
+    """The conditions the agent printed as raised (its stdout sink's lines)."""
+    return [e for e in a.events() if e.get("event") == "condition" and e["status"] == "True"]
+
+
 def test_kill_9_while_tailing_and_across_rotation_loses_nothing_and_counts_once(tmp_path: Path):
     log = tmp_path / "kern.log"
     rnd = random.Random(7)
@@ -81,7 +86,9 @@ def test_syslog_lines_of_other_programs_never_raise_node_problems(tmp_path: Path
     a.wait_for(lambda: a.value("gpu_npd_forged_or_userspace_total", source="files", kind="xid") == 1)
     a.wait_for(lambda: a.value("gpu_npd_xid_errors_total", xid="79", pci_bus_id="0000:18:00") == 1)
     assert a.value("gpu_npd_xid_errors_total", xid="48", pci_bus_id="0000:5d:00") is None
-    conds = [e for e in a.events() if e.get("event") == "condition" and e["status"] == "True"]
+    # the conditions are printed when the batch is published, after its findings are counted: wait for them
+    a.wait_for(lambda: _raised(a), what="the Xid 79's condition printed")
+    conds = _raised(a)
     assert conds and all("0000:5d:00" not in e["message"] for e in conds)
     assert a.stop()[0] == 0
 
@@ -107,7 +114,9 @@ def test_a_process_naming_itself_kernel_in_syslog_never_raises_node_problems(tmp
     a.wait_for(lambda: a.value("gpu_npd_forged_or_userspace_total", source="files", kind="xid") == 3)
     for bus in ("5d", "5e", "5f"):
         assert a.value("gpu_npd_xid_errors_total", xid="48", pci_bus_id=f"0000:{bus}:00") is None
-    conds = [e for e in a.events() if e.get("event") == "condition" and e["status"] == "True"]
+    # the conditions are printed when the batch is published, after its findings are counted: wait for them
+    a.wait_for(lambda: _raised(a), what="the Xid 79's condition printed")
+    conds = _raised(a)
     assert conds and all(f"0000:{bus}:00" not in e["message"] for e in conds for bus in ("5d", "5e", "5f"))
     assert a.stop()[0] == 0
 
@@ -126,7 +135,9 @@ def test_kmsg_records_a_process_wrote_never_raise_node_problems(tmp_path: Path):
     a.wait_for(lambda: a.value("gpu_npd_xid_errors_total", xid="79", pci_bus_id="0000:18:00") == 1)
     assert a.value("gpu_npd_forged_or_userspace_total", source="kmsg", kind="xid") == 2
     assert a.value("gpu_npd_xid_errors_total", xid="48", pci_bus_id="0000:5d:00") is None
-    conds = [e for e in a.events() if e.get("event") == "condition" and e["status"] == "True"]
+    # the conditions are printed when the batch is published, after its findings are counted: wait for them
+    a.wait_for(lambda: _raised(a), what="the Xid 79's condition printed")
+    conds = _raised(a)
     assert conds and all("0000:5d:00" not in e["message"] for e in conds)
     assert a.stop()[0] == 0
 
