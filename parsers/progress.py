@@ -265,11 +265,18 @@ _SETUP_BAR = re.compile("(?i:" + "|".join(_SETUP_WORDS) + r")|\bMap\b|checkpoint
 _SETUP_GATE = re.compile("|".join((*_SETUP_WORDS, "map", "checkpoint shards")))
 _MULT = {"K": 1e3, "M": 1e6, "G": 1e9}
 # announced pauses: a checkpoint save or an evaluation said in the log
+# verl's PPO trainer (ray_trainer.py, 2025-03 on, and its forks) says neither in words: a save opens with `(TaskRunner
+# pid=3165) local_global_step_folder: checkpoints/.../global_step_80` (its fully-async recipe `[FullyAsyncTrainer]
+# local_global_step_folder: ...`; the checkpoint manager's own `[rank-0]: Saving model to ...` of 2025-03/05 is read
+# by `saving model`, its later `Saved model to ...` is logged at INFO, below verl's default WARN), a validation with
+# `test_gen_batch meta info: {'eos_token_id': 2, ..., 'validate': True, 'global_steps': 0}` (its generation, the long
+# part of it, follows; only `validation generation end` was read before, so a long save or validation on a large model
+# read as a silent pod)
 PAUSES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("checkpoint", re.compile(r"(?i)\bsav(e|ing)( the)?( model)? checkpoint|\bcheckpoint(ing)? (save|to)\b|"
-                              r"\bsaving (model|state|weights)\b")),
+                              r"\bsaving (model|state|weights)\b|local_global_step_folder: ")),
     ("evaluation", re.compile(r"(?i)running evaluation|\bevaluat(ing|ion)\b|\bvalidat(ing|ion)\b|"
-                              r"\bval loss\b")),
+                              r"\bval loss\b|\btest_gen_batch meta info: ")),
     # fairseq's validation (`| epoch 005 | valid on 'valid' subset ... loss=2.72`, `valid_loss 8.11`; past the
     # keyword list by its loss): a row of its own, as a case-sensitive
     # literal costs a tenth of another case-blind alternative in the row above on every keyword line
@@ -279,6 +286,10 @@ PAUSES: tuple[tuple[str, re.Pattern[str]], ...] = (
 # a keyword line no rule reads meets the rows only when its lower case holds one (_may_hold), as the rows themselves
 # cost ~6 us on every such line (a JSON metrics line naming its "step" and "loss")
 _PAUSE_WORDS = re.compile("heckpoint|aving|valuat|alidat|val loss|valid on")
+# and on a keyword line no row reads (lower-cased), verl's two announcements without those words (PAUSES): never after a
+# progress match (verl prints them on lines of their own), so the look after one does not pay for them (~5% of a
+# progress line's cost, '_' being in most of their keys)
+_PAUSE_WORDS_ALONE = re.compile("heckpoint|aving|valuat|alidat|val loss|valid on|_step_folder: |_gen_batch meta")
 KEYWORDS = ("iteration", "iter ", "iter:", "step", "loss", "/it", "it/s", "heckpoint", "aving", "valuat", "alidat",
             "(val)",  # MMEngine's validation, `Epoch(val) [10][4000/4809]  eta: ...`, names no loss
             "s/ba", "ba/s", "batch=", "[token=",  # Composer's bar and console logger (`[batch=1/100]:`)
@@ -367,7 +378,7 @@ def _one(line: str) -> Progress | None:
         pause = _pause(line, m.end()) if _PAUSE_WORDS.search(line, m.end()) else ""
         return Progress(step, seconds, rule.trainer, pause)
     # (_may_hold over the whole line, inlined: a keyword line no row reads, the common one, comes here)
-    pause = _pause(line, 0) if not line.isascii() or _PAUSE_WORDS.search(line.lower()) else ""
+    pause = _pause(line, 0) if not line.isascii() or _PAUSE_WORDS_ALONE.search(line.lower()) else ""
     return Progress(None, trainer="", pause=pause, moved=False) if pause else None
 
 

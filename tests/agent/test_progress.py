@@ -313,6 +313,23 @@ def test_verls_step_lines():
     assert recognise("INFO:tensorflow:global_step/sec: 0.0339311") is None  # TF's rate line: no step of its own
 
 
+def test_verls_save_and_validation_announcements():
+    """REAL: verl's PPO trainer (ray_trainer.py, every version from 2025-03 to 2026) announces a checkpoint save only as
+    `local_global_step_folder: /data/wzl/LightningSearch-RL/checkpoints/.../global_step_28` (0904wang/LightningSearch-RL,
+    2026) and a validation only as `(TaskRunner pid=247607) test_gen_batch meta info: {..., 'validate': True,
+    'global_steps': 0}` (johnson7788/RLDecisionAgent's README); both read as nothing before (`validate` is not
+    `validation`), so the rollout of a long validation or the save of a large model's shards was a silent pod with no
+    pause announced; only `validation generation end`, said when the generation was over, counted.  Now each is its
+    pause, and no line between them is progress (sources.md)."""
+    said = [recognise(x) for x in lines("verl_rldecision_val_start.log")]
+    text = lines("verl_rldecision_val_start.log")
+    starts = [i for i, x in enumerate(text) if "test_gen_batch meta info: " in x]
+    assert starts and all(said[i] == Progress(None, None, "", "evaluation", False) for i in starts)
+    assert said[-1] == Progress(None, None, "", "evaluation", False)  # `validation generation end`
+    assert [p for p in said if p is not None and p.moved] == []
+    assert [recognise(x) for x in lines("verl_lightningsearch_save.log")] == [Progress(None, None, "", "checkpoint", False)]
+
+
 def test_nemo_rls_step_headers_and_the_pauses_it_announces():
     """REAL (NVIDIA-NeMo/nemo-platform #943, a DPO run, 2026; sources.md): NeMo-RL opens each step with `=========================
     Step 2/2 =========================` and prints its results as indented bullets after it: the header was read as
