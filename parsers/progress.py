@@ -248,6 +248,12 @@ RULES: tuple[Rule, ...] = (
     # [0][19950/20019]\tTime 0.544 (0.634)\tData ...` (the count within the epoch; `Time` the last batch's)
     Rule("imagenet", "Loss", re.compile(r"Epoch: (?<!\wEpoch: )\[\d+\]\[\s*(?P<step>\d+)/\d+\]\s+Time\s+(?P<time>"
                                         + _NUM[1:-1] + r")\s")),
+    # torchtune's metric logger on the console (StdoutLogger; DiskLogger writes the same to its file): `Step 1 |
+    # loss:2.085338592529297 lr:2e-05 tokens_per_second_per_gpu:57.8` (2024-08), its first era `Step 0 |
+    # loss:1.7535516023635864 lr:2e-05 gpu_resources:13708965376 ` (the global step; no step time; its tqdm bar,
+    # `1|25|Loss: 1.26:  26%|...| 26/101 [06:45<17:27, 13.96s/it]`, the tqdm rows read).  None before; `Step 100 |
+    # val_loss:...` is no training line
+    Rule("torchtune", "| loss:", re.compile(r"Step (?<!\wStep )(?P<step>\d+) \| loss:")),
 )
 # a progress line (a tqdm bar's description, torchtitan's `validate step:`) that says it is not training:
 # evaluation, which is a pause, not training progress
@@ -356,6 +362,11 @@ def _one(line: str) -> Progress | None:
         start = m.start()
         if start and rule.trainer == "tqdm" and _may_hold(_SETUP_GATE, line, start) and _SETUP_BAR.search(line, 0, start):
             return None
+        if start and rule.trainer == "tqdm" and line.find("Processed prompts", 0, start) >= 0:
+            # vLLM's generation bar (an RL trainer's rollout: OpenRLHF, TRL): the job moved on, but its count is prompts
+            # and its rate a batch of them, neither a training step (read as one, a rollout's `1/16` followed the
+            # trainer's `Episode [1/1]: ... 11/12` bar as the pod's step, its 12.76 s/it as the step time)
+            return Progress(None, trainer=rule.trainer)
         if ((start and _may_hold(_EVAL_GATE, line, start) and _EVAL_BAR.search(line, 0, start))
                 or groups.get("phase") not in (None, "train")):
             return Progress(None, trainer=rule.trainer, pause="evaluation", moved=False)

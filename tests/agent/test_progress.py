@@ -133,6 +133,14 @@ PODS = Path(__file__).parents[1] / "fixtures" / "pods" / "var" / "log" / "pods"
     # verl's console line whose first metric is not `global_seqlen/` (siiRL's quickstart, 2026: `step:1 - training/epoch:1.000
     # - ... - perf/time_per_step:129.426 - ...`): None before
     ("verl_siirl_quickstart_training_keys.log", "verl", [1, 2], 129.426),
+    # (h138) torchtune's metric logger (`Step 1 | loss:2.085338592529297 lr:2e-05 tokens_per_second_per_gpu:57.8`, 2024-08;
+    # first era `Step 0 | loss:1.75... lr:2e-05 gpu_resources:13708965376 `): None before, so a torchtune job logging to
+    # the console was tracked only by its bar; its multi-node bar (`[trainer0|0]:1|25|Loss: 1.26:  26%|...| 26/101
+    # [06:45<17:27, 13.96s/it]`, 2025) the tqdm rows read; Axolotl's lines are the Trainer's dict (its own say nothing)
+    ("torchtune_640_stdout.log", "torchtune", list(range(18)), None),
+    ("torchtune_1358_stdout.log", "torchtune", list(range(1, 13)), None),
+    ("torchtune_2620_multinode.log", "tqdm", [n for n in range(26, 32) for _ in (0, 1)] + [32], 13.96),
+    ("axolotl_592.log", "huggingface", [None], None),
 ])
 def test_each_trainers_real_lines_give_their_steps_and_step_time(name, trainer, steps, seconds):
     found = [p for p in map(recognise, lines(name)) if p is not None and p.moved]
@@ -142,6 +150,16 @@ def test_each_trainers_real_lines_give_their_steps_and_step_time(name, trainer, 
         assert all(p.seconds is None for p in found)
     else:
         assert found[0].seconds == pytest.approx(seconds)
+
+
+def test_a_rollouts_generation_bar_is_progress_without_a_step():
+    """REAL (OpenRLHF #350, 2024): vLLM's `Processed prompts:   6%|...| 1/16 [00:12<03:11, 12.76s/it]` between the trainer's
+    `Episode [1/1]:  92%|...| 11/12 [03:32<00:19, 19.50s/it]` bars: the rollout moved the job on, but its count is prompts
+    and its time a batch of them (before: step 1 after step 11, and 12.76 s the step time)."""
+    found = [p for p in map(recognise, lines("openrlhf_350_ray.log")) if p is not None and p.moved]
+    assert [(p.step, p.seconds) for p in found] == [(None, None)] * 2 + [(11, 19.5)] + [(None, None)] * 4 + [
+        (None, 19.18), (None, 19.27)] + [(None, None)] * 2
+    assert {p.trainer for p in found} == {"tqdm"}
 
 
 def test_lines_that_are_not_progress_give_nothing():
