@@ -416,9 +416,10 @@ class FileReader:
         self._record: tuple | None = None  # (prefixes, key, line) of a record whose traceback lines lack its prefix
         self._tasks: dict[tuple, facts.Fact] = {}  # origin key -> the row of the task list its last line opened
         self._actors: dict[tuple, dict] = {}  # origin key -> the fields of Ray's actor-died error read so far
-        # a CheckpointException's ranks' own failures (DCP_RANK): origin key -> the rank its open traceback's opener
-        # names, and -> the line of the exception whose ranks' failures follow
-        self._dcp: dict[tuple, int] = {}
+        # a CheckpointException's ranks' own failures (DCP_RANK): origin key -> (the rank its open traceback's opener
+        # names, that opener's line: only the traceback it opened is that rank's), and -> the line of the exception
+        # whose ranks' failures follow
+        self._dcp: dict[tuple, tuple[int, int]] = {}
         self._dcp_open: dict[tuple, int] = {}
         # `kubectl describe pod`: (line of its "Name:", "Namespace:" seen) while in a description's header, and the
         # node its "Node:" named, the host of its lines (_DESCRIBE_*)
@@ -634,7 +635,7 @@ class FileReader:
             self._caught.discard(key)
             dm = DCP_RANK.match(tail) if tail[-1:] == ")" else None
             if dm is not None and key in self._dcp_open:  # a failing rank's own traceback, printed by any rank
-                self._dcp[key] = int(dm.group(1))
+                self._dcp[key] = (int(dm.group(1)), n)
             else:
                 self._dcp.pop(key, None)
             return
@@ -659,8 +660,8 @@ class FileReader:
                 cause = self._chained.pop(key, None)
                 named = self._dcp.pop(key, None)
                 ev = self._exception(at, m.group("type"), m.group("message") or "", cause)
-                if ev is not None and named is not None:
-                    ev = _of_rank(ev, named)
+                if ev is not None and named is not None and named[1] == open_tb:  # the "(RANK N)" block's own
+                    ev = _of_rank(ev, named[0])
                 if ev is not None and DCP_OPENER in (m.group("message") or "")[:len(DCP_OPENER) + 40] and \
                         (key in self._dcp_open or len(self._dcp_open) < 4096):
                     self._dcp_open[key] = n  # the ranks' own failures follow, each its own rank's

@@ -601,6 +601,17 @@ def test_a_checkpoint_exceptions_ranks_failures_are_their_own_ranks():
     assert (e.rank, e.host) == (0, "node-a") and "dcp_rank" not in e.details
 
 
+def test_a_checkpoint_exceptions_rank_block_credits_only_its_own_exception():
+    """A "(RANK 3)" traceback that never reaches its exception (its log cut) credits nothing after it: a later
+    traceback, opened by a logged message ending with "Traceback (most recent call last):" hundreds of lines on, is
+    its writer's.  Was: credited to rank 3, the block's rank kept until any exception closed a traceback."""
+    later = [*DCP_FAILURE_LINES[:6], *["[rank0]: step 5 loss 1.0"] * 500,
+             "[rank0]: 2025-01-01 10:00:00 ERROR worker crashed: Traceback (most recent call last):",
+             '[rank0]:   File "x.py", line 1, in f', "[rank0]: ValueError: bad value"]
+    (e,) = [e for e in read_lines(later, "node-a/train.log", Clock()) if e.details.get("exception") == "ValueError"]
+    assert (e.rank, e.host) == (0, "node-a") and "dcp_rank" not in e.details
+
+
 @pytest.mark.parametrize("line", [
     # ray-project/ray #43751 (Ray 2.9's RayActorError), #47759 (2.10+'s ActorDiedError)
     "ray.exceptions.RayActorError: The actor died unexpectedly before finishing this task.",
