@@ -601,6 +601,17 @@ def test_a_checkpoint_exceptions_ranks_failures_are_their_own_ranks():
     assert (e.rank, e.host) == (0, "node-a") and "dcp_rank" not in e.details
 
 
+def test_a_checkpoint_exception_with_no_ranks_failure_after_it_is_the_failure():
+    """The wrapper is the ranks' failures' consequence only when one follows it: alone (a log cut after it, its blocks
+    never printed) it is the job's failure, as any exception.  Was: a consequence always, so a job whose only failure
+    was the wrapper had no incident at all."""
+    [alone] = job({"node-a/train.log": DCP_FAILURE_LINES[:4]})
+    assert (alone.category, alone.root.kind, alone.root.rank) == ("application", "exception", 0), alone.reason
+    ev = list(read_lines(DCP_FAILURE_LINES[:4] + ["[rank0]: step 5 loss 1.0"] * 500, "node-a/train.log", Clock()))
+    (wrapper,) = [e for e in ev if e.kind == "exception"]
+    assert not is_consequence(wrapper) and wrapper.line == 4
+
+
 def test_a_checkpoint_exceptions_rank_block_credits_only_its_own_exception():
     """A "(RANK 3)" traceback that never reaches its exception (its log cut) credits nothing after it: a later
     traceback, opened by a logged message ending with "Traceback (most recent call last):" hundreds of lines on, is
