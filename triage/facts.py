@@ -534,7 +534,9 @@ FACTS: tuple[Fact, ...] = (
     # .." (ray-project/ray PR #26143, which fixed the percentage and added the capacity): a warning (disk_pressure),
     # never a failure by itself; an object store failure on the node after it is the disk's (triage.attribute).
     _f("ray_disk_nearly_full", "disk_pressure", ["Object creation will fail if spilling is required"],
-       r"(?P<path>/\S+) is over (?P<threshold>[\d.]+)% full, available space: (?P<available>\d+(?:\.\d+)?(?: GB)?)"
+       # the path read from its start only (a space or quote before it): tried from every "/" of a long line, quadratic
+       r"(?<![^\s'\"])(?P<path>/\S+) is over (?P<threshold>[\d.]+)% full, available space: "
+       r"(?P<available>\d+(?:\.\d+)?(?: GB)?)"
        r"(?:; capacity: (?P<capacity>\d+(?:\.\d+)? GB))?\. Object creation will fail if spilling is required",
        severity="warning"),
     # NCCL could not create a shared-memory segment for its intra-node transport, every release's wording ("include/

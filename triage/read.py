@@ -113,11 +113,11 @@ CONSEQUENCE_EXCEPTIONS = re.compile(
     # ("EngineDeadError: EngineCore encountered an issue. See stack trace (above) for the root cause."), its engine
     # re-raising its workers' ("WorkerProc initialization failed due to an exception in a background process. See
     # stack trace for root cause.", "Engine core initialization failed. See root cause above.")
-    r"EngineDeadError|see (?:the )?(?:stack trace|traceback|root cause)|for (?:the )?root cause|"
-    # PyTorch's distributed checkpoint (DCP) gathering the ranks' own failures of a save or load into one exception,
-    # every rank re-raising it (torch/distributed/checkpoint/api.py, 2.0+): "torch.distributed.checkpoint.api.
-    # CheckpointException: CheckpointException ranks:dict_keys([3, 7])", each rank's exception after it (DCP_RANK)
-    r"CheckpointException ranks:", re.I)
+    r"EngineDeadError|see (?:the )?(?:stack trace|traceback|root cause)|for (?:the )?root cause", re.I)
+# PyTorch's distributed checkpoint (DCP) gathers the ranks' own failures of a save or load into one exception, every
+# rank re-raising it (torch/distributed/checkpoint/api.py, 2.0+): "torch.distributed.checkpoint.api.CheckpointException:
+# CheckpointException ranks:dict_keys([3, 7])", each rank's exception after it (DCP_RANK, DCP_FAILURE).  It is their
+# consequence once one of them is read after it; with none (a log cut after it) it is the failure (FileReader._dcp_open)
 # The ranks' own failures a CheckpointException prints after its first line (its __str__, every release since 2.0):
 # "Traceback (most recent call last): (RANK 3)", that rank's frames and its exception (the exception's own rank, not the
 # writer's: every rank prints every failing rank's), or, for a failure DCP holds no traceback of (a later revision of
@@ -416,10 +416,13 @@ class FileReader:
         self._record: tuple | None = None  # (prefixes, key, line) of a record whose traceback lines lack its prefix
         self._tasks: dict[tuple, facts.Fact] = {}  # origin key -> the row of the task list its last line opened
         self._actors: dict[tuple, dict] = {}  # origin key -> the fields of Ray's actor-died error read so far
-        # a CheckpointException's ranks' own failures (DCP_RANK): origin key -> the rank its open traceback's opener
-        # names, and -> the line of the exception whose ranks' failures follow
-        self._dcp: dict[tuple, int] = {}
-        self._dcp_open: dict[tuple, int] = {}
+        # a CheckpointException's ranks' own failures (DCP_RANK): origin key -> (the rank its open traceback's opener
+        # names, that opener's line: only the traceback it opened is that rank's), and -> the line of the exception
+        # whose ranks' failures follow
+        self._dcp: dict[tuple, tuple[int, int]] = {}
+        # (the wrapper's line, its evidence, held back until a rank's failure follows it, their consequence, or its
+        # block ends with none, the failure)
+        self._dcp_open: dict[tuple, tuple[int, Evidence | None]] = {}
         # `kubectl describe pod`: (line of its "Name:", "Namespace:" seen) while in a description's header, and the
         # node its "Node:" named, the host of its lines (_DESCRIBE_*)
         self._described: tuple[int, bool] | None = None
@@ -439,6 +442,8 @@ class FileReader:
                 batch = []
         if batch:
             yield from self._batch(n, batch)
+        for key in list(self._dcp_open):  # a CheckpointException no rank's failure followed: the failure
+            yield from self._routed(self._dcp_close(key))
         yield from self._close_block()
         yield from self._pid_filled()
         if self.errors > 1:
@@ -485,11 +490,7 @@ class FileReader:
                     self._record = (fields, key, n + i + 1)  # its traceback's lines follow without its prefix
                 if i in hits or self._block is not None or self._root_next or key in self._tracebacks or \
                         key in self._tasks or key in self._actors or key in self._dcp_open or _BLOCK_OPEN.match(rest):
-                    for ev in self._line(_Line(n + i + 1, shown[i], lead, rest, origin, key)):
-                        if ev.rank is None and ev.pid is not None and len(self._pending) < MAX_PENDING:
-                            self._pending.append(ev)  # a later line may name its process's rank
-                        else:
-                            yield ev
+                    yield from self._routed(self._line(_Line(n + i + 1, shown[i], lead, rest, origin, key)))
                     if self._amendments:  # (rare) the line amended an earlier line's finding
                         for ev in self._amended():
                             if ev.rank is None and ev.pid is not None and len(self._pending) < MAX_PENDING:
@@ -501,6 +502,29 @@ class FileReader:
                 if self.errors == 1:
                     log.exception("triage: reading %s line %d raised (a bug; the line is skipped, later ones are "
                                   "counted): %.200r", self.name, n + i + 1, line)
+
+    def _routed(self, evidence: Iterable[Evidence]) -> Iterator[Evidence]:
+        for ev in evidence:
+            if ev.rank is None and ev.pid is not None and len(self._pending) < MAX_PENDING:
+                self._pending.append(ev)  # a later line may name its process's rank
+            else:
+                yield ev
+
+    def _dcp_close(self, key: tuple) -> Iterator[Evidence]:
+        """The CheckpointException of `key` held back with no rank's failure read after it: the failure."""
+        _, wrapper = self._dcp_open.pop(key)
+        if wrapper is not None:
+            yield wrapper
+
+    def _dcp_credited(self, key: tuple) -> Iterator[Evidence]:
+        """A rank's failure read after `key`'s CheckpointException: the wrapper, held back, their consequence."""
+        start, wrapper = self._dcp_open.get(key, (0, None))
+        if wrapper is None:
+            return
+        self._dcp_open[key] = (start, None)
+        if wrapper.kind == "exception":
+            wrapper = wrapper.with_context(severity="warning", attribution="unknown")
+        yield wrapper.with_context(details={**wrapper.details, "consequence": True})
 
     def _describe(self, line: str, n: int) -> None:
         """A `kubectl describe pod` header's line (_DESCRIBE_*): "Name:" opens a description (the node of the one before
@@ -634,7 +658,7 @@ class FileReader:
             self._caught.discard(key)
             dm = DCP_RANK.match(tail) if tail[-1:] == ")" else None
             if dm is not None and key in self._dcp_open:  # a failing rank's own traceback, printed by any rank
-                self._dcp[key] = int(dm.group(1))
+                self._dcp[key] = (int(dm.group(1)), n)
             else:
                 self._dcp.pop(key, None)
             return
@@ -659,26 +683,31 @@ class FileReader:
                 cause = self._chained.pop(key, None)
                 named = self._dcp.pop(key, None)
                 ev = self._exception(at, m.group("type"), m.group("message") or "", cause)
-                if ev is not None and named is not None:
-                    ev = _of_rank(ev, named)
-                if ev is not None and DCP_OPENER in (m.group("message") or "")[:len(DCP_OPENER) + 40] and \
-                        (key in self._dcp_open or len(self._dcp_open) < 4096):
-                    self._dcp_open[key] = n  # the ranks' own failures follow, each its own rank's
+                if ev is not None and named is not None and named[1] == open_tb:  # the "(RANK N)" block's own
+                    ev = _of_rank(ev, named[0])
+                    yield from self._dcp_credited(key)
                 if ev is not None:
                     if key in self._last_exc or len(self._last_exc) < 4096:
                         self._last_exc[key] = (n, cause or ev.details.get("exception") or ev.kind)
-                    yield ev
+                    if DCP_OPENER in (m.group("message") or "")[:len(DCP_OPENER) + 40] and \
+                            (key in self._dcp_open or len(self._dcp_open) < 4096):
+                        if key in self._dcp_open:  # the one before, no rank's failure after it
+                            yield from self._dcp_close(key)
+                        self._dcp_open[key] = (n, ev)  # the ranks' own failures follow, each its own rank's
+                    else:
+                        yield ev
                 return
             if n - open_tb > TRACEBACK_LINES:
                 del self._tracebacks[key]
         if key in self._dcp_open:
-            if n - self._dcp_open[key] > TRACEBACK_LINES:
-                del self._dcp_open[key]
+            if n - self._dcp_open[key][0] > TRACEBACK_LINES:
+                yield from self._dcp_close(key)
             else:
                 fm = DCP_FAILURE.match(tail)
                 if fm is not None:  # a failure DCP holds no traceback of: its str() alone
                     ev = self._exception(at, "", fm.group(2))
                     if ev is not None:
+                        yield from self._dcp_credited(key)
                         yield from self._keep(_of_rank(ev, int(fm.group(1))))
                     return
         if tail.startswith(facts.CHAINED):

@@ -538,6 +538,19 @@ RAY_STORE_FULL = ["Traceback (most recent call last):",
                   "00003000000 in object store because it is full. Object size is 516884584 bytes."]
 
 
+def test_the_raylets_disk_warning_reads_a_long_line_in_linear_time():
+    """A line holding the warning's words after a long run of "/" but not its shape (a path-heavy record, cut at
+    MAX_LINE): read in time linear in its length.  Was: the path tried from every "/", 6.6 s for 64 K characters (a
+    65,536-character line about 26 s)."""
+    import time
+    words = " Object creation will fail if spilling is required."
+    started = time.perf_counter()
+    assert facts.match("/x" * 32000 + words) is None
+    assert time.perf_counter() - started < 1.0
+    hit = facts.match("/x" * 32000 + " is over 95% full, available space: 1 GB." + words)
+    assert hit is not None and hit[0].kind == "disk_pressure"
+
+
 def test_a_full_object_store_after_its_nodes_disk_filled_is_the_disk():
     """Ray's ObjectStoreFullError is the program's (objects it kept in scope) unless its node's disk, which the store
     spills to, was past the raylet's threshold before it: then the disk (infrastructure), the raylet's warning its
@@ -598,6 +611,28 @@ def test_a_checkpoint_exceptions_ranks_failures_are_their_own_ranks():
     assert (e.rank, e.details["dcp_rank"]) == (5, 5)
     # without a CheckpointException before it, "(RANK N)" names no one: its writer's
     (e,) = [e for e in read_lines(DCP_FAILURE_LINES[4:8], "node-a/train.log", Clock()) if e.kind == "storage_error"]
+    assert (e.rank, e.host) == (0, "node-a") and "dcp_rank" not in e.details
+
+
+def test_a_checkpoint_exception_with_no_ranks_failure_after_it_is_the_failure():
+    """The wrapper is the ranks' failures' consequence only when one follows it: alone (a log cut after it, its blocks
+    never printed) it is the job's failure, as any exception.  Was: a consequence always, so a job whose only failure
+    was the wrapper had no incident at all."""
+    [alone] = job({"node-a/train.log": DCP_FAILURE_LINES[:4]})
+    assert (alone.category, alone.root.kind, alone.root.rank) == ("application", "exception", 0), alone.reason
+    ev = list(read_lines(DCP_FAILURE_LINES[:4] + ["[rank0]: step 5 loss 1.0"] * 500, "node-a/train.log", Clock()))
+    (wrapper,) = [e for e in ev if e.kind == "exception"]
+    assert not is_consequence(wrapper) and wrapper.line == 4
+
+
+def test_a_checkpoint_exceptions_rank_block_credits_only_its_own_exception():
+    """A "(RANK 3)" traceback that never reaches its exception (its log cut) credits nothing after it: a later
+    traceback, opened by a logged message ending with "Traceback (most recent call last):" hundreds of lines on, is
+    its writer's.  Was: credited to rank 3, the block's rank kept until any exception closed a traceback."""
+    later = [*DCP_FAILURE_LINES[:6], *["[rank0]: step 5 loss 1.0"] * 500,
+             "[rank0]: 2025-01-01 10:00:00 ERROR worker crashed: Traceback (most recent call last):",
+             '[rank0]:   File "x.py", line 1, in f', "[rank0]: ValueError: bad value"]
+    (e,) = [e for e in read_lines(later, "node-a/train.log", Clock()) if e.details.get("exception") == "ValueError"]
     assert (e.rank, e.host) == (0, "node-a") and "dcp_rank" not in e.details
 
 
