@@ -544,9 +544,9 @@ def test_the_raylets_disk_warning_reads_a_long_line_in_linear_time():
     65,536-character line about 26 s)."""
     import time
     words = " Object creation will fail if spilling is required."
-    started = time.perf_counter()
+    started = time.process_time()  # this process's CPU (a loaded host's other work is not counted): ~3 ms, 6.6 s before
     assert facts.match("/x" * 32000 + words) is None
-    assert time.perf_counter() - started < 1.0
+    assert time.process_time() - started < 1.0
     hit = facts.match("/x" * 32000 + " is over 95% full, available space: 1 GB." + words)
     assert hit is not None and hit[0].kind == "disk_pressure"
 
