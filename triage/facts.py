@@ -530,8 +530,9 @@ FACTS: tuple[Fact, ...] = (
     # Its precursor: the raylet's file system monitor, every 10 s while the disk it spills to is past that threshold,
     # at level E though nothing failed yet: "(raylet) [2025-04-21 10:05:37,313 E 959680 959717] file_system_monitor.cc:
     # 116: /tmp/ray/session_2025-03-25_17-33-57_554404_959134 is over 95% full, available space: 42.6695 GB; capacity:
-    # 876.137 GB. Object creation will fail if spilling is required." (InternLM/lmdeploy #3457, 2025), Ray 2.0's "/mnt/data0/ray is over 0.95% full, available space: 50637901824. Object creation
-    # .." (ray-project/ray PR #26143, which fixed the percentage and added the capacity): a warning (disk_pressure),
+    # 876.137 GB. Object creation will fail if spilling is required." (InternLM/lmdeploy #3457, 2025), Ray 2.0's
+    # "/mnt/data0/ray is over 0.95% full, available space: 50637901824. Object creation .." (ray-project/ray PR #26143,
+    # which fixed the percentage and added the capacity): a warning (disk_pressure),
     # never a failure by itself; an object store failure on the node after it is the disk's (triage.attribute).
     _f("ray_disk_nearly_full", "disk_pressure", ["Object creation will fail if spilling is required"],
        # the path read from its start only (a space or quote before it): tried from every "/" of a long line, quadratic
