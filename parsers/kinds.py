@@ -152,6 +152,10 @@ _NOT_APP = MappingProxyType({"not_attribution": "application"})
 _LINK_DOWN = ("down", "module_error")
 _XID_BY_CLEAR = {mode: sorted(a for a, m in XID_ACTION_CLEAR.items() if m == mode) for mode in ("boot", "reset")}
 
+# gpu-npd's taint keys: this prefix + a condition's type ("gpu-npd.io/GPUUnhealthy"); the agent's default
+# (agent/kube/settings.py taint_prefix) and what triage reads as gpu-npd's own NoExecute taint (triage/facts.py pod_end)
+TAINT_PREFIX = "gpu-npd.io/"
+
 CONDITIONS: tuple[Condition, ...] = (
     Condition("GPUUnhealthy", "GPUIsHealthy", "no fatal GPU fault", "a GPU is lost or needs a reset or a reboot",
               taint=True, fault="fatal"),

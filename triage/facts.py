@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass
 
 from parsers.classify import pg_name
+from parsers.kinds import TAINT_PREFIX
 
 
 @dataclass(frozen=True, slots=True)
@@ -169,7 +170,6 @@ POD_ENDS: dict[str, PodEnd] = {
 # status.reason "Out<resource>": the kubelet's admission found the node short of an extended resource
 # ("OutOfnvidia.com/gpu")
 OUT_OF = re.compile(r"^Out[Oo]f[a-z0-9][\w.\-]*/[\w.\-]+$")
-GPU_NPD_TAINT_PREFIX = "gpu-npd.io/"  # agent/kube/settings.py taint_prefix's default
 
 
 def pod_end(reason: str | None, taints: tuple[str, ...] = ()) -> str | None:
@@ -178,7 +178,7 @@ def pod_end(reason: str | None, taints: tuple[str, ...] = ()) -> str | None:
     if not reason:
         return None
     if reason == "DeletionByTaintManager":
-        if any(t.startswith(GPU_NPD_TAINT_PREFIX) for t in taints):
+        if any(t.startswith(TAINT_PREFIX) for t in taints):
             return "taint:gpu-npd"
         for t in ("node.kubernetes.io/unreachable", "node.kubernetes.io/not-ready"):
             if t in taints:

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Annotated, Literal
 
 from kubeapi.reserved import reserved_key
-from parsers.kinds import CONDITIONS
+from parsers.kinds import CONDITIONS, TAINT_PREFIX
 
 from ..keyspec import doc, num
 from ..podresources import SOCKET
@@ -37,7 +37,7 @@ class KubeSettings:
     max_backoff_seconds: Annotated[float, num("failed writes retry with exponential backoff and jitter up to this",
                                               ge=0)] = 60.0
     taint_prefix: Annotated[str, doc("gpu-npd's taint keys are this prefix + a taint rule's condition; no other "
-                                     "taint, under the prefix or not, is ever touched", pattern="/$")] = "gpu-npd.io/"
+                                     "taint, under the prefix or not, is ever touched", pattern="/$")] = TAINT_PREFIX
     taints: Annotated[tuple[TaintRule, ...], doc(
         "enforce mode only: {condition, effect, min_severity} each; effect NoSchedule unless set (NoExecute "
         "evicts); min_severity: taint only while the condition's worst problem is this severe")] = \
