@@ -5,7 +5,8 @@ max(k x its median interval between progress lines, floor_seconds) is suspected 
 (`WorkloadHangSuspected`, saying what supports it: standing hardware / fabric faults on this node) and the
 gauge `gpu_npd_workload_hang_suspected` = 1; progress again clears both (a `WorkloadProgressResumed` Event).
 A checkpoint save or an evaluation announced in the log stretches the allowance to `pause_seconds` from the
-announcement.  Never a node condition: a hung job is the job's, until a node fault explains it.
+announcement.  An RL trainer's rollout generation bar keeps the pod alive without setting the pace (it is no
+step and no interval of the median).  Never a node condition: a hung job is the job's, until a node fault explains it.
 
 The verdict names the pod's own devices (`Owned`: its GPUs and RDMA rails, from a cache the kubelet's
 PodResources answer fills off the main loop, agent/kube/poddevices.py): what its GPUs did over the last poll
@@ -85,11 +86,14 @@ class ProgressTracker:
         for mark in marks:
             p = mark.progress
             if pod is None:
-                if not p.moved:
-                    continue  # a pause of a pod never seen progressing says nothing
+                if not p.moved or p.heartbeat:
+                    continue  # a pause (or a rollout) of a pod never seen progressing says nothing
                 pod = self._track(ref, now)
             if not p.moved:
                 pod.paused, pod.pause = now, p.pause
+                continue
+            if p.heartbeat:  # alive (an RL rollout's generation bar), not the pace: no step, no interval
+                pod.last = now
                 continue
             if p.step is not None and p.step == pod.step:
                 if p.seconds is not None:  # the same step printed again (another rank, a second logger): not an

@@ -28,6 +28,10 @@ class Progress:
     trainer: str = ""
     pause: str = ""  # "checkpoint" / "evaluation": a pause announced on this line
     moved: bool = True  # the line reports training progress (False: it only announces a pause)
+    # the job is alive but the line is no training line (an RL trainer's rollout generation bar): it holds off a hang
+    # verdict without setting the pace (no step, no interval of the median: a bar refreshed every few seconds of a
+    # rollout set the median to seconds, and the training phase after it, minutes, read as a hang)
+    heartbeat: bool = False
 
 
 @dataclass(frozen=True)
@@ -269,6 +273,15 @@ _EVAL_GATE = re.compile("|".join((*_EVAL_WORDS, "map", "eval")))  # what every m
 _SETUP_WORDS = ("loading", "downloading", "fetching", "scanning", "tokeniz", "capturing")  # case-blind
 _SETUP_BAR = re.compile("(?i:" + "|".join(_SETUP_WORDS) + r")|\bMap\b|checkpoint shards")
 _SETUP_GATE = re.compile("|".join((*_SETUP_WORDS, "map", "checkpoint shards")))
+# an RL trainer's rollout generation bar (vLLM's `Processed prompts:   6%|...| 1/16 [00:12<03:11, 12.76s/it]` in
+# OpenRLHF and TRL, SkyRL's `Generating Trajectories: 100%|...| 5120/5120 [01:18<00:00, 65.35it/s]`): its count is
+# prompts or trajectories and its rate a batch of them, neither a training step; read as one, a rollout's `1/16`
+# followed the trainer's `11/12` as the pod's step, and its 0.015 s per trajectory was the step time
+_ROLLOUT_BARS = ("Processed prompts", "Generating Trajectories")
+# a bar whose name was cut, nothing left of it but a Ray actor's prefix before its `%|` (SkyRL's generation bar as
+# the driver relays it: `(skyrl_entrypoint pid=8455) %|█         | 512/5120 [00:10<01:37, 47.35it/s]`): what it
+# counts is unknown, so it is no step either
+_NAMELESS_BAR = re.compile(_SGR + r"\([\w.:-]+ pid=\d+(?:, ip=[0-9.]+)?\)" + _SGR + r" %\|")
 _MULT = {"K": 1e3, "M": 1e6, "G": 1e9}
 # announced pauses: a checkpoint save or an evaluation said in the log
 # verl's PPO trainer (ray_trainer.py, 2025-03 on, and its forks) says neither in words: a save opens with `(TaskRunner
@@ -362,11 +375,9 @@ def _one(line: str) -> Progress | None:
         start = m.start()
         if start and rule.trainer == "tqdm" and _may_hold(_SETUP_GATE, line, start) and _SETUP_BAR.search(line, 0, start):
             return None
-        if start and rule.trainer == "tqdm" and line.find("Processed prompts", 0, start) >= 0:
-            # vLLM's generation bar (an RL trainer's rollout: OpenRLHF, TRL): the job moved on, but its count is prompts
-            # and its rate a batch of them, neither a training step (read as one, a rollout's `1/16` followed the
-            # trainer's `Episode [1/1]: ... 11/12` bar as the pod's step, its 12.76 s/it as the step time)
-            return Progress(None, trainer=rule.trainer)
+        if start and rule.trainer == "tqdm" and (any(line.find(bar, 0, start) >= 0 for bar in _ROLLOUT_BARS)
+                                                 or _NAMELESS_BAR.match(line)):
+            return Progress(None, trainer=rule.trainer, heartbeat=True)  # a rollout's bar: alive, no step
         if ((start and _may_hold(_EVAL_GATE, line, start) and _EVAL_BAR.search(line, 0, start))
                 or groups.get("phase") not in (None, "train")):
             return Progress(None, trainer=rule.trainer, pause="evaluation", moved=False)

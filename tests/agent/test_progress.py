@@ -160,6 +160,60 @@ def test_a_rollouts_generation_bar_is_progress_without_a_step():
     assert [(p.step, p.seconds) for p in found] == [(None, None)] * 2 + [(11, 19.5)] + [(None, None)] * 4 + [
         (None, 19.18), (None, 19.27)] + [(None, None)] * 2
     assert {p.trainer for p in found} == {"tqdm"}
+    assert all(p.heartbeat for p in found if p.step is None and p.seconds is None)
+
+
+def test_skyrls_generation_bars_are_heartbeats_and_its_trainer_bar_the_step():
+    """REAL (SkyRL on one H200, yottalabsai/docs, 2026-03): the trainer's `Training Batches Processed:  14%|...| 1/7
+    [22:36<2:15:37, 1356.23s/it]` is step 1 at 1356.23 s; its generation bar, relayed by the driver with its name cut
+    (`(skyrl_entrypoint pid=8455) %|█         | 512/5120 [00:10<01:37, 47.35it/s]`) and whole at its end (`Generating
+    Trajectories: 100%|...| 5120/5120 [...]`), is no step: before, steps 512 ... 4127 at 0.015 s a step followed step 1."""
+    found = [p for p in map(recognise, lines("skyrl_yottalabs_step.log")) if p is not None]
+    assert [(p.step, p.seconds, p.heartbeat) for p in found] == [(1, 1356.23, False)] + [(None, None, True)] * 9
+    assert all(p.moved and p.trainer == "tqdm" for p in found)
+
+
+def _skyrl_cycles(n: int, heartbeats: bool = True) -> list[tuple[float, Progress]]:
+    """The real SkyRL step (skyrl_yottalabs_step.log) at its own times, repeated `n` times a step's printed time apart
+    (`Finished: 'step', time cost: 1331.13s`), its trainer bar's step counted on each time (the one change to what the
+    lines say).  A line's time: its loguru stamp; a generation bar's, its elapsed time after `Started: 'generate'`;
+    the trainer's bar, the stamp before it.  `heartbeats=False`: the generation bars taken as progress (the control)."""
+    marks, at, generate = [], None, None
+    for line in lines("skyrl_yottalabs_step.log"):
+        stamped = _STAMP.search(line)
+        if stamped:
+            at = when(line, at)
+            generate = at if "Started: 'generate'" in line else generate
+        p = recognise(line)
+        if p is None:
+            continue
+        bar = re.search(r"\[(\d+):(\d\d)<", line)
+        t = generate + int(bar.group(1)) * 60 + int(bar.group(2)) if p.heartbeat and generate is not None else at
+        marks.append((t, p if heartbeats else replace(p, heartbeat=False)))
+    return [(t + 1331.13 * i, replace(p, step=p.step + i) if p.step is not None else p)
+            for i in range(n) for t, p in marks]
+
+
+def test_skyrls_rollout_generation_then_training_phase_is_no_hang():
+    """A SkyRL step is 78 s of generation (its bar refreshed every ~10 s) then 1250 s of log probabilities, policy
+    training and weight sync in silence.  Its generation bar keeps the pod alive without setting the pace: the median
+    interval is the trainer bar's (1331 s), and five steps at the default settings raise nothing.  The control: taken
+    as progress lines, the bar's refreshes set the median to ~10 s, the allowance to the 300 s floor, and every
+    step's training phase read as a hang."""
+    def run(heartbeats: bool) -> list:
+        events: list = []
+        clock = Clock()
+        t = tracker(clock, events)
+        for at, p in _skyrl_cycles(5, heartbeats):
+            clock.t = clock.t or at
+            while clock.t + 1 <= at:
+                clock.t += 1
+                t.tick()
+            clock.t = max(clock.t, at)
+            t.observe(REF, [Mark(at, p)])
+        return [e[0] for e in events]
+    assert run(True) == []
+    assert HANG_REASON in run(False)
 
 
 def test_lines_that_are_not_progress_give_nothing():
