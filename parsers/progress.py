@@ -133,6 +133,11 @@ RULES: tuple[Rule, ...] = (
     # - ...`, 2026: None before, the row wanting `global_seqlen/` or `train/`): any `key/` opens a step line
     Rule("verl", "step:", re.compile(r"step:(?<![\w/]step:)(?P<step>\d+) - (?:(?P<phase>val)[-/]|[a-z_]+/)"
                                      r"(?:.*?\b(?:timing_s/step|perf/time_per_step):(?P<time>" + _NUM[1:-1] + "))?")),
+    # slime (THUDM; its fork miles), its Megatron backend's line per training step (megatron_utils/model.py, 2025-06 on;
+    # `print` at first, the logger's `model.py:660 - ` before it since): `step 1: {'train/loss': 0.0006256469641812146,
+    # ..., 'train/lr-pg_0': 1e-06, 'train/step': 1}`, the step the rollout's steps accumulated (a critic's `critic-step 1:
+    # {'train/critic-loss': ...}`); no step time on it (its `perf 0: {...}` lines count rollouts, not steps)
+    Rule("slime", "step ", re.compile(r"step (?<!\wstep )(?P<step>\d+): \{'train/")),
     # DeepSpeed engine: `[Rank 0] step=40, skipped=2, lr=[5e-05], ...`; Megatron-DeepSpeed `steps: 10 loss: ...`
     Rule("deepspeed", "step=", re.compile(r"\] step=(?P<step>\d+), skipped=\d+")),
     Rule("deepspeed", "steps: ", re.compile(r"\bsteps: (?P<step>\d+) loss: ")),

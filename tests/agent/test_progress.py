@@ -141,6 +141,9 @@ PODS = Path(__file__).parents[1] / "fixtures" / "pods" / "var" / "log" / "pods"
     ("torchtune_1358_stdout.log", "torchtune", list(range(1, 13)), None),
     ("torchtune_2620_multinode.log", "tqdm", [n for n in range(26, 32) for _ in (0, 1)] + [32], 13.96),
     ("axolotl_592.log", "huggingface", [None], None),
+    # (h142) slime's Megatron backend (`model.py:660 - step 1: {'train/loss': ..., 'train/step': 1}`, as a user quoted it
+    # in a SkyRL thread): None before, so a slime job was never tracked
+    ("slime_skyrl_1864.log", "slime", [1], None),
 ])
 def test_each_trainers_real_lines_give_their_steps_and_step_time(name, trainer, steps, seconds):
     found = [p for p in map(recognise, lines(name)) if p is not None and p.moved]
@@ -214,6 +217,14 @@ def test_skyrls_rollout_generation_then_training_phase_is_no_hang():
         return [e[0] for e in events]
     assert run(True) == []
     assert HANG_REASON in run(False)
+
+
+def test_slimes_rollout_lines_are_no_step():
+    """REAL (THUDM/slime #1837, 2026): the rollout manager's `rollout.py:1193 - perf 0: {'rollout/response_len/mean': ...,
+    'perf/rollout_time': 371.17...}` counts rollouts, not the training steps of `step N: {'train/...}`, and SGLang's
+    `Abort request for [...]` after a rollout is none either: both give nothing."""
+    assert [recognise(x) for x in lines("slime_1837_rollout_perf.log")] == [None, None]
+    assert recognise("critic-step 3: {'train/critic-loss': 0.1}").step == 3  # the critic's line (slime's model.py)
 
 
 def test_lines_that_are_not_progress_give_nothing():
