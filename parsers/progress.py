@@ -138,6 +138,10 @@ RULES: tuple[Rule, ...] = (
     # ..., 'train/lr-pg_0': 1e-06, 'train/step': 1}`, the step the rollout's steps accumulated (a critic's `critic-step 1:
     # {'train/critic-loss': ...}`); no step time on it (its `perf 0: {...}` lines count rollouts, not steps)
     Rule("slime", "step ", re.compile(r"step (?<!\wstep )(?P<step>\d+): \{'train/")),
+    # AReaL (its StatsLogger, areal/utils/stats_logger.py, 2025-08 on): `(AReaL) 20260822-09:03:26.123 StatsLogger INFO:
+    # Epoch 1/10 Step 3/934 Train step 3/9340 done.` (the global step; its stats table follows, no step time on the line)
+    # -- the shape from its source (no real line found in a public thread); AReaL's own example tests wait for it
+    Rule("areal", "Train step ", re.compile(r"Train step (?P<step>\d+)/\d+ done\.")),
     # DeepSpeed engine: `[Rank 0] step=40, skipped=2, lr=[5e-05], ...`; Megatron-DeepSpeed `steps: 10 loss: ...`
     Rule("deepspeed", "step=", re.compile(r"\] step=(?P<step>\d+), skipped=\d+")),
     Rule("deepspeed", "steps: ", re.compile(r"\bsteps: (?P<step>\d+) loss: ")),

@@ -227,6 +227,18 @@ def test_slimes_rollout_lines_are_no_step():
     assert recognise("critic-step 3: {'train/critic-loss': 0.1}").step == 3  # the critic's line (slime's model.py)
 
 
+def test_areals_stats_logger_line_gives_its_global_step():
+    """CONSTRUCTED from AReaL's source (areal-project/AReaL cbff54d6, areal/utils/stats_logger.py `commit`: `Epoch
+    {epoch + 1}/{total} Step {step + 1}/{per epoch} Train step {global_step + 1}/{total} done.`, after
+    areal/utils/logging.py's LOG_FORMAT_PLAIN and its coloured LOG_FORMAT; no real line was found in a public thread):
+    the global step, no step time (None before: an AReaL job was never tracked)."""
+    plain = "(AReaL) 20260822-09:03:26.123 StatsLogger INFO: Epoch 1/10 Step 3/934 Train step 3/9340 done."
+    coloured = ("\x1b[1;38;2;180;140;80m(AReaL)\x1b[0m \x1b[37m20260822-09:03:26.123 StatsLogger INFO: Epoch 2/10 Step 1/934 "
+                "Train step 935/9340 done.")
+    assert [(p.step, p.seconds, p.trainer) for p in map(recognise, (plain, coloured))] == [(3, None, "areal"),
+                                                                                           (935, None, "areal")]
+
+
 def test_lines_that_are_not_progress_give_nothing():
     assert [recognise(x) for x in lines("torchtitan_1287.log") if "step:" not in x] == [None] * 4
     assert recognise("Training:   0%|          | 0/18 [00:00<?, ?it/s]") is None  # no rate yet: no step taken
