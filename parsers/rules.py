@@ -518,6 +518,17 @@ RULES: tuple[Rule, ...] = (
     # every call after: the same event.  Another status names another cause: the unclassified net keeps that line.
     _r("gpu_is_lost_rpc", "fallen_off_bus", RM_CALL_KEYWORDS,
        RM_CALL_FAILED + r"0x0000000[fF]\b", event=("fallen", "join")),
+    # UVM's global fatal error, one nvidia-uvm cannot pin on one GPU (uvm_global.c: it then fails every operation on
+    # every GPU), reported to RM, which sets the node's recovery action to a reboot (nv_gpu_ops.c
+    # nvGpuOpsReportFatalError: sysSetRecoveryRebootRequired, the Xid 154 "Node Reboot Required" on each GPU after it):
+    # "NVRM: nvGpuOpsReportFatalError: uvm encountered global fatal error 0x60, requiring os reboot to recover." (570-610,
+    # after a GPU lost from the bus or an Xid 31 MMU fault: open-gpu-kernel-modules #1342). Was an unclassified warning,
+    # while new CUDA contexts fail on every GPU until the node reboots: gpu_reset_required at the reboot's severity and
+    # action (XID154_RECOVERY), no GPU named, part of the lost-GPU or reset event it follows (its status in details).
+    _r("uvm_global_fatal", "gpu_reset_required", ["uvm encountered global fatal error"],
+       r"uvm encountered global fatal error (?P<uvm_status>0x[0-9a-fA-F]+)",
+       severity=XID154_RECOVERY["node reboot required"][0], action=XID154_RECOVERY["node reboot required"][1],
+       event=("fallen|reset", "join")),
     # NVML's own word for a GPU it can no longer reach (NVML_ERROR_GPU_IS_LOST, 15, nvml.h: "The GPU has fallen off the
     # bus or has otherwise become inaccessible"), as its clients print it in a job's output or on the node: nvidia-smi's
     # "Unable to determine the device handle for GPU 0000:02:00.0: GPU is lost. Reboot the system to recover this GPU"
