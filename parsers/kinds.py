@@ -287,7 +287,7 @@ TABLE: tuple[Kind, ...] = (
     Kind("gpu_reset_required", "gpu reset required", "gpu", "fatal", "driver", "RESET_GPU", "GPUResetRequired", (
         Raise("GPUUnhealthy", "reset"),
     ), doc="the driver refuses the GPU work until it is reset: NVRM assertion NV_ERR_RESET_REQUIRED, or its "
-           "initialisation failed (RmInitAdapter failed)",
+           "initialisation failed (RmInitAdapter failed); UVM's global fatal error, every GPU's until the node reboots",
        category="hardware"),
     Kind("driver_mismatch", "GPU driver mismatch", "gpu", "error", "driver", "UPDATE_SWFW", "GPUDriverMismatch", (
         Raise("GPUUnhealthy", "reset"),

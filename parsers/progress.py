@@ -267,6 +267,19 @@ RULES: tuple[Rule, ...] = (
     # `1|25|Loss: 1.26:  26%|...| 26/101 [06:45<17:27, 13.96s/it]`, the tqdm rows read).  None before; `Step 100 |
     # val_loss:...` is no training line
     Rule("torchtune", "| loss:", re.compile(r"Step (?<!\wStep )(?P<step>\d+) \| loss:")),
+    # MMF (facebookresearch/mmf, its logistics callback): `2021-04-12T20:44:18 | mmf.trainers.callbacks.logistics: progress:
+    # 1100/22000, train/hateful_memes/cross_entropy: 0.6094, ..., train/total_loss: 0.6094, ..., num_updates: 1100, ...,
+    # ups: 0.76, time: 02m 12s 935ms, ...` (the updates so far; `ups` updates per second, `time` the whole log interval's);
+    # its validation reports under `val/` (`progress: 1000/22000, val/...`: evaluation).  None before: an MMF job was
+    # never tracked
+    Rule("mmf", "total_loss: ", re.compile(r"\bprogress: (?P<step>\d+)/\d+, (?:(?P<phase>val|test)/|.*?\bups: (?P<rate>"
+                                           + _NUM[1:-1] + "),)?")),
+    # SCEPTER (modelscope/scepter): `scepter [INFO] 2024-10-06 20:19:51,817 [File: log.py Function: _print_iter_log at line
+    # 71]  Stage [train] iter: [10/500], data_time: 1.0402(1.0402), time: 1.4696(1.4696), loss: ...` (the global
+    # iteration, printed by every rank; `time` the last iteration's, its mean in brackets); another stage is evaluation.
+    # None before
+    Rule("scepter", "iter: [", re.compile(r"Stage \[(?P<phase>\w+)\] iter: \[(?P<step>\d+)/\d+\],(?:.*?\btime: (?P<time>"
+                                          + _NUM[1:-1] + r")\()?")),
 )
 # a progress line (a tqdm bar's description, torchtitan's `validate step:`) that says it is not training:
 # evaluation, which is a pause, not training progress

@@ -69,10 +69,14 @@ class Rule:
     event_if: tuple[str, tuple[str, ...]] | None = None
 
 
-# An RPC to the GSP that failed, up to its status (rules per status: NV_ERR_GPU_IS_LOST, NV_ERR_RESET_REQUIRED):
-# "_issueRpcAndWait: rpcSendMessage failed with status 0x0000000f for fn 76!", "rpcRmApiFree_GSP: GspRmFree failed:
-# ..; status=0x0000000f", "rpcRmApiAlloc_GSP: GspRmAlloc failed: ..; paramsStatus=0x00000062; status=0x00000062".
-GSP_RPC_FAILED = r"(?:rpcSendMessage failed with status |_GSP: GspRm\w+ failed: [^\n]*?\bstatus=)"
+# An RM call that failed, up to its status (rules per status: NV_ERR_GPU_IS_LOST, NV_ERR_RESET_REQUIRED): an RPC to the
+# GSP, "_issueRpcAndWait: rpcSendMessage failed with status 0x0000000f for fn 76!", "rpcRmApiFree_GSP: GspRmFree failed:
+# ..; status=0x0000000f", "rpcRmApiAlloc_GSP: GspRmAlloc failed: ..; paramsStatus=0x00000062; status=0x00000062"; a
+# GPU MMU TLB invalidation the driver could not complete, "kgmmuInvalidateTlb_GM107: TLB invalidation failed waiting
+# for prior invalidate (status=0x0000000f), vaspaceFlags .." (610, every GPU since Maxwell: the _GM107 HAL).
+RM_CALL_FAILED = (r"(?:rpcSendMessage failed with status |_GSP: GspRm\w+ failed: [^\n]*?\bstatus=|"
+                  r"TLB invalidation failed [^\n]*?\(status=)")
+RM_CALL_KEYWORDS = ["rpcSendMessage failed", "_GSP: GspRm", "TLB invalidation failed"]
 
 
 # nvidia-smi's prefix for a GPU NVML enumerated but could not open: "Unable to determine the device handle for GPU
@@ -506,12 +510,25 @@ RULES: tuple[Rule, ...] = (
     # the same event (the GPU from the lines before it when the line names none).
     _r("gpu_is_lost", "fallen_off_bus", ["NV_ERR_GPU_IS_LOST"], r"(?:GPU lost from the bus )?\[?NV_ERR_GPU_IS_LOST\b",
        event=("fallen", "join")),
-    # An RPC to the GSP that failed because the GPU is gone: status 0x0000000f is NV_ERR_GPU_IS_LOST (the assertion
-    # above prints "GPU lost from the bus [NV_ERR_GPU_IS_LOST] (0x0000000F)"): "_issueRpcAndWait: rpcSendMessage failed
-    # with status 0x0000000f for fn 76!", "rpcRmApiFree_GSP: GspRmFree failed: ..; status=0x0000000f", repeated by every
-    # call after: the same event.  Another status names another cause: the unclassified net keeps that line.
-    _r("gpu_is_lost_rpc", "fallen_off_bus", ["rpcSendMessage failed", "_GSP: GspRm"],
-       GSP_RPC_FAILED + r"0x0000000[fF]\b", event=("fallen", "join")),
+    # An RM call (RM_CALL_FAILED) that failed because the GPU is gone: status 0x0000000f is NV_ERR_GPU_IS_LOST (the
+    # assertion above prints "GPU lost from the bus [NV_ERR_GPU_IS_LOST] (0x0000000F)"): "_issueRpcAndWait:
+    # rpcSendMessage failed with status 0x0000000f for fn 76!", "rpcRmApiFree_GSP: GspRmFree failed: ..;
+    # status=0x0000000f", 610's "kgmmuInvalidateTlb_GM107: TLB invalidation failed waiting for prior invalidate
+    # (status=0x0000000f)" (Cyridd/cmpunlocker #4: after its Xid 79; was an unclassified warning per line), repeated by
+    # every call after: the same event.  Another status names another cause: the unclassified net keeps that line.
+    _r("gpu_is_lost_rpc", "fallen_off_bus", RM_CALL_KEYWORDS,
+       RM_CALL_FAILED + r"0x0000000[fF]\b", event=("fallen", "join")),
+    # UVM's global fatal error, one nvidia-uvm cannot pin on one GPU (uvm_global.c: it then fails every operation on
+    # every GPU), reported to RM, which sets the node's recovery action to a reboot (nv_gpu_ops.c
+    # nvGpuOpsReportFatalError: sysSetRecoveryRebootRequired, the Xid 154 "Node Reboot Required" on each GPU after it):
+    # "NVRM: nvGpuOpsReportFatalError: uvm encountered global fatal error 0x60, requiring os reboot to recover." (570-610,
+    # after a GPU lost from the bus or an Xid 31 MMU fault: open-gpu-kernel-modules #1342). Was an unclassified warning,
+    # while new CUDA contexts fail on every GPU until the node reboots: gpu_reset_required at the reboot's severity and
+    # action (XID154_RECOVERY), no GPU named, part of the lost-GPU or reset event it follows (its status in details).
+    _r("uvm_global_fatal", "gpu_reset_required", ["uvm encountered global fatal error"],
+       r"uvm encountered global fatal error (?P<uvm_status>0x[0-9a-fA-F]+)",
+       severity=XID154_RECOVERY["node reboot required"][0], action=XID154_RECOVERY["node reboot required"][1],
+       event=("fallen|reset", "join")),
     # NVML's own word for a GPU it can no longer reach (NVML_ERROR_GPU_IS_LOST, 15, nvml.h: "The GPU has fallen off the
     # bus or has otherwise become inaccessible"), as its clients print it in a job's output or on the node: nvidia-smi's
     # "Unable to determine the device handle for GPU 0000:02:00.0: GPU is lost. Reboot the system to recover this GPU"
@@ -564,8 +581,8 @@ RULES: tuple[Rule, ...] = (
        r"(?:NVRM: (?P<device>GPU\d+) \w+: .*?)?NV_ERR_RESET_REQUIRED", event=("reset", "join")),
     # An RPC to the GSP that failed with status 0x00000062 (NV_ERR_RESET_REQUIRED): "NVRM: rpcRmApiAlloc_GSP:
     # GspRmAlloc failed: hClient=..; paramsStatus=0x00000062; status=0x00000062", before the assertion that names it.
-    _r("reset_required_rpc", "gpu_reset_required", ["rpcSendMessage failed", "_GSP: GspRm"],
-       GSP_RPC_FAILED + r"0x00000062\b", event=("reset", "join")),
+    _r("reset_required_rpc", "gpu_reset_required", RM_CALL_KEYWORDS,
+       RM_CALL_FAILED + r"0x00000062\b", event=("reset", "join")),
     # The driver rate-limits its GSP timeout prints once a GPU's timeouts pass its reset threshold (kernel_gsp.c, the
     # count at which 58x+ marks the GPU for reset): "NVRM: Rate limiting GSP RPC error prints for GPU at PCI:0000:0a:00
     # (printing 1 of every 30).  The GPU likely needs to be reset." (open-gpu-kernel-modules #659): the GPU's reset

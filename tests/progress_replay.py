@@ -25,7 +25,8 @@ from parsers.progress import recognise
 FIX = Path(__file__).parent / "fixtures" / "progress"
 REF = PodRef("train", "gpt-worker-0", "uid-0", "main")
 
-_STAMP = re.compile(r"(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)(?:,(\d{3}))?")
+# `2024-04-06 02:59:36,338`, ISO 8601's `2021-04-12T20:44:18` (MMF)
+_STAMP = re.compile(r"(\d{4}-\d\d-\d\d)[ T](\d\d:\d\d:\d\d)(?:,(\d{3}))?")
 _CLOCK = re.compile(r"^\[(\d\d):(\d\d):(\d\d)\.(\d+)\]|\bwall=(\d+)")  # `[07:15:39.400163]`, fairseq's `wall=882`
 # a tqdm bar's elapsed time, `| 10/620 [00:52<50:17, ` or `[6:28:43<94:39:17, `: a clock from the bar's start
 _TQDM = re.compile(r"\b\d+/\d+ \[(?:(\d+):)?(\d+):(\d\d)<")
@@ -63,6 +64,12 @@ class Clock:
         return self.t
 
 
+def stamp_seconds(m: re.Match[str]) -> float:
+    """The seconds a _STAMP match names (UTC)."""
+    stamp = datetime.strptime(m.group(1) + " " + m.group(2), "%Y-%m-%d %H:%M:%S").replace(tzinfo=timezone.utc)
+    return stamp.timestamp() + int(m.group(3) or 0) / 1000
+
+
 def when(line: str, previous: float | None) -> float | None:
     """When a real line was written: its own timestamp (date and time in any of the trainers' orders, a time of day,
     fairseq's seconds since the start, a tqdm bar's elapsed time, a run's running clock), else the time it says it took
@@ -71,8 +78,7 @@ def when(line: str, previous: float | None) -> float | None:
     before)."""
     m = _STAMP.search(line)
     if m:
-        stamp = datetime.strptime(m.group(1), "%Y-%m-%d %H:%M:%S").replace(tzinfo=timezone.utc).timestamp()
-        return stamp + int(m.group(2) or 0) / 1000
+        return stamp_seconds(m)
     m = _DATED.search(line)
     if m:
         y, mo, d, h, mi, sec = (m.group(i) for i in (1, 2, 3, 4, 5, 6)) if m.group(1) else \

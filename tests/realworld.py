@@ -12,6 +12,10 @@ from pathlib import Path
 
 import yaml
 
+if __name__ == "__main__":  # run as a script, sys.path[0] is tests/, whose parsers/ folder would shadow the package
+    import sys
+    sys.path[0] = str(Path(__file__).resolve().parents[1])
+
 from parsers import Classifier, Scanner, amends
 
 ROOT = Path(__file__).parent / "fixtures" / "realworld"

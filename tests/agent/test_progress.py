@@ -23,7 +23,7 @@ from parsers.envelope import cri, cri_split, finish
 from parsers.model import Problem, Reading
 from parsers.progress import (_EVAL_BAR, _EVAL_GATE, _PAUSE_WORDS, _PREFILTER_STR, _SETUP_BAR, _SETUP_GATE, KEYWORDS, PAUSES,
                               PREFILTER, RULES, Progress, _may_hold, recognise)
-from progress_replay import _STAMP, FIX, Clock, lines, when
+from progress_replay import _STAMP, FIX, Clock, lines, stamp_seconds, when
 
 PODS = Path(__file__).parents[1] / "fixtures" / "pods" / "var" / "log" / "pods"
 
@@ -144,6 +144,14 @@ PODS = Path(__file__).parents[1] / "fixtures" / "pods" / "var" / "log" / "pods"
     # (h142) slime's Megatron backend (`model.py:660 - step 1: {'train/loss': ..., 'train/step': 1}`, as a user quoted it
     # in a SkyRL thread): None before, so a slime job was never tracked
     ("slime_skyrl_1864.log", "slime", [1], None),
+    # (h143) each line None before, so neither job was ever tracked: MMF's logistics line (`progress: 1100/22000,
+    # train/hateful_memes/cross_entropy: ..., num_updates: 1100, ..., ups: 0.76, time: 02m 12s 935ms, ...`; the step time
+    # 1/ups, `time` being the whole log interval's), SCEPTER's (`Stage [train] iter: [10/500], data_time: 1.0402(1.0402),
+    # time: 1.4696(1.4696), ...`, each rank printing the same iteration; its `checkpoint save interval is changed ...`
+    # start-up line announces no progress)
+    ("mmf_870.log", "mmf", [1100, 1200, 1300], 1 / 0.76),
+    ("mmf_776.log", "mmf", [10400, 10500, 10600], 1 / 1.96),
+    ("scepter_48.log", "scepter", [10, 10, 10], 1.4696),
 ])
 def test_each_trainers_real_lines_give_their_steps_and_step_time(name, trainer, steps, seconds):
     found = [p for p in map(recognise, lines(name)) if p is not None and p.moved]
@@ -153,6 +161,18 @@ def test_each_trainers_real_lines_give_their_steps_and_step_time(name, trainer, 
         assert all(p.seconds is None for p in found)
     else:
         assert found[0].seconds == pytest.approx(seconds)
+
+
+def test_mmf_and_scepter_validation_stages_are_evaluation():
+    """MMF reports its validation under `val/` on the same logistics line (`progress: 1000/22000, val/...`), SCEPTER
+    under its stage (`Stage [eval] iter: [...]`): each a pause, not a step (CONSTRUCTED from the real training lines of
+    mmf #870 and scepter #48, sources.md, the prefix changed as each trainer's own code names the stage)."""
+    for line in ["2021-04-12T20:44:18 | mmf.trainers.callbacks.logistics: progress: 1000/22000, val/hateful_memes/cross_entropy:"
+                 " 0.6094, val/total_loss: 0.6094, num_updates: 1000, epoch: 1, iterations: 1000, max_updates: 22000",
+                 "scepter [INFO] 2024-10-06 20:19:51,817 [File: log.py Function: _print_iter_log at line 71]  Stage [eval] iter:"
+                 " [10/500], data_time: 1.0402(1.0402), time: 1.4696(1.4696), loss: 0.0978(0.0978)"]:
+        said = recognise(line)
+        assert said is not None and not said.moved and said.pause == "evaluation" and said.step is None, line
 
 
 def test_a_rollouts_generation_bar_is_progress_without_a_step():
@@ -687,8 +707,7 @@ def replay(name: str, t: ProgressTracker, clock: Clock, keep_pauses: bool = True
     for line in lines(name):
         m = _STAMP.search(line)
         if m:
-            stamp = datetime.strptime(m.group(1), "%Y-%m-%d %H:%M:%S").replace(tzinfo=timezone.utc).timestamp()
-            at = stamp + int(m.group(2) or 0) / 1000
+            at = stamp_seconds(m)
         if at is None:
             continue
         clock.t = clock.t or at

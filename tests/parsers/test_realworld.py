@@ -134,3 +134,14 @@ def test_docs_table_matches_corpus():
     from pathlib import Path
     page = (Path(__file__).parents[2] / "docs" / "real-logs.md").read_text()
     assert realworld.table() in page
+
+
+def test_the_table_prints_as_the_page_says():
+    # docs/real-logs.md: "The table is printed by `python tests/realworld.py`"
+    import subprocess
+    import sys
+    from pathlib import Path
+    root = Path(__file__).parents[2]
+    out = subprocess.run([sys.executable, "tests/realworld.py"], cwd=root, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == realworld.table()
