@@ -1852,6 +1852,14 @@ RULES: tuple[Rule, ...] = (
     # the event: the finding). No finding of its own (was: the NCCL WARN row's warning, a second event of one failure).
     _r("ib_fatal_count", None, ["communicator encountered a fatal error"],
        r"NCCL WARN communicator encountered a fatal error \(detected in \w+\)"),
+    # NCCL 2.29+'s IB transport (src/transport/net_ib/p2p.cc, ncclIbTest; RCCL's the same) announcing a failed work
+    # completion before the line that describes it: "NCCL WARN NET/IB: ncclIbTest: Got CQE with error (devIndex=0,
+    # req=0x7fccfc04e028, comm=0x7fccfc04e000 (recv), wr_id=0, qp_num=26257)", then, from the same call
+    # (ncclIbLogCompletionWithError), "NET/IB: Got completion from peer 10.153.235.13<40554> with
+    # status=IBV_WC_RETRY_EXC_ERR(12) .. hca mlx5_1" (NVIDIA/nccl #2397, 2026): that line (the ib_completion row's) names
+    # the peer, the status and the adapter, the finding. No finding of its own (was: the NCCL WARN row's warning, a
+    # second finding of each failed completion).
+    _r("ib_cqe_error", None, ["Got CQE with error"], r"NET/IB\w* ?: ?\w+: Got CQE with error \(devIndex=\d+"),
     # Ray's memory monitor killed a worker because its node's host memory passed the threshold: a host OOM kill (the
     # kernel's OOM killer's kind), not the GPU's, though Ray raises it as an OutOfMemoryError: "ray.exceptions.
     # OutOfMemoryError: Task was killed due to the node running low on memory." (vllm-project/vllm #15102: a 16-GPU
