@@ -2289,6 +2289,17 @@ RULES: tuple[Rule, ...] = (
                                      "Cuda failure 4 'driver shutting down'"],
        r"NCCL WARN (?:\[(?:Service thread\] (?:Accept failed|Could not receive type from localRank)|"
        r"Proxy Service \d+\] Failed to execute operation Close from rank)|Cuda failure (?:4 )?'driver shutting down')"),
+    # NCCL reclaiming a communicator it destroys or aborts (ncclCommDestroy / ncclCommAbort -> commReclaim, src/init.cc)
+    # and failing to free part of it: 2.14-2.17's "commReclaim: comm 0x.. (rank = 3) in abort, error 1", 2.18+'s ".. in
+    # commDestroySync, error 1" and "commReclaim: cleanup comm 0x9801e10 rank 0 failed in destroy/abort, error 1"
+    # (pytorch/pytorch #155740, 2.27: after the CUDA call that failed, "transport/p2p.cc:1128 NCCL WARN Cuda failure 1
+    # 'invalid argument'", its own warning; microsoft/mscclpp #760: at every exit of a job under an interposed NCCL,
+    # "error 3"). The communicator was being torn down: what made the call fail has a line of its own (the CUDA failure,
+    # the error that caused the abort), and at a process's exit what the cleanup left goes with it. No finding (was the
+    # NCCL WARN row's warning, a second one of each failure, on every rank).
+    _r("nccl_reclaim_teardown", None, ["commReclaim: "],
+       r"NCCL WARN commReclaim: (?:comm \S+ \(rank = \d+\) in \w+|(?:direct )?cleanup comm \S+ rank \d+ failed"
+       r"(?: in destroy/abort)?), error -?\d+"),
     # RCCL (AMD's NCCL) at each communicator's init, MSCCL++ asked for (RCCL_MSCCLPP_ENABLE, on by default in some
     # builds) but not used: "MSCCL++: Cannot enable MSCCL++; environment is not MSCCL compatible", "MSCCL++: Cannot
     # enable MSCCL++ on gfx90a:sramecc+:xnack- architecture", "MSCCL++: Feature not enabled. ENABLE_MSCCLPP must be
