@@ -1869,6 +1869,14 @@ RULES: tuple[Rule, ...] = (
     # the event: the finding). No finding of its own (was: the NCCL WARN row's warning, a second event of one failure).
     _r("ib_fatal_count", None, ["communicator encountered a fatal error"],
        r"NCCL WARN communicator encountered a fatal error \(detected in \w+\)"),
+    # NCCL 2.29+'s IB transport (src/transport/net_ib/p2p.cc, ncclIbTest; RCCL's the same) announcing a failed work
+    # completion before the line that describes it: "NCCL WARN NET/IB: ncclIbTest: Got CQE with error (devIndex=0,
+    # req=0x7fccfc04e028, comm=0x7fccfc04e000 (recv), wr_id=0, qp_num=26257)", then, from the same call
+    # (ncclIbLogCompletionWithError), "NET/IB: Got completion from peer 10.153.235.13<40554> with
+    # status=IBV_WC_RETRY_EXC_ERR(12) .. hca mlx5_1" (NVIDIA/nccl #2397, 2026): that line (the ib_completion row's) names
+    # the peer, the status and the adapter, the finding. No finding of its own (was: the NCCL WARN row's warning, a
+    # second finding of each failed completion).
+    _r("ib_cqe_error", None, ["Got CQE with error"], r"NET/IB\w* ?: ?\w+: Got CQE with error \(devIndex=\d+"),
     # Ray's memory monitor killed a worker because its node's host memory passed the threshold: a host OOM kill (the
     # kernel's OOM killer's kind), not the GPU's, though Ray raises it as an OutOfMemoryError: "ray.exceptions.
     # OutOfMemoryError: Task was killed due to the node running low on memory." (vllm-project/vllm #15102: a 16-GPU
@@ -2298,6 +2306,17 @@ RULES: tuple[Rule, ...] = (
                                      "Cuda failure 4 'driver shutting down'"],
        r"NCCL WARN (?:\[(?:Service thread\] (?:Accept failed|Could not receive type from localRank)|"
        r"Proxy Service \d+\] Failed to execute operation Close from rank)|Cuda failure (?:4 )?'driver shutting down')"),
+    # NCCL reclaiming a communicator it destroys or aborts (ncclCommDestroy / ncclCommAbort -> commReclaim, src/init.cc)
+    # and failing to free part of it: 2.14-2.17's "commReclaim: comm 0x.. (rank = 3) in abort, error 1", 2.18+'s ".. in
+    # commDestroySync, error 1" and "commReclaim: cleanup comm 0x9801e10 rank 0 failed in destroy/abort, error 1"
+    # (pytorch/pytorch #155740, 2.27: after the CUDA call that failed, "transport/p2p.cc:1128 NCCL WARN Cuda failure 1
+    # 'invalid argument'", its own warning; microsoft/mscclpp #760: at every exit of a job under an interposed NCCL,
+    # "error 3"). The communicator was being torn down: what made the call fail has a line of its own (the CUDA failure,
+    # the error that caused the abort), and at a process's exit what the cleanup left goes with it. No finding (was the
+    # NCCL WARN row's warning, a second one of each failure, on every rank).
+    _r("nccl_reclaim_teardown", None, ["commReclaim: "],
+       r"NCCL WARN commReclaim: (?:comm \S+ \(rank = \d+\) in \w+|(?:direct )?cleanup comm \S+ rank \d+ failed"
+       r"(?: in destroy/abort)?), error -?\d+"),
     # RCCL (AMD's NCCL) at each communicator's init, MSCCL++ asked for (RCCL_MSCCLPP_ENABLE, on by default in some
     # builds) but not used: "MSCCL++: Cannot enable MSCCL++; environment is not MSCCL compatible", "MSCCL++: Cannot
     # enable MSCCL++ on gfx90a:sramecc+:xnack- architecture", "MSCCL++: Feature not enabled. ENABLE_MSCCLPP must be

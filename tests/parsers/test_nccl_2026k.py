@@ -45,3 +45,25 @@ def test_other_statuses_and_the_exits_driver_calls_keep_their_rows():
     f = Classifier().classify(INVALID)
     assert (f.kind, f.severity) == ("nccl_error", "warning")
     assert Classifier().classify(CUMEM_EXIT) is None  # was: an nccl_error warning
+
+
+# REAL: https://github.com/pytorch/pytorch/pull/155740 (NCCL 2.27, a communicator destroyed after its watchdog joined:
+# a CUDA call of the teardown fails, then commReclaim reports the cleanup it failed)
+TEARDOWN_CUDA = ("[2025-06-17 21:49:04] devvm5552:3355146:3355146 [0] transport/p2p.cc:1128 NCCL WARN Cuda failure 1 "
+                 "'invalid argument'")
+RECLAIM = ("[2025-06-17 21:49:04] devvm5552:3355146:3355146 [0] init.cc:2143 NCCL WARN commReclaim: cleanup comm "
+           "0x9801e10 rank 0 failed in destroy/abort, error 1")
+# REAL: https://github.com/microsoft/mscclpp/pull/760 (at every exit of a job under mscclpp's interposed NCCL)
+RECLAIM_EXIT = "NCCL WARN commReclaim: cleanup comm 0x55a0dcadaa90 rank 3 failed in destroy/abort, error 3"
+# SOURCE: NCCL src/init.cc commReclaim, 2.14-2.17 ("in abort") and 2.18+ ("in commDestroySync"), filled in
+RECLAIM_ABORT = "host:1:2 [0] init.cc:1800 NCCL WARN commReclaim: comm 0x5581c0e0 (rank = 2) in abort, error 6"
+RECLAIM_SYNC = "host:1:2 [0] init.cc:2130 NCCL WARN commReclaim: comm 0x5581c0e0 (rank = 2) in commDestroySync, error 1"
+
+
+def test_a_communicators_failed_reclaim_is_its_teardown_and_the_cause_keeps_its_line():
+    for line in (RECLAIM, RECLAIM_EXIT, RECLAIM_ABORT, RECLAIM_SYNC):
+        assert Classifier().classify(line) is None, line  # was: an nccl_error warning, a second one of each failure
+    c = Classifier()
+    f = c.classify(TEARDOWN_CUDA)
+    assert (f.kind, f.severity) == ("nccl_error", "warning")
+    assert c.classify(RECLAIM) is None

@@ -358,6 +358,32 @@ def test_the_ib_fatal_count_restates_the_async_event():
                       "(detected in ncclIbTest)") is None
 
 
+# REAL (NVIDIA/nccl #2397, NCCL 2.29+, 2026: ranks a shrink excluded exited without calling it; the thread's text as
+# stored, GitHub having made "p2p.cc:783" a link): NCCL's announcement of a failed completion, then the same completion
+# described by the call after it (src/transport/net_ib/p2p.cc ncclIbTest, ncclIbLogCompletionWithError)
+CQE_ANNOUNCE = ("[2026-09-09 10:46:33] ubuntu2:319733:319761 [1] transport/net_ib/[p2p.cc:783](https://p2p.cc:783/) NCCL "
+                "WARN NET/IB: ncclIbTest: Got CQE with error (devIndex=0, req=0x7fccfc04e028, comm=0x7fccfc04e000 (recv), "
+                "wr_id=0, qp_num=26257)")
+CQE_COMPLETION = ("[2026-09-09 10:46:33] ubuntu2:319733:319761 [1] transport/net_ib/[p2p.cc:648](https://p2p.cc:648/) "
+                  "NCCL WARN NET/IB: Got completion from peer 10.153.235.13<40554> with status=IBV_WC_RETRY_EXC_ERR(12) "
+                  "opcode=IBV_WC_RECV_RDMA_WITH_IMM(129) vendor_err=129 localGid ::ffff:1.1.2.2 remoteGids::ffff:1.1.1.4 "
+                  "hca mlx5_1")
+
+
+def test_nccl_229s_cqe_announcement_is_the_completion_line_after_it():
+    """NCCL 2.29+ warns "NET/IB: ncclIbTest: Got CQE with error (devIndex=.., req=.., comm=.. (recv), ..)" and then, from
+    the same call, the completion's own line naming the peer, the status and the adapter: one failure, that line's
+    finding (the announcement was a second finding, an nccl_error warning). In RCCL's form too (wr_id in hex)."""
+    c = Classifier()
+    assert c.classify(CQE_ANNOUNCE) is None
+    f = c.classify(CQE_COMPLETION)
+    assert (f.kind, f.peer, f.details["wc_status"], f.details["netdev"]) == (
+        "ib_completion_error", "10.153.235.13", "IBV_WC_RETRY_EXC_ERR", "mlx5_1")
+    # SOURCE: RCCL's format (ROCm rccl src/transport/net_ib.cc: "wr_id=0x%lx"), filled in
+    assert parse_line("host:1:2 [0] NCCL WARN NET/IB: ncclIbTest: Got CQE with error (devIndex=1, req=0x1, comm=0x2 "
+                      "(send), wr_id=0x0, qp_num=7)") is None
+
+
 def test_an_ib_port_that_came_back_is_no_error():
     """llm-d/llm-d #191: between two "port error" events, the port coming back: no IB error, only the NCCL WARN the
     line is (a warning, as any NCCL WARN line the rules know no more of)."""
