@@ -22,6 +22,7 @@ import functools
 import itertools
 import json
 import os
+import stat
 import sys
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
@@ -64,13 +65,26 @@ def walk(paths: tuple[str, ...], inputs: Inputs) -> Iterator[tuple[str, str | No
                     if name.startswith(".") or name in SKIP_NAMES:
                         continue
                     found = True
-                    yield os.path.normpath(os.path.join(top, name)), os.path.normpath(path)
+                    file = os.path.normpath(os.path.join(top, name))
+                    if _special(file):  # a FIFO would block the read forever, a device read without end
+                        inputs.skipped.append(f"{file}: not a regular file, not read")
+                        continue
+                    yield file, os.path.normpath(path)
             if not found:  # a wrong directory must not read as a job without failures
                 inputs.errors.append(f"{path}: no files in this directory (hidden ones are skipped)")
         elif os.path.exists(path):
             yield path, os.path.dirname(path) or "."
         else:
             inputs.errors.append(f"{path}: no such file or directory")
+
+
+def _special(path: str) -> bool:
+    """A FIFO, socket or device met walking a directory (as an archive's such members, they are skipped); a named one
+    is read (`<(kubectl logs ...)` is a pipe), a dangling link left to fail as unreadable."""
+    try:
+        return not stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:
+        return False
 
 
 def lines_of(fp, inputs: Inputs, name: str) -> Iterator[str]:
@@ -162,9 +176,9 @@ def _member_origin(archive: str, root: str | None, member: str) -> Origin:
                    else outside.local_rank)
 
 
-def _walked(paths: tuple[str, ...]) -> list[tuple[str, str | None] | str]:
+def _walked(paths: tuple[str, ...], skipped: list[str] | None = None) -> list[tuple[str, str | None] | str]:
     """`walk`'s files, with each path it could not find (a message) where walking met it: the order the errors are
-    listed in when files are read as they are walked."""
+    listed in when files are read as they are walked; what it skipped added to `skipped`."""
     out: list[tuple[str, str | None] | str] = []
     probe = Inputs()
     for item in walk(paths, probe):
@@ -172,6 +186,8 @@ def _walked(paths: tuple[str, ...]) -> list[tuple[str, str | None] | str]:
         probe.errors.clear()
         out.append(item)
     out.extend(probe.errors)
+    if skipped is not None:
+        skipped.extend(probe.skipped)
     return out
 
 
@@ -188,7 +204,7 @@ def collect(paths: tuple[str, ...], year: int | None, inputs: Inputs, jobs: int 
     repay the worker processes' start (PARALLEL_MIN_BYTES), files are read in a pool of up to that many processes; the
     result is the same as reading them in turn here (each file is read with nothing from another; the clocks merge in
     the same order)."""
-    items = _walked(paths)
+    items = _walked(paths, inputs.skipped)
     files = [item for item in items if isinstance(item, tuple)]
     named = {item for item in files if item[0] in paths and not os.path.isdir(item[0])}  # not found by walking
     readings: dict[int, _Read] = {}
