@@ -44,23 +44,25 @@ def _read(name: str) -> list[Evidence]:
             if e.kind == "job_ended"]
 
 
-@pytest.mark.parametrize("name, pod_end_key, why, host", [
-    ("describe-evicted.txt", "Evicted", "NODE PRESSURE", "kaapana"),
-    ("describe-node-shutdown.txt", "Terminated", "NODE SHUTDOWN", "k22-node1"),
-    ("describe-admission-gpu-lost.txt", "UnexpectedAdmissionError", "ADMISSION ERROR", None),
-    ("events-admission-eof.txt", "UnexpectedAdmissionError", "ADMISSION ERROR", None),
-    ("gitlab-runner-eviction-api.txt", "EvictionByEvictionAPI", "DRAIN", None),
+@pytest.mark.parametrize("name, pod_end_key, why, host, pod", [
+    ("describe-evicted.txt", "Evicted", "NODE PRESSURE", "kaapana", "admin/postgres-keycloak-6d8858f5b-4khf2"),
+    ("describe-node-shutdown.txt", "Terminated", "NODE SHUTDOWN", "k22-node1",
+     "default/nginx-deployment-66b6c48dd5-2pw4q"),
+    ("describe-admission-gpu-lost.txt", "UnexpectedAdmissionError", "ADMISSION ERROR", None, None),
+    ("events-admission-eof.txt", "UnexpectedAdmissionError", "ADMISSION ERROR", None, None),
+    ("gitlab-runner-eviction-api.txt", "EvictionByEvictionAPI", "DRAIN", None, None),
 ])
-def test_offline_reads_why_kubernetes_ended_the_pod(name, pod_end_key, why, host):
+def test_offline_reads_why_kubernetes_ended_the_pod(name, pod_end_key, why, host, pod):
     """Was: the eviction read as "job ended (Evicted)", the node shutdown, the admission errors and the drain not read
     at all (no incident).  Now each is Kubernetes ending the pod, its reason in POD_ENDS's words, on the described
-    pod's node."""
+    pod's node; the described pod named as its object names it (live and `-o json`: "namespace/name"; was none)."""
     found = _read(name)
     assert found, name
     assert {(e.details["pod_end"], e.details["why"]) for e in found} == {(pod_end_key, why)}
     assert {e.host for e in found} == {host}
     incident = attribute(found)[0]
     assert incident.category == "infrastructure" and incident.root.kind == "job_ended"
+    assert incident.root.pod == pod
     assert "ended by Kubernetes" in incident.reason
 
 
