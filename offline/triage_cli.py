@@ -22,6 +22,7 @@ import functools
 import itertools
 import json
 import os
+import stat
 import sys
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
@@ -64,7 +65,11 @@ def walk(paths: tuple[str, ...], inputs: Inputs) -> Iterator[tuple[str, str | No
                     if name.startswith(".") or name in SKIP_NAMES:
                         continue
                     found = True
-                    yield os.path.normpath(os.path.join(top, name)), os.path.normpath(path)
+                    file = os.path.normpath(os.path.join(top, name))
+                    if _special(file):  # a FIFO would block the read forever, a device read without end
+                        inputs.skipped.append(f"{file}: not a regular file, not read")
+                        continue
+                    yield file, os.path.normpath(path)
             if not found:  # a wrong directory must not read as a job without failures
                 inputs.errors.append(f"{path}: no files in this directory (hidden ones are skipped)")
         elif os.path.exists(path):
@@ -73,17 +78,41 @@ def walk(paths: tuple[str, ...], inputs: Inputs) -> Iterator[tuple[str, str | No
             inputs.errors.append(f"{path}: no such file or directory")
 
 
+def _special(path: str) -> bool:
+    """A FIFO, socket or device met walking a directory (as an archive's such members, they are skipped); a named one
+    is read (`<(kubectl logs ...)` is a pipe), a dangling link left to fail as unreadable."""
+    try:
+        return not stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:
+        return False
+
+
 def lines_of(fp, inputs: Inputs, name: str) -> Iterator[str]:
     """Decoded lines of a text stream (invalid UTF-8 replaced, over-long lines cut; binary content was told apart
     when it was opened, offline.inputs.binary).  A line is read at most MAX_LINE_BYTES at a time, the rest of a longer
-    one read and dropped a block at a time: never held whole (a crash's NUL run, gigabytes with no newline)."""
+    one read and dropped a block at a time: never held whole (a crash's NUL run, gigabytes with no newline).  A line
+    holding a run of NUL bytes is what follows its last run: the run is a hole (blocks a crash left unwritten, the
+    offset a writer without O_APPEND kept past copytruncate's truncation), and the next write lands right after it,
+    with no newline between (kazu.tv/blog/2014/01/16/logrotate-copytruncate-file-size)."""
     readline = fp.readline
     for raw in iter(functools.partial(readline, MAX_LINE_BYTES), b""):  # (C-level iteration: as fast as `for raw in fp`)
-        if len(raw) == MAX_LINE_BYTES and raw[-1:] != b"\n":  # cut: the rest of the line dropped
-            rest = raw
-            while len(rest) == MAX_LINE_BYTES and rest[-1:] != b"\n":
-                rest = readline(MAX_LINE_BYTES)
+        if len(raw) == MAX_LINE_BYTES or 0 in raw:  # (rare; `0 in` is a memchr: `b"\0" in` is slower)
+            raw = _line(raw, readline)
         yield raw.decode("utf-8", "replace")
+
+
+def _line(raw: bytes, readline) -> bytes:
+    """A line `lines_of` read that holds a hole or may be cut: the text after its last NUL run (else itself), at most
+    MAX_LINE_BYTES of it, the rest of a longer line read and dropped."""
+    after = raw[raw.rindex(b"\0") + 1:] if b"\0" in raw else None  # the text after the hole so far
+    rest = raw
+    while len(rest) == MAX_LINE_BYTES and rest[-1:] != b"\n":  # cut: the rest dropped, but what follows a hole
+        rest = readline(MAX_LINE_BYTES)
+        if b"\0" in rest:
+            after = rest[rest.rindex(b"\0") + 1:]
+        elif after is not None and len(after) < MAX_LINE_BYTES:
+            after += rest[:MAX_LINE_BYTES - len(after)]
+    return after or raw
 
 
 @dataclass
@@ -162,9 +191,9 @@ def _member_origin(archive: str, root: str | None, member: str) -> Origin:
                    else outside.local_rank)
 
 
-def _walked(paths: tuple[str, ...]) -> list[tuple[str, str | None] | str]:
+def _walked(paths: tuple[str, ...], skipped: list[str] | None = None) -> list[tuple[str, str | None] | str]:
     """`walk`'s files, with each path it could not find (a message) where walking met it: the order the errors are
-    listed in when files are read as they are walked."""
+    listed in when files are read as they are walked; what it skipped added to `skipped`."""
     out: list[tuple[str, str | None] | str] = []
     probe = Inputs()
     for item in walk(paths, probe):
@@ -172,6 +201,8 @@ def _walked(paths: tuple[str, ...]) -> list[tuple[str, str | None] | str]:
         probe.errors.clear()
         out.append(item)
     out.extend(probe.errors)
+    if skipped is not None:
+        skipped.extend(probe.skipped)
     return out
 
 
@@ -188,7 +219,7 @@ def collect(paths: tuple[str, ...], year: int | None, inputs: Inputs, jobs: int 
     repay the worker processes' start (PARALLEL_MIN_BYTES), files are read in a pool of up to that many processes; the
     result is the same as reading them in turn here (each file is read with nothing from another; the clocks merge in
     the same order)."""
-    items = _walked(paths)
+    items = _walked(paths, inputs.skipped)
     files = [item for item in items if isinstance(item, tuple)]
     named = {item for item in files if item[0] in paths and not os.path.isdir(item[0])}  # not found by walking
     readings: dict[int, _Read] = {}

@@ -159,10 +159,12 @@ def pod_ended(pod: Mapping[str, Any], rank: int | None = None, taints: tuple[str
 
 def kind_of(first_line: str) -> str | None:
     """"pods" / "nodes" for the header of kubectl's wide table, "json" for a pretty-printed JSON document's first
-    line; None for anything else (a log)."""
+    line, "yaml" for `kubectl get -o yaml`'s ("apiVersion: v1"); None for anything else (a log)."""
     line = first_line.rstrip("\r\n")
     if line.strip() == "{":
         return "json"
+    if line.startswith("apiVersion: "):
+        return "yaml"
     if not line.startswith(("NAME ", "NAMESPACE ")):
         return None
     cols = set(_COLUMNS.findall(line))
@@ -221,20 +223,27 @@ def read_table(lines: Iterable[str], file: str | None = None) -> list[Evidence]:
     return out
 
 
+def _kind(obj: Any) -> str:
+    """An item's kind: its own, else Pod or Node as its fields say ("" for anything else)."""
+    if not isinstance(obj, dict):
+        return ""
+    return obj.get("kind") or ("Pod" if "nodeName" in (obj.get("spec") or {}) else
+                               "Node" if "addresses" in (obj.get("status") or {}) else "")
+
+
+def _items(doc: Any) -> list:
+    return (doc.get("items") if isinstance(doc.get("items"), list) else [doc]) if isinstance(doc, dict) else []
+
+
 def read_objects(doc: Any, file: str | None = None) -> list[Evidence]:
     """The API's JSON (`kubectl get pods,nodes -o json`: a List of Pods and Nodes, or one object) as located
     addresses; anything else gives none."""
-    if not isinstance(doc, dict):
-        return []
-    items = doc.get("items") if isinstance(doc.get("items"), list) else [doc]
+    items = _items(doc)
     out = []
     taints = {(obj.get("metadata") or {}).get("name"): no_execute(obj) for obj in items
               if isinstance(obj, dict) and obj.get("kind") == "Node"}
     for obj in items:
-        if not isinstance(obj, dict):
-            continue
-        kind = obj.get("kind") or ("Pod" if "nodeName" in (obj.get("spec") or {}) else
-                                   "Node" if "addresses" in (obj.get("status") or {}) else "")
+        kind = _kind(obj)
         if kind == "Pod":
             # Kubernetes ended the pod (an eviction, a preemption, its node lost): the job's evidence, not only context
             out.extend(pod_ended(obj, None, taints.get((obj.get("spec") or {}).get("nodeName")) or (), file))
@@ -253,12 +262,13 @@ def read_objects(doc: Any, file: str | None = None) -> list[Evidence]:
 def read_inventory(lines: Iterator[str], first: str, file: str | None = None,
                    max_chars: int = 256 << 20) -> tuple[list[Evidence] | None, list[str]]:
     """An inventory file whose first line is `first` (the rest still in `lines`, each with its line end): its located
-    addresses, or None with the lines taken from `lines` when it is no inventory after all (JSON that does not parse,
-    or longer than `max_chars`): the caller reads those, then the rest of `lines`, as a log."""
+    addresses, or None with the lines taken from `lines` when it is no inventory after all (JSON or YAML that does not
+    parse, holds no Pod or Node (`kubectl get events -o json`: its reasons are read as a log's lines), or is longer
+    than `max_chars`): the caller reads those, then the rest of `lines`, as a log."""
     kind = kind_of(first)
     if kind in ("pods", "nodes"):
         return read_table([first, *lines], file), []
-    if kind != "json":
+    if kind not in ("json", "yaml"):
         return None, [first]
     text = [first]
     size = len(first)
@@ -268,7 +278,19 @@ def read_inventory(lines: Iterator[str], first: str, file: str | None = None,
         if size > max_chars:
             return None, text
     try:
-        doc = json.loads("".join(text))
+        doc = json.loads("".join(text)) if kind == "json" else _yaml("".join(text))
     except ValueError:
         return None, text
+    if not any(_kind(obj) in ("Pod", "Node") for obj in _items(doc)):
+        return None, text
     return read_objects(doc, file), []
+
+
+def _yaml(text: str) -> Any:
+    """`kubectl get -o yaml`'s document (libyaml's safe loader where it is built in); ValueError where it is no YAML."""
+    import yaml  # noqa: PLC0415 - only for a YAML inventory: plain logs start without it
+
+    try:
+        return yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))  # noqa: S506 - a safe loader
+    except yaml.YAMLError as exc:
+        raise ValueError(str(exc)) from None

@@ -427,6 +427,7 @@ class FileReader:
         # node its "Node:" named, the host of its lines (_DESCRIBE_*)
         self._described: tuple[int, bool] | None = None
         self._pod_node: str | None = None
+        self._pod: tuple[str, str | None] | None = None  # the described pod's name, its namespace once confirmed
 
     def read(self, lines: Iterable[str]) -> Iterator[Evidence]:
         """Every line's prefixes are read (who wrote it: the job's ranks and hosts); only a line holding a word some
@@ -532,9 +533,12 @@ class FileReader:
         if line.startswith(_DESCRIBE_NAMESPACE):
             if self._described is not None and n - self._described[0] <= 3:
                 self._described = (self._described[0], True)
+                if self._pod is not None:
+                    self._pod = (self._pod[0], line[len(_DESCRIBE_NAMESPACE):].strip())
             return
         if line.startswith(_DESCRIBE_NAME):
             self._described, self._pod_node = (n, False), None
+            self._pod = (line[len(_DESCRIBE_NAME):].strip(), None)
             return
         m = _DESCRIBE_NODE.match(line)
         if m is not None and self._described is not None and self._described[1] and \
@@ -808,6 +812,8 @@ class FileReader:
         base = self._base(at)
         details = dict(base.pop("details"))
         fact_fields(fact, groups, base, details)
+        if "pod_end" in details and self._pod is not None and self._pod[1]:
+            details.setdefault("pod", f"{self._pod[1]}/{self._pod[0]}")  # the described pod, as its object names it
         return Evidence(kind=fact.kind, severity=fact.severity, attribution="unknown", details=details, **base)
 
     def _exception(self, at: _Line, etype: str, message: str, cause: str | None = None) -> Evidence | None:

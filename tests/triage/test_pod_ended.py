@@ -44,23 +44,25 @@ def _read(name: str) -> list[Evidence]:
             if e.kind == "job_ended"]
 
 
-@pytest.mark.parametrize("name, pod_end_key, why, host", [
-    ("describe-evicted.txt", "Evicted", "NODE PRESSURE", "kaapana"),
-    ("describe-node-shutdown.txt", "Terminated", "NODE SHUTDOWN", "k22-node1"),
-    ("describe-admission-gpu-lost.txt", "UnexpectedAdmissionError", "ADMISSION ERROR", None),
-    ("events-admission-eof.txt", "UnexpectedAdmissionError", "ADMISSION ERROR", None),
-    ("gitlab-runner-eviction-api.txt", "EvictionByEvictionAPI", "DRAIN", None),
+@pytest.mark.parametrize("name, pod_end_key, why, host, pod", [
+    ("describe-evicted.txt", "Evicted", "NODE PRESSURE", "kaapana", "admin/postgres-keycloak-6d8858f5b-4khf2"),
+    ("describe-node-shutdown.txt", "Terminated", "NODE SHUTDOWN", "k22-node1",
+     "default/nginx-deployment-66b6c48dd5-2pw4q"),
+    ("describe-admission-gpu-lost.txt", "UnexpectedAdmissionError", "ADMISSION ERROR", None, None),
+    ("events-admission-eof.txt", "UnexpectedAdmissionError", "ADMISSION ERROR", None, None),
+    ("gitlab-runner-eviction-api.txt", "EvictionByEvictionAPI", "DRAIN", None, None),
 ])
-def test_offline_reads_why_kubernetes_ended_the_pod(name, pod_end_key, why, host):
+def test_offline_reads_why_kubernetes_ended_the_pod(name, pod_end_key, why, host, pod):
     """Was: the eviction read as "job ended (Evicted)", the node shutdown, the admission errors and the drain not read
     at all (no incident).  Now each is Kubernetes ending the pod, its reason in POD_ENDS's words, on the described
-    pod's node."""
+    pod's node; the described pod named as its object names it (live and `-o json`: "namespace/name"; was none)."""
     found = _read(name)
     assert found, name
     assert {(e.details["pod_end"], e.details["why"]) for e in found} == {(pod_end_key, why)}
     assert {e.host for e in found} == {host}
     incident = attribute(found)[0]
     assert incident.category == "infrastructure" and incident.root.kind == "job_ended"
+    assert incident.root.pod == pod
     assert "ended by Kubernetes" in incident.reason
 
 
@@ -174,3 +176,41 @@ def test_offline_pod_json_beside_the_logs():
     [e] = [e for e in found if e.kind == "job_ended"]
     assert (e.host, e.details["pod_end"], e.file) == ("node-2", "taint:node.kubernetes.io/unreachable", "pods.json")
     assert any(e.kind == "nccl_address" and e.address == "10.1.2.3" for e in found)
+
+
+def test_the_same_pods_as_kubectl_writes_them_json_or_yaml_and_their_events(tmp_path: Path):
+    """`kubectl get pods,nodes -o json` and `-o yaml` of the same List (kubectl's layouts: indented JSON, YAML with
+    apiVersion first) read alike offline and as the cluster component reads the pod: its node, the pod, why.  Was: the
+    YAML read as a log's lines (the eviction on no node and no pod, one incident line per reason line), and `kubectl get
+    events -o json` (a List with no Pod or Node) read as an empty inventory: the eviction lost, "No failure found"."""
+    import json
+
+    import yaml
+    from click.testing import CliRunner
+
+    from gpunpd.cli import main
+
+    pod = _pod("w-3", "node-3", {"phase": "Failed", "reason": "Evicted", "message": EVICTED_MESSAGE})
+    doc = {"apiVersion": "v1", "kind": "List", "items": [
+        {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "node-3"}},
+        _pod("w-2", "node-2", {"phase": "Running", "podIP": "10.1.2.3"}, rank=2), pod],
+        "metadata": {"resourceVersion": ""}}
+    (tmp_path / "pods.json").write_text(json.dumps(doc, indent=4) + "\n")
+    (tmp_path / "pods.yaml").write_text(yaml.safe_dump(doc))
+    live = [e for e in Reader().pod_exits(pod) if e.kind == "job_ended"]
+    seen = []
+    for name in ("pods.json", "pods.yaml"):
+        r = CliRunner().invoke(main, ["triage", "--format", "json", str(tmp_path / name)])
+        assert r.exit_code == 0, r.output
+        [incident] = json.loads(r.stdout)["incidents"]
+        [e] = incident["evidence"]
+        seen.append((incident["root"]["host"], incident["root"]["pod"], e["text"]))
+    assert seen[0] == seen[1] == (live[0].host, live[0].details["pod"], live[0].text)
+    events = {"apiVersion": "v1", "kind": "List", "items": [
+        {"apiVersion": "v1", "kind": "Event", "reason": "Evicted", "message": EVICTED_MESSAGE, "type": "Warning",
+         "involvedObject": {"kind": "Pod", "name": "w-3", "namespace": "train"}}]}
+    (tmp_path / "events.json").write_text(json.dumps(events, indent=4) + "\n")
+    r = CliRunner().invoke(main, ["triage", "--format", "json", str(tmp_path / "events.json")])
+    assert r.exit_code == 0, r.output
+    [incident] = json.loads(r.stdout)["incidents"]
+    assert incident["root"]["kind"] == "job_ended" and "(Evicted: the kubelet evicted it" in incident["reason"]

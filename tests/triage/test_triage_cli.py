@@ -151,6 +151,36 @@ def test_an_empty_directory_is_an_input_error_not_a_clean_job(tmp_path: Path):
     assert "No failure found" not in r.stdout
 
 
+@pytest.mark.timeout(60)
+def test_a_fifo_or_socket_met_walking_is_skipped_a_named_pipe_read(tmp_path: Path):
+    """Was: a FIFO in a walked directory blocked the read forever (no writer), a device would be read without end.
+    Now what is not a regular file is skipped and listed, as an archive's such members are; a pipe named on the
+    command line (`gpu-npd triage <(kubectl logs ...)`) is still read."""
+    import socket
+    import threading
+
+    text = (INCIDENTS / "funasr-2006-oom" / "logs" / "train.log").read_bytes()
+    job = tmp_path / "job"
+    job.mkdir()
+    (job / "train.log").write_bytes(text)
+    os.mkfifo(job / "fifo")
+    sock = socket.socket(socket.AF_UNIX)
+    sock.bind(str(job / "sock"))
+    try:
+        r = triage("--format", "json", "--jobs", "1", str(job))
+    finally:
+        sock.close()
+    doc = json.loads(r.stdout)
+    assert r.exit_code == 0 and doc["inputs"] == [str(job / "train.log")]
+    assert doc["skipped"] == [f"{job / 'fifo'}: not a regular file, not read",
+                              f"{job / 'sock'}: not a regular file, not read"]
+    writer = threading.Thread(target=(job / "fifo").write_bytes, args=(text,))
+    writer.start()
+    r = triage("--format", "json", "--jobs", "1", str(job / "fifo"))
+    writer.join()
+    assert r.exit_code == 0 and json.loads(r.stdout)["incidents"][0]["root"]["rank"] == 2
+
+
 def test_nothing_read_does_not_say_no_failure(tmp_path: Path):
     r = triage(str(tmp_path / "nope"))
     assert r.exit_code == 2
