@@ -157,16 +157,19 @@ def run(config_file, kmsg, log_files, journald, state_dir, metrics_address, node
     except ValueError as exc:
         click.echo(f"gpu-npd: configuration error: {config_error(exc)}", err=True)
         sys.exit(2)
-    try:
-        agent.start()
-    except OSError as exc:
-        click.echo(f"gpu-npd: cannot start: {start_error(exc)}", err=True)
-        sys.exit(2)
+    # the handlers before start(): once start() serves /metrics and /healthz, a SIGTERM (a pod deleted as it
+    # started, a probe's restart) is the agent's to handle (stop, flush state, exit 0), never the default's
+    # (killed, exit 143)
     signal.signal(signal.SIGTERM, lambda *_: agent.stop.set())
     signal.signal(signal.SIGINT, lambda *_: agent.stop.set())
     # SIGUSR1: let go of NVML (a GPU reset or MIG change can proceed) for up to 10 minutes; SIGUSR2: resume
     signal.signal(signal.SIGUSR1, lambda *_: (agent.gpu.hold("signal", 600), agent.poller.wake()))
     signal.signal(signal.SIGUSR2, lambda *_: (agent.gpu.unhold("signal"), agent.poller.wake()))
+    try:
+        agent.start()
+    except OSError as exc:
+        click.echo(f"gpu-npd: cannot start: {start_error(exc)}", err=True)
+        sys.exit(2)
     logging.getLogger("gpu_npd").info("gpu-npd running on node %s: sources %s, metrics on %s", cfg.node_name,
                                       ", ".join(s.name for s in agent.sources) or "none", cfg.metrics_address)
     gc.freeze()  # what start-up built lives as long as the process: later collections skip it

@@ -5,6 +5,8 @@ from __future__ import annotations
 import io
 import os
 import json
+import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -202,3 +204,33 @@ def test_shutdown_ends_the_threads_the_agent_started(tmp_path: Path):
     for t in set(threading.enumerate()) - before:
         t.join(max(0.0, deadline - time.monotonic()))
     assert sorted(t.name for t in threading.enumerate() if t not in before) == []
+
+
+# the agent's start() sends itself SIGTERM, as Kubernetes does to a pod deleted while it starts (its /metrics and
+# /healthz already served): the agent's handler must be in place, so it stops, shuts down and exits 0
+_SIGTERM_IN_START = """
+import os, signal, sys, threading
+import agent.app
+
+class Started:
+    def __init__(self):
+        self.stop, self.sources, self.shut = threading.Event(), [], False
+    def start(self):
+        os.kill(os.getpid(), signal.SIGTERM)
+    def run_forever(self):
+        assert self.stop.wait(5), "SIGTERM during start() was lost"
+    def shutdown(self):
+        print("shut down", flush=True)
+
+agent.app.build = lambda cfg: Started()
+sys.argv = ["gpu-npd", "run", "--kmsg", "/dev/null", "--no-journald", "--state-dir", sys.argv[1], "--metrics-address", "127.0.0.1:0"]
+from gpunpd.cli import main
+main()
+"""
+
+
+def test_a_sigterm_while_the_agent_starts_is_handled_exit_0(tmp_path: Path):
+    out = subprocess.run([sys.executable, "-c", _SIGTERM_IN_START, str(tmp_path / "state")], capture_output=True,
+                         text=True, timeout=60, env={**os.environ, "NODE_NAME": "gpu-node-1"})
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert "shut down" in out.stdout
