@@ -66,6 +66,9 @@ def cluster(api_server, kubeconfig, namespace, lease_name, identity, metrics_add
         click.echo(f"gpu-npd cluster: no cluster: {exc}", err=True)
         sys.exit(2)
     controller = Controller(api, s)
+    # the handlers before /metrics is served: a SIGTERM from then on stops it (exit 0), never the default's kill
+    signal.signal(signal.SIGTERM, lambda *_: controller.shutdown())
+    signal.signal(signal.SIGINT, lambda *_: controller.shutdown())
     if metrics_address:
         from prometheus_client import start_http_server  # noqa: PLC0415
         host, _, port = metrics_address.rpartition(":")
@@ -75,8 +78,6 @@ def cluster(api_server, kubeconfig, namespace, lease_name, identity, metrics_add
             click.echo(f"gpu-npd cluster: cannot start: --metrics-address {metrics_address}: "
                        f"{getattr(exc, 'strerror', None) or exc}", err=True)
             sys.exit(2)
-    signal.signal(signal.SIGTERM, lambda *_: controller.shutdown())
-    signal.signal(signal.SIGINT, lambda *_: controller.shutdown())
     code = controller.run()
     logging.shutdown()
     os._exit(code) if code else sys.exit(0)  # noqa: B018 - a lost lease exits at once, threads and all

@@ -1016,3 +1016,24 @@ def test_pytorchs_desync_report_names_the_lagging_rank_live_as_offline():
     incident = live_incident({"node-a": DESYNC})
     assert (incident.category, incident.rule, incident.root.rank) == ("undetermined", "lagging_rank", 7)
     assert offline_rule(DESYNC) == "lagging_rank"
+
+
+# /metrics comes up and the process is sent SIGTERM at once (a Deployment rolled as the replica starts): the
+# controller's handler must be in place by then, so it stops and exits 0
+_SIGTERM_AT_METRICS = """
+import os, signal, sys
+import prometheus_client
+prometheus_client.start_http_server = lambda *a, **k: os.kill(os.getpid(), signal.SIGTERM)
+sys.argv = ["gpu-npd", "cluster", "--api-server", "http://127.0.0.1:9", "--metrics-address", "127.0.0.1:0"]
+from gpunpd.cli import main
+main()
+"""
+
+
+def test_a_sigterm_as_the_controller_serves_metrics_exits_0():
+    import os
+    import subprocess
+    import sys
+    out = subprocess.run([sys.executable, "-c", _SIGTERM_AT_METRICS], capture_output=True, text=True, timeout=60,
+                         env={**os.environ, "POD_NAME": "replica-1"})
+    assert out.returncode == 0, out.stderr[-2000:]
