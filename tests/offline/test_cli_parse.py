@@ -234,6 +234,27 @@ def test_parse_imports_only_what_it_needs(fixtures, tmp_path: Path):
     assert sorted(modules & set(NOT_FOR_PLAIN)) == []
 
 
+def test_parse_of_a_small_log_derives_no_keyword_scan(fixtures, tmp_path: Path):
+    """The rule table's keyword scan (parsers/wordscan.py KeywordScan: ~18 ms to derive) is derived after a log's
+    first lines: a small log's (the Xid fixture's) are looked up word by word (start-up, issue 24)."""
+    derived = tmp_path / "derived.txt"
+    code = ("import atexit, sys\n"
+            "out = sys.argv.pop(1)\n"
+            "from parsers.wordscan import KeywordScan\n"
+            "derive, calls = KeywordScan._derive, []\n"
+            "KeywordScan._derive = lambda self: calls.append(1) or derive(self)\n"
+            "atexit.register(lambda: open(out, 'w').write(str(len(calls))))\n"
+            "sys.argv[0] = 'gpu-npd'\n"
+            "from gpunpd.cli import main\n"
+            "main()\n")
+    log = fixtures / "dmesg" / "xid79-fallen-off-bus.dmesg"
+    r = subprocess.run([sys.executable, "-c", code, str(derived), "parse", "--nvml", "off", str(log)],
+                       capture_output=True, timeout=120, check=False)
+    assert r.returncode == 0, r.stderr
+    assert b"RESTART_BM" in r.stdout
+    assert derived.read_text() == "0"
+
+
 def test_nvml_is_asked_when_a_finding_first_names_a_pci_address(tmp_path: Path, monkeypatch):
     """`--nvml auto` where the NVIDIA driver is loaded: the agent's GPU map is asked once, when the first finding
     with a PCI address is annotated; an input without one never asks it (start-up, issue 29 (4))."""
