@@ -17,17 +17,15 @@ Plain text costs one look at the first block (the hot path: no copy, no decoding
 
 from __future__ import annotations
 
-import bz2
+import importlib
 import io
-import lzma
 import posixpath
 import re
-import shlex
 import sys
 import zlib
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import BinaryIO, Callable, Iterator, NamedTuple
+from typing import Any, BinaryIO, Callable, Iterator, NamedTuple
 
 RAW_CHUNK = 1 << 16
 OUT_CHUNK = 1 << 18  # decoded bytes asked of a decompressor at once: a bomb's output is bounded per call
@@ -91,21 +89,26 @@ class _Zlib:
 class Codec(NamedTuple):
     name: str
     magic: bytes
-    new: Callable[[], object]  # a decompressor for one stream: needs_input, decompress(data, max_length), eof, ...
-    errors: tuple[type[BaseException], ...]
+    module: str  # imported when a stream of this codec is first met: a plain log's run imports none of them
+    new: Callable[[Any], object]  # (the module) a decompressor for one stream: needs_input, decompress(data, max), eof
+    errors: Callable[[Any], tuple[type[BaseException], ...]]  # (the module) what its decompress raises on bad data
+
+    def load(self) -> tuple[Callable[[], object], tuple[type[BaseException], ...]] | None:
+        """(a new decompressor, its errors), or None where this Python has no such module."""
+        try:
+            module = importlib.import_module(self.module)
+        except ImportError:
+            return None
+        return (lambda: self.new(module)), self.errors(module)
 
 
-CODECS: list[Codec] = [
-    Codec("gzip", GZIP_MAGIC, _Zlib, (zlib.error,)),
-    Codec("xz", XZ_MAGIC, lambda: lzma.LZMADecompressor(format=lzma.FORMAT_XZ), (lzma.LZMAError,)),
-    Codec("bzip2", BZIP2_MAGIC, bz2.BZ2Decompressor, (OSError, ValueError)),
-]
-try:  # Python 3.14's own zstd (PEP 784): the same decompressor shape as lzma's; no package is added for it
-    from compression import zstd as _zstd  # type: ignore[import-not-found]
-
-    CODECS.append(Codec("zstd", ZSTD_MAGIC, _zstd.ZstdDecompressor, (_zstd.ZstdError,)))
-except ImportError:
-    pass
+CODECS: tuple[Codec, ...] = (
+    Codec("gzip", GZIP_MAGIC, "zlib", lambda _: _Zlib(), lambda m: (m.error,)),
+    Codec("xz", XZ_MAGIC, "lzma", lambda m: m.LZMADecompressor(format=m.FORMAT_XZ), lambda m: (m.LZMAError,)),
+    Codec("bzip2", BZIP2_MAGIC, "bz2", lambda m: m.BZ2Decompressor(), lambda _: (OSError, ValueError)),
+    # Python 3.14's own zstd (PEP 784): the same decompressor shape as lzma's; no package is added for it
+    Codec("zstd", ZSTD_MAGIC, "compression.zstd", lambda m: m.ZstdDecompressor(), lambda m: (m.ZstdError,)),
+)
 
 
 class Decoded(io.RawIOBase):
@@ -115,6 +118,7 @@ class Decoded(io.RawIOBase):
 
     def __init__(self, raw: BinaryIO, codec: Codec):
         self._raw, self.codec = raw, codec
+        self._new, self._errors = codec.load()  # type: ignore[misc]  # (_codec gives only codecs that load)
         self._d = None  # the decompressor of the stream being read; None between streams
         self._carry = b""  # input read but not yet given to a decompressor
         self._pending = bytearray()
@@ -155,7 +159,7 @@ class Decoded(io.RawIOBase):
             if not head.startswith(magic):
                 self._done = True  # trailing bytes that are no stream: ignored, as gzip(1) ignores them
                 return
-            self._d = self.codec.new()
+            self._d = self._new()
             return
         d = self._d
         if self._carry:
@@ -170,7 +174,7 @@ class Decoded(io.RawIOBase):
             data = b""
         try:
             self._pending += d.decompress(data, OUT_CHUNK)  # type: ignore[attr-defined]
-        except (*self.codec.errors, EOFError) as exc:
+        except (*self._errors, EOFError) as exc:
             self.damage = f"{self.codec.name} stream corrupt after {self.consumed} compressed bytes ({exc})"
             self._done = True
             return
@@ -217,7 +221,7 @@ def _codec(head: bytes) -> Codec | None:
         if head.startswith(codec.magic):
             if codec.name == "bzip2" and not (head[3:4].isdigit() and head[4:10] in (b"1AY&SY", b"\x17rE8P\x90")):
                 continue  # "BZh" opens text too: a bzip2 stream has its block size and a block's (or the end's) magic
-            return codec
+            return codec if codec.load() is not None else None  # (zstd before 3.14: _unreadable says what reads it)
     return None
 
 
@@ -286,6 +290,8 @@ def _raw(path: str, count: Callable[[int], None] | None) -> Iterator[BinaryIO]:
 
 
 def _command(tool: str, path: str) -> str:
+    import shlex  # noqa: PLC0415 - loaded by the first input that is no text log: plain logs start without it
+
     return f"{tool} {shlex.quote(path)}"
 
 
@@ -405,6 +411,7 @@ def _tarinfo():  # noqa: ANN202
 
 
 def _members(fp: BinaryIO, path: str, notes: Notes, then: str) -> Iterator[Stream]:
+    import shlex  # noqa: PLC0415 - as tarfile
     import tarfile  # noqa: PLC0415 - as in _tarinfo
 
     info = _tarinfo()

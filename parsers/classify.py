@@ -91,8 +91,12 @@ def _dispatch_tables(rules: tuple[Rule, ...]) -> tuple[KeywordScan, dict[str, fr
       it is (no keyword of theirs occurs), which is what trying the candidates in order would give, without
       scanning for every keyword. Only rows with at most MAX_BEFORE keywords before them are tried so."""
     words = sorted({k for r in rules for k in r.keywords}, key=len, reverse=True)
+    by_keyword: dict[str, set[int]] = {}  # keyword -> the rows holding it (one pass over the table)
+    for i, r in enumerate(rules):
+        for k in r.keywords:
+            by_keyword.setdefault(k, set()).add(i)
     # each derived when first asked for (a process start derives none; a big log, the few its lines reach)
-    rows = _Derived(lambda w: frozenset(i for i, r in enumerate(rules) if any(k in w for k in r.keywords)))
+    rows = _Derived(lambda w: frozenset().union(*(ids for k, ids in by_keyword.items() if k in w)))
     before = _Derived(lambda i: tuple(dict.fromkeys(k for r in rules[:i] for k in r.keywords)))
     return KeywordScan(words), rows, before
 

@@ -248,15 +248,37 @@ class KeywordScan:
     positions; the matches (`occurrence_regex`) are occurrences that do not overlap, and those overlapping one and
     reaching past it (`reach_beyond`; rare in real text) are looked up beside it.
 
-    `findall` (the trie's) and `words_in` are attributes set when first called."""
+    `findall` (the trie's) and `words_in` are attributes set when first called.
+
+    Deriving the scan costs some 18 ms (most of it `re` compiling the occurrence regex), and testing each word with
+    `in` some 15 us a text: the first FIRST_TEXTS texts are looked up word by word, which finds every word occurring
+    (what the scan finds, up to words held in those), so that a small log never derives the scan and a big one does
+    after its first few lines.  A text where the words occur more than MAX_OCCURRENCES times derives it at once (the
+    scan gives the trie's findall there: the same answer either way)."""
 
     MAX_OCCURRENCES = 8  # more occurrences than this in one text: the trie's findall (its loop in C, not Python)
+    FIRST_TEXTS = 64  # texts looked up word by word before the scan is derived
 
     def __init__(self, words: Iterable[str]):
         """Derived when first used (a process start derives nothing)."""
         self._words = sorted({w for w in words if w}, key=len, reverse=True)
-        self.words_in = lambda text: self._derive().words_in(text)
+        self._plain_left = self.FIRST_TEXTS
+        self.words_in = self._plain_words_in
         self.findall = lambda text: self._derive().findall(text)
+
+    def _plain_words_in(self, text: str) -> list[str]:
+        """`words_in` before the scan is derived: each word tested with `in` (see the class)."""
+        if self._plain_left > 0:
+            self._plain_left -= 1
+            found = [w for w in self._words if w in text]
+            count = 0  # occurrences, overlapping ones too: each of the scan's matches is one
+            for w in found:
+                i = text.find(w)
+                while i >= 0 and count <= self.MAX_OCCURRENCES:
+                    count, i = count + 1, text.find(w, i + 1)
+            if count <= self.MAX_OCCURRENCES:
+                return found
+        return self._derive().words_in(text)
 
     def _derive(self) -> "KeywordScan":
         words = self._words

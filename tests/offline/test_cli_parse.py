@@ -212,6 +212,9 @@ def test_min_severity_choices_are_the_severities():
 # libraries (the Kubernetes client, Prometheus, NVML, gRPC, msgspec (the cluster's JSON), YAML, psutil, udev).
 NOT_FOR_PARSE = ("agent", "cluster", "fabric", "kubeapi", "triage", "kubernetes", "prometheus_client", "pynvml",
                  "grpc", "google.protobuf", "msgspec", "yaml", "psutil", "pyudev")
+# ... nor, for a plain text file, the decoders and archive readers that only compressed inputs and archives use
+# (offline/inputs.py imports each where a stream first needs it)
+NOT_FOR_PLAIN = ("lzma", "_lzma", "bz2", "_bz2", "tarfile", "shlex")
 
 
 def test_parse_imports_only_what_it_needs(fixtures, tmp_path: Path):
@@ -228,6 +231,28 @@ def test_parse_imports_only_what_it_needs(fixtures, tmp_path: Path):
     modules = set(loaded.read_text().split())
     assert "parsers.catalog" in modules and "offline.report" in modules
     assert sorted(m for m in modules for n in NOT_FOR_PARSE if m == n or m.startswith(n + ".")) == []
+    assert sorted(modules & set(NOT_FOR_PLAIN)) == []
+
+
+def test_parse_of_a_small_log_derives_no_keyword_scan(fixtures, tmp_path: Path):
+    """The rule table's keyword scan (parsers/wordscan.py KeywordScan: ~18 ms to derive) is derived after a log's
+    first lines: a small log's (the Xid fixture's) are looked up word by word (start-up, issue 24)."""
+    derived = tmp_path / "derived.txt"
+    code = ("import atexit, sys\n"
+            "out = sys.argv.pop(1)\n"
+            "from parsers.wordscan import KeywordScan\n"
+            "derive, calls = KeywordScan._derive, []\n"
+            "KeywordScan._derive = lambda self: calls.append(1) or derive(self)\n"
+            "atexit.register(lambda: open(out, 'w').write(str(len(calls))))\n"
+            "sys.argv[0] = 'gpu-npd'\n"
+            "from gpunpd.cli import main\n"
+            "main()\n")
+    log = fixtures / "dmesg" / "xid79-fallen-off-bus.dmesg"
+    r = subprocess.run([sys.executable, "-c", code, str(derived), "parse", "--nvml", "off", str(log)],
+                       capture_output=True, timeout=120, check=False)
+    assert r.returncode == 0, r.stderr
+    assert b"RESTART_BM" in r.stdout
+    assert derived.read_text() == "0"
 
 
 def test_nvml_is_asked_when_a_finding_first_names_a_pci_address(tmp_path: Path, monkeypatch):

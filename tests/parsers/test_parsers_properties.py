@@ -6,6 +6,7 @@ import io
 import platform
 import re
 import string
+from functools import lru_cache
 from pathlib import Path
 
 import pytest
@@ -380,19 +381,19 @@ def _words_and_text(draw, alphabet="abXid :.N_x"):
 def test_the_keyword_scan_finds_every_word_that_occurs_overlapping_or_not(words_and_text):
     """parsers.wordscan.KeywordScan.words_in: every word occurring in the text is found or held in a word found (two
     overlapping occurrences both: the trie's findall keeps one), and each word found occurs; past MAX_OCCURRENCES
-    occurrences, the trie's findall."""
+    occurrences, the trie's findall.  Both before the scan is derived (its first texts) and after."""
     from parsers.wordscan import KeywordScan, word_regex
 
     words, text = words_and_text
-    scan = KeywordScan(words)
-    found = scan.words_in(text)
     trie = re.compile(word_regex(words)).findall(text)
-    assert scan.findall(text) == trie
-    assert all(w in text for w in found), text
-    if sum(text.count(w) for w in set(words)) <= KeywordScan.MAX_OCCURRENCES:  # (each finditer match is one)
-        assert all(any(w in f for f in found) for w in set(words) if w in text), (text, found)
-    else:
-        assert set(trie) <= {w for f in found for w in set(words) if w in f}, text
+    for scan in (KeywordScan(words), KeywordScan(words)._derive()):  # its first texts (word by word), and derived
+        found = scan.words_in(text)
+        assert scan.findall(text) == trie
+        assert all(w in text for w in found), text
+        if sum(text.count(w) for w in set(words)) <= KeywordScan.MAX_OCCURRENCES:  # (each finditer match is one)
+            assert all(any(w in f for f in found) for w in set(words) if w in text), (text, found)
+        else:
+            assert set(trie) <= {w for f in found for w in set(words) if w in f}, text
 
 
 def test_the_keyword_scan_where_occurrences_overlap():
@@ -406,6 +407,22 @@ def test_the_keyword_scan_where_occurrences_overlap():
     scan = KeywordScan(["] Timeout", "Timeout at NCCL work"])
     assert set(scan.words_in("[rank6]:[E1206 18:44:16.995042142 ProcessGroupNCCL.cpp:1709] [PG 1 Rank 6] Timeout at "
                              "NCCL work: 7753, last enqueued NCCL work: 7755")) == {"] Timeout", "Timeout at NCCL work"}
+
+
+def test_the_keyword_scan_is_derived_after_its_first_texts():
+    """KeywordScan looks its first FIRST_TEXTS texts up word by word (a small log never pays for deriving the scan),
+    then derives the scan; a text with more than MAX_OCCURRENCES occurrences (overlapping ones counted: `aa` twice in
+    `aaa`) derives it at once."""
+    from parsers.wordscan import KeywordScan
+
+    scan = KeywordScan(["ab", "bc"])
+    for _ in range(KeywordScan.FIRST_TEXTS):
+        assert set(scan.words_in("abc")) == {"ab", "bc"}
+    assert "_occurrences" not in vars(scan)
+    assert set(scan.words_in("abc")) == {"ab", "bc"} and "_occurrences" in vars(scan)
+    scan = KeywordScan(["aa"])
+    assert scan.words_in("a" * (KeywordScan.MAX_OCCURRENCES + 1)) == ["aa"] and "_occurrences" not in vars(scan)
+    assert set(scan.words_in("a" * (KeywordScan.MAX_OCCURRENCES + 2))) == {"aa"} and "_occurrences" in vars(scan)
 
 
 KEYWORD_PART = st.sampled_from(sorted({k for r in __import__("parsers").rules.RULES for k in r.keywords})).flatmap(
@@ -456,6 +473,29 @@ def test_dispatch_candidates_are_the_rows_whose_keywords_occur(message, allowed)
     d = Dispatch(RULES)
     first = _assert_candidates(d, message, allowed)
     assert d.candidates(message, allowed) == first  # from its cache
+
+
+@lru_cache(maxsize=1)
+def _derived_rule_scan():
+    from parsers.rules import RULES
+    from parsers.wordscan import KeywordScan
+
+    words = sorted({k for r in RULES for k in r.keywords})
+    return words, KeywordScan(words)._derive()
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.lists(st.one_of(KEYWORD_PART, rule_line, st.text(max_size=6)), max_size=10).map("".join))
+def test_the_keyword_scan_word_by_word_selects_what_the_derived_scan_does(message):
+    """A KeywordScan's first texts, looked up word by word (start-up: not derived), give the rule table's keywords
+    the derived scan gives: the words found, each with the keywords it holds (what selects Dispatch's rows)."""
+    from parsers.wordscan import KeywordScan
+
+    words, derived = _derived_rule_scan()
+    plain = KeywordScan(words)
+    plain._derive = lambda: derived  # a text past MAX_OCCURRENCES: the derived scan's answer (derived once here)
+    held = lambda found: {k for f in found for k in words if k in f}  # noqa: E731
+    assert held(plain.words_in(message)) == held(derived.words_in(message)), message
 
 
 def test_dispatch_candidates_past_the_occurrence_cap_are_the_tries_at_least():
