@@ -908,6 +908,8 @@ class Classifier:
             out = {"severity": severity, "attribution": attribution, "action": action, "details": details}
             refine(groups, out)
             severity, attribution, action = out["severity"], out["attribution"], out["action"]
+        if rule.restates is not None:  # the row's line says again another program's (rules.Rule.restates)
+            details["restates"] = rule.restates
         get = groups.get
         for key in detail_groups:
             value = get(key)
