@@ -94,9 +94,14 @@ NVSMI_NO_GPU = ("NVIDIA-SMI has failed because it couldn", "No devices were foun
 # An Xid line: the address `PCI:dddd:bb:dd`, bare `dddd:bb:dd`, redacted `PCI:...` (no address: taken from context),
 # followed on MIG GPUs by ` GPU-I:nn` and ` GPU-CI:nn` inside the parenthesis.  "Xid" comes first and its
 # no-letter-before test after it, so `re` finds the literal with a fast scan instead of trying each position.
-XID_LINE = (r"Xid(?<![A-Za-z]Xid) \((?:(?P<pci>" + PCI + r")|PCI:\.\.\.)(?: GPU-I:(?P<gpu_instance>\d+))?"
-            r"(?: GPU-CI:(?P<compute_instance>\d+))?\): (?P<xid>\d+)"
+def _xid_line(codes: str = r"\d+") -> str:
+    """An Xid line of the codes `codes` (a regex) matches."""
+    return (r"Xid(?<![A-Za-z]Xid) \((?:(?P<pci>" + PCI + r")|PCI:\.\.\.)(?: GPU-I:(?P<gpu_instance>\d+))?"
+            r"(?: GPU-CI:(?P<compute_instance>\d+))?\): (?P<xid>" + codes + r")"
             r"(?:, pid=(?:'?<unknown>'?|(?P<pid>\d+)))?(?:, name=(?:<unknown>|(?P<process>[^,]*)))?,?\s*(?P<text>.*)")
+
+
+XID_LINE = _xid_line()
 
 
 # The efa driver's prefix: dev_err's "efa <pci>: " (before its RDMA device is registered) or ibdev_err's "infiniband
@@ -421,6 +426,13 @@ RULES: tuple[Rule, ...] = (
     # timeout rows below). So does Xid 175 (595+, MEMORY_SUBSYSTEM_ERROR): the same GSP RPC timeout, logged with 119's
     # text under 175 when the driver's memory-subsystem probe failed (kernel_gsp.c _kgspClassifyGspTimeout), the same
     # lines after it: one event, the 175's finding, not a second Xid 119 from its "rpcRecvPoll timedout" line.
+    # Xid 79 (GPU_HAS_FALLEN_OFF_THE_BUS) is the lost GPU's event (rows "fallen_off_bus" below): the driver prints it and
+    # its own "NVRM: GPU 0000:91:00.0: GPU has fallen off the bus." for the same GPU microseconds apart (leptonai/gpud
+    # sxid README: 6781741.548779 then .548783; nvidia-docker #1553: .074562 then .074566): one event, the
+    # Xid's finding, the first line in every real log (its catalog row raises GPUUnhealthy until boot as
+    # fallen_off_bus does; was two findings of one loss). "once": every Xid line stays a finding (a second Xid 79 of
+    # the GPU starts the next event); the probe-time report after a reload ("open") is a finding of its own.
+    _r("xid_fallen", "xid", ["Xid"], _xid_line(r"79(?!\d)"), refine="xid", event=("fallen", "once")),
     _r("xid", "xid", ["Xid"], XID_LINE, refine="xid", event=("gsp", "open"),
        event_if=("xid", ("119", "120", "175"))),
     # The NVIDIA device plugin (k8s-device-plugin, the GPU Operator's, GKE's) marking a GPU unhealthy on the Xid NVML's
