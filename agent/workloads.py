@@ -21,8 +21,8 @@ from parsers import Cause, CauseIndex, Finding, cause_of, explain, likely_cause
 from parsers.catalog import xid_reason
 from parsers.correlate import Ranks, describe
 from parsers.kinds import BY_NAME as KIND, CUDA_REASONS, SEVERITY_RANK, TABLE as KINDS
+from parsers.finding import restated
 from parsers.model import PodEvent, PodRef, Problem
-from parsers.rules import DEVICE_PLUGIN
 
 from .metrics import labels_of
 
@@ -145,9 +145,9 @@ class WorkloadTracker:
             return None
         if f.details.get("after_success"):  # its file stated the job's success before: its teardown, no failure
             return None  # (agent/sources/podlogs.py `_teardown`, triage.teardown; counted only)
-        if f.details.get("reporter") == DEVICE_PLUGIN:  # a node component's pod restating a kernel line the agent reads
-            return None  # itself (the device plugin's "XidCriticalError: Xid=94 on Device=GPU-..": parsers/rules.py
-            # "device_plugin_xid"): neither the pod's failure nor a second node finding; counted only
+        if restated(f):  # a line restating another program's that the agent reads itself (parsers/rules.py Rule.restates:
+            return None  # the device plugin's "XidCriticalError: Xid=94 on Device=GPU-.." says the kernel's Xid line again):
+            # neither the pod's failure nor a second node finding; counted only
         if f.timestamp is None:
             f.timestamp = datetime.fromtimestamp(self.clock(), timezone.utc)
         daemon = daemon_of(ref, f)

@@ -382,7 +382,7 @@ def _short_full(m: re.Match, year: int | None) -> Envelope:
     return _strip_inner_uptime(Envelope("journal", msg, timestamp=when, extra=_syslog_extra(host, tag, pid, None)))
 
 
-def _journal_field(value: Any) -> str | None:
+def journal_field(value: Any) -> str | None:
     """A field of a `journalctl -o json` record: a string; journald's array of bytes for one that is no UTF-8 (read
     with U+FFFD for what is not); an array of those for a field the record holds more than once (the first); null
     for one too large to print (no text)."""
@@ -393,6 +393,14 @@ def _journal_field(value: Any) -> str | None:
     if isinstance(value, list) and all(type(b) is int and 0 <= b < 256 for b in value):
         return bytes(value).decode("utf-8", "replace")
     return None
+
+
+# `journalctl -o json`'s MESSAGE as journald keeps a message that is no UTF-8: the array of its bytes (systemd 252:
+# `"MESSAGE":[78,86,82,77,..,255]`; the forms with a space about the colon, as the envelope's row takes them). No keyword
+# of the rules is in such a line as written: these are keywords of their own (parsers/classify.py all_keywords, and
+# JOURNAL_BYTES_LINE its line pattern), and the keyword test is the decoded message's (Classifier.read).
+JOURNAL_BYTES_KEYWORDS = tuple(f'"MESSAGE"{before}:{after}[' for before in ("", " ") for after in ("", " "))
+JOURNAL_BYTES_LINE = r'^\x1e?\{.*"MESSAGE" ?: ?\['
 
 
 def _journal_json(m: re.Match, year: int | None) -> Envelope | None:
@@ -410,11 +418,11 @@ def _journal_json(m: re.Match, year: int | None) -> Envelope | None:
         return None
     if not isinstance(obj, dict):
         return None
-    msg = _journal_field(obj.get("MESSAGE"))
+    msg = journal_field(obj.get("MESSAGE"))
     if msg is None:
         return None
-    transport, ident = _journal_field(obj.get("_TRANSPORT")), _journal_field(obj.get("SYSLOG_IDENTIFIER"))
-    facility = _journal_field(obj.get("SYSLOG_FACILITY"))
+    transport, ident = journal_field(obj.get("_TRANSPORT")), journal_field(obj.get("SYSLOG_IDENTIFIER"))
+    facility = journal_field(obj.get("SYSLOG_FACILITY"))
     if facility not in (None, "0"):
         kernel = False
     elif transport is not None:
@@ -422,7 +430,7 @@ def _journal_json(m: re.Match, year: int | None) -> Envelope | None:
     else:
         kernel = ident == "kernel"
     extra: dict[str, Any] = {}
-    host = _journal_field(obj.get("_HOSTNAME"))
+    host = journal_field(obj.get("_HOSTNAME"))
     if host is not None:
         extra["host"] = host
     if kernel:
@@ -431,7 +439,7 @@ def _journal_json(m: re.Match, year: int | None) -> Envelope | None:
         extra["app"] = KMSG_USERSPACE if ident in (None, "kernel") else ident
     when = uptime = None
     for key in ("__REALTIME_TIMESTAMP", "_SOURCE_REALTIME_TIMESTAMP"):
-        usec = _journal_field(obj.get(key))
+        usec = journal_field(obj.get(key))
         if usec is not None and usec.isdigit() and len(usec) <= 19:
             try:
                 when = datetime.fromtimestamp(int(usec) / 1e6, timezone.utc)
@@ -439,7 +447,7 @@ def _journal_json(m: re.Match, year: int | None) -> Envelope | None:
             except (OverflowError, ValueError, OSError):
                 pass
     for key in ("_SOURCE_MONOTONIC_TIMESTAMP", "__MONOTONIC_TIMESTAMP"):
-        usec = _journal_field(obj.get(key))
+        usec = journal_field(obj.get(key))
         if usec is not None and usec.isdigit() and len(usec) <= 19:
             uptime = int(usec) / 1e6
             break

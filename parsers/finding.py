@@ -76,6 +76,12 @@ def at_least(severity: str, minimum: str) -> bool:
     return SEVERITY_RANK[severity] >= SEVERITY_RANK[minimum]
 
 
+def restated(f: Finding) -> str | None:
+    """The program whose own line `f`'s line restates (rules.Rule.restates: "kernel" for the device plugin's Xid), None:
+    `f` is its line's own word."""
+    return f.details.get("restates") if f.details else None
+
+
 def amends(f: Finding) -> str | None:
     """What `f` changed of an event's earlier finding ("severity", "pci"; rules.EVENT_AMENDS), None: `f` is no
     amendment (an event of its own)."""

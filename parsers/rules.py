@@ -67,6 +67,11 @@ class Rule:
     # (group, values): the row's `event` is the line's only when that group of its match is one of those values (the
     # Xid row: Xid 119 and 120 lines alone open the GSP's event); other lines of the row are no event's
     event_if: tuple[str, tuple[str, ...]] | None = None
+    # The program whose own line this row's line restates ("kernel": the device plugin's "XidCriticalError: Xid=94 on
+    # Device=GPU-.." says again the kernel's Xid line, which the agent reads itself): the finding says so (details
+    # "restates", parsers/finding.py `restated`) and is counted, neither a pod's failure nor a second node finding
+    # (agent/workloads.py)
+    restates: str | None = None
 
 
 # An RM call that failed, up to its status (rules per status: NV_ERR_GPU_IS_LOST, NV_ERR_RESET_REQUIRED): an RPC to the
@@ -93,9 +98,14 @@ NVSMI_NO_GPU = ("NVIDIA-SMI has failed because it couldn", "No devices were foun
 # An Xid line: the address `PCI:dddd:bb:dd`, bare `dddd:bb:dd`, redacted `PCI:...` (no address: taken from context),
 # followed on MIG GPUs by ` GPU-I:nn` and ` GPU-CI:nn` inside the parenthesis.  "Xid" comes first and its
 # no-letter-before test after it, so `re` finds the literal with a fast scan instead of trying each position.
-XID_LINE = (r"Xid(?<![A-Za-z]Xid) \((?:(?P<pci>" + PCI + r")|PCI:\.\.\.)(?: GPU-I:(?P<gpu_instance>\d+))?"
-            r"(?: GPU-CI:(?P<compute_instance>\d+))?\): (?P<xid>\d+)"
+def _xid_line(codes: str = r"\d+") -> str:
+    """An Xid line of the codes `codes` (a regex) matches."""
+    return (r"Xid(?<![A-Za-z]Xid) \((?:(?P<pci>" + PCI + r")|PCI:\.\.\.)(?: GPU-I:(?P<gpu_instance>\d+))?"
+            r"(?: GPU-CI:(?P<compute_instance>\d+))?\): (?P<xid>" + codes + r")"
             r"(?:, pid=(?:'?<unknown>'?|(?P<pid>\d+)))?(?:, name=(?:<unknown>|(?P<process>[^,]*)))?,?\s*(?P<text>.*)")
+
+
+XID_LINE = _xid_line()
 
 
 # The efa driver's prefix: dev_err's "efa <pci>: " (before its RDMA device is registered) or ibdev_err's "infiniband
@@ -109,13 +119,13 @@ FIRST_MLX5 = r"^(?>.*?mlx5_core (?P<pci>" + PCI + r"))"
 
 
 def _r(name, kind, keywords, pattern, severity=None, attribution=None, action=None,
-       refine=None, flags=0, event=None, event_if=None) -> Rule:
+       refine=None, flags=0, event=None, event_if=None, restates=None) -> Rule:
     """A row; severity, attribution and action left out are its kind's (parsers/kinds.py)."""
     row = KIND.get(kind)
     if row is not None:
         severity, attribution, action = severity or row.severity, attribution or row.attribution, action or row.action
     return Rule(name, kind, tuple(keywords), LazyPattern(pattern, flags), severity or "error",
-                attribution or "unknown", action or "INVESTIGATE", refine, event, event_if)
+                attribution or "unknown", action or "INVESTIGATE", refine, event, event_if, restates)
 
 
 # How many lines after its last line a multi-line event stays open (lines no rule reads count too).
@@ -420,12 +430,19 @@ RULES: tuple[Rule, ...] = (
     # timeout rows below). So does Xid 175 (595+, MEMORY_SUBSYSTEM_ERROR): the same GSP RPC timeout, logged with 119's
     # text under 175 when the driver's memory-subsystem probe failed (kernel_gsp.c _kgspClassifyGspTimeout), the same
     # lines after it: one event, the 175's finding, not a second Xid 119 from its "rpcRecvPoll timedout" line.
+    # Xid 79 (GPU_HAS_FALLEN_OFF_THE_BUS) is the lost GPU's event (rows "fallen_off_bus" below): the driver prints it and
+    # its own "NVRM: GPU 0000:91:00.0: GPU has fallen off the bus." for the same GPU microseconds apart (leptonai/gpud
+    # sxid README: 6781741.548779 then .548783; nvidia-docker #1553: .074562 then .074566): one event, the
+    # Xid's finding, the first line in every real log (its catalog row raises GPUUnhealthy until boot as
+    # fallen_off_bus does; was two findings of one loss). "once": every Xid line stays a finding (a second Xid 79 of
+    # the GPU starts the next event); the probe-time report after a reload ("open") is a finding of its own.
+    _r("xid_fallen", "xid", ["Xid"], _xid_line(r"79(?!\d)"), refine="xid", event=("fallen", "once")),
     _r("xid", "xid", ["Xid"], XID_LINE, refine="xid", event=("gsp", "open"),
        event_if=("xid", ("119", "120", "175"))),
     # The NVIDIA device plugin (k8s-device-plugin, the GPU Operator's, GKE's) marking a GPU unhealthy on the Xid NVML's
     # event API gave it: the kernel's Xid seen by another program (was: nothing), the xid kind with its code, the catalog's
     # severity, the GPU's UUID (details "uuid"; the line names no PCI address) and details "reporter": the plugin's pod log
-    # restates a kernel line the agent reads itself (agent/workloads.py: counted, no Event). Each era's wording
+    # restates a kernel line the agent reads itself (`restates`: counted, no Event). Each era's wording
     # (internal/rm/health.go and before it nvidia.go): 0.15+ klog "XidCriticalError: Xid=94 on Device=GPU-3b6e..;
     # marking device as unhealthy." (akash-network/support #244), 0.6-0.14's log.Printf "XidCriticalError: Xid=69 on
     # Device=GPU-7540..., the device will go unhealthy." (k8s-device-plugin #189), an event naming no GPU ("XidCriticalError:
@@ -435,7 +452,7 @@ RULES: tuple[Rule, ...] = (
     _r("device_plugin_xid", "xid", ["XidCriticalError: Xid="],
        r"XidCriticalError: Xid=(?P<xid>\d{1,9})(?: on (?:Device=(?:(?P<uuid>GPU-[0-9a-fA-F-]{8,64})(?:::\d+)?|"
        r"(?P<device>[^\s,;]+))(?:, uuid=(?P<device_uuid>GPU-[0-9a-fA-F-]{8,64}))?|unknown device)|, All devices)",
-       refine="device_plugin_xid"),
+       refine="device_plugin_xid", restates="kernel"),
     # The GSP timing out without its Xid 119 line: what Xid 119 (GSP_RPC_TIMEOUT) reports, so its catalog row's
     # severity and action (refine "gsp_timeout": an Xid 119 finding, details `gsp` saying which line). The driver
     # (kernel_gsp.c, 55x+) checks the GSP's heartbeats at an RPC timeout, before its Xid 119, and after each RPC poll:
@@ -2700,8 +2717,8 @@ def _refine_as_xid(xid: int):
     return refine
 
 
-# details "reporter" of the device plugin's Xid line: the component restating a kernel line (agent/workloads.py holds it
-# back by this value; the key alone is no mark: POWER's hard LOCKUP row names the CPU that saw it "reporter" too)
+# details "reporter" of the device plugin's Xid line: who said it (that it restates a kernel line is its row's
+# `restates`; the key "reporter" alone is no mark: POWER's hard LOCKUP row names the CPU that saw it "reporter" too)
 DEVICE_PLUGIN = "k8s-device-plugin"
 
 

@@ -16,15 +16,15 @@ import subprocess
 import threading
 from datetime import datetime, timezone
 
+from parsers.envelope import journal_field
+
 from . import Emit, Record, Source, SourceAbsent
 
 
 def to_line(entry: dict) -> str | None:
     """A journal entry as a short-iso syslog line, so the parsers see its timestamp."""
-    msg = entry.get("MESSAGE")
-    if isinstance(msg, list):  # binary messages come as byte arrays
-        msg = bytes(msg).decode("utf-8", "replace")
-    if not isinstance(msg, str):
+    msg = journal_field(entry.get("MESSAGE"))  # a string, journald's byte array, a repeated field: as the parsers read it
+    if msg is None:
         return None
     try:
         ts = datetime.fromtimestamp(int(entry["__REALTIME_TIMESTAMP"]) / 1e6, timezone.utc).isoformat()

@@ -224,6 +224,12 @@ def test_journald_entry_to_line_and_absent():
                     "_HOSTNAME": "gpu-1"})
     assert line.startswith("2026-") and line.endswith("gpu-1 kernel: NVRM: Xid (PCI:0000:5d:00): 79, x")
     assert to_line({"MESSAGE": list(b"bytes msg")}) == "bytes msg"
+    # journalctl's other MESSAGE shapes, read as the parsers' journal JSON envelope reads them (one function): a
+    # message that is no UTF-8 (the byte 0xff: U+FFFD), a field the record holds twice (its first), a list that is no
+    # bytes (nothing). Was: bytes() of the list, TypeError / ValueError out of the source's loop
+    assert to_line({"MESSAGE": list(b"NVRM: Xid \xff")}) == "NVRM: Xid \ufffd"
+    assert to_line({"MESSAGE": ["NVRM: one", "NVRM: two"]}) == "NVRM: one"
+    assert to_line({"MESSAGE": [256, -1]}) is None and to_line({"MESSAGE": [None]}) is None
     with pytest.raises(SourceAbsent):
         JournaldSource(journalctl="no-such-journalctl-here").run(lambda b: None, threading.Event())
     assert "--after-cursor=s=abc" in JournaldSource("s=abc").command()

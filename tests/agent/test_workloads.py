@@ -1298,3 +1298,22 @@ def test_only_the_device_plugins_restated_xid_is_held_back_not_every_finding_wit
     assert WorkloadTracker(Metrics()).observe(ref, alone) is not None  # (a tracker each: one Event per job and reason)
     assert WorkloadTracker(Metrics()).observe(ref, other) is not None
     assert WorkloadTracker(Metrics()).observe(ref, Classifier().classify(DEVICE_PLUGIN_XID)) is None
+
+
+def test_a_restated_line_is_its_rule_rows_property_and_the_agent_holds_back_by_it():
+    """That a line restates a kernel line the agent reads itself is declared once, on its rule row (parsers/rules.py
+    Rule.restates: "device_plugin_xid" says "kernel"); the finding says so (details "restates", parsers.restated) and
+    the tracker holds back every such finding by it, not by who said it (details "reporter": was the agent's own test,
+    a second statement of the fact). Before: no such property, the device plugin's value spelt in the agent."""
+    from dataclasses import replace
+
+    from parsers import Classifier, restated
+    from parsers.model import PodRef
+    from parsers.rules import RULES
+    assert {r.name: r.restates for r in RULES if r.restates} == {"device_plugin_xid": "kernel"}
+    f = Classifier().classify(DEVICE_PLUGIN_XID)
+    assert (f.kind, f.xid, restated(f), f.details["reporter"]) == ("xid", 94, "kernel", "k8s-device-plugin")
+    ref = PodRef("gpu-operator", "nvidia-device-plugin-daemonset-x7k2p", "uid-0", "nvidia-device-plugin")
+    assert WorkloadTracker(Metrics()).observe(ref, f) is None
+    said = replace(f, details={k: v for k, v in f.details.items() if k != "restates"})  # the same Xid as its own word
+    assert restated(said) is None and WorkloadTracker(Metrics()).observe(ref, said) is not None

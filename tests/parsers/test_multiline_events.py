@@ -726,3 +726,28 @@ def test_the_pages_an_open_record_named_are_bounded():
     own, amended = c.read(f"[ 2.0] Memory failure: 0x{(4 * MAX_EVENT_PAGES + 7) << 4:x}: recovery action for dirty "
                           "LRU page: Recovered")
     assert own is None and [f.details.get("amends") for f in amended] == ["pfn"]
+
+
+def test_an_xid_79_and_the_drivers_fallen_off_the_bus_line_for_its_gpu_are_one_event():
+    """The driver prints Xid 79 and its own "NVRM: GPU <pci>: GPU has fallen off the bus." for the same GPU together
+    (REAL: leptonai/gpud's sxid README, 6781741.548779 then .548783; nvidia-docker #1553, .074562 then .074566;
+    open-gpu-kernel-modules #1151): one event, the Xid's finding, in every era's Xid shape (pid/name or none); was two.
+    The probe-time report of the same GPU hours later, after the driver reloaded (tests/fixtures/dmesg/
+    xid79-fallen-off-bus.dmesg: 4254 s, then 14387 s), is a finding of its own; so are another GPU's Xid 79 and a
+    second Xid line (every Xid line is a finding)."""
+    for file, first in (("sxid-2026b.yaml", "[6781741.548768] NVRM: GPU at PCI:0000:91:00"),
+                        ("xid-shapes.yaml", "[1084456.074554] NVRM: GPU at PCI:0000:09:00"),
+                        ("xid-shapes.yaml", "NVRM: GPU at PCI:0000:06:00: GPU-0b6b7808"),
+                        ("nvidia-smi-2026k.yaml", "NVRM: Xid (PCI:0000:83:00): 79, GPU has fallen off the bus.")):
+        found = [(f.kind, f.xid, f.pci) for f in realworld.findings(_item(file, first)["text"])
+                 if f.kind in ("xid", "fallen_off_bus")]
+        assert len(found) == 1 and found[0][:2] == ("xid", 79), (file, found)
+    dmesg = (Path(__file__).parents[1] / "fixtures" / "dmesg" / "xid79-fallen-off-bus.dmesg").read_text()
+    assert [(f.kind, f.xid, f.pci) for f in realworld.findings(dmesg) if f.kind != "driver_load"] == [
+        ("xid", 79, "0000:5d:00"), ("fallen_off_bus", None, "0000:5d:00")]
+    xid = "[ 4254.197860] NVRM: Xid (PCI:0000:5d:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus.\n"
+    runtime = "[ 4254.197871] NVRM: GPU 0000:5d:00.0: GPU has fallen off the bus.\n"
+    # CONSTRUCTED from these real lines: the Xid again; another GPU's Xid 79 (its address changed)
+    assert [(f.kind, f.xid) for f in realworld.findings(xid + runtime + xid)] == [("xid", 79), ("xid", 79)]
+    other = xid.replace("0000:5d:00", "0000:5e:00")
+    assert [(f.xid, f.pci) for f in realworld.findings(xid + runtime + other)] == [(79, "0000:5d:00"), (79, "0000:5e:00")]
