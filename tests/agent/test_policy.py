@@ -213,10 +213,12 @@ def test_held_xids_are_counted_by_code_and_reason_and_survive_a_restart(tmp_path
     assert a.engine.conditions["GPUUnhealthy"].status  # the third 109 went through
     a.save()
     a.stop.set()
+    a.shutdown()  # its threads stopped (the module must leave none running: tests/conftest.py)
     b = agent()  # totals come back from the state file: the counter never goes down
     assert b.metrics.registry.get_sample_value("gpu_npd_xid_policy_held_total",
                                                {"xid": "109", "reason": "below_threshold"}) == 2
     b.stop.set()
+    b.shutdown()
 
 
 def test_apply_and_remember_keep_the_same_memory(monkeypatch):
