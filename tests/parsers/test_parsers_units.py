@@ -757,6 +757,23 @@ def test_unused_port_is_silent_offline_and_a_used_one_is_not():
     assert got == [("unused", "info"), ("up", "info"), ("down", "error"), ("down", "error"), ("unused", "info")]
 
 
+def test_a_module_in_error_at_boot_is_a_cabled_port_and_stays_an_error():
+    """parsers/ports.py: only the states a port nobody cabled shows (down, unplugged) are forgiven early in a boot.
+    A module the NIC reports in error is in its cage: too hot, over its power budget, a bad or unsupported cable stay
+    errors at any uptime (they were info before 600 s).  The error line is verbatim from tests/fixtures/dmesg/
+    mlx5-ib.kmsg (its time changed), the other error kinds modelled on it from mlx5's mlx5_pme_error_to_string
+    (drivers/net/ethernet/mellanox/mlx5/core/events.c); the unplugged line verbatim from gpud's pstore dmesg."""
+    hot = ("<3>[   35.103000] mlx5_core 0000:0c:00.0: mlx5_port_module_event:1139:(pid 0): Port module event[error]: "
+           "module 0, Cable error, High Temperature\n")
+    assert _port_states(hot) == [("module_error", "error")]
+    for what in ("Power budget exceeded", "Bad or shorted cable/module", "Enforce part number list",
+                 "One or more network ports have been powered down due to insufficient/unadvertised power on the "
+                 "PCIe slot"):
+        assert _port_states(hot.replace("High Temperature", what)) == [("module_error", "error")], what
+    unplugged = "<6>[    2.962781] mlx5_core 0000:41:00.1: Port module event: module 1, Cable unplugged\n"
+    assert _port_states(unplugged + hot) == [("unused", "info"), ("module_error", "error")]
+
+
 def _port_states(text: str) -> list[tuple[str, str]]:
     import io
 
