@@ -1199,3 +1199,21 @@ def test_journal_json_process_line_is_no_kernel_fault():
     assert kernel is not None and from_kernel(kernel) and kernel.xid == 79
     process = Classifier().classify(line % ("stdout", "python3"))
     assert process is None or not from_kernel(process)
+
+
+def test_mlx5_cq_error_names_its_syndrome_and_is_one_event_with_mlx5e_line():
+    """eq.c's CQ error event: nic_error, a driver's warning, the syndrome in words (the PRM's: 0x1 an overrun, 0x2 an
+    access violation), mlx5e's own line for the CQ part of the event.  The first two lines verbatim from lore stable
+    20231124172030.865692678@linuxfoundation.org (tests/fixtures/realworld/mlx5-queues-2026m.yaml); the access
+    violation modelled on them (syndrome changed)."""
+    import io
+
+    from parsers import Scanner
+
+    text = ("mlx5_core 0000:08:00.0: cq_err_event_notifier:517:(pid 0): CQ error on CQN 0x487, syndrome 0x1\n"
+            "mlx5_core 0000:08:00.0 eth2: mlx5e_cq_error_event: cqn=0x000487 event=0x04\n")
+    got = list(Scanner().scan(io.BytesIO(text.encode())))
+    assert [(f.kind, f.pci, f.severity, f.attribution, f.details["cq_error"]) for f in got] == [
+        ("nic_error", "0000:08:00", "warning", "driver", "overrun")]
+    violation = text.splitlines()[0].replace("syndrome 0x1", "syndrome 0x2") + "\n"
+    assert [f.details["cq_error"] for f in Scanner().scan(io.BytesIO(violation.encode()))] == ["access violation"]
