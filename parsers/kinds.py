@@ -99,6 +99,10 @@ class Kind:
     clears: Clears | None = None  # a lifecycle kind: what a finding of it ends
     # a link-state kind (details' `state`): the states that are a fault (up clears; unused is no fault)
     fault_states: tuple[str, ...] = ()
+    # of those, the states a port nobody cabled shows: reported early in a boot, the port never up since, no fault
+    # (parsers/ports.py); a module the NIC reports in error (too hot, over its power budget, a bad or unsupported
+    # cable) is in the cage, so its port is cabled and its error stays one
+    unused_states: tuple[str, ...] = ()
     # a node problem of this kind whose text says no more than its reason is attributed so (triage reading a
     # node's Events and conditions, cluster/evidence.py); None: the kind's attribution
     node_attribution: str | None = None
@@ -150,6 +154,7 @@ class Condition:
 
 _NOT_APP = MappingProxyType({"not_attribution": "application"})
 _LINK_DOWN = ("down", "module_error")
+_UNCABLED = ("down",)  # down or its cable unplugged (IB_LINK_STATE's normalised state)
 _XID_BY_CLEAR = {mode: sorted(a for a, m in XID_ACTION_CLEAR.items() if m == mode) for mode in ("boot", "reset")}
 
 # gpu-npd's taint keys: this prefix + a condition's type ("gpu-npd.io/GPUUnhealthy"); the agent's default
@@ -221,7 +226,8 @@ TABLE: tuple[Kind, ...] = (
     Kind("ib_link", "link down", "port", "error", "fabric", "CHECK_LINK", "IBPortDown", (
         Raise("InfiniBandUnhealthy", "link_up", {"state": list(_LINK_DOWN)}),
     ), doc="an InfiniBand / RoCE port's link or cable state; up clears the port's problem", category="fabric",
-         clears=Clears("link_up", match={"state": "up"}), fault_states=_LINK_DOWN),
+         clears=Clears("link_up", match={"state": "up"}), fault_states=_LINK_DOWN,
+         unused_states=_UNCABLED),
     Kind("nic_error", "NIC error", "nic", "error", "hardware", "INVESTIGATE", "NICError", (
         Raise("InfiniBandUnhealthy", "boot", {"severity": "fatal"}, reason="NICFirmwareError"),
     ), doc="a Mellanox NIC failure (firmware health, command failures, TX timeouts, power), an AWS EFA device whose "

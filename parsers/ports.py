@@ -1,5 +1,6 @@
 """Unused ports: a NIC port that goes down (or reports its cable unplugged) early in a boot and was never up
-since that boot began is a port nobody cabled, not a fault.  One rule for the agent (through its Xid/port
+since that boot began is a port nobody cabled, not a fault (the kind table's `unused_states`); a module in error
+(`Port module event[error]: .. Cable error, ..`) is in its cage, so that port is cabled, and the error stays one.  One rule for the agent (through its Xid/port
 policy, with the boot id) and for `gpu-npd parse` (the scanner, where a boot starts wherever the kernel's
 uptime goes backwards).  A log in wall-clock time only (`dmesg -T`, `dmesg --time-format iso`, journal exports,
 syslog) carries no uptime: there the kernel's start-up lines (`Linux version ..`, `Command line: ..`, the init memory
@@ -15,6 +16,8 @@ from .kinds import TABLE
 
 # link-state kinds (the kind table's `fault_states`) -> the states that are a fault: down, unplugged
 DOWN_STATES = {k.name: k.fault_states for k in TABLE if k.fault_states}
+# link-state kinds -> the fault states an uncabled port shows (`unused_states`): down, unplugged
+UNUSED_STATES = {k.name: k.unused_states for k in TABLE if k.fault_states}
 LINK_KINDS = frozenset(DOWN_STATES)
 UNUSED_PORT_SECONDS = 600.0  # a down/unplugged report this early in the boot, port never up: unused
 MAX_PORTS = 1024  # ports remembered as up, per boot
@@ -42,7 +45,7 @@ class UnusedPorts:
         if state == "up":
             if len(self.up) < MAX_PORTS:
                 self.up.add(port)
-        elif (state in DOWN_STATES.get(f.kind, ()) and port not in self.up and uptime is not None
+        elif (state in UNUSED_STATES.get(f.kind, ()) and port not in self.up and uptime is not None
               and 0 <= uptime <= self.seconds):
             f.severity, f.action = "info", "NONE"
             f.details["state"] = "unused"

@@ -972,6 +972,19 @@ RULES: tuple[Rule, ...] = (
        r"on cqn 0x[0-9a-f]+, ci 0x[0-9a-f]+, s?qn (?P<qn>0x[0-9a-f]+), opcode (?P<opcode>0x[0-9a-f]+), syndrome +"
        r"(?P<cqe_syndrome>0x[0-9a-f]+), vendor syndrome (?P<vendor_syndrome>0x[0-9a-f]+))",
        severity="warning", refine="mlx5_cqe", event=("mlx5_err_cqe", "join")),
+    # A completion queue the device put in error: eq.c's cq_err_event_notifier, "mlx5_core 0000:08:00.0:
+    # cq_err_event_notifier:517:(pid 0): CQ error on CQN 0x487, syndrome 0x1" (5.x-6.x; MLX5_CQ_ERROR_SYNDROME), then
+    # its owner's own line (mlx5e: "mlx5_core 0000:08:00.0 eth2: mlx5e_cq_error_event: cqn=0x000487 event=0x04"). The
+    # queue's consumer sized it wrong or fell behind: in each public report a driver's bug (mlx5e's async ICOSQ, its
+    # PTP queue, AF_XDP zero copy, svcrdma's send queue; lore stable 20231124172030.865692678@linuxfoundation.org),
+    # attribution driver, a warning. Part of the function's queue-error event (mlx5_err_cqe). Was: the unclassified
+    # net's warning, the mlx5e line nothing.
+    _r("mlx5_cq_error", "nic_error", ["CQ error on CQN "],
+       FIRST_MLX5 + r":? (?:\w+:\d+:\(pid \d+\): )?CQ error on CQN (?P<cqn>0x[0-9a-f]+), syndrome "
+       r"(?P<cq_syndrome>0x[0-9a-f]+)",
+       severity="warning", attribution="driver", refine="mlx5_cq_error", event=("mlx5_err_cqe", "join")),
+    _r("mlx5_cq_error_after", None, ["mlx5e_cq_error_event"],
+       FIRST_MLX5 + r" \S+: mlx5e_cq_error_event: cqn=0x[0-9a-f]+ event=", event=("mlx5_err_cqe", "within")),
     # A register access the firmware refused ("status bad operation(0x2)"): on HGX/DGX systems the ConnectX functions
     # the fabric manager manages are restricted (DGX OS 7 known issue: "Accessing PF0 and PF1 is restricted"), and any
     # reader of their InfiniBand counters (node_exporter's infiniband collector, gpud, our poller) makes mlx5 log, at
@@ -985,7 +998,8 @@ RULES: tuple[Rule, ...] = (
        severity="info", action="NONE", attribution="driver"),
     _r("mlx5_cmd", "nic_error", ["mlx5_core"],
        FIRST_MLX5 + r":? .*?(?:(?P<command>[A-Za-z_]{3,}\(0x[0-9a-f]+\))(?: op_mod\(0x[0-9a-f]+\))? "
-       r"failed(?:, status (?P<status>[^,]+))?|(?P<timeout>No done completion|timeout\. Will cause a leak))",
+       r"failed(?:, status (?P<status>[^,]+))?|(?P<timeout>No done completion|timeout\. Will cause a leak|"
+       r"failed to allocate command entry))",
        attribution="driver"),
     # the same command failure printed without the device prefix (some kernels' mlx5_cmd_check)
     _r("mlx5_cmd_nodev", "nic_error", ["mlx5_cmd_check", "mlx5_cmd_out_err"],
@@ -2664,6 +2678,17 @@ def _refine_mlx5_cqe(g: dict, out: dict) -> None:
         out["details"]["wc_status"] = name
 
 
+# A completion queue error's syndrome (the PRM's CQ error event; mlx4's and mthca's eq.c print the same two words)
+MLX5_CQ_ERROR_SYNDROME = {0x1: "overrun", 0x2: "access violation"}
+
+
+def _refine_mlx5_cq_error(g: dict, out: dict) -> None:
+    """mlx5's CQ error event: what its syndrome says, where it is one the PRM names."""
+    what = MLX5_CQ_ERROR_SYNDROME.get(int(g["cq_syndrome"], 16))
+    if what:
+        out["details"]["cq_error"] = what
+
+
 def _refine_nccl(g: dict, out: dict) -> None:
     out["attribution"] = NCCL_CODES.get(g["nccl_code"], "unknown")
 
@@ -2737,6 +2762,7 @@ REFINERS = {"xid": _refine_xid, "device_plugin_xid": _refine_device_plugin_xid, 
             "ib_link": _refine_ib_link, "cxi": _refine_cxi,
             "cuda": _refine_cuda, "cuda_status": _refine_cuda_status, "nccl": _refine_nccl, "ib_wc": _refine_ib_wc,
             "mlx5_syndrome": _refine_mlx5_syndrome, "mlx5_cqe": _refine_mlx5_cqe,
+            "mlx5_cq_error": _refine_mlx5_cq_error,
             "nccl_text": _refine_nccl_text, "crash": _refine_crash,
             **{key: _refine_as_xid(xid) for key, xid in XID_WITHOUT_LINE.items()}}
 

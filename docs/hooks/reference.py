@@ -196,6 +196,8 @@ def _roles(k) -> str:
               if flag]
     if k.fault_states:
         said.append("fault when " + " or ".join(k.fault_states))
+    if k.unused_states:
+        said.append("no fault when " + " or ".join(k.unused_states) + " early in a boot, the port never up (unused)")
     if k.clears is not None:
         where = "every GPU and NVSwitch" if k.clears.scope == "gpus" else "its own subject"
         when = "".join(f" when {key} is {v}" for key, v in k.clears.match.items())

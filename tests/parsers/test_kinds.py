@@ -75,6 +75,7 @@ def test_each_row_is_complete_and_uses_the_vocabulary(row):
             set(vars(load(env={})))
     for r in row.raises if row.fault_states else ():
         assert set(r.match.get("state", ())) <= set(row.fault_states), "a link kind raises only in a fault state"
+    assert set(row.unused_states) <= set(row.fault_states), "an unused port's states are fault states it forgives"
 
 
 def test_rule_rows_without_their_own_values_take_the_kinds():

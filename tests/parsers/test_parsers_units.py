@@ -783,6 +783,23 @@ def test_unused_port_is_silent_offline_and_a_used_one_is_not():
     assert got == [("unused", "info"), ("up", "info"), ("down", "error"), ("down", "error"), ("unused", "info")]
 
 
+def test_a_module_in_error_at_boot_is_a_cabled_port_and_stays_an_error():
+    """parsers/ports.py: only the states a port nobody cabled shows (down, unplugged) are forgiven early in a boot.
+    A module the NIC reports in error is in its cage: too hot, over its power budget, a bad or unsupported cable stay
+    errors at any uptime (they were info before 600 s).  The error line is verbatim from tests/fixtures/dmesg/
+    mlx5-ib.kmsg (its time changed), the other error kinds modelled on it from mlx5's mlx5_pme_error_to_string
+    (drivers/net/ethernet/mellanox/mlx5/core/events.c); the unplugged line verbatim from gpud's pstore dmesg."""
+    hot = ("<3>[   35.103000] mlx5_core 0000:0c:00.0: mlx5_port_module_event:1139:(pid 0): Port module event[error]: "
+           "module 0, Cable error, High Temperature\n")
+    assert _port_states(hot) == [("module_error", "error")]
+    for what in ("Power budget exceeded", "Bad or shorted cable/module", "Enforce part number list",
+                 "One or more network ports have been powered down due to insufficient/unadvertised power on the "
+                 "PCIe slot"):
+        assert _port_states(hot.replace("High Temperature", what)) == [("module_error", "error")], what
+    unplugged = "<6>[    2.962781] mlx5_core 0000:41:00.1: Port module event: module 1, Cable unplugged\n"
+    assert _port_states(unplugged + hot) == [("unused", "info"), ("module_error", "error")]
+
+
 def _port_states(text: str) -> list[tuple[str, str]]:
     import io
 
@@ -1246,3 +1263,21 @@ def test_a_journal_json_record_whose_message_is_bytes_is_decoded_before_the_keyw
             continue
         scanner = Scanner(prefilter=Prefilter(all_keywords(), engine=engine, patterns=line_patterns()))
         assert [(f.kind, f.xid) for f in scanner.scan(io.BytesIO(data))] == [("xid", 79)], engine
+
+
+def test_mlx5_cq_error_names_its_syndrome_and_is_one_event_with_mlx5e_line():
+    """eq.c's CQ error event: nic_error, a driver's warning, the syndrome in words (the PRM's: 0x1 an overrun, 0x2 an
+    access violation), mlx5e's own line for the CQ part of the event.  The first two lines verbatim from lore stable
+    20231124172030.865692678@linuxfoundation.org (tests/fixtures/realworld/mlx5-queues-2026m.yaml); the access
+    violation modelled on them (syndrome changed)."""
+    import io
+
+    from parsers import Scanner
+
+    text = ("mlx5_core 0000:08:00.0: cq_err_event_notifier:517:(pid 0): CQ error on CQN 0x487, syndrome 0x1\n"
+            "mlx5_core 0000:08:00.0 eth2: mlx5e_cq_error_event: cqn=0x000487 event=0x04\n")
+    got = list(Scanner().scan(io.BytesIO(text.encode())))
+    assert [(f.kind, f.pci, f.severity, f.attribution, f.details["cq_error"]) for f in got] == [
+        ("nic_error", "0000:08:00", "warning", "driver", "overrun")]
+    violation = text.splitlines()[0].replace("syndrome 0x1", "syndrome 0x2") + "\n"
+    assert [f.details["cq_error"] for f in Scanner().scan(io.BytesIO(violation.encode()))] == ["access violation"]
