@@ -313,6 +313,35 @@ def test_no_access_to_the_budgets_configmap_holds_the_taint_back_and_says_why(ap
     assert "Role gpu-npd-budgets" in held["message"]
 
 
+def test_rbac_denying_one_verb_is_said_in_one_line_and_the_other_writers_go_on(api, caplog):
+    """A ClusterRole without `list` on nodes (the taint budget's pool count): the API's 403 names the verb and the
+    resource in the writer's one warning line, and the writers after the taints (the node's Events) still write;
+    before, every sync stopped at the taints, the problem's Event was never written and the line said only "HTTP 403
+    Forbidden". The Status message is xpipe-io/xpipe #127's, verbatim
+    (https://github.com/xpipe-io/xpipe/issues/127)."""
+    denied = 'nodes is forbidden: User "..." cannot list resource "nodes" in API group "" at the cluster scope'
+    api.add_node("gpu-1")
+    engine, sink, metrics, _ = make_sink(api, max_backoff_seconds=0.05)
+    api.set_fault(forbid=("GET", "/api/v1/nodes", denied))
+    observe(engine, sink, XID79)
+    with caplog.at_level("WARNING", logger="gpu_npd.kube"):
+        sink.attempt(sink.sync)
+    (line,) = [r.getMessage() for r in caplog.records if "Kubernetes API write failed" in r.getMessage()]
+    assert f"(HTTP 403 Forbidden: {denied})" in line and "\n" not in line
+    assert api.conditions("gpu-1")["GPUUnhealthy"]["status"] == "True" and api.taints("gpu-1") == []
+    assert [e["reason"] for e in api.events()] == ["Xid79FallenOffBus"]
+    assert metrics.registry.get_sample_value("gpu_npd_kube_api_up") == 0
+    api.set_fault()  # the ClusterRole mended: the taint follows at the next try
+    sink.attempt(sink.sync)
+    assert [t["key"] for t in api.taints("gpu-1")] == [TAINT]
+    api.set_fault(status=503)  # the API down (or 429, overloaded): the pass stops at its first failure
+    sent = len(api.requests)
+    observe(engine, sink, IB_DOWN)
+    with pytest.raises(Exception, match="503"):
+        sink.sync()
+    assert len(api.requests) == sent + 1
+
+
 def test_a_grant_goes_back_when_the_taint_is_gone_whoever_removed_it(api):
     """The node's grant is released when its last gpu-npd taint is gone: by our own patch, or by someone's kubectl
     while the condition cleared (the writer then has nothing to patch, and released nothing before)."""
