@@ -129,9 +129,10 @@ class GrantBook:
             after = change(dict(grants), self.clock())
             if after == grants:
                 return
-            body = {"apiVersion": "v1", "kind": "ConfigMap",
-                    "metadata": {**{k: v for k, v in cm["metadata"].items() if k in ("name", "namespace", "labels")},
-                                 "resourceVersion": cm["metadata"]["resourceVersion"]},
+            # an update replaces the whole object: everything read is sent back (others' annotations, owner
+            # references, finalizers, binaryData), with the read resourceVersion; only `data` is ours
+            body = {**cm, "apiVersion": "v1", "kind": "ConfigMap",
+                    "metadata": {k: v for k, v in cm["metadata"].items() if k != "managedFields"},
                     "data": {k: json.dumps(g, sort_keys=True) for k, g in sorted(after.items())}}
             try:
                 self.request("PUT", f"{self.path}/{self.name}", body=body)

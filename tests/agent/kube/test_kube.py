@@ -342,6 +342,31 @@ def test_rbac_denying_one_verb_is_said_in_one_line_and_the_other_writers_go_on(a
     assert len(api.requests) == sent + 1
 
 
+def test_a_grant_keeps_what_others_wrote_on_the_budgets_configmap(api):
+    """The budget's ConfigMap made or touched by someone else (a GitOps tool's tracking annotation, kubectl
+    apply's last-applied configuration, an owner reference for garbage collection, binaryData): a grant and its
+    release rewrite `data` only. Before, each compare-and-swap PUT sent only name, namespace and labels, and the
+    API server's update (a whole replace) dropped the rest."""
+    api.add_node("gpu-1")
+    owner = {"apiVersion": "v1", "kind": "Namespace", "name": "gpu-npd", "uid": "u-1"}
+    notes = {"argocd.argoproj.io/tracking-id": "gpu-npd:/ConfigMap:gpu-npd/gpu-npd-taint-budget"}
+    api.configmaps[("gpu-npd", "gpu-npd-taint-budget")] = {
+        "apiVersion": "v1", "kind": "ConfigMap", "data": {}, "binaryData": {"note": "aGFuZA=="},
+        "metadata": {"name": "gpu-npd-taint-budget", "namespace": "gpu-npd", "annotations": notes,
+                     "ownerReferences": [owner], "finalizers": ["example.com/keep"]}}
+    engine, sink, _, clock = make_sink(api, taint_hold_down_seconds=0)
+    observe(engine, sink, XID79)
+    sink.sync()
+    assert [t["key"] for t in api.taints("gpu-1")] == [TAINT] and book_grants(api) == ["gpu-1"]
+    sink.apply(Snapshot())  # repaired: the taint goes, its grant too (a second PUT)
+    clock.t += 1
+    sink.sync()
+    assert api.taints("gpu-1") == [] and book_grants(api) == []
+    cm = api.configmaps[("gpu-npd", "gpu-npd-taint-budget")]
+    assert cm["metadata"]["annotations"] == notes and cm["metadata"]["ownerReferences"] == [owner]
+    assert cm["metadata"]["finalizers"] == ["example.com/keep"] and cm["binaryData"] == {"note": "aGFuZA=="}
+
+
 def test_a_grant_goes_back_when_the_taint_is_gone_whoever_removed_it(api):
     """The node's grant is released when its last gpu-npd taint is gone: by our own patch, or by someone's kubectl
     while the condition cleared (the writer then has nothing to patch, and released nothing before)."""
