@@ -125,7 +125,10 @@ class KubernetesSink(WriterThread):
 
     def _read_node(self) -> None:
         node = self.n.get_node()
-        self._opted_out = self.s.do_not_repair_label in (node.get("metadata", {}).get("labels") or {})
+        meta = node.get("metadata", {})
+        self._opted_out = self.s.do_not_repair_label in (meta.get("labels") or {})
+        if self.annotation is not None:
+            self.annotation.found((meta.get("annotations") or {}).get(self.s.repair_annotation_key))
         if not self._node_seen and self.emit is not None:
             self.emit(NodeInfo(_gpus(node)))
         self._node_seen = True

@@ -367,6 +367,31 @@ def test_a_grant_keeps_what_others_wrote_on_the_budgets_configmap(api):
     assert cm["metadata"]["finalizers"] == ["example.com/keep"] and cm["binaryData"] == {"note": "aGFuZA=="}
 
 
+def test_a_node_recreated_under_its_name_gets_everything_back_by_the_next_heartbeat(api):
+    """The Node deleted and registered again under the same name (a re-registering kubelet after a repair): the
+    conditions, the taint and the repair hand-off annotation are all back by the next heartbeat. Before, the
+    annotation, written only when its value changed, never came back while the problem stood."""
+    api.add_node("gpu-1")
+    engine, sink, _, clock = make_sink(api, repair_annotation=True)
+    observe(engine, sink, XID79)
+    sink.sync()
+    written = api.node("gpu-1")["metadata"]["annotations"]["gpu-npd.io/repair"]
+    assert json.loads(written)["action"] and [t["key"] for t in api.taints("gpu-1")] == [TAINT]
+    with api.lock:
+        del api.nodes["gpu-1"]
+    api.add_node("gpu-1")
+    clock.t += sink.s.heartbeat_seconds * 1.2  # past the next heartbeat
+    sink.sync()
+    node = api.node("gpu-1")
+    assert node["metadata"].get("annotations", {}).get("gpu-npd.io/repair") == written
+    assert api.conditions("gpu-1")["GPUUnhealthy"]["status"] == "True"
+    assert [t["key"] for t in api.taints("gpu-1")] == [TAINT]
+    patches = api.node_patches
+    clock.t += sink.s.heartbeat_seconds * 1.2  # a heartbeat with the annotation in place: not written again
+    sink.sync()
+    assert api.node_patches == patches
+
+
 def test_a_grant_goes_back_when_the_taint_is_gone_whoever_removed_it(api):
     """The node's grant is released when its last gpu-npd taint is gone: by our own patch, or by someone's kubectl
     while the condition cleared (the writer then has nothing to patch, and released nothing before)."""
