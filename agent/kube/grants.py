@@ -63,7 +63,8 @@ class Recheck:
         self.held = frozenset(held)
         window = min(self.cap, self.base * 2 ** self.attempt, max(0.0, until - now))
         self.next_at = now + self.uniform(0.0, window)
-        self.attempt += 1
+        if self.base * 2 ** self.attempt < self.cap:  # at the cap it stays (2 ** 1024 is past a float: it raised)
+            self.attempt += 1
 
     def reset(self) -> None:
         """Nothing held any more: the next refusal starts the schedule over."""

@@ -779,3 +779,17 @@ def test_recheck_windows_and_what_the_book_alone_may_say():
                         (now + 30, True), (now + 3600, False)):
         data["_pool.p"] = json.dumps({"nodes": 20, "at": at})
         assert (book.pool_count("p", "x") is not None) is trusted, at
+
+
+def test_a_taint_held_for_days_keeps_asking_at_the_cap():
+    """h148: Recheck's attempt count grew at every refusal, and 60 * 2 ** 1024 overflows a float: a taint (or a DRA
+    rule) held back through ~1,024 refusals (about five days of a full pool, one ask per ~7.5 minutes at the cap)
+    raised OverflowError at each ask after, so the writer failed (its Events after the taints unwritten), backed off
+    a minute and asked again (the ConfigMap, or a LIST of the pool), every minute, for as long as the pool stayed
+    full. Now the windows stay at the cap."""
+    from agent.kube.grants import BUDGET_RECHECK_CAP_SECONDS, Recheck
+
+    r = Recheck(uniform=lambda lo, hi: hi)
+    for i in range(2000):
+        r.refused(i * 1000.0, {"k"})
+    assert r.next_at == 1999 * 1000.0 + BUDGET_RECHECK_CAP_SECONDS and r.attempt == 4
