@@ -7,6 +7,7 @@ component's Event writer)."""
 
 from __future__ import annotations
 
+import json
 import logging
 import random
 import threading
@@ -40,11 +41,37 @@ def error_kind(exc: Exception) -> str:
     return "timeout" if "timeout" in type(exc).__name__.lower() or "timed out" in str(exc).lower() else "connection"
 
 
-def describe(exc: Exception) -> str:
-    """An API failure in one line: the HTTP status and reason, else the exception's type and text (cut to 200)."""
+def refusal(exc: Exception) -> bool:
+    """Whether the API server answered this one request no (a 4xx but 429: RBAC, not found, invalid, a conflict):
+    a writer of other objects may go on.  No answer, 429 or a 5xx: the API is down or overloaded, stop asking."""
     status = getattr(exc, "status", None)
-    text = f"HTTP {status} {getattr(exc, 'reason', '')}" if status else f"{type(exc).__name__}: {exc}"
-    return " ".join(text.split())[:200]
+    return isinstance(status, int) and 400 <= status < 500 and status != 429
+
+
+def describe(exc: Exception) -> str:
+    """An API failure in one line: the HTTP status and reason, and the API server's own message when its body is a
+    Status (RBAC's names the verb and the resource denied), else the exception's type and text (cut to 300)."""
+    status = getattr(exc, "status", None)
+    if status:
+        message = _status_message(getattr(exc, "body", None))
+        text = f"HTTP {status} {getattr(exc, 'reason', '')}" + (f": {message}" if message else "")
+    else:
+        text = f"{type(exc).__name__}: {exc}"
+    return " ".join(text.split())[:300]
+
+
+def _status_message(body: object) -> str:
+    """The `message` of a Status body (JSON text or bytes), "" when the body is none (a proxy's HTML, empty)."""
+    if isinstance(body, bytes):
+        body = body.decode("utf-8", "replace")
+    if not isinstance(body, str) or not body.lstrip().startswith("{") or len(body) > 65536:
+        return ""
+    try:
+        status = json.loads(body)
+    except ValueError:
+        return ""
+    message = status.get("message") if isinstance(status, dict) else None
+    return message if isinstance(message, str) else ""
 
 
 

@@ -63,7 +63,8 @@ class Recheck:
         self.held = frozenset(held)
         window = min(self.cap, self.base * 2 ** self.attempt, max(0.0, until - now))
         self.next_at = now + self.uniform(0.0, window)
-        self.attempt += 1
+        if self.base * 2 ** self.attempt < self.cap:  # at the cap it stays (2 ** 1024 is past a float: it raised)
+            self.attempt += 1
 
     def reset(self) -> None:
         """Nothing held any more: the next refusal starts the schedule over."""
@@ -129,9 +130,10 @@ class GrantBook:
             after = change(dict(grants), self.clock())
             if after == grants:
                 return
-            body = {"apiVersion": "v1", "kind": "ConfigMap",
-                    "metadata": {**{k: v for k, v in cm["metadata"].items() if k in ("name", "namespace", "labels")},
-                                 "resourceVersion": cm["metadata"]["resourceVersion"]},
+            # an update replaces the whole object: everything read is sent back (others' annotations, owner
+            # references, finalizers, binaryData), with the read resourceVersion; only `data` is ours
+            body = {**cm, "apiVersion": "v1", "kind": "ConfigMap",
+                    "metadata": {k: v for k, v in cm["metadata"].items() if k != "managedFields"},
                     "data": {k: json.dumps(g, sort_keys=True) for k, g in sorted(after.items())}}
             try:
                 self.request("PUT", f"{self.path}/{self.name}", body=body)

@@ -16,7 +16,7 @@ import time
 from typing import Any, Callable
 
 from kubeapi.events import EventRecorder, Ref
-from kubeapi.retry import WriterThread
+from kubeapi.retry import WriterThread, refusal
 from parsers.gpus import gpu_key
 from parsers.model import NodeInfo, Snapshot
 
@@ -90,33 +90,59 @@ class KubernetesSink(WriterThread):
         return min(due, self.fencer.next_due()) if self.fencer else due
 
     def sync(self) -> None:
-        """Every node writer once, with the latest snapshot."""
+        """Every node writer once, with the latest snapshot.  One the API server refused (a 4xx answer: RBAC
+        denying one verb, an object that will not take the write) does not stop those after it, so the node's
+        Events still go out; that failure is raised once all ran (the thread backs off and tries again; a writer
+        that succeeded remembers it and costs no request then).  No answer, 429 or 5xx (the API down or
+        overloaded) stops the pass at once."""
         now = self.clock()
         with self._lock:
             snap = self._snapshot
         heartbeat = now >= self.conditions.next_heartbeat
-        if not self._node_seen or (heartbeat and (self.s.repair_profile != "off" or self.s.repair_annotation)):
-            node = self.n.get_node()
-            self._opted_out = self.s.do_not_repair_label in (node.get("metadata", {}).get("labels") or {})
-            if not self._node_seen and self.emit is not None:
-                self.emit(NodeInfo(_gpus(node)))
-            self._node_seen = True
-        self.conditions.write(snap, now, heartbeat, self._opted_out)
         problems = list(snap.problems)
+        refused: list[Exception] = []
+
+        def step(write: Callable[[], None]) -> None:
+            try:
+                write()
+            except Exception as exc:
+                if not refusal(exc):
+                    raise
+                refused.append(exc)
+
+        if not self._node_seen or (heartbeat and (self.s.repair_profile != "off" or self.s.repair_annotation)):
+            step(self._read_node)
+        step(lambda: self.conditions.write(snap, now, heartbeat, self._opted_out))
         if self.annotation is not None:
-            self.annotation.write(problems)
+            step(lambda: self.annotation.write(problems))
         if self.taints is not None:
-            conditions = {c.type: c for c in snap.conditions}
-            if self.fencer is not None:
-                key = tuple(sorted(faulty_gpus(problems, self.s).items()))
-                if key != self._fence_key or heartbeat or self.fencer.due(now):
-                    self.fencer.sync(problems)
-                    self._fence_key = key
-                conditions = self._unfenced(conditions, problems)
-            self.taints.write(conditions, now, heartbeat)
+            step(lambda: self._write_taints(snap, problems, now, heartbeat))
         if self.events.pending():
             self.n.wait()
-            self.n.count("events", self.events.flush(self.n.api, self.s.request_timeout_seconds))
+            step(lambda: self.n.count("events", self.events.flush(self.n.api, self.s.request_timeout_seconds)))
+        if refused:
+            raise refused[0]
+
+    def _read_node(self) -> None:
+        node = self.n.get_node()
+        meta = node.get("metadata", {})
+        self._opted_out = self.s.do_not_repair_label in (meta.get("labels") or {})
+        if self.annotation is not None:
+            self.annotation.found((meta.get("annotations") or {}).get(self.s.repair_annotation_key))
+        if not self._node_seen and self.emit is not None:
+            self.emit(NodeInfo(_gpus(node)))
+        self._node_seen = True
+
+    def _write_taints(self, snap: Snapshot, problems: list, now: float, heartbeat: bool) -> None:
+        """The DRA fencer (when on), then the node taints for what it does not answer for."""
+        conditions = {c.type: c for c in snap.conditions}
+        if self.fencer is not None:
+            key = tuple(sorted(faulty_gpus(problems, self.s).items()))
+            if key != self._fence_key or heartbeat or self.fencer.due(now):
+                self.fencer.sync(problems)
+                self._fence_key = key
+            conditions = self._unfenced(conditions, problems)
+        self.taints.write(conditions, now, heartbeat)
 
     def _unfenced(self, conditions: dict, problems: list) -> dict:
         """Conditions for node taints: one whose every problem is a GPU the DRA fencing answers for (fenced by a

@@ -6,7 +6,8 @@ wrote so that an unchanged snapshot costs no request (a heartbeat rewrites the c
 
     ConditionWriter   our NodeConditions (+ the repair profile's), strategic merge on nodes/status: the body is
                       `condition_patch`, and `condition_key` what a write must carry (pure functions, beside it)
-    AnnotationWriter  the repair hand-off annotation (merge patch of metadata.annotations)
+    AnnotationWriter  the repair hand-off annotation (merge patch of metadata.annotations); written again when a
+                      heartbeat's read of the Node finds another value (the Node recreated, the annotation removed)
     TaintWriter       our taints (read, change ours, write with the read resourceVersion, retry on 409), within
                       the tainted-node budget (a grant per tainted node, compare-and-swapped on one ConfigMap:
                       agent/kube/grants.py), kept through their hold-down; a held-back taint asks again on the
@@ -85,6 +86,12 @@ class AnnotationWriter:
     def __init__(self, node: NodeApi):
         self.n = node
         self.value: str | None = ""  # as last written ("": not written yet)
+
+    def found(self, value: str | None) -> None:
+        """The value the Node carries (read at a heartbeat): another than last written (the Node deleted and
+        registered again under its name, the annotation removed by hand) is written again at the next `write`."""
+        if self.value != "" and value != self.value:
+            self.value = ""
 
     def write(self, problems: list[Problem]) -> None:
         value = repair_annotation(problems)

@@ -313,6 +313,85 @@ def test_no_access_to_the_budgets_configmap_holds_the_taint_back_and_says_why(ap
     assert "Role gpu-npd-budgets" in held["message"]
 
 
+def test_rbac_denying_one_verb_is_said_in_one_line_and_the_other_writers_go_on(api, caplog):
+    """A ClusterRole without `list` on nodes (the taint budget's pool count): the API's 403 names the verb and the
+    resource in the writer's one warning line, and the writers after the taints (the node's Events) still write;
+    before, every sync stopped at the taints, the problem's Event was never written and the line said only "HTTP 403
+    Forbidden". The Status message is xpipe-io/xpipe #127's, verbatim
+    (https://github.com/xpipe-io/xpipe/issues/127)."""
+    denied = 'nodes is forbidden: User "..." cannot list resource "nodes" in API group "" at the cluster scope'
+    api.add_node("gpu-1")
+    engine, sink, metrics, _ = make_sink(api, max_backoff_seconds=0.05)
+    api.set_fault(forbid=("GET", "/api/v1/nodes", denied))
+    observe(engine, sink, XID79)
+    with caplog.at_level("WARNING", logger="gpu_npd.kube"):
+        sink.attempt(sink.sync)
+    (line,) = [r.getMessage() for r in caplog.records if "Kubernetes API write failed" in r.getMessage()]
+    assert f"(HTTP 403 Forbidden: {denied})" in line and "\n" not in line
+    assert api.conditions("gpu-1")["GPUUnhealthy"]["status"] == "True" and api.taints("gpu-1") == []
+    assert [e["reason"] for e in api.events()] == ["Xid79FallenOffBus"]
+    assert metrics.registry.get_sample_value("gpu_npd_kube_api_up") == 0
+    api.set_fault()  # the ClusterRole mended: the taint follows at the next try
+    sink.attempt(sink.sync)
+    assert [t["key"] for t in api.taints("gpu-1")] == [TAINT]
+    api.set_fault(status=503)  # the API down (or 429, overloaded): the pass stops at its first failure
+    sent = len(api.requests)
+    observe(engine, sink, IB_DOWN)
+    with pytest.raises(Exception, match="503"):
+        sink.sync()
+    assert len(api.requests) == sent + 1
+
+
+def test_a_grant_keeps_what_others_wrote_on_the_budgets_configmap(api):
+    """The budget's ConfigMap made or touched by someone else (a GitOps tool's tracking annotation, kubectl
+    apply's last-applied configuration, an owner reference for garbage collection, binaryData): a grant and its
+    release rewrite `data` only. Before, each compare-and-swap PUT sent only name, namespace and labels, and the
+    API server's update (a whole replace) dropped the rest."""
+    api.add_node("gpu-1")
+    owner = {"apiVersion": "v1", "kind": "Namespace", "name": "gpu-npd", "uid": "u-1"}
+    notes = {"argocd.argoproj.io/tracking-id": "gpu-npd:/ConfigMap:gpu-npd/gpu-npd-taint-budget"}
+    api.configmaps[("gpu-npd", "gpu-npd-taint-budget")] = {
+        "apiVersion": "v1", "kind": "ConfigMap", "data": {}, "binaryData": {"note": "aGFuZA=="},
+        "metadata": {"name": "gpu-npd-taint-budget", "namespace": "gpu-npd", "annotations": notes,
+                     "ownerReferences": [owner], "finalizers": ["example.com/keep"]}}
+    engine, sink, _, clock = make_sink(api, taint_hold_down_seconds=0)
+    observe(engine, sink, XID79)
+    sink.sync()
+    assert [t["key"] for t in api.taints("gpu-1")] == [TAINT] and book_grants(api) == ["gpu-1"]
+    sink.apply(Snapshot())  # repaired: the taint goes, its grant too (a second PUT)
+    clock.t += 1
+    sink.sync()
+    assert api.taints("gpu-1") == [] and book_grants(api) == []
+    cm = api.configmaps[("gpu-npd", "gpu-npd-taint-budget")]
+    assert cm["metadata"]["annotations"] == notes and cm["metadata"]["ownerReferences"] == [owner]
+    assert cm["metadata"]["finalizers"] == ["example.com/keep"] and cm["binaryData"] == {"note": "aGFuZA=="}
+
+
+def test_a_node_recreated_under_its_name_gets_everything_back_by_the_next_heartbeat(api):
+    """The Node deleted and registered again under the same name (a re-registering kubelet after a repair): the
+    conditions, the taint and the repair hand-off annotation are all back by the next heartbeat. Before, the
+    annotation, written only when its value changed, never came back while the problem stood."""
+    api.add_node("gpu-1")
+    engine, sink, _, clock = make_sink(api, repair_annotation=True)
+    observe(engine, sink, XID79)
+    sink.sync()
+    written = api.node("gpu-1")["metadata"]["annotations"]["gpu-npd.io/repair"]
+    assert json.loads(written)["action"] and [t["key"] for t in api.taints("gpu-1")] == [TAINT]
+    with api.lock:
+        del api.nodes["gpu-1"]
+    api.add_node("gpu-1")
+    clock.t += sink.s.heartbeat_seconds * 1.2  # past the next heartbeat
+    sink.sync()
+    node = api.node("gpu-1")
+    assert node["metadata"].get("annotations", {}).get("gpu-npd.io/repair") == written
+    assert api.conditions("gpu-1")["GPUUnhealthy"]["status"] == "True"
+    assert [t["key"] for t in api.taints("gpu-1")] == [TAINT]
+    patches = api.node_patches
+    clock.t += sink.s.heartbeat_seconds * 1.2  # a heartbeat with the annotation in place: not written again
+    sink.sync()
+    assert api.node_patches == patches
+
+
 def test_a_grant_goes_back_when_the_taint_is_gone_whoever_removed_it(api):
     """The node's grant is released when its last gpu-npd taint is gone: by our own patch, or by someone's kubectl
     while the condition cleared (the writer then has nothing to patch, and released nothing before)."""
@@ -700,3 +779,17 @@ def test_recheck_windows_and_what_the_book_alone_may_say():
                         (now + 30, True), (now + 3600, False)):
         data["_pool.p"] = json.dumps({"nodes": 20, "at": at})
         assert (book.pool_count("p", "x") is not None) is trusted, at
+
+
+def test_a_taint_held_for_days_keeps_asking_at_the_cap():
+    """h148: Recheck's attempt count grew at every refusal, and 60 * 2 ** 1024 overflows a float: a taint (or a DRA
+    rule) held back through ~1,024 refusals (about five days of a full pool, one ask per ~7.5 minutes at the cap)
+    raised OverflowError at each ask after, so the writer failed (its Events after the taints unwritten), backed off
+    a minute and asked again (the ConfigMap, or a LIST of the pool), every minute, for as long as the pool stayed
+    full. Now the windows stay at the cap."""
+    from agent.kube.grants import BUDGET_RECHECK_CAP_SECONDS, Recheck
+
+    r = Recheck(uniform=lambda lo, hi: hi)
+    for i in range(2000):
+        r.refused(i * 1000.0, {"k"})
+    assert r.next_at == 1999 * 1000.0 + BUDGET_RECHECK_CAP_SECONDS and r.attempt == 4
