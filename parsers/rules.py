@@ -1739,6 +1739,18 @@ RULES: tuple[Rule, ...] = (
        r"\bDeepEP (?:error: )?(?P<deepep>[^,:\n]{0,80}?\btimeout\b[^,:\n]{0,40})"
        r"(?:(?:: rank =|, rank:?) (?P<ep_rank>\d+))?",
        event=("deepep", "join")),
+    # SGLang's watchdog (each TP scheduler's thread) finding the forward counter frozen for watchdog_timeout seconds
+    # while a batch runs: the forward pass hung (a collective waiting for a rank that never came, a stuck kernel); it
+    # dumps py-spy stacks, logs, and SIGQUITs its parent, which kills the server. Each rank's scheduler prints its own
+    # line under its tag (the finding's rank): 0.4.x "[2025-03-09 00:57:15 TP4] Watchdog timeout
+    # (self.watchdog_timeout=300)" (sgl-project/sglang #3752, #7553, #12076), since utils/watchdog.py's ProcessWatchdog
+    # "<debug_name> watchdog timeout (self.watchdog_timeout=300, self.soft=False)" ("Scheduler ..", constructed from
+    # that source). A consequence, as PyTorch's watchdog timeout is: the rank that failed first is the root (was:
+    # nothing). The soft watchdog's ".., self.soft=True)" only logs and the server goes on: no finding (a stall that
+    # lasts is the progress tracker's, agent/progress.py).
+    _r("sglang_watchdog_timeout", "nccl_timeout", ["Watchdog timeout (self.", "watchdog timeout (self."],
+       r"(?:\b(?P<watchdog>[A-Z]\w{0,40}) watchdog|\bWatchdog) timeout \(self\.watchdog_timeout=(?P<timeout_s>\d+(?:\.\d+)?)"
+       r"(?:, self\.soft=False)?\)"),
     # NVSHMEM (DeepEP's transport: SGLang's, vLLM's and Megatron's MoE all-to-all) failing the job, every line its error
     # path prints on the way out, each led by the source file under its build tree (nvshmem/, nvshmem_src/, a CUDA
     # toolkit build's main_nvshmem/): the error chain's "<file>:<line>: non-zero status: <n> <what> failed" (NZ_ERROR_JMP,
