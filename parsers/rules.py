@@ -2053,7 +2053,14 @@ RULES: tuple[Rule, ...] = (
     # variable CUDA_VISIBLE_DEVICES after program start.": in practice nvidia_uvm not loaded or wedged, pytorch/pytorch
     # #159954), and the runtime's text for a call the installed driver is too old for (36, cudaErrorCallRequiresNewerDriver:
     # "[TM][ERROR] CUDA runtime error: API call is not supported in the installed CUDA driver /lmdeploy/src/turbomind/
-    # utils/allocator.h:163" under driver 450 with a CUDA 11.x build, InternLM/lmdeploy #340; was: nothing). PyTorch
+    # utils/allocator.h:163" under driver 450 with a CUDA 11.x build, InternLM/lmdeploy #340; was: nothing). TensorRT's
+    # start-up check names the runtime's failure by its number alone, every era (Triton's TensorRT backend, TensorRT-LLM's
+    # builder): 5-6's "Cuda initialization failure with error 35. Please check cuda installation: ..", 7's "[E] [TRT]
+    # CUDA initialization failure with error 35. ..", 8's "Error Code 6: Internal Error (CUDA initialization failure with
+    # error 35. ..)" (triton-inference-server/server #6413), 8.6-10's "CUDA initialization failure with error: 35. .."
+    # (lewes6369/TensorRT-Yolov3 #61, onnx/onnx-tensorrt #91, isarsoft/yolov4-triton-tensorrt #2, linghu8812/
+    # tensorrt_inference #173, vbanakha/edgePtychoNN #5): the numbers of the texts above (35, 36, 802-804) are this row's
+    # (was: nothing); other numbers are not (100, no device: a container given no GPU; 2, 1, 222: the job's). PyTorch
     # 2.6+'s "Search for `cudaErrorInsufficientDriver' .." after its "CUDA error: .." line is the same failure
     # (CUDA_EXC_JOIN).
     _r("driver_unusable", "driver_unusable",
@@ -2062,7 +2069,8 @@ RULES: tuple[Rule, ...] = (
         "cudaErrorInsufficientDriver", "unsupported display driver", "cudaErrorSystemDriverMismatch",
         "forward compatibility was attempted", "cudaErrorCompatNotSupportedOnDevice", "system not yet initialized",
         "cudaErrorSystemNotReady", "CUDA_ERROR_SYSTEM_NOT_READY", "CUDA unknown error - this may be due",
-        "API call is not supported in the installed CUDA driver", "cudaErrorCallRequiresNewerDriver"],
+        "API call is not supported in the installed CUDA driver", "cudaErrorCallRequiresNewerDriver",
+        "initialization failure with error"],
        r"(?P<driver_error>[Dd]river/library version mismatch|NVML/RM version mismatch|"
        r"NVML_ERROR_LIB_RM_VERSION_MISMATCH|NVIDIA driver on your system is too old(?: \(found version "
        r"(?P<found_version>\d+)\))?|CUDA driver version is insufficient for CUDA runtime version|"
@@ -2070,7 +2078,8 @@ RULES: tuple[Rule, ...] = (
        r"cudaErrorSystemDriverMismatch|forward compatibility was attempted on non supported HW|"
        r"cudaErrorCompatNotSupportedOnDevice|system not yet initialized|cudaErrorSystemNotReady|"
        r"CUDA_ERROR_SYSTEM_NOT_READY|CUDA unknown error(?= - this may be due)|"
-       r"API call is not supported in the installed CUDA driver|cudaErrorCallRequiresNewerDriver)",
+       r"API call is not supported in the installed CUDA driver|cudaErrorCallRequiresNewerDriver|"
+       r"(?:CUDA|Cuda) initialization failure with error:? (?:35|36|80[234])\b)",
        event=CUDA_EXC_JOIN),
     # nvidia-smi on a node whose NVIDIA kernel module is not loaded or not answering (a kernel upgraded under a DKMS or
     # precompiled module, a driver container whose module failed to load: no GPU of the node is usable): "NVIDIA-SMI has
