@@ -2260,9 +2260,16 @@ RULES: tuple[Rule, ...] = (
        r"invalid usage|invalid argument)",
        refine="nccl_text", event=NCCL_EXC_OPEN),
     # nccl-tests' own report of a failed NCCL call: "Test NCCL failure common.cu:777 'unhandled system error'"
-    # (older releases print "NCCL failure all_reduce.cu:95 '...'"), the ncclGetErrorString() text in quotes.
-    _r("nccl_test_failure", "nccl_error", ["NCCL failure"],
-       r"NCCL failure \S+:\d+ '(?P<nccl_text>unhandled cuda error|unhandled system error|internal error|"
+    # (older releases print "NCCL failure all_reduce.cu:95 '...'"), the ncclGetErrorString() text in quotes; and the
+    # NCCLCHECK of NCCL's documentation examples, printf("Failed, NCCL error %s:%d '%s'\n", ..), as TensorRT-LLM's
+    # plugins and runtime throw it (its C++ exception, or behind "[TensorRT-LLM][ERROR] Assertion failed: "): "Failed,
+    # NCCL error /src/tensorrt_llm/cpp/tensorrt_llm/plugins/ncclPlugin/allreducePlugin.cpp:295 'internal error - please
+    # report this issue to the NCCL developers'" (NVIDIA/TensorRT-LLM #213, 2023), ".. Failed to initialize executor on
+    # rank 0: [TensorRT-LLM][ERROR] Assertion failed: Failed, NCCL error ../tensorrt_llm/runtime/ncclCommunicator.cpp:90
+    # 'invalid usage (run with NCCL_DEBUG=WARN for details)'" (#9263, 2025; was: nothing). TensorRT-LLM's "'unknown
+    # result code'" (#1131, #1039: NCCL's WARN before it says which) names no ncclResult_t: not this row's.
+    _r("nccl_test_failure", "nccl_error", ["NCCL failure", "Failed, NCCL error "],
+       r"(?:NCCL failure|Failed, NCCL error) \S+:\d+ '(?P<nccl_text>unhandled cuda error|unhandled system error|internal error|"
        r"invalid usage|invalid argument)",
        refine="nccl_text"),
     # nccl-tests' report of a failed CUDA call: "Test CUDA failure common.cu:1030 'system not yet initialized'"
