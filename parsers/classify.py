@@ -970,8 +970,9 @@ def _detail_groups(pattern: re.Pattern) -> tuple[str, ...]:
 _WORKLOAD = frozenset(k.name for k in KIND_TABLE if k.workload)
 
 # A rank on a PyTorch line: "[Rank 3]", "[PG 0 Rank 144]", "[PG ID 0 PG GUID 0(default_pg) Rank 7]", or
-# torchrun's "[rank3]:" prefix.
-_RANK = re.compile(r"\[(?:PG [^\]\n]{0,80}?)?Rank (\d{1,9})\]|\[rank(\d{1,9})\]:")
+# torchrun's "[rank3]:" prefix; TensorRT-LLM's Python logger's "[TRT-LLM] [RANK 0] [E] .." (as triage.ranks reads it:
+# its IN_MESSAGE and trtllm row).
+_RANK = re.compile(r"\[(?:PG [^\]\n]{0,80}?)?(?:Rank|RANK) (\d{1,9})\]|\[rank(\d{1,9})\]:")
 # ProcessGroupNCCL's log prefix names the process group and the rank *in that group*, in each era's shape:
 #   2.2-2.3 "[PG <n> Rank <r>]"                    n: the process's count of groups made, 0 the default group's
 #   2.4     "[PG <name> (<desc>) Rank <r>]"        name: the group's name, "0" the default's; desc left out when

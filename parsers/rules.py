@@ -1770,6 +1770,18 @@ RULES: tuple[Rule, ...] = (
        r"\bDeepEP (?:error: )?(?P<deepep>[^,:\n]{0,80}?\btimeout\b[^,:\n]{0,40})"
        r"(?:(?:: rank =|, rank:?) (?P<ep_rank>\d+))?",
        event=("deepep", "join")),
+    # SGLang's watchdog (each TP scheduler's thread) finding the forward counter frozen for watchdog_timeout seconds
+    # while a batch runs: the forward pass hung (a collective waiting for a rank that never came, a stuck kernel); it
+    # dumps py-spy stacks, logs, and SIGQUITs its parent, which kills the server. Each rank's scheduler prints its own
+    # line under its tag (the finding's rank): 0.4.x "[2025-03-09 00:57:15 TP4] Watchdog timeout
+    # (self.watchdog_timeout=300)" (sgl-project/sglang #3752, #7553, #12076), since utils/watchdog.py's ProcessWatchdog
+    # "<debug_name> watchdog timeout (self.watchdog_timeout=300, self.soft=False)" ("Scheduler ..", constructed from
+    # that source). A consequence, as PyTorch's watchdog timeout is: the rank that failed first is the root (was:
+    # nothing). The soft watchdog's ".., self.soft=True)" only logs and the server goes on: no finding (a stall that
+    # lasts is the progress tracker's, agent/progress.py).
+    _r("sglang_watchdog_timeout", "nccl_timeout", ["Watchdog timeout (self.", "watchdog timeout (self."],
+       r"(?:\b(?P<watchdog>[A-Z]\w{0,40}) watchdog|\bWatchdog) timeout \(self\.watchdog_timeout=(?P<timeout_s>\d+(?:\.\d+)?)"
+       r"(?:, self\.soft=False)?\)"),
     # NVSHMEM (DeepEP's transport: SGLang's, vLLM's and Megatron's MoE all-to-all) failing the job, every line its error
     # path prints on the way out, each led by the source file under its build tree (nvshmem/, nvshmem_src/, a CUDA
     # toolkit build's main_nvshmem/): the error chain's "<file>:<line>: non-zero status: <n> <what> failed" (NZ_ERROR_JMP,
@@ -2080,7 +2092,14 @@ RULES: tuple[Rule, ...] = (
     # variable CUDA_VISIBLE_DEVICES after program start.": in practice nvidia_uvm not loaded or wedged, pytorch/pytorch
     # #159954), and the runtime's text for a call the installed driver is too old for (36, cudaErrorCallRequiresNewerDriver:
     # "[TM][ERROR] CUDA runtime error: API call is not supported in the installed CUDA driver /lmdeploy/src/turbomind/
-    # utils/allocator.h:163" under driver 450 with a CUDA 11.x build, InternLM/lmdeploy #340; was: nothing). PyTorch
+    # utils/allocator.h:163" under driver 450 with a CUDA 11.x build, InternLM/lmdeploy #340; was: nothing). TensorRT's
+    # start-up check names the runtime's failure by its number alone, every era (Triton's TensorRT backend, TensorRT-LLM's
+    # builder): 5-6's "Cuda initialization failure with error 35. Please check cuda installation: ..", 7's "[E] [TRT]
+    # CUDA initialization failure with error 35. ..", 8's "Error Code 6: Internal Error (CUDA initialization failure with
+    # error 35. ..)" (triton-inference-server/server #6413), 8.6-10's "CUDA initialization failure with error: 35. .."
+    # (lewes6369/TensorRT-Yolov3 #61, onnx/onnx-tensorrt #91, isarsoft/yolov4-triton-tensorrt #2, linghu8812/
+    # tensorrt_inference #173, vbanakha/edgePtychoNN #5): the numbers of the texts above (35, 36, 802-804) are this row's
+    # (was: nothing); other numbers are not (100, no device: a container given no GPU; 2, 1, 222: the job's). PyTorch
     # 2.6+'s "Search for `cudaErrorInsufficientDriver' .." after its "CUDA error: .." line is the same failure
     # (CUDA_EXC_JOIN).
     _r("driver_unusable", "driver_unusable",
@@ -2089,7 +2108,8 @@ RULES: tuple[Rule, ...] = (
         "cudaErrorInsufficientDriver", "unsupported display driver", "cudaErrorSystemDriverMismatch",
         "forward compatibility was attempted", "cudaErrorCompatNotSupportedOnDevice", "system not yet initialized",
         "cudaErrorSystemNotReady", "CUDA_ERROR_SYSTEM_NOT_READY", "CUDA unknown error - this may be due",
-        "API call is not supported in the installed CUDA driver", "cudaErrorCallRequiresNewerDriver"],
+        "API call is not supported in the installed CUDA driver", "cudaErrorCallRequiresNewerDriver",
+        "initialization failure with error"],
        r"(?P<driver_error>[Dd]river/library version mismatch|NVML/RM version mismatch|"
        r"NVML_ERROR_LIB_RM_VERSION_MISMATCH|NVIDIA driver on your system is too old(?: \(found version "
        r"(?P<found_version>\d+)\))?|CUDA driver version is insufficient for CUDA runtime version|"
@@ -2097,7 +2117,8 @@ RULES: tuple[Rule, ...] = (
        r"cudaErrorSystemDriverMismatch|forward compatibility was attempted on non supported HW|"
        r"cudaErrorCompatNotSupportedOnDevice|system not yet initialized|cudaErrorSystemNotReady|"
        r"CUDA_ERROR_SYSTEM_NOT_READY|CUDA unknown error(?= - this may be due)|"
-       r"API call is not supported in the installed CUDA driver|cudaErrorCallRequiresNewerDriver)",
+       r"API call is not supported in the installed CUDA driver|cudaErrorCallRequiresNewerDriver|"
+       r"(?:CUDA|Cuda) initialization failure with error:? (?:35|36|80[234])\b)",
        event=CUDA_EXC_JOIN),
     # nvidia-smi on a node whose NVIDIA kernel module is not loaded or not answering (a kernel upgraded under a DKMS or
     # precompiled module, a driver container whose module failed to load: no GPU of the node is usable): "NVIDIA-SMI has
@@ -2278,9 +2299,16 @@ RULES: tuple[Rule, ...] = (
        r"invalid usage|invalid argument)",
        refine="nccl_text", event=NCCL_EXC_OPEN),
     # nccl-tests' own report of a failed NCCL call: "Test NCCL failure common.cu:777 'unhandled system error'"
-    # (older releases print "NCCL failure all_reduce.cu:95 '...'"), the ncclGetErrorString() text in quotes.
-    _r("nccl_test_failure", "nccl_error", ["NCCL failure"],
-       r"NCCL failure \S+:\d+ '(?P<nccl_text>unhandled cuda error|unhandled system error|internal error|"
+    # (older releases print "NCCL failure all_reduce.cu:95 '...'"), the ncclGetErrorString() text in quotes; and the
+    # NCCLCHECK of NCCL's documentation examples, printf("Failed, NCCL error %s:%d '%s'\n", ..), as TensorRT-LLM's
+    # plugins and runtime throw it (its C++ exception, or behind "[TensorRT-LLM][ERROR] Assertion failed: "): "Failed,
+    # NCCL error /src/tensorrt_llm/cpp/tensorrt_llm/plugins/ncclPlugin/allreducePlugin.cpp:295 'internal error - please
+    # report this issue to the NCCL developers'" (NVIDIA/TensorRT-LLM #213, 2023), ".. Failed to initialize executor on
+    # rank 0: [TensorRT-LLM][ERROR] Assertion failed: Failed, NCCL error ../tensorrt_llm/runtime/ncclCommunicator.cpp:90
+    # 'invalid usage (run with NCCL_DEBUG=WARN for details)'" (#9263, 2025; was: nothing). TensorRT-LLM's "'unknown
+    # result code'" (#1131, #1039: NCCL's WARN before it says which) names no ncclResult_t: not this row's.
+    _r("nccl_test_failure", "nccl_error", ["NCCL failure", "Failed, NCCL error "],
+       r"(?:NCCL failure|Failed, NCCL error) \S+:\d+ '(?P<nccl_text>unhandled cuda error|unhandled system error|internal error|"
        r"invalid usage|invalid argument)",
        refine="nccl_text"),
     # nccl-tests' report of a failed CUDA call: "Test CUDA failure common.cu:1030 'system not yet initialized'"

@@ -120,6 +120,13 @@ PREFIXES: tuple[Prefix, ...] = tuple(
          {"rank": "rank"},
          {"first": "0123456789abcdef ", "needle": "||"}),
         ("determined_level", r"<\w{0,8}> +(?=\[\d{4}-)", {}, {"first": "<"}),
+        # Docker Compose v2's `up` / `logs`: the container ("<service>-<replica>"), padded to the longest name, and
+        # "| " before everything it printed: "sglang-1  | [2025-10-29 11:25:58 TP3] Watchdog timeout .." (sgl-project/
+        # sglang #12076), "triton-models-1    | [TensorRT-LLM][WARNING] .." (NVIDIA/TensorRT-LLM #2813); the service
+        # names no host or rank, the prefixes after it do
+        ("compose", r"[A-Za-z0-9][\w.\-]{0,200}-\d{1,4} +\| ?", {},
+         {"first": "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789", "needle": " | ",
+          "outermost": True}),
         # grep over several logs ("grep net_ib *.log"): the file each line came from, "name.log:" (and `grep -n`'s
         # line number after it), before everything its writer printed (llm-d/llm-d #191)
         ("grep", r"[\w.\-]{1,200}\.(?:log|txt|out|err)(?::\d{1,9})?:", {}, {"needle": ":", "outermost": True}),

@@ -86,6 +86,14 @@ PREFIXES = [
     # replica unless DP attention is on, which the line does not say: no rank)
     ("[2025-05-26 07:48:17 DP1 TP2] Scheduler hit an exception: Traceback (most recent call last):", dict(rank=None),
      "[2025-05-26 07:48:17] Scheduler hit an exception: Traceback (most recent call last):"),
+    # https://github.com/sgl-project/sglang/issues/12076 (Docker Compose v2's container prefix, then SGLang's TP3:
+    # the compose row names nothing, the scheduler's tag the rank)
+    ("sglang-1  | [2025-10-29 11:25:58 TP3] Watchdog timeout (self.watchdog_timeout=300)", dict(rank=3, host=None),
+     "[2025-10-29 11:25:58] Watchdog timeout (self.watchdog_timeout=300)"),
+    # https://github.com/NVIDIA/TensorRT-LLM/issues/2813 (Compose, padded to the longest service's name; no rank)
+    ("triton-models-1    | [TensorRT-LLM][WARNING] cancellation_check_period_ms is not specified, will be set to 100 "
+     "(ms)", dict(rank=None, host=None),
+     "[TensorRT-LLM][WARNING] cancellation_check_period_ms is not specified, will be set to 100 (ms)"),
     # https://github.com/NVIDIA/TensorRT-LLM/blob/main/examples/wide_ep/README.md (srun -l, TensorRT-LLM's stamp and
     # rank tag; the stamp kept as the lead)
     (" 0: [12/04/2025-18:38:28] [TRT-LLM] [RANK 0] [I] moe_load_balancer finalizing model...", dict(rank=0),
@@ -172,7 +180,7 @@ def test_a_rows_host_check_and_place_are_declared_in_its_row():
         assert ranks._prefix(line, table.get(line[:1], anywhere)) is None, line
     hit = ranks._prefix("worker-3: hello", table.get("w", anywhere))
     assert hit is not None and hit[0].group("host") == "worker-3"
-    assert {r.name for r in ranks.PREFIXES if r.outermost} == {"srun_label", "pdsh", "grep"}
+    assert {r.name for r in ranks.PREFIXES if r.outermost} == {"srun_label", "pdsh", "compose", "grep"}
 
 
 def test_rank_and_host_from_paths():
