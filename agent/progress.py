@@ -15,7 +15,7 @@ moved, and a fault standing on one of its GPUs or rails, or on the node as a who
 on another pod's GPU is named as not this pod's).  Where the pod's devices are unknown it speaks of the node's GPUs and says so.
 
 Pods tracked are capped (`max_pods`; the pod silent the longest is forgotten first, counted); a pod whose
-logs are gone (deleted) is forgotten at the next tick.
+logs are gone (deleted) is forgotten at the next tick; a container started again (a new log file) is learnt anew.
 """
 
 from __future__ import annotations
@@ -59,6 +59,7 @@ class _Pod:
     step_seconds: float | None = None
     printed: bool = False  # the step time is one a trainer printed (spacing never overrides it)
     trainer: str = ""  # the trainer of the last advance (spacing is a step time only between one trainer's lines)
+    container: str = ""  # the container of the last advance (its restart starts the learning again: restarted)
     paused: float | None = None  # when the last pause was announced (after the last advance)
     pause: str = ""
     suspected: float | None = None  # when the suspicion was raised
@@ -99,10 +100,24 @@ class ProgressTracker:
                 if p.seconds is not None:  # the same step printed again (another rank, a second logger): not an
                     self._step_time(pod, p.seconds, True)  # advance, but its printed time is the better one
             else:
+                pod.container = ref.container
                 events += self._advance(pod, mark, now)
             if p.pause:  # progress, then a pause said on the same line (a bar, then `Saving checkpoint...`)
                 pod.paused, pod.pause = now, p.pause
         return events
+
+    def restarted(self, ref: PodRef) -> None:
+        """The container `ref` started again (a new log file: a new process, same pod).  If it is the one whose
+        progress the pod is judged by, what was learnt of the old process goes: the new one loads, compiles and
+        warms up before its first step (no silence of the old one's pace), so it is judged again only after
+        `min_steps` advances of its own.  A standing suspicion stays, cleared (WorkloadProgressResumed) by the new
+        process's first advance."""
+        pod = self.pods.get(ref.uid)
+        if pod is None or pod.container != ref.container:
+            return
+        pod.intervals.clear()
+        pod.advances, pod.step, pod.last_written, pod.trainer = 0, None, None, ""
+        pod.paused, pod.pause, pod.printed = None, "", False
 
     def _track(self, ref: PodRef, now: float) -> _Pod:
         while len(self.pods) >= self.cfg.max_pods:

@@ -941,6 +941,107 @@ def test_the_pod_log_source_hands_on_progress_with_cri_times(tmp_path):
     assert src.take_progress() == []
 
 
+def test_a_restarted_container_is_learnt_anew_not_judged_by_the_old_runs_pace(tmp_path):
+    """A container started again (its next log file, `1.log` beside `0.log`, in the same pod) is a new process: it
+    loads, compiles and warms up before its first step.  Judged by the old run's pace and last line, its start-up
+    read as a hang (20 minutes of checkpoint loading past max(10 x 9 s, 300 s)).  Now the source says the container
+    started again and the tracker learns the new run's pace anew (`min_steps` advances of its own); a rotation (the
+    same path, a new inode) is no restart.  The lines: nanoGPT #178's, real (sources.md), in CRI envelopes."""
+    root = tmp_path / "pods"
+    shutil.copytree(PODS, root)
+    cdir = root / f"train_llama-70b-worker-3_{UID}" / "pytorch"
+    src = PodLogSource(str(root))
+    src.discover()
+    src.poll()
+    steps = [x for x in lines("nanogpt_178.log") if x.startswith("iter ")]
+    events: list = []
+    clock = Clock(0.0)
+    t = tracker(clock, events)  # the shipped settings
+
+    def write(name: str, texts: list[str], start: float) -> None:
+        with open(cdir / name, "a") as fh:
+            for i, text in enumerate(texts):
+                at = datetime.fromtimestamp(start + 9 * i, timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+                fh.write(f"{at} stdout F {text}\n")
+
+    def feed(at: float) -> None:  # what the pipeline does with one batch of the source
+        src.discover()
+        src.poll()
+        clock.t = at
+        for ref in src.take_restarted():
+            t.restarted(ref)
+        for ref, marks in src.take_progress():
+            t.observe(ref, [Mark(w, p) for w, p in marks])
+
+    write("0.log", steps[:6], 1000.0)
+    feed(1045.0)
+    assert t.snapshot()[UID]["advances"] == 6
+    (cdir / "0.log").rename(cdir / "0.log.20240725-070000")  # the kubelet rotates the file: the same run
+    (cdir / "0.log").write_text("")
+    write("0.log", steps[6:8], 1054.0)
+    feed(1063.0)
+    assert src.take_restarted() == [] and t.snapshot()[UID]["advances"] == 8
+    (cdir / "1.log").write_text("")  # the container crashed and was started again
+    feed(1070.0)
+    for second in range(1070, 1070 + 20 * 60, 10):  # twenty minutes loading its checkpoint, compiling
+        clock.t = second
+        t.tick()
+    assert events == []
+    write("1.log", steps[:3], 2300.0)  # its first steps
+    feed(2318.0)
+    clock.t = 2318.0 + 300
+    t.tick()
+    assert [e[0] for e in events] == [HANG_REASON]  # then silent past the floor: judged at its own pace
+    write("1.log", steps[3:4], 2700.0)
+    feed(2700.0)
+    assert events[-1][0] == RESUMED_REASON
+    # a suspicion standing when the container starts again stays until the new run's first step clears it
+    clock.t = 2700.0 + 300
+    t.tick()
+    assert events[-1][0] == HANG_REASON
+    (cdir / "2.log").write_text("")
+    feed(3100.0)
+    gauge = {"namespace": "train", "pod": "llama-70b-worker-3", "job": "llama-70b"}
+    assert t.metrics.registry.get_sample_value("gpu_npd_workload_hang_suspected", gauge) == 1
+    write("2.log", steps[:1], 3500.0)
+    feed(3500.0)
+    assert events[-1][0] == RESUMED_REASON
+    assert t.metrics.registry.get_sample_value("gpu_npd_workload_hang_suspected", gauge) == 0
+
+
+def test_the_pipeline_hands_a_restart_to_the_tracker_before_the_new_runs_lines(tmp_path):
+    """WorkloadFindings.restarted reaches the tracker first: the new run's lines in the same batch are its first
+    advances (the old run's pace is gone)."""
+    import io
+
+    from agent.app import build
+    from parsers.model import Boot, WorkloadFindings
+
+    cfg = load(env={}, flags={"kmsg": "", "journald": False, "state_dir": str(tmp_path), "fallback_log_files": [],
+                              "fabricmanager_log": "", "imex_log": "", "nvml": "off", "mode": "off"})
+    agent = build(cfg, out=io.StringIO(), boot=Boot("this-boot", 1_000_000_000.0))
+    steps = [recognise(x) for x in lines("nanogpt_178.log") if x.startswith("iter ")]
+    agent.pipeline.process(WorkloadFindings([], progress=[(REF, [(9.0 * i, p) for i, p in enumerate(steps[:5])])]))
+    assert agent.pipeline.progress.snapshot()["uid-0"]["advances"] == 5
+    agent.pipeline.process(WorkloadFindings([], progress=[(REF, [(100.0, steps[0])])], restarted=[REF]))
+    assert agent.pipeline.progress.snapshot()["uid-0"]["advances"] == 1
+
+
+def test_another_containers_restart_leaves_the_trainers_pace():
+    """A sidecar started again (its own new log file) says nothing of the trainer's process: the pod is still
+    judged by what was learnt of the container whose progress lines it reads."""
+    events: list = []
+    clock = Clock(0.0)
+    t = tracker(clock, events, k=5, floor_seconds=10)
+    for step in range(5):  # (synthetic: a step every 2 s)
+        clock.t = 2.0 * step
+        t.observe(REF, [Mark(clock.t, Progress(step, 2.0, "nanogpt"))])
+    t.restarted(replace(REF, container="log-shipper"))
+    clock.t += 10
+    t.tick()
+    assert [e[0] for e in events] == [HANG_REASON]
+
+
 # ---- through the real process -------------------------------------------------------------------------
 
 UID = "7a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d"
