@@ -172,15 +172,20 @@ class PodLogSource(Source):
                 log.warning("pod log directory %s disappeared; waiting for it to come back", self.root)
             self.missing.missing(self.root)
             pod_dirs = []
-        except OSError:
-            pod_dirs = []
+        except OSError:  # not listed this time (EMFILE, EIO): no pod is gone for it
+            return
         for pod_dir in pod_dirs:
             ids = parse_pod_dir(pod_dir)
             if ids is None:
                 continue
             try:
                 containers = os.listdir(os.path.join(self.root, pod_dir))
-            except OSError:
+            except (FileNotFoundError, NotADirectoryError):
+                continue  # deleted meanwhile
+            except OSError:  # not listed this time: what is followed of it stays
+                if ids[2] in self.pods:
+                    pods[ids[2]] = self.pods[ids[2]]
+                seen |= self._under(os.path.join(self.root, pod_dir))
                 continue
             for container in containers:
                 ref = PodRef(ids[0], ids[1], ids[2], container)
@@ -190,7 +195,10 @@ class PodLogSource(Source):
                 cdir = os.path.join(self.root, pod_dir, container)
                 try:
                     files = [f for f in os.listdir(cdir) if f.endswith(".log")]
+                except (FileNotFoundError, NotADirectoryError):
+                    continue
                 except OSError:
+                    seen |= self._under(cdir)
                     continue
                 for f in files:
                     path = os.path.join(cdir, f)
@@ -208,6 +216,10 @@ class PodLogSource(Source):
             self._close(tail)
             self._saved.pop(path, None)
         self._first_scan = False
+
+    def _under(self, directory: str) -> set[str]:
+        """The files followed under `directory` (kept as they are when it cannot be listed for a moment)."""
+        return {p for p in self.tails if p.startswith(directory + os.sep)}
 
     def _add(self, path: str, ref: PodRef) -> None:
         tail = _Tail(path, ref, Scanner(Classifier(prefilter=self._re, memo=self.memo, memo_size=POD_MEMO_SIZE),

@@ -1009,6 +1009,44 @@ def test_a_restarted_container_is_learnt_anew_not_judged_by_the_old_runs_pace(tm
     assert t.metrics.registry.get_sample_value("gpu_npd_workload_hang_suspected", gauge) == 0
 
 
+def test_a_failed_listing_of_the_pod_logs_is_no_pod_deleted(tmp_path, monkeypatch):
+    """A listing of the pod log tree that fails for a moment (EMFILE, EIO: not the tree gone) says nothing of the pods
+    in it.  It read as every pod deleted: their files released (read again from their start at the next scan, every
+    line handed on again), `pods` emptied (the hang tracker forgot every pod, its suspicions' gauges with them).  Now
+    the files and pods followed stay as they are.  The lines: nanoGPT #178's, real (sources.md)."""
+    import errno
+    import os
+
+    from agent.sources import podlogs
+
+    root = tmp_path / "pods"
+    shutil.copytree(PODS, root)
+    pod_dir = root / f"train_llama-70b-worker-3_{UID}"
+    log = pod_dir / "pytorch" / "0.log"
+    src = PodLogSource(str(root))
+    src.discover()
+    src.poll()
+    with open(log, "a") as fh:
+        for i, text in enumerate(lines("nanogpt_178.log")[:3]):
+            fh.write(f"2024-07-25T07:00:0{i}.000000000Z stdout F {text}\n")
+    src.poll()
+    assert len(src.take_progress()) == 1
+    listed = dict(src.pods), set(src.tails)
+    real = os.listdir
+    for failing in (str(root), str(pod_dir), str(pod_dir / "pytorch")):
+        def listdir(path, failing=failing):
+            if str(path) == failing:
+                raise OSError(errno.EMFILE, "Too many open files")
+            return real(path)
+        monkeypatch.setattr(podlogs.os, "listdir", listdir)
+        src.discover()
+        assert (dict(src.pods), set(src.tails)) == listed, failing
+        monkeypatch.setattr(podlogs.os, "listdir", real)
+        src.discover()
+        src.poll()
+        assert src.take_progress() == [] and src.take_restarted() == [], failing  # nothing read twice
+
+
 def test_the_pipeline_hands_a_restart_to_the_tracker_before_the_new_runs_lines(tmp_path):
     """WorkloadFindings.restarted reaches the tracker first: the new run's lines in the same batch are its first
     advances (the old run's pace is gone)."""
