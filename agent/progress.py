@@ -15,7 +15,8 @@ moved, and a fault standing on one of its GPUs or rails, or on the node as a who
 on another pod's GPU is named as not this pod's).  Where the pod's devices are unknown it speaks of the node's GPUs and says so.
 
 Pods tracked are capped (`max_pods`; the pod silent the longest is forgotten first, counted); a pod whose
-logs are gone (deleted) is forgotten at the next tick; a container started again (a new log file) is learnt anew.
+logs are gone (deleted) is forgotten at the next tick, a suspected one whose processes ended within RECHECK seconds; a
+container started again (a new log file) is learnt anew.
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ from .workloads import job_of
 HANG_REASON = "WorkloadHangSuspected"
 RESUMED_REASON = "WorkloadProgressResumed"
 INTERVALS = 32  # intervals kept per pod for the median (a few hundred bytes per pod)
+RECHECK = 60.0  # seconds between two looks at whether a suspected pod still runs (one /proc pass each)
 @dataclass(frozen=True)
 class Mark:
     """One recognised progress line: when it was written (the CRI timestamp, else when it was read)."""
@@ -63,6 +65,7 @@ class _Pod:
     paused: float | None = None  # when the last pause was announced (after the last advance)
     pause: str = ""
     suspected: float | None = None  # when the suspicion was raised
+    checked: float = 0.0  # when a suspected pod was last found running
 
 
 class ProgressTracker:
@@ -174,9 +177,12 @@ class ProgressTracker:
         if not self.cfg.enabled:
             return []
         now = self.clock()
-        due = []
+        due, suspected = [], []
         for pod in self.pods.values():
-            if pod.suspected is not None or pod.advances < self.cfg.min_steps:
+            if pod.suspected is not None:  # still running? (a job the watchdog ended is no hang any more)
+                suspected.append(pod)
+                continue
+            if pod.advances < self.cfg.min_steps:
                 continue
             allowance = self.allowance(pod)
             deadline = pod.last + allowance
@@ -184,9 +190,14 @@ class ProgressTracker:
                 deadline = max(deadline, pod.paused + self.cfg.pause_seconds)
             if now >= deadline:
                 due.append((pod, allowance))
-        if not due:
+        if not due and not any(now - pod.checked >= RECHECK for pod in suspected):
             return []
-        running = self.alive()  # one /proc pass, only when a pod is due
+        running = self.alive()  # one /proc pass, only when a pod is due (or the suspected are to be looked at again)
+        for pod in suspected:
+            pod.checked = now
+            if running is not None and pod.ref.uid not in running:  # ended: its gauge goes (the alert resolves)
+                self._forget(self.pods.pop(pod.ref.uid))
+                self.finished += 1
         problems = list(standing)
         events = []
         for pod, allowance in due:
@@ -199,7 +210,7 @@ class ProgressTracker:
         return events
 
     def _suspect(self, pod: _Pod, now: float, allowance: float, support: str) -> PodEvent:
-        pod.suspected = now
+        pod.suspected = pod.checked = now
         self.metrics.workload_hang.labels(pod.ref.namespace, pod.ref.pod, pod.job).set(1)
         median = median_of(pod.intervals) if pod.intervals else 0.0
         said = (f"No training progress for {now - pod.last:.0f} s{_at(pod.step, ' since')} (progress lines every "

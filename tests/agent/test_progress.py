@@ -888,6 +888,38 @@ def test_a_pod_never_progressing_or_whose_processes_ended_is_not_suspected():
     assert events == [] and t.finished == 1 and "uid-0" not in t.pods  # finished: its processes are gone
 
 
+def test_a_suspected_pod_whose_processes_end_is_forgotten_and_its_gauge_goes():
+    """A hang suspected, then the job ended (PyTorch's watchdog kills it 10 minutes in; a Job's pod stays, Failed, until
+    it is deleted): the gauge stayed 1, so `WorkloadHangSuspected` fired for a pod with nothing running until someone
+    deleted it.  A suspected pod is looked at again every RECHECK seconds (one /proc pass for all of them): ended, it is
+    forgotten as a finished one is, its series removed.  Running, it stays suspected."""
+    from agent.progress import RECHECK
+
+    events: list = []
+    clock = Clock()
+    running = {"uid-0"}
+    passes = []
+    t = Recorded(events, cfg=HangSettings(k=1, floor_seconds=10), clock=clock,
+                 alive=lambda: passes.append(clock.t) or set(running))
+    other = PodRef("train", "gpt-worker-1", "uid-1", "main")
+    running.add("uid-1")
+    for step in range(4):  # (synthetic: a step a second, both pods)
+        clock.t = float(step)
+        t.observe(REF, [Mark(clock.t, Progress(step))])
+        t.observe(other, [Mark(clock.t, Progress(step))])
+    for second in range(4, 4 + 10 * 60):
+        clock.t = float(second)
+        t.tick()
+        if second == 300:
+            running.discard("uid-0")  # the watchdog ended gpt-worker-0's job
+    gauge = {"namespace": "train", "pod": "gpt-worker-0", "job": "gpt"}
+    assert [e[0] for e in events] == [HANG_REASON] * 2
+    assert t.metrics.registry.get_sample_value("gpu_npd_workload_hang_suspected", gauge) is None
+    assert "uid-0" not in t.pods and t.finished == 1
+    assert t.pods["uid-1"].suspected is not None  # still running: still suspected
+    assert len(passes) <= 2 + 10 * 60 / RECHECK  # one pass at the suspicion, then one a RECHECK
+
+
 def test_tracked_pods_are_bounded_and_deleted_pods_forgotten():
     clock = Clock()
     t = ProgressTracker(Metrics(), HangSettings(max_pods=8), clock=clock)
