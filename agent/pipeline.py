@@ -219,6 +219,8 @@ class Pipeline:
                 if event is not None:  # (None: an info finding, counted only)
                     self._events.append(event)
             if self.progress is not None:
+                for ref in batch.restarted:  # before the new run's lines (read in the same poll)
+                    self.progress.restarted(ref)
                 for ref, marks in batch.progress:
                     self._events += self.progress.observe(ref, [Mark(at, p) for at, p in marks])
         finally:

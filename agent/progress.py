@@ -15,7 +15,8 @@ moved, and a fault standing on one of its GPUs or rails, or on the node as a who
 on another pod's GPU is named as not this pod's).  Where the pod's devices are unknown it speaks of the node's GPUs and says so.
 
 Pods tracked are capped (`max_pods`; the pod silent the longest is forgotten first, counted); a pod whose
-logs are gone (deleted) is forgotten at the next tick.
+logs are gone (deleted) is forgotten at the next tick, a suspected one whose processes ended within RECHECK seconds; a
+container started again (a new log file) is learnt anew.
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ from .workloads import job_of
 HANG_REASON = "WorkloadHangSuspected"
 RESUMED_REASON = "WorkloadProgressResumed"
 INTERVALS = 32  # intervals kept per pod for the median (a few hundred bytes per pod)
+RECHECK = 60.0  # seconds between two looks at whether a suspected pod still runs (one /proc pass each)
 @dataclass(frozen=True)
 class Mark:
     """One recognised progress line: when it was written (the CRI timestamp, else when it was read)."""
@@ -59,9 +61,11 @@ class _Pod:
     step_seconds: float | None = None
     printed: bool = False  # the step time is one a trainer printed (spacing never overrides it)
     trainer: str = ""  # the trainer of the last advance (spacing is a step time only between one trainer's lines)
+    container: str = ""  # the container of the last advance (its restart starts the learning again: restarted)
     paused: float | None = None  # when the last pause was announced (after the last advance)
     pause: str = ""
     suspected: float | None = None  # when the suspicion was raised
+    checked: float = 0.0  # when a suspected pod was last found running
 
 
 class ProgressTracker:
@@ -99,10 +103,24 @@ class ProgressTracker:
                 if p.seconds is not None:  # the same step printed again (another rank, a second logger): not an
                     self._step_time(pod, p.seconds, True)  # advance, but its printed time is the better one
             else:
+                pod.container = ref.container
                 events += self._advance(pod, mark, now)
             if p.pause:  # progress, then a pause said on the same line (a bar, then `Saving checkpoint...`)
                 pod.paused, pod.pause = now, p.pause
         return events
+
+    def restarted(self, ref: PodRef) -> None:
+        """The container `ref` started again (a new log file: a new process, same pod).  If it is the one whose
+        progress the pod is judged by, what was learnt of the old process goes: the new one loads, compiles and
+        warms up before its first step (no silence of the old one's pace), so it is judged again only after
+        `min_steps` advances of its own.  A standing suspicion stays, cleared (WorkloadProgressResumed) by the new
+        process's first advance."""
+        pod = self.pods.get(ref.uid)
+        if pod is None or pod.container != ref.container:
+            return
+        pod.intervals.clear()
+        pod.advances, pod.step, pod.last_written, pod.trainer = 0, None, None, ""
+        pod.paused, pod.pause, pod.printed = None, "", False
 
     def _track(self, ref: PodRef, now: float) -> _Pod:
         while len(self.pods) >= self.cfg.max_pods:
@@ -159,9 +177,12 @@ class ProgressTracker:
         if not self.cfg.enabled:
             return []
         now = self.clock()
-        due = []
+        due, suspected = [], []
         for pod in self.pods.values():
-            if pod.suspected is not None or pod.advances < self.cfg.min_steps:
+            if pod.suspected is not None:  # still running? (a job the watchdog ended is no hang any more)
+                suspected.append(pod)
+                continue
+            if pod.advances < self.cfg.min_steps:
                 continue
             allowance = self.allowance(pod)
             deadline = pod.last + allowance
@@ -169,9 +190,14 @@ class ProgressTracker:
                 deadline = max(deadline, pod.paused + self.cfg.pause_seconds)
             if now >= deadline:
                 due.append((pod, allowance))
-        if not due:
+        if not due and not any(now - pod.checked >= RECHECK for pod in suspected):
             return []
-        running = self.alive()  # one /proc pass, only when a pod is due
+        running = self.alive()  # one /proc pass, only when a pod is due (or the suspected are to be looked at again)
+        for pod in suspected:
+            pod.checked = now
+            if running is not None and pod.ref.uid not in running:  # ended: its gauge goes (the alert resolves)
+                self._forget(self.pods.pop(pod.ref.uid))
+                self.finished += 1
         problems = list(standing)
         events = []
         for pod, allowance in due:
@@ -184,7 +210,7 @@ class ProgressTracker:
         return events
 
     def _suspect(self, pod: _Pod, now: float, allowance: float, support: str) -> PodEvent:
-        pod.suspected = now
+        pod.suspected = pod.checked = now
         self.metrics.workload_hang.labels(pod.ref.namespace, pod.ref.pod, pod.job).set(1)
         median = median_of(pod.intervals) if pod.intervals else 0.0
         said = (f"No training progress for {now - pod.last:.0f} s{_at(pod.step, ' since')} (progress lines every "

@@ -80,6 +80,8 @@ class WorkloadFindings:
     source: str = "pods"
     # trainers' progress lines (parsers/progress.py, agent/progress.py): per container, (written at, Progress)
     progress: list[tuple[PodRef, list[tuple[float, Any]]]] = field(default_factory=list)
+    # containers started again (a new log file beside the one followed): their progress is learnt anew
+    restarted: list[PodRef] = field(default_factory=list)
     # called once the pipeline has taken it (processed, or skipped on an internal error): only then may the
     # source save its read offsets past these lines (a SIGTERM with it still queued re-reads them at the restart)
     done: Callable[[], None] | None = None

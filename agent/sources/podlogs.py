@@ -144,6 +144,8 @@ class PodLogSource(Source):
         self._released: list[tuple[PodRef, Finding]] = []  # last words of deleted pods, handed on by poll()
         self.pods: dict[str, PodRef] = {}  # pod uid -> ref (for pid -> pod attribution)
         self._marks: dict[PodRef, list[tuple[float, Progress]]] = {}  # read, not yet handed on
+        # containers started again since the last batch (a new log file beside one followed), not yet handed on
+        self._restarted: list[PodRef] = []
         self.missing = MissingInputs(gone_grace_seconds, clock)
 
     def gone(self) -> str | None:
@@ -170,15 +172,20 @@ class PodLogSource(Source):
                 log.warning("pod log directory %s disappeared; waiting for it to come back", self.root)
             self.missing.missing(self.root)
             pod_dirs = []
-        except OSError:
-            pod_dirs = []
+        except OSError:  # not listed this time (EMFILE, EIO): no pod is gone for it
+            return
         for pod_dir in pod_dirs:
             ids = parse_pod_dir(pod_dir)
             if ids is None:
                 continue
             try:
                 containers = os.listdir(os.path.join(self.root, pod_dir))
-            except OSError:
+            except (FileNotFoundError, NotADirectoryError):
+                continue  # deleted meanwhile
+            except OSError:  # not listed this time: what is followed of it stays
+                if ids[2] in self.pods:
+                    pods[ids[2]] = self.pods[ids[2]]
+                seen |= self._under(os.path.join(self.root, pod_dir))
                 continue
             for container in containers:
                 ref = PodRef(ids[0], ids[1], ids[2], container)
@@ -188,12 +195,17 @@ class PodLogSource(Source):
                 cdir = os.path.join(self.root, pod_dir, container)
                 try:
                     files = [f for f in os.listdir(cdir) if f.endswith(".log")]
+                except (FileNotFoundError, NotADirectoryError):
+                    continue
                 except OSError:
+                    seen |= self._under(cdir)
                     continue
                 for f in files:
                     path = os.path.join(cdir, f)
                     seen.add(path)
                     if path not in self.tails:
+                        if not self._first_scan and any(os.path.join(cdir, g) in self.tails for g in files):
+                            self._restarted.append(ref)  # `1.log` beside `0.log`: the container's next run
                         self._add(path, ref)
         self.pods = pods
         for path in [p for p in self.tails if p not in seen]:  # pod deleted: release its files
@@ -204,6 +216,10 @@ class PodLogSource(Source):
             self._close(tail)
             self._saved.pop(path, None)
         self._first_scan = False
+
+    def _under(self, directory: str) -> set[str]:
+        """The files followed under `directory` (kept as they are when it cannot be listed for a moment)."""
+        return {p for p in self.tails if p.startswith(directory + os.sep)}
 
     def _add(self, path: str, ref: PodRef) -> None:
         tail = _Tail(path, ref, Scanner(Classifier(prefilter=self._re, memo=self.memo, memo_size=POD_MEMO_SIZE),
@@ -547,6 +563,11 @@ class PodLogSource(Source):
         out, self._marks = list(self._marks.items()), {}
         return out
 
+    def take_restarted(self) -> list[PodRef]:
+        """The containers started again since the last call (agent/progress.py learns their pace anew)."""
+        out, self._restarted = self._restarted, []
+        return out
+
     def _drain(self, tail: _Tail) -> list[tuple[PodRef, Finding]]:
         return self._read(tail, tail.fd) if tail.fd is not None else []
 
@@ -596,11 +617,12 @@ class PodLogSource(Source):
                 if self._taken == self._sent:  # nothing in flight: what was read so far is safe
                     self._safe = self._offsets()
             found = self.poll()
-            progress = self.take_progress()
-            if found or progress:
+            progress, restarted = self.take_progress(), self.take_restarted()
+            if found or progress or restarted:
                 with self._ack_lock:
                     self._sent += 1
-                emit(WorkloadFindings(found, progress=progress, done=partial(self._taken_up_to, self._offsets())))
+                emit(WorkloadFindings(found, progress=progress, restarted=restarted,
+                                      done=partial(self._taken_up_to, self._offsets())))
             if now - last_save >= 2.0:
                 self.save()
                 last_save = now

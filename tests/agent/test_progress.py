@@ -888,6 +888,38 @@ def test_a_pod_never_progressing_or_whose_processes_ended_is_not_suspected():
     assert events == [] and t.finished == 1 and "uid-0" not in t.pods  # finished: its processes are gone
 
 
+def test_a_suspected_pod_whose_processes_end_is_forgotten_and_its_gauge_goes():
+    """A hang suspected, then the job ended (PyTorch's watchdog kills it 10 minutes in; a Job's pod stays, Failed, until
+    it is deleted): the gauge stayed 1, so `WorkloadHangSuspected` fired for a pod with nothing running until someone
+    deleted it.  A suspected pod is looked at again every RECHECK seconds (one /proc pass for all of them): ended, it is
+    forgotten as a finished one is, its series removed.  Running, it stays suspected."""
+    from agent.progress import RECHECK
+
+    events: list = []
+    clock = Clock()
+    running = {"uid-0"}
+    passes = []
+    t = Recorded(events, cfg=HangSettings(k=1, floor_seconds=10), clock=clock,
+                 alive=lambda: passes.append(clock.t) or set(running))
+    other = PodRef("train", "gpt-worker-1", "uid-1", "main")
+    running.add("uid-1")
+    for step in range(4):  # (synthetic: a step a second, both pods)
+        clock.t = float(step)
+        t.observe(REF, [Mark(clock.t, Progress(step))])
+        t.observe(other, [Mark(clock.t, Progress(step))])
+    for second in range(4, 4 + 10 * 60):
+        clock.t = float(second)
+        t.tick()
+        if second == 300:
+            running.discard("uid-0")  # the watchdog ended gpt-worker-0's job
+    gauge = {"namespace": "train", "pod": "gpt-worker-0", "job": "gpt"}
+    assert [e[0] for e in events] == [HANG_REASON] * 2
+    assert t.metrics.registry.get_sample_value("gpu_npd_workload_hang_suspected", gauge) is None
+    assert "uid-0" not in t.pods and t.finished == 1
+    assert t.pods["uid-1"].suspected is not None  # still running: still suspected
+    assert len(passes) <= 2 + 10 * 60 / RECHECK  # one pass at the suspicion, then one a RECHECK
+
+
 def test_tracked_pods_are_bounded_and_deleted_pods_forgotten():
     clock = Clock()
     t = ProgressTracker(Metrics(), HangSettings(max_pods=8), clock=clock)
@@ -939,6 +971,145 @@ def test_the_pod_log_source_hands_on_progress_with_cri_times(tmp_path):
     assert ref.pod == "llama-70b-worker-3" and [p.step for _, p in marks] == [0, 10, 20, None]
     assert marks[-1][1].pause == "checkpoint" and marks[1][0] - marks[0][0] == 1.0
     assert src.take_progress() == []
+
+
+def test_a_restarted_container_is_learnt_anew_not_judged_by_the_old_runs_pace(tmp_path):
+    """A container started again (its next log file, `1.log` beside `0.log`, in the same pod) is a new process: it
+    loads, compiles and warms up before its first step.  Judged by the old run's pace and last line, its start-up
+    read as a hang (20 minutes of checkpoint loading past max(10 x 9 s, 300 s)).  Now the source says the container
+    started again and the tracker learns the new run's pace anew (`min_steps` advances of its own); a rotation (the
+    same path, a new inode) is no restart.  The lines: nanoGPT #178's, real (sources.md), in CRI envelopes."""
+    root = tmp_path / "pods"
+    shutil.copytree(PODS, root)
+    cdir = root / f"train_llama-70b-worker-3_{UID}" / "pytorch"
+    src = PodLogSource(str(root))
+    src.discover()
+    src.poll()
+    steps = [x for x in lines("nanogpt_178.log") if x.startswith("iter ")]
+    events: list = []
+    clock = Clock(0.0)
+    t = tracker(clock, events)  # the shipped settings
+
+    def write(name: str, texts: list[str], start: float) -> None:
+        with open(cdir / name, "a") as fh:
+            for i, text in enumerate(texts):
+                at = datetime.fromtimestamp(start + 9 * i, timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+                fh.write(f"{at} stdout F {text}\n")
+
+    def feed(at: float) -> None:  # what the pipeline does with one batch of the source
+        src.discover()
+        src.poll()
+        clock.t = at
+        for ref in src.take_restarted():
+            t.restarted(ref)
+        for ref, marks in src.take_progress():
+            t.observe(ref, [Mark(w, p) for w, p in marks])
+
+    write("0.log", steps[:6], 1000.0)
+    feed(1045.0)
+    assert t.snapshot()[UID]["advances"] == 6
+    (cdir / "0.log").rename(cdir / "0.log.20240725-070000")  # the kubelet rotates the file: the same run
+    (cdir / "0.log").write_text("")
+    write("0.log", steps[6:8], 1054.0)
+    feed(1063.0)
+    assert src.take_restarted() == [] and t.snapshot()[UID]["advances"] == 8
+    (cdir / "1.log").write_text("")  # the container crashed and was started again
+    feed(1070.0)
+    for second in range(1070, 1070 + 20 * 60, 10):  # twenty minutes loading its checkpoint, compiling
+        clock.t = second
+        t.tick()
+    assert events == []
+    write("1.log", steps[:3], 2300.0)  # its first steps
+    feed(2318.0)
+    clock.t = 2318.0 + 300
+    t.tick()
+    assert [e[0] for e in events] == [HANG_REASON]  # then silent past the floor: judged at its own pace
+    write("1.log", steps[3:4], 2700.0)
+    feed(2700.0)
+    assert events[-1][0] == RESUMED_REASON
+    # a suspicion standing when the container starts again stays until the new run's first step clears it
+    clock.t = 2700.0 + 300
+    t.tick()
+    assert events[-1][0] == HANG_REASON
+    (cdir / "2.log").write_text("")
+    feed(3100.0)
+    gauge = {"namespace": "train", "pod": "llama-70b-worker-3", "job": "llama-70b"}
+    assert t.metrics.registry.get_sample_value("gpu_npd_workload_hang_suspected", gauge) == 1
+    write("2.log", steps[:1], 3500.0)
+    feed(3500.0)
+    assert events[-1][0] == RESUMED_REASON
+    assert t.metrics.registry.get_sample_value("gpu_npd_workload_hang_suspected", gauge) == 0
+
+
+def test_a_failed_listing_of_the_pod_logs_is_no_pod_deleted(tmp_path, monkeypatch):
+    """A listing of the pod log tree that fails for a moment (EMFILE, EIO: not the tree gone) says nothing of the pods
+    in it.  It read as every pod deleted: their files released (read again from their start at the next scan, every
+    line handed on again), `pods` emptied (the hang tracker forgot every pod, its suspicions' gauges with them).  Now
+    the files and pods followed stay as they are.  The lines: nanoGPT #178's, real (sources.md)."""
+    import errno
+    import os
+
+    from agent.sources import podlogs
+
+    root = tmp_path / "pods"
+    shutil.copytree(PODS, root)
+    pod_dir = root / f"train_llama-70b-worker-3_{UID}"
+    log = pod_dir / "pytorch" / "0.log"
+    src = PodLogSource(str(root))
+    src.discover()
+    src.poll()
+    with open(log, "a") as fh:
+        for i, text in enumerate(lines("nanogpt_178.log")[:3]):
+            fh.write(f"2024-07-25T07:00:0{i}.000000000Z stdout F {text}\n")
+    src.poll()
+    assert len(src.take_progress()) == 1
+    listed = dict(src.pods), set(src.tails)
+    real = os.listdir
+    for failing in (str(root), str(pod_dir), str(pod_dir / "pytorch")):
+        def listdir(path, failing=failing):
+            if str(path) == failing:
+                raise OSError(errno.EMFILE, "Too many open files")
+            return real(path)
+        monkeypatch.setattr(podlogs.os, "listdir", listdir)
+        src.discover()
+        assert (dict(src.pods), set(src.tails)) == listed, failing
+        monkeypatch.setattr(podlogs.os, "listdir", real)
+        src.discover()
+        src.poll()
+        assert src.take_progress() == [] and src.take_restarted() == [], failing  # nothing read twice
+
+
+def test_the_pipeline_hands_a_restart_to_the_tracker_before_the_new_runs_lines(tmp_path):
+    """WorkloadFindings.restarted reaches the tracker first: the new run's lines in the same batch are its first
+    advances (the old run's pace is gone)."""
+    import io
+
+    from agent.app import build
+    from parsers.model import Boot, WorkloadFindings
+
+    cfg = load(env={}, flags={"kmsg": "", "journald": False, "state_dir": str(tmp_path), "fallback_log_files": [],
+                              "fabricmanager_log": "", "imex_log": "", "nvml": "off", "mode": "off"})
+    agent = build(cfg, out=io.StringIO(), boot=Boot("this-boot", 1_000_000_000.0))
+    steps = [recognise(x) for x in lines("nanogpt_178.log") if x.startswith("iter ")]
+    agent.pipeline.process(WorkloadFindings([], progress=[(REF, [(9.0 * i, p) for i, p in enumerate(steps[:5])])]))
+    assert agent.pipeline.progress.snapshot()["uid-0"]["advances"] == 5
+    agent.pipeline.process(WorkloadFindings([], progress=[(REF, [(100.0, steps[0])])], restarted=[REF]))
+    assert agent.pipeline.progress.snapshot()["uid-0"]["advances"] == 1
+
+
+def test_another_containers_restart_leaves_the_trainers_pace():
+    """A sidecar started again (its own new log file) says nothing of the trainer's process: the pod is still
+    judged by what was learnt of the container whose progress lines it reads."""
+    events: list = []
+    clock = Clock(0.0)
+    t = tracker(clock, events, k=5, floor_seconds=10)
+    for step in range(5):  # (synthetic: a step every 2 s)
+        clock.t = 2.0 * step
+        t.observe(REF, [Mark(clock.t, Progress(step, 2.0, "nanogpt"))])
+    t.restarted(replace(REF, container="log-shipper"))
+    clock.t += 10
+    t.tick()
+    assert [e[0] for e in events] == [HANG_REASON]
 
 
 # ---- through the real process -------------------------------------------------------------------------
