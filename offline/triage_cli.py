@@ -30,6 +30,7 @@ from typing import Iterator
 
 import click
 
+from parsers import after_hole
 from triage import Clock, Evidence, Incident, attribute, teardown, to_json
 from triage.inventory import kind_of, read_inventory
 from triage.ranks import Origin, from_path
@@ -91,9 +92,8 @@ def lines_of(fp, inputs: Inputs, name: str) -> Iterator[str]:
     """Decoded lines of a text stream (invalid UTF-8 replaced, over-long lines cut; binary content was told apart
     when it was opened, offline.inputs.binary).  A line is read at most MAX_LINE_BYTES at a time, the rest of a longer
     one read and dropped a block at a time: never held whole (a crash's NUL run, gigabytes with no newline).  A line
-    holding a run of NUL bytes is what follows its last run: the run is a hole (blocks a crash left unwritten, the
-    offset a writer without O_APPEND kept past copytruncate's truncation), and the next write lands right after it,
-    with no newline between (kazu.tv/blog/2014/01/16/logrotate-copytruncate-file-size)."""
+    holding a run of NUL bytes is what follows its last run (parsers.after_hole: the rule `parse` and the agent share;
+    a last line ending in its hole, nothing after it, not even a newline, is kept whole)."""
     readline = fp.readline
     for raw in iter(functools.partial(readline, MAX_LINE_BYTES), b""):  # (C-level iteration: as fast as `for raw in fp`)
         if len(raw) == MAX_LINE_BYTES or 0 in raw:  # (rare; `0 in` is a memchr: `b"\0" in` is slower)
@@ -104,12 +104,12 @@ def lines_of(fp, inputs: Inputs, name: str) -> Iterator[str]:
 def _line(raw: bytes, readline) -> bytes:
     """A line `lines_of` read that holds a hole or may be cut: the text after its last NUL run (else itself), at most
     MAX_LINE_BYTES of it, the rest of a longer line read and dropped."""
-    after = raw[raw.rindex(b"\0") + 1:] if b"\0" in raw else None  # the text after the hole so far
+    after = after_hole(raw) if 0 in raw else None  # the text after the hole so far
     rest = raw
     while len(rest) == MAX_LINE_BYTES and rest[-1:] != b"\n":  # cut: the rest dropped, but what follows a hole
         rest = readline(MAX_LINE_BYTES)
-        if b"\0" in rest:
-            after = rest[rest.rindex(b"\0") + 1:]
+        if 0 in rest:
+            after = after_hole(rest)
         elif after is not None and len(after) < MAX_LINE_BYTES:
             after += rest[:MAX_LINE_BYTES - len(after)]
     return after or raw

@@ -429,14 +429,23 @@ FACTS: tuple[Fact, ...] = (
     # shutdown." #104798; "Message:        Pod Allocate failed due to device plugin GetPreferredAllocation rpc failed
     # with err: ... nvml: GPU is lost, which is unexpected" #97131), its DisruptionTarget condition's reason
     # ("\"reason\": \"PreemptionByKubeScheduler\"," #114623; gitlab-runner's "reason \"EvictionByEvictionAPI\", message
-    # \"Eviction API: evicting\"", qemu-devel 2025-10-23), or a container OOM-killed by the kubelet ("OOMKilled")
+    # \"Eviction API: evicting\"", qemu-devel 2025-10-23), or a container OOM-killed by the kubelet ("OOMKilled").
+    # "Evicted" and "Preempted" are English words a serving engine's or a cache's log uses too (vllm.rs's "Evicted 715
+    # prefix cache block(s) to reserve ..", vLLM's "Preempted request cmpl-.. has been resumed!"): read only where
+    # Kubernetes prints them as a reason: describe's "Reason:", -o yaml / json's reason, an Event's row after its type
+    # (kubectl get events, describe's Events table), `kubectl get pods`' STATUS column (after READY "0/1", before
+    # RESTARTS), the scheduler's Event message ("Preempted by <ns>/<pod> on node <node>", 1.26+ "Preempted by a pod on
+    # node ..") and the kubelet's ("Preempted in order to admit critical pod")
     _f("k8s_ended", "job_ended", ["Evicted", "Preempted", "OOMKilled", "The node was low on resource", "PreemptionBy",
                                   "DeletionByTaintManager", "EvictionByEvictionAPI", "DeletionByPodGC",
                                   "TerminationByKubelet", "NodeLost", "UnexpectedAdmissionError",
                                   "in response to imminent node shutdown", "in response to node shutdown",
                                   "Node is shutting, evicting pods", "which is unexpected"],
-       r"\b(?P<why>Evicted|Preempted|OOMKilled|PreemptionBy(?:Kube)?Scheduler|DeletionByTaintManager|"
+       r"\b(?P<why>OOMKilled|PreemptionBy(?:Kube)?Scheduler|DeletionByTaintManager|"
        r"EvictionByEvictionAPI|DeletionByPodGC|TerminationByKubelet|NodeLost|UnexpectedAdmissionError)\b|"
+       r"(?:\b[Rr]eason:|\"reason\":|\b(?:Normal|Warning))\s+\"?(?P<why2>Evicted|Preempted)\b|"
+       r"\s\d+/\d+\s+(?P<why3>Evicted|Preempted)\s+\d|"
+       r"\b(?P<why4>Preempted) (?:by .{1,300}? on node |in order to admit critical pod)|"
        r"The node was low on resource: (?P<resource>[\w.\-/]+)|"
        r"(?P<shutdown>Pod was terminated in response to (?:imminent )?node shutdown|Node is shutting, evicting pods)|"
        r"(?P<admission>Allocate failed due to .{1,400}, which is unexpected)"),

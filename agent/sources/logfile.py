@@ -1,5 +1,6 @@
 """Log files followed like `tail -F`, at least once: rename and copytruncate rotation, files that do not exist
-yet, bytes decoded leniently (an invalid byte becomes U+FFFD, never an error).
+yet, bytes decoded leniently (an invalid byte becomes U+FFFD, never an error).  A line holding a run of NUL bytes (a
+hole a crash or copytruncate left) is the text after its last run (parsers.after_hole).
 
 Positions are not saved by this source: each batch carries the cursor `{path: [inode, offset, tail]}` of
 the bytes it holds (`tail`: a CRC of the TAIL bytes just before the offset), and the agent stores it with the state only after the batch is processed. A SIGKILL
@@ -33,6 +34,8 @@ import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
+
+from parsers import drop_holes
 
 from . import Emit, MissingInputs, Record, Source, SourceAbsent
 
@@ -257,7 +260,9 @@ class LogFileSource(Source):
             if not data:
                 return
             joined = f.buf + data
-            lines = joined.split(b"\n")
+            # a line holding a hole is what follows it (parsers.after_hole): the unfinished line kept is then a
+            # suffix of the bytes read, so pos and tail below stay the file's own
+            lines = (drop_holes(joined) if 0 in data else joined).split(b"\n")
             f.buf = lines.pop()
             if len(f.buf) > MAX_LINE:  # no newline for a long way: pass the head on, keep reading
                 lines.append(f.buf)

@@ -28,7 +28,8 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, Callable
 
-from parsers import Classifier, Finding, Prefilter, Scanner, all_keywords, hold_back_cri_partials, keyword_prefilter
+from parsers import (Classifier, Finding, Prefilter, Scanner, all_keywords, drop_holes, hold_back_cri_partials,
+                     keyword_prefilter)
 from parsers.envelope import cri, cri_split, finish
 from parsers.model import PodRef, WorkloadFindings
 from parsers.progress import PREFILTER as PROGRESS_PREFILTER
@@ -333,6 +334,8 @@ class PodLogSource(Source):
 
     def _feed(self, tail: _Tail, data: bytes) -> list[tuple[PodRef, Finding]]:
         buf = tail.pending + data if tail.pending else data
+        if 0 in data:  # a line holding a hole is what follows it (parsers.after_hole): a long hole is never pending
+            buf = drop_holes(buf)
         cut = buf.rfind(b"\n")
         if cut != -1:
             cut = hold_back_cri_partials(buf, cut)

@@ -354,3 +354,30 @@ def test_a_fifo_from_the_start_and_as_a_rotated_name_never_blocks(tmp_path):
     src = LogFileSource([str(log)], str(tmp_path / "state"), gone_grace_seconds=0.0)
     assert _drain(src) == []
     assert src._rotations(str(log)) == []
+
+
+# ---- a hole of NUL bytes before a line (parsers.after_hole) -----------------------------------------------
+
+_XID = "Mar 21 01:55:00 node-b kernel: NVRM: Xid (PCI:0000:3b:00): 79, pid=0, GPU has fallen off the bus."
+
+
+@pytest.mark.parametrize("hole", [100, 100 << 20])
+def test_logfile_reads_the_line_written_right_after_a_hole(hole: int, tmp_path: Path):
+    """copytruncate under a writer without O_APPEND (or a crash) leaves a run of NUL bytes, and the next line lands
+    right after it with no newline between (kazu.tv/blog/2014/01/16/logrotate-copytruncate-file-size; the bytes are
+    constructed by this test, the line is made in syslog's shape).  Was: the line passed on with the hole in front
+    (its stamp and envelope not read), a 100 MiB hole as some 800 records of NULs.  The offset and the CRC of the
+    bytes before it stay the file's own: a hole that ends between two polls is no truncation, and a restart from
+    the cursor reads on where the line ended."""
+    log = tmp_path / "kern.log"
+    log.write_bytes(b"ok\n" + bytes(hole))  # the hole so far: nothing written after it yet
+    got = []
+    src = LogFileSource([str(log)], str(tmp_path / "state"))
+    src._drain(str(log), got.extend)
+    assert [r.line for r in got] == ["ok"]
+    with log.open("ab") as fh:
+        fh.write(_XID.encode() + b"\n" + bytes(5) + b"next\n")
+    assert _drain(src) == [_XID, "next"]
+    assert src.positions[str(log)][1] == log.stat().st_size and _drain(src) == []
+    again = LogFileSource([str(log)], str(tmp_path / "state"), got[-1].cursor)  # restart at "ok"'s cursor
+    assert _drain(again) == [_XID, "next"]

@@ -181,6 +181,22 @@ def test_offsets_survive_a_restart(pods, tmp_path):
     assert [f.rank for _, f in again.poll()] == [24]
 
 
+@pytest.mark.parametrize("hole", [100, (5 << 18) - 50])  # (5 reads of READ_CHUNK, the last 50 bytes into the line)
+def test_a_pod_log_line_written_right_after_a_hole_is_read_whole(pods, hole: int):
+    """A run of NUL bytes (a hole a crash left) then a line with no newline between: the line is what follows the
+    hole (parsers.after_hole; the bytes constructed by this test).  Was: a short hole kept in front of the line (its
+    CRI envelope, stamp and rank not read), a hole longer than MAX_PENDING cut into pieces with the line's head in
+    one and its rest in the next (the timeout split in two, not read)."""
+    src = source(pods)
+    src.discover()
+    src.poll()
+    log = pods / W1 / "pytorch" / "0.log"
+    with open(log, "ab") as fh:
+        fh.write(bytes(hole) + TIMEOUT.format(ts="2024-07-25T07:00:00.000000000Z", r=24).encode())
+    (ref, f), = src.poll()
+    assert f.kind == "nccl_timeout" and f.rank == 24 and f.timestamp.isoformat().startswith("2024-07-25T07:00:00")
+
+
 def test_an_idle_source_writes_its_offsets_only_when_they_moved(pods, tmp_path):
     """The source saves every 2 s; with nothing read since the last save, nothing is written (nor fsynced)."""
     state = tmp_path / "state"

@@ -349,6 +349,38 @@ def test_triage_reads_the_line_written_right_after_a_hole(hole: int, tmp_path: P
         assert r.exit_code == 0 and e["line"] == 2 and e["text"] == XID79.decode().rstrip("\n")
 
 
+SYSLOG_XID79 = b"Mar 21 01:55:00 node-b kernel: NVRM: Xid (PCI:0000:3b:00): 79, pid=0, GPU has fallen off the bus.\n"
+
+
+@pytest.mark.parametrize("hole", [100, 100 << 20])
+def test_parse_reads_the_line_written_right_after_a_hole(hole: int):
+    """`gpu-npd parse` reads a hole as triage does (parsers.after_hole; the mechanism as in the test above, the bytes
+    constructed by this test, the line in syslog's shape).  Was: after a short hole the Xid found but its stamp not
+    read (the line began with NULs), after a hole longer than the scanner's cut (MAX_LINE) the Xid 79 dropped with
+    the rest of the cut line: no finding at all."""
+    from parsers import Scanner
+
+    fp = io.BufferedReader(_Hole(hole, SYSLOG_XID79 + bytes(7) + XID79), buffer_size=1 << 16)
+    got = [(f.kind, f.line, f.timestamp is not None, f.uptime) for f in Scanner().scan(fp, name="kern.log")]
+    assert got == [("xid", 1, True, None), ("xid", 2, False, 4254.19786)]
+
+
+def test_parse_reads_a_hole_that_ends_a_line_cut_for_its_length_and_any_chunking():
+    """A line longer than the cut (MAX_LINE) whose tail is a hole, then the next write: the cut line's rest is
+    skipped up to the hole, not up to the next newline; and where the scanner's reads end (a hole split between two,
+    a line's stamp in the next) changes nothing (constructed bytes)."""
+    from parsers import Scanner
+    from parsers.scan import MAX_LINE
+
+    data = b"y" * (MAX_LINE + 10) + bytes(3) + SYSLOG_XID79 + b"ok\n\0\0" + XID79
+    assert [(f.kind, f.line) for f in Scanner().scan(io.BytesIO(data))] == [("xid", 1), ("xid", 3)]
+    data = b"a\n" + bytes(9) + SYSLOG_XID79 + b"b\0\0\n" + bytes(4) + XID79
+    whole = [(f.kind, f.line, f.timestamp, f.uptime) for f in Scanner().scan(io.BytesIO(data))]
+    assert [w[:2] for w in whole] == [("xid", 2), ("xid", 4)] and whole[0][2] and whole[1][3]
+    for chunk in range(1, 40):
+        assert [(f.kind, f.line, f.timestamp, f.uptime) for f in Scanner().scan(io.BytesIO(data), chunk=chunk)] == whole
+
+
 @pytest.mark.parametrize("magic,what", [(b"7z\xbc\xaf\x27\x1c", "a 7-Zip archive"), (b"PK\x03\x04", "a zip archive")])
 def test_an_archive_that_needs_a_file_piped_in_is_given_no_command_that_reads_a_pipe(magic: bytes, what: str):
     """`7z x -so` and `unzip -p` read a file, not stdin: piped in, the error must not advise `7z x -so | gpu-npd

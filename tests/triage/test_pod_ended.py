@@ -66,6 +66,40 @@ def test_offline_reads_why_kubernetes_ended_the_pod(name, pod_end_key, why, host
     assert "ended by Kubernetes" in incident.reason
 
 
+def test_offline_reads_the_status_column_of_kubectl_get_pods():
+    """`kubectl get pods` (kubernetes/kubernetes #88304): a row whose STATUS is Evicted is the kubelet's eviction; the
+    Running row between them, nothing."""
+    assert [(e.details["pod_end"], e.details["why"], e.line) for e in _read("get-pods-evicted.txt")] == [
+        ("Evicted", "NODE PRESSURE", 2), ("Evicted", "NODE PRESSURE", 4)]
+
+
+def test_a_serving_engines_evicted_and_preempted_are_no_pod_kubernetes_ended():
+    """vllm.rs's "Evicted 715 prefix cache block(s) .." and vLLM's "Preempted request cmpl-.. has been resumed!" (the
+    README's sources): a cache's eviction and a request's preemption inside the engine.  Was: each a pod Kubernetes
+    ended, a NODE PRESSURE or PREEMPTION incident blamed on the infrastructure."""
+    assert _read("serving-cache-words.txt") == []
+
+
+@pytest.mark.parametrize("line, key", [
+    # constructed from kube-scheduler's preemption Event (pkg/scheduler/framework/preemption/preemption.go: reason
+    # "Preempted", message "Preempted by %v/%v on node %v"; 1.26+ "Preempted by a pod on node %v") as kubectl get
+    # events and describe's Events table lay an Event out
+    ("12m         Normal    Preempted           pod/w-3                       Preempted by train/w-9 on node node-3",
+     "Preempted"),
+    ("  Normal   Preempted  12m   default-scheduler  Preempted by a pod on node node-3", "Preempted"),
+    # constructed from the kubelet's critical pod admission (pkg/kubelet/preemption/preemption.go: its message)
+    ("Message:          Preempted in order to admit critical pod", "Preempted"),
+    # constructed from the kubelet's eviction Event (pkg/kubelet/eviction: reason "Evicted") and a pod's -o yaml
+    ("  Warning  Evicted    3m    kubelet  The node had condition: [DiskPressure].", "Evicted"),
+    ("  reason: Evicted", "Evicted"),
+])
+def test_kubernetes_own_shapes_of_evicted_and_preempted_still_read(line, key):
+    """The shapes Kubernetes prints the two words in (each built from the source named beside it, not copied from a
+    log): each still a pod Kubernetes ended."""
+    [e] = [e for e in read_lines([line + "\n"], "k.txt", Clock()) if e.kind == "job_ended"]
+    assert e.details["pod_end"] == key
+
+
 def _pod(name, node, status, rank=3, ns="train"):
     return {"kind": "Pod", "metadata": {"name": name, "namespace": ns, "uid": f"uid-{name}",
                                         "creationTimestamp": "2024-01-22T10:00:00Z",
