@@ -222,7 +222,8 @@ TABLE: tuple[Kind, ...] = (
     # faults of firmware (an integrated GPU's, an NVMe drive's) are common on healthy machines; a storm a warning
     Kind("iommu_fault", "IOMMU fault", "pcie", "warning", "unknown", "INVESTIGATE", "IOMMUFault",
          doc="the IOMMU blocked a device's DMA (AMD-Vi `IO_PAGE_FAULT` and its other logged events, Intel VT-d "
-             "`DMAR: [DMA Read/Write ..] Request device [..] fault addr ..`): one event per device while they repeat"),
+             "`DMAR: [DMA Read/Write ..] Request device [..] fault addr ..`): one event per device while they repeat; "
+             "an Arm SMMUv3's failing command queue (`CMD_SYNC timeout`, `CMDQ error`) an error"),
     Kind("ib_link", "link down", "port", "error", "fabric", "CHECK_LINK", "IBPortDown", (
         Raise("InfiniBandUnhealthy", "link_up", {"state": list(_LINK_DOWN)}),
     ), doc="an InfiniBand / RoCE port's link or cable state; up clears the port's problem", category="fabric",

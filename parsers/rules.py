@@ -898,6 +898,18 @@ RULES: tuple[Rule, ...] = (
        r"arm-smmu-v3 (?P<smmu>[\w.:-]+): event: (?P<fault>\w+) client: (?:(?P<pci>" + PCI + r")|(?P<client>\S+)) "
        r"sid: (?P<sid>0x[0-9a-f]+)",
        event=("smmu", "join")),
+    # The SMMU's command queue failing (arm-smmu-v3.c, every era since 4.x): a CMD_SYNC the SMMU never completed
+    # ("arm-smmu-v3 arm-smmu-v3.0.auto: CMD_SYNC timeout at 0x00000146 [hwprod 0x00000146, hwcons 0x00000000]", the
+    # prefix "platform <smmu>:" once its driver is unbound), a command it refused ("CMDQ error (cons 0x0100b1b7): ATC
+    # invalidate timeout": a device behind it, a NIC or GPU with ATS, did not answer an invalidation) and the global
+    # error it raised ("unexpected global error reported (0x00000001), this could be serious"). No invalidation or
+    # unmap behind that SMMU completes from then on (the devices behind it stall, a GPU cannot be reset or re-attached):
+    # an error, not the fault warning; the SMMU's open event escalated (amended) or, alone, opened. The timeout repeats
+    # (rate-limited, about one a second) as long as it lasts: one event. Were no finding.
+    _r("iommu_smmu_cmdq", "iommu_fault", ["CMD_SYNC timeout", "CMDQ error (cons", "unexpected global error reported"],
+       r"(?:arm-smmu-v3|platform) (?P<smmu>[\w.:-]+): (?:CMD_SYNC timeout at (?P<cmdq_prod>0x[0-9a-f]+)|CMDQ error "
+       r"\(cons 0x[0-9a-f]+\): (?P<cmdq_error>[^\n]*\S)|unexpected global error reported \((?P<gerror>0x[0-9a-f]+)\))",
+       severity="error", event=("smmu", "escalate")),
     # --- Mellanox / InfiniBand / RoCE ---
     # A netdev's link state (mlx5e: "mlx5_core 0000:53:00.0 enp83s0f0np0: Link down"), and the RDMA core's for the
     # port's IB device (6.15+ IB/cache, MLNX_OFED: "mlx5_core 0000:53:00.0 mlx5_3: Port: 1 Link DOWN", "..: Port: 1 Link
