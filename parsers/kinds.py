@@ -216,13 +216,14 @@ TABLE: tuple[Kind, ...] = (
     Kind("pcie_aer", "PCIe AER error", "pcie", "error", "hardware", "INVESTIGATE", "PCIeAERError", (
         Raise("PCIeUnhealthy", "boot", {"severity": "fatal"}, reason="PCIeFatalError"),
         Raise("PCIeUnhealthy", "expire", {"severity": "error"}, reason="PCIeUncorrectedError"),
-    ), doc="a PCIe Advanced Error Reporting event or a Downstream Port Containment (one per multi-line event); "
-           "corrected ones are warnings", category="hardware"),
+    ), doc="a PCIe Advanced Error Reporting event, a Downstream Port Containment or a downstream link the port "
+           "could not retrain (one per multi-line event); corrected ones are warnings", category="hardware"),
     # no condition: the device's own failure (a GPU's Xid 31, a NIC's completion errors) says what broke, and boot-time
     # faults of firmware (an integrated GPU's, an NVMe drive's) are common on healthy machines; a storm a warning
     Kind("iommu_fault", "IOMMU fault", "pcie", "warning", "unknown", "INVESTIGATE", "IOMMUFault",
          doc="the IOMMU blocked a device's DMA (AMD-Vi `IO_PAGE_FAULT` and its other logged events, Intel VT-d "
-             "`DMAR: [DMA Read/Write ..] Request device [..] fault addr ..`): one event per device while they repeat"),
+             "`DMAR: [DMA Read/Write ..] Request device [..] fault addr ..`): one event per device while they repeat; "
+             "an Arm SMMUv3's failing command queue (`CMD_SYNC timeout`, `CMDQ error`) an error"),
     Kind("ib_link", "link down", "port", "error", "fabric", "CHECK_LINK", "IBPortDown", (
         Raise("InfiniBandUnhealthy", "link_up", {"state": list(_LINK_DOWN)}),
     ), doc="an InfiniBand / RoCE port's link or cable state; up clears the port's problem", category="fabric",

@@ -138,7 +138,7 @@ EVENT_LINES = {"aer": 12, "mlx5_health": 20, "mlx5_tx_timeout": 4, "mlx5_err_cqe
                "cuda_exception": 2, "peermem_load": 16, "nvidia_load": 16, "reset": 64, "gsp": 64, "port_down": 1,
                "mlx5_probe": 16,
                "ray_oom": 2, "deepep": 64, "nvshmem": 8, "iommu": 64, "smmu": 64, "xla_rendezvous": 64, "efa": 64,
-               "therm": 32, "imex": 8, "bnxt": 32, "irdma": 32, "intel_tx_timeout": 4, "mana": 32,
+               "therm": 32, "imex": 8, "retrain": 16, "bnxt": 32, "irdma": 32, "intel_tx_timeout": 4, "mana": 32,
                # an oops's report (its call trace, modules, registers, the RIP again after "end trace") runs to a
                # hundred lines before its panic, a panic's own dump (the panicking CPU's trace, 4.x arm64's "CPUn:
                # stopping" dump of every other CPU) as many before its "---[ end Kernel panic .. ]---"
@@ -153,7 +153,7 @@ EVENT_LINES = {"aer": 12, "mlx5_health": 20, "mlx5_tx_timeout": 4, "mlx5_err_cqe
 EVENT_PER_DEVICE = frozenset({"mlx5_health", "mlx5_tx_timeout", "mlx5_err_cqe", "sxid", "nfs", "fs", "nvme", "lustre",
                               "gpfs", "fallen", "rminit", "peermem_load", "nvidia_load", "reset", "gsp", "port_down",
                               "mlx5_probe",
-                              "iommu", "efa", "irdma", "intel_tx_timeout", "mana"})
+                              "iommu", "efa", "irdma", "intel_tx_timeout", "mana", "retrain"})
 # Of those, the events kept per GPU: keyed by the GPU's address (normalize_pci: a GPU is one key, whichever function
 # or spelling a line gives), the address the lines before it named when the line names none (an NV_ERR_GPU_IS_LOST
 # assertion after the "fallen off the bus" line it follows). A line of one naming no GPU, none named in the lines before
@@ -202,7 +202,7 @@ EVENT_ESCALATES = frozenset({"nvme", "lustre", "nfs"})
 #   corrected, to their severity. The record's window is the longer (an ARM processor error's vendor bytes, ghes_edac's
 #   count line and the page's handling after them).
 EVENT_AMENDS = {"aer": 256, "gsp": 64, "reset": 64, "nccl_exception": 2, "mce": 16, "xla_rendezvous": 64,
-                "smmu": 64, "cper": 64, "lockup": 32, "rcu_stall": 64}
+                "smmu": 64, "cper": 64, "lockup": 32, "rcu_stall": 64, "retrain": 16}
 # Event -> the findings (kind, Xid) of later lines whose GPU address an open event of that name takes when its finding
 # named none (an amendment, "pci"): the GSP's heartbeat lines naming no GPU, then "NVRM: Xid (PCI:0000:01:00): 154,
 # GPU recovery action changed .." or "Rate limiting GSP RPC error prints for GPU at PCI:0000:0a:00" (open-gpu-kernel-
@@ -850,6 +850,19 @@ RULES: tuple[Rule, ...] = (
     _r("dpc_reason", "pcie_aer", ["DPC: ERR_", "DPC: unmasked uncorrectable", "DPC: RP PIO"],
        r"DPC: (?P<dpc_reason>ERR_FATAL|ERR_NONFATAL|unmasked uncorrectable error|RP PIO error) detected",
        refine="dpc", event=AER_JOIN),
+    # A downstream port whose link did not come up (no Data Link Layer Link Active) after it had seen link bandwidth
+    # management events: 6.5+ (drivers/pci/quirks.c pcie_failed_link_retrain, at scan, resume and after a bus reset)
+    # clamps the link to 2.5GT/s and retrains it, "pcieport 0000:00:1c.6: broken device, retraining non-functional
+    # downstream link at 2.5GT/s" (a warning: the device below is back at Gen1 speed, or about to fail), then, when the
+    # link still does not come up (or, 6.13+, a lifted clamp fails to retrain: "removing 2.5GT/s downstream link speed
+    # restriction" first), "pcieport 0000:00:1c.6: retraining failed": the device below the port is unreachable (an
+    # error, the event's amendment). One event per port while its attempts repeat (a bus reset retried by vfio-pci
+    # between them). Were an unclassified warning per "retraining failed" and nothing for the port's first line.
+    _r("pcie_retrain", "pcie_aer", ["retraining non-functional downstream link"],
+       r"(?P<pci>" + PCI + r"): broken device, retraining non-functional downstream link at (?P<speed>[\d.]+GT/s)",
+       severity="warning", action="MONITOR", event=("retrain", "join")),
+    _r("pcie_retrain_failed", "pcie_aer", ["retraining failed"],
+       r"(?P<pci>" + PCI + r"): retraining failed\s*$", event=("retrain", "escalate")),
     # --- IOMMU faults: the IOMMU blocked a device's DMA to an address it was not given (a GPU's or NIC's, under
     # GPUDirect P2P / RDMA with the IOMMU translating, a driver's bug, firmware at boot). One event per device while
     # its lines repeat (a storm of hundreds, rate-limited: "amd_iommu_report_page_fault: 6 callbacks suppressed",
@@ -885,6 +898,18 @@ RULES: tuple[Rule, ...] = (
        r"arm-smmu-v3 (?P<smmu>[\w.:-]+): event: (?P<fault>\w+) client: (?:(?P<pci>" + PCI + r")|(?P<client>\S+)) "
        r"sid: (?P<sid>0x[0-9a-f]+)",
        event=("smmu", "join")),
+    # The SMMU's command queue failing (arm-smmu-v3.c, every era since 4.x): a CMD_SYNC the SMMU never completed
+    # ("arm-smmu-v3 arm-smmu-v3.0.auto: CMD_SYNC timeout at 0x00000146 [hwprod 0x00000146, hwcons 0x00000000]", the
+    # prefix "platform <smmu>:" once its driver is unbound), a command it refused ("CMDQ error (cons 0x0100b1b7): ATC
+    # invalidate timeout": a device behind it, a NIC or GPU with ATS, did not answer an invalidation) and the global
+    # error it raised ("unexpected global error reported (0x00000001), this could be serious"). No invalidation or
+    # unmap behind that SMMU completes from then on (the devices behind it stall, a GPU cannot be reset or re-attached):
+    # an error, not the fault warning; the SMMU's open event escalated (amended) or, alone, opened. The timeout repeats
+    # (rate-limited, about one a second) as long as it lasts: one event. Were no finding.
+    _r("iommu_smmu_cmdq", "iommu_fault", ["CMD_SYNC timeout", "CMDQ error (cons", "unexpected global error reported"],
+       r"(?:arm-smmu-v3|platform) (?P<smmu>[\w.:-]+): (?:CMD_SYNC timeout at (?P<cmdq_prod>0x[0-9a-f]+)|CMDQ error "
+       r"\(cons 0x[0-9a-f]+\): (?P<cmdq_error>[^\n]*\S)|unexpected global error reported \((?P<gerror>0x[0-9a-f]+)\))",
+       severity="error", event=("smmu", "escalate")),
     # --- Mellanox / InfiniBand / RoCE ---
     # A netdev's link state (mlx5e: "mlx5_core 0000:53:00.0 enp83s0f0np0: Link down"), and the RDMA core's for the
     # port's IB device (6.15+ IB/cache, MLNX_OFED: "mlx5_core 0000:53:00.0 mlx5_3: Port: 1 Link DOWN", "..: Port: 1 Link

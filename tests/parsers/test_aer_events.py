@@ -92,3 +92,30 @@ def test_every_eras_failed_recovery_escalates_within_the_amend_window_only():
         c = Classifier()
         raw = [f for f in (c.classify(line) for line in [received, *filler * 3, verdict]) if f]
         assert [(f.severity, f.details.get("amends")) for f in raw] == [("error", None), ("fatal", None)]
+
+
+RETRAIN = yaml.safe_load((ROOT / "pcie-link-retrain.yaml").read_text())
+
+
+def test_a_failed_link_retraining_is_one_event_per_port_amended_to_error():
+    """6.5+'s retraining of a dead downstream link (pcie-link-retrain.yaml, tanezky's ASM1061 under vfio-pci): the
+    port's first "broken device, retraining non-functional downstream link at 2.5GT/s" is a warning (the link clamped
+    to Gen1), its "retraining failed" the event's amendment to error; the attempts after it, 65 s of vfio-pci's waiting
+    between them, add nothing."""
+    raw = classified(RETRAIN[0]["text"].splitlines())
+    assert [(f.kind, f.severity, f.pci, f.details.get("amends")) for f in raw] == [
+        ("pcie_aer", "warning", "0000:00:1c", None), ("pcie_aer", "error", "0000:00:1c", "severity")]
+    assert [(f.severity, f.pci) for f in events(raw)] == [("error", "0000:00:1c")]
+
+
+def test_link_retraining_lines_alone_and_of_two_ports():
+    """The port's first line alone (the retraining then succeeded: nothing after it) stays a warning, the link at
+    2.5GT/s; "retraining failed" alone (its first line lost, or 6.13+'s failed lifting of the clamp) is an error; two
+    ports' attempts interleaved are two events. Built from the real lines of pcie-link-retrain.yaml, the second port's
+    address changed (constructed)."""
+    first, failed = RETRAIN[0]["text"].splitlines()[:2]
+    assert [(f.severity, f.details.get("speed")) for f in classified([first])] == [("warning", "2.5GT/s")]
+    assert [(f.severity, f.pci) for f in classified([failed])] == [("error", "0000:00:1c")]
+    other = [line.replace("0000:00:1c.6", "0000:00:1d.4") for line in (first, failed)]
+    found = events(classified([first, other[0], failed, other[1]]))
+    assert sorted((f.severity, f.pci) for f in found) == [("error", "0000:00:1c"), ("error", "0000:00:1d")]

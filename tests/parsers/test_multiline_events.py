@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 import realworld
+import yaml
 from parsers import Scanner, parse_line
 from parsers.classify import Classifier
 from parsers.finding import Finding
@@ -751,3 +752,15 @@ def test_an_xid_79_and_the_drivers_fallen_off_the_bus_line_for_its_gpu_are_one_e
     assert [(f.kind, f.xid) for f in realworld.findings(xid + runtime + xid)] == [("xid", 79), ("xid", 79)]
     other = xid.replace("0000:5d:00", "0000:5e:00")
     assert [(f.xid, f.pci) for f in realworld.findings(xid + runtime + other)] == [(79, "0000:5d:00"), (79, "0000:5e:00")]
+
+
+def test_an_smmu_command_queue_timeout_escalates_its_event_to_error():
+    """An SMMUv3 fault ("event 0x10 received:", grace-2026i.yaml: a warning) then the same SMMU's "CMD_SYNC timeout"
+    (iommu-smmu-cmdq.yaml; two real lines of two machines put together here: constructed): one event, its finding amended to error; the timeout repeated (rate-limited, about once a second)
+    adds nothing; alone, the timeout is an error of its own."""
+    fault = "[  196.747107] arm-smmu-v3 arm-smmu-v3.0.auto: event 0x10 received:"
+    timeout = yaml.safe_load((realworld.ROOT / "iommu-smmu-cmdq.yaml").read_text())[0]["text"].splitlines()[1]
+    raw = realworld.classified([fault, timeout, timeout])
+    assert [(f.kind, f.severity, f.details.get("amends")) for f in raw] == [
+        ("iommu_fault", "warning", None), ("iommu_fault", "error", "severity")]
+    assert [(f.kind, f.severity) for f in realworld.classified([timeout])] == [("iommu_fault", "error")]
