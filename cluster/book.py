@@ -150,7 +150,9 @@ class Book:
         started = _epoch(parse_time(meta.get("creationTimestamp"))) or now
         exits = self.reader.pod_exits(obj, _rank_of(meta), self.node_taints.get(node, ()))
         labelled = (meta.get("labels") or {}).get(OPT_IN) == "true"
-        if old is not None and (old.job != job.key or old.node != node):
+        uid = meta.get("uid", "")
+        if old is not None and (old.job != job.key or old.node != node or (old.uid and uid and old.uid != uid)):
+            # another job or node, or another pod of that name (a relist missed its DELETED): the old one is gone
             self._drop_pod(key, old)
             old = None
         self._pod_addresses(key, obj, node)
@@ -159,7 +161,7 @@ class Book:
                 not _finished(obj) or self.hostnames.get((key[0], hostname), key) == key):
             self.hostnames[(key[0], hostname)] = key
         if old is not None:
-            old.uid, old.labelled = meta.get("uid", ""), labelled
+            old.uid, old.labelled = uid, labelled
             if old.hostname and old.hostname != hostname and self.hostnames.get((key[0], old.hostname)) == key:
                 del self.hostnames[(key[0], old.hostname)]
             old.hostname = hostname
@@ -168,7 +170,7 @@ class Book:
             if node:
                 self.node_jobs.setdefault(node, set()).add(job.key)
                 state.nodes[node] = state.nodes.get(node, 0) + 1
-            self.pods[key] = PodInfo(job.key, node, started, exits, meta.get("uid", ""), labelled, hostname)
+            self.pods[key] = PodInfo(job.key, node, started, exits, uid, labelled, hostname)
             if node and self.node_facts.get(node):
                 self._touch(state, now)
             waiting = self.waiting.pop(key, None)

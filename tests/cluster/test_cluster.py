@@ -422,6 +422,23 @@ def test_what_agents_write_about_a_deleted_pod_still_counts_for_its_job():
     assert [e.rank for e in opened.incident.evidence] == [1] and not book.waiting
 
 
+def test_a_pod_recreated_under_the_same_name_on_the_same_node_keeps_the_dead_pods_exit():
+    """A relist after 410 Gone can hand a pod recreated under the same name (a PyTorchJob's `<job>-worker-3`) with no
+    DELETED in between: a new uid is a new pod, and the one it replaced keeps its exit as the job's evidence."""
+    book = Book()
+    t0 = time.time()
+    meta = {"namespace": "train", "labels": {"job-name": "t"}, "creationTimestamp": "2024-07-25T06:00:00Z"}
+    dead = {"metadata": {**meta, "name": "w-3", "uid": "u-old"}, "spec": {"nodeName": "node-c"},
+            "status": {"phase": "Failed", "containerStatuses": [{"name": "main", "state": {"terminated": {
+                "exitCode": 139, "reason": "Error", "finishedAt": "2024-07-25T07:00:00Z"}}}]}}
+    book.pod(dead, t0)
+    book.pod({"metadata": {**meta, "name": "w-3", "uid": "u-new", "creationTimestamp": "2024-07-25T07:01:00Z"},
+              "spec": {"nodeName": "node-c"}, "status": {"phase": "Running"}}, t0 + 1)
+    (opened,) = book.settle(t0 + 2)
+    assert [(e.kind, e.signal) for e in opened.incident.evidence] == [("rank_exit", 11)]
+    assert book.pods[("train", "w-3")].uid == "u-new" and book.jobs[opened.job.key].nodes == {"node-c": 1}
+
+
 # ---- the controller against the API double ---------------------------------------------------------------
 
 @contextlib.contextmanager
