@@ -53,6 +53,23 @@ def test_observe_is_the_default_and_the_cluster_wide_rate_limit_defers():
     assert "i-2" not in r.decided  # decided again later, not dropped
 
 
+def test_the_cluster_wide_rate_limit_counts_a_previous_leaders_restarts():
+    """A new leader restores the restarts its predecessor wrote: those of the last minute spend the cluster-wide
+    bucket as they did the predecessor's, so a leader change does not double `--recoveries-per-minute`."""
+    now = 10_000.0
+    r = Recovery(Policy(mode="enforce", budget=10, per_minute=3), clock=lambda: now)
+    for n in range(3):
+        r.restore(f"old-{n}", ("ns", "Job", f"j{n}"), "restarted", now - 5)
+    r.restore("older", ("ns", "Job", "k"), "restarted", now - 3 * 3600)  # long refilled: spends nothing
+    r.restore("seen", ("ns", "Job", "m"), "observed", now - 1)  # no restart: spends nothing
+    assert r.decide("i-1", ("ns", "Job", "a"), "Job/a", hardware_incident(), pods=2).result == "rate_limited"
+    r = Recovery(Policy(mode="enforce", budget=10, per_minute=3), clock=lambda: now)
+    for n in range(2):
+        r.restore(f"old-{n}", ("ns", "Job", f"j{n}"), "restarted", now - 5)
+    assert r.decide("i-1", ("ns", "Job", "a"), "Job/a", hardware_incident(), pods=2).act  # a token is left
+    assert r.decide("i-2", ("ns", "Job", "b"), "Job/b", hardware_incident(), pods=2).result == "rate_limited"
+
+
 def opt_in(api: ApiDouble, names: list[str]) -> None:
     for name in names:
         api.pods[("train", name)]["metadata"]["labels"][OPT_IN] = "true"
