@@ -110,6 +110,42 @@ def test_enforce_deletes_the_opted_in_pods_once_and_a_restart_does_not_act_again
     assert flushed_by == {"event-writer"}
 
 
+def test_a_throttled_or_refused_pod_deletion_is_retried_then_counted_once():
+    """API Priority and Fairness answers 429 (Retry-After) to a burst of deletes: the gang's remaining pods are
+    deleted on a later round, never left running while the others restart; a refusal that lasts (403) is one
+    `failed` recovery, not one per pod."""
+    from kubernetes.client.rest import ApiException
+
+    with ApiDouble() as api:
+        gang(api)
+        opt_in(api, ["llm-w-0-0", "llm-w-0-1", "llm-w-0-2", "llm-w-0-3"])
+        with controller(api, recovery=Policy(mode="enforce")) as c:
+            wait_until(lambda: c.ready.is_set(), "synced")
+            real, calls = c.core.delete_namespaced_pod, []
+
+            def throttled(name, ns, **kw):
+                calls.append(name)
+                if len(calls) == 2:  # the second delete is throttled
+                    exc = ApiException(status=429, reason="Too Many Requests")
+                    exc.headers = {"Retry-After": "1"}
+                    raise exc
+                if name == "llm-w-0-3":
+                    raise ApiException(status=403, reason="Forbidden")
+                return real(name, ns, **kw)
+
+            c.core.delete_namespaced_pod = throttled
+            publish_xid(api)
+            publish_timeouts(api)
+            wait_until(lambda: len(api.pods_deleted) == 3, "the throttled pods deleted on a later round")
+            wait_until(lambda: c.metrics.registry.get_sample_value(
+                "gpu_npd_recoveries_total", {"result": "failed"}) == 1, "the refused pod counted once")
+            assert sorted(n for _, n in api.pods_deleted) == ["llm-w-0-0", "llm-w-0-1", "llm-w-0-2"]
+            assert calls.count("llm-w-0-1") == 2 and c.metrics.registry.get_sample_value(
+                "gpu_npd_recovery_pod_deletions_total") == 3
+            time.sleep(0.5)
+            assert c.metrics.registry.get_sample_value("gpu_npd_recoveries_total", {"result": "failed"}) == 1
+
+
 def test_observe_writes_would_restart_and_deletes_nothing():
     with ApiDouble() as api:
         gang(api)
