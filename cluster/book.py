@@ -109,7 +109,7 @@ class Book:
         self.gone: OrderedDict[tuple[str, str], tuple[tuple, str]] = OrderedDict()  # deleted pod -> (job, node)
         self.dropped = 0
         self.retired: OrderedDict[tuple, tuple[int, float]] = OrderedDict()  # forgotten jobs: (seq, since)
-        self.owner_uids: dict[tuple[str, str, str], str] = {}  # owners watched: (namespace, kind, name) -> uid
+        self.owner_uids: dict[tuple[str, str, str], str] = {}  # owners watched: Owner.where -> uid
         self.owner_optin: set[tuple[str, str, str]] = set()  # owners labelled for cascading recovery
         # address -> where it is: the job pods' IPs (node, pod), nodes' addresses, pods' host IPs, deleted pods' IPs
         self.pod_ips: dict[str, tuple[str, tuple[str, str]]] = {}
@@ -128,7 +128,7 @@ class Book:
         job = None if deleted else job_of(obj)
         if job is not None and not job.owner.uid:
             o = job.owner
-            uid = self.owner_uids.get((o.namespace, o.kind, o.name))
+            uid = self.owner_uids.get(o.where)
             if uid:
                 job = Job(job.key, Owner(o.api_version, o.kind, o.namespace, o.name, uid), job.source)
         old = self.pods.get(key)
@@ -364,12 +364,12 @@ class Book:
     def owner_deleted(self, owner: Owner, now: float) -> list[Change]:
         """The owner is gone: its jobs' incidents close, their state is forgotten."""
         out = []
-        self.owner_uids.pop((owner.namespace, owner.kind, owner.name), None)
-        self.owner_optin.discard((owner.namespace, owner.kind, owner.name))
+        where = owner.where
+        self.owner_uids.pop(where, None)
+        self.owner_optin.discard(where)
         for key, state in list(self.jobs.items()):
             o = state.job.owner
-            if (o.namespace, o.name, o.kind) == (owner.namespace, owner.name, owner.kind) and \
-                    (not owner.uid or not o.uid or o.uid == owner.uid):
+            if o.where == where and (not owner.uid or not o.uid or o.uid == owner.uid):
                 if state.open is not None:
                     out.append(Change("closed", state.job, state.open, state.open.incident))
                 for pod in list(state.pods):
@@ -382,17 +382,16 @@ class Book:
     def owner_seen(self, owner: Owner, opt_in: bool = False) -> None:
         """An owner object as watched: its uid completes jobs found by label (the Event names it); its
         cascading-recovery label opts its pods in."""
-        where = (owner.namespace, owner.kind, owner.name)
+        where = owner.where
         if opt_in:
             self.owner_optin.add(where)
         else:
             self.owner_optin.discard(where)
         if not owner.uid:
             return
-        self.owner_uids[(owner.namespace, owner.kind, owner.name)] = owner.uid
+        self.owner_uids[where] = owner.uid
         for state in self.jobs.values():
-            o = state.job.owner
-            if not o.uid and (o.namespace, o.name, o.kind) == (owner.namespace, owner.name, owner.kind):
+            if not state.job.owner.uid and state.job.owner.where == where:
                 state.job = Job(state.job.key, owner, state.job.source)
 
     def restore(self, job: Job, open_: Open | None, seq: int, since: float) -> None:
@@ -518,8 +517,7 @@ class Book:
         state = self.jobs.get(job_key)
         if state is None:
             return []
-        o = state.job.owner
-        owner = (o.namespace, o.kind, o.name) in self.owner_optin
+        owner = state.job.owner.where in self.owner_optin
         return sorted((ns, name, self.pods[(ns, name)].uid) for ns, name in state.pods
                       if (ns, name) in self.pods and (owner or self.pods[(ns, name)].labelled))
 

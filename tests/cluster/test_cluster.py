@@ -439,6 +439,26 @@ def test_a_pod_recreated_under_the_same_name_on_the_same_node_keeps_the_dead_pod
     assert book.pods[("train", "w-3")].uid == "u-new" and book.jobs[opened.job.key].nodes == {"node-c": 1}
 
 
+def test_an_opted_in_volcano_job_does_not_opt_in_the_batch_job_of_the_same_name():
+    """Volcano's Job and the batch Job are both kind Job: an owner is its kind in its API group, so the opt-in (and
+    the uid) of one is never the other's."""
+    from cluster.owners import Owner
+
+    book = Book()
+    book.owner_seen(Owner("batch.volcano.sh/v1alpha1", "Job", "train", "x", "uid-vc"), opt_in=True)
+    book.pod({"metadata": {"namespace": "train", "name": "x-0", "uid": "p0", "labels": {"job-name": "x"},
+                           "ownerReferences": [ref("batch/v1", "Job", "x")]}, "spec": {"nodeName": "node-a"}}, 0.0)
+    book.pod({"metadata": {"namespace": "train", "name": "y-0", "uid": "p1", "labels": {"job-name": "y"}},
+              "spec": {"nodeName": "node-a"}}, 0.0)
+    book.owner_seen(Owner("batch.volcano.sh/v1alpha1", "Job", "train", "y", "uid-vc-y"))
+    (x,) = [s for s in book.jobs.values() if s.job.name == "x"]
+    (y,) = [s for s in book.jobs.values() if s.job.name == "y"]
+    assert book.opted_in(x.job.key) == [] and x.job.owner.uid == "uid-x"
+    assert y.job.owner.uid == ""  # a batch Job's pod is not given a Volcano Job's uid
+    book.owner_seen(Owner("batch/v1", "Job", "train", "x", "uid-x"), opt_in=True)
+    assert book.opted_in(x.job.key) == [("train", "x-0", "p0")]
+
+
 # ---- the controller against the API double ---------------------------------------------------------------
 
 @contextlib.contextmanager
