@@ -379,6 +379,15 @@ class Book:
                 self._retire(key, state, now)
         return out
 
+    def owners_listed(self, api_version: str, kind: str, keys: set[tuple[str, str]], now: float) -> list[Change]:
+        """A (re)list of the owners of one kind held `keys` (namespace, name): those watched before and not listed
+        now were deleted while the watch was not there."""
+        what = Owner(api_version, kind, "", "").where[1]
+        out: list[Change] = []
+        for ns, _, name in [w for w in self.owner_uids if w[1] == what and (w[0], w[2]) not in keys]:
+            out += self.owner_deleted(Owner(api_version, kind, ns, name, self.owner_uids[(ns, what, name)]), now)
+        return out
+
     def owner_seen(self, owner: Owner, opt_in: bool = False) -> None:
         """An owner object as watched: its uid completes jobs found by label (the Event names it); its
         cascading-recovery label opts its pods in."""

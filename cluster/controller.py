@@ -89,7 +89,7 @@ class Controller:
         self.pending: dict[str, tuple[Change, Decision | None]] = {}  # recoveries to act on / decide again
         self.deleting: dict[str, Deleting] = {}  # restarts under way: their pods left to delete
         self.watchers: list[Watcher] = []
-        self.owner_kinds: list[OwnerKind] = []
+        self.owner_kinds: dict[str, OwnerKind] = {}  # the owner watches' resource names -> their kinds
         self.writer = EventWriter(self.recorder, api, settings.request_timeout, self.stop, settings.max_backoff,
                                   self.metrics)
         self.leading = threading.Event()
@@ -183,7 +183,7 @@ class Controller:
             group, version = kind.api_version.split("/")
             call = partial(self.custom.list_cluster_custom_object, group, version, kind.plural)
             self.watchers.append(Watcher(f"owner:{kind.kind}.{group}", call, self._put, **opts))
-            self.owner_kinds.append(kind)
+            self.owner_kinds[self.watchers[-1].resource] = kind
         for w in self.watchers:
             w.start()
 
@@ -276,11 +276,14 @@ class Controller:
                 self.book.owner_seen(owner, (meta.get("labels") or {}).get(OPT_IN) == "true")
 
     def _synced(self, resource: str, keys: set, now: float) -> None:
-        """After a (re)list: forget what was deleted while not watching."""
+        """After a (re)list: forget what was deleted while not watching (an owner's incident closes)."""
         if resource == "pods":
             self.book.other_pods &= keys
             for key in [k for k in self.book.pods if k not in keys]:
                 self.book.pod({"metadata": {"namespace": key[0], "name": key[1]}}, now, deleted=True)
+        elif resource.startswith("owner:"):
+            kind = self.owner_kinds[resource]
+            self.handle(self.book.owners_listed(kind.api_version, kind.kind, keys, now))
         elif resource == "nodes":
             names = {k[1] for k in keys}
             for name in [n for n in {**self.book.node_facts, **self.book.node_addr} if n not in names]:

@@ -629,6 +629,25 @@ def test_a_deleted_owner_closes_its_incident():
             assert any(json.loads(x)["action"] == "closed" for x in c.out_text.getvalue().splitlines())
 
 
+def test_an_owner_deleted_while_its_watch_was_gone_closes_its_incident_on_the_relist():
+    """The owner's DELETED is lost with a watch that ends in 410 Gone: the relist that no longer holds it closes its
+    incident, as the DELETED would have (not `--idle` later)."""
+    with ApiDouble() as api:
+        gang(api)
+        publish_timeouts(api)
+        with controller(api) as c:
+            wait_until(lambda: incidents(api), "incident")
+            jobsets = api.stores[("jobset.x-k8s.io", "jobsets")]
+            api.set_fault(status=503)
+            api.cut_watches()
+            del jobsets[("train", "llm")]
+            jobsets.compact()
+            time.sleep(1.0)
+            api.set_fault()
+            wait_until(lambda: doc(incidents(api)[0])["state"] == "closed", "closed", timeout=15)
+            assert ("train", "JobSet.jobset.x-k8s.io", "llm") not in c.book.owner_uids
+
+
 def test_attribution_waits_while_the_watches_are_ahead_of_the_loop():
     """A storm or a relist fills the queue: jobs are attributed at most every BACKLOG_SETTLE seconds (and never
     more than a fifth of the loop's time), not every settle_seconds, until the loop has caught up."""
