@@ -348,10 +348,13 @@ class Controller:
         """Delete the pods decided on (their uids then: a pod the owner has recreated since is not touched).  A
         throttled or failed request (429, 5xx, no answer) stops this round: the rest are deleted on a later one,
         after the server's Retry-After or a backoff, up to DELETE_TRIES rounds; a pod that cannot be deleted
-        (refused, or out of tries) makes the recovery `failed`, once."""
+        (refused, or out of tries) makes the recovery `failed`, once.  Stops when the controller does (not leading)."""
         from kubernetes.client.rest import ApiException  # noqa: PLC0415
 
         while d.pods:
+            if self.stop.is_set():  # the Lease lost, or on the way out: only the leader acts
+                log.warning("recovery: stopped with %d pod(s) of incident %s not deleted", len(d.pods), incident_id)
+                return
             ns, name, uid = d.pods[0]
             try:
                 self.core.delete_namespaced_pod(name, ns, body={"preconditions": {"uid": uid}} if uid else None,

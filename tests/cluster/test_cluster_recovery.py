@@ -146,6 +146,24 @@ def test_a_throttled_or_refused_pod_deletion_is_retried_then_counted_once():
             assert c.metrics.registry.get_sample_value("gpu_npd_recoveries_total", {"result": "failed"}) == 1
 
 
+def test_a_controller_that_stopped_leading_deletes_no_more_pods():
+    """A restart's deletions under way when the Lease is lost (or on SIGTERM) stop: only the leader acts."""
+    from collections import deque
+
+    from cluster.controller import Controller, Deleting, Settings
+    from kubeapi.client import make_api
+
+    with ApiDouble() as api:
+        gang(api)
+        s = Settings(api_server=api.url, identity="c1")
+        c = Controller(make_api(s), s)
+        d = Deleting(None, deque(("train", f"llm-w-0-{i}", "") for i in range(4)))
+        c.deleting["i-1"] = d
+        c.stop.set()  # the Lease lost
+        c.delete_pods("i-1", d)
+        assert api.pods_deleted == []
+
+
 def test_observe_writes_would_restart_and_deletes_nothing():
     with ApiDouble() as api:
         gang(api)
