@@ -44,6 +44,7 @@ EVIDENCE_IN_ANNOTATION = 10
 BACKLOG_SETTLE = 2.0  # seconds between attributions at least, while the watches are ahead of the loop
 BACKLOG_SETTLE_COST = 4.0  # ... and at least this many times what the last attribution took
 DELETE_TRIES = 10  # rounds a restart's pod deletions are tried again after a throttled or failed request
+DELETES_PER_ROUND = 200  # pod deletions a round of the loop at most (a 10,000-pod gang does not hold the loop)
 
 
 @dataclass
@@ -345,13 +346,16 @@ class Controller:
                 self.delete_pods(incident_id, d)
 
     def delete_pods(self, incident_id: str, d: Deleting) -> None:
-        """Delete the pods decided on (their uids then: a pod the owner has recreated since is not touched).  A
-        throttled or failed request (429, 5xx, no answer) stops this round: the rest are deleted on a later one,
-        after the server's Retry-After or a backoff, up to DELETE_TRIES rounds; a pod that cannot be deleted
-        (refused, or out of tries) makes the recovery `failed`, once.  Stops when the controller does (not leading)."""
+        """Delete the pods decided on (their uids then: a pod the owner has recreated since is not touched), at most
+        DELETES_PER_ROUND a round of the loop.  A throttled or failed request (429, 5xx, no answer) stops the round:
+        the rest are deleted on a later one, after the server's Retry-After or a backoff, up to DELETE_TRIES times; a
+        pod that cannot be deleted (refused, or out of tries) makes the recovery `failed`, once.  Stops when the
+        controller does (not leading)."""
         from kubernetes.client.rest import ApiException  # noqa: PLC0415
 
-        while d.pods:
+        for _ in range(DELETES_PER_ROUND):
+            if not d.pods:
+                break
             if self.stop.is_set():  # the Lease lost, or on the way out: only the leader acts
                 log.warning("recovery: stopped with %d pod(s) of incident %s not deleted", len(d.pods), incident_id)
                 return
@@ -375,6 +379,8 @@ class Controller:
                     d.failed += 1
                     log.warning("recovery: deleting pod %s/%s failed: %s", ns, name, describe(exc))
             d.pods.popleft()
+        if d.pods:
+            return  # the rest on the next rounds
         del self.deleting[incident_id]
         if d.failed:
             self.metrics.recoveries.labels("failed").inc()

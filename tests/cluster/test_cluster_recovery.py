@@ -164,6 +164,28 @@ def test_a_controller_that_stopped_leading_deletes_no_more_pods():
         assert api.pods_deleted == []
 
 
+def test_a_large_gangs_pods_are_deleted_over_rounds_of_the_loop(monkeypatch):
+    """A 10,000-pod job's restart does not hold the loop (the watches' queue, the incidents) for 10,000 requests: at
+    most DELETES_PER_ROUND a round, the rest on the next rounds."""
+    from collections import deque
+
+    import cluster.controller as controller_module
+    from cluster.controller import Controller, Deleting, Settings
+    from kubeapi.client import make_api
+
+    monkeypatch.setattr(controller_module, "DELETES_PER_ROUND", 3)
+    with ApiDouble() as api:
+        gang(api)
+        s = Settings(api_server=api.url, identity="c1")
+        c = Controller(make_api(s), s)
+        d = Deleting(None, deque(("train", f"llm-w-0-{i}", "") for i in range(4)))
+        c.deleting["i-1"] = d
+        c.delete_pods("i-1", d)
+        assert len(api.pods_deleted) == 3 and "i-1" in c.deleting
+        c.recover_jobs()  # the next round
+        assert len(api.pods_deleted) == 4 and not c.deleting
+
+
 def test_observe_writes_would_restart_and_deletes_nothing():
     with ApiDouble() as api:
         gang(api)
