@@ -85,7 +85,8 @@ class JobState:
 
 @dataclass(frozen=True, slots=True)
 class Change:
-    """What settle() decided for one job: `opened`, `updated` or `closed`."""
+    """What settle() decided for one job: `opened`, `updated` or `closed`; `restored`: an incident a previous run
+    wrote, its verdict the same (nothing to write; its cascading recovery is decided if it was not)."""
 
     what: str
     job: Job
@@ -517,6 +518,8 @@ class Book:
                 state.open.last_evidence = max(state.open.last_evidence, last)
                 changes.append(Change("updated", state.job, state.open, incident, len(evidence)))
             else:
+                if state.open.incident is None:  # an incident restored from its Event, the same as written
+                    changes.append(Change("restored", state.job, state.open, incident, len(evidence)))
                 state.open.incident = incident
                 state.open.last_evidence = max(state.open.last_evidence, last)
         return changes

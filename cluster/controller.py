@@ -294,6 +294,10 @@ class Controller:
 
     def handle(self, changes: list[Change]) -> None:
         for c in changes:
+            if c.what == "restored":  # written already: only its recovery, if the previous leader did not decide it
+                if c.open.recovery is None and c.open.id not in self.pending:
+                    self.pending[c.open.id] = (c, None)
+                continue
             if c.what == "opened" and c.incident is not None:
                 self.metrics.incidents.labels(c.incident.category).inc()
             if c.what != "closed" and c.incident is not None:

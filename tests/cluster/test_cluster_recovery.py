@@ -186,6 +186,26 @@ def test_a_large_gangs_pods_are_deleted_over_rounds_of_the_loop(monkeypatch):
         assert len(api.pods_deleted) == 4 and not c.deleting
 
 
+def test_a_restart_the_rate_limit_held_is_decided_by_the_next_leader():
+    """A leader whose cluster-wide rate limit held a job's restart (a switch failure breaking more jobs than the
+    limit a minute) and that then stopped wrote the incident with no decision: the next leader decides it."""
+    with ApiDouble() as api:
+        gang(api)
+        opt_in(api, ["llm-w-0-0", "llm-w-0-1"])
+        with controller(api, recovery=Policy(mode="enforce")) as c:
+            wait_until(lambda: c.ready.is_set(), "synced")
+            c.recovery.bucket.rate, c.recovery.bucket.tokens = 0.0, 0.0  # spent on other jobs
+            publish_xid(api)
+            publish_timeouts(api)
+            wait_until(lambda: any(e["reason"] == "JobIncident" and e["count"] >= 1 for e in incidents(api)),
+                       "the incident")
+            time.sleep(1.0)
+            assert api.pods_deleted == [] and recoveries(api) == [] and c.pending
+        with controller(api, identity="c2", recovery=Policy(mode="enforce")):
+            wait_until(lambda: len(api.pods_deleted) == 2, "the next leader restarts the job")
+            assert len([e for e in incidents(api) if e["reason"] == "JobIncident"]) == 1
+
+
 def test_observe_writes_would_restart_and_deletes_nothing():
     with ApiDouble() as api:
         gang(api)
