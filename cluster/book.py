@@ -85,7 +85,8 @@ class JobState:
 
 @dataclass(frozen=True, slots=True)
 class Change:
-    """What settle() decided for one job: `opened`, `updated` or `closed`."""
+    """What settle() decided for one job: `opened`, `updated` or `closed`; `restored`: an incident a previous run
+    wrote, its verdict the same (nothing to write; its cascading recovery is decided if it was not)."""
 
     what: str
     job: Job
@@ -109,7 +110,7 @@ class Book:
         self.gone: OrderedDict[tuple[str, str], tuple[tuple, str]] = OrderedDict()  # deleted pod -> (job, node)
         self.dropped = 0
         self.retired: OrderedDict[tuple, tuple[int, float]] = OrderedDict()  # forgotten jobs: (seq, since)
-        self.owner_uids: dict[tuple[str, str, str], str] = {}  # owners watched: (namespace, kind, name) -> uid
+        self.owner_uids: dict[tuple[str, str, str], str] = {}  # owners watched: Owner.where -> uid
         self.owner_optin: set[tuple[str, str, str]] = set()  # owners labelled for cascading recovery
         # address -> where it is: the job pods' IPs (node, pod), nodes' addresses, pods' host IPs, deleted pods' IPs
         self.pod_ips: dict[str, tuple[str, tuple[str, str]]] = {}
@@ -128,7 +129,7 @@ class Book:
         job = None if deleted else job_of(obj)
         if job is not None and not job.owner.uid:
             o = job.owner
-            uid = self.owner_uids.get((o.namespace, o.kind, o.name))
+            uid = self.owner_uids.get(o.where)
             if uid:
                 job = Job(job.key, Owner(o.api_version, o.kind, o.namespace, o.name, uid), job.source)
         old = self.pods.get(key)
@@ -150,7 +151,9 @@ class Book:
         started = _epoch(parse_time(meta.get("creationTimestamp"))) or now
         exits = self.reader.pod_exits(obj, _rank_of(meta), self.node_taints.get(node, ()))
         labelled = (meta.get("labels") or {}).get(OPT_IN) == "true"
-        if old is not None and (old.job != job.key or old.node != node):
+        uid = meta.get("uid", "")
+        if old is not None and (old.job != job.key or old.node != node or (old.uid and uid and old.uid != uid)):
+            # another job or node, or another pod of that name (a relist missed its DELETED): the old one is gone
             self._drop_pod(key, old)
             old = None
         self._pod_addresses(key, obj, node)
@@ -159,7 +162,7 @@ class Book:
                 not _finished(obj) or self.hostnames.get((key[0], hostname), key) == key):
             self.hostnames[(key[0], hostname)] = key
         if old is not None:
-            old.uid, old.labelled = meta.get("uid", ""), labelled
+            old.uid, old.labelled = uid, labelled
             if old.hostname and old.hostname != hostname and self.hostnames.get((key[0], old.hostname)) == key:
                 del self.hostnames[(key[0], old.hostname)]
             old.hostname = hostname
@@ -168,7 +171,7 @@ class Book:
             if node:
                 self.node_jobs.setdefault(node, set()).add(job.key)
                 state.nodes[node] = state.nodes.get(node, 0) + 1
-            self.pods[key] = PodInfo(job.key, node, started, exits, meta.get("uid", ""), labelled, hostname)
+            self.pods[key] = PodInfo(job.key, node, started, exits, uid, labelled, hostname)
             if node and self.node_facts.get(node):
                 self._touch(state, now)
             waiting = self.waiting.pop(key, None)
@@ -362,12 +365,12 @@ class Book:
     def owner_deleted(self, owner: Owner, now: float) -> list[Change]:
         """The owner is gone: its jobs' incidents close, their state is forgotten."""
         out = []
-        self.owner_uids.pop((owner.namespace, owner.kind, owner.name), None)
-        self.owner_optin.discard((owner.namespace, owner.kind, owner.name))
+        where = owner.where
+        self.owner_uids.pop(where, None)
+        self.owner_optin.discard(where)
         for key, state in list(self.jobs.items()):
             o = state.job.owner
-            if (o.namespace, o.name, o.kind) == (owner.namespace, owner.name, owner.kind) and \
-                    (not owner.uid or not o.uid or o.uid == owner.uid):
+            if o.where == where and (not owner.uid or not o.uid or o.uid == owner.uid):
                 if state.open is not None:
                     out.append(Change("closed", state.job, state.open, state.open.incident))
                 for pod in list(state.pods):
@@ -377,20 +380,28 @@ class Book:
                 self._retire(key, state, now)
         return out
 
+    def owners_listed(self, api_version: str, kind: str, keys: set[tuple[str, str]], now: float) -> list[Change]:
+        """A (re)list of the owners of one kind held `keys` (namespace, name): those watched before and not listed
+        now were deleted while the watch was not there."""
+        what = Owner(api_version, kind, "", "").where[1]
+        out: list[Change] = []
+        for ns, _, name in [w for w in self.owner_uids if w[1] == what and (w[0], w[2]) not in keys]:
+            out += self.owner_deleted(Owner(api_version, kind, ns, name, self.owner_uids[(ns, what, name)]), now)
+        return out
+
     def owner_seen(self, owner: Owner, opt_in: bool = False) -> None:
         """An owner object as watched: its uid completes jobs found by label (the Event names it); its
         cascading-recovery label opts its pods in."""
-        where = (owner.namespace, owner.kind, owner.name)
+        where = owner.where
         if opt_in:
             self.owner_optin.add(where)
         else:
             self.owner_optin.discard(where)
         if not owner.uid:
             return
-        self.owner_uids[(owner.namespace, owner.kind, owner.name)] = owner.uid
+        self.owner_uids[where] = owner.uid
         for state in self.jobs.values():
-            o = state.job.owner
-            if not o.uid and (o.namespace, o.name, o.kind) == (owner.namespace, owner.name, owner.kind):
+            if not state.job.owner.uid and state.job.owner.where == where:
                 state.job = Job(state.job.key, owner, state.job.source)
 
     def restore(self, job: Job, open_: Open | None, seq: int, since: float) -> None:
@@ -507,6 +518,8 @@ class Book:
                 state.open.last_evidence = max(state.open.last_evidence, last)
                 changes.append(Change("updated", state.job, state.open, incident, len(evidence)))
             else:
+                if state.open.incident is None:  # an incident restored from its Event, the same as written
+                    changes.append(Change("restored", state.job, state.open, incident, len(evidence)))
                 state.open.incident = incident
                 state.open.last_evidence = max(state.open.last_evidence, last)
         return changes
@@ -516,8 +529,7 @@ class Book:
         state = self.jobs.get(job_key)
         if state is None:
             return []
-        o = state.job.owner
-        owner = (o.namespace, o.kind, o.name) in self.owner_optin
+        owner = state.job.owner.where in self.owner_optin
         return sorted((ns, name, self.pods[(ns, name)].uid) for ns, name in state.pods
                       if (ns, name) in self.pods and (owner or self.pods[(ns, name)].labelled))
 

@@ -14,6 +14,7 @@ import queue
 import sys
 import threading
 import time
+from collections import deque
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from functools import partial
@@ -21,7 +22,7 @@ from typing import Any, Callable, TextIO
 
 from kubeapi.events import EventRecorder, Ref
 from kubeapi.pager import items
-from kubeapi.retry import Backoff, WriterThread, describe
+from kubeapi.retry import Backoff, WriterThread, describe, next_delay, retry_after
 from triage import SCHEMA
 
 from .book import Book, Change, Open
@@ -42,6 +43,8 @@ ANNOTATION_SCHEMA = "gpu-npd.incident/v1"
 EVIDENCE_IN_ANNOTATION = 10
 BACKLOG_SETTLE = 2.0  # seconds between attributions at least, while the watches are ahead of the loop
 BACKLOG_SETTLE_COST = 4.0  # ... and at least this many times what the last attribution took
+DELETE_TRIES = 10  # rounds a restart's pod deletions are tried again after a throttled or failed request
+DELETES_PER_ROUND = 200  # pod deletions a round of the loop at most (a 10,000-pod gang does not hold the loop)
 
 
 @dataclass
@@ -85,8 +88,9 @@ class Controller:
                                settings.lease_duration, settings.renew_deadline, settings.retry_period)
         self.recovery = Recovery(settings.recovery, clock)
         self.pending: dict[str, tuple[Change, Decision | None]] = {}  # recoveries to act on / decide again
+        self.deleting: dict[str, Deleting] = {}  # restarts under way: their pods left to delete
         self.watchers: list[Watcher] = []
-        self.owner_kinds: list[OwnerKind] = []
+        self.owner_kinds: dict[str, OwnerKind] = {}  # the owner watches' resource names -> their kinds
         self.writer = EventWriter(self.recorder, api, settings.request_timeout, self.stop, settings.max_backoff,
                                   self.metrics)
         self.leading = threading.Event()
@@ -180,7 +184,7 @@ class Controller:
             group, version = kind.api_version.split("/")
             call = partial(self.custom.list_cluster_custom_object, group, version, kind.plural)
             self.watchers.append(Watcher(f"owner:{kind.kind}.{group}", call, self._put, **opts))
-            self.owner_kinds.append(kind)
+            self.owner_kinds[self.watchers[-1].resource] = kind
         for w in self.watchers:
             w.start()
 
@@ -273,11 +277,14 @@ class Controller:
                 self.book.owner_seen(owner, (meta.get("labels") or {}).get(OPT_IN) == "true")
 
     def _synced(self, resource: str, keys: set, now: float) -> None:
-        """After a (re)list: forget what was deleted while not watching."""
+        """After a (re)list: forget what was deleted while not watching (an owner's incident closes)."""
         if resource == "pods":
             self.book.other_pods &= keys
             for key in [k for k in self.book.pods if k not in keys]:
                 self.book.pod({"metadata": {"namespace": key[0], "name": key[1]}}, now, deleted=True)
+        elif resource.startswith("owner:"):
+            kind = self.owner_kinds[resource]
+            self.handle(self.book.owners_listed(kind.api_version, kind.kind, keys, now))
         elif resource == "nodes":
             names = {k[1] for k in keys}
             for name in [n for n in {**self.book.node_facts, **self.book.node_addr} if n not in names]:
@@ -287,6 +294,10 @@ class Controller:
 
     def handle(self, changes: list[Change]) -> None:
         for c in changes:
+            if c.what == "restored":  # written already: only its recovery, if the previous leader did not decide it
+                if c.open.recovery is None and c.open.id not in self.pending:
+                    self.pending[c.open.id] = (c, None)
+                continue
             if c.what == "opened" and c.incident is not None:
                 self.metrics.incidents.labels(c.incident.category).inc()
             if c.what != "closed" and c.incident is not None:
@@ -332,23 +343,53 @@ class Controller:
                     and self.recorder.written(ref, RECOVERY_REASON, f"{incident_id}|recovery")):
                 continue  # not written yet (rate limit, API down): not acted on; looked at again next round
             del self.pending[incident_id]
-            self.delete_pods(c)
+            self.deleting[incident_id] = Deleting(c, deque(self.book.opted_in(c.job.key)))
+        now = time.monotonic()
+        for incident_id, d in list(self.deleting.items()):
+            if now >= d.due:
+                self.delete_pods(incident_id, d)
 
-    def delete_pods(self, c: Change) -> None:
+    def delete_pods(self, incident_id: str, d: Deleting) -> None:
+        """Delete the pods decided on (their uids then: a pod the owner has recreated since is not touched), at most
+        DELETES_PER_ROUND a round of the loop.  A throttled or failed request (429, 5xx, no answer) stops the round:
+        the rest are deleted on a later one, after the server's Retry-After or a backoff, up to DELETE_TRIES times; a
+        pod that cannot be deleted (refused, or out of tries) makes the recovery `failed`, once.  Stops when the
+        controller does (not leading)."""
         from kubernetes.client.rest import ApiException  # noqa: PLC0415
 
-        for ns, name, uid in self.book.opted_in(c.job.key):
+        for _ in range(DELETES_PER_ROUND):
+            if not d.pods:
+                break
+            if self.stop.is_set():  # the Lease lost, or on the way out: only the leader acts
+                log.warning("recovery: stopped with %d pod(s) of incident %s not deleted", len(d.pods), incident_id)
+                return
+            ns, name, uid = d.pods[0]
             try:
                 self.core.delete_namespaced_pod(name, ns, body={"preconditions": {"uid": uid}} if uid else None,
                                                 _request_timeout=self.s.request_timeout)
                 self.metrics.pod_deletions.inc()
-            except ApiException as exc:
-                if exc.status not in (404, 409):  # gone already, or another pod of that name now: leave it
-                    self.metrics.recoveries.labels("failed").inc()
+            except Exception as exc:  # noqa: BLE001 - whatever the API says, the loop goes on
+                status = exc.status if isinstance(exc, ApiException) else None
+                if status in (404, 409):  # gone already, or another pod of that name now: leave it
+                    pass
+                elif (status is None or status == 429 or status >= 500) and d.tries < DELETE_TRIES:
+                    d.tries += 1
+                    wait, d.backoff = next_delay(d.backoff, retry_after(exc), self.s.max_backoff)
+                    d.due = time.monotonic() + wait
+                    log.warning("recovery: deleting pod %s/%s failed: %s; %d pod(s) left, again in %.1f s", ns,
+                                name, describe(exc), len(d.pods), wait)
+                    return
+                else:
+                    d.failed += 1
                     log.warning("recovery: deleting pod %s/%s failed: %s", ns, name, describe(exc))
-            except Exception as exc:  # noqa: BLE001
-                self.metrics.recoveries.labels("failed").inc()
-                log.warning("recovery: deleting pod %s/%s failed: %s", ns, name, describe(exc))
+            d.pods.popleft()
+        if d.pods:
+            return  # the rest on the next rounds
+        del self.deleting[incident_id]
+        if d.failed:
+            self.metrics.recoveries.labels("failed").inc()
+            log.warning("recovery of job %s/%s: %d pod(s) not deleted", d.change.job.owner.kind, d.change.job.name,
+                        d.failed)
 
     def annotation(self, c: Change) -> str:
         o = c.job.owner
@@ -390,6 +431,18 @@ class Controller:
         for what, n in self.book.counts().items():
             self.metrics.tracked.labels(what).set(n)
         self.metrics.queue.set(self.queue.qsize())
+
+
+@dataclass
+class Deleting:
+    """A restart under way: the pods decided on, left to delete, and when to try again."""
+
+    change: Change
+    pods: deque[tuple[str, str, str]]  # (namespace, name, uid)
+    tries: int = 0
+    backoff: float = 0.0
+    due: float = 0.0  # time.monotonic() of the next round
+    failed: int = 0  # pods that could not be deleted
 
 
 class EventWriter(WriterThread):

@@ -15,7 +15,8 @@ class Metrics:
         for c in CATEGORIES:
             self.incidents.labels(c)
         self.recoveries = Counter("gpu_npd_recoveries", "Cascading-recovery decisions, by result (observed, "
-                                  "restarted, budget_exhausted, rate_limited, failed)", ["result"], registry=r)
+                                  "restarted, budget_exhausted), and restarts that left pods not deleted (failed)",
+                                  ["result"], registry=r)
         self.pod_deletions = Counter("gpu_npd_recovery_pod_deletions", "Pods deleted by cascading recovery",
                                      registry=r)
         self.leader = Gauge("gpu_npd_cluster_leader", "1 while this replica holds the Lease", registry=r)

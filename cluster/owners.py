@@ -63,6 +63,12 @@ class Owner:
     name: str
     uid: str = ""
 
+    @property
+    def where(self) -> tuple[str, str, str]:
+        """(namespace, kind.group, name): which object it is, at any version (Volcano's Job is not batch's)."""
+        group = _group(self.api_version)
+        return self.namespace, f"{self.kind}.{group}" if group else self.kind, self.name
+
 
 @dataclass(frozen=True, slots=True)
 class Job:

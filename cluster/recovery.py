@@ -73,10 +73,17 @@ class Recovery:
         self.bucket = TokenBucket(policy.per_minute / 60.0, max(1, int(policy.per_minute)), time.monotonic)
 
     def restore(self, incident_id: str, job_key: tuple, result: str, at: float) -> None:
-        """A decision a previous controller wrote in the incident's Event."""
+        """A decision a previous controller wrote in the incident's Event.  A restart counts in the job's budget
+        within the window, and spends the cluster-wide bucket as it did the previous leader's (less what has refilled
+        since), so that a leader change does not start the rate limit over."""
         self.decided.add(incident_id)
-        if result == "restarted" and self.clock() - at < self.policy.window:
+        if result != "restarted":
+            return
+        age = max(0.0, self.clock() - at)
+        if age < self.policy.window:
             self.history.setdefault(job_key, deque()).append(at)
+        b = self.bucket
+        b.tokens = max(0.0, b.refill() - max(0.0, 1.0 - age * b.rate))
 
     def decide(self, incident_id: str, job_key: tuple, job_name: str, incident: Incident, pods: int) -> Decision | None:
         """None: nothing to do (recovery off, not fatal, no opted-in pod, already decided); else the decision."""

@@ -14,10 +14,14 @@ class TokenBucket:
         self.tokens, self.t = float(burst), clock()
 
     def take(self) -> bool:
-        now = self.clock()
-        self.tokens = min(self.burst, self.tokens + (now - self.t) * self.rate)
-        self.t = now
-        if self.tokens >= 1:
+        if self.refill() >= 1:
             self.tokens -= 1
             return True
         return False
+
+    def refill(self) -> float:
+        """The tokens there are now (what has refilled since the last look added)."""
+        now = self.clock()
+        self.tokens = min(self.burst, self.tokens + (now - self.t) * self.rate)
+        self.t = now
+        return self.tokens

@@ -422,6 +422,43 @@ def test_what_agents_write_about_a_deleted_pod_still_counts_for_its_job():
     assert [e.rank for e in opened.incident.evidence] == [1] and not book.waiting
 
 
+def test_a_pod_recreated_under_the_same_name_on_the_same_node_keeps_the_dead_pods_exit():
+    """A relist after 410 Gone can hand a pod recreated under the same name (a PyTorchJob's `<job>-worker-3`) with no
+    DELETED in between: a new uid is a new pod, and the one it replaced keeps its exit as the job's evidence."""
+    book = Book()
+    t0 = time.time()
+    meta = {"namespace": "train", "labels": {"job-name": "t"}, "creationTimestamp": "2024-07-25T06:00:00Z"}
+    dead = {"metadata": {**meta, "name": "w-3", "uid": "u-old"}, "spec": {"nodeName": "node-c"},
+            "status": {"phase": "Failed", "containerStatuses": [{"name": "main", "state": {"terminated": {
+                "exitCode": 139, "reason": "Error", "finishedAt": "2024-07-25T07:00:00Z"}}}]}}
+    book.pod(dead, t0)
+    book.pod({"metadata": {**meta, "name": "w-3", "uid": "u-new", "creationTimestamp": "2024-07-25T07:01:00Z"},
+              "spec": {"nodeName": "node-c"}, "status": {"phase": "Running"}}, t0 + 1)
+    (opened,) = book.settle(t0 + 2)
+    assert [(e.kind, e.signal) for e in opened.incident.evidence] == [("rank_exit", 11)]
+    assert book.pods[("train", "w-3")].uid == "u-new" and book.jobs[opened.job.key].nodes == {"node-c": 1}
+
+
+def test_an_opted_in_volcano_job_does_not_opt_in_the_batch_job_of_the_same_name():
+    """Volcano's Job and the batch Job are both kind Job: an owner is its kind in its API group, so the opt-in (and
+    the uid) of one is never the other's."""
+    from cluster.owners import Owner
+
+    book = Book()
+    book.owner_seen(Owner("batch.volcano.sh/v1alpha1", "Job", "train", "x", "uid-vc"), opt_in=True)
+    book.pod({"metadata": {"namespace": "train", "name": "x-0", "uid": "p0", "labels": {"job-name": "x"},
+                           "ownerReferences": [ref("batch/v1", "Job", "x")]}, "spec": {"nodeName": "node-a"}}, 0.0)
+    book.pod({"metadata": {"namespace": "train", "name": "y-0", "uid": "p1", "labels": {"job-name": "y"}},
+              "spec": {"nodeName": "node-a"}}, 0.0)
+    book.owner_seen(Owner("batch.volcano.sh/v1alpha1", "Job", "train", "y", "uid-vc-y"))
+    (x,) = [s for s in book.jobs.values() if s.job.name == "x"]
+    (y,) = [s for s in book.jobs.values() if s.job.name == "y"]
+    assert book.opted_in(x.job.key) == [] and x.job.owner.uid == "uid-x"
+    assert y.job.owner.uid == ""  # a batch Job's pod is not given a Volcano Job's uid
+    book.owner_seen(Owner("batch/v1", "Job", "train", "x", "uid-x"), opt_in=True)
+    assert book.opted_in(x.job.key) == [("train", "x-0", "p0")]
+
+
 # ---- the controller against the API double ---------------------------------------------------------------
 
 @contextlib.contextmanager
@@ -590,6 +627,25 @@ def test_a_deleted_owner_closes_its_incident():
             del api.stores[("jobset.x-k8s.io", "jobsets")][("train", "llm")]
             wait_until(lambda: doc(incidents(api)[0])["state"] == "closed", "closed")
             assert any(json.loads(x)["action"] == "closed" for x in c.out_text.getvalue().splitlines())
+
+
+def test_an_owner_deleted_while_its_watch_was_gone_closes_its_incident_on_the_relist():
+    """The owner's DELETED is lost with a watch that ends in 410 Gone: the relist that no longer holds it closes its
+    incident, as the DELETED would have (not `--idle` later)."""
+    with ApiDouble() as api:
+        gang(api)
+        publish_timeouts(api)
+        with controller(api) as c:
+            wait_until(lambda: incidents(api), "incident")
+            jobsets = api.stores[("jobset.x-k8s.io", "jobsets")]
+            api.set_fault(status=503)
+            api.cut_watches()
+            del jobsets[("train", "llm")]
+            jobsets.compact()
+            time.sleep(1.0)
+            api.set_fault()
+            wait_until(lambda: doc(incidents(api)[0])["state"] == "closed", "closed", timeout=15)
+            assert ("train", "JobSet.jobset.x-k8s.io", "llm") not in c.book.owner_uids
 
 
 def test_attribution_waits_while_the_watches_are_ahead_of_the_loop():

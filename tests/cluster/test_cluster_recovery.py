@@ -53,6 +53,23 @@ def test_observe_is_the_default_and_the_cluster_wide_rate_limit_defers():
     assert "i-2" not in r.decided  # decided again later, not dropped
 
 
+def test_the_cluster_wide_rate_limit_counts_a_previous_leaders_restarts():
+    """A new leader restores the restarts its predecessor wrote: those of the last minute spend the cluster-wide
+    bucket as they did the predecessor's, so a leader change does not double `--recoveries-per-minute`."""
+    now = 10_000.0
+    r = Recovery(Policy(mode="enforce", budget=10, per_minute=3), clock=lambda: now)
+    for n in range(3):
+        r.restore(f"old-{n}", ("ns", "Job", f"j{n}"), "restarted", now - 5)
+    r.restore("older", ("ns", "Job", "k"), "restarted", now - 3 * 3600)  # long refilled: spends nothing
+    r.restore("seen", ("ns", "Job", "m"), "observed", now - 1)  # no restart: spends nothing
+    assert r.decide("i-1", ("ns", "Job", "a"), "Job/a", hardware_incident(), pods=2).result == "rate_limited"
+    r = Recovery(Policy(mode="enforce", budget=10, per_minute=3), clock=lambda: now)
+    for n in range(2):
+        r.restore(f"old-{n}", ("ns", "Job", f"j{n}"), "restarted", now - 5)
+    assert r.decide("i-1", ("ns", "Job", "a"), "Job/a", hardware_incident(), pods=2).act  # a token is left
+    assert r.decide("i-2", ("ns", "Job", "b"), "Job/b", hardware_incident(), pods=2).result == "rate_limited"
+
+
 def opt_in(api: ApiDouble, names: list[str]) -> None:
     for name in names:
         api.pods[("train", name)]["metadata"]["labels"][OPT_IN] = "true"
@@ -91,6 +108,102 @@ def test_enforce_deletes_the_opted_in_pods_once_and_a_restart_does_not_act_again
             time.sleep(1.0)
             assert len(api.pods_deleted) == 3 and len(recoveries(api)) == 1
     assert flushed_by == {"event-writer"}
+
+
+def test_a_throttled_or_refused_pod_deletion_is_retried_then_counted_once():
+    """API Priority and Fairness answers 429 (Retry-After) to a burst of deletes: the gang's remaining pods are
+    deleted on a later round, never left running while the others restart; a refusal that lasts (403) is one
+    `failed` recovery, not one per pod."""
+    from kubernetes.client.rest import ApiException
+
+    with ApiDouble() as api:
+        gang(api)
+        opt_in(api, ["llm-w-0-0", "llm-w-0-1", "llm-w-0-2", "llm-w-0-3"])
+        with controller(api, recovery=Policy(mode="enforce")) as c:
+            wait_until(lambda: c.ready.is_set(), "synced")
+            real, calls = c.core.delete_namespaced_pod, []
+
+            def throttled(name, ns, **kw):
+                calls.append(name)
+                if len(calls) == 2:  # the second delete is throttled
+                    exc = ApiException(status=429, reason="Too Many Requests")
+                    exc.headers = {"Retry-After": "1"}
+                    raise exc
+                if name == "llm-w-0-3":
+                    raise ApiException(status=403, reason="Forbidden")
+                return real(name, ns, **kw)
+
+            c.core.delete_namespaced_pod = throttled
+            publish_xid(api)
+            publish_timeouts(api)
+            wait_until(lambda: len(api.pods_deleted) == 3, "the throttled pods deleted on a later round")
+            wait_until(lambda: c.metrics.registry.get_sample_value(
+                "gpu_npd_recoveries_total", {"result": "failed"}) == 1, "the refused pod counted once")
+            assert sorted(n for _, n in api.pods_deleted) == ["llm-w-0-0", "llm-w-0-1", "llm-w-0-2"]
+            assert calls.count("llm-w-0-1") == 2 and c.metrics.registry.get_sample_value(
+                "gpu_npd_recovery_pod_deletions_total") == 3
+            time.sleep(0.5)
+            assert c.metrics.registry.get_sample_value("gpu_npd_recoveries_total", {"result": "failed"}) == 1
+
+
+def test_a_controller_that_stopped_leading_deletes_no_more_pods():
+    """A restart's deletions under way when the Lease is lost (or on SIGTERM) stop: only the leader acts."""
+    from collections import deque
+
+    from cluster.controller import Controller, Deleting, Settings
+    from kubeapi.client import make_api
+
+    with ApiDouble() as api:
+        gang(api)
+        s = Settings(api_server=api.url, identity="c1")
+        c = Controller(make_api(s), s)
+        d = Deleting(None, deque(("train", f"llm-w-0-{i}", "") for i in range(4)))
+        c.deleting["i-1"] = d
+        c.stop.set()  # the Lease lost
+        c.delete_pods("i-1", d)
+        assert api.pods_deleted == []
+
+
+def test_a_large_gangs_pods_are_deleted_over_rounds_of_the_loop(monkeypatch):
+    """A 10,000-pod job's restart does not hold the loop (the watches' queue, the incidents) for 10,000 requests: at
+    most DELETES_PER_ROUND a round, the rest on the next rounds."""
+    from collections import deque
+
+    import cluster.controller as controller_module
+    from cluster.controller import Controller, Deleting, Settings
+    from kubeapi.client import make_api
+
+    monkeypatch.setattr(controller_module, "DELETES_PER_ROUND", 3)
+    with ApiDouble() as api:
+        gang(api)
+        s = Settings(api_server=api.url, identity="c1")
+        c = Controller(make_api(s), s)
+        d = Deleting(None, deque(("train", f"llm-w-0-{i}", "") for i in range(4)))
+        c.deleting["i-1"] = d
+        c.delete_pods("i-1", d)
+        assert len(api.pods_deleted) == 3 and "i-1" in c.deleting
+        c.recover_jobs()  # the next round
+        assert len(api.pods_deleted) == 4 and not c.deleting
+
+
+def test_a_restart_the_rate_limit_held_is_decided_by_the_next_leader():
+    """A leader whose cluster-wide rate limit held a job's restart (a switch failure breaking more jobs than the
+    limit a minute) and that then stopped wrote the incident with no decision: the next leader decides it."""
+    with ApiDouble() as api:
+        gang(api)
+        opt_in(api, ["llm-w-0-0", "llm-w-0-1"])
+        with controller(api, recovery=Policy(mode="enforce")) as c:
+            wait_until(lambda: c.ready.is_set(), "synced")
+            c.recovery.bucket.rate, c.recovery.bucket.tokens = 0.0, 0.0  # spent on other jobs
+            publish_xid(api)
+            publish_timeouts(api)
+            wait_until(lambda: any(e["reason"] == "JobIncident" and e["count"] >= 1 for e in incidents(api)),
+                       "the incident")
+            time.sleep(1.0)
+            assert api.pods_deleted == [] and recoveries(api) == [] and c.pending
+        with controller(api, identity="c2", recovery=Policy(mode="enforce")):
+            wait_until(lambda: len(api.pods_deleted) == 2, "the next leader restarts the job")
+            assert len([e for e in incidents(api) if e["reason"] == "JobIncident"]) == 1
 
 
 def test_observe_writes_would_restart_and_deletes_nothing():
