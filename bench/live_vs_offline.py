@@ -6,6 +6,7 @@ Each incident's lines are split the way a cluster would have seen them:
   classify as a node fault kind (not a workload kind, parsers/kinds.py: an Xid, an SXid, the OOM killer...) worded
   as the kernel words it (KERNEL_WORDS: "NVRM:", "kernel:"...), goes to its node's kernel log; every other line is
   its pod's container output (Ray's "Task was killed due to the node running low on memory" is the job's);
+- a terminal's copy of a log, wrapped at its width, is replayed with its lines whole, as kubelet writes them (`unwrap`);
 - a line's node is the host its launcher prefix or its file's path names (triage.ranks), else "node-0"; each
   (file, node) is one pod of one job (labelled `job-name`), its lines written in kubelet's CRI format.
 
@@ -49,6 +50,8 @@ INCIDENTS = ROOT / "tests" / "fixtures" / "incidents"
 NAMESPACE = "train"
 JOB = "job"
 DEFAULT_NODE = "node-0"
+WRAP_MIN = 60  # the narrowest terminal copy unwrapped (`unwrap`)
+PADDING = "  "  # the blanks a terminal pads a line's last piece with, at the least
 KERNEL_ENVELOPES = ("kmsg", "dmesg")  # envelope rows (parsers/envelope.py) whose lines are the kernel's
 # how the kernel (and its drivers) open a line: a plain line of a node fault kind worded so is the kernel's, one
 # worded otherwise is a program's report of it (Ray's memory monitor's OOM kill is the job's output)
@@ -80,6 +83,23 @@ def _node_of(line: str, path: str, root: str) -> str:
     return host if host and not placeholder(host) else DEFAULT_NODE
 
 
+def unwrap(lines: list[str]) -> list[str]:
+    """A terminal's copy of a log, wrapped at its width (every line as long as the first, WRAP_MIN or more, the last
+    piece of each line padded with blanks to it: vlm-r1-257-heartbeat), as the program wrote it: each line whole, as
+    kubelet writes it to the pod's log.  A piece ends its line when it ends in PADDING blanks or is the file's last;
+    the pieces are joined as they are (the terminal cut them anywhere, mid-word).  Any other file is as it is."""
+    width = len(lines[0]) if lines else 0
+    if width < WRAP_MIN or len(lines) < 2 or any(len(line) != width for line in lines):
+        return lines
+    out, piece = [], ""
+    for line in lines:
+        piece += line
+        if line.endswith(PADDING):
+            out.append(piece.rstrip())
+            piece = ""
+    return out + ([piece.rstrip()] if piece else [])
+
+
 def split(incident: Path) -> Split:
     from parsers import Scanner
     from parsers.envelope import detect
@@ -90,8 +110,8 @@ def split(incident: Path) -> Split:
     logs = incident / "logs"
     out = Split()
     for path in sorted(p for p in logs.rglob("*") if p.is_file()):
-        data = path.read_bytes()
-        lines = data.decode("utf-8", "replace").splitlines()
+        lines = unwrap(path.read_bytes().decode("utf-8", "replace").splitlines())
+        data = "".join(line + "\n" for line in lines).encode()
         # the parsers' own reading of the file (as `gpu-npd parse` reads it): the lines of node fault kinds
         node_lines = {f.line for f in Scanner().scan(io.BytesIO(data)) if f.kind not in workload and f.line}
         for n, line in enumerate(lines, 1):

@@ -303,10 +303,11 @@ def _job_fact(row, fields: dict, host: str | None, when: datetime | None, pod: s
               text: str) -> Evidence:
     """A job fact's Pod Event (triage.facts.LIVE_FACTS; agent/workloads.py) as the Evidence triage reads from its line:
     the process it names (the rank, the host the line names, else the writer's node, unless the fact is never about
-    its writer: a coordinator's lost process), how it ended; the other fields in details."""
+    its writer: a coordinator's lost process, a launcher's relay of a task's launch error, LiveFact.relayed), how
+    it ended; the other fields in details."""
     values = {name: fields[name] for name in fields if name in FACT_INT_FIELDS or name in FACT_TEXT_FIELDS}
     details = {name: str(value) for name, value in fields.items() if name not in values}
-    if "host" not in values and row.kind not in ONLY_ANOTHER:
+    if "host" not in values and row.kind not in ONLY_ANOTHER and not row.relayed:
         values["host"] = host
     return Evidence(row.kind, "error", "unknown", when, text=text, file=f"pod/{pod}" if pod else None,
                     details=details, **values)

@@ -1080,7 +1080,7 @@ WHAT = {"xid": lambda e: f"Xid {e.xid}", "sxid": lambda e: f"SXid {e.sxid}", "ib
         "process_crash": lambda e: f"{e.details.get('process') or 'a process'}:{e.pid} crashed (signal "
                                    f"{e.details.get('signal')}) in {e.details.get('library') or 'its own code'}",
         "memory_error": lambda e: _memory_what(e), "job_ended": lambda e: _ended_what(e),
-        "launch_error": lambda e: "task not started (" + (f"pyxis: {e.details['what']}" if e.details.get("fact") ==
+        "launch_error": lambda e: "task not started (" + (f"pyxis: {e.details.get('what')}" if e.details.get("fact") ==
                                                           "pyxis_container" else e.details.get("what") or
                                                           f"SPANK plugin {e.details.get('plugin')} failed") + ")"}
 

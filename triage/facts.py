@@ -812,7 +812,8 @@ CHAINED = ("During handling of the above exception, another exception occurred:"
 # job's first such fact on the node, counted), and the cluster component reads the Event's words back into Evidence of
 # the same kind and fields (cluster/evidence.py, `read_words`).  Besides who died: a storage error (the writer's own
 # file system or /dev/shm refused it), a scheduler's end of the job that names its node or job (Slurm's cancel, whose
-# reason triage weighs), ranks that called different collectives.  Consequences (a watchdog's progress) stay offline:
+# reason triage weighs), ranks that called different collectives, a task that never started (its launch error, as srun
+# relays it).  Consequences (a watchdog's progress) stay offline:
 # no Event per rank a failure elsewhere stopped; a barrier's healthy rank told to read rank 0's log is said where the
 # job's node says no more (LiveFact.witness): without it a job that failed only so made no incident live.
 
@@ -833,6 +834,9 @@ class LiveFact:
     # fact that names a culprit takes its place on the node (agent/workloads.py)
     witness: tuple[str, ...] = ()
     told: str = ""
+    # the line is a launcher's relay of another node's words (srun printing slurmstepd's for the task's node): the
+    # node of the pod that printed it is not the fact's; where the line names no host, the fact has none
+    relayed: bool = False
 
 
 LIVE_FACTS: tuple[LiveFact, ...] = (
@@ -850,6 +854,8 @@ LIVE_FACTS: tuple[LiveFact, ...] = (
              ("rank", "local_rank", "host", "pid", "what", "segment"), ()),
     LiveFact("job_ended", "JobEnded", "The scheduler ended the job or a step",
              ("host", "job", "why", "fact"), ("host", "job")),
+    LiveFact("launch_error", "TaskNotStarted", "A task could not be started on its node",
+             ("host", "job", "tasks", "plugin", "callback", "rc", "what", "fact"), (), relayed=True),
     LiveFact("collective_mismatch", "CollectiveMismatch", "Ranks called different collectives",
              ("rank", "first_rank", "other_rank", "around_rank", "op", "seq", "error_type"),
              ("rank", "first_rank", "other_rank", "around_rank")),
@@ -863,9 +869,10 @@ _LABELS = {"rank": "rank", "local_rank": "local rank", "host": "host", "pid": "p
            "signal": "signal", "lagging": "lagging ranks", "timeout_ms": "timeout ms", "job": "job",
            "node_id": "node id", "what": "error", "segment": "segment", "why": "reason", "fact": "read as",
            "first_rank": "first rank", "other_rank": "other rank", "around_rank": "around rank", "op": "op",
-           "seq": "seq", "error_type": "error type", "barrier": "barrier"}
+           "seq": "seq", "error_type": "error type", "barrier": "barrier", "tasks": "tasks", "plugin": "plugin",
+           "callback": "callback", "rc": "rc"}
 _BY_LABEL = {label: name for name, label in _LABELS.items()}
-_VALUE = {"lagging": re.compile(r"\d{1,9}(?:, \d{1,9}){0,63}"), "what": re.compile(r"[A-Za-z][\w ./\-]{0,79}"),
+_VALUE = {"lagging": re.compile(r"\d{1,9}(?:, \d{1,9}){0,63}"), "what": re.compile(r"[A-Za-z][\w ./'\-]{0,79}"),
           "why": re.compile(r"[A-Z][A-Z ]{0,79}"), "text": re.compile(r"[\w.:\-\[\]@/]{1,253}"),
           "int": re.compile(r"-?\d{1,18}")}
 _LABEL = "(" + "|".join(sorted(map(re.escape, _BY_LABEL), key=len, reverse=True)) + ")"

@@ -778,6 +778,12 @@ JOB_FACT_LINES = [
     # Slurm's cancel names the step and its node, and why (desitarget-628-timelimit)
     ("slurmstepd: error: *** STEP 32233190.0 ON nid01934 CANCELLED AT 2020-07-03T02:59:56 DUE TO TIME LIMIT ***",
      "JobEnded", "(host nid01934; job 32233190.0; reason TIME LIMIT; read as slurm_cancelled)"),
+    # pyxis could not start the task's container on sp-0016 (pyxis-135-slurmstepd-node, NVIDIA/pyxis #135), and the
+    # SPANK plugin's failure srun relays after it (pyxis-61-container-start, NVIDIA/pyxis #61)
+    ("slurmstepd-sp-0016: error: pyxis: couldn't start container", "TaskNotStarted",
+     "(host sp-0016; error couldn't start container; read as pyxis_container)"),
+    ("slurmstepd: error: spank: required plugin spank_pyxis.so: task_init() failed with rc=-1", "TaskNotStarted",
+     "(plugin spank_pyxis.so; callback task_init; rc -1; read as spank_plugin_init)"),
     # ranks called different collectives (ms-swift-9443-mismatch, nccl-296-mismatch)
     ("[rank1]: RuntimeError: Detected mismatch between collectives on ranks. Rank 1 is running collective: "
      "CollectiveFingerPrint(SequenceNumber=3104, OpType=ALLREDUCE, TensorShape=[195812480]), but Rank 0 is running "

@@ -733,6 +733,12 @@ def agent_fact_events(node: str, pod_name: str, lines: list[str]) -> list[dict]:
     # Slurm's cancel names its node and why, which triage weighs (desitarget-628-timelimit)
     ("slurmstepd: error: *** STEP 32233190.0 ON nid01934 CANCELLED AT 2020-07-03T02:59:56 DUE TO TIME LIMIT ***",
      dict(kind="job_ended", host="nid01934")),
+    # pyxis could not start the task's container on the node slurmstepd's prefix names (pyxis-135-slurmstepd-node)
+    ("slurmstepd-sp-0016: error: pyxis: couldn't start container", dict(kind="launch_error", host="sp-0016")),
+    # srun relays slurmstepd's words without its node (pyxis-61-container-start): no host, not the writer's node
+    ("slurmstepd: error: pyxis: couldn't start container", dict(kind="launch_error", host=None)),
+    ("slurmstepd: error: spank: required plugin spank_pyxis.so: task_init() failed with rc=-1",
+     dict(kind="launch_error", host=None)),
     # the flight recorder's analyser names the culprit rank
     ("error msg: Culprit rank 22; Error type: SIZE_OR_SYNTAX_MISMATCH, Expected input sizes: '[[1025]]' does not "
      "match found input sizes: '[[262144]]'", dict(kind="collective_mismatch", rank=22)),
@@ -783,6 +789,35 @@ def test_a_barriers_healthy_ranks_make_the_jobs_incident_and_give_way_to_the_lag
     assert len({e.host for e in change.incident.evidence}) == len(nodes)
     assert (change.incident.category, change.incident.rule, change.incident.root.rank if want[2] is not None else None
             ) == want
+
+
+# REAL: NVIDIA/pyxis #61's job output, whole (https://github.com/NVIDIA/pyxis/issues/61; pyxis-61-container-start)
+PYXIS_61 = (Path(__file__).resolve().parents[1] / "fixtures" / "incidents" / "pyxis-61-container-start" / "logs" /
+            "job.err").read_text().splitlines()
+
+
+def test_a_task_whose_container_never_started_is_the_jobs_root_not_its_exits():
+    """pyxis could not start either task's container, then srun reports both tasks' exits: the agent publishes the
+    launch error (TaskNotStarted) beside the exits, through the API, and the cluster names it, an infrastructure
+    fault, as offline (was: the bare exit of rank 1, undetermined). srun's line names no node: neither does the
+    incident (the pod that printed it is srun's, not the task's node)."""
+    events = agent_fact_events("node-a", "llm-w-0-0", PYXIS_61)
+    assert sorted(ev["reason"] for ev in events) == ["RankExited", "TaskNotStarted"]
+    (launch,) = [ev for ev in events if ev["reason"] == "TaskNotStarted"]
+    assert launch["message"].startswith("A task could not be started on its node (error container start failed; "
+                                        "read as pyxis_container)")
+    with ApiDouble() as api:
+        gang(api)
+        core = make_api(Settings(api_server=api.url))
+        for ev in events:
+            core.create_namespaced_event("train", {**{k: v for k, v in ev.items() if k != "metadata"},
+                                                   "metadata": {"name": ev["metadata"]["name"], "namespace": "train"}})
+        with controller(api):
+            ev = wait_until(lambda: next(iter(incidents(api)), None), "an incident")
+            root = doc(ev)["incident"]
+            assert (root["category"], root["rule"], root["root"]["kind"], root["root"]["host"]) == (
+                "infrastructure", "first_failure", "launch_error", None)
+            assert "task not started (pyxis: container start failed)" in ev["message"]
 
 
 def test_the_first_dead_rank_a_pod_event_names_is_the_jobs_root():

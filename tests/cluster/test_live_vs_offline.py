@@ -29,3 +29,26 @@ def test_a_row_per_incident_with_both_verdicts():
     # the kernel's lines went to the node's log, the job's to its pods
     sp = bench.split(bench.INCIDENTS / "sulao-1165-xid94-nvswitch")
     assert sp.kernel and not any(sp.pods.values())
+
+
+def test_a_terminals_wrapped_copy_is_replayed_as_kubelet_writes_the_lines_whole():
+    """vlm-r1-257-heartbeat's log is the reporter's terminal copy, wrapped at 116 columns and padded with blanks: its
+    pieces went to the pod's log as lines of their own, which kubelet never writes, and the heartbeat line was lost
+    live (a replay artefact). Replayed whole, the agent reads it as offline does (undetermined, as expected); a file
+    of lines of different lengths is as it is."""
+    bench = _bench()
+    sp = bench.split(bench.INCIDENTS / "vlm-r1-257-heartbeat")
+    (lines,) = sp.pods.values()
+    assert len(lines) == 2 and "ProcessGroupNCCL's watchdog got stuck for 480 seconds" in lines[0]
+    assert lines[0].endswith("please attempt to debug the hang.") and lines[1].endswith("Include stack trace: 1")
+    assert bench.unwrap(["a" * 80, "b" * 70]) == ["a" * 80, "b" * 70]
+    (row,) = bench.rows(["vlm-r1-257-heartbeat"])
+    assert row.live_ok and row.offline_ok
+
+
+def test_a_task_whose_container_never_started_is_named_live_as_offline():
+    """pyxis-135-slurmstepd-node and pyxis-61-container-start: the launch error is published (TaskNotStarted) and the
+    cluster names it, not the bare task exits."""
+    bench = _bench()
+    for r in bench.rows(["pyxis-135-slurmstepd-node", "pyxis-61-container-start"]):
+        assert r.live_ok and r.offline_ok, (r.name, r.live, r.why)
