@@ -697,7 +697,7 @@ RAY_ACTOR_FACTS = frozenset({"ray_actor_died"})  # the facts of the cause's line
 # repr=..)" (the proctitle between colorama's cyan and reset, an actor's id and repr where it is one), on a line of its
 # own or after the driver's "ray.exceptions.RayTaskError(RuntimeError): " (PeterGriffinJin/Search-R1 #61, a verl run's
 # driver).  Read by triage.read as a traceback's opener whose exception is that process's (its pid, its node's address).
-RAY_TASK_KEYWORD = "() (pid="
+RAY_TASK_KEYWORD = " (pid="
 RAY_TASK_HEADER = re.compile(r"(?:^|: )(?:\x1b?\[\d{1,2}m)?ray::[\w.<>\-]{1,200}\(\)(?:\x1b?\[\d{1,2}m)? "
                              r"\(pid=(?P<pid>\d{1,9}), ip=(?P<host>[^,)\s]{1,200})[,)]")
 

@@ -2633,6 +2633,12 @@ def test_a_ray_tasks_traceback_is_the_failure_of_the_process_its_header_names():
               header, *RAY_TASK_ERROR[1:]]]
     (ev,) = [e for e in read_lines(lines, "driver.log", Clock()) if e.kind == "cuda_error"]
     assert (ev.host, ev.pid, ev.details["reporter_pid"]) == ("130.203.139.67", 2361731, 7)
+    # REAL header: huggingface/open-r1 #130, colorama's cyan and reset around the proctitle (their escape lost in the
+    # copy, or kept); SYNTHETIC: Search-R1 #61's frames and exception after it
+    for header in ("[36mray::run_inference_one_model()[39m (pid=602229, ip=115.154.137.9)",
+                   "\x1b[36mray::run_inference_one_model()\x1b[39m (pid=602229, ip=115.154.137.9)"):
+        (ev,) = [e for e in read_lines([header, *RAY_TASK_ERROR[1:]], "driver.log", Clock()) if e.kind == "cuda_error"]
+        assert (ev.host, ev.pid) == ("115.154.137.9", 602229)
     # a traceback Python printed itself, or a line that only mentions a task, names no other process
     plain = ["Traceback (most recent call last):", *RAY_TASK_ERROR[1:]]
     (ev,) = [e for e in read_lines(plain, "driver.log", Clock()) if e.kind == "cuda_error"]
