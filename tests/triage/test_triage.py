@@ -2643,3 +2643,16 @@ def test_a_ray_tasks_traceback_is_the_failure_of_the_process_its_header_names():
     plain = ["Traceback (most recent call last):", *RAY_TASK_ERROR[1:]]
     (ev,) = [e for e in read_lines(plain, "driver.log", Clock()) if e.kind == "cuda_error"]
     assert (ev.host, ev.pid) == (None, None)
+
+
+def test_the_consequences_say_each_collective_its_ranks_timed_out_in():
+    """REAL: CVL-UESTC/PFT-SR #13 (tests/fixtures/incidents/pft-sr-13-mixed-seqnum): rank 1 timed out in BROADCAST
+    SeqNum 70005, ranks 4 and 2 in ALLREDUCE SeqNum 70002; the consequences said all three timed out in ALLREDUCE
+    70002. The majority's collective first, each other one with its ranks; a watchdog's "at work: N" line (no op) is
+    its SeqNum's collective, no other."""
+    path = Path(__file__).parents[1] / "fixtures" / "incidents" / "pft-sr-13-mixed-seqnum" / "logs" / "train.log"
+    evidence = list(read_lines(path.read_text().splitlines(), "train.log", Clock()))
+    (incident,) = attribute(evidence)
+    assert incident.category == "undetermined"
+    assert incident.consequences == \
+        "3 ranks (1,2,4) timed out in ALLREDUCE SeqNum 70002 (rank 1 in BROADCAST SeqNum 70005)"
