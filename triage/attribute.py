@@ -1017,12 +1017,24 @@ def group_order(pg: str | None) -> tuple:
 def _timed_out(job: Job, timeouts: list[Evidence]) -> str:
     """"N ranks (...) timed out in OP SeqNum X"; where the lines name two process groups or more, each group's ranks,
     operation and SeqNum are said apart ("...: 2 ranks (1,2) in ALLREDUCE SeqNum 808 of process group 0; 2 ranks (0,3)
-    in ALLREDUCE SeqNum 1580 of process group 1")."""
+    in ALLREDUCE SeqNum 1580 of process group 1"); within a group, the collective most ranks timed out in, then the
+    others' with their ranks ("3 ranks (1,2,4) timed out in ALLREDUCE SeqNum 70002 (rank 1 in BROADCAST SeqNum
+    70005)"): no rank is said to have timed out in a collective its own line does not name."""
+    def one(op: str | None, seq: int | None) -> str:
+        return (f" in {op}" if op else "") + (f" SeqNum {seq}" if seq is not None else "")
+
     def said(es: list[Evidence]) -> str:
-        ops = Counter(e.op for e in es if e.op)
-        seqs = Counter(e.seq for e in es if e.seq is not None)
-        what = f" in {ops.most_common(1)[0][0]}" if ops else ""
-        return what + (f" SeqNum {seqs.most_common(1)[0][0]}" if seqs else "")
+        # a watchdog's "detected by watchdog at work: N" line names no op: the op another line names for that SeqNum
+        op_of = {e.seq: e.op for e in reversed(es) if e.op and e.seq is not None}
+        ranks: dict[tuple, dict] = {}  # (op, SeqNum) -> its ranks, in the order read
+        for e in es:
+            if e.op or e.seq is not None:
+                ranks.setdefault((e.op or op_of.get(e.seq), e.seq), {})[e.rank] = None
+        if not ranks:
+            return ""
+        first, *others = sorted(ranks, key=lambda k: -len(ranks[k]))  # stable: the first read wins a tie
+        rest = "; ".join(f"{_ranks(ranks[k])}{one(*k)}" for k in others)
+        return one(*first) + (f" ({rest})" if rest else "")
 
     groups = by_group(job, timeouts)
     if list(groups) == [None]:

@@ -691,6 +691,16 @@ RAY_ACTOR_FIELD = re.compile(r"^\s+(class_name|actor_id|pid|name|namespace|ip): 
 RAY_ACTOR_NAMES = {"pid": "pid", "ip": "host", "class_name": "actor"}  # the block's field -> the fact's group
 RAY_ACTOR_FACTS = frozenset({"ray_actor_died"})  # the facts of the cause's line that take them
 
+# Ray's error about a task or actor method that raised (RayTaskError, every era since 1.x: python/ray/exceptions.py
+# RayTaskError.__str__) prints the remote traceback with its "Traceback (most recent call last):" replaced by the
+# process that raised, "ray::WorkerDict.actor_rollout_generate_sequences() (pid=838798, ip=10.138.0.27, actor_id=..,
+# repr=..)" (the proctitle between colorama's cyan and reset, an actor's id and repr where it is one), on a line of its
+# own or after the driver's "ray.exceptions.RayTaskError(RuntimeError): " (PeterGriffinJin/Search-R1 #61, a verl run's
+# driver).  Read by triage.read as a traceback's opener whose exception is that process's (its pid, its node's address).
+RAY_TASK_KEYWORD = " (pid="
+RAY_TASK_HEADER = re.compile(r"(?:^|: )(?:\x1b?\[\d{1,2}m)?ray::[\w.<>\-]{1,200}\(\)(?:\x1b?\[\d{1,2}m)? "
+                             r"\(pid=(?P<pid>\d{1,9}), ip=(?P<host>[^,)\s]{1,200})[,)]")
+
 # fields of Evidence the groups fill (ints unless named in TEXT_FIELDS); any other group goes to details
 INT_FIELDS = ("rank", "local_rank", "seq", "last_enqueued", "last_completed", "exit_code", "signal", "pid", "gpu")
 TEXT_FIELDS = ("host", "address")

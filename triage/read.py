@@ -178,7 +178,8 @@ def _prefilter() -> Prefilter:
     nothing for a line without one), the job facts' (facts.match likewise), the traceback's and torchrun summary's
     own; a block's "[0]:" opener holds none and is matched apart."""
     words = (*all_keywords(), *(k for f in facts.FACTS for k in f.keywords), facts.TRACEBACK, *facts.CHAINED,
-             _ROOT_CAUSE, _MPI_OPEN, _HYDRA_OPEN, *facts.TASK_LIST_OPENERS, facts.RAY_ACTOR_OPENER)
+             _ROOT_CAUSE, _MPI_OPEN, _HYDRA_OPEN, *facts.TASK_LIST_OPENERS, facts.RAY_ACTOR_OPENER,
+             facts.RAY_TASK_KEYWORD)
     return Prefilter(dict.fromkeys(words))
 
 
@@ -396,6 +397,7 @@ class FileReader:
         self.origin = origin if origin is not None else from_path(name, root)
         self.classifier = Classifier(year=year or 1900)
         self._tracebacks: dict[tuple, int] = {}  # origin key -> line of its open traceback
+        self._ray_tasks: dict[tuple, tuple[int, int, str]] = {}  # origin key -> (line, pid, ip) of Ray's task header
         self._caught: set[tuple] = set()  # origin keys whose open traceback a program logged as handled (CAUGHT)
         self._groups: set[tuple] = set()  # origin keys inside an exception group's margin ("  | ")
         self._last_exc: dict[tuple, tuple[int, str]] = {}  # origin key -> (line, its chain's first exception)
@@ -619,7 +621,19 @@ class FileReader:
 
     # --- one line ---------------------------------------------------------------------------------------------
     def _line(self, at: _Line) -> Iterator[Evidence]:
-        """A line worth a look (see `read`)."""
+        """A line worth a look (see `read`), then, where it holds Ray's header of a task's error
+        (facts.RAY_TASK_HEADER, after the driver's own exception or alone), the traceback it opens: the remote
+        process's, whose exception is that process's (its pid and its node's address)."""
+        yield from self._read_line(at)
+        if facts.RAY_TASK_KEYWORD in at.rest:
+            m = facts.RAY_TASK_HEADER.search(at.rest)
+            if m is not None and (at.key in self._ray_tasks or len(self._ray_tasks) < 4096):
+                self._tracebacks[at.key] = at.n
+                self._caught.discard(at.key)
+                self._ray_tasks[at.key] = (at.n, int(m.group("pid")), m.group("host"))
+
+    def _read_line(self, at: _Line) -> Iterator[Evidence]:
+        """A line worth a look, read."""
         n, rest, key = at.n, at.rest, at.key
         if self._block is not None or self._root_next or _ROOT_CAUSE in rest or _MPI_OPEN in rest or \
                 _HYDRA_OPEN in rest or _BLOCK_OPEN.match(rest):
@@ -687,6 +701,9 @@ class FileReader:
                 cause = self._chained.pop(key, None)
                 named = self._dcp.pop(key, None)
                 ev = self._exception(at, m.group("type"), m.group("message") or "", cause)
+                task = self._ray_tasks.pop(key, None)
+                if ev is not None and task is not None and task[0] == open_tb:  # a Ray task's: its process's
+                    ev = _of_ray_task(ev, task[1], task[2])
                 if ev is not None and named is not None and named[1] == open_tb:  # the "(RANK N)" block's own
                     ev = _of_rank(ev, named[0])
                     yield from self._dcp_credited(key)
@@ -934,13 +951,27 @@ def _of_rank(ev: Evidence, rank: int) -> Evidence:
     details = {**ev.details, "dcp_rank": rank}
     if ev.rank == rank:
         return ev.with_context(details=details)
+    return _of_another(ev, details, rank=rank)
+
+
+def _of_ray_task(ev: Evidence, pid: int, host: str) -> Evidence:
+    """The exception a Ray task's traceback ends with (facts.RAY_TASK_HEADER): the process the header names (its pid,
+    its node's address), whoever printed it (the driver: its own fields go to details as its reporter's)."""
+    if (ev.pid, ev.host) == (pid, host):
+        return ev
+    return _of_another(ev, dict(ev.details), pid=pid, host=host)
+
+
+def _of_another(ev: Evidence, details: dict, **who) -> Evidence:
+    """`ev` as the failure of the process `who` names, not its writer's: the writer's own fields (host, rank, local
+    rank, pid, the GPU of its prefix) go to `details` as its reporter's; a GPU its own message names stays."""
     for name in ("host", "rank", "local_rank", "pid", "gpu"):
         value = getattr(ev, name)
         if value is not None:
             details.setdefault(f"reporter_{name}", value)
     own_gpu = "gpu_index" in ev.details or "gpu" in ev.details  # the device its own message names
-    return ev.with_context(details=details, rank=rank, host=None, local_rank=None, pid=None,
-                           gpu=ev.gpu if own_gpu else None)
+    return ev.with_context(details=details, **{"rank": None, "host": None, "local_rank": None, "pid": None,
+                                               "gpu": ev.gpu if own_gpu else None, **who})
 
 
 def _hydra_evidence(reader: "FileReader", f: dict) -> Iterator[Evidence]:

@@ -2602,3 +2602,57 @@ def test_nvshmem_fatal_exit_is_the_jobs_failure():
     assert [e.kind for e in ev] == ["nccl_error"] and ev[0].details["nvshmem_function"] == "exchange_heap_memory_handle"
     (incident,) = attribute(ev)
     assert (incident.category, incident.rule) == ("undetermined", "undetermined")
+
+
+# REAL: PeterGriffinJin/Search-R1 #61 (a verl run's driver): Ray's RayTaskError prints the remote traceback with its
+# "Traceback (most recent call last):" replaced by the process that raised (python/ray/exceptions.py __str__)
+RAY_TASK_ERROR = [
+    "ray::WorkerDict.actor_rollout_generate_sequences() (pid=838798, ip=10.138.0.27, actor_id=f5aa8b4a1fbe86cb1c015cec08"
+    "000000, repr=<verl.single_controller.ray.base.WorkerDict object at 0x7f98d03dda50>)",
+    '  File "/home/curtis/eureka-search-r1/verl/single_controller/ray/base.py", line 399, in func',
+    "    return getattr(self.worker_dict[key], name)(*args, **kwargs)",
+    '  File "/opt/conda/lib/python3.10/site-packages/torch/cuda/memory.py", line 170, in empty_cache',
+    "    torch._C._cuda_emptyCache()",
+    "RuntimeError: CUDA error: an illegal memory access was encountered"]
+
+
+def test_a_ray_tasks_traceback_is_the_failure_of_the_process_its_header_names():
+    """Ray's header of a task's error (facts.RAY_TASK_HEADER) opens the remote traceback: its exception is the failure
+    of the process the header names (pid, its node's address), not of the driver that printed it."""
+    (ev,) = [e for e in read_lines(RAY_TASK_ERROR, "driver.log", Clock()) if e.kind == "cuda_error"]
+    assert (ev.host, ev.pid, ev.rank, ev.line) == ("10.138.0.27", 838798, None, 6)
+    first = attribute([ev])[0]
+    assert (first.category, first.root.host) == ("application", "10.138.0.27")
+    # REAL header line: verl-project/verl #4837 (after the driver's own "ray.exceptions.RayTaskError(...): ", behind
+    # its "(TaskRunner pid=..)" prefix in a driver's log); SYNTHETIC: Search-R1 #61's frames and exception after it.
+    # The driver's exception is its own; the remote one after it is the named process's, the writer its reporter.
+    header = ("ray.exceptions.RayTaskError(ActorDiedError): ray::TaskRunner.run() (pid=2361731, ip=130.203.139.67, "
+              "actor_id=a557e1541711622872cfc2da01000000, repr=<main_ppo.TaskRunner object at 0x7f124f5a9610>)")
+    lines = ["(TaskRunner pid=7) " + line for line in
+             ["Traceback (most recent call last):", '  File "/verl/verl/trainer/main_ppo.py", line 45, in main',
+              header, *RAY_TASK_ERROR[1:]]]
+    (ev,) = [e for e in read_lines(lines, "driver.log", Clock()) if e.kind == "cuda_error"]
+    assert (ev.host, ev.pid, ev.details["reporter_pid"]) == ("130.203.139.67", 2361731, 7)
+    # REAL header: huggingface/open-r1 #130, colorama's cyan and reset around the proctitle (their escape lost in the
+    # copy, or kept); SYNTHETIC: Search-R1 #61's frames and exception after it
+    for header in ("[36mray::run_inference_one_model()[39m (pid=602229, ip=115.154.137.9)",
+                   "\x1b[36mray::run_inference_one_model()\x1b[39m (pid=602229, ip=115.154.137.9)"):
+        (ev,) = [e for e in read_lines([header, *RAY_TASK_ERROR[1:]], "driver.log", Clock()) if e.kind == "cuda_error"]
+        assert (ev.host, ev.pid) == ("115.154.137.9", 602229)
+    # a traceback Python printed itself, or a line that only mentions a task, names no other process
+    plain = ["Traceback (most recent call last):", *RAY_TASK_ERROR[1:]]
+    (ev,) = [e for e in read_lines(plain, "driver.log", Clock()) if e.kind == "cuda_error"]
+    assert (ev.host, ev.pid) == (None, None)
+
+
+def test_the_consequences_say_each_collective_its_ranks_timed_out_in():
+    """REAL: CVL-UESTC/PFT-SR #13 (tests/fixtures/incidents/pft-sr-13-mixed-seqnum): rank 1 timed out in BROADCAST
+    SeqNum 70005, ranks 4 and 2 in ALLREDUCE SeqNum 70002; the consequences said all three timed out in ALLREDUCE
+    70002. The majority's collective first, each other one with its ranks; a watchdog's "at work: N" line (no op) is
+    its SeqNum's collective, no other."""
+    path = Path(__file__).parents[1] / "fixtures" / "incidents" / "pft-sr-13-mixed-seqnum" / "logs" / "train.log"
+    evidence = list(read_lines(path.read_text().splitlines(), "train.log", Clock()))
+    (incident,) = attribute(evidence)
+    assert incident.category == "undetermined"
+    assert incident.consequences == \
+        "3 ranks (1,2,4) timed out in ALLREDUCE SeqNum 70002 (rank 1 in BROADCAST SeqNum 70005)"
