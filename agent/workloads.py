@@ -155,7 +155,8 @@ class WorkloadTracker:
             return self._daemon_fault(ref, f, daemon)
         # imported here: the job facts (the `triage` package) matter only once pod logs are read, which brings them
         # anyway (agent/sources/podlogs.py); an agent without pod logs never holds them (issue 24's idle footprint)
-        from triage.facts import LIVE as JOB_FACTS, names_culprit, words as fact_words  # noqa: PLC0415
+        from triage.facts import LIVE as JOB_FACTS, names_culprit, ray_task_words  # noqa: PLC0415
+        from triage.facts import words as fact_words  # noqa: PLC0415
 
         fact = JOB_FACTS.get(f.kind)
         cause = self._cause(f, standing) if fact is None else None
@@ -177,8 +178,10 @@ class WorkloadTracker:
                 self._first[key] = first = ref
                 self._colls.pop(key, None)
             colls = self._collectives(key, f) if f.kind == "nccl_timeout" else ""
-            message = (f"{explain(quote[1], cause, self.window, ranks)}{'. ' + colls if colls else ''} "
-                       f"[container {first.container}]{quote[2]}")
+            # the Ray task's process the quoted failure was raised in (agent/sources/podlogs.py: its node, not this one)
+            task = ray_task_words(quote[1].details.get("task_pid"), quote[1].details.get("task_host"))
+            message = (f"{explain(quote[1], cause, self.window, ranks)}{'. ' + colls if colls else ''}"
+                       f"{'. ' + task if task else ''} [container {first.container}]{quote[2]}")
         else:  # a job fact (triage.facts.LIVE_FACTS): the job's first on this node names the culprit, repeats count;
             # a witness's (a rank a barrier failed, naming none) gives way to the job's first that names one
             at = f.timestamp.timestamp()

@@ -47,7 +47,8 @@ from parsers.telemetry import node_fault_reasons
 from triage import Evidence
 from triage.attribute import JOB_SEEN_NODE_FAULTS, NODE_FAULT_KINDS
 from triage.facts import INT_FIELDS as FACT_INT_FIELDS, ONLY_ANOTHER, TEXT_FIELDS as FACT_TEXT_FIELDS, Collective
-from triage.facts import read_collectives, read_words
+from triage.facts import read_collectives, read_ray_task, read_words
+from triage.read import of_ray_task
 from triage.inventory import pod_ended
 
 AGENT_COMPONENT = "gpu-npd"  # source.component of the node agents' Events
@@ -150,6 +151,9 @@ class Reader:
         if len(ranks) == 1:
             context["rank"] = ranks[0]
         base = base.with_context(**context)
+        task = read_ray_task(ours)
+        if task is not None:  # raised in a Ray task's process (agent/workloads.py): that process's, on its node
+            return [of_ray_task(base, *task)]
         if len(ranks) <= 1 and not colls:
             return [base]
         return [_in_collective(base.with_context(rank=r), colls.get(r)) for r in ranks]

@@ -1025,3 +1025,31 @@ def read_collectives(message: str) -> dict[int, Collective]:
         for rank in m.group("ranks").split(","):
             out.setdefault(int(rank), c)
     return out
+
+
+# ---- the process a Ray task's failure names, as a node agent's Event says it --------------------------------------
+# A driver prints a remote task's failure under Ray's header (RAY_TASK_HEADER: "ray::WorkerDict.
+# actor_rollout_generate_sequences() (pid=838798, ip=10.138.0.27, ...)"), whose traceback's exception is that process's,
+# on the node at that address, not the driver's.  The pod log source gives the finding of the exception's line the
+# header's pid and address (agent/sources/podlogs.py, with triage.read.ray_task, as offline); its Pod Event says them
+# ("... Raised in Ray's task process (pid 838798; host 10.138.0.27)", agent/workloads.py) and cluster/evidence.py reads
+# them back into the evidence (triage.read.of_ray_task), so the cluster names the node offline names.  A job fact's
+# Event says them as its own fields (host, pid).
+RAY_TASK_WORDS = "Raised in Ray's task process"
+_RAY_TASK = re.compile(re.escape(RAY_TASK_WORDS) + r" \(pid (?P<pid>" + _VALUE["int"].pattern + r"); host (?P<host>" +
+                       _VALUE["text"].pattern + r")\)")
+
+
+def ray_task_words(pid, host) -> str:
+    """The Event's words for the Ray task's process a failure was raised in, "" when either value is not of its
+    field's shape (a pid beyond 18 digits, an address with a space or a parenthesis)."""
+    if pid is None or host is None or not _shape("pid").fullmatch(str(pid)) or not _shape("host").fullmatch(str(host)):
+        return ""
+    return f"{RAY_TASK_WORDS} (pid {pid}; host {host})"
+
+
+def read_ray_task(message: str) -> tuple[int, str] | None:
+    """(pid, node address) of the Ray task's process an Event's own words name (`ray_task_words`; only the words
+    before the quoted line are to be given), None without them."""
+    m = _RAY_TASK.search(message)
+    return (int(m.group("pid")), m.group("host")) if m is not None else None

@@ -288,6 +288,17 @@ def record_line(rest: str, in_traceback: bool) -> bool | None:
     return False if rest.startswith(facts.CHAINED) else None
 
 
+def ray_task(rest: str) -> tuple[int, str] | None:
+    """(pid, node address) of the process Ray's header of a task's error names (facts.RAY_TASK_HEADER: on a line of its
+    own, or after the driver's "ray.exceptions.RayTaskError(RuntimeError): "; `rest`: the line without its stamp and
+    prefixes), None for any other line: the traceback it opens ends with that process's exception.  Offline
+    (FileReader._line) and live (agent/sources/podlogs.py)."""
+    if facts.RAY_TASK_KEYWORD not in rest:
+        return None
+    m = facts.RAY_TASK_HEADER.search(rest)
+    return (int(m.group("pid")), m.group("host")) if m is not None else None
+
+
 def record_writer(message: str) -> dict | None:
     """Who wrote a line that opens a record with a traceback its next lines carry without its prefix (see
     `record_line`), as Evidence fields (`writer`), when its prefixes name a rank; else None."""
@@ -625,12 +636,11 @@ class FileReader:
         (facts.RAY_TASK_HEADER, after the driver's own exception or alone), the traceback it opens: the remote
         process's, whose exception is that process's (its pid and its node's address)."""
         yield from self._read_line(at)
-        if facts.RAY_TASK_KEYWORD in at.rest:
-            m = facts.RAY_TASK_HEADER.search(at.rest)
-            if m is not None and (at.key in self._ray_tasks or len(self._ray_tasks) < 4096):
-                self._tracebacks[at.key] = at.n
-                self._caught.discard(at.key)
-                self._ray_tasks[at.key] = (at.n, int(m.group("pid")), m.group("host"))
+        task = ray_task(at.rest)
+        if task is not None and (at.key in self._ray_tasks or len(self._ray_tasks) < 4096):
+            self._tracebacks[at.key] = at.n
+            self._caught.discard(at.key)
+            self._ray_tasks[at.key] = (at.n, *task)
 
     def _read_line(self, at: _Line) -> Iterator[Evidence]:
         """A line worth a look, read."""
@@ -703,7 +713,7 @@ class FileReader:
                 ev = self._exception(at, m.group("type"), m.group("message") or "", cause)
                 task = self._ray_tasks.pop(key, None)
                 if ev is not None and task is not None and task[0] == open_tb:  # a Ray task's: its process's
-                    ev = _of_ray_task(ev, task[1], task[2])
+                    ev = of_ray_task(ev, task[1], task[2])
                 if ev is not None and named is not None and named[1] == open_tb:  # the "(RANK N)" block's own
                     ev = _of_rank(ev, named[0])
                     yield from self._dcp_credited(key)
@@ -954,7 +964,7 @@ def _of_rank(ev: Evidence, rank: int) -> Evidence:
     return _of_another(ev, details, rank=rank)
 
 
-def _of_ray_task(ev: Evidence, pid: int, host: str) -> Evidence:
+def of_ray_task(ev: Evidence, pid: int, host: str) -> Evidence:
     """The exception a Ray task's traceback ends with (facts.RAY_TASK_HEADER): the process the header names (its pid,
     its node's address), whoever printed it (the driver: its own fields go to details as its reporter's)."""
     if (ev.pid, ev.host) == (pid, host):

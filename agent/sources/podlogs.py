@@ -37,7 +37,7 @@ from parsers.progress import Progress, recognise
 from triage import facts as job_facts
 from triage.teardown import covering, tears_down
 from triage.read import (BLOCK_LINES, BLOCK_OPENERS, PROGRESS_KEYWORDS, TRACEBACK_LINES, block_fact, generic, job_fact,
-                         numel_in, progress_group, record_line, record_writer, strip_lead)
+                         numel_in, progress_group, ray_task, record_line, record_writer, strip_lead)
 
 from . import MissingInputs, Source
 
@@ -52,6 +52,7 @@ MAX_BATCH_FINDINGS = 1024
 POD_MEMO_SIZE = 1024  # distinct lines remembered by the one memo of all pod files (a template is ~1-2 KiB)
 MAX_MARKS = 64  # progress lines handed on per file and read (the latest; a burst of steps needs no more)
 RECORD_OPENER = job_facts.TRACEBACK.encode()  # a record whose traceback lines lack its prefix ends its line with it
+TASK_OPENER = job_facts.RAY_TASK_KEYWORD.encode()  # in Ray's header of a task's error (triage.read.ray_task)
 MAX_GROUPS = 64  # (rank, SeqNum) -> process group remembered per file from its watchdog progress lines (the latest)
 
 
@@ -74,6 +75,9 @@ class _Tail:
     # writer naming a rank: (the writer's fields, the opener's line number, whether its traceback is open), read on
     # with the next read
     record: tuple[dict, int, bool] | None = None
+    # Ray's header of a task's error whose traceback is open (triage.read.ray_task): (its pid, its node's address, its
+    # writer's prefixes, its line number), read on with the next read until the exception ending it
+    task: tuple[int, str, tuple, int] | None = None
     # the latest statement of the job's success this file made (triage.facts job_success): (its line number, its CRI
     # time or None, its row's name); the communicator errors after it are its teardown (triage.teardown), no Event.
     # One per file: a restarted container writes a new file, whose errors no earlier success covers
@@ -375,6 +379,8 @@ class PodLogSource(Source):
             found.append((tail.ref, f))
         if tail.record is not None or buf.find(RECORD_OPENER, 0, cut + 1) != -1:
             self._records(tail, buf, cut + 1, first, found)
+        if tail.task is not None or buf.find(TASK_OPENER, 0, cut + 1) != -1:
+            self._ray_tasks(tail, buf, cut + 1, first, found)
         if tail.success is not None or stated:
             self._teardown(tail, found, stated)
         self._collectives(tail, found)
@@ -465,6 +471,62 @@ class PodLogSource(Source):
                     if f.kind in job_facts.LIVE:  # a job fact's Event words say its fields
                         f.details.setdefault("rank", said["rank"])
                     break
+
+    @staticmethod
+    def _ray_tasks(tail: _Tail, buf: bytes, end: int, first: int, found: list) -> None:
+        """The findings of the exception a Ray task's traceback ends with made that process's, as offline
+        (triage.read.ray_task, FileReader): Ray's header of the task's error ("ray::WorkerDict.generate_sequences()
+        (pid=838798, ip=10.138.0.27, ...)") opens it, and the first line after it, of the same writer (its prefixes),
+        that is no frame's indented line and reads as an exception (within TRACEBACK_LINES) ends it; a traceback of the
+        writer's own opening meanwhile is not the task's.  The finding's pid is the task's, details "task_pid" and
+        "task_host" say it (a job fact's fields "pid" and "host" too), and the writer's rank and pid go to details as
+        its reporter's.  Only the lines from a header on, while its traceback is open, are looked at one by one (a
+        traceback a read cut short goes on with the next, `_Tail.task`); between them the next header is found by a
+        search of the bytes."""
+        ends: dict[int, tuple[int, str]] = {}  # exception line -> the task's (pid, host)
+        task = tail.task
+        number, pos = first, 0
+        while pos < end:
+            if task is None:  # on to the line of the next header
+                nxt = buf.find(TASK_OPENER, pos, end)
+                if nxt == -1:
+                    break
+                nxt = buf.rfind(b"\n", 0, nxt) + 1
+                number += buf.count(b"\n", pos, nxt)
+                pos = nxt
+            nl = buf.find(b"\n", pos, end)
+            nl = end if nl == -1 else nl
+            text = buf[pos:nl].decode("utf-8", "replace").rstrip("\r")
+            env = cri(text)
+            fields_, _, rest = strip_lead(env.message if env is not None else text)
+            header = ray_task(rest)
+            if header is not None:
+                task = (*header, fields_, number)
+            elif task is not None and fields_ == task[2]:
+                if number - task[3] > TRACEBACK_LINES or rest.endswith(job_facts.TRACEBACK):
+                    task = None
+                elif not rest[:1].isspace() and job_facts.EXCEPTION.match(rest) is not None:
+                    ends[number] = (task[0], task[1])
+                    task = None
+            elif task is not None and number - task[3] > TRACEBACK_LINES:
+                task = None
+            number, pos = number + 1, nl + 1
+        tail.task = task
+        for _, f in found:
+            said = ends.get(f.line) if f.line is not None else None
+            if said is None:
+                continue
+            pid, host = said
+            if f.rank is not None:
+                f.details.setdefault("reporter_rank", f.rank)
+            if f.pid is not None and f.pid != pid:
+                f.details.setdefault("reporter_pid", f.pid)
+            f.rank, f.pid = None, pid
+            f.details.update(task_pid=pid, task_host=host)
+            if f.kind in job_facts.LIVE:  # a job fact's Event words say its fields: the task's process, no rank
+                for name in ("rank", "local_rank"):
+                    f.details.pop(name, None)
+                f.details.update(pid=pid, host=host)
 
     def _job_facts(self, tail: _Tail, buf: bytes, end: int, first: int, found: list,
                    stated: list[tuple[int, float | None, str]]) -> list[Finding]:

@@ -1339,3 +1339,74 @@ def test_a_restated_line_is_its_rule_rows_property_and_the_agent_holds_back_by_i
     assert WorkloadTracker(Metrics()).observe(ref, f) is None
     said = replace(f, details={k: v for k, v in f.details.items() if k != "restates"})  # the same Xid as its own word
     assert restated(said) is None and WorkloadTracker(Metrics()).observe(ref, said) is not None
+
+
+# Ray's header of a task's error, every form it is printed in, then the remote traceback (triage.read.ray_task):
+# PeterGriffinJin/Search-R1 #61 (REAL, tests/fixtures/incidents/search-r1-61-verl-ray-task-illegal-access: a line of
+# its own, then the frames and the exception, all verbatim)
+SEARCH_R1_61 = (Path(__file__).parents[1] / "fixtures" / "incidents" / "search-r1-61-verl-ray-task-illegal-access" /
+                "logs" / "driver.log")
+# hiyouga/EasyR1 #9 as copied at https://github.com/RootedTime/EasyR1/issues/9 (REAL: Ray's "Unhandled error" form
+# after the driver's "(Runner pid=104449)" prefix, and the first frames); SYNTHETIC: the exception line after them
+# (Search-R1 #61's, behind the same prefix)
+EASYR1_9 = [
+    "(Runner pid=104449) Unhandled error (suppress with 'RAY_IGNORE_UNHANDLED_ERRORS=1'): ray::WorkerDict."
+    "actor_rollout_ref_update_actor() (pid=118847, ip=10.130.71.7, actor_id=ee9c9085442695cbd58f2c1f01000000, "
+    "repr=<verl.single_controller.ray.base.WorkerDict object at 0x7419a03337c0>)",
+    '(Runner pid=104449)   File "/workspaces/EasyR1/verl/single_controller/ray/base.py", line 432, in func',
+    "(Runner pid=104449)     return getattr(self.worker_dict[key], name)(*args, **kwargs)",
+    "(WorkerDict pid=118271) After vllm offload in sharding manager: 13.54 GB / 79.19 GB.",
+    "(Runner pid=104449) RuntimeError: CUDA error: an illegal memory access was encountered"]
+# huggingface/open-r1 #130 (REAL header: colorama's cyan and reset around the proctitle, their escape lost in the copy)
+OPEN_R1_130 = "[36mray::run_inference_one_model()[39m (pid=602229, ip=115.154.137.9)"
+
+
+def _said(ev) -> str:
+    return ev.message.partition(" Container output:")[0]
+
+
+def test_a_ray_tasks_failure_is_published_with_the_process_and_node_its_header_names(tmp_path):
+    """A driver prints a remote task's failure under Ray's header: the exception ending the traceback under it is
+    that process's, on the node at its address (as offline, triage.read.ray_task), and the Pod Event says which
+    ("Raised in Ray's task process (pid ..; host ..)"); also when a read cuts the traceback in two, behind the driver's
+    prefix (another writer's line between the frames no end of it), and for a job fact the
+    task raised (its fields say the task's node).  Before, the Event said nothing of it and the cluster named the
+    driver's node."""
+    lines = SEARCH_R1_61.read_text().splitlines()
+    cri = [f"2025-04-03T10:00:00.{i:09d}Z stderr F {line}\n" for i, line in enumerate(lines)]
+    log = tmp_path / "pods" / "rl_verl-driver-0_0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d" / "main" / "0.log"
+    log.parent.mkdir(parents=True)
+    log.write_text("".join(cri[:5]))  # the read cuts the traceback after its fourth line
+    src = source(tmp_path / "pods")
+    src.discover()
+    assert src.poll() == []
+    append(log, "".join(cri[5:]))
+    ((ref, f),) = src.poll()
+    assert (f.kind, f.line, f.pid, f.details["task_host"]) == ("cuda_error", 12, 838798, "10.138.0.27")
+    ev = WorkloadTracker(Metrics()).observe(ref, f)
+    assert ev.reason == "CUDAIllegalAddress" and \
+        "Raised in Ray's task process (pid 838798; host 10.138.0.27)" in _said(ev)
+    # behind the driver's prefix, another writer's line between the frames and the exception (EasyR1 #9)
+    append(log, "".join(f"2025-04-03T10:00:01.{i:09d}Z stderr F {line}\n" for i, line in enumerate(EASYR1_9)))
+    ((ref, f),) = src.poll()
+    assert (f.line, f.pid, f.rank, f.details["task_host"]) == (20, 118847, None, "10.130.71.7")
+    # colorama's form (open-r1 #130); a job fact the task raised says the task's process as its own fields
+    found = _job_fact_pod(tmp_path / "facts", [OPEN_R1_130, *lines[1:11], "OSError: [Errno 28] No space left on device"])
+    ((ref, f),) = [(r, x) for r, x in found if x.kind == "storage_error"]
+    ev = WorkloadTracker(Metrics()).observe(ref, f)
+    assert "(host 115.154.137.9; pid 602229; error No space left on device)" in _said(ev)
+
+
+def test_a_traceback_not_under_rays_header_names_no_other_process(tmp_path):
+    """A traceback Python printed itself, one the writer opened after the header (its own, not the task's), an
+    exception another writer printed, and a header past TRACEBACK_LINES before its exception: no task's process."""
+    lines = SEARCH_R1_61.read_text().splitlines()
+    frames, exception = lines[1:11], lines[11]
+    found = _job_fact_pod(tmp_path / "pods", [
+        "Traceback (most recent call last):", *frames, exception,
+        lines[0], "Traceback (most recent call last):", *frames, exception,
+        EASYR1_9[0], "(WorkerDict pid=118271) " + exception,
+        lines[0], *["  " + "x" * 8] * 401, exception])
+    assert [(f.kind, f.pid, "task_host" in f.details) for _, f in found] == [("cuda_error", None, False)] * 4
+    ev = WorkloadTracker(Metrics()).observe(*found[0])
+    assert "Ray's task process" not in ev.message
