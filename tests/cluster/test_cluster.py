@@ -1128,3 +1128,37 @@ def test_a_sigterm_as_the_controller_serves_metrics_exits_0():
     out = subprocess.run([sys.executable, "-c", _SIGTERM_AT_METRICS], capture_output=True, text=True, timeout=60,
                          env={**os.environ, "POD_NAME": "replica-1"})
     assert out.returncode == 0, out.stderr[-2000:]
+
+
+# PeterGriffinJin/Search-R1 #61 (REAL, tests/fixtures/incidents/search-r1-61-verl-ray-task-illegal-access): a verl
+# driver prints a WorkerDict task's illegal memory access under Ray's header naming the task's pid and node address
+SEARCH_R1_61 = (Path(__file__).resolve().parents[1] / "fixtures" / "incidents" /
+                "search-r1-61-verl-ray-task-illegal-access" / "logs" / "driver.log").read_text().splitlines()
+
+
+def test_a_ray_tasks_failure_is_named_on_the_node_its_header_names_not_the_drivers():
+    """The driver's pod (on gpu-node-1) printed the failure; the task ran in the Ray worker pod whose IP its header
+    names (on gpu-node-2): the agent's Event says the task's process, through the API the cluster reads it back, and
+    the incident names that node and pod, as offline names the address (was: the driver's node)."""
+    events = agent_fact_events("gpu-node-1", "rc-head", SEARCH_R1_61)
+    (said,) = events
+    assert said["reason"] == "CUDAIllegalAddress" and \
+        "Raised in Ray's task process (pid 838798; host 10.138.0.27)" in said["message"]
+    (e,) = Reader().pod_event(said)  # the task's process, the driver's node its reporter (triage.read.of_ray_task)
+    assert (e.kind, e.host, e.pid, e.details["reporter_host"]) == ("cuda_error", "10.138.0.27", 838798, "gpu-node-1")
+    with ApiDouble() as api:
+        for node, name, ip, host_ip in (("gpu-node-1", "rc-head", "10.138.0.11", "10.0.0.1"),
+                                        ("gpu-node-2", "rc-worker", "10.138.0.27", "10.0.0.2")):
+            api.add_node(node, gpus=8)
+            p = api.add_pod("train", name, node, gpus=8)
+            p["metadata"]["labels"] = {JOB_LABEL: "rc"}
+            p["status"].update(podIP=ip, podIPs=[{"ip": ip}], hostIP=host_ip)
+            api.pods.touch(("train", name))
+        core = make_api(Settings(api_server=api.url))
+        core.create_namespaced_event("train", {**{k: v for k, v in said.items() if k != "metadata"},
+                                               "metadata": {"name": said["metadata"]["name"], "namespace": "train"}})
+        with controller(api):
+            ev = wait_until(lambda: next(iter(incidents(api)), None), "an incident")
+            root = doc(ev)["incident"]
+            assert (root["category"], root["root"]["kind"], root["root"]["host"], root["root"]["pod"]) == (
+                "application", "cuda_error", "gpu-node-2", "train/rc-worker")

@@ -52,3 +52,12 @@ def test_a_task_whose_container_never_started_is_named_live_as_offline():
     bench = _bench()
     for r in bench.rows(["pyxis-135-slurmstepd-node", "pyxis-61-container-start"]):
         assert r.live_ok and r.offline_ok, (r.name, r.live, r.why)
+
+
+def test_a_ray_tasks_failure_is_named_live_on_the_node_its_header_names():
+    """search-r1-61-verl-ray-task-illegal-access: the driver's log holds Ray's header of a WorkerDict task's error; the
+    agent's Event says the task's pid and node address and the cluster names that host, as offline (was: node-0, the
+    driver's node, the one live miss)."""
+    (row,) = _bench().rows(["search-r1-61-verl-ray-task-illegal-access"])
+    assert row.live_ok and row.offline_ok, (row.live, row.why)
+    assert "host=10.138.0.27" in row.live
