@@ -1036,14 +1036,18 @@ def read_collectives(message: str) -> dict[int, Collective]:
 # them back into the evidence (triage.read.of_ray_task), so the cluster names the node offline names.  A job fact's
 # Event says them as its own fields (host, pid).
 RAY_TASK_WORDS = "Raised in Ray's task process"
+# the node's address Ray names (its node_ip_address: IPv4, IPv6, at most a short name): with the words, at most 125
+# characters, so that with a timeout's collectives (COLLECTIVES_CHARS) the Event's quoted line stays within its 1,024
+_RAY_TASK_HOST = re.compile(r"[\w.:\-\[\]]{1,64}")
 _RAY_TASK = re.compile(re.escape(RAY_TASK_WORDS) + r" \(pid (?P<pid>" + _VALUE["int"].pattern + r"); host (?P<host>" +
-                       _VALUE["text"].pattern + r")\)")
+                       _RAY_TASK_HOST.pattern + r")\)")
 
 
 def ray_task_words(pid, host) -> str:
     """The Event's words for the Ray task's process a failure was raised in, "" when either value is not of its
-    field's shape (a pid beyond 18 digits, an address with a space or a parenthesis)."""
-    if pid is None or host is None or not _shape("pid").fullmatch(str(pid)) or not _shape("host").fullmatch(str(host)):
+    shape (a pid beyond 18 digits, an address longer than 64 characters or with a space or a parenthesis)."""
+    if pid is None or host is None or not _shape("pid").fullmatch(str(pid)) or \
+            not _RAY_TASK_HOST.fullmatch(str(host)):
         return ""
     return f"{RAY_TASK_WORDS} (pid {pid}; host {host})"
 

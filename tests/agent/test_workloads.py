@@ -1410,3 +1410,16 @@ def test_a_traceback_not_under_rays_header_names_no_other_process(tmp_path):
     assert [(f.kind, f.pid, "task_host" in f.details) for _, f in found] == [("cuda_error", None, False)] * 4
     ev = WorkloadTracker(Metrics()).observe(*found[0])
     assert "Ray's task process" not in ev.message
+
+
+def test_a_ray_tasks_words_are_bounded_and_read_back():
+    """The words the Event adds are at most 125 characters (a pid of 18 digits, an address of 64: with a timeout's
+    collectives the quoted line stays within the Event's 1,024), a value of another shape is not said, and the cluster
+    reads back what was said."""
+    from triage.facts import RAY_TASK_WORDS, ray_task_words, read_ray_task
+
+    longest = ray_task_words(10 ** 18 - 1, "f" * 64)
+    assert longest.startswith(RAY_TASK_WORDS) and len(longest) <= 125
+    assert ray_task_words(7, "h" * 65) == ray_task_words(7, "a host") == ray_task_words(10 ** 19, "h") == ""
+    assert read_ray_task("CUDA error 'x': ... " + ray_task_words(838798, "fe80::1")) == (838798, "fe80::1")
+    assert read_ray_task("CUDA error 'x': ... [container main]") is None
