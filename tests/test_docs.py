@@ -132,6 +132,14 @@ def test_readme_names_every_pod_event_reason():
     workloads = (ROOT / "docs" / "workloads.md").read_text(encoding="utf-8")
     missing = {r for r in LIVE_REASONS if f"`{r}`" not in workloads}
     assert not missing, f"docs/workloads.md's Pod Event reasons lack {sorted(missing)}"
+    # and where the cluster component says which job facts it reads back: its page and its module's own list
+    import cluster.evidence
+
+    cluster_md = (ROOT / "docs" / "cluster.md").read_text(encoding="utf-8")
+    missing = {r for r in LIVE_REASONS if f"`{r}`" not in cluster_md}
+    assert not missing, f"docs/cluster.md's job fact Pod Events lack {sorted(missing)}"
+    said = re.search(r"Job fact Pod Events \(([^;]*);", cluster.evidence.__doc__).group(1)
+    assert set(re.split(r",\s+", said)) == set(LIVE_REASONS), f"cluster/evidence.py's docstring lists {said}"
 
 
 def test_make_run_writes_to_no_cluster_unless_asked():
