@@ -213,3 +213,12 @@ def test_the_readme_replay_raises_what_it_says(tmp_path):
         guard.cancel()
         proc.terminate()
         assert proc.wait(timeout=30) == 0
+
+
+def test_docs_triage_names_every_option_of_gpu_npd_triage():
+    """docs/triage.md is the command's page: each of its options is named there (`--evidence` was not)."""
+    from offline.triage_cli import triage
+
+    page = (ROOT / "docs" / "triage.md").read_text(encoding="utf-8")
+    options = {o for p in triage.params for o in p.opts if o.startswith("--")}
+    assert options and not {o for o in options if f"{o} " not in page and f"{o}`" not in page}, options
