@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
@@ -215,10 +217,13 @@ def test_the_readme_replay_raises_what_it_says(tmp_path):
         assert proc.wait(timeout=30) == 0
 
 
-def test_docs_triage_names_every_option_of_gpu_npd_triage():
-    """docs/triage.md is the command's page: each of its options is named there (`--evidence` was not)."""
-    from offline.triage_cli import triage
-
-    page = (ROOT / "docs" / "triage.md").read_text(encoding="utf-8")
-    options = {o for p in triage.params for o in p.opts if o.startswith("--")}
-    assert options and not {o for o in options if f"{o} " not in page and f"{o}`" not in page}, options
+@pytest.mark.parametrize("command,pages", [("offline.triage_cli:triage", ["triage.md"]),
+                                           ("offline.cli:parse", ["index.md", "detection.md"])])
+def test_the_offline_commands_pages_name_every_option(command, pages):
+    """Each option of `gpu-npd triage` is named on docs/triage.md (`--evidence` was not), each of `gpu-npd parse` on
+    the pages that say how to run it (`--year` was on none)."""
+    module, name = command.split(":")
+    text = "".join((ROOT / "docs" / page).read_text(encoding="utf-8") for page in pages)
+    options = {o for p in getattr(importlib.import_module(module), name).params for o in p.opts if o.startswith("--")}
+    missing = {o for o in options if f"{o} " not in text and f"{o}`" not in text}
+    assert options and not missing, f"{pages} lack {sorted(missing)}"
