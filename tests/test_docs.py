@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
@@ -132,6 +134,14 @@ def test_readme_names_every_pod_event_reason():
     workloads = (ROOT / "docs" / "workloads.md").read_text(encoding="utf-8")
     missing = {r for r in LIVE_REASONS if f"`{r}`" not in workloads}
     assert not missing, f"docs/workloads.md's Pod Event reasons lack {sorted(missing)}"
+    # and where the cluster component says which job facts it reads back: its page and its module's own list
+    import cluster.evidence
+
+    cluster_md = (ROOT / "docs" / "cluster.md").read_text(encoding="utf-8")
+    missing = {r for r in LIVE_REASONS if f"`{r}`" not in cluster_md}
+    assert not missing, f"docs/cluster.md's job fact Pod Events lack {sorted(missing)}"
+    said = re.search(r"Job fact Pod Events \(([^;]*);", cluster.evidence.__doc__).group(1)
+    assert set(re.split(r",\s+", said)) == set(LIVE_REASONS), f"cluster/evidence.py's docstring lists {said}"
 
 
 def test_make_run_writes_to_no_cluster_unless_asked():
@@ -205,3 +215,17 @@ def test_the_readme_replay_raises_what_it_says(tmp_path):
         guard.cancel()
         proc.terminate()
         assert proc.wait(timeout=30) == 0
+
+
+@pytest.mark.parametrize("command,pages", [("offline.triage_cli:triage", ["triage.md"]),
+                                           ("offline.cli:parse", ["index.md", "detection.md"]),
+                                           ("cluster.cli:cluster", ["cluster.md"])])
+def test_the_offline_commands_pages_name_every_option(command, pages):
+    """Each option of `gpu-npd triage` is named on docs/triage.md (`--evidence` was not), each of `gpu-npd parse` on
+    the pages that say how to run it (`--year` was on none), each of `gpu-npd cluster` on docs/cluster.md (the Lease's
+    and the API server's were not)."""
+    module, name = command.split(":")
+    text = "".join((ROOT / "docs" / page).read_text(encoding="utf-8") for page in pages)
+    options = {o for p in getattr(importlib.import_module(module), name).params for o in p.opts if o.startswith("--")}
+    missing = {o for o in options if f"{o} " not in text and f"{o}`" not in text}
+    assert options and not missing, f"{pages} lack {sorted(missing)}"

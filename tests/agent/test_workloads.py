@@ -784,6 +784,9 @@ JOB_FACT_LINES = [
      "(host sp-0016; error couldn't start container; read as pyxis_container)"),
     ("slurmstepd: error: spank: required plugin spank_pyxis.so: task_init() failed with rc=-1", "TaskNotStarted",
      "(plugin spank_pyxis.so; callback task_init; rc -1; read as spank_plugin_init)"),
+    # srun's failed task launch names the node it failed on (NVIDIA/pyxis #107), as docs/workloads.md says
+    ("srun: error: Task launch for StepId=96.0 failed on node n2: No such process", "TaskNotStarted",
+     "(host n2; job 96.0; error No such process; read as srun_task_launch)"),
     # ranks called different collectives (ms-swift-9443-mismatch, nccl-296-mismatch)
     ("[rank1]: RuntimeError: Detected mismatch between collectives on ranks. Rank 1 is running collective: "
      "CollectiveFingerPrint(SequenceNumber=3104, OpType=ALLREDUCE, TensorShape=[195812480]), but Rank 0 is running "

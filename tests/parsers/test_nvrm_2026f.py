@@ -28,3 +28,17 @@ def test_batch_samples_are_their_events_and_nothing_else(item):
 
 def test_the_batch_is_read():
     assert {i["file"] for i in BATCH} == set(BATCHES)
+
+
+def test_uvm_global_fatal_after_the_lost_gpu_is_part_of_its_event():
+    """UVM's global fatal error follows the lost GPU it comes of (open-gpu-kernel-modules #1342: after the GPU fell off
+    the bus): part of that event, no second finding; alone, the node's reboot. Constructed: the Xid 79 line of
+    tests/fixtures/dmesg/xid79-fallen-off-bus.dmesg (DaoCloud's talk) then #1342's line with its NVRM prefix and the
+    dmesg stamp fitted; each line real, their sequence built here."""
+    xid = "[ 4254.197860] NVRM: Xid (PCI:0000:5d:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus.\n"
+    uvm = ("[ 4255.100000] NVRM: nvGpuOpsReportFatalError: uvm encountered global fatal error 0x60, requiring os "
+           "reboot to recover\n")
+    assert [(f.kind, f.severity, f.action) for f in realworld.findings(xid + uvm)] == [("xid", "fatal", "RESTART_BM")]
+    (alone,) = realworld.findings(uvm)
+    assert (alone.kind, alone.severity, alone.action, alone.details["uvm_status"]) == (
+        "gpu_reset_required", "fatal", "RESTART_BM", "0x60")
