@@ -1,9 +1,11 @@
 """Kubernetes Events: aggregated (a repeat updates the count of the event it repeats) and rate limited
-(a token bucket; what waits is aggregated, never dropped unless the bounded backlog overflows)."""
+(a token bucket; what waits is aggregated, never dropped unless the bounded backlog overflows or the API server
+refuses the Event itself)."""
 
 from __future__ import annotations
 
 import hashlib
+import logging
 import threading
 import time
 from collections import OrderedDict
@@ -12,6 +14,9 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from .ratelimit import TokenBucket
+from .retry import describe, refusal
+
+log = logging.getLogger("gpu_npd.kube")
 
 
 MAX_PENDING = 512
@@ -56,6 +61,7 @@ class EventRecorder:
         self._aggs: OrderedDict[tuple, _Agg] = OrderedDict()
         self._lock = threading.Lock()
         self.overflowed = 0
+        self.rejected = 0  # Events the API server refused (flush): dropped
 
     def record(self, ref: Ref, reason: str, message: str, type_: str = "Warning", key: str | None = None,
                count: int = 1, name: str | None = None, first: float | None = None, total: int | None = None,
@@ -105,47 +111,63 @@ class EventRecorder:
 
     def flush(self, api, timeout: float) -> int:
         """Write what is due, within the rate limit; returns API writes made.  Raises on API errors
-        (what was not written stays pending).  One thread flushes (`record` may be called from any)."""
-        from kubernetes.client.rest import ApiException  # noqa: PLC0415
-
+        (what was not written stays pending), but for an Event the API server refuses (a 4xx but 429: its namespace
+        being deleted or gone, RBAC): that one is dropped, counted in `rejected` and logged, as client-go's recorder
+        drops it, and the next is written.  One thread flushes (`record` may be called from any)."""
         writes = 0
         now = self.clock()
         with self._lock:
-            due = [a for a in self._aggs.values() if a.count > a.written]
+            due = [(k, a) for k, a in self._aggs.items() if a.count > a.written]
             for k in [k for k, a in self._aggs.items() if a.count == a.written and now - a.first > self.aggregate_seconds]:
                 del self._aggs[k]
-        for agg in due:
+        for key, agg in due:
             if not self.bucket.take():
                 break
-            with self._lock:  # one consistent picture of the aggregate: record() may be bumping it meanwhile
-                body, sent = self._body(agg), agg.count
-            ns = agg.ref.namespace or self.namespace
-            if agg.name is None:
-                digest = hashlib.sha1(f"{agg.ref.name}|{agg.reason}|{agg.message}|{agg.first}".encode()).hexdigest()[:16]
-                name = agg.fixed_name or f"{agg.ref.name}.{digest}"  # deterministic: a retried create names the same Event
-                created = {**body, "metadata": {**body.get("metadata", {}), "name": name, "namespace": ns}}
-                try:
-                    api.create_namespaced_event(ns, created, _request_timeout=timeout)
-                except ApiException as exc:
-                    if exc.status != 409:
-                        raise
-                    # AlreadyExists: an earlier create was committed but its reply was lost. It is ours;
-                    # bring its count up to date instead of failing on it forever.
-                    api.patch_namespaced_event(name, ns, body, _request_timeout=timeout,
-                                               _content_type="application/strategic-merge-patch+json")
-                agg.name = name
-            else:
-                try:
-                    api.patch_namespaced_event(agg.name, ns, body, _request_timeout=timeout,
-                                               _content_type="application/strategic-merge-patch+json")
-                except ApiException as exc:
-                    if exc.status != 404:
-                        raise
-                    agg.name = None  # expired on the server (event TTL): create it again
-                    continue
-            agg.written = max(agg.written, sent)  # what was recorded after the body was made is still due
-            writes += 1
+            try:
+                writes += self._write(api, agg, timeout)
+            except Exception as exc:
+                if not refusal(exc):
+                    raise
+                with self._lock:
+                    if self._aggs.get(key) is agg:
+                        del self._aggs[key]
+                self.rejected += 1
+                log.warning("Event %s on %s %s/%s refused, dropped: %s", agg.reason, agg.ref.kind,
+                            agg.ref.namespace or self.namespace, agg.ref.name, describe(exc))
         return writes
+
+    def _write(self, api, agg: _Agg, timeout: float) -> int:
+        """One Event created or patched: 1, or 0 where it expired on the server (created again at the next flush)."""
+        from kubernetes.client.rest import ApiException  # noqa: PLC0415
+
+        with self._lock:  # one consistent picture of the aggregate: record() may be bumping it meanwhile
+            body, sent = self._body(agg), agg.count
+        ns = agg.ref.namespace or self.namespace
+        if agg.name is None:
+            digest = hashlib.sha1(f"{agg.ref.name}|{agg.reason}|{agg.message}|{agg.first}".encode()).hexdigest()[:16]
+            name = agg.fixed_name or f"{agg.ref.name}.{digest}"  # deterministic: a retried create names the same Event
+            created = {**body, "metadata": {**body.get("metadata", {}), "name": name, "namespace": ns}}
+            try:
+                api.create_namespaced_event(ns, created, _request_timeout=timeout)
+            except ApiException as exc:
+                if exc.status != 409:
+                    raise
+                # AlreadyExists: an earlier create was committed but its reply was lost. It is ours;
+                # bring its count up to date instead of failing on it forever.
+                api.patch_namespaced_event(name, ns, body, _request_timeout=timeout,
+                                           _content_type="application/strategic-merge-patch+json")
+            agg.name = name
+        else:
+            try:
+                api.patch_namespaced_event(agg.name, ns, body, _request_timeout=timeout,
+                                           _content_type="application/strategic-merge-patch+json")
+            except ApiException as exc:
+                if exc.status != 404:
+                    raise
+                agg.name = None  # expired on the server (event TTL): create it again
+                return 0
+        agg.written = max(agg.written, sent)  # what was recorded after the body was made is still due
+        return 1
 
     def _body(self, agg: _Agg) -> dict[str, Any]:
         obj = {"kind": agg.ref.kind, "name": agg.ref.name, "apiVersion": agg.ref.api_version}

@@ -225,13 +225,20 @@ def _cri(m: re.Match, year: int | None) -> Envelope:
     return Envelope("cri", msg, timestamp=_iso(ts), extra={"stream": stream, "partial": tag == "P"})
 
 
-def _docker(m: re.Match, year: int | None) -> Envelope | None:
-    import json  # noqa: PLC0415 - docker's json-file lines only: no start-up cost for the others
+def json_value(text: str) -> Any:
+    """JSON text's value, None where it is no JSON: what does not parse (ValueError), and what is nested deeper than
+    the recursion limit (RecursionError: a program can print such a line; the line is then plain text).  Also
+    triage.inventory's, for a kubectl document and an annotation's JSON."""
+    import json  # noqa: PLC0415 - JSON lines and documents only: no start-up cost for the others
 
     try:
-        obj = json.loads(m.string)
-    except ValueError:
+        return json.loads(text)
+    except (ValueError, RecursionError):
         return None
+
+
+def _docker(m: re.Match, year: int | None) -> Envelope | None:
+    obj = json_value(m.string)
     if not isinstance(obj, dict) or not isinstance(obj.get("log"), str):
         return None
     ts = obj.get("time")
@@ -410,12 +417,7 @@ def _journal_json(m: re.Match, year: int | None) -> Envelope | None:
     transport (journal, syslog, stdout, audit) is a process's: KMSG_USERSPACE where the identifier says "kernel".
     The time is the record's (__REALTIME_TIMESTAMP, microseconds), the uptime the kernel's own stamp where kept
     (_SOURCE_MONOTONIC_TIMESTAMP), else journald's. Refused (plain text) unless it is an object with a MESSAGE."""
-    import json  # noqa: PLC0415 - journal JSON lines only: no start-up cost for the others
-
-    try:
-        obj = json.loads(m.string.lstrip("\x1e"))
-    except ValueError:
-        return None
+    obj = json_value(m.string.lstrip("\x1e"))
     if not isinstance(obj, dict):
         return None
     msg = journal_field(obj.get("MESSAGE"))

@@ -21,11 +21,10 @@ triage.attribute's Job prefers to NCCL's (the node, not the pod's hostname NCCL 
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any, Iterable, Iterator, Mapping, NamedTuple
 
-from parsers.envelope import parse_time
+from parsers.envelope import json_value, parse_time
 
 from .facts import POD_ENDS, pod_end
 from .model import TEXT_MAX, Evidence
@@ -88,7 +87,7 @@ def attached_ips(meta: Mapping[str, Any]) -> list[str]:
     if not raw:
         return []
     try:
-        doc = json.loads(raw)
+        doc = json_value(raw)  # (None where it is no JSON: a TypeError below)
         return [str(ip) for net in doc[:MAX_INTERFACES] if isinstance(net, dict)
                 for ip in (net.get("ips") or [])[:MAX_INTERFACES] if isinstance(ip, str)]
     except (ValueError, TypeError, AttributeError, KeyError):
@@ -277,8 +276,8 @@ def read_inventory(lines: Iterator[str], first: str, file: str | None = None,
         size += len(line)
         if size > max_chars:
             return None, text
-    try:
-        doc = json.loads("".join(text)) if kind == "json" else _yaml("".join(text))
+    try:  # (JSON that does not parse is None: no Pod or Node)
+        doc = json_value("".join(text)) if kind == "json" else _yaml("".join(text))
     except ValueError:
         return None, text
     if not any(_kind(obj) in ("Pod", "Node") for obj in _items(doc)):

@@ -70,3 +70,37 @@ def test_an_occurrence_recorded_while_its_event_is_being_written_is_written_next
     assert rec.pending() == 1
     assert rec.flush(Api(), 5) == 1 and rec.written(node, "Xid79FallenOffBus", "p")
     assert sent == [1, 2] and rec.pending() == 0
+
+
+def test_an_event_the_server_refuses_is_dropped_and_the_events_after_it_are_written():
+    """An Event the API server refuses for good (4xx but 429): the pod's namespace being deleted ("It is common for a
+    server to reject creation of an `Event` with a `Forbidden` response when a `Namespace` is being terminated",
+    kubernetes/kubernetes #23644; NamespaceLifecycle's "unable to create new content in namespace .. because it is
+    being terminated", openshift/release #1478), or gone (404).  As client-go's recorder ("Server rejected event ..
+    (will not retry!)"), it is dropped, counted and logged; the Events after it are written.  Was: raised at every
+    flush, the oldest pending first, so no Event of the agent was written again (the writer backing off)."""
+    rec = EventRecorder("gpu-npd", "node-a", burst=10, per_minute=600)
+    pod, node = Ref("Pod", "w-0", "train"), Ref("Node", "node-a")
+    sent, tried = [], []
+
+    class Api:
+        def create_namespaced_event(self, ns, body, **_):
+            tried.append(ns)
+            if ns == "train":
+                raise ApiException(status=403, reason="Forbidden")
+            sent.append(body["reason"])
+
+    rec.record(pod, "NCCLTimeout", "rank 0 timed out", key="p")
+    rec.record(node, "Xid79FallenOffBus", "GPU fell off the bus", key="n")
+    assert rec.flush(Api(), 5) == 1 and sent == ["Xid79FallenOffBus"] and rec.written(node, "Xid79FallenOffBus", "n")
+    assert rec.rejected == 1 and rec.pending() == 0
+    assert rec.flush(Api(), 5) == 0 and tried == ["train", "gpu-npd"]  # not tried again
+    rec.record(node, "Xid79FallenOffBus", "GPU fell off the bus", key="n")
+
+    class Down(Api):
+        def patch_namespaced_event(self, name, ns, body, **_):
+            raise ApiException(status=503, reason="Service Unavailable")
+
+    with pytest.raises(ApiException):  # the API down or overloaded: kept, raised (the writer backs off)
+        rec.flush(Down(), 5)
+    assert rec.pending() == 1 and rec.rejected == 1

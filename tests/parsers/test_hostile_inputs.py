@@ -133,3 +133,25 @@ def test_a_flood_of_a_rows_prefix_is_linear(row, unit, tail):
     c.classify("NVRM: Xid (PCI:0000:5d:00): 79, pid=1, name=x, warm-up")
     took = min(_cpu(lambda: (pattern.search(line), c.classify(line))) for _ in range(2))
     assert took < 0.010, (row, took)
+
+
+# JSON nested deeper than Python's recursion limit (constructed: no public log holds one; a program can print it):
+# json.loads raises RecursionError, no ValueError, and the docker and journal envelopes let it out of split(), past
+# the classifier's guard: `gpu-npd parse` stopped with a traceback at the line, and the Xid after it was not read.
+DEEP = "[" * 100_000 + "]" * 100_000
+
+
+@pytest.mark.parametrize("line", [
+    '{"log":"NVRM: Xid (PCI:0000:01:00): 79, pid=1, GPU has fallen off the bus.\\n","x":' + DEEP + "}",
+    '{"MESSAGE":"NVRM: Xid (PCI:0000:01:00): 79, pid=1, GPU has fallen off the bus.","x":' + DEEP + "}",
+    '\x1e{"MESSAGE":[78,86,82,77],"x":' + DEEP + "}",
+], ids=["docker", "journal", "journal-bytes"])
+def test_json_nested_past_the_recursion_limit_is_plain_text(line):
+    import io
+
+    from parsers import Scanner
+
+    assert detect(line) is None or detect(line).name not in ("docker", "journal_json")
+    xid = b"NVRM: Xid (PCI:0000:01:00): 79, pid=1, GPU has fallen off the bus.\n"
+    got = [(f.kind, f.line) for f in Scanner().scan(io.BytesIO(line.encode() + b"\n" + xid))]
+    assert got[-1] == ("xid", 2)

@@ -248,3 +248,23 @@ def test_the_same_pods_as_kubectl_writes_them_json_or_yaml_and_their_events(tmp_
     assert r.exit_code == 0, r.output
     [incident] = json.loads(r.stdout)["incidents"]
     assert incident["root"]["kind"] == "job_ended" and "(Evicted: the kubelet evicted it" in incident["reason"]
+
+
+def test_json_nested_past_the_recursion_limit_is_no_inventory_and_no_traceback(tmp_path: Path):
+    """A file whose first line is "{" but whose document is nested deeper than Python's recursion limit, and a pod whose
+    Multus network-status annotation is (constructed: no real object holds one): json.loads raises RecursionError, no
+    ValueError.  Was: a traceback out of `gpu-npd triage` for the file, out of read_objects for the pod.  Now the file
+    is read as a log, the annotation as no addresses, the pod's other evidence kept."""
+    from click.testing import CliRunner
+
+    from gpunpd.cli import main
+
+    deep = "[" * 100_000 + "]" * 100_000
+    (tmp_path / "deep.json").write_text('{\n"a": ' + deep + "}\n")
+    r = CliRunner().invoke(main, ["triage", str(tmp_path / "deep.json")])
+    assert r.exit_code == 1 and "No failure found" in r.output, r.output
+    pod = _pod("w-4", "node-4", {"phase": "Failed", "reason": "Evicted", "message": EVICTED_MESSAGE, "podIP": "10.1.2.4"})
+    pod["metadata"]["annotations"]["k8s.v1.cni.cncf.io/network-status"] = deep
+    found = read_objects({"kind": "List", "items": [pod]}, "pods.json")
+    assert [e.kind for e in found if e.kind == "job_ended"] == ["job_ended"]
+    assert any(e.kind == "nccl_address" and e.address == "10.1.2.4" for e in found)
