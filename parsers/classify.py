@@ -78,7 +78,7 @@ def keyword_prefilter() -> Prefilter:
     return Prefilter(all_keywords(), engine="re")
 
 
-MAX_BEFORE = 12  # Dispatch.first: a row with more keywords than this before it is never tried first
+MAX_BEFORE = 12  # Dispatch.first: a row with more keywords than this before it (its own aside) is never tried first
 
 
 @lru_cache(maxsize=16)
@@ -87,11 +87,13 @@ def _dispatch_tables(rules: tuple[Rule, ...]) -> tuple[KeywordScan, dict[str, fr
     - the keyword scan (wordscan.KeywordScan: every keyword occurring in a line, overlapping ones included, or a word
       holding it: a word selects the rows of the keywords it holds);
     - word -> the rows it selects (those with a keyword it contains);
-    - per row, the keywords of the rows before it. A flood of one kind of line with different numbers (an Xid
-      from one process after another) matches the same row each time, but every line is new to the memo: that
-      row is tried first (`Dispatch.first`), and its result stands when the row is a candidate and no row before
-      it is (no keyword of theirs occurs), which is what trying the candidates in order would give, without
-      scanning for every keyword. Only rows with at most MAX_BEFORE keywords before them are tried so."""
+    - per row, the keywords of the rows before it but its own, and the rows before it holding one of its own
+      keywords (xid_fallen before xid: "Xid"). A flood of one kind of line with different numbers (an Xid from one
+      process after another) matches the same row each time, but every line is new to the memo: that row is tried
+      first (`Dispatch.first`), after those before it that share its keyword and occur, and its result stands when
+      the row is a candidate and no other row before it is (no keyword of theirs occurs), which is what trying the
+      candidates in order would give, without scanning for every keyword. Only rows with at most MAX_BEFORE
+      keywords before them are tried so."""
     words = sorted({k for r in rules for k in r.keywords}, key=len, reverse=True)
     by_keyword: dict[str, set[int]] = {}  # keyword -> the rows holding it (one pass over the table)
     for i, r in enumerate(rules):
@@ -99,7 +101,9 @@ def _dispatch_tables(rules: tuple[Rule, ...]) -> tuple[KeywordScan, dict[str, fr
             by_keyword.setdefault(k, set()).add(i)
     # each derived when first asked for (a process start derives none; a big log, the few its lines reach)
     rows = _Derived(lambda w: frozenset().union(*(ids for k, ids in by_keyword.items() if k in w)))
-    before = _Derived(lambda i: tuple(dict.fromkeys(k for r in rules[:i] for k in r.keywords)))
+    before = _Derived(lambda i: (
+        tuple(dict.fromkeys(k for r in rules[:i] for k in r.keywords if k not in rules[i].keywords)),
+        tuple(j for j in range(i) if set(rules[j].keywords) & set(rules[i].keywords))))
     return KeywordScan(words), rows, before
 
 
@@ -134,13 +138,25 @@ class Dispatch:
         last = self._last
         if last is not None and (allowed is None or last in allowed or self.rules[last].kind is None):
             # its own keyword first (one test: a line of another kind ends it there), then none of the earlier rows'
-            rule = self.rules[last]
+            # but its own; the earlier rows holding its keyword are the candidates before it, tried in table order
+            rules, rule = self.rules, self.rules[last]
+            others, sharing = self._before[last]
             for keyword in rule.keywords:
                 if keyword in message:
-                    for earlier in self._before[last]:
+                    for earlier in others:
                         if earlier in message:
                             break
                     else:
+                        for i in sharing:
+                            before = rules[i]
+                            if allowed is None or i in allowed or before.kind is None:
+                                for k in before.keywords:
+                                    if k in message:
+                                        m = before.pattern.search(message)
+                                        if m is not None:
+                                            self._last = i if len(self._before[i][0]) <= MAX_BEFORE else None
+                                            return before, m
+                                        break
                         m = rule.pattern.search(message)
                         if m is not None:
                             return rule, m
@@ -149,7 +165,7 @@ class Dispatch:
             m = rule.pattern.search(message)
             if m is not None:
                 index = self._index[id(rule)]
-                self._last = index if len(self._before[index]) <= MAX_BEFORE else None
+                self._last = index if len(self._before[index][0]) <= MAX_BEFORE else None
                 return rule, m
         return None
 

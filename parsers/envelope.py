@@ -503,9 +503,12 @@ ENVELOPES: tuple[tuple[str, str, LazyPattern, Build, str | None], ...] = (
      _stamped, "last"),
     ("dmesg_t", "[", LazyPattern(r"^\[(\w{3}) (\w{3}) +(\d{1,2}) (\d\d:\d\d:\d\d) (\d{4})\](?: " + _ISO_STAMP + ")?"
                                  + r" ?(.*)$", re.S), _dmesg_t, "last"),
-    # (journalctl -o short-monotonic too: the journal's host and tag after the uptime, read from the message, _journal)
-    ("dmesg", "[", LazyPattern(r"^\[\s*(\d+\.\d+)\](?: ?\[ *[TC]\d+\]| \[([A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]\d \d\d:\d\d:"
-                               r"\d\d \d{4})\](?: " + _ISO_STAMP + ")?" + CALLER + r")? ?(.*)$", re.S), _dmesg, "journal"),
+    # (journalctl -o short-monotonic too: the journal's host and tag after the uptime, read from the message, _journal;
+    # the optional caller / ctime group opens with a lookahead for their "[", which a line without them leaves at once:
+    # callgrind, ~200 instructions less a dmesg line than entering the alternatives)
+    ("dmesg", "[", LazyPattern(r"^\[\s*(\d+\.\d+)\](?:(?= ?\[)(?: ?\[ *[TC]\d+\]| \[([A-Z][a-z]{2} [A-Z][a-z]{2} "
+                               r"[ \d]\d \d\d:\d\d:\d\d \d{4})\](?: " + _ISO_STAMP + ")?" + CALLER + r"))? ?(.*)$", re.S),
+     _dmesg, "journal"),
     # `dmesg -r` and pstore's saved dmesg: the record's priority before the uptime, "<6>[    2.962781] ..."
     ("dmesg_raw", "<", LazyPattern(r"^<(\d{1,3})>\[\s*(\d+\.\d+)\]" + CALLER + r" ?(.*)$", re.S), _dmesg_raw, "last"),
     # NVIDIA Fabric Manager's own log (fabricmanager.log): "[Jul 23 2024 07:53:55] [ERROR] [tid 841] detected ..."

@@ -75,6 +75,26 @@ def test_first_does_not_take_its_last_row_when_an_earlier_row_may_match():
     assert d.first(xid)[0].name == "xid"
 
 
+def test_a_flood_of_xid_lines_is_read_by_the_row_tried_first_without_a_keyword_scan():
+    """An earlier row sharing the row's keyword (xid_fallen before xid, both "Xid") is a candidate before it, tried
+    first too: a flood of Xid lines with new numbers never scans for every keyword (it did every line once xid_fallen
+    came), and an Xid 79 still gets the earlier row."""
+    d = Dispatch(RULES)
+    scans = []
+    candidates = d.candidates
+    d.candidates = lambda message, allowed=None: scans.append(message) or candidates(message, allowed)
+    xid = "NVRM: Xid (PCI:0000:5d:00): {}, pid={}, name=python3, Uncontained: FBHUB. RST: No, D-RST: No"
+    assert d.first(xid.format(95, 1))[0].name == "xid" and len(scans) == 1
+    for pid in range(2, 20):
+        assert d.first(xid.format(95, pid))[0].name == "xid"
+    fallen = "NVRM: Xid (PCI:0000:5d:00): 79, pid=7, name=p, GPU has fallen off the bus."
+    assert d.first(fallen)[0] is ordered(fallen)
+    assert len(scans) == 1
+    for pid in range(21, 30):  # the row that matched last is xid_fallen now: one scan, then xid's again
+        assert d.first(xid.format(95, pid))[0].name == "xid"
+    assert len(scans) == 2
+
+
 @settings(max_examples=300, deadline=None)
 @given(st.lists(line, min_size=1, max_size=20), st.integers(min_value=1, max_value=4))
 def test_memo_gives_the_findings_of_a_classifier_without_one(lines, size):
