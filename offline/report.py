@@ -9,7 +9,7 @@ from operator import attrgetter
 from typing import IO, Iterable
 
 from parsers import Cause, CauseIndex, Finding, amends, explain, likely_cause, xid_info
-from parsers.finding import SEVERITY_RANK
+from parsers.finding import SEVERITY_RANK, above
 
 _COLUMNS = ("WHERE", "KIND", "SEVERITY", "ATTRIBUTION", "DEVICE", "ACTION", "MESSAGE")
 _WIDTHS = (22, 20, 8, 11, 16, 24)
@@ -149,7 +149,10 @@ class Summary:
             if amendment in (None, "pci"):  # a GPU the event's finding did not name is counted on it now
                 self.devices[f.pci][_kind(f)] += 1
             rank = SEVERITY_RANK[f.severity]
-            if f.pci not in self.device_action or rank > self.device_action[f.pci][0]:
+            # the worst finding's action; of an amendment as severe, its action where a step above (an action a
+            # later line of its event asked: parsers/classify.py _fill)
+            now = self.device_action.get(f.pci)
+            if now is None or rank > now[0] or (amendment and rank == now[0] and above(f.action, now[1])):
                 self.device_action[f.pci] = (rank, f.action)
 
     def write(self, out: IO[str]) -> None:

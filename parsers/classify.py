@@ -20,14 +20,14 @@ from typing import Callable, Collection
 from .envelope import (JOURNAL_BYTES_KEYWORDS, JOURNAL_BYTES_LINE, Envelope, Pending, finish, is_kmsg_continuation,
                        split)
 
-from .finding import Finding, bounded_int
+from .finding import Finding, above, bounded_int
 from .kinds import BY_NAME as KIND
 from .kinds import SEVERITY_RANK
 from .kinds import TABLE as KIND_TABLE
 from .pci import find_pci, normalize_pci
 from .prefilter import Prefilter
 from .ports import BootClock
-from .rules import (BOOT_MARK, BOOT_STAGES, EVENT_ADDRESS_FROM, EVENT_ADOPTS, EVENT_AMENDS, EVENT_CATCHES, EVENT_ECHOES,
+from .rules import (BOOT_MARK, BOOT_STAGES, EVENT_ADDRESS_FROM, EVENT_ADOPTS, EVENT_AMENDS, EVENT_ECHOES,
                     EVENT_ESCALATES,
                     EVENT_FILL_ALONE, EVENT_FILL_DETAILS, EVENT_FILLS, EVENT_LINES, EVENT_PAGES, EVENT_PER_DEVICE,
                     EVENT_PER_GPU, EVENT_PER_GPU_INDEX, EVENT_PER_RANK, EVENT_SECTIONS, GSP_GPU_INDEX, KEYWORDS, PAGE_SHIFTS,
@@ -500,9 +500,9 @@ class Classifier:
             if role == "within":
                 if inside:
                     self._events[name] = position
-                    made = self._made.get(name) if prefix in EVENT_CATCHES else None
-                    if made is not None:  # a lockup's register dump: the line's module is the lockup's finding's
-                        self._made[name] = (position, made[1])
+                    made = self._made.get(name)
+                    if made is not None:  # what the line gives the event's finding (_fill): a lockup's register dump
+                        self._made[name] = (position, made[1])  # its module, any line a stronger action
                         return True, None, None, name
                     return _ABSORBED
                 return _FREE
@@ -850,17 +850,23 @@ class Classifier:
 
     def _fill(self, name: str, fields: tuple) -> None:
         """A line joined the open event `name` (no finding of its own): the fields it gives that the event's finding
-        lacks, of those the event takes (rules.EVENT_FILLS), amend that finding (`read` returns it)."""
+        lacks, of those the event takes (rules.EVENT_FILLS), and its action where a step above the finding's on the
+        remediation ladder (finding.above: UVM's global fatal error asking a reboot of a GPU's reset event), amend
+        that finding (`read` returns it)."""
         prefix = name.split(" ", 1)[0]
         takes = EVENT_FILLS.get(prefix, ())
-        if not takes and prefix not in EVENT_FILL_ALONE:
-            return
         at, made = self._made[name]
+        action = fields[_TEMPLATE_INDEX["action"]]
+        stronger = above(action, made.action)
+        if not takes and prefix not in EVENT_FILL_ALONE and not stronger:
+            return
         changes = {one: fields[_TEMPLATE_INDEX[one]] for one in takes
                    if fields[_TEMPLATE_INDEX[one]] is not None and getattr(made, one) is None}
         given = fields[_TEMPLATE_INDEX["details"]] or {}
         # the details it gives on their own (rules.EVENT_FILL_ALONE): those the finding lacks
         alone = {k: given[k] for k in EVENT_FILL_ALONE.get(prefix, ()) if k in given and k not in made.details}
+        if stronger:
+            changes["action"] = action
         if changes or alone:
             carried = {k: given[k] for k in EVENT_FILL_DETAILS.get(prefix, ()) if k in given and k not in made.details}
             what = ("pci" if "pci" in changes else next(iter(changes))) if changes else next(iter(alone))

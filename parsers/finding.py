@@ -7,7 +7,7 @@ from operator import attrgetter
 from datetime import datetime
 from typing import Any
 
-from .kinds import ATTRIBUTIONS, SEVERITIES, SEVERITY_RANK
+from .kinds import ACTION_RANK, ATTRIBUTIONS, SEVERITIES, SEVERITY_RANK
 from .kinds import TABLE as KIND_TABLE
 
 # The stable vocabulary of finding kinds: the kind table's rows (parsers/kinds.py). Add kinds, never rename them.
@@ -76,6 +76,11 @@ def at_least(severity: str, minimum: str) -> bool:
     return SEVERITY_RANK[severity] >= SEVERITY_RANK[minimum]
 
 
+def above(action: str, other: str) -> bool:
+    """Is `action` a step above `other` on the remediation ladder (kinds.ACTION_RANK; both on it)?"""
+    return action in ACTION_RANK and other in ACTION_RANK and ACTION_RANK[action] > ACTION_RANK[other]
+
+
 def restated(f: Finding) -> str | None:
     """The program whose own line `f`'s line restates (rules.Rule.restates: "kernel" for the device plugin's Xid), None:
     `f` is its line's own word."""
@@ -83,6 +88,6 @@ def restated(f: Finding) -> str | None:
 
 
 def amends(f: Finding) -> str | None:
-    """What `f` changed of an event's earlier finding ("severity", "pci"; rules.EVENT_AMENDS), None: `f` is no
+    """What `f` changed of an event's earlier finding ("severity", "pci", "action"; rules.EVENT_AMENDS), None: `f` is no
     amendment (an event of its own)."""
     return f.details.get("amends") if f.details else None

@@ -21,6 +21,13 @@ from .catalog import NVLINK_XIDS, XID_ACTION_CLEAR, xid_reason
 # The vocabulary of a finding's fields (finding.py re-exports it).
 SEVERITIES = ("info", "warning", "error", "fatal")
 SEVERITY_RANK = {name: rank for rank, name in enumerate(SEVERITIES)}
+# The remediation ladder: higher is more drastic (a reboot resets the GPU too). Actions not listed (INVESTIGATE,
+# UPDATE_SWFW, RESET_NIC, ..) are off it: no step of it does what they ask. The repair hand-off's worst action
+# (agent/kube/repair.py, unknown actions at 1), and the action a joining line of a multi-line event raises its finding
+# to (finding.above: both on the ladder, the line's higher; parsers/classify.py _fill).
+ACTION_RANK = MappingProxyType({"NONE": 0, "IGNORE": 0, "RESTART_APP": 1, "CHECK_APP": 1, "RESET_GPU_WHEN_IDLE": 2,
+                                "RESET_GPU": 2, "DRAIN_P2P": 2, "RESTART_VM": 3, "RESTART_BM": 3, "CHECK_CABLE": 4,
+                                "CHECK_MECHANICALS": 4, "HARDWARE_INSPECTION": 4, "CONTACT_SUPPORT": 4, "REPLACE": 5})
 ATTRIBUTIONS = ("hardware", "fabric", "driver", "application", "unknown")
 # How a problem ends: a GPU reset or driver reload for that GPU (or a new boot) | a new boot only |
 # warning_expire_seconds without a repeat (or a new boot) | the same port coming back up (or a new boot)

@@ -193,6 +193,11 @@ EVENT_ESCALATES = frozenset({"nvme", "lustre", "nfs"})
 #   they "may be stuck" (a warning) then hit its terminate timeout ("Termination timeout .. Exiting ..") is an error;
 # - EVENT_ADDRESS_FROM: a GPU failure whose lines named no GPU takes the address of a later line of the same failure.
 # - EVENT_FILLS: a line that joins the event (no finding of its own) naming what the finding lacks.
+# - a line that joins the event asking an action a step above the finding's on the remediation ladder (kinds.ACTION_RANK,
+#   finding.above; details "amends": "action"): UVM's global fatal error ("requiring os reboot to recover", RESTART_BM)
+#   in a GPU's NV_ERR_RESET_REQUIRED event (RESET_GPU), whose reset would not clear it. The ladder's actions only: a
+#   line's kind's own action beside a finding whose cause it does not know (RmInitAdapter's RESET_GPU after a GPU that
+#   needs the open module, UPDATE_SWFW; an oops row's RESTART_BM for a lockup's RIP line, INVESTIGATE) amends nothing.
 # - "follows" rows (rules.Rule.event): a firmware-first record's memory error (APEI GHES: "section_type: memory error"
 #   or "ARM processor error", its "physical_address: 0x00000040272d5080") then the kernel's handling of its page,
 #   queued by ghes.c (ghes_handle_memory_failure, memory_failure_queue, 5.17+ memory_failure_cb): "Memory failure:
@@ -240,14 +245,14 @@ EVENT_FILL_DETAILS = {"mce": ("forced",), "cper": ("forced", "what")}
 # the kernel did with the page, as an x86 machine check's does; triage reads a page taken offline as a memory error a
 # process of the host may have died of).
 EVENT_FILL_ALONE = {"cper": ("pfn", "consumed"), "lockup": ("module", "function"), "rcu_stall": ("module", "function")}
-# Events whose report holds a line of another event's row (a "join" row of several events, rules.Rule.event): a CPU
-# lockup's or an RCU stall's register dump ("RIP: 0010:nvWriteGpEntry+0xf9/0x370 [nvidia_modeset]" after "watchdog: BUG:
-# soft lockup - CPU#28 stuck for 31502s! [nvidia-modeset/:1024]") is the stuck CPU's, not an oops (kernel_oops): part
-# of the open lockup or stall, the module and function it names the report's finding's (EVENT_FILL_ALONE, an
-# amendment: "module"): the GPU driver spinning, an early sign of a wedged GPU. An oops's first line ends the report
-# (the oops_header row), so an oops right after a lockup keeps its own finding.
-EVENT_CATCHES = frozenset({"lockup", "rcu_stall"})
-assert EVENT_CATCHES <= set(EVENT_FILL_ALONE)
+# A line of another event's row (a "join" row of several events, rules.Rule.event) joining an open event is
+# part of it, what it gives the event's finding an amendment as any joining line's (EVENT_FILLS, EVENT_FILL_ALONE, a
+# stronger action: parsers/classify.py _fill): a CPU lockup's or an RCU stall's register dump ("RIP: 0010:nvWriteGpEntry
+# +0xf9/0x370 [nvidia_modeset]" after "watchdog: BUG: soft lockup - CPU#28 stuck for 31502s! [nvidia-modeset/:1024]")
+# is the stuck CPU's, not an oops (kernel_oops): part of the open lockup or stall, the module and function it names
+# the report's finding's (EVENT_FILL_ALONE, an amendment: "module"): the GPU driver spinning, an early sign of a wedged
+# GPU. An oops's first line ends the report (the oops_header row), so an oops right after a lockup keeps its own
+# finding. (Its action, the oops kind's RESTART_BM, is off the lockup finding's INVESTIGATE: no amendment of it.)
 assert set(EVENT_FILLS) | set(EVENT_FILL_ALONE) <= set(EVENT_AMENDS)  # a filled finding is an amended one: tracked,
 # counted once
 # Events whose error a "page" row's line locates (a firmware record's physical address): a "follows" line naming

@@ -14,7 +14,7 @@ import json
 import re
 from typing import Any
 
-from parsers.finding import SEVERITY_RANK
+from parsers.finding import ACTION_RANK, SEVERITY_RANK
 from parsers.model import Condition, Problem
 
 from .settings import REPAIR_PROFILES
@@ -25,10 +25,7 @@ PROFILE_CONDITIONS: dict[str, list[tuple[str, str, tuple[str, ...]]]] = {
 }
 assert set(PROFILE_CONDITIONS) == set(REPAIR_PROFILES) - {"off"}
 REPAIR_SEVERITY = "error"  # problems at least this severe trigger the repair condition and the hand-off
-# The worst action wins when several problems stand (higher is more drastic).
-ACTION_RANK = {"NONE": 0, "IGNORE": 0, "RESTART_APP": 1, "CHECK_APP": 1, "RESET_GPU_WHEN_IDLE": 2, "RESET_GPU": 2,
-               "DRAIN_P2P": 2, "RESTART_VM": 3, "RESTART_BM": 3, "CHECK_CABLE": 4, "CHECK_MECHANICALS": 4,
-               "HARDWARE_INSPECTION": 4, "CONTACT_SUPPORT": 4, "REPLACE": 5}  # unknown actions: 1
+# The worst action wins when several problems stand (parsers/kinds.py ACTION_RANK: higher is more drastic).
 OPTED_OUT_REASON = "RepairOptedOut"
 # Every message of a profile condition starts so: the condition type is shared with other writers (the EKS node
 # monitoring agent writes AcceleratedHardwareReady too), and `gpu-npd cleanup` removes only those gpu-npd wrote.

@@ -333,6 +333,24 @@ def test_an_amended_event_is_one_problem_its_severity_and_gpu_the_amendments(eng
     assert gsp == [("gpu:0000:01:00", 119, 1), ("gpu:0000:01:00", 154, 1)]
 
 
+def test_a_joining_line_asking_a_reboot_is_its_event_problems_action(engine):
+    """A GPU's NV_ERR_RESET_REQUIRED event (RESET_GPU), then UVM's global fatal error joining it: one problem, its
+    action the reboot the driver asks for (the line's amendment of the event's finding, details "amends": "action"),
+    counted once. Constructed: scitix/sichek #51's assertion then open-gpu-kernel-modules #1342's line, each real, their
+    sequence built here (tests/parsers/test_nvrm_2026f.py RESET_THEN_UVM)."""
+    c = Classifier()
+    for line in ("NVRM: nvAssertOkFailedNoLog: Assertion failed: Reset required [NV_ERR_RESET_REQUIRED] (0x00000062) "
+                 "returned from status @ kernel_channel.c:2874",
+                 "NVRM: nvGpuOpsReportFatalError: uvm encountered global fatal error 0x60, requiring os reboot to "
+                 "recover"):
+        own, amended = c.read(line)
+        for f in (own, *amended):
+            if f is not None:
+                engine.observe(f)
+    assert [(p.kind, p.severity, p.action, p.count) for p in engine.problems.values()] == [
+        ("gpu_reset_required", "fatal", "RESTART_BM", 1)]
+
+
 # The kernel's lines of processes that crashed in the GPU driver's user-space library (libcuda), verbatim from the
 # corpus tests/fixtures/realworld/process-crash.yaml, each with its address. The tests below replay lines of
 # different sources as one node's (their times the fake clock's): a combination of real lines, not one real log.

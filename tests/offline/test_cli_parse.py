@@ -344,3 +344,30 @@ def test_a_redacted_peer_is_no_peer(fixtures):
     r = run(str(log))
     out = r.stdout.decode()
     assert r.returncode == 0 and "peer 172" not in out and "peer (redacted)" in out, out
+
+
+# Constructed: open-gpu-kernel-modules #659's line (the driver rate-limiting a GPU's GSP prints, "The GPU likely needs
+# to be reset.") then #1342's UVM global fatal error with #659's syslog envelope fitted; each line real, their
+# sequence built here.
+RESET_THEN_UVM = (
+    b"2025-07-23T20:09:08.732289+02:00 ThreadripperIntern kernel: [612992.634545] NVRM: Rate limiting GSP RPC error "
+    b"prints for GPU at PCI:0000:0a:00 (printing 1 of every 30).  The GPU likely needs to be reset.\n"
+    b"2025-07-23T20:09:09.100000+02:00 ThreadripperIntern kernel: [612993.002256] NVRM: nvGpuOpsReportFatalError: uvm "
+    b"encountered global fatal error 0x60, requiring os reboot to recover\n")
+
+
+def test_a_joining_line_asking_a_reboot_is_the_gpus_recommended_action(tmp_path: Path):
+    """A GPU needing reset (RESET_GPU), then UVM's global fatal error joining its event: the event's finding amended
+    to the reboot the driver asks for (JSON: the amendment's row, "amends": "action"), and the GPU's recommended
+    action in the summary the reboot, as the agent's problem (was RESET_GPU: the amendment, of the same severity,
+    did not replace the action)."""
+    p = tmp_path / "syslog"
+    p.write_bytes(RESET_THEN_UVM)
+    r = run("--format", "json", str(p))
+    assert r.returncode == 0, r.stderr
+    rows = [json.loads(line) for line in r.stdout.decode().splitlines() if line.startswith("{")]
+    assert [(row["kind"], row["pci"], row["action"], row["details"].get("amends")) for row in rows] == [
+        ("gpu_reset_required", "0000:0a:00", "RESET_GPU", None),
+        ("gpu_reset_required", "0000:0a:00", "RESTART_BM", "action")]
+    out = run(str(p)).stdout.decode()
+    assert "recommended action: RESTART_BM" in out and "[amends its event's finding: action]" in out

@@ -1,4 +1,4 @@
-"""A CPU lockup's or an RCU stall's register dump whose RIP is in a GPU driver module (rules.EVENT_CATCHES): part of
+"""A CPU lockup's or an RCU stall's register dump whose RIP is in a GPU driver module (rules.EVENT_FILL_ALONE): part of
 the lockup's report, not an oops of its own; the module it names is the lockup finding's (an amendment, "module").
 
 Lines: the lockup line is open-gpu-kernel-modules #1177's (580.159.03, kernel 6.18, verbatim); the RIP line is #1246's

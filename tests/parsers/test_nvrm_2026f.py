@@ -42,3 +42,36 @@ def test_uvm_global_fatal_after_the_lost_gpu_is_part_of_its_event():
     (alone,) = realworld.findings(uvm)
     assert (alone.kind, alone.severity, alone.action, alone.details["uvm_status"]) == (
         "gpu_reset_required", "fatal", "RESTART_BM", "0x60")
+
+
+# Constructed: scitix/sichek #51's two lines (a GSP RPC failing with NV_ERR_RESET_REQUIRED, dmesg -T) then #1342's
+# UVM global fatal error with its NVRM prefix and the stamp fitted (open-gpu-kernel-modules #1342); each line real,
+# their sequence built here.
+RESET_THEN_UVM = [
+    "[Sun Jan 11 09:52:01 2026] NVRM: rpcRmApiAlloc_GSP: GspRmAlloc failed: hClient=0xc1d1a616; hParent=0x5c000054; "
+    "hObject=0x5c00005b; hClass=0x0000c86f; paramsSize=0x00000170; paramsStatus=0x00000062; status=0x00000062 ",
+    "[Sun Jan 11 09:52:01 2026] NVRM: nvAssertOkFailedNoLog: Assertion failed: Reset required [NV_ERR_RESET_REQUIRED] "
+    "(0x00000062) returned from status @ kernel_channel.c:2874 ",
+    "[Sun Jan 11 09:52:02 2026] NVRM: nvGpuOpsReportFatalError: uvm encountered global fatal error 0x60, requiring os "
+    "reboot to recover",
+]
+
+
+def test_uvm_global_fatal_in_a_gpu_reset_event_asks_its_reboot():
+    """UVM's global fatal error joining a GPU's open NV_ERR_RESET_REQUIRED event (RESET_GPU) is part of it, and the
+    reboot it asks for is the event's action from then on (an amendment, details "amends": "action"): was the GPU
+    reset, which does not clear it. The same as `gpu-npd parse` reads it (one event) and as the agent does (the line's
+    amendment after the event's finding)."""
+    (event,) = realworld.findings("\n".join(RESET_THEN_UVM) + "\n")
+    assert (event.kind, event.severity, event.action, event.details.get("amends")) == (
+        "gpu_reset_required", "fatal", "RESTART_BM", "action")
+    made, amended = realworld.classified(RESET_THEN_UVM)
+    assert (made.action, amended.action, amended.details["amends"]) == ("RESET_GPU", "RESTART_BM", "action")
+    assert amended.message == made.message  # the event's finding again, not the joining line's
+
+
+def test_a_joining_line_off_the_remediation_ladder_leaves_the_action():
+    """Only an action on the repair hand-off's ladder (parsers/kinds.py ACTION_RANK) above the finding's amends it: the reset
+    event's own lines (RESET_GPU, the same step) amend nothing."""
+    found = realworld.classified(RESET_THEN_UVM[:2] * 2)
+    assert [(f.action, f.details.get("amends")) for f in found] == [("RESET_GPU", None)]
