@@ -64,10 +64,10 @@ class CounterGuard:
 
     def reading(self, pci: str) -> bool:
         """May the poller read this device's counters?"""
-        return normalize_pci(pci) not in self.disabled
+        return normalize_pci(pci, True) not in self.disabled
 
     def note_read(self, pci: str, device: str, start: float, end: float) -> None:
-        key = normalize_pci(pci)
+        key = normalize_pci(pci, True)  # a function of its own (the finding's address, kinds.FUNCTION_DEVICES)
         if key is None or not self.window:
             return
         with self._lock:
@@ -117,7 +117,7 @@ class CounterGuard:
             return
         names = state.get("devices") if isinstance(state.get("devices"), dict) else {}
         for pci, why in list(state["disabled"].items())[:MAX_DISABLED]:
-            key = normalize_pci(pci) if isinstance(pci, str) else None
+            key = normalize_pci(pci, True) if isinstance(pci, str) else None
             if key is None or not isinstance(why, str):
                 continue
             listed = names.get(pci)

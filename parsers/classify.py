@@ -22,7 +22,7 @@ from .envelope import (JOURNAL_BYTES_KEYWORDS, JOURNAL_BYTES_LINE, Envelope, Pen
 
 from .finding import Finding, above, bounded_int
 from .kinds import BY_NAME as KIND
-from .kinds import SEVERITY_RANK
+from .kinds import FUNCTION_DEVICES, SEVERITY_RANK
 from .kinds import TABLE as KIND_TABLE
 from .pci import find_pci, normalize_pci
 from .prefilter import Prefilter
@@ -65,6 +65,8 @@ MAX_EVENT_PAGES = 16
 # Kinds that are about a PCI device (the kind table's `device`): take the first PCI address in the line if no
 # group named one.
 PCI_KINDS = frozenset(k.name for k in KIND_TABLE if k.device is not None)
+# Of those, the kinds whose device is one PCI function (kinds.FUNCTION_DEVICES): their address keeps its function
+FUNCTION_KINDS = frozenset(k.name for k in KIND_TABLE if k.device in FUNCTION_DEVICES)
 
 
 def all_keywords() -> tuple[str, ...]:
@@ -228,7 +230,7 @@ def _row_plans(rules: tuple[Rule, ...]) -> dict[str, "RowPlan"]:
             plan = (role == BOOT_MARK[1], single in EVENT_PER_GPU, name in gpu_index_rows, STATED.get(name), single)
         any_rank = rule.kind in _WORKLOAD or rule.event is not None and rule.event[0] in EVENT_PER_RANK
         return (REFINERS[rule.refine] if rule.refine else None, _detail_groups(rule.pattern), rule.kind in PCI_KINDS,
-                any_rank, rule.event_if, plan)
+                any_rank, rule.event_if, plan, rule.kind in FUNCTION_KINDS)
 
     return _Derived(plan_of)
 
@@ -263,8 +265,9 @@ EventPlan = tuple[bool, bool, bool, "tuple[str, dict] | None", "str | None"]
 # What the tables say of a row, derived once per row (Classifier._row_plans), not per line: (its refiner (REFINERS) or
 # None; the named groups that go into details as they are (_detail_groups); its kind is about a PCI device (PCI_KINDS);
 # its lines' rank is read from anywhere on them (a workload kind, an event kept per rank); rules.Rule.event_if; its
-# EventPlan or None)
-RowPlan = tuple["Callable | None", tuple[str, ...], bool, bool, "tuple[str, frozenset] | None", "EventPlan | None"]
+# EventPlan or None; its kind's address keeps the PCI function (FUNCTION_KINDS))
+RowPlan = tuple["Callable | None", tuple[str, ...], bool, bool, "tuple[str, frozenset] | None", "EventPlan | None",
+                bool]
 # What Classifier._in_event decides of a line of a multi-line event: (absorbed: the line is part of an open event, no
 # finding of its own; made_by: the event the line's finding is the finding of; amends: the event whose finding the
 # line's finding escalates; joined: the event with a finding the line joined), each name None where none
@@ -931,7 +934,7 @@ class Classifier:
         return tuple(out)
 
     def _build(self, rule: Rule, m: re.Match, message: str) -> Template:
-        refine, detail_groups, pci_kind, any_rank, event_if, plan = self._row_plans[rule.name]
+        refine, detail_groups, pci_kind, any_rank, event_if, plan, function = self._row_plans[rule.name]
         groups = m.groupdict()  # a group that took no part is None (the refiners and this read them with .get)
         severity, attribution, action, details = rule.severity, rule.attribution, rule.action, {}
         if refine is not None:
@@ -946,10 +949,10 @@ class Classifier:
             if value is not None:
                 number = _int(value)
                 details.setdefault(key, number if number is not None else value.strip()[:256])
-        pci = normalize_pci(get("pci"))
+        pci = normalize_pci(get("pci"), function)
         needs_pci = pci is None and pci_kind
         if needs_pci:
-            pci = find_pci(message)
+            pci = find_pci(message, function)
         # a group the row lacks or that took no part is None: no call for it (most rows have one or two)
         xid, sxid, pid, process, rank = get("xid"), get("sxid"), get("pid"), get("process"), get("rank")
         tagged = None  # the rank a serving engine's worker tag names (parsers.workers), a launcher's prefix's peer

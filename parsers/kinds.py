@@ -35,6 +35,11 @@ CLEAR_MODES = ("reset", "boot", "expire", "link_up")
 # what a finding is about -> the noun an operator uses for it (None: no device, the node or a workload)
 DEVICES = MappingProxyType({"gpu": "GPU", "nvswitch": "NVSwitch", "nic": "NIC", "port": "port",
                             "pcie": "PCIe device"})
+# Of those, the devices that are one PCI function each: a finding's address about one keeps the function where the line
+# names one other than 0 (`0000:08:00.1`, a dual-port ConnectX's second port; `0000:00:1c.4`, one of a bridge's root
+# ports), so that two functions of one device number are two devices (parsers/pci.py). A GPU is its device number
+# (`0000:5d:00`, NVRM names no function): every table and map keys it so.
+FUNCTION_DEVICES = frozenset(DEVICES) - {"gpu"}
 # What a job's root cause of a kind is (triage); "by_attribution": the line's attribution decides (hardware and
 # driver: hardware, fabric: fabric, application: application)
 CATEGORIES = ("hardware", "fabric", "application", "infrastructure", "by_attribution")

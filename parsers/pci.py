@@ -1,28 +1,33 @@
-"""One key per PCI device: lowercase `dddd:bb:dd`, function dropped."""
+"""One key per PCI device: lowercase `dddd:bb:dd`, function dropped; `dddd:bb:dd.f` for a device one function is."""
 
 from __future__ import annotations
 
 import re
 from functools import lru_cache
 
-_PCI = re.compile(r"^(?:PCI:)?(?:([0-9a-fA-F]{1,8}):)?([0-9a-fA-F]{1,2}):([0-9a-fA-F]{1,2})(?:\.[0-7])?$")
-# A PCI address somewhere in free text (domain required, to avoid matching times).
-PCI_IN_TEXT = re.compile(r"(?<![0-9a-fA-F:])(?:PCI:)?([0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2})(?:\.[0-7])?(?![0-9a-fA-F:])")
+_PCI = re.compile(r"^(?:PCI:)?(?:([0-9a-fA-F]{1,8}):)?([0-9a-fA-F]{1,2}):([0-9a-fA-F]{1,2})(?:\.([0-7]))?$")
+# A PCI address somewhere in free text (domain required, to avoid matching times), its function with it.
+PCI_IN_TEXT = re.compile(r"(?<![0-9a-fA-F:])(?:PCI:)?([0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}(?:\.[0-7])?)"
+                         r"(?![0-9a-fA-F:])")
 
 
 @lru_cache(maxsize=4096)  # a node has a few dozen devices: a storm of distinct lines names the same ones
-def normalize_pci(value: str | None) -> str | None:
-    """`00000000:5D:00.0`, `PCI:0000:5d:00`, `5d:00.0` -> `0000:5d:00`; None if it is no PCI address."""
+def normalize_pci(value: str | None, function: bool = False) -> str | None:
+    """`00000000:5D:00.0`, `PCI:0000:5d:00`, `5d:00.0` -> `0000:5d:00`; None if it is no PCI address.
+    `function`: the address of a device that is one PCI function (a NIC's port, a PCIe root port: parsers/kinds.py
+    FUNCTION_DEVICES) keeps its function where the value names one other than 0 (`0000:08:00.1`, `0000:00:1c.4`);
+    function 0, or none named, is the bare `dddd:bb:dd` a GPU's address is."""
     if not value:
         return None
     m = _PCI.match(value.strip())
     if not m:
         return None
-    domain, bus, dev = m.groups()
-    return f"{int(domain or '0', 16) & 0xFFFF:04x}:{int(bus, 16):02x}:{int(dev, 16):02x}"
+    domain, bus, dev, fn = m.groups()
+    key = f"{int(domain or '0', 16) & 0xFFFF:04x}:{int(bus, 16):02x}:{int(dev, 16):02x}"
+    return f"{key}.{fn}" if function and fn is not None and fn != "0" else key
 
 
-def find_pci(text: str) -> str | None:
-    """The first PCI address in free text, normalised."""
+def find_pci(text: str, function: bool = False) -> str | None:
+    """The first PCI address in free text, normalised (`function`: as normalize_pci's)."""
     m = PCI_IN_TEXT.search(text)
-    return normalize_pci(m.group(1)) if m else None
+    return normalize_pci(m.group(1), function) if m else None

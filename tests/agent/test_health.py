@@ -190,6 +190,26 @@ def test_aer_fatal_and_nvlink(engine):
     assert not cond(engine, "GPUUnhealthy")[0]
 
 
+# lore.kernel.org/qemu-devel/m7p7ubuyfhqxhcxqt4qs6rbi24pgxtnbq52maqpdom2da75g7e@laluifinsegp/ (mlx5-more.yaml): two
+# functions of one ConnectX, each its own health failure
+MLX5_FUNCTIONS = ("[  445.937186] mlx5_core 0000:0d:00.0: poll_health:801:(pid 0): device's health compromised - "
+                  "reached miss count",
+                  "[  447.473192] mlx5_core 0000:0d:00.1: poll_health:801:(pid 0): device's health compromised - "
+                  "reached miss count")
+
+
+def test_two_functions_of_one_device_are_two_problems_and_two_events(engine):
+    """A dual-port NIC's two functions, two root ports of one bridge (00:1c.6 real, pcie-link-retrain.yaml; 00:1c.4
+    the same line with the function changed, constructed): each its own problem (one Node Event each, the sink's key
+    the problem's id) whose subject and message name the function; the port at function 0 keeps the bare address."""
+    new = []
+    for line in (*MLX5_FUNCTIONS, "[  987.073607] pcieport 0000:00:1c.6: retraining failed",
+                 "[  987.073607] pcieport 0000:00:1c.4: retraining failed"):
+        new += engine.observe(parse_line(line)).new_problems
+    assert [p.subject for p in new] == ["nic:0000:0d:00", "nic:0000:0d:00.1", "gpu:0000:00:1c.6", "gpu:0000:00:1c.4"]
+    assert len({p.id for p in new}) == 4 and "0000:0d:00.1" in new[1].message
+
+
 def test_a_problem_says_what_and_where_in_the_kind_tables_words(engine):
     """A condition's message names the fault as the kind table words it and the device by its noun
     (parsers/correlate.py describe, the wording triage and the workload Events use), not by the kind's key."""

@@ -14,7 +14,9 @@ from telemetry_kit import copy_sysfs, hgx_scenario
 
 from agent.app import Agent, build
 from agent.config import ConfigError, load
+from agent.selfcaused import CounterGuard
 from agent.sources import Record
+from parsers import parse_line
 
 # prometheus/node_exporter#3434 (a ConnectX-7 PF the fabric manager restricts, its counters read by
 # node_exporter): the real line, with its PCI address moved to mlx5_0 / mlx5_1 of the fixture tree (synthetic)
@@ -138,3 +140,23 @@ def test_bad_settings_are_one_line_errors():
         load(env={}, flags={"ib_counter_selfcheck_repeats": 0})
     with pytest.raises(ConfigError, match="ib_counter_selfcheck_seconds"):
         load(env={}, flags={"ib_counter_selfcheck_seconds": -1})
+
+
+# prometheus/node_exporter#3434: the same failure on both functions of one ConnectX (mlx5-more.yaml), verbatim
+FUNCTION_0 = ("[11176.517416] mlx5_core 0000:05:00.0: mlx5_cmd_out_err:835:(pid 18360): ACCESS_REG(0x805) op_mod(0x1) "
+              "failed, status bad operation(0x2), syndrome (0x9a6171), err(-22)")
+FUNCTION_1 = ("[11176.589308] mlx5_core 0000:05:00.1: mlx5_cmd_out_err:835:(pid 10354): ACCESS_REG(0x805) op_mod(0x1) "
+              "failed, status bad operation(0x2), syndrome (0x9a6171), err(-22)")
+
+
+def test_each_function_is_its_own_device_for_the_guard():
+    """A function's line is explained by reads of that function (its address as the finding keeps it, function and
+    all), never by reads of the other function; stopping one function's reads leaves the other's."""
+    clock = Clock(1000.0)
+    guard = CounterGuard(clock=clock, repeats=1)
+    guard.note_read("0000:05:00.0", "mlx5_0", 999.5, 999.9)
+    assert not guard.explains(parse_line(FUNCTION_1))  # the other function's reads: a fault of its own
+    guard.note_read("0000:05:00.1", "mlx5_1", 999.5, 999.9)
+    assert guard.explains(parse_line(FUNCTION_1))
+    assert not guard.reading("0000:05:00.1") and guard.reading("0000:05:00.0")
+    assert guard.explains(parse_line(FUNCTION_0)) and not guard.reading("0000:05:00.0")

@@ -104,8 +104,8 @@ def test_a_failed_link_retraining_is_one_event_per_port_amended_to_error():
     between them, add nothing."""
     raw = classified(RETRAIN[0]["text"].splitlines())
     assert [(f.kind, f.severity, f.pci, f.details.get("amends")) for f in raw] == [
-        ("pcie_aer", "warning", "0000:00:1c", None), ("pcie_aer", "error", "0000:00:1c", "severity")]
-    assert [(f.severity, f.pci) for f in events(raw)] == [("error", "0000:00:1c")]
+        ("pcie_aer", "warning", "0000:00:1c.6", None), ("pcie_aer", "error", "0000:00:1c.6", "severity")]
+    assert [(f.severity, f.pci) for f in events(raw)] == [("error", "0000:00:1c.6")]
 
 
 def test_link_retraining_lines_alone_and_of_two_ports():
@@ -115,7 +115,17 @@ def test_link_retraining_lines_alone_and_of_two_ports():
     address changed (constructed)."""
     first, failed = RETRAIN[0]["text"].splitlines()[:2]
     assert [(f.severity, f.details.get("speed")) for f in classified([first])] == [("warning", "2.5GT/s")]
-    assert [(f.severity, f.pci) for f in classified([failed])] == [("error", "0000:00:1c")]
+    assert [(f.severity, f.pci) for f in classified([failed])] == [("error", "0000:00:1c.6")]
     other = [line.replace("0000:00:1c.6", "0000:00:1d.4") for line in (first, failed)]
     found = events(classified([first, other[0], failed, other[1]]))
-    assert sorted((f.severity, f.pci) for f in found) == [("error", "0000:00:1c"), ("error", "0000:00:1d")]
+    assert sorted((f.severity, f.pci) for f in found) == [("error", "0000:00:1c.6"), ("error", "0000:00:1d.4")]
+
+
+def test_two_root_ports_of_one_device_number_are_two_events():
+    """Root ports are functions of one bridge device (Intel's PCH: 00:1c.0 to 00:1c.7): a finding keeps the port's
+    function, so two ports' failed retraining are two events at two addresses, not one port's twice. Built from the
+    real lines of pcie-link-retrain.yaml, the second port's function changed (constructed)."""
+    first, failed = RETRAIN[0]["text"].splitlines()[:2]
+    other = [line.replace("0000:00:1c.6", "0000:00:1c.4") for line in (first, failed)]
+    found = events(classified([first, other[0], failed, other[1]]))
+    assert sorted((f.severity, f.pci) for f in found) == [("error", "0000:00:1c.4"), ("error", "0000:00:1c.6")]

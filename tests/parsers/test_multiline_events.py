@@ -31,15 +31,17 @@ def _item(file: str, first_line_part: str) -> dict:
 @pytest.mark.parametrize("file,first,want", [
     # print_health_info dump of one function (kernel 5.16 wording, netdev post): one fatal nic_error
     ("mlx5-more.yaml", "print_health_info:425:(pid 912): Health issue observed", {("nic_error", "0000:08:00"): 1}),
-    # miss-count + dump on 0d:00.0, then five more functions each with their own health failure
-    ("mlx5-more.yaml", "[  445.937186] mlx5_core 0000:0d:00.0: poll_health", {("nic_error", "0000:0d:00"): 6}),
+    # miss-count + dump on 0d:00.0, then five more functions each with their own health failure: six devices
+    ("mlx5-more.yaml", "[  445.937186] mlx5_core 0000:0d:00.0: poll_health",
+     {("nic_error", "0000:0d:00" + (f".{n}" if n else "")): 1 for n in range(6)}),
     # TX timeout detected + the per-queue line + the EQ line: one event
-    ("mlx5-more.yaml", "[ 6756.098429] mlx5_core 0000:13:00.1 eth1: TX timeout detected", {("nic_error", "0000:13:00"): 1}),
+    ("mlx5-more.yaml", "[ 6756.098429] mlx5_core 0000:13:00.1 eth1: TX timeout detected",
+     {("nic_error", "0000:13:00.1"): 1}),
     # an mlx5e queue's error completion: the reporter's "ERR CQE on RQ/SQ" and the dump's "Error cqe on cqn .." (in
     # either order, the hex and WQE dumps between): one warning per function; after a DPC containment, the port's own
     # finding and the NIC's
     ("mlx5-cqe-2026d.yaml", "mlx5_core 0000:00:08.0 eth2: ERR CQE on RQ", {("nic_error", "0000:00:08"): 1}),
-    ("mlx5-cqe-2026d.yaml", "mlx5_core 0000:3b:00.1 eth1: Error cqe on cqn", {("nic_error", "0000:3b:00"): 1}),
+    ("mlx5-cqe-2026d.yaml", "mlx5_core 0000:3b:00.1 eth1: Error cqe on cqn", {("nic_error", "0000:3b:00.1"): 1}),
     ("mlx5-cqe-2026d.yaml", "pcieport 0007:00:00.0: DPC: containment event",
      {("pcie_aer", "0007:00:00"): 1, ("nic_error", "0017:01:00"): 1, ("unclassified", "0017:01:00"): 1,
       ("unclassified", "0007:01:00"): 1}),

@@ -18,6 +18,33 @@ def test_normalize_pci(raw, key):
     assert normalize_pci(raw) == key
 
 
+@pytest.mark.parametrize("raw,key", [
+    ("0000:08:00.1", "0000:08:00.1"), ("0000:00:1C.4", "0000:00:1c.4"), ("0000:08:00.0", "0000:08:00"),
+    ("PCI:0000:5d:00", "0000:5d:00"), ("5d:00.7", "0000:5d:00.7"), ("nonsense", None),
+])
+def test_normalize_pci_of_a_function_device_keeps_its_function(raw, key):
+    """A NIC's port, a root port: its function where not 0 (the GPU's key, without it, is the default above)."""
+    assert normalize_pci(raw, True) == key
+
+
+@pytest.mark.parametrize("line,kind,pci", [
+    # lore.kernel.org/qemu-devel/m7p7ubuyfhqxhcxqt4qs6rbi24pgxtnbq52maqpdom2da75g7e@laluifinsegp/ (mlx5-more.yaml)
+    ("[  447.473192] mlx5_core 0000:0d:00.1: poll_health:801:(pid 0): device's health compromised - reached miss "
+     "count", "nic_error", "0000:0d:00.1"),
+    ("[  445.937186] mlx5_core 0000:0d:00.0: poll_health:801:(pid 0): device's health compromised - reached miss "
+     "count", "nic_error", "0000:0d:00"),
+    # pcie-link-retrain.yaml (a root port of Intel's PCH, function 6)
+    ("[  987.073607] pcieport 0000:00:1c.6: retraining failed", "pcie_aer", "0000:00:1c.6"),
+    # a GPU's key stays its device number: a real Xid (gpu-nic-pcie.yaml); an AER naming function 0 (constructed)
+    ("NVRM: Xid (PCI:0000:10:1c): 63, pid=1896, Row Remapper: New row marked for remapping, reset gpu to activate.",
+     "xid", "0000:10:1c"),
+    ("pcieport 0000:16:02.0: AER: Uncorrected (Fatal) error received: 0000:18:00.0", "pcie_aer", "0000:18:00"),
+])
+def test_a_finding_keeps_the_function_of_a_device_that_is_one(line, kind, pci):
+    f = parse_line(line)
+    assert (f.kind, f.pci) == (kind, pci)
+
+
 def test_nvml_and_kernel_forms_share_one_key():
     kernel = parse_line("NVRM: Xid (PCI:0000:5D:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus.")
     assert kernel.pci == normalize_pci("00000000:5D:00.0")
