@@ -820,6 +820,36 @@ def test_a_task_whose_container_never_started_is_the_jobs_root_not_its_exits():
             assert "task not started (pyxis: container start failed)" in ev["message"]
 
 
+def jobset_pod(name: str, child: int, index: int, child_jobs: int | None, node: str) -> dict:
+    """SYNTHETIC: a failed pod of JobSet "llm", its labels those kubernetes-sigs/jobset's labelAndAnnotateObject
+    (pkg/controllers/jobset_controller.go) and the Job controller set; `child_jobs` None: a JobSet from before
+    jobset.sigs.k8s.io/global-replicas (v0.7)."""
+    labels = {"jobset.sigs.k8s.io/jobset-name": "llm", "jobset.sigs.k8s.io/replicatedjob-name": "w",
+              "jobset.sigs.k8s.io/job-index": str(child), "jobset.sigs.k8s.io/job-global-index": str(child),
+              "batch.kubernetes.io/job-name": f"llm-w-{child}", "batch.kubernetes.io/job-completion-index": str(index)}
+    if child_jobs is not None:
+        labels["jobset.sigs.k8s.io/global-replicas"] = str(child_jobs)
+    return {**pod(name, labels=labels), "spec": {"nodeName": node}, "status": {"phase": "Failed", "containerStatuses": [
+        {"name": "main", "state": {"terminated": {"exitCode": 139, "reason": "Error",
+                                                  "finishedAt": "2024-07-25T07:00:00Z"}}}]}}
+
+
+@pytest.mark.parametrize("child_jobs, ranks", [(1, [0, 1]), (2, [None, None]), (None, [None, None])])
+def test_a_jobset_pods_rank_is_its_completion_index_only_in_a_jobset_of_one_child_job(child_jobs, ranks):
+    """Each child Job of a JobSet numbers its pods from 0: the pods of two child Jobs shared ranks (two "rank 0"
+    deaths, one of them on the wrong node).  JobSet numbers its Jobs, not their pods, so a pod's rank in the whole
+    JobSet is known only when it has one child Job."""
+    book, now = Book(), time.time()
+    pods = [jobset_pod("llm-w-0-0", 0, 0, child_jobs, "node-a")]
+    pods.append(jobset_pod("llm-w-0-1", 0, 1, 1, "node-b") if child_jobs == 1 else
+                jobset_pod("llm-w-1-0", 1, 0, child_jobs, "node-b"))
+    for p in pods:
+        book.pod(p, now)
+    (change,) = book.settle(now + 1)
+    assert sorted(((e.host, e.rank) for e in change.incident.evidence if e.kind == "rank_exit")) == \
+        list(zip(("node-a", "node-b"), ranks))
+
+
 def test_the_first_dead_rank_a_pod_event_names_is_the_jobs_root():
     """A rank's death by SIGSEGV, then the launcher's SIGTERM of the rest: the cluster names the first dead rank."""
     lines = ["[default1]:[rank1]: Signal 11 (SIGSEGV) received by PID 4242",
