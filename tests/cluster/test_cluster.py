@@ -629,10 +629,20 @@ def test_a_deleted_owner_closes_its_incident():
             assert any(json.loads(x)["action"] == "closed" for x in c.out_text.getvalue().splitlines())
 
 
-def test_an_owner_deleted_while_its_watch_was_gone_closes_its_incident_on_the_relist():
+def watch_starts(api: ApiDouble, path: str) -> list[dict]:
+    """The watch requests (resumed from a resourceVersion) the double was asked on a path ending so."""
+    return [q for _m, p, q, _c in list(api.requests) if p.endswith(path) and q.get("watch") and
+            q.get("resourceVersion")]
+
+
+@pytest.mark.parametrize("gone_status", [False, True], ids=["error-event", "http-410"])
+def test_an_owner_deleted_while_its_watch_was_gone_closes_its_incident_on_the_relist(gone_status):
     """The owner's DELETED is lost with a watch that ends in 410 Gone: the relist that no longer holds it closes its
-    incident, as the DELETED would have (not `--idle` later)."""
+    incident, as the DELETED would have (not `--idle` later).  The API server says 410 as an ERROR event on the
+    stream (its watch cache) or as the HTTP status of the watch request itself (etcd): both relist (the second was
+    retried with the compacted resourceVersion, for ever)."""
     with ApiDouble() as api:
+        api.gone_status = gone_status
         gang(api)
         publish_timeouts(api)
         with controller(api) as c:
@@ -640,12 +650,16 @@ def test_an_owner_deleted_while_its_watch_was_gone_closes_its_incident_on_the_re
             jobsets = api.stores[("jobset.x-k8s.io", "jobsets")]
             api.set_fault(status=503)
             api.cut_watches()
+            starts = len(watch_starts(api, "/jobsets"))
+            wait_until(lambda: len(watch_starts(api, "/jobsets")) > starts, "a watch start refused")  # stream ended
             del jobsets[("train", "llm")]
             jobsets.compact()
-            time.sleep(1.0)
+            time.sleep(0.5)
             api.set_fault()
             wait_until(lambda: doc(incidents(api)[0])["state"] == "closed", "closed", timeout=15)
             assert ("train", "JobSet.jobset.x-k8s.io", "llm") not in c.book.owner_uids
+            assert c.metrics.registry.get_sample_value("gpu_npd_cluster_watch_restarts_total", {
+                "resource": "owner:JobSet.jobset.x-k8s.io", "reason": "gone"}) >= 1
 
 
 def test_attribution_waits_while_the_watches_are_ahead_of_the_loop():
