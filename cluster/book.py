@@ -346,6 +346,12 @@ class Book:
             self.node_facts.pop(name, None)
         self._node_changed(name, now)
 
+    def nodes_listed(self, names: set[str], now: float) -> None:
+        """A (re)list of the nodes held `names`: what is held of a node not listed now (deleted while the watch was
+        not there) is forgotten, as its DELETED would have: its faults, addresses, taints, repair-annotation GPUs."""
+        for name in {*self.node_facts, *self.node_addr, *self.node_taints, *self.node_gpus} - names:
+            self.node({"metadata": {"name": name}}, now, deleted=True)
+
     def _node_addresses(self, name: str, addresses: Any) -> None:
         """A node's status.addresses (InternalIP, ExternalIP, Hostname, ...) -> the node."""
         now_addr = node_addresses({"status": {"addresses": addresses}})

@@ -286,9 +286,7 @@ class Controller:
             kind = self.owner_kinds[resource]
             self.handle(self.book.owners_listed(kind.api_version, kind.kind, keys, now))
         elif resource == "nodes":
-            names = {k[1] for k in keys}
-            for name in [n for n in {**self.book.node_facts, **self.book.node_addr} if n not in names]:
-                self.book.node({"metadata": {"name": name}}, now, deleted=True)
+            self.book.nodes_listed({k[1] for k in keys}, now)
 
     # ---- what it writes ------------------------------------------------------------------------------
 

@@ -22,7 +22,7 @@ from agent.sources.podlogs import PodRef
 from agent.workloads import WorkloadTracker
 from cluster.book import Book
 from cluster.controller import ANNOTATION, COMPONENT, Controller, Settings
-from cluster.evidence import Reader
+from cluster.evidence import REPAIR_ANNOTATION, Reader
 from cluster.owners import JOB_LABEL, job_of
 from kubeapi.client import make_api
 from kubeapi.events import EventRecorder, Ref
@@ -660,6 +660,29 @@ def test_an_owner_deleted_while_its_watch_was_gone_closes_its_incident_on_the_re
             assert ("train", "JobSet.jobset.x-k8s.io", "llm") not in c.book.owner_uids
             assert c.metrics.registry.get_sample_value("gpu_npd_cluster_watch_restarts_total", {
                 "resource": "owner:JobSet.jobset.x-k8s.io", "reason": "gone"}) >= 1
+
+
+def test_a_node_deleted_while_its_watch_was_gone_is_forgotten_on_the_relist():
+    """A node with a NoExecute taint and the repair annotation, but no gpu-npd condition and no address: deleted
+    while the watch was gone, the relist forgets its taints and GPUs too (were kept: only a node with faults or
+    addresses was forgotten)."""
+    with ApiDouble() as api:
+        node = api.add_node("node-x", taints=[{"key": "node.kubernetes.io/unreachable", "effect": "NoExecute"}])
+        node["metadata"]["annotations"] = {REPAIR_ANNOTATION: json.dumps(
+            {"gpus": [{"pci": "0000:5d:00.0", "index": 3, "uuid": "GPU-x"}]})}
+        api.nodes.touch("node-x")
+        with controller(api) as c:
+            wait_until(lambda: "node-x" in c.book.node_taints and "node-x" in c.book.node_gpus, "the node held")
+            api.set_fault(status=503)
+            api.cut_watches()
+            starts = len(watch_starts(api, "/nodes"))
+            wait_until(lambda: len(watch_starts(api, "/nodes")) > starts, "a watch start refused")
+            del api.nodes["node-x"]
+            api.nodes.compact()
+            time.sleep(0.5)
+            api.set_fault()
+            wait_until(lambda: "node-x" not in c.book.node_taints and "node-x" not in c.book.node_gpus, "forgotten",
+                       timeout=10)
 
 
 def test_attribution_waits_while_the_watches_are_ahead_of_the_loop():
