@@ -346,6 +346,12 @@ class Book:
             self.node_facts.pop(name, None)
         self._node_changed(name, now)
 
+    def nodes_listed(self, names: set[str], now: float) -> None:
+        """A (re)list of the nodes held `names`: what is held of a node not listed now (deleted while the watch was
+        not there) is forgotten, as its DELETED would have: its faults, addresses, taints, repair-annotation GPUs."""
+        for name in {*self.node_facts, *self.node_addr, *self.node_taints, *self.node_gpus} - names:
+            self.node({"metadata": {"name": name}}, now, deleted=True)
+
     def _node_addresses(self, name: str, addresses: Any) -> None:
         """A node's status.addresses (InternalIP, ExternalIP, Hostname, ...) -> the node."""
         now_addr = node_addresses({"status": {"addresses": addresses}})
@@ -569,10 +575,24 @@ def _epoch(t: datetime | None) -> float:
     return t.timestamp() if t is not None else 0.0
 
 
+RANK_KEYS = ("batch.kubernetes.io/job-completion-index", "training.kubeflow.org/replica-index")
+# A workload whose pods carry a RANK_KEYS index that is not unique in the job: its label -> the label and value that
+# make it unique.  A JobSet's pods carry their child Job's completion index, and JobSet numbers its Jobs across the
+# JobSet (jobset.sigs.k8s.io/job-global-index), not their pods, nor says a Job's pod count on a pod: the index is the
+# pod's rank only in a JobSet of one child Job (jobset.sigs.k8s.io/global-replicas "1"; kubernetes-sigs/jobset
+# api/jobset/v1alpha2/jobset_types.go); with several, or from a JobSet before that label, the rank is not known.
+RANK_UNIQUE_IF = {"jobset.sigs.k8s.io/jobset-name": ("jobset.sigs.k8s.io/global-replicas", "1")}
+
+
 def _rank_of(meta: Mapping[str, Any]) -> int | None:
-    """A pod's rank when its workload says it (completion index, replica index): a dead pod's rank."""
-    for source in (meta.get("annotations") or {}, meta.get("labels") or {}):
-        for key in ("batch.kubernetes.io/job-completion-index", "training.kubeflow.org/replica-index"):
+    """A pod's rank when its workload says it (completion index, replica index) and it is unique in the job: a dead
+    pod's rank.  None when it is not known."""
+    labels = meta.get("labels") or {}
+    for owner, (key, value) in RANK_UNIQUE_IF.items():
+        if labels.get(owner) and labels.get(key) != value:
+            return None
+    for source in (meta.get("annotations") or {}, labels):
+        for key in RANK_KEYS:
             value = source.get(key)
             if value is not None and str(value).isdigit():
                 return int(value)

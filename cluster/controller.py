@@ -286,9 +286,7 @@ class Controller:
             kind = self.owner_kinds[resource]
             self.handle(self.book.owners_listed(kind.api_version, kind.kind, keys, now))
         elif resource == "nodes":
-            names = {k[1] for k in keys}
-            for name in [n for n in {**self.book.node_facts, **self.book.node_addr} if n not in names]:
-                self.book.node({"metadata": {"name": name}}, now, deleted=True)
+            self.book.nodes_listed({k[1] for k in keys}, now)
 
     # ---- what it writes ------------------------------------------------------------------------------
 
@@ -305,6 +303,7 @@ class Controller:
                     self.pending[c.open.id] = (c, None)  # the latest verdict is decided on
             elif c.what == "closed":
                 self.pending.pop(c.open.id, None)
+                self.recovery.forget(c.open.id)
             self.log_line(c)
             self.write(c)
         self.recover_jobs()
@@ -324,11 +323,15 @@ class Controller:
                 pods = self.book.opted_in(c.job.key)
                 decided = self.recovery.decide(incident_id, c.job.key, f"{o.kind}/{c.job.name}", c.incident,
                                                len(pods))
-                if decided is None or decided.result == "rate_limited":
-                    if decided is None or incident_id in self.recovery.decided:
-                        del self.pending[incident_id]
+                if decided is None:
+                    del self.pending[incident_id]
                     continue
-                self.metrics.recoveries.labels(decided.result).inc()
+                if decided.first:
+                    self.metrics.recoveries.labels(decided.result).inc()
+                if decided.result == "rate_limited":  # decided again next round; counted and logged once
+                    if decided.first:
+                        log.warning("%s", decided.message)
+                    continue
                 c.open.recovery = {"result": decided.result, "at": self.clock()}
                 self.recorder.record(ref, RECOVERY_REASON, decided.message, "Warning" if decided.act else "Normal",
                                      key=f"{incident_id}|recovery")

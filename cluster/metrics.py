@@ -6,6 +6,8 @@ from prometheus_client import CollectorRegistry, Counter, Gauge
 
 from triage import CATEGORIES
 
+from .recovery import RESULTS
+
 
 class Metrics:
     def __init__(self) -> None:
@@ -15,8 +17,11 @@ class Metrics:
         for c in CATEGORIES:
             self.incidents.labels(c)
         self.recoveries = Counter("gpu_npd_recoveries", "Cascading-recovery decisions, by result (observed, "
-                                  "restarted, budget_exhausted), and restarts that left pods not deleted (failed)",
-                                  ["result"], registry=r)
+                                  "restarted, budget_exhausted; rate_limited: a restart that waits for the "
+                                  "cluster-wide rate limit, once per incident), and restarts that left pods not "
+                                  "deleted (failed)", ["result"], registry=r)
+        for result in RESULTS:
+            self.recoveries.labels(result)
         self.pod_deletions = Counter("gpu_npd_recovery_pod_deletions", "Pods deleted by cascading recovery",
                                      registry=r)
         self.leader = Gauge("gpu_npd_cluster_leader", "1 while this replica holds the Lease", registry=r)

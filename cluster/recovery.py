@@ -35,7 +35,11 @@ FATAL: dict[str, frozenset[str] | None] = {
     "first_rank_death": frozenset({"rank_exit"}),
     "lagging_rank": None,
 }
-RESULTS = ("observed", "restarted", "budget_exhausted", "rate_limited", "no_pods", "failed")
+# gpu_npd_recoveries_total{result}: what happened to a fatal incident of an opted-in job (a job with no opted-in pod
+# gets no decision): observed (mode observe), restarted, budget_exhausted (refused); rate_limited: a restart the
+# cluster-wide rate limit made wait, once per incident (it is decided again, and counted again when it is);
+# failed: a restart that left pods not deleted, once per restart.
+RESULTS = ("observed", "restarted", "budget_exhausted", "rate_limited", "failed")
 
 
 @dataclass(frozen=True)
@@ -51,6 +55,7 @@ class Decision:
     result: str  # RESULTS
     message: str
     act: bool = False  # delete the pods now
+    first: bool = True  # the incident's first decision of this result (a rate-limited one is made again and again)
 
 
 def fatal(incident: Incident) -> bool:
@@ -69,8 +74,13 @@ class Recovery:
     def __init__(self, policy: Policy, clock: Callable[[], float] = time.time):
         self.policy, self.clock = policy, clock
         self.decided: set[str] = set()  # incident ids with a decision (one action per incident)
+        self.waiting: set[str] = set()  # incident ids the cluster-wide rate limit made wait (until decided)
         self.history: dict[tuple, deque[float]] = {}  # job key -> times of its restarts (within the window)
         self.bucket = TokenBucket(policy.per_minute / 60.0, max(1, int(policy.per_minute)), time.monotonic)
+
+    def forget(self, incident_id: str) -> None:
+        """A closed incident: it no longer waits for the rate limit."""
+        self.waiting.discard(incident_id)
 
     def restore(self, incident_id: str, job_key: tuple, result: str, at: float) -> None:
         """A decision a previous controller wrote in the incident's Event.  A restart counts in the job's budget
@@ -96,6 +106,7 @@ class Recovery:
         why = f"incident {incident_id}: {incident.category} ({incident.rule}, {incident.root.kind})"
         if len(done) >= self.policy.budget:
             self.decided.add(incident_id)
+            self.waiting.discard(incident_id)
             return Decision("budget_exhausted", f"gpu-npd did not restart job {job_name}: {len(done)} restarts "
                             f"within {int(self.policy.window)} s already (budget {self.policy.budget}); {why}")
         if self.policy.mode == "observe":
@@ -103,9 +114,12 @@ class Recovery:
             return Decision("observed", f"gpu-npd would restart job {job_name} (delete its {pods} opted-in pod(s) "
                             f"for their owner to recreate; mode observe): {why}")
         if not self.bucket.take():
+            first = incident_id not in self.waiting
+            self.waiting.add(incident_id)
             return Decision("rate_limited", f"gpu-npd restart of job {job_name} waits: the cluster-wide rate "
-                            f"limit ({self.policy.per_minute:g} a minute) is spent; {why}")
+                            f"limit ({self.policy.per_minute:g} a minute) is spent; {why}", first=first)
         self.decided.add(incident_id)
+        self.waiting.discard(incident_id)
         done.append(now)
         return Decision("restarted", f"gpu-npd restarted job {job_name}: deleted its {pods} opted-in pod(s) for "
                         f"their owner to recreate (restart {len(done)} of {self.policy.budget} within "

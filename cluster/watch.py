@@ -3,7 +3,8 @@
 - The list is paged (`limit` / `continue`); each object is handed on as ADDED, then SYNCED with the keys the
   list held, so the consumer forgets what was deleted while it was not watching.
 - The watch resumes from the last resourceVersion it saw (objects and BOOKMARKs) when the stream ends or the
-  connection drops; `410 Gone` (the version was compacted away) relists.  Errors back off (1 s doubling to
+  connection drops; `410 Gone` (the version was compacted away), as an ERROR event on the stream or as the HTTP
+  status of the watch request, relists.  Errors back off (1 s doubling to
   `max_backoff`, jittered) and never end the loop.
 - Raw JSON (`_preload_content=False`, decoded by kubeapi.pager's msgspec decoder): the client's models cost several
   times the memory and CPU of a dict.
@@ -91,9 +92,16 @@ class Watcher:
         """Stream changes after `rv`; returns the resourceVersion to resume from when the stream ends."""
         from kubernetes.watch.watch import iter_resp_lines  # noqa: PLC0415
 
-        resp = self.call(watch=True, resource_version=rv, allow_watch_bookmarks=True,
-                         timeout_seconds=self.timeout_seconds, _preload_content=False,
-                         _request_timeout=(self.request_timeout, self.timeout_seconds + 30), **self.selectors)
+        from kubernetes.client.rest import ApiException  # noqa: PLC0415
+
+        try:
+            resp = self.call(watch=True, resource_version=rv, allow_watch_bookmarks=True,
+                             timeout_seconds=self.timeout_seconds, _preload_content=False,
+                             _request_timeout=(self.request_timeout, self.timeout_seconds + 30), **self.selectors)
+        except ApiException as exc:
+            if exc.status == 410:  # the answer to the start itself (a server reading etcd, not its watch cache)
+                raise Gone() from exc
+            raise
         self._resp = resp
         try:
             for line in iter_resp_lines(resp):

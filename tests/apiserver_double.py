@@ -24,8 +24,9 @@ KMock parses the Kubernetes URLs and renders errors.  On top:
 - Watches and generic objects: nodes, pods, Jobs, Events, Leases and any resource a test serves
   (`serve(group, version, plural, kind)`, e.g. JobSets) keep a change log; `?watch=1` streams it from the
   asked resourceVersion (all current objects as ADDED when none is given), with label and field selectors,
-  BOOKMARKs when asked, `timeoutSeconds`, and `410 Gone` (an ERROR event) for a resourceVersion older than
-  the log keeps (`compact()` forgets it, as etcd's compaction).  Events, Leases and served resources get
+  BOOKMARKs when asked, `timeoutSeconds`, and `410 Gone` (an ERROR event; with `gone_status`, the answer's HTTP
+  status, as a server that reads etcd, not its watch cache, answers) for a resourceVersion older than the log
+  keeps (`compact()` forgets it, as etcd's compaction).  Events, Leases and served resources get
   create (409 on a taken name), get, list (selectors, limit/continue), replace (409 on a stale
   resourceVersion), merge patch and delete; ConfigMaps likewise (the DRA GPU budget's grants: a replace with
   a stale resourceVersion is a 409, so racing agents' compare-and-swap is tested as the API does it).
@@ -375,6 +376,9 @@ class _Emulator(kmock.KubernetesEmulator):
         bookmarks = params.get("allowWatchBookmarks") in ("true", "1", "True")
         timeout = float(params.get("timeoutSeconds") or 0) or None
         generation = d.watch_generation
+        rv = params.get("resourceVersion") or ""
+        if d.gone_status and rv not in ("", "0") and int(rv) < store.compacted:
+            return _status(410, "Expired", f"too old resource version: {rv} ({store.compacted})")
         resp = aiohttp.web.StreamResponse(headers={"Content-Type": "application/json"})
         await resp.prepare(request._raw_request)
 
@@ -606,6 +610,7 @@ class ApiDouble:
         self.list_snapshots: dict[str, tuple] = {}  # resource -> the paged list being read: (what, its objects)
         self.watch_generation = 0  # cut_watches() ends the streams of an older generation
         self.bookmark_seconds = 1.0
+        self.gone_status = False  # a watch from a compacted resourceVersion: HTTP 410 (True) or an ERROR event
         self.jobs_created: list[str] = []
         self.jobs_deleted: list[str] = []
         self.pods_deleted: list[tuple[str, str]] = []

@@ -22,7 +22,7 @@ from agent.sources.podlogs import PodRef
 from agent.workloads import WorkloadTracker
 from cluster.book import Book
 from cluster.controller import ANNOTATION, COMPONENT, Controller, Settings
-from cluster.evidence import Reader
+from cluster.evidence import REPAIR_ANNOTATION, Reader
 from cluster.owners import JOB_LABEL, job_of
 from kubeapi.client import make_api
 from kubeapi.events import EventRecorder, Ref
@@ -629,10 +629,20 @@ def test_a_deleted_owner_closes_its_incident():
             assert any(json.loads(x)["action"] == "closed" for x in c.out_text.getvalue().splitlines())
 
 
-def test_an_owner_deleted_while_its_watch_was_gone_closes_its_incident_on_the_relist():
+def watch_starts(api: ApiDouble, path: str) -> list[dict]:
+    """The watch requests (resumed from a resourceVersion) the double was asked on a path ending so."""
+    return [q for _m, p, q, _c in list(api.requests) if p.endswith(path) and q.get("watch") and
+            q.get("resourceVersion")]
+
+
+@pytest.mark.parametrize("gone_status", [False, True], ids=["error-event", "http-410"])
+def test_an_owner_deleted_while_its_watch_was_gone_closes_its_incident_on_the_relist(gone_status):
     """The owner's DELETED is lost with a watch that ends in 410 Gone: the relist that no longer holds it closes its
-    incident, as the DELETED would have (not `--idle` later)."""
+    incident, as the DELETED would have (not `--idle` later).  The API server says 410 as an ERROR event on the
+    stream (its watch cache) or as the HTTP status of the watch request itself (etcd): both relist (the second was
+    retried with the compacted resourceVersion, for ever)."""
     with ApiDouble() as api:
+        api.gone_status = gone_status
         gang(api)
         publish_timeouts(api)
         with controller(api) as c:
@@ -640,12 +650,39 @@ def test_an_owner_deleted_while_its_watch_was_gone_closes_its_incident_on_the_re
             jobsets = api.stores[("jobset.x-k8s.io", "jobsets")]
             api.set_fault(status=503)
             api.cut_watches()
+            starts = len(watch_starts(api, "/jobsets"))
+            wait_until(lambda: len(watch_starts(api, "/jobsets")) > starts, "a watch start refused")  # stream ended
             del jobsets[("train", "llm")]
             jobsets.compact()
-            time.sleep(1.0)
+            time.sleep(0.5)
             api.set_fault()
             wait_until(lambda: doc(incidents(api)[0])["state"] == "closed", "closed", timeout=15)
             assert ("train", "JobSet.jobset.x-k8s.io", "llm") not in c.book.owner_uids
+            assert c.metrics.registry.get_sample_value("gpu_npd_cluster_watch_restarts_total", {
+                "resource": "owner:JobSet.jobset.x-k8s.io", "reason": "gone"}) >= 1
+
+
+def test_a_node_deleted_while_its_watch_was_gone_is_forgotten_on_the_relist():
+    """A node with a NoExecute taint and the repair annotation, but no gpu-npd condition and no address: deleted
+    while the watch was gone, the relist forgets its taints and GPUs too (were kept: only a node with faults or
+    addresses was forgotten)."""
+    with ApiDouble() as api:
+        node = api.add_node("node-x", taints=[{"key": "node.kubernetes.io/unreachable", "effect": "NoExecute"}])
+        node["metadata"]["annotations"] = {REPAIR_ANNOTATION: json.dumps(
+            {"gpus": [{"pci": "0000:5d:00.0", "index": 3, "uuid": "GPU-x"}]})}
+        api.nodes.touch("node-x")
+        with controller(api) as c:
+            wait_until(lambda: "node-x" in c.book.node_taints and "node-x" in c.book.node_gpus, "the node held")
+            api.set_fault(status=503)
+            api.cut_watches()
+            starts = len(watch_starts(api, "/nodes"))
+            wait_until(lambda: len(watch_starts(api, "/nodes")) > starts, "a watch start refused")
+            del api.nodes["node-x"]
+            api.nodes.compact()
+            time.sleep(0.5)
+            api.set_fault()
+            wait_until(lambda: "node-x" not in c.book.node_taints and "node-x" not in c.book.node_gpus, "forgotten",
+                       timeout=10)
 
 
 def test_attribution_waits_while_the_watches_are_ahead_of_the_loop():
@@ -818,6 +855,36 @@ def test_a_task_whose_container_never_started_is_the_jobs_root_not_its_exits():
             assert (root["category"], root["rule"], root["root"]["kind"], root["root"]["host"]) == (
                 "infrastructure", "first_failure", "launch_error", None)
             assert "task not started (pyxis: container start failed)" in ev["message"]
+
+
+def jobset_pod(name: str, child: int, index: int, child_jobs: int | None, node: str) -> dict:
+    """SYNTHETIC: a failed pod of JobSet "llm", its labels those kubernetes-sigs/jobset's labelAndAnnotateObject
+    (pkg/controllers/jobset_controller.go) and the Job controller set; `child_jobs` None: a JobSet from before
+    jobset.sigs.k8s.io/global-replicas (v0.7)."""
+    labels = {"jobset.sigs.k8s.io/jobset-name": "llm", "jobset.sigs.k8s.io/replicatedjob-name": "w",
+              "jobset.sigs.k8s.io/job-index": str(child), "jobset.sigs.k8s.io/job-global-index": str(child),
+              "batch.kubernetes.io/job-name": f"llm-w-{child}", "batch.kubernetes.io/job-completion-index": str(index)}
+    if child_jobs is not None:
+        labels["jobset.sigs.k8s.io/global-replicas"] = str(child_jobs)
+    return {**pod(name, labels=labels), "spec": {"nodeName": node}, "status": {"phase": "Failed", "containerStatuses": [
+        {"name": "main", "state": {"terminated": {"exitCode": 139, "reason": "Error",
+                                                  "finishedAt": "2024-07-25T07:00:00Z"}}}]}}
+
+
+@pytest.mark.parametrize("child_jobs, ranks", [(1, [0, 1]), (2, [None, None]), (None, [None, None])])
+def test_a_jobset_pods_rank_is_its_completion_index_only_in_a_jobset_of_one_child_job(child_jobs, ranks):
+    """Each child Job of a JobSet numbers its pods from 0: the pods of two child Jobs shared ranks (two "rank 0"
+    deaths, one of them on the wrong node).  JobSet numbers its Jobs, not their pods, so a pod's rank in the whole
+    JobSet is known only when it has one child Job."""
+    book, now = Book(), time.time()
+    pods = [jobset_pod("llm-w-0-0", 0, 0, child_jobs, "node-a")]
+    pods.append(jobset_pod("llm-w-0-1", 0, 1, 1, "node-b") if child_jobs == 1 else
+                jobset_pod("llm-w-1-0", 1, 0, child_jobs, "node-b"))
+    for p in pods:
+        book.pod(p, now)
+    (change,) = book.settle(now + 1)
+    assert sorted(((e.host, e.rank) for e in change.incident.evidence if e.kind == "rank_exit")) == \
+        list(zip(("node-a", "node-b"), ranks))
 
 
 def test_the_first_dead_rank_a_pod_event_names_is_the_jobs_root():

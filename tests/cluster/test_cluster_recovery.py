@@ -49,8 +49,10 @@ def test_observe_is_the_default_and_the_cluster_wide_rate_limit_defers():
     r = Recovery(Policy(mode="enforce", budget=10, per_minute=1))
     assert r.decide("i-1", ("ns", "Job", "a"), "Job/a", incident, pods=2).act
     deferred = r.decide("i-2", ("ns", "Job", "b"), "Job/b", incident, pods=2)
-    assert deferred.result == "rate_limited" and not deferred.act
+    assert deferred.result == "rate_limited" and not deferred.act and deferred.first
     assert "i-2" not in r.decided  # decided again later, not dropped
+    again = r.decide("i-2", ("ns", "Job", "b"), "Job/b", incident, pods=2)
+    assert again.result == "rate_limited" and not again.first  # the same wait: counted once
 
 
 def test_the_cluster_wide_rate_limit_counts_a_previous_leaders_restarts():
@@ -68,6 +70,27 @@ def test_the_cluster_wide_rate_limit_counts_a_previous_leaders_restarts():
         r.restore(f"old-{n}", ("ns", "Job", f"j{n}"), "restarted", now - 5)
     assert r.decide("i-1", ("ns", "Job", "a"), "Job/a", hardware_incident(), pods=2).act  # a token is left
     assert r.decide("i-2", ("ns", "Job", "b"), "Job/b", hardware_incident(), pods=2).result == "rate_limited"
+
+
+def test_a_rate_limited_restart_is_counted_once_and_every_result_is_one_that_happens():
+    """The metric's results are what the controller counts: a restart the cluster-wide rate limit holds back is
+    `rate_limited` once, however many rounds it waits (was never counted); no result that nothing produces."""
+    with ApiDouble() as api:
+        gang(api)
+        opt_in(api, ["llm-w-0-0", "llm-w-0-1"])
+        with controller(api, recovery=Policy(mode="enforce", per_minute=0.001)) as c:
+            wait_until(lambda: c.ready.is_set(), "synced")
+            c.recovery.bucket.tokens = 0.0  # spent: the next restart waits (a token in 16 hours)
+            publish_xid(api)
+            publish_timeouts(api)
+            get = c.metrics.registry.get_sample_value
+            wait_until(lambda: get("gpu_npd_recoveries_total", {"result": "rate_limited"}) == 1, "counted")
+            time.sleep(1.0)  # several rounds of the loop decide it again
+            assert get("gpu_npd_recoveries_total", {"result": "rate_limited"}) == 1
+            assert not api.pods_deleted and not recoveries(api)
+            results = {s.labels["result"] for m in c.metrics.registry.collect() if m.name == "gpu_npd_recoveries"
+                       for s in m.samples if s.name == "gpu_npd_recoveries_total"}
+            assert results == {"observed", "restarted", "budget_exhausted", "rate_limited", "failed"}
 
 
 def opt_in(api: ApiDouble, names: list[str]) -> None:
