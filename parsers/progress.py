@@ -155,7 +155,12 @@ RULES: tuple[Rule, ...] = (
     # transformers 5.x's ProgressCallback / PrinterCallback print each float as a string ("{v:.4g}"), the epoch too:
     # `{'loss': '12.88', 'grad_norm': '1.879', ..., 'epoch': '5.833e-05', 'global_step/max_steps': '1/17144', ...}`
     # (modelscope/ms-swift #8476): every dict of a 5.x job was None before, so such a job was never tracked
-    Rule("huggingface", "loss", re.compile(r"""\{['"](?:loss|eps)['"]: [^{}]*?['"]epoch['"]: '?[0-9.e-]+'?"""
+    # TRL's GRPO trainer logs its step time (its `training_step` seconds per optimizer step, averaged over the dict's
+    # steps) just before the epoch: `..., 'clip_ratio/region_mean': 0.0, 'step_time': 238.3076013879995, 'epoch': 0.03}`
+    # (Chi-Shan0707/TinyLoRA-GRPO-Coder #4, 2026): the printed step time (None before: a dict names no step, so no time
+    # was derived from the spacing either, and a GRPO pod had none)
+    Rule("huggingface", "loss", re.compile(r"""\{['"](?:loss|eps)['"]: [^{}]*?(?:['"]step_time['"]: '?(?P<time>"""
+                                           + _NUM[1:-1] + r"""(?:e-?\d+)?)'?, )?['"]epoch['"]: '?[0-9.e-]+'?"""
                                            r"""(?:, ['"](?:step|global_step/max_steps)['"]: ['"]?(?P<step>\d+))?""")),
     # tqdm bars (Hugging Face Trainer / accelerate, PyTorch Lightning, NeMo 1.x, Ultralytics):
     # `Epoch 0:  22%|██▏       | 4/18 [00:17<01:02,  4.47s/it, loss=...]`, `| 1651/1702 [13:00<00:24,  2.11it/s`.

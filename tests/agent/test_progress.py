@@ -56,7 +56,9 @@ PODS = Path(__file__).parents[1] / "fixtures" / "pods" / "var" / "log" / "pods"
     ("ms_swift_4146.log", "huggingface", [12], None),  # 'global_step/max_steps': '12/94'
     # transformers 5.x: every value a string, the epoch's too (`'epoch': '5.833e-05'`): each line None before
     ("ms_swift_8476_tf5.log", "huggingface", [1, 5], None),
-    ("ms_swift_9261_json.log", "huggingface", [1, 2], None),  # ms-swift's JSON dicts (2026): `"epoch": 0.0001, "global_step/max_steps": "1/10000"`
+    # ms-swift's GRPO dicts as JSON (2026): `"step_time": 17.67188024, "epoch": 0.0001, "global_step/max_steps": "1/10000"`
+    # (its GRPO trainer TRL's: the printed step time, None before)
+    ("ms_swift_9261_json.log", "huggingface", [1, 2], 17.67188024),
     ("metaseq_507_json.log", "fairseq", [1, 2], None),  # --log-format json: "num_updates": "1"
     ("keras_10506.log", "keras", [None] * 10, 0.454),  # `454ms/step`
     ("keras_8680.log", "keras", [None] * 5, 484 / 1562),  # only the epoch's time: `1562/1562 [...] - 484s`
@@ -245,6 +247,34 @@ def test_slimes_rollout_lines_are_no_step():
     `Abort request for [...]` after a rollout is none either: both give nothing."""
     assert [recognise(x) for x in lines("slime_1837_rollout_perf.log")] == [None, None]
     assert recognise("critic-step 3: {'train/critic-loss': 0.1}").step == 3  # the critic's line (slime's model.py)
+
+
+def test_trls_grpo_dict_gives_its_step_time():
+    """REAL (Chi-Shan0707/TinyLoRA-GRPO-Coder #4, 2026-03): TRL's GRPO trainer logs its step time in the Trainer's dict,
+    `..., 'clip_ratio/region_mean': 0.0, 'step_time': 238.3076013879995, 'epoch': 0.03}`: progress without a step (as
+    every Hugging Face dict without one) at 238.3 s a step.  Before, no time: a dict names no step, so none was derived
+    from the spacing either, and a GRPO pod had no step time at all.  Two such dicts give the tracker that time."""
+    line = lines("trl_grpo_tinylora_4.log")[0]
+    assert recognise(line) == Progress(None, pytest.approx(238.3076013879995), "huggingface")
+    events: list = []
+    clock = Clock()
+    t = tracker(clock, events)
+    t.observe(REF, [Mark(0.0, recognise(line)), Mark(1191.5, recognise(line))])
+    assert t.snapshot()["uid-0"]["step_seconds"] == pytest.approx(238.3076013879995) and events == []
+    # the same key in transformers 5.x's string form, and a dict without it (no time, as before)
+    assert recognise("{'loss': '12.88', 'step_time': '1.387', 'epoch': '5.833e-05', 'global_step/max_steps': '1/17144'}"
+                     ) == Progress(1, pytest.approx(1.387), "huggingface")
+    assert recognise("{'loss': 0.0, 'grad_norm': 0.08, 'reward': 1.7, 'kl': 0.0005, 'epoch': 0.31}").seconds is None
+
+
+def test_trls_grpo_with_vllm_sleep_mode_reads_only_its_bar():
+    """REAL (huggingface/trl #4086, 2025-09): a GRPO job with vLLM colocated in sleep mode prints vLLM's `It took 1.46
+    seconds to fall asleep`, `Sleep mode freed 51.57 GiB memory` and `Successfully reset prefix cache` between steps,
+    then DeepSpeed's timers (`[Rank 0] time (ms) | fwd: 114577.10 | ... | step: 105.42`): none of them is progress
+    (their `step:` and `step_microstep:` are timers, not steps); the Trainer's bar, `3/1562 [18:48<164:33:29,
+    379.99s/it]`, is step 3 at 379.99 s."""
+    found = [recognise(x) for x in lines("trl_grpo_4086_sleep.log")]
+    assert found == [None] * 10 + [Progress(3, pytest.approx(379.99), "tqdm")]
 
 
 def test_areals_stats_logger_line_gives_its_global_step():
