@@ -149,7 +149,7 @@ class Book:
             state.job = job
         node = (obj.get("spec") or {}).get("nodeName") or ""
         started = _epoch(parse_time(meta.get("creationTimestamp"))) or now
-        exits = self.reader.pod_exits(obj, _rank_of(meta), self.node_taints.get(node, ()))
+        exits = self.reader.pod_exits(obj, _rank_of(obj), self.node_taints.get(node, ()))
         labelled = (meta.get("labels") or {}).get(OPT_IN) == "true"
         uid = meta.get("uid", "")
         if old is not None and (old.job != job.key or old.node != node or (old.uid and uid and old.uid != uid)):
@@ -575,7 +575,7 @@ def _epoch(t: datetime | None) -> float:
     return t.timestamp() if t is not None else 0.0
 
 
-RANK_KEYS = ("batch.kubernetes.io/job-completion-index", "training.kubeflow.org/replica-index")
+RANK_KEYS = ("batch.kubernetes.io/job-completion-index",)
 # A workload whose pods carry a RANK_KEYS index that is not unique in the job: its label -> the label and value that
 # make it unique.  A JobSet's pods carry their child Job's completion index, and JobSet numbers its Jobs across the
 # JobSet (jobset.sigs.k8s.io/job-global-index), not their pods, nor says a Job's pod count on a pod: the index is the
@@ -583,11 +583,41 @@ RANK_KEYS = ("batch.kubernetes.io/job-completion-index", "training.kubeflow.org/
 # api/jobset/v1alpha2/jobset_types.go); with several, or from a JobSet before that label, the rank is not known.
 RANK_UNIQUE_IF = {"jobset.sigs.k8s.io/jobset-name": ("jobset.sigs.k8s.io/global-replicas", "1")}
 
+REPLICA_INDEX = "training.kubeflow.org/replica-index"
+OPERATOR_NAME = "training.kubeflow.org/operator-name"
+# A Kubeflow pod's role: kubeflow/training-operator's replica type (lower case), else kubeflow/mpi-operator v2's job
+# role.
+REPLICA_ROLE = ("training.kubeflow.org/replica-type", "training.kubeflow.org/job-role")
+# Kubeflow numbers each replica type's pods from 0 (a PyTorchJob's Master 0 and Worker 0 share index 0): a pod's rank
+# is its index plus what its operator adds for its role, where the operator numbers that role.  Operator name -> role
+# -> (what is added to the index, the env var its containers carry only where the job's spec makes that the rank;
+# "": always).  A role or operator not here holds no rank known from the pod.
+#  - pytorchjob-controller (kubeflow/training-operator pkg/controller.v1/pytorch/envvar.go setPodEnv, v1.5 to v1.9):
+#    RANK = the index, + 1 for a Worker, set only where the job has a Master; without one (elastic) torchrun numbers
+#    the nodes at its rendezvous.
+#  - mpi-operator (kubeflow/mpi-operator pkg/controller/mpi_job_controller.go newConfigMap, workerReplicaIndexLabel):
+#    the hostfile lists the launcher first where it runs as a worker (runLauncherAsWorker: its index "0", the workers'
+#    their index + 1, since v0.7), then the workers; a launcher that is no worker has no index.
+#  - jaxjob-controller (training-operator pkg/controller.v1/jax/envvar.go): PROCESS_ID = the Worker's index.
+#  - not numbered from the pod: tfjob-controller (TF_CONFIG's task index is per replica type), xgboostjob-controller
+#    (a Worker's RANK adds the Master's replicas, not on the pod), paddlejob-controller (paddle's launch numbers
+#    them), mpijob-controller (training-operator's MPIJob lists a launcher with GPUs first, which a worker does not
+#    say).
+REPLICA_RANKS: dict[str, dict[str, tuple[int, str]]] = {
+    "pytorchjob-controller": {"master": (0, ""), "worker": (1, "RANK")},
+    "mpi-operator": {"launcher": (0, ""), "worker": (0, "")},
+    "jaxjob-controller": {"worker": (0, "")},
+}
 
-def _rank_of(meta: Mapping[str, Any]) -> int | None:
+
+def _rank_of(pod: Mapping[str, Any]) -> int | None:
     """A pod's rank when its workload says it (completion index, replica index) and it is unique in the job: a dead
     pod's rank.  None when it is not known."""
+    meta = pod.get("metadata") or {}
     labels = meta.get("labels") or {}
+    index = labels.get(REPLICA_INDEX)
+    if index is not None:
+        return _replica_rank(pod, labels, str(index))
     for owner, (key, value) in RANK_UNIQUE_IF.items():
         if labels.get(owner) and labels.get(key) != value:
             return None
@@ -597,6 +627,19 @@ def _rank_of(meta: Mapping[str, Any]) -> int | None:
             if value is not None and str(value).isdigit():
                 return int(value)
     return None
+
+
+def _replica_rank(pod: Mapping[str, Any], labels: Mapping[str, Any], index: str) -> int | None:
+    """A Kubeflow pod's rank: its replica index where its operator numbers its role (REPLICA_RANKS), else None."""
+    role = next((str(labels[k]).lower() for k in REPLICA_ROLE if labels.get(k)), "")
+    scheme = REPLICA_RANKS.get(str(labels.get(OPERATOR_NAME, "")), {}).get(role)
+    if scheme is None or not index.isdigit():
+        return None
+    add, needs = scheme
+    if needs and not any(e.get("name") == needs for c in (pod.get("spec") or {}).get("containers") or ()
+                         for e in c.get("env") or ()):
+        return None
+    return int(index) + add
 
 
 def _event_id(ev: Mapping[str, Any]) -> str:

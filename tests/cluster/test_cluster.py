@@ -887,6 +887,59 @@ def test_a_jobset_pods_rank_is_its_completion_index_only_in_a_jobset_of_one_chil
         list(zip(("node-a", "node-b"), ranks))
 
 
+def kubeflow_pod(name: str, operator: str, role: str, index: int | None, node: str, rank_env: bool = False,
+                 role_label: str = "training.kubeflow.org/replica-type") -> dict:
+    """CONSTRUCTED from the operators' source, not copied: a failed pod of Kubeflow job "llm", its labels those
+    kubeflow/training-operator's GenLabels and the controllers' setPodLabels set (v1.9.0
+    pkg/controller.v1/common/job_controller.go, pytorch/pytorchjob_controller.go: replica-type lower case,
+    replica-index) or kubeflow/mpi-operator's defaultLabels and newWorker / newLauncher (pkg/controller/
+    mpi_job_controller.go: job-role, replica-index); `rank_env`: the RANK env pytorch/envvar.go setPodEnv appends
+    where the job has a Master.  JOB_LABEL keeps the pods of kinds gpu-npd does not watch."""
+    labels = {"training.kubeflow.org/operator-name": operator, "training.kubeflow.org/job-name": "llm",
+              role_label: role, JOB_LABEL: "llm"}
+    if index is not None:
+        labels["training.kubeflow.org/replica-index"] = str(index)
+    env = [{"name": "PYTHONUNBUFFERED", "value": "1"}] + ([{"name": "RANK", "value": "?"}] if rank_env else [])
+    return {**pod(name, labels=labels), "spec": {"nodeName": node, "containers": [{"name": "main", "env": env}]},
+            "status": {"phase": "Failed", "containerStatuses": [{"name": "main", "state": {"terminated": {
+                "exitCode": 139, "reason": "Error", "finishedAt": "2024-07-25T07:00:00Z"}}}]}}
+
+
+MPI_ROLE = "training.kubeflow.org/job-role"
+
+
+@pytest.mark.parametrize("pods, ranks", [
+    # a PyTorchJob with a Master: Master 0 is rank 0, Worker i rank i + 1 (setPodEnv's RANK)
+    ([("pytorchjob-controller", "master", 0, True), ("pytorchjob-controller", "worker", 0, True),
+      ("pytorchjob-controller", "worker", 1, True)], [0, 1, 2]),
+    # one without (elastic: torchrun's rendezvous numbers the nodes, the operator sets no RANK): no rank
+    ([("pytorchjob-controller", "worker", 0, False), ("pytorchjob-controller", "worker", 1, False)], [None, None]),
+    # an MPIJob (mpi-operator v2): the launcher has no index and no rank, Worker i is the hostfile's host i
+    ([("mpi-operator", "launcher", None, False), ("mpi-operator", "worker", 0, False),
+      ("mpi-operator", "worker", 1, False)], [None, 0, 1]),
+    # runLauncherAsWorker: the launcher is the hostfile's first host, index "0", the workers' indexes padded by one
+    ([("mpi-operator", "launcher", 0, False), ("mpi-operator", "worker", 1, False)], [0, 1]),
+    # TFJob's chief and worker (index 0 each), XGBoost's master and worker, training-operator's MPIJob (whose GPU
+    # launcher is the hostfile's first host): not numbered from the pod
+    ([("tfjob-controller", "chief", 0, False), ("tfjob-controller", "worker", 0, False)], [None, None]),
+    ([("xgboostjob-controller", "master", 0, True), ("xgboostjob-controller", "worker", 0, True)], [None, None]),
+    ([("mpijob-controller", "launcher", None, False), ("mpijob-controller", "worker", 0, False)], [None, None]),
+    ([("jaxjob-controller", "worker", 0, False), ("jaxjob-controller", "worker", 1, False)], [0, 1]),
+])
+def test_a_kubeflow_pods_rank_is_its_replica_index_as_its_operator_numbers_it(pods, ranks):
+    """Kubeflow numbers each replica type from 0: a PyTorchJob's Master 0 and Worker 0, an MPIJob's launcher and
+    Worker 0, shared replica index 0, and both deaths were "rank 0" (one of them on the wrong node).  The rank is the
+    index where the operator's own scheme makes it one (REPLICA_RANKS), else none."""
+    book, now = Book(), time.time()
+    nodes = [f"node-{c}" for c in "abc"][:len(pods)]
+    for (operator, role, index, rank_env), node in zip(pods, nodes):
+        label = MPI_ROLE if operator == "mpi-operator" else "training.kubeflow.org/replica-type"
+        book.pod(kubeflow_pod(f"llm-{role}-{index}", operator, role, index, node, rank_env, label), now)
+    (change,) = book.settle(now + 1)
+    assert sorted(((e.host, e.rank) for e in change.incident.evidence if e.kind == "rank_exit")) == \
+        list(zip(nodes, ranks))
+
+
 def test_the_first_dead_rank_a_pod_event_names_is_the_jobs_root():
     """A rank's death by SIGSEGV, then the launcher's SIGTERM of the rest: the cluster names the first dead rank."""
     lines = ["[default1]:[rank1]: Signal 11 (SIGSEGV) received by PID 4242",
