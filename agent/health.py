@@ -19,7 +19,7 @@ from parsers import Finding, amends
 from parsers.correlate import describe
 from parsers.escalation import JOBS_ROWS
 from parsers.finding import SEVERITY_RANK
-from parsers.kinds import BY_NAME as KIND, Repeated, reason_of
+from parsers.kinds import BOOT_ACTIONS, BY_NAME as KIND, Repeated, reason_of
 from parsers.model import Boot, Change, Condition, PodEvent, Problem, Snapshot
 
 from .config import Config
@@ -64,11 +64,25 @@ def _clears(f: Finding) -> Callable[[Problem], bool] | None:
     if c is None or any(f.details.get(key) != want for key, want in c.match.items()):
         return None
     if c.scope == "gpus":
-        return lambda p: p.clear == c.mode and p.subject.startswith(("gpu:", "nvswitch:"))
+        return lambda p: p.clear == c.mode and p.subject.startswith(("gpu:", "nvswitch:")) and _on_a_gpu(p)
     subject = subject_of(f)
     if subject == "node":  # no device named: nothing of its own to end
         return None
     return lambda p: p.clear == c.mode and p.subject == subject
+
+
+def _on_a_gpu(p: Problem) -> bool:
+    """Whether a problem on a `gpu:` or `nvswitch:` subject is a GPU's or an NVSwitch's: a PCIe device's (its
+    subject `gpu:` whatever the device) only where the GPU map named it (agent/gpu/collector.py annotate: its `uuid`
+    detail), not a root port's or a NIC function's."""
+    row = KIND.get(p.kind)
+    return row is None or row.device != "pcie" or "uuid" in p.details
+
+
+def _clear_of(clear: str, action: str) -> str:
+    """A problem's clear mode: its rule's, `boot` where that is `reset` and its action one only a boot answers
+    (parsers/kinds.py BOOT_ACTIONS: UVM's global fatal error asks a reboot; a GPU reset does not end it)."""
+    return "boot" if clear == "reset" and action in BOOT_ACTIONS else clear
 
 
 # what a rule's `match` may name -> the finding's value of it (any other key names nothing, and is ignored)
@@ -400,7 +414,7 @@ class HealthEngine:
             return pid
         p = Problem(pid, subject, f.kind, rule["condition"], reason, severity or f.severity, f.attribution,
                     action or f.action, self._message(f, severity or f.severity, action or f.action, note),
-                    rule.get("clear", "expire"), seen, seen, 1, source, code,
+                    _clear_of(rule.get("clear", "expire"), action or f.action), seen, seen, 1, source, code,
                     {**{k: v for k, v in f.details.items() if k in ("uuid", "gpu_index", "link", "netdev", "pod",
                                                                      "reboots_survived")}, **(details or {})})
         self._add(p, change)
@@ -436,6 +450,7 @@ class HealthEngine:
         if seen > p.last_seen:
             p.last_seen = seen
         p.action = action  # the latest (an escalation's HARDWARE_INSPECTION stands from then on)
+        p.clear = _clear_of(p.clear, action)  # an amendment asking a reboot: a boot ends it from then on
         self._restate[p.id] = (f, severity, action, note)
         self._touched[p.id] = None
 

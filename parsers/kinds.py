@@ -32,6 +32,9 @@ ATTRIBUTIONS = ("hardware", "fabric", "driver", "application", "unknown")
 # How a problem ends: a GPU reset or driver reload for that GPU (or a new boot) | a new boot only |
 # warning_expire_seconds without a repeat (or a new boot) | the same port coming back up (or a new boot)
 CLEAR_MODES = ("reset", "boot", "expire", "link_up")
+# The actions only a new boot answers (XID_ACTION_CLEAR's `boot`: a reboot asked for, or what reboots did not fix): a
+# problem with one clears at a boot where its rule says `reset` (agent/health.py; the Xid rules split so by action)
+BOOT_ACTIONS = frozenset(a for a, m in XID_ACTION_CLEAR.items() if m == "boot")
 # what a finding is about -> the noun an operator uses for it (None: no device, the node or a workload)
 DEVICES = MappingProxyType({"gpu": "GPU", "nvswitch": "NVSwitch", "nic": "NIC", "port": "port",
                             "pcie": "PCIe device"})

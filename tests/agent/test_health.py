@@ -489,3 +489,71 @@ def test_the_driver_stack_flag_expires(engine, clock):
     assert cond(engine, "GPUDriverDegraded") == (False, "GPUDriverIsHealthy") and not engine.problems
     engine.observe(crash(ONE_PROCESS_THREADS[0]))
     assert not engine.conditions["GPUDriverDegraded"].status
+
+
+# A GPU's reset event (open-gpu-kernel-modules #659: "Rate limiting GSP RPC error prints .. The GPU likely needs to be
+# reset.", tests/fixtures/realworld/gsp.yaml) then UVM's global fatal error joining it (#1342's line, the NVRM prefix
+# and the stamp fitted): each line real, their sequence built here. A GPU reset of that GPU: the line of
+# tests/fixtures/dmesg/kernel-misc.log with the address changed (constructed); the driver load as above.
+RESET_THEN_UVM_ON_0A = ("[612992.634545] NVRM: Rate limiting GSP RPC error prints for GPU at PCI:0000:0a:00 (printing 1 "
+                        "of every 30).  The GPU likely needs to be reset.",
+                        "[612993.100000] NVRM: nvGpuOpsReportFatalError: uvm encountered global fatal error 0x60, "
+                        "requiring os reboot to recover")
+RESET_0A = "NVRM: GPU 0000:0a:00.0: GPU reset complete"
+DRIVER_LOAD = "NVRM: loading NVIDIA UNIX x86_64 Kernel Module  550.54.15  Tue Mar  5 22:23:56 UTC 2024"
+
+
+def test_a_problem_asking_a_reboot_outlasts_a_gpu_reset_and_ends_at_a_boot(engine):
+    """gpu_reset_required's rule clears at a GPU reset, but a problem of it whose action is a reboot (UVM's global
+    fatal error: "requiring os reboot to recover"; the reset event that line joined, amended to RESTART_BM) clears
+    only at a boot: neither that GPU's reset nor a driver load ends it. The same kind asking a reset still ends
+    at one. Was: the reset cleared both."""
+    from parsers import Finding
+    c = Classifier()
+    for line in RESET_THEN_UVM_ON_0A:
+        own, amended = c.read(line)
+        for f in (own, *amended):
+            if f is not None:
+                engine.observe(f)
+    # the same fault, its action the reboot from its first finding (a GPU named: uvm_global_fatal's row names none)
+    engine.observe(Finding("gpu_reset_required", "fatal", "driver", "RESTART_BM", "m", pci="0000:9a:00"))
+    engine.observe(parse_line("NVRM: GPU 0000:01:00.0: RmInitAdapter failed! (0x62:0x40:2168)"))  # #1058: a reset's
+    assert sorted((p.subject, p.action, p.clear) for p in engine.problems.values()) == [
+        ("gpu:0000:01:00", "RESET_GPU", "reset"), ("gpu:0000:0a:00", "RESTART_BM", "boot"),
+        ("gpu:0000:9a:00", "RESTART_BM", "boot")]
+    engine.observe(parse_line(RESET_0A))
+    engine.observe(parse_line("NVRM: GPU 0000:9a:00.0: GPU reset complete"))
+    engine.observe(parse_line(DRIVER_LOAD))
+    assert sorted(p.subject for p in engine.problems.values()) == ["gpu:0000:0a:00", "gpu:0000:9a:00"]
+    assert engine.conditions["GPUUnhealthy"].status
+    engine.new_boot()
+    assert not engine.problems and not engine.conditions["GPUUnhealthy"].status
+
+
+# A root port's downstream link it could not retrain (tanezky.github.io, pcie-link-retrain.yaml) and a GPU's corrected
+# Data Link Layer timeout (wenku.csdn.net/answer/26sjj6j1cb, gpu-nic-pcie.yaml): each real, on one node here
+ROOT_PORT = "[  987.073607] pcieport 0000:00:1c.6: retraining failed"
+GPU_AER = ("[一 8月 25 16:20:28 2025] nvidia 0000:01:00.0: PCIe Bus Error: severity=Correctable, type=Data Link Layer, "
+           "(Transmitter ID)")
+
+
+def test_a_gpu_reset_leaves_a_pcie_device_that_is_no_gpu():
+    """A PCIe problem a reset would end (a rule with clear `reset`) is a GPU's only where the GPU map named its
+    device (agent/gpu/collector.py annotate: its UUID): a driver load ends the GPU's, not a root port's (its subject
+    `gpu:0000:00:1c.6` all the same); a boot ends both. Was: the driver load cleared the root port's too."""
+    from agent.gpu.collector import annotate
+    from parsers.gpus import GpuMap
+    from parsers.kinds import condition_rules
+    rules = [{"match": {"kind": "pcie_aer"}, "condition": "PCIeUnhealthy", "clear": "reset"}, *condition_rules()]
+    engine = HealthEngine(load(env={}, flags={"condition_rules": rules}), Clock(1_795_000_000.0))
+    gpus = GpuMap.build([("0000:01:00", {"uuid": "GPU-1", "gpu_index": "0"})])
+    for line in (ROOT_PORT, GPU_AER):
+        f = parse_line(line)
+        annotate(f, gpus)
+        engine.observe(f)
+    assert sorted(p.subject for p in engine.problems.values()) == ["gpu:0000:00:1c.6", "gpu:0000:01:00"]
+    engine.observe(parse_line(DRIVER_LOAD))
+    assert [p.subject for p in engine.problems.values()] == ["gpu:0000:00:1c.6"]
+    assert engine.conditions["PCIeUnhealthy"].status
+    engine.new_boot()
+    assert not engine.problems and not engine.conditions["PCIeUnhealthy"].status
