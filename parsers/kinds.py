@@ -32,9 +32,11 @@ ATTRIBUTIONS = ("hardware", "fabric", "driver", "application", "unknown")
 # How a problem ends: a GPU reset or driver reload for that GPU (or a new boot) | a new boot only |
 # warning_expire_seconds without a repeat (or a new boot) | the same port coming back up (or a new boot)
 CLEAR_MODES = ("reset", "boot", "expire", "link_up")
-# The actions only a new boot answers (XID_ACTION_CLEAR's `boot`: a reboot asked for, or what reboots did not fix): a
-# problem with one clears at a boot where its rule says `reset` (agent/health.py; the Xid rules split so by action)
-BOOT_ACTIONS = frozenset(a for a, m in XID_ACTION_CLEAR.items() if m == "boot")
+# The Xid actions by how their problem ends (XID_ACTION_CLEAR), and of them the actions only a new boot answers (a
+# reboot asked for, or what reboots did not fix): a problem with one clears at a boot where its rule says `reset`
+# (agent/health.py; the Xid rules below split so by action)
+_XID_BY_CLEAR = {mode: sorted(a for a, m in XID_ACTION_CLEAR.items() if m == mode) for mode in ("boot", "reset")}
+BOOT_ACTIONS = frozenset(_XID_BY_CLEAR["boot"])
 # what a finding is about -> the noun an operator uses for it (None: no device, the node or a workload)
 DEVICES = MappingProxyType({"gpu": "GPU", "nvswitch": "NVSwitch", "nic": "NIC", "port": "port",
                             "pcie": "PCIe device"})
@@ -170,7 +172,6 @@ class Condition:
 _NOT_APP = MappingProxyType({"not_attribution": "application"})
 _LINK_DOWN = ("down", "module_error")
 _UNCABLED = ("down",)  # down or its cable unplugged (IB_LINK_STATE's normalised state)
-_XID_BY_CLEAR = {mode: sorted(a for a, m in XID_ACTION_CLEAR.items() if m == mode) for mode in ("boot", "reset")}
 
 # gpu-npd's taint keys: this prefix + a condition's type ("gpu-npd.io/GPUUnhealthy"); the agent's default
 # (agent/kube/settings.py taint_prefix) and what triage reads as gpu-npd's own NoExecute taint (triage/facts.py pod_end)
