@@ -94,6 +94,28 @@ def parse_pod_dir(name: str) -> tuple[str, str, str] | None:
     return (parts[0], parts[1], parts[2]) if len(parts) == 3 and all(parts) else None
 
 
+def _line_at(buf: bytes, start: int, stop: int):
+    """buf[start:stop], a pod log line: (its text as written, its kubelet envelope or None, its message)."""
+    text = buf[start:stop].decode("utf-8", "replace").rstrip("\r")
+    env = cri(text)
+    return text, env, env.message if env is not None else text
+
+
+def _line_end(buf: bytes, pos: int, end: int) -> int:
+    """Where the line at `pos` ends (its newline, else `end`)."""
+    nl = buf.find(b"\n", pos, end)
+    return end if nl == -1 else nl
+
+
+def _to_opener(buf: bytes, opener: bytes, pos: int, end: int) -> tuple[int, int] | None:
+    """The start of the line holding the next `opener` in buf[pos:end] and the newlines from `pos` to it; None: none."""
+    at = buf.find(opener, pos, end)
+    if at == -1:
+        return None
+    start = buf.rfind(b"\n", 0, at) + 1
+    return start, buf.count(b"\n", pos, start)
+
+
 def _fact_finding(row, fields: dict, env, text: str, line: int) -> Finding:
     """A job fact a pod's line states (triage.facts.LIVE_FACTS `row`, its `fields`) as a finding of its kind: the line
     without its CRI envelope (`env`, None when it has none), its time, the process it names."""
@@ -429,15 +451,12 @@ class PodLogSource(Source):
         record = tail.record
         number, pos = first, 0
         if record is None:  # the line holding the first opener
-            pos = buf.rfind(b"\n", 0, buf.find(RECORD_OPENER, 0, end)) + 1
-            number += buf.count(b"\n", 0, pos)
+            pos, passed = _to_opener(buf, RECORD_OPENER, 0, end) or (end, 0)
+            number += passed
         start_covered = number
         while pos < end:
-            nl = buf.find(b"\n", pos, end)
-            nl = end if nl == -1 else nl
-            text = buf[pos:nl].decode("utf-8", "replace").rstrip("\r")
-            env = cri(text)
-            message = env.message if env is not None else text
+            nl = _line_end(buf, pos, end)
+            message = _line_at(buf, pos, nl)[2]
             if record is not None:
                 fields_, _, rest = strip_lead(message)
                 step = None if fields_ or number - record[1] > TRACEBACK_LINES else (
@@ -453,12 +472,11 @@ class PodLogSource(Source):
                 record, start_covered = (said, number, True), number + 1
                 number, pos = number + 1, nl + 1
                 continue
-            nxt = buf.find(RECORD_OPENER, nl, end)  # no record open: on to the line of the next opener
-            if nxt == -1:
+            nxt = _to_opener(buf, RECORD_OPENER, nl, end)  # no record open: on to the line of the next opener
+            if nxt is None:
                 break
-            nxt = buf.rfind(b"\n", 0, nxt) + 1
-            number += buf.count(b"\n", pos, nxt)
-            pos = nxt
+            pos, passed = nxt
+            number += passed
         if record is not None:
             covered.append((start_covered, number - 1, record[0]))
         tail.record = record
@@ -488,17 +506,13 @@ class PodLogSource(Source):
         number, pos = first, 0
         while pos < end:
             if task is None:  # on to the line of the next header
-                nxt = buf.find(TASK_OPENER, pos, end)
-                if nxt == -1:
+                nxt = _to_opener(buf, TASK_OPENER, pos, end)
+                if nxt is None:
                     break
-                nxt = buf.rfind(b"\n", 0, nxt) + 1
-                number += buf.count(b"\n", pos, nxt)
-                pos = nxt
-            nl = buf.find(b"\n", pos, end)
-            nl = end if nl == -1 else nl
-            text = buf[pos:nl].decode("utf-8", "replace").rstrip("\r")
-            env = cri(text)
-            fields_, _, rest = strip_lead(env.message if env is not None else text)
+                pos, passed = nxt
+                number += passed
+            nl = _line_end(buf, pos, end)
+            fields_, _, rest = strip_lead(_line_at(buf, pos, nl)[2])
             header = ray_task(rest)
             if header is not None:
                 task = (*header, fields_, number)
@@ -547,9 +561,7 @@ class PodLogSource(Source):
         for start, stop, _ in self.facts.line_spans(buf, end):
             number += buf.count(b"\n", at, start)
             at = start
-            text = buf[start:stop].decode("utf-8", "replace").rstrip("\r")
-            env = cri(text)
-            message = env.message if env is not None else text
+            text, env, message = _line_at(buf, start, stop)
             if any(o in message for o in BLOCK_OPENERS):
                 self._block(tail, buf, stop + 1, end, number, [text], out)
                 continue
@@ -584,9 +596,8 @@ class PodLogSource(Source):
         BLOCK_LINES after the opener, read; its root as a rank_exit finding in `out`, else, the read having cut it
         short, kept in `tail.block` for the next."""
         while len(window) <= BLOCK_LINES and pos < end:
-            nl = buf.find(b"\n", pos, end)
-            nl = end if nl == -1 else nl
-            window.append(buf[pos:nl].decode("utf-8", "replace").rstrip("\r"))
+            nl = _line_end(buf, pos, end)
+            window.append(buf[pos:nl].decode("utf-8", "replace").rstrip("\r"))  # (its envelope read below, once)
             pos = nl + 1
         envs = [cri(text) for text in window]
         hit = block_fact([env.message if env is not None else text for env, text in zip(envs, window)])
