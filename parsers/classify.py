@@ -139,37 +139,46 @@ class Dispatch:
         for `candidates` (the row tried first must be a candidate too)."""
         last = self._last
         if last is not None and (allowed is None or last in allowed or self.rules[last].kind is None):
-            # its own keyword first (one test: a line of another kind ends it there), then none of the earlier rows'
-            # but its own; the earlier rows holding its keyword are the candidates before it, tried in table order
-            rules, rule = self.rules, self.rules[last]
-            others, sharing = self._before[last]
-            for keyword in rule.keywords:
-                if keyword in message:
-                    for earlier in others:
-                        if earlier in message:
-                            break
-                    else:
-                        for i in sharing:
-                            before = rules[i]
-                            if allowed is None or i in allowed or before.kind is None:
-                                for k in before.keywords:
-                                    if k in message:
-                                        m = before.pattern.search(message)
-                                        if m is not None:
-                                            self._last = i if len(self._before[i][0]) <= MAX_BEFORE else None
-                                            return before, m
-                                        break
-                        m = rule.pattern.search(message)
-                        if m is not None:
-                            return rule, m
-                    break
+            hit = self._tried_first(last, message, allowed)
+            if hit is not None:
+                return hit
         for rule in self.candidates(message, allowed):
             m = rule.pattern.search(message)
             if m is not None:
-                index = self._index[id(rule)]
-                self._last = index if len(self._before[index][0]) <= MAX_BEFORE else None
+                self._remember(self._index[id(rule)])
                 return rule, m
         return None
+
+    def _tried_first(self, last: int, message: str, allowed: frozenset[int] | None) -> tuple[Rule, re.Match] | None:
+        """The row that matched last, tried before any keyword scan: its own keyword first (one test: a line of
+        another kind ends it there), then none of the earlier rows' keywords but its own; the earlier rows holding its
+        keyword are the candidates before it, tried in table order.  None: the scan decides."""
+        rules, rule = self.rules, self.rules[last]
+        for keyword in rule.keywords:
+            if keyword in message:
+                break
+        else:
+            return None
+        others, sharing = self._before[last]
+        for earlier in others:
+            if earlier in message:
+                return None
+        for i in sharing:
+            before = rules[i]
+            if allowed is None or i in allowed or before.kind is None:
+                for k in before.keywords:
+                    if k in message:
+                        m = before.pattern.search(message)
+                        if m is not None:
+                            self._remember(i)
+                            return before, m
+                        break
+        m = rule.pattern.search(message)
+        return (rule, m) if m is not None else None
+
+    def _remember(self, index: int) -> None:
+        """The row that matched, to be tried first next time where few keywords come before it (MAX_BEFORE)."""
+        self._last = index if len(self._before[index][0]) <= MAX_BEFORE else None
 
     def candidates(self, message: str, allowed: frozenset[int] | None = None) -> tuple[Rule, ...]:
         """`allowed`: the finding rows that may match (indexes; look-alike rows are always kept), or None."""
