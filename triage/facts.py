@@ -480,6 +480,23 @@ FACTS: tuple[Fact, ...] = (
        r"(?P<what>The client socket has timed out) after (?P<store_timeout>\d+m?s) while trying to connect to "
        r"\((?P<store_host>[^,\s()]+), (?P<store_port>\d+)\)|(?P<what2>TCP client failed to connect)/validate to host "
        r"(?P<store_host2>\S+?):(?P<store_port2>\d+) - timed out"),
+    # The ranks that never joined the store, counted by whoever waited for them, each era's words: the store-based
+    # barrier init_process_group and new_group meet at (distributed_c10d.py), 1.8-1.13's "RuntimeError: Timed out
+    # initializing process group in store based barrier on rank: 4330, for key: store_based_barrier_key:522
+    # (world_size=2048, worker_count=1792, timeout=0:30:00)" (facebookresearch/metaseq #52), 2.x's DistStoreError "..
+    # on rank 0, for key: .. (world_size=.., num_workers_joined=.., timeout=.. error=..)" (from that source); the
+    # TCPStore's server (rank 0's, 2.2+) "torch.distributed.DistStoreError: Timed out after 1801 seconds waiting for
+    # clients. 1/3 clients joined." (OpenRLHF/OpenRLHF #1040), "workers" in its first wording (pytorch/pytorch PR
+    # #111805). Was: nothing for 1.x's RuntimeError (its rank's exit then had no cause, "No failure found" alone), the
+    # bare "DistStoreError" for the rest. The counts go to details: fewer joined than expected (a node that never
+    # started or could not reach the store), more (two jobs on one store address). The rank is the one that waited.
+    _f("store_join", "store_error", ["Timed out initializing process group in store based barrier",
+                                     "seconds waiting for clients", "seconds waiting for workers"],
+       r"(?P<what>Timed out initializing process group in store based barrier) on rank:? (?P<rank>\d+), for key:? "
+       r"(?P<store_key>\S+?) \(world_size=(?P<store_expected>\d+), (?:worker_count|num_workers_joined)="
+       r"(?P<store_joined>\d+), timeout=(?P<store_timeout>[\d:.]+)|(?P<what2>Timed out after (?P<store_timeout2>\d+) "
+       r"seconds waiting for (?:clients|workers))\. (?P<store_joined2>\d+)/(?P<store_expected2>\d+) "
+       r"(?:clients|workers) joined"),
     _f("store", "store_error", ["TCPStore", "DistStoreError", "RendezvousTimeoutError", "RendezvousClosedError",
                                 "RendezvousConnectionError"],
        r"(?P<what>DistStoreError|RendezvousTimeoutError|RendezvousClosedError|RendezvousConnectionError|"

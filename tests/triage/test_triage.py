@@ -413,6 +413,22 @@ FACTS = [
      "48391).", "store_error", dict(store_host="127.0.0.1", store_timeout="1800s")),
     ("torch.distributed.DistNetworkError: The client socket has timed out after 300000ms while trying to connect to "
      "(036c56dce41b, 41331).", "store_error", dict(store_host="036c56dce41b", store_port="41331")),
+    # the ranks that never joined the store, counted by whoever waited: the store-based barrier of 1.x
+    # (facebookresearch/metaseq #52: fewer joined than expected; tczhangzhi/pytorch-distributed #18: more, two jobs on
+    # one store), the TCPStore server of 2.x (OpenRLHF/OpenRLHF #1040, pytorch/pytorch PR #111805's first wording);
+    # was nothing (1.x) and a bare "DistStoreError" (2.x)
+    ("RuntimeError: Timed out initializing process group in store based barrier on rank: 4330, for key: "
+     "store_based_barrier_key:522 (world_size=2048, worker_count=1792, timeout=0:30:00)", "store_error",
+     dict(rank="4330", store_key="store_based_barrier_key:522", store_expected="2048", store_joined="1792",
+          store_timeout="0:30:00")),
+    ("RuntimeError: Timed out initializing process group in store based barrier on rank: 2, for key: "
+     "store_based_barrier_key:1 (world_size=2, worker_count=4, timeout=0:30:00)", "store_error",
+     dict(rank="2", store_expected="2", store_joined="4")),
+    ("torch.distributed.DistStoreError: Timed out after 1801 seconds waiting for clients. 1/3 clients joined.",
+     "store_error", dict(what="Timed out after 1801 seconds waiting for clients", store_timeout="1801",
+                         store_joined="1", store_expected="3")),
+    ("torch.distributed.DistStoreError: Timed out after 6 seconds waiting for workers. 1/2 workers joined.",
+     "store_error", dict(store_joined="1", store_expected="2")),
     # XLA's coordination service names the task whose heartbeats stopped: EleutherAI/architecture-objective #26
     # (TensorFlow's copy, 2022), jax-ml/jax #23599 (XLA's, 2024, "Check the task logs ...")
     ("2022-11-15 16:03:15.140058: E external/org_tensorflow/tensorflow/core/distributed_runtime/coordination/"
@@ -799,6 +815,19 @@ def test_attaching_to_another_ranks_segment_is_no_storage_error():
 ])
 def test_pyxis_progress_is_no_launch_error(line):
     assert facts.match(line) is None
+
+
+def test_the_store_based_barriers_wait_is_no_failure_and_its_timeout_is_in_every_era():
+    """The barrier's periodic "Waiting in store based barrier .." is progress, no failure (metaseq #52's INFO line);
+    2.x's DistStoreError words its timeout with num_workers_joined (constructed from torch/distributed/
+    distributed_c10d.py's _store_based_barrier, 2.1+: no public log found)."""
+    assert facts.match("2022-05-10 05:38:33 | INFO | torch.distributed.distributed_c10d | Waiting in store based "
+                       "barrier to initialize process group for rank: 0, key: store_based_barrier_key:1 "
+                       "(world_size=2, worker_count=3, timeout=0:30:00)") is None
+    fact, got = facts.match("torch.distributed.DistStoreError: Timed out initializing process group in store based "
+                            "barrier on rank 3, for key: store_based_barrier_key:1 (world_size=8, num_workers_joined=6,"
+                            " timeout=0:30:00 error=Socket Timeout)")
+    assert (fact.name, got["rank"], got["store_joined"], got["store_expected"]) == ("store_join", "3", "6", "8")
 
 
 @pytest.mark.parametrize("line,kind,groups", FACTS)
