@@ -35,8 +35,8 @@ _REPEATED: dict[tuple, dict] = {}  # (kind, reason) -> the rule its repeats from
 # the lifecycle kinds (a `clears` in parsers/kinds.py): the only findings `_clears` need look at
 _LIFECYCLE = frozenset(name for name, row in KIND.items() if row.clears is not None)
 
-# a kind's device (parsers/kinds.py) -> the prefix of its problems' subject (a PCIe device's `pci:`, the sysfs AER
-# readings' too, unless the GPU map named it: _prefix)
+# a kind's device (parsers/kinds.py) -> the prefix of its problems' subject (a PCIe device's `pci:`, as the sysfs
+# AER readings', unless its address is a GPU's: _prefix)
 _SUBJECT = {"nic": "nic:", "port": "nic:", "nvswitch": "nvswitch:", "pcie": "pci:"}
 
 
@@ -59,10 +59,11 @@ def subject_of(f: Finding) -> str:
 
 
 def _prefix(device: str | None, details: Mapping[str, Any]) -> str:
-    """The prefix of a subject on a device of this kind: a PCIe device's (a root port, a NIC function, a GPU as the
-    PCIe core names it) `gpu:` only where the GPU map named it (agent/gpu/collector.py annotate: its `uuid` detail),
-    so that what reads `gpu:` as a GPU (the repair hand-off, the DRA device taints, the pod fault conditions, the
-    GPU clears) never takes a root port or a NIC function for one; any other `pci:`."""
+    """The prefix of a subject on a device of this kind. A PCIe device's (a root port, a NIC function, a GPU as the
+    PCIe core names it) is `gpu:` only where its address is a GPU's: its `uuid` detail, set where the GPU map named
+    the address (agent/gpu/collector.py annotate) or an NVRM line gave its UUID (parsers/classify.py); any other's
+    `pci:`. So what reads `gpu:` as a GPU (the repair hand-off, the DRA device taints, the pod fault conditions,
+    the GPU clears) never takes a root port or a NIC function for one."""
     if device == "pcie" and "uuid" in details:
         return "gpu:"
     return _SUBJECT.get(device, "gpu:")

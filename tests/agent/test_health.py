@@ -574,7 +574,8 @@ GPU_UNRECOVERED = ("pcieport 0000:00:01.2: AER: Uncorrectable (Non-Fatal) error 
 
 
 def observed(engine, lines, gpus):
-    """Each line classified in order (an event's amendments with it), annotated from the GPU map as the pipeline does."""
+    """Each line classified in order (an event's amendments with it), annotated from the GPU map as the pipeline
+    does."""
     from agent.gpu.collector import annotate
     c = Classifier()
     for line in lines:
@@ -605,7 +606,8 @@ def test_a_root_ports_pcie_problem_names_no_gpu_in_any_hand_off(engine):
     settings = KubeSettings(taints=(TaintRule("PCIeUnhealthy"),))
     assert faulty_gpus(problems, settings) == {"0000:63:00": ("GPU-constructed-63", "PCIeFatalError")}
     assert list(fatal_gpus(problems)) == ["0000:63:00"]
-    assert sorted((p.subject, p.severity) for p in problems) == [("gpu:0000:63:00", "fatal"), ("pci:0000:00:02", "fatal")]
+    assert sorted((p.subject, p.severity) for p in problems) == [("gpu:0000:63:00", "fatal"),
+                                                                  ("pci:0000:00:02", "fatal")]
     assert cond(engine, "PCIeUnhealthy") == (True, "PCIeFatalError")
 
 
