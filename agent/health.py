@@ -35,8 +35,9 @@ _REPEATED: dict[tuple, dict] = {}  # (kind, reason) -> the rule its repeats from
 # the lifecycle kinds (a `clears` in parsers/kinds.py): the only findings `_clears` need look at
 _LIFECYCLE = frozenset(name for name, row in KIND.items() if row.clears is not None)
 
-# a kind's device (parsers/kinds.py) -> the prefix of its problems' subject (a PCIe device's: the GPU's, as before)
-_SUBJECT = {"nic": "nic:", "port": "nic:", "nvswitch": "nvswitch:"}
+# a kind's device (parsers/kinds.py) -> the prefix of its problems' subject (a PCIe device's `pci:`, as the sysfs
+# AER readings', unless its address is a GPU's: _prefix)
+_SUBJECT = {"nic": "nic:", "port": "nic:", "nvswitch": "nvswitch:", "pcie": "pci:"}
 
 
 def _copied(obj: Any) -> Any:
@@ -53,8 +54,33 @@ def subject_of(f: Finding) -> str:
         port = f.details.get("netdev") or f.details.get("module")
         return f"nic:{f.pci or '-'}" + (f"/{port}" if port is not None and device == "port" else "")
     if f.pci:
-        return _SUBJECT.get(device, "gpu:") + f.pci
+        return _prefix(device, f.details) + f.pci
     return "node"
+
+
+def _prefix(device: str | None, details: Mapping[str, Any]) -> str:
+    """The prefix of a subject on a device of this kind. A PCIe device's (a root port, a NIC function, a GPU as the
+    PCIe core names it) is `gpu:` only where its address is a GPU's: its `uuid` detail, set where the GPU map named
+    the address (agent/gpu/collector.py annotate) or an NVRM line gave its UUID (parsers/classify.py); any other's
+    `pci:`. So what reads `gpu:` as a GPU (the repair hand-off, the DRA device taints, the pod fault conditions,
+    the GPU clears) never takes a root port or a NIC function for one."""
+    if device == "pcie" and "uuid" in details:
+        return "gpu:"
+    return _SUBJECT.get(device, "gpu:")
+
+
+def _renamed(p: Problem) -> Problem:
+    """A restored problem under the subject it has now: one saved when every PCIe device's subject was `gpu:` (a root
+    port's, a NIC function's) is `pci:`, its id with it, so that its device's next finding is the same problem (no
+    second problem, no second Event) and nothing reads it as a GPU's; its condition stands unchanged."""
+    row = KIND.get(p.kind)
+    if row is None or row.device != "pcie" or not p.id.startswith(p.subject + "|"):
+        return p
+    device = p.subject.partition(":")[2]
+    subject = _prefix(row.device, p.details) + device
+    if subject == p.subject:
+        return p
+    return dataclasses.replace(p, id=subject + p.id[len(p.subject):], subject=subject)
 
 
 def _clears(f: Finding) -> Callable[[Problem], bool] | None:
@@ -64,19 +90,11 @@ def _clears(f: Finding) -> Callable[[Problem], bool] | None:
     if c is None or any(f.details.get(key) != want for key, want in c.match.items()):
         return None
     if c.scope == "gpus":
-        return lambda p: p.clear == c.mode and p.subject.startswith(("gpu:", "nvswitch:")) and _on_a_gpu(p)
+        return lambda p: p.clear == c.mode and p.subject.startswith(("gpu:", "nvswitch:"))
     subject = subject_of(f)
     if subject == "node":  # no device named: nothing of its own to end
         return None
     return lambda p: p.clear == c.mode and p.subject == subject
-
-
-def _on_a_gpu(p: Problem) -> bool:
-    """Whether a problem on a `gpu:` or `nvswitch:` subject is a GPU's or an NVSwitch's: a PCIe device's (its
-    subject `gpu:` whatever the device) only where the GPU map named it (agent/gpu/collector.py annotate: its `uuid`
-    detail), not a root port's or a NIC function's."""
-    row = KIND.get(p.kind)
-    return row is None or row.device != "pcie" or "uuid" in p.details
 
 
 def _clear_of(clear: str, action: str) -> str:
@@ -524,7 +542,7 @@ class HealthEngine:
             self.policy.restore(state["policy"])
         for raw in state.get("problems", []):
             try:
-                p = Problem(**raw)
+                p = _renamed(Problem(**raw))
             except TypeError:
                 continue
             if p.condition in self.conditions:

@@ -206,7 +206,7 @@ def test_two_functions_of_one_device_are_two_problems_and_two_events(engine):
     for line in (*MLX5_FUNCTIONS, "[  987.073607] pcieport 0000:00:1c.6: retraining failed",
                  "[  987.073607] pcieport 0000:00:1c.4: retraining failed"):
         new += engine.observe(parse_line(line)).new_problems
-    assert [p.subject for p in new] == ["nic:0000:0d:00", "nic:0000:0d:00.1", "gpu:0000:00:1c.6", "gpu:0000:00:1c.4"]
+    assert [p.subject for p in new] == ["nic:0000:0d:00", "nic:0000:0d:00.1", "pci:0000:00:1c.6", "pci:0000:00:1c.4"]
     assert len({p.id for p in new}) == 4 and "0000:0d:00.1" in new[1].message
 
 
@@ -341,7 +341,7 @@ def test_an_amended_event_is_one_problem_its_severity_and_gpu_the_amendments(eng
             engine.observe(f)
     aer = [p for p in engine.problems.values() if p.kind == "pcie_aer"]
     assert [(p.subject, p.severity, p.reason, p.count) for p in aer] == [
-        ("gpu:0000:00:00", "fatal", "PCIeFatalError", 1)]
+        ("pci:0000:00:00", "fatal", "PCIeFatalError", 1)]
     c = Classifier()
     for line in ("NVRM: _kgspRpcRecvPoll: GSP RM heartbeat timed out",
                  "NVRM: Xid (PCI:0000:01:00): 154, GPU recovery action changed from 0x0 (None) to 0x1 (GPU Reset Required)"):
@@ -539,8 +539,8 @@ GPU_AER = ("[一 8月 25 16:20:28 2025] nvidia 0000:01:00.0: PCIe Bus Error: sev
 
 def test_a_gpu_reset_leaves_a_pcie_device_that_is_no_gpu():
     """A PCIe problem a reset would end (a rule with clear `reset`) is a GPU's only where the GPU map named its
-    device (agent/gpu/collector.py annotate: its UUID): a driver load ends the GPU's, not a root port's (its subject
-    `gpu:0000:00:1c.6` all the same); a boot ends both. Was: the driver load cleared the root port's too."""
+    device (agent/gpu/collector.py annotate: its UUID, and so its subject `gpu:`): a driver load ends the GPU's, not a
+    root port's (`pci:0000:00:1c.6`); a boot ends both. Was: the driver load cleared the root port's too."""
     from agent.gpu.collector import annotate
     from parsers.gpus import GpuMap
     from parsers.kinds import condition_rules
@@ -551,9 +551,93 @@ def test_a_gpu_reset_leaves_a_pcie_device_that_is_no_gpu():
         f = parse_line(line)
         annotate(f, gpus)
         engine.observe(f)
-    assert sorted(p.subject for p in engine.problems.values()) == ["gpu:0000:00:1c.6", "gpu:0000:01:00"]
+    assert sorted(p.subject for p in engine.problems.values()) == ["gpu:0000:01:00", "pci:0000:00:1c.6"]
     engine.observe(parse_line(DRIVER_LOAD))
-    assert [p.subject for p in engine.problems.values()] == ["gpu:0000:00:1c.6"]
+    assert [p.subject for p in engine.problems.values()] == ["pci:0000:00:1c.6"]
     assert engine.conditions["PCIeUnhealthy"].status
     engine.new_boot()
     assert not engine.problems and not engine.conditions["PCIeUnhealthy"].status
+
+
+# A root port's fatal AER event (Surprise Down) above a GPU (github.com/wilicc/gpu-burn/issues/1, pcie-aer.yaml) and a
+# GPU's own uncorrectable error its driver could not recover (github.com/NVIDIA/open-gpu-kernel-modules/issues/1229:
+# three of the issue's lines, verbatim): each real, on one node here
+ROOT_PORT_FATAL = (
+    "[74889.542031] pcieport 0000:00:02.0: AER: Uncorrected (Fatal) error received: id=0010",
+    "[74889.542044] pcieport 0000:00:02.0: PCIe Bus Error: severity=Uncorrected (Fatal), type=Transaction Layer, "
+    "id=0010(Receiver ID)",
+    "[74889.542125] pcieport 0000:00:02.0:   device [8086:6f04] error status/mask=00000020/00000000",
+    "[74889.542184] pcieport 0000:00:02.0:    [ 5] Surprise Down Error    (First)")
+GPU_UNRECOVERED = ("pcieport 0000:00:01.2: AER: Uncorrectable (Non-Fatal) error received from 0000:63:00.0",
+                   "nvidia 0000:63:00.0: AER: can't recover (no error_detected callback)",
+                   "pcieport 0000:62:00.0: AER: device recovery failed")
+
+
+def observed(engine, lines, gpus):
+    """Each line classified in order (an event's amendments with it), annotated from the GPU map as the pipeline
+    does."""
+    from agent.gpu.collector import annotate
+    c = Classifier()
+    for line in lines:
+        own, amended = c.read(line)
+        for f in (own, *amended):
+            if f is not None:
+                annotate(f, gpus)
+                engine.observe(f)
+
+
+def test_a_root_ports_pcie_problem_names_no_gpu_in_any_hand_off(engine):
+    """A PCIe problem's subject is `gpu:` only where the GPU map named its device (agent/gpu/collector.py annotate: its
+    UUID); a root port's is `pci:`. So the repair hand-off, the DRA device taints and the pod fault conditions (each a
+    reader of `gpu:` subjects) name the GPU whose own AER event was fatal and not the root port's. Was: the root port
+    `gpu:0000:00:02`, a GPU in all three."""
+    from agent.kube.desired import TaintRule
+    from agent.kube.dra import faulty_gpus
+    from agent.kube.podfault import fatal_gpus
+    from agent.kube.repair import repair_annotation
+    from agent.kube.settings import KubeSettings
+    from parsers.gpus import GpuMap
+    import json
+    gpus = GpuMap.build([("0000:02:00", {"uuid": "GPU-660d987e-5b28-3bf6-2a2d-1d5ecae7f6df", "gpu_index": "0"}),
+                         ("0000:63:00", {"uuid": "GPU-constructed-63", "gpu_index": "1"})])  # the map: test data
+    observed(engine, ROOT_PORT_FATAL + GPU_UNRECOVERED, gpus)
+    problems = list(engine.problems.values())
+    assert [g["pci"] for g in json.loads(repair_annotation(problems))["gpus"]] == ["0000:63:00"]
+    settings = KubeSettings(taints=(TaintRule("PCIeUnhealthy"),))
+    assert faulty_gpus(problems, settings) == {"0000:63:00": ("GPU-constructed-63", "PCIeFatalError")}
+    assert list(fatal_gpus(problems)) == ["0000:63:00"]
+    assert sorted((p.subject, p.severity) for p in problems) == [("gpu:0000:63:00", "fatal"),
+                                                                  ("pci:0000:00:02", "fatal")]
+    assert cond(engine, "PCIeUnhealthy") == (True, "PCIeFatalError")
+
+
+def test_a_pcie_device_named_by_no_gpu_map_is_a_pci_subject(engine):
+    """Without the GPU map (NVML not started, or not naming the address) a PCIe device is not known to be a GPU: its
+    problem is `pci:`, as the sysfs AER readings' are (agent/sysfs/pci.py)."""
+    from parsers.gpus import GpuMap
+    observed(engine, GPU_UNRECOVERED, GpuMap())
+    assert [p.subject for p in engine.problems.values()] == ["pci:0000:63:00"]
+
+
+def test_a_problem_saved_under_the_old_gpu_subject_is_restored_under_pci(engine, clock):
+    """State saved before a PCIe device that is no GPU had `pci:` (every PCIe problem's subject was `gpu:`) is restored
+    under the subject it has now: its condition stands without a transition, the same port's next line is the same
+    problem (no second problem, no second Event), and a GPU's (the GPU map named it: its `uuid`) keeps `gpu:`."""
+    from parsers.gpus import GpuMap
+    gpus = GpuMap.build([("0000:63:00", {"uuid": "GPU-constructed-63", "gpu_index": "1"})])
+    observed(engine, (ROOT_PORT, *GPU_UNRECOVERED), gpus)
+    state = engine.to_state()
+    for p in state["problems"]:  # as the version before wrote them
+        p["id"], p["subject"] = p["id"].replace("pci:", "gpu:", 1), p["subject"].replace("pci:", "gpu:", 1)
+    assert sorted(p["subject"] for p in state["problems"]) == ["gpu:0000:00:1c.6", "gpu:0000:63:00"]
+    t0 = engine.conditions["PCIeUnhealthy"].last_transition
+    clock.t += 60
+    again = HealthEngine(engine.cfg, clock)
+    again.restore(state)
+    assert sorted((p.id.split("|")[0], p.subject) for p in again.problems.values()) == [
+        ("gpu:0000:63:00", "gpu:0000:63:00"), ("pci:0000:00:1c.6", "pci:0000:00:1c.6")]
+    assert cond(again, "PCIeUnhealthy")[0] and again.conditions["PCIeUnhealthy"].last_transition == t0
+    change = again.observe(parse_line(ROOT_PORT))
+    assert not change.new_problems and not change.conditions
+    (port,) = [p for p in again.problems.values() if p.subject == "pci:0000:00:1c.6"]
+    assert port.count == 2

@@ -118,7 +118,7 @@ def test_derived_places_agree_with_the_table():
         f = Finding(row.name, row.severity, row.attribution, row.action, "synthetic", pci="0000:5d:00",
                     details={"netdev": "ib0"})
         subject = subject_of(f)
-        prefix = {"nic": "nic:", "port": "nic:", "nvswitch": "nvswitch:"}.get(row.device, "gpu:")
+        prefix = {"nic": "nic:", "port": "nic:", "nvswitch": "nvswitch:", "pcie": "pci:"}.get(row.device, "gpu:")
         assert subject.startswith(prefix), (row.name, subject)
         if row.workload:
             assert event_reason(f) == row.reason or row.name == "cuda_error"
