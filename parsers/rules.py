@@ -558,8 +558,8 @@ RULES: tuple[Rule, ...] = (
     # accounting the job's GPUs, "slurmstepd: error: NVML: Failed to get usage(15): GPU is lost" (LSSI-ETH/plmfit #40,
     # 2024; "Failed to get Compute running process count(15)" the same), pynvml's exception "NVMLError_GpuIsLost: GPU is
     # lost" (rossumai/nvgpu #6). Was nothing: the job's only word that its GPU fell off the bus where no kernel log was
-    # kept. Go programs end their error chain with NVML's text: the NVIDIA device plugin as the kubelet quotes it when it
-    # refuses a GPU pod at admission, "Pod Allocate failed due to device plugin GetPreferredAllocation rpc failed with
+    # kept. Go programs end their error chain with NVML's text: the NVIDIA device plugin as the kubelet quotes it when
+    # it refuses a GPU pod at admission, "Pod Allocate failed due to device plugin GetPreferredAllocation rpc failed with
     # err: .. error creating nvml.Device 5: nvml: GPU is lost, which is unexpected" (kubernetes/kubernetes #97131,
     # k8s-device-plugin #231: the 2020-21 Go bindings), ".. failed to get nvlink state: GPU is lost, which is
     # unexpected" (go-nvml, pytorch/ci-infra #1057): the node's lost GPU, which refuses every GPU pod sent there until
