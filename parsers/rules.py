@@ -558,11 +558,16 @@ RULES: tuple[Rule, ...] = (
     # accounting the job's GPUs, "slurmstepd: error: NVML: Failed to get usage(15): GPU is lost" (LSSI-ETH/plmfit #40,
     # 2024; "Failed to get Compute running process count(15)" the same), pynvml's exception "NVMLError_GpuIsLost: GPU is
     # lost" (rossumai/nvgpu #6). Was nothing: the job's only word that its GPU fell off the bus where no kernel log was
-    # kept. The same event as the driver's own lines (each access after repeats it). NVML's "Unknown Error" (999) in
-    # the same places names no cause and is not this row.
+    # kept. Go programs end their error chain with NVML's text: the NVIDIA device plugin as the kubelet quotes it when
+    # it refuses a GPU pod at admission, "Pod Allocate failed due to device plugin GetPreferredAllocation rpc failed with
+    # err: .. error creating nvml.Device 5: nvml: GPU is lost, which is unexpected" (kubernetes/kubernetes #97131,
+    # k8s-device-plugin #231: the 2020-21 Go bindings), ".. failed to get nvlink state: GPU is lost, which is
+    # unexpected" (go-nvml, pytorch/ci-infra #1057): the node's lost GPU, which refuses every GPU pod sent there until
+    # it reboots (was nothing; triage: an admission error naming no fault). So any "<what failed>: GPU is lost" (the
+    # colon: prose saying the words is no error). The same event as the driver's own lines (each access after repeats
+    # it). NVML's "Unknown Error" (999) in the same places names no cause and is not this row.
     _r("nvml_gpu_is_lost", "fallen_off_bus", ["GPU is lost"],
-       r"(?:" + NVSMI_HANDLE + r"|NVML: [^\n]{1,80}?\(15\): |NVMLError_Gpu[Ii]s[Ll]ost: )"
-       r"GPU is lost\b", event=("fallen", "join")),
+       r"(?:" + NVSMI_HANDLE + r"|\S: )GPU is lost\b", event=("fallen", "join")),
     # nvidia-smi (NVML) listing a GPU it cannot get a handle on at all, NVML's "Unknown Error" (999) or "Not Found" (6)
     # where the rest of the table prints: the GPU the driver lists but cannot bring up or reach (its RmInitAdapter
     # failed: a GPU off the bus, unpowered, overheated, the open module without its GSP firmware). Every era's shape:

@@ -15,6 +15,7 @@ import pytest
 from cluster.book import Book
 from cluster.evidence import Reader
 from cluster.recovery import fatal
+from parsers import Classifier
 from triage import Evidence, attribute
 from triage.clock import Clock
 from triage.facts import POD_ENDS, pod_end
@@ -48,7 +49,6 @@ def _read(name: str) -> list[Evidence]:
     ("describe-evicted.txt", "Evicted", "NODE PRESSURE", "kaapana", "admin/postgres-keycloak-6d8858f5b-4khf2"),
     ("describe-node-shutdown.txt", "Terminated", "NODE SHUTDOWN", "k22-node1",
      "default/nginx-deployment-66b6c48dd5-2pw4q"),
-    ("describe-admission-gpu-lost.txt", "UnexpectedAdmissionError", "ADMISSION ERROR", None, None),
     ("events-admission-eof.txt", "UnexpectedAdmissionError", "ADMISSION ERROR", None, None),
     ("gitlab-runner-eviction-api.txt", "EvictionByEvictionAPI", "DRAIN", None, None),
 ])
@@ -64,6 +64,48 @@ def test_offline_reads_why_kubernetes_ended_the_pod(name, pod_end_key, why, host
     assert incident.category == "infrastructure" and incident.root.kind == "job_ended"
     assert incident.root.pod == pod
     assert "ended by Kubernetes" in incident.reason
+
+
+def test_an_admission_the_device_plugin_refused_for_a_lost_gpu_is_that_nodes_lost_gpu():
+    """The kubelet's UnexpectedAdmissionError quoting the device plugin's NVML_ERROR_GPU_IS_LOST ("error creating
+    nvml.Device 5: nvml: GPU is lost, which is unexpected", kubernetes/kubernetes #97131): the node has a GPU fallen
+    off the bus, and every GPU pod sent there is refused until it reboots.  Was: an infrastructure incident, Kubernetes
+    ending the pod, no fault named.  Now the node's lost GPU, a hardware incident (parsers/rules.py
+    "nvml_gpu_is_lost")."""
+    path = ENDED / "describe-admission-gpu-lost.txt"
+    found = list(read_lines(path.read_text().splitlines(True), str(path), Clock(), root=str(ENDED)))
+    assert [(e.kind, e.severity) for e in found] == [("fallen_off_bus", "fatal")]
+    incident = attribute(found)[0]
+    assert incident.category == "hardware" and incident.root.kind == "fallen_off_bus"
+
+
+@pytest.mark.parametrize("line", [
+    # REAL: https://github.com/NVIDIA/k8s-device-plugin/issues/231 (the plugin's 2021 Go bindings)
+    "Pod Allocate failed due to device plugin GetPreferredAllocation rpc failed with err: rpc error: code = Unknown "
+    "desc = Unable to retrieve list of available devices: error creating nvml.Device 3: nvml: GPU is lost, which is "
+    "unexpected",
+    # REAL: https://github.com/pytorch/ci-infra/pull/1057 (go-nvml through the allocator's link discovery; the PR
+    # wraps the message, this its fourth line)
+    "failed to get nvlink remote pci info: failed to get nvlink state: GPU is lost,",
+])
+def test_nvmls_gpu_is_lost_in_a_go_error_chain_is_the_lost_gpu(line):
+    """Go programs (the device plugin, and the kubelet quoting it) print NVML's text at the end of their error chain,
+    "<what failed>: GPU is lost".  Was: nothing (only nvidia-smi's, slurmstepd's and pynvml's prefixes were read)."""
+    f = Classifier().classify(line)
+    assert f is not None and (f.kind, f.severity, f.attribution) == ("fallen_off_bus", "fatal", "hardware")
+
+
+@pytest.mark.parametrize("line", [
+    # REAL: https://github.com/Project-HAMi/HAMi/issues/71 (the device plugin unreachable: no GPU fault)
+    "  Warning  UnexpectedAdmissionError  10s   kubelet  Allocate failed due to rpc error: code = Unavailable desc = "
+    "error reading from server: EOF, which is unexpected",
+    # REAL: kubernetes/kubernetes #96519 (fewer devices than the scheduler counted)
+    ADMISSION_MESSAGE,
+    # constructed: the words in prose, no NVML error chain before them
+    "if the GPU is lost the plugin marks it unhealthy",
+])
+def test_admission_errors_naming_no_lost_gpu_stay_no_gpu_fault(line):
+    assert Classifier().classify(line) is None, line
 
 
 def test_offline_reads_the_status_column_of_kubectl_get_pods():
