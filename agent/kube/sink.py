@@ -102,9 +102,9 @@ class KubernetesSink(WriterThread):
         problems = list(snap.problems)
         refused: list[Exception] = []
 
-        def step(write: Callable[[], None]) -> None:
+        def step(write: Callable[..., None], *args: Any) -> None:
             try:
-                write()
+                write(*args)
             except Exception as exc:
                 if not refusal(exc):
                     raise
@@ -112,16 +112,19 @@ class KubernetesSink(WriterThread):
 
         if not self._node_seen or (heartbeat and (self.s.repair_profile != "off" or self.s.repair_annotation)):
             step(self._read_node)
-        step(lambda: self.conditions.write(snap, now, heartbeat, self._opted_out))
+        step(self.conditions.write, snap, now, heartbeat, self._opted_out)  # (opted out: as _read_node just read)
         if self.annotation is not None:
-            step(lambda: self.annotation.write(problems))
+            step(self.annotation.write, problems)
         if self.taints is not None:
-            step(lambda: self._write_taints(snap, problems, now, heartbeat))
+            step(self._write_taints, snap, problems, now, heartbeat)
         if self.events.pending():
             self.n.wait()
-            step(lambda: self.n.count("events", self.events.flush(self.n.api, self.s.request_timeout_seconds)))
+            step(self._flush_events)
         if refused:
             raise refused[0]
+
+    def _flush_events(self) -> None:
+        self.n.count("events", self.events.flush(self.n.api, self.s.request_timeout_seconds))
 
     def _read_node(self) -> None:
         node = self.n.get_node()

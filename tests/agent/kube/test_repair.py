@@ -86,6 +86,20 @@ def test_sink_off_by_default_writes_no_profile(api):
     assert ANNOTATION not in api.node("gpu-1")["metadata"].get("annotations", {})
 
 
+def test_first_sync_writes_the_opt_out_it_just_read(api):
+    """The first sync reads the Node (KubernetesSink._read_node) before it writes the conditions: a node labelled
+    do-not-repair from the start gets RepairOptedOut in its first write, not one heartbeat later."""
+    api.add_node("gpu-1", labels={"gpu-npd.io/do-not-repair": "true"})
+    clock = Clock()
+    cfg, engine = _engine(clock)
+    s = replace(cfg.kube, api_server=api.url, repair_profile="eks")
+    sink = KubernetesSink(make_api(s), "gpu-1", s, "observe", clock=clock)
+    sink.apply(engine.snapshot(engine.observe(Classifier().classify(XID79))))
+    sink.sync()
+    assert api.conditions("gpu-1")[AHR]["reason"] == "RepairOptedOut"
+    assert api.conditions("gpu-1")["GPUUnhealthy"]["status"] == "True"
+
+
 def test_nothing_pending_after_a_write_with_the_profile_on(api):
     """With the repair profile on, a snapshot just written is not pending: the shutdown's last try (KubernetesSink.run)
     writes nothing more (the profile's conditions were compared as missing, so every shutdown wrote again)."""
