@@ -157,7 +157,8 @@ class Controller:
             seq = int(doc["seq"])
             recovery = doc.get("recovery")
             if recovery:
-                self.recovery.restore(doc["id"], job.key, recovery["result"], float(recovery["at"]))
+                self.recovery.restore(doc["id"], job.key, recovery["result"], float(recovery["at"]),
+                                      closed=doc.get("state") != "open")
             if doc.get("state") == "open":
                 open_ = Open(doc["id"], seq, float(doc["opened"]), doc["fingerprint"], ev["metadata"]["name"],
                              int(ev.get("count") or 1), float(doc.get("last_evidence") or 0.0), recovery=recovery)

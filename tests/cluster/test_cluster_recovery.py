@@ -55,6 +55,28 @@ def test_observe_is_the_default_and_the_cluster_wide_rate_limit_defers():
     assert again.result == "rate_limited" and not again.first  # the same wait: counted once
 
 
+def test_what_the_controller_remembers_is_bounded_by_what_can_still_matter():
+    """A fleet's jobs, one fatal incident each, restarted and closed.  Was: every incident id in `decided` and every
+    job in `history` for the life of the controller.  Now a closed incident's decision goes (it is never decided
+    again) and a job whose restarts are all older than the window goes (none counts in its budget); an open one's
+    decision and a job's restarts within the window are kept (one action per incident, the budget)."""
+    now = [0.0]
+    r = Recovery(Policy(mode="enforce", budget=3, window=3600, per_minute=1e6), clock=lambda: now[0])
+    incident = hardware_incident()
+    for n in range(1000):
+        assert r.decide(f"i-{n}", ("ns", "Job", f"j{n}"), f"Job/j{n}", incident, pods=2).act
+        r.forget(f"i-{n}")  # the job ended: its incident closed
+        now[0] += 1.0
+    assert not r.decided and len(r.history) == 1000  # each restart still counts within the hour
+    assert r.decide("open", ("ns", "Job", "j999"), "Job/j999", incident, pods=2).act  # its budget: 2 of 3
+    assert r.decide("open", ("ns", "Job", "j999"), "Job/j999", incident, pods=2) is None  # decided once
+    now[0] += 3600.0
+    assert r.decide("late", ("ns", "Job", "x"), "Job/x", incident, pods=2).act
+    assert set(r.history) == {("ns", "Job", "x")} and r.decided == {"open", "late"}
+    r.restore("closed-before", ("ns", "Job", "y"), "restarted", now[0] - 5, closed=True)  # a predecessor's
+    assert "closed-before" not in r.decided and len(r.history[("ns", "Job", "y")]) == 1
+
+
 def test_the_cluster_wide_rate_limit_counts_a_previous_leaders_restarts():
     """A new leader restores the restarts its predecessor wrote: those of the last minute spend the cluster-wide
     bucket as they did the predecessor's, so a leader change does not double `--recoveries-per-minute`."""
