@@ -94,6 +94,10 @@ class ProgressTracker:
                     continue  # a pause (or a rollout) of a pod never seen progressing says nothing
                 pod = self._track(ref, now)
             if not p.moved:
+                if p.seconds is not None:  # the last step timed at its end (NeMo-RL's `• Total step time:`): no
+                    if p.trainer == pod.trainer:  # advance; its trainer's printed step time
+                        self._step_time(pod, p.seconds, True)
+                    continue
                 pod.paused, pod.pause = now, p.pause
                 continue
             if p.heartbeat:  # alive (an RL rollout's generation bar), not the pace: no step, no interval

@@ -530,14 +530,16 @@ class Book:
                 state.open.last_evidence = max(state.open.last_evidence, last)
         return changes
 
-    def opted_in(self, job_key: tuple) -> list[tuple[str, str, str]]:
-        """The job's pods cascading recovery may delete, (namespace, name, uid): labelled, or of a labelled owner."""
+    def opted_in(self, job_key: tuple, before: float | None = None) -> list[tuple[str, str, str]]:
+        """The job's pods cascading recovery may delete, (namespace, name, uid): labelled, or of a labelled owner;
+        `before`: only those created before it (epoch seconds)."""
         state = self.jobs.get(job_key)
         if state is None:
             return []
         owner = state.job.owner.where in self.owner_optin
-        return sorted((ns, name, self.pods[(ns, name)].uid) for ns, name in state.pods
-                      if (ns, name) in self.pods and (owner or self.pods[(ns, name)].labelled))
+        return sorted((ns, name, p.uid) for ns, name in state.pods
+                      if (p := self.pods.get((ns, name))) is not None and (owner or p.labelled)
+                      and (before is None or p.started < before))
 
     def counts(self) -> dict[str, int]:
         return {"pods": len(self.pods), "jobs": len(self.jobs), "nodes_with_faults": len(self.node_facts),

@@ -45,6 +45,10 @@ BACKLOG_SETTLE = 2.0  # seconds between attributions at least, while the watches
 BACKLOG_SETTLE_COST = 4.0  # ... and at least this many times what the last attribution took
 DELETE_TRIES = 10  # rounds a restart's pod deletions are tried again after a throttled or failed request
 DELETES_PER_ROUND = 200  # pod deletions a round of the loop at most (a 10,000-pod gang does not hold the loop)
+# A restart a previous leader decided and did not finish (its Lease lost mid-way): the pods it left are the job's
+# opted-in pods created before the decision; those its owner recreated since are newer.  creationTimestamp is the API
+# server's, in whole seconds: a pod created less than this before the decision is taken for a recreated one, left.
+CREATED_SLACK = 5.0
 
 
 @dataclass
@@ -89,6 +93,7 @@ class Controller:
         self.recovery = Recovery(settings.recovery, clock)
         self.pending: dict[str, tuple[Change, Decision | None]] = {}  # recoveries to act on / decide again
         self.deleting: dict[str, Deleting] = {}  # restarts under way: their pods left to delete
+        self.unfinished: dict[str, float] = {}  # open incidents a previous leader restarted -> when it decided
         self.watchers: list[Watcher] = []
         self.owner_kinds: dict[str, OwnerKind] = {}  # the owner watches' resource names -> their kinds
         self.writer = EventWriter(self.recorder, api, settings.request_timeout, self.stop, settings.max_backoff,
@@ -157,7 +162,10 @@ class Controller:
             seq = int(doc["seq"])
             recovery = doc.get("recovery")
             if recovery:
-                self.recovery.restore(doc["id"], job.key, recovery["result"], float(recovery["at"]))
+                self.recovery.restore(doc["id"], job.key, recovery["result"], float(recovery["at"]),
+                                      closed=doc.get("state") != "open")
+                if recovery["result"] == "restarted" and doc.get("state") == "open":
+                    self.unfinished[doc["id"]] = float(recovery["at"])
             if doc.get("state") == "open":
                 open_ = Open(doc["id"], seq, float(doc["opened"]), doc["fingerprint"], ev["metadata"]["name"],
                              int(ev.get("count") or 1), float(doc.get("last_evidence") or 0.0), recovery=recovery)
@@ -292,6 +300,9 @@ class Controller:
 
     def handle(self, changes: list[Change]) -> None:
         for c in changes:
+            at = self.unfinished.pop(c.open.id, None)
+            if at is not None and c.what != "closed":
+                self.finish(c, at)
             if c.what == "restored":  # written already: only its recovery, if the previous leader did not decide it
                 if c.open.recovery is None and c.open.id not in self.pending:
                     self.pending[c.open.id] = (c, None)
@@ -351,6 +362,17 @@ class Controller:
         for incident_id, d in list(self.deleting.items()):
             if now >= d.due:
                 self.delete_pods(incident_id, d)
+
+    def finish(self, c: Change, at: float) -> None:
+        """A restart a previous leader decided (written in the incident's Event, at `at`) and may have left cut short
+        (its Lease lost with some pods deleted, others not): the job's opted-in pods created before the decision are
+        those it left; they are deleted as it would have (uid preconditions, the same rounds).  None left: it had
+        finished.  Counted in no metric again: the decision was the previous leader's."""
+        pods = self.book.opted_in(c.job.key, before=at - CREATED_SLACK)
+        if pods and c.open.id not in self.deleting:
+            log.warning("recovery: finishing the restart of job %s/%s a previous leader decided (incident %s): %d "
+                        "pod(s) it left", c.job.owner.kind, c.job.name, c.open.id, len(pods))
+            self.deleting[c.open.id] = Deleting(c, deque(pods))
 
     def delete_pods(self, incident_id: str, d: Deleting) -> None:
         """Delete the pods decided on (their uids then: a pod the owner has recreated since is not touched), at most

@@ -73,20 +73,31 @@ def fatal(incident: Incident) -> bool:
 class Recovery:
     def __init__(self, policy: Policy, clock: Callable[[], float] = time.time):
         self.policy, self.clock = policy, clock
-        self.decided: set[str] = set()  # incident ids with a decision (one action per incident)
+        # Bounded by what can still matter: an incident's decision while it is open (a closed incident is never
+        # decided again: forget), a job's restarts while they count in its budget (within the window: _expire)
+        self.decided: set[str] = set()  # open incidents' ids with a decision (one action per incident)
         self.waiting: set[str] = set()  # incident ids the cluster-wide rate limit made wait (until decided)
         self.history: dict[tuple, deque[float]] = {}  # job key -> times of its restarts (within the window)
         self.bucket = TokenBucket(policy.per_minute / 60.0, max(1, int(policy.per_minute)), time.monotonic)
 
     def forget(self, incident_id: str) -> None:
-        """A closed incident: it no longer waits for the rate limit."""
+        """A closed incident: never decided again (a job's next incident has an id of its own), so neither its
+        decision nor its wait is kept."""
         self.waiting.discard(incident_id)
+        self.decided.discard(incident_id)
 
-    def restore(self, incident_id: str, job_key: tuple, result: str, at: float) -> None:
-        """A decision a previous controller wrote in the incident's Event.  A restart counts in the job's budget
-        within the window, and spends the cluster-wide bucket as it did the previous leader's (less what has refilled
-        since), so that a leader change does not start the rate limit over."""
-        self.decided.add(incident_id)
+    def _expire(self, now: float) -> None:
+        """Drop the jobs whose every restart is older than the window: none counts in a budget any more."""
+        for key in [k for k, done in self.history.items() if not done or now - done[-1] >= self.policy.window]:
+            del self.history[key]
+
+    def restore(self, incident_id: str, job_key: tuple, result: str, at: float, closed: bool = False) -> None:
+        """A decision a previous controller wrote in the incident's Event (`closed`: an incident closed since, never
+        decided again: only its restart is kept).  A restart counts in the job's budget within the window, and spends
+        the cluster-wide bucket as it did the previous leader's (less what has refilled since), so that a leader
+        change does not start the rate limit over."""
+        if not closed:
+            self.decided.add(incident_id)
         if result != "restarted":
             return
         age = max(0.0, self.clock() - at)
@@ -100,6 +111,7 @@ class Recovery:
         if self.policy.mode == "off" or incident_id in self.decided or not fatal(incident) or pods == 0:
             return None
         now = self.clock()
+        self._expire(now)
         done = self.history.setdefault(job_key, deque())
         while done and now - done[0] >= self.policy.window:
             done.popleft()

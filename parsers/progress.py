@@ -27,7 +27,8 @@ class Progress:
     seconds: float | None = None  # time per step when the trainer prints it (or a tqdm rate)
     trainer: str = ""
     pause: str = ""  # "checkpoint" / "evaluation": a pause announced on this line
-    moved: bool = True  # the line reports training progress (False: it only announces a pause)
+    moved: bool = True  # the line reports training progress (False: it only announces a pause, or only times the
+    # step the trainer's last line reported: `seconds` set, no advance)
     # the job is alive but the line is no training line (an RL trainer's rollout generation bar): it holds off a hang
     # verdict without setting the pace (no step, no interval of the median: a bar refreshed every few seconds of a
     # rollout set the median to seconds, and the training phase after it, minutes, read as a hang)
@@ -41,6 +42,7 @@ class Rule:
     pattern: re.Pattern[str]
     scale: float = 1.0  # the time group's unit in seconds (ms: 1e-3); "rate" groups are per second instead;
     # a "unit" group names its own unit (UNITS); an "elapsed" group over a "total" group is a finished epoch's time
+    timing: bool = False  # the line times the step its trainer reported on an earlier line: no progress of its own
 
 
 _NUM = r"([0-9]+(?:\.[0-9]*)?)"
@@ -222,6 +224,11 @@ RULES: tuple[Rule, ...] = (
     # =========================` (after `========================= Epoch 1/1 =========================` where it counts
     # epochs: the step then counts within the epoch, and the epoch's last step names its total, as a finished bar does)
     Rule("nemo-rl", "= Step ", re.compile(r"=== Step (?P<step>\d+)/(?P<of>\d+) ===")),
+    # its step's end, under `⏱️  Timing:`, `  • Total step time: 1.91s` (NVIDIA-NeMo/RL #762; `66.55s` in #1052's GRPO
+    # run): the step the header opened, timed (the pace: a GRPO step's minutes of generation and training); no advance
+    # (read as one, each step was two, the header and its end, their intervals ~0 and the step time halving the median)
+    Rule("nemo-rl", "Total step time: ", re.compile(r"\u2022 Total step time: (?P<time>" + _NUM[1:-1] + r")s\b"),
+         timing=True),
     # nanochat (base / mid training): `step 00004/21400 (0.02%) | loss: 8.893647 | lrm: 1.00 | dt: 989.44ms | tok/sec: ...`,
     # its midtraining without a total `step 00004 (0.02%) | loss: ...`
     Rule("nanochat", "%) | loss: ", re.compile(r"step (?<!\wstep )(?P<step>\d+)(?:/\d+)? \([0-9.]+%\) \| loss: .*?\| dt: (?P<time>"
@@ -425,7 +432,7 @@ def _one(line: str) -> Progress | None:
             seconds = 1.0 / rate if rate > 0 else None
         # what the line says after its progress (a logger writing after a bar left without a newline): a pause
         pause = _pause(line, m.end()) if _PAUSE_WORDS.search(line, m.end()) else ""
-        return Progress(step, seconds, rule.trainer, pause)
+        return Progress(step, seconds, rule.trainer, pause, moved=not rule.timing)
     # (_may_hold over the whole line, inlined: a keyword line no row reads, the common one, comes here)
     pause = _pause(line, 0) if not line.isascii() or _PAUSE_WORDS_ALONE.search(line.lower()) else ""
     return Progress(None, trainer="", pause=pause, moved=False) if pause else None

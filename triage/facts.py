@@ -435,8 +435,16 @@ FACTS: tuple[Fact, ...] = (
     # Kubernetes prints them as a reason: describe's "Reason:", -o yaml / json's reason, an Event's row after its type
     # (kubectl get events, describe's Events table), `kubectl get pods`' STATUS column (after READY "0/1", before
     # RESTARTS), the scheduler's Event message ("Preempted by <ns>/<pod> on node <node>", 1.26+ "Preempted by a pod on
-    # node ..") and the kubelet's ("Preempted in order to admit critical pod")
+    # node ..") and the kubelet's ("Preempted in order to admit critical pod").  The kubelet's eviction manager
+    # (eviction_manager.go) says it in its own log, lowercase, naming the pod, every era: klog text (1.9-1.20: "eviction
+    # manager: pods kube-proxy-kfs8p_kube-system(27fd6b4b-..) evicted, waiting for pod to be cleaned up", minikube's
+    # pkg/minikube/logs/logs_test.go quoting kubernetes/minikube #3611; "eviction manager: pod <name>_<ns>(<uid>) is
+    # evicted successfully"), structured after 1.21 ("\"Eviction manager: pod is evicted successfully\"
+    # pod=\"sre/infras-logstash-..\"" kubernetes/kubernetes #132001; "\"Eviction manager: pods evicted, waiting for pod
+    # to be cleaned up\" pods=[..]"): the pod's node-pressure eviction, the pod named; its "pods ranked for eviction"
+    # (candidates, none evicted yet) is not
     _f("k8s_ended", "job_ended", ["Evicted", "Preempted", "OOMKilled", "The node was low on resource", "PreemptionBy",
+                                  "viction manager: pod",
                                   "DeletionByTaintManager", "EvictionByEvictionAPI", "DeletionByPodGC",
                                   "TerminationByKubelet", "NodeLost", "UnexpectedAdmissionError",
                                   "in response to imminent node shutdown", "in response to node shutdown",
@@ -448,7 +456,11 @@ FACTS: tuple[Fact, ...] = (
        r"\b(?P<why4>Preempted) (?:by .{1,300}? on node |in order to admit critical pod)|"
        r"The node was low on resource: (?P<resource>[\w.\-/]+)|"
        r"(?P<shutdown>Pod was terminated in response to (?:imminent )?node shutdown|Node is shutting, evicting pods)|"
-       r"(?P<admission>Allocate failed due to .{1,400}, which is unexpected)"),
+       r"(?P<admission>Allocate failed due to .{1,400}, which is unexpected)|"
+       r"\beviction manager: pods? (?P<kname>[a-z0-9][-a-z0-9.]{0,252})_(?P<kns>[a-z0-9][-a-z0-9]{0,62})\([-0-9a-f]+\)"
+       r"(?: is evicted successfully|,.*? evicted, waiting for pod to be cleaned up| evicted, waiting for pod)|"
+       r"\bEviction manager: (?:pod is evicted successfully\" pod=\"(?P<kpod>[^\"/\s]+/[^\"\s]+)\"|"
+       r"pods evicted, waiting for pod to be cleaned up\" pods=\[\"?(?P<kpod2>[^\"/\s\],]+/[^\"\s\],]+))"),
     # the launcher told to stop: "Received Signals.SIGTERM death signal, shutting down workers", "Received 15 death
     # signal"
     _f("agent_death_signal", "agent_signal", ["death signal"],
@@ -780,7 +792,11 @@ def _groups(fact: Fact, m: re.Match) -> dict:
     if fact.name == "ray_out_of_disk":  # one word for each wording (an Event's "error" has no apostrophe)
         g["what"] = "Local disk is full"
     if fact.name == "k8s_ended":
-        reason = "Evicted" if "resource" in g else "Terminated" if g.pop("shutdown", None) else \
+        if "kname" in g:  # klog text's "<name>_<namespace>(<uid>)", as the pod's object names it
+            g["kpod"] = f"{g.pop('kns')}/{g.pop('kname')}"
+        if "kpod" in g:  # the kubelet's eviction manager named the pod it evicted
+            g["pod"] = g.pop("kpod")
+        reason = "Evicted" if "resource" in g or "pod" in g else "Terminated" if g.pop("shutdown", None) else \
             "UnexpectedAdmissionError" if g.pop("admission", None) else g.get("why", "")
         end = POD_ENDS.get(reason)
         if end is not None:

@@ -497,6 +497,26 @@ def test_nemo_rls_step_headers_and_the_pauses_it_announces():
     assert recognise("(TaskRunner pid=1) ========================= Step 12/500 =========================").step == 12
 
 
+def test_nemo_rls_total_step_time_times_the_step_its_header_opened():
+    """REAL (NVIDIA-NeMo/RL #762, sources.md): each step ends with `  • Total step time: 1.91s` under `⏱️  Timing:`.
+    Was: nothing (no row), so a NeMo-RL pod had no step time.  Now the step's printed time, no advance of its own (the
+    header opened the step): a tracker fed header, timing, header, .. keeps one interval per step (the step's time, not
+    halved by a second mark at each step's end) and the printed time as the pod's.  (synthetic) #1052's GRPO run's
+    `66.55s` behind a Ray prefix; a `Total step time:` without NeMo-RL's bullet is someone else's."""
+    sft = lines("nemorl_762_sft.log")
+    assert recognise(sft[sft.index("  \u2022 Total step time: 1.91s")]) == Progress(None, 1.91, "nemo-rl", moved=False)
+    assert recognise("(TaskRunner pid=1)   \u2022 Total step time: 66.55s").seconds == 66.55
+    assert recognise("Total step time: 66.55s") is None
+    clock, events = Clock(), []
+    t = tracker(clock, events)
+    for n in range(1, 6):  # a 66 s step: its header, then 66 s later its timing line, the next header 1 s after
+        t.observe(REF, [Mark(67.0 * n, recognise(f"========================= Step {n}/500 =========================")),
+                        Mark(67.0 * n + 66.0, recognise("  \u2022 Total step time: 66.55s"))])
+    pod = t.pods[REF.uid]
+    assert (pod.step, pod.advances, list(pod.intervals)) == (5, 5, [67.0] * 4)
+    assert pod.step_seconds == 66.55 and pod.printed
+
+
 def test_lightning_rich_bar_and_its_evaluation():
     """REAL (Lightning-AI/pytorch-lightning #12720, sources.md): Lightning's RichProgressBar writes `Epoch 4    ----...
     232/291 0:00:33 • 0:00:09 7.00it/s loss: 0.398` (the bar as a console without its glyphs renders it): None before

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import threading
 import time
+from datetime import datetime, timezone
 
 from apiserver_double import ApiDouble
 from harness import wait_until
@@ -55,6 +56,28 @@ def test_observe_is_the_default_and_the_cluster_wide_rate_limit_defers():
     assert again.result == "rate_limited" and not again.first  # the same wait: counted once
 
 
+def test_what_the_controller_remembers_is_bounded_by_what_can_still_matter():
+    """A fleet's jobs, one fatal incident each, restarted and closed.  Was: every incident id in `decided` and every
+    job in `history` for the life of the controller.  Now a closed incident's decision goes (it is never decided
+    again) and a job whose restarts are all older than the window goes (none counts in its budget); an open one's
+    decision and a job's restarts within the window are kept (one action per incident, the budget)."""
+    now = [0.0]
+    r = Recovery(Policy(mode="enforce", budget=3, window=3600, per_minute=1e6), clock=lambda: now[0])
+    incident = hardware_incident()
+    for n in range(1000):
+        assert r.decide(f"i-{n}", ("ns", "Job", f"j{n}"), f"Job/j{n}", incident, pods=2).act
+        r.forget(f"i-{n}")  # the job ended: its incident closed
+        now[0] += 1.0
+    assert not r.decided and len(r.history) == 1000  # each restart still counts within the hour
+    assert r.decide("open", ("ns", "Job", "j999"), "Job/j999", incident, pods=2).act  # its budget: 2 of 3
+    assert r.decide("open", ("ns", "Job", "j999"), "Job/j999", incident, pods=2) is None  # decided once
+    now[0] += 3600.0
+    assert r.decide("late", ("ns", "Job", "x"), "Job/x", incident, pods=2).act
+    assert set(r.history) == {("ns", "Job", "x")} and r.decided == {"open", "late"}
+    r.restore("closed-before", ("ns", "Job", "y"), "restarted", now[0] - 5, closed=True)  # a predecessor's
+    assert "closed-before" not in r.decided and len(r.history[("ns", "Job", "y")]) == 1
+
+
 def test_the_cluster_wide_rate_limit_counts_a_previous_leaders_restarts():
     """A new leader restores the restarts its predecessor wrote: those of the last minute spend the cluster-wide
     bucket as they did the predecessor's, so a leader change does not double `--recoveries-per-minute`."""
@@ -99,6 +122,16 @@ def opt_in(api: ApiDouble, names: list[str]) -> None:
         api.pods.touch(("train", name))
 
 
+def recreate(api: ApiDouble, names: list[str], opted: tuple[str, ...] = ("llm-w-0-0", "llm-w-0-1", "llm-w-0-2")) -> None:
+    """The owner recreates the gang's deleted pods `names`, as its controller would: the API server gives each a new
+    uid and creationTimestamp (now); the gang's `opted` pods keep (or get again, from the template) the opt-in."""
+    gang(api)
+    now = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    for name in names:
+        api.pods[("train", name)]["metadata"].update(uid=f"uid-{name}-again", creationTimestamp=now)
+    opt_in(api, list(opted))
+
+
 def recoveries(api: ApiDouble) -> list[dict]:
     return [e for e in incidents(api) if e["reason"] == "CascadingRecovery"]
 
@@ -124,8 +157,7 @@ def test_enforce_deletes_the_opted_in_pods_once_and_a_restart_does_not_act_again
                                    if e["reason"] == "JobIncident"), "the decision in the incident's Event")
             assert c.metrics.registry.get_sample_value("gpu_npd_recoveries_total", {"result": "restarted"}) == 1
         # the owner recreates the pods (as its controller would); a new controller finds the decision written
-        gang(api)
-        opt_in(api, ["llm-w-0-0", "llm-w-0-1", "llm-w-0-2"])
+        recreate(api, ["llm-w-0-0", "llm-w-0-1", "llm-w-0-2"])
         with controller(api, identity="c2", recovery=Policy(mode="enforce")) as c:
             wait_until(lambda: c.ready.is_set(), "synced")
             time.sleep(1.0)
@@ -185,6 +217,40 @@ def test_a_controller_that_stopped_leading_deletes_no_more_pods():
         c.stop.set()  # the Lease lost
         c.delete_pods("i-1", d)
         assert api.pods_deleted == []
+
+
+def test_a_restart_cut_short_by_a_lost_lease_is_finished_by_the_next_leader():
+    """The leader deleted one of the gang's three opted-in pods and lost its Lease.  Was: the next leader found the
+    decision written and did nothing: two members left running beside the recreated one, the restart partial.  Now it
+    deletes the opted-in pods created before the decision (those left), not the one the owner recreated since, and
+    decides nothing again (one decision, one `restarted`)."""
+    with ApiDouble() as api:
+        gang(api)
+        opt_in(api, ["llm-w-0-0", "llm-w-0-1", "llm-w-0-2"])
+        with controller(api, recovery=Policy(mode="enforce")) as c:
+            wait_until(lambda: c.ready.is_set(), "synced")
+            real = c.core.delete_namespaced_pod
+
+            def then_lost(name, ns, **kw):
+                out = real(name, ns, **kw)
+                c.stop.set()  # the Lease lost right after the first delete
+                return out
+
+            c.core.delete_namespaced_pod = then_lost
+            publish_xid(api)
+            publish_timeouts(api)
+            wait_until(lambda: len(api.pods_deleted) == 1, "the first pod deleted")
+            time.sleep(0.5)
+            assert len(api.pods_deleted) == 1
+        (first,) = [n for _, n in api.pods_deleted]
+        recreate(api, [first])
+        with controller(api, identity="c2", recovery=Policy(mode="enforce")) as c2:
+            wait_until(lambda: len(api.pods_deleted) == 3, "the next leader finishes the restart")
+            time.sleep(0.5)
+            assert sorted(n for _, n in api.pods_deleted) == ["llm-w-0-0", "llm-w-0-1", "llm-w-0-2"]
+            assert ("train", first) in api.pods and ("train", "llm-w-0-3") in api.pods
+            assert len(recoveries(api)) == 1 and not c2.pending
+            assert c2.metrics.registry.get_sample_value("gpu_npd_recoveries_total", {"result": "restarted"}) == 0
 
 
 def test_a_large_gangs_pods_are_deleted_over_rounds_of_the_loop(monkeypatch):

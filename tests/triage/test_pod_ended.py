@@ -142,6 +142,55 @@ def test_kubernetes_own_shapes_of_evicted_and_preempted_still_read(line, key):
     assert e.details["pod_end"] == key
 
 
+def test_the_kubelets_own_eviction_lines_name_the_pod_it_evicted():
+    """The kubelet's eviction manager in its own log, both eras (the README's sources): klog text's "eviction manager:
+    pods <name>_<ns>(<uid>) evicted, waiting .." (minikube #3611) and structured logging's "Eviction manager: pod is
+    evicted successfully" pod="<ns>/<name>" (kubernetes/kubernetes #132001, on its journald line's host).  Was: not
+    read at all (lowercase, no reason field).  Now each the pod's node-pressure eviction, the pod named; the
+    "pods ranked for eviction" line before it (candidates, none evicted) nothing."""
+    klog, structured = _read("kubelet-eviction-manager-klog.txt"), _read("kubelet-eviction-manager-structured.txt")
+    assert [(e.details["pod_end"], e.details["why"], e.details["pod"]) for e in klog] == [
+        ("Evicted", "NODE PRESSURE", "kube-system/kube-proxy-kfs8p")]
+    assert [(e.details["pod_end"], e.details["pod"], e.host, e.line) for e in structured] == [
+        ("Evicted", "sre/infras-logstash-d484d57fc-rkx95", "192-168-250-5", 2)]
+    incident = attribute(structured)[0]
+    assert incident.root.pod == "sre/infras-logstash-d484d57fc-rkx95" and "ended by Kubernetes" in incident.reason
+
+
+@pytest.mark.parametrize("line, pod", [
+    # constructed from eviction_manager.go (1.9-1.20: klog.Infof("eviction manager: pod %s is evicted successfully",
+    # format.Pod(pod)), format.Pod's "<name>_<namespace>(<uid>)"; format.Pods joins several with ", ")
+    ("I0322 15:28:11.663393    7481 eviction_manager.go:563] eviction manager: pod w-3_train(edde7e59-4cb6-11e9-a5e8-"
+     "02d46899ed62) is evicted successfully", "train/w-3"),
+    ("I0322 15:28:11.663452    7481 eviction_manager.go:187] eviction manager: pods w-3_train(edde7e59-4cb6-11e9-a5e8-"
+     "02d46899ed62), w-4_train(e8838f63-4cb6-11e9-a5e8-02d46899ed62) evicted, waiting for pod to be cleaned up",
+     "train/w-3"),
+    # constructed from eviction_manager.go (1.21+: klog.InfoS("Eviction manager: pods evicted, waiting for pod to be
+    # cleaned up", "pods", klog.KObjSlice(evictedPods)); KObjs before 1.27 printed the list unquoted)
+    ('I0528 16:05:54.802950 2269385 eviction_manager.go:199] "Eviction manager: pods evicted, waiting for pod to be '
+     'cleaned up" pods=["train/w-3"]', "train/w-3"),
+    ('I0528 16:05:54.802950 2269385 eviction_manager.go:199] "Eviction manager: pods evicted, waiting for pod to be '
+     'cleaned up" pods=[train/w-3]', "train/w-3"),
+])
+def test_every_shape_of_the_kubelets_eviction_line(line, pod):
+    """Each era's two lines of the eviction manager (built from its source, named beside each): the pod evicted."""
+    [e] = [e for e in read_lines([line + "\n"], "k.txt", Clock()) if e.kind == "job_ended"]
+    assert (e.details["pod_end"], e.details["pod"]) == ("Evicted", pod)
+
+
+@pytest.mark.parametrize("line", [
+    # constructed: eviction_manager.go's other lines (no pod evicted) and an engine's block eviction
+    'I0528 16:05:50.514706 2269385 eviction_manager.go:368] "Eviction manager: pods ranked for eviction" pods=["a/b"]',
+    "I0322 15:27:33.357616    7481 eviction_manager.go:358] eviction manager: pods ranked for eviction: "
+    "w-3_train(edde7e59-4cb6-11e9-a5e8-02d46899ed62)",
+    "W0322 15:28:41.663651    7481 eviction_manager.go:392] eviction manager: timed out waiting for pods "
+    "w-3_train(edde7e59-4cb6-11e9-a5e8-02d46899ed62) to be cleaned up",
+    "INFO 08-21 07:17:09 [block_pool.py:300] evicted 128 blocks from the prefix cache",
+])
+def test_eviction_words_that_evict_no_pod(line):
+    assert [e for e in read_lines([line + "\n"], "k.txt", Clock()) if e.kind == "job_ended"] == []
+
+
 def _pod(name, node, status, rank=3, ns="train"):
     return {"kind": "Pod", "metadata": {"name": name, "namespace": ns, "uid": f"uid-{name}",
                                         "creationTimestamp": "2024-01-22T10:00:00Z",
