@@ -267,6 +267,30 @@ def test_grants_are_counted_with_the_rules_and_reclaimed_only_when_stale(api):
     assert sorted(api.configmaps[("gpu-npd", "budget")]["data"]) == ["a3", "b1", "b2", "c1"]
 
 
+def test_what_clock_skew_between_agents_does_to_grants_as_docs_operations_says(api):
+    """Grant times are each agent's own wall clock (docs/operations.md "Clocks"): pinned here.  A grant whose action
+    stands is counted whatever the clocks; a grant without one is judged by the reader's clock, so a reader more
+    than GRANT_GRACE_SECONDS ahead of its writer takes that slot at once (the limit the page states), and a writer
+    ahead of its reader holds an orphaned grant that much longer than the grace.  Its own grant a node drops once it
+    no longer wants it, whatever the clocks."""
+    from agent.kube.grants import GRANT_GRACE_SECONDS, GrantBook  # noqa: PLC0415
+
+    client = make_api(replace(load(env={}).kube, api_server=api.url))
+    request = lambda method, path, body=None, query=None: call(client, method, path, body, query)  # noqa: E731
+    t = 1_800_000_000.0
+    ahead = Clock(t + GRANT_GRACE_SECONDS + 1)
+    a, b = (GrantBook(request, "gpu-npd", "skew", n, c, sleep=lambda _: None)
+            for n, c in (("node-a", Clock(t)), ("node-b", ahead)))
+    assert a.acquire(["a1", "a2"], set(), 2) == ["a1", "a2"]
+    assert b.acquire(["b1"], {"a1"}, 2) == ["b1"]  # a1's rule stands: counted; a2 (no rule yet) judged lapsed
+    late = GrantBook(request, "gpu-npd", "skew2", "node-c", Clock(t + 1000), sleep=lambda _: None)
+    assert late.acquire(["c1"], set(), 1) == ["c1"]  # written at t on a clock 1,000 s ahead, never acted on: ...
+    reader = Clock(t + GRANT_GRACE_SECONDS + 1)  # ... past the grace on a right clock, kept (1,000 s more)
+    assert GrantBook(request, "gpu-npd", "skew2", "node-d", reader, sleep=lambda _: None).acquire(["d1"], set(), 1) == []
+    late.release(["c1"])
+    assert api.configmaps[("gpu-npd", "skew2")]["data"] == {}
+
+
 def test_nodes_sharing_63_characters_never_touch_each_others_rules(api, tmp_path: Path):
     """Issue 31: owner labels cut to 63 characters collided, and one node's agent deleted the other's rule 2 s
     after start. Now the rule carries the node's full name (an annotation) and its hash (the label listed by),
