@@ -137,3 +137,39 @@ def test_only_an_answer_about_this_one_request_is_a_refusal():
     assert [s for s in (400, 401, 403, 404, 409, 410, 422, 429, 500, 503) if refusal(ApiException(status=s))] \
         == [400, 403, 404, 409, 410, 422]
     assert not refusal(ConnectionError("reset"))
+
+
+def test_in_a_pod_the_client_reads_a_rotated_token_again_within_a_minute(tmp_path, monkeypatch):
+    """What retrying a 401 rests on: make_api's in-cluster client reads the projected token file again once the one
+    it holds is a minute old (the kubernetes client's refresh hook), and sends it.  A client that copied the token
+    once would 401 for good after kubelet rotates it (kiwigrid/k8s-sidecar #372); one whose auth settings ignore
+    the loader's key sends none (aron-muon/KubeCodeRun #74, client 36.0.0)."""
+    import datetime as real
+
+    from kubernetes.config import incluster_config
+
+    token, cert = tmp_path / "token", tmp_path / "ca.crt"
+    token.write_text("old-token")
+    cert.write_text("not checked here")
+    monkeypatch.setattr(incluster_config, "SERVICE_TOKEN_FILENAME", str(token))
+    monkeypatch.setattr(incluster_config, "SERVICE_CERT_FILENAME", str(cert))
+    monkeypatch.setenv("KUBERNETES_SERVICE_HOST", "10.96.0.1")
+    monkeypatch.setenv("KUBERNETES_SERVICE_PORT", "443")
+    later = [real.timedelta(0)]
+
+    class Later:  # the loader's `datetime` module, its clock moved on by `later`
+        timedelta = real.timedelta
+
+        class datetime:
+            @staticmethod
+            def now():
+                return real.datetime.now() + later[0]
+
+    monkeypatch.setattr(incluster_config, "datetime", Later)
+    cfg = make_api(Target("")).api_client.configuration
+    assert cfg.host == "https://10.96.0.1:443"
+    assert cfg.auth_settings()["BearerToken"]["value"] == "bearer old-token"
+    token.write_text("new-token")  # kubelet rotated it
+    assert cfg.auth_settings()["BearerToken"]["value"] == "bearer old-token"  # within the minute: the one held
+    later[0] = real.timedelta(seconds=61)
+    assert cfg.auth_settings()["BearerToken"]["value"] == "bearer new-token"
