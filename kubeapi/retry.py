@@ -42,10 +42,12 @@ def error_kind(exc: Exception) -> str:
 
 
 def refusal(exc: Exception) -> bool:
-    """Whether the API server answered this one request no (a 4xx but 429: RBAC, not found, invalid, a conflict):
-    a writer of other objects may go on.  No answer, 429 or a 5xx: the API is down or overloaded, stop asking."""
+    """Whether the API server answered this one request no (a 4xx but 401 and 429: RBAC, not found, invalid, a
+    conflict): a writer of other objects may go on.  No answer, 429 or a 5xx: the API is down or overloaded, stop
+    asking.  401: the credentials were not accepted, so every request would get it (a rotated service-account token
+    the client reads again at most a minute later: the in-cluster loader's refresh hook): stop and try again."""
     status = getattr(exc, "status", None)
-    return isinstance(status, int) and 400 <= status < 500 and status != 429
+    return isinstance(status, int) and 400 <= status < 500 and status not in (401, 429)
 
 
 def describe(exc: Exception) -> str:

@@ -188,7 +188,8 @@ class DeviceFencer:
         return min(due, self.recheck.next_at) if self.held else due
 
     def due(self, now: float) -> bool:
-        return bool(self._cleared_at) or now >= self.next_due()
+        """A sync is due without a change (the writer's pass asks): only at `next_due`, not through a hold-down."""
+        return now >= self.next_due()
 
     def discover(self, quiet: bool = False) -> None:
         """Served versions of resource.k8s.io, once; absent: said once (unless `quiet`), node taints remain the
@@ -248,6 +249,7 @@ class DeviceFencer:
                     wanted[name] = rule
                 else:
                     self._delete(base, name)
+                    del self._cleared_at[name]  # gone: no hold-down left to end (a sync due for it asks again)
                     gone.append(name)
         if gone:
             self.book.release(gone)

@@ -90,11 +90,11 @@ class KubernetesSink(WriterThread):
         return min(due, self.fencer.next_due()) if self.fencer else due
 
     def sync(self) -> None:
-        """Every node writer once, with the latest snapshot.  One the API server refused (a 4xx answer: RBAC
+        """Every node writer once, with the latest snapshot.  One the API server refused (a 4xx but 401 and 429: RBAC
         denying one verb, an object that will not take the write) does not stop those after it, so the node's
         Events still go out; that failure is raised once all ran (the thread backs off and tries again; a writer
-        that succeeded remembers it and costs no request then).  No answer, 429 or 5xx (the API down or
-        overloaded) stops the pass at once."""
+        that succeeded remembers it and costs no request then).  No answer, 401, 429 or 5xx (the credentials not
+        accepted, the API down or overloaded) stops the pass at once."""
         now = self.clock()
         with self._lock:
             snap = self._snapshot

@@ -104,3 +104,72 @@ def test_an_event_the_server_refuses_is_dropped_and_the_events_after_it_are_writ
     with pytest.raises(ApiException):  # the API down or overloaded: kept, raised (the writer backs off)
         rec.flush(Down(), 5)
     assert rec.pending() == 1 and rec.rejected == 1
+
+
+def test_an_event_refused_with_401_is_kept_and_written_when_the_credentials_work_again():
+    """401 Unauthorized is about the credentials, not the Event: every request gets it until the token works
+    again (a projected service-account token rotated on disk, read again by the client's in-cluster loader at most a
+    minute later; "Random 401 with BoundServiceAccountToken", kubernetes-client/python #1768; nvmesh-csi-driver
+    #38's watcher got `{"kind":"Status",...,"message":"Unauthorized","reason":"Unauthorized","code":401}` an hour
+    after start).  So it is raised (the writer backs off) and the Event stays pending, never dropped and never
+    counted as rejected; the next flush after the fault writes it.  Was: dropped as a refusal of that Event.  The
+    real client against the API double."""
+    with ApiDouble() as api:
+        core = make_api(Target(api.url))
+        rec = EventRecorder("default", "node-a", burst=10, per_minute=600)
+        node = Ref("Node", "node-a")
+        rec.record(node, "Xid79FallenOffBus", "GPU fell off the bus", key="n")
+        api.set_fault(status=401)
+        with pytest.raises(ApiException) as exc:
+            rec.flush(core, 5)
+        assert exc.value.status == 401 and api.rejected == 1
+        assert rec.pending() == 1 and rec.rejected == 0 and api.events() == []
+        api.set_fault()
+        assert rec.flush(core, 5) == 1 and rec.written(node, "Xid79FallenOffBus", "n")
+        assert [e["reason"] for e in api.events()] == ["Xid79FallenOffBus"] and rec.pending() == 0
+
+
+def test_only_an_answer_about_this_one_request_is_a_refusal():
+    """refusal(): a 4xx about the request (403 RBAC, 404, 409, 422) lets a writer of other objects go on; 401 (the
+    credentials: every request would get it), 429 and 5xx (the API overloaded or down) and no answer do not."""
+    from kubeapi.retry import refusal
+
+    assert [s for s in (400, 401, 403, 404, 409, 410, 422, 429, 500, 503) if refusal(ApiException(status=s))] \
+        == [400, 403, 404, 409, 410, 422]
+    assert not refusal(ConnectionError("reset"))
+
+
+def test_in_a_pod_the_client_reads_a_rotated_token_again_within_a_minute(tmp_path, monkeypatch):
+    """What retrying a 401 rests on: make_api's in-cluster client reads the projected token file again once the one
+    it holds is a minute old (the kubernetes client's refresh hook), and sends it.  A client that copied the token
+    once would 401 for good after kubelet rotates it (kiwigrid/k8s-sidecar #372); one whose auth settings ignore
+    the loader's key sends none (aron-muon/KubeCodeRun #74, client 36.0.0)."""
+    import datetime as real
+
+    from kubernetes.config import incluster_config
+
+    token, cert = tmp_path / "token", tmp_path / "ca.crt"
+    token.write_text("old-token")
+    cert.write_text("not checked here")
+    monkeypatch.setattr(incluster_config, "SERVICE_TOKEN_FILENAME", str(token))
+    monkeypatch.setattr(incluster_config, "SERVICE_CERT_FILENAME", str(cert))
+    monkeypatch.setenv("KUBERNETES_SERVICE_HOST", "10.96.0.1")
+    monkeypatch.setenv("KUBERNETES_SERVICE_PORT", "443")
+    later = [real.timedelta(0)]
+
+    class Later:  # the loader's `datetime` module, its clock moved on by `later`
+        timedelta = real.timedelta
+
+        class datetime:
+            @staticmethod
+            def now():
+                return real.datetime.now() + later[0]
+
+    monkeypatch.setattr(incluster_config, "datetime", Later)
+    cfg = make_api(Target("")).api_client.configuration
+    assert cfg.host == "https://10.96.0.1:443"
+    assert cfg.auth_settings()["BearerToken"]["value"] == "bearer old-token"
+    token.write_text("new-token")  # kubelet rotated it
+    assert cfg.auth_settings()["BearerToken"]["value"] == "bearer old-token"  # within the minute: the one held
+    later[0] = real.timedelta(seconds=61)
+    assert cfg.auth_settings()["BearerToken"]["value"] == "bearer new-token"

@@ -16,10 +16,12 @@ from agent.health import HealthEngine
 from kubeapi.client import call, make_api
 from agent.kube.dra import DeviceFencer, choose_versions, match_devices, node_hash, owner, rule_name
 from agent.kube.nodeapi import NodeApi
+from agent.kube.sink import KubernetesSink
 from apiserver_double import ApiDouble
 from fakeclock import Clock
 from harness import AgentProc, wait_until
 from parsers import Classifier
+from parsers.model import Snapshot
 
 XID79 = "NVRM: Xid (PCI:0000:5d:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus."
 DRIVER = "gpu.nvidia.com"
@@ -93,6 +95,41 @@ def test_fencer_creates_holds_then_deletes_only_its_own(api):
     clock.t += 301
     f.sync([])  # ... then removed; the admin's rule is never touched
     assert set(api.device_taint_rules) == {"admin-maintenance"} and counts == ["devicetaintrules"] * 2
+
+
+def test_a_pass_during_the_hold_down_asks_nothing_of_the_api(api):
+    """A cleared rule is held through the hold-down; the writer's passes in between (Events, the node's other
+    writers) do not sync the fencer: no list of the node's ResourceSlices or rules until something changes or the
+    hold-down ends, then one sync deletes the rule.  Was: due on every pass while a rule was held, two GETs each
+    (2,000 a pass in a fleet of 1,000 nodes)."""
+    _serve_dra(api)
+    api.add_node("gpu-node-1", gpus=0)
+    clock = Clock()
+    cfg = load(env={}, flags={"kmsg": "", "journald": False, "fallback_log_files": []})
+    s = replace(cfg.kube, api_server=api.url, dra_device_taints=True, taint_hold_down_seconds=300,
+                max_tainted_fraction=1.0, heartbeat_seconds=3600)
+    engine = HealthEngine(cfg, clock)
+    sink = KubernetesSink(make_api(s), "gpu-node-1", s, "enforce", clock=clock)
+    sink.apply(engine.snapshot(engine.observe(Classifier().classify(XID79))))
+    sink.sync()
+    assert _name("gpu-node-1") in api.device_taint_rules
+    sink.apply(Snapshot())  # the problem cleared: the rule is held through the hold-down
+    clock.t += 1
+    sink.sync()
+    dra = lambda: [r for r in api.requests if "/apis/resource.k8s.io/" in r[1]]  # noqa: E731
+    before = len(dra())
+    for _ in range(9):
+        clock.t += 30
+        sink.sync()
+    assert dra()[before:] == [] and _name("gpu-node-1") in api.device_taint_rules
+    assert sink.fencer.next_due() == clock.t + 30
+    clock.t = sink.fencer.next_due()
+    sink.sync()  # the hold-down ended: one sync, the rule deleted
+    assert _name("gpu-node-1") not in api.device_taint_rules
+    clock.t += 30
+    after = len(dra())
+    sink.sync()
+    assert dra()[after:] == []
 
 
 def test_gpu_budget(api):
@@ -228,6 +265,30 @@ def test_grants_are_counted_with_the_rules_and_reclaimed_only_when_stale(api):
     got = c.acquire(["c1", "c2"], set(), 4)
     assert got == ["c1"] and c.conflicts == 1 and raced == [["a3"]]
     assert sorted(api.configmaps[("gpu-npd", "budget")]["data"]) == ["a3", "b1", "b2", "c1"]
+
+
+def test_what_clock_skew_between_agents_does_to_grants_as_docs_operations_says(api):
+    """Grant times are each agent's own wall clock (docs/operations.md "Clocks"): pinned here.  A grant whose action
+    stands is counted whatever the clocks; a grant without one is judged by the reader's clock, so a reader more
+    than GRANT_GRACE_SECONDS ahead of its writer takes that slot at once (the limit the page states), and a writer
+    ahead of its reader holds an orphaned grant that much longer than the grace.  Its own grant a node drops once it
+    no longer wants it, whatever the clocks."""
+    from agent.kube.grants import GRANT_GRACE_SECONDS, GrantBook  # noqa: PLC0415
+
+    client = make_api(replace(load(env={}).kube, api_server=api.url))
+    request = lambda method, path, body=None, query=None: call(client, method, path, body, query)  # noqa: E731
+    t = 1_800_000_000.0
+    ahead = Clock(t + GRANT_GRACE_SECONDS + 1)
+    a, b = (GrantBook(request, "gpu-npd", "skew", n, c, sleep=lambda _: None)
+            for n, c in (("node-a", Clock(t)), ("node-b", ahead)))
+    assert a.acquire(["a1", "a2"], set(), 2) == ["a1", "a2"]
+    assert b.acquire(["b1"], {"a1"}, 2) == ["b1"]  # a1's rule stands: counted; a2 (no rule yet) judged lapsed
+    late = GrantBook(request, "gpu-npd", "skew2", "node-c", Clock(t + 1000), sleep=lambda _: None)
+    assert late.acquire(["c1"], set(), 1) == ["c1"]  # written at t on a clock 1,000 s ahead, never acted on: ...
+    reader = Clock(t + GRANT_GRACE_SECONDS + 1)  # ... past the grace on a right clock, kept (1,000 s more)
+    assert GrantBook(request, "gpu-npd", "skew2", "node-d", reader, sleep=lambda _: None).acquire(["d1"], set(), 1) == []
+    late.release(["c1"])
+    assert api.configmaps[("gpu-npd", "skew2")]["data"] == {}
 
 
 def test_nodes_sharing_63_characters_never_touch_each_others_rules(api, tmp_path: Path):
