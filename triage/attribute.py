@@ -860,10 +860,13 @@ def _undetermined(job: Job) -> Verdict | None:
     symptoms = [e for e in job.failures if is_consequence(e)]
     if not symptoms:
         return None
-    first = symptoms[0]
+    # of symptoms of the first's second, the one torchrun's summary names "Root Cause (first observed failure)", as
+    # _first_failure picks; it is the verdict's suspect, so that the consequences never list it (nor its rank)
+    t0 = _ts(symptoms[0])
+    first = min((e for e in symptoms if _ts(e) <= t0 + SKEW), key=lambda e: (_ts(e), not e.details.get("root_cause")))
     return Verdict("undetermined", None, "undetermined",
                    f"only consequences were logged ({_what(first)} first, on {_who(first)}): no node fault, no rank "
-                   "that died or failed first, no lagging rank the watchdog numbers single out")
+                   "that died or failed first, no lagging rank the watchdog numbers single out", suspects=(first,))
 
 
 Rule = tuple[str, int, Callable[[Job], "Verdict | None"], str]
@@ -976,8 +979,13 @@ def consequences(job: Job, v: Verdict) -> str:
     if remote:
         peers = sorted({_peer_name(job, e) for e in remote if e.peer})
         parts.append(f"{len(remote)} remote/network error line(s)" + (f" naming {', '.join(peers[:4])}" if peers else ""))
-    explained = {id(e) for e in v.suspects if e.kind == "rank_exit"}  # the death the root explains (its suspect)
-    exits = [e for e in job.failures if e.kind == "rank_exit" and e is not v.root and id(e) not in explained]
+    # a rank is never a consequence of itself: not the root's rank, nor a suspect's (the death the root explains, the
+    # first symptom of an undetermined job), whichever of its lines the verdict names
+    own = {r for r in (v.rank, v.root.rank if v.root is not None else None, *(e.rank for e in v.suspects))
+           if r is not None}
+    explained = {id(e) for e in v.suspects if e.kind == "rank_exit"}
+    exits = [e for e in job.failures if e.kind == "rank_exit" and e is not v.root and id(e) not in explained
+             and e.rank not in own]
     if exits:
         ranks = sorted({e.rank for e in exits if e.rank is not None})
         parts.append(f"{_ranks(ranks) if ranks else str(len(exits)) + ' process(es)'} exited after it")
