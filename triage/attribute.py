@@ -13,7 +13,8 @@ first incident:
                      (a Python exception, CUDA illegal access / device assert / OOM, an application Xid), an
                      infrastructure event (host OOM kill, the scheduler ending the job, a full disk), or a rank that
                      died first (exit code, signal) — explained by what its own log says when it says anything (a
-                     SIGBUS by its host's kernel line saying it sent it for an uncorrected memory error: hardware).
+                     SIGBUS by its host's kernel line saying it sent it for an uncorrected memory error: hardware;
+                     a store's count of ranks that never joined: those ranks the suspects).
 3. mismatched_collective  ranks time out in one collective (process group and SeqNum) with different sizes or
                      operations: they called different collectives, the program's bug.
 4. peer_error        network errors that name a peer (ncclRemoteError, NET/IB completion errors, a closed socket)
@@ -99,6 +100,13 @@ LOST_HOW = {"xla_task_heartbeat": "XLA's coordination service stopped hearing it
 # Rows (facts.py) of a rank that ended the job itself by calling MPI_Abort: a bare death (its own log says why, if
 # anything does), the rank the line names the suspect
 ABORT_FACTS = frozenset({"mpi_abort"})
+# Rows (facts.py) of a line that counts the ranks that joined the store against those it waited for (store_join:
+# the store-based barrier's "(world_size=2048, worker_count=1792, ..)", the TCPStore server's "1/3 clients joined"):
+# with the counts apart it is no consequence but the job's cause, said by the rank that waited (a first failure, a
+# rank's death right after it explained by it): fewer joined, the ranks that never did are the suspects (a node or
+# pod that never started, or never reached the store); more, the store also held other processes' joins (another job
+# on the same store address, or an earlier attempt of this one). Store errors without counts stay consequences.
+STORE_COUNTS = frozenset({"store_join"})
 # Signals a rank gets because another failed: the watchdog's abort, the launcher's SIGTERM to the survivors
 CONSEQUENCE_SIGNALS = frozenset({6, 15, 2, 1})
 # What a rank's death by a signal means when nothing in its log explains it
@@ -349,6 +357,8 @@ def is_consequence(e: Evidence) -> bool:
     chain's first (Python's "During handling of the above exception"), whatever its kind (a CUDA / NCCL error too)."""
     if e.details.get("chained_from"):
         return True
+    if store_counts(e) is not None:
+        return False
     if e.kind in SYMPTOM_KINDS:
         if e.kind == "nccl_error" and e.attribution == "application":
             return False  # ncclInvalidUsage: the program's own mistake
@@ -358,6 +368,14 @@ def is_consequence(e: Evidence) -> bool:
     if e.kind in DEATH_KINDS:
         return e.signal in CONSEQUENCE_SIGNALS
     return False
+
+
+def store_counts(e: Evidence) -> tuple[int, int] | None:
+    """(joined, expected) of a line of STORE_COUNTS whose counts differ; None otherwise."""
+    if e.details.get("fact") not in STORE_COUNTS:
+        return None
+    joined, expected = _int(e.details.get("store_joined")), _int(e.details.get("store_expected"))
+    return (joined, expected) if joined is not None and expected is not None and joined != expected else None
 
 
 def attribution_of(e: Evidence) -> str:
@@ -563,6 +581,8 @@ def _first_failure(job: Job) -> Verdict | None:
         explained = _explanation(job, first)
         if explained is not None:
             first = explained
+        if store_counts(first) is not None:
+            return _store_counts(job, first, death)
         if first.kind == "memory_error":
             how = memory_explains(job, death, first)
             host = first.host or "its host"
@@ -606,6 +626,8 @@ def _first_failure(job: Job) -> Verdict | None:
         return Verdict(category, first, "first_rank_death",
                        f"{who} died first ({how}{meaning}), which points at {category}; nothing in its log explains "
                        "it further")
+    if store_counts(first) is not None:
+        return _store_counts(job, first, None)
     pressure = _disk_pressure(job, first)
     if pressure is not None:
         root = pressure if pressure.rank is not None or first.rank is None else replace(pressure, rank=first.rank)
@@ -620,6 +642,41 @@ def _first_failure(job: Job) -> Verdict | None:
     return Verdict(category, first, "first_failure",
                    f"{_what(first)} on {_who(first)}{_at(first)} is the {order} failure that is not a "
                    "consequence of another")
+
+
+def _store_counts(job: Job, first: Evidence, death: Evidence | None) -> Verdict:
+    """The job failed because the store's count of ranks was wrong (STORE_COUNTS): no single line is the root. The
+    suspects are the lines of every rank that waited with the same counts; a rank that never joined is named only
+    where the logs name every other rank of the group (ranks 0 .. expected - 1: init_process_group's own group), the
+    one rank then the root's."""
+    joined, expected = store_counts(first)
+    same = tuple(e for e in job.failures if e.details.get("fact") == first.details.get("fact") and
+                 store_counts(e) == (joined, expected) and e.details.get("store_key") == first.details.get("store_key"))
+    waited = sorted({e.rank for e in same if e.rank is not None})
+    who = _ranks(waited) if waited else _who(first)
+    key = f" ({first.details['store_key']})" if first.details.get("store_key") else ""
+    t = str(first.details.get("store_timeout") or "")
+    timeout = f" before its timeout ({t}{' s' if t.isdigit() else ''})" if t else ""
+    # the waiting ranks' own deaths (the one that led here, else the first of theirs): no consequence, its cause said
+    deaths = [death] if death is not None else \
+        [e for e in job.failures if e.kind in DEATH_KINDS and e.rank is not None and e.rank in waited][:1]
+    died = f"; {_dead(deaths[0])} died right after" if deaths else ""
+    if joined > expected:
+        return Verdict("infrastructure", None, "first_failure",
+                       f"{who} waited at the store{key} for {expected} ranks and {joined} joined{died}: the store also "
+                       "held other processes' joins (another job on the same store address, or an earlier attempt of "
+                       "this one)", suspects=same, kind=first.kind)
+    missing = expected - joined
+    absent = sorted(set(range(expected)) - job.seen_ranks) if all(r < expected for r in job.seen_ranks) else []
+    which = f"{_ranks(absent)}, of which the logs hold no line" if absent and len(absent) == missing else \
+        "which, the logs do not say"
+    rank = absent[0] if len(absent) == 1 == missing else None
+    they = "the one that never joined is the suspect" if missing == 1 else \
+        f"the {missing} that never joined are the suspects"
+    return Verdict("infrastructure", None, "first_failure",
+                   f"{who} waited at the store{key} and {joined} of {expected} ranks joined{timeout}{died}: {they} "
+                   f"({which}): a node or pod that never started, or never reached the store", suspects=same,
+                   kind=first.kind, rank=rank, host=job.rank_host.get(rank) if rank is not None else None)
 
 
 def _disk_pressure(job: Job, failure: Evidence) -> Evidence | None:
@@ -860,10 +917,13 @@ def _undetermined(job: Job) -> Verdict | None:
     symptoms = [e for e in job.failures if is_consequence(e)]
     if not symptoms:
         return None
-    first = symptoms[0]
+    # of symptoms of the first's second, the one torchrun's summary names "Root Cause (first observed failure)", as
+    # _first_failure picks; it is the verdict's suspect, so that the consequences never list it (nor its rank)
+    t0 = _ts(symptoms[0])
+    first = min((e for e in symptoms if _ts(e) <= t0 + SKEW), key=lambda e: (_ts(e), not e.details.get("root_cause")))
     return Verdict("undetermined", None, "undetermined",
                    f"only consequences were logged ({_what(first)} first, on {_who(first)}): no node fault, no rank "
-                   "that died or failed first, no lagging rank the watchdog numbers single out")
+                   "that died or failed first, no lagging rank the watchdog numbers single out", suspects=(first,))
 
 
 Rule = tuple[str, int, Callable[[Job], "Verdict | None"], str]
@@ -976,8 +1036,13 @@ def consequences(job: Job, v: Verdict) -> str:
     if remote:
         peers = sorted({_peer_name(job, e) for e in remote if e.peer})
         parts.append(f"{len(remote)} remote/network error line(s)" + (f" naming {', '.join(peers[:4])}" if peers else ""))
-    explained = {id(e) for e in v.suspects if e.kind == "rank_exit"}  # the death the root explains (its suspect)
-    exits = [e for e in job.failures if e.kind == "rank_exit" and e is not v.root and id(e) not in explained]
+    # a rank is never a consequence of itself: not the root's rank, nor a suspect's (the death the root explains, the
+    # first symptom of an undetermined job), whichever of its lines the verdict names
+    own = {r for r in (v.rank, v.root.rank if v.root is not None else None, *(e.rank for e in v.suspects))
+           if r is not None}
+    explained = {id(e) for e in v.suspects if e.kind == "rank_exit"}
+    exits = [e for e in job.failures if e.kind == "rank_exit" and e is not v.root and id(e) not in explained
+             and e.rank not in own]
     if exits:
         ranks = sorted({e.rank for e in exits if e.rank is not None})
         parts.append(f"{_ranks(ranks) if ranks else str(len(exits)) + ' process(es)'} exited after it")
