@@ -49,7 +49,7 @@ from triage.attribute import JOB_SEEN_NODE_FAULTS, NODE_FAULT_KINDS
 from triage.facts import INT_FIELDS as FACT_INT_FIELDS, ONLY_ANOTHER, TEXT_FIELDS as FACT_TEXT_FIELDS, Collective
 from triage.facts import read_collectives, read_ray_task, read_words
 from triage.read import of_ray_task
-from triage.inventory import pod_ended
+from triage.inventory import fault_in, pod_ended
 
 AGENT_COMPONENT = "gpu-npd"  # source.component of the node agents' Events
 REPAIR_ANNOTATION = "gpu-npd.io/repair"
@@ -209,7 +209,7 @@ class Reader:
         host = (pod.get("spec") or {}).get("nodeName")
         name = (pod.get("metadata") or {}).get("name")
         out += self._runtime_faults(pod, status, host, name, rank)
-        out += pod_ended(pod, rank, taints)
+        out += pod_ended(pod, rank, taints, classifier=self.classifier)
         for cs in status.get("containerStatuses") or []:
             for state in ((cs.get("state") or {}).get("terminated"), (cs.get("lastState") or {}).get("terminated")):
                 if not state:
@@ -249,7 +249,7 @@ class Reader:
                 message = (state or {}).get("message")
                 if not message or not isinstance(message, str):
                     continue
-                finding = self._fault_in(message)
+                finding = fault_in(self.classifier, message, JOB_SEEN_NODE_FAULTS)
                 if finding is None:
                     continue
                 said = (cs.get("name"), finding.kind, finding.details.get("driver_error") or finding.message)
@@ -264,18 +264,6 @@ class Reader:
                                           details={**e.details, "container": cs.get("name"), "state": key,
                                                    "reason": state.get("reason")}))
         return out
-
-    def _fault_in(self, message: str):
-        """The first finding of a fault of the node seen by the job in a status message's lines (None: none): its
-        first line read alone (Classifier.classify_alone: a stream of its own), the others after it in that stream."""
-        try:
-            for i, line in enumerate(message.splitlines()[:64]):
-                finding = self.classifier.classify_alone(line) if i == 0 else self.classifier.classify(line)
-                if finding is not None and finding.kind in JOB_SEEN_NODE_FAULTS:
-                    return finding
-        except Exception:  # noqa: BLE001 - a message the parsers choke on is just not evidence
-            return None
-        return None
 
 
 def repair_gpus(node: Mapping[str, Any]) -> dict[str, dict[str, Any]]:

@@ -546,9 +546,15 @@ def _node_fault(job: Job) -> Verdict | None:
     category = category_of(root) or "hardware"
     where = _who(root) if (root.rank is not None or root.host) else "a node of the job"
     article = "an" if category[:1] in "aeiou" else "a"
+    # the pods Kubernetes ended on the root's node whose end names a fault of it (triage.inventory pod_ended: the
+    # kubelet refusing them at admission for the GPU the device plugin found lost): the fault's consequence, shown
+    # after it
+    named = {e.details.get("pod") for e in faults if e.host == root.host and e.details.get("pod")}
+    ended = tuple(e for e in job.failures if e.kind == "job_ended" and "pod_end" in e.details and root.host and
+                  e.host == root.host and e.details.get("pod") in named)
     return Verdict(category, root, "node_fault",
                    f"{_what(root)} on {where}{_at(root)} is {article} {category} fault of a node of the job; "
-                   "it outranks the failures the ranks reported after it")
+                   "it outranks the failures the ranks reported after it", suspects=ended)
 
 
 def _first_failure(job: Job) -> Verdict | None:

@@ -22,10 +22,12 @@ triage.attribute's Job prefers to NCCL's (the node, not the pod's hostname NCCL 
 from __future__ import annotations
 
 import re
-from typing import Any, Iterable, Iterator, Mapping, NamedTuple
+from typing import Any, Collection, Iterable, Iterator, Mapping, NamedTuple
 
+from parsers import Classifier
 from parsers.envelope import json_value, parse_time
 
+from .attribute import NODE_FAULT_KINDS
 from .facts import POD_ENDS, pod_end
 from .model import TEXT_MAX, Evidence
 
@@ -115,8 +117,23 @@ def located(address: str, node: str, pod: str | None, file: str | None = None, l
                     details={"map": MAP, **({"pod": pod} if pod else {})})
 
 
+def fault_in(classifier: Classifier, message: str, kinds: Collection[str]) -> Any:
+    """The first finding of one of `kinds` (a parsers.Finding; None: none) in a status message Kubernetes or the
+    container runtime wrote on a pod: its first line read alone (Classifier.classify_alone: a stream of its own,
+    nothing of another pod's reaching it), the others after it in that stream (at most 64); a message the parsers choke
+    on is none."""
+    try:
+        for i, line in enumerate(message.splitlines()[:64]):
+            finding = classifier.classify_alone(line) if i == 0 else classifier.classify(line)
+            if finding is not None and finding.kind in kinds:
+                return finding
+    except Exception:  # noqa: BLE001 - a message the parsers choke on is just not evidence
+        return None
+    return None
+
+
 def pod_ended(pod: Mapping[str, Any], rank: int | None = None, taints: tuple[str, ...] = (),
-              file: str | None = None) -> list[Evidence]:
+              file: str | None = None, classifier: Classifier | None = None) -> list[Evidence]:
     """Kubernetes ending the pod itself (triage.facts POD_ENDS): its DisruptionTarget condition (status True: the
     scheduler's preemption, the taint manager, the Eviction API, the pod GC, the kubelet), else its status.reason (the
     kubelet's node-pressure eviction "Evicted", "The node was low on resource: ephemeral-storage. Threshold quantity:
@@ -125,7 +142,13 @@ def pod_ended(pod: Mapping[str, Any], rank: int | None = None, taints: tuple[str
     condition (Evicted's TerminationByKubelet).  One job_ended Evidence of the pod (its node, its rank): the cluster
     component's (cluster/evidence.py, the pods it watches) and offline triage's (a `kubectl get pods -o json` beside the
     logs, read_objects), as offline triage reads the same reasons in kubectl's text (the k8s_ended row); [] for a pod
-    no one ended."""
+    no one ended.  Before it, the node fault the ending's message names, read by the parsers (`fault_in`,
+    NODE_FAULT_KINDS; `classifier` reused across pods, else one of its own): the kubelet's UnexpectedAdmissionError
+    quoting the device plugin's NVML error "error creating nvml.Device 5: nvml: GPU is lost, which is unexpected"
+    (kubernetes/kubernetes #97131) is the node's lost GPU (fallen_off_bus, parsers/rules.py nvml_gpu_is_lost), the
+    pod's end its consequence (triage.attribute's node_fault shows it after the fault), as offline triage reads the
+    same message in kubectl's text; an admission refused for "requested number of devices unavailable" (#96519) or a
+    device plugin unreachable names no fault: the job_ended alone."""
     status = pod.get("status") or {}
     host = (pod.get("spec") or {}).get("nodeName")
     name = (pod.get("metadata") or {}).get("name")
@@ -148,10 +171,17 @@ def pod_ended(pod: Mapping[str, Any], rank: int | None = None, taints: tuple[str
         parse_time(meta.get("deletionTimestamp") or status.get("startTime") or meta.get("creationTimestamp"))
     ns = meta.get("namespace")
     text = f"pod {name} ended by Kubernetes: {reason}" + (f": {message}" if message else "")
-    return [Evidence("job_ended", "error", "unknown", when, host, rank, text=text[:TEXT_MAX], file=file or f"pod/{name}",
-                     details={"fact": "k8s_ended", "why": POD_ENDS[key].why, "pod_end": key, "pod_reason": reason,
-                              "pod": f"{ns}/{name}" if ns else name, **({"taints": ",".join(taints)} if taints and
-                                                                         key.startswith("taint:") else {})})]
+    out = []
+    finding = fault_in(classifier or Classifier(), message, NODE_FAULT_KINDS) if isinstance(message, str) else None
+    if finding is not None:
+        e = Evidence.from_finding(finding, host=host, time=when, text=text)
+        out.append(e.with_context(file=file or f"pod/{name}", line=None,
+                                  details={**e.details, "pod": f"{ns}/{name}" if ns else name, "pod_reason": reason}))
+    return out + [Evidence("job_ended", "error", "unknown", when, host, rank, text=text[:TEXT_MAX],
+                           file=file or f"pod/{name}",
+                           details={"fact": "k8s_ended", "why": POD_ENDS[key].why, "pod_end": key, "pod_reason": reason,
+                                    "pod": f"{ns}/{name}" if ns else name, **({"taints": ",".join(taints)} if taints
+                                                                               and key.startswith("taint:") else {})})]
 
 
 # ---- offline: an inventory file in the job's directory ---------------------------------------------------------
@@ -241,11 +271,13 @@ def read_objects(doc: Any, file: str | None = None) -> list[Evidence]:
     out = []
     taints = {(obj.get("metadata") or {}).get("name"): no_execute(obj) for obj in items
               if isinstance(obj, dict) and obj.get("kind") == "Node"}
+    classifier = Classifier()  # one for the pods' status messages (pod_ended)
     for obj in items:
         kind = _kind(obj)
         if kind == "Pod":
             # Kubernetes ended the pod (an eviction, a preemption, its node lost): the job's evidence, not only context
-            out.extend(pod_ended(obj, None, taints.get((obj.get("spec") or {}).get("nodeName")) or (), file))
+            out.extend(pod_ended(obj, None, taints.get((obj.get("spec") or {}).get("nodeName")) or (), file,
+                                 classifier))
             p = pod_addresses(obj)
             if p.node:
                 out.extend(located(ip, p.node, p.pod, file) for ip in p.ips)

@@ -540,6 +540,44 @@ def test_an_xid_on_one_node_while_all_ranks_time_out_is_one_incident_on_the_owne
             assert len(incidents(api)) == 1  # evidence in two steps: one Event, updated
 
 
+# REAL (kubectl describe pod's "Message:", kubernetes/kubernetes #97131, tests/fixtures/pods/ended): the kubelet's
+# UnexpectedAdmissionError quoting the NVIDIA device plugin's NVML_ERROR_GPU_IS_LOST; REAL (the e2e test's error,
+# kubernetes/kubernetes #96519): an admission refused for the count of devices, no GPU lost. The pod's status around each is SYNTHETIC (a pod the kubelet
+# refused at admission: phase Failed, status.reason UnexpectedAdmissionError, status.message the kubelet's words).
+GPU_LOST_ADMISSION = (INCIDENTS.parent / "pods" / "ended" / "describe-admission-gpu-lost.txt").read_text().split(
+    "Message:", 1)[1].strip()
+DEVICES_ADMISSION = ("Pod Allocate failed due to requested number of devices unavailable for nvidia.com/gpu. "
+                     "Requested: 1, Available: 0, which is unexpected")
+
+
+@pytest.mark.parametrize("message, category, kind", [(GPU_LOST_ADMISSION, "hardware", "fallen_off_bus"),
+                                                     (DEVICES_ADMISSION, "infrastructure", "job_ended")])
+def test_a_gang_pod_the_kubelet_refused_for_a_lost_gpu_is_its_nodes_lost_gpu(message, category, kind):
+    """The kubelet refused the gang's pod on node-c at admission, the device plugin's NVML having found a GPU of the
+    node lost; the other ranks time out waiting for it.  Was: an infrastructure incident, "the device plugin refused
+    its devices", no fault named (the live path read the pod's status.reason only; `gpu-npd triage` already named the
+    lost GPU from the same message).  Now the pod's status.message is read by the same parser rule (nvml_gpu_is_lost,
+    through triage.inventory's pod_ended): node-c's lost GPU is the root, a hardware incident, the pod refused there
+    its consequence.  An admission refused for the count of devices names no GPU fault: Kubernetes ending the pod
+    stays the root, an infrastructure incident."""
+    with ApiDouble() as api:
+        gang(api)
+        refused = api.pods[("train", "llm-w-0-2")]
+        refused["status"] = {"phase": "Failed", "reason": "UnexpectedAdmissionError", "message": message,
+                             "startTime": "2024-07-25T06:00:01Z"}
+        api.pods.touch(("train", "llm-w-0-2"))
+        with controller(api):
+            publish_timeouts(api, nodes=("node-a", "node-b", "node-d"))
+            ev = wait_until(lambda: next((e for e in incidents(api) if doc(e)["incident"]["root"]["kind"] == kind),
+                                         None), f"an incident rooted in {kind}")
+            d = doc(ev)["incident"]
+            assert (d["category"], d["root"]["host"]) == (category, "node-c")
+            kinds = [e["kind"] for e in d["evidence"]]
+            assert "job_ended" in kinds and kinds.count("fallen_off_bus") == (kind == "fallen_off_bus")
+            ended = next(e for e in d["evidence"] if e["kind"] == "job_ended")
+            assert ended["host"] == "node-c" and message in ended["text"]
+
+
 def test_a_restart_neither_loses_nor_duplicates_the_open_incident():
     with ApiDouble() as api:
         gang(api)

@@ -282,6 +282,37 @@ def test_admission_refused_gpus_and_out_of_devices():
     assert pod_end("OutOfcpu") is None and pod_end("Completed") is None and pod_end(None) is None
 
 
+# kubernetes/kubernetes #97131 (kubectl describe pod's Message:): the device plugin's NVML found a GPU of the node lost;
+# pytorch/ci-infra #1057: go-nvml's wording of it, the kubelet's message as the PR wraps it (verbatim, its lines kept)
+GPU_LOST_MESSAGE = (ENDED / "describe-admission-gpu-lost.txt").read_text().split("Message:", 1)[1].strip()
+GPU_LOST_1057 = ("Allocate failed due to device plugin GetPreferredAllocation rpc failed with err:\n"
+                 "rpc error: code = Unknown desc = error getting list of preferred allocation devices:\n"
+                 "unable to get device link information: error getting NVLink for devices (0, 1):\n"
+                 "failed to get nvlink remote pci info: failed to get nvlink state: GPU is lost,\n"
+                 "which is unexpected")
+
+
+@pytest.mark.parametrize("message", [GPU_LOST_MESSAGE, GPU_LOST_1057])
+def test_live_admission_refused_for_a_lost_gpu_is_the_nodes_lost_gpu_as_offline(message):
+    """A gang's pod the kubelet refused at admission because the device plugin's NVML found a GPU of node-0 lost, the
+    other ranks timing out after.  Was (live and `kubectl get pods -o json` offline): an infrastructure incident, "the
+    device plugin refused its devices", no fault named, while `gpu-npd triage` over kubectl's text named the lost GPU.
+    Now the status message is read by the same parser rule (nvml_gpu_is_lost), every line of it: node-0's
+    fallen_off_bus is the root, a hardware incident, the pod Kubernetes ended its consequence; the JSON alike."""
+    pod = _pod("w-0", "node-0", {"phase": "Failed", "reason": "UnexpectedAdmissionError", "message": message,
+                                 "startTime": "2024-01-22T12:00:00Z"}, rank=0)
+    offline = [e for e in read_objects({"kind": "List", "items": [pod]}, "pods.json") if e.kind != "nccl_address"]
+    for found in (Reader().pod_exits(pod, rank=0), offline):
+        assert [(e.kind, e.severity, e.host) for e in found] == [("fallen_off_bus", "fatal", "node-0"),
+                                                               ("job_ended", "error", "node-0")]
+        assert found[0].details["pod"] == "train/w-0" and found[0].time == T0
+        incident = attribute(found + _timeouts([1, 2, 3], T0 + timedelta(minutes=10)))[0]
+        assert (incident.category, incident.rule, incident.root.kind, incident.root.host) == (
+            "hardware", "node_fault", "fallen_off_bus", "node-0")
+        assert [e.kind for e in incident.evidence][:2] == ["fallen_off_bus", "job_ended"]
+        assert fatal(incident)
+
+
 def test_pod_no_one_ended_says_nothing():
     """A running pod, a DisruptionTarget condition that is False, an unknown reason: no evidence."""
     cond = dict(PREEMPTED, status="False")
