@@ -261,6 +261,10 @@ def test_a_restart_cut_short_by_a_lost_lease_is_finished_by_the_next_leader(skew
             time.sleep(0.5)
             assert len(api.pods_deleted) == 1
         (first,) = [n for _, n in api.pods_deleted]
+        (written,) = [doc(e)["recovery"] for e in incidents(api) if e["reason"] == "JobIncident"]
+        assert written["created"] == datetime.strptime(created, "%Y-%m-%dT%H:%M:%SZ").replace(
+            tzinfo=timezone.utc).timestamp()  # the API server's time, whatever the controller's clock
+        assert written["uids"] == ["uid-llm-w-0-0", "uid-llm-w-0-1", "uid-llm-w-0-2"]
         recreate(api, [first])
         with controller(api, identity="c2", recovery=Policy(mode="enforce"), clock=clock) as c2:
             wait_until(lambda: len(api.pods_deleted) == 3, "the next leader finishes the restart")
@@ -305,6 +309,24 @@ def test_a_restarts_mark_tells_the_pods_it_chose_from_those_created_since_in_the
     created, uids = same.mark(same.opted_in(key), MARK_UIDS)
     assert uids is None and len(same.opted_in(key, chosen({"created": created}))) == 10_000
     assert len(json.dumps([f"{n:08x}-0000-4000-8000-000000000000" for n in range(MARK_UIDS)])) < 25_000
+
+
+def test_a_restart_written_without_a_mark_is_not_finished_by_the_clock(caplog):
+    """A decision an older version wrote ({"result", "at"} alone): only the controller's clock would tell the pods it
+    chose from those recreated since, so the next leader deletes none and says so."""
+    from types import SimpleNamespace
+
+    from cluster.controller import Controller, Settings, chosen
+    from kubeapi.client import make_api
+
+    with ApiDouble() as api:
+        gang(api)
+        s = Settings(api_server=api.url, identity="c1")
+        c = Controller(make_api(s), s)
+        change = SimpleNamespace(job=SimpleNamespace(owner=SimpleNamespace(kind="JobSet"), name="llm", key=("x",)),
+                                 open=SimpleNamespace(id="i-1"))
+        c.finish(change, chosen({"result": "restarted", "at": time.time()}))
+        assert not c.deleting and "records no mark" in caplog.text
 
 
 def test_a_large_gangs_pods_are_deleted_over_rounds_of_the_loop(monkeypatch):
