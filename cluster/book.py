@@ -530,16 +530,27 @@ class Book:
                 state.open.last_evidence = max(state.open.last_evidence, last)
         return changes
 
-    def opted_in(self, job_key: tuple, before: float | None = None) -> list[tuple[str, str, str]]:
+    def opted_in(self, job_key: tuple, mark: tuple[float, frozenset[str] | None] | None = None
+                 ) -> list[tuple[str, str, str]]:
         """The job's pods cascading recovery may delete, (namespace, name, uid): labelled, or of a labelled owner;
-        `before`: only those created before it (epoch seconds)."""
+        `mark` (a restart's, from `mark()`): only the pods it chose, those created before its second, or in it with
+        one of its uids (None: every one created in it); not those created since (the owner's new incarnations)."""
         state = self.jobs.get(job_key)
         if state is None:
             return []
         owner = state.job.owner.where in self.owner_optin
         return sorted((ns, name, p.uid) for ns, name in state.pods
                       if (p := self.pods.get((ns, name))) is not None and (owner or p.labelled)
-                      and (before is None or p.started < before))
+                      and (mark is None or p.started < mark[0]
+                           or (p.started == mark[0] and (mark[1] is None or p.uid in mark[1]))))
+
+    def mark(self, pods: list[tuple[str, str, str]], limit: int) -> tuple[float, list[str] | None]:
+        """Where `pods` (as opted_in() gives them) end, on the API server's clock alone: the newest creationTimestamp
+        among them (whole seconds) and the uids of those created in that second (sorted; None: more than `limit`)."""
+        started = {uid: self.pods[(ns, name)].started for ns, name, uid in pods if (ns, name) in self.pods}
+        newest = max(started.values(), default=0.0)
+        uids = sorted(uid for uid, t in started.items() if t == newest and uid)
+        return newest, uids if len(uids) <= limit else None
 
     def counts(self) -> dict[str, int]:
         return {"pods": len(self.pods), "jobs": len(self.jobs), "nodes_with_faults": len(self.node_facts),

@@ -45,10 +45,12 @@ BACKLOG_SETTLE = 2.0  # seconds between attributions at least, while the watches
 BACKLOG_SETTLE_COST = 4.0  # ... and at least this many times what the last attribution took
 DELETE_TRIES = 10  # rounds a restart's pod deletions are tried again after a throttled or failed request
 DELETES_PER_ROUND = 200  # pod deletions a round of the loop at most (a 10,000-pod gang does not hold the loop)
-# A restart a previous leader decided and did not finish (its Lease lost mid-way): the pods it left are the job's
-# opted-in pods created before the decision; those its owner recreated since are newer.  creationTimestamp is the API
-# server's, in whole seconds: a pod created less than this before the decision is taken for a recreated one, left.
-CREATED_SLACK = 5.0
+# A restart's decision records the pods it chose by the API server's clock alone (never the controller's): the newest
+# creationTimestamp among them (`created`, whole seconds) and the uids of those created in that second (`uids`), so
+# that a next leader finishing it (its Lease lost mid-way) deletes those left and not the owner's new incarnations.
+# At most this many uids (about 40 bytes each in the incident Event's annotation, 256 KB in all); more in that one
+# second: none recorded, every pod created in it taken for one chosen.
+MARK_UIDS = 500
 
 
 @dataclass
@@ -93,7 +95,7 @@ class Controller:
         self.recovery = Recovery(settings.recovery, clock)
         self.pending: dict[str, tuple[Change, Decision | None]] = {}  # recoveries to act on / decide again
         self.deleting: dict[str, Deleting] = {}  # restarts under way: their pods left to delete
-        self.unfinished: dict[str, float] = {}  # open incidents a previous leader restarted -> when it decided
+        self.unfinished: dict[str, tuple | None] = {}  # open incidents a previous leader restarted -> chosen()
         self.watchers: list[Watcher] = []
         self.owner_kinds: dict[str, OwnerKind] = {}  # the owner watches' resource names -> their kinds
         self.writer = EventWriter(self.recorder, api, settings.request_timeout, self.stop, settings.max_backoff,
@@ -165,7 +167,7 @@ class Controller:
                 self.recovery.restore(doc["id"], job.key, recovery["result"], float(recovery["at"]),
                                       closed=doc.get("state") != "open")
                 if recovery["result"] == "restarted" and doc.get("state") == "open":
-                    self.unfinished[doc["id"]] = float(recovery["at"])
+                    self.unfinished[doc["id"]] = chosen(recovery)
             if doc.get("state") == "open":
                 open_ = Open(doc["id"], seq, float(doc["opened"]), doc["fingerprint"], ev["metadata"]["name"],
                              int(ev.get("count") or 1), float(doc.get("last_evidence") or 0.0), recovery=recovery)
@@ -300,9 +302,10 @@ class Controller:
 
     def handle(self, changes: list[Change]) -> None:
         for c in changes:
-            at = self.unfinished.pop(c.open.id, None)
-            if at is not None and c.what != "closed":
-                self.finish(c, at)
+            if c.open.id in self.unfinished:
+                mark = self.unfinished.pop(c.open.id)
+                if c.what != "closed":
+                    self.finish(c, mark)
             if c.what == "restored":  # written already: only its recovery, if the previous leader did not decide it
                 if c.open.recovery is None and c.open.id not in self.pending:
                     self.pending[c.open.id] = (c, None)
@@ -344,6 +347,9 @@ class Controller:
                         log.warning("%s", decided.message)
                     continue
                 c.open.recovery = {"result": decided.result, "at": self.clock()}
+                if decided.act:
+                    created, uids = self.book.mark(pods, MARK_UIDS)
+                    c.open.recovery.update(created=created, **({"uids": uids} if uids is not None else {}))
                 self.recorder.record(ref, RECOVERY_REASON, decided.message, "Warning" if decided.act else "Normal",
                                      key=f"{incident_id}|recovery")
                 self.write(c)  # the decision, in the incident's Event
@@ -357,18 +363,25 @@ class Controller:
                     and self.recorder.written(ref, RECOVERY_REASON, f"{incident_id}|recovery")):
                 continue  # not written yet (rate limit, API down): not acted on; looked at again next round
             del self.pending[incident_id]
-            self.deleting[incident_id] = Deleting(c, deque(self.book.opted_in(c.job.key)))
+            self.deleting[incident_id] = Deleting(c, deque(self.book.opted_in(c.job.key, chosen(c.open.recovery))))
         now = time.monotonic()
         for incident_id, d in list(self.deleting.items()):
             if now >= d.due:
                 self.delete_pods(incident_id, d)
 
-    def finish(self, c: Change, at: float) -> None:
-        """A restart a previous leader decided (written in the incident's Event, at `at`) and may have left cut short
-        (its Lease lost with some pods deleted, others not): the job's opted-in pods created before the decision are
-        those it left; they are deleted as it would have (uid preconditions, the same rounds).  None left: it had
-        finished.  Counted in no metric again: the decision was the previous leader's."""
-        pods = self.book.opted_in(c.job.key, before=at - CREATED_SLACK)
+    def finish(self, c: Change, mark: tuple | None) -> None:
+        """A restart a previous leader decided (written in the incident's Event, with the mark of the pods it chose)
+        and may have left cut short (its Lease lost with some pods deleted, others not): the pods it chose that are
+        left (not those the owner recreated since: newer, or of another uid) are deleted as it would have (uid
+        preconditions, the same rounds).  None left: it had finished.  Counted in no metric again: the decision was
+        the previous leader's.  A decision written without a mark (an older version's) is not finished: only the
+        controller's clock would tell its pods from the recreated ones."""
+        if mark is None:
+            log.warning("recovery: the restart of job %s/%s a previous leader decided (incident %s) records no mark of "
+                        "the pods it chose: not finished (any it left are to be deleted by hand)", c.job.owner.kind,
+                        c.job.name, c.open.id)
+            return
+        pods = self.book.opted_in(c.job.key, mark)
         if pods and c.open.id not in self.deleting:
             log.warning("recovery: finishing the restart of job %s/%s a previous leader decided (incident %s): %d "
                         "pod(s) it left", c.job.owner.kind, c.job.name, c.open.id, len(pods))
@@ -456,6 +469,15 @@ class Controller:
         for what, n in self.book.counts().items():
             self.metrics.tracked.labels(what).set(n)
         self.metrics.queue.set(self.queue.qsize())
+
+
+def chosen(recovery: dict) -> tuple[float, frozenset[str] | None] | None:
+    """A restart's decision as written: the mark of the pods it chose, for Book.opted_in (None: written without one).
+    ValueError, TypeError: not a mark."""
+    if "created" not in recovery:
+        return None
+    uids = recovery.get("uids")
+    return float(recovery["created"]), None if uids is None else frozenset(str(u) for u in uids)
 
 
 @dataclass

@@ -462,11 +462,11 @@ def test_an_opted_in_volcano_job_does_not_opt_in_the_batch_job_of_the_same_name(
 # ---- the controller against the API double ---------------------------------------------------------------
 
 @contextlib.contextmanager
-def controller(api: ApiDouble, identity: str = "c1", **kw):
+def controller(api: ApiDouble, identity: str = "c1", clock=time.time, **kw):
     s = Settings(api_server=api.url, identity=identity, settle_seconds=0.1, lease_duration=3, renew_deadline=2,
                  retry_period=0.5, max_backoff=1.0, **kw)
     out = io.StringIO()
-    c = Controller(make_api(s), s, out=out)
+    c = Controller(make_api(s), s, out=out, clock=clock)
     t = threading.Thread(target=c.run, daemon=True)
     t.start()
     c.out_text = out

@@ -8,11 +8,14 @@ import threading
 import time
 from datetime import datetime, timezone
 
+import pytest
+
 from apiserver_double import ApiDouble
 from harness import wait_until
 from test_cluster import controller, doc, gang, incidents, publish_timeouts, publish_xid
 
 from cluster.controller import COMPONENT
+from cluster.owners import JOB_LABEL
 from cluster.recovery import OPT_IN, Policy, Recovery, fatal
 from kubeapi.events import EventRecorder
 from triage import Evidence, attribute
@@ -124,8 +127,12 @@ def opt_in(api: ApiDouble, names: list[str]) -> None:
 
 def recreate(api: ApiDouble, names: list[str], opted: tuple[str, ...] = ("llm-w-0-0", "llm-w-0-1", "llm-w-0-2")) -> None:
     """The owner recreates the gang's deleted pods `names`, as its controller would: the API server gives each a new
-    uid and creationTimestamp (now); the gang's `opted` pods keep (or get again, from the template) the opt-in."""
+    uid and creationTimestamp (now); the gang's `opted` pods keep (or get again, from the template) the opt-in, the
+    others their creationTimestamp."""
+    kept = {k: p["metadata"]["creationTimestamp"] for k, p in api.pods.items() if k[1] not in names}
     gang(api)
+    for k, when in kept.items():
+        api.pods[k]["metadata"]["creationTimestamp"] = when
     now = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     for name in names:
         api.pods[("train", name)]["metadata"].update(uid=f"uid-{name}-again", creationTimestamp=now)
@@ -219,15 +226,26 @@ def test_a_controller_that_stopped_leading_deletes_no_more_pods():
         assert api.pods_deleted == []
 
 
-def test_a_restart_cut_short_by_a_lost_lease_is_finished_by_the_next_leader():
+@pytest.mark.parametrize("skew", [0.0, 60.0, -60.0])
+def test_a_restart_cut_short_by_a_lost_lease_is_finished_by_the_next_leader(skew):
     """The leader deleted one of the gang's three opted-in pods and lost its Lease.  Was: the next leader found the
     decision written and did nothing: two members left running beside the recreated one, the restart partial.  Now it
-    deletes the opted-in pods created before the decision (those left), not the one the owner recreated since, and
-    decides nothing again (one decision, one `restarted`)."""
+    deletes the opted-in pods the decision chose (those left), not the one the owner recreated since, and decides
+    nothing again (one decision, one `restarted`).  Whatever the controllers' clocks say (`skew` seconds off the API
+    server's): was, the pods created before the decision's time on the controller's clock, less 5 s: 60 s ahead,
+    the recreated pod was deleted too; 60 s behind, the gang created 10 s before was left.  Now the decision's mark
+    is the API server's creationTimestamp of the newest pod it chose."""
     with ApiDouble() as api:
         gang(api)
+        created = datetime.fromtimestamp(time.time() - 10, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+        for i in range(4):
+            api.pods[("train", f"llm-w-0-{i}")]["metadata"]["creationTimestamp"] = created  # 10 s ago (server)
         opt_in(api, ["llm-w-0-0", "llm-w-0-1", "llm-w-0-2"])
-        with controller(api, recovery=Policy(mode="enforce")) as c:
+
+        def clock():
+            return time.time() + skew
+
+        with controller(api, recovery=Policy(mode="enforce"), clock=clock) as c:
             wait_until(lambda: c.ready.is_set(), "synced")
             real = c.core.delete_namespaced_pod
 
@@ -243,14 +261,72 @@ def test_a_restart_cut_short_by_a_lost_lease_is_finished_by_the_next_leader():
             time.sleep(0.5)
             assert len(api.pods_deleted) == 1
         (first,) = [n for _, n in api.pods_deleted]
+        (written,) = [doc(e)["recovery"] for e in incidents(api) if e["reason"] == "JobIncident"]
+        assert written["created"] == datetime.strptime(created, "%Y-%m-%dT%H:%M:%SZ").replace(
+            tzinfo=timezone.utc).timestamp()  # the API server's time, whatever the controller's clock
+        assert written["uids"] == ["uid-llm-w-0-0", "uid-llm-w-0-1", "uid-llm-w-0-2"]
         recreate(api, [first])
-        with controller(api, identity="c2", recovery=Policy(mode="enforce")) as c2:
+        with controller(api, identity="c2", recovery=Policy(mode="enforce"), clock=clock) as c2:
             wait_until(lambda: len(api.pods_deleted) == 3, "the next leader finishes the restart")
             time.sleep(0.5)
             assert sorted(n for _, n in api.pods_deleted) == ["llm-w-0-0", "llm-w-0-1", "llm-w-0-2"]
             assert ("train", first) in api.pods and ("train", "llm-w-0-3") in api.pods
+            assert api.pods[("train", first)]["metadata"]["uid"] == f"uid-{first}-again"  # the recreated pod stays
             assert len(recoveries(api)) == 1 and not c2.pending
             assert c2.metrics.registry.get_sample_value("gpu_npd_recoveries_total", {"result": "restarted"}) == 0
+
+
+def test_a_restarts_mark_tells_the_pods_it_chose_from_those_created_since_in_the_same_second():
+    """creationTimestamp has whole seconds: a pod the owner recreated in the second of the newest pod the decision
+    chose is told apart by its uid (recorded for that second only); a 10,000-pod gang's mark stays small (the uids of
+    one second; none past MARK_UIDS: every pod created in that second is then taken for one chosen)."""
+    from cluster.book import Book
+    from cluster.controller import MARK_UIDS, chosen
+
+    def pod(name: str, uid: str, created: str) -> dict:
+        return {"metadata": {"namespace": "train", "name": name, "uid": uid, "creationTimestamp": created,
+                             "labels": {JOB_LABEL: "llm", OPT_IN: "true"}}, "spec": {"nodeName": "node-a"}}
+
+    book = Book()
+    for i in range(10_000):  # w-i created at 12:(i // 1000):(i % 60)
+        book.pod(pod(f"w-{i}", f"u-{i}", f"2026-11-29T12:{i // 1000:02d}:{i % 60:02d}Z"), 0.0)
+    (key,) = book.jobs
+    created, uids = book.mark(book.opted_in(key), MARK_UIDS)
+    assert created == datetime(2026, 11, 29, 12, 9, 59, tzinfo=timezone.utc).timestamp()
+    assert uids == sorted(f"u-{i}" for i in range(9059, 10_000, 60))  # the 16 created in 12:09:59
+    mark = chosen({"result": "restarted", "at": 0.0, "created": created, "uids": uids})
+    book.pod(pod("w-9959", "u-9959-again", "2026-11-29T12:09:59Z"), 0.0)  # recreated in that second
+    book.pod(pod("w-9998", "u-9998-again", "2026-11-29T12:10:00Z"), 0.0)  # recreated a second later
+    left = book.opted_in(key, mark)
+    assert len(left) == 9_998 and ("train", "w-9899", "u-9899") in left and ("train", "w-0", "u-0") in left
+    assert not {("train", "w-9959", "u-9959-again"), ("train", "w-9998", "u-9998-again")} & set(left)
+    assert chosen({"result": "restarted", "at": 1.0}) is None  # an older version's decision: no mark
+
+    same = Book()  # 10,000 pods created in one second: no uids (the annotation's 256 KB), that second's all chosen
+    for i in range(10_000):
+        same.pod(pod(f"w-{i}", f"u-{i}", "2026-11-29T12:00:00Z"), 0.0)
+    (key,) = same.jobs
+    created, uids = same.mark(same.opted_in(key), MARK_UIDS)
+    assert uids is None and len(same.opted_in(key, chosen({"created": created}))) == 10_000
+    assert len(json.dumps([f"{n:08x}-0000-4000-8000-000000000000" for n in range(MARK_UIDS)])) < 25_000
+
+
+def test_a_restart_written_without_a_mark_is_not_finished_by_the_clock(caplog):
+    """A decision an older version wrote ({"result", "at"} alone): only the controller's clock would tell the pods it
+    chose from those recreated since, so the next leader deletes none and says so."""
+    from types import SimpleNamespace
+
+    from cluster.controller import Controller, Settings, chosen
+    from kubeapi.client import make_api
+
+    with ApiDouble() as api:
+        gang(api)
+        s = Settings(api_server=api.url, identity="c1")
+        c = Controller(make_api(s), s)
+        change = SimpleNamespace(job=SimpleNamespace(owner=SimpleNamespace(kind="JobSet"), name="llm", key=("x",)),
+                                 open=SimpleNamespace(id="i-1"))
+        c.finish(change, chosen({"result": "restarted", "at": time.time()}))
+        assert not c.deleting and "records no mark" in caplog.text
 
 
 def test_a_large_gangs_pods_are_deleted_over_rounds_of_the_loop(monkeypatch):
