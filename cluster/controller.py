@@ -88,8 +88,9 @@ class Controller:
         self.stop = threading.Event()
         self.lost = threading.Event()
         self.queue: queue.Queue = queue.Queue(settings.queue_size)
-        self.recorder = EventRecorder("default", settings.identity, settings.event_burst, settings.events_per_minute,
-                                      aggregate_seconds=7 * 86400.0, clock=clock, component=COMPONENT)
+        self.recorder = self.metrics.events_dropped.add(EventRecorder(
+            "default", settings.identity, settings.event_burst, settings.events_per_minute,
+            aggregate_seconds=7 * 86400.0, clock=clock, component=COMPONENT))
         self.lease = LeaseLock(self.coordination, settings.namespace, settings.lease_name, settings.identity,
                                settings.lease_duration, settings.renew_deadline, settings.retry_period)
         self.recovery = Recovery(settings.recovery, clock)

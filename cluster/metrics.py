@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from prometheus_client import CollectorRegistry, Counter, Gauge
 
+from kubeapi.events import DroppedEvents
 from triage import CATEGORIES
 
 from .recovery import RESULTS
@@ -36,4 +37,6 @@ class Metrics:
         self.resource_version = Gauge("gpu_npd_cluster_resource_version", "The newest resourceVersion applied, "
                                       "by resource (how far behind the API the controller is)", ["resource"],
                                       registry=r)
+        self.events_dropped = DroppedEvents()  # the incident Event recorder (cluster/controller.py)
+        r.register(self.events_dropped)
         self.queue = Gauge("gpu_npd_cluster_queue", "Watch events waiting to be applied", registry=r)

@@ -21,6 +21,10 @@ log = logging.getLogger("gpu_npd.kube")
 
 MAX_PENDING = 512
 
+# Why an Event is dropped, never written: the API server refused it for good (`flush`), or the pending backlog was
+# full (`record`: the oldest aggregate forgotten).  The label values of gpu_npd_events_dropped_total.
+DROP_REASONS = ("rejected", "overflow")
+
 
 def iso(ts: float) -> str:
     """RFC 3339 in UTC to the second, as the API's MicroTime-less fields want it."""
@@ -60,8 +64,7 @@ class EventRecorder:
         self.bucket = TokenBucket(per_minute / 60.0, burst, time.monotonic)
         self._aggs: OrderedDict[tuple, _Agg] = OrderedDict()
         self._lock = threading.Lock()
-        self.overflowed = 0
-        self.rejected = 0  # Events the API server refused (flush): dropped
+        self.dropped = dict.fromkeys(DROP_REASONS, 0)  # Events dropped since start, by reason: only ever grows
 
     def record(self, ref: Ref, reason: str, message: str, type_: str = "Warning", key: str | None = None,
                count: int = 1, name: str | None = None, first: float | None = None, total: int | None = None,
@@ -86,7 +89,7 @@ class EventRecorder:
             self._aggs.move_to_end(k)
             while len(self._aggs) > MAX_PENDING:
                 self._aggs.popitem(last=False)
-                self.overflowed += 1
+                self.dropped["overflow"] += 1
 
     @staticmethod
     def _key(ref: Ref, reason: str, key: str) -> tuple:
@@ -112,7 +115,7 @@ class EventRecorder:
     def flush(self, api, timeout: float) -> int:
         """Write what is due, within the rate limit; returns API writes made.  Raises on API errors
         (what was not written stays pending: 401 too, the credentials, not the Event), but for an Event the API server
-        refuses (a 4xx but 401 and 429: its namespace being deleted or gone, RBAC): that one is dropped, counted in `rejected` and logged, as client-go's recorder
+        refuses (a 4xx but 401 and 429: its namespace being deleted or gone, RBAC): that one is dropped, counted in `dropped['rejected']` and logged, as client-go's recorder
         drops it, and the next is written.  One thread flushes (`record` may be called from any)."""
         writes = 0
         now = self.clock()
@@ -131,7 +134,7 @@ class EventRecorder:
                 with self._lock:
                     if self._aggs.get(key) is agg:
                         del self._aggs[key]
-                self.rejected += 1
+                self.dropped["rejected"] += 1
                 log.warning("Event %s on %s %s/%s refused, dropped: %s", agg.reason, agg.ref.kind,
                             agg.ref.namespace or self.namespace, agg.ref.name, describe(exc))
         return writes
@@ -183,3 +186,32 @@ class EventRecorder:
         if agg.annotations:
             body["metadata"] = {"annotations": dict(agg.annotations)}
         return body
+
+
+class DroppedEvents:
+    """A Prometheus collector: the Events its recorders dropped, by reason (DROP_REASONS), read at scrape time
+    from the recorders' own counts.  Every reason is exported from the start, at 0 with no recorder yet (local
+    mode); recorders are only ever added, so the totals never go down."""
+
+    def __init__(self) -> None:
+        self._recorders: list[EventRecorder] = []
+
+    def add(self, recorder: EventRecorder) -> EventRecorder:
+        self._recorders.append(recorder)
+        return recorder
+
+    def describe(self):
+        return []
+
+    def collect(self):
+        from prometheus_client.core import CounterMetricFamily  # noqa: PLC0415
+
+        fam = CounterMetricFamily("gpu_npd_events_dropped", "Kubernetes Events dropped, never written, by reason "
+                                  "(rejected: the API server refused the Event for good, a 4xx but 401 and 429, "
+                                  "e.g. its namespace gone or being deleted, RBAC; overflow: more distinct Events "
+                                  f"pending than the recorder holds, {MAX_PENDING}, the oldest forgotten).",
+                                  labels=["reason"])
+        recorders = list(self._recorders)
+        for reason in DROP_REASONS:
+            fam.add_metric([reason], sum(r.dropped[reason] for r in recorders))
+        yield fam

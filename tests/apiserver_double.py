@@ -233,10 +233,13 @@ class _Emulator(kmock.KubernetesEmulator):
                 d.rejected += 1
                 headers = {"Retry-After": str(fault["retry_after"])} if fault.get("retry_after") else None
                 return _status(fault["status"], "Injected", "injected failure", headers)
-            forbid = fault.get("forbid")  # (method, path-suffix regex, the Status message): RBAC denying one verb
-            if forbid and request.method.value == forbid[0] and re.search(forbid[1] + "$", path):
+            # (method, path-suffix regex, status, Status reason, Status message): one kind of request refused for
+            # good; forbid: (method, path-suffix regex, message) as 403 Forbidden, RBAC denying one verb
+            forbid = fault.get("forbid")
+            refuse = fault.get("refuse") or (forbid and (forbid[0], forbid[1], 403, "Forbidden", forbid[2]))
+            if refuse and request.method.value == refuse[0] and re.search(refuse[1] + "$", path):
                 d.rejected += 1
-                return _status(403, "Forbidden", forbid[2])
+                return _status(*refuse[2:])
             if fault.get("drop"):
                 d.rejected += 1
                 request._raw_request.transport.close()
@@ -747,6 +750,7 @@ class ApiDouble:
         set_fault(latency=2.0), set_fault(lose_reply=True) (writes are committed, their replies lost;
         lose_reply=("POST", "/events") for one kind of write, the path given as a suffix regex),
         set_fault(forbid=("GET", "/api/v1/nodes", message)) (403 with that Status message for one kind of request),
+        set_fault(refuse=("POST", "/events", 422, "Invalid", message)) (any status, reason and message),
         with `seconds=` to end it by itself; set_fault() clears."""
         if fault.get("seconds"):
             fault["until"] = time.monotonic() + fault.pop("seconds")

@@ -9,6 +9,7 @@ import threading
 from typing import Any
 
 from kubeapi.client import call
+from kubeapi.events import EventRecorder
 from kubeapi.ratelimit import TokenBucket
 
 from .settings import KubeSettings
@@ -36,6 +37,12 @@ class NodeApi:
         """One API request under the QPS limit (the writers' and the DRA fencer's)."""
         self.wait()
         return call(self.api, method, path, body, query, self.s.request_timeout_seconds)
+
+    def recorder(self, clock) -> EventRecorder:
+        """An Event recorder as the settings say, its dropped Events exported (gpu_npd_events_dropped_total)."""
+        rec = EventRecorder(self.s.event_namespace, self.node, self.s.event_burst, self.s.events_per_minute,
+                            self.s.event_aggregate_seconds, clock)
+        return self.metrics.events_dropped.add(rec) if self.metrics is not None else rec
 
     def count(self, kind: str, n: int = 1) -> None:
         if self.metrics is not None and n:

@@ -18,7 +18,7 @@ import threading
 import time
 from typing import Callable
 
-from kubeapi.events import EventRecorder, Ref, iso
+from kubeapi.events import Ref, iso
 from kubeapi.retry import WriterThread
 from parsers.finding import SEVERITY_RANK
 from parsers.gpus import by_gpu, problem_gpu
@@ -78,8 +78,7 @@ class PodFaultWriter(WriterThread):
                  lister: Callable[[], list[PodDevices]] | None = None):
         self.api, self.node, self.s, self.mode, self.clock = api, node, settings, mode, clock
         self.n = NodeApi(api, node, settings, metrics)  # the client-side QPS limit and the write counters
-        self.events = EventRecorder(settings.event_namespace, node, settings.event_burst, settings.events_per_minute,
-                                    settings.event_aggregate_seconds, clock)
+        self.events = self.n.recorder(clock)
         self.owners = DeviceOwners(api, node, settings, self.n, clock, lister,
                                    "pods on a faulted GPU are found by the pid of the faulting process only")
         super().__init__("pod-faults", self.n.stop, settings.max_backoff_seconds, "pod condition write", log,

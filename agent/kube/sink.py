@@ -15,7 +15,7 @@ import threading
 import time
 from typing import Any, Callable
 
-from kubeapi.events import EventRecorder, Ref
+from kubeapi.events import Ref
 from kubeapi.retry import WriterThread, refusal
 from parsers.gpus import gpu_key
 from parsers.model import NodeInfo, Snapshot
@@ -35,8 +35,7 @@ class KubernetesSink(WriterThread):
         self.n = NodeApi(api, node, settings, metrics)
         super().__init__("kube-writer", self.n.stop, settings.max_backoff_seconds, "Kubernetes API write", log,
                          self.n.count_error, self._api_up)
-        self.events = EventRecorder(settings.event_namespace, node, settings.event_burst, settings.events_per_minute,
-                                    settings.event_aggregate_seconds, clock)
+        self.events = self.n.recorder(clock)
         self.conditions = ConditionWriter(self.n)
         self.annotation = AnnotationWriter(self.n) if settings.repair_annotation else None
         self.taints = TaintWriter(self.n, self.events, clock) if mode == "enforce" else None

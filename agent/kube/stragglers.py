@@ -18,7 +18,7 @@ import threading
 import time
 from typing import Callable
 
-from kubeapi.events import EventRecorder, Ref
+from kubeapi.events import Ref
 from kubeapi.retry import WriterThread
 from parsers.gpus import by_gpu, problem_gpu
 from parsers.model import Problem, Snapshot
@@ -80,8 +80,7 @@ class StragglerEvents(WriterThread):
         self.api, self.node, self.s, self.clock, self.fallback = api, node, settings, clock, fallback
         self.reason = reason
         self.n = NodeApi(api, node, settings, metrics)
-        self.events = EventRecorder(settings.event_namespace, node, settings.event_burst, settings.events_per_minute,
-                                    settings.event_aggregate_seconds, clock)
+        self.events = self.n.recorder(clock)
         self.owners = DeviceOwners(api, node, settings, self.n, clock, lister,
                                    "the pods of a straggling GPU are found by its compute processes only")
         super().__init__("straggler-events", self.n.stop, settings.max_backoff_seconds, "straggler Event", log,

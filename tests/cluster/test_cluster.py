@@ -578,6 +578,27 @@ def test_a_gang_pod_the_kubelet_refused_for_a_lost_gpu_is_its_nodes_lost_gpu(mes
             assert ended["host"] == "node-c" and message in ended["text"]
 
 
+def test_an_incident_event_the_api_refuses_for_good_is_counted_on_the_controllers_metrics():
+    """The incident Event refused for good (its job's namespace being deleted: the Status message of
+    https://github.com/kubernetes/kubernetes/issues/100220, verbatim) is dropped by the recorder and counted in
+    gpu_npd_events_dropped_total{reason="rejected"} on the controller's registry, which reads 0 before (both
+    reasons exported from the start).  Was: counted in the recorder only, seen in the controller's log alone."""
+    with ApiDouble() as api:
+        gang(api)
+        publish_timeouts(api)
+        publish_xid(api)
+        api.set_fault(refuse=("POST", "/namespaces/train/events", 403, "Forbidden",
+                              'events "e2e-host-exec.166bb9dc892eaed1" is forbidden: unable to create new content in '
+                              "namespace hostport-4308 because it is being terminated"))
+        with controller(api) as c:
+            def value(reason: str):
+                return c.metrics.registry.get_sample_value("gpu_npd_events_dropped_total", {"reason": reason})
+
+            assert value("rejected") is not None and value("overflow") == 0
+            wait_until(lambda: value("rejected") >= 1, "refused incident Event counted")
+            assert incidents(api) == [] and value("overflow") == 0
+
+
 def test_a_restart_neither_loses_nor_duplicates_the_open_incident():
     with ApiDouble() as api:
         gang(api)

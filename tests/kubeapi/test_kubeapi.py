@@ -93,7 +93,7 @@ def test_an_event_the_server_refuses_is_dropped_and_the_events_after_it_are_writ
     rec.record(pod, "NCCLTimeout", "rank 0 timed out", key="p")
     rec.record(node, "Xid79FallenOffBus", "GPU fell off the bus", key="n")
     assert rec.flush(Api(), 5) == 1 and sent == ["Xid79FallenOffBus"] and rec.written(node, "Xid79FallenOffBus", "n")
-    assert rec.rejected == 1 and rec.pending() == 0
+    assert rec.dropped["rejected"] == 1 and rec.pending() == 0
     assert rec.flush(Api(), 5) == 0 and tried == ["train", "gpu-npd"]  # not tried again
     rec.record(node, "Xid79FallenOffBus", "GPU fell off the bus", key="n")
 
@@ -103,7 +103,7 @@ def test_an_event_the_server_refuses_is_dropped_and_the_events_after_it_are_writ
 
     with pytest.raises(ApiException):  # the API down or overloaded: kept, raised (the writer backs off)
         rec.flush(Down(), 5)
-    assert rec.pending() == 1 and rec.rejected == 1
+    assert rec.pending() == 1 and rec.dropped["rejected"] == 1
 
 
 def test_an_event_refused_with_401_is_kept_and_written_when_the_credentials_work_again():
@@ -123,7 +123,7 @@ def test_an_event_refused_with_401_is_kept_and_written_when_the_credentials_work
         with pytest.raises(ApiException) as exc:
             rec.flush(core, 5)
         assert exc.value.status == 401 and api.rejected == 1
-        assert rec.pending() == 1 and rec.rejected == 0 and api.events() == []
+        assert rec.pending() == 1 and rec.dropped["rejected"] == 0 and api.events() == []
         api.set_fault()
         assert rec.flush(core, 5) == 1 and rec.written(node, "Xid79FallenOffBus", "n")
         assert [e["reason"] for e in api.events()] == ["Xid79FallenOffBus"] and rec.pending() == 0

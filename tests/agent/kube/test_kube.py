@@ -8,13 +8,15 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from prometheus_client import generate_latest
+from prometheus_client.parser import text_string_to_metric_families
 from fakeclock import Clock
 import yaml
 
 from agent.config import load
 from agent.health import HealthEngine
 from kubeapi.client import make_api
-from kubeapi.events import Ref
+from kubeapi.events import MAX_PENDING, Ref
 from agent.kube.desired import budget_size, merge_taints, taint_value
 from agent.kube.sink import KubernetesSink
 from agent.metrics import Metrics
@@ -526,6 +528,68 @@ def test_repeats_update_one_event_and_distinct_problems_are_rate_limited(api):
     sink.sync()
     assert len(api.events()) <= 1 + 5  # the bucket held the rest back ...
     assert sink.events.pending() >= 15  # ... without losing them
+
+
+# Status messages of Events the API server refused for good, verbatim from client-go's "Server rejected event"
+# lines: a namespace being deleted (403, https://github.com/kubernetes/kubernetes/issues/100220), a namespace gone
+# (404, https://github.com/kubernetes/kubernetes/issues/42695), an Event the API will not take (422,
+# https://github.com/fabric8io/kubernetes-client/issues/2219).
+REFUSALS = [
+    (403, "Forbidden", 'events "e2e-host-exec.166bb9dc892eaed1" is forbidden: unable to create new content in '
+                       "namespace hostport-4308 because it is being terminated"),
+    (404, "NotFound", 'namespaces "default" not found'),
+    (422, "Invalid", 'Event "topic-operator4qpg6" is invalid: involvedObject.namespace: Invalid value: "": does not '
+                     "match event.namespace"),
+]
+
+
+def test_events_the_api_refuses_for_good_are_counted_on_the_agents_metrics(api, tmp_path: Path):
+    """An Event the API server refuses for good (403, 404, 422) is dropped (kubeapi/events.py): the agent's /metrics
+    counts it in gpu_npd_events_dropped_total{reason="rejected"}, exported at 0 from the start with the overflow
+    series, and never going down.  Was: counted only in the recorder, seen in the agent's log alone.  A real agent
+    process against the API double; the other writes (the conditions) go on."""
+    api.add_node("gpu-node-1")
+    conf = tmp_path / "gpu-npd.yaml"
+    conf.write_text(yaml.safe_dump({"mode": "observe", "kubernetes": {"api_server": api.url}, "nvml": "off"}))
+    a = AgentProc(tmp_path, "--config", str(conf))
+    try:
+        a.wait_for(lambda: "GPUUnhealthy" in api.conditions("gpu-node-1"), what="first condition write")
+        assert a.value("gpu_npd_events_dropped_total", reason="rejected") == 0
+        assert a.value("gpu_npd_events_dropped_total", reason="overflow") == 0
+        for i, (status, reason, message) in enumerate(REFUSALS, 1):
+            api.set_fault(refuse=("POST", "/events", status, reason, message))
+            a.write(f"3,{i},{i}000,-;{XID79.replace('5d', f'{0x20 + i:02x}')}\n")
+            a.wait_for(lambda: a.value("gpu_npd_events_dropped_total", reason="rejected") == i,
+                       what=f"Event refused with {status} counted")
+        api.set_fault()
+        a.write(f"3,9,9000,-;{XID79}\n")
+        a.wait_for(lambda: [e["reason"] for e in api.events()] == ["Xid79FallenOffBus"], what="the next Event written")
+        assert a.value("gpu_npd_events_dropped_total", reason="rejected") == len(REFUSALS)
+        assert a.value("gpu_npd_events_dropped_total", reason="overflow") == 0
+        assert api.conditions("gpu-node-1")["GPUUnhealthy"]["status"] == "True"
+    finally:
+        assert a.stop()[0] == 0
+
+
+def test_events_past_the_pending_backlog_are_counted_on_the_agents_metrics(api):
+    """More distinct Events pending than the recorder holds (MAX_PENDING, the API refusing nothing but the rate
+    limit holding them back): the oldest are forgotten and gpu_npd_events_dropped_total{reason="overflow"} counts
+    each, read from the registry the agent's /metrics serves, in prometheus-client's text format."""
+    api.add_node("gpu-1")
+    _, sink, metrics, _ = make_sink(api, mode="observe", event_burst=1, events_per_minute=0)
+
+    def dropped() -> dict[str, float]:
+        (fam,) = [f for f in text_string_to_metric_families(generate_latest(metrics.registry).decode())
+                  if f.name == "gpu_npd_events_dropped"]
+        return {s.labels["reason"]: s.value for s in fam.samples if s.name.endswith("_total")}
+
+    assert dropped() == {"rejected": 0, "overflow": 0}
+    for i in range(MAX_PENDING + 40):
+        sink.events.record(Ref("Pod", f"w-{i}", "train"), "NCCLTimeout", "rank timed out", key=str(i))
+    assert dropped() == {"rejected": 0, "overflow": 40}
+    sink.sync()  # one Event written (the bucket's one token), the rest still pending: nothing more dropped
+    assert len(api.events()) == 1 and sink.events.pending() == MAX_PENDING - 1
+    assert dropped() == {"rejected": 0, "overflow": 40}
 
 
 def test_local_mode_without_any_cluster_config(monkeypatch, tmp_path):
