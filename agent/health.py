@@ -13,7 +13,7 @@ import itertools
 import time
 from dataclasses import asdict, dataclass, field
 from operator import attrgetter
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Collection, Mapping
 
 from parsers import Finding, amends
 from parsers.correlate import describe
@@ -32,6 +32,8 @@ REPEAT_PIDS = 16  # processes remembered per repeat (one GPU's application Xid, 
 _REPEATED: dict[tuple, dict] = {}  # (kind, reason) -> the rule its repeats from several processes raise (built once)
 
 
+# the kinds of a PCIe device (their subject `pci:` unless the device is known a GPU: _prefix, HealthEngine._as_gpus)
+_PCIE = frozenset(name for name, row in KIND.items() if row.device == "pcie")
 # the lifecycle kinds (a `clears` in parsers/kinds.py): the only findings `_clears` need look at
 _LIFECYCLE = frozenset(name for name, row in KIND.items() if row.clears is not None)
 
@@ -47,9 +49,14 @@ def _copied(obj: Any) -> Any:
     return new
 
 
-def subject_of(f: Finding) -> str:
+def _device(f: Finding) -> str | None:
+    """The device a finding's kind names (parsers/kinds.py), None for none."""
     row = KIND.get(f.kind)
-    device = row.device if row is not None else None
+    return row.device if row is not None else None
+
+
+def subject_of(f: Finding) -> str:
+    device = _device(f)
     if device in ("nic", "port"):
         port = f.details.get("netdev") or f.details.get("module")
         return f"nic:{f.pci or '-'}" + (f"/{port}" if port is not None and device == "port" else "")
@@ -61,7 +68,8 @@ def subject_of(f: Finding) -> str:
 def _prefix(device: str | None, details: Mapping[str, Any]) -> str:
     """The prefix of a subject on a device of this kind. A PCIe device's (a root port, a NIC function, a GPU as the
     PCIe core names it) is `gpu:` only where its address is a GPU's: its `uuid` detail, set where the GPU map named
-    the address (agent/gpu/collector.py annotate) or an NVRM line gave its UUID (parsers/classify.py); any other's
+    the address (agent/gpu/collector.py annotate) or an NVRM line gave its UUID (parsers/classify.py), empty where
+    NVML does not name it but sysfs listed a GPU there or a GPU driver printed the line (annotate); any other's
     `pci:`. So what reads `gpu:` as a GPU (the repair hand-off, the DRA device taints, the pod fault conditions,
     the GPU clears) never takes a root port or a NIC function for one."""
     if device == "pcie" and "uuid" in details:
@@ -69,18 +77,21 @@ def _prefix(device: str | None, details: Mapping[str, Any]) -> str:
     return _SUBJECT.get(device, "gpu:")
 
 
-def _renamed(p: Problem) -> Problem:
-    """A restored problem under the subject it has now: one saved when every PCIe device's subject was `gpu:` (a root
-    port's, a NIC function's) is `pci:`, its id with it, so that its device's next finding is the same problem (no
-    second problem, no second Event) and nothing reads it as a GPU's; its condition stands unchanged."""
+def _renamed(p: Problem, gpus: Collection[str] = ()) -> Problem:
+    """A problem under the subject it has now: one saved when every PCIe device's subject was `gpu:` (a root port's, a
+    NIC function's) is `pci:`, and one raised `pci:` on an address `gpus` now names as a GPU's (sysfs listed it
+    after the line was read: HealthEngine.learn_gpus) is `gpu:` with an empty `uuid` detail (as annotate gives it),
+    its id with it, so that its device's next finding is the same problem (no second problem, no second Event) and
+    nothing reads a port as a GPU or a GPU as a port; its condition stands unchanged."""
     row = KIND.get(p.kind)
     if row is None or row.device != "pcie" or not p.id.startswith(p.subject + "|"):
         return p
     device = p.subject.partition(":")[2]
-    subject = _prefix(row.device, p.details) + device
+    details = p.details if "uuid" in p.details or device not in gpus else {**p.details, "uuid": ""}
+    subject = _prefix(row.device, details) + device
     if subject == p.subject:
         return p
-    return dataclasses.replace(p, id=subject + p.id[len(p.subject):], subject=subject)
+    return dataclasses.replace(p, id=subject + p.id[len(p.subject):], subject=subject, details=details)
 
 
 def _clears(f: Finding) -> Callable[[Problem], bool] | None:
@@ -193,6 +204,8 @@ class HealthEngine:
         self.policy = FindingPolicy(cfg.xid_policy, cfg.xid_reboot_escalation, subject_of,
                                     cfg.unused_port_boot_seconds, boot.id)
         self.held: dict[str, int] = {}  # findings the policy held back, by reason (policy.HELD_REASONS)
+        # address -> ids of the PCIe problems standing there as `pci:` (_as_gpus: renamed once it is known a GPU's)
+        self._on_pci: dict[str, set[str]] = {}
 
     # ---- input -------------------------------------------------------------------------------
 
@@ -301,6 +314,40 @@ class HealthEngine:
         self._drop(lambda p: p.source == source and p.subject in judged and p.id not in wanted)
         return self.derive(change)
 
+    def learn_gpus(self, gpus: Collection[str], change: Change | None = None) -> Change:
+        """`gpus`: the addresses now known to be GPUs (agent/pipeline.py, from the poll's SampleBatch). A problem
+        raised `pci:` on one before (the kernel log read before the first poll) is renamed `gpu:` (_as_gpus); what
+        that changed is added to `change` (the batch's) or to a new Change."""
+        change = Change() if change is None else change
+        self._as_gpus(gpus, change)
+        return self.derive(change)
+
+    def _as_gpus(self, gpus: Collection[str], change: Change) -> None:
+        """The PCIe problems standing as `pci:` on addresses now known to be GPUs' (sysfs listed them, or a later
+        line of the device was its GPU driver's) renamed `gpu:` (_renamed): the repair hand-off, DRA device taints
+        and pod fault conditions see the GPU from the next snapshot, and its next line is the same problem (no second
+        problem or Event); where the GPU's own problem stands already, the renamed one's sightings are added to it.
+        `change` lists the renamed ids (published, no Event)."""
+        olds = [self.problems[pid] for pci in gpus for pid in self._on_pci.get(pci, ())]
+        for old in olds:
+            p = _renamed(old, gpus)
+            if p is old:
+                continue
+            self._remove(old.id)
+            restate = self._restate.pop(old.id, None)
+            same = self.problems.get(p.id)
+            if same is None:
+                self._keep(p)
+            else:
+                same.count += p.count
+                same.first_seen, same.last_seen = min(same.first_seen, p.first_seen), max(same.last_seen, p.last_seen)
+                if SEVERITY_RANK[p.severity] > SEVERITY_RANK[same.severity]:
+                    same.severity, same.action, same.clear = p.severity, p.action, p.clear
+                self._touched[same.id] = None
+            if restate is not None and p.id not in self._restate:
+                self._restate[p.id] = restate
+            change.renamed.append(p.id)
+
     def new_boot(self) -> Change:
         """A new boot: everything learned from the kernel log is history."""
         change = Change()
@@ -342,6 +389,8 @@ class HealthEngine:
 
     def _keep(self, p: Problem) -> None:
         self.problems[p.id] = p
+        if p.subject.startswith("pci:") and p.kind in _PCIE:
+            self._on_pci.setdefault(p.subject[4:], set()).add(p.id)
         self._touched[p.id] = None
         heapq.heappush(self._by_age, (p.clear != "expire", p.last_seen, next(self._born), p))
         if len(self._by_age) > 2 * len(self.problems) + 64:  # entries of problems gone meanwhile: filed afresh
@@ -349,7 +398,12 @@ class HealthEngine:
             heapq.heapify(self._by_age)
 
     def _remove(self, pid: str) -> None:
-        del self.problems[pid]
+        p = self.problems.pop(pid)
+        ids = self._on_pci.get(p.subject[4:]) if p.subject.startswith("pci:") else None
+        if ids is not None:
+            ids.discard(pid)
+            if not ids:
+                del self._on_pci[p.subject[4:]]
         self._published.pop(pid, None)
         self._touched.pop(pid, None)
 
@@ -421,6 +475,8 @@ class HealthEngine:
             return None
         code = f.xid if f.xid is not None else f.sxid
         subject = subject_of(f)
+        if f.pci in self._on_pci and subject.startswith("gpu:") and _device(f) in ("gpu", "pcie"):
+            self._as_gpus((f.pci,), change)  # a GPU's line: its earlier ones named no GPU (a port's line naming it)
         reason = rule.get("reason") or reason_of(f.kind, f.xid, f.sxid)
         pid = f"{subject}|{f.kind}|{code if code is not None else ''}|{reason}"
         p = self.problems.get(pid)

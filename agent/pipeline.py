@@ -92,6 +92,9 @@ class Pipeline:
         self.progress = progress  # progress per pod and hang suspicion (agent/progress.py)
         self.peers = peers  # stragglers against peers (agent/peers.py), when enabled
         self._readings: tuple[list, list] = ([], [])  # the last two polls' readings (a hang's device evidence)
+        # the GPUs' addresses sysfs or NVML named since start, as the poller's last batch carried them (SampleBatch
+        # gpus): read on this thread only, so which devices are GPUs needs no lock while NVML is down
+        self.known_gpus: frozenset[str] = frozenset()
         self.dirty = False
         self._events: list[PodEvent] = []  # Events for pods said while handling this batch
         self._handlers = {list: self._records, SampleBatch: self._samples, CheckBatch: self._checked,
@@ -172,7 +175,7 @@ class Pipeline:
     def _decide(self, f: Finding, source: str, change: Change) -> tuple:
         """Decide one admitted finding (enriched first: the GPU NVML knows at its address, the pod of its pid);
         its counter labels.  A decision a repeat may count without deciding is remembered by the coalescer."""
-        annotate(f, self.gpu.gpu_map)
+        annotate(f, self.gpu.gpu_map, self.known_gpus)
         if f.kind == "xid" and f.pid is not None:
             pod = self.pods(f.pid)
             if pod is not None:
@@ -195,6 +198,9 @@ class Pipeline:
             for subject, verdicts in self.peers.judge(batch.readings, now).items():
                 judged[subject] = judged.get(subject, []) + verdicts
         change = self.engine.sync(batch.source, judged)
+        if not batch.gpus <= self.known_gpus:  # GPUs learned: the problems raised on them as `pci:` are theirs
+            self.known_gpus = self.known_gpus | batch.gpus
+            self.engine.learn_gpus(self.known_gpus, change)
         self._readings = (self._readings[1], batch.readings)
         self.judge.forget(set(judged))
         self.metrics.set_readings(batch.readings, batch.stats)
@@ -214,7 +220,7 @@ class Pipeline:
         try:
             standing = self.workloads.standing(self.engine.problems.values())  # once: nothing changes it meanwhile
             for ref, f in _pod_events(batch.items):
-                annotate(f, self.gpu.gpu_map)
+                annotate(f, self.gpu.gpu_map, self.known_gpus)
                 event = self.workloads.observe(ref, f, standing)
                 if event is not None:  # (None: an info finding, counted only)
                     self._events.append(event)

@@ -70,7 +70,7 @@ class Poller:
                 readings.append(r)
         stats = {"nvml_status": self.gpu.status, "nvml_errors": dict(self.gpu.errors),
                  "nvml_timeouts": self.gpu.timeouts, "duration": time.perf_counter() - started}
-        return SampleBatch(readings, stats)
+        return SampleBatch(readings, stats, gpus=frozenset(self.gpu.known_pci))
 
     def _nic_presence(self, node: Reading) -> None:
         """The node's RDMA NICs (InfiniBand / RoCE devices) against the count expected, on its node reading."""

@@ -265,8 +265,17 @@ def evidence(owned: Owned | None, standing: list[Problem], previous: list[Readin
     rails = _rails(previous, latest, owned)
     if rails:
         out.append(rails)
-    out.append(_support(standing, owned, gpu_map))
+    out.append(_support(standing, owned, gpu_map, _below(latest)))
     return " ".join(out)
+
+
+def _below(readings: list[Reading]) -> dict[str, tuple[list[str], list[str]]]:
+    """The PCIe ports the node read (sysfs, agent/sysfs/pci.py): port address (a function's key) -> (the GPUs, the
+    RDMA NIC functions) below it."""
+    return {normalize_pci(r.labels.get("pci_bus_id"), True) or "": (
+        [g for g in str(r.labels.get("gpus_below") or "").split(",") if g],
+        [n for n in str(r.labels.get("nics_below") or "").split(",") if n])
+        for r in readings if r.entity == "pci" and (r.labels.get("gpus_below") or r.labels.get("nics_below"))}
 
 
 def _rail_keys(r: Reading) -> set[str]:
@@ -339,7 +348,8 @@ def _rails(previous: list[Reading], latest: list[Reading], owned: Owned | None) 
     return f"RDMA data counters unchanged over the last poll on {flat} of {len(ports)} ports ({whose})."
 
 
-def _support(standing: list[Problem], owned: Owned | None = None, gpu_map: GpuMap | None = None) -> str:
+def _support(standing: list[Problem], owned: Owned | None = None, gpu_map: GpuMap | None = None,
+             below: dict[str, tuple[list[str], list[str]]] | None = None) -> str:
     """The likely cause: a hardware / fabric / driver fault standing on the pod's GPUs or rails, or on the node as a
     whole (a fabric, a driver, the node itself).  A fault on a GPU or rail of another pod is not this pod's cause
     (said, not blamed).  `owned` None: the pod's devices are unknown, so any fault on the node is its likely cause."""
@@ -353,12 +363,12 @@ def _support(standing: list[Problem], owned: Owned | None = None, gpu_map: GpuMa
             mine_gpus |= keys
     ours, others = [], []
     for p in faults:
-        where = _where(p, gpu_map)
+        where = _where(p, gpu_map, below or {})
         if owned is None or where[0] == "node":
             ours.append(p)
         elif where[0] == "gpu":
             (ours if where[1] & mine_gpus else others).append(p)
-        elif not owned.rails or where[1] & owned.rails:  # no rail allocated: it sends over the node's
+        elif not owned.rails or where[1] & (owned.rails | mine_gpus):  # no rail allocated: it sends over the node's
             ours.append(p)
         else:
             others.append(p)
@@ -373,9 +383,11 @@ def _support(standing: list[Problem], owned: Owned | None = None, gpu_map: GpuMa
             f"node. Recommended action: check the job's other pods, then take stack dumps (py-spy dump).{aside}")
 
 
-def _where(p: Problem, gpu_map: GpuMap) -> tuple[str, set[str]]:
+def _where(p: Problem, gpu_map: GpuMap, below: dict[str, tuple[list[str], list[str]]]) -> tuple[str, set[str]]:
     """Which device a problem stands on: ("gpu", its names), ("rail", its names) or ("node", {}) for the node as
-    a whole (a fabric, a driver, a switch: every pod's)."""
+    a whole (a fabric, a driver, a switch: every pod's).  A PCIe port's (`pci:`, sysfs naming what is `below` it) is
+    the devices' below it: "rail" with their names where an RDMA NIC is among them (a pod with no rail of its own
+    sends over it), else "gpu"; one with nothing known below it, as a NIC function, by its own address."""
     kind, _, rest = p.subject.partition(":")
     device = rest.split("/", 1)[0]
     uuid = str(p.details.get("uuid") or "").lower()
@@ -384,6 +396,11 @@ def _where(p: Problem, gpu_map: GpuMap) -> tuple[str, set[str]]:
         return "gpu", ({pci, uuid} | gpu_map.names(pci)) - {""}
     if kind == "ib":
         return "rail", {device.lower()}
+    gpus, nics = below.get(normalize_pci(device, True) or "", ((), ())) if kind == "pci" else ((), ())
+    if gpus or nics:
+        names = {name for g in gpus for name in gpu_map.names(gpu_key(g)) | {gpu_key(g)}}
+        names |= {name for n in nics for name in (n.lower(), normalize_pci(n) or "", normalize_pci(n, True) or "")}
+        return ("rail" if nics else "gpu"), names - {""}
     if kind in ("nic", "pci"):
         return "rail", {device.lower(), normalize_pci(device) or ""} - {""}
     return "node", set()

@@ -56,6 +56,9 @@ class SampleBatch:
     readings: list[Reading]
     stats: dict[str, Any] = field(default_factory=dict)
     source: str = "telemetry"
+    # the NVIDIA GPUs' addresses sysfs or NVML named since start (agent/gpu/collector.py known_pci, copied on the
+    # poller's thread): which PCI devices are GPUs while NVML is down (agent/pipeline.py)
+    gpus: frozenset[str] = frozenset()
 
 
 @dataclass
@@ -144,9 +147,10 @@ class Change:
     new_problems: list[Problem] = field(default_factory=list)
     conditions: list[Condition] = field(default_factory=list)  # conditions whose status/reason/message moved
     held: list[tuple[int, str]] = field(default_factory=list)  # (Xid, reason) the policy held back: metrics only
+    renamed: list[str] = field(default_factory=list)  # ids of problems now under another subject (a `pci:` a GPU's)
 
     def __bool__(self) -> bool:
-        return bool(self.new_problems or self.conditions)
+        return bool(self.new_problems or self.conditions or self.renamed)
 
 
 # ---- output: what sinks receive -----------------------------------------------------------------------------

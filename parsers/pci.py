@@ -31,3 +31,20 @@ def find_pci(text: str, function: bool = False) -> str | None:
     """The first PCI address in free text, normalised (`function`: as normalize_pci's)."""
     m = PCI_IN_TEXT.search(text)
     return normalize_pci(m.group(1), function) if m else None
+
+
+# The PCI drivers that bind NVIDIA GPUs and nothing else: a line the kernel's dev_printk prefixes with one of them and
+# the device's address ("nvidia 0000:63:00.0: PCIe Bus Error: ..") is a GPU's, whether NVML answers or not.  The
+# kernel module's PCI driver is named "nvidia" (kernel-open/nvidia/nv-pci.c nv_pci_driver: MODULE_BASE_NAME); an
+# NVSwitch's driver, a GPU's audio function's (snd_hda_intel), a port's (pcieport) and a NIC's (mlx5_core) are not.
+GPU_DRIVERS = frozenset({"nvidia"})
+# dev_printk's "<driver> <device>: " at the start of the message (or after a stamp an envelope left in it)
+_PRINTED_BY = re.compile(r"(?:^|\] )([\w.-]+) ([0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]): ")
+
+
+def gpu_driver_line(message: str, pci: str | None, function: bool = False) -> bool:
+    """Whether a GPU driver (GPU_DRIVERS) printed `message` for the device at `pci` (a key as normalize_pci makes it,
+    `function` as there): its own line, not a port's line naming it ("pcieport 0000:00:02.0: AER: .. received:
+    0000:03:00.0" says nothing of what 0000:03:00 is)."""
+    m = _PRINTED_BY.search(message) if pci else None
+    return m is not None and m.group(1) in GPU_DRIVERS and normalize_pci(m.group(2), function) == pci

@@ -13,11 +13,12 @@ import queue
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Collection
 
 from parsers import normalize_pci
 from parsers.gpus import GpuMap
 from parsers.model import Reading
+from parsers.pci import gpu_driver_line
 
 from .interface import GROUPS, MAX_NVLINKS, UNSUPPORTED, Identity, Nvml, NvmlError
 
@@ -98,13 +99,19 @@ class GpuState:
                        "nvml_pci_bus_id": i.pci_bus_id}  # as NVML (and so dcgm-exporter) writes it
 
 
-def annotate(f, gpus: GpuMap) -> None:
-    """Kernel lines carry only the PCI address: add the GPU index and UUID NVML knows for it."""
+def annotate(f, gpus: GpuMap, known: Collection[str] = ()) -> None:
+    """Kernel lines carry only the PCI address: add the GPU index and UUID NVML knows for it.  A GPU NVML does not
+    name (NVML down: the driver crashed, the GPU fell off the bus, NVML's map not read yet) is still one where sysfs
+    listed an NVIDIA GPU at the address since start (`known`: the collector's `known_pci`, as the poll's batch
+    carries it) or a GPU driver printed the line for it (parsers/pci.py GPU_DRIVERS): its `uuid` detail empty, as a
+    GPU NVML names without one, so its subject is the GPU's (agent/health.py _prefix)."""
     if f.pci in gpus:
         index = gpus.index(f.pci)
         if index is not None:
             f.details.setdefault("gpu_index", int(index))
         f.details.setdefault("uuid", gpus.uuid(f.pci) or "")
+    elif f.pci and "uuid" not in f.details and (f.pci in known or gpu_driver_line(f.message, f.pci, True)):
+        f.details["uuid"] = ""
 
 
 def derive(v: dict[str, float]) -> None:

@@ -11,6 +11,7 @@ root bus) the link's capability is unknown and no maximum is given, so nothing i
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from dataclasses import dataclass
 from functools import cached_property
@@ -39,6 +40,9 @@ class PciDevice:
     is_gpu: bool
     path: str  # the device directory (resolved)
     link: bool = False  # an RDMA NIC's function that carries its device's link: its link is read
+    # a bridge's: the GPUs and RDMA NIC functions below it (a fault of the port is theirs: agent/progress.py _where)
+    gpus_below: tuple[str, ...] = ()
+    nics_below: tuple[str, ...] = ()
 
     @cached_property
     def aer_paths(self) -> tuple[tuple[str, str, str], ...]:
@@ -57,8 +61,10 @@ class PciInventory:
             names = sorted(os.listdir(self.base))
         except OSError:
             return []
+        nics = set(nics)
         links = _link_carriers(self.base, nics)
         found: dict[str, PciDevice] = {}
+        below: dict[str, tuple[list[str], list[str]]] = {}  # bridge -> (GPUs, RDMA NIC functions) below it
         for bdf in names:
             path = os.path.join(self.base, bdf)
             vid = read_int(os.path.join(path, "vendor")) or 0
@@ -67,12 +73,20 @@ class PciInventory:
                 continue
             cls = (read_int(os.path.join(path, "class")) or 0) >> 8
             real = os.path.realpath(path)
-            found[bdf] = PciDevice(bdf, vendor, vendor == "nvidia" and cls in GPU_CLASSES, real, bdf in links)
+            dev = found[bdf] = PciDevice(bdf, vendor, vendor == "nvidia" and cls in GPU_CLASSES, real, bdf in links)
             parent = os.path.dirname(real)
             while _is_bdf(os.path.basename(parent)):
                 b = os.path.basename(parent)
                 found.setdefault(b, PciDevice(b, "bridge", False, parent))
+                gpus, nic_fns = below.setdefault(b, ([], []))
+                if dev.is_gpu:
+                    gpus.append(bdf)
+                elif bdf in nics:
+                    nic_fns.append(bdf)
                 parent = os.path.dirname(parent)
+        for b, (gpus, nic_fns) in below.items():
+            if found[b].vendor == "bridge" and (gpus or nic_fns):
+                found[b] = dataclasses.replace(found[b], gpus_below=tuple(gpus), nics_below=tuple(nic_fns))
         return list(found.values())
 
 
@@ -101,7 +115,10 @@ def reading(dev: PciDevice) -> Reading | None:
         values.update(link_values(dev.path))
     if not values:
         return None
-    return Reading("pci", f"pci:{dev.bdf}", {"pci_bus_id": dev.bdf, "vendor": dev.vendor}, values)
+    labels = {"pci_bus_id": dev.bdf, "vendor": dev.vendor}
+    if dev.gpus_below or dev.nics_below:  # a port's: which pods its faults are (agent/progress.py), no metric label
+        labels.update(gpus_below=",".join(dev.gpus_below), nics_below=",".join(dev.nics_below))
+    return Reading("pci", f"pci:{dev.bdf}", labels, values)
 
 
 def link_values(path: str) -> dict[str, float]:

@@ -573,17 +573,18 @@ GPU_UNRECOVERED = ("pcieport 0000:00:01.2: AER: Uncorrectable (Non-Fatal) error 
                    "pcieport 0000:62:00.0: AER: device recovery failed")
 
 
-def observed(engine, lines, gpus):
-    """Each line classified in order (an event's amendments with it), annotated from the GPU map as the pipeline
-    does."""
+def observed(engine, lines, gpus, known=frozenset()):
+    """Each line classified in order (an event's amendments with it), annotated from the GPU map and the GPUs sysfs
+    listed (`known`) as the pipeline does; the problems they raised."""
     from agent.gpu.collector import annotate
-    c = Classifier()
+    c, new = Classifier(), []
     for line in lines:
         own, amended = c.read(line)
         for f in (own, *amended):
             if f is not None:
-                annotate(f, gpus)
-                engine.observe(f)
+                annotate(f, gpus, known)
+                new += engine.observe(f).new_problems
+    return new
 
 
 def test_a_root_ports_pcie_problem_names_no_gpu_in_any_hand_off(engine):
@@ -611,12 +612,75 @@ def test_a_root_ports_pcie_problem_names_no_gpu_in_any_hand_off(engine):
     assert cond(engine, "PCIeUnhealthy") == (True, "PCIeFatalError")
 
 
-def test_a_pcie_device_named_by_no_gpu_map_is_a_pci_subject(engine):
-    """Without the GPU map (NVML not started, or not naming the address) a PCIe device is not known to be a GPU: its
-    problem is `pci:`, as the sysfs AER readings' are (agent/sysfs/pci.py)."""
+def test_a_gpu_whose_driver_printed_its_aer_line_is_a_gpu_without_nvml(engine):
+    """NVML down (a GPU's link failing is when it is: the driver crashed, the GPU fell off the bus), no GPU map: the
+    port's line naming the device says nothing of what it is (`pci:`), but the GPU driver's own line for it ("nvidia
+    0000:63:00.0: AER: can't recover", parsers/pci.py GPU_DRIVERS) does: the event's problem is the GPU's, one problem
+    (the port's line's sighting moved to it), fatal, and the repair hand-off, DRA device taints and pod fault
+    conditions name it. Was: `pci:0000:63:00` (and the port's line's problem, not moved, with it), so it left the DRA
+    taints and the repair list."""
+    from agent.kube.desired import TaintRule
+    from agent.kube.dra import faulty_gpus
+    from agent.kube.podfault import fatal_gpus
+    from agent.kube.repair import repair_annotation
+    from agent.kube.settings import KubeSettings
     from parsers.gpus import GpuMap
+    import json
     observed(engine, GPU_UNRECOVERED, GpuMap())
+    problems = list(engine.problems.values())
+    assert [(p.subject, p.severity, p.count, p.details) for p in problems] == [("gpu:0000:63:00", "fatal", 1,
+                                                                                {"uuid": ""})]
+    assert [g["pci"] for g in json.loads(repair_annotation(problems))["gpus"]] == ["0000:63:00"]
+    settings = KubeSettings(taints=(TaintRule("PCIeUnhealthy"),))
+    assert faulty_gpus(problems, settings) == {"0000:63:00": ("", "PCIeFatalError")}
+    assert list(fatal_gpus(problems)) == ["0000:63:00"]
+
+
+# the port's and the GPU driver's lines of one event whose port could not recover a GPU behind it (returnn #1500,
+# tests/fixtures/realworld/pcie-aer.yaml, verbatim): the event is the port's, keyed to 0000:00:03.0
+PORT_EVENT_GPU_BELOW = (
+    "[  +0.000001] pcieport 0000:00:03.0: AER: Multiple Uncorrected (Fatal) error received: 0000:00:03.0",
+    "[  +0.000004] pcieport 0000:00:03.0: PCIe Bus Error: severity=Uncorrected (Fatal), type=Transaction Layer, "
+    "(Requester ID)",
+    "[  +0.000921] nvidia 0000:03:00.0: AER: can't recover (no error_detected callback)",
+    "[  +0.000041] pcieport 0000:00:03.0: AER: device recovery failed")
+
+
+def test_a_gpu_drivers_line_for_another_device_leaves_the_ports_event_the_ports(engine):
+    """The GPU driver's line in a port's event names its own device (0000:03:00.0), not the port the event is
+    keyed to: the problem stays the port's (`pci:`), whatever sysfs lists as GPUs."""
+    from parsers.gpus import GpuMap
+    observed(engine, PORT_EVENT_GPU_BELOW, GpuMap(), known=frozenset({"0000:03:00"}))
+    assert [(p.subject, p.severity) for p in engine.problems.values()] == [("pci:0000:00:03", "fatal")]
+    assert not engine.learn_gpus({"0000:03:00"}).renamed
+
+
+def test_a_gpu_sysfs_lists_is_a_gpu_without_nvml_and_one_raised_before_is_renamed(engine):
+    """No GPU map and no GPU driver's line, but sysfs lists an NVIDIA GPU at the address (the poll's `gpus`,
+    annotate's `known`): the problem is the GPU's. One raised `pci:` before the first poll named the GPUs (the
+    kernel log is read at start, before it) is renamed `gpu:` when they are learned (HealthEngine.learn_gpus): the
+    change lists it (a snapshot is published) with no new problem and no condition moved, and the device's next
+    line is the same problem. Was: `pci:` for as long as NVML was down."""
+    from parsers.gpus import GpuMap
+    port_line = GPU_UNRECOVERED[:1]
+    observed(engine, port_line, GpuMap(), known=frozenset({"0000:63:00"}))
+    assert [(p.subject, p.details) for p in engine.problems.values()] == [("gpu:0000:63:00", {"uuid": ""})]
+    engine.new_boot()
+    observed(engine, port_line, GpuMap())
     assert [p.subject for p in engine.problems.values()] == ["pci:0000:63:00"]
+    t0 = engine.conditions["PCIeUnhealthy"].last_transition
+    change = engine.learn_gpus({"0000:63:00", "0000:5d:00"})
+    (p,) = engine.problems.values()
+    assert change.renamed == [p.id] and not change.new_problems and not change.conditions and change
+    assert (p.subject, p.id.split("|")[0], p.details) == ("gpu:0000:63:00", "gpu:0000:63:00", {"uuid": ""})
+    assert engine.snapshot(change).problems[0].subject == "gpu:0000:63:00"
+    new = observed(engine, port_line, GpuMap(), known=frozenset({"0000:63:00", "0000:5d:00"}))  # NVML still down
+    assert not new and [q.count for q in engine.problems.values()] == [2]
+    assert engine.conditions["PCIeUnhealthy"].last_transition == t0
+    state = engine.to_state()
+    again = HealthEngine(engine.cfg, engine.clock)
+    again.restore(state)  # the empty uuid saved with it: restored `gpu:`, not renamed back
+    assert [p.subject for p in again.problems.values()] == ["gpu:0000:63:00"]
 
 
 def test_a_problem_saved_under_the_old_gpu_subject_is_restored_under_pci(engine, clock):

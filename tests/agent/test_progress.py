@@ -1431,3 +1431,36 @@ def test_a_long_line_costs_what_its_first_segment_cap_does(unit):
     assert took < 4 * capped + 0.05, (took, capped)
     found = recognise(long + "\riter 2920: loss 3.9883, time 1099.34ms, mfu 15.34%")
     assert found is not None and found.step == 2920
+
+
+def test_a_pcie_ports_fault_is_the_pods_whose_gpu_or_rail_sits_below_it():
+    """A PCIe port's problem (`pci:`, agent/health.py) is the fault of the devices below it, as sysfs's topology names
+    them (agent/sysfs/pci.py: a port's reading lists the GPUs and RDMA NIC functions below it; the HGX fixture tree:
+    switch 0000:5b:00.0, GPU 0000:5d:00 below its port 0000:5c:00.0, NIC 0000:5e:00.0 below 0000:5c:01.0). Was: every
+    `pci:` fault a rail by its own address, so a port above a pod's GPU was another pod's (the pod has rails) and
+    one above another pod's GPU this pod's (it has none)."""
+    from agent.podresources import Owned
+    from agent.progress import evidence
+    from agent.sysfs import infiniband, pci
+    from telemetry_kit import SYSFS_FIXTURE
+
+    root = str(SYSFS_FIXTURE)
+    devices = pci.PciInventory(root).scan(nics=[p.pci for p in infiniband.discover(root)])
+    readings = [r for r in map(pci.reading, devices) if r is not None]
+
+    def fault(port: str) -> Problem:
+        return Problem(f"pci:{port}|pcie_aer||PCIeFatalError", f"pci:{port}", "pcie_aer", "PCIeUnhealthy",
+                       "PCIeFatalError", "fatal", "hardware", "", "", "boot", 0.0, 0.0)
+
+    def said(owned: Owned, port: str) -> str:
+        return evidence(owned, [fault(port)], readings, readings)
+
+    gpu_5d, gpu_18 = frozenset({"0000:5d:00"}), frozenset({"0000:18:00"})
+    rails_19, rails_5e = frozenset({"0000:19:00.0"}), frozenset({"0000:5e:00.0"})
+    assert "Likely caused by" in said(Owned(gpu_5d, rails_19), "0000:5c:00")  # the port above its GPU
+    assert "Not this pod's: PCIeFatalError on 0000:5c:00" in said(Owned(gpu_18, rails_19), "0000:5c:00")
+    assert "Not this pod's" in said(Owned(gpu_18), "0000:5c:00")  # no rails: still not another GPU's port
+    assert "Likely caused by" in said(Owned(gpu_18), "0000:5c:01")  # no rails: the node's NIC's port is its
+    assert "Likely caused by" in said(Owned(gpu_18, rails_5e), "0000:5b:00")  # the switch above its NIC
+    assert "Likely caused by" in said(Owned(gpu_5d, rails_19), "0000:5b:00")  # the switch above its GPU
+    assert "Not this pod's" in said(Owned(gpu_18, rails_19), "0000:5b:00")

@@ -842,3 +842,30 @@ def test_a_nic_gone_from_the_node_is_a_count_mismatch_naming_it(tmp_path):
     (p,) = agent.engine.problems.values()
     assert (p.condition, p.reason) == ("InfiniBandUnhealthy", "NICCountMismatch")
     assert "7 of 8 RDMA NICs found; missing: mlx5_5" in p.message
+
+
+# A port's line naming a GPU below it, constructed: open-gpu-kernel-modules #1229's "pcieport 0000:00:01.2: AER:
+# Uncorrectable (Non-Fatal) error received from 0000:63:00.0" with the fixture tree's switch port and GPU in its
+# addresses, as a /dev/kmsg record
+PORT_NAMES_GPU = "3,1,1000,-;pcieport 0000:5c:00.0: AER: Uncorrectable (Non-Fatal) error received from 0000:5d:00.0"
+
+
+def test_with_nvml_down_the_gpus_sysfs_lists_are_gpus_and_a_problem_read_before_the_first_poll_is_renamed(tmp_path):
+    """NVML down (no library: as when the driver crashed) on the HGX tree: the poll's batch carries the NVIDIA GPUs
+    sysfs lists (the collector's known_pci, copied on the poller's thread); the pipeline, on its own thread, marks a
+    finding at one of them a GPU's and has the engine rename the PCIe problem it raised `pci:` before the first
+    poll (the kernel log is read at start): one problem, `gpu:0000:5d:00`, published by the poll with no Event, the
+    same problem for the next line. The switch port's own address stays a port's. Was: `pci:0000:5d:00` for as long
+    as NVML was down, out of the DRA device taints and the repair list."""
+    from agent.sources import Record
+    root = copy_sysfs(tmp_path)
+    agent, clock = make(tmp_path, {"init_error": "LIBRARY_NOT_FOUND"}, root, **SYSFS_ONLY)
+    agent.pipeline.process([Record("kmsg", PORT_NAMES_GPU)])
+    assert [p.subject for p in agent.engine.problems.values()] == ["pci:0000:5d:00"]
+    batch = agent.poller.poll_once()
+    assert "0000:5d:00" in batch.gpus and "0000:5e:00" not in batch.gpus and len(batch.gpus) == 8  # not the NIC
+    snapshot = agent.pipeline.process(batch)
+    assert snapshot is not None and not snapshot.new_problems
+    assert [p.subject for p in snapshot.problems] == ["gpu:0000:5d:00"]
+    assert agent.pipeline.process([Record("kmsg", PORT_NAMES_GPU.replace("3,1,1000", "3,2,2000"))]) is None  # no Event
+    assert [(p.subject, p.count) for p in agent.engine.problems.values()] == [("gpu:0000:5d:00", 2)]

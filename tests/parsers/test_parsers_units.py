@@ -27,6 +27,30 @@ def test_normalize_pci_of_a_function_device_keeps_its_function(raw, key):
     assert normalize_pci(raw, True) == key
 
 
+@pytest.mark.parametrize("message,pci,gpu", [
+    # the GPU driver's own lines: wenku.csdn.net/answer/26sjj6j1cb (gpu-nic-pcie.yaml), open-gpu-kernel-modules #1229
+    ("nvidia 0000:01:00.0: PCIe Bus Error: severity=Correctable, type=Data Link Layer, (Transmitter ID)",
+     "0000:01:00", True),
+    ("nvidia 0000:63:00.0: AER: can't recover (no error_detected callback)", "0000:63:00", True),
+    # in a port's event keyed to the port (returnn #1500, pcie-aer.yaml; the stamp an envelope may leave): its own
+    # device's, not the port's
+    ("[  +0.000921] nvidia 0000:03:00.0: AER: can't recover (no error_detected callback)", "0000:03:00", True),
+    ("[  +0.000921] nvidia 0000:03:00.0: AER: can't recover (no error_detected callback)", "0000:00:03", False),
+    # the GPU's audio function (returnn #1500), a port naming a GPU (#1229), a NIC (lore 20250707103014, pcie-dpc-2)
+    ("[  +0.000002] snd_hda_intel 0000:03:00.1: AER: can't recover (no error_detected callback)", "0000:03:00.1",
+     False),
+    ("pcieport 0000:00:01.2: AER: Uncorrectable (Non-Fatal) error received from 0000:63:00.0", "0000:63:00", False),
+    ("pcieport 0000:00:01.2: AER: Uncorrectable (Non-Fatal) error received from 0000:63:00.0", "0000:00:01.2", False),
+    ("[ 81.065793] mlx5_core 0004:01:00.0: mlx5_pci_err_detected Device state = 1 health sensors: 1 pci_status: 1. "
+     "Enter, pci channel state = 2", "0004:01:00", False),
+    ("nvidia 0000:63:00.0: AER: can't recover (no error_detected callback)", None, False),
+])
+def test_a_gpu_drivers_line_names_a_gpu_only_for_its_own_device(message, pci, gpu):
+    """parsers/pci.py gpu_driver_line: the GPU driver (GPU_DRIVERS) printed the line for the device at `pci`."""
+    from parsers.pci import gpu_driver_line
+    assert gpu_driver_line(message, pci, True) is gpu
+
+
 @pytest.mark.parametrize("line,kind,pci", [
     # lore.kernel.org/qemu-devel/m7p7ubuyfhqxhcxqt4qs6rbi24pgxtnbq52maqpdom2da75g7e@laluifinsegp/ (mlx5-more.yaml)
     ("[  447.473192] mlx5_core 0000:0d:00.1: poll_health:801:(pid 0): device's health compromised - reached miss "
