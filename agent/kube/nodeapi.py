@@ -14,6 +14,11 @@ from kubeapi.ratelimit import TokenBucket
 
 from .settings import KubeSettings
 
+# A Node's Events live in "default", as kubelet's do: the API server takes an Event of a cluster-scoped object only
+# there or in no namespace (kubernetes pkg/apis/core/validation/events.go; any other is refused, 422).  A Pod's go to
+# the pod's namespace (its reference's).
+NODE_EVENTS = "default"
+
 
 class NodeApi:
     """What every writer shares: the client, the node's name, the settings, the rate limit, the write counter."""
@@ -40,7 +45,7 @@ class NodeApi:
 
     def recorder(self, clock) -> EventRecorder:
         """An Event recorder as the settings say, its dropped Events exported (gpu_npd_events_dropped_total)."""
-        rec = EventRecorder(self.s.event_namespace, self.node, self.s.event_burst, self.s.events_per_minute,
+        rec = EventRecorder(NODE_EVENTS, self.node, self.s.event_burst, self.s.events_per_minute,
                             self.s.event_aggregate_seconds, clock)
         return self.metrics.events_dropped.add(rec) if self.metrics is not None else rec
 

@@ -44,7 +44,6 @@ class KubeSettings:
         field(default_factory=lambda: tuple(TaintRule(c) for c in DEFAULT_TAINTS))
     taint_hold_down_seconds: Annotated[float, num("a taint stays this long after its condition clears (no "
                                                   "flapping)", ge=0)] = 300.0
-    event_namespace: Annotated[str, doc("Node events live here (as kubelet's do)")] = "default"
     event_burst: Annotated[int, num("Events: token bucket size; repeats of one problem update one Event's count",
                                     ge=0)] = 25
     events_per_minute: Annotated[float, num("Events: token bucket refill", ge=0)] = 12.0

@@ -60,6 +60,10 @@ def test_node_name_from_env():
     ({"GPU_NPD_KUBERNETES__HEARTBEAT": "1"}, "GPU_NPD_KUBERNETES__HEARTBEAT: unknown key kubernetes.heartbeat"),
     ({"GPU_NPD_MODE__X": "1"}, "GPU_NPD_MODE__X: mode has no nested keys"),
     ({"GPU_NPD_LOG_FORMAT": "xml"}, "GPU_NPD_LOG_FORMAT: log_format"),
+    # a Node's Events in another namespace than "default" are refused by the API server (422: kubernetes'
+    # pkg/apis/core/validation/events.go, a cluster-scoped object's Event only in "default" or none), so the key
+    # that chose it is gone
+    ({"GPU_NPD_KUBERNETES__EVENT_NAMESPACE": "gpu-npd"}, "GPU_NPD_KUBERNETES__EVENT_NAMESPACE: unknown key"),
 ])
 def test_environment_errors_name_the_variable(env, named):
     with pytest.raises(ConfigError) as exc:
@@ -68,9 +72,9 @@ def test_environment_errors_name_the_variable(env, named):
 
 
 def test_nested_keys_from_the_environment():
-    cfg = load(env={"GPU_NPD_KUBERNETES__HEARTBEAT_SECONDS": "60", "GPU_NPD_KUBERNETES__EVENT_NAMESPACE": "gpu-npd",
+    cfg = load(env={"GPU_NPD_KUBERNETES__HEARTBEAT_SECONDS": "60", "GPU_NPD_KUBERNETES__REPAIR_PROFILE": "eks",
                     "GPU_NPD_SAMPLE_IGNORE__IB_PORT": "['ib:mlx5_4/*']", "GPU_NPD_MATCHER": "re"})
-    assert cfg.kube.heartbeat_seconds == 60 and cfg.kube.event_namespace == "gpu-npd"
+    assert cfg.kube.heartbeat_seconds == 60 and cfg.kube.repair_profile == "eks"
     assert cfg.sample_ignore["ib_port"] == ["ib:mlx5_4/*"] and cfg.kube.qps == 5  # siblings keep their defaults
 
 
