@@ -99,53 +99,68 @@ class Prometheus:
         self.proc.wait(timeout=10)
 
 
-def test_one_page_per_broken_node_and_silence_on_a_healthy_one(tmp_path: Path):
-    agent = AgentProc(tmp_path)  # local mode: no Kubernetes, as on a laptop or with `mode: off`
-    prom = Prometheus(tmp_path, agent.port, "gpu-node-1")
-    try:
-        time.sleep(4)  # several scrapes and evaluations of a healthy agent: nothing pending, nothing firing
-        assert prom.alerts() == []
-        agent.write(f"3,100,4254197860,-;{XID79}\n")
-        prom.wait(lambda: [a["state"] for a in prom.alerts() if a["labels"]["alertname"] == "GPUNodeUnhealthy"]
-                  == ["firing"], "GPUNodeUnhealthy firing")
-        (first,) = [a for a in prom.alerts() if a["labels"]["alertname"] == "GPUNodeUnhealthy"]
-        agent.write(f"3,101,4254297860,-;{XID48}\n")  # a second fatal fault on another GPU
-        agent.wait_for(lambda: agent.value("gpu_npd_xid_errors_total", xid="48", pci_bus_id="0000:18:00") == 1)
-        # the condition's reason moved to the newer fault: the old series is 0, a new one is 1
-        agent.wait_for(lambda: agent.value("gpu_npd_node_condition", condition="GPUUnhealthy",
-                                           reason="Xid79FallenOffBus") in (None, 0.0), what="reason change")
-        for _ in range(10):  # through the change: still exactly one, the same one, firing
-            time.sleep(0.5)
-            now = [a for a in prom.alerts() if a["labels"]["alertname"] == "GPUNodeUnhealthy"]
-            assert [(a["state"], a["activeAt"]) for a in now] == [("firing", first["activeAt"])]
-        others = {a["labels"]["alertname"] for a in prom.alerts()} - {"GPUNodeUnhealthy"}
-        assert not others & {"GPUNPDKubernetesAPIWritesFailing", "GPUNPDSourceDown", "GPUNPDAgentMissing"}
-    finally:
-        prom.stop()
-        agent.stop()
-
-
-def test_a_blind_agent_is_unhealthy_exported_and_alerted(tmp_path: Path):
-    port = free_port()  # an agent with no readable kernel log at all: no kmsg, no log file, no journald
-    blind = subprocess.Popen([sys.executable, "-m", "gpunpd", "run", "--kmsg", str(tmp_path / "missing"),
-                              "--no-journald", "--state-dir", str(tmp_path / "state"),
-                              "--metrics-address", f"127.0.0.1:{port}"],
+@pytest.fixture(scope="module")
+def two_nodes(tmp_path_factory):
+    """One Prometheus scraping two agents for the first two tests: gpu-node-1 in local mode (no Kubernetes, as on
+    a laptop or with `mode: off`) reading a kmsg FIFO, and gpu-node-3 with no readable kernel log at all (no kmsg,
+    no log file, no journald). Their series differ by `node`, so neither test's alerts are the other's; the
+    blind agent's GPUNPDSourceDown (`for:` 10 s) runs out while the first test runs."""
+    tmp = tmp_path_factory.mktemp("alerts-live")
+    (tmp / "healthy").mkdir()
+    agent = AgentProc(tmp / "healthy")
+    blind_port = free_port()
+    blind = subprocess.Popen([sys.executable, "-m", "gpunpd", "run", "--kmsg", str(tmp / "missing"),
+                              "--no-journald", "--state-dir", str(tmp / "blind-state"),
+                              "--metrics-address", f"127.0.0.1:{blind_port}"],
                              env={**os.environ, "GPU_NPD_FALLBACK_LOG_FILES": "", "NODE_NAME": "gpu-node-3"},
                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     prom = None
     try:
-        prom = Prometheus(tmp_path, port, "gpu-node-3")
-        with pytest.raises(urllib.error.HTTPError) as exc:
-            urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=2)
-        assert exc.value.code == 503 and b"kernel-log" in exc.value.read()
-        prom.wait(lambda: [(a["labels"].get("source"), a["state"]) for a in prom.alerts()
-                           if a["labels"]["alertname"] == "GPUNPDSourceDown"] == [("kernel-log", "firing")],
-                  "GPUNPDSourceDown firing")
+        prom = Prometheus(tmp, {"gpu-node-1": agent.port, "gpu-node-3": blind_port})
+        yield prom, agent, blind_port
     finally:
         if prom is not None:
             prom.stop()
+        agent.stop()
         blind.terminate()
         blind.wait(timeout=10)
+
+
+def on_node(alerts: list[dict], node: str) -> list[dict]:
+    return [a for a in alerts if a["labels"].get("node", node) == node]  # a fleet-wide alert (no node) counts too
+
+
+def test_one_page_per_broken_node_and_silence_on_a_healthy_one(two_nodes):
+    prom, agent, _ = two_nodes
+    # several scrapes and evaluations of a healthy agent: nothing pending, nothing firing
+    prom.wait(lambda: prom.query('count_over_time(up{node="gpu-node-1"}[1m]) >= 4'), "four scrapes of gpu-node-1")
+    assert on_node(prom.alerts(), "gpu-node-1") == []
+    agent.write(f"3,100,4254197860,-;{XID79}\n")
+    prom.wait(lambda: [a["state"] for a in prom.alerts() if a["labels"]["alertname"] == "GPUNodeUnhealthy"]
+              == ["firing"], "GPUNodeUnhealthy firing")  # the whole fleet: the blind node pages no one
+    (first,) = [a for a in prom.alerts() if a["labels"]["alertname"] == "GPUNodeUnhealthy"]
+    assert first["labels"]["node"] == "gpu-node-1"
+    agent.write(f"3,101,4254297860,-;{XID48}\n")  # a second fatal fault on another GPU
+    agent.wait_for(lambda: agent.value("gpu_npd_xid_errors_total", xid="48", pci_bus_id="0000:18:00") == 1)
+    # the condition's reason moved to the newer fault: the old series is 0, a new one is 1
+    agent.wait_for(lambda: agent.value("gpu_npd_node_condition", condition="GPUUnhealthy",
+                                       reason="Xid79FallenOffBus") in (None, 0.0), what="reason change")
+    for _ in range(10):  # through the change: still exactly one, the same one, firing
+        time.sleep(0.5)
+        now = [a for a in prom.alerts() if a["labels"]["alertname"] == "GPUNodeUnhealthy"]
+        assert [(a["state"], a["activeAt"]) for a in now] == [("firing", first["activeAt"])]
+    others = {a["labels"]["alertname"] for a in on_node(prom.alerts(), "gpu-node-1")} - {"GPUNodeUnhealthy"}
+    assert not others & {"GPUNPDKubernetesAPIWritesFailing", "GPUNPDSourceDown", "GPUNPDAgentMissing"}
+
+
+def test_a_blind_agent_is_unhealthy_exported_and_alerted(two_nodes):
+    prom, _, port = two_nodes
+    with pytest.raises(urllib.error.HTTPError) as exc:
+        urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=2)
+    assert exc.value.code == 503 and b"kernel-log" in exc.value.read()
+    prom.wait(lambda: [(a["labels"].get("node"), a["labels"].get("source"), a["state"]) for a in prom.alerts()
+                       if a["labels"]["alertname"] == "GPUNPDSourceDown"] == [("gpu-node-3", "kernel-log", "firing")],
+              "GPUNPDSourceDown firing")  # the whole fleet: the local agent's sources are up
 
 
 def test_workload_and_straggler_alerts_against_a_fleet_of_real_agents(tmp_path: Path):
