@@ -51,8 +51,10 @@ def scaled_rules(path: Path = RULES, divisor: int = 30) -> dict:
 
 class Prometheus:
     def __init__(self, tmp: Path, target_port: int | dict[str, int], node: str = "",
-                 rules: tuple[Path, ...] = (RULES,), divisor: int = 30):
-        """Scrapes `target_port` (labelled `node`), or each node -> port of a dict; evaluates `rules`."""
+                 rules: tuple[Path, ...] = (RULES,), divisor: int = 30, wait: bool = True):
+        """Scrapes `target_port` (labelled `node`), or each node -> port of a dict; evaluates `rules`.  Prometheus
+        applies its targets about 5 s after it starts (its scrape manager's fixed reload tick), so a test that
+        starts it before its agents (`wait=False`, then `wait_up()`) has that time for free."""
         self.port = free_port()
         targets = target_port if isinstance(target_port, dict) else {node: target_port}
         files = []
@@ -70,7 +72,12 @@ class Prometheus:
                                       f"--storage.tsdb.path={tmp / 'tsdb'}",
                                       f"--web.listen-address=127.0.0.1:{self.port}"],
                                      stdout=subprocess.DEVNULL, stderr=open(tmp / "prometheus.log", "w"))
-        self.wait(lambda: self.query("up") == [1.0] * len(targets), "first scrape")
+        self.targets = len(targets)
+        if wait:
+            self.wait_up()
+
+    def wait_up(self):
+        self.wait(lambda: self.query("up") == [1.0] * self.targets, "first scrape")
 
     def api(self, path: str) -> dict:
         try:
@@ -107,23 +114,25 @@ def two_nodes(tmp_path_factory):
     blind agent's GPUNPDSourceDown (`for:` 10 s) runs out while the first test runs."""
     tmp = tmp_path_factory.mktemp("alerts-live")
     (tmp / "healthy").mkdir()
-    agent = AgentProc(tmp / "healthy")
-    blind_port = free_port()
-    blind = subprocess.Popen([sys.executable, "-m", "gpunpd", "run", "--kmsg", str(tmp / "missing"),
-                              "--no-journald", "--state-dir", str(tmp / "blind-state"),
-                              "--metrics-address", f"127.0.0.1:{blind_port}"],
-                             env={**os.environ, "GPU_NPD_FALLBACK_LOG_FILES": "", "NODE_NAME": "gpu-node-3"},
-                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    prom = None
+    ports = {"gpu-node-1": free_port(), "gpu-node-3": free_port()}
+    prom = Prometheus(tmp, ports, wait=False)
+    agent = blind = None
     try:
-        prom = Prometheus(tmp, {"gpu-node-1": agent.port, "gpu-node-3": blind_port})
-        yield prom, agent, blind_port
+        blind = subprocess.Popen([sys.executable, "-m", "gpunpd", "run", "--kmsg", str(tmp / "missing"),
+                                  "--no-journald", "--state-dir", str(tmp / "blind-state"),
+                                  "--metrics-address", f"127.0.0.1:{ports['gpu-node-3']}"],
+                                 env={**os.environ, "GPU_NPD_FALLBACK_LOG_FILES": "", "NODE_NAME": "gpu-node-3"},
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        agent = AgentProc(tmp / "healthy", port=ports["gpu-node-1"])
+        prom.wait_up()
+        yield prom, agent, ports["gpu-node-3"]
     finally:
-        if prom is not None:
-            prom.stop()
-        agent.stop()
-        blind.terminate()
-        blind.wait(timeout=10)
+        prom.stop()
+        if agent is not None:
+            agent.stop()
+        if blind is not None:
+            blind.terminate()
+            blind.wait(timeout=10)
 
 
 def on_node(alerts: list[dict], node: str) -> list[dict]:
@@ -191,13 +200,16 @@ def test_workload_and_straggler_alerts_against_a_fleet_of_real_agents(tmp_path: 
               "gpu-node-3": {**common, "nvml": f"fake:{tmp_path / 'h100.yaml'}", "poll_seconds": 0.5,
                              "sysfs_root": str(tmp_path / "nosys"), "peer_outliers": {"enabled": True}}}
     nodes = {f"gpu-node-{i + 1}": [f"train_llama-worker-{i}_{uid}"] for i, uid in uids.items()}
+    ports = {node: free_port() for node in nodes}
+    agents = []
     with ApiDouble() as api:
+        prom = Prometheus(tmp_path, ports, rules=(RULES, WORKLOAD_RULES), divisor=90, wait=False)
         for node in nodes:  # the Node's GPU capacity is what the agent expects to see: the simulated ones
             api.add_node(node, gpus=8 if node == "gpu-node-3" else 0)
-        agents, logs = start_fleet(tmp_path, api.url, nodes, config=config)
-        prom = Prometheus(tmp_path, {node: a.port for node, a in zip(nodes, agents)},
-                          rules=(RULES, WORKLOAD_RULES), divisor=90)
         try:
+            agents, logs = start_fleet(tmp_path, api.url, nodes, config=config, ports=ports)
+            prom.wait_up()
+
             def step(n: int, pods: tuple[int, ...] = (0, 1, 2)) -> None:
                 stamp = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%f000Z")
                 for i in pods:
