@@ -34,8 +34,9 @@ MODULES_AT_EXIT = ("import atexit, sys\n"
 
 class AgentProc:
     def __init__(self, tmp: Path, *extra: str, stdout=None, env: dict[str, str] | None = None,
-                 cmd: list[str] | None = None, cwd: str | None = None, start_timeout: float = 15.0):
-        self.port = free_port()
+                 cmd: list[str] | None = None, cwd: str | None = None, start_timeout: float = 15.0,
+                 port: int | None = None):
+        self.port = port or free_port()  # chosen by the caller when a scraper must know it before the agent starts
         self.fifo = tmp / "kmsg.fifo"
         if not self.fifo.exists():
             os.mkfifo(self.fifo)
@@ -106,11 +107,12 @@ def wait_until(pred, what: str, timeout: float = 10.0):
 
 
 def start_fleet(tmp: Path, api_url: str, pods: dict[str, list[str]], start_timeout: float = 60.0,
-                config: dict[str, dict] | None = None) -> tuple[list[AgentProc], dict[str, Path]]:
+                config: dict[str, dict] | None = None,
+                ports: dict[str, int] | None = None) -> tuple[list[AgentProc], dict[str, Path]]:
     """One real `gpu-npd run` per simulated node (its own kmsg FIFO, state and pod log tree), side by side.
     `pods`: node -> pod directory names (`<namespace>_<pod>_<uid>`), each with an empty `main/0.log` the agent
-    follows from the start; `config`: node -> settings added to its configuration.  Returns the agents (in the
-    order of `pods`) and each pod's log by pod name."""
+    follows from the start; `config`: node -> settings added to its configuration; `ports`: node -> metrics port
+    (else free ones).  Returns the agents (in the order of `pods`) and each pod's log by pod name."""
     from concurrent.futures import ThreadPoolExecutor  # noqa: PLC0415
 
     import yaml  # noqa: PLC0415
@@ -131,7 +133,8 @@ def start_fleet(tmp: Path, api_url: str, pods: dict[str, list[str]], start_timeo
         homes.append((home, conf, node))
     with ThreadPoolExecutor(len(homes)) as pool:
         agents = list(pool.map(lambda h: AgentProc(h[0], "--config", str(h[1]), env={"NODE_NAME": h[2]},
-                                                   start_timeout=start_timeout), homes))
+                                                   start_timeout=start_timeout, port=(ports or {}).get(h[2])),
+                                   homes))
     for a in agents:
         a.wait_for(lambda a=a: a.value("gpu_npd_source_up", source="pods") == 1, what="pod source")
     return agents, logs

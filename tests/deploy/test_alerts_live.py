@@ -51,8 +51,10 @@ def scaled_rules(path: Path = RULES, divisor: int = 30) -> dict:
 
 class Prometheus:
     def __init__(self, tmp: Path, target_port: int | dict[str, int], node: str = "",
-                 rules: tuple[Path, ...] = (RULES,), divisor: int = 30):
-        """Scrapes `target_port` (labelled `node`), or each node -> port of a dict; evaluates `rules`."""
+                 rules: tuple[Path, ...] = (RULES,), divisor: int = 30, wait: bool = True):
+        """Scrapes `target_port` (labelled `node`), or each node -> port of a dict; evaluates `rules`.  Prometheus
+        applies its targets about 5 s after it starts (its scrape manager's fixed reload tick), so a test that
+        starts it before its agents (`wait=False`, then `wait_up()`) has that time for free."""
         self.port = free_port()
         targets = target_port if isinstance(target_port, dict) else {node: target_port}
         files = []
@@ -70,7 +72,12 @@ class Prometheus:
                                       f"--storage.tsdb.path={tmp / 'tsdb'}",
                                       f"--web.listen-address=127.0.0.1:{self.port}"],
                                      stdout=subprocess.DEVNULL, stderr=open(tmp / "prometheus.log", "w"))
-        self.wait(lambda: self.query("up") == [1.0] * len(targets), "first scrape")
+        self.targets = len(targets)
+        if wait:
+            self.wait_up()
+
+    def wait_up(self):
+        self.wait(lambda: self.query("up") == [1.0] * self.targets, "first scrape")
 
     def api(self, path: str) -> dict:
         try:
@@ -99,53 +106,70 @@ class Prometheus:
         self.proc.wait(timeout=10)
 
 
-def test_one_page_per_broken_node_and_silence_on_a_healthy_one(tmp_path: Path):
-    agent = AgentProc(tmp_path)  # local mode: no Kubernetes, as on a laptop or with `mode: off`
-    prom = Prometheus(tmp_path, agent.port, "gpu-node-1")
+@pytest.fixture(scope="module")
+def two_nodes(tmp_path_factory):
+    """One Prometheus scraping two agents for the first two tests: gpu-node-1 in local mode (no Kubernetes, as on
+    a laptop or with `mode: off`) reading a kmsg FIFO, and gpu-node-3 with no readable kernel log at all (no kmsg,
+    no log file, no journald). Their series differ by `node`, so neither test's alerts are the other's; the
+    blind agent's GPUNPDSourceDown (`for:` 10 s) runs out while the first test runs."""
+    tmp = tmp_path_factory.mktemp("alerts-live")
+    (tmp / "healthy").mkdir()
+    ports = {"gpu-node-1": free_port(), "gpu-node-3": free_port()}
+    prom = Prometheus(tmp, ports, wait=False)
+    agent = blind = None
     try:
-        time.sleep(4)  # several scrapes and evaluations of a healthy agent: nothing pending, nothing firing
-        assert prom.alerts() == []
-        agent.write(f"3,100,4254197860,-;{XID79}\n")
-        prom.wait(lambda: [a["state"] for a in prom.alerts() if a["labels"]["alertname"] == "GPUNodeUnhealthy"]
-                  == ["firing"], "GPUNodeUnhealthy firing")
-        (first,) = [a for a in prom.alerts() if a["labels"]["alertname"] == "GPUNodeUnhealthy"]
-        agent.write(f"3,101,4254297860,-;{XID48}\n")  # a second fatal fault on another GPU
-        agent.wait_for(lambda: agent.value("gpu_npd_xid_errors_total", xid="48", pci_bus_id="0000:18:00") == 1)
-        # the condition's reason moved to the newer fault: the old series is 0, a new one is 1
-        agent.wait_for(lambda: agent.value("gpu_npd_node_condition", condition="GPUUnhealthy",
-                                           reason="Xid79FallenOffBus") in (None, 0.0), what="reason change")
-        for _ in range(10):  # through the change: still exactly one, the same one, firing
-            time.sleep(0.5)
-            now = [a for a in prom.alerts() if a["labels"]["alertname"] == "GPUNodeUnhealthy"]
-            assert [(a["state"], a["activeAt"]) for a in now] == [("firing", first["activeAt"])]
-        others = {a["labels"]["alertname"] for a in prom.alerts()} - {"GPUNodeUnhealthy"}
-        assert not others & {"GPUNPDKubernetesAPIWritesFailing", "GPUNPDSourceDown", "GPUNPDAgentMissing"}
+        blind = subprocess.Popen([sys.executable, "-m", "gpunpd", "run", "--kmsg", str(tmp / "missing"),
+                                  "--no-journald", "--state-dir", str(tmp / "blind-state"),
+                                  "--metrics-address", f"127.0.0.1:{ports['gpu-node-3']}"],
+                                 env={**os.environ, "GPU_NPD_FALLBACK_LOG_FILES": "", "NODE_NAME": "gpu-node-3"},
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        agent = AgentProc(tmp / "healthy", port=ports["gpu-node-1"])
+        prom.wait_up()
+        yield prom, agent, ports["gpu-node-3"]
     finally:
         prom.stop()
-        agent.stop()
+        if agent is not None:
+            agent.stop()
+        if blind is not None:
+            blind.terminate()
+            blind.wait(timeout=10)
 
 
-def test_a_blind_agent_is_unhealthy_exported_and_alerted(tmp_path: Path):
-    port = free_port()  # an agent with no readable kernel log at all: no kmsg, no log file, no journald
-    blind = subprocess.Popen([sys.executable, "-m", "gpunpd", "run", "--kmsg", str(tmp_path / "missing"),
-                              "--no-journald", "--state-dir", str(tmp_path / "state"),
-                              "--metrics-address", f"127.0.0.1:{port}"],
-                             env={**os.environ, "GPU_NPD_FALLBACK_LOG_FILES": "", "NODE_NAME": "gpu-node-3"},
-                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    prom = None
-    try:
-        prom = Prometheus(tmp_path, port, "gpu-node-3")
-        with pytest.raises(urllib.error.HTTPError) as exc:
-            urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=2)
-        assert exc.value.code == 503 and b"kernel-log" in exc.value.read()
-        prom.wait(lambda: [(a["labels"].get("source"), a["state"]) for a in prom.alerts()
-                           if a["labels"]["alertname"] == "GPUNPDSourceDown"] == [("kernel-log", "firing")],
-                  "GPUNPDSourceDown firing")
-    finally:
-        if prom is not None:
-            prom.stop()
-        blind.terminate()
-        blind.wait(timeout=10)
+def on_node(alerts: list[dict], node: str) -> list[dict]:
+    return [a for a in alerts if a["labels"].get("node", node) == node]  # a fleet-wide alert (no node) counts too
+
+
+def test_one_page_per_broken_node_and_silence_on_a_healthy_one(two_nodes):
+    prom, agent, _ = two_nodes
+    # several scrapes and evaluations of a healthy agent: nothing pending, nothing firing
+    prom.wait(lambda: prom.query('count_over_time(up{node="gpu-node-1"}[1m]) >= 4'), "four scrapes of gpu-node-1")
+    assert on_node(prom.alerts(), "gpu-node-1") == []
+    agent.write(f"3,100,4254197860,-;{XID79}\n")
+    prom.wait(lambda: [a["state"] for a in prom.alerts() if a["labels"]["alertname"] == "GPUNodeUnhealthy"]
+              == ["firing"], "GPUNodeUnhealthy firing")  # the whole fleet: the blind node pages no one
+    (first,) = [a for a in prom.alerts() if a["labels"]["alertname"] == "GPUNodeUnhealthy"]
+    assert first["labels"]["node"] == "gpu-node-1"
+    agent.write(f"3,101,4254297860,-;{XID48}\n")  # a second fatal fault on another GPU
+    agent.wait_for(lambda: agent.value("gpu_npd_xid_errors_total", xid="48", pci_bus_id="0000:18:00") == 1)
+    # the condition's reason moved to the newer fault: the old series is 0, a new one is 1
+    agent.wait_for(lambda: agent.value("gpu_npd_node_condition", condition="GPUUnhealthy",
+                                       reason="Xid79FallenOffBus") in (None, 0.0), what="reason change")
+    for _ in range(10):  # through the change: still exactly one, the same one, firing
+        time.sleep(0.5)
+        now = [a for a in prom.alerts() if a["labels"]["alertname"] == "GPUNodeUnhealthy"]
+        assert [(a["state"], a["activeAt"]) for a in now] == [("firing", first["activeAt"])]
+    others = {a["labels"]["alertname"] for a in on_node(prom.alerts(), "gpu-node-1")} - {"GPUNodeUnhealthy"}
+    assert not others & {"GPUNPDKubernetesAPIWritesFailing", "GPUNPDSourceDown", "GPUNPDAgentMissing"}
+
+
+def test_a_blind_agent_is_unhealthy_exported_and_alerted(two_nodes):
+    prom, _, port = two_nodes
+    with pytest.raises(urllib.error.HTTPError) as exc:
+        urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=2)
+    assert exc.value.code == 503 and b"kernel-log" in exc.value.read()
+    prom.wait(lambda: [(a["labels"].get("node"), a["labels"].get("source"), a["state"]) for a in prom.alerts()
+                       if a["labels"]["alertname"] == "GPUNPDSourceDown"] == [("gpu-node-3", "kernel-log", "firing")],
+              "GPUNPDSourceDown firing")  # the whole fleet: the local agent's sources are up
 
 
 def test_workload_and_straggler_alerts_against_a_fleet_of_real_agents(tmp_path: Path):
@@ -176,13 +200,16 @@ def test_workload_and_straggler_alerts_against_a_fleet_of_real_agents(tmp_path: 
               "gpu-node-3": {**common, "nvml": f"fake:{tmp_path / 'h100.yaml'}", "poll_seconds": 0.5,
                              "sysfs_root": str(tmp_path / "nosys"), "peer_outliers": {"enabled": True}}}
     nodes = {f"gpu-node-{i + 1}": [f"train_llama-worker-{i}_{uid}"] for i, uid in uids.items()}
+    ports = {node: free_port() for node in nodes}
+    agents = []
     with ApiDouble() as api:
+        prom = Prometheus(tmp_path, ports, rules=(RULES, WORKLOAD_RULES), divisor=90, wait=False)
         for node in nodes:  # the Node's GPU capacity is what the agent expects to see: the simulated ones
             api.add_node(node, gpus=8 if node == "gpu-node-3" else 0)
-        agents, logs = start_fleet(tmp_path, api.url, nodes, config=config)
-        prom = Prometheus(tmp_path, {node: a.port for node, a in zip(nodes, agents)},
-                          rules=(RULES, WORKLOAD_RULES), divisor=90)
         try:
+            agents, logs = start_fleet(tmp_path, api.url, nodes, config=config, ports=ports)
+            prom.wait_up()
+
             def step(n: int, pods: tuple[int, ...] = (0, 1, 2)) -> None:
                 stamp = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%f000Z")
                 for i in pods:

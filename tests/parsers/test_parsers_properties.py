@@ -433,22 +433,32 @@ def _candidates(message, allowed=None):
     """(the rows one of whose keywords occurs in the message, the rows of a word the trie's findall finds (what
     Dispatch gave in ae9c3f1..1f3b764, which hid a row whose keyword overlapped another's), whether the message holds
     few enough occurrences that the scan takes them all (KeywordScan.MAX_OCCURRENCES; past it, the trie's findall)),
-    of the allowed rows (look-alike rows always)."""
+    of the allowed rows (look-alike rows always).  Brute force: every keyword's `in` once per message, then each
+    row's keywords looked up in that set (each row's own `in` of each keyword made this test's run 20 s)."""
     from parsers.rules import RULES
-    from parsers.wordscan import KeywordScan, word_regex
+    from parsers.wordscan import KeywordScan
 
-    words = sorted({k for r in RULES for k in r.keywords}, key=len, reverse=True)
-    trie = _candidates.__dict__.get("trie")
-    if trie is None:
-        trie = _candidates.trie = re.compile(word_regex(words))
+    words, trie = _rule_words()
+    occurring = {w for w in words if w in message}
     found = set(trie.findall(message))
+    in_found = {k for k in occurring if any(k in w for w in found)}
 
     def rows(occurs):
-        return tuple(r for i, r in enumerate(RULES) if any(occurs(k) for k in r.keywords)
+        return tuple(r for i, r in enumerate(RULES) if any(k in occurs for k in r.keywords)
                      and (allowed is None or i in allowed or r.kind is None))
 
-    few = sum(message.count(w) for w in words) <= KeywordScan.MAX_OCCURRENCES  # (each scan match is one at least)
-    return rows(lambda k: k in message), rows(lambda k: any(k in w for w in found)), few
+    few = sum(message.count(w) for w in occurring) <= KeywordScan.MAX_OCCURRENCES  # (each scan match is one at least)
+    return rows(occurring), rows(in_found), few
+
+
+@lru_cache(maxsize=1)
+def _rule_words():
+    """The rules' keywords, longest first, and the trie regex of them (wordscan.word_regex)."""
+    from parsers.rules import RULES
+    from parsers.wordscan import word_regex
+
+    words = sorted({k for r in RULES for k in r.keywords}, key=len, reverse=True)
+    return words, re.compile(word_regex(words))
 
 
 def _assert_candidates(d, message, allowed=None):
