@@ -8,7 +8,7 @@ import io
 import re
 
 import pytest
-from parsers import Scanner, at_least
+from parsers import at_least
 import realworld
 
 ITEMS = realworld.samples()
@@ -124,7 +124,7 @@ def test_whole_logs_stay_silent(name, meta):
     assert not (name.startswith("healthy/") and meta["expect"])
     data = (realworld.ROOT / name).read_bytes()
     loud = collections.Counter(realworld.finding_key(f)
-                               for f in realworld.events(Scanner().scan(io.BytesIO(data), name=name))
+                               for f in realworld.events(realworld.scanner().scan(io.BytesIO(data), name=name))
                                if at_least(f.severity, "warning"))
     want = collections.Counter(realworld.expect_key(e) for e in meta["expect"])
     assert loud == want
