@@ -32,7 +32,7 @@ from .rules import (BOOT_MARK, BOOT_STAGES, EVENT_ADDRESS_FROM, EVENT_ADOPTS, EV
                     EVENT_FILL_ALONE, EVENT_FILL_DETAILS, EVENT_FILLS, EVENT_LINES, EVENT_PAGES, EVENT_PER_DEVICE,
                     EVENT_PER_GPU, EVENT_PER_GPU_INDEX, EVENT_PER_RANK, EVENT_SECTIONS, GSP_GPU_INDEX, KEYWORDS, PAGE_SHIFTS,
                     PCI, REFINERS, RULES, STATED, Rule)
-from .unclassified import DRIVER_KEYWORDS, ERROR_WORDS, unclassified
+from .unclassified import DRIVER_DEVICES, DRIVER_KEYWORDS, ERROR_WORDS, unclassified
 from .wordscan import KeywordScan, LazyPattern
 from .workers import tag_rank
 
@@ -67,6 +67,9 @@ MAX_EVENT_PAGES = 16
 PCI_KINDS = frozenset(k.name for k in KIND_TABLE if k.device is not None)
 # Of those, the kinds whose device is one PCI function (kinds.FUNCTION_DEVICES): their address keeps its function
 FUNCTION_KINDS = frozenset(k.name for k in KIND_TABLE if k.device in FUNCTION_DEVICES)
+# and the drivers of the unclassified net whose device is one (unclassified.DRIVER_DEVICES): the same rule for a line
+# no row took
+FUNCTION_DRIVERS = frozenset(label for label, device in DRIVER_DEVICES.items() if device in FUNCTION_DEVICES)
 
 
 def all_keywords() -> tuple[str, ...]:
@@ -686,7 +689,8 @@ class Classifier:
             return None
         row = KIND["unclassified"]  # its severity, attribution and action: the kind table's
         fields = _template_of(kind=row.name, severity=row.severity, attribution=row.attribution, action=row.action,
-                              message=message, pci=find_pci(message), details={"driver": hit[0], "word": hit[1]})
+                              message=message, pci=find_pci(message, hit[0] in FUNCTION_DRIVERS),
+                              details={"driver": hit[0], "word": hit[1]})
         return fields, False, None, None
 
     def _instantiate(self, template: Template, position: int, env: Envelope | Pending | None, file: str | None,

@@ -50,7 +50,9 @@ def test_detail_lines_of_a_report_whose_first_lines_were_lost_open_one_event():
     found = [c.classify(line) for line in lines[2:]]  # the received and first bus-error lines lost
     loud_ones = [f for f in found if f is not None]
     assert len(loud_ones) == 1  # the status line opens the event; bits, the next device's lines join it
-    assert loud_ones[0].kind == "pcie_aer" and loud_ones[0].pci == "0000:00:03"
+    # the root port's own function, as its prefix "pcieport 0000:00:03.1: " names it (was "0000:00:03": find_pci read
+    # an address followed by ": " without its function)
+    assert loud_ones[0].kind == "pcie_aer" and loud_ones[0].pci == "0000:00:03.1"
 
 
 @pytest.mark.parametrize("line,severity", [
