@@ -61,10 +61,13 @@ class CounterGuard:
         self._devices: dict[str, set[str]] = {}  # pci -> InfiniBand device names read on it
         self._hits: dict[str, deque] = {}  # pci -> times of lines our reads caused
         self.disabled: dict[str, str] = {}  # pci -> why (said once)
+        # device (`dddd:bb:dd`) -> why: every function of it unread, as a state saved before functions were kept says
+        # (its key was the device's: no function of it was read); restore, to_state
+        self._whole: dict[str, str] = {}
 
     def reading(self, pci: str) -> bool:
         """May the poller read this device's counters?"""
-        return normalize_pci(pci, True) not in self.disabled
+        return normalize_pci(pci, True) not in self.disabled and (not self._whole or normalize_pci(pci) not in self._whole)
 
     def note_read(self, pci: str, device: str, start: float, end: float) -> None:
         key = normalize_pci(pci, True)  # a function of its own (the finding's address, kinds.FUNCTION_DEVICES)
@@ -106,13 +109,19 @@ class CounterGuard:
     # ---- persistence (same boot only: a reboot, a firmware update or a new fabric manager state re-checks) ----
 
     def to_state(self) -> dict:
+        """Each function by its full address (function 0's too: `0000:08:00.0`); a bare `dddd:bb:dd` is a whole
+        device (restore)."""
         with self._lock:
-            return {"disabled": dict(self.disabled),
-                    "devices": {pci: sorted(self._devices.get(pci, ())) for pci in self.disabled}}
+            functions = {pci if "." in pci else pci + ".0": pci for pci in self.disabled}
+            return {"disabled": {**self._whole, **{saved: self.disabled[pci] for saved, pci in functions.items()}},
+                    "devices": {**{pci: sorted(self._devices.get(pci, ())) for pci in self._whole},
+                                **{saved: sorted(self._devices.get(pci, ())) for saved, pci in functions.items()}}}
 
     def restore(self, state: object) -> None:
         """What an earlier run of this boot stopped reading stays unread (a restart must not make mlx5 log
-        its failures again); said once, the metric set again.  Entries of the wrong shape are skipped."""
+        its failures again); said once, the metric set again.  Entries of the wrong shape are skipped.  An address
+        naming no function (`0000:08:00`: a state saved before functions were kept, whose key was the device's) is
+        every function of that device; one naming a function (to_state's) is that function."""
         if not isinstance(state, dict) or not isinstance(state.get("disabled"), dict):
             return
         names = state.get("devices") if isinstance(state.get("devices"), dict) else {}
@@ -123,7 +132,10 @@ class CounterGuard:
             listed = names.get(pci)
             devices = [n for n in listed if isinstance(n, str)][:16] if isinstance(listed, list) else []
             with self._lock:
-                self.disabled[key] = why[:300]
+                if "." in pci:
+                    self.disabled[key] = why[:300]
+                else:  # the whole device's, as the run that saved it read it
+                    self._whole[key] = why[:300]
                 self._devices.setdefault(key, set()).update(devices)
             log.warning("InfiniBand counters of %s (%s) are still not read: an earlier run of this boot found that "
                         "reading them makes mlx5 log failures - %s", ",".join(sorted(devices)) or "unknown", key,

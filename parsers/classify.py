@@ -30,9 +30,10 @@ from .ports import BootClock
 from .rules import (BOOT_MARK, BOOT_STAGES, EVENT_ADDRESS_FROM, EVENT_ADOPTS, EVENT_AMENDS, EVENT_ECHOES,
                     EVENT_ESCALATES,
                     EVENT_FILL_ALONE, EVENT_FILL_DETAILS, EVENT_FILLS, EVENT_LINES, EVENT_PAGES, EVENT_PER_DEVICE,
+                    EVENT_PER_FINDING_DEVICE,
                     EVENT_PER_GPU, EVENT_PER_GPU_INDEX, EVENT_PER_RANK, EVENT_SECTIONS, GSP_GPU_INDEX, KEYWORDS, PAGE_SHIFTS,
                     PCI, REFINERS, RULES, STATED, Rule)
-from .unclassified import DRIVER_KEYWORDS, ERROR_WORDS, unclassified
+from .unclassified import DRIVER_DEVICES, DRIVER_KEYWORDS, ERROR_WORDS, unclassified
 from .wordscan import KeywordScan, LazyPattern
 from .workers import tag_rank
 
@@ -67,6 +68,9 @@ MAX_EVENT_PAGES = 16
 PCI_KINDS = frozenset(k.name for k in KIND_TABLE if k.device is not None)
 # Of those, the kinds whose device is one PCI function (kinds.FUNCTION_DEVICES): their address keeps its function
 FUNCTION_KINDS = frozenset(k.name for k in KIND_TABLE if k.device in FUNCTION_DEVICES)
+# and the drivers of the unclassified net whose device is one (unclassified.DRIVER_DEVICES): the same rule for a line
+# no row took
+FUNCTION_DRIVERS = frozenset(label for label, device in DRIVER_DEVICES.items() if device in FUNCTION_DEVICES)
 
 
 def all_keywords() -> tuple[str, ...]:
@@ -478,6 +482,16 @@ class Classifier:
             newest = self._newest_open(name, position)
             if newest is not None:
                 name, last, inside = newest, self._events[newest], True
+        elif not inside and role != "open" and prefix in EVENT_PER_FINDING_DEVICE:  # none of its device's open
+            if role != "escalate":
+                newest = self._newest_open(prefix + " ", position)
+                if newest is not None:
+                    name, last, inside = newest, self._events[newest], True
+            elif not self._amendable(name, position):  # of the newest finding it may amend
+                newest = self._newest_made(prefix + " ", position)
+                if newest is not None:
+                    name, last = newest, self._events.get(newest)
+                    inside = last is not None and 0 <= position - last <= EVENT_LINES[prefix]
         elif not inside and role == "join" and name[-1:] != " ":
             if prefix in EVENT_ADOPTS:  # the event its lines naming no GPU opened: this GPU's from now on
                 anon = prefix + " "
@@ -492,7 +506,7 @@ class Classifier:
         if role != "open":  # (the commonest role, none of these four is its)
             if role == "escalate":
                 made = self._made.get(name)
-                if made is not None and 0 <= position - made[0] <= EVENT_AMENDS[prefix]:
+                if self._amendable(name, position):
                     if inside:
                         self._events[name] = position
                     self._made[name] = (position, made[1])
@@ -636,6 +650,20 @@ class Classifier:
                     break
         return absorbed, made_by, amends, joined
 
+    def _amendable(self, name: str, position: int) -> bool:
+        """Has the event `name` a finding a line at `position` may still amend (rules.EVENT_AMENDS)?"""
+        made = self._made.get(name)
+        return made is not None and 0 <= position - made[0] <= EVENT_AMENDS[name.split(" ", 1)[0]]
+
+    def _newest_made(self, prefix: str, position: int) -> str | None:
+        """The event named `prefix` + a device whose finding a line at `position` may still amend, the latest amended
+        or extended (a line of an event kept per device naming none of its own, rules.EVENT_PER_FINDING_DEVICE)."""
+        window, best, best_at = EVENT_AMENDS[prefix[:-1]], None, -1
+        for key, (at, _) in self._made.items():
+            if at > best_at and key.startswith(prefix) and 0 <= position - at <= window:
+                best, best_at = key, at
+        return best
+
     def _newest_open(self, prefix: str, position: int) -> str | None:
         """The open event named `prefix` + a GPU's address whose last line is the latest within its window (a line
         of a per-GPU event naming no GPU: rare, so a scan of the open events, at most MAX_OPEN_EVENTS)."""
@@ -686,7 +714,8 @@ class Classifier:
             return None
         row = KIND["unclassified"]  # its severity, attribution and action: the kind table's
         fields = _template_of(kind=row.name, severity=row.severity, attribution=row.attribution, action=row.action,
-                              message=message, pci=find_pci(message), details={"driver": hit[0], "word": hit[1]})
+                              message=message, pci=find_pci(message, hit[0] in FUNCTION_DRIVERS),
+                              details={"driver": hit[0], "word": hit[1]})
         return fields, False, None, None
 
     def _instantiate(self, template: Template, position: int, env: Envelope | Pending | None, file: str | None,
@@ -722,7 +751,7 @@ class Classifier:
                 event, position, SEVERITY_RANK[stated[0] if stated else fields[1]] if fields else 0, prefix)
             if absorbed:
                 if joined is not None and fields is not None:  # (rare: a line with a finding's fields, absorbed)
-                    self._fill(joined, fields)
+                    self._fill(joined, fields, prefix)
                 return None
             if fields is None:
                 return None
@@ -860,12 +889,13 @@ class Classifier:
                 if takes is not None and (f.kind, f.xid) in takes:
                     self._amend(name, at, made, "pci", pci=f.pci)
 
-    def _fill(self, name: str, fields: tuple) -> None:
+    def _fill(self, name: str, fields: tuple, prefix: str | None = None) -> None:
         """A line joined the open event `name` (no finding of its own): the fields it gives that the event's finding
         lacks, of those the event takes (rules.EVENT_FILLS), and its action where a step above the finding's on the
         remediation ladder (finding.above: UVM's global fatal error asking a reboot of a GPU's reset event), amend
-        that finding (`read` returns it)."""
-        prefix = name.split(" ", 1)[0]
+        that finding (`read` returns it). `prefix`: the event's name in the tables where the caller has it (EventPlan)."""
+        if prefix is None:
+            prefix = name.split(" ", 1)[0]
         takes = EVENT_FILLS.get(prefix, ())
         at, made = self._made[name]
         action = fields[_TEMPLATE_INDEX["action"]]
@@ -990,7 +1020,7 @@ class Classifier:
         if plan is None or event_if is not None and get(event_if[0]) not in event_if[1]:
             # no event, or the row's event is only its lines' whose group says so (rules.Rule.event_if)
             return fields, needs_pci and pci is None, None, None
-        return fields, needs_pci and pci is None, _event_key(rule, m, of_line), plan
+        return fields, needs_pci and pci is None, _event_key(rule, m, of_line, pci), plan
 
 
 def _detail_groups(pattern: re.Pattern) -> tuple[str, ...]:
@@ -1075,10 +1105,11 @@ def _rank_of(m: re.Match) -> str:
     return rank or ""
 
 
-def _event_key(rule: Rule, m: re.Match, rank: str | None = None) -> tuple[str, str, str] | None:
+def _event_key(rule: Rule, m: re.Match, rank: str | None = None, pci: str | None = None) -> tuple[str, str, str] | None:
     """The open-event key of a rule's line: the event's name, and for events kept per device
-    (rules.EVENT_PER_DEVICE) the device's PCI address too; its role; the row (a stage of a "once" event).  `rank`:
-    `_rank_of(m)` where the caller read it already."""
+    (rules.EVENT_PER_DEVICE, EVENT_PER_FINDING_DEVICE) the device's PCI address too; its role; the row (a stage of a
+    "once" event).  `rank`: `_rank_of(m)` where the caller read it already; `pci`: the line's finding's address (None:
+    a kind-None row's line)."""
     if rule.event is None:
         return None
     name, role = rule.event
@@ -1092,14 +1123,16 @@ def _event_key(rule: Rule, m: re.Match, rank: str | None = None) -> tuple[str, s
         return _event_name(name, rule, m), role, stage
     if "|" in name:  # a "within" row of several events: its key in each
         return tuple(_event_name(one, rule, m, rank) for one in name.split("|")), role, rule.name
-    return _event_name(name, rule, m, rank), role, rule.name
+    return _event_name(name, rule, m, rank, pci), role, rule.name
 
 
 _GSP_INDEX = LazyPattern(GSP_GPU_INDEX)
 
 
-def _event_name(name: str, rule: Rule, m: re.Match, rank: str | None = None) -> str:
+def _event_name(name: str, rule: Rule, m: re.Match, rank: str | None = None, pci: str | None = None) -> str:
     """An event's open-event key for a line of a rule: its name, with the device or rank it is kept per."""
+    if name in EVENT_PER_FINDING_DEVICE:  # the finding's address ("" for a line of none: the newest open, _in_event)
+        return f"{name} {pci or ''}"
     if name in EVENT_PER_DEVICE:
         groups = m.groupdict()  # the full PCI address, function included: one event per function
         pci = (groups.get("pci") or groups.get("device") or "").lower()

@@ -6,9 +6,11 @@ import re
 from functools import lru_cache
 
 _PCI = re.compile(r"^(?:PCI:)?(?:([0-9a-fA-F]{1,8}):)?([0-9a-fA-F]{1,2}):([0-9a-fA-F]{1,2})(?:\.([0-7]))?$")
-# A PCI address somewhere in free text (domain required, to avoid matching times), its function with it.
-PCI_IN_TEXT = re.compile(r"(?<![0-9a-fA-F:])(?:PCI:)?([0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}(?:\.[0-7])?)"
-                         r"(?![0-9a-fA-F:])")
+# A PCI address somewhere in free text (domain required, to avoid matching times), its function with it: a function
+# may be followed by the ": " of a driver's prefix ("mlx5_core 0004:01:00.1: .."), an address without one by neither a
+# hex digit nor a colon.
+PCI_IN_TEXT = re.compile(r"(?<![0-9a-fA-F:])(?:PCI:)?([0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}"
+                         r"(?:\.[0-7](?![0-9a-fA-F])|(?![0-9a-fA-F:])))")
 
 
 @lru_cache(maxsize=4096)  # a node has a few dozen devices: a storm of distinct lines names the same ones

@@ -154,6 +154,17 @@ EVENT_PER_DEVICE = frozenset({"mlx5_health", "mlx5_tx_timeout", "mlx5_err_cqe", 
                               "gpfs", "fallen", "rminit", "peermem_load", "nvidia_load", "reset", "gsp", "port_down",
                               "mlx5_probe",
                               "iommu", "efa", "irdma", "intel_tx_timeout", "mana", "retrain"})
+# Events kept per device by the address their findings carry (function kept: parsers/kinds.py FUNCTION_DEVICES): a PCIe
+# AER report's "error received" line names the device reported (its `pci`: "pcieport 0000:00:1c.4: AER: Corrected error
+# received: 0000:00:1c.4", 6.x "Correctable error message received from 0000:03:00.0", before 4.x "id=00e5", its
+# bus/devfn), every other line of it its own device in its prefix ("pcieport 0000:00:1c.4:   device [8086:a114] error
+# status/mask=..", "nvidia 0000:03:00.0:    [ 0] RxErr"), a DPC containment its port (or the source it names). Two
+# ports' reports interleaved in a storm are two events, each port's lines its own. A line whose device has no open
+# event of its own is part of the newest open one, as before the key carried the device: the other devices of a
+# "Multiple" report (the port's own status after the endpoint it names), a driver's "AER: can't recover" and the
+# port's "device recovery failed" after the device's report (an "escalate" line: of the newest finding it may still
+# amend, EVENT_AMENDS), a firmware record's lines naming no device.
+EVENT_PER_FINDING_DEVICE = frozenset({"aer"})
 # Of those, the events kept per GPU: keyed by the GPU's address (normalize_pci: a GPU is one key, whichever function
 # or spelling a line gives), the address the lines before it named when the line names none (an NV_ERR_GPU_IS_LOST
 # assertion after the "fallen off the bus" line it follows). A line of one naming no GPU, none named in the lines before

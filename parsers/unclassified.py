@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 
+from .kinds import DEVICES
 from .wordscan import LazyPattern
 
 # Driver marker as it appears in the message -> driver label (the metric's `driver` label).
@@ -35,6 +36,14 @@ DRIVERS: tuple[tuple[str, str], ...] = (
     ("bnxt_re", "bnxt_re"),
 )
 DRIVER_KEYWORDS: tuple[str, ...] = tuple(k for k, _ in DRIVERS)
+# Driver label -> the device its lines are about (a key of parsers/kinds.py DEVICES), as a classified finding's kind
+# says it: the finding's address keeps its PCI function where that device is one function (kinds.FUNCTION_DEVICES, a
+# NIC's port, a PCIe port: classify.FUNCTION_DRIVERS), so an unclassified line of a NIC's second port is that port's.
+# Labels not listed name no device whose address is a function (the GPU's are its device number).
+DRIVER_DEVICES: dict[str, str] = {"nvidia": "gpu", "nvidia-modeset": "gpu", "nvidia-nvswitch": "nvswitch",
+                                  "mlx5_core": "nic", "mlx5_ib": "nic", "pcieport": "pcie", "bnxt_en": "nic",
+                                  "bnxt_re": "nic"}
+assert set(DRIVER_DEVICES) <= {label for _, label in DRIVERS} and set(DRIVER_DEVICES.values()) <= set(DEVICES)
 
 # Words that make a driver line worth a look.
 ERROR_WORDS = re.compile(

@@ -160,3 +160,30 @@ def test_each_function_is_its_own_device_for_the_guard():
     assert guard.explains(parse_line(FUNCTION_1))
     assert not guard.reading("0000:05:00.1") and guard.reading("0000:05:00.0")
     assert guard.explains(parse_line(FUNCTION_0)) and not guard.reading("0000:05:00.0")
+
+
+def test_a_state_saved_before_functions_were_kept_still_stops_every_function_of_its_device(tmp_path):
+    """Before functions were kept the guard's key was the device (`0000:05:00`): the run that saved it read no function
+    of that device. Restored, its entry keeps every function unread (was function 0's only, function 1 read again in the
+    same boot); a state saved now names each function, function 0's too, and a restart reads it back as it was."""
+    import json
+
+    old = tmp_path / "state.json"  # the "counter_guard" entry of a state file such a run wrote
+    old.write_text(json.dumps({"counter_guard": {"disabled": {"0000:05:00": "reading InfiniBand port counters"},
+                                                 "devices": {"0000:05:00": ["mlx5_0", "mlx5_1"]}}}))
+    guard = CounterGuard(clock=Clock(1000.0), repeats=1)
+    guard.restore(json.loads(old.read_text())["counter_guard"])
+    assert not guard.reading("0000:05:00.0") and not guard.reading("0000:05:00.1")
+    assert guard.reading("0000:06:00.1")  # another device's functions are read
+    again = CounterGuard(clock=Clock(1000.0), repeats=1)
+    again.restore(json.loads(json.dumps(guard.to_state())))
+    assert not again.reading("0000:05:00.0") and not again.reading("0000:05:00.1")
+    # stopped now: function 0 alone, saved by its full address, is function 0 alone after a restart
+    now = CounterGuard(clock=Clock(1000.0), repeats=1)
+    now.note_read("0000:05:00.0", "mlx5_0", 999.5, 999.9)
+    assert now.explains(parse_line(FUNCTION_0))
+    saved = now.to_state()
+    assert list(saved["disabled"]) == ["0000:05:00.0"] and saved["devices"] == {"0000:05:00.0": ["mlx5_0"]}
+    restarted = CounterGuard(clock=Clock(1000.0), repeats=1)
+    restarted.restore(json.loads(json.dumps(saved)))
+    assert not restarted.reading("0000:05:00.0") and restarted.reading("0000:05:00.1")

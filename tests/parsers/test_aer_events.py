@@ -13,6 +13,7 @@ from realworld import ROOT, classified, events, expect_key, finding_key, finding
 
 from parsers import Classifier
 from parsers.finding import SEVERITY_RANK
+from parsers.pci import find_pci
 
 SAMPLES = yaml.safe_load((ROOT / "pcie-aer.yaml").read_text())
 
@@ -50,7 +51,9 @@ def test_detail_lines_of_a_report_whose_first_lines_were_lost_open_one_event():
     found = [c.classify(line) for line in lines[2:]]  # the received and first bus-error lines lost
     loud_ones = [f for f in found if f is not None]
     assert len(loud_ones) == 1  # the status line opens the event; bits, the next device's lines join it
-    assert loud_ones[0].kind == "pcie_aer" and loud_ones[0].pci == "0000:00:03"
+    # the root port's own function, as its prefix "pcieport 0000:00:03.1: " names it (was "0000:00:03": find_pci read
+    # an address followed by ": " without its function)
+    assert loud_ones[0].kind == "pcie_aer" and loud_ones[0].pci == "0000:00:03.1"
 
 
 @pytest.mark.parametrize("line,severity", [
@@ -129,3 +132,46 @@ def test_two_root_ports_of_one_device_number_are_two_events():
     other = [line.replace("0000:00:1c.6", "0000:00:1c.4") for line in (first, failed)]
     found = events(classified([first, other[0], failed, other[1]]))
     assert sorted((f.severity, f.pci) for f in found) == [("error", "0000:00:1c.4"), ("error", "0000:00:1c.6")]
+
+
+# Two real reports, each verbatim from its source (kernel 6.x and 5.4), interleaved line by line as two root ports'
+# AER handlers print at once in a storm (the interleaving constructed): port 80:1b.4's non-fatal ACS violation whose
+# recovery failed (github.com/minisforum-docs/MS-02-Ultra/issues/10) and port 00:1c.4's corrected receiver error
+# (thomas-krenn.com/en/wiki/AER_Multiple_Corrected_error_received_0000:00:1c.4).
+ACS = ["pcieport 0000:80:1b.4: AER: Uncorrectable (Non-Fatal) error message received from 0000:80:1b.4",
+       "pcieport 0000:80:1b.4: PCIe Bus Error: severity=Uncorrectable (Non-Fatal), type=Transaction Layer, (Receiver ID)",
+       "pcieport 0000:80:1b.4:   device [8086:7f44] error status/mask=00200000/00000000",
+       "pcieport 0000:80:1b.4:    [21] ACSViol                (First)",
+       "pcieport 0000:80:1b.4: AER:   TLP Header: 0x34000000 0x00000052 0x00000000 0x00000000"]
+ACS_RECOVERY = ["thunderbolt 0000:84:00.0: AER: can't recover (no error_detected callback)",
+                "xhci_hcd 0000:97:00.0: AER: can't recover (no error_detected callback)",
+                "pcieport 0000:80:1b.4: AER: device recovery failed"]
+RXERR = ["pcieport 0000:00:1c.4: AER: Multiple Corrected error received: 0000:00:1c.4",
+         "pcieport 0000:00:1c.4: AER: PCIe Bus Error: severity=Corrected, type=Physical Layer, (Receiver ID)",
+         "pcieport 0000:00:1c.4: AER:   device [8086:9d14] error status/mask=00000001/00002000",
+         "pcieport 0000:00:1c.4: AER:    [ 0] RxErr"]
+
+
+def test_two_ports_reports_interleaved_are_two_events_each_ports_lines_its_own():
+    """The event's key carries the device (rules.EVENT_PER_FINDING_DEVICE): each port's detail lines join its own
+    report, its recovery lines (the endpoints' "can't recover" below it, the port's "device recovery failed") amend its
+    own finding. Was one event for both: the other port's corrected warning was amended to fatal, this one's stayed."""
+    lines = [line for pair in zip(ACS, RXERR + [None]) for line in pair if line is not None] + ACS_RECOVERY
+    assert lines[:2] == [ACS[0], RXERR[0]] and lines[-4:] == [ACS[4]] + ACS_RECOVERY
+    for found in (classified(lines), findings("\n".join(lines))):
+        assert sorted((f.severity, f.pci) for f in events(found)) == [("fatal", "0000:80:1b.4"),
+                                                                        ("warning", "0000:00:1c.4")]
+    raw = classified(lines)
+    assert [(f.pci, f.details.get("amends")) for f in raw] == [("0000:80:1b.4", None), ("0000:00:1c.4", None),
+                                                               ("0000:80:1b.4", "severity")]
+    # each report alone, and its lines in their own order: one event, as before the key carried the device
+    assert [(f.severity, f.pci) for f in events(classified(ACS + ACS_RECOVERY))] == [("fatal", "0000:80:1b.4")]
+    assert [(f.severity, f.pci) for f in events(classified(RXERR))] == [("warning", "0000:00:1c.4")]
+
+
+def test_a_line_of_a_device_with_no_report_of_its_own_is_part_of_the_newest():
+    """The other devices of a report (pop-os #3363: "Multiple .. received from 0000:00:00.0", then the root port's and
+    the GPU's status, neither the device it names) stay the report's: one event."""
+    lines = SAMPLES[6]["text"].splitlines()
+    assert {find_pci(line, True) for line in lines} == {"0000:00:03.1", "0000:07:00"}  # the lines' prefixes
+    assert [(f.kind, f.pci) for f in events(classified(lines))] == [("pcie_aer", "0000:00:00")]

@@ -110,3 +110,20 @@ def test_the_msi_fallback_benign_is_that_wording_only():
     # synthetic: the MSI-X failure names no fallback (kernel-open/nvidia/nv-msi.c): the net's warning stays
     f = parse_line("NVRM: GPU 0000:82:00.0: Failed to enable MSI-X.")
     assert f is not None and f.kind == "unclassified"
+
+
+# lore.kernel.org/r/20250707103014.1279262-1-andy.xu@hj-micro.com (realworld/pcie-dpc-2.yaml), verbatim: mlx5's health
+# recovery on the second function of a ConnectX below a contained root port; alone (no health event open) the net's
+MLX5_FUNCTION_1 = ("[ 85.815016] mlx5_core 0004:01:00.1: mlx5_health_try_recover:335:(pid 2239): handling bad device "
+                   "here")
+
+
+def test_an_unclassified_line_of_a_function_device_keeps_its_function():
+    """The rule of a classified finding's address (kinds.FUNCTION_DEVICES): a NIC's or a PCIe port's line keeps its
+    function, so the second port's line is not the first port's (was `0004:01:00`); a GPU's is its device number."""
+    f = parse_line(MLX5_FUNCTION_1)
+    assert f.kind == "unclassified" and f.details["driver"] == "mlx5_core" and f.pci == "0004:01:00.1"
+    port = parse_line("pcieport 0000:00:1c.4: pciehp: Slot(1): Link Training Error")  # synthetic, as UNKNOWN's
+    assert port.kind == "unclassified" and port.pci == "0000:00:1c.4"
+    gpu = parse_line("NVRM: GPU 0000:3b:00.1: kbusSetupBar2 failed! (0x26:0x65:1453)")  # synthetic, as UNKNOWN's
+    assert gpu.kind == "unclassified" and gpu.pci == "0000:3b:00"
