@@ -902,6 +902,12 @@ LIVE_FACTS: tuple[LiveFact, ...] = (
     LiveFact("collective_mismatch", "CollectiveMismatch", "Ranks called different collectives",
              ("rank", "first_rank", "other_rank", "around_rank", "op", "seq", "error_type"),
              ("rank", "first_rank", "other_rank", "around_rank")),
+    # a store's count of the ranks that joined, apart from those it waited for (attribute.STORE_COUNTS): the counts
+    # are the culprit (the ranks that never joined, or another job's joins); a store error without them is a
+    # consequence and stays offline
+    LiveFact("store_error", "StoreJoinTimeout", "The job's store timed out counting the ranks that joined",
+             ("rank", "store_key", "store_joined", "store_expected", "store_timeout", "fact"),
+             ("store_joined", "store_expected")),
 )
 LIVE = {row.kind: row for row in LIVE_FACTS}
 LIVE_REASONS = {row.reason: row for row in LIVE_FACTS}
@@ -913,7 +919,8 @@ _LABELS = {"rank": "rank", "local_rank": "local rank", "host": "host", "pid": "p
            "node_id": "node id", "what": "error", "segment": "segment", "why": "reason", "fact": "read as",
            "first_rank": "first rank", "other_rank": "other rank", "around_rank": "around rank", "op": "op",
            "seq": "seq", "error_type": "error type", "barrier": "barrier", "tasks": "tasks", "plugin": "plugin",
-           "callback": "callback", "rc": "rc"}
+           "callback": "callback", "rc": "rc", "store_key": "key", "store_joined": "joined",
+           "store_expected": "expected", "store_timeout": "store timeout"}
 _BY_LABEL = {label: name for name, label in _LABELS.items()}
 _VALUE = {"lagging": re.compile(r"\d{1,9}(?:, \d{1,9}){0,63}"), "what": re.compile(r"[A-Za-z][\w ./'\-]{0,79}"),
           "why": re.compile(r"[A-Z][A-Z ]{0,79}"), "text": re.compile(r"[\w.:\-\[\]@/]{1,253}"),

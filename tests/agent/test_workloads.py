@@ -794,6 +794,14 @@ JOB_FACT_LINES = [
      "(rank 1; first rank 1; other rank 0; op ALLREDUCE; seq 3104)"),
     ("init.cc:1247 NCCL WARN Mismatched collective detected, please check your collective calls at and around rank 39.",
      "CollectiveMismatch", "(around rank 39)"),
+    # a store's count of the ranks that joined, apart from those it waited for (metaseq-52-store-barrier, OpenRLHF
+    # #1040's TCPStore server): the counts the cluster reads back
+    ("RuntimeError: Timed out initializing process group in store based barrier on rank: 4330, for key: "
+     "store_based_barrier_key:522 (world_size=2048, worker_count=1792, timeout=0:30:00)", "StoreJoinTimeout",
+     "(rank 4330; key store_based_barrier_key:522; joined 1792; expected 2048; store timeout 0:30:00; read as "
+     "store_join)"),
+    ("torch.distributed.DistStoreError: Timed out after 1801 seconds waiting for clients. 1/3 clients joined.",
+     "StoreJoinTimeout", "(joined 1; expected 3; store timeout 1801; read as store_join)"),
 ]
 
 

@@ -54,6 +54,17 @@ def test_a_task_whose_container_never_started_is_named_live_as_offline():
         assert r.live_ok and r.offline_ok, (r.name, r.live, r.why)
 
 
+def test_a_stores_count_of_the_ranks_that_joined_is_named_live_as_offline():
+    """megatron-deepspeed-338, metaseq-52 and pseco-15-store-barrier: the store-based barrier's timeout with its counts
+    (4 of 8, 1792 of 2048, 16 for 4) is published (StoreJoinTimeout) and the cluster reads the counts back: the job's
+    cause, infrastructure, as offline (was: no incident live, store errors staying offline; PseCo's rank 0 exit after
+    it then 'its log says nothing of why')."""
+    names = ["megatron-deepspeed-338-store-barrier", "metaseq-52-store-barrier", "pseco-15-store-barrier"]
+    for r in _bench().rows(names):
+        assert r.live_ok and r.offline_ok, (r.name, r.live, r.why)
+        assert r.live.startswith("infrastructure"), r.live
+
+
 def test_a_ray_tasks_failure_is_named_live_on_the_node_its_header_names():
     """search-r1-61-verl-ray-task-illegal-access: the driver's log holds Ray's header of a WorkerDict task's error; the
     agent's Event says the task's pid and node address and the cluster names that host, as offline (was: node-0, the
