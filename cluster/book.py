@@ -76,8 +76,8 @@ class Mark:
     on the nodes' clocks alone (an evidence time is an agent's or a kubelet's; the controller's clock may be minutes
     off theirs, and no evidence time is ever compared with it): `since` is the newest evidence time it held, `seen`
     the readings it held that a time cannot tell from a later one (those of that second, and those with no time;
-    bounded).  Evidence counts after the close when it is not one of `seen` and is newer than `since`, or of that
-    second where `seen` is known.  A mark recovered from an incident's Event (a restart) has only `since` (its
+    bounded).  Evidence counts after the close when it is newer than `since`, or of that second (or with no time)
+    and not one of `seen`.  A mark recovered from an incident's Event (a restart) has only `since` (its
     last_evidence): there, that second's evidence is the closed incident's."""
 
     since: float = 0.0
