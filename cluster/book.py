@@ -6,7 +6,8 @@ Pure (no I/O, a clock handed in): the watches feed it objects, `settle()` hands 
 - A node fault counts for the jobs with a pod on that node, from a minute before the pod started there.
 - An incident opens when triage.attribute() finds one in a job's evidence, is updated as its verdict or its
   evidence grows (one Event, patched), and closes after `idle` seconds without new evidence or when the job's
-  owner is deleted; a later failure opens the next incident (`seq` + 1).
+  owner is deleted; a later failure opens the next incident (`seq` + 1).  What the closed incident held is
+  marked on the nodes' clocks alone (Mark): never the controller's, which may be minutes off the nodes'.
 - Addresses: a job's evidence that names a peer or host by its address (NET/IB's "from peer 10.1.2.3", Ray's
   "ip: 10.1.2.3", a rank's prefix) is given the node (and pod) that address is, from what is watched anyway: the
   job pods' status.podIP / podIPs with spec.nodeName (a pod IP reused by a later pod is the later pod's, and a
@@ -69,6 +70,36 @@ class Open:
     recovery: dict | None = None  # the cascading-recovery decision on this incident, as written in its Event
 
 
+@dataclass(frozen=True, slots=True)
+class Mark:
+    """Where a closed incident's evidence ends, so that a later failure of the job counts and what it held does not,
+    on the nodes' clocks alone (an evidence time is an agent's or a kubelet's; the controller's clock may be minutes
+    off theirs, and no evidence time is ever compared with it): `since` is the newest evidence time it held, `seen`
+    the readings it held that a time cannot tell from a later one (those of that second, and those with no time;
+    bounded).  Evidence counts after the close when it is newer than `since`, or of that second (or with no time)
+    and not one of `seen`.  A mark recovered from an incident's Event (a restart) has only `since` (its
+    last_evidence): there, that second's evidence is the closed incident's."""
+
+    since: float = 0.0
+    seen: frozenset[tuple[float | None, str]] | None = None  # (its time, the reading)
+
+    def counts(self, e: Evidence) -> bool:
+        t = None if e.time is None else _epoch(e.time)
+        if t is not None and t != self.since:
+            return t > self.since
+        if self.seen is None:  # recovered: that second is the closed incident's; evidence with no time counts
+            return t is None
+        return (t, _reading(e)) not in self.seen
+
+    def after(self, held: list[Evidence]) -> "Mark":
+        """The mark of an incident closed holding `held` (the evidence this mark let count): `seen` keeps what this
+        mark saw that the new `since` does not tell apart (no time; that second)."""
+        since = max((_epoch(e.time) for e in held if e.time is not None), default=self.since)
+        seen = {(t, _reading(e)) for e in held if (t := None if e.time is None else _epoch(e.time)) in (None, since)}
+        seen |= {(t, r) for t, r in self.seen or () if t in (None, since)}
+        return Mark(since, frozenset(sorted(seen, key=lambda s: s[1])[:MAX_EVIDENCE]))
+
+
 @dataclass(slots=True)
 class JobState:
     job: Job
@@ -76,7 +107,7 @@ class JobState:
     nodes: dict = field(default_factory=dict)  # node -> how many of the job's pods run there
     events: dict = field(default_factory=dict)  # Event uid -> list[Evidence]
     versions: dict = field(default_factory=dict)  # Event uid -> the resourceVersion its evidence was read from
-    since: float = 0.0  # evidence before this (a closed incident's) is not counted again
+    mark: Mark = Mark()  # where the last closed incident's evidence ends: what it held is not counted again
     seq: int = 0  # incidents opened so far on this job
     open: Open | None = None
     dirty: bool = False
@@ -109,7 +140,7 @@ class Book:
         self.other_pods: set[tuple[str, str]] = set()
         self.gone: OrderedDict[tuple[str, str], tuple[tuple, str]] = OrderedDict()  # deleted pod -> (job, node)
         self.dropped = 0
-        self.retired: OrderedDict[tuple, tuple[int, float]] = OrderedDict()  # forgotten jobs: (seq, since)
+        self.retired: OrderedDict[tuple, tuple[int, Mark]] = OrderedDict()  # forgotten jobs: (seq, mark)
         self.owner_uids: dict[tuple[str, str, str], str] = {}  # owners watched: Owner.where -> uid
         self.owner_optin: set[tuple[str, str, str]] = set()  # owners labelled for cascading recovery
         # address -> where it is: the job pods' IPs (node, pod), nodes' addresses, pods' host IPs, deleted pods' IPs
@@ -143,8 +174,8 @@ class Book:
             return
         state = self.jobs.get(job.key)
         if state is None:
-            seq, since = self.retired.pop(job.key, (0, 0.0))
-            state = self.jobs[job.key] = JobState(job, since=since, seq=seq)
+            seq, mark = self.retired.pop(job.key, (0, Mark()))
+            state = self.jobs[job.key] = JobState(job, mark=mark, seq=seq)
         elif not state.job.owner.uid and job.owner.uid:
             state.job = job
         node = (obj.get("spec") or {}).get("nodeName") or ""
@@ -378,12 +409,12 @@ class Book:
             o = state.job.owner
             if o.where == where and (not owner.uid or not o.uid or o.uid == owner.uid):
                 if state.open is not None:
-                    out.append(Change("closed", state.job, state.open, state.open.incident))
+                    out.append(self._close(state))
                 for pod in list(state.pods):
                     info = self.pods.get(pod)
                     if info is not None:
                         self._drop_pod(pod, info)
-                self._retire(key, state, now)
+                self._retire(key, state)
         return out
 
     def owners_listed(self, api_version: str, kind: str, keys: set[tuple[str, str]], now: float) -> list[Change]:
@@ -410,23 +441,36 @@ class Book:
             if not state.job.owner.uid and state.job.owner.where == where:
                 state.job = Job(state.job.key, owner, state.job.source)
 
-    def restore(self, job: Job, open_: Open | None, seq: int, since: float) -> None:
-        """What a previous run of the controller wrote (recovered from its Events)."""
+    def restore(self, job: Job, open_: Open | None, seq: int, since: float, now: float) -> None:
+        """What a previous run of the controller wrote (recovered from its Events); `since`: a closed incident's
+        last_evidence (the nodes' clocks).  An open one is quiet from `now` (its idle time is this clock's)."""
         state = self.jobs.get(job.key)
         if state is None:
             state = self.jobs[job.key] = JobState(job)
         state.seq = max(state.seq, seq)
-        state.since = max(state.since, since)
+        if since > state.mark.since:
+            state.mark = Mark(since)
         if open_ is not None:
             state.open = open_
             state.dirty = True
+            state.last_change = max(state.last_change, now)
 
-    def _retire(self, key: tuple, state: JobState, since: float) -> None:
-        """Forget a job, but not how many incidents it had nor since when its evidence counts (a job of the same
-        name coming back must not reopen, or rename, an incident already written)."""
+    def _retire(self, key: tuple, state: JobState) -> None:
+        """Forget a job, but not how many incidents it had nor its mark (a job of the same name coming back must not
+        reopen, or rename, an incident already written; its new pods' evidence is newer)."""
         del self.jobs[key]
         if state.seq:
-            keep_newest(self.retired, key, (state.seq, since), MAX_WAITING)
+            keep_newest(self.retired, key, (state.seq, state.mark), MAX_WAITING)
+
+    def _close(self, state: JobState) -> Change:
+        """Close the job's open incident: mark what it held (its pods keep their exits: the mark, not a clock, tells
+        them from later ones)."""
+        change = Change("closed", state.job, state.open, state.open.incident)
+        state.mark = state.mark.after(self._held(state))
+        state.events.clear()
+        state.versions.clear()
+        state.open = None
+        return change
 
     def _node_changed(self, node: str, now: float) -> None:
         for key in self.node_jobs.get(node, ()):
@@ -442,6 +486,11 @@ class Book:
     # ---- decide ------------------------------------------------------------------------------------
 
     def evidence(self, state: JobState) -> list[Evidence]:
+        out = self._held(state)
+        return out + self.addresses(out, state.job.key[0])
+
+    def _held(self, state: JobState) -> list[Evidence]:
+        """The job's evidence that counts (not a closed incident's), the newest MAX_EVIDENCE."""
         out: list[Evidence] = []
         for found in state.events.values():
             out.extend(found)
@@ -462,12 +511,12 @@ class Book:
                         and (e.kind, e.pci, e.xid, e.sxid) not in seen]
             here = [e for e in told + standing if e.time is None or _epoch(e.time) >= started - FAULT_SLACK]
             out.extend(with_gpus(here, self.node_gpus[node]) if node in self.node_gpus else here)
-        if state.since:
-            out = [e for e in out if e.time is None or _epoch(e.time) > state.since]
+        if state.mark.since or state.mark.seen is not None:
+            out = [e for e in out if state.mark.counts(e)]
         if len(out) > MAX_EVIDENCE:
             out.sort(key=lambda e: _epoch(e.time) if e.time else 0.0)
             out = out[-MAX_EVIDENCE:]
-        return out + self.addresses(out, state.job.key[0])
+        return out
 
     def addresses(self, evidence: list[Evidence], namespace: str = "") -> list[Evidence]:
         """Where the addresses the evidence names (peers, hosts) are, as triage reads NCCL's own address lines
@@ -488,21 +537,13 @@ class Book:
         """Attribute every job whose evidence changed; close incidents gone quiet.  Returns what to write."""
         changes: list[Change] = []
         for key, state in list(self.jobs.items()):
-            if state.open is not None and not state.dirty and now - max(state.open.last_evidence,
-                                                                        state.last_change) > self.idle:
-                changes.append(Change("closed", state.job, state.open, state.open.incident))
-                state.since = now
-                state.events.clear()
-                state.versions.clear()
-                state.open = None
-                for pod in state.pods:
-                    info = self.pods.get(pod)
-                    if info is not None:
-                        info.exits = [e for e in info.exits if e.time is not None and _epoch(e.time) > now]
+            # quiet on the controller's own clock (last_change), never against an evidence time (the nodes')
+            if state.open is not None and not state.dirty and now - state.last_change > self.idle:
+                changes.append(self._close(state))
                 continue
             if not state.dirty:
                 if not state.pods and state.open is None and not state.events:
-                    self._retire(key, state, state.since)
+                    self._retire(key, state)
                 continue
             state.dirty = False
             evidence = self.evidence(state)
@@ -511,7 +552,7 @@ class Book:
                 continue
             incident = incidents[0]
             fp = fingerprint(incident)
-            last = max((_epoch(e.time) for e in evidence if e.time is not None), default=now)
+            last = max((_epoch(e.time) for e in evidence if e.time is not None), default=0.0)  # nodes' clocks
             if state.open is None:
                 state.seq += 1
                 state.open = Open(incident_id(state.job, state.seq), state.seq, now, fp,
@@ -586,6 +627,12 @@ def _finished(pod: Mapping[str, Any]) -> bool:
 
 def _epoch(t: datetime | None) -> float:
     return t.timestamp() if t is not None else 0.0
+
+
+def _reading(e: Evidence) -> str:
+    """A piece of evidence as read (every field): an object read again gives the same; a later occurrence (another
+    pod, a container's next exit, another Event) another."""
+    return repr(e)
 
 
 RANK_KEYS = ("batch.kubernetes.io/job-completion-index",)

@@ -172,9 +172,10 @@ class Controller:
             if doc.get("state") == "open":
                 open_ = Open(doc["id"], seq, float(doc["opened"]), doc["fingerprint"], ev["metadata"]["name"],
                              int(ev.get("count") or 1), float(doc.get("last_evidence") or 0.0), recovery=recovery)
-                self.book.restore(job, open_, seq, 0.0)
+                self.book.restore(job, open_, seq, 0.0, self.clock())
             else:
-                self.book.restore(job, None, seq, float(doc.get("closed") or doc.get("last_evidence") or 0.0))
+                # the nodes' clocks (its newest evidence), never "closed" (this controller's clock, minutes off theirs)
+                self.book.restore(job, None, seq, float(doc.get("last_evidence") or 0.0), self.clock())
             return 1
         except (ValueError, KeyError, TypeError) as exc:
             log.warning("recovery: incident Event %s unreadable (%s)", (ev.get("metadata") or {}).get("name"), exc)

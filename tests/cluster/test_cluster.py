@@ -10,6 +10,7 @@ import io
 import json
 import threading
 import time
+from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
@@ -387,6 +388,41 @@ def test_the_book_keeps_one_incident_and_closes_it_when_quiet():
     assert book.settle(t0 + 202) == []
 
 
+def test_a_closed_incidents_evidence_read_again_opens_none_with_or_without_a_time():
+    """The mark of a closed incident is on the nodes' clocks and the readings it held: a dead pod's exit (the
+    kubelet's finishedAt, ahead of the controller's clock here) and an Event with no time, read again after the
+    close, open nothing; another Event with no time is the next incident."""
+    book = Book(idle=60)
+    now = datetime(2024, 7, 25, 7, 0, tzinfo=timezone.utc).timestamp() - 120  # the controller, 2 min behind
+    dead = {"metadata": {"name": "w-0", "namespace": "train", "uid": "p0", "labels": {"job-name": "t"},
+                         "creationTimestamp": "2024-07-25T06:00:00Z"}, "spec": {"nodeName": "node-a"},
+            "status": {"phase": "Failed", "containerStatuses": [{"name": "main", "state": {"terminated": {
+                "exitCode": 139, "reason": "Error", "finishedAt": "2024-07-25T07:00:00Z"}}}]}}
+    book.pod(dead, now)
+    book.pod({**dead, "metadata": {**dead["metadata"], "name": "w-1", "uid": "p1"}, "status": {"phase": "Running"},
+              "spec": {"nodeName": "node-b"}}, now)
+    untimed = agent_pod_event("node-b", "w-1", [1])
+    untimed["involvedObject"]["name"] = "w-1"
+    for k in ("firstTimestamp", "lastTimestamp", "eventTime"):
+        untimed.pop(k, None)
+    book.event(untimed, now + 1)
+    (opened,) = book.settle(now + 2)
+    assert sorted(e.time is None for e in opened.incident.evidence) == [False, True]
+    (closed,) = book.settle(now + 200)
+    assert closed.what == "closed"
+    book.pod(dead, now + 201)  # the dead pod and the Event, read again (a relist)
+    book.event(untimed, now + 201)
+    assert book.jobs[opened.job.key].dirty and book.settle(now + 202) == []
+    later = agent_pod_event("node-b", "w-1", [5])
+    later["involvedObject"]["name"] = "w-1"
+    later["metadata"]["uid"] = "ev-w-1-later"
+    for k in ("firstTimestamp", "lastTimestamp", "eventTime"):
+        later.pop(k, None)
+    book.event(later, now + 203)
+    (again,) = book.settle(now + 204)
+    assert again.what == "opened" and again.open.seq == 2 and [e.rank for e in again.incident.evidence] == [5]
+
+
 def test_an_event_listed_again_at_the_same_resource_version_is_not_read_again(monkeypatch):
     """A relist after 410 Gone hands every Event again: only those that changed are read into evidence."""
     book = Book()
@@ -477,28 +513,31 @@ def controller(api: ApiDouble, identity: str = "c1", clock=time.time, **kw):
         t.join(10)
 
 
-def gang(api: ApiDouble, name: str = "llm", gpus: int = 8) -> None:
-    """A JobSet whose 4 worker pods run on node-a..d."""
-    store = api.stores.get(("jobset.x-k8s.io", "jobsets")) or api.serve("jobset.x-k8s.io", "v1alpha2", "jobsets",
-                                                                         "JobSet")
+def gang(api: ApiDouble, name: str = "llm", gpus: int = 8, again: str = "") -> None:
+    """A JobSet whose 4 worker pods run on node-a..d (`again`: recreated, the objects' uids end so)."""
+    store = api.stores.get(("jobset.x-k8s.io", "jobsets"))
+    if store is None:
+        store = api.serve("jobset.x-k8s.io", "v1alpha2", "jobsets", "JobSet")
     store[("train", name)] = {"apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet",
-                              "metadata": {"name": name, "namespace": "train", "uid": f"uid-{name}"}}
+                              "metadata": {"name": name, "namespace": "train", "uid": f"uid-{name}{again}"}}
     for i, node in enumerate(NODES):
         if node not in api.nodes:
             api.add_node(node, gpus=gpus)
         p = api.add_pod("train", f"{name}-w-0-{i}", node, gpus=8)
+        p["metadata"]["uid"] += again
         p["metadata"]["labels"] = {"jobset.sigs.k8s.io/jobset-name": name, "batch.kubernetes.io/job-name": f"{name}-w-0"}
         p["metadata"]["creationTimestamp"] = "2024-07-25T06:00:00Z"
         api.pods.touch(("train", p["metadata"]["name"]))
 
 
-def publish_timeouts(api: ApiDouble, name: str = "llm", nodes=NODES) -> None:
+def publish_timeouts(api: ApiDouble, name: str = "llm", nodes=NODES, tag: str = "") -> None:
+    """The agents' Events of every rank timing out, stamped now (`tag`: another Event each, a later failure)."""
     core = make_api(Settings(api_server=api.url))
     for i, node in enumerate(NODES):
         if node in nodes:
             ev = agent_pod_event(node, f"{name}-w-0-{i}", [i])
             body = {k: v for k, v in ev.items() if k != "metadata"}
-            body["metadata"] = {"name": f"{name}-w-0-{i}.{node}", "namespace": "train"}
+            body["metadata"] = {"name": f"{name}-w-0-{i}.{node}{tag}", "namespace": "train"}
             core.create_namespaced_event("train", body)
 
 
@@ -686,6 +725,70 @@ def test_a_deleted_owner_closes_its_incident():
             del api.stores[("jobset.x-k8s.io", "jobsets")][("train", "llm")]
             wait_until(lambda: doc(incidents(api)[0])["state"] == "closed", "closed")
             assert any(json.loads(x)["action"] == "closed" for x in c.out_text.getvalue().splitlines())
+
+
+# The controller's clock minutes off the nodes' (whose clocks stamp the evidence: the agents' Events here): ahead,
+# a failure right after a close was taken for the closed incident's; behind, the closed incident's evidence, read
+# again, opened another, and an incident's idle time ran from the nodes' newest evidence time.
+SKEWS = pytest.mark.parametrize("skew", [120.0, -120.0], ids=["controller-ahead", "controller-behind"])
+
+
+def relist_events(api: ApiDouble, c: Controller) -> None:
+    """The Events' watch ends in 410 Gone: the relist hands every Event again."""
+    def lists() -> int:
+        return sum(1 for _m, p, q, _c in list(api.requests)
+                   if p.endswith("/events") and not q.get("watch") and q.get("fieldSelector") == "source=gpu-npd")
+    before = lists()
+    api.event_store.compact()
+    api.cut_watches()
+    wait_until(lambda: lists() > before, "the Events relisted")
+    time.sleep(1.0)  # settled
+
+
+@SKEWS
+def test_a_failure_right_after_a_close_is_the_next_incident_and_the_closed_ones_evidence_none(skew):
+    """docs/cluster.md "Clocks": a closed incident is marked by the newest evidence time it held (the nodes'
+    clocks) and what it held of that second: whatever the controller's clock, the job's next failure seconds after the
+    close opens the next incident, and the closed incident's Events, listed again (a watch's 410, a restart), open
+    none."""
+    with ApiDouble() as api:
+        gang(api)
+        publish_timeouts(api)
+        clock = lambda: time.time() + skew  # noqa: E731
+        with controller(api, clock=clock, idle=1.0) as c:
+            wait_until(lambda: incidents(api) and doc(incidents(api)[0])["state"] == "closed", "the first closes")
+            relist_events(api, c)
+            assert [doc(e)["seq"] for e in incidents(api)] == [1]
+            publish_timeouts(api, tag=".2")
+            wait_until(lambda: len(incidents(api)) == 2, "the next incident")
+            wait_until(lambda: all(doc(e)["state"] == "closed" for e in incidents(api)), "the next closes")
+        with controller(api, identity="c2", clock=clock, idle=1.0) as c:  # recovers the marks from the Events
+            wait_until(lambda: c.ready.is_set(), "second controller synced")
+            time.sleep(1.5)
+            assert sorted(doc(e)["seq"] for e in incidents(api)) == [1, 2]
+
+
+@SKEWS
+def test_a_job_recreated_under_the_same_name_opens_on_its_own_failure_not_on_the_deleted_ones(skew):
+    """The owner deleted closes its incident at once; recreated under its name (its pods too: a JobSet's
+    `<name>-w-0-<i>`, new uids), the old pods' Events listed again are the closed incident's, its own failure seconds
+    later the next incident, whatever the controller's clock."""
+    with ApiDouble() as api:
+        gang(api)
+        publish_timeouts(api)
+        with controller(api, clock=lambda: time.time() + skew) as c:
+            wait_until(lambda: incidents(api), "incident")
+            jobsets = api.stores[("jobset.x-k8s.io", "jobsets")]
+            del jobsets[("train", "llm")]
+            for i in range(len(NODES)):
+                del api.pods[("train", f"llm-w-0-{i}")]
+            wait_until(lambda: doc(incidents(api)[0])["state"] == "closed", "closed")
+            gang(api, again="-2")
+            relist_events(api, c)
+            assert len(incidents(api)) == 1
+            publish_timeouts(api, tag=".2")
+            ev = wait_until(lambda: next((e for e in incidents(api) if doc(e)["seq"] == 2), None), "the next incident")
+            assert ev["involvedObject"]["uid"] == "uid-llm-2" and doc(ev)["state"] == "open"
 
 
 def watch_starts(api: ApiDouble, path: str) -> list[dict]:
