@@ -739,6 +739,8 @@ def relist_events(api: ApiDouble, c: Controller) -> None:
         return sum(1 for _m, p, q, _c in list(api.requests)
                    if p.endswith("/events") and not q.get("watch") and q.get("fieldSelector") == "source=gpu-npd")
     before = lists()
+    with api.lock:  # a change elsewhere first (a Lease renewal): compacted past the newest Event, so the watch,
+        api.rv += 1  # whose cursor may be that Event's resourceVersion, is too old (410) whatever was written last
     api.event_store.compact()
     api.cut_watches()
     wait_until(lambda: lists() > before, "the Events relisted")
