@@ -535,10 +535,12 @@ FACTS: tuple[Fact, ...] = (
     # inline_container.cc:274] . unexpected pos 3695636864 vs 3695636752" after "terminate called"): a Megatron
     # torch_dist save to an FSx for Lustre 90% full failed with "[Errno 28] No space left on device" on two ranks and
     # "unexpected pos 704 vs 598" on three (awslabs/awsome-distributed-ai PR #1225, 2026); was an exception, the
-    # application's.
-    _f("storage", "storage_error", ["No space left on device", "Disk quota exceeded", "Input/output error",
+    # application's. A quota, every wording (Python's "OSError: [Errno 122] Disk quota exceeded", TensorFlow's
+    # "ResourceExhaustedError: disk quota exceeded [Op:SaveV2]", keras-team/keras-tuner #390), is the job's own limit,
+    # not the storage's failure: triage.attribute STORAGE_WHAT_CATEGORY.
+    _f("storage", "storage_error", ["No space left on device", "isk quota exceeded", "Input/output error",
                                     "Stale file handle", "file write failed", "unexpected pos "],
-       r"(?P<what>No space left on device|Disk quota exceeded|Input/output error|Stale file handle|"
+       r"(?P<what>No space left on device|[Dd]isk quota exceeded|Input/output error|Stale file handle|"
        r"PytorchStreamWriter failed writing file)|inline_container\.cc:\d+\] \. ?(?P<what2>unexpected pos) \d+ vs \d+"),
     # An object store that refused the job's upload (a checkpoint, its shards) for the rate of its requests, past the
     # client's retries: the storage service, not the program.  Amazon S3's 503 error code "SlowDown" ("Please reduce

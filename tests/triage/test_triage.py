@@ -761,8 +761,8 @@ EIO_TRACEBACK = ["[rank3]: Traceback (most recent call last):",
 
 
 def test_a_traceback_ending_in_a_refused_write_is_the_storage_not_the_program():
-    """A traceback whose exception is the file system's refusal (EIO, ENOSPC, EDQUOT, ESTALE, torch.save's short
-    write) is the storage's failure (infrastructure), its exception type kept; was: an exception, the application's.
+    """A traceback whose exception is the file system's refusal (EIO, ENOSPC, ESTALE, torch.save's short write) is
+    the storage's failure (infrastructure; a quota, EDQUOT, the job's own), its exception type kept; was: an exception, the application's.
     With the rank's node's kernel saying its NFS server timed out (REAL: ClusterLabs/resource-agents #1654), that
     node fault is the root."""
     [alone] = job({"node-a/train.log": EIO_TRACEBACK})
@@ -773,6 +773,20 @@ def test_a_traceback_ending_in_a_refused_write_is_the_storage_not_the_program():
                        "node-a/train.log": EIO_TRACEBACK})
     assert (first.category, first.rule, first.root.kind, first.root.host) == ("infrastructure", "node_fault",
                                                                               "nfs_error", "node-a")
+
+
+def test_a_quota_the_job_ran_out_of_is_the_jobs_own_not_the_storages():
+    """(h183) A write refused for the owner's quota (EDQUOT) is the job's own limit, on a file system with room left
+    (open-mmlab/mmdetection #12069): its root a storage_error, the category the application's, not infrastructure, in
+    every wording (REAL: tloen/alpaca-lora #280's "OSError: [Errno 122] Disk quota exceeded", keras-team/keras-tuner
+    #390's TensorFlow "disk quota exceeded", was no storage_error at all); a full disk or an I/O error stays the
+    storage's (infrastructure). Was: every quota the infrastructure's."""
+    for line in ("OSError: [Errno 122] Disk quota exceeded",
+                 "tensorflow.python.framework.errors_impl.ResourceExhaustedError: disk quota exceeded [Op:SaveV2]"):
+        [inc] = job({"node-a/train.log": [line]})
+        assert (inc.category, inc.root.kind) == ("application", "storage_error"), (line, inc.reason)
+    [full] = job({"node-a/train.log": ["OSError: [Errno 28] No space left on device"]})
+    assert (full.category, full.root.kind) == ("infrastructure", "storage_error")
 
 
 # hkust-nlp/simpleRL-reason #19: a DeepSpeed ZeRO checkpoint's torch.save in a Ray actor, as the driver printed it
