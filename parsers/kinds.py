@@ -428,14 +428,18 @@ TABLE: tuple[Kind, ...] = (
     # failover or a network blip; one never restored ends in an eviction, or in the hung tasks of the I/O waiting.
     # IBM Storage Scale (GPFS): a node that lost its membership in the cluster owning a file system ("Lost membership
     # in cluster <cluster>. Unmounting file systems.", mmfs.log) had those file systems unmounted under the job: an
-    # error, as an eviction.
+    # error, as an eviction. CephFS's kernel client whose reconnect the metadata server denied ("ceph: mds0 reconnect
+    # denied": evicted and blocklisted, its dirty data dropped) is an error too; its session closed ("closed our
+    # session") or a new one rejected, a warning.
     Kind("parallel_fs_error", "parallel filesystem client error", None, "warning", "unknown", "CHECK_STORAGE",
          "ParallelFSError", (
              Raise("StorageUnhealthy", "expire", {"severity": ["error", "fatal"]}, reason="ParallelFSClientEvicted"),
          ), doc="a Lustre client (Lustre, EXAScaler, FSx for Lustre) evicted by a server (error: its I/O in flight "
                 "failed), its connection to a server lost (warning, no condition: the client waits and reconnects) or "
                 "restored (info); an IBM Storage Scale (GPFS) node that lost its membership in the cluster, its file "
-                "systems unmounted (error)",
+                "systems unmounted (error); a CephFS kernel client whose reconnect its metadata server denied "
+                "(error: evicted, its dirty data dropped), its session closed or a new one rejected (warning), "
+                "reconnected (info)",
          category="infrastructure"),
     Kind("filesystem_error", "filesystem error", None, "error", "unknown", "CHECK_STORAGE", "FilesystemError", (
         Raise("StorageUnhealthy", "boot"),

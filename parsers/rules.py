@@ -134,7 +134,7 @@ def _r(name, kind, keywords, pattern, severity=None, attribution=None, action=No
 EVENT_LINES = {"aer": 12, "mlx5_health": 20, "mlx5_tx_timeout": 4, "mlx5_err_cqe": 16, "knvlink": 2,
                "nccl_exception": 2, "nccl_alloc": 4, "sxid": 8,
                "oom": 4096, "nccl_watchdog": 64, "rcu_stall": 64, "mce": 16, "cper": 24, "nfs": 32, "fs": 16,
-               "nvme": 32, "lustre": 32, "gpfs": 32, "ofi": 4, "clocksource": 16, "fallen": 64, "rminit": 32,
+               "nvme": 32, "lustre": 32, "gpfs": 32, "ceph": 32, "ofi": 4, "clocksource": 16, "fallen": 64, "rminit": 32,
                "cuda_exception": 2, "peermem_load": 16, "nvidia_load": 16, "reset": 64, "gsp": 64, "port_down": 1,
                "mlx5_probe": 16,
                "ray_oom": 2, "deepep": 64, "nvshmem": 8, "iommu": 64, "smmu": 64, "xla_rendezvous": 64, "efa": 64,
@@ -149,9 +149,9 @@ EVENT_LINES = {"aer": 12, "mlx5_health": 20, "mlx5_tx_timeout": 4, "mlx5_err_cqe
 # Events kept apart per device (the PCI address on the line): a health dump of one mlx5 function does not
 # swallow the next function's own health failure a few lines later.
 # (the row's `pci` group, else its `device` group: a block device, an NFS server, an NVMe controller, a Lustre target,
-# a GPFS cluster)
+# a GPFS cluster, a CephFS metadata server)
 EVENT_PER_DEVICE = frozenset({"mlx5_health", "mlx5_tx_timeout", "mlx5_err_cqe", "sxid", "nfs", "fs", "nvme", "lustre",
-                              "gpfs", "fallen", "rminit", "peermem_load", "nvidia_load", "reset", "gsp", "port_down",
+                              "gpfs", "ceph", "fallen", "rminit", "peermem_load", "nvidia_load", "reset", "gsp", "port_down",
                               "mlx5_probe",
                               "iommu", "efa", "irdma", "intel_tx_timeout", "mana", "retrain"})
 # Events kept per device by the address their findings carry (function kept: parsers/kinds.py FUNCTION_DEVICES): a PCIe
@@ -190,7 +190,7 @@ EVENT_ADOPTS = frozenset({"rminit"})
 # Events that escalate: a line of the open event more severe than any finding the event made so far is a finding of
 # its own (an NVMe timeout the driver aborted, a warning, then the controller reset it escalated to, an error); a line
 # no more severe is part of the event, as in any other.
-EVENT_ESCALATES = frozenset({"nvme", "lustre", "nfs"})
+EVENT_ESCALATES = frozenset({"nvme", "lustre", "nfs", "ceph"})
 # Events whose one finding a later line amends, not adds to: event name -> lines after the event's last line within
 # which its finding may still be amended. An amendment is a finding of the same event (kind, code) carrying
 # details["amends"], what it changed ("severity", "pci", "peer"): consumers count it once with the finding it amends
@@ -1549,6 +1549,25 @@ RULES: tuple[Rule, ...] = (
     _r("gpfs_lost_membership", "parallel_fs_error", ["Lost membership in cluster"],
        r"Lost membership in cluster (?P<device>\S+?)\. Unmounting file systems?\.",
        severity="error", event=("gpfs", "join")),
+    # CephFS's kernel client (fs/ceph/mds_client.c) and its session with a metadata server (MDS rank <n>): "ceph: mds0
+    # closed our session" (the connection reset, the client reconnects: a warning, no condition), then "ceph: mds0
+    # reconnect denied" (the MDS evicted and blocklisted this client: its caps are gone, its dirty data dropped, "ceph:
+    # dropping dirty+flushing Fw state for ..", the mount's I/O fails, EIO / ESTALE, until it is remounted): an error,
+    # the escalation of the rank's event (EVENT_ESCALATES), as a Lustre eviction; "ceph: mds0 rejected session" (a new
+    # session refused: a blocklisted client, or the file system refusing clients, at mount most often: a warning); "ceph:
+    # mds0 reconnect success" the recovery (info). 6.6+ puts the file system and client after "ceph: " ("ceph: [<fsid>
+    # <client id>]: mds0 reconnect denied", pr_info_client). libceph's monitor and OSD sessions ("libceph: mon0 ..
+    # session lost, hunting for new mon", "osd2 down", "socket closed") are the cluster's and reconnect: no finding.
+    # Were: no finding.
+    _r("ceph_reconnect_denied", "parallel_fs_error", ["reconnect denied"],
+       r"ceph: (?:\[[0-9a-f-]+ \d+\]: )?(?P<device>mds\d+) (?P<what>reconnect denied)$",
+       severity="error", event=("ceph", "join")),
+    _r("ceph_session_lost", "parallel_fs_error", ["closed our session", "rejected session"],
+       r"ceph: (?:\[[0-9a-f-]+ \d+\]: )?(?P<device>mds\d+) (?P<what>closed our session|rejected session)$",
+       event=("ceph", "join")),
+    _r("ceph_reconnected", "parallel_fs_error", ["reconnect success"],
+       r"ceph: (?:\[[0-9a-f-]+ \d+\]: )?(?P<device>mds\d+) reconnect success$",
+       severity="info", action="NONE"),
     # filesystem_error: ext4 errors and the remount read-only they end in, one event per device ("EXT4-fs error
     # (device xvda9): ..", "Aborting journal on device xvda9-8.", "EXT4-fs (xvda9): Remounting filesystem
     # read-only").

@@ -163,6 +163,12 @@ JOB_PROCESS_NAMES = re.compile(r"python[\d.]*|pt_\w+|ray::.*")
 # CUDA errors the parsers leave unattributed but whose meaning in a running job is a device fault:
 # cudaErrorUnknown (999) mid-training is the GPU or its driver failing (it follows Xid 79 / 119 and the like)
 CUDA_TEXT_CATEGORY = {"unknown error": "hardware"}
+# A file system's refusal whose cause is the job's own, not the storage's nor a node's (storage_error's category
+# otherwise, infrastructure): a quota (EDQUOT, "Disk quota exceeded"; TensorFlow's "disk quota exceeded") is the
+# owner's user or project limit on a file system with room left (open-mmlab/mmdetection #12069: "but there is still
+# space left in the save directory"), the job's to clean up or raise; no node is at fault and another node fails alike.
+# Keyed by the line's words (details "what"), lower case.
+STORAGE_WHAT_CATEGORY = {"disk quota exceeded": "application"}
 CONTEXT_KINDS = frozenset(k.name for k in JOB_TABLE if k.context)
 # A node's disk nearly full (kind disk_pressure: Ray's raylet, "... is over 95% full ... Object creation will fail if
 # spilling is required", a warning, never a failure of its own) explains an object store failure after it on that node,
@@ -392,6 +398,8 @@ def category_of(e: Evidence) -> str | None:
         return None  # a step cancelled for its task's failure, or by scancel / srun: no cause of its own
     if e.kind == "job_ended" and e.details.get("pod_end") in POD_ENDS:  # Kubernetes ended the pod, and said why
         return POD_ENDS[e.details["pod_end"]].category
+    if e.kind == "storage_error" and str(e.details.get("what", "")).lower() in STORAGE_WHAT_CATEGORY:
+        return STORAGE_WHAT_CATEGORY[str(e.details["what"]).lower()]
     c = KIND_CATEGORY.get(e.kind)
     if c == "by_attribution":
         return ATTRIBUTION_CATEGORY.get(attribution_of(e))

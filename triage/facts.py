@@ -535,11 +535,22 @@ FACTS: tuple[Fact, ...] = (
     # inline_container.cc:274] . unexpected pos 3695636864 vs 3695636752" after "terminate called"): a Megatron
     # torch_dist save to an FSx for Lustre 90% full failed with "[Errno 28] No space left on device" on two ranks and
     # "unexpected pos 704 vs 598" on three (awslabs/awsome-distributed-ai PR #1225, 2026); was an exception, the
-    # application's.
-    _f("storage", "storage_error", ["No space left on device", "Disk quota exceeded", "Input/output error",
-                                    "Stale file handle", "file write failed", "unexpected pos "],
-       r"(?P<what>No space left on device|Disk quota exceeded|Input/output error|Stale file handle|"
-       r"PytorchStreamWriter failed writing file)|inline_container\.cc:\d+\] \. ?(?P<what2>unexpected pos) \d+ vs \d+"),
+    # application's. A quota, every wording (Python's "OSError: [Errno 122] Disk quota exceeded", TensorFlow's
+    # "ResourceExhaustedError: disk quota exceeded [Op:SaveV2]", keras-team/keras-tuner #390), is the job's own limit,
+    # not the storage's failure: triage.attribute STORAGE_WHAT_CATEGORY.
+    # A FUSE mount whose daemon died (gcsfuse, s3fs, csi-s3's geesefs, Alluxio FUSE, blobfuse: ENOTCONN on every call
+    # until it is remounted): Python's "OSError: [Errno 107] Transport endpoint is not connected: '<path>'" (the path
+    # quoted, bytes too: GoogleCloudPlatform/gcs-fuse-csi-driver #50, yandex-cloud/k8s-csi-s3 #124), TensorFlow's
+    # "posix_file_system.cc:56] close() failed: Transport endpoint is not connected" (Alluxio/alluxio #14294): the
+    # node's mount broken, the storage's. Without a path or TensorFlow's file system before it the words are a
+    # socket's (socket.shutdown), no storage error.
+    _f("storage", "storage_error", ["No space left on device", "isk quota exceeded", "Input/output error",
+                                    "Stale file handle", "file write failed", "unexpected pos ",
+                                    "Transport endpoint is not connected"],
+       r"(?P<what>No space left on device|[Dd]isk quota exceeded|Input/output error|Stale file handle|"
+       r"PytorchStreamWriter failed writing file)|inline_container\.cc:\d+\] \. ?(?P<what2>unexpected pos) \d+ vs \d+|"
+       r"\[Errno 107\] (?P<what3>Transport endpoint is not connected): b?['\"]|"
+       r"posix_file_system\.cc:\d+\] \w+\(\) failed: (?P<what4>Transport endpoint is not connected)"),
     # An object store that refused the job's upload (a checkpoint, its shards) for the rate of its requests, past the
     # client's retries: the storage service, not the program.  Amazon S3's 503 error code "SlowDown" ("Please reduce
     # your request rate."), as botocore's ClientError words it, "botocore.exceptions.ClientError: An error occurred

@@ -600,6 +600,30 @@ def test_gpfs_lost_membership_is_one_error_per_cluster():
         ("parallel_fs_error", "error", "remote.cluster")]
 
 
+def test_a_cephfs_client_whose_reconnect_the_mds_denied_is_an_error_per_rank():
+    """(h183) CephFS's kernel client evicted by its metadata server (the Ceph troubleshooting guide's real lines,
+    storage-ceph.yaml): the session closed (a warning), then the reconnect denied, the error it escalates to (the
+    client blocklisted, its dirty data dropped: StorageUnhealthy); libceph's connection lines after it are part of
+    nothing. 6.6+ kernels print the file system's id and the client's after "ceph: " (pr_info_client in
+    include/linux/ceph/ceph_debug.h): the lines below in that form are constructed from that macro and
+    fs/ceph/mds_client.c's "mds%d reconnect denied" / "mds%d reconnect success", not copied from a log; another rank
+    is its own event; the reconnect that succeeded is the recovery (info). Was: no finding."""
+    item = _item("storage-ceph.yaml", "ceph: mds0 closed our session")
+    found = realworld.findings(item["text"])
+    assert [(f.kind, f.severity, f.details.get("device")) for f in found] == [
+        ("parallel_fs_error", "warning", "mds0"), ("parallel_fs_error", "error", "mds0")]
+    new = ["ceph: [28f7427e-5558-4ffd-ae1a-51ec3042759a 25386880]: mds0 reconnect denied",
+           "ceph: [28f7427e-5558-4ffd-ae1a-51ec3042759a 25386880]: mds1 reconnect denied",
+           "ceph: [28f7427e-5558-4ffd-ae1a-51ec3042759a 25386880]: mds1 reconnect success"]
+    found = realworld.findings("\n".join(new) + "\n")
+    assert [(f.kind, f.severity, f.details.get("device")) for f in found] == [
+        ("parallel_fs_error", "error", "mds0"), ("parallel_fs_error", "error", "mds1"),
+        ("parallel_fs_error", "info", "mds1")]
+    # the monitor's and OSDs' sessions coming and going (ceph-csi's real lines): the cluster's, no finding
+    for needle in ("hunting for new mon", "libceph: loaded"):
+        assert realworld.findings(_item("storage-ceph.yaml", needle)["text"]) == []
+
+
 def test_an_efa_devices_admin_queue_failure_is_one_fatal_event_and_its_commands_verdicts_are_part_of_it():
     """The efa driver's admin-queue lines of one device, each a line of NVIDIA/NVSentinel's efa_test.go
     (peers-2026g.yaml): the timeout, the command's verdict, the closed queue at the next command: one fatal nic_error;

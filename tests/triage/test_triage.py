@@ -399,6 +399,17 @@ FACTS = [
     # torch 1.0's legacy writer and reader quote strerror: pytorch/pytorch #10577 (a full disk), #45826 (NFS)
     ("RuntimeError: write(): fd 29 failed with Input/output error", "storage_error", dict(what="Input/output error")),
     ("RuntimeError: read(): fd 33 failed with Stale file handle", "storage_error", dict(what="Stale file handle")),
+    # a FUSE mount whose daemon died (h183): GoogleCloudPlatform/gcs-fuse-csi-driver #50 (gcsfuse), yandex-cloud/
+    # k8s-csi-s3 #124 (a training job's TensorBoard writer, the path as bytes), Alluxio/alluxio #14294 (TensorFlow's
+    # file system); was nothing
+    ("OSError: [Errno 107] Transport endpoint is not connected: '/opt/airflow/logbucket/dag_id=xxx/run_id=scheduled__"
+     "2023-07-31T00:00:00+00:00/task_id=begin_drop_day_driving_table'", "storage_error",
+     dict(what="Transport endpoint is not connected")),
+    ("OSError: [Errno 107] Transport endpoint is not connected: b'/output/lgy/log/3/events.out.tfevents.1720755089 "
+     ".trainingjob-a12175629749448704103746-task2-0.13.0'", "storage_error",
+     dict(what="Transport endpoint is not connected")),
+    ("2021-10-22 13:24:29.645844: E tensorflow/core/platform/default/posix_file_system.cc:56] close() failed: "
+     "Transport endpoint is not connected", "storage_error", dict(what="Transport endpoint is not connected")),
     # a rank that never reached the c10d store: lzhxmu/CPPO #6 (2.4+: socket.cpp's line in ms, TCPStore.cpp's after
     # it), lllyasviel/ControlNet #382 (2.0, in s), nvidia-cosmos/cosmos-rl #681 (2.8's DistNetworkError); was nothing
     # (TCPStore.cpp's line: the store row's "what" up to its "failed", no address)
@@ -761,8 +772,8 @@ EIO_TRACEBACK = ["[rank3]: Traceback (most recent call last):",
 
 
 def test_a_traceback_ending_in_a_refused_write_is_the_storage_not_the_program():
-    """A traceback whose exception is the file system's refusal (EIO, ENOSPC, EDQUOT, ESTALE, torch.save's short
-    write) is the storage's failure (infrastructure), its exception type kept; was: an exception, the application's.
+    """A traceback whose exception is the file system's refusal (EIO, ENOSPC, ESTALE, torch.save's short write) is
+    the storage's failure (infrastructure; a quota, EDQUOT, the job's own), its exception type kept; was: an exception, the application's.
     With the rank's node's kernel saying its NFS server timed out (REAL: ClusterLabs/resource-agents #1654), that
     node fault is the root."""
     [alone] = job({"node-a/train.log": EIO_TRACEBACK})
@@ -773,6 +784,26 @@ def test_a_traceback_ending_in_a_refused_write_is_the_storage_not_the_program():
                        "node-a/train.log": EIO_TRACEBACK})
     assert (first.category, first.rule, first.root.kind, first.root.host) == ("infrastructure", "node_fault",
                                                                               "nfs_error", "node-a")
+
+
+def test_a_quota_the_job_ran_out_of_is_the_jobs_own_not_the_storages():
+    """(h183) A write refused for the owner's quota (EDQUOT) is the job's own limit, on a file system with room left
+    (open-mmlab/mmdetection #12069): its root a storage_error, the category the application's, not infrastructure, in
+    every wording (REAL: tloen/alpaca-lora #280's "OSError: [Errno 122] Disk quota exceeded", keras-team/keras-tuner
+    #390's TensorFlow "disk quota exceeded", was no storage_error at all); a full disk or an I/O error stays the
+    storage's (infrastructure). Was: every quota the infrastructure's."""
+    for line in ("OSError: [Errno 122] Disk quota exceeded",
+                 "tensorflow.python.framework.errors_impl.ResourceExhaustedError: disk quota exceeded [Op:SaveV2]"):
+        [inc] = job({"node-a/train.log": [line]})
+        assert (inc.category, inc.root.kind) == ("application", "storage_error"), (line, inc.reason)
+    [full] = job({"node-a/train.log": ["OSError: [Errno 28] No space left on device"]})
+    assert (full.category, full.root.kind) == ("infrastructure", "storage_error")
+
+
+def test_a_sockets_unconnected_endpoint_is_no_storage_error():
+    """ENOTCONN names a file system's failure only with the path it failed on (or TensorFlow's file system before it);
+    a socket's, as CPython words socket.shutdown's OSError (constructed from its strerror, no path), is none."""
+    assert facts.match("OSError: [Errno 107] Transport endpoint is not connected") is None
 
 
 # hkust-nlp/simpleRL-reason #19: a DeepSpeed ZeRO checkpoint's torch.save in a Ray actor, as the driver printed it
