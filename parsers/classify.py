@@ -33,8 +33,13 @@ from .rules import (BOOT_MARK, BOOT_STAGES, EVENT_ADDRESS_FROM, EVENT_ADOPTS, EV
                     EVENT_PER_FINDING_DEVICE,
                     EVENT_PER_GPU, EVENT_PER_GPU_INDEX, EVENT_PER_RANK, EVENT_SECTIONS, GSP_GPU_INDEX, KEYWORDS, PAGE_SHIFTS,
                     PCI, REFINERS, RULES, STATED, Rule)
+<<<<<<< HEAD
 from .unclassified import DRIVER_DEVICES, DRIVER_KEYWORDS, ERROR_WORDS, unclassified
 from .wordscan import KeywordScan, LazyPattern
+=======
+from .unclassified import DRIVER_KEYWORDS, ERROR_WORDS, unclassified
+from .wordscan import KeywordScan, LazyPattern, required_literals
+>>>>>>> h179
 from .workers import tag_rank
 
 _FIELDS = ("pid", "rank", "xid", "sxid")  # integer fields
@@ -85,10 +90,11 @@ def keyword_prefilter() -> Prefilter:
 
 
 MAX_BEFORE = 12  # Dispatch.first: a row with more keywords than this before it (its own aside) is never tried first
+MIN_GATE = 4  # Dispatch.first: a row's required literal shorter than this is no gate (it occurs in most lines anyway)
 
 
 @lru_cache(maxsize=16)
-def _dispatch_tables(rules: tuple[Rule, ...]) -> tuple[KeywordScan, dict[str, frozenset[int]], dict]:
+def _dispatch_tables(rules: tuple[Rule, ...]) -> tuple[KeywordScan, dict[str, frozenset[int]], dict, dict]:
     """What a Dispatch derives from its table, once per table (a pod log source makes a classifier per file):
     - the keyword scan (wordscan.KeywordScan: every keyword occurring in a line, overlapping ones included, or a word
       holding it: a word selects the rows of the keywords it holds);
@@ -99,7 +105,11 @@ def _dispatch_tables(rules: tuple[Rule, ...]) -> tuple[KeywordScan, dict[str, fr
       first (`Dispatch.first`), after those before it that share its keyword and occur, and its result stands when
       the row is a candidate and no other row before it is (no keyword of theirs occurs), which is what trying the
       candidates in order would give, without scanning for every keyword. Only rows with at most MAX_BEFORE
-      keywords before them are tried so."""
+      keywords before them are tried so;
+    - per row, its gate: the literal every match of its regex holds (wordscan.required_literals), the longest that holds
+      none of the row's keywords, where it has MIN_GATE characters or more, else None. A candidate whose gate does not occur is
+      passed over without its regex (xid_fallen's "): 79" on any other Xid's line): a failed search costs ten times
+      a substring test."""
     words = sorted({k for r in rules for k in r.keywords}, key=len, reverse=True)
     by_keyword: dict[str, set[int]] = {}  # keyword -> the rows holding it (one pass over the table)
     for i, r in enumerate(rules):
@@ -110,7 +120,17 @@ def _dispatch_tables(rules: tuple[Rule, ...]) -> tuple[KeywordScan, dict[str, fr
     before = _Derived(lambda i: (
         tuple(dict.fromkeys(k for r in rules[:i] for k in r.keywords if k not in rules[i].keywords)),
         tuple(j for j in range(i) if set(rules[j].keywords) & set(rules[i].keywords))))
-    return KeywordScan(words), rows, before
+    gates = _Derived(lambda i: _gate(rules[i]))
+    return KeywordScan(words), rows, before, gates
+
+
+def _gate(rule: Rule) -> str | None:
+    """A row's gate (see _dispatch_tables), or None."""
+    pattern = rule.pattern
+    source = pattern.pattern if not callable(pattern.pattern) else pattern.compiled().pattern
+    runs = [run for run in required_literals(source, pattern.flags) if not any(k in run for k in rule.keywords)]
+    literal = max(runs, key=len, default="")
+    return literal if len(literal) >= MIN_GATE else None
 
 
 class _Derived(dict):
@@ -133,9 +153,8 @@ class Dispatch:
 
     def __init__(self, rules: tuple[Rule, ...]):
         self.rules = rules
-        self._scan, self._rows, self._before = _dispatch_tables(rules)
-        self._index = {id(r): i for i, r in enumerate(rules)}  # of these very rows (equal tables share the above)
-        self._cache: dict[tuple, tuple[Rule, ...]] = {}
+        self._scan, self._rows, self._before, self._gates = _dispatch_tables(rules)
+        self._cache: dict[tuple, tuple[tuple[Rule, int, str | None], ...]] = {}
         self._last: int | None = None  # the row that matched last, when it may be tried first
 
     def first(self, message: str, allowed: frozenset[int] | None = None) -> tuple[Rule, re.Match] | None:
@@ -146,10 +165,12 @@ class Dispatch:
             hit = self._tried_first(last, message, allowed)
             if hit is not None:
                 return hit
-        for rule in self.candidates(message, allowed):
+        for rule, i, gate in self._tries(message, allowed):
+            if gate is not None and gate not in message:
+                continue
             m = rule.pattern.search(message)
             if m is not None:
-                self._remember(self._index[id(rule)])
+                self._remember(i)
                 return rule, m
         return None
 
@@ -172,6 +193,9 @@ class Dispatch:
             if allowed is None or i in allowed or before.kind is None:
                 for k in before.keywords:
                     if k in message:
+                        gate = self._gates[i]
+                        if gate is not None and gate not in message:
+                            break
                         m = before.pattern.search(message)
                         if m is not None:
                             self._remember(i)
@@ -186,6 +210,10 @@ class Dispatch:
 
     def candidates(self, message: str, allowed: frozenset[int] | None = None) -> tuple[Rule, ...]:
         """`allowed`: the finding rows that may match (indexes; look-alike rows are always kept), or None."""
+        return tuple(rule for rule, _, _ in self._tries(message, allowed))
+
+    def _tries(self, message: str, allowed: frozenset[int] | None) -> tuple[tuple[Rule, int, str | None], ...]:
+        """The candidates as (row, its index, its gate): what `first` tries, in order."""
         found = self._scan.words_in(message)  # as found (a tuple of str hashes cheaply); a long run is deduplicated
         key = (tuple(found) if len(found) <= 8 else frozenset(found), allowed)  # so input cannot grow the keys
         rows = self._cache.get(key)
@@ -196,7 +224,7 @@ class Dispatch:
             ids: set[int] = set()
             for w in found:
                 ids |= self._rows[w]
-            rows = self._cache[key] = tuple(self.rules[i] for i in sorted(ids)
+            rows = self._cache[key] = tuple((self.rules[i], i, self._gates[i]) for i in sorted(ids)
                                             if allowed is None or i in allowed or self.rules[i].kind is None)
         return rows
 

@@ -311,3 +311,33 @@ class KeywordScan:
                     if start + at >= 0 and text.startswith(other, start + at):
                         found.append(other)
         return found
+
+
+def required_literals(pattern: str, flags: int = 0) -> tuple[str, ...]:
+    """The runs of literal characters that every match of the regex `pattern` holds, in order: its top-level
+    literals and those of its plain groups, read across groups and zero-width assertions (they consume nothing);
+    a branch, a repeat, a class or a case-insensitive part ends a run (none for a case-insensitive regex).  Where a
+    run does not occur in a text, the regex cannot match it: one substring test instead of a search that fails."""
+    from re import _constants as c, _parser  # noqa: PLC0415 - derived for a row when a line first reaches it
+
+    parsed = _parser.parse(pattern, flags)
+    if parsed.state.flags & re.IGNORECASE:
+        return ()
+    runs: list[str] = []
+    run: list[str] = []
+
+    def walk(items) -> None:
+        for op, av in items:
+            if op is c.LITERAL:
+                run.append(chr(av))
+            elif op is c.SUBPATTERN and not av[1] and not av[2]:  # a group adding or removing no flag
+                walk(av[3])
+            elif op in (c.ASSERT, c.ASSERT_NOT, c.AT):  # zero-width: the characters either side are adjacent
+                continue
+            else:
+                runs.append("".join(run))
+                run.clear()
+
+    walk(parsed)
+    runs.append("".join(run))
+    return tuple(r for r in runs if r)
