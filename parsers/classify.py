@@ -33,13 +33,8 @@ from .rules import (BOOT_MARK, BOOT_STAGES, EVENT_ADDRESS_FROM, EVENT_ADOPTS, EV
                     EVENT_PER_FINDING_DEVICE,
                     EVENT_PER_GPU, EVENT_PER_GPU_INDEX, EVENT_PER_RANK, EVENT_SECTIONS, GSP_GPU_INDEX, KEYWORDS, PAGE_SHIFTS,
                     PCI, REFINERS, RULES, STATED, Rule)
-<<<<<<< HEAD
 from .unclassified import DRIVER_DEVICES, DRIVER_KEYWORDS, ERROR_WORDS, unclassified
-from .wordscan import KeywordScan, LazyPattern
-=======
-from .unclassified import DRIVER_KEYWORDS, ERROR_WORDS, unclassified
 from .wordscan import KeywordScan, LazyPattern, required_literals
->>>>>>> h179
 from .workers import tag_rank
 
 _FIELDS = ("pid", "rank", "xid", "sxid")  # integer fields
