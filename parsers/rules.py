@@ -139,7 +139,7 @@ EVENT_LINES = {"aer": 12, "mlx5_health": 20, "mlx5_tx_timeout": 4, "mlx5_err_cqe
                "mlx5_probe": 16,
                "ray_oom": 2, "deepep": 64, "nvshmem": 8, "iommu": 64, "smmu": 64, "xla_rendezvous": 64, "efa": 64,
                "therm": 32, "imex": 8, "retrain": 16, "bnxt": 32, "irdma": 32, "intel_tx_timeout": 4, "mana": 32,
-               "efa_abort": 4,
+               "efa_abort": 4, "tcpx": 64,
                # an oops's report (its call trace, modules, registers, the RIP again after "end trace") runs to a
                # hundred lines before its panic, a panic's own dump (the panicking CPU's trace, 4.x arm64's "CPUn:
                # stopping" dump of every other CPU) as many before its "---[ end Kernel panic .. ]---"
@@ -154,7 +154,7 @@ EVENT_LINES = {"aer": 12, "mlx5_health": 20, "mlx5_tx_timeout": 4, "mlx5_err_cqe
 EVENT_PER_DEVICE = frozenset({"mlx5_health", "mlx5_tx_timeout", "mlx5_err_cqe", "sxid", "nfs", "fs", "nvme", "lustre",
                               "gpfs", "fallen", "rminit", "peermem_load", "nvidia_load", "reset", "gsp", "port_down",
                               "mlx5_probe",
-                              "iommu", "efa", "irdma", "intel_tx_timeout", "mana", "retrain"})
+                              "iommu", "efa", "irdma", "intel_tx_timeout", "mana", "retrain", "tcpx"})
 # Of those, the events kept per GPU: keyed by the GPU's address (normalize_pci: a GPU is one key, whichever function
 # or spelling a line gives), the address the lines before it named when the line names none (an NV_ERR_GPU_IS_LOST
 # assertion after the "fallen off the bus" line it follows). A line of one naming no GPU, none named in the lines before
@@ -1926,6 +1926,19 @@ RULES: tuple[Rule, ...] = (
        r"Unable to write to EQ: Missing or unavailable event queue\. err: (?P<error>[^(\n]*?) \(-?(?P<error_code>\d+)\)"
        r"(?: prov_errno: (?P<prov_error>[^(\n]*?) \(-?(?P<prov_errno>\d+)\))?",
        event=("efa_abort", "join")),
+    # GCP's GPUDirect-TCPX plugin (google/nccl-plugin-gpudirecttcpx, net_tcpx.cc tcpxCommProgress) reporting a connection
+    # whose control message has not come for its slowness threshold (GPUDIRECTTCPX_TIMEOUT_THRESHOLD_NS), again at each
+    # period while it waits: "NCCL WARN 0xadca8062b70:0xadca805d0f0, nic 0, enp12s0, 172.16.0.11<39187><-172.16.0.95<46723>
+    # rx rx ctrl timeout cnt 7331502, nanos 10000000585" (its format "%p:%p, nic %d, %s, %s %s ctrl timeout cnt %lu,
+    # nanos %lu": the NIC, the connection "<local><-<peer>" with its direction, the comm's side). A stall waiting on the
+    # peer named, not a failure: the plugin goes on waiting (an hour of them at a job's start, the job then running:
+    # google/nccl-plugin-gpudirecttcpx #1). A warning, the hang's kind as XLA's "may be stuck", one event per NIC while
+    # they repeat, the peer kept; was an NCCL warning per line.
+    _r("tcpx_ctrl_timeout", "nccl_timeout", ["ctrl timeout cnt"],
+       r"NCCL WARN 0x[0-9a-f]+:0x[0-9a-f]+, nic (?P<nic>\d+), (?P<device>[\w.\-]+), (?P<local>[^<\s]+)<\d+>(?:<-|->)"
+       r"(?P<peer>[^<\s]+)<(?P<peer_port>\d+)> (?P<direction>rx|tx) (?:rx|tx) ctrl timeout cnt (?P<count>\d+), nanos "
+       r"(?P<nanos>\d+)",
+       severity="warning", event=("tcpx", "join")),
     # aws-ofi-nccl's start on a host where libfabric offers it no provider (no EFA device: a single-node instance, an
     # instance launched without EFA, a pod not given /dev/infiniband): "NET/OFI No eligible providers were found"
     # (INFO), then at WARN its chain up the call stack, "OFI fi_getinfo() call failed: No data available", "Failed to
