@@ -108,6 +108,11 @@ def _xid_line(codes: str = r"\d+") -> str:
 XID_LINE = _xid_line()
 
 
+# The local end of a GPUDirect-TCPX receiving connection's flow string before its peer ("172.16.0.11<39187><-"), skipped
+# where a row reads the peer (google/nccl-plugin-gpudirecttcpx: "<local><port><-<peer><port>").
+TCPX_FLOW = r"(?:[^<\s]+<\d+><-)?"
+
+
 # The efa driver's prefix: dev_err's "efa <pci>: " (before its RDMA device is registered) or ibdev_err's "infiniband
 # <ibdev>: " for an EFA device (rdma-core's predictable name "rdmap<bus>s<slot>", else "efa_<n>").
 EFA_PREFIX = r"(?:\befa (?P<pci>" + PCI + r")|\binfiniband (?P<device>(?:rdmap|efa_)\w+)): "
@@ -1736,9 +1741,14 @@ RULES: tuple[Rule, ...] = (
        refine="nccl_text", event=NCCL_EXC_JOIN),
     _r("nccl_remote_code", "nccl_remote_error", ["ncclRemoteError"], r"(?:\[Rank (?P<rank>\d+)\] .*?)?ncclRemoteError",
        event=NCCL_EXC_JOIN),
-    # the socket to a peer rank closed under NCCL: the peer process died or the network dropped it
+    # the socket to a peer rank closed under NCCL: the peer process died or the network dropped it. GCP's GPUDirect-TCPX
+    # plugin prints NCCL's words with its connection's flow string (net_tcpx.cc taskProgress, "Net : Connection closed
+    # by remote peer %s"), "<local><port><-<peer><port>" on a receiving connection as its ctrl timeout lines print it
+    # ("172.16.0.11<39187><-172.16.0.95<46723>", google/nccl-plugin-gpudirecttcpx #1): the peer is after "<-"
+    # (TCPX_FLOW), never the local address before it.
     _r("nccl_socket_closed", "nccl_remote_error", ["Connection closed by remote peer"],
-       r"NCCL WARN (?:socketProgress|Net) ?: Connection closed by remote peer(?: (?P<peer>[^<\s]+)(?:<(?P<peer_port>\d+)>)?)?"),
+       r"NCCL WARN (?:socketProgress|Net) ?: Connection closed by remote peer(?: " + TCPX_FLOW +
+       r"(?P<peer>[^<\s]+)(?:<(?P<peer_port>\d+)>)?)?"),
     # the same from the socket call that saw it: "NCCL WARN Net : Call to recv from 10.200.84.247<58355> failed : Broken
     # pipe" (2.1x), "NCCL WARN socketProgressOpt: Call to send to 10.44.137.149<52905> failed : Connection reset by peer"
     # (2.2x): the other end reset or closed the connection.  (A connect the peer refused is retried by NCCL at INFO; its
@@ -1775,7 +1785,7 @@ RULES: tuple[Rule, ...] = (
                                                    "Broken pipe"],
        r"^(?:\[rank\d{1,9}\]:)?\s*(?:\S+\.(?:cpp|cc):socketProgress(?:Opt)?:\d+: )?(?:socketProgress(?:Opt)?|Net) ?: "
        r"(?:Connection closed by remote peer|Call to (?:send to|recv from)(?= \S+ failed ?: (?:Connection reset by "
-       r"peer|Broken pipe)))(?: (?P<peer>[^<\s]+)(?:<(?P<peer_port>\d+)>)?)?"
+       r"peer|Broken pipe)))(?: " + TCPX_FLOW + r"(?P<peer>[^<\s]+)(?:<(?P<peer_port>\d+)>)?)?"
        r"(?: failed ?: (?P<socket_error>Connection reset by peer|Broken pipe))?",
        event=NCCL_EXC_JOIN),
     # Gloo's TCP transport (PyTorch's gloo backend: CPU collectives, monitored_barrier, vLLM's and SGLang's CPU groups)

@@ -30,3 +30,21 @@ def test_one_event_per_nic_while_the_reports_repeat():
     found = list(Scanner().scan(io.BytesIO("\n".join([NIC0, NIC1, NIC0_AGAIN]).encode()), name="tcpx"))
     assert [(f.kind, f.details["device"], f.peer) for f in found] == [
         ("nccl_timeout", "enp12s0", "172.16.0.95"), ("nccl_timeout", "enp134s0", "172.16.0.48")]
+
+
+# SOURCE: the plugin's "Net : Connection closed by remote peer %s" (net_tcpx.cc taskProgress) with a receiving
+# connection's flow string as NIC0 prints it, after NCCL's prefix as in NVIDIA/nccl #914
+CLOSED = "a3-0:2:3 [0] NCCL WARN Net : Connection closed by remote peer 172.16.0.11<39187><-172.16.0.95<46723>"
+# REAL: https://github.com/NVIDIA/nccl/issues/914 (NCCL's own socket: the peer alone)
+CLOSED_NCCL = ("host:22337:22400 [6] misc/socket.cc:521 NCCL WARN Net : Connection closed by remote peer "
+               "10.104.148.191<37877>")
+
+
+def test_a_closed_tcpx_connection_names_the_peer_not_the_local_end():
+    """Was: the local address (the first of the flow string) as the peer, triage's suspect the reporting node."""
+    f = Classifier().classify(CLOSED)
+    assert (f.kind, f.peer, f.details["peer_port"]) == ("nccl_remote_error", "172.16.0.95", 46723)
+    f = Classifier().classify(CLOSED_NCCL)
+    assert (f.kind, f.peer, f.details["peer_port"]) == ("nccl_remote_error", "10.104.148.191", 37877)
+    quoted = Classifier().classify(CLOSED.split("NCCL WARN ")[1])  # PyTorch's "Last error:" quote of it
+    assert (quoted.kind, quoted.peer) == ("nccl_remote_error", "172.16.0.95")
