@@ -108,6 +108,11 @@ def _xid_line(codes: str = r"\d+") -> str:
 XID_LINE = _xid_line()
 
 
+# The local end of a GPUDirect-TCPX receiving connection's flow string before its peer ("172.16.0.11<39187><-"), skipped
+# where a row reads the peer (google/nccl-plugin-gpudirecttcpx: "<local><port><-<peer><port>").
+TCPX_FLOW = r"(?:[^<\s]+<\d+><-)?"
+
+
 # The efa driver's prefix: dev_err's "efa <pci>: " (before its RDMA device is registered) or ibdev_err's "infiniband
 # <ibdev>: " for an EFA device (rdma-core's predictable name "rdmap<bus>s<slot>", else "efa_<n>").
 EFA_PREFIX = r"(?:\befa (?P<pci>" + PCI + r")|\binfiniband (?P<device>(?:rdmap|efa_)\w+)): "
@@ -139,6 +144,7 @@ EVENT_LINES = {"aer": 12, "mlx5_health": 20, "mlx5_tx_timeout": 4, "mlx5_err_cqe
                "mlx5_probe": 16,
                "ray_oom": 2, "deepep": 64, "nvshmem": 8, "iommu": 64, "smmu": 64, "xla_rendezvous": 64, "efa": 64,
                "therm": 32, "imex": 8, "retrain": 16, "bnxt": 32, "irdma": 32, "intel_tx_timeout": 4, "mana": 32,
+               "efa_abort": 4, "tcpx": 64,
                # an oops's report (its call trace, modules, registers, the RIP again after "end trace") runs to a
                # hundred lines before its panic, a panic's own dump (the panicking CPU's trace, 4.x arm64's "CPUn:
                # stopping" dump of every other CPU) as many before its "---[ end Kernel panic .. ]---"
@@ -153,7 +159,7 @@ EVENT_LINES = {"aer": 12, "mlx5_health": 20, "mlx5_tx_timeout": 4, "mlx5_err_cqe
 EVENT_PER_DEVICE = frozenset({"mlx5_health", "mlx5_tx_timeout", "mlx5_err_cqe", "sxid", "nfs", "fs", "nvme", "lustre",
                               "gpfs", "ceph", "fallen", "rminit", "peermem_load", "nvidia_load", "reset", "gsp", "port_down",
                               "mlx5_probe",
-                              "iommu", "efa", "irdma", "intel_tx_timeout", "mana", "retrain"})
+                              "iommu", "efa", "irdma", "intel_tx_timeout", "mana", "retrain", "tcpx"})
 # Events kept per device by the address their findings carry (function kept: parsers/kinds.py FUNCTION_DEVICES): a PCIe
 # AER report's "error received" line names the device reported (its `pci`: "pcieport 0000:00:1c.4: AER: Corrected error
 # received: 0000:00:1c.4", 6.x "Correctable error message received from 0000:03:00.0", before 4.x "id=00e5", its
@@ -218,7 +224,7 @@ EVENT_ESCALATES = frozenset({"nvme", "lustre", "nfs", "ceph"})
 #   corrected, to their severity. The record's window is the longer (an ARM processor error's vendor bytes, ghes_edac's
 #   count line and the page's handling after them).
 EVENT_AMENDS = {"aer": 256, "gsp": 64, "reset": 64, "nccl_exception": 2, "mce": 16, "xla_rendezvous": 64,
-                "smmu": 64, "cper": 64, "lockup": 32, "rcu_stall": 64, "retrain": 16}
+                "smmu": 64, "cper": 64, "lockup": 32, "rcu_stall": 64, "retrain": 16, "ofi": 4}
 # Event -> the findings (kind, Xid) of later lines whose GPU address an open event of that name takes when its finding
 # named none (an amendment, "pci"): the GSP's heartbeat lines naming no GPU, then "NVRM: Xid (PCI:0000:01:00): 154,
 # GPU recovery action changed .." or "Rate limiting GSP RPC error prints for GPU at PCI:0000:0a:00" (open-gpu-kernel-
@@ -243,8 +249,10 @@ EVENT_ADDRESS_FROM = {"gsp": frozenset({("xid", 154), ("xid", 119), ("xid", 120)
 # - "smmu": an SMMUv3 event ("arm-smmu-v3 arm-smmu-v3.5.auto: event 0x10 received:"), then 6.14+'s decode naming the
 #   device whose DMA faulted ("event: F_TRANSLATION client: 0001:06:00.0 sid: .."): the fault's device.
 # - "cper": a firmware-first record's memory error, then hwpoison's lines about its page (as "mce").
+# - "ofi": aws-ofi-nccl's "NET/OFI Request .. completed with error", then libfabric's "<warn>" line for the same
+#   completion naming the peer's instance ("Peer host id: i-0ce6d3d57139f053c"): the completion's peer.
 EVENT_FILLS = {"reset": ("pci",), "nccl_exception": ("peer",), "mce": ("pid", "process"), "smmu": ("pci",),
-               "cper": ("pid", "process")}
+               "cper": ("pid", "process"), "ofi": ("peer",)}
 # Event -> the details a joining line's row read that go with the fields it fills (EVENT_FILLS), into the same
 # amendment: "mce": hwpoison's "forcibly killing <comm>:<pid>" (details "forced": it sent SIGKILL, not SIGBUS).
 # "cper": the same, and what hwpoison did ("what": "recovery action for dirty LRU page: Recovered", "Killing .."). Each
@@ -1763,9 +1771,14 @@ RULES: tuple[Rule, ...] = (
        refine="nccl_text", event=NCCL_EXC_JOIN),
     _r("nccl_remote_code", "nccl_remote_error", ["ncclRemoteError"], r"(?:\[Rank (?P<rank>\d+)\] .*?)?ncclRemoteError",
        event=NCCL_EXC_JOIN),
-    # the socket to a peer rank closed under NCCL: the peer process died or the network dropped it
+    # the socket to a peer rank closed under NCCL: the peer process died or the network dropped it. GCP's GPUDirect-TCPX
+    # plugin prints NCCL's words with its connection's flow string (net_tcpx.cc taskProgress, "Net : Connection closed
+    # by remote peer %s"), "<local><port><-<peer><port>" on a receiving connection as its ctrl timeout lines print it
+    # ("172.16.0.11<39187><-172.16.0.95<46723>", google/nccl-plugin-gpudirecttcpx #1): the peer is after "<-"
+    # (TCPX_FLOW), never the local address before it.
     _r("nccl_socket_closed", "nccl_remote_error", ["Connection closed by remote peer"],
-       r"NCCL WARN (?:socketProgress|Net) ?: Connection closed by remote peer(?: (?P<peer>[^<\s]+)(?:<(?P<peer_port>\d+)>)?)?"),
+       r"NCCL WARN (?:socketProgress|Net) ?: Connection closed by remote peer(?: " + TCPX_FLOW +
+       r"(?P<peer>[^<\s]+)(?:<(?P<peer_port>\d+)>)?)?"),
     # the same from the socket call that saw it: "NCCL WARN Net : Call to recv from 10.200.84.247<58355> failed : Broken
     # pipe" (2.1x), "NCCL WARN socketProgressOpt: Call to send to 10.44.137.149<52905> failed : Connection reset by peer"
     # (2.2x): the other end reset or closed the connection.  (A connect the peer refused is retried by NCCL at INFO; its
@@ -1802,7 +1815,7 @@ RULES: tuple[Rule, ...] = (
                                                    "Broken pipe"],
        r"^(?:\[rank\d{1,9}\]:)?\s*(?:\S+\.(?:cpp|cc):socketProgress(?:Opt)?:\d+: )?(?:socketProgress(?:Opt)?|Net) ?: "
        r"(?:Connection closed by remote peer|Call to (?:send to|recv from)(?= \S+ failed ?: (?:Connection reset by "
-       r"peer|Broken pipe)))(?: (?P<peer>[^<\s]+)(?:<(?P<peer_port>\d+)>)?)?"
+       r"peer|Broken pipe)))(?: " + TCPX_FLOW + r"(?P<peer>[^<\s]+)(?:<(?P<peer_port>\d+)>)?)?"
        r"(?: failed ?: (?P<socket_error>Connection reset by peer|Broken pipe))?",
        event=NCCL_EXC_JOIN),
     # Gloo's TCP transport (PyTorch's gloo backend: CPU collectives, monitored_barrier, vLLM's and SGLang's CPU groups)
@@ -1930,12 +1943,42 @@ RULES: tuple[Rule, ...] = (
     # error. Completed length: 0, Request: {..}" with libfabric's own "<warn>" line for the same completion
     # ("libfabric:35:1668017255::efa:cq:rxr_cq_write_tx_error():243<warn> rxr_cq_write_tx_error: err: 20,
     # prov_err: ..", newer "efa_rdm_txe_handle_error():737<warn> err: 5, message: Invalid address .."): one event.
+    # libfabric 1.18+ (prov/efa efa_write_error_msg, every "err: %d, message: %s (%d)" of the provider's CQ) ends the
+    # message with both ends of the connection: "My EFA addr: fi_addr_efa://[fe80::..]:0:1072483550 My host id:
+    # i-0db7083f3fcbebb65 Peer EFA addr: fi_addr_efa://[..]:0:947699476 Peer host id: i-0ce6d3d57139f053c"
+    # (aws/aws-ofi-nccl #346): the peer is the peer's EC2 instance ("Peer host id: N/A" before the handshake told it:
+    # no peer), the finding's peer also when NCCL's own line for the completion came first (EVENT_FILLS "ofi").
     _r("ofi_completion", "ib_completion_error", ["completed with error"],
        r"NET/OFI Request (?:0x[0-9a-f]+ )?completed with error\. RC: (?P<error_code>\d+)\. Error: (?P<error>[^.\n]*)",
        event=("ofi", "join")),
     _r("efa_cq_error", "ib_completion_error", ["<warn>"],
-       r"libfabric:\d+:\d*:+efa:cq:(?P<function>\w+)\(\):\d+<warn> (?:\w+: )?err: (?P<error_code>\d+),",
+       r"libfabric:\d+:\d*:+efa:cq:(?P<function>\w+)\(\):\d+<warn> (?:\w+: )?err: (?P<error_code>\d+),"
+       r"(?: message: (?P<error>[^\n]*?)(?= My EFA addr:| \(\d+\)\s*$|\s*$))?"
+       r"(?:.*? Peer host id: (?P<peer>i-[0-9a-f]+))?",
        event=("ofi", "join")),
+    # The EFA provider's last words before it aborts the process (prov/efa rxr.h efa_eq_write_error, libfabric 1.9-1.15):
+    # an error it could report to no completion or event queue, "Unable to write to EQ: Missing or unavailable event
+    # queue. err: Cannot allocate memory (-12) prov_errno: Cannot allocate memory (-12)", once as libfabric's "<warn>"
+    # line and once on stderr with the source line after it ("./prov/efa/src/rxr/rxr.h:683"), then abort(): the
+    # rank dies of its network transport (aws/aws-ofi-nccl #141: registering the receive buffers failed, ENOMEM;
+    # ofiwg/libfabric #6249: EIO). One event (was: nothing, the job's crash unexplained); the errnos without their sign.
+    _r("efa_eq_abort", "nccl_error", ["Unable to write to EQ"],
+       r"Unable to write to EQ: Missing or unavailable event queue\. err: (?P<error>[^(\n]*?) \(-?(?P<error_code>\d+)\)"
+       r"(?: prov_errno: (?P<prov_error>[^(\n]*?) \(-?(?P<prov_errno>\d+)\))?",
+       event=("efa_abort", "join")),
+    # GCP's GPUDirect-TCPX plugin (google/nccl-plugin-gpudirecttcpx, net_tcpx.cc tcpxCommProgress) reporting a connection
+    # whose control message has not come for its slowness threshold (GPUDIRECTTCPX_TIMEOUT_THRESHOLD_NS), again at each
+    # period while it waits: "NCCL WARN 0xadca8062b70:0xadca805d0f0, nic 0, enp12s0, 172.16.0.11<39187><-172.16.0.95<46723>
+    # rx rx ctrl timeout cnt 7331502, nanos 10000000585" (its format "%p:%p, nic %d, %s, %s %s ctrl timeout cnt %lu,
+    # nanos %lu": the NIC, the connection "<local><-<peer>" with its direction, the comm's side). A stall waiting on the
+    # peer named, not a failure: the plugin goes on waiting (an hour of them at a job's start, the job then running:
+    # google/nccl-plugin-gpudirecttcpx #1). A warning, the hang's kind as XLA's "may be stuck", one event per NIC while
+    # they repeat, the peer kept; was an NCCL warning per line.
+    _r("tcpx_ctrl_timeout", "nccl_timeout", ["ctrl timeout cnt"],
+       r"NCCL WARN 0x[0-9a-f]+:0x[0-9a-f]+, nic (?P<nic>\d+), (?P<device>[\w.\-]+), (?P<local>[^<\s]+)<\d+>(?:<-|->)"
+       r"(?P<peer>[^<\s]+)<(?P<peer_port>\d+)> (?P<direction>rx|tx) (?:rx|tx) ctrl timeout cnt (?P<count>\d+), nanos "
+       r"(?P<nanos>\d+)",
+       severity="warning", event=("tcpx", "join")),
     # aws-ofi-nccl's start on a host where libfabric offers it no provider (no EFA device: a single-node instance, an
     # instance launched without EFA, a pod not given /dev/infiniband): "NET/OFI No eligible providers were found"
     # (INFO), then at WARN its chain up the call stack, "OFI fi_getinfo() call failed: No data available", "Failed to
