@@ -40,7 +40,7 @@ from typing import Any, Iterable, Mapping
 
 from parsers.envelope import parse_time
 from parsers import Classifier
-from parsers.correlate import CLAIMED as CLAIMED_WORDS
+from parsers.correlate import CLAIMED as CLAIMED_WORDS, CUDA_WHAT
 from parsers.kinds import BY_NAME as KIND, CONDITIONS as KIND_CONDITIONS, CUDA_REASONS, TABLE as KIND_TABLE
 from parsers.redacted import placeholder
 from parsers.telemetry import node_fault_reasons
@@ -101,6 +101,22 @@ class Reader:
         except Exception:  # noqa: BLE001 - a line the parsers choke on is just not evidence
             return None
 
+    def _uncut_cuda(self, excerpt: str, ours: str):
+        """The finding of a quoted line its excerpt cut inside (or right before) its CUDA error, the line completed
+        with the error the agent's words name in full (parsers/correlate.py what_of): the error decides the category
+        (an illegal memory access the application's, an uncorrectable ECC error the GPU's); None where the words name
+        none or the completed line does not read back as that error."""
+        said = CUDA_WHAT.match(ours)
+        if said is None:
+            return None
+        error, cut = said.group(1), excerpt[:-len(CUT)]
+        for k in range(min(len(error), len(cut)), -1, -1):  # the longest start of the error the cut line ends with
+            if cut.endswith(error[:k]):
+                whole = self._classify(cut + error[k:])
+                if whole is not None and whole.kind == "cuda_error" and whole.details.get("cuda_error") == error:
+                    return whole
+        return None
+
     # ---- Events ------------------------------------------------------------------------------------
 
     def pod_event(self, ev: Mapping[str, Any], host: str | None = None) -> list[Evidence]:
@@ -116,6 +132,8 @@ class Reader:
         if fact is not None:
             return [_job_fact(*fact, host, when, pod, m.group(1) if m else message[:TEXT])]
         finding = self._classify(m.group(1)) if m else None
+        if finding is not None and finding.kind == "cuda_error" and m.group(1).endswith(CUT):
+            finding = self._uncut_cuda(m.group(1), ours) or finding
         app_xid = re.match(r"^Xid(\d+)", reason)
         text = m.group(1) if m else message[:TEXT]  # the container's own line, else our words (bounded)
         said = POD_REASON_KINDS.get(reason) or _claimed(reason, ours)  # the kind the agent found, by its words

@@ -8,6 +8,7 @@ Used by the agent (per node, live) and by `gpu-npd parse` (over a training log p
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_left, bisect_right, insort
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -103,6 +104,10 @@ def what_of(f: Finding) -> str:
     row = KIND.get(f.kind)
     return row.wording if row is not None and row.workload else f.kind
 
+
+# A sentence of `explain` that opens with a CUDA error's words, read back: the error in full (an Event quotes the line
+# cut to its length; cluster/evidence.py completes a line cut inside its error with it)
+CUDA_WHAT = re.compile(r"^CUDA error '(.+?)'(?= on (?:rank \d|\d+ ranks \()|, likely caused by |: | \(peer |$)")
 
 RANKS_SHOWN = 16
 

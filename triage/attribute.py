@@ -94,6 +94,7 @@ DEATH_KINDS = frozenset({"rank_exit", "worker_exit", "process_lost"})
 BARE_DEATHS = frozenset({"rank_exit", "process_lost"})
 # How a coordinator's line (facts.py, kind process_lost) says it lost the process or node it names, by its row
 LOST_HOW = {"xla_task_heartbeat": "XLA's coordination service stopped hearing its heartbeats",
+            "xla_task_restarted": "XLA's coordination service saw it come back as a new incarnation: it had restarted",
             "xla_unhealthy_task": "XLA's coordination service named it unhealthy (its heartbeats stopped)",
             "ray_node_dead": "Ray declared its node dead",
             "ray_worker_died": "Ray's raylet saw the worker process die, exit type SYSTEM_ERROR"}

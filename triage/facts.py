@@ -278,11 +278,20 @@ FACTS: tuple[Fact, ...] = (
     # UNAVAILABLE: Task /job:jax_worker/replica:0/task:37 heartbeat timeout. This indicates that the remote task has
     # failed, got preempted, or crashed unexpectedly." (EleutherAI/architecture-objective #26, 2022; "... Check the
     # task logs for an earlier error to debug further." jax-ml/jax #23599, 2024): the task id is the JAX process index,
-    # the rank; a task that came back with a new incarnation ("/job:jax_worker/replica:0/task:3 Heartbeat:
-    # Incarnation ID mismatch: ... The task has restarted and likely crashed earlier") died before.
-    _f("xla_task_heartbeat", "process_lost", ["heartbeat timeout. This indicates", "Incarnation ID mismatch"],
-       r"(?:Task /job:(?P<job>[\w\-]+)/replica:\d+/task:(?P<rank>\d+) heartbeat timeout|"
-       r"/job:(?P<job2>[\w\-]+)/replica:\d+/task:(?P<rank2>\d+) Heartbeat: Incarnation ID mismatch)"),
+    # the rank.
+    _f("xla_task_heartbeat", "process_lost", ["heartbeat timeout. This indicates"],
+       r"Task /job:(?P<job>[\w\-]+)/replica:\d+/task:(?P<rank>\d+) heartbeat timeout"),
+    # The same service meeting a task that came back as a new incarnation: the task restarted, so it died before (why,
+    # its own log may say), whether the service hears it first in a heartbeat ("/job:jax_worker/replica:0/task:3
+    # Heartbeat: Incarnation ID mismatch: ... The task has restarted and likely crashed earlier") or in its new
+    # registration (RegisterTaskAsync, 2024+: "/job:jax_worker/replica:0/task:1 unexpectedly tried to connect with a
+    # different incarnation. It has likely restarted.", google/grain #802; one registering again after its error:
+    # ".. unexpectedly tried to connect while it is already in error. ..", the branch after it in
+    # xla/tsl/distributed_runtime/coordination/coordination_service.cc).  The service's log line and its "Use error
+    # polling to propagate the following error to all tasks: ABORTED: .." name the same task.
+    _f("xla_task_restarted", "process_lost", ["Incarnation ID mismatch", "unexpectedly tried to connect"],
+       r"/job:(?P<job>[\w\-]+)/replica:\d+/task:(?P<rank>\d+) (?:Heartbeat: Incarnation ID mismatch|"
+       r"unexpectedly tried to connect (?:with a different incarnation|while it is already in error))"),
     # Ray's GCS (every driver's log, "(raylet)" or worker.py's WARNING): a node whose raylet stopped heartbeating, each
     # era's wording: "The node with client ID 1ead... has been marked dead because the monitor has missed too many
     # heartbeats from it." (ray-project/ray #3446, 2018), "The node with node id: 8f20... and ip: 10.128.0.103 has been

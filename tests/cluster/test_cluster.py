@@ -197,6 +197,28 @@ def test_a_containers_line_of_a_node_kind_cut_short_is_read_by_the_kind_the_even
     assert (e.kind, e.severity, e.attribution, e.host) == ("oom_kill", whole.severity, whole.attribution, "node-a")
 
 
+def test_a_cuda_error_cut_inside_its_excerpt_is_read_with_the_error_the_events_words_name():
+    """REAL line (sgl-project/sglang #4584, tests/fixtures/incidents/sglang-4584-tp16-two-node-illegal-access): rank
+    14's watchdog line is cut to its 160-character excerpt inside its error ("CUDA error: a\u2026"), which read back
+    as an unknown CUDA error and made the job undetermined live, where offline names the illegal memory access (the
+    application's); the agent's words before the excerpt name the error whole, and the line completed with it reads
+    as offline reads it (bench/live_vs_offline.py)."""
+    line = (INCIDENTS / "sglang-4584-tp16-two-node-illegal-access" / "logs" / "server.log").read_text().splitlines()[0]
+    (ev,) = agent_events_of("node-a", "w-0", [line])
+    assert ev["message"].startswith("CUDA error 'an illegal memory access was encountered' on rank 14: ")
+    assert ev["message"].endswith('CUDA error: a\u2026"')
+    (e,) = Reader().pod_event(ev)
+    whole = Classifier().classify_alone(line)
+    assert (e.kind, e.rank, e.attribution, e.details["cuda_error"]) == (
+        "cuda_error", 14, whole.attribution, "an illegal memory access was encountered")
+    assert whole.attribution == "application"
+    # words that name no error, or another one than the line's start, leave the cut line's reading as it was
+    ours, quoted = ev["message"].split(' Container output: "')
+    for words in ("CUDA error on rank 14: ..", "CUDA error 'unknown error' on rank 14: .."):
+        (cut,) = Reader().pod_event({**ev, "message": f'{words} Container output: "{quoted}'})
+        assert (cut.kind, cut.details["cuda_error"]) == ("cuda_error", "a\u2026")
+
+
 def test_a_node_event_and_a_standing_condition_are_the_same_node_fault():
     rec = EventRecorder("default", "node-b")
     rec.record(Ref("Node", "node-b", uid="node-b"), "Xid79FallenOffBus",

@@ -452,6 +452,15 @@ FACTS = [
      "/job:jax_worker/replica:0/task:0 heartbeat timeout. This indicates that the remote task has failed, got "
      "preempted, or crashed unexpectedly. Check the task logs for an earlier error to debug further. "
      "[type.googleapis.com/tensorflow.CoordinationServiceError='']", "process_lost", dict(rank="0")),
+    # ... and the task that came back as a new incarnation (it restarted: it died before), at its registration:
+    # google/grain #802 (XLA 2025, the service's line and its propagation to every task); was nothing
+    ("2025-04-05 18:39:10.837611: E external/xla/xla/tsl/distributed_runtime/coordination/coordination_service.cc:962]"
+     " /job:jax_worker/replica:0/task:1 unexpectedly tried to connect with a different incarnation. It has likely "
+     "restarted.", "process_lost", dict(rank="1", job="jax_worker")),
+    ("2025-04-05 18:39:10.837685: E external/xla/xla/tsl/distributed_runtime/coordination/coordination_service.cc:"
+     "2163] Use error polling to propagate the following error to all tasks: ABORTED: /job:jax_worker/replica:0/task:1"
+     " unexpectedly tried to connect with a different incarnation. It has likely restarted. [type.googleapis.com/"
+     "tensorflow.CoordinationServiceError='\\\"\\x0e\\n\\njax_worker\\x10\\x01']", "process_lost", dict(rank="1")),
     # Ray's GCS declares a node dead, each era's wording: ray-project/ray #3446 (2018, "client ID"), #15128 (2021,
     # "and ip:"), #27710 (2022, "and address: ... and node name:"), ray-project/kuberay #3827 (2025, the same inside
     # the GCS's JSON event), #31119 (2023, a raylet terminated), #58638 (2025, Ray 2.52's task error)
