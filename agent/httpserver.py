@@ -70,7 +70,10 @@ class MetricsServer:
         self._checks = {"/healthz": health, "/readyz": health, "/livez": live or health}
         self._registry = registry
         try:
-            self._listener = socket.create_server((host, port), backlog=128)
+            # the family the address is of (as http.server's): an IPv6 pod IP (an IPv6 cluster's "$(POD_IP):9810")
+            # bound as IPv4 was "Address family for hostname not supported", and the agent never started
+            family = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)[0][0]
+            self._listener = socket.create_server((host, port), family=family, backlog=128)
         except OSError as exc:  # "address already in use" says which address
             raise OSError(exc.errno, f"metrics address {host}:{port}: {exc.strerror or exc}") from None
         self._listener.setblocking(False)

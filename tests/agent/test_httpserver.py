@@ -311,3 +311,27 @@ def test_a_real_agent_answers_its_probes_under_stuck_scrapers(tmp_path):
         for s in stuck + idle:
             s.close()
         assert agent.stop()[0] == 0
+
+
+def test_an_ipv6_pod_ip_is_served(tmp_path):
+    """The DaemonSet sets GPU_NPD_METRICS_ADDRESS to "$(POD_IP):9810"; on an IPv6 (single-stack, or IPv6-primary
+    dual-stack) cluster the pod's IP is an IPv6 address, the node's under hostNetwork. The listener was always
+    IPv4: "Address family for hostname not supported", and every agent exited 2 at start."""
+    import pytest
+
+    from agent.config import load
+
+    try:
+        socket.create_server(("::1", 0), family=socket.AF_INET6).close()
+    except OSError:
+        pytest.skip("this host has no IPv6 loopback")
+    conf = tmp_path / "config.yaml"
+    conf.write_text("{}\n")
+    host, port = load(str(conf), env={"GPU_NPD_METRICS_ADDRESS": "::1:0"}).metrics_host_port  # "$(POD_IP):0"
+    assert host == "::1"
+    srv = httpserver.serve(host, port, CollectorRegistry(), lambda: (True, "ok"))
+    try:
+        port = srv.server_address[1]
+        assert urllib.request.urlopen(f"http://[::1]:{port}/livez", timeout=5).status == 200
+    finally:
+        srv.shutdown()

@@ -33,6 +33,21 @@ def test_the_agents_with_the_cluster_component_pass_kubernetes_validate_strict(t
     assert sc["readOnlyRootFilesystem"] and sc["capabilities"] == {"drop": ["ALL"]} and dep["securityContext"]["runAsNonRoot"]
 
 
+@needs_kubectl
+def test_a_drain_never_evicts_both_replicas_at_once():
+    """Two replicas, one leading: a node drain (or a node-pool upgrade draining several nodes at a time, or both
+    replicas on one node where the anti-affinity could only be preferred) evicted both at once without a
+    PodDisruptionBudget, and no replica led until one was rescheduled and started. One at a time (maxUnavailable,
+    not minAvailable: a Deployment scaled to one replica still drains)."""
+    objs = objects()
+    dep = objs[("Deployment", "gpu-npd-cluster")]
+    pdb = objs[("PodDisruptionBudget", "gpu-npd-cluster")]
+    assert pdb["metadata"]["namespace"] == dep["metadata"]["namespace"]
+    assert pdb["spec"]["maxUnavailable"] == 1 and "minAvailable" not in pdb["spec"]
+    assert pdb["spec"]["selector"] == dep["spec"]["selector"]
+    assert pdb["spec"]["selector"]["matchLabels"].items() <= dep["spec"]["template"]["metadata"]["labels"].items()
+
+
 def rules() -> list[dict]:
     objs = objects()
     return objs[("ClusterRole", "gpu-npd-cluster")]["rules"] + objs[("Role", "gpu-npd-cluster-leader")]["rules"]

@@ -240,6 +240,39 @@ def test_critical_priority_pods_are_admitted_where_the_class_is_quota_limited(pa
     assert critical_pods_unadmitted(objs) == []
 
 
+# Pod Security Standards, baseline (https://kubernetes.io/docs/concepts/security/pod-security-standards): the
+# controls an agent pod meets. Capabilities baseline allows to add; host namespaces, privileged containers and
+# hostPath volumes it forbids.
+BASELINE_CAPABILITIES = {"AUDIT_WRITE", "CHOWN", "DAC_OVERRIDE", "FOWNER", "FSETID", "KILL", "MKNOD",
+                         "NET_BIND_SERVICE", "SETFCAP", "SETGID", "SETPCAP", "SETUID", "SYS_CHROOT"}
+
+
+def beyond_baseline(pod: dict) -> list[str]:
+    """What in a pod spec the Pod Security `baseline` level refuses (so only `privileged` admits the pod)."""
+    found = [f for f in ("hostNetwork", "hostPID", "hostIPC") if pod.get(f)]
+    found += [f"hostPath {v['hostPath']['path']}" for v in pod.get("volumes", []) if "hostPath" in v]
+    for c in pod.get("containers", []):
+        sc = c.get("securityContext", {})
+        found += ["privileged"] * bool(sc.get("privileged"))
+        found += [f"capability {cap}" for cap in sc.get("capabilities", {}).get("add", [])
+                  if cap not in BASELINE_CAPABILITIES]
+    return found
+
+
+@needs_kubectl
+@pytest.mark.parametrize("path", [*OVERLAYS, "components/unprivileged"])
+def test_the_namespace_admits_the_agents_where_pod_security_defaults_to_baseline(path):
+    """Both kernel-log variants run on the host network with hostPath mounts (and the unprivileged one adds SYSLOG
+    and DAC_READ_SEARCH): Pod Security `baseline` refuses either, so the agents' namespace must be `privileged`.
+    Where a cluster sets a stricter default (an AdmissionConfiguration's `defaults`, as hardened distributions do),
+    an unlabelled gpu-npd namespace got no agent pod at all (the DaemonSet's FailedCreate Events only)."""
+    objs = kustomize(path) if not path.startswith("components/") else kustomize_with(path, everything=True)
+    ds = next(d for d in objs if d["kind"] == "DaemonSet")
+    assert beyond_baseline(ds["spec"]["template"]["spec"]), path
+    ns = next(d for d in objs if d["kind"] == "Namespace" and d["metadata"]["name"] == ds["metadata"]["namespace"])
+    assert ns["metadata"].get("labels", {}).get("pod-security.kubernetes.io/enforce") == "privileged", ns
+
+
 @needs_kubectl
 def test_components_and_monitoring_render():
     runtime = kustomize_with("components/nvidia-runtime")

@@ -13,6 +13,7 @@ import pytest
 import yaml
 
 from agent.config import load
+from parsers.kinds import TAINT_PREFIX
 from test_deploy import (DEPLOY, assert_host_paths_safe, critical_pods_unadmitted, host_paths, kustomize,
                          kustomize_with, needs_kubectl, validate_strict)
 
@@ -209,10 +210,35 @@ def test_node_pools_one_install_two_behaviours(tmp_path):
     ({"mode": "enforcing"}, 'mode "enforcing"'),
     ({"kmsgAccess": "device"}, 'kmsgAccess "device"'),
     ({"cluster": {"enabled": True, "recovery": "on"}}, 'cluster.recovery "on"'),
+    # enforce with tolerations that miss gpu-npd's own taints: the DaemonSet controller never puts the agent back on
+    # a node it tainted (an upgrade, an eviction; NoExecute evicts it at once), and nothing clears the taint
+    ({"mode": "enforce", "tolerations": [{"key": "nvidia.com/gpu", "operator": "Exists"}]},
+     f"tolerations do not tolerate gpu-npd's taint {TAINT_PREFIX}GPUUnhealthy:NoSchedule"),
+    ({"mode": "enforce", "taints": [{"condition": "GPUUnhealthy", "effect": "NoExecute"}],
+      "tolerations": [{"key": f"{TAINT_PREFIX}GPUUnhealthy", "operator": "Exists", "effect": "NoSchedule"}]},
+     f"{TAINT_PREFIX}GPUUnhealthy:NoExecute"),
+    ({"mode": "enforce", "config": {"kubernetes": {"taint_prefix": "example.com/"}},
+      "tolerations": [{"key": f"{TAINT_PREFIX}GPUUnhealthy", "operator": "Exists"}]}, "example.com/GPUUnhealthy"),
+    ({"nodePools": [{"name": "a", "nodeSelector": {"p": "x"}, "mode": "enforce", "tolerations": []}]},
+     r"nodePools\[a\]: tolerations do not tolerate"),
 ])
 def test_values_that_would_hurt_fail_the_render_with_a_message(values, error):
     with pytest.raises(helm.HelmError, match=error):
         render(values)
+
+
+@pytest.mark.parametrize("tolerations", [
+    [{"operator": "Exists"}],
+    [{"key": f"{TAINT_PREFIX}{c}", "operator": "Exists"} for c in ("GPUUnhealthy", "NVLinkUnhealthy", "InfiniBandUnhealthy")],
+    [{"key": f"{TAINT_PREFIX}{c}", "operator": "Exists", "effect": "NoSchedule"}
+     for c in ("GPUUnhealthy", "NVLinkUnhealthy", "InfiniBandUnhealthy")],
+])
+def test_tolerations_of_gpu_npds_own_taints_render(tolerations):
+    ds = next(d for d in render({"mode": "enforce", "tolerations": tolerations}) if d["kind"] == "DaemonSet")
+    assert ds["spec"]["template"]["spec"]["tolerations"] == tolerations
+    render({"mode": "observe", "tolerations": []})  # observe writes no taint: nothing to tolerate
+    render({"mode": "enforce", "tolerations": [],  # nor does PreferNoSchedule keep a pod off a node
+            "taints": [{"condition": "GPUUnhealthy", "effect": "PreferNoSchedule"}]})
 
 
 def test_extra_objects_and_monitoring_labels_and_relabelings():

@@ -63,6 +63,27 @@ kmsgAccess, tolerations, affinity, resources, runtimeClassName. Checks what Helm
 {{- $_ := set $config "kubernetes" $kube -}}
 {{- $mode := $p.mode | default $v.mode -}}
 {{- if not (has $mode (list "enforce" "observe" "off")) -}}{{- fail (printf "mode %q: expected enforce, observe or off" $mode) -}}{{- end -}}
+{{- $tolerations := ternary $p.tolerations $v.tolerations (hasKey $p "tolerations") -}}
+{{- if eq $mode "enforce" -}}
+{{- /* Each of gpu-npd's own taints tolerated (its value is the reason: only operator Exists tolerates every one),
+or the DaemonSet controller never puts the agent back on a node it tainted (an upgrade, an eviction; NoExecute
+evicts it at once) and nothing clears the taint. The prefix's default is parsers/kinds.py TAINT_PREFIX (a test
+holds them equal). */ -}}
+{{- $prefix := $kube.taint_prefix | default "gpu-npd.io/" -}}
+{{- range $t := $taints -}}
+{{- $key := printf "%s%s" $prefix $t.condition -}}
+{{- $effect := $t.effect | default "NoSchedule" -}}
+{{- $tolerated := false -}}
+{{- range $tol := ($tolerations | default list) -}}
+{{- if and (eq ($tol.operator | default "Equal") "Exists") (or (not $tol.key) (eq $tol.key $key)) (or (not $tol.effect) (eq $tol.effect $effect)) -}}
+{{- $tolerated = true -}}
+{{- end -}}
+{{- end -}}
+{{- if and (not $tolerated) (ne $effect "PreferNoSchedule") -}}  {{- /* that one keeps no pod off a node */}}
+{{- fail (printf "%stolerations do not tolerate gpu-npd's taint %s:%s: the agent would not come back to a node it tainted; add {key: %s, operator: Exists} (or {operator: Exists})" (ternary (printf "nodePools[%s]: " $p.name) "" (ne ($p.name | default "") "")) $key $effect $key) -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
 {{- $access := $p.kmsgAccess | default $v.kmsgAccess -}}
 {{- if not (has $access (list "privileged" "unprivileged")) -}}{{- fail (printf "kmsgAccess %q: expected privileged or unprivileged" $access) -}}{{- end -}}
 {{- $pools = append $pools (dict
@@ -72,7 +93,7 @@ kmsgAccess, tolerations, affinity, resources, runtimeClassName. Checks what Helm
       "mode" $mode
       "config" $config
       "kmsgAccess" $access
-      "tolerations" (ternary $p.tolerations $v.tolerations (hasKey $p "tolerations"))
+      "tolerations" $tolerations
       "affinity" (ternary $p.affinity $v.affinity (hasKey $p "affinity"))
       "resources" (ternary $p.resources $v.resources (hasKey $p "resources"))
       "runtimeClassName" (ternary $p.runtimeClassName $v.runtimeClassName (hasKey $p "runtimeClassName"))) -}}
