@@ -301,6 +301,12 @@ def test_kube_rbac_proxy_component_serves_metrics_on_localhost_only(tmp_path):
         "127.0.0.1", 9810)
     assert "ports" not in agent and proxy["ports"][0]["containerPort"] == 9443
     assert "--upstream=http://127.0.0.1:9810/" in proxy["args"]
+    # the listen address as Go's net.SplitHostPort reads it (the proxy's net.Listen; go_split below): host and port
+    # for an IPv4 and an IPv6 cluster's pod IP alike (was $(POD_IP):9443: "fd00::5:9443", too many colons, the proxy
+    # never listened on an IPv6 cluster)
+    listen = next(a.split("=", 1)[1] for a in proxy["args"] if a.startswith("--secure-listen-address="))
+    for ip in ("10.0.0.5", "fd00::5"):
+        assert go_split(listen.replace("$(POD_IP)", ip)) == (ip, "9443"), listen
     assert "--ignore-paths=/healthz,/livez" in proxy["args"] and not any("allow-paths" in a for a in proxy["args"])
     for probe, path in (("livenessProbe", "/livez"), ("readinessProbe", "/healthz")):
         assert agent[probe]["httpGet"] == {"path": path, "port": 9443, "scheme": "HTTPS"}
@@ -313,6 +319,18 @@ def test_kube_rbac_proxy_component_serves_metrics_on_localhost_only(tmp_path):
     endpoint = next(d for d in mon if d["kind"] == "PodMonitor")["spec"]["podMetricsEndpoints"][0]
     assert (endpoint["port"], endpoint["scheme"]) == ("https-metrics", "https")
     assert endpoint["authorization"]["credentials"] == {"name": "gpu-npd-metrics-scraper", "key": "token"}
+
+
+def go_split(hostport: str) -> tuple[str, str]:
+    """Go's net.SplitHostPort (src/net/ipsock.go) for the forms a listen address takes: "[host]:port" (any host in
+    the brackets, IPv4 too) or "host:port" whose host holds no colon ("too many colons in address")."""
+    if hostport.startswith("["):
+        host, sep, port = hostport[1:].partition("]:")
+        assert sep and "]" not in host, f"{hostport}: missing ']' or port"
+        return host, port
+    host, _, port = hostport.rpartition(":")
+    assert host and ":" not in host, f"{hostport}: too many colons in address"
+    return host, port
 
 
 def kustomize_with(component: str, base: str = "overlays/observe", everything: bool = False):
