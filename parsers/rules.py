@@ -1274,7 +1274,7 @@ RULES: tuple[Rule, ...] = (
     # dereference, address:").
     _r("oops_header", None, [" [#", "WARNING: ", "BUG: "],
        r"(?=(?P<stated>WARNING)?)(?:(?:Oops|general protection fault|invalid opcode|stack segment|double fault|"
-       r"divide error)[^\n]{0,200}? \[#\d+\]|WARNING: (?:CPU: \d+ PID: \d+ |[\w/.-]+:\d+ )?at |"
+       r"divide error)[^\n]{0,200}? \[#\d+\]|WARNING: (?:CPU: \d+ PID: \d+ at |at [\w/.-]+:\d+ |[\w/.-]+:\d+ at )|"
        r"BUG: (?:unable to handle |kernel NULL pointer dereference))",
        event=("lockup|rcu_stall|oops", "begin")),
     # kernel_panic: the node's kernel died (parsers/kinds.py), one event ("panic") with the lines that say why: the

@@ -57,6 +57,14 @@ def test_an_oops_after_a_warn_is_the_oops_severity():
     assert f.severity == "error"
 
 
+def test_a_program_s_warning_line_is_no_warn_header():
+    """"WARNING: at least .." (an application's words) is no WARN trace's first line: the RIP line stays the kind's."""
+    [f] = _found(["WARNING: at least one of the mounts is read-only", OOPS, RIP])
+    assert f.severity == "error"
+    [f] = _found([OOPS, "WARNING: at least one of the mounts is read-only", RIP])
+    assert f.severity == "error"
+
+
 def test_a_warn_beyond_its_window_leaves_the_rip_line_the_kinds_error():
     [f] = _found([WARN] + [HARDWARE] * 40 + [RIP])
     assert f.severity == "error"
