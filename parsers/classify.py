@@ -37,6 +37,8 @@ from .unclassified import DRIVER_DEVICES, DRIVER_KEYWORDS, ERROR_WORDS, unclassi
 from .wordscan import KeywordScan, LazyPattern, required_literals
 from .workers import tag_rank
 
+# the events whose report a "state" or "begin" line states (rules.STATED)
+_STATED_EVENTS = frozenset(event for event, _ in STATED.values())
 _FIELDS = ("pid", "rank", "xid", "sxid")  # integer fields
 _TEXT_FIELDS = ("process", "peer")
 _NOT_DETAILS = frozenset(_FIELDS + _TEXT_FIELDS + ("pci", "text", "fatality", "state"))  # groups kept elsewhere
@@ -471,6 +473,13 @@ class Classifier:
         the line's severity (SEVERITY_RANK), for the events that escalate (rules.EVENT_ESCALATES); `prefix`: the event's
         name in the tables where the caller has it (EventPlan), else read from the key."""
         name, role, stage = event
+        if role == "begin":  # a report's first line: the report its stated event reads is this one, the others ended
+            for one in name:
+                if one in _STATED_EVENTS:
+                    self._stated[one] = (position, stage)
+                else:
+                    self._in_event((one, "close", stage), position, rank)
+            return _ABSORBED
         if role == "follows":  # (stage: the pfn the line names, or None)
             return self._follows(name if type(name) is tuple else (name,), stage, position, rank)
         if type(name) is tuple:  # a "within" line of several events: part of whichever of them is open
@@ -1138,6 +1147,8 @@ def _event_key(rule: Rule, m: re.Match, rank: str | None = None, pci: str | None
     name, role = rule.event
     if role == "state":
         return name, role, (m.group("stated") or "").lower()
+    if role == "begin":  # the events it ends or states (none kept per device), and the word it stated
+        return tuple(name.split("|")), role, (m.group("stated") or "").lower()
     if role in ("page", "follows"):  # the page the line names: a "page" row's address, a "follows" row's pfn
         value = m.groupdict().get("page" if role == "page" else "pfn")
         stage = int(value, 16) if value is not None else None

@@ -200,7 +200,7 @@ CONDITIONS: tuple[Condition, ...] = (
               "an uncorrected host memory error"),
     Condition("StorageUnhealthy", "StorageIsHealthy", "no NFS, filesystem or NVMe fault",
               "an NFS server not responding, a filesystem error, a parallel filesystem client evicted (or its node "
-              "out of the cluster) or an NVMe controller reset or removed"),
+              "out of the cluster), a kernel oops in a storage client module or an NVMe controller reset or removed"),
 )
 
 # Written by fabric-check (its own service account), not by the agent: `gpu-npd cleanup` removes it too.
@@ -347,6 +347,18 @@ TABLE: tuple[Kind, ...] = (
     Kind("kernel_oops", "kernel oops", None, "error", "driver", "RESTART_BM", "KernelOops",
          doc="a kernel oops / BUG / GPF whose faulting instruction is in a GPU or NIC driver module",
          category="hardware"),
+    # A kernel oops / BUG / GPF whose faulting instruction is in a shared filesystem's client module (BeeGFS, Lustre
+    # and LNet, NFS and sunrpc, CephFS, IBM Storage Scale (GPFS), WekaFS: rules.STORAGE_CLIENT_MODULES): the task that
+    # oopsed died holding the client's locks, so the mount is broken until a reboot (its processes stuck in D state,
+    # the jobs' checkpoints and dataset reads hanging). An error raising StorageUnhealthy until the next boot, the
+    # node's storage fault for the job then running (infrastructure). The same module's WARN_ON trace (the kernel goes
+    # on: "WARNING: CPU: 3 PID: 18 at fs/..", the same RIP line after it) is a warning, no condition.
+    Kind("storage_oops", "kernel oops in a storage client", None, "error", "driver", "RESTART_BM", "StorageClientOops", (
+        Raise("StorageUnhealthy", "boot", {"severity": ["error", "fatal"]}),
+    ), doc="a kernel oops / BUG / GPF whose faulting instruction is in a shared filesystem's client module (BeeGFS, "
+           "Lustre / LNet, NFS / sunrpc, CephFS, IBM Storage Scale (GPFS), WekaFS): an error, its mount broken until "
+           "a reboot; the same module's WARN trace (the kernel goes on) a warning",
+         category="infrastructure"),
     # The node's kernel itself failing: "Kernel panic - not syncing: <why>" (kernel/panic.c, every era: an oops's
     # "Fatal exception" / "Fatal exception in interrupt", the lockup and hung task detectors' "softlockup: hung tasks",
     # "hung_task: blocked tasks", "Out of memory and no killable processes...", "Attempted to kill init!", "VFS: Unable

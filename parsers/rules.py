@@ -45,6 +45,9 @@ class Rule:
     # page (EVENT_PAGES, a "page" row's) is the line's `pfn` or unknown; of none, an "escalate" line of the first.
     # "page" (a kind-None row with a `page` group: a physical address) is part of an open event of its name and says
     # which page the event's error is in (EVENT_PAGES); with none open, nothing.
+    # "begin" (a kind-None row with a `stated` group: the first line of a report, "lockup|rcu_stall|oops") states,
+    # for each event it lists that STATED rows read ("oops"), the word it stated (none where the group did not match),
+    # and ends each of the others, as "close".
     # "close" may list several events ("aer|cper"): it ends each of them (an event of EVENT_SECTIONS only once one of its
     # sections joined it).
     # "within" (a kind-None row) is part of an open event of its name and leaves none open: with none open, the line
@@ -118,6 +121,32 @@ TCPX_FLOW = r"(?:[^<\s]+<\d+><-)?"
 EFA_PREFIX = r"(?:\befa (?P<pci>" + PCI + r")|\binfiniband (?P<device>(?:rdmap|efa_)\w+)): "
 
 
+# A kernel oops's (or WARN's) faulting instruction, up to the module it is in: the trace's RIP line (x86; 2.6-3.x
+# "RIP: 0010:[<ffffffff..>]  [<ffffffff..>] func+0x../0x.. [mod]"), 4.x and older's "IP: [<..>] func+0x../0x.. [mod]",
+# arm64's "pc : func+0x../0x.. [mod]"; the module's name then OOPS_MODULE_END (6.x's build id after it, "[nvidia
+# 3f2b..]"). Each oops row's keywords are OOPS_KEYWORDS.
+OOPS_AT = (r"(?:RIP: [0-9a-f]{4}:(?:\[<[0-9a-f]+>\] +\[<[0-9a-f]+>\] )?|\bIP: \[<[0-9a-f]+>\] |pc : )"
+           r"(?P<function>[\w.]+)\+0x[0-9a-f]+/0x[0-9a-f]+ \[")
+OOPS_MODULE_END = r"(?: [0-9a-f]{20,64})?\]"
+OOPS_KEYWORDS = ["RIP: ", "IP: [<", "pc : "]
+# A shared filesystem's client modules in the kernel (their names as a RIP line prints them: regexes), by filesystem:
+# an oops in one of them is a storage_oops (details "filesystem"). BeeGFS's client (beegfs.ko); Lustre's client and
+# its network layer (LNet and its drivers: ko2iblnd over InfiniBand, ksocklnd over TCP, kkfilnd over HPE Slingshot;
+# Lustre, DDN EXAScaler, AWS FSx for Lustre); the NFS client and the RPC layer under it (sunrpc, its RDMA transport,
+# lockd); CephFS's client and libceph under it (RBD's too); IBM Storage Scale's (GPFS) kernel extension (mmfs26,
+# mmfslinux, tracedev); WEKA's (wekafsio, wekafsgw). A module only listed in "Modules linked in:" is no oops's.
+STORAGE_CLIENT_MODULES = {
+    "BeeGFS": ("beegfs",),
+    "Lustre": ("lustre", "lmv", "mdc", "lov", "osc", "mgc", "fid", "fld", "ptlrpc", "obdclass", "lnet", "libcfs",
+               "ko2iblnd", "ksocklnd", "kkfilnd"),
+    "NFS": ("nfs", "nfsv3", "nfsv4", r"nfs_layout_\w+", "sunrpc", "rpcrdma", "lockd"),
+    "CephFS": ("ceph", "libceph"),
+    "GPFS": ("mmfs26", "mmfslinux", "tracedev"),
+    "WekaFS": (r"wekafs\w*",),
+}
+STORAGE_CLIENT_MODULE = "|".join(m for modules in STORAGE_CLIENT_MODULES.values() for m in modules)
+
+
 # The first "mlx5_core <pci>" of a line, committed to (atomic): the scan after it runs once, so a line of the
 # prefix repeated cannot make the rule quadratic (one mlx5_core per real line anyway).
 FIRST_MLX5 = r"^(?>.*?mlx5_core (?P<pci>" + PCI + r"))"
@@ -149,6 +178,9 @@ EVENT_LINES = {"aer": 12, "mlx5_health": 20, "mlx5_tx_timeout": 4, "mlx5_err_cqe
                # hundred lines before its panic, a panic's own dump (the panicking CPU's trace, 4.x arm64's "CPUn:
                # stopping" dump of every other CPU) as many before its "---[ end Kernel panic .. ]---"
                "panic": 256,
+               # an oops's or WARN's first line to its RIP line: the #PF lines, the die line, "Modules linked in:",
+               # CPU, hardware and workqueue lines (STATED "oops")
+               "oops": 32,
                # a lockup's report (parsers/rules.py cpu_lockup rows): its modules, irq stamps, CPU and hardware lines,
                # then the stuck CPU's registers, its RIP line the one that says whose code spins (the trace after it)
                "lockup": 32}
@@ -1221,9 +1253,16 @@ RULES: tuple[Rule, ...] = (
     # on 4.x and older kernels) or pc (arm64) line names the module in brackets.  The other trace lines match no
     # row; the register dump some kernels repeat after `end trace` repeats the RIP line (the same event again).
     # Severity error, not fatal: a WARN_ON trace prints the same RIP line as an oops.
-    _r("kernel_oops", "kernel_oops", ["RIP: ", "IP: [<", "pc : "],
-       r"(?:RIP: [0-9a-f]{4}:(?:\[<[0-9a-f]+>\] +\[<[0-9a-f]+>\] )?|\bIP: \[<[0-9a-f]+>\] |pc : )(?P<function>[\w.]+)\+0x[0-9a-f]+/0x[0-9a-f]+ "
-       r"\[(?P<module>nvidia(?:[_-]\w+)?|mlx5_\w+|mlx_compat|ib_\w+|gdrdrv)(?: [0-9a-f]{20,64})?\]",
+    _r("kernel_oops", "kernel_oops", OOPS_KEYWORDS,
+       OOPS_AT + r"(?P<module>nvidia(?:[_-]\w+)?|mlx5_\w+|mlx_compat|ib_\w+|gdrdrv)" + OOPS_MODULE_END,
+       event=("panic|lockup|rcu_stall", "join")),
+    # The same in a shared filesystem's client module (STORAGE_CLIENT_MODULES: BeeGFS, Lustre / LNet, NFS / sunrpc,
+    # CephFS, GPFS, WekaFS): its mount broken until a reboot (storage_oops, an error). Its severity is the report's
+    # (STATED "oops", the header row below): a WARN trace's ("WARNING: CPU: 2 PID: 1 at fs/..", the kernel goes on) a
+    # warning, an oops's or a BUG's (or none seen) the kind's error. A module only listed in "Modules linked in:" is
+    # no RIP line's: nothing.
+    _r("storage_oops", "storage_oops", OOPS_KEYWORDS,
+       OOPS_AT + r"(?P<module>" + STORAGE_CLIENT_MODULE + r")" + OOPS_MODULE_END, refine="storage_oops",
        event=("panic|lockup|rcu_stall", "join")),
     # An oops's die line, which every x86 and arm64 oops prints before its registers (its "[#N]" the die counter: x86
     # "Oops: 0002 [#1] PREEMPT SMP NOPTI" after "BUG: kernel NULL pointer dereference" / "BUG: unable to handle page
@@ -1232,12 +1271,20 @@ RULES: tuple[Rule, ...] = (
     # "Internal error: Oops - BUG: .. [#1]"), and a WARN's first line ("WARNING: CPU: 13 PID: 55768 at .."): no finding
     # (the RIP line after it says whose code faulted, kernel_oops above), but it ends an open lockup or RCU stall report,
     # so that RIP line is the oops's, not the lockup's register dump (arm64's "Internal error: synchronous external
-    # abort: .. [#1]" is a panic row's below, not this). Two keywords, not one per header form: every line of a log
+    # abort: .. [#1]" is a panic row's below, not this). Three keywords, not one per header form: every line of a log
     # pays for the keyword scan's size.
-    _r("oops_header", None, [" [#", "WARNING: CPU: "],
-       r"(?:Oops|general protection fault|invalid opcode|stack segment|double fault|divide error)[^\n]{0,200}? "
-       r"\[#\d+\]|WARNING: CPU: \d+ PID: \d+ at ",
-       event=("lockup|rcu_stall", "close")),
+    # It also says which report the RIP line after it is in ("begin" of the "oops" event: STATED, OOPS_STATED): a
+    # WARN's (every era's first line: 4.x-6.x "WARNING: CPU: 13 PID: 55768 at fs/..", 2.6 / 3.x "WARNING: at fs/..",
+    # 6.19+ "WARNING: drivers/..:164 at func+0x../0x.. [mod], CPU#0: comm/429") is a warning, an oops's an error: its
+    # die line, or the "BUG:" line before it, which on 4.x and older comes before the "IP:" line ("BUG: unable to
+    # handle kernel NULL pointer dereference at 0000000000000020", then "IP: [<ffffffffa0879063>] .. [zfs]", then
+    # "Oops: 0000 [#1] SMP"; 4.17+ "BUG: unable to handle page fault for address:", 5.x+ "BUG: kernel NULL pointer
+    # dereference, address:").
+    _r("oops_header", None, [" [#", "WARNING: ", "BUG: "],
+       r"(?=(?P<stated>WARNING)?)(?:(?:Oops|general protection fault|invalid opcode|stack segment|double fault|"
+       r"divide error)[^\n]{0,200}? \[#\d+\]|WARNING: (?:CPU: \d+ PID: \d+ at |at [\w/.-]+:\d+ |[\w/.-]+:\d+ at )|"
+       r"BUG: (?:unable to handle |kernel NULL pointer dereference))",
+       event=("lockup|rcu_stall|oops", "begin")),
     # kernel_panic: the node's kernel died (parsers/kinds.py), one event ("panic") with the lines that say why: the
     # oops in a GPU / NIC module above (its RIP line a "join" of the event: the module's oops then its "Kernel panic -
     # not syncing: Fatal exception" is one kernel_oops finding, the panic absorbed, as the repeated RIP line after "end
@@ -2516,8 +2563,11 @@ CPER_SEVERITY = {
 # and _follows read an event's pages by its name; EVENT_SECTIONS and EVENT_ECHOES likewise (one report open at a time)
 assert {r.event[0] for r in RULES if r.event is not None and r.event[1] == "page"} == EVENT_PAGES
 assert not (EVENT_PAGES | set(EVENT_SECTIONS) | set(EVENT_ECHOES)) & (EVENT_PER_DEVICE | EVENT_PER_RANK)
+# The report a RIP line is in, as its first line said (the oops_header row, "begin"): a WARN's, its word; an oops's or
+# a BUG's none (the row's own severity, its kind's).
+OOPS_STATED = {"warning": ("warning", "CHECK_STORAGE")}
 STATED = {"cper_pcie_device": ("cper", CPER_SEVERITY), "cper_memory": ("cper", CPER_SEVERITY),
-          "cper_arm": ("cper", CPER_SEVERITY)}
+          "cper_arm": ("cper", CPER_SEVERITY), "storage_oops": ("oops", OOPS_STATED)}
 
 AER_SEVERITY = {  # aer_severity as the kernel prints it -> (severity, action)
     "corrected": ("warning", "MONITOR"),
@@ -2863,6 +2913,17 @@ def _refine_crash(g: dict, out: dict) -> None:
             break
 
 
+_STORAGE_MODULE_OF = tuple((re.compile("|".join(modules)), fs) for fs, modules in STORAGE_CLIENT_MODULES.items())
+
+
+def _refine_storage_oops(g: dict, out: dict) -> None:
+    """An oops in a storage client module: whose filesystem it is (STORAGE_CLIENT_MODULES)."""
+    for modules, fs in _STORAGE_MODULE_OF:
+        if modules.fullmatch(g["module"]):
+            out["details"]["filesystem"] = fs
+            break
+
+
 # Lines that report what an Xid reports without that Xid's line: refine key -> the Xid (a GSP timeout: 119, the GSP's
 # crash report: 120). The finding is that Xid, with its catalog row's severity, attribution and action.
 XID_WITHOUT_LINE = {"gsp_timeout": 119, "gsp_error": 120}
@@ -2899,7 +2960,7 @@ REFINERS = {"xid": _refine_xid, "device_plugin_xid": _refine_device_plugin_xid, 
             "cuda": _refine_cuda, "cuda_status": _refine_cuda_status, "nccl": _refine_nccl, "ib_wc": _refine_ib_wc,
             "mlx5_syndrome": _refine_mlx5_syndrome, "mlx5_cqe": _refine_mlx5_cqe,
             "mlx5_cq_error": _refine_mlx5_cq_error,
-            "nccl_text": _refine_nccl_text, "crash": _refine_crash,
+            "nccl_text": _refine_nccl_text, "crash": _refine_crash, "storage_oops": _refine_storage_oops,
             **{key: _refine_as_xid(xid) for key, xid in XID_WITHOUT_LINE.items()}}
 
 # Every keyword of the table: the prefilter over whole buffers is built from these.

@@ -33,6 +33,9 @@ PINNED_NODE_REASONS = [
     # kubernetes-sigs/dra-driver-nvidia-gpu #948): a fabric root for the jobs on the node, as peermem_error is
     ("IMEXError$", "imex_error", "fabric"),
     ("KernelOops$", "kernel_oops", "driver"),
+    # (h190) a kernel oops in a shared filesystem's client module (BeeGFS, Lustre, NFS, CephFS, GPFS, WekaFS): its
+    # mount broken until a reboot, the node's infrastructure fault for the jobs on it
+    ("StorageClientOops$", "storage_oops", "driver"),
     # (h99) the node's kernel panicked (a console's or an earlier boot's log): the node's fault for the jobs on it
     ("KernelPanic$", "kernel_panic", "unknown"),
     # (h36) a parallel filesystem client evicted (its StorageUnhealthy reason) or its connection lost: the node's

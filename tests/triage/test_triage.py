@@ -1974,13 +1974,17 @@ def test_node_faults_are_the_device_faults_and_the_driver_modules():
     # ranks there to that target failed (a GPFS node out of its cluster, its file systems unmounted, likewise);
     # nfs_error: an NFS soft mount's RPC timed out (an error, StorageUnhealthy): the I/O that issued it failed
     # imex_error: the node's IMEX daemon failed the job's multi-node NVLink memory export or import (or never started)
+    # storage_oops: an oops in the node's shared filesystem client (StorageUnhealthy): its mount broken, the job's I/O
+    # there hung or failed
     assert faults == {"xid", "sxid", "fallen_off_bus", "gpu_reset_required", "nvlink", "pcie_aer", "kernel_oops",
                       "ib_link", "nic_error", "peermem_error", "imex_error", "driver_mismatch", "driver_unusable",
-                      "parallel_fs_error", "nfs_error", "kernel_panic"}
+                      "parallel_fs_error", "nfs_error", "kernel_panic", "storage_oops"}
     # a Lustre connection lost (a warning: the client waits and reconnects) is no node fault, nor a hard mount's NFS
     # server "still trying" (a warning: the I/O waits)
     assert not is_node_fault(Evidence("parallel_fs_error", "warning", "unknown", None, "n"))
     assert not is_node_fault(Evidence("nfs_error", "warning", "unknown", None, "n"))
+    # nor a storage client's WARN trace (a warning: the kernel went on)
+    assert not is_node_fault(Evidence("storage_oops", "warning", "driver", None, "n"))
     assert not is_node_fault(Evidence("gpu_reset", "info", "driver", None, "n", pci="0000:5d:00"))
     # a host OOM kill and a hung task are infrastructure too, but no device's fault: the job's failure, not the node's
     assert not is_node_fault(Evidence("oom_kill", "error", "application", None, "n"))
