@@ -14,8 +14,8 @@ REPORTER = ("libfabric:451707:1708520807::efa:cq:efa_rdm_txe_handle_error():737<
             "address My EFA addr: fi_addr_efa://[fe80::13:c2ff:fe6f:f03d]:0:1072483550 My host id: "
             "i-0db7083f3fcbebb65 Peer EFA addr: fi_addr_efa://[fe80::b8:aff:fe44:425]:0:947699476 Peer host "
             "id: i-0ce6d3d57139f053c (7)")
-# REAL: https://github.com/gnosia93/training-on-eks/blob/main/appendix/a1-karpenter-message.md (aws-ofi-nccl's own
-# line for a failed handshake: its host's instance, the peer's not known yet)
+# REAL: https://github.com/gnosia93/training-on-eks/blob/2a65a75c676ec3b7fb890c7d35f6ed1d7190df85/appendix/a1-karpenter-message.md
+# (aws-ofi-nccl's own line for a failed handshake: its host's instance, the peer's not known yet)
 HANDSHAKE = ("[2026-01-01 12:08:32] llama-3-8b-node-0-0:194:710 [0] int cm_req_handle_error_entry(nccl_net_ofi_context_t*"
              ", fid_cq*, fi_cq_err_entry*, uint16_t):46 NCCL WARN NET/OFI Request 0x7f456c222f60 completed with error. "
              "RC: 103. Error: 4126 (Unresponsive receiver (reachable by EFA device but handshake failed) My EFA addr: "
