@@ -347,7 +347,7 @@ class Book:
     def node(self, obj: Mapping[str, Any], now: float, deleted: bool = False) -> None:
         """A Node: gpu-npd's conditions that stand, and the GPUs of its repair annotation."""
         name = (obj.get("metadata") or {}).get("name", "")
-        self._node_addresses(name, () if deleted else (obj.get("status") or {}).get("addresses") or ())
+        self._node_addresses(name, {} if deleted else obj)
         taints = () if deleted else no_execute(obj)
         if taints:
             self.node_taints[name] = taints
@@ -383,9 +383,9 @@ class Book:
         for name in {*self.node_facts, *self.node_addr, *self.node_taints, *self.node_gpus} - names:
             self.node({"metadata": {"name": name}}, now, deleted=True)
 
-    def _node_addresses(self, name: str, addresses: Any) -> None:
-        """A node's status.addresses (InternalIP, ExternalIP, Hostname, ...) -> the node."""
-        now_addr = node_addresses({"status": {"addresses": addresses}})
+    def _node_addresses(self, name: str, obj: Mapping[str, Any]) -> None:
+        """A node's status.addresses (InternalIP, ExternalIP, Hostname, ...) and its EC2 instance -> the node."""
+        now_addr = node_addresses(obj)
         before = self.node_addr.get(name, ())
         if before == now_addr:
             return

@@ -1995,8 +1995,13 @@ RULES: tuple[Rule, ...] = (
     # i-0db7083f3fcbebb65 Peer EFA addr: fi_addr_efa://[..]:0:947699476 Peer host id: i-0ce6d3d57139f053c"
     # (aws/aws-ofi-nccl #346): the peer is the peer's EC2 instance ("Peer host id: N/A" before the handshake told it:
     # no peer), the finding's peer also when NCCL's own line for the completion came first (EVENT_FILLS "ofi").
+    # aws-ofi-nccl's newer line quotes that message itself ("Error: 4126 (Unresponsive receiver (reachable by EFA
+    # device but handshake failed) My EFA addr: .. My host id: i-07792e0f955a9673b Peer EFA addr: .. Peer host id:
+    # N/A). Completed length: 0", gnosia93/training-on-eks appendix/a1-karpenter-message.md): its peer likewise, the
+    # error the words before the addresses (was: the addresses too, cut at "N/A"'s dot).
     _r("ofi_completion", "ib_completion_error", ["completed with error"],
-       r"NET/OFI Request (?:0x[0-9a-f]+ )?completed with error\. RC: (?P<error_code>\d+)\. Error: (?P<error>[^.\n]*)",
+       r"NET/OFI Request (?:0x[0-9a-f]+ )?completed with error\. RC: (?P<error_code>\d+)\. Error: "
+       r"(?P<error>(?:(?! My EFA addr: )[^.\n])*)(?: My EFA addr: [^\n]*? Peer host id: (?:(?P<peer>i-[0-9a-f]+)|N/A))?",
        event=("ofi", "join")),
     _r("efa_cq_error", "ib_completion_error", ["<warn>"],
        r"libfabric:\d+:\d*:+efa:cq:(?P<function>\w+)\(\):\d+<warn> (?:\w+: )?err: (?P<error_code>\d+),"

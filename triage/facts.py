@@ -642,6 +642,16 @@ FACTS: tuple[Fact, ...] = (
                                           "NET : Using interface"],
        r"(?:Bootstrap ?: Using|NET/Socket : Using|; OOB|NET : Using interface) (?:\[\d+\])?(?P<netdev>[\w.\-]+):(?P<address>[0-9A-Fa-f.:%\w]+?)"
        r"<\d+>", severity="info"),
+    # The writer's own EC2 instance (peer instance -> host): libfabric 1.18+'s EFA provider ends each failed
+    # completion's message with both ends of the connection (prov/efa efa_write_error_msg), "My EFA addr:
+    # fi_addr_efa://[..]:0:1072483550 My host id: i-0db7083f3fcbebb65 Peer EFA addr: .. Peer host id: i-0ce6d3d57139f053c",
+    # in its own "<warn>" line (aws/aws-ofi-nccl #346) and in aws-ofi-nccl's "NET/OFI Request .. completed with error.
+    # RC: 103. Error: 4126 (Unresponsive receiver .. My host id: i-07792e0f955a9673b ..)" that NCCL repeats as the
+    # exception's "Last error:" (gnosia93/training-on-eks appendix/a1-karpenter-message.md).  The line is also a
+    # completion error (the parsers' efa_cq_error, ofi_completion): triage.read gives both.  "My host id: N/A"
+    # (no instance metadata) names none.
+    _f("efa_host_id", "nccl_address", ["My host id: i-"], r"\bMy host id: (?P<address>i-[0-9a-f]{8,17})\b",
+       severity="info"),
     # "NCCL INFO comm 0x9bbaa80 rank 10 nranks 16 cudaDev 2 busId 48000 - Init COMPLETE" (and "- Abort COMPLETE")
     _f("nccl_comm", "nccl_rank", ["nranks"],
        r"comm 0x[0-9a-f]+ rank (?P<rank>\d+) nranks (?P<nranks>\d+) cudaDev (?P<gpu>\d+)(?: nvmlDev \d+)? busId "
@@ -770,13 +780,27 @@ def match(message: str) -> tuple[Fact, dict] | None:
     """The first row whose keyword occurs in `message` and whose regex matches, with its groups."""
     if _KEYWORDS.search(message) is None or ("UCX" in message and _UCX_QUIET.search(message) is not None):
         return None
-    for fact in FACTS:
+    return _first(FACTS, message)
+
+
+def _first(rows: tuple[Fact, ...], message: str) -> tuple[Fact, dict] | None:
+    """The first of `rows` whose keyword occurs in `message` and whose regex matches, with its groups."""
+    for fact in rows:
         if not any(k in message for k in fact.keywords):
             continue
         m = fact.pattern.search(message)
         if m is not None:
             return fact, _groups(fact, m)
     return None
+
+
+# the rows stating the address (an IP, an EC2 instance) of the line's writer: context a line gives besides its finding
+ADDRESS_FACTS = tuple(f for f in FACTS if f.kind == "nccl_address")
+
+
+def address(message: str) -> tuple[Fact, dict] | None:
+    """The first address row (ADDRESS_FACTS) `message` (its launcher prefixes off) matches, with its groups."""
+    return _first(ADDRESS_FACTS, message)
 
 
 # the rows of a job's statement of its own success (job_success), and the words a line must hold to be one

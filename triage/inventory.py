@@ -12,7 +12,8 @@ triage.attribute's Job prefers to NCCL's (the node, not the pod's hostname NCCL 
   (k8s.v1.cni.cncf.io/network-status; NCCL_SOCKET_IFNAME may name one of them); a hostNetwork pod's IP is its
   node's (the node, no pod).  Its hostname too (its name, or spec.hostname): what NCCL's prefix, MPI's "on node
   ..", torchrun's "host : .." call it.
-- A node's addresses: status.addresses (InternalIP, ExternalIP, Hostname ...).
+- A node's addresses: status.addresses (InternalIP, ExternalIP, Hostname ...), and on EC2 the instance its
+  spec.providerID names (libfabric's EFA provider names a peer by its instance: "Peer host id: i-..").
 - kubectl's tables: a file whose first line is the header of `get pods -o wide` (NAME .. IP  NODE, NAMESPACE first
   with -A) or `get nodes -o wide` (NAME .. INTERNAL-IP  EXTERNAL-IP ..); each row's cells are read at its header's
   column positions (kubectl aligns them; RESTARTS may hold spaces: "1 (72d ago)").  An IP two pods of one table
@@ -38,6 +39,9 @@ NETWORK_STATUS = ("k8s.v1.cni.cncf.io/network-status", "k8s.v1.cni.cncf.io/netwo
 MAX_INTERFACES = 16  # interfaces (and addresses of each) read from it
 MAP = "cluster"  # details["map"] of the evidence made here
 _COLUMNS = re.compile(r"\S+(?: \S+)*")  # a header's column: words one space apart (NOMINATED NODE)
+# A Node's spec.providerID on EC2, "aws:///<zone>/<instance id>" (the AWS cloud provider's, every EKS node's): the
+# instance libfabric's EFA provider names a peer by ("Peer host id: i-0ce6d3d57139f053c", triage.facts efa_host_id)
+PROVIDER_INSTANCE = re.compile(r"^aws:///[\w\-]*/(i-[0-9a-f]{8,17})$")
 _IP = re.compile(r"^(?:\d{1,3}(?:\.\d{1,3}){3}|[0-9A-Fa-f:]*:[0-9A-Fa-f:.]+)$")
 
 
@@ -97,11 +101,15 @@ def attached_ips(meta: Mapping[str, Any]) -> list[str]:
 
 
 def node_addresses(obj: Mapping[str, Any]) -> tuple[str, ...]:
-    """A Node object's status.addresses (InternalIP, ExternalIP, Hostname, ...), as address_key gives them."""
+    """A Node object's status.addresses (InternalIP, ExternalIP, Hostname, ...), as address_key gives them, then the
+    EC2 instance its spec.providerID names (PROVIDER_INSTANCE)."""
     out = []
     for x in (obj.get("status") or {}).get("addresses") or ():
         if isinstance(x, dict) and x.get("address"):
             out.append(address_key(str(x["address"])))
+    m = PROVIDER_INSTANCE.match(str((obj.get("spec") or {}).get("providerID") or ""))
+    if m is not None:
+        out.append(m.group(1))
     return tuple(dict.fromkeys(a for a in out if a))
 
 

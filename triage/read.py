@@ -749,12 +749,14 @@ class FileReader:
         finding = self._classify(rest, n)
         if finding is not None and (finding.kind == "unclassified" or not at_least(finding.severity, "warning")):
             finding = None
-        hit = facts.match(rest) if finding is None or generic(finding) else None
+        # a finding's line is still read for the address it states of its writer (facts.ADDRESS_FACTS: libfabric's
+        # "My host id: i-.." in the completion error itself): both, the address a context fact
+        hit = facts.match(rest) if finding is None or generic(finding) else facts.address(rest)
         if hit is not None and actor and hit[0].name in facts.RAY_ACTOR_FACTS:  # the cause of the error above
             hit = (hit[0], {**actor, **hit[1]})
         if hit is not None:
             yield from self._keep(self._from_fact(at, *hit))
-        elif finding is not None:
+        if finding is not None and (hit is None or hit[0] in facts.ADDRESS_FACTS):
             yield from self._keep(self._from_finding(at, finding))
 
     def _probe_year(self, rest: str) -> None:

@@ -1192,6 +1192,30 @@ def test_a_peer_named_by_its_address_is_named_by_its_node_and_pod():
     assert (change.incident.root.host, change.incident.root.pod) == ("gpu-node-1", None)
 
 
+# REAL line: aws/aws-ofi-nccl #346 (libfabric 1.18+'s EFA provider names the peer by its EC2 instance)
+EFA_PEER = ("libfabric:451707:1708520807::efa:cq:efa_rdm_txe_handle_error():737<warn> err: 5, message: Invalid "
+            "address My EFA addr: fi_addr_efa://[fe80::13:c2ff:fe6f:f03d]:0:1072483550 My host id: "
+            "i-0db7083f3fcbebb65 Peer EFA addr: fi_addr_efa://[fe80::b8:aff:fe44:425]:0:947699476 Peer host "
+            "id: i-0ce6d3d57139f053c (7)")
+
+
+def test_a_peer_named_by_its_instance_is_the_node_whose_provider_id_it_is():
+    """The peer libfabric names by its instance is the Node whose spec.providerID ("aws:///<zone>/<instance>",
+    SYNTHETIC node objects) is that instance, as a peer's IP is the node that has it (before: the bare instance id)."""
+    book, now = Book(), time.time()
+    book.pod(ip_pod("task-646--1-mhpnk", "gpu-node-1", "172.17.127.140", "10.0.0.1"), now)
+    book.pod(ip_pod("task-646--0-x2k9q", "gpu-node-2", "172.17.127.143", "10.0.0.2"), now)
+    for node, ip, instance in (("gpu-node-1", "10.0.0.1", "i-0db7083f3fcbebb65"),
+                               ("gpu-node-2", "10.0.0.2", "i-0ce6d3d57139f053c")):
+        book.node({**node_obj(node, ("InternalIP", ip)), "spec": {"providerID": f"aws:///us-west-2a/{instance}"}}, now)
+    for ev in agent_events_of("gpu-node-1", "task-646--1-mhpnk", [EFA_PEER]):
+        book.event(ev, now)
+    (change,) = book.settle(now + 1)
+    i = change.incident
+    assert (i.rule, i.root.host) == ("peer_error", "gpu-node-2")
+    assert "gpu-node-2 (i-0ce6d3d57139f053c)" in i.reason
+
+
 def test_a_host_named_by_its_address_is_its_node():
     """REAL line (ray-22349-node-dead): Ray's GCS names the node it lost by its IP, a KubeRay worker pod's IP; the
     incident named the IP, and names the node and pod that had it."""

@@ -64,3 +64,23 @@ def test_the_efa_providers_abort_is_one_nccl_error_per_process():
     found = realworld.findings(item["text"])
     assert [(f.kind, f.severity, f.details["error_code"], f.details["error"]) for f in found] == [
         ("nccl_error", "error", 12, "Cannot allocate memory")]
+
+
+# REAL: https://github.com/gnosia93/training-on-eks/blob/2a65a75c676ec3b7fb890c7d35f6ed1d7190df85/appendix/a1-karpenter-message.md
+# (aws-ofi-nccl's newer line quoting libfabric's message: both ends of the connection, the peer's instance not known)
+OFI_QUOTING = ("[2026-01-01 12:08:32] llama-3-8b-node-0-0:194:710 [0] int cm_req_handle_error_entry(nccl_net_ofi_context_"
+               "t*, fid_cq*, fi_cq_err_entry*, uint16_t):46 NCCL WARN NET/OFI Request 0x7f456c222f60 completed with "
+               "error. RC: 103. Error: 4126 (Unresponsive receiver (reachable by EFA device but handshake failed) My EFA "
+               "addr: fi_addr_efa://[fe80::c55:2eff:fe44:db5]:0:142160333 My host id: i-07792e0f955a9673b Peer EFA "
+               "addr: fi_addr_efa://[fe80::454:14ff:fedd:d5b3]:0:825957744 Peer host id: N/A). Completed length: 0")
+
+
+def test_aws_ofi_nccls_line_quoting_libfabrics_message_names_its_peer():
+    """aws-ofi-nccl's own line quoting libfabric 1.18+'s message: the error the words before the addresses, the peer
+    the instance "Peer host id" names (SOURCE: the REAL line with the peer's instance told, as #346's libfabric line
+    tells it), none for "N/A" (was: the addresses in the error, cut at "N/A"'s dot, and never a peer)."""
+    f = Classifier().classify(OFI_QUOTING)
+    assert (f.kind, f.peer, f.details["error"]) == (
+        "ib_completion_error", None, "4126 (Unresponsive receiver (reachable by EFA device but handshake failed)")
+    told = Classifier().classify(OFI_QUOTING.replace("Peer host id: N/A", "Peer host id: i-0ce6d3d57139f053c"))
+    assert (told.kind, told.peer) == ("ib_completion_error", "i-0ce6d3d57139f053c")
