@@ -7,7 +7,7 @@ from typing import Any, Callable
 from prometheus_client import CollectorRegistry, Counter, Gauge, Info
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 
-from kubeapi.events import DroppedEvents
+from kubeapi.dropped import DroppedEvents
 from parsers import Finding
 from parsers.model import Condition, Problem, Reading, Snapshot
 from parsers.version import version

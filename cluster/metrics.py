@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from prometheus_client import CollectorRegistry, Counter, Gauge
 
-from kubeapi.events import DroppedEvents
+from kubeapi.dropped import DroppedEvents
 from triage import CATEGORIES
 
 from .recovery import RESULTS
