@@ -160,8 +160,8 @@ def run(config_file, kmsg, log_files, journald, state_dir, metrics_address, node
     # the handlers before start(): once start() serves /metrics and /healthz, a SIGTERM (a pod deleted as it
     # started, a probe's restart) is the agent's to handle (stop, flush state, exit 0), never the default's
     # (killed, exit 143)
-    signal.signal(signal.SIGTERM, lambda *_: agent.stop.set())
-    signal.signal(signal.SIGINT, lambda *_: agent.stop.set())
+    signal.signal(signal.SIGTERM, lambda *_: agent.request_stop())
+    signal.signal(signal.SIGINT, lambda *_: agent.request_stop())
     # SIGUSR1: let go of NVML (a GPU reset or MIG change can proceed) for up to 10 minutes; SIGUSR2: resume
     signal.signal(signal.SIGUSR1, lambda *_: (agent.gpu.hold("signal", 600), agent.poller.wake()))
     signal.signal(signal.SIGUSR2, lambda *_: (agent.gpu.unhold("signal"), agent.poller.wake()))

@@ -35,6 +35,7 @@ IDLE_SECONDS = 10.0
 IO_SECONDS = 5.0
 MAX_HEAD = 8192  # request line and headers; a scrape or probe sends a few hundred bytes
 SEND_BUFFER = 64 << 10  # bytes the kernel holds per connection (fixed: no autotuning to megabytes per stuck client)
+TICK_SECONDS = 0.5  # the loop's longest sleep in select: how often it looks for connections past their time
 Check = Callable[[], tuple[bool, str]]
 PROBES = ("/healthz", "/readyz", "/livez")
 NOT_FOUND = b"not found: try /metrics, /healthz or /livez\n"
@@ -102,7 +103,7 @@ class MetricsServer:
         sel.register(self._listener, selectors.EVENT_READ, "accept")
         sel.register(self._wake_r, selectors.EVENT_READ, "wake")
         while not self._stop.is_set():
-            for key, events in sel.select(timeout=0.5):
+            for key, events in sel.select(timeout=TICK_SECONDS):
                 if key.data == "accept":
                     self._accept()
                 elif key.data == "wake":
@@ -274,6 +275,10 @@ class MetricsServer:
         self._stop.set()
         with self._render_lock:
             self._render_lock.notify()
+        try:  # the loop wakes now, not at its next tick (every agent's SIGTERM waited for it: up to 0.5 s)
+            self._wake_w.send(b"x")
+        except OSError:  # the wake pipe is full: the loop is already due to look
+            pass
         self._thread.join(timeout=2)
         self._renderer.join(timeout=2)
         self._listener.close()

@@ -267,9 +267,9 @@ class Intake:
         self.emit([Record("nvml", f"NVRM: Xid (PCI:{pci}): {xid}, reported through NVML events")])
 
     def take(self, timeout: float) -> Any:
-        """The next batch, or None after `timeout` (0: at once); sets `lag`."""
+        """The next batch, or None after `timeout` (0: at once; at once too once the agent stops); sets `lag`."""
         with self._cond:
-            if not self._items and timeout > 0:
+            if not self._items and timeout > 0 and not self.stop.is_set():
                 self._cond.wait(timeout)
             if not self._items:
                 self.lag = 0.0
@@ -280,6 +280,11 @@ class Intake:
             self._cond.notify_all()
         self.lag = time.monotonic() - enqueued
         return batch
+
+    def wake(self) -> None:
+        """End the waits of take() and emit() now (the agent stops: set `stop` first), not at their timeouts."""
+        with self._cond:
+            self._cond.notify_all()
 
     def unread_for(self) -> float:
         """Seconds the source held back longest has been held back (0: none is): since its first wait for room,

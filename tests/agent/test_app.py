@@ -217,6 +217,8 @@ class Started:
         self.stop, self.sources, self.shut = threading.Event(), [], False
     def start(self):
         os.kill(os.getpid(), signal.SIGTERM)
+    def request_stop(self):
+        self.stop.set()
     def run_forever(self):
         assert self.stop.wait(5), "SIGTERM during start() was lost"
     def shutdown(self):

@@ -85,6 +85,37 @@ def test_coalescing_changes_nothing_but_the_work(tmp_path_factory, lines, batch)
     assert summary(fast) == summary(slow)
 
 
+def test_a_stop_ends_the_intakes_waits_at_once():
+    """The agent's SIGTERM handler sets stop and wakes the intake: the loop's take() and a source held back by a full
+    queue return now, and a take() after the stop does not wait.  Was: they waited out their timeouts (the loop's
+    0.2 s on every agent's exit).  The timeouts here are a minute, far beyond the 2 s joins."""
+    stop = threading.Event()
+    intake = Intake(1_000, stop)
+    batch = [Record("kmsg", "x" * 300)]  # 428 bytes weighed: two fit
+    intake.emit(batch)
+    intake.emit(batch)
+    held = threading.Thread(target=intake.emit, args=(batch,), daemon=True)  # waits for room
+    empty = Intake(1_000, stop)
+    taken = []
+    loop = threading.Thread(target=lambda: taken.append(empty.take(60.0)), daemon=True)  # waits for input
+    held.start()
+    loop.start()
+    from harness import wait_until
+
+    wait_until(lambda: intake.unread_for() > 0, "a source held back")
+    stop.set()
+    intake.wake()
+    empty.wake()
+    held.join(2)
+    loop.join(2)
+    assert not held.is_alive() and not loop.is_alive() and taken == [None]
+    assert len(intake) == 2  # the held-back batch is not queued: its source re-reads it from its saved cursor
+    late = threading.Thread(target=lambda: taken.append(empty.take(60.0)), daemon=True)  # stopped: no wait at all
+    late.start()
+    late.join(2)
+    assert not late.is_alive() and taken == [None, None]
+
+
 def test_intake_is_bounded_in_bytes_and_waits_instead_of_dropping():
     stop = threading.Event()
     intake = Intake(10_000, stop)

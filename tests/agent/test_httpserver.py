@@ -275,6 +275,18 @@ def test_a_broken_check_is_a_503_and_the_server_lives_on():
         srv.shutdown()
 
 
+def test_shutdown_wakes_the_loop_rather_than_waiting_for_its_tick(monkeypatch):
+    """shutdown() ends the selector loop at once: it wakes it through the wake pipe.  Was: the loop saw the stop only
+    at its next select timeout (0.5 s), which every agent's SIGTERM waited for (and every test that stops one).
+    Here the tick is a minute, longer than shutdown's 2 s join: a loop left to its tick outlives shutdown."""
+    monkeypatch.setattr(httpserver, "TICK_SECONDS", 60.0)
+    srv = _server()
+    port = srv.server_address[1]
+    assert "probe_total 1.0" in _get(port)  # the loop is in select, between requests
+    srv.shutdown()
+    assert not srv._thread.is_alive() and not srv._renderer.is_alive()
+
+
 def test_a_taken_address_is_named():
     srv = _server()
     try:
