@@ -108,6 +108,9 @@ ABORT_FACTS = frozenset({"mpi_abort"})
 # pod that never started, or never reached the store); more, the store also held other processes' joins (another job
 # on the same store address, or an earlier attempt of this one). Store errors without counts stay consequences.
 STORE_COUNTS = frozenset({"store_join"})
+# The most ranks that never joined a store a verdict names one by one (_store_counts): a count beyond any job's (a
+# corrupt or hostile line's "0/99999999999 clients joined") costs no more than this
+MAX_ABSENT_NAMED = 1 << 17
 # Signals a rank gets because another failed: the watchdog's abort, the launcher's SIGTERM to the survivors
 CONSEQUENCE_SIGNALS = frozenset({6, 15, 2, 1})
 # What a rank's death by a signal means when nothing in its log explains it
@@ -682,7 +685,11 @@ def _store_counts(job: Job, first: Evidence, death: Evidence | None) -> Verdict:
                        "held other processes' joins (another job on the same store address, or an earlier attempt of "
                        "this one)", suspects=same, kind=first.kind)
     missing = expected - joined
-    absent = sorted(set(range(expected)) - job.seen_ranks) if all(r < expected for r in job.seen_ranks) else []
+    # the ranks 0 .. expected - 1 no line names, where every rank seen is one of those and the rest are exactly the
+    # `missing` ones, few enough to list (MAX_ABSENT_NAMED): counted before any is listed
+    seen = job.seen_ranks
+    named = missing <= MAX_ABSENT_NAMED and expected - len(seen) == missing and all(r < expected for r in seen)
+    absent = [r for r in range(expected) if r not in seen] if named else []
     which = f"{_ranks(absent)}, of which the logs hold no line" if absent and len(absent) == missing else \
         "which, the logs do not say"
     rank = absent[0] if len(absent) == 1 == missing else None

@@ -905,6 +905,29 @@ def test_the_one_rank_that_never_joined_is_named_where_the_logs_name_every_other
         incident.reason and "(rank 3, of which the logs hold no line)" in incident.reason, incident.reason
 
 
+def test_a_store_count_of_any_size_costs_no_more_than_the_ranks_it_names(tmp_path):
+    """(constructed from OpenRLHF #1040's wording) a count no job has ("0/99999999999 clients joined": a corrupt or
+    hostile line) is read in bounded memory: the ranks that never joined are named only where few enough to list
+    (was: a set of every rank of the count built, MemoryError escaping attribute). Run in a child process whose
+    address space is 512 MiB above its start, so that the unbounded form fails there, not on the host."""
+    import subprocess
+    import sys
+    script = (
+        "import resource\n"
+        "from triage import Clock, attribute, read_lines\n"
+        "limit = int(open('/proc/self/statm').read().split()[0]) * resource.getpagesize() + (512 << 20)\n"
+        "resource.setrlimit(resource.RLIMIT_AS, (limit, limit))\n"
+        "line = 'torch.distributed.DistStoreError: Timed out after 1801 seconds waiting for clients. '"
+        " '0/99999999999 clients joined.'\n"
+        "(incident,) = attribute(read_lines([line], 'x.log', Clock()))\n"
+        "print(incident.category, incident.reason)\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120,
+                          cwd=Path(__file__).resolve().parents[2])
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.startswith("infrastructure ") and "the 99999999999 that never joined are the suspects " \
+        "(which, the logs do not say)" in done.stdout, done.stdout
+
+
 def test_the_store_based_barriers_wait_is_no_failure_and_its_timeout_is_in_every_era():
     """The barrier's periodic "Waiting in store based barrier .." is progress, no failure (metaseq #52's INFO line);
     2.x's DistStoreError words its timeout with num_workers_joined (constructed from torch/distributed/
