@@ -168,6 +168,9 @@ def run(config_file, kmsg, log_files, journald, state_dir, metrics_address, node
     try:
         agent.start()
     except OSError as exc:
+        # what start() began before it failed (the sources, the poller's first poll and its log lines, the writers)
+        # ends first: nothing runs on, and the error is the last line said (a taken address is found last)
+        agent.shutdown()
         click.echo(f"gpu-npd: cannot start: {start_error(exc)}", err=True)
         sys.exit(2)
     logging.getLogger("gpu_npd").info("gpu-npd running on node %s: sources %s, metrics on %s", cfg.node_name,

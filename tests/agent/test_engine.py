@@ -81,8 +81,8 @@ def test_a_flood_of_xid_lines_is_read_by_the_row_tried_first_without_a_keyword_s
     came), and an Xid 79 still gets the earlier row."""
     d = Dispatch(RULES)
     scans = []
-    candidates = d.candidates
-    d.candidates = lambda message, allowed=None: scans.append(message) or candidates(message, allowed)
+    tries = d._tries  # the keyword scan's candidates with their gates (Dispatch.candidates is their rows)
+    d._tries = lambda message, allowed=None: scans.append(message) or tries(message, allowed)
     xid = "NVRM: Xid (PCI:0000:5d:00): {}, pid={}, name=python3, Uncontained: FBHUB. RST: No, D-RST: No"
     assert d.first(xid.format(95, 1))[0].name == "xid" and len(scans) == 1
     for pid in range(2, 20):
