@@ -11,6 +11,7 @@ parsers and the offline CLI, not the agent, the Kubernetes client or NVML (start
 
 from __future__ import annotations
 
+import sys
 from importlib import import_module
 
 import click
@@ -56,6 +57,11 @@ def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> 
               help="Show the version and exit.")
 def main() -> None:
     """GPU node problem detector: finds GPU, fabric and workload faults in node logs."""
+    # A file name whose bytes are no UTF-8 (Python keeps them as surrogates) is written as an escape, as stderr
+    # writes it: neither a traceback under a UTF-8 locale (strict) nor a raw byte that makes the JSON invalid UTF-8.
+    reconfigure = getattr(sys.stdout, "reconfigure", None)
+    if reconfigure is not None:
+        reconfigure(errors="backslashreplace")
 
 
 if __name__ == "__main__":

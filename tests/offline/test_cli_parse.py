@@ -371,3 +371,18 @@ def test_a_joining_line_asking_a_reboot_is_the_gpus_recommended_action(tmp_path:
         ("gpu_reset_required", "0000:0a:00", "RESTART_BM", "action")]
     out = run(str(p)).stdout.decode()
     assert "recommended action: RESTART_BM" in out and "[amends its event's finding: action]" in out
+
+
+def test_a_file_name_that_is_no_utf8_is_an_escape_never_a_traceback_or_invalid_json(tmp_path: Path):
+    name = os.fsdecode(b"node-\xff.log")  # a name's bytes that are no UTF-8: kept by Python as a surrogate
+    (tmp_path / name).write_bytes(XID79)
+    path = str(tmp_path / name)
+    for io_encoding in ("utf-8:strict", ""):  # a UTF-8 locale's stdout (strict), and the C locale's (surrogateescape)
+        env = {**os.environ, "PYTHONIOENCODING": io_encoding}
+        for args in (["parse", "--format", "json", path], ["parse", path], ["triage", path]):
+            r = subprocess.run([*GPU_NPD, *args], capture_output=True, timeout=120, env=env)
+            assert b"Traceback" not in r.stderr and r.returncode in (0, 1), (args, r.stderr.decode())
+            out = r.stdout.decode("utf-8")  # valid UTF-8: no raw byte of the name
+            assert "node-\\udcff.log" in out or args[1:] == [path], (args, out)  # (the table's WHERE is cut)
+            if "json" in args:
+                assert json.loads(out)["file"] == path
