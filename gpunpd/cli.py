@@ -28,6 +28,8 @@ COMMANDS = {
     "cluster": "cluster.cli:cluster",
 }
 
+EXIT_INTERRUPTED = 130  # 128 + SIGINT
+
 
 class LazyGroup(click.Group):
     """A group whose commands are imported when they are looked up (COMMANDS)."""
@@ -41,6 +43,13 @@ class LazyGroup(click.Group):
             return None
         module, attribute = target.split(":")
         return getattr(import_module(module), attribute)
+
+    def invoke(self, ctx: click.Context):  # noqa: ANN201 - click's
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:  # Ctrl-C: one line and the shell's 128 + SIGINT, not click's "Aborted!" and 1
+            click.echo(f"gpu-npd {ctx.invoked_subcommand}: interrupted", err=True)
+            sys.exit(EXIT_INTERRUPTED)
 
 
 def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:

@@ -68,7 +68,8 @@ def parse(fmt: str, min_severity: str, year: int | None, nvml_spec: str, only_un
 
     Run on the GPU node itself, findings name the GPU index and UUID next to the PCI address.
     Exit 0 when every input was read, 2 when one could not be: missing, damaged (what decodes is still read), or
-    no text log (a binary journal, zstd: the error names the command that gives its text).
+    no text log (a binary journal, zstd: the error names the command that gives its text); 130 on Ctrl-C (the
+    findings made before it are printed).
     """
     from parsers import WORKLOAD_KINDS, Classifier, Scanner, at_least, cause_of, from_kernel
     from parsers.redacted import placeholder
@@ -180,6 +181,12 @@ def parse(fmt: str, min_severity: str, year: int | None, nvml_spec: str, only_un
             said = ", ".join(f"{n} {kind} from {prog}" for (prog, kind), n in sorted(not_kernel.items())[:5])
             click.echo(f"gpu-npd parse: {sum(not_kernel.values())} line(s) written by programs other than the kernel "
                        f"read like kernel faults ({said}); not reported, as the agent does not", err=True)
+    except KeyboardInterrupt:  # Ctrl-C: the findings made so far are printed; the command group says it, exit 130
+        try:
+            out.flush()
+        except OSError:
+            pass
+        raise
     except BrokenPipeError:  # `gpu-npd parse big.log | head`
         sys.stderr.close()
         sys.exit(0)

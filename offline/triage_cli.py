@@ -375,7 +375,7 @@ def triage(fmt: str, year: int | None, window: float, evidence_limit: int, jobs_
     PATH is a file (plain or compressed: gzip, xz, bzip2), a tar archive (plain or compressed: its members read as a
     directory's files), a directory (walked: one subdirectory per node such as node-b/kern.log, or per-rank files
     such as rank-3.log), or '-' for stdin. Exit 0 when an incident was found, 1 when the logs hold
-    no failure, 2 when an input could not be read (the rest is still used).
+    no failure, 2 when an input could not be read (the rest is still used), 130 on Ctrl-C.
     """
     jobs = jobs_default() if jobs_text is None else _jobs(jobs_text)
     inputs = Inputs()

@@ -386,3 +386,41 @@ def test_a_file_name_that_is_no_utf8_is_an_escape_never_a_traceback_or_invalid_j
             assert "node-\\udcff.log" in out or args[1:] == [path], (args, out)  # (the table's WHERE is cut)
             if "json" in args:
                 assert json.loads(out)["file"] == path
+
+
+def _interrupted(args: list[str]) -> subprocess.CompletedProcess:
+    """The command given SIGINT (Ctrl-C) once it reads stdin, a pipe left open (after the files before `-`)."""
+    import fcntl
+    import signal
+    import struct
+    import termios
+    import time
+
+    p = subprocess.Popen([*GPU_NPD, *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    p.stdin.write(b"boot noise\n")
+    p.stdin.flush()
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:  # the bytes still in the pipe: none once the command reads stdin
+        if not struct.unpack("i", fcntl.ioctl(p.stdin.fileno(), termios.FIONREAD, b"\0\0\0\0"))[0]:
+            break
+        time.sleep(0.05)
+    time.sleep(0.3)
+    p.send_signal(signal.SIGINT)
+    out, err = p.communicate(timeout=60)
+    return subprocess.CompletedProcess(p.args, p.returncode, out, err)
+
+
+def test_ctrl_c_exits_130_in_one_line_and_keeps_what_was_found(tmp_path: Path):
+    log = tmp_path / "kern.log"
+    log.write_bytes(XID79 * 50)
+    for command in (["parse", "--format", "json", str(log), "-"], ["parse", str(log), "-"]):
+        r = _interrupted(command)
+        err = r.stderr.decode()
+        assert r.returncode == 130, err
+        assert err.splitlines() == ["gpu-npd parse: interrupted"], err
+        if "json" in command:  # the findings made before Ctrl-C are printed, each a whole JSON line
+            assert [json.loads(line)["xid"] for line in r.stdout.decode().splitlines()] == [79] * 50
+        else:
+            assert r.stdout.count(b"fallen off the bus") == 50
+    r = _interrupted(["triage", str(log), "-"])
+    assert r.returncode == 130 and r.stderr.decode().splitlines() == ["gpu-npd triage: interrupted"], r.stderr
