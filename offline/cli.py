@@ -60,7 +60,7 @@ NVIDIA_DRIVER = "/proc/driver/nvidia"
 @click.option("--progress", type=click.Choice(PROGRESS_MODES), default="auto", show_default=True,
               help="A progress bar (bytes read of the total, rate) on stderr, drawn only when stderr is a terminal: "
                    "auto draws it for inputs of 64 MiB or more.")
-@click.argument("files", nargs=-1, type=click.Path(allow_dash=True))
+@click.argument("files", nargs=-1, type=click.Path(allow_dash=True, readable=False))  # (said per file)
 def parse(fmt: str, min_severity: str, year: int | None, nvml_spec: str, only_unclassified: bool, progress: str,
           files: tuple[str, ...]) -> None:
     """Classify log files for post-mortems: plain, compressed (gzip, xz, bzip2: told by content), tar archives (plain

@@ -367,7 +367,8 @@ def _stop(pool) -> None:
 @click.option("--jobs", "jobs_text", metavar="N", default=None,
               help="Files read at once, each in a worker process (when there are several and enough bytes to repay "
                    "starting them); 1 reads them in turn. Default: the CPUs this process may use.")
-@click.argument("paths", nargs=-1, required=True, type=click.Path(allow_dash=True))
+@click.argument("paths", nargs=-1, required=True,
+                type=click.Path(allow_dash=True, readable=False))  # an unreadable one is said, the others read
 def triage(fmt: str, year: int | None, window: float, evidence_limit: int, jobs_text: str | None,
            paths: tuple[str, ...]) -> None:
     """Attribute a failed multi-rank job to its root cause from the logs operators collect.

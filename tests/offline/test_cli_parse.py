@@ -424,3 +424,33 @@ def test_ctrl_c_exits_130_in_one_line_and_keeps_what_was_found(tmp_path: Path):
             assert r.stdout.count(b"fallen off the bus") == 50
     r = _interrupted(["triage", str(log), "-"])
     assert r.returncode == 130 and r.stderr.decode().splitlines() == ["gpu-npd triage: interrupted"], r.stderr
+
+
+def test_a_file_it_may_not_read_is_one_line_and_the_others_are_still_read(tmp_path: Path, monkeypatch):
+    """A file the user may not read (mode 600, another owner's: os.access says no) among others is that file's one
+    line and exit 2, never click's usage error that reads none of them."""
+    from click.testing import CliRunner
+
+    from gpunpd.cli import main
+
+    good, secret = tmp_path / "good.log", tmp_path / "secret.log"
+    good.write_bytes(XID79)
+    secret.write_bytes(XID79)
+    access = os.access
+    monkeypatch.setattr(os, "access", lambda p, mode, **kw: os.fspath(p) != str(secret) and access(p, mode, **kw))
+    real_open = open
+
+    def denied(file, *args, **kwargs):  # as the kernel would answer a user who may not read it (the tests run as root)
+        if os.fspath(file) == str(secret):
+            raise PermissionError(13, "Permission denied", str(secret))
+        return real_open(file, *args, **kwargs)
+
+    monkeypatch.setattr("builtins.open", denied)
+    r = CliRunner().invoke(main, ["parse", "--format", "json", "--nvml", "off", str(good), str(secret)])
+    assert r.exit_code == 2, r.output
+    assert r.stderr.splitlines() == [f"gpu-npd parse: cannot read {secret}: Permission denied"]
+    assert [json.loads(line)["file"] for line in r.stdout.splitlines()] == [str(good)]
+    r = CliRunner().invoke(main, ["triage", "--format", "json", "--jobs", "1", str(good), str(secret)])
+    assert r.exit_code == 2, r.output
+    doc = json.loads(r.stdout)
+    assert doc["errors"] == [f"{secret}: cannot read: Permission denied"] and str(good) in doc["inputs"]
