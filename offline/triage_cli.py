@@ -60,7 +60,8 @@ def walk(paths: tuple[str, ...], inputs: Inputs) -> Iterator[tuple[str, str | No
             yield path, None
         elif os.path.isdir(path):
             found = False
-            for top, dirs, names in os.walk(path):
+            unlisted: list[OSError] = []  # directories it may not list (os.walk skips them without a word)
+            for top, dirs, names in os.walk(path, onerror=unlisted.append):
                 dirs[:] = sorted(d for d in dirs if not d.startswith("."))
                 for name in sorted(names):
                     if name.startswith(".") or name in SKIP_NAMES:
@@ -71,7 +72,9 @@ def walk(paths: tuple[str, ...], inputs: Inputs) -> Iterator[tuple[str, str | No
                         inputs.skipped.append(f"{file}: not a regular file, not read")
                         continue
                     yield file, os.path.normpath(path)
-            if not found:  # a wrong directory must not read as a job without failures
+            for exc in unlisted:  # their files unread: an input error, never a job read whole
+                inputs.errors.append(f"{exc.filename}: cannot read: {exc.strerror or exc}")
+            if not found and not unlisted:  # a wrong directory must not read as a job without failures
                 inputs.errors.append(f"{path}: no files in this directory (hidden ones are skipped)")
         elif os.path.exists(path):
             yield path, os.path.dirname(path) or "."
