@@ -13,6 +13,7 @@ if TYPE_CHECKING:
 
 from .progress import MODES as PROGRESS_MODES
 
+YEARS = click.IntRange(1, 9999)  # --year of parse and triage: the years a date holds (datetime's); else a usage error
 SEVERITY_CHOICES = ("info", "warning", "error", "fatal")  # parsers.kinds.SEVERITIES, not imported for an option
 
 
@@ -51,7 +52,7 @@ NVIDIA_DRIVER = "/proc/driver/nvidia"
               help="text: a table and a summary; json: one object per finding per line.")
 @click.option("--min-severity", type=click.Choice(SEVERITY_CHOICES), default="warning", show_default=True,
               help="Leave out findings below this severity (info shows lifecycle marks such as driver loads).")
-@click.option("--year", type=int, default=None, help="Year for syslog timestamps that carry none (default: this year).")
+@click.option("--year", type=YEARS, default=None, help="Year for syslog timestamps that carry none (default: this year).")
 @click.option("--nvml", "nvml_spec", default="auto", show_default=True, callback=_nvml_spec,
               help="Where GPU index/UUID for PCI addresses come from: auto (this node's NVML, when it has one), "
                    "off, or fake:<scenario.yaml>.")

@@ -36,6 +36,8 @@ from triage.inventory import kind_of, read_inventory
 from triage.ranks import Origin, from_path
 from triage.read import FileReader
 
+from .cli import YEARS
+
 EXIT_FOUND, EXIT_NOTHING, EXIT_INPUT = 0, 1, 2
 MAX_LINE_BYTES = 1 << 16  # bytes of one line read; the rest of a longer line is dropped, never held (lines_of)
 SKIP_NAMES = frozenset({".DS_Store"})
@@ -360,7 +362,7 @@ def _stop(pool) -> None:
 @click.command("triage")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
               help="text for people; json: one document, schema gpu-npd.triage/v1 (docs/triage.md).")
-@click.option("--year", type=int, default=None,
+@click.option("--year", type=YEARS, default=None,
               help="Year for stamps that carry none (syslog, glog); default: the year of the job's dated stamps.")
 @click.option("--window", type=click.FloatRange(min=0), default=600.0, show_default=True,
               help="Seconds a node fault may precede the job's first failure and still explain it (at least the "

@@ -454,3 +454,16 @@ def test_a_file_it_may_not_read_is_one_line_and_the_others_are_still_read(tmp_pa
     assert r.exit_code == 2, r.output
     doc = json.loads(r.stdout)
     assert doc["errors"] == [f"{secret}: cannot read: Permission denied"] and str(good) in doc["inputs"]
+
+
+def test_a_year_no_date_holds_is_a_usage_error():
+    """--year 0, -5 or 10000 was taken: stamps then lost their date (triage's `--`) or were dated this year."""
+    from click.testing import CliRunner
+
+    from gpunpd.cli import main
+
+    for command in ("parse", "triage"):
+        for year in ("0", "-5", "10000"):
+            r = CliRunner().invoke(main, [command, "--year", year, "-"], input=XID79.decode())
+            assert r.exit_code == 2 and "Invalid value for '--year'" in r.stderr, (command, year, r.output)
+        assert CliRunner().invoke(main, [command, "--year", "2024", "-"], input=XID79.decode()).exit_code in (0, 1)
