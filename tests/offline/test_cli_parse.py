@@ -467,3 +467,16 @@ def test_a_year_no_date_holds_is_a_usage_error():
             r = CliRunner().invoke(main, [command, "--year", year, "-"], input=XID79.decode())
             assert r.exit_code == 2 and "Invalid value for '--year'" in r.stderr, (command, year, r.output)
         assert CliRunner().invoke(main, [command, "--year", "2024", "-"], input=XID79.decode()).exit_code in (0, 1)
+
+
+def test_a_bad_nvml_scenario_is_one_line_naming_what_is_wrong(tmp_path: Path):
+    log = tmp_path / "kern.log"
+    log.write_bytes(XID79)
+    scenario = tmp_path / "scenario.yaml"
+    scenario.write_text("gpus: [\n")  # not YAML: PyYAML's error spans three lines
+    r = run("--nvml", f"fake:{scenario}", str(log))
+    assert r.returncode == 2
+    (line,) = r.stderr.decode().strip().splitlines()
+    assert line.startswith(f"gpu-npd: --nvml fake:{scenario}: ") and "line 2, column 1" in line, line
+    r = run("--nvml", f"fake:{tmp_path}", str(log))  # a directory: no "does not exist"
+    assert r.returncode == 2 and f"scenario file '{tmp_path}' is not a file" in r.stderr.decode()
