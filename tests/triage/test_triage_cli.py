@@ -288,6 +288,7 @@ def test_kubectl_table_with_namespaces_and_host_network_pods():
 def test_a_directory_it_may_not_list_is_an_input_error_the_others_read(tmp_path: Path, monkeypatch):
     """A directory the user may not list (another owner's, mode 700), named or met walking, is its one line and exit
     2: it was skipped without a word (exit 0 for a job missing a node's logs) or said to hold no files."""
+    # constructed, not a real line: an Xid 79 in the driver's format (tests/offline XID79's), only something to read
     xid = "Mar 21 01:55:54 node kernel: NVRM: Xid (PCI:0000:3b:00): 79, pid=1, GPU has fallen off the bus.\n"
     for node in ("node-a", "node-b", "node-c"):
         (tmp_path / "job" / node).mkdir(parents=True)
