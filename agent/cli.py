@@ -33,7 +33,7 @@ def gpu_map(spec: str) -> GpuMap:
     try:
         collector = GpuCollector(open_backend(spec), deadline=5.0)
     except (OSError, ValueError) as exc:
-        click.echo(f"gpu-npd: --nvml {spec}: {exc}", err=True)
+        click.echo(f"gpu-npd: --nvml {spec}: {' '.join(str(exc).split())}", err=True)  # (YAML's errors: 3 lines)
         sys.exit(2)
     try:
         collector.start()

@@ -11,6 +11,7 @@ parsers and the offline CLI, not the agent, the Kubernetes client or NVML (start
 
 from __future__ import annotations
 
+import sys
 from importlib import import_module
 
 import click
@@ -27,6 +28,8 @@ COMMANDS = {
     "cluster": "cluster.cli:cluster",
 }
 
+EXIT_INTERRUPTED = 130  # 128 + SIGINT
+
 
 class LazyGroup(click.Group):
     """A group whose commands are imported when they are looked up (COMMANDS)."""
@@ -40,6 +43,13 @@ class LazyGroup(click.Group):
             return None
         module, attribute = target.split(":")
         return getattr(import_module(module), attribute)
+
+    def invoke(self, ctx: click.Context):  # noqa: ANN201 - click's
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:  # Ctrl-C: one line and the shell's 128 + SIGINT, not click's "Aborted!" and 1
+            click.echo(f"gpu-npd {ctx.invoked_subcommand}: interrupted", err=True)
+            sys.exit(EXIT_INTERRUPTED)
 
 
 def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
@@ -56,6 +66,11 @@ def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> 
               help="Show the version and exit.")
 def main() -> None:
     """GPU node problem detector: finds GPU, fabric and workload faults in node logs."""
+    # A file name whose bytes are no UTF-8 (Python keeps them as surrogates) is written as an escape, as stderr
+    # writes it: neither a traceback under a UTF-8 locale (strict) nor a raw byte that makes the JSON invalid UTF-8.
+    reconfigure = getattr(sys.stdout, "reconfigure", None)
+    if reconfigure is not None:
+        reconfigure(errors="backslashreplace")
 
 
 if __name__ == "__main__":

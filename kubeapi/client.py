@@ -98,7 +98,8 @@ def make_api(s: Target, implicit_kubeconfig: bool = True, required: bool = False
             log.info("Kubernetes: not in a pod, and a kubeconfig (%s) is used only when named "
                      "(--kubeconfig or kubernetes.kubeconfig): local mode, nothing written to a cluster", found[0])
         elif s.kubeconfig:
-            absent(logging.WARNING, "kubeconfig %s does not exist", s.kubeconfig)
+            absent(logging.WARNING, "kubeconfig %s is a directory, not a kubeconfig file" if os.path.isdir(s.kubeconfig)
+                   else "kubeconfig %s does not exist", s.kubeconfig)
         else:
             absent(logging.INFO, "no in-cluster config, no kubeconfig and no --api-server")
         return None

@@ -14,6 +14,15 @@ import threading
 from typing import Callable
 
 
+def api_errors() -> tuple[type[BaseException], ...]:
+    """What a failed API call raises: the server's answer (ApiException), no answer (urllib3's errors, which are no
+    OSError: a refused connection is NewConnectionError), a socket's OSError, and the client's RuntimeError."""
+    from kubernetes.client.rest import ApiException  # noqa: PLC0415 - loaded with the client, not before
+    from urllib3.exceptions import HTTPError  # noqa: PLC0415
+
+    return ApiException, HTTPError, OSError, RuntimeError
+
+
 def next_delay(backoff: float, retry_after: float | None, maximum: float,
                jitter: Callable[[], float] = lambda: random.uniform(0.8, 1.2)) -> tuple[float, float]:
     """(wait now, backoff to remember) after a failed write. The server's Retry-After is the wait, as given

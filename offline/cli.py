@@ -13,6 +13,7 @@ if TYPE_CHECKING:
 
 from .progress import MODES as PROGRESS_MODES
 
+YEARS = click.IntRange(1, 9999)  # --year of parse and triage: the years a date holds (datetime's); else a usage error
 SEVERITY_CHOICES = ("info", "warning", "error", "fatal")  # parsers.kinds.SEVERITIES, not imported for an option
 
 
@@ -51,7 +52,7 @@ NVIDIA_DRIVER = "/proc/driver/nvidia"
               help="text: a table and a summary; json: one object per finding per line.")
 @click.option("--min-severity", type=click.Choice(SEVERITY_CHOICES), default="warning", show_default=True,
               help="Leave out findings below this severity (info shows lifecycle marks such as driver loads).")
-@click.option("--year", type=int, default=None, help="Year for syslog timestamps that carry none (default: this year).")
+@click.option("--year", type=YEARS, default=None, help="Year for syslog timestamps that carry none (default: this year).")
 @click.option("--nvml", "nvml_spec", default="auto", show_default=True, callback=_nvml_spec,
               help="Where GPU index/UUID for PCI addresses come from: auto (this node's NVML, when it has one), "
                    "off, or fake:<scenario.yaml>.")
@@ -60,7 +61,7 @@ NVIDIA_DRIVER = "/proc/driver/nvidia"
 @click.option("--progress", type=click.Choice(PROGRESS_MODES), default="auto", show_default=True,
               help="A progress bar (bytes read of the total, rate) on stderr, drawn only when stderr is a terminal: "
                    "auto draws it for inputs of 64 MiB or more.")
-@click.argument("files", nargs=-1, type=click.Path(allow_dash=True))
+@click.argument("files", nargs=-1, type=click.Path(allow_dash=True, readable=False))  # (said per file)
 def parse(fmt: str, min_severity: str, year: int | None, nvml_spec: str, only_unclassified: bool, progress: str,
           files: tuple[str, ...]) -> None:
     """Classify log files for post-mortems: plain, compressed (gzip, xz, bzip2: told by content), tar archives (plain
@@ -68,7 +69,8 @@ def parse(fmt: str, min_severity: str, year: int | None, nvml_spec: str, only_un
 
     Run on the GPU node itself, findings name the GPU index and UUID next to the PCI address.
     Exit 0 when every input was read, 2 when one could not be: missing, damaged (what decodes is still read), or
-    no text log (a binary journal, zstd: the error names the command that gives its text).
+    no text log (a binary journal, zstd: the error names the command that gives its text); 130 on Ctrl-C (the
+    findings made before it are printed).
     """
     from parsers import WORKLOAD_KINDS, Classifier, Scanner, at_least, cause_of, from_kernel
     from parsers.redacted import placeholder
@@ -180,6 +182,12 @@ def parse(fmt: str, min_severity: str, year: int | None, nvml_spec: str, only_un
             said = ", ".join(f"{n} {kind} from {prog}" for (prog, kind), n in sorted(not_kernel.items())[:5])
             click.echo(f"gpu-npd parse: {sum(not_kernel.values())} line(s) written by programs other than the kernel "
                        f"read like kernel faults ({said}); not reported, as the agent does not", err=True)
+    except KeyboardInterrupt:  # Ctrl-C: the findings made so far are printed; the command group says it, exit 130
+        try:
+            out.flush()
+        except OSError:
+            pass
+        raise
     except BrokenPipeError:  # `gpu-npd parse big.log | head`
         sys.stderr.close()
         sys.exit(0)

@@ -36,6 +36,8 @@ from triage.inventory import kind_of, read_inventory
 from triage.ranks import Origin, from_path
 from triage.read import FileReader
 
+from .cli import YEARS
+
 EXIT_FOUND, EXIT_NOTHING, EXIT_INPUT = 0, 1, 2
 MAX_LINE_BYTES = 1 << 16  # bytes of one line read; the rest of a longer line is dropped, never held (lines_of)
 SKIP_NAMES = frozenset({".DS_Store"})
@@ -60,7 +62,8 @@ def walk(paths: tuple[str, ...], inputs: Inputs) -> Iterator[tuple[str, str | No
             yield path, None
         elif os.path.isdir(path):
             found = False
-            for top, dirs, names in os.walk(path):
+            unlisted: list[OSError] = []  # directories it may not list (os.walk skips them without a word)
+            for top, dirs, names in os.walk(path, onerror=unlisted.append):
                 dirs[:] = sorted(d for d in dirs if not d.startswith("."))
                 for name in sorted(names):
                     if name.startswith(".") or name in SKIP_NAMES:
@@ -71,7 +74,9 @@ def walk(paths: tuple[str, ...], inputs: Inputs) -> Iterator[tuple[str, str | No
                         inputs.skipped.append(f"{file}: not a regular file, not read")
                         continue
                     yield file, os.path.normpath(path)
-            if not found:  # a wrong directory must not read as a job without failures
+            for exc in unlisted:  # their files unread: an input error, never a job read whole
+                inputs.errors.append(f"{exc.filename}: cannot read: {exc.strerror or exc}")
+            if not found and not unlisted:  # a wrong directory must not read as a job without failures
                 inputs.errors.append(f"{path}: no files in this directory (hidden ones are skipped)")
         elif os.path.exists(path):
             yield path, os.path.dirname(path) or "."
@@ -357,7 +362,7 @@ def _stop(pool) -> None:
 @click.command("triage")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
               help="text for people; json: one document, schema gpu-npd.triage/v1 (docs/triage.md).")
-@click.option("--year", type=int, default=None,
+@click.option("--year", type=YEARS, default=None,
               help="Year for stamps that carry none (syslog, glog); default: the year of the job's dated stamps.")
 @click.option("--window", type=click.FloatRange(min=0), default=600.0, show_default=True,
               help="Seconds a node fault may precede the job's first failure and still explain it (at least the "
@@ -367,7 +372,8 @@ def _stop(pool) -> None:
 @click.option("--jobs", "jobs_text", metavar="N", default=None,
               help="Files read at once, each in a worker process (when there are several and enough bytes to repay "
                    "starting them); 1 reads them in turn. Default: the CPUs this process may use.")
-@click.argument("paths", nargs=-1, required=True, type=click.Path(allow_dash=True))
+@click.argument("paths", nargs=-1, required=True,
+                type=click.Path(allow_dash=True, readable=False))  # an unreadable one is said, the others read
 def triage(fmt: str, year: int | None, window: float, evidence_limit: int, jobs_text: str | None,
            paths: tuple[str, ...]) -> None:
     """Attribute a failed multi-rank job to its root cause from the logs operators collect.
@@ -375,7 +381,7 @@ def triage(fmt: str, year: int | None, window: float, evidence_limit: int, jobs_
     PATH is a file (plain or compressed: gzip, xz, bzip2), a tar archive (plain or compressed: its members read as a
     directory's files), a directory (walked: one subdirectory per node such as node-b/kern.log, or per-rank files
     such as rank-3.log), or '-' for stdin. Exit 0 when an incident was found, 1 when the logs hold
-    no failure, 2 when an input could not be read (the rest is still used).
+    no failure, 2 when an input could not be read (the rest is still used), 130 on Ctrl-C.
     """
     jobs = jobs_default() if jobs_text is None else _jobs(jobs_text)
     inputs = Inputs()

@@ -278,7 +278,7 @@ def nvml_spec_problem(spec: str) -> str | None:
     if not (spec in ("auto", "off") or spec.startswith("fake:")):
         return f"expected auto, off or fake:<scenario.yaml>, got {spec!r}"
     if spec.startswith("fake:") and not os.path.isfile(spec[5:]):
-        return f"scenario file {spec[5:]!r} does not exist"
+        return f"scenario file {spec[5:]!r} " + ("is not a file" if os.path.exists(spec[5:]) else "does not exist")
     return None
 
 

@@ -29,7 +29,7 @@ from typing import Any, Callable
 from kubeapi.client import call
 from kubeapi.pager import items
 from kubeapi.reserved import reserved_condition
-from kubeapi.retry import describe
+from kubeapi.retry import api_errors, describe
 from parsers.kinds import FABRIC_CONDITION
 
 from .desired import OWNER, OWNER_LABEL, TaintRule, our_taint_keys, ours
@@ -134,10 +134,9 @@ class Cleaner:
             self._guard(f"{kind} {name}", fn, obj)  # one object's failure is logged and counted; the others go on
 
     def _guard(self, what: str, fn, *args) -> None:
-        from kubernetes.client.rest import ApiException  # noqa: PLC0415
         try:
             fn(*args)
-        except (ApiException, OSError, RuntimeError) as exc:  # urllib3's errors are OSErrors
+        except api_errors() as exc:
             self.errors += 1
             log.error("cleanup of %s failed: %s", what, describe(exc))
 

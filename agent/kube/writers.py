@@ -25,7 +25,7 @@ from typing import Any, Callable
 from kubeapi.events import EventRecorder, Ref, iso
 from kubeapi.pager import items
 from kubeapi.reserved import reserved_condition
-from kubeapi.retry import describe
+from kubeapi.retry import api_errors, describe
 from parsers.model import Condition, Problem, Snapshot
 
 from .desired import budget_size, merge_taints, our_taint_keys, ours, wanted_taints
@@ -280,11 +280,10 @@ class TaintWriter:
     def _release(self) -> None:
         """This node carries no gpu-npd taint any more: its grant goes back to the pool (a failure is only said:
         another agent reclaims a grant whose node is untainted after the grace)."""
-        from kubernetes.client.rest import ApiException  # noqa: PLC0415
         try:
             self.book.release([self.n.node])
             self._granted = False
-        except (ApiException, OSError, RuntimeError) as exc:
+        except api_errors() as exc:
             log.warning("taint budget: the grant of %s was not released (%s); it lapses on its own", self.n.node,
                         describe(exc))
 

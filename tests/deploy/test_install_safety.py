@@ -223,6 +223,7 @@ def test_an_unknown_key_names_the_nearest_and_where_every_key_is(tmp_path):
 @pytest.mark.parametrize("kubeconfig, why", [
     (None, "no in-cluster config, no kubeconfig and no --api-server"),
     ("missing", "kubeconfig {path} does not exist"),
+    ("directory", "kubeconfig {path} is a directory, not a kubeconfig file"),
     ("x: [\n", "no in-cluster config and no usable kubeconfig (while parsing a flow node expected the node content"),
     ("[1, 2]\n", "no in-cluster config and no usable kubeconfig ("),
     ("contexts: 7\ncurrent-context: x\n", "no in-cluster config and no usable kubeconfig ("),
@@ -239,7 +240,9 @@ def test_a_command_that_needs_a_cluster_says_why_there_is_none_in_one_line_exit_
     env = {k: v for k, v in os.environ.items() if not k.startswith("KUBERNETES_")}
     env.update(KUBECONFIG=str(tmp_path / "none"), HOME=str(tmp_path))
     path = tmp_path / "kubeconfig"
-    if kubeconfig not in (None, "missing"):
+    if kubeconfig == "directory":
+        path.mkdir()
+    elif kubeconfig not in (None, "missing"):
         path.write_text(kubeconfig)
     named = [] if kubeconfig is None else ["--kubeconfig", str(path)]
     r = subprocess.run([sys.executable, "-m", "gpunpd", *command, *named], capture_output=True, text=True,

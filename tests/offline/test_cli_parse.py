@@ -371,3 +371,112 @@ def test_a_joining_line_asking_a_reboot_is_the_gpus_recommended_action(tmp_path:
         ("gpu_reset_required", "0000:0a:00", "RESTART_BM", "action")]
     out = run(str(p)).stdout.decode()
     assert "recommended action: RESTART_BM" in out and "[amends its event's finding: action]" in out
+
+
+def test_a_file_name_that_is_no_utf8_is_an_escape_never_a_traceback_or_invalid_json(tmp_path: Path):
+    name = os.fsdecode(b"node-\xff.log")  # a name's bytes that are no UTF-8: kept by Python as a surrogate
+    (tmp_path / name).write_bytes(XID79)
+    path = str(tmp_path / name)
+    for io_encoding in ("utf-8:strict", ""):  # a UTF-8 locale's stdout (strict), and the C locale's (surrogateescape)
+        env = {**os.environ, "PYTHONIOENCODING": io_encoding}
+        for args in (["parse", "--format", "json", path], ["parse", path], ["triage", path]):
+            r = subprocess.run([*GPU_NPD, *args], capture_output=True, timeout=120, env=env)
+            assert b"Traceback" not in r.stderr and r.returncode in (0, 1), (args, r.stderr.decode())
+            out = r.stdout.decode("utf-8")  # valid UTF-8: no raw byte of the name
+            assert "node-\\udcff.log" in out or args[1:] == [path], (args, out)  # (the table's WHERE is cut)
+            if "json" in args:
+                assert json.loads(out)["file"] == path
+
+
+def _interrupted(args: list[str]) -> subprocess.CompletedProcess:
+    """The command given SIGINT (Ctrl-C) once it reads stdin, a pipe left open (after the files before `-`)."""
+    import fcntl
+    import signal
+    import struct
+    import termios
+    import time
+
+    p = subprocess.Popen([*GPU_NPD, *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    p.stdin.write(b"boot noise\n")
+    p.stdin.flush()
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:  # the bytes still in the pipe: none once the command reads stdin
+        if not struct.unpack("i", fcntl.ioctl(p.stdin.fileno(), termios.FIONREAD, b"\0\0\0\0"))[0]:
+            break
+        time.sleep(0.05)
+    time.sleep(0.3)
+    p.send_signal(signal.SIGINT)
+    out, err = p.communicate(timeout=60)
+    return subprocess.CompletedProcess(p.args, p.returncode, out, err)
+
+
+def test_ctrl_c_exits_130_in_one_line_and_keeps_what_was_found(tmp_path: Path):
+    log = tmp_path / "kern.log"
+    log.write_bytes(XID79 * 50)
+    for command in (["parse", "--format", "json", str(log), "-"], ["parse", str(log), "-"]):
+        r = _interrupted(command)
+        err = r.stderr.decode()
+        assert r.returncode == 130, err
+        assert err.splitlines() == ["gpu-npd parse: interrupted"], err
+        if "json" in command:  # the findings made before Ctrl-C are printed, each a whole JSON line
+            assert [json.loads(line)["xid"] for line in r.stdout.decode().splitlines()] == [79] * 50
+        else:
+            assert r.stdout.count(b"fallen off the bus") == 50
+    r = _interrupted(["triage", str(log), "-"])
+    assert r.returncode == 130 and r.stderr.decode().splitlines() == ["gpu-npd triage: interrupted"], r.stderr
+
+
+def test_a_file_it_may_not_read_is_one_line_and_the_others_are_still_read(tmp_path: Path, monkeypatch):
+    """A file the user may not read (mode 600, another owner's: os.access says no) among others is that file's one
+    line and exit 2, never click's usage error that reads none of them."""
+    from click.testing import CliRunner
+
+    from gpunpd.cli import main
+
+    good, secret = tmp_path / "good.log", tmp_path / "secret.log"
+    good.write_bytes(XID79)
+    secret.write_bytes(XID79)
+    access = os.access
+    monkeypatch.setattr(os, "access", lambda p, mode, **kw: os.fspath(p) != str(secret) and access(p, mode, **kw))
+    real_open = open
+
+    def denied(file, *args, **kwargs):  # as the kernel would answer a user who may not read it (the tests run as root)
+        if os.fspath(file) == str(secret):
+            raise PermissionError(13, "Permission denied", str(secret))
+        return real_open(file, *args, **kwargs)
+
+    monkeypatch.setattr("builtins.open", denied)
+    r = CliRunner().invoke(main, ["parse", "--format", "json", "--nvml", "off", str(good), str(secret)])
+    assert r.exit_code == 2, r.output
+    assert r.stderr.splitlines() == [f"gpu-npd parse: cannot read {secret}: Permission denied"]
+    assert [json.loads(line)["file"] for line in r.stdout.splitlines()] == [str(good)]
+    r = CliRunner().invoke(main, ["triage", "--format", "json", "--jobs", "1", str(good), str(secret)])
+    assert r.exit_code == 2, r.output
+    doc = json.loads(r.stdout)
+    assert doc["errors"] == [f"{secret}: cannot read: Permission denied"] and str(good) in doc["inputs"]
+
+
+def test_a_year_no_date_holds_is_a_usage_error():
+    """--year 0, -5 or 10000 was taken: stamps then lost their date (triage's `--`) or were dated this year."""
+    from click.testing import CliRunner
+
+    from gpunpd.cli import main
+
+    for command in ("parse", "triage"):
+        for year in ("0", "-5", "10000"):
+            r = CliRunner().invoke(main, [command, "--year", year, "-"], input=XID79.decode())
+            assert r.exit_code == 2 and "Invalid value for '--year'" in r.stderr, (command, year, r.output)
+        assert CliRunner().invoke(main, [command, "--year", "2024", "-"], input=XID79.decode()).exit_code in (0, 1)
+
+
+def test_a_bad_nvml_scenario_is_one_line_naming_what_is_wrong(tmp_path: Path):
+    log = tmp_path / "kern.log"
+    log.write_bytes(XID79)
+    scenario = tmp_path / "scenario.yaml"
+    scenario.write_text("gpus: [\n")  # not YAML: PyYAML's error spans three lines
+    r = run("--nvml", f"fake:{scenario}", str(log))
+    assert r.returncode == 2
+    (line,) = r.stderr.decode().strip().splitlines()
+    assert line.startswith(f"gpu-npd: --nvml fake:{scenario}: ") and "line 2, column 1" in line, line
+    r = run("--nvml", f"fake:{tmp_path}", str(log))  # a directory: no "does not exist"
+    assert r.returncode == 2 and f"scenario file '{tmp_path}' is not a file" in r.stderr.decode()

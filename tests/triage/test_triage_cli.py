@@ -283,3 +283,27 @@ def test_kubectl_table_with_namespaces_and_host_network_pods():
     assert got == {("llm-w-0", "gpu-node-1", "train/llm-w-0"), ("10.244.1.5", "gpu-node-1", "train/llm-w-0"),
                    ("llm-w-1", "gpu-node-2", "train/llm-w-1"), ("agent-x7k", "gpu-node-2", "kube-sys/agent-x7k"),
                    ("10.0.0.2", "gpu-node-2", None)}
+
+
+def test_a_directory_it_may_not_list_is_an_input_error_the_others_read(tmp_path: Path, monkeypatch):
+    """A directory the user may not list (another owner's, mode 700), named or met walking, is its one line and exit
+    2: it was skipped without a word (exit 0 for a job missing a node's logs) or said to hold no files."""
+    # constructed, not a real line: an Xid 79 in the driver's format (tests/offline XID79's), only something to read
+    xid = "Mar 21 01:55:54 node kernel: NVRM: Xid (PCI:0000:3b:00): 79, pid=1, GPU has fallen off the bus.\n"
+    for node in ("node-a", "node-b", "node-c"):
+        (tmp_path / "job" / node).mkdir(parents=True)
+        (tmp_path / "job" / node / "kern.log").write_text(xid)
+    scandir = os.scandir
+    denied = {str(tmp_path / "job" / "node-b"), str(tmp_path / "job" / "node-c")}
+
+    def listing(path="."):  # as the kernel answers a user who may not list it (the tests run as root)
+        if os.fspath(path) in denied:
+            raise PermissionError(13, "Permission denied", os.fspath(path))
+        return scandir(path)
+
+    monkeypatch.setattr(os, "scandir", listing)
+    r = triage("--format", "json", "--jobs", "1", str(tmp_path / "job"), str(tmp_path / "job" / "node-c"))
+    assert r.exit_code == 2, r.output
+    assert r.stderr.splitlines() == [f"gpu-npd triage: {tmp_path / 'job' / d}: cannot read: Permission denied"
+                                     for d in ("node-b", "node-c", "node-c")]
+    assert json.loads(r.stdout)["inputs"] == [str(tmp_path / "job" / "node-a" / "kern.log")]

@@ -171,3 +171,16 @@ def test_owned_is_what_the_writers_name():
     assert [c.detail for c in plan_pod(pod, owned)] == ["gpu-npd.io/GPUFault"]
     node = {"metadata": {"name": "n"}, "status": {"conditions": [{"type": "GPUDegraded"}, {"type": "Ready"}]}}
     assert [c.detail.split(" ")[0] for c in plan_node(node, owned)] == ["GPUDegraded"]
+
+
+def test_an_api_server_that_refuses_connections_is_one_line_per_failure_no_traceback(caplog):
+    import socket
+
+    with socket.socket() as s:  # a port nothing listens on: the connection is refused
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    res = CliRunner().invoke(main, ["cleanup", "--api-server", f"http://127.0.0.1:{port}"])
+    assert isinstance(res.exception, SystemExit), res.exception  # urllib3's NewConnectionError is no OSError
+    assert res.exit_code == 1
+    errors = [r.getMessage() for r in caplog.records if r.levelname == "ERROR"]
+    assert errors and all("\n" not in e and "refused" in e for e in errors)
