@@ -624,3 +624,21 @@ def test_the_row_tried_first_tests_the_keyword_it_found_once():
     assert d.first(Message("NVRM: Xid (PCI:0000:5d:00): 79, pid=1, name=x, GPU has fallen off the bus."))[0].name \
         == "xid_fallen"
 
+
+def test_split_leaves_a_dmesg_line_without_a_journal_tag_to_a_builder_that_does_not_look_again():
+    """split looks for the journal's host and tag in a dmesg line's message (journalctl -o short-monotonic); where it
+    finds none, the envelope is built by a builder that does not look again (_NO_JOURNAL: two substring tests a
+    line), and is the one the row's own builder gives."""
+    from parsers import envelope
+
+    for line, name, builder in (
+            ("[    5.123456] NVRM: Xid (PCI:0000:5d:00): 95, pid=1, name=python3, Uncontained: FBHUB.", "dmesg",
+             envelope._dmesg_kernel),
+            ("[    5.123456] usb 1-1: kernel: new device", "dmesg", envelope._dmesg_kernel),  # no tag _journal reads
+            ("[    1.000000] [Fri Feb 13 23:31:31 2009] NVRM: hello", "dmesg_t", envelope._dmesg_kernel),
+            ("[    1.343565] archlinux kernel: ata_piix 0000:00:01.1: version 2.13", "journal", envelope._dmesg),
+            ("[   12.300000] h python3[123]: NVRM: hello", "journal", envelope._dmesg)):
+        _, _, pending = envelope.split(line, 2025)
+        assert pending[0] is builder, line
+        assert envelope.finish(pending).name == name
+        _check_split(line, 2025)
