@@ -187,17 +187,16 @@ class Dispatch:
                 return None
         for i in sharing:
             before = rules[i]
-            if allowed is None or i in allowed or before.kind is None:
-                for k in before.keywords:
-                    if k in message:
-                        gate = self._gates[i]
-                        if gate is not None and gate not in message:
-                            break
-                        m = before.pattern.search(message)
-                        if m is not None:
-                            self._remember(i)
-                            return before, m
-                        break
+            # (the keyword found above is one it holds for most: known to occur, no second test)
+            if (allowed is None or i in allowed or before.kind is None) and (
+                    keyword in before.keywords or any(k in message for k in before.keywords)):
+                gate = self._gates[i]
+                if gate is not None and gate not in message:
+                    continue
+                m = before.pattern.search(message)
+                if m is not None:
+                    self._remember(i)
+                    return before, m
         m = rule.pattern.search(message)
         return (rule, m) if m is not None else None
 

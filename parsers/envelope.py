@@ -122,11 +122,18 @@ def _dmesg(m: re.Match, year: int | None) -> Envelope:
     2009] .."), read by the same row (an optional group costs a line without one less than a lookahead, the
     dmesg_decode row's after it more). `journalctl -o short-monotonic` prints the same uptime, then the record's
     host and tag (_journal): a "journal" envelope, whose tag says whose line it is (_program)."""
-    uptime, ctime, message = m.groups()
+    message = m.group(3)
     if "kernel: " in message or "]: " in message:  # (_journal's test inline: no call for a dmesg line)
         journal = _journal(message)
         if journal is not None:
-            return Envelope("journal", journal[1], None, float(uptime), journal[0])
+            return Envelope("journal", journal[1], None, float(m.group(1)), journal[0])
+    return _dmesg_kernel(m, year)
+
+
+def _dmesg_kernel(m: re.Match, year: int | None) -> Envelope:
+    """_dmesg of a line without the journal's host and tag: what split gives the dmesg row's line it found none in
+    (_NO_JOURNAL: it has looked for them, so the envelope's building does not look again)."""
+    uptime, ctime, message = m.groups()
     if ctime is None:
         return Envelope("dmesg", message, None, float(uptime))
     _, mon, day, clock, yr = ctime.split()
@@ -572,13 +579,16 @@ ENVELOPES: tuple[tuple[str, str, LazyPattern, Build, str | None], ...] = (
 )
 
 
+# a "journal" row -> its builder for a line split found no journal host and tag in (the row's own looks for them)
+_NO_JOURNAL: dict[str, Build] = {"dmesg": _dmesg_kernel}
+Row = tuple[str, re.Pattern, Build, "str | None", Build]  # (name, regex, builder, message, builder without a journal)
 # first character -> the rows a line starting with it may be, in table order, their regexes compiled (derived from
 # ENVELOPES when a line first starts with that character: a process start compiles none of them)
-_BY_FIRST: dict[str, tuple[tuple[str, re.Pattern, Build, str | None], ...]] = {}
+_BY_FIRST: dict[str, tuple[Row, ...]] = {}
 
 
-def _rows_for(c: str) -> tuple[tuple[str, re.Pattern, Build, str | None], ...]:
-    rows = tuple((name, pattern.compiled(), build, message)
+def _rows_for(c: str) -> tuple[Row, ...]:
+    rows = tuple((name, pattern.compiled(), build, message, _NO_JOURNAL.get(name, build))
                  for name, starts, pattern, build, message in ENVELOPES if c in starts)
     if rows or len(_BY_FIRST) < 256:  # characters no row starts with: remembered up to a bound (input's choice)
         _BY_FIRST[c] = rows
@@ -600,7 +610,7 @@ def split(line: str, year: int | None = None) -> tuple[str, str, Envelope | Pend
     rows = _BY_FIRST.get(c)
     if rows is None:
         rows = _rows_for(c)
-    for name, pattern, build, message in rows:
+    for name, pattern, build, message, kernel in rows:
         m = pattern.match(line)
         if m:
             if message is not None:
@@ -612,7 +622,8 @@ def split(line: str, year: int | None = None) -> tuple[str, str, Envelope | Pend
                     if ("kernel: " in text or "]: " in text) and (name != "dmesg_decode" or m.group(1) is None):
                         journal = _journal(text)
                         if journal is not None:
-                            text = journal[1]
+                            return name, journal[1], (build, m, year)
+                    return name, text, (kernel, m, year)
                 return name, text, (build, m, year)
             env = build(m, year)  # a builder that may refuse the match (docker's: JSON) runs at once
             if env is not None:

@@ -600,3 +600,45 @@ def test_split_gives_the_message_the_builder_does_for_a_dmesg_x_line_with_a_jour
                  "kern  :info  : [    1.343565] archlinux kernel: ata_piix 0000:00:01.1: version 2.13",
                  "[    1.343565 <    0.000012>] archlinux kernel: NVRM: Xid"):
         _check_split(line, 2025)
+
+
+def test_the_row_tried_first_tests_the_keyword_it_found_once():
+    """Dispatch._tried_first found the last row's keyword ("Xid") in the line; xid_fallen before it holds the same one:
+    it is known to occur, not tested again (a substring test a new Xid line), and results are those of the candidates
+    tried in order."""
+    from parsers.classify import Dispatch
+    from parsers.rules import RULES
+
+    tested = []
+
+    class Message(str):
+        def __contains__(self, keyword):
+            tested.append(keyword)
+            return str.__contains__(self, keyword)
+
+    d = Dispatch(RULES)
+    xid = "NVRM: Xid (PCI:0000:5d:00): 95, pid={}, name=python3, Uncontained: FBHUB. RST: No, D-RST: No"
+    assert d.first(xid.format(1))[0].name == "xid"
+    hit = d.first(Message(xid.format(2)))
+    assert hit[0].name == "xid" and tested.count("Xid") == 1, tested
+    assert d.first(Message("NVRM: Xid (PCI:0000:5d:00): 79, pid=1, name=x, GPU has fallen off the bus."))[0].name \
+        == "xid_fallen"
+
+
+def test_split_leaves_a_dmesg_line_without_a_journal_tag_to_a_builder_that_does_not_look_again():
+    """split looks for the journal's host and tag in a dmesg line's message (journalctl -o short-monotonic); where it
+    finds none, the envelope is built by a builder that does not look again (_NO_JOURNAL: two substring tests a
+    line), and is the one the row's own builder gives."""
+    from parsers import envelope
+
+    for line, name, builder in (
+            ("[    5.123456] NVRM: Xid (PCI:0000:5d:00): 95, pid=1, name=python3, Uncontained: FBHUB.", "dmesg",
+             envelope._dmesg_kernel),
+            ("[    5.123456] usb 1-1: kernel: new device", "dmesg", envelope._dmesg_kernel),  # no tag _journal reads
+            ("[    1.000000] [Fri Feb 13 23:31:31 2009] NVRM: hello", "dmesg_t", envelope._dmesg_kernel),
+            ("[    1.343565] archlinux kernel: ata_piix 0000:00:01.1: version 2.13", "journal", envelope._dmesg),
+            ("[   12.300000] h python3[123]: NVRM: hello", "journal", envelope._dmesg)):
+        _, _, pending = envelope.split(line, 2025)
+        assert pending[0] is builder, line
+        assert envelope.finish(pending).name == name
+        _check_split(line, 2025)
