@@ -30,7 +30,7 @@ from .ports import BootClock
 from .rules import (BOOT_MARK, BOOT_STAGES, EVENT_ADDRESS_FROM, EVENT_ADOPTS, EVENT_AMENDS, EVENT_ECHOES,
                     EVENT_ESCALATES,
                     EVENT_FILL_ALONE, EVENT_FILL_DETAILS, EVENT_FILLS, EVENT_LINES, EVENT_PAGES, EVENT_PER_DEVICE,
-                    EVENT_PER_FINDING_DEVICE,
+                    EVENT_PER_FINDING_DEVICE, EVENT_REPORTS,
                     EVENT_PER_GPU, EVENT_PER_GPU_INDEX, EVENT_PER_RANK, EVENT_SECTIONS, GSP_GPU_INDEX, KEYWORDS, PAGE_SHIFTS,
                     PCI, REFINERS, RULES, STATED, Rule)
 from .unclassified import DRIVER_DEVICES, DRIVER_KEYWORDS, ERROR_WORDS, unclassified
@@ -368,6 +368,11 @@ class Classifier:
         # line): a record whose machine check line came right before it (rules.EVENT_ECHOES)
         self._echoes: dict[str, tuple[str, int]] = {}
         self._echoed: dict[str, int] = {}  # event -> position of its line a report may detail (rules.EVENT_ECHOES)
+        # event of a kernel report (rules.EVENT_REPORTS) -> the position of its first line, of its report's last
+        # ("end"); the last report header's word and the last die counter seen (Classifier._report_begins)
+        self._opened: dict[str, int] = {}
+        self._ended: dict[str, int] = {}
+        self._header: tuple[str, str | None] = ("", None)
         # findings the line being read made of its event's earlier one (an address it lacked): rare, its second
         # output, which `read` returns beside the line's own finding
         self._amended: list[Finding] = []
@@ -473,11 +478,18 @@ class Classifier:
         name in the tables where the caller has it (EventPlan), else read from the key."""
         name, role, stage = event
         if role == "begin":  # a report's first line: the report its stated event reads is this one, the others ended
+            word, die = stage  # (the word it stated, its die counter or None)
             for one in name:
                 if one in _STATED_EVENTS:
-                    self._stated[one] = (position, stage)
-                else:
-                    self._in_event((one, "close", stage), position, rank)
+                    self._stated[one] = (position, word)
+                elif one not in EVENT_REPORTS or self._report_begins(one, word, die, position):
+                    self._in_event((one, "close", word), position, rank)
+            self._header = (word, die or self._header[1])
+            return _ABSORBED
+        if role == "end":  # a report's last line: the open event's report ended (rules.EVENT_REPORTS)
+            last = self._events.get(name)
+            if last is not None and 0 <= position - last <= EVENT_LINES[name]:
+                self._events[name] = self._ended[name] = position
             return _ABSORBED
         if role == "follows":  # (stage: the pfn the line names, or None)
             return self._follows(name if type(name) is tuple else (name,), stage, position, rank)
@@ -576,6 +588,8 @@ class Classifier:
         if role == "open" or (role == "join" and not inside):
             self._events[name] = position
             self._led.discard(name)
+            if prefix in EVENT_REPORTS:  # a new report's event: its report not ended yet
+                self._opened[name] = position
             if stage == _ECHO_ROWS.get(prefix):  # a line reporting an error a report right after it details
                 self._echoed[name] = position
             if prefix in EVENT_SECTIONS:  # a new event: no page, no section yet but this line's
@@ -628,6 +642,19 @@ class Classifier:
             if joined is not None:
                 return True, None, None, joined
         return _ABSORBED
+
+    def _report_begins(self, name: str, word: str, die: str | None, position: int) -> bool:
+        """Does a report's first line (an oops_header row's: `word` "warning" for a WARN's, `die` its die counter
+        or None) start another report than the one the open event `name` (rules.EVENT_REPORTS) is in? Yes once that
+        report ended (its "end" line), at a die counter other than the last one seen, or at an oops's or a BUG's
+        first line after a WARN's (a WARN has no die line); no for 4.x's die line after its "IP:" line."""
+        last = self._events.get(name)
+        if last is None or not 0 <= position - last <= EVENT_LINES[name]:
+            return False  # none open: nothing to end
+        if self._ended.get(name, -1) >= self._opened.get(name, 0):
+            return True
+        said, counter = self._header
+        return (die is not None and counter is not None and die != counter) or (said == "warning" and word != said)
 
     def _echo(self, name: str, position: int, rank: int) -> Verdict | None:
         """The first section of a report whose error an event reported right before it (rules.EVENT_ECHOES, the
@@ -1146,8 +1173,8 @@ def _event_key(rule: Rule, m: re.Match, rank: str | None = None, pci: str | None
     name, role = rule.event
     if role == "state":
         return name, role, (m.group("stated") or "").lower()
-    if role == "begin":  # the events it ends or states (none kept per device), and the word it stated
-        return tuple(name.split("|")), role, (m.group("stated") or "").lower()
+    if role == "begin":  # the events it ends or states (none kept per device), the word it stated, its die counter
+        return tuple(name.split("|")), role, ((m.group("stated") or "").lower(), m.groupdict().get("die"))
     if role in ("page", "follows"):  # the page the line names: a "page" row's address, a "follows" row's pfn
         value = m.groupdict().get("page" if role == "page" else "pfn")
         stage = int(value, 16) if value is not None else None

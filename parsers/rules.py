@@ -45,9 +45,13 @@ class Rule:
     # page (EVENT_PAGES, a "page" row's) is the line's `pfn` or unknown; of none, an "escalate" line of the first.
     # "page" (a kind-None row with a `page` group: a physical address) is part of an open event of its name and says
     # which page the event's error is in (EVENT_PAGES); with none open, nothing.
-    # "begin" (a kind-None row with a `stated` group: the first line of a report, "lockup|rcu_stall|oops") states,
-    # for each event it lists that STATED rows read ("oops"), the word it stated (none where the group did not match),
-    # and ends each of the others, as "close".
+    # "begin" (a kind-None row with a `stated` group: the first line of a report, "lockup|rcu_stall|oops|panic")
+    # states, for each event it lists that STATED rows read ("oops"), the word it stated (none where the group did not
+    # match), and ends each of the others, as "close"; an event of EVENT_REPORTS only when the line starts another
+    # report than the event's (its word and its `die` group, the die counter, tell: parsers/classify.py
+    # _report_begins).
+    # "end" (a kind-None row: a report's last line) is part of an open event of its name and says its report ended: a
+    # "begin" line after it starts the next report (EVENT_REPORTS); with none open, nothing.
     # "close" may list several events ("aer|cper"): it ends each of them (an event of EVENT_SECTIONS only once one of its
     # sections joined it).
     # "within" (a kind-None row) is part of an open event of its name and leaves none open: with none open, the line
@@ -312,6 +316,15 @@ assert set(EVENT_FILLS) | set(EVENT_FILL_ALONE) <= set(EVENT_AMENDS)  # a filled
 # 0xaeccd: ..").
 EVENT_PAGES = frozenset({"cper"})
 PAGE_SHIFTS = (12, 14, 16)
+# Events of a kernel report (an oops's or a WARN's: its header, RIP line, trace, "---[ end trace .. ]---") and what
+# follows it (the register dump repeated after "end trace", "Kernel panic - not syncing: Fatal exception", "---[ end
+# Kernel panic .. ]---"): a report's first line (the oops_header row, "begin") ends one only when it starts another
+# report: after the event's report ended (its "end" line, the oops_end row), at a die counter other than the last one
+# seen ("Oops: 0000 [#2]" after "[#1]": the next oops, its "end trace" lost), or at an oops's or a BUG's first line
+# right after a WARN's (a WARN prints no die line). So an oops inside the panic window of another (a WARN then a real
+# oops, two modules' oopses) is its own finding, while 4.x's die line after its "IP:" line ("BUG: unable to handle ..",
+# "IP: [<..>] .. [nvidia]", "Oops: 0000 [#1] SMP") and the panic after the oops stay in the oops's event.
+EVENT_REPORTS = frozenset({"panic"})
 # Events a report's first line ("close") ends only once a line of these rows joined them (a record's section): ghes_edac's
 # count line printed before the record it decodes (the NMI / SEA path, ghes_proc_in_irq, handles a record before
 # printing it) opened the event of that record, which its first line must not end.
@@ -1273,18 +1286,25 @@ RULES: tuple[Rule, ...] = (
     # so that RIP line is the oops's, not the lockup's register dump (arm64's "Internal error: synchronous external
     # abort: .. [#1]" is a panic row's below, not this). Three keywords, not one per header form: every line of a log
     # pays for the keyword scan's size.
-    # It also says which report the RIP line after it is in ("begin" of the "oops" event: STATED, OOPS_STATED): a
-    # WARN's (every era's first line: 4.x-6.x "WARNING: CPU: 13 PID: 55768 at fs/..", 2.6 / 3.x "WARNING: at fs/..",
-    # 6.19+ "WARNING: drivers/..:164 at func+0x../0x.. [mod], CPU#0: comm/429") is a warning, an oops's an error: its
-    # die line, or the "BUG:" line before it, which on 4.x and older comes before the "IP:" line ("BUG: unable to
+    # It ends the open panic event where it starts another report than the event's (EVENT_REPORTS; `die`: its die
+    # counter). It also says which report the RIP line after it is in ("begin" of the "oops" event: STATED,
+    # OOPS_STATED): a WARN's (every era's first line: 4.x-6.x "WARNING: CPU: 13 PID: 55768 at fs/..", 2.6 / 3.x
+    # "WARNING: at fs/..", 6.19+ "WARNING: drivers/..:164 at func+0x../0x.. [mod], CPU#0: comm/429") is a warning, an
+    # oops's an error: its die line, or the "BUG:" line before it, which on 4.x and older comes before the "IP:" line ("BUG: unable to
     # handle kernel NULL pointer dereference at 0000000000000020", then "IP: [<ffffffffa0879063>] .. [zfs]", then
     # "Oops: 0000 [#1] SMP"; 4.17+ "BUG: unable to handle page fault for address:", 5.x+ "BUG: kernel NULL pointer
     # dereference, address:").
     _r("oops_header", None, [" [#", "WARNING: ", "BUG: "],
        r"(?=(?P<stated>WARNING)?)(?:(?:Oops|general protection fault|invalid opcode|stack segment|double fault|"
-       r"divide error)[^\n]{0,200}? \[#\d+\]|WARNING: (?:CPU: \d+ PID: \d+ at |at [\w/.-]+:\d+ |[\w/.-]+:\d+ at )|"
+       r"divide error)[^\n]{0,200}? \[#(?P<die>\d+)\]|"
+       r"WARNING: (?:CPU: \d+ PID: \d+ at |at [\w/.-]+:\d+ |[\w/.-]+:\d+ at )|"
        r"BUG: (?:unable to handle |kernel NULL pointer dereference))",
-       event=("lockup|rcu_stall|oops", "begin")),
+       event=("lockup|rcu_stall|oops|panic", "begin")),
+    # A report's last line, every era ("---[ end trace 0000000000000000 ]---", 2.6-5.x a random id "---[ end trace
+    # e9fbabfbe54ce83a ]---", Talos' console "---[end trace .. ]---"): the open panic event's report ended, the next
+    # report's first line starts the next event (EVENT_REPORTS); the lines after it that are no report's first stay in
+    # it. No finding.
+    _r("oops_end", None, ["end trace"], r"---\[ ?end trace(?: [0-9a-f]+)? \]---", event=("panic", "end")),
     # kernel_panic: the node's kernel died (parsers/kinds.py), one event ("panic") with the lines that say why: the
     # oops in a GPU / NIC module above (its RIP line a "join" of the event: the module's oops then its "Kernel panic -
     # not syncing: Fatal exception" is one kernel_oops finding, the panic absorbed, as the repeated RIP line after "end
