@@ -605,6 +605,8 @@ class HealthEngine:
         for i, raw in enumerate(state.get("problems", [])):
             try:
                 p = _renamed(convert(raw, Problem, f"problems[{i}]"))
+                if p.severity not in SEVERITY_RANK:  # derive ranks problems by it
+                    raise Invalid(f"problems[{i}].severity", f"expected one of {', '.join(SEVERITY_RANK)}", p.severity)
             except Invalid as exc:
                 dropped.append(str(exc))
                 continue

@@ -101,9 +101,10 @@ def test_a_state_of_another_layout_is_said_and_kept_aside(tmp_path, caplog):
 
 def test_saved_problems_and_conditions_of_the_wrong_field_types_are_dropped_the_rest_restored(tmp_path, caplog):
     """A state file of the right shape whose entries hold the wrong types (an int subject, a null id, a text
-    first_seen, a list where a problem is, a condition's null status) restores the rest: each bad entry is dropped and
-    one warning says how many and why (was: restore's renaming called .startswith on the int and the null, the
-    AttributeError threw the whole state away and the good problem with it)."""
+    first_seen, a list where a problem is, a severity no table has, a condition's null status) restores the rest:
+    each bad entry is dropped and one warning says how many and why (was: restore's renaming called .startswith on
+    the int and the null, the AttributeError threw the whole state away and the good problem with it; the unknown
+    severity a KeyError in derive, the same)."""
     from agent.app import build
     from agent.config import load
 
@@ -113,7 +114,8 @@ def test_saved_problems_and_conditions_of_the_wrong_field_types_are_dropped_the_
                 "action": "monitor", "message": "m", "clear": "expire", "first_seen": 1.0, "last_seen": 2.0, **over}
 
     good = problem()
-    bad = [problem(subject=5), problem(id=None), problem(first_seen="yesterday"), ["not", "a", "problem"]]
+    bad = [problem(subject=5), problem(id=None), problem(first_seen="yesterday"), ["not", "a", "problem"],
+           problem(severity="catastrophic")]
     cond = {"type": "PCIeUnhealthy", "status": True, "reason": "PCIeAER", "message": "m", "last_transition": 1.0}
     (tmp_path / "state.json").write_text(json.dumps({
         "version": 1, "problems": [*bad, good],
@@ -126,6 +128,6 @@ def test_saved_problems_and_conditions_of_the_wrong_field_types_are_dropped_the_
     assert agent.engine.conditions["PCIeUnhealthy"].last_transition == 1.0
     assert not agent.engine.conditions["GPUUnhealthy"].status
     said = [r.getMessage() for r in caplog.records if "cannot be restored" in r.getMessage()]
-    assert len(said) == 1 and "5 saved entries" in said[0] and "problems[0].subject: expected a string" in said[0], \
+    assert len(said) == 1 and "6 saved entries" in said[0] and "problems[0].subject: expected a string" in said[0], \
         caplog.text
     assert not (tmp_path / "state.corrupt").exists()
