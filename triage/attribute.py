@@ -108,8 +108,9 @@ ABORT_FACTS = frozenset({"mpi_abort"})
 # pod that never started, or never reached the store); more, the store also held other processes' joins (another job
 # on the same store address, or an earlier attempt of this one). Store errors without counts stay consequences.
 STORE_COUNTS = frozenset({"store_join"})
-# The most ranks that never joined a store a verdict names one by one (_store_counts): a count beyond any job's (a
-# corrupt or hostile line's "0/99999999999 clients joined") costs no more than this
+# The most ranks a verdict names one by one as never having joined a store (_store_counts) or reached a collective
+# (_lagging_rank): a count beyond any job's (a corrupt or hostile line's "0/99999999999 clients joined",
+# "nranks 99999999999") costs no more than this
 MAX_ABSENT_NAMED = 1 << 17
 # Signals a rank gets because another failed: the watchdog's abort, the launcher's SIGTERM to the survivors
 CONSEQUENCE_SIGNALS = frozenset({6, 15, 2, 1})
@@ -896,15 +897,18 @@ def _lagging_rank(job: Job) -> Verdict | None:
                            suspects=tuple(e for e in group if e.rank in behind), rank=behind[0],
                            host=job.rank_host.get(behind[0]))
     # (b) a rank seen in the logs (or in the communicator) that reported no timeout while the others did
-    universe = set(range(job.world)) if job.world else job.seen_ranks
-    missing = sorted(universe - reported)
-    if missing and len(missing) <= max(1, len(universe) // 4) and len(reported) >= 2:
-        return Verdict("undetermined", None, "lagging_rank",
-                       f"{_ranks(missing)} reported no timeout while {len(reported)} ranks did: "
-                       f"{'it' if len(missing) == 1 else 'they'} never reached the collective; "
-                       f"{_why_stalled(job, missing[0])}",
-                       rank=missing[0], host=job.rank_host.get(missing[0]))
-    return None
+    # (the communicator's ranks 0 .. world - 1 where a line gives its size: counted before any is listed, so that a
+    # corrupt or hostile "nranks 99999999999" costs no more than the ranks the rule may name)
+    size = job.world or len(job.seen_ranks)
+    quiet = size - len({r for r in reported if 0 <= r < size}) if job.world else len(job.seen_ranks - reported)
+    if not (quiet and quiet <= min(max(1, size // 4), MAX_ABSENT_NAMED) and len(reported) >= 2):
+        return None
+    missing = [r for r in range(size) if r not in reported] if job.world else sorted(job.seen_ranks - reported)
+    return Verdict("undetermined", None, "lagging_rank",
+                   f"{_ranks(missing)} reported no timeout while {len(reported)} ranks did: "
+                   f"{'it' if len(missing) == 1 else 'they'} never reached the collective; "
+                   f"{_why_stalled(job, missing[0])}",
+                   rank=missing[0], host=job.rank_host.get(missing[0]))
 
 
 def _why_stalled(job: Job, rank: int) -> str:

@@ -84,8 +84,10 @@ class PciInventory:
                 elif bdf in nics:
                     nic_fns.append(bdf)
                 parent = os.path.dirname(parent)
+        # every device above another in sysfs's tree is a bridge (class 0x0604) whatever its vendor id (a BlueField's
+        # own PCIe bridges carry Mellanox's): what is below one is recorded as for any other
         for b, (gpus, nic_fns) in below.items():
-            if found[b].vendor == "bridge" and (gpus or nic_fns):
+            if gpus or nic_fns:
                 found[b] = dataclasses.replace(found[b], gpus_below=tuple(gpus), nics_below=tuple(nic_fns))
         return list(found.values())
 

@@ -97,3 +97,37 @@ def test_a_state_of_another_layout_is_said_and_kept_aside(tmp_path, caplog):
     (tmp_path / "state.json").write_text("[1, 2]")
     assert StateStore(str(tmp_path)).load() == {}
     assert (tmp_path / "state.corrupt").exists()
+
+
+def test_saved_problems_and_conditions_of_the_wrong_field_types_are_dropped_the_rest_restored(tmp_path, caplog):
+    """A state file of the right shape whose entries hold the wrong types (an int subject, a null id, a text
+    first_seen, a list where a problem is, a severity no table has, a condition's null status) restores the rest:
+    each bad entry is dropped and one warning says how many and why (was: restore's renaming called .startswith on
+    the int and the null, the AttributeError threw the whole state away and the good problem with it; the unknown
+    severity a KeyError in derive, the same)."""
+    from agent.app import build
+    from agent.config import load
+
+    def problem(**over):
+        return {"id": "pci:0000:00:1c.6|pcie_aer|pcie_aer", "subject": "pci:0000:00:1c.6", "kind": "pcie_aer",
+                "condition": "PCIeUnhealthy", "reason": "PCIeAER", "severity": "warning", "attribution": "hardware",
+                "action": "monitor", "message": "m", "clear": "expire", "first_seen": 1.0, "last_seen": 2.0, **over}
+
+    good = problem()
+    bad = [problem(subject=5), problem(id=None), problem(first_seen="yesterday"), ["not", "a", "problem"],
+           problem(severity="catastrophic")]
+    cond = {"type": "PCIeUnhealthy", "status": True, "reason": "PCIeAER", "message": "m", "last_transition": 1.0}
+    (tmp_path / "state.json").write_text(json.dumps({
+        "version": 1, "problems": [*bad, good],
+        "conditions": {"PCIeUnhealthy": cond, "GPUUnhealthy": {**cond, "type": "GPUUnhealthy", "status": None}}}))
+    cfg = load(env={}, flags={"kmsg": "", "journald": False, "fallback_log_files": [], "state_dir": str(tmp_path),
+                              "nvml": "off", "pod_logs_root": ""})
+    with caplog.at_level("WARNING"):
+        agent = build(cfg)
+    assert [p.id for p in agent.engine.problems.values()] == [good["id"]]
+    assert agent.engine.conditions["PCIeUnhealthy"].last_transition == 1.0
+    assert not agent.engine.conditions["GPUUnhealthy"].status
+    said = [r.getMessage() for r in caplog.records if "cannot be restored" in r.getMessage()]
+    assert len(said) == 1 and "6 saved entries" in said[0] and "problems[0].subject: expected a string" in said[0], \
+        caplog.text
+    assert not (tmp_path / "state.corrupt").exists()

@@ -372,6 +372,31 @@ def test_nvswitch_and_other_devices_are_not_gpus(tmp_path):
     assert {d.vendor for d in devs} == {"nvidia", "mellanox", "bridge"}
 
 
+@pytest.mark.parametrize("vendor,name", [("0x15b3", "mellanox"), ("0x10de", "nvidia")])
+def test_a_bridge_of_any_vendor_names_the_gpus_and_nics_below_it(tmp_path, vendor, name):
+    """A PCIe bridge (class 0x0604) of NVIDIA's or Mellanox's vendor id records the GPUs and RDMA NIC functions below it
+    as one of another vendor does (agent/progress.py _where attributes a port's fault to them); was: only a bridge of
+    an unknown vendor did, and a fault on a BlueField's own PCIe bridge (NVIDIA's BlueField troubleshooting page,
+    https://docs.nvidia.com/networking/display/bfswtroubleshooting/pcie: "05:00.0 PCI bridge: Mellanox Technologies
+    MT43244 Family [BlueField-3 SoC PCIe Bridge] (rev 01)", class 0x0604, a Downstream Port) stood on its own address.
+    CONSTRUCTED: the HGX fixture tree with the vendor id of its switch (0000:5b:00.0) and of the ports above GPU
+    0000:5d:00.0 (0000:5c:00.0) and NIC 0000:5e:00.0 (0000:5c:01.0) rewritten; the topology is the fixture's."""
+    from agent.sysfs.pci import PciInventory, reading
+    root = copy_sysfs(tmp_path)
+    nics = ["0000:5e:00.0"]
+    before = {d.bdf: d for d in PciInventory(str(root)).scan(nics=nics)}
+    for bridge in ("0000:5b:00.0", "0000:5c:00.0", "0000:5c:01.0"):
+        set_attr(root, f"sys/bus/pci/devices/{bridge}/vendor", vendor)
+    after = {d.bdf: d for d in PciInventory(str(root)).scan(nics=nics)}
+    for bridge, gpus, below_nics in (("0000:5b:00.0", ("0000:5d:00.0",), ("0000:5e:00.0",)),
+                                     ("0000:5c:00.0", ("0000:5d:00.0",), ()), ("0000:5c:01.0", (), ("0000:5e:00.0",))):
+        assert (before[bridge].vendor, before[bridge].gpus_below, before[bridge].nics_below) == \
+            ("bridge", gpus, below_nics)
+        assert (after[bridge].vendor, after[bridge].gpus_below, after[bridge].nics_below) == (name, gpus, below_nics)
+    labels = reading(after["0000:5c:00.0"]).labels
+    assert (labels["vendor"], labels["gpus_below"], labels["nics_below"]) == (name, "0000:5d:00.0", "")
+
+
 # ---- RDMA NICs' PCIe links ------------------------------------------------------------------------------
 # The fixture's ConnectX-7s and the switch ports above them: Gen5 x16 both ends ("32.0 GT/s PCIe", "16", as
 # scitix/sichek's spec for a ConnectX-7 PCIe 5.0 x16 adapter has them: tests/fixtures/sysfs/make_tree.py).

@@ -1425,6 +1425,35 @@ def test_lagging_rank_from_the_communicator_size():
     assert "rank 3 never reached it" in first.consequences
 
 
+def test_a_communicator_size_no_job_has_costs_no_more_than_the_ranks_it_names():
+    """(the line of test_lagging_rank_from_the_communicator_size, its count made corrupt) a communicator of
+    "nranks 99999999999" (a corrupt or hostile line) is read in bounded memory: the lagging-rank rule counts the ranks
+    that reported no timeout before it lists any (was: a set of every rank of the count built, MemoryError escaping
+    attribute). Run in a child process whose address space is 512 MiB above its start, so that the unbounded form
+    fails there, not on the host; a count that fits still names its lagging rank."""
+    import subprocess
+    import sys
+    script = (
+        "import resource\n"
+        "from triage import Clock, attribute, read_lines\n"
+        "limit = int(open('/proc/self/statm').read().split()[0]) * resource.getpagesize() + (512 << 20)\n"
+        "resource.setrlimit(resource.RLIMIT_AS, (limit, limit))\n"
+        "def timeout(r):\n"
+        "    return (f'[rank{r}]:[E321 02:07:08.408271257 ProcessGroupNCCL.cpp:607] [Rank {r}] Watchdog caught '\n"
+        "            'collective operation timeout: WorkNCCL(SeqNum=1580, OpType=ALLREDUCE, NumelIn=466119168, '\n"
+        "            'NumelOut=466119168, Timeout(ms)=600000) ran for 600060 milliseconds before timing out.')\n"
+        "for n in ('99999999999', '4'):\n"
+        "    comm = [f'node-a:100{r}:200{r} [{r}] NCCL INFO comm 0x9bbaa8{r} rank {r} nranks {n} cudaDev {r} '\n"
+        "            f'busId 4800{r} - Init COMPLETE' for r in range(4)]\n"
+        "    first = attribute(read_lines(comm + [timeout(0), timeout(1), timeout(2)], 'x.log', Clock()))[0]\n"
+        "    print(first.rule, first.root.rank)\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120,
+                          cwd=Path(__file__).resolve().parents[2])
+    assert done.returncode == 0, done.stderr[-2000:]
+    lines = done.stdout.splitlines()
+    assert lines[0].split()[0] != "lagging_rank" and lines[1] == "lagging_rank 3", done.stdout
+
+
 def test_lagging_rank_from_last_enqueued_work():
     incidents = job({"launcher.log": [progress(0, 1580, 1582, 1579), progress(1, 1580, 1582, 1579),
                                       progress(2, 1577, 1577, 1576)]})
