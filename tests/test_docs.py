@@ -186,6 +186,11 @@ def test_the_json_log_keys_the_docs_give_are_the_code():
     keys = list(__import__("json").loads(line))
     text = " ".join((ROOT / "docs" / "configuration.md").read_text().split())
     assert f"JSON lines (`{keys[0]}`," in text and all(f"`{k}`" in text for k in keys)
+    # the key's own doc (`python -m agent.settings`, the generated configuration reference) names them too
+    from agent.keyspec import hints, meta_of
+    from agent.settings import Config
+
+    assert f"per line: {', '.join(keys)})" in meta_of(hints(Config)["log_format"]).description
 
 
 def test_the_readme_replay_raises_what_it_says(tmp_path):
