@@ -234,3 +234,24 @@ def test_the_offline_commands_pages_name_every_option(command, pages):
     options = {o for p in getattr(importlib.import_module(module), name).params for o in p.opts if o.startswith("--")}
     missing = {o for o in options if f"{o} " not in text and f"{o}`" not in text}
     assert options and not missing, f"{pages} lack {sorted(missing)}"
+
+
+def test_a_configuration_key_the_changelog_removes_is_refused_and_in_its_upgrade_notes():
+    # an operator's configuration that still sets a removed key stops the agent (unknown key): each release's
+    # Upgrade notes must say so, not only its Changed list
+    from agent.config import ConfigError, load
+
+    sections = re.split(r"^## ", (ROOT / "CHANGELOG.md").read_text(), flags=re.M)[1:]
+    removed = 0
+    for section in sections:
+        notes = " ".join(section.partition("### Upgrade notes")[2].split())
+        for key in re.findall(r"The `([a-z_]+(?:\.[a-z_]+)*)` key is gone", " ".join(section.split())):
+            removed += 1
+            *blocks, name = key.split(".")
+            flags: dict = {name: "x"}
+            for block in reversed(blocks):
+                flags = {block: flags}
+            with pytest.raises(ConfigError, match=rf"^{re.escape(key)}: unknown key"):
+                load(env={}, flags=flags)
+            assert f"`{key}`" in notes, f"{section.split()[0]}: Upgrade notes do not say `{key}` is gone"
+    assert removed
