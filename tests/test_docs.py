@@ -62,6 +62,15 @@ def test_metrics_named_in_readme_and_docs_exist():
         assert not named - exported, f"{page.name} names metrics neither the agent nor the cluster component exports: {sorted(named - exported)}"
 
 
+def test_the_concepts_conditions_table_names_every_condition_a_kind_raises():
+    from parsers import kinds
+
+    table = (ROOT / "docs" / "concepts.md").read_text(encoding="utf-8").split("## Node conditions", 1)[1]
+    listed = set(re.findall(r"^\| `(\w+)` \|", table.split("\n\n", 3)[2], re.M))
+    raised = {r.condition for k in kinds.TABLE for r in k.raises}
+    assert not raised - listed, f"docs/concepts.md's table lacks {sorted(raised - listed)}"
+
+
 def test_readme_conditions_are_the_configured_ones():
     text = README.read_text(encoding="utf-8")
     table = text.split("Node conditions", 1)[1].split("\n\n", 2)[1]
