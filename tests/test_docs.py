@@ -264,3 +264,10 @@ def test_a_configuration_key_the_changelog_removes_is_refused_and_in_its_upgrade
                 load(env={}, flags=flags)
             assert f"`{key}`" in notes, f"{section.split()[0]}: Upgrade notes do not say `{key}` is gone"
     assert removed
+
+
+def test_the_development_page_names_every_make_target():
+    phony = re.search(r"^\.PHONY: (.+)$", (ROOT / "Makefile").read_text(encoding="utf-8"), re.M).group(1).split()
+    table = (ROOT / "docs" / "development.md").read_text(encoding="utf-8").split("## Make targets", 1)[1]
+    named = set(re.findall(r"`make ([\w-]+)", table.split("\n## ", 1)[0]))
+    assert not set(phony) - named, f"docs/development.md's Make targets lack {sorted(set(phony) - named)}"
