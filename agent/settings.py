@@ -68,7 +68,7 @@ class Config:
                                         'every interface')] = "127.0.0.1:9810"
     node_name: Annotated[str, doc("default: $NODE_NAME, then the host name")] = ""
     log_level: Annotated[str, doc("debug | info | warning | error")] = "info"
-    log_format: Annotated[Literal["text", "json"], doc("text | json (one JSON object per line: ts, level, logger, "
+    log_format: Annotated[Literal["text", "json"], doc("text | json (one JSON object per line: time, level, logger, "
                                                        "msg)")] = "text"
     # ---- the engine
     tick_seconds: Annotated[float, _num("engine housekeeping (expiry, persistence, self-metrics)", gt=0)] = 1.0

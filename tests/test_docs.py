@@ -62,6 +62,15 @@ def test_metrics_named_in_readme_and_docs_exist():
         assert not named - exported, f"{page.name} names metrics neither the agent nor the cluster component exports: {sorted(named - exported)}"
 
 
+def test_the_concepts_conditions_table_names_every_condition_a_kind_raises():
+    from parsers import kinds
+
+    table = (ROOT / "docs" / "concepts.md").read_text(encoding="utf-8").split("## Node conditions", 1)[1]
+    listed = set(re.findall(r"^\| `(\w+)` \|", table.split("\n\n", 3)[2], re.M))
+    raised = {r.condition for k in kinds.TABLE for r in k.raises}
+    assert not raised - listed, f"docs/concepts.md's table lacks {sorted(raised - listed)}"
+
+
 def test_readme_conditions_are_the_configured_ones():
     text = README.read_text(encoding="utf-8")
     table = text.split("Node conditions", 1)[1].split("\n\n", 2)[1]
@@ -186,6 +195,11 @@ def test_the_json_log_keys_the_docs_give_are_the_code():
     keys = list(__import__("json").loads(line))
     text = " ".join((ROOT / "docs" / "configuration.md").read_text().split())
     assert f"JSON lines (`{keys[0]}`," in text and all(f"`{k}`" in text for k in keys)
+    # the key's own doc (`python -m agent.settings`, the generated configuration reference) names them too
+    from agent.keyspec import hints, meta_of
+    from agent.settings import Config
+
+    assert f"per line: {', '.join(keys)})" in meta_of(hints(Config)["log_format"]).description
 
 
 def test_the_readme_replay_raises_what_it_says(tmp_path):
@@ -229,3 +243,31 @@ def test_the_offline_commands_pages_name_every_option(command, pages):
     options = {o for p in getattr(importlib.import_module(module), name).params for o in p.opts if o.startswith("--")}
     missing = {o for o in options if f"{o} " not in text and f"{o}`" not in text}
     assert options and not missing, f"{pages} lack {sorted(missing)}"
+
+
+def test_a_configuration_key_the_changelog_removes_is_refused_and_in_its_upgrade_notes():
+    # an operator's configuration that still sets a removed key stops the agent (unknown key): each release's
+    # Upgrade notes must say so, not only its Changed list
+    from agent.config import ConfigError, load
+
+    sections = re.split(r"^## ", (ROOT / "CHANGELOG.md").read_text(), flags=re.M)[1:]
+    removed = 0
+    for section in sections:
+        notes = " ".join(section.partition("### Upgrade notes")[2].split())
+        for key in re.findall(r"The `([a-z_]+(?:\.[a-z_]+)*)` key is gone", " ".join(section.split())):
+            removed += 1
+            *blocks, name = key.split(".")
+            flags: dict = {name: "x"}
+            for block in reversed(blocks):
+                flags = {block: flags}
+            with pytest.raises(ConfigError, match=rf"^{re.escape(key)}: unknown key"):
+                load(env={}, flags=flags)
+            assert f"`{key}`" in notes, f"{section.split()[0]}: Upgrade notes do not say `{key}` is gone"
+    assert removed
+
+
+def test_the_development_page_names_every_make_target():
+    phony = re.search(r"^\.PHONY: (.+)$", (ROOT / "Makefile").read_text(encoding="utf-8"), re.M).group(1).split()
+    table = (ROOT / "docs" / "development.md").read_text(encoding="utf-8").split("## Make targets", 1)[1]
+    named = set(re.findall(r"`make ([\w-]+)", table.split("\n## ", 1)[0]))
+    assert not set(phony) - named, f"docs/development.md's Make targets lack {sorted(set(phony) - named)}"
