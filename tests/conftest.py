@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
@@ -31,29 +32,65 @@ settings.load_profile("gpu-npd")
 THREAD_GRACE = 5.0
 
 
+# What a test may build and leave running, closed after it: (module, class), an agent before its collector (the
+# agent's poller asks its collector).
+BUILT = (("agent.app", "Agent"), ("agent.gpu.collector", "GpuCollector"))
+
+
+class _WhenImported:
+    """First in sys.meta_path: once a module named in `names` is imported, `then(module)`.  The import itself is the
+    other finders' (an editable install's, the path's); the source loader they make for this one import runs it."""
+
+    def __init__(self, names, then):
+        self.names, self.then = names, then
+
+    def find_spec(self, name, path, target=None):
+        if name not in self.names:
+            return None
+        for finder in sys.meta_path:
+            spec = None if finder is self else getattr(finder, "find_spec", lambda *_: None)(name, path, target)
+            if spec is not None and spec.loader is not None:
+                break
+        else:
+            return None
+        run = spec.loader.exec_module
+
+        def exec_module(module):
+            run(module)
+            self.then(module)
+        spec.loader.exec_module = exec_module
+        return spec
+
+
 @pytest.fixture(autouse=True)
 def _built_agents_closed(monkeypatch):
     """Tests build agents (agent.app.build) and GPU collectors and drive them by hand, here and in other directories
     (test_telemetry's `make`); most never shut one down.  Each owns threads (its NVML workers, one per GPU; udev's
     observer; the poller, Xid and checks threads once started) that outlived the test: ~600 by the end of
-    tests/agent.  Whatever a test built is closed after it.  Only where a test module imported the agent: this
-    conftest imports nothing of it."""
-    import sys
+    tests/agent.  Whatever a test built is closed after it.  This conftest imports nothing of the agent: a class is
+    followed from the test's start where its module is imported already, else from the import (a test module that
+    imports the collector and not agent.app, test_nvml_standin; one that imports test_telemetry inside a test,
+    test_peers: their collectors were never closed, and each run alone left NVML workers running)."""
+    classes = dict(BUILT)
+    built: dict[str, list] = {module: [] for module in classes}
 
-    app, gpu = sys.modules.get("agent.app"), sys.modules.get("agent.gpu.collector")
-    if app is None or gpu is None:
-        yield
-        return
-    built: dict[type, list] = {app.Agent: [], gpu.GpuCollector: []}
-    for cls, into in built.items():
-        def __init__(self, *args, _init=cls.__init__, _into=into, **kwargs):
+    def follow(module) -> None:
+        cls, into = getattr(module, classes[module.__name__]), built[module.__name__]
+
+        def __init__(self, *args, _init=cls.__init__, **kwargs):
             _init(self, *args, **kwargs)
-            _into.append(self)
+            into.append(self)
         monkeypatch.setattr(cls, "__init__", __init__)
+
+    later = [name for name in classes if name not in sys.modules]
+    for name in classes.keys() - later:
+        follow(sys.modules[name])
+    if later:
+        monkeypatch.setattr(sys, "meta_path", [_WhenImported(later, follow), *sys.meta_path])
     yield
-    for cls in (app.Agent, gpu.GpuCollector):  # an agent's threads first (its poller asks its collector)
-        for made in built[cls]:
-            made.close()
+    for made in built.values():  # in BUILT's order
+        for one in made:
+            one.close()
 
 
 def _left_running(before: set) -> list:

@@ -1,0 +1,51 @@
+"""tests/conftest.py's guards, run on a test module of their own in a fresh interpreter (in this one every module of
+the suite, agent.app among them, is already imported)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+TESTS = Path(__file__).parent
+
+# Test modules that build a GPU collector, never close it, and never import agent.app: as test_nvml_standin (the
+# collector imported with the module) and as test_peers (the agent imported inside a test, from test_telemetry).
+NEVER_CLOSED = {"imported with the module": """
+import sys
+
+from agent.gpu.collector import GpuCollector
+from telemetry_kit import standin_backend
+
+
+def test_a_collector_left_open():
+    assert "agent.app" not in sys.modules
+    GpuCollector(standin_backend({"gpus": [{}, {}]})).poll([])
+""", "imported inside the test": """
+import sys
+
+
+def test_a_collector_left_open():
+    assert "agent.gpu.collector" not in sys.modules
+    from agent.gpu.collector import GpuCollector
+    from telemetry_kit import standin_backend
+    GpuCollector(standin_backend({"gpus": [{}, {}]})).poll([])
+"""}
+
+
+@pytest.mark.parametrize("module", NEVER_CLOSED.values(), ids=NEVER_CLOSED)
+def test_collectors_are_closed_in_a_module_that_never_imports_the_agent(tmp_path, module):
+    """Its collectors were closed only where agent.app was imported before the test: test_nvml_standin run alone
+    left 60 NVML workers (nvml-0, nvml-1, nvml-system), test_peers 18, and the thread guard failed each."""
+    (tmp_path / "conftest.py").write_text((TESTS / "conftest.py").read_text())
+    (tmp_path / "test_never_closed.py").write_text(module)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(TESTS.parent), str(TESTS)]),
+           "PYTHONDONTWRITEBYTECODE": "1"}
+    run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:asyncio",
+                          "--rootdir", str(tmp_path), str(tmp_path)],
+                         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
+    assert "1 passed" in run.stdout and "thread(s) running" not in run.stdout
