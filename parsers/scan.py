@@ -1,7 +1,8 @@
 """Streams in, findings out, in constant memory.
 
-The stream is read in large chunks; the prefilter finds the few lines holding a keyword and only
-those are decoded and classified.  Line numbers are counted with `bytes.count` between hits.
+The stream is read a read at a time (`read1`: up to CHUNK of a file, what a pipe holds now, so the findings of a
+live pipe's lines come as the lines arrive: `dmesg -w | gpu-npd parse`); the prefilter finds the few lines holding a
+keyword and only those are decoded and classified.  Line numbers are counted with `bytes.count` between hits.
 Lines longer than MAX_LINE are cut there (the rest of that line is skipped).  A line holding a run of NUL bytes
 is the text after its last run (`after_hole`).
 """
@@ -63,8 +64,10 @@ class Scanner:
         lineno = first_line  # line number of the first line in the buffer being scanned
         carry = b""
         skipping = False  # inside the cut-off tail of an over-long line
+        # one raw read where the stream has it: a buffered read(chunk) of a pipe waits for the whole chunk or the end
+        read = fp.read1 if hasattr(fp, "read1") else fp.read
         while True:
-            data = fp.read(chunk)
+            data = read(chunk)
             if not data:
                 break
             if skipping:
