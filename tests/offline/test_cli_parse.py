@@ -310,69 +310,6 @@ def test_stdin_from_a_terminal_says_it_is_waiting_for_a_log():
     assert run(stdin=XID79).stderr == b""  # a pipe is read without a word
 
 
-def test_python_m_gpunpd_names_itself_gpu_npd():
-    r = subprocess.run([sys.executable, "-m", "gpunpd", "triage"], capture_output=True, text=True, timeout=60)
-    assert r.returncode == 2 and r.stderr.startswith("Usage: gpu-npd triage [OPTIONS] PATHS...")
-
-
-def test_an_amendment_row_says_it_amends_its_events_finding(tmp_path: Path):
-    """A PCIe error whose recovery then failed is one event: the table's second row is its finding amended to fatal
-    (the summary counts one), and says so instead of reading as a second error.  The kernel's wordings, as in
-    tests/parsers/test_aer_events.py (pcie-aer.yaml holds the real ones)."""
-    p = tmp_path / "dmesg.txt"
-    p.write_text("pcieport 0000:00:03.0: AER: Uncorrected (Non-Fatal) error received: 0000:00:03.0\n"
-                 "pcieport 0000:00:03.0: AER: device recovery failed\n")
-    r = run(str(p))
-    rows = [line for line in r.stdout.decode().splitlines() if line.startswith("line ")]
-    assert r.returncode == 0 and len(rows) == 2, r.stdout.decode()
-    assert "[amends" not in rows[0] and "[amends its event's finding: severity]" in rows[1] and "fatal" in rows[1]
-
-
-def test_a_redacted_peer_is_no_peer(fixtures):
-    """NVIDIA/nccl #2076's lines (tests/fixtures/incidents/nccl-2076-redacted-peer): the reporter cut the peer's
-    address to "172....<33759>".  `gpu-npd parse` printed "peer 172...." (JSON "peer": "172...."), while triage and
-    the cluster read the same address as a placeholder (parsers/redacted.py): now parse does too, the cut address
-    kept in details as they keep it."""
-    log = fixtures / "incidents" / "nccl-2076-redacted-peer" / "logs" / "train.log"
-    assert b"recv from 172....<33759>" in log.read_bytes()
-    r = run("--format", "json", str(log))
-    assert r.returncode == 0, r.stderr
-    rows = [json.loads(line) for line in r.stdout.decode().splitlines() if line.startswith("{")]
-    assert [row["kind"] for row in rows] == ["nccl_remote_error", "nccl_remote_error"]
-    assert [row.get("peer") for row in rows] == [None, None]
-    assert rows[1]["details"] == {"amends": "peer", "peer_redacted": "172...."}
-    r = run(str(log))
-    out = r.stdout.decode()
-    assert r.returncode == 0 and "peer 172" not in out and "peer (redacted)" in out, out
-
-
-# Constructed: open-gpu-kernel-modules #659's line (the driver rate-limiting a GPU's GSP prints, "The GPU likely needs
-# to be reset.") then #1342's UVM global fatal error with #659's syslog envelope fitted; each line real, their
-# sequence built here.
-RESET_THEN_UVM = (
-    b"2025-07-23T20:09:08.732289+02:00 ThreadripperIntern kernel: [612992.634545] NVRM: Rate limiting GSP RPC error "
-    b"prints for GPU at PCI:0000:0a:00 (printing 1 of every 30).  The GPU likely needs to be reset.\n"
-    b"2025-07-23T20:09:09.100000+02:00 ThreadripperIntern kernel: [612993.002256] NVRM: nvGpuOpsReportFatalError: uvm "
-    b"encountered global fatal error 0x60, requiring os reboot to recover\n")
-
-
-def test_a_joining_line_asking_a_reboot_is_the_gpus_recommended_action(tmp_path: Path):
-    """A GPU needing reset (RESET_GPU), then UVM's global fatal error joining its event: the event's finding amended
-    to the reboot the driver asks for (JSON: the amendment's row, "amends": "action"), and the GPU's recommended
-    action in the summary the reboot, as the agent's problem (was RESET_GPU: the amendment, of the same severity,
-    did not replace the action)."""
-    p = tmp_path / "syslog"
-    p.write_bytes(RESET_THEN_UVM)
-    r = run("--format", "json", str(p))
-    assert r.returncode == 0, r.stderr
-    rows = [json.loads(line) for line in r.stdout.decode().splitlines() if line.startswith("{")]
-    assert [(row["kind"], row["pci"], row["action"], row["details"].get("amends")) for row in rows] == [
-        ("gpu_reset_required", "0000:0a:00", "RESET_GPU", None),
-        ("gpu_reset_required", "0000:0a:00", "RESTART_BM", "action")]
-    out = run(str(p)).stdout.decode()
-    assert "recommended action: RESTART_BM" in out and "[amends its event's finding: action]" in out
-
-
 # A real Xid 79 line, verbatim: leptonai/gpud's sxid README (tests/fixtures/realworld/sxid-2026b.yaml), source
 # https://github.com/leptonai/gpud/blob/8e6719a459f38d00b113457a54946f625edd2fa2/components/accelerator/nvidia/error/sxid/README.md
 LIVE_XID79 = (b"[6781741.548779] NVRM: Xid (PCI:0000:91:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off "
@@ -435,3 +372,66 @@ def test_a_live_pipe_read_into_a_closed_stdout_ends_quietly():
     assert proc.wait(timeout=60) == 0  # ended by the closed stdout, its stdin still open
     proc.stdin.close()
     assert proc.stderr.read() == b""
+
+
+def test_python_m_gpunpd_names_itself_gpu_npd():
+    r = subprocess.run([sys.executable, "-m", "gpunpd", "triage"], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2 and r.stderr.startswith("Usage: gpu-npd triage [OPTIONS] PATHS...")
+
+
+def test_an_amendment_row_says_it_amends_its_events_finding(tmp_path: Path):
+    """A PCIe error whose recovery then failed is one event: the table's second row is its finding amended to fatal
+    (the summary counts one), and says so instead of reading as a second error.  The kernel's wordings, as in
+    tests/parsers/test_aer_events.py (pcie-aer.yaml holds the real ones)."""
+    p = tmp_path / "dmesg.txt"
+    p.write_text("pcieport 0000:00:03.0: AER: Uncorrected (Non-Fatal) error received: 0000:00:03.0\n"
+                 "pcieport 0000:00:03.0: AER: device recovery failed\n")
+    r = run(str(p))
+    rows = [line for line in r.stdout.decode().splitlines() if line.startswith("line ")]
+    assert r.returncode == 0 and len(rows) == 2, r.stdout.decode()
+    assert "[amends" not in rows[0] and "[amends its event's finding: severity]" in rows[1] and "fatal" in rows[1]
+
+
+def test_a_redacted_peer_is_no_peer(fixtures):
+    """NVIDIA/nccl #2076's lines (tests/fixtures/incidents/nccl-2076-redacted-peer): the reporter cut the peer's
+    address to "172....<33759>".  `gpu-npd parse` printed "peer 172...." (JSON "peer": "172...."), while triage and
+    the cluster read the same address as a placeholder (parsers/redacted.py): now parse does too, the cut address
+    kept in details as they keep it."""
+    log = fixtures / "incidents" / "nccl-2076-redacted-peer" / "logs" / "train.log"
+    assert b"recv from 172....<33759>" in log.read_bytes()
+    r = run("--format", "json", str(log))
+    assert r.returncode == 0, r.stderr
+    rows = [json.loads(line) for line in r.stdout.decode().splitlines() if line.startswith("{")]
+    assert [row["kind"] for row in rows] == ["nccl_remote_error", "nccl_remote_error"]
+    assert [row.get("peer") for row in rows] == [None, None]
+    assert rows[1]["details"] == {"amends": "peer", "peer_redacted": "172...."}
+    r = run(str(log))
+    out = r.stdout.decode()
+    assert r.returncode == 0 and "peer 172" not in out and "peer (redacted)" in out, out
+
+
+# Constructed: open-gpu-kernel-modules #659's line (the driver rate-limiting a GPU's GSP prints, "The GPU likely needs
+# to be reset.") then #1342's UVM global fatal error with #659's syslog envelope fitted; each line real, their
+# sequence built here.
+RESET_THEN_UVM = (
+    b"2025-07-23T20:09:08.732289+02:00 ThreadripperIntern kernel: [612992.634545] NVRM: Rate limiting GSP RPC error "
+    b"prints for GPU at PCI:0000:0a:00 (printing 1 of every 30).  The GPU likely needs to be reset.\n"
+    b"2025-07-23T20:09:09.100000+02:00 ThreadripperIntern kernel: [612993.002256] NVRM: nvGpuOpsReportFatalError: uvm "
+    b"encountered global fatal error 0x60, requiring os reboot to recover\n")
+
+
+def test_a_joining_line_asking_a_reboot_is_the_gpus_recommended_action(tmp_path: Path):
+    """A GPU needing reset (RESET_GPU), then UVM's global fatal error joining its event: the event's finding amended
+    to the reboot the driver asks for (JSON: the amendment's row, "amends": "action"), and the GPU's recommended
+    action in the summary the reboot, as the agent's problem (was RESET_GPU: the amendment, of the same severity,
+    did not replace the action)."""
+    p = tmp_path / "syslog"
+    p.write_bytes(RESET_THEN_UVM)
+    r = run("--format", "json", str(p))
+    assert r.returncode == 0, r.stderr
+    rows = [json.loads(line) for line in r.stdout.decode().splitlines() if line.startswith("{")]
+    assert [(row["kind"], row["pci"], row["action"], row["details"].get("amends")) for row in rows] == [
+        ("gpu_reset_required", "0000:0a:00", "RESET_GPU", None),
+        ("gpu_reset_required", "0000:0a:00", "RESTART_BM", "action")]
+    out = run(str(p)).stdout.decode()
+    assert "recommended action: RESTART_BM" in out and "[amends its event's finding: action]" in out
