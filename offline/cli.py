@@ -47,6 +47,21 @@ def annotate(finding, gpus: GpuMap) -> None:
 NVIDIA_DRIVER = "/proc/driver/nvidia"
 
 
+class _Flushing:
+    """An input whose every read first writes out what parse has printed (`flush`): the findings of the lines read
+    so far are on stdout before parse waits for more (`dmesg -w | gpu-npd parse`), not held in the output's batch
+    until the writer ends.  A read of a file is up to Scanner's chunk, so a file costs a flush per 8 MiB."""
+
+    __slots__ = ("_read", "_flush")
+
+    def __init__(self, fp, flush) -> None:
+        self._read, self._flush = getattr(fp, "read1", None) or fp.read, flush
+
+    def read1(self, n: int = -1) -> bytes:
+        self._flush()
+        return self._read(n)
+
+
 @click.command()
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
               help="text: a table and a summary; json: one object per finding per line.")
@@ -124,7 +139,7 @@ def parse(fmt: str, min_severity: str, year: int | None, nvml_spec: str, only_un
                 # each file (each archive member) its own stream: nothing open at the end of one reaches the next
                 for stream in read_input(path, bar.count if bar.shown else None, notes):
                     named = stream.name if path != "-" or stream.member is not None else None  # (stdin's member: -:M)
-                    for f in scanner.for_stream().scan(stream.fp, name=named):
+                    for f in scanner.for_stream().scan(_Flushing(stream.fp, out.flush), name=named):
                         if not from_kernel(f) and f.kind not in WORKLOAD_KINDS:
                             # another program's line that reads like a kernel fault: not one, as in the agent
                             key = (str(f.program), f.kind)
@@ -156,6 +171,8 @@ def parse(fmt: str, min_severity: str, year: int | None, nvml_spec: str, only_un
             except InputDamaged as exc:  # the findings of the part that decodes were given above
                 click.echo(f"gpu-npd parse: warning: {path}: {exc}; findings are from the part before it", err=True)
                 failed.append(path)
+            except BrokenPipeError:  # stdout closed (the flush before a read: `gpu-npd parse big.log | head`)
+                raise
             except (OSError, EOFError) as exc:  # unreadable, missing
                 reason = exc.strerror or str(exc) if isinstance(exc, OSError) else str(exc) or "truncated input"
                 click.echo(f"gpu-npd parse: cannot read {path}: {reason}", err=True)

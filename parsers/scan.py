@@ -1,7 +1,8 @@
 """Streams in, findings out, in constant memory.
 
-The stream is read in large chunks; the prefilter finds the few lines holding a keyword and only
-those are decoded and classified.  Line numbers are counted with `bytes.count` between hits.
+The stream is read a read at a time (`read1`: up to CHUNK of a file, what a pipe holds now, so the findings of a
+live pipe's lines come as the lines arrive: `dmesg -w | gpu-npd parse`); the prefilter finds the few lines holding a
+keyword and only those are decoded and classified.  Line numbers are counted with `bytes.count` between hits.
 Lines longer than MAX_LINE are cut there (the rest of that line is skipped).  A line holding a run of NUL bytes
 is the text after its last run (`after_hole`).
 """
@@ -18,6 +19,10 @@ from .ports import LINK_KINDS, UnusedPorts, port_key
 from .prefilter import Prefilter
 
 CHUNK = 8 << 20
+# What is asked of a stream once a read came back short (a pipe's or a terminal's: what was there): a pipe's
+# capacity.  read1(CHUNK) allocates the whole CHUNK each time, fresh pages faulted in for every 64 KiB a pipe gives
+# (`cat big.log | gpu-npd parse` spent twice the system time); this much comes from the heap, reused.
+LIVE_READ = 64 << 10
 MAX_LINE = 16 << 20
 # At most this many CRI partial lines are joined into one logical line.
 MAX_CRI_PARTS = 64
@@ -63,10 +68,16 @@ class Scanner:
         lineno = first_line  # line number of the first line in the buffer being scanned
         carry = b""
         skipping = False  # inside the cut-off tail of an over-long line
+        # one raw read where the stream has it: a buffered read(chunk) of a pipe waits for the whole chunk or the end
+        read = fp.read1 if hasattr(fp, "read1") else fp.read
+        size, first = chunk, True
         while True:
-            data = fp.read(chunk)
+            data = read(size)
             if not data:
                 break
+            if len(data) < size and not first:  # (the first may be the rest of a peek's buffer, a file's too)
+                size = min(chunk, LIVE_READ)
+            first = False
             if skipping:
                 nl = data.find(b"\n")
                 hole = data.rfind(0, 0, len(data) if nl == -1 else nl)

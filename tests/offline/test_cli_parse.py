@@ -310,6 +310,70 @@ def test_stdin_from_a_terminal_says_it_is_waiting_for_a_log():
     assert run(stdin=XID79).stderr == b""  # a pipe is read without a word
 
 
+# A real Xid 79 line, verbatim: leptonai/gpud's sxid README (tests/fixtures/realworld/sxid-2026b.yaml), source
+# https://github.com/leptonai/gpud/blob/8e6719a459f38d00b113457a54946f625edd2fa2/components/accelerator/nvidia/error/sxid/README.md
+LIVE_XID79 = (b"[6781741.548779] NVRM: Xid (PCI:0000:91:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off "
+              b"the bus.\n")
+
+
+def _printed_while_the_pipe_stays_open(*args: str, until: bytes, wait: float = 10.0) -> bytes:
+    """`gpu-npd parse ARGS` reading a pipe whose writer writes LIVE_XID79 and keeps it open (`dmesg -w | gpu-npd
+    parse`): what parse printed by the time `until` appeared on its stdout, or within `wait` seconds."""
+    import select
+    import time
+
+    proc = subprocess.Popen([*GPU_NPD, "parse", "--nvml", "off", *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    try:
+        proc.stdin.write(LIVE_XID79)
+        proc.stdin.flush()
+        shown, deadline = b"", time.monotonic() + wait
+        while until not in shown and time.monotonic() < deadline:
+            if select.select([proc.stdout], [], [], max(0.0, deadline - time.monotonic()))[0]:
+                data = os.read(proc.stdout.fileno(), 65536)
+                if not data:
+                    break
+                shown += data
+        assert proc.poll() is None  # the pipe is still open: parse is waiting for the next line
+        return shown
+    finally:
+        proc.stdin.close()  # the writer ends: parse reads the end, prints the rest and exits
+        proc.stdout.read()
+        proc.stderr.read()
+        proc.wait(timeout=60)
+
+
+def test_a_live_pipes_finding_is_printed_before_the_pipe_ends():
+    """`dmesg -w | gpu-npd parse`: the Xid's row is on stdout while the writer keeps the pipe open (was: nothing
+    until 8 MiB had arrived or the writer ended: a buffered read of the whole chunk, then one batch at exit)."""
+    shown = _printed_while_the_pipe_stays_open(until=b"RESTART_BM")
+    assert b"xid" in shown and b"0000:91:00" in shown and b"RESTART_BM" in shown, shown
+
+
+def test_a_live_pipes_finding_is_printed_as_a_json_line_before_the_pipe_ends():
+    """The same for `--format json`, one JSON object per finding per line: the line is whole before the pipe ends."""
+    shown = _printed_while_the_pipe_stays_open("--format", "json", until=b"}\n")
+    rows = [json.loads(line) for line in shown.decode().splitlines()]
+    assert [(row["kind"], row["xid"], row["pci"]) for row in rows] == [("xid", 79, "0000:91:00")], shown
+
+
+def test_a_live_pipe_read_into_a_closed_stdout_ends_quietly():
+    """`dmesg -w | gpu-npd parse | head -1`: once head has gone, the next line's row meets a closed stdout in the
+    flush before the next read; parse ends, exit 0, with no word on stderr (not "cannot read -: Broken pipe", as if
+    the input had failed)."""
+    proc = subprocess.Popen([*GPU_NPD, "parse", "--nvml", "off", "--format", "json"], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc.stdin.write(LIVE_XID79)
+    proc.stdin.flush()
+    assert b'"xid": 79' in proc.stdout.readline()
+    proc.stdout.close()  # head -1 exits
+    proc.stdin.write(LIVE_XID79)
+    proc.stdin.flush()
+    assert proc.wait(timeout=60) == 0  # ended by the closed stdout, its stdin still open
+    proc.stdin.close()
+    assert proc.stderr.read() == b""
+
+
 def test_python_m_gpunpd_names_itself_gpu_npd():
     r = subprocess.run([sys.executable, "-m", "gpunpd", "triage"], capture_output=True, text=True, timeout=60)
     assert r.returncode == 2 and r.stderr.startswith("Usage: gpu-npd triage [OPTIONS] PATHS...")

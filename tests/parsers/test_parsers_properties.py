@@ -74,6 +74,52 @@ def test_chunking_changes_nothing(chunk, fixtures):
     assert ref and [(f.line, f.kind) for f in Scanner().scan(io.BytesIO(data), chunk=chunk)] == ref
 
 
+class _Pipe:
+    """A pipe's reads: read1 gives what the writer has written so far (here the next of `pieces`), never what was
+    asked; `asked` and `yielded_at` (the findings the consumer had taken when each read was made) are kept."""
+
+    def __init__(self, pieces: list[bytes], taken: list) -> None:
+        self.pieces, self.taken, self.asked, self.yielded_at = list(pieces), taken, [], []
+
+    def read1(self, n: int) -> bytes:
+        self.asked.append(n)
+        self.yielded_at.append(len(self.taken))
+        return self.pieces.pop(0)[:n] if self.pieces else b""
+
+    def read(self, n: int) -> bytes:  # a buffered read: waits for n bytes or the end, a read1 at a time
+        data = b""
+        while len(data) < n and (piece := self.read1(n - len(data))):
+            data += piece
+        return data
+
+
+@pytest.mark.parametrize("piece", [1, 7, 100, 4096])
+def test_a_pipes_short_reads_change_nothing(piece, fixtures):
+    """A pipe's reads (read1: what is there, shorter than asked) give the findings a whole read gives; after a short
+    read past the first the scanner asks for LIVE_READ, not CHUNK (a fresh CHUNK allocated per read)."""
+    from parsers.scan import CHUNK, LIVE_READ
+
+    data = b"".join(p.read_bytes() for p in sorted((fixtures / "dmesg").glob("*.*")) if p.suffix != ".md")
+    ref = [(f.line, f.kind, f.message) for f in Scanner().scan(io.BytesIO(data))]
+    taken: list = []
+    pipe = _Pipe([data[i:i + piece] for i in range(0, len(data), piece)], taken)
+    taken += ((f.line, f.kind, f.message) for f in Scanner().scan(pipe))
+    assert ref and taken == ref and len(pipe.asked) > 3
+    assert pipe.asked[:2] == [CHUNK, CHUNK] and set(pipe.asked[2:]) == {LIVE_READ}
+
+
+def test_a_lines_findings_are_yielded_before_the_next_read():
+    """`dmesg -w | gpu-npd parse`: a line's finding is yielded as soon as its line has been read, before the
+    scanner asks the pipe for more (the read that waits for the writer's next line).  The line: a real Xid 79,
+    leptonai/gpud's sxid README (tests/fixtures/realworld/sxid-2026b.yaml)."""
+    xid = b"[6781741.548779] NVRM: Xid (PCI:0000:91:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus.\n"
+    taken: list = []
+    pipe = _Pipe([b"[6781741.000001] eth0: link up\n", xid, b"[6781742.000001] eth0: link up\n"], taken)
+    for f in Scanner().scan(pipe):
+        taken.append(f.xid)
+    assert taken == [79] and pipe.yielded_at == [0, 0, 1, 1]  # the third read asked for after the Xid's finding
+
+
 def test_unknown_engine_is_a_clear_error():
     with pytest.raises(ValueError, match="unknown matcher engine"):
         Prefilter(["x"], engine="grep")
