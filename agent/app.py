@@ -28,6 +28,7 @@ from .gpu.collector import GpuCollector
 from .gpu.nvml import open_backend, pids_on
 from .health import HealthEngine
 from .httpserver import serve
+from .keyspec import dropped
 from .intake import Intake, Supervisor, fabricmanager_source, imex_source, select_sources
 from .metrics import Metrics
 from .pipeline import Pipeline
@@ -124,7 +125,7 @@ def build(cfg: Config, clock: Callable[[], float] = time.time, out=None, boot: B
     except Exception as exc:  # noqa: BLE001 - values of the right shape but not usable: start fresh
         state = store.reject(f"cannot restore: {type(exc).__name__}: {exc}"[:200])
         engine, judge, guard, cursors, faults = _memory(cfg, clock, boot, metrics, state)
-    store.dropped(faults)  # each restore drops an entry not of its type alone: said once, however many
+    dropped(f"state file {store.path}", faults)  # each restore drops a bad entry alone: said once, however many
     stop = threading.Event()
     intake = Intake(int(cfg.queue_max_mb * 2**20), stop, metrics)
     gpu = GpuCollector(open_backend(cfg.nvml), cfg.nvml_deadline_seconds, cfg.expected_gpus,

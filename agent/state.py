@@ -13,7 +13,6 @@ log = logging.getLogger(__name__)
 VERSION = 1
 MAX_BYTES = 64 << 20  # far above any real state (problems and cursors are capped); a bigger file is not ours
 MAX_DEPTH = 16        # our state nests 5 levels at most
-SAID = 3              # faults of dropped entries named in the one warning (dropped), the rest counted
 # top-level keys and the JSON type each must have
 SHAPE = {"boot_id": str, "cursors": dict, "totals": dict, "samples": dict, "problems": list, "conditions": dict}
 
@@ -65,14 +64,6 @@ class StateStore:
         except OSError:
             pass
         return {}
-
-    def dropped(self, faults: list[str]) -> None:
-        """One warning for the saved entries the restores dropped, however many (each read alone, keyspec.each):
-        how many, the faults of the first few (which entry, what was wrong)."""
-        if faults:
-            log.warning("state file %s: %d saved entries cannot be restored, dropped, the rest restored (%s%s)",
-                        self.path, len(faults), "; ".join(faults[:SAID]),
-                        f"; and {len(faults) - SAID} more" if len(faults) > SAID else "")
 
     def set_aside(self, version: Any) -> dict[str, Any]:
         """A state of another layout is not read (its problems, conditions and cursors start fresh) and is kept as

@@ -17,12 +17,15 @@ which this replaced: no library is loaded for the agent's one conversion at star
 
 from __future__ import annotations
 
+import logging
 import re
 import types
 from dataclasses import MISSING, dataclass, fields, is_dataclass
 from collections.abc import Iterator
 from typing import Annotated, Any, Literal, Union, get_args, get_origin, get_type_hints
 
+log = logging.getLogger("gpu_npd")
+SAID = 3  # faults of dropped saved entries named in the one warning (dropped), the rest counted
 LIMIT = 10**9  # no number means anything past this (31 years of seconds, a petabyte in MB): a typo or an attack
 
 
@@ -225,6 +228,14 @@ def each(value: Any, kind: Any, path: str, faults: list[str]) -> Iterator[tuple[
             faults.append(str(exc))
             continue
         yield key, converted
+
+
+def dropped(where: str, faults: list[str]) -> None:
+    """One warning for the saved entries that `each` dropped from `where` (a state file), however many: how many,
+    the faults of the first few (which entry, what was wrong)."""
+    if faults:
+        log.warning("%s: %d saved entries cannot be restored, dropped, the rest restored (%s%s)", where, len(faults),
+                    "; ".join(faults[:SAID]), f"; and {len(faults) - SAID} more" if len(faults) > SAID else "")
 
 
 def _plain_name(key: str) -> bool:

@@ -39,8 +39,8 @@ from triage.teardown import covering, tears_down
 from triage.read import (BLOCK_LINES, BLOCK_OPENERS, PROGRESS_KEYWORDS, TRACEBACK_LINES, block_fact, generic, job_fact,
                          numel_in, progress_group, ray_task, record_line, record_writer, strip_lead)
 
-from ..keyspec import each
-from . import MissingInputs, Source
+from ..keyspec import dropped, each
+from . import POSITION, MissingInputs, Source
 
 log = logging.getLogger("gpu_npd.pods")
 READ_CHUNK = 1 << 18
@@ -719,9 +719,9 @@ class PodLogSource(Source):
         if self.store is None:
             return {}
         faults: list[str] = []
-        offsets = {k: list(v) for k, v in each(self.store.load().get("offsets", {}), dict[str, tuple[int, int]],
-                                               "offsets", faults)}
-        self.store.dropped(faults)
+        saved = self.store.load().get("offsets", {})
+        offsets = {k: list(v) for k, v in each(saved, dict[str, tuple[POSITION, POSITION]], "offsets", faults)}
+        dropped(f"state file {self.store.path}", faults)
         return offsets
 
     def _offsets(self) -> dict[str, list[int]]:

@@ -268,3 +268,30 @@ def test_fuzz_saved_pod_log_offsets_are_dropped_alone(tmp_path_factory, offsets)
                                                     for v in saved.values())
     said = [r.getMessage() for r in records if "cannot be restored" in r.getMessage()]
     assert len(said) == (len(saved) < len(offsets) + 1), said
+
+
+@settings(max_examples=100, deadline=None)
+@given(files=_spoiled({"/var/log/kern.log": [1, 2, 3]}), fabric=_spoiled({"/var/log/fm.log": [1, 2]}),
+       journal=json_any)
+def test_fuzz_saved_cursors_are_dropped_alone(tmp_path_factory, files, fabric, journal):
+    """The sources' saved cursors (state.json's `cursors`): a position not of its type (text, -1, 10**400, a list for
+    the mapping) is dropped alone and said, the rest kept; a journal cursor that is no string is read as none (was:
+    a list or a text for a section raised AttributeError out of the agent's start, every start; a mapping for the
+    journal cursor went to journalctl as `--after-cursor={...}`, refused at each restart)."""
+    from agent.config import load
+    from agent.intake import fabricmanager_source, select_sources
+
+    tmp = tmp_path_factory.mktemp("c")
+    kern, fm = tmp / "kern.log", tmp / "fm.log"
+    kern.write_text("")
+    cfg = load(env={}, flags={"kmsg": "", "journald": True, "log_files": [str(kern)], "state_dir": str(tmp),
+                              "fabricmanager_log": str(fm), "nvml": "off", "pod_logs_root": ""})
+    good = {str(kern): [1, 2, 3]}
+    cursors = {"files": {**files, **good} if isinstance(files, dict) else files, "fabricmanager": fabric,
+               "journald": journal}
+    state = json.loads(json.dumps({"cursors": cursors}))
+    sources = {s.name: s for s in [*select_sources(cfg, state, "b"), fabricmanager_source(cfg, state)]}
+    assert sources["files"].positions == (good if isinstance(files, dict) else {})
+    assert all(len(v) == 3 and all(type(x) is int and x >= 0 for x in v)
+               for v in sources["fabricmanager"].positions.values())
+    assert sources["journald"].cursor == (journal if isinstance(journal, str) and journal.lower() != "null" else None)
