@@ -28,6 +28,7 @@ from .gpu.collector import GpuCollector
 from .gpu.nvml import open_backend, pids_on
 from .health import HealthEngine
 from .httpserver import serve
+from .keyspec import dropped
 from .intake import Intake, Supervisor, fabricmanager_source, imex_source, select_sources
 from .metrics import Metrics
 from .pipeline import Pipeline
@@ -70,21 +71,22 @@ def read_boot() -> Boot:
 
 
 def _memory(cfg: Config, clock: Callable[[], float], boot: Boot, metrics: Metrics, state: dict) -> tuple:
-    """What the agent remembers, built from the saved state: (engine, sample judge, counter guard, cursors)."""
+    """What the agent remembers, built from the saved state: (engine, sample judge, counter guard, cursors, the
+    faults of the saved entries dropped)."""
     engine = HealthEngine(cfg, clock, boot)
-    engine.restore(state)
+    faults = engine.restore(state)
     judge = SampleJudge(cfg.sample_rules, cfg.sample_ignore, boot.epoch or 0.0, cfg.boot_grace_seconds)
-    judge.restore(state.get("samples", {}))
+    faults += judge.restore(state.get("samples", {}))
     guard = CounterGuard(cfg.ib_counter_selfcheck_seconds, cfg.ib_counter_selfcheck_repeats, clock,
                          metrics.ib_counters_off)
     if state.get("boot_id") == boot.id:
-        guard.restore(state.get("counter_guard"))
+        faults += guard.restore(state.get("counter_guard"))
     cursors = dict(state.get("cursors", {}))
     if _rebooted(state, boot):
         cursors.pop("kmsg", None)  # a new boot: the kernel's sequence numbers start again
         cursors.pop("journald", None)
-    metrics.restore_totals(state.get("totals", {}))
-    return engine, judge, guard, cursors
+    faults += metrics.restore_totals(state.get("totals", {}))
+    return engine, judge, guard, cursors, faults
 
 
 def _rebooted(state: dict, boot: Boot) -> bool:
@@ -119,10 +121,11 @@ def build(cfg: Config, clock: Callable[[], float] = time.time, out=None, boot: B
     store = StateStore(cfg.state_dir)
     state = store.load()
     try:
-        engine, judge, guard, cursors = _memory(cfg, clock, boot, metrics, state)
+        engine, judge, guard, cursors, faults = _memory(cfg, clock, boot, metrics, state)
     except Exception as exc:  # noqa: BLE001 - values of the right shape but not usable: start fresh
         state = store.reject(f"cannot restore: {type(exc).__name__}: {exc}"[:200])
-        engine, judge, guard, cursors = _memory(cfg, clock, boot, metrics, state)
+        engine, judge, guard, cursors, faults = _memory(cfg, clock, boot, metrics, state)
+    dropped(f"state file {store.path}", faults)  # each restore drops a bad entry alone: said once, however many
     stop = threading.Event()
     intake = Intake(int(cfg.queue_max_mb * 2**20), stop, metrics)
     gpu = GpuCollector(open_backend(cfg.nvml), cfg.nvml_deadline_seconds, cfg.expected_gpus,

@@ -10,7 +10,6 @@ from __future__ import annotations
 import dataclasses
 import heapq
 import itertools
-import logging
 import time
 from dataclasses import asdict, dataclass, field
 from operator import attrgetter
@@ -24,11 +23,10 @@ from parsers.kinds import BOOT_ACTIONS, BY_NAME as KIND, Repeated, reason_of
 from parsers.model import Boot, Change, Condition, PodEvent, Problem, Snapshot
 
 from .config import Config
-from .keyspec import Invalid, convert
+from .keyspec import Invalid, each
 from .policy import FindingPolicy
 from .samples import Verdict
 
-log = logging.getLogger("gpu_npd")
 Outcome = tuple  # ("problem", id) or ("none", None): what a repeat of a finding may count without deciding
 
 REPEAT_PIDS = 16  # processes remembered per repeat (one GPU's application Xid, the node's driver crashes)
@@ -595,30 +593,24 @@ class HealthEngine:
                 "conditions": {n: asdict(c) for n, c in self.conditions.items()},
                 "policy": self.policy.to_state()}
 
-    def restore(self, state: dict[str, Any]) -> None:
+    def restore(self, state: dict[str, Any]) -> list[str]:
         """Bring back problems and conditions as they were: no flap, same transition times. A saved entry whose
-        fields are not of their declared types (parsers/model.py, read as keyspec reads a block: a corrupt or
-        hostile state file of the right shape) is dropped, and one warning says how many and the first's fault."""
+        fields are not of their declared types (parsers/model.py, read alone by keyspec.each: a corrupt or hostile
+        state file of the right shape) is dropped, the rest restored; returned: the fault of each dropped entry
+        (the policy's too), which the agent says in one warning (app._memory)."""
+        faults: list[str] = []
         if isinstance(state.get("policy"), dict):
-            self.policy.restore(state["policy"])
-        dropped: list[str] = []
-        for i, raw in enumerate(state.get("problems", [])):
-            try:
-                p = _renamed(convert(raw, Problem, f"problems[{i}]"))
-                if p.severity not in SEVERITY_RANK:  # derive ranks problems by it
-                    raise Invalid(f"problems[{i}].severity", f"expected one of {', '.join(SEVERITY_RANK)}", p.severity)
-            except Invalid as exc:
-                dropped.append(str(exc))
-                continue
-            if p.condition in self.conditions:
+            faults += self.policy.restore(state["policy"])
+        elif state.get("policy") is not None:
+            faults.append(str(Invalid("policy", "expected a mapping")))
+        for i, p in each(state.get("problems", []), list[Problem], "problems", faults):
+            p = _renamed(p)
+            if p.severity not in SEVERITY_RANK:  # derive ranks problems by it
+                faults.append(str(Invalid(f"problems[{i}].severity", f"expected one of {', '.join(SEVERITY_RANK)}")))
+            elif p.condition in self.conditions:
                 self._keep(p)
-        for name, raw in state.get("conditions", {}).items():
+        for name, c in each(state.get("conditions", {}), dict[str, Condition], "conditions", faults):
             if name in self.conditions:
-                try:
-                    self.conditions[name] = convert(raw, Condition, f"conditions.{name}")
-                except Invalid as exc:
-                    dropped.append(str(exc))
-        if dropped:
-            log.warning("state: %d saved entries cannot be restored, dropped, the rest restored (%s%s)", len(dropped),
-                        dropped[0], ", .." if len(dropped) > 1 else "")
+                self.conditions[name] = c
         self.derive(Change())
+        return faults

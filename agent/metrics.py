@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any, Callable
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Info
@@ -13,6 +14,7 @@ from parsers.model import Condition, Problem, Reading, Snapshot
 from parsers.version import version
 
 from .gpuinfo import info_family
+from .keyspec import Invalid, each
 from .reading_metrics import families
 
 
@@ -151,13 +153,20 @@ class Metrics:
                 child = children[labels] = getattr(self, name).labels(*labels)
         child.inc(value)
 
-    def restore_totals(self, totals: dict[str, dict[str, float]]) -> None:
+    def restore_totals(self, totals: dict[str, dict[str, float]]) -> list[str]:
+        """The counters' saved totals; an entry not of its type (a number; as many labels as the counter has) is
+        dropped alone and its fault returned (keyspec.each)."""
+        faults: list[str] = []
         for name in self.PERSISTED:
             counter = getattr(self, name)
-            for key, value in totals.get(name, {}).items():
+            for key, value in each(totals.get(name, {}), dict[str, float], f"totals.{name}", faults):
                 labels = key.split("|")
-                if len(labels) == len(counter._labelnames) and value > 0:
+                if len(labels) != len(counter._labelnames):
+                    faults.append(str(Invalid(f"totals.{name}[{key[:60]!r}]",
+                                              f"expected {len(counter._labelnames)} labels")))
+                elif value > 0 and math.isfinite(value):
                     self.count(name, tuple(labels), value)
+        return faults
 
     def set_readings(self, readings: list[Reading], stats: dict) -> None:
         self._readings, self._stats = list(readings), dict(stats)

@@ -29,6 +29,8 @@ from parsers.escalation import Escalations, Verdict as Escalated
 from parsers.finding import SEVERITIES
 from parsers.ports import LINK_KINDS, UnusedPorts
 
+from .keyspec import Invalid, convert, each
+
 ESCALATED_ACTION = "HARDWARE_INSPECTION"
 POLICY_KEYS = ("severity", "action", "count", "window_seconds", "ignore_after")
 IGNORE_AFTER_KEYS = ("xids", "within_seconds")
@@ -210,17 +212,23 @@ class FindingPolicy:
         return {"fatal_boots": dict(self._fatal_boots), "ports_up": sorted(self.ports.up),
                 "ports_boot": self.ports.boot, "escalations": self.escalations.to_state()}
 
-    def restore(self, state: dict[str, Any]) -> None:
-        boots = state.get("fatal_boots")
-        if isinstance(boots, dict):
-            for key, ids in list(boots.items())[-MAX_KEYS:]:
-                if isinstance(ids, list):
-                    self._fatal_boots[str(key)] = [str(i) for i in ids][-(self.reboots + 1):]
-        self.escalations.restore(state.get("escalations"))
-        ports = state.get("ports_up")
-        if isinstance(ports, list):
-            self.ports.up = {str(p) for p in ports[:MAX_KEYS]}
-            self.ports.boot = str(state.get("ports_boot", ""))
+    def restore(self, state: dict[str, Any]) -> list[str]:
+        """What to_state saved; an entry not of its type is dropped alone and its fault returned (keyspec.each)."""
+        faults: list[str] = []
+        boots = state.get("fatal_boots", {})
+        for key, ids in list(each(boots, dict[str, list[str]], "policy.fatal_boots", faults))[-MAX_KEYS:]:
+            self._fatal_boots[key] = ids[-(self.reboots + 1):]
+        dropped = self.escalations.restore(state.get("escalations"))  # (parsers/: counted there, said here)
+        if dropped:
+            faults.append(f"policy.escalations: {dropped} saved entries not of their types")
+        ports = [p for _, p in each(state.get("ports_up", []), list[str], "policy.ports_up", faults)][:MAX_KEYS]
+        try:
+            boot = convert(state.get("ports_boot", ""), str, "policy.ports_boot")
+        except Invalid as exc:
+            faults.append(str(exc))
+        else:
+            self.ports.up, self.ports.boot = set(ports), boot
+        return faults
 
 
 _NO_ROW = MappingProxyType({})  # the row of an Xid the policy does not name

@@ -31,6 +31,8 @@ from typing import Any
 from parsers.kinds import BY_NAME as KINDS
 from parsers.model import Reading, Verdict
 
+from .keyspec import each
+
 TESTS = ("above", "below", "in", "below_field", "increase_above", "rate_above", "changes_above")
 ENTITIES = ("gpu", "nvlink", "ib_port", "pci", "node")
 _HELD = "held|"  # state key prefix of confirmation progress (beside the counter histories)
@@ -58,18 +60,18 @@ class SampleJudge:
         out.update({f"{_HELD}{subject}|{key}": held for (subject, key), held in self._held.items()})
         return out
 
-    def restore(self, state: dict[str, list]) -> None:
-        for key, hist in state.items():
-            held = key.startswith(_HELD)
-            subject, _, rkey = key[len(_HELD) if held else 0:].rpartition("|")
-            try:
-                if held:
-                    since, count = hist
-                    self._held[(subject, rkey)] = [float(since), float(count)]
-                else:
-                    self._hist[(subject, rkey)] = deque((float(t), float(v)) for t, v in hist)
-            except (TypeError, ValueError):
-                continue
+    def restore(self, state: dict[str, list]) -> list[str]:
+        """What to_state saved; an entry not of its type is dropped alone and its fault returned (keyspec.each)."""
+        faults: list[str] = []
+        held = {k: v for k, v in state.items() if k.startswith(_HELD)}
+        for key, (since, count) in each(held, dict[str, tuple[float, float]], "samples", faults):
+            subject, _, rkey = key[len(_HELD):].rpartition("|")
+            self._held[(subject, rkey)] = [since, count]
+        hists = {k: v for k, v in state.items() if not k.startswith(_HELD)}
+        for key, hist in each(hists, dict[str, list[tuple[float, float]]], "samples", faults):
+            subject, _, rkey = key.rpartition("|")
+            self._hist[(subject, rkey)] = deque(hist)
+        return faults
 
     def forget(self, keep: set[str]) -> None:
         """Drop histories of subjects no longer read (bounded memory when devices go away)."""

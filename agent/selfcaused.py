@@ -27,6 +27,8 @@ from typing import Callable
 from parsers import Finding
 from parsers.pci import normalize_pci
 
+from .keyspec import Invalid, each
+
 log = logging.getLogger("gpu_npd")
 MAX_DISABLED = 256  # devices restored from state at most (a node has a few dozen IB functions)
 SLACK_SECONDS = 1.0  # a line stamped this much before our read began still counts (clocks, second-resolution stamps)
@@ -117,20 +119,25 @@ class CounterGuard:
                     "devices": {**{pci: sorted(self._devices.get(pci, ())) for pci in self._whole},
                                 **{saved: sorted(self._devices.get(pci, ())) for saved, pci in functions.items()}}}
 
-    def restore(self, state: object) -> None:
+    def restore(self, state: object) -> list[str]:
         """What an earlier run of this boot stopped reading stays unread (a restart must not make mlx5 log
-        its failures again); said once, the metric set again.  Entries of the wrong shape are skipped.  An address
+        its failures again); said once, the metric set again.  An entry not of its type is dropped alone and its
+        fault returned (keyspec.each).  An address
         naming no function (`0000:08:00`: a state saved before functions were kept, whose key was the device's) is
         every function of that device; one naming a function (to_state's) is that function."""
-        if not isinstance(state, dict) or not isinstance(state.get("disabled"), dict):
-            return
-        names = state.get("devices") if isinstance(state.get("devices"), dict) else {}
-        for pci, why in list(state["disabled"].items())[:MAX_DISABLED]:
-            key = normalize_pci(pci, True) if isinstance(pci, str) else None
-            if key is None or not isinstance(why, str):
+        faults: list[str] = []
+        if state is None:
+            return faults
+        if not isinstance(state, dict):
+            return [str(Invalid("counter_guard", "expected a mapping"))]
+        names = dict(each(state.get("devices", {}), dict[str, list[str]], "counter_guard.devices", faults))
+        disabled = list(each(state.get("disabled", {}), dict[str, str], "counter_guard.disabled", faults))
+        for pci, why in disabled[:MAX_DISABLED]:
+            key = normalize_pci(pci, True)
+            if key is None:
+                faults.append(str(Invalid(f"counter_guard.disabled[{pci[:60]!r}]", "expected a PCI address")))
                 continue
-            listed = names.get(pci)
-            devices = [n for n in listed if isinstance(n, str)][:16] if isinstance(listed, list) else []
+            devices = names.get(pci, [])[:16]
             with self._lock:
                 if "." in pci:
                     self.disabled[key] = why[:300]
@@ -142,3 +149,4 @@ class CounterGuard:
                         why[:300])
             if self.on_disable is not None:
                 self.on_disable(",".join(sorted(devices)) or "unknown", key)
+        return faults

@@ -25,6 +25,8 @@ a finding's fields and its time in, the row that decided and its count out.  The
 
 from __future__ import annotations
 
+import math
+
 import re
 from collections import OrderedDict
 from dataclasses import dataclass, replace
@@ -232,17 +234,22 @@ class Escalations:
     def to_state(self) -> dict[str, Any]:
         return {"bursts": [[list(k), v] for k, v in self._bursts.items()]}
 
-    def restore(self, state: Any) -> None:
+    def restore(self, state: Any) -> int:
+        """What to_state saved; returns how many entries (a GPU's bursts, one burst) were not of their types and
+        were dropped, the rest restored."""
         raw = state.get("bursts") if isinstance(state, dict) else None
         if not isinstance(raw, list):
-            return
+            return int(state is not None)
+        dropped = 0
         for item in raw[-MAX_KEYS:]:
             if not (isinstance(item, list) and len(item) == 2 and isinstance(item[0], list) and len(item[0]) in (2, 3)
                     and isinstance(item[0][0], int) and all(isinstance(x, str) for x in item[0][1:])
                     and isinstance(item[1], list)):
+                dropped += 1
                 continue
             bursts = [[float(b[0]), float(b[1])] for b in item[1][-MAX_BURSTS:] if isinstance(b, list) and len(b) == 2
-                      and all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in b)]
+                      and all(_time(x) for x in b)]
+            dropped += len(item[1][-MAX_BURSTS:]) - len(bursts)
             key = tuple(item[0])
             kept = self._bursts.setdefault(key, [])
             kept[:] = sorted(bursts)  # (in place: a _Last may hold the list)
@@ -252,3 +259,9 @@ class Escalations:
                 del gpus[next(iter(gpus))]
             keep_newest(self._gpus, key[0], gpus, MAX_KEYS)
             keep_newest(self._bursts, key, kept, MAX_KEYS, list.clear)
+        return dropped
+
+
+def _time(x: Any) -> bool:
+    """A saved time: a finite float, or an int that one holds exactly (not a bool, not 10**400)."""
+    return type(x) is float and math.isfinite(x) or type(x) is int and abs(x) <= 2**53

@@ -3,10 +3,10 @@ type, `Annotated[float, num("what it means", gt=0)]`; `convert` checks the type 
 them. A package of its own so that every block's declaration (agent/kube/settings.py, ...) imports it downward.
 
 `convert(value, kind)` walks the declared type (str, int, float, bool, `X | None`, Literal, list[X], tuple[X, ...],
-dict[K, V], nested dataclasses, Annotated with `Meta`) and returns the value as that type, or raises `Invalid`
-(where, what was expected, the value). The few lax readings it allows are those of the environment and of YAML
-written by hand (msgspec's strict=False, which this replaced: no library is loaded for the agent's one
-conversion at start-up, issue 24):
+tuple[X, Y], dict[K, V], nested dataclasses, Annotated with `Meta`) and returns the value as that type, or raises
+`Invalid` (where, what was expected, the value); `each` reads a saved section's entries alone (the agent's state).
+The few lax readings it allows are those of the environment and of YAML written by hand (msgspec's strict=False,
+which this replaced: no library is loaded for the agent's one conversion at start-up, issue 24):
 
 - a number written as text, as JSON writes numbers ("5", "-0.5", "1e3"; "nan", "inf", "infinity" as floats, which
   bounds then refuse), for an int or a float: GPU_NPD_<KEY>=5;
@@ -17,11 +17,15 @@ conversion at start-up, issue 24):
 
 from __future__ import annotations
 
+import logging
 import re
 import types
 from dataclasses import MISSING, dataclass, fields, is_dataclass
+from collections.abc import Iterator
 from typing import Annotated, Any, Literal, Union, get_args, get_origin, get_type_hints
 
+log = logging.getLogger("gpu_npd")
+SAID = 3  # faults of dropped saved entries named in the one warning (dropped), the rest counted
 LIMIT = 10**9  # no number means anything past this (31 years of seconds, a petabyte in MB): a typo or an attack
 
 
@@ -171,6 +175,10 @@ def convert(value: Any, kind: Any, path: str = "") -> Any:
     if origin in (list, tuple):
         if not isinstance(value, (list, tuple, set, frozenset)):
             raise Invalid(path, "expected a list", value)
+        if origin is tuple and args[-1] is not Ellipsis:  # tuple[X, Y]: so many items, each of its type
+            if len(value) != len(args):
+                raise Invalid(path, f"expected a list of {len(args)}", value)
+            return tuple(convert(v, t, f"{path}[{i}]") for i, (v, t) in enumerate(zip(value, args)))
         items = [convert(v, args[0], f"{path}[{i}]") for i, v in enumerate(value)]
         return tuple(items) if origin is tuple else items
     if kind is dict or origin is dict:
@@ -199,6 +207,35 @@ def convert(value: Any, kind: Any, path: str = "") -> Any:
                 raise Invalid(path, f"object missing required field {f.name}", value)
         return kind(**given)
     raise TypeError(f"{path}: a declared type keyspec does not convert: {kind}")
+
+
+def each(value: Any, kind: Any, path: str, faults: list[str]) -> Iterator[tuple[Any, Any]]:
+    """Each entry of a saved `list[X]` or `dict[str, X]` (`kind`) read alone as X (a restore of the agent's state):
+    (index or key, value) for those that convert; the fault of each that does not, or of a `value` that is not of
+    `kind`'s container, is added to `faults` and the entry dropped, the rest read."""
+    container, item = get_origin(kind), get_args(kind)[-1]
+    if not isinstance(value, container):
+        faults.append(str(Invalid(path, f"expected {_noun(kind)}", value)))
+        return
+    for key, raw in value.items() if container is dict else enumerate(value):
+        at = f"{path}[{key}]" if container is list else _child(path, key) if _plain_name(str(key)) \
+            else f"{path}[{str(key)[:60]!r}]"
+        try:
+            if container is dict:
+                _key(key, at, False)
+            converted = convert(raw, item, at)
+        except Invalid as exc:
+            faults.append(str(exc))
+            continue
+        yield key, converted
+
+
+def dropped(where: str, faults: list[str]) -> None:
+    """One warning for the saved entries that `each` dropped from `where` (a state file), however many: how many,
+    the faults of the first few (which entry, what was wrong)."""
+    if faults:
+        log.warning("%s: %d saved entries cannot be restored, dropped, the rest restored (%s%s)", where, len(faults),
+                    "; ".join(faults[:SAID]), f"; and {len(faults) - SAID} more" if len(faults) > SAID else "")
 
 
 def _plain_name(key: str) -> bool:

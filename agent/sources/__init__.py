@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 import threading
-from typing import Callable
+from typing import Annotated, Callable
 
 from parsers.model import Record
+
+from ..keyspec import doc
+
+# a file's position as a source saves it (logfile's cursor, podlogs.json): an inode, an offset, a CRC; what lseek takes
+POSITION = Annotated[int, doc("an inode, a file offset or a CRC", ge=0, le=2**63 - 1)]
 
 __all__ = ["Emit", "MissingInputs", "Record", "Source", "SourceAbsent"]
 

@@ -18,6 +18,7 @@ from datetime import datetime, timezone
 
 from parsers.envelope import journal_field
 
+from ..keyspec import Invalid, convert, dropped
 from . import Emit, Record, Source, SourceAbsent
 
 
@@ -37,7 +38,11 @@ class JournaldSource(Source):
     name = "journald"
 
     def __init__(self, cursor: str | None = None, journalctl: str = "journalctl"):
-        self.cursor = cursor
+        try:
+            self.cursor = convert(cursor, str | None, "cursors.journald")
+        except Invalid as exc:  # a saved cursor of another type (`--after-cursor={...}`: refused at each restart)
+            self.cursor = None  # the journal of this boot from its start, said once
+            dropped("state file: saved cursors", [str(exc)])
         self.journalctl = journalctl
 
     def command(self) -> list[str]:

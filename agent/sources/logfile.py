@@ -37,7 +37,8 @@ from typing import BinaryIO
 
 from parsers import drop_holes
 
-from . import Emit, MissingInputs, Record, Source, SourceAbsent
+from ..keyspec import dropped, each
+from . import POSITION, Emit, MissingInputs, Record, Source, SourceAbsent
 
 log = logging.getLogger("gpu_npd.files")
 POLL_SECONDS = 0.25
@@ -97,10 +98,12 @@ class LogFileSource(Source):
         self.paths = list(paths)
         self.legacy_dir = Path(state_dir) / "offsets"  # pygtail's offset files of earlier versions
         self.poll_seconds = poll_seconds
-        self.positions: dict[str, list[int]] = {  # path -> [inode, offset, CRC of the TAIL bytes before it]
-            p: [int(v[0]), int(v[1]), int(v[2]) if len(v) == 3 else -1] for p, v in (cursor or {}).items()
-            if p in self.paths and isinstance(v, (list, tuple)) and len(v) in (2, 3)  # 2: before the CRC
-            and all(isinstance(x, int) and x >= 0 for x in v)}
+        faults: list[str] = []  # path -> [inode, offset, CRC of the TAIL bytes before it]; 2: before the CRC
+        self.positions: dict[str, list[int]] = {
+            p: [v[0], v[1], v[2] if len(v) == 3 else -1] for p, v in
+            each(cursor if cursor is not None else {}, dict[str, list[POSITION]], f"cursors.{name}", faults)
+            if p in self.paths and len(v) in (2, 3)}
+        dropped("state file: saved cursors", faults)
         self._not_a_file: set[str] = set()
         self._open: dict[str, _Follow] = {}
         self.missing = MissingInputs(gone_grace_seconds, clock)

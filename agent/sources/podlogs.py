@@ -39,7 +39,8 @@ from triage.teardown import covering, tears_down
 from triage.read import (BLOCK_LINES, BLOCK_OPENERS, PROGRESS_KEYWORDS, TRACEBACK_LINES, block_fact, generic, job_fact,
                          numel_in, progress_group, ray_task, record_line, record_writer, strip_lead)
 
-from . import MissingInputs, Source
+from ..keyspec import dropped, each
+from . import POSITION, MissingInputs, Source
 
 log = logging.getLogger("gpu_npd.pods")
 READ_CHUNK = 1 << 18
@@ -713,12 +714,15 @@ class PodLogSource(Source):
             self._safe = offsets
 
     def _load(self) -> dict[str, list[int]]:
+        """The saved (inode, offset) of each file; an entry not of its type is dropped alone (keyspec.each) and
+        said once, the rest kept."""
         if self.store is None:
             return {}
-        try:
-            return {k: [int(v[0]), int(v[1])] for k, v in self.store.load().get("offsets", {}).items()}
-        except (ValueError, TypeError, IndexError, AttributeError):
-            return {}
+        faults: list[str] = []
+        saved = self.store.load().get("offsets", {})
+        offsets = {k: list(v) for k, v in each(saved, dict[str, tuple[POSITION, POSITION]], "offsets", faults)}
+        dropped(f"state file {self.store.path}", faults)
+        return offsets
 
     def _offsets(self) -> dict[str, list[int]]:
         return {p: [t.inode, t.offset - len(t.pending)] for p, t in self.tails.items()}

@@ -11,7 +11,7 @@ from typing import Annotated, Any, Literal
 import pytest
 
 from agent.config import ConfigError, load
-from agent.keyspec import Invalid, Meta, convert, doc, num
+from agent.keyspec import Invalid, Meta, convert, doc, each, num
 
 
 @dataclass(frozen=True)
@@ -40,6 +40,28 @@ def test_the_declared_types_are_converted():
     assert type(b.rate) is float and type(b.count) is int and type(b.rules) is tuple and type(b.names) is list
     assert convert({}, Block) == Block() and convert({"unknown": 1}, Block) == Block()  # config.py refuses those
     assert doc("d", le=1) == Meta(description="d", le=1) and num("n") == Meta("n", ge=-10**9, le=10**9)
+
+
+def test_a_tuple_of_fixed_length_has_that_many_items_each_of_its_type():
+    assert convert([1, "2"], tuple[float, str]) == (1.0, "2")
+    for bad, says in (([1], ("t", "expected a list of 2")), ([1, 2, 3], ("t", "expected a list of 2")),
+                      (["x", "y"], ("t[0]", "expected a number")), ([10**400, "y"], ("t[0]", "number out of range"))):
+        with pytest.raises(Invalid) as exc:
+            convert(bad, tuple[float, str], "t")
+        assert (exc.value.path, exc.value.what) == says
+
+
+def test_each_entry_of_a_saved_section_is_read_alone():
+    """A restore's reading (agent/state.py's sections): each entry converted alone, a bad one dropped with its fault
+    (where, what), the rest kept; a section not of its container one fault."""
+    faults: list[str] = []
+    assert list(each({"a": [1, 2], "b.c": [1], "d": "x", "e": [3, 4]}, dict[str, tuple[float, float]], "s",
+                     faults)) == [("a", (1.0, 2.0)), ("e", (3.0, 4.0))]
+    assert faults == ["s['b.c']: expected a list of 2", "s.d: expected a list"]
+    assert list(each(["x", 5, "y"], list[str], "l", faults)) == [(0, "x"), (2, "y")] and faults[-1] == \
+        "l[1]: expected a string"
+    assert list(each(None, list[str], "l", faults)) == [] and faults[-1] == "l: expected a list"
+    assert list(each([], dict[str, str], "m", faults)) == [] and faults[-1] == "m: expected a mapping"
 
 
 @pytest.mark.parametrize("value, kind, expected", [

@@ -131,3 +131,167 @@ def test_saved_problems_and_conditions_of_the_wrong_field_types_are_dropped_the_
     assert len(said) == 1 and "6 saved entries" in said[0] and "problems[0].subject: expected a string" in said[0], \
         caplog.text
     assert not (tmp_path / "state.corrupt").exists()
+
+
+GOOD_PROBLEM = {"id": "pci:0000:00:1c.6|pcie_aer|pcie_aer", "subject": "pci:0000:00:1c.6", "kind": "pcie_aer",
+                "condition": "PCIeUnhealthy", "reason": "PCIeAER", "severity": "warning", "attribution": "hardware",
+                "action": "monitor", "message": "m", "clear": "expire", "first_seen": 1.0, "last_seen": 2.0}
+GOOD_CONDITION = {"type": "PCIeUnhealthy", "status": True, "reason": "PCIeAER", "message": "m", "last_transition": 1.0}
+GOOD_SAMPLE = "gpu:0000:5d:00|pcie_replay#0"
+GOOD_GUARD = "0000:08:00.1"
+GOOD_TOTAL = "pcie_aer|warning|hardware"
+# every section the agent saves (pipeline.to_state, Checkpoint) with every field it holds
+SECTIONS = {"problems": GOOD_PROBLEM, "conditions": GOOD_CONDITION,
+            "policy": {"fatal_boots": {"gpu:0000:5d:00|79": ["b1"]}, "ports_up": ["mlx5_0/1"], "ports_boot": "b1",
+                       "escalations": {"bursts": [[[79, "gpu:0000:5d:00"], [[1.0, 2.0]]]]}},
+            "samples": {GOOD_SAMPLE: [[1.0, 2.0]], f"held|{GOOD_SAMPLE}": [1.0, 1.0]},
+            "counter_guard": {"disabled": {GOOD_GUARD: "why"}, "devices": {GOOD_GUARD: ["mlx5_1"]}},
+            "totals": {"findings": {GOOD_TOTAL: 3.0}, "xid_errors": {"79|0000:5d:00|0|GPU-1": 1.0}}}
+json_leaf = st.none() | st.booleans() | st.integers() | st.integers(min_value=10**308, max_value=10**400) | \
+    st.floats() | st.text(max_size=8)
+json_any = st.recursive(json_leaf, lambda kids: st.lists(kids, max_size=3) | st.dictionaries(
+    st.text(max_size=8), kids, max_size=3), max_leaves=12)
+
+
+def _spoiled(good):
+    """`good` with arbitrary JSON in its fields, at any depth (or in its place)."""
+    if isinstance(good, dict):
+        return st.fixed_dictionaries({}, optional={k: _spoiled(v) for k, v in good.items()}) | \
+            st.dictionaries(st.text(max_size=8), json_any, max_size=3) | json_any
+    if isinstance(good, list):
+        return st.lists(st.one_of(*(_spoiled(v) for v in good)) if good else json_any, max_size=3) | json_any
+    return json_any
+
+
+@settings(max_examples=150, deadline=None)
+@given(problems=st.lists(_spoiled(GOOD_PROBLEM), max_size=4),
+       conditions=st.dictionaries(st.sampled_from(["PCIeUnhealthy", "GPUUnhealthy", "other"]),
+                                  _spoiled(GOOD_CONDITION), max_size=2),
+       policy=_spoiled(SECTIONS["policy"]),
+       samples=st.dictionaries(st.sampled_from([GOOD_SAMPLE, "x", "held|", ""]), _spoiled([[1.0, 2.0]]),
+                               max_size=2) | st.dictionaries(st.sampled_from([f"held|{GOOD_SAMPLE}", "held|x"]),
+                                                             _spoiled([1.0, 1.0]), max_size=2),
+       guard=_spoiled(SECTIONS["counter_guard"]),
+       totals=st.dictionaries(st.sampled_from(["findings", "xid_errors", "unclassified", "xid_policy_held", "x"]),
+                              _spoiled({GOOD_TOTAL: 3.0}), max_size=3))
+def test_fuzz_every_field_of_every_saved_section_is_dropped_alone(tmp_path_factory, problems, conditions, policy,
+                                                                  samples, guard, totals):
+    """A state file of the right top-level shape with arbitrary JSON in every field of every section (problems,
+    conditions, policy, samples, counter guard, totals): the agent's load + build never raises nor moves the state
+    aside, the good entry beside them in each section is restored, and what was dropped is said in one warning."""
+    import logging
+
+    from agent.app import build
+    from agent.config import load
+
+    tmp = tmp_path_factory.mktemp("s")
+    boot = read_boot_id()
+    state = {"version": 1, "boot_id": boot, "problems": [*problems, GOOD_PROBLEM],
+             "conditions": {**conditions, "PCIeUnhealthy": GOOD_CONDITION}, "policy": policy,
+             "samples": {**samples, GOOD_SAMPLE: [[1.0, 2.0]]},
+             "counter_guard": guard if not isinstance(guard, dict) else
+             {**guard, "disabled": {**(guard.get("disabled") if isinstance(guard.get("disabled"), dict) else {}),
+                                    GOOD_GUARD: "why"}},
+             "totals": {**totals, "xid_errors": {"79|0000:5d:00|0|GPU-1": 1.0}}}
+    (tmp / "state.json").write_text(json.dumps(state))
+    cfg = load(env={}, flags={"kmsg": "", "journald": False, "fallback_log_files": [], "state_dir": str(tmp),
+                              "nvml": "off", "pod_logs_root": ""})
+    records: list[logging.LogRecord] = []
+    handler = logging.Handler()
+    handler.emit = records.append
+    logging.getLogger().addHandler(handler)
+    try:
+        agent = build(cfg)
+    finally:
+        logging.getLogger().removeHandler(handler)
+    said = [r.getMessage() for r in records if r.levelno >= logging.WARNING]
+    assert not (tmp / "state.corrupt").exists(), said
+    engine = agent.engine
+    assert GOOD_PROBLEM["id"] in engine.problems and engine.conditions["PCIeUnhealthy"].status
+    assert ("gpu:0000:5d:00", "pcie_replay#0") in agent.pipeline.judge._hist
+    assert agent.pipeline.guard.reading(GOOD_GUARD) is not isinstance(guard, dict)
+    assert agent.metrics.totals()["xid_errors"]["79|0000:5d:00|0|GPU-1"] == 1.0
+    dropped = [m for m in said if "cannot be restored" in m]
+    assert len(dropped) <= 1, said
+
+
+def test_ten_thousand_bad_saved_entries_are_said_in_one_line(tmp_path, caplog):
+    """Every section's bad entries, 10,000 of them, are dropped with one warning that names the first few (which
+    entry, what was wrong) and counts the rest; the good entries beside them are restored."""
+    from agent.app import build
+    from agent.config import load
+
+    state = {"version": 1, "boot_id": read_boot_id(),
+             "problems": [{**GOOD_PROBLEM, "first_seen": "x"}] * 2000 + [GOOD_PROBLEM],
+             "conditions": {"PCIeUnhealthy": {**GOOD_CONDITION, "status": [1]}},
+             "samples": {**{f"gpu:{i}|x#0": [[10 ** 400, 1]] for i in range(2000)}, GOOD_SAMPLE: [[1.0, 2.0]]},
+             "policy": {"fatal_boots": {f"gpu:{i}|79": [1] for i in range(2000)}},
+             "counter_guard": {"disabled": {**{f"0001:{i:02x}:00.1": None for i in range(256)}, GOOD_GUARD: "why"}},
+             "totals": {"findings": {**{f"k{i}|warning|hardware": "x" for i in range(3743)}, GOOD_TOTAL: 3.0}}}
+    (tmp_path / "state.json").write_text(json.dumps(state))
+    cfg = load(env={}, flags={"kmsg": "", "journald": False, "fallback_log_files": [], "state_dir": str(tmp_path),
+                              "nvml": "off", "pod_logs_root": ""})
+    with caplog.at_level("WARNING"):
+        agent = build(cfg)
+    said = [r.getMessage() for r in caplog.records if "cannot be restored" in r.getMessage()]
+    assert len(said) == 1 and ": 10000 saved entries cannot be restored" in said[0], caplog.text
+    assert "(policy.fatal_boots['gpu:0|79'][0]: expected a string; " in said[0] and said[0].endswith("; and 9997 more)")
+    assert len(said[0]) < 600
+    assert list(agent.engine.problems) == [GOOD_PROBLEM["id"]]
+    assert list(agent.pipeline.judge._hist) == [("gpu:0000:5d:00", "pcie_replay#0")]
+    assert not agent.pipeline.guard.reading(GOOD_GUARD)
+    assert agent.metrics.totals()["findings"] == {GOOD_TOTAL: 3.0}
+    assert not (tmp_path / "state.corrupt").exists()
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.dictionaries(st.sampled_from(["/p/0.log", "/p/1.log", "/p/x y"]), _spoiled([7, 100]), max_size=3))
+def test_fuzz_saved_pod_log_offsets_are_dropped_alone(tmp_path_factory, offsets):
+    """The pod log source's own state file (podlogs.json): an offset not of its type (Infinity, text, one number) is
+    dropped alone and said once, the rest kept (was: Infinity's OverflowError escaped the source's start; any other
+    bad entry dropped every file's offset, silently)."""
+    import logging
+
+    from agent.sources.podlogs import PodLogSource
+
+    tmp = tmp_path_factory.mktemp("p")
+    (tmp / "podlogs.json").write_text(json.dumps({"version": 1, "offsets": {**offsets, "/p/good.log": [7, 100]}}))
+    records: list[logging.LogRecord] = []
+    handler = logging.Handler()
+    handler.emit = records.append
+    logging.getLogger().addHandler(handler)
+    try:
+        saved = PodLogSource(str(tmp), StateStore(str(tmp), "podlogs.json"))._saved
+    finally:
+        logging.getLogger().removeHandler(handler)
+    assert saved["/p/good.log"] == [7, 100] and all(len(v) == 2 and all(type(x) is int for x in v)
+                                                    for v in saved.values())
+    said = [r.getMessage() for r in records if "cannot be restored" in r.getMessage()]
+    assert len(said) == (len(saved) < len(offsets) + 1), said
+
+
+@settings(max_examples=100, deadline=None)
+@given(files=_spoiled({"/var/log/kern.log": [1, 2, 3]}), fabric=_spoiled({"/var/log/fm.log": [1, 2]}),
+       journal=json_any)
+def test_fuzz_saved_cursors_are_dropped_alone(tmp_path_factory, files, fabric, journal):
+    """The sources' saved cursors (state.json's `cursors`): a position not of its type (text, -1, 10**400, a list for
+    the mapping) is dropped alone and said, the rest kept; a journal cursor that is no string is read as none (was:
+    a list or a text for a section raised AttributeError out of the agent's start, every start; a mapping for the
+    journal cursor went to journalctl as `--after-cursor={...}`, refused at each restart)."""
+    from agent.config import load
+    from agent.intake import fabricmanager_source, select_sources
+
+    tmp = tmp_path_factory.mktemp("c")
+    kern, fm = tmp / "kern.log", tmp / "fm.log"
+    kern.write_text("")
+    cfg = load(env={}, flags={"kmsg": "", "journald": True, "log_files": [str(kern)], "state_dir": str(tmp),
+                              "fabricmanager_log": str(fm), "nvml": "off", "pod_logs_root": ""})
+    good = {str(kern): [1, 2, 3]}
+    cursors = {"files": {**files, **good} if isinstance(files, dict) else files, "fabricmanager": fabric,
+               "journald": journal}
+    state = json.loads(json.dumps({"cursors": cursors}))
+    sources = {s.name: s for s in [*select_sources(cfg, state, "b"), fabricmanager_source(cfg, state)]}
+    assert sources["files"].positions == (good if isinstance(files, dict) else {})
+    assert all(len(v) == 3 and all(type(x) is int and x >= 0 for x in v)
+               for v in sources["fabricmanager"].positions.values())
+    assert sources["journald"].cursor == (journal if isinstance(journal, str) and journal.lower() != "null" else None)

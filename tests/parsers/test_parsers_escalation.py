@@ -105,8 +105,9 @@ def test_state_survives_a_restart():
     again = Escalations()
     again.restore(esc.to_state())
     assert again.see(79, "fatal", "0000:05:00", XID79, 4 * HOUR).rule.name == "fatal_xid_recurring"
-    again.restore({"bursts": [[["x"], ["not a time"]], "junk", [[79, "g"], [[1, "x"], 5]]]})  # hostile state: ignored
-    again.restore([])
+    # hostile state: each bad entry dropped and counted, a time past a float's range too (was an OverflowError)
+    assert again.restore({"bursts": [[["x"], ["not a time"]], "junk", [[79, "g"], [[1, "x"], 5, [10**400, 1]]]]}) == 5
+    assert again.restore([]) == 1 and again.restore(None) == 0
 
 
 # ---- through the agent's record path ----------------------------------------------------------------------
