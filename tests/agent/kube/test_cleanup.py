@@ -205,3 +205,19 @@ def test_wait_for_pods_against_a_failing_api_is_one_line_no_traceback(api):
     res = cleanup(api, *wait)
     assert isinstance(res.exception, SystemExit), res.exception
     assert res.exit_code == 1 and "HTTP 403" in res.output and len(res.output.splitlines()) == 1, res.output
+
+
+def test_wait_for_pods_bounds_each_list_by_the_request_timeout(api):
+    """Each list of the agents' pods is one request under the timeout every other call of cleanup has (was none: an
+    API server that accepts and never answers held the command, the chart's hook with it, for ever)."""
+    import time
+
+    from agent.kube.cleanup import wait_for_pods_gone
+    from kubeapi.retry import api_errors
+
+    api.set_fault(latency=5.0)
+    began = time.monotonic()
+    with pytest.raises(api_errors()):
+        wait_for_pods_gone(make_api(type("S", (), {"api_server": api.url, "kubeconfig": ""})(), required=True),
+                           "gpu-npd", "app.kubernetes.io/name=gpu-npd", 60, timeout=0.5)
+    assert time.monotonic() - began < 4.0
