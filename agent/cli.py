@@ -202,12 +202,13 @@ def cleanup(apply_, configs, api_server, kubeconfig, wait_for_pods, wait_seconds
     other taints, conditions, annotations and ConfigMaps stay.
 
     Exit 0 when everything listed was removed (or listed, in a dry run), 1 when a change failed or the pods of
-    --wait-for-pods still run, 2 on a configuration error or no cluster.
+    --wait-for-pods still run or cannot be listed, 2 on a configuration error or no cluster.
     """
     import logging
     from types import SimpleNamespace
 
     from kubeapi.client import NoCluster, make_api
+    from kubeapi.retry import api_errors, describe
 
     from .config import ConfigError, load
     from .kube.cleanup import Cleaner, Owned, wait_for_pods_gone
@@ -227,10 +228,17 @@ def cleanup(apply_, configs, api_server, kubeconfig, wait_for_pods, wait_seconds
     except NoCluster as exc:
         click.echo(f"gpu-npd cleanup: no cluster: {exc}", err=True)
         sys.exit(2)
-    if wait_for_pods and not wait_for_pods_gone(core, namespace, selector, wait_seconds):
-        click.echo(f"gpu-npd cleanup: pods {selector} in {namespace} still running after {wait_seconds:g} s: they "
-                   "would write again; stop them first", err=True)
-        sys.exit(1)
+    if wait_for_pods:
+        try:
+            gone = wait_for_pods_gone(core, namespace, selector, wait_seconds)
+        except api_errors() as exc:  # not known whether they still write: nothing removed
+            click.echo(f"gpu-npd cleanup: --wait-for-pods: cannot list pods {selector} in {namespace}: "
+                       f"{describe(exc)}", err=True)
+            sys.exit(1)
+        if not gone:
+            click.echo(f"gpu-npd cleanup: pods {selector} in {namespace} still running after {wait_seconds:g} s: "
+                       "they would write again; stop them first", err=True)
+            sys.exit(1)
     cleaner = Cleaner(core, owned, apply_, click.echo)
     changes = cleaner.run()
     nodes = len({c.target for c in changes if c.target.startswith("node/")})

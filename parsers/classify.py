@@ -369,9 +369,11 @@ class Classifier:
         self._echoes: dict[str, tuple[str, int]] = {}
         self._echoed: dict[str, int] = {}  # event -> position of its line a report may detail (rules.EVENT_ECHOES)
         # event of a kernel report (rules.EVENT_REPORTS) -> the position of its first line, of its report's last
-        # ("end"); the last report header's word and the last die counter seen (Classifier._report_begins)
+        # ("end"), its report's die counter (None until its die line); the last report header's word and die counter
+        # (Classifier._report_begins)
         self._opened: dict[str, int] = {}
         self._ended: dict[str, int] = {}
+        self._dies: dict[str, str | None] = {}
         self._header: tuple[str, str | None] = ("", None)
         # findings the line being read made of its event's earlier one (an address it lacked): rare, its second
         # output, which `read` returns beside the line's own finding
@@ -484,7 +486,7 @@ class Classifier:
                     self._stated[one] = (position, word)
                 elif one not in EVENT_REPORTS or self._report_begins(one, word, die, position):
                     self._in_event((one, "close", word), position, rank)
-            self._header = (word, die or self._header[1])
+            self._header = (word, die)
             return _ABSORBED
         if role == "end":  # a report's last line: the open event's report ended (rules.EVENT_REPORTS)
             last = self._events.get(name)
@@ -588,8 +590,9 @@ class Classifier:
         if role == "open" or (role == "join" and not inside):
             self._events[name] = position
             self._led.discard(name)
-            if prefix in EVENT_REPORTS:  # a new report's event: its report not ended yet
+            if prefix in EVENT_REPORTS:  # a new report's event: its report not ended yet, its die counter the header's
                 self._opened[name] = position
+                self._dies[name] = self._header[1]
             if stage == _ECHO_ROWS.get(prefix):  # a line reporting an error a report right after it details
                 self._echoed[name] = position
             if prefix in EVENT_SECTIONS:  # a new event: no page, no section yet but this line's
@@ -646,15 +649,22 @@ class Classifier:
     def _report_begins(self, name: str, word: str, die: str | None, position: int) -> bool:
         """Does a report's first line (an oops_header row's: `word` "warning" for a WARN's, `die` its die counter
         or None) start another report than the one the open event `name` (rules.EVENT_REPORTS) is in? Yes once that
-        report ended (its "end" line), at a die counter other than the last one seen, or at an oops's or a BUG's
-        first line after a WARN's (a WARN has no die line); no for 4.x's die line after its "IP:" line."""
+        report ended (its "end" line), at a die counter other than that report's, or at an oops's or a BUG's first
+        line after a WARN's (a WARN has no die line); no for 4.x's die line after its "IP:" line (the event opened
+        before it: the counter is its report's)."""
         last = self._events.get(name)
         if last is None or not 0 <= position - last <= EVENT_LINES[name]:
             return False  # none open: nothing to end
         if self._ended.get(name, -1) >= self._opened.get(name, 0):
             return True
-        said, counter = self._header
-        return (die is not None and counter is not None and die != counter) or (said == "warning" and word != said)
+        said = self._header[0]
+        if said == "warning" and word != said:
+            return True
+        counter = self._dies.get(name)
+        if counter is None:  # the report's own die line, after the line that opened the event (4.x), or none
+            self._dies[name] = die
+            return False
+        return die is not None and die != counter
 
     def _echo(self, name: str, position: int, rank: int) -> Verdict | None:
         """The first section of a report whose error an event reported right before it (rules.EVENT_ECHOES, the

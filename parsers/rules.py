@@ -319,11 +319,12 @@ PAGE_SHIFTS = (12, 14, 16)
 # Events of a kernel report (an oops's or a WARN's: its header, RIP line, trace, "---[ end trace .. ]---") and what
 # follows it (the register dump repeated after "end trace", "Kernel panic - not syncing: Fatal exception", "---[ end
 # Kernel panic .. ]---"): a report's first line (the oops_header row, "begin") ends one only when it starts another
-# report: after the event's report ended (its "end" line, the oops_end row), at a die counter other than the last one
-# seen ("Oops: 0000 [#2]" after "[#1]": the next oops, its "end trace" lost), or at an oops's or a BUG's first line
-# right after a WARN's (a WARN prints no die line). So an oops inside the panic window of another (a WARN then a real
-# oops, two modules' oopses) is its own finding, while 4.x's die line after its "IP:" line ("BUG: unable to handle ..",
-# "IP: [<..>] .. [nvidia]", "Oops: 0000 [#1] SMP") and the panic after the oops stay in the oops's event.
+# report: after the event's report ended (its "end" line, the oops_end row), at a die counter other than that of the
+# event's report ("Oops: 0000 [#2]" after "[#1]": the next oops, its "end trace" lost), or at an oops's or a BUG's first
+# line right after a WARN's (a WARN prints no die line). So an oops inside the panic window of another (a WARN then a
+# real oops, two modules' oopses) is its own finding, while 4.x's die line after its "IP:" line ("BUG: unable to
+# handle ..", "IP: [<..>] .. [nvidia]", "Oops: 0000 [#2] SMP": the counter of the report that line opened) and the
+# panic after the oops stay in the oops's event.
 EVENT_REPORTS = frozenset({"panic"})
 # Events a report's first line ("close") ends only once a line of these rows joined them (a record's section): ghes_edac's
 # count line printed before the record it decodes (the NMI / SEA path, ghes_proc_in_irq, handles a record before

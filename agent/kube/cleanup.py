@@ -241,12 +241,14 @@ class Cleaner:
 
 
 def wait_for_pods_gone(api, namespace: str, selector: str, seconds: float, clock=time.monotonic,
-                       sleep=time.sleep) -> bool:
-    """True once no pod of `selector` is left in `namespace` (the agents stopped: their last write is done)."""
+                       sleep=time.sleep, timeout: float = 10.0) -> bool:
+    """True once no pod of `selector` is left in `namespace` (the agents stopped: their last write is done). Each
+    list is one request of at most `timeout` seconds, as the Cleaner's."""
     deadline = clock() + seconds
     while True:
         pods = json.loads(api.list_namespaced_pod(namespace, label_selector=selector, limit=PAGE,
-                                                  _preload_content=False).data).get("items", [])
+                                                  _preload_content=False, _request_timeout=timeout).data
+                          ).get("items", [])
         if not pods:
             return True
         if clock() >= deadline:

@@ -114,3 +114,32 @@ def test_a_panic_after_an_unread_report_is_the_panic_s_own_finding():
     lines = _oops(1, NV_RIP) + [END] + _oops(2, "RIP: 0010:kthread_data+0x10/0x20") + [END, PANIC]
     c = Classifier()
     assert [f.kind for f in map(c.classify, lines) if f is not None] == ["kernel_oops", "kernel_panic"]
+
+
+def test_4x_second_oops_of_a_boot_is_one_finding():
+    """4.x and older print the die line after the "IP:" line that opens the event, and the RIP line after it
+    (openzfs/zfs #5226's order; ROCm/ROCm #758's second oops: "BUG:", "IP:", "Oops: 0000 [#2]", "RIP: 0010:.."): the
+    die line of the boot's second oops ("[#2]", the last counter seen "[#1]") is its own report's, not another's.
+    Was two storage_oops findings (the die line ended the event its IP line had just opened, the RIP line opened
+    another), the panic the second's."""
+    lines = ["BUG: unable to handle kernel NULL pointer dereference at 0000000000000340",
+             "IP: [<ffffffffc075549f>] _nv011745rm+0x1f/0x170 [nvidia]", "PGD 0 ", "Oops: 0000 [#1] SMP",
+             "RIP: 0010:[<ffffffffc075549f>]  [<ffffffffc075549f>] _nv011745rm+0x1f/0x170 [nvidia]",
+             "---[ end trace e9fbabfbe54ce83a ]---",
+             "BUG: unable to handle kernel NULL pointer dereference at 0000000000000008",
+             "IP: [<ffffffffa0879063>] ll_file_read+0x63/0xb0 [lustre]", "PGD 0 ", "Oops: 0000 [#2] SMP",
+             "RIP: 0010:[<ffffffffa0879063>]  [<ffffffffa0879063>] ll_file_read+0x63/0xb0 [lustre]",
+             "---[ end trace e9fbabfbe54ce83b ]---", PANIC, PANIC_END]
+    assert _found(lines) == [("kernel_oops", "error", "nvidia"), ("storage_oops", "error", "lustre")]
+
+
+def test_4x_new_die_counter_is_a_new_oops_when_end_trace_was_lost():
+    """4.x's form of test_a_new_die_counter_is_a_new_oops_when_end_trace_was_lost: the second report's "IP:" line
+    joins the open event; its die line "[#2]" (the event's report's "[#1]") ends it, its RIP line is the finding."""
+    lines = ["BUG: unable to handle kernel NULL pointer dereference at 0000000000000340",
+             "IP: [<ffffffffc075549f>] _nv011745rm+0x1f/0x170 [nvidia]", "Oops: 0000 [#1] SMP",
+             "RIP: 0010:[<ffffffffc075549f>]  [<ffffffffc075549f>] _nv011745rm+0x1f/0x170 [nvidia]",
+             "BUG: unable to handle kernel NULL pointer dereference at 0000000000000008",
+             "IP: [<ffffffffa0879063>] ll_file_read+0x63/0xb0 [lustre]", "Oops: 0000 [#2] SMP",
+             "RIP: 0010:[<ffffffffa0879063>]  [<ffffffffa0879063>] ll_file_read+0x63/0xb0 [lustre]", PANIC]
+    assert _found(lines) == [("kernel_oops", "error", "nvidia"), ("storage_oops", "error", "lustre")]

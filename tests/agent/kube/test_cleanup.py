@@ -184,3 +184,40 @@ def test_an_api_server_that_refuses_connections_is_one_line_per_failure_no_trace
     assert res.exit_code == 1
     errors = [r.getMessage() for r in caplog.records if r.levelname == "ERROR"]
     assert errors and all("\n" not in e and "refused" in e for e in errors)
+
+
+def test_wait_for_pods_against_a_failing_api_is_one_line_no_traceback(api):
+    """--wait-for-pods (the Helm chart's pre-delete hook passes it) lists the agents' pods first: a refused connection
+    (urllib3's NewConnectionError, no OSError) or an HTTP error (RBAC's 403, a 503) is one line and exit 1, nothing
+    removed (was a traceback: the wait caught nothing)."""
+    import socket
+
+    with socket.socket() as s:  # a port nothing listens on: the connection is refused
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    wait = ["--apply", "--wait-for-pods", "gpu-npd/app.kubernetes.io/name=gpu-npd", "--wait-seconds", "0"]
+    res = CliRunner().invoke(main, ["cleanup", "--api-server", f"http://127.0.0.1:{port}", *wait])
+    assert isinstance(res.exception, SystemExit), res.exception
+    assert res.exit_code == 1 and "refused" in res.output and len(res.output.splitlines()) == 1, res.output
+    api.add_node("gpu-node-1")
+    agent_writes(api, "gpu-node-1")
+    api.set_fault(status=403)
+    res = cleanup(api, *wait)
+    assert isinstance(res.exception, SystemExit), res.exception
+    assert res.exit_code == 1 and "HTTP 403" in res.output and len(res.output.splitlines()) == 1, res.output
+
+
+def test_wait_for_pods_bounds_each_list_by_the_request_timeout(api):
+    """Each list of the agents' pods is one request under the timeout every other call of cleanup has (was none: an
+    API server that accepts and never answers held the command, the chart's hook with it, for ever)."""
+    import time
+
+    from agent.kube.cleanup import wait_for_pods_gone
+    from kubeapi.retry import api_errors
+
+    api.set_fault(latency=5.0)
+    began = time.monotonic()
+    with pytest.raises(api_errors()):
+        wait_for_pods_gone(make_api(type("S", (), {"api_server": api.url, "kubeconfig": ""})(), required=True),
+                           "gpu-npd", "app.kubernetes.io/name=gpu-npd", 60, timeout=0.5)
+    assert time.monotonic() - began < 4.0
