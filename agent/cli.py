@@ -202,12 +202,14 @@ def cleanup(apply_, configs, api_server, kubeconfig, wait_for_pods, wait_seconds
     other taints, conditions, annotations and ConfigMaps stay.
 
     Exit 0 when everything listed was removed (or listed, in a dry run), 1 when a change failed or the pods of
-    --wait-for-pods still run, 2 on a configuration error or no cluster.
+    --wait-for-pods still run or could not be listed, 2 on a configuration error or no cluster (none configured, or
+    its API server unreachable: nothing done).
     """
     import logging
     from types import SimpleNamespace
 
-    from kubeapi.client import NoCluster, make_api
+    from kubeapi.client import NoCluster, make_api, no_answer
+    from kubeapi.retry import api_errors, describe
 
     from .config import ConfigError, load
     from .kube.cleanup import Cleaner, Owned, wait_for_pods_gone
@@ -227,7 +229,17 @@ def cleanup(apply_, configs, api_server, kubeconfig, wait_for_pods, wait_seconds
     except NoCluster as exc:
         click.echo(f"gpu-npd cleanup: no cluster: {exc}", err=True)
         sys.exit(2)
-    if wait_for_pods and not wait_for_pods_gone(core, namespace, selector, wait_seconds):
+    why = no_answer(core)
+    if why:
+        click.echo(f"gpu-npd cleanup: no cluster: API server {core.api_client.configuration.host} unreachable: {why}",
+                   err=True)
+        sys.exit(2)
+    try:
+        gone = not wait_for_pods or wait_for_pods_gone(core, namespace, selector, wait_seconds)
+    except api_errors() as exc:
+        click.echo(f"gpu-npd cleanup: pods {selector} in {namespace} could not be listed: {describe(exc)}", err=True)
+        sys.exit(1)
+    if not gone:
         click.echo(f"gpu-npd cleanup: pods {selector} in {namespace} still running after {wait_seconds:g} s: they "
                    "would write again; stop them first", err=True)
         sys.exit(1)
