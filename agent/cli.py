@@ -202,12 +202,13 @@ def cleanup(apply_, configs, api_server, kubeconfig, wait_for_pods, wait_seconds
     other taints, conditions, annotations and ConfigMaps stay.
 
     Exit 0 when everything listed was removed (or listed, in a dry run), 1 when a change failed or the pods of
-    --wait-for-pods still run or cannot be listed, 2 on a configuration error or no cluster.
+    --wait-for-pods still run or could not be listed, 2 on a configuration error or no cluster (none configured, or
+    its API server unreachable: nothing done).
     """
     import logging
     from types import SimpleNamespace
 
-    from kubeapi.client import NoCluster, make_api
+    from kubeapi.client import NoCluster, make_api, no_answer
     from kubeapi.retry import api_errors, describe
 
     from .config import ConfigError, load
@@ -227,6 +228,11 @@ def cleanup(apply_, configs, api_server, kubeconfig, wait_for_pods, wait_seconds
         core = make_api(SimpleNamespace(api_server=api_server, kubeconfig=kubeconfig), required=True)
     except NoCluster as exc:
         click.echo(f"gpu-npd cleanup: no cluster: {exc}", err=True)
+        sys.exit(2)
+    why = no_answer(core)
+    if why:
+        click.echo(f"gpu-npd cleanup: no cluster: API server {core.api_client.configuration.host} unreachable: {why}",
+                   err=True)
         sys.exit(2)
     if wait_for_pods:
         try:

@@ -13,6 +13,8 @@ import logging
 import os
 from typing import Protocol
 
+from .retry import api_errors, describe
+
 log = logging.getLogger("gpu_npd.kube")
 
 
@@ -152,3 +154,18 @@ def call(api, method: str, path: str, body: Any = None, query: list | None = Non
     if not 200 <= resp.status < 300:
         raise ApiException.from_response(http_resp=resp, body=resp.data.decode("utf-8", "replace"), data=None)
     return json.loads(resp.data) if resp.data else {}
+
+
+def no_answer(api, timeout: float = 10.0) -> str | None:
+    """Why the API server gave no answer at all (refused, timed out, TLS or DNS failed), in one line; None when it
+    answered, whatever the status: what it refuses is for the requests that follow to say.  A command that needs
+    a cluster asks this first: an unreachable server is no cluster, not one failure per request."""
+    from kubernetes.client.exceptions import ApiException  # noqa: PLC0415
+
+    try:
+        call(api, "GET", "/version", timeout=timeout)
+    except ApiException:
+        return None
+    except api_errors() as exc:
+        return describe(exc)
+    return None

@@ -127,12 +127,15 @@ EFA_PREFIX = r"(?:\befa (?P<pci>" + PCI + r")|\binfiniband (?P<device>(?:rdmap|e
 
 # A kernel oops's (or WARN's) faulting instruction, up to the module it is in: the trace's RIP line (x86; 2.6-3.x
 # "RIP: 0010:[<ffffffff..>]  [<ffffffff..>] func+0x../0x.. [mod]"), 4.x and older's "IP: [<..>] func+0x../0x.. [mod]",
-# arm64's "pc : func+0x../0x.. [mod]"; the module's name then OOPS_MODULE_END (6.x's build id after it, "[nvidia
-# 3f2b..]"). Each oops row's keywords are OOPS_KEYWORDS.
-OOPS_AT = (r"(?:RIP: [0-9a-f]{4}:(?:\[<[0-9a-f]+>\] +\[<[0-9a-f]+>\] )?|\bIP: \[<[0-9a-f]+>\] |pc : )"
+# arm64's "pc : func+0x../0x.. [mod]" (4.19 prints it) and, before it, arm64's (4.14 and older; arm's, every era) "PC
+# is at func+0x../0x.. [mod]" (the "pc : [<ffffff80..>] lr : [<..>] pstate: .." register line after it names no
+# function: nothing); the module's name then OOPS_MODULE_END (6.x's build id after it, "[nvidia 3f2b..]"). The
+# caller's line ("lr : ..", "LR is at ..") is not read: the fault is the PC's. Each oops row's keywords are
+# OOPS_KEYWORDS.
+OOPS_AT = (r"(?:RIP: [0-9a-f]{4}:(?:\[<[0-9a-f]+>\] +\[<[0-9a-f]+>\] )?|\bIP: \[<[0-9a-f]+>\] |pc : |\bPC is at )"
            r"(?P<function>[\w.]+)\+0x[0-9a-f]+/0x[0-9a-f]+ \[")
 OOPS_MODULE_END = r"(?: [0-9a-f]{20,64})?\]"
-OOPS_KEYWORDS = ["RIP: ", "IP: [<", "pc : "]
+OOPS_KEYWORDS = ["RIP: ", "IP: [<", "pc : ", "PC is at "]
 # A shared filesystem's client modules in the kernel (their names as a RIP line prints them: regexes), by filesystem:
 # an oops in one of them is a storage_oops (details "filesystem"). BeeGFS's client (beegfs.ko); Lustre's client and
 # its network layer (LNet and its drivers: ko2iblnd over InfiniBand, ksocklnd over TCP, kkfilnd over HPE Slingshot;
@@ -1264,7 +1267,7 @@ RULES: tuple[Rule, ...] = (
        r"(?: (?P<config>/\S+?))?\.?\s*$"),
     # --- generic kernel ---
     # A kernel oops / BUG / GPF whose faulting instruction is in a GPU or NIC driver: the trace's RIP (x86; `IP:`
-    # on 4.x and older kernels) or pc (arm64) line names the module in brackets.  The other trace lines match no
+    # on 4.x and older kernels) or pc (arm64; `PC is at` on 4.14 and older) line names the module in brackets.  The other trace lines match no
     # row; the register dump some kernels repeat after `end trace` repeats the RIP line (the same event again).
     # Severity error, not fatal: a WARN_ON trace prints the same RIP line as an oops.
     _r("kernel_oops", "kernel_oops", OOPS_KEYWORDS,

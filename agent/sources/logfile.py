@@ -13,8 +13,9 @@ offset must still be what was read there. A file truncated and grown again past 
 or while the agent was down (copytruncate then SIGKILL), fails that check: the rest of the old content is read
 from the newest copy (`<path>.1`, ...) at the offset, then the file from its start.
 
-A path that is not a regular file (a FIFO or a device put in its place) is never opened: opening a FIFO would
-block the source for good. It counts as missing until a regular file is back.
+A path that is not a regular file (a FIFO or a device put in its place; a directory, as a hostPath mount of a file
+missing on the host leaves) is never opened: opening a FIFO would block the source for good. The warning names
+what it is; it counts as missing until a regular file is back.
 
 A followed file that disappears (deleted, or renamed away with no new file in its place) is drained to its
 end; missing for longer than `gone_grace_seconds` it makes the source down (`Source.gone`: a rotation, where
@@ -77,12 +78,21 @@ def _regular(path: str) -> os.stat_result | None:
     except FileNotFoundError:
         return None
     if not stat.S_ISREG(st.st_mode):
-        raise NotAFile(path)
+        raise NotAFile(path, st.st_mode)
     return st
 
 
+NOT_FILES = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"),
+             (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))  # what a path holds instead of a file
+
+
 class NotAFile(OSError):
-    """A FIFO, device or directory where a log file is followed: never opened (a FIFO would block)."""
+    """A FIFO, device or directory where a log file is followed: never opened (a FIFO would block). `what` names
+    it ("a directory")."""
+
+    def __init__(self, path: str, mode: int):
+        self.what = next((name for test, name in NOT_FILES if test(mode)), "not a regular file")
+        super().__init__(f"{path} is {self.what}")
 
 
 class LogFileSource(Source):
@@ -145,10 +155,10 @@ class LogFileSource(Source):
     def _drain(self, path: str, emit: Emit) -> None:
         try:
             self._drain_file(path, emit)
-        except NotAFile:
+        except NotAFile as exc:
             if path not in self._not_a_file:
-                log.warning("%s is not a regular file (a FIFO or device in its place): not read until a file is "
-                            "back", path)
+                log.warning("%s is %s, not a log file: not read until a regular file is in its place", path,
+                            exc.what)
                 self._not_a_file.add(path)
             self.missing.missing(path)
             return
@@ -248,9 +258,10 @@ class LogFileSource(Source):
             fh = os.fdopen(os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC), "rb")
         except FileNotFoundError:
             return None
-        if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+        mode = os.fstat(fh.fileno()).st_mode
+        if not stat.S_ISREG(mode):
             fh.close()
-            raise NotAFile(path)
+            raise NotAFile(path, mode)
         fh.seek(offset)
         f = self._open[path] = _Follow(fh, os.fstat(fh.fileno()).st_ino, offset, tail=_tail_at(fh, offset))
         self.positions[path] = [f.inode, f.pos, _crc(f.tail)]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import errno
+import logging
 import os
 import threading
 import time
@@ -344,6 +345,29 @@ def test_a_fifo_in_place_of_the_file_never_blocks_the_source(tmp_path):
     log.unlink()
     log.write_text("b1\n")  # a file is back: read from its start
     assert _drain(src) == ["b1"]
+    assert not src.gone()
+
+
+def test_what_stands_in_a_log_files_place_is_named_once(tmp_path, caplog):
+    """A directory (what a hostPath mount of a file missing on the host leaves) or a FIFO where a log file is
+    followed: one warning naming what it is (before, a directory was called "a FIFO or device"), the source keeps
+    running and counts the file missing, and a regular file in its place is read from its start."""
+    log = tmp_path / "kern.log"
+    log.mkdir()
+    fifo = tmp_path / "syslog"
+    os.mkfifo(fifo)
+    src = LogFileSource([str(log), str(fifo)], str(tmp_path / "state"), gone_grace_seconds=0.0)
+    with caplog.at_level(logging.WARNING, logger="gpu_npd.files"):
+        assert _drain(src) == [] and _drain(src) == []
+    assert [r.getMessage() for r in caplog.records] == [
+        f"{log} is a directory, not a log file: not read until a regular file is in its place",
+        f"{fifo} is a FIFO, not a log file: not read until a regular file is in its place"]
+    assert src.gone()
+    log.rmdir()
+    log.write_text("a1\n")
+    fifo.unlink()
+    fifo.write_text("s1\n")
+    assert _drain(src) == ["a1", "s1"]
     assert not src.gone()
 
 

@@ -173,38 +173,38 @@ def test_owned_is_what_the_writers_name():
     assert [c.detail.split(" ")[0] for c in plan_node(node, owned)] == ["GPUDegraded"]
 
 
-def test_an_api_server_that_refuses_connections_is_one_line_per_failure_no_traceback(caplog):
+def test_an_unreachable_api_server_is_no_cluster_one_line_exit_2(api, caplog):
+    """Refused, or a connection dropped without a reply: nothing could be done, which is "no cluster" (exit 2, as
+    with no kubeconfig), one line naming the server; it was one ERROR line per step and exit 1, a partial failure's
+    code.  A server that answers, even 503 to everything, is reached: its refusals are counted (exit 1, above)."""
     import socket
 
     with socket.socket() as s:  # a port nothing listens on: the connection is refused
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    res = CliRunner().invoke(main, ["cleanup", "--api-server", f"http://127.0.0.1:{port}"])
+    res = CliRunner().invoke(main, ["cleanup", "--apply", "--api-server", f"http://127.0.0.1:{port}"])
     assert isinstance(res.exception, SystemExit), res.exception  # urllib3's NewConnectionError is no OSError
-    assert res.exit_code == 1
-    errors = [r.getMessage() for r in caplog.records if r.levelname == "ERROR"]
-    assert errors and all("\n" not in e and "refused" in e for e in errors)
-
-
-def test_wait_for_pods_against_a_failing_api_is_one_line_no_traceback(api):
-    """--wait-for-pods (the Helm chart's pre-delete hook passes it) lists the agents' pods first: a refused connection
-    (urllib3's NewConnectionError, no OSError) or an HTTP error (RBAC's 403, a 503) is one line and exit 1, nothing
-    removed (was a traceback: the wait caught nothing)."""
-    import socket
-
-    with socket.socket() as s:  # a port nothing listens on: the connection is refused
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    wait = ["--apply", "--wait-for-pods", "gpu-npd/app.kubernetes.io/name=gpu-npd", "--wait-seconds", "0"]
-    res = CliRunner().invoke(main, ["cleanup", "--api-server", f"http://127.0.0.1:{port}", *wait])
-    assert isinstance(res.exception, SystemExit), res.exception
-    assert res.exit_code == 1 and "refused" in res.output and len(res.output.splitlines()) == 1, res.output
+    assert res.exit_code == 2
+    assert res.output.splitlines() == [res.output.strip()] and res.output.startswith(
+        f"gpu-npd cleanup: no cluster: API server http://127.0.0.1:{port} unreachable: NewConnectionError")
+    assert "refused" in res.output
+    assert not [r for r in caplog.records if r.levelname == "ERROR"]
     api.add_node("gpu-node-1")
-    agent_writes(api, "gpu-node-1")
-    api.set_fault(status=403)
-    res = cleanup(api, *wait)
+    api.set_fault(drop=True)
+    res = cleanup(api, "--apply", "--wait-for-pods", "gpu-npd/app.kubernetes.io/name=gpu-npd")
+    assert res.exit_code == 2 and len(res.output.splitlines()) == 1 and "unreachable" in res.output, res.output
+
+
+def test_pods_that_cannot_be_listed_for_wait_for_pods_are_one_line_exit_1(api):
+    """--wait-for-pods whose pods the server refuses to list (RBAC): whether the agents stopped is unknown, so
+    nothing is cleaned; one line naming the refusal, exit 1 (was a traceback)."""
+    api.set_fault(forbid=("GET", "/api/v1/namespaces/gpu-npd/pods", "pods is forbidden"))
+    res = cleanup(api, "--apply", "--wait-for-pods", "gpu-npd/app.kubernetes.io/name=gpu-npd")
     assert isinstance(res.exception, SystemExit), res.exception
-    assert res.exit_code == 1 and "HTTP 403" in res.output and len(res.output.splitlines()) == 1, res.output
+    assert res.exit_code == 1
+    assert res.output.splitlines() == [
+        "gpu-npd cleanup: --wait-for-pods: cannot list pods app.kubernetes.io/name=gpu-npd in gpu-npd: HTTP 403 "
+        "Forbidden: pods is forbidden"]
 
 
 def test_wait_for_pods_bounds_each_list_by_the_request_timeout(api):
