@@ -13,7 +13,6 @@ import logging
 import os
 from typing import Protocol
 
-from .retry import api_errors, describe
 
 log = logging.getLogger("gpu_npd.kube")
 
@@ -161,6 +160,8 @@ def no_answer(api, timeout: float = 10.0) -> str | None:
     answered, whatever the status: what it refuses is for the requests that follow to say.  A command that needs
     a cluster asks this first: an unreachable server is no cluster, not one failure per request."""
     from kubernetes.client.exceptions import ApiException  # noqa: PLC0415
+
+    from .retry import api_errors, describe  # noqa: PLC0415 - the writers' module: not loaded by an idle agent
 
     try:
         call(api, "GET", "/version", timeout=timeout)
