@@ -905,24 +905,29 @@ def test_the_one_rank_that_never_joined_is_named_where_the_logs_name_every_other
         incident.reason and "(rank 3, of which the logs hold no line)" in incident.reason, incident.reason
 
 
+def in_512_mib(script: str):
+    """`script` run by this Python in a child whose address space is 512 MiB above its start: a form that builds
+    what a hostile count asks for fails there (MemoryError), not on the host."""
+    import subprocess
+    import sys
+    cap = ("import resource\n"
+           "limit = int(open('/proc/self/statm').read().split()[0]) * resource.getpagesize() + (512 << 20)\n"
+           "resource.setrlimit(resource.RLIMIT_AS, (limit, limit))\n")
+    return subprocess.run([sys.executable, "-c", cap + script], capture_output=True, text=True, timeout=120,
+                          cwd=Path(__file__).resolve().parents[2])
+
+
 def test_a_store_count_of_any_size_costs_no_more_than_the_ranks_it_names(tmp_path):
     """(constructed from OpenRLHF #1040's wording) a count no job has ("0/99999999999 clients joined": a corrupt or
     hostile line) is read in bounded memory: the ranks that never joined are named only where few enough to list
     (was: a set of every rank of the count built, MemoryError escaping attribute). Run in a child process whose
     address space is 512 MiB above its start, so that the unbounded form fails there, not on the host."""
-    import subprocess
-    import sys
-    script = (
-        "import resource\n"
+    done = in_512_mib(
         "from triage import Clock, attribute, read_lines\n"
-        "limit = int(open('/proc/self/statm').read().split()[0]) * resource.getpagesize() + (512 << 20)\n"
-        "resource.setrlimit(resource.RLIMIT_AS, (limit, limit))\n"
         "line = 'torch.distributed.DistStoreError: Timed out after 1801 seconds waiting for clients. '"
         " '0/99999999999 clients joined.'\n"
         "(incident,) = attribute(read_lines([line], 'x.log', Clock()))\n"
         "print(incident.category, incident.reason)\n")
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120,
-                          cwd=Path(__file__).resolve().parents[2])
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.startswith("infrastructure ") and "the 99999999999 that never joined are the suspects " \
         "(which, the logs do not say)" in done.stdout, done.stdout
@@ -1431,13 +1436,8 @@ def test_a_communicator_size_no_job_has_costs_no_more_than_the_ranks_it_names():
     that reported no timeout before it lists any (was: a set of every rank of the count built, MemoryError escaping
     attribute). Run in a child process whose address space is 512 MiB above its start, so that the unbounded form
     fails there, not on the host; a count that fits still names its lagging rank."""
-    import subprocess
-    import sys
-    script = (
-        "import resource\n"
+    done = in_512_mib(
         "from triage import Clock, attribute, read_lines\n"
-        "limit = int(open('/proc/self/statm').read().split()[0]) * resource.getpagesize() + (512 << 20)\n"
-        "resource.setrlimit(resource.RLIMIT_AS, (limit, limit))\n"
         "def timeout(r):\n"
         "    return (f'[rank{r}]:[E321 02:07:08.408271257 ProcessGroupNCCL.cpp:607] [Rank {r}] Watchdog caught '\n"
         "            'collective operation timeout: WorkNCCL(SeqNum=1580, OpType=ALLREDUCE, NumelIn=466119168, '\n"
@@ -1447,8 +1447,6 @@ def test_a_communicator_size_no_job_has_costs_no_more_than_the_ranks_it_names():
         "            f'busId 4800{r} - Init COMPLETE' for r in range(4)]\n"
         "    first = attribute(read_lines(comm + [timeout(0), timeout(1), timeout(2)], 'x.log', Clock()))[0]\n"
         "    print(first.rule, first.root.rank)\n")
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120,
-                          cwd=Path(__file__).resolve().parents[2])
     assert done.returncode == 0, done.stderr[-2000:]
     lines = done.stdout.splitlines()
     assert lines[0].split()[0] != "lagging_rank" and lines[1] == "lagging_rank 3", done.stdout
