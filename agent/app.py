@@ -28,8 +28,8 @@ from .gpu.collector import GpuCollector
 from .gpu.nvml import open_backend, pids_on
 from .health import HealthEngine
 from .httpserver import serve
-from .keyspec import dropped
 from .intake import Intake, Supervisor, fabricmanager_source, imex_source, select_sources
+from .keyspec import dropped
 from .metrics import Metrics
 from .pipeline import Pipeline
 from .podlookup import PodLookup

@@ -69,7 +69,8 @@ class CounterGuard:
 
     def reading(self, pci: str) -> bool:
         """May the poller read this device's counters?"""
-        return normalize_pci(pci, True) not in self.disabled and (not self._whole or normalize_pci(pci) not in self._whole)
+        key = normalize_pci(pci, True)  # the function's; its device's is the part before the `.`
+        return key is None or (key not in self.disabled and key.partition(".")[0] not in self._whole)
 
     def note_read(self, pci: str, device: str, start: float, end: float) -> None:
         key = normalize_pci(pci, True)  # a function of its own (the finding's address, kinds.FUNCTION_DEVICES)

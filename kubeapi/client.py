@@ -13,7 +13,6 @@ import logging
 import os
 from typing import Protocol
 
-
 log = logging.getLogger("gpu_npd.kube")
 
 

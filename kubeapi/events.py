@@ -20,8 +20,6 @@ from .retry import describe, refusal
 log = logging.getLogger("gpu_npd.kube")
 
 
-
-
 def iso(ts: float) -> str:
     """RFC 3339 in UTC to the second, as the API's MicroTime-less fields want it."""
     return datetime.fromtimestamp(ts, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
@@ -111,8 +109,8 @@ class EventRecorder:
     def flush(self, api, timeout: float) -> int:
         """Write what is due, within the rate limit; returns API writes made.  Raises on API errors
         (what was not written stays pending: 401 too, the credentials, not the Event), but for an Event the API server
-        refuses (a 4xx but 401 and 429: its namespace being deleted or gone, RBAC): that one is dropped, counted in `dropped['rejected']` and logged, as client-go's recorder
-        drops it, and the next is written.  One thread flushes (`record` may be called from any)."""
+        refuses (a 4xx but 401 and 429: its namespace being deleted or gone, RBAC): that one is dropped, counted in
+        `dropped['rejected']` and logged, as client-go's recorder drops it, and the next is written.  One thread flushes (`record` may be called from any)."""
         writes = 0
         now = self.clock()
         with self._lock:

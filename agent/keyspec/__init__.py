@@ -20,8 +20,8 @@ from __future__ import annotations
 import logging
 import re
 import types
-from dataclasses import MISSING, dataclass, fields, is_dataclass
 from collections.abc import Iterator
+from dataclasses import MISSING, dataclass, fields, is_dataclass
 from typing import Annotated, Any, Literal, Union, get_args, get_origin, get_type_hints
 
 log = logging.getLogger("gpu_npd")
