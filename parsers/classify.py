@@ -532,7 +532,7 @@ class Classifier:
                 newest = self._newest_open(prefix + " ", position)
                 if newest is not None:
                     name, last, inside = newest, self._events[newest], True
-            elif not self._amendable(name, position):  # of the newest finding it may amend
+            elif self._amendable(name, prefix, position) is None:  # of the newest finding it may amend
                 newest = self._newest_made(prefix + " ", position)
                 if newest is not None:
                     name, last = newest, self._events.get(newest)
@@ -550,8 +550,8 @@ class Classifier:
                 self._led.discard(anon)
         if role != "open":  # (the commonest role, none of these four is its)
             if role == "escalate":
-                made = self._made.get(name)
-                if self._amendable(name, position):
+                made = self._amendable(name, prefix, position)
+                if made is not None:
                     if inside:
                         self._events[name] = position
                     self._made[name] = (position, made[1])
@@ -718,10 +718,11 @@ class Classifier:
                     break
         return absorbed, made_by, amends, joined
 
-    def _amendable(self, name: str, position: int) -> bool:
-        """Has the event `name` a finding a line at `position` may still amend (rules.EVENT_AMENDS)?"""
+    def _amendable(self, name: str, prefix: str, position: int) -> tuple[int, Finding] | None:
+        """The event `name`'s finding (`_made`'s entry) where a line at `position` may still amend it
+        (rules.EVENT_AMENDS; `prefix`: the event's name in the tables), else None."""
         made = self._made.get(name)
-        return made is not None and 0 <= position - made[0] <= EVENT_AMENDS[name.split(" ", 1)[0]]
+        return made if made is not None and 0 <= position - made[0] <= EVENT_AMENDS[prefix] else None
 
     def _newest_made(self, prefix: str, position: int) -> str | None:
         """The event named `prefix` + a device whose finding a line at `position` may still amend, the latest amended

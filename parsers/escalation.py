@@ -26,7 +26,6 @@ a finding's fields and its time in, the row that decided and its count out.  The
 from __future__ import annotations
 
 import math
-
 import re
 from collections import OrderedDict
 from dataclasses import dataclass, replace

@@ -118,6 +118,9 @@ XID_LINE = _xid_line()
 # The local end of a GPUDirect-TCPX receiving connection's flow string before its peer ("172.16.0.11<39187><-"), skipped
 # where a row reads the peer (google/nccl-plugin-gpudirecttcpx: "<local><port><-<peer><port>").
 TCPX_FLOW = r"(?:[^<\s]+<\d+><-)?"
+# CephFS's kernel client naming a metadata server's session (fs/ceph/mds_client.c): "ceph: mds0 ", 6.6+'s "ceph: [<fsid>
+# <client id>]: mds0 " (pr_info_client); the MDS rank is the finding's device (the ceph_* rows)
+CEPH_MDS = r"ceph: (?:\[[0-9a-f-]+ \d+\]: )?(?P<device>mds\d+) "
 
 
 # The efa driver's prefix: dev_err's "efa <pci>: " (before its RDMA device is registered) or ibdev_err's "infiniband
@@ -1639,13 +1642,13 @@ RULES: tuple[Rule, ...] = (
     # session lost, hunting for new mon", "osd2 down", "socket closed") are the cluster's and reconnect: no finding.
     # Were: no finding.
     _r("ceph_reconnect_denied", "parallel_fs_error", ["reconnect denied"],
-       r"ceph: (?:\[[0-9a-f-]+ \d+\]: )?(?P<device>mds\d+) (?P<what>reconnect denied)$",
+       CEPH_MDS + r"(?P<what>reconnect denied)$",
        severity="error", event=("ceph", "join")),
     _r("ceph_session_lost", "parallel_fs_error", ["closed our session", "rejected session"],
-       r"ceph: (?:\[[0-9a-f-]+ \d+\]: )?(?P<device>mds\d+) (?P<what>closed our session|rejected session)$",
+       CEPH_MDS + r"(?P<what>closed our session|rejected session)$",
        event=("ceph", "join")),
     _r("ceph_reconnected", "parallel_fs_error", ["reconnect success"],
-       r"ceph: (?:\[[0-9a-f-]+ \d+\]: )?(?P<device>mds\d+) reconnect success$",
+       CEPH_MDS + r"reconnect success$",
        severity="info", action="NONE"),
     # filesystem_error: ext4 errors and the remount read-only they end in, one event per device ("EXT4-fs error
     # (device xvda9): ..", "Aborting journal on device xvda9-8.", "EXT4-fs (xvda9): Remounting filesystem
