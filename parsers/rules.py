@@ -2945,7 +2945,8 @@ def _refine_crash(g: dict, out: dict) -> None:
             break
 
 
-_STORAGE_MODULE_OF = tuple((re.compile("|".join(modules)), fs) for fs, modules in STORAGE_CLIENT_MODULES.items())
+# compiled when the first storage oops needs them, as the rows are (LazyPattern): not at import
+_STORAGE_MODULE_OF = tuple((LazyPattern("|".join(modules)), fs) for fs, modules in STORAGE_CLIENT_MODULES.items())
 
 
 def _refine_storage_oops(g: dict, out: dict) -> None:
