@@ -7,6 +7,7 @@ page's counts come from the same code that checks recall.
 from __future__ import annotations
 
 import collections
+import functools
 import io
 from pathlib import Path
 
@@ -34,15 +35,16 @@ def samples() -> list[dict]:
     return out
 
 
-_FIRST: list = []  # one Scanner whose tables (prefilter, rows) every sample's stream shares, as `gpu-npd parse a b`'s
+@functools.cache
+def _tables() -> Scanner:
+    """One Scanner whose tables (prefilter, rows) every sample's stream shares, as `gpu-npd parse a b`'s."""
+    return Scanner()
 
 
 def scanner() -> Scanner:
     """A scanner of its own stream (Scanner.for_stream: parsing files together equals parsing each alone), the tables
     built once: building the prefilter is ~10 ms, ~10 s over the corpus's samples."""
-    if not _FIRST:
-        _FIRST.append(Scanner())
-    return _FIRST[0].for_stream()
+    return _tables().for_stream()
 
 
 def findings(text: str) -> list:

@@ -178,18 +178,19 @@ def pod_ended(pod: Mapping[str, Any], rank: int | None = None, taints: tuple[str
     when = parse_time((cond or {}).get("lastTransitionTime")) or min(filter(None, finished), default=None) or \
         parse_time(meta.get("deletionTimestamp") or status.get("startTime") or meta.get("creationTimestamp"))
     ns = meta.get("namespace")
+    pod_name, where = (f"{ns}/{name}" if ns else name), file or f"pod/{name}"
     text = f"pod {name} ended by Kubernetes: {reason}" + (f": {message}" if message else "")
     out = []
     finding = fault_in(classifier or Classifier(), message, NODE_FAULT_KINDS) if isinstance(message, str) else None
     if finding is not None:
         e = Evidence.from_finding(finding, host=host, time=when, text=text)
-        out.append(e.with_context(file=file or f"pod/{name}", line=None,
-                                  details={**e.details, "pod": f"{ns}/{name}" if ns else name, "pod_reason": reason}))
+        out.append(e.with_context(file=where, line=None,
+                                  details={**e.details, "pod": pod_name, "pod_reason": reason}))
     return out + [Evidence("job_ended", "error", "unknown", when, host, rank, text=text[:TEXT_MAX],
-                           file=file or f"pod/{name}",
+                           file=where,
                            details={"fact": "k8s_ended", "why": POD_ENDS[key].why, "pod_end": key, "pod_reason": reason,
-                                    "pod": f"{ns}/{name}" if ns else name, **({"taints": ",".join(taints)} if taints
-                                                                               and key.startswith("taint:") else {})})]
+                                    "pod": pod_name,
+                                    **({"taints": ",".join(taints)} if taints and key.startswith("taint:") else {})})]
 
 
 # ---- offline: an inventory file in the job's directory ---------------------------------------------------------
