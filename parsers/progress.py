@@ -292,6 +292,14 @@ RULES: tuple[Rule, ...] = (
     # None before
     Rule("scepter", "iter: [", re.compile(r"Stage \[(?P<phase>\w+)\] iter: \[(?P<step>\d+)/\d+\],(?:.*?\btime: (?P<time>"
                                           + _NUM[1:-1] + r")\()?")),
+    # NeMo Automodel (its LLM / VLM fine-tune and pretrain recipes, nemo_automodel/recipes/*/train_ft.py): `2026-08-10
+    # 15:55:20 | INFO | root | step 9 | epoch 0 | loss 0.6974 | grad_norm 1.5436 | lr 1.00e-05 | mem 24.90 GiB | tps
+    # 11278.56(1409.82/gpu) | num_label_tokens 21541` (the optimizer step, main rank only; its first era `... | grad_norm
+    # ... | mem: ... GiB | tps ...`), its validation `[val] step 100 | epoch 0 | loss ... | lr ... | num_label_tokens ...`
+    # (evaluation, said when done); no step time on the line.  None before: an Automodel job was never tracked
+    # (keyed on `| loss `; the pattern opens with its literal, the `[val] ` before it looked behind)
+    Rule("automodel", "| loss ", re.compile(r"step (?:(?<=\[(?P<phase>val)\] step )|(?<!\wstep ))(?P<step>\d+) \| epoch \d+ \| "
+                                            r"loss ")),
 )
 # a progress line (a tqdm bar's description, torchtitan's `validate step:`) that says it is not training:
 # evaluation, which is a pause, not training progress

@@ -154,6 +154,9 @@ PODS = Path(__file__).parents[1] / "fixtures" / "pods" / "var" / "log" / "pods"
     ("mmf_870.log", "mmf", [1100, 1200, 1300], 1 / 0.76),
     ("mmf_776.log", "mmf", [10400, 10500, 10600], 1 / 1.96),
     ("scepter_48.log", "scepter", [10, 10, 10], 1.4696),
+    # (h210) NeMo Automodel's step line (`2026-08-10 15:55:20 | INFO | root | step 9 | epoch 0 | loss 0.6974 | grad_norm
+    # ... | tps 11278.56(1409.82/gpu) | num_label_tokens 21541`): None before, so an Automodel job was never tracked
+    ("automodel_3473.log", "automodel", list(range(9, 16)), None),
 ])
 def test_each_trainers_real_lines_give_their_steps_and_step_time(name, trainer, steps, seconds):
     found = [p for p in map(recognise, lines(name)) if p is not None and p.moved]
@@ -163,6 +166,20 @@ def test_each_trainers_real_lines_give_their_steps_and_step_time(name, trainer, 
         assert all(p.seconds is None for p in found)
     else:
         assert found[0].seconds == pytest.approx(seconds)
+
+
+def test_automodels_validation_line_is_evaluation_and_its_first_era_a_step():
+    """NeMo Automodel's validation line and its first era's step line: CONSTRUCTED from its recipe's format strings
+    (nemo_automodel/recipes/llm/train_ft.py, `log_val_metrics`: "[val] step {} | epoch {} | loss {:.4f} | lr {:.2e} |
+    num_label_tokens {}"; its first `logging.info("step {} | epoch {} | loss {:.4f} | grad_norm {:.4f} | mem: {:.2f} GiB
+    | tps {:.2f}")`), no real line of either found in a public thread."""
+    val = recognise("2026-08-10 15:58:02 | INFO | root | [val] step 100 | epoch 0 | loss 0.6011 | lr 1.00e-05 | "
+                    "num_label_tokens 52210")
+    assert val == Progress(None, trainer="automodel", pause="evaluation", moved=False)
+    first = recognise("step 3 | epoch 0 | loss 1.2034 | grad_norm 0.5123 | mem: 12.31 GiB | tps 10354.12")
+    assert first is not None and first.step == 3 and first.moved and first.trainer == "automodel"
+    # its numbers, not its words: a script's own `step 3 | epoch 0 | acc 0.9` names no loss
+    assert recognise("step 3 | epoch 0 | acc 0.9") is None
 
 
 def test_mmf_and_scepter_validation_stages_are_evaluation():
