@@ -136,7 +136,9 @@ def build(cfg: Config, clock: Callable[[], float] = time.time, out=None, boot: B
     writers = [w for w in (_pod_fault_writer(cfg, kube, metrics), _straggler_events(cfg, kube, metrics, pods, gpu))
                if w is not None]  # sinks with writer threads of their own
     sinks = [workloads, metrics, StdoutSink(cfg.node_name, out)] + ([kube] if kube is not None else []) + writers
-    progress = ProgressTracker(metrics, cfg.workload_hang, clock,
+    # the tracker measures silences only (never a time of day): on the wall clock an NTP step or a VM's clock set
+    # forward past the allowance read as every tracked pod silent that long at once (a burst of false hang Events)
+    progress = ProgressTracker(metrics, cfg.workload_hang, time.monotonic if clock is time.time else clock,
                                alive=functools.partial(running_pods, cfg.proc_root))
     devices = _pod_devices(cfg, kube, metrics, pods, gpu, progress)
     if devices is not None:

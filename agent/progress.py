@@ -71,7 +71,7 @@ class _Pod:
 class ProgressTracker:
     """observe() and tick() return the Pod Events they decide (the pipeline hands them to the sinks)."""
 
-    def __init__(self, metrics, cfg: HangSettings = HangSettings(), clock: Callable[[], float] = time.time,
+    def __init__(self, metrics, cfg: HangSettings = HangSettings(), clock: Callable[[], float] = time.monotonic,
                  alive: Callable[[], set[str] | None] = lambda: None,
                  devices: Callable[[PodRef], Owned | None] = lambda ref: None):
         self.metrics, self.cfg, self.clock = metrics, cfg, clock

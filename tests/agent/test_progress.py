@@ -4,6 +4,7 @@ nothing.  Fixtures: tests/fixtures/progress/ (real lines, sources.md)."""
 
 from __future__ import annotations
 
+import io
 import re
 import shutil
 import time
@@ -1220,6 +1221,28 @@ def _stop_stepping(a, api, write) -> dict:
     assert ev["involvedObject"]["name"] == "llama-70b-worker-3" and ev["type"] == "Warning"
     assert "No training progress" in ev["message"] and "step 30" in ev["message"]
     return ev
+
+
+def test_the_agents_tracker_measures_silences_on_a_monotonic_clock(tmp_path):
+    """A wall-clock step forward (NTP stepping a node's clock, a VM's clock set after a pause) is no silence.  The
+    agent's tracker ran on the wall clock (build()'s time.time), so a step of 20 minutes read every tracked pod as silent
+    that long at once: one false WorkloadHangSuspected per training pod of the node, shown here on a tracker given a
+    wall clock.  The agent's tracker now measures on time.monotonic; a clock handed to build() (a test's) is still the
+    tracker's."""
+    from agent.app import build
+    events: list = []
+    wall = Clock(1_900_000_000.0)
+    t = tracker(wall, events, k=10, floor_seconds=300)
+    for step in range(5):
+        wall.t += 2
+        t.observe(REF, [Mark(wall.t, Progress(step, 2.0, "nanogpt"))])
+    wall.t += 1200  # the wall clock stepped 20 minutes forward; 0 s passed
+    t.tick()
+    assert [e[0] for e in events] == [HANG_REASON]  # what a wall clock does
+    cfg = load(env={}, flags={"kmsg": "", "journald": False, "fallback_log_files": [], "state_dir": str(tmp_path),
+                              "nvml": "off", "pod_logs_root": ""})
+    assert build(cfg, out=io.StringIO()).pipeline.progress.clock is time.monotonic
+    assert build(cfg, clock=lambda: 5.0, out=io.StringIO()).pipeline.progress.clock() == 5.0
 
 
 def test_agent_process_suspects_a_pod_that_stops_and_clears_when_it_resumes(tmp_path):
