@@ -297,9 +297,12 @@ RULES: tuple[Rule, ...] = (
     # 11278.56(1409.82/gpu) | num_label_tokens 21541` (the optimizer step, main rank only; its first era `... | grad_norm
     # ... | mem: ... GiB | tps ...`), its validation `[val] step 100 | epoch 0 | loss ... | lr ... | num_label_tokens ...`
     # (evaluation, said when done); no step time on the line.  None before: an Automodel job was never tracked
-    # (keyed on `| loss `; the pattern opens with its literal, the `[val] ` before it looked behind)
+    # Its EAGLE draft-model recipe (train_eagle1): `... | nemo_automodel.recipes.llm.train_eagle1 | epoch=0 step=1660
+    # loss=2.5443 acc=0.3211 lr=2.01271e-05 grad_norm=0.1367 ...` (NVIDIA-NeMo/Automodel #3173)
+    # (keyed on `| loss ` and `step=`; the pattern opens with its literal, the `[val] ` before it looked behind)
     Rule("automodel", "| loss ", re.compile(r"step (?:(?<=\[(?P<phase>val)\] step )|(?<!\wstep ))(?P<step>\d+) \| epoch \d+ \| "
                                             r"loss ")),
+    Rule("automodel", "step=", re.compile(r"epoch=(?<!\wepoch=)\d+ step=(?P<step>\d+) loss=")),
 )
 # a progress line (a tqdm bar's description, torchtitan's `validate step:`) that says it is not training:
 # evaluation, which is a pause, not training progress

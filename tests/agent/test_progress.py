@@ -158,6 +158,7 @@ PODS = Path(__file__).parents[1] / "fixtures" / "pods" / "var" / "log" / "pods"
     # (h210) NeMo Automodel's step line (`2026-08-10 15:55:20 | INFO | root | step 9 | epoch 0 | loss 0.6974 | grad_norm
     # ... | tps 11278.56(1409.82/gpu) | num_label_tokens 21541`): None before, so an Automodel job was never tracked
     ("automodel_3473.log", "automodel", list(range(9, 16)), None),
+    ("automodel_eagle_3173.log", "automodel", list(range(1660, 1721, 10)), None),  # `epoch=0 step=1660 loss=2.5443 ...`
 ])
 def test_each_trainers_real_lines_give_their_steps_and_step_time(name, trainer, steps, seconds):
     found = [p for p in map(recognise, lines(name)) if p is not None and p.moved]
