@@ -1048,10 +1048,14 @@ def consequences(job: Job, v: Verdict) -> str:
         parts.append(_timed_out(job, timeouts))
     elif any(e.kind == "nccl_timeout" for e in job.failures):
         parts.append("NCCL watchdog timeouts")
-    told = sorted({e.rank for e in job.failures if e.kind == "barrier_timeout" and e.rank is not None
-                   and not e.details.get("lagging") and not e.details.get("barrier")})
-    if told:  # monitored_barrier's other ranks: rank 0 did not let them pass
-        parts.append(f"{_ranks(told)} reached the monitored barrier and were failed with rank 0")
+    told_ev = [e for e in job.failures if e.kind == "barrier_timeout" and e.rank is not None
+               and not e.details.get("lagging") and not e.details.get("barrier")]
+    told = sorted({e.rank for e in told_ev})
+    if told:  # monitored_barrier's other ranks: the rank they waited on (rank 0) did not let them pass
+        by = sorted({e.details["from_rank"] for e in told_ev if e.details.get("from_rank")})
+        # the rank the lines name (PyTorch's "from rank 0"); SGLang's wrapper of it names none
+        parts.append(f"{_ranks(told)} reached the monitored barrier and were failed "
+                     + (f"with rank {', '.join(by)}" if by else "while another rank did not reach it"))
     waited = sorted({e.rank for e in job.failures if e.kind == "barrier_timeout" and e.rank is not None
                      and e.details.get("barrier") and not e.details.get("lagging")})
     if waited:  # JAX's tasks that reached the coordination service's barrier and timed out there

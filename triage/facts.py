@@ -391,6 +391,14 @@ FACTS: tuple[Fact, ...] = (
     _f("barrier_told", "barrier_timeout", ["successfully reached monitoredBarrier"],
        r"Rank (?P<rank>\d+) successfully reached monitoredBarrier, but received errors while waiting for send/recv "
        r"from rank (?P<from_rank>\d+)"),
+    # SGLang's ModelRunner.load_model (python/sglang/srt/model_executor/model_runner.py, 0.4+) waits for the TP group
+    # at a monitored_barrier(wait_all_ranks=True) after loading its weights and turns the barrier's RuntimeError into
+    # its own: "ValueError: TP rank 1 could finish the model loading, but there are other ranks that didn't finish
+    # loading. It is likely due to unexpected failures (e.g., OOM) or a slow node." (kvcache-ai/ktransformers #1666):
+    # the rank that wrote it loaded and waited, as barrier_told's did; the rank that failed is another (was: no
+    # failure, or an exception blamed on the rank that waited)
+    _f("load_barrier_told", "barrier_timeout", ["could finish the model loading"],
+       r"TP rank (?P<rank>\d+) could finish the model loading, but there are other ranks that didn't finish loading"),
     # PyTorch's desync report (TORCH_NCCL_DESYNC_DEBUG=1, torch/csrc/distributed/c10d/TraceUtils.h), which the rank whose
     # collective timed out prints from every rank's collective starts and ends in the store: "- To our best knowledge,
     # the lagging/dead/mismatched ranks that caused the desync are:", then the ranks at the job's earliest collective,

@@ -1060,10 +1060,14 @@ INCIDENT_LOGS = Path(__file__).resolve().parents[1] / "fixtures" / "incidents"
     ("llamafactory-6000-barrier", 6, None),
     # REAL: sgl-project/sglang #5602: only the ranks rank 0 failed (its own log not shown): no culprit named
     ("sglang-5602-barrier", None, "2 ranks (3,6) reached the monitored barrier"),
+    # REAL: kvcache-ai/ktransformers #1666: SGLang's load_model turns its post-load monitored_barrier's failure into
+    # "ValueError: TP rank 1 could finish the model loading, but there are other ranks that didn't finish loading"
+    ("ktransformers-1666-sglang-load-barrier", None, "rank 1 reached the monitored barrier"),
 ])
 def test_monitored_barrier_names_the_rank_that_never_reached_it(incident, rank, told):
     """PyTorch's monitored_barrier: rank 0's "Rank(s) N failed to pass monitoredBarrier" names the lagging rank; the
-    other ranks' "Please check rank 0 logs for faulty rank" is a consequence (before: "No failure found")."""
+    other ranks' "Please check rank 0 logs for faulty rank", and SGLang's "TP rank N could finish the model loading, but
+    there are other ranks that didn't finish loading" wrapping it, are consequences (before: "No failure found")."""
     ev = [e for f in sorted((INCIDENT_LOGS / incident / "logs").iterdir())
           for e in read_lines(f.read_text().splitlines(), f.name, Clock())]
     assert any(e.kind == "barrier_timeout" for e in ev)
@@ -1072,6 +1076,24 @@ def test_monitored_barrier_names_the_rank_that_never_reached_it(incident, rank, 
     assert incident_.rule == ("lagging_rank" if rank is not None else "undetermined")
     if told:
         assert told in incident_.consequences
+
+
+def test_sglang_load_barrier_exception_is_the_waiting_ranks_consequence():
+    """TP2's real traceback of kvcache-ai/ktransformers #1666 (its last line cut in the source) completed with the
+    exception SGLang raises there, CONSTRUCTED from python/sglang/srt/model_executor/model_runner.py's f-string for TP
+    rank 2: the rank loaded its weights and waited at the barrier for another, a consequence (was: an application
+    exception, rank 2 the root)."""
+    lines = (INCIDENT_LOGS / "ktransformers-1666-sglang-load-barrier" / "logs" / "chunk-2.log").read_text().splitlines()
+    lines = lines[lines.index("[2025-12-04 07:44:24 TP2] Scheduler hit an exception: Traceback (most recent call last):"):]
+    lines.append("ValueError: TP rank 2 could finish the model loading, but there are other ranks that didn't finish "
+                 "loading. It is likely due to unexpected failures (e.g., OOM) or a slow node.")
+    clock = Clock()
+    ev = clock.align(read_lines(lines, "server.log", clock))
+    assert [(e.kind, e.rank) for e in ev if e.kind == "barrier_timeout"] == [("barrier_timeout", 2)]
+    (incident,) = attribute(ev)
+    assert (incident.category, incident.rule, incident.root.rank) == ("undetermined", "undetermined", None)
+    assert "rank 2 reached the monitored barrier and were failed while another rank did not reach it" in \
+        incident.consequences  # no rank 0 named: SGLang's words name none (was: "with rank 0")
 
 
 @pytest.mark.parametrize("incident,lagging,barrier", [
