@@ -79,6 +79,8 @@ NODE_FAULT_KINDS = frozenset(k.name for k in KIND_TABLE
 JOB_SEEN_NODE_FAULTS = frozenset({"driver_unusable"})
 # Symptoms: what a failure elsewhere makes a healthy rank print
 SYMPTOM_KINDS = frozenset(k.name for k in _ROWS if k.consequence)
+# Kinds a job's first failure of which says a member cannot continue (the rows' `restarts`: cluster/recovery.py)
+RESTART_KINDS = frozenset(k.name for k in _ROWS if k.restarts)
 # a rank's own watchdog report of a collective that timed out (the consequences' "N ranks timed out"); the flight
 # recorder's dump lines (nccl_dump) are not: a rank told to dump may never have timed out itself
 TIMEOUT_KINDS = ("nccl_timeout", "nccl_progress")
