@@ -20,18 +20,20 @@ from typing import Callable
 
 from kubeapi.ratelimit import TokenBucket
 from triage import Incident
+from triage.attribute import RESTART_KINDS
 from triage.facts import POD_ENDS
 
 OPT_IN = "gpu-npd.io/cascading-recovery"
 MODES = ("off", "observe", "enforce")
 # Verdicts that say a member cannot continue: rule -> root kinds (None: any).  A node fault (a GPU fallen off the
-# bus, an uncorrectable ECC error, a link down), a rank that died of a fatal CUDA / NCCL error or of a signal, a
+# bus, an uncorrectable ECC error, a link down), a first failure of a kind whose row says so (`restarts`: a CUDA /
+# NCCL error, an Xid, an exception, a store barrier that timed out with ranks missing), a rank that died of a signal, a
 # rank the NCCL watchdog numbers single out as hung; a member Kubernetes ended for its node's sake (node pressure, node
 # lost or shut down, a fault or unreachable taint, a device plugin refusing its GPUs: triage.facts POD_ENDS restart),
 # never one a scheduler preempted or an operator drained (their controllers requeue the job).
 FATAL: dict[str, frozenset[str] | None] = {
     "node_fault": None,
-    "first_failure": frozenset({"cuda_error", "nccl_error", "xid", "exception"}),
+    "first_failure": RESTART_KINDS,
     "first_rank_death": frozenset({"rank_exit"}),
     "lagging_rank": None,
 }

@@ -727,9 +727,9 @@ class Classifier:
     def _newest_made(self, prefix: str, position: int) -> str | None:
         """The event named `prefix` + a device whose finding a line at `position` may still amend, the latest amended
         or extended (a line of an event kept per device naming none of its own, rules.EVENT_PER_FINDING_DEVICE)."""
-        window, best, best_at = EVENT_AMENDS[prefix[:-1]], None, -1
+        best, best_at = None, -1
         for key, (at, _) in self._made.items():
-            if at > best_at and key.startswith(prefix) and 0 <= position - at <= window:
+            if at > best_at and key.startswith(prefix) and self._amendable(key, prefix[:-1], position) is not None:
                 best, best_at = key, at
         return best
 

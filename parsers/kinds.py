@@ -113,6 +113,9 @@ class Kind:
     consequence: bool = False  # what a failure elsewhere makes a healthy rank print: never a job's root
     peer: bool = False  # names the remote peer whose failure it saw (the peer's address)
     fails_job: bool = False  # a failure of the job whatever the severity its rule gives (a warning for the node)
+    # a job's first failure of this kind says a member cannot continue: cascading recovery restarts an opted-in gang
+    # (cluster/recovery.py FATAL)
+    restarts: bool = False
     clears: Clears | None = None  # a lifecycle kind: what a finding of it ends
     # a link-state kind (details' `state`): the states that are a fault (up clears; unused is no fault)
     fault_states: tuple[str, ...] = ()
@@ -217,7 +220,7 @@ TABLE: tuple[Kind, ...] = (
        category="by_attribution", node_attribution="hardware",  # application Xids raise no node condition alone
        # NVIDIA's guidance for 13/31: the same application Xid on one GPU from different processes points at the GPU
        repeated=Repeated("GPUDegraded", "<reason>Repeated", {"attribution": "application"}, ("pci", "xid"), 3, 3600.0,
-                         settings="app_xid")),
+                         settings="app_xid"), restarts=True),
     Kind("sxid", "SXid", "nvswitch", "error", "fabric", "INVESTIGATE", "SXid<code>", (
         Raise("NVLinkUnhealthy", "reset", {"severity": "fatal"}),
     ), doc="an NVSwitch SXid (kernel or Fabric Manager log), fatal or not from the SXid tables", category="fabric"),
@@ -260,10 +263,10 @@ TABLE: tuple[Kind, ...] = (
          consequence=True, peer=True),
     Kind("nccl_error", "NCCL error", None, "error", "unknown", "INVESTIGATE", "NCCLError", workload=True,
          doc="an NCCL call failed (system, internal, CUDA, usage errors)", category="by_attribution",
-         consequence=True),
+         consequence=True, restarts=True),
     Kind("cuda_error", "CUDA error", None, "error", "unknown", "INVESTIGATE", "CUDAError", workload=True,
          doc="a CUDA runtime error a job printed (reason refined by the error: CUDAIllegalAddress, ...)",
-         category="by_attribution"),
+         category="by_attribution", restarts=True),
     Kind("cuda_oom", "CUDA out of memory", None, "error", "application", "RESTART_APP", "CUDAOutOfMemory",
          workload=True, never_the_node="the application ran out of GPU memory (not a node fault)",
          doc="the job ran out of GPU memory: its own doing, never the node's",

@@ -79,6 +79,8 @@ NODE_FAULT_KINDS = frozenset(k.name for k in KIND_TABLE
 JOB_SEEN_NODE_FAULTS = frozenset({"driver_unusable"})
 # Symptoms: what a failure elsewhere makes a healthy rank print
 SYMPTOM_KINDS = frozenset(k.name for k in _ROWS if k.consequence)
+# Kinds a job's first failure of which says a member cannot continue (the rows' `restarts`: cluster/recovery.py)
+RESTART_KINDS = frozenset(k.name for k in _ROWS if k.restarts)
 # a rank's own watchdog report of a collective that timed out (the consequences' "N ranks timed out"); the flight
 # recorder's dump lines (nccl_dump) are not: a rank told to dump may never have timed out itself
 TIMEOUT_KINDS = ("nccl_timeout", "nccl_progress")
@@ -689,11 +691,11 @@ def _store_counts(job: Job, first: Evidence, death: Evidence | None) -> Verdict:
     # the ranks 0 .. expected - 1 no line names, where every rank seen is one of those and the rest are exactly the
     # `missing` ones, few enough to list (MAX_ABSENT_NAMED): counted before any is listed
     seen = job.seen_ranks
-    named = missing <= MAX_ABSENT_NAMED and expected - len(seen) == missing and all(r < expected for r in seen)
+    # (named: `absent` is exactly the `missing` ranks, at least one)
+    named = missing <= MAX_ABSENT_NAMED and expected - len(seen) == missing and all(0 <= r < expected for r in seen)
     absent = [r for r in range(expected) if r not in seen] if named else []
-    which = f"{_ranks(absent)}, of which the logs hold no line" if absent and len(absent) == missing else \
-        "which, the logs do not say"
-    rank = absent[0] if len(absent) == 1 == missing else None
+    which = f"{_ranks(absent)}, of which the logs hold no line" if absent else "which, the logs do not say"
+    rank = absent[0] if len(absent) == 1 else None
     they = "the one that never joined is the suspect" if missing == 1 else \
         f"the {missing} that never joined are the suspects"
     return Verdict("infrastructure", None, "first_failure",

@@ -19,20 +19,21 @@ from parsers.kinds import TAINT_PREFIX
 @dataclass(frozen=True, slots=True)
 class JobKind:
     """A kind triage adds to parsers.KINDS, with the kind table's triage fields (parsers/kinds.py `Kind`:
-    `category`, `consequence`) and two of its own."""
+    `category`, `consequence`, `restarts`) and two of its own."""
     name: str
     doc: str
     category: str | None = None  # one of parsers.kinds.CATEGORIES; None: never a root by its kind alone
     consequence: bool = False  # what a failure elsewhere makes a healthy rank print
     aftermath: bool = False  # after the job already failed, its end, not its cause (a scheduler, a launcher)
     context: bool = False  # maps ranks and addresses to hosts; never evidence of its own
+    restarts: bool = False  # parsers/kinds.py `Kind.restarts`: a first failure of it, cascading recovery's to restart
 
 
 # Kinds triage adds to parsers.KINDS.  Add kinds, never rename them.
 JOB_TABLE: tuple[JobKind, ...] = (
     JobKind("rank_exit", "a rank's process ended with an exit code or a signal", aftermath=True),
     JobKind("exception", "a rank raised an exception that is not itself a consequence of another rank's failure",
-            "application"),
+            "application", restarts=True),
     JobKind("nccl_progress", "PyTorch's watchdog: the collective it timed out at and the last enqueued / completed "
             "work", consequence=True),
     JobKind("nccl_dump", "PyTorch's flight recorder: a collective timed out (on this rank or another) and this rank "
@@ -41,7 +42,10 @@ JOB_TABLE: tuple[JobKind, ...] = (
             "GPU)", consequence=True),
     JobKind("job_ended", "the scheduler ended the job or a step (cancelled, time limit, preempted, node failure, "
             "evicted)", "infrastructure", aftermath=True),
-    JobKind("store_error", "the rendezvous / TCPStore connection failed", "infrastructure", consequence=True),
+    # a consequence, but for a store's count of ranks apart, the job's cause (attribute.STORE_COUNTS): its gang cannot
+    # form (facebookresearch/metaseq #52: such jobs "continue to stay alive")
+    JobKind("store_error", "the rendezvous / TCPStore connection failed", "infrastructure", consequence=True,
+            restarts=True),
     JobKind("storage_error", "a file system refused a write (no space left, I/O error)", "infrastructure"),
     JobKind("disk_pressure", "a node's local disk the job's runtime spills to is nearly full (Ray's raylet: object "
             "creation will fail if spilling is required): a warning, no failure; it explains a later object store "

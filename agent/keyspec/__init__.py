@@ -9,7 +9,8 @@ The few lax readings it allows are those of the environment and of YAML written 
 which this replaced: no library is loaded for the agent's one conversion at start-up, issue 24):
 
 - a number written as text, as JSON writes numbers ("5", "-0.5", "1e3"; "nan", "inf", "infinity" as floats, which
-  bounds then refuse), for an int or a float: GPU_NPD_<KEY>=5;
+  bounds then refuse, and a float declared without bounds too: a saved NaN or Infinity, which Python's json reads, is
+  no number), for an int or a float: GPU_NPD_<KEY>=5;
 - a float with no fraction (up to 2**53) for an int: `max_problems: 4096.0`;
 - "true", "false", "1", "0" (any case) and 1, 0 for a bool: GPU_NPD_<BLOCK>__ENABLED=1 as GPU_NPD_<KEY>=1 works;
 - "null" (any case) for `X | None`.
@@ -18,6 +19,7 @@ which this replaced: no library is loaded for the agent's one conversion at star
 from __future__ import annotations
 
 import logging
+import math
 import re
 import types
 from collections.abc import Iterator
@@ -119,6 +121,8 @@ def _number(value: Any, kind: type, path: str, meta: Meta | None) -> Any:
                 bound, op = (bound + 1, ">=") if op == ">" else (bound - 1, "<=")
             if bound is not None and not _holds(value, op, bound):
                 raise Invalid(path, f"expected {_noun(kind)} {op} {_shown(bound, kind)}", given)
+    if kind is float and not math.isfinite(value):  # (a key's bounds said theirs above; a saved number has none)
+        raise Invalid(path, "expected a finite number", given)
     return value
 
 

@@ -237,6 +237,21 @@ def test_problems_are_bounded(clock):
     assert len(engine.problems) == 10
 
 
+def test_a_saved_problem_whose_time_is_nan_or_infinity_is_dropped_alone(engine, clock):
+    """A state file's NaN or Infinity (Python's json reads both) in a problem's time: that problem is dropped with
+    its one-line fault, the rest restored (was: restored, and a NaN last_seen never expires)."""
+    import json
+    engine.observe(parse_line(XID79))
+    engine.observe(parse_line(XID79.replace("5d:00", "5e:00")))
+    state = json.loads(json.dumps(engine.to_state()))
+    assert len(state["problems"]) == 2
+    state["problems"][0]["last_seen"] = float("nan")
+    again = HealthEngine(engine.cfg, clock)
+    faults = again.restore(json.loads(json.dumps(state)))
+    assert faults == ["problems[0].last_seen: expected a finite number"]
+    assert [p.id for p in again.problems.values()] == [state["problems"][1]["id"]]
+
+
 def test_restore_brings_back_conditions_without_flap(engine, clock):
     engine.observe(parse_line(XID79))
     state = engine.to_state()

@@ -64,6 +64,18 @@ def test_each_entry_of_a_saved_section_is_read_alone():
     assert list(each([], dict[str, str], "m", faults)) == [] and faults[-1] == "m: expected a mapping"
 
 
+def test_a_saved_nan_or_infinity_is_dropped_alone_with_its_fault():
+    """Python's json reads NaN, Infinity and -Infinity: in a saved number (a restore's float, no bounds declared) each
+    is dropped alone with its fault, the rest kept (was: restored, a problem whose last_seen is NaN never expiring
+    and never evicted first). A configuration key's bounds still say theirs (test_errors_say_where_what_and_the_value)."""
+    import json
+    saved = json.loads('{"a": [NaN, 1], "b": [1, Infinity], "c": [-Infinity, 2], "d": [1, 2], "e": ["nan", 2]}')
+    faults: list[str] = []
+    assert list(each(saved, dict[str, tuple[float, float]], "s", faults)) == [("d", (1.0, 2.0))]
+    assert faults == ["s.a[0]: expected a finite number", "s.b[1]: expected a finite number",
+                      "s.c[0]: expected a finite number", "s.e[0]: expected a finite number"]
+
+
 @pytest.mark.parametrize("value, kind, expected", [
     ("5", int, 5), ("-0", int, 0), ("5.0", int, 5), ("1e3", int, 1000), (4096.0, int, 4096),  # numbers as text
     ("5", float, 5.0), ("-0.5", float, -0.5), ("1E3", float, 1000.0), (7, float, 7.0),

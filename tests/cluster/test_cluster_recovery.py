@@ -29,6 +29,21 @@ def hardware_incident():
     return attribute([xid, *timeouts])[0]
 
 
+def test_a_store_barrier_that_timed_out_with_ranks_missing_is_fatal_and_the_other_first_failures_still_are():
+    """REAL (facebookresearch/metaseq #52, https://github.com/facebookresearch/metaseq/issues/52, verbatim): 1792 of
+    2048 ranks joined the store barrier; the issue says such jobs "continue to stay alive" and asks for them to be
+    ended. The verdict (store_error, the job's cause) says the gang cannot form: a member cannot continue, and an
+    opted-in job is restarted (was: no decision, the job left alive). The kinds come from the kind tables."""
+    from triage import Clock, read_lines
+    from cluster.recovery import FATAL
+    line = ("RuntimeError: Timed out initializing process group in store based barrier on rank: 4330, for key: "
+            "store_based_barrier_key:522 (world_size=2048, worker_count=1792, timeout=0:30:00)")
+    (incident,) = attribute(read_lines([line], "x.log", Clock()))
+    assert (incident.rule, incident.root.kind) == ("first_failure", "store_error")
+    assert fatal(incident)
+    assert {"cuda_error", "nccl_error", "xid", "exception", "store_error"} == FATAL["first_failure"]
+
+
 def test_a_fatal_verdict_triggers_and_the_budget_stops_the_fourth_restart_within_the_hour():
     now = [1000.0]
     r = Recovery(Policy(mode="enforce", budget=3, window=3600, per_minute=100), clock=lambda: now[0])

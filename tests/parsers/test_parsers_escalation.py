@@ -110,6 +110,28 @@ def test_state_survives_a_restart():
     assert again.restore([]) == 1 and again.restore(None) == 0
 
 
+def test_saved_bursts_are_restored_each_alone_through_json():
+    """The bursts path of restore, through the state file's JSON (which reads NaN and Infinity): a GPU's saved bursts
+    and a unit's (a key of three) count again after a restart; in one GPU's list a burst not of its type (NaN,
+    Infinity, text, one time) is dropped alone and counted, its good bursts kept; an entry whose key is not of its
+    type is dropped whole, the next entry read."""
+    import json
+    gpu = "0000:05:00"
+    saved = json.loads('{"bursts": ['
+                       f'[[79, "{gpu}"], [[NaN, 1], [0, 1], [Infinity, 2], ["x", 3], [5], [3600, 3601], [7200, 7201],'
+                       ' [10800.0, 10801.0]]], '
+                       '[["79", "g"], [[0, 1]]], '
+                       '[[13, "0000:41:00", "1/0"], [[0.5, 0.5]]]]}')
+    esc = Escalations()
+    assert esc.restore(saved) == 5  # four bad bursts, one bad key
+    assert esc.see(79, "fatal", gpu, XID79, 4 * HOUR).rule.name == "fatal_xid_recurring"  # the four kept and this one
+    again = Escalations()
+    again.restore(json.loads(json.dumps(esc.to_state())))
+    assert sorted(again._bursts) == [(13, "0000:41:00", "1/0"), (79, gpu)] and len(again._bursts[(79, gpu)]) == 5
+    # the unit's saved burst and this one, an hour later on the same GPC/TPC: two bursts on one unit
+    assert again.see(13, "warning", "0000:41:00", RELION[1], HOUR).rule.name == "xid13_same_unit"
+
+
 # ---- through the agent's record path ----------------------------------------------------------------------
 
 def make(tmp: Path):

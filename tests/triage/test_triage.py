@@ -905,6 +905,19 @@ def test_the_one_rank_that_never_joined_is_named_where_the_logs_name_every_other
         incident.reason and "(rank 3, of which the logs hold no line)" in incident.reason, incident.reason
 
 
+def test_the_ranks_that_never_joined_are_listed_where_the_logs_name_every_other_and_none_is_the_root():
+    """(constructed from metaseq #52's wording) ranks 0 and 1 of 4 waited, 2 of 4 joined: ranks 2 and 3, of which no
+    line speaks, are listed, and neither is the root (two suspects, no one rank); a line of a rank past the group's
+    size (rank 4) leaves them unnamed, as the logs then do not say which."""
+    lines = [f"[rank{r}]: " + BARRIER.format(r, "store_based_barrier_key:1", 4, 2, "0:30:00") for r in range(2)]
+    (incident,) = attribute(read_lines(lines, "x.log", Clock()))
+    assert (incident.category, incident.root.kind, incident.root.rank) == ("infrastructure", "store_error", None)
+    assert "(2 ranks (2,3), of which the logs hold no line)" in incident.reason, incident.reason
+    lines.append("[rank4]: " + BARRIER.format(4, "store_based_barrier_key:1", 4, 2, "0:30:00"))
+    (incident,) = attribute(read_lines(lines, "x.log", Clock()))
+    assert incident.root.rank is None and "(which, the logs do not say)" in incident.reason, incident.reason
+
+
 def in_512_mib(script: str):
     """`script` run by this Python in a child whose address space is 512 MiB above its start: a form that builds
     what a hostile count asks for fails there (MemoryError), not on the host."""
