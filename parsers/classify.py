@@ -108,10 +108,12 @@ def _dispatch_tables(rules: tuple[Rule, ...]) -> tuple[KeywordScan, dict[str, fr
       passed over without its regex (xid_fallen's "): 79" on any other Xid's line): a failed search costs ten times
       a substring test."""
     words = sorted({k for r in rules for k in r.keywords}, key=len, reverse=True)
-    by_keyword: dict[str, set[int]] = {}  # keyword -> the rows holding it (one pass over the table)
+    # keyword -> the rows holding it, in table order (one pass over the table): tuples, not sets, kept for the
+    # process's life by every Dispatch (a set of one or two rows is ~200 bytes, its tuple ~50: ~80 KiB a Dispatch)
+    by_keyword: dict[str, tuple[int, ...]] = {}
     for i, r in enumerate(rules):
-        for k in r.keywords:
-            by_keyword.setdefault(k, set()).add(i)
+        for k in dict.fromkeys(r.keywords):
+            by_keyword[k] = by_keyword.get(k, ()) + (i,)
     # each derived when first asked for (a process start derives none; a big log, the few its lines reach)
     rows = _Derived(lambda w: frozenset().union(*(ids for k, ids in by_keyword.items() if k in w)))
     before = _Derived(lambda i: (

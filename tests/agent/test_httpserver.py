@@ -347,3 +347,21 @@ def test_an_ipv6_pod_ip_is_served(tmp_path):
         assert urllib.request.urlopen(f"http://[::1]:{port}/livez", timeout=5).status == 200
     finally:
         srv.shutdown()
+
+
+def test_a_host_name_is_resolved_and_one_that_is_not_ascii_named():
+    """The host is asked of getaddrinfo as bytes when ASCII (no idna codec at an idle agent's start: issue 24): a
+    name still resolves, and a name that is not ASCII (asked as str, through the idna codec) that does not resolve
+    is one error naming the address, as any other."""
+    srv = httpserver.serve("localhost", 0, CollectorRegistry(), lambda: (True, "ok"))
+    try:
+        host, port = srv.server_address[:2]  # localhost's first address: 127.0.0.1 or ::1
+        url = f"http://{f'[{host}]' if ':' in host else host}:{port}/livez"
+        assert urllib.request.urlopen(url, timeout=5).status == 200
+    finally:
+        srv.shutdown()
+    try:
+        httpserver.serve("nœud.invalid", 0, CollectorRegistry(), lambda: (True, "ok"))
+        raise AssertionError("a name that does not resolve should fail")
+    except OSError as exc:
+        assert "metrics address nœud.invalid:0" in str(exc)
