@@ -1272,7 +1272,9 @@ RULES: tuple[Rule, ...] = (
     # A kernel oops / BUG / GPF whose faulting instruction is in a GPU or NIC driver: the trace's RIP (x86; `IP:`
     # on 4.x and older kernels) or pc (arm64; `PC is at` on 4.14 and older) line names the module in brackets.  The other trace lines match no
     # row; the register dump some kernels repeat after `end trace` repeats the RIP line (the same event again).
-    # Severity error, not fatal: a WARN_ON trace prints the same RIP line as an oops.
+    # Severity error, not fatal. A WARN trace prints the same RIP line as an oops: its severity is the report's (STATED
+    # "oops", the header row below: a WARN's a warning, DRIVER_WARN_STATED; an oops's or a BUG's, or none seen, the
+    # kind's error).
     _r("kernel_oops", "kernel_oops", OOPS_KEYWORDS,
        OOPS_AT + r"(?P<module>nvidia(?:[_-]\w+)?|mlx5_\w+|mlx_compat|ib_\w+|gdrdrv)" + OOPS_MODULE_END,
        event=("panic|lockup|rcu_stall", "join")),
@@ -1340,6 +1342,12 @@ RULES: tuple[Rule, ...] = (
     _r("kernel_panic_hardware", "kernel_panic", ["Kernel panic - not syncing"],
        r"Kernel panic - not syncing: (?=[^\n]*?(?:" + PANIC_HARDWARE + r"))(?P<why>[^\n]*\S)",
        attribution="hardware", event=("panic", "join")),
+    # A WARN the kernel was told to die of (panic_on_warn, kernel/panic.c: 4.x-6.1 "Kernel panic - not syncing:
+    # panic_on_warn set ...", 6.2+ check_panic_on_warn's "Kernel panic - not syncing: kernel: panic_on_warn set ...",
+    # after the WARN's RIP line): a panic of its own ("open"), not part of the WARN's event, whose finding is a warning
+    # (DRIVER_WARN_STATED, OOPS_STATED) where the node lived on; the panic's closing line part of it.
+    _r("kernel_panic_on_warn", "kernel_panic", ["panic_on_warn set"],
+       r"Kernel panic - not syncing: (?P<why>(?:\w+: )?panic_on_warn set\b)", event=("panic", "open")),
     _r("kernel_panic", "kernel_panic", ["Kernel panic - not syncing"],
        r"Kernel panic - not syncing: ?(?P<why>[^\n]*\S)?", event=("panic", "join")),
     # netdev_stuck: a network device whose last reference the kernel waits for: the line again every 10 s while it does,
@@ -2596,10 +2604,16 @@ CPER_SEVERITY = {
 assert {r.event[0] for r in RULES if r.event is not None and r.event[1] == "page"} == EVENT_PAGES
 assert not (EVENT_PAGES | set(EVENT_SECTIONS) | set(EVENT_ECHOES)) & (EVENT_PER_DEVICE | EVENT_PER_RANK)
 # The report a RIP line is in, as its first line said (the oops_header row, "begin"): a WARN's, its word; an oops's or
-# a BUG's none (the row's own severity, its kind's).
+# a BUG's none (the row's own severity, its kind's). A WARN in a storage client's module: its mount is to be checked.
 OOPS_STATED = {"warning": ("warning", "CHECK_STORAGE")}
+# A WARN in a GPU or NIC driver's module (WARN_ON / WARN_ONCE: nvidia.ko's "WARNING: CPU: 28 PID: 6705 at nvidia/nv.c:5039
+# nvidia_dev_put+0xb1/0xc0 [nvidia]", the same function on its RIP line): the driver met a state it did not expect and
+# went on, the kernel too; no reboot is owed for it (kernel_oops's RESTART_BM is an oops's: the task died holding the
+# driver's locks). A warning to look into; an oops's or a BUG's RIP line stays the kind's error.
+DRIVER_WARN_STATED = {"warning": ("warning", "INVESTIGATE")}
 STATED = {"cper_pcie_device": ("cper", CPER_SEVERITY), "cper_memory": ("cper", CPER_SEVERITY),
-          "cper_arm": ("cper", CPER_SEVERITY), "storage_oops": ("oops", OOPS_STATED)}
+          "cper_arm": ("cper", CPER_SEVERITY), "storage_oops": ("oops", OOPS_STATED),
+          "kernel_oops": ("oops", DRIVER_WARN_STATED)}
 
 AER_SEVERITY = {  # aer_severity as the kernel prints it -> (severity, action)
     "corrected": ("warning", "MONITOR"),
