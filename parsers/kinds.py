@@ -248,7 +248,7 @@ TABLE: tuple[Kind, ...] = (
     Kind("nic_error", "NIC error", "nic", "error", "hardware", "INVESTIGATE", "NICError", (
         Raise("InfiniBandUnhealthy", "boot", {"severity": "fatal"}, reason="NICFirmwareError"),
     ), doc="a Mellanox NIC failure (firmware health, command failures, TX timeouts, power), an AWS EFA device whose "
-           "admin queue failed", category="fabric"),
+           "admin queue failed, an AWS ENA device its driver reset (a warning)", category="fabric"),
     Kind("ib_completion_error", "NET/IB completion error", None, "error", "fabric", "CHECK_FABRIC",
          "NCCLIBCompletionError", workload=True, doc="NCCL's NET/IB transport got a failed work completion",
          category="fabric", consequence=True, peer=True),

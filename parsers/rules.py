@@ -182,7 +182,7 @@ EVENT_LINES = {"aer": 12, "mlx5_health": 20, "mlx5_tx_timeout": 4, "mlx5_err_cqe
                "cuda_exception": 2, "peermem_load": 16, "nvidia_load": 16, "reset": 64, "gsp": 64, "port_down": 1,
                "mlx5_probe": 16,
                "ray_oom": 2, "deepep": 64, "nvshmem": 8, "iommu": 64, "smmu": 64, "xla_rendezvous": 64, "efa": 64,
-               "therm": 32, "imex": 8, "retrain": 16, "bnxt": 32, "irdma": 32, "intel_tx_timeout": 4, "mana": 32,
+               "therm": 32, "imex": 8, "retrain": 16, "bnxt": 32, "irdma": 32, "intel_tx_timeout": 4, "mana": 32, "ena": 32,
                "efa_abort": 4, "tcpx": 64,
                # an oops's report (its call trace, modules, registers, the RIP again after "end trace") runs to a
                # hundred lines before its panic, a panic's own dump (the panicking CPU's trace, 4.x arm64's "CPUn:
@@ -201,7 +201,7 @@ EVENT_LINES = {"aer": 12, "mlx5_health": 20, "mlx5_tx_timeout": 4, "mlx5_err_cqe
 EVENT_PER_DEVICE = frozenset({"mlx5_health", "mlx5_tx_timeout", "mlx5_err_cqe", "sxid", "nfs", "fs", "nvme", "lustre",
                               "gpfs", "ceph", "fallen", "rminit", "peermem_load", "nvidia_load", "reset", "gsp", "port_down",
                               "mlx5_probe",
-                              "iommu", "efa", "irdma", "intel_tx_timeout", "mana", "retrain", "tcpx"})
+                              "iommu", "efa", "irdma", "intel_tx_timeout", "mana", "ena", "retrain", "tcpx"})
 # Events kept per device by the address their findings carry (function kept: parsers/kinds.py FUNCTION_DEVICES): a PCIe
 # AER report's "error received" line names the device reported (its `pci`: "pcieport 0000:00:1c.4: AER: Corrected error
 # received: 0000:00:1c.4", 6.x "Correctable error message received from 0000:03:00.0", before 4.x "id=00e5", its
@@ -1201,6 +1201,24 @@ RULES: tuple[Rule, ...] = (
     _r("intel_tx_timeout", "nic_error", ["tx_timeout recovery level "],
        r"\b(?P<driver>ice|i40e) (?P<pci>" + PCI + r") (?P<netdev>\S+): tx_timeout recovery level (?P<level>\d+), "
        r"(?:txqueue|hung_queue) (?P<queue>-?\d+)", event=("intel_tx_timeout", "join")),
+    # AWS ENA (ena: the primary network interface of an EC2 instance, p4d/p5 included: the kubelet's, the API server's,
+    # storage's and NCCL's bootstrap sockets go through it, the GPU fabric through EFA). Its TX check (ena_netdev.c
+    # check_missing_comp_in_tx_queue) notes each packet the device never completed, "ena 0000:00:05.0 eth0: Found a Tx
+    # that wasn't completed on time, qid 2, index 961." (6.x adds ". N usecs have passed since last napi execution.
+    # Missing Tx timeout value N msecs"), a netif_notice, one per packet: no finding alone (a "lead"). Past the
+    # threshold, "The number of lost tx completions is above the threshold (156 > 128). Reset the device" (netif_err),
+    # or the device's keep-alive lost ("Keep alive watchdog timeout."), the driver resets the device: the node's
+    # network down for the reset, then back (amzn/amzn-drivers #147, #134: repeated on a host that kept doing it). A
+    # warning, one event per device while its lines come; "Trigger reset is on" and the reset's statistics dump part of
+    # it. Was: no finding, every line of them.
+    _r("ena_tx_missing", None, ["wasn't completed on time"],
+       r"\bena (?P<pci>" + PCI + r") \S+: Found a Tx that wasn't completed on time, qid \d+", event=("ena", "lead")),
+    _r("ena_reset", "nic_error", ["lost tx completions is above the threshold", "Keep alive watchdog timeout"],
+       r"\bena (?P<pci>" + PCI + r") (?P<netdev>\S+): (?P<what>The number of lost tx completions is above the threshold|"
+       r"Keep alive watchdog timeout)(?: \((?P<lost>\d+) > (?P<threshold>\d+)\))?",
+       severity="warning", action="MONITOR", event=("ena", "join")),
+    _r("ena_after", None, ["Trigger reset is on"],
+       r"\bena " + PCI + r" \S+: Trigger reset is on", event=("ena", "within")),
     # Azure MANA (mana, the VF of Azure's network adapter; mana_ib its RDMA side): every queue is made through the hardware
     # channel (HWC) to the adapter. A request it never answers, "mana 39d4:00:02.0: HWC: Request timed out!" (5.x-6.6;
     # 6.7+ "HWC: Request timed out: 30000 ms", later ".. ms for command 0x.."; then the driver waits 1 ms for every later
