@@ -183,6 +183,7 @@ EVENT_LINES = {"aer": 12, "mlx5_health": 20, "mlx5_tx_timeout": 4, "mlx5_err_cqe
                "mlx5_probe": 16,
                "ray_oom": 2, "deepep": 64, "nvshmem": 8, "iommu": 64, "smmu": 64, "xla_rendezvous": 64, "efa": 64,
                "therm": 32, "imex": 8, "retrain": 16, "bnxt": 32, "irdma": 32, "intel_tx_timeout": 4, "mana": 32, "ena": 32,
+               "netdev_watchdog": 64,
                "efa_abort": 4, "tcpx": 64,
                # an oops's report (its call trace, modules, registers, the RIP again after "end trace") runs to a
                # hundred lines before its panic, a panic's own dump (the panicking CPU's trace, 4.x arm64's "CPUn:
@@ -201,7 +202,8 @@ EVENT_LINES = {"aer": 12, "mlx5_health": 20, "mlx5_tx_timeout": 4, "mlx5_err_cqe
 EVENT_PER_DEVICE = frozenset({"mlx5_health", "mlx5_tx_timeout", "mlx5_err_cqe", "sxid", "nfs", "fs", "nvme", "lustre",
                               "gpfs", "ceph", "fallen", "rminit", "peermem_load", "nvidia_load", "reset", "gsp", "port_down",
                               "mlx5_probe",
-                              "iommu", "efa", "irdma", "intel_tx_timeout", "mana", "ena", "retrain", "tcpx"})
+                              "iommu", "efa", "irdma", "intel_tx_timeout", "mana", "ena", "netdev_watchdog", "retrain",
+                              "tcpx"})
 # Events kept per device by the address their findings carry (function kept: parsers/kinds.py FUNCTION_DEVICES): a PCIe
 # AER report's "error received" line names the device reported (its `pci`: "pcieport 0000:00:1c.4: AER: Corrected error
 # received: 0000:00:1c.4", 6.x "Correctable error message received from 0000:03:00.0", before 4.x "id=00e5", its
@@ -1112,10 +1114,20 @@ RULES: tuple[Rule, ...] = (
        r"mlx5_cmd_(?:check|out_err):\d+:\(pid \d+\): (?P<command>[A-Za-z_]{3,}\(0x[0-9a-f]+\))"
        r"(?: op_mod\(0x[0-9a-f]+\))? failed(?:, status (?P<status>[^,]+))?",
        attribution="driver"),
+    # The kernel's TX watchdog (net/sched/sch_generic.c dev_watchdog): a queue of a network device that sent nothing
+    # for its watchdog_timeo (5 s mostly), the driver's ndo_tx_timeout called next (mlx5e's, bnxt_en's, ice's TX
+    # timeout rows: their own events). 2.6.32-6.x "NETDEV WATCHDOG: eth1 (mlx5_core): transmit queue 19 timed out" (6.x
+    # adds " 10720 ms"), 2.6.27-2.6.31 "NETDEV WATCHDOG: eth0 (e1000e): transmit timed out", before "NETDEV WATCHDOG:
+    # eth0: transmit timed out" (a WARN_ONCE: once per boot); 6.8+ netdev_crit's "mlx5_core 0000:53:00.0 eth2: NETDEV
+    # WATCHDOG: CPU: 59: transmit queue 0 timed out 10720 ms" (the driver's prefix names the device; printed again at
+    # every timeout while the queue stays stuck: openwrt/openwrt #19765, every 5 s). One event per device (its PCI
+    # address, else its interface) while the lines come; was a finding per line.
     _r("netdev_watchdog", "nic_error", ["NETDEV WATCHDOG"],
-       # 2.6-6.x: "NETDEV WATCHDOG: eth1 (mlx5_core): transmit queue 19 timed out"; 6.x: the driver prefix
-       # names the device, then "NETDEV WATCHDOG: CPU: 59: transmit queue 0 timed out 10720 ms"
-       r"NETDEV WATCHDOG: (?:(?P<netdev>\S+) \((?P<driver>[^)]+)\)|CPU: \d+): transmit queue (?P<queue>\d+) timed out"),
+       r"NETDEV WATCHDOG: (?P<device>[^\s:()]+)(?: \((?P<driver>[^)]+)\))?: transmit (?:queue (?P<queue>\d+) )?timed out",
+       event=("netdev_watchdog", "join")),
+    _r("netdev_watchdog_cpu", "nic_error", ["NETDEV WATCHDOG"],
+       r"(?:\b(?P<driver>[\w-]+) (?:(?P<pci>" + PCI + r")|\S+) (?P<device>[^\s:]+): )?NETDEV WATCHDOG: CPU: \d+: "
+       r"transmit queue (?P<queue>\d+) timed out", event=("netdev_watchdog", "join")),
     # Broadcom NetXtreme-C/E (bnxt_en, and bnxt_re for RoCE: Thor2 400G NICs of AMD and some H100/H200 clouds). The
     # RoCE driver talks to the NIC's firmware through its command queue (qplib_rcfw.c, printed through the bnxt_en PCI
     # function with the "QPLIB: " prefix): the firmware answering no command for its max timeout is a stall, 6.x
