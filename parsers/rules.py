@@ -198,7 +198,7 @@ EVENT_LINES = {"aer": 12, "mlx5_health": 20, "mlx5_tx_timeout": 4, "mlx5_err_cqe
 # Events kept apart per device (the PCI address on the line): a health dump of one mlx5 function does not
 # swallow the next function's own health failure a few lines later.
 # (the row's `pci` group, else its `device` group: a block device, an NFS server, an NVMe controller, a Lustre target,
-# a GPFS cluster, a CephFS metadata server)
+# a GPFS cluster, a CephFS metadata server; else its `netdev` group: a network interface no PCI address names)
 EVENT_PER_DEVICE = frozenset({"mlx5_health", "mlx5_tx_timeout", "mlx5_err_cqe", "sxid", "nfs", "fs", "nvme", "lustre",
                               "gpfs", "ceph", "fallen", "rminit", "peermem_load", "nvidia_load", "reset", "gsp", "port_down",
                               "mlx5_probe",
@@ -1123,10 +1123,10 @@ RULES: tuple[Rule, ...] = (
     # every timeout while the queue stays stuck: openwrt/openwrt #19765, every 5 s). One event per device (its PCI
     # address, else its interface) while the lines come; was a finding per line.
     _r("netdev_watchdog", "nic_error", ["NETDEV WATCHDOG"],
-       r"NETDEV WATCHDOG: (?P<device>[^\s:()]+)(?: \((?P<driver>[^)]+)\))?: transmit (?:queue (?P<queue>\d+) )?timed out",
+       r"NETDEV WATCHDOG: (?P<netdev>[^\s:()]+)(?: \((?P<driver>[^)]+)\))?: transmit (?:queue (?P<queue>\d+) )?timed out",
        event=("netdev_watchdog", "join")),
     _r("netdev_watchdog_cpu", "nic_error", ["NETDEV WATCHDOG"],
-       r"(?:\b(?P<driver>[\w-]+) (?:(?P<pci>" + PCI + r")|\S+) (?P<device>[^\s:]+): )?NETDEV WATCHDOG: CPU: \d+: "
+       r"(?:\b(?P<driver>[\w-]+) (?:(?P<pci>" + PCI + r")|\S+) (?P<netdev>[^\s:]+): )?NETDEV WATCHDOG: CPU: \d+: "
        r"transmit queue (?P<queue>\d+) timed out", event=("netdev_watchdog", "join")),
     # Broadcom NetXtreme-C/E (bnxt_en, and bnxt_re for RoCE: Thor2 400G NICs of AMD and some H100/H200 clouds). The
     # RoCE driver talks to the NIC's firmware through its command queue (qplib_rcfw.c, printed through the bnxt_en PCI

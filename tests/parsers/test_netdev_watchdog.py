@@ -16,7 +16,7 @@ from parsers.classify import Classifier
 
 def _found(lines: list[str]) -> list[tuple]:
     c = Classifier()
-    return [(f.kind, f.pci, f.details.get("device")) for f in map(c.classify, lines) if f is not None]
+    return [(f.kind, f.pci, f.details.get("netdev")) for f in map(c.classify, lines) if f is not None]
 
 
 @pytest.mark.parametrize("line, pci, device", [
