@@ -1208,7 +1208,7 @@ def _event_name(name: str, rule: Rule, m: re.Match, rank: str | None = None, pci
         return f"{name} {pci or ''}"
     if name in EVENT_PER_DEVICE:
         groups = m.groupdict()  # the full PCI address, function included: one event per function
-        pci = (groups.get("pci") or groups.get("device") or "").lower()
+        pci = (groups.get("pci") or groups.get("device") or groups.get("netdev") or "").lower()
         if name in EVENT_PER_GPU:  # a GPU's: its normalized address ("" when the line names none)
             pci = normalize_pci(groups.get("pci") or groups.get("device")) or ""  # as printed: "PCI:" is upper case
             if name in EVENT_PER_GPU_INDEX:  # and its index ("GPU6"), as the line names it (Classifier._gpu_key)

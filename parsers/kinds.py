@@ -251,7 +251,7 @@ TABLE: tuple[Kind, ...] = (
     Kind("nic_error", "NIC error", "nic", "error", "hardware", "INVESTIGATE", "NICError", (
         Raise("InfiniBandUnhealthy", "boot", {"severity": "fatal"}, reason="NICFirmwareError"),
     ), doc="a Mellanox NIC failure (firmware health, command failures, TX timeouts, power), an AWS EFA device whose "
-           "admin queue failed", category="fabric"),
+           "admin queue failed, an AWS ENA device its driver reset (a warning)", category="fabric"),
     Kind("ib_completion_error", "NET/IB completion error", None, "error", "fabric", "CHECK_FABRIC",
          "NCCLIBCompletionError", workload=True, doc="NCCL's NET/IB transport got a failed work completion",
          category="fabric", consequence=True, peer=True),
@@ -348,7 +348,8 @@ TABLE: tuple[Kind, ...] = (
          # dra-driver-nvidia-gpu #948); their container, templates/compute-domain-daemon.tmpl.yaml
          daemon_pod=("compute-domain-daemon", "the IMEX daemon of the NVIDIA DRA driver's ComputeDomain daemon")),
     Kind("kernel_oops", "kernel oops", None, "error", "driver", "RESTART_BM", "KernelOops",
-         doc="a kernel oops / BUG / GPF whose faulting instruction is in a GPU or NIC driver module",
+         doc="a kernel oops / BUG / GPF whose faulting instruction is in a GPU or NIC driver module: an error; the same "
+             "module's WARN trace (the kernel goes on) a warning",
          category="hardware"),
     # A kernel oops / BUG / GPF whose faulting instruction is in a shared filesystem's client module (BeeGFS, Lustre
     # and LNet, NFS and sunrpc, CephFS, IBM Storage Scale (GPFS), WekaFS: rules.STORAGE_CLIENT_MODULES): the task that

@@ -182,7 +182,8 @@ EVENT_LINES = {"aer": 12, "mlx5_health": 20, "mlx5_tx_timeout": 4, "mlx5_err_cqe
                "cuda_exception": 2, "peermem_load": 16, "nvidia_load": 16, "reset": 64, "gsp": 64, "port_down": 1,
                "mlx5_probe": 16,
                "ray_oom": 2, "deepep": 64, "nvshmem": 8, "iommu": 64, "smmu": 64, "xla_rendezvous": 64, "efa": 64,
-               "therm": 32, "imex": 8, "retrain": 16, "bnxt": 32, "irdma": 32, "intel_tx_timeout": 4, "mana": 32,
+               "therm": 32, "imex": 8, "retrain": 16, "bnxt": 32, "irdma": 32, "intel_tx_timeout": 4, "mana": 32, "ena": 32,
+               "netdev_watchdog": 64,
                "efa_abort": 4, "tcpx": 64,
                # an oops's report (its call trace, modules, registers, the RIP again after "end trace") runs to a
                # hundred lines before its panic, a panic's own dump (the panicking CPU's trace, 4.x arm64's "CPUn:
@@ -197,11 +198,12 @@ EVENT_LINES = {"aer": 12, "mlx5_health": 20, "mlx5_tx_timeout": 4, "mlx5_err_cqe
 # Events kept apart per device (the PCI address on the line): a health dump of one mlx5 function does not
 # swallow the next function's own health failure a few lines later.
 # (the row's `pci` group, else its `device` group: a block device, an NFS server, an NVMe controller, a Lustre target,
-# a GPFS cluster, a CephFS metadata server)
+# a GPFS cluster, a CephFS metadata server; else its `netdev` group: a network interface no PCI address names)
 EVENT_PER_DEVICE = frozenset({"mlx5_health", "mlx5_tx_timeout", "mlx5_err_cqe", "sxid", "nfs", "fs", "nvme", "lustre",
                               "gpfs", "ceph", "fallen", "rminit", "peermem_load", "nvidia_load", "reset", "gsp", "port_down",
                               "mlx5_probe",
-                              "iommu", "efa", "irdma", "intel_tx_timeout", "mana", "retrain", "tcpx"})
+                              "iommu", "efa", "irdma", "intel_tx_timeout", "mana", "ena", "netdev_watchdog", "retrain",
+                              "tcpx"})
 # Events kept per device by the address their findings carry (function kept: parsers/kinds.py FUNCTION_DEVICES): a PCIe
 # AER report's "error received" line names the device reported (its `pci`: "pcieport 0000:00:1c.4: AER: Corrected error
 # received: 0000:00:1c.4", 6.x "Correctable error message received from 0000:03:00.0", before 4.x "id=00e5", its
@@ -1112,10 +1114,20 @@ RULES: tuple[Rule, ...] = (
        r"mlx5_cmd_(?:check|out_err):\d+:\(pid \d+\): (?P<command>[A-Za-z_]{3,}\(0x[0-9a-f]+\))"
        r"(?: op_mod\(0x[0-9a-f]+\))? failed(?:, status (?P<status>[^,]+))?",
        attribution="driver"),
+    # The kernel's TX watchdog (net/sched/sch_generic.c dev_watchdog): a queue of a network device that sent nothing
+    # for its watchdog_timeo (5 s mostly), the driver's ndo_tx_timeout called next (mlx5e's, bnxt_en's, ice's TX
+    # timeout rows: their own events). 2.6.32-6.x "NETDEV WATCHDOG: eth1 (mlx5_core): transmit queue 19 timed out" (6.x
+    # adds " 10720 ms"), 2.6.27-2.6.31 "NETDEV WATCHDOG: eth0 (e1000e): transmit timed out", before "NETDEV WATCHDOG:
+    # eth0: transmit timed out" (a WARN_ONCE: once per boot); 6.8+ netdev_crit's "mlx5_core 0000:53:00.0 eth2: NETDEV
+    # WATCHDOG: CPU: 59: transmit queue 0 timed out 10720 ms" (the driver's prefix names the device; printed again at
+    # every timeout while the queue stays stuck: openwrt/openwrt #19765, every 5 s). One event per device (its PCI
+    # address, else its interface) while the lines come; was a finding per line.
     _r("netdev_watchdog", "nic_error", ["NETDEV WATCHDOG"],
-       # 2.6-6.x: "NETDEV WATCHDOG: eth1 (mlx5_core): transmit queue 19 timed out"; 6.x: the driver prefix
-       # names the device, then "NETDEV WATCHDOG: CPU: 59: transmit queue 0 timed out 10720 ms"
-       r"NETDEV WATCHDOG: (?:(?P<netdev>\S+) \((?P<driver>[^)]+)\)|CPU: \d+): transmit queue (?P<queue>\d+) timed out"),
+       r"NETDEV WATCHDOG: (?P<netdev>[^\s:()]+)(?: \((?P<driver>[^)]+)\))?: transmit (?:queue (?P<queue>\d+) )?timed out",
+       event=("netdev_watchdog", "join")),
+    _r("netdev_watchdog_cpu", "nic_error", ["NETDEV WATCHDOG"],
+       r"(?:\b(?P<driver>[\w-]+) (?:(?P<pci>" + PCI + r")|\S+) (?P<netdev>[^\s:]+): )?NETDEV WATCHDOG: CPU: \d+: "
+       r"transmit queue (?P<queue>\d+) timed out", event=("netdev_watchdog", "join")),
     # Broadcom NetXtreme-C/E (bnxt_en, and bnxt_re for RoCE: Thor2 400G NICs of AMD and some H100/H200 clouds). The
     # RoCE driver talks to the NIC's firmware through its command queue (qplib_rcfw.c, printed through the bnxt_en PCI
     # function with the "QPLIB: " prefix): the firmware answering no command for its max timeout is a stall, 6.x
@@ -1201,6 +1213,24 @@ RULES: tuple[Rule, ...] = (
     _r("intel_tx_timeout", "nic_error", ["tx_timeout recovery level "],
        r"\b(?P<driver>ice|i40e) (?P<pci>" + PCI + r") (?P<netdev>\S+): tx_timeout recovery level (?P<level>\d+), "
        r"(?:txqueue|hung_queue) (?P<queue>-?\d+)", event=("intel_tx_timeout", "join")),
+    # AWS ENA (ena: the primary network interface of an EC2 instance, p4d/p5 included: the kubelet's, the API server's,
+    # storage's and NCCL's bootstrap sockets go through it, the GPU fabric through EFA). Its TX check (ena_netdev.c
+    # check_missing_comp_in_tx_queue) notes each packet the device never completed, "ena 0000:00:05.0 eth0: Found a Tx
+    # that wasn't completed on time, qid 2, index 961." (6.x adds ". N usecs have passed since last napi execution.
+    # Missing Tx timeout value N msecs"), a netif_notice, one per packet: no finding alone (a "lead"). Past the
+    # threshold, "The number of lost tx completions is above the threshold (156 > 128). Reset the device" (netif_err),
+    # or the device's keep-alive lost ("Keep alive watchdog timeout."), the driver resets the device: the node's
+    # network down for the reset, then back (amzn/amzn-drivers #147, #134: repeated on a host that kept doing it). A
+    # warning, one event per device while its lines come; "Trigger reset is on" and the reset's statistics dump part of
+    # it. Was: no finding, every line of them.
+    _r("ena_tx_missing", None, ["wasn't completed on time"],
+       r"\bena (?P<pci>" + PCI + r") \S+: Found a Tx that wasn't completed on time, qid \d+", event=("ena", "lead")),
+    _r("ena_reset", "nic_error", ["lost tx completions is above the threshold", "Keep alive watchdog timeout"],
+       r"\bena (?P<pci>" + PCI + r") (?P<netdev>\S+): (?P<what>The number of lost tx completions is above the threshold|"
+       r"Keep alive watchdog timeout)(?: \((?P<lost>\d+) > (?P<threshold>\d+)\))?",
+       severity="warning", action="MONITOR", event=("ena", "join")),
+    _r("ena_after", None, ["Trigger reset is on"],
+       r"\bena " + PCI + r" \S+: Trigger reset is on", event=("ena", "within")),
     # Azure MANA (mana, the VF of Azure's network adapter; mana_ib its RDMA side): every queue is made through the hardware
     # channel (HWC) to the adapter. A request it never answers, "mana 39d4:00:02.0: HWC: Request timed out!" (5.x-6.6;
     # 6.7+ "HWC: Request timed out: 30000 ms", later ".. ms for command 0x.."; then the driver waits 1 ms for every later
@@ -1272,7 +1302,9 @@ RULES: tuple[Rule, ...] = (
     # A kernel oops / BUG / GPF whose faulting instruction is in a GPU or NIC driver: the trace's RIP (x86; `IP:`
     # on 4.x and older kernels) or pc (arm64; `PC is at` on 4.14 and older) line names the module in brackets.  The other trace lines match no
     # row; the register dump some kernels repeat after `end trace` repeats the RIP line (the same event again).
-    # Severity error, not fatal: a WARN_ON trace prints the same RIP line as an oops.
+    # Severity error, not fatal. A WARN trace prints the same RIP line as an oops: its severity is the report's (STATED
+    # "oops", the header row below: a WARN's a warning, DRIVER_WARN_STATED; an oops's or a BUG's, or none seen, the
+    # kind's error).
     _r("kernel_oops", "kernel_oops", OOPS_KEYWORDS,
        OOPS_AT + r"(?P<module>nvidia(?:[_-]\w+)?|mlx5_\w+|mlx_compat|ib_\w+|gdrdrv)" + OOPS_MODULE_END,
        event=("panic|lockup|rcu_stall", "join")),
@@ -1340,6 +1372,12 @@ RULES: tuple[Rule, ...] = (
     _r("kernel_panic_hardware", "kernel_panic", ["Kernel panic - not syncing"],
        r"Kernel panic - not syncing: (?=[^\n]*?(?:" + PANIC_HARDWARE + r"))(?P<why>[^\n]*\S)",
        attribution="hardware", event=("panic", "join")),
+    # A WARN the kernel was told to die of (panic_on_warn, kernel/panic.c: 4.x-6.1 "Kernel panic - not syncing:
+    # panic_on_warn set ...", 6.2+ check_panic_on_warn's "Kernel panic - not syncing: kernel: panic_on_warn set ...",
+    # after the WARN's RIP line): a panic of its own ("open"), not part of the WARN's event, whose finding is a warning
+    # (DRIVER_WARN_STATED, OOPS_STATED) where the node lived on; the panic's closing line part of it.
+    _r("kernel_panic_on_warn", "kernel_panic", ["panic_on_warn set"],
+       r"Kernel panic - not syncing: (?P<why>(?:\w+: )?panic_on_warn set\b)", event=("panic", "open")),
     _r("kernel_panic", "kernel_panic", ["Kernel panic - not syncing"],
        r"Kernel panic - not syncing: ?(?P<why>[^\n]*\S)?", event=("panic", "join")),
     # netdev_stuck: a network device whose last reference the kernel waits for: the line again every 10 s while it does,
@@ -2596,10 +2634,16 @@ CPER_SEVERITY = {
 assert {r.event[0] for r in RULES if r.event is not None and r.event[1] == "page"} == EVENT_PAGES
 assert not (EVENT_PAGES | set(EVENT_SECTIONS) | set(EVENT_ECHOES)) & (EVENT_PER_DEVICE | EVENT_PER_RANK)
 # The report a RIP line is in, as its first line said (the oops_header row, "begin"): a WARN's, its word; an oops's or
-# a BUG's none (the row's own severity, its kind's).
+# a BUG's none (the row's own severity, its kind's). A WARN in a storage client's module: its mount is to be checked.
 OOPS_STATED = {"warning": ("warning", "CHECK_STORAGE")}
+# A WARN in a GPU or NIC driver's module (WARN_ON / WARN_ONCE: nvidia.ko's "WARNING: CPU: 28 PID: 6705 at nvidia/nv.c:5039
+# nvidia_dev_put+0xb1/0xc0 [nvidia]", the same function on its RIP line): the driver met a state it did not expect and
+# went on, the kernel too; no reboot is owed for it (kernel_oops's RESTART_BM is an oops's: the task died holding the
+# driver's locks). A warning to look into; an oops's or a BUG's RIP line stays the kind's error.
+DRIVER_WARN_STATED = {"warning": ("warning", "INVESTIGATE")}
 STATED = {"cper_pcie_device": ("cper", CPER_SEVERITY), "cper_memory": ("cper", CPER_SEVERITY),
-          "cper_arm": ("cper", CPER_SEVERITY), "storage_oops": ("oops", OOPS_STATED)}
+          "cper_arm": ("cper", CPER_SEVERITY), "storage_oops": ("oops", OOPS_STATED),
+          "kernel_oops": ("oops", DRIVER_WARN_STATED)}
 
 AER_SEVERITY = {  # aer_severity as the kernel prints it -> (severity, action)
     "corrected": ("warning", "MONITOR"),

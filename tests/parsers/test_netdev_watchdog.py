@@ -1,0 +1,40 @@
+"""The kernel's TX watchdog (NETDEV WATCHDOG) in every era's wording: a nic_error, one event per device (its PCI
+address, else its interface) while its lines come (6.8+ prints it again at every timeout while the queue stays stuck).
+
+Real lines are tests/fixtures/realworld/nics-ena-2026n.yaml's and mlx5-more.yaml's. The lines here are CONSTRUCTED from
+net/sched/sch_generic.c dev_watchdog's formats: before 2.6.27 "NETDEV WATCHDOG: %s: transmit timed out", 2.6.27-2.6.31
+"NETDEV WATCHDOG: %s (%s): transmit timed out", 2.6.32-6.7 "NETDEV WATCHDOG: %s (%s): transmit queue %u timed out"
+(6.x adding " %u ms"), 6.8+ netdev_crit's "<driver> <bus id> <interface>: NETDEV WATCHDOG: CPU: %d: transmit queue %u
+timed out %u ms"."""
+
+from __future__ import annotations
+
+import pytest
+
+from parsers.classify import Classifier
+
+
+def _found(lines: list[str]) -> list[tuple]:
+    c = Classifier()
+    return [(f.kind, f.pci, f.details.get("netdev")) for f in map(c.classify, lines) if f is not None]
+
+
+@pytest.mark.parametrize("line, pci, device", [
+    ("NETDEV WATCHDOG: eth0: transmit timed out", None, "eth0"),
+    ("NETDEV WATCHDOG: eth0 (e1000e): transmit timed out", None, "eth0"),
+    ("NETDEV WATCHDOG: eth1 (mlx5_core): transmit queue 19 timed out", None, "eth1"),
+    ("NETDEV WATCHDOG: eth1 (mlx5_core): transmit queue 19 timed out 10720 ms", None, "eth1"),
+    ("mlx5_core 0000:53:00.0 eth2: NETDEV WATCHDOG: CPU: 59: transmit queue 0 timed out 10720 ms", "0000:53:00", "eth2"),
+], ids=["2.6.26", "2.6.27", "2.6.32-5.x", "6.0-6.7", "6.8+"])
+def test_every_era_is_a_nic_error_naming_its_device(line, pci, device):
+    # the first two were: no finding
+    assert _found([line]) == [("nic_error", pci, device)]
+
+
+def test_a_stuck_queue_repeating_is_one_event_per_device():
+    one = "mlx5_core 0000:53:00.0 eth2: NETDEV WATCHDOG: CPU: 59: transmit queue 0 timed out {} ms"
+    other = "mlx5_core 0000:53:00.1 eth3: NETDEV WATCHDOG: CPU: 12: transmit queue 4 timed out {} ms"
+    lines = [one.format(5000), other.format(5000), one.format(10000), other.format(10000), one.format(15000)]
+    # was: a finding per line
+    # (a function 0's address is printed without ".0", the others' with their function: parsers/pci.py)
+    assert _found(lines) == [("nic_error", "0000:53:00", "eth2"), ("nic_error", "0000:53:00.1", "eth3")]
