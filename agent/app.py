@@ -79,7 +79,7 @@ def _memory(cfg: Config, clock: Callable[[], float], boot: Boot, metrics: Metric
     faults += judge.restore(state.get("samples", {}))
     guard = CounterGuard(cfg.ib_counter_selfcheck_seconds, cfg.ib_counter_selfcheck_repeats, clock,
                          metrics.ib_counters_off)
-    if state.get("boot_id") == boot.id:
+    if _same_boot(state, boot):
         faults += guard.restore(state.get("counter_guard"))
     cursors = dict(state.get("cursors", {}))
     if _rebooted(state, boot):
@@ -87,6 +87,11 @@ def _memory(cfg: Config, clock: Callable[[], float], boot: Boot, metrics: Metric
         cursors.pop("journald", None)
     faults += metrics.restore_totals(state.get("totals", {}))
     return engine, judge, guard, cursors, faults
+
+
+def _same_boot(state: dict, boot: Boot) -> bool:
+    """The saved state is of this boot: what holds only within one (a monotonic clock's times, what mlx5 did) holds."""
+    return state.get("boot_id") == boot.id
 
 
 def _rebooted(state: dict, boot: Boot) -> bool:
@@ -125,7 +130,6 @@ def build(cfg: Config, clock: Callable[[], float] = time.time, out=None, boot: B
     except Exception as exc:  # noqa: BLE001 - values of the right shape but not usable: start fresh
         state = store.reject(f"cannot restore: {type(exc).__name__}: {exc}"[:200])
         engine, judge, guard, cursors, faults = _memory(cfg, clock, boot, metrics, state)
-    dropped(f"state file {store.path}", faults)  # each restore drops a bad entry alone: said once, however many
     stop = threading.Event()
     intake = Intake(int(cfg.queue_max_mb * 2**20), stop, metrics)
     gpu = GpuCollector(open_backend(cfg.nvml), cfg.nvml_deadline_seconds, cfg.expected_gpus,
@@ -144,6 +148,9 @@ def build(cfg: Config, clock: Callable[[], float] = time.time, out=None, boot: B
     if devices is not None:
         progress.devices = devices
         writers.append(devices)  # a thread of its own, started and closed with the writers (not a sink)
+    if _same_boot(state, boot):  # its times are the monotonic clock's, which starts again at a boot
+        faults += progress.restore(state.get("progress", {}))
+    dropped(f"state file {store.path}", faults)  # each restore drops a bad entry alone: said once, however many
     pipeline = Pipeline(engine, judge, metrics, gpu, workloads, pods, sinks, boot, clock, guard, cursors,
                         str(cfg.checks.get("severity") or "error"), cfg.expected_gpus, progress, _peers(cfg),
                         prefilter)
@@ -387,7 +394,8 @@ class Agent:
     def _tick(self) -> None:
         self._last_tick = time.monotonic()
         source = self.pods.pod_source
-        self.pipeline.judge_progress(set(source.pods) if source is not None else None)
+        # the pods that exist, once the pod logs were listed (before it, the pods restored from the state stay)
+        self.pipeline.judge_progress(set(source.pods) if source is not None and source.listed else None)
         self.pipeline.publish(self.engine.tick())
         self.supervisor.refresh()
         self.supervisor.collect_counters()

@@ -238,7 +238,11 @@ class Pipeline:
         """Every tick: pods silent past their allowance are suspected hung (their Events go with the next
         publish); `live_uids`: the pods whose logs still exist."""
         if self.progress is not None:
-            self._events += self.progress.tick(live_uids, self.engine.problems.values(), self._readings)
+            tracked = len(self.progress.pods)
+            events = self.progress.tick(live_uids, self.engine.problems.values(), self._readings)
+            if events or len(self.progress.pods) != tracked:  # a suspicion raised, a pod gone: saved (restarts)
+                self.dirty = True
+            self._events += events
 
     def _node(self, info: NodeInfo) -> Change:
         """The Node's nvidia.com/gpu capacity is the expected GPU count unless one is configured."""
@@ -250,7 +254,8 @@ class Pipeline:
         """What the pipeline's stages remember across a restart (agent/checkpoint.py writes it)."""
         guard = self.guard
         return {"cursors": self.cursors, "samples": self.judge.to_state(),
-                "counter_guard": guard.to_state() if guard is not None else None, **self.engine.to_state()}
+                "counter_guard": guard.to_state() if guard is not None else None,
+                "progress": self.progress.to_state() if self.progress is not None else {}, **self.engine.to_state()}
 
     def classifier_evictions(self, which: str) -> int:
         """Evictions of one bounded cache (`uuid_evictions`, `memo_evictions`) summed over the classifiers."""

@@ -16,14 +16,17 @@ on another pod's GPU is named as not this pod's).  Where the pod's devices are u
 
 Pods tracked are capped (`max_pods`; the pod silent the longest is forgotten first, counted); a pod whose
 logs are gone (deleted) is forgotten at the next tick, a suspected one whose processes ended within RECHECK seconds; a
-container started again (a new log file) is learnt anew.
+container started again (a new log file) is learnt anew.  What is learnt of each pod is saved with the agent's state
+(to_state) and restored by an agent started again in the same boot (restore): a silence goes on being measured, a
+suspicion stands without a second Event.
 """
 
 from __future__ import annotations
 
+import math
 import time
 from collections import OrderedDict, deque
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Callable, Iterable
 
 from parsers import normalize_pci
@@ -34,6 +37,7 @@ if TYPE_CHECKING:  # a type only: the trainers' progress rules (compiled at impo
     from parsers.progress import Progress
 
 from .hangsettings import HangSettings
+from .keyspec import Invalid, each
 from .peers import FIELDS as PEER_FIELDS, median_of
 from .podresources import Owned
 from .workloads import job_of
@@ -51,13 +55,14 @@ class Mark:
 
 @dataclass
 class _Pod:
+    """A tracked pod; its fields are its entry in the state file (ProgressTracker.to_state, read back by keyspec)."""
     ref: PodRef
-    job: str
     last: float  # time of the last advance (agent clock)
+    job: str = ""  # the pod name without its ordinal (set from `ref`)
     last_written: float | None = None  # its log timestamp, for intervals
     step: int | None = None
     advances: int = 0
-    intervals: deque = field(default_factory=lambda: deque(maxlen=INTERVALS))
+    intervals: list[float] = field(default_factory=list)  # held as a deque of the last INTERVALS
     step_seconds: float | None = None
     printed: bool = False  # the step time is one a trainer printed (spacing never overrides it)
     trainer: str = ""  # the trainer of the last advance (spacing is a step time only between one trainer's lines)
@@ -66,6 +71,13 @@ class _Pod:
     pause: str = ""
     suspected: float | None = None  # when the suspicion was raised
     checked: float = 0.0  # when a suspected pod was last found running
+
+    def __post_init__(self) -> None:
+        self.job = job_of(self.ref.pod)
+        self.intervals = deque(self.intervals, maxlen=INTERVALS)
+
+
+CLOCKED = ("last", "paused", "suspected", "checked")  # _Pod's times on the tracker's clock (the rest: the log's)
 
 
 class ProgressTracker:
@@ -131,7 +143,7 @@ class ProgressTracker:
             _, old = self.pods.popitem(last=False)
             self._forget(old)
             self.evictions += 1
-        pod = self.pods[ref.uid] = _Pod(ref, job_of(ref.pod), now)
+        pod = self.pods[ref.uid] = _Pod(ref, now)
         self.devices(ref)  # a cache miss asks its thread to learn this pod's devices before any verdict needs them
         return pod
 
@@ -236,6 +248,39 @@ class ProgressTracker:
                 family.remove(pod.ref.namespace, pod.ref.pod, pod.job)
             except KeyError:
                 pass
+
+    def to_state(self) -> dict[str, dict]:
+        """Every tracked pod as it stands, least recently advanced first (agent/checkpoint.py writes it); its times
+        on the tracker's clock, the monotonic one: the same for an agent started again within this boot."""
+        return {uid: {**vars(p), "ref": asdict(p.ref), "intervals": list(p.intervals)} for uid, p in self.pods.items()}
+
+    def restore(self, state: object) -> list[str]:
+        """What to_state saved, by an agent started again in the same boot (the caller's to check: a reboot ends
+        every process, and the monotonic clock starts again): each pod goes on as it stood, a silence measured from
+        its last advance before the restart, a suspicion standing (its gauge set again, its Event not said again);
+        the most recently advanced max_pods.  A time ahead of the clock (not this clock's) is taken as now: no
+        silence is restored longer than the clock has run.  Whether a pod still exists, the pod list decides at the
+        next tick.  An entry not of its type is dropped alone and its fault returned (keyspec.each)."""
+        faults: list[str] = []
+        now = self.clock()
+        saved = list(each(state, dict[str, _Pod], "progress", faults))
+        for uid, pod in saved[max(0, len(saved) - self.cfg.max_pods):]:
+            bad = next((name for name in CLOCKED if getattr(pod, name) is not None
+                        and not math.isfinite(getattr(pod, name))), None)
+            if pod.ref.uid != uid or bad is not None:
+                faults.append(str(Invalid(f"progress.{uid[:60]}", f"{bad} is not a time" if bad else
+                                          f"the pod's uid is {pod.ref.uid[:60]!r}")))
+                continue
+            for name in CLOCKED:
+                if getattr(pod, name) is not None:
+                    setattr(pod, name, min(getattr(pod, name), now))
+            self.pods[uid] = pod
+            if pod.step_seconds is not None:
+                self.metrics.workload_step_seconds.labels(pod.ref.namespace, pod.ref.pod, pod.job).set(pod.step_seconds)
+            if pod.suspected is not None:
+                self.metrics.workload_hang.labels(pod.ref.namespace, pod.ref.pod, pod.job).set(1)
+            self.devices(pod.ref)  # its devices learnt before a verdict needs them, as for a pod first tracked
+        return faults
 
     def snapshot(self) -> dict[str, dict]:
         """Per pod: step, step time, allowance, suspected (for tests, benchmarks and debugging)."""

@@ -144,7 +144,10 @@ RULES: tuple[Rule, ...] = (
     # Epoch 1/10 Step 3/934 Train step 3/9340 done.` (the global step; its stats table follows, no step time on the line)
     # -- the shape from its source (no real line found in a public thread); AReaL's own example tests wait for it
     Rule("areal", "Train step ", re.compile(r"Train step (?P<step>\d+)/\d+ done\.")),
-    # DeepSpeed engine: `[Rank 0] step=40, skipped=2, lr=[5e-05], ...`; Megatron-DeepSpeed `steps: 10 loss: ...`
+    # DeepSpeed engine: `[Rank 0] step=40, skipped=2, lr=[5e-05], ...`; Megatron-DeepSpeed `steps: 10 loss: ...`.  Its
+    # ThroughputTimer's `epoch=0/micro_step=34/global_step=34, RunningAvgSamplesPerSec=...` is no row, by decision: rank 0
+    # prints it beside `step=N`, at the same boundary, and its count is the timer's own (not the step a resumed run
+    # restores): read too, it could count two advances per step (tests/agent/test_progress.py)
     Rule("deepspeed", "step=", re.compile(r"\] step=(?P<step>\d+), skipped=\d+")),
     Rule("deepspeed", "steps: ", re.compile(r"\bsteps: (?P<step>\d+) loss: ")),
     # Hugging Face Trainer logs: `{'loss': 6.2645, 'learning_rate': 0.001, 'epoch': 0.02}` (with 'step' in some

@@ -171,6 +171,7 @@ class PodLogSource(Source):
         self._next = 0  # where the next poll starts (after a poll cut short by MAX_BATCH_FINDINGS)
         self._released: list[tuple[PodRef, Finding]] = []  # last words of deleted pods, handed on by poll()
         self.pods: dict[str, PodRef] = {}  # pod uid -> ref (for pid -> pod attribution)
+        self.listed = False  # `pods` is a listing's (before the first, no pod is known to be gone)
         self._marks: dict[PodRef, list[tuple[float, Progress]]] = {}  # read, not yet handed on
         # containers started again since the last batch (a new log file beside one followed), not yet handed on
         self._restarted: list[PodRef] = []
@@ -235,7 +236,7 @@ class PodLogSource(Source):
                         if not self._first_scan and any(os.path.join(cdir, g) in self.tails for g in files):
                             self._restarted.append(ref)  # `1.log` beside `0.log`: the container's next run
                         self._add(path, ref)
-        self.pods = pods
+        self.pods, self.listed = pods, True
         for path in [p for p in self.tails if p not in seen]:  # pod deleted: release its files
             tail = self.tails.pop(path)
             self._gone_evictions += tail.scanner.classifier.uuid_evictions

@@ -716,6 +716,20 @@ def test_a_log_mixing_two_trainers_keeps_the_printed_step_time():
     assert t.snapshot()["uid-0"]["step_seconds"] == pytest.approx(4.2) and t.snapshot()["uid-0"]["advances"] == 2
 
 
+def test_deepspeeds_throughput_line_is_no_progress():
+    """DeepSpeed's ThroughputTimer line (`[timer.py:215:stop] epoch=0/micro_step=34/global_step=34,
+    RunningAvgSamplesPerSec=...`, DeepSpeed #3742; its first era `[timer.py:189:stop] 0/40, SamplesPerSec=...`, #1825)
+    is not read as progress, by decision: the engine has it printed by rank 0 only, at the same `steps_per_print`
+    boundary as its `step=N` (engine.py: `tput_timer.stop(..., report_speed=report_progress)`), so it adds no pod and no
+    moment that line does not give; its global_step is the timer's own count (0 when the engine is made,
+    deepspeed/utils/timer.py), not the engine's `global_steps` that a resumed run restores, so beside `step=5001` it can
+    say `global_step=1`: two advances per step, a median gap halved and a step time from the spacing divided by 5000;
+    and its samples per second give no step time without the batch size, which it does not print."""
+    throughput = [x for name in ("megatron_deepspeed_3742.log", "deepspeed_1825.log") for x in lines(name)
+                  if "SamplesPerSec=" in x]
+    assert len(throughput) == 3 and [recognise(x) for x in throughput] == [None] * 3
+
+
 def test_a_tqdm_bar_rewritten_in_place_counts_its_last_state():
     bar = "\r".join(lines("lightning_3866.log"))  # what a non-tty tqdm writes: one line, \r between states
     assert recognise(bar).step == 1653

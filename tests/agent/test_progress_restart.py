@@ -1,0 +1,190 @@
+"""The hang tracker across agent restarts: what it learnt of each pod is saved with the agent's state and restored by
+an agent started again in the same boot (a config rollout restarts every agent of the fleet).  Before, a restart
+cleared every standing hang suspicion, and a job already silent was never judged again: its saved pod-log offsets mean
+it sends no new line, so the new agent had no mark to measure its silence from.  (Progress lines and times here are
+synthetic: the tracker's state is under test, not a trainer's line.)"""
+
+from __future__ import annotations
+
+import io
+import json
+import logging
+from types import SimpleNamespace
+
+from agent.app import build
+from agent.config import load
+from agent.progress import HANG_REASON, RESUMED_REASON
+from agent.sources.podlogs import PodLogSource, PodRef
+from parsers.model import Boot, WorkloadFindings
+from parsers.progress import Progress
+from progress_replay import Clock
+
+REF = PodRef("train", "gpt-worker-0", "uid-0", "main")
+GAUGE = {"namespace": "train", "pod": "gpt-worker-0", "job": "gpt"}
+BOOT = Boot("this-boot", 1_000_000_000.0)
+
+
+def agent(tmp_path, clock: Clock, boot: Boot = BOOT):
+    """An agent on the state directory `tmp_path` (k 5, floor 10 s), the tracker's clock `clock`; nothing runs, so
+    the pods' liveness is unknown (a pod is judged on its silence alone)."""
+    cfg = load(env={}, flags={"kmsg": "", "journald": False, "state_dir": str(tmp_path), "fallback_log_files": [],
+                              "fabricmanager_log": "", "imex_log": "", "nvml": "off", "mode": "off",
+                              "workload_hang": {"k": 5, "floor_seconds": 10}})
+    a = build(cfg, clock=clock, out=io.StringIO(), boot=boot)
+    a.pipeline.progress.alive = lambda: None
+    return a
+
+
+def step(a, clock: Clock, n: int) -> list[tuple[str, str]]:
+    """Step `n` read from the pod's log now; the Pod Events it brought (reason, message)."""
+    snap = a.pipeline.process(WorkloadFindings([], progress=[(REF, [(clock.t, Progress(n, 2.0, "nanogpt"))])]))
+    return [(e.reason, e.message) for e in snap.pod_events] if snap is not None else []
+
+
+def stepping(tmp_path, clock: Clock):
+    """An agent that saw five steps 2 s apart (allowance max(5 x 2 s, 10 s) = 10 s from the last, at clock 1008)."""
+    a = agent(tmp_path, clock)
+    for n in range(5):
+        clock.t = 1000.0 + 2 * n
+        step(a, clock, n)
+    return a
+
+
+def said(a) -> list[tuple[str, str]]:
+    """The Pod Events the agent decided since the last call (reason, message)."""
+    a.pipeline.judge_progress(None)
+    events, a.pipeline._events = a.pipeline._events, []
+    return [(e.reason, e.message) for e in events]
+
+
+def hung(a) -> float | None:
+    return a.pipeline.progress.metrics.registry.get_sample_value("gpu_npd_workload_hang_suspected", GAUGE)
+
+
+def restarted(a, tmp_path, clock: Clock, boot: Boot = BOOT):
+    """`a` stops (its state written, as at SIGTERM) and an agent starts again on the same state directory."""
+    a.save()
+    a.close()
+    return agent(tmp_path, clock, boot)
+
+
+def test_a_hung_pod_stays_suspected_across_a_restart_without_a_second_event(tmp_path):
+    clock = Clock()
+    a = stepping(tmp_path, clock)
+    clock.t = 1018.5
+    assert [r for r, _ in said(a)] == [HANG_REASON] and hung(a) == 1
+    clock.t = 1030.0
+    b = restarted(a, tmp_path, clock)
+    assert hung(b) == 1  # the suspicion stands (it was 0 series, the alert resolving, before)
+    for clock.t in (1031.0, 1100.0, 1400.0):
+        assert said(b) == []  # the Event was said once, before the restart
+    clock.t = 1401.5
+    (reason, message), = step(b, clock, 5)
+    assert reason == RESUMED_REASON and "(383 s after it was raised)" in message and hung(b) == 0
+
+
+def test_a_pod_silent_since_before_the_restart_is_suspected_when_its_allowance_passes(tmp_path):
+    clock = Clock()
+    a = stepping(tmp_path, clock)
+    clock.t = 1012.0  # 4 s of silence, then the restart
+    assert said(a) == []
+    b = restarted(a, tmp_path, clock)
+    clock.t = 1017.9
+    assert said(b) == []  # 9.9 s of the 10 s allowed
+    clock.t = 1018.1
+    (reason, message), = said(b)  # the pod sends no line after the restart: judged from its last step before it
+    assert reason == HANG_REASON and "No training progress for 10 s since step 4" in message and hung(b) == 1
+    assert b.pipeline.progress.snapshot()["uid-0"]["advances"] == 5
+
+
+def test_the_pods_learnt_stay_within_a_boot_only(tmp_path):
+    """Another boot: every process is new and the monotonic clock (the saved times') started again: nothing restored."""
+    clock = Clock()
+    a = stepping(tmp_path, clock)
+    b = restarted(a, tmp_path, clock, Boot("next-boot", 1_000_100_000.0))
+    assert b.pipeline.progress.pods == {}
+
+
+def test_a_time_ahead_of_the_clock_is_now(tmp_path):
+    """A saved time the clock has not reached (not this clock's) is taken as now: no restored silence is negative,
+    none longer than the clock has run."""
+    clock = Clock()
+    a = stepping(tmp_path, clock)
+    clock.t = 500.0
+    b = restarted(a, tmp_path, clock)
+    assert b.pipeline.progress.pods["uid-0"].last == 500.0
+    clock.t = 509.9
+    assert said(b) == []
+    clock.t = 510.0
+    assert [r for r, _ in said(b)] == [HANG_REASON]
+
+
+def test_a_corrupt_saved_pod_is_dropped_alone_with_one_warning(tmp_path, caplog):
+    clock = Clock()
+    a = stepping(tmp_path, clock)
+    a.save()
+    a.close()
+    path = tmp_path / "state.json"
+    state = json.loads(path.read_text())
+    good = state["progress"]["uid-0"]
+    state["progress"] = {"uid-1": {**good, "last": "soon"}, "uid-0": good,
+                         "uid-2": {**good, "ref": {**good["ref"], "uid": "uid-9"}},
+                         "uid-3": {**good, "ref": {**good["ref"], "uid": "uid-3"}, "suspected": float("nan")},
+                         "uid-4": {"ref": {"namespace": "train"}}}
+    path.write_text(json.dumps(state))
+    with caplog.at_level(logging.WARNING, logger="gpu_npd"):
+        b = agent(tmp_path, clock)
+    assert list(b.pipeline.progress.pods) == ["uid-0"]
+    (warning,) = [r.getMessage() for r in caplog.records if "cannot be restored" in r.getMessage()]
+    assert "4 saved entries cannot be restored" in warning and "progress.uid-1.last: expected a number" in warning
+    assert b.pipeline.progress.snapshot()["uid-0"]["advances"] == 5  # the good one, as it stood
+
+
+def test_a_section_not_a_mapping_is_dropped_and_an_old_state_file_loads(tmp_path, caplog):
+    """A state file written before the tracker's section (no `progress`) loads as before; a section that is no
+    mapping is dropped alone, the rest of the state restored."""
+    clock = Clock()
+    a = stepping(tmp_path, clock)
+    a.save()
+    a.close()
+    path = tmp_path / "state.json"
+    state = json.loads(path.read_text())
+    state["cursors"] = {"kmsg": 42}
+    for section, warned in ((None, False), ("garbage", True)):
+        if section is None:
+            del state["progress"]
+        else:
+            state["progress"] = section
+        path.write_text(json.dumps(state))
+        caplog.clear()
+        with caplog.at_level(logging.WARNING, logger="gpu_npd"):
+            b = agent(tmp_path, clock)
+        assert b.pipeline.progress.pods == {} and b.pipeline.cursors == {"kmsg": 42}
+        warnings = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
+        assert warnings == ([] if not warned else [w for w in warnings if "progress: expected a mapping" in w])
+        assert bool(warnings) == warned
+        b.close()
+
+
+def test_the_pod_list_decides_which_restored_pods_still_exist(tmp_path):
+    """Before the pod logs are first listed no pod is known gone: a restored pod stays (it was dropped at the first
+    tick, the listing empty, before); once listed, one whose pod is gone is forgotten with its series."""
+    clock = Clock()
+    a = stepping(tmp_path, clock)
+    clock.t = 1018.5
+    said(a)
+    b = restarted(a, tmp_path, clock)
+    b.pods.pod_source = SimpleNamespace(pods={}, listed=False)
+    b._tick()
+    assert "uid-0" in b.pipeline.progress.pods and hung(b) == 1
+    b.pods.pod_source = SimpleNamespace(pods={"uid-1": PodRef("train", "gpt-worker-1", "uid-1", "main")}, listed=True)
+    b._tick()
+    assert b.pipeline.progress.pods == {} and hung(b) is None
+    b.close()
+
+
+def test_the_pod_log_source_says_when_it_has_listed(tmp_path):
+    src = PodLogSource(str(tmp_path))
+    assert not src.listed
+    src.discover()
+    assert src.listed and src.pods == {}
