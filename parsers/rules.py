@@ -179,7 +179,7 @@ EVENT_LINES = {"aer": 12, "mlx5_health": 20, "mlx5_tx_timeout": 4, "mlx5_err_cqe
                "nccl_exception": 2, "nccl_alloc": 4, "sxid": 8,
                "oom": 4096, "nccl_watchdog": 64, "rcu_stall": 64, "mce": 16, "cper": 24, "nfs": 32, "fs": 16,
                "nvme": 32, "lustre": 32, "gpfs": 32, "ceph": 32, "ofi": 4, "clocksource": 16, "fallen": 64, "rminit": 32,
-               "cuda_exception": 2, "peermem_load": 16, "nvidia_load": 16, "reset": 64, "gsp": 64, "port_down": 1,
+               "cuda_exception": 2, "cuda_assert": 64, "peermem_load": 16, "nvidia_load": 16, "reset": 64, "gsp": 64, "port_down": 1,
                "mlx5_probe": 16,
                "ray_oom": 2, "deepep": 64, "nvshmem": 8, "iommu": 64, "smmu": 64, "xla_rendezvous": 64, "efa": 64,
                "therm": 32, "imex": 8, "retrain": 16, "bnxt": 32, "irdma": 32, "intel_tx_timeout": 4, "mana": 32, "ena": 32,
@@ -371,7 +371,7 @@ PANIC_HARDWARE = (r"[Mm]achine [Cc]heck|broadcast exception handler|SError|exter
 # watchdog", "Timeout at NCCL work", "Some NCCL operations have failed or timed out", the heartbeat monitor, the
 # stuck watchdog, the debug-info dump, the communicator abort), a stack trace between some of them: one event per
 # rank (the "[Rank n]" / "[PG .. Rank n]" / torchrun's "[rankN]:" on the line), each of its lines once.
-EVENT_PER_RANK = frozenset({"nccl_watchdog"})
+EVENT_PER_RANK = frozenset({"nccl_watchdog", "cuda_assert"})
 TORCH_PG_ONCE = ("nccl_watchdog", "once")
 MLX5_TX_JOIN = ("mlx5_tx_timeout", "join")
 # PyTorch's NCCL exception: the wrapper line ("NCCL error in: ..., unhandled system error") and, on the next
@@ -379,6 +379,8 @@ MLX5_TX_JOIN = ("mlx5_tx_timeout", "join")
 NCCL_EXC_OPEN, NCCL_EXC_JOIN = ("nccl_exception", "open"), ("nccl_exception", "join")
 # A CUDA error as PyTorch raises it: "CUDA error: <text>" and, 2.6+, the next line's "Search for `cudaError..'" are one
 CUDA_EXC_OPEN, CUDA_EXC_JOIN = ("cuda_exception", "open"), ("cuda_exception", "join")
+# A CUDA kernel's assert() failing: a line per failing thread of it, one failure per rank (EVENT_PER_RANK)
+CUDA_ASSERT_JOIN = ("cuda_assert|cuda_exception", "join")
 # The kernel's start-up lines: no finding, no event; the stream's boot clock is set by them (Classifier, ports.py).
 BOOT_MARK = ("boot", "mark")
 # Their order within one boot (row name -> stage): a line of a stage no later than the last one seen starts a boot.
@@ -2490,6 +2492,20 @@ RULES: tuple[Rule, ...] = (
        r"CUDA runtime error(?: in (?:[^\n]*?\)|\S+))?: (?P<cuda_error>[^(\n]+?)(?: \(\S+:\d+\)| /\S+:\d+)|"
        r"(?:Error Code 1: Cuda (?:Runtime|Driver)|Cuda Error in \w+: \d+) \((?P<status_text>[^)\n]+)\)",
        refine="cuda_status", event=CUDA_EXC_OPEN),
+    # A CUDA kernel's own assert() failing, as the device's printf reports it, one line per failing thread (hundreds,
+    # ranks' lines interleaved): "<file>.cu:<line>: <function>: block: [x,y,z], thread: [x,y,z] Assertion `<cond>`
+    # failed." (the function left out by Windows builds, a template's full signature by THCUNN's): ATen's index_select
+    # ("Indexing.cu:1284: indexSelectLargeIndex: .. Assertion `srcIndex < srcSelectDimSize` failed.", NVIDIA/Megatron-
+    # LM #1038), indexing ("IndexKernel.cu:93: operator(): .. \"index out of bounds\"`"), cross-entropy's label out of
+    # range ("Loss.cu:250: nll_loss_forward_reduce_cuda_kernel_2d: .. Assertion `t >= 0 && t < n_classes` failed.").
+    # The job's own data or indices, the failure PyTorch raises after it as "CUDA error: device-side assert triggered"
+    # (cudaErrorAssert, CUDA_ERRORS): that fact, the file, kernel and condition its details; one finding per rank (its
+    # "[rankN]:" tag; the lines of none, one process's) while its threads' lines follow each other (CUDA_ASSERT_JOIN).
+    # Right after PyTorch's exception (its lines first, pytorch/pytorch #44867), part of that exception's failure.
+    _r("cuda_kernel_assert", "cuda_error", ["] Assertion `"],
+       r"(?<![\w.+-])(?P<source>[\w.+-]+\.cuh?):\d+: (?:(?P<kernel>(?:[^:\n]|::)+): )?"
+       r"block: \[\d+,\d+,\d+\], thread: \[\d+,\d+,\d+\] Assertion `(?P<assertion>[^\n]*)` failed",
+       refine="cuda_assert", event=CUDA_ASSERT_JOIN),
     # (PyTorch before 1.5 and Lua Torch: "RuntimeError: cuda runtime error (59) : device-side assert triggered at
     # /pytorch/aten/src/THC/THCTensorCopy.cu:102", the text up to " at <file>:<line>")
     # PyTorch's ProcessGroupNCCL watchdog at the process's exit, its CUDA runtime already unloaded: it catches the
@@ -2895,6 +2911,17 @@ CUDA_STATUS_NAMES = {1: "invalid argument", 214: "CUDA_ERROR_ECC_UNCORRECTABLE",
                      226: "CUDA_ERROR_CONTAINED"}
 
 
+# What CUDA reports of a kernel whose assert() failed (cudaErrorAssert), as CUDA_ERRORS keys it: a failing thread's own
+# line (the cuda_kernel_assert row) is that failure
+CUDA_ASSERT_TEXT = "device-side assert triggered"
+
+
+def _refine_cuda_assert(g: dict, out: dict) -> None:
+    """A kernel's failed assert(): the CUDA error it raises (CUDA_ASSERT_TEXT)."""
+    g["cuda_error"] = CUDA_ASSERT_TEXT
+    _refine_cuda(g, out)
+
+
 def _refine_cuda_status(g: dict, out: dict) -> None:
     """A CUDA status an allocator or a library printed: its text where the line gives one, else its name by its number
     (CUDA_STATUS_NAMES), else the name the library gave it (`cu_name`: Numba's own table, missing or wrong for some), else
@@ -3034,7 +3061,7 @@ def _refine_device_plugin_xid(g: dict, out: dict) -> None:
 REFINERS = {"xid": _refine_xid, "device_plugin_xid": _refine_device_plugin_xid, "sxid": _refine_sxid, "aer": _refine_aer, "aer_detail": _refine_aer_detail,
             "dpc": _refine_dpc, "edac_ghes": _refine_edac_ghes, "nvme": _refine_nvme, "md": _refine_md, "iommu": _refine_iommu,
             "ib_link": _refine_ib_link, "cxi": _refine_cxi,
-            "cuda": _refine_cuda, "cuda_status": _refine_cuda_status, "nccl": _refine_nccl, "ib_wc": _refine_ib_wc,
+            "cuda": _refine_cuda, "cuda_assert": _refine_cuda_assert, "cuda_status": _refine_cuda_status, "nccl": _refine_nccl, "ib_wc": _refine_ib_wc,
             "mlx5_syndrome": _refine_mlx5_syndrome, "mlx5_cqe": _refine_mlx5_cqe,
             "mlx5_cq_error": _refine_mlx5_cq_error,
             "nccl_text": _refine_nccl_text, "crash": _refine_crash, "storage_oops": _refine_storage_oops,

@@ -121,6 +121,9 @@ ROW_PREFIX_FLOODS = [
     ("gloo_peer", "[a", " tcp/pair. "),
     ("runtime_hook_unknown", "Running hook stderr: ", "No help topic for 'x"),
     ("runtime_hook_unknown", "running createContainer hook stderr: x ", "No help topic for 'prestar"),
+    # a file name's run of word characters, each start of which could be the name's (the lookbehind: only the first)
+    ("cuda_kernel_assert", "a", ".cu:1: block: [0,0,0], thread: [0,0,0] Assertion `x"),
+    ("cuda_kernel_assert", "a.cu:1: ", "] Assertion `x"),
 ]
 
 
