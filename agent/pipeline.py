@@ -6,7 +6,7 @@ one snapshot -> every sink.  Each stage returns its result to the next; none rea
       _admit                  each finding: admission, the pre-checks once (kernel's own line, dated, not one
                               Xid twice, not ours); then
         Coalescer.repeat      a repeat of a standing decision: counted, not decided again; or
-        _decide               enriched (GPU index/UUID, pod of the pid), then HealthEngine.decide
+        HealthEngine.decide   enriched (GPU index/UUID, pod of the pid), then decided
       HealthEngine.derive     the conditions, once per batch
     publish(change)           the snapshot (state + what changed), built once, handed to each sink's apply
 """
@@ -134,8 +134,9 @@ class Pipeline:
 
     def _admit(self, findings: Iterable[Finding], source: str, change: Change) -> list[tuple]:
         """Each finding of a batch's lines: admitted, then counted as a repeat of a standing decision or decided
-        (into `change`, the batch's); the counter labels of the findings decided anew, returned.  Admission, the pre-checks a kernel-log finding passes once before anything
-        counts it as a node fault (counted where a refusal says something):
+        (into `change`, the batch's); the counter labels of the findings decided anew, returned.  Admission, the
+        pre-checks a kernel-log finding passes once before anything counts it as a node fault (counted where a
+        refusal says something):
 
         - from the kernel: a syslog line another program wrote (any local process can write one that reads like a
           kernel fault) is counted as such (gpu_npd_forged_or_userspace_total), never a node problem;
@@ -144,11 +145,13 @@ class Pipeline:
           within a few seconds is the same Xid (agent/xidmerge.py);
         - not ours: a line our own InfiniBand counter reads caused (agent/selfcaused.py) is counted as such.
 
-        An amendment (parsers/rules.py EVENT_AMENDS: an event's finding again, made worse or given its address) is
-        always decided (the same amendment of a later event is that event's, no repeat) and never counted as
-        another finding."""
+        A finding decided is enriched first (the GPU NVML knows at its address, the pod of its pid), then decided by
+        the engine; a decision a repeat may count without deciding is remembered by the coalescer.  An amendment
+        (parsers/rules.py EVENT_AMENDS: an event's finding again, made worse or given its address) is always decided
+        (the same amendment of a later event is that event's, no repeat) and never counted as another finding."""
         epoch, guard, already_seen = self.boot.epoch, self.guard, self.xids.already_seen
-        repeat, decide, noted = self.coalescer.repeat, self._decide, self.workloads.note_finding
+        repeat, remember, noted = self.coalescer.repeat, self.coalescer.remember, self.workloads.note_finding
+        decide, gpu, known = self.engine.decide, self.gpu, self.known_gpus
         fresh: list[tuple] = []
         for f in findings:
             if not from_kernel(f):  # the one rule `gpu-npd parse` applies too
@@ -164,30 +167,25 @@ class Pipeline:
                 continue
             amendment = amends(f)
             due = None if amendment else repeat(source, f)
-            if due is None:
-                labels = decide(f, source, change)
-                if not amendment:
-                    fresh.append(labels)
-            elif due:
-                noted(f)
+            if due is not None:
+                if due:
+                    noted(f)
+                continue
+            annotate(f, gpu.gpu_map, known)  # (the inventory's map: the poller's thread replaces it)
+            if f.kind == "xid" and f.pid is not None:
+                pod = self.pods(f.pid)
+                if pod is not None:
+                    f.details["pod"] = f"{pod.namespace}/{pod.pod}"
+                    if f.attribution == "application":
+                        self._events.append(self.workloads.observe_app_xid(pod, f))  # the pod that caused it
+            noted(f)
+            labels = labels_of(f)
+            outcome = decide(f, "kernel", change)  # a kernel-log problem (a new boot clears it)
+            if outcome is not None:
+                remember(source, f, outcome, labels)
+            if not amendment:
+                fresh.append(labels)
         return fresh
-
-    def _decide(self, f: Finding, source: str, change: Change) -> tuple:
-        """Decide one admitted finding (enriched first: the GPU NVML knows at its address, the pod of its pid);
-        its counter labels.  A decision a repeat may count without deciding is remembered by the coalescer."""
-        annotate(f, self.gpu.gpu_map, self.known_gpus)
-        if f.kind == "xid" and f.pid is not None:
-            pod = self.pods(f.pid)
-            if pod is not None:
-                f.details["pod"] = f"{pod.namespace}/{pod.pod}"
-                if f.attribution == "application":
-                    self._events.append(self.workloads.observe_app_xid(pod, f))  # the pod that caused it
-        self.workloads.note_finding(f)
-        labels = labels_of(f)
-        outcome = self.engine.decide(f, "kernel", change)  # a kernel-log problem (a new boot clears it)
-        if outcome is not None:
-            self.coalescer.remember(source, f, outcome, labels)
-        return labels
 
     # ---- other inputs ---------------------------------------------------------------------------------
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from functools import partial
 from typing import Any, Callable
 
 from kubeapi.events import Ref
@@ -45,7 +46,6 @@ class KubernetesSink(WriterThread):
         self._snapshot = Snapshot()
         self._lock = threading.Lock()
         self._node_seen = False
-        self._opted_out = False  # the Node carries the do-not-repair label
 
     # ---- agent side (never blocks) ----------------------------------------------------------------
 
@@ -99,36 +99,38 @@ class KubernetesSink(WriterThread):
             snap = self._snapshot
         heartbeat = now >= self.conditions.next_heartbeat
         problems = list(snap.problems)
+        # the writes due, in order; each is called when its turn comes (the conditions' after _read_node, which
+        # tells the repair profile whether the Node opted out; the Events' after the writers that record some)
+        writes: list[Callable[[], None]] = []
+        if not self._node_seen or (heartbeat and (self.s.repair_profile != "off" or self.s.repair_annotation)):
+            writes.append(self._read_node)
+        writes.append(partial(self.conditions.write, snap, now, heartbeat))
+        if self.annotation is not None:
+            writes.append(partial(self.annotation.write, problems))
+        if self.taints is not None:
+            writes.append(partial(self._write_taints, snap, problems, now, heartbeat))
+        writes.append(self._flush_events)
         refused: list[Exception] = []
-
-        def step(write: Callable[..., None], *args: Any) -> None:
+        for write in writes:
             try:
-                write(*args)
+                write()
             except Exception as exc:
                 if not refusal(exc):
                     raise
                 refused.append(exc)
-
-        if not self._node_seen or (heartbeat and (self.s.repair_profile != "off" or self.s.repair_annotation)):
-            step(self._read_node)
-        step(self.conditions.write, snap, now, heartbeat, self._opted_out)  # (opted out: as _read_node just read)
-        if self.annotation is not None:
-            step(self.annotation.write, problems)
-        if self.taints is not None:
-            step(self._write_taints, snap, problems, now, heartbeat)
-        if self.events.pending():
-            self.n.wait()
-            step(self._flush_events)
         if refused:
             raise refused[0]
 
     def _flush_events(self) -> None:
-        self.n.count("events", self.events.flush(self.n.api, self.s.request_timeout_seconds))
+        """The Events recorded and not yet sent (rate-limited ones wait for their turn), if any."""
+        if self.events.pending():
+            self.n.wait()
+            self.n.count("events", self.events.flush(self.n.api, self.s.request_timeout_seconds))
 
     def _read_node(self) -> None:
         node = self.n.get_node()
         meta = node.get("metadata", {})
-        self._opted_out = self.s.do_not_repair_label in (meta.get("labels") or {})
+        self.conditions.opted_out = self.s.do_not_repair_label in (meta.get("labels") or {})
         if self.annotation is not None:
             self.annotation.found((meta.get("annotations") or {}).get(self.s.repair_annotation_key))
         if not self._node_seen and self.emit is not None:

@@ -57,12 +57,13 @@ class ConditionWriter:
         self.written_key: tuple | None = None
         self.next_heartbeat = 0.0
         self.profile: dict[str, Condition] = {}  # the repair profile's conditions as last computed
+        self.opted_out = False  # the Node carries the do-not-repair label (as the sink's last read of it said)
 
-    def write(self, snap: Snapshot, now: float, heartbeat: bool, opted_out: bool) -> None:
+    def write(self, snap: Snapshot, now: float, heartbeat: bool) -> None:
         written = list(snap.conditions)
         if self.n.s.repair_profile != "off":
             self.profile = profile_conditions(self.n.s.repair_profile, list(snap.problems), self.profile, now,
-                                              opted_out)
+                                              self.opted_out)
             written += self.profile.values()
         key = condition_key(written)
         if key != self.written_key or heartbeat:

@@ -1332,3 +1332,19 @@ def test_mlx5_cq_error_names_its_syndrome_and_is_one_event_with_mlx5e_line():
         ("nic_error", "0000:08:00", "warning", "driver", "overrun")]
     violation = text.splitlines()[0].replace("syndrome 0x1", "syndrome 0x2") + "\n"
     assert [f.details["cq_error"] for f in Scanner().scan(io.BytesIO(violation.encode()))] == ["access violation"]
+
+
+def test_a_gpu_event_line_normalizes_its_address_once():
+    """An event kept per GPU (Xid 79's "fallen") keys on the address _build normalized already: one cache entry,
+    one normalization, not a second under another call signature.  The line: leptonai/gpud's README
+    (https://github.com/leptonai/gpud/blob/8e6719a459f38d00b113457a54946f625edd2fa2/components/accelerator/nvidia/error/sxid/README.md),
+    as in tests/fixtures/realworld/sxid-2026b.yaml."""
+    from parsers import Classifier
+    from parsers.pci import normalize_pci
+
+    c = Classifier()
+    normalize_pci.cache_clear()
+    f, _ = c.read("[6781741.548779] NVRM: Xid (PCI:0000:91:00): 79, pid='<unknown>', name=<unknown>, "
+                  "GPU has fallen off the bus.")
+    assert f is not None and (f.xid, f.pci) == (79, "0000:91:00")
+    assert normalize_pci.cache_info().misses == 1
