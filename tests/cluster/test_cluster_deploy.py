@@ -7,7 +7,7 @@ import re
 
 from apiserver_double import ApiDouble
 from harness import wait_until
-from test_cluster import controller, gang, incidents, publish_timeouts
+from test_cluster import controller, gang, incidents, publish_timeouts, publish_xid
 from test_deploy import kustomize, needs_kubectl, validate_strict
 
 from cluster.owners import OWNER_KINDS
@@ -74,17 +74,36 @@ _PATH = re.compile(r"^/(?:api/v1|apis/([^/]+)/[^/]+)/(?:namespaces/[^/]+/)?([a-z
 VERBS = {"POST": "create", "PATCH": "patch", "PUT": "update", "DELETE": "delete"}
 
 
+def granted() -> set[tuple[str, str, str]]:
+    """(group, resource, verb) of every grant of the rendered ClusterRole and leader Role."""
+    return {(g, res, v) for r in rules() for g in r["apiGroups"] for res in r["resources"] for v in r["verbs"]}
+
+
+OWNER = ("owner kinds", "*")  # every owner kind is read alike: one stands for all (the double serves JobSets)
+
+
+def as_owner(group: str, resource: str) -> tuple[str, str]:
+    return OWNER if (group, resource) in {(k.group, k.plural) for k in OWNER_KINDS} else (group, resource)
+
+
 @needs_kubectl
-def test_every_request_the_controller_makes_is_granted():
-    """Run the controller against the double (an incident written, its Lease taken), then check each request
-    it made against the rendered RBAC: nothing it needs is missing."""
+def test_every_request_the_controller_makes_is_granted_and_every_grant_is_used():
+    """Run the controller against the double (an incident written and updated, its Lease taken, renewed and given
+    up), then check each request it made against the rendered RBAC: nothing it needs is missing; and each verb the
+    RBAC grants against the requests: nothing is granted that it never asks (a `get` on pods, nodes, Events and the
+    owner kinds was: it reads only its watches)."""
     with ApiDouble() as api:
         gang(api)
         publish_timeouts(api)
         before = len(api.requests)
         with controller(api) as c:
             wait_until(lambda: incidents(api) and c.ready.is_set(), "an incident")
+            publish_xid(api)  # more evidence: the incident's Event is patched
+            wait_until(lambda: any("hardware" in e["message"] for e in incidents(api)), "the incident updated")
+            wait_until(lambda: any(m == "PUT" and "/leases/" in p for m, p, _, _ in api.requests[before:]),
+                       "the Lease renewed")
         made = api.requests[before:]
+    used = set()
     checked = 0
     for method, path, params, _ctype in made:
         if re.match(r"^/apis/[^/]+/[^/]+/?$", path):
@@ -97,8 +116,11 @@ def test_every_request_the_controller_makes_is_granted():
         else:
             verb = VERBS[method]
         assert allowed(group, resource, verb), (method, path, verb)
+        used.add((*as_owner(group, resource), verb))
         checked += 1
     assert checked > 5
+    unused = {(*as_owner(g, res), v) for g, res, v in granted()} - used
+    assert not unused, f"granted but never asked: {sorted(unused)}"
 
 
 @needs_kubectl

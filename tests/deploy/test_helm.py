@@ -13,6 +13,7 @@ import pytest
 import yaml
 
 from agent.config import load
+from cluster.controller import Settings as ClusterSettings
 from parsers.kinds import TAINT_PREFIX
 from test_deploy import (DEPLOY, assert_host_paths_safe, critical_pods_unadmitted, host_paths, kustomize,
                          kustomize_with, needs_kubectl, validate_strict)
@@ -127,6 +128,40 @@ def test_helm_and_kustomize_render_the_same_objects(overlay, values):
 def test_helm_cluster_component_is_the_kustomize_one(kustomization, values):
     """cluster.enabled: the agents and deploy/components/cluster; recovery=enforce adds components/cluster-recovery."""
     assert_equivalent(kustomize(kustomization), render(values))
+
+
+def rollouts_wait_for_ready(objs: list[dict]) -> list[str]:
+    """Each DaemonSet and Deployment whose new pods count as available before they have stayed up long enough
+    to show a crash: the agent's for three readiness probes, the cluster component's (no readiness probe) for two
+    lease durations. Without minReadySeconds a version that passes its first probe and crashes seconds later rolls
+    on across the fleet, maxUnavailable (10%) at a time."""
+    lease = ClusterSettings().lease_duration
+    bad = []
+    for d in objs:
+        if d["kind"] not in ("DaemonSet", "Deployment"):
+            continue
+        probe = d["spec"]["template"]["spec"]["containers"][0].get("readinessProbe")
+        need = 3 * probe["periodSeconds"] if probe else 2 * lease
+        if d["spec"].get("minReadySeconds", 0) < need:
+            bad.append(f"{d['kind']}/{d['metadata']['name']}: minReadySeconds {d['spec'].get('minReadySeconds')} "
+                       f"< {need}")
+    return bad
+
+
+@needs_kubectl
+def test_a_rollout_counts_a_new_pod_only_once_it_stayed_ready_in_every_rendering():
+    """kustomize (both overlays, the cluster component), deploy/daemonset.yaml (kept equal to the observe overlay
+    by test_deploy) and the chart (defaults, every ci values file, the cluster component, a pool each): every agent
+    DaemonSet and cluster Deployment waits; the chart's values set it, 0 included."""
+    renders = [kustomize(p) for p in ("overlays/observe", "overlays/enforce", "examples/cluster")]
+    renders += [render(values_of(v) if v else {}) for v in [None, *VALUES]]
+    renders.append(render({"cluster": {"enabled": True}}))
+    assert all(any(d["kind"] == "DaemonSet" for d in objs) for objs in renders)
+    assert sum(d["kind"] == "Deployment" for objs in renders for d in objs) >= 2
+    for objs in renders:
+        assert not rollouts_wait_for_ready(objs), rollouts_wait_for_ready(objs)
+    off = render({"minReadySeconds": 0, "cluster": {"enabled": True, "minReadySeconds": 0}})
+    assert {d["spec"]["minReadySeconds"] for d in off if d["kind"] in ("DaemonSet", "Deployment")} == {0}
 
 
 @needs_kubectl

@@ -24,6 +24,8 @@ from apiserver_double import ApiDouble
 from harness import AgentProc, wait_until
 from test_deploy import agent_configmap, kustomize, needs_kubectl
 
+from agent.kube.dra import rule_name
+
 SA = ("gpu-npd", "gpu-npd")  # (namespace, name) of the agent's service account in the manifests
 DISCOVERY = {"api", "apis", "version", "openapi"}  # system:discovery grants these to every authenticated user
 
@@ -111,31 +113,38 @@ def test_the_authorizer_reads_rbac_as_the_api_server_does():
         "delete", "resource.k8s.io", "devicetaintrules", None, "x")
 
 
+def enforcing_agent(tmp_path: Path, api: ApiDouble, objs: list[dict]) -> tuple[AgentProc, Path]:
+    """A real agent on gpu-node-1 (of ten) with the shipped configuration in enforce, DRA device taints (one GPU,
+    gpu-0 at 0000:5d:00, in a ResourceSlice) and the repair hand-off on; and its configuration file."""
+    config = yaml.safe_load(agent_configmap(objs)["data"]["config.yaml"])
+    api.dra_versions = {"v1": ["resourceslices"], "v1alpha3": ["devicetaintrules"]}
+    api.resource_slices = [{"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice",
+                            "metadata": {"name": "gpu-node-1-slice"},
+                            "spec": {"driver": "gpu.nvidia.com", "nodeName": "gpu-node-1",
+                                     "pool": {"name": "gpu-node-1", "generation": 1, "resourceSliceCount": 1},
+                                     "devices": [{"name": "gpu-0", "attributes": {
+                                         "uuid": {"string": "GPU-0000"}, "pcieBusID": {"string": "0000:5d:00.0"}}}]}}]
+    for i in range(10):
+        api.add_node(f"gpu-node-{i}")
+    kube = {**config.get("kubernetes", {}), "api_server": api.url, "coalesce_seconds": 0.05,
+            "dra_device_taints": True, "repair_profile": "eks", "repair_annotation": True}
+    conf = tmp_path / "gpu-npd.yaml"
+    conf.write_text(yaml.safe_dump({"mode": "enforce", "nvml": "off", "log_level": "warning", "kubernetes": kube}))
+    return AgentProc(tmp_path, "--config", str(conf), env={"NODE_NAME": "gpu-node-1"}, start_timeout=60.0), conf
+
+
+XID79_GPU0 = "3,1,1000,-;NVRM: Xid (PCI:0000:5d:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus.\n"
+
+
 @needs_kubectl
 def test_every_request_of_an_enforcing_agent_is_granted_by_the_shipped_rbac(tmp_path: Path):
     objs = kustomize("overlays/enforce")
     rules = rules_of(objs, SA)
     assert rules, "no RBAC bound to the agent's service account"
-    config = yaml.safe_load(agent_configmap(objs)["data"]["config.yaml"])
     with ApiDouble() as api:
-        api.dra_versions = {"v1": ["resourceslices"], "v1alpha3": ["devicetaintrules"]}
-        api.resource_slices = [{"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice",
-                                "metadata": {"name": "gpu-node-1-slice"},
-                                "spec": {"driver": "gpu.nvidia.com", "nodeName": "gpu-node-1",
-                                         "pool": {"name": "gpu-node-1", "generation": 1, "resourceSliceCount": 1},
-                                         "devices": [{"name": "gpu-0", "attributes": {
-                                             "uuid": {"string": "GPU-0000"}, "pcieBusID": {"string": "0000:5d:00.0"}}}]}}]
-        for i in range(10):
-            api.add_node(f"gpu-node-{i}")
-        kube = {**config.get("kubernetes", {}), "api_server": api.url, "coalesce_seconds": 0.05,
-                "dra_device_taints": True, "repair_profile": "eks", "repair_annotation": True}
-        conf = tmp_path / "gpu-npd.yaml"
-        conf.write_text(yaml.safe_dump({"mode": "enforce", "nvml": "off", "log_level": "warning",
-                                        "kubernetes": kube}))
-        agent = AgentProc(tmp_path, "--config", str(conf), env={"NODE_NAME": "gpu-node-1"}, start_timeout=60.0)
+        agent, conf = enforcing_agent(tmp_path, api, objs)
         try:
-            agent.write("3,1,1000,-;NVRM: Xid (PCI:0000:5d:00): 79, pid='<unknown>', name=<unknown>, "
-                        "GPU has fallen off the bus.\n")
+            agent.write(XID79_GPU0)
             # a GPU no ResourceSlice names: the node taint is the fallback (under the node-taint budget)
             agent.write("3,2,1001,-;NVRM: Xid (PCI:0000:9a:00): 79, pid='<unknown>', name=<unknown>, "
                         "GPU has fallen off the bus.\n")
@@ -166,6 +175,34 @@ def test_every_request_of_an_enforcing_agent_is_granted_by_the_shipped_rbac(tmp_
     assert hook, "no RBAC bound to the cleanup hook's service account"
     refused = sorted(a for a in cleaned if not allowed(hook, *a))
     assert not refused, f"requests the chart's cleanup hook RBAC does not grant: {refused}"
+
+
+@needs_kubectl
+def test_a_devicetaintrule_name_held_by_another_rule_is_read_with_a_granted_get(tmp_path: Path):
+    """A create of the GPU's DeviceTaintRule answered 409 (the name taken by a rule that is not this node's, or an
+    earlier create whose reply was lost): the agent GETs the rule under the name to tell which (agent/kube/dra.py
+    _create). The shipped ClusterRole granted devicetaintrules list, create and delete but not get: refused (403),
+    and _create raised the refusal instead of saying the name was taken (its warning and Event never written)."""
+    objs = kustomize("overlays/enforce")
+    rules = rules_of(objs, SA)
+    with ApiDouble() as api:
+        name = rule_name("gpu-node-1", ("gpu.nvidia.com", "gpu-node-1", "gpu-0"))
+        api.device_taint_rules[name] = {"apiVersion": "resource.k8s.io/v1alpha3", "kind": "DeviceTaintRule",
+                                        "metadata": {"name": name, "labels": {"team": "someone"}},
+                                        "spec": {"deviceSelector": {"driver": "gpu.nvidia.com", "pool": "gpu-node-1",
+                                                                    "device": "gpu-0"},
+                                                 "taint": {"key": "someone/else", "effect": "NoSchedule"}}}
+        agent, _ = enforcing_agent(tmp_path, api, objs)
+        try:
+            agent.write(XID79_GPU0)
+            wait_until(lambda: any(m == "GET" and p.endswith(f"/devicetaintrules/{name}")
+                                   for m, p, _, _ in list(api.requests)), "the GET of the rule under the name",
+                       timeout=30)
+        finally:
+            assert agent.stop()[0] == 0
+        made = {attributes(m, p, q) for m, p, q, _ in list(api.requests)} - {None}
+    refused = sorted(a for a in made if not allowed(rules, *a))
+    assert not refused, f"requests the shipped RBAC does not grant the agent: {refused}"
 
 
 if __name__ == "__main__":  # pragma: no cover
