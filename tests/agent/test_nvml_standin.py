@@ -450,3 +450,34 @@ def _wait(backend) -> object:
         return backend.wait_xid(3000)
     except NvmlError as exc:
         return exc.code
+
+
+def test_a_gpu_nvml_could_not_read_this_poll_keeps_the_problems_it_has():
+    """A reading that lacks a field because its NVML call failed (UNKNOWN) or the GPU's read missed its deadline says
+    nothing about that field's rule: what the rule raised stands, as it does for a GPU not read at all (NVML down).
+    It cleared for that poll and came back at the next, so a GPU with uncorrectable ECC errors whose NVML call hung
+    read healthy in between (and a GPU_IS_LOST between two hung polls flapped)."""
+    from agent.samples import SampleJudge
+    from parsers.telemetry import sample_rules
+
+    nvml = standin_backend(scenario("hgx-h100-r550.yaml", timeline=[
+        {"at": 0, "gpu": 1, "set": {"ecc_uncorrected_volatile": 2}},
+        {"at": 20, "gpu": 1, "set": {"ecc_uncorrected_volatile": "error:UNKNOWN"}},
+        {"at": 30, "gpu": 1, "set": {"ecc_uncorrected_volatile": 2, "temperature_gpu": "hang"}},
+        {"at": 40, "gpu": 1, "set": {"ecc_uncorrected_volatile": 0, "temperature_gpu": 40}}]))
+    clock = StandinClock(0.0).bind(nvml.standin)
+    c = GpuCollector(nvml, deadline=0.3, clock=clock)
+    judge = SampleJudge(sample_rules())
+
+    def reasons(t: float) -> set[str]:
+        clock.t = t
+        gpu1 = [r for r in c.poll([]) if r.entity == "gpu"][1]
+        return {v.reason for v in judge.judge(gpu1, t)}
+
+    assert reasons(0) == set() and reasons(10) == {"UncorrectableECCError"}  # polls: 2
+    assert reasons(20) == {"UncorrectableECCError"}  # the ECC call failed: not read, not healthy
+    assert reasons(30) == {"UncorrectableECCError"}  # the read missed its deadline (nvml_timeout 1)
+    nvml.standin.release()
+    time.sleep(0.1)  # the hung call returns; its worker is free for the next poll
+    assert reasons(40) == set()  # read again, healthy: it clears
+    c.close()
