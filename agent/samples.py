@@ -19,7 +19,9 @@ Withheld verdicts still count towards confirmation: a fault that stands through 
 the grace ends, if confirmed.
 
 A rule that holds (and is confirmed) yields a problem spec for that subject; one that stops holding clears
-what it raised (the engine syncs per subject and source).
+what it raised (the engine syncs per subject and source).  A reading that lacks the rule's field neither
+confirms nor clears; where the reading is `partial` (the field was not read this time: its NVML call failed or
+missed its deadline) what the rule raised stands, as it does for a subject not read at all.
 """
 
 from __future__ import annotations
@@ -52,6 +54,7 @@ class SampleJudge:
         self.grace_until = boot_time + boot_grace
         self._hist: dict[tuple[str, str], deque] = {}
         self._held: dict[tuple[str, str], list[float]] = {}  # (subject, rule) -> [since, readings in a row]
+        self._standing: dict[tuple[str, str], Verdict] = {}  # (subject, rule) -> its last verdict, while it holds
 
     def to_state(self) -> dict[str, list]:
         """Counter histories and confirmation progress (rates, flaps and confirmed problems survive a
@@ -75,7 +78,7 @@ class SampleJudge:
 
     def forget(self, keep: set[str]) -> None:
         """Drop histories of subjects no longer read (bounded memory when devices go away)."""
-        for table in (self._hist, self._held):
+        for table in (self._hist, self._held, self._standing):
             for key in [k for k in table if k[0] not in keep]:
                 del table[key]
 
@@ -86,13 +89,23 @@ class SampleJudge:
         out: list[Verdict] = []
         seen: set[str] = set()
         for rule in self.by_entity.get(r.entity, ()):
+            key = (r.subject, rule["_key"])
             value = r.values.get(rule["field"])
             if value is None:
+                if not r.partial:  # the field is not there at all: what the rule raised clears
+                    self._standing.pop(key, None)
+                elif key in self._standing and rule["reason"] not in seen:  # not read this time: not healthy either
+                    seen.add(rule["reason"])
+                    out.append(self._standing[key])
                 continue
             hit, shown = self._test(rule, r, value, now)
-            if self._confirmed(rule, r.subject, hit, now) and rule["reason"] not in seen:
+            if not self._confirmed(rule, r.subject, hit, now):
+                self._standing.pop(key, None)
+                continue
+            verdict = self._standing[key] = self._verdict(rule, r, value, shown)
+            if rule["reason"] not in seen:
                 seen.add(rule["reason"])
-                out.append(self._verdict(rule, r, value, shown))
+                out.append(verdict)
         return out
 
     def _confirmed(self, rule: dict, subject: str, hit: bool, now: float) -> bool:

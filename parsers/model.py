@@ -48,6 +48,9 @@ class Reading:
     labels: dict[str, str]
     values: dict[str, float] = field(default_factory=dict)
     text: dict[str, str] = field(default_factory=dict)  # non-numeric facts for messages (missing PCI ids)
+    # fields it would carry were not read this time (an NVML call failed or missed its deadline): a rule on an
+    # absent field keeps what it raised instead of clearing (agent/samples.py)
+    partial: bool = False
 
 
 @dataclass

@@ -393,7 +393,7 @@ class GpuCollector:
     def _finish(self, g: GpuState, job: tuple[_Worker, dict | None]) -> list[Reading]:
         w, box = job
         labels = g.labels
-        gpu = Reading("gpu", f"gpu:{labels['pci_bus_id']}", labels)
+        gpu = Reading("gpu", f"gpu:{labels['pci_bus_id']}", labels, partial=True)
         if box is None:  # still hung in a call from an earlier cycle
             gpu.values["nvml_timeout"] = 1
             return [gpu]
@@ -412,6 +412,7 @@ class GpuCollector:
         result = box["result"]
         for code in result["errors"].values():
             self._count(labels["gpu_index"], code)
+        gpu.partial = any(k in GROUPS for k in result["errors"])  # a link not read has no reading at all
         gpu.values.update(result["values"])
         gpu.values["nvml_timeout"] = 0
         gpu.values["gpu_lost"] = 1 if "GPU_IS_LOST" in result["errors"].values() else 0

@@ -150,17 +150,16 @@ class PynvmlBackend:
         if group == "nvlink_throughput":  # the sum over the GPU's links (scope UINT_MAX), KiB since driver load
             values = c(n.nvmlDeviceGetFieldValues, h, [(n.NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_TX, 0xFFFFFFFF),
                                                        (n.NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_RX, 0xFFFFFFFF)])
-            if any(v.nvmlReturn != 0 for v in values):  # a GPU without NVLink
-                raise NvmlError("NOT_SUPPORTED", "NVLink throughput fields")
+            for v in values:  # NOT_SUPPORTED: a GPU without NVLink
+                self._field_ok(v, "NVLink throughput field")
             return {"nvlink_tx_kib": _value(values[0]), "nvlink_rx_kib": _value(values[1])}
         if group in NVML_READING_GROUPS:  # one call per reading, declared in the table
             return {r.name: _scaled(c(getattr(n, r.call), h, *(getattr(n, a) for a in r.args)), r.divisor)
                     for r in NVML_READING_GROUPS[group]}
         if group == "recovery":
-            value = self._field(h, n.NVML_FI_DEV_GET_GPU_RECOVERY_ACTION)
-            if value is None:
-                raise NvmlError("NOT_SUPPORTED", "recovery action field")
-            return {"recovery_action": value}
+            (v,) = c(n.nvmlDeviceGetFieldValues, h, [n.NVML_FI_DEV_GET_GPU_RECOVERY_ACTION])
+            self._field_ok(v, "recovery action field")
+            return {"recovery_action": _value(v)}
         if group == "settings":
             current, pending = c(n.nvmlDeviceGetEccMode, h)
             return {"persistence_mode": int(c(n.nvmlDeviceGetPersistenceMode, h)),
@@ -208,6 +207,12 @@ class PynvmlBackend:
         if hasattr(info, "healthSummary"):
             out["fabric_health_summary"] = int(info.healthSummary)
         return out
+
+    def _field_ok(self, v, what: str) -> None:
+        """A field value's own return code as NvmlError: NOT_SUPPORTED skips the group from then on, any other
+        (a GPU lost, a transient UNKNOWN) is this poll's error only."""
+        if v.nvmlReturn != 0:
+            raise NvmlError(_error_name(self.n, v.nvmlReturn), what)
 
     def _field(self, h, field_id: int) -> float | None:
         values = self._call(self.n.nvmlDeviceGetFieldValues, h, [field_id])

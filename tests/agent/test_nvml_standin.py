@@ -450,3 +450,57 @@ def _wait(backend) -> object:
         return backend.wait_xid(3000)
     except NvmlError as exc:
         return exc.code
+
+
+def test_a_gpu_nvml_could_not_read_this_poll_keeps_the_problems_it_has():
+    """A reading that lacks a field because its NVML call failed (UNKNOWN) or the GPU's read missed its deadline says
+    nothing about that field's rule: what the rule raised stands, as it does for a GPU not read at all (NVML down).
+    It cleared for that poll and came back at the next, so a GPU with uncorrectable ECC errors whose NVML call hung
+    read healthy in between (and a GPU_IS_LOST between two hung polls flapped)."""
+    from agent.samples import SampleJudge
+    from parsers.telemetry import sample_rules
+
+    nvml = standin_backend(scenario("hgx-h100-r550.yaml", timeline=[
+        {"at": 0, "gpu": 1, "set": {"ecc_uncorrected_volatile": 2}},
+        {"at": 20, "gpu": 1, "set": {"ecc_uncorrected_volatile": "error:UNKNOWN"}},
+        {"at": 30, "gpu": 1, "set": {"ecc_uncorrected_volatile": 2, "temperature_gpu": "hang"}},
+        {"at": 40, "gpu": 1, "set": {"ecc_uncorrected_volatile": 0, "temperature_gpu": 40}}]))
+    clock = StandinClock(0.0).bind(nvml.standin)
+    c = GpuCollector(nvml, deadline=0.3, clock=clock)
+    judge = SampleJudge(sample_rules())
+
+    def reasons(t: float) -> set[str]:
+        clock.t = t
+        gpu1 = [r for r in c.poll([]) if r.entity == "gpu"][1]
+        return {v.reason for v in judge.judge(gpu1, t)}
+
+    assert reasons(0) == set() and reasons(10) == {"UncorrectableECCError"}  # polls: 2
+    assert reasons(20) == {"UncorrectableECCError"}  # the ECC call failed: not read, not healthy
+    assert reasons(30) == {"UncorrectableECCError"}  # the read missed its deadline (nvml_timeout 1)
+    nvml.standin.release()
+    time.sleep(0.1)  # the hung call returns; its worker is free for the next poll
+    assert reasons(40) == set()  # read again, healthy: it clears
+    c.close()
+
+
+def test_a_field_value_that_fails_once_is_read_again_at_the_next_poll():
+    """nvmlDeviceGetFieldValues answers per field: only a field's NOT_SUPPORTED means the GPU lacks it. A field that
+    failed otherwise once (UNKNOWN, GPU_IS_LOST) was taken for unsupported and never read again until NVML was
+    re-initialised: the driver's recovery action, asked for exactly when a GPU is in a bad state, went unread."""
+    nvml = standin_backend(scenario("hgx-h100-r550.yaml", timeline=[
+        {"at": 10, "gpu": 0, "set": {"recovery_action": "error:UNKNOWN", "nvlink_tx_kib": "error:UNKNOWN"}},
+        {"at": 20, "gpu": 0, "set": {"recovery_action": 1, "nvlink_tx_kib": 7}}]))
+    clock = StandinClock(0.0).bind(nvml.standin)
+    c = GpuCollector(nvml, clock=clock)
+
+    def gpu0(t: float):
+        clock.t = t
+        return [r for r in c.poll([]) if r.entity == "gpu"][0]
+
+    assert gpu0(0).values["recovery_action"] == 0
+    failed = gpu0(10)
+    assert "recovery_action" not in failed.values and failed.partial
+    assert c.errors[("0", "UNKNOWN")] == 2  # the two groups, counted as errors
+    again = gpu0(20).values
+    assert again["recovery_action"] == 1 and again["nvlink_tx_kib"] == 7
+    c.close()

@@ -829,6 +829,21 @@ def test_confirmation_survives_an_agent_restart(tmp_path):
     assert [v.reason for v in again.judge(r, 20)] == ["R"]
 
 
+def test_a_field_not_read_keeps_its_problem_and_a_field_not_there_clears_it():
+    """A partial reading (an NVML call failed or missed its deadline) lacking the field neither confirms nor clears
+    what the rule raised; a whole reading without the field (an idle GPU's *_loaded figures) clears it, and a later
+    partial reading does not bring it back."""
+    judge = SampleJudge([{"entity": "gpu", "field": "f", "above": 0, "polls": 2, "condition": "X", "reason": "R"}])
+    r = lambda values, partial=False: Reading("gpu", "gpu:x", {}, values, partial=partial)  # noqa: E731
+    assert judge.judge(r({"f": 1}), 0) == []
+    assert judge.judge(r({}, True), 5) == []  # nothing raised yet: nothing stands
+    assert [v.reason for v in judge.judge(r({"f": 1}), 10)] == ["R"]
+    assert [v.reason for v in judge.judge(r({"nvml_timeout": 1}, True), 20)] == ["R"]
+    assert [v.reason for v in judge.judge(r({"f": 1}), 30)] == ["R"]
+    assert judge.judge(r({}), 40) == []
+    assert judge.judge(r({}, True), 50) == []
+
+
 def test_rate_above_is_per_second_and_reset_safe():
     judge = SampleJudge([{"entity": "nvlink", "field": "crc", "rate_above": 100, "window": 60, "condition": "X",
                           "reason": "CRC", "message": "{shown}/s"}])
