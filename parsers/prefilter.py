@@ -247,6 +247,7 @@ def _hyperscan_db(hs, exprs: list[bytes], flags: list[int]):
 # It has only the constructs both engines take: classes, literals, groups, alternation and repeats.
 #   - a character is one ASCII byte, or a run of bytes >= 0x80 (any UTF-8 character; an undecodable byte, which
 #     the decoder turns into U+FFFD); a class that may match a non-ASCII character also takes such a run;
+#   - a bounded repeat of such a class is one class of bytes, its count in bytes (UTF8_WIDTH a character);
 #   - caseless letters become [xX] (and take a run too where Python's case folding has a non-ASCII equivalent);
 #   - anchors and word boundaries are dropped (Python's Unicode \b differs from an engine's ASCII one);
 #   - a lookahead whose rest of the pattern can match empty is consumed, likewise a lookbehind whose preceding
@@ -262,6 +263,8 @@ from re import _constants as _sre  # noqa: E402  (Python's own regex parser: the
 from re import _parser as _sre_parse  # noqa: E402
 
 HIGH = r"[\x80-\xff]+"  # one non-ASCII character (or an undecodable byte) as bytes
+MAX_COUNT = 1000  # the largest counted repeat RE2 takes (a longer one in bytes is unbounded: still a superset)
+UTF8_WIDTH = 4  # bytes of one character at most (UTF-8; the decoder's U+FFFD stands for 1 to 3 undecodable bytes)
 ANY_ASCII = frozenset(range(128)) - {10}
 # ASCII letters that Python's caseless matching also equates with a non-ASCII character (ı İ ſ K);
 # tests/parsers/test_parsers_properties.py checks this against every code point.
@@ -379,9 +382,15 @@ class _Printer:
             lo, hi, items = av
             inner = (head, tail) if hi == 1 else (False, False)
             single = len(items) == 1 and items[0][0] in (_sre.NOT_LITERAL, _sre.IN, _sre.ANY, _sre.LITERAL)
-            if single and hi == _sre.MAXREPEAT and (items[0][0] != _sre.LITERAL or items[0][1] < 128):
+            if single and (items[0][0] != _sre.LITERAL or items[0][1] < 128):
+                # one class of bytes; where it may take a non-ASCII character, a bounded repeat counts bytes, up to
+                # UTF8_WIDTH a character: `\d{1,4}` is `[0-9\x80-\xff]{1,16}`, not `(?:[0-9]|[\x80-\xff]+){1,4}`,
+                # a bounded repeat of an unbounded run, which cost hyperscan a quarter more on the hard mix once
+                # NVSMI_HANDLE's `\d{1,4}` stood beside nvml_gpu_is_lost's `\S: `
                 ascii_set, high = _char_set(*items[0], caseless)
                 body = _class_text(ascii_set, False, extra=r"\x80-\xff" if high else "")
+                if high and hi != _sre.MAXREPEAT:
+                    hi = hi * UTF8_WIDTH if hi * UTF8_WIDTH <= MAX_COUNT else _sre.MAXREPEAT
             else:
                 body = "(?:" + self.seq(items, caseless, *inner) + ")"
             return body + _quantifier(lo, hi)
