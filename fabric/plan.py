@@ -7,8 +7,10 @@ suspect; every member of a passing group is known good.
 Round 2 tests each suspect node with known-good partners (size - 1 of them, fewer when not that many are
 known).  Its test passing clears it, failing names it.  When no node is known good (every round-1 group
 failed) suspects are tested with each other in pairs: a passing pair clears both; a node is named only
-when it failed with a partner that some other test cleared.  What can be neither cleared nor named is
-inconclusive: the check never blames a node it could not single out.
+when it failed with a partner that some other test cleared.  All pairs of k suspects are k(k-1)/2 tests,
+so this is done only for as many as one round-1 group can hold (PAIRWISE_MAX); more suspects and no node
+good means a cause common to every test (the image, the floor), and round 2 is not run.  What can be
+neither cleared nor named is inconclusive: the check never blames a node it could not single out.
 
 `size == 1` runs each node on its own (its GPUs' NVLink/PCIe, no fabric): there is no round 2, a failing
 node is named directly.
@@ -21,6 +23,10 @@ from itertools import combinations
 
 Group = tuple[str, ...]
 SIZES = (1, 2, 4, 8)
+# the most suspects tested pairwise when none is known good: the largest round-1 group (a remainder of fewer
+# than size // 2 nodes joins the last group), so a lone group is always resolved and a failing fleet costs
+# no round 2 instead of n(n-1)/2 Jobs
+PAIRWISE_MAX = max(SIZES) + max(SIZES) // 2 - 1
 
 
 @dataclass(frozen=True)
@@ -64,6 +70,8 @@ def round2(r1: dict[Group, float], floor: float, size: int) -> list[Group]:
         # rotate through the good nodes so no single partner carries every test
         return [(s, *[partners[(i * k + j) % len(partners)] for j in range(k)])
                 for i, s in enumerate(sorted(suspects))]
+    if len(suspects) > PAIRWISE_MAX:
+        return []
     return [tuple(p) for p in combinations(sorted(suspects), 2)]
 
 
