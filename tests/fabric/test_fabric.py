@@ -29,6 +29,7 @@ def sample(name: str) -> str:
 @pytest.mark.parametrize("name, busbw, size, avg", [
     ("all_reduce_perf.issue232.txt", 41.52, 33554432, None),  # 2 nodes x 1 H100, the low result of issue 232
     ("all_reduce_perf.issue44.txt", 21.86, 134217728, None),  # the old format: no redop / root columns
+    ("all_reduce_perf.nccl527.txt", 0.62, 131072, None),  # redop, no root; `error` magnitudes are no wrong results
     ("all_reduce_perf.nccl1453.txt", 5.33, 536870912, None),  # an MPI launcher's `[0]` tag before and inside each row
     # provenance unverified (see SOURCE.md): verbatim from a public README whose repository is not named
     ("all_reduce_perf.h100.txt", 196.52, 8589934592, 194.675),
