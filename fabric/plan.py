@@ -75,11 +75,14 @@ def round2(r1: dict[Group, float], floor: float, size: int) -> list[Group]:
     return [tuple(p) for p in combinations(sorted(suspects), 2)]
 
 
-def blame(r1: dict[Group, float], r2: dict[Group, float], floor: float, size: int) -> Verdict:
+def blame(r1: dict[Group, float], r2: dict[Group, float], floor: float, size: int,
+          untested: set[str] | frozenset[str] = frozenset()) -> Verdict:
+    """`r1` / `r2` hold the tests that ran; `untested` the members of tests that never did (a pod never
+    scheduled), inconclusive unless a test that ran cleared or named them."""
     nodes = {n for g in r1 for n in g}
     if size == 1:
         bad = sorted(g[0] for g, bw in r1.items() if bw < floor)
-        return Verdict(tuple(bad), tuple(sorted(nodes - set(bad))), (),
+        return Verdict(tuple(bad), tuple(sorted(nodes - set(bad))), tuple(sorted(set(untested) - nodes)),
                        {g[0]: (g, bw) for g, bw in r1.items() if bw < floor})
     good, suspects = split(r1, floor)
     g2, _ = split(r2, floor)
@@ -92,7 +95,7 @@ def blame(r1: dict[Group, float], r2: dict[Group, float], floor: float, size: in
         # a failing test whose every other member is known good names its one remaining member
         if len(others) == 1 and others[0] in suspects:
             blamed.setdefault(others[0], (g, bw))
-    inconclusive = suspects - good - set(blamed)
+    inconclusive = (suspects | set(untested)) - good - set(blamed)
     return Verdict(tuple(sorted(blamed)), tuple(sorted(good)), tuple(sorted(inconclusive)), blamed)
 
 

@@ -192,6 +192,33 @@ def test_jobs_that_never_finish_time_out_and_are_deleted():
         assert "FabricCheckFailed" not in api.conditions("gpu-0")
 
 
+def test_a_test_that_never_ran_blames_and_clears_nobody():
+    """A node taken by another workload after the check listed it idle: its pod of a round-2 test is never
+    scheduled and the test times out.  It never ran, so its suspect is inconclusive (was blamed with a good
+    partner, as if measured at 0 GB/s); the bad node is still named."""
+    with ApiDouble() as api:
+        _cluster(api, 4)  # gpu-3 bad: round 1 fails gpu-2,gpu-3; round 2 tests gpu-2 with gpu-0, gpu-3 with gpu-1
+        api.job_result = lambda nodes: "Unschedulable:gpu-0" if nodes == ("gpu-2", "gpu-0") else "Complete"
+        res = _run(api, "--timeout", "0.3", "--format", "json")
+        report = json.loads(res.output)
+        assert report["blamed"] == ["gpu-3"] and report["inconclusive"] == ["gpu-2"], res.output
+        assert res.exit_code == 1
+        unrun = [t for t in report["tests"] if t["nodes"] == ["gpu-2", "gpu-0"]]
+        assert len(unrun) == 1 and "never scheduled" in unrun[0]["detail"] and not unrun[0]["passed"]
+        assert "FabricCheckFailed" not in api.conditions("gpu-2") and not api.jobs
+
+
+def test_a_round_one_test_that_never_ran_leaves_its_nodes_inconclusive():
+    with ApiDouble() as api:
+        _cluster(api, 4, bad=None)
+        api.job_result = lambda nodes: "Unschedulable:gpu-1" if "gpu-1" in nodes else "Complete"
+        res = _run(api, "--timeout", "0.3", "--format", "json")
+        report = json.loads(res.output)
+        assert res.exit_code == 3 and report["inconclusive"] == ["gpu-0", "gpu-1"], res.output
+        assert report["good"] == ["gpu-2", "gpu-3"] and report["blamed"] == []
+        assert "FabricCheckFailed" not in api.conditions("gpu-0") and not api.jobs
+
+
 def test_ctrl_c_deletes_the_jobs():
     with ApiDouble() as api:
         _cluster(api, 4, bad=None)
