@@ -47,9 +47,12 @@ class Report:
     skipped: dict[str, str] = field(default_factory=dict)  # node -> why it was not tested (busy, not ready)
     tests: list[tuple[int, Group, Outcome]] = field(default_factory=list)  # (round, group, outcome)
     verdict: plan.Verdict | None = None
+    stopped: str = ""  # why the run ended early: "interrupted", or the error's one line
 
     @property
     def exit_code(self) -> int:
+        if self.stopped:
+            return EXIT_INTERRUPTED if self.stopped == "interrupted" else EXIT_ERROR
         if self.verdict is None:
             return EXIT_TOO_FEW
         if self.verdict.blamed:
@@ -80,7 +83,8 @@ class Report:
                            "passed": o.busbw >= self.floor, "ran": o.ran, "detail": o.detail}
                           for r, g, o in self.tests],
                 "blamed": list(v.blamed) if v else [], "good": list(v.good) if v else [],
-                "inconclusive": list(v.inconclusive) if v else [], "exit_code": self.exit_code}
+                "inconclusive": list(v.inconclusive) if v else [], "stopped": self.stopped,
+                "exit_code": self.exit_code}
 
 
 def run_check(nodes: list[str], size: int, floor: float,
@@ -126,7 +130,8 @@ def write_table(rep: Report, out: TextIO) -> None:
     v = rep.verdict
     out.write("\n")
     if v is None:
-        out.write("not enough idle nodes to test\n")
+        out.write("not enough idle nodes to test\n" if not rep.stopped else "interrupted before a verdict\n"
+                  if rep.stopped == "interrupted" else f"stopped before a verdict: {rep.stopped}\n")
         return
     for node in v.blamed:
         ev = rep.evidence(node)

@@ -115,13 +115,15 @@ def _check(fabric, selector: str, max_nodes: int, group_size: str, floor: float,
         status = getattr(exc, "status", None)
         failure = (f"{type(exc).__name__}{f' {status}' if status else ''}: "
                    f"{str(reason).splitlines()[0] if str(reason) else ''}")
+    if report is not None and failure is not None:
+        report.stopped = failure  # what was measured is still reported, with why there is no (written) verdict
     left = fabric.cleanup()  # retried until done or --cleanup-timeout
     gone = "its Jobs deleted" if not left else f"Jobs LEFT RUNNING, delete them by hand: {', '.join(left)}"
     if failure is not None:
         click.echo(f"gpu-npd fabric-check: {failure}; {gone}", err=True)
     elif left:
         click.echo(f"gpu-npd fabric-check: {gone}", err=True)
-    if report is not None and failure in (None, "interrupted"):
+    if report is not None:
         _output(report, fmt)
     if failure == "interrupted":
         sys.exit(EXIT_INTERRUPTED)

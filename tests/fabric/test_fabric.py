@@ -230,6 +230,26 @@ def test_ctrl_c_deletes_the_jobs():
         res = _run(api, "--timeout", "3")
         assert res.exit_code == 130
         assert api.jobs_created and not api.jobs
+        # the report says why it has no verdict (it said "not enough idle nodes to test", and JSON exit_code 4)
+        assert "not enough idle nodes" not in res.output and "interrupted before a verdict" in res.output
+        api.job_result = interrupt
+        res = _run(api, "--timeout", "3", "--format", "json")
+        assert res.exit_code == 130 and json.loads(res.output[res.output.index("{"):])["exit_code"] == 130
+
+
+def test_an_api_error_mid_run_still_reports_what_was_measured():
+    with ApiDouble() as api:
+        _cluster(api, 4, bad=None)
+
+        def fail_later(nodes):
+            api.set_fault(status=500, seconds=0.5)  # the API server fails while the first wave runs
+            return "Complete"
+        api.job_result = fail_later
+        res = _run(api, "--format", "json")
+        assert res.exit_code == 2 and "500: Internal Server Error; its Jobs deleted" in res.output
+        report = json.loads(res.output[res.output.index("{"):])
+        assert report["exit_code"] == 2 and report["nodes"] == ["gpu-0", "gpu-1", "gpu-2", "gpu-3"]
+        assert "500: Internal Server Error" in report["stopped"]
 
 
 def test_hostile_output_of_one_group_costs_that_group_only():
