@@ -3,7 +3,9 @@
 `run_check` asks plan.py for round 1's groups, hands them to `run_wave` in waves (no node in two tests at
 once), gives round 1's results back to plan.py for round 2's tests, runs those, and lets plan.blame decide.
 A test whose run produced no bandwidth (its Job failed, timed out, or printed nothing we can parse) counts
-as 0 GB/s: a node that breaks or stalls collectives fails the check like a slow one.  If every test fails
+as 0 GB/s: a node that breaks or stalls collectives fails the check like a slow one.  A test that never ran
+(a pod of it never scheduled: its node taken by another workload since it was listed idle) is no
+measurement: its nodes are neither blamed nor cleared by it (inconclusive unless another test decides).  If every test fails
 the same way (a wrong image, say), no node is known good and plan.py names nobody: inconclusive.
 """
 
@@ -25,10 +27,12 @@ EXIT_PASS, EXIT_BLAMED, EXIT_ERROR, EXIT_INCONCLUSIVE, EXIT_TOO_FEW, EXIT_INTERR
 @dataclass(frozen=True)
 class Outcome:
     """One test's result: its bandwidth, or None with why there is none.  A test that did not finish well
-    (its Job failed or timed out) fails even when a rank printed a bandwidth before (kept for the report)."""
+    (its Job failed or timed out) fails even when a rank printed a bandwidth before (kept for the report).
+    One that never ran (`ran` False) is left out of the verdict."""
     bandwidth: Bandwidth | None
     detail: str = ""
     finished: bool = True
+    ran: bool = True
 
     @property
     def busbw(self) -> float:
@@ -43,9 +47,12 @@ class Report:
     skipped: dict[str, str] = field(default_factory=dict)  # node -> why it was not tested (busy, not ready)
     tests: list[tuple[int, Group, Outcome]] = field(default_factory=list)  # (round, group, outcome)
     verdict: plan.Verdict | None = None
+    stopped: str = ""  # why the run ended early: "interrupted", or the error's one line
 
     @property
     def exit_code(self) -> int:
+        if self.stopped:
+            return EXIT_INTERRUPTED if self.stopped == "interrupted" else EXIT_ERROR
         if self.verdict is None:
             return EXIT_TOO_FEW
         if self.verdict.blamed:
@@ -73,9 +80,11 @@ class Report:
                            "tool": o.bandwidth.tool if o.bandwidth else None,
                            "size_bytes": o.bandwidth.size_bytes if o.bandwidth else None,
                            "wrong": o.bandwidth.wrong if o.bandwidth else None,
-                           "passed": o.busbw >= self.floor, "detail": o.detail} for r, g, o in self.tests],
+                           "passed": o.busbw >= self.floor, "ran": o.ran, "detail": o.detail}
+                          for r, g, o in self.tests],
                 "blamed": list(v.blamed) if v else [], "good": list(v.good) if v else [],
-                "inconclusive": list(v.inconclusive) if v else [], "exit_code": self.exit_code}
+                "inconclusive": list(v.inconclusive) if v else [], "stopped": self.stopped,
+                "exit_code": self.exit_code}
 
 
 def run_check(nodes: list[str], size: int, floor: float,
@@ -89,7 +98,8 @@ def run_check(nodes: list[str], size: int, floor: float,
     r1 = _run(first, 1, run_wave, rep)
     second = plan.round2(r1, floor, size)
     r2 = _run(second, 2, run_wave, rep) if second else {}
-    rep.verdict = plan.blame(r1, r2, floor, size)
+    untested = {n for _, g, o in rep.tests if not o.ran for n in g}
+    rep.verdict = plan.blame(r1, r2, floor, size, untested)
     return rep
 
 
@@ -101,7 +111,8 @@ def _run(tests: list[Group], round_: int, run_wave: Callable[[list[Group]], dict
         for g in wave:
             o = got.get(g) or Outcome(None, "no result")
             rep.tests.append((round_, g, o))
-            out[g] = o.busbw
+            if o.ran:
+                out[g] = o.busbw
     return out
 
 
@@ -113,13 +124,14 @@ def write_table(rep: Report, out: TextIO) -> None:
         out.write(f"\n{'ROUND':<6}{'RESULT':<8}{'BUSBW GB/s':>11}  NODES / DETAIL\n")
         for r, g, o in rep.tests:
             bw = f"{o.bandwidth.busbw:.2f}" if o.bandwidth else "-"
-            verdict = "pass" if o.busbw >= rep.floor else "FAIL"
+            verdict = "not run" if not o.ran else "pass" if o.busbw >= rep.floor else "FAIL"
             detail = f"  ({o.detail})" if o.detail else ""
             out.write(f"{r:<6}{verdict:<8}{bw:>11}  {','.join(g)}{detail}\n")
     v = rep.verdict
     out.write("\n")
     if v is None:
-        out.write("not enough idle nodes to test\n")
+        out.write("not enough idle nodes to test\n" if not rep.stopped else "interrupted before a verdict\n"
+                  if rep.stopped == "interrupted" else f"stopped before a verdict: {rep.stopped}\n")
         return
     for node in v.blamed:
         ev = rep.evidence(node)

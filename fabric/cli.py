@@ -64,7 +64,7 @@ def fabric_check(selector, floor, group_size, tool, image, command, gpus_per_nod
     """Two-round all-reduce test across idle GPU nodes: round 1 tests groups of nodes, round 2 re-tests each
     group below the floor with known-good nodes, and the node that fails with good partners is blamed."""
     from kubeapi.client import NoCluster, make_api
-    from .kube import PRESETS, JobSpec, KubeFabric
+    from .kube import DEADLINE_GRACE_S, PRESETS, JobSpec, KubeFabric
 
     preset_image, preset_command = PRESETS[tool]
     image = image or preset_image
@@ -82,7 +82,7 @@ def fabric_check(selector, floor, group_size, tool, image, command, gpus_per_nod
     from kubernetes import client
 
     spec = JobSpec(image, command or preset_command, namespace, gpus_per_node, resources, env,
-                   deadline_seconds=max(1, int(timeout)), service_account=service_account)
+                   deadline_seconds=max(1, int(timeout)) + DEADLINE_GRACE_S, service_account=service_account)
     fabric = KubeFabric(core, client.BatchV1Api(core.api_client), spec, poll=poll, timeout=timeout,
                         cleanup_seconds=cleanup_timeout)
     # Ctrl-C, and SIGTERM (a CronJob's pod being stopped), set a flag the run checks between API calls, then
@@ -115,13 +115,15 @@ def _check(fabric, selector: str, max_nodes: int, group_size: str, floor: float,
         status = getattr(exc, "status", None)
         failure = (f"{type(exc).__name__}{f' {status}' if status else ''}: "
                    f"{str(reason).splitlines()[0] if str(reason) else ''}")
+    if report is not None and failure is not None:
+        report.stopped = failure  # what was measured is still reported, with why there is no (written) verdict
     left = fabric.cleanup()  # retried until done or --cleanup-timeout
     gone = "its Jobs deleted" if not left else f"Jobs LEFT RUNNING, delete them by hand: {', '.join(left)}"
     if failure is not None:
         click.echo(f"gpu-npd fabric-check: {failure}; {gone}", err=True)
     elif left:
         click.echo(f"gpu-npd fabric-check: {gone}", err=True)
-    if report is not None and failure in (None, "interrupted"):
+    if report is not None:
         _output(report, fmt)
     if failure == "interrupted":
         sys.exit(EXIT_INTERRUPTED)

@@ -37,6 +37,11 @@ _TORCHRUN = ('printf "%s" "$FABRIC_BENCH_SCRIPT" > /tmp/allreduce_bench.py && ex
 # tool -> (default image, shell command); "" image: --image is required.  nccl-tests' all_reduce_perf runs
 # across nodes only under MPI, so its preset measures one node's GPUs (group size 1: NVLink / PCIe); across
 # nodes give --command with your MPI launcher (and an image that has all_reduce_perf on PATH).
+# the Jobs' activeDeadlineSeconds is the CLI's --timeout plus this: the CLI times out first and still sees a
+# pod that was never scheduled (the Job controller deletes them at its deadline); the deadline remains for a
+# CLI killed mid-run
+DEADLINE_GRACE_S = 120
+
 PRESETS: dict[str, tuple[str, str]] = {
     "torch": ("nvcr.io/nvidia/pytorch:24.04-py3", _TORCHRUN),
     "nccl-tests": ("", 'exec all_reduce_perf -b 512M -e 8G -f 2 -g "$FABRIC_GPUS"'),
@@ -209,6 +214,10 @@ class KubeFabric:
             if found is not None:
                 break
         if state != "Complete":
+            unplaced = [p.metadata.name for p in pods if not p.spec.node_name]
+            if unplaced:  # a member's GPUs were never reached: no measurement of anyone (the node taken since)
+                return Outcome(found, f"not run: pod {unplaced[0]} was never scheduled (job {state})",
+                               finished=False, ran=False)
             return Outcome(found, f"job {state[0].lower()}{state[1:]}", finished=False)
         if found is None:
             return Outcome(None, f"no all_reduce result in the logs of {len(pods)} pod(s)")

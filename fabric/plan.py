@@ -7,8 +7,10 @@ suspect; every member of a passing group is known good.
 Round 2 tests each suspect node with known-good partners (size - 1 of them, fewer when not that many are
 known).  Its test passing clears it, failing names it.  When no node is known good (every round-1 group
 failed) suspects are tested with each other in pairs: a passing pair clears both; a node is named only
-when it failed with a partner that some other test cleared.  What can be neither cleared nor named is
-inconclusive: the check never blames a node it could not single out.
+when it failed with a partner that some other test cleared.  All pairs of k suspects are k(k-1)/2 tests,
+so this is done only for as many as one round-1 group can hold (PAIRWISE_MAX); more suspects and no node
+good means a cause common to every test (the image, the floor), and round 2 is not run.  What can be
+neither cleared nor named is inconclusive: the check never blames a node it could not single out.
 
 `size == 1` runs each node on its own (its GPUs' NVLink/PCIe, no fabric): there is no round 2, a failing
 node is named directly.
@@ -21,6 +23,10 @@ from itertools import combinations
 
 Group = tuple[str, ...]
 SIZES = (1, 2, 4, 8)
+# the most suspects tested pairwise when none is known good: the largest round-1 group (a remainder of fewer
+# than size // 2 nodes joins the last group), so a lone group is always resolved and a failing fleet costs
+# no round 2 instead of n(n-1)/2 Jobs
+PAIRWISE_MAX = max(SIZES) + max(SIZES) // 2 - 1
 
 
 @dataclass(frozen=True)
@@ -64,14 +70,19 @@ def round2(r1: dict[Group, float], floor: float, size: int) -> list[Group]:
         # rotate through the good nodes so no single partner carries every test
         return [(s, *[partners[(i * k + j) % len(partners)] for j in range(k)])
                 for i, s in enumerate(sorted(suspects))]
+    if len(suspects) > PAIRWISE_MAX:
+        return []
     return [tuple(p) for p in combinations(sorted(suspects), 2)]
 
 
-def blame(r1: dict[Group, float], r2: dict[Group, float], floor: float, size: int) -> Verdict:
+def blame(r1: dict[Group, float], r2: dict[Group, float], floor: float, size: int,
+          untested: set[str] | frozenset[str] = frozenset()) -> Verdict:
+    """`r1` / `r2` hold the tests that ran; `untested` the members of tests that never did (a pod never
+    scheduled), inconclusive unless a test that ran cleared or named them."""
     nodes = {n for g in r1 for n in g}
     if size == 1:
         bad = sorted(g[0] for g, bw in r1.items() if bw < floor)
-        return Verdict(tuple(bad), tuple(sorted(nodes - set(bad))), (),
+        return Verdict(tuple(bad), tuple(sorted(nodes - set(bad))), tuple(sorted(set(untested) - nodes)),
                        {g[0]: (g, bw) for g, bw in r1.items() if bw < floor})
     good, suspects = split(r1, floor)
     g2, _ = split(r2, floor)
@@ -84,7 +95,7 @@ def blame(r1: dict[Group, float], r2: dict[Group, float], floor: float, size: in
         # a failing test whose every other member is known good names its one remaining member
         if len(others) == 1 and others[0] in suspects:
             blamed.setdefault(others[0], (g, bw))
-    inconclusive = suspects - good - set(blamed)
+    inconclusive = (suspects | set(untested)) - good - set(blamed)
     return Verdict(tuple(sorted(blamed)), tuple(sorted(good)), tuple(sorted(inconclusive)), blamed)
 
 

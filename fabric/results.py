@@ -9,7 +9,9 @@ Two formats, one parser each, tried in the order of PARSERS:
 - a PyTorch all_reduce benchmark in the format of ml-engineering's all_reduce_bench.py (and of
   fabric/allreduce_bench.py): `The average bandwidth of all_reduce with a 4.0GB payload (N trials,
   R ranks):` then ` busbw: X GBps (Y Gbps)`; the last such block counts.
-Lines may carry a launcher prefix (`[host:0]:`, `[1,0]<stdout>:`).  Output with no complete result is None.
+Lines may carry a launcher prefix (`[host:0]:`, `[1,0]<stdout>:`), or a rank tag (`[0]`, MPICH / Intel MPI
+`-prepend-rank`) on every write, so inside a row too (NVIDIA/nccl issue 1453).  Output with no complete result
+is None.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 _PREFIX = re.compile(r"^\[[^\]]*\](?:<std(?:out|err)>)?:")
+_TAG = re.compile(r"\[\d+\]")  # a rank tag where the launcher saw a write begin, at or inside a line
 _ROW = re.compile(r"^\s*(\d+)\s+(\d+)\s+[a-z0-9_]+\s")
 _AVG = re.compile(r"#\s*Avg bus bandwidth\s*:\s*([0-9.]+)")
 _OOB = re.compile(r"#\s*Out of bounds values\s*:\s*(\d+)\s+(OK|FAILED)")
@@ -41,7 +44,7 @@ class Bandwidth:
 
 
 def _lines(text: str) -> list[str]:
-    return [_PREFIX.sub("", line, count=1) for line in text.splitlines()]
+    return [_TAG.sub(" ", _PREFIX.sub("", line, count=1)) for line in text.splitlines()]
 
 
 MAX_DIGITS = 18  # a longer "count" is text, never int()

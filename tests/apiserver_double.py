@@ -15,7 +15,8 @@ KMock parses the Kubernetes URLs and renders errors.  On top:
   label, delete with its pods unless propagationPolicy is Orphan); creating a Job creates its pods at once,
   one per node of the Job's kubernetes.io/hostname node affinity (nodeName set, the Job's labels plus
   job-name / batch.kubernetes.io/job-name, the completion index annotation); `job_result(nodes)` says how
-  the Job ends (Complete by default, Failed, or Running: never finishes); pods list (namespaced or across
+  the Job ends (Complete by default, Failed, Running: never finishes, or Unschedulable:<node>: never
+  finishes, that node's pod never bound); pods list (namespaced or across
   namespaces, by label and by spec.nodeName / status.phase field selectors), and pod logs
   (`/api/v1/namespaces/{ns}/pods/{name}/log`, text/plain) whose text `pod_log(job_nodes, node, index)`
   supplies.  `add_pod` adds a running pod (a GPU in use on a node).  Pods are deleted (DELETE, with a uid
@@ -721,9 +722,13 @@ class ApiDouble:
         nodes = tuple(v for t in terms for e in t.get("matchExpressions", [])
                       if e.get("key") == "kubernetes.io/hostname" for v in e.get("values", []))
         result = self.job_result(nodes)
+        # "Unschedulable:<node>": that node's pod is never bound (the node taken since), the others run on
+        unplaced = result.partition(":")[2] if result.startswith("Unschedulable:") else None
         phase = {"Complete": "Succeeded", "Failed": "Failed"}.get(result, "Running")
         for i in range(int(spec.get("parallelism", 1))):
             node = nodes[i % len(nodes)] if nodes else ""
+            if unplaced is not None:
+                phase, node = ("Pending", "") if node == unplaced else ("Running", node)
             pname = f"{name}-{i}-x{i:04d}"
             labels = {**tmpl.get("metadata", {}).get("labels", {}), "job-name": name,
                       "batch.kubernetes.io/job-name": name, "controller-uid": f"uid-{name}"}
@@ -732,7 +737,8 @@ class ApiDouble:
                 "apiVersion": "v1", "kind": "Pod",
                 "metadata": {"name": pname, "namespace": ns, "labels": labels, "uid": f"uid-{pname}",
                              "annotations": {"batch.kubernetes.io/job-completion-index": str(i)}},
-                "spec": pod_spec, "status": {"phase": phase}, "_log": self.pod_log(nodes, node, i)}
+                "spec": pod_spec, "status": {"phase": phase},
+                "_log": "" if unplaced is not None else self.pod_log(nodes, node, i)}
         n = int(spec.get("completions", 1))
         status: dict[str, Any] = {"active": n if result == "Running" else 0}
         if result == "Complete":

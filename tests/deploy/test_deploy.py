@@ -417,3 +417,10 @@ def test_fabric_check_example_is_valid_and_grants_what_the_cli_calls(tmp_path):
     from gpunpd.cli import main
     res = CliRunner().invoke(main, [*pod["containers"][0]["args"], "--help"])
     assert res.exit_code == 0, res.output
+    # SIGTERM (the CronJob's deadline, a drain): the CLI's cleanup retries end before the kubelet's SIGKILL,
+    # so Jobs it could not delete are still named (--cleanup-timeout's default, 120 s, outlasted the 60 s grace)
+    from fabric.cli import fabric_check
+    args = pod["containers"][0]["args"]
+    default = next(p.default for p in fabric_check.params if p.name == "cleanup_timeout")
+    cleanup = float(args[args.index("--cleanup-timeout") + 1]) if "--cleanup-timeout" in args else default
+    assert cleanup < pod["terminationGracePeriodSeconds"]

@@ -29,6 +29,8 @@ def sample(name: str) -> str:
 @pytest.mark.parametrize("name, busbw, size, avg", [
     ("all_reduce_perf.issue232.txt", 41.52, 33554432, None),  # 2 nodes x 1 H100, the low result of issue 232
     ("all_reduce_perf.issue44.txt", 21.86, 134217728, None),  # the old format: no redop / root columns
+    ("all_reduce_perf.nccl527.txt", 0.62, 131072, None),  # redop, no root; `error` magnitudes are no wrong results
+    ("all_reduce_perf.nccl1453.txt", 5.33, 536870912, None),  # an MPI launcher's `[0]` tag before and inside each row
     # provenance unverified (see SOURCE.md): verbatim from a public README whose repository is not named
     ("all_reduce_perf.h100.txt", 196.52, 8589934592, 194.675),
 ])
@@ -190,6 +192,33 @@ def test_jobs_that_never_finish_time_out_and_are_deleted():
         assert "FabricCheckFailed" not in api.conditions("gpu-0")
 
 
+def test_a_test_that_never_ran_blames_and_clears_nobody():
+    """A node taken by another workload after the check listed it idle: its pod of a round-2 test is never
+    scheduled and the test times out.  It never ran, so its suspect is inconclusive (was blamed with a good
+    partner, as if measured at 0 GB/s); the bad node is still named."""
+    with ApiDouble() as api:
+        _cluster(api, 4)  # gpu-3 bad: round 1 fails gpu-2,gpu-3; round 2 tests gpu-2 with gpu-0, gpu-3 with gpu-1
+        api.job_result = lambda nodes: "Unschedulable:gpu-0" if nodes == ("gpu-2", "gpu-0") else "Complete"
+        res = _run(api, "--timeout", "0.3", "--format", "json")
+        report = json.loads(res.output)
+        assert report["blamed"] == ["gpu-3"] and report["inconclusive"] == ["gpu-2"], res.output
+        assert res.exit_code == 1
+        unrun = [t for t in report["tests"] if t["nodes"] == ["gpu-2", "gpu-0"]]
+        assert len(unrun) == 1 and "never scheduled" in unrun[0]["detail"] and not unrun[0]["passed"]
+        assert "FabricCheckFailed" not in api.conditions("gpu-2") and not api.jobs
+
+
+def test_a_round_one_test_that_never_ran_leaves_its_nodes_inconclusive():
+    with ApiDouble() as api:
+        _cluster(api, 4, bad=None)
+        api.job_result = lambda nodes: "Unschedulable:gpu-1" if "gpu-1" in nodes else "Complete"
+        res = _run(api, "--timeout", "0.3", "--format", "json")
+        report = json.loads(res.output)
+        assert res.exit_code == 3 and report["inconclusive"] == ["gpu-0", "gpu-1"], res.output
+        assert report["good"] == ["gpu-2", "gpu-3"] and report["blamed"] == []
+        assert "FabricCheckFailed" not in api.conditions("gpu-0") and not api.jobs
+
+
 def test_ctrl_c_deletes_the_jobs():
     with ApiDouble() as api:
         _cluster(api, 4, bad=None)
@@ -201,6 +230,26 @@ def test_ctrl_c_deletes_the_jobs():
         res = _run(api, "--timeout", "3")
         assert res.exit_code == 130
         assert api.jobs_created and not api.jobs
+        # the report says why it has no verdict (it said "not enough idle nodes to test", and JSON exit_code 4)
+        assert "not enough idle nodes" not in res.output and "interrupted before a verdict" in res.output
+        api.job_result = interrupt
+        res = _run(api, "--timeout", "3", "--format", "json")
+        assert res.exit_code == 130 and json.loads(res.output[res.output.index("{"):])["exit_code"] == 130
+
+
+def test_an_api_error_mid_run_still_reports_what_was_measured():
+    with ApiDouble() as api:
+        _cluster(api, 4, bad=None)
+
+        def fail_later(nodes):
+            api.set_fault(status=500, seconds=0.5)  # the API server fails while the first wave runs
+            return "Complete"
+        api.job_result = fail_later
+        res = _run(api, "--format", "json")
+        assert res.exit_code == 2 and "500: Internal Server Error; its Jobs deleted" in res.output
+        report = json.loads(res.output[res.output.index("{"):])
+        assert report["exit_code"] == 2 and report["nodes"] == ["gpu-0", "gpu-1", "gpu-2", "gpu-3"]
+        assert "500: Internal Server Error" in report["stopped"]
 
 
 def test_hostile_output_of_one_group_costs_that_group_only():

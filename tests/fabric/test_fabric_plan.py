@@ -73,3 +73,18 @@ def test_two_nodes_one_failing_pair_is_inconclusive():
 def test_bad_group_size():
     with pytest.raises(ValueError, match="expected one of 1, 2, 4, 8"):
         round1(["a", "b"], 3)
+
+
+def test_when_every_group_fails_round_two_is_bounded():
+    """Suspects are re-tested pairwise only as many as one round-1 group can hold: with every group of a large
+    fleet failing (a wrong image, a floor set too high) all pairs of 1,000 nodes were 499,500 Jobs in about
+    1,000 waves of up to --timeout each; now none, and every node is reported inconclusive."""
+    nodes = [f"gpu-{i:04d}" for i in range(1000)]
+    r1 = {g: 0.0 for g in round1(nodes, 2)}
+    assert round2(r1, FLOOR, 2) == []
+    v = blame(r1, {}, FLOOR, 2)
+    assert v.blamed == () and v.good == () and len(v.inconclusive) == 1000
+    # the largest single group (8 nodes and a remainder of 3) is still tested pairwise, so one bad node is named
+    eleven = [f"n{i:02d}" for i in range(11)]
+    assert len(round1(eleven, 8)) == 1 and len(round2({tuple(eleven): 0.0}, FLOOR, 8)) == 55
+    assert run(eleven, {"n05"}, 8).blamed == ("n05",)
