@@ -154,10 +154,18 @@ def test_one_page_per_broken_node_and_silence_on_a_healthy_one(two_nodes):
     # the condition's reason moved to the newer fault: the old series is 0, a new one is 1
     agent.wait_for(lambda: agent.value("gpu_npd_node_condition", condition="GPUUnhealthy",
                                        reason="Xid79FallenOffBus") in (None, 0.0), what="reason change")
-    for _ in range(10):  # through the change: still exactly one, the same one, firing
-        time.sleep(0.5)
+    # through the change, until Prometheus has scraped it (the old reason's series 0 or gone) and evaluated the rule
+    # about three times more: still exactly one, the same one, firing (a rule grouped by reason would have a second
+    # one pending by then)
+    old = 'gpu_npd_node_condition{node="gpu-node-1",condition="GPUUnhealthy",reason="Xid79FallenOffBus"}'
+    deadline, until = time.time() + 30, None
+    while until is None or time.time() < until:
         now = [a for a in prom.alerts() if a["labels"]["alertname"] == "GPUNodeUnhealthy"]
         assert [(a["state"], a["activeAt"]) for a in now] == [("firing", first["activeAt"])]
+        if until is None and prom.query(old) in ([], [0.0]):
+            until = time.time() + 3
+        assert time.time() < deadline, "Prometheus never saw the reason change"
+        time.sleep(0.5)
     others = {a["labels"]["alertname"] for a in on_node(prom.alerts(), "gpu-node-1")} - {"GPUNodeUnhealthy"}
     assert not others & {"GPUNPDKubernetesAPIWritesFailing", "GPUNPDSourceDown", "GPUNPDAgentMissing"}
 
@@ -174,7 +182,8 @@ def test_a_blind_agent_is_unhealthy_exported_and_alerted(two_nodes):
 
 def test_workload_and_straggler_alerts_against_a_fleet_of_real_agents(tmp_path: Path):
     """deploy/monitoring/workload-rules.yaml and the node alerts, on three real agents (one pod of job `llama`
-    each) scraped by a real Prometheus, `for:` scaled by 90 (15m -> 10s, 1m -> 2s): the pod stepping 1.6 times
+    each) scraped by a real Prometheus, `for:` scaled by 180 (15m -> 5s, 1m -> 2s: five and two evaluations at one
+    a second; the last assertion counts pending alerts too, so a shorter `for:` hides none): the pod stepping 1.6 times
     slower than its job's median fires GPUStragglerSuspected (and no other pod does), its node's GPU whose SM
     clock sits far below its peers' fires GPUNodeDegraded{reason="StragglerSuspected"}, and a pod that stops
     printing fires WorkloadHangSuspected.  Progress lines are nanoGPT's shape (tests/fixtures/progress), step
@@ -195,7 +204,7 @@ def test_workload_and_straggler_alerts_against_a_fleet_of_real_agents(tmp_path: 
     (tmp_path / "h100.yaml").write_text(yaml.safe_dump(hgx_scenario(timeline=[
         {"at": 0, "gpu": i, "set": {"clock_sm": c, "clocks_event_mask": 0, "utilization_gpu": 100}}
         for i, c in enumerate(clocks)])))
-    common = {"proc_root": str(proc), "workload_hang": {"k": 3, "floor_seconds": 8}}  # lines every 1 s: 8 s
+    common = {"proc_root": str(proc), "workload_hang": {"k": 3, "floor_seconds": 6}}  # lines every 1 s: 6 s
     config = {"gpu-node-1": common, "gpu-node-2": common,
               "gpu-node-3": {**common, "nvml": f"fake:{tmp_path / 'h100.yaml'}", "poll_seconds": 0.5,
                              "sysfs_root": str(tmp_path / "nosys"), "peer_outliers": {"enabled": True}}}
@@ -203,7 +212,7 @@ def test_workload_and_straggler_alerts_against_a_fleet_of_real_agents(tmp_path: 
     ports = {node: free_port() for node in nodes}
     agents = []
     with ApiDouble() as api:
-        prom = Prometheus(tmp_path, ports, rules=(RULES, WORKLOAD_RULES), divisor=90, wait=False)
+        prom = Prometheus(tmp_path, ports, rules=(RULES, WORKLOAD_RULES), divisor=180, wait=False)
         for node in nodes:  # the Node's GPU capacity is what the agent expects to see: the simulated ones
             api.add_node(node, gpus=8 if node == "gpu-node-3" else 0)
         try:
