@@ -49,7 +49,8 @@ class Rule:
     # states, for each event it lists that STATED rows read ("oops"), the word it stated (none where the group did not
     # match), and ends each of the others, as "close"; an event of EVENT_REPORTS only when the line starts another
     # report than the event's (its word and its `die` group, the die counter, tell: parsers/classify.py
-    # _report_begins).
+    # _report_begins); its `function` group (a WARN's site) says which RIP lines are its report's. A "begin" row with
+    # a kind (a finding of its own) then opens its report's event (the one of EVENT_REPORTS it lists) with its finding.
     # "end" (a kind-None row: a report's last line) is part of an open event of its name and says its report ended: a
     # "begin" line after it starts the next report (EVENT_REPORTS); with none open, nothing.
     # "close" may list several events ("aer|cper"): it ends each of them (an event of EVENT_SECTIONS only once one of its
@@ -1360,8 +1361,9 @@ RULES: tuple[Rule, ...] = (
     # "Oops: 0002 [#1] PREEMPT SMP NOPTI" after "BUG: kernel NULL pointer dereference" / "BUG: unable to handle page
     # fault", "general protection fault, probably for non-canonical address 0x..: 0000 [#1] SMP NOPTI", "invalid
     # opcode: 0000 [#1] PREEMPT SMP NOPTI" after "kernel BUG at ..!"; arm64 "Internal error: Oops: 96000005 [#1] ..",
-    # "Internal error: Oops - BUG: .. [#1]"), and a WARN's first line ("WARNING: CPU: 13 PID: 55768 at .."): no finding
-    # (the RIP line after it says whose code faulted, kernel_oops above), but it ends an open lockup or RCU stall report,
+    # "Internal error: Oops - BUG: .. [#1]"), and a WARN's first line ("WARNING: CPU: 13 PID: 55768 at .."; one naming
+    # a module the oops rows read is the warn_header rows' above): no finding (the RIP line after it says whose code
+    # faulted, kernel_oops above), but it ends an open lockup or RCU stall report,
     # so that RIP line is the oops's, not the lockup's register dump (arm64's "Internal error: synchronous external
     # abort: .. [#1]" is a panic row's below, not this). Three keywords, not one per header form: every line of a log
     # pays for the keyword scan's size.
