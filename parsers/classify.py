@@ -41,7 +41,7 @@ from .workers import tag_rank
 _STATED_EVENTS = frozenset(event for event, _ in STATED.values())
 _FIELDS = ("pid", "rank", "xid", "sxid")  # integer fields
 _TEXT_FIELDS = ("process", "peer")
-_NOT_DETAILS = frozenset(_FIELDS + _TEXT_FIELDS + ("pci", "text", "fatality", "state"))  # groups kept elsewhere
+_NOT_DETAILS = frozenset(_FIELDS + _TEXT_FIELDS + ("pci", "text", "fatality", "state", "stated"))  # groups kept elsewhere
 
 # Lines that make no finding but give context to the next ones: (keyword, regex).
 CONTEXT = (
@@ -371,12 +371,12 @@ class Classifier:
         self._echoes: dict[str, tuple[str, int]] = {}
         self._echoed: dict[str, int] = {}  # event -> position of its line a report may detail (rules.EVENT_ECHOES)
         # event of a kernel report (rules.EVENT_REPORTS) -> the position of its first line, of its report's last
-        # ("end"), its report's die counter (None until its die line); the last report header's word and die counter
-        # (Classifier._report_begins)
+        # ("end"), its report's die counter (None until its die line); the last report header's word, die counter and
+        # WARN site's function (Classifier._report_begins, _outside_report)
         self._opened: dict[str, int] = {}
         self._ended: dict[str, int] = {}
         self._dies: dict[str, str | None] = {}
-        self._header: tuple[str, str | None] = ("", None)
+        self._header: tuple[str, str | None, str | None] = ("", None, None)
         # findings the line being read made of its event's earlier one (an address it lacked): rare, its second
         # output, which `read` returns beside the line's own finding
         self._amended: list[Finding] = []
@@ -482,13 +482,13 @@ class Classifier:
         name in the tables where the caller has it (EventPlan), else read from the key."""
         name, role, stage = event
         if role == "begin":  # a report's first line: the report its stated event reads is this one, the others ended
-            word, die = stage  # (the word it stated, its die counter or None)
+            word, die, function = stage  # (the word it stated, its die counter or None, the WARN site's function)
             for one in name:
                 if one in _STATED_EVENTS:
                     self._stated[one] = (position, word)
                 elif one not in EVENT_REPORTS or self._report_begins(one, word, die, position):
                     self._in_event((one, "close", word), position, rank)
-            self._header = (word, die)
+            self._header = (word, die, function)
             return _ABSORBED
         if role == "end":  # a report's last line: the open event's report ended (rules.EVENT_REPORTS)
             last = self._events.get(name)
@@ -648,19 +648,33 @@ class Classifier:
                 return True, None, None, joined
         return _ABSORBED
 
+    def _outside_report(self, name: str, function: str | None, events: str | tuple[str, ...], position: int) -> bool:
+        """Is a RIP line (a row of STATED: its event `name`, the `function` it names, the events it joins) outside the
+        report whose first line stated its severity? Yes where that line named the WARN site's function (rules.WARN_AT)
+        and this line another: the RIP line of a report whose first line is not in the log (rate limiting, a grep
+        excerpt, a WARN of another site). That report is over: its word no longer holds and its event
+        (rules.EVENT_REPORTS) ends, so the line is read on its own (its row's severity, an oops's)."""
+        site = self._header[2]
+        if site is None or function is None or function == site:
+            return False
+        del self._stated[name]
+        for one in events if type(events) is tuple else (events,):
+            if one in EVENT_REPORTS:
+                self._in_event((one, "close", None), position)
+        return True
+
     def _report_begins(self, name: str, word: str, die: str | None, position: int) -> bool:
         """Does a report's first line (an oops_header row's: `word` "warning" for a WARN's, `die` its die counter
         or None) start another report than the one the open event `name` (rules.EVENT_REPORTS) is in? Yes once that
-        report ended (its "end" line), at a die counter other than that report's, or at an oops's or a BUG's first
-        line after a WARN's (a WARN has no die line); no for 4.x's die line after its "IP:" line (the event opened
-        before it: the counter is its report's)."""
+        report ended (its "end" line), at a die counter other than that report's, at a WARN's first line (a WARN
+        prints it first and once) and at an oops's or a BUG's first line after a WARN's (a WARN has no die line); no
+        for 4.x's die line after its "IP:" line (the event opened before it: the counter is its report's)."""
         last = self._events.get(name)
         if last is None or not 0 <= position - last <= EVENT_LINES[name]:
             return False  # none open: nothing to end
         if self._ended.get(name, -1) >= self._opened.get(name, 0):
             return True
-        said = self._header[0]
-        if said == "warning" and word != said:
+        if "warning" in (word, self._header[0]):
             return True
         counter = self._dies.get(name)
         if counter is None:  # the report's own die line, after the line that opened the event (4.x), or none
@@ -814,8 +828,13 @@ class Classifier:
             if stated_by is not None and fields is not None:  # the severity the lines before it stated (a record's)
                 name, table = stated_by
                 said = self._stated.get(name)
-                if said is not None and 0 <= position - said[0] <= EVENT_LINES[name] and said[1] in table:
+                if said is not None and 0 <= position - said[0] <= EVENT_LINES[name] and said[1] in table \
+                        and not self._outside_report(name, fields[-1].get("function"), event[0], position):
                     stated = table[said[1]]
+            if event[1] == "begin" and fields is not None:  # a report's first line with a finding of its own (a WARN
+                self._in_event(event, position)  # naming the module, rules.WARN_AT): its report's event opens with it
+                prefix = next(one for one in event[0] if one in EVENT_REPORTS)
+                event = (prefix, "join", None)
             # the events this line's finding is the finding of, and escalates (at the severity it has: a record's
             # stated one, rules.EVENT_ECHOES)
             absorbed, made_by, amends, joined = self._in_event(
@@ -1187,7 +1206,8 @@ def _event_key(rule: Rule, m: re.Match, rank: str | None = None, pci: str | None
     if role == "state":
         return name, role, (m.group("stated") or "").lower()
     if role == "begin":  # the events it ends or states (none kept per device), the word it stated, its die counter
-        return tuple(name.split("|")), role, ((m.group("stated") or "").lower(), m.groupdict().get("die"))
+        groups = m.groupdict()
+        return tuple(name.split("|")), role, ((m.group("stated") or "").lower(), groups.get("die"), groups.get("function"))
     if role in ("page", "follows"):  # the page the line names: a "page" row's address, a "follows" row's pfn
         value = m.groupdict().get("page" if role == "page" else "pfn")
         stage = int(value, 16) if value is not None else None

@@ -49,7 +49,8 @@ class Rule:
     # states, for each event it lists that STATED rows read ("oops"), the word it stated (none where the group did not
     # match), and ends each of the others, as "close"; an event of EVENT_REPORTS only when the line starts another
     # report than the event's (its word and its `die` group, the die counter, tell: parsers/classify.py
-    # _report_begins).
+    # _report_begins); its `function` group (a WARN's site) says which RIP lines are its report's. A "begin" row with
+    # a kind (a finding of its own) then opens its report's event (the one of EVENT_REPORTS it lists) with its finding.
     # "end" (a kind-None row: a report's last line) is part of an open event of its name and says its report ended: a
     # "begin" line after it starts the next report (EVENT_REPORTS); with none open, nothing.
     # "close" may list several events ("aer|cper"): it ends each of them (an event of EVENT_SECTIONS only once one of its
@@ -135,9 +136,31 @@ EFA_PREFIX = r"(?:\befa (?P<pci>" + PCI + r")|\binfiniband (?P<device>(?:rdmap|e
 # function: nothing); the module's name then OOPS_MODULE_END (6.x's build id after it, "[nvidia 3f2b..]"). The
 # caller's line ("lr : ..", "LR is at ..") is not read: the fault is the PC's. Each oops row's keywords are
 # OOPS_KEYWORDS.
+OOPS_SYMBOL = r"(?P<function>[\w.]+)\+0x[0-9a-f]+/0x[0-9a-f]+"
 OOPS_AT = (r"(?:RIP: [0-9a-f]{4}:(?:\[<[0-9a-f]+>\] +\[<[0-9a-f]+>\] )?|\bIP: \[<[0-9a-f]+>\] |pc : |\bPC is at )"
-           r"(?P<function>[\w.]+)\+0x[0-9a-f]+/0x[0-9a-f]+ \[")
+           + OOPS_SYMBOL + r" \[")
 OOPS_MODULE_END = r"(?: [0-9a-f]{20,64})?\]"
+# A WARN's first line (kernel/panic.c __warn; 2.6-3.x warn_slowpath_common) after its "WARNING: ", up to the WARN site's
+# symbol (OOPS_SYMBOL), every era: 2.6 / 3.x "WARNING: at <file>:<line> <sym>()" (RHEL 6 " (Tainted: ..)" after it),
+# 3.x-6.18 "WARNING: CPU: <n> PID: <pid> at <file>:<line> <sym>" (3.x "()" after it; "at <sym>" where no file is
+# known), 6.19+ "WARNING: <file>:<line> at <sym>, CPU#<n>: <comm>/<pid>" ("WARNING: at <sym>, CPU#.." where no file is
+# known). The symbol is "func+0x../0x.." then " [mod]" in a module's code. On x86 since 4.11 and on arm64 the report's
+# RIP / pc line names the same symbol (the WARN site: the trap's address); 2.6-4.10's x86 WARN prints no registers.
+# So a RIP line of another function than the WARN's first line named is another report's, whose first line is not
+# in the log (Classifier._outside_report).
+WARN_AT = r"(?:CPU: \d+ PID: \d+ at |at (?=[\w/.-]+:\d+ |[\w.]+\+0x)|[\w/.-]+:\d+ at )(?:[\w/.-]+:\d+ )?"
+# The GPU and NIC drivers' modules an oops or a WARN is read in (kernel_oops): nvidia.ko and its siblings (nvidia_uvm,
+# nvidia_modeset, nvidia_drm, nvidia-peermem), mlx5 and its compat layer, the RDMA core (ib_core, ib_uverbs), gdrcopy's
+# gdrdrv
+DRIVER_OOPS_MODULE = r"nvidia(?:[_-]\w+)?|mlx5_\w+|mlx_compat|ib_\w+|gdrdrv"
+# The report a RIP line is in, as its first line said (the oops_header row, "begin"): a WARN's, its word; an oops's or
+# a BUG's none (the row's own severity, its kind's). A WARN in a storage client's module: its mount is to be checked.
+OOPS_STATED = {"warning": ("warning", "CHECK_STORAGE")}
+# A WARN in a GPU or NIC driver's module (WARN_ON / WARN_ONCE: nvidia.ko's "WARNING: CPU: 28 PID: 6705 at nvidia/nv.c:5039
+# nvidia_dev_put+0xb1/0xc0 [nvidia]", the same function on its RIP line): the driver met a state it did not expect and
+# went on, the kernel too; no reboot is owed for it (kernel_oops's RESTART_BM is an oops's: the task died holding the
+# driver's locks). A warning to look into; an oops's or a BUG's RIP line stays the kind's error.
+DRIVER_WARN_STATED = {"warning": ("warning", "INVESTIGATE")}
 OOPS_KEYWORDS = ["RIP: ", "IP: [<", "pc : ", "PC is at "]
 # A shared filesystem's client modules in the kernel (their names as a RIP line prints them: regexes), by filesystem:
 # an oops in one of them is a storage_oops (details "filesystem"). BeeGFS's client (beegfs.ko); Lustre's client and
@@ -1308,7 +1331,7 @@ RULES: tuple[Rule, ...] = (
     # "oops", the header row below: a WARN's a warning, DRIVER_WARN_STATED; an oops's or a BUG's, or none seen, the
     # kind's error).
     _r("kernel_oops", "kernel_oops", OOPS_KEYWORDS,
-       OOPS_AT + r"(?P<module>nvidia(?:[_-]\w+)?|mlx5_\w+|mlx_compat|ib_\w+|gdrdrv)" + OOPS_MODULE_END,
+       OOPS_AT + r"(?P<module>" + DRIVER_OOPS_MODULE + r")" + OOPS_MODULE_END,
        event=("panic|lockup|rcu_stall", "join")),
     # The same in a shared filesystem's client module (STORAGE_CLIENT_MODULES: BeeGFS, Lustre / LNet, NFS / sunrpc,
     # CephFS, GPFS, WekaFS): its mount broken until a reboot (storage_oops, an error). Its severity is the report's
@@ -1318,19 +1341,37 @@ RULES: tuple[Rule, ...] = (
     _r("storage_oops", "storage_oops", OOPS_KEYWORDS,
        OOPS_AT + r"(?P<module>" + STORAGE_CLIENT_MODULE + r")" + OOPS_MODULE_END, refine="storage_oops",
        event=("panic|lockup|rcu_stall", "join")),
+    # A WARN's first line that names the module of the WARN site, one the rows above read ("WARNING: CPU: 3 PID: 3964 at
+    # /var/lib/dkms/nvidia/510.60.02/build/nvidia/nv.c:3935 nv_restore_user_channels+0xce/0xe0 [nvidia]", every era's
+    # form: WARN_AT): the module's WARN (kernel_oops, storage_oops), a warning as the RIP line after it is
+    # (DRIVER_WARN_STATED, OOPS_STATED), so a report whose RIP line is not in the log (2.6-4.10's WARN prints none; a
+    # grep excerpt, a rate-limited console) is still the module's WARN. It is the report's first line as oops_header's
+    # below ("begin", its `function` the WARN site's) and opens the report's event with its finding, the RIP line of the
+    # same function part of it: one finding per report. Was no finding (open-gpu-kernel-modules #795, #834,
+    # linux-surface #789).
+    _r("kernel_warn_header", "kernel_oops", ["WARNING: "],
+       r"(?P<stated>WARNING): " + WARN_AT + OOPS_SYMBOL + r" \[(?P<module>" + DRIVER_OOPS_MODULE + r")" + OOPS_MODULE_END,
+       severity=DRIVER_WARN_STATED["warning"][0], action=DRIVER_WARN_STATED["warning"][1],
+       event=("lockup|rcu_stall|oops|panic", "begin")),
+    _r("storage_warn_header", "storage_oops", ["WARNING: "],
+       r"(?P<stated>WARNING): " + WARN_AT + OOPS_SYMBOL + r" \[(?P<module>" + STORAGE_CLIENT_MODULE + r")"
+       + OOPS_MODULE_END, severity=OOPS_STATED["warning"][0], action=OOPS_STATED["warning"][1], refine="storage_oops",
+       event=("lockup|rcu_stall|oops|panic", "begin")),
     # An oops's die line, which every x86 and arm64 oops prints before its registers (its "[#N]" the die counter: x86
     # "Oops: 0002 [#1] PREEMPT SMP NOPTI" after "BUG: kernel NULL pointer dereference" / "BUG: unable to handle page
     # fault", "general protection fault, probably for non-canonical address 0x..: 0000 [#1] SMP NOPTI", "invalid
     # opcode: 0000 [#1] PREEMPT SMP NOPTI" after "kernel BUG at ..!"; arm64 "Internal error: Oops: 96000005 [#1] ..",
-    # "Internal error: Oops - BUG: .. [#1]"), and a WARN's first line ("WARNING: CPU: 13 PID: 55768 at .."): no finding
-    # (the RIP line after it says whose code faulted, kernel_oops above), but it ends an open lockup or RCU stall report,
+    # "Internal error: Oops - BUG: .. [#1]"), and a WARN's first line ("WARNING: CPU: 13 PID: 55768 at .."; one naming
+    # a module the oops rows read is the warn_header rows' above): no finding (the RIP line after it says whose code
+    # faulted, kernel_oops above), but it ends an open lockup or RCU stall report,
     # so that RIP line is the oops's, not the lockup's register dump (arm64's "Internal error: synchronous external
     # abort: .. [#1]" is a panic row's below, not this). Three keywords, not one per header form: every line of a log
     # pays for the keyword scan's size.
     # It ends the open panic event where it starts another report than the event's (EVENT_REPORTS; `die`: its die
     # counter). It also says which report the RIP line after it is in ("begin" of the "oops" event: STATED,
     # OOPS_STATED): a WARN's (every era's first line: 4.x-6.x "WARNING: CPU: 13 PID: 55768 at fs/..", 2.6 / 3.x
-    # "WARNING: at fs/..", 6.19+ "WARNING: drivers/..:164 at func+0x../0x.. [mod], CPU#0: comm/429") is a warning, an
+    # "WARNING: at fs/..", 6.19+ "WARNING: drivers/..:164 at func+0x../0x.. [mod], CPU#0: comm/429"; WARN_AT, its
+    # `function` the WARN site's) is a warning, an
     # oops's an error: its die line, or the "BUG:" line before it, which on 4.x and older comes before the "IP:" line ("BUG: unable to
     # handle kernel NULL pointer dereference at 0000000000000020", then "IP: [<ffffffffa0879063>] .. [zfs]", then
     # "Oops: 0000 [#1] SMP"; 4.17+ "BUG: unable to handle page fault for address:", 5.x+ "BUG: kernel NULL pointer
@@ -1338,7 +1379,7 @@ RULES: tuple[Rule, ...] = (
     _r("oops_header", None, [" [#", "WARNING: ", "BUG: "],
        r"(?=(?P<stated>WARNING)?)(?:(?:Oops|general protection fault|invalid opcode|stack segment|double fault|"
        r"divide error)[^\n]{0,200}? \[#(?P<die>\d+)\]|"
-       r"WARNING: (?:CPU: \d+ PID: \d+ at |at [\w/.-]+:\d+ |[\w/.-]+:\d+ at )|"
+       r"WARNING: " + WARN_AT + r"(?:" + OOPS_SYMBOL + r")?|"
        r"BUG: (?:unable to handle |kernel NULL pointer dereference))",
        event=("lockup|rcu_stall|oops|panic", "begin")),
     # A report's last line, every era ("---[ end trace 0000000000000000 ]---", 2.6-5.x a random id "---[ end trace
@@ -2649,14 +2690,10 @@ CPER_SEVERITY = {
 # and _follows read an event's pages by its name; EVENT_SECTIONS and EVENT_ECHOES likewise (one report open at a time)
 assert {r.event[0] for r in RULES if r.event is not None and r.event[1] == "page"} == EVENT_PAGES
 assert not (EVENT_PAGES | set(EVENT_SECTIONS) | set(EVENT_ECHOES)) & (EVENT_PER_DEVICE | EVENT_PER_RANK)
-# The report a RIP line is in, as its first line said (the oops_header row, "begin"): a WARN's, its word; an oops's or
-# a BUG's none (the row's own severity, its kind's). A WARN in a storage client's module: its mount is to be checked.
-OOPS_STATED = {"warning": ("warning", "CHECK_STORAGE")}
-# A WARN in a GPU or NIC driver's module (WARN_ON / WARN_ONCE: nvidia.ko's "WARNING: CPU: 28 PID: 6705 at nvidia/nv.c:5039
-# nvidia_dev_put+0xb1/0xc0 [nvidia]", the same function on its RIP line): the driver met a state it did not expect and
-# went on, the kernel too; no reboot is owed for it (kernel_oops's RESTART_BM is an oops's: the task died holding the
-# driver's locks). A warning to look into; an oops's or a BUG's RIP line stays the kind's error.
-DRIVER_WARN_STATED = {"warning": ("warning", "INVESTIGATE")}
+# A "begin" row with a finding (a WARN's first line naming the module) opens its report's event: it lists one of
+# EVENT_REPORTS (Classifier._instantiate)
+assert all(len(set(r.event[0].split("|")) & EVENT_REPORTS) == 1 for r in RULES
+           if r.event is not None and r.event[1] == "begin" and r.kind is not None)
 STATED = {"cper_pcie_device": ("cper", CPER_SEVERITY), "cper_memory": ("cper", CPER_SEVERITY),
           "cper_arm": ("cper", CPER_SEVERITY), "storage_oops": ("oops", OOPS_STATED),
           "kernel_oops": ("oops", DRIVER_WARN_STATED)}

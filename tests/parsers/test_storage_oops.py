@@ -52,9 +52,10 @@ def test_a_warn_trace_in_the_client_module_is_a_warning(header):
 
 
 def test_an_oops_after_a_warn_is_the_oops_severity():
-    """The header nearest before the RIP line says whose it is: a WARN's far before an oops's is no longer read."""
-    [f] = _found([WARN, HARDWARE] + ["CPU: 1 PID: 1302 Comm: venom-agent"] * 40 + [OOPS, RIP])
-    assert f.severity == "error"
+    """The header nearest before the RIP line says whose it is: a WARN's far before an oops's is no longer read (the
+    WARN's first line, naming the module, its own warning since h218)."""
+    found = _found([WARN, HARDWARE] + ["CPU: 1 PID: 1302 Comm: venom-agent"] * 40 + [OOPS, RIP])
+    assert [f.severity for f in found] == ["warning", "error"]
 
 
 def test_a_program_s_warning_line_is_no_warn_header():
@@ -66,8 +67,14 @@ def test_a_program_s_warning_line_is_no_warn_header():
 
 
 def test_a_warn_beyond_its_window_leaves_the_rip_line_the_kinds_error():
-    [f] = _found([WARN] + [HARDWARE] * 40 + [RIP])
+    """A WARN's first line that names no module (2.6 / 3.x: the symbol without " [beegfs]") states the severity of the
+    RIP line within EVENT_LINES["oops"] lines only; one naming the module is itself the WARN's finding, the RIP line of
+    its site (the same function) part of it however far in its report (EVENT_LINES["panic"])."""
+    bare = "WARNING: at fs/beegfs/net/filesystem/FhgfsOpsCommKit.c:1021 FhgfsOpsCommkit_communicate+0x3d6/0x1620()"
+    [f] = _found([bare] + [HARDWARE] * 40 + [RIP])
     assert f.severity == "error"
+    [f] = _found([WARN] + [HARDWARE] * 40 + [RIP])
+    assert (f.severity, f.message) == ("warning", WARN)
 
 
 @pytest.mark.parametrize("lines, module, fs", [
