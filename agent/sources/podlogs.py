@@ -12,8 +12,8 @@ in the state directory.
 
 An agent started again tells apart, at its first scan, what happened to each file while it was down (`_add`): a file
 whose offset it saved resumes there, as a file watched by stat does (grown: read on from the offset; rotated, its
-inode changed or its offset past its size: the rotated file read on from the offset, found by inode, or a .gz by
-length, then the new file from its start); a file not saved in a container whose files were (the kubelet's next
+inode changed or its offset past its size: the rotated file read on from the offset, found by inode, or the newest
+.gz that reaches it, then any file rotated after it, whole, then the new file from its start); a file not saved in a container whose files were (the kubelet's next
 `<restartCount>.log`, or the next after it) is read from its start and the container's restart handed on.
 
 The pod-log directory itself missing for longer than `gone_grace_seconds` makes the source down
@@ -31,6 +31,7 @@ import os
 import stat
 import threading
 import time
+import zlib
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, Callable
@@ -693,31 +694,68 @@ class PodLogSource(Source):
         return self._read(tail, tail.fd) if tail.fd is not None else []
 
     def _drain_rotated(self, tail: _Tail) -> list[tuple[PodRef, Finding]]:
-        """The file we were reading was rotated while closed: find it by inode (plain or gzip)."""
-        cands = sorted(glob.glob(glob.escape(tail.path) + ".*"), key=lambda c: (c.endswith(".gz"), c))
-        for cand in cands:  # plain rotated files match by inode; a .gz (no inode left) by length
-            try:
-                if cand.endswith(".gz"):
-                    with gzip.open(cand, "rb") as gz:
-                        head = gz.read(tail.offset)
-                        if len(head) < tail.offset:
-                            continue
-                        rest = gz.read()
-                    # a gzip keeps no inode: accept the newest rotated file whose length fits our offset
-                    return self._feed(tail, rest) + self._flush(tail)
-                if os.stat(cand).st_ino == tail.inode:
-                    fd = self._open_safely(cand)
-                    if fd is None:
-                        continue
-                    try:
-                        os.lseek(fd, tail.offset, os.SEEK_SET)
-                        return self._read(tail, fd) + self._flush(tail)
-                    finally:
-                        os.close(fd)
-            except (OSError, EOFError):
-                continue
-        log.warning("%s was rotated away while not followed; lines after offset %d are lost", tail.path, tail.offset)
-        return []
+        """The file we were reading was rotated while not open: its lines from our offset on, found among the rotated
+        files (`_rotated_ours`), then those of every file rotated after it, whole (the kubelet rotated it more than
+        once meanwhile: never read)."""
+        # oldest first: the kubelet names them `<n>.log.<YYYYMMDD-hhmmss>` and compresses them to `.gz` (through a
+        # `.tmp`, not yet the file; the plain file, removed once its `.gz` is written, is the same file)
+        names = set(glob.glob(glob.escape(tail.path) + ".*"))
+        rotated = sorted((c for c in names if not c.endswith(".tmp") and c + ".gz" not in names),
+                         key=lambda c: c.removesuffix(".gz"))
+        found = self._rotated_ours(tail, rotated)
+        if found is None:
+            log.warning("%s was rotated away while not followed; lines after offset %d are lost", tail.path,
+                        tail.offset)
+            return []
+        at, out = found
+        for later in rotated[at + 1:]:
+            out += self._read_rotated(tail, later, 0) or []
+        return out + self._flush(tail)
+
+    def _rotated_ours(self, tail: _Tail, rotated: list[str]) -> tuple[int, list[tuple[PodRef, Finding]]] | None:
+        """Which of the `rotated` files (oldest first) was the one we read, and its lines from our offset on: a plain
+        one by inode, else the newest .gz (which keeps no inode) that reaches our offset.  The kubelet compresses every
+        rotated file but the newest, so ours is compressed only after a second rotation, when it is the newest .gz
+        (after a third, a later one is taken: its lines before the offset and ours after it are not read; none twice)."""
+        for at, cand in enumerate(rotated):
+            if not cand.endswith(".gz"):
+                try:
+                    same = os.stat(cand).st_ino == tail.inode
+                except OSError:
+                    continue
+                out = self._read_rotated(tail, cand, tail.offset) if same else None
+                if out is not None:
+                    return at, out
+        for at in reversed(range(len(rotated))):
+            out = self._read_rotated(tail, rotated[at], tail.offset) if rotated[at].endswith(".gz") else None
+            if out is not None:
+                return at, out
+        return None
+
+    def _read_rotated(self, tail: _Tail, path: str, offset: int) -> list[tuple[PodRef, Finding]] | None:
+        """The findings of the rotated file `path` (a .gz decompressed) from `offset` on; None when it cannot be
+        opened (`_open_safely`) or does not reach `offset`.  A read failing once under way ends with what it read."""
+        fd = self._open_safely(path)
+        if fd is None:
+            return None
+        out: list[tuple[PodRef, Finding]] | None = None
+        try:
+            if not path.endswith(".gz"):
+                if os.fstat(fd).st_size < offset:
+                    return None
+                os.lseek(fd, offset, os.SEEK_SET)
+                return self._read(tail, fd)
+            with os.fdopen(fd, "rb", closefd=False) as raw, gzip.GzipFile(fileobj=raw) as gz:
+                if len(gz.read(offset)) < offset:
+                    return None
+                out = []
+                while data := gz.read(READ_CHUNK):
+                    out += self._feed(tail, data)
+        except (OSError, EOFError, zlib.error):
+            return out
+        finally:
+            os.close(fd)
+        return out
 
     def _flush(self, tail: _Tail) -> list[tuple[PodRef, Finding]]:
         if not tail.pending:

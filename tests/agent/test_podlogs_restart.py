@@ -252,3 +252,65 @@ def test_no_false_hang_when_the_container_restarted_while_the_agent_was_down(tmp
     append(cdir / "1.log", stepped(STEPS[3:4], 2350.0))
     assert said(b, again) == [RESUMED_REASON]
     b.close()
+
+
+# ---- rotated more than once while the agent was down ------------------------------------------------------------
+
+def rotate(cdir: Path, stamp: str, new: str) -> None:
+    """What the kubelet's container log manager does when `0.log` passes containerLogMaxSize
+    (kubernetes/kubernetes pkg/kubelet/logs/container_log_manager.go, rotateLog): every rotated file not yet compressed
+    is compressed (`.gz` through a `.tmp`, the plain file removed), then `0.log` is renamed `0.log.<stamp>` and the
+    runtime reopens `0.log` (here written `new`)."""
+    for old in cdir.glob("0.log.*"):
+        if old.suffix not in (".gz", ".tmp"):
+            with open(old, "rb") as a, gzip.open(f"{old}.gz", "wb") as b:
+                b.write(a.read())
+            old.unlink()
+    os.rename(cdir / "0.log", cdir / f"0.log.{stamp}")
+    (cdir / "0.log").write_text(new)
+
+
+def test_a_file_rotated_twice_while_down_is_read_on_in_its_gz_then_the_file_between_whole(tree):
+    """Ours compressed at the second rotation (the newest .gz), the file between them rotated after it, plain: both
+    read, then the new `0.log`.  Before, the file between (ranks 4-6) was never read."""
+    root, cdir, state = tree
+    stopped(root, state)
+    append(cdir / "0.log", timeout(3))
+    rotate(cdir, "20240725-070000", timeout(4, 5, 6))
+    rotate(cdir, "20240725-080000", timeout(7))
+    ranks, restarted, _ = first_batch(root, state)
+    assert ranks == [3, 4, 5, 6, 7] and restarted == []
+
+
+def test_an_older_gz_from_before_the_agent_stopped_is_not_taken_for_ours(tree):
+    """A file rotated before the agent stopped (read then) is compressed at the next rotation too, and is longer than
+    our offset: it is not ours (the newest .gz that reaches the offset is).  Before, the oldest .gz that did was taken:
+    its lines after our offset read twice (ranks 52-59), ours and the file between lost.  A `.tmp` the kubelet left
+    (a compression cut short) is no rotated file."""
+    root, cdir, state = tree
+    rotate(cdir, "20240725-060000", timeout(1, 2))
+    (cdir / "0.log.20240725-060000").write_text(timeout(*range(50, 60)))  # (longer than 0.log will be at the save)
+    stopped(root, state)
+    append(cdir / "0.log", timeout(3))
+    rotate(cdir, "20240725-070000", timeout(4, 5, 6))
+    (cdir / "0.log.20240725-070000.gz.tmp").write_bytes(b"\x1f\x8b")
+    rotate(cdir, "20240725-080000", timeout(7))
+    assert sorted(p.name for p in cdir.iterdir()) == ["0.log", "0.log.20240725-060000.gz", "0.log.20240725-070000.gz",
+                                                      "0.log.20240725-070000.gz.tmp", "0.log.20240725-080000"]
+    ranks, _, _ = first_batch(root, state)
+    assert ranks == [3, 4, 5, 6, 7]
+
+
+def test_a_rotated_gz_pointing_out_of_the_pod_log_root_is_not_read(tree, tmp_path):
+    """Pod logs are data, never paths: a `.gz` beside the log that is a link to a file elsewhere on the host is refused
+    (counted), as the log itself would be.  Before, a .gz was opened wherever it pointed."""
+    root, cdir, state = tree
+    stopped(root, state)
+    append(cdir / "0.log", timeout(3))
+    with open(cdir / "0.log", "rb") as a, gzip.open(tmp_path / "elsewhere.gz", "wb") as b:
+        b.write(a.read())
+    (cdir / "0.log").unlink()
+    (cdir / "0.log.20240725-070000.gz").symlink_to(tmp_path / "elsewhere.gz")
+    (cdir / "0.log").write_text(timeout(4))
+    ranks, _, src = first_batch(root, state)
+    assert ranks == [4] and src.refused == 1
