@@ -13,8 +13,9 @@ in the state directory.
 An agent started again tells apart, at its first scan, what happened to each file while it was down (`_add`): a file
 whose offset it saved resumes there, as a file watched by stat does (grown: read on from the offset; rotated, its
 inode changed or its offset past its size: the rotated file read on from the offset, found by inode, or the newest
-.gz that reaches it, then any file rotated after it, whole, then the new file from its start); a file not saved in a container whose files were (the kubelet's next
-`<restartCount>.log`, or the next after it) is read from its start and the container's restart handed on.
+.gz that reaches it, then any file rotated after it, whole, then the new file from its start); a file not saved in a
+container whose files were (the kubelet's next `<restartCount>.log`, or the next after it) is read from its start
+and the container's restart handed on.
 
 The pod-log directory itself missing for longer than `gone_grace_seconds` makes the source down
 (`Source.gone`); the files found once it is back (a new directory, new files) are read from their start.
@@ -716,7 +717,8 @@ class PodLogSource(Source):
         """Which of the `rotated` files (oldest first) was the one we read, and its lines from our offset on: a plain
         one by inode, else the newest .gz (which keeps no inode) that reaches our offset.  The kubelet compresses every
         rotated file but the newest, so ours is compressed only after a second rotation, when it is the newest .gz
-        (after a third, a later one is taken: its lines before the offset and ours after it are not read; none twice)."""
+        (after a third, a later one is taken: its lines before the offset and ours after it are not read; none
+        twice)."""
         for at, cand in enumerate(rotated):
             if not cand.endswith(".gz"):
                 try:
