@@ -2,12 +2,20 @@
 
 New pods and containers are found by a cheap directory scan every `scan_seconds`; each file is
 read from an open descriptor, so kubelet's rotation (0.log -> 0.log.<timestamp>, later .gz) loses
-nothing: the old descriptor is drained to its end before the new file is opened.  Files of deleted
-pods are released.  Past `max_open` descriptors the least recently active files are closed and
+nothing: the old descriptor is drained to its end before the new file is opened.  A container started
+again writes its next file (`<restartCount>.log`): the container's restart is handed on (`take_restarted`).  Files of
+deleted pods are released.  Past `max_open` descriptors the least recently active files are closed and
 watched by stat instead (a rotation that happens meanwhile is found by inode among the rotated
 files, gzip included).  Lines are scanned in bulk by the parsers' prefilter; only keyword lines are
 classified (CRI partial lines joined), so chatty training output costs little.  Offsets are kept
 in the state directory.
+
+An agent started again tells apart, at its first scan, what happened to each file while it was down (`_add`): a file
+whose offset it saved resumes there, as a file watched by stat does (grown: read on from the offset; rotated, its
+inode changed or its offset past its size: the rotated file read on from the offset, found by inode, or the newest
+.gz that reaches it, then any file rotated after it, whole, then the new file from its start); a file not saved in a
+container whose files were (the kubelet's next `<restartCount>.log`, or the next after it) is read from its start
+and the container's restart handed on.
 
 The pod-log directory itself missing for longer than `gone_grace_seconds` makes the source down
 (`Source.gone`); the files found once it is back (a new directory, new files) are read from their start.
@@ -24,6 +32,7 @@ import os
 import stat
 import threading
 import time
+import zlib
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, Callable
@@ -86,7 +95,21 @@ class _Tail:
     # (rank, SeqNum) -> the process group the rank's watchdog progress line names (triage.read.progress_group): the
     # group of its WorkNCCL timeout line at that SeqNum, which names none (`_collectives`); the latest MAX_GROUPS
     groups: dict[tuple[int, int], str] = field(default_factory=dict)
+    run: int | None = None  # the container's restart count its name says (`<restartCount>.log`; None: another name)
     active: float = field(default_factory=time.monotonic)
+
+
+def run_of(name: str) -> int | None:
+    """The restart count of a container's log file the kubelet names `<restartCount>.log`; None for another name."""
+    stem = name[:-len(".log")] if name.endswith(".log") else ""
+    return int(stem) if stem.isdigit() else None
+
+
+def _in_run_order(name: str) -> tuple:
+    """A container's files, earlier runs first (`2.log` before `10.log`): a batch reads a dead run's last lines
+    first."""
+    run = run_of(name)
+    return (run is None, run or 0, name)
 
 
 def parse_pod_dir(name: str) -> tuple[str, str, str] | None:
@@ -175,6 +198,9 @@ class PodLogSource(Source):
         self._marks: dict[PodRef, list[tuple[float, Progress]]] = {}  # read, not yet handed on
         # containers started again since the last batch (a new log file beside one followed), not yet handed on
         self._restarted: list[PodRef] = []
+        # the run each restart handed on since then started (the restart count of its file): the progress lines of an
+        # earlier run read in the same batch are not handed on, as the restart is handed to the tracker before them
+        self._restarting: dict[PodRef, int] = {}
         self.missing = MissingInputs(gone_grace_seconds, clock)
 
     def gone(self) -> str | None:
@@ -191,6 +217,10 @@ class PodLogSource(Source):
     def discover(self) -> None:
         seen: set[str] = set()
         pods: dict[str, PodRef] = {}
+        saved_dirs: dict[str, list[str]] = {}  # the first scan's: container directory -> the files saved in it
+        if self._first_scan:
+            for saved in self._saved:
+                saved_dirs.setdefault(os.path.dirname(saved), []).append(os.path.basename(saved))
         try:
             pod_dirs = os.listdir(self.root)
             if self.root in self.missing.since:
@@ -223,19 +253,20 @@ class PodLogSource(Source):
                     continue
                 cdir = os.path.join(self.root, pod_dir, container)
                 try:
-                    files = [f for f in os.listdir(cdir) if f.endswith(".log")]
+                    files = sorted((f for f in os.listdir(cdir) if f.endswith(".log")), key=_in_run_order)
                 except (FileNotFoundError, NotADirectoryError):
                     continue
                 except OSError:
                     seen |= self._under(cdir)
                     continue
+                before: list[int | None] | None = None  # (looked up once, and only for a container with a new file)
                 for f in files:
                     path = os.path.join(cdir, f)
                     seen.add(path)
                     if path not in self.tails:
-                        if not self._first_scan and any(os.path.join(cdir, g) in self.tails for g in files):
-                            self._restarted.append(ref)  # `1.log` beside `0.log`: the container's next run
-                        self._add(path, ref)
+                        if before is None:
+                            before = self._runs_before(cdir, files, saved_dirs)
+                        self._add(path, ref, before)
         self.pods, self.listed = pods, True
         for path in [p for p in self.tails if p not in seen]:  # pod deleted: release its files
             tail = self.tails.pop(path)
@@ -250,24 +281,34 @@ class PodLogSource(Source):
         """The files followed under `directory` (kept as they are when it cannot be listed for a moment)."""
         return {p for p in self.tails if p.startswith(directory + os.sep)}
 
-    def _add(self, path: str, ref: PodRef) -> None:
+    def _runs_before(self, cdir: str, files: list[str], saved_dirs: dict[str, list[str]]) -> list[int | None]:
+        """The runs (restart counts) of the container `cdir` whose files were followed before this scan: at the first
+        scan, those whose offsets the agent saved before it stopped (listed still or not: the kubelet removes a dead
+        container's log with the container), later those followed."""
+        if self._first_scan:
+            return [run_of(f) for f in saved_dirs.get(cdir, ())]
+        return [run_of(f) for f in files if os.path.join(cdir, f) in self.tails]
+
+    def _add(self, path: str, ref: PodRef, before: list[int | None]) -> None:
+        """Follow `path` from where this agent left it (its saved offset), else from its start, or, at the first scan
+        of an agent whose container's files were never followed, from its end (history: its failures were reported
+        then, or the agent was not there).  A file after those of the container's runs followed `before` (its
+        restart count the higher) is the container started again: handed on (`take_restarted`)."""
         tail = _Tail(path, ref, Scanner(Classifier(prefilter=self._re, memo=self.memo, memo_size=POD_MEMO_SIZE),
-                                        self.prefilter))
+                                        self.prefilter), run=run_of(os.path.basename(path)))
         try:
             st = os.stat(path)
         except OSError:
             return
         saved = self._saved.get(path)
-        if saved and saved[0] == st.st_ino:
+        if saved:  # followed before: poll() finds it grown, or rotated (a new inode, the offset past its size)
             tail.inode, tail.offset = saved[0], saved[1]
-        elif saved:
-            tail.inode, tail.offset = saved[0], saved[1]  # rotated while we were away: find it by inode
-            self.tails[path] = tail
-            self._drain_rotated(tail)
-            tail.inode, tail.offset = st.st_ino, 0
         else:
-            # at start, existing logs are history (their failures were reported then); later, a new file is new
-            tail.inode, tail.offset = st.st_ino, (st.st_size if self._first_scan else 0)
+            tail.inode, tail.offset = st.st_ino, (st.st_size if self._first_scan and not before else 0)
+            if before and not any(r is not None and tail.run is not None and r >= tail.run for r in before):
+                self._restarted.append(ref)  # `1.log` beside `0.log`: the container's next run
+                if tail.run is not None:
+                    self._restarting[ref] = max(tail.run, self._restarting.get(ref, 0))
         self.tails[path] = tail
 
     # ---- reading ----------------------------------------------------------------------------------------
@@ -375,7 +416,7 @@ class PodLogSource(Source):
         tail.pending = buf[cut + 1:]
         lines = buf.count(b"\n", 0, cut + 1)
         self.lines += lines
-        self._progress_lines(tail.ref, buf, cut + 1)  # trainers' progress lines (agent/progress.py)
+        self._progress_lines(tail.ref, buf, cut + 1, tail.run)  # trainers' progress lines (agent/progress.py)
         found = []
         first, tail.lines = tail.lines + 1, tail.lines + lines
         for f in tail.scanner.scan(io.BytesIO(buf[:cut + 1]), first_line=first):
@@ -610,8 +651,12 @@ class PodLogSource(Source):
         row, fields, index = hit
         out.append(_fact_finding(row, fields, envs[index], window[index], opener + index))
 
-    def _progress_lines(self, ref: PodRef, buf: bytes, end: int) -> None:
-        """Progress lines among buf[:end] (one regex search over the bytes; only keyword lines are decoded)."""
+    def _progress_lines(self, ref: PodRef, buf: bytes, end: int, run: int | None = None) -> None:
+        """Progress lines among buf[:end] (one regex search over the bytes; only keyword lines are decoded), of the
+        container's run `run`.  An earlier run than a restart handed on in the same batch says nothing of the new one
+        (the tracker learns the new run anew, and takes the restart first): its lines are not handed on."""
+        if run is not None and run < self._restarting.get(ref, -1):
+            return
         marks = None
         pos = 0
         now = time.time()
@@ -643,38 +688,76 @@ class PodLogSource(Source):
 
     def take_restarted(self) -> list[PodRef]:
         """The containers started again since the last call (agent/progress.py learns their pace anew)."""
-        out, self._restarted = self._restarted, []
+        out, self._restarted, self._restarting = self._restarted, [], {}
         return out
 
     def _drain(self, tail: _Tail) -> list[tuple[PodRef, Finding]]:
         return self._read(tail, tail.fd) if tail.fd is not None else []
 
     def _drain_rotated(self, tail: _Tail) -> list[tuple[PodRef, Finding]]:
-        """The file we were reading was rotated while closed: find it by inode (plain or gzip)."""
-        cands = sorted(glob.glob(glob.escape(tail.path) + ".*"), key=lambda c: (c.endswith(".gz"), c))
-        for cand in cands:  # plain rotated files match by inode; a .gz (no inode left) by length
-            try:
-                if cand.endswith(".gz"):
-                    with gzip.open(cand, "rb") as gz:
-                        head = gz.read(tail.offset)
-                        if len(head) < tail.offset:
-                            continue
-                        rest = gz.read()
-                    # a gzip keeps no inode: accept the newest rotated file whose length fits our offset
-                    return self._feed(tail, rest) + self._flush(tail)
-                if os.stat(cand).st_ino == tail.inode:
-                    fd = self._open_safely(cand)
-                    if fd is None:
-                        continue
-                    try:
-                        os.lseek(fd, tail.offset, os.SEEK_SET)
-                        return self._read(tail, fd) + self._flush(tail)
-                    finally:
-                        os.close(fd)
-            except (OSError, EOFError):
-                continue
-        log.warning("%s was rotated away while not followed; lines after offset %d are lost", tail.path, tail.offset)
-        return []
+        """The file we were reading was rotated while not open: its lines from our offset on, found among the rotated
+        files (`_rotated_ours`), then those of every file rotated after it, whole (the kubelet rotated it more than
+        once meanwhile: never read)."""
+        # oldest first: the kubelet names them `<n>.log.<YYYYMMDD-hhmmss>` and compresses them to `.gz` (through a
+        # `.tmp`, not yet the file; the plain file, removed once its `.gz` is written, is the same file)
+        names = set(glob.glob(glob.escape(tail.path) + ".*"))
+        rotated = sorted((c for c in names if not c.endswith(".tmp") and c + ".gz" not in names),
+                         key=lambda c: c.removesuffix(".gz"))
+        found = self._rotated_ours(tail, rotated)
+        if found is None:
+            log.warning("%s was rotated away while not followed; lines after offset %d are lost", tail.path,
+                        tail.offset)
+            return []
+        at, out = found
+        for later in rotated[at + 1:]:
+            out += self._read_rotated(tail, later, 0) or []
+        return out + self._flush(tail)
+
+    def _rotated_ours(self, tail: _Tail, rotated: list[str]) -> tuple[int, list[tuple[PodRef, Finding]]] | None:
+        """Which of the `rotated` files (oldest first) was the one we read, and its lines from our offset on: a plain
+        one by inode, else the newest .gz (which keeps no inode) that reaches our offset.  The kubelet compresses every
+        rotated file but the newest, so ours is compressed only after a second rotation, when it is the newest .gz
+        (after a third, a later one is taken: its lines before the offset and ours after it are not read; none
+        twice)."""
+        for at, cand in enumerate(rotated):
+            if not cand.endswith(".gz"):
+                try:
+                    same = os.stat(cand).st_ino == tail.inode
+                except OSError:
+                    continue
+                out = self._read_rotated(tail, cand, tail.offset) if same else None
+                if out is not None:
+                    return at, out
+        for at in reversed(range(len(rotated))):
+            out = self._read_rotated(tail, rotated[at], tail.offset) if rotated[at].endswith(".gz") else None
+            if out is not None:
+                return at, out
+        return None
+
+    def _read_rotated(self, tail: _Tail, path: str, offset: int) -> list[tuple[PodRef, Finding]] | None:
+        """The findings of the rotated file `path` (a .gz decompressed) from `offset` on; None when it cannot be
+        opened (`_open_safely`) or does not reach `offset`.  A read failing once under way ends with what it read."""
+        fd = self._open_safely(path)
+        if fd is None:
+            return None
+        out: list[tuple[PodRef, Finding]] | None = None
+        try:
+            if not path.endswith(".gz"):
+                if os.fstat(fd).st_size < offset:
+                    return None
+                os.lseek(fd, offset, os.SEEK_SET)
+                return self._read(tail, fd)
+            with os.fdopen(fd, "rb", closefd=False) as raw, gzip.GzipFile(fileobj=raw) as gz:
+                if len(gz.read(offset)) < offset:
+                    return None
+                out = []
+                while data := gz.read(READ_CHUNK):
+                    out += self._feed(tail, data)
+        except (OSError, EOFError, zlib.error):
+            return out
+        finally:
+            os.close(fd)
+        return out
 
     def _flush(self, tail: _Tail) -> list[tuple[PodRef, Finding]]:
         if not tail.pending:

@@ -1,0 +1,316 @@
+"""The pod log source's first scan after an agent restart: what happened to each file while the agent was down.
+
+The kubelet writes a container's log to `<pod dir>/<container>/<restartCount>.log`, renames it to
+`<n>.log.<YYYYMMDD-hhmmss>` when it passes `containerLogMaxSize` (compressing it to `.gz` at the next rotation), and
+removes a dead container's log with the container.  An agent started again finds, for each file: the same file grown
+(read on from the saved offset), the same file rotated (its inode changed, or its offset past its size: the rotated
+file read on from the offset, then the new one from its start; nothing lost, nothing read twice), or a new restart
+count's file (the container started again: read from its start, the restart handed on, so the hang tracker, its state
+restored, learns the new run's pace anew instead of judging its start-up by the old run's).  Before, the first scan
+started a new restart count's file at its end (its lines lost) and said no restart (a restored pod judged on the old
+run's pace while the new one loaded: a false hang), and the findings of a file rotated away meanwhile were read and
+dropped.
+
+The lines: the ProcessGroupNCCL watchdog line of tests/fixtures/pods (sources in tests/fixtures/dmesg/README.md), its
+rank varied by these tests to tell the lines apart; nanoGPT #178's real step lines (tests/fixtures/progress/sources.md)
+in CRI envelopes, their times set by the tests.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import os
+import shutil
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pytest
+
+from agent.app import build
+from agent.config import load
+from agent.progress import HANG_REASON, RESUMED_REASON
+from agent.sources.podlogs import PodLogSource, PodRef, run_of
+from agent.state import StateStore
+from parsers.model import Boot, WorkloadFindings
+from progress_replay import Clock, lines
+
+UID = "0d4c8a2e-5b1f-4e7a-9c3d-2f6e8b1a7c40"
+POD_DIR = f"train_gpt-worker-0_{UID}"
+REF = PodRef("train", "gpt-worker-0", UID, "main")
+TIMEOUT = ("2024-07-25T07:00:{s:02d}.000000000Z stderr F [rank{r}]:[E ProcessGroupNCCL.cpp:563] [Rank {r}] Watchdog "
+           "caught collective operation timeout: WorkNCCL(SeqNum=22631, OpType=ALLREDUCE, NumelIn=545914880, "
+           "NumelOut=545914880, Timeout(ms)=600000) ran for 600012 milliseconds before timing out.\n")
+STEPS = [x for x in lines("nanogpt_178.log") if x.startswith("iter ")]
+
+
+def timeout(*ranks: int) -> str:
+    return "".join(TIMEOUT.format(s=r % 60, r=r) for r in ranks)
+
+
+def stepped(texts: list[str], start: float, every: float = 9.0) -> str:
+    return "".join(f"{datetime.fromtimestamp(start + every * i, timezone.utc).strftime('%Y-%m-%dT%H:%M:%S.%fZ')} "
+                   f"stdout F {text}\n" for i, text in enumerate(texts))
+
+
+def append(path: Path, text: str) -> None:
+    with open(path, "a") as fh:
+        fh.write(text)
+
+
+@pytest.fixture
+def tree(tmp_path) -> tuple[Path, Path, Path]:
+    """(the pod log root, the container's directory as the kubelet lays it out, the state directory)."""
+    root = tmp_path / "pods"
+    cdir = root / POD_DIR / "main"
+    cdir.mkdir(parents=True)
+    (cdir / "0.log").write_text(timeout(1, 2))
+    return root, cdir, tmp_path / "state"
+
+
+def source(root: Path, state: Path) -> PodLogSource:
+    return PodLogSource(str(root), StateStore(str(state), "podlogs.json"))
+
+
+def stopped(root: Path, state: Path) -> None:
+    """An agent that followed the tree (its files at their end at its first scan, as at any start) and stopped."""
+    src = source(root, state)
+    src.discover()
+    assert src.poll() == []
+    src.save()
+
+
+def first_batch(root: Path, state: Path) -> tuple[list[int], list[PodRef], PodLogSource]:
+    """The agent started again: the ranks its first scan and read hand on, the restarts, the source."""
+    src = source(root, state)
+    src.discover()
+    found = src.poll()
+    return [f.rank for _, f in found], src.take_restarted(), src
+
+
+def test_the_same_file_grown_is_read_on_from_its_offset(tree):
+    root, cdir, state = tree
+    stopped(root, state)
+    append(cdir / "0.log", timeout(3, 4))
+    ranks, restarted, src = first_batch(root, state)
+    assert ranks == [3, 4] and restarted == []
+    assert src.poll() == []
+
+
+@pytest.mark.parametrize("compressed", [False, True])
+def test_the_same_file_rotated_is_read_on_in_the_rotated_file_then_the_new_one_from_its_start(tree, compressed):
+    """Its inode changed: the lines written after the offset before the rotation are in the rotated file (found by
+    inode; a .gz, which keeps no inode, by its length), the rest in the new file.  They were read and dropped."""
+    root, cdir, state = tree
+    stopped(root, state)
+    append(cdir / "0.log", timeout(3, 4))
+    rotated = cdir / "0.log.20240725-070000"
+    os.rename(cdir / "0.log", rotated)
+    (cdir / "0.log").write_text(timeout(5))
+    if compressed:
+        with open(rotated, "rb") as a, gzip.open(f"{rotated}.gz", "wb") as b:
+            b.write(a.read())
+        rotated.unlink()
+    ranks, restarted, src = first_batch(root, state)
+    assert ranks == [3, 4, 5] and restarted == []
+    append(cdir / "0.log", timeout(6))
+    assert [f.rank for _, f in src.poll()] == [6]  # nothing read twice
+
+
+def test_the_same_inode_with_its_offset_past_its_size_is_a_rotation(tree):
+    """The rotated file compressed and removed, the new file may get its inode back: the offset past the file's size
+    says it is another file.  The rest of the old one is read from the .gz, the new one from its start."""
+    root, cdir, state = tree
+    stopped(root, state)
+    append(cdir / "0.log", timeout(3, 4))
+    with open(cdir / "0.log", "rb") as a, gzip.open(cdir / "0.log.20240725-070000.gz", "wb") as b:
+        b.write(a.read())
+    with open(cdir / "0.log", "r+") as fh:  # the same inode, shorter than the offset saved
+        fh.truncate(0)
+        fh.write(timeout(5))
+    ranks, restarted, _ = first_batch(root, state)
+    assert ranks == [3, 4, 5] and restarted == []
+
+
+def test_a_new_restart_counts_file_is_read_from_its_start_and_said_a_restart(tree):
+    """The container crashed and was started again while the agent was down: its last lines are in `0.log` after the
+    offset, the new run's in `1.log`.  Both are read, once; the container's restart is handed on.  Before, `1.log`
+    started at its end (rank 5 lost) and no restart was said."""
+    root, cdir, state = tree
+    stopped(root, state)
+    append(cdir / "0.log", timeout(3))
+    (cdir / "1.log").write_text(timeout(5))
+    ranks, restarted, src = first_batch(root, state)
+    assert sorted(ranks) == [3, 5] and restarted == [REF]
+    append(cdir / "1.log", timeout(6))
+    src.discover()
+    assert [f.rank for _, f in src.poll()] == [6] and src.take_restarted() == []
+
+
+def test_two_restarts_while_down_with_the_first_runs_log_removed(tree):
+    """The kubelet removes a dead container's log with the container: after two restarts only `1.log` and `2.log`
+    remain.  Both are new since the agent stopped (read from their start, in the order of their restart counts); the
+    container started again."""
+    root, cdir, state = tree
+    stopped(root, state)
+    (cdir / "0.log").unlink()
+    (cdir / "1.log").write_text(timeout(5))
+    (cdir / "2.log").write_text(timeout(6))
+    ranks, restarted, src = first_batch(root, state)
+    assert ranks == [5, 6] and set(restarted) == {REF}
+    assert [run_of(os.path.basename(p)) for p in src.tails] == [1, 2]
+
+
+def test_an_agent_never_run_before_takes_every_file_as_history(tree):
+    """No offsets saved (the first start, or a state directory lost): `0.log` and `1.log` are history, read from their
+    end; no restart is said (the agent did not see the container start again)."""
+    root, cdir, state = tree
+    (cdir / "1.log").write_text(timeout(5))
+    ranks, restarted, src = first_batch(root, state)
+    assert ranks == [] and restarted == []
+    append(cdir / "1.log", timeout(6))
+    assert [f.rank for _, f in src.poll()] == [6]
+
+
+def test_the_old_runs_steps_read_with_its_restart_are_not_the_new_runs(tree):
+    """The dead run's last steps (in `0.log` after the offset) are read in the batch that says the restart, which the
+    tracker takes first: handed on, they were the new run's first advances.  They are not handed on; the new run's
+    are."""
+    root, cdir, state = tree
+    stopped(root, state)
+    append(cdir / "0.log", stepped(STEPS[:5], 1000.0))
+    (cdir / "1.log").write_text(stepped(STEPS[:2], 2000.0))
+    _, restarted, src = first_batch(root, state)
+    (ref, marks), = src.take_progress()
+    assert restarted == [REF] and ref == REF and [p.step for _, p in marks] == [0, 10]
+
+
+# ---- with the hang tracker's state restored (tests/agent/test_progress_restart.py) -------------------------------
+
+def agent(tmp_path: Path, root: Path, clock: Clock):
+    """An agent on the state directory `tmp_path` following the pod logs under `root` (k 5, floor 10 s); its sources
+    not started (the test reads the pod log source and hands its batches on, as its thread does)."""
+    cfg = load(env={}, flags={"kmsg": "", "journald": False, "state_dir": str(tmp_path / "state"),
+                              "fallback_log_files": [], "fabricmanager_log": "", "imex_log": "", "nvml": "off",
+                              "mode": "off", "pod_logs_root": str(root),
+                              "workload_hang": {"k": 5, "floor_seconds": 10}})
+    a = build(cfg, clock=clock, out=io.StringIO(), boot=Boot("this-boot", 1_000_000_000.0))
+    a.pipeline.progress.alive = lambda: None  # nothing runs here: a pod is judged on its silence alone
+    return a
+
+
+def said(a, src: PodLogSource) -> list[str]:
+    """One round of the pod log source's thread and one tick: the Pod Events' reasons decided."""
+    src.discover()
+    found = src.poll()
+    progress, restarted = src.take_progress(), src.take_restarted()
+    snap = None
+    if found or progress or restarted:
+        snap = a.pipeline.process(WorkloadFindings(found, progress=progress, restarted=restarted))
+    a.pipeline.judge_progress(None)
+    events, a.pipeline._events = a.pipeline._events, []
+    return [e.reason for e in [*(snap.pod_events if snap is not None else ()), *events]]
+
+
+@pytest.mark.parametrize("last_steps", [0, 3])
+def test_no_false_hang_when_the_container_restarted_while_the_agent_was_down(tmp_path, last_steps):
+    """The pod stepped every 2 s; the agent stopped (its tracker's state and offsets saved); meanwhile the container
+    crashed (after `last_steps` more steps) and started again, and its new run loads for twenty minutes.  The agent
+    started again restores the old pace, and the restart said by its first scan drops it: no hang while the new run
+    loads, and the new run, once stepping, is judged at its own pace.  Before, `1.log` was history and no restart
+    was said: suspected 10 s after the agent came back."""
+    root = tmp_path / "pods"
+    cdir = root / POD_DIR / "main"
+    cdir.mkdir(parents=True)
+    clock = Clock(0.0)
+    a = agent(tmp_path, root, clock)
+    src = PodLogSource(str(root), StateStore(str(tmp_path / "state"), "podlogs.json"))
+    src.discover()
+    for n in range(5):
+        clock.t = 1000.0 + 2 * n
+        append(cdir / "0.log", stepped(STEPS[n:n + 1], clock.t))
+        assert said(a, src) == []
+    assert a.pipeline.progress.snapshot()[UID]["advances"] == 5
+    src.save()
+    a.save()
+    a.close()
+    append(cdir / "0.log", stepped(STEPS[5:5 + last_steps], 1010.0, 2.0))  # the old run's last steps, then its crash
+    (cdir / "1.log").write_text("")  # the new run: loading, compiling
+    clock.t = 1030.0
+    b = agent(tmp_path, root, clock)
+    assert b.pipeline.progress.snapshot()[UID]["advances"] == 5  # restored
+    again = PodLogSource(str(root), StateStore(str(tmp_path / "state"), "podlogs.json"))
+    for clock.t in range(1030, 1030 + 20 * 60, 10):
+        assert said(b, again) == [], clock.t
+    clock.t = 2300.0
+    append(cdir / "1.log", stepped(STEPS[:3], 2300.0 - 18, 9.0))  # its first steps, 9 s apart
+    assert said(b, again) == []
+    clock.t = 2300.0 + 44  # within max(5 x 9 s, 10 s)
+    assert said(b, again) == []
+    clock.t = 2300.0 + 46
+    assert said(b, again) == [HANG_REASON]  # judged at its own pace
+    append(cdir / "1.log", stepped(STEPS[3:4], 2350.0))
+    assert said(b, again) == [RESUMED_REASON]
+    b.close()
+
+
+# ---- rotated more than once while the agent was down ------------------------------------------------------------
+
+def rotate(cdir: Path, stamp: str, new: str) -> None:
+    """What the kubelet's container log manager does when `0.log` passes containerLogMaxSize
+    (kubernetes/kubernetes pkg/kubelet/logs/container_log_manager.go, rotateLog): every rotated file not yet compressed
+    is compressed (`.gz` through a `.tmp`, the plain file removed), then `0.log` is renamed `0.log.<stamp>` and the
+    runtime reopens `0.log` (here written `new`)."""
+    for old in cdir.glob("0.log.*"):
+        if old.suffix not in (".gz", ".tmp"):
+            with open(old, "rb") as a, gzip.open(f"{old}.gz", "wb") as b:
+                b.write(a.read())
+            old.unlink()
+    os.rename(cdir / "0.log", cdir / f"0.log.{stamp}")
+    (cdir / "0.log").write_text(new)
+
+
+def test_a_file_rotated_twice_while_down_is_read_on_in_its_gz_then_the_file_between_whole(tree):
+    """Ours compressed at the second rotation (the newest .gz), the file between them rotated after it, plain: both
+    read, then the new `0.log`.  Before, the file between (ranks 4-6) was never read."""
+    root, cdir, state = tree
+    stopped(root, state)
+    append(cdir / "0.log", timeout(3))
+    rotate(cdir, "20240725-070000", timeout(4, 5, 6))
+    rotate(cdir, "20240725-080000", timeout(7))
+    ranks, restarted, _ = first_batch(root, state)
+    assert ranks == [3, 4, 5, 6, 7] and restarted == []
+
+
+def test_an_older_gz_from_before_the_agent_stopped_is_not_taken_for_ours(tree):
+    """A file rotated before the agent stopped (read then) is compressed at the next rotation too, and is longer than
+    our offset: it is not ours (the newest .gz that reaches the offset is).  Before, the oldest .gz that did was taken:
+    its lines after our offset read twice (ranks 52-59), ours and the file between lost.  A `.tmp` the kubelet left
+    (a compression cut short) is no rotated file."""
+    root, cdir, state = tree
+    rotate(cdir, "20240725-060000", timeout(1, 2))
+    (cdir / "0.log.20240725-060000").write_text(timeout(*range(50, 60)))  # (longer than 0.log will be at the save)
+    stopped(root, state)
+    append(cdir / "0.log", timeout(3))
+    rotate(cdir, "20240725-070000", timeout(4, 5, 6))
+    (cdir / "0.log.20240725-070000.gz.tmp").write_bytes(b"\x1f\x8b")
+    rotate(cdir, "20240725-080000", timeout(7))
+    assert sorted(p.name for p in cdir.iterdir()) == ["0.log", "0.log.20240725-060000.gz", "0.log.20240725-070000.gz",
+                                                      "0.log.20240725-070000.gz.tmp", "0.log.20240725-080000"]
+    ranks, _, _ = first_batch(root, state)
+    assert ranks == [3, 4, 5, 6, 7]
+
+
+def test_a_rotated_gz_pointing_out_of_the_pod_log_root_is_not_read(tree, tmp_path):
+    """Pod logs are data, never paths: a `.gz` beside the log that is a link to a file elsewhere on the host is refused
+    (counted), as the log itself would be.  Before, a .gz was opened wherever it pointed."""
+    root, cdir, state = tree
+    stopped(root, state)
+    append(cdir / "0.log", timeout(3))
+    with open(cdir / "0.log", "rb") as a, gzip.open(tmp_path / "elsewhere.gz", "wb") as b:
+        b.write(a.read())
+    (cdir / "0.log").unlink()
+    (cdir / "0.log.20240725-070000.gz").symlink_to(tmp_path / "elsewhere.gz")
+    (cdir / "0.log").write_text(timeout(4))
+    ranks, _, src = first_batch(root, state)
+    assert ranks == [4] and src.refused == 1
