@@ -536,6 +536,7 @@ def test_nvml_gone_under_the_agent_is_said_once_initialised_again_and_no_problem
         out: dict[str, set[str]] = {}
         for r in c.poll(BUS):
             out.setdefault(r.subject, set()).update(v.reason for v in judge.judge(r, t))
+        judge.forget(set(out))  # as the pipeline does: a subject not read is forgotten
         return {s: v for s, v in out.items() if v}
 
     assert poll(0) == {} and poll(10) == ecc  # polls: 2
@@ -597,6 +598,7 @@ def test_a_driver_library_mismatch_says_once_that_the_pod_must_be_restarted(capl
     said = [r.getMessage() for r in caplog.records]
     assert len(said) == 1 and "LIB_RM_VERSION_MISMATCH" in said[0] and "restart this pod" in said[0]
     assert "\n" not in said[0]
+    c.close()
 
 
 @pytest.mark.parametrize("event, says", [
@@ -608,3 +610,29 @@ def test_a_driver_library_mismatch_says_once_that_the_pod_must_be_restarted(capl
 def test_a_malformed_driver_event_names_the_key(event, says):
     with pytest.raises(StandinError, match=re.escape(says)):
         flatten({"timeline": [event]})
+
+
+def test_released_nvml_keeps_the_gpus_confirmation_so_nothing_flaps_when_it_resumes():
+    """While NVML was released the poll read no GPU, so the judge forgot the GPUs (the pipeline forgets subjects not
+    read): at the first poll after, a problem confirmed over 2 polls was not confirmed yet, and cleared (the engine
+    syncs a subject read), to come back a poll later."""
+    from agent.samples import SampleJudge
+    from parsers.telemetry import sample_rules
+
+    nvml = standin_backend(scenario("hgx-h100-r550.yaml", timeline=[
+        {"at": 0, "gpu": 1, "set": {"ecc_uncorrected_volatile": 2}}]))
+    clock = StandinClock(0.0).bind(nvml.standin)
+    c = GpuCollector(nvml, clock=clock)
+    judge = SampleJudge(sample_rules())
+
+    def gpu1(t: float) -> set[str]:
+        clock.t = t
+        judged = {r.subject: {v.reason for v in judge.judge(r, t)} for r in c.poll(BUS)}
+        judge.forget(set(judged))
+        return judged.get("gpu:0000:2a:00", set())
+
+    assert gpu1(0) == set() and gpu1(10) == {"UncorrectableECCError"}
+    c.hold("signal", 15)
+    assert gpu1(20) == {"UncorrectableECCError"} and c.status == "released"
+    assert gpu1(40) == {"UncorrectableECCError"} and c.status == "ok"  # resumed: still standing
+    c.close()
