@@ -302,8 +302,8 @@ class GpuCollector:
         if outcome == "ok":  # new handles, links probed again: after NVML went away the GPU list may differ
             gpus = [GpuState(ident) for ident in result]
             uuids = {g.ident.uuid for g in gpus}
-            # a GPU NVML named before and not now is not read, not lost: NVML says lost (GPU_IS_LOST), presence
-            # counts it missing; its problems stand
+            # a GPU NVML named before and not now is unread, not lost (lost is NVML's GPU_IS_LOST to say): GPU
+            # presence counts it missing, and its problems stand
             self.unread = [g for g in (*self.unread, *self.gpus) if g.ident.uuid not in uuids]
             self.gpus = gpus
             self.gpu_map = GpuMap.from_labels(g.labels for g in self.gpus)  # once per inventory
@@ -331,7 +331,7 @@ class GpuCollector:
         self.status = code  # first: the Xid thread stops waiting on NVML
         self._last_init = self.clock()
         outcome, _ = self._run("system", lambda w: w.call(self.backend.shutdown))
-        self._said.add("absent" if code in ABSENT else f"init-{code}")  # the retries failing so say nothing more
+        self._said.add("absent" if code in ABSENT else f"init-{code}")  # an init failing the same way: said
         self._say_once(f"gone-{code}", logging.WARNING, "NVML went away (%s on every GPU: the driver unloaded or "
                        "was reset); GPU problems stand unread, initialising again every %.0f s%s", code,
                        INIT_RETRY_SECONDS, "" if outcome == "ok" else f" (shutdown: {outcome})")
