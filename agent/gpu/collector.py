@@ -41,6 +41,19 @@ FABRIC_MASK = (("fabric_degraded_bandwidth", 0, 0x3, (1,)), ("fabric_route_recov
                ("fabric_partition_unassigned", 12, 0x3, (2,)), ("fabric_manager_disconnected", 14, 0x3, (2,)))
 FABRIC_COMPLETED = 3
 ABSENT = ("LIBRARY_NOT_FOUND", "DRIVER_NOT_LOADED")  # no GPU stack on this host: a normal state
+# NVML gone under a running agent (the driver unloaded for an upgrade, `nvidia-smi -r`, a GPU operator's driver
+# container restarted) when every GPU answers one of these: NVML is shut down and initialised again, on the
+# init's retry schedule, with new handles
+GONE = ("UNINITIALIZED", "DRIVER_NOT_LOADED")
+# What the init failure's one line adds for the operator, by NVML error
+INIT_ADVICE = {
+    # the container toolkit mounts the host's libnvidia-ml when the container starts, and a running container keeps
+    # it after a driver upgrade ("you need to relaunch the containers after a driver upgrade":
+    # https://github.com/NVIDIA/nvidia-docker/issues/365)
+    "LIB_RM_VERSION_MISMATCH": "libnvidia-ml and the kernel module are from different driver releases: after a "
+                               "driver upgrade restart this pod to load the new library (a running container "
+                               "keeps the one it started with); otherwise the upgrade is half done",
+}
 INIT_RETRY_SECONDS = 60.0
 RESET_HOLD_SECONDS = 60.0  # NVML stays released this long after the last sight of a reset command
 # A GPU reset (or MIG mode change) refuses while any process holds NVML: these commands mean one is under way
@@ -220,6 +233,7 @@ class GpuCollector:
         self.clock = clock
         self.status = "off" if backend is None else "starting"  # ok | <NVML error> | timeout | off
         self.gpus: list[GpuState] = []
+        self.unread: list[GpuState] = []  # GPUs an earlier inventory named and the current one does not
         self.gpu_map = GpuMap()  # PCI address <-> UUID <-> index of NVML's GPUs: per kernel-log finding, per join
         self.errors: dict[tuple[str, str], int] = {}  # (gpu index, NVML error) -> count
         self.timeouts = 0
@@ -285,11 +299,16 @@ class GpuCollector:
             return [w.call(b.identity, i) for i in range(w.call(b.count))]
 
         outcome, result = self._run("system", start)
-        if outcome == "ok":
-            self.gpus = [GpuState(ident) for ident in result]
+        if outcome == "ok":  # new handles, links probed again: after NVML went away the GPU list may differ
+            gpus = [GpuState(ident) for ident in result]
+            uuids = {g.ident.uuid for g in gpus}
+            # a GPU NVML named before and not now is unread, not lost (lost is NVML's GPU_IS_LOST to say): GPU
+            # presence counts it missing, and its problems stand
+            self.unread = [g for g in (*self.unread, *self.gpus) if g.ident.uuid not in uuids]
+            self.gpus = gpus
             self.gpu_map = GpuMap.from_labels(g.labels for g in self.gpus)  # once per inventory
             self.status = "ok"
-            self._said.discard("absent")
+            self._said -= {"absent", *(f"gone-{code}" for code in GONE)}
             log.info("NVML: %d GPU(s), driver %s", len(self.gpus), self._driver())
             return True
         code = result.code if outcome == "error" and isinstance(result, NvmlError) else outcome
@@ -301,9 +320,21 @@ class GpuCollector:
             self._say_once("absent", logging.INFO, "no NVIDIA GPU stack on this host (NVML: %s); GPU polling waits "
                            "for it, the other collectors keep running", code)
         else:
-            self._say_once(f"init-{code}", logging.WARNING, "NVML init failed (%s); retrying every %.0f s",
-                           code, INIT_RETRY_SECONDS)
+            advice = INIT_ADVICE.get(code)
+            self._say_once(f"init-{code}", logging.WARNING, "NVML init failed (%s); retrying every %.0f s%s",
+                           code, INIT_RETRY_SECONDS, f"; {advice}" if advice else "")
         return False
+
+    def _gone(self, code: str) -> None:
+        """NVML went away under the agent: down as a failed init is (its status, retried on the init's schedule),
+        every handle dropped; the GPUs' problems stand (held readings) until it answers again."""
+        self.status = code  # first: the Xid thread stops waiting on NVML
+        self._last_init = self.clock()
+        outcome, _ = self._run("system", lambda w: w.call(self.backend.shutdown))
+        self._said.add("absent" if code in ABSENT else f"init-{code}")  # an init failing the same way: said
+        self._say_once(f"gone-{code}", logging.WARNING, "NVML went away (%s on every GPU: the driver unloaded or "
+                       "was reset); GPU problems stand unread, initialising again every %.0f s%s", code,
+                       INIT_RETRY_SECONDS, "" if outcome == "ok" else f" (shutdown: {outcome})")
 
     def _driver(self) -> str:
         outcome, result = self._run("system", lambda w: w.call(self.backend.driver_version))
@@ -349,16 +380,37 @@ class GpuCollector:
         if reasons:
             if self.status != "released":
                 self._release(reasons)
-            return [self._presence(pci_gpus)]
+            return [*self._held(self.gpus + self.unread), self._presence(pci_gpus)]
         if self.status == "released":
             log.info("NVML resumed after release")
             self.status = "starting"
         if self._ensure_init():
             jobs = {g.ident.index: self._read_gpu(g) for g in self.gpus}
+            answered: list[set[str]] = []  # each answering GPU's NVML errors this poll
             for g in self.gpus:
-                readings += self._finish(g, jobs[g.ident.index])
+                readings += self._finish(g, jobs[g.ident.index], answered)
+            gone = [codes.intersection(GONE) for codes in answered]
+            if gone and all(gone):
+                self._gone(min(set().union(*gone), key=GONE.index))
+                readings = self._held(self.gpus)  # nothing this poll read counts: no problem cleared, none raised
+        else:
+            readings = self._held(self.gpus)
+        readings += self._held(self.unread)
         readings.append(self._presence(pci_gpus))
         return readings
+
+    @staticmethod
+    def _held(gpus: list[GpuState]) -> list[Reading]:
+        """A reading with no value of each of these GPUs and their NVLinks, not read (NVML gone or released, or not
+        named by NVML since it was initialised again): partial, so what was raised on them stands and their
+        confirmation counts go on where they were."""
+        out: list[Reading] = []
+        for g in gpus:
+            labels = g.labels
+            out.append(Reading("gpu", f"gpu:{labels['pci_bus_id']}", labels, partial=True))
+            out += [Reading("nvlink", f"gpu:{labels['pci_bus_id']}/nvlink{link}", {**labels, "link": str(link)},
+                            partial=True) for link in g.links or ()]
+        return out
 
     def _read_gpu(self, g: GpuState) -> tuple[_Worker, dict | None]:
         w = self._worker(str(g.ident.index))
@@ -390,7 +442,7 @@ class GpuCollector:
 
         return w, w.submit(job)
 
-    def _finish(self, g: GpuState, job: tuple[_Worker, dict | None]) -> list[Reading]:
+    def _finish(self, g: GpuState, job: tuple[_Worker, dict | None], answered: list[set[str]]) -> list[Reading]:
         w, box = job
         labels = g.labels
         gpu = Reading("gpu", f"gpu:{labels['pci_bus_id']}", labels, partial=True)
@@ -410,6 +462,7 @@ class GpuCollector:
             log.error("reading GPU %d failed: %s", g.ident.index, box["error"])
             return [gpu]
         result = box["result"]
+        answered.append(set(result["errors"].values()))
         for code in result["errors"].values():
             self._count(labels["gpu_index"], code)
         gpu.partial = any(k in GROUPS for k in result["errors"])  # a link not read has no reading at all
@@ -511,7 +564,9 @@ class GpuCollector:
                 event = self.backend.wait_xid(1000)
                 backoff = 1.0
             except NvmlError as exc:
-                self._say_once(f"events-{exc.code}", logging.WARNING, "NVML Xid events unavailable: %s", exc.code)
+                if exc.code not in GONE:  # NVML gone (or released): the poll says so, once
+                    self._say_once(f"events-{exc.code}", logging.WARNING, "NVML Xid events unavailable: %s",
+                                   exc.code)
                 stop.wait(backoff)
                 backoff = min(backoff * 2, 60.0)
                 continue

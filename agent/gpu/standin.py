@@ -24,6 +24,10 @@ entry points and error codes.  Scenario (YAML)::
       - {at: 30, gpu: 1, xid: 79}                # delivered through nvmlEventSetWait_v2
       - {at: 40, gpu: 2, lost: true}             # every call on the GPU says GPU_IS_LOST
       - {at: 60, init_error: null}               # nvmlInit succeeds from now on (the driver loaded)
+      - {at: 70, driver: gone}                   # the driver goes away under the agent: every call of the open
+                                                 # session says UNINITIALIZED (or `error: DRIVER_NOT_LOADED`),
+                                                 # nvmlInit says DRIVER_NOT_LOADED
+      - {at: 90, driver: back}                   # nvmlInit succeeds again (`gpus: N`: the new session sees N)
 
 A value may be `error:<NVML error name>` (that call fails the way NVML does) or `hang` (the call blocks
 until `release()` or the next scenario's load, then fails with GPU_IS_LOST).  The clock is the time since load,
@@ -106,6 +110,23 @@ def _gpus(scenario: dict) -> list[dict]:
     return out
 
 
+def _driver_step(ev: dict, where: str) -> tuple[float, int, str, str]:
+    """A timeline `driver: gone` (optional `error`, the code the open session's calls answer) or `driver: back`
+    (optional `gpus`, how many GPUs the next session sees) as the C side's step."""
+    try:
+        at = float(ev.get("at", 0))
+    except (TypeError, ValueError):
+        raise StandinError(f"{where}: needs a numeric `at`") from None
+    if ev["driver"] == "gone":
+        return at, -1, "driver_gone", _value(f"error:{ev.get('error', 'UNINITIALIZED')}", f"{where}.error")[1:]
+    if ev["driver"] == "back":
+        gpus = ev.get("gpus", -1)
+        if isinstance(gpus, bool) or not isinstance(gpus, int) or gpus < -1:
+            raise StandinError(f"{where}.gpus: expected a count of GPUs, got {gpus!r}")
+        return at, -1, "driver_back", str(gpus)
+    raise StandinError(f"{where}.driver: expected 'gone' or 'back', got {ev['driver']!r}")
+
+
 def flatten(scenario: dict) -> str:
     """The scenario as the stand-in's flat text (see nvml_standin.c)."""
     if not isinstance(scenario, dict):
@@ -143,6 +164,9 @@ def flatten(scenario: dict) -> str:
         if isinstance(ev, dict) and "init_error" in ev and "gpu" not in ev:  # the driver loads or goes away
             code = _value(f"error:{ev['init_error']}", where)[1:] if ev["init_error"] else "0"
             steps.append((float(ev.get("at", 0)), -1, "init_error", code))
+            continue
+        if isinstance(ev, dict) and "driver" in ev and "gpu" not in ev:  # gone under the agent, then back
+            steps.append(_driver_step(ev, where))
             continue
         try:
             at, gpu = float(ev["at"]), int(ev["gpu"])

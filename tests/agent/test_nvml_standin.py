@@ -215,7 +215,9 @@ def test_release_file_lets_go_of_nvml_and_polling_resumes_when_it_is_gone(tmp_pa
     release.touch()
     readings = c.poll([])
     assert c.status == "released" and nvml.standin.refcount == 0  # nvmlShutdown: nothing held
-    assert [r.entity for r in readings] == ["node"] and readings[0].values["gpus_missing"] == 0
+    assert readings[-1].entity == "node" and readings[-1].values["gpus_missing"] == 0
+    held = readings[:-1]  # the GPUs and links, not read: their problems stand, their confirmation counts kept
+    assert {r.entity for r in held} == {"gpu", "nvlink"} and all(r.partial and not r.values for r in held)
     with pytest.raises(NvmlError):
         nvml.wait_xid(10)  # the event set is gone with it
     calls = nvml.standin.calls
@@ -503,4 +505,134 @@ def test_a_field_value_that_fails_once_is_read_again_at_the_next_poll():
     assert c.errors[("0", "UNKNOWN")] == 2  # the two groups, counted as errors
     again = gpu0(20).values
     assert again["recovery_action"] == 1 and again["nvlink_tx_kib"] == 7
+    c.close()
+
+
+# ---- NVML going away under the running agent --------------------------------------------------------------
+
+BUS = ["0000:18:00.0", "0000:2a:00.0"]  # the scenario's GPUs as sysfs lists them (the poller passes them)
+
+def test_nvml_gone_under_the_agent_is_said_once_initialised_again_and_no_problem_flaps(caplog):
+    """The driver unloaded (an upgrade, `nvidia-smi -r`, a driver container restarted) while the agent polled: every
+    call of its NVML session answers UNINITIALIZED.  The agent kept calling with its dead handles for ever; now it
+    says so once, shuts NVML down, initialises it again on the init's schedule (every 60 s) and reads again with new
+    handles, and the GPUs' problems stand throughout: none cleared while unread, none cleared or raised again when
+    reading resumes (their confirmation counts kept)."""
+    import logging
+
+    from agent.samples import SampleJudge
+    from parsers.telemetry import sample_rules
+
+    nvml = standin_backend(scenario("hgx-h100-r550.yaml", timeline=[
+        {"at": 0, "gpu": 1, "set": {"ecc_uncorrected_volatile": 2}},
+        {"at": 15, "driver": "gone"}, {"at": 100, "driver": "back"}]))
+    clock = StandinClock(0.0).bind(nvml.standin)
+    c = GpuCollector(nvml, clock=clock)
+    judge = SampleJudge(sample_rules())
+    ecc = {"gpu:0000:2a:00": {"UncorrectableECCError"}}  # and nothing else: GPU presence from the bus holds
+
+    def poll(t: float) -> dict[str, set[str]]:
+        clock.t = t
+        out: dict[str, set[str]] = {}
+        for r in c.poll(BUS):
+            out.setdefault(r.subject, set()).update(v.reason for v in judge.judge(r, t))
+        judge.forget(set(out))  # as the pipeline does: a subject not read is forgotten
+        return {s: v for s, v in out.items() if v}
+
+    assert poll(0) == {} and poll(10) == ecc  # polls: 2
+    links = sum(len(g.links or ()) for g in c.gpus)
+    caplog.set_level(logging.INFO, logger="gpu_npd.nvml")
+    assert poll(20) == ecc and c.status == "UNINITIALIZED"  # gone: said, shut down, nothing cleared
+    assert nvml.standin.refcount == 0
+    readings = c.poll(BUS)
+    assert all(r.partial and not r.values for r in readings if r.entity in ("gpu", "nvlink"))
+    assert sum(r.entity == "nvlink" for r in readings) == links  # every link's problems stand too
+    calls = nvml.standin.calls
+    assert poll(40) == ecc and nvml.standin.calls == calls  # no call with the dead handles, no init before 60 s
+    assert poll(80) == ecc and c.status == "DRIVER_NOT_LOADED"  # 60 s on: init, the driver not back yet
+    assert poll(110) == ecc and c.status == "DRIVER_NOT_LOADED"  # the next try is at 140
+    assert poll(140) == ecc and c.status == "ok" and nvml.standin.refcount == 1  # read again: still there
+    gpus = [r for r in c.poll(BUS) if r.entity == "gpu"]
+    assert [g.values["ecc_uncorrected_volatile"] for g in gpus] == [0, 2] and not any(g.partial for g in gpus)
+    said = [r for r in caplog.records if r.levelno >= logging.WARNING]
+    assert len(said) == 1 and "NVML went away (UNINITIALIZED on every GPU" in said[0].getMessage()
+    assert any("NVML: 2 GPU(s)" in r.getMessage() for r in caplog.records)  # resumed
+    c.close()
+
+
+def test_nvml_back_with_fewer_gpus_leaves_the_missing_one_unread_not_lost():
+    """After the driver came back NVML named one GPU of two: the other is counted missing (presence), its problems
+    stand (read as not read), and it is not called lost, which only NVML's GPU_IS_LOST says."""
+    from agent.samples import SampleJudge
+    from parsers.telemetry import sample_rules
+
+    nvml = standin_backend(scenario("hgx-h100-r550.yaml", timeline=[
+        {"at": 0, "gpu": 1, "set": {"ecc_uncorrected_volatile": 2}},
+        {"at": 15, "driver": "gone", "error": "DRIVER_NOT_LOADED"}, {"at": 30, "driver": "back", "gpus": 1}]))
+    clock = StandinClock(0.0).bind(nvml.standin)
+    c = GpuCollector(nvml, clock=clock)
+    judge = SampleJudge(sample_rules())
+    for t in (0, 10, 20, 80):
+        clock.t = t
+        readings = c.poll(BUS)
+        verdicts = {v.reason for r in readings for v in judge.judge(r, t)}
+        assert ("UncorrectableECCError" in verdicts) == (t > 0), t  # polls: 2
+    assert c.status == "ok" and [g.ident.index for g in c.gpus] == [0]
+    gpu1 = next(r for r in readings if r.subject == "gpu:0000:2a:00")
+    assert gpu1.partial and "gpu_lost" not in gpu1.values
+    node = readings[-1]
+    assert node.values["gpus_nvml"] == 1 and node.values["gpus_missing"] == 1
+    c.close()
+
+
+def test_a_driver_library_mismatch_says_once_that_the_pod_must_be_restarted(caplog):
+    import logging
+
+    caplog.set_level(logging.INFO, logger="gpu_npd.nvml")
+    nvml = standin_backend({"init_error": "LIB_RM_VERSION_MISMATCH", "gpus": [{}]})
+    clock = StandinClock(0.0).bind(nvml.standin)
+    c = GpuCollector(nvml, clock=clock)
+    for t in (0, 60, 120):
+        clock.t = t
+        c.poll(BUS)
+    said = [r.getMessage() for r in caplog.records]
+    assert len(said) == 1 and "LIB_RM_VERSION_MISMATCH" in said[0] and "restart this pod" in said[0]
+    assert "\n" not in said[0]
+    c.close()
+
+
+@pytest.mark.parametrize("event, says", [
+    ({"at": 1, "driver": "away"}, "timeline[0].driver: expected 'gone' or 'back'"),
+    ({"at": 1, "driver": "gone", "error": "MELTED"}, "unknown NVML error 'MELTED'"),
+    ({"at": 1, "driver": "back", "gpus": "two"}, "timeline[0].gpus: expected a count"),
+    ({"at": "soon", "driver": "back"}, "timeline[0]: needs a numeric `at`"),
+])
+def test_a_malformed_driver_event_names_the_key(event, says):
+    with pytest.raises(StandinError, match=re.escape(says)):
+        flatten({"timeline": [event]})
+
+
+def test_released_nvml_keeps_the_gpus_confirmation_so_nothing_flaps_when_it_resumes():
+    """While NVML was released the poll read no GPU, so the judge forgot the GPUs (the pipeline forgets subjects not
+    read): at the first poll after, a problem confirmed over 2 polls was not confirmed yet, and cleared (the engine
+    syncs a subject read), to come back a poll later."""
+    from agent.samples import SampleJudge
+    from parsers.telemetry import sample_rules
+
+    nvml = standin_backend(scenario("hgx-h100-r550.yaml", timeline=[
+        {"at": 0, "gpu": 1, "set": {"ecc_uncorrected_volatile": 2}}]))
+    clock = StandinClock(0.0).bind(nvml.standin)
+    c = GpuCollector(nvml, clock=clock)
+    judge = SampleJudge(sample_rules())
+
+    def gpu1(t: float) -> set[str]:
+        clock.t = t
+        judged = {r.subject: {v.reason for v in judge.judge(r, t)} for r in c.poll(BUS)}
+        judge.forget(set(judged))
+        return judged.get("gpu:0000:2a:00", set())
+
+    assert gpu1(0) == set() and gpu1(10) == {"UncorrectableECCError"}
+    c.hold("signal", 15)
+    assert gpu1(20) == {"UncorrectableECCError"} and c.status == "released"
+    assert gpu1(40) == {"UncorrectableECCError"} and c.status == "ok"  # resumed: still standing
     c.close()

@@ -12,6 +12,12 @@
  *                                     next scenario is loaded, then fails with GPU_IS_LOST); the key `xid`
  *                                     queues an Xid event instead,
  *                                     `lost` 1 makes every call on the GPU fail with GPU_IS_LOST
+ *   at 20 -1 driver_gone 1            the driver goes away under the running client (unloaded for an upgrade,
+ *                                     `nvidia-smi -r`, a driver container restarted): every call of a session
+ *                                     opened before answers this NVML error code from then on, and nvmlInit
+ *                                     answers DRIVER_NOT_LOADED
+ *   at 80 -1 driver_back 1            the driver is back: nvmlInit succeeds again and its session sees this many
+ *                                     of the scenario's GPUs (-1: all); the session from before stays dead
  *
  * `at` lines come sorted by time.  Time is seconds since the scenario was loaded, or what the test set with
  * standin_set_time() (a fake clock).  A key a scenario does not give is NOT_SUPPORTED, as NVML answers for a
@@ -54,6 +60,9 @@ static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
 static Gpu gpus[MAX_GPUS];
 static int ngpus, refcount, init_error, released, loaded;
+/* the driver gone under a running client: gone_error is what a call of a session opened before answers (0: the
+   driver is there); visible, the GPUs the session after it sees (-1: all) */
+static int gone_error, visible = -1;
 /* each scenario loaded is a new driver: a wait begun under an earlier one (a thread the last test left waiting)
    returns UNINITIALIZED and never takes this scenario's events */
 static unsigned long generation;
@@ -104,6 +113,19 @@ static void advance(void) {  /* apply every step due by now; called with mu held
             init_error = atoi(s->val);
             continue;
         }
+        if (s->gpu == -1 && strcmp(s->key, "driver_gone") == 0) { /* every open session dies with it */
+            gone_error = atoi(s->val);
+            init_error = 9; /* DRIVER_NOT_LOADED until it is back */
+            refcount = 0;
+            generation++; /* an Xid wait in progress ends (UNINITIALIZED) */
+            pthread_cond_broadcast(&cv);
+            continue;
+        }
+        if (s->gpu == -1 && strcmp(s->key, "driver_back") == 0) {
+            init_error = 0;
+            visible = atoi(s->val);
+            continue;
+        }
         if (s->gpu < 0 || s->gpu >= ngpus) continue;
         if (strcmp(s->key, "xid") == 0) {
             int next = (xq_tail + 1) % MAX_EVENTS;
@@ -126,7 +148,7 @@ int standin_load(const char *path) {
     if (!f) return errno ? errno : -1;
     pthread_mutex_lock(&mu);
     memset(gpus, 0, sizeof gpus);
-    ngpus = 0; init_error = 0; released = 0; refcount = 0; nmissing = 0; next_step = 0; nsteps = 0;
+    ngpus = 0; init_error = 0; gone_error = 0; visible = -1; released = 0; refcount = 0; nmissing = 0; next_step = 0; nsteps = 0;
     xq_head = xq_tail = 0; ext_set = 0; t0 = mono(); calls = 0;
     snprintf(driver, sizeof driver, "550.54.15");
     free(steps); steps = NULL;
@@ -203,8 +225,8 @@ static int lacks(const char *fn) {
 #define ENTER(fn) \
     pthread_mutex_lock(&mu); calls++; \
     if (lacks(fn)) { pthread_mutex_unlock(&mu); return E_NOFUNC; } \
-    if (refcount <= 0) { pthread_mutex_unlock(&mu); return E_UNINIT; } \
-    advance();
+    advance(); \
+    if (refcount <= 0) { nvmlReturn_t u_ = gone_error ? gone_error : E_UNINIT; pthread_mutex_unlock(&mu); return u_; }
 #define LEAVE(rc) do { nvmlReturn_t r_ = (rc); pthread_mutex_unlock(&mu); return r_; } while (0)
 
 static nvmlReturn_t device_ok(Gpu *g) {
@@ -255,6 +277,7 @@ static nvmlReturn_t do_init(void) {
     }
     advance();
     if (init_error) LEAVE(init_error);
+    gone_error = 0; /* a new session: the calls of this one answer */
     refcount++;
     LEAVE(OK);
 }
@@ -301,14 +324,14 @@ nvmlReturn_t nvmlSystemGetNVMLVersion(char *version, unsigned int length) {
 nvmlReturn_t nvmlDeviceGetCount_v2(unsigned int *count) {
     ENTER("nvmlDeviceGetCount_v2");
     if (!count) LEAVE(E_ARG);
-    *count = (unsigned)ngpus;
+    *count = (unsigned)(visible >= 0 && visible < ngpus ? visible : ngpus);
     LEAVE(OK);
 }
 nvmlReturn_t nvmlDeviceGetCount(unsigned int *count) { return nvmlDeviceGetCount_v2(count); }
 
 nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned int index, Gpu **device) {
     ENTER("nvmlDeviceGetHandleByIndex_v2");
-    if (!device || index >= (unsigned)ngpus) LEAVE(E_ARG);
+    if (!device || index >= (unsigned)(visible >= 0 && visible < ngpus ? visible : ngpus)) LEAVE(E_ARG);
     *device = &gpus[index];
     LEAVE(device_ok(&gpus[index]));
 }
