@@ -14,9 +14,9 @@ from .plan import SIZES, order
 
 EXIT_CODES_HELP = ("Exit status: 0 every tested node passed; 1 a node was blamed (FabricCheckFailed set on it); "
                    "2 error (bad option, no cluster, API failure); 3 inconclusive (tests failed but no node could "
-                   "be singled out); 4 too few idle nodes to test; 5 a link is suspect (a test failed twice with nodes that "
-                   "each passed with other partners; an Event on its nodes, no condition); 130 interrupted (its "
-                   "Jobs deleted).")
+                   "be singled out); 4 too few idle nodes to test; 5 a link is suspect (a test failed twice with "
+                   "nodes that each passed with other partners; an Event on its nodes, no condition); "
+                   "130 interrupted (its Jobs deleted).")
 LINK_REASON = "FabricLinkSuspect"
 
 
