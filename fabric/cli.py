@@ -4,16 +4,25 @@ from __future__ import annotations
 
 import signal
 import sys
+import time
 from types import SimpleNamespace
 
 import click
 
-from .check import EXIT_ERROR, EXIT_INTERRUPTED, Report, run_check, write_json, write_table
-from .plan import SIZES
+from .check import EXIT_ERROR, EXIT_INTERRUPTED, Report, link_summary, run_check, write_json, write_table
+from .plan import SIZES, order
 
 EXIT_CODES_HELP = ("Exit status: 0 every tested node passed; 1 a node was blamed (FabricCheckFailed set on it); "
                    "2 error (bad option, no cluster, API failure); 3 inconclusive (tests failed but no node could "
-                   "be singled out); 4 too few idle nodes to test; 130 interrupted (its Jobs deleted).")
+                   "be singled out); 4 too few idle nodes to test; 5 a link is suspect (a test failed twice with "
+                   "nodes that each passed with other partners; an Event on its nodes, no condition); "
+                   "130 interrupted (its Jobs deleted).")
+LINK_REASON = "FabricLinkSuspect"
+
+
+def default_seed() -> int:
+    """The run's UTC minute as YYYYMMDDHHMM: each scheduled run pairs other nodes, and says which plan it ran."""
+    return int(time.strftime("%Y%m%d%H%M", time.gmtime()))
 
 
 def _pairs(ctx, param, values: tuple[str, ...]) -> dict[str, str]:
@@ -47,7 +56,11 @@ def _pairs(ctx, param, values: tuple[str, ...]) -> dict[str, str]:
               "(e.g. NCCL_IB_HCA=mlx5); repeatable.")
 @click.option("--namespace", default="gpu-npd", show_default=True, help="Where the Jobs run.")
 @click.option("--service-account", default="", help="Service account of the test pods.")
-@click.option("--max-nodes", type=int, default=0, help="Test at most this many idle nodes (0: all).")
+@click.option("--max-nodes", type=int, default=0, help="Test at most this many idle nodes (0: all), picked in "
+              "the seed's order.")
+@click.option("--seed", type=int, default=None, help="Which nodes are grouped (and picked by --max-nodes); the "
+              "report prints it, and the same seed with the same idle nodes repeats the plan.  [default: the "
+              "run's UTC minute, YYYYMMDDHHMM]")
 @click.option("--timeout", type=float, default=900, show_default=True, help="Seconds one wave of Jobs may take.")
 @click.option("--poll", type=float, default=5, show_default=True, help="Seconds between Job status reads.")
 @click.option("--write/--no-write", default=True, show_default=True,
@@ -59,10 +72,11 @@ def _pairs(ctx, param, values: tuple[str, ...]) -> dict[str, str]:
               help="Seconds to keep retrying the deletion of this run's Jobs when the API server fails; then the "
                    "Jobs left are named and the exit code is 2.")
 def fabric_check(selector, floor, group_size, tool, image, command, gpus_per_node, resources, env, namespace,
-                 service_account, max_nodes, timeout, poll, write, fmt, api_server, kubeconfig,
+                 service_account, max_nodes, seed, timeout, poll, write, fmt, api_server, kubeconfig,
                  cleanup_timeout) -> None:
     """Two-round all-reduce test across idle GPU nodes: round 1 tests groups of nodes, round 2 re-tests each
-    group below the floor with known-good nodes, and the node that fails with good partners is blamed."""
+    group below the floor with known-good nodes, and the node that fails with good partners is blamed; a
+    failed group whose nodes all passed with others is re-tested once, and failing again names its link."""
     from kubeapi.client import NoCluster, make_api
     from .kube import DEADLINE_GRACE_S, PRESETS, JobSpec, KubeFabric
 
@@ -90,21 +104,23 @@ def fabric_check(selector, floor, group_size, tool, image, command, gpus_per_nod
     # and be swallowed by Python
     previous = {sig: signal.signal(sig, lambda *_: fabric.stop.set()) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
-        _check(fabric, selector, max_nodes, group_size, floor, write, fmt)
+        _check(fabric, selector, max_nodes, group_size, floor, write, fmt, default_seed() if seed is None else seed)
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
 
 
-def _check(fabric, selector: str, max_nodes: int, group_size: str, floor: float, write: bool, fmt: str) -> None:
+def _check(fabric, selector: str, max_nodes: int, group_size: str, floor: float, write: bool, fmt: str,
+           seed: int) -> None:
     report, failure = None, None
     try:
         nodes, skipped = fabric.idle_nodes(selector)
         if max_nodes > 0:
-            for n in nodes[max_nodes:]:
+            ordered = order(nodes, seed)
+            for n in ordered[max_nodes:]:
                 skipped[n] = "over --max-nodes"
-            nodes = nodes[:max_nodes]
-        report = Report(nodes, int(group_size), floor, skipped)
+            nodes = sorted(ordered[:max_nodes])
+        report = Report(nodes, int(group_size), floor, skipped, seed=seed)
         run_check(nodes, int(group_size), floor, fabric.run_wave, report)
         if write:
             _write_results(fabric, report)
@@ -142,7 +158,8 @@ def _output(report: Report, fmt: str) -> None:
 
 def _write_results(fabric, report: Report) -> None:
     """Blamed nodes: FabricCheckFailed True (measured and expected bandwidth) and an Event; cleared nodes:
-    False.  Inconclusive ones are left as they stand."""
+    False (a link suspect's too: no node is at fault, so each of its nodes gets a Warning Event only).
+    Inconclusive ones are left as they stand."""
     v = report.verdict
     if v is None:
         return
@@ -164,3 +181,7 @@ def _write_results(fabric, report: Report) -> None:
         fabric.write_result(node, False, "FabricCheckPassed",
                             f"all_reduce bus bandwidth {bw}, expected >= {report.floor:g} GB/s "
                             f"(gpu-npd fabric-check run {fabric.run_id})")
+    for group in v.links:
+        message = f"link suspect {link_summary(report, group)} (gpu-npd fabric-check run {fabric.run_id})"
+        for node in group:
+            fabric.warn(node, LINK_REASON, message)

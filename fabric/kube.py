@@ -280,6 +280,10 @@ class KubeFabric:
         self.core.patch_node_status(node, {"status": {"conditions": [cond]}},
                                     _content_type="application/strategic-merge-patch+json")
         if failed:
-            events = EventRecorder("default", "gpu-npd-fabric-check")
-            events.record(Ref("Node", node, uid=node), reason, message, "Warning")
-            events.flush(self.core, timeout=30)
+            self.warn(node, reason, message)
+
+    def warn(self, node: str, reason: str, message: str) -> None:
+        """A Warning Event on the Node, and nothing else (a link suspect: no node is at fault)."""
+        events = EventRecorder("default", "gpu-npd-fabric-check")
+        events.record(Ref("Node", node, uid=node), reason, message, "Warning")
+        events.flush(self.core, timeout=30)

@@ -14,6 +14,7 @@ from click.testing import CliRunner
 from gpunpd.cli import main
 from fabric.check import Outcome, run_check
 from fabric.kube import JobSpec, job_manifest
+from fabric.plan import round1
 from fabric.results import Bandwidth, parse_nccl_tests, parse_output, parse_torch_bench
 from apiserver_double import ApiDouble
 
@@ -130,9 +131,16 @@ def _cluster(api: ApiDouble, n: int, bad: str | None = "gpu-3") -> None:
     api.pod_log = lambda nodes, node, index: "" if index else (BAD if bad in nodes else GOOD)
 
 
+FOUR = [f"gpu-{i}" for i in range(4)]
+# a seed under which round 1 pairs gpu-0 with gpu-1 and gpu-2 with gpu-3, as the tests below expect
+SEED = next(s for s in range(1000) if set(round1(FOUR, 2, s)) == {("gpu-0", "gpu-1"), ("gpu-2", "gpu-3")})
+
+
 def _run(api: ApiDouble, *args: str):
+    seed = () if "--seed" in args else ("--seed", str(SEED))
     return CliRunner().invoke(main, ["fabric-check", "--api-server", api.url, "--floor", "60", "--poll", "0.01",
-                                     "--timeout", "5", "--namespace", "gpu-npd", *args], catch_exceptions=False)
+                                     "--timeout", "5", "--namespace", "gpu-npd", *seed, *args],
+                              catch_exceptions=False)
 
 
 @pytest.mark.parametrize("nodes, size", [(6, 2), (8, 4)])
@@ -168,6 +176,66 @@ def test_table_report_and_all_nodes_good():
         assert res.exit_code == 0, res.output
         assert "BLAMED" not in res.output and "good          gpu-0, gpu-1, gpu-2, gpu-3" in res.output
         assert not api.jobs and not api.events()
+
+
+def test_a_slow_link_is_named_and_no_node_is_blamed_end_to_end():
+    """gpu-0 and gpu-1 are slow together (a cable, a switch port) and fine with anyone else: round 1 fails
+    their pair, round 2 clears each with a good partner, round 3 re-tests the pair once and it fails again.
+    Exit 5, the pair named as a link suspect, both nodes cleared (no node is at fault), a Warning Event on each."""
+    with ApiDouble() as api:
+        _cluster(api, 4, bad=None)
+        api.pod_log = lambda nodes, node, index: "" if index else (BAD if {"gpu-0", "gpu-1"} <= set(nodes) else GOOD)
+        res = _run(api, "--format", "json")
+        assert res.exit_code == 5, res.output
+        report = json.loads(res.output)
+        assert report["link_suspects"] == [["gpu-0", "gpu-1"]] and report["unconfirmed_links"] == []
+        assert report["blamed"] == report["inconclusive"] == [] and report["good"] == FOUR
+        assert [(t["round"], t["nodes"], t["passed"]) for t in report["tests"] if t["round"] == 3] == [
+            (3, ["gpu-0", "gpu-1"], False)]
+        assert len(api.jobs_created) == 2 + 2 + 1 and not api.jobs
+        for node in FOUR:
+            assert api.conditions(node)["FabricCheckFailed"]["status"] == "False"
+        events = api.events()
+        assert sorted(e["involvedObject"]["name"] for e in events) == ["gpu-0", "gpu-1"]
+        assert {(e["reason"], e["type"]) for e in events} == {("FabricLinkSuspect", "Warning")}
+        assert "gpu-0<->gpu-1: 41.52 GB/s, re-test 41.52 GB/s (expected >= 60 GB/s)" in events[0]["message"]
+        res = _run(api, "--no-write")
+        assert res.exit_code == 5 and "LINK SUSPECT  gpu-0<->gpu-1: 41.52 GB/s, re-test 41.52 GB/s" in res.output
+        assert f"floor 60 GB/s, seed {SEED}" in res.output
+
+
+def test_a_link_slow_once_is_unconfirmed_and_the_run_passes():
+    with ApiDouble() as api:
+        _cluster(api, 4, bad=None)
+        runs = []
+
+        def log(nodes, node, index):
+            if index:
+                return ""
+            runs.append(nodes)
+            return BAD if nodes == ("gpu-0", "gpu-1") and runs.count(nodes) == 1 else GOOD
+        api.pod_log = log
+        res = _run(api)
+        assert res.exit_code == 0, res.output
+        assert "unconfirmed   gpu-0<->gpu-1: 41.52 GB/s, re-test 84.28 GB/s" in res.output
+        assert "LINK SUSPECT" not in res.output and not api.events()
+
+
+def test_the_seed_is_reported_and_rotates_the_max_nodes_sample():
+    with ApiDouble() as api:
+        _cluster(api, 8, bad=None)
+        reports = {}
+        for seed in ("1", "2", "1"):
+            report = json.loads(_run(api, "--seed", seed, "--max-nodes", "4", "--no-write", "--format", "json").output)
+            assert report["seed"] == int(seed) and len(report["nodes"]) == 4
+            assert sorted(report["nodes"] + list(report["skipped"])) == sorted(f"gpu-{i}" for i in range(8))
+            reports.setdefault(seed, []).append(report)
+        assert reports["1"][0]["nodes"] != reports["2"][0]["nodes"]  # sorted order took gpu-0..gpu-3 every run
+        assert reports["1"][0]["tests"] == reports["1"][1]["tests"]  # the same seed repeats the plan
+        # no --seed: the run's UTC minute, YYYYMMDDHHMM
+        res = CliRunner().invoke(main, ["fabric-check", "--api-server", api.url, "--floor", "60", "--poll", "0.01",
+                                        "--no-write", "--format", "json"])
+        assert res.exit_code == 0 and len(str(json.loads(res.output)["seed"])) == 12, res.output
 
 
 def test_a_failed_job_counts_as_a_failing_test():
