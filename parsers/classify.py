@@ -28,7 +28,7 @@ from .pci import find_pci, normalize_pci
 from .prefilter import Prefilter
 from .ports import BootClock
 from .rules import (BOOT_MARK, BOOT_STAGES, EVENT_ADDRESS_FROM, EVENT_ADOPTS, EVENT_AMENDS, EVENT_ECHOES,
-                    EVENT_ESCALATES,
+                    EVENT_ESCALATES, EVENT_ONE_PROCESS,
                     EVENT_FILL_ALONE, EVENT_FILL_DETAILS, EVENT_FILLS, EVENT_LINES, EVENT_PAGES, EVENT_PER_DEVICE,
                     EVENT_PER_FINDING_DEVICE, EVENT_REPORTS,
                     EVENT_PER_GPU, EVENT_PER_GPU_INDEX, EVENT_PER_RANK, EVENT_SECTIONS, GSP_GPU_INDEX, KEYWORDS, PAGE_SHIFTS,
@@ -539,6 +539,10 @@ class Classifier:
                 if newest is not None:
                     name, last = newest, self._events.get(newest)
                     inside = last is not None and 0 <= position - last <= EVENT_LINES[prefix]
+        elif not inside and role == "join" and prefix in EVENT_ONE_PROCESS:  # the one rank's whether tagged or not
+            other = self._one_process(name, prefix, position)
+            if other is not None:
+                name, last, inside = other, self._events[other], True
         elif not inside and role == "join" and name[-1:] != " ":
             if prefix in EVENT_ADOPTS:  # the event its lines naming no GPU opened: this GPU's from now on
                 anon = prefix + " "
@@ -748,6 +752,20 @@ class Classifier:
             if at > best_at and key.startswith(prefix) and self._amendable(key, prefix[:-1], position) is not None:
                 best, best_at = key, at
         return best
+
+    def _one_process(self, name: str, prefix: str, position: int) -> str | None:
+        """The open event of the process a line of an event kept per rank (`name`: its key, none of its own open) is
+        from, where its lines may come tagged and untagged (rules.EVENT_ONE_PROCESS): for an untagged line, the one
+        tagged rank's open event; for a tagged one, the untagged open event while no other rank's is open, the line's
+        rank's from now on (its key). None where none, or two ranks' are open (never one failure of two ranks)."""
+        window, keyed = EVENT_LINES[prefix], prefix + " "
+        open_keys = [key for key, at in self._events.items() if key.startswith(keyed) and 0 <= position - at <= window]
+        if name == keyed:  # untagged: the one rank's
+            return open_keys[0] if len(open_keys) == 1 else None
+        if open_keys != [keyed]:
+            return None
+        self._events[name] = self._events.pop(keyed)  # the untagged lines' event is this rank's now
+        return name
 
     def _newest_open(self, prefix: str, position: int) -> str | None:
         """The open event named `prefix` + a GPU's address whose last line is the latest within its window (a line

@@ -402,8 +402,22 @@ MLX5_TX_JOIN = ("mlx5_tx_timeout", "join")
 NCCL_EXC_OPEN, NCCL_EXC_JOIN = ("nccl_exception", "open"), ("nccl_exception", "join")
 # A CUDA error as PyTorch raises it: "CUDA error: <text>" and, 2.6+, the next line's "Search for `cudaError..'" are one
 CUDA_EXC_OPEN, CUDA_EXC_JOIN = ("cuda_exception", "open"), ("cuda_exception", "join")
-# A CUDA kernel's assert() failing: a line per failing thread of it, one failure per rank (EVENT_PER_RANK)
+# A CUDA kernel's assert() failing: a line per failing thread of it and the exception the framework raises for it
+# ("CUDA error: device-side assert triggered", before the threads' lines or after them: the device's printf is flushed
+# at the sync that raises), one failure per rank (EVENT_PER_RANK)
 CUDA_ASSERT_JOIN = ("cuda_assert|cuda_exception", "join")
+# What CUDA reports of a kernel whose assert() failed (cudaErrorAssert), as CUDA_ERRORS keys it: a failing thread's own
+# line (the cuda_kernel_assert row) is that failure
+CUDA_ASSERT_TEXT = "device-side assert triggered"
+# How a framework introduces a CUDA runtime error's text (alternatives): PyTorch's "CUDA error: ", THC's "cuda runtime
+# error (59) : ", NCCL's and others' "Cuda failure '" / "CUDA failure: "
+CUDA_ERROR_PREFIX = r"CUDA error: |Cuda failure '|CUDA failure[: ]*'?|cuda runtime error \(\d+\) : "
+# Events kept per rank whose lines of no rank tag and those of one rank's are one process's: a rank's stderr under
+# torchrun's "[rankN]:" prefix, its stdout (a kernel's printf) untagged (modelscope/ms-swift #3267). A line of either
+# is part of the other's open event while it is the only rank's open (an untagged line: the one tagged rank's event;
+# a tagged line: the untagged event, which is that rank's from then on), never of two ranks' (parsers/classify.py
+# Classifier._one_process).
+EVENT_ONE_PROCESS = frozenset({"cuda_assert"})
 # The kernel's start-up lines: no finding, no event; the stream's boot clock is set by them (Classifier, ports.py).
 BOOT_MARK = ("boot", "mark")
 # Their order within one boot (row name -> stage): a line of a stage no later than the last one seen starts a boot.
@@ -2504,8 +2518,10 @@ RULES: tuple[Rule, ...] = (
     # PyTorch 2.6+ follows "CUDA error: <text>" with a line naming the enum: "Search for `cudaErrorIllegalAddress' in
     # https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TYPES.html for more information.": the same failure
     # (CUDA_EXC_JOIN), never a second one; that line alone (its first line lost) is the failure.
+    # After a kernel's assert ("Search for `cudaErrorAssert' .."), part of that failure's event (CUDA_ASSERT_JOIN) while
+    # it is open.
     _r("cuda_error_enum", "cuda_error", ["Search for `cudaError"], r"Search for `(?P<cuda_error>cudaError\w+)'",
-       refine="cuda", event=CUDA_EXC_JOIN),
+       refine="cuda", event=("cuda_exception|cuda_assert", "join")),
     # XLA goes on naming the same failure at each call after it ("failed to unload module ..; leaking:
     # CUDA_ERROR_ILLEGAL_ADDRESS: ..", "Error polling for event status: failed to query event: CUDA_ERROR_..."): one
     # failure while they follow each other (CUDA_EXC_JOIN).
@@ -2542,11 +2558,22 @@ RULES: tuple[Rule, ...] = (
     # The job's own data or indices, the failure PyTorch raises after it as "CUDA error: device-side assert triggered"
     # (cudaErrorAssert, CUDA_ERRORS): that fact, the file, kernel and condition its details; one finding per rank (its
     # "[rankN]:" tag; the lines of none, one process's) while its threads' lines follow each other (CUDA_ASSERT_JOIN).
-    # Right after PyTorch's exception (its lines first, pytorch/pytorch #44867), part of that exception's failure.
+    # Right after another CUDA error's exception, part of that failure; the exception raised for the assert, before its
+    # threads' lines (pytorch/pytorch #44867) or after them (the usual order), is a line of their event (the
+    # cuda_assert_raised row); one process's untagged lines and its rank's tagged ones one (EVENT_ONE_PROCESS).
     _r("cuda_kernel_assert", "cuda_error", ["] Assertion `"],
        r"(?<![\w.+-])(?P<source>[\w.+-]+\.cuh?):\d+: (?:(?P<kernel>(?:[^:\n]|::)+): )?"
        r"block: \[\d+,\d+,\d+\], thread: \[\d+,\d+,\d+\] Assertion `(?P<assertion>[^\n]*)` failed",
        refine="cuda_assert", event=CUDA_ASSERT_JOIN),
+    # The exception raised for it, by any framework that says so (CUDA_ERROR_PREFIX; Thrust's "<algorithm> failed to
+    # synchronize: ", the enum's name before the text since CUDA 11: "RuntimeError: reduce failed to synchronize:
+    # device-side assert triggered", pytorch/pytorch #5560; "copy_if failed to synchronize: cudaErrorAssert: ..",
+    # cliang1453/BOND #14): a line of its event (the threads' lines before it or after it), never of another CUDA
+    # error's right before it (a second failure). Not THC's warning before its exception ("THCudaCheck FAIL file=..
+    # line=102 error=59 : device-side assert triggered", the exception's "cuda runtime error (59) : .." after it).
+    _r("cuda_assert_raised", "cuda_error", [CUDA_ASSERT_TEXT],
+       "(?:" + CUDA_ERROR_PREFIX + r"|failed to synchronize: (?:cudaErrorAssert: )?)(?P<cuda_error>" + CUDA_ASSERT_TEXT
+       + ")", refine="cuda", event=("cuda_assert", "join")),
     # (PyTorch before 1.5 and Lua Torch: "RuntimeError: cuda runtime error (59) : device-side assert triggered at
     # /pytorch/aten/src/THC/THCTensorCopy.cu:102", the text up to " at <file>:<line>")
     # PyTorch's ProcessGroupNCCL watchdog at the process's exit, its CUDA runtime already unloaded: it catches the
@@ -2560,7 +2587,7 @@ RULES: tuple[Rule, ...] = (
     _r("cuda_error", "cuda_error",
        ["CUDA error", "Cuda failure", "CUDA failure", "cudaError", "illegal memory access", "uncorrectable ECC error",
         "cuda runtime error ("],
-       r"(?:CUDA error: |Cuda failure '|CUDA failure[: ]*'?|cuda runtime error \(\d+\) : )?"
+       "(?:" + CUDA_ERROR_PREFIX + ")?"
        r"(?P<cuda_error>an illegal memory access was encountered|"
        r"uncorrectable ECC error encountered|unspecified launch failure|device-side assert triggered|"
        r"misaligned address|an illegal instruction was encountered|the launch timed out and was terminated|"
@@ -2946,11 +2973,6 @@ CUDA_STATUS_NAMES = {1: "invalid argument", 214: "CUDA_ERROR_ECC_UNCORRECTABLE",
                      715: "CUDA_ERROR_ILLEGAL_INSTRUCTION", 716: "CUDA_ERROR_MISALIGNED_ADDRESS",
                      718: "CUDA_ERROR_INVALID_PC", 719: "CUDA_ERROR_LAUNCH_FAILED",
                      226: "CUDA_ERROR_CONTAINED"}
-
-
-# What CUDA reports of a kernel whose assert() failed (cudaErrorAssert), as CUDA_ERRORS keys it: a failing thread's own
-# line (the cuda_kernel_assert row) is that failure
-CUDA_ASSERT_TEXT = "device-side assert triggered"
 
 
 def _refine_cuda_assert(g: dict, out: dict) -> None:

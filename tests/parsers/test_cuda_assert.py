@@ -69,3 +69,77 @@ def test_other_assertions_and_the_hint_stay_silent():
             # assert, no thread or block: no GPU kernel's
             "python3: malloc.c:2379: sysmalloc: Assertion `(old_top == initial_top (av) && old_size == 0)' failed."):
         assert Classifier().classify(line) is None, line
+
+
+# REAL: captured on a lent H200 (tests/fixtures/realworld/captured-h200.yaml, PyTorch 2.11): the thread's line first,
+# the exception at the synchronize that raised it after the traceback (its other frames left out), then 2.6+'s line
+# naming the enum
+H200 = ["/pytorch/aten/src/ATen/native/cuda/IndexKernel.cu:111: operator(): block: [0,0,0], thread: [0,0,0] Assertion "
+        "`-sizes[i] <= index && index < sizes[i] && \"index out of bounds\"` failed.",
+        "Traceback (most recent call last):",
+        '  File "/work/main/.devrun/fault.py", line 28, in <module>',
+        "    torch.cuda.synchronize()",
+        "torch.AcceleratorError: CUDA error: device-side assert triggered",
+        "Search for `cudaErrorAssert' in https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__TYPES.html for "
+        "more information."]
+# REAL: https://github.com/modelscope/ms-swift/issues/3267 (rank 0's stderr, then its stdout's thread line)
+SWIFT = ["[rank0]: RuntimeError: CUDA error: device-side assert triggered",
+         "[rank0]: CUDA kernel errors might be asynchronously reported at some other API call, so the stacktrace below "
+         "might be incorrect.",
+         "[rank0]: For debugging consider passing CUDA_LAUNCH_BLOCKING=1",
+         "[rank0]: Compile with `TORCH_USE_CUDA_DSA` to enable device-side assertions.",
+         "",
+         NLL]
+
+
+def test_the_exception_after_the_threads_lines_is_their_failure():
+    assert len(_findings(H200)) == 1  # was: two, the threads' and the exception's
+    # CONSTRUCTED from the REAL lines above under torchrun's "[rankN]:" prefix: rank 3's threads, then its exception
+    tagged = [f"[rank3]:{line}" for line in H200]
+    assert [f.rank for f in _findings(tagged)] == [3]
+
+
+def test_another_ranks_exception_is_its_own_failure():
+    # CONSTRUCTED from the REAL lines above: rank 3's threads, rank 5's exception (its own kernel's threads lost)
+    lines = [f"[rank3]:{line}" for line in H200[:4]] + [f"[rank5]:{line}" for line in H200[4:]]
+    assert [f.rank for f in _findings(lines)] == [3, 5]
+
+
+def test_a_ranks_tagged_exception_and_its_untagged_threads_are_one_failure():
+    found = _findings(SWIFT)  # was: two, rank 0's exception and the untagged thread's line
+    assert [(f.rank, f.details["cuda_error"]) for f in found] == [(0, "device-side assert triggered")]
+    # CONSTRUCTED from the REAL lines above: the usual order, the untagged threads first, then the tagged exception
+    assert [f.rank for f in _findings([NLL, NLL] + SWIFT[:4])] == [None]
+
+
+def test_untagged_threads_never_join_two_ranks_failures():
+    # CONSTRUCTED from the REAL lines above: ranks 0 and 1 raise; the untagged thread's line is either's
+    lines = SWIFT[:1] + [SWIFT[0].replace("[rank0]", "[rank1]"), NLL]
+    assert [f.rank for f in _findings(lines)] == [0, 1, None]
+    # the untagged threads, then two ranks' exceptions: the first is theirs, the second its own
+    lines = [NLL, SWIFT[0], SWIFT[0].replace("[rank0]", "[rank1]")]
+    assert [f.rank for f in _findings(lines)] == [None, 1]
+
+
+def test_another_cuda_error_after_the_threads_is_its_own():
+    # CONSTRUCTED from PyTorch's c10/cuda/CUDAException.cpp format ("CUDA error: " + cudaGetErrorString()) after the
+    # REAL thread line: another failure than the assert, its own finding
+    lines = [INDEX_SELECT.format(t=92), "RuntimeError: CUDA error: an illegal memory access was encountered"]
+    assert [f.details["cuda_error"] for f in _findings(lines)] == ["device-side assert triggered",
+                                                                    "an illegal memory access was encountered"]
+
+
+def test_thrusts_report_of_the_assert_is_read_and_thcs_warning_is_not():
+    for line in (
+            # REAL: https://github.com/pytorch/pytorch/issues/5560 (THCUNN's reduction, Thrust before CUDA 11)
+            "RuntimeError: reduce failed to synchronize: device-side assert triggered",
+            # REAL: https://github.com/nv-tlabs/GSCNN/issues/27
+            "RuntimeError: copy_if failed to synchronize: device-side assert triggered",
+            # REAL: https://github.com/cliang1453/BOND/issues/14 (Thrust since CUDA 11: the enum's name first)
+            "RuntimeError: copy_if failed to synchronize: cudaErrorAssert: device-side assert triggered"):
+        f = Classifier().classify(line)  # the first two were: nothing
+        assert (f.kind, f.attribution, f.details["cuda_error"]) == ("cuda_error", "application",
+                                                                   "device-side assert triggered"), line
+    # REAL: https://github.com/zhanghang1989/PyTorch-Encoding/issues/23 (THC's warning; its exception follows it)
+    assert Classifier().classify("THCudaCheck FAIL file=/pytorch/torch/lib/THC/generic/THCStorage.cu line=58 "
+                                 "error=59 : device-side assert triggered") is None
