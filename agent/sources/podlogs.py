@@ -195,6 +195,7 @@ class PodLogSource(Source):
         self._containers: set[str] | None = None
         self._listed_at = 0.0
         self._load()
+        self._listing = sorted(self._containers or ())  # (`_containers` as saved, sorted once a listing)
         self._known = self._containers  # (the first scan's: a container not among them started while it was down)
         self._written: dict[str, Any] | None = None  # what the last save put on disk
         # the pipeline's progress through what this source sent (see `save`): batches sent and taken, and the
@@ -305,7 +306,7 @@ class PodLogSource(Source):
             self._close(tail)
             self._saved.pop(path, None)
         if listed != self._containers:
-            self._containers, self._listed_at = listed, listed_at
+            self._containers, self._listed_at, self._listing = listed, listed_at, sorted(listed)
         if self._first_scan:  # saved offsets of files gone meanwhile (a dead container's, a rotated name's) are dropped
             for path in [p for p in self._saved if p not in self.tails and not os.path.lexists(p)]:
                 del self._saved[path]
@@ -871,7 +872,7 @@ class PodLogSource(Source):
         offsets = {p: [t.inode, t.offset - len(t.pending)] for p, t in self.tails.items()}
         if self._containers is None or len(self._containers) > MAX_CONTAINERS:
             return {"offsets": offsets}
-        return {"offsets": offsets, "containers": sorted(self._containers), "listed_at": self._listed_at}
+        return {"offsets": offsets, "containers": self._listing, "listed_at": self._listed_at}
 
     def save(self) -> None:
         """Save the read offsets, but no further than the pipeline has taken: findings still queued (a SIGTERM

@@ -443,3 +443,15 @@ def test_saved_offsets_of_files_gone_are_dropped_at_the_first_scan(tree):
     src = PodLogSource(str(root), StateStore(str(state), "podlogs.json"), exclude_pods=["gpt-worker-1"])
     src.discover()
     assert set(src._saved) == {str(cdir / "0.log"), kept}
+
+
+def test_past_max_containers_no_listing_is_saved(tree, monkeypatch):
+    """A listing larger than MAX_CONTAINERS is not saved: an agent started again takes every container it did not
+    follow for history, as before the listing was kept (the state stays bounded)."""
+    root, _, state = tree
+    monkeypatch.setattr(podlogs, "MAX_CONTAINERS", 0)
+    stopped(root, state)
+    assert "containers" not in saved_state(state) and "listed_at" not in saved_state(state)
+    new_pod(root, timeout(7))
+    ranks, _, _ = first_batch(root, state)
+    assert ranks == []
