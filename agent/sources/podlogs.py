@@ -15,7 +15,10 @@ whose offset it saved resumes there, as a file watched by stat does (grown: read
 inode changed or its offset past its size: the rotated file read on from the offset, found by inode, or the newest
 .gz that reaches it, then any file rotated after it, whole, then the new file from its start); a file not saved in a
 container whose files were (the kubelet's next `<restartCount>.log`, or the next after it) is read from its start
-and the container's restart handed on.
+and the container's restart handed on; a container not listed when the agent last saved (`podlogs.json` "containers",
+with "listed_at", the wall time of that listing) started while it was down: its files are read from their start too,
+unless written last before that listing (the host's clock stepped back, or the listing missed it) or larger than
+MAX_UNSEEN_BYTES (history, as every file at an agent's first start).
 
 The pod-log directory itself missing for longer than `gone_grace_seconds` makes the source down
 (`Source.gone`); the files found once it is back (a new directory, new files) are read from their start.
@@ -48,7 +51,7 @@ from triage.teardown import covering, tears_down
 from triage.read import (BLOCK_LINES, BLOCK_OPENERS, PROGRESS_KEYWORDS, TRACEBACK_LINES, block_fact, generic, job_fact,
                          numel_in, progress_group, ray_task, record_line, record_writer, strip_lead)
 
-from ..keyspec import dropped, each
+from ..keyspec import Invalid, convert, dropped, each
 from . import POSITION, MissingInputs, Source
 
 log = logging.getLogger("gpu_npd.pods")
@@ -64,6 +67,17 @@ MAX_MARKS = 64  # progress lines handed on per file and read (the latest; a burs
 RECORD_OPENER = job_facts.TRACEBACK.encode()  # a record whose traceback lines lack its prefix ends its line with it
 TASK_OPENER = job_facts.RAY_TASK_KEYWORD.encode()  # in Ray's header of a task's error (triage.read.ray_task)
 MAX_GROUPS = 64  # (rank, SeqNum) -> process group remembered per file from its watchdog progress lines (the latest)
+# a container started while the agent was down: its files are read from their start up to this size (several times
+# the kubelet's default containerLogMaxSize, 10 MiB, past which it rotates them); a larger one is history, never
+# replayed
+MAX_UNSEEN_BYTES = 64 << 20
+# container directories saved with the offsets (the pods a node runs, at most the kubelet's maxPods, 110 by default,
+# times their containers); past it none is saved and an agent started again takes every container it did not follow
+# for history
+MAX_CONTAINERS = 4096
+# a file's times lag the wall clock read by time.time() by up to a kernel tick (they are stamped from a coarse clock):
+# a file of a container started just after a listing began may be stamped before it
+MTIME_SLACK = 1.0
 
 
 
@@ -175,13 +189,20 @@ class PodLogSource(Source):
         # and PyTorch's watchdog progress lines (the process group of a rank's timed-out collective, `_collectives`)
         self.facts = Prefilter((*job_facts.LIVE_KEYWORDS, *BLOCK_OPENERS, *job_facts.SUCCESS_KEYWORDS,
                                 *PROGRESS_KEYWORDS))
-        self._saved: dict[str, list[int]] = self._load()
-        self._written: dict[str, list[int]] | None = None  # what the last save put on disk
+        self._saved: dict[str, list[int]] = {}
+        # the container directories (`<pod dir>/<container>`) the last listing found (a wanted one once it holds a
+        # log file) and the wall time that listing began; loaded: the agent's before it stopped (None: not saved)
+        self._containers: set[str] | None = None
+        self._listed_at = 0.0
+        self._load()
+        self._listing = sorted(self._containers or ())  # (`_containers` as saved, sorted once a listing)
+        self._known = self._containers  # (the first scan's: a container not among them started while it was down)
+        self._written: dict[str, Any] | None = None  # what the last save put on disk
         # the pipeline's progress through what this source sent (see `save`): batches sent and taken, and the
         # offsets read when the last batch taken was sent (or when nothing was in flight)
         self._ack_lock = threading.Lock()
         self._sent = self._taken = 0
-        self._safe: dict[str, list[int]] = {}
+        self._safe: dict[str, Any] = {}
         self._first_scan = not from_start  # the first scan starts existing files at their end
         self.bytes_read = 0
         self.lines = 0
@@ -221,6 +242,8 @@ class PodLogSource(Source):
         if self._first_scan:
             for saved in self._saved:
                 saved_dirs.setdefault(os.path.dirname(saved), []).append(os.path.basename(saved))
+        listed: set[str] = set()  # (`_containers`)
+        listed_at = time.time()
         try:
             pod_dirs = os.listdir(self.root)
             if self.root in self.missing.since:
@@ -245,11 +268,14 @@ class PodLogSource(Source):
                 if ids[2] in self.pods:
                     pods[ids[2]] = self.pods[ids[2]]
                 seen |= self._under(os.path.join(self.root, pod_dir))
+                listed |= {c for c in self._containers or () if c.startswith(pod_dir + "/")}
                 continue
             for container in containers:
                 ref = PodRef(ids[0], ids[1], ids[2], container)
                 pods[ids[2]] = ref
+                key = f"{pod_dir}/{container}"
                 if not self.wanted(ref):
+                    listed.add(key)
                     continue
                 cdir = os.path.join(self.root, pod_dir, container)
                 try:
@@ -258,7 +284,11 @@ class PodLogSource(Source):
                     continue
                 except OSError:
                     seen |= self._under(cdir)
+                    listed |= {key} & (self._containers or set())
                     continue
+                if files:  # (an empty one, its first file not yet written, is not listed: its file will be new)
+                    listed.add(key)
+                unseen = self._first_scan and self._known is not None and key not in self._known
                 before: list[int | None] | None = None  # (looked up once, and only for a container with a new file)
                 for f in files:
                     path = os.path.join(cdir, f)
@@ -266,7 +296,7 @@ class PodLogSource(Source):
                     if path not in self.tails:
                         if before is None:
                             before = self._runs_before(cdir, files, saved_dirs)
-                        self._add(path, ref, before)
+                        self._add(path, ref, before, unseen)
         self.pods, self.listed = pods, True
         for path in [p for p in self.tails if p not in seen]:  # pod deleted: release its files
             tail = self.tails.pop(path)
@@ -275,6 +305,11 @@ class PodLogSource(Source):
             self._released += self._drain(tail) + self._flush(tail)
             self._close(tail)
             self._saved.pop(path, None)
+        if listed != self._containers:
+            self._containers, self._listed_at, self._listing = listed, listed_at, sorted(listed)
+        if self._first_scan:  # saved offsets of files gone meanwhile (a dead container's, a rotated name's) are dropped
+            for path in [p for p in self._saved if p not in self.tails and not os.path.lexists(p)]:
+                del self._saved[path]
         self._first_scan = False
 
     def _under(self, directory: str) -> set[str]:
@@ -289,11 +324,13 @@ class PodLogSource(Source):
             return [run_of(f) for f in saved_dirs.get(cdir, ())]
         return [run_of(f) for f in files if os.path.join(cdir, f) in self.tails]
 
-    def _add(self, path: str, ref: PodRef, before: list[int | None]) -> None:
+    def _add(self, path: str, ref: PodRef, before: list[int | None], unseen: bool = False) -> None:
         """Follow `path` from where this agent left it (its saved offset), else from its start, or, at the first scan
         of an agent whose container's files were never followed, from its end (history: its failures were reported
-        then, or the agent was not there).  A file after those of the container's runs followed `before` (its
-        restart count the higher) is the container started again: handed on (`take_restarted`)."""
+        then, or the agent was not there), unless the container is `unseen` (not listed when the agent last saved: it
+        started while the agent was down) and the file `_new_while_down`.  A file after those of the container's runs
+        followed `before` (its restart count the higher) is the container started again: handed on
+        (`take_restarted`)."""
         tail = _Tail(path, ref, Scanner(Classifier(prefilter=self._re, memo=self.memo, memo_size=POD_MEMO_SIZE),
                                         self.prefilter), run=run_of(os.path.basename(path)))
         try:
@@ -304,12 +341,25 @@ class PodLogSource(Source):
         if saved:  # followed before: poll() finds it grown, or rotated (a new inode, the offset past its size)
             tail.inode, tail.offset = saved[0], saved[1]
         else:
-            tail.inode, tail.offset = st.st_ino, (st.st_size if self._first_scan and not before else 0)
+            history = self._first_scan and not before and not (unseen and self._new_while_down(path, st))
+            tail.inode, tail.offset = st.st_ino, (st.st_size if history else 0)
             if before and not any(r is not None and tail.run is not None and r >= tail.run for r in before):
                 self._restarted.append(ref)  # `1.log` beside `0.log`: the container's next run
                 if tail.run is not None:
                     self._restarting[ref] = max(tail.run, self._restarting.get(ref, 0))
         self.tails[path] = tail
+
+    def _new_while_down(self, path: str, st: os.stat_result) -> bool:
+        """Whether the file `path` (`st`) of a container not listed when the agent last saved is read from its start:
+        written last since that listing (else the host's clock stepped back, or the listing missed the container:
+        in doubt, history) and no larger than MAX_UNSEEN_BYTES (never a huge file replayed)."""
+        if st.st_mtime < self._listed_at - MTIME_SLACK:
+            return False
+        if st.st_size > MAX_UNSEEN_BYTES:
+            log.warning("%s started while the agent was down but holds %d bytes, more than %d: read from its end",
+                        path, st.st_size, MAX_UNSEEN_BYTES)
+            return False
+        return True
 
     # ---- reading ----------------------------------------------------------------------------------------
 
@@ -776,14 +826,14 @@ class PodLogSource(Source):
                 last_scan = now
             with self._ack_lock:
                 if self._taken == self._sent:  # nothing in flight: what was read so far is safe
-                    self._safe = self._offsets()
+                    self._safe = self._snapshot()
             found = self.poll()
             progress, restarted = self.take_progress(), self.take_restarted()
             if found or progress or restarted:
                 with self._ack_lock:
                     self._sent += 1
                 emit(WorkloadFindings(found, progress=progress, restarted=restarted,
-                                      done=partial(self._taken_up_to, self._offsets())))
+                                      done=partial(self._taken_up_to, self._snapshot())))
             if now - last_save >= 2.0:
                 self.save()
                 last_save = now
@@ -791,25 +841,38 @@ class PodLogSource(Source):
                 stop.wait(0.25)
         self.save()
 
-    def _taken_up_to(self, offsets: dict[str, list[int]]) -> None:
+    def _taken_up_to(self, snapshot: dict[str, Any]) -> None:
         """The pipeline took a batch (in the order sent): the offsets read when it was sent are safe."""
         with self._ack_lock:
             self._taken += 1
-            self._safe = offsets
+            self._safe = snapshot
 
-    def _load(self) -> dict[str, list[int]]:
-        """The saved (inode, offset) of each file; an entry not of its type is dropped alone (keyspec.each) and
-        said once, the rest kept."""
+    def _load(self) -> None:
+        """The saved (inode, offset) of each file to `_saved`, the container directories listed then and the time of
+        that listing to `_containers` and `_listed_at` (a state saved before them has none: `_containers` stays None);
+        an entry not of its type is dropped alone (keyspec.each) and said once, the rest kept."""
         if self.store is None:
-            return {}
+            return
         faults: list[str] = []
-        saved = self.store.load().get("offsets", {})
-        offsets = {k: list(v) for k, v in each(saved, dict[str, tuple[POSITION, POSITION]], "offsets", faults)}
+        state = self.store.load()
+        self._saved = {k: list(v) for k, v in each(state.get("offsets", {}), dict[str, tuple[POSITION, POSITION]],
+                                                   "offsets", faults)}
+        if "containers" in state or "listed_at" in state:
+            try:
+                listed_at = convert(state.get("listed_at"), float, "listed_at")
+                self._containers = set(convert(state.get("containers"), list[str], "containers"))
+                self._listed_at = listed_at
+            except Invalid as exc:  # (then every container not followed is history, as before they were saved)
+                faults.append(str(exc))
         dropped(f"state file {self.store.path}", faults)
-        return offsets
 
-    def _offsets(self) -> dict[str, list[int]]:
-        return {p: [t.inode, t.offset - len(t.pending)] for p, t in self.tails.items()}
+    def _snapshot(self) -> dict[str, Any]:
+        """What `save` writes: each followed file's (inode, offset) and the last listing's container directories (none
+        past MAX_CONTAINERS) with its time, taken together (a container saved as listed has its files' offsets)."""
+        offsets = {p: [t.inode, t.offset - len(t.pending)] for p, t in self.tails.items()}
+        if self._containers is None or len(self._containers) > MAX_CONTAINERS:
+            return {"offsets": offsets}
+        return {"offsets": offsets, "containers": self._listing, "listed_at": self._listed_at}
 
     def save(self) -> None:
         """Save the read offsets, but no further than the pipeline has taken: findings still queued (a SIGTERM
@@ -818,11 +881,11 @@ class PodLogSource(Source):
         if self.store is None:
             return
         with self._ack_lock:
-            data = self._offsets() if self._taken == self._sent else self._safe
+            data = self._snapshot() if self._taken == self._sent else self._safe
         if data == self._written:  # an idle node writes (and fsyncs) nothing
             return
         try:
-            self.store.save({"offsets": data})
+            self.store.save(data)
         except OSError as exc:
             log.warning("cannot save pod log offsets: %s", exc)
             return

@@ -19,6 +19,7 @@ in CRI envelopes, their times set by the tests.
 from __future__ import annotations
 
 import gzip
+import json
 import io
 import os
 import shutil
@@ -30,6 +31,7 @@ import pytest
 from agent.app import build
 from agent.config import load
 from agent.progress import HANG_REASON, RESUMED_REASON
+from agent.sources import podlogs
 from agent.sources.podlogs import PodLogSource, PodRef, run_of
 from agent.state import StateStore
 from parsers.model import Boot, WorkloadFindings
@@ -314,3 +316,142 @@ def test_a_rotated_gz_pointing_out_of_the_pod_log_root_is_not_read(tree, tmp_pat
     (cdir / "0.log").write_text(timeout(4))
     ranks, _, src = first_batch(root, state)
     assert ranks == [4] and src.refused == 1
+
+
+# ---- containers started while the agent was down ----------------------------------------------------------------
+
+UID2 = "6a1f3e9b-8c2d-4b7e-a5f0-1d9c7e3b2a64"
+POD_DIR2 = f"train_gpt-worker-1_{UID2}"
+REF2 = PodRef("train", "gpt-worker-1", UID2, "main")
+
+
+def saved_state(state: Path) -> dict:
+    return json.loads((state / "podlogs.json").read_text())
+
+
+def new_pod(root: Path, text: str, pod_dir: str = POD_DIR2, mtime: float | None = None) -> Path:
+    """A pod the kubelet started: `<pod dir>/main/0.log` written `text` (last written at `mtime`, else now)."""
+    cdir = root / pod_dir / "main"
+    cdir.mkdir(parents=True, exist_ok=True)
+    (cdir / "0.log").write_text(text)
+    if mtime is not None:
+        os.utime(cdir / "0.log", (mtime, mtime))
+    return cdir
+
+
+def test_a_pod_started_while_the_agent_was_down_is_read_from_its_start(tree):
+    """A config rollout restarts the agent; a training pod started meanwhile wrote its first lines (here its NCCL
+    failure).  Its container was not listed when the agent last saved: read from its start, no restart said (the
+    agent never saw an earlier run).  Before, it was history: its first lines were lost."""
+    root, _, state = tree
+    stopped(root, state)
+    assert saved_state(state)["containers"] == [f"{POD_DIR}/main"]
+    cdir = new_pod(root, timeout(7, 8), mtime=saved_state(state)["listed_at"] + 30)
+    ranks, restarted, src = first_batch(root, state)
+    assert ranks == [7, 8] and restarted == []
+    append(cdir / "0.log", timeout(9))
+    assert [f.rank for _, f in src.poll()] == [9]  # nothing read twice
+
+
+def test_a_container_listed_before_its_first_file_was_written_is_read_from_its_start(tree):
+    """The kubelet makes the container's directory, then its runtime writes `0.log`: a directory listed empty when the
+    agent saved is not taken as seen, its file written meanwhile is new."""
+    root, _, state = tree
+    (root / POD_DIR2 / "main").mkdir(parents=True)
+    stopped(root, state)
+    new_pod(root, timeout(7))
+    ranks, restarted, _ = first_batch(root, state)
+    assert ranks == [7] and restarted == []
+
+
+def test_an_old_pod_never_followed_stays_history(tree):
+    """A pod the agent listed but did not follow (its filters excluded it; the rollout changed them) is no new pod:
+    read from its end, as a pod present at an agent's first start (test_an_agent_never_run_before_...)."""
+    root, _, state = tree
+    new_pod(root, timeout(7))
+    src = PodLogSource(str(root), StateStore(str(state), "podlogs.json"), exclude_pods=["gpt-worker-1"])
+    src.discover()
+    src.save()
+    assert saved_state(state)["containers"] == [f"{POD_DIR}/main", f"{POD_DIR2}/main"]
+    append(root / POD_DIR2 / "main" / "0.log", timeout(8))
+    ranks, restarted, src = first_batch(root, state)
+    assert ranks == [] and restarted == []
+    append(root / POD_DIR2 / "main" / "0.log", timeout(9))
+    assert [f.rank for _, f in src.poll()] == [9]
+
+
+@pytest.mark.parametrize("why", ["clock stepped back", "too large"])
+def test_a_new_containers_file_in_doubt_is_history(tree, monkeypatch, why):
+    """A file of a container not listed then, but written last before that listing (the host's clock stepped back, or
+    the listing missed it), or larger than MAX_UNSEEN_BYTES, is history: never a huge or old file replayed."""
+    root, _, state = tree
+    stopped(root, state)
+    listed_at = saved_state(state)["listed_at"]
+    if why == "too large":
+        monkeypatch.setattr(podlogs, "MAX_UNSEEN_BYTES", len(timeout(7)) - 1)
+        new_pod(root, timeout(7), mtime=listed_at + 30)
+    else:
+        new_pod(root, timeout(7), mtime=listed_at - 3600)
+    ranks, _, src = first_batch(root, state)
+    assert ranks == []
+    append(root / POD_DIR2 / "main" / "0.log", timeout(8))
+    assert [f.rank for _, f in src.poll()] == [8]
+
+
+def test_an_old_state_file_without_the_containers_loads_as_before(tree):
+    """A podlogs.json an earlier agent wrote has offsets only: they are read on, and every container not followed is
+    history, as before; the next save adds the listing."""
+    root, cdir, state = tree
+    state.mkdir()
+    size = (cdir / "0.log").stat().st_size
+    (state / "podlogs.json").write_text(json.dumps(
+        {"version": 1, "offsets": {str(cdir / "0.log"): [(cdir / "0.log").stat().st_ino, size]}}))
+    append(cdir / "0.log", timeout(3))
+    new_pod(root, timeout(7))
+    ranks, restarted, src = first_batch(root, state)
+    assert ranks == [3] and restarted == []
+    src.save()
+    assert saved_state(state)["containers"] == [f"{POD_DIR}/main", f"{POD_DIR2}/main"]
+
+
+@pytest.mark.parametrize("bad", [{"containers": "x", "listed_at": 5.0}, {"containers": []}])
+def test_a_damaged_listing_is_dropped_alone(tree, bad, caplog):
+    """A listing of the wrong type, or without its time, is dropped (said once); the offsets are kept."""
+    root, cdir, state = tree
+    stopped(root, state)
+    data = saved_state(state)
+    (state / "podlogs.json").write_text(json.dumps({"version": 1, "offsets": data["offsets"], **bad}))
+    append(cdir / "0.log", timeout(3))
+    new_pod(root, timeout(7))
+    ranks, _, _ = first_batch(root, state)
+    assert ranks == [3] and "cannot be restored" in caplog.text
+
+
+def test_saved_offsets_of_files_gone_are_dropped_at_the_first_scan(tree):
+    """Offsets of files gone while the agent was down (a deleted pod's, a rotated name an earlier agent saved) are
+    dropped at the first scan's end; those of files present but not followed (a directory not listed for a moment)
+    are kept.  Before, they stayed in memory for the agent's life."""
+    root, cdir, state = tree
+    stopped(root, state)
+    data = saved_state(state)
+    gone = {str(root / f"train_old-0_{UID2}" / "main" / "0.log"): [5, 10], str(cdir / "0.log.20240725-070000"): [6, 20]}
+    kept = str(root / POD_DIR2 / "main" / "0.log")
+    new_pod(root, timeout(7))
+    data["offsets"].update(gone)
+    data["offsets"][kept] = [7, 30]
+    (state / "podlogs.json").write_text(json.dumps(data))
+    src = PodLogSource(str(root), StateStore(str(state), "podlogs.json"), exclude_pods=["gpt-worker-1"])
+    src.discover()
+    assert set(src._saved) == {str(cdir / "0.log"), kept}
+
+
+def test_past_max_containers_no_listing_is_saved(tree, monkeypatch):
+    """A listing larger than MAX_CONTAINERS is not saved: an agent started again takes every container it did not
+    follow for history, as before the listing was kept (the state stays bounded)."""
+    root, _, state = tree
+    monkeypatch.setattr(podlogs, "MAX_CONTAINERS", 0)
+    stopped(root, state)
+    assert "containers" not in saved_state(state) and "listed_at" not in saved_state(state)
+    new_pod(root, timeout(7))
+    ranks, _, _ = first_batch(root, state)
+    assert ranks == []
