@@ -332,9 +332,9 @@ class GpuCollector:
         """Read the identity of GPUs `indices` (None: all `count`, a new inventory) and take them in; the NVML error
         that failed every GPU where it is NVML itself gone (GONE), else None.
 
-        NVML's errors are per device (nvmlDeviceGetHandleByIndex_v2: GPU_IS_LOST "if the target GPU has fallen off
-        the bus or is otherwise inaccessible"): a GPU that does not answer is held by its index with its error and
-        the others are read.  Each GPU is asked on its own worker under the deadline, so one hung call stops only
+        NVML's errors are per device (GPU_IS_LOST: "The GPU has fallen off the bus or has otherwise become
+        inaccessible", docs/nvml.md): a GPU that does not answer is held by its index with its error and the others
+        are read.  Each GPU is asked on its own worker under the deadline, so one hung call stops only
         that GPU; GPU_IS_LOST holds it lost (the same reading as a GPU lost while polled: `gpu_lost`), any other
         error or a missed deadline leaves it missing (GPU presence), never lost."""
         b, fresh = self.backend, indices is None
