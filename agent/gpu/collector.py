@@ -20,7 +20,7 @@ from parsers.gpus import GpuMap
 from parsers.model import Reading
 from parsers.pci import gpu_driver_line
 
-from .interface import GROUPS, MAX_NVLINKS, UNSUPPORTED, Identity, Nvml, NvmlError
+from .interface import GONE, GROUPS, MAX_NVLINKS, UNSUPPORTED, Identity, Nvml, NvmlError
 
 log = logging.getLogger("gpu_npd.nvml")
 
@@ -41,10 +41,8 @@ FABRIC_MASK = (("fabric_degraded_bandwidth", 0, 0x3, (1,)), ("fabric_route_recov
                ("fabric_partition_unassigned", 12, 0x3, (2,)), ("fabric_manager_disconnected", 14, 0x3, (2,)))
 FABRIC_COMPLETED = 3
 ABSENT = ("LIBRARY_NOT_FOUND", "DRIVER_NOT_LOADED")  # no GPU stack on this host: a normal state
-# NVML gone under a running agent (the driver unloaded for an upgrade, `nvidia-smi -r`, a GPU operator's driver
-# container restarted) when every GPU answers one of these: NVML is shut down and initialised again, on the
-# init's retry schedule, with new handles
-GONE = ("UNINITIALIZED", "DRIVER_NOT_LOADED")
+# NVML gone under a running agent when every GPU answers one of GONE: NVML is shut down and initialised again, on
+# the init's retry schedule, with new handles
 # What the init failure's one line adds for the operator, by NVML error
 INIT_ADVICE = {
     # the container toolkit mounts the host's libnvidia-ml when the container starts, and a running container keeps
@@ -104,12 +102,15 @@ class GpuState:
     unsupported: set[str] = field(default_factory=set)
     links: list[int] | None = None  # NVLinks NVML answers for, probed on first read
     labels: dict[str, str] = field(init=False)  # fixed for the GPU's life: computed once
+    subject: str = field(init=False)
 
     def __post_init__(self) -> None:
         i = self.ident
         self.labels = {"gpu_index": str(i.index), "uuid": i.uuid,
                        "pci_bus_id": normalize_pci(i.pci_bus_id) or i.pci_bus_id, "model": i.model,
                        "nvml_pci_bus_id": i.pci_bus_id}  # as NVML (and so dcgm-exporter) writes it
+        # by its address; a GPU lost at start whose address nobody gives (no sysfs, two lost): by its NVML index
+        self.subject = f"gpu:{self.labels['pci_bus_id']}" if i.pci_bus_id else f"gpu:nvml{i.index}"
 
 
 def annotate(f, gpus: GpuMap, known: Collection[str] = ()) -> None:
@@ -234,6 +235,13 @@ class GpuCollector:
         self.status = "off" if backend is None else "starting"  # ok | <NVML error> | timeout | off
         self.gpus: list[GpuState] = []
         self.unread: list[GpuState] = []  # GPUs an earlier inventory named and the current one does not
+        # GPUs NVML counts whose identity failed at the init (index -> NVML error, or timeout): asked again on the
+        # init's schedule; those that answered GPU_IS_LOST are held lost (`lost`), the others are missing
+        self.unanswered: dict[int, str] = {}
+        self.lost: list[GpuState] = []
+        self.lost_pci: set[str] = set()  # sysfs's GPU addresses NVML's handle by PCI bus id says are lost
+        self._retired: list[GpuState] = []  # lost GPUs read again under another subject: cleared once
+        self.nvml_count = 0  # GPUs NVML counted at the last init
         self.gpu_map = GpuMap()  # PCI address <-> UUID <-> index of NVML's GPUs: per kernel-log finding, per join
         self.errors: dict[tuple[str, str], int] = {}  # (gpu index, NVML error) -> count
         self.timeouts = 0
@@ -283,34 +291,29 @@ class GpuCollector:
             self._said.add(key)
             log.log(level, msg, *args)
 
-    def _ensure_init(self) -> bool:
+    def _ensure_init(self, pci_gpus: Collection[str] = ()) -> bool:
         if self.backend is None:
             return False
-        if self.status == "ok":
-            return True
         now = self.clock()
+        if self.status == "ok":
+            if self.unanswered and now - self._last_init >= INIT_RETRY_SECONDS:  # GPUs that did not answer
+                self._last_init = now
+                self._inventory(self.nvml_count, pci_gpus, sorted(self.unanswered))
+            return True
         if now - self._last_init < INIT_RETRY_SECONDS and self.status != "starting":
             return False
         self._last_init = now
         b = self.backend
-
-        def start(w: _Worker) -> list[Identity]:
-            w.call(b.init)
-            return [w.call(b.identity, i) for i in range(w.call(b.count))]
-
-        outcome, result = self._run("system", start)
+        outcome, result = self._run("system", lambda w: (w.call(b.init), w.call(b.count))[1])
         if outcome == "ok":  # new handles, links probed again: after NVML went away the GPU list may differ
-            gpus = [GpuState(ident) for ident in result]
-            uuids = {g.ident.uuid for g in gpus}
-            # a GPU NVML named before and not now is unread, not lost (lost is NVML's GPU_IS_LOST to say): GPU
-            # presence counts it missing, and its problems stand
-            self.unread = [g for g in (*self.unread, *self.gpus) if g.ident.uuid not in uuids]
-            self.gpus = gpus
-            self.gpu_map = GpuMap.from_labels(g.labels for g in self.gpus)  # once per inventory
-            self.status = "ok"
-            self._said -= {"absent", *(f"gone-{code}" for code in GONE)}
-            log.info("NVML: %d GPU(s), driver %s", len(self.gpus), self._driver())
-            return True
+            code = self._inventory(result, pci_gpus)
+            if code is None:
+                self.status = "ok"
+                self._said -= {"absent", *(f"gone-{code}" for code in GONE)}
+                log.info("NVML: %d GPU(s), driver %s%s", len(self.gpus), self._driver(),
+                         f"; {len(self.unanswered)} did not answer" if self.unanswered else "")
+                return True
+            outcome, result = "error", NvmlError(code)
         code = result.code if outcome == "error" and isinstance(result, NvmlError) else outcome
         if outcome == "error" and not isinstance(result, NvmlError):
             code = "UNKNOWN"
@@ -324,6 +327,94 @@ class GpuCollector:
             self._say_once(f"init-{code}", logging.WARNING, "NVML init failed (%s); retrying every %.0f s%s",
                            code, INIT_RETRY_SECONDS, f"; {advice}" if advice else "")
         return False
+
+    def _inventory(self, count: int, pci_gpus: Collection[str], indices: list[int] | None = None) -> str | None:
+        """Read the identity of GPUs `indices` (None: all `count`, a new inventory) and take them in; the NVML error
+        that failed every GPU where it is NVML itself gone (GONE), else None.
+
+        NVML's errors are per device (GPU_IS_LOST: "The GPU has fallen off the bus or has otherwise become
+        inaccessible", docs/nvml.md): a GPU that does not answer is held by its index with its error and the others
+        are read.  Each GPU is asked on its own worker under the deadline, so one hung call stops only
+        that GPU; GPU_IS_LOST holds it lost (the same reading as a GPU lost while polled: `gpu_lost`), any other
+        error or a missed deadline leaves it missing (GPU presence), never lost."""
+        b, fresh = self.backend, indices is None
+        asked = list(range(count)) if fresh else indices
+        boxes = {}
+        for i in asked:
+            w = self._worker(str(i))
+            boxes[i] = (w, None if w.busy else w.submit(lambda w, i=i: w.call(b.identity, i)))
+        read: list[Identity] = []
+        failed: dict[int, str] = {}
+        for i, (w, box) in boxes.items():
+            if box is None:  # still in a call that hung earlier
+                failed[i] = "timeout"
+            elif not self._wait(w, box):
+                self.timeouts += 1
+                failed[i] = "timeout"
+            elif "error" in box:
+                failed[i] = box["error"].code if isinstance(box["error"], NvmlError) else "UNKNOWN"
+            else:
+                read.append(box["result"])
+        if fresh and failed and not read and set(failed.values()) <= set(GONE):
+            return min(set(failed.values()), key=GONE.index)
+        for i, code in failed.items():
+            self._count(str(i), code)
+        idents = read if fresh else [*(g.ident for g in self.gpus), *read]
+        self._take(count, idents, failed, self._lost_addresses(idents, failed, pci_gpus), keep=not fresh)
+        return None
+
+    def _lost_addresses(self, idents: list[Identity], failed: dict[int, str], pci_gpus: Collection[str]) -> list[str]:
+        """sysfs's NVIDIA GPU addresses NVML did not name whose handle by PCI bus id answers GPU_IS_LOST (asked only
+        while a GPU is lost; on a worker of its own, under the deadline)."""
+        named = {normalize_pci(i.pci_bus_id) for i in idents}
+        candidates = sorted(p for p in pci_gpus if normalize_pci(p) not in named)
+        if "GPU_IS_LOST" not in failed.values() or not candidates:
+            return []
+        b = self.backend
+
+        def job(w: _Worker) -> list[str]:
+            lost = []
+            for p in candidates:
+                try:
+                    w.call(b.probe_pci, p)
+                except NvmlError as exc:
+                    if exc.code == "GPU_IS_LOST":
+                        lost.append(p)
+            return lost
+
+        outcome, result = self._run("probe", job)
+        return result if outcome == "ok" else []
+
+    def _take(self, count: int, idents: list[Identity], failed: dict[int, str], lost_at: list[str],
+              keep: bool) -> None:
+        """The inventory read: GPUs read (their states kept where `keep`), GPUs lost, GPUs unread.  A lost GPU is
+        named by the address NVML's handle by PCI bus id calls lost when that is the one lost GPU; several lost,
+        which address is which index NVML does not say, so each is held by its index."""
+        prior = {g.ident: g for g in self.gpus} if keep else {}
+        gpus = sorted((prior.get(i) or GpuState(i) for i in idents), key=lambda g: g.ident.index)
+        lost_idx = sorted(i for i, code in failed.items() if code == "GPU_IS_LOST")
+        bus = lost_at[0] if len(lost_idx) == 1 and len(lost_at) == 1 else ""
+        lost = [GpuState(Identity(i, "", bus, "")) for i in lost_idx]
+        subjects = {g.subject for g in (*gpus, *lost)}
+        uuids = {g.ident.uuid for g in gpus}
+        indices = {g.ident.index for g in gpus}
+        # a lost GPU read again under another subject (its address unknown while lost): its problem clears once
+        self._retired = [g for g in self.lost if g.subject not in subjects and g.ident.index in indices]
+        # a GPU NVML named (or held lost) before and not now is unread, not lost: GPU presence counts it missing,
+        # and its problems stand
+        self.unread = [g for g in (*self.unread, *self.gpus, *self.lost) if g.subject not in subjects
+                       and not (g.ident.uuid and g.ident.uuid in uuids) and not any(g is r for r in self._retired)]
+        for i in sorted(self.unanswered.keys() - failed.keys()):
+            self._said = {k for k in self._said if not k.startswith(f"identity-{i}-")}
+            log.info("NVML: GPU %d answers again", i)
+        for i, code in sorted(failed.items()):
+            where = bus if code == "GPU_IS_LOST" and bus else "address unknown"
+            self._say_once(f"identity-{i}-{code}", logging.WARNING, "NVML: GPU %d (%s) did not answer at init (%s): "
+                           "%s; the other GPUs are read, this one asked again every %.0f s", i, where, code,
+                           "held lost" if code == "GPU_IS_LOST" else "counted missing", INIT_RETRY_SECONDS)
+        self.gpus, self.lost, self.unanswered, self.nvml_count = gpus, lost, failed, count
+        self.lost_pci = {normalize_pci(p) or p for p in lost_at}
+        self.gpu_map = GpuMap.from_labels(g.labels for g in gpus)  # once per inventory: only GPUs read (a UUID)
 
     def _gone(self, code: str) -> None:
         """NVML went away under the agent: down as a failed init is (its status, retried on the init's schedule),
@@ -380,11 +471,11 @@ class GpuCollector:
         if reasons:
             if self.status != "released":
                 self._release(reasons)
-            return [*self._held(self.gpus + self.unread), self._presence(pci_gpus)]
+            return [*self._held(self.gpus + self.lost + self.unread), self._presence(pci_gpus)]
         if self.status == "released":
             log.info("NVML resumed after release")
             self.status = "starting"
-        if self._ensure_init():
+        if self._ensure_init(pci_gpus):
             jobs = {g.ident.index: self._read_gpu(g) for g in self.gpus}
             answered: list[set[str]] = []  # each answering GPU's NVML errors this poll
             for g in self.gpus:
@@ -392,12 +483,23 @@ class GpuCollector:
             gone = [codes.intersection(GONE) for codes in answered]
             if gone and all(gone):
                 self._gone(min(set().union(*gone), key=GONE.index))
-                readings = self._held(self.gpus)  # nothing this poll read counts: no problem cleared, none raised
+                readings = self._held(self.gpus + self.lost)  # nothing this poll read counts: none cleared or raised
+            else:
+                readings += self._lost()
         else:
-            readings = self._held(self.gpus)
+            readings = self._held(self.gpus + self.lost)
         readings += self._held(self.unread)
         readings.append(self._presence(pci_gpus))
         return readings
+
+    def _lost(self) -> list[Reading]:
+        """The GPUs lost at the init: the reading a GPU lost while polled gives (partial: nothing else read); and
+        once, a GPU lost under its index and read again under its address, its index's problem cleared."""
+        out = [Reading("gpu", g.subject, g.labels, {"gpu_lost": 1, "nvml_timeout": 0}, partial=True)
+               for g in self.lost]
+        out += [Reading("gpu", g.subject, g.labels, {"gpu_lost": 0, "nvml_timeout": 0}) for g in self._retired]
+        self._retired = []
+        return out
 
     @staticmethod
     def _held(gpus: list[GpuState]) -> list[Reading]:
@@ -407,8 +509,8 @@ class GpuCollector:
         out: list[Reading] = []
         for g in gpus:
             labels = g.labels
-            out.append(Reading("gpu", f"gpu:{labels['pci_bus_id']}", labels, partial=True))
-            out += [Reading("nvlink", f"gpu:{labels['pci_bus_id']}/nvlink{link}", {**labels, "link": str(link)},
+            out.append(Reading("gpu", g.subject, labels, partial=True))
+            out += [Reading("nvlink", f"{g.subject}/nvlink{link}", {**labels, "link": str(link)},
                             partial=True) for link in g.links or ()]
         return out
 
@@ -445,7 +547,7 @@ class GpuCollector:
     def _finish(self, g: GpuState, job: tuple[_Worker, dict | None], answered: list[set[str]]) -> list[Reading]:
         w, box = job
         labels = g.labels
-        gpu = Reading("gpu", f"gpu:{labels['pci_bus_id']}", labels, partial=True)
+        gpu = Reading("gpu", g.subject, labels, partial=True)
         if box is None:  # still hung in a call from an earlier cycle
             gpu.values["nvml_timeout"] = 1
             return [gpu]
@@ -474,7 +576,7 @@ class GpuCollector:
         links = result["links"]
         active = sum(1 for v in links.values() if v.get("state") == 1)
         for link, v in sorted(links.items()):
-            lr = Reading("nvlink", f"gpu:{labels['pci_bus_id']}/nvlink{link}", {**labels, "link": str(link)}, dict(v))
+            lr = Reading("nvlink", f"{g.subject}/nvlink{link}", {**labels, "link": str(link)}, dict(v))
             lr.values["down"] = 1 if v.get("state") == 0 and active > 0 else 0  # down while its siblings are up
             out.append(lr)
         return out
@@ -485,17 +587,20 @@ class GpuCollector:
     def _presence(self, pci_gpus: list[str]) -> Reading:
         pci = {normalize_pci(p) or p for p in pci_gpus}
         answered = self.status in ("ok", "released")  # released: NVML's last answer stands
-        nvml = {g.labels["pci_bus_id"] for g in self.gpus} if answered else set()
+        # NVML's GPUs: those read and those it says are lost (a lost GPU is not missing: its own problem says it)
+        nvml = {g.labels["pci_bus_id"] for g in self.gpus} | self.lost_pci if answered else set()
+        unplaced = max(0, len(self.lost) - len(self.lost_pci)) if answered else 0  # lost, address unknown
         self.known_pci |= pci | nvml
-        expected = self.expected_gpus or len(self.known_pci)
+        # NVML's count: a GPU it counts and cannot name (an error at its identity) is missing even with no sysfs
+        expected = self.expected_gpus or max(len(self.known_pci), self.nvml_count if answered else 0)
         values: dict[str, float] = {"gpus_pci": len(pci), "gpus_expected": expected}
         if answered:
-            values["gpus_nvml"] = len(nvml)
+            values["gpus_nvml"] = len(nvml) + unplaced
             seen = nvml & pci if pci else nvml
         else:
             seen = pci
         missing = sorted(self.known_pci - seen)
-        values["gpus_missing"] = max(len(missing), expected - len(seen))
+        values["gpus_missing"] = max(len(missing), expected - len(seen) - unplaced)
         values["driver_missing_with_gpus"] = 1 if pci and self.status == "DRIVER_NOT_LOADED" else 0
         # GPUs on the bus but no libnvidia-ml in reach: the runtime did not inject it (no NVIDIA runtime class
         # or CDI for this pod), so the agent is blind to NVML telemetry: a problem, not "no GPU stack"

@@ -90,6 +90,9 @@ ERRORS = ("NOT_SUPPORTED", "GPU_IS_LOST", "UNKNOWN", "DRIVER_NOT_LOADED", "LIBRA
 # What this driver or GPU does not have: the read is skipped from then on, never counted as an error
 # (FUNCTION_NOT_FOUND: an older driver generation lacks the entry point)
 UNSUPPORTED = ("NOT_SUPPORTED", "FUNCTION_NOT_FOUND")
+# NVML gone under a running client (the driver unloaded for an upgrade, `nvidia-smi -r`, a GPU operator's driver
+# container restarted): every call of its session answers one of these, whatever the GPU
+GONE = ("UNINITIALIZED", "DRIVER_NOT_LOADED")
 MAX_NVLINKS = 18  # per GPU, probed once; links NVML says it does not support are skipped afterwards
 
 
@@ -116,6 +119,7 @@ class Nvml(Protocol):
     def driver_version(self) -> str: ...
     def count(self) -> int: ...
     def identity(self, index: int) -> Identity: ...
+    def probe_pci(self, pci: str) -> None: ...  # NvmlError where NVML has no handle for the GPU at this address
     def read(self, index: int, group: str) -> dict[str, float]: ...
     def nvlink(self, index: int, link: int) -> dict[str, float]: ...
     def wait_xid(self, timeout_ms: int) -> tuple[int, int] | None: ...  # (GPU index, Xid) or None

@@ -6,7 +6,7 @@ import os
 import threading
 from ctypes import byref
 
-from .interface import (CHECK_GROUPS, ERRORS, GROUPS, MAX_NVLINKS, NVLINK_FIELDS, NVML_READING_GROUPS,  # noqa: F401
+from .interface import (CHECK_GROUPS, ERRORS, GONE, GROUPS, MAX_NVLINKS, NVLINK_FIELDS, NVML_READING_GROUPS,  # noqa: F401
                         UNSUPPORTED, Identity, Nvml, NvmlError)
 
 
@@ -97,6 +97,11 @@ class PynvmlBackend:
             vbios = ""
         return Identity(index, text(self._call(self.n.nvmlDeviceGetUUID, h)), text(pci.busId),
                         text(self._call(self.n.nvmlDeviceGetName, h)), vbios)
+
+    def probe_pci(self, pci: str) -> None:
+        """Whether NVML has a handle for the GPU at this PCI address (nvmlDeviceGetHandleByPciBusId_v2): its error
+        (GPU_IS_LOST for a GPU fallen off the bus, NOT_FOUND for an address NVML has no GPU at) as NvmlError."""
+        self._call(self.n.nvmlDeviceGetHandleByPciBusId, pci)
 
     def read(self, index: int, group: str) -> dict[str, float]:
         n, h, c = self.n, self._h(index), self._call
@@ -232,8 +237,8 @@ class PynvmlBackend:
                     try:
                         self._call(n.nvmlDeviceRegisterEvents, self._h(i), n.nvmlEventTypeXidCriticalError,
                                    self._events)
-                    except NvmlError as exc:
-                        if exc.code not in UNSUPPORTED:
+                    except NvmlError as exc:  # a GPU that does not answer (lost at start): the others' events
+                        if exc.code in GONE:
                             raise
             try:
                 data = self._call(n.nvmlEventSetWait_v2, self._events, timeout_ms)

@@ -18,6 +18,8 @@ entry points and error codes.  Scenario (YAML)::
         nvlinks: 18                  # or a list of per-link dicts of state, crc_flit, crc_data, replay, recovery
         nvlink_values: {}            # values every link of this GPU has (e.g. counters NOT_SUPPORTED)
         absent: [recovery_action]    # healthy defaults this GPU does not have (NOT_SUPPORTED)
+        lost: true                   # lost from load (fallen off the bus before the client started): every
+                                     # call on it, its handles by index and by PCI bus id too, says GPU_IS_LOST
     timeline:                        # applied when the stand-in's clock passes `at` (seconds after load)
       - {at: 20, gpu: 3, set: {ecc_uncorrected_volatile: 2}}
       - {at: 20, gpu: 3, nvlink: 5, set: {state: 0}}
@@ -30,7 +32,9 @@ entry points and error codes.  Scenario (YAML)::
       - {at: 90, driver: back}                   # nvmlInit succeeds again (`gpus: N`: the new session sees N)
 
 A value may be `error:<NVML error name>` (that call fails the way NVML does) or `hang` (the call blocks
-until `release()` or the next scenario's load, then fails with GPU_IS_LOST).  The clock is the time since load,
+until `release()` or the next scenario's load, then fails with GPU_IS_LOST).  The value `handle` fails or blocks
+only the GPU's handle calls (`values: {handle: "error:UNKNOWN"}`: the GPU NVML counts and cannot open; `set:
+{handle: 0}` in the timeline: it answers again); `set: {lost: 0}` brings a lost GPU back (a reset).  The clock is the time since load,
 or what `set_time` last set (tests with a fake clock).
 """
 

@@ -26,6 +26,7 @@ REAL = ["a100-sxm4-r470.yaml", "a100-sxm4-40gb.yaml", "hgx-h100-r550.yaml", "gb2
 # nvidia-ml-py wrapper -> the versioned symbol it resolves in libnvidia-ml
 SYMBOL = {"nvmlInit": "nvmlInitWithFlags", "nvmlDeviceGetCount": "nvmlDeviceGetCount_v2",
           "nvmlDeviceGetHandleByIndex": "nvmlDeviceGetHandleByIndex_v2", "nvmlDeviceGetPciInfo": "nvmlDeviceGetPciInfo_v3",
+          "nvmlDeviceGetHandleByPciBusId": "nvmlDeviceGetHandleByPciBusId_v2",
           "nvmlDeviceGetComputeRunningProcesses": "nvmlDeviceGetComputeRunningProcesses_v3"}
 # predecessors called only where a driver generation lacks the newer entry point
 FALLBACKS = {"nvmlDeviceGetCurrentClocksThrottleReasons", "nvmlDeviceGetComputeRunningProcesses_v2"}
@@ -57,6 +58,7 @@ def exercise(scen: dict) -> tuple[set[str], GpuCollector, list]:
         c = GpuCollector(backend, deadline=5)
         readings = c.poll([])
         c.snapshot()
+        backend.probe_pci(c.gpus[0].ident.pci_bus_id)  # asked where a GPU is lost at the init: answers here
         for i in range(backend.count()):
             for group in CHECK_GROUPS:
                 backend.read(i, group)
@@ -636,3 +638,135 @@ def test_released_nvml_keeps_the_gpus_confirmation_so_nothing_flaps_when_it_resu
     assert gpu1(20) == {"UncorrectableECCError"} and c.status == "released"
     assert gpu1(40) == {"UncorrectableECCError"} and c.status == "ok"  # resumed: still standing
     c.close()
+
+
+# ---- a GPU that does not answer at start ------------------------------------------------------------------
+
+BUS4 = ["0000:18:00.0", "0000:2a:00.0", "0000:3a:00.0", "0000:5d:00.0"]  # sysfs's NVIDIA GPUs of hgx_scenario()[:4]
+
+
+def four_gpus(gpu2: dict, timeline: list | None = None) -> dict:
+    """Four H100s on the fixture tree's first four addresses, GPU 2 with these scenario keys from load."""
+    from telemetry_kit import hgx_scenario
+
+    scen = hgx_scenario(timeline=timeline or [])
+    scen["gpus"] = scen["gpus"][:4]
+    scen["gpus"][2] = {**scen["gpus"][2], **gpu2}
+    return scen
+
+
+def judged(c: GpuCollector, judge, t: float, bus: list[str]) -> tuple[dict[str, set[str]], list]:
+    """One poll at time t through the default rules: subject -> reasons raised (as the pipeline judges)."""
+    c.clock.t = t
+    readings = c.poll(bus)
+    out: dict[str, set[str]] = {}
+    for r in readings:
+        out.setdefault(r.subject, set()).update(v.reason for v in judge.judge(r, t))
+    judge.forget(set(out))
+    return {s: v for s, v in out.items() if v}, readings
+
+
+def test_an_agent_started_with_one_gpu_lost_reads_the_others_and_names_that_one_lost(caplog):
+    """GPU 2 of 4 fell off the bus before the agent started (a pod restart after the Xid 79, a rollout): its handle
+    answers GPU_IS_LOST.  The init read every GPU's identity in one call and failed as a whole, so NVML polling
+    was down for every GPU, retried every 60 s and failing the same way, and the lost GPU was never called lost.
+    Now the GPUs that answer are read, GPU 2 is held lost under its bus id (NVML's handle by PCI bus id answers
+    GPU_IS_LOST for the one sysfs address NVML did not name), said in one line, and read normally once it is back."""
+    import logging
+
+    from agent.samples import SampleJudge
+    from parsers.telemetry import sample_rules
+
+    nvml = standin_backend(four_gpus({"lost": True}, [{"at": 70, "gpu": 2, "set": {"lost": 0}}]))
+    c = GpuCollector(nvml, clock=StandinClock(0.0).bind(nvml.standin))
+    judge = SampleJudge(sample_rules())
+    caplog.set_level(logging.INFO, logger="gpu_npd.nvml")
+    assert judged(c, judge, 0, BUS4)[0] == {}
+    raised, readings = judged(c, judge, 10, BUS4)
+    assert c.status == "ok" and [g.ident.index for g in c.gpus] == [0, 1, 3]
+    assert raised == {"gpu:0000:3a:00": {"GPULost"}}  # polls: 2, as a GPU lost while polled
+    lost = next(r for r in readings if r.subject == "gpu:0000:3a:00")
+    assert lost.values["gpu_lost"] == 1 and lost.labels["gpu_index"] == "2" and lost.labels["uuid"] == ""
+    assert c.gpu_map.uuid("0000:3a:00") is None and "0000:3a:00" not in c.gpu_map  # no UUID for it, none wrong
+    node = readings[-1]
+    assert node.values["gpus_missing"] == 0 and node.values["gpus_nvml"] == 4  # lost, not missing
+    assert judged(c, judge, 20, BUS4)[0] == {"gpu:0000:3a:00": {"GPULost"}}
+    warned = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
+    assert len(warned) == 1 and "GPU 2 (0000:3a:00" in warned[0] and "GPU_IS_LOST" in warned[0]
+    assert "\n" not in warned[0]
+    assert judged(c, judge, 60, BUS4)[0] == {"gpu:0000:3a:00": {"GPULost"}}  # asked again at 60 s: still lost
+    assert len([r for r in caplog.records if r.levelno >= logging.WARNING]) == 1  # not said again
+    raised, readings = judged(c, judge, 120, BUS4)  # reset at 70: read again at the next try
+    assert raised == {} and [g.ident.index for g in c.gpus] == [0, 1, 2, 3]
+    gpu2 = next(r for r in readings if r.subject == "gpu:0000:3a:00")
+    assert gpu2.values["gpu_lost"] == 0 and gpu2.labels["uuid"].endswith("0002")
+    assert c.gpu_map.uuid("0000:3a:00") == gpu2.labels["uuid"]
+    c.close()
+
+
+def test_a_gpu_lost_at_start_without_sysfs_is_held_by_its_index_and_cleared_when_back():
+    """Where no sysfs address names it (no sysfs, or two GPUs lost: which is which NVML does not say), the lost
+    GPU's subject is its NVML index; once it answers its problem clears under that subject too."""
+    from agent.samples import SampleJudge
+    from parsers.telemetry import sample_rules
+
+    nvml = standin_backend(four_gpus({"lost": True}, [{"at": 70, "gpu": 2, "set": {"lost": 0}}]))
+    c = GpuCollector(nvml, clock=StandinClock(0.0).bind(nvml.standin))
+    judge = SampleJudge(sample_rules())
+    judged(c, judge, 0, [])
+    raised, readings = judged(c, judge, 10, [])
+    assert raised == {"gpu:nvml2": {"GPULost"}}
+    assert readings[-1].values["gpus_missing"] == 0
+    raised, readings = judged(c, judge, 120, [])
+    assert raised == {} and "gpu:0000:3a:00" in {r.subject for r in readings}
+    c.close()
+
+
+def test_a_gpu_answering_unknown_at_start_is_missing_not_lost():
+    """Xid 79 may also fail the handle with Unknown Error (nvidia-smi then prints "Unable to determine the device
+    handle for GPU ...: Unknown Error"): only GPU_IS_LOST says lost; any other error counts the GPU missing."""
+    for bus, named in ((BUS4, "0000:3a:00"), ([], "unknown addresses")):
+        nvml = standin_backend(four_gpus({"values": {"handle": "error:UNKNOWN"}}))
+        c = GpuCollector(nvml, clock=StandinClock(0.0).bind(nvml.standin))
+        readings = c.poll(bus)
+        assert c.status == "ok" and [g.ident.index for g in c.gpus] == [0, 1, 3]
+        assert not any(r.values.get("gpu_lost") for r in readings)
+        node = readings[-1]
+        assert node.values["gpus_missing"] == 1 and node.text["missing"] == named  # NVML counts 4, names 3
+        c.poll(bus)
+        assert c.errors[("2", "UNKNOWN")] == 1  # asked at the init, not at every poll: again on its schedule
+        c.close()
+
+
+def test_a_hang_at_one_gpus_identity_does_not_stop_the_others():
+    """The identity of every GPU was read in the init's one call: a handle call that hung took NVML down for all of
+    them.  Each GPU is now asked on its own worker under the deadline: the others are read on time, the hung one is
+    missing (not lost) and not waited for again while its call hangs, and read once it answers."""
+    nvml = standin_backend(four_gpus({"values": {"handle": "hang"}}, [{"at": 50, "gpu": 2, "set": {"handle": 0}}]))
+    c = GpuCollector(nvml, deadline=0.3, clock=StandinClock(0.0).bind(nvml.standin))
+    t0 = time.monotonic()
+    readings = c.poll(BUS4)
+    assert time.monotonic() - t0 < 1.5
+    assert [g.ident.index for g in c.gpus] == [0, 1, 3] and readings[-1].values["gpus_missing"] == 1
+    assert not any(r.values.get("gpu_lost") for r in readings)
+    c.clock.t = 60
+    t0 = time.monotonic()
+    c.poll(BUS4)  # the next try: its worker is still in the hung call, not waited for
+    assert time.monotonic() - t0 < 0.3 and [g.ident.index for g in c.gpus] == [0, 1, 3]
+    nvml.standin.release()
+    time.sleep(0.1)
+    c.clock.t = 120
+    readings = c.poll(BUS4)
+    assert [g.ident.index for g in c.gpus] == [0, 1, 2, 3] and readings[-1].values["gpus_missing"] == 0
+    c.close()
+
+
+def test_xid_events_of_the_other_gpus_arrive_while_one_is_lost():
+    """The event set registered every GPU and gave up at the first that failed otherwise than NOT_SUPPORTED: one GPU
+    lost at start left NVML's Xid events unavailable for all of them."""
+    nvml = standin_backend(four_gpus({"lost": True}, [{"at": 0, "gpu": 3, "xid": 79}]))
+    nvml.init()
+    try:
+        assert nvml.wait_xid(2000) == (3, 79)
+    finally:
+        nvml.shutdown()

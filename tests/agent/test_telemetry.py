@@ -180,6 +180,23 @@ def test_gpu_is_lost_and_nvml_errors_are_counted(tmp_path):
                   pci_bus_id="0000:2a:00", model="NVIDIA H100 80GB HBM3") == 1
 
 
+def test_an_agent_started_with_a_gpu_lost_raises_gpu_lost_for_it_and_reads_the_others(tmp_path):
+    """The agent (re)started on a node whose GPU 2 fell off the bus: NVML's init no longer fails as a whole; the lost
+    GPU's problem is the one a GPU lost while polled raises, under its address, and it is not also missing."""
+    scen = hgx_scenario()
+    scen["gpus"][2]["lost"] = True
+    agent, clock = make(tmp_path, scen, copy_sysfs(tmp_path))
+    poll(agent)
+    confirm(agent, clock, polls=2)
+    assert reasons(agent) == {"GPULost"}
+    (p,) = agent.engine.problems.values()
+    assert p.subject == "gpu:0000:3a:00" and p.condition == "GPUUnhealthy" and p.details["gpu_index"] == "2"
+    assert metric(agent, "gpu_npd_gpu_lost", gpu="2", uuid="", pci_bus_id="0000:3a:00", model="") == 1
+    assert metric(agent, "gpu_npd_gpu_temperature_celsius", gpu="3", uuid="GPU-00000003-1111-2222-3333-444455550003",
+                  pci_bus_id="0000:5d:00", model="NVIDIA H100 80GB HBM3", sensor="gpu") == 38  # the others read
+    assert metric(agent, "gpu_npd_nvml_status", status="ok") == 1
+
+
 def test_not_supported_group_is_skipped_quietly(tmp_path):
     scen = hgx_scenario()
     for g in scen["gpus"]:

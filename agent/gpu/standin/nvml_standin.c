@@ -11,7 +11,9 @@
  *                                     fails with that NVML error) or H (the call blocks until released or the
  *                                     next scenario is loaded, then fails with GPU_IS_LOST); the key `xid`
  *                                     queues an Xid event instead,
- *                                     `lost` 1 makes every call on the GPU fail with GPU_IS_LOST
+ *                                     `lost` 1 makes every call on the GPU fail with GPU_IS_LOST (its handle
+ *                                     too: at 0, a GPU lost before the client starts); `handle` E<code> or H
+ *                                     fails or blocks only the handle calls (by index and by PCI bus id)
  *   at 20 -1 driver_gone 1            the driver goes away under the running client (unloaded for an upgrade,
  *                                     `nvidia-smi -r`, a driver container restarted): every call of a session
  *                                     opened before answers this NVML error code from then on, and nvmlInit
@@ -329,11 +331,37 @@ nvmlReturn_t nvmlDeviceGetCount_v2(unsigned int *count) {
 }
 nvmlReturn_t nvmlDeviceGetCount(unsigned int *count) { return nvmlDeviceGetCount_v2(count); }
 
+/* A handle: GPU_IS_LOST for a lost GPU (`lost`), else the scenario's `handle` key when it has one (an error, or
+   `hang`: the handle call blocks as NVML does on a GPU that stopped answering). */
+static nvmlReturn_t handle_of(Gpu *g) {
+    nvmlReturn_t rc = device_ok(g);
+    double d;
+    if (rc == OK && find(g, "handle")) rc = get(g, "handle", &d);
+    return rc;
+}
+
 nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned int index, Gpu **device) {
     ENTER("nvmlDeviceGetHandleByIndex_v2");
     if (!device || index >= (unsigned)(visible >= 0 && visible < ngpus ? visible : ngpus)) LEAVE(E_ARG);
     *device = &gpus[index];
-    LEAVE(device_ok(&gpus[index]));
+    LEAVE(handle_of(&gpus[index]));
+}
+
+/* domain:bus:device.function in hex, as NVML takes it (busId of nvmlPciInfo_t or sysfs's 0000:18:00.0) */
+nvmlReturn_t nvmlDeviceGetHandleByPciBusId_v2(const char *busId, Gpu **device) {
+    ENTER("nvmlDeviceGetHandleByPciBusId_v2");
+    unsigned dom, bus, d, fn;
+    if (!busId || !device || sscanf(busId, "%x:%x:%x.%x", &dom, &bus, &d, &fn) != 4) LEAVE(E_ARG);
+    int n = visible >= 0 && visible < ngpus ? visible : ngpus;
+    for (int i = 0; i < n; i++) {
+        unsigned gdom = 0, gbus = 0, gd = 0, gfn = 0;
+        if (sscanf(gpus[i].pci, "%x:%x:%x.%x", &gdom, &gbus, &gd, &gfn) == 4 && gdom == dom && gbus == bus && gd == d
+            && gfn == fn) {
+            *device = &gpus[i];
+            LEAVE(handle_of(&gpus[i]));
+        }
+    }
+    LEAVE(6); /* NOT_FOUND */
 }
 nvmlReturn_t nvmlDeviceGetHandleByIndex(unsigned int index, Gpu **device) {
     return nvmlDeviceGetHandleByIndex_v2(index, device);
