@@ -1993,6 +1993,18 @@ RULES: tuple[Rule, ...] = (
        r"(?P<nvshmem_error>[^\n]{0,120}?(?:\bfail(?:ed|ure)?\b|\bFail(?:ed|ure)\b|\bexiting\b|"
        r"before NVSHMEM initialization))|aborting due to error in (?P<nvshmem_call>nvshmem\w*)",
        event=("nvshmem", "join")),
+    # The error chain's jumps whatever their message says (its error macros, nvshmemx_error.h):
+    # NVSHMEMI_NULL_ERROR_JMP's "<file>:<line>: NULL value <what>" (a call returned NULL), NVSHMEMI_NZ_ERROR_JMP's and
+    # NE_ERROR_JMP's "non-zero status: <n> <what>", EQ_ERROR_JMP's "error status: <n> <what>": each a jump to the error
+    # path, its message often no failure word: "ibgda.cpp:2234: NULL value Unable to create ah." then "ibgda.cpp:2966:
+    # non-zero status: 7 create DCT share err." (NVIDIA/nvshmem #33, 3.4.5 on B300 + CX8; NVIDIA-NeMo/Megatron-Bridge
+    # #5050, 2026: NVSHMEM's init failing on every rank), "ibgda.cpp:1889: NULL value cannot allocate mlx5dv_devx_uar"
+    # (sgl-project/sglang #12533: IBGDA in a container without the RDMA privileges). A line of the same event (were:
+    # nothing, the chain's first lines unseen). A message starting with another source path is a line the ranks'
+    # output interleaved (its jumps cut): the line's later message is read, if whole.
+    _r("nvshmem_error_jump", "nccl_error", ["nvshmem"],
+       r"nvshmem\S*\.(?:cpp|cu|cuh|cc|c|h):\d+: (?:NULL value|(?:non-zero|error) status: -?\d+:?) "
+       r"(?P<nvshmem_error>[^/\s][^\n]{0,119}?)\.?\s*(?=$|/\S*nvshmem)", event=("nvshmem", "join")),
     # XLA:GPU's rendezvous (JAX, PyTorch/XLA, TensorFlow/XLA): the threads of one process, one per local GPU, meet
     # before a collective, a clique's (communicator's) set-up or an executable's first run; one that does not arrive
     # in time (its GPU stuck, or the clique waiting on another host's process that never came) hangs the rest. Every
