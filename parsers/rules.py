@@ -422,6 +422,9 @@ NCCL_TEXTS = tuple(NCCL_TEXT)
 # (unbounded repeats: hyperscan refuses a pattern with a repeat of hundreds, "Pattern is too large", and the prefilter
 # would try that build at every start)
 NCCL_CALL_FAILED = r"(?:NCCL operation [^\n]+?|\bnccl[A-Z]\w+(?:\([^\n]*?\))?) failed: "
+# NVSHMEM's source file before each of its messages, under its build tree (nvshmem/, nvshmem_src/, a CUDA toolkit
+# build's main_nvshmem/): "/sgl-workspace/nvshmem/src/host/init/init.cu:"
+NVSHMEM_SOURCE = r"nvshmem\S*\.(?:cpp|cu|cuh|cc|c|h):"
 
 
 # NCCL WARN texts NCCL's maintainers call harmless and later releases print at INFO: 2.19-2.25's "rank 0 failed to
@@ -1999,11 +2002,12 @@ RULES: tuple[Rule, ...] = (
     # the init fails in lines of its own ("Unable to initialize any transports", then "non-zero status: 7 nvshmem
     # detect topo failed", "nvshmem initialization failed, exiting": the rows below).
     _r("nvshmem_transport_skipped", None, ["init failed for transport: "],
-       r"nvshmem\S*\.(?:cpp|cu|cc|c):nvshmemi_transport_init:\d+: init failed for transport: \w+\s*$"),
+       NVSHMEM_SOURCE + r"nvshmemi_transport_init:\d+: init failed for transport: \w+\s*$"),
     _r("nvshmem_error", "nccl_error", ["nvshmem"],
-       r"nvshmem\S*\.(?:cpp|cu|cuh|cc|c|h):(?:(?P<nvshmem_function>\w+):)?\d+: (?:non-zero status: -?\d+:? )?"
+       NVSHMEM_SOURCE + r"(?:(?P<nvshmem_function>\w+):)?\d+: (?:non-zero status: -?\d+:? )?"
        r"(?P<nvshmem_error>[^\n]{0,120}?(?:\bfail(?:ed|ure)?\b|\bFail(?:ed|ure)\b|\bexiting\b|"
-       r"before NVSHMEM initialization|Unable to initialize any transports))|aborting due to error in (?P<nvshmem_call>nvshmem\w*)",
+       r"before NVSHMEM initialization|Unable to initialize any transports))|"
+       r"aborting due to error in (?P<nvshmem_call>nvshmem\w*)",
        event=("nvshmem", "join")),
     # The error chain's jumps whatever their message says (its error macros, nvshmemx_error.h):
     # NVSHMEMI_NULL_ERROR_JMP's "<file>:<line>: NULL value <what>" (a call returned NULL), NVSHMEMI_NZ_ERROR_JMP's and
@@ -2015,7 +2019,7 @@ RULES: tuple[Rule, ...] = (
     # nothing, the chain's first lines unseen). A message starting with another source path is a line the ranks'
     # output interleaved (its jumps cut): the line's later message is read, if whole.
     _r("nvshmem_error_jump", "nccl_error", ["nvshmem"],
-       r"nvshmem\S*\.(?:cpp|cu|cuh|cc|c|h):\d+: (?:NULL value|(?:non-zero|error) status: -?\d+:?) "
+       NVSHMEM_SOURCE + r"\d+: (?:NULL value|(?:non-zero|error) status: -?\d+:?) "
        r"(?P<nvshmem_error>[^/\s][^\n]{0,119}?)\.?\s*(?=$|/\S*nvshmem)", event=("nvshmem", "join")),
     # XLA:GPU's rendezvous (JAX, PyTorch/XLA, TensorFlow/XLA): the threads of one process, one per local GPU, meet
     # before a collective, a clique's (communicator's) set-up or an executable's first run; one that does not arrive
