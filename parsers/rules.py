@@ -459,6 +459,9 @@ NCCL_TEXTS = tuple(NCCL_TEXT)
 # (unbounded repeats: hyperscan refuses a pattern with a repeat of hundreds, "Pattern is too large", and the prefilter
 # would try that build at every start)
 NCCL_CALL_FAILED = r"(?:NCCL operation [^\n]+?|\bnccl[A-Z]\w+(?:\([^\n]*?\))?) failed: "
+# NVSHMEM's source file before each of its messages, under its build tree (nvshmem/, nvshmem_src/, a CUDA toolkit
+# build's main_nvshmem/): "/sgl-workspace/nvshmem/src/host/init/init.cu:"
+NVSHMEM_SOURCE = r"nvshmem\S*\.(?:cpp|cu|cuh|cc|c|h):"
 
 
 # NCCL WARN texts NCCL's maintainers call harmless and later releases print at INFO: 2.19-2.25's "rank 0 failed to
@@ -488,8 +491,11 @@ CUDA_DRIVER_ERRORS = {
 
 
 RULES: tuple[Rule, ...] = (
-    # --- look-alikes: NCCL's INFO chatter mentions NET/IB, mlx5, NVLink and "remote" all day long.
-    _r("nccl_info", None, ["NCCL INFO"], r"\bNCCL INFO\b"),
+    # --- look-alikes: NCCL's INFO chatter mentions NET/IB, mlx5, NVLink and "remote" all day long. NVSHMEM's debug
+    # output (NVSHMEM_DEBUG=INFO) is NCCL's prefix and words, "NVSHMEM INFO", and as talkative: its table of CUDA's
+    # error codes at init, "gpu38ubuntu:4073:4073 [0] NVSHMEM INFO [0] status 0 cudaErrorInvalidValue 1
+    # cudaErrorInvalidSymbol 13 .." (NVIDIA/nvshmem #51; was: a cuda_error, an error).
+    _r("nccl_info", None, ["NCCL INFO", "NVSHMEM INFO"], r"\b(?:NCCL|NVSHMEM) INFO\b"),
     # --- GPU (NVRM) ---
     # SXid events continue on lines that repeat the code with register data ("Severity N Engine instance ..",
     # "Data {..}"): one event per switch, one finding; a continuation with no report open (its first line lost)
@@ -2043,11 +2049,33 @@ RULES: tuple[Rule, ...] = (
     # lines that follow each other are one event (was: nothing, the job's failure unseen). Its debug trace has the
     # same prefix and no failure ("bootstrap_uid.cpp:bootstrap_uid_barrier:559: rank 2 nranks 4 tag 0 - ENTER"): no
     # finding; its bootstrap's socket to a peer breaking is the nccl_socket_quoted row's (it names the peer).
+    # NVSHMEM trying its transports in turn at init (nvshmemi_transport_init): one that will not start is printed and
+    # skipped, once per PE, and the init goes on with the next (IBRC, UCX, libfabric, NVLink P2P): "/home/bit/
+    # zhangzhiwei/nvshmem-3.5.19-1/src/host/transport/transport.cpp:nvshmemi_transport_init:282: init failed for
+    # transport: IBGDA" then NVSHMEM's INFO lines of the init going on ("P2P list: 0", "NVSHMEM_TEAM_SHARED: ..",
+    # NVIDIA/nvshmem #51). A fallback, no finding (was: an nccl_error, an error on every rank); with no transport left
+    # the init fails in lines of its own ("Unable to initialize any transports", then "non-zero status: 7 nvshmem
+    # detect topo failed", "nvshmem initialization failed, exiting": the rows below).
+    _r("nvshmem_transport_skipped", None, ["init failed for transport: "],
+       NVSHMEM_SOURCE + r"nvshmemi_transport_init:\d+: init failed for transport: \w+\s*$"),
     _r("nvshmem_error", "nccl_error", ["nvshmem"],
-       r"nvshmem\S*\.(?:cpp|cu|cuh|cc|c|h):(?:(?P<nvshmem_function>\w+):)?\d+: (?:non-zero status: -?\d+:? )?"
+       NVSHMEM_SOURCE + r"(?:(?P<nvshmem_function>\w+):)?\d+: (?:non-zero status: -?\d+:? )?"
        r"(?P<nvshmem_error>[^\n]{0,120}?(?:\bfail(?:ed|ure)?\b|\bFail(?:ed|ure)\b|\bexiting\b|"
-       r"before NVSHMEM initialization))|aborting due to error in (?P<nvshmem_call>nvshmem\w*)",
+       r"before NVSHMEM initialization|Unable to initialize any transports))|"
+       r"aborting due to error in (?P<nvshmem_call>nvshmem\w*)",
        event=("nvshmem", "join")),
+    # The error chain's jumps whatever their message says (its error macros, nvshmemx_error.h):
+    # NVSHMEMI_NULL_ERROR_JMP's "<file>:<line>: NULL value <what>" (a call returned NULL), NVSHMEMI_NZ_ERROR_JMP's and
+    # NE_ERROR_JMP's "non-zero status: <n> <what>", EQ_ERROR_JMP's "error status: <n> <what>": each a jump to the error
+    # path, its message often no failure word: "ibgda.cpp:2234: NULL value Unable to create ah." then "ibgda.cpp:2966:
+    # non-zero status: 7 create DCT share err." (NVIDIA/nvshmem #33, 3.4.5 on B300 + CX8; NVIDIA-NeMo/Megatron-Bridge
+    # #5050, 2026: NVSHMEM's init failing on every rank), "ibgda.cpp:1889: NULL value cannot allocate mlx5dv_devx_uar"
+    # (sgl-project/sglang #12533: IBGDA in a container without the RDMA privileges). A line of the same event (were:
+    # nothing, the chain's first lines unseen). A message starting with another source path is a line the ranks'
+    # output interleaved (its jumps cut): the line's later message is read, if whole.
+    _r("nvshmem_error_jump", "nccl_error", ["nvshmem"],
+       NVSHMEM_SOURCE + r"\d+: (?:NULL value|(?:non-zero|error) status: -?\d+:?) "
+       r"(?P<nvshmem_error>[^/\s][^\n]{0,119}?)\.?\s*(?=$|/\S*nvshmem)", event=("nvshmem", "join")),
     # XLA:GPU's rendezvous (JAX, PyTorch/XLA, TensorFlow/XLA): the threads of one process, one per local GPU, meet
     # before a collective, a clique's (communicator's) set-up or an executable's first run; one that does not arrive
     # in time (its GPU stuck, or the clique waiting on another host's process that never came) hangs the rest. Every

@@ -73,8 +73,12 @@ PREFIXES: tuple[Prefix, ...] = tuple(
     for name, pattern, fields, more in (
         # Open MPI --tag-output: "[1,3]<stdout>:" (job id, rank); MPICH / horovodrun: "[1]<stdout>:"
         ("mpi_tag", r"\[(?:\d+,)?(?P<rank>\d+)\]<std(?:out|err)>: ?", {"rank": "rank"}, {}),
-        # torchrun --tee / --redirects, and torch's own log prefix: "[default0]:", "[rank3]:"
-        ("torchrun_role", r"\[(?:default|trainer|worker)(?P<local_rank>\d+)\]: ?", {"local_rank": "local_rank"}, {}),
+        # torchrun --tee / --redirects, and torch's own log prefix: "[default0]:", "[rank3]:"; torchrun's tee prefix is
+        # "[<role><local rank>]:", the role empty where the launcher passes `--role ""` (TorchX's dist.ddp component,
+        # torchx/components/dist.py): "[0]:E0927 ..", the line right after it (a "[0]:" ending its line is the index of
+        # a row of torchrun's failure summary)
+        ("torchrun_role", r"\[(?:default|trainer|worker|(?=\d{1,4}\]:\S))(?P<local_rank>\d{1,4})\]: ?",
+         {"local_rank": "local_rank"}, {}),
         ("torch_rank", r"\[rank(?P<rank>\d+)\]: ?", {"rank": "rank"}, {}),
         # Ray's worker prefix, with or without the node's address: "(RayWorkerWrapper pid=4009)",
         # "(pid=1234, ip=10.0.0.1)"; the actor or task name is any word Ray prints there, a named actor's with its own
@@ -109,6 +113,12 @@ PREFIXES: tuple[Prefix, ...] = tuple(
         # in the step's output: "slurmstepd-sp-0016: error: pyxis: couldn't start container" (NVIDIA/pyxis #135);
         # the node is what follows the dash (the pdsh row below would take the whole word for a host)
         ("slurmstepd", r"slurmstepd-(?P<host>" + _HOST + r"): (?=\S)", {"host": "host"}, {}),
+        # TorchX (`torchx log`, torchx.util.log_tee_helpers): "<role>/<replica> " before every line of a replica, one
+        # node (pod) of the job, torchrun's own tee prefix after it: "trainer/0 [0]:E0927 12:07:22.643702 1012209
+        # ProcessGroupNCCL.cpp:1356] [PG ID 0 PG GUID 0(default_pg) Rank 0] ProcessGroupNCCL preparing to dump debug
+        # info." (pytorch/pytorch #137523); the replica, named as printed, is the line's host
+        ("torchx", r"(?P<host>[A-Za-z_][\w-]{0,62}/\d{1,5}) (?=\S)", {"host": "host"},
+         {"first": "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_", "needle": "/", "outermost": True}),
         # pdsh (DeepSpeed's multi-node launcher) and `parallel-ssh -i`: "worker-3: " before the remote output
         ("pdsh", r"(?P<host>" + _HOST + r"): (?=\S)", {"host": "host"}, {"outermost": True, "host_checked": True}),
         # Determined AI's trial logs: "[2024-03-15T16:29:14.110799Z] 5c902731 [rank=1] || " (its stamp, the

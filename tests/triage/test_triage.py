@@ -135,6 +135,16 @@ PREFIXES = [
 PREFIXES.append(("...-48:34050:34121 [0] transport/net_ib.cc:93 NCCL WARN NET/IB : Got async event : port error",
                  dict(host="...-48", pid=34050, gpu=0), "transport/net_ib.cc:93 NCCL WARN NET/IB : Got async event : port error"))
 
+# https://github.com/pytorch/pytorch/pull/137523 (`torchx log`'s "<role>/<replica> ", then torchrun's tee prefix with
+# TorchX's empty role, "[0]:": the replica is the node, the local rank torchrun's; were: no origin at all)
+PREFIXES.append(("trainer/0 [0]:E0927 12:07:22.643702 1012209 ProcessGroupNCCL.cpp:1356] [PG ID 0 PG GUID "
+                 "0(default_pg) Rank 0] ProcessGroupNCCL preparing to dump debug info.",
+                 dict(host="trainer/0", local_rank=0),
+                 "E0927 12:07:22.643702 1012209 ProcessGroupNCCL.cpp:1356] [PG ID 0 PG GUID 0(default_pg) Rank 0] "
+                 "ProcessGroupNCCL preparing to dump debug info."))
+PREFIXES.append(("trainer/0 [0]:I0927 12:07:22.643805 1012209 plugin.cpp:559] Profiler start dump",
+                 dict(host="trainer/0", local_rank=0), "I0927 12:07:22.643805 1012209 plugin.cpp:559] Profiler start dump"))
+
 # https://github.com/NVIDIA/pyxis/issues/135 (Slurm 23.11's slurmstepd names its node: the node, not the word; was the
 # host "slurmstepd-sp-0016", pdsh's row)
 PREFIXES.append(("slurmstepd-sp-0016: error: pyxis: couldn't start container", dict(host="sp-0016"),
@@ -180,7 +190,7 @@ def test_a_rows_host_check_and_place_are_declared_in_its_row():
         assert ranks._prefix(line, table.get(line[:1], anywhere)) is None, line
     hit = ranks._prefix("worker-3: hello", table.get("w", anywhere))
     assert hit is not None and hit[0].group("host") == "worker-3"
-    assert {r.name for r in ranks.PREFIXES if r.outermost} == {"srun_label", "pdsh", "compose", "grep"}
+    assert {r.name for r in ranks.PREFIXES if r.outermost} == {"srun_label", "pdsh", "compose", "grep", "torchx"}
 
 
 def test_rank_and_host_from_paths():
