@@ -77,6 +77,7 @@ def _memory(cfg: Config, clock: Callable[[], float], boot: Boot, metrics: Metric
     faults = engine.restore(state)
     judge = SampleJudge(cfg.sample_rules, cfg.sample_ignore, boot.epoch or 0.0, cfg.boot_grace_seconds)
     faults += judge.restore(state.get("samples", {}))
+    judge.adopt(engine.problems.values())  # what stands of the rules' verdicts: a partial first reading keeps it
     guard = CounterGuard(cfg.ib_counter_selfcheck_seconds, cfg.ib_counter_selfcheck_repeats, clock,
                          metrics.ib_counters_off)
     if _same_boot(state, boot):
