@@ -195,6 +195,9 @@ class PodLogSource(Source):
         self._released: list[tuple[PodRef, Finding]] = []  # last words of deleted pods, handed on by poll()
         self.pods: dict[str, PodRef] = {}  # pod uid -> ref (for pid -> pod attribution)
         self.listed = False  # `pods` is a listing's (before the first, no pod is known to be gone)
+        # the batches sent by the end of the first whole pass over the files listed (None: not yet): once the pipeline
+        # took them, what the pods wrote while no agent followed them has been handed on (`caught_up`)
+        self._read_up: int | None = None
         self._marks: dict[PodRef, list[tuple[float, Progress]]] = {}  # read, not yet handed on
         # containers started again since the last batch (a new log file beside one followed), not yet handed on
         self._restarted: list[PodRef] = []
@@ -784,12 +787,21 @@ class PodLogSource(Source):
                     self._sent += 1
                 emit(WorkloadFindings(found, progress=progress, restarted=restarted,
                                       done=partial(self._taken_up_to, self._offsets())))
+            if self._read_up is None and self.listed and self._next == 0:  # (a poll cut short goes on next time)
+                self._read_up = self._sent
             if now - last_save >= 2.0:
                 self.save()
                 last_save = now
             if not found:
                 stop.wait(0.25)
         self.save()
+
+    @property
+    def caught_up(self) -> bool:
+        """The pods' logs were listed and read to their end once, and the pipeline took what that read: before it, a
+        pod's silence is not known (agent/progress.py: an agent started again restored its pods' last advances, and
+        the lines they wrote while it was down are still unread)."""
+        return self._read_up is not None and self._taken >= self._read_up
 
     def _taken_up_to(self, offsets: dict[str, list[int]]) -> None:
         """The pipeline took a batch (in the order sent): the offsets read when it was sent are safe."""
