@@ -59,6 +59,10 @@ MAX_PENDING = 1 << 20  # a "line" longer than this without a newline is scanned 
 # object per line of its burst at the same time (10,000 NCCL lines were 13 MiB in one batch, and RSS
 # never gave it back)
 MAX_BATCH_FINDINGS = 1024
+# Polls after the first listing by which the source counts as read up (`caught_up`) even if none went through every
+# file (each cut short by MAX_BATCH_FINDINGS: pods printing findings faster than a poll takes them): a hang tracker
+# that never judges is worse than one judging a pod before its last lines are read
+READ_UP_POLLS = 16
 POD_MEMO_SIZE = 1024  # distinct lines remembered by the one memo of all pod files (a template is ~1-2 KiB)
 MAX_MARKS = 64  # progress lines handed on per file and read (the latest; a burst of steps needs no more)
 RECORD_OPENER = job_facts.TRACEBACK.encode()  # a record whose traceback lines lack its prefix ends its line with it
@@ -198,6 +202,7 @@ class PodLogSource(Source):
         # the batches sent by the end of the first whole pass over the files listed (None: not yet): once the pipeline
         # took them, what the pods wrote while no agent followed them has been handed on (`caught_up`)
         self._read_up: int | None = None
+        self._polls_listed = 0  # polls since the first listing, until read up
         self._marks: dict[PodRef, list[tuple[float, Progress]]] = {}  # read, not yet handed on
         # containers started again since the last batch (a new log file beside one followed), not yet handed on
         self._restarted: list[PodRef] = []
@@ -787,8 +792,10 @@ class PodLogSource(Source):
                     self._sent += 1
                 emit(WorkloadFindings(found, progress=progress, restarted=restarted,
                                       done=partial(self._taken_up_to, self._offsets())))
-            if self._read_up is None and self.listed and self._next == 0:  # (a poll cut short goes on next time)
-                self._read_up = self._sent
+            if self._read_up is None and self.listed:  # (a poll cut short goes on from the next file next time)
+                self._polls_listed += 1
+                if self._next == 0 or self._polls_listed >= READ_UP_POLLS:
+                    self._read_up = self._sent
             if now - last_save >= 2.0:
                 self.save()
                 last_save = now

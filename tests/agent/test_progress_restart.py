@@ -233,6 +233,32 @@ def test_the_pod_log_source_is_caught_up_once_its_first_read_was_taken(tmp_path)
     t.join(5)
 
 
+def test_a_pod_log_source_whose_polls_are_all_cut_short_is_caught_up_after_a_bound(tmp_path):
+    """Pods printing findings faster than a poll takes them (every poll cut short by MAX_BATCH_FINDINGS): the source
+    counts as read up after READ_UP_POLLS polls, so that the hang tracker is not kept from judging for good."""
+    from agent.sources import podlogs
+
+    class Stop:  # set after `polls` polls; no real wait
+        def __init__(self, polls):
+            self.polls, self.waits = polls, 0
+
+        def is_set(self):
+            return self.waits >= self.polls
+
+        def wait(self, _seconds):
+            self.waits += 1
+
+    for polls, caught_up in ((podlogs.READ_UP_POLLS - 1, False), (podlogs.READ_UP_POLLS, True)):
+        src = PodLogSource(str(tmp_path))
+
+        def cut_short(src=src):
+            src._next = 1  # the next poll goes on from the next file: no pass ended
+            return []
+        src.poll = cut_short
+        src.run(lambda batch: None, Stop(polls))
+        assert src.listed and src.caught_up is caught_up, polls
+
+
 def test_the_pod_log_source_says_when_it_has_listed(tmp_path):
     src = PodLogSource(str(tmp_path))
     assert not src.listed
