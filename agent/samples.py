@@ -85,7 +85,7 @@ class SampleJudge:
         without that rule's field (`partial`) keeps it, as for an agent that ran on (it cleared, and came back at
         the next full reading)."""
         rules = {rule["_key"]: rule for by_entity in self.by_entity.values() for rule in by_entity}
-        raised = {(p.subject, p.reason): p for p in problems}
+        raised = {(p.subject, p.reason): p for p in problems if p.clear == "sample"}  # (not a kernel line's)
         for (subject, key), (_, count) in self._held.items():
             rule = rules.get(key)
             p = raised.get((subject, rule["reason"])) if rule is not None and count >= rule["_polls"] else None

@@ -644,9 +644,11 @@ def test_a_restored_problem_stands_only_for_the_rule_that_confirmed_it_and_clear
                       raised.action, raised.message, "sample", 10, 20, source="nvml")
     s_problem = Problem("gpu:x|nvml|S", "gpu:x", "telemetry", "X", "S", "warning", "hardware", "NONE", "m", "sample",
                         10, 20, source="nvml")  # (not the judge's: its rule never confirmed)
+    kernel = Problem("gpu:x|kernel|R", "gpu:x", "xid", "X", "R", "fatal", "hardware", "RESTART_BM", "a kernel line's",
+                     "boot", 10, 20)  # the same reason raised from the kernel log: not the rule's verdict
     again = SampleJudge(rules)
     again.restore(judge.to_state())
-    again.adopt([problem, s_problem])
+    again.adopt([problem, s_problem, kernel])
     assert [(v.reason, v.message) for v in again.judge(r({}, True), 30)] == [("R", raised.message)]
     assert again.judge(r({"f": 0}, True), 40) == []  # read healthy: cleared
     assert again.judge(r({}, True), 50) == []
