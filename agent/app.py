@@ -77,6 +77,7 @@ def _memory(cfg: Config, clock: Callable[[], float], boot: Boot, metrics: Metric
     faults = engine.restore(state)
     judge = SampleJudge(cfg.sample_rules, cfg.sample_ignore, boot.epoch or 0.0, cfg.boot_grace_seconds)
     faults += judge.restore(state.get("samples", {}))
+    judge.adopt(engine.problems.values())  # what stands of the rules' verdicts: a partial first reading keeps it
     guard = CounterGuard(cfg.ib_counter_selfcheck_seconds, cfg.ib_counter_selfcheck_repeats, clock,
                          metrics.ib_counters_off)
     if _same_boot(state, boot):
@@ -394,8 +395,10 @@ class Agent:
     def _tick(self) -> None:
         self._last_tick = time.monotonic()
         source = self.pods.pod_source
-        # the pods that exist, once the pod logs were listed (before it, the pods restored from the state stay)
-        self.pipeline.judge_progress(set(source.pods) if source is not None and source.listed else None)
+        # the pods that exist, once the pod logs were listed and read up (before it, the pods restored from the state
+        # neither go nor are judged: what they wrote while the agent was down is not read yet)
+        if source is None or source.caught_up:
+            self.pipeline.judge_progress(set(source.pods) if source is not None else None)
         self.pipeline.publish(self.engine.tick())
         self.supervisor.refresh()
         self.supervisor.collect_counters()

@@ -21,17 +21,20 @@ the grace ends, if confirmed.
 A rule that holds (and is confirmed) yields a problem spec for that subject; one that stops holding clears
 what it raised (the engine syncs per subject and source).  A reading that lacks the rule's field neither
 confirms nor clears; where the reading is `partial` (the field was not read this time: its NVML call failed or
-missed its deadline) what the rule raised stands, as it does for a subject not read at all.
+missed its deadline) what the rule raised stands, as it does for a subject not read at all.  After an agent
+restart, the problems the state file restored are those rules' last verdicts (`adopt`): a first reading that is
+partial keeps them too.
 """
 
 from __future__ import annotations
 
 import fnmatch
 from collections import deque
+from collections.abc import Iterable
 from typing import Any
 
 from parsers.kinds import BY_NAME as KINDS
-from parsers.model import Reading, Verdict
+from parsers.model import Problem, Reading, Verdict
 
 from .keyspec import each
 
@@ -75,6 +78,20 @@ class SampleJudge:
             subject, _, rkey = key.rpartition("|")
             self._hist[(subject, rkey)] = deque(hist)
         return faults
+
+    def adopt(self, problems: Iterable[Problem]) -> None:
+        """The problems an agent started again restored (HealthEngine.restore): each stands as the last verdict of
+        the rule of its reason whose confirmation for its subject was restored (`restore`), so that a first reading
+        without that rule's field (`partial`) keeps it, as for an agent that ran on (it cleared, and came back at
+        the next full reading)."""
+        rules = {rule["_key"]: rule for by_entity in self.by_entity.values() for rule in by_entity}
+        raised = {(p.subject, p.reason): p for p in problems if p.clear == "sample"}  # (not a kernel line's)
+        for (subject, key), (_, count) in self._held.items():
+            rule = rules.get(key)
+            p = raised.get((subject, rule["reason"])) if rule is not None and count >= rule["_polls"] else None
+            if p is not None:
+                self._standing[(subject, key)] = Verdict(p.condition, p.reason, p.severity, p.attribution, p.action,
+                                                         p.message, dict(p.details))
 
     def forget(self, keep: set[str]) -> None:
         """Drop histories of subjects no longer read (bounded memory when devices go away)."""

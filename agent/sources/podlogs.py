@@ -62,6 +62,10 @@ MAX_PENDING = 1 << 20  # a "line" longer than this without a newline is scanned 
 # object per line of its burst at the same time (10,000 NCCL lines were 13 MiB in one batch, and RSS
 # never gave it back)
 MAX_BATCH_FINDINGS = 1024
+# Polls after the first listing by which the source counts as read up (`caught_up`) even if none went through every
+# file (each cut short by MAX_BATCH_FINDINGS: pods printing findings faster than a poll takes them): a hang tracker
+# that never judges is worse than one judging a pod before its last lines are read
+READ_UP_POLLS = 16
 POD_MEMO_SIZE = 1024  # distinct lines remembered by the one memo of all pod files (a template is ~1-2 KiB)
 MAX_MARKS = 64  # progress lines handed on per file and read (the latest; a burst of steps needs no more)
 RECORD_OPENER = job_facts.TRACEBACK.encode()  # a record whose traceback lines lack its prefix ends its line with it
@@ -216,6 +220,10 @@ class PodLogSource(Source):
         self._released: list[tuple[PodRef, Finding]] = []  # last words of deleted pods, handed on by poll()
         self.pods: dict[str, PodRef] = {}  # pod uid -> ref (for pid -> pod attribution)
         self.listed = False  # `pods` is a listing's (before the first, no pod is known to be gone)
+        # the batches sent by the end of the first whole pass over the files listed (None: not yet): once the pipeline
+        # took them, what the pods wrote while no agent followed them has been handed on (`caught_up`)
+        self._read_up: int | None = None
+        self._polls_listed = 0  # polls since the first listing, until read up
         self._marks: dict[PodRef, list[tuple[float, Progress]]] = {}  # read, not yet handed on
         # containers started again since the last batch (a new log file beside one followed), not yet handed on
         self._restarted: list[PodRef] = []
@@ -833,7 +841,15 @@ class PodLogSource(Source):
                 with self._ack_lock:
                     self._sent += 1
                 emit(WorkloadFindings(found, progress=progress, restarted=restarted,
+<<<<<<< HEAD
                                       done=partial(self._taken_up_to, self._snapshot())))
+=======
+                                      done=partial(self._taken_up_to, self._offsets())))
+            if self._read_up is None and self.listed:  # (a poll cut short goes on from the next file next time)
+                self._polls_listed += 1
+                if self._next == 0 or self._polls_listed >= READ_UP_POLLS:
+                    self._read_up = self._sent
+>>>>>>> h226
             if now - last_save >= 2.0:
                 self.save()
                 last_save = now
@@ -841,7 +857,18 @@ class PodLogSource(Source):
                 stop.wait(0.25)
         self.save()
 
+<<<<<<< HEAD
     def _taken_up_to(self, snapshot: dict[str, Any]) -> None:
+=======
+    @property
+    def caught_up(self) -> bool:
+        """The pods' logs were listed and read to their end once, and the pipeline took what that read: before it, a
+        pod's silence is not known (agent/progress.py: an agent started again restored its pods' last advances, and
+        the lines they wrote while it was down are still unread)."""
+        return self._read_up is not None and self._taken >= self._read_up
+
+    def _taken_up_to(self, offsets: dict[str, list[int]]) -> None:
+>>>>>>> h226
         """The pipeline took a batch (in the order sent): the offsets read when it was sent are safe."""
         with self._ack_lock:
             self._taken += 1

@@ -174,13 +174,89 @@ def test_the_pod_list_decides_which_restored_pods_still_exist(tmp_path):
     clock.t = 1018.5
     said(a)
     b = restarted(a, tmp_path, clock)
-    b.pods.pod_source = SimpleNamespace(pods={}, listed=False)
+    b.pods.pod_source = SimpleNamespace(pods={}, listed=False, caught_up=False)
     b._tick()
     assert "uid-0" in b.pipeline.progress.pods and hung(b) == 1
-    b.pods.pod_source = SimpleNamespace(pods={"uid-1": PodRef("train", "gpt-worker-1", "uid-1", "main")}, listed=True)
+    b.pods.pod_source = SimpleNamespace(pods={"uid-1": PodRef("train", "gpt-worker-1", "uid-1", "main")}, listed=True,
+                                        caught_up=True)
     b._tick()
     assert b.pipeline.progress.pods == {} and hung(b) is None
     b.close()
+
+
+def test_a_restored_pod_is_judged_only_once_its_log_was_read_up(tmp_path):
+    """The pod went on stepping while the agent was down for longer than its allowance: until the pod log source has
+    read what it wrote meanwhile (`caught_up`), its silence is not known, and no hang is said (was: the first tick,
+    before the source's first read, judged it silent since its last step before the restart, a false hang Event,
+    then `WorkloadProgressResumed` at the next read)."""
+    clock = Clock()
+    a = stepping(tmp_path, clock)
+    clock.t = 1009.0
+    b = restarted(a, tmp_path, clock)
+    clock.t = 1060.0  # 51 s after the last step the old agent read; the pod stepped on meanwhile
+    live = {"uid-0": REF}
+    b.pods.pod_source = SimpleNamespace(pods=live, listed=True, caught_up=False)
+    b._tick()
+    assert hung(b) is None  # was: 1, a WorkloadHangSuspected Event
+    assert step(b, clock, 29) == []  # the steps it wrote while the agent was down, read (was: WorkloadProgressResumed)
+    b.pods.pod_source = SimpleNamespace(pods=live, listed=True, caught_up=True)
+    b._tick()
+    assert hung(b) is None
+    clock.t = 1071.0  # then silent past its allowance: judged as ever
+    b._tick()
+    assert hung(b) == 1
+    b.close()
+
+
+def test_the_pod_log_source_is_caught_up_once_its_first_read_was_taken(tmp_path):
+    """`caught_up`: the files listed read to their end once, and the batch of that read taken by the pipeline."""
+    import threading
+    import time
+    cdir = tmp_path / "train_gpt-worker-0_uid-0" / "main"
+    cdir.mkdir(parents=True)
+    (cdir / "0.log").write_text("2026-01-01T00:00:00.000000000Z stdout F CONSTRUCTED line of no interest\n"
+                                "2026-01-01T00:00:00.000000000Z stdout F RuntimeError: CUDA error: an illegal memory "
+                                "access was encountered\n")
+    src = PodLogSource(str(tmp_path), from_start=True)
+    batches, stop = [], threading.Event()
+    t = threading.Thread(target=src.run, args=(batches.append, stop), daemon=True)
+    assert not src.caught_up
+    t.start()
+    deadline = time.monotonic() + 5
+    while not batches and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert batches and src.listed
+    assert not src.caught_up  # read, not yet taken
+    batches[0].done()
+    assert src.caught_up
+    stop.set()
+    t.join(5)
+
+
+def test_a_pod_log_source_whose_polls_are_all_cut_short_is_caught_up_after_a_bound(tmp_path):
+    """Pods printing findings faster than a poll takes them (every poll cut short by MAX_BATCH_FINDINGS): the source
+    counts as read up after READ_UP_POLLS polls, so that the hang tracker is not kept from judging for good."""
+    from agent.sources import podlogs
+
+    class Stop:  # set after `polls` polls; no real wait
+        def __init__(self, polls):
+            self.polls, self.waits = polls, 0
+
+        def is_set(self):
+            return self.waits >= self.polls
+
+        def wait(self, _seconds):
+            self.waits += 1
+
+    for polls, caught_up in ((podlogs.READ_UP_POLLS - 1, False), (podlogs.READ_UP_POLLS, True)):
+        src = PodLogSource(str(tmp_path))
+
+        def cut_short(src=src):
+            src._next = 1  # the next poll goes on from the next file: no pass ended
+            return []
+        src.poll = cut_short
+        src.run(lambda batch: None, Stop(polls))
+        assert src.listed and src.caught_up is caught_up, polls
 
 
 def test_the_pod_log_source_says_when_it_has_listed(tmp_path):

@@ -20,7 +20,7 @@ from agent.gpu.standin import HEALTHY_VALUES
 from agent.gpu.nvml import NvmlError
 from agent.poller import watch_udev
 from agent.samples import Reading, SampleJudge
-from parsers.model import NodeInfo
+from parsers.model import NodeInfo, Problem
 from telemetry_kit import StandinClock, copy_sysfs, hgx_scenario, remove_device, set_aer, set_attr, standin_backend
 
 
@@ -621,6 +621,54 @@ def test_rate_history_survives_restart_so_a_standing_rate_problem_does_not_flap(
     poll(again)
     assert reasons(again) == {"PCIeReplayRate"}
     assert again.engine.conditions["PCIeUnhealthy"].last_transition == transition
+
+
+def test_a_gpu_not_read_at_the_first_poll_after_a_restart_keeps_its_restored_problems(tmp_path):
+    """An agent started again whose first poll cannot read the GPU's field (a transient NVML error, a missed
+    deadline, NVML gone or released) keeps the problem the state file restored, as a running agent does for a poll
+    it could not complete: it cleared (a WARNING resolved, its condition False) and came back at the next full
+    reading. The rule's last verdict is the restored problem's."""
+    scen = hgx_scenario(timeline=[{"at": 10, "gpu": 0, "set": {"pcie_replay": 500}}])
+    agent, clock = make(tmp_path, scen)
+    poll(agent)
+    clock.t += 10
+    poll(agent)
+    confirm(agent, clock, polls=1)
+    assert reasons(agent) == {"PCIeReplayRate"}
+    transition = agent.engine.conditions["PCIeUnhealthy"].last_transition
+    agent.save()
+    again, clock2 = make(tmp_path, {**scen, "timeline": []} | {"gpus": [dict(g, values={"pcie_replay": "error:UNKNOWN"})
+                                                                        if i == 0 else g
+                                                                        for i, g in enumerate(scen["gpus"])]})
+    clock2.t = clock.t + 10
+    again.start(serve_http=False)
+    again.stop.set()
+    poll(again)
+    assert reasons(again) == {"PCIeReplayRate"}  # was: set(), the restored problem cleared by a poll that read nothing
+    assert again.engine.conditions["PCIeUnhealthy"].status
+    assert again.engine.conditions["PCIeUnhealthy"].last_transition == transition
+
+
+def test_a_restored_problem_stands_only_for_the_rule_that_confirmed_it_and_clears_when_read_healthy():
+    rules = [{"entity": "gpu", "field": "f", "above": 0, "polls": 2, "condition": "X", "reason": "R"},
+             {"entity": "gpu", "field": "g", "above": 0, "polls": 2, "condition": "X", "reason": "S"}]
+    judge = SampleJudge(rules)
+    r = lambda values, partial=False: Reading("gpu", "gpu:x", {}, values, partial=partial)  # noqa: E731
+    judge.judge(r({"f": 1, "g": 1}), 0)
+    (raised,) = judge.judge(r({"f": 1, "g": 0}), 10)  # R confirmed; S held once, then not
+    judge.judge(r({"f": 1, "g": 1}), 20)  # S held once again: not confirmed
+    problem = Problem("gpu:x|nvml|R", "gpu:x", "telemetry", "X", "R", raised.severity, raised.attribution,
+                      raised.action, raised.message, "sample", 10, 20, source="nvml")
+    s_problem = Problem("gpu:x|nvml|S", "gpu:x", "telemetry", "X", "S", "warning", "hardware", "NONE", "m", "sample",
+                        10, 20, source="nvml")  # (not the judge's: its rule never confirmed)
+    kernel = Problem("gpu:x|kernel|R", "gpu:x", "xid", "X", "R", "fatal", "hardware", "RESTART_BM", "a kernel line's",
+                     "boot", 10, 20)  # the same reason raised from the kernel log: not the rule's verdict
+    again = SampleJudge(rules)
+    again.restore(judge.to_state())
+    again.adopt([problem, s_problem, kernel])
+    assert [(v.reason, v.message) for v in again.judge(r({}, True), 30)] == [("R", raised.message)]
+    assert again.judge(r({"f": 0}, True), 40) == []  # read healthy: cleared
+    assert again.judge(r({}, True), 50) == []
 
 
 def test_judge_counter_reset_and_flaps():
