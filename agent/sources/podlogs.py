@@ -841,15 +841,11 @@ class PodLogSource(Source):
                 with self._ack_lock:
                     self._sent += 1
                 emit(WorkloadFindings(found, progress=progress, restarted=restarted,
-<<<<<<< HEAD
                                       done=partial(self._taken_up_to, self._snapshot())))
-=======
-                                      done=partial(self._taken_up_to, self._offsets())))
             if self._read_up is None and self.listed:  # (a poll cut short goes on from the next file next time)
                 self._polls_listed += 1
                 if self._next == 0 or self._polls_listed >= READ_UP_POLLS:
                     self._read_up = self._sent
->>>>>>> h226
             if now - last_save >= 2.0:
                 self.save()
                 last_save = now
@@ -857,9 +853,6 @@ class PodLogSource(Source):
                 stop.wait(0.25)
         self.save()
 
-<<<<<<< HEAD
-    def _taken_up_to(self, snapshot: dict[str, Any]) -> None:
-=======
     @property
     def caught_up(self) -> bool:
         """The pods' logs were listed and read to their end once, and the pipeline took what that read: before it, a
@@ -867,8 +860,7 @@ class PodLogSource(Source):
         the lines they wrote while it was down are still unread)."""
         return self._read_up is not None and self._taken >= self._read_up
 
-    def _taken_up_to(self, offsets: dict[str, list[int]]) -> None:
->>>>>>> h226
+    def _taken_up_to(self, snapshot: dict[str, Any]) -> None:
         """The pipeline took a batch (in the order sent): the offsets read when it was sent are safe."""
         with self._ack_lock:
             self._taken += 1
