@@ -13,7 +13,7 @@ import logging
 import os
 import threading
 import time
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 import psutil
 
@@ -33,10 +33,8 @@ from .keyspec import dropped
 from .metrics import Metrics
 from .pipeline import Pipeline
 from .podlookup import PodLookup
-from .peers import REASON as STRAGGLER, PeerOutliers
 from .pidmap import running_pods
 from .poller import Poller, watch_udev
-from .progress import ProgressTracker
 from .samples import SampleJudge
 from .selfcaused import CounterGuard
 from .selfwatch import SelfWatch
@@ -44,6 +42,10 @@ from .sinks.stdout import StdoutSink
 from .sources.kmsg import read_boot_id
 from .state import StateStore
 from .workloads import WorkloadTracker
+
+if TYPE_CHECKING:  # types only: each is loaded where the configuration asks for it (issue 24's idle footprint)
+    from .peers import PeerOutliers
+    from .progress import ProgressTracker
 
 __all__ = ["Agent", "build", "select_sources"]
 # SIGTERM exits within 2 s whatever the backlog (docs/index.md): the batch in hand, this long processing what
@@ -141,28 +143,42 @@ def build(cfg: Config, clock: Callable[[], float] = time.time, out=None, boot: B
     writers = [w for w in (_pod_fault_writer(cfg, kube, metrics), _straggler_events(cfg, kube, metrics, pods, gpu))
                if w is not None]  # sinks with writer threads of their own
     sinks = [workloads, metrics, StdoutSink(cfg.node_name, out)] + ([kube] if kube is not None else []) + writers
-    # the tracker measures silences only (never a time of day): on the wall clock an NTP step or a VM's clock set
-    # forward past the allowance read as every tracked pod silent that long at once (a burst of false hang Events)
-    progress = ProgressTracker(metrics, cfg.workload_hang, time.monotonic if clock is time.time else clock,
-                               alive=functools.partial(running_pods, cfg.proc_root))
-    devices = _pod_devices(cfg, kube, metrics, pods, gpu, progress)
-    if devices is not None:
-        progress.devices = devices
-        writers.append(devices)  # a thread of its own, started and closed with the writers (not a sink)
-    if _same_boot(state, boot):  # its times are the monotonic clock's, which starts again at a boot
-        faults += progress.restore(state.get("progress", {}))
+    pod_logs = follows_pod_logs(cfg)  # decided once: the tracker and the pod log source come and go together
+    progress = _progress(cfg, metrics, clock) if pod_logs else None
+    # the tracker's times are the monotonic clock's, which starts again at a boot: an earlier boot's pods are history
+    saved_progress = state.get("progress", {}) if _same_boot(state, boot) else {}
+    if progress is not None:
+        devices = _pod_devices(cfg, kube, metrics, pods, gpu, progress)
+        if devices is not None:
+            progress.devices = devices
+            writers.append(devices)  # a thread of its own, started and closed with the writers (not a sink)
+        faults += progress.restore(saved_progress)
     dropped(f"state file {store.path}", faults)  # each restore drops a bad entry alone: said once, however many
     pipeline = Pipeline(engine, judge, metrics, gpu, workloads, pods, sinks, boot, clock, guard, cursors,
                         str(cfg.checks.get("severity") or "error"), cfg.expected_gpus, progress, _peers(cfg),
-                        prefilter)
+                        prefilter, kept={"progress": saved_progress} if progress is None else None)
     for cache, owner in (("pid_pod", pods.pids), ("workload_jobs", workloads), ("decisions", pipeline.coalescer),
                          ("progress_pods", progress)):
-        metrics.count_evictions(cache, functools.partial(getattr, owner, "evictions"))
+        if owner is not None:
+            metrics.count_evictions(cache, functools.partial(getattr, owner, "evictions"))
     metrics.count_evictions("kernel_uuid", functools.partial(pipeline.classifier_evictions, "uuid_evictions"))
     metrics.count_evictions("kernel_memo", functools.partial(pipeline.classifier_evictions, "memo_evictions"))
     poller = Poller(gpu, cfg.sysfs_root, guard=guard, expected_nics=cfg.expected_nics)
     return Agent(cfg, boot, stop, intake, pipeline, poller, kube, Checkpoint(store, metrics),
-                 _check_scheduler(cfg, intake, gpu), rebooted=_rebooted(state, boot), writers=writers)
+                 _check_scheduler(cfg, intake, gpu), rebooted=_rebooted(state, boot), writers=writers,
+                 pod_logs=pod_logs)
+
+
+def _progress(cfg: Config, metrics: Metrics, clock: Callable[[], float]) -> ProgressTracker:
+    """The hang tracker (agent/progress.py; with it agent/peers.py and agent/podresources): built only
+    when pod logs are followed, its only input (progress marks); without them the state file's `progress` section
+    is written back as read (Pipeline.kept)."""
+    from .progress import ProgressTracker  # noqa: PLC0415 - issue 24's idle footprint (test_idle_footprint.py)
+
+    # the tracker measures silences only (never a time of day): on the wall clock an NTP step or a VM's clock set
+    # forward past the allowance read as every tracked pod silent that long at once (a burst of false hang Events)
+    return ProgressTracker(metrics, cfg.workload_hang, time.monotonic if clock is time.time else clock,
+                           alive=functools.partial(running_pods, cfg.proc_root))
 
 
 def _pod_fault_writer(cfg: Config, kube, metrics: Metrics):
@@ -180,6 +196,7 @@ def _straggler_events(cfg: Config, kube, metrics: Metrics, pods: PodLookup, gpu:
     if kube is None or not cfg.peer_outliers.enabled:
         return None
     from .kube.stragglers import StragglerEvents  # noqa: PLC0415
+    from .peers import REASON as STRAGGLER  # noqa: PLC0415
 
     nvml = open_backend(cfg.nvml)  # a handle of its own, opened per question: the poller's is never shared
     lookup = PodLookup(cfg.proc_root)  # its own pid cache (this runs on the writer's thread)
@@ -205,9 +222,8 @@ def _pod_devices(cfg: Config, kube, metrics: Metrics, pods: PodLookup, gpu: GpuC
     """The pods' GPUs and rails for the hang verdict (agent/kube/poddevices.py): the kubelet's PodResources answer,
     asked on a thread of its own while pods are tracked; the kubelet silent, the pods of each GPU's compute
     processes (a handle of its own, nothing asked while NVML is released)."""
-    if not cfg.workload_hang.enabled or not follows_pod_logs(cfg):
-        # progress marks come only from pod logs: without them no pod is tracked and the cache is never asked, so
-        # no thread of its own and no kubelet client loaded (issue 24's idle footprint)
+    if not cfg.workload_hang.enabled:  # (no tracker without pod logs: build asks only with one)
+        # no verdict: the cache is never asked, so no thread of its own and no kubelet client loaded
         return None
     from .kube.poddevices import PodDeviceCache  # noqa: PLC0415
     from .podresources import Owned  # noqa: PLC0415
@@ -236,7 +252,11 @@ def _pod_devices(cfg: Config, kube, metrics: Metrics, pods: PodLookup, gpu: GpuC
 def _peers(cfg: Config) -> PeerOutliers | None:
     """The peer-outlier test when the `peer_outliers` block enables it."""
     s = cfg.peer_outliers
-    return PeerOutliers(s.k, s.polls, s.min_peers) if s.enabled else None
+    if not s.enabled:
+        return None
+    from .peers import PeerOutliers  # noqa: PLC0415 - off by default (issue 24's idle footprint)
+
+    return PeerOutliers(s.k, s.polls, s.min_peers)
 
 
 def _check_scheduler(cfg: Config, intake: Intake, gpu: GpuCollector) -> CheckScheduler | None:
@@ -258,11 +278,12 @@ class Agent:
 
     def __init__(self, cfg: Config, boot: Boot, stop: threading.Event, intake: Intake, pipeline: Pipeline,
                  poller: Poller, kube, checkpoint: Checkpoint, checks: CheckScheduler | None, rebooted: bool = False,
-                 writers=()):
+                 writers=(), pod_logs: bool = False):
         self.cfg, self.boot, self.stop, self.intake, self.pipeline = cfg, boot, stop, intake, pipeline
         self.poller, self.kube, self.checkpoint, self.checks = poller, kube, checkpoint, checks
         self.metrics, self.engine, self.gpu, self.pods = pipeline.metrics, pipeline.engine, pipeline.gpu, pipeline.pods
         self.rebooted = rebooted
+        self.pod_logs = pod_logs  # pod logs followed (build's follows_pod_logs, with the tracker built for them)
         # threads of their own: sinks (agent/kube/podfault.py, stragglers.py), the pod -> device cache
         self.writers = list(writers)
         self.supervisor = Supervisor(self.metrics, intake.emit, stop)
@@ -297,7 +318,7 @@ class Agent:
         for daemon_log in (fabricmanager_source(cfg, {"cursors": cursors}), imex_source(cfg, {"cursors": cursors})):
             if daemon_log is not None:
                 sources.append(daemon_log)
-        if follows_pod_logs(cfg):
+        if self.pod_logs:
             # imported here: the pod log reader brings the job facts' readers (the `triage` package, statistics)
             # that a node without pod logs never uses (issue 24's idle footprint, tests/agent/test_idle_footprint.py)
             from .sources.podlogs import PodLogSource  # noqa: PLC0415

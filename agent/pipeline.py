@@ -16,7 +16,7 @@ from __future__ import annotations
 import logging
 from collections import Counter
 from datetime import datetime, timezone
-from typing import Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator
 
 from parsers import Classifier, Finding, Prefilter, amends, from_kernel, keyword_prefilter
 from parsers.model import (Boot, Change, CheckBatch, NodeInfo, PodEvent, PodRef, Record, SampleBatch, Snapshot,
@@ -30,10 +30,12 @@ from .metrics import Metrics, labels_of
 from .podlookup import PodLookup
 from .samples import SampleJudge
 from .selfcaused import CounterGuard
-from .peers import PeerOutliers
-from .progress import Mark, ProgressTracker
 from .workloads import WorkloadTracker
 from .xidmerge import XidMerger
+
+if TYPE_CHECKING:  # types only: the tracker and the peer test load where they are built (agent/app.py)
+    from .peers import PeerOutliers
+    from .progress import ProgressTracker
 
 log = logging.getLogger("gpu_npd")
 Batch = list[Record] | SampleBatch | CheckBatch | WorkloadFindings | NodeInfo
@@ -78,7 +80,8 @@ class Pipeline:
                  workloads: WorkloadTracker, pods: PodLookup, sinks: list, boot: Boot,
                  clock: Callable[[], float], guard: CounterGuard | None = None, cursors: dict | None = None,
                  check_severity: str = "error", expected_gpus: int = 0, progress: ProgressTracker | None = None,
-                 peers: PeerOutliers | None = None, prefilter: Prefilter | None = None):
+                 peers: PeerOutliers | None = None, prefilter: Prefilter | None = None,
+                 kept: dict | None = None):
         self.engine, self.judge, self.metrics, self.gpu = engine, judge, metrics, gpu
         self.workloads, self.pods, self.sinks, self.clock = workloads, pods, sinks, clock
         self.boot, self.guard, self.xids = boot, guard, XidMerger()  # admission's (_admit)
@@ -89,7 +92,10 @@ class Pipeline:
         self.cursors: dict = dict(cursors or {})
         self.check_severity = check_severity
         self.expected_gpus = expected_gpus  # configured (0: the Node's capacity says, see _node)
-        self.progress = progress  # progress per pod and hang suspicion (agent/progress.py)
+        self.progress = progress  # progress per pod and hang suspicion (agent/progress.py), when pod logs are followed
+        # sections of the saved state whose stage is not built this run (the tracker's, pod logs not followed): written
+        # back as they were read, so a stage turned off and on again finds what it had learnt
+        self.kept: dict = dict(kept or {})
         self.peers = peers  # stragglers against peers (agent/peers.py), when enabled
         self._readings: tuple[list, list] = ([], [])  # the last two polls' readings (a hang's device evidence)
         # the GPUs' addresses sysfs or NVML named since start, as the poller's last batch carried them (SampleBatch
@@ -223,6 +229,8 @@ class Pipeline:
                 if event is not None:  # (None: an info finding, counted only)
                     self._events.append(event)
             if self.progress is not None:
+                from .progress import Mark  # noqa: PLC0415 - loaded already with the tracker (agent/app.py)
+
                 for ref in batch.restarted:  # before the new run's lines (read in the same poll)
                     self.progress.restarted(ref)
                 for ref, marks in batch.progress:
@@ -253,7 +261,8 @@ class Pipeline:
         guard = self.guard
         return {"cursors": self.cursors, "samples": self.judge.to_state(),
                 "counter_guard": guard.to_state() if guard is not None else None,
-                "progress": self.progress.to_state() if self.progress is not None else {}, **self.engine.to_state()}
+                "progress": self.progress.to_state() if self.progress is not None else self.kept.get("progress", {}),
+                **self.engine.to_state()}
 
     def classifier_evictions(self, which: str) -> int:
         """Evictions of one bounded cache (`uuid_evictions`, `memo_evictions`) summed over the classifiers."""

@@ -13,13 +13,15 @@ from kubeapi.reserved import reserved_key
 from parsers.kinds import CONDITIONS, TAINT_PREFIX
 
 from ..keyspec import doc, num
-from ..podresources import SOCKET
 from .desired import TaintRule
 
 MODES = ("enforce", "observe", "off")
 REPAIR_PROFILES = ("off", "eks")  # condition profiles in agent/kube/repair.py
 _CONFIGMAP = re.compile(r"^([a-z0-9]([-a-z0-9]*[a-z0-9])?/)?[a-z0-9]([-.a-z0-9]*[a-z0-9])?$")
 DEFAULT_TAINTS = tuple(c.type for c in CONDITIONS if c.taint)  # the kind table's conditions tainted by default
+# the kubelet's PodResources socket (agent/podresources.list_pods asks it); declared here, not with the client: the
+# configuration is read at every start, the client only where pods' devices are asked
+SOCKET = "/var/lib/kubelet/pod-resources/kubelet.sock"
 
 
 @dataclass(frozen=True)

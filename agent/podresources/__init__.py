@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-SOCKET = "/var/lib/kubelet/pod-resources/kubelet.sock"
 LIST = "/v1.PodResourcesLister/List"
 GPU_RESOURCES = ("nvidia.com/gpu",)  # device-plugin resources whose device ids are GPU UUIDs
 MAX_MESSAGE = 16 * 2**20  # a node with many pods answers in one message; the kubelet's own limit is 16 MiB
@@ -64,8 +63,9 @@ def pod_devices(resp, resources: tuple[str, ...] = GPU_RESOURCES) -> list[PodDev
     return out
 
 
-def list_pods(socket: str = SOCKET, timeout: float = 5.0) -> list[PodDevices]:
-    """The kubelet's answer now.  Raises OSError (no socket) or grpc.RpcError (kubelet down, refused)."""
+def list_pods(socket: str, timeout: float = 5.0) -> list[PodDevices]:
+    """The kubelet's answer now, from its socket (the `kubernetes.pod_resources_socket` key, agent/kube/settings.py).
+    Raises OSError (no socket) or grpc.RpcError (kubelet down, refused)."""
     import os  # noqa: PLC0415
 
     import grpc  # noqa: PLC0415 - heavy, and only needed where the feature is on

@@ -19,6 +19,11 @@ NOT_AT_IDLE = {
     "parsers.progress": "agent/sources/podlogs.py: the trainers' progress lines of pod logs",
     "statistics": "triage/clock.py (with fractions): pod logs, gpu-npd triage",
     "agent.kube.poddevices": "agent/app.py _pod_devices(): pod logs followed (the hang verdict's devices)",
+    # the hang tracker (its state file section kept as read without it) and what it brings: the peer fields and
+    # median, the PodResources device types (their socket's default is the configuration's, agent/kube/settings.py)
+    "agent.progress": "agent/app.py _progress(): pod logs followed (progress marks come only from them)",
+    "agent.peers": "agent/app.py _peers(): peer_outliers enabled; agent/progress.py: pod logs followed",
+    "agent.podresources": "agent/progress.py, agent/kube/*: pod logs followed, or a cluster's pod writers",
     "kubeapi.retry": "agent/kube/*: a cluster to write to, or pod logs followed (the pod-device cache's thread)",
     # the configuration is converted and bounds-checked by agent/keyspec's own walk of the declared types: msgspec
     # (~1 MiB at idle with the decimal module its core imports, and typing_extensions) only decodes the cluster's

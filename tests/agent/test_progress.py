@@ -1170,8 +1170,10 @@ def test_the_pipeline_hands_a_restart_to_the_tracker_before_the_new_runs_lines(t
     from agent.app import build
     from parsers.model import Boot, WorkloadFindings
 
+    (tmp_path / "pods").mkdir()  # pod logs followed (the tracker is built only with them)
     cfg = load(env={}, flags={"kmsg": "", "journald": False, "state_dir": str(tmp_path), "fallback_log_files": [],
-                              "fabricmanager_log": "", "imex_log": "", "nvml": "off", "mode": "off"})
+                              "fabricmanager_log": "", "imex_log": "", "nvml": "off", "mode": "off",
+                              "pod_logs_root": str(tmp_path / "pods")})
     agent = build(cfg, out=io.StringIO(), boot=Boot("this-boot", 1_000_000_000.0))
     steps = [recognise(x) for x in lines("nanogpt_178.log") if x.startswith("iter ")]
     agent.pipeline.process(WorkloadFindings([], progress=[(REF, [(9.0 * i, p) for i, p in enumerate(steps[:5])])]))
@@ -1254,8 +1256,9 @@ def test_the_agents_tracker_measures_silences_on_a_monotonic_clock(tmp_path):
     wall.t += 1200  # the wall clock stepped 20 minutes forward; 0 s passed
     t.tick()
     assert [e[0] for e in events] == [HANG_REASON]  # what a wall clock does
+    (tmp_path / "pods").mkdir()  # pod logs followed (the tracker is built only with them)
     cfg = load(env={}, flags={"kmsg": "", "journald": False, "fallback_log_files": [], "state_dir": str(tmp_path),
-                              "nvml": "off", "pod_logs_root": ""})
+                              "nvml": "off", "pod_logs_root": str(tmp_path / "pods")})
     assert build(cfg, out=io.StringIO()).pipeline.progress.clock is time.monotonic
     assert build(cfg, clock=lambda: 5.0, out=io.StringIO()).pipeline.progress.clock() == 5.0
 

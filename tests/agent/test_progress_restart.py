@@ -24,14 +24,18 @@ GAUGE = {"namespace": "train", "pod": "gpt-worker-0", "job": "gpt"}
 BOOT = Boot("this-boot", 1_000_000_000.0)
 
 
-def agent(tmp_path, clock: Clock, boot: Boot = BOOT):
-    """An agent on the state directory `tmp_path` (k 5, floor 10 s), the tracker's clock `clock`; nothing runs, so
-    the pods' liveness is unknown (a pod is judged on its silence alone)."""
+def agent(tmp_path, clock: Clock, boot: Boot = BOOT, pod_logs: bool = True):
+    """An agent on the state directory `tmp_path` (k 5, floor 10 s), the tracker's clock `clock`, pod logs followed
+    (an empty tree; `pod_logs` False: none, so no tracker); nothing runs, so the pods' liveness is unknown (a pod is
+    judged on its silence alone)."""
+    (tmp_path / "pods").mkdir(exist_ok=True)
     cfg = load(env={}, flags={"kmsg": "", "journald": False, "state_dir": str(tmp_path), "fallback_log_files": [],
                               "fabricmanager_log": "", "imex_log": "", "nvml": "off", "mode": "off",
+                              "pod_logs_root": str(tmp_path / "pods") if pod_logs else "",
                               "workload_hang": {"k": 5, "floor_seconds": 10}})
     a = build(cfg, clock=clock, out=io.StringIO(), boot=boot)
-    a.pipeline.progress.alive = lambda: None
+    if pod_logs:
+        a.pipeline.progress.alive = lambda: None
     return a
 
 
@@ -164,6 +168,35 @@ def test_a_section_not_a_mapping_is_dropped_and_an_old_state_file_loads(tmp_path
         assert warnings == ([] if not warned else [w for w in warnings if "progress: expected a mapping" in w])
         assert bool(warnings) == warned
         b.close()
+
+
+def test_pod_logs_turned_off_and_on_again_lose_nothing(tmp_path):
+    """Without pod logs no tracker is built (issue 24's idle footprint): the state file's `progress` section is written
+    back as it was read, so an agent with pod logs again restores every pod as it stood (a suspicion standing, its
+    Event not said again).  An earlier boot's section is history, kept by no one."""
+    clock = Clock()
+    a = stepping(tmp_path, clock)
+    clock.t = 1018.5
+    assert [r for r, _ in said(a)] == [HANG_REASON]
+    a.save()
+    a.close()
+    path = tmp_path / "state.json"
+    saved = json.loads(path.read_text())["progress"]
+    off = agent(tmp_path, clock, pod_logs=False)
+    assert off.pipeline.progress is None
+    off.save()
+    off.close()
+    assert json.loads(path.read_text())["progress"] == saved  # was {}: every pod learnt lost
+    b = agent(tmp_path, clock)
+    assert b.pipeline.progress.snapshot()["uid-0"]["advances"] == 5 and hung(b) == 1
+    clock.t = 1100.0
+    assert said(b) == []
+    b.save()
+    b.close()
+    later = agent(tmp_path, clock, Boot("next-boot", 1_000_100_000.0), pod_logs=False)
+    later.save()
+    later.close()
+    assert json.loads(path.read_text())["progress"] == {}
 
 
 def test_the_pod_list_decides_which_restored_pods_still_exist(tmp_path):
