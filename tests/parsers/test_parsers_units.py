@@ -236,6 +236,18 @@ def test_xid_catalog_is_complete_and_derived():
     assert cat[119].attribution == "driver"
 
 
+def test_repeat_workflow_xids_are_the_catalogs():
+    """The Xids a repeat on one GPU escalates (the kind table's `repeated` row, escalation.py's rows) are those
+    whose catalog row names NVIDIA's repeat workflow, WORKFLOW_XID_<code>: one table, read from the catalog."""
+    from parsers import escalation, kinds
+    from parsers.catalog import REPEAT_WORKFLOW_XIDS
+    named = {c for c, i in xid_catalog().items()
+             if i.investigatory.startswith("WORKFLOW_XID_") and i.attribution == "application"}
+    assert REPEAT_WORKFLOW_XIDS == named == {13, 31}
+    assert sorted(kinds.BY_NAME["xid"].repeated.match["xid"]) == sorted(REPEAT_WORKFLOW_XIDS)
+    assert {x for r in escalation.ESCALATIONS for x in r.xids} == REPEAT_WORKFLOW_XIDS
+
+
 def test_unknown_xid_still_reported():
     info = xid_info(9999)
     assert (info.action, info.attribution) == ("CONTACT_SUPPORT", "unknown")
