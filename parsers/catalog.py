@@ -99,6 +99,16 @@ XID154_RECOVERY_CODE: dict[int, str] = {
 }
 assert set(XID154_RECOVERY_CODE.values()) <= set(XID154_RECOVERY)  # a code reads as a name the table has
 
+# Error containment's Xids (94 contained, 95 uncontained) end with the driver's decision: "RST: %s, D-RST: %s" (open
+# driver kern_gpu_ga100.c _gpuGenerateErrorLog_GA100: bGpuResetReqd, bGpuDrainAndResetReqd), "Contained: SM (0x1).
+# RST: No, D-RST: No" (xid.yaml). A Yes asks what Xid 154 naming that action asks (XID154_RECOVERY's key by (RST,
+# D-RST)); No and No keep the catalog's row (94 RESTART_APP, 95 RESET_GPU): the line only ever raises the finding.
+CONTAINMENT_XIDS = frozenset({94, 95})
+CONTAINMENT_LINE = LazyPattern(r"\bRST: (?P<rst>Yes|No), D-RST: (?P<drst>Yes|No)")
+CONTAINMENT_RECOVERY: dict[tuple[str, str], str] = {
+    ("Yes", "No"): "gpu reset required", ("Yes", "Yes"): "gpu reset required", ("No", "Yes"): "drain and reset",
+}
+assert set(CONTAINMENT_RECOVERY.values()) <= set(XID154_RECOVERY)
 
 # Xids the driver defines past NVIDIA's catalog (its last row is 172, parsers/data/SOURCE.md): names from nverror.h of
 # NVIDIA/open-gpu-kernel-modules (173 from 575 on; 174-176 in 575.64 and 595.x: ROBUST_CHANNEL_LAST_ERROR 176).

@@ -281,6 +281,17 @@ def test_sxid_catalog_and_line_fatality():
     # _gpuRecoveryActionName): the IMEX domain's recovery, not the GPU's: a warning, as Drain P2P (catalog.py)
     ("NVRM: Xid (PCI:0000:01:00): 154, GPU recovery action changed from 0x0 (None) to 0x5 (Recover IMEX Domain)",
      "xid", {"severity": "warning", "action": "RECOVER_IMEX_DOMAIN"}),
+    # error containment's decision ends Xid 94/95 lines ("RST: %s, D-RST: %s", kern_gpu_ga100.c
+    # _gpuGenerateErrorLog_GA100: bGpuResetReqd, bGpuDrainAndResetReqd). Real: "No, No" keeps the catalog's row
+    # (xid.yaml, sxid-2026d.yaml); the two lines after it are CONSTRUCTED from that format (no public one found): a
+    # contained error whose GPU needs a reset, or a drain and reset, asks what Xid 154 naming that action asks.
+    ("NVRM: Xid (PCI:0000:00:08): 94, pid='<unknown>', name=<unknown>, Contained: SM (0x1). RST: No, D-RST: No",
+     "xid", {"severity": "error", "action": "RESTART_APP"}),
+    ("NVRM: Xid (PCI:0000:00:08): 94, pid=7062, Contained: SM (0x1). RST: Yes, D-RST: No",
+     "xid", {"severity": "fatal", "action": "RESET_GPU", "details": {"mnemonic": "ROBUST_CHANNEL_CONTAINED_ERROR",
+                                                                     "recovery_action": "gpu reset required"}}),
+    ("NVRM: Xid (PCI:0000:00:08): 94, pid=7062, Contained: SM (0x1). RST: No, D-RST: Yes",
+     "xid", {"severity": "fatal", "action": "RESET_GPU"}),
     ("NVRM: GPU 0000:5d:00.0: GPU has fallen off the bus.", "fallen_off_bus", {"pci": "0000:5d:00"}),
     ("nvidia-nvswitch3: SXid (PCI:0000:a1:00.0): 20034, Fatal, Link 30 LTSSM Fault Up", "sxid",
      {"sxid": 20034, "severity": "fatal", "attribution": "fabric"}),
