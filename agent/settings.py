@@ -77,7 +77,7 @@ class Config:
         "(gpu_npd_source_up 0, /healthz 503); a rotation's gap is shorter. 0: at once", ge=0)] = 30.0
     warning_expire_seconds: Annotated[float, _num("warning-class problems clear after this long without a repeat",
                                                   gt=0)] = 21600.0
-    app_xid_window_seconds: Annotated[float, _num("application Xids repeating on one GPU within this window ...",
+    app_xid_window_seconds: Annotated[float, _num("Xids 13 / 31 repeating on one GPU within this window ...",
                                                   gt=0)] = kinds.BY_NAME["xid"].repeated.window_seconds
     app_xid_distinct_processes: Annotated[int, _num("... from this many different processes escalate (NVIDIA: run "
                                                     "diagnostics)", gt=0)] = kinds.BY_NAME["xid"].repeated.processes

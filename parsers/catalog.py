@@ -40,6 +40,12 @@ UNKNOWN_XID = ("CONTACT_SUPPORT", "error", "unknown")
 # NVIDIA attributes these to the application: 13, 31, 137 "typically application bugs", 43 user
 # fault, 45 app abort; the CHECK_APP/CUDA investigatory bucket (32 left out: its trigger blames PCIe).
 APPLICATION_XIDS = frozenset({13, 31, 43, 45, 137, 11, 25, 37, 69, 80})
+# NVIDIA's repeat workflow, the investigatory WORKFLOW_XID_13 / WORKFLOW_XID_31 of these application Xids: the same one
+# repeating on one GPU (not the job's on several) means run diagnostics on the GPU, else it is the application's. Only
+# these: the catalog says the GPU stays healthy after 43, that 45 follows another Xid (a killed process's channels),
+# and sends 137 and the CHECK_APP/CUDA bucket to the application alone. Declared, not read from the CSV (the kind table
+# needs it at import, before the catalog is read); tests/parsers/test_parsers_units.py checks it against the rows.
+REPEAT_WORKFLOW_XIDS = frozenset({13, 31})
 # Memory (48, 63, 64, 94, 95, 140, 171, 172), NVLink (74, 136, 144-150), PCIe (79), power (54), 110,
 # and the older table's hardware-only 81, 121.
 HARDWARE_XIDS = frozenset({48, 63, 64, 94, 95, 140, 171, 172, 74, 136, *range(144, 151), 79, 54, 110, 81, 121})
@@ -93,6 +99,16 @@ XID154_RECOVERY_CODE: dict[int, str] = {
 }
 assert set(XID154_RECOVERY_CODE.values()) <= set(XID154_RECOVERY)  # a code reads as a name the table has
 
+# Error containment's Xids (94 contained, 95 uncontained) end with the driver's decision: "RST: %s, D-RST: %s" (open
+# driver kern_gpu_ga100.c _gpuGenerateErrorLog_GA100: bGpuResetReqd, bGpuDrainAndResetReqd), "Contained: SM (0x1).
+# RST: No, D-RST: No" (xid.yaml). A Yes asks what Xid 154 naming that action asks (XID154_RECOVERY's key by (RST,
+# D-RST)); No and No keep the catalog's row (94 RESTART_APP, 95 RESET_GPU): the line only ever raises the finding.
+CONTAINMENT_XIDS = frozenset({94, 95})
+CONTAINMENT_LINE = LazyPattern(r"\bRST: (?P<rst>Yes|No), D-RST: (?P<drst>Yes|No)")
+CONTAINMENT_RECOVERY: dict[tuple[str, str], str] = {
+    ("Yes", "No"): "gpu reset required", ("Yes", "Yes"): "gpu reset required", ("No", "Yes"): "drain and reset",
+}
+assert set(CONTAINMENT_RECOVERY.values()) <= set(XID154_RECOVERY)
 
 # Xids the driver defines past NVIDIA's catalog (its last row is 172, parsers/data/SOURCE.md): names from nverror.h of
 # NVIDIA/open-gpu-kernel-modules (173 from 575 on; 174-176 in 575.64 and 595.x: ROBUST_CHANNEL_LAST_ERROR 176).

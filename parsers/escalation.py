@@ -32,6 +32,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from .bounded import keep_newest
+from .catalog import REPEAT_WORKFLOW_XIDS
 
 BURST_SECONDS = 180.0  # sightings of one Xid on one scope this close together are one burst (NVSentinel's window)
 SCOPES = ("unit", "gpu", "gpus")
@@ -62,7 +63,7 @@ class Escalation:
 DAY = 86400.0
 ESCALATIONS: tuple[Escalation, ...] = (
     # an application Xid on several GPUs at once is the job's (it runs on all of them), whatever it did before
-    Escalation("app_xid_across_gpus", frozenset({13, 31}), frozenset(), "gpus", 2, DAY,
+    Escalation("app_xid_across_gpus", REPEAT_WORKFLOW_XIDS, frozenset(), "gpus", 2, DAY,
                attribution="application", says="on {n} GPUs in one burst: the application", jobs=True),
     Escalation("xid13_same_unit", frozenset({13}), frozenset(), "unit", 2, DAY, attribution="hardware",
                severity="warning", action="RUN_DIAGNOSTICS", says="{n} bursts on this GPC/TPC within {window}",

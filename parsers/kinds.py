@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Mapping
 
-from .catalog import NVLINK_XIDS, XID_ACTION_CLEAR, xid_reason
+from .catalog import NVLINK_XIDS, REPEAT_WORKFLOW_XIDS, XID_ACTION_CLEAR, xid_reason
 
 # The vocabulary of a finding's fields (finding.py re-exports it).
 SEVERITIES = ("info", "warning", "error", "fatal")
@@ -215,12 +215,14 @@ TABLE: tuple[Kind, ...] = (
         Raise("GPUUnhealthy", "boot", {"action": _XID_BY_CLEAR["boot"], **_NOT_APP}),
         Raise("GPUUnhealthy", "reset", {"action": _XID_BY_CLEAR["reset"], "severity": "fatal", **_NOT_APP}),
         Raise("GPUDegraded", "expire", {"severity": ["warning", "error"], **_NOT_APP}),
-    ), doc="an NVRM Xid: severity, attribution and action from NVIDIA's Xid catalog; an application Xid "
+    ), doc="an NVRM Xid: severity, attribution and action from NVIDIA's Xid catalog; an application Xid 13 or 31 "
            "repeated by several processes on one GPU, and on it alone, raises GPUDegraded (its reason + Repeated)",
        category="by_attribution", node_attribution="hardware",  # application Xids raise no node condition alone
-       # NVIDIA's guidance for 13/31: the same application Xid on one GPU from different processes points at the GPU
-       repeated=Repeated("GPUDegraded", "<reason>Repeated", {"attribution": "application"}, ("pci", "xid"), 3, 3600.0,
-                         settings="app_xid"), restarts=True),
+       # NVIDIA's guidance for 13/31 (REPEAT_WORKFLOW_XIDS): the same one on one GPU from different processes points at
+       # the GPU; the other application Xids (43: the GPU stays healthy; 45: a killed process) never do
+       repeated=Repeated("GPUDegraded", "<reason>Repeated",
+                         {"attribution": "application", "xid": sorted(REPEAT_WORKFLOW_XIDS)}, ("pci", "xid"), 3,
+                         3600.0, settings="app_xid"), restarts=True),
     Kind("sxid", "SXid", "nvswitch", "error", "fabric", "INVESTIGATE", "SXid<code>", (
         Raise("NVLinkUnhealthy", "reset", {"severity": "fatal"}),
     ), doc="an NVSwitch SXid (kernel or Fabric Manager log), fatal or not from the SXid tables", category="fabric"),

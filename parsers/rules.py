@@ -13,9 +13,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .catalog import (NVLINK5_LINE, NVLINK5_UNIT_OVERRIDE, NVLINK5_VERDICT, NVLINK_XIDS, XID154_RECOVERY,
-                      XID154_RECOVERY_CODE, sxid_info, xid_info)
-from .kinds import BY_NAME as KIND
+from .catalog import (CONTAINMENT_LINE, CONTAINMENT_RECOVERY, CONTAINMENT_XIDS, NVLINK5_LINE, NVLINK5_UNIT_OVERRIDE,
+                      NVLINK5_VERDICT, NVLINK_XIDS, XID154_RECOVERY, XID154_RECOVERY_CODE, sxid_info, xid_info)
+from .kinds import BY_NAME as KIND, SEVERITY_RANK
 from .wordscan import LazyPattern
 
 PCI = r"(?:PCI:)?[0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}(?:\.[0-7])?"
@@ -2883,6 +2883,12 @@ def _refine_xid(g: dict, out: dict) -> None:
             cause = xid_info(int(m.group(1)))
             out["attribution"] = cause.attribution
             out["details"]["caused_by_xid"] = cause.code
+    if info.code in CONTAINMENT_XIDS:
+        m = CONTAINMENT_LINE.search(text)
+        key = CONTAINMENT_RECOVERY.get((m.group("rst"), m.group("drst"))) if m else None
+        if key is not None and SEVERITY_RANK[XID154_RECOVERY[key][0]] > SEVERITY_RANK[out["severity"]]:
+            out["severity"], out["action"] = XID154_RECOVERY[key]
+            out["details"]["recovery_action"] = key
     if info.code == 154:
         # the action named by the line, else by its code (the names change across releases: XID154_RECOVERY_CODE)
         m = re.search(r"to 0x([0-9a-f]+) \(([^)]+)\)", text, re.I)

@@ -74,6 +74,22 @@ def test_application_xid_from_different_processes_escalates(engine, clock):
     assert not engine.conditions["GPUUnhealthy"].status
 
 
+@pytest.mark.parametrize("xid, text", [
+    (43, "Ch 00000008"),  # catalog: user app fault, the GPU stays healthy (IGNORE)
+    (45, "Ch 00000008"),  # catalog: follows another Xid, or a process killed (alone: restart Fabric Manager)
+    (137, "NVLink: fatal error detected on link 2(0x0)"),  # catalog: XID_137_FLOW, the application's
+])
+def test_application_xids_without_nvidias_repeat_workflow_do_not_escalate(engine, clock, xid, text):
+    """Only the Xids whose catalog row names NVIDIA's repeat workflow (investigatory WORKFLOW_XID_13 /
+    WORKFLOW_XID_31) call for diagnostics when they repeat on one GPU: three jobs cancelled in an hour (an Xid 45
+    each) or three runs of one faulting program (Xid 43) leave the GPU healthy."""
+    for pid in (100, 200, 300, 400):
+        clock.t += 60
+        f = engine.observe(parse_line(f"NVRM: Xid (PCI:0000:b1:00): {xid}, pid={pid}, name=python3, {text}"))
+    assert parse_line(f"NVRM: Xid (PCI:0000:b1:00): {xid}, pid=1, name=python3, {text}").attribution == "application"
+    assert not any(c.status for c in engine.conditions.values()), engine.problems
+
+
 def test_application_xid_repeats_outside_window_do_not_escalate(engine, clock):
     for pid in (100, 200, 300):
         clock.t += 7200

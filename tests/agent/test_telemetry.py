@@ -83,6 +83,21 @@ def test_healthy_hgx_raises_nothing_and_exports_per_gpu_series(tmp_path):
     assert metric(agent, "gpu_npd_nvml_status", status="ok") == 1
 
 
+# NVML's nvmlDeviceGpuRecoveryAction_t (catalog.XID154_RECOVERY_CODE): the action each asks for, as Xid 154's line
+# naming it gets (catalog.XID154_RECOVERY): NODE_REBOOT a reboot (a GPU reset is not enough), not a reset.
+@pytest.mark.parametrize("code", [1, 2, 3, 4])
+def test_recovery_action_reading_asks_for_what_nvml_says(tmp_path, code):
+    from parsers.catalog import XID154_RECOVERY, XID154_RECOVERY_CODE
+    severity, action = XID154_RECOVERY[XID154_RECOVERY_CODE[code]]
+    scen = hgx_scenario(timeline=[{"at": 10, "gpu": 3, "set": {"recovery_action": code}}])
+    agent, clock = make(tmp_path, scen)
+    poll(agent)
+    confirm(agent, clock, polls=3)
+    [p] = agent.engine.problems.values()
+    assert (p.severity, p.action) == (severity, action)
+    assert p.condition == ("GPUUnhealthy" if severity == "fatal" else "GPUDegraded")
+
+
 @pytest.mark.parametrize("values, condition, reason", [
     ({"ecc_uncorrected_volatile": 2}, "GPUUnhealthy", "UncorrectableECCError"),
     ({"remap_failure": 1}, "GPUUnhealthy", "RowRemapFailure"),
@@ -95,7 +110,8 @@ def test_healthy_hgx_raises_nothing_and_exports_per_gpu_series(tmp_path):
     ({"clocks_event_mask": 0x08}, "GPUDegraded", "HWSlowdown"),
     ({"pcie_link_width": 8, "clocks_event_mask": 0}, "GPUDegraded", "PCIeLinkWidthDegraded"),
     ({"pcie_link_gen": 3, "clocks_event_mask": 0}, "GPUDegraded", "PCIeLinkGenDegraded"),
-    ({"recovery_action": 2}, "GPUUnhealthy", "DriverRecoveryAction"),
+    ({"recovery_action": 1}, "GPUUnhealthy", "DriverRecoveryAction"),
+    ({"recovery_action": 2}, "GPUUnhealthy", "DriverRecoveryReboot"),
 ])
 def test_sample_rule_raises_once_confirmed_then_clears_when_the_gpu_is_healthy_again(tmp_path, values, condition,
                                                                                      reason):

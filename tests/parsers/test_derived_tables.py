@@ -15,7 +15,9 @@ PINNED_NODE_REASONS = [
     ("^Xid(\\d+)", "xid", "hardware"), ("^SXid(\\d+)", "sxid", "fabric"),
     ("GPULost$", "fallen_off_bus", "hardware"), ("NVMLTimeout$", "fallen_off_bus", "hardware"),
     ("UncorrectableECCError$", "xid", "hardware"), ("RowRemapFailure$", "xid", "hardware"),
-    ("DriverRecoveryAction$", "xid", "hardware"), ("NVLinkDown$", "nvlink", "hardware"),
+    ("DriverRecoveryAction$", "xid", "hardware"),
+    ("DriverRecoveryReboot$", "xid", "hardware"),  # (h227) recovery action 2, NODE_REBOOT: its own row (RESTART_BM)
+    ("NVLinkDown$", "nvlink", "hardware"),
     ("NVLinkCRCErrorRate$", "nvlink", "hardware"), ("NVLinkReplayRate$", "nvlink", "hardware"),
     ("NVLinkRecoveryRate$", "nvlink", "hardware"),
     # (h14) NVML's library and the kernel module of different releases, and the kernel log's driver mismatch: a node

@@ -236,6 +236,18 @@ def test_xid_catalog_is_complete_and_derived():
     assert cat[119].attribution == "driver"
 
 
+def test_repeat_workflow_xids_are_the_catalogs():
+    """The Xids a repeat on one GPU escalates (the kind table's `repeated` row, escalation.py's rows) are those
+    whose catalog row names NVIDIA's repeat workflow, WORKFLOW_XID_<code>: one table, read from the catalog."""
+    from parsers import escalation, kinds
+    from parsers.catalog import REPEAT_WORKFLOW_XIDS
+    named = {c for c, i in xid_catalog().items()
+             if i.investigatory.startswith("WORKFLOW_XID_") and i.attribution == "application"}
+    assert REPEAT_WORKFLOW_XIDS == named == {13, 31}
+    assert sorted(kinds.BY_NAME["xid"].repeated.match["xid"]) == sorted(REPEAT_WORKFLOW_XIDS)
+    assert {x for r in escalation.ESCALATIONS for x in r.xids} == REPEAT_WORKFLOW_XIDS
+
+
 def test_unknown_xid_still_reported():
     info = xid_info(9999)
     assert (info.action, info.attribution) == ("CONTACT_SUPPORT", "unknown")
@@ -269,6 +281,17 @@ def test_sxid_catalog_and_line_fatality():
     # _gpuRecoveryActionName): the IMEX domain's recovery, not the GPU's: a warning, as Drain P2P (catalog.py)
     ("NVRM: Xid (PCI:0000:01:00): 154, GPU recovery action changed from 0x0 (None) to 0x5 (Recover IMEX Domain)",
      "xid", {"severity": "warning", "action": "RECOVER_IMEX_DOMAIN"}),
+    # error containment's decision ends Xid 94/95 lines ("RST: %s, D-RST: %s", kern_gpu_ga100.c
+    # _gpuGenerateErrorLog_GA100: bGpuResetReqd, bGpuDrainAndResetReqd). Real: "No, No" keeps the catalog's row
+    # (xid.yaml, sxid-2026d.yaml); the two lines after it are CONSTRUCTED from that format (no public one found): a
+    # contained error whose GPU needs a reset, or a drain and reset, asks what Xid 154 naming that action asks.
+    ("NVRM: Xid (PCI:0000:00:08): 94, pid='<unknown>', name=<unknown>, Contained: SM (0x1). RST: No, D-RST: No",
+     "xid", {"severity": "error", "action": "RESTART_APP"}),
+    ("NVRM: Xid (PCI:0000:00:08): 94, pid=7062, Contained: SM (0x1). RST: Yes, D-RST: No",
+     "xid", {"severity": "fatal", "action": "RESET_GPU", "details": {"mnemonic": "ROBUST_CHANNEL_CONTAINED_ERROR",
+                                                                     "recovery_action": "gpu reset required"}}),
+    ("NVRM: Xid (PCI:0000:00:08): 94, pid=7062, Contained: SM (0x1). RST: No, D-RST: Yes",
+     "xid", {"severity": "fatal", "action": "RESET_GPU"}),
     ("NVRM: GPU 0000:5d:00.0: GPU has fallen off the bus.", "fallen_off_bus", {"pci": "0000:5d:00"}),
     ("nvidia-nvswitch3: SXid (PCI:0000:a1:00.0): 20034, Fatal, Link 30 LTSSM Fault Up", "sxid",
      {"sxid": 20034, "severity": "fatal", "attribution": "fabric"}),
