@@ -21,6 +21,11 @@ from .wordscan import LazyPattern
 PCI = r"(?:PCI:)?[0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}(?:\.[0-7])?"
 # Domain optional: old drivers print `bus:dev.fn` only (`NVRM: GPU 18:00.0: ...`).
 PCI_SHORT = r"(?:PCI:)?(?:[0-9a-fA-F]{4,8}:)?[0-9a-fA-F]{2}:[0-9a-fA-F]{2}(?:\.[0-7])?"
+# A kernel module the kernel would not load for a symbol it could not resolve, one line per symbol after the module's
+# name ("nvidia_peermem: disagrees about version of symbol ib_register_peer_memory_client", "nvidia: Unknown symbol
+# i2c_get_adapter (err -22)"): the rows of the NVIDIA modules that fail so, and their keywords.
+SYMBOL_FAILED = r": (?:disagrees about version of symbol|Unknown symbol) (?P<symbol>\w+)"
+SYMBOL_KEYWORDS = ["Unknown symbol", "disagrees about version of symbol"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -797,9 +802,15 @@ RULES: tuple[Rule, ...] = (
     # (realsenseai/realsense_mipi_platform_driver #281), 2.6-era "nvidia: Unknown symbol pci_enable_device". No GPU of
     # the node comes up: the driver as installed cannot drive them (no address). One line per symbol, again at each
     # load attempt: one event per module while they repeat. (nvidia_peermem's own: peermem_load.)
-    _r("nvidia_module_symbols", "driver_mismatch", ["Unknown symbol", "disagrees about version of symbol"],
-       r"(?<![\w-])(?P<device>nvidia(?:_uvm|_modeset|_drm)?): (?:disagrees about version of symbol|Unknown symbol) "
-       r"(?P<symbol>\w+)", event=("nvidia_load", "join")),
+    _r("nvidia_module_symbols", "driver_mismatch", SYMBOL_KEYWORDS,
+       r"(?<![\w-])(?P<device>nvidia(?:_uvm|_modeset|_drm)?)" + SYMBOL_FAILED, event=("nvidia_load", "join")),
+    # GPUDirect Storage's module (nvidia-fs, loaded as nvidia_fs) likewise, refused the GPU driver's P2P symbols it
+    # needs ("nvidia_fs: Unknown symbol nvidia_p2p_get_pages (err -2)", after each a 6.x kernel's "nvidia_fs: module
+    # using GPL-only symbols uses symbols nvidia_p2p_get_pages from proprietary module nvidia.": gds-nvidia-fs #41,
+    # #48, #34): GDS unavailable on the node, its GPUs working; the kernel's words for the driver container's "could not
+    # insert 'nvidia-fs'" (nvidia_module_load_failed). No GPU named. Was: no finding.
+    _r("nvidia_fs_symbols", "driver_unusable", SYMBOL_KEYWORDS,
+       r"(?<![\w-])(?P<device>nvidia_fs)" + SYMBOL_FAILED, event=("nvidia_load", "join")),
     # The kernel module and the user-space driver (a client: libcuda, NVML, X) of different versions, at each open
     # the client tries: every CUDA / NVML call fails until they match (a driver upgrade without its reload):
     # "NVRM: API mismatch: the client has the version 535.54.03, but / NVRM: this kernel module has the version
@@ -1320,8 +1331,7 @@ RULES: tuple[Rule, ...] = (
     # the peer-memory API ("nv_peer_mem: Unknown symbol ib_register_peer_memory_client (err 0)"). One line per
     # symbol, again at each load attempt: one event per module while they repeat.
     _r("peermem_load", "peermem_error", ["nvidia_peermem: ", "nvidia-peermem: ", "nv_peer_mem: "],
-       r"(?P<device>nvidia[_-]peermem|nv_peer_mem): (?:disagrees about version of symbol|Unknown symbol) "
-       r"(?P<symbol>\w+)", event=("peermem_load", "join")),
+       r"(?P<device>nvidia[_-]peermem|nv_peer_mem)" + SYMBOL_FAILED, event=("peermem_load", "join")),
     # The IMEX daemon's (nvidia-imex, multi-node NVLink: GB200 / GB300 NVL72) [ERROR] lines, in its log (Fabric
     # Manager's envelope, "[Mar 21 2025 20:45:38] [ERROR] [tid 39] ..") or as the DRA driver's ComputeDomain daemon
     # prints them ("[ERROR] Failed to .."). A memory export it failed, on the exporting node: "Failed to get new memory
