@@ -770,3 +770,55 @@ def test_xid_events_of_the_other_gpus_arrive_while_one_is_lost():
         assert nvml.wait_xid(2000) == (3, 79)
     finally:
         nvml.shutdown()
+
+
+def test_a_gpu_read_again_after_a_reset_has_its_xid_events_registered():
+    """The event set registered the GPUs that answered when it was made and no other afterwards: GPU 2, lost at
+    start and read again after its reset, had no Xid events through NVML until NVML was started again.  The Xid wait
+    now registers every GPU read that the set does not carry yet."""
+    import threading
+
+    nvml = standin_backend(four_gpus({"lost": True}, [{"at": 70, "gpu": 2, "set": {"lost": 0}},
+                                                      {"at": 130, "gpu": 2, "xid": 79}, {"at": 130, "gpu": 0, "xid": 48}]))
+    c = GpuCollector(nvml, clock=StandinClock(0.0).bind(nvml.standin))
+    c.poll(BUS4)
+    got: list[tuple[str, int]] = []
+    stop = threading.Event()
+    t = threading.Thread(target=c.xid_events, args=(lambda pci, xid: got.append((pci, xid)), stop))
+    t.start()
+    try:
+        time.sleep(0.3)  # the event set is made: GPUs 0, 1, 3
+        c.clock.t = 120
+        c.poll(BUS4)  # GPU 2 answers again: read
+        assert [g.ident.index for g in c.gpus] == [0, 1, 2, 3]
+        time.sleep(1.2)  # the wait in progress ends (1 s); the next registers GPU 2
+        c.clock.t = 130
+        deadline = time.monotonic() + 5
+        while ("0000:18:00", 48) not in got and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert got == [("0000:3a:00", 79), ("0000:18:00", 48)]
+    finally:
+        stop.set()
+        t.join(5)
+        c.close()
+
+
+def test_nvml_snapshot_lists_the_gpus_that_did_not_answer_at_start_with_their_error():
+    """`gpu-npd nvml-snapshot` listed only the GPUs read: a GPU lost at start was left out, and the operator asking
+    "which GPU?" saw three GPUs and no error.  Each GPU that did not answer is listed at its NVML index with its
+    error (and its address where sysfs and NVML's handle by PCI bus id name it), in a form the stand-in replays
+    the same way."""
+    for gpu2, bus, entry in (({"lost": True}, BUS4, {"index": 2, "error": "GPU_IS_LOST", "pci_bus_id": "0000:3a:00.0",
+                                                       "lost": True}),
+                             ({"lost": True}, [], {"index": 2, "error": "GPU_IS_LOST", "lost": True}),
+                             ({"values": {"handle": "error:UNKNOWN"}}, BUS4,
+                              {"index": 2, "error": "UNKNOWN", "values": {"handle": "error:UNKNOWN"}})):
+        c = GpuCollector(standin_backend(four_gpus(gpu2)), deadline=5)
+        snap = c.snapshot(bus)
+        c.close()
+        assert len(snap["gpus"]) == 4 and snap["gpus"][2] == entry
+        assert [g["uuid"][-4:] for g in snap["gpus"][:2] + snap["gpus"][3:]] == ["0000", "0001", "0003"]
+        replay = GpuCollector(standin_backend(snap), deadline=5)
+        again = replay.snapshot(bus)
+        replay.close()
+        assert again["gpus"][2] == entry and [g.get("uuid") for g in again["gpus"]] == [g.get("uuid") for g in snap["gpus"]]
