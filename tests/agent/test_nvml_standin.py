@@ -822,3 +822,42 @@ def test_nvml_snapshot_lists_the_gpus_that_did_not_answer_at_start_with_their_er
         again = replay.snapshot(bus)
         replay.close()
         assert again["gpus"][2] == entry and [g.get("uuid") for g in again["gpus"]] == [g.get("uuid") for g in snap["gpus"]]
+
+
+def test_a_gpu_lost_under_its_nvml_index_names_no_device_to_repair_or_fence():
+    """`gpu:nvml2` (GPU 2 lost at start, no address for it) is no PCI address.  The repair annotation gave it as
+    `pci: nvml2` and the problem's message read "GPU 2 (, )"; the DRA device taints find no device for it (none
+    published under that key), so none is fenced and the node taint answers for it.  The annotation now has `pci`
+    empty and NVML's index, and the message says the address and UUID are unknown."""
+    import json
+
+    from agent.config import load
+    from agent.health import HealthEngine
+    from agent.kube.dra import faulty_gpus, match_devices, wanted_rules
+    from agent.kube.repair import repair_annotation
+    from agent.samples import SampleJudge
+    from parsers.telemetry import sample_rules
+
+    nvml = standin_backend(four_gpus({"lost": True}))
+    c = GpuCollector(nvml, clock=StandinClock(0.0).bind(nvml.standin))
+    judge = SampleJudge(sample_rules())
+    cfg = load(env={}, flags={"kmsg": "", "journald": False, "fallback_log_files": []})
+    engine = HealthEngine(cfg, c.clock)
+    for t in (0, 10):
+        c.clock.t = t
+        judged: dict[str, list] = {}
+        for r in c.poll([]):
+            judged.setdefault(r.subject, []).extend(judge.judge(r, t))
+        engine.sync("nvml", judged)
+    c.close()
+    (lost,) = [p for p in engine.problems.values() if p.reason == "GPULost"]
+    assert lost.subject == "gpu:nvml2" and lost.message.startswith("GPU 2 (address unknown, UUID unknown): ")
+    assert json.loads(repair_annotation([lost]))["gpus"] == [{"pci": "", "uuid": "", "index": 2}]
+    # NVIDIA's DRA driver publishes its GPUs by uuid and pcieBusID (tests/agent/kube/test_dra.py _slice): index 2's
+    # device is not taken for it
+    slices = [{"spec": {"driver": "gpu.nvidia.com", "pool": {"name": "n"}, "devices": [
+        {"name": f"gpu-{i}", "attributes": {"uuid": {"string": f"GPU-standin-{i}"}, "pcieBusID": {"string": bus},
+                                            "index": {"int": i}}} for i, bus in enumerate(BUS4)]}}]
+    faulty = faulty_gpus([lost], cfg.kube)
+    assert faulty == {"nvml2": ("", "GPULost")}
+    assert wanted_rules("n", faulty, match_devices(slices, "gpu.nvidia.com"), "NoSchedule", "v1alpha3") == {}
