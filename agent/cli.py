@@ -61,10 +61,11 @@ def nvml_snapshot(nvml_spec: str) -> None:
 
     from .gpu.collector import GpuCollector
     from .gpu.nvml import open_backend
+    from .sysfs import pci
 
     collector = GpuCollector(open_backend(nvml_spec), deadline=10.0)
-    try:
-        snap = collector.snapshot()
+    try:  # sysfs's GPUs name a GPU lost at the init, as the agent's poll does
+        snap = collector.snapshot(pci.gpu_addresses(pci.PciInventory().scan()))
     finally:
         collector.close()
     click.echo(yaml.safe_dump(snap, sort_keys=False), nl=False)

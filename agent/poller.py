@@ -52,8 +52,7 @@ class Poller:
             self._scanned = now
             self.ports = infiniband.discover(self.root)
             self.devices = self.pci.scan(nics=[p.pci for p in self.ports])
-        gpus = [d.bdf for d in self.devices if d.is_gpu and pci.present(d)]
-        readings = self.gpu.poll(gpus)
+        readings = self.gpu.poll(pci.gpu_addresses(self.devices))
         self._nic_presence(next(r for r in readings if r.entity == "node"))
         for dev in self.devices:
             r = pci.reading(dev)

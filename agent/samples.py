@@ -198,7 +198,9 @@ class SampleJudge:
 def _where(r: Reading) -> str:
     lab = r.labels
     if r.entity in ("gpu", "nvlink"):
-        gpu = f"GPU {lab.get('gpu_index', '?')} ({lab.get('pci_bus_id', '?')}, {lab.get('uuid', '?')})"
+        # a GPU lost at the agent's start has no UUID, and no address where NVML does not say which is lost
+        gpu = (f"GPU {lab.get('gpu_index', '?')} ({lab.get('pci_bus_id') or 'address unknown'}, "
+               f"{lab.get('uuid') or 'UUID unknown'})")
         return gpu + (f" NVLink {lab['link']}" if r.entity == "nvlink" else "")
     if r.entity == "ib_port":
         return f"{lab.get('device')} port {lab.get('port')}" + (f" ({lab['netdev']})" if lab.get("netdev") else "")

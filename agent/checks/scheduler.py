@@ -1,7 +1,8 @@
 """Runs each plugin config every `invoke_interval` (first at start) on one thread and hands the results on.
 
 A config that loads GPUs runs only while no compute process is on any GPU (NVML); otherwise each of its
-rules is `Skipped(busy)` (or `Skipped(nvml: ...)` when NVML cannot say), and what stood stands.
+rules is `Skipped(busy)` (or `Skipped(nvml: ...)` when NVML cannot say: a GPU that does not answer is named,
+`nvml: GPU 2: GPU_IS_LOST`, and is reason enough), and what stood stands.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from typing import Callable
 
 from parsers.model import CheckBatch
 
+from ..gpu.interface import GONE
 from ..gpu.nvml import Nvml, NvmlError
 from .npd import PluginConfig, run_rules
 
@@ -34,11 +36,21 @@ def gpu_busy(nvml: Nvml | None, deadline: float = 5.0) -> str | None:
             answer.append(f"nvml: {e.code}")
             return
         try:  # init and shutdown in pairs: nothing of NVML stays held between checks (GPU resets)
+            failed = []  # a GPU that does not answer (lost after an Xid 79): its processes NVML cannot say
             for i in range(nvml.count()):
-                if nvml.read(i, "processes").get("compute_processes", 0) > 0:
+                try:
+                    processes = nvml.read(i, "processes").get("compute_processes", 0)
+                except NvmlError as e:
+                    if e.code in GONE:
+                        raise
+                    failed.append(f"GPU {i}: {e.code}")
+                    continue
+                if processes > 0:
                     answer.append("busy")  # the protocol word: Skipped(busy)
                     return
-            answer.append(None)
+            # the other GPUs idle: still no GPU-loading check, which would load the failed GPU too and fail on it
+            # (the node is drained for the lost GPU's own problem), and the reason names the GPU
+            answer.append(f"nvml: {'; '.join(failed)}" if failed else None)
         except NvmlError as e:
             answer.append(f"nvml: {e.code}")
         finally:

@@ -623,12 +623,14 @@ class GpuCollector:
         """Initialise now (for one-shot commands); True when NVML answered."""
         return self._ensure_init()
 
-    def snapshot(self) -> dict[str, Any]:
-        """This host's raw NVML readings as a scenario the stand-in replays (tests/fixtures/nvml/)."""
-        if not self._ensure_init():
+    def snapshot(self, pci_gpus: Collection[str] = ()) -> dict[str, Any]:
+        """This host's raw NVML readings as a scenario the stand-in replays (tests/fixtures/nvml/); `pci_gpus`,
+        sysfs's NVIDIA GPU addresses, name a GPU lost at the init as the poll does."""
+        if not self._ensure_init(pci_gpus):
             return {"init_error": self.status}
         b = self.backend
         out: dict[str, Any] = {"driver_version": self._driver(), "gpus": []}
+        entries = {i: self._unanswered_entry(i, code) for i, code in self.unanswered.items()}
         for g in self.gpus:
             def job(w: _Worker, g=g) -> dict:
                 values: dict[str, Any] = {}
@@ -653,8 +655,22 @@ class GpuCollector:
                     entry["absent"] = result["absent"]
             else:
                 entry["lost"] = True
-            out["gpus"].append(entry)
+            entries[i.index] = entry
+        out["gpus"] = [entries[i] for i in sorted(entries)]  # by NVML index: the replay's GPU i is GPU i
         return out
+
+    def _unanswered_entry(self, index: int, code: str) -> dict[str, Any]:
+        """A GPU whose identity failed at the init, in the snapshot: its index and error (the operator's "which
+        GPU?"), its address where the poll names it, and what makes the replay fail it the same way."""
+        entry: dict[str, Any] = {"index": index, "error": code}
+        bus = next((g.ident.pci_bus_id for g in self.lost if g.ident.index == index and g.ident.pci_bus_id), "")
+        if bus:
+            entry["pci_bus_id"] = bus
+        if code == "GPU_IS_LOST":
+            entry["lost"] = True
+        else:
+            entry["values"] = {"handle": "hang" if code == "timeout" else f"error:{code}"}
+        return entry
 
     # ---- Xid events --------------------------------------------------------------------------------
 
@@ -666,7 +682,8 @@ class GpuCollector:
                 stop.wait(1.0)
                 continue
             try:
-                event = self.backend.wait_xid(1000)
+                # the GPUs read: one read again after a reset is registered at the next wait
+                event = self.backend.wait_xid(1000, [g.ident.index for g in self.gpus])
                 backoff = 1.0
             except NvmlError as exc:
                 if exc.code not in GONE:  # NVML gone (or released): the poll says so, once

@@ -7,7 +7,7 @@ by field name, and `wait_xid`.  Failures are `NvmlError` with NVML's own error n
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Mapping, Protocol
+from typing import Collection, Mapping, Protocol
 
 
 @dataclass(frozen=True)
@@ -122,5 +122,6 @@ class Nvml(Protocol):
     def probe_pci(self, pci: str) -> None: ...  # NvmlError where NVML has no handle for the GPU at this address
     def read(self, index: int, group: str) -> dict[str, float]: ...
     def nvlink(self, index: int, link: int) -> dict[str, float]: ...
-    def wait_xid(self, timeout_ms: int) -> tuple[int, int] | None: ...  # (GPU index, Xid) or None
+    # (GPU index, Xid) or None; `gpus`: the GPUs the event set carries (None: all counted when it is made)
+    def wait_xid(self, timeout_ms: int, gpus: Collection[int] | None = None) -> tuple[int, int] | None: ...
     def compute_pids(self, index: int) -> list[int]: ...  # the GPU's compute processes (which pods use it)

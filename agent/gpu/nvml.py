@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import threading
+from collections.abc import Collection
 from ctypes import byref
 
 from .interface import (CHECK_GROUPS, ERRORS, GONE, GROUPS, MAX_NVLINKS, NVLINK_FIELDS, NVML_READING_GROUPS,  # noqa: F401
@@ -29,6 +30,7 @@ class PynvmlBackend:
         self.n = pynvml
         self._handles: dict[int, object] = {}
         self._events = None
+        self._registered: set[int] = set()  # GPUs whose Xid events the event set carries
         self._open = False
         self._lock = threading.Lock()
         self.standin = None  # the C stand-in's control, when `nvml: fake:<scenario>` loaded it (tests, demos)
@@ -72,6 +74,7 @@ class PynvmlBackend:
                 except self.n.NVMLError:
                     pass
                 self._events = None
+            self._registered.clear()
             self._handles.clear()
         try:
             self.n.nvmlShutdown()
@@ -226,20 +229,27 @@ class PynvmlBackend:
             return None
         return _value(v)
 
-    def wait_xid(self, timeout_ms: int) -> tuple[int, int] | None:
+    def wait_xid(self, timeout_ms: int, gpus: Collection[int] | None = None) -> tuple[int, int] | None:
+        """The next Xid event within the timeout, on an event set that carries GPUs `gpus`: one not yet registered
+        is registered at this call, so a GPU read again after a reset has its Xids from the next wait on; one that
+        does not answer (lost) is skipped and tried at the next wait.  None: every GPU NVML counts, once, when the
+        set is made."""
         n = self.n
         with self._lock:  # held through the wait: shutdown() never frees the set under it
             if not self._open:
                 raise NvmlError("UNINITIALIZED", "NVML released")
-            if self._events is None:
+            fresh = self._events is None
+            if fresh:
                 self._events = self._call(n.nvmlEventSetCreate)
-                for i in range(self.count()):
-                    try:
-                        self._call(n.nvmlDeviceRegisterEvents, self._h(i), n.nvmlEventTypeXidCriticalError,
-                                   self._events)
-                    except NvmlError as exc:  # a GPU that does not answer (lost at start): the others' events
-                        if exc.code in GONE:
-                            raise
+            want = (range(self.count()) if fresh else ()) if gpus is None else gpus
+            for i in sorted(set(want) - self._registered):
+                try:
+                    self._call(n.nvmlDeviceRegisterEvents, self._h(i), n.nvmlEventTypeXidCriticalError,
+                               self._events)
+                    self._registered.add(i)
+                except NvmlError as exc:  # a GPU that does not answer (lost at start): the others' events
+                    if exc.code in GONE:
+                        raise
             try:
                 data = self._call(n.nvmlEventSetWait_v2, self._events, timeout_ms)
             except NvmlError as exc:

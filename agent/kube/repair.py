@@ -16,6 +16,7 @@ from typing import Any
 
 from parsers.finding import ACTION_RANK, SEVERITY_RANK
 from parsers.model import Condition, Problem
+from parsers.pci import normalize_pci
 
 from .settings import REPAIR_PROFILES
 
@@ -67,12 +68,17 @@ def profile_conditions(profile: str, problems: list[Problem], previous: dict[str
 
 
 def _gpu(p: Problem) -> dict[str, Any] | None:
+    """The annotation's entry of a GPU's problem.  A GPU named by no address (`gpu:nvml<index>`: lost at the agent's
+    start, which address NVML does not say) has `pci` empty and its NVML index: no device is named for it."""
     if not p.subject.startswith("gpu:"):
         return None
-    g: dict[str, Any] = {"pci": p.subject[4:]}
+    named = normalize_pci(p.subject[4:].partition("/")[0]) is not None
+    g: dict[str, Any] = {"pci": p.subject[4:] if named else ""}
     for key in ("uuid", "index"):
         if p.details.get(key) is not None:
             g[key] = p.details[key]
+    if not named and p.details.get("gpu_index") is not None:
+        g.setdefault("index", int(p.details["gpu_index"]))
     return g
 
 
@@ -88,7 +94,7 @@ def repair_annotation(problems: list[Problem]) -> str | None:
     for p in bad:
         g = _gpu(p)
         if g is not None:
-            gpus.setdefault(g["pci"], g)
+            gpus.setdefault(g["pci"] or p.subject, g)
     body = {"action": worst.action, "reason": profile_reason(worst), "gpus": [gpus[k] for k in sorted(gpus)],
             "problems": sorted({f"{p.condition}/{p.reason}" for p in bad})}
     return json.dumps(body, sort_keys=True, separators=(",", ":"))

@@ -110,6 +110,11 @@ def present(dev: PciDevice) -> bool:
     return os.path.exists(os.path.join(dev.path, "vendor"))
 
 
+def gpu_addresses(devices: Iterable[PciDevice]) -> list[str]:
+    """The NVIDIA GPUs on the bus among `devices`: the addresses the GPU collector joins NVML's GPUs with."""
+    return [d.bdf for d in devices if d.is_gpu and present(d)]
+
+
 def reading(dev: PciDevice) -> Reading | None:
     """AER totals of one device, and its link if it is a NIC's; None when it has neither (not AER capable)."""
     values = _aer(dev)

@@ -289,7 +289,8 @@ def test_gpu_loading_checks_skip_while_a_compute_process_runs(tmp_path):
                                    "path": script(tmp_path, "load", f"touch {ran}\necho loaded\n")}]}, tmp_path)
     # one stand-in per process (NVML's soname): each scenario is loaded just before it is used
     assert gpu_busy(standin_backend({"gpus": [{}, {}]})) is None
-    assert gpu_busy(standin_backend({"gpus": [{"values": {"compute_processes": "error:UNKNOWN"}}]})) == "nvml: UNKNOWN"
+    assert gpu_busy(standin_backend({"gpus": [{"values": {"compute_processes": "error:UNKNOWN"}}]})) == \
+        "nvml: GPU 0: UNKNOWN"
     busy_nvml = standin_backend({"gpus": [{}, {"values": {"compute_processes": 1}}]})
     assert gpu_busy(busy_nvml) == "busy"
     batches: list[CheckBatch] = []
@@ -312,3 +313,16 @@ def test_a_plugin_condition_named_like_the_kubelets_is_refused(tmp_path):
                       "path": script(tmp_path, "bad", "exit 1\n")}]}
     with pytest.raises(ConfigError, match="'Ready' is the kubelet's"):
         parse_config(raw, tmp_path)
+
+
+def test_the_busy_gate_names_the_gpu_that_does_not_answer_and_still_sees_a_busy_one():
+    """One GPU lost (after an Xid 79) answered `nvml: GPU_IS_LOST` for the whole node, naming no GPU, and the GPUs
+    after it were never asked.  Every GPU is asked: one busy says `busy`; else the GPUs that did not answer are
+    named, and GPU-loading checks still wait (they would load the lost GPU too and fail on it; its own GPULost
+    drains the node)."""
+    lost = {"gpus": [{}, {}, {"lost": True}, {}]}
+    assert gpu_busy(standin_backend(lost)) == "nvml: GPU 2: GPU_IS_LOST"
+    lost["gpus"][3] = {"values": {"compute_processes": 1}}
+    assert gpu_busy(standin_backend(lost)) == "busy"
+    two = {"gpus": [{"values": {"compute_processes": "error:UNKNOWN"}}, {}, {"lost": True}]}
+    assert gpu_busy(standin_backend(two)) == "nvml: GPU 0: UNKNOWN; GPU 2: GPU_IS_LOST"

@@ -770,3 +770,94 @@ def test_xid_events_of_the_other_gpus_arrive_while_one_is_lost():
         assert nvml.wait_xid(2000) == (3, 79)
     finally:
         nvml.shutdown()
+
+
+def test_a_gpu_read_again_after_a_reset_has_its_xid_events_registered():
+    """The event set registered the GPUs that answered when it was made and no other afterwards: GPU 2, lost at
+    start and read again after its reset, had no Xid events through NVML until NVML was started again.  The Xid wait
+    now registers every GPU read that the set does not carry yet."""
+    import threading
+
+    nvml = standin_backend(four_gpus({"lost": True}, [{"at": 70, "gpu": 2, "set": {"lost": 0}},
+                                                      {"at": 130, "gpu": 2, "xid": 79}, {"at": 130, "gpu": 0, "xid": 48}]))
+    c = GpuCollector(nvml, clock=StandinClock(0.0).bind(nvml.standin))
+    c.poll(BUS4)
+    got: list[tuple[str, int]] = []
+    stop = threading.Event()
+    t = threading.Thread(target=c.xid_events, args=(lambda pci, xid: got.append((pci, xid)), stop))
+    t.start()
+    try:
+        time.sleep(0.3)  # the event set is made: GPUs 0, 1, 3
+        c.clock.t = 120
+        c.poll(BUS4)  # GPU 2 answers again: read
+        assert [g.ident.index for g in c.gpus] == [0, 1, 2, 3]
+        time.sleep(1.2)  # the wait in progress ends (1 s); the next registers GPU 2
+        c.clock.t = 130
+        deadline = time.monotonic() + 5
+        while ("0000:18:00", 48) not in got and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert got == [("0000:3a:00", 79), ("0000:18:00", 48)]
+    finally:
+        stop.set()
+        t.join(5)
+        c.close()
+
+
+def test_nvml_snapshot_lists_the_gpus_that_did_not_answer_at_start_with_their_error():
+    """`gpu-npd nvml-snapshot` listed only the GPUs read: a GPU lost at start was left out, and the operator asking
+    "which GPU?" saw three GPUs and no error.  Each GPU that did not answer is listed at its NVML index with its
+    error (and its address where sysfs and NVML's handle by PCI bus id name it), in a form the stand-in replays
+    the same way."""
+    for gpu2, bus, entry in (({"lost": True}, BUS4, {"index": 2, "error": "GPU_IS_LOST", "pci_bus_id": "0000:3a:00.0",
+                                                       "lost": True}),
+                             ({"lost": True}, [], {"index": 2, "error": "GPU_IS_LOST", "lost": True}),
+                             ({"values": {"handle": "error:UNKNOWN"}}, BUS4,
+                              {"index": 2, "error": "UNKNOWN", "values": {"handle": "error:UNKNOWN"}})):
+        c = GpuCollector(standin_backend(four_gpus(gpu2)), deadline=5)
+        snap = c.snapshot(bus)
+        c.close()
+        assert len(snap["gpus"]) == 4 and snap["gpus"][2] == entry
+        assert [g["uuid"][-4:] for g in snap["gpus"][:2] + snap["gpus"][3:]] == ["0000", "0001", "0003"]
+        replay = GpuCollector(standin_backend(snap), deadline=5)
+        again = replay.snapshot(bus)
+        replay.close()
+        assert again["gpus"][2] == entry and [g.get("uuid") for g in again["gpus"]] == [g.get("uuid") for g in snap["gpus"]]
+
+
+def test_a_gpu_lost_under_its_nvml_index_names_no_device_to_repair_or_fence():
+    """`gpu:nvml2` (GPU 2 lost at start, no address for it) is no PCI address.  The repair annotation gave it as
+    `pci: nvml2` and the problem's message read "GPU 2 (, )"; the DRA device taints find no device for it (none
+    published under that key), so none is fenced and the node taint answers for it.  The annotation now has `pci`
+    empty and NVML's index, and the message says the address and UUID are unknown."""
+    import json
+
+    from agent.config import load
+    from agent.health import HealthEngine
+    from agent.kube.dra import faulty_gpus, match_devices, wanted_rules
+    from agent.kube.repair import repair_annotation
+    from agent.samples import SampleJudge
+    from parsers.telemetry import sample_rules
+
+    nvml = standin_backend(four_gpus({"lost": True}))
+    c = GpuCollector(nvml, clock=StandinClock(0.0).bind(nvml.standin))
+    judge = SampleJudge(sample_rules())
+    cfg = load(env={}, flags={"kmsg": "", "journald": False, "fallback_log_files": []})
+    engine = HealthEngine(cfg, c.clock)
+    for t in (0, 10):
+        c.clock.t = t
+        judged: dict[str, list] = {}
+        for r in c.poll([]):
+            judged.setdefault(r.subject, []).extend(judge.judge(r, t))
+        engine.sync("nvml", judged)
+    c.close()
+    (lost,) = [p for p in engine.problems.values() if p.reason == "GPULost"]
+    assert lost.subject == "gpu:nvml2" and lost.message.startswith("GPU 2 (address unknown, UUID unknown): ")
+    assert json.loads(repair_annotation([lost]))["gpus"] == [{"pci": "", "uuid": "", "index": 2}]
+    # NVIDIA's DRA driver publishes its GPUs by uuid and pcieBusID (tests/agent/kube/test_dra.py _slice): index 2's
+    # device is not taken for it
+    slices = [{"spec": {"driver": "gpu.nvidia.com", "pool": {"name": "n"}, "devices": [
+        {"name": f"gpu-{i}", "attributes": {"uuid": {"string": f"GPU-standin-{i}"}, "pcieBusID": {"string": bus},
+                                            "index": {"int": i}}} for i, bus in enumerate(BUS4)]}}]
+    faulty = faulty_gpus([lost], cfg.kube)
+    assert faulty == {"nvml2": ("", "GPULost")}
+    assert wanted_rules("n", faulty, match_devices(slices, "gpu.nvidia.com"), "NoSchedule", "v1alpha3") == {}
