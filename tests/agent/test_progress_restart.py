@@ -123,13 +123,18 @@ def test_a_time_ahead_of_the_clock_is_now(tmp_path):
     assert [r for r, _ in said(b)] == [HANG_REASON]
 
 
-def test_a_corrupt_saved_pod_is_dropped_alone_with_one_warning(tmp_path, caplog):
-    clock = Clock()
+def saved_state(tmp_path, clock):
+    """An agent's state file after a pod stepped and the agent saved and closed: (its path, its JSON)."""
     a = stepping(tmp_path, clock)
     a.save()
     a.close()
     path = tmp_path / "state.json"
-    state = json.loads(path.read_text())
+    return path, json.loads(path.read_text())
+
+
+def test_a_corrupt_saved_pod_is_dropped_alone_with_one_warning(tmp_path, caplog):
+    clock = Clock()
+    path, state = saved_state(tmp_path, clock)
     good = state["progress"]["uid-0"]
     state["progress"] = {"uid-1": {**good, "last": "soon"}, "uid-0": good,
                          "uid-2": {**good, "ref": {**good["ref"], "uid": "uid-9"}},
@@ -148,11 +153,7 @@ def test_a_section_not_a_mapping_is_dropped_and_an_old_state_file_loads(tmp_path
     """A state file written before the tracker's section (no `progress`) loads as before; a section that is no
     mapping is dropped alone, the rest of the state restored."""
     clock = Clock()
-    a = stepping(tmp_path, clock)
-    a.save()
-    a.close()
-    path = tmp_path / "state.json"
-    state = json.loads(path.read_text())
+    path, state = saved_state(tmp_path, clock)
     state["cursors"] = {"kmsg": 42}
     for section, warned in ((None, False), ("garbage", True)):
         if section is None:

@@ -618,7 +618,10 @@ def test_udev_watcher_starts_or_degrades_quietly(monkeypatch, caplog):
     assert "udev monitoring unavailable" in caplog.text
 
 
-def test_rate_history_survives_restart_so_a_standing_rate_problem_does_not_flap(tmp_path):
+def _restarted_with_replay_rate(tmp_path, gpu0_replay):
+    """An agent that confirmed GPU 0's PCIeReplayRate, saved, and an agent started again on the same state whose
+    stand-in GPU 0 then reads `gpu0_replay` (a count, or an NVML error); polled once.  (the first condition's last
+    transition, the agent started again)"""
     scen = hgx_scenario(timeline=[{"at": 10, "gpu": 0, "set": {"pcie_replay": 500}}])
     agent, clock = make(tmp_path, scen)
     poll(agent)
@@ -628,13 +631,18 @@ def test_rate_history_survives_restart_so_a_standing_rate_problem_does_not_flap(
     assert reasons(agent) == {"PCIeReplayRate"}
     transition = agent.engine.conditions["PCIeUnhealthy"].last_transition
     agent.save()
-    again, clock2 = make(tmp_path, {**scen, "timeline": []} | {"gpus": [dict(g, values={"pcie_replay": 500})
+    again, clock2 = make(tmp_path, {**scen, "timeline": []} | {"gpus": [dict(g, values={"pcie_replay": gpu0_replay})
                                                                         if i == 0 else g
                                                                         for i, g in enumerate(scen["gpus"])]})
     clock2.t = clock.t + 10
     again.start(serve_http=False)
     again.stop.set()
     poll(again)
+    return transition, again
+
+
+def test_rate_history_survives_restart_so_a_standing_rate_problem_does_not_flap(tmp_path):
+    transition, again = _restarted_with_replay_rate(tmp_path, 500)
     assert reasons(again) == {"PCIeReplayRate"}
     assert again.engine.conditions["PCIeUnhealthy"].last_transition == transition
 
@@ -644,22 +652,7 @@ def test_a_gpu_not_read_at_the_first_poll_after_a_restart_keeps_its_restored_pro
     deadline, NVML gone or released) keeps the problem the state file restored, as a running agent does for a poll
     it could not complete: it cleared (a WARNING resolved, its condition False) and came back at the next full
     reading. The rule's last verdict is the restored problem's."""
-    scen = hgx_scenario(timeline=[{"at": 10, "gpu": 0, "set": {"pcie_replay": 500}}])
-    agent, clock = make(tmp_path, scen)
-    poll(agent)
-    clock.t += 10
-    poll(agent)
-    confirm(agent, clock, polls=1)
-    assert reasons(agent) == {"PCIeReplayRate"}
-    transition = agent.engine.conditions["PCIeUnhealthy"].last_transition
-    agent.save()
-    again, clock2 = make(tmp_path, {**scen, "timeline": []} | {"gpus": [dict(g, values={"pcie_replay": "error:UNKNOWN"})
-                                                                        if i == 0 else g
-                                                                        for i, g in enumerate(scen["gpus"])]})
-    clock2.t = clock.t + 10
-    again.start(serve_http=False)
-    again.stop.set()
-    poll(again)
+    transition, again = _restarted_with_replay_rate(tmp_path, "error:UNKNOWN")
     assert reasons(again) == {"PCIeReplayRate"}  # was: set(), the restored problem cleared by a poll that read nothing
     assert again.engine.conditions["PCIeUnhealthy"].status
     assert again.engine.conditions["PCIeUnhealthy"].last_transition == transition
