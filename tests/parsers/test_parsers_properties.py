@@ -257,6 +257,29 @@ def test_a_bounded_repeat_of_a_class_is_one_class_of_bytes():
     assert nested == []
 
 
+def test_a_trailing_repeat_keeps_its_least_count_only():
+    """A repeat with nothing after it but what can match empty decides whether the whole matches by its least count:
+    `NCCL WARN (?P<text>.+)` ends in one character, not `{1,4}` bytes (the byte count of a bounded repeat, applied
+    to the `{1}` a trailing `.+` was trimmed to), so hyperscan reports one match end a line where it reported up to
+    four (xid, nccl_warn, ib_completion: 14,324 callbacks over the hard log's lines 100,001-200,000, 7,938 after)."""
+    assert byte_superset(r"NCCL WARN (?P<text>.+)") == r"NCCL\x20WARN\x20[\x00-\x09\x0b-\x7f\x80-\xff]"
+    assert byte_superset(r"a(?:x|\d+)") == r"a(?:x|[0-9\x80-\xff])"
+    assert byte_superset(r"GPU \d{1,4}: ") == r"GPU\x20[0-9\x80-\xff]{1,16}\x3a\x20"  # not trailing: bytes
+    from parsers.prefilter import byte_forms
+    ranged = [e for e in byte_forms(tuple(line_patterns())) if re.search(rb"\{\d+,\d*\}\)*$", e)]
+    assert ranged == []
+    hs = pytest.importorskip("hyperscan")
+    # REAL (tests/fixtures/realworld/ib-transports.yaml, https://github.com/aws/aws-ofi-nccl/issues/156)
+    line = (b"[1,13]<stdout>:nccl-tests-worker-1:35:89 [5] ofi_process_cq:1039 NCCL WARN NET/OFI Request "
+            b"0x7fbb944701b8 completed with error. RC: 20. Error: unknown error. Completed length: 0, Request: "
+            b"{ buffer_index: 255, dev: 1, size: 0, state: CREATED, direction: SEND }")
+    db = hs.Database(mode=hs.HS_MODE_BLOCK)
+    db.compile(expressions=[byte_superset(r"NCCL WARN (?P<text>.+)").encode()], ids=[0], flags=[0])
+    ends: list[int] = []
+    db.scan(line, match_event_handler=lambda _id, _f, to, _fl, _c: ends.append(to))
+    assert len(ends) == 1
+
+
 def test_byte_form_is_tight_on_benign_vendor_lines():
     """What the engines are for: a benign line carrying a vendor keyword matches no rule's byte form."""
     benign = ["mlx5_core 0000:5d:00.0: firmware version: 28.39.1002",
