@@ -247,7 +247,8 @@ def _hyperscan_db(hs, exprs: list[bytes], flags: list[int]):
 # It has only the constructs both engines take: classes, literals, groups, alternation and repeats.
 #   - a character is one ASCII byte, or a run of bytes >= 0x80 (any UTF-8 character; an undecodable byte, which
 #     the decoder turns into U+FFFD); a class that may match a non-ASCII character also takes such a run;
-#   - a bounded repeat of such a class is one class of bytes, its count in bytes (UTF8_WIDTH a character);
+#   - a bounded repeat of such a class is one class of bytes, its count in bytes (UTF8_WIDTH a character); one with
+#     nothing after it but what can match empty keeps its least count only (lo characters take at least lo bytes);
 #   - caseless letters become [xX] (and take a run too where Python's case folding has a non-ASCII equivalent);
 #   - anchors and word boundaries are dropped (Python's Unicode \b differs from an engine's ASCII one);
 #   - a lookahead whose rest of the pattern can match empty is consumed, likewise a lookbehind whose preceding
@@ -389,7 +390,12 @@ class _Printer:
                 # NVSMI_HANDLE's `\d{1,4}` stood beside nvml_gpu_is_lost's `\S: `
                 ascii_set, high = _char_set(*items[0], caseless)
                 body = _class_text(ascii_set, False, extra=r"\x80-\xff" if high else "")
-                if high and hi != _sre.MAXREPEAT:
+                if tail and lo >= 1:
+                    # nothing after it but what can match empty: its least count decides whether the whole matches
+                    # (the trailing `\d+` that _trim made `\d{1}`, counted in bytes, was `{1,4}`: up to four match
+                    # ends a line, each a Python callback)
+                    hi = lo
+                elif high and hi != _sre.MAXREPEAT:
                     hi = hi * UTF8_WIDTH if hi * UTF8_WIDTH <= MAX_COUNT else _sre.MAXREPEAT
             else:
                 body = "(?:" + self.seq(items, caseless, *inner) + ")"
