@@ -236,6 +236,24 @@ def test_xid_catalog_is_complete_and_derived():
     assert cat[119].attribution == "driver"
 
 
+def test_every_catalog_xid_without_an_action_is_decided_once():
+    """NVIDIA's catalog gives no immediate action for 162-172: each has its row in catalog.XID_UNSTATED_ACTION, and
+    the catalog reads as that row (not the unknown Xid's error / CONTACT_SUPPORT for all of them)."""
+    import csv
+    from pathlib import Path
+
+    from parsers.catalog import XID_UNSTATED_ACTION
+    path = Path(__file__).parents[2] / "parsers" / "data" / "xid-catalog.csv"
+    with path.open(newline="") as fh:
+        unstated = {int(row["code"]) for row in csv.DictReader(fh) if not row["immediate_action"]}
+    assert unstated == set(XID_UNSTATED_ACTION) == set(range(162, 173))
+    cat = xid_catalog()
+    for code, decided in XID_UNSTATED_ACTION.items():
+        assert (cat[code].action, cat[code].severity, cat[code].attribution) == decided, code
+    assert [cat[code].severity for code in (162, 163, 164, 165, 167, 169, 171, 172)] == [
+        "info", "warning", "warning", "error", "fatal", "fatal", "info", "info"]
+
+
 def test_repeat_workflow_xids_are_the_catalogs():
     """The Xids a repeat on one GPU escalates (the kind table's `repeated` row, escalation.py's rows) are those
     whose catalog row names NVIDIA's repeat workflow, WORKFLOW_XID_<code>: one table, read from the catalog."""
