@@ -124,16 +124,25 @@ XID154_RECOVERY: dict[str, tuple[str, str]] = {
     # as Drain P2P: the GPU stays schedulable (NVIDIA's DRA driver treats it as non-fatal for GPU scheduling,
     # kubernetes-sigs/dra-driver-nvidia-gpu #1441), multi-node memory sharing fails until the domain is recovered.
     "recover imex domain": ("warning", "RECOVER_IMEX_DOMAIN"),
+    # NVML's 6 BUS_RESET ("Reset the GPU's PCIe bus"), a reset of the GPU by its bus (a stronger reset than a function
+    # level one, the GPU's all the same), and 7 SYSTEM_REBOOT ("Reboot the system"): no 595.45 driver prints them
+    # (its enum stops at 5), so the names are NVML's, read by code (XID154_RECOVERY_CODE) and from NVML's reading.
+    "bus reset": ("fatal", "RESET_GPU"),
+    "system reboot": ("fatal", "RESTART_BM"),
 }
 # The action's code, for names the table does not know: the driver has renamed them across releases (0x1 "GPU Reset
 # Required" on 575/580, "PF FLR" on 595+: open-gpu-kernel-modules #1125; 0x2 "Node Reboot Required", later "OS
 # Reboot"), while the codes are NVML's nvmlDeviceGpuRecoveryAction_t (NONE 0, GPU_RESET 1, NODE_REBOOT 2, DRAIN_P2P 3,
 # DRAIN_AND_RESET 4), stable; 595.45 adds RECOVER_IMEX_DOMAIN 5, printed "Recover IMEX Domain" (open-gpu-kernel-modules
-# 595.45.04: ctrl2080gpu.h NV2080_CTRL_GPU_RECOVERY_ACTION, gpu.c _gpuRecoveryActionName). A code past these (new
-# actions) keeps the catalog's row.
+# 595.45.04: ctrl2080gpu.h NV2080_CTRL_GPU_RECOVERY_ACTION, gpu.c _gpuRecoveryActionName), and NVML 615 BUS_RESET 6 and
+# SYSTEM_REBOOT 7 (nvidia-ml-py 13.615.71 pynvml.py NVML_GPU_RECOVERY_ACTION_*, as NVIDIA's cuda-python bindings'
+# cuda.bindings.nvml.DeviceGpuRecoveryAction; none of NVIDIA's puts a bus reset at 5). A code past these (new actions)
+# keeps the catalog's row. One table for both readings: the NVML field NVML_FI_DEV_GET_GPU_RECOVERY_ACTION holds the
+# same code, and the telemetry rules on it (parsers/sample_rules.yaml `recovery_action`) ask what this table asks
+# (tests/agent/test_telemetry.py runs every code).
 XID154_RECOVERY_CODE: dict[int, str] = {
     0x0: "none", 0x1: "gpu reset required", 0x2: "node reboot required", 0x3: "drain p2p", 0x4: "drain and reset",
-    0x5: "recover imex domain",
+    0x5: "recover imex domain", 0x6: "bus reset", 0x7: "system reboot",
 }
 assert set(XID154_RECOVERY_CODE.values()) <= set(XID154_RECOVERY)  # a code reads as a name the table has
 

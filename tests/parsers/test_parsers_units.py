@@ -299,6 +299,12 @@ def test_sxid_catalog_and_line_fatality():
     # _gpuRecoveryActionName): the IMEX domain's recovery, not the GPU's: a warning, as Drain P2P (catalog.py)
     ("NVRM: Xid (PCI:0000:01:00): 154, GPU recovery action changed from 0x0 (None) to 0x5 (Recover IMEX Domain)",
      "xid", {"severity": "warning", "action": "RECOVER_IMEX_DOMAIN"}),
+    # NVML's 6 and 7 (BUS_RESET, SYSTEM_REBOOT; nvidia-ml-py 13.615): CONSTRUCTED in the same format, no driver of
+    # the open source prints them yet, so the names a driver would print are unknown ("?"): read by their code
+    ("NVRM: Xid (PCI:0000:01:00): 154, GPU recovery action changed from 0x0 (None) to 0x6 (?)",
+     "xid", {"severity": "fatal", "action": "RESET_GPU"}),
+    ("NVRM: Xid (PCI:0000:01:00): 154, GPU recovery action changed from 0x0 (None) to 0x7 (?)",
+     "xid", {"severity": "fatal", "action": "RESTART_BM"}),
     # error containment's decision ends Xid 94/95 lines ("RST: %s, D-RST: %s", kern_gpu_ga100.c
     # _gpuGenerateErrorLog_GA100: bGpuResetReqd, bGpuDrainAndResetReqd). Real: "No, No" keeps the catalog's row
     # (xid.yaml, sxid-2026d.yaml); the two lines after it are CONSTRUCTED from that format (no public one found): a
