@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 
+from parsers.catalog import XID154_RECOVERY_CODE
+
 from .gpu.interface import NVML_READINGS
 from .samples import Reading
 
@@ -65,7 +67,8 @@ TABLE: tuple[tuple[str, str, str, str, str, dict[str, str]], ...] = (
     ("gpu", "fabric_health_mask", "gpu_npd_gpu_fabric_health_mask", "gauge",
      "NVLink fabric health mask as NVML reports it (decoded into the fabric rules).", {}),
     ("gpu", "recovery_action", "gpu_npd_gpu_recovery_action", "gauge",
-     "The driver's GPU recovery action (0 none, 1 GPU reset, 2 node reboot, 3 drain P2P, 4 drain and reset).", {}),
+     "The driver's GPU recovery action (NVML's code: "
+     + ", ".join(f"{code} {name}" for code, name in XID154_RECOVERY_CODE.items()) + ").", {}),
     ("gpu", "gpu_lost", "gpu_npd_gpu_lost", "gauge", "1 when NVML says the GPU is lost.", {}),
     ("gpu", "nvml_timeout", "gpu_npd_gpu_nvml_timeout", "gauge", "1 while an NVML call on this GPU is past its deadline.", {}),
     ("nvlink", "state", "gpu_npd_nvlink_up", "gauge", "NVLink state (1 active).", {}),

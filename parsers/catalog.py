@@ -34,8 +34,45 @@ XID_ACTION_CLEAR: dict[str, str] = {
     "RESET_GPU": "reset", "CONTACT_SUPPORT": "reset", "WORKFLOW_XID_48": "reset", "WORKFLOW_NVLINK_ERR": "reset",
     "WORKFLOW_NVLINK5_ERR": "reset",
 }
-# An Xid the catalog does not list, or lists with no action.
+# An Xid the catalog does not list (nor DRIVER_XIDS below).
 UNKNOWN_XID = ("CONTACT_SUPPORT", "error", "unknown")
+# The catalog's rows with no immediate action (162-172, its newest: no bucket either, parsers/data/SOURCE.md), decided
+# here: code -> (action, severity, attribution), the row's facts and sources in its comment. The catalog's wording is
+# its Description; the driver's names are nverror.h's (NVIDIA/open-gpu-kernel-modules 595.45.04: ISINK_* for PSHC_*);
+# gpud (leptonai/gpud components/accelerator/nvidia/xid/xid.go) is a peer's reading, not NVIDIA's.
+XID_UNSTATED_ACTION: dict[int, tuple[str, str, str]] = {
+    # Power Smoothing HW Circuitry (the GPU board's energy storage that evens out its power draw, Blackwell / GB200):
+    # "capability reengaged": the circuit works again, nothing is wrong; info, no condition (gpud: info).
+    162: ("IGNORE", "info", "hardware"),
+    # "disengaged (no GPU reset required)": the GPU computes on, its draw no longer smoothed; a warning to look at
+    # (GPUDegraded, expires), no reset nor drain (gpud: a warning).
+    163: ("MONITOR", "warning", "hardware"),
+    # "low lifetime reached": the circuit wears out; plan its replacement, the GPU still healthy (a warning).
+    164: ("REPLACE", "warning", "hardware"),
+    # "lifetime exhausted": the circuit is spent for good; the board wants replacing (an error, GPUDegraded).
+    165: ("REPLACE", "error", "hardware"),
+    # Confidential Computing mode only: "CC traffic before link configured for encryption" (nverror.h
+    # NVLINK_SECURE_NVLE_ERROR) and "Interrupt seen in CC mode" (NVLINK_SECURE_ERROR). No NVIDIA text says whose or
+    # what to do; the unknown Xid's row, stated (an error someone looks at: GPUDegraded).
+    166: UNKNOWN_XID,
+    170: UNKNOWN_XID,
+    # "PCIe fatal timeout": the GPU stopped answering on its PCIe link, as Xid 79's fallen off the bus (the catalog's
+    # RESTART_BM, the link's hardware); gpud suggests a reboot. Fatal: GPUUnhealthy until a new boot.
+    167: ("RESTART_BM", "fatal", "hardware"),
+    # "Errors found in WPR (write protected region); expected only with ECC disabled": memory errors left the GPU
+    # less memory; it runs on. A warning, the memory's: run the memory diagnostics (gpud: a warning, no action).
+    168: ("RUN_DIAGNOSTICS", "warning", "hardware"),
+    # "Internal micro-controller halt" (SEC2, the security falcon): the GPU cannot run work that needs it until a
+    # reset, as the GSP's own error (Xid 120, RESET_GPU) and the GPU fatal timeout (158, RESET_GPU); gpud suggests
+    # a reboot. Fatal, RESET_GPU (a reboot resets the GPU too).
+    169: ("RESET_GPU", "fatal", "unknown"),
+    # "Additional detail to Xid 48: uncorrectable DRAM / SRAM error": the driver logs 172 right after its Xid 48 for
+    # the same error (kernel_gsp_ecc_gb100.c: nvErrorLog_va(.., ROBUST_CHANNEL_GPU_ECC_DBE, "GSP-RISCV uncorrectable
+    # ECC error") then (.., UNCORRECTABLE_SRAM_ERROR, "GSP-RISCV, Uncorrectable SRAM error")). The 48 raises the
+    # problem (WORKFLOW_XID_48); its detail is info with the 48's action: no second problem beside it.
+    171: ("WORKFLOW_XID_48", "info", "hardware"),
+    172: ("WORKFLOW_XID_48", "info", "hardware"),
+}
 
 # NVIDIA attributes these to the application: 13, 31, 137 "typically application bugs", 43 user
 # fault, 45 app abort; the CHECK_APP/CUDA investigatory bucket (32 left out: its trigger blames PCIe).
@@ -50,6 +87,7 @@ REPEAT_WORKFLOW_XIDS = frozenset({13, 31})
 # and the older table's hardware-only 81, 121.
 HARDWARE_XIDS = frozenset({48, 63, 64, 94, 95, 140, 171, 172, 74, 136, *range(144, 151), 79, 54, 110, 81, 121})
 NVLINK_XIDS = frozenset({74, 136, *range(144, 151)})
+assert all(XID_UNSTATED_ACTION[code][2] == "hardware" for code in HARDWARE_XIDS & set(XID_UNSTATED_ACTION))
 # Investigatory buckets that point at the driver / software stack.
 DRIVER_BUCKETS = frozenset({"INVESTIGATE_SW", "UPDATE_SWFW"})
 # Application Xids never exceed this severity on their own (escalation is the health engine's job).
@@ -86,16 +124,25 @@ XID154_RECOVERY: dict[str, tuple[str, str]] = {
     # as Drain P2P: the GPU stays schedulable (NVIDIA's DRA driver treats it as non-fatal for GPU scheduling,
     # kubernetes-sigs/dra-driver-nvidia-gpu #1441), multi-node memory sharing fails until the domain is recovered.
     "recover imex domain": ("warning", "RECOVER_IMEX_DOMAIN"),
+    # NVML's 6 BUS_RESET ("Reset the GPU's PCIe bus"), a reset of the GPU by its bus (a stronger reset than a function
+    # level one, the GPU's all the same), and 7 SYSTEM_REBOOT ("Reboot the system"): no 595.45 driver prints them
+    # (its enum stops at 5), so the names are NVML's, read by code (XID154_RECOVERY_CODE) and from NVML's reading.
+    "bus reset": ("fatal", "RESET_GPU"),
+    "system reboot": ("fatal", "RESTART_BM"),
 }
 # The action's code, for names the table does not know: the driver has renamed them across releases (0x1 "GPU Reset
 # Required" on 575/580, "PF FLR" on 595+: open-gpu-kernel-modules #1125; 0x2 "Node Reboot Required", later "OS
 # Reboot"), while the codes are NVML's nvmlDeviceGpuRecoveryAction_t (NONE 0, GPU_RESET 1, NODE_REBOOT 2, DRAIN_P2P 3,
 # DRAIN_AND_RESET 4), stable; 595.45 adds RECOVER_IMEX_DOMAIN 5, printed "Recover IMEX Domain" (open-gpu-kernel-modules
-# 595.45.04: ctrl2080gpu.h NV2080_CTRL_GPU_RECOVERY_ACTION, gpu.c _gpuRecoveryActionName). A code past these (new
-# actions) keeps the catalog's row.
+# 595.45.04: ctrl2080gpu.h NV2080_CTRL_GPU_RECOVERY_ACTION, gpu.c _gpuRecoveryActionName), and NVML 615 BUS_RESET 6 and
+# SYSTEM_REBOOT 7 (nvidia-ml-py 13.615.71 pynvml.py NVML_GPU_RECOVERY_ACTION_*, as NVIDIA's cuda-python bindings'
+# cuda.bindings.nvml.DeviceGpuRecoveryAction; none of NVIDIA's puts a bus reset at 5). A code past these (new actions)
+# keeps the catalog's row. One table for both readings: the NVML field NVML_FI_DEV_GET_GPU_RECOVERY_ACTION holds the
+# same code, and the telemetry rules on it (parsers/sample_rules.yaml `recovery_action`) ask what this table asks
+# (tests/agent/test_telemetry.py runs every code).
 XID154_RECOVERY_CODE: dict[int, str] = {
     0x0: "none", 0x1: "gpu reset required", 0x2: "node reboot required", 0x3: "drain p2p", 0x4: "drain and reset",
-    0x5: "recover imex domain",
+    0x5: "recover imex domain", 0x6: "bus reset", 0x7: "system reboot",
 }
 assert set(XID154_RECOVERY_CODE.values()) <= set(XID154_RECOVERY)  # a code reads as a name the table has
 
@@ -185,8 +232,11 @@ def xid_catalog() -> dict[int, XidInfo]:
     out = {}
     for row in _read("xid-catalog.csv"):
         code = int(row["code"])
-        action = row["immediate_action"] or UNKNOWN_XID[0]
-        severity, attribution = _xid_policy(code, row["immediate_action"], row["investigatory_action"])
+        if not row["immediate_action"] and code in XID_UNSTATED_ACTION:
+            action, severity, attribution = XID_UNSTATED_ACTION[code]
+        else:
+            action = row["immediate_action"] or UNKNOWN_XID[0]
+            severity, attribution = _xid_policy(code, row["immediate_action"], row["investigatory_action"])
         out[code] = XidInfo(code, row["mnemonic"], row["description"], action,
                             row["investigatory_action"], severity, attribution)
     for code, (mnemonic, description, action, severity, attribution) in DRIVER_XIDS.items():

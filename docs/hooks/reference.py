@@ -293,7 +293,8 @@ def render_xid() -> str:
     out = ["# Xid and SXid catalog\n\n", GENERATED,
            "NVIDIA's Xid catalog (`parsers/data/xid-catalog.csv`, sources in `parsers/data/SOURCE.md`) as gpu-npd "
            "reads it: severity and attribution are derived from the immediate action by the tables in "
-           "`parsers/catalog.py`; the reason is the condition and Event reason a problem of that Xid gets. An Xid "
+           "`parsers/catalog.py` (the rows with no immediate action, 162-172, by its `XID_UNSTATED_ACTION`); the reason is "
+           "the condition and Event reason a problem of that Xid gets. An Xid "
            "the catalog lacks is reported as `CONTACT_SUPPORT`, `error`, `unknown`. `xid_policy` can override "
            "severity and action per code ([configuration](configuration.md)).\n\n"]
     rows = [[c, code(i.mnemonic), code(i.action), code(i.investigatory), i.severity, i.attribution, code(xid_reason(c))]

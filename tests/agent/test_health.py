@@ -60,6 +60,37 @@ def test_transition_time_moves_only_on_status_change(engine, clock):
     assert engine.conditions["GPUUnhealthy"].last_transition == t0
 
 
+# The catalog's Xids with no stated action (162-172), decided in catalog.XID_UNSTATED_ACTION. CONSTRUCTED lines (no public
+# one found): the Xid line's form of the real ones above, the text the catalog's Description (the power smoothing and
+# PCIe Xids' text is the GSP firmware's, not in the open driver), and for 48 + 172 the pair kernel_gsp_ecc_gb100.c
+# (NVIDIA/open-gpu-kernel-modules 595.45.04) logs for one GSP SRAM error.
+def _xid(code: int, text: str) -> str:
+    return f"NVRM: Xid (PCI:0000:1b:00): {code}, pid='<unknown>', name=<unknown>, {text}"
+
+
+@pytest.mark.parametrize("code, text, raised", [
+    (162, "Power Smoothing HW Circuitry capability reengaged", None),  # good news: nothing raised
+    (163, "Power Smoothing HW Circuitry disengaged", ("GPUDegraded", "warning", "MONITOR")),
+    (164, "Power Smoothing HW Circuitry low lifetime reached", ("GPUDegraded", "warning", "REPLACE")),
+    (165, "Power Smoothing HW Circuitry lifetime exhausted", ("GPUDegraded", "error", "REPLACE")),
+    (167, "PCIe fatal timeout", ("GPUUnhealthy", "fatal", "RESTART_BM")),
+    (169, "Internal micro-controller halt", ("GPUUnhealthy", "fatal", "RESET_GPU")),
+])
+def test_xids_the_catalog_gives_no_action_raise_what_the_table_decides(engine, code, text, raised):
+    engine.observe(parse_line(_xid(code, text)))
+    problems = [(p.condition, p.severity, p.action) for p in engine.problems.values()]
+    assert problems == ([raised] if raised else [])
+
+
+def test_xid_48s_detail_is_no_second_problem(engine):
+    """Xid 171 / 172 add detail to the Xid 48 logged with them (the catalog): one problem, the 48's."""
+    engine.observe(parse_line(_xid(48, "GSP-RISCV uncorrectable ECC error")))
+    engine.observe(parse_line(_xid(172, "GSP-RISCV, Uncorrectable SRAM error")))
+    engine.observe(parse_line(_xid(171, "Uncorrectable DRAM error")))
+    assert [p.reason for p in engine.problems.values()] == ["Xid48DoubleBitECC"]
+    assert cond(engine, "GPUUnhealthy") == (True, "Xid48DoubleBitECC")
+
+
 def test_application_xid_alone_does_not_make_node_unhealthy(engine):
     for _ in range(5):
         engine.observe(parse_line("NVRM: Xid (PCI:0000:b1:00): 31, pid=2573, name=python3, Ch 00000008, MMU Fault"))

@@ -20,6 +20,7 @@ from agent.gpu.standin import HEALTHY_VALUES
 from agent.gpu.nvml import NvmlError
 from agent.poller import watch_udev
 from agent.samples import Reading, SampleJudge
+from parsers.catalog import XID154_RECOVERY, XID154_RECOVERY_CODE
 from parsers.model import NodeInfo, Problem
 from telemetry_kit import StandinClock, copy_sysfs, hgx_scenario, remove_device, set_aer, set_attr, standin_backend
 
@@ -84,10 +85,10 @@ def test_healthy_hgx_raises_nothing_and_exports_per_gpu_series(tmp_path):
 
 
 # NVML's nvmlDeviceGpuRecoveryAction_t (catalog.XID154_RECOVERY_CODE): the action each asks for, as Xid 154's line
-# naming it gets (catalog.XID154_RECOVERY): NODE_REBOOT a reboot (a GPU reset is not enough), not a reset.
-@pytest.mark.parametrize("code", [1, 2, 3, 4])
+# naming it gets (catalog.XID154_RECOVERY): NODE_REBOOT and SYSTEM_REBOOT a reboot (a GPU reset is not enough), not a
+# reset; RECOVER_IMEX_DOMAIN the IMEX domain's recovery (a warning). Every code the table has but NONE.
+@pytest.mark.parametrize("code", sorted(set(XID154_RECOVERY_CODE) - {0}))
 def test_recovery_action_reading_asks_for_what_nvml_says(tmp_path, code):
-    from parsers.catalog import XID154_RECOVERY, XID154_RECOVERY_CODE
     severity, action = XID154_RECOVERY[XID154_RECOVERY_CODE[code]]
     scen = hgx_scenario(timeline=[{"at": 10, "gpu": 3, "set": {"recovery_action": code}}])
     agent, clock = make(tmp_path, scen)

@@ -236,6 +236,24 @@ def test_xid_catalog_is_complete_and_derived():
     assert cat[119].attribution == "driver"
 
 
+def test_every_catalog_xid_without_an_action_is_decided_once():
+    """NVIDIA's catalog gives no immediate action for 162-172: each has its row in catalog.XID_UNSTATED_ACTION, and
+    the catalog reads as that row (not the unknown Xid's error / CONTACT_SUPPORT for all of them)."""
+    import csv
+    from pathlib import Path
+
+    from parsers.catalog import XID_UNSTATED_ACTION
+    path = Path(__file__).parents[2] / "parsers" / "data" / "xid-catalog.csv"
+    with path.open(newline="") as fh:
+        unstated = {int(row["code"]) for row in csv.DictReader(fh) if not row["immediate_action"]}
+    assert unstated == set(XID_UNSTATED_ACTION) == set(range(162, 173))
+    cat = xid_catalog()
+    for code, decided in XID_UNSTATED_ACTION.items():
+        assert (cat[code].action, cat[code].severity, cat[code].attribution) == decided, code
+    assert [cat[code].severity for code in (162, 163, 164, 165, 167, 169, 171, 172)] == [
+        "info", "warning", "warning", "error", "fatal", "fatal", "info", "info"]
+
+
 def test_repeat_workflow_xids_are_the_catalogs():
     """The Xids a repeat on one GPU escalates (the kind table's `repeated` row, escalation.py's rows) are those
     whose catalog row names NVIDIA's repeat workflow, WORKFLOW_XID_<code>: one table, read from the catalog."""
@@ -281,6 +299,12 @@ def test_sxid_catalog_and_line_fatality():
     # _gpuRecoveryActionName): the IMEX domain's recovery, not the GPU's: a warning, as Drain P2P (catalog.py)
     ("NVRM: Xid (PCI:0000:01:00): 154, GPU recovery action changed from 0x0 (None) to 0x5 (Recover IMEX Domain)",
      "xid", {"severity": "warning", "action": "RECOVER_IMEX_DOMAIN"}),
+    # NVML's 6 and 7 (BUS_RESET, SYSTEM_REBOOT; nvidia-ml-py 13.615): CONSTRUCTED in the same format, no driver of
+    # the open source prints them yet, so the names a driver would print are unknown ("?"): read by their code
+    ("NVRM: Xid (PCI:0000:01:00): 154, GPU recovery action changed from 0x0 (None) to 0x6 (?)",
+     "xid", {"severity": "fatal", "action": "RESET_GPU"}),
+    ("NVRM: Xid (PCI:0000:01:00): 154, GPU recovery action changed from 0x0 (None) to 0x7 (?)",
+     "xid", {"severity": "fatal", "action": "RESTART_BM"}),
     # error containment's decision ends Xid 94/95 lines ("RST: %s, D-RST: %s", kern_gpu_ga100.c
     # _gpuGenerateErrorLog_GA100: bGpuResetReqd, bGpuDrainAndResetReqd). Real: "No, No" keeps the catalog's row
     # (xid.yaml, sxid-2026d.yaml); the two lines after it are CONSTRUCTED from that format (no public one found): a
