@@ -451,3 +451,16 @@ def test_ucx_diagnostics_below_warn_state_no_fact():
     assert [e.kind for e in read_lines(UCX_VFS_DIAG, "result_0.txt", Clock(), year=2025)] == []
     # the row still reads the words elsewhere: an OSError's (REAL, the line tests/triage/test_triage.py reads)
     assert facts.match("[rank3]: OSError: [Errno 5] Input/output error: '/app/naifu555'")[0].kind == "storage_error"
+
+
+def test_files_share_one_classifiers_tables_each_its_own_stream():
+    """A job of 20,000 per-rank files built the classifier's tables and keyword prefilter anew for each (some 5 ms
+    a file, most of the triage of many small files): each file's reader now takes a stream of one classifier per
+    year, its tables, prefilter and memo shared, its stream context its own, so no file's evidence changes."""
+    a, b = reader.FileReader("a.log", Clock(), year=2025), reader.FileReader("b.log", Clock(), year=2025)
+    assert a.classifier is not b.classifier
+    assert a.classifier.prefilter is b.classifier.prefilter and a.classifier.memo is b.classifier.memo
+    first, then = FILES[0], FILES[-1]
+    alone = evidence(then)
+    evidence(first)
+    assert evidence(then) == alone
