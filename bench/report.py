@@ -46,10 +46,15 @@ BENCHES: dict[str, tuple[str, list[str]]] = {
     "kube_scale": ("Kubernetes writes at scale (bench/kube_scale.py)", ["kube_scale.py"]),
     "cluster_scale": ("The cluster component at fleet scale (bench/cluster_scale.py)", ["cluster_scale.py"]),
     "triage_scale": ("Offline triage of a large failed job (bench/triage_scale.py)", ["triage_scale.py", "--serial"]),
+    "triage_fleet": ("Offline triage of a 1,024-rank job (bench/triage_scale.py --ranks 1024)",
+                     ["triage_scale.py", "--ranks", "1024", "--lines", "2000", "--runs", "1"]),
+    "triage_files": ("Offline triage of 20,000 small per-rank files (bench/triage_scale.py --ranks 20000)",
+                     ["triage_scale.py", "--ranks", "20000", "--lines", "10", "--runs", "1", "--shapes", "per-rank"]),
 }
 # the option through which a benchmark times another checkout beside this one
 BASELINE_OPTION = {"parse": "--baseline", "perline": "--baseline", "correlate": "--baseline", "agent": "--ref",
-                   "inprocess": "--ref", "triage_scale": "--baseline", "podlogs_cpu": "--baseline",
+                   "inprocess": "--ref", "triage_scale": "--baseline",
+                   "triage_fleet": "--baseline", "triage_files": "--baseline", "podlogs_cpu": "--baseline",
                    "footprint": "--ref"}
 
 

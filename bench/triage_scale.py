@@ -12,9 +12,11 @@ formats: a benchmark input, not evidence (no fixture is made of it).  Two shapes
 - `interleaved`: one launcher output (`slurm.out`) with every rank's lines interleaved behind Slurm's `srun -l`
   label (`12: `) and torchrun's `[rank12]:`: the hard case, where every line carries prefixes to read.
 
-Each command runs whole, process start included; the R runs are interleaved (triage, parse, the baseline's
+A fleet's job is `--ranks 1024` (`--lines 2000`: 2 million lines a shape); a directory of many small files is
+`--ranks 20000 --lines 10 --shapes per-rank`.  Each command runs whole, process start included; the R runs are interleaved (triage, parse, the baseline's
 triage, then again), so a shared machine's load falls on all alike.  Printed per shape: best and median wall time,
-best CPU time, lines/s, peak RSS, the ratio to parse, and whether triage named the lagging rank (a run that does not
+best CPU time, lines/s, peak RSS, the ratio to parse, the JSON document's size, and whether triage named the lagging
+rank (a run that does not
 is marked WRONG).  `--baseline DIR` also times the triage of another checkout (e.g. `git worktree add DIR main`);
 triage runs with its default `--jobs` (the CPUs this process may use: per-rank files are read by that many worker
 processes, the one interleaved file by one), and `--serial` also times this tree's `--jobs 1`.
@@ -152,7 +154,8 @@ def main() -> None:
             workers = max(r[4] for r in runs)
             print(f"  {label:<18} best {best:7.2f} s  median {statistics.median(r[0] for r in runs):7.2f} s  "
                   f"CPU {min(r[1] for r in runs):7.2f} s  {total / best:>12,.0f} lines/s  "
-                  f"RSS {max(r[2] for r in runs) / 1024:6.0f} MiB  {best / ref:6.1f}x parse{verdict}"
+                  f"RSS {max(r[2] for r in runs) / 1024:6.0f} MiB  {best / ref:6.1f}x parse  "
+                  f"out {max(len(r[3]) for r in runs) / 1024:6.0f} KiB{verdict}"
                   + (f" (workers' RSS {workers / 1024:.0f} MiB each)" if workers else ""))
 
 

@@ -19,8 +19,10 @@ from __future__ import annotations
 
 import importlib
 import io
+import os
 import posixpath
 import re
+import stat
 import sys
 import zlib
 from contextlib import contextmanager
@@ -269,6 +271,25 @@ class _UntilEof(io.RawIOBase):
         return n
 
 
+class _UpTo(io.RawIOBase):
+    """A file's bytes up to the size it had when opened: a log still being written (a job's output, appended to
+    faster than it is read) is read to that point and ends, instead of never ending."""
+
+    def __init__(self, raw: BinaryIO, size: int):
+        self._raw, self._left = raw, size
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buf) -> int:
+        if self._left <= 0:
+            return 0
+        view = memoryview(buf)
+        n = self._raw.readinto(view[:self._left] if len(view) > self._left else view) or 0  # type: ignore[attr-defined]
+        self._left -= n
+        return n
+
+
 @contextmanager
 def _raw(path: str, count: Callable[[int], None] | None) -> Iterator[BinaryIO]:
     """The bytes of `path` (`-`: stdin) as a buffered stream that can be peeked."""
@@ -283,10 +304,13 @@ def _raw(path: str, count: Callable[[int], None] | None) -> Iterator[BinaryIO]:
             raw = io.BufferedReader(raw, buffer_size=RAW_CHUNK)  # type: ignore[arg-type]
         yield raw
         return
-    with open(path, "rb", buffering=0 if count is not None else -1) as fh:
+    with open(path, "rb", buffering=0) as fh:
+        st = os.fstat(fh.fileno())
+        # a regular file is read to its size at opening (0: a /proc or /sys file, its size unknown, read to its end)
+        raw = _UpTo(fh, st.st_size) if stat.S_ISREG(st.st_mode) and st.st_size else fh
         if count is not None:
-            fh = io.BufferedReader(_Counting(fh, count), buffer_size=RAW_CHUNK)  # type: ignore[arg-type]
-        yield fh
+            raw = _Counting(raw, count)  # type: ignore[arg-type]
+        yield io.BufferedReader(raw, buffer_size=RAW_CHUNK)  # type: ignore[arg-type]
 
 
 def _command(tool: str, path: str) -> str:

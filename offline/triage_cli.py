@@ -41,6 +41,9 @@ from .cli import YEARS
 EXIT_FOUND, EXIT_NOTHING, EXIT_INPUT = 0, 1, 2
 MAX_LINE_BYTES = 1 << 16  # bytes of one line read; the rest of a longer line is dropped, never held (lines_of)
 SKIP_NAMES = frozenset({".DS_Store"})
+# input errors written to stderr one a line; the rest counted in one more (a directory of 20,000 unreadable files is
+# not 20,000 lines), every one still in the JSON document's "errors"
+MAX_ERRORS_SHOWN = 20
 
 
 @dataclass
@@ -388,8 +391,11 @@ def triage(fmt: str, year: int | None, window: float, evidence_limit: int, jobs_
     evidence = collect(paths, year, inputs, jobs=jobs)
     incidents = attribute(evidence, window=window)
     noise = teardown(evidence).noise  # communicator errors after a success their file stated: said, never failures
-    for message in inputs.errors:
+    for message in inputs.errors[:MAX_ERRORS_SHOWN]:
         click.echo(f"gpu-npd triage: {message}", err=True)
+    if len(inputs.errors) > MAX_ERRORS_SHOWN:
+        click.echo(f"gpu-npd triage: and {len(inputs.errors) - MAX_ERRORS_SHOWN} more input error(s), not shown "
+                   "(every one in --format json's \"errors\")", err=True)
     try:
         if fmt == "json":
             doc = to_json(incidents, evidence_limit=200, inputs=inputs.files, errors=inputs.errors,

@@ -387,3 +387,20 @@ def test_an_archive_that_needs_a_file_piped_in_is_given_no_command_that_reads_a_
     parse -` (7z's advice did: it named its tool as if it read the pipe; unzip's was already left off)."""
     r = parse("-", stdin=magic + bytes(200))
     assert r.returncode == 2 and errors(r) == [f"gpu-npd parse: -: not a text log: {what}"]
+
+
+@pytest.mark.parametrize("count", [None, lambda n: None], ids=["plain", "counted"])
+def test_a_file_still_being_written_is_read_to_its_size_when_opened(tmp_path: Path, count):
+    """A job's output appended to while it is read (faster than it is read: triage never ended) is read to the
+    size it had when opened; what is written after is not read, and the input ends."""
+    from offline.inputs import read_input  # noqa: PLC0415
+
+    log = tmp_path / "train.log"
+    log.write_bytes(XID79 * 3)
+    with open(log, "ab") as writer:
+        for stream in read_input(str(log), count):
+            got = stream.fp.read(len(XID79))
+            writer.write(XID79 * 100)
+            writer.flush()
+            got += stream.fp.read()
+    assert got == XID79 * 3

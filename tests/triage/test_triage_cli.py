@@ -105,6 +105,27 @@ def test_missing_input_is_one_line_and_the_rest_is_still_read(tmp_path: Path):
     assert "1. HARDWARE" in r.stdout
 
 
+def test_many_unreadable_files_are_counted_past_the_first_and_all_kept_in_json(tmp_path: Path):
+    """A directory of thousands of unreadable files (dangling links here) printed one stderr line each; the first
+    MAX_ERRORS_SHOWN are shown, the rest counted in one line; the JSON document keeps every one."""
+    from offline.triage_cli import MAX_ERRORS_SHOWN  # noqa: PLC0415
+
+    gone = MAX_ERRORS_SHOWN + 5
+    for i in range(gone):
+        (tmp_path / f"gone{i:02d}.log").symlink_to(tmp_path / "nowhere" / str(i))
+    (tmp_path / "train.log").write_bytes((INCIDENTS / "funasr-2006-oom" / "logs" / "train.log").read_bytes())
+    r = subprocess.run([*GPU_NPD, "triage", str(tmp_path)], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2 and "1. APPLICATION" in r.stdout
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == MAX_ERRORS_SHOWN + 1
+    assert lines[0] == f"gpu-npd triage: {tmp_path / 'gone00.log'}: cannot read: No such file or directory"
+    assert lines[-1] == ("gpu-npd triage: and 5 more input error(s), not shown (every one in --format json's "
+                         '"errors")')
+    r = subprocess.run([*GPU_NPD, "triage", "--format", "json", str(tmp_path)], capture_output=True, text=True,
+                       timeout=120)
+    assert len(json.loads(r.stdout)["errors"]) == gone
+
+
 def test_gzip_and_damaged_gzip(tmp_path: Path):
     text = (INCIDENTS / "funasr-2006-oom" / "logs" / "train.log").read_bytes()
     (tmp_path / "a").mkdir()

@@ -451,3 +451,41 @@ def test_ucx_diagnostics_below_warn_state_no_fact():
     assert [e.kind for e in read_lines(UCX_VFS_DIAG, "result_0.txt", Clock(), year=2025)] == []
     # the row still reads the words elsewhere: an OSError's (REAL, the line tests/triage/test_triage.py reads)
     assert facts.match("[rank3]: OSError: [Errno 5] Input/output error: '/app/naifu555'")[0].kind == "storage_error"
+
+
+def test_files_share_one_classifiers_tables_each_its_own_stream():
+    """A job of 20,000 per-rank files built the classifier's tables and keyword prefilter anew for each (some 5 ms
+    a file, most of the triage of many small files): each file's reader now takes a stream of one classifier per
+    year, its tables, prefilter and memo shared, its stream context its own, so no file's evidence changes."""
+    a, b = reader.FileReader("a.log", Clock(), year=2025), reader.FileReader("b.log", Clock(), year=2025)
+    assert a.classifier is not b.classifier
+    assert a.classifier.prefilter is b.classifier.prefilter and a.classifier.memo is b.classifier.memo
+    first, then = FILES[0], FILES[-1]
+    alone = evidence(then)
+    evidence(first)
+    assert evidence(then) == alone
+
+
+def test_lines_without_a_time_are_not_searched_for_a_stamp(monkeypatch):
+    """The year probe looks at each file's first 2,000 lines: in a 1,024-rank job of per-rank files, every line of
+    the job, five stamp searches each (half the triage's time). A line holding no "HH:MM" (which every stamp form
+    holds) is now none after one search; a stamp's line is read as before."""
+    from triage import clock  # noqa: PLC0415
+
+    assert all(r"(?P<H>\d\d):(?P<M>\d\d)" in pattern.pattern for pattern, _ in clock._STAMPS)
+    searched = []
+
+    class Counted:
+        def __init__(self, pattern):
+            self.pattern = pattern
+
+        def search(self, text):
+            searched.append(text)
+            return self.pattern.search(text)
+
+    monkeypatch.setattr(clock, "_STAMPS", tuple((Counted(p), dated) for p, dated in clock._STAMPS))
+    lines = [f"[rank3]: iteration {i:>8}/ 1000000 | lm loss: 2.0 | elapsed time per iteration (ms): 1200.5\n"
+             for i in range(2000)]
+    list(read_lines(iter(lines), "rank3.log", Clock()))
+    assert searched == []
+    assert app_stamp("[2024-05-08 08:47:31,261] torch.distributed: x")[0] == datetime(2024, 5, 8, 8, 47, 31, 261000)
