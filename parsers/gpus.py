@@ -27,9 +27,9 @@ def gpu_key(value: Any) -> str:
 
 
 def problem_gpu(p: Any) -> tuple[str, str]:
-    """(PCI key, UUID or "") of a problem (or finding) whose subject is `gpu:<pci>`: the UUID as NVRM or NVML
-    named it in the problem's details."""
-    return gpu_key(p.subject.split(":", 1)[-1]), str(p.details.get("uuid") or "")
+    """(PCI key, UUID or "") of a problem (or finding) whose subject is `gpu:<pci>` (or one of its NVLinks',
+    `gpu:<pci>/nvlink<n>`: the GPU's): the UUID as NVRM or NVML named it in the problem's details."""
+    return gpu_key(p.subject.split(":", 1)[-1].partition("/")[0]), str(p.details.get("uuid") or "")
 
 
 def reading_key(r: Any) -> str:

@@ -30,7 +30,7 @@ class PynvmlBackend:
         self.n = pynvml
         self._handles: dict[int, object] = {}
         self._events = None
-        self._registered: set[int] = set()  # GPUs whose Xid events the event set carries
+        self._registered: set[int] = set()  # GPUs whose Xid events the event set carries (or that have none)
         self._open = False
         self._lock = threading.Lock()
         self.standin = None  # the C stand-in's control, when `nvml: fake:<scenario>` loaded it (tests, demos)
@@ -232,8 +232,8 @@ class PynvmlBackend:
     def wait_xid(self, timeout_ms: int, gpus: Collection[int] | None = None) -> tuple[int, int] | None:
         """The next Xid event within the timeout, on an event set that carries GPUs `gpus`: one not yet registered
         is registered at this call, so a GPU read again after a reset has its Xids from the next wait on; one that
-        does not answer (lost) is skipped and tried at the next wait.  None: every GPU NVML counts, once, when the
-        set is made."""
+        does not answer (lost) is skipped and tried at the next wait, one without Xid events (NOT_SUPPORTED) asked
+        once.  None: every GPU NVML counts, once, when the set is made."""
         n = self.n
         with self._lock:  # held through the wait: shutdown() never frees the set under it
             if not self._open:
@@ -250,6 +250,8 @@ class PynvmlBackend:
                 except NvmlError as exc:  # a GPU that does not answer (lost at start): the others' events
                     if exc.code in GONE:
                         raise
+                    if exc.code in UNSUPPORTED:  # no Xid events on this GPU: never asked again
+                        self._registered.add(i)
             try:
                 data = self._call(n.nvmlEventSetWait_v2, self._events, timeout_ms)
             except NvmlError as exc:

@@ -72,8 +72,9 @@ def _gpu(p: Problem) -> dict[str, Any] | None:
     start, which address NVML does not say) has `pci` empty and its NVML index: no device is named for it."""
     if not p.subject.startswith("gpu:"):
         return None
-    named = normalize_pci(p.subject[4:].partition("/")[0]) is not None
-    g: dict[str, Any] = {"pci": p.subject[4:] if named else ""}
+    gpu = p.subject[4:].partition("/")[0]  # (an NVLink's subject, `gpu:<pci>/nvlink<n>`: its GPU's address)
+    named = normalize_pci(gpu) is not None
+    g: dict[str, Any] = {"pci": gpu if named else ""}
     for key in ("uuid", "index"):
         if p.details.get(key) is not None:
             g[key] = p.details[key]
@@ -94,7 +95,7 @@ def repair_annotation(problems: list[Problem]) -> str | None:
     for p in bad:
         g = _gpu(p)
         if g is not None:
-            gpus.setdefault(g["pci"] or p.subject, g)
+            gpus.setdefault(g["pci"] or p.subject.partition("/")[0], g)
     body = {"action": worst.action, "reason": profile_reason(worst), "gpus": [gpus[k] for k in sorted(gpus)],
             "problems": sorted({f"{p.condition}/{p.reason}" for p in bad})}
     return json.dumps(body, sort_keys=True, separators=(",", ":"))

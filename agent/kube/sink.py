@@ -18,7 +18,7 @@ from typing import Any, Callable
 
 from kubeapi.events import Ref
 from kubeapi.retry import WriterThread, refusal
-from parsers.gpus import gpu_key
+from parsers.gpus import problem_gpu
 from parsers.model import NodeInfo, Snapshot
 
 from .dra import DeviceFencer, faulty_gpus
@@ -157,7 +157,7 @@ class KubernetesSink(WriterThread):
         out = {}
         for name, c in conditions.items():
             mine = [p for p in problems if p.condition == name]
-            if c.status and mine and all(p.subject.startswith("gpu:") and self.fencer.covers(gpu_key(p.subject[4:]))
+            if c.status and mine and all(p.subject.startswith("gpu:") and self.fencer.covers(problem_gpu(p)[0])
                                          for p in mine):
                 continue
             out[name] = c

@@ -217,6 +217,8 @@ class PodLogSource(Source):
         # distinct-rank NCCL lines from one pod kept 5 MiB of templates per file before)
         self.memo: dict = {}
         self._next = 0  # where the next poll starts (after a poll cut short by MAX_BATCH_FINDINGS)
+        # the last poll read every file to its end (none cut short by MAX_BATCH_FINDINGS, the last one's read included)
+        self._whole = False
         self._released: list[tuple[PodRef, Finding]] = []  # last words of deleted pods, handed on by poll()
         self.pods: dict[str, PodRef] = {}  # pod uid -> ref (for pid -> pod attribution)
         self.listed = False  # `pods` is a listing's (before the first, no pod is known to be gone)
@@ -438,6 +440,8 @@ class PodLogSource(Source):
                 out += self._read(tail, tail.fd, MAX_BATCH_FINDINGS - len(out))
         else:
             self._next = 0
+        # (a loop that ended may still have stopped its last file's read at the bound: that file is not read up)
+        self._whole = len(out) < MAX_BATCH_FINDINGS
         return out
 
     def _read(self, tail: _Tail, fd: int, budget: int | None = None) -> list[tuple[PodRef, Finding]]:
@@ -844,7 +848,7 @@ class PodLogSource(Source):
                                       done=partial(self._taken_up_to, self._snapshot())))
             if self._read_up is None and self.listed:  # (a poll cut short goes on from the next file next time)
                 self._polls_listed += 1
-                if self._next == 0 or self._polls_listed >= READ_UP_POLLS:
+                if self._whole or self._polls_listed >= READ_UP_POLLS:
                     self._read_up = self._sent
             if now - last_save >= 2.0:
                 self.save()

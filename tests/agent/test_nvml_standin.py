@@ -861,3 +861,28 @@ def test_a_gpu_lost_under_its_nvml_index_names_no_device_to_repair_or_fence():
     faulty = faulty_gpus([lost], cfg.kube)
     assert faulty == {"nvml2": ("", "GPULost")}
     assert wanted_rules("n", faulty, match_devices(slices, "gpu.nvidia.com"), "NoSchedule", "v1alpha3") == {}
+
+
+def test_a_gpu_without_xid_events_is_asked_to_register_once(monkeypatch):
+    """A GPU whose driver or platform answers NOT_SUPPORTED to nvmlDeviceRegisterEvents is asked once, as when the
+    event set registered every GPU at its making (was, since the wait registers GPUs not yet carried: asked again at
+    every 1 s wait, for good); the other GPUs' events still arrive."""
+    nvml = standin_backend(four_gpus({}, [{"at": 0, "gpu": 3, "xid": 79}]))
+    real = nvml.n.nvmlDeviceRegisterEvents
+    asked: list[int] = []
+
+    def register(handle, types, events):
+        index = nvml.n.nvmlDeviceGetIndex(handle)
+        asked.append(index)
+        if index == 1:
+            raise pynvml.NVMLError(pynvml.NVML_ERROR_NOT_SUPPORTED)
+        return real(handle, types, events)
+
+    monkeypatch.setattr(nvml.n, "nvmlDeviceRegisterEvents", register)
+    nvml.init()
+    try:
+        assert nvml.wait_xid(2000, [0, 1, 2, 3]) == (3, 79)
+        assert nvml.wait_xid(10, [0, 1, 2, 3]) is None
+        assert asked == [0, 1, 2, 3]
+    finally:
+        nvml.shutdown()

@@ -298,3 +298,43 @@ def test_the_pod_log_source_says_when_it_has_listed(tmp_path):
     assert not src.listed
     src.discover()
     assert src.listed and src.pods == {}
+
+
+def test_a_pass_whose_last_file_is_cut_short_by_the_batch_bound_is_not_read_up(tmp_path, monkeypatch):
+    """A poll that ends at its last file but stopped reading it at MAX_BATCH_FINDINGS (one pod's flood written while
+    the agent was down, the common one-container case) did not read that file to its end: the source is not read up
+    yet (was: the loop over the files ended, so `_next` was 0 and `caught_up` held with the pod's newest lines
+    unread).  The lines are constructed; the read's bound is under test."""
+    import threading
+    from agent.sources import podlogs
+
+    monkeypatch.setattr(podlogs, "MAX_BATCH_FINDINGS", 1)
+    line = "2026-01-01T00:00:00.000000000Z stdout F RuntimeError: CUDA error: an illegal memory access was encountered\n"
+    monkeypatch.setattr(podlogs, "READ_CHUNK", len(line))  # one line a read, so the bound cuts the file
+    cdir = tmp_path / "train_gpt-worker-0_uid-0" / "main"
+    cdir.mkdir(parents=True)
+    (cdir / "0.log").write_text(line * 8)
+
+    class Polls:  # stops the loop after `n` polls; no real wait
+        def __init__(self, n):
+            self.n = n
+
+        def is_set(self):
+            self.n -= 1
+            return self.n < 0
+
+        def wait(self, _seconds):
+            pass
+
+    src = PodLogSource(str(tmp_path), from_start=True)
+    batches: list = []
+    src.run(batches.append, Polls(1))
+    assert len(batches) == 1 and batches[0].items
+    tail = next(iter(src.tails.values()))
+    assert tail.offset < len(line) * 8  # the file is not read to its end
+    batches[0].done()
+    assert not src.caught_up
+    src.run(batches.append, Polls(16))  # the rest read (one finding a poll) and taken
+    for batch in batches[1:]:
+        batch.done()
+    assert tail.offset == len(line) * 8 and src.caught_up

@@ -184,3 +184,22 @@ def test_process_readiness_gate_publishes_conditions_only(api, tmp_path: Path):
     assert _rule_taints(rule, api.node("gpu-node-1"))  # the controller taints
     assert api.taints("gpu-node-1") == []  # gpu-npd itself never does in observe mode
     assert a.stop()[0] == 0
+
+
+def test_an_nvlink_problem_names_its_gpu_by_the_gpus_address():
+    """An NVLink's problem (subject `gpu:<pci>/nvlink<n>`, NVLinkDown asks for a GPU reset) names its GPU: the
+    annotation gave `pci: 0000:5d:00/nvlink3`, a second GPU beside the one its Xid names, and the DRA fencing, the
+    GPU fault and stragglers keyed it by that text (parsers.gpus.problem_gpu); the GPU's address now, one entry."""
+    from parsers.gpus import problem_gpu
+
+    clock = Clock()
+    _, engine = _engine(clock)
+    engine.observe(Classifier().classify(XID79))
+    (xid,) = engine.problems.values()
+    link = replace(xid, id="nvlink", subject="gpu:0000:5d:00/nvlink3", kind="nvlink", condition="NVLinkUnhealthy",
+                   reason="NVLinkDown", action="RESET_GPU", details={"uuid": "GPU-5d", "gpu_index": "3", "link": "3"})
+    assert problem_gpu(link) == ("0000:5d:00", "GPU-5d")
+    body = json.loads(repair_annotation([xid, link]))
+    assert [g["pci"] for g in body["gpus"]] == ["0000:5d:00"]
+    lost = replace(link, subject="gpu:nvml2/nvlink3", details={"gpu_index": "2"})
+    assert json.loads(repair_annotation([lost]))["gpus"] == [{"pci": "", "index": 2}]
