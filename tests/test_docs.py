@@ -153,6 +153,61 @@ def test_readme_names_every_pod_event_reason():
     assert set(re.split(r",\s+", said)) == set(LIVE_REASONS), f"cluster/evidence.py's docstring lists {said}"
 
 
+# Where the code writes an Event: the call, and which positional argument is its reason
+_EVENT_CALLS = {"record": 1, "_event": 0, "_announce": 3, "warn": 1, "write_result": 2, "PodEvent": 1}
+
+
+def _event_reasons_written() -> dict[str, str]:
+    """reason -> where: each Event reason the agent, the cluster component and the fabric check write as a string
+    of their own (at the call, a module constant, or a string the calling function assigns to the name it passes).
+    A reason handed in from a table (problems, kinds, job facts) is the table's, checked against it above."""
+    import ast
+
+    found: dict[str, str] = {}
+    for path in sorted(p for pkg in ("agent", "cluster", "fabric", "kubeapi") for p in (ROOT / pkg).rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        consts = {t.id: n.value.value for n in tree.body if isinstance(n, ast.Assign)
+                  and isinstance(n.value, ast.Constant) and isinstance(n.value.value, str)
+                  for t in n.targets if isinstance(t, ast.Name)}
+        for fn in (n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))):
+            for call in (c for c in ast.walk(fn) if isinstance(c, ast.Call)):
+                name = call.func.attr if isinstance(call.func, ast.Attribute) else getattr(call.func, "id", None)
+                at = _EVENT_CALLS.get(name)
+                if at is None or len(call.args) <= at or (name == "warn" and not isinstance(call.func.value, ast.Name)):
+                    continue
+                if name == "write_result" and isinstance(call.args[1], ast.Constant) and not call.args[1].value:
+                    continue  # a passed node: its condition's reason, no Event (fabric/kube.py)
+                arg = call.args[at]
+                if isinstance(arg, ast.Constant):
+                    said = [arg.value]
+                elif isinstance(arg, ast.Name) and arg.id in consts:
+                    said = [consts[arg.id]]
+                elif isinstance(arg, ast.Name):
+                    said = [n.value.value for n in ast.walk(fn) if isinstance(n, ast.Assign)
+                            and isinstance(n.value, ast.Constant) and isinstance(n.value.value, str)
+                            and any(getattr(t, "id", None) == arg.id for t in n.targets)]
+                else:
+                    said = []
+                found.update((reason, f"{path.relative_to(ROOT)}:{call.lineno}") for reason in said)
+    return found
+
+
+def test_readme_names_every_event_reason_the_code_writes():
+    # the Events table of README.md: every reason written as a string of the code's own (the cluster
+    # component's `JobIncident` and `CascadingRecovery` were missing), the daemon pods' (kinds with a
+    # `daemon_pod`) and the stragglers'
+    from agent.peers import REASON as STRAGGLER
+    from parsers.kinds import TABLE
+
+    written = _event_reasons_written()
+    assert {"FabricLinkSuspect", "WorkloadHangSuspected", "JobIncident", "TaintHeldByBudget"} <= set(written)
+    assert "FabricCheckPassed" not in written  # a condition's reason only
+    written |= {k.reason: "parsers/kinds.py" for k in TABLE if k.daemon_pod} | {STRAGGLER: "agent/peers.py"}
+    text = README.read_text(encoding="utf-8").split("\nEvents:\n", 1)[1].split("\n\n", 1)[0]
+    missing = {r: at for r, at in written.items() if f"`{r}`" not in text}
+    assert not missing, f"README.md's Events table lacks {missing}"
+
+
 def test_make_run_writes_to_no_cluster_unless_asked():
     """README's quick start: `make run` leaves a kubeconfig on the machine alone (mode off) until MODE= says."""
     def dry(*args):
