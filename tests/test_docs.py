@@ -326,3 +326,16 @@ def test_the_development_page_names_every_make_target():
     table = (ROOT / "docs" / "development.md").read_text(encoding="utf-8").split("## Make targets", 1)[1]
     named = set(re.findall(r"`make ([\w-]+)", table.split("\n## ", 1)[0]))
     assert not set(phony) - named, f"docs/development.md's Make targets lack {sorted(set(phony) - named)}"
+
+
+def test_the_fabric_check_exit_codes_the_docs_give_are_the_code():
+    # docs/checks.md's exit status table and `fabric-check --help`'s epilog: each code the check can exit with, no other
+    from fabric import check
+    from fabric.cli import EXIT_CODES_HELP
+
+    codes = {v for k, v in vars(check).items() if k.startswith("EXIT_") and isinstance(v, int)}
+    page = (ROOT / "docs" / "checks.md").read_text(encoding="utf-8").split("the exit code). Exit status:", 1)[1]
+    listed = [int(c) for c in re.findall(r"^\| (\d+) \|", page.split("\n\n", 2)[1], re.M)]
+    assert sorted(listed) == sorted(codes) == listed, f"docs/checks.md lists {listed}, fabric/check.py has {sorted(codes)}"
+    said = [int(c) for c in re.findall(r"(?:Exit status: |; )(\d+) ", EXIT_CODES_HELP)]
+    assert said == listed, f"fabric-check's help says {said}"
