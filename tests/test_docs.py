@@ -339,3 +339,18 @@ def test_the_fabric_check_exit_codes_the_docs_give_are_the_code():
     assert sorted(listed) == sorted(codes) == listed, f"docs/checks.md lists {listed}, fabric/check.py has {sorted(codes)}"
     said = [int(c) for c in re.findall(r"(?:Exit status: |; )(\d+) ", EXIT_CODES_HELP)]
     assert said == listed, f"fabric-check's help says {said}"
+
+
+def test_the_restart_figures_the_docs_give_are_the_code():
+    # today's runbook entries: pod logs read up across an agent restart, a container new meanwhile, NVML asked again
+    from agent.gpu.collector import INIT_RETRY_SECONDS
+    from agent.sources.podlogs import MAX_UNSEEN_BYTES, READ_UP_POLLS
+
+    def page(name: str) -> str:
+        return " ".join((ROOT / "docs" / name).read_text(encoding="utf-8").split())
+
+    assert f"or polled {READ_UP_POLLS} times" in page("hangs.md")
+    assert f"larger than {MAX_UNSEEN_BYTES >> 20} MiB" in page("workloads.md")
+    assert f"on the init's schedule (every {INIT_RETRY_SECONDS:g} s;" in page("nvml.md")
+    assert INIT_RETRY_SECONDS == 60 and "initialised again every minute" in page("nvml.md")
+    assert "asked again every minute" in page("operations.md") and "NVML again every minute" in page("operations.md")
