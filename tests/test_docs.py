@@ -354,3 +354,15 @@ def test_the_restart_figures_the_docs_give_are_the_code():
     assert f"on the init's schedule (every {INIT_RETRY_SECONDS:g} s;" in page("nvml.md")
     assert INIT_RETRY_SECONDS == 60 and "initialised again every minute" in page("nvml.md")
     assert "asked again every minute" in page("operations.md") and "NVML again every minute" in page("operations.md")
+
+
+def test_the_benchmark_runs_the_docs_cite_are_there_and_the_newest_is_the_newest():
+    # a figure typed on a page names its results file; one said to be the newest run's must be (a run recorded since
+    # makes it an older run's figure, and the page must say so)
+    results = sorted(p.name for p in (ROOT / "docs" / "benchmarks").glob("*.json"))
+    for page in sorted((ROOT / "docs").glob("*.md")):
+        text = " ".join(page.read_text(encoding="utf-8").split())
+        named = re.findall(r"\b(\d{4}-\d\d-\d\dT\d{6}Z[\w-]*\.json)", text)
+        assert set(named) <= set(results), f"{page.name} cites {sorted(set(named) - set(results))}"
+        newest = re.findall(r"newest[\w ]{0,20}[,(] ?`?(?:docs/benchmarks/)?(\d{4}-\d\d-\d\dT\d{6}Z\.json)", text)
+        assert all(n == results[-1] for n in newest), f"{page.name} calls {newest} the newest run; it is {results[-1]}"
