@@ -366,3 +366,18 @@ def test_the_benchmark_runs_the_docs_cite_are_there_and_the_newest_is_the_newest
         assert set(named) <= set(results), f"{page.name} cites {sorted(set(named) - set(results))}"
         newest = re.findall(r"newest[\w ]{0,20}[,(] ?`?(?:docs/benchmarks/)?(\d{4}-\d\d-\d\dT\d{6}Z\.json)", text)
         assert all(n == results[-1] for n in newest), f"{page.name} calls {newest} the newest run; it is {results[-1]}"
+
+
+def test_the_development_page_names_every_module():
+    # docs/development.md's module layout: each module by its path, or by its file name in a row that names its folder
+    table = (ROOT / "docs" / "development.md").read_text(encoding="utf-8").split("## Module layout", 1)[1]
+    rows = [line for line in table.split("\n## ", 1)[0].splitlines() if line.startswith("| `")]
+    missing = []
+    for package in ("agent", "cluster", "fabric", "gpunpd", "kubeapi", "offline", "parsers", "triage"):
+        for path in sorted((ROOT / package).rglob("*.py")):
+            rel, folder = path.relative_to(ROOT).as_posix(), path.parent.relative_to(ROOT).as_posix()
+            if path.name == "__init__.py" or any(f"`{rel}`" in row for row in rows):
+                continue
+            if not any(f"`{path.name}`" in row and f"`{folder}/`" in row.split(" | ", 1)[0] for row in rows):
+                missing.append(rel)
+    assert not missing, f"docs/development.md's module layout lacks {missing}"
