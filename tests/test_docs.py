@@ -381,3 +381,12 @@ def test_the_development_page_names_every_module():
             if not any(f"`{path.name}`" in row and f"`{folder}/`" in row.split(" | ", 1)[0] for row in rows):
                 missing.append(rel)
     assert not missing, f"docs/development.md's module layout lacks {missing}"
+
+
+def test_a_test_file_the_docs_have_you_write_goes_in_its_package_folder():
+    # `tests/` itself holds only the house-wide tests (docs/development.md); a recipe's new test goes in the folder of
+    # its package (the sink recipes said `tests/test_<name>.py`)
+    wrong = [f"{page.name}: {m}" for page in [README, *sorted((ROOT / "docs").glob("*.md"))]
+             for m in re.findall(r"\btests/[\w<>./-]*<[\w<>./-]*\.py", page.read_text(encoding="utf-8"))
+             if not (m.split("/")[1] == "<package>" or (ROOT / "tests" / m.split("/")[1]).is_dir())]
+    assert not wrong, wrong
