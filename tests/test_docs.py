@@ -390,3 +390,13 @@ def test_a_test_file_the_docs_have_you_write_goes_in_its_package_folder():
              for m in re.findall(r"\btests/[\w<>./-]*<[\w<>./-]*\.py", page.read_text(encoding="utf-8"))
              if not (m.split("/")[1] == "<package>" or (ROOT / "tests" / m.split("/")[1]).is_dir())]
     assert not wrong, wrong
+
+
+def test_the_repeated_application_xids_the_docs_name_are_the_catalogs():
+    # only the Xids of NVIDIA's repeat workflow raise GPUDegraded when several processes repeat them (README said
+    # "repeated application Xids", every one)
+    from parsers.catalog import REPEAT_WORKFLOW_XIDS
+
+    said = f"Xid {' / '.join(str(x) for x in sorted(REPEAT_WORKFLOW_XIDS))} repeated by several processes"
+    assert said in README.read_text(encoding="utf-8")
+    assert said in (ROOT / "docs" / "concepts.md").read_text(encoding="utf-8")
