@@ -400,3 +400,16 @@ def test_the_repeated_application_xids_the_docs_name_are_the_catalogs():
     said = f"Xid {' / '.join(str(x) for x in sorted(REPEAT_WORKFLOW_XIDS))} repeated by several processes"
     assert said in README.read_text(encoding="utf-8")
     assert said in (ROOT / "docs" / "concepts.md").read_text(encoding="utf-8")
+
+
+def test_the_thresholds_page_gives_every_telemetry_rule():
+    # docs/telemetry-thresholds.md's table of the defaults: every reason of parsers/sample_rules.yaml (it lacked
+    # DriverRecoveryDrainP2P and NVMLLibraryNotFound), and docs/telemetry.md's shipped rules the same
+    from parsers.telemetry import rows
+
+    reasons = {row["reason"] for row in rows()}
+    table = (ROOT / "docs" / "telemetry-thresholds.md").read_text(encoding="utf-8").split("## The defaults", 1)[1]
+    listed = set(re.findall(r"[A-Z][A-Za-z0-9]+", " ".join(re.findall(r"^\| ([^|]+) \|", table, re.M))))
+    shipped = (ROOT / "docs" / "telemetry.md").read_text(encoding="utf-8")
+    assert not reasons - listed, f"docs/telemetry-thresholds.md lacks {sorted(reasons - listed)}"
+    assert not {r for r in reasons if f"`{r}`" not in shipped}, "docs/telemetry.md's shipped rules lack some"
