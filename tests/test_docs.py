@@ -339,6 +339,11 @@ def test_the_fabric_check_exit_codes_the_docs_give_are_the_code():
     assert sorted(listed) == sorted(codes) == listed, f"docs/checks.md lists {listed}, fabric/check.py has {sorted(codes)}"
     said = [int(c) for c in re.findall(r"(?:Exit status: |; )(\d+) ", EXIT_CODES_HELP)]
     assert said == listed, f"fabric-check's help says {said}"
+    # and round 2's and round 3's bound on the suspects tested pairwise
+    from fabric.plan import PAIRWISE_MAX
+
+    text = " ".join((ROOT / "docs" / "checks.md").read_text(encoding="utf-8").split())
+    assert text.count(f"at most {PAIRWISE_MAX} suspects") == 2
 
 
 def test_the_restart_figures_the_docs_give_are_the_code():
