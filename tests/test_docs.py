@@ -288,11 +288,13 @@ def test_the_readme_replay_raises_what_it_says(tmp_path):
 
 @pytest.mark.parametrize("command,pages", [("offline.triage_cli:triage", ["triage.md"]),
                                            ("offline.cli:parse", ["index.md", "detection.md"]),
-                                           ("cluster.cli:cluster", ["cluster.md"])])
+                                           ("cluster.cli:cluster", ["cluster.md"]),
+                                           ("fabric.cli:fabric_check", ["checks.md"])])
 def test_the_offline_commands_pages_name_every_option(command, pages):
     """Each option of `gpu-npd triage` is named on docs/triage.md (`--evidence` was not), each of `gpu-npd parse` on
     the pages that say how to run it (`--year` was on none), each of `gpu-npd cluster` on docs/cluster.md (the Lease's
-    and the API server's were not)."""
+    and the API server's were not), each of `gpu-npd fabric-check` on docs/checks.md (`--poll`, `--service-account`
+    were not)."""
     module, name = command.split(":")
     text = "".join((ROOT / "docs" / page).read_text(encoding="utf-8") for page in pages)
     options = {o for p in getattr(importlib.import_module(module), name).params for o in p.opts if o.startswith("--")}
