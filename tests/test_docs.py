@@ -17,6 +17,11 @@ README = ROOT / "README.md"
 README_MAX_BYTES = 12 * 1024
 
 
+def _flat(name: str) -> str:
+    """A page of docs/ as one line (its words wrapped anywhere)."""
+    return " ".join((ROOT / "docs" / name).read_text(encoding="utf-8").split())
+
+
 def _hook():
     spec = importlib.util.spec_from_file_location("docs_reference_hook", ROOT / "docs" / "hooks" / "reference.py")
     module = importlib.util.module_from_spec(spec)
@@ -86,10 +91,7 @@ def test_readme_conditions_are_the_configured_ones():
 def test_the_listener_figures_the_docs_give_are_the_code():
     from agent import httpserver as h  # noqa: PLC0415
 
-    def page(name: str) -> str:
-        return " ".join((ROOT / "docs" / name).read_text(encoding="utf-8").split())
-
-    conf, security = page("configuration.md"), page("security.md")
+    conf, security = _flat("configuration.md"), _flat("security.md")
     assert f"at most {h.MAX_CONNECTIONS} held, each at most {h.IDLE_SECONDS:g} s" in conf
     assert f"head of at most {h.MAX_HEAD >> 10} KiB" in conf
     assert "one worker renders `/metrics`" in conf and h.WORKERS == 1
@@ -248,7 +250,7 @@ def test_the_json_log_keys_the_docs_give_are_the_code():
 
     line = JsonFormatter().format(logging.LogRecord("gpu_npd", logging.INFO, __file__, 1, "hi", None, None))
     keys = list(__import__("json").loads(line))
-    text = " ".join((ROOT / "docs" / "configuration.md").read_text().split())
+    text = _flat("configuration.md")
     assert f"JSON lines (`{keys[0]}`," in text and all(f"`{k}`" in text for k in keys)
     # the key's own doc (`python -m agent.settings`, the generated configuration reference) names them too
     from agent.keyspec import hints, meta_of
@@ -344,8 +346,7 @@ def test_the_fabric_check_exit_codes_the_docs_give_are_the_code():
     # and round 2's and round 3's bound on the suspects tested pairwise
     from fabric.plan import PAIRWISE_MAX
 
-    text = " ".join((ROOT / "docs" / "checks.md").read_text(encoding="utf-8").split())
-    assert text.count(f"at most {PAIRWISE_MAX} suspects") == 2
+    assert _flat("checks.md").count(f"at most {PAIRWISE_MAX} suspects") == 2
 
 
 def test_the_restart_figures_the_docs_give_are_the_code():
@@ -353,14 +354,11 @@ def test_the_restart_figures_the_docs_give_are_the_code():
     from agent.gpu.collector import INIT_RETRY_SECONDS
     from agent.sources.podlogs import MAX_UNSEEN_BYTES, READ_UP_POLLS
 
-    def page(name: str) -> str:
-        return " ".join((ROOT / "docs" / name).read_text(encoding="utf-8").split())
-
-    assert f"or polled {READ_UP_POLLS} times" in page("hangs.md")
-    assert f"larger than {MAX_UNSEEN_BYTES >> 20} MiB" in page("workloads.md")
-    assert f"on the init's schedule (every {INIT_RETRY_SECONDS:g} s;" in page("nvml.md")
-    assert INIT_RETRY_SECONDS == 60 and "initialised again every minute" in page("nvml.md")
-    assert "asked again every minute" in page("operations.md") and "NVML again every minute" in page("operations.md")
+    assert f"or polled {READ_UP_POLLS} times" in _flat("hangs.md")
+    assert f"larger than {MAX_UNSEEN_BYTES >> 20} MiB" in _flat("workloads.md")
+    assert f"on the init's schedule (every {INIT_RETRY_SECONDS:g} s;" in _flat("nvml.md")
+    assert INIT_RETRY_SECONDS == 60 and "initialised again every minute" in _flat("nvml.md")
+    assert "asked again every minute" in _flat("operations.md") and "NVML again every minute" in _flat("operations.md")
 
 
 def test_the_benchmark_runs_the_docs_cite_are_there_and_the_newest_is_the_newest():
@@ -368,7 +366,7 @@ def test_the_benchmark_runs_the_docs_cite_are_there_and_the_newest_is_the_newest
     # makes it an older run's figure, and the page must say so)
     results = sorted(p.name for p in (ROOT / "docs" / "benchmarks").glob("*.json"))
     for page in sorted((ROOT / "docs").glob("*.md")):
-        text = " ".join(page.read_text(encoding="utf-8").split())
+        text = _flat(page.name)
         named = re.findall(r"\b(\d{4}-\d\d-\d\dT\d{6}Z[\w-]*\.json)", text)
         assert set(named) <= set(results), f"{page.name} cites {sorted(set(named) - set(results))}"
         newest = re.findall(r"newest[\w ]{0,20}[,(] ?`?(?:docs/benchmarks/)?(\d{4}-\d\d-\d\dT\d{6}Z\.json)", text)
