@@ -418,3 +418,14 @@ def test_the_thresholds_page_gives_every_telemetry_rule():
     shipped = (ROOT / "docs" / "telemetry.md").read_text(encoding="utf-8")
     assert not reasons - listed, f"docs/telemetry-thresholds.md lacks {sorted(reasons - listed)}"
     assert not {r for r in reasons if f"`{r}`" not in shipped}, "docs/telemetry.md's shipped rules lack some"
+
+
+def test_readme_names_every_opt_in_condition():
+    # README's "Opt-in" line: the built-in checks' conditions, the fabric check's, the repair profiles'
+    from agent.checks.builtin import TABLE
+    from agent.kube.repair import PROFILE_CONDITIONS
+    from fabric.kube import CONDITION
+
+    said = README.read_text(encoding="utf-8").split("Opt-in:", 1)[1].split("\n\n", 1)[0]
+    named = {c.condition for c in TABLE} | {CONDITION} | {c for rows in PROFILE_CONDITIONS.values() for c, *_ in rows}
+    assert not {c for c in named if f"`{c}`" not in said}, f"README.md's opt-in conditions lack some of {named}"
