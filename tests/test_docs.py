@@ -17,6 +17,11 @@ README = ROOT / "README.md"
 README_MAX_BYTES = 12 * 1024
 
 
+def _flat(name: str) -> str:
+    """A page of docs/ as one line (its words wrapped anywhere)."""
+    return " ".join((ROOT / "docs" / name).read_text(encoding="utf-8").split())
+
+
 def _hook():
     spec = importlib.util.spec_from_file_location("docs_reference_hook", ROOT / "docs" / "hooks" / "reference.py")
     module = importlib.util.module_from_spec(spec)
@@ -86,10 +91,7 @@ def test_readme_conditions_are_the_configured_ones():
 def test_the_listener_figures_the_docs_give_are_the_code():
     from agent import httpserver as h  # noqa: PLC0415
 
-    def page(name: str) -> str:
-        return " ".join((ROOT / "docs" / name).read_text(encoding="utf-8").split())
-
-    conf, security = page("configuration.md"), page("security.md")
+    conf, security = _flat("configuration.md"), _flat("security.md")
     assert f"at most {h.MAX_CONNECTIONS} held, each at most {h.IDLE_SECONDS:g} s" in conf
     assert f"head of at most {h.MAX_HEAD >> 10} KiB" in conf
     assert "one worker renders `/metrics`" in conf and h.WORKERS == 1
@@ -153,6 +155,61 @@ def test_readme_names_every_pod_event_reason():
     assert set(re.split(r",\s+", said)) == set(LIVE_REASONS), f"cluster/evidence.py's docstring lists {said}"
 
 
+# Where the code writes an Event: the call, and which positional argument is its reason
+_EVENT_CALLS = {"record": 1, "_event": 0, "_announce": 3, "warn": 1, "write_result": 2, "PodEvent": 1}
+
+
+def _event_reasons_written() -> dict[str, str]:
+    """reason -> where: each Event reason the agent, the cluster component and the fabric check write as a string
+    of their own (at the call, a module constant, or a string the calling function assigns to the name it passes).
+    A reason handed in from a table (problems, kinds, job facts) is the table's, checked against it above."""
+    import ast
+
+    found: dict[str, str] = {}
+    for path in sorted(p for pkg in ("agent", "cluster", "fabric", "kubeapi") for p in (ROOT / pkg).rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        consts = {t.id: n.value.value for n in tree.body if isinstance(n, ast.Assign)
+                  and isinstance(n.value, ast.Constant) and isinstance(n.value.value, str)
+                  for t in n.targets if isinstance(t, ast.Name)}
+        for fn in (n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))):
+            for call in (c for c in ast.walk(fn) if isinstance(c, ast.Call)):
+                name = call.func.attr if isinstance(call.func, ast.Attribute) else getattr(call.func, "id", None)
+                at = _EVENT_CALLS.get(name)
+                if at is None or len(call.args) <= at or (name == "warn" and not isinstance(call.func.value, ast.Name)):
+                    continue
+                if name == "write_result" and isinstance(call.args[1], ast.Constant) and not call.args[1].value:
+                    continue  # a passed node: its condition's reason, no Event (fabric/kube.py)
+                arg = call.args[at]
+                if isinstance(arg, ast.Constant):
+                    said = [arg.value]
+                elif isinstance(arg, ast.Name) and arg.id in consts:
+                    said = [consts[arg.id]]
+                elif isinstance(arg, ast.Name):
+                    said = [n.value.value for n in ast.walk(fn) if isinstance(n, ast.Assign)
+                            and isinstance(n.value, ast.Constant) and isinstance(n.value.value, str)
+                            and any(getattr(t, "id", None) == arg.id for t in n.targets)]
+                else:
+                    said = []
+                found.update((reason, f"{path.relative_to(ROOT)}:{call.lineno}") for reason in said)
+    return found
+
+
+def test_readme_names_every_event_reason_the_code_writes():
+    # the Events table of README.md: every reason written as a string of the code's own (the cluster
+    # component's `JobIncident` and `CascadingRecovery` were missing), the daemon pods' (kinds with a
+    # `daemon_pod`) and the stragglers'
+    from agent.peers import REASON as STRAGGLER
+    from parsers.kinds import TABLE
+
+    written = _event_reasons_written()
+    assert {"FabricLinkSuspect", "WorkloadHangSuspected", "JobIncident", "TaintHeldByBudget"} <= set(written)
+    assert "FabricCheckPassed" not in written  # a condition's reason only
+    written |= {k.reason: "parsers/kinds.py" for k in TABLE if k.daemon_pod} | {STRAGGLER: "agent/peers.py"}
+    text = README.read_text(encoding="utf-8").split("\nEvents:\n", 1)[1].split("\n\n", 1)[0]
+    missing = {r: at for r, at in written.items() if f"`{r}`" not in text}
+    assert not missing, f"README.md's Events table lacks {missing}"
+
+
 def test_make_run_writes_to_no_cluster_unless_asked():
     """README's quick start: `make run` leaves a kubeconfig on the machine alone (mode off) until MODE= says."""
     def dry(*args):
@@ -193,7 +250,7 @@ def test_the_json_log_keys_the_docs_give_are_the_code():
 
     line = JsonFormatter().format(logging.LogRecord("gpu_npd", logging.INFO, __file__, 1, "hi", None, None))
     keys = list(__import__("json").loads(line))
-    text = " ".join((ROOT / "docs" / "configuration.md").read_text().split())
+    text = _flat("configuration.md")
     assert f"JSON lines (`{keys[0]}`," in text and all(f"`{k}`" in text for k in keys)
     # the key's own doc (`python -m agent.settings`, the generated configuration reference) names them too
     from agent.keyspec import hints, meta_of
@@ -233,11 +290,13 @@ def test_the_readme_replay_raises_what_it_says(tmp_path):
 
 @pytest.mark.parametrize("command,pages", [("offline.triage_cli:triage", ["triage.md"]),
                                            ("offline.cli:parse", ["index.md", "detection.md"]),
-                                           ("cluster.cli:cluster", ["cluster.md"])])
+                                           ("cluster.cli:cluster", ["cluster.md"]),
+                                           ("fabric.cli:fabric_check", ["checks.md"])])
 def test_the_offline_commands_pages_name_every_option(command, pages):
     """Each option of `gpu-npd triage` is named on docs/triage.md (`--evidence` was not), each of `gpu-npd parse` on
     the pages that say how to run it (`--year` was on none), each of `gpu-npd cluster` on docs/cluster.md (the Lease's
-    and the API server's were not)."""
+    and the API server's were not), each of `gpu-npd fabric-check` on docs/checks.md (`--poll`, `--service-account`
+    were not)."""
     module, name = command.split(":")
     text = "".join((ROOT / "docs" / page).read_text(encoding="utf-8") for page in pages)
     options = {o for p in getattr(importlib.import_module(module), name).params for o in p.opts if o.startswith("--")}
@@ -271,3 +330,102 @@ def test_the_development_page_names_every_make_target():
     table = (ROOT / "docs" / "development.md").read_text(encoding="utf-8").split("## Make targets", 1)[1]
     named = set(re.findall(r"`make ([\w-]+)", table.split("\n## ", 1)[0]))
     assert not set(phony) - named, f"docs/development.md's Make targets lack {sorted(set(phony) - named)}"
+
+
+def test_the_fabric_check_exit_codes_the_docs_give_are_the_code():
+    # docs/checks.md's exit status table and `fabric-check --help`'s epilog: each code the check can exit with, no other
+    from fabric import check
+    from fabric.cli import EXIT_CODES_HELP
+
+    codes = {v for k, v in vars(check).items() if k.startswith("EXIT_") and isinstance(v, int)}
+    page = (ROOT / "docs" / "checks.md").read_text(encoding="utf-8").split("the exit code). Exit status:", 1)[1]
+    listed = [int(c) for c in re.findall(r"^\| (\d+) \|", page.split("\n\n", 2)[1], re.M)]
+    assert sorted(listed) == sorted(codes) == listed, f"docs/checks.md lists {listed}, fabric/check.py has {sorted(codes)}"
+    said = [int(c) for c in re.findall(r"(?:Exit status: |; )(\d+) ", EXIT_CODES_HELP)]
+    assert said == listed, f"fabric-check's help says {said}"
+    # and round 2's and round 3's bound on the suspects tested pairwise
+    from fabric.plan import PAIRWISE_MAX
+
+    assert _flat("checks.md").count(f"at most {PAIRWISE_MAX} suspects") == 2
+
+
+def test_the_restart_figures_the_docs_give_are_the_code():
+    # today's runbook entries: pod logs read up across an agent restart, a container new meanwhile, NVML asked again
+    from agent.gpu.collector import INIT_RETRY_SECONDS
+    from agent.sources.podlogs import MAX_UNSEEN_BYTES, READ_UP_POLLS
+
+    assert f"or polled {READ_UP_POLLS} times" in _flat("hangs.md")
+    assert f"larger than {MAX_UNSEEN_BYTES >> 20} MiB" in _flat("workloads.md")
+    assert f"on the init's schedule (every {INIT_RETRY_SECONDS:g} s;" in _flat("nvml.md")
+    assert INIT_RETRY_SECONDS == 60 and "initialised again every minute" in _flat("nvml.md")
+    assert "asked again every minute" in _flat("operations.md") and "NVML again every minute" in _flat("operations.md")
+
+
+def test_the_benchmark_runs_the_docs_cite_are_there_and_the_newest_is_the_newest():
+    # a figure typed on a page names its results file; one said to be the newest run's must be (a run recorded since
+    # makes it an older run's figure, and the page must say so)
+    results = sorted(p.name for p in (ROOT / "docs" / "benchmarks").glob("*.json"))
+    for page in sorted((ROOT / "docs").glob("*.md")):
+        text = _flat(page.name)
+        named = re.findall(r"\b(\d{4}-\d\d-\d\dT\d{6}Z[\w-]*\.json)", text)
+        assert set(named) <= set(results), f"{page.name} cites {sorted(set(named) - set(results))}"
+        newest = re.findall(r"newest[\w ]{0,20}[,(] ?`?(?:docs/benchmarks/)?(\d{4}-\d\d-\d\dT\d{6}Z\.json)", text)
+        assert all(n == results[-1] for n in newest), f"{page.name} calls {newest} the newest run; it is {results[-1]}"
+
+
+def test_the_development_page_names_every_module():
+    # docs/development.md's module layout: each module by its path, or by its file name in a row that names its folder
+    table = (ROOT / "docs" / "development.md").read_text(encoding="utf-8").split("## Module layout", 1)[1]
+    rows = [line for line in table.split("\n## ", 1)[0].splitlines() if line.startswith("| `")]
+    missing = []
+    for package in ("agent", "cluster", "fabric", "gpunpd", "kubeapi", "offline", "parsers", "triage"):
+        for path in sorted((ROOT / package).rglob("*.py")):
+            rel, folder = path.relative_to(ROOT).as_posix(), path.parent.relative_to(ROOT).as_posix()
+            if path.name == "__init__.py" or any(f"`{rel}`" in row for row in rows):
+                continue
+            if not any(f"`{path.name}`" in row and f"`{folder}/`" in row.split(" | ", 1)[0] for row in rows):
+                missing.append(rel)
+    assert not missing, f"docs/development.md's module layout lacks {missing}"
+
+
+def test_a_test_file_the_docs_have_you_write_goes_in_its_package_folder():
+    # `tests/` itself holds only the house-wide tests (docs/development.md); a recipe's new test goes in the folder of
+    # its package (the sink recipes said `tests/test_<name>.py`)
+    wrong = [f"{page.name}: {m}" for page in [README, *sorted((ROOT / "docs").glob("*.md"))]
+             for m in re.findall(r"\btests/[\w<>./-]*<[\w<>./-]*\.py", page.read_text(encoding="utf-8"))
+             if not (m.split("/")[1] == "<package>" or (ROOT / "tests" / m.split("/")[1]).is_dir())]
+    assert not wrong, wrong
+
+
+def test_the_repeated_application_xids_the_docs_name_are_the_catalogs():
+    # only the Xids of NVIDIA's repeat workflow raise GPUDegraded when several processes repeat them (README said
+    # "repeated application Xids", every one)
+    from parsers.catalog import REPEAT_WORKFLOW_XIDS
+
+    said = f"Xid {' / '.join(str(x) for x in sorted(REPEAT_WORKFLOW_XIDS))} repeated by several processes"
+    assert said in README.read_text(encoding="utf-8")
+    assert said in (ROOT / "docs" / "concepts.md").read_text(encoding="utf-8")
+
+
+def test_the_thresholds_page_gives_every_telemetry_rule():
+    # docs/telemetry-thresholds.md's table of the defaults: every reason of parsers/sample_rules.yaml (it lacked
+    # DriverRecoveryDrainP2P and NVMLLibraryNotFound), and docs/telemetry.md's shipped rules the same
+    from parsers.telemetry import rows
+
+    reasons = {row["reason"] for row in rows()}
+    table = (ROOT / "docs" / "telemetry-thresholds.md").read_text(encoding="utf-8").split("## The defaults", 1)[1]
+    listed = set(re.findall(r"[A-Z][A-Za-z0-9]+", " ".join(re.findall(r"^\| ([^|]+) \|", table, re.M))))
+    shipped = (ROOT / "docs" / "telemetry.md").read_text(encoding="utf-8")
+    assert not reasons - listed, f"docs/telemetry-thresholds.md lacks {sorted(reasons - listed)}"
+    assert not {r for r in reasons if f"`{r}`" not in shipped}, "docs/telemetry.md's shipped rules lack some"
+
+
+def test_readme_names_every_opt_in_condition():
+    # README's "Opt-in" line: the built-in checks' conditions, the fabric check's, the repair profiles'
+    from agent.checks.builtin import TABLE
+    from agent.kube.repair import PROFILE_CONDITIONS
+    from fabric.kube import CONDITION
+
+    said = README.read_text(encoding="utf-8").split("Opt-in:", 1)[1].split("\n\n", 1)[0]
+    named = {c.condition for c in TABLE} | {CONDITION} | {c for rows in PROFILE_CONDITIONS.values() for c, *_ in rows}
+    assert not {c for c in named if f"`{c}`" not in said}, f"README.md's opt-in conditions lack some of {named}"
