@@ -915,3 +915,40 @@ def test_a_gpu_lost_at_start_read_again_in_the_poll_nvml_goes_away_is_cleared_af
     assert [r.values["gpu_lost"] for r in cleared] == [0]  # once, so the pipeline drops its GPULost
     assert "gpu:nvml2" not in {r.subject for r in c.poll([])}
     c.close()
+
+
+def test_a_handle_asked_before_nvml_was_shut_down_is_not_kept_for_the_next_session():
+    """A GPU's worker asks NVML for its handle (slow: past the deadline) while the poll's thread shuts NVML down
+    (NVML gone, or released for a reset) and it is initialised again.  The worker cached the handle after
+    shutdown() had cleared the cache, so the next session used a handle of the one shut down.  The handle still
+    serves the call it was asked for (in a dead session NVML answers that call's error); it is asked again after."""
+    import threading
+
+    nvml = standin_backend(scenario("hgx-h100-r550.yaml"))
+    real, asked = nvml.n, []
+    in_call, shut = threading.Event(), threading.Event()
+
+    class Slow:  # nvidia-ml-py, its handle call held until the other thread has shut NVML down and started it again
+        def __getattr__(self, name):
+            return getattr(real, name)
+
+        def nvmlDeviceGetHandleByIndex(self, index):
+            asked.append(index)
+            h = real.nvmlDeviceGetHandleByIndex(index)
+            if len(asked) == 1:
+                in_call.set()
+                assert shut.wait(10)
+            return h
+
+    nvml.init()
+    nvml.n = Slow()
+    worker = threading.Thread(target=nvml.read, args=(0, "temperature"))
+    worker.start()
+    assert in_call.wait(10)
+    nvml.shutdown()
+    nvml.init()
+    shut.set()
+    worker.join(10)
+    nvml.read(0, "temperature")
+    assert asked == [0, 0]  # the new session asks for its own handle
+    nvml.shutdown()
