@@ -398,8 +398,11 @@ class GpuCollector:
         subjects = {g.subject for g in (*gpus, *lost)}
         uuids = {g.ident.uuid for g in gpus}
         indices = {g.ident.index for g in gpus}
-        # a lost GPU read again under another subject (its address unknown while lost): its problem clears once
-        self._retired = [g for g in self.lost if g.subject not in subjects and g.ident.index in indices]
+        # a lost GPU read again under another subject (its address unknown while lost): its problem clears once, at
+        # the next poll that reads (_lost); one not cleared yet (NVML gone in the poll it was read) stays to clear
+        # unless held again under its subject
+        self._retired = [g for g in self._retired if g.subject not in subjects] + [
+            g for g in self.lost if g.subject not in subjects and g.ident.index in indices]
         # a GPU NVML named (or held lost) before and not now is unread, not lost: GPU presence counts it missing,
         # and its problems stand
         self.unread = [g for g in (*self.unread, *self.gpus, *self.lost) if g.subject not in subjects

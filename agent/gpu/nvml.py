@@ -33,6 +33,10 @@ class PynvmlBackend:
         self._registered: set[int] = set()  # GPUs whose Xid events the event set carries (or that have none)
         self._open = False
         self._lock = threading.Lock()
+        # the handle cache's own lock (the Xid wait asks for handles holding _lock): a handle asked before a
+        # shutdown() ended its session is not kept for the next (`_session` counts shutdowns)
+        self._handle_lock = threading.Lock()
+        self._session = 0
         self.standin = None  # the C stand-in's control, when `nvml: fake:<scenario>` loaded it (tests, demos)
 
     def _call(self, fn, *args):
@@ -55,7 +59,11 @@ class PynvmlBackend:
     def _h(self, index: int):
         h = self._handles.get(index)
         if h is None:
-            h = self._handles[index] = self._call(self.n.nvmlDeviceGetHandleByIndex, index)
+            session = self._session
+            h = self._call(self.n.nvmlDeviceGetHandleByIndex, index)
+            with self._handle_lock:
+                if session == self._session:
+                    self._handles[index] = h
         return h
 
     def init(self) -> None:
@@ -75,11 +83,13 @@ class PynvmlBackend:
                     pass
                 self._events = None
             self._registered.clear()
-            self._handles.clear()
         try:
             self.n.nvmlShutdown()
         except self.n.NVMLError:
             pass
+        with self._handle_lock:  # after NVML's shutdown: a handle call begun before it is of the session ended
+            self._session += 1
+            self._handles.clear()
 
     def driver_version(self) -> str:
         v = self._call(self.n.nvmlSystemGetDriverVersion)

@@ -886,3 +886,69 @@ def test_a_gpu_without_xid_events_is_asked_to_register_once(monkeypatch):
         assert asked == [0, 1, 2, 3]
     finally:
         nvml.shutdown()
+
+
+def test_a_gpu_lost_at_start_read_again_in_the_poll_nvml_goes_away_is_cleared_after_the_next_init():
+    """GPU 2, lost at start and held by its NVML index (no sysfs), answers its identity again at the 120 s retry,
+    and in the same poll every GPU's reading answers UNINITIALIZED (the driver went away between the two calls:
+    NVML gone).  The lost GPU's index subject was to be cleared once (`_retired`) at the end of that poll, which
+    NVML gone skipped; the next init's inventory recomputed the list from GPUs lost then (none), so `gpu:nvml2`'s
+    GPULost stood for good under a GPU read healthy under its address.  It is cleared at the first poll that reads."""
+    from agent.samples import SampleJudge
+    from parsers.telemetry import sample_rules
+
+    gone = "error:UNINITIALIZED"
+    nvml = standin_backend(four_gpus({"lost": True}, [
+        {"at": 70, "gpu": 2, "set": {"lost": 0}},
+        *({"at": 100, "gpu": i, "set": {"temperature_gpu": gone}} for i in range(4)),
+        *({"at": 150, "gpu": i, "set": {"temperature_gpu": 40}} for i in range(4))]))
+    c = GpuCollector(nvml, clock=StandinClock(0.0).bind(nvml.standin))
+    judge = SampleJudge(sample_rules())
+    judged(c, judge, 0, [])
+    assert judged(c, judge, 10, [])[0] == {"gpu:nvml2": {"GPULost"}}
+    raised, readings = judged(c, judge, 120, [])  # GPU 2 read again, then NVML gone: nothing cleared or raised
+    assert c.status == "UNINITIALIZED" and [g.ident.index for g in c.gpus] == [0, 1, 2, 3]
+    assert "gpu:nvml2" not in {r.subject for r in readings}  # not read this poll: its problem stands meanwhile
+    raised, readings = judged(c, judge, 180, [])  # initialised again: every GPU read under its address
+    assert c.status == "ok" and raised == {}
+    cleared = [r for r in readings if r.subject == "gpu:nvml2"]
+    assert [r.values["gpu_lost"] for r in cleared] == [0]  # once, so the pipeline drops its GPULost
+    assert "gpu:nvml2" not in {r.subject for r in c.poll([])}
+    c.close()
+
+
+def test_a_handle_asked_before_nvml_was_shut_down_is_not_kept_for_the_next_session():
+    """A GPU's worker asks NVML for its handle (slow: past the deadline) while the poll's thread shuts NVML down
+    (NVML gone, or released for a reset) and it is initialised again.  The worker cached the handle after
+    shutdown() had cleared the cache, so the next session used a handle of the one shut down.  The handle still
+    serves the call it was asked for (in a dead session NVML answers that call's error); it is asked again after."""
+    import threading
+
+    nvml = standin_backend(scenario("hgx-h100-r550.yaml"))
+    real, asked = nvml.n, []
+    in_call, shut = threading.Event(), threading.Event()
+
+    class Slow:  # nvidia-ml-py, its handle call held until the other thread has shut NVML down and started it again
+        def __getattr__(self, name):
+            return getattr(real, name)
+
+        def nvmlDeviceGetHandleByIndex(self, index):
+            asked.append(index)
+            h = real.nvmlDeviceGetHandleByIndex(index)
+            if len(asked) == 1:
+                in_call.set()
+                assert shut.wait(10)
+            return h
+
+    nvml.init()
+    nvml.n = Slow()
+    worker = threading.Thread(target=nvml.read, args=(0, "temperature"))
+    worker.start()
+    assert in_call.wait(10)
+    nvml.shutdown()
+    nvml.init()
+    shut.set()
+    worker.join(10)
+    nvml.read(0, "temperature")
+    assert asked == [0, 0]  # the new session asks for its own handle
+    nvml.shutdown()
