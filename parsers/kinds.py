@@ -288,7 +288,8 @@ TABLE: tuple[Kind, ...] = (
     Kind("driver_unusable", "GPU driver unusable", None, "error", "driver", "CHECK_DRIVER", "GPUDriverUnusable",
          workload=True, doc="a job could not use the node's GPU driver at start: NVML or CUDA refused to initialise "
                             "(user-space driver and kernel module of different releases, a driver too old for the "
-                            "job's CUDA, forward compatibility on a GPU without it, Fabric Manager not running), or "
+                            "job's CUDA, forward compatibility on a GPU without it, Fabric Manager not running, NVLink "
+                            "SHARP multicast its Fabric Manager / NVSwitches cannot serve), or "
                             "the node's container runtime could not give its pod the GPUs (the NVIDIA runtime hook "
                             "failing, a CDI device unresolvable, no nvidia runtime handler)",
          category="infrastructure"),

@@ -910,6 +910,25 @@ RULES: tuple[Rule, ...] = (
        r"(?P<cuda_error>uncorrectable NVLink error detected during the execution|"
        r"Invalid access of peer GPU memory over nvlink or a hardware error)",
        refine="cuda", event=CUDA_EXC_OPEN),
+    # NCCL unable to set up NVLink SHARP (NVLS) multicast memory on an NVSwitch node: the node's fabric (Fabric Manager
+    # and the NVSwitches) cannot serve the multicast team the job asks for, not the job's doing. NCCL 2.29+'s own words
+    # say so ("Failed to bind NVLink SHARP (NVLS) Multicast memory of size 2097152 : CUDA error 401 'the operation
+    # cannot be performed in the present state'. This is usually caused by a system or configuration error in the Fabric
+    # Manager or NVSwitches.", pytorch/pytorch #177472: H100 CI hosts that needed a restart; whatever the CUDA error);
+    # NCCL 2.18-2.28 print only the CUCHECK of the cuMulticast* call, "transport/nvls.cc:254 NCCL WARN Cuda failure 401
+    # 'the operation cannot be performed in the present state'" (NVIDIA/nccl #1788: an 8-GPU H100 node, after a month of
+    # the same job running), read here by its state code (401, CUDA_ERROR_ILLEGAL_STATE; an 802 there, "system not yet
+    # initialized", is the driver_unusable row's below). Kind driver_unusable, as CUDA's 802 at start: the node's GPU
+    # software stack refusing the job, attribution fabric, action CHECK_FABRIC_MANAGER as the NVML fabric rows' (was:
+    # nccl_error, a warning; 2.29's line the generic nvlink row's NVLink hardware fault). Ahead of the nvlink row. NCCL
+    # 2.18-2.28's "transport/nvls.cc:N NCCL WARN Cuda failure 1 'invalid argument'" stays nccl_error: often a Fabric
+    # Manager restarted without a GPU reset (NVIDIA/nccl #976, #1338, #1488), but not only (NVIDIA/nccl #1672,
+    # nvls.cc:598, still open): no line says which.
+    _r("nccl_nvls_multicast", "driver_unusable", ["NVLink SHARP (NVLS) Multicast", "transport/nvls.cc"],
+       r"(?:Failed to bind NVLink SHARP \(NVLS\) Multicast memory\b.*?: CUDA error (?P<cuda_code>\d+) '|"
+       r"transport/nvls\.cc:\d+ NCCL WARN Cuda failure (?:401 )?'(?=the operation cannot be performed in the "
+       r"present state'))(?P<driver_error>[^'\n]+)'",
+       attribution="fabric", action="CHECK_FABRIC_MANAGER"),
     # NVLink discovery / training failures the driver names by its knvlink* function, e.g. on Hopper/Blackwell
     # "NVRM: knvlinkDiscoverPostRxDetLinks_GH100: Getting peer0's postRxDetLinkMask failed!" (a word-bounded
     # "nvlink" never occurs in them).  The driver prints them in pairs (Update..Mask_IMPL then Discover..GH100)

@@ -67,3 +67,22 @@ def test_a_communicators_failed_reclaim_is_its_teardown_and_the_cause_keeps_its_
     f = c.classify(TEARDOWN_CUDA)
     assert (f.kind, f.severity) == ("nccl_error", "warning")
     assert c.classify(RECLAIM) is None
+
+
+# REAL (tests/fixtures/realworld/jobs-nvls-2026p.yaml): NCCL 2.26's CUCHECK of cuMulticastAddDevice (NVIDIA/nccl #1788)
+# and NCCL 2.29's own words for the same failure (pytorch/pytorch PR #177472)
+NVLS_226 = ("[2025-07-21 19:05:29] node004:27907:27907 [1] transport/nvls.cc:254 NCCL WARN Cuda failure 401 'the "
+            "operation cannot be performed in the present state'")
+NVLS_229 = ("Failed to bind NVLink SHARP (NVLS) Multicast memory of size 2097152 : CUDA error 401 'the operation cannot "
+            "be performed in the present state'. ")
+
+
+def test_nvls_multicast_that_cannot_be_bound_is_the_nodes_fabric_in_either_era():
+    for line in (NVLS_226, NVLS_229):
+        f = Classifier().classify(line)
+        assert (f.kind, f.severity, f.attribution, f.action) == ("driver_unusable", "error", "fabric",
+                                                                 "CHECK_FABRIC_MANAGER"), line
+        assert f.details["driver_error"] == "the operation cannot be performed in the present state"
+        # was: nccl_error, a warning (2.26); the generic nvlink row's GPU hardware fault (2.29)
+    # 'invalid argument' in nvls.cc stays NCCL's error: nothing in the line says the fabric
+    assert Classifier().classify(INVALID).kind == "nccl_error"

@@ -2110,6 +2110,26 @@ def test_ranks_that_cannot_use_their_nodes_driver_name_that_node():
     assert "an infrastructure fault" in first.reason
 
 
+# REAL (tests/fixtures/realworld/jobs-nvls-2026p.yaml: pytorch/pytorch PR #177472): NCCL 2.29's words on an H100 node
+# whose NVSwitch fabric could not serve the NVLink SHARP multicast team
+NVLS_401 = ("Failed to bind NVLink SHARP (NVLS) Multicast memory of size 2097152 : CUDA error 401 'the operation cannot "
+            "be performed in the present state'. ")
+
+
+def test_a_rank_refused_nvls_multicast_names_its_node():
+    """SYNTHETIC job around a real line: node-b's rank cannot bind NVLS multicast memory (its Fabric Manager /
+    NVSwitches), node-a's ranks then time out: the root is node-b's fabric seen by the job (node_fault,
+    driver_unusable, attribution fabric), not a GPU hardware fault (before: the generic nvlink row's)."""
+    incidents = job({
+        "node-a/train.log": [timeout(0), timeout(1)],
+        "node-b/train.log": [NVLS_401],
+    })
+    first = incidents[0]
+    assert (first.category, first.rule, first.root.host, first.root.kind) == ("infrastructure", "node_fault",
+                                                                              "node-b", "driver_unusable")
+    assert not any(i.root.kind == "nvlink" for i in incidents)
+
+
 # REAL (tests/fixtures/realworld/nvidia-smi-2026k.yaml: GoogleCloudPlatform/compute-gpu-installation PR #18): nvidia-smi
 # where it reaches no driver, and its words where it lists no GPU
 NVSMI_NO_DRIVER = ("NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure that the "
