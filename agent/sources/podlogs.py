@@ -429,7 +429,7 @@ class PodLogSource(Source):
         return taken[::-1]
 
     def _rotated_size(self, path: str) -> int | None:
-        """The bytes the rotated file `path` holds (a .gz: its gzip trailer's size, modulo 4 GiB); None: not readable."""
+        """The bytes the rotated file `path` holds (a .gz: its gzip trailer's size, modulo 4 GiB); None: unreadable."""
         if not path.endswith(".gz"):
             try:
                 return os.stat(path).st_size
@@ -956,20 +956,19 @@ class PodLogSource(Source):
             self._safe = snapshot
 
     def _load(self) -> None:
-        """The saved (inode, offset) of each file to `_saved`, the container directories listed then and the time of
-        that listing to `_containers` and `_listed_at` (a state saved before them has none: `_containers` stays None);
-        an entry not of its type is dropped alone (keyspec.each) and said once, the rest kept."""
+        """The saved (inode, offset) of each file to `_saved`, with its fingerprint's CRCs when saved ("prints", apart
+        from "offsets", which an earlier agent, rolled back to, reads as it did), the container directories listed then
+        and the time of that listing to `_containers` and `_listed_at` (a state saved before them has none:
+        `_containers` stays None); an entry not of its type is dropped alone (keyspec.each) and said once, the rest
+        kept."""
         if self.store is None:
             return
         faults: list[str] = []
         state = self.store.load()
-        self._saved = {}
-        for path, entry in each(state.get("offsets", {}), dict[str, list[POSITION]], "offsets", faults):
-            if len(entry) in (2, 4):  # [inode, offset], and its fingerprint's CRCs (`_Tail.prints`) since they are kept
-                self._saved[path] = list(entry)
-            else:
-                faults.append(str(Invalid(f"offsets[{path[:60]!r}]", "expected [inode, offset] or [inode, offset, "
-                                          "head CRC, tail CRC]", entry)))
+        prints = dict(each(state.get("prints", {}), dict[str, tuple[POSITION, POSITION]], "prints", faults))
+        self._saved = {k: [*v, *prints.get(k, ())] for k, v in each(state.get("offsets", {}),
+                                                                    dict[str, tuple[POSITION, POSITION]], "offsets",
+                                                                    faults)}
         if "containers" in state or "listed_at" in state:
             try:
                 listed_at = convert(state.get("listed_at"), float, "listed_at")
@@ -980,13 +979,18 @@ class PodLogSource(Source):
         dropped(f"state file {self.store.path}", faults)
 
     def _snapshot(self) -> dict[str, Any]:
-        """What `save` writes: each followed file's (inode, offset) and the last listing's container directories (none
-        past MAX_CONTAINERS) with its time, taken together (a container saved as listed has its files' offsets)."""
-        offsets = {p: [t.inode, at, *self._prints(t, at)] for p, t in self.tails.items()
-                   for at in [t.offset - len(t.pending)]}
+        """What `save` writes: each followed file's (inode, offset) and its fingerprint's CRCs where known ("prints":
+        [head, before the offset], `_Tail.prints`), and the last listing's container directories (none past
+        MAX_CONTAINERS) with its time, taken together (a container saved as listed has its files' offsets)."""
+        offsets, prints = {}, {}
+        for p, t in self.tails.items():
+            offsets[p] = [t.inode, t.offset - len(t.pending)]
+            found = self._prints(t, offsets[p][1])
+            if found:
+                prints[p] = list(found)
         if self._containers is None or len(self._containers) > MAX_CONTAINERS:
-            return {"offsets": offsets}
-        return {"offsets": offsets, "containers": self._listing, "listed_at": self._listed_at}
+            return {"offsets": offsets, "prints": prints}
+        return {"offsets": offsets, "prints": prints, "containers": self._listing, "listed_at": self._listed_at}
 
     def _prints(self, tail: _Tail, at: int) -> tuple[int, ...]:
         """The fingerprint's CRCs of `tail`'s file at the offset `at` (`_Tail.prints`), read once per offset (from its

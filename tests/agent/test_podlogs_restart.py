@@ -533,12 +533,14 @@ def test_a_file_rotated_three_times_while_down_is_found_by_its_fingerprint(tree)
 
 
 def test_without_a_fingerprint_the_newest_gz_that_reaches_the_offset_is_taken_as_before(tree):
-    """A podlogs.json an earlier agent wrote has [inode, offset] only: loaded as before (the newest .gz that reaches the
-    offset taken for ours)."""
+    """A podlogs.json an earlier agent wrote has no "prints": loaded as before (the newest .gz that reaches the offset
+    taken for ours).  The offsets stay [inode, offset], as an earlier agent rolled back to reads them."""
     root, cdir, state = tree
     stopped(root, state)
     data = saved_state(state)
-    data["offsets"] = {p: v[:2] for p, v in data["offsets"].items()}
+    assert data["offsets"][str(cdir / "0.log")][1] == len(timeout(1, 2))
+    assert len(data["prints"][str(cdir / "0.log")]) == 2
+    del data["prints"]
     (state / "podlogs.json").write_text(json.dumps(data))
     append(cdir / "0.log", timeout(3))
     rotate(cdir, "20240725-070000", timeout(4, 5, 6))
@@ -547,17 +549,20 @@ def test_without_a_fingerprint_the_newest_gz_that_reaches_the_offset_is_taken_as
     assert ranks == [3, 4, 5, 6, 7]
 
 
-@pytest.mark.parametrize("bad", [[1, 2, 3], [1, 2, -3, 4], "x"])
-def test_a_damaged_offset_entry_is_dropped_alone(tree, bad, caplog):
-    """An entry neither [inode, offset] nor [inode, offset, head CRC, tail CRC] is dropped (said once); the others are
-    read on."""
+@pytest.mark.parametrize("bad", [[1, 2, 3], [-3, 4], "x"])
+def test_a_damaged_fingerprint_is_dropped_alone(tree, bad, caplog):
+    """A fingerprint not [head CRC, tail CRC] is dropped (said once): its file's offset is kept, read on as one saved
+    without it; the other files' fingerprints are kept."""
     root, cdir, state = tree
+    side = new_pod(root, timeout(7))
     stopped(root, state)
     data = saved_state(state)
-    data["offsets"][str(root / POD_DIR / "side" / "0.log")] = bad
+    data["prints"][str(cdir / "0.log")] = bad
     (state / "podlogs.json").write_text(json.dumps(data))
     append(cdir / "0.log", timeout(3))
     src = source(root, state)
-    assert str(root / POD_DIR / "side" / "0.log") not in src._saved and "cannot be restored" in caplog.text
+    assert src._saved[str(cdir / "0.log")] == data["offsets"][str(cdir / "0.log")]
+    assert "cannot be restored" in caplog.text
+    assert len(src._saved[str(side / "0.log")]) == 4
     src.discover()
     assert [f.rank for _, f in src.poll()] == [3]
