@@ -13,12 +13,15 @@ in the state directory.
 An agent started again tells apart, at its first scan, what happened to each file while it was down (`_add`): a file
 whose offset it saved resumes there, as a file watched by stat does (grown: read on from the offset; rotated, its
 inode changed or its offset past its size: the rotated file read on from the offset, found by inode, or the newest
-.gz that reaches it, then any file rotated after it, whole, then the new file from its start); a file not saved in a
-container whose files were (the kubelet's next `<restartCount>.log`, or the next after it) is read from its start
+.gz that reaches it and has the fingerprint saved with the offset (the CRCs of the file's first PRINT bytes and of the
+PRINT before the offset), then any file rotated after it, whole, then the new file from its start); a file not saved
+in a container whose files were (the kubelet's next `<restartCount>.log`, or the next after it) is read from its start
 and the container's restart handed on; a container not listed when the agent last saved (`podlogs.json` "containers",
 with "listed_at", the wall time of that listing) started while it was down: its files are read from their start too,
 unless written last before that listing (the host's clock stepped back, or the listing missed it) or larger than
-MAX_UNSEEN_BYTES (history, as every file at an agent's first start).
+MAX_UNSEEN_BYTES (history, as every file at an agent's first start).  A file read from its start at that scan, rotated
+by the kubelet meanwhile, is read after its rotated files (`_backlog`: oldest first, back from the newest while they
+and it hold at most MAX_UNSEEN_BYTES and were written since that listing).
 
 The pod-log directory itself missing for longer than `gone_grace_seconds` makes the source down
 (`Source.gone`); the files found once it is back (a new directory, new files) are read from their start.
@@ -82,6 +85,9 @@ MAX_CONTAINERS = 4096
 # a file's times lag the wall clock read by time.time() by up to a kernel tick (they are stamped from a coarse clock):
 # a file of a container started just after a listing began may be stamped before it
 MTIME_SLACK = 1.0
+# bytes at a file's start and just before its saved offset whose CRCs are saved with the offset (its fingerprint): they
+# tell the file among its rotated ones, where a `.gz` keeps no inode and more than one reaches the offset
+PRINT = 256
 
 
 
@@ -114,6 +120,13 @@ class _Tail:
     # group of its WorkNCCL timeout line at that SeqNum, which names none (`_collectives`); the latest MAX_GROUPS
     groups: dict[tuple[int, int], str] = field(default_factory=dict)
     run: int | None = None  # the container's restart count its name says (`<restartCount>.log`; None: another name)
+    # the fingerprint of the file at an offset (`_fingerprint`): (the offset, the CRC of the PRINT bytes at its start,
+    # that of the PRINT bytes before the offset), saved with the offset; (the offset,): not known at it (the file gone,
+    # rotated); None: not looked for (a state saved before it was kept)
+    prints: tuple[int, ...] | None = None
+    # a file read from its start at the first scan: its rotated files (`<n>.log.<stamp>`, `.gz`), oldest first, whose
+    # lines came before its own (written while the agent was down), read before it
+    backlog: list[str] = field(default_factory=list)
     active: float = field(default_factory=time.monotonic)
 
 
@@ -128,6 +141,23 @@ def _in_run_order(name: str) -> tuple:
     first."""
     run = run_of(name)
     return (run is None, run or 0, name)
+
+
+def rotated_files(path: str) -> list[str]:
+    """The files the kubelet rotated from `path`, oldest first: `<n>.log.<YYYYMMDD-hhmmss>`, compressed to `.gz` at the
+    next rotation (through a `.tmp`, not yet the file; the plain file, removed once its `.gz` is written, is the same
+    file) (kubernetes/kubernetes pkg/kubelet/logs/container_log_manager.go)."""
+    names = set(glob.glob(glob.escape(path) + ".*"))
+    return sorted((c for c in names if not c.endswith(".tmp") and c + ".gz" not in names),
+                  key=lambda c: c.removesuffix(".gz"))
+
+
+def _fingerprint(read: Callable[[int, int], bytes], offset: int) -> tuple[int, int] | None:
+    """The CRCs of a file's first PRINT bytes and of the PRINT bytes before `offset` (`read(n, at)`: its n bytes at
+    `at`); None when it holds fewer than `offset`."""
+    n = min(PRINT, offset)
+    head, before = read(n, 0), read(n, offset - n)
+    return (zlib.crc32(head), zlib.crc32(before)) if len(head) == len(before) == n else None
 
 
 def parse_pod_dir(name: str) -> tuple[str, str, str] | None:
@@ -350,9 +380,13 @@ class PodLogSource(Source):
         saved = self._saved.get(path)
         if saved:  # followed before: poll() finds it grown, or rotated (a new inode, the offset past its size)
             tail.inode, tail.offset = saved[0], saved[1]
+            if len(saved) == 4:
+                tail.prints = (saved[1], saved[2], saved[3])
         else:
             history = self._first_scan and not before and not (unseen and self._new_while_down(path, st))
             tail.inode, tail.offset = st.st_ino, (st.st_size if history else 0)
+            if self._first_scan and not history:
+                tail.backlog = self._backlog(path, st)
             if before and not any(r is not None and tail.run is not None and r >= tail.run for r in before):
                 self._restarted.append(ref)  # `1.log` beside `0.log`: the container's next run
                 if tail.run is not None:
@@ -371,6 +405,47 @@ class PodLogSource(Source):
             return False
         return True
 
+    def _backlog(self, path: str, st: os.stat_result) -> list[str]:
+        """The rotated files of `path` (`st`), read from its start at the first scan, whose lines came before its own:
+        back from the newest while the file and they hold no more than MAX_UNSEEN_BYTES (a .gz counted by the size it
+        holds, its gzip trailer's) and each was written since the agent's last listing (else, in doubt, it and those
+        before it are history, as `_new_while_down` says of the file); oldest first."""
+        budget, taken = MAX_UNSEEN_BYTES - st.st_size, []
+        rotated = rotated_files(path)
+        for cand in reversed(rotated):
+            size = self._rotated_size(cand)
+            if size is None or size > budget:
+                break
+            try:
+                if os.stat(cand).st_mtime < self._listed_at - MTIME_SLACK:
+                    break
+            except OSError:
+                break
+            budget -= size
+            taken.append(cand)
+        if len(taken) < len(rotated):
+            log.warning("%s: %d rotated files before it are not read (older than the agent's last listing, or past "
+                        "%d bytes with it)", path, len(rotated) - len(taken), MAX_UNSEEN_BYTES)
+        return taken[::-1]
+
+    def _rotated_size(self, path: str) -> int | None:
+        """The bytes the rotated file `path` holds (a .gz: its gzip trailer's size, modulo 4 GiB); None: unreadable."""
+        if not path.endswith(".gz"):
+            try:
+                return os.stat(path).st_size
+            except OSError:
+                return None
+        fd = self._open_safely(path)
+        if fd is None:
+            return None
+        try:
+            size = os.fstat(fd).st_size
+            return int.from_bytes(os.pread(fd, 4, size - 4), "little") if size >= 4 else None
+        except OSError:
+            return None
+        finally:
+            os.close(fd)
+
     # ---- reading ----------------------------------------------------------------------------------------
 
     def _open(self, tail: _Tail) -> bool:
@@ -384,7 +459,7 @@ class PodLogSource(Source):
         if fd is None:
             return False
         if os.fstat(fd).st_ino != tail.inode:
-            tail.inode, tail.offset = os.fstat(fd).st_ino, 0
+            tail.inode, tail.offset, tail.prints = os.fstat(fd).st_ino, 0, None
         os.lseek(fd, tail.offset, os.SEEK_SET)
         tail.fd = fd
         return True
@@ -421,6 +496,13 @@ class PodLogSource(Source):
             if len(out) >= MAX_BATCH_FINDINGS:
                 self._next = start + i  # the rest next time, from the next file on (fair to every pod)
                 break
+            if tail.backlog:  # its earlier lines, rotated while the agent was down, first
+                backlog, tail.backlog = tail.backlog, []
+                offset = tail.offset  # (0: a rotated plain file's read moves it)
+                for path in backlog:
+                    out += self._read_rotated(tail, path, 0) or []
+                out += self._flush(tail)
+                tail.offset = offset
             try:
                 st = os.stat(tail.path)
             except OSError:
@@ -433,7 +515,7 @@ class PodLogSource(Source):
                     self._close(tail)
                 else:
                     out += self._drain_rotated(tail)
-                tail.inode, tail.offset, tail.pending = st.st_ino, 0, b""
+                tail.inode, tail.offset, tail.pending, tail.prints = st.st_ino, 0, b"", None
             if st is None or st.st_size <= tail.offset and tail.fd is None:
                 continue
             if self._open(tail):
@@ -760,11 +842,7 @@ class PodLogSource(Source):
         """The file we were reading was rotated while not open: its lines from our offset on, found among the rotated
         files (`_rotated_ours`), then those of every file rotated after it, whole (the kubelet rotated it more than
         once meanwhile: never read)."""
-        # oldest first: the kubelet names them `<n>.log.<YYYYMMDD-hhmmss>` and compresses them to `.gz` (through a
-        # `.tmp`, not yet the file; the plain file, removed once its `.gz` is written, is the same file)
-        names = set(glob.glob(glob.escape(tail.path) + ".*"))
-        rotated = sorted((c for c in names if not c.endswith(".tmp") and c + ".gz" not in names),
-                         key=lambda c: c.removesuffix(".gz"))
+        rotated = rotated_files(tail.path)
         found = self._rotated_ours(tail, rotated)
         if found is None:
             log.warning("%s was rotated away while not followed; lines after offset %d are lost", tail.path,
@@ -777,10 +855,11 @@ class PodLogSource(Source):
 
     def _rotated_ours(self, tail: _Tail, rotated: list[str]) -> tuple[int, list[tuple[PodRef, Finding]]] | None:
         """Which of the `rotated` files (oldest first) was the one we read, and its lines from our offset on: a plain
-        one by inode, else the newest .gz (which keeps no inode) that reaches our offset.  The kubelet compresses every
-        rotated file but the newest, so ours is compressed only after a second rotation, when it is the newest .gz
-        (after a third, a later one is taken: its lines before the offset and ours after it are not read; none
-        twice)."""
+        one by inode, else the newest .gz (which keeps no inode) that reaches our offset and, its fingerprint saved
+        with the offset (`_Tail.prints`), has it.  The kubelet compresses every rotated file but the newest, so ours is
+        compressed only after a second rotation, when it is the newest .gz; after a third, a later .gz reaches the
+        offset too, and only the fingerprint tells ours (without one, a state saved before it, the later one is taken:
+        its lines before the offset and ours after it are not read; none twice)."""
         for at, cand in enumerate(rotated):
             if not cand.endswith(".gz"):
                 try:
@@ -790,15 +869,19 @@ class PodLogSource(Source):
                 out = self._read_rotated(tail, cand, tail.offset) if same else None
                 if out is not None:
                     return at, out
+        prints = tail.prints if tail.prints is not None and len(tail.prints) == 3 and tail.prints[0] == tail.offset \
+            else None
         for at in reversed(range(len(rotated))):
-            out = self._read_rotated(tail, rotated[at], tail.offset) if rotated[at].endswith(".gz") else None
+            out = self._read_rotated(tail, rotated[at], tail.offset, prints) if rotated[at].endswith(".gz") else None
             if out is not None:
                 return at, out
         return None
 
-    def _read_rotated(self, tail: _Tail, path: str, offset: int) -> list[tuple[PodRef, Finding]] | None:
+    def _read_rotated(self, tail: _Tail, path: str, offset: int,
+                      prints: tuple[int, ...] | None = None) -> list[tuple[PodRef, Finding]] | None:
         """The findings of the rotated file `path` (a .gz decompressed) from `offset` on; None when it cannot be
-        opened (`_open_safely`) or does not reach `offset`.  A read failing once under way ends with what it read."""
+        opened (`_open_safely`), does not reach `offset`, or, a .gz given the fingerprint `prints` (`_Tail.prints`),
+        its bytes before `offset` have another.  A read failing once under way ends with what it read."""
         fd = self._open_safely(path)
         if fd is None:
             return None
@@ -810,7 +893,9 @@ class PodLogSource(Source):
                 os.lseek(fd, offset, os.SEEK_SET)
                 return self._read(tail, fd)
             with os.fdopen(fd, "rb", closefd=False) as raw, gzip.GzipFile(fileobj=raw) as gz:
-                if len(gz.read(offset)) < offset:
+                before = gz.read(offset)
+                if len(before) < offset or prints is not None and _fingerprint(
+                        lambda n, at: before[at:at + n], offset) != prints[1:]:
                     return None
                 out = []
                 while data := gz.read(READ_CHUNK):
@@ -871,15 +956,19 @@ class PodLogSource(Source):
             self._safe = snapshot
 
     def _load(self) -> None:
-        """The saved (inode, offset) of each file to `_saved`, the container directories listed then and the time of
-        that listing to `_containers` and `_listed_at` (a state saved before them has none: `_containers` stays None);
-        an entry not of its type is dropped alone (keyspec.each) and said once, the rest kept."""
+        """The saved (inode, offset) of each file to `_saved`, with its fingerprint's CRCs when saved ("prints", apart
+        from "offsets", which an earlier agent, rolled back to, reads as it did), the container directories listed then
+        and the time of that listing to `_containers` and `_listed_at` (a state saved before them has none:
+        `_containers` stays None); an entry not of its type is dropped alone (keyspec.each) and said once, the rest
+        kept."""
         if self.store is None:
             return
         faults: list[str] = []
         state = self.store.load()
-        self._saved = {k: list(v) for k, v in each(state.get("offsets", {}), dict[str, tuple[POSITION, POSITION]],
-                                                   "offsets", faults)}
+        prints = dict(each(state.get("prints", {}), dict[str, tuple[POSITION, POSITION]], "prints", faults))
+        self._saved = {k: [*v, *prints.get(k, ())] for k, v in each(state.get("offsets", {}),
+                                                                    dict[str, tuple[POSITION, POSITION]], "offsets",
+                                                                    faults)}
         if "containers" in state or "listed_at" in state:
             try:
                 listed_at = convert(state.get("listed_at"), float, "listed_at")
@@ -890,12 +979,42 @@ class PodLogSource(Source):
         dropped(f"state file {self.store.path}", faults)
 
     def _snapshot(self) -> dict[str, Any]:
-        """What `save` writes: each followed file's (inode, offset) and the last listing's container directories (none
-        past MAX_CONTAINERS) with its time, taken together (a container saved as listed has its files' offsets)."""
-        offsets = {p: [t.inode, t.offset - len(t.pending)] for p, t in self.tails.items()}
+        """What `save` writes: each followed file's (inode, offset) and its fingerprint's CRCs where known ("prints":
+        [head, before the offset], `_Tail.prints`), and the last listing's container directories (none past
+        MAX_CONTAINERS) with its time, taken together (a container saved as listed has its files' offsets)."""
+        offsets, prints = {}, {}
+        for p, t in self.tails.items():
+            offsets[p] = [t.inode, t.offset - len(t.pending)]
+            found = self._prints(t, offsets[p][1])
+            if found:
+                prints[p] = list(found)
         if self._containers is None or len(self._containers) > MAX_CONTAINERS:
-            return {"offsets": offsets}
-        return {"offsets": offsets, "containers": self._listing, "listed_at": self._listed_at}
+            return {"offsets": offsets, "prints": prints}
+        return {"offsets": offsets, "prints": prints, "containers": self._listing, "listed_at": self._listed_at}
+
+    def _prints(self, tail: _Tail, at: int) -> tuple[int, ...]:
+        """The fingerprint's CRCs of `tail`'s file at the offset `at` (`_Tail.prints`), read once per offset (from its
+        open descriptor, else from the file when it is still the one read, by inode); () when not known (at its
+        start, or the file rotated or gone)."""
+        if tail.prints is not None and tail.prints[0] == at:
+            return tail.prints[1:]
+        if at == 0:
+            return ()
+        fd = tail.fd
+        own = fd is None
+        if own:
+            fd = self._open_safely(tail.path)
+        found = None
+        if fd is not None:
+            try:
+                found = _fingerprint(partial(os.pread, fd), at) if os.fstat(fd).st_ino == tail.inode else None
+            except OSError:  # (the source's thread closed it meanwhile: the agent saves after its drain)
+                pass
+            finally:
+                if own:
+                    os.close(fd)
+        tail.prints = (at, *(found or ()))  # (not known: not looked for again at this offset)
+        return tail.prints[1:]
 
     def save(self) -> None:
         """Save the read offsets, but no further than the pipeline has taken: findings still queued (a SIGTERM

@@ -455,3 +455,114 @@ def test_past_max_containers_no_listing_is_saved(tree, monkeypatch):
     new_pod(root, timeout(7))
     ranks, _, _ = first_batch(root, state)
     assert ranks == []
+
+
+# ---- a file read from its start whose earlier lines were rotated while the agent was down ------------------------
+
+def test_a_new_pods_file_rotated_while_down_is_read_from_its_rotated_files_first(tree):
+    """A pod started while the agent was down and its `0.log` was rotated twice meanwhile: its first lines are in
+    `0.log.<stamp>.gz` and `0.log.<stamp>`, read first, oldest to newest, then `0.log`; nothing twice.  Before, only
+    `0.log` was read (ranks 7-9 lost)."""
+    root, _, state = tree
+    stopped(root, state)
+    cdir = new_pod(root, timeout(7))
+    rotate(cdir, "20240725-070000", timeout(8))
+    rotate(cdir, "20240725-080000", timeout(10))
+    (cdir / "0.log.20240725-080000.gz.tmp").write_bytes(b"\x1f\x8b")  # a compression cut short: no rotated file
+    ranks, restarted, src = first_batch(root, state)
+    assert ranks == [7, 8, 10] and restarted == []
+    append(cdir / "0.log", timeout(11))
+    assert [f.rank for _, f in src.poll()] == [11]
+
+
+def test_a_restarted_containers_new_file_rotated_while_down_is_read_from_its_rotated_files_first(tree):
+    """The container started again while the agent was down and its `1.log` was rotated meanwhile: the new run's first
+    lines are in `1.log.<stamp>`, read before `1.log`; the restart is said once."""
+    root, cdir, state = tree
+    stopped(root, state)
+    (cdir / "1.log").write_text(timeout(5))
+    os.rename(cdir / "1.log", cdir / "1.log.20240725-070000")
+    (cdir / "1.log").write_text(timeout(6))
+    ranks, restarted, _ = first_batch(root, state)
+    assert ranks == [5, 6] and restarted == [REF]
+
+
+def test_rotated_files_past_max_unseen_bytes_are_not_read(tree, monkeypatch):
+    """The rotated files are read back from the newest while the file and they hold at most MAX_UNSEEN_BYTES (a .gz
+    counted by the size it holds): an older one past it is history, never a huge backlog replayed."""
+    root, _, state = tree
+    stopped(root, state)
+    monkeypatch.setattr(podlogs, "MAX_UNSEEN_BYTES", len(timeout(7)) * 2)
+    cdir = new_pod(root, timeout(6))
+    rotate(cdir, "20240725-070000", timeout(7))
+    rotate(cdir, "20240725-080000", timeout(8))
+    ranks, _, _ = first_batch(root, state)
+    assert ranks == [7, 8]
+
+
+def test_a_rotated_file_of_a_new_pod_written_before_the_listing_is_not_read(tree):
+    """A rotated file last written before the agent's last listing (the host's clock stepped back) is in doubt: it and
+    those before it are history, as the file itself would be."""
+    root, _, state = tree
+    stopped(root, state)
+    cdir = new_pod(root, timeout(7))
+    rotate(cdir, "20240725-070000", timeout(8))
+    listed_at = saved_state(state)["listed_at"]
+    os.utime(cdir / "0.log.20240725-070000", (listed_at - 3600, listed_at - 3600))
+    ranks, _, _ = first_batch(root, state)
+    assert ranks == [8]
+
+
+# ---- rotated three times or more while the agent was down: which .gz is ours (the fingerprint) -----------------
+
+def test_a_file_rotated_three_times_while_down_is_found_by_its_fingerprint(tree):
+    """Ours compressed, then the file after it compressed too (longer than our offset), then a third: the newest .gz
+    that reaches the offset is not ours.  The CRCs of the bytes at the file's start and before the offset, saved with
+    the offset, tell ours: read on from the offset, then every file after it whole, then `0.log`.  Before, the file
+    after ours was taken for it (its ranks 4-9 before the offset lost, 10-12 after it read) and ours lost (rank 3)."""
+    root, cdir, state = tree
+    stopped(root, state)
+    append(cdir / "0.log", timeout(3))
+    rotate(cdir, "20240725-070000", timeout(*range(4, 13)))
+    rotate(cdir, "20240725-080000", timeout(13))
+    rotate(cdir, "20240725-090000", timeout(14))
+    assert sorted(p.name for p in cdir.iterdir()) == ["0.log", "0.log.20240725-070000.gz", "0.log.20240725-080000.gz",
+                                                      "0.log.20240725-090000"]
+    ranks, restarted, _ = first_batch(root, state)
+    assert ranks == [3, *range(4, 13), 13, 14] and restarted == []
+
+
+def test_without_a_fingerprint_the_newest_gz_that_reaches_the_offset_is_taken_as_before(tree):
+    """A podlogs.json an earlier agent wrote has no "prints": loaded as before (the newest .gz that reaches the offset
+    taken for ours).  The offsets stay [inode, offset], as an earlier agent rolled back to reads them."""
+    root, cdir, state = tree
+    stopped(root, state)
+    data = saved_state(state)
+    assert data["offsets"][str(cdir / "0.log")][1] == len(timeout(1, 2))
+    assert len(data["prints"][str(cdir / "0.log")]) == 2
+    del data["prints"]
+    (state / "podlogs.json").write_text(json.dumps(data))
+    append(cdir / "0.log", timeout(3))
+    rotate(cdir, "20240725-070000", timeout(4, 5, 6))
+    rotate(cdir, "20240725-080000", timeout(7))
+    ranks, _, _ = first_batch(root, state)
+    assert ranks == [3, 4, 5, 6, 7]
+
+
+@pytest.mark.parametrize("bad", [[1, 2, 3], [-3, 4], "x"])
+def test_a_damaged_fingerprint_is_dropped_alone(tree, bad, caplog):
+    """A fingerprint not [head CRC, tail CRC] is dropped (said once): its file's offset is kept, read on as one saved
+    without it; the other files' fingerprints are kept."""
+    root, cdir, state = tree
+    side = new_pod(root, timeout(7))
+    stopped(root, state)
+    data = saved_state(state)
+    data["prints"][str(cdir / "0.log")] = bad
+    (state / "podlogs.json").write_text(json.dumps(data))
+    append(cdir / "0.log", timeout(3))
+    src = source(root, state)
+    assert src._saved[str(cdir / "0.log")] == data["offsets"][str(cdir / "0.log")]
+    assert "cannot be restored" in caplog.text
+    assert len(src._saved[str(side / "0.log")]) == 4
+    src.discover()
+    assert [f.rank for _, f in src.poll()] == [3]
