@@ -74,6 +74,11 @@ XID_UNSTATED_ACTION: dict[int, tuple[str, str, str]] = {
     171: ("WORKFLOW_XID_48", "info", "hardware"),
     172: ("WORKFLOW_XID_48", "info", "hardware"),
 }
+# The Xids that add detail to the Xid 48 the driver logs right before them on the same GPU (the catalog: "Additional
+# detail to Xid 48"): code -> the memory the uncorrectable error is in. kernel_gsp_ecc_gb100.c (NVIDIA/open-gpu-kernel-
+# modules 595.45.04) logs Xid 48 "GSP-RISCV uncorrectable ECC error" then Xid 172 "GSP-RISCV, Uncorrectable SRAM
+# error"; the pair is one event, the 48's finding given details `memory` and `detail_xid` (parsers/rules.py "ecc").
+XID48_DETAIL = {171: "DRAM", 172: "SRAM"}
 # An Xid that ends another's problem on its GPU: (that Xid, the Xid whose problem it ends). Power smoothing
 # "capability reengaged" (162) after "disengaged" (163): the circuit works again, the GPU's GPUDegraded of the 163 ends
 # then, not at its expiry (parsers/kinds.py: the xid kind's `clears`); no other Xid's problem, no other GPU's.
