@@ -572,7 +572,9 @@ RULES: tuple[Rule, ...] = (
     _r("xid_fallen", "xid", ["Xid"], _xid_line(r"79(?!\d)"), refine="xid", event=("fallen", "once")),
     # An Xid 48 (uncorrectable ECC) and the Xid 171 / 172 the driver logs on the next line for the same error, saying
     # which memory (catalog.py XID48_DETAIL): one event, the 48's finding given details `memory` ("DRAM" / "SRAM") and
-    # `detail_xid` (an amendment, EVENT_FILL_ALONE); a 171 / 172 after no 48 of its GPU is a finding of its own (info).
+    # `detail_xid` (an amendment, EVENT_FILL_ALONE); a 171 / 172 after no 48 of its GPU is a finding of its own (info),
+    # as one logged before its 48 (the GSP firmware's "SM ICACHE, Uncorrectable SRAM error in GPC 7 TPC 6" then the 48,
+    # in that order in an eBPF Xid tracer's README output): the 48 after it carries no `memory`.
     # Every Xid 48 line stays a finding ("open": a second one starts the next event).
     _r("xid_ecc", "xid", ["Xid"], _xid_line(r"48(?!\d)"), refine="xid", event=("ecc", "open")),
     _r("xid_ecc_detail", "xid", ["Xid"], _xid_line("(?:" + "|".join(map(str, XID48_DETAIL)) + r")(?!\d)"),

@@ -282,13 +282,15 @@ def test_xid_48s_detail_on_the_next_line_is_the_48s_finding(code, text, memory):
     [(48, "1b:00", XID48), (172, "2c:00", XID172)],  # another GPU's
     [(48, "1b:00", XID48), (31, "5d:00", "MMU Fault"), (172, "1b:00", XID172)],  # not adjacent
     [(172, "1b:00", XID172)],  # no 48 before it
+    [(172, "1b:00", XID172), (48, "1b:00", XID48)],  # before its 48 (the GSP firmware's SM ICACHE SRAM error's order)
 ])
 def test_xid_48s_detail_apart_from_its_48_is_a_finding_of_its_own(lines):
     """A 171 / 172 not on the line after its GPU's Xid 48 joins nothing: its own finding (info, its memory said)."""
     c = Classifier()
     reads = [c.read(_xid_line(gpu, code, text)) for code, gpu, text in lines]
-    own, amended = reads[-1]
-    assert not amended and (own.xid, own.severity, own.details["memory"]) == (172, "info", "SRAM")
+    assert not any(amended for _, amended in reads)
+    own = reads[[code for code, _, _ in lines].index(172)][0]
+    assert (own.xid, own.severity, own.details["memory"]) == (172, "info", "SRAM")
 
 
 def test_repeat_workflow_xids_are_the_catalogs():
