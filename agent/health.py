@@ -99,14 +99,18 @@ def _clears(f: Finding) -> Callable[[Problem], bool] | None:
     """What a lifecycle finding ends (its kind's `clears`, parsers/kinds.py); None: this one clears nothing."""
     row = KIND.get(f.kind)
     c = row.clears if row is not None else None
-    if c is None or any(f.details.get(key) != want for key, want in c.match.items()):
+    if c is None or any(_MATCH_FIELDS[key](f) != want for key, want in c.match.items()):
         return None
+    ends = tuple(c.ends.items())  # of those, only the problems whose fields are these (the Xid it ends)
+
+    def fits(p: Problem) -> bool:
+        return p.clear == c.mode and all(getattr(p, key) == want for key, want in ends)
     if c.scope == "gpus":
-        return lambda p: p.clear == c.mode and p.subject.startswith(("gpu:", "nvswitch:"))
+        return lambda p: fits(p) and p.subject.startswith(("gpu:", "nvswitch:"))
     subject = subject_of(f)
     if subject == "node":  # no device named: nothing of its own to end
         return None
-    return lambda p: p.clear == c.mode and p.subject == subject
+    return lambda p: fits(p) and p.subject == subject
 
 
 def _clear_of(clear: str, action: str) -> str:

@@ -42,7 +42,8 @@ UNKNOWN_XID = ("CONTACT_SUPPORT", "error", "unknown")
 # gpud (leptonai/gpud components/accelerator/nvidia/xid/xid.go) is a peer's reading, not NVIDIA's.
 XID_UNSTATED_ACTION: dict[int, tuple[str, str, str]] = {
     # Power Smoothing HW Circuitry (the GPU board's energy storage that evens out its power draw, Blackwell / GB200):
-    # "capability reengaged": the circuit works again, nothing is wrong; info, no condition (gpud: info).
+    # "capability reengaged": the circuit works again, nothing is wrong; info, no condition (gpud: info). It ends the
+    # GPU's 163 problem (XID_REENGAGES).
     162: ("IGNORE", "info", "hardware"),
     # "disengaged (no GPU reset required)": the GPU computes on, its draw no longer smoothed; a warning to look at
     # (GPUDegraded, expires), no reset nor drain (gpud: a warning).
@@ -73,6 +74,15 @@ XID_UNSTATED_ACTION: dict[int, tuple[str, str, str]] = {
     171: ("WORKFLOW_XID_48", "info", "hardware"),
     172: ("WORKFLOW_XID_48", "info", "hardware"),
 }
+# The Xids that add detail to the Xid 48 the driver logs right before them on the same GPU (the catalog: "Additional
+# detail to Xid 48"): code -> the memory the uncorrectable error is in. kernel_gsp_ecc_gb100.c (NVIDIA/open-gpu-kernel-
+# modules 595.45.04) logs Xid 48 "GSP-RISCV uncorrectable ECC error" then Xid 172 "GSP-RISCV, Uncorrectable SRAM
+# error"; the pair is one event, the 48's finding given details `memory` and `detail_xid` (parsers/rules.py "ecc").
+XID48_DETAIL = {171: "DRAM", 172: "SRAM"}
+# An Xid that ends another's problem on its GPU: (that Xid, the Xid whose problem it ends). Power smoothing
+# "capability reengaged" (162) after "disengaged" (163): the circuit works again, the GPU's GPUDegraded of the 163 ends
+# then, not at its expiry (parsers/kinds.py: the xid kind's `clears`); no other Xid's problem, no other GPU's.
+XID_REENGAGES = (162, 163)
 
 # NVIDIA attributes these to the application: 13, 31, 137 "typically application bugs", 43 user
 # fault, 45 app abort; the CHECK_APP/CUDA investigatory bucket (32 left out: its trigger blames PCIe).

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Mapping
 
-from .catalog import NVLINK_XIDS, REPEAT_WORKFLOW_XIDS, XID_ACTION_CLEAR, xid_reason
+from .catalog import NVLINK_XIDS, REPEAT_WORKFLOW_XIDS, XID_ACTION_CLEAR, XID_REENGAGES, xid_reason
 
 # The vocabulary of a finding's fields (finding.py re-exports it).
 SEVERITIES = ("info", "warning", "error", "fatal")
@@ -54,11 +54,13 @@ CLEAR_SCOPES = ("subject", "gpus")
 
 @dataclass(frozen=True, slots=True)
 class Clears:
-    """A lifecycle kind: a finding of it whose details fit `match` ends the problems whose clear mode is `mode`
-    (one of CLEAR_MODES) within `scope`, and raises nothing."""
+    """A lifecycle kind: a finding of it that fits `match` (condition rule match keys: its `xid`, its details'
+    `state`) ends the problems whose clear mode is `mode` (one of CLEAR_MODES) within `scope` and, where `ends` names
+    some, only those whose fields (`kind`, `code`) equal them; and raises nothing."""
     mode: str
     scope: str = "subject"  # one of CLEAR_SCOPES
     match: Mapping[str, Any] = field(default_factory=dict)
+    ends: Mapping[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -222,7 +224,9 @@ TABLE: tuple[Kind, ...] = (
        # the GPU; the other application Xids (43: the GPU stays healthy; 45: a killed process) never do
        repeated=Repeated("GPUDegraded", "<reason>Repeated",
                          {"attribution": "application", "xid": sorted(REPEAT_WORKFLOW_XIDS)}, ("pci", "xid"), 3,
-                         3600.0, settings="app_xid"), restarts=True),
+                         3600.0, settings="app_xid"), restarts=True,
+       # power smoothing reengaged (162) ends its GPU's disengaged (163) problem, a warning that would expire
+       clears=Clears("expire", match={"xid": XID_REENGAGES[0]}, ends={"kind": "xid", "code": XID_REENGAGES[1]})),
     Kind("sxid", "SXid", "nvswitch", "error", "fabric", "INVESTIGATE", "SXid<code>", (
         Raise("NVLinkUnhealthy", "reset", {"severity": "fatal"}),
     ), doc="an NVSwitch SXid (kernel or Fabric Manager log), fatal or not from the SXid tables", category="fabric"),

@@ -14,7 +14,8 @@ import re
 from dataclasses import dataclass
 
 from .catalog import (CONTAINMENT_LINE, CONTAINMENT_RECOVERY, CONTAINMENT_XIDS, NVLINK5_LINE, NVLINK5_UNIT_OVERRIDE,
-                      NVLINK5_VERDICT, NVLINK_XIDS, XID154_RECOVERY, XID154_RECOVERY_CODE, sxid_info, xid_info)
+                      NVLINK5_VERDICT, NVLINK_XIDS, XID154_RECOVERY, XID154_RECOVERY_CODE, XID48_DETAIL, sxid_info,
+                      xid_info)
 from .kinds import BY_NAME as KIND, SEVERITY_RANK
 from .wordscan import LazyPattern
 
@@ -222,7 +223,10 @@ EVENT_LINES = {"aer": 12, "mlx5_health": 20, "mlx5_tx_timeout": 4, "mlx5_err_cqe
                "oops": 32,
                # a lockup's report (parsers/rules.py cpu_lockup rows): its modules, irq stamps, CPU and hardware lines,
                # then the stuck CPU's registers, its RIP line the one that says whose code spins (the trace after it)
-               "lockup": 32}
+               "lockup": 32,
+               # an Xid 48 and the Xid 171 / 172 the driver logs on the next line for the same error (catalog.py
+               # XID48_DETAIL): adjacent lines only
+               "ecc": 1}
 # Events kept apart per device (the PCI address on the line): a health dump of one mlx5 function does not
 # swallow the next function's own health failure a few lines later.
 # (the row's `pci` group, else its `device` group: a block device, an NFS server, an NVMe controller, a Lustre target,
@@ -231,7 +235,7 @@ EVENT_PER_DEVICE = frozenset({"mlx5_health", "mlx5_tx_timeout", "mlx5_err_cqe", 
                               "gpfs", "ceph", "fallen", "rminit", "peermem_load", "nvidia_load", "reset", "gsp", "port_down",
                               "mlx5_probe",
                               "iommu", "efa", "irdma", "intel_tx_timeout", "mana", "ena", "netdev_watchdog", "retrain",
-                              "tcpx"})
+                              "tcpx", "ecc"})
 # Events kept per device by the address their findings carry (function kept: parsers/kinds.py FUNCTION_DEVICES): a PCIe
 # AER report's "error received" line names the device reported (its `pci`: "pcieport 0000:00:1c.4: AER: Corrected error
 # received: 0000:00:1c.4", 6.x "Correctable error message received from 0000:03:00.0", before 4.x "id=00e5", its
@@ -248,7 +252,7 @@ EVENT_PER_FINDING_DEVICE = frozenset({"aer"})
 # assertion after the "fallen off the bus" line it follows). A line of one naming no GPU, none named in the lines before
 # it, joins the newest open one (else it opens its own): a GPU needing reset's lines name the GPU by index at most
 # ("NVRM: GPU0 .."), many by nothing.
-EVENT_PER_GPU = frozenset({"fallen", "rminit", "gsp", "reset"})
+EVENT_PER_GPU = frozenset({"fallen", "rminit", "gsp", "reset", "ecc"})
 # Of those, the events whose lines may name the GPU by its index alone ("NVRM: GPU6 _kgspRpcRecvPoll: GSP RM heartbeat
 # timed out"), others by its address ("NVRM: Xid (PCI:0000:a1:00): 119, .."). A line naming both ("Xid (PCI:0000:a1:00):
 # 119, .. Timeout after 45s of waiting for RPC response from GPU6 GSP!", 535's ".. Timeout waiting for RPC from GSP6!")
@@ -296,7 +300,7 @@ EVENT_ESCALATES = frozenset({"nvme", "lustre", "nfs", "ceph"})
 #   corrected, to their severity. The record's window is the longer (an ARM processor error's vendor bytes, ghes_edac's
 #   count line and the page's handling after them).
 EVENT_AMENDS = {"aer": 256, "gsp": 64, "reset": 64, "nccl_exception": 2, "mce": 16, "xla_rendezvous": 64,
-                "smmu": 64, "cper": 64, "lockup": 32, "rcu_stall": 64, "retrain": 16, "ofi": 4}
+                "smmu": 64, "cper": 64, "lockup": 32, "rcu_stall": 64, "retrain": 16, "ofi": 4, "ecc": 1}
 # Event -> the findings (kind, Xid) of later lines whose GPU address an open event of that name takes when its finding
 # named none (an amendment, "pci"): the GSP's heartbeat lines naming no GPU, then "NVRM: Xid (PCI:0000:01:00): 154,
 # GPU recovery action changed .." or "Rate limiting GSP RPC error prints for GPU at PCI:0000:0a:00" (open-gpu-kernel-
@@ -335,7 +339,8 @@ EVENT_FILL_DETAILS = {"mce": ("forced",), "cper": ("forced", "what")}
 # hwpoison's page ("pfn") or the poison a process consumed ("consumed") after the record (the record's finding says what
 # the kernel did with the page, as an x86 machine check's does; triage reads a page taken offline as a memory error a
 # process of the host may have died of).
-EVENT_FILL_ALONE = {"cper": ("pfn", "consumed"), "lockup": ("module", "function"), "rcu_stall": ("module", "function")}
+EVENT_FILL_ALONE = {"cper": ("pfn", "consumed"), "lockup": ("module", "function"), "rcu_stall": ("module", "function"),
+                    "ecc": ("memory", "detail_xid")}
 # A line of another event's row (a "join" row of several events, rules.Rule.event) joining an open event is
 # part of it, what it gives the event's finding an amendment as any joining line's (EVENT_FILLS, EVENT_FILL_ALONE, a
 # stronger action: parsers/classify.py _fill): a CPU lockup's or an RCU stall's register dump ("RIP: 0010:nvWriteGpEntry
@@ -565,6 +570,15 @@ RULES: tuple[Rule, ...] = (
     # fallen_off_bus does; was two findings of one loss). "once": every Xid line stays a finding (a second Xid 79 of
     # the GPU starts the next event); the probe-time report after a reload ("open") is a finding of its own.
     _r("xid_fallen", "xid", ["Xid"], _xid_line(r"79(?!\d)"), refine="xid", event=("fallen", "once")),
+    # An Xid 48 (uncorrectable ECC) and the Xid 171 / 172 the driver logs on the next line for the same error, saying
+    # which memory (catalog.py XID48_DETAIL): one event, the 48's finding given details `memory` ("DRAM" / "SRAM") and
+    # `detail_xid` (an amendment, EVENT_FILL_ALONE); a 171 / 172 after no 48 of its GPU is a finding of its own (info),
+    # as one logged before its 48 (the GSP firmware's "SM ICACHE, Uncorrectable SRAM error in GPC 7 TPC 6" then the 48,
+    # in that order in an eBPF Xid tracer's README output): the 48 after it carries no `memory`.
+    # Every Xid 48 line stays a finding ("open": a second one starts the next event).
+    _r("xid_ecc", "xid", ["Xid"], _xid_line(r"48(?!\d)"), refine="xid", event=("ecc", "open")),
+    _r("xid_ecc_detail", "xid", ["Xid"], _xid_line("(?:" + "|".join(map(str, XID48_DETAIL)) + r")(?!\d)"),
+       refine="xid", event=("ecc", "join")),
     _r("xid", "xid", ["Xid"], XID_LINE, refine="xid", event=("gsp", "open"),
        event_if=("xid", ("119", "120", "175"))),
     # The NVIDIA device plugin (k8s-device-plugin, the GPU Operator's, GKE's) marking a GPU unhealthy on the Xid NVML's
@@ -2899,6 +2913,8 @@ def _refine_xid(g: dict, out: dict) -> None:
             if override:
                 out["severity"], out["action"] = override
             return
+    if info.code in XID48_DETAIL:  # which memory the Xid 48 it details was in (its event's finding's, joined)
+        out["details"].update(memory=XID48_DETAIL[info.code], detail_xid=info.code)
     if info.code in NVLINK_XIDS:
         m = re.search(r"\blink (\d+)", text, re.I)
         if m:

@@ -201,7 +201,8 @@ def _roles(k) -> str:
     if k.clears is not None:
         where = "every GPU and NVSwitch" if k.clears.scope == "gpus" else "its own subject"
         when = "".join(f" when {key} is {v}" for key, v in k.clears.match.items())
-        said.append(f"clears `{k.clears.mode}` problems of {where}{when}")
+        which = "".join(f" {key} {v}" for key, v in k.clears.ends.items())
+        said.append(f"clears `{k.clears.mode}` problems{which and ' (' + which.strip() + ')'} of {where}{when}")
     return "; ".join(said)
 
 

@@ -82,6 +82,20 @@ def test_xids_the_catalog_gives_no_action_raise_what_the_table_decides(engine, c
     assert problems == ([raised] if raised else [])
 
 
+def test_xid_162_ends_its_gpus_163_problem_alone(engine):
+    """Power smoothing reengaged (162) ends the disengaged (163) problem of its GPU at once (GPUDegraded did but
+    expire): not another GPU's 163, not its own GPU's other Xids' problems."""
+    engine.observe(parse_line(_xid(163, "Power Smoothing HW Circuitry disengaged")))
+    engine.observe(parse_line(_xid(163, "Power Smoothing HW Circuitry disengaged").replace("1b:00", "2c:00")))
+    engine.observe(parse_line(_xid(164, "Power Smoothing HW Circuitry low lifetime reached")))
+    engine.observe(parse_line(_xid(162, "Power Smoothing HW Circuitry capability reengaged")))
+    assert sorted((p.subject, p.code) for p in engine.problems.values()) == [("gpu:0000:1b:00", 164),
+                                                                              ("gpu:0000:2c:00", 163)]
+    engine.observe(parse_line(_xid(162, "Power Smoothing HW Circuitry capability reengaged").replace("1b:00", "2c:00")))
+    engine.observe(parse_line(_xid(162, "Power Smoothing HW Circuitry capability reengaged")))  # nothing left: no-op
+    assert [p.code for p in engine.problems.values()] == [164] and cond(engine, "GPUDegraded")[0]
+
+
 def test_xid_48s_detail_is_no_second_problem(engine):
     """Xid 171 / 172 add detail to the Xid 48 logged with them (the catalog): one problem, the 48's."""
     engine.observe(parse_line(_xid(48, "GSP-RISCV uncorrectable ECC error")))
@@ -180,9 +194,9 @@ def test_only_lifecycle_kinds_clear_problems():
     from parsers.kinds import BY_NAME
     engine = HealthEngine(load(env={}, flags={}), Clock(1_795_000_000.0))
     lifecycle = {k for k in KINDS if BY_NAME[k].clears is not None}
-    assert lifecycle == {"gpu_reset", "driver_load", "ib_link"}
+    assert lifecycle == {"gpu_reset", "driver_load", "ib_link", "xid"}
     for kind in KINDS:
-        f = Finding(kind, "info", "unknown", "NONE", "m", pci="0000:9a:00", details={"state": "up"})
+        f = Finding(kind, "info", "unknown", "NONE", "m", pci="0000:9a:00", xid=162, details={"state": "up"})
         assert engine._clears(f) == (kind in lifecycle), kind
     down = Finding("ib_link", "error", "fabric", "CHECK_LINK", "m", pci="0000:9a:00", details={"state": "down"})
     no_device = Finding("gpu_reset", "info", "driver", "NONE", "m")

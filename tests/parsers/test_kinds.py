@@ -66,6 +66,7 @@ def test_each_row_is_complete_and_uses_the_vocabulary(row):
     if row.clears is not None:
         assert row.clears.mode in CLEAR_MODES and row.clears.scope in CLEAR_SCOPES
         assert set(row.clears.match) <= set(MATCH_KEYS) - {"kind"}
+        assert set(row.clears.ends) <= {"kind", "code"}  # fields of the problem it ends (agent/health.py)
     if row.repeated is not None:  # alone nothing; repeated by several processes a warning condition, never a taint
         r = row.repeated
         assert not row.workload and r.condition in {c.type for c in CONDITIONS if not c.taint}

@@ -254,6 +254,45 @@ def test_every_catalog_xid_without_an_action_is_decided_once():
         "info", "warning", "warning", "error", "fatal", "fatal", "info", "info"]
 
 
+# CONSTRUCTED lines (no public log of them found): the Xid line's form (nvErrorLog_va's "Xid (PCI:..): <code>, pid=..,
+# name=.., <text>") with the two texts kernel_gsp_ecc_gb100.c (NVIDIA/open-gpu-kernel-modules 595.45.04,
+# kgspEccServiceUncorrError_GB100) logs back to back for one GSP ECC error; 171's text is the catalog's Description.
+def _xid_line(gpu: str, code: int, text: str) -> str:
+    return f"NVRM: Xid (PCI:0000:{gpu}): {code}, pid='<unknown>', name=<unknown>, {text}"
+
+
+XID48 = "GSP-RISCV uncorrectable ECC error"
+XID172 = "GSP-RISCV, Uncorrectable SRAM error"
+XID171 = "Uncorrectable DRAM error"
+
+
+@pytest.mark.parametrize("code, text, memory", [(172, XID172, "SRAM"), (171, XID171, "DRAM")])
+def test_xid_48s_detail_on_the_next_line_is_the_48s_finding(code, text, memory):
+    """Xid 171 / 172 right after its GPU's Xid 48 is that error's detail: one event, the 48's finding amended with
+    the memory it was in (details `memory`, `detail_xid`), no finding of the detail's own."""
+    c = Classifier()
+    f, _ = c.read(_xid_line("1b:00", 48, XID48))
+    assert (f.xid, f.severity) == (48, "fatal") and "memory" not in f.details
+    own, amended = c.read(_xid_line("1b:00", code, text))
+    assert own is None and [(a.xid, a.pci, a.details["memory"], a.details["detail_xid"], a.details["amends"])
+                            for a in amended] == [(48, "0000:1b:00", memory, code, "memory")]
+
+
+@pytest.mark.parametrize("lines", [
+    [(48, "1b:00", XID48), (172, "2c:00", XID172)],  # another GPU's
+    [(48, "1b:00", XID48), (31, "5d:00", "MMU Fault"), (172, "1b:00", XID172)],  # not adjacent
+    [(172, "1b:00", XID172)],  # no 48 before it
+    [(172, "1b:00", XID172), (48, "1b:00", XID48)],  # before its 48 (the GSP firmware's SM ICACHE SRAM error's order)
+])
+def test_xid_48s_detail_apart_from_its_48_is_a_finding_of_its_own(lines):
+    """A 171 / 172 not on the line after its GPU's Xid 48 joins nothing: its own finding (info, its memory said)."""
+    c = Classifier()
+    reads = [c.read(_xid_line(gpu, code, text)) for code, gpu, text in lines]
+    assert not any(amended for _, amended in reads)
+    own = reads[[code for code, _, _ in lines].index(172)][0]
+    assert (own.xid, own.severity, own.details["memory"]) == (172, "info", "SRAM")
+
+
 def test_repeat_workflow_xids_are_the_catalogs():
     """The Xids a repeat on one GPU escalates (the kind table's `repeated` row, escalation.py's rows) are those
     whose catalog row names NVIDIA's repeat workflow, WORKFLOW_XID_<code>: one table, read from the catalog."""
