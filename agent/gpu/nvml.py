@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
+import time
+import weakref
 from collections.abc import Collection
 from ctypes import byref
 
 from .interface import (CHECK_GROUPS, ERRORS, GONE, GROUPS, MAX_NVLINKS, NVLINK_FIELDS, NVML_READING_GROUPS,  # noqa: F401
                         UNSUPPORTED, Identity, Nvml, NvmlError)
+
+log = logging.getLogger("gpu_npd.nvml")
 
 
 def _scaled(value, divisor: float):
@@ -272,9 +277,17 @@ class PynvmlBackend:
         return index, int(data.eventData)
 
 
+# pids_on's call in flight per backend (its thread, when it began, whether its refusal was said): one session at a
+# time on a backend; a call past its deadline stays inside NVML (a hung GPU) until NVML answers it
+_pids_in_flight: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_pids_lock = threading.Lock()
+
+
 def pids_on(nvml: Nvml | None, index: int, deadline: float = 5.0) -> list[int] | None:
     """The compute pids on GPU `index` through a handle of its own (init, ask, shutdown: nothing stays held),
-    asked on a helper thread; None when NVML cannot say within the deadline."""
+    asked on a helper thread; None when NVML cannot say within the deadline.  While an earlier call on the same
+    backend has not returned (past its deadline, its thread still inside NVML) none is asked: None at once, said
+    once per such call (a second session beside it would init and shut down under the call in flight)."""
     if nvml is None:
         return None
     answer: list[list[int] | None] = []
@@ -292,8 +305,17 @@ def pids_on(nvml: Nvml | None, index: int, deadline: float = 5.0) -> list[int] |
         finally:
             nvml.shutdown()
 
-    t = threading.Thread(target=ask, name="nvml-pids", daemon=True)
-    t.start()
+    with _pids_lock:
+        busy = _pids_in_flight.get(nvml)
+        if busy is not None and busy[0].is_alive():
+            if not busy[2]:
+                busy[2] = True
+                log.warning("NVML compute pids not asked: the call begun %.0f s ago has not returned (a GPU that "
+                            "stopped answering); none is asked until it does", time.monotonic() - busy[1])
+            return None
+        t = threading.Thread(target=ask, name="nvml-pids", daemon=True)
+        _pids_in_flight[nvml] = [t, time.monotonic(), False]
+        t.start()
     t.join(deadline)
     return answer[0] if answer else None
 

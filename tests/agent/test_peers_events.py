@@ -179,6 +179,37 @@ def test_the_fallback_asks_nvml_for_the_gpus_compute_pids_on_a_handle_of_its_own
     assert pids_on(None, 3) is None
 
 
+def test_a_pids_call_past_its_deadline_is_the_backends_only_one_until_it_returns(caplog):
+    """GPU 3's compute processes hang (a GPU that stopped answering): the call gives up at its deadline and its
+    thread stays inside NVML.  The next calls on the same backend (the pod devices' loop asks every GPU, then again
+    every refresh) started a second session on it beside the first (init, ask, shutdown: a thread more parked in NVML
+    per hung call, every refresh); they are refused at once, said in one line, until the call in flight returns."""
+    import threading
+
+    from agent.gpu.nvml import pids_on
+    from telemetry_kit import standin_backend
+
+    backend = standin_backend(hgx_scenario(timeline=[{"at": 0, "gpu": 3, "set": {"compute_processes": "hang"}}]))
+    parked = lambda: [t for t in threading.enumerate() if t.name == "nvml-pids"]  # noqa: E731
+    try:
+        assert pids_on(backend, 3, 0.3) is None
+        calls = backend.standin.calls
+        began = time.monotonic()
+        with caplog.at_level("WARNING", logger="gpu_npd.nvml"):
+            assert [pids_on(backend, i, 0.3) for i in (3, 0, 3)] == [None, None, None]
+        assert time.monotonic() - began < 0.3  # refused, not each waiting out a deadline of its own
+        assert len(parked()) == 1 and backend.standin.refcount == 1  # one session: the call in flight
+        assert backend.standin.calls == calls  # nothing asked of NVML beside it
+        said = [r.getMessage() for r in caplog.records]
+        assert len(said) == 1 and "has not returned" in said[0]  # said once, however many are refused
+    finally:
+        backend.standin.release()  # the hung call returns (GPU_IS_LOST) and shuts its session down
+    for t in parked():
+        t.join(5)
+    assert backend.standin.refcount == 0
+    assert pids_on(backend, 0, 5) == []  # asked again once it returned
+
+
 def test_the_agents_fallback_names_the_pod_of_the_gpus_compute_process(tmp_path):
     """As the agent wires it (agent/app.py): GPU 3's compute process (the stand-in's pid 4242) -> its cgroup ->
     the pod of that uid in the pod log tree; nothing asked of NVML while the agent has released it."""
