@@ -123,16 +123,18 @@ def _line(raw: bytes, readline) -> bytes:
     return after or raw
 
 
-@dataclass
+@dataclass(slots=True)
 class _Read:
-    """One file's reading, done apart (in a worker process or here): what `collect` merges in the listed order."""
+    """One file's reading, done apart (in a worker process or here): what `collect` merges in the listed order.  A
+    pool's readings are held until their turn (20,000 files: 20,000 readings), so one keeps its evidence and little
+    else: no clock that gathered nothing, no empty lists (tests/triage/test_triage_parallel.py counts its objects)."""
 
     name: str
     evidence: list[Evidence]
-    clock: Clock
+    clock: Clock | None  # None: it gathered no anchor and no dated stamp
     read: bool  # the file was opened (its name belongs in `files`, even when damaged)
-    errors: list[str]
-    skipped: list[str]
+    errors: list[str] | tuple[()]
+    skipped: list[str] | tuple[()]
     members: list[str] | None = None  # an archive's members read (ARCHIVE:MEMBER), listed in `files` for it
     binary: bool = False  # binary content, not read: skipped in a walked directory, an input error when named
 
@@ -180,8 +182,8 @@ def _read_file(path: str, root: str | None, year: int | None) -> _Read:
         inputs.errors.append(f"{name}: cannot read: {reason}")
     inputs.errors.extend(notes.errors)
     inputs.skipped.extend(notes.skipped)
-    return _Read(name, evidence, clock, read, inputs.errors, inputs.skipped, members if read and members else None,
-                 binary)
+    return _Read(name, evidence, None if clock.empty else clock, read, inputs.errors or (), inputs.skipped or (),
+                 members if read and members else None, binary)
 
 
 def _hidden(member: str) -> bool:
@@ -247,7 +249,8 @@ def collect(paths: tuple[str, ...], year: int | None, inputs: Inputs, jobs: int 
             done = _read_file(path, root, year)
         k += 1
         evidence.extend(done.evidence)
-        clock.absorb(done.clock)
+        if done.clock is not None:
+            clock.absorb(done.clock)
         if done.binary and item in named:  # named on the command line: no log, as `gpu-npd parse` says
             inputs.errors.append(f"{done.name}: not a text log: binary content")
         else:
@@ -265,6 +268,9 @@ def collect(paths: tuple[str, ...], year: int | None, inputs: Inputs, jobs: int 
 # (or forkserver's) one imports triage anew, ~0.4 s, repaid from ~20 MiB on.
 PARALLEL_MIN_BYTES = {"fork": 2 << 20}
 _MIN_BYTES_OTHER = 24 << 20
+# files sent to the pool ahead of the one whose reading is taken next, per worker: enough to keep every worker busy,
+# not 20,000 futures and tasks held at once
+IN_FLIGHT = 4
 START_METHOD: str | None = None  # multiprocessing's start method for the pool (None: the platform's default)
 
 
@@ -321,18 +327,24 @@ def _read_in_pool(files: list[tuple[str, str | None]], year: int | None, jobs: i
             except (OSError, ImportError, NotImplementedError):  # no processes here (no /dev/shm, a sandbox):
                 return out  # what is left is read here, in turn
             try:
-                futures = {}
+                futures = {}  # sent, not yet taken: at most IN_FLIGHT a worker (a future and its task each)
+                ahead = iter(batch)
+                sending = True
                 for k in batch:
-                    try:
-                        futures[k] = pool.submit(_read_file, files[k][0], files[k][1], year)
-                    except BrokenProcessPool:  # a worker died already: the rest is not sent
-                        break
-                for k in batch:
+                    while sending and len(futures) < IN_FLIGHT * jobs:
+                        nxt = next(ahead, None)
+                        if nxt is None:
+                            break
+                        try:
+                            futures[nxt] = pool.submit(_read_file, files[nxt][0], files[nxt][1], year)
+                        except BrokenProcessPool:  # a worker died already: the rest is not sent
+                            sending = False
                     name = files[k][0]
+                    future = futures.pop(k, None)
                     try:
-                        if k not in futures:
+                        if future is None:
                             raise BrokenProcessPool(name)
-                        out[k] = futures[k].result()
+                        out[k] = future.result()
                     except BrokenProcessPool:
                         if alone:
                             out[k] = _unread(name, "the process reading it died")
@@ -350,7 +362,7 @@ def _read_in_pool(files: list[tuple[str, str | None]], year: int | None, jobs: i
 
 
 def _unread(name: str, reason: str) -> _Read:
-    return _Read(name, [], Clock(), False, [f"{name}: cannot read: {reason}"], [])
+    return _Read(name, [], None, False, [f"{name}: cannot read: {reason}"], ())
 
 
 def _stop(pool) -> None:

@@ -150,11 +150,18 @@ class Dispatch:
     substring test per row.  A found keyword also selects rows whose keywords it contains ("SXid" selects
     the Xid rows too), so the result equals trying every row whose keyword occurs in the message."""
 
-    def __init__(self, rules: tuple[Rule, ...]):
+    def __init__(self, rules: tuple[Rule, ...], tables: tuple | None = None):
         self.rules = rules
-        self._scan, self._rows, self._before, self._gates = _dispatch_tables(rules)
+        # `tables`: another Dispatch's of the same table (`for_stream`): no lookup that hashes every row again
+        self.tables = _dispatch_tables(rules) if tables is None else tables
+        self._scan, self._rows, self._before, self._gates = self.tables
         self._cache: dict[tuple, tuple[tuple[Rule, int, str | None], ...]] = {}
         self._last: int | None = None  # the row that matched last, when it may be tried first
+
+    def for_stream(self) -> "Dispatch":
+        """A Dispatch of the same table for another stream: its derived tables shared (they only grow by what the table
+        implies), its own cache and last row."""
+        return Dispatch(self.rules, self.tables)
 
     def first(self, message: str, allowed: frozenset[int] | None = None) -> tuple[Rule, re.Match] | None:
         """The first candidate row (in table order) whose regex matches `message`, with its match.  `allowed`: as
@@ -326,14 +333,21 @@ _MISS = object()
 class Classifier:
     def __init__(self, rules: tuple[Rule, ...] = RULES, year: int | None = None,
                  prefilter: Prefilter | None = None, memo_size: int = MEMO_SIZE, max_line: int = MAX_LINE,
-                 memo: dict | None = None):
+                 memo: dict | None = None, like: "Classifier | None" = None):
+        """`like`: a classifier of the same `rules` whose tables this one shares (`for_stream`): a stream's set-up then
+        costs the same whatever the table's size (each lookup keyed by the table hashed every row)."""
         self.rules = rules
         self.max_line = max(MAX_MESSAGE, max_line)
         self.lines_cut = 0  # lines longer than max_line, cut before any regex ran
-        self.dispatch = Dispatch(rules)
-        self._pattern_rows = tuple(row for _, _, row in _line_pattern_rows(rules))  # line_patterns id -> row
-        self._context_ids = frozenset(i for i, row in enumerate(self._pattern_rows) if row == CONTEXT_ROW)
-        self._row_plans: dict[str, RowPlan] = _row_plans(rules)  # row name -> RowPlan, shared by the table's classifiers
+        if like is None:
+            self.dispatch = Dispatch(rules)
+            self._pattern_rows = tuple(row for _, _, row in _line_pattern_rows(rules))  # line_patterns id -> row
+            self._context_ids = frozenset(i for i, row in enumerate(self._pattern_rows) if row == CONTEXT_ROW)
+            self._row_plans: dict[str, RowPlan] = _row_plans(rules)  # row name -> RowPlan, shared (the table's)
+        else:
+            self.dispatch = like.dispatch.for_stream()
+            self._pattern_rows, self._context_ids, self._row_plans = like._pattern_rows, like._context_ids, \
+                like._row_plans
         self._allowed_cache: dict[frozenset[int], tuple[frozenset[int] | None, bool]] = {}
         # message (no envelope) -> what it means on its own (None: no finding); bounded, oldest evicted.
         # Context-free, so classifiers of one kind of input may share one (`memo`): a source following many
@@ -387,7 +401,8 @@ class Classifier:
         """A classifier for another stream (a file in `parse`, a source or a pod log in the agent): the same
         rules, year, prefilter and repeat memo (context-free), and none of this one's stream context (open
         multi-line events, NVRM banners, UUIDs, line count), so nothing of one stream reaches another."""
-        return Classifier(self.rules, self.year, self.prefilter, self.memo_size, self.max_line, memo=self.memo)
+        return Classifier(self.rules, self.year, self.prefilter, self.memo_size, self.max_line, memo=self.memo,
+                          like=self)
 
     def classify_alone(self, line: str) -> Finding | None:
         """Classify a line that stands for itself (the line a Kubernetes Event quotes, read beside other nodes'):

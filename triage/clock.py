@@ -108,6 +108,11 @@ class Clock:
             self._years[year] += count
 
     @property
+    def empty(self) -> bool:
+        """Nothing gathered: absorbing it changes nothing (a file's reading then keeps no clock)."""
+        return not self._offsets and not self._years
+
+    @property
     def year(self) -> int | None:
         return self._years.most_common(1)[0][0] if self._years else None
 

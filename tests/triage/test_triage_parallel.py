@@ -302,3 +302,60 @@ def test_workers_by_bytes(sizes, jobs, want, monkeypatch):
     files = [(f"f{n}", None) for n in range(len(sizes))]
     monkeypatch.setattr(triage_cli, "_size", lambda path: sizes[int(path[1:])])
     assert triage_cli._workers(files + [("-", None)], jobs) == want
+
+
+def _reachable(root) -> set[int]:
+    """The ids of the objects `root` holds (itself included; classes not followed)."""
+    import gc
+
+    seen: set[int] = set()
+    todo = [root]
+    while todo:
+        o = todo.pop()
+        if id(o) in seen or isinstance(o, type):
+            continue
+        seen.add(id(o))
+        todo.extend(gc.get_referents(o))
+    return seen
+
+
+def test_a_reading_holds_its_evidence_and_little_else(tmp_path):
+    """A pool's readings wait in the parent for their turn (20,000 files: 20,000 of them): one holds its evidence, its
+    name and little more (4 objects past its evidence), not a clock that gathered nothing or empty lists (8 before)."""
+    job = tmp_path / "job"
+    job.mkdir()
+    log = job / "rank5.log"
+    bench = _bench()
+    log.write_text("".join(f"[rank5]:{bench.body(5, i)}\n" for i in range(10)) + f"[rank5]:{bench.timeout(5)}\n")
+    done = triage_cli._read_file(str(log), str(job), None)
+    assert [e.kind for e in done.evidence].count("nccl_timeout") == 1
+    held = _reachable(done) - set().union(*(_reachable(e) for e in done.evidence))
+    assert len(held) <= 4, len(held)
+
+
+def test_the_pool_holds_a_few_files_per_worker_in_flight(tmp_path, monkeypatch, pooled):
+    """Files are sent to the pool a few per worker ahead of the one taken next (offline.triage_cli.IN_FLIGHT), not all
+    at once: 20,000 files were 20,000 futures and tasks held in the parent (40 here before, 8 now).  Counted, not timed: at each send,
+    the futures sent and not yet taken."""
+    from concurrent.futures import Future, ProcessPoolExecutor
+
+    for r in range(40):
+        (tmp_path / f"rank{r}.log").write_text(f"[rank{r}]: iteration {r}\n")
+    sent, taken, most = [], set(), [0]
+    submit, result = ProcessPoolExecutor.submit, Future.result
+
+    def counted_submit(self, *a, **k):
+        f = submit(self, *a, **k)
+        sent.append(f)
+        most[0] = max(most[0], sum(1 for s in sent if id(s) not in taken))
+        return f
+
+    def counted_result(self, *a, **k):
+        taken.add(id(self))
+        return result(self, *a, **k)
+
+    monkeypatch.setattr(ProcessPoolExecutor, "submit", counted_submit)
+    monkeypatch.setattr(Future, "result", counted_result)
+    assert run("--jobs", "2", "--format", "json", str(tmp_path)).exit_code == 1
+    assert len(sent) == 40 and pooled
+    assert most[0] <= triage_cli.IN_FLIGHT * 2, most[0]
