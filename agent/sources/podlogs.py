@@ -21,7 +21,7 @@ with "listed_at", the wall time of that listing) started while it was down: its 
 unless written last before that listing (the host's clock stepped back, or the listing missed it) or larger than
 MAX_UNSEEN_BYTES (history, as every file at an agent's first start).  A file read from its start at that scan, rotated
 by the kubelet meanwhile, is read after its rotated files (`_backlog`: oldest first, back from the newest while they
-and it hold at most MAX_UNSEEN_BYTES and were written since that listing).
+and it hold at most MAX_UNSEEN_BYTES and were written since that listing; saved until read, "backlog").
 
 The pod-log directory itself missing for longer than `gone_grace_seconds` makes the source down
 (`Source.gone`); the files found once it is back (a new directory, new files) are read from their start.
@@ -125,7 +125,8 @@ class _Tail:
     # rotated); None: not looked for (a state saved before it was kept)
     prints: tuple[int, ...] | None = None
     # a file read from its start at the first scan: its rotated files (`<n>.log.<stamp>`, `.gz`), oldest first, whose
-    # lines came before its own (written while the agent was down), read before it
+    # lines came before its own (written while the agent was down), read before it; saved with its offset (its start)
+    # until read, so that an agent stopped before reading them reads them at its next start (`_still_owed`)
     backlog: list[str] = field(default_factory=list)
     active: float = field(default_factory=time.monotonic)
 
@@ -224,6 +225,9 @@ class PodLogSource(Source):
         self.facts = Prefilter((*job_facts.LIVE_KEYWORDS, *BLOCK_OPENERS, *job_facts.SUCCESS_KEYWORDS,
                                 *PROGRESS_KEYWORDS))
         self._saved: dict[str, list[int]] = {}
+        # the rotated files (names) of a file whose backlog (`_Tail.backlog`) was still owed when the agent last saved:
+        # read first again, its saved offset being its start (loaded; taken by the first scan)
+        self._owed: dict[str, list[str]] = {}
         # the container directories (`<pod dir>/<container>`) the last listing found (a wanted one once it holds a
         # log file) and the wall time that listing began; loaded: the agent's before it stopped (None: not saved)
         self._containers: set[str] | None = None
@@ -233,10 +237,14 @@ class PodLogSource(Source):
         self._known = self._containers  # (the first scan's: a container not among them started while it was down)
         self._written: dict[str, Any] | None = None  # what the last save put on disk
         # the pipeline's progress through what this source sent (see `save`): batches sent and taken, and the
-        # offsets read when the last batch taken was sent (or when nothing was in flight)
+        # offsets read when the last batch taken was sent (or when nothing was in flight; None: not yet known)
         self._ack_lock = threading.Lock()
         self._sent = self._taken = 0
-        self._safe: dict[str, Any] = {}
+        self._safe: dict[str, Any] | None = None
+        # the thread running `run` (its ident; None: none ever did): only it reads the files and snapshots what it
+        # read; a save on another thread (the agent's, after its drain) writes the last safe point, `_safe`
+        self._reader: int | None = None
+        self._save_lock = threading.Lock()  # one save at a time (the source's thread and the agent's)
         self._first_scan = not from_start  # the first scan starts existing files at their end
         self.bytes_read = 0
         self.lines = 0
@@ -350,6 +358,7 @@ class PodLogSource(Source):
         if self._first_scan:  # saved offsets of files gone meanwhile (a dead container's, a rotated name's) are dropped
             for path in [p for p in self._saved if p not in self.tails and not os.path.lexists(p)]:
                 del self._saved[path]
+            self._owed = {}  # (those of files no longer followed)
         self._first_scan = False
 
     def _under(self, directory: str) -> set[str]:
@@ -382,6 +391,7 @@ class PodLogSource(Source):
             tail.inode, tail.offset = saved[0], saved[1]
             if len(saved) == 4:
                 tail.prints = (saved[1], saved[2], saved[3])
+            tail.backlog = self._still_owed(path)
         else:
             history = self._first_scan and not before and not (unseen and self._new_while_down(path, st))
             tail.inode, tail.offset = st.st_ino, (st.st_size if history else 0)
@@ -392,6 +402,20 @@ class PodLogSource(Source):
                 if tail.run is not None:
                     self._restarting[ref] = max(tail.run, self._restarting.get(ref, 0))
         self.tails[path] = tail
+
+    def _still_owed(self, path: str) -> list[str]:
+        """The rotated files of `path` whose lines the agent still owed when it last saved (`_owed`: their names; the
+        saved offset is the file's start), found again, oldest first: by name, or, compressed by a rotation since, by
+        the name with `.gz`; one gone (past `containerLogMaxFiles`) is said, its lines lost."""
+        names = self._owed.pop(path, [])
+        if not names:
+            return []
+        rotated = {os.path.basename(c): c for c in rotated_files(path)}
+        found = [rotated.get(n) or rotated.get(n + ".gz") for n in names]
+        if None in found:
+            log.warning("%s: %d rotated files still to be read when the agent stopped are gone; their lines are lost",
+                        path, found.count(None))
+        return [c for c in found if c is not None]
 
     def _new_while_down(self, path: str, st: os.stat_result) -> bool:
         """Whether the file `path` (`st`) of a container not listed when the agent last saved is read from its start:
@@ -915,6 +939,7 @@ class PodLogSource(Source):
     # ---- the Source loop ----------------------------------------------------------------------------
 
     def run(self, emit: Callable, stop: threading.Event) -> None:
+        self._reader = threading.get_ident()
         last_scan = last_save = 0.0
         while not stop.is_set():
             now = time.monotonic()
@@ -957,7 +982,8 @@ class PodLogSource(Source):
 
     def _load(self) -> None:
         """The saved (inode, offset) of each file to `_saved`, with its fingerprint's CRCs when saved ("prints", apart
-        from "offsets", which an earlier agent, rolled back to, reads as it did), the container directories listed then
+        from "offsets", which an earlier agent, rolled back to, reads as it did), the rotated files still owed before a
+        file read from its start to `_owed` ("backlog"), the container directories listed then
         and the time of that listing to `_containers` and `_listed_at` (a state saved before them has none:
         `_containers` stays None); an entry not of its type is dropped alone (keyspec.each) and said once, the rest
         kept."""
@@ -966,6 +992,7 @@ class PodLogSource(Source):
         faults: list[str] = []
         state = self.store.load()
         prints = dict(each(state.get("prints", {}), dict[str, tuple[POSITION, POSITION]], "prints", faults))
+        self._owed = dict(each(state.get("backlog", {}), dict[str, list[str]], "backlog", faults))
         self._saved = {k: [*v, *prints.get(k, ())] for k, v in each(state.get("offsets", {}),
                                                                     dict[str, tuple[POSITION, POSITION]], "offsets",
                                                                     faults)}
@@ -980,17 +1007,22 @@ class PodLogSource(Source):
 
     def _snapshot(self) -> dict[str, Any]:
         """What `save` writes: each followed file's (inode, offset) and its fingerprint's CRCs where known ("prints":
-        [head, before the offset], `_Tail.prints`), and the last listing's container directories (none past
-        MAX_CONTAINERS) with its time, taken together (a container saved as listed has its files' offsets)."""
-        offsets, prints = {}, {}
+        [head, before the offset], `_Tail.prints`), the rotated files still to be read before a file read from its
+        start ("backlog": their names, `_Tail.backlog`; only while some are owed), and the last listing's container
+        directories (none past MAX_CONTAINERS) with its time, taken together (a container saved as listed has its
+        files' offsets).  Taken by the thread that reads (`save`)."""
+        offsets, prints, owed = {}, {}, {}
         for p, t in self.tails.items():
             offsets[p] = [t.inode, t.offset - len(t.pending)]
             found = self._prints(t, offsets[p][1])
             if found:
                 prints[p] = list(found)
+            if t.backlog:
+                owed[p] = [os.path.basename(b) for b in t.backlog]
+        data: dict[str, Any] = {"offsets": offsets, "prints": prints, **({"backlog": owed} if owed else {})}
         if self._containers is None or len(self._containers) > MAX_CONTAINERS:
-            return {"offsets": offsets, "prints": prints}
-        return {"offsets": offsets, "prints": prints, "containers": self._listing, "listed_at": self._listed_at}
+            return data
+        return {**data, "containers": self._listing, "listed_at": self._listed_at}
 
     def _prints(self, tail: _Tail, at: int) -> tuple[int, ...]:
         """The fingerprint's CRCs of `tail`'s file at the offset `at` (`_Tail.prints`), read once per offset (from its
@@ -1019,19 +1051,25 @@ class PodLogSource(Source):
     def save(self) -> None:
         """Save the read offsets, but no further than the pipeline has taken: findings still queued (a SIGTERM
         stops the agent after a short drain) are read again at the next start, never lost.  Called by the source
-        thread every 2 s and as it stops, and by the agent after its drain."""
+        thread every 2 s and as it stops, and by the agent after its drain, while the source's thread may still be
+        reading: only the thread that reads (`_reader`) snapshots what it read, another writes the last safe point
+        the reader left (`_safe`: a snapshot of its own, or the one sent with the last batch the pipeline took),
+        never an offset read but not yet sent, nor the files' table as the reader changes it."""
         if self.store is None:
             return
-        with self._ack_lock:
-            data = self._snapshot() if self._taken == self._sent else self._safe
-        if data == self._written:  # an idle node writes (and fsyncs) nothing
-            return
-        try:
-            self.store.save(data)
-        except OSError as exc:
-            log.warning("cannot save pod log offsets: %s", exc)
-            return
-        self._written = data
+        with self._save_lock:
+            with self._ack_lock:
+                if self._reader in (None, threading.get_ident()) and self._taken == self._sent:
+                    self._safe = self._snapshot()
+                data = self._safe
+            if data is None or data == self._written:  # an idle node writes (and fsyncs) nothing
+                return
+            try:
+                self.store.save(data)
+            except OSError as exc:
+                log.warning("cannot save pod log offsets: %s", exc)
+                return
+            self._written = data
 
     def counters(self) -> dict[str, int]:
         return {"open_files": sum(1 for t in self.tails.values() if t.fd is not None), "files": len(self.tails),

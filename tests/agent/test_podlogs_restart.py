@@ -23,6 +23,7 @@ import json
 import io
 import os
 import shutil
+import threading
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -566,3 +567,143 @@ def test_a_damaged_fingerprint_is_dropped_alone(tree, bad, caplog):
     assert len(src._saved[str(side / "0.log")]) == 4
     src.discover()
     assert [f.rank for _, f in src.poll()] == [3]
+
+
+# ---- an agent killed between its first scan and its first read of a backlog ------------------------------------
+
+def killed_after_the_first_scan(root: Path, state: Path) -> None:
+    """An agent started again that saved after its first scan and was killed before its first read was taken (the
+    source's save then writes the offsets of that scan: the batch of the read is still in flight), no final save."""
+    src = source(root, state)
+    src.discover()
+    src.save()
+
+
+@pytest.mark.parametrize("rotated_again", [False, True])
+def test_a_backlog_not_read_when_the_agent_was_killed_is_read_at_its_next_start(tree, rotated_again):
+    """A pod started while the agent was down, its `0.log` rotated twice meanwhile: the agent started again saves
+    `0.log` at its start with the rotated files still owed ("backlog"), is killed before reading them, and reads them
+    at its next start, then `0.log`; every line once.  Rotated again while it was down the second time, the owed plain
+    file is found as its `.gz`, and `0.log`, saved at its start, is read on in its rotated file.  Before, the offset 0
+    saved made `0.log` a file followed: its rotated files were never read (ranks 7 and 8 lost)."""
+    root, _, state = tree
+    stopped(root, state)
+    cdir = new_pod(root, timeout(7))
+    rotate(cdir, "20240725-070000", timeout(8))
+    rotate(cdir, "20240725-080000", timeout(10))
+    killed_after_the_first_scan(root, state)
+    assert saved_state(state)["backlog"] == {str(cdir / "0.log"): ["0.log.20240725-070000.gz", "0.log.20240725-080000"]}
+    assert saved_state(state)["offsets"][str(cdir / "0.log")][1] == 0
+    if rotated_again:
+        rotate(cdir, "20240725-090000", timeout(11))
+    ranks, restarted, src = first_batch(root, state)
+    assert ranks == [7, 8, 10, *([11] if rotated_again else [])] and restarted == []
+    src.save()
+    assert "backlog" not in saved_state(state)
+    append(cdir / "0.log", timeout(12))
+    ranks, _, _ = first_batch(root, state)
+    assert ranks == [12]
+
+
+def test_a_restarted_containers_backlog_not_read_when_the_agent_was_killed_is_read_at_its_next_start(tree):
+    """The same for a container started again while the agent was down (`1.log`, rotated meanwhile): its rotated file
+    is owed until read."""
+    root, cdir, state = tree
+    stopped(root, state)
+    (cdir / "1.log").write_text(timeout(5))
+    os.rename(cdir / "1.log", cdir / "1.log.20240725-070000")
+    (cdir / "1.log").write_text(timeout(6))
+    killed_after_the_first_scan(root, state)
+    ranks, _, _ = first_batch(root, state)
+    assert ranks == [5, 6]
+
+
+def test_a_backlog_file_gone_meanwhile_is_said_and_the_rest_read(tree, caplog):
+    """An owed rotated file the kubelet removed meanwhile (past containerLogMaxFiles) is said, its lines lost; the
+    others and the file are read.  A damaged "backlog" is dropped alone (the offsets kept)."""
+    root, _, state = tree
+    stopped(root, state)
+    cdir = new_pod(root, timeout(7))
+    rotate(cdir, "20240725-070000", timeout(8))
+    rotate(cdir, "20240725-080000", timeout(10))
+    killed_after_the_first_scan(root, state)
+    (cdir / "0.log.20240725-070000.gz").unlink()
+    data = saved_state(state)
+    data["backlog"]["elsewhere"] = "x"
+    (state / "podlogs.json").write_text(json.dumps(data))
+    ranks, _, _ = first_batch(root, state)
+    assert ranks == [8, 10]
+    assert "1 rotated files still to be read when the agent stopped are gone" in caplog.text
+    assert "cannot be restored" in caplog.text
+
+
+# ---- the agent's save while the source's thread runs ------------------------------------------------------------
+
+def held(src: PodLogSource, name: str, monkeypatch) -> tuple[threading.Event, threading.Event]:
+    """The source's thread held in its first call of `name` (entered: the first event set) until the second is set."""
+    entered, go = threading.Event(), threading.Event()
+    real = getattr(src, name)
+
+    def hook(*args):
+        if not entered.is_set():
+            entered.set()
+            assert go.wait(10)
+        return real(*args)
+    monkeypatch.setattr(src, name, hook)
+    return entered, go
+
+
+def killed_after_a_save_meanwhile(src: PodLogSource, state: Path, entered: threading.Event, go: threading.Event,
+                                  killed: Path) -> list:
+    """The source run on its thread; once held, the agent's save (shutdown's, after its drain) and its state copied to
+    `killed` (the agent killed right after it); the batches the source sent, none taken by the pipeline."""
+    sent: list = []
+    stop = threading.Event()
+
+    def emit(batch) -> None:
+        sent.append(batch)
+        stop.set()
+
+    thread = threading.Thread(target=src.run, args=(emit, stop), daemon=True)
+    thread.start()
+    assert entered.wait(10)
+    src.save()
+    shutil.copytree(state, killed)
+    go.set()
+    stop.set()
+    thread.join(10)
+    assert not thread.is_alive()
+    return sent
+
+
+def test_a_save_while_the_source_reads_writes_no_offset_past_what_was_sent(tree, tmp_path, monkeypatch):
+    """The agent saves the pod source after its drain while the source's thread is reading (its offset moved, the
+    findings not yet sent).  The save writes the last safe point the source left, never the offset read: the agent
+    killed right after it reads those lines at its next start.  Before, the offset read was written (ranks 3 and 4
+    lost)."""
+    root, cdir, state = tree
+    stopped(root, state)
+    append(cdir / "0.log", timeout(3, 4))
+    src = source(root, state)
+    entered, go = held(src, "_feed", monkeypatch)
+    sent = killed_after_a_save_meanwhile(src, state, entered, go, tmp_path / "killed")
+    assert [[f.rank for _, f in b.items] for b in sent] == [[3, 4]]
+    ranks, _, _ = first_batch(root, tmp_path / "killed")
+    assert ranks == [3, 4]
+
+
+def test_a_save_while_the_source_lists_keeps_the_files_not_yet_listed(tree, tmp_path, monkeypatch):
+    """The agent saves while the source's first scan is under way (one pod's file followed again, the other's not
+    yet): nothing is written before the source's first safe point, so the offsets saved before stay.  Before, the
+    half-made table was written, the second pod's offset dropped, and its lines after it lost (a file of a container
+    listed then, not saved: history)."""
+    root, cdir, state = tree
+    side = new_pod(root, timeout(7))
+    stopped(root, state)
+    append(cdir / "0.log", timeout(3))
+    append(side / "0.log", timeout(8))
+    src = source(root, state)
+    entered, go = held(src, "_add", monkeypatch)
+    killed_after_a_save_meanwhile(src, state, entered, go, tmp_path / "killed")
+    ranks, _, _ = first_batch(root, tmp_path / "killed")
+    assert sorted(ranks) == [3, 8]
