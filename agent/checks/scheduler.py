@@ -2,7 +2,8 @@
 
 A config that loads GPUs runs only while no compute process is on any GPU (NVML); otherwise each of its
 rules is `Skipped(busy)` (or `Skipped(nvml: ...)` when NVML cannot say: a GPU that does not answer is named,
-`nvml: GPU 2: GPU_IS_LOST`, and is reason enough), and what stood stands.
+`nvml: GPU 2: GPU_IS_LOST`, and is reason enough; one that hangs, `nvml: GPU 3: no answer`, and nothing more is
+asked of NVML until that call returns), and what stood stands.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from typing import Callable
 from parsers.model import CheckBatch
 
 from ..gpu.interface import GONE
-from ..gpu.nvml import Nvml, NvmlError
+from ..gpu.nvml import Asking, Nvml, NvmlError, ask_alone
 from .npd import PluginConfig, run_rules
 
 log = logging.getLogger(__name__)
@@ -24,20 +25,21 @@ log = logging.getLogger(__name__)
 
 def gpu_busy(nvml: Nvml | None, deadline: float = 5.0) -> str | None:
     """Why GPU-loading checks must not run now, or None when every GPU is free of compute processes.
-    NVML is asked on a helper thread: a hung NVML says 'busy', never blocks the checks."""
+    NVML is asked on a helper thread (`ask_alone`): a hung NVML never blocks the checks and says `nvml: GPU 3: no
+    answer` (the GPU it was asking), then again at once, nothing asked, while that call has not returned."""
     if nvml is None:
         return None
-    answer: list[str | None] = []
 
-    def ask() -> None:
+    def ask(call: Asking) -> None:
         try:
             nvml.init()
         except NvmlError as e:
-            answer.append(f"nvml: {e.code}")
+            call.answer.append(f"nvml: {e.code}")
             return
         try:  # init and shutdown in pairs: nothing of NVML stays held between checks (GPU resets)
             failed = []  # a GPU that does not answer (lost after an Xid 79): its processes NVML cannot say
             for i in range(nvml.count()):
+                call.at = f"GPU {i}"
                 try:
                     processes = nvml.read(i, "processes").get("compute_processes", 0)
                 except NvmlError as e:
@@ -46,20 +48,20 @@ def gpu_busy(nvml: Nvml | None, deadline: float = 5.0) -> str | None:
                     failed.append(f"GPU {i}: {e.code}")
                     continue
                 if processes > 0:
-                    answer.append("busy")  # the protocol word: Skipped(busy)
+                    call.answer.append("busy")  # the protocol word: Skipped(busy)
                     return
             # the other GPUs idle: still no GPU-loading check, which would load the failed GPU too and fail on it
             # (the node is drained for the lost GPU's own problem), and the reason names the GPU
-            answer.append(f"nvml: {'; '.join(failed)}" if failed else None)
+            call.answer.append(f"nvml: {'; '.join(failed)}" if failed else None)
         except NvmlError as e:
-            answer.append(f"nvml: {e.code}")
+            call.answer.append(f"nvml: {e.code}")
         finally:
             nvml.shutdown()
 
-    t = threading.Thread(target=ask, name="check-gpu-busy", daemon=True)
-    t.start()
-    t.join(deadline)
-    return answer[0] if answer else "nvml: no answer"
+    answer, hung = ask_alone(nvml, "busy gate of the checks", "check-gpu-busy", ask, deadline)
+    if answer:
+        return answer[0]
+    return f"nvml: {hung.at}: no answer" if hung.at else "nvml: no answer"
 
 
 class CheckScheduler:

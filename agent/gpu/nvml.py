@@ -277,46 +277,68 @@ class PynvmlBackend:
         return index, int(data.eventData)
 
 
-# pids_on's call in flight per backend (its thread, when it began, whether its refusal was said): one session at a
-# time on a backend; a call past its deadline stays inside NVML (a hung GPU) until NVML answers it
-_pids_in_flight: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-_pids_lock = threading.Lock()
+class Asking:
+    """One call on a backend, on a helper thread of its own: what it asks (`what`), the GPU it is asking now (`at`,
+    e.g. 'GPU 3', set by the call as it goes; '' before a GPU is asked), its answer once it has one."""
+
+    def __init__(self, what: str) -> None:
+        self.what, self.at = what, ""
+        self.answer: list = []
+        self.thread: threading.Thread | None = None
+        self.began = time.monotonic()
+        self.said = False  # its refusals are said once
+
+
+# the call in flight per backend: one NVML session at a time on a backend (each call inits and shuts down its own);
+# a call past its deadline stays inside NVML (a GPU that stopped answering) until NVML answers it
+_in_flight: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_in_flight_lock = threading.Lock()
+
+
+def ask_alone(nvml: Nvml, what: str, name: str, ask, deadline: float) -> tuple[list, Asking | None]:
+    """`ask(call)` on a helper thread named `name`, waited for up to `deadline`: ([answer], None), or ([], hung)
+    when there is none, `hung` the call that has not returned: this one, past its deadline, or an earlier one on the
+    same backend, which refuses this one at once (nothing asked; a second session beside it would init and shut
+    down under the call in flight, and park one more thread inside NVML per call), said once per such call."""
+    call = Asking(what)
+    with _in_flight_lock:
+        hung = _in_flight.get(nvml)
+        if hung is not None and hung.thread.is_alive():
+            if not hung.said:
+                hung.said = True
+                log.warning("NVML %s not asked: %s%s, begun %.0f s ago, has not returned (a GPU that stopped "
+                            "answering); nothing is asked until it does", what, hung.what,
+                            f" on {hung.at}" if hung.at else "", time.monotonic() - hung.began)
+            return [], hung
+        call.thread = threading.Thread(target=ask, args=(call,), name=name, daemon=True)
+        _in_flight[nvml] = call
+        call.thread.start()
+    call.thread.join(deadline)
+    return (call.answer[:1], None) if call.answer else ([], call)
 
 
 def pids_on(nvml: Nvml | None, index: int, deadline: float = 5.0) -> list[int] | None:
     """The compute pids on GPU `index` through a handle of its own (init, ask, shutdown: nothing stays held),
-    asked on a helper thread; None when NVML cannot say within the deadline.  While an earlier call on the same
-    backend has not returned (past its deadline, its thread still inside NVML) none is asked: None at once, said
-    once per such call (a second session beside it would init and shut down under the call in flight)."""
+    asked on a helper thread (`ask_alone`: one call at a time per backend); None when NVML cannot say within the
+    deadline, or while an earlier call on the same backend has not returned."""
     if nvml is None:
         return None
-    answer: list[list[int] | None] = []
 
-    def ask() -> None:
+    def ask(call: Asking) -> None:
         try:
             nvml.init()
         except NvmlError:
-            answer.append(None)
+            call.answer.append(None)
             return
         try:
-            answer.append(nvml.compute_pids(index))
+            call.at = f"GPU {index}"
+            call.answer.append(nvml.compute_pids(index))
         except NvmlError:
-            answer.append(None)
+            call.answer.append(None)
         finally:
             nvml.shutdown()
 
-    with _pids_lock:
-        busy = _pids_in_flight.get(nvml)
-        if busy is not None and busy[0].is_alive():
-            if not busy[2]:
-                busy[2] = True
-                log.warning("NVML compute pids not asked: the call begun %.0f s ago has not returned (a GPU that "
-                            "stopped answering); none is asked until it does", time.monotonic() - busy[1])
-            return None
-        t = threading.Thread(target=ask, name="nvml-pids", daemon=True)
-        _pids_in_flight[nvml] = [t, time.monotonic(), False]
-        t.start()
-    t.join(deadline)
+    answer, _ = ask_alone(nvml, "compute pids", "nvml-pids", ask, deadline)
     return answer[0] if answer else None
 
 

@@ -326,3 +326,46 @@ def test_the_busy_gate_names_the_gpu_that_does_not_answer_and_still_sees_a_busy_
     assert gpu_busy(standin_backend(lost)) == "busy"
     two = {"gpus": [{"values": {"compute_processes": "error:UNKNOWN"}}, {}, {"lost": True}]}
     assert gpu_busy(standin_backend(two)) == "nvml: GPU 0: UNKNOWN; GPU 2: GPU_IS_LOST"
+
+
+def test_a_busy_gate_past_its_deadline_is_asked_no_more_until_it_returns(tmp_path, caplog):
+    """GPU 3's compute processes hang (a GPU that stopped answering): the gate's call gives up at its deadline and its
+    thread stays inside NVML.  Every check period asked again on a thread of its own beside it (a second session on
+    the same backend, init and shutdown under the call in flight, one more thread parked in NVML per period: NVML
+    never fully shut down for a reset).  Each period is refused at once, naming the GPU, said in one line; the check
+    does not run; once the call returns NVML is asked again."""
+    import threading
+
+    ran = tmp_path / "ran"
+    cfg = parse_config({"plugin": "custom", "source": "load", "gpuLoad": True,
+                        "conditions": [{"type": "TestProblem", "reason": "OK", "message": "fine"}],
+                        "rules": [{"type": "permanent", "condition": "TestProblem", "reason": "Load",
+                                   "path": script(tmp_path, "load", f"touch {ran}\necho loaded\n")}]}, tmp_path)
+    nvml = standin_backend({"gpus": [{}, {}, {}, {"values": {"compute_processes": "hang"}}]})
+    parked = lambda: [t for t in threading.enumerate() if t.name == "check-gpu-busy"]  # noqa: E731
+    now = [0.0]
+    batches: list[CheckBatch] = []
+    sched = CheckScheduler([cfg], batches.append, busy=lambda: gpu_busy(nvml, 0.3), clock=lambda: now[0])
+    try:
+        sched.run_due()
+        calls = nvml.standin.calls
+        began = time.monotonic()
+        with caplog.at_level("WARNING", logger="gpu_npd.nvml"):
+            for _ in range(5):  # five more check periods
+                now[0] += cfg.invoke_interval
+                sched.run_due()
+        assert time.monotonic() - began < 0.3  # refused, not each waiting out a deadline of its own
+        assert [(r.status, r.message) for b in batches for r in b.results] == \
+            [("Skipped", "Skipped(nvml: GPU 3: no answer)")] * 6
+        assert not ran.exists()
+        assert len(parked()) == 1 and nvml.standin.refcount == 1  # one session: the call in flight
+        assert nvml.standin.calls == calls  # nothing asked of NVML beside it
+        said = [r.getMessage() for r in caplog.records]
+        assert len(said) == 1 and "on GPU 3" in said[0] and "has not returned" in said[0]
+    finally:
+        nvml.standin.release()  # the hung call returns (GPU_IS_LOST) and shuts its session down
+    for t in parked():
+        t.join(5)
+    assert nvml.standin.refcount == 0
+    assert gpu_busy(nvml, 5) == "nvml: GPU 3: GPU_IS_LOST"  # asked again once it returned
+    assert nvml.standin.refcount == 0
