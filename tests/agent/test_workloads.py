@@ -571,6 +571,29 @@ def test_one_memo_for_all_pod_files_and_polls_of_bounded_size(pods):
     assert len(src.memo) <= POD_MEMO_SIZE and src.memo_evictions() >= 6000 - POD_MEMO_SIZE
 
 
+def test_a_followed_files_classifier_is_a_stream_of_the_sources(pods, monkeypatch):
+    """Each followed file's classifier is `Classifier.for_stream` of one the source holds: the table's derived tables,
+    prefilter and memo shared, nothing of another file's context.  Before, each file built a Classifier of its own,
+    whose set-up looked the table up by the whole table (every row hashed: ~0.8 ms a file, a first scan of a node's
+    hundreds of files)."""
+    import parsers.classify as classify
+
+    looked_up = []
+    tables = classify._dispatch_tables
+    monkeypatch.setattr(classify, "_dispatch_tables", lambda rules: looked_up.append(1) or tables(rules))
+    src = source(pods)
+    built = len(looked_up)
+    src.discover()
+    assert len(src.tails) >= 2 and len(looked_up) == built  # no file's set-up looked the table up
+    classifiers = [t.scanner.classifier for t in src.tails.values()]
+    assert len({id(c) for c in classifiers}) == len(classifiers)  # each file its own context
+    assert all(c.memo is src.memo and c.prefilter is classifiers[0].prefilter for c in classifiers)
+    assert sorted(kinds(src.poll())) == sorted([
+        ("llama-70b-worker-2", "nccl_remote_error"), ("llama-70b-worker-2", "ib_completion_error"),
+        ("llama-70b-worker-2", "cuda_error"), ("llama-70b-worker-3", "nccl_timeout"),
+        ("llama-70b-worker-3", "cuda_oom")])
+
+
 def test_workload_rank_sets_are_bounded_and_evictions_counted():
     from agent.workloads import MAX_RANKS, MAX_RANKS_TOTAL
     from parsers.model import PodRef
