@@ -21,7 +21,8 @@ with "listed_at", the wall time of that listing) started while it was down: its 
 unless written last before that listing (the host's clock stepped back, or the listing missed it) or larger than
 MAX_UNSEEN_BYTES (history, as every file at an agent's first start).  A file read from its start at that scan, rotated
 by the kubelet meanwhile, is read after its rotated files (`_backlog`: oldest first, back from the newest while they
-and it hold at most MAX_UNSEEN_BYTES and were written since that listing; saved until read, "backlog").
+and it hold at most MAX_UNSEEN_BYTES and were written since that listing; read a batch at a time as any file, from
+where the last read stopped in the first, "backlog_at"; saved until read, "backlog").
 
 The pod-log directory itself missing for longer than `gone_grace_seconds` makes the source down
 (`Source.gone`); the files found once it is back (a new directory, new files) are read from their start.
@@ -128,6 +129,10 @@ class _Tail:
     # lines came before its own (written while the agent was down), read before it; saved with its offset (its start)
     # until read, so that an agent stopped before reading them reads them at its next start (`_still_owed`)
     backlog: list[str] = field(default_factory=list)
+    # where the read of the backlog's first file stopped (its bytes, a .gz's decompressed; `pending` the last of them)
+    # and the file open on it (the object read, the raw file under it), read on by the next poll (`_read_backlog`)
+    backlog_at: int = 0
+    reading: tuple[Any, Any] | None = None
     active: float = field(default_factory=time.monotonic)
 
 
@@ -228,6 +233,7 @@ class PodLogSource(Source):
         # the rotated files (names) of a file whose backlog (`_Tail.backlog`) was still owed when the agent last saved:
         # read first again, its saved offset being its start (loaded; taken by the first scan)
         self._owed: dict[str, list[str]] = {}
+        self._owed_at: dict[str, int] = {}  # of those, where the read of the first stopped (`_Tail.backlog_at`)
         # the container directories (`<pod dir>/<container>`) the last listing found (a wanted one once it holds a
         # log file) and the wall time that listing began; loaded: the agent's before it stopped (None: not saved)
         self._containers: set[str] | None = None
@@ -361,7 +367,7 @@ class PodLogSource(Source):
         if self._first_scan:  # saved offsets of files gone meanwhile (a dead container's, a rotated name's) are dropped
             for path in [p for p in self._saved if p not in self.tails and not os.path.lexists(p)]:
                 del self._saved[path]
-            self._owed = {}  # (those of files no longer followed)
+            self._owed, self._owed_at = {}, {}  # (those of files no longer followed)
         self._first_scan = False
 
     def _under(self, directory: str) -> set[str]:
@@ -394,7 +400,7 @@ class PodLogSource(Source):
             tail.inode, tail.offset = saved[0], saved[1]
             if len(saved) == 4:
                 tail.prints = (saved[1], saved[2], saved[3])
-            tail.backlog = self._still_owed(path)
+            tail.backlog, tail.backlog_at = self._still_owed(path)
         else:
             history = self._first_scan and not before and not (unseen and self._new_while_down(path, st))
             tail.inode, tail.offset = st.st_ino, (st.st_size if history else 0)
@@ -406,19 +412,20 @@ class PodLogSource(Source):
                     self._restarting[ref] = max(tail.run, self._restarting.get(ref, 0))
         self.tails[path] = tail
 
-    def _still_owed(self, path: str) -> list[str]:
+    def _still_owed(self, path: str) -> tuple[list[str], int]:
         """The rotated files of `path` whose lines the agent still owed when it last saved (`_owed`: their names; the
         saved offset is the file's start), found again, oldest first: by name, or, compressed by a rotation since, by
-        the name with `.gz`; one gone (past `containerLogMaxFiles`) is said, its lines lost."""
-        names = self._owed.pop(path, [])
+        the name with `.gz`; one gone (past `containerLogMaxFiles`) is said, its lines lost.  With where the read of
+        the first stopped (`_owed_at`; 0 when that one is gone)."""
+        names, at = self._owed.pop(path, []), self._owed_at.pop(path, 0)
         if not names:
-            return []
+            return [], 0
         rotated = {os.path.basename(c): c for c in rotated_files(path)}
         found = [rotated.get(n) or rotated.get(n + ".gz") for n in names]
         if None in found:
             log.warning("%s: %d rotated files still to be read when the agent stopped are gone; their lines are lost",
                         path, found.count(None))
-        return [c for c in found if c is not None]
+        return [c for c in found if c is not None], at if found[0] is not None else 0
 
     def _new_while_down(self, path: str, st: os.stat_result) -> bool:
         """Whether the file `path` (`st`) of a container not listed when the agent last saved is read from its start:
@@ -513,6 +520,14 @@ class PodLogSource(Source):
         if tail.fd is not None:
             os.close(tail.fd)
             tail.fd = None
+        PodLogSource._close_backlog(tail)  # (opened again where its read stopped, `backlog_at`)
+
+    @staticmethod
+    def _close_backlog(tail: _Tail) -> None:
+        """Close the backlog's file open (`_Tail.reading`)."""
+        for f in tail.reading or ():
+            f.close()
+        tail.reading = None
 
     def poll(self) -> list[tuple[PodRef, Finding]]:
         """Read what is new in every followed file, up to about MAX_BATCH_FINDINGS findings; returns them."""
@@ -524,12 +539,9 @@ class PodLogSource(Source):
                 self._next = start + i  # the rest next time, from the next file on (fair to every pod)
                 break
             if tail.backlog:  # its earlier lines, rotated while the agent was down, first
-                backlog, tail.backlog = tail.backlog, []
-                offset = tail.offset  # (0: a rotated plain file's read moves it)
-                for path in backlog:
-                    out += self._read_rotated(tail, path, 0) or []
-                out += self._flush(tail)
-                tail.offset = offset
+                out += self._read_backlog(tail, MAX_BATCH_FINDINGS - len(out))
+                if tail.backlog:  # the batch is full: the rest next time, the file's own lines after it
+                    continue
             try:
                 st = os.stat(tail.path)
             except OSError:
@@ -862,6 +874,57 @@ class PodLogSource(Source):
         out, self._restarted, self._restarting = self._restarted, [], {}
         return out
 
+    def _read_backlog(self, tail: _Tail, budget: int) -> list[tuple[PodRef, Finding]]:
+        """`tail`'s backlog (`_Tail.backlog`: its rotated files, oldest first) read on from where the last read stopped
+        (`backlog_at` in the first), a chunk at a time as `_read`: stopped after the chunk that brought `budget`
+        findings, a file done once read to its end (a read failing once under way ends it with what it read)."""
+        out: list[tuple[PodRef, Finding]] = []
+        while tail.backlog and len(out) < budget:
+            if tail.reading is None:
+                tail.reading = self._open_backlog(tail)
+            data = b""
+            if tail.reading is not None:
+                try:
+                    data = tail.reading[0].read(READ_CHUNK)
+                except (OSError, EOFError, zlib.error):
+                    pass
+            if not data:  # read to its end (or not to be read): the next
+                out += self._flush(tail)
+                self._close_backlog(tail)
+                tail.backlog_at = 0
+                del tail.backlog[0]
+                continue
+            tail.backlog_at += len(data)
+            self.bytes_read += len(data)
+            out += self._feed(tail, data)
+        return out
+
+    def _open_backlog(self, tail: _Tail) -> tuple[Any, Any] | None:
+        """The backlog's first file opened (a .gz decompressed) at `backlog_at`: (the object to read, the raw file);
+        None when it cannot be opened (`_open_safely`) or does not reach `backlog_at` (said: not the file read)."""
+        path, at = tail.backlog[0], tail.backlog_at
+        fd = self._open_safely(path)
+        if fd is None:
+            return None
+        raw = os.fdopen(fd, "rb")
+        reader = gzip.GzipFile(fileobj=raw) if path.endswith(".gz") else raw
+        try:
+            if reader is raw:
+                reached = os.fstat(fd).st_size >= at and raw.seek(at) == at
+            else:
+                left = at
+                while left and (data := reader.read(min(left, READ_CHUNK))):
+                    left -= len(data)
+                reached = not left
+        except (OSError, EOFError, zlib.error):
+            reached = False
+        if reached:
+            return reader, raw
+        log.warning("%s does not reach the %d bytes of its backlog read before; its lines are lost", path, at)
+        reader.close()
+        raw.close()
+        return None
+
     def _drain(self, tail: _Tail) -> list[tuple[PodRef, Finding]]:
         return self._read(tail, tail.fd) if tail.fd is not None else []
 
@@ -986,7 +1049,8 @@ class PodLogSource(Source):
     def _load(self) -> None:
         """The saved (inode, offset) of each file to `_saved`, with its fingerprint's CRCs when saved ("prints", apart
         from "offsets", which an earlier agent, rolled back to, reads as it did), the rotated files still owed before a
-        file read from its start to `_owed` ("backlog"), the container directories listed then
+        file read from its start to `_owed` ("backlog") and where the read of the first stopped to `_owed_at`
+        ("backlog_at"), the container directories listed then
         and the time of that listing to `_containers` and `_listed_at` (a state saved before them has none:
         `_containers` stays None); an entry not of its type is dropped alone (keyspec.each) and said once, the rest
         kept."""
@@ -996,6 +1060,7 @@ class PodLogSource(Source):
         state = self.store.load()
         prints = dict(each(state.get("prints", {}), dict[str, tuple[POSITION, POSITION]], "prints", faults))
         self._owed = dict(each(state.get("backlog", {}), dict[str, list[str]], "backlog", faults))
+        self._owed_at = dict(each(state.get("backlog_at", {}), dict[str, POSITION], "backlog_at", faults))
         self._saved = {k: [*v, *prints.get(k, ())] for k, v in each(state.get("offsets", {}),
                                                                     dict[str, tuple[POSITION, POSITION]], "offsets",
                                                                     faults)}
@@ -1011,18 +1076,24 @@ class PodLogSource(Source):
     def _snapshot(self) -> dict[str, Any]:
         """What `save` writes: each followed file's (inode, offset) and its fingerprint's CRCs where known ("prints":
         [head, before the offset], `_Tail.prints`), the rotated files still to be read before a file read from its
-        start ("backlog": their names, `_Tail.backlog`; only while some are owed), and the last listing's container
+        start ("backlog": their names, `_Tail.backlog`; only while some are owed; "backlog_at": where the read of the
+        first stopped, the lines read whole), and the last listing's container
         directories (none past MAX_CONTAINERS) with its time, taken together (a container saved as listed has its
         files' offsets).  Taken by the thread that reads (`save`)."""
         offsets, prints, owed = {}, {}, {}
+        owed_at = {}
         for p, t in self.tails.items():
-            offsets[p] = [t.inode, t.offset - len(t.pending)]
+            # (a partial line pending is the backlog's while one is owed: its read goes on before it)
+            offsets[p] = [t.inode, t.offset - (0 if t.backlog else len(t.pending))]
             found = self._prints(t, offsets[p][1])
             if found:
                 prints[p] = list(found)
             if t.backlog:
                 owed[p] = [os.path.basename(b) for b in t.backlog]
-        data: dict[str, Any] = {"offsets": offsets, "prints": prints, **({"backlog": owed} if owed else {})}
+                if t.backlog_at > len(t.pending):
+                    owed_at[p] = t.backlog_at - len(t.pending)
+        data: dict[str, Any] = {"offsets": offsets, "prints": prints, **({"backlog": owed} if owed else {}),
+                                **({"backlog_at": owed_at} if owed_at else {})}
         if self._containers is None or len(self._containers) > MAX_CONTAINERS:
             return data
         return {**data, "containers": self._listing, "listed_at": self._listed_at}

@@ -707,3 +707,57 @@ def test_a_save_while_the_source_lists_keeps_the_files_not_yet_listed(tree, tmp_
     killed_after_a_save_meanwhile(src, state, entered, go, tmp_path / "killed")
     ranks, _, _ = first_batch(root, tmp_path / "killed")
     assert sorted(ranks) == [3, 8]
+
+
+# ---- a backlog larger than a poll's batch ------------------------------------------------------------------------
+
+def test_a_backlog_is_read_a_batch_at_a_time_and_saved_where_its_read_stopped(tree, monkeypatch):
+    """A backlog holding more findings than a poll's batch is read as a followed file is: a poll stops after the chunk
+    that brought MAX_BATCH_FINDINGS (the rest next time), and the state saved then says where in which rotated file its
+    read stopped ("backlog_at": bytes, a .gz's decompressed, a partial line pending not counted), so an agent killed
+    there reads on from it: every line once, in order.  Before, a poll read the whole backlog at once (up to
+    MAX_UNSEEN_BYTES of findings in one batch, where a burst's 10,000 were 13 MiB held at once)."""
+    root, _, state = tree
+    stopped(root, state)
+    monkeypatch.setattr(podlogs, "MAX_BATCH_FINDINGS", 3)
+    monkeypatch.setattr(podlogs, "READ_CHUNK", len(timeout(0)) + 7)  # a chunk: about a line, cut mid-line
+    cdir = new_pod(root, timeout(*range(10)))
+    rotate(cdir, "20240725-070000", timeout(*range(10, 20)))
+    rotate(cdir, "20240725-080000", timeout(20, 21))  # the backlog: 0.log.<070000>.gz, then 0.log.<080000>
+    src = source(root, state)
+    src.discover()
+    batches = [[f.rank for _, f in src.poll()] for _ in range(2)]  # (in the .gz still: 10 lines)
+    assert all(0 < len(b) <= 4 for b in batches)
+    src.save()  # (the pipeline took those batches) then the agent is killed
+    saved = saved_state(state)
+    assert saved["backlog"] == {str(cdir / "0.log"): ["0.log.20240725-070000.gz", "0.log.20240725-080000"]}
+    assert saved["backlog_at"][str(cdir / "0.log")] == len(timeout(*batches[0], *batches[1]))
+    assert saved["offsets"][str(cdir / "0.log")][1] == 0
+    again = source(root, state)
+    again.discover()
+    while found := again.poll():
+        assert len(found) <= 4
+        batches.append([f.rank for _, f in found])
+    assert sum(batches, []) == list(range(22))
+    again.save()
+    assert "backlog" not in saved_state(state) and "backlog_at" not in saved_state(state)
+
+
+@pytest.mark.parametrize("at", ["x", -1, 10**9])
+def test_a_damaged_or_wrong_backlog_at_loses_no_other_file(tree, at, caplog):
+    """A "backlog_at" not an offset is dropped alone (said; the first owed file read from its start); one past the
+    first owed file's end is said, that file's lines lost, the rest of the backlog and the file read."""
+    root, _, state = tree
+    stopped(root, state)
+    cdir = new_pod(root, timeout(7))
+    rotate(cdir, "20240725-070000", timeout(8))
+    rotate(cdir, "20240725-080000", timeout(10))
+    killed_after_the_first_scan(root, state)
+    data = saved_state(state)
+    data["backlog_at"] = {str(cdir / "0.log"): at}
+    (state / "podlogs.json").write_text(json.dumps(data))
+    ranks, _, _ = first_batch(root, state)
+    if at == 10**9:
+        assert ranks == [8, 10] and "does not reach the 1000000000 bytes of its backlog" in caplog.text
+    else:
+        assert ranks == [7, 8, 10] and "cannot be restored" in caplog.text
