@@ -89,6 +89,8 @@ class Pipeline:
         self.classifiers: dict[str, Classifier] = {}
         # the records' keyword test (parsers/prefilter.py), one for every stream's classifier: its regex compiled once
         self.prefilter = prefilter if prefilter is not None else keyword_prefilter()
+        # what each stream's classifier is made from (`for_stream`): the rule tables, prefilter and repeat memo shared
+        self._classifier = Classifier(prefilter=self.prefilter)
         self.cursors: dict = dict(cursors or {})
         self.check_severity = check_severity
         self.expected_gpus = expected_gpus  # configured (0: the Node's capacity says, see _node)
@@ -121,7 +123,7 @@ class Pipeline:
         stream = name if batch[0].stream is None else f"{name}:{batch[0].stream}"
         classifier = self.classifiers.get(stream)
         if classifier is None:
-            classifier = self.classifiers[stream] = Classifier(prefilter=self.prefilter)
+            classifier = self.classifiers[stream] = self._classifier.for_stream()
         change = Change()
         fresh = self._admit(_findings(batch, classifier), name, change)
         change = self.engine.derive(change)  # one decision of conditions for the whole batch

@@ -83,6 +83,10 @@ def test_agent_keeps_one_classifier_per_followed_file(tmp_path):
                                    "fallen off the bus.", stream="/var/log/b.log")])
     assert set(agent.pipeline.classifiers) == {"files:/var/log/a.log", "files:/var/log/b.log"}
     assert agent.pipeline.classifiers["files:/var/log/b.log"]._last_pci is None
+    # what is free of context is shared (docs/detection.md): the rule tables, the prefilter and the repeat memo (each
+    # stream's classifier had a memo of its own, MEMO_SIZE entries each)
+    a, b = agent.pipeline.classifiers.values()
+    assert a.memo is b.memo and a.prefilter is b.prefilter and a.dispatch.tables is b.dispatch.tables
 
 
 def _rows(findings) -> list[tuple]:
