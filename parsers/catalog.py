@@ -161,7 +161,10 @@ assert set(XID154_RECOVERY_CODE.values()) <= set(XID154_RECOVERY)  # a code read
 # RST: No, D-RST: No" (xid.yaml). A Yes asks what Xid 154 naming that action asks (XID154_RECOVERY's key by (RST,
 # D-RST)); No and No keep the catalog's row (94 RESTART_APP, 95 RESET_GPU): the line only ever raises the finding.
 CONTAINMENT_XIDS = frozenset({94, 95})
-CONTAINMENT_LINE = LazyPattern(r"\bRST: (?P<rst>Yes|No), D-RST: (?P<drst>Yes|No)")
+# "RST" at a word's start: its boundary is asserted after the literal (`(?<!\wRST)`, what `\bRST` says), so the regex
+# starts with a literal that `re` skips to; with `\b` first it was tried, boundary test and all, at every position
+# of the text (~4,000 instructions of each new Xid 94/95 line, ~0.25 us)
+CONTAINMENT_LINE = LazyPattern(r"RST(?<!\wRST): (?P<rst>Yes|No), D-RST: (?P<drst>Yes|No)")
 CONTAINMENT_RECOVERY: dict[tuple[str, str], str] = {
     ("Yes", "No"): "gpu reset required", ("Yes", "Yes"): "gpu reset required", ("No", "Yes"): "drain and reset",
 }

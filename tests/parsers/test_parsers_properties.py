@@ -742,3 +742,23 @@ def test_split_leaves_a_dmesg_line_without_a_journal_tag_to_a_builder_that_does_
         assert pending[0] is builder, line
         assert envelope.finish(pending).name == name
         _check_split(line, 2025)
+
+
+@settings(max_examples=300)
+@given(st.lists(st.sampled_from(["RST: ", "D-RST: ", "Yes", "No", ", ", "x", "_", "é", " ", ".", "-"]), max_size=12)
+       .map("".join))
+def test_the_containment_decision_is_read_where_re_skips_to_its_literal(text):
+    """_refine_xid searches every new Xid 94/95 line's text for the containment decision (catalog.CONTAINMENT_LINE).
+    Its word boundary is asserted after the literal "RST", so the regex starts with a literal that `re` skips to
+    (with `\\b` first it was tried at every position of the text); it finds what `\\bRST: ...` does, where it does."""
+    import re._compiler as sre_compile  # noqa: PLC0415 - re's own reading of a pattern's literal prefix
+    import re._parser as sre_parse  # noqa: PLC0415
+
+    from parsers.catalog import CONTAINMENT_LINE
+
+    prefix = sre_compile._get_literal_prefix(sre_parse.parse(CONTAINMENT_LINE.pattern, CONTAINMENT_LINE.flags), 0)[0]
+    assert "".join(map(chr, prefix)).startswith("RST")
+    boundary_first = re.compile(r"\bRST: (?P<rst>Yes|No), D-RST: (?P<drst>Yes|No)")
+    for line in (text, "Contained: SM (0x1). " + text, "Uncontained: FBHUB. RST: No, D-RST: No" + text):
+        want, got = boundary_first.search(line), CONTAINMENT_LINE.search(line)
+        assert (want and (want.span(), want.groupdict())) == (got and (got.span(), got.groupdict())), line
