@@ -99,8 +99,11 @@ def _clears(f: Finding) -> Callable[[Problem], bool] | None:
     """What a lifecycle finding ends (its kind's `clears`, parsers/kinds.py); None: this one clears nothing."""
     row = KIND.get(f.kind)
     c = row.clears if row is not None else None
-    if c is None or any(_MATCH_FIELDS[key](f) != want for key, want in c.match.items()):
+    if c is None:
         return None
+    for key, want in c.match.items():  # (a loop, not any() over a generator: every finding of a lifecycle kind's
+        if _MATCH_FIELDS[key](f) != want:  # kind passes here, the xid kind's every Xid line among them)
+            return None
     ends = tuple(c.ends.items())  # of those, only the problems whose fields are these (the Xid it ends)
 
     def fits(p: Problem) -> bool:
