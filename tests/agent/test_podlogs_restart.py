@@ -579,6 +579,17 @@ def killed_after_the_first_scan(root: Path, state: Path) -> None:
     src.save()
 
 
+def owed_backlog(root, state):
+    """A pod started while the agent was down (rank 7), its `0.log` rotated twice meanwhile (ranks 8, 10), and the
+    agent started again killed after its first scan: `0.log`'s rotated files owed.  The pod's container directory."""
+    stopped(root, state)
+    cdir = new_pod(root, timeout(7))
+    rotate(cdir, "20240725-070000", timeout(8))
+    rotate(cdir, "20240725-080000", timeout(10))
+    killed_after_the_first_scan(root, state)
+    return cdir
+
+
 @pytest.mark.parametrize("rotated_again", [False, True])
 def test_a_backlog_not_read_when_the_agent_was_killed_is_read_at_its_next_start(tree, rotated_again):
     """A pod started while the agent was down, its `0.log` rotated twice meanwhile: the agent started again saves
@@ -587,11 +598,7 @@ def test_a_backlog_not_read_when_the_agent_was_killed_is_read_at_its_next_start(
     file is found as its `.gz`, and `0.log`, saved at its start, is read on in its rotated file.  Before, the offset 0
     saved made `0.log` a file followed: its rotated files were never read (ranks 7 and 8 lost)."""
     root, _, state = tree
-    stopped(root, state)
-    cdir = new_pod(root, timeout(7))
-    rotate(cdir, "20240725-070000", timeout(8))
-    rotate(cdir, "20240725-080000", timeout(10))
-    killed_after_the_first_scan(root, state)
+    cdir = owed_backlog(root, state)
     assert saved_state(state)["backlog"] == {str(cdir / "0.log"): ["0.log.20240725-070000.gz", "0.log.20240725-080000"]}
     assert saved_state(state)["offsets"][str(cdir / "0.log")][1] == 0
     if rotated_again:
@@ -622,11 +629,7 @@ def test_a_backlog_file_gone_meanwhile_is_said_and_the_rest_read(tree, caplog):
     """An owed rotated file the kubelet removed meanwhile (past containerLogMaxFiles) is said, its lines lost; the
     others and the file are read.  A damaged "backlog" is dropped alone (the offsets kept)."""
     root, _, state = tree
-    stopped(root, state)
-    cdir = new_pod(root, timeout(7))
-    rotate(cdir, "20240725-070000", timeout(8))
-    rotate(cdir, "20240725-080000", timeout(10))
-    killed_after_the_first_scan(root, state)
+    cdir = owed_backlog(root, state)
     (cdir / "0.log.20240725-070000.gz").unlink()
     data = saved_state(state)
     data["backlog"]["elsewhere"] = "x"
@@ -748,11 +751,7 @@ def test_a_damaged_or_wrong_backlog_at_loses_no_other_file(tree, at, caplog):
     """A "backlog_at" not an offset is dropped alone (said; the first owed file read from its start); one past the
     first owed file's end is said, that file's lines lost, the rest of the backlog and the file read."""
     root, _, state = tree
-    stopped(root, state)
-    cdir = new_pod(root, timeout(7))
-    rotate(cdir, "20240725-070000", timeout(8))
-    rotate(cdir, "20240725-080000", timeout(10))
-    killed_after_the_first_scan(root, state)
+    cdir = owed_backlog(root, state)
     data = saved_state(state)
     data["backlog_at"] = {str(cdir / "0.log"): at}
     (state / "podlogs.json").write_text(json.dumps(data))
