@@ -258,12 +258,12 @@ class LogFileSource(Source):
             fh = os.fdopen(os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC), "rb")
         except FileNotFoundError:
             return None
-        mode = os.fstat(fh.fileno()).st_mode
-        if not stat.S_ISREG(mode):
+        st = os.fstat(fh.fileno())
+        if not stat.S_ISREG(st.st_mode):
             fh.close()
-            raise NotAFile(path, mode)
+            raise NotAFile(path, st.st_mode)
         fh.seek(offset)
-        f = self._open[path] = _Follow(fh, os.fstat(fh.fileno()).st_ino, offset, tail=_tail_at(fh, offset))
+        f = self._open[path] = _Follow(fh, st.st_ino, offset, tail=_tail_at(fh, offset))
         self.positions[path] = [f.inode, f.pos, _crc(f.tail)]
         self.missing.back(path)
         return f

@@ -492,8 +492,9 @@ class PodLogSource(Source):
         fd = self._open_safely(tail.path)
         if fd is None:
             return False
-        if os.fstat(fd).st_ino != tail.inode:
-            tail.inode, tail.offset, tail.prints = os.fstat(fd).st_ino, 0, None
+        inode = os.fstat(fd).st_ino
+        if inode != tail.inode:
+            tail.inode, tail.offset, tail.prints = inode, 0, None
         os.lseek(fd, tail.offset, os.SEEK_SET)
         tail.fd = fd
         return True
