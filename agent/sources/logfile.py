@@ -108,7 +108,8 @@ class LogFileSource(Source):
         self.paths = list(paths)
         self.legacy_dir = Path(state_dir) / "offsets"  # pygtail's offset files of earlier versions
         self.poll_seconds = poll_seconds
-        faults: list[str] = []  # path -> [inode, offset, CRC of the TAIL bytes before it]; 2: before the CRC
+        faults: list[str] = []
+        # path -> [inode, offset, CRC of the TAIL bytes before it] (a cursor of 2: saved before the CRC)
         self.positions: dict[str, list[int]] = {
             p: [v[0], v[1], v[2] if len(v) == 3 else -1] for p, v in
             each(cursor if cursor is not None else {}, dict[str, list[POSITION]], f"cursors.{name}", faults)

@@ -1081,8 +1081,7 @@ class PodLogSource(Source):
         first stopped, the lines read whole), and the last listing's container
         directories (none past MAX_CONTAINERS) with its time, taken together (a container saved as listed has its
         files' offsets).  Taken by the thread that reads (`save`)."""
-        offsets, prints, owed = {}, {}, {}
-        owed_at = {}
+        offsets, prints, owed, owed_at = {}, {}, {}, {}
         for p, t in self.tails.items():
             # (a partial line pending is the backlog's while one is owed: its read goes on before it)
             offsets[p] = [t.inode, t.offset - (0 if t.backlog else len(t.pending))]
