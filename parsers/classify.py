@@ -762,9 +762,9 @@ class Classifier:
     def _newest_made(self, prefix: str, position: int) -> str | None:
         """The event named `prefix` + a device whose finding a line at `position` may still amend, the latest amended
         or extended (a line of an event kept per device naming none of its own, rules.EVENT_PER_FINDING_DEVICE)."""
-        best, best_at = None, -1
+        window, best, best_at = EVENT_AMENDS[prefix[:-1]], None, -1  # (_amendable's test, its entry in hand)
         for key, (at, _) in self._made.items():
-            if at > best_at and key.startswith(prefix) and self._amendable(key, prefix[:-1], position) is not None:
+            if at > best_at and key.startswith(prefix) and 0 <= position - at <= window:
                 best, best_at = key, at
         return best
 
