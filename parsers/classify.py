@@ -762,9 +762,9 @@ class Classifier:
     def _newest_made(self, prefix: str, position: int) -> str | None:
         """The event named `prefix` + a device whose finding a line at `position` may still amend, the latest amended
         or extended (a line of an event kept per device naming none of its own, rules.EVENT_PER_FINDING_DEVICE)."""
-        best, best_at = None, -1
+        window, best, best_at = EVENT_AMENDS[prefix[:-1]], None, -1  # (_amendable's test, its entry in hand)
         for key, (at, _) in self._made.items():
-            if at > best_at and key.startswith(prefix) and self._amendable(key, prefix[:-1], position) is not None:
+            if at > best_at and key.startswith(prefix) and 0 <= position - at <= window:
                 best, best_at = key, at
         return best
 
@@ -1261,11 +1261,12 @@ def _event_name(name: str, rule: Rule, m: re.Match, rank: str | None = None, pci
         return f"{name} {pci or ''}"
     if name in EVENT_PER_DEVICE:
         groups = m.groupdict()  # the full PCI address, function included: one event per function
-        pci = (groups.get("pci") or groups.get("device") or groups.get("netdev") or "").lower()
+        address = groups.get("pci") or groups.get("device")
+        pci = (address or groups.get("netdev") or "").lower()
         if name in EVENT_PER_GPU:  # a GPU's: its normalized address ("" when the line names none)
             # as printed ("PCI:" is upper case), normalized with the arguments _build gives it for the same group,
             # so the line's address is one lru_cache entry, not a second normalization
-            pci = normalize_pci(groups.get("pci") or groups.get("device"), False) or ""
+            pci = normalize_pci(address, False) or ""
             if name in EVENT_PER_GPU_INDEX:  # and its index ("GPU6"), as the line names it (Classifier._gpu_key)
                 device = groups.get("device")
                 index = device if device is not None and device[:3] == "GPU" else None
