@@ -7,8 +7,8 @@ and lets plan.blame decide.
 A test whose run produced no bandwidth (its Job failed, timed out, or printed nothing we can parse) counts
 as 0 GB/s: a node that breaks or stalls collectives fails the check like a slow one.  A test that never ran
 (a pod of it never scheduled: its node taken by another workload since it was listed idle) is no
-measurement: its nodes are neither blamed nor cleared by it (inconclusive unless another test decides).  If every test fails
-the same way (a wrong image, say), no node is known good and plan.py names nobody: inconclusive.
+measurement: its nodes are neither blamed nor cleared by it (inconclusive unless another test decides).  If
+every test fails the same way (a wrong image, say), no node is known good and plan.py names nobody: inconclusive.
 """
 
 from __future__ import annotations
@@ -154,7 +154,7 @@ def write_table(rep: Report, out: TextIO) -> None:
             out.write(f"BLAMED        {node}\n")
             continue
         group, o = ev
-        measured = f"{o.busbw:.2f} GB/s" if o.finished and o.bandwidth else f"no result ({o.detail})"
+        measured = _measured(o)
         peers = ",".join(n for n in group if n != node) or "itself"
         out.write(f"BLAMED        {node}: {measured} with {peers} (expected >= {rep.floor:g} GB/s)\n")
     for group in v.links:
@@ -166,11 +166,16 @@ def write_table(rep: Report, out: TextIO) -> None:
     out.write(f"good          {', '.join(v.good) or '-'}\n")
 
 
+def _measured(o: Outcome) -> str:
+    """A test's bandwidth as the table says it, or why it has none."""
+    return f"{o.busbw:.2f} GB/s" if o.finished and o.bandwidth else f"no result ({o.detail})"
+
+
 def link_summary(rep: Report, group: Group) -> str:
     """`a<->b: 41.52 GB/s, re-test 40.10 GB/s (expected >= 60 GB/s); each node passed with other partners`."""
     runs = []
     for r, o in rep.results(group):
-        got = f"{o.busbw:.2f} GB/s" if o.finished and o.bandwidth else f"no result ({o.detail})"
+        got = _measured(o)
         runs.append(got if r < 3 else f"re-test {got}" if o.ran else "re-test not run")
     return (f"{'<->'.join(group)}: {', '.join(runs)} (expected >= {rep.floor:g} GB/s); "
             f"each node passed with other partners")

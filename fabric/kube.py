@@ -31,17 +31,17 @@ APP_LABEL = {"app.kubernetes.io/name": "gpu-npd-fabric-check"}
 CONDITION = FABRIC_CONDITION
 GPU = "nvidia.com/gpu"
 
+# the Jobs' activeDeadlineSeconds is the CLI's --timeout plus this: the CLI times out first and still sees a
+# pod that was never scheduled (the Job controller deletes them at its deadline); the deadline remains for a
+# CLI killed mid-run
+DEADLINE_GRACE_S = 120
+
 _TORCHRUN = ('printf "%s" "$FABRIC_BENCH_SCRIPT" > /tmp/allreduce_bench.py && exec torchrun '
              '--nnodes="$FABRIC_NODES" --nproc-per-node="$FABRIC_GPUS" --rdzv-backend=c10d '
              '--rdzv-endpoint="$MASTER_ADDR:$MASTER_PORT" --rdzv-id="$FABRIC_JOB" /tmp/allreduce_bench.py')
 # tool -> (default image, shell command); "" image: --image is required.  nccl-tests' all_reduce_perf runs
 # across nodes only under MPI, so its preset measures one node's GPUs (group size 1: NVLink / PCIe); across
 # nodes give --command with your MPI launcher (and an image that has all_reduce_perf on PATH).
-# the Jobs' activeDeadlineSeconds is the CLI's --timeout plus this: the CLI times out first and still sees a
-# pod that was never scheduled (the Job controller deletes them at its deadline); the deadline remains for a
-# CLI killed mid-run
-DEADLINE_GRACE_S = 120
-
 PRESETS: dict[str, tuple[str, str]] = {
     "torch": ("nvcr.io/nvidia/pytorch:24.04-py3", _TORCHRUN),
     "nccl-tests": ("", 'exec all_reduce_perf -b 512M -e 8G -f 2 -g "$FABRIC_GPUS"'),

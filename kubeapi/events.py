@@ -110,7 +110,8 @@ class EventRecorder:
         """Write what is due, within the rate limit; returns API writes made.  Raises on API errors
         (what was not written stays pending: 401 too, the credentials, not the Event), but for an Event the API server
         refuses (a 4xx but 401 and 429: its namespace being deleted or gone, RBAC): that one is dropped, counted in
-        `dropped['rejected']` and logged, as client-go's recorder drops it, and the next is written.  One thread flushes (`record` may be called from any)."""
+        `dropped['rejected']` and logged, as client-go's recorder drops it, and the next is written.  One thread
+        flushes (`record` may be called from any)."""
         writes = 0
         now = self.clock()
         with self._lock:
