@@ -514,6 +514,19 @@ def test_a_field_value_that_fails_once_is_read_again_at_the_next_poll():
 
 BUS = ["0000:18:00.0", "0000:2a:00.0"]  # the scenario's GPUs as sysfs lists them (the poller passes them)
 
+
+def judged(c: GpuCollector, judge, t: float, bus: list[str]) -> tuple[dict[str, set[str]], list]:
+    """One poll at time t through the default rules: subject -> reasons raised (as the pipeline judges)."""
+    c.clock.t = t
+    readings = c.poll(bus)
+    out: dict[str, set[str]] = {}
+    for r in readings:
+        out.setdefault(r.subject, set()).update(v.reason for v in judge.judge(r, t))
+    judge.forget(set(out))
+    return {s: v for s, v in out.items() if v}, readings
+
+
+
 def test_nvml_gone_under_the_agent_is_said_once_initialised_again_and_no_problem_flaps(caplog):
     """The driver unloaded (an upgrade, `nvidia-smi -r`, a driver container restarted) while the agent polled: every
     call of its NVML session answers UNINITIALIZED.  The agent kept calling with its dead handles for ever; now it
@@ -534,12 +547,7 @@ def test_nvml_gone_under_the_agent_is_said_once_initialised_again_and_no_problem
     ecc = {"gpu:0000:2a:00": {"UncorrectableECCError"}}  # and nothing else: GPU presence from the bus holds
 
     def poll(t: float) -> dict[str, set[str]]:
-        clock.t = t
-        out: dict[str, set[str]] = {}
-        for r in c.poll(BUS):
-            out.setdefault(r.subject, set()).update(v.reason for v in judge.judge(r, t))
-        judge.forget(set(out))  # as the pipeline does: a subject not read is forgotten
-        return {s: v for s, v in out.items() if v}
+        return judged(c, judge, t, BUS)[0]  # as the pipeline does: a subject not read is forgotten
 
     assert poll(0) == {} and poll(10) == ecc  # polls: 2
     links = sum(len(g.links or ()) for g in c.gpus)
@@ -628,10 +636,7 @@ def test_released_nvml_keeps_the_gpus_confirmation_so_nothing_flaps_when_it_resu
     judge = SampleJudge(sample_rules())
 
     def gpu1(t: float) -> set[str]:
-        clock.t = t
-        judged = {r.subject: {v.reason for v in judge.judge(r, t)} for r in c.poll(BUS)}
-        judge.forget(set(judged))
-        return judged.get("gpu:0000:2a:00", set())
+        return judged(c, judge, t, BUS)[0].get("gpu:0000:2a:00", set())
 
     assert gpu1(0) == set() and gpu1(10) == {"UncorrectableECCError"}
     c.hold("signal", 15)
@@ -653,17 +658,6 @@ def four_gpus(gpu2: dict, timeline: list | None = None) -> dict:
     scen["gpus"] = scen["gpus"][:4]
     scen["gpus"][2] = {**scen["gpus"][2], **gpu2}
     return scen
-
-
-def judged(c: GpuCollector, judge, t: float, bus: list[str]) -> tuple[dict[str, set[str]], list]:
-    """One poll at time t through the default rules: subject -> reasons raised (as the pipeline judges)."""
-    c.clock.t = t
-    readings = c.poll(bus)
-    out: dict[str, set[str]] = {}
-    for r in readings:
-        out.setdefault(r.subject, set()).update(v.reason for v in judge.judge(r, t))
-    judge.forget(set(out))
-    return {s: v for s, v in out.items() if v}, readings
 
 
 def test_an_agent_started_with_one_gpu_lost_reads_the_others_and_names_that_one_lost(caplog):

@@ -267,20 +267,24 @@ def test_the_pod_log_source_is_caught_up_once_its_first_read_was_taken(tmp_path)
     t.join(5)
 
 
+class Polls:
+    """A stop event for PodLogSource.run that stops its loop after `n` polls; no real wait."""
+
+    def __init__(self, n):
+        self.n = n
+
+    def is_set(self):
+        self.n -= 1
+        return self.n < 0
+
+    def wait(self, _seconds):
+        pass
+
+
 def test_a_pod_log_source_whose_polls_are_all_cut_short_is_caught_up_after_a_bound(tmp_path):
     """Pods printing findings faster than a poll takes them (every poll cut short by MAX_BATCH_FINDINGS): the source
     counts as read up after READ_UP_POLLS polls, so that the hang tracker is not kept from judging for good."""
     from agent.sources import podlogs
-
-    class Stop:  # set after `polls` polls; no real wait
-        def __init__(self, polls):
-            self.polls, self.waits = polls, 0
-
-        def is_set(self):
-            return self.waits >= self.polls
-
-        def wait(self, _seconds):
-            self.waits += 1
 
     for polls, caught_up in ((podlogs.READ_UP_POLLS - 1, False), (podlogs.READ_UP_POLLS, True)):
         src = PodLogSource(str(tmp_path))
@@ -289,7 +293,7 @@ def test_a_pod_log_source_whose_polls_are_all_cut_short_is_caught_up_after_a_bou
             src._next = 1  # the next poll goes on from the next file: no pass ended
             return []
         src.poll = cut_short
-        src.run(lambda batch: None, Stop(polls))
+        src.run(lambda batch: None, Polls(polls))
         assert src.listed and src.caught_up is caught_up, polls
 
 
@@ -314,17 +318,6 @@ def test_a_pass_whose_last_file_is_cut_short_by_the_batch_bound_is_not_read_up(t
     cdir = tmp_path / "train_gpt-worker-0_uid-0" / "main"
     cdir.mkdir(parents=True)
     (cdir / "0.log").write_text(line * 8)
-
-    class Polls:  # stops the loop after `n` polls; no real wait
-        def __init__(self, n):
-            self.n = n
-
-        def is_set(self):
-            self.n -= 1
-            return self.n < 0
-
-        def wait(self, _seconds):
-            pass
 
     src = PodLogSource(str(tmp_path), from_start=True)
     batches: list = []
