@@ -116,7 +116,7 @@ class SampleJudge:
                     out.append(self._standing[key])
                 continue
             hit, shown = self._test(rule, r, value, now)
-            if not self._confirmed(rule, r.subject, hit, now):
+            if not self._confirmed(rule, key, hit, now):
                 self._standing.pop(key, None)
                 continue
             verdict = self._standing[key] = self._verdict(rule, r, value, shown)
@@ -125,9 +125,9 @@ class SampleJudge:
                 out.append(verdict)
         return out
 
-    def _confirmed(self, rule: dict, subject: str, hit: bool, now: float) -> bool:
-        """The test held in `polls` readings in a row, for `for` seconds, and outside the boot grace."""
-        key = (subject, rule["_key"])
+    def _confirmed(self, rule: dict, key: tuple[str, str], hit: bool, now: float) -> bool:
+        """The test held in `polls` readings in a row, for `for` seconds, and outside the boot grace; `key`: (subject,
+        rule's _key), as judge() built it."""
         if not hit:
             self._held.pop(key, None)
             return False

@@ -41,8 +41,6 @@ FABRIC_MASK = (("fabric_degraded_bandwidth", 0, 0x3, (1,)), ("fabric_route_recov
                ("fabric_partition_unassigned", 12, 0x3, (2,)), ("fabric_manager_disconnected", 14, 0x3, (2,)))
 FABRIC_COMPLETED = 3
 ABSENT = ("LIBRARY_NOT_FOUND", "DRIVER_NOT_LOADED")  # no GPU stack on this host: a normal state
-# NVML gone under a running agent when every GPU answers one of GONE: NVML is shut down and initialised again, on
-# the init's retry schedule, with new handles
 # What the init failure's one line adds for the operator, by NVML error
 INIT_ADVICE = {
     # the container toolkit mounts the host's libnvidia-ml when the container starts, and a running container keeps

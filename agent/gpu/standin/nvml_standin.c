@@ -65,6 +65,7 @@ static int ngpus, refcount, init_error, released, loaded;
 /* the driver gone under a running client: gone_error is what a call of a session opened before answers (0: the
    driver is there); visible, the GPUs the session after it sees (-1: all) */
 static int gone_error, visible = -1;
+static int nvisible(void) { return visible >= 0 && visible < ngpus ? visible : ngpus; }  /* with mu held */
 /* each scenario loaded is a new driver: a wait begun under an earlier one (a thread the last test left waiting)
    returns UNINITIALIZED and never takes this scenario's events */
 static unsigned long generation;
@@ -326,7 +327,7 @@ nvmlReturn_t nvmlSystemGetNVMLVersion(char *version, unsigned int length) {
 nvmlReturn_t nvmlDeviceGetCount_v2(unsigned int *count) {
     ENTER("nvmlDeviceGetCount_v2");
     if (!count) LEAVE(E_ARG);
-    *count = (unsigned)(visible >= 0 && visible < ngpus ? visible : ngpus);
+    *count = (unsigned)nvisible();
     LEAVE(OK);
 }
 nvmlReturn_t nvmlDeviceGetCount(unsigned int *count) { return nvmlDeviceGetCount_v2(count); }
@@ -342,7 +343,7 @@ static nvmlReturn_t handle_of(Gpu *g) {
 
 nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned int index, Gpu **device) {
     ENTER("nvmlDeviceGetHandleByIndex_v2");
-    if (!device || index >= (unsigned)(visible >= 0 && visible < ngpus ? visible : ngpus)) LEAVE(E_ARG);
+    if (!device || index >= (unsigned)nvisible()) LEAVE(E_ARG);
     *device = &gpus[index];
     LEAVE(handle_of(&gpus[index]));
 }
@@ -352,7 +353,7 @@ nvmlReturn_t nvmlDeviceGetHandleByPciBusId_v2(const char *busId, Gpu **device) {
     ENTER("nvmlDeviceGetHandleByPciBusId_v2");
     unsigned dom, bus, d, fn;
     if (!busId || !device || sscanf(busId, "%x:%x:%x.%x", &dom, &bus, &d, &fn) != 4) LEAVE(E_ARG);
-    int n = visible >= 0 && visible < ngpus ? visible : ngpus;
+    int n = nvisible();
     for (int i = 0; i < n; i++) {
         unsigned gdom = 0, gbus = 0, gd = 0, gfn = 0;
         if (sscanf(gpus[i].pci, "%x:%x:%x.%x", &gdom, &gbus, &gd, &gfn) == 4 && gdom == dom && gbus == bus && gd == d
