@@ -201,6 +201,15 @@ def _r(name, kind, keywords, pattern, severity=None, attribution=None, action=No
                 attribution or "unknown", action or "INVESTIGATE", refine, event, event_if, restates)
 
 
+def _warn_header(name: str, kind: str, modules: str, stated: dict, **kw) -> Rule:
+    """A WARN's first line naming a module of `modules` (a regex) as its site's: `kind`'s warning (`stated`'s
+    severity and action for a WARN), the report's first line (its event begun)."""
+    return _r(name, kind, ["WARNING: "],
+              r"(?P<stated>WARNING): " + WARN_AT + OOPS_SYMBOL + r" \[(?P<module>" + modules + r")" + OOPS_MODULE_END,
+              severity=stated["warning"][0], action=stated["warning"][1],
+              event=("lockup|rcu_stall|oops|panic", "begin"), **kw)
+
+
 # How many lines after its last line a multi-line event stays open (lines no rule reads count too).
 # An OOM report's task table (a line per process, no keyword) can run to hundreds of lines between its
 # "invoked oom-killer" and "Killed process" lines; its lines are "once" (a second one starts the next kill).
@@ -1412,14 +1421,8 @@ RULES: tuple[Rule, ...] = (
     # below ("begin", its `function` the WARN site's) and opens the report's event with its finding, the RIP line of the
     # same function part of it: one finding per report. Was no finding (open-gpu-kernel-modules #795, #834,
     # linux-surface #789).
-    _r("kernel_warn_header", "kernel_oops", ["WARNING: "],
-       r"(?P<stated>WARNING): " + WARN_AT + OOPS_SYMBOL + r" \[(?P<module>" + DRIVER_OOPS_MODULE + r")" + OOPS_MODULE_END,
-       severity=DRIVER_WARN_STATED["warning"][0], action=DRIVER_WARN_STATED["warning"][1],
-       event=("lockup|rcu_stall|oops|panic", "begin")),
-    _r("storage_warn_header", "storage_oops", ["WARNING: "],
-       r"(?P<stated>WARNING): " + WARN_AT + OOPS_SYMBOL + r" \[(?P<module>" + STORAGE_CLIENT_MODULE + r")"
-       + OOPS_MODULE_END, severity=OOPS_STATED["warning"][0], action=OOPS_STATED["warning"][1], refine="storage_oops",
-       event=("lockup|rcu_stall|oops|panic", "begin")),
+    _warn_header("kernel_warn_header", "kernel_oops", DRIVER_OOPS_MODULE, DRIVER_WARN_STATED),
+    _warn_header("storage_warn_header", "storage_oops", STORAGE_CLIENT_MODULE, OOPS_STATED, refine="storage_oops"),
     # An oops's die line, which every x86 and arm64 oops prints before its registers (its "[#N]" the die counter: x86
     # "Oops: 0002 [#1] PREEMPT SMP NOPTI" after "BUG: kernel NULL pointer dereference" / "BUG: unable to handle page
     # fault", "general protection fault, probably for non-canonical address 0x..: 0000 [#1] SMP NOPTI", "invalid
