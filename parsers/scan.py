@@ -21,7 +21,9 @@ from .prefilter import Prefilter
 CHUNK = 8 << 20
 # What is asked of a stream once a read came back short (a pipe's or a terminal's: what was there): a pipe's
 # capacity.  read1(CHUNK) allocates the whole CHUNK each time, fresh pages faulted in for every 64 KiB a pipe gives
-# (`cat big.log | gpu-npd parse` spent twice the system time); this much comes from the heap, reused.
+# (`cat big.log | gpu-npd parse` on the 1M-line mixes: system time 0.10 -> 0.15 s with read1(CHUNK), 0.04-0.07 s
+# with this, measured when it was chosen: commit 907cb4d; no benchmark repeats it); this much comes from the heap,
+# reused.
 LIVE_READ = 64 << 10
 MAX_LINE = 16 << 20
 # At most this many CRI partial lines are joined into one logical line.

@@ -250,8 +250,10 @@ class KeywordScan:
 
     `findall` (the trie's) and `words_in` are attributes set when first called.
 
-    Deriving the scan costs some 20 ms (most of it `re` compiling the occurrence regex; 267 M instructions for the
-    rule table's 479 words), testing each word with `in` some 35 us a text and the derived scan some 10 us: the first
+    Measured with callgrind when FIRST_TEXTS was chosen (commit 021ff7b; docs/benchmarks.md gives the hard slice's
+    instructions before and after, not these parts): deriving the scan costs some 20 ms (most of it `re` compiling
+    the occurrence regex; 267 M instructions for the rule table's 479 words), testing each word with `in` some
+    35 us a text and the derived scan some 10 us: the first
     FIRST_TEXTS texts are looked up word by word, which finds every word occurring (what the scan finds, up to words
     held in those), and the scan is derived once they have cost about what deriving it does (both grow with the
     number of words, so the count holds as the table grows), so that a log whose lines rarely need the scan never
