@@ -801,6 +801,9 @@ JOB_FACT_LINES = [
     # Slurm's cancel names the step and its node, and why (desitarget-628-timelimit)
     ("slurmstepd: error: *** STEP 32233190.0 ON nid01934 CANCELLED AT 2020-07-03T02:59:56 DUE TO TIME LIMIT ***",
      "JobEnded", "(host nid01934; job 32233190.0; reason TIME LIMIT; read as slurm_cancelled)"),
+    # Slurm's OOM kill in a step's cgroup names the step, the reason the state Slurm gives it (tractor-126-slurm-oom-kill)
+    ("slurmstepd: error: Detected 1 oom_kill event in StepId=43622791.67. Some of the step tasks have been OOM Killed.",
+     "JobEnded", "(job 43622791.67; reason OUT OF MEMORY; read as slurm_oom)"),
     # pyxis could not start the task's container on sp-0016 (pyxis-135-slurmstepd-node, NVIDIA/pyxis #135), and the
     # SPANK plugin's failure srun relays after it (pyxis-61-container-start, NVIDIA/pyxis #61)
     ("slurmstepd-sp-0016: error: pyxis: couldn't start container", "TaskNotStarted",

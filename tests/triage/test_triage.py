@@ -1804,6 +1804,35 @@ def test_a_sigkill_is_infrastructure_only_with_a_line_that_says_so(files, root_k
     assert (first.category, first.root.kind) == ("infrastructure", root_kind), first.reason
 
 
+# Slurm's summary of a step's cgroup OOM kills, every wording met, each copied verbatim from its source:
+SLURM_OOM_LINES = [
+    # "in step" (lanl/PyBNF #118, 2018)
+    "slurmstepd: error: Detected 2 oom-kill event(s) in step 3756240.batch cgroup.",
+    # StepId= with "cgroup." (ArjunaCluster/ArjunaUsers #52, 2021)
+    "slurmstepd: error: Detected 1 oom-kill event(s) in StepId=191.batch cgroup. Some of your processes may have been "
+    "killed by the cgroup out-of-memory handler.",
+    # without "cgroup" (brain-score/vision #950, 2024)
+    "slurmstepd: error: Detected 1 oom-kill event(s) in StepId=37205392.0. Some of your processes may have been killed "
+    "by the cgroup out-of-memory handler.",
+    # "oom_kill", one event and several (dstndstn/tractor #126, 2025, behind qdo's prefix; snakemake-executor-plugin-slurm
+    # #371, 2025, its job id redacted by the poster)
+    "qdo-srun.py: srun#64: slurmstepd: error: Detected 1 oom_kill event in StepId=43622791.67. Some of the step tasks "
+    "have been OOM Killed.",
+    "slurmstepd: error: Detected 2 oom_kill events in StepId=JOBID.13. Some of the step tasks have been OOM Killed.",
+]
+
+
+@pytest.mark.parametrize("line", SLURM_OOM_LINES)
+def test_slurms_oom_kill_summary_is_read_in_every_era_and_said_as_out_of_memory(line):
+    """REAL lines: Slurm's step summary of a cgroup OOM kill is the job's end by the scheduler for lack of memory.
+    Was: the "event(s)" wordings read as nothing ("No failure found"), and the "oom_kill" one said "job ended
+    (cancelled)", as a scancel."""
+    first = job({"slurm.out": [line]})[0]
+    assert (first.category, first.root.kind) == ("infrastructure", "job_ended"), first.reason
+    assert first.evidence[0].details["why"] == "OUT OF MEMORY"
+    assert "job ended (OUT OF MEMORY)" in first.reason and "cancelled" not in first.reason
+
+
 def test_a_sigkill_after_another_ranks_failure_is_its_consequence():
     """SYNTHETIC: rank 0 raised first; rank 2's SIGKILL a minute later (the launcher tearing the job down) is not the
     root, and an OOM kill on another host explains no death of this one."""
