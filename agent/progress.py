@@ -57,7 +57,6 @@ class _Pod:
     """A tracked pod; its fields are its entry in the state file (ProgressTracker.to_state, read back by keyspec)."""
     ref: PodRef
     last: float  # time of the last advance (agent clock)
-    job: str = ""  # the pod name without its ordinal (set from `ref`)
     last_written: float | None = None  # its log timestamp, for intervals
     step: int | None = None
     advances: int = 0
@@ -72,8 +71,12 @@ class _Pod:
     checked: float = 0.0  # when a suspected pod was last found running
 
     def __post_init__(self) -> None:
-        self.job = job_of(self.ref.pod)
         self.intervals = deque(self.intervals, maxlen=INTERVALS)
+
+    @property
+    def job(self) -> str:
+        """The pod name without its ordinal: derived, never saved (a `job` an older agent saved is not read)."""
+        return job_of(self.ref.pod)
 
 
 CLOCKED = ("last", "paused", "suspected", "checked")  # _Pod's times on the tracker's clock (the rest: the log's)

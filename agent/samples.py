@@ -105,21 +105,26 @@ class SampleJudge:
             return []
         out: list[Verdict] = []
         seen: set[str] = set()
+        # a rule that does not hold clears its verdict: `in`, then del where one stands, cheaper than pop(key, None)
+        # per rule and reading (most readings clear nothing)
+        standing = self._standing
         for rule in self.by_entity.get(r.entity, ()):
             key = (r.subject, rule["_key"])
             value = r.values.get(rule["field"])
             if value is None:
                 if not r.partial:  # the field is not there at all: what the rule raised clears
-                    self._standing.pop(key, None)
-                elif key in self._standing and rule["reason"] not in seen:  # not read this time: not healthy either
+                    if key in standing:
+                        del standing[key]
+                elif key in standing and rule["reason"] not in seen:  # not read this time: not healthy either
                     seen.add(rule["reason"])
-                    out.append(self._standing[key])
+                    out.append(standing[key])
                 continue
             hit, shown = self._test(rule, r, value, now)
             if not self._confirmed(rule, key, hit, now):
-                self._standing.pop(key, None)
+                if key in standing:
+                    del standing[key]
                 continue
-            verdict = self._standing[key] = self._verdict(rule, r, value, shown)
+            verdict = standing[key] = self._verdict(rule, r, value, shown)
             if rule["reason"] not in seen:
                 seen.add(rule["reason"])
                 out.append(verdict)
@@ -129,7 +134,8 @@ class SampleJudge:
         """The test held in `polls` readings in a row, for `for` seconds, and outside the boot grace; `key`: (subject,
         rule's _key), as judge() built it."""
         if not hit:
-            self._held.pop(key, None)
+            if key in self._held:  # (as for _standing in judge)
+                del self._held[key]
             return False
         held = self._held.get(key)
         if held is None:

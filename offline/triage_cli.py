@@ -327,18 +327,16 @@ def _read_in_pool(files: list[tuple[str, str | None]], year: int | None, jobs: i
             except (OSError, ImportError, NotImplementedError):  # no processes here (no /dev/shm, a sandbox):
                 return out  # what is left is read here, in turn
             try:
-                futures = {}  # sent, not yet taken: at most IN_FLIGHT a worker (a future and its task each)
-                ahead = iter(batch)
-                sending = True
-                for k in batch:
-                    while sending and len(futures) < IN_FLIGHT * jobs:
-                        nxt = next(ahead, None)
-                        if nxt is None:
-                            break
+                futures = {}  # sent, not yet taken: batch[n:sent] at the n-th, at most IN_FLIGHT a worker
+                sent = 0
+                for n, k in enumerate(batch):
+                    while sent < min(len(batch), n + IN_FLIGHT * jobs):
+                        nxt = batch[sent]
                         try:
                             futures[nxt] = pool.submit(_read_file, files[nxt][0], files[nxt][1], year)
+                            sent += 1
                         except BrokenProcessPool:  # a worker died already: the rest is not sent
-                            sending = False
+                            sent = len(batch)
                     name = files[k][0]
                     future = futures.pop(k, None)
                     try:

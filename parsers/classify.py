@@ -556,6 +556,9 @@ class Classifier:
                     inside = last is not None and 0 <= position - last <= EVENT_LINES[prefix]
         elif not inside and role == "join" and prefix in EVENT_ONE_PROCESS:  # the one rank's whether tagged or not
             other = self._one_process(name, prefix, position)
+            if other == prefix + " ":  # a tagged line, the untagged lines' event: this rank's from now on (its key)
+                self._events[name] = self._events.pop(other)
+                other = name
             if other is not None:
                 name, last, inside = other, self._events[other], True
         elif not inside and role == "join" and name[-1:] != " ":
@@ -769,18 +772,16 @@ class Classifier:
         return best
 
     def _one_process(self, name: str, prefix: str, position: int) -> str | None:
-        """The open event of the process a line of an event kept per rank (`name`: its key, none of its own open) is
-        from, where its lines may come tagged and untagged (rules.EVENT_ONE_PROCESS): for an untagged line, the one
-        tagged rank's open event; for a tagged one, the untagged open event while no other rank's is open, the line's
-        rank's from now on (its key). None where none, or two ranks' are open (never one failure of two ranks)."""
+        """The key of the open event of the process a line of an event kept per rank (`name`: its key, none of its
+        own open) is from, where its lines may come tagged and untagged (rules.EVENT_ONE_PROCESS): for an untagged
+        line, the one tagged rank's open event; for a tagged one, the untagged open event while no other rank's is
+        open (the caller makes it the line's rank's).  None where none, or two ranks' are open (never one failure
+        of two ranks).  Nothing is changed."""
         window, keyed = EVENT_LINES[prefix], prefix + " "
         open_keys = [key for key, at in self._events.items() if key.startswith(keyed) and 0 <= position - at <= window]
         if name == keyed:  # untagged: the one rank's
             return open_keys[0] if len(open_keys) == 1 else None
-        if open_keys != [keyed]:
-            return None
-        self._events[name] = self._events.pop(keyed)  # the untagged lines' event is this rank's now
-        return name
+        return keyed if open_keys == [keyed] else None
 
     def _newest_open(self, prefix: str, position: int) -> str | None:
         """The open event named `prefix` + a GPU's address whose last line is the latest within its window (a line

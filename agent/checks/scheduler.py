@@ -16,7 +16,7 @@ from typing import Callable
 from parsers.model import CheckBatch
 
 from ..gpu.interface import GONE
-from ..gpu.nvml import Asking, Nvml, NvmlError, ask_alone
+from ..gpu.nvml import Asking, Nvml, NvmlError, ask_in_session
 from .npd import PluginConfig, run_rules
 
 log = logging.getLogger(__name__)
@@ -25,40 +25,31 @@ log = logging.getLogger(__name__)
 
 def gpu_busy(nvml: Nvml | None, deadline: float = 5.0) -> str | None:
     """Why GPU-loading checks must not run now, or None when every GPU is free of compute processes.
-    NVML is asked on a helper thread (`ask_alone`): a hung NVML never blocks the checks and says `nvml: GPU 3: no
-    answer` (the GPU it was asking), then again at once, nothing asked, while that call has not returned."""
+    NVML is asked in a session of its own on a helper thread (`ask_in_session`): a hung NVML never blocks the
+    checks and says `nvml: GPU 3: no answer` (the GPU it was asking), then again at once, nothing asked, while that
+    call has not returned."""
     if nvml is None:
         return None
 
-    def ask(call: Asking) -> None:
-        try:
-            nvml.init()
-        except NvmlError as e:
-            call.answer.append(f"nvml: {e.code}")
-            return
-        try:  # init and shutdown in pairs: nothing of NVML stays held between checks (GPU resets)
-            failed = []  # a GPU that does not answer (lost after an Xid 79): its processes NVML cannot say
-            for i in range(nvml.count()):
-                call.at = f"GPU {i}"
-                try:
-                    processes = nvml.read(i, "processes").get("compute_processes", 0)
-                except NvmlError as e:
-                    if e.code in GONE:
-                        raise
-                    failed.append(f"GPU {i}: {e.code}")
-                    continue
-                if processes > 0:
-                    call.answer.append("busy")  # the protocol word: Skipped(busy)
-                    return
-            # the other GPUs idle: still no GPU-loading check, which would load the failed GPU too and fail on it
-            # (the node is drained for the lost GPU's own problem), and the reason names the GPU
-            call.answer.append(f"nvml: {'; '.join(failed)}" if failed else None)
-        except NvmlError as e:
-            call.answer.append(f"nvml: {e.code}")
-        finally:
-            nvml.shutdown()
+    def read(call: Asking) -> str | None:
+        failed = []  # a GPU that does not answer (lost after an Xid 79): its processes NVML cannot say
+        for i in range(nvml.count()):
+            call.at = f"GPU {i}"
+            try:
+                processes = nvml.read(i, "processes").get("compute_processes", 0)
+            except NvmlError as e:
+                if e.code in GONE:
+                    raise
+                failed.append(f"GPU {i}: {e.code}")
+                continue
+            if processes > 0:
+                return "busy"  # the protocol word: Skipped(busy)
+        # the other GPUs idle: still no GPU-loading check, which would load the failed GPU too and fail on it
+        # (the node is drained for the lost GPU's own problem), and the reason names the GPU
+        return f"nvml: {'; '.join(failed)}" if failed else None
 
-    answer, hung = ask_alone(nvml, "busy gate of the checks", "check-gpu-busy", ask, deadline)
+    answer, hung = ask_in_session(nvml, "busy gate of the checks", "check-gpu-busy", read,
+                                  lambda e: f"nvml: {e.code}", deadline)
     if answer:
         return answer[0]
     return f"nvml: {hung.at}: no answer" if hung.at else "nvml: no answer"

@@ -266,6 +266,17 @@ class GpuCollector:
             return "timeout", None
         return ("error", box["error"]) if "error" in box else ("ok", box["result"])
 
+    def _taken(self, w: _Worker, box: dict | None) -> tuple[str, Any]:
+        """A GPU's job (`box`: None where its worker was still in a call that hung earlier, nothing asked) as it
+        ended: ("busy", None), ("timeout", None) past the deadline (counted in `timeouts`), ("error", exc) or
+        ("ok", result)."""
+        if box is None:
+            return "busy", None
+        if not self._wait(w, box):
+            self.timeouts += 1
+            return "timeout", None
+        return ("error", box["error"]) if "error" in box else ("ok", box["result"])
+
     def _wait(self, w: _Worker, box: dict) -> bool:
         """Wait for a job while its current call is within the deadline; False once one is not."""
         while not box["done"].wait(max(0.0, w.call_started + self.deadline - time.monotonic())):
@@ -344,15 +355,12 @@ class GpuCollector:
         read: list[Identity] = []
         failed: dict[int, str] = {}
         for i, (w, box) in boxes.items():
-            if box is None:  # still in a call that hung earlier
-                failed[i] = "timeout"
-            elif not self._wait(w, box):
-                self.timeouts += 1
-                failed[i] = "timeout"
-            elif "error" in box:
-                failed[i] = box["error"].code if isinstance(box["error"], NvmlError) else "UNKNOWN"
+            outcome, result = self._taken(w, box)
+            if outcome == "ok":
+                read.append(result)
             else:
-                read.append(box["result"])
+                failed[i] = "timeout" if result is None else result.code if isinstance(result, NvmlError) \
+                    else "UNKNOWN"
         if fresh and failed and not read and set(failed.values()) <= set(GONE):
             return min(set(failed.values()), key=GONE.index)
         for i, code in failed.items():
@@ -549,22 +557,19 @@ class GpuCollector:
         w, box = job
         labels = g.labels
         gpu = Reading("gpu", g.subject, labels, partial=True)
-        if box is None:  # still hung in a call from an earlier cycle
-            gpu.values["nvml_timeout"] = 1
-            return [gpu]
-        if not self._wait(w, box):
-            self.timeouts += 1
-            self._say_once(f"timeout-{g.ident.index}", logging.ERROR,
-                           "NVML call on GPU %d (%s) missed its %.1f s deadline", g.ident.index,
-                           labels["pci_bus_id"], self.deadline)
+        outcome, result = self._taken(w, box)
+        if outcome in ("busy", "timeout"):
+            if outcome == "timeout":
+                self._say_once(f"timeout-{g.ident.index}", logging.ERROR,
+                               "NVML call on GPU %d (%s) missed its %.1f s deadline", g.ident.index,
+                               labels["pci_bus_id"], self.deadline)
             gpu.values["nvml_timeout"] = 1
             return [gpu]
         self._said.discard(f"timeout-{g.ident.index}")
-        if "error" in box:  # a bug in a backend, not an NVML answer: count it, keep going
+        if outcome == "error":  # a bug in a backend, not an NVML answer: count it, keep going
             self._count(labels["gpu_index"], "UNKNOWN")
-            log.error("reading GPU %d failed: %s", g.ident.index, box["error"])
+            log.error("reading GPU %d failed: %s", g.ident.index, result)
             return [gpu]
-        result = box["result"]
         answered.append(set(result["errors"].values()))
         for code in result["errors"].values():
             self._count(labels["gpu_index"], code)

@@ -317,28 +317,39 @@ def ask_alone(nvml: Nvml, what: str, name: str, ask, deadline: float) -> tuple[l
     return (call.answer[:1], None) if call.answer else ([], call)
 
 
-def pids_on(nvml: Nvml | None, index: int, deadline: float = 5.0) -> list[int] | None:
-    """The compute pids on GPU `index` through a handle of its own (init, ask, shutdown: nothing stays held),
-    asked on a helper thread (`ask_alone`: one call at a time per backend); None when NVML cannot say within the
-    deadline, or while an earlier call on the same backend has not returned."""
-    if nvml is None:
-        return None
+def ask_in_session(nvml: Nvml, what: str, name: str, read, failed, deadline: float) -> tuple[list, Asking | None]:
+    """`read(call)` inside an NVML session of its own (init, read, shutdown in pairs: nothing of NVML stays held
+    between calls, GPU resets), asked alone (`ask_alone`); an NvmlError of the init or of the read answers
+    `failed(error)`.  Returns what `ask_alone` does."""
 
     def ask(call: Asking) -> None:
         try:
             nvml.init()
-        except NvmlError:
-            call.answer.append(None)
+        except NvmlError as e:
+            call.answer.append(failed(e))
             return
         try:
-            call.at = f"GPU {index}"
-            call.answer.append(nvml.compute_pids(index))
-        except NvmlError:
-            call.answer.append(None)
+            call.answer.append(read(call))
+        except NvmlError as e:
+            call.answer.append(failed(e))
         finally:
             nvml.shutdown()
 
-    answer, _ = ask_alone(nvml, "compute pids", "nvml-pids", ask, deadline)
+    return ask_alone(nvml, what, name, ask, deadline)
+
+
+def pids_on(nvml: Nvml | None, index: int, deadline: float = 5.0) -> list[int] | None:
+    """The compute pids on GPU `index` through a session of its own, asked alone (`ask_in_session`: one call at a
+    time per backend); None when NVML cannot say within the deadline, or while an earlier call on the same backend
+    has not returned."""
+    if nvml is None:
+        return None
+
+    def read(call: Asking) -> list[int]:
+        call.at = f"GPU {index}"
+        return nvml.compute_pids(index)
+
+    answer, _ = ask_in_session(nvml, "compute pids", "nvml-pids", read, lambda e: None, deadline)
     return answer[0] if answer else None
 
 

@@ -149,6 +149,23 @@ def test_a_corrupt_saved_pod_is_dropped_alone_with_one_warning(tmp_path, caplog)
     assert b.pipeline.progress.snapshot()["uid-0"]["advances"] == 5  # the good one, as it stood
 
 
+def test_the_job_is_derived_from_the_pod_not_saved_and_an_old_file_with_it_loads(tmp_path, caplog):
+    """A pod's job is its name without the ordinal: not written to the state file (one fact, the pod's name); a file
+    written when it was (`job` beside `ref`) loads as before, its job derived (the gauges' label), no warning."""
+    clock = Clock()
+    path, state = saved_state(tmp_path, clock)
+    assert "job" not in state["progress"]["uid-0"]
+    for job in ("gpt", "stale"):  # as an older agent wrote it; a stale one is the name's all the same
+        state["progress"]["uid-0"]["job"] = job
+        path.write_text(json.dumps(state))
+        caplog.clear()
+        with caplog.at_level(logging.WARNING, logger="gpu_npd"):
+            b = agent(tmp_path, clock)
+        assert b.pipeline.progress.pods["uid-0"].job == "gpt" and [r for r in caplog.records if r.levelno >= 30] == []
+        assert b.pipeline.progress.snapshot()["uid-0"]["advances"] == 5
+        b.close()
+
+
 def test_a_section_not_a_mapping_is_dropped_and_an_old_state_file_loads(tmp_path, caplog):
     """A state file written before the tracker's section (no `progress`) loads as before; a section that is no
     mapping is dropped alone, the rest of the state restored."""

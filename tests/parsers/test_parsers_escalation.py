@@ -110,6 +110,21 @@ def test_state_survives_a_restart():
     assert again.restore([]) == 1 and again.restore(None) == 0
 
 
+@pytest.mark.parametrize("state, dropped", [
+    ("bursts", 1), ([{"bursts": []}], 1), ({"bursts": {"79": []}}, 1),  # the state, its list: not their types
+    ({"bursts": [{"key": [79, "g"], "bursts": [[1.0, 2.0]]}]}, 1),  # a GPU's entry a mapping, not [key, bursts]
+    ({"bursts": [[{"xid": 79}, [[1.0, 2.0]]]]}, 1),  # its key a mapping
+    ({"bursts": [[[79, "g"], {"0": [1.0, 2.0]}]]}, 1),  # its bursts a mapping
+    ({"bursts": [[[79, "g"], [{"start": 1.0, "end": 2.0}, [1.0, 2.0], None]]]}, 2),  # a burst a mapping, one none
+])
+def test_an_entry_not_a_list_where_one_is_saved_is_dropped_and_counted(state, dropped):
+    """Every saved entry not of its type counts in the dropped entries the agent says (a mapping where a list is
+    saved, or anything else), from the whole state to one burst; the good burst beside them is restored."""
+    esc = Escalations()
+    assert esc.restore(state) == dropped
+    assert list(esc._bursts.values()) in ([], [[[1.0, 2.0]]])
+
+
 def test_saved_bursts_are_restored_each_alone_through_json():
     """The bursts path of restore, through the state file's JSON (which reads NaN and Infinity): a GPU's saved bursts
     and a unit's (a key of three) count again after a restart; in one GPU's list a burst not of its type (NaN,
