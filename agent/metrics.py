@@ -9,6 +9,7 @@ from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 
 from kubeapi.dropped import DroppedEvents
 from parsers import Finding
+from parsers.gpus import GpuMap
 from parsers.model import Condition, Problem, Reading, Snapshot
 from parsers.version import version
 
@@ -23,12 +24,17 @@ class Metrics:
         self.node, self.proc_root = node, proc_root  # gpu_npd_gpu_info's Hostname; where /proc/driver/nvidia is
         self.max_series = max_series  # per family whose labels come from input (Xid code/PCI, namespace/pod)
         self._series: dict[str, dict[tuple[str, ...], Any]] = {}  # family -> label set -> its child (capped)
+        # an Xid series' GPU (index, UUID) by PCI address, fixed at the address's first count: one series per GPU
+        # and Xid code for the agent's life, whatever NVML says later (the GPU lost, the driver gone or back)
+        self._xid_names: dict[str, tuple[str, str]] = {}
+        self._xid_held: dict[tuple[str, ...], float] | None = None  # Xids held for NVML's first inventory (hold_xids)
         self.overflow = Counter("gpu_npd_series_overflow", "Increments folded into the `other` series because a "
                                 "family reached max_series_per_family distinct label sets.", ["family"], registry=r)
         self.findings = Counter("gpu_npd_findings", "Findings recognised, by kind, severity and attribution.",
                                 ["kind", "severity", "attribution"], registry=r)
         self.xid_errors = Counter("gpu_npd_xid_errors", "NVRM Xid errors seen, by Xid code and GPU "
-                                  "(PCI address; index and UUID where NVML knows them).",
+                                  "(PCI address; NVML's index and UUID of it, fixed at its first Xid: empty "
+                                  "where NVML had not named it by then).",
                                   ["xid", "pci_bus_id", "gpu", "uuid"], registry=r)
         self.unclassified = Counter("gpu_npd_unclassified_lines", "Driver lines with an error word that no rule "
                                     "recognised (kind unclassified), by driver: new formats to report.",
@@ -136,6 +142,9 @@ class Metrics:
             for family in getattr(self, name).collect():
                 out[name] = {"|".join(s.labels.values()): s.value
                              for s in family.samples if s.name.endswith("_total")}
+        for labels, n in (self._xid_held or {}).items():  # (a stop before the first inventory: still counted)
+            key = "|".join(labels)
+            out["xid_errors"][key] = out["xid_errors"].get(key, 0) + n
         return out
 
     def count(self, name: str, labels: tuple[str, ...], value: float = 1.0) -> None:
@@ -164,6 +173,8 @@ class Metrics:
                     faults.append(str(Invalid(f"totals.{name}[{key[:60]!r}]",
                                               f"expected {len(counter._labelnames)} labels")))
                 elif value > 0:  # (finite: keyspec refuses a float that is not)
+                    if name == "xid_errors" and labels[2] and len(self._xid_names) < self.max_series:
+                        self._xid_names.setdefault(labels[1], (labels[2], labels[3]))  # the GPU's series goes on
                     self.count(name, tuple(labels), value)
         return faults
 
@@ -181,7 +192,36 @@ class Metrics:
         if driver is not None:
             self.count("unclassified", (driver,), n)
         if xid_labels is not None:
-            self.count("xid_errors", xid_labels, n)
+            self._count_xid(xid_labels, n)
+
+    def hold_xids(self) -> None:
+        """NVML's first inventory is under way: an Xid on a GPU it has not named yet (the kernel log's backlog read
+        at start) waits for it (name_xids), so that its series carries the GPU's index and UUID from the first."""
+        self._xid_held = {}
+
+    @property
+    def holding_xids(self) -> bool:
+        return self._xid_held is not None
+
+    def name_xids(self, gpus: GpuMap) -> None:
+        """NVML's first inventory concluded (named the GPUs, or failed: then they stay unnamed): the Xids held
+        counted, with the names it gave their address."""
+        held, self._xid_held = self._xid_held, None
+        for (xid, pci, gpu, uuid), n in (held or {}).items():
+            self._count_xid((xid, pci, gpu or gpus.index(pci) or "", uuid or gpus.uuid(pci) or ""), n)
+
+    def _count_xid(self, labels: tuple[str, ...], n: float) -> None:
+        xid, pci, gpu, uuid = labels
+        names = self._xid_names.get(pci)
+        if names is None:
+            held = self._xid_held
+            if held is not None and not gpu and (labels in held or len(held) < self.max_series):
+                held[labels] = held.get(labels, 0) + n
+                return
+            names = (gpu, uuid)
+            if len(self._xid_names) < self.max_series:
+                self._xid_names[pci] = names
+        self.count("xid_errors", (xid, pci, *names), n)
 
 
 def labels_of(f: Finding) -> tuple:

@@ -83,6 +83,8 @@ class Pipeline:
                  peers: PeerOutliers | None = None, prefilter: Prefilter | None = None,
                  kept: dict | None = None):
         self.engine, self.judge, self.metrics, self.gpu = engine, judge, metrics, gpu
+        if gpu.status == "starting":  # the kernel log's backlog is read before NVML names the GPUs (_name_xids)
+            metrics.hold_xids()
         self.workloads, self.pods, self.sinks, self.clock = workloads, pods, sinks, clock
         self.boot, self.guard, self.xids = boot, guard, XidMerger()  # admission's (_admit)
         self.coalescer = Coalescer(engine)
@@ -129,6 +131,7 @@ class Pipeline:
         change = self.engine.derive(change)  # one decision of conditions for the whole batch
         # then its findings into the metrics (in that order: whoever sees a finding counted sees the conditions
         # it raised); a flood's findings share a few label sets: one increment each
+        self._name_xids()
         count = self.metrics.count_finding
         for labels, n in Counter(fresh).items():
             count(labels, n)
@@ -139,6 +142,13 @@ class Pipeline:
             self.cursors[name] = batch[-1].cursor
         self.metrics.records.labels(name).inc(len(batch))  # counted once processed: a test may wait on it
         return change
+
+    def _name_xids(self) -> None:
+        """Once NVML's first init concluded (GPUs named, or it failed or missed its deadline: then they stay
+        unnamed), the Xids held for it are counted (agent/metrics.py hold_xids).  The status is set after the
+        inventory's map, on the poller's thread: a status past `starting` has its map."""
+        if self.metrics.holding_xids and self.gpu.status != "starting":
+            self.metrics.name_xids(self.gpu.gpu_map)
 
     def _admit(self, findings: Iterable[Finding], source: str, change: Change) -> list[tuple]:
         """Each finding of a batch's lines: admitted, then counted as a repeat of a standing decision or decided
@@ -210,6 +220,7 @@ class Pipeline:
         self._readings = (self._readings[1], batch.readings)
         self.judge.forget(set(judged))
         self.metrics.set_readings(batch.readings, batch.stats)
+        self._name_xids()
         return change
 
     def _checked(self, batch: CheckBatch) -> Change:

@@ -35,6 +35,7 @@ import glob
 import gzip
 import io
 import logging
+import math
 import os
 import stat
 import threading
@@ -279,6 +280,9 @@ class PodLogSource(Source):
         # the run each restart handed on since then started (the restart count of its file): the progress lines of an
         # earlier run read in the same batch are not handed on, as the restart is handed to the tracker before them
         self._restarting: dict[PodRef, int] = {}
+        # the files of those restarts: left out of the offsets saved until a batch hands the restart on (`_snapshot`),
+        # so that an agent stopped before the pipeline took it finds the file new again and says the restart again
+        self._restart_files: set[str] = set()
         self.missing = MissingInputs(gone_grace_seconds, clock)
 
     def gone(self) -> str | None:
@@ -359,7 +363,7 @@ class PodLogSource(Source):
             tail = self.tails.pop(path)
             self._gone_evictions += tail.scanner.classifier.uuid_evictions
             self._gone_memo_evictions += tail.scanner.classifier.memo_evictions
-            self._released += self._drain(tail) + self._flush(tail)
+            self._released += self._release(tail)
             self._close(tail)
             self._saved.pop(path, None)
         if listed != self._containers:
@@ -408,6 +412,7 @@ class PodLogSource(Source):
                 tail.backlog = self._backlog(path, st)
             if before and not any(r is not None and tail.run is not None and r >= tail.run for r in before):
                 self._restarted.append(ref)  # `1.log` beside `0.log`: the container's next run
+                self._restart_files.add(path)
                 if tail.run is not None:
                     self._restarting[ref] = max(tail.run, self._restarting.get(ref, 0))
         self.tails[path] = tail
@@ -872,10 +877,10 @@ class PodLogSource(Source):
 
     def take_restarted(self) -> list[PodRef]:
         """The containers started again since the last call (agent/progress.py learns their pace anew)."""
-        out, self._restarted, self._restarting = self._restarted, [], {}
+        out, self._restarted, self._restarting, self._restart_files = self._restarted, [], {}, set()
         return out
 
-    def _read_backlog(self, tail: _Tail, budget: int) -> list[tuple[PodRef, Finding]]:
+    def _read_backlog(self, tail: _Tail, budget: float) -> list[tuple[PodRef, Finding]]:
         """`tail`'s backlog (`_Tail.backlog`: its rotated files, oldest first) read on from where the last read stopped
         (`backlog_at` in the first), a chunk at a time as `_read`: stopped after the chunk that brought `budget`
         findings, a file done once read to its end (a read failing once under way ends it with what it read)."""
@@ -925,6 +930,21 @@ class PodLogSource(Source):
         reader.close()
         raw.close()
         return None
+
+    def _release(self, tail: _Tail) -> list[tuple[PodRef, Finding]]:
+        """The last words of a deleted pod's file (its files went with it): the backlog's file being read (open) read
+        to its end, then the file where open, its last partial line flushed.  What was owed and not open (backlog
+        files not reached, the file itself behind them) is gone: said, its lines lost."""
+        owed = bool(tail.backlog)
+        gone = sum(not os.path.lexists(b) for b in tail.backlog[1 if tail.reading is not None else 0:])
+        out = self._read_backlog(tail, math.inf) if owed else []
+        out += self._drain(tail) + self._flush(tail)
+        lost = [f"{gone} rotated files"] if gone else []
+        if owed and tail.fd is None:  # (read from its start after its backlog, never opened)
+            lost.append("the file itself")
+        if lost:
+            log.warning("%s: pod deleted before %s were read; their lines are lost", tail.path, " and ".join(lost))
+        return out
 
     def _drain(self, tail: _Tail) -> list[tuple[PodRef, Finding]]:
         return self._read(tail, tail.fd) if tail.fd is not None else []
@@ -1080,9 +1100,12 @@ class PodLogSource(Source):
         start ("backlog": their names, `_Tail.backlog`; only while some are owed; "backlog_at": where the read of the
         first stopped, the lines read whole), and the last listing's container
         directories (none past MAX_CONTAINERS) with its time, taken together (a container saved as listed has its
-        files' offsets).  Taken by the thread that reads (`save`)."""
+        files' offsets), but not the files of restarts not yet handed on (`_restart_files`).  Taken by the thread that
+        reads (`save`)."""
         offsets, prints, owed, owed_at = {}, {}, {}, {}
         for p, t in self.tails.items():
+            if p in self._restart_files:  # (its restart not handed on yet: new again to the next start)
+                continue
             # (a partial line pending is the backlog's while one is owed: its read goes on before it)
             offsets[p] = [t.inode, t.offset - (0 if t.backlog else len(t.pending))]
             found = self._prints(t, offsets[p][1])

@@ -150,6 +150,25 @@ def test_a_new_restart_counts_file_is_read_from_its_start_and_said_a_restart(tre
     assert [f.rank for _, f in src.poll()] == [6] and src.take_restarted() == []
 
 
+def test_a_restart_in_a_batch_the_pipeline_did_not_take_is_said_again_at_the_next_start(tree):
+    """The container started again while the agent ran; the batch saying so was not taken (the agent stopped while
+    its source waited for room in the intake queue: agent/intake.py emit).  Its lines are read again at the next
+    start, from the offsets saved up to what the pipeline took, and so is its restart.  Before, the offsets saved
+    held the new run's file (at its start), and the next start took it for a file followed before: no restart said,
+    the restored pace judged the new run's start-up."""
+    root, cdir, state = tree
+    src = source(root, state)
+    src.discover()
+    assert src.poll() == []
+    (cdir / "1.log").write_text(timeout(5))
+    stop = threading.Event()
+    sent = []
+    src.run(lambda batch: (sent.append(batch), stop.set()), stop)  # emitted, never taken: the agent stopping
+    assert sent[0].restarted == [REF]
+    ranks, restarted, _ = first_batch(root, state)
+    assert ranks == [5] and restarted == [REF]
+
+
 def test_two_restarts_while_down_with_the_first_runs_log_removed(tree):
     """The kubelet removes a dead container's log with the container: after two restarts only `1.log` and `2.log`
     remain.  Both are new since the agent stopped (read from their start, in the order of their restart counts); the
@@ -744,6 +763,31 @@ def test_a_backlog_is_read_a_batch_at_a_time_and_saved_where_its_read_stopped(tr
     assert sum(batches, []) == list(range(22))
     again.save()
     assert "backlog" not in saved_state(state) and "backlog_at" not in saved_state(state)
+
+
+def test_a_pod_deleted_while_its_backlog_is_read_hands_on_what_is_open_and_says_the_rest_lost(tree, monkeypatch,
+                                                                                              caplog):
+    """A pod deleted (its directory removed by the kubelet) while its backlog is read a batch at a time: the rotated
+    file being read, still open, is read to its end and handed on with its last words; the files its deletion took
+    before they were opened (the next rotated file, the file itself) are said lost.  Before, the open file's rest was
+    closed unread and nothing was said."""
+    root, _, state = tree
+    stopped(root, state)
+    monkeypatch.setattr(podlogs, "MAX_BATCH_FINDINGS", 3)
+    monkeypatch.setattr(podlogs, "READ_CHUNK", len(timeout(0)) + 7)
+    cdir = new_pod(root, timeout(*range(10)))
+    rotate(cdir, "20240725-070000", timeout(*range(10, 20)))
+    rotate(cdir, "20240725-080000", timeout(20, 21))  # the backlog: 0.log.<070000>.gz (0-9), 0.log.<080000> (10-19)
+    src = source(root, state)
+    src.discover()
+    ranks = [f.rank for _ in range(2) for _, f in src.poll()]
+    assert 0 < len(ranks) < 10  # (in the .gz still)
+    shutil.rmtree(cdir.parent)
+    src.discover()
+    ranks += [f.rank for _, f in src.poll()]
+    assert ranks == list(range(10))  # (10-19 and 20, 21: gone unopened)
+    assert "pod deleted before 1 rotated files and the file itself were read; their lines are lost" in caplog.text
+    assert src.poll() == [] and str(cdir / "0.log") not in src.tails
 
 
 @pytest.mark.parametrize("at", ["x", -1, 10**9])

@@ -573,6 +573,65 @@ def test_kernel_xid_gets_gpu_index_and_uuid_and_nvml_event_is_not_double_counted
     assert metric(agent, "gpu_npd_xid_errors_total", **lab) == 2  # a second kernel Xid is a second Xid
 
 
+XID79_LINE = ("3,{seq},{us},-;NVRM: Xid (PCI:0000:5d:00): {xid}, pid='<unknown>', name=<unknown>, "
+              "GPU has fallen off the bus.")
+
+
+def xid_series(agent: Agent) -> dict[tuple, float]:
+    """Every gpu_npd_xid_errors_total series, by its labels (xid, pci_bus_id, gpu, uuid)."""
+    return {tuple(s.labels[k] for k in ("xid", "pci_bus_id", "gpu", "uuid")): s.value
+            for fam in agent.metrics.registry.collect() for s in fam.samples if s.name == "gpu_npd_xid_errors_total"}
+
+
+def test_xid_read_before_nvmls_first_inventory_is_one_series_with_the_gpus_names(tmp_path):
+    """The kernel log's backlog, read at start before NVML named the GPUs: its Xid waits for the inventory and is
+    counted in the series the GPU's later Xids count in (one series per GPU, an alert summing by gpu sees all)."""
+    from agent.sources import Record
+    agent, _ = make(tmp_path, hgx_scenario())
+    agent.pipeline.process([Record("kmsg", XID79_LINE.format(seq=1, us=1000, xid=79))])
+    assert xid_series(agent) == {}  # held for NVML's first inventory (not counted unnamed)
+    assert agent.metrics.totals()["xid_errors"] == {"79|0000:5d:00||": 1}  # a stop now: still counted
+    poll(agent)
+    agent.pipeline.process([Record("kmsg", XID79_LINE.format(seq=2, us=5000, xid=79))])
+    agent.pipeline.process([Record("kmsg", XID79_LINE.format(seq=3, us=9000, xid=48))])
+    named = ("0000:5d:00", "3", "GPU-00000003-1111-2222-3333-444455550003")
+    assert xid_series(agent) == {("79", *named): 2, ("48", *named): 1}
+
+
+def test_xid_when_nvml_does_not_come_up_counts_unnamed_and_stays_one_series(tmp_path):
+    """NVML failing its first init (no driver): the held Xid is counted by its PCI address alone (gpu and uuid
+    empty); the GPU's Xids keep that series when the driver loads later (its names fixed at the first count)."""
+    from agent.sources import Record
+    agent, clock = make(tmp_path, {**hgx_scenario(), "init_error": "DRIVER_NOT_LOADED",
+                                   "timeline": [{"at": 100, "init_error": None}]})
+    agent.gpu.clock = clock  # (the collector's init retry schedule on the test's clock)
+    agent.pipeline.process([Record("kmsg", XID79_LINE.format(seq=1, us=1000, xid=79))])
+    poll(agent)
+    assert agent.gpu.status == "DRIVER_NOT_LOADED"
+    assert xid_series(agent) == {("79", "0000:5d:00", "", ""): 1}
+    clock.t += 120
+    poll(agent)
+    assert agent.gpu.status == "ok" and agent.gpu.gpu_map.index("0000:5d:00") == "3"  # NVML names it now
+    agent.pipeline.process([Record("kmsg", XID79_LINE.format(seq=2, us=200_000_000, xid=79))])
+    agent.pipeline.process([Record("kmsg", XID79_LINE.format(seq=3, us=200_001_000, xid=13))])
+    assert xid_series(agent) == {("79", "0000:5d:00", "", ""): 2, ("13", "0000:5d:00", "", ""): 1}
+
+
+def test_xid_series_restored_from_the_state_file_keeps_its_gpus_names():
+    """The totals saved by the last run fix the GPU's names: NVML not up yet at this start, its Xid still counts in
+    the series it had.  A series saved without names fixes nothing (a GPU unnamed once is not unnamed for good)."""
+    from agent.metrics import Metrics
+    from parsers.gpus import GpuMap
+    m = Metrics()
+    m.hold_xids()
+    assert m.restore_totals({"xid_errors": {"79|0000:5d:00|3|GPU-3": 1.0, "13|0000:18:00||": 2.0}}) == []
+    m.count_finding((("xid", "fatal", "hardware"), None, ("79", "0000:5d:00", "", "")))
+    m.count_finding((("xid", "error", "hardware"), None, ("13", "0000:18:00", "", "")))
+    m.name_xids(GpuMap.build([("0000:18:00", {"uuid": "GPU-0", "gpu_index": "0"})]))
+    assert m.totals()["xid_errors"] == {"79|0000:5d:00|3|GPU-3": 2.0, "13|0000:18:00||": 2.0,
+                                        "13|0000:18:00|0|GPU-0": 1.0}
+
+
 def test_nvml_xid_event_stream_reaches_the_engine(tmp_path):
     scen = hgx_scenario(timeline=[{"at": 0, "gpu": 6, "xid": 48}])
     agent, _ = make(tmp_path, scen)

@@ -26,9 +26,7 @@ def test_promtool_check_metrics(tmp_path: Path):
     scen.write_text(yaml.safe_dump(hgx_scenario(timeline=[{"at": 0, "gpu": 2, "set": {"ecc_uncorrected_volatile": 1}}])))
     env = {"GPU_NPD_NVML": f"fake:{scen}", "GPU_NPD_SYSFS_ROOT": str(copy_sysfs(tmp_path)), "GPU_NPD_POLL_SECONDS": "0.2"}
     a = AgentProc(tmp_path, env=env)
-    # NVML's GPUs known before the Xid line is read: an Xid read before the first inventory is counted without the
-    # GPU's index and UUID labels (the series this test asserts); under a loaded host the line could win that race
-    a.wait_for(lambda: a.value("gpu_npd_gpus", seen_by="nvml") == 8)
+    # (written at once: an Xid read before NVML's first inventory waits for it and has the GPU's index and UUID)
     # the port was up before it went down (a port down since boot is an unused port, no error)
     a.write(f"3,1,1000,-;{XID79}\n6,2,1500,-;mlx5_core 0000:0c:00.0 ibp12s0: Link up\n"
             "6,3,2000,-;mlx5_core 0000:0c:00.0 ibp12s0: Link down\n")
