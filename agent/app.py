@@ -88,7 +88,7 @@ def _memory(cfg: Config, clock: Callable[[], float], boot: Boot, metrics: Metric
     if _rebooted(state, boot):
         cursors.pop("kmsg", None)  # a new boot: the kernel's sequence numbers start again
         cursors.pop("journald", None)
-    faults += metrics.restore_totals(state.get("totals", {}))
+    faults += metrics.restore_totals(state.get("totals", {}), _same_boot(state, boot))
     return engine, judge, guard, cursors, faults
 
 

@@ -161,9 +161,11 @@ class Metrics:
                 child = children[labels] = getattr(self, name).labels(*labels)
         child.inc(value)
 
-    def restore_totals(self, totals: dict[str, dict[str, float]]) -> list[str]:
+    def restore_totals(self, totals: dict[str, dict[str, float]], same_boot: bool = True) -> list[str]:
         """The counters' saved totals; an entry not of its type (a number; as many labels as the counter has) is
-        dropped alone and its fault returned (keyspec.each)."""
+        dropped alone and its fault returned (keyspec.each).  Saved in this boot, a named Xid series fixes its GPU's
+        names (the same GPU at that address); saved before a reboot, it does not: the GPU there may be another (a
+        replaced board has another UUID; its Xids are a series of their own)."""
         faults: list[str] = []
         for name in self.PERSISTED:
             counter = getattr(self, name)
@@ -173,7 +175,7 @@ class Metrics:
                     faults.append(str(Invalid(f"totals.{name}[{key[:60]!r}]",
                                               f"expected {len(counter._labelnames)} labels")))
                 elif value > 0:  # (finite: keyspec refuses a float that is not)
-                    if name == "xid_errors" and labels[2] and len(self._xid_names) < self.max_series:
+                    if same_boot and name == "xid_errors" and labels[2] and len(self._xid_names) < self.max_series:
                         self._xid_names.setdefault(labels[1], (labels[2], labels[3]))  # the GPU's series goes on
                     self.count(name, tuple(labels), value)
         return faults

@@ -632,6 +632,19 @@ def test_xid_series_restored_from_the_state_file_keeps_its_gpus_names():
                                         "13|0000:18:00|0|GPU-0": 1.0}
 
 
+def test_xid_series_restored_from_before_a_reboot_fixes_no_names():
+    """Totals saved before a reboot: the board at that address may have been replaced (another UUID) while the node
+    was down; its Xids count under the names NVML gives it now, the old series kept as it was."""
+    from agent.metrics import Metrics
+    from parsers.gpus import GpuMap
+    m = Metrics()
+    m.hold_xids()
+    assert m.restore_totals({"xid_errors": {"79|0000:5d:00|3|GPU-3": 1.0}}, same_boot=False) == []
+    m.count_finding((("xid", "fatal", "hardware"), None, ("79", "0000:5d:00", "", "")))
+    m.name_xids(GpuMap.build([("0000:5d:00", {"uuid": "GPU-NEW", "gpu_index": "3"})]))
+    assert m.totals()["xid_errors"] == {"79|0000:5d:00|3|GPU-3": 1.0, "79|0000:5d:00|3|GPU-NEW": 1.0}
+
+
 def test_nvml_xid_event_stream_reaches_the_engine(tmp_path):
     scen = hgx_scenario(timeline=[{"at": 0, "gpu": 6, "xid": 48}])
     agent, _ = make(tmp_path, scen)
