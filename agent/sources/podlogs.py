@@ -122,8 +122,9 @@ class _Tail:
     groups: dict[tuple[int, int], str] = field(default_factory=dict)
     run: int | None = None  # the container's restart count its name says (`<restartCount>.log`; None: another name)
     # the fingerprint of the file at an offset (`_fingerprint`): (the offset, the CRC of the PRINT bytes at its start,
-    # that of the PRINT bytes before the offset), saved with the offset; (the offset,): not known at it (the file gone,
-    # rotated); None: not looked for (a state saved before it was kept)
+    # that of the PRINT bytes before the offset), loaded with the offset, or taken as the file is closed past max_open
+    # (a rotation found while it is closed, `_rotated_ours`); (the offset,): not known at it (the file gone, rotated);
+    # None: not looked for (a state saved before it was kept)
     prints: tuple[int, ...] | None = None
     # a file read from its start at the first scan: its rotated files (`<n>.log.<stamp>`, `.gz`), oldest first, whose
     # lines came before its own (written while the agent was down), read before it; saved with its offset (its start)
@@ -241,7 +242,10 @@ class PodLogSource(Source):
         self._load()
         self._listing = sorted(self._containers or ())  # (`_containers` as saved, sorted once a listing)
         self._known = self._containers  # (the first scan's: a container not among them started while it was down)
-        self._written: dict[str, Any] | None = None  # what the last save put on disk
+        self._written: dict[str, Any] | None = None  # what the last save put on disk (but its fingerprints)
+        # path -> (inode, offset, the fingerprint's CRCs there) of the last save (`_fingerprinted`): a file not read
+        # since is not read again for it
+        self._printed: dict[str, tuple[int, int, tuple[int, ...]]] = {}
         # the pipeline's progress through what this source sent (see `save`): batches sent and taken, and the
         # offsets read when the last batch taken was sent (or when nothing was in flight; None: not yet known)
         self._ack_lock = threading.Lock()
@@ -488,6 +492,8 @@ class PodLogSource(Source):
         open_now = sum(1 for t in self.tails.values() if t.fd is not None)
         if open_now >= self.max_open:
             idle = min((t for t in self.tails.values() if t.fd is not None), key=lambda t: t.active)
+            # (its fingerprint at the offset it stops at: a rotation found while it is closed tells its .gz by it)
+            idle.prints = (idle.offset, *self._print_at(idle.path, idle.inode, idle.offset, idle.fd))
             self._close(idle)
         fd = self._open_safely(tail.path)
         if fd is None:
@@ -1075,52 +1081,72 @@ class PodLogSource(Source):
         dropped(f"state file {self.store.path}", faults)
 
     def _snapshot(self) -> dict[str, Any]:
-        """What `save` writes: each followed file's (inode, offset) and its fingerprint's CRCs where known ("prints":
-        [head, before the offset], `_Tail.prints`), the rotated files still to be read before a file read from its
-        start ("backlog": their names, `_Tail.backlog`; only while some are owed; "backlog_at": where the read of the
-        first stopped, the lines read whole), and the last listing's container
-        directories (none past MAX_CONTAINERS) with its time, taken together (a container saved as listed has its
-        files' offsets).  Taken by the thread that reads (`save`)."""
-        offsets, prints, owed, owed_at = {}, {}, {}, {}
+        """What `save` writes but the fingerprints (`_fingerprinted` adds them as it writes): each followed file's
+        (inode, offset), the rotated files still to be read before a file read from its start ("backlog": their names,
+        `_Tail.backlog`; only while some are owed; "backlog_at": where the read of the first stopped, the lines read
+        whole), and the last listing's container directories (none past MAX_CONTAINERS) with its time, taken together
+        (a container saved as listed has its files' offsets).  Taken by the thread that reads (`run`, `save`) at every
+        turn of its loop: no file is read for it."""
+        offsets, owed, owed_at = {}, {}, {}
         for p, t in self.tails.items():
             # (a partial line pending is the backlog's while one is owed: its read goes on before it)
             offsets[p] = [t.inode, t.offset - (0 if t.backlog else len(t.pending))]
-            found = self._prints(t, offsets[p][1])
-            if found:
-                prints[p] = list(found)
             if t.backlog:
                 owed[p] = [os.path.basename(b) for b in t.backlog]
                 if t.backlog_at > len(t.pending):
                     owed_at[p] = t.backlog_at - len(t.pending)
-        data: dict[str, Any] = {"offsets": offsets, "prints": prints, **({"backlog": owed} if owed else {}),
+        data: dict[str, Any] = {"offsets": offsets, **({"backlog": owed} if owed else {}),
                                 **({"backlog_at": owed_at} if owed_at else {})}
         if self._containers is None or len(self._containers) > MAX_CONTAINERS:
             return data
         return {**data, "containers": self._listing, "listed_at": self._listed_at}
 
-    def _prints(self, tail: _Tail, at: int) -> tuple[int, ...]:
-        """The fingerprint's CRCs of `tail`'s file at the offset `at` (`_Tail.prints`), read once per offset (from its
-        open descriptor, else from the file when it is still the one read, by inode); () when not known (at its
-        start, or the file rotated or gone)."""
-        if tail.prints is not None and tail.prints[0] == at:
-            return tail.prints[1:]
-        if at == 0:
+    def _fingerprinted(self, data: dict[str, Any], reader: bool) -> dict[str, Any]:
+        """`data` (a `_snapshot`) with the fingerprint's CRCs of each file at its offset where known ("prints": [head,
+        before the offset], `_Tail.prints`), computed as it is saved, once per (inode, offset) (`_printed`), not at
+        every snapshot: from the file's open descriptor on the thread that reads (`reader`), else from the file opened
+        again, the path's or, rotated since the snapshot, the rotated file of its inode (`_print_at`)."""
+        prints, printed = {}, {}
+        for p, (inode, at) in data["offsets"].items():
+            tail = self.tails.get(p)
+            known = self._printed.get(p)
+            if known is not None and known[:2] == (inode, at):
+                found = known[2]
+            elif tail is not None and tail.inode == inode and tail.prints is not None and tail.prints[0] == at:
+                found = tail.prints[1:]  # (loaded with the offset, or kept as the file was closed)
+            else:
+                found = self._print_at(p, inode, at, tail.fd if reader and tail is not None and tail.inode == inode
+                                       else None)
+            printed[p] = (inode, at, found)
+            if found:
+                prints[p] = list(found)
+        if reader:
+            self._printed = printed
+        return {**data, "prints": prints}
+
+    def _print_at(self, path: str, inode: int, at: int, fd: int | None = None) -> tuple[int, ...]:
+        """The fingerprint's CRCs of the file `inode` at the offset `at` (`_fingerprint`): read from `fd` (open on it),
+        else from `path` or one of its plain rotated files opened and found to be it; () when not known (gone,
+        compressed, shorter than `at`, or `at` its start)."""
+        if not at:
             return ()
-        fd = tail.fd
-        own = fd is None
-        if own:
-            fd = self._open_safely(tail.path)
-        found = None
         if fd is not None:
             try:
-                found = _fingerprint(partial(os.pread, fd), at) if os.fstat(fd).st_ino == tail.inode else None
-            except OSError:  # (the source's thread closed it meanwhile: the agent saves after its drain)
-                pass
+                return _fingerprint(partial(os.pread, fd), at) or ()
+            except OSError:
+                return ()
+        for cand in (path, *(c for c in reversed(rotated_files(path)) if not c.endswith(".gz"))):
+            own = self._open_safely(cand)
+            if own is None:
+                continue
+            try:
+                if os.fstat(own).st_ino == inode:
+                    return _fingerprint(partial(os.pread, own), at) or ()
+            except OSError:
+                return ()
             finally:
-                if own:
-                    os.close(fd)
-        tail.prints = (at, *(found or ()))  # (not known: not looked for again at this offset)
-        return tail.prints[1:]
+                os.close(own)
+        return ()
 
     def save(self) -> None:
         """Save the read offsets, but no further than the pipeline has taken: findings still queued (a SIGTERM
@@ -1139,7 +1165,7 @@ class PodLogSource(Source):
             if data is None or data == self._written:  # an idle node writes (and fsyncs) nothing
                 return
             try:
-                self.store.save(data)
+                self.store.save(self._fingerprinted(data, self._reader in (None, threading.get_ident())))
             except OSError as exc:
                 log.warning("cannot save pod log offsets: %s", exc)
                 return
