@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import fnmatch
 import glob
-import gzip
 import io
 import logging
 import os
@@ -165,6 +164,33 @@ def _fingerprint(read: Callable[[int, int], bytes], offset: int) -> tuple[int, i
     n = min(PRINT, offset)
     head, before = read(n, 0), read(n, offset - n)
     return (zlib.crc32(head), zlib.crc32(before)) if len(head) == len(before) == n else None
+
+
+class _Gunzip:
+    """A .gz read as the bytes it holds (`read(n)`: at most n; b"" at its end), each member in turn, every byte
+    decompressed handed on: a file cut short (its trailer or its last blocks missing) gives what it holds, then
+    EOFError; damaged, zlib.error.  (gzip.GzipFile raises at the read that meets the cut, its bytes lost with it.)"""
+
+    def __init__(self, raw: Any):
+        self.raw, self.inflate = raw, zlib.decompressobj(zlib.MAX_WBITS | 16)
+
+    def read(self, n: int) -> bytes:
+        while True:
+            if self.inflate.eof:  # a member ended: the next starts in what it left, or is to be read
+                rest = self.inflate.unused_data or self.raw.read(READ_CHUNK)
+                if not rest:
+                    return b""
+                self.inflate = zlib.decompressobj(zlib.MAX_WBITS | 16)
+            else:
+                rest = self.inflate.unconsumed_tail or self.raw.read(READ_CHUNK)
+                if not rest:
+                    raise EOFError("the .gz ends before its last member does (cut short)")
+            data = self.inflate.decompress(rest, n)
+            if data:
+                return data
+
+    def close(self) -> None:
+        self.raw.close()
 
 
 def parse_pod_dir(name: str) -> tuple[str, str, str] | None:
@@ -883,18 +909,18 @@ class PodLogSource(Source):
 
     def _read_backlog(self, tail: _Tail, budget: int) -> list[tuple[PodRef, Finding]]:
         """`tail`'s backlog (`_Tail.backlog`: its rotated files, oldest first) read on from where the last read stopped
-        (`backlog_at` in the first), a chunk at a time as `_read`: stopped after the chunk that brought `budget`
-        findings, a file done once read to its end (a read failing once under way ends it with what it read)."""
+        (`backlog_at` in the first, `_open_rotated`), a chunk at a time as `_read`: stopped after the chunk that brought
+        `budget` findings, a file done once read to its end (one that cannot be opened there is said, its lines lost;
+        a read failing once under way ends it with what it read, `_chunk`)."""
         out: list[tuple[PodRef, Finding]] = []
         while tail.backlog and len(out) < budget:
             if tail.reading is None:
-                tail.reading = self._open_backlog(tail)
-            data = b""
-            if tail.reading is not None:
-                try:
-                    data = tail.reading[0].read(READ_CHUNK)
-                except (OSError, EOFError, zlib.error):
-                    pass
+                opened = self._open_rotated(tail.backlog[0], tail.backlog_at)
+                if isinstance(opened, str):
+                    log.warning("%s %s of its backlog read before; its lines are lost", tail.backlog[0], opened)
+                else:
+                    tail.reading = opened
+            data = self._chunk(tail.reading[0], tail.backlog[0]) if tail.reading is not None else b""
             if not data:  # read to its end (or not to be read): the next
                 out += self._flush(tail)
                 self._close_backlog(tail)
@@ -906,31 +932,48 @@ class PodLogSource(Source):
             out += self._feed(tail, data)
         return out
 
-    def _open_backlog(self, tail: _Tail) -> tuple[Any, Any] | None:
-        """The backlog's first file opened (a .gz decompressed) at `backlog_at`: (the object to read, the raw file);
-        None when it cannot be opened (`_open_safely`) or does not reach `backlog_at` (said: not the file read)."""
-        path, at = tail.backlog[0], tail.backlog_at
+    def _open_rotated(self, path: str, at: int, prints: tuple[int, ...] | None = None) -> tuple[Any, Any] | str:
+        """The rotated file `path` opened (a .gz decompressed) at byte `at`: (the object to read, the raw file); else
+        why not (said by the caller): it cannot be opened (gone since it was listed, or refused: `_open_safely`), does
+        not reach `at` (a .gz damaged or cut short before it included), or, a .gz given the fingerprint `prints`
+        (`_Tail.prints`), its bytes before `at` have another."""
         fd = self._open_safely(path)
         if fd is None:
-            return None
+            return f"cannot be opened (gone, or refused) to read on from the {at} bytes"
         raw = os.fdopen(fd, "rb")
-        reader = gzip.GzipFile(fileobj=raw) if path.endswith(".gz") else raw
+        reader = _Gunzip(raw) if path.endswith(".gz") else raw
+        why = f"does not reach the {at} bytes"
         try:
             if reader is raw:
-                reached = os.fstat(fd).st_size >= at and raw.seek(at) == at
-            else:
+                if os.fstat(fd).st_size >= at and raw.seek(at) == at:
+                    return reader, raw
+            else:  # (decompressed up to `at`, its first and last PRINT bytes kept for the fingerprint)
+                head = last = b""
                 left = at
                 while left and (data := reader.read(min(left, READ_CHUNK))):
+                    head += data[:max(PRINT - len(head), 0)]
+                    last = (last + data)[-PRINT:]
                     left -= len(data)
-                reached = not left
+                if not left and (prints is None or _fingerprint(
+                        lambda n, pos: head[:n] if pos == 0 else last[len(last) - n:], at) == prints[1:]):
+                    return reader, raw
+                if not left:
+                    why = f"has other bytes than ours before the {at} bytes"
         except (OSError, EOFError, zlib.error):
-            reached = False
-        if reached:
-            return reader, raw
-        log.warning("%s does not reach the %d bytes of its backlog read before; its lines are lost", path, at)
+            pass
         reader.close()
         raw.close()
-        return None
+        return why
+
+    @staticmethod
+    def _chunk(reader: Any, path: str) -> bytes:
+        """The next READ_CHUNK bytes of a rotated file open (`_open_rotated`); b"" at its end, or when the read fails
+        (a .gz cut short or damaged: said, the rest of it lost)."""
+        try:
+            return reader.read(READ_CHUNK)
+        except (OSError, EOFError, zlib.error) as exc:
+            log.warning("%s cannot be read to its end (%s); the rest of its lines are lost", path, exc)
+            return b""
 
     def _drain(self, tail: _Tail) -> list[tuple[PodRef, Finding]]:
         return self._read(tail, tail.fd) if tail.fd is not None else []
@@ -947,7 +990,11 @@ class PodLogSource(Source):
             return []
         at, out = found
         for later in rotated[at + 1:]:
-            out += self._read_rotated(tail, later, 0) or []
+            read = self._read_rotated(tail, later, 0)
+            if isinstance(read, str):
+                log.warning("%s %s; its lines are lost", later, read)
+            else:
+                out += read
         return out + self._flush(tail)
 
     def _rotated_ours(self, tail: _Tail, rotated: list[str]) -> tuple[int, list[tuple[PodRef, Finding]]] | None:
@@ -964,43 +1011,33 @@ class PodLogSource(Source):
                 except OSError:
                     continue
                 out = self._read_rotated(tail, cand, tail.offset) if same else None
-                if out is not None:
+                if isinstance(out, list):
                     return at, out
         prints = tail.prints if tail.prints is not None and len(tail.prints) == 3 and tail.prints[0] == tail.offset \
             else None
         for at in reversed(range(len(rotated))):
             out = self._read_rotated(tail, rotated[at], tail.offset, prints) if rotated[at].endswith(".gz") else None
-            if out is not None:
+            if isinstance(out, list):
                 return at, out
         return None
 
     def _read_rotated(self, tail: _Tail, path: str, offset: int,
-                      prints: tuple[int, ...] | None = None) -> list[tuple[PodRef, Finding]] | None:
-        """The findings of the rotated file `path` (a .gz decompressed) from `offset` on; None when it cannot be
-        opened (`_open_safely`), does not reach `offset`, or, a .gz given the fingerprint `prints` (`_Tail.prints`),
-        its bytes before `offset` have another.  A read failing once under way ends with what it read."""
-        fd = self._open_safely(path)
-        if fd is None:
-            return None
-        out: list[tuple[PodRef, Finding]] | None = None
+                      prints: tuple[int, ...] | None = None) -> list[tuple[PodRef, Finding]] | str:
+        """The findings of the rotated file `path` (a .gz decompressed) from `offset` on; else why it is not to be read
+        there (`_open_rotated`: it cannot be opened, does not reach `offset`, or, a .gz given the fingerprint `prints`,
+        is another file).  A read failing once under way ends with what it read (`_chunk`)."""
+        opened = self._open_rotated(path, offset, prints)
+        if isinstance(opened, str):
+            return opened
+        reader, raw = opened
+        out: list[tuple[PodRef, Finding]] = []
         try:
-            if not path.endswith(".gz"):
-                if os.fstat(fd).st_size < offset:
-                    return None
-                os.lseek(fd, offset, os.SEEK_SET)
-                return self._read(tail, fd)
-            with os.fdopen(fd, "rb", closefd=False) as raw, gzip.GzipFile(fileobj=raw) as gz:
-                before = gz.read(offset)
-                if len(before) < offset or prints is not None and _fingerprint(
-                        lambda n, at: before[at:at + n], offset) != prints[1:]:
-                    return None
-                out = []
-                while data := gz.read(READ_CHUNK):
-                    out += self._feed(tail, data)
-        except (OSError, EOFError, zlib.error):
-            return out
+            while data := self._chunk(reader, path):
+                self.bytes_read += len(data)
+                out += self._feed(tail, data)
         finally:
-            os.close(fd)
+            reader.close()
+            raw.close()
         return out
 
     def _flush(self, tail: _Tail) -> list[tuple[PodRef, Finding]]:

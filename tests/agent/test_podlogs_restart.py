@@ -710,6 +710,62 @@ def test_a_backlog_file_gone_meanwhile_is_said_and_the_rest_read(tree, caplog):
     assert "cannot be restored" in caplog.text
 
 
+def cut_short(gz: Path) -> None:
+    """A .gz cut short: its 8-byte trailer (CRC and size) missing, as a copy or a compression stopped before its end
+    leaves it; gzip reads its bytes, then raises EOFError."""
+    gz.write_bytes(gz.read_bytes()[:-8])
+
+
+def test_a_backlog_file_gone_before_its_read_or_cut_short_is_said_and_the_rest_read(tree, caplog):
+    """A pod started while the agent was down, its `0.log` rotated twice meanwhile (ranks 7, 8; 10 in `0.log`): its
+    first rotated file removed between the first scan and its read (the kubelet past containerLogMaxFiles) is said,
+    its lines lost; the next, a .gz cut short (compressed by a third rotation, rank 9), is read to where it ends and
+    said; the file is read after them.  Before, both went unsaid and the .gz's lines were lost (gzip.GzipFile raises
+    at the read that meets the cut, its bytes with it: here all of them)."""
+    root, _, state = tree
+    stopped(root, state)
+    cdir = new_pod(root, timeout(7))
+    rotate(cdir, "20240725-070000", timeout(8))
+    rotate(cdir, "20240725-080000", timeout(9))
+    rotate(cdir, "20240725-090000", timeout(10))
+    src = source(root, state)
+    src.discover()
+    assert [os.path.basename(b) for b in src.tails[str(cdir / "0.log")].backlog] == [
+        "0.log.20240725-070000.gz", "0.log.20240725-080000.gz", "0.log.20240725-090000"]
+    (cdir / "0.log.20240725-070000.gz").unlink()
+    cut_short(cdir / "0.log.20240725-080000.gz")
+    assert [f.rank for _, f in src.poll()] == [8, 9, 10]
+    assert "0.log.20240725-070000.gz cannot be opened (gone, or refused)" in caplog.text
+    assert "0.log.20240725-080000.gz cannot be read to its end" in caplog.text
+
+
+def test_a_rotated_gz_cut_short_is_read_to_where_it_ends_and_said(tree, caplog, monkeypatch):
+    """The file followed rotated twice while the agent was down: ours a .gz cut short after the offset (ranks 3, 4),
+    read on from the offset to where it ends and said; the file after it, a plain one gone before its read, said,
+    and `0.log` read.  Before, both went unsaid and ranks 3 and 4 were lost (gzip.GzipFile's read meeting the cut)."""
+    root, cdir, state = tree
+    stopped(root, state)
+    append(cdir / "0.log", timeout(3, 4))
+    rotate(cdir, "20240725-070000", timeout(5))
+    rotate(cdir, "20240725-080000", timeout(6))
+    cut_short(cdir / "0.log.20240725-070000.gz")
+    src = source(root, state)
+    src.discover()
+    real = podlogs.rotated_files
+    gone = str(cdir / "0.log.20240725-080000")
+
+    def listed_then_gone(path):  # (the kubelet removes the file between the listing and its read)
+        out = real(path)
+        if gone in out:
+            os.unlink(gone)
+        return out
+
+    monkeypatch.setattr(podlogs, "rotated_files", listed_then_gone)
+    assert [f.rank for _, f in src.poll()] == [3, 4, 6]
+    assert "0.log.20240725-070000.gz cannot be read to its end" in caplog.text
+    assert "0.log.20240725-080000 cannot be opened (gone, or refused)" in caplog.text
+
+
 # ---- the agent's save while the source's thread runs ------------------------------------------------------------
 
 def held(src: PodLogSource, name: str, monkeypatch) -> tuple[threading.Event, threading.Event]:
