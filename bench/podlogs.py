@@ -4,6 +4,7 @@ pod log source (discovery, reads, prefilter, classification of the few keyword l
     python bench/podlogs.py [--mb-per-s 50] [--seconds 10]
     python bench/podlogs.py --lines 800000 [--runs 5] [--baseline DIR]     # fixed work: CPU seconds per line
     python bench/podlogs.py ... --mix fixtures     # real lines of tests/fixtures instead of the synthetic mix
+    python bench/podlogs.py --lines 200000 --follow 50 [--runs 5] [--baseline DIR]  # the follow loop: CPU per line
 
 The writers run in a separate process; the figure is the reader's own CPU (this process).
 
@@ -19,6 +20,12 @@ its seed) are written once, then read from their start to their end by a fresh p
 discover and polls, as its thread loops them; its import not counted), its CPU time (time.process_time) divided by
 the lines read; best of R.  --baseline DIR reads the same files with another checkout's source in the same run,
 interleaved with this one's, so two trees compare by CPU per line under the same load.
+
+With --follow K the same lines are followed as they are written: the reader (one process, its writes to the eight
+files not counted in its CPU) appends K lines to each file, then runs one turn of the source's loop (`PodLogSource.run`:
+the offsets snapshot taken with nothing in flight, a poll, the snapshot sent with a batch that found something, a save
+every 2 s of the turns' time, counted as 0.25 s a turn), and so on to the end: the loop's own cost per turn (stat,
+snapshot, save) counted against K lines a file, as when eight pods print a few thousand lines a second.
 """
 
 from __future__ import annotations
@@ -106,6 +113,50 @@ print(json.dumps({"cpu": cpu, "lines": src.lines, "bytes": src.bytes_read, "find
 '''
 
 
+# --follow: the files' lines (argv: checkout, pod log root, state dir, K) appended K a file at a time, one turn of the
+# source's loop after each append (its writes not counted): its JSON figures
+FOLLOWER = r'''
+import json, os, sys, time
+sys.path.insert(0, sys.argv[1])
+from agent.sources.podlogs import PodLogSource
+from agent.state import StateStore
+src_root, root, k = sys.argv[2], sys.argv[3], int(sys.argv[5])
+files = []
+for d in sorted(os.listdir(src_root)):
+    c = os.path.join(d, "pytorch")
+    os.makedirs(os.path.join(root, c))
+    files.append((open(os.path.join(src_root, c, "0.log"), "rb").read().splitlines(keepends=True),
+                  open(os.path.join(root, c, "0.log"), "ab", buffering=0)))
+src = PodLogSource(root, StateStore(sys.argv[4], "podlogs.json"), from_start=True)
+cpu = snap = 0.0  # (snap: of cpu, the offsets snapshots')
+found = turns = 0
+at = 0
+while at < len(files[0][0]):
+    for lines, out in files:
+        out.write(b"".join(lines[at:at + k]))
+    at += k
+    cpu0 = time.process_time()
+    if turns == 0:
+        src.discover()
+    s0 = time.process_time()
+    src._safe = src._snapshot()  # (nothing in flight: what was read so far is safe)
+    snap += time.process_time() - s0
+    items = src.poll()
+    src.take_progress(), src.take_restarted()
+    if items:
+        found += len(items)
+        s0 = time.process_time()
+        src._safe = src._snapshot()  # (the snapshot sent with the batch, taken at once)
+        snap += time.process_time() - s0
+    if turns % 8 == 0:  # every 2 s at 0.25 s a turn
+        src.save()
+    turns += 1
+    cpu += time.process_time() - cpu0
+print(json.dumps({"cpu": cpu, "lines": src.lines, "bytes": src.bytes_read, "findings": found, "turns": turns,
+                  "snapshot": snap}))
+'''
+
+
 FIXTURES = ROOT / "tests" / "fixtures"
 
 
@@ -130,8 +181,9 @@ def write_corpus(tmp: str, mix: str) -> list[str]:
     return [str(path)]
 
 
-def fixed(lines: int, runs: int, baseline: str | None, mix: str = "synthetic") -> None:
-    """--lines: the same files read by each checkout, CPU per line, best of `runs`, interleaved."""
+def fixed(lines: int, runs: int, baseline: str | None, mix: str = "synthetic", follow: int | None = None) -> None:
+    """--lines: the same files read by each checkout, CPU per line, best of `runs`, interleaved (--follow: followed as
+    they are written, `follow` lines a file a turn)."""
     import json
 
     trees = {"this tree": str(ROOT), **({"baseline": str(Path(baseline).resolve())} if baseline else {})}
@@ -144,18 +196,24 @@ def fixed(lines: int, runs: int, baseline: str | None, mix: str = "synthetic") -
         best: dict[str, dict] = {}
         for _ in range(runs):
             for name, tree in trees.items():
-                out = subprocess.run([sys.executable, "-c", READER, tree, str(root)], capture_output=True, text=True,
-                                     check=False, cwd=tree)
+                with tempfile.TemporaryDirectory() as run_dir:
+                    argv = [READER, tree, str(root)] if follow is None else \
+                        [FOLLOWER, tree, str(root), str(Path(run_dir) / "pods"), run_dir, str(follow)]
+                    out = subprocess.run([sys.executable, "-c", *argv], capture_output=True, text=True, check=False,
+                                         cwd=tree)
                 if out.returncode != 0:
                     raise SystemExit(f"the reader of {tree} failed:\n{out.stderr.strip()}")
                 got = json.loads(out.stdout)
                 if name not in best or got["cpu"] < best[name]["cpu"]:
                     best[name] = got
+    how = "read from start to end" if follow is None else \
+        f"followed {follow} lines a file a turn ({best['this tree']['turns']} turns)"
     print(f"{written} lines ({best['this tree']['bytes'] / 1e6:.0f} MB, {mix} mix) in 8 pod logs, {expected} timeout lines; "
-          f"read from start to end, best of {runs}")
+          f"{how}, best of {runs}")
     for name, got in best.items():
+        snap = f"; the offsets snapshots {got['snapshot'] / got['turns'] * 1e6:.1f} us a turn" if follow else ""
         print(f"  {name:9} {got['cpu']:.3f} s CPU for {got['lines']} lines = {got['cpu'] / got['lines'] * 1e6:.3f} "
-              f"us per line ({got['findings']} findings)  [{trees[name]}]")
+              f"us per line ({got['findings']} findings{snap})  [{trees[name]}]")
 
 
 def main() -> None:
@@ -167,9 +225,11 @@ def main() -> None:
     ap.add_argument("--baseline", default=None, help="with --lines: another checkout read the same files")
     ap.add_argument("--mix", choices=("synthetic", "fixtures"), default="synthetic",
                     help="the lines written: the synthetic training output, or real lines of tests/fixtures")
+    ap.add_argument("--follow", type=int, default=None, metavar="K",
+                    help="with --lines: followed as written, K lines a file per turn of the source's loop")
     args = ap.parse_args()
     if args.lines is not None:
-        fixed(args.lines, args.runs, args.baseline, args.mix)
+        fixed(args.lines, args.runs, args.baseline, args.mix, args.follow)
         return
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp) / "pods"

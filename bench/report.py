@@ -43,6 +43,8 @@ BENCHES: dict[str, tuple[str, list[str]]] = {
     "podlogs": ("Pod log throughput (bench/podlogs.py)", ["podlogs.py"]),
     "podlogs_cpu": ("The pod log path's CPU a line, fixed work, real lines (bench/podlogs.py --lines --mix fixtures)",
                     ["podlogs.py", "--lines", "200000", "--runs", "3", "--mix", "fixtures"]),
+    "podlogs_follow": ("The pod log source's loop following eight files, 5 lines a file a turn, CPU a line "
+                       "(bench/podlogs.py --follow)", ["podlogs.py", "--lines", "40000", "--follow", "5", "--runs", "3"]),
     "kube_scale": ("Kubernetes writes at scale (bench/kube_scale.py)", ["kube_scale.py"]),
     "cluster_scale": ("The cluster component at fleet scale (bench/cluster_scale.py)", ["cluster_scale.py"]),
     "triage_scale": ("Offline triage of a large failed job (bench/triage_scale.py)", ["triage_scale.py", "--serial"]),
@@ -55,6 +57,7 @@ BENCHES: dict[str, tuple[str, list[str]]] = {
 BASELINE_OPTION = {"parse": "--baseline", "perline": "--baseline", "correlate": "--baseline", "agent": "--ref",
                    "inprocess": "--ref", "triage_scale": "--baseline",
                    "triage_fleet": "--baseline", "triage_files": "--baseline", "podlogs_cpu": "--baseline",
+                   "podlogs_follow": "--baseline",
                    "footprint": "--ref"}
 
 

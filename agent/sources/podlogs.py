@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import fnmatch
 import glob
-import gzip
 import io
 import logging
 import math
@@ -123,8 +122,9 @@ class _Tail:
     groups: dict[tuple[int, int], str] = field(default_factory=dict)
     run: int | None = None  # the container's restart count its name says (`<restartCount>.log`; None: another name)
     # the fingerprint of the file at an offset (`_fingerprint`): (the offset, the CRC of the PRINT bytes at its start,
-    # that of the PRINT bytes before the offset), saved with the offset; (the offset,): not known at it (the file gone,
-    # rotated); None: not looked for (a state saved before it was kept)
+    # that of the PRINT bytes before the offset), loaded with the offset, or taken as the file is closed past max_open
+    # (a rotation found while it is closed, `_rotated_ours`); (the offset,): not known at it (the file gone, rotated);
+    # None: not looked for (a state saved before it was kept)
     prints: tuple[int, ...] | None = None
     # a file read from its start at the first scan: its rotated files (`<n>.log.<stamp>`, `.gz`), oldest first, whose
     # lines came before its own (written while the agent was down), read before it; saved with its offset (its start)
@@ -165,6 +165,33 @@ def _fingerprint(read: Callable[[int, int], bytes], offset: int) -> tuple[int, i
     n = min(PRINT, offset)
     head, before = read(n, 0), read(n, offset - n)
     return (zlib.crc32(head), zlib.crc32(before)) if len(head) == len(before) == n else None
+
+
+class _Gunzip:
+    """A .gz read as the bytes it holds (`read(n)`: at most n; b"" at its end), each member in turn, every byte
+    decompressed handed on: a file cut short (its trailer or its last blocks missing) gives what it holds, then
+    EOFError; damaged, zlib.error.  (gzip.GzipFile raises at the read that meets the cut, its bytes lost with it.)"""
+
+    def __init__(self, raw: Any):
+        self.raw, self.inflate = raw, zlib.decompressobj(zlib.MAX_WBITS | 16)
+
+    def read(self, n: int) -> bytes:
+        while True:
+            if self.inflate.eof:  # a member ended: the next starts in what it left, or is to be read
+                rest = self.inflate.unused_data or self.raw.read(READ_CHUNK)
+                if not rest:
+                    return b""
+                self.inflate = zlib.decompressobj(zlib.MAX_WBITS | 16)
+            else:
+                rest = self.inflate.unconsumed_tail or self.raw.read(READ_CHUNK)
+                if not rest:
+                    raise EOFError("the .gz ends before its last member does (cut short)")
+            data = self.inflate.decompress(rest, n)
+            if data:
+                return data
+
+    def close(self) -> None:
+        self.raw.close()
 
 
 def parse_pod_dir(name: str) -> tuple[str, str, str] | None:
@@ -242,7 +269,10 @@ class PodLogSource(Source):
         self._load()
         self._listing = sorted(self._containers or ())  # (`_containers` as saved, sorted once a listing)
         self._known = self._containers  # (the first scan's: a container not among them started while it was down)
-        self._written: dict[str, Any] | None = None  # what the last save put on disk
+        self._written: dict[str, Any] | None = None  # what the last save put on disk (but its fingerprints)
+        # path -> (inode, offset, the fingerprint's CRCs there) of the last save (`_fingerprinted`): a file not read
+        # since is not read again for it
+        self._printed: dict[str, tuple[int, int, tuple[int, ...]]] = {}
         # the pipeline's progress through what this source sent (see `save`): batches sent and taken, and the
         # offsets read when the last batch taken was sent (or when nothing was in flight; None: not yet known)
         self._ack_lock = threading.Lock()
@@ -493,6 +523,8 @@ class PodLogSource(Source):
         open_now = sum(1 for t in self.tails.values() if t.fd is not None)
         if open_now >= self.max_open:
             idle = min((t for t in self.tails.values() if t.fd is not None), key=lambda t: t.active)
+            # (its fingerprint at the offset it stops at: a rotation found while it is closed tells its .gz by it)
+            idle.prints = (idle.offset, *self._print_at(idle.path, idle.inode, idle.offset, idle.fd))
             self._close(idle)
         fd = self._open_safely(tail.path)
         if fd is None:
@@ -882,18 +914,18 @@ class PodLogSource(Source):
 
     def _read_backlog(self, tail: _Tail, budget: float) -> list[tuple[PodRef, Finding]]:
         """`tail`'s backlog (`_Tail.backlog`: its rotated files, oldest first) read on from where the last read stopped
-        (`backlog_at` in the first), a chunk at a time as `_read`: stopped after the chunk that brought `budget`
-        findings, a file done once read to its end (a read failing once under way ends it with what it read)."""
+        (`backlog_at` in the first, `_open_rotated`), a chunk at a time as `_read`: stopped after the chunk that brought
+        `budget` findings, a file done once read to its end (one that cannot be opened there is said, its lines lost;
+        a read failing once under way ends it with what it read, `_chunk`)."""
         out: list[tuple[PodRef, Finding]] = []
         while tail.backlog and len(out) < budget:
             if tail.reading is None:
-                tail.reading = self._open_backlog(tail)
-            data = b""
-            if tail.reading is not None:
-                try:
-                    data = tail.reading[0].read(READ_CHUNK)
-                except (OSError, EOFError, zlib.error):
-                    pass
+                opened = self._open_rotated(tail.backlog[0], tail.backlog_at)
+                if isinstance(opened, str):
+                    log.warning("%s %s of its backlog read before; its lines are lost", tail.backlog[0], opened)
+                else:
+                    tail.reading = opened
+            data = self._chunk(tail.reading[0], tail.backlog[0]) if tail.reading is not None else b""
             if not data:  # read to its end (or not to be read): the next
                 out += self._flush(tail)
                 self._close_backlog(tail)
@@ -905,31 +937,48 @@ class PodLogSource(Source):
             out += self._feed(tail, data)
         return out
 
-    def _open_backlog(self, tail: _Tail) -> tuple[Any, Any] | None:
-        """The backlog's first file opened (a .gz decompressed) at `backlog_at`: (the object to read, the raw file);
-        None when it cannot be opened (`_open_safely`) or does not reach `backlog_at` (said: not the file read)."""
-        path, at = tail.backlog[0], tail.backlog_at
+    def _open_rotated(self, path: str, at: int, prints: tuple[int, ...] | None = None) -> tuple[Any, Any] | str:
+        """The rotated file `path` opened (a .gz decompressed) at byte `at`: (the object to read, the raw file); else
+        why not (said by the caller): it cannot be opened (gone since it was listed, or refused: `_open_safely`), does
+        not reach `at` (a .gz damaged or cut short before it included), or, a .gz given the fingerprint `prints`
+        (`_Tail.prints`), its bytes before `at` have another."""
         fd = self._open_safely(path)
         if fd is None:
-            return None
+            return f"cannot be opened (gone, or refused) to read on from the {at} bytes"
         raw = os.fdopen(fd, "rb")
-        reader = gzip.GzipFile(fileobj=raw) if path.endswith(".gz") else raw
+        reader = _Gunzip(raw) if path.endswith(".gz") else raw
+        why = f"does not reach the {at} bytes"
         try:
             if reader is raw:
-                reached = os.fstat(fd).st_size >= at and raw.seek(at) == at
-            else:
+                if os.fstat(fd).st_size >= at and raw.seek(at) == at:
+                    return reader, raw
+            else:  # (decompressed up to `at`, its first and last PRINT bytes kept for the fingerprint)
+                head = last = b""
                 left = at
                 while left and (data := reader.read(min(left, READ_CHUNK))):
+                    head += data[:max(PRINT - len(head), 0)]
+                    last = (last + data)[-PRINT:]
                     left -= len(data)
-                reached = not left
+                if not left and (prints is None or _fingerprint(
+                        lambda n, pos: head[:n] if pos == 0 else last[len(last) - n:], at) == prints[1:]):
+                    return reader, raw
+                if not left:
+                    why = f"has other bytes than ours before the {at} bytes"
         except (OSError, EOFError, zlib.error):
-            reached = False
-        if reached:
-            return reader, raw
-        log.warning("%s does not reach the %d bytes of its backlog read before; its lines are lost", path, at)
+            pass
         reader.close()
         raw.close()
-        return None
+        return why
+
+    @staticmethod
+    def _chunk(reader: Any, path: str) -> bytes:
+        """The next READ_CHUNK bytes of a rotated file open (`_open_rotated`); b"" at its end, or when the read fails
+        (a .gz cut short or damaged: said, the rest of it lost)."""
+        try:
+            return reader.read(READ_CHUNK)
+        except (OSError, EOFError, zlib.error) as exc:
+            log.warning("%s cannot be read to its end (%s); the rest of its lines are lost", path, exc)
+            return b""
 
     def _release(self, tail: _Tail) -> list[tuple[PodRef, Finding]]:
         """The last words of a deleted pod's file (its files went with it): the backlog's file being read (open) read
@@ -961,7 +1010,11 @@ class PodLogSource(Source):
             return []
         at, out = found
         for later in rotated[at + 1:]:
-            out += self._read_rotated(tail, later, 0) or []
+            read = self._read_rotated(tail, later, 0)
+            if isinstance(read, str):
+                log.warning("%s %s; its lines are lost", later, read)
+            else:
+                out += read
         return out + self._flush(tail)
 
     def _rotated_ours(self, tail: _Tail, rotated: list[str]) -> tuple[int, list[tuple[PodRef, Finding]]] | None:
@@ -978,43 +1031,33 @@ class PodLogSource(Source):
                 except OSError:
                     continue
                 out = self._read_rotated(tail, cand, tail.offset) if same else None
-                if out is not None:
+                if isinstance(out, list):
                     return at, out
         prints = tail.prints if tail.prints is not None and len(tail.prints) == 3 and tail.prints[0] == tail.offset \
             else None
         for at in reversed(range(len(rotated))):
             out = self._read_rotated(tail, rotated[at], tail.offset, prints) if rotated[at].endswith(".gz") else None
-            if out is not None:
+            if isinstance(out, list):
                 return at, out
         return None
 
     def _read_rotated(self, tail: _Tail, path: str, offset: int,
-                      prints: tuple[int, ...] | None = None) -> list[tuple[PodRef, Finding]] | None:
-        """The findings of the rotated file `path` (a .gz decompressed) from `offset` on; None when it cannot be
-        opened (`_open_safely`), does not reach `offset`, or, a .gz given the fingerprint `prints` (`_Tail.prints`),
-        its bytes before `offset` have another.  A read failing once under way ends with what it read."""
-        fd = self._open_safely(path)
-        if fd is None:
-            return None
-        out: list[tuple[PodRef, Finding]] | None = None
+                      prints: tuple[int, ...] | None = None) -> list[tuple[PodRef, Finding]] | str:
+        """The findings of the rotated file `path` (a .gz decompressed) from `offset` on; else why it is not to be read
+        there (`_open_rotated`: it cannot be opened, does not reach `offset`, or, a .gz given the fingerprint `prints`,
+        is another file).  A read failing once under way ends with what it read (`_chunk`)."""
+        opened = self._open_rotated(path, offset, prints)
+        if isinstance(opened, str):
+            return opened
+        reader, raw = opened
+        out: list[tuple[PodRef, Finding]] = []
         try:
-            if not path.endswith(".gz"):
-                if os.fstat(fd).st_size < offset:
-                    return None
-                os.lseek(fd, offset, os.SEEK_SET)
-                return self._read(tail, fd)
-            with os.fdopen(fd, "rb", closefd=False) as raw, gzip.GzipFile(fileobj=raw) as gz:
-                before = gz.read(offset)
-                if len(before) < offset or prints is not None and _fingerprint(
-                        lambda n, at: before[at:at + n], offset) != prints[1:]:
-                    return None
-                out = []
-                while data := gz.read(READ_CHUNK):
-                    out += self._feed(tail, data)
-        except (OSError, EOFError, zlib.error):
-            return out
+            while data := self._chunk(reader, path):
+                self.bytes_read += len(data)
+                out += self._feed(tail, data)
         finally:
-            os.close(fd)
+            reader.close()
+            raw.close()
         return out
 
     def _flush(self, tail: _Tail) -> list[tuple[PodRef, Finding]]:
@@ -1095,55 +1138,75 @@ class PodLogSource(Source):
         dropped(f"state file {self.store.path}", faults)
 
     def _snapshot(self) -> dict[str, Any]:
-        """What `save` writes: each followed file's (inode, offset) and its fingerprint's CRCs where known ("prints":
-        [head, before the offset], `_Tail.prints`), the rotated files still to be read before a file read from its
-        start ("backlog": their names, `_Tail.backlog`; only while some are owed; "backlog_at": where the read of the
-        first stopped, the lines read whole), and the last listing's container
-        directories (none past MAX_CONTAINERS) with its time, taken together (a container saved as listed has its
-        files' offsets), but not the files of restarts not yet handed on (`_restart_files`).  Taken by the thread that
-        reads (`save`)."""
-        offsets, prints, owed, owed_at = {}, {}, {}, {}
+        """What `save` writes but the fingerprints (`_fingerprinted` adds them as it writes): each followed file's
+        (inode, offset), the rotated files still to be read before a file read from its start ("backlog": their names,
+        `_Tail.backlog`; only while some are owed; "backlog_at": where the read of the first stopped, the lines read
+        whole), and the last listing's container directories (none past MAX_CONTAINERS) with its time, taken together
+        (a container saved as listed has its files' offsets), but not the files of restarts not yet handed on
+        (`_restart_files`).  Taken by the thread that reads (`run`, `save`) at every
+        turn of its loop: no file is read for it."""
+        offsets, owed, owed_at = {}, {}, {}
         for p, t in self.tails.items():
             if p in self._restart_files:  # (its restart not handed on yet: new again to the next start)
                 continue
             # (a partial line pending is the backlog's while one is owed: its read goes on before it)
             offsets[p] = [t.inode, t.offset - (0 if t.backlog else len(t.pending))]
-            found = self._prints(t, offsets[p][1])
-            if found:
-                prints[p] = list(found)
             if t.backlog:
                 owed[p] = [os.path.basename(b) for b in t.backlog]
                 if t.backlog_at > len(t.pending):
                     owed_at[p] = t.backlog_at - len(t.pending)
-        data: dict[str, Any] = {"offsets": offsets, "prints": prints, **({"backlog": owed} if owed else {}),
+        data: dict[str, Any] = {"offsets": offsets, **({"backlog": owed} if owed else {}),
                                 **({"backlog_at": owed_at} if owed_at else {})}
         if self._containers is None or len(self._containers) > MAX_CONTAINERS:
             return data
         return {**data, "containers": self._listing, "listed_at": self._listed_at}
 
-    def _prints(self, tail: _Tail, at: int) -> tuple[int, ...]:
-        """The fingerprint's CRCs of `tail`'s file at the offset `at` (`_Tail.prints`), read once per offset (from its
-        open descriptor, else from the file when it is still the one read, by inode); () when not known (at its
-        start, or the file rotated or gone)."""
-        if tail.prints is not None and tail.prints[0] == at:
-            return tail.prints[1:]
-        if at == 0:
+    def _fingerprinted(self, data: dict[str, Any], reader: bool) -> dict[str, Any]:
+        """`data` (a `_snapshot`) with the fingerprint's CRCs of each file at its offset where known ("prints": [head,
+        before the offset], `_Tail.prints`), computed as it is saved, once per (inode, offset) (`_printed`), not at
+        every snapshot: from the file's open descriptor on the thread that reads (`reader`), else from the file opened
+        again, the path's or, rotated since the snapshot, the rotated file of its inode (`_print_at`)."""
+        prints, printed = {}, {}
+        for p, (inode, at) in data["offsets"].items():
+            tail = self.tails.get(p)
+            known = self._printed.get(p)
+            if known is not None and known[:2] == (inode, at):
+                found = known[2]
+            elif tail is not None and tail.inode == inode and tail.prints is not None and tail.prints[0] == at:
+                found = tail.prints[1:]  # (loaded with the offset, or kept as the file was closed)
+            else:
+                found = self._print_at(p, inode, at, tail.fd if reader and tail is not None and tail.inode == inode
+                                       else None)
+            printed[p] = (inode, at, found)
+            if found:
+                prints[p] = list(found)
+        if reader:
+            self._printed = printed
+        return {**data, "prints": prints}
+
+    def _print_at(self, path: str, inode: int, at: int, fd: int | None = None) -> tuple[int, ...]:
+        """The fingerprint's CRCs of the file `inode` at the offset `at` (`_fingerprint`): read from `fd` (open on it),
+        else from `path` or one of its plain rotated files opened and found to be it; () when not known (gone,
+        compressed, shorter than `at`, or `at` its start)."""
+        if not at:
             return ()
-        fd = tail.fd
-        own = fd is None
-        if own:
-            fd = self._open_safely(tail.path)
-        found = None
         if fd is not None:
             try:
-                found = _fingerprint(partial(os.pread, fd), at) if os.fstat(fd).st_ino == tail.inode else None
-            except OSError:  # (the source's thread closed it meanwhile: the agent saves after its drain)
-                pass
+                return _fingerprint(partial(os.pread, fd), at) or ()
+            except OSError:
+                return ()
+        for cand in (path, *(c for c in reversed(rotated_files(path)) if not c.endswith(".gz"))):
+            own = self._open_safely(cand)
+            if own is None:
+                continue
+            try:
+                if os.fstat(own).st_ino == inode:
+                    return _fingerprint(partial(os.pread, own), at) or ()
+            except OSError:
+                return ()
             finally:
-                if own:
-                    os.close(fd)
-        tail.prints = (at, *(found or ()))  # (not known: not looked for again at this offset)
-        return tail.prints[1:]
+                os.close(own)
+        return ()
 
     def save(self) -> None:
         """Save the read offsets, but no further than the pipeline has taken: findings still queued (a SIGTERM
@@ -1162,7 +1225,7 @@ class PodLogSource(Source):
             if data is None or data == self._written:  # an idle node writes (and fsyncs) nothing
                 return
             try:
-                self.store.save(data)
+                self.store.save(self._fingerprinted(data, self._reader in (None, threading.get_ident())))
             except OSError as exc:
                 log.warning("cannot save pod log offsets: %s", exc)
                 return

@@ -588,6 +588,76 @@ def test_a_damaged_fingerprint_is_dropped_alone(tree, bad, caplog):
     assert [f.rank for _, f in src.poll()] == [3]
 
 
+def test_the_fingerprint_is_read_as_an_offset_is_saved_not_at_every_snapshot(tree, monkeypatch):
+    """The source's loop snapshots the offsets at every turn (`run`), eight training pods' files grown at each: the
+    fingerprint is read as an offset is saved, once per file and offset, never for a snapshot.  Before, every
+    snapshot read it anew for each file whose offset had moved (two preads and a fstat a file a turn)."""
+    root, cdir, state = tree
+    src = source(root, state)
+    src.discover()
+    reads = []
+    real = podlogs._fingerprint
+    monkeypatch.setattr(podlogs, "_fingerprint", lambda read, at: reads.append(at) or real(read, at))
+    for r in range(3, 8):
+        append(cdir / "0.log", timeout(r))
+        src.poll()
+        src._snapshot()
+    assert reads == []
+    src.save()
+    src.save()  # (nothing read since: nothing written, nothing read for it)
+    append(cdir / "0.log", timeout(8))
+    src.poll()
+    src.save()
+    size = (cdir / "0.log").stat().st_size
+    assert reads == [size - len(timeout(8)), size]
+    assert saved_state(state)["prints"][str(cdir / "0.log")] == list(podlogs._fingerprint(
+        lambda n, at: (cdir / "0.log").read_bytes()[at:at + n], size))
+
+
+def test_a_file_rotated_between_its_snapshot_and_the_save_keeps_its_fingerprint(tree):
+    """The offset saved is that of the batch last taken (a later one still in flight): the file rotated since, its
+    fingerprint at that offset is read from the rotated file, found by its inode, as the snapshot would have read it
+    from the file then."""
+    root, cdir, state = tree
+    src = source(root, state)
+    src.discover()
+    append(cdir / "0.log", timeout(3))
+    src.poll()
+    snapshot = src._snapshot()
+    head = (cdir / "0.log").read_bytes()
+    os.rename(cdir / "0.log", cdir / "0.log.20240725-070000")
+    (cdir / "0.log").write_text(timeout(4))
+    src.poll()
+    src._safe, src._sent = snapshot, 1  # (the batch of rank 4 not yet taken: the snapshot before it is saved)
+    src.save()
+    saved = saved_state(state)
+    assert saved["offsets"][str(cdir / "0.log")] == snapshot["offsets"][str(cdir / "0.log")]
+    assert saved["prints"][str(cdir / "0.log")] == list(podlogs._fingerprint(lambda n, at: head[at:at + n],
+                                                                            len(head)))
+
+
+def test_a_file_closed_past_max_open_and_rotated_three_times_is_found_by_its_fingerprint(tree):
+    """A file closed past max_open (the least recently active) is watched by stat; rotated three times meanwhile, ours
+    is told among the .gz by the fingerprint taken as it was closed, as after a restart: read on from its offset, then
+    every file after it, then `0.log`.  Before, it was read only at a snapshot, at the offset before the pending
+    partial line, and not at all without one: the file after ours was taken for it (its lines before the offset lost,
+    ours lost)."""
+    root, cdir, state = tree
+    src = PodLogSource(str(root), max_open=1)
+    side = new_pod(root, timeout(20))
+    src.discover()
+    assert src.poll() == []
+    append(cdir / "0.log", timeout(3))
+    assert [f.rank for _, f in src.poll()] == [3]
+    append(side / "0.log", timeout(21))  # read: `0.log` of the first pod closed
+    assert [f.rank for _, f in src.poll()] == [21] and src.tails[str(cdir / "0.log")].fd is None
+    append(cdir / "0.log", timeout(4))
+    rotate(cdir, "20240725-070000", timeout(*range(5, 14)))
+    rotate(cdir, "20240725-080000", timeout(14))
+    rotate(cdir, "20240725-090000", timeout(15))
+    assert [f.rank for _, f in src.poll()] == [4, *range(5, 14), 14, 15]
+
+
 # ---- an agent killed between its first scan and its first read of a backlog ------------------------------------
 
 def killed_after_the_first_scan(root: Path, state: Path) -> None:
@@ -657,6 +727,62 @@ def test_a_backlog_file_gone_meanwhile_is_said_and_the_rest_read(tree, caplog):
     assert ranks == [8, 10]
     assert "1 rotated files still to be read when the agent stopped are gone" in caplog.text
     assert "cannot be restored" in caplog.text
+
+
+def cut_short(gz: Path) -> None:
+    """A .gz cut short: its 8-byte trailer (CRC and size) missing, as a copy or a compression stopped before its end
+    leaves it; gzip reads its bytes, then raises EOFError."""
+    gz.write_bytes(gz.read_bytes()[:-8])
+
+
+def test_a_backlog_file_gone_before_its_read_or_cut_short_is_said_and_the_rest_read(tree, caplog):
+    """A pod started while the agent was down, its `0.log` rotated twice meanwhile (ranks 7, 8; 10 in `0.log`): its
+    first rotated file removed between the first scan and its read (the kubelet past containerLogMaxFiles) is said,
+    its lines lost; the next, a .gz cut short (compressed by a third rotation, rank 9), is read to where it ends and
+    said; the file is read after them.  Before, both went unsaid and the .gz's lines were lost (gzip.GzipFile raises
+    at the read that meets the cut, its bytes with it: here all of them)."""
+    root, _, state = tree
+    stopped(root, state)
+    cdir = new_pod(root, timeout(7))
+    rotate(cdir, "20240725-070000", timeout(8))
+    rotate(cdir, "20240725-080000", timeout(9))
+    rotate(cdir, "20240725-090000", timeout(10))
+    src = source(root, state)
+    src.discover()
+    assert [os.path.basename(b) for b in src.tails[str(cdir / "0.log")].backlog] == [
+        "0.log.20240725-070000.gz", "0.log.20240725-080000.gz", "0.log.20240725-090000"]
+    (cdir / "0.log.20240725-070000.gz").unlink()
+    cut_short(cdir / "0.log.20240725-080000.gz")
+    assert [f.rank for _, f in src.poll()] == [8, 9, 10]
+    assert "0.log.20240725-070000.gz cannot be opened (gone, or refused)" in caplog.text
+    assert "0.log.20240725-080000.gz cannot be read to its end" in caplog.text
+
+
+def test_a_rotated_gz_cut_short_is_read_to_where_it_ends_and_said(tree, caplog, monkeypatch):
+    """The file followed rotated twice while the agent was down: ours a .gz cut short after the offset (ranks 3, 4),
+    read on from the offset to where it ends and said; the file after it, a plain one gone before its read, said,
+    and `0.log` read.  Before, both went unsaid and ranks 3 and 4 were lost (gzip.GzipFile's read meeting the cut)."""
+    root, cdir, state = tree
+    stopped(root, state)
+    append(cdir / "0.log", timeout(3, 4))
+    rotate(cdir, "20240725-070000", timeout(5))
+    rotate(cdir, "20240725-080000", timeout(6))
+    cut_short(cdir / "0.log.20240725-070000.gz")
+    src = source(root, state)
+    src.discover()
+    real = podlogs.rotated_files
+    gone = str(cdir / "0.log.20240725-080000")
+
+    def listed_then_gone(path):  # (the kubelet removes the file between the listing and its read)
+        out = real(path)
+        if gone in out:
+            os.unlink(gone)
+        return out
+
+    monkeypatch.setattr(podlogs, "rotated_files", listed_then_gone)
+    assert [f.rank for _, f in src.poll()] == [3, 4, 6]
+    assert "0.log.20240725-070000.gz cannot be read to its end" in caplog.text
+    assert "0.log.20240725-080000 cannot be opened (gone, or refused)" in caplog.text
 
 
 # ---- the agent's save while the source's thread runs ------------------------------------------------------------
