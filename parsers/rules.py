@@ -350,6 +350,14 @@ EVENT_FILL_DETAILS = {"mce": ("forced",), "cper": ("forced", "what")}
 # process of the host may have died of).
 EVENT_FILL_ALONE = {"cper": ("pfn", "consumed"), "lockup": ("module", "function"), "rcu_stall": ("module", "function"),
                     "ecc": ("memory", "detail_xid")}
+# Events whose opening line may come after a line that details it: an "open" line within the event's window (EVENT_LINES)
+# more severe than the finding its earlier line made is that finding's amendment (details "amends": "severity"), not a
+# second event, and takes the details the earlier line gave (EVENT_FILL_ALONE). The Xid 171 / 172 the GSP firmware logs
+# before its Xid 48 ("172 .. SM ICACHE, Uncorrectable SRAM error in GPC 7 TPC 6" then "48 .. pid=3432060, name=python3,
+# Ch 0000000a", an eBPF tracer of the driver's nvidia_dev_xid tracepoint, its README's output): one event, the 48's
+# finding with the memory the 172 named. An "open" line no more severe (a second Xid 48) opens the next event.
+EVENT_DETAIL_FIRST = frozenset({"ecc"})
+assert EVENT_DETAIL_FIRST <= set(EVENT_AMENDS) & set(EVENT_FILL_ALONE)
 # A line of another event's row (a "join" row of several events, rules.Rule.event) joining an open event is
 # part of it, what it gives the event's finding an amendment as any joining line's (EVENT_FILLS, EVENT_FILL_ALONE, a
 # stronger action: parsers/classify.py _fill): a CPU lockup's or an RCU stall's register dump ("RIP: 0010:nvWriteGpEntry
@@ -582,8 +590,9 @@ RULES: tuple[Rule, ...] = (
     # An Xid 48 (uncorrectable ECC) and the Xid 171 / 172 the driver logs on the next line for the same error, saying
     # which memory (catalog.py XID48_DETAIL): one event, the 48's finding given details `memory` ("DRAM" / "SRAM") and
     # `detail_xid` (an amendment, EVENT_FILL_ALONE); a 171 / 172 after no 48 of its GPU is a finding of its own (info),
-    # as one logged before its 48 (the GSP firmware's "SM ICACHE, Uncorrectable SRAM error in GPC 7 TPC 6" then the 48,
-    # in that order in an eBPF Xid tracer's README output): the 48 after it carries no `memory`.
+    # and one logged right before its 48 (the GSP firmware's "SM ICACHE, Uncorrectable SRAM error in GPC 7 TPC 6" then
+    # the 48, in that order in an eBPF Xid tracer's README output) is that finding, the 48's its amendment with the
+    # memory (EVENT_DETAIL_FIRST).
     # Every Xid 48 line stays a finding ("open": a second one starts the next event).
     _r("xid_ecc", "xid", ["Xid"], _xid_line(r"48(?!\d)"), refine="xid", event=("ecc", "open")),
     _r("xid_ecc_detail", "xid", ["Xid"], _xid_line("(?:" + "|".join(map(str, XID48_DETAIL)) + r")(?!\d)"),
