@@ -1262,6 +1262,21 @@ RULES: tuple[Rule, ...] = (
     _r("bnxt_tx_timeout", "nic_error", ["TX timeout detected, starting reset task"],
        r"bnxt_en (?P<pci>" + PCI + r") (?P<netdev>\S+): TX timeout detected, starting reset task",
        event=("bnxt", "join")),
+    # bnxt_en's own command channel to the NIC's firmware (bnxt_hwrm.c, hwrm_req_send): a command the firmware answered
+    # not within its timeout, "bnxt_en 0000:43:00.0 (unnamed net_device) (uninitialized): Error (timeout: 500015) msg
+    # {0x0 0x0} len:0" (every era: "Error (timeout: %u) msg {<req_type> <seq_id>} len:%d", a later kernel adding " v:%d" when
+    # the response's valid bit never came), and one abandoned because the firmware's status says it is resetting or in
+    # error ("Abandoning msg {0x.. 0x..} len: %d due to firmware status: 0x.."): the NIC's firmware not answering its
+    # driver. Then the driver core's "bnxt_en 0000:43:00.0: probe with driver bnxt_en failed with error -16" (6.x
+    # drivers/base/dd.c) when it happened at probe: the function has no driver, the port is gone until the cause is
+    # fixed. One event with them (a DMA the IOMMU blocked before it, lore stable 20260323134511.126623444@
+    # linuxfoundation.org, its iommu_fault apart). Was: the unclassified net's warnings.
+    _r("bnxt_hwrm_timeout", "nic_error", ["Error (timeout: ", "due to firmware status"],
+       r"bnxt_en (?P<pci>" + PCI + r")(?: [^:]*)?: (?:Error \((?P<what>timeout): (?P<timeout_us>\d+)\)|"
+       r"(?P<abandoned>Abandoning)) msg \{(?P<req_type>0x[0-9a-f]+) 0x[0-9a-f]+\}", event=("bnxt", "join")),
+    _r("bnxt_probe_failed", "nic_error", ["probe with driver bnxt_en failed"],
+       r"bnxt_en (?P<pci>" + PCI + r"): probe with driver bnxt_en failed with error (?P<errno>-?\d+)",
+       event=("bnxt", "join")),
     _r("bnxt_after", None, ["bnxt_en ", "bnxt_re"],
        r"(?:bnxt_en " + PCI + r":? (?:[\w.\-]+: )?|infiniband bnxt_re\d+: )(?:QPLIB: cmdq\[0x[0-9a-f]+\]=0x[0-9a-f]+ "
        r"send failed|Failed to (?:modify|destroy|create|allocate|register|query) (?:HW|[Ff]ence)|Couldn't (?:change QP1 "
