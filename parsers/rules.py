@@ -950,16 +950,21 @@ RULES: tuple[Rule, ...] = (
     # NCCL 2.18-2.28 print only the CUCHECK of the cuMulticast* call, "transport/nvls.cc:254 NCCL WARN Cuda failure 401
     # 'the operation cannot be performed in the present state'" (NVIDIA/nccl #1788: an 8-GPU H100 node, after a month of
     # the same job running), read here by its state code (401, CUDA_ERROR_ILLEGAL_STATE; an 802 there, "system not yet
-    # initialized", is the driver_unusable row's below). Kind driver_unusable, as CUDA's 802 at start: the node's GPU
-    # software stack refusing the job, attribution fabric, action CHECK_FABRIC_MANAGER as the NVML fabric rows' (was:
-    # nccl_error, a warning; 2.29's line the generic nvlink row's NVLink hardware fault). Ahead of the nvlink row. NCCL
-    # 2.18-2.28's "transport/nvls.cc:N NCCL WARN Cuda failure 1 'invalid argument'" stays nccl_error: often a Fabric
-    # Manager restarted without a GPU reset (NVIDIA/nccl #976, #1338, #1488), but not only (NVIDIA/nccl #1672,
-    # nvls.cc:598, still open): no line says which.
+    # initialized", is the driver_unusable row's below). NVLS's CUCHECKs failing 'invalid argument' (CUDA_ERROR_INVALID_
+    # VALUE, 1; 2.18's "transport/nvls.cc:165 NCCL WARN Cuda failure 'invalid argument'" without the number) or 'unknown
+    # error' (999) are the same node's state in every report that found a cause: the Fabric Manager restarted without a
+    # GPU reset in between, or failed ("That's usually due to nv-fabricmanager having been manually restarted while
+    # processes were still holding resources on the GPU", NVIDIA/nccl #976; #1338, #1488 fixed by a reboot; #1562 "Origin
+    # of failure of fabric manager manifested through NCCL-based codes"; nccl-tests #276, its 999, the FM's "non critical
+    # error" cleared by an FM / GPU reset), no job's doing (NVIDIA/nccl #1672, #1705: causes not found). Kind
+    # driver_unusable, as CUDA's 802 at start: the node's GPU software stack refusing the job, attribution fabric, action
+    # CHECK_FABRIC_MANAGER as the NVML fabric rows' (was: nccl_error, a warning; 2.29's line the generic nvlink row's
+    # NVLink hardware fault). Ahead of the nvlink row. Another file's 'invalid argument' (p2p.cc at a communicator's
+    # teardown) stays NCCL's error.
     _r("nccl_nvls_multicast", "driver_unusable", ["NVLink SHARP (NVLS) Multicast", "transport/nvls.cc"],
        r"(?:Failed to bind NVLink SHARP \(NVLS\) Multicast memory\b.*?: CUDA error (?P<cuda_code>\d+) '|"
-       r"transport/nvls\.cc:\d+ NCCL WARN Cuda failure (?:401 )?'(?=the operation cannot be performed in the "
-       r"present state'))(?P<driver_error>[^'\n]+)'",
+       r"transport/nvls\.cc:\d+ NCCL WARN Cuda failure (?:(?:401|1|999) )?'(?=(?:the operation cannot be performed in "
+       r"the present state|invalid argument|unknown error)(?:'|\s*$)))(?P<driver_error>[^'\n]*[^'\s])'?",
        attribution="fabric", action="CHECK_FABRIC_MANAGER"),
     # NVLink discovery / training failures the driver names by its knvlink* function, e.g. on Hopper/Blackwell
     # "NVRM: knvlinkDiscoverPostRxDetLinks_GH100: Getting peer0's postRxDetLinkMask failed!" (a word-bounded
