@@ -27,8 +27,8 @@ from .kinds import TABLE as KIND_TABLE
 from .pci import find_pci, normalize_pci
 from .prefilter import Prefilter
 from .ports import BootClock
-from .rules import (BOOT_MARK, BOOT_STAGES, EVENT_ADDRESS_FROM, EVENT_ADOPTS, EVENT_AMENDS, EVENT_ECHOES,
-                    EVENT_ESCALATES, EVENT_ONE_PROCESS,
+from .rules import (BOOT_MARK, BOOT_STAGES, EVENT_ADDRESS_FROM, EVENT_ADOPTS, EVENT_AMENDS, EVENT_DETAIL_FIRST,
+                    EVENT_ECHOES, EVENT_ESCALATES, EVENT_ONE_PROCESS,
                     EVENT_FILL_ALONE, EVENT_FILL_DETAILS, EVENT_FILLS, EVENT_LINES, EVENT_PAGES, EVENT_PER_DEVICE,
                     EVENT_PER_FINDING_DEVICE, EVENT_REPORTS,
                     EVENT_PER_GPU, EVENT_PER_GPU_INDEX, EVENT_PER_RANK, EVENT_SECTIONS, GSP_GPU_INDEX, KEYWORDS, PAGE_SHIFTS,
@@ -611,6 +611,11 @@ class Classifier:
             self._sectioned.clear()
             self._echoes.clear()
             self._echoed.clear()
+        if role == "open" and inside and prefix in EVENT_DETAIL_FIRST:  # after a line detailing it: its amendment
+            made = self._made.get(name)
+            if made is not None and rank > SEVERITY_RANK[made[1].severity]:
+                self._events[name] = position
+                return False, None, name, None
         if role == "open" or (role == "join" and not inside):
             self._events[name] = position
             self._led.discard(name)
@@ -892,6 +897,9 @@ class Classifier:
             if amends is not None:  # the event's finding, now worse: its address, and what the amendment changed
                 made = self._made[amends][1]
                 pci, details["amends"] = made.pci or pci, "severity"
+                for one in EVENT_FILL_ALONE.get(amends.split(" ", 1)[0], ()):  # what the event's lines gave it stays
+                    if one in made.details:
+                        details.setdefault(one, made.details[one])
         if pci and pci in self.uuids:
             details["uuid"] = self.uuids[pci]
         if env is None:

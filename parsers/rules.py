@@ -350,6 +350,14 @@ EVENT_FILL_DETAILS = {"mce": ("forced",), "cper": ("forced", "what")}
 # process of the host may have died of).
 EVENT_FILL_ALONE = {"cper": ("pfn", "consumed"), "lockup": ("module", "function"), "rcu_stall": ("module", "function"),
                     "ecc": ("memory", "detail_xid")}
+# Events whose opening line may come after a line that details it: an "open" line within the event's window (EVENT_LINES)
+# more severe than the finding its earlier line made is that finding's amendment (details "amends": "severity"), not a
+# second event, and takes the details the earlier line gave (EVENT_FILL_ALONE). The Xid 171 / 172 the GSP firmware logs
+# before its Xid 48 ("172 .. SM ICACHE, Uncorrectable SRAM error in GPC 7 TPC 6" then "48 .. pid=3432060, name=python3,
+# Ch 0000000a", an eBPF tracer of the driver's nvidia_dev_xid tracepoint, its README's output): one event, the 48's
+# finding with the memory the 172 named. An "open" line no more severe (a second Xid 48) opens the next event.
+EVENT_DETAIL_FIRST = frozenset({"ecc"})
+assert EVENT_DETAIL_FIRST <= set(EVENT_AMENDS) & set(EVENT_FILL_ALONE)
 # A line of another event's row (a "join" row of several events, rules.Rule.event) joining an open event is
 # part of it, what it gives the event's finding an amendment as any joining line's (EVENT_FILLS, EVENT_FILL_ALONE, a
 # stronger action: parsers/classify.py _fill): a CPU lockup's or an RCU stall's register dump ("RIP: 0010:nvWriteGpEntry
@@ -582,8 +590,9 @@ RULES: tuple[Rule, ...] = (
     # An Xid 48 (uncorrectable ECC) and the Xid 171 / 172 the driver logs on the next line for the same error, saying
     # which memory (catalog.py XID48_DETAIL): one event, the 48's finding given details `memory` ("DRAM" / "SRAM") and
     # `detail_xid` (an amendment, EVENT_FILL_ALONE); a 171 / 172 after no 48 of its GPU is a finding of its own (info),
-    # as one logged before its 48 (the GSP firmware's "SM ICACHE, Uncorrectable SRAM error in GPC 7 TPC 6" then the 48,
-    # in that order in an eBPF Xid tracer's README output): the 48 after it carries no `memory`.
+    # and one logged right before its 48 (the GSP firmware's "SM ICACHE, Uncorrectable SRAM error in GPC 7 TPC 6" then
+    # the 48, in that order in an eBPF Xid tracer's README output) is that finding, the 48's its amendment with the
+    # memory (EVENT_DETAIL_FIRST).
     # Every Xid 48 line stays a finding ("open": a second one starts the next event).
     _r("xid_ecc", "xid", ["Xid"], _xid_line(r"48(?!\d)"), refine="xid", event=("ecc", "open")),
     _r("xid_ecc_detail", "xid", ["Xid"], _xid_line("(?:" + "|".join(map(str, XID48_DETAIL)) + r")(?!\d)"),
@@ -941,16 +950,21 @@ RULES: tuple[Rule, ...] = (
     # NCCL 2.18-2.28 print only the CUCHECK of the cuMulticast* call, "transport/nvls.cc:254 NCCL WARN Cuda failure 401
     # 'the operation cannot be performed in the present state'" (NVIDIA/nccl #1788: an 8-GPU H100 node, after a month of
     # the same job running), read here by its state code (401, CUDA_ERROR_ILLEGAL_STATE; an 802 there, "system not yet
-    # initialized", is the driver_unusable row's below). Kind driver_unusable, as CUDA's 802 at start: the node's GPU
-    # software stack refusing the job, attribution fabric, action CHECK_FABRIC_MANAGER as the NVML fabric rows' (was:
-    # nccl_error, a warning; 2.29's line the generic nvlink row's NVLink hardware fault). Ahead of the nvlink row. NCCL
-    # 2.18-2.28's "transport/nvls.cc:N NCCL WARN Cuda failure 1 'invalid argument'" stays nccl_error: often a Fabric
-    # Manager restarted without a GPU reset (NVIDIA/nccl #976, #1338, #1488), but not only (NVIDIA/nccl #1672,
-    # nvls.cc:598, still open): no line says which.
+    # initialized", is the driver_unusable row's below). NVLS's CUCHECKs failing 'invalid argument' (CUDA_ERROR_INVALID_
+    # VALUE, 1; 2.18's "transport/nvls.cc:165 NCCL WARN Cuda failure 'invalid argument'" without the number) or 'unknown
+    # error' (999) are the same node's state in every report that found a cause: the Fabric Manager restarted without a
+    # GPU reset in between, or failed ("That's usually due to nv-fabricmanager having been manually restarted while
+    # processes were still holding resources on the GPU", NVIDIA/nccl #976; #1338, #1488 fixed by a reboot; #1562 "Origin
+    # of failure of fabric manager manifested through NCCL-based codes"; nccl-tests #276, its 999, the FM's "non critical
+    # error" cleared by an FM / GPU reset), no job's doing (NVIDIA/nccl #1672, #1705: causes not found). Kind
+    # driver_unusable, as CUDA's 802 at start: the node's GPU software stack refusing the job, attribution fabric, action
+    # CHECK_FABRIC_MANAGER as the NVML fabric rows' (was: nccl_error, a warning; 2.29's line the generic nvlink row's
+    # NVLink hardware fault). Ahead of the nvlink row. Another file's 'invalid argument' (p2p.cc at a communicator's
+    # teardown) stays NCCL's error.
     _r("nccl_nvls_multicast", "driver_unusable", ["NVLink SHARP (NVLS) Multicast", "transport/nvls.cc"],
        r"(?:Failed to bind NVLink SHARP \(NVLS\) Multicast memory\b.*?: CUDA error (?P<cuda_code>\d+) '|"
-       r"transport/nvls\.cc:\d+ NCCL WARN Cuda failure (?:401 )?'(?=the operation cannot be performed in the "
-       r"present state'))(?P<driver_error>[^'\n]+)'",
+       r"transport/nvls\.cc:\d+ NCCL WARN Cuda failure (?:(?:401|1|999) )?'(?=(?:the operation cannot be performed in "
+       r"the present state|invalid argument|unknown error)(?:'|\s*$)))(?P<driver_error>[^'\n]*[^'\s])'?",
        attribution="fabric", action="CHECK_FABRIC_MANAGER"),
     # NVLink discovery / training failures the driver names by its knvlink* function, e.g. on Hopper/Blackwell
     # "NVRM: knvlinkDiscoverPostRxDetLinks_GH100: Getting peer0's postRxDetLinkMask failed!" (a word-bounded
@@ -1252,6 +1266,21 @@ RULES: tuple[Rule, ...] = (
        attribution="driver", event=("bnxt", "join")),
     _r("bnxt_tx_timeout", "nic_error", ["TX timeout detected, starting reset task"],
        r"bnxt_en (?P<pci>" + PCI + r") (?P<netdev>\S+): TX timeout detected, starting reset task",
+       event=("bnxt", "join")),
+    # bnxt_en's own command channel to the NIC's firmware (bnxt_hwrm.c, hwrm_req_send): a command the firmware answered
+    # not within its timeout, "bnxt_en 0000:43:00.0 (unnamed net_device) (uninitialized): Error (timeout: 500015) msg
+    # {0x0 0x0} len:0" (every era: "Error (timeout: %u) msg {<req_type> <seq_id>} len:%d", a later kernel adding " v:%d" when
+    # the response's valid bit never came), and one abandoned because the firmware's status says it is resetting or in
+    # error ("Abandoning msg {0x.. 0x..} len: %d due to firmware status: 0x.."): the NIC's firmware not answering its
+    # driver. Then the driver core's "bnxt_en 0000:43:00.0: probe with driver bnxt_en failed with error -16" (6.x
+    # drivers/base/dd.c) when it happened at probe: the function has no driver, the port is gone until the cause is
+    # fixed. One event with them (a DMA the IOMMU blocked before it, lore stable 20260323134511.126623444@
+    # linuxfoundation.org, its iommu_fault apart). Was: the unclassified net's warnings.
+    _r("bnxt_hwrm_timeout", "nic_error", ["Error (timeout: ", "due to firmware status"],
+       r"bnxt_en (?P<pci>" + PCI + r")(?: [^:]*)?: (?:Error \((?P<what>timeout): (?P<timeout_us>\d+)\)|"
+       r"(?P<abandoned>Abandoning)) msg \{(?P<req_type>0x[0-9a-f]+) 0x[0-9a-f]+\}", event=("bnxt", "join")),
+    _r("bnxt_probe_failed", "nic_error", ["probe with driver bnxt_en failed"],
+       r"bnxt_en (?P<pci>" + PCI + r"): probe with driver bnxt_en failed with error (?P<errno>-?\d+)",
        event=("bnxt", "join")),
     _r("bnxt_after", None, ["bnxt_en ", "bnxt_re"],
        r"(?:bnxt_en " + PCI + r":? (?:[\w.\-]+: )?|infiniband bnxt_re\d+: )(?:QPLIB: cmdq\[0x[0-9a-f]+\]=0x[0-9a-f]+ "

@@ -907,6 +907,12 @@ EXCEPTION_NAME = (r"(?:(?:[A-Za-z_]\w*\.)+(?:[A-Z]\w*|[a-z_]*error|timeout)|"
                   r"(?:\([\w.]+\))?")
 EXCEPTION = re.compile(r"^(?P<type>" + EXCEPTION_NAME + r")(?::(?:\s+(?P<message>.*))?)?$")
 TRACEBACK = "Traceback (most recent call last):"
+# A traceback's frame line, as the traceback module prints it ('  File "train.py", line 10, in <module>'; not
+# faulthandler's dump, '  File "train.py", line 10 in f', which no exception line ends): a frame with no open traceback
+# of its writer is one whose header the log lacks (a log cut; a paste from the middle of one, zhengchen1999/DAT #51's
+# frames then "KeyError: 'RANK'"), read from there on as a traceback. FRAME_WORD: the word that routes it.
+FRAME = re.compile(r'^\s*File "[^"]+", line \d+, in \S')
+FRAME_WORD = 'File "'
 # Python 3.11+'s exception group: "  + Exception Group Traceback (most recent call last):", every line of it behind a
 # margin ("  | ", its sub-exceptions' "    | ") read as a traceback of its own once peeled
 GROUP_TRACEBACK = "Exception Group Traceback (most recent call last):"

@@ -177,7 +177,7 @@ def _prefilter() -> Prefilter:
     """Every word a line must hold for anything past its prefixes to read it: the classifier's keywords (it returns
     nothing for a line without one), the job facts' (facts.match likewise), the traceback's and torchrun summary's
     own; a block's "[0]:" opener holds none and is matched apart."""
-    words = (*all_keywords(), *(k for f in facts.FACTS for k in f.keywords), facts.TRACEBACK, *facts.CHAINED,
+    words = (*all_keywords(), *(k for f in facts.FACTS for k in f.keywords), facts.TRACEBACK, facts.FRAME_WORD, *facts.CHAINED,
              _ROOT_CAUSE, _MPI_OPEN, _HYDRA_OPEN, *facts.TASK_LIST_OPENERS, facts.RAY_ACTOR_OPENER,
              facts.RAY_TASK_KEYWORD)
     return Prefilter(dict.fromkeys(words))
@@ -708,6 +708,11 @@ class FileReader:
             self._when(at.lead + rest, key, at.origin.host)
             return
         open_tb = self._tracebacks.get(key)
+        if open_tb is None and tail[:12].lstrip()[:6] == facts.FRAME_WORD and facts.FRAME.match(tail) is not None:
+            self._tracebacks[key] = n  # a traceback whose header the log lacks: its exception is read all the same
+            self._caught.discard(key)
+            self._dcp.pop(key, None)
+            return
         if open_tb is not None and not tail[:1].isspace():
             m = facts.EXCEPTION.match(tail)
             if m is not None and key in self._caught:  # handled where it was raised: the program went on

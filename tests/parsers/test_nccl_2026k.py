@@ -6,6 +6,8 @@ format strings (src/include/checks.h, src/include/cudawrap.h, src/include/alloc.
 
 from __future__ import annotations
 
+import pytest
+
 from parsers import Classifier
 
 # REAL: https://github.com/vllm-project/vllm/issues/25597 (NCCL 2.2x, B200, the driver's cuMem path: status 2)
@@ -42,7 +44,7 @@ def test_the_calloc_line_after_it_is_the_same_failure_and_alone_stays_a_warning(
 
 
 def test_other_statuses_and_the_exits_driver_calls_keep_their_rows():
-    f = Classifier().classify(INVALID)
+    f = Classifier().classify(TEARDOWN_CUDA)  # 'invalid argument' outside nvls.cc
     assert (f.kind, f.severity) == ("nccl_error", "warning")
     assert Classifier().classify(CUMEM_EXIT) is None  # was: an nccl_error warning
 
@@ -84,5 +86,23 @@ def test_nvls_multicast_that_cannot_be_bound_is_the_nodes_fabric_in_either_era()
                                                                  "CHECK_FABRIC_MANAGER"), line
         assert f.details["driver_error"] == "the operation cannot be performed in the present state"
         # was: nccl_error, a warning (2.26); the generic nvlink row's GPU hardware fault (2.29)
-    # 'invalid argument' in nvls.cc stays NCCL's error: nothing in the line says the fabric
-    assert Classifier().classify(INVALID).kind == "nccl_error"
+
+
+
+# REAL: NVLS's CUCHECKs failing 'invalid argument' or 'unknown error' in every NCCL era, the Fabric Manager's state in
+# each report that found a cause (NVIDIA/nccl #976 2.18's line without the number, #1562, #1672; nccl-tests #276, its
+# closing quote lost in the paste)
+NVLS_INVALID = [INVALID,
+                "transport/nvls.cc:165 NCCL WARN Cuda failure 'invalid argument'",
+                "[2025-04-06 22:31:56] ccw-gpu-128:3485254:3487188 [0] transport/nvls.cc:598 NCCL WARN Cuda failure 1 "
+                "'invalid argument'",
+                "gpu47:4962:5097 [1] transport/nvls.cc:223 NCCL WARN Cuda failure 999 'unknown error"]
+
+
+@pytest.mark.parametrize("line", NVLS_INVALID)
+def test_nvls_multicast_set_up_failing_invalid_or_unknown_is_the_nodes_fabric(line):
+    f = Classifier().classify(line)
+    assert (f.kind, f.severity, f.attribution, f.action) == ("driver_unusable", "error", "fabric",
+                                                             "CHECK_FABRIC_MANAGER"), line
+    assert f.details["driver_error"] in ("invalid argument", "unknown error")
+    # was: nccl_error, a warning

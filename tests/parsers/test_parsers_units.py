@@ -282,7 +282,8 @@ def test_xid_48s_detail_on_the_next_line_is_the_48s_finding(code, text, memory):
     [(48, "1b:00", XID48), (172, "2c:00", XID172)],  # another GPU's
     [(48, "1b:00", XID48), (31, "5d:00", "MMU Fault"), (172, "1b:00", XID172)],  # not adjacent
     [(172, "1b:00", XID172)],  # no 48 before it
-    [(172, "1b:00", XID172), (48, "1b:00", XID48)],  # before its 48 (the GSP firmware's SM ICACHE SRAM error's order)
+    [(172, "1b:00", XID172), (48, "2c:00", XID48)],  # before another GPU's 48
+    [(172, "1b:00", XID172), (31, "5d:00", "MMU Fault"), (48, "1b:00", XID48)],  # before its 48, not adjacent
 ])
 def test_xid_48s_detail_apart_from_its_48_is_a_finding_of_its_own(lines):
     """A 171 / 172 not on the line after its GPU's Xid 48 joins nothing: its own finding (info, its memory said)."""
@@ -291,6 +292,22 @@ def test_xid_48s_detail_apart_from_its_48_is_a_finding_of_its_own(lines):
     assert not any(amended for _, amended in reads)
     own = reads[[code for code, _, _ in lines].index(172)][0]
     assert (own.xid, own.severity, own.details["memory"]) == (172, "info", "SRAM")
+
+
+@pytest.mark.parametrize("code, text, memory", [(172, XID172, "SRAM"), (171, XID171, "DRAM")])
+def test_xid_48s_detail_on_the_line_before_it_is_the_48s_finding(code, text, memory):
+    """Xid 171 / 172 right before its GPU's Xid 48 (the GSP firmware's order for an SM ICACHE SRAM error,
+    rules.EVENT_DETAIL_FIRST) is one event with it: the detail's info finding, then the 48's as its amendment
+    (severity), with the memory the detail named; a second Xid 48 on the next line is an event of its own."""
+    c = Classifier()
+    own, _ = c.read(_xid_line("1b:00", code, text))
+    assert (own.xid, own.severity, own.details["memory"]) == (code, "info", memory)
+    f, amended = c.read(_xid_line("1b:00", 48, XID48))
+    assert not amended
+    assert (f.xid, f.severity, f.pci, f.details["amends"], f.details["memory"], f.details.get("detail_xid")) == (
+        48, "fatal", "0000:1b:00", "severity", memory, own.details.get("detail_xid"))
+    again, amended = c.read(_xid_line("1b:00", 48, XID48))
+    assert not amended and (again.xid, again.severity) == (48, "fatal") and "amends" not in again.details
 
 
 def test_repeat_workflow_xids_are_the_catalogs():

@@ -222,6 +222,44 @@ def test_what_is_no_traceback_tail(line):
     assert exceptions([TB, FRAME, line]) == []
 
 
+# REAL: zhengchen1999/DAT #51 (https://github.com/zhengchen1999/DAT/issues/51), a torchrun job's traceback pasted from
+# its middle: no "Traceback (most recent call last):" line, the first frame's indent cut to one space.
+HEADLESS = [
+    ' File "D:/pycharm/PyCharm Community Edition 2022.3.3/plugins/python-ce/helpers/pydev/pydevd.py", line 1496, in _exec',
+    "    pydev_imports.execfile(file, globals, locals)  # execute the script",
+    '  File "D:\\pycharm\\PyCharm Community Edition 2022.3.3\\plugins\\python-ce\\helpers\\pydev\\_pydev_imps\\_pydev_execfile.py", '
+    "line 18, in execfile",
+    "    exec(compile(contents+\"\\n\", file, 'exec'), glob, loc)",
+    '  File "D:\\lunwen\\DAT-main\\basicsr\\train.py", line 215, in <module>',
+    "    train_pipeline(root_path)",
+    '  File "D:\\lunwen\\DAT-main\\basicsr\\train.py", line 93, in train_pipeline',
+    "    opt, args = parse_options(root_path, is_train=True)",
+    '  File "D:\\lunwen\\DAT-main\\basicsr\\utils\\options.py", line 106, in parse_options',
+    "    init_dist(args.launcher)",
+    '  File "D:\\lunwen\\DAT-main\\basicsr\\utils\\dist_util.py", line 14, in init_dist',
+    "    _init_dist_pytorch(backend, **kwargs)",
+    '  File "D:\\lunwen\\DAT-main\\basicsr\\utils\\dist_util.py", line 22, in _init_dist_pytorch',
+    "    rank = int(os.environ['RANK'])",
+    '  File "D:\\anaconda3\\envs\\lld\\lib\\os.py", line 675, in __getitem__',
+    "    raise KeyError(key) from None",
+    "KeyError: 'RANK'",
+]
+
+
+def test_a_traceback_without_its_header_is_read_from_its_first_frame():
+    """A frame line with no open traceback of its writer opens one (triage.facts.FRAME): the exception ending it is
+    the application's failure, as with its header; was nothing (the exception line alone is read only inside a
+    traceback)."""
+    assert exceptions(HEADLESS) == [("KeyError", False, None)]
+    # CONSTRUCTED from those real lines: each behind torchrun's "[rankN]: " (every line tagged, two ranks' lines
+    # interleaved, neither with its header): one exception per rank, each its own rank's
+    tagged = [f"[rank{r}]: {line}" for line in HEADLESS for r in (0, 1)]
+    ev = [e for e in read_lines(tagged, "x.log", Clock()) if e.kind == "exception"]
+    assert sorted((e.rank, e.details["exception"]) for e in ev) == [(0, "KeyError"), (1, "KeyError")]
+    # faulthandler's dump ("line N in f", no comma) opens nothing: the exception-shaped line after it is no failure
+    assert exceptions(['  File "train.py", line 10 in main', "KeyError: 'RANK'"]) == []
+
+
 def test_vllms_workerproc_summary_is_an_exception_and_a_consequence():
     """REAL text: vLLM's multiproc executor's summary of a worker's failure (v1/executor/multiproc_executor.py, quoted
     in vllm-project/vllm #47422), a bare `Exception`: read as an exception (it was not at all), and a consequence (it

@@ -1,0 +1,49 @@
+"""bnxt_en's command channel to the NIC's firmware (drivers/net/ethernet/broadcom/bnxt/bnxt_hwrm.c): a command the
+firmware did not answer, or one abandoned for the firmware's status, is the port's nic_error; the driver core's probe
+failure after it is part of that event (parsers/rules.py bnxt_hwrm_timeout, bnxt_probe_failed).
+
+The real lines are tests/fixtures/realworld/nics-2026i.yaml's (lore stable 20260323134511.126623444@linuxfoundation.org).
+The others here are CONSTRUCTED from bnxt_hwrm.c's formats (hwrm_req_send): "Error (timeout: %u) msg {0x%x 0x%x}
+len:%d", a later kernel's valid-bit timeout "Error (timeout: %u) msg {0x%x 0x%x} len:%d v:%d", and "Abandoning msg {0x%x 0x%x}
+len: %d due to firmware status: 0x%x", printed through the netdev (its name once registered)."""
+
+from __future__ import annotations
+
+import pytest
+
+from parsers.classify import Classifier
+
+REAL_TIMEOUT = "bnxt_en 0000:43:00.0 (unnamed net_device) (uninitialized): Error (timeout: 500015) msg {0x0 0x0} len:0"
+REAL_PROBE = "bnxt_en 0000:43:00.0: probe with driver bnxt_en failed with error -16"
+
+
+def _found(lines: list[str]) -> list[tuple]:
+    c = Classifier()
+    return [(f.kind, f.severity, f.pci) for f in map(c.classify, lines) if f is not None]
+
+
+@pytest.mark.parametrize("line", [
+    REAL_TIMEOUT,
+    "bnxt_en 0000:41:00.0 ens1f0np0: Error (timeout: 500015) msg {0x41 0x1f4} len:0",
+    "bnxt_en 0000:41:00.0 ens1f0np0: Error (timeout: 2000012) msg {0x23 0x9a} len:16 v:0",
+    "bnxt_en 0000:41:00.0 ens1f0np0: Abandoning msg {0x41 0x1f5} len: 0 due to firmware status: 0x8000",
+], ids=["real", "named netdev", "valid bit", "abandoned"])
+def test_a_command_the_firmware_did_not_answer_is_the_ports_nic_error(line):
+    # each was the unclassified net's warning
+    assert _found([line]) == [("nic_error", "error", line.split()[1].rsplit(".", 1)[0])]
+
+
+def test_the_probe_failure_after_it_is_the_same_event():
+    assert _found([REAL_TIMEOUT, REAL_PROBE]) == [("nic_error", "error", "0000:43:00")]
+    # alone (its cause not logged): the port's failure all the same
+    assert _found([REAL_PROBE]) == [("nic_error", "error", "0000:43:00")]
+
+
+@pytest.mark.parametrize("line", [
+    "bnxt_en 0000:12:00.0 (unnamed net_device) (uninitialized): Device requests max timeout of 100 seconds, may "
+    "trigger hung task watchdog",
+    "bnxt_en 0000:19:00.0 eno1np0: FEC autoneg off encoding: None",
+])
+def test_the_drivers_banners_stay_silent(line):
+    """REAL lines (nics-2026i.yaml): the firmware's max command timeout notice and the FEC line are no fault."""
+    assert _found([line]) == []
