@@ -762,3 +762,56 @@ def test_the_containment_decision_is_read_where_re_skips_to_its_literal(text):
     for line in (text, "Contained: SM (0x1). " + text, "Uncontained: FBHUB. RST: No, D-RST: No" + text):
         want, got = boundary_first.search(line), CONTAINMENT_LINE.search(line)
         assert (want and (want.span(), want.groupdict())) == (got and (got.span(), got.groupdict())), line
+
+
+# Real Xid texts (after "pid=.., name=..,"), copied verbatim from the lines of tests/fixtures/realworld/xid.yaml and
+# sxid-2026d.yaml (akash-network/support#244, https://sulao.cn/post/1165), and the catalog's refinements' shapes
+_XID_TEXTS = ["Ch 00000008", "Contained: SM (0x1). RST: No, D-RST: No", "channel 0x0000000b",
+              "TLC RX interrupt hit on link 4 on GPU0: PRIV Error",
+              "Ch 00000008, intr 00000000. MMU Fault: ENGINE GRAPHICS GPCCLIENT_T1_8 faulted @ 0x73ac_1c000000. Fault is "
+              "of type FAULT_PDE ACCESS_TYPE_VIRT_WRITE",
+              "Uncontained: FBHUB. RST: Yes, D-RST: No", "Ch 00000001 caused by previous Xid 149",
+              "NVLW_ARBITER Nonfatal XC0 i0 Link -1 (0x00000004 0x00000000 0x00000000 0x00000000 0x00000000 0x00000000)",
+              "Recovery action changed from 0x0 (None) to 0x1 (GPU Reset Required)", "", "x" * 300]
+
+
+@settings(max_examples=300)
+@given(st.one_of(st.sampled_from([31, 43, 48, 74, 79, 94, 95, 119, 137, 144, 149, 154, 171, 172]),
+                 st.integers(0, 999)).map(str),
+       st.one_of(st.sampled_from(_XID_TEXTS), st.text(max_size=40), st.none()))
+def test_a_remembered_xid_refinement_is_what_refining_again_gives(xid, text):
+    """_refine_xid's outcome is remembered per (code, text) (rules._refined_by): read from memory (the second call),
+    it writes what the refiner itself writes, in the same order, for any code and text, long texts (never
+    remembered) too."""
+    from parsers.rules import _refine_xid
+
+    def out():
+        return {"severity": "x", "attribution": "x", "action": "x", "details": {"kept": 1}}
+
+    want = out()
+    _refine_xid.uncached({"xid": xid, "text": text}, want)
+    for _ in range(2):
+        got = out()
+        _refine_xid({"xid": xid, "text": text}, got)
+        assert got == want and list(got["details"]) == list(want["details"])
+    assert len(_refine_xid.remembered) <= __import__("parsers.rules").rules.MAX_REFINED
+
+
+def test_an_xid_from_another_process_with_the_same_code_and_text_is_not_refined_again(monkeypatch):
+    """Two real Xid 43 lines of one GPU from two processes (akash-network/support#244, in
+    tests/fixtures/realworld/xid.yaml): each new to the memo (another pid), the second refined from what the first
+    gave, without the catalog look-up and the text's regexes (~1.5 us a line of an Xid flood)."""
+    from parsers import rules
+    from parsers.classify import Classifier
+
+    getattr(rules._refine_xid, "remembered", {}).clear()
+    looked_up = []
+    monkeypatch.setattr(rules, "xid_info", lambda code, inner=rules.xid_info: looked_up.append(code) or inner(code))
+    c = Classifier()
+    findings = [c.classify(line) for line in (
+        "[Wed Jul 31 23:14:18 2024] NVRM: Xid (PCI:0000:00:05): 43, pid=1045242, name=pt_main_thread, Ch 00000008",
+        "[Wed Jul 31 23:15:26 2024] NVRM: Xid (PCI:0000:00:05): 43, pid=1084984, name=pt_main_thread, Ch 00000008")]
+    assert [(f.xid, f.pid, f.severity, f.details["mnemonic"]) for f in findings] == [
+        (43, 1045242, findings[0].severity, findings[0].details["mnemonic"]),
+        (43, 1084984, findings[0].severity, findings[0].details["mnemonic"])]
+    assert c.memo_hits == 0 and looked_up == [43]
