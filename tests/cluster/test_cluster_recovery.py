@@ -400,3 +400,23 @@ def test_observe_writes_would_restart_and_deletes_nothing():
             assert c.metrics.registry.get_sample_value("gpu_npd_recoveries_total", {"result": "observed"}) == 1
             lines = [json.loads(x) for x in c.out_text.getvalue().splitlines()]
             assert lines
+
+
+def test_an_owners_opt_in_is_honoured_when_discovery_met_a_transient_api_error():
+    """The owner kinds are found by discovery when the controller starts leading.  A 503 from the API server then (it
+    restarting, the very moment a standby takes over) is not "not served": the controller asks again, watches the
+    JobSets, and sees the JobSet's opt-in label (was: the JobSets never watched for the controller's life, the owner's
+    opt-in, uid and deletion unseen, and no decision).  A 404 still means not served (its pods grouped by labels)."""
+    with ApiDouble() as api:
+        gang(api)
+        api.stores[("jobset.x-k8s.io", "jobsets")][("train", "llm")]["metadata"]["labels"] = {OPT_IN: "true"}
+        publish_xid(api)
+        publish_timeouts(api)
+        api.set_fault(refuse=("GET", r"/apis/jobset\.x-k8s\.io/v1alpha2", 503, "ServiceUnavailable",
+                              "the server is currently unable to handle the request"), seconds=3)
+        with controller(api) as c:
+            (ev,) = wait_until(lambda: recoveries(api), "the observe Event", timeout=15)
+            assert "would restart job JobSet/llm (delete its 4 opted-in pod(s)" in ev["message"]
+            assert "owner:JobSet.jobset.x-k8s.io" in c.owner_kinds
+            assert "owner:LeaderWorkerSet.leaderworkerset.x-k8s.io" not in c.owner_kinds  # 404: not served
+
