@@ -474,3 +474,19 @@ def test_a_container_that_ended_before_its_pod_was_deleted_is_still_a_rank_death
     no_grace["status"]["containerStatuses"][0]["state"]["terminated"]["finishedAt"] = "2024-07-25T07:00:05Z"
     assert [e.kind for e in Reader().pod_exits(no_grace)] == ["rank_exit"]
 
+
+@pytest.mark.parametrize("option, value", [("--recovery-window", "0"), ("--recovery-window", "-60"),
+                                           ("--recovery-budget", "-1"), ("--recoveries-per-minute", "0"),
+                                           ("--idle", "0"), ("--window", "-1"), ("--events-per-minute", "0")])
+def test_a_bound_that_would_not_bound_is_a_usage_error(tmp_path, option, value):
+    """--recovery-window 0 let every restart out of the budget at once (each older than the window), a rate of 0 let
+    one restart through then held every other for good, --idle 0 closed each incident as it opened: refused at start
+    in one line, exit 2, before any cluster is looked for (was: taken)."""
+    from click.testing import CliRunner
+
+    from cluster.cli import cluster
+    r = CliRunner().invoke(cluster, ["--metrics-address", "", option, value],
+                           env={"KUBECONFIG": str(tmp_path / "none"), "HOME": str(tmp_path),
+                                "KUBERNETES_SERVICE_HOST": ""})
+    assert r.exit_code == 2
+    assert f"Invalid value for '{option}'" in r.output and "no cluster" not in r.output
