@@ -13,6 +13,10 @@ import click
 from .controller import Controller, Settings
 from .recovery import Policy
 
+# a window, a rate, a time to idle of 0 or less would bound nothing (--recovery-window 0: every restart out of the
+# budget at once): a usage error
+POSITIVE = click.FloatRange(min=0, min_open=True)
+
 
 @click.command("cluster")
 @click.option("--api-server", envvar="GPU_NPD_API_SERVER", default="", help="API server URL (default: in-cluster "
@@ -24,22 +28,22 @@ from .recovery import Policy
 @click.option("--identity", envvar="POD_NAME", default="", help="this replica's name in the Lease (default: host)")
 @click.option("--metrics-address", envvar="GPU_NPD_CLUSTER_METRICS_ADDRESS", default="0.0.0.0:9811",
               show_default=True, help="host:port for /metrics ('' for none)")
-@click.option("--window", type=float, default=600.0, show_default=True,
+@click.option("--window", type=click.FloatRange(min=0), default=600.0, show_default=True,
               help="seconds a node fault may precede the job's failures it explains")
-@click.option("--idle", type=float, default=1800.0, show_default=True,
+@click.option("--idle", type=POSITIVE, default=1800.0, show_default=True,
               help="seconds without new evidence after which a job's incident closes")
 @click.option("--lease-duration", type=float, default=15.0, show_default=True)
 @click.option("--renew-deadline", type=float, default=10.0, show_default=True)
 @click.option("--retry-period", type=float, default=2.0, show_default=True)
-@click.option("--events-per-minute", type=float, default=60.0, show_default=True,
+@click.option("--events-per-minute", type=POSITIVE, default=60.0, show_default=True,
               help="incident Event writes per minute (after a burst); what waits is aggregated")
 @click.option("--recovery", type=click.Choice(["off", "observe", "enforce"]), default="observe", show_default=True,
               help="cascading recovery of jobs whose pods (or owner) carry gpu-npd.io/cascading-recovery=true: "
                    "observe writes 'would restart' Events; enforce deletes the opted-in pods of a job whose member "
                    "cannot continue (needs deploy/components/cluster-recovery's RBAC)")
-@click.option("--recovery-budget", type=int, default=3, show_default=True, help="restarts per job within the window")
-@click.option("--recovery-window", type=float, default=3600.0, show_default=True)
-@click.option("--recoveries-per-minute", type=float, default=10.0, show_default=True, help="cluster-wide")
+@click.option("--recovery-budget", type=click.IntRange(min=0), default=3, show_default=True, help="restarts per job within the window")
+@click.option("--recovery-window", type=POSITIVE, default=3600.0, show_default=True)
+@click.option("--recoveries-per-minute", type=POSITIVE, default=10.0, show_default=True, help="cluster-wide")
 @click.option("--log-level", default="info", type=click.Choice(["debug", "info", "warning", "error"]))
 def cluster(api_server, kubeconfig, namespace, lease_name, identity, metrics_address, window, idle, lease_duration,
             renew_deadline, retry_period, events_per_minute, recovery, recovery_budget, recovery_window,

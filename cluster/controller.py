@@ -22,7 +22,7 @@ from typing import Any, Callable, TextIO
 
 from kubeapi.events import EventRecorder, Ref
 from kubeapi.pager import items
-from kubeapi.retry import Backoff, WriterThread, describe, next_delay, retry_after
+from kubeapi.retry import Backoff, WriterThread, describe, next_delay, refusal, retry_after
 from triage import SCHEMA
 
 from .book import Book, Change, Open
@@ -201,17 +201,33 @@ class Controller:
             w.start()
 
     def served_owner_kinds(self) -> list[OwnerKind]:
-        """The owner kinds this cluster serves (discovery); the others are grouped by labels alone."""
+        """The owner kinds this cluster serves (discovery); the others are grouped by labels alone.  Only an answer
+        says a kind is not served (404, or another refusal: logged); no answer, 429 or a 5xx (the API server
+        restarting as a standby takes over) is asked again with backoff until the controller stops: a kind taken
+        for not served is not watched for the controller's life (its owners' opt-in, uids and deletions unseen)."""
         out = []
         for kind in OWNER_KINDS:
-            try:
-                group, version = kind.api_version.split("/")
-                doc = json.loads(self.custom.get_api_resources(group, version, _preload_content=False,
-                                                               _request_timeout=self.s.request_timeout).data)
+            group, version = kind.api_version.split("/")
+            retry = Backoff(self.stop, self.s.max_backoff, f"discovery of {kind.api_version}", log)
+            while not self.stop.is_set():
+                try:
+                    doc = json.loads(self.custom.get_api_resources(group, version, _preload_content=False,
+                                                                   _request_timeout=self.s.request_timeout).data)
+                except ValueError as exc:  # an answer that is no APIResourceList: asking again would not change it
+                    log.warning("discovery of %s unreadable (%s): its %s grouped by labels alone", kind.api_version,
+                                str(exc)[:200], kind.plural)
+                    break
+                except Exception as exc:  # noqa: BLE001 - whatever the API says, the controller goes on
+                    if not refusal(exc):
+                        retry.failed(exc)
+                        continue
+                    if getattr(exc, "status", None) != 404:
+                        log.warning("discovery of %s refused (%s): its %s grouped by labels alone",
+                                    kind.api_version, describe(exc), kind.plural)
+                    break
                 if any(r.get("name") == kind.plural for r in doc.get("resources") or []):
                     out.append(kind)
-            except Exception:  # noqa: BLE001 - not served (404), or discovery failed: labels still group its pods
-                continue
+                break
         return out
 
     def _put(self, resource: str, kind: str, obj: Any) -> None:

@@ -228,14 +228,17 @@ class Reader:
         name = (pod.get("metadata") or {}).get("name")
         out += self._runtime_faults(pod, status, host, name, rank)
         out += pod_ended(pod, rank, taints, classifier=self.classifier)
+        deleted = _deletion_asked(pod)
         for cs in status.get("containerStatuses") or []:
             for state in ((cs.get("state") or {}).get("terminated"), (cs.get("lastState") or {}).get("terminated")):
                 if not state:
                     continue
+                when = parse_time(state.get("finishedAt"))
+                if deleted is not None and when is not None and when.timestamp() >= deleted:
+                    continue  # ended by its pod's deletion (SIGTERM handled, SIGKILL at the grace period's end)
                 code = state.get("exitCode")
                 if not code and state.get("reason") != "OOMKilled":
                     continue
-                when = parse_time(state.get("finishedAt"))
                 text = f"container {cs.get('name')} of pod {name} terminated: {state.get('reason') or 'Error'}, " \
                        f"exit code {code}"
                 if state.get("reason") == "OOMKilled":
@@ -282,6 +285,19 @@ class Reader:
                                           details={**e.details, "container": cs.get("name"), "state": key,
                                                    "reason": state.get("reason")}))
         return out
+
+
+def _deletion_asked(pod: Mapping[str, Any]) -> float | None:
+    """When the pod's deletion through the API was asked (its owner restarting or suspending it, a preemption, a
+    user, cascading recovery), on the API server's clock: its deletionTimestamp less deletionGracePeriodSeconds (the
+    deadline alone where the grace is not said); None for a pod not being deleted.  A container that ended then or
+    later ended because of it: no rank's death, whatever its exit code (torchrun handling the SIGTERM exits 1)."""
+    meta = pod.get("metadata") or {}
+    deadline = parse_time(meta.get("deletionTimestamp"))
+    if deadline is None:
+        return None
+    grace = meta.get("deletionGracePeriodSeconds")
+    return deadline.timestamp() - (grace if isinstance(grace, int) and grace > 0 else 0)
 
 
 def repair_gpus(node: Mapping[str, Any]) -> dict[str, dict[str, Any]]:

@@ -400,3 +400,93 @@ def test_observe_writes_would_restart_and_deletes_nothing():
             assert c.metrics.registry.get_sample_value("gpu_npd_recoveries_total", {"result": "observed"}) == 1
             lines = [json.loads(x) for x in c.out_text.getvalue().splitlines()]
             assert lines
+
+
+def test_an_owners_opt_in_is_honoured_when_discovery_met_a_transient_api_error():
+    """The owner kinds are found by discovery when the controller starts leading.  A 503 from the API server then (it
+    restarting, the very moment a standby takes over) is not "not served": the controller asks again, watches the
+    JobSets, and sees the JobSet's opt-in label (was: the JobSets never watched for the controller's life, the owner's
+    opt-in, uid and deletion unseen, and no decision).  A 404 still means not served (its pods grouped by labels)."""
+    with ApiDouble() as api:
+        gang(api)
+        api.stores[("jobset.x-k8s.io", "jobsets")][("train", "llm")]["metadata"]["labels"] = {OPT_IN: "true"}
+        publish_xid(api)
+        publish_timeouts(api)
+        api.set_fault(refuse=("GET", r"/apis/jobset\.x-k8s\.io/v1alpha2", 503, "ServiceUnavailable",
+                              "the server is currently unable to handle the request"), seconds=3)
+        with controller(api) as c:
+            (ev,) = wait_until(lambda: recoveries(api), "the observe Event", timeout=15)
+            assert "would restart job JobSet/llm (delete its 4 opted-in pod(s)" in ev["message"]
+            assert "owner:JobSet.jobset.x-k8s.io" in c.owner_kinds
+            assert "owner:LeaderWorkerSet.leaderworkerset.x-k8s.io" not in c.owner_kinds  # 404: not served
+
+
+def deleted_by_owner(api: ApiDouble, name: str, code: int, finished: str, requested: str = "2024-07-25T07:00:02Z",
+                     grace: int = 30) -> None:
+    """SYNTHETIC pod status, as the API server and kubelet write it for a pod deleted through the API (its owner's
+    restart, a Kueue preemption, a user): deletionTimestamp = the request + deletionGracePeriodSeconds, and its container
+    ended then: SIGTERM handled (torchrun exits 1), or SIGKILL at the grace period's end (137)."""
+    p = api.pods[("train", name)]
+    at = datetime.fromisoformat(requested.replace("Z", "+00:00")).timestamp() + grace
+    p["metadata"].update(deletionTimestamp=datetime.fromtimestamp(at, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+                         deletionGracePeriodSeconds=grace)
+    p["status"] = {"phase": "Failed", "containerStatuses": [{
+        "name": "main", "image": "trainer:1", "imageID": "", "ready": False, "restartCount": 0,
+        "state": {"terminated": {"exitCode": code, "reason": "Error", "finishedAt": finished}}}]}
+    api.pods.touch(("train", name))
+
+
+def test_pods_their_owner_deletes_are_no_rank_death_and_no_restart():
+    """A JobSet restarting itself, Kueue preempting it, a user deleting it: the pods are deleted through the API (no
+    DisruptionTarget condition) and their containers end after the request: torchrun handling SIGTERM exits 1, a rank
+    that outlives the grace period is SIGKILLed (137).  Those exits are the deletion's, not a rank's death: no incident,
+    and no opted-in pod deleted (was: "rank .. died first (exit code 1)", a fatal verdict, and in enforce mode
+    gpu-npd restarting the gang the owner was restarting)."""
+    with ApiDouble() as api:
+        gang(api)
+        opt_in(api, ["llm-w-0-0", "llm-w-0-1", "llm-w-0-2", "llm-w-0-3"])
+        with controller(api, recovery=Policy(mode="enforce")) as c:
+            wait_until(lambda: c.ready.is_set(), "synced")
+            deleted_by_owner(api, "llm-w-0-0", 1, "2024-07-25T07:00:03Z")
+            deleted_by_owner(api, "llm-w-0-1", 1, "2024-07-25T07:00:02Z")
+            deleted_by_owner(api, "llm-w-0-2", 137, "2024-07-25T07:00:32Z")
+            deleted_by_owner(api, "llm-w-0-3", 143, "2024-07-25T07:00:04Z")
+            wait_until(lambda: c.metrics.registry.get_sample_value("gpu_npd_cluster_objects_total",
+                                                                   {"resource": "pods"}) >= 8, "the deletions seen")
+            time.sleep(1.0)  # rounds of the loop
+            assert incidents(api) == [] and api.pods_deleted == []
+
+
+def test_a_container_that_ended_before_its_pod_was_deleted_is_still_a_rank_death():
+    """The culprit of a gang its owner then deletes (a JobSet's failurePolicy after one rank's crash) died before the
+    deletion was asked: still its rank's death; the others, ended by the deletion, are not read."""
+    from cluster.evidence import Reader
+    def pod(code, finished):
+        return {"metadata": {"name": "w", "deletionTimestamp": "2024-07-25T07:00:32Z", "deletionGracePeriodSeconds": 30},
+                "spec": {"nodeName": "node-a"}, "status": {"containerStatuses": [{"name": "main", "state": {
+                    "terminated": {"exitCode": code, "reason": "Error", "finishedAt": finished}}}]}}
+    assert [(e.kind, e.signal) for e in Reader().pod_exits(pod(139, "2024-07-25T07:00:01Z"))] == [("rank_exit", 11)]
+    assert Reader().pod_exits(pod(137, "2024-07-25T07:00:32Z")) == []
+    assert Reader().pod_exits(pod(1, "2024-07-25T07:00:02Z")) == []
+    no_grace = pod(137, "2024-07-25T07:00:32Z")  # no deletionGracePeriodSeconds: the deadline is all it says
+    del no_grace["metadata"]["deletionGracePeriodSeconds"]
+    assert Reader().pod_exits(no_grace) == []
+    no_grace["status"]["containerStatuses"][0]["state"]["terminated"]["finishedAt"] = "2024-07-25T07:00:05Z"
+    assert [e.kind for e in Reader().pod_exits(no_grace)] == ["rank_exit"]
+
+
+@pytest.mark.parametrize("option, value", [("--recovery-window", "0"), ("--recovery-window", "-60"),
+                                           ("--recovery-budget", "-1"), ("--recoveries-per-minute", "0"),
+                                           ("--idle", "0"), ("--window", "-1"), ("--events-per-minute", "0")])
+def test_a_bound_that_would_not_bound_is_a_usage_error(tmp_path, option, value):
+    """--recovery-window 0 let every restart out of the budget at once (each older than the window), a rate of 0 let
+    one restart through then held every other for good, --idle 0 closed each incident as it opened: refused at start
+    in one line, exit 2, before any cluster is looked for (was: taken)."""
+    from click.testing import CliRunner
+
+    from cluster.cli import cluster
+    r = CliRunner().invoke(cluster, ["--metrics-address", "", option, value],
+                           env={"KUBECONFIG": str(tmp_path / "none"), "HOME": str(tmp_path),
+                                "KUBERNETES_SERVICE_HOST": ""})
+    assert r.exit_code == 2
+    assert f"Invalid value for '{option}'" in r.output and "no cluster" not in r.output
