@@ -96,6 +96,19 @@ def test_nothing_found_exits_1(tmp_path: Path):
     assert "No failure found" in r.stdout
 
 
+HEALTHY = sorted((ROOT / "tests" / "fixtures" / "realworld" / "healthy").glob("*"))
+
+
+@pytest.mark.parametrize("path", HEALTHY, ids=[p.name for p in HEALTHY])
+def test_healthy_whole_logs_hold_no_failure(path: Path):
+    """The corpus's whole logs of healthy nodes and jobs (tests/fixtures/realworld/wholelogs.yaml, silent in `parse`:
+    tests/parsers/test_realworld.py) are no incident in triage either: NCCL's set-up and teardown chatter, PMIx's and
+    c10d's retried-connect lines, a mount check's own "Error:" lines, boots' kernel lines (exit 1, no failure)."""
+    r = triage("--jobs", "1", str(path))
+    assert r.exit_code == 1, r.stdout
+    assert "No failure found" in r.stdout
+
+
 def test_missing_input_is_one_line_and_the_rest_is_still_read(tmp_path: Path):
     good = INCIDENTS / "kohya-1434-ecc" / "logs"
     r = subprocess.run([*GPU_NPD, "triage", str(tmp_path / "nope"), str(good)], capture_output=True, text=True,
