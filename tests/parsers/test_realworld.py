@@ -49,12 +49,14 @@ def test_severity_where_a_sample_states_it(item):
     assert [g for g in got if g[0] in {w[0] for w in want}] == want
 
 
-@pytest.mark.parametrize("item", [i for i in ITEMS if any("attribution" in e for e in i["expect"])],
-                         ids=lambda i: f"{i['file']}#{i['index']}")
-def test_attribution_where_a_sample_states_it(item):
-    """A sample whose expectation names an attribution (a panic the hardware caused) gives it to that kind's findings."""
-    want = {(e["kind"], e.get("pci")): e["attribution"] for e in item["expect"] if "attribution" in e}
-    got = {(f.kind, f.pci): f.attribution for f in realworld.findings(item["text"]) if (f.kind, f.pci) in want}
+@pytest.mark.parametrize("field, item", [(field, i) for field in ("attribution", "action") for i in ITEMS
+                                         if any(field in e for e in i["expect"])],
+                         ids=lambda v: v if isinstance(v, str) else f"{v['file']}#{v['index']}")
+def test_attribution_and_action_where_a_sample_states_them(field, item):
+    """A sample whose expectation names an attribution (a panic the hardware caused) or an action (a GPU's power
+    cabling to check, not a reset) gives it to that kind's findings."""
+    want = {(e["kind"], e.get("pci")): e[field] for e in item["expect"] if field in e}
+    got = {(f.kind, f.pci): getattr(f, field) for f in realworld.findings(item["text"]) if (f.kind, f.pci) in want}
     assert got == want
 
 
