@@ -164,12 +164,13 @@ class Config:
     udev: Annotated[bool, doc("watch PCI / InfiniBand / net add-remove events (falls back to polling)")] = True
     checks: Annotated[dict, doc(
         "active checks (off by default): NPD custom-plugin-monitor configs (plugin_configs: paths of their JSON "
-        "files; relative rule paths resolve against plugin_base_dir) run unchanged, and the built-in checks nvml, "
-        "ib, dcgm, gpu (python -m agent.checks.builtin <check>), each with enabled, interval (Go duration), "
-        "timeout, its expected values and optionally condition (defaults: GPUConfigMismatch, "
-        "InfiniBandCheckFailed, DCGMDiagFailed, GPUComputeCheckFailed). severity: of a NonOK permanent rule "
-        "(Unknown is always warning). Checks that load GPUs (dcgm, gpu) run only while no compute process is on "
-        "any GPU")] = field(default_factory=lambda: copy.deepcopy(CHECKS_DEFAULT))
+        "files; relative rule paths resolve against plugin_base_dir) run unchanged, and the built-in checks "
+        f"{', '.join(c.name for c in builtin_checks.TABLE)} (python -m agent.checks.builtin <check>), each with "
+        "enabled, interval (Go duration), timeout, its expected values and optionally condition (defaults: "
+        f"{', '.join(dict.fromkeys(c.condition for c in builtin_checks.TABLE))}). severity: of a NonOK permanent "
+        "rule (Unknown is always warning). Checks that load GPUs "
+        f"({', '.join(c.name for c in builtin_checks.TABLE if c.gpu_load)}) run only while no compute process is "
+        "on any GPU")] = field(default_factory=lambda: copy.deepcopy(CHECKS_DEFAULT))
     sample_ignore: Annotated[dict[str, list[str]], doc(
         'subjects (globs) never judged, by entity: e.g. ib_port: ["ib:mlx5_4/*"] for an uncabled storage '
         'port')] = field(default_factory=lambda: {"ib_port": [], "pci": []})
