@@ -43,6 +43,8 @@ CHECKS_DEFAULT: dict[str, Any] = {
     "enabled": False, "plugin_configs": [], "plugin_base_dir": "/", "severity": "error",
     "builtin": builtin_checks.defaults(),  # one block per built-in check, from its row (agent/checks/builtin.py)
 }
+# The per-Xid policy's defaults (docs/extending.md), each with its source: 45, NVIDIA's catalog "Solo: RESTART_FM;
+# Not Solo: IGNORE (follow other Xid)" (cleanup after another Xid is no new fault)
 XID_POLICY_DEFAULT: dict[Any, Any] = {45: {"ignore_after": {"xids": "any", "within_seconds": 10}}}
 
 
@@ -88,9 +90,9 @@ class Config:
         "per-Xid policy: Xid code -> any of severity, action (override NVIDIA's catalog for this Xid); count, "
         "window_seconds (raise it only after `count` of them on one GPU within the window); ignore_after: {xids: "
         "any | application | [codes], within_seconds: N} (drop it when it follows another Xid (of those) on the "
-        "same GPU within N s). A file's block adds to / replaces entries by code; `45: {}` removes a default. "
-        "Default: NVIDIA's Xid 45 \"Not Solo: IGNORE (follow other Xid)\". E.g. 109: {count: 3, window_seconds: "
-        "600} raises context-switch timeouts only when they repeat")] = \
+        "same GPU within N s). A file's block adds to / replaces entries by code; `45: {}` removes a default (the "
+        "defaults: XID_POLICY_DEFAULT, each with its source). E.g. 109: {count: 3, window_seconds: 600} raises "
+        "context-switch timeouts only when they repeat")] = \
         field(default_factory=lambda: copy.deepcopy(XID_POLICY_DEFAULT))
     xid_reboot_escalation: Annotated[int, _num("a fatal Xid back on the same GPU after this many reboots: action "
                                                "HARDWARE_INSPECTION (0: off)", ge=0)] = 2
