@@ -43,6 +43,8 @@ CHECKS_DEFAULT: dict[str, Any] = {
     "enabled": False, "plugin_configs": [], "plugin_base_dir": "/", "severity": "error",
     "builtin": builtin_checks.defaults(),  # one block per built-in check, from its row (agent/checks/builtin.py)
 }
+# The per-Xid policy's defaults (docs/extending.md), each with its source: 45, NVIDIA's catalog "Solo: RESTART_FM;
+# Not Solo: IGNORE (follow other Xid)" (cleanup after another Xid is no new fault)
 XID_POLICY_DEFAULT: dict[Any, Any] = {45: {"ignore_after": {"xids": "any", "within_seconds": 10}}}
 
 
@@ -88,9 +90,9 @@ class Config:
         "per-Xid policy: Xid code -> any of severity, action (override NVIDIA's catalog for this Xid); count, "
         "window_seconds (raise it only after `count` of them on one GPU within the window); ignore_after: {xids: "
         "any | application | [codes], within_seconds: N} (drop it when it follows another Xid (of those) on the "
-        "same GPU within N s). A file's block adds to / replaces entries by code; `45: {}` removes a default. "
-        "Default: NVIDIA's Xid 45 \"Not Solo: IGNORE (follow other Xid)\". E.g. 109: {count: 3, window_seconds: "
-        "600} raises context-switch timeouts only when they repeat")] = \
+        "same GPU within N s). A file's block adds to / replaces entries by code; `45: {}` removes a default (the "
+        "defaults: XID_POLICY_DEFAULT, each with its source). E.g. 109: {count: 3, window_seconds: 600} raises "
+        "context-switch timeouts only when they repeat")] = \
         field(default_factory=lambda: copy.deepcopy(XID_POLICY_DEFAULT))
     xid_reboot_escalation: Annotated[int, _num("a fatal Xid back on the same GPU after this many reboots: action "
                                                "HARDWARE_INSPECTION (0: off)", ge=0)] = 2
@@ -164,12 +166,13 @@ class Config:
     udev: Annotated[bool, doc("watch PCI / InfiniBand / net add-remove events (falls back to polling)")] = True
     checks: Annotated[dict, doc(
         "active checks (off by default): NPD custom-plugin-monitor configs (plugin_configs: paths of their JSON "
-        "files; relative rule paths resolve against plugin_base_dir) run unchanged, and the built-in checks nvml, "
-        "ib, dcgm, gpu (python -m agent.checks.builtin <check>), each with enabled, interval (Go duration), "
-        "timeout, its expected values and optionally condition (defaults: GPUConfigMismatch, "
-        "InfiniBandCheckFailed, DCGMDiagFailed, GPUComputeCheckFailed). severity: of a NonOK permanent rule "
-        "(Unknown is always warning). Checks that load GPUs (dcgm, gpu) run only while no compute process is on "
-        "any GPU")] = field(default_factory=lambda: copy.deepcopy(CHECKS_DEFAULT))
+        "files; relative rule paths resolve against plugin_base_dir) run unchanged, and the built-in checks "
+        f"{', '.join(c.name for c in builtin_checks.TABLE)} (python -m agent.checks.builtin <check>), each with "
+        "enabled, interval (Go duration), timeout, its expected values and optionally condition (defaults: "
+        f"{', '.join(dict.fromkeys(c.condition for c in builtin_checks.TABLE))}). severity: of a NonOK permanent "
+        "rule (Unknown is always warning). Checks that load GPUs "
+        f"({', '.join(c.name for c in builtin_checks.TABLE if c.gpu_load)}) run only while no compute process is "
+        "on any GPU")] = field(default_factory=lambda: copy.deepcopy(CHECKS_DEFAULT))
     sample_ignore: Annotated[dict[str, list[str]], doc(
         'subjects (globs) never judged, by entity: e.g. ib_port: ["ib:mlx5_4/*"] for an uncabled storage '
         'port')] = field(default_factory=lambda: {"ib_port": [], "pci": []})

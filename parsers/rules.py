@@ -892,6 +892,17 @@ RULES: tuple[Rule, ...] = (
     _r("rm_init_fetch_failed", "driver_mismatch", ["RmInitAdapter failed"],
        r"(?:GPU (?P<pci>" + PCI_SHORT + r"): )?RmInitAdapter failed! \((?P<rm_error>0x61:0x[0-9a-fA-F]+:\d+)\)",
        event=("rminit", "join")),
+    # A GPU without its auxiliary power: RmInitNvDevice failed with NV_ERR_INSUFFICIENT_POWER (0x1c), which the driver
+    # says as "NVRM: GPU 0000:13:00.0: GPU does not have the necessary power cables connected." before its
+    # "RmInitAdapter failed! (0x24:0x1c:1447)" (osinit.c; a Tesla P40 on an OpenShift worker, damoke012/dareoke's
+    # GPU_TROUBLESHOOTING_GUIDE.md). The cabling or the PSU, not a reset: the line opens the GPU's init event, and a
+    # failed init whose status is 0x1c says the same where the line was not kept.
+    _r("gpu_insufficient_power", "gpu_reset_required", ["necessary power cables"],
+       r"(?:GPU (?P<pci>" + PCI_SHORT + r"): )?GPU does not have the necessary power cables connected",
+       attribution="hardware", action="CHECK_MECHANICALS", event=("rminit", "open")),
+    _r("rm_init_power", "gpu_reset_required", ["RmInitAdapter failed"],
+       r"(?:GPU (?P<pci>" + PCI_SHORT + r"): )?RmInitAdapter failed! \((?P<rm_error>0x[0-9a-fA-F]+:0x1[cC]:\d+)\)",
+       attribution="hardware", action="CHECK_MECHANICALS", event=("rminit", "join")),
     _r("rm_init_failed", "gpu_reset_required", ["RmInitAdapter failed", "rm_init_adapter failed"],
        r"(?:GPU (?P<pci>" + PCI_SHORT + r"): )?(?:RmInitAdapter failed! \((?P<rm_error>0x[0-9a-fA-F]+:0x[0-9a-fA-F]+:\d+)\)"
        r"|rm_init_adapter failed(?:,| for) device (?:bearing )?minor number (?P<minor>\d+))",

@@ -272,6 +272,16 @@ class Check:
     timeout: str = "30s"
     gpu_load: bool = False  # loads the GPUs: runs only while no compute process is on any GPU
     available: Callable[[], bool] = lambda: True  # its tool is present (else the agent leaves it out)
+    inputs: tuple[str, ...] = ()  # what the agent hands it from its own configuration (INPUTS): "root", ..
+
+
+# What the agent hands a check from its own configuration, not from the check's block (a row's `inputs`; the values:
+# agent/checks/settings.py INPUT_VALUES): input -> (the flag's type, its default when the program runs alone, help)
+INPUTS: dict[str, tuple[type, Callable[[], object], str]] = {
+    "root": (str, lambda: "/", "prefix for /sys (the agent's sysfs_root)"),
+    "nvml": (str, lambda: os.environ.get("GPU_NPD_NVML", "auto"), "NVML backend (the agent's nvml)"),
+    "timeout": (float, lambda: 300, "dcgmi's own limit in seconds (a little inside the check's timeout)"),
+}
 
 
 def _dcgmi() -> bool:
@@ -290,10 +300,11 @@ TABLE: tuple[Check, ...] = (
         Arg("ecc", 1, "expected ECC mode, current and pending (-1: any)"),
         Arg("min_sm_clock", 0, "max SM clock floor in MHz (0: any)"),
         Arg("min_pcie_gen", 0, "current PCIe generation floor (0: any)"),
-        Arg("pcie_width_max", True, "the link runs at its maximum width", bool))),
-    Check("ib", check_ib, "InfiniBandCheckFailed", "IBPortCheckFailed", (Arg("min_rate_gbps", 0),), timeout="10s"),
+        Arg("pcie_width_max", True, "the link runs at its maximum width", bool)), inputs=("nvml",)),
+    Check("ib", check_ib, "InfiniBandCheckFailed", "IBPortCheckFailed", (Arg("min_rate_gbps", 0),), timeout="10s",
+          inputs=("root",)),
     Check("dcgm", check_dcgm, "DCGMDiagFailed", "DCGMDiagFailed", (Arg("level", 1, type=int),), interval="24h",
-          timeout="10m", gpu_load=True, available=_dcgmi),
+          timeout="10m", gpu_load=True, available=_dcgmi, inputs=("timeout",)),
     Check("gpu", check_gpu, "GPUComputeCheckFailed", "GPUComputeCheckFailed",
           (Arg("seconds", 3), Arg("min_bandwidth_gbps", 0)), interval="24h", timeout="2m", gpu_load=True,
           available=_cuda_module),
@@ -322,10 +333,9 @@ def parser() -> argparse.ArgumentParser:
                 cmd.add_argument(flag, action="store_true", help=a.help or None)
             else:
                 cmd.add_argument(flag, type=a.type, default=a.default, help=a.help or None)
-    # what the agent passes from its own configuration, not from the check's block
-    sub.choices["nvml"].add_argument("--nvml", default=os.environ.get("GPU_NPD_NVML", "auto"))
-    sub.choices["ib"].add_argument("--root", default="/")
-    sub.choices["dcgm"].add_argument("--timeout", type=float, default=300)
+        for name in c.inputs:  # what the agent passes from its own configuration, not from the check's block
+            kind, default, text = INPUTS[name]
+            cmd.add_argument("--" + name, type=kind, default=default(), help=text)
     return p
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from .builtin import BY_NAME, GPU_LOAD, TABLE
 from .npd import ConfigError, PluginConfig, load_config, parse_config
@@ -16,6 +16,21 @@ from .npd import ConfigError, PluginConfig, load_config, parse_config
 BUILTIN_KEYS = ("enabled", "interval", "timeout", "condition")
 # built-in check -> its argument keys (config key -> flag); a key set to False/None leaves the flag out
 BUILTIN_ARGS: dict[str, tuple[str, ...]] = {c.name: tuple(a.key for a in c.args) for c in TABLE}
+
+
+def _dcgmi_timeout(spec: dict[str, Any], *_: str) -> str:
+    """dcgmi's own limit: a little inside the rule's, so that its answer gets through."""
+    from .npd import parse_duration  # noqa: PLC0415
+
+    return str(max(1.0, parse_duration(spec.get("timeout", "10m")) - 5))
+
+
+# The values of the inputs a check's row names (builtin.INPUTS), from the agent's configuration and the check's block
+INPUT_VALUES: dict[str, Callable[[dict[str, Any], str, str], str]] = {
+    "root": lambda spec, sysfs_root, nvml: sysfs_root,
+    "nvml": lambda spec, sysfs_root, nvml: nvml,
+    "timeout": _dcgmi_timeout,
+}
 
 
 def builtin_config(name: str, spec: dict[str, Any], sysfs_root: str = "/", nvml: str = "auto") -> PluginConfig:
@@ -29,13 +44,8 @@ def builtin_config(name: str, spec: dict[str, Any], sysfs_root: str = "/", nvml:
             args.append("--" + key.replace("_", "-"))
         elif value is not None and value is not False:
             args += ["--" + key.replace("_", "-"), str(value)]
-    if name == "ib":
-        args += ["--root", sysfs_root]
-    if name == "nvml":
-        args += ["--nvml", nvml]
-    if name == "dcgm":  # dcgmi's own limit: a little inside the rule's, so that its answer gets through
-        from .npd import parse_duration  # noqa: PLC0415
-        args += ["--timeout", str(max(1.0, parse_duration(spec.get("timeout", "10m")) - 5))]
+    for given in BY_NAME[name].inputs:
+        args += ["--" + given, INPUT_VALUES[given](spec, sysfs_root, nvml)]
     condition, reason = spec.get("condition") or BY_NAME[name].condition, BY_NAME[name].reason
     raw = {"plugin": "custom", "source": f"builtin-{name}",
            "pluginConfig": {"invoke_interval": spec.get("interval", "5m"), "timeout": spec.get("timeout", "30s"),

@@ -8,6 +8,7 @@
 Markers in hand-written pages are replaced too:
     <!-- generated: alerts -->             the shipped PrometheusRule's alerts (operations runbook)
     <!-- generated: benchmark-results -->  every results file under docs/benchmarks/ (bench/report.py)
+    <!-- generated: realworld-corpus -->   the real-log corpus per file (tests/realworld.py, tests/fixtures/realworld/)
 and nav entries naming a page that does not exist (yet) are dropped, and pages the nav does not name yet are
 listed under "More", so `mkdocs build --strict` stays green while pages other work adds are on their way.
 
@@ -415,9 +416,20 @@ PAGES = {
     "reference/xid.md": render_xid,
     "reference/metrics.md": render_metrics,
 }
+def render_realworld_corpus(docs_dir: Path) -> str:
+    """The real-log corpus's table (samples and events by kind per file), counted by the code that scores recall."""
+    import importlib.util  # noqa: PLC0415
+
+    spec = importlib.util.spec_from_file_location("gpu_npd_realworld", ROOT / "tests" / "realworld.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.table() + "\n"
+
+
 MARKERS = {
     "<!-- generated: alerts -->": lambda docs_dir: render_alerts(),
     "<!-- generated: benchmark-results -->": render_benchmark_results,
+    "<!-- generated: realworld-corpus -->": render_realworld_corpus,
 }
 
 

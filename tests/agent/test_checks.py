@@ -369,3 +369,23 @@ def test_a_busy_gate_past_its_deadline_is_asked_no_more_until_it_returns(tmp_pat
     assert nvml.standin.refcount == 0
     assert gpu_busy(nvml, 5) == "nvml: GPU 3: GPU_IS_LOST"  # asked again once it returned
     assert nvml.standin.refcount == 0
+
+
+def test_a_check_row_declares_what_the_agent_hands_it(monkeypatch):
+    """docs/extending.md: a new built-in check that reads /sys is its row alone: `inputs=("root",)` gives its
+    program a --root flag and the agent's sysfs_root on its command line (was a special case by check name in
+    builtin.parser() and settings.builtin_config: a new row naming no such case got no --root, and its program
+    exited 2 on the flag). Every row's command line, as the agent writes it, parses."""
+    from agent.checks import settings
+
+    row = builtin.Check("example", lambda args: (OK, args.root), "ExampleCheckFailed", "ExampleFailed",
+                        inputs=("root",))
+    monkeypatch.setattr(builtin, "TABLE", builtin.TABLE + (row,))
+    monkeypatch.setitem(builtin.BY_NAME, "example", row)
+    monkeypatch.setitem(settings.BUILTIN_ARGS, "example", ())
+    for c in builtin.TABLE:
+        args = builtin_config(c.name, {}, "/host", "fake:x").rules[0].args
+        parsed = builtin.parser().parse_args(args[2:])
+        assert {name: getattr(parsed, name) for name in c.inputs} == {
+            name: {"root": "/host", "nvml": "fake:x", "timeout": 595.0}[name] for name in c.inputs}
+    assert set(settings.INPUT_VALUES) == set(builtin.INPUTS)  # every input a row may name has its value
