@@ -2,9 +2,10 @@
 
 What a path holds is told by its first bytes, never by its name (`kern.log.2.gz` renamed, logrotate's `compresscmd`):
 
-- gzip, xz and bzip2 are decoded by one tolerant reader (`Decoded`): a truncated or corrupt stream (a log copied off a
-  dying node) gives every byte that decodes, and the damage is reported afterwards as `InputDamaged`, not instead.
-  Concatenated streams are read as their tools read them (`gzip -c a >> b`, pbzip2's, xz's with stream padding).
+- gzip, xz and bzip2 are decoded by one tolerant reader (parsers/decoded.py `Decoded`, the agent's for its rotated
+  pod logs too): a truncated or corrupt stream (a log copied off a dying node) gives every byte that decodes, and the
+  damage is reported afterwards as `InputDamaged`, not instead.  Concatenated streams are read as their tools read
+  them (`gzip -c a >> b`, pbzip2's, xz's with stream padding).
 - A tar archive (plain or compressed: a sosreport, a must-gather, a `kubectl cp`'d bundle) gives its regular members
   one by one, each named `ARCHIVE:MEMBER`, members compressed in it decoded too; bounded (MAX_MEMBERS headers,
   MAX_ARCHIVE_BYTES of members), what was not read said.  Nothing is ever written: a member's name is only a name.
@@ -17,25 +18,20 @@ Plain text costs one look at the first block (the hot path: no copy, no decoding
 
 from __future__ import annotations
 
-import importlib
 import io
 import os
 import posixpath
 import re
 import stat
 import sys
-import zlib
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, BinaryIO, Callable, Iterator, NamedTuple
+from typing import BinaryIO, Callable, Iterator
+
+from parsers.decoded import CODECS, ZSTD_MAGIC, Codec, Decoded
 
 RAW_CHUNK = 1 << 16
-OUT_CHUNK = 1 << 18  # decoded bytes asked of a decompressor at once: a bomb's output is bounded per call
 SNIFF = 8192  # bytes of an input's start its kind is told from
-GZIP_MAGIC = b"\x1f\x8b"
-XZ_MAGIC = b"\xfd7zXZ\x00"
-BZIP2_MAGIC = b"BZh"
-ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 JOURNAL_MAGIC = b"LPKSHHRH"  # systemd's journal file header
 TAR_MAGIC_AT, TAR_MAGIC = 257, b"ustar"  # POSIX "ustar\0" and GNU "ustar  "
 MAX_MEMBERS = 100_000  # tar headers read from one archive (a sosreport holds some 10,000)
@@ -58,130 +54,6 @@ class NotText(Exception):
     def advice(self, then: str) -> str:
         """One line: what the input is, and the command that reads it (`then` after a pipe, e.g. `gpu-npd parse -`)."""
         return f"not a text log: {self.what}" + (f"; read it with `{self.command} | {then}`" if self.command else "")
-
-
-# ---- decoding ------------------------------------------------------------------------------------------------------
-
-class _Zlib:
-    """zlib's decompressor (gzip framing) in the shape of lzma's and bz2's: `needs_input`, `decompress(data, max)`,
-    `eof`, `unused_data`."""
-
-    def __init__(self) -> None:
-        self._z = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)
-        self._full = False  # the last call filled its max_length: more output may be held
-
-    @property
-    def needs_input(self) -> bool:
-        return not self._z.unconsumed_tail and not self._full
-
-    @property
-    def eof(self) -> bool:
-        return self._z.eof
-
-    @property
-    def unused_data(self) -> bytes:
-        return self._z.unused_data
-
-    def decompress(self, data: bytes, max_length: int) -> bytes:
-        out = self._z.decompress(self._z.unconsumed_tail + data if self._z.unconsumed_tail else data, max_length)
-        self._full = len(out) == max_length
-        return out
-
-
-class Codec(NamedTuple):
-    name: str
-    magic: bytes
-    module: str  # imported when a stream of this codec is first met: a plain log's run imports none of them
-    new: Callable[[Any], object]  # (the module) a decompressor for one stream: needs_input, decompress(data, max), eof
-    errors: Callable[[Any], tuple[type[BaseException], ...]]  # (the module) what its decompress raises on bad data
-
-    def load(self) -> tuple[Callable[[], object], tuple[type[BaseException], ...]] | None:
-        """(a new decompressor, its errors), or None where this Python has no such module."""
-        try:
-            module = importlib.import_module(self.module)
-        except ImportError:
-            return None
-        return (lambda: self.new(module)), self.errors(module)
-
-
-CODECS: tuple[Codec, ...] = (
-    Codec("gzip", GZIP_MAGIC, "zlib", lambda _: _Zlib(), lambda m: (m.error,)),
-    Codec("xz", XZ_MAGIC, "lzma", lambda m: m.LZMADecompressor(format=m.FORMAT_XZ), lambda m: (m.LZMAError,)),
-    Codec("bzip2", BZIP2_MAGIC, "bz2", lambda m: m.BZ2Decompressor(), lambda _: (OSError, ValueError)),
-    # Python 3.14's own zstd (PEP 784): the same decompressor shape as lzma's; no package is added for it
-    Codec("zstd", ZSTD_MAGIC, "compression.zstd", lambda m: m.ZstdDecompressor(), lambda m: (m.ZstdError,)),
-)
-
-
-class Decoded(io.RawIOBase):
-    """The content of a compressed stream (its concatenated streams, as `gzip -dc`, `xz -dc`, `bzip2 -dc` give),
-    decoded as far as it goes; `damage` says why decoding stopped early.  Zero bytes between or after streams (tape
-    or stream padding) and anything after them that is not another stream are ignored, as gzip(1) ignores them."""
-
-    def __init__(self, raw: BinaryIO, codec: Codec):
-        self._raw, self.codec = raw, codec
-        self._new, self._errors = codec.load()  # type: ignore[misc]  # (_codec gives only codecs that load)
-        self._d = None  # the decompressor of the stream being read; None between streams
-        self._carry = b""  # input read but not yet given to a decompressor
-        self._pending = bytearray()
-        self._done = False
-        self.consumed = 0  # compressed bytes read
-        self.damage: str | None = None
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, buf) -> int:
-        want = min(len(buf), OUT_CHUNK)
-        while len(self._pending) < want and not self._done:
-            self._fill()
-        n = min(len(buf), len(self._pending))
-        buf[:n] = self._pending[:n]
-        del self._pending[:n]
-        return n
-
-    def _read(self) -> bytes:
-        data = self._raw.read(RAW_CHUNK)
-        self.consumed += len(data)
-        return data
-
-    def _fill(self) -> None:
-        magic = self.codec.magic
-        if self._d is None:  # a stream may start here
-            head = self._carry.lstrip(b"\0")
-            if len(head) < len(magic):
-                data = self._read()
-                if not data:
-                    self._done = True  # the end (after zero bytes, or a few that are no stream)
-                    return
-                head = (head + data).lstrip(b"\0")
-            self._carry = head
-            if len(head) < len(magic):
-                return
-            if not head.startswith(magic):
-                self._done = True  # trailing bytes that are no stream: ignored, as gzip(1) ignores them
-                return
-            self._d = self._new()
-            return
-        d = self._d
-        if self._carry:
-            data, self._carry = self._carry, b""
-        elif d.needs_input:  # type: ignore[attr-defined]
-            data = self._read()
-            if not data:
-                self.damage = f"{self.codec.name} stream truncated after {self.consumed} compressed bytes"
-                self._done = True
-                return
-        else:
-            data = b""
-        try:
-            self._pending += d.decompress(data, OUT_CHUNK)  # type: ignore[attr-defined]
-        except (*self._errors, EOFError) as exc:
-            self.damage = f"{self.codec.name} stream corrupt after {self.consumed} compressed bytes ({exc})"
-            self._done = True
-            return
-        if d.eof:  # type: ignore[attr-defined]  # another stream may follow (gzip -c a >> b)
-            self._carry, self._d = d.unused_data, None  # type: ignore[attr-defined]
 
 
 # ---- what an input is ----------------------------------------------------------------------------------------------

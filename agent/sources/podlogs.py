@@ -46,6 +46,7 @@ from typing import Any, Callable
 
 from parsers import (Classifier, Finding, Prefilter, Scanner, all_keywords, drop_holes, hold_back_cri_partials,
                      keyword_prefilter)
+from parsers.decoded import GZIP, Decoded
 from parsers.envelope import cri, cri_split, finish
 from parsers.model import PodRef, WorkloadFindings
 from parsers.progress import PREFILTER as PROGRESS_PREFILTER
@@ -165,33 +166,6 @@ def _fingerprint(read: Callable[[int, int], bytes], offset: int) -> tuple[int, i
     n = min(PRINT, offset)
     head, before = read(n, 0), read(n, offset - n)
     return (zlib.crc32(head), zlib.crc32(before)) if len(head) == len(before) == n else None
-
-
-class _Gunzip:
-    """A .gz read as the bytes it holds (`read(n)`: at most n; b"" at its end), each member in turn, every byte
-    decompressed handed on: a file cut short (its trailer or its last blocks missing) gives what it holds, then
-    EOFError; damaged, zlib.error.  (gzip.GzipFile raises at the read that meets the cut, its bytes lost with it.)"""
-
-    def __init__(self, raw: Any):
-        self.raw, self.inflate = raw, zlib.decompressobj(zlib.MAX_WBITS | 16)
-
-    def read(self, n: int) -> bytes:
-        while True:
-            if self.inflate.eof:  # a member ended: the next starts in what it left, or is to be read
-                rest = self.inflate.unused_data or self.raw.read(READ_CHUNK)
-                if not rest:
-                    return b""
-                self.inflate = zlib.decompressobj(zlib.MAX_WBITS | 16)
-            else:
-                rest = self.inflate.unconsumed_tail or self.raw.read(READ_CHUNK)
-                if not rest:
-                    raise EOFError("the .gz ends before its last member does (cut short)")
-            data = self.inflate.decompress(rest, n)
-            if data:
-                return data
-
-    def close(self) -> None:
-        self.raw.close()
 
 
 def parse_pod_dir(name: str) -> tuple[str, str, str] | None:
@@ -946,7 +920,7 @@ class PodLogSource(Source):
         if fd is None:
             return f"cannot be opened (gone, or refused) to read on from the {at} bytes"
         raw = os.fdopen(fd, "rb")
-        reader = _Gunzip(raw) if path.endswith(".gz") else raw
+        reader = Decoded(raw, GZIP) if path.endswith(".gz") else raw
         why = f"does not reach the {at} bytes"
         try:
             if reader is raw:
@@ -964,7 +938,7 @@ class PodLogSource(Source):
                     return reader, raw
                 if not left:
                     why = f"has other bytes than ours before the {at} bytes"
-        except (OSError, EOFError, zlib.error):
+        except OSError:
             pass
         reader.close()
         raw.close()
@@ -973,12 +947,17 @@ class PodLogSource(Source):
     @staticmethod
     def _chunk(reader: Any, path: str) -> bytes:
         """The next READ_CHUNK bytes of a rotated file open (`_open_rotated`); b"" at its end, or when the read fails
-        (a .gz cut short or damaged: said, the rest of it lost)."""
+        (said, the rest of it lost).  A .gz cut short or damaged ends where it stops decoding, every byte before it
+        given (parsers.decoded), and is said there."""
         try:
-            return reader.read(READ_CHUNK)
-        except (OSError, EOFError, zlib.error) as exc:
-            log.warning("%s cannot be read to its end (%s); the rest of its lines are lost", path, exc)
-            return b""
+            data = reader.read(READ_CHUNK)
+        except OSError as exc:
+            data, damage = b"", exc.strerror or str(exc)
+        else:
+            damage = getattr(reader, "damage", None) if not data else None
+        if damage:
+            log.warning("%s cannot be read to its end (%s); the rest of its lines are lost", path, damage)
+        return data
 
     def _release(self, tail: _Tail) -> list[tuple[PodRef, Finding]]:
         """The last words of a deleted pod's file (its files went with it): the backlog's file being read (open) read

@@ -785,6 +785,24 @@ def test_a_rotated_gz_cut_short_is_read_to_where_it_ends_and_said(tree, caplog, 
     assert "0.log.20240725-080000 cannot be opened (gone, or refused)" in caplog.text
 
 
+def test_a_rotated_gz_with_a_zeroed_tail_is_read_whole_and_nothing_said(tree, caplog):
+    """The file followed rotated while the agent was down, its .gz padded with zero bytes after its trailer (a crash
+    that left the file's last blocks allocated and zeroed, tape or stream padding): read whole, as gzip(1) reads it,
+    and nothing said.  Before, the agent's own gzip reader took the zeros for a member's header and warned that the
+    rest of its lines were lost (none was); the one reader both the agent and `gpu-npd parse` use
+    (parsers/decoded.py) ignores them."""
+    root, cdir, state = tree
+    stopped(root, state)
+    append(cdir / "0.log", timeout(3, 4))
+    rotate(cdir, "20240725-070000", timeout(6))
+    rotate(cdir, "20240725-080000", timeout(7))
+    gz = cdir / "0.log.20240725-070000.gz"
+    gz.write_bytes(gz.read_bytes() + bytes(4096))
+    ranks, _, _ = first_batch(root, state)
+    assert ranks == [3, 4, 6, 7]
+    assert "cannot be read" not in caplog.text and "lost" not in caplog.text
+
+
 # ---- the agent's save while the source's thread runs ------------------------------------------------------------
 
 def held(src: PodLogSource, name: str, monkeypatch) -> tuple[threading.Event, threading.Event]:

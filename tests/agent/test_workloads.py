@@ -1460,3 +1460,30 @@ def test_a_ray_tasks_words_are_bounded_and_read_back():
     assert ray_task_words(7, "h" * 65) == ray_task_words(7, "a host") == ray_task_words(10 ** 19, "h") == ""
     assert read_ray_task("CUDA error 'x': ... " + ray_task_words(838798, "fe80::1")) == (838798, "fe80::1")
     assert read_ray_task("CUDA error 'x': ... [container main]") is None
+
+
+def test_a_traceback_without_its_header_is_read_live_as_with_it(tmp_path):
+    """h252's headless traceback (REAL frames: zhengchen1999/DAT #51, tests/triage/test_triage_read.py HEADLESS) on the
+    live path, in the kubelet's CRI envelope, plain and behind torchrun's `[rankN]: ` tags (two ranks interleaved),
+    with and without its `Traceback (most recent call last):` line: the agent reads the same findings either way, and
+    the same (kind, rank) as `gpu-npd triage` for the kinds it publishes (the classifier reads the exception line by
+    itself; a bare `KeyError` is triage's, offline only, with or without its header).  A guard: this held before."""
+    from test_triage_read import HEADLESS
+    from triage import Clock, read_lines
+
+    # CONSTRUCTED from real lines: DAT #51's frames ending in vLLM #19631's exception line (VLLM_WORKER_ERRORS)
+    cuda = [*HEADLESS[:-1], "RuntimeError: CUDA error: an illegal memory access was encountered"]
+    for n, (frames, live_kinds) in enumerate(((HEADLESS, []), (cuda, ["cuda_error"]))):
+        for tags in ((None,), (0, 1)):
+            seen = []
+            for head in ([], ["Traceback (most recent call last):"]):
+                lines = [line if r is None else f"[rank{r}]: {line}" for line in head + frames for r in tags]
+                root = tmp_path / f"{n}-{len(tags)}-{len(head)}" / "pods"
+                _pod_log(root, "train_llm-w-0_0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d", lines)
+                src = source(root)
+                src.discover()
+                live = sorted((f.kind, f.rank) for _, f in src.poll())
+                offline = sorted((e.kind, e.rank) for e in read_lines(lines, "x.log", Clock()) if e.kind in live_kinds)
+                assert live == offline == [(k, r) for k in live_kinds for r in tags], (frames[-1], tags, head)
+                seen.append(live)
+            assert seen[0] == seen[1]
