@@ -42,11 +42,21 @@ def find_pci(text: str, function: bool = False) -> str | None:
 GPU_DRIVERS = frozenset({"nvidia"})
 # dev_printk's "<driver> <device>: " at the start of the message (or after a stamp an envelope left in it)
 _PRINTED_BY = re.compile(r"(?:^|\] )([\w.-]+) ([0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]): ")
+# what every line a GPU driver printed holds ("nvidia "): a line without one is none, answered without the regex
+# above, whose search is tried at every position of the line (most lines that reach it, an Xid's, hold none)
+_GPU_DRIVER_WORDS = tuple(f"{driver} " for driver in sorted(GPU_DRIVERS))
 
 
 def gpu_driver_line(message: str, pci: str | None, function: bool = False) -> bool:
     """Whether a GPU driver (GPU_DRIVERS) printed `message` for the device at `pci` (a key as normalize_pci makes it,
     `function` as there): its own line, not a port's line naming it ("pcieport 0000:00:02.0: AER: .. received:
     0000:03:00.0" says nothing of what 0000:03:00 is)."""
-    m = _PRINTED_BY.search(message) if pci else None
+    if not pci:
+        return False
+    for word in _GPU_DRIVER_WORDS:
+        if word in message:
+            break
+    else:
+        return False
+    m = _PRINTED_BY.search(message)
     return m is not None and m.group(1) in GPU_DRIVERS and normalize_pci(m.group(2), function) == pci

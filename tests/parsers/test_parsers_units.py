@@ -51,6 +51,29 @@ def test_a_gpu_drivers_line_names_a_gpu_only_for_its_own_device(message, pci, gp
     assert gpu_driver_line(message, pci, True) is gpu
 
 
+def test_a_line_no_gpu_driver_printed_is_answered_without_the_prefix_regex(monkeypatch):
+    """parsers/pci.py gpu_driver_line: a line that holds no GPU driver's name (an Xid's, the agent's flood, issue 24)
+    is no GPU driver's line without a search of the dev_printk prefix regex (tried at every position of the line);
+    a line that holds one is still searched.  (Line built from bench/inprocess.py's Xid 31, not a real log.)"""
+    from parsers import pci
+
+    searched = []
+
+    class Counting:
+        def search(self, text):
+            searched.append(text)
+            return _printed_by.search(text)
+
+    _printed_by = pci._PRINTED_BY
+    monkeypatch.setattr(pci, "_PRINTED_BY", Counting())
+    xid = "NVRM: Xid (PCI:0000:39:00): 31, pid=12345, name=python3, Ch 00000008, MMU Fault 12345"
+    assert pci.gpu_driver_line(xid, "0000:39:00", True) is False
+    assert searched == []
+    own = "nvidia 0000:63:00.0: AER: can't recover (no error_detected callback)"
+    assert pci.gpu_driver_line(own, "0000:63:00", True) is True
+    assert searched == [own]
+
+
 @pytest.mark.parametrize("line,kind,pci", [
     # lore.kernel.org/qemu-devel/m7p7ubuyfhqxhcxqt4qs6rbi24pgxtnbq52maqpdom2da75g7e@laluifinsegp/ (mlx5-more.yaml)
     ("[  447.473192] mlx5_core 0000:0d:00.1: poll_health:801:(pid 0): device's health compromised - reached miss "
