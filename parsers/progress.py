@@ -41,7 +41,8 @@ class Rule:
     keyword: str  # must occur in the line (case-sensitive) before the regex is tried
     pattern: re.Pattern[str]
     scale: float = 1.0  # the time group's unit in seconds (ms: 1e-3); "rate" groups are per second instead;
-    # a "unit" group names its own unit (UNITS); an "elapsed" group over a "total" group is a finished epoch's time
+    # a "unit" group names its own unit (UNITS); an "elapsed" group over a "total" group is a finished epoch's time; a
+    # "plus" group is a second part of the same step's time, added (LeRobot's `data_s` beside its `updt_s`)
     timing: bool = False  # the line times the step its trainer reported on an earlier line: no progress of its own
 
 
@@ -306,6 +307,16 @@ RULES: tuple[Rule, ...] = (
     Rule("automodel", "| loss ", re.compile(r"step (?:(?<=\[(?P<phase>val)\] step )|(?<!\wstep ))(?P<step>\d+) \| epoch \d+ \| "
                                             r"loss ")),
     Rule("automodel", "step=", re.compile(r"epoch=(?<!\wepoch=)\d+ step=(?P<step>\d+) loss=")),
+    # LeRobot (lerobot/scripts/train.py, its MetricsTracker): `INFO 2025-07-11 08:20:13 ts/train.py:232 step:9 smpl:576
+    # ep:2 epch:0.00 loss:1.051 grdn:4.482 lr:1.8e-06 updt_s:0.302 data_s:13.330` (2024 on; `smp/s:` and `mem_gb:` after
+    # it since 2026), its counts in human form past 999 (`step:31K smpl:245K ep:2K`, format_big_number, precision 0:
+    # step 31000 to 31499 all print `31K`, so such a step is progress without a step); a step takes its update
+    # (`updt_s`) and its batch's loading (`data_s`), both averaged over the log interval: the step time is their sum.
+    # Its evaluation, said when done: `step:100 smpl:6K ep:52 epch:0.25 ∑rwrd:20.693 success:0.0% eval_s:120.266`.
+    # None before: a LeRobot job was never tracked (keyed on `step:`; the pattern opens with its literal)
+    Rule("lerobot", "step:", re.compile(r"step:(?<![\w/]step:)(?:(?P<step>\d+)|\d+[KMBTQ]) smpl:\S+ ep:\S+ epch:[0-9.]+ "
+                                         r"(?:loss:.*?\bupdt_s:(?P<time>" + _NUM[1:-1] + r")(?: data_s:(?P<plus>"
+                                         + _NUM[1:-1] + r"))?|.*?\b(?P<phase>eval)_s:)")),
 )
 # a progress line (a tqdm bar's description, torchtitan's `validate step:`) that says it is not training:
 # evaluation, which is a pause, not training progress
@@ -438,6 +449,8 @@ def _one(line: str) -> Progress | None:
             seconds = float(groups["time"]) * (UNITS[groups["unit"]] if groups.get("unit") else rule.scale)
             if groups.get("mult"):
                 seconds *= _MULT[groups["mult"]]
+            if groups.get("plus"):  # a second part of the same step, in the same unit (LeRobot's data loading)
+                seconds += float(groups["plus"]) * (UNITS[groups["unit"]] if groups.get("unit") else rule.scale)
         elif groups.get("elapsed") and groups.get("total") and groups["elapsed"] != "0" and not groups.get("sample"):
             # (`0s`: under half a second; `sample`: the count is samples, its elapsed over them no step's time)
             seconds = float(groups["elapsed"]) / max(int(groups["total"]), 1)
