@@ -314,6 +314,13 @@ RULES: tuple[Rule, ...] = (
     # (`updt_s`) and its batch's loading (`data_s`), both averaged over the log interval: the step time is their sum.
     # Its evaluation, said when done: `step:100 smpl:6K ep:52 epch:0.25 ∑rwrd:20.693 success:0.0% eval_s:120.266`.
     # None before: a LeRobot job was never tracked (keyed on `step:`; the pattern opens with its literal)
+    # OLMo (allenai/OLMo's trainer) and OLMo-core (its ConsoleLoggerCallback): a marker line per logged step, `2024-08-06
+    # 10:00:05.520 intern-studio-160750:0  olmo.train:908  INFO    [step=2/739328,epoch=0]`, its metrics on the lines below
+    # it (`    train/CrossEntropyLoss=...`, OLMo-core's `    train/CE loss=...`), no step time; OLMo-core's marker names
+    # `???` for an unknown total and, with the metrics, its ETA: `[step=100/2000,epoch=0,eta=5h11m]` (the shape from its
+    # source, console_logger.py); the epoch optional (OLMo added it to the marker in 2024, allenai/OLMo #669).  None
+    # before: an OLMo job was never tracked
+    Rule("olmo", "[step=", re.compile(r"\[step=(?P<step>\d+)/(?:\d+|\?\?\?)(?:,epoch=\d+)?(?:,eta=[^\]]*)?\]")),
     Rule("lerobot", "step:", re.compile(r"step:(?<![\w/]step:)(?:(?P<step>\d+)|\d+[KMBTQ]) smpl:\S+ ep:\S+ epch:[0-9.]+ "
                                          r"(?:loss:.*?\bupdt_s:(?P<time>" + _NUM[1:-1] + r")(?: data_s:(?P<plus>"
                                          + _NUM[1:-1] + r"))?|.*?\b(?P<phase>eval)_s:)")),

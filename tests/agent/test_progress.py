@@ -165,6 +165,9 @@ PODS = Path(__file__).parents[1] / "fixtures" / "pods" / "var" / "log" / "pods"
     ("lerobot_1488_data_s.log", "lerobot", list(range(9, 18)), 0.302 + 13.330),
     ("lerobot_unitree_10_rounded.log", "lerobot", [None], 0.098),
     ("lerobot_examples_eval.log", "lerobot", [0], 1.738 + 4.774),
+    # (h260) OLMo's marker line per logged step (`... olmo.train:908  INFO    [step=2/739328,epoch=0]`, its metrics on the
+    # lines below, `    train/CrossEntropyLoss=...` none): None before, so an OLMo job was never tracked
+    ("olmo_692.log", "olmo", [1, 2, 3], None),
 ])
 def test_each_trainers_real_lines_give_their_steps_and_step_time(name, trainer, steps, seconds):
     found = [p for p in map(recognise, lines(name)) if p is not None and p.moved]
