@@ -314,6 +314,14 @@ RULES: tuple[Rule, ...] = (
     # (`updt_s`) and its batch's loading (`data_s`), both averaged over the log interval: the step time is their sum.
     # Its evaluation, said when done: `step:100 smpl:6K ep:52 epch:0.25 ∑rwrd:20.693 success:0.0% eval_s:120.266`.
     # None before: a LeRobot job was never tracked (keyed on `step:`; the pattern opens with its literal)
+    # LightlyTrain (lightly-ai/lightly-train), 2026: `[2026-02-06 11:55:27,760][INFO] Train Step 1/10 | Train Loss: 32.8633 |
+    # Time Spent [Dataload: 64.5%, ...]`, from 2026-04 `Train Step 200/200 | Epoch 1 | train_loss: 28.8206 | lr: ... |
+    # Profiling [ GPU Util 52.3% | ... | Step Time 0.27s | Data Time 0.03s |  121 img/s ]` (the global step; its `Val Step
+    # 1/157 | ...` lines hold no keyword, its `Validating...` before them the announced evaluation).  Keyed on each
+    # era's loss, one pattern.  None before: a LightlyTrain job was never tracked
+    Rule("lightlytrain", "Loss", _LIGHTLY := re.compile(r"Train Step (?P<step>\d+)/\d+ \|(?:.*?\bStep Time (?P<time>"
+                                                         + _NUM[1:-1] + r")s\b)?")),
+    Rule("lightlytrain", "loss", _LIGHTLY),
     # OLMo (allenai/OLMo's trainer) and OLMo-core (its ConsoleLoggerCallback): a marker line per logged step, `2024-08-06
     # 10:00:05.520 intern-studio-160750:0  olmo.train:908  INFO    [step=2/739328,epoch=0]`, its metrics on the lines below
     # it (`    train/CrossEntropyLoss=...`, OLMo-core's `    train/CE loss=...`), no step time; OLMo-core's marker names

@@ -168,6 +168,11 @@ PODS = Path(__file__).parents[1] / "fixtures" / "pods" / "var" / "log" / "pods"
     # (h260) OLMo's marker line per logged step (`... olmo.train:908  INFO    [step=2/739328,epoch=0]`, its metrics on the
     # lines below, `    train/CrossEntropyLoss=...` none): None before, so an OLMo job was never tracked
     ("olmo_692.log", "olmo", [1, 2, 3], None),
+    # (h260) LightlyTrain, 2026 (`Train Step 1/10 | Train Loss: 32.8633 | Time Spent [...]`; from 2026-04 `Train Step 200/200
+    # | Epoch 1 | train_loss: ... | Profiling [ ... | Step Time 0.27s | ...]`, its `Val Step   1/157 | ...` none): None
+    # before, so a LightlyTrain job was never tracked
+    ("lightlytrain_604_steps.log", "lightlytrain", [1, 2, 3], None),
+    ("lightlytrain_680_validating.log", "lightlytrain", [200], 0.27),
 ])
 def test_each_trainers_real_lines_give_their_steps_and_step_time(name, trainer, steps, seconds):
     found = [p for p in map(recognise, lines(name)) if p is not None and p.moved]
