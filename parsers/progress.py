@@ -314,6 +314,11 @@ RULES: tuple[Rule, ...] = (
     # (`updt_s`) and its batch's loading (`data_s`), both averaged over the log interval: the step time is their sum.
     # Its evaluation, said when done: `step:100 smpl:6K ep:52 epch:0.25 ∑rwrd:20.693 success:0.0% eval_s:120.266`.
     # None before: a LeRobot job was never tracked (keyed on `step:`; the pattern opens with its literal)
+    # PithTrain (mlc-ai/pith-train, MoE pretraining), 2026: `2026-04-01 14:07:05 | INFO | step 00000002/00000015 | step-time
+    # 28.823 sec | cross-entropy-loss 2.5949 | ...` (its counts zero-padded; the first step's time its warm-up's).  None
+    # before: a PithTrain job was never tracked
+    Rule("pithtrain", "step-time ", re.compile(r"step (?<!\wstep )(?P<step>\d+)/\d+ \| step-time (?P<time>" + _NUM[1:-1]
+                                               + r") sec\b")),
     # LightlyTrain (lightly-ai/lightly-train), 2026: `[2026-02-06 11:55:27,760][INFO] Train Step 1/10 | Train Loss: 32.8633 |
     # Time Spent [Dataload: 64.5%, ...]`, from 2026-04 `Train Step 200/200 | Epoch 1 | train_loss: 28.8206 | lr: ... |
     # Profiling [ GPU Util 52.3% | ... | Step Time 0.27s | Data Time 0.03s |  121 img/s ]` (the global step; its `Val Step

@@ -173,6 +173,8 @@ PODS = Path(__file__).parents[1] / "fixtures" / "pods" / "var" / "log" / "pods"
     # before, so a LightlyTrain job was never tracked
     ("lightlytrain_604_steps.log", "lightlytrain", [1, 2, 3], None),
     ("lightlytrain_680_validating.log", "lightlytrain", [200], 0.27),
+    # (h260) PithTrain, 2026 (`step 00000001/00000015 | step-time 73.352 sec | cross-entropy-loss 2.6636 | ...`): None before
+    ("pithtrain_7_steps.log", "pithtrain", [1, 2, 3, 4, 5], 73.352),
 ])
 def test_each_trainers_real_lines_give_their_steps_and_step_time(name, trainer, steps, seconds):
     found = [p for p in map(recognise, lines(name)) if p is not None and p.moved]
