@@ -41,7 +41,8 @@ class Rule:
     keyword: str  # must occur in the line (case-sensitive) before the regex is tried
     pattern: re.Pattern[str]
     scale: float = 1.0  # the time group's unit in seconds (ms: 1e-3); "rate" groups are per second instead;
-    # a "unit" group names its own unit (UNITS); an "elapsed" group over a "total" group is a finished epoch's time
+    # a "unit" group names its own unit (UNITS); an "elapsed" group over a "total" group is a finished epoch's time; a
+    # "plus" group is a second part of the same step's time, added (LeRobot's `data_s` beside its `updt_s`)
     timing: bool = False  # the line times the step its trainer reported on an earlier line: no progress of its own
 
 
@@ -306,6 +307,36 @@ RULES: tuple[Rule, ...] = (
     Rule("automodel", "| loss ", re.compile(r"step (?:(?<=\[(?P<phase>val)\] step )|(?<!\wstep ))(?P<step>\d+) \| epoch \d+ \| "
                                             r"loss ")),
     Rule("automodel", "step=", re.compile(r"epoch=(?<!\wepoch=)\d+ step=(?P<step>\d+) loss=")),
+    # LeRobot (lerobot/scripts/train.py, its MetricsTracker): `INFO 2025-07-11 08:20:13 ts/train.py:232 step:9 smpl:576
+    # ep:2 epch:0.00 loss:1.051 grdn:4.482 lr:1.8e-06 updt_s:0.302 data_s:13.330` (2024 on; `smp/s:` and `mem_gb:` after
+    # it since 2026), its counts in human form past 999 (`step:31K smpl:245K ep:2K`, format_big_number, precision 0:
+    # step 31000 to 31499 all print `31K`, so such a step is progress without a step); a step takes its update
+    # (`updt_s`) and its batch's loading (`data_s`), both averaged over the log interval: the step time is their sum.
+    # Its evaluation, said when done: `step:100 smpl:6K ep:52 epch:0.25 ∑rwrd:20.693 success:0.0% eval_s:120.266`.
+    # None before: a LeRobot job was never tracked (keyed on `step:`; the pattern opens with its literal)
+    # PithTrain (mlc-ai/pith-train, MoE pretraining), 2026: `2026-04-01 14:07:05 | INFO | step 00000002/00000015 | step-time
+    # 28.823 sec | cross-entropy-loss 2.5949 | ...` (its counts zero-padded; the first step's time its warm-up's).  None
+    # before: a PithTrain job was never tracked
+    Rule("pithtrain", "step-time ", re.compile(r"step (?<!\wstep )(?P<step>\d+)/\d+ \| step-time (?P<time>" + _NUM[1:-1]
+                                               + r") sec\b")),
+    # LightlyTrain (lightly-ai/lightly-train), 2026: `[2026-02-06 11:55:27,760][INFO] Train Step 1/10 | Train Loss: 32.8633 |
+    # Time Spent [Dataload: 64.5%, ...]`, from 2026-04 `Train Step 200/200 | Epoch 1 | train_loss: 28.8206 | lr: ... |
+    # Profiling [ GPU Util 52.3% | ... | Step Time 0.27s | Data Time 0.03s |  121 img/s ]` (the global step; its `Val Step
+    # 1/157 | ...` lines hold no keyword, its `Validating...` before them the announced evaluation).  Keyed on each
+    # era's loss, one pattern.  None before: a LightlyTrain job was never tracked
+    Rule("lightlytrain", "Loss", _LIGHTLY := re.compile(r"Train Step (?P<step>\d+)/\d+ \|(?:.*?\bStep Time (?P<time>"
+                                                         + _NUM[1:-1] + r")s\b)?")),
+    Rule("lightlytrain", "loss", _LIGHTLY),
+    # OLMo (allenai/OLMo's trainer) and OLMo-core (its ConsoleLoggerCallback): a marker line per logged step, `2024-08-06
+    # 10:00:05.520 intern-studio-160750:0  olmo.train:908  INFO    [step=2/739328,epoch=0]`, its metrics on the lines below
+    # it (`    train/CrossEntropyLoss=...`, OLMo-core's `    train/CE loss=...`), no step time; OLMo-core's marker names
+    # `???` for an unknown total and, with the metrics, its ETA: `[step=100/2000,epoch=0,eta=5h11m]` (the shape from its
+    # source, console_logger.py); the epoch optional (OLMo added it to the marker in 2024, allenai/OLMo #669).  None
+    # before: an OLMo job was never tracked
+    Rule("olmo", "[step=", re.compile(r"\[step=(?P<step>\d+)/(?:\d+|\?\?\?)(?:,epoch=\d+)?(?:,eta=[^\]]*)?\]")),
+    Rule("lerobot", "step:", re.compile(r"step:(?<![\w/]step:)(?:(?P<step>\d+)|\d+[KMBTQ]) smpl:\S+ ep:\S+ epch:[0-9.]+ "
+                                         r"(?:loss:.*?\bupdt_s:(?P<time>" + _NUM[1:-1] + r")(?: data_s:(?P<plus>"
+                                         + _NUM[1:-1] + r"))?|.*?\b(?P<phase>eval)_s:)")),
 )
 # a progress line (a tqdm bar's description, torchtitan's `validate step:`) that says it is not training:
 # evaluation, which is a pause, not training progress
@@ -438,6 +469,8 @@ def _one(line: str) -> Progress | None:
             seconds = float(groups["time"]) * (UNITS[groups["unit"]] if groups.get("unit") else rule.scale)
             if groups.get("mult"):
                 seconds *= _MULT[groups["mult"]]
+            if groups.get("plus"):  # a second part of the same step, in the same unit (LeRobot's data loading)
+                seconds += float(groups["plus"]) * (UNITS[groups["unit"]] if groups.get("unit") else rule.scale)
         elif groups.get("elapsed") and groups.get("total") and groups["elapsed"] != "0" and not groups.get("sample"):
             # (`0s`: under half a second; `sample`: the count is samples, its elapsed over them no step's time)
             seconds = float(groups["elapsed"]) / max(int(groups["total"]), 1)

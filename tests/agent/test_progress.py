@@ -159,6 +159,22 @@ PODS = Path(__file__).parents[1] / "fixtures" / "pods" / "var" / "log" / "pods"
     # ... | tps 11278.56(1409.82/gpu) | num_label_tokens 21541`): None before, so an Automodel job was never tracked
     ("automodel_3473.log", "automodel", list(range(9, 16)), None),
     ("automodel_eagle_3173.log", "automodel", list(range(1660, 1721, 10)), None),  # `epoch=0 step=1660 loss=2.5443 ...`
+    # (h260) LeRobot's line (`step:9 smpl:576 ep:2 epch:0.00 loss:1.051 ... updt_s:0.302 data_s:13.330`): None before, so
+    # a LeRobot job was never tracked; its step time the update and the batch's loading together (13.632 s: the loader
+    # stalled), a step past 999 printed rounded (`step:31K`) progress without a step, its evaluation line no progress
+    ("lerobot_1488_data_s.log", "lerobot", list(range(9, 18)), 0.302 + 13.330),
+    ("lerobot_unitree_10_rounded.log", "lerobot", [None], 0.098),
+    ("lerobot_examples_eval.log", "lerobot", [0], 1.738 + 4.774),
+    # (h260) OLMo's marker line per logged step (`... olmo.train:908  INFO    [step=2/739328,epoch=0]`, its metrics on the
+    # lines below, `    train/CrossEntropyLoss=...` none): None before, so an OLMo job was never tracked
+    ("olmo_692.log", "olmo", [1, 2, 3], None),
+    # (h260) LightlyTrain, 2026 (`Train Step 1/10 | Train Loss: 32.8633 | Time Spent [...]`; from 2026-04 `Train Step 200/200
+    # | Epoch 1 | train_loss: ... | Profiling [ ... | Step Time 0.27s | ...]`, its `Val Step   1/157 | ...` none): None
+    # before, so a LightlyTrain job was never tracked
+    ("lightlytrain_604_steps.log", "lightlytrain", [1, 2, 3], None),
+    ("lightlytrain_680_validating.log", "lightlytrain", [200], 0.27),
+    # (h260) PithTrain, 2026 (`step 00000001/00000015 | step-time 73.352 sec | cross-entropy-loss 2.6636 | ...`): None before
+    ("pithtrain_7_steps.log", "pithtrain", [1, 2, 3, 4, 5], 73.352),
 ])
 def test_each_trainers_real_lines_give_their_steps_and_step_time(name, trainer, steps, seconds):
     found = [p for p in map(recognise, lines(name)) if p is not None and p.moved]
@@ -182,6 +198,17 @@ def test_automodels_validation_line_is_evaluation_and_its_first_era_a_step():
     assert first is not None and first.step == 3 and first.moved and first.trainer == "automodel"
     # its numbers, not its words: a script's own `step 3 | epoch 0 | acc 0.9` names no loss
     assert recognise("step 3 | epoch 0 | acc 0.9") is None
+
+
+def test_lerobots_rounded_steps_and_evaluation_line():
+    """REAL (sources.md): LeRobot prints its counts past 999 rounded to thousands (`step:31K smpl:245K ep:2K`, unitree_lerobot
+    #10), so 31000 to 31499 all print `31K`: read as the step 31, or as 31000, each later line of the same thousand was no
+    advance, and a healthy job read as stalled; it is progress without a step.  Its evaluation line (`step:100 smpl:6K ...
+    ∑rwrd:20.693 success:0.0% eval_s:120.266`, LeRobot's training tutorial) is an evaluation said when done, no step."""
+    rounded = recognise(lines("lerobot_unitree_10_rounded.log")[0])
+    assert (rounded.step, rounded.moved, rounded.trainer) == (None, True, "lerobot")
+    evaluation = recognise(lines("lerobot_examples_eval.log")[1])
+    assert (evaluation.step, evaluation.moved, evaluation.pause) == (None, False, "evaluation")
 
 
 def test_mmf_and_scepter_validation_stages_are_evaluation():
