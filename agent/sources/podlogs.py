@@ -168,9 +168,10 @@ def _fingerprint(read: Callable[[int, int], bytes], offset: int) -> tuple[int, i
 
 
 class _Gunzip:
-    """A .gz read as the bytes it holds (`read(n)`: at most n; b"" at its end), each member in turn, every byte
-    decompressed handed on: a file cut short (its trailer or its last blocks missing) gives what it holds, then
-    EOFError; damaged, zlib.error.  (gzip.GzipFile raises at the read that meets the cut, its bytes lost with it.)"""
+    """A .gz read as the bytes it holds (`read(n)`: at most n; b"" at its end), each member in turn (zero bytes
+    between or after them skipped, as gzip.GzipFile does), every byte decompressed handed on: a file cut short (its
+    trailer or its last blocks missing) gives what it holds, then EOFError; damaged, zlib.error.  (gzip.GzipFile raises
+    at the read that meets the cut, its bytes lost with it.)"""
 
     def __init__(self, raw: Any):
         self.raw, self.inflate = raw, zlib.decompressobj(zlib.MAX_WBITS | 16)
@@ -178,9 +179,12 @@ class _Gunzip:
     def read(self, n: int) -> bytes:
         while True:
             if self.inflate.eof:  # a member ended: the next starts in what it left, or is to be read
-                rest = self.inflate.unused_data or self.raw.read(READ_CHUNK)
-                if not rest:
-                    return b""
+                rest = self.inflate.unused_data.lstrip(b"\0")  # (zero bytes after a member: padding, as gzip reads)
+                while not rest:
+                    more = self.raw.read(READ_CHUNK)
+                    if not more:
+                        return b""
+                    rest = more.lstrip(b"\0")
                 self.inflate = zlib.decompressobj(zlib.MAX_WBITS | 16)
             else:
                 rest = self.inflate.unconsumed_tail or self.raw.read(READ_CHUNK)

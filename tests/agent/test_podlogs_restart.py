@@ -735,6 +735,29 @@ def cut_short(gz: Path) -> None:
     gz.write_bytes(gz.read_bytes()[:-8])
 
 
+def test_a_gz_padded_with_zeros_after_its_members_is_read_whole_and_nothing_said(tree, caplog):
+    """gzip allows zero bytes after a member (gzip.GzipFile and `gzip -d` skip them; a copy padded to a block leaves
+    them): a rotated .gz so padded, one member or two, is read whole and said nothing of (was: read whole, then
+    "cannot be read to its end; the rest of its lines are lost", zlib refusing the zeros as a member's header)."""
+    root, _, state = tree
+    stopped(root, state)
+    cdir = new_pod(root, timeout(7))
+    rotate(cdir, "20240725-070000", timeout(8))
+    rotate(cdir, "20240725-080000", timeout(9))
+    gz = cdir / "0.log.20240725-070000.gz"
+    gz.write_bytes(gz.read_bytes() + b"\0" * 512)
+    src = source(root, state)
+    src.discover()
+    assert [f.rank for _, f in src.poll()] == [7, 8, 9]
+    assert "cannot be read to its end" not in caplog.text
+    two = gzip.compress(b"a\n" * 3) + b"\0" * 5 + gzip.compress(b"b\n") + b"\0" * (podlogs.READ_CHUNK + 7)
+    reader = podlogs._Gunzip(io.BytesIO(two))
+    got = b""
+    while data := reader.read(4):
+        got += data
+    assert got == gzip.decompress(two) == b"a\na\na\nb\n"
+
+
 def test_a_backlog_file_gone_before_its_read_or_cut_short_is_said_and_the_rest_read(tree, caplog):
     """A pod started while the agent was down, its `0.log` rotated twice meanwhile (ranks 7, 8; 10 in `0.log`): its
     first rotated file removed between the first scan and its read (the kubelet past containerLogMaxFiles) is said,
