@@ -936,7 +936,27 @@ def test_a_pod_deleted_while_its_backlog_is_read_hands_on_what_is_open_and_says_
     ranks += [f.rank for _, f in src.poll()]
     assert ranks == list(range(10))  # (10-19 and 20, 21: gone unopened)
     assert "pod deleted before 1 rotated files and the file itself were read; their lines are lost" in caplog.text
+    assert "cannot be opened" not in caplog.text  # (said once, in that line: not again by the backlog's read)
     assert src.poll() == [] and str(cdir / "0.log") not in src.tails
+
+
+def test_a_released_file_whose_owed_first_file_is_gone_reads_the_next_from_its_start(tree, caplog):
+    """Released (its pod deleted) with its first owed rotated file gone, not opened, and read into before ("backlog_at"
+    within it): that file is said once with the rest lost, and the next owed file, still there, is read from its
+    start, not from the gone file's offset."""
+    root, _, state = tree
+    cdir = owed_backlog(root, state)
+    data = saved_state(state)
+    data["backlog_at"] = {str(cdir / "0.log"): len(timeout(7)) - 2}  # (in 070000.gz: its last line read but its end)
+    (state / "podlogs.json").write_text(json.dumps(data))
+    src = source(root, state)
+    src.discover()
+    tail = src.tails[str(cdir / "0.log")]
+    assert (tail.backlog_at, tail.reading) == (len(timeout(7)) - 2, None)
+    (cdir / "0.log.20240725-070000.gz").unlink()
+    assert [f.rank for _, f in src._release(tail)] == [8]
+    assert "pod deleted before 1 rotated files and the file itself were read" in caplog.text
+    assert "cannot be opened" not in caplog.text
 
 
 @pytest.mark.parametrize("at", ["x", -1, 10**9])
