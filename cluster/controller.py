@@ -75,6 +75,16 @@ class Settings:
     queue_size: int = 2_000  # raw objects between the watches and the loop (a full queue slows the watches)
 
 
+def _resource_names(data: bytes) -> set[str]:
+    """The resource names a discovery answer (an APIResourceList) lists; ValueError when it is not JSON, or JSON of
+    another shape (a list, resources that are not objects)."""
+    doc = json.loads(data)
+    resources = (doc.get("resources") or []) if isinstance(doc, dict) else None
+    if not isinstance(resources, list) or not all(isinstance(r, dict) for r in resources):
+        raise ValueError("not an APIResourceList")
+    return {r.get("name") for r in resources}
+
+
 class Controller:
     def __init__(self, api, settings: Settings, metrics: Metrics | None = None, out: TextIO = sys.stdout,
                  clock: Callable[[], float] = time.time):
@@ -211,8 +221,8 @@ class Controller:
             retry = Backoff(self.stop, self.s.max_backoff, f"discovery of {kind.api_version}", log)
             while not self.stop.is_set():
                 try:
-                    doc = json.loads(self.custom.get_api_resources(group, version, _preload_content=False,
-                                                                   _request_timeout=self.s.request_timeout).data)
+                    names = _resource_names(self.custom.get_api_resources(
+                        group, version, _preload_content=False, _request_timeout=self.s.request_timeout).data)
                 except ValueError as exc:  # an answer that is no APIResourceList: asking again would not change it
                     log.warning("discovery of %s unreadable (%s): its %s grouped by labels alone", kind.api_version,
                                 str(exc)[:200], kind.plural)
@@ -225,7 +235,7 @@ class Controller:
                         log.warning("discovery of %s refused (%s): its %s grouped by labels alone",
                                     kind.api_version, describe(exc), kind.plural)
                     break
-                if any(r.get("name") == kind.plural for r in doc.get("resources") or []):
+                if kind.plural in names:
                     out.append(kind)
                 break
         return out

@@ -708,7 +708,7 @@ class FileReader:
             self._when(at.lead + rest, key, at.origin.host)
             return
         open_tb = self._tracebacks.get(key)
-        if open_tb is None and tail[:12].lstrip()[:6] == facts.FRAME_WORD and facts.FRAME.match(tail) is not None:
+        if open_tb is None and tail[:12].lstrip().startswith(facts.FRAME_WORD) and facts.FRAME.match(tail) is not None:
             self._tracebacks[key] = n  # a traceback whose header the log lacks: its exception is read all the same
             self._caught.discard(key)
             self._dcp.pop(key, None)

@@ -259,21 +259,21 @@ class GpuCollector:
     def _run(self, key: str, fn: Callable[[_Worker], Any]) -> tuple[str, Any]:
         """("ok", result) | ("error", exc) | ("timeout", None) | ("busy", None)"""
         w = self._worker(key)
-        if w.busy:
-            return "busy", None
-        box = w.submit(fn)
-        if not self._wait(w, box):
-            return "timeout", None
-        return ("error", box["error"]) if "error" in box else ("ok", box["result"])
+        return ("busy", None) if w.busy else self._ended(w, w.submit(fn))
 
     def _taken(self, w: _Worker, box: dict | None) -> tuple[str, Any]:
         """A GPU's job (`box`: None where its worker was still in a call that hung earlier, nothing asked) as it
-        ended: ("busy", None), ("timeout", None) past the deadline (counted in `timeouts`), ("error", exc) or
-        ("ok", result)."""
+        ended: ("busy", None), else as `_ended`, a timeout counted in `timeouts`."""
         if box is None:
             return "busy", None
-        if not self._wait(w, box):
+        ended = self._ended(w, box)
+        if ended[0] == "timeout":
             self.timeouts += 1
+        return ended
+
+    def _ended(self, w: _Worker, box: dict) -> tuple[str, Any]:
+        """A job submitted as it ended: ("timeout", None) past the deadline, ("error", exc) or ("ok", result)."""
+        if not self._wait(w, box):
             return "timeout", None
         return ("error", box["error"]) if "error" in box else ("ok", box["result"])
 

@@ -962,9 +962,15 @@ class PodLogSource(Source):
     def _release(self, tail: _Tail) -> list[tuple[PodRef, Finding]]:
         """The last words of a deleted pod's file (its files went with it): the backlog's file being read (open) read
         to its end, then the file where open, its last partial line flushed.  What was owed and not open (backlog
-        files not reached, the file itself behind them) is gone: said, its lines lost."""
+        files not reached, the file itself behind them) is gone: said once here, its lines lost (not again per file
+        by `_read_backlog`, which is left the rotated files still there)."""
         owed = bool(tail.backlog)
-        gone = sum(not os.path.lexists(b) for b in tail.backlog[1 if tail.reading is not None else 0:])
+        first = 1 if tail.reading is not None else 0
+        there = [b for b in tail.backlog[first:] if os.path.lexists(b)]
+        gone = len(tail.backlog) - first - len(there)
+        if not first and there[:1] != tail.backlog[:1]:
+            tail.backlog_at = 0  # (the file it was the offset in is gone)
+        tail.backlog[first:] = there
         out = self._read_backlog(tail, math.inf) if owed else []
         out += self._drain(tail) + self._flush(tail)
         lost = [f"{gone} rotated files"] if gone else []

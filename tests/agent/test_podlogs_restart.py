@@ -35,6 +35,7 @@ from agent.progress import HANG_REASON, RESUMED_REASON
 from agent.sources import podlogs
 from agent.sources.podlogs import PodLogSource, PodRef, run_of
 from agent.state import StateStore
+from parsers.decoded import GZIP
 from parsers.model import Boot, WorkloadFindings
 from progress_replay import Clock, lines
 
@@ -735,6 +736,29 @@ def cut_short(gz: Path) -> None:
     gz.write_bytes(gz.read_bytes()[:-8])
 
 
+def test_a_gz_padded_with_zeros_after_its_members_is_read_whole_and_nothing_said(tree, caplog):
+    """gzip allows zero bytes after a member (gzip.GzipFile and `gzip -d` skip them; a copy padded to a block leaves
+    them): a rotated .gz so padded, one member or two, is read whole and said nothing of (was: read whole, then
+    "cannot be read to its end; the rest of its lines are lost", zlib refusing the zeros as a member's header)."""
+    root, _, state = tree
+    stopped(root, state)
+    cdir = new_pod(root, timeout(7))
+    rotate(cdir, "20240725-070000", timeout(8))
+    rotate(cdir, "20240725-080000", timeout(9))
+    gz = cdir / "0.log.20240725-070000.gz"
+    gz.write_bytes(gz.read_bytes() + b"\0" * 512)
+    src = source(root, state)
+    src.discover()
+    assert [f.rank for _, f in src.poll()] == [7, 8, 9]
+    assert "cannot be read to its end" not in caplog.text
+    two = gzip.compress(b"a\n" * 3) + b"\0" * 5 + gzip.compress(b"b\n") + b"\0" * (podlogs.READ_CHUNK + 7)
+    reader = podlogs.Decoded(io.BufferedReader(io.BytesIO(two)), GZIP)  # (the one reader: parsers/decoded.py)
+    got = b""
+    while data := reader.read(4):
+        got += data
+    assert got == gzip.decompress(two) == b"a\na\na\nb\n" and reader.damage is None
+
+
 def test_a_backlog_file_gone_before_its_read_or_cut_short_is_said_and_the_rest_read(tree, caplog):
     """A pod started while the agent was down, its `0.log` rotated twice meanwhile (ranks 7, 8; 10 in `0.log`): its
     first rotated file removed between the first scan and its read (the kubelet past containerLogMaxFiles) is said,
@@ -931,7 +955,27 @@ def test_a_pod_deleted_while_its_backlog_is_read_hands_on_what_is_open_and_says_
     ranks += [f.rank for _, f in src.poll()]
     assert ranks == list(range(10))  # (10-19 and 20, 21: gone unopened)
     assert "pod deleted before 1 rotated files and the file itself were read; their lines are lost" in caplog.text
+    assert "cannot be opened" not in caplog.text  # (said once, in that line: not again by the backlog's read)
     assert src.poll() == [] and str(cdir / "0.log") not in src.tails
+
+
+def test_a_released_file_whose_owed_first_file_is_gone_reads_the_next_from_its_start(tree, caplog):
+    """Released (its pod deleted) with its first owed rotated file gone, not opened, and read into before ("backlog_at"
+    within it): that file is said once with the rest lost, and the next owed file, still there, is read from its
+    start, not from the gone file's offset."""
+    root, _, state = tree
+    cdir = owed_backlog(root, state)
+    data = saved_state(state)
+    data["backlog_at"] = {str(cdir / "0.log"): len(timeout(7)) - 2}  # (in 070000.gz: its last line read but its end)
+    (state / "podlogs.json").write_text(json.dumps(data))
+    src = source(root, state)
+    src.discover()
+    tail = src.tails[str(cdir / "0.log")]
+    assert (tail.backlog_at, tail.reading) == (len(timeout(7)) - 2, None)
+    (cdir / "0.log.20240725-070000.gz").unlink()
+    assert [f.rank for _, f in src._release(tail)] == [8]
+    assert "pod deleted before 1 rotated files and the file itself were read" in caplog.text
+    assert "cannot be opened" not in caplog.text
 
 
 @pytest.mark.parametrize("at", ["x", -1, 10**9])

@@ -421,6 +421,25 @@ def test_an_owners_opt_in_is_honoured_when_discovery_met_a_transient_api_error()
             assert "owner:LeaderWorkerSet.leaderworkerset.x-k8s.io" not in c.owner_kinds  # 404: not served
 
 
+@pytest.mark.parametrize("answer", [b"[]", b'{"resources": [null, "jobsets"]}', b'{"resources": {"name": "x"}}',
+                                    b'"APIResourceList"'])
+def test_a_discovery_answer_of_another_shape_is_not_served_and_raises_nothing(answer, caplog):
+    """SYNTHETIC answers: a discovery answer that is JSON but no APIResourceList (a list, a string, resources that are
+    not objects; a proxy's, a broken aggregated API server's) says its kinds are not served, logged: as unreadable JSON
+    does (was: AttributeError out of served_owner_kinds, the leader's start failing on it)."""
+    from types import SimpleNamespace
+
+    from cluster.controller import Controller
+
+    class Custom:
+        def get_api_resources(self, group, version, **_):
+            return SimpleNamespace(data=answer)
+
+    c = SimpleNamespace(custom=Custom(), stop=threading.Event(), s=SimpleNamespace(max_backoff=1.0, request_timeout=1.0))
+    assert Controller.served_owner_kinds(c) == []
+    assert "unreadable (not an APIResourceList)" in caplog.text
+
+
 def deleted_by_owner(api: ApiDouble, name: str, code: int, finished: str, requested: str = "2024-07-25T07:00:02Z",
                      grace: int = 30) -> None:
     """SYNTHETIC pod status, as the API server and kubelet write it for a pod deleted through the API (its owner's
