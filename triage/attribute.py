@@ -36,7 +36,7 @@ import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, replace
 from functools import cached_property
-from typing import Callable, Iterable, Sequence
+from typing import Callable, Iterable, NamedTuple, Sequence
 
 from parsers import xid_info
 from parsers.finding import SEVERITY_RANK
@@ -194,13 +194,34 @@ DISK_PRESSURE_EXPLAINS = re.compile(r"ObjectStoreFullError|in object store becau
 # protocol" (NCCL's maintainers, NVIDIA/nccl #928; #214 and #304, where disabling ACS fixed it; between VMs with
 # GDR, the passthrough, #660): the node's configuration, not the link nor the peer.
 IB_STATUS_CATEGORY: dict[str, str | None] = {"IBV_WC_WR_FLUSH_ERR": None, "IBV_WC_LOC_PROT_ERR": "infrastructure"}
-# Slurm's "*** STEP 1234.0 ON node-3 CANCELLED AT <time> DUE TO <why> ***" (slurmstepd): the reasons that are the
-# scheduler's own decision (src/slurmd/slurmstepd/req.c: SIG_TIME_LIMIT, SIG_PREEMPTED, SIG_NODE_FAIL, SIG_REQUEUED),
-# infrastructure whatever the tasks did after.  The others are no cause: "DUE TO TASK FAILURE" (Slurm cancelling the
-# step because one of its tasks failed, srun --kill-on-bad-exit: desihub/desispec #2744) is that task's failure's
-# aftermath, and no reason at all (a SIGTERM / SIGKILL sent to the step: a user's scancel, or srun itself ending the
-# step after a task exited, "srun: Terminating StepId=...": jiabowang/GAPIT #207) says no one failed but who sent it
-SLURM_SCHEDULER_ENDS = frozenset({"TIME LIMIT", "PREEMPTION", "NODE FAILURE", "JOB REQUEUE"})
+# Slurm's "*** STEP 1234.0 ON node-3 CANCELLED AT <time> DUE TO <why> ***" (slurmstepd) -> the category of the job's
+# end for that reason, and what the reason adds to the incident's.  The scheduler's own decisions
+# (src/slurmd/slurmstepd/req.c: SIG_PREEMPTED, SIG_NODE_FAIL, SIG_REQUEUED) are infrastructure whatever the tasks did
+# after.  A time limit (SIG_TIME_LIMIT) is the limit the job's owner set (sbatch / srun --time, or the partition's
+# default the owner chose by submitting there: desihub/desitarget #628, "it is trying to send your job with the
+# default, i.e. to the debug queue and gives it 10 minutes"), the scheduler only enforcing it: the job ran slower than
+# its owner planned, hung, or was given too little time; no line says the cluster slowed it, and a node that did is
+# its own fault's incident (node_fault outranks this).  After the job stated its success it hung at exit (MLPerf
+# v5.0 Oracle 1xBM.GPU.B200.8 retinanet result_0: run_stop "success", then rank 0 never exited and the step's own
+# `srun --time=33` ended it 9 minutes later), the application's teardown.  The other reasons are no cause: "DUE TO
+# TASK FAILURE" (Slurm cancelling the step because one of its tasks failed, srun --kill-on-bad-exit: desihub/desispec
+# #2744) is that task's failure's aftermath, and no reason at all (a SIGTERM / SIGKILL sent to the step: a user's
+# scancel, or srun itself ending the step after a task exited, "srun: Terminating StepId=...": jiabowang/GAPIT #207)
+# says no one failed but who sent it.
+class SlurmEnd(NamedTuple):
+    category: str
+    said: str  # what the reason means, in the incident's reason
+    after_success: str = ""  # what it means after the same file stated the job's success (triage.teardown)
+
+
+SLURM_ENDS: dict[str, SlurmEnd] = {
+    "TIME LIMIT": SlurmEnd("application", "the scheduler enforced the time limit the job was given: the job ran "
+                           "slower than planned, hung, or was given too little time",
+                           "its processes hung at exit, the application's teardown"),
+    "PREEMPTION": SlurmEnd("infrastructure", "the scheduler preempted it"),
+    "NODE FAILURE": SlurmEnd("infrastructure", "the scheduler ended it for a failed node"),
+    "JOB REQUEUE": SlurmEnd("infrastructure", "the scheduler requeued it"),
+}
 # After the job already failed, these are its end, not its cause: the scheduler cancelling it, the launcher told to
 # stop, a rank killed without a word of why
 AFTERMATH_KINDS = frozenset(k.name for k in JOB_TABLE if k.aftermath)
@@ -265,6 +286,8 @@ class Job:
             if host:
                 self.rank_host.setdefault(rank, self.named_hosts.get(host, host))
         filled = [self._fill(e) for e in raw if e.kind not in CONTEXT_KINDS]
+        # the job's statements of its own success (context, never a failure; triage.teardown), each in its file
+        self.stated = [e for e in raw if e.kind == "job_success" and e.file is not None and e.line is not None]
         # a total order, whatever the order the evidence came in: time, then where it was read
         self.evidence = sorted(filled, key=lambda e: (_ts(e), e.file or "", e.line or 0, e.kind, e.text))
         timeouts = [e.timeout_ms / 1000.0 for e in self.evidence if e.timeout_ms]
@@ -400,9 +423,10 @@ def attribution_of(e: Evidence) -> str:
 def category_of(e: Evidence) -> str | None:
     if e.kind == "cuda_error" and e.details.get("cuda_error") in CUDA_TEXT_CATEGORY:
         return CUDA_TEXT_CATEGORY[e.details["cuda_error"]]
-    if e.kind == "job_ended" and e.details.get("fact") == "slurm_cancelled" and \
-            e.details.get("why") not in SLURM_SCHEDULER_ENDS:
-        return None  # a step cancelled for its task's failure, or by scancel / srun: no cause of its own
+    if e.kind == "job_ended" and e.details.get("fact") == "slurm_cancelled":
+        # a step cancelled for its task's failure, or by scancel / srun: no cause of its own (None)
+        end = SLURM_ENDS.get(e.details.get("why"))
+        return end.category if end is not None else None
     if e.kind == "job_ended" and e.details.get("pod_end") in POD_ENDS:  # Kubernetes ended the pod, and said why
         return POD_ENDS[e.details["pod_end"]].category
     if e.kind == "storage_error" and str(e.details.get("what", "")).lower() in STORAGE_WHAT_CATEGORY:
@@ -660,9 +684,25 @@ def _first_failure(job: Job) -> Verdict | None:
                        "not the program", suspects=(first,))
     category = category_of(first) or "application"
     order = "earliest" if first.time is not None else "first (in the logs' order; no time stamps)"
+    said, stated = _slurm_end_said(job, first)
     return Verdict(category, first, "first_failure",
                    f"{_what(first)} on {_who(first)}{_at(first)} is the {order} failure that is not a "
-                   "consequence of another")
+                   f"consequence of another{said}", suspects=stated)
+
+
+def _slurm_end_said(job: Job, e: Evidence) -> tuple[str, tuple[Evidence, ...]]:
+    """What Slurm's reason for ending the job means (SLURM_ENDS), said after the incident's reason; after the job's
+    statement of success in the same file (its latest before the line), what it means there, that statement then
+    the incident's evidence too."""
+    end = SLURM_ENDS.get(e.details.get("why")) if e.kind == "job_ended" and \
+        e.details.get("fact") == "slurm_cancelled" else None
+    if end is None:
+        return "", ()
+    stated = [s for s in job.stated if s.file == e.file and e.line is not None and s.line < e.line]
+    if stated and end.after_success:
+        s = max(stated, key=lambda s: s.line)
+        return f"; it came after the job stated its success (line {s.line}): {end.after_success}", (s,)
+    return f": {end.said}", ()
 
 
 def _store_counts(job: Job, first: Evidence, death: Evidence | None) -> Verdict:

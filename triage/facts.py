@@ -971,7 +971,7 @@ LIVE_FACTS: tuple[LiveFact, ...] = (
     LiveFact("storage_error", "StorageError", "A file system or /dev/shm refused the job's write",
              ("rank", "local_rank", "host", "pid", "what", "segment"), ()),
     LiveFact("job_ended", "JobEnded", "The scheduler ended the job or a step",
-             ("host", "job", "why", "fact"), ("host", "job")),
+             ("host", "job", "why", "fact", "rank"), ("host", "job")),
     LiveFact("launch_error", "TaskNotStarted", "A task could not be started on its node",
              ("host", "job", "tasks", "plugin", "callback", "rc", "what", "fact"), (), relayed=True),
     LiveFact("collective_mismatch", "CollectiveMismatch", "Ranks called different collectives",

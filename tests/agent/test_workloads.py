@@ -801,6 +801,10 @@ JOB_FACT_LINES = [
     # Slurm's cancel names the step and its node, and why (desitarget-628-timelimit)
     ("slurmstepd: error: *** STEP 32233190.0 ON nid01934 CANCELLED AT 2020-07-03T02:59:56 DUE TO TIME LIMIT ***",
      "JobEnded", "(host nid01934; job 32233190.0; reason TIME LIMIT; read as slurm_cancelled)"),
+    # srun -l's task label on it (mlperf-v50-oracle-retinanet-time-limit: the task still running, the one that hung at
+    # exit) is the rank offline triage names; was: left out of the Event, the live root rankless
+    ("0: slurmstepd: error: *** STEP 152.13 ON gpu-153 CANCELLED AT 2025-04-30T01:52:49 DUE TO TIME LIMIT ***",
+     "JobEnded", "(host gpu-153; job 152.13; reason TIME LIMIT; read as slurm_cancelled; rank 0)"),
     # Slurm's OOM kill in a step's cgroup names the step, the reason the state Slurm gives it (tractor-126-slurm-oom-kill)
     ("slurmstepd: error: Detected 1 oom_kill event in StepId=43622791.67. Some of the step tasks have been OOM Killed.",
      "JobEnded", "(job 43622791.67; reason OUT OF MEMORY; read as slurm_oom)"),

@@ -956,6 +956,9 @@ def agent_fact_events(node: str, pod_name: str, lines: list[str]) -> list[dict]:
     # Slurm's cancel names its node and why, which triage weighs (desitarget-628-timelimit)
     ("slurmstepd: error: *** STEP 32233190.0 ON nid01934 CANCELLED AT 2020-07-03T02:59:56 DUE TO TIME LIMIT ***",
      dict(kind="job_ended", host="nid01934")),
+    # srun -l's task label before it: the rank offline triage names (mlperf-v50-oracle-retinanet-time-limit)
+    ("0: slurmstepd: error: *** STEP 152.13 ON gpu-153 CANCELLED AT 2025-04-30T01:52:49 DUE TO TIME LIMIT ***",
+     dict(kind="job_ended", host="gpu-153", rank=0)),
     # pyxis could not start the task's container on the node slurmstepd's prefix names (pyxis-135-slurmstepd-node)
     ("slurmstepd-sp-0016: error: pyxis: couldn't start container", dict(kind="launch_error", host="sp-0016")),
     # srun relays slurmstepd's words without its node (pyxis-61-container-start): no host, not the writer's node

@@ -282,3 +282,27 @@ def test_a_hang_after_megatrons_or_lightnings_statement_is_the_jobs_failure_thei
         assert attribute(ev) == [] and [e.kind for e, _ in teardown(ev).noise] == ["nccl_error"], done
     ev = evidence({"train.log": [TRAIN_METRICS, *hang]})
     assert attribute(ev) == [] and {e.kind for e, _ in teardown(ev).noise} == {"nccl_timeout"}
+
+
+ORACLE = INCIDENT.parent / "mlperf-v50-oracle-retinanet-time-limit" / "logs" / "result_0.txt"
+# REAL: mlcommons/training_results_v5.0 Oracle/results/1xBM.GPU.B200.8/retinanet/result_0.txt (its last 106 lines)
+ORACLE_LINES = ORACLE.read_text().splitlines()
+
+
+def test_a_time_limit_after_the_success_is_the_applications_hang_at_exit():
+    """Oracle's run: run_stop success, rank 0's exit-time warning, then 9 minutes later Slurm cancels the step "DUE TO
+    TIME LIMIT" (the script's own `srun --time=33`) and task 0 is Terminated.  Was: infrastructure (every time limit
+    the scheduler's fault); now the application's, rank 0 on gpu-153, the reason saying it hung at exit after the
+    stated success, and that statement among the evidence."""
+    [incident] = attribute(evidence({"result_0.txt": ORACLE_LINES}))
+    assert (incident.category, incident.rule, incident.root.kind, incident.root.rank, incident.root.host) == \
+        ("application", "first_failure", "job_ended", 0, "gpu-153")
+    assert "after the job stated its success (line 1)" in incident.reason and "hung at exit" in incident.reason
+    assert [e.kind for e in incident.evidence][:2] == ["job_ended", "job_success"]
+    # SYNTHETIC: the same lines without the statement: a time limit, still the job's own, said as such
+    [alone] = attribute(evidence({"result_0.txt": ORACLE_LINES[1:]}))
+    assert alone.category == "application" and "hung at exit" not in alone.reason
+    assert "time limit the job was given" in alone.reason
+    # a statement in another file says nothing of this one
+    [other] = attribute(evidence({"rank0.log": ORACLE_LINES[:1], "result_0.txt": ORACLE_LINES[1:]}))
+    assert "hung at exit" not in other.reason

@@ -766,14 +766,15 @@ def test_a_slurm_cancellation_for_a_tasks_failure_is_no_infrastructure_cause(inc
 
 
 @pytest.mark.parametrize("why,category", [
-    ("DUE TO TIME LIMIT", "infrastructure"), ("DUE TO PREEMPTION", "infrastructure"),
+    ("DUE TO TIME LIMIT", "application"), ("DUE TO PREEMPTION", "infrastructure"),
     ("DUE TO NODE FAILURE, SEE SLURMCTLD LOG FOR DETAILS", "infrastructure"), ("DUE TO JOB REQUEUE", "infrastructure"),
     ("DUE TO TASK FAILURE", "undetermined"), ("", "undetermined"),
 ])
 def test_only_the_schedulers_own_reasons_make_a_slurm_cancellation_infrastructure(why, category):
     """SYNTHETIC in slurmstepd's wordings (src/slurmd/slurmstepd/req.c; TASK FAILURE from desispec #2744): a task's
     exit with code 1 printed (unstamped) before the stamped cancellation is the root unless the scheduler itself
-    ended the step."""
+    ended the step.  A time limit is the job's own (its owner's --time, or the queue the owner chose: desitarget
+    #628), the scheduler only enforcing it: the application's (was: infrastructure, the cluster paged for it)."""
     cancel = f"slurmstepd: error: *** STEP 4242.0 ON node-a CANCELLED AT 2025-03-21T01:56:58 {why} ***".replace("  ", " ")
     first = job({"launcher.log": ["srun: error: node-a: task 3: Exited with exit code 1", cancel,
                                   "srun: error: node-a: tasks 0-2: Terminated"]})[0]
@@ -1782,26 +1783,28 @@ SIGKILLED = ("[2025-03-21 01:57:00,000] torch.distributed.elastic.multiprocessin
              "local_rank: 2 (pid: 5939) of binary: /usr/bin/python")
 
 
-@pytest.mark.parametrize("files, root_kind", [
+@pytest.mark.parametrize("files, root_kind, category", [
     # a pod's status (kubectl describe: no stamp, no host) says the kubelet saw it OOMKilled
-    ({"launcher.log": [SIGKILLED], "describe.txt": ["      Reason:       OOMKilled"]}, "job_ended"),
+    ({"launcher.log": [SIGKILLED], "describe.txt": ["      Reason:       OOMKilled"]}, "job_ended", "infrastructure"),
     # Slurm's step summary of a cgroup's OOM kill (slurmstepd's wording), printed when the step ended, after the death
     ({"launcher.log": [SIGKILLED, "[2025-03-21 01:58:30,000] slurmstepd: error: Detected 1 oom-kill event in "
                                   "StepId=4242.0. Some of your processes may have been killed by the cgroup "
-                                  "out-of-memory handler."]}, "job_ended"),
+                                  "out-of-memory handler."]}, "job_ended", "infrastructure"),
     # the kernel's OOM kill on the rank's host (the kernel-misc.log format)
     ({"node-a/launcher.log": [SIGKILLED],
       "node-a/kern.log": ["Mar 21 01:56:59 node-a kernel: Out of memory: Killed process 5939 (python) "
-                          "total-vm:123456kB, anon-rss:120000kB, file-rss:0kB, shmem-rss:0kB, UID:0"]}, "oom_kill"),
-    # the scheduler's time limit before it
+                          "total-vm:123456kB, anon-rss:120000kB, file-rss:0kB, shmem-rss:0kB, UID:0"]}, "oom_kill",
+     "infrastructure"),
+    # the scheduler's time limit before it: the job's own limit enforced (SLURM_ENDS), the application's
     ({"launcher.log": ["slurmstepd: error: *** STEP 4242.0 ON node-a CANCELLED AT 2025-03-21T01:56:58 DUE TO TIME "
-                       "LIMIT ***", SIGKILLED]}, "job_ended"),
+                       "LIMIT ***", SIGKILLED]}, "job_ended", "application"),
 ])
-def test_a_sigkill_is_infrastructure_only_with_a_line_that_says_so(files, root_kind):
+def test_a_sigkill_is_explained_only_by_a_line_that_says_so(files, root_kind, category):
     """SYNTHETIC jobs in real formats: SIGKILL with evidence of who sent it (an OOM kill, the cgroup's event, the
-    pod's OOMKilled, the time limit) is infrastructure, rooted at that evidence."""
+    pod's OOMKilled: infrastructure; the job's own time limit: application) is rooted at that evidence, its category
+    that evidence's."""
     first = job(files)[0]
-    assert (first.category, first.root.kind) == ("infrastructure", root_kind), first.reason
+    assert (first.category, first.root.kind) == (category, root_kind), first.reason
 
 
 # Slurm's summary of a step's cgroup OOM kills, every wording met, each copied verbatim from its source:

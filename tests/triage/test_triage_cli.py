@@ -167,7 +167,7 @@ def test_json_document_shape():
     assert doc["schema"] == "gpu-npd.triage/v1"
     assert doc["inputs"] == [str(INCIDENTS / "desitarget-628-timelimit" / "logs" / "srun.log")]
     first = doc["incidents"][0]
-    assert first["category"] == "infrastructure" and first["root"]["kind"] == "job_ended"
+    assert first["category"] == "application" and first["root"]["kind"] == "job_ended"
     assert first["time"] == "2020-07-03T02:59:56+00:00"
     lines = [e["line"] for e in first["evidence"]]
     assert lines[0] == 3  # the root first, then the consequences
