@@ -34,7 +34,7 @@ from triage import Evidence, Incident, attribute
 from triage.attribute import bare_address
 from triage.inventory import address_key, located, no_execute, node_addresses, pod_addresses
 
-from .evidence import Reader, repair_gpus, with_gpus
+from .evidence import Order, Reader, repair_gpus, watched, with_gpus
 from .owners import Job, Owner, job_of
 from .recovery import OPT_IN
 
@@ -53,6 +53,7 @@ class PodInfo:
     uid: str = ""
     labelled: bool = False  # the pod's own cascading-recovery label (its owner's: Book.owner_optin)
     hostname: str = ""  # its spec.hostname where set (an Indexed Job's, a JobSet's: not its name)
+    order: Order = field(default_factory=Order)  # what the watch saw of it before its deletion (evidence.Order)
 
 
 @dataclass(slots=True)
@@ -180,20 +181,21 @@ class Book:
             state.job = job
         node = (obj.get("spec") or {}).get("nodeName") or ""
         started = _epoch(parse_time(meta.get("creationTimestamp"))) or now
-        exits = self.reader.pod_exits(obj, _rank_of(obj), self.node_taints.get(node, ()))
         labelled = (meta.get("labels") or {}).get(OPT_IN) == "true"
         uid = meta.get("uid", "")
         if old is not None and (old.job != job.key or old.node != node or (old.uid and uid and old.uid != uid)):
             # another job or node, or another pod of that name (a relist missed its DELETED): the old one is gone
             self._drop_pod(key, old)
             old = None
+        order = watched(obj, old.order if old is not None else None)
+        exits = self.reader.pod_exits(obj, _rank_of(obj), self.node_taints.get(node, ()), order)
         self._pod_addresses(key, obj, node)
         hostname = ((obj.get("spec") or {}).get("hostname") or "").lower()
         if hostname and hostname != key[1] and (
                 not _finished(obj) or self.hostnames.get((key[0], hostname), key) == key):
             self.hostnames[(key[0], hostname)] = key
         if old is not None:
-            old.uid, old.labelled = uid, labelled
+            old.uid, old.labelled, old.order = uid, labelled, order
             if old.hostname and old.hostname != hostname and self.hostnames.get((key[0], old.hostname)) == key:
                 del self.hostnames[(key[0], old.hostname)]
             old.hostname = hostname
@@ -202,7 +204,7 @@ class Book:
             if node:
                 self.node_jobs.setdefault(node, set()).add(job.key)
                 state.nodes[node] = state.nodes.get(node, 0) + 1
-            self.pods[key] = PodInfo(job.key, node, started, exits, uid, labelled, hostname)
+            self.pods[key] = PodInfo(job.key, node, started, exits, uid, labelled, hostname, order)
             if node and self.node_facts.get(node):
                 self._touch(state, now)
             waiting = self.waiting.pop(key, None)

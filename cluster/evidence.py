@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Iterable, Mapping
 
@@ -218,10 +219,11 @@ class Reader:
     # ---- pods ----------------------------------------------------------------------------------------
 
     def pod_exits(self, pod: Mapping[str, Any], rank: int | None = None,
-                  taints: tuple[str, ...] = ()) -> list[Evidence]:
+                  taints: tuple[str, ...] = (), order: Order | None = None) -> list[Evidence]:
         """Containers of a pod that ended badly (this run or the one before a restart), what their status messages
         say of the pod's node (`_runtime_faults`), and Kubernetes ending the pod itself (triage.inventory pod_ended; `taints`: the
-        NoExecute taint keys its node has, which say why a taint manager deleted it)."""
+        NoExecute taint keys its node has, which say why a taint manager deleted it).  A container its pod's deletion
+        ended is none (`_ended_by_deletion`; `order`: what the watch saw of the pod before, `watched`)."""
         out = []
         status = pod.get("status") or {}
         host = (pod.get("spec") or {}).get("nodeName")
@@ -230,12 +232,14 @@ class Reader:
         out += pod_ended(pod, rank, taints, classifier=self.classifier)
         deleted = _deletion_asked(pod)
         for cs in status.get("containerStatuses") or []:
-            for state in ((cs.get("state") or {}).get("terminated"), (cs.get("lastState") or {}).get("terminated")):
+            for last, state in ((False, (cs.get("state") or {}).get("terminated")),
+                                (True, (cs.get("lastState") or {}).get("terminated"))):
                 if not state:
                     continue
                 when = parse_time(state.get("finishedAt"))
-                if deleted is not None and when is not None and when.timestamp() >= deleted:
-                    continue  # ended by its pod's deletion (SIGTERM handled, SIGKILL at the grace period's end)
+                if deleted is not None and not last and _ended_by_deletion(cs.get("name"), state, when, deleted,
+                                                                           order or Order()):
+                    continue
                 code = state.get("exitCode")
                 if not code and state.get("reason") != "OOMKilled":
                     continue
@@ -287,17 +291,74 @@ class Reader:
         return out
 
 
+SKEW_S = 2  # seconds: how far apart a node's finishedAt and the API server's deletionTimestamp can read one moment
+KILL_CODES = (128 + 9, 128 + 15)  # the kubelet's kill: SIGTERM at the request (143), SIGKILL at the grace's end (137)
+
+
+@dataclass(frozen=True, slots=True)
+class Order:
+    """What the controller's watch saw of a pod before this view (the API server's order of its updates, no clock):
+    `before`, the terminated states (container, finishedAt) its last view without deletionTimestamp showed (a pod's
+    deletionTimestamp is never unset: every such view came before the deletion; at most two a container);
+    `running`, the containers it saw running while the pod was being deleted."""
+
+    before: frozenset = frozenset()
+    running: frozenset = frozenset()
+
+
+def watched(pod: Mapping[str, Any], order: Order | None = None) -> Order:
+    """`order` with what this view of the pod adds to it (cluster/book.py keeps one per pod uid)."""
+    order = order or Order()
+    statuses = (pod.get("status") or {}).get("containerStatuses") or ()
+    if (pod.get("metadata") or {}).get("deletionTimestamp") is None:
+        ended = {(cs.get("name"), t.get("finishedAt")) for cs in statuses
+                 for t in ((cs.get("state") or {}).get("terminated"), (cs.get("lastState") or {}).get("terminated"))
+                 if t}
+        return order if ended == order.before else Order(frozenset(ended), order.running)  # the states shown now
+    running = {cs.get("name") for cs in statuses if (cs.get("state") or {}).get("running") is not None}
+    return Order(order.before, order.running | running) if not running <= order.running else order
+
+
+def _ended_by_deletion(container: str | None, state: Mapping[str, Any], when: datetime | None,
+                       asked: float, order: Order) -> bool:
+    """Whether a container's last end (state.terminated; a lastState ended before a restart the kubelet does not make
+    in a pod it is deleting) was its pod's deletion, the kubelet's SIGTERM (torchrun handling it exits 1, a process
+    that does not, 143) and SIGKILL at the grace period's end (137), rather than its own death that its owner reacted
+    to (a JobSet's failurePolicy, a Job's backoffLimit), in the order of the evidence's strength:
+    - OOMKilled: the kernel's kill, never the kubelet's: its own;
+    - the watch's order (`Order`), no clock: ended before the deletion (seen terminated in a view without
+      deletionTimestamp): its own; running when the deletion was asked (seen so in a view with one): the deletion's;
+    - the clocks, for a pod first seen already deleted (the controller restarting, a relist): finishedAt is the
+      node's clock, `asked` the API server's, both whole seconds; a container that ended SKEW_S or more after the
+      request was its deletion's; one that ended within SKEW_S of it only with the kill's own exit code (KILL_CODES),
+      any other (exit 1, a segfault) its own death.  torchrun takes about that long to exit 1 on a SIGTERM: "Received
+      15 death signal, shutting down workers" at 21:35:32.106, its SignalException traceback at 21:35:34.295
+      (determined-ai/determined #8915); an exit 1 nearer the request is read as a crash."""
+    if state.get("reason") == "OOMKilled":
+        return False
+    if (container, state.get("finishedAt")) in order.before:
+        return False
+    if container in order.running:
+        return True
+    if when is None:
+        return False
+    ended = when.timestamp()
+    return ended >= asked + SKEW_S or (ended >= asked - SKEW_S and state.get("exitCode") in KILL_CODES)
+
+
 def _deletion_asked(pod: Mapping[str, Any]) -> float | None:
-    """When the pod's deletion through the API was asked (its owner restarting or suspending it, a preemption, a
-    user, cascading recovery), on the API server's clock: its deletionTimestamp less deletionGracePeriodSeconds (the
-    deadline alone where the grace is not said); None for a pod not being deleted.  A container that ended then or
-    later ended because of it: no rank's death, whatever its exit code (torchrun handling the SIGTERM exits 1)."""
+    """The earliest the pod's deletion through the API can have been asked (its owner restarting or suspending it, a
+    preemption, a user, cascading recovery), on the API server's clock; None for a pod not being deleted.  The API
+    server sets deletionTimestamp to the request + its grace period; a later delete with a shorter grace moves it
+    earlier and sets deletionGracePeriodSeconds to the shorter grace, so the first request may be as early as the
+    deadline less the pod's own grace (spec.terminationGracePeriodSeconds, the grace a delete that names none gets):
+    the deadline less the larger of the two (the deadline alone where neither is said)."""
     meta = pod.get("metadata") or {}
     deadline = parse_time(meta.get("deletionTimestamp"))
     if deadline is None:
         return None
-    grace = meta.get("deletionGracePeriodSeconds")
-    return deadline.timestamp() - (grace if isinstance(grace, int) and grace > 0 else 0)
+    graces = (meta.get("deletionGracePeriodSeconds"), (pod.get("spec") or {}).get("terminationGracePeriodSeconds"))
+    return deadline.timestamp() - max((g for g in graces if isinstance(g, int) and g > 0), default=0)
 
 
 def repair_gpus(node: Mapping[str, Any]) -> dict[str, dict[str, Any]]:

@@ -441,17 +441,32 @@ def test_a_discovery_answer_of_another_shape_is_not_served_and_raises_nothing(an
 
 
 def deleted_by_owner(api: ApiDouble, name: str, code: int, finished: str, requested: str = "2024-07-25T07:00:02Z",
-                     grace: int = 30) -> None:
+                     grace: int = 30, seen_running: bool = True) -> None:
     """SYNTHETIC pod status, as the API server and kubelet write it for a pod deleted through the API (its owner's
-    restart, a Kueue preemption, a user): deletionTimestamp = the request + deletionGracePeriodSeconds, and its container
-    ended then: SIGTERM handled (torchrun exits 1), or SIGKILL at the grace period's end (137)."""
+    restart, a Kueue preemption, a user), in their two updates: the API server's (deletionTimestamp = the request +
+    deletionGracePeriodSeconds, its container still running), then the kubelet's (its container ended: SIGTERM
+    handled, torchrun exits 1, or not, 143; SIGKILL at the grace period's end, 137).  `seen_running` False: the two
+    in one update, as a controller that was not watching then (restarted, relisting) sees them."""
     p = api.pods[("train", name)]
     at = datetime.fromisoformat(requested.replace("Z", "+00:00")).timestamp() + grace
     p["metadata"].update(deletionTimestamp=datetime.fromtimestamp(at, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
                          deletionGracePeriodSeconds=grace)
+    status = {"name": "main", "image": "trainer:1", "imageID": "", "ready": False, "restartCount": 0}
+    if seen_running:
+        p["status"] = {"phase": "Running", "containerStatuses": [
+            {**status, "state": {"running": {"startedAt": "2024-07-25T06:00:05Z"}}}]}
+        api.pods.touch(("train", name))
+    p["status"] = {"phase": "Failed", "containerStatuses": [{**status, "state": {
+        "terminated": {"exitCode": code, "reason": "Error", "finishedAt": finished}}}]}
+    api.pods.touch(("train", name))
+
+
+def died(api: ApiDouble, name: str, code: int, finished: str, reason: str = "Error") -> None:
+    """SYNTHETIC: the kubelet's update of a pod whose container ended by itself (no deletion asked yet)."""
+    p = api.pods[("train", name)]
     p["status"] = {"phase": "Failed", "containerStatuses": [{
         "name": "main", "image": "trainer:1", "imageID": "", "ready": False, "restartCount": 0,
-        "state": {"terminated": {"exitCode": code, "reason": "Error", "finishedAt": finished}}}]}
+        "state": {"terminated": {"exitCode": code, "reason": reason, "finishedAt": finished}}}]}
     api.pods.touch(("train", name))
 
 
@@ -466,14 +481,39 @@ def test_pods_their_owner_deletes_are_no_rank_death_and_no_restart():
         opt_in(api, ["llm-w-0-0", "llm-w-0-1", "llm-w-0-2", "llm-w-0-3"])
         with controller(api, recovery=Policy(mode="enforce")) as c:
             wait_until(lambda: c.ready.is_set(), "synced")
+            seen = pods_seen(c)
             deleted_by_owner(api, "llm-w-0-0", 1, "2024-07-25T07:00:03Z")
-            deleted_by_owner(api, "llm-w-0-1", 1, "2024-07-25T07:00:02Z")
+            deleted_by_owner(api, "llm-w-0-1", 1, "2024-07-25T07:00:02Z")  # in the request's second
             deleted_by_owner(api, "llm-w-0-2", 137, "2024-07-25T07:00:32Z")
-            deleted_by_owner(api, "llm-w-0-3", 143, "2024-07-25T07:00:04Z")
-            wait_until(lambda: c.metrics.registry.get_sample_value("gpu_npd_cluster_objects_total",
-                                                                   {"resource": "pods"}) >= 8, "the deletions seen")
+            deleted_by_owner(api, "llm-w-0-3", 143, "2024-07-25T07:00:00Z")  # its node's clock 2 s behind
+            wait_until(lambda: pods_seen(c) >= seen + 8, "the deletions seen")
             time.sleep(1.0)  # rounds of the loop
             assert incidents(api) == [] and api.pods_deleted == []
+
+
+def pods_seen(c) -> float:
+    return c.metrics.registry.get_sample_value("gpu_npd_cluster_objects_total", {"resource": "pods"}) or 0.0
+
+
+def test_a_rank_that_died_before_its_owner_deleted_the_gang_is_its_death_whatever_the_clocks():
+    """A JobSet's failurePolicy after one rank's crash: the rank exits 1, the owner deletes the gang, the others end
+    by the deletion.  The controller saw the culprit ended before its pod's deletion was asked (the watch's order),
+    so it is its rank's death even though its node's clock, a second ahead, stamps its finishedAt after the request
+    (was: read as the deletion's, the culprit gone and no incident)."""
+    with ApiDouble() as api:
+        gang(api)
+        with controller(api) as c:
+            wait_until(lambda: c.ready.is_set(), "synced")
+            seen = pods_seen(c)
+            died(api, "llm-w-0-1", 1, "2024-07-25T07:00:03Z")
+            for name in ("llm-w-0-0", "llm-w-0-2", "llm-w-0-3"):
+                deleted_by_owner(api, name, 1, "2024-07-25T07:00:04Z")
+            deleted_by_owner(api, "llm-w-0-1", 1, "2024-07-25T07:00:03Z", seen_running=False)
+            wait_until(lambda: pods_seen(c) >= seen + 8, "the deletions seen")
+            wait_until(lambda: incidents(api), "the culprit's incident")
+            texts = [json.dumps(doc(e)) for e in incidents(api)]
+            assert any("llm-w-0-1" in t and "exit code 1" in t for t in texts)
+            assert not any(f"llm-w-0-{i} terminated" in t for t in texts for i in (0, 2, 3))
 
 
 def test_a_container_that_ended_before_its_pod_was_deleted_is_still_a_rank_death():
@@ -486,12 +526,50 @@ def test_a_container_that_ended_before_its_pod_was_deleted_is_still_a_rank_death
                     "terminated": {"exitCode": code, "reason": "Error", "finishedAt": finished}}}]}}
     assert [(e.kind, e.signal) for e in Reader().pod_exits(pod(139, "2024-07-25T07:00:01Z"))] == [("rank_exit", 11)]
     assert Reader().pod_exits(pod(137, "2024-07-25T07:00:32Z")) == []
-    assert Reader().pod_exits(pod(1, "2024-07-25T07:00:02Z")) == []
+    assert Reader().pod_exits(pod(1, "2024-07-25T07:00:04Z")) == []
     no_grace = pod(137, "2024-07-25T07:00:32Z")  # no deletionGracePeriodSeconds: the deadline is all it says
     del no_grace["metadata"]["deletionGracePeriodSeconds"]
     assert Reader().pod_exits(no_grace) == []
     no_grace["status"]["containerStatuses"][0]["state"]["terminated"]["finishedAt"] = "2024-07-25T07:00:05Z"
     assert [e.kind for e in Reader().pod_exits(no_grace)] == ["rank_exit"]
+
+
+def test_a_pod_first_seen_deleted_is_read_by_its_exit_code_within_the_clocks_skew():
+    """SYNTHETIC pod statuses of a pod the controller first sees already deleted (it restarted, it relisted): no
+    watch order, only finishedAt (the node's clock) against the request (the API server's), both whole seconds.
+    Within SKEW_S of the request only the kubelet's kill's own exit codes (143 SIGTERM, 137 SIGKILL) are the
+    deletion's; an exit 1 there (a crash its owner reacted to at once) stays its rank's death (was: read as the
+    deletion's from the request's second on, and a 143 a second before the request, a node clock behind, a death).
+    OOMKilled is never the deletion's.  A later delete with a shorter grace moves deletionTimestamp earlier and
+    deletionGracePeriodSeconds down: the first request is bounded by the pod's own grace (was: the later request
+    taken, the exits the first one's SIGTERM caused read as deaths)."""
+    from cluster.evidence import Order, Reader
+
+    def pod(code, finished, reason="Error", deadline="2024-07-25T07:00:32Z", grace=30):
+        return {"metadata": {"name": "w", "deletionTimestamp": deadline, "deletionGracePeriodSeconds": grace},
+                "spec": {"nodeName": "node-a", "terminationGracePeriodSeconds": 30},
+                "status": {"containerStatuses": [{"name": "main", "state": {
+                    "terminated": {"exitCode": code, "reason": reason, "finishedAt": finished}}}]}}
+
+    def kinds(p, order=None):
+        return [e.kind for e in Reader().pod_exits(p, order=order)]
+
+    # the request at 07:00:02
+    assert kinds(pod(1, "2024-07-25T07:00:02Z")) == ["rank_exit"]  # exit 1 in the request's second
+    assert kinds(pod(1, "2024-07-25T07:00:03Z")) == ["rank_exit"]
+    assert kinds(pod(1, "2024-07-25T07:00:04Z")) == []  # SKEW_S after it: torchrun handling the SIGTERM
+    assert kinds(pod(143, "2024-07-25T07:00:01Z")) == []  # the SIGTERM's, its node's clock a second behind
+    assert kinds(pod(143, "2024-07-24T23:59:59Z")) == ["rank_exit"]  # hours before: a kill not the deletion's
+    assert kinds(pod(137, "2024-07-25T06:59:59Z")) == ["rank_exit"]  # 3 s before: not within the skew
+    assert kinds(pod(139, "2024-07-25T07:00:02Z")) == ["rank_exit"]  # a segfault
+    assert kinds(pod(137, "2024-07-25T07:00:10Z", reason="OOMKilled")) == ["oom_kill"]
+    # deleted at 07:00:02 with 30 s, again at 07:00:12 with 5 s: deadline 07:00:17, deletionGracePeriodSeconds 5
+    assert kinds(pod(1, "2024-07-25T07:00:06Z", deadline="2024-07-25T07:00:17Z", grace=5)) == []
+    assert kinds(pod(1, "2024-07-25T06:59:40Z", deadline="2024-07-25T07:00:17Z", grace=5)) == ["rank_exit"]
+    # the watch's order outweighs the clocks
+    assert kinds(pod(1, "2024-07-25T06:59:50Z"), Order(running=frozenset({"main"}))) == []
+    seen_before = Order(before=frozenset({("main", "2024-07-25T07:00:09Z")}))
+    assert kinds(pod(143, "2024-07-25T07:00:09Z"), seen_before) == ["rank_exit"]
 
 
 @pytest.mark.parametrize("option, value", [("--recovery-window", "0"), ("--recovery-window", "-60"),
