@@ -135,7 +135,7 @@ def build(cfg: Config, clock: Callable[[], float] = time.time, out=None, boot: B
         engine, judge, guard, cursors, faults = _memory(cfg, clock, boot, metrics, state)
     stop = threading.Event()
     intake = Intake(int(cfg.queue_max_mb * 2**20), stop, metrics)
-    gpu = GpuCollector(open_backend(cfg.nvml), cfg.nvml_deadline_seconds, cfg.expected_gpus,
+    gpu = GpuCollector(open_backend(cfg.nvml, cfg.proc_root), cfg.nvml_deadline_seconds, cfg.expected_gpus,
                        release_file=os.path.join(cfg.state_dir, RELEASE_FILE), proc_root=cfg.proc_root)
     workloads = WorkloadTracker(metrics, cfg.workload_correlation_seconds, cfg.workload_pod_label, clock)
     kube = _kube_sink(cfg, metrics, intake.emit)
@@ -198,7 +198,7 @@ def _straggler_events(cfg: Config, kube, metrics: Metrics, pods: PodLookup, gpu:
     from .kube.stragglers import StragglerEvents  # noqa: PLC0415
     from .peers import REASON as STRAGGLER  # noqa: PLC0415
 
-    nvml = open_backend(cfg.nvml)  # a handle of its own, opened per question: the poller's is never shared
+    nvml = open_backend(cfg.nvml, cfg.proc_root)  # its own handle, opened per question: never the poller's
     lookup = PodLookup(cfg.proc_root)  # its own pid cache (this runs on the writer's thread)
 
     def compute_pods(p) -> set[tuple[str, str]]:
@@ -228,7 +228,7 @@ def _pod_devices(cfg: Config, kube, metrics: Metrics, pods: PodLookup, gpu: GpuC
     from .kube.poddevices import PodDeviceCache  # noqa: PLC0415
     from .podresources import Owned  # noqa: PLC0415
 
-    nvml = open_backend(cfg.nvml)
+    nvml = open_backend(cfg.nvml, cfg.proc_root)
     lookup = PodLookup(cfg.proc_root)  # its own pid cache (this runs on the cache's thread)
 
     def compute_pods() -> dict[tuple[str, str], Owned]:
@@ -266,7 +266,7 @@ def _check_scheduler(cfg: Config, intake: Intake, gpu: GpuCollector) -> CheckSch
     configs = plugin_configs(cfg.checks, cfg.sysfs_root, cfg.nvml)
     if not configs:
         return None
-    nvml = open_backend(cfg.nvml) if any(c.gpu_load for c in configs) else None
+    nvml = open_backend(cfg.nvml, cfg.proc_root) if any(c.gpu_load for c in configs) else None
 
     def busy() -> str | None:  # nothing is asked of NVML while the agent has released it (a GPU reset)
         return "nvml: released" if gpu.status == "released" else gpu_busy(nvml, cfg.nvml_deadline_seconds)

@@ -328,9 +328,10 @@ class GpuCollector:
             code = "UNKNOWN"
             log.error("NVML init failed: %s", result)
         self.status = code
-        if code in ABSENT:
-            self._say_once("absent", logging.INFO, "no NVIDIA GPU stack on this host (NVML: %s); GPU polling waits "
-                           "for it, the other collectors keep running", code)
+        if code in ABSENT:  # with what NVML's error says (where libnvidia-ml was looked for)
+            self._say_once("absent", logging.INFO, "no NVIDIA GPU stack on this host (%s); GPU polling waits "
+                           "for it, the other collectors keep running",
+                           result if isinstance(result, NvmlError) else f"NVML {code}")
         else:
             advice = INIT_ADVICE.get(code)
             self._say_once(f"init-{code}", logging.WARNING, "NVML init failed (%s); retrying every %.0f s%s",

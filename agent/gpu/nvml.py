@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ctypes
 import logging
 import os
 import threading
@@ -14,6 +15,52 @@ from .interface import (CHECK_GROUPS, ERRORS, GONE, GROUPS, MAX_NVLINKS, NVLINK_
                         UNSUPPORTED, Identity, Nvml, NvmlError)
 
 log = logging.getLogger("gpu_npd.nvml")
+
+SONAME = "libnvidia-ml.so.1"  # what nvidia-ml-py dlopens, by this name only (no path, no variable it reads)
+# Where a node's driver keeps libnvidia-ml.so.1 on the host, by platform (docs/install.md "NVML on each platform"
+# has the source of each). Looked in, in this order, only when the loader finds no libnvidia-ml.so.1 (no NVIDIA
+# runtime, CDI or toolkit put one in the agent's container), through the host's root as the host's /proc shows it
+# (`proc_root`/proc/1/root: the mounts of the host's init, a GPU operator driver container's /run/nvidia/driver
+# too, even when it came up after the agent). The first that loads is loaded under its soname, so nvidia-ml-py's
+# own dlopen of the soname gets it; nvidia-ml-py itself is not changed.
+HOST_LIBRARY_DIRS: tuple[tuple[str, str], ...] = (
+    ("/home/kubernetes/bin/nvidia/lib64", "GKE (COS and Ubuntu nodes): the driver installer's"),
+    ("/usr/local/nvidia/lib64", "AKS: aks-gpu's"),
+    ("/run/nvidia/driver/usr/lib/x86_64-linux-gnu", "GPU operator driver container, Ubuntu images"),
+    ("/run/nvidia/driver/usr/lib/aarch64-linux-gnu", "GPU operator driver container, Ubuntu images (arm64)"),
+    ("/run/nvidia/driver/usr/lib64", "GPU operator driver container, RHEL and RHCOS images (OpenShift)"),
+    ("/usr/lib/nvidia/tesla", "Bottlerocket NVIDIA variants (EKS)"),
+    ("/usr/lib64", "a driver installed on the host, RHEL-family layout (Amazon Linux)"),
+    ("/usr/lib/x86_64-linux-gnu", "a driver installed on the host, Debian-family layout (Ubuntu)"),
+    ("/usr/lib/aarch64-linux-gnu", "a driver installed on the host, Debian-family layout (Ubuntu, arm64)"),
+)
+
+
+def load_from_host(proc_root: str) -> str:
+    """Make libnvidia-ml.so.1 loadable by its soname: "" when the loader finds one itself, else the host path
+    (HOST_LIBRARY_DIRS) it was loaded from; NvmlError LIBRARY_NOT_FOUND, in one line naming what was tried, when
+    neither."""
+    try:
+        ctypes.CDLL(SONAME)
+        return ""
+    except OSError:
+        pass
+    root = os.path.join(proc_root, "proc/1/root")
+    failed = []  # a library there that did not load (another architecture, no access): its error
+    for directory, _ in HOST_LIBRARY_DIRS:
+        path = root + directory + "/" + SONAME
+        try:
+            ctypes.CDLL(path, mode=ctypes.RTLD_GLOBAL)
+        except OSError as exc:
+            if os.path.lexists(path):
+                failed.append(f"{directory}: {' '.join(str(exc).split())}")
+            continue
+        log.info("NVML: %s loaded from the host's %s", SONAME, directory)
+        return directory
+    reach = "" if os.access(root, os.R_OK | os.X_OK) else f" ({root} cannot be read: privileged pods only)"
+    raise NvmlError("LIBRARY_NOT_FOUND", f"no {SONAME} for the loader nor in the host's "
+                    f"{', '.join(d for d, _ in HOST_LIBRARY_DIRS)} under {root}{reach}"
+                    + (f"; found but not loaded: {'; '.join(failed)}" if failed else ""))
 
 
 def _scaled(value, divisor: float):
@@ -30,9 +77,10 @@ def _value(v):
 class PynvmlBackend:
     """The real thing.  Imported lazily so that a machine without the library still starts."""
 
-    def __init__(self) -> None:
+    def __init__(self, proc_root: str = "") -> None:
         import pynvml  # noqa: PLC0415 - optional at run time
         self.n = pynvml
+        self.proc_root = proc_root  # where the host's /proc is: libnvidia-ml looked for on the host (load_from_host)
         self._handles: dict[int, object] = {}
         self._events = None
         self._registered: set[int] = set()  # GPUs whose Xid events the event set carries (or that have none)
@@ -72,6 +120,8 @@ class PynvmlBackend:
         return h
 
     def init(self) -> None:
+        if self.proc_root:
+            load_from_host(self.proc_root)
         self._call(self.n.nvmlInit)
         with self._lock:
             self._open = True
@@ -369,8 +419,9 @@ def nvml_spec_problem(spec: str) -> str | None:
     return None
 
 
-def open_backend(spec: str) -> Nvml | None:
-    """`auto`: the real library; `fake:<scenario.yaml>`: nvidia-ml-py over the C stand-in; `off`: none."""
+def open_backend(spec: str, proc_root: str = "") -> Nvml | None:
+    """`auto`: the real library (looked for on the host under `proc_root` too, where given: load_from_host);
+    `fake:<scenario.yaml>`: nvidia-ml-py over the C stand-in; `off`: none."""
     if spec == "off":
         return None
     standin = None
@@ -382,7 +433,7 @@ def open_backend(spec: str) -> Nvml | None:
         except standin_mod.StandinError as exc:
             raise ValueError(str(exc)) from None
     try:
-        backend = PynvmlBackend()
+        backend = PynvmlBackend("" if standin else proc_root)
     except ImportError:
         return _Missing()
     backend.standin = standin
