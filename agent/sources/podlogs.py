@@ -21,8 +21,9 @@ with "listed_at", the wall time of that listing) started while it was down: its 
 unless written last before that listing (the host's clock stepped back, or the listing missed it) or larger than
 MAX_UNSEEN_BYTES (history, as every file at an agent's first start).  A file read from its start at that scan, rotated
 by the kubelet meanwhile, is read after its rotated files (`_backlog`: oldest first, back from the newest while they
-and it hold at most MAX_UNSEEN_BYTES and were written since that listing; read a batch at a time as any file, from
-where the last read stopped in the first, "backlog_at"; saved until read, "backlog").
+and it hold at most MAX_UNSEEN_BYTES, a .gz counted by the bytes it decodes to, and were written since that listing;
+read a batch at a time as any file, from where the last read stopped in the first, "backlog_at"; saved until read,
+"backlog").
 
 The pod-log directory itself missing for longer than `gone_grace_seconds` makes the source down
 (`Source.gone`); the files found once it is back (a new directory, new files) are read from their start.
@@ -450,13 +451,13 @@ class PodLogSource(Source):
 
     def _backlog(self, path: str, st: os.stat_result) -> list[str]:
         """The rotated files of `path` (`st`), read from its start at the first scan, whose lines came before its own:
-        back from the newest while the file and they hold no more than MAX_UNSEEN_BYTES (a .gz counted by the size it
-        holds, its gzip trailer's) and each was written since the agent's last listing (else, in doubt, it and those
-        before it are history, as `_new_while_down` says of the file); oldest first."""
+        back from the newest while the file and they cost no more than MAX_UNSEEN_BYTES to read (`_rotated_size`) and
+        each was written since the agent's last listing (else, in doubt, it and those before it are history, as
+        `_new_while_down` says of the file); oldest first."""
         budget, taken = MAX_UNSEEN_BYTES - st.st_size, []
         rotated = rotated_files(path)
         for cand in reversed(rotated):
-            size = self._rotated_size(cand)
+            size = self._rotated_size(cand, budget)
             if size is None or size > budget:
                 break
             try:
@@ -471,8 +472,11 @@ class PodLogSource(Source):
                         "%d bytes with it)", path, len(rotated) - len(taken), MAX_UNSEEN_BYTES)
         return taken[::-1]
 
-    def _rotated_size(self, path: str) -> int | None:
-        """The bytes the rotated file `path` holds (a .gz: its gzip trailer's size, modulo 4 GiB); None: unreadable."""
+    def _rotated_size(self, path: str, budget: int) -> int | None:
+        """What reading the rotated file `path` costs, in bytes: its size; a .gz the larger of its size and the bytes
+        it decodes to (every member's, zero padding ignored: parsers.decoded), decoded no further than past `budget`
+        (the gzip trailer's size is its last member's alone, modulo 4 GiB, and a padded file's last 4 bytes are
+        zeros); None: unreadable."""
         if not path.endswith(".gz"):
             try:
                 return os.stat(path).st_size
@@ -481,13 +485,19 @@ class PodLogSource(Source):
         fd = self._open_safely(path)
         if fd is None:
             return None
+        raw = os.fdopen(fd, "rb")
         try:
             size = os.fstat(fd).st_size
-            return int.from_bytes(os.pread(fd, 4, size - 4), "little") if size >= 4 else None
+            if size > budget:
+                return size
+            reader, decoded = Decoded(raw, GZIP), 0
+            while decoded <= budget and (data := reader.read(READ_CHUNK)):
+                decoded += len(data)
+            return max(size, decoded)
         except OSError:
             return None
         finally:
-            os.close(fd)
+            raw.close()
 
     # ---- reading ----------------------------------------------------------------------------------------
 
