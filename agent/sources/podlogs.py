@@ -257,6 +257,7 @@ class PodLogSource(Source):
         # read; a save on another thread (the agent's, after its drain) writes the last safe point, `_safe`
         self._reader: int | None = None
         self._save_lock = threading.Lock()  # one save at a time (the source's thread and the agent's)
+        self._last_scan = self._last_save = -math.inf  # when `turn` last discovered and saved (its `now`)
         self._first_scan = not from_start  # the first scan starts existing files at their end
         self.bytes_read = 0
         self.lines = 0
@@ -1065,32 +1066,39 @@ class PodLogSource(Source):
 
     def run(self, emit: Callable, stop: threading.Event) -> None:
         self._reader = threading.get_ident()
-        last_scan = last_save = 0.0
         while not stop.is_set():
-            now = time.monotonic()
-            if now - last_scan >= self.scan_seconds:
-                self.discover()
-                last_scan = now
-            with self._ack_lock:
-                if self._taken == self._sent:  # nothing in flight: what was read so far is safe
-                    self._safe = self._snapshot()
-            found = self.poll()
-            progress, restarted = self.take_progress(), self.take_restarted()
-            if found or progress or restarted:
-                with self._ack_lock:
-                    self._sent += 1
-                emit(WorkloadFindings(found, progress=progress, restarted=restarted,
-                                      done=partial(self._taken_up_to, self._snapshot())))
-            if self._read_up is None and self.listed:  # (a poll cut short goes on from the next file next time)
-                self._polls_listed += 1
-                if self._whole or self._polls_listed >= READ_UP_POLLS:
-                    self._read_up = self._sent
-            if now - last_save >= 2.0:
-                self.save()
-                last_save = now
-            if not found:
+            if not self.turn(emit):
                 stop.wait(0.25)
         self.save()
+
+    def turn(self, emit: Callable, now: float | None = None) -> bool:
+        """One turn of the source's loop (`run`), on the thread that reads: the files discovered when `scan_seconds`
+        have passed since the last discovery, the offsets snapshot taken while nothing is in flight, a poll, what it
+        found handed on to `emit` (a WorkloadFindings whose `done` acknowledges the snapshot taken with it), the
+        offsets saved when 2 s have passed since the last save; `now` the time (time.monotonic() unless given: a
+        bench's turns).  Whether the poll found anything (else the loop waits before the next turn)."""
+        now = time.monotonic() if now is None else now
+        if now - self._last_scan >= self.scan_seconds:
+            self.discover()
+            self._last_scan = now
+        with self._ack_lock:
+            if self._taken == self._sent:  # nothing in flight: what was read so far is safe
+                self._safe = self._snapshot()
+        found = self.poll()
+        progress, restarted = self.take_progress(), self.take_restarted()
+        if found or progress or restarted:
+            with self._ack_lock:
+                self._sent += 1
+            emit(WorkloadFindings(found, progress=progress, restarted=restarted,
+                                  done=partial(self._taken_up_to, self._snapshot())))
+        if self._read_up is None and self.listed:  # (a poll cut short goes on from the next file next time)
+            self._polls_listed += 1
+            if self._whole or self._polls_listed >= READ_UP_POLLS:
+                self._read_up = self._sent
+        if now - self._last_save >= 2.0:
+            self.save()
+            self._last_save = now
+        return bool(found)
 
     @property
     def caught_up(self) -> bool:
