@@ -22,12 +22,12 @@ the lines read; best of R.  --baseline DIR reads the same files with another che
 interleaved with this one's, so two trees compare by CPU per line under the same load.
 
 With --follow K the same lines are followed as they are written: the reader (one process, its writes to the eight
-files not counted in its CPU) appends K lines to each file, then runs one turn of the source's loop (`PodLogSource.turn`, the
-one `run` loops: a discovery every 2 s of the turns' time, counted as 0.25 s a turn, the offsets snapshot taken with
-nothing in flight, a poll, the snapshot sent with a batch that found something, taken by the pipeline at once, a save
-every 2 s), and so on to the end: the loop's own cost per turn (discovery, stat, snapshot, save) counted against K
-lines a file, as when eight pods print a few thousand lines a second.  A checkout whose source has no `turn` is not
-compared (said).
+files not counted in its CPU) appends K lines to each file, then runs one turn of the source's loop
+(`PodLogSource.turn`, the one `run` loops: a discovery every 2 s of the turns' time, counted as 0.25 s a turn, the
+offsets snapshot taken with nothing in flight, a poll, the snapshot sent with a batch that found something, taken by
+the pipeline at once, a save every 2 s), and so on to the end: the loop's own cost per turn (discovery, stat,
+snapshot, save) counted against K lines a file, as when eight pods print a few thousand lines a second.  A checkout
+whose source has no `turn` is not compared (said).
 """
 
 from __future__ import annotations
