@@ -21,8 +21,9 @@ with "listed_at", the wall time of that listing) started while it was down: its 
 unless written last before that listing (the host's clock stepped back, or the listing missed it) or larger than
 MAX_UNSEEN_BYTES (history, as every file at an agent's first start).  A file read from its start at that scan, rotated
 by the kubelet meanwhile, is read after its rotated files (`_backlog`: oldest first, back from the newest while they
-and it hold at most MAX_UNSEEN_BYTES and were written since that listing; read a batch at a time as any file, from
-where the last read stopped in the first, "backlog_at"; saved until read, "backlog").
+and it hold at most MAX_UNSEEN_BYTES, a .gz counted by the bytes it decodes to, and were written since that listing;
+read a batch at a time as any file, from where the last read stopped in the first, "backlog_at"; saved until read,
+"backlog").
 
 The pod-log directory itself missing for longer than `gone_grace_seconds` makes the source down
 (`Source.gone`); the files found once it is back (a new directory, new files) are read from their start.
@@ -256,6 +257,7 @@ class PodLogSource(Source):
         # read; a save on another thread (the agent's, after its drain) writes the last safe point, `_safe`
         self._reader: int | None = None
         self._save_lock = threading.Lock()  # one save at a time (the source's thread and the agent's)
+        self._last_scan = self._last_save = -math.inf  # when `turn` last discovered and saved (its `now`)
         self._first_scan = not from_start  # the first scan starts existing files at their end
         self.bytes_read = 0
         self.lines = 0
@@ -450,13 +452,13 @@ class PodLogSource(Source):
 
     def _backlog(self, path: str, st: os.stat_result) -> list[str]:
         """The rotated files of `path` (`st`), read from its start at the first scan, whose lines came before its own:
-        back from the newest while the file and they hold no more than MAX_UNSEEN_BYTES (a .gz counted by the size it
-        holds, its gzip trailer's) and each was written since the agent's last listing (else, in doubt, it and those
-        before it are history, as `_new_while_down` says of the file); oldest first."""
+        back from the newest while the file and they cost no more than MAX_UNSEEN_BYTES to read (`_rotated_size`) and
+        each was written since the agent's last listing (else, in doubt, it and those before it are history, as
+        `_new_while_down` says of the file); oldest first."""
         budget, taken = MAX_UNSEEN_BYTES - st.st_size, []
         rotated = rotated_files(path)
         for cand in reversed(rotated):
-            size = self._rotated_size(cand)
+            size = self._rotated_size(cand, budget)
             if size is None or size > budget:
                 break
             try:
@@ -471,8 +473,11 @@ class PodLogSource(Source):
                         "%d bytes with it)", path, len(rotated) - len(taken), MAX_UNSEEN_BYTES)
         return taken[::-1]
 
-    def _rotated_size(self, path: str) -> int | None:
-        """The bytes the rotated file `path` holds (a .gz: its gzip trailer's size, modulo 4 GiB); None: unreadable."""
+    def _rotated_size(self, path: str, budget: int) -> int | None:
+        """What reading the rotated file `path` costs, in bytes: its size; a .gz the larger of its size and the bytes
+        it decodes to (every member's, zero padding ignored: parsers.decoded), decoded no further than past `budget`
+        (the gzip trailer's size is its last member's alone, modulo 4 GiB, and a padded file's last 4 bytes are
+        zeros); None: unreadable."""
         if not path.endswith(".gz"):
             try:
                 return os.stat(path).st_size
@@ -481,13 +486,19 @@ class PodLogSource(Source):
         fd = self._open_safely(path)
         if fd is None:
             return None
+        raw = os.fdopen(fd, "rb")
         try:
             size = os.fstat(fd).st_size
-            return int.from_bytes(os.pread(fd, 4, size - 4), "little") if size >= 4 else None
+            if size > budget:
+                return size
+            reader, decoded = Decoded(raw, GZIP), 0
+            while decoded <= budget and (data := reader.read(READ_CHUNK)):
+                decoded += len(data)
+            return max(size, decoded)
         except OSError:
             return None
         finally:
-            os.close(fd)
+            raw.close()
 
     # ---- reading ----------------------------------------------------------------------------------------
 
@@ -1055,32 +1066,39 @@ class PodLogSource(Source):
 
     def run(self, emit: Callable, stop: threading.Event) -> None:
         self._reader = threading.get_ident()
-        last_scan = last_save = 0.0
         while not stop.is_set():
-            now = time.monotonic()
-            if now - last_scan >= self.scan_seconds:
-                self.discover()
-                last_scan = now
-            with self._ack_lock:
-                if self._taken == self._sent:  # nothing in flight: what was read so far is safe
-                    self._safe = self._snapshot()
-            found = self.poll()
-            progress, restarted = self.take_progress(), self.take_restarted()
-            if found or progress or restarted:
-                with self._ack_lock:
-                    self._sent += 1
-                emit(WorkloadFindings(found, progress=progress, restarted=restarted,
-                                      done=partial(self._taken_up_to, self._snapshot())))
-            if self._read_up is None and self.listed:  # (a poll cut short goes on from the next file next time)
-                self._polls_listed += 1
-                if self._whole or self._polls_listed >= READ_UP_POLLS:
-                    self._read_up = self._sent
-            if now - last_save >= 2.0:
-                self.save()
-                last_save = now
-            if not found:
+            if not self.turn(emit):
                 stop.wait(0.25)
         self.save()
+
+    def turn(self, emit: Callable, now: float | None = None) -> bool:
+        """One turn of the source's loop (`run`), on the thread that reads: the files discovered when `scan_seconds`
+        have passed since the last discovery, the offsets snapshot taken while nothing is in flight, a poll, what it
+        found handed on to `emit` (a WorkloadFindings whose `done` acknowledges the snapshot taken with it), the
+        offsets saved when 2 s have passed since the last save; `now` the time (time.monotonic() unless given: a
+        bench's turns).  Whether the poll found anything (else the loop waits before the next turn)."""
+        now = time.monotonic() if now is None else now
+        if now - self._last_scan >= self.scan_seconds:
+            self.discover()
+            self._last_scan = now
+        with self._ack_lock:
+            if self._taken == self._sent:  # nothing in flight: what was read so far is safe
+                self._safe = self._snapshot()
+        found = self.poll()
+        progress, restarted = self.take_progress(), self.take_restarted()
+        if found or progress or restarted:
+            with self._ack_lock:
+                self._sent += 1
+            emit(WorkloadFindings(found, progress=progress, restarted=restarted,
+                                  done=partial(self._taken_up_to, self._snapshot())))
+        if self._read_up is None and self.listed:  # (a poll cut short goes on from the next file next time)
+            self._polls_listed += 1
+            if self._whole or self._polls_listed >= READ_UP_POLLS:
+                self._read_up = self._sent
+        if now - self._last_save >= 2.0:
+            self.save()
+            self._last_save = now
+        return bool(found)
 
     @property
     def caught_up(self) -> bool:

@@ -521,6 +521,27 @@ def test_rotated_files_past_max_unseen_bytes_are_not_read(tree, monkeypatch):
     assert ranks == [7, 8]
 
 
+@pytest.mark.parametrize("members, padding, read", [
+    ([(5, 6, 7, 8, 10)], 64, False),  # past the bound; its trailer's size (its last 4 bytes, zeros) read 0 before
+    ([(5, 6, 7), (8, 10)], 0, False),  # past the bound; its trailer's size, its last member's, 2 lines, read before
+    ([(5, 6, 7)], 64, True),  # within the bound, padded: read (as it was)
+], ids=["padded-past", "two-members-past", "padded-within"])
+def test_a_rotated_gz_is_counted_by_the_bytes_it_decodes_to(tree, monkeypatch, members, padding, read):
+    """A .gz of the backlog is counted by the bytes it decodes to, every member's (`gzip -c a >> b` concatenates
+    them), zero padding after its end ignored (parsers/decoded.py reads it so): the gzip trailer's size is that of
+    the last member alone, modulo 4 GiB, and a padded file's last 4 bytes are zeros.  Before, a padded .gz counted 0
+    bytes and a concatenated one its last member's, and both were read past MAX_UNSEEN_BYTES (here 4 lines, the file's
+    one and 3 more)."""
+    root, _, state = tree
+    stopped(root, state)
+    monkeypatch.setattr(podlogs, "MAX_UNSEEN_BYTES", len(timeout(9)) * 4)
+    cdir = new_pod(root, timeout(9))
+    gz = b"".join(gzip.compress(timeout(*m).encode()) for m in members) + bytes(padding)
+    (cdir / "0.log.20240725-070000.gz").write_bytes(gz)
+    ranks, _, _ = first_batch(root, state)
+    assert ranks == ([r for m in members for r in m] if read else []) + [9]
+
+
 def test_a_rotated_file_of_a_new_pod_written_before_the_listing_is_not_read(tree):
     """A rotated file last written before the agent's last listing (the host's clock stepped back) is in doubt: it and
     those before it are history, as the file itself would be."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import io
+import json
 import os
 import shutil
 import time
@@ -245,6 +246,29 @@ def test_offsets_saved_go_no_further_than_the_pipeline_took(pods, tmp_path):
     third = PodLogSource(str(pods), StateStore(str(state), "podlogs.json"))
     third.discover()
     assert third.poll() == []  # not twice
+
+
+def test_one_turn_of_the_loop_discovers_and_saves_when_due(pods, tmp_path):
+    """`PodLogSource.turn`, the one turn `run` loops and bench/podlogs.py --follow times (it copied the loop's body,
+    which drifted as `run` changed): the files discovered at the first turn and then when `scan_seconds` passed, a
+    poll's findings handed on with the offsets snapshot `done` acknowledges, the offsets saved every 2 s (of `now`),
+    no further than the pipeline took; whether the poll found anything."""
+    state = tmp_path / "state"
+    src = PodLogSource(str(pods), StateStore(str(state), "podlogs.json"), exclude_namespaces=["kube-system"])
+    sent: list = []
+    assert src.turn(sent.append, 0.0) is False and sent == []  # listed (existing files at their end) and saved
+    first = json.loads((state / "podlogs.json").read_text())["offsets"]
+    log1 = str(pods / W1 / "pytorch" / "0.log")
+    append(Path(log1), TIMEOUT.format(ts="2024-07-25T07:00:00.000000000Z", r=24))
+    assert src.turn(sent.append, 0.25) is True and [f.rank for _, f in sent[0].items] == [24]
+    new = pods / W0.replace("worker-2", "worker-9") / "pytorch"
+    new.mkdir(parents=True)
+    (new / "0.log").write_text(TIMEOUT.format(ts="2024-07-25T07:00:01.000000000Z", r=25))
+    sent[0].done()  # taken by the pipeline
+    assert src.turn(sent.append, 1.75) is False and len(sent) == 1  # not listed again yet, nor saved
+    assert json.loads((state / "podlogs.json").read_text())["offsets"] == first
+    assert src.turn(sent.append, 2.0) is True and [f.rank for _, f in sent[1].items] == [25]  # listed: read whole
+    assert json.loads((state / "podlogs.json").read_text())["offsets"][log1][1] > first[log1][1]  # saved
 
 
 def test_pod_dir_names():
