@@ -5,15 +5,17 @@
     reference/rules.md          the rule table, its refinement tables, condition rules and telemetry rules
     reference/xid.md            NVIDIA's Xid and SXid catalogs as gpu-npd reads them (severity, attribution, reason)
     reference/metrics.md        every metric family the agent exports
+    reference/modules.md        every module of the packages, by its docstring's first paragraph
 Markers in hand-written pages are replaced too:
     <!-- generated: alerts -->             the shipped PrometheusRule's alerts (operations runbook)
+    <!-- generated: builtin-checks -->     the built-in checks (agent/checks/builtin.py TABLE): docs/checks.md
     <!-- generated: benchmark-results -->  every results file under docs/benchmarks/ (bench/report.py)
     <!-- generated: realworld-corpus -->   the real-log corpus per file (tests/realworld.py, tests/fixtures/realworld/)
 and nav entries naming a page that does not exist (yet) are dropped, and pages the nav does not name yet are
 listed under "More", so `mkdocs build --strict` stays green while pages other work adds are on their way.
 
 Each generator reads one source of truth: the configuration declaration (`agent.settings.keys()`), the kind
-table (`parsers.kinds.TABLE`), the rule table, the catalogs, the metrics.
+table (`parsers.kinds.TABLE`), the rule table, the catalogs, the metrics, the modules' docstrings.
 """
 
 from __future__ import annotations
@@ -407,6 +409,35 @@ def render_benchmark_results(docs_dir: Path) -> str:
     return "".join(out)
 
 
+# ------------------------------------------------------------------------------------------ modules
+
+PACKAGES = ("agent", "cluster", "fabric", "gpunpd", "kubeapi", "offline", "parsers", "triage")
+
+
+def modules() -> list[tuple[str, str]]:
+    """(path, its docstring's first paragraph) of every module of the packages, read from the source (nothing
+    imported); a module with no docstring gives ""."""
+    import ast  # noqa: PLC0415
+
+    out = []
+    for package in PACKAGES:
+        for path in sorted((ROOT / package).rglob("*.py")):
+            if path.name == "__init__.py":
+                continue
+            said = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) or ""
+            out.append((path.relative_to(ROOT).as_posix(), said.split("\n\n", 1)[0]))
+    return out
+
+
+def render_modules() -> str:
+    out = ["# Modules\n\n", GENERATED,
+           "Every module of the packages, with the first paragraph of its docstring. "
+           "The layout by package and how the stages fit: [Development](../development.md#module-layout), "
+           "[Architecture](../architecture.md).\n\n"]
+    out.append(table(["module", "what"], [[f"`{path}`", cell(said)] for path, said in modules()]))
+    return "".join(out)
+
+
 # ------------------------------------------------------------------------------------------ the hook
 
 PAGES = {
@@ -415,6 +446,7 @@ PAGES = {
     "reference/rules.md": render_rules,
     "reference/xid.md": render_xid,
     "reference/metrics.md": render_metrics,
+    "reference/modules.md": render_modules,
 }
 def render_realworld_corpus(docs_dir: Path) -> str:
     """The real-log corpus's table (samples and events by kind per file), counted by the code that scores recall."""
@@ -426,7 +458,26 @@ def render_realworld_corpus(docs_dir: Path) -> str:
     return module.table() + "\n"
 
 
+def render_builtin_checks(docs_dir: Path | None = None) -> str:
+    """The built-in checks, one row each of their table (agent/checks/builtin.py `TABLE`): what each checks (its
+    function's docstring), the condition and reason it raises, its schedule, its keys, and when it runs."""
+    import inspect  # noqa: PLC0415
+
+    from agent.checks.builtin import TABLE  # noqa: PLC0415
+
+    rows = []
+    for c in TABLE:
+        when = [f"only when {inspect.getdoc(c.available)}"] if inspect.getdoc(c.available) else []
+        when += ["only while no compute process is on any GPU"] if c.gpu_load else []
+        keys = ", ".join(f"`{a.key}: {flow(a.default)}`" for a in c.args)
+        rows.append([f"`{c.name}`", cell(inspect.getdoc(c.run) or ""), f"`{c.condition}`", f"`{c.reason}`",
+                     f"{c.interval} / {c.timeout}", keys, cell("; ".join(when) or "always")])
+    return table(["check", "what it checks", "condition", "reason", "interval / timeout", "keys (defaults)",
+                  "runs"], rows)
+
+
 MARKERS = {
+    "<!-- generated: builtin-checks -->": render_builtin_checks,
     "<!-- generated: alerts -->": lambda docs_dir: render_alerts(),
     "<!-- generated: benchmark-results -->": render_benchmark_results,
     "<!-- generated: realworld-corpus -->": render_realworld_corpus,
