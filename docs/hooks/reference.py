@@ -9,6 +9,7 @@
 Markers in hand-written pages are replaced too:
     <!-- generated: alerts -->             the shipped PrometheusRule's alerts (operations runbook)
     <!-- generated: builtin-checks -->     the built-in checks (agent/checks/builtin.py TABLE): docs/checks.md
+    <!-- generated: telemetry-defaults --> the shipped telemetry rules and the sources of their numbers
     <!-- generated: benchmark-results -->  every results file under docs/benchmarks/ (bench/report.py)
     <!-- generated: realworld-corpus -->   the real-log corpus per file (tests/realworld.py, tests/fixtures/realworld/)
 and nav entries naming a page that does not exist (yet) are dropped, and pages the nav does not name yet are
@@ -124,6 +125,42 @@ def _condition_rules() -> list[dict]:
 
 def _sample_rules() -> list[dict]:
     return _defaults()["sample_rules"]
+
+
+def _rule_test(r: dict) -> str:
+    """A telemetry rule's one test, as its row says it (agent/samples.py `TESTS`), with its rate unit and window."""
+    from agent.samples import TESTS  # noqa: PLC0415
+
+    test = "; ".join(f"{t} {flow(r[t])}" for t in TESTS if t in r)
+    per = f" per {r['per']} s" if "rate_above" in r and "per" in r else " per s" if "rate_above" in r else ""
+    return test + per + (f" within {r['window']} s" if "window" in r else "")
+
+
+def _confirmation(r: dict) -> str:
+    said = [f"{r['polls']} polls" if "polls" in r else "", f"for {r['for']} s" if "for" in r else "",
+            "boot grace" if r.get("boot_grace") else ""]
+    return "; ".join(s for s in said if s) or "one reading"
+
+
+def render_telemetry_defaults(docs_dir: Path | None = None) -> str:
+    """The shipped telemetry rules (parsers/sample_rules.yaml) with the source of each number: a row's `source`
+    (`as above`: the row before's, and one table row with it)."""
+    from parsers.telemetry import rows  # noqa: PLC0415
+
+    groups: list[list[dict]] = []
+    for r in rows():
+        if r.get("source") == "as above" and groups:
+            groups[-1].append(r)
+        else:
+            groups.append([r])
+    out = []
+    for g in groups:
+        def joined(values, sep="; "):
+            return sep.join(dict.fromkeys(v for v in values if v))
+        out.append([joined((f"`{r['reason']}`" for r in g), " / "), joined(f"`{r['condition']}`" for r in g),
+                    cell(joined(f"{r['field']} {_rule_test(r)}" for r in g)), cell(joined(_confirmation(r) for r in g)),
+                    cell(g[0].get("source", ""))])
+    return table(["rule (reason)", "condition", "test", "confirmation", "source of the number"], out)
 
 
 def _match_text(match: dict) -> str:
@@ -280,11 +317,9 @@ def render_rules() -> str:
                "stands while its rule holds and clears at the first reading where it does not. A row's `kind` says which "
                "finding kind its problem is evidence of when the cluster component attributes a job's failure "
                "(a row without one is no node fault there).\n\n")
-    tests = ("above", "in", "below_field", "increase_above", "changes_above")
     rows = []
     for r in _sample_rules():
-        test = "; ".join(f"{t} {flow(r[t])}" for t in tests if t in r) + (f" within {r['window']} s" if "window" in r else "")
-        rows.append([code(r["entity"]), code(r["field"]), cell(test), f"`{r['condition']}`", f"`{r['reason']}`",
+        rows.append([code(r["entity"]), code(r["field"]), cell(_rule_test(r)), f"`{r['condition']}`", f"`{r['reason']}`",
                      code(r.get("kind", "")), r.get("severity", ""), code(r.get("action", "")), cell(r.get("message", ""))])
     out.append(table(["entity", "field", "test", "condition", "reason", "kind", "severity", "action", "message"], rows))
     return "".join(out)
@@ -477,6 +512,7 @@ def render_builtin_checks(docs_dir: Path | None = None) -> str:
 
 
 MARKERS = {
+    "<!-- generated: telemetry-defaults -->": render_telemetry_defaults,
     "<!-- generated: builtin-checks -->": render_builtin_checks,
     "<!-- generated: alerts -->": lambda docs_dir: render_alerts(),
     "<!-- generated: benchmark-results -->": render_benchmark_results,
