@@ -38,6 +38,7 @@ from .poller import Poller, watch_udev
 from .samples import SampleJudge
 from .selfcaused import CounterGuard
 from .selfwatch import SelfWatch
+from .sinks import enabled as enabled_sinks
 from .sinks.stdout import StdoutSink
 from .sources.kmsg import read_boot_id
 from .state import StateStore
@@ -142,7 +143,10 @@ def build(cfg: Config, clock: Callable[[], float] = time.time, out=None, boot: B
     pods = PodLookup(cfg.proc_root)
     writers = [w for w in (_pod_fault_writer(cfg, kube, metrics), _straggler_events(cfg, kube, metrics, pods, gpu))
                if w is not None]  # sinks with writer threads of their own
-    sinks = [workloads, metrics, StdoutSink(cfg.node_name, out)] + ([kube] if kube is not None else []) + writers
+    optional = enabled_sinks(cfg.sinks, cfg.node_name)  # the `sinks` block's enabled rows (agent/sinks/__init__.py)
+    writers += [s for s in optional if hasattr(s, "start")]
+    sinks = [workloads, metrics, StdoutSink(cfg.node_name, out)] + ([kube] if kube is not None else []) + writers \
+        + [s for s in optional if not hasattr(s, "start")]
     pod_logs = follows_pod_logs(cfg)  # decided once: the tracker and the pod log source come and go together
     progress = _progress(cfg, metrics, clock) if pod_logs else None
     # the tracker's times are the monotonic clock's, which starts again at a boot: an earlier boot's pods are history

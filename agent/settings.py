@@ -30,6 +30,7 @@ from .hangsettings import HangSettings, PeerSettings
 from .keyspec import LIMIT, Meta, bare, doc, hints, meta_of
 from .keyspec import num as _num
 from .kube.settings import MODES, KubeSettings
+from .sinks import SINKS, Sinks
 
 ENV_PREFIX = "GPU_NPD_"
 NESTED_SEP = "__"  # GPU_NPD_KUBERNETES__HEARTBEAT_SECONDS=60 sets kubernetes.heartbeat_seconds
@@ -161,6 +162,9 @@ class Config:
         "stragglers against peers: a GPU (SM clock, power, utilisation) or rail (data rate) under load k MADs "
         "below its node peers for `polls` polls running -> GPUDegraded/StragglerSuspected (warning)")] = \
         field(default_factory=PeerSettings)
+    sinks: Annotated[Sinks, doc(
+        "optional sinks, each off by default: one block per row of agent/sinks/__init__.py's SINKS ("
+        f"{', '.join(r.name for r in SINKS) or 'none yet'})")] = field(default_factory=Sinks)
     sysfs_root: Annotated[str, doc("prefix for /sys (fixture trees in tests; the host's /sys mounted "
                                    "elsewhere)")] = "/"
     udev: Annotated[bool, doc("watch PCI / InfiniBand / net add-remove events (falls back to polling)")] = True
@@ -261,7 +265,10 @@ def keys(cls: type = Config, prefix: str = "") -> list[Key]:
         hint = types[f.name]
         meta, t = meta_of(hint), bare(hint)
         path = f"{prefix}{f.name}"
-        env = ENV_PREFIX + (prefix.rstrip(".").upper() + NESTED_SEP if prefix else "") + f.name.upper()
+        # a key of a block inside a block (`sinks.<name>.<key>`) has no variable of its own: the inner block's
+        # variable sets it whole, as YAML (GPU_NPD_SINKS__<NAME>='{enabled: true}')
+        env = "" if prefix.count(".") > 1 else \
+            ENV_PREFIX + (prefix.rstrip(".").upper() + NESTED_SEP if prefix else "") + f.name.upper()
         out.append(Key(path, env, _type_name(t), _default(f), _bounds(meta), (meta.description or "") if meta else "",
                        is_dataclass(t)))
         if is_dataclass(t):
@@ -310,8 +317,8 @@ def render_defaults() -> str:
         indent = "  " * depth
         name = k.path.rsplit(".", 1)[-1]
         out += _comment(k.doc + (f" ({k.bounds})" if k.bounds else ""), indent)
-        if k.block:
-            out.append(f"{indent}{name}:")
+        if k.block:  # its keys follow; a block with none yet (`sinks`, no rows) is an empty mapping
+            out.append(f"{indent}{name}:" + ("" if k.default else " {}"))
             continue
         inner = k.default.values() if isinstance(k.default, dict) else k.default if isinstance(k.default, (list, tuple)) \
             else ()

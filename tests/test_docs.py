@@ -35,7 +35,8 @@ def test_site_builds_strictly(tmp_path):
     out = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(tmp_path / "site")],
                          cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr[-4000:]
-    for page in ("reference/configuration", "reference/kinds", "reference/rules", "reference/xid", "reference/metrics"):
+    for page in ("reference/configuration", "reference/kinds", "reference/rules", "reference/xid", "reference/metrics",
+                 "reference/modules"):
         assert (tmp_path / "site" / page / "index.html").is_file(), page
 
 
@@ -429,19 +430,18 @@ def test_the_benchmark_runs_the_docs_cite_are_there_and_the_newest_is_the_newest
         assert all(n == results[-1] for n in newest), f"{page.name} calls {newest} the newest run; it is {results[-1]}"
 
 
-def test_the_development_page_names_every_module():
-    # docs/development.md's module layout: each module by its path, or by its file name in a row that names its folder
-    table = (ROOT / "docs" / "development.md").read_text(encoding="utf-8").split("## Module layout", 1)[1]
-    rows = [line for line in table.split("\n## ", 1)[0].splitlines() if line.startswith("| `")]
-    missing = []
-    for package in ("agent", "cluster", "fabric", "gpunpd", "kubeapi", "offline", "parsers", "triage"):
-        for path in sorted((ROOT / package).rglob("*.py")):
-            rel, folder = path.relative_to(ROOT).as_posix(), path.parent.relative_to(ROOT).as_posix()
-            if path.name == "__init__.py" or any(f"`{rel}`" in row for row in rows):
-                continue
-            if not any(f"`{path.name}`" in row and f"`{folder}/`" in row.split(" | ", 1)[0] for row in rows):
-                missing.append(rel)
-    assert not missing, f"docs/development.md's module layout lacks {missing}"
+def test_every_module_is_in_the_generated_modules_page_by_its_docstring():
+    # reference/modules.md lists every module of the packages with its docstring's first paragraph (docs/development.md
+    # was a hand table a new module had to be added to): a module without a docstring would be a blank row
+    hook = _hook()
+    listed = dict(hook.modules())
+    found = {p.relative_to(ROOT).as_posix() for package in hook.PACKAGES for p in (ROOT / package).rglob("*.py")
+             if p.name != "__init__.py"}
+    assert set(listed) == found
+    assert not [path for path, said in listed.items() if not said], "modules without a docstring"
+    page = hook.render_modules()
+    assert all(f"| `{path}` | {hook.cell(said)} |" in page for path, said in listed.items())
+    assert "| `agent/sinks/stdout.py` | Local mode: condition changes and new problems as structured JSON lines" in page
 
 
 def test_a_test_file_the_docs_have_you_write_goes_in_its_package_folder():
@@ -463,25 +463,52 @@ def test_the_repeated_application_xids_the_docs_name_are_the_catalogs():
     assert said in (ROOT / "docs" / "concepts.md").read_text(encoding="utf-8")
 
 
-def test_the_thresholds_page_gives_every_telemetry_rule():
-    # docs/telemetry-thresholds.md's table of the defaults: every reason of parsers/sample_rules.yaml (it lacked
-    # DriverRecoveryDrainP2P and NVMLLibraryNotFound), and docs/telemetry.md's shipped rules the same
-    from parsers.telemetry import rows
+def test_the_thresholds_page_gives_every_telemetry_rule_with_its_source():
+    # docs/telemetry-thresholds.md's table of the defaults is generated from parsers/sample_rules.yaml (a hand table
+    # once lacked DriverRecoveryDrainP2P and NVMLLibraryNotFound): every reason, each row with its `source` (the
+    # first of a run may not be "as above"); the configuration's default leaves the sources out
+    from parsers.telemetry import rows, sample_rules
 
-    reasons = {row["reason"] for row in rows()}
-    table = (ROOT / "docs" / "telemetry-thresholds.md").read_text(encoding="utf-8").split("## The defaults", 1)[1]
-    listed = set(re.findall(r"[A-Z][A-Za-z0-9]+", " ".join(re.findall(r"^\| ([^|]+) \|", table, re.M))))
-    shipped = (ROOT / "docs" / "telemetry.md").read_text(encoding="utf-8")
-    assert not reasons - listed, f"docs/telemetry-thresholds.md lacks {sorted(reasons - listed)}"
-    assert not {r for r in reasons if f"`{r}`" not in shipped}, "docs/telemetry.md's shipped rules lack some"
+    shipped = rows()
+    assert all(isinstance(r.get("source"), str) and r["source"].strip() for r in shipped), \
+        [r["reason"] for r in shipped if not r.get("source")]
+    assert shipped[0]["source"] != "as above"
+    assert not any("source" in r for r in sample_rules())
+    page = _hook().render_telemetry_defaults()
+    assert not {r["reason"] for r in shipped if f"`{r['reason']}`" not in page}
+    assert all(r["source"] in page for r in shipped if r["source"] != "as above")
+    assert "<!-- generated: telemetry-defaults -->" in (ROOT / "docs" / "telemetry-thresholds.md").read_text()
+    rows_ = {line.split(" | ", 1)[0]: line for line in page.splitlines()}
+    assert rows_["| `PCIeReplayRate`"].split(" | ")[2:4] == ["pcie_replay rate_above 8 per 60 s within 300 s",
+                                                             "2 polls; boot grace"]
+    # and the reference's telemetry rules say each row's test too (its `rate_above` and `below` rows said nothing)
+    rules = _hook().render_rules()
+    assert "| `pcie_replay` | rate_above 8 per 60 s within 300 s |" in rules and "| `thermal_margin` | below 5 |" in rules
 
 
 def test_readme_names_every_opt_in_condition():
-    # README's "Opt-in" line: the built-in checks' conditions, the fabric check's, the repair profiles'
-    from agent.checks.builtin import TABLE
+    # README's "Opt-in" line: the fabric check's condition, the repair profiles'; the built-in checks' by a link to
+    # their generated table (a new check is its row alone: docs/extending.md)
     from agent.kube.repair import PROFILE_CONDITIONS
     from fabric.kube import CONDITION
 
     said = README.read_text(encoding="utf-8").split("Opt-in:", 1)[1].split("\n\n", 1)[0]
-    named = {c.condition for c in TABLE} | {CONDITION} | {c for rows in PROFILE_CONDITIONS.values() for c, *_ in rows}
+    named = {CONDITION} | {c for rows in PROFILE_CONDITIONS.values() for c, *_ in rows}
     assert not {c for c in named if f"`{c}`" not in said}, f"README.md's opt-in conditions lack some of {named}"
+    assert "(docs/checks.md#node-checks-npd-plugins-in-the-agent)" in said
+    assert "<!-- generated: builtin-checks -->" in (ROOT / "docs" / "checks.md").read_text(encoding="utf-8")
+
+
+def test_the_checks_page_gives_every_built_in_check_from_its_row():
+    # docs/checks.md's table of built-in checks is generated from agent/checks/builtin.py's TABLE: each check's
+    # condition, reason, keys and what it checks (its function's docstring, which each must have), and when it runs
+    from agent.checks.builtin import TABLE
+
+    rows = {line.split(" | ", 1)[0]: line for line in _hook().render_builtin_checks().splitlines()}
+    for c in TABLE:
+        row = rows[f"| `{c.name}`"]
+        assert c.run.__doc__, f"check_{c.name} has no docstring: the page's 'what it checks' would be empty"
+        assert f"`{c.condition}`" in row and f"`{c.reason}`" in row and f"{c.interval} / {c.timeout}" in row
+        assert all(f"`{a.key}: " in row for a in c.args), row
+    assert "only while no compute process is on any GPU" in rows["| `dcgm`"] and "dcgmi is on PATH" in rows["| `dcgm`"]
+    assert rows["| `ib`"].endswith("| always |")

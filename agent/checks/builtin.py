@@ -54,6 +54,8 @@ NVML_EXPECT: tuple[tuple[str, str, Callable[[float, float], bool], str], ...] = 
 
 
 def check_nvml(args: argparse.Namespace) -> tuple[int, str]:
+    """Persistence mode, ECC mode current and pending, max SM clock floor, PCIe generation floor and full width,
+    per GPU, through `agent/gpu/nvml.py` (so it runs on the NVML stand-in)."""
     from ..gpu.nvml import NvmlError, open_backend  # noqa: PLC0415
 
     try:
@@ -93,6 +95,8 @@ ZERO_GID = "0000:0000:0000:0000:0000:0000:0000:0000"
 
 
 def check_ib(args: argparse.Namespace) -> tuple[int, str]:
+    """Every InfiniBand port ACTIVE / LinkUp, GID 0 set, LID and SM LID assigned, and a rate floor, read from
+    `/sys/class/infiniband` under `--root` (it runs on `tests/fixtures/sysfs`)."""
     base = os.path.join(args.root, "sys/class/infiniband")
     try:
         devices = sorted(os.listdir(base))
@@ -140,7 +144,8 @@ def check_ib(args: argparse.Namespace) -> tuple[int, str]:
 def check_dcgm(args: argparse.Namespace) -> tuple[int, str]:
     """`dcgmi diag -r <level> -j`: per failed test its name, the GPUs it failed on and its error (DCGM_FR_*
     code where given); Warn results alone pass, with the warnings in the message (agent/checks/dcgmdiag.py
-    reads the JSON, or the table where dcgmi printed one)."""
+    reads the JSON of DCGM 3.x / 4.x, or the table of any era where dcgmi prints one); a cut or unreadable output,
+    or an exit without output, is Unknown (real outputs in `tests/fixtures/dcgm`)."""
     from .dcgmdiag import parse, summary  # noqa: PLC0415 - the check's own process only
 
     dcgmi = shutil.which("dcgmi")
@@ -271,7 +276,8 @@ class Check:
     interval: str = "5m"  # defaults of the block's interval and timeout (Go durations)
     timeout: str = "30s"
     gpu_load: bool = False  # loads the GPUs: runs only while no compute process is on any GPU
-    available: Callable[[], bool] = lambda: True  # its tool is present (else the agent leaves it out)
+    available: Callable[[], bool] = lambda: True  # its tool is present (else the agent leaves it out); its docstring
+    # says what it looks for (the generated table of docs/checks.md shows it)
     inputs: tuple[str, ...] = ()  # what the agent hands it from its own configuration (INPUTS): "root", ..
 
 
@@ -285,10 +291,12 @@ INPUTS: dict[str, tuple[type, Callable[[], object], str]] = {
 
 
 def _dcgmi() -> bool:
+    """dcgmi is on PATH"""
     return shutil.which("dcgmi") is not None
 
 
 def _cuda_module() -> bool:
+    """torch or cupy imports"""
     import importlib.util  # noqa: PLC0415
 
     return any(importlib.util.find_spec(m) is not None for m in ("torch", "cupy"))

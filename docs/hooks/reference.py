@@ -5,15 +5,18 @@
     reference/rules.md          the rule table, its refinement tables, condition rules and telemetry rules
     reference/xid.md            NVIDIA's Xid and SXid catalogs as gpu-npd reads them (severity, attribution, reason)
     reference/metrics.md        every metric family the agent exports
+    reference/modules.md        every module of the packages, by its docstring's first paragraph
 Markers in hand-written pages are replaced too:
     <!-- generated: alerts -->             the shipped PrometheusRule's alerts (operations runbook)
+    <!-- generated: builtin-checks -->     the built-in checks (agent/checks/builtin.py TABLE): docs/checks.md
+    <!-- generated: telemetry-defaults --> the shipped telemetry rules and the sources of their numbers
     <!-- generated: benchmark-results -->  every results file under docs/benchmarks/ (bench/report.py)
     <!-- generated: realworld-corpus -->   the real-log corpus per file (tests/realworld.py, tests/fixtures/realworld/)
 and nav entries naming a page that does not exist (yet) are dropped, and pages the nav does not name yet are
 listed under "More", so `mkdocs build --strict` stays green while pages other work adds are on their way.
 
 Each generator reads one source of truth: the configuration declaration (`agent.settings.keys()`), the kind
-table (`parsers.kinds.TABLE`), the rule table, the catalogs, the metrics.
+table (`parsers.kinds.TABLE`), the rule table, the catalogs, the metrics, the modules' docstrings.
 """
 
 from __future__ import annotations
@@ -122,6 +125,42 @@ def _condition_rules() -> list[dict]:
 
 def _sample_rules() -> list[dict]:
     return _defaults()["sample_rules"]
+
+
+def _rule_test(r: dict) -> str:
+    """A telemetry rule's one test, as its row says it (agent/samples.py `TESTS`), with its rate unit and window."""
+    from agent.samples import TESTS  # noqa: PLC0415
+
+    test = "; ".join(f"{t} {flow(r[t])}" for t in TESTS if t in r)
+    per = f" per {r['per']} s" if "rate_above" in r and "per" in r else " per s" if "rate_above" in r else ""
+    return test + per + (f" within {r['window']} s" if "window" in r else "")
+
+
+def _confirmation(r: dict) -> str:
+    said = [f"{r['polls']} polls" if "polls" in r else "", f"for {r['for']} s" if "for" in r else "",
+            "boot grace" if r.get("boot_grace") else ""]
+    return "; ".join(s for s in said if s) or "one reading"
+
+
+def render_telemetry_defaults(docs_dir: Path | None = None) -> str:
+    """The shipped telemetry rules (parsers/sample_rules.yaml) with the source of each number: a row's `source`
+    (`as above`: the row before's, and one table row with it)."""
+    from parsers.telemetry import rows  # noqa: PLC0415
+
+    groups: list[list[dict]] = []
+    for r in rows():
+        if r.get("source") == "as above" and groups:
+            groups[-1].append(r)
+        else:
+            groups.append([r])
+    out = []
+    for g in groups:
+        def joined(values, sep="; "):
+            return sep.join(dict.fromkeys(v for v in values if v))
+        out.append([joined((f"`{r['reason']}`" for r in g), " / "), joined(f"`{r['condition']}`" for r in g),
+                    cell(joined(f"{r['field']} {_rule_test(r)}" for r in g)), cell(joined(_confirmation(r) for r in g)),
+                    cell(g[0].get("source", ""))])
+    return table(["rule (reason)", "condition", "test", "confirmation", "source of the number"], out)
 
 
 def _match_text(match: dict) -> str:
@@ -278,11 +317,9 @@ def render_rules() -> str:
                "stands while its rule holds and clears at the first reading where it does not. A row's `kind` says which "
                "finding kind its problem is evidence of when the cluster component attributes a job's failure "
                "(a row without one is no node fault there).\n\n")
-    tests = ("above", "in", "below_field", "increase_above", "changes_above")
     rows = []
     for r in _sample_rules():
-        test = "; ".join(f"{t} {flow(r[t])}" for t in tests if t in r) + (f" within {r['window']} s" if "window" in r else "")
-        rows.append([code(r["entity"]), code(r["field"]), cell(test), f"`{r['condition']}`", f"`{r['reason']}`",
+        rows.append([code(r["entity"]), code(r["field"]), cell(_rule_test(r)), f"`{r['condition']}`", f"`{r['reason']}`",
                      code(r.get("kind", "")), r.get("severity", ""), code(r.get("action", "")), cell(r.get("message", ""))])
     out.append(table(["entity", "field", "test", "condition", "reason", "kind", "severity", "action", "message"], rows))
     return "".join(out)
@@ -407,6 +444,35 @@ def render_benchmark_results(docs_dir: Path) -> str:
     return "".join(out)
 
 
+# ------------------------------------------------------------------------------------------ modules
+
+PACKAGES = ("agent", "cluster", "fabric", "gpunpd", "kubeapi", "offline", "parsers", "triage")
+
+
+def modules() -> list[tuple[str, str]]:
+    """(path, its docstring's first paragraph) of every module of the packages, read from the source (nothing
+    imported); a module with no docstring gives ""."""
+    import ast  # noqa: PLC0415
+
+    out = []
+    for package in PACKAGES:
+        for path in sorted((ROOT / package).rglob("*.py")):
+            if path.name == "__init__.py":
+                continue
+            said = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) or ""
+            out.append((path.relative_to(ROOT).as_posix(), said.split("\n\n", 1)[0]))
+    return out
+
+
+def render_modules() -> str:
+    out = ["# Modules\n\n", GENERATED,
+           "Every module of the packages, with the first paragraph of its docstring. "
+           "The layout by package and how the stages fit: [Development](../development.md#module-layout), "
+           "[Architecture](../architecture.md).\n\n"]
+    out.append(table(["module", "what"], [[f"`{path}`", cell(said)] for path, said in modules()]))
+    return "".join(out)
+
+
 # ------------------------------------------------------------------------------------------ the hook
 
 PAGES = {
@@ -415,6 +481,7 @@ PAGES = {
     "reference/rules.md": render_rules,
     "reference/xid.md": render_xid,
     "reference/metrics.md": render_metrics,
+    "reference/modules.md": render_modules,
 }
 def render_realworld_corpus(docs_dir: Path) -> str:
     """The real-log corpus's table (samples and events by kind per file), counted by the code that scores recall."""
@@ -426,7 +493,27 @@ def render_realworld_corpus(docs_dir: Path) -> str:
     return module.table() + "\n"
 
 
+def render_builtin_checks(docs_dir: Path | None = None) -> str:
+    """The built-in checks, one row each of their table (agent/checks/builtin.py `TABLE`): what each checks (its
+    function's docstring), the condition and reason it raises, its schedule, its keys, and when it runs."""
+    import inspect  # noqa: PLC0415
+
+    from agent.checks.builtin import TABLE  # noqa: PLC0415
+
+    rows = []
+    for c in TABLE:
+        when = [f"only when {inspect.getdoc(c.available)}"] if inspect.getdoc(c.available) else []
+        when += ["only while no compute process is on any GPU"] if c.gpu_load else []
+        keys = ", ".join(f"`{a.key}: {flow(a.default)}`" for a in c.args)
+        rows.append([f"`{c.name}`", cell(inspect.getdoc(c.run) or ""), f"`{c.condition}`", f"`{c.reason}`",
+                     f"{c.interval} / {c.timeout}", keys, cell("; ".join(when) or "always")])
+    return table(["check", "what it checks", "condition", "reason", "interval / timeout", "keys (defaults)",
+                  "runs"], rows)
+
+
 MARKERS = {
+    "<!-- generated: telemetry-defaults -->": render_telemetry_defaults,
+    "<!-- generated: builtin-checks -->": render_builtin_checks,
     "<!-- generated: alerts -->": lambda docs_dir: render_alerts(),
     "<!-- generated: benchmark-results -->": render_benchmark_results,
     "<!-- generated: realworld-corpus -->": render_realworld_corpus,

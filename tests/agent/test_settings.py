@@ -13,6 +13,7 @@ import yaml
 from agent.config import NESTED, ConfigError, load
 from agent.kube.settings import KubeSettings
 from agent.settings import ENV_PREFIX, Config, defaults, keys, render_defaults
+from agent.sinks import SINKS
 
 
 def test_the_defaults_file_users_read_is_the_declaration(tmp_path):
@@ -34,9 +35,11 @@ def test_every_key_has_a_doc_a_type_and_its_variable():
         [f"kubernetes.{f.name}" for f in fields(KubeSettings)]
     for k in rows:
         assert k.doc and k.type, k.path
-        assert k.env == ENV_PREFIX + k.path.upper().replace(".", "__")
-    declared = {"kubernetes", "workload_hang", "peer_outliers"}  # blocks of keys declared like the top level
-    assert {k.path for k in rows if k.block} == declared and declared <= set(NESTED)
+        # a key of a block inside a block (a sink's: sinks.<name>.<key>) is set by its block's variable, as YAML
+        assert k.env == ("" if k.path.count(".") > 1 else ENV_PREFIX + k.path.upper().replace(".", "__")), k.path
+    declared = {"kubernetes", "workload_hang", "peer_outliers", "sinks"}  # blocks of keys declared like the top level
+    sinks = {f"sinks.{r.name}" for r in SINKS}  # a block per sink row (agent/sinks/__init__.py)
+    assert {k.path for k in rows if k.block} == declared | sinks and declared <= set(NESTED)
 
 
 @pytest.mark.parametrize("key", [k for k in keys() if "." not in k.path and not k.block
