@@ -22,7 +22,7 @@ def _dcgmi_timeout(spec: dict[str, Any], *_: str) -> str:
     """dcgmi's own limit: a little inside the rule's, so that its answer gets through."""
     from .npd import parse_duration  # noqa: PLC0415
 
-    return str(max(1.0, parse_duration(spec.get("timeout", "10m")) - 5))
+    return str(max(1.0, parse_duration(spec["timeout"]) - 5))
 
 
 # The values of the inputs a check's row names (builtin.INPUTS), from the agent's configuration and the check's block
@@ -37,6 +37,8 @@ def builtin_config(name: str, spec: dict[str, Any], sysfs_root: str = "/", nvml:
     unknown = set(spec) - set(BUILTIN_KEYS) - set(BUILTIN_ARGS[name])
     if unknown:
         raise ConfigError(f"checks.builtin.{name}: unknown key {sorted(unknown)[0]!r}")
+    row = BY_NAME[name]  # its schedule where the block names none (a file's `checks.builtin` replaces the defaults')
+    spec = {"interval": row.interval, "timeout": row.timeout, **spec}
     args = ["-m", "agent.checks.builtin", name]
     for key in BUILTIN_ARGS[name]:
         value = spec.get(key)
@@ -44,11 +46,11 @@ def builtin_config(name: str, spec: dict[str, Any], sysfs_root: str = "/", nvml:
             args.append("--" + key.replace("_", "-"))
         elif value is not None and value is not False:
             args += ["--" + key.replace("_", "-"), str(value)]
-    for given in BY_NAME[name].inputs:
+    for given in row.inputs:
         args += ["--" + given, INPUT_VALUES[given](spec, sysfs_root, nvml)]
-    condition, reason = spec.get("condition") or BY_NAME[name].condition, BY_NAME[name].reason
+    condition, reason = spec.get("condition") or row.condition, row.reason
     raw = {"plugin": "custom", "source": f"builtin-{name}",
-           "pluginConfig": {"invoke_interval": spec.get("interval", "5m"), "timeout": spec.get("timeout", "30s"),
+           "pluginConfig": {"invoke_interval": spec["interval"], "timeout": spec["timeout"],
                             "max_output_length": 400, "concurrency": 1},
            "conditions": [{"type": condition, "reason": f"{condition}Passed", "message": f"the {name} check passes"}],
            "rules": [{"type": "permanent", "condition": condition, "reason": reason, "path": sys.executable,
