@@ -407,6 +407,16 @@ def render_benchmark_results(docs_dir: Path) -> str:
     return "".join(out)
 
 
+def render_realworld_corpus(docs_dir: Path) -> str:
+    """The real-log corpus's table (samples and events by kind per file), counted by the code that scores recall."""
+    import importlib.util  # noqa: PLC0415
+
+    spec = importlib.util.spec_from_file_location("gpu_npd_realworld", ROOT / "tests" / "realworld.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.table() + "\n"
+
+
 # ------------------------------------------------------------------------------------------ the hook
 
 PAGES = {
@@ -416,14 +426,6 @@ PAGES = {
     "reference/xid.md": render_xid,
     "reference/metrics.md": render_metrics,
 }
-def render_realworld_corpus(docs_dir: Path) -> str:
-    """The real-log corpus's table (samples and events by kind per file), counted by the code that scores recall."""
-    import importlib.util  # noqa: PLC0415
-
-    spec = importlib.util.spec_from_file_location("gpu_npd_realworld", ROOT / "tests" / "realworld.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.table() + "\n"
 
 
 MARKERS = {
