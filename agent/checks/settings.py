@@ -26,14 +26,16 @@ def _dcgmi_timeout(spec: dict[str, Any], *_: str) -> str:
 
 
 # The values of the inputs a check's row names (builtin.INPUTS), from the agent's configuration and the check's block
-INPUT_VALUES: dict[str, Callable[[dict[str, Any], str, str], str]] = {
-    "root": lambda spec, sysfs_root, nvml: sysfs_root,
-    "nvml": lambda spec, sysfs_root, nvml: nvml,
+INPUT_VALUES: dict[str, Callable[[dict[str, Any], str, str, str], str]] = {
+    "root": lambda spec, sysfs_root, nvml, proc_root: sysfs_root,
+    "nvml": lambda spec, sysfs_root, nvml, proc_root: nvml,
+    "proc_root": lambda spec, sysfs_root, nvml, proc_root: proc_root,
     "timeout": _dcgmi_timeout,
 }
 
 
-def builtin_config(name: str, spec: dict[str, Any], sysfs_root: str = "/", nvml: str = "auto") -> PluginConfig:
+def builtin_config(name: str, spec: dict[str, Any], sysfs_root: str = "/", nvml: str = "auto",
+                   proc_root: str = "/") -> PluginConfig:
     unknown = set(spec) - set(BUILTIN_KEYS) - set(BUILTIN_ARGS[name])
     if unknown:
         raise ConfigError(f"checks.builtin.{name}: unknown key {sorted(unknown)[0]!r}")
@@ -47,7 +49,7 @@ def builtin_config(name: str, spec: dict[str, Any], sysfs_root: str = "/", nvml:
         elif value is not None and value is not False:
             args += ["--" + key.replace("_", "-"), str(value)]
     for given in row.inputs:
-        args += ["--" + given, INPUT_VALUES[given](spec, sysfs_root, nvml)]
+        args += ["--" + given.replace("_", "-"), INPUT_VALUES[given](spec, sysfs_root, nvml, proc_root)]
     condition, reason = spec.get("condition") or row.condition, row.reason
     raw = {"plugin": "custom", "source": f"builtin-{name}",
            "pluginConfig": {"invoke_interval": spec["interval"], "timeout": spec["timeout"],
@@ -59,7 +61,8 @@ def builtin_config(name: str, spec: dict[str, Any], sysfs_root: str = "/", nvml:
     return parse_config(raw, Path("/"), f"checks.builtin.{name}")
 
 
-def plugin_configs(checks: dict[str, Any], sysfs_root: str = "/", nvml: str = "auto") -> list[PluginConfig]:
+def plugin_configs(checks: dict[str, Any], sysfs_root: str = "/", nvml: str = "auto",
+                   proc_root: str = "/") -> list[PluginConfig]:
     """Every plugin config the block enables (built-ins only where their tool is present)."""
     if not checks.get("enabled"):
         return []
@@ -72,7 +75,7 @@ def plugin_configs(checks: dict[str, Any], sysfs_root: str = "/", nvml: str = "a
         if name not in BUILTIN_ARGS:
             raise ConfigError(f"checks.builtin.{name}: unknown check (known: {', '.join(BUILTIN_ARGS)})")
         if isinstance(spec, dict) and spec.get("enabled") and BY_NAME[name].available():
-            out.append(builtin_config(name, spec, sysfs_root, nvml))
+            out.append(builtin_config(name, spec, sysfs_root, nvml, proc_root))
     return out
 
 
