@@ -267,7 +267,7 @@ def _check_scheduler(cfg: Config, intake: Intake, gpu: GpuCollector) -> CheckSch
     """The active checks the `checks` block enables (none by default), run on their own thread; their
     results travel through the intake like every other input.  GPU-loading ones ask a separate NVML
     handle (never the poller's) whether a compute process is on a GPU."""
-    configs = plugin_configs(cfg.checks, cfg.sysfs_root, cfg.nvml)
+    configs = plugin_configs(cfg.checks, cfg.sysfs_root, cfg.nvml, cfg.proc_root)
     if not configs:
         return None
     nvml = open_backend(cfg.nvml, cfg.proc_root) if any(c.gpu_load for c in configs) else None

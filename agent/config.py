@@ -185,7 +185,7 @@ def _with_check_conditions(cfg: Config) -> dict[str, dict[str, str]]:
     from .checks.settings import conditions, plugin_configs  # noqa: PLC0415
 
     try:
-        found = conditions(plugin_configs(cfg.checks, cfg.sysfs_root, cfg.nvml))
+        found = conditions(plugin_configs(cfg.checks, cfg.sysfs_root, cfg.nvml, cfg.proc_root))
     except PluginConfigError as exc:
         raise ConfigError(f"checks: {exc}") from None
     except UNEXPECTED as exc:  # a value of a shape the checks' settings never expected

@@ -425,7 +425,7 @@ def category_of(e: Evidence) -> str | None:
         return CUDA_TEXT_CATEGORY[e.details["cuda_error"]]
     if e.kind == "job_ended" and e.details.get("fact") == "slurm_cancelled":
         # a step cancelled for its task's failure, or by scancel / srun: no cause of its own (None)
-        end = SLURM_ENDS.get(e.details.get("why"))
+        end = _slurm_end(e)
         return end.category if end is not None else None
     if e.kind == "job_ended" and e.details.get("pod_end") in POD_ENDS:  # Kubernetes ended the pod, and said why
         return POD_ENDS[e.details["pod_end"]].category
@@ -690,12 +690,18 @@ def _first_failure(job: Job) -> Verdict | None:
                    f"consequence of another{said}", suspects=stated)
 
 
+def _slurm_end(e: Evidence) -> SlurmEnd | None:
+    """The SLURM_ENDS row of a Slurm cancel's reason; None for any other evidence, or a reason with no row."""
+    if e.kind != "job_ended" or e.details.get("fact") != "slurm_cancelled":
+        return None
+    return SLURM_ENDS.get(e.details.get("why"))
+
+
 def _slurm_end_said(job: Job, e: Evidence) -> tuple[str, tuple[Evidence, ...]]:
     """What Slurm's reason for ending the job means (SLURM_ENDS), said after the incident's reason; after the job's
     statement of success in the same file (its latest before the line), what it means there, that statement then
     the incident's evidence too."""
-    end = SLURM_ENDS.get(e.details.get("why")) if e.kind == "job_ended" and \
-        e.details.get("fact") == "slurm_cancelled" else None
+    end = _slurm_end(e)
     if end is None:
         return "", ()
     stated = [s for s in job.stated if s.file == e.file and e.line is not None and s.line < e.line]

@@ -59,7 +59,7 @@ def check_nvml(args: argparse.Namespace) -> tuple[int, str]:
     from ..gpu.nvml import NvmlError, open_backend  # noqa: PLC0415
 
     try:
-        nvml = open_backend(args.nvml)
+        nvml = open_backend(args.nvml, args.proc_root)
     except ValueError as e:
         return UNKNOWN, str(e)
     if nvml is None:
@@ -286,6 +286,7 @@ class Check:
 INPUTS: dict[str, tuple[type, Callable[[], object], str]] = {
     "root": (str, lambda: "/", "prefix for /sys (the agent's sysfs_root)"),
     "nvml": (str, lambda: os.environ.get("GPU_NPD_NVML", "auto"), "NVML backend (the agent's nvml)"),
+    "proc_root": (str, lambda: "/", "prefix for /proc (the agent's proc_root): libnvidia-ml looked for on the host"),
     "timeout": (float, lambda: 300, "dcgmi's own limit in seconds (a little inside the check's timeout)"),
 }
 
@@ -308,7 +309,7 @@ TABLE: tuple[Check, ...] = (
         Arg("ecc", 1, "expected ECC mode, current and pending (-1: any)"),
         Arg("min_sm_clock", 0, "max SM clock floor in MHz (0: any)"),
         Arg("min_pcie_gen", 0, "current PCIe generation floor (0: any)"),
-        Arg("pcie_width_max", True, "the link runs at its maximum width", bool)), inputs=("nvml",)),
+        Arg("pcie_width_max", True, "the link runs at its maximum width", bool)), inputs=("nvml", "proc_root")),
     Check("ib", check_ib, "InfiniBandCheckFailed", "IBPortCheckFailed", (Arg("min_rate_gbps", 0),), timeout="10s",
           inputs=("root",)),
     Check("dcgm", check_dcgm, "DCGMDiagFailed", "DCGMDiagFailed", (Arg("level", 1, type=int),), interval="24h",
@@ -343,7 +344,7 @@ def parser() -> argparse.ArgumentParser:
                 cmd.add_argument(flag, type=a.type, default=a.default, help=a.help or None)
         for name in c.inputs:  # what the agent passes from its own configuration, not from the check's block
             kind, default, text = INPUTS[name]
-            cmd.add_argument("--" + name, type=kind, default=default(), help=text)
+            cmd.add_argument("--" + name.replace("_", "-"), type=kind, default=default(), help=text)
     return p
 
 

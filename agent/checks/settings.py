@@ -22,21 +22,25 @@ def _dcgmi_timeout(spec: dict[str, Any], *_: str) -> str:
     """dcgmi's own limit: a little inside the rule's, so that its answer gets through."""
     from .npd import parse_duration  # noqa: PLC0415
 
-    return str(max(1.0, parse_duration(spec.get("timeout", "10m")) - 5))
+    return str(max(1.0, parse_duration(spec["timeout"]) - 5))
 
 
 # The values of the inputs a check's row names (builtin.INPUTS), from the agent's configuration and the check's block
-INPUT_VALUES: dict[str, Callable[[dict[str, Any], str, str], str]] = {
-    "root": lambda spec, sysfs_root, nvml: sysfs_root,
-    "nvml": lambda spec, sysfs_root, nvml: nvml,
+INPUT_VALUES: dict[str, Callable[[dict[str, Any], str, str, str], str]] = {
+    "root": lambda spec, sysfs_root, nvml, proc_root: sysfs_root,
+    "nvml": lambda spec, sysfs_root, nvml, proc_root: nvml,
+    "proc_root": lambda spec, sysfs_root, nvml, proc_root: proc_root,
     "timeout": _dcgmi_timeout,
 }
 
 
-def builtin_config(name: str, spec: dict[str, Any], sysfs_root: str = "/", nvml: str = "auto") -> PluginConfig:
+def builtin_config(name: str, spec: dict[str, Any], sysfs_root: str = "/", nvml: str = "auto",
+                   proc_root: str = "/") -> PluginConfig:
     unknown = set(spec) - set(BUILTIN_KEYS) - set(BUILTIN_ARGS[name])
     if unknown:
         raise ConfigError(f"checks.builtin.{name}: unknown key {sorted(unknown)[0]!r}")
+    row = BY_NAME[name]  # its schedule where the block names none (a file's `checks.builtin` replaces the defaults')
+    spec = {"interval": row.interval, "timeout": row.timeout, **spec}
     args = ["-m", "agent.checks.builtin", name]
     for key in BUILTIN_ARGS[name]:
         value = spec.get(key)
@@ -44,11 +48,11 @@ def builtin_config(name: str, spec: dict[str, Any], sysfs_root: str = "/", nvml:
             args.append("--" + key.replace("_", "-"))
         elif value is not None and value is not False:
             args += ["--" + key.replace("_", "-"), str(value)]
-    for given in BY_NAME[name].inputs:
-        args += ["--" + given, INPUT_VALUES[given](spec, sysfs_root, nvml)]
-    condition, reason = spec.get("condition") or BY_NAME[name].condition, BY_NAME[name].reason
+    for given in row.inputs:
+        args += ["--" + given.replace("_", "-"), INPUT_VALUES[given](spec, sysfs_root, nvml, proc_root)]
+    condition, reason = spec.get("condition") or row.condition, row.reason
     raw = {"plugin": "custom", "source": f"builtin-{name}",
-           "pluginConfig": {"invoke_interval": spec.get("interval", "5m"), "timeout": spec.get("timeout", "30s"),
+           "pluginConfig": {"invoke_interval": spec["interval"], "timeout": spec["timeout"],
                             "max_output_length": 400, "concurrency": 1},
            "conditions": [{"type": condition, "reason": f"{condition}Passed", "message": f"the {name} check passes"}],
            "rules": [{"type": "permanent", "condition": condition, "reason": reason, "path": sys.executable,
@@ -57,7 +61,8 @@ def builtin_config(name: str, spec: dict[str, Any], sysfs_root: str = "/", nvml:
     return parse_config(raw, Path("/"), f"checks.builtin.{name}")
 
 
-def plugin_configs(checks: dict[str, Any], sysfs_root: str = "/", nvml: str = "auto") -> list[PluginConfig]:
+def plugin_configs(checks: dict[str, Any], sysfs_root: str = "/", nvml: str = "auto",
+                   proc_root: str = "/") -> list[PluginConfig]:
     """Every plugin config the block enables (built-ins only where their tool is present)."""
     if not checks.get("enabled"):
         return []
@@ -70,7 +75,7 @@ def plugin_configs(checks: dict[str, Any], sysfs_root: str = "/", nvml: str = "a
         if name not in BUILTIN_ARGS:
             raise ConfigError(f"checks.builtin.{name}: unknown check (known: {', '.join(BUILTIN_ARGS)})")
         if isinstance(spec, dict) and spec.get("enabled") and BY_NAME[name].available():
-            out.append(builtin_config(name, spec, sysfs_root, nvml))
+            out.append(builtin_config(name, spec, sysfs_root, nvml, proc_root))
     return out
 
 

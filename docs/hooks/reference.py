@@ -473,6 +473,16 @@ def render_modules() -> str:
     return "".join(out)
 
 
+def render_realworld_corpus(docs_dir: Path) -> str:
+    """The real-log corpus's table (samples and events by kind per file), counted by the code that scores recall."""
+    import importlib.util  # noqa: PLC0415
+
+    spec = importlib.util.spec_from_file_location("gpu_npd_realworld", ROOT / "tests" / "realworld.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.table() + "\n"
+
+
 # ------------------------------------------------------------------------------------------ the hook
 
 PAGES = {
@@ -483,14 +493,6 @@ PAGES = {
     "reference/metrics.md": render_metrics,
     "reference/modules.md": render_modules,
 }
-def render_realworld_corpus(docs_dir: Path) -> str:
-    """The real-log corpus's table (samples and events by kind per file), counted by the code that scores recall."""
-    import importlib.util  # noqa: PLC0415
-
-    spec = importlib.util.spec_from_file_location("gpu_npd_realworld", ROOT / "tests" / "realworld.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.table() + "\n"
 
 
 def render_builtin_checks(docs_dir: Path | None = None) -> str:

@@ -387,5 +387,30 @@ def test_a_check_row_declares_what_the_agent_hands_it(monkeypatch):
         args = builtin_config(c.name, {}, "/host", "fake:x").rules[0].args
         parsed = builtin.parser().parse_args(args[2:])
         assert {name: getattr(parsed, name) for name in c.inputs} == {
-            name: {"root": "/host", "nvml": "fake:x", "timeout": 595.0}[name] for name in c.inputs}
+            name: {"root": "/host", "nvml": "fake:x", "proc_root": "/", "timeout": 595.0}[name] for name in c.inputs}
     assert set(settings.INPUT_VALUES) == set(builtin.INPUTS)  # every input a row may name has its value
+
+
+def test_a_builtin_block_that_names_only_enabled_runs_on_its_rows_schedule():
+    """A block naming only `enabled` (docs/checks.md's example names no timeout; a config file's `checks.builtin`
+    replaces the default blocks whole) runs on its row's interval and timeout: was the plugin defaults, 5m and 30s,
+    so dcgm (row: 24h, 10m) loaded the GPUs every 5 minutes and was killed after 30 s while dcgmi was told 595 s."""
+    for c in builtin.TABLE:
+        cfg = builtin_config(c.name, {"enabled": True}, "/host", "fake:x")
+        assert (cfg.invoke_interval, cfg.timeout) == (parse_duration(c.interval), parse_duration(c.timeout)), c.name
+    args = builtin_config("dcgm", {"enabled": True, "timeout": "2m"}).rules[0].args
+    assert args[args.index("--timeout") + 1] == "115.0"  # dcgmi's own limit follows the block's timeout
+
+
+def test_the_nvml_check_looks_for_libnvidia_ml_on_the_host_as_the_agent_does(monkeypatch):
+    """The built-in nvml check is a process of its own: it gets the agent's proc_root, so that where no runtime put
+    libnvidia-ml.so.1 in the container it opens NVML through the host's library (agent/gpu/nvml.py load_from_host)
+    as the agent's poller does (was: no proc_root, its NVML never looked on the host: Unknown, LIBRARY_NOT_FOUND, on
+    every node the agent itself reads)."""
+    from agent.gpu import nvml as nvml_mod
+
+    cfg = builtin_config("nvml", {"enabled": True}, "/host", "auto", "/hostproc")
+    args = builtin.parser().parse_args(cfg.rules[0].args[2:])
+    seen = []
+    monkeypatch.setattr(nvml_mod, "open_backend", lambda spec, proc_root="": seen.append((spec, proc_root)))
+    assert builtin.check_nvml(args) == (builtin.UNKNOWN, "NVML is off") and seen == [("auto", "/hostproc")]

@@ -72,13 +72,12 @@ def test_nvml_opens_through_the_library_at_each_declared_host_location(tmp_path,
 
 
 def test_the_first_declared_location_wins(tmp_path):
-    for directory, _ in HOST_LIBRARY_DIRS[1:]:
-        other = tmp_path / "proc/1/root" / directory.lstrip("/") / SONAME
-        other.parent.mkdir(parents=True)
-        other.write_bytes(b"not an ELF file")  # would fail to load: it must not be reached
-    first = tmp_path / "proc/1/root" / HOST_LIBRARY_DIRS[0][0].lstrip("/") / SONAME
-    first.parent.mkdir(parents=True)
-    first.symlink_to(standin.build() / SONAME)
+    # a loadable library at every location: whichever is tried first is the one loaded (one that fails to load at
+    # the others would pass whatever the order)
+    for directory, _ in HOST_LIBRARY_DIRS:
+        lib = tmp_path / "proc/1/root" / directory.lstrip("/") / SONAME
+        lib.parent.mkdir(parents=True)
+        lib.symlink_to(standin.build() / SONAME)
     assert probe(tmp_path)[0]["from"] == HOST_LIBRARY_DIRS[0][0]
 
 
