@@ -313,6 +313,9 @@ def test_an_idle_server_sleeps_until_a_connection_comes(monkeypatch):
         time.sleep(0.5)
         assert wakes == {"select": 0, "wait": 0}
         assert "probe_total 1.0" in _get(port)
+        deadline = time.monotonic() + 2  # each thread is back in its wait a moment after the answer went
+        while (wakes["wait"] < 1 or wakes["select"] < 1) and time.monotonic() < deadline:
+            time.sleep(0.01)
         assert wakes["wait"] == 1 and wakes["select"] >= 1  # the scrape woke each, the renderer once
         held = socket.create_connection(("127.0.0.1", port))
         try:
