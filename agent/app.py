@@ -356,7 +356,7 @@ class Agent:
         self.pipeline.dirty = True
 
     def request_stop(self) -> None:
-        """Stop now (SIGTERM, Ctrl-C): the loop's wait for input on the intake (up to 0.2 s) and a source's wait for
+        """Stop now (SIGTERM, Ctrl-C): the loop's wait for input on the intake (up to a tick) and a source's wait for
         room in it end at once."""
         self.stop.set()
         self.intake.wake()
@@ -398,8 +398,10 @@ class Agent:
         self.gpu.close()
 
     def run_forever(self) -> None:
+        """Process input as it comes, and tick every `tick_seconds`: between them the loop waits for input until the
+        next tick is due (request_stop wakes it), so an idle agent's main thread wakes once a tick, not every 0.2 s."""
         while not self.stop.is_set():
-            self.step(timeout=min(0.2, self.cfg.tick_seconds))
+            self.step(timeout=max(0.0, self._last_tick + self.cfg.tick_seconds - time.monotonic()))
 
     # ---- the loop ----------------------------------------------------------------------------------
 

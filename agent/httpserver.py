@@ -35,7 +35,8 @@ IDLE_SECONDS = 10.0
 IO_SECONDS = 5.0
 MAX_HEAD = 8192  # request line and headers; a scrape or probe sends a few hundred bytes
 SEND_BUFFER = 64 << 10  # bytes the kernel holds per connection (fixed: no autotuning to megabytes per stuck client)
-TICK_SECONDS = 0.5  # the loop's longest sleep in select: how often it looks for connections past their time
+TICK_SECONDS = 0.5  # the loop's longest sleep in select while it holds connections: how often it looks for those past
+# their time; with none it sleeps until one comes (or the wake pipe: a render done, shutdown)
 Check = Callable[[], tuple[bool, str]]
 PROBES = ("/healthz", "/readyz", "/livez")
 NOT_FOUND = b"not found: try /metrics, /healthz or /livez\n"
@@ -106,7 +107,7 @@ class MetricsServer:
         sel.register(self._listener, selectors.EVENT_READ, "accept")
         sel.register(self._wake_r, selectors.EVENT_READ, "wake")
         while not self._stop.is_set():
-            for key, events in sel.select(timeout=TICK_SECONDS):
+            for key, events in sel.select(timeout=TICK_SECONDS if self._conns else None):
                 if key.data == "accept":
                     self._accept()
                 elif key.data == "wake":
@@ -258,7 +259,7 @@ class MetricsServer:
         while True:
             with self._render_lock:
                 while not self._render_wanted and not self._stop.is_set():
-                    self._render_lock.wait(0.5)
+                    self._render_lock.wait()  # a scrape (_deliver) and shutdown notify under the lock
                 if self._stop.is_set():
                     return
                 self._render_wanted = False

@@ -51,6 +51,30 @@ def test_failing_source_is_down_restarted_and_fails_healthz(tmp_path: Path):
     assert agent.metrics.registry.get_sample_value("gpu_npd_source_restarts_total", {"source": "broken"}) >= 1
 
 
+def test_an_idle_loop_wakes_once_a_tick_and_stops_at_once(tmp_path: Path):
+    """With nothing to read, the main loop waits for input until its next tick is due (issue 24: it woke every
+    0.2 s whatever the tick, 5 times a second at the default 1 s), still ticks on time, and request_stop (SIGTERM)
+    ends its wait at once."""
+    agent = make_agent(tmp_path)
+    agent.start(serve_http=False)
+    takes, ticks = [], []
+    take, tick = agent.intake.take, agent._tick
+    agent.intake.take = lambda timeout: (takes.append(timeout), take(timeout))[1]
+    agent._tick = lambda: (ticks.append(time.monotonic()), tick())[1]
+    loop = threading.Thread(target=agent.run_forever, daemon=True)
+    try:
+        loop.start()
+        time.sleep(2.5)
+        assert 2 <= len(ticks) <= 4 and len(takes) <= len(ticks) + 2, (len(ticks), takes)
+        t0 = time.monotonic()
+        agent.request_stop()
+        loop.join(2)
+        assert not loop.is_alive() and time.monotonic() - t0 < 0.5
+    finally:
+        agent.request_stop()
+        agent.shutdown()
+
+
 def test_new_boot_clears_kernel_problems_at_start(tmp_path: Path):
     first = make_agent(tmp_path)
     first.start(serve_http=False)

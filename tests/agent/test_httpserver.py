@@ -287,6 +287,47 @@ def test_shutdown_wakes_the_loop_rather_than_waiting_for_its_tick(monkeypatch):
     assert not srv._thread.is_alive() and not srv._renderer.is_alive()
 
 
+def test_an_idle_server_sleeps_until_a_connection_comes(monkeypatch):
+    """With no connection open, neither thread wakes: the loop's select waits without a timeout and the renderer
+    waits for a scrape's notify (issue 24: each woke every 0.5 s on an idle agent, 4 wake-ups a second).  Here the
+    tick is 10 ms, so a loop still ticking while idle would be counted dozens of times; a scrape after the idle
+    spell is answered, and a connection held open is still looked at on the tick."""
+    monkeypatch.setattr(httpserver, "TICK_SECONDS", 0.01)
+    srv = _server()
+    port = srv.server_address[1]
+    try:
+        assert "probe_total 1.0" in _get(port)
+        wakes = {"select": 0, "wait": 0}
+        select, wait = srv._sel.select, srv._render_lock.wait
+
+        def counted(name, fn):
+            def call(*args, **kwargs):
+                wakes[name] += 1
+                return fn(*args, **kwargs)
+            return call
+
+        srv._sel.select = counted("select", select)
+        srv._render_lock.wait = counted("wait", wait)
+        time.sleep(0.6)  # the calls under way when these were put in (the old renderer's wait: up to 0.5 s) return
+        wakes.update(select=0, wait=0)
+        time.sleep(0.5)
+        assert wakes == {"select": 0, "wait": 0}
+        assert "probe_total 1.0" in _get(port)
+        deadline = time.monotonic() + 2  # each thread is back in its wait a moment after the answer went
+        while (wakes["wait"] < 1 or wakes["select"] < 1) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert wakes["wait"] == 1 and wakes["select"] >= 1  # the scrape woke each, the renderer once
+        held = socket.create_connection(("127.0.0.1", port))
+        try:
+            time.sleep(0.3)
+            assert wakes["select"] > 5  # a connection open: the loop ticks to expire it in time
+        finally:
+            held.close()
+    finally:
+        srv.shutdown()
+    assert not srv._thread.is_alive() and not srv._renderer.is_alive()
+
+
 def test_a_taken_address_is_named():
     srv = _server()
     try:
