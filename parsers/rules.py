@@ -544,6 +544,14 @@ RULES: tuple[Rule, ...] = (
     _r("fm_multicast_gpu_missing", "nvlink", ["failed to find the GPU handle"],
        r"failed to find the GPU handle (?P<gpu_handle>\d+) in the multicast team request",
        attribution="fabric"),
+    # Fabric Manager aborting at start because the NVSwitches it found fit no system topology it supports ("detected
+    # number of NVSwitches don't match with any supported system topology, aborting fabric manager", fabricmanager.log
+    # or nv-fabricmanager in syslog; leptonai/gpud's fabric-manager matcher): fewer NVSwitches enumerated than the board
+    # has (one missing or failed at probe), so FM exits, the fabric never comes up and CUDA fails on every GPU (802)
+    # until it does. The node's, fatal; a reboot first (the switch enumerated again), the board's support if it stays.
+    _r("fm_topology_mismatch", "nvlink", ["supported system topology"],
+       r"detected number of NVSwitches don't match with any supported system topology",
+       severity="fatal", action="RESTART_BM"),
     # Fabric Manager's service exiting at start, as its start script (nvidia-fabricmanager-start.sh, 570+: '"/usr/bin/nv-
     # fabricmanager -c /usr/share/nvidia/nvswitch/fabricmanager.cfg" failed! Exit code: 1', likewise for the nvlsm it
     # starts on NVLink5 systems) and systemd ("nvidia-fabricmanager.service: Control process exited, code=exited,
