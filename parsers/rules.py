@@ -544,6 +544,14 @@ RULES: tuple[Rule, ...] = (
     _r("fm_multicast_gpu_missing", "nvlink", ["failed to find the GPU handle"],
        r"failed to find the GPU handle (?P<gpu_handle>\d+) in the multicast team request",
        attribution="fabric"),
+    # Fabric Manager aborting at start because the NVSwitches it found fit no system topology it supports ("detected
+    # number of NVSwitches don't match with any supported system topology, aborting fabric manager", fabricmanager.log
+    # or nv-fabricmanager in syslog; leptonai/gpud's fabric-manager matcher): fewer NVSwitches enumerated than the board
+    # has (one missing or failed at probe), so FM exits, the fabric never comes up and CUDA fails on every GPU (802)
+    # until it does. The node's, fatal; a reboot first (the switch enumerated again), the board's support if it stays.
+    _r("fm_topology_mismatch", "nvlink", ["supported system topology"],
+       r"detected number of NVSwitches don't match with any supported system topology",
+       severity="fatal", action="RESTART_BM"),
     # Fabric Manager's service exiting at start, as its start script (nvidia-fabricmanager-start.sh, 570+: '"/usr/bin/nv-
     # fabricmanager -c /usr/share/nvidia/nvswitch/fabricmanager.cfg" failed! Exit code: 1', likewise for the nvlsm it
     # starts on NVLink5 systems) and systemd ("nvidia-fabricmanager.service: Control process exited, code=exited,
@@ -1187,9 +1195,13 @@ RULES: tuple[Rule, ...] = (
     _r("mlx5_health_after", None, ["handling bad device here", "crdump: failed to lock"],
        FIRST_MLX5 + r":? .*?(?:handling bad device here|crdump: failed to lock gw)", event=("mlx5_health", "within")),
     # mlx5e's TX timeout handler: "TX timeout detected" (no queue), then one "TX timeout on queue: N, SQ: .."
-    # line per stuck queue: one event per netdev.
-    _r("mlx5_tx_timeout", "nic_error", ["TX timeout"],
-       FIRST_MLX5 + r" (?P<netdev>\S+): TX timeout (?:detected|on queue: (?P<queue>\d+))",
+    # line per stuck queue; its RX reporter's counterpart, a receive queue whose posted buffers the device never took
+    # ("RX timeout on channel: 20, ICOSQ: 0x1ee0, RQ: 0x1e43, CQ: 0x3ea6", en/reporter_rx.c in every era: 5.x's
+    # "ICOSQ: 0x.. RQ:", 6.x's optional "ICOSQ: 0x.., " before "RQ:"; NVIDIA/NVSentinel's mlx5_rx_timeout_detected):
+    # one event per netdev. Was: the RX line the unclassified net's warning, no device kind.
+    _r("mlx5_tx_timeout", "nic_error", ["TX timeout", "RX timeout on channel"],
+       FIRST_MLX5 + r" (?P<netdev>\S+): (?:TX timeout (?:detected|on queue: (?P<queue>\d+))|"
+       r"RX timeout on channel: (?P<channel>\d+))",
        event=MLX5_TX_JOIN),
     # A send or receive queue of mlx5e's that met an error completion: mlx5e_dump_error_cqe's "Error cqe on cqn 0x817, ci
     # 0x8, qn 0x1dbb, opcode 0xd, syndrome 0x1, vendor syndrome 0x68" (5.x-6.x; 4.x-5.3 "sqn 0x..") and its hex dump, and
