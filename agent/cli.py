@@ -25,13 +25,42 @@ def nvml_spec(ctx, param, value: str) -> str:
     return value
 
 
-def gpu_map(spec: str) -> GpuMap:
-    """PCI address -> GPU index and UUID from this node's NVML (`--nvml`), for findings read off its logs."""
+def host_options(command):
+    """--config and --proc-root of a command that opens NVML outside the agent (`nvml-snapshot`, `parse --nvml`):
+    the agent's proc_root, so that its NVML looks for libnvidia-ml.so.1 on the host as the agent's does
+    (agent/gpu/nvml.py load_from_host; `agent_proc_root`)."""
+    command = click.option("--proc-root", default=None,
+                           help="Prefix for the host's /proc: libnvidia-ml.so.1 looked for on the host under it, as "
+                                "the agent does (default: the configuration's proc_root; in the agent's pod "
+                                "/host).")(command)
+    return click.option("--config", "config_file", type=click.Path(dir_okay=False), envvar="GPU_NPD_CONFIG",
+                        help="The agent's configuration file, for its proc_root (in the agent's pod "
+                             "/etc/gpu-npd/config.yaml).")(command)
+
+
+def agent_proc_root(spec: str, config_file: str | None, given: str | None) -> str:
+    """The agent's proc_root for opening NVML with `spec` (host_options): --proc-root, else the configuration's
+    (--config, GPU_NPD_PROC_ROOT, the default), as `gpu-npd run` takes it; "" where no library is loaded (a fake
+    scenario, off).  A configuration error exits 2 with its one line."""
+    if spec != "auto":
+        return ""
+    from .config import ConfigError, load
+
+    try:
+        return load(config_file, flags={"proc_root": given}).proc_root
+    except ConfigError as exc:
+        click.echo(f"gpu-npd: configuration error: {config_error(exc)}", err=True)
+        sys.exit(2)
+
+
+def gpu_map(spec: str, config_file: str | None = None, given: str | None = None) -> GpuMap:
+    """PCI address -> GPU index and UUID from this node's NVML (`--nvml`; the agent's proc_root: `agent_proc_root`), for
+    findings read off its logs."""
     from .gpu.collector import GpuCollector
     from .gpu.nvml import open_backend
 
     try:
-        collector = GpuCollector(open_backend(spec), deadline=5.0)
+        collector = GpuCollector(open_backend(spec, agent_proc_root(spec, config_file, given)), deadline=5.0)
     except (OSError, ValueError) as exc:
         click.echo(f"gpu-npd: --nvml {spec}: {' '.join(str(exc).split())}", err=True)  # (YAML's errors: 3 lines)
         sys.exit(2)
@@ -52,7 +81,8 @@ def annotate(finding, gpus: GpuMap) -> None:
 @click.command("nvml-snapshot")
 @click.option("--nvml", "nvml_spec", default="auto", show_default=True, callback=nvml_spec,
               help="auto, or fake:<scenario.yaml>.")
-def nvml_snapshot(nvml_spec: str) -> None:
+@host_options
+def nvml_snapshot(nvml_spec: str, config_file: str | None, proc_root: str | None) -> None:
     """Print this node's raw NVML readings as a scenario the NVML stand-in replays (tests/fixtures/nvml/).
 
     Exit 0 with the GPUs' readings, 1 when NVML could not be started (the scenario then holds only its init_error,
@@ -63,7 +93,7 @@ def nvml_snapshot(nvml_spec: str) -> None:
     from .gpu.nvml import open_backend
     from .sysfs import pci
 
-    collector = GpuCollector(open_backend(nvml_spec), deadline=10.0)
+    collector = GpuCollector(open_backend(nvml_spec, agent_proc_root(nvml_spec, config_file, proc_root)), deadline=10.0)
     try:  # sysfs's GPUs name a GPU lost at the init, as the agent's poll does
         snap = collector.snapshot(pci.gpu_addresses(pci.PciInventory().scan()))
     finally:

@@ -26,16 +26,17 @@ def _nvml_spec(ctx, param, value: str) -> str:
     return nvml_spec(ctx, param, value)
 
 
-def _gpus(spec: str) -> GpuMap:
-    """PCI address -> GPU index and UUID from this node's NVML; none with `--nvml off`, or `auto` on a machine
-    without the NVIDIA kernel driver (no /proc/driver/nvidia: no NVML can answer, and none is loaded)."""
+def _gpus(spec: str, config_file: str | None = None, proc_root: str | None = None) -> GpuMap:
+    """PCI address -> GPU index and UUID from this node's NVML (opened with the agent's proc_root: agent.cli
+    host_options); none with `--nvml off`, or `auto` on a machine without the NVIDIA kernel driver (no
+    /proc/driver/nvidia: no NVML can answer, and none is loaded)."""
     if spec == "off" or (spec == "auto" and not os.path.exists(NVIDIA_DRIVER)):
         from parsers.gpus import GpuMap  # noqa: PLC0415 - as the parsers, loaded when a command runs
 
         return GpuMap()
     from agent.cli import gpu_map  # noqa: PLC0415 - the one import across programs (docs/development.md)
 
-    return gpu_map(spec)
+    return gpu_map(spec, config_file, proc_root)
 
 
 def annotate(finding, gpus: GpuMap) -> None:
@@ -71,14 +72,20 @@ class _Flushing:
 @click.option("--nvml", "nvml_spec", default="auto", show_default=True, callback=_nvml_spec,
               help="Where GPU index/UUID for PCI addresses come from: auto (this node's NVML, when it has one), "
                    "off, or fake:<scenario.yaml>.")
+# agent.cli host_options' two, declared here too: parse imports no agent module unless NVML is asked (start-up)
+@click.option("--config", "config_file", type=click.Path(dir_okay=False), envvar="GPU_NPD_CONFIG",
+              help="The agent's configuration file, for its proc_root (--nvml auto).")
+@click.option("--proc-root", default=None,
+              help="Prefix for the host's /proc: libnvidia-ml.so.1 looked for on the host under it, as the agent does "
+                   "(default: the configuration's proc_root).")
 @click.option("--unclassified", "only_unclassified", is_flag=True,
               help="List only driver lines with an error word that no rule recognised (new formats to report).")
 @click.option("--progress", type=click.Choice(PROGRESS_MODES), default="auto", show_default=True,
               help="A progress bar (bytes read of the total, rate) on stderr, drawn only when stderr is a terminal: "
                    "auto draws it for inputs of 64 MiB or more.")
 @click.argument("files", nargs=-1, type=click.Path(allow_dash=True, readable=False))  # (said per file)
-def parse(fmt: str, min_severity: str, year: int | None, nvml_spec: str, only_unclassified: bool, progress: str,
-          files: tuple[str, ...]) -> None:
+def parse(fmt: str, min_severity: str, year: int | None, nvml_spec: str, config_file: str | None,
+          proc_root: str | None, only_unclassified: bool, progress: str, files: tuple[str, ...]) -> None:
     """Classify log files for post-mortems: plain, compressed (gzip, xz, bzip2: told by content), tar archives (plain
     or compressed: each member read, named ARCHIVE:MEMBER), or stdin with no FILE or '-'.
 
@@ -98,7 +105,7 @@ def parse(fmt: str, min_severity: str, year: int | None, nvml_spec: str, only_un
     # `auto` on a GPU node: NVML (the agent's GPU code, the library, its init) is asked when a finding first names a
     # PCI address, not before the first line: an input without one never loads it (start-up).  A fake scenario is
     # read now, so that a broken one is an error whatever the input.
-    gpus: GpuMap | None = None if nvml_spec == "auto" else _gpus(nvml_spec)
+    gpus: GpuMap | None = None if nvml_spec == "auto" else _gpus(nvml_spec, config_file, proc_root)
     causes: list = []
     failures: list = []
     failed: list[str] = []
@@ -152,7 +159,7 @@ def parse(fmt: str, min_severity: str, year: int | None, nvml_spec: str, only_un
                             f.peer = None
                         if f.pci:
                             if gpus is None:
-                                gpus = _gpus(nvml_spec)
+                                gpus = _gpus(nvml_spec, config_file, proc_root)
                             if gpus:
                                 annotate(f, gpus)
                         cause = cause_of(f)

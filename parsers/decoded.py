@@ -3,10 +3,11 @@
 
 `Decoded` reads a stream it is handed (gzip, xz, bzip2, and zstd where Python has `compression.zstd`) as its tools do:
 concatenated streams one after another, zero padding and trailing bytes that are no stream ignored.  A stream cut
-short (its trailer or last blocks missing: a copy off a dying node, a compression stopped) or corrupt gives every byte
-that decodes, then ends; `damage` says why, for its caller to say once with the file's name.  (gzip.GzipFile raises at
-the read that meets the cut, the bytes that read decoded lost with it.)  Each codec's module is imported when a stream
-of it is first met: zlib is the standard library's, lzma and bz2 are loaded by the first xz or bzip2 stream only.
+short (its trailer or last blocks missing, or a later stream cut inside its magic bytes: a copy off a dying node, a
+compression stopped) or corrupt gives every byte that decodes, then ends; `damage` says why, for its caller to say
+once with the file's name.  (gzip.GzipFile raises at the read that meets the cut, the bytes that read decoded lost
+with it.)  Each codec's module is imported when a stream of it is first met: zlib is the standard library's, lzma
+and bz2 are loaded by the first xz or bzip2 stream only.
 """
 
 from __future__ import annotations
@@ -108,14 +109,19 @@ class Decoded(io.RawIOBase):
         self.consumed += len(data)
         return data
 
+    def _cut(self) -> str:
+        return f"{self.codec.name} stream truncated after {self.consumed} compressed bytes"
+
     def _fill(self) -> None:
         magic = self.codec.magic
         if self._d is None:  # a stream may start here
             head = self._carry.lstrip(b"\0")
             if len(head) < len(magic):
                 data = self._read()
-                if not data:
-                    self._done = True  # the end (after zero bytes, or a few that are no stream)
+                if not data:  # the end (after zero bytes, or a few that are no stream); a stream cut inside its
+                    if head and magic.startswith(head):  # magic is one cut short, as gzip(1), xz(1), bzip2(1) say
+                        self.damage = self._cut()
+                    self._done = True
                     return
                 head = (head + data).lstrip(b"\0")
             self._carry = head
@@ -132,7 +138,7 @@ class Decoded(io.RawIOBase):
         elif d.needs_input:  # type: ignore[attr-defined]
             data = self._read()
             if not data:
-                self.damage = f"{self.codec.name} stream truncated after {self.consumed} compressed bytes"
+                self.damage = self._cut()
                 self._done = True
                 return
         else:

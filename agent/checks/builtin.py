@@ -19,7 +19,7 @@ import shutil
 import subprocess
 import sys
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 # argparse only where flags are parsed (`parser()`, the check's own process): the agent reads TABLE at start and
 # never parses a check's flags, so an idle agent does not hold argparse (idle footprint, issue 24)
@@ -281,13 +281,34 @@ class Check:
     inputs: tuple[str, ...] = ()  # what the agent hands it from its own configuration (INPUTS): "root", ..
 
 
-# What the agent hands a check from its own configuration, not from the check's block (a row's `inputs`; the values:
-# agent/checks/settings.py INPUT_VALUES): input -> (the flag's type, its default when the program runs alone, help)
-INPUTS: dict[str, tuple[type, Callable[[], object], str]] = {
-    "root": (str, lambda: "/", "prefix for /sys (the agent's sysfs_root)"),
-    "nvml": (str, lambda: os.environ.get("GPU_NPD_NVML", "auto"), "NVML backend (the agent's nvml)"),
-    "proc_root": (str, lambda: "/", "prefix for /proc (the agent's proc_root): libnvidia-ml looked for on the host"),
-    "timeout": (float, lambda: 300, "dcgmi's own limit in seconds (a little inside the check's timeout)"),
+def _dcgmi_timeout(spec: dict[str, Any], *_: str) -> str:
+    """dcgmi's own limit: a little inside the rule's, so that its answer gets through."""
+    from .npd import parse_duration  # noqa: PLC0415
+
+    return str(max(1.0, parse_duration(spec["timeout"]) - 5))
+
+
+@dataclass(frozen=True)
+class Input:
+    """What the agent hands a check from its own configuration, not from the check's block (a row's `inputs` names
+    it): the flag's type, its default when the program runs alone, its help, and its value on the agent's command line
+    from (the check's block, the agent's sysfs_root, nvml, proc_root) (agent/checks/settings.py builtin_config)."""
+    type: type
+    alone: Callable[[], object]
+    help: str
+    value: Callable[[dict[str, Any], str, str, str], str]
+
+
+INPUTS: dict[str, Input] = {
+    "root": Input(str, lambda: "/", "prefix for /sys (the agent's sysfs_root)",
+                  lambda spec, sysfs_root, nvml, proc_root: sysfs_root),
+    "nvml": Input(str, lambda: os.environ.get("GPU_NPD_NVML", "auto"), "NVML backend (the agent's nvml)",
+                  lambda spec, sysfs_root, nvml, proc_root: nvml),
+    "proc_root": Input(str, lambda: "/",
+                       "prefix for /proc (the agent's proc_root): libnvidia-ml looked for on the host",
+                       lambda spec, sysfs_root, nvml, proc_root: proc_root),
+    "timeout": Input(float, lambda: 300, "dcgmi's own limit in seconds (a little inside the check's timeout)",
+                     _dcgmi_timeout),
 }
 
 
@@ -343,8 +364,8 @@ def parser() -> argparse.ArgumentParser:
             else:
                 cmd.add_argument(flag, type=a.type, default=a.default, help=a.help or None)
         for name in c.inputs:  # what the agent passes from its own configuration, not from the check's block
-            kind, default, text = INPUTS[name]
-            cmd.add_argument("--" + name.replace("_", "-"), type=kind, default=default(), help=text)
+            given = INPUTS[name]
+            cmd.add_argument("--" + name.replace("_", "-"), type=given.type, default=given.alone(), help=given.help)
     return p
 
 

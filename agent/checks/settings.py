@@ -8,30 +8,14 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
-from .builtin import BY_NAME, GPU_LOAD, TABLE
+from .builtin import BY_NAME, GPU_LOAD, INPUTS, TABLE
 from .npd import ConfigError, PluginConfig, load_config, parse_config
 
 BUILTIN_KEYS = ("enabled", "interval", "timeout", "condition")
 # built-in check -> its argument keys (config key -> flag); a key set to False/None leaves the flag out
 BUILTIN_ARGS: dict[str, tuple[str, ...]] = {c.name: tuple(a.key for a in c.args) for c in TABLE}
-
-
-def _dcgmi_timeout(spec: dict[str, Any], *_: str) -> str:
-    """dcgmi's own limit: a little inside the rule's, so that its answer gets through."""
-    from .npd import parse_duration  # noqa: PLC0415
-
-    return str(max(1.0, parse_duration(spec["timeout"]) - 5))
-
-
-# The values of the inputs a check's row names (builtin.INPUTS), from the agent's configuration and the check's block
-INPUT_VALUES: dict[str, Callable[[dict[str, Any], str, str, str], str]] = {
-    "root": lambda spec, sysfs_root, nvml, proc_root: sysfs_root,
-    "nvml": lambda spec, sysfs_root, nvml, proc_root: nvml,
-    "proc_root": lambda spec, sysfs_root, nvml, proc_root: proc_root,
-    "timeout": _dcgmi_timeout,
-}
 
 
 def builtin_config(name: str, spec: dict[str, Any], sysfs_root: str = "/", nvml: str = "auto",
@@ -49,7 +33,7 @@ def builtin_config(name: str, spec: dict[str, Any], sysfs_root: str = "/", nvml:
         elif value is not None and value is not False:
             args += ["--" + key.replace("_", "-"), str(value)]
     for given in row.inputs:
-        args += ["--" + given.replace("_", "-"), INPUT_VALUES[given](spec, sysfs_root, nvml, proc_root)]
+        args += ["--" + given.replace("_", "-"), INPUTS[given].value(spec, sysfs_root, nvml, proc_root)]
     condition, reason = spec.get("condition") or row.condition, row.reason
     raw = {"plugin": "custom", "source": f"builtin-{name}",
            "pluginConfig": {"invoke_interval": spec["interval"], "timeout": spec["timeout"],

@@ -925,8 +925,8 @@ class PodLogSource(Source):
     def _open_rotated(self, path: str, at: int, prints: tuple[int, ...] | None = None) -> tuple[Any, Any] | str:
         """The rotated file `path` opened (a .gz decompressed) at byte `at`: (the object to read, the raw file); else
         why not (said by the caller): it cannot be opened (gone since it was listed, or refused: `_open_safely`), does
-        not reach `at` (a .gz damaged or cut short before it included), or, a .gz given the fingerprint `prints`
-        (`_Tail.prints`), its bytes before `at` have another."""
+        not reach `at` (a .gz damaged or cut short before it included: the decoder's `damage` said with it), or, a .gz
+        given the fingerprint `prints` (`_Tail.prints`), its bytes before `at` have another."""
         fd = self._open_safely(path)
         if fd is None:
             return f"cannot be opened (gone, or refused) to read on from the {at} bytes"
@@ -949,6 +949,8 @@ class PodLogSource(Source):
                     return reader, raw
                 if not left:
                     why = f"has other bytes than ours before the {at} bytes"
+                elif reader.damage:  # cut short or corrupt before `at`: the decoder's reason (parsers/decoded.py)
+                    why += f" ({reader.damage})"
         except OSError:
             pass
         reader.close()

@@ -388,7 +388,25 @@ def test_a_check_row_declares_what_the_agent_hands_it(monkeypatch):
         parsed = builtin.parser().parse_args(args[2:])
         assert {name: getattr(parsed, name) for name in c.inputs} == {
             name: {"root": "/host", "nvml": "fake:x", "proc_root": "/", "timeout": 595.0}[name] for name in c.inputs}
-    assert set(settings.INPUT_VALUES) == set(builtin.INPUTS)  # every input a row may name has its value
+
+
+def test_an_input_is_declared_once_its_flag_default_and_value_together(monkeypatch):
+    """An input a row may name (builtin.INPUTS) is one entry: its flag, its default when the program runs alone and
+    its value from the agent's configuration (was two tables over one key set, builtin.INPUTS and
+    settings.INPUT_VALUES, kept in step by a test: an input added to the first alone had no value)."""
+    from agent.checks import settings
+
+    row = builtin.Check("example", lambda args: (OK, args.state_dir), "ExampleCheckFailed", "ExampleFailed",
+                        inputs=("state_dir",))
+    monkeypatch.setitem(builtin.INPUTS, "state_dir", builtin.Input(
+        str, lambda: "/var/lib/gpu-npd", "a directory of the agent's", lambda spec, sysfs, nvml, proc: proc + "x"))
+    monkeypatch.setattr(builtin, "TABLE", builtin.TABLE + (row,))
+    monkeypatch.setitem(builtin.BY_NAME, "example", row)
+    monkeypatch.setitem(settings.BUILTIN_ARGS, "example", ())
+    args = settings.builtin_config("example", {}, "/host", "fake:x", "/proc-root/").rules[0].args
+    assert list(args[-2:]) == ["--state-dir", "/proc-root/x"]
+    assert builtin.parser().parse_args(args[2:]).state_dir == "/proc-root/x"
+    assert builtin.parser().parse_args(["example"]).state_dir == "/var/lib/gpu-npd"
 
 
 def test_a_builtin_block_that_names_only_enabled_runs_on_its_rows_schedule():

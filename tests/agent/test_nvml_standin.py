@@ -828,6 +828,38 @@ def test_nvml_snapshot_lists_the_gpus_that_did_not_answer_at_start_with_their_er
         assert again["gpus"][2] == entry and [g.get("uuid") for g in again["gpus"]] == [g.get("uuid") for g in snap["gpus"]]
 
 
+def test_nvml_snapshot_looks_for_libnvidia_ml_on_the_host_as_the_agent_does(tmp_path, monkeypatch):
+    """`gpu-npd nvml-snapshot` opens NVML with the agent's proc_root (agent.cli host_options: --proc-root, else the
+    configuration's: --config, GPU_NPD_PROC_ROOT, the default /), so that where only the host search finds
+    libnvidia-ml.so.1 (agent/gpu/nvml.py load_from_host) it reads the GPUs as the agent does.  Was: no proc_root, the
+    host never searched (LIBRARY_NOT_FOUND in the agent's pod on such a node)."""
+    from click.testing import CliRunner
+
+    from agent.cli import nvml_snapshot
+    from agent.gpu import nvml as nvml_mod
+
+    searched = []
+
+    def load_from_host(proc_root):
+        searched.append(proc_root)
+        raise NvmlError("LIBRARY_NOT_FOUND", "none here")
+
+    monkeypatch.setattr(nvml_mod, "load_from_host", load_from_host)
+    monkeypatch.delenv("GPU_NPD_CONFIG", raising=False)
+    monkeypatch.delenv("GPU_NPD_PROC_ROOT", raising=False)
+    config = tmp_path / "config.yaml"
+    config.write_text("proc_root: /from-config\n")
+    for argv, want in (([], "/"), (["--proc-root", "/host"], "/host"), (["--config", str(config)], "/from-config"),
+                       (["--config", str(config), "--proc-root", "/host"], "/host")):
+        searched.clear()
+        r = CliRunner().invoke(nvml_snapshot, argv)
+        assert r.exit_code == 1 and "init_error: LIBRARY_NOT_FOUND" in r.output, (argv, r.output)
+        assert searched == [want], argv
+    config.write_text("proc_root: [1]\n")
+    r = CliRunner().invoke(nvml_snapshot, ["--config", str(config)])
+    assert r.exit_code == 2 and r.output.startswith("gpu-npd: configuration error: ") and searched == [want]
+
+
 def test_a_gpu_lost_under_its_nvml_index_names_no_device_to_repair_or_fence():
     """`gpu:nvml2` (GPU 2 lost at start, no address for it) is no PCI address.  The repair annotation gave it as
     `pci: nvml2` and the problem's message read "GPU 2 (, )"; the DRA device taints find no device for it (none

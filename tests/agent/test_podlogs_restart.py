@@ -999,6 +999,25 @@ def test_a_released_file_whose_owed_first_file_is_gone_reads_the_next_from_its_s
     assert "cannot be opened" not in caplog.text
 
 
+def test_a_backlog_gz_that_stops_decoding_before_backlog_at_is_said_with_the_decoders_reason(tree, caplog):
+    """The first owed file a .gz cut in its middle, before the "backlog_at" saved within it: said as not reaching it,
+    with why it stopped decoding (parsers/decoded.py `damage`), its lines lost, the rest read.  Was "does not reach the
+    N bytes" alone, the same words as an intact file shorter than the offset."""
+    root, _, state = tree
+    cdir = owed_backlog(root, state)
+    at = len(timeout(7)) - 2
+    data = saved_state(state)
+    data["backlog_at"] = {str(cdir / "0.log"): at}
+    (state / "podlogs.json").write_text(json.dumps(data))
+    gz = cdir / "0.log.20240725-070000.gz"
+    size = len(gz.read_bytes()) // 2
+    gz.write_bytes(gz.read_bytes()[:size])
+    ranks, _, _ = first_batch(root, state)
+    assert ranks == [8, 10]
+    assert (f"0.log.20240725-070000.gz does not reach the {at} bytes (gzip stream truncated after {size} compressed "
+            "bytes) of its backlog read before; its lines are lost") in caplog.text
+
+
 @pytest.mark.parametrize("at", ["x", -1, 10**9])
 def test_a_damaged_or_wrong_backlog_at_loses_no_other_file(tree, at, caplog):
     """A "backlog_at" not an offset is dropped alone (said; the first owed file read from its start); one past the

@@ -266,7 +266,7 @@ def test_nvml_is_asked_when_a_finding_first_names_a_pci_address(tmp_path: Path, 
 
     asked = []
 
-    def gpu_map(spec):
+    def gpu_map(spec, *_):
         from parsers.gpus import GpuMap
         asked.append(spec)
         return GpuMap.build([("0000:5d:00", {"uuid": "GPU-3", "gpu_index": "3"})])
@@ -285,6 +285,37 @@ def test_nvml_is_asked_when_a_finding_first_names_a_pci_address(tmp_path: Path, 
     rows = [json.loads(line) for line in r.output.splitlines()]
     assert asked == ["auto"]
     assert [(row["details"]["gpu_index"], row["details"]["uuid"]) for row in rows] == [(3, "GPU-3")] * 2
+
+
+def test_parse_opens_nvml_with_the_agents_proc_root(tmp_path: Path, monkeypatch):
+    """`gpu-npd parse --nvml auto` on a GPU node opens NVML with the agent's proc_root (--proc-root, else the
+    configuration's, as `gpu-npd nvml-snapshot`: agent.cli agent_proc_root), so that libnvidia-ml.so.1 is looked for
+    on the host as the agent does; was none, the host never searched."""
+    from click.testing import CliRunner
+
+    import offline.cli
+    from agent.gpu import nvml as nvml_mod
+    from gpunpd.cli import main
+
+    opened = []
+
+    def open_backend(spec, proc_root=""):
+        opened.append((spec, proc_root))
+        raise ValueError("seen")
+
+    monkeypatch.setattr(offline.cli, "NVIDIA_DRIVER", str(tmp_path))  # "the driver is loaded"
+    monkeypatch.setattr(nvml_mod, "open_backend", open_backend)
+    monkeypatch.delenv("GPU_NPD_CONFIG", raising=False)
+    monkeypatch.delenv("GPU_NPD_PROC_ROOT", raising=False)
+    log = tmp_path / "xid.log"
+    log.write_bytes(XID79)
+    config = tmp_path / "config.yaml"
+    config.write_text("proc_root: /from-config\n")
+    for argv, want in (([], "/"), (["--proc-root", "/host"], "/host"), (["--config", str(config)], "/from-config")):
+        opened.clear()
+        r = CliRunner().invoke(main, ["parse", *argv, str(log)])
+        assert r.exit_code == 2 and "gpu-npd: --nvml auto: seen" in r.output, (argv, r.output)
+        assert opened == [("auto", want)], argv
 
 
 def test_a_directory_is_one_line_naming_the_fix_exit_2(tmp_path: Path, fixtures):

@@ -7,18 +7,24 @@ Python's gzip at test time.
 
 from __future__ import annotations
 
+import bz2
 import gzip
 import io
+import lzma
+import shutil
+import subprocess
 import zlib
 from pathlib import Path
 
-from parsers.decoded import GZIP, OUT_CHUNK, Decoded
+import pytest
+
+from parsers.decoded import CODECS, GZIP, OUT_CHUNK, Codec, Decoded
 
 LOG = (Path(__file__).parents[1] / "fixtures" / "incidents" / "funasr-2006-oom" / "logs" / "train.log").read_bytes()
 
 
-def decoded(data: bytes, chunk: int = 1 << 16) -> tuple[bytes, str | None]:
-    reader = Decoded(io.BufferedReader(io.BytesIO(data)), GZIP)  # type: ignore[arg-type]
+def decoded(data: bytes, chunk: int = 1 << 16, codec: Codec = GZIP) -> tuple[bytes, str | None]:
+    reader = Decoded(io.BufferedReader(io.BytesIO(data)), codec)  # type: ignore[arg-type]
     out = b""
     while piece := reader.read(chunk):
         out += piece
@@ -53,6 +59,31 @@ def test_members_zero_padding_and_trailing_bytes_read_as_gzip_reads_them():
     assert decoded(two) == (LOG, None)
     assert decoded(two + bytes(4096)) == (LOG, None)
     assert decoded(two + b"not a gzip member") == (LOG, None)
+
+
+# codec -> (its compressor, its tool's decompression to stdout)
+TOOLS = {"gzip": (gzip.compress, ("gzip", "-dc")), "xz": (lzma.compress, ("xz", "-dc")),
+         "bzip2": (bz2.compress, ("bzip2", "-dc"))}
+
+
+@pytest.mark.parametrize("codec", [c for c in CODECS if c.name in TOOLS], ids=lambda c: c.name)
+def test_a_later_stream_cut_inside_its_magic_bytes_is_said_as_its_tool_says_it(codec, tmp_path):
+    """A stream after the first cut inside its magic bytes (a copy of `gzip -c a >> b` stopped a byte into the second
+    member; 1 to 5 of xz's 6) is a stream cut short: every byte before it, and `damage` says so, as gzip(1) ("unexpected
+    end of file"), xz(1) ("Unexpected end of input") and bzip2(1) ("Compressed file ends unexpectedly") fail on it
+    (checked with the tools where installed).  Was no damage: the bytes read as trailing ones that are no stream."""
+    compress, tool = TOOLS[codec.name]
+    first = compress(LOG[:4096])
+    for cut in range(1, len(codec.magic)):
+        data = first + bytes(8) + codec.magic[:cut]  # (zero padding before it, skipped as ever)
+        assert decoded(data, chunk=97, codec=codec) == (
+            LOG[:4096], f"{codec.name} stream truncated after {len(data)} compressed bytes"), cut
+        if shutil.which(tool[0]):
+            path = tmp_path / f"cut{cut}"
+            path.write_bytes(first + codec.magic[:cut])
+            done = subprocess.run([*tool, str(path)], capture_output=True, check=False)
+            assert done.returncode != 0 and done.stdout == LOG[:4096], (cut, done.stderr)
+    assert decoded(first + codec.magic[:1] + b"!", codec=codec) == (LOG[:4096], None)  # (no stream: ignored)
 
 
 def test_one_reader_for_the_offline_inputs_and_the_agents_pod_logs():
