@@ -96,8 +96,8 @@ def _dispatch_tables(rules: tuple[Rule, ...]) -> tuple[KeywordScan, dict[str, fr
     - the keyword scan (wordscan.KeywordScan: every keyword occurring in a line, overlapping ones included, or a word
       holding it: a word selects the rows of the keywords it holds);
     - word -> the rows it selects (those with a keyword it contains);
-    - per row, the keywords of the rows before it but its own, and the rows before it holding one of its own
-      keywords (xid_fallen before xid: "Xid"). A flood of one kind of line with different numbers (an Xid from one
+    - per row, the keywords of the rows before it but its own (as the parts they share: _cover, _before), and the rows
+      before it holding one of its own keywords (xid_fallen before xid: "Xid"). A flood of one kind of line with different numbers (an Xid from one
       process after another) matches the same row each time, but every line is new to the memo: that row is tried
       first (`Dispatch.first`), after those before it that share its keyword and occur, and its result stands when
       the row is a candidate and no other row before it is (no keyword of theirs occurs), which is what trying the
@@ -116,11 +116,40 @@ def _dispatch_tables(rules: tuple[Rule, ...]) -> tuple[KeywordScan, dict[str, fr
             by_keyword[k] = by_keyword.get(k, ()) + (i,)
     # each derived when first asked for (a process start derives none; a big log, the few its lines reach)
     rows = _Derived(lambda w: frozenset().union(*(ids for k, ids in by_keyword.items() if k in w)))
-    before = _Derived(lambda i: (
-        tuple(dict.fromkeys(k for r in rules[:i] for k in r.keywords if k not in rules[i].keywords)),
-        tuple(j for j in range(i) if set(rules[j].keywords) & set(rules[i].keywords))))
     gates = _Derived(lambda i: _gate(rules[i]))
+    before = _Derived(lambda i: _before(rules, i, gates))
     return KeywordScan(words), rows, before, gates
+
+
+def _before(rules: tuple[Rule, ...], i: int, gates: dict) -> tuple[tuple[str, ...], tuple] | None:
+    """What `Dispatch.first` tests of the rows before row i when it is tried first (see _dispatch_tables): None where
+    more than MAX_BEFORE keywords come before it (its own aside); else the literals it tests for them (_cover:
+    each earlier keyword but its own holds one) and the rows sharing a keyword with it, with their keywords and gates
+    (what `first` reads of them, no lookup a line)."""
+    own = rules[i].keywords
+    others = tuple(dict.fromkeys(k for r in rules[:i] for k in r.keywords if k not in own))
+    if len(others) > MAX_BEFORE:
+        return None
+    return _cover(others), tuple((j, rules[j].keywords, gates[j]) for j in range(i) if set(rules[j].keywords) & set(own))
+
+
+def _cover(keywords: tuple[str, ...]) -> tuple[str, ...]:
+    """Fewer literals than `keywords` where some share a part: each keyword holds one of them (a part of MIN_GATE
+    characters or more), so where none occurs, no keyword does ("fail" for "failed to find the GPU handle", "failed!
+    Exit code: " and "Continue to run when facing failures"; " INFO" for "NCCL INFO" and "NVSHMEM INFO").  Greedy: the
+    part held by most keywords left first, the longer (rarer in text) of two held by as many; a keyword no part of
+    another's holds is its own."""
+    parts = {k[a:b] for k in keywords for a in range(len(k)) for b in range(a + MIN_GATE, len(k) + 1)}
+    held = {part: frozenset(k for k in keywords if part in k) for part in parts}
+    held = {part: ks for part, ks in held.items() if len(ks) > 1}
+    left, out = set(keywords), []
+    while True:
+        best = max(held, key=lambda part: (len(held[part] & left), len(part), part), default=None)
+        if best is None or len(held[best] & left) < 2:
+            break
+        out.append(best)
+        left -= held[best]
+    return tuple(out) + tuple(k for k in keywords if k in left)
 
 
 def _gate(rule: Rule) -> str | None:
@@ -156,7 +185,8 @@ class Dispatch:
         self.tables = _dispatch_tables(rules) if tables is None else tables
         self._scan, self._rows, self._before, self._gates = self.tables
         self._cache: dict[tuple, tuple[tuple[Rule, int, str | None], ...]] = {}
-        self._last: int | None = None  # the row that matched last, when it may be tried first
+        self._plan: tuple | None = None  # the plan of the row that matched last, when it may be tried first
+        self._plans: dict[int, tuple | None] = {}  # row -> its plan (`_remember`), or None
 
     def for_stream(self) -> "Dispatch":
         """A Dispatch of the same table for another stream: its derived tables shared (they only grow by what the table
@@ -165,12 +195,36 @@ class Dispatch:
 
     def first(self, message: str, allowed: frozenset[int] | None = None) -> tuple[Rule, re.Match] | None:
         """The first candidate row (in table order) whose regex matches `message`, with its match.  `allowed`: as
-        for `candidates` (the row tried first must be a candidate too)."""
-        last = self._last
-        if last is not None and (allowed is None or last in allowed or self.rules[last].kind is None):
-            hit = self._tried_first(last, message, allowed)
-            if hit is not None:
-                return hit
+        for `candidates` (the row tried first must be a candidate too).
+
+        The row that matched last is tried before any keyword scan (its plan, `_dispatch_tables`' `before`): its own
+        keyword first (one test: a line of another kind ends it there), then none of the earlier rows' keywords but
+        its own (the parts they share, each tested once: _cover); the earlier rows holding its keyword are the candidates before it, tried in table order (the keyword
+        found is one they hold, for most: known to occur, no second test).  Inline, not a method: a new line of a
+        flood pays no call for it."""
+        plan = self._plan
+        if plan is not None:
+            last, rule, keywords, others, sharing = plan
+            if allowed is None or last in allowed or rule.kind is None:
+                for keyword in keywords:
+                    if keyword in message:
+                        for earlier in others:
+                            if earlier in message:
+                                break
+                        else:
+                            for i, before, held, gate in sharing:
+                                if (allowed is None or i in allowed or before.kind is None) and (
+                                        keyword in held or any(k in message for k in held)):
+                                    if gate is not None and gate not in message:
+                                        continue
+                                    m = before.pattern.search(message)
+                                    if m is not None:
+                                        self._remember(i)
+                                        return before, m
+                            m = rule.pattern.search(message)
+                            if m is not None:
+                                return rule, m
+                        break
         for rule, i, gate in self._tries(message, allowed):
             if gate is not None and gate not in message:
                 continue
@@ -180,38 +234,23 @@ class Dispatch:
                 return rule, m
         return None
 
-    def _tried_first(self, last: int, message: str, allowed: frozenset[int] | None) -> tuple[Rule, re.Match] | None:
-        """The row that matched last, tried before any keyword scan: its own keyword first (one test: a line of
-        another kind ends it there), then none of the earlier rows' keywords but its own; the earlier rows holding its
-        keyword are the candidates before it, tried in table order.  None: the scan decides."""
-        rules, rule = self.rules, self.rules[last]
-        for keyword in rule.keywords:
-            if keyword in message:
-                break
-        else:
-            return None
-        others, sharing = self._before[last]
-        for earlier in others:
-            if earlier in message:
-                return None
-        for i in sharing:
-            before = rules[i]
-            # (the keyword found above is one it holds for most: known to occur, no second test)
-            if (allowed is None or i in allowed or before.kind is None) and (
-                    keyword in before.keywords or any(k in message for k in before.keywords)):
-                gate = self._gates[i]
-                if gate is not None and gate not in message:
-                    continue
-                m = before.pattern.search(message)
-                if m is not None:
-                    self._remember(i)
-                    return before, m
-        m = rule.pattern.search(message)
-        return (rule, m) if m is not None else None
-
     def _remember(self, index: int) -> None:
-        """The row that matched, to be tried first next time where few keywords come before it (MAX_BEFORE)."""
-        self._last = index if len(self._before[index][0]) <= MAX_BEFORE else None
+        """The row that matched, to be tried first next time where few keywords come before it (MAX_BEFORE): its
+        plan, this Dispatch's rows (an equal table's rows are other objects) with what the shared tables say of
+        them, made when the row first matches."""
+        plan = self._plans.get(index, self)  # (self: not made yet; a plain dict, no cycle through a bound method)
+        if plan is self:
+            plan = self._plans[index] = self._plan_of(index)
+        self._plan = plan
+
+    def _plan_of(self, index: int) -> tuple | None:
+        before = self._before[index]
+        if before is None:
+            return None
+        others, sharing = before
+        rules = self.rules
+        return (index, rules[index], rules[index].keywords, others,
+                tuple((j, rules[j], held, gate) for j, held, gate in sharing))
 
     def candidates(self, message: str, allowed: frozenset[int] | None = None) -> tuple[Rule, ...]:
         """`allowed`: the finding rows that may match (indexes; look-alike rows are always kept), or None."""

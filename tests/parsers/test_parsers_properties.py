@@ -703,9 +703,9 @@ def test_split_gives_the_message_the_builder_does_for_a_dmesg_x_line_with_a_jour
 
 
 def test_the_row_tried_first_tests_the_keyword_it_found_once():
-    """Dispatch._tried_first found the last row's keyword ("Xid") in the line; xid_fallen before it holds the same one:
-    it is known to occur, not tested again (a substring test a new Xid line), and results are those of the candidates
-    tried in order."""
+    """Dispatch.first, trying the last row first, found its keyword ("Xid") in the line; xid_fallen before it holds the
+    same one: it is known to occur, not tested again (a substring test a new Xid line), and results are those of the
+    candidates tried in order."""
     from parsers.classify import Dispatch
     from parsers.rules import RULES
 
@@ -723,6 +723,50 @@ def test_the_row_tried_first_tests_the_keyword_it_found_once():
     assert hit[0].name == "xid" and tested.count("Xid") == 1, tested
     assert d.first(Message("NVRM: Xid (PCI:0000:5d:00): 79, pid=1, name=x, GPU has fallen off the bus."))[0].name \
         == "xid_fallen"
+
+
+def test_the_row_tried_first_tests_a_part_earlier_keywords_share_once():
+    """A new Xid line, the xid row tried first: where earlier rows' keywords share a part ("fail", " INFO"), that part
+    is tested once for them all (Dispatch's plan, classify._cover), not each keyword: fewer substring tests than its
+    own keyword, the keywords before it and the gates of the rows sharing its keyword (15 before), same result."""
+    from parsers.classify import Dispatch
+    from parsers.rules import RULES
+
+    tested = []
+
+    class Message(str):
+        def __contains__(self, keyword):
+            tested.append(keyword)
+            return str.__contains__(self, keyword)
+
+    d = Dispatch(RULES)
+    xid = "NVRM: Xid (PCI:0000:5d:00): 95, pid={}, name=python3, Uncontained: FBHUB. RST: No, D-RST: No"
+    assert d.first(xid.format(1))[0].name == "xid"
+    i = next(i for i, r in enumerate(RULES) if r.name == "xid")
+    earlier = {k for r in RULES[:i] for k in r.keywords} - set(RULES[i].keywords)
+    sharing = [r for r in RULES[:i] if set(r.keywords) & set(RULES[i].keywords)]
+    assert d.first(Message(xid.format(2)))[0].name == "xid"
+    assert len(tested) < 1 + len(earlier) + len(sharing), tested
+    assert d.first(Message("NCCL INFO " + xid.format(3)))[0].name == "nccl_info"
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.text(alphabet="abcf IN", min_size=1, max_size=12), min_size=1, max_size=8, unique=True))
+def test_each_keyword_holds_a_literal_of_its_cover(keywords):
+    """classify._cover: where none of its literals occurs in a line, none of the keywords does (each holds one), and
+    it has no more literals than keywords; on the table's rows tried first too."""
+    from parsers.classify import _before, _cover, _dispatch_tables
+    from parsers.rules import RULES
+
+    keywords = tuple(keywords)
+    cover = _cover(keywords)
+    assert len(cover) <= len(keywords) and all(any(part in k for part in cover) for k in keywords)
+    gates = _dispatch_tables(RULES)[3]
+    for i in range(len(RULES)):
+        plan = _before(RULES, i, gates)
+        if plan is not None:
+            earlier = {k for r in RULES[:i] for k in r.keywords} - set(RULES[i].keywords)
+            assert all(any(part in k for part in plan[0]) for k in earlier), RULES[i].name
 
 
 def test_split_leaves_a_dmesg_line_without_a_journal_tag_to_a_builder_that_does_not_look_again():
