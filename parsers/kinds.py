@@ -68,10 +68,10 @@ class OomScope:
 # kind's category (oom_kill: infrastructure).  The kubelet's node-pressure eviction is no OOM kill (triage.facts
 # POD_ENDS "Evicted": infrastructure).
 OOM_SCOPES = MappingProxyType({
-    "cgroup": OomScope("application", "its memory cgroup's limit (the container's or the step's): the job used more "
+    "cgroup": OomScope("application", "its memory cgroup's limit, the container's or the step's: the job used more "
                        "memory than it asked for"),
-    "host": OomScope("infrastructure", "the node's memory (no cgroup limit reached): another tenant, a daemon or "
-                     "the job itself on a node without a limit"),
+    "host": OomScope("infrastructure", "the node's memory, no cgroup limit reached: another tenant, a daemon or the "
+                     "job itself on a node without a limit"),
 })
 
 
