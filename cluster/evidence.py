@@ -48,7 +48,7 @@ from parsers.telemetry import node_fault_reasons
 from triage import Evidence
 from triage.attribute import JOB_SEEN_NODE_FAULTS, NODE_FAULT_KINDS
 from triage.facts import INT_FIELDS as FACT_INT_FIELDS, ONLY_ANOTHER, TEXT_FIELDS as FACT_TEXT_FIELDS, Collective
-from triage.facts import read_collectives, read_ray_task, read_words
+from triage.facts import WHY_OOM, read_collectives, read_ray_task, read_words
 from triage.read import of_ray_task
 from triage.inventory import fault_in, pod_ended
 
@@ -245,9 +245,9 @@ class Reader:
                     continue
                 text = f"container {cs.get('name')} of pod {name} terminated: {state.get('reason') or 'Error'}, " \
                        f"exit code {code}"
-                if state.get("reason") == "OOMKilled":
+                if state.get("reason") == "OOMKilled":  # its cgroup's limit (WHY_OOM)
                     out.append(Evidence("oom_kill", "error", "application", when, host, rank, text=text,
-                                        file=f"pod/{name}", exit_code=code))
+                                        file=f"pod/{name}", exit_code=code, details={"oom": WHY_OOM["OOMKilled"]}))
                     continue
                 signal = code - 128 if isinstance(code, int) and 128 < code < 160 else state.get("signal")
                 out.append(Evidence("rank_exit", "error", "unknown", when, host, rank, text=text, file=f"pod/{name}",

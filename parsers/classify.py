@@ -697,7 +697,13 @@ class Classifier:
             absorbed = bool(seen) and stage not in seen  # a stage met again: the next event
             self._events[name] = position
             self._stages[name] = seen | {stage} if absorbed else frozenset((stage,))
-            return _ABSORBED if absorbed else _FREE
+            if not absorbed:
+                return False, name, None, None  # the event's finding (kept where a later line may amend it)
+            made = self._made.get(name)
+            if made is not None:  # what the line gives the event's finding (_fill: an OOM kill's scope)
+                self._made[name] = (position, made[1])
+                return True, None, None, name
+            return _ABSORBED
         if inside:
             self._events[name] = position
             if prefix in EVENT_SECTIONS and stage in EVENT_SECTIONS[prefix]:

@@ -53,6 +53,29 @@ CLEAR_SCOPES = ("subject", "gpus")
 
 
 @dataclass(frozen=True, slots=True)
+class OomScope:
+    category: str  # a job's failure by such a kill (triage), one of CATEGORIES
+    said: str  # what ran out, in an incident's reason
+
+
+# Whose memory an OOM kill (kind oom_kill; a job's end for it, kind job_ended) says ran out: details "oom", set by
+# the lines that tell (parsers/rules.py OOM_WORDS: the kernel's constraint and the words before "Kill(ed) process";
+# triage.facts WHY_OOM: Slurm's step cgroup, a pod's OOMKilled).  "cgroup": a memory cgroup's own limit (the
+# container's, the Slurm step's): the job used more memory than it asked for, the application's; the same job fails
+# alike on any node.  "host": the node's memory as a whole (no cgroup limit reached; a cpuset's or NUMA policy's
+# nodes): another tenant, a daemon's leak, or the job on a node without a limit; the node's, infrastructure.  A kill
+# whose lines say neither (only "invoked oom-killer" or a bare "Killed process" survived, Ray's memory monitor) is the
+# kind's category (oom_kill: infrastructure).  The kubelet's node-pressure eviction is no OOM kill (triage.facts
+# POD_ENDS "Evicted": infrastructure).
+OOM_SCOPES = MappingProxyType({
+    "cgroup": OomScope("application", "its memory cgroup's limit, the container's or the step's: the job used more "
+                       "memory than it asked for"),
+    "host": OomScope("infrastructure", "the node's memory, no cgroup limit reached: another tenant, a daemon or the "
+                     "job itself on a node without a limit"),
+})
+
+
+@dataclass(frozen=True, slots=True)
 class Clears:
     """A lifecycle kind: a finding of it that fits `match` (condition rule match keys: its `xid`, its details'
     `state`) ends the problems whose clear mode is `mode` (one of CLEAR_MODES) within `scope` and, where `ends` names
@@ -316,7 +339,9 @@ TABLE: tuple[Kind, ...] = (
     Kind("hung_task", "hung task", None, "warning", "unknown", "INVESTIGATE", "HungTask",
          doc="the kernel's hung task detector: a task blocked for minutes", category="infrastructure"),
     Kind("oom_kill", "oom kill", None, "warning", "application", "RESTART_APP", "OomKill",
-         doc="the kernel's OOM killer killed a process", category="infrastructure", fails_job=True),
+         doc="the kernel's OOM killer killed a process; details `oom` says whose memory ran out where its lines "
+             "tell (`cgroup`: a container's or step's own limit, the job's; `host`: the node's)",
+         category="infrastructure", fails_job=True),
     Kind("gpu_reset_required", "gpu reset required", "gpu", "fatal", "driver", "RESET_GPU", "GPUResetRequired", (
         Raise("GPUUnhealthy", "reset"),
     ), doc="the driver refuses the GPU work until it is reset: NVRM assertion NV_ERR_RESET_REQUIRED, or its "

@@ -309,7 +309,8 @@ EVENT_ESCALATES = frozenset({"nvme", "lustre", "nfs", "ceph"})
 #   corrected, to their severity. The record's window is the longer (an ARM processor error's vendor bytes, ghes_edac's
 #   count line and the page's handling after them).
 EVENT_AMENDS = {"aer": 256, "gsp": 64, "reset": 64, "nccl_exception": 2, "mce": 16, "xla_rendezvous": 64,
-                "smmu": 64, "cper": 64, "lockup": 32, "rcu_stall": 64, "retrain": 16, "ofi": 4, "ecc": 1}
+                "smmu": 64, "cper": 64, "lockup": 32, "rcu_stall": 64, "retrain": 16, "ofi": 4, "ecc": 1,
+                "oom": EVENT_LINES["oom"]}
 # Event -> the findings (kind, Xid) of later lines whose GPU address an open event of that name takes when its finding
 # named none (an amendment, "pci"): the GSP's heartbeat lines naming no GPU, then "NVRM: Xid (PCI:0000:01:00): 154,
 # GPU recovery action changed .." or "Rate limiting GSP RPC error prints for GPU at PCI:0000:0a:00" (open-gpu-kernel-
@@ -347,9 +348,10 @@ EVENT_FILL_DETAILS = {"mce": ("forced",), "cper": ("forced", "what")}
 # (details "amends": the first of them; EVENT_FILL_DETAILS carried with them) when the line fills no field: "cper":
 # hwpoison's page ("pfn") or the poison a process consumed ("consumed") after the record (the record's finding says what
 # the kernel did with the page, as an x86 machine check's does; triage reads a page taken offline as a memory error a
-# process of the host may have died of).
+# process of the host may have died of); "oom": whose memory an OOM kill's later line says ran out (OOM_WORDS) after
+# an "invoked oom-killer" line that said nothing of it, within the kill's report (its EVENT_LINES: the task table).
 EVENT_FILL_ALONE = {"cper": ("pfn", "consumed"), "lockup": ("module", "function"), "rcu_stall": ("module", "function"),
-                    "ecc": ("memory", "detail_xid")}
+                    "ecc": ("memory", "detail_xid"), "oom": ("oom",)}
 # Events whose opening line may come after a line that details it: an "open" line within the event's window (EVENT_LINES)
 # more severe than the finding its earlier line made is that finding's amendment (details "amends": "severity"), not a
 # second event, and takes the details the earlier line gave (EVENT_FILL_ALONE). The Xid 171 / 172 the GSP firmware logs
@@ -405,6 +407,16 @@ AER_OPEN, AER_JOIN = ("aer", "open"), ("aer", "join")
 MLX5_HEALTH_JOIN = ("mlx5_health", "join")
 SXID_OPEN, SXID_JOIN = ("sxid", "open"), ("sxid", "join")
 OOM_ONCE = ("oom", "once")
+# Whose memory an OOM kill's line says ran out (details "oom": a key of kinds.OOM_SCOPES), in each era's words
+# (mm/oom_kill.c, memcontrol.c): 4.19+'s summary "oom-kill:constraint=<oom_constraint_text>" (CONSTRAINT_MEMCG: a memory
+# cgroup's limit; CONSTRAINT_NONE: the whole node; CONSTRAINT_CPUSET / CONSTRAINT_MEMORY_POLICY: the NUMA nodes a cpuset
+# or mempolicy allows, the node's memory there, no limit of the job's), the message before "Killed process" (4.19+) or
+# "Kill process .. or sacrifice child" (before): "Memory cgroup out of memory" (mem_cgroup_out_of_memory) or "Out of
+# memory" (out_of_memory, "(oom_kill_allocating_task)" after it where that sysctl chose the victim), and before 4.19
+# the memcg report's "Task in <cgroup> killed as a result of limit of <cgroup>" (mem_cgroup_print_oom_info).
+OOM_WORDS = {"CONSTRAINT_MEMCG": "cgroup", "CONSTRAINT_NONE": "host", "CONSTRAINT_CPUSET": "host",
+             "CONSTRAINT_MEMORY_POLICY": "host", "Memory cgroup out of memory": "cgroup", "Out of memory": "host",
+             "killed as a result of limit": "cgroup"}
 LOCKUP_OPEN = ("lockup", "open")
 # A panic's reason that says the hardware killed the kernel (the kernel_panic rows' attribution hardware): an x86
 # machine check ("Fatal machine check", "Machine check from unknown source", mce_panic's "Timeout: Not all CPUs
@@ -1567,22 +1579,26 @@ RULES: tuple[Rule, ...] = (
     # task=<name>,pid=<n>,..", "Kill process <n> (<name>) score <s> or sacrifice child" (before 4.19), "Killed
     # process <n> (<name>)" (with or without "Out of memory: " / "Memory cgroup out of memory: "), and
     # "oom_reaper: reaped process <n> (<name>)". Each comes once per kill (OOM_ONCE): the first seen is the
-    # finding, a second of the same line starts the next kill.
+    # finding, a second of the same line starts the next kill. Whose memory ran out (details "oom", OOM_WORDS) is
+    # said by the constraint, the "Task in" line and the words before "Kill(ed) process"; a later line of the kill
+    # gives it to a finding that lacks it (EVENT_FILL_ALONE: the "invoked oom-killer" line says nothing of it).
     _r("oom_invoked", "oom_kill", ["invoked oom-killer"], r"invoked oom-killer: ",
        event=OOM_ONCE),
     _r("oom_memcg_task", "oom_kill", ["killed as a result of limit"],
-       r"Task in (?P<cgroup>\S+) killed as a result of limit of (?P<limit_cgroup>\S+)",
-       event=OOM_ONCE),
+       r"Task in (?P<cgroup>\S+) (?P<oom>killed as a result of limit) of (?P<limit_cgroup>\S+)",
+       refine="oom", event=OOM_ONCE),
     _r("oom_constraint", "oom_kill", ["oom-kill:constraint="],
        r"oom-kill:constraint=(?P<constraint>\w+)(?:.*?,task_memcg=(?P<cgroup>[^,]*))?"
        r"(?:.*?,task=(?P<process>[^,]*),pid=(?P<pid>\d+))?",
-       event=OOM_ONCE),
+       refine="oom", event=OOM_ONCE),
     _r("oom_sacrifice", "oom_kill", ["sacrifice child"],
+       r"(?:(?P<oom>Memory cgroup out of memory|Out of memory)(?: \(oom_kill_allocating_task\))?: )?"
        r"Kill process (?P<pid>\d+) \((?P<process>[^)]*)\) score \d+ or sacrifice child",
-       event=OOM_ONCE),
+       refine="oom", event=OOM_ONCE),
     _r("oom_kill", "oom_kill", ["Killed process"],
-       r"(?:(?:Memory cgroup out of memory|Out of memory): )?Killed process (?P<pid>\d+)(?:, UID \d+,)? \((?P<process>[^)]*)\)",
-       event=OOM_ONCE),
+       r"(?:(?P<oom>Memory cgroup out of memory|Out of memory)(?: \(oom_kill_allocating_task\))?: )?"
+       r"Killed process (?P<pid>\d+)(?:, UID \d+,)? \((?P<process>[^)]*)\)",
+       refine="oom", event=OOM_ONCE),
     _r("oom_reaper", "oom_kill", ["oom_reaper: reaped process"],
        r"oom_reaper: reaped process (?P<pid>\d+) \((?P<process>[^)]*)\)",
        event=OOM_ONCE),
@@ -3248,6 +3264,13 @@ def _refine_crash(g: dict, out: dict) -> None:
 _STORAGE_MODULE_OF = tuple((LazyPattern("|".join(modules)), fs) for fs, modules in STORAGE_CLIENT_MODULES.items())
 
 
+def _refine_oom(g: dict, out: dict) -> None:
+    """An OOM kill's line: whose memory it says ran out (OOM_WORDS), where it says."""
+    scope = OOM_WORDS.get(g.get("oom") or g.get("constraint") or "")
+    if scope is not None:
+        out["details"]["oom"] = scope
+
+
 def _refine_storage_oops(g: dict, out: dict) -> None:
     """An oops in a storage client module: whose filesystem it is (STORAGE_CLIENT_MODULES)."""
     for modules, fs in _STORAGE_MODULE_OF:
@@ -3293,6 +3316,7 @@ REFINERS = {"xid": _refine_xid, "device_plugin_xid": _refine_device_plugin_xid, 
             "mlx5_syndrome": _refine_mlx5_syndrome, "mlx5_cqe": _refine_mlx5_cqe,
             "mlx5_cq_error": _refine_mlx5_cq_error,
             "nccl_text": _refine_nccl_text, "crash": _refine_crash, "storage_oops": _refine_storage_oops,
+            "oom": _refine_oom,
             **{key: _refine_as_xid(xid) for key, xid in XID_WITHOUT_LINE.items()}}
 
 # Every keyword of the table: the prefilter over whole buffers is built from these.

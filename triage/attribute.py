@@ -42,11 +42,12 @@ from parsers import xid_info
 from parsers.finding import SEVERITY_RANK
 from parsers.correlate import WHAT as KIND_WORDING
 from parsers.kinds import BY_NAME as KIND
+from parsers.kinds import OOM_SCOPES
 from parsers.kinds import TABLE as KIND_TABLE
 from parsers.rules import NVSMI_NO_GPU
 
 from .clock import SKEW
-from .facts import JOB_TABLE, POD_ENDS, SIGNALS
+from .facts import JOB_TABLE, POD_ENDS, SIGNALS, WHY_OOM
 from .model import Evidence, Incident, Root, _int
 from .teardown import fails, teardown
 
@@ -420,7 +421,19 @@ def attribution_of(e: Evidence) -> str:
     return xid_info(int(cause)).attribution if cause is not None else e.attribution
 
 
+def oom_scope(e: Evidence) -> str | None:
+    """Whose memory an OOM kill says ran out (a key of OOM_SCOPES): the kernel's lines' details "oom", a job's end for
+    it by its reason (facts.WHY_OOM); None: not an OOM kill, or its lines do not say."""
+    if e.kind == "job_ended":
+        return WHY_OOM.get(e.details.get("why"))
+    scope = e.details.get("oom") if e.kind == "oom_kill" else None
+    return scope if scope in OOM_SCOPES else None
+
+
 def category_of(e: Evidence) -> str | None:
+    scope = oom_scope(e)
+    if scope is not None:  # a cgroup's own limit: the job's; the node's memory: infrastructure (OOM_SCOPES)
+        return OOM_SCOPES[scope].category
     if e.kind == "cuda_error" and e.details.get("cuda_error") in CUDA_TEXT_CATEGORY:
         return CUDA_TEXT_CATEGORY[e.details["cuda_error"]]
     if e.kind == "job_ended" and e.details.get("fact") == "slurm_cancelled":
@@ -1231,7 +1244,7 @@ WHAT = {"xid": lambda e: f"Xid {e.xid}", "sxid": lambda e: f"SXid {e.sxid}", "ib
         "rank_exit": lambda e: f"exit ({'signal ' + str(e.signal) if e.signal else 'code ' + str(e.exit_code)})",
         "worker_exit": lambda e: f"DataLoader worker killed (signal {e.signal})",
         "process_lost": lambda e: LOST_HOW.get(e.details.get("fact"), "declared dead by the job's coordinator"),
-        "oom_kill": lambda e: "host OOM kill",
+        "oom_kill": lambda e: "OOM kill" + (f" ({OOM_SCOPES[oom_scope(e)].said})" if oom_scope(e) else ""),
         "process_crash": lambda e: f"{e.details.get('process') or 'a process'}:{e.pid} crashed (signal "
                                    f"{e.details.get('signal')}) in {e.details.get('library') or 'its own code'}",
         "memory_error": lambda e: _memory_what(e), "job_ended": lambda e: _ended_what(e),

@@ -121,6 +121,11 @@ def _f(name, kind, keywords, pattern, severity="error", flags=0) -> Fact:
 # JobEnded Event words it; the incident's "job ended (<why>)"): srun's node failure, and Slurm's OOM kill in a step's
 # cgroup in the words of the state it gives the step (sacct's OUT_OF_MEMORY; srun's "task 0: Out Of Memory").
 FACT_WHY = {"srun_node_failure": "NODE FAILURE", "slurm_oom": "OUT OF MEMORY"}
+# The job's ends (details "why") that are an OOM kill, and whose memory it says ran out (parsers.kinds.OOM_SCOPES, whose
+# category the job's failure takes): Slurm's step cgroup ("Detected N oom-kill events in StepId=..": the step's own
+# memory limit, --mem) and a container Kubernetes reports OOMKilled (its cgroup's limit; the kubelet's node-pressure
+# eviction is "Evicted", POD_ENDS).
+WHY_OOM = {"OUT OF MEMORY": "cgroup", "OOMKilled": "cgroup"}
 
 
 # ---- a pod Kubernetes itself ended ------------------------------------------------------------------------------

@@ -609,9 +609,12 @@ class FileReader:
         for f in amendments:
             ev = self._found.get(f.line) if f.file == self.name else None
             what = f.details.get("amends")
-            if ev is None or ev.kind != f.kind or what not in ("severity", "pci", "peer", "pid"):
+            if ev is None or ev.kind != f.kind or what not in ("severity", "pci", "peer", "pid", "oom"):
                 continue  # that line's finding was no evidence (a fact said more), or was forgotten
             details = {**f.details, **ev.details, "amends": what}
+            if what == "oom":  # a later line of an OOM kill said whose memory ran out (its category: OOM_SCOPES)
+                yield ev.with_context(details=details)
+                continue
             if what == "pid":  # a later line of the event named the process it is about (a memory error's SIGBUS)
                 if f.process:
                     details["process"] = f.process

@@ -292,6 +292,8 @@ def test_a_standing_driver_mismatch_condition_is_a_node_fault_for_the_jobs_on_th
 
 
 def test_a_failed_container_is_a_rank_death_and_oomkilled_an_oom_kill():
+    from triage import attribute
+
     p = {"metadata": {"name": "w-3"}, "spec": {"nodeName": "node-c"}, "status": {"containerStatuses": [
         {"name": "main", "state": {"terminated": {"exitCode": 139, "reason": "Error",
                                                   "finishedAt": "2024-07-25T07:00:00Z"}},
@@ -299,6 +301,9 @@ def test_a_failed_container_is_a_rank_death_and_oomkilled_an_oom_kill():
     exits = Reader().pod_exits(p, rank=3)
     assert [(e.kind, e.signal, e.rank, e.host) for e in exits] == [("rank_exit", 11, 3, "node-c"),
                                                                      ("oom_kill", None, 3, "node-c")]
+    # OOMKilled: the container's own memory limit, the application's (as offline: triage.facts.WHY_OOM); was
+    # infrastructure, as the node's memory running out
+    assert exits[1].details["oom"] == "cgroup" and attribute([exits[1]])[0].category == "application"
 
 
 # Real lines (tests/fixtures/realworld/runtime-2026i.yaml, driver-jobs-2026c.yaml): the kubelet's words for a container

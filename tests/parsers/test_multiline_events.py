@@ -120,6 +120,82 @@ def test_one_oom_report_is_one_kill_and_the_next_report_is_another():
     assert [f.kind for f in realworld.findings(only_killed)] == ["oom_kill", "oom_kill"]
 
 
+# Whose memory an OOM kill says ran out (details "oom", parsers.rules.OOM_WORDS), each era's wording, REAL lines:
+OOM_SCOPE_REPORTS = [
+    # 5.x+, the node's memory: the whole report (dmesg --time-format iso | grep oom; equinor/ert #7797), its
+    # "invoked oom-killer" line first, which says nothing of it
+    (["2024-04-29T14:55:41,678628+02:00 pool invoked oom-killer: gfp_mask=0x6200ca(GFP_HIGHUSER_MOVABLE), order=0, "
+      "oom_score_adj=0",
+      "2024-04-29T14:55:41,678661+02:00  oom_kill_process.cold.33+0xb/0x10",
+      "2024-04-29T14:55:41,678996+02:00 [  pid  ]   uid  tgid total_vm      rss pgtables_bytes swapents oom_score_adj "
+      "name",
+      "2024-04-29T14:55:41,679685+02:00 oom-kill:constraint=CONSTRAINT_NONE,nodemask=(null),cpuset=/,mems_allowed=0,"
+      "global_oom,task_memcg=/user.slice/user-21417.slice/user@21417.service,task=perl,pid=1440763,uid=21417",
+      "2024-04-29T14:55:41,679700+02:00 Out of memory: Killed process 1440763 (perl) total-vm:87033376kB, "
+      "anon-rss:60356340kB, file-rss:0kB, shmem-rss:0kB, UID:21417 pgtables:169956kB oom_score_adj:0",
+      "2024-04-29T14:55:46,947445+02:00 oom_reaper: reaped process 1440763 (perl), now anon-rss:0kB, file-rss:0kB, "
+      "shmem-rss:0kB"], "host"),
+    # 5.x+, a pod's container's limit: the task table's end, then the summary (syntara-orchestration/syntara #330)
+    (["[Fri Aug 21 22:26:52 2026] [  32550] 525287 32550 67713442   536771   522690    14081         0  4608000        "
+      "0           992 uvicorn",
+      "[Fri Aug 21 22:26:52 2026] oom-kill:constraint=CONSTRAINT_MEMCG,nodemask=(null),cpuset=user.slice,mems_allowed=0,"
+      "oom_memcg=/user.slice/user-1000.slice/user@1000.service/user.slice/libpod-11017d9ed95ddc35b24735fce395331554737a0"
+      "676defb9930e07b0ee6d802e5.scope/container/kubelet.slice/kubelet-kubepods.slice/kubelet-kubepods-burstable.slice/"
+      "kubelet-kubepods-burstable-pod17d1d0b1_bbeb_4252_a45c_c9f426d1cb34.slice,task_memcg=/user.slice/user-1000.slice/"
+      "user@1000.service/user.slice/libpod-11017d9ed95ddc35b24735fce395331554737a0676defb9930e07b0ee6d802e5.scope/"
+      "container/kubelet.slice/kubelet-kubepods.slice/kubelet-kubepods-burstable.slice/kubelet-kubepods-burstable-"
+      "pod17d1d0b1_bbeb_4252_a45c_c9f426d1cb34.slice/cri-containerd-799855c3e9e23ea07677c581b96f444dffb0932d7a907973bb"
+      "08a8391803c559.scope,task=uvicorn,pid=32550,uid=525287"], "cgroup"),
+    # 5.x+, the message alone (reportportal/kubernetes #203; docker/for-linux #1001's host kill)
+    (["[ 7063.247407] Memory cgroup out of memory: Killed process 63214 (uwsgi) total-vm:3149468kB, "
+      "anon-rss:164992kB, file-rss:52176kB, shmem-rss:92kB, UID:0 pgtables:1372kB oom_score_adj:986",
+      "[ 7063.263325] oom_reaper: reaped process 63214 (uwsgi), now anon-rss:0kB, file-rss:0kB, shmem-rss:92kB"],
+     "cgroup"),
+    (["May 15 23:09:30 ubuntu-s-1vcpu-2gb-ams3-01 kernel: [  518.050606] Out of memory: Killed process 15784 (python3) "
+      "total-vm:11964kB, anon-rss:4288kB, file-rss:3028kB, shmem-rss:0kB"], "host"),
+    # 4.15: "Kill process .. or sacrifice child" with the message, then the bare "Killed process" (CrunchyData/
+    # crunchy-containers #1140)
+    (["[669521.998241] Memory cgroup out of memory: Kill process 86854 (postgres) score 1142 or sacrifice child",
+      "[669522.007945] Killed process 86854 (postgres) total-vm:308932kB, anon-rss:8396kB, file-rss:9808kB, "
+      "shmem-rss:21140kB"], "cgroup"),
+    # before 4.19, the memcg report's "Task in .. killed as a result of limit of .." (istio/istio #42734)
+    (["Jan  5 02:12:02 iZbp153spuk45ulvkwxf34Z kernel: Task in /kubepods.slice/kubepods-burstable.slice/kubepods-"
+      "burstable-pod0330b2c1_a15b_4cdd_b5e5_72d4a90bee82.slice/docker-b27201334a41cd0749d053b18378d7ea65617b8e26277197"
+      "ea25c974da1a5a8a.scope killed as a result of limit of /kubepods.slice/kubepods-burstable.slice/kubepods-"
+      "burstable-pod0330b2c1_a15b_4cdd_b5e5_72d4a90bee82.slice/docker-b27201334a41cd0749d053b18378d7ea65617b8e26277197"
+      "ea25c974da1a5a8a.scope",
+      "Jan  5 02:12:02 iZbp153spuk45ulvkwxf34Z kernel: memory: usage 1048576kB, limit 1048576kB, failcnt 189"],
+     "cgroup"),
+]
+
+
+@pytest.mark.parametrize("lines, scope", OOM_SCOPE_REPORTS)
+def test_an_oom_kill_says_whose_memory_ran_out_whichever_of_its_lines_say_it(lines, scope):
+    """REAL lines: one kill, its details "oom" as its lines say it, the same read line by line (the agent) and as a
+    whole (`gpu-npd parse`). Was: no scope at all (triage could not tell a container's limit from the node's
+    memory), and a report read from its "invoked oom-killer" line kept nothing its later lines said."""
+    for found in (realworld.findings("\n".join(lines)), realworld.events(realworld.classified(lines))):
+        assert [(f.kind, f.details.get("oom")) for f in found] == [("oom_kill", scope)]
+
+
+def test_an_oom_report_opened_by_invoked_oom_killer_takes_its_cgroup_scope_from_the_summary():
+    """CONSTRUCTED in the order mm/oom_kill.c prints a 5.x memcg kill (dump_header's "invoked oom-killer", then
+    dump_oom_summary's constraint and the kill), from REAL lines of two reports: reportportal/kubernetes #203's
+    "invoked oom-killer" line, leptonai/gpud #70's CONSTRAINT_MEMCG summary. The next report's first line starts a
+    kill of its own, which takes nothing from this one."""
+    invoked = "[ 7093.543707] uwsgi invoked oom-killer: gfp_mask=0xcc0(GFP_KERNEL), order=0, oom_score_adj=986"
+    summary = ("Aug 30 06:58:55.050705 ... kernel: oom-kill:constraint=CONSTRAINT_MEMCG,nodemask=(null),cpuset=cri-"
+               "containerd-ec9ee26695deb4cc72bc665efff1cf3a03fdfb12f1303e02fe9252985e084a95.scope,mems_allowed=0-1,"
+               "oom_memcg=/lxc.payload....-lxc/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-podeded8c65_"
+               "6e8e_4c6e_a889_3e427565c740.slice,task_memcg=/lxc.payload.ny2g2r5hh3-lxc/kubepods.slice/kubepods-"
+               "burstable.slice/kubepods-burstable-podeded8c65_6e8e_4c6e_a889_3e427565c740.slice/cri-containerd-"
+               "ec9ee26695deb4cc72bc665efff1cf3a03fdfb12f1303e02fe9252985e084a95.scope,task=pt_main_thread,pid=461754,"
+               "uid=0")
+    lines = [invoked, summary, invoked]
+    for found in (realworld.findings("\n".join(lines)), realworld.events(realworld.classified(lines))):
+        assert [(f.kind, f.details.get("oom")) for f in found] == [("oom_kill", "cgroup"), ("oom_kill", None)]
+
+
 @pytest.mark.parametrize("file,first,want", [
     # 3.x: "os_pci_init_handle: invalid context!" between the "fallen off the bus" lines: part of the event
     ("xid-shapes.yaml", "[   49.261458] NVRM: GPU at 0000:01:00.0 has fallen off the bus.",

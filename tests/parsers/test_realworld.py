@@ -103,8 +103,8 @@ def test_the_agents_record_path_finds_the_events_parse_finds():
         raw = realworld.classified(item["text"].splitlines())
         amended |= {f.details["amends"] for f in raw if f.details.get("amends")}
         assert fields(realworld.events(raw)) == fields(realworld.findings(item["text"])), item["source"]
-    assert amended == {"severity", "pci", "peer", "pid", "pfn", "consumed"}  # the corpus holds each kind: the comparison
-    # says something
+    # the corpus holds each kind: the comparison says something
+    assert amended == {"severity", "pci", "peer", "pid", "pfn", "consumed", "oom"}
 
 
 WHOLE = realworld.whole_logs()

@@ -1783,28 +1783,59 @@ SIGKILLED = ("[2025-03-21 01:57:00,000] torch.distributed.elastic.multiprocessin
              "local_rank: 2 (pid: 5939) of binary: /usr/bin/python")
 
 
+# the kernel's report of one OOM kill on node-a, in the 5.x order (dump_header's "invoked oom-killer", then
+# dump_oom_summary's constraint and the kill), shaped as equinor/ert #7797's and leptonai/gpud #70's real lines
+def oom_report(constraint: str, message: str) -> list[str]:
+    return ["Mar 21 01:56:58 node-a kernel: python invoked oom-killer: gfp_mask=0xcc0(GFP_KERNEL), order=0, "
+            "oom_score_adj=0",
+            f"Mar 21 01:56:59 node-a kernel: oom-kill:constraint={constraint},nodemask=(null),cpuset=/,mems_allowed=0,"
+            "task_memcg=/kubepods.slice/pod1,task=python,pid=5939,uid=0",
+            f"Mar 21 01:56:59 node-a kernel: {message}: Killed process 5939 (python) total-vm:123456kB, "
+            "anon-rss:120000kB, file-rss:0kB, shmem-rss:0kB, UID:0"]
+
+
 @pytest.mark.parametrize("files, root_kind, category", [
-    # a pod's status (kubectl describe: no stamp, no host) says the kubelet saw it OOMKilled
-    ({"launcher.log": [SIGKILLED], "describe.txt": ["      Reason:       OOMKilled"]}, "job_ended", "infrastructure"),
-    # Slurm's step summary of a cgroup's OOM kill (slurmstepd's wording), printed when the step ended, after the death
+    # a pod's status (kubectl describe: no stamp, no host) says the kubelet saw it OOMKilled: its container's limit
+    ({"launcher.log": [SIGKILLED], "describe.txt": ["      Reason:       OOMKilled"]}, "job_ended", "application"),
+    # Slurm's step summary of a cgroup's OOM kill (slurmstepd's wording), printed when the step ended, after the death:
+    # the step's own memory limit
     ({"launcher.log": [SIGKILLED, "[2025-03-21 01:58:30,000] slurmstepd: error: Detected 1 oom-kill event in "
                                   "StepId=4242.0. Some of your processes may have been killed by the cgroup "
-                                  "out-of-memory handler."]}, "job_ended", "infrastructure"),
-    # the kernel's OOM kill on the rank's host (the kernel-misc.log format)
+                                  "out-of-memory handler."]}, "job_ended", "application"),
+    # the kernel's OOM kill on the rank's host (the kernel-misc.log format): the node's memory
     ({"node-a/launcher.log": [SIGKILLED],
       "node-a/kern.log": ["Mar 21 01:56:59 node-a kernel: Out of memory: Killed process 5939 (python) "
                           "total-vm:123456kB, anon-rss:120000kB, file-rss:0kB, shmem-rss:0kB, UID:0"]}, "oom_kill",
      "infrastructure"),
+    # the same line, a memory cgroup's kill: the container's limit
+    ({"node-a/launcher.log": [SIGKILLED],
+      "node-a/kern.log": ["Mar 21 01:56:59 node-a kernel: Memory cgroup out of memory: Killed process 5939 (python) "
+                          "total-vm:123456kB, anon-rss:120000kB, file-rss:0kB, shmem-rss:0kB, UID:0"]}, "oom_kill",
+     "application"),
+    # the whole report, read from its "invoked oom-killer" line, which says neither: the lines after it say which
+    ({"node-a/launcher.log": [SIGKILLED], "node-a/kern.log": oom_report("CONSTRAINT_MEMCG", "Memory cgroup out of "
+                                                                                          "memory")},
+     "oom_kill", "application"),
+    ({"node-a/launcher.log": [SIGKILLED], "node-a/kern.log": oom_report("CONSTRAINT_NONE", "Out of memory")},
+     "oom_kill", "infrastructure"),
+    # a report that says neither (only its first line kept): the kind's category, the node's
+    ({"node-a/launcher.log": [SIGKILLED], "node-a/kern.log": oom_report("CONSTRAINT_NONE", "Out of memory")[:1]},
+     "oom_kill", "infrastructure"),
     # the scheduler's time limit before it: the job's own limit enforced (SLURM_ENDS), the application's
     ({"launcher.log": ["slurmstepd: error: *** STEP 4242.0 ON node-a CANCELLED AT 2025-03-21T01:56:58 DUE TO TIME "
                        "LIMIT ***", SIGKILLED]}, "job_ended", "application"),
 ])
 def test_a_sigkill_is_explained_only_by_a_line_that_says_so(files, root_kind, category):
-    """SYNTHETIC jobs in real formats: SIGKILL with evidence of who sent it (an OOM kill, the cgroup's event, the
-    pod's OOMKilled: infrastructure; the job's own time limit: application) is rooted at that evidence, its category
-    that evidence's."""
+    """SYNTHETIC jobs in real formats: SIGKILL with evidence of who sent it is rooted at that evidence, its category
+    that evidence's: an OOM kill in the job's own memory cgroup (the kernel's CONSTRAINT_MEMCG / "Memory cgroup out of
+    memory", Slurm's step cgroup event, a pod's OOMKilled) the application's, the job having used more than it asked
+    for; the node's memory running out (CONSTRAINT_NONE / "Out of memory") infrastructure; the job's own time limit
+    the application's. Was: every OOM kill infrastructure, and a report read from its "invoked oom-killer" line
+    kept nothing its later lines said."""
     first = job(files)[0]
     assert (first.category, first.root.kind) == (category, root_kind), first.reason
+    if root_kind == "oom_kill" and category == "application":
+        assert "the job used more memory than it asked for" in first.reason
 
 
 # Slurm's summary of a step's cgroup OOM kills, every wording met, each copied verbatim from its source:
@@ -1827,11 +1858,11 @@ SLURM_OOM_LINES = [
 
 @pytest.mark.parametrize("line", SLURM_OOM_LINES)
 def test_slurms_oom_kill_summary_is_read_in_every_era_and_said_as_out_of_memory(line):
-    """REAL lines: Slurm's step summary of a cgroup OOM kill is the job's end by the scheduler for lack of memory.
-    Was: the "event(s)" wordings read as nothing ("No failure found"), and the "oom_kill" one said "job ended
-    (cancelled)", as a scancel."""
+    """REAL lines: Slurm's step summary of a cgroup OOM kill is the job's end by the scheduler for lack of memory, the
+    step's own limit: the application's (was: infrastructure). Was: the "event(s)" wordings read as nothing ("No
+    failure found"), and the "oom_kill" one said "job ended (cancelled)", as a scancel."""
     first = job({"slurm.out": [line]})[0]
-    assert (first.category, first.root.kind) == ("infrastructure", "job_ended"), first.reason
+    assert (first.category, first.root.kind) == ("application", "job_ended"), first.reason
     assert first.evidence[0].details["why"] == "OUT OF MEMORY"
     assert "job ended (OUT OF MEMORY)" in first.reason and "cancelled" not in first.reason
 
