@@ -16,6 +16,22 @@ from agent.settings import ENV_PREFIX, Config, defaults, keys, render_defaults
 from agent.sinks import SINKS
 
 
+def test_the_defaults_are_plain_data_and_each_call_a_copy_of_its_own():
+    """defaults() copies by hand what copy.deepcopy copied at four times the cost: mappings and lists are copied,
+    anything else shared, so every leaf must be immutable, and no container of one call may be another's."""
+    def walk(value, path="", seen=None):
+        if isinstance(value, (dict, list)):
+            assert type(value) in (dict, list), (path, type(value))  # a subclass would be shared, not copied
+            seen.append(value)
+            for k, v in (value.items() if isinstance(value, dict) else enumerate(value)):
+                walk(v, f"{path}.{k}", seen)
+        else:
+            assert value is None or type(value) in (str, int, float, bool), (path, type(value))
+        return seen
+    a, b = walk(defaults(), seen=[]), walk(defaults(), seen=[])
+    assert a[0] == b[0] and not {id(x) for x in a} & {id(x) for x in b}
+
+
 def test_the_defaults_file_users_read_is_the_declaration(tmp_path):
     """`python -m agent.settings` prints every key with its doc and default (what agent/defaults.yaml was): it reads
     back as the defaults, and as a configuration file it gives the default configuration."""

@@ -312,9 +312,14 @@ def test_nodes_sharing_63_characters_never_touch_each_others_rules(api, tmp_path
         "spec": mine["spec"]}
     b = _agent(tmp_path, api, LONG_B, taint_hold_down_seconds=0)
     wait_until(lambda: api.conditions(LONG_B).get("GPUUnhealthy", {}).get("status") == "False", "B's first write")
-    wait_until(lambda: any(r[0] == "GET" and node_hash(LONG_B) in r[2].get("labelSelector", "")
-                           for r in list(api.requests)), "B's list of its rules", timeout=30)
-    time.sleep(1.0)  # what B deletes, it deletes right after that list
+    def b_listed():  # where B's list of its rules stands among the requests (None: not yet)
+        return next((i for i, r in enumerate(list(api.requests))
+                     if r[0] == "GET" and node_hash(LONG_B) in r[2].get("labelSelector", "")), None)
+    wait_until(lambda: b_listed() is not None, "B's list of its rules", timeout=30)
+    # what B deletes, it deletes right after that list, in the same pass; the node taints' read of B's Node follows
+    # the fencer's sync in that pass (agent/kube/sink.py _write_taints), so once it came any DELETE came before it
+    wait_until(lambda: any(r[:2] == ("GET", f"/api/v1/nodes/{LONG_B}") for r in list(api.requests)[b_listed():]),
+               "B's read of its Node after the fencer's sync", timeout=30)
     assert {"forged", "cut", mine["metadata"]["name"]} <= set(api.device_taint_rules)
     assert not [r for r in api.requests if r[0] == "DELETE" and "devicetaintrules" in r[1]]
     assert a.stop()[0] == 0 and b.stop()[0] == 0
@@ -352,7 +357,8 @@ def test_a_budget_refusal_is_a_refusal_not_a_node_taint(api, tmp_path: Path):
     wait_until(lambda: any(e.get("reason") == "DeviceTaintHeldByBudget" for e in api.events()), "the Event")
     wait_until(lambda: a.value("gpu_npd_taint_held_by_budget", taint="gpu-npd.io/unhealthy:gpu-0") == 1, "gauge")
     assert api.conditions("gpu-node-1")["GPUUnhealthy"]["status"] == "True"
-    time.sleep(0.5)
+    # the Event went out at the end of the pass that refused (KubernetesSink.sync: the node taints, then the Events),
+    # so a node taint that pass wrote would stand already
     assert api.taints("gpu-node-1") == [] and _name("gpu-node-1") not in api.device_taint_rules
     assert a.stop()[0] == 0
     assert "held back: the GPU taint budget" in a.proc.stderr.read().decode()
@@ -395,7 +401,9 @@ def test_racing_agents_never_fence_more_than_the_budget(api, tmp_path: Path):
     wait_until(lambda: sum(held(a) for a in agents) == 72, "72 refusals said (the gauge)", timeout=60)
     # the gauge is set when the refusal is decided; its Event is posted by the event writer's own thread after it
     wait_until(lambda: any(e.get("reason") == "DeviceTaintHeldByBudget" for e in api.events()), "a refusal's Event")
-    time.sleep(1.0)
+    # no wait for "nothing more": an agent creates its granted rules before it sets its refusals' gauge (DeviceFencer
+    # .sync), so with 72 refusals set every pass of the race has created what it will; a held GPU is asked for again
+    # only at its recheck, at a random time within 60 s (BUDGET_RECHECK_SECONDS), which no short wait would catch
     stop[0] = True
     t.join()
     assert most[0] == 8 and len(api.device_taint_rules) == 8
