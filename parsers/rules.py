@@ -130,9 +130,11 @@ TCPX_FLOW = r"(?:[^<\s]+<\d+><-)?"
 CEPH_MDS = r"ceph: (?:\[[0-9a-f-]+ \d+\]: )?(?P<device>mds\d+) "
 
 
-# The efa driver's prefix: dev_err's "efa <pci>: " (before its RDMA device is registered) or ibdev_err's "infiniband
-# <ibdev>: " for an EFA device (rdma-core's predictable name "rdmap<bus>s<slot>", else "efa_<n>").
-EFA_PREFIX = r"(?:\befa (?P<pci>" + PCI + r")|\binfiniband (?P<device>(?:rdmap|efa_)\w+)): "
+# The efa driver's prefix: dev_err's "efa <pci>: " (before its RDMA device is registered), or ibdev_err's for an EFA
+# device (rdma-core's predictable name "rdmap<bus>s<slot>", else "efa_<n>"): "efa <pci> <ibdev>: " where the RDMA
+# device has its PCI parent (__ibdev_printk; "efa 0000:a0:1a.0 rdmap160s26: Failed to process command ..", a trn1's
+# dmesg in aws-neuron-sdk's nrt-troubleshoot-trn1.rst), "infiniband <ibdev>: " where the line names no parent.
+EFA_PREFIX = r"\b(?:efa (?P<pci>" + PCI + r") ?|infiniband )(?P<device>(?:rdmap|efa_)\w+)?: "
 
 
 # A kernel oops's (or WARN's) faulting instruction, up to the module it is in: the trace's RIP line (x86; 2.6-3.x
