@@ -1,7 +1,7 @@
 """The efa kernel driver's lines under every prefix the kernel gives them (parsers/rules.py EFA_PREFIX): dev_err's
 "efa <pci>: ", ibdev_err's "efa <pci> <ibdev>: " (the RDMA device with its PCI parent, __ibdev_printk) and
 "infiniband <ibdev>: ". Lines marked REAL are copied verbatim from the public source beside them
-(tests/fixtures/realworld/nics-cloud-2026q.yaml holds them in context); lines marked SOURCE are efa_com.c's format
+(tests/fixtures/realworld/nics-2026q.yaml holds them in context); lines marked SOURCE are efa_com.c's format
 strings with the REAL line's prefix, a test, never a sample."""
 
 from __future__ import annotations

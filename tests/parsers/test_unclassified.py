@@ -130,7 +130,7 @@ def test_an_unclassified_line_of_a_function_device_keeps_its_function():
 
 
 # REAL: gve at probe, a NIC clock read before the device's resources were configured
-# (https://lore.kernel.org/netdev/20251202200207.1434749-1-hramamurthy@google.com/, nics-cloud-2026q.yaml): the cloud
+# (https://lore.kernel.org/netdev/20251202200207.1434749-1-hramamurthy@google.com/, nics-2026q.yaml): the cloud
 # fabrics' NIC drivers are the net's by their dev_printk prefix, the NIC's address kept
 GVE_CLOCK = "gve 0000:00:07.0: failed to read NIC clock -11"
 # REAL: libfabric's efa provider in a job's log (https://github.com/aws/aws-ofi-nccl/issues/715): the provider's name is
