@@ -130,9 +130,20 @@ TCPX_FLOW = r"(?:[^<\s]+<\d+><-)?"
 CEPH_MDS = r"ceph: (?:\[[0-9a-f-]+ \d+\]: )?(?P<device>mds\d+) "
 
 
-# The efa driver's prefix: dev_err's "efa <pci>: " (before its RDMA device is registered) or ibdev_err's "infiniband
-# <ibdev>: " for an EFA device (rdma-core's predictable name "rdmap<bus>s<slot>", else "efa_<n>").
-EFA_PREFIX = r"(?:\befa (?P<pci>" + PCI + r")|\binfiniband (?P<device>(?:rdmap|efa_)\w+)): "
+# The efa driver's prefix: dev_err's "efa <pci>: " (before its RDMA device is registered), or ibdev_err's for an EFA
+# device (rdma-core's predictable name "rdmap<bus>s<slot>", else "efa_<n>"): "efa <pci> <ibdev>: " where the RDMA
+# device has its PCI parent (__ibdev_printk; "efa 0000:a0:1a.0 rdmap160s26: Failed to process command ..", a trn1's
+# dmesg in aws-neuron-sdk's nrt-troubleshoot-trn1.rst), "infiniband <ibdev>: " where the line names no parent.
+EFA_PREFIX = r"\b(?:efa (?P<pci>" + PCI + r") ?|infiniband )(?P<device>(?:rdmap|efa_)\w+)?: "
+
+
+def _probe_failed(driver: str) -> tuple[list[str], str]:
+    """The driver core's verdict on a function its driver could not probe, in both eras (drivers/base/dd.c): 2.6-6.0's
+    "<driver>: probe of <pci> failed with error <errno>" and 6.1+'s "<driver> <pci>: probe with driver <driver> failed
+    with error <errno>": the row's keywords and regex (groups pci, errno)."""
+    return ([f"{driver}: probe of", f"probe with driver {driver} failed"],
+            re.escape(driver) + r"(?:: probe of)? (?P<pci>" + PCI + r")(?:: probe with driver " + re.escape(driver) +
+            r")? failed with error (?P<errno>-?\d+)")
 
 
 # A kernel oops's (or WARN's) faulting instruction, up to the module it is in: the trace's RIP line (x86; 2.6-3.x
@@ -1175,12 +1186,12 @@ RULES: tuple[Rule, ...] = (
        r"Detected insufficient power on the PCIe slot(?: \((?P<watts>\d+)W\))?", severity="warning"),
     # A function the driver could not load: the step that failed ("mlx5_core 0000:03:00.0: handle_hca_cap failed"), the
     # load's verdict (4.x "mlx5_load_one failed with error code -22", 5.x+ "mlx5_init_one failed with error code ..")
-    # and the driver core's "mlx5_core: probe of 0000:03:00.0 failed with error -22": one event per function.
+    # and the driver core's "mlx5_core: probe of 0000:03:00.0 failed with error -22" (6.x "mlx5_core 0000:03:00.0:
+    # probe with driver mlx5_core failed with error -22", _probe_failed): one event per function.
     _r("mlx5_load_failed", "nic_error", ["hca_cap failed", "_one failed with error code"],
        FIRST_MLX5 + r":? (?:\w+:\d+:\(pid \d+\): )?(?P<step>handle_hca_cap|set_hca_cap|mlx5_(?:load|init)_one) "
        r"failed(?: with error code (?P<errno>-?\d+))?", event=("mlx5_probe", "join")),
-    _r("mlx5_probe", "nic_error", ["mlx5_core: probe of"],
-       r"mlx5_core: probe of (?P<pci>" + PCI + r") failed with error (?P<errno>-?\d+)", event=("mlx5_probe", "join")),
+    _r("mlx5_probe", "nic_error", *_probe_failed("mlx5_core"), event=("mlx5_probe", "join")),
     # A firmware health failure is one event per function: "device's health compromised - reached miss count"
     # and/or "Health issue observed, <syndrome>" then print_health_info's dump (assert_var[n], assert_exit_ptr,
     # assert_callra, fw_ver, time, hw_id, rfr, severity, irisc_index, synd, ext_synd, raw fw_ver): the dump's
@@ -1308,15 +1319,15 @@ RULES: tuple[Rule, ...] = (
     # the response's valid bit never came), and one abandoned because the firmware's status says it is resetting or in
     # error ("Abandoning msg {0x.. 0x..} len: %d due to firmware status: 0x.."): the NIC's firmware not answering its
     # driver. Then the driver core's "bnxt_en 0000:43:00.0: probe with driver bnxt_en failed with error -16" (6.x
-    # drivers/base/dd.c) when it happened at probe: the function has no driver, the port is gone until the cause is
+    # drivers/base/dd.c; before, "bnxt_en: probe of 0000:00:03.0 failed with error -95", 5.4's after it could not read
+    # the adapter's serial number, lore netdev CACKFLimgUxTV7Cgg5dYtWtvTsWpOK538UtLmyyxP0tTaYOzL6g@mail.gmail.com)
+    # when it happened at probe: the function has no driver, the port is gone until the cause is
     # fixed. One event with them (a DMA the IOMMU blocked before it, lore stable 20260323134511.126623444@
     # linuxfoundation.org, its iommu_fault apart). Was: the unclassified net's warnings.
     _r("bnxt_hwrm_timeout", "nic_error", ["Error (timeout: ", "due to firmware status"],
        r"bnxt_en (?P<pci>" + PCI + r")(?: [^:]*)?: (?:Error \((?P<what>timeout): (?P<timeout_us>\d+)\)|"
        r"(?P<abandoned>Abandoning)) msg \{(?P<req_type>0x[0-9a-f]+) 0x[0-9a-f]+\}", event=("bnxt", "join")),
-    _r("bnxt_probe_failed", "nic_error", ["probe with driver bnxt_en failed"],
-       r"bnxt_en (?P<pci>" + PCI + r"): probe with driver bnxt_en failed with error (?P<errno>-?\d+)",
-       event=("bnxt", "join")),
+    _r("bnxt_probe_failed", "nic_error", *_probe_failed("bnxt_en"), event=("bnxt", "join")),
     _r("bnxt_after", None, ["bnxt_en ", "bnxt_re"],
        r"(?:bnxt_en " + PCI + r":? (?:[\w.\-]+: )?|infiniband bnxt_re\d+: )(?:QPLIB: cmdq\[0x[0-9a-f]+\]=0x[0-9a-f]+ "
        r"send failed|Failed to (?:modify|destroy|create|allocate|register|query) (?:HW|[Ff]ence)|Couldn't (?:change QP1 "

@@ -34,6 +34,11 @@ DRIVERS: tuple[tuple[str, str], ...] = (
     # Broadcom NetXtreme-C/E (Thor2 RoCE NICs of GPU clouds): bnxt_en prints the RoCE driver's command-queue lines too
     ("bnxt_en", "bnxt_en"),
     ("bnxt_re", "bnxt_re"),
+    # The cloud GPU fabrics' NICs, by their dev_printk prefix on the instance's PCI domain 0000 (the bare names are
+    # words of other lines: libfabric's "efa" provider, "gve" inside identifiers): AWS EFA (efa_com.c's admin queue
+    # has rows of its own) and Google's gVNIC (gve: A3's GPUDirect-TCPX NICs and every GCE VM's Ethernet)
+    ("efa 0000:", "efa"),
+    ("gve 0000:", "gve"),
 )
 DRIVER_KEYWORDS: tuple[str, ...] = tuple(k for k, _ in DRIVERS)
 # Driver label -> the device its lines are about (a key of parsers/kinds.py DEVICES), as a classified finding's kind
@@ -42,7 +47,7 @@ DRIVER_KEYWORDS: tuple[str, ...] = tuple(k for k, _ in DRIVERS)
 # Labels not listed name no device whose address is a function (the GPU's are its device number).
 DRIVER_DEVICES: dict[str, str] = {"nvidia": "gpu", "nvidia-modeset": "gpu", "nvidia-nvswitch": "nvswitch",
                                   "mlx5_core": "nic", "mlx5_ib": "nic", "pcieport": "pcie", "bnxt_en": "nic",
-                                  "bnxt_re": "nic"}
+                                  "bnxt_re": "nic", "efa": "nic", "gve": "nic"}
 assert set(DRIVER_DEVICES) <= {label for _, label in DRIVERS} and set(DRIVER_DEVICES.values()) <= set(DEVICES)
 
 # Words that make a driver line worth a look.
@@ -77,6 +82,11 @@ BENIGN: tuple[tuple[str, str], ...] = (
     # yoannlr.github.io content/broadcom-bcm57416-driver.md)
     (r"bnxt_en .*Device requests max timeout of \d+ seconds, may trigger hung task watchdog",
      "bnxt_en's firmware command timeout notice at probe"),
+    # efa's verdict on one admin command, alone (no admin queue failure around it: rules.py efa_cmd_failed): the device
+    # refused that command's parameters, as a process's deregistration racing the Neuron driver's clean-up at exit
+    # ("benign", aws-neuron-sdk nrt-troubleshoot-trn1.rst; NVSentinel: non-fatal, no action)
+    (r"\befa 0000:[0-9a-f:.]+(?: \w+)?: Failed to (?:process|submit) command \w+ \(opcode \d+\)",
+     "efa's verdict on one admin command the device refused"),
 )
 _BENIGN = LazyPattern("|".join(f"(?:{p})" for p, _ in BENIGN), re.I)  # compiled at the first driver error line
 

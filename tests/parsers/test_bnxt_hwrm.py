@@ -47,3 +47,15 @@ def test_the_probe_failure_after_it_is_the_same_event():
 def test_the_drivers_banners_stay_silent(line):
     """REAL lines (nics-2026i.yaml): the firmware's max command timeout notice and the FEC line are no fault."""
     assert _found([line]) == []
+
+
+# REAL: 5.4's driver core (lore netdev CACKFLimgUxTV7Cgg5dYtWtvTsWpOK538UtLmyyxP0tTaYOzL6g@mail.gmail.com,
+# nics-2026q.yaml); the mlx5_core lines are CONSTRUCTED from drivers/base/dd.c's two formats, as REAL_PROBE is 6.x's
+@pytest.mark.parametrize("line,pci", [
+    (REAL_PROBE, "0000:43:00"),
+    ("[    2.622295] bnxt_en: probe of 0000:00:03.0 failed with error -95", "0000:00:03"),
+    ("mlx5_core 0000:03:00.0: probe with driver mlx5_core failed with error -22", "0000:03:00"),
+    ("mlx5_core: probe of 0000:03:00.0 failed with error -22", "0000:03:00"),
+], ids=["bnxt 6.x", "bnxt 2.6-6.0", "mlx5 6.x", "mlx5 2.6-6.0"])
+def test_the_driver_cores_probe_failure_is_the_nics_in_both_eras(line, pci):
+    assert _found([line]) == [("nic_error", "error", pci)]

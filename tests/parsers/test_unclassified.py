@@ -127,3 +127,22 @@ def test_an_unclassified_line_of_a_function_device_keeps_its_function():
     assert port.kind == "unclassified" and port.pci == "0000:00:1c.4"
     gpu = parse_line("NVRM: GPU 0000:3b:00.1: kbusSetupBar2 failed! (0x26:0x65:1453)")  # synthetic, as UNKNOWN's
     assert gpu.kind == "unclassified" and gpu.pci == "0000:3b:00"
+
+
+# REAL: gve at probe, a NIC clock read before the device's resources were configured
+# (https://lore.kernel.org/netdev/20251202200207.1434749-1-hramamurthy@google.com/, nics-2026q.yaml): the cloud
+# fabrics' NIC drivers are the net's by their dev_printk prefix, the NIC's address kept
+GVE_CLOCK = "gve 0000:00:07.0: failed to read NIC clock -11"
+# REAL: libfabric's efa provider in a job's log (https://github.com/aws/aws-ofi-nccl/issues/715): the provider's name is
+# no driver's prefix
+LIBFABRIC_EFA = ("libfabric:17778:1732779731::efa:cq:efa_cq_ibv_cq_ex_open_with_ibv_create_cq_ex():92<warn> Unable to "
+                 "create extended CQ: Cannot allocate memory")
+
+
+def test_a_cloud_nic_drivers_unknown_error_is_kept_naming_the_nic():
+    f = parse_line(GVE_CLOCK)
+    assert f is not None and (f.kind, f.details["driver"], f.pci) == ("unclassified", "gve", "0000:00:07"), f
+
+
+def test_the_efa_provider_of_libfabric_is_not_the_efa_driver():
+    assert unclassified(LIBFABRIC_EFA) is None
