@@ -458,13 +458,13 @@ class PodLogSource(Source):
         budget, taken = MAX_UNSEEN_BYTES - st.st_size, []
         rotated = rotated_files(path)
         for cand in reversed(rotated):
-            size = self._rotated_size(cand, budget)
-            if size is None or size > budget:
-                break
-            try:
+            try:  # (its time before its size: a .gz is sized by decoding it)
                 if os.stat(cand).st_mtime < self._listed_at - MTIME_SLACK:
                     break
             except OSError:
+                break
+            size = self._rotated_size(cand, budget)
+            if size is None or size > budget:
                 break
             budget -= size
             taken.append(cand)

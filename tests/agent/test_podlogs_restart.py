@@ -555,6 +555,22 @@ def test_a_rotated_file_of_a_new_pod_written_before_the_listing_is_not_read(tree
     assert ranks == [8]
 
 
+def test_a_rotated_gz_written_before_the_listing_is_not_decoded_to_size_it(tree, monkeypatch):
+    """A .gz is sized by decoding it (`_rotated_size`): one last written before the listing is history by its time
+    alone and is not decoded.  Before, it was decoded (up to MAX_UNSEEN_BYTES) and then left for its time."""
+    root, _, state = tree
+    stopped(root, state)
+    cdir = new_pod(root, timeout(7))
+    (cdir / "0.log.20240725-070000.gz").write_bytes(gzip.compress(timeout(8).encode()))
+    listed_at = saved_state(state)["listed_at"]
+    os.utime(cdir / "0.log.20240725-070000.gz", (listed_at - 3600, listed_at - 3600))
+    decoded = []
+    real = podlogs.Decoded
+    monkeypatch.setattr(podlogs, "Decoded", lambda raw, fmt: decoded.append(raw.name) or real(raw, fmt))
+    ranks, _, _ = first_batch(root, state)
+    assert ranks == [7] and decoded == []
+
+
 # ---- rotated three times or more while the agent was down: which .gz is ours (the fingerprint) -----------------
 
 def test_a_file_rotated_three_times_while_down_is_found_by_its_fingerprint(tree):
