@@ -249,7 +249,9 @@ def _hyperscan_db(hs, exprs: list[bytes], flags: list[int]):
 #     the decoder turns into U+FFFD); a class that may match a non-ASCII character also takes such a run;
 #   - a bounded repeat of such a class is one class of bytes, its count in bytes (UTF8_WIDTH a character); one with
 #     nothing after it but what can match empty keeps its least count only (lo characters take at least lo bytes);
-#   - caseless letters become [xX] (and take a run too where Python's case folding has a non-ASCII equivalent);
+#   - caseless letters become [xX], or where Python's case folding equates the letter with non-ASCII characters,
+#     those too as their UTF-8 bytes: `i` is `(?:[iI]|\xc4\xb0|\xc4\xb1)` (İ ı; as any run of bytes >= 0x80, the
+#     unclassified net's caseless words left hyperscan short literals: its scan of the hard mix 7% slower);
 #   - anchors and word boundaries are dropped (Python's Unicode \b differs from an engine's ASCII one);
 #   - a lookahead whose rest of the pattern can match empty is consumed, likewise a lookbehind whose preceding
 #     part can; other lookarounds are dropped; atomic groups and possessive repeats are plain ones;
@@ -267,9 +269,10 @@ HIGH = r"[\x80-\xff]+"  # one non-ASCII character (or an undecodable byte) as by
 MAX_COUNT = 1000  # the largest counted repeat RE2 takes (a longer one in bytes is unbounded: still a superset)
 UTF8_WIDTH = 4  # bytes of one character at most (UTF-8; the decoder's U+FFFD stands for 1 to 3 undecodable bytes)
 ANY_ASCII = frozenset(range(128)) - {10}
-# ASCII letters that Python's caseless matching also equates with a non-ASCII character (ı İ ſ K);
+# The non-ASCII characters Python's caseless matching equates with an ASCII letter (İ ı ſ K), by letter;
 # tests/parsers/test_parsers_properties.py checks this against every code point.
-CASELESS_NON_ASCII = frozenset("iksIKS")
+CASELESS_NON_ASCII: dict[str, str] = {"i": "\u0130\u0131", "k": "\u212a", "s": "\u017f"}
+CASELESS_NON_ASCII.update({c.upper(): v for c, v in CASELESS_NON_ASCII.items()})
 _SPACE = frozenset(b" \t\n\r\f\v\x1c\x1d\x1e\x1f")
 _DIGIT = frozenset(b"0123456789")
 _WORD = frozenset(b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")
@@ -420,7 +423,8 @@ class _Printer:
             ch = chr(code)
             if caseless and ch.isalpha():
                 cls = f"[{ch.lower()}{ch.upper()}]"
-                return f"(?:{cls}|{HIGH})" if ch in CASELESS_NON_ASCII else cls
+                folds = ["".join(map(_byte, c.encode())) for c in CASELESS_NON_ASCII.get(ch, "")]
+                return "(?:" + "|".join([cls, *folds]) + ")" if folds else cls
             return _byte(code)
         if caseless or code == 0xFFFD:
             return _class_text(ANY_ASCII if caseless else frozenset(), True)
