@@ -186,7 +186,8 @@ class Config:
         "rate_above R (per `per` s) | below X | changes_above N (within window s); every rule confirms before it "
         "accuses (polls N, for S; boot_grace). A problem stands while its rule holds and clears at the first "
         "reading where it does not. message: a template over the reading's labels and {value}, {shown}, "
-        "{window}. Sources of each default: docs/telemetry-thresholds.md")] = _table(lambda: list(telemetry.rows()))
+        "{window}. Sources of each default: docs/telemetry-thresholds.md")] = \
+        field(default_factory=telemetry.sample_rules)  # (a fresh copy each call)
     conditions: Annotated[dict[str, dict[str, str]], doc(
         "Node conditions gpu-npd owns (problem style: True means a problem), with the reason and message written "
         "while healthy (parsers/kinds.py CONDITIONS)")] = _table(kinds.conditions)

@@ -28,9 +28,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import BinaryIO, Callable, Iterator
 
-from parsers.decoded import CODECS, ZSTD_MAGIC, Codec, Decoded
+from parsers.decoded import CODECS, RAW_CHUNK, ZSTD_MAGIC, Codec, Decoded
 
-RAW_CHUNK = 1 << 16
 SNIFF = 8192  # bytes of an input's start its kind is told from
 JOURNAL_MAGIC = b"LPKSHHRH"  # systemd's journal file header
 TAR_MAGIC_AT, TAR_MAGIC = 257, b"ustar"  # POSIX "ustar\0" and GNU "ustar  "

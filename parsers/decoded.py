@@ -17,7 +17,7 @@ import io
 import zlib
 from typing import Any, BinaryIO, Callable, NamedTuple
 
-RAW_CHUNK = 1 << 16
+RAW_CHUNK = 1 << 16  # bytes read of an input at once (offline/inputs.py's buffers too)
 OUT_CHUNK = 1 << 18  # decoded bytes asked of a decompressor at once: a bomb's output is bounded per call
 GZIP_MAGIC = b"\x1f\x8b"
 XZ_MAGIC = b"\xfd7zXZ\x00"

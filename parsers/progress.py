@@ -466,11 +466,12 @@ def _one(line: str) -> Progress | None:
             step = None  # a finished bar: its count restarts with the next epoch's, so each epoch's end repeats it
         seconds = None
         if groups.get("time"):
-            seconds = float(groups["time"]) * (UNITS[groups["unit"]] if groups.get("unit") else rule.scale)
+            seconds = float(groups["time"])
+            if groups.get("plus"):  # a second part of the same step, in the same unit (LeRobot's data loading)
+                seconds += float(groups["plus"])
+            seconds *= UNITS[groups["unit"]] if groups.get("unit") else rule.scale
             if groups.get("mult"):
                 seconds *= _MULT[groups["mult"]]
-            if groups.get("plus"):  # a second part of the same step, in the same unit (LeRobot's data loading)
-                seconds += float(groups["plus"]) * (UNITS[groups["unit"]] if groups.get("unit") else rule.scale)
         elif groups.get("elapsed") and groups.get("total") and groups["elapsed"] != "0" and not groups.get("sample"):
             # (`0s`: under half a second; `sample`: the count is samples, its elapsed over them no step's time)
             seconds = float(groups["elapsed"]) / max(int(groups["total"]), 1)

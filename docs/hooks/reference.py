@@ -446,7 +446,16 @@ def render_benchmark_results(docs_dir: Path) -> str:
 
 # ------------------------------------------------------------------------------------------ modules
 
-PACKAGES = ("agent", "cluster", "fabric", "gpunpd", "kubeapi", "offline", "parsers", "triage")
+def _packages() -> tuple[str, ...]:
+    """The project's packages as pyproject.toml declares them for setuptools (its `packages.find` include), the one
+    list: a package added there is on the page."""
+    import tomllib  # noqa: PLC0415
+
+    found = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]["packages"]["find"]
+    return tuple(sorted(p.removesuffix("*") for p in found["include"]))
+
+
+PACKAGES = _packages()
 
 
 def modules() -> list[tuple[str, str]]:

@@ -32,6 +32,17 @@ def test_the_defaults_are_plain_data_and_each_call_a_copy_of_its_own():
     assert a[0] == b[0] and not {id(x) for x in a} & {id(x) for x in b}
 
 
+def test_the_default_telemetry_rules_are_the_shipped_rows_without_their_sources():
+    # a shipped row's `source` is the docs' evidence for its number (docs/telemetry-thresholds.md renders it), no
+    # configuration's: the default is parsers.telemetry.sample_rules(), which leaves it out (it read rows() instead,
+    # every default rule carrying its source into the agent's judge)
+    from parsers.telemetry import rows, sample_rules  # noqa: PLC0415
+
+    assert any("source" in r for r in rows())
+    default = load(None).sample_rules
+    assert default == sample_rules() and not [r for r in default if "source" in r]
+
+
 def test_the_defaults_file_users_read_is_the_declaration(tmp_path):
     """`python -m agent.settings` prints every key with its doc and default (what agent/defaults.yaml was): it reads
     back as the defaults, and as a configuration file it gives the default configuration."""
