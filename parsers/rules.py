@@ -2975,42 +2975,7 @@ IB_WC_STATUS = {
 }
 
 
-MAX_REFINED = 1024  # a remembered refiner's entries (_refined_by): cleared when full, so input cannot grow them
-MAX_REFINED_TEXT = 256  # a group longer than this: refined every time, never remembered
 
-
-def _refined_by(*names: str):
-    """A refiner whose outcome is a function of the named groups alone (it reads no other group, changes none, and sets
-    severity, attribution and action whatever `out` held, adding to details only): what it wrote for those groups'
-    values is remembered and written again, not worked out again.  An Xid flood from one process after another is
-    a memo miss on every line (a new pid) with the same code and text each time: the catalog row and the text's
-    regexes once, not per line.  Bounded: MAX_REFINED entries, groups of MAX_REFINED_TEXT characters at most.
-    The refiner itself stays reachable as `.uncached` (tests compare the two)."""
-    def wrap(refine):
-        done: dict[tuple, tuple[str, str, str, dict]] = {}
-
-        def remembered(g: dict, out: dict) -> None:
-            key = tuple(map(g.get, names))
-            hit = done.get(key)
-            if hit is None:
-                details: dict = {}
-                fresh = {"severity": None, "attribution": None, "action": None, "details": details}
-                refine(g, fresh)
-                hit = fresh["severity"], fresh["attribution"], fresh["action"], details
-                if all(v is None or len(v) <= MAX_REFINED_TEXT for v in key):
-                    if len(done) >= MAX_REFINED:
-                        done.clear()
-                    done[key] = hit
-            out["severity"], out["attribution"], out["action"], details = hit
-            out["details"].update(details)
-
-        remembered.uncached = refine
-        remembered.remembered = done
-        return remembered
-    return wrap
-
-
-@_refined_by("xid", "text")
 def _refine_xid(g: dict, out: dict) -> None:
     info = xid_info(int(g["xid"]))
     out["severity"], out["attribution"], out["action"] = info.severity, info.attribution, info.action
