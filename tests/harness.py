@@ -95,6 +95,13 @@ class AgentProc:
         return [json.loads(line) for line in self.out if line.startswith("{")]
 
 
+def ctrl_c_default() -> None:
+    """`preexec_fn` of a child a test sends SIGINT (Ctrl-C): its SIGINT at the default, so that Python raises
+    KeyboardInterrupt there.  A shell starts a background job (`make test &`, nohup, some CI runners) with SIGINT
+    ignored, its children inherit that, and Python leaves an ignored SIGINT ignored: the test's Ctrl-C was lost."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def wait_until(pred, what: str, timeout: float = 10.0):
     """Poll `pred` until it returns something truthy (returned) or fail naming `what`."""
     deadline = time.monotonic() + timeout
