@@ -46,7 +46,13 @@ class AgentProc:
              "--state-dir", str(tmp / "state"), "--metrics-address", f"127.0.0.1:{self.port}", *extra],
             stdout=self.out, stderr=subprocess.PIPE, cwd=cwd,
             env={**os.environ, "NODE_NAME": "gpu-node-1", **(env or {})})
-        self.wait_for(lambda: "gpu_npd_build_info" in self.metrics(), timeout=start_timeout, what="metrics endpoint")
+        try:
+            self.wait_for(lambda: "gpu_npd_build_info" in self.metrics(), timeout=start_timeout,
+                          what="metrics endpoint")
+        except BaseException:  # not up in time: no caller holds it to stop it, so it would run on after the test
+            self.proc.kill()
+            self.proc.wait()
+            raise
         self.writer = os.open(self.fifo, os.O_WRONLY)
 
     def write(self, text: str) -> None:
@@ -93,6 +99,13 @@ class AgentProc:
     def events(self) -> list[dict]:
         self.out.seek(0)
         return [json.loads(line) for line in self.out if line.startswith("{")]
+
+
+def ctrl_c_default() -> None:
+    """`preexec_fn` of a child a test sends SIGINT (Ctrl-C): its SIGINT at the default, so that Python raises
+    KeyboardInterrupt there.  A shell starts a background job (`make test &`, nohup, some CI runners) with SIGINT
+    ignored, its children inherit that, and Python leaves an ignored SIGINT ignored: the test's Ctrl-C was lost."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def wait_until(pred, what: str, timeout: float = 10.0):

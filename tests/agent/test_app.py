@@ -260,3 +260,18 @@ def test_a_sigterm_while_the_agent_starts_is_handled_exit_0(tmp_path: Path):
                          text=True, timeout=60, env={**os.environ, "NODE_NAME": "gpu-node-1"})
     assert out.returncode == 0, out.stderr[-2000:]
     assert "shut down" in out.stdout
+
+
+def test_an_agent_process_not_up_in_time_is_not_left_running(tmp_path: Path, monkeypatch):
+    """tests/harness.py AgentProc: an agent whose metrics endpoint is not up within start_timeout (a loaded host) is
+    killed before the failure is raised; was: left running after the test, no caller holding it to stop it."""
+    import pytest
+
+    import harness
+    started = []
+    popen = subprocess.Popen
+    monkeypatch.setattr(harness.subprocess, "Popen", lambda *a, **kw: started.append(popen(*a, **kw)) or started[-1])
+    with pytest.raises(AssertionError, match="timed out waiting for metrics endpoint"):
+        harness.AgentProc(tmp_path, start_timeout=0.0)
+    (proc,) = started
+    assert proc.poll() is not None

@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from harness import MODULES_AT_EXIT
+from harness import MODULES_AT_EXIT, ctrl_c_default
 
 XID79 = b"[ 4254.197860] NVRM: Xid (PCI:0000:5d:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus.\n"
 GPU_NPD = [sys.executable, "-m", "gpunpd"] if not os.environ.get("GPU_NPD_BIN") else [os.environ["GPU_NPD_BIN"]]
@@ -491,7 +491,8 @@ def _interrupted(args: list[str]) -> subprocess.CompletedProcess:
     import termios
     import time
 
-    p = subprocess.Popen([*GPU_NPD, *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    p = subprocess.Popen([*GPU_NPD, *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         preexec_fn=ctrl_c_default)
     p.stdin.write(b"boot noise\n")
     p.stdin.flush()
     deadline = time.monotonic() + 60

@@ -22,6 +22,7 @@ import pytest
 from click.testing import CliRunner
 
 from gpunpd.cli import main
+from harness import ctrl_c_default
 from offline import triage_cli
 from triage import Clock
 
@@ -239,7 +240,7 @@ def test_ctrl_c_stops_the_workers():
     code = ("import sys; from offline import triage_cli as t; t.PARALLEL_MIN_BYTES = {}; t._MIN_BYTES_OTHER = 0\n"
             f"{SLOW}\nsys.argv[0] = 'gpu-npd'; from gpunpd.cli import main; main()")
     proc = subprocess.Popen([sys.executable, "-c", code, "triage", "--jobs", "2", str(INCIDENTS)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=ctrl_c_default)
     deadline = time.monotonic() + 60
     children: list[int] = []
     while len(children) < 2 and time.monotonic() < deadline:  # the pool's workers (and its manager's) started
