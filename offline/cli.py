@@ -106,6 +106,13 @@ def parse(fmt: str, min_severity: str, year: int | None, nvml_spec: str, config_
     # PCI address, not before the first line: an input without one never loads it (start-up).  A fake scenario is
     # read now, so that a broken one is an error whatever the input.
     gpus: GpuMap | None = None if nvml_spec == "auto" else _gpus(nvml_spec, config_file, proc_root)
+    if gpus is None and (config_file is not None or proc_root is not None):
+        # a --config (or GPU_NPD_CONFIG) or --proc-root given is checked now, before any input is read: a bad one
+        # exits 2 with its one line, not after the findings before the first PCI address with the rest unread.  The
+        # proc_root it gives is what NVML is opened with then (the file not read twice)
+        from agent.cli import agent_proc_root  # noqa: PLC0415 - the one import across programs (docs/development.md)
+
+        proc_root, config_file = agent_proc_root(nvml_spec, config_file, proc_root), None
     causes: list = []
     failures: list = []
     failed: list[str] = []

@@ -323,10 +323,12 @@ RULES: tuple[Rule, ...] = (
     # Time Spent [Dataload: 64.5%, ...]`, from 2026-04 `Train Step 200/200 | Epoch 1 | train_loss: 28.8206 | lr: ... |
     # Profiling [ GPU Util 52.3% | ... | Step Time 0.27s | Data Time 0.03s |  121 img/s ]` (the global step; its `Val Step
     # 1/157 | ...` lines hold no keyword, its `Validating...` before them the announced evaluation).  Keyed on each
-    # era's loss, one pattern.  None before: a LightlyTrain job was never tracked
-    Rule("lightlytrain", "Loss", _LIGHTLY := re.compile(r"Train Step (?P<step>\d+)/\d+ \|(?:.*?\bStep Time (?P<time>"
-                                                         + _NUM[1:-1] + r")s\b)?")),
-    Rule("lightlytrain", "loss", _LIGHTLY),
+    # era's own loss name, one pattern: `Train Step ` (what the pattern needs) is in no KEYWORDS word, so a line passes
+    # the prefilter by its loss; keyed on `Loss`/`loss`, the pattern was tried on every other trainer's loss line that
+    # no earlier row reads.  None before: a LightlyTrain job was never tracked
+    Rule("lightlytrain", "Train Loss", _LIGHTLY := re.compile(r"Train Step (?P<step>\d+)/\d+ \|(?:.*?\bStep Time "
+                                                               r"(?P<time>" + _NUM[1:-1] + r")s\b)?")),
+    Rule("lightlytrain", "train_loss: ", _LIGHTLY),
     # OLMo (allenai/OLMo's trainer) and OLMo-core (its ConsoleLoggerCallback): a marker line per logged step, `2024-08-06
     # 10:00:05.520 intern-studio-160750:0  olmo.train:908  INFO    [step=2/739328,epoch=0]`, its metrics on the lines below
     # it (`    train/CrossEntropyLoss=...`, OLMo-core's `    train/CE loss=...`), no step time; OLMo-core's marker names

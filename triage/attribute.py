@@ -1244,7 +1244,7 @@ WHAT = {"xid": lambda e: f"Xid {e.xid}", "sxid": lambda e: f"SXid {e.sxid}", "ib
         "rank_exit": lambda e: f"exit ({'signal ' + str(e.signal) if e.signal else 'code ' + str(e.exit_code)})",
         "worker_exit": lambda e: f"DataLoader worker killed (signal {e.signal})",
         "process_lost": lambda e: LOST_HOW.get(e.details.get("fact"), "declared dead by the job's coordinator"),
-        "oom_kill": lambda e: "OOM kill" + (f" ({OOM_SCOPES[oom_scope(e)].said})" if oom_scope(e) else ""),
+        "oom_kill": lambda e: "OOM kill" + (f" ({OOM_SCOPES[scope].said})" if (scope := oom_scope(e)) else ""),
         "process_crash": lambda e: f"{e.details.get('process') or 'a process'}:{e.pid} crashed (signal "
                                    f"{e.details.get('signal')}) in {e.details.get('library') or 'its own code'}",
         "memory_error": lambda e: _memory_what(e), "job_ended": lambda e: _ended_what(e),

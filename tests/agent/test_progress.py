@@ -350,6 +350,22 @@ def test_every_rule_is_reachable_past_the_keyword_prefilter():
         assert PREFILTER.search(rule.keyword.encode()) is not None, rule
 
 
+def test_lightlytrains_rows_are_tried_only_on_its_own_lines():
+    """The LightlyTrain rows sit among the late rows, whose keyword few lines hold: keyed on its eras' own loss names
+    (`Train Loss`, `train_loss: `), not `Loss`/`loss`, their pattern is tried on no other trainer's real loss line that
+    reaches them (no earlier row reads it; the pod-log tracker reads every line).  Its two eras' real lines hold a key."""
+    keys = {r.keyword for r in RULES if r.trainer == "lightlytrain"}
+    first = min(i for i, r in enumerate(RULES) if r.trainer == "lightlytrain")
+    earlier = {r.trainer for r in RULES[:first]}
+    for log in sorted(FIX.glob("*.log")):
+        for line in lines(log.name):
+            if "Train Step " in line:
+                assert any(k in line for k in keys), line
+            elif not log.name.startswith("lightlytrain_"):
+                found = recognise(line)
+                assert (found is not None and found.trainer in earlier) or not any(k in line for k in keys), line
+
+
 def test_the_factored_prefilter_finds_what_the_flat_alternation_finds():
     """PREFILTER is the keywords' alternation factored by shared openings (cheaper per line): on every real line, its
     case variants and each keyword alone it finds a keyword exactly where `k1|k2|...` does, as bytes and as text."""

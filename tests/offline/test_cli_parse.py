@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from harness import MODULES_AT_EXIT, ctrl_c_default
 
 XID79 = b"[ 4254.197860] NVRM: Xid (PCI:0000:5d:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus.\n"
@@ -316,6 +318,32 @@ def test_parse_opens_nvml_with_the_agents_proc_root(tmp_path: Path, monkeypatch)
         r = CliRunner().invoke(main, ["parse", *argv, str(log)])
         assert r.exit_code == 2 and "gpu-npd: --nvml auto: seen" in r.output, (argv, r.output)
         assert opened == [("auto", want)], argv
+
+
+@pytest.mark.parametrize("driver", [True, False])
+def test_a_bad_config_is_one_line_before_any_input_is_read_exit_2(tmp_path: Path, monkeypatch, driver):
+    """`gpu-npd parse --config BAD`: the configuration is checked before the input is read, one line and exit 2.
+    It was loaded lazily, at the first finding with a PCI address: on a GPU node the findings before it were printed,
+    then exit 2 with the rest of the input unread; on a machine without the driver a bad file went unsaid (exit 0)."""
+    from click.testing import CliRunner
+
+    import offline.cli
+    from gpunpd.cli import main
+
+    monkeypatch.setattr(offline.cli, "NVIDIA_DRIVER", str(tmp_path if driver else tmp_path / "none"))
+    monkeypatch.delenv("GPU_NPD_CONFIG", raising=False)
+    monkeypatch.delenv("GPU_NPD_PROC_ROOT", raising=False)
+    oom, xid = tmp_path / "oom.log", tmp_path / "xid.log"  # (the second file's read prints the first's findings)
+    oom.write_bytes(b"[ 12.0] Out of memory: Killed process 4410 (python)\n")
+    xid.write_bytes(XID79)
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("proc_root: [1\n")
+    for config in (bad, tmp_path / "missing.yaml"):
+        r = CliRunner().invoke(main, ["parse", "--format", "json", "--config", str(config), str(oom), str(xid)])
+        assert r.exit_code == 2, r.output
+        assert r.stdout == ""  # no finding printed: nothing of the input was read
+        assert r.stderr.startswith(f"gpu-npd: configuration error: config file {config}: ")
+        assert r.stderr.count("\n") == 1, r.stderr
 
 
 def test_a_directory_is_one_line_naming_the_fix_exit_2(tmp_path: Path, fixtures):

@@ -260,6 +260,33 @@ def test_a_traceback_without_its_header_is_read_from_its_first_frame():
     assert exceptions(['  File "train.py", line 10 in main', "KeyError: 'RANK'"]) == []
 
 
+# faulthandler's dump at a NCCL watchdog's abort, REAL lines verbatim: yifan123/flow_grpo #161
+# (https://github.com/yifan123/flow_grpo/issues/161)
+FAULTHANDLER = [
+    "Fatal Python error: Aborted",
+    "",
+    "Thread 0x00007fa0f51fd640 (most recent call first):",
+    '  File "/opt/conda/envs/python3.10.13/lib/python3.10/threading.py", line 324 in wait',
+    '  File "/opt/conda/envs/python3.10.13/lib/python3.10/threading.py", line 607 in wait',
+    '  File "/opt/conda/envs/python3.10.13/lib/python3.10/site-packages/tqdm/_monitor.py", line 60 in run',
+]
+
+
+def test_a_dumps_frames_cost_no_rule_or_fact(monkeypatch):
+    """The prefilter's FRAME_WORD routes every frame line to the reader (a traceback without its header opens at its
+    first frame); a frame no traceback is open for and no exception line ends (faulthandler's, every thread of every
+    rank at an abort) is not tried against the classifier's rules and the job facts (~30 us a line), which no frame
+    holds; was, each of them."""
+    tried: list[str] = []
+    match, classify = reader.facts.match, reader.FileReader._classify
+    monkeypatch.setattr(reader.facts, "match", lambda text: tried.append(text) or match(text))
+    monkeypatch.setattr(reader.FileReader, "_classify",
+                        lambda self, text, n: tried.append(text) or classify(self, text, n))
+    ev = list(read_lines(FAULTHANDLER, "x.log", Clock()))
+    assert [(e.kind, e.line) for e in ev] == [("rank_exit", 1)]  # the abort itself, read as before
+    assert [t for t in tried if "File " in t] == []
+
+
 def test_vllms_workerproc_summary_is_an_exception_and_a_consequence():
     """REAL text: vLLM's multiproc executor's summary of a worker's failure (v1/executor/multiproc_executor.py, quoted
     in vllm-project/vllm #47422), a bare `Exception`: read as an exception (it was not at all), and a consequence (it
