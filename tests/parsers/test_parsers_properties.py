@@ -713,6 +713,17 @@ def test_split_gives_the_message_the_builder_does_for_a_dmesg_x_line_with_a_jour
         _check_split(line, 2025)
 
 
+def _counting(tested: list) -> type:
+    """A str whose `in` tests are appended to `tested` (what Dispatch.first asks of a line)."""
+
+    class Message(str):
+        def __contains__(self, keyword):
+            tested.append(keyword)
+            return str.__contains__(self, keyword)
+
+    return Message
+
+
 def test_the_row_tried_first_tests_the_keyword_it_found_once():
     """Dispatch.first, trying the last row first, found its keyword ("Xid") in the line; xid_fallen before it holds the
     same one: it is known to occur, not tested again (a substring test a new Xid line), and results are those of the
@@ -721,11 +732,7 @@ def test_the_row_tried_first_tests_the_keyword_it_found_once():
     from parsers.rules import RULES
 
     tested = []
-
-    class Message(str):
-        def __contains__(self, keyword):
-            tested.append(keyword)
-            return str.__contains__(self, keyword)
+    Message = _counting(tested)
 
     d = Dispatch(RULES)
     xid = "NVRM: Xid (PCI:0000:5d:00): 95, pid={}, name=python3, Uncontained: FBHUB. RST: No, D-RST: No"
@@ -744,11 +751,7 @@ def test_the_row_tried_first_tests_a_part_earlier_keywords_share_once():
     from parsers.rules import RULES
 
     tested = []
-
-    class Message(str):
-        def __contains__(self, keyword):
-            tested.append(keyword)
-            return str.__contains__(self, keyword)
+    Message = _counting(tested)
 
     d = Dispatch(RULES)
     xid = "NVRM: Xid (PCI:0000:5d:00): 95, pid={}, name=python3, Uncontained: FBHUB. RST: No, D-RST: No"
