@@ -35,8 +35,6 @@ _REPEATED: dict[tuple, dict] = {}  # (kind, reason) -> the rule its repeats from
 
 # the kinds of a PCIe device (their subject `pci:` unless the device is known a GPU: _prefix, HealthEngine._as_gpus)
 _PCIE = frozenset(name for name, row in KIND.items() if row.device == "pcie")
-# the lifecycle kinds (a `clears` in parsers/kinds.py): the only findings `_clears` need look at
-_LIFECYCLE = frozenset(name for name, row in KIND.items() if row.clears is not None)
 
 # a kind's device (parsers/kinds.py) -> the prefix of its problems' subject (a PCIe device's `pci:`, as the sysfs
 # AER readings', unless its address is a GPU's: _prefix)
@@ -97,12 +95,12 @@ def _renamed(p: Problem, gpus: Collection[str] = ()) -> Problem:
 
 def _clears(f: Finding) -> Callable[[Problem], bool] | None:
     """What a lifecycle finding ends (its kind's `clears`, parsers/kinds.py); None: this one clears nothing."""
-    row = KIND.get(f.kind)
-    c = row.clears if row is not None else None
-    if c is None:
+    lifecycle = _LIFECYCLE.get(f.kind)
+    if lifecycle is None:
         return None
-    for key, want in c.match.items():  # (a loop, not any() over a generator: every finding of a lifecycle kind's
-        if _MATCH_FIELDS[key](f) != want:  # kind passes here, the xid kind's every Xid line among them)
+    c, tests = lifecycle
+    for value, want in tests:  # (a loop, not any() over a generator: every finding of a lifecycle kind's
+        if value(f) != want:  # kind passes here, the xid kind's every Xid line among them)
             return None
     ends = tuple(c.ends.items())  # of those, only the problems whose fields are these (the Xid it ends)
 
@@ -127,6 +125,12 @@ _MATCH_FIELDS: dict[str, Callable[[Finding], Any]] = {
     **{name: attrgetter(name) for name in ("kind", "action", "severity", "attribution", "xid", "sxid")},
     "not_attribution": attrgetter("attribution"), "state": lambda f: f.details.get("state"),
 }
+
+# the lifecycle kinds (a `clears` in parsers/kinds.py), the only findings `_clears` need look at -> (their `clears`, its
+# match as (the finding's value of a key, the value it must be)): read once, not per finding (every Xid line passes)
+_LIFECYCLE: dict[str, tuple[Any, tuple[tuple[Callable[[Finding], Any], Any], ...]]] = {
+    name: (row.clears, tuple((_MATCH_FIELDS[key], want) for key, want in row.clears.match.items()))
+    for name, row in KIND.items() if row.clears is not None}
 
 Match = tuple  # a rule's `match` as tests, each (the finding's value of a key, the values it may be, negated): `_match`
 

@@ -781,3 +781,27 @@ def test_a_problem_saved_under_the_old_gpu_subject_is_restored_under_pci(engine,
     assert not change.new_problems and not change.conditions
     (port,) = [p for p in again.problems.values() if p.subject == "pci:0000:00:1c.6"]
     assert port.count == 2
+
+
+def test_a_lifecycle_kinds_finding_is_tested_with_no_table_read_per_finding():
+    """Every Xid line is of a lifecycle kind (the xid kind's `clears`: Xid 162 ends the Xid 163 it re-engages), so
+    `_clears` tests each one: against its kind's match read once (agent/health.py _LIFECYCLE), no kind-table lookup
+    or match items per finding (bench/inprocess.py --instructions: ~1.5k instructions a record).  The answers
+    stand."""
+    import sys
+
+    from agent.health import _clears
+    from parsers import Finding
+    xid31 = Finding("xid", "warning", "application", "NONE", "m", pci="0000:9a:00", xid=31)
+    seen: list[str] = []
+
+    def record(frame, event, arg):
+        if event == "c_call" and arg is not sys.setprofile:
+            seen.append(arg.__name__)
+    sys.setprofile(record)
+    try:
+        cleared = _clears(xid31)
+    finally:
+        sys.setprofile(None)
+    assert cleared is None and seen == ["get"]  # the one lookup: the finding's kind in the lifecycle table
+    assert _clears(Finding("xid", "info", "driver", "NONE", "m", pci="0000:9a:00", xid=162)) is not None
