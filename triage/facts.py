@@ -111,16 +111,15 @@ class Fact:
     keywords: tuple[str, ...]
     pattern: re.Pattern
     severity: str = "error"
+    # the reason a job_ended fact's line implies without a "why" of its own to read (details "why", upper case as the
+    # JobEnded Event words it; the incident's "job ended (<why>)")
+    why: str | None = None
 
 
-def _f(name, kind, keywords, pattern, severity="error", flags=0) -> Fact:
-    return Fact(name, kind, tuple(keywords), re.compile(pattern, flags), severity)
+def _f(name, kind, keywords, pattern, severity="error", flags=0, why=None) -> Fact:
+    return Fact(name, kind, tuple(keywords), re.compile(pattern, flags), severity, why)
 
 
-# The reason a job_ended fact's line implies without a "why" of its own to read (details "why", upper case as the
-# JobEnded Event words it; the incident's "job ended (<why>)"): srun's node failure, and Slurm's OOM kill in a step's
-# cgroup in the words of the state it gives the step (sacct's OUT_OF_MEMORY; srun's "task 0: Out Of Memory").
-FACT_WHY = {"srun_node_failure": "NODE FAILURE", "slurm_oom": "OUT OF MEMORY"}
 # The job's ends (details "why") that are an OOM kill, and whose memory it says ran out (parsers.kinds.OOM_SCOPES, whose
 # category the job's failure takes): Slurm's step cgroup ("Detected N oom-kill events in StepId=..": the step's own
 # memory limit, --mem) and a container Kubernetes reports OOMKilled (its cgroup's limit; the kubelet's node-pressure
@@ -451,16 +450,17 @@ FACTS: tuple[Fact, ...] = (
        r"\*\*\* (?:STEP|JOB) (?P<job>\S+) ON (?P<host>\S+) CANCELLED AT (?P<at>\S+)(?: DUE TO (?P<why>[A-Z ]+?))?"
        r"(?:,| \*\*\*|$)"),
     _f("srun_node_failure", "job_ended", ["Node failure on "],
-       r"\b\w*run: error: Node failure on (?P<host>[^\s:]+)\s*$"),
+       r"\b\w*run: error: Node failure on (?P<host>[^\s:]+)\s*$", why="NODE FAILURE"),
     # Slurm's summary of the OOM kills in a step's cgroup, every wording: "Detected 2 oom-kill event(s) in step
     # 3756240.batch cgroup." (lanl/PyBNF #118, 2018), "Detected 1 oom-kill event(s) in StepId=191.batch cgroup. Some of
     # your processes may have been killed by the cgroup out-of-memory handler." (ArjunaCluster/ArjunaUsers #52, 2021;
     # without "cgroup" in brain-score/vision #950, 2024), "Detected 1 oom_kill event in StepId=43622791.67. Some of
     # the step tasks have been OOM Killed." ("events" for several; dstndstn/tractor #126, 2025). The step is its job
-    # (as a cancel's STEP), published live by it (LIVE_FACTS job_ended); its reason is FACT_WHY's.
+    # (as a cancel's STEP), published live by it (LIVE_FACTS job_ended); its reason the words of the state Slurm gives the step
+    # (sacct's OUT_OF_MEMORY; srun's "task 0: Out Of Memory").
     _f("slurm_oom", "job_ended", ["oom-kill event", "oom_kill event"],
        r"Detected (?P<count>\d+) oom[-_]kill events?(?:\(s\))? in (?:step |StepId=)?(?P<job>\S+?)\.?(?: Some of your "
-       r"processes|$|\s)"),
+       r"processes|$|\s)", why="OUT OF MEMORY"),
     # Kubernetes ended the pod itself (kubectl describe / get -o yaml / events; POD_ENDS, shared with the cluster
     # component, which reads the same reasons off the pod's status): its status.reason ("Reason:               Evicted",
     # "Message:              The node was low on resource: ephemeral-storage. Threshold quantity: 1Gi, available:
@@ -861,8 +861,8 @@ def _groups(fact: Fact, m: re.Match) -> dict:
         g["signal"] = str(SIGNAL_NUMBERS[name]) if name in SIGNAL_NUMBERS else (name if name.isdigit() else None)
         if g["signal"] is None:
             del g["signal"]
-    if fact.name in FACT_WHY:
-        g["why"] = FACT_WHY[fact.name]
+    if fact.why is not None:
+        g["why"] = fact.why
     if fact.name == "ray_out_of_disk":  # one word for each wording (an Event's "error" has no apostrophe)
         g["what"] = "Local disk is full"
     if fact.name == "k8s_ended":
