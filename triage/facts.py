@@ -61,6 +61,9 @@ JOB_TABLE: tuple[JobKind, ...] = (
             "application"),
     JobKind("worker_exit", "a rank's worker process (PyTorch's DataLoader worker) was killed by a signal, the rank's own "
             "report of it: explained as a rank's death by that signal is"),
+    JobKind("nonfinite_result", "a rank's own check found a NaN or Inf in its loss or gradients and stopped the job "
+            "(Megatron's check_for_nan_in_loss_and_grad, every era): the training's numerics diverged (data, learning "
+            "rate, a kernel): the application's, never the node's unless a rerun on another GPU says so", "application"),
     JobKind("rank_seen", "a rank wrote to the logs read (one per rank and file): a rank that reported no timeout is "
             "seen", context=True),
     JobKind("process_lost", "the job's coordinator declared a process or node of it dead (JAX's coordination service: "
@@ -101,7 +104,9 @@ def reporter_only(fact: "Fact", groups: dict) -> bool:
 # [Errno 28] No space left on device", "[rank3]: OSError: [Errno 5] Input/output error: '/app/naifu555'", torch's
 # "RuntimeError: [enforce fail at inline_container.cc:778] . PytorchStreamWriter failed writing file data.pkl: file
 # write failed"), the storage's failure, not the program's (was: an exception, blamed on the application).
-EXCEPTION_FACTS = frozenset({"worker_exit", "barrier_timeout", "rank_exit", "storage_error"})
+# Megatron's NaN / Inf check raises its finding too (AssertionError before its rerun state machine, RuntimeError with
+# reruns disabled): the rank's non-finite result, its node and device in the words.
+EXCEPTION_FACTS = frozenset({"worker_exit", "barrier_timeout", "rank_exit", "storage_error", "nonfinite_result"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -361,6 +366,26 @@ FACTS: tuple[Fact, ...] = (
     # rank the line's writer.  Read as the traceback's exception too (triage.read)
     _f("dataloader_worker", "worker_exit", ["DataLoader worker"],
        r"DataLoader worker (?:\(pid (?P<pid>\d+)\) )?is killed by signal: (?P<how>[A-Z][a-z]+(?: [a-z]+){0,2})"),
+    # Megatron's check of a rank's own loss and gradients for NaN / Inf before the data-parallel all-reduce (its
+    # --check-for-nan-in-loss-and-grad, on by default), every era: before the rerun state machine (2024) an assert
+    # naming the rank, its device and node ("AssertionError: Rank 11: found NaN in local grad norm in backward pass
+    # before data-parallel communication collective. Device: 3", alibaba/Pai-Megatron-Patch #366; pretrain_gpt.py's
+    # "Rank {rank}: found NaN in local forward loss calculation. Device: {device}, node: {node}"); the state machine's
+    # RuntimeError with reruns disabled, the default ("Rank 2, node dcfai-xe9680-01, device 2, iteration -1:
+    # Unexpected result nan (message='found NaN in local grad norm for bucket #0 ..')", NVIDIA-NeMo/Speech #14348), and
+    # with reruns enabled its logged first report ("Unexpected result nan on rank 3 at iteration #3 invocation #2
+    # (message='found NaN in local grad norm for bucket #0 ..')", NVIDIA/Megatron-LM #5026): the rank whose numerics
+    # diverged, the others' timeouts its consequence. Was: nothing, a traceback's an exception of no rank. A NaN or
+    # Inf only: the state machine's other checks (a spiky loss, a number) are not this kind.
+    _f("megatron_nan_assert", "nonfinite_result", [": found NaN in local", ": found Inf in local"],
+       r"\bRank (?P<rank>\d+): found (?P<result>NaN|Inf) in local (?P<where>[^.\n]+)\."
+       r"(?: Device: (?P<gpu>\d+)(?:, node: (?P<host>[^\s,]+))?)?"),
+    _f("megatron_unexpected_raised", "nonfinite_result", ["Unexpected result "],
+       r"\bRank (?P<rank>\d+), node (?P<host>[^\s,]+), device (?P<gpu>\d+), iteration #?(?P<iteration>-?\d+): "
+       r"Unexpected result (?P<result>-?(?:nan|inf)) \(message='(?P<check>[^'\n]*)"),
+    _f("megatron_unexpected_logged", "nonfinite_result", ["Unexpected result "],
+       r"\bUnexpected result (?P<result>-?(?:nan|inf)) on rank (?P<rank>\d+) at iteration #(?P<iteration>-?\d+)"
+       r"(?: invocation #\d+ \(message='(?P<check>[^'\n]*))?"),
     # PyTorch's watchdog, 2.2+: "[PG 1 Rank 0] Exception (either an error or timeout) detected by watchdog at work:
     # 1580, last enqueued NCCL work: 1582, last completed NCCL work: 1579." and 2.1-2.3's "Timeout at NCCL work: ..."
     # and 2.6+'s "[PG ID 0 PG GUID 0(default_pg) Rank 118]  failure detected by watchdog at work sequence id: 2398459
@@ -982,6 +1007,10 @@ LIVE_FACTS: tuple[LiveFact, ...] = (
     LiveFact("collective_mismatch", "CollectiveMismatch", "Ranks called different collectives",
              ("rank", "first_rank", "other_rank", "around_rank", "op", "seq", "error_type"),
              ("rank", "first_rank", "other_rank", "around_rank")),
+    # the rank that found a NaN / Inf in its own loss or gradients: its writer (the rank, on its node), with the node
+    # and device its words name
+    LiveFact("nonfinite_result", "NonFiniteResult", "A rank found a NaN or Inf in its loss or gradients",
+             ("rank", "host", "gpu", "result", "iteration"), ()),
     # a store's count of the ranks that joined, apart from those it waited for (attribute.STORE_COUNTS): the counts
     # are the culprit (the ranks that never joined, or another job's joins); a store error without them is a
     # consequence and stays offline
@@ -1000,7 +1029,8 @@ _LABELS = {"rank": "rank", "local_rank": "local rank", "host": "host", "pid": "p
            "first_rank": "first rank", "other_rank": "other rank", "around_rank": "around rank", "op": "op",
            "seq": "seq", "error_type": "error type", "barrier": "barrier", "tasks": "tasks", "plugin": "plugin",
            "callback": "callback", "rc": "rc", "store_key": "key", "store_joined": "joined",
-           "store_expected": "expected", "store_timeout": "store timeout"}
+           "store_expected": "expected", "store_timeout": "store timeout", "gpu": "gpu", "result": "result",
+           "iteration": "iteration"}
 _BY_LABEL = {label: name for name, label in _LABELS.items()}
 _VALUE = {"lagging": re.compile(r"\d{1,9}(?:, \d{1,9}){0,63}"), "what": re.compile(r"[A-Za-z][\w ./'\-]{0,79}"),
           "why": re.compile(r"[A-Z][A-Z ]{0,79}"), "text": re.compile(r"[\w.:\-\[\]@/]{1,253}"),
