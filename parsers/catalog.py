@@ -164,7 +164,11 @@ NVSMI_RECOVERY_ACTION: dict[str, str] = {
     "reset": "gpu reset required", "reboot": "node reboot required", "drain p2p": "drain p2p",
     "drain and reset": "drain and reset",
 }
-assert set(NVSMI_RECOVERY_ACTION.values()) <= set(XID154_RECOVERY)
+# The same state as nvidia-smi -q printed it before the field (5xx: "GPU Reset Status" with "Reset Required : Yes" and
+# "Drain and Reset Recommended : Yes", 570+ "Requested functionality has been deprecated"): the field whose value is Yes
+# -> the table's name.
+NVSMI_RESET_STATUS: dict[str, str] = {"reset required": "gpu reset required", "drain and reset recommended": "drain and reset"}
+assert set(NVSMI_RECOVERY_ACTION.values()) | set(NVSMI_RESET_STATUS.values()) <= set(XID154_RECOVERY)
 
 # Error containment's Xids (94 contained, 95 uncontained) end with the driver's decision: "RST: %s, D-RST: %s" (open
 # driver kern_gpu_ga100.c _gpuGenerateErrorLog_GA100: bGpuResetReqd, bGpuDrainAndResetReqd), "Contained: SM (0x1).

@@ -14,8 +14,8 @@ import re
 from dataclasses import dataclass
 
 from .catalog import (CONTAINMENT_LINE, CONTAINMENT_RECOVERY, CONTAINMENT_XIDS, NVLINK5_LINE, NVLINK5_UNIT_OVERRIDE,
-                      NVLINK5_VERDICT, NVLINK_XIDS, NVSMI_RECOVERY_ACTION, XID154_RECOVERY, XID154_RECOVERY_CODE,
-                      XID48_DETAIL, sxid_info, xid_info)
+                      NVLINK5_VERDICT, NVLINK_XIDS, NVSMI_RECOVERY_ACTION, NVSMI_RESET_STATUS, XID154_RECOVERY,
+                      XID154_RECOVERY_CODE, XID48_DETAIL, sxid_info, xid_info)
 from .kinds import BY_NAME as KIND, SEVERITY_RANK
 from .wordscan import LazyPattern
 
@@ -812,10 +812,12 @@ RULES: tuple[Rule, ...] = (
     # action's severity and action as Xid 154 naming it (catalog.NVSMI_RECOVERY_ACTION -> XID154_RECOVERY): Reset
     # fatal RESET_GPU, Reboot fatal RESTART_BM, Drain P2P a warning; "None" is silent. The GPU is named on the
     # section's header line ("GPU 00000000:CC:00.0"), not this one: no address. Part of the GPU's open reset event
-    # where the driver's lines came first. Was nothing.
-    _r("nvsmi_recovery_action", "gpu_reset_required", ["GPU Recovery Action"],
-       r"GPU Recovery Action\s*: (?P<recovery_action>(?i:"
-       + "|".join(re.escape(w) for w in sorted(NVSMI_RECOVERY_ACTION, key=len, reverse=True)) + r"))\s*$",
+    # where the driver's lines came first. Was nothing. The 5xx era's fields under "GPU Reset Status" ("Reset Required
+    # : Yes", "Drain and Reset Recommended : Yes"; catalog.NVSMI_RESET_STATUS) say the same; "No" is silent.
+    _r("nvsmi_recovery_action", "gpu_reset_required", ["GPU Recovery Action", "Reset Required", "Reset Recommended"],
+       r"(?:GPU Recovery Action\s*: (?P<recovery_action>(?i:"
+       + "|".join(re.escape(w) for w in sorted(NVSMI_RECOVERY_ACTION, key=len, reverse=True)) + r"))|"
+       r"(?<![\w ])\s*(?P<reset_status>Reset Required|Drain and Reset Recommended)\s*: Yes)\s*$",
        refine="nvsmi_recovery", event=("reset", "join")),
     # The driver as installed cannot drive the GPU (kind driver_mismatch: the fix is the driver, not a reset). A GPU
     # this release does not support, in every era's wording after its "NVRM: The NVIDIA GPU <pci> (PCI ID: ..)"
@@ -3297,8 +3299,11 @@ def _refine_device_plugin_xid(g: dict, out: dict) -> None:
 
 
 def _refine_nvsmi_recovery(g: dict, out: dict) -> None:
-    """nvidia-smi's recovery action (rules "nvsmi_recovery_action"): the severity and action Xid 154 naming it has."""
-    out["severity"], out["action"] = XID154_RECOVERY[NVSMI_RECOVERY_ACTION[g["recovery_action"].lower()]]
+    """nvidia-smi's recovery action or reset status (rules "nvsmi_recovery_action"): the severity and action Xid 154
+    naming that action has."""
+    named = g.get("recovery_action")
+    key = NVSMI_RECOVERY_ACTION[named.lower()] if named else NVSMI_RESET_STATUS[g["reset_status"].lower()]
+    out["severity"], out["action"] = XID154_RECOVERY[key]
 
 
 REFINERS = {"nvsmi_recovery": _refine_nvsmi_recovery, "xid": _refine_xid, "device_plugin_xid": _refine_device_plugin_xid, "sxid": _refine_sxid, "aer": _refine_aer, "aer_detail": _refine_aer_detail,

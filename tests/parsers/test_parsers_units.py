@@ -312,6 +312,22 @@ def test_nvidia_smi_recovery_action_asks_what_xid_154_naming_it_asks():
     assert parse_line("    GPU Recovery Action                   : N/A") is None
 
 
+@pytest.mark.parametrize("field, key", [("Reset Required", "gpu reset required"),
+                                        ("Drain and Reset Recommended", "drain and reset")])
+def test_nvidia_smi_5xx_reset_status_yes_asks_what_xid_154_naming_it_asks(field, key):
+    """nvidia-smi -q before its "GPU Recovery Action" field (5xx, under "GPU Reset Status"): a field saying Yes is the
+    same finding as the action it names (catalog.NVSMI_RESET_STATUS); No, the 570+ "Requested functionality has been
+    deprecated", and the words inside other text are silent. CONSTRUCTED lines: nvidia-smi -q's field layout (name
+    padded to its column, " : ", the value), as 535-565 print it."""
+    from parsers.catalog import XID154_RECOVERY
+    f = parse_line(f"        {field:<34}: Yes")
+    assert f is not None and (f.kind, f.severity, f.action, f.details["reset_status"]) == (
+        "gpu_reset_required", *XID154_RECOVERY[key], field)
+    for value in ("No", "Requested functionality has been deprecated"):
+        assert parse_line(f"        {field:<34}: {value}") is None
+    assert parse_line(f"the log said {field}: Yes") is None
+
+
 # CONSTRUCTED lines (no public log of them found): the Xid line's form (nvErrorLog_va's "Xid (PCI:..): <code>, pid=..,
 # name=.., <text>") with the two texts kernel_gsp_ecc_gb100.c (NVIDIA/open-gpu-kernel-modules 595.45.04,
 # kgspEccServiceUncorrError_GB100) logs back to back for one GSP ECC error; 171's text is the catalog's Description.
