@@ -155,6 +155,20 @@ XID154_RECOVERY_CODE: dict[int, str] = {
     0x5: "recover imex domain", 0x6: "bus reset", 0x7: "system reboot",
 }
 assert set(XID154_RECOVERY_CODE.values()) <= set(XID154_RECOVERY)  # a code reads as a name the table has
+# The same action in nvidia-smi's words, its `nvidia-smi -q` field "GPU Recovery Action" (and `--query-gpu=
+# gpu_recovery_action`): nvidia-smi word -> the table's name. NVIDIA's recovery-flag page (docs.nvidia.com/deploy/
+# a100-gpu-mem-error-mgmt/error-recovery-and-response-flags.html) names them None, Reset, Reboot, Drain P2P and Drain
+# and Reset, NVML's NONE .. DRAIN_AND_RESET; "None" asks nothing (no row). A word not here (a newer action's) is no
+# finding rather than a guess.
+NVSMI_RECOVERY_ACTION: dict[str, str] = {
+    "reset": "gpu reset required", "reboot": "node reboot required", "drain p2p": "drain p2p",
+    "drain and reset": "drain and reset",
+}
+# The same state as nvidia-smi -q printed it before the field (5xx: "GPU Reset Status" with "Reset Required : Yes" and
+# "Drain and Reset Recommended : Yes", 570+ "Requested functionality has been deprecated"): the field whose value is Yes
+# -> the table's name.
+NVSMI_RESET_STATUS: dict[str, str] = {"reset required": "gpu reset required", "drain and reset recommended": "drain and reset"}
+assert set(NVSMI_RECOVERY_ACTION.values()) | set(NVSMI_RESET_STATUS.values()) <= set(XID154_RECOVERY)
 
 # Error containment's Xids (94 contained, 95 uncontained) end with the driver's decision: "RST: %s, D-RST: %s" (open
 # driver kern_gpu_ga100.c _gpuGenerateErrorLog_GA100: bGpuResetReqd, bGpuDrainAndResetReqd), "Contained: SM (0x1).

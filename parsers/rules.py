@@ -14,8 +14,8 @@ import re
 from dataclasses import dataclass
 
 from .catalog import (CONTAINMENT_LINE, CONTAINMENT_RECOVERY, CONTAINMENT_XIDS, NVLINK5_LINE, NVLINK5_UNIT_OVERRIDE,
-                      NVLINK5_VERDICT, NVLINK_XIDS, XID154_RECOVERY, XID154_RECOVERY_CODE, XID48_DETAIL, sxid_info,
-                      xid_info)
+                      NVLINK5_VERDICT, NVLINK_XIDS, NVSMI_RECOVERY_ACTION, NVSMI_RESET_STATUS, XID154_RECOVERY,
+                      XID154_RECOVERY_CODE, XID48_DETAIL, sxid_info, xid_info)
 from .kinds import BY_NAME as KIND, SEVERITY_RANK
 from .wordscan import LazyPattern
 
@@ -806,6 +806,19 @@ RULES: tuple[Rule, ...] = (
     _r("gsp_marked_for_reset", "gpu_reset_required", ["GPU marked for reset"],
        r"(?:NVRM: (?P<device>GPU\d+) \w+: .*?)?(?P<what>Back to back GSP RPC timeout detected! )?GPU marked for reset",
        event=("reset", "join")),
+    # nvidia-smi -q's "GPU Recovery Action" field naming an action pending on the GPU (NVML's nvmlDeviceGetGpuRecovery
+    # Action, the action the driver's Xid 154 announced): "GPU Recovery Action                   : Reset" (an RTX 4000
+    # Ada in ERR! state, utkuozdemir/nvidia_gpu_exporter #393), pasted beside a failed job or an SRE's notes. The
+    # action's severity and action as Xid 154 naming it (catalog.NVSMI_RECOVERY_ACTION -> XID154_RECOVERY): Reset
+    # fatal RESET_GPU, Reboot fatal RESTART_BM, Drain P2P a warning; "None" is silent. The GPU is named on the
+    # section's header line ("GPU 00000000:CC:00.0"), not this one: no address. Part of the GPU's open reset event
+    # where the driver's lines came first. Was nothing. The 5xx era's fields under "GPU Reset Status" ("Reset Required
+    # : Yes", "Drain and Reset Recommended : Yes"; catalog.NVSMI_RESET_STATUS) say the same; "No" is silent.
+    _r("nvsmi_recovery_action", "gpu_reset_required", ["GPU Recovery Action", "Reset Required", "Reset Recommended"],
+       r"(?:GPU Recovery Action\s*: (?P<recovery_action>(?i:"
+       + "|".join(re.escape(w) for w in sorted(NVSMI_RECOVERY_ACTION, key=len, reverse=True)) + r"))|"
+       r"(?<![\w ])\s*(?P<reset_status>Reset Required|Drain and Reset Recommended)\s*: Yes)\s*$",
+       refine="nvsmi_recovery", event=("reset", "join")),
     # The driver as installed cannot drive the GPU (kind driver_mismatch: the fix is the driver, not a reset). A GPU
     # this release does not support, in every era's wording after its "NVRM: The NVIDIA GPU <pci> (PCI ID: ..)"
     # line (the address from that line): 2011 ".. (PCI ID: 10de:1050) installed / NVRM: in this system is not
@@ -3285,7 +3298,15 @@ def _refine_device_plugin_xid(g: dict, out: dict) -> None:
     out["details"]["reporter"] = DEVICE_PLUGIN
 
 
-REFINERS = {"xid": _refine_xid, "device_plugin_xid": _refine_device_plugin_xid, "sxid": _refine_sxid, "aer": _refine_aer, "aer_detail": _refine_aer_detail,
+def _refine_nvsmi_recovery(g: dict, out: dict) -> None:
+    """nvidia-smi's recovery action or reset status (rules "nvsmi_recovery_action"): the severity and action Xid 154
+    naming that action has."""
+    named = g.get("recovery_action")
+    key = NVSMI_RECOVERY_ACTION[named.lower()] if named else NVSMI_RESET_STATUS[g["reset_status"].lower()]
+    out["severity"], out["action"] = XID154_RECOVERY[key]
+
+
+REFINERS = {"nvsmi_recovery": _refine_nvsmi_recovery, "xid": _refine_xid, "device_plugin_xid": _refine_device_plugin_xid, "sxid": _refine_sxid, "aer": _refine_aer, "aer_detail": _refine_aer_detail,
             "dpc": _refine_dpc, "edac_ghes": _refine_edac_ghes, "nvme": _refine_nvme, "md": _refine_md, "iommu": _refine_iommu,
             "ib_link": _refine_ib_link, "cxi": _refine_cxi,
             "cuda": _refine_cuda, "cuda_assert": _refine_cuda_assert, "cuda_status": _refine_cuda_status, "nccl": _refine_nccl, "ib_wc": _refine_ib_wc,

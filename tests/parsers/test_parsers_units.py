@@ -277,6 +277,57 @@ def test_every_catalog_xid_without_an_action_is_decided_once():
         "info", "warning", "warning", "error", "fatal", "fatal", "info", "info"]
 
 
+def test_every_xid_line_gets_its_catalog_rows_action():
+    """A line of each Xid the driver can print (NVIDIA's catalog 1-172 and the driver's 173-176) gives the finding
+    its catalog row says: the action (the CSV's immediate action where it states one), severity and attribution. The
+    line is CONSTRUCTED (nvErrorLog_va's "Xid (PCI:..): <code>, pid=.., name=.., <text>", a text no refinement reads)."""
+    import csv
+    from pathlib import Path
+    path = Path(__file__).parents[2] / "parsers" / "data" / "xid-catalog.csv"
+    with path.open(newline="") as fh:
+        stated = {int(row["code"]): row["immediate_action"] for row in csv.DictReader(fh)}
+    for code, info in xid_catalog().items():
+        f = Classifier().read(f"NVRM: Xid (PCI:0000:1b:00): {code}, pid=1234, name=python3, Some text")[0]
+        assert (f.kind, f.xid, f.pci) == ("xid", code, "0000:1b:00"), code
+        assert (f.action, f.severity, f.attribution) == (info.action, info.severity, info.attribution), code
+        assert f.action == (stated.get(code) or info.action), code
+
+
+@pytest.mark.parametrize("word", ["None", "none"])
+def test_nvidia_smi_recovery_action_none_is_silent(word):
+    assert parse_line(f"    GPU Recovery Action                   : {word}") is None
+
+
+def test_nvidia_smi_recovery_action_asks_what_xid_154_naming_it_asks():
+    """nvidia-smi -q's "GPU Recovery Action" words (catalog.NVSMI_RECOVERY_ACTION): each pending action is the GPU's
+    gpu_reset_required at XID154_RECOVERY's severity and action for the same action; a word not in the table (a
+    newer action's) is no finding. CONSTRUCTED lines but Reset's (the field's form, realworld nvsmi-recovery-2026r)."""
+    from parsers.catalog import NVSMI_RECOVERY_ACTION, XID154_RECOVERY
+    for word, key in NVSMI_RECOVERY_ACTION.items():
+        for shown in (word, word.title(), word.replace("p2p", "P2P").capitalize()):
+            f = parse_line(f"    GPU Recovery Action                   : {shown}")
+            assert f is not None and f.kind == "gpu_reset_required", shown
+            assert (f.severity, f.action, f.details["recovery_action"]) == (*XID154_RECOVERY[key], shown)
+    assert parse_line("    GPU Recovery Action                   : Reset Bus Soon") is None
+    assert parse_line("    GPU Recovery Action                   : N/A") is None
+
+
+@pytest.mark.parametrize("field, key", [("Reset Required", "gpu reset required"),
+                                        ("Drain and Reset Recommended", "drain and reset")])
+def test_nvidia_smi_5xx_reset_status_yes_asks_what_xid_154_naming_it_asks(field, key):
+    """nvidia-smi -q before its "GPU Recovery Action" field (5xx, under "GPU Reset Status"): a field saying Yes is the
+    same finding as the action it names (catalog.NVSMI_RESET_STATUS); No, the 570+ "Requested functionality has been
+    deprecated", and the words inside other text are silent. CONSTRUCTED lines: nvidia-smi -q's field layout (name
+    padded to its column, " : ", the value), as 535-565 print it."""
+    from parsers.catalog import XID154_RECOVERY
+    f = parse_line(f"        {field:<34}: Yes")
+    assert f is not None and (f.kind, f.severity, f.action, f.details["reset_status"]) == (
+        "gpu_reset_required", *XID154_RECOVERY[key], field)
+    for value in ("No", "Requested functionality has been deprecated"):
+        assert parse_line(f"        {field:<34}: {value}") is None
+    assert parse_line(f"the log said {field}: Yes") is None
+
+
 # CONSTRUCTED lines (no public log of them found): the Xid line's form (nvErrorLog_va's "Xid (PCI:..): <code>, pid=..,
 # name=.., <text>") with the two texts kernel_gsp_ecc_gb100.c (NVIDIA/open-gpu-kernel-modules 595.45.04,
 # kgspEccServiceUncorrError_GB100) logs back to back for one GSP ECC error; 171's text is the catalog's Description.
