@@ -119,10 +119,12 @@ class Fact:
     # the reason a job_ended fact's line implies without a "why" of its own to read (details "why", upper case as the
     # JobEnded Event words it; the incident's "job ended (<why>)")
     why: str | None = None
+    # the one word a fact's line gives for its error whatever its wording (details "what"; the Event's "error")
+    what: str | None = None
 
 
-def _f(name, kind, keywords, pattern, severity="error", flags=0, why=None) -> Fact:
-    return Fact(name, kind, tuple(keywords), re.compile(pattern, flags), severity, why)
+def _f(name, kind, keywords, pattern, severity="error", flags=0, why=None, what=None) -> Fact:
+    return Fact(name, kind, tuple(keywords), re.compile(pattern, flags), severity, why, what)
 
 
 # The job's ends (details "why") that are an OOM kill, and whose memory it says ran out (parsers.kinds.OOM_SCOPES, whose
@@ -639,7 +641,7 @@ FACTS: tuple[Fact, ...] = (
     # exception too (EXCEPTION_FACTS).
     _f("ray_out_of_disk", "storage_error", ["OutOfDiskError", "Local disk is full", "utilization is over capacity"],
        r"(?P<what>OutOfDiskError|Local disk is full)|the local object store is full and the local disk(?:'s)? "
-       r"(?P<what2>utilization is over capacity)"),
+       r"(?P<what2>utilization is over capacity)", what="Local disk is full"),
     # Its precursor: the raylet's file system monitor, every 10 s while the disk it spills to is past that threshold,
     # at level E though nothing failed yet: "(raylet) [2025-04-21 10:05:37,313 E 959680 959717] file_system_monitor.cc:
     # 116: /tmp/ray/session_2025-03-25_17-33-57_554404_959134 is over 95% full, available space: 42.6695 GB; capacity:
@@ -888,8 +890,8 @@ def _groups(fact: Fact, m: re.Match) -> dict:
             del g["signal"]
     if fact.why is not None:
         g["why"] = fact.why
-    if fact.name == "ray_out_of_disk":  # one word for each wording (an Event's "error" has no apostrophe)
-        g["what"] = "Local disk is full"
+    if fact.what is not None:  # one word for each wording (an Event's "error" has no apostrophe)
+        g["what"] = fact.what
     if fact.name == "k8s_ended":
         if "kname" in g:  # klog text's "<name>_<namespace>(<uid>)", as the pod's object names it
             g["kpod"] = f"{g.pop('kns')}/{g.pop('kname')}"
