@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import time
 from collections import OrderedDict, deque
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from typing import TYPE_CHECKING, Callable, Iterable
 
 from parsers import normalize_pci
@@ -72,11 +72,9 @@ class _Pod:
 
     def __post_init__(self) -> None:
         self.intervals = deque(self.intervals, maxlen=INTERVALS)
-
-    @property
-    def job(self) -> str:
-        """The pod name without its ordinal: derived, never saved (a `job` an older agent saved is not read)."""
-        return job_of(self.ref.pod)
+        # the pod name without its ordinal, every metric's label: derived once from `ref` (never reassigned), not a
+        # field, never saved (a `job` an older agent saved is not read)
+        self.job: str = job_of(self.ref.pod)
 
 
 CLOCKED = ("last", "paused", "suspected", "checked")  # _Pod's times on the tracker's clock (the rest: the log's)
@@ -254,7 +252,8 @@ class ProgressTracker:
     def to_state(self) -> dict[str, dict]:
         """Every tracked pod as it stands, least recently advanced first (agent/checkpoint.py writes it); its times
         on the tracker's clock, the monotonic one: the same for an agent started again within this boot."""
-        return {uid: {**vars(p), "ref": asdict(p.ref), "intervals": list(p.intervals)} for uid, p in self.pods.items()}
+        return {uid: {**{f.name: getattr(p, f.name) for f in fields(p)}, "ref": asdict(p.ref),
+                      "intervals": list(p.intervals)} for uid, p in self.pods.items()}
 
     def restore(self, state: object) -> list[str]:
         """What to_state saved, by an agent started again in the same boot (the caller's to check: a reboot ends
