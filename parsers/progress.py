@@ -114,6 +114,13 @@ RULES: tuple[Rule, ...] = (
                                                   r"(?:consumed_samples: \d+\s+)?total_loss: (?:.*?\btime: (?P<time>"
                                                   + _NUM[1:-1] + "))?")),
     Rule("paddle", "iter:", re.compile(r"iter: (?<!\witer: )(?P<step>\d+)/\d+, loss: (?:.*?\bbatch_cost: (?P<time>" + _NUM[1:-1] + "))?")),
+    # ArcticTraining (snowflakedb, its Metrics.print_summary): one line per batch, `iter:  130/3000   4% | loss: 16.5469 |
+    # iter time: 1.038s | ... | step time: 0.996s | ... | epoch: 0 | ...` (2025; its first era `iter time: 1.0 s`, its
+    # later `Train iter: ...`, an evaluation's ` Eval iter: ...`).  The count is the optimizer step, printed again for
+    # every batch of a gradient accumulation (#219: four lines of 130), and both times are one batch's: a printed time
+    # would read a quarter of the step there, so the step time comes from the spacing.  None before
+    Rule("arctictraining", "iter:", re.compile(r"iter: (?:(?<=(?P<phase>Eval) iter: )|(?<!\witer: ))\s*(?P<step>\d+)/\d+"
+                                               r"\s+\d+% \| ")),
     # PaddleNLP's Trainer: `[    INFO] - loss: 2.00048828, learning_rate: 2.1e-06, global_step: 20, interval_runtime:
     # 26.3106, interval_samples_per_second: ..., interval_steps_per_second: 0.760149170183967, epoch: 0.0014`
     Rule("paddle", "global_step: ", re.compile(r"\bglobal_step: (?P<step>\d+),(?:.*?\binterval_steps_per_second: (?P<rate>"

@@ -29,6 +29,8 @@ finally:
     ("hang_llamafactory_2902.log", "tqdm", [10, 11, 12, 13], 4.95),  # (its first line, a loss dict: no step)
     ("hang_basicsr_582.log", "basicsr", [3200, 3300, 3400, 3500, 3600, 3700], 0.617),  # `iter:   3,200`
     ("hang_f5tts_346.log", "tqdm", [6], 1.73),  # a bar counting `s/step`
+    # the bar reprinted after the Trainer's loss dict (`20/1752` twice: one advance), the reporter's line numbers before it
+    ("hang_llamafactory_8261.log", "tqdm", list(range(10, 21)) + [20, 21, 22, 23], 2.83),
 ])
 def test_the_real_hung_logs_progress_lines_are_recognised(name, trainer, steps, seconds):
     found = [p for p in map(recognise, lines(name)) if p is not None and p.step is not None]
