@@ -136,6 +136,12 @@ PODS = Path(__file__).parents[1] / "fixtures" / "pods" / "var" / "log" / "pods"
     # (h288) ArcticTraining's line per batch (`iter:  130/3000   4% | loss: ... | iter time: 1.038s | ...`), each line None
     # before: the optimizer step, printed for each of the four batches of a gradient accumulation; no printed time read
     ("arctictraining_219.log", "arctictraining", [130] * 4 + [131] * 2, None),
+    # (h288) YOLOX (`epoch: 1/300, iter: 10/102, mem: ..., iter_time: 8.438s, ...`) and MindYOLO (`Epoch 1/500, Step 250/1516,
+    # imgsize ...` then the same step timed, `... step time: 97.44 ms`), each line None before: their count is within the
+    # epoch, the step read the epoch x its size + the count (MindYOLO #279 logs `Step 100/101` every epoch: 1514, 1615, ...)
+    ("yolox_1548.log", "yolox", [112, 122, 132, 142], 8.438),
+    ("mindyolo_370.log", "mindyolo", [1756] + [n for n in range(1766, 1807, 10) for _ in (0, 1)], 0.10087),
+    ("mindyolo_279_epochs.log", "mindyolo", [1514, 1615, 1615, 1716, 1716, 1817], 0.90864),
     # verl's console line whose first metric is not `global_seqlen/` (siiRL's quickstart, 2026: `step:1 - training/epoch:1.000
     # - ... - perf/time_per_step:129.426 - ...`): None before
     ("verl_siirl_quickstart_training_keys.log", "verl", [1, 2], 129.426),
