@@ -28,6 +28,8 @@ HANGS: tuple[tuple[str, str, str, str], ...] = (
      "LLaMA-Factory (Hugging Face Trainer, tqdm bar)", "NCCL watchdog, ALLREDUCE"),
     ("hang_basicsr_582.log", "https://github.com/XPixelGroup/BasicSR/issues/582",
      "BasicSR (one GPU)", "none: stuck in the data loader, the user's Ctrl-C"),
+    ("hang_llamafactory_8261.log", "https://github.com/hiyouga/LlamaFactory/issues/8261",
+     "LLaMA-Factory (Hugging Face Trainer, tqdm bar)", "NCCL watchdog, ALLREDUCE"),
 )
 
 

@@ -114,6 +114,18 @@ RULES: tuple[Rule, ...] = (
                                                   r"(?:consumed_samples: \d+\s+)?total_loss: (?:.*?\btime: (?P<time>"
                                                   + _NUM[1:-1] + "))?")),
     Rule("paddle", "iter:", re.compile(r"iter: (?<!\witer: )(?P<step>\d+)/\d+, loss: (?:.*?\bbatch_cost: (?P<time>" + _NUM[1:-1] + "))?")),
+    # ArcticTraining (snowflakedb, its Metrics.print_summary): one line per batch, `iter:  130/3000   4% | loss: 16.5469 |
+    # iter time: 1.038s | ... | step time: 0.996s | ... | epoch: 0 | ...` (2025; its first era `iter time: 1.0 s`, its
+    # later `Train iter: ...`, an evaluation's ` Eval iter: ...`).  The count is the optimizer step, printed again for
+    # every batch of a gradient accumulation (#219: four lines of 130), and both times are one batch's: a printed time
+    # would read a quarter of the step there, so the step time comes from the spacing.  None before
+    Rule("arctictraining", "iter:", re.compile(r"iter: (?:(?<=(?P<phase>Eval) iter: )|(?<!\witer: ))\s*(?P<step>\d+)/\d+"
+                                               r"\s+\d+% \| ")),
+    # YOLOX (Megvii's trainer): `2022-10-29 09:05:23 | INFO | yolox.core.trainer:261 - epoch: 1/300, iter: 10/102, mem:
+    # 12977Mb, iter_time: 8.438s, data_time: ...` (the count within the epoch, its epoch and its size beside it: the
+    # step read is the epoch's start plus the count, `epoch` x `per` + the count).  None before
+    Rule("yolox", "iter:", re.compile(r"epoch: (?<!\wepoch: )(?P<epoch>\d+)/\d+, iter: (?P<step>\d+)/(?P<per>\d+), mem: \S+, "
+                                      r"iter_time: (?P<time>" + _NUM[1:-1] + r")s\b")),
     # PaddleNLP's Trainer: `[    INFO] - loss: 2.00048828, learning_rate: 2.1e-06, global_step: 20, interval_runtime:
     # 26.3106, interval_samples_per_second: ..., interval_steps_per_second: 0.760149170183967, epoch: 0.0014`
     Rule("paddle", "global_step: ", re.compile(r"\bglobal_step: (?P<step>\d+),(?:.*?\binterval_steps_per_second: (?P<rate>"
@@ -329,6 +341,14 @@ RULES: tuple[Rule, ...] = (
     Rule("lightlytrain", "Train Loss", _LIGHTLY := re.compile(r"Train Step (?P<step>\d+)/\d+ \|(?:.*?\bStep Time "
                                                                r"(?P<time>" + _NUM[1:-1] + r")s\b)?")),
     Rule("lightlytrain", "train_loss: ", _LIGHTLY),
+    # MindYOLO (MindSpore): two lines per log, `2024-10-18 10:01:24,917 [INFO] Epoch 1/500, Step 250/1516, imgsize (640, 640),
+    # loss: 10.0633, ...` then `... Epoch 1/500, Step 250/1516, step time: 97.44 ms` (the same step again, timed).  The
+    # count is within the epoch: the step read is `epoch` x `per` + the count, as YOLOX's (a run logging every 100 steps
+    # of a 101-step epoch prints `Step 100/101` every epoch, mindspore-lab/mindyolo #279: no advance ever, read alone).
+    # Keyed on each line's own words.  None before
+    Rule("mindyolo", "loss: ", _MINDYOLO := re.compile(r"Epoch (?<!\wEpoch )(?P<epoch>\d+)/\d+, Step (?P<step>\d+)/(?P<per>\d+), "
+                                                       r"(?:imgsize |step time: (?P<time>" + _NUM[1:-1] + r") ms\b)"), 1e-3),
+    Rule("mindyolo", "step time: ", _MINDYOLO, 1e-3),
     # OLMo (allenai/OLMo's trainer) and OLMo-core (its ConsoleLoggerCallback): a marker line per logged step, `2024-08-06
     # 10:00:05.520 intern-studio-160750:0  olmo.train:908  INFO    [step=2/739328,epoch=0]`, its metrics on the lines below
     # it (`    train/CrossEntropyLoss=...`, OLMo-core's `    train/CE loss=...`), no step time; OLMo-core's marker names
@@ -466,6 +486,8 @@ def _one(line: str) -> Progress | None:
         step = int(count.replace(",", "")) if count else None
         if groups.get("of") and step == int(groups["of"]):
             step = None  # a finished bar: its count restarts with the next epoch's, so each epoch's end repeats it
+        elif groups.get("per") and step is not None:  # a count within the epoch, the epoch and its size printed beside it
+            step += int(groups["epoch"]) * int(groups["per"])
         seconds = None
         if groups.get("time"):
             seconds = float(groups["time"])

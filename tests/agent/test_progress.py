@@ -133,6 +133,15 @@ PODS = Path(__file__).parents[1] / "fixtures" / "pods" / "var" / "log" / "pods"
     ("imagenet_progressmeter_rocm_1147.log", "imagenet", list(range(741, 902, 20)), 1.187),
     ("imagenet_progressmeter_examples_267.log", "imagenet", list(range(19950, 20011, 10)), 0.544),
     ("dschat_step3_examples_444.log", "deepspeed-chat", [3183, 3184, 3185], None),
+    # (h288) ArcticTraining's line per batch (`iter:  130/3000   4% | loss: ... | iter time: 1.038s | ...`), each line None
+    # before: the optimizer step, printed for each of the four batches of a gradient accumulation; no printed time read
+    ("arctictraining_219.log", "arctictraining", [130] * 4 + [131] * 2, None),
+    # (h288) YOLOX (`epoch: 1/300, iter: 10/102, mem: ..., iter_time: 8.438s, ...`) and MindYOLO (`Epoch 1/500, Step 250/1516,
+    # imgsize ...` then the same step timed, `... step time: 97.44 ms`), each line None before: their count is within the
+    # epoch, the step read the epoch x its size + the count (MindYOLO #279 logs `Step 100/101` every epoch: 1514, 1615, ...)
+    ("yolox_1548.log", "yolox", [112, 122, 132, 142], 8.438),
+    ("mindyolo_370.log", "mindyolo", [1756] + [n for n in range(1766, 1807, 10) for _ in (0, 1)], 0.10087),
+    ("mindyolo_279_epochs.log", "mindyolo", [1514, 1615, 1615, 1716, 1716, 1817], 0.90864),
     # verl's console line whose first metric is not `global_seqlen/` (siiRL's quickstart, 2026: `step:1 - training/epoch:1.000
     # - ... - perf/time_per_step:129.426 - ...`): None before
     ("verl_siirl_quickstart_training_keys.log", "verl", [1, 2], 129.426),
@@ -321,6 +330,21 @@ def test_trls_grpo_with_vllm_sleep_mode_reads_only_its_bar():
     379.99s/it]`, is step 3 at 379.99 s."""
     found = [recognise(x) for x in lines("trl_grpo_4086_sleep.log")]
     assert found == [None] * 10 + [Progress(3, pytest.approx(379.99), "tqdm")]
+
+
+def test_arctictrainings_eras_give_the_step_and_its_evaluation_is_a_pause():
+    """ArcticTraining's summary line in its three eras (arctic_training/metrics.py, print_summary): the first
+    (`iter time: 1.0 s`) and the latest (`Train iter: ...`, right-aligned to five characters, an evaluation's ` Eval
+    iter: ...`) built from that source, not real lines; the 2025 era's real line in arctictraining_219.log.  The step is
+    read, never the printed time (a batch's, the step repeating over gradient accumulation); `Eval` is evaluation."""
+    first = "iter: 130/3000   4% | loss: 16.5469 | iter time: 1.0 s | lr: 8.667E-04 | step time: 1.0 s | epoch: 0"
+    assert recognise(first) == Progress(130, None, "arctictraining")
+    assert recognise("Train iter:  130/3000   4% | loss: 16.5469 | iter time: 1.038s | lr: 8.667E-04 | epoch: 0") == \
+        Progress(130, None, "arctictraining")
+    assert recognise(" Eval iter:    2/40   5% | loss: 1.2500 | lr: 8.667E-04 | epoch: 0") == \
+        Progress(None, None, "arctictraining", "evaluation", moved=False)
+    # a word ending in `iter` is no ArcticTraining line
+    assert recognise("emitter:  130/3000   4% | loss: 16.5469 | epoch: 0") is None
 
 
 def test_areals_stats_logger_line_gives_its_global_step():

@@ -29,6 +29,8 @@ finally:
     ("hang_llamafactory_2902.log", "tqdm", [10, 11, 12, 13], 4.95),  # (its first line, a loss dict: no step)
     ("hang_basicsr_582.log", "basicsr", [3200, 3300, 3400, 3500, 3600, 3700], 0.617),  # `iter:   3,200`
     ("hang_f5tts_346.log", "tqdm", [6], 1.73),  # a bar counting `s/step`
+    # the bar reprinted after the Trainer's loss dict (`20/1752` twice: one advance), the reporter's line numbers before it
+    ("hang_llamafactory_8261.log", "tqdm", list(range(10, 21)) + [20, 21, 22, 23], 2.83),
 ])
 def test_the_real_hung_logs_progress_lines_are_recognised(name, trainer, steps, seconds):
     found = [p for p in map(recognise, lines(name)) if p is not None and p.step is not None]
@@ -101,7 +103,7 @@ def test_the_logs_of_the_new_trainers_are_replayed():
     LitGPT, llm.c, nanochat, NeMo 2, TF-slim) were never replayed: 21 logs of 82 were judged, then 47; with (h138)
     OpenRLHF's and torchtune's multi-node bars (a tqdm bar's elapsed time), 49; with (h143) MMF's logs, at their ISO
     8601 stamps (`2021-04-12T20:44:18`, read by no form before), 51; with (h210) NeMo Automodel's two logs, 53; with (h260)
-    LeRobot's #1488 log, OLMo's #692, LightlyTrain's #604 and PithTrain's #7, 57."""
+    LeRobot's #1488 log, OLMo's #692, LightlyTrain's #604 and PithTrain's #7, 57; with (h288) YOLOX's #1548 and MindYOLO's #370 and #279, 60."""
     judged = {name for name in HEALTHY_LOGS if replay_log(name).replayed}
     assert {"timm_optimum_habana_hpu.log", "imagenet_progressmeter_rocm_1147.log", "imagenet_progressmeter_examples_267.log",
             "dschat_step3_examples_444.log", "detectron2_d2go_524.log", "detectron2_querydet_17.log", "libai_551.log",
@@ -109,8 +111,9 @@ def test_the_logs_of_the_new_trainers_are_replayed():
             "moddednanogpt_h100_master.log", "paddlenlp_paddle_56363.log", "litgpt_keysvalues_97.log",
             "nanochat_147.log", "llmc_796_blackwell.log", "tfslim_models_2980.log", "nemo2_bionemo_740.log",
             "mmf_870.log", "mmf_776.log", "automodel_3473.log", "automodel_eagle_3173.log",
-            "lerobot_1488_data_s.log", "olmo_692.log", "lightlytrain_604_steps.log", "pithtrain_7_steps.log"} <= judged
-    assert len(judged) == 57
+            "lerobot_1488_data_s.log", "olmo_692.log", "lightlytrain_604_steps.log", "pithtrain_7_steps.log",
+            "yolox_1548.log", "mindyolo_370.log", "mindyolo_279_epochs.log"} <= judged
+    assert len(judged) == 60
     assert {replay_log(n).clock for n in ("mmf_870.log", "mmf_776.log")} == {"own"}
     assert {replay_log(n).clock for n in ("timm_optimum_habana_hpu.log", "nanogpt_110.log")} == {"printed"}
 
