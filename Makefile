@@ -23,7 +23,11 @@ MODE ?= off
 run: $(STAMP)
 	GPU_NPD_MODE=$(MODE) $(BIN)/gpu-npd run --state-dir .state --metrics-address 127.0.0.1:9810 $(ARGS)
 
+# the tree compiled to bytecode first: where PYTHONDONTWRITEBYTECODE is set (this host), imports never write it, and
+# every `gpu-npd` process the suite starts compiled ~130 modules from source at its start
+# (`import agent.app`: 0.31 s CPU against 0.20 s with bytecode); up-to-date files are skipped
 test: $(STAMP)
+	$(BIN)/python -m compileall -q -x '/(\.venv|\.git|build|dist)/' .
 	$(BIN)/python -m pytest -q $(PYTEST_ARGS)
 
 fuzz: $(STAMP)
