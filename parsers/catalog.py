@@ -148,7 +148,8 @@ NVLINK5_RESET_ROWS: tuple[tuple[int, str, str, str, str, tuple[int, ...]], ...] 
     (146, "TLW_TX/TLW_TX_PIPE0", "000000", "0101100011", "0001100", (0x4,)),
     (146, "TLW_TX/TLW_TX_PIPE1", "000000", "0101100011", "0001101", (0x4,)),
     (149, "NETIR/NETIR_INT", "000000", "0000000110", "0011000", ()),
-    *((149, "NETIR_LINK_EVT/NETIR_LINK_DOWN", reason, "0111000110", "0010001", ()) for reason in _NETIR_LINK_DOWN_RESET),
+    *((149, "NETIR_LINK_EVT/NETIR_LINK_DOWN", reason, "0111000110", "0010001", ())
+      for reason in _NETIR_LINK_DOWN_RESET),
     (149, "NETIR_MFDE_EVENT", "000000", "1001000110", "0010100", (0x1, 0x4, 0x5, 0x7)),
     (150, "MSE Degraded", "000000", "0000000000", "0000000", (0x0, 0xFFFFFFFF)),
     (150, "MSE_WATCHDOG", "000000", "0000000000", "0000000", (0x0,)),
