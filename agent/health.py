@@ -94,14 +94,19 @@ def _renamed(p: Problem, gpus: Collection[str] = ()) -> Problem:
 
 
 def _clears(f: Finding) -> Callable[[Problem], bool] | None:
-    """What a lifecycle finding ends (its kind's `clears`, parsers/kinds.py); None: this one clears nothing."""
-    lifecycle = _LIFECYCLE.get(f.kind)
-    if lifecycle is None:
-        return None
-    c, tests = lifecycle
-    for value, want in tests:  # (a loop, not any() over a generator: every finding of a lifecycle kind's
-        if value(f) != want:  # kind passes here, the xid kind's every Xid line among them)
-            return None
+    """What a lifecycle finding ends (its kind's `clears`, parsers/kinds.py: the first whose match it fits); None: this
+    one clears nothing."""
+    for c, tests in _LIFECYCLE.get(f.kind, ()):
+        for value, want in tests:  # (a loop, not any() over a generator: every finding of a lifecycle kind's
+            if value(f) != want:  # kind passes here, the xid kind's every Xid line among them)
+                break
+        else:
+            return _ends(f, c)
+    return None
+
+
+def _ends(f: Finding, c: Any) -> Callable[[Problem], bool] | None:
+    """The problems a finding that fits its kind's `clears` c ends; None: it names no device of its own."""
     ends = tuple(c.ends.items())  # of those, only the problems whose fields are these (the Xid it ends)
 
     def fits(p: Problem) -> bool:
@@ -126,11 +131,12 @@ _MATCH_FIELDS: dict[str, Callable[[Finding], Any]] = {
     "not_attribution": attrgetter("attribution"), "state": lambda f: f.details.get("state"),
 }
 
-# the lifecycle kinds (a `clears` in parsers/kinds.py), the only findings `_clears` need look at -> (their `clears`, its
-# match as (the finding's value of a key, the value it must be)): read once, not per finding (every Xid line passes)
-_LIFECYCLE: dict[str, tuple[Any, tuple[tuple[Callable[[Finding], Any], Any], ...]]] = {
-    name: (row.clears, tuple((_MATCH_FIELDS[key], want) for key, want in row.clears.match.items()))
-    for name, row in KIND.items() if row.clears is not None}
+# the lifecycle kinds (a `clears` in parsers/kinds.py), the only findings `_clears` need look at -> each of their
+# `clears` with its match as (the finding's value of a key, the value it must be): read once, not per finding (every Xid line
+# passes)
+_LIFECYCLE: dict[str, tuple[tuple[Any, tuple[tuple[Callable[[Finding], Any], Any], ...]], ...]] = {
+    name: tuple((c, tuple((_MATCH_FIELDS[key], want) for key, want in c.match.items())) for c in row.clears)
+    for name, row in KIND.items() if row.clears}
 
 Match = tuple  # a rule's `match` as tests, each (the finding's value of a key, the values it may be, negated): `_match`
 

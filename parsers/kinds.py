@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Mapping
 
-from .catalog import NVLINK_XIDS, REPEAT_WORKFLOW_XIDS, XID_ACTION_CLEAR, XID_REENGAGES, xid_reason
+from .catalog import NVLINK_XIDS, REPEAT_WORKFLOW_XIDS, XID154_RECOVERY, XID_ACTION_CLEAR, XID_REENGAGES, xid_reason
 
 # The vocabulary of a finding's fields (finding.py re-exports it).
 SEVERITIES = ("info", "warning", "error", "fatal")
@@ -141,7 +141,7 @@ class Kind:
     # a job's first failure of this kind says a member cannot continue: cascading recovery restarts an opted-in gang
     # (cluster/recovery.py FATAL)
     restarts: bool = False
-    clears: Clears | None = None  # a lifecycle kind: what a finding of it ends
+    clears: tuple[Clears, ...] = ()  # a lifecycle kind: what a finding of it ends, each by its own match
     # a link-state kind (details' `state`): the states that are a fault (up clears; unused is no fault)
     fault_states: tuple[str, ...] = ()
     # of those, the states a port nobody cabled shows: reported early in a boot, the port never up since, no fault
@@ -248,8 +248,13 @@ TABLE: tuple[Kind, ...] = (
        repeated=Repeated("GPUDegraded", "<reason>Repeated",
                          {"attribution": "application", "xid": sorted(REPEAT_WORKFLOW_XIDS)}, ("pci", "xid"), 3,
                          3600.0, settings="app_xid"), restarts=True,
-       # power smoothing reengaged (162) ends its GPU's disengaged (163) problem, a warning that would expire
-       clears=Clears("expire", match={"xid": XID_REENGAGES[0]}, ends={"kind": "xid", "code": XID_REENGAGES[1]})),
+       # power smoothing reengaged (162) ends its GPU's disengaged (163) problem, a warning that would expire; Xid 154
+       # going back to None (XID154_RECOVERY's "none") ends its GPU's earlier 154's problem: the driver recomputes the
+       # action from the GPU's live state and logs 154 on a change (open-gpu-kernel-modules 595.45.04 gpu.c
+       # _gpuRefreshRecoveryActionInLock), so None is its word that no reset, reboot or drain is pending any more
+       clears=(Clears("expire", match={"xid": XID_REENGAGES[0]}, ends={"kind": "xid", "code": XID_REENGAGES[1]}),
+               Clears("reset", match={"xid": 154, "action": XID154_RECOVERY["none"][1]},
+                      ends={"kind": "xid", "code": 154}))),
     Kind("sxid", "SXid", "nvswitch", "error", "fabric", "INVESTIGATE", "SXid<code>", (
         Raise("NVLinkUnhealthy", "reset", {"severity": "fatal"}),
     ), doc="an NVSwitch SXid (kernel or Fabric Manager log), fatal or not from the SXid tables", category="fabric"),
@@ -257,7 +262,7 @@ TABLE: tuple[Kind, ...] = (
         Raise("GPUUnhealthy", "boot"),
     ), doc="the GPU no longer answers on the PCI bus", category="hardware"),
     Kind("gpu_reset", "GPU reset", "gpu", "info", "driver", "NONE", "GpuReset",
-         doc="a GPU was reset: clears that GPU's problems that a reset ends", clears=Clears("reset")),
+         doc="a GPU was reset: clears that GPU's problems that a reset ends", clears=(Clears("reset"),)),
     Kind("nvlink", "NVLink error", "gpu", "error", "hardware", "CONTACT_SUPPORT", "NVLinkError", (
         Raise("NVLinkUnhealthy", "reset"),
     ), doc="an NVLink failure the driver or Fabric Manager reports outside an Xid", category="hardware"),
@@ -275,7 +280,7 @@ TABLE: tuple[Kind, ...] = (
     Kind("ib_link", "link down", "port", "error", "fabric", "CHECK_LINK", "IBPortDown", (
         Raise("InfiniBandUnhealthy", "link_up", {"state": list(_LINK_DOWN)}),
     ), doc="an InfiniBand / RoCE port's link or cable state; up clears the port's problem", category="fabric",
-         clears=Clears("link_up", match={"state": "up"}), fault_states=_LINK_DOWN,
+         clears=(Clears("link_up", match={"state": "up"}),), fault_states=_LINK_DOWN,
          unused_states=_UNCABLED),
     Kind("nic_error", "NIC error", "nic", "error", "hardware", "INVESTIGATE", "NICError", (
         Raise("InfiniBandUnhealthy", "boot", {"severity": "fatal"}, reason="NICFirmwareError"),
@@ -357,7 +362,7 @@ TABLE: tuple[Kind, ...] = (
        category="infrastructure"),
     Kind("driver_load", "driver load", None, "info", "driver", "NONE", "DriverLoad",
          doc="the NVIDIA kernel module (re)loaded: clears every GPU problem a reset ends",
-         clears=Clears("reset", "gpus")),
+         clears=(Clears("reset", "gpus"),)),
     Kind("unclassified", "unclassified", None, "warning", "unknown", "INVESTIGATE", "Unclassified",
          doc="a GPU / NVSwitch / NIC / PCIe driver line with an error word no rule recognised (counted)"),
     Kind("peermem_error", "peermem error", None, "error", "driver", "INVESTIGATE", "PeermemError",

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from .catalog import (CONTAINMENT_LINE, CONTAINMENT_RECOVERY, CONTAINMENT_XIDS, NVLINK5_LINE, NVLINK5_UNIT_OVERRIDE,
                       NVLINK5_VERDICT, NVLINK_XIDS, NVSMI_RECOVERY_ACTION, NVSMI_RESET_STATUS, XID154_RECOVERY,
-                      XID154_RECOVERY_CODE, XID48_DETAIL, sxid_info, xid_info)
+                      XID154_RECOVERY_CODE, XID48_DETAIL, XID_ACTION_POLICY, nvlink5_needs_reset, sxid_info, xid_info)
 from .kinds import BY_NAME as KIND, SEVERITY_RANK
 from .wordscan import LazyPattern
 
@@ -3007,6 +3007,12 @@ def _refine_xid(g: dict, out: dict) -> None:
             override = NVLINK5_UNIT_OVERRIDE.get((unit, verdict)) or NVLINK5_VERDICT.get(verdict)
             if override:
                 out["severity"], out["action"] = override
+            # NVIDIA's decode of IntrInfo and Error Status may ask a reset of a line the driver calls Nonfatal
+            # (catalog.NVLINK5_RESET_ROWS); it only ever raises the line's reading
+            if (m5.group("intrinfo") and out["severity"] != "fatal" and nvlink5_needs_reset(
+                    info.code, unit, int(m5.group("intrinfo"), 16), int(m5.group("error_status"), 16))):
+                out["severity"], out["action"] = XID_ACTION_POLICY["RESET_GPU"][0], "RESET_GPU"
+                d["decode"] = "RESET_GPU"
             return
     if info.code in XID48_DETAIL:  # which memory the Xid 48 it details was in (its event's finding's, joined)
         out["details"].update(memory=XID48_DETAIL[info.code], detail_xid=info.code)

@@ -238,11 +238,11 @@ def _roles(k) -> str:
         said.append("fault when " + " or ".join(k.fault_states))
     if k.unused_states:
         said.append("no fault when " + " or ".join(k.unused_states) + " early in a boot, the port never up (unused)")
-    if k.clears is not None:
-        where = "every GPU and NVSwitch" if k.clears.scope == "gpus" else "its own subject"
-        when = "".join(f" when {key} is {v}" for key, v in k.clears.match.items())
-        which = "".join(f" {key} {v}" for key, v in k.clears.ends.items())
-        said.append(f"clears `{k.clears.mode}` problems{which and ' (' + which.strip() + ')'} of {where}{when}")
+    for c in k.clears:
+        where = "every GPU and NVSwitch" if c.scope == "gpus" else "its own subject"
+        when = " and".join(f" {key} is {v}" for key, v in c.match.items())
+        which = "".join(f" {key} {v}" for key, v in c.ends.items())
+        said.append(f"clears `{c.mode}` problems{which and ' (' + which.strip() + ')'} of {where}{when and ' when' + when}")
     return "; ".join(said)
 
 

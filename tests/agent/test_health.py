@@ -96,6 +96,29 @@ def test_xid_162_ends_its_gpus_163_problem_alone(engine):
     assert [p.code for p in engine.problems.values()] == [164] and cond(engine, "GPUDegraded")[0]
 
 
+def test_xid_154_back_to_none_ends_its_gpus_154_problem_alone(engine):
+    """Xid 154 going back to None ends the GPU reset problem of that GPU's earlier 154: the driver logs 154 when the
+    action it recomputes from the GPU's live state changes (open-gpu-kernel-modules 595.45.04 gpu.c
+    _gpuRefreshRecoveryActionInLock), so None says nothing is pending. Not another GPU's 154, not its own GPU's other
+    Xids' problems (the 48's asks its own reset). The None line: CONSTRUCTED in gpu.c's format, as NVSentinel's
+    csv_test.go "XID 154 recovery action returned to None" (no captured one found)."""
+    reset = "154, GPU recovery action changed from 0x0 (None) to 0x1 (GPU Reset Required)"
+    none = "154, GPU recovery action changed from 0x1 (GPU Reset Required) to 0x0 (None)"
+    for line in (f"NVRM: Xid (PCI:0000:1b:00): {reset}", f"NVRM: Xid (PCI:0000:2c:00): {reset}",
+                 _xid(48, "An uncorrectable double bit error (DBE) has been detected on GPU in the framebuffer at "
+                          "partition 6, subpartition 0.")):
+        engine.observe(parse_line(line))
+    assert cond(engine, "GPUUnhealthy")[0]
+    engine.observe(parse_line(f"NVRM: Xid (PCI:0000:1b:00): {none}"))
+    assert sorted((p.subject, p.code) for p in engine.problems.values()) == [("gpu:0000:1b:00", 48),
+                                                                              ("gpu:0000:2c:00", 154)]
+    engine.observe(parse_line(f"NVRM: Xid (PCI:0000:2c:00): {none}"))
+    assert [p.code for p in engine.problems.values()] == [48]
+    # a 154 naming an action is no lifecycle mark: it raises its problem again
+    engine.observe(parse_line(f"NVRM: Xid (PCI:0000:2c:00): {reset}"))
+    assert sorted(p.code for p in engine.problems.values()) == [48, 154]
+
+
 def test_xid_48s_detail_is_no_second_problem(engine):
     """Xid 171 / 172 add detail to the Xid 48 logged with them (the catalog): one problem, the 48's."""
     engine.observe(parse_line(_xid(48, "GSP-RISCV uncorrectable ECC error")))
@@ -193,7 +216,7 @@ def test_only_lifecycle_kinds_clear_problems():
     from parsers.finding import KINDS
     from parsers.kinds import BY_NAME
     engine = HealthEngine(load(env={}, flags={}), Clock(1_795_000_000.0))
-    lifecycle = {k for k in KINDS if BY_NAME[k].clears is not None}
+    lifecycle = {k for k in KINDS if BY_NAME[k].clears}
     assert lifecycle == {"gpu_reset", "driver_load", "ib_link", "xid"}
     for kind in KINDS:
         f = Finding(kind, "info", "unknown", "NONE", "m", pci="0000:9a:00", xid=162, details={"state": "up"})

@@ -63,10 +63,10 @@ def test_each_row_is_complete_and_uses_the_vocabulary(row):
     assert row.category is None or row.category in CATEGORIES
     assert not (row.peer and not row.consequence), "a peer's error is what its failure made this rank print"
     assert not row.never_the_node or row.workload, "only a job's output is explained by a node fault or not"
-    if row.clears is not None:
-        assert row.clears.mode in CLEAR_MODES and row.clears.scope in CLEAR_SCOPES
-        assert set(row.clears.match) <= set(MATCH_KEYS) - {"kind"}
-        assert set(row.clears.ends) <= {"kind", "code"}  # fields of the problem it ends (agent/health.py)
+    for c in row.clears:
+        assert c.mode in CLEAR_MODES and c.scope in CLEAR_SCOPES
+        assert set(c.match) <= set(MATCH_KEYS) - {"kind"}
+        assert set(c.ends) <= {"kind", "code"}  # fields of the problem it ends (agent/health.py)
     if row.repeated is not None:  # alone nothing; repeated by several processes a warning condition, never a taint
         r = row.repeated
         assert not row.workload and r.condition in {c.type for c in CONDITIONS if not c.taint}
