@@ -8,6 +8,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -46,14 +47,30 @@ class AgentProc:
              "--state-dir", str(tmp / "state"), "--metrics-address", f"127.0.0.1:{self.port}", *extra],
             stdout=self.out, stderr=subprocess.PIPE, cwd=cwd,
             env={**os.environ, "NODE_NAME": "gpu-node-1", **(env or {})})
+        # its stderr read as it comes (kept for `stderr()` and failure messages): a pipe nobody reads holds 64 KiB,
+        # and then a chatty agent blocks in its next log line, the test waiting for it in vain
+        self._err = bytearray()
+        self._drain = threading.Thread(target=self._read_stderr, name=f"agent-stderr-{self.port}", daemon=True)
+        self._drain.start()
         try:
             self.wait_for(lambda: "gpu_npd_build_info" in self.metrics(), timeout=start_timeout,
                           what="metrics endpoint")
         except BaseException:  # not up in time: no caller holds it to stop it, so it would run on after the test
             self.proc.kill()
             self.proc.wait()
+            self._drain.join(5)
             raise
         self.writer = os.open(self.fifo, os.O_WRONLY)
+
+    def _read_stderr(self) -> None:
+        for chunk in iter(lambda: self.proc.stderr.read1(1 << 16), b""):
+            self._err += chunk
+
+    def stderr(self) -> str:
+        """What the agent wrote to stderr so far; all of it once it has exited."""
+        if self.proc.poll() is not None:
+            self._drain.join(5)
+        return bytes(self._err).decode(errors="replace")
 
     def write(self, text: str) -> None:
         os.write(self.writer, text.encode())
@@ -85,7 +102,7 @@ class AgentProc:
             if pred():
                 return
             if self.proc.poll() is not None:
-                raise AssertionError(f"agent exited: {self.proc.stderr.read().decode()}")
+                raise AssertionError(f"agent exited: {self.stderr()}")
             time.sleep(0.05)
         raise AssertionError(f"timed out waiting for {what}")
 
@@ -94,7 +111,9 @@ class AgentProc:
         t0 = time.time()
         self.proc.send_signal(signal.SIGTERM)
         code = self.proc.wait(timeout=10)
-        return code, time.time() - t0
+        took = time.time() - t0
+        self._drain.join(5)
+        return code, took
 
     def events(self) -> list[dict]:
         self.out.seek(0)

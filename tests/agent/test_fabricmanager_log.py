@@ -52,7 +52,7 @@ def test_absent_fabricmanager_log_is_reported_absent_not_down(tmp_path: Path):
         assert a.value("gpu_npd_source_up", source="fabricmanager") is None
     finally:
         a.stop()
-    err = a.proc.stderr.read().decode()
+    err = a.stderr()
     assert "not present on this host" in err
     # said once, and not among the sources the start-up line names as followed
     running = next(line for line in err.splitlines() if "gpu-npd running on node" in line)

@@ -6,42 +6,22 @@ from __future__ import annotations
 
 import dataclasses
 import io
-from dataclasses import dataclass
-from typing import Annotated
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
 from agent import sinks
 from agent.app import build
 from agent.config import ConfigError, load
-from agent.keyspec import Invalid, convert, doc, num
+from agent.keyspec import Invalid, convert
 from agent.settings import keys
+from sink_rows import ROWS, Tap, TapSettings, ThreadedTap
 
-
-@dataclass(frozen=True)
-class TapSettings:
-    enabled: Annotated[bool, doc("keep snapshots in a list")] = False
-    limit: Annotated[int, num("snapshots kept", gt=0)] = 8
-
-
-class Tap:
-    def __init__(self, settings: TapSettings, node: str):
-        self.settings, self.node, self.seen, self.started = settings, node, [], False
-
-    def apply(self, snapshot) -> None:
-        self.seen.append(snapshot)
-
-
-class ThreadedTap(Tap):
-    def start(self) -> None:
-        self.started = True
-
-    def close(self) -> None:
-        self.started = False
-
-
-ROWS = (sinks.SinkRow("tap", TapSettings, Tap, "snapshots kept in a list"),
-        sinks.SinkRow("threaded", TapSettings, ThreadedTap, "the same, on a thread of its own"))
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_a_row_is_a_block_of_the_configuration_off_by_default():
@@ -72,11 +52,59 @@ def test_the_agent_adds_each_enabled_row_and_starts_one_with_a_thread(tmp_path, 
 
 
 def test_the_sinks_block_loads_from_the_defaults_file_and_the_environment():
-    # with no rows yet the block is an empty mapping (`sinks: {}` in the defaults file); a row's block is set whole
-    # by its variable, as YAML
+    # with no rows yet the block is an empty mapping (`sinks: {}` in the defaults file)
     assert load(env={}, flags={}).sinks == sinks.Sinks()
     with pytest.raises(ConfigError, match=r"^sinks\.nosuch: unknown key"):
         load(env={}, flags={"sinks": {"nosuch": {"enabled": True}}})
-    for row in sinks.SINKS:
-        cfg = load(env={f"GPU_NPD_SINKS__{row.name.upper()}": "{enabled: false}"}, flags={})
-        assert getattr(cfg.sinks, row.name).enabled is False
+
+
+# In a fresh interpreter the rows are put into SINKS (and `Sinks` derived from it, as agent/sinks/__init__.py does)
+# before agent.settings is imported; then every derivation is read as the agent and the docs read it.
+WITH_ROWS = """
+import json, sys, tempfile
+from agent import sinks
+from sink_rows import ROWS
+sinks.SINKS, sinks.Sinks = ROWS, sinks.block(ROWS)
+from agent.config import ConfigError, load
+from agent.settings import keys, render_defaults
+sys.path.insert(0, "docs/hooks")
+from reference import render_configuration
+
+with tempfile.NamedTemporaryFile("w", suffix=".yaml") as fh:
+    fh.write(render_defaults())
+    fh.flush()
+    from_file = load(fh.name, env={}, flags={}).sinks
+try:
+    load(env={"GPU_NPD_SINKS__TAP": "{limit: 0}"}, flags={})
+    refused = ""
+except ConfigError as exc:
+    refused = str(exc)
+on = load(env={"GPU_NPD_SINKS__THREADED": "{enabled: true, limit: 3}"}, flags={}).sinks
+print(json.dumps({
+    "defaults": [[r.name, getattr(load(env={}, flags={}).sinks, r.name).enabled] for r in ROWS],
+    "from_file": [[r.name, getattr(from_file, r.name).limit] for r in ROWS],
+    "env": [on.threaded.enabled, on.threaded.limit, on.tap.enabled],
+    "refused": refused,
+    "doc": next(k.doc for k in keys() if k.path == "sinks"),
+    "reference": render_configuration(),
+}))
+"""
+
+
+def test_a_row_in_the_table_is_a_block_of_the_agents_configuration_its_variable_and_docs():
+    """The rows in `SINKS` itself, not a block built by the test: the configuration's `sinks` block (its defaults, the
+    defaults file, GPU_NPD_SINKS__<NAME>, its keys' validation) and the reference docs derive from the
+    table.  Before, this looped over the empty SINKS and could not fail."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "tests" / "agent")])}
+    run = subprocess.run([sys.executable, "-c", WITH_ROWS], cwd=ROOT, env=env, capture_output=True, text=True,
+                         timeout=60)
+    assert run.returncode == 0, run.stderr
+    seen = json.loads(run.stdout)
+    assert seen["defaults"] == [["tap", False], ["threaded", False]]  # off by default
+    assert seen["from_file"] == [["tap", 8], ["threaded", 8]]  # the defaults file holds each row's block
+    assert seen["env"] == [True, 3, False]  # the block's variable sets it whole, as YAML
+    assert "sinks.tap.limit: expected an integer >= 1, got 0" in seen["refused"], seen["refused"]  # checked
+    assert "(tap, threaded)" in seen["doc"]  # the `sinks` key's doc names the rows
+    for row in ROWS:  # the configuration reference lists each block, its variable and its keys
+        assert f"`sinks.{row.name}`" in seen["reference"] and f"GPU_NPD_SINKS__{row.name.upper()}" in seen["reference"]
+        assert f"`sinks.{row.name}.limit`" in seen["reference"] and row.doc in seen["reference"]

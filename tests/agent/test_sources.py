@@ -17,6 +17,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from agent.sources import SourceAbsent
+from harness import wait_until
 
 
 def collect(src, seconds=0.6):
@@ -171,7 +172,7 @@ def test_kmsg_epipe_is_counted_and_reading_continues():
     got, stop = [], threading.Event()
     t = threading.Thread(target=src._run_device, args=(r, got.extend, stop), daemon=True)
     t.start()
-    time.sleep(0.3)
+    wait_until(lambda: not src.script and len(got) >= 3, "the script read")  # not a fixed 0.3 s: a loaded host
     stop.set()
     t.join(2)
     os.close(r), os.close(w)
@@ -184,27 +185,32 @@ def test_logfile_rename_and_copytruncate_lose_no_line(tmp_path: Path):
     src = LogFileSource([str(log)], str(tmp_path / "state"), poll_seconds=0.05)  # noqa: E501
     got, stop = [], threading.Event()
     t = threading.Thread(target=src.run, args=(got.extend, stop), daemon=True)
+    expected = ["a1", "a2", "a3", "b1", "b2", "b3", "c1"]
+
+    def read(n):  # each step waits for the source to have read what came before it, not a fixed time a loaded
+        wait_until(lambda: len(got) >= n, f"{expected[:n]} read")  # host may not give it
+        assert [r.line for r in got] == expected[:n]
+
     t.start()
     time.sleep(0.2)  # the file does not exist yet: the source waits
     log.write_text("a1\na2\n")
-    time.sleep(0.3)
+    read(2)
     with log.open("a") as fh:
         fh.write("a3\n")
     log.rename(tmp_path / "kern.log.1")  # rename rotation: a3 must still be read, then the new file
     log.write_text("b1\n")
-    time.sleep(0.4)
+    read(4)
     with log.open("a") as fh:
         fh.write("b2\n")
-    time.sleep(0.3)
+    read(5)
     # copytruncate: copy away, truncate in place, keep writing
     (tmp_path / "kern.log.1").write_text(log.read_text() + "b3\n")
     with log.open("w") as fh:
         fh.write("c1\n")
-    time.sleep(0.4)
+    read(7)
     stop.set()
     t.join(2)
-    lines = [r.line for r in got]
-    assert lines == ["a1", "a2", "a3", "b1", "b2", "b3", "c1"]
+    assert [r.line for r in got] == expected
 
 
 def test_logfile_offsets_survive_restart(tmp_path: Path):

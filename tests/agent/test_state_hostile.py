@@ -29,7 +29,7 @@ def test_deeply_nested_state_is_moved_aside_and_the_agent_starts(tmp_path: Path)
     a.wait_for(lambda: a.value("gpu_npd_xid_errors_total", xid="79", pci_bus_id="0000:5d:00") == 1)
     assert (state / "state.corrupt").exists()
     assert a.stop()[0] == 0
-    assert "cannot be trusted" in a.proc.stderr.read().decode()
+    assert "cannot be trusted" in a.stderr()
 
 
 def test_state_dir_that_cannot_be_written_keeps_detection_and_says_so(tmp_path: Path):
@@ -58,7 +58,7 @@ def test_an_impossible_kmsg_cursor_is_discarded_not_obeyed(tmp_path: Path):
     a.write(f"3,6,4254197860,-;{XID79}\n")
     a.wait_for(lambda: a.value("gpu_npd_xid_errors_total", xid="79", pci_bus_id="0000:5d:00") == 1)
     assert a.stop()[0] == 0
-    assert "impossible, discarded" in a.proc.stderr.read().decode()
+    assert "impossible, discarded" in a.stderr()
 
 
 json_values = st.recursive(st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=8),

@@ -511,7 +511,7 @@ def test_a_symlinked_pod_log_never_reads_host_files_through_the_agent(tmp_path, 
     assert a.value("gpu_npd_workload_findings_total", namespace="evil", kind="nccl_error") is None
     assert a.stop()[0] == 0
     a.out.seek(0)
-    assert "TOKEN-8c1f0e" not in a.out.read() + a.metrics() + a.proc.stderr.read().decode()
+    assert "TOKEN-8c1f0e" not in a.out.read() + a.metrics() + a.stderr()
 
 
 def test_pod_event_text_is_ours_with_a_sanitised_quoted_excerpt():

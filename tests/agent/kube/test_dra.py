@@ -192,7 +192,7 @@ def test_process_without_dra_falls_back_to_node_taints(api, tmp_path: Path):
     a.write(f"3,2,2000,-;{XID79.replace('5d', '5e')}\n")
     time.sleep(0.5)  # a second faulty GPU: discovery is not repeated, the absence not said again
     assert a.stop()[0] == 0
-    err = a.proc.stderr.read().decode()
+    err = a.stderr()
     assert err.count("is not served by this cluster") == 1 and "falling back to node taints" in err
 
 
@@ -340,7 +340,7 @@ def test_a_foreign_rule_holding_our_name_is_not_fenced(api, tmp_path: Path):
     wait_until(lambda: any(e.get("reason") == "DeviceTaintRuleNameTaken" for e in api.events()), "the Event")
     assert api.device_taint_rules[name] == squatter
     assert a.stop()[0] == 0
-    assert "not this node's" in a.proc.stderr.read().decode()
+    assert "not this node's" in a.stderr()
 
 
 def test_a_budget_refusal_is_a_refusal_not_a_node_taint(api, tmp_path: Path):
@@ -361,7 +361,7 @@ def test_a_budget_refusal_is_a_refusal_not_a_node_taint(api, tmp_path: Path):
     # so a node taint that pass wrote would stand already
     assert api.taints("gpu-node-1") == [] and _name("gpu-node-1") not in api.device_taint_rules
     assert a.stop()[0] == 0
-    assert "held back: the GPU taint budget" in a.proc.stderr.read().decode()
+    assert "held back: the GPU taint budget" in a.stderr()
 
 
 def test_racing_agents_never_fence_more_than_the_budget(api, tmp_path: Path):
