@@ -994,6 +994,17 @@ def test_pals_rank_lines_name_their_node_and_no_clean_exit():
         assert facts.match(line) is None, line
 
 
+def test_pals_first_death_is_the_root_the_sigterm_after_it_a_consequence():
+    """REAL lines (pmodels/mpich #7569, osu_gather at 96 ppn on Aurora, "example output:"): rank 256's SIGSEGV, then
+    PALS's SIGTERM of rank 0 tearing the job down: rank 256 on its node is the root (was: no incident)."""
+    (incident,) = attribute(read_lines(["x4006c0s6b0n0.hsn.cm.aurora.alcf.anl.gov: rank 256 died from signal 11",
+                                        "x4001c5s4b0n0.hsn.cm.aurora.alcf.anl.gov: rank 0 died from signal 15"],
+                                       "x.log", Clock()))
+    assert (incident.root.rank, incident.root.host, incident.rule) == (
+        256, "x4006c0s6b0n0.hsn.cm.aurora.alcf.anl.gov", "first_rank_death")
+    assert incident.consequences == "rank 0 exited after it"
+
+
 def test_a_launchers_exit_line_names_the_culprit_its_words_name_and_no_other():
     """Live (triage.read.job_fact, the Pod Event's fields): DeepSpeed's launcher prints the last command it spawned,
     so its line names no rank (unpublished alone; behind pdsh's prefix, the node) (deepspeedai/DeepSpeedExamples #626);
