@@ -293,6 +293,14 @@ FACTS: tuple[Fact, ...] = (
     # pdsh (DeepSpeed multi-node): "pdsh@node-0: node-3: ssh exited with exit code 1"
     _f("pdsh_exit", "rank_exit", ["ssh exited with exit code"],
        r"pdsh@\S+: (?P<host>[^:\s]+): ssh exited with exit code (?P<exit_code>\d+)"),
+    # HPE Cray PALS's mpiexec (ALCF's Aurora, Polaris, Sunspot) on a rank that ended, its node before it (read as a
+    # pdsh prefix, triage.ranks): "x1921c1s1b0n0-hsn0.hsn.cm.sunspot.alcf.anl.gov: rank 16 exited with code 1", and on
+    # the ranks it then tore down, "x1921c1s4b0n0-hsn0.hsn.cm.sunspot.alcf.anl.gov: rank 0 died from signal 15"
+    # (saforem2/ezpz docs/guides/autoretry-nodekill.md, a 24-rank save that hit ENOSPC; Aurora's "x4006c0s6b0n0.hsn.cm.
+    # aurora.alcf.anl.gov: rank 256 died from signal 11" then "..: rank 0 died from signal 15", pmodels/mpich #7569):
+    # a rank's end, explained as any rank's death is.  Was: nothing, the job's end unseen.
+    _f("pals_rank", "rank_exit", ["exited with code", "died from signal"],
+       r"^rank (?P<rank>\d+) (?:exited with code (?P<exit_code>[1-9]\d*)|died from signal (?P<signal>\d+))$"),
     # The job's coordinator declares a process or node dead, naming it (not why: a crash, a hang, a preemption, the
     # network).  XLA's coordination service (JAX multi-host, TensorFlow's multi-worker), every era since TF 2.8: "E
     # ...coordination_service.cc:954] /job:jax_worker/replica:0/task:37 has been set to ERROR in coordination service:

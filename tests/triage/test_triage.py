@@ -298,6 +298,10 @@ FACTS = [
     # idaholab/moose #28399)
     ("application called MPI_Abort(MPI_COMM_WORLD, 0) - process 3[cli_3]: aborting", "rank_exit",
      dict(rank="3", errorcode="0")),
+    # HPE Cray PALS's mpiexec (saforem2/ezpz docs/guides/autoretry-nodekill.md, Sunspot), its node's pdsh-like prefix
+    # peeled by triage.ranks: the rank that ended and the ranks it then tore down
+    ("rank 16 exited with code 1", "rank_exit", dict(rank="16", exit_code="1")),
+    ("rank 0 died from signal 15", "rank_exit", dict(rank="0", signal="15")),
     ("Abort(1) on node 3 (rank 3 in comm 0): application called MPI_Abort(MPI_COMM_WORLD, 1) - process 3", "rank_exit",
      dict(rank="3", errorcode="1")),
     # deepspeedai/DeepSpeed #3232.  The command DeepSpeed's launcher prints is the last one it spawned, whichever
@@ -976,6 +980,29 @@ def test_job_facts(line, kind, groups):
     assert fact.kind == kind
     for name, value in groups.items():
         assert got.get(name) == value, name
+
+
+def test_pals_rank_lines_name_their_node_and_no_clean_exit():
+    """HPE Cray PALS's lines (saforem2/ezpz docs/guides/autoretry-nodekill.md, REAL): the node before them is the
+    rank's host; a clean exit and other programs' "exited with code" are no rank's end."""
+    ev = read_lines(["x1921c1s1b0n0-hsn0.hsn.cm.sunspot.alcf.anl.gov: rank 16 exited with code 1",
+                     "x1921c1s4b0n0-hsn0.hsn.cm.sunspot.alcf.anl.gov: rank 0 died from signal 15"], "a.log", Clock())
+    got = [(e.kind, e.host, e.rank, e.exit_code, e.signal) for e in ev if e.kind == "rank_exit"]
+    assert got == [("rank_exit", "x1921c1s1b0n0-hsn0.hsn.cm.sunspot.alcf.anl.gov", 16, 1, None),
+                   ("rank_exit", "x1921c1s4b0n0-hsn0.hsn.cm.sunspot.alcf.anl.gov", 0, None, 15)]
+    for line in ("rank 3 exited with code 0", "Process exited with code 1", "the rank 2 died from signal 9 later"):
+        assert facts.match(line) is None, line
+
+
+def test_pals_first_death_is_the_root_the_sigterm_after_it_a_consequence():
+    """REAL lines (pmodels/mpich #7569, osu_gather at 96 ppn on Aurora, "example output:"): rank 256's SIGSEGV, then
+    PALS's SIGTERM of rank 0 tearing the job down: rank 256 on its node is the root (was: no incident)."""
+    (incident,) = attribute(read_lines(["x4006c0s6b0n0.hsn.cm.aurora.alcf.anl.gov: rank 256 died from signal 11",
+                                        "x4001c5s4b0n0.hsn.cm.aurora.alcf.anl.gov: rank 0 died from signal 15"],
+                                       "x.log", Clock()))
+    assert (incident.root.rank, incident.root.host, incident.rule) == (
+        256, "x4006c0s6b0n0.hsn.cm.aurora.alcf.anl.gov", "first_rank_death")
+    assert incident.consequences == "rank 0 exited after it"
 
 
 def test_a_launchers_exit_line_names_the_culprit_its_words_name_and_no_other():
