@@ -260,3 +260,22 @@ def test_a_machine_check_line_and_the_firmware_record_of_its_error_count_once(tm
     total = sum(s.value for m in agent.metrics.registry.collect() if m.name == "gpu_npd_findings"
                 for s in m.samples if s.name == "gpu_npd_findings_total")
     assert total == 1
+
+
+def test_labels_of_each_counter_shape():
+    """A finding's counter labels (agent/metrics.py labels_of, computed once per decided finding): an Xid's by Xid,
+    an unclassified line's by driver (unknown when unnamed), any other kind's by kind only; the Xid's GPU labels
+    empty where NVML named none."""
+    from agent.metrics import labels_of  # noqa: PLC0415
+    from parsers import Finding  # noqa: PLC0415
+
+    xid = Finding("xid", "error", "application", "NONE", "m", pci="0000:5d:00", xid=31,
+                  details={"gpu_index": 3, "uuid": "GPU-1"})
+    assert labels_of(xid) == (("xid", "error", "application"), None, ("31", "0000:5d:00", "3", "GPU-1"))
+    bare = Finding("xid", "error", "application", "NONE", "m", xid=31)
+    assert labels_of(bare) == (("xid", "error", "application"), None, ("31", "unknown", "", ""))
+    assert labels_of(Finding("xid", "info", "unknown", "NONE", "m")) == (("xid", "info", "unknown"), None, None)
+    driver = Finding("unclassified", "warning", "unknown", "NONE", "m", details={"driver": "mlx5_core"})
+    assert labels_of(driver) == (("unclassified", "warning", "unknown"), "mlx5_core", None)
+    assert labels_of(Finding("unclassified", "warning", "unknown", "NONE", "m"))[1] == "unknown"
+    assert labels_of(Finding("gpu_reset", "info", "driver", "NONE", "m")) == (("gpu_reset", "info", "driver"), None, None)
