@@ -295,13 +295,13 @@ def byte_superset(pattern: str, caseless: bool = False) -> str:
     return out or HIGH.join("()")  # a pattern of assertions only: any line (never happens in the table)
 
 
-def scan_source(pattern: str, group: str | None, caseless: bool = False) -> str:
+def scan_source(pattern: str, group: str | None) -> str:
     """`pattern`'s source from its named group `group` on (rules.Rule.scan_from; the whole pattern where None): a
     superset of its lines, as the group is at the pattern's top level or its first alternative's (a line the whole
     matches holds the group's match and what follows it).  A group elsewhere is a ValueError."""
     if group is None:
         return pattern
-    tree = _sre_parse.parse(pattern, _re_flags(caseless))
+    tree = _sre_parse.parse(pattern)
     items = list(tree)
     if len(items) == 1 and items[0][0] == _sre.BRANCH:
         items = list(items[0][1][1][0])
