@@ -308,7 +308,7 @@ def scan_source(pattern: str, group: str | None) -> str:
     gid = tree.state.groupdict.get(group)
     source = pattern[pattern.find(f"(?P<{group}>"):]
     try:  # the parser flattens a plain group into its sequence: from inside one, the source has a ")" unopened
-        re.compile(source)
+        _sre_parse.parse(source)
     except re.error:
         source = ""
     if gid is None or not source or not any(op == _sre.SUBPATTERN and av[0] == gid for op, av in items):
