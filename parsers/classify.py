@@ -25,7 +25,7 @@ from .kinds import BY_NAME as KIND
 from .kinds import FUNCTION_DEVICES, SEVERITY_RANK
 from .kinds import TABLE as KIND_TABLE
 from .pci import find_pci, normalize_pci
-from .prefilter import Prefilter
+from .prefilter import Prefilter, scan_source
 from .ports import BootClock
 from .rules import (BOOT_MARK, BOOT_STAGES, EVENT_ADDRESS_FROM, EVENT_ADOPTS, EVENT_AMENDS, EVENT_DETAIL_FIRST,
                     EVENT_ECHOES, EVENT_ESCALATES, EVENT_ONE_PROCESS,
@@ -280,8 +280,8 @@ CONTEXT_ROW = -2  # a context line's pattern (CONTEXT): no row, but what it says
 @lru_cache(maxsize=16)
 def _line_pattern_rows(rules: tuple[Rule, ...]) -> tuple[tuple[str, bool, int | None], ...]:
     """(regex source, caseless, row index in `rules` or None) of everything `line_patterns` gives."""
-    out = [(r.pattern.pattern, bool(r.pattern.flags & re.IGNORECASE), i) for i, r in enumerate(rules)
-           if r.kind is not None or r.event is not None]
+    out = [(scan_source(r.pattern.pattern, r.scan_from), bool(r.pattern.flags & re.IGNORECASE), i)
+           for i, r in enumerate(rules) if r.kind is not None or r.event is not None]
     out += [(p.pattern, False, CONTEXT_ROW) for _, p in CONTEXT]
     out += [(re.escape(k), False, None) for k in CRI_PARTIAL_KEYWORDS]
     # a docker json-file line holding a keyword: its message is JSON-decoded (escapes) before the rows see it,

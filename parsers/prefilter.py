@@ -295,6 +295,27 @@ def byte_superset(pattern: str, caseless: bool = False) -> str:
     return out or HIGH.join("()")  # a pattern of assertions only: any line (never happens in the table)
 
 
+def scan_source(pattern: str, group: str | None) -> str:
+    """`pattern`'s source from its named group `group` on (rules.Rule.scan_from; the whole pattern where None): a
+    superset of its lines, as the group is at the pattern's top level or its first alternative's (a line the whole
+    matches holds the group's match and what follows it).  A group elsewhere is a ValueError."""
+    if group is None:
+        return pattern
+    tree = _sre_parse.parse(pattern)
+    items = list(tree)
+    if len(items) == 1 and items[0][0] == _sre.BRANCH:
+        items = list(items[0][1][1][0])
+    gid = tree.state.groupdict.get(group)
+    source = pattern[pattern.find(f"(?P<{group}>"):]
+    try:  # the parser flattens a plain group into its sequence: from inside one, the source has a ")" unopened
+        _sre_parse.parse(source)
+    except re.error:
+        source = ""
+    if gid is None or not source or not any(op == _sre.SUBPATTERN and av[0] == gid for op, av in items):
+        raise ValueError(f"scan_from group {group!r} is not at the top level of {pattern!r} nor its first alternative's")
+    return source
+
+
 def _trim(state, items: list) -> list:
     """`items` less what cannot change whether they match: leading and trailing parts that can match empty,
     and the optional part of a trailing repeat (x{m,n} -> x{m}), through trailing groups."""

@@ -86,6 +86,11 @@ class Rule:
     # "restates", parsers/finding.py `restated`) and is counted, neither a pod's failure nor a second node finding
     # (agent/workloads.py)
     restates: str | None = None
+    # The named group from which hyperscan and RE2 scan for the row (parsers/classify.py line_patterns): the pattern's
+    # source from that group on, a superset of its lines, where what comes before the group hands the engines no rare
+    # literal ("0x<pfn>: " before hwpoison's words, "NCCL error in: <file>:<line>" before ncclGetErrorString()'s text);
+    # the group is at the pattern's top level, or its first alternative's. None: the whole pattern
+    scan_from: str | None = None
 
 
 # An RM call that failed, up to its status (rules per status: NV_ERR_GPU_IS_LOST, NV_ERR_RESET_REQUIRED): an RPC to the
@@ -203,13 +208,13 @@ FIRST_MLX5 = r"^(?>.*?mlx5_core (?P<pci>" + PCI + r"))"
 
 
 def _r(name, kind, keywords, pattern, severity=None, attribution=None, action=None,
-       refine=None, flags=0, event=None, event_if=None, restates=None) -> Rule:
+       refine=None, flags=0, event=None, event_if=None, restates=None, scan_from=None) -> Rule:
     """A row; severity, attribution and action left out are its kind's (parsers/kinds.py)."""
     row = KIND.get(kind)
     if row is not None:
         severity, attribution, action = severity or row.severity, attribution or row.attribution, action or row.action
     return Rule(name, kind, tuple(keywords), LazyPattern(pattern, flags), severity or "error",
-                attribution or "unknown", action or "INVESTIGATE", refine, event, event_if, restates)
+                attribution or "unknown", action or "INVESTIGATE", refine, event, event_if, restates, scan_from)
 
 
 def _warn_header(name: str, kind: str, modules: str, stated: dict, **kw) -> Rule:
@@ -1760,7 +1765,7 @@ RULES: tuple[Rule, ...] = (
        r"(?:(?:early )?due to hardware memory corruption(?: fault at (?P<address>[0-9a-f]+))?|"
        r"because of failure to unmap corrupted page))|"
        r"mce: (?P<consumed>Uncorrected hardware memory error in user-access|Memory error not recovered)",
-       severity="error", action="INVESTIGATE", event=("mce|cper", "follows")),
+       severity="error", action="INVESTIGATE", event=("mce|cper", "follows"), scan_from="what"),
     # Firmware-first reports (APEI GHES, UEFI CPER): "{1}[Hardware Error]: Hardware error from APEI Generic
     # Hardware Error Source: 0", "event severity: ..", "Error 0, type: ..", then the section: "section_type: PCIe
     # error" (a PCIe AER event: its "device_id: dddd:bb:dd.f" line names the device and is the finding, the
@@ -2772,7 +2777,7 @@ RULES: tuple[Rule, ...] = (
     _r("nccl_error_in", "nccl_error", ["NCCL error in:", "NCCL Error ", "NCCL error: "],
        r"NCCL (?:error in: [^,]*|Error \d+:?|error:),? (?P<nccl_text>unhandled cuda error|unhandled system error|internal error|"
        r"invalid usage|invalid argument)",
-       refine="nccl_text", event=NCCL_EXC_OPEN),
+       refine="nccl_text", event=NCCL_EXC_OPEN, scan_from="nccl_text"),
     # nccl-tests' own report of a failed NCCL call: "Test NCCL failure common.cu:777 'unhandled system error'"
     # (older releases print "NCCL failure all_reduce.cu:95 '...'"), the ncclGetErrorString() text in quotes; and the
     # NCCLCHECK of NCCL's documentation examples, printf("Failed, NCCL error %s:%d '%s'\n", ..), as TensorRT-LLM's
