@@ -515,3 +515,19 @@ def test_the_checks_page_gives_every_built_in_check_from_its_row():
         assert all(f"`{a.key}: " in row for a in c.args), row
     assert "only while no compute process is on any GPU" in rows["| `dcgm`"] and "dcgmi is on PATH" in rows["| `dcgm`"]
     assert rows["| `ib`"].endswith("| always |")
+
+
+def test_the_fuzz_figures_the_docs_give_are_the_tests_and_the_makefiles():
+    # security.md said 20,000 lines in `make test` after the fuzzers' share was halved to 10,000: each figure is read
+    # from the test's default and the Makefile's `make fuzz` line
+    make = (ROOT / "Makefile").read_text(encoding="utf-8")
+
+    def fuzz(test: str) -> int:
+        return int(re.search(rf"FUZZ_EXAMPLES=(\d+) [^\n]*{re.escape(test)}", make).group(1))
+
+    hostile = "tests/parsers/test_hostile_inputs.py"
+    lines = int(re.search(r'"FUZZ_EXAMPLES", "(\d+)"', (ROOT / hostile).read_text(encoding="utf-8")).group(1))
+    assert f"({lines:,} lines in `make test`, `make fuzz` for {fuzz(hostile):,})" in _flat("security.md")
+    config = "tests/agent/test_config_fuzz.py"
+    examples = sum(map(int, re.findall(r"max_examples=EXAMPLES or (\d+)", (ROOT / config).read_text(encoding="utf-8"))))
+    assert f"{examples:,} examples in `make test`, {fuzz(config):,} each in `make fuzz`" in _flat("configuration.md")
