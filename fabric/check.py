@@ -22,7 +22,7 @@ from .results import Bandwidth
 
 Group = plan.Group
 
-# exit codes of `gpu-npd fabric-check` (README "Fabric check")
+# exit codes of `gpu-npd fabric-check` (docs/checks.md "Fabric check")
 EXIT_PASS, EXIT_BLAMED, EXIT_ERROR, EXIT_INCONCLUSIVE, EXIT_TOO_FEW, EXIT_LINK, EXIT_INTERRUPTED = 0, 1, 2, 3, 4, 5, 130
 
 

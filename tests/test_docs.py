@@ -531,3 +531,28 @@ def test_the_fuzz_figures_the_docs_give_are_the_tests_and_the_makefiles():
     config = "tests/agent/test_config_fuzz.py"
     examples = sum(map(int, re.findall(r"max_examples=EXAMPLES or (\d+)", (ROOT / config).read_text(encoding="utf-8"))))
     assert f"{examples:,} examples in `make test`, {fuzz(config):,} each in `make fuzz`" in _flat("configuration.md")
+
+
+_SECTION_REF = re.compile(r'\b(README|docs/[\w-]+\.md) "([^"\n]+)"')
+
+
+def test_a_section_the_code_and_manifests_point_at_is_on_its_page():
+    # comments in the tree named README's "Speed", "Fabric check" and "Install" after those sections had moved into
+    # docs/: a reference `PAGE "Section"` names a heading (or a bold lead-in) of that page
+    tracked = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True).stdout.split()
+    stale = []
+    for path in tracked:
+        if path == "CHANGELOG.md" or path.startswith("docs/benchmarks/") or not (ROOT / path).is_file():
+            continue
+        try:
+            text = (ROOT / path).read_text(encoding="utf-8")
+        except UnicodeDecodeError:
+            continue
+        for page, section in _SECTION_REF.findall(text):
+            target = ROOT / ("README.md" if page == "README" else page)
+            lines = target.read_text(encoding="utf-8").splitlines() if target.is_file() else []
+            heads = [re.sub(r"^#+\s*", "", line) for line in lines if line.startswith("#")]
+            heads += re.findall(r"\*\*([^*]+?)\.?\*\*", "\n".join(lines))
+            if not any(h.startswith(section) for h in heads):
+                stale.append(f'{path}: {page} "{section}"')
+    assert not stale, stale
