@@ -556,3 +556,23 @@ def test_a_section_the_code_and_manifests_point_at_is_on_its_page():
             if not any(h.startswith(section) for h in heads):
                 stale.append(f'{path}: {page} "{section}"')
     assert not stale, stale
+
+
+def test_the_readme_taints_are_the_configured_ones():
+    # the taint table is the default `kubernetes.taints` (and the DRA device taint), the figures above it the defaults;
+    # the hold-down applies to every taint (was said of GPUUnhealthy's row alone)
+    from agent.kube.dra import TAINT_KEY
+    from agent.settings import defaults
+
+    kube = defaults()["kubernetes"]
+    text = README.read_text(encoding="utf-8")
+    table = text.split("\nTaints (", 1)[1].split("\n\n", 2)[1]
+    rows = re.findall(r"^\| `([^`]+)`", table, re.M)
+    assert rows == [f"{kube['taint_prefix']}{t['condition']}=<reason>:{t['effect']}" for t in kube["taints"]] + [
+        f"{TAINT_KEY}=<reason>:{kube['dra_taint_effect']}"]
+    said = " ".join(text.split("\nTaints (", 1)[1].split("\n\n", 1)[0].split())
+    assert f"`max_tainted_fraction`, {kube['max_tainted_fraction']:.0%}," in said
+    assert f"`{kube['taint_budget_configmap']}`" in said
+    assert f"each stays `taint_hold_down_seconds`, {kube['taint_hold_down_seconds'] / 60:g} min," in said
+    listed = re.findall(r"^\| `(gpu-npd\.io/\w+)` \|", (ROOT / "docs" / "kubernetes.md").read_text(encoding="utf-8"), re.M)
+    assert listed == [kube["taint_prefix"] + t["condition"] for t in kube["taints"]]
