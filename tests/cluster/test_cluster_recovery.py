@@ -386,6 +386,97 @@ def test_a_restart_the_rate_limit_held_is_decided_by_the_next_leader():
             assert len([e for e in incidents(api) if e["reason"] == "JobIncident"]) == 1
 
 
+GANG = ("llm-w-0-0", "llm-w-0-1", "llm-w-0-2", "llm-w-0-3")
+
+
+# real line: tests/fixtures/incidents/mgsv-2-oomkilled (xxayt/MGSV #2), torchrun's word for its rank SIGKILLed, as an
+# old pod's torchrun says it when the kubelet kills the rank at the deletion's grace period's end
+KILLED = ("ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: -9) local_rank: 0 (pid: 178) of "
+          "binary: /root/miniconda3/envs/MGSV_env/bin/python")
+
+
+def publish(api: ApiDouble, events: list[dict], tag: str, incarnation: str = "") -> None:
+    """Agents' Pod Events, about the pods of one incarnation (their uids end in `incarnation`: "" the first, "-again"
+    the one the owner recreated, as `recreate` names them), stamped now; `tag`: Events of their own."""
+    from kubeapi.client import make_api
+
+    from cluster.controller import Settings
+
+    core = make_api(Settings(api_server=api.url))
+    for ev in events:
+        body = {k: v for k, v in ev.items() if k != "metadata"}
+        pod = body["involvedObject"]["name"]
+        body["involvedObject"] = {**body["involvedObject"], "uid": f"uid-{pod}{incarnation}"}
+        body["metadata"] = {"name": f"{pod}.{ev['metadata']['name']}{tag}", "namespace": "train"}
+        core.create_namespaced_event("train", body)
+
+
+def publish_timeouts_of(api: ApiDouble, incarnation: str, tag: str) -> None:
+    """The agents' Events of every rank of the gang timing out (test_cluster's TIMEOUT), about one incarnation."""
+    from test_cluster import NODES, agent_pod_event
+
+    publish(api, [agent_pod_event(node, f"llm-w-0-{i}", [i]) for i, node in enumerate(NODES)], tag, incarnation)
+
+
+def publish_teardown(api: ApiDouble, tag: str) -> None:
+    """What the old incarnation says as it is torn down: its ranks' watchdog timeouts, and a rank torchrun saw killed
+    (a rank's death, a fatal verdict were it the job's evidence)."""
+    from test_cluster import agent_fact_events
+
+    publish_timeouts_of(api, "", tag)
+    publish(api, agent_fact_events("node-b", "llm-w-0-1", [KILLED]), tag)
+
+
+def restarted_incidents(api: ApiDouble) -> list[dict]:
+    return [d for d in map(doc, (e for e in incidents(api) if e["reason"] == "JobIncident"))
+            if d.get("recovery", {}).get("result") == "restarted"]
+
+
+@pytest.mark.parametrize("leader_change", [False, True])
+def test_a_fault_in_the_recreated_gang_is_restarted_and_the_old_gangs_teardown_is_not(leader_change):
+    """After a restart the owner recreates the gang; a fault of the new incarnation (an Xid 79 on another node, the
+    new pods' ranks timing out) is the job's next incident, decided on its own: restarted again, restart 2 of the
+    budget's 3 (was: folded into the first incident, which stays open for --idle and is decided once, so the new gang
+    hung in NCCL until its watchdog).  What the old incarnation's pods say after the restart (their ranks' watchdog
+    lines as they are torn down, before and after the owner recreated pods of the same names) is not the job's
+    evidence: no second restart for it.  The same across a leader change (`leader_change`): the next leader tells
+    the old pods from the new by the first incident's mark, and counts its restart in the budget."""
+    import contextlib
+
+    with ApiDouble() as api, contextlib.ExitStack() as stack:
+        gang(api)
+        opt_in(api, list(GANG))
+        c = stack.enter_context(controller(api, recovery=Policy(mode="enforce")))
+        wait_until(lambda: c.ready.is_set(), "synced")
+        publish_xid(api)
+        publish_timeouts(api)
+        wait_until(lambda: len(api.pods_deleted) == 4, "the first restart")
+        wait_until(lambda: [d["state"] for d in restarted_incidents(api)] == ["closed"], "the restarted incident closed")
+        publish_teardown(api, "-teardown")
+        time.sleep(0.5)
+        if leader_change:
+            stack.close()  # this leader stops; the next one knows the old gang only from the incident's Event
+        recreate(api, list(GANG), GANG)
+        if leader_change:
+            c = stack.enter_context(controller(api, identity="c2", recovery=Policy(mode="enforce")))
+            wait_until(lambda: c.ready.is_set(), "synced")
+        publish_teardown(api, "-late")  # late, now that pods of their names run again
+        time.sleep(1.0)
+        assert len(api.pods_deleted) == 4 and len(recoveries(api)) == 1
+        assert [d["state"] for d in restarted_incidents(api)] == ["closed"]
+        publish_xid(api, "node-c")  # the new incarnation's fault
+        publish_timeouts_of(api, "-again", "-2")
+        wait_until(lambda: len(api.pods_deleted) == 8, "the second restart")
+        assert sorted(n for _, n in api.pods_deleted[4:]) == list(GANG)
+        wait_until(lambda: len(recoveries(api)) == 2, "the second recovery Event")
+        assert any("restart 2 of 3" in e["message"] for e in recoveries(api))
+        first, second = sorted(restarted_incidents(api), key=lambda d: d["seq"])
+        assert first["incident"]["root"]["host"] == "node-b" and second["incident"]["root"]["host"] == "node-c"
+        assert second["recovery"]["created"] > first["recovery"]["created"]
+        time.sleep(1.0)
+        assert len(api.pods_deleted) == 8
+
+
 def test_observe_writes_would_restart_and_deletes_nothing():
     with ApiDouble() as api:
         gang(api)
