@@ -509,12 +509,12 @@ class Book:
         out: list[Evidence] = []
         gone = state.restarted
         for uid, found in state.events.items():
-            if gone is None or uid not in state.sources or not self._torn_down(gone, *state.sources[uid]):
+            if gone is None or uid not in state.sources or not self._torn_down(state, gone, *state.sources[uid]):
                 out.extend(found)
         nodes: dict[str, float] = {}
         for pod in state.pods:
             info = self.pods.get(pod)
-            if info is None or (gone is not None and chose(gone, info.started, info.uid)):
+            if info is None or (gone is not None and self._old(state, gone, info)):
                 continue
             out.extend(info.exits)
             if info.node:
@@ -535,13 +535,22 @@ class Book:
             out = out[-MAX_EVIDENCE:]
         return out
 
-    def _torn_down(self, gone: tuple[float, frozenset[str] | None], key: tuple[str, str], uid: str) -> bool:
-        """Whether the pod an Event (or a deleted pod's exit) is about, by its name and uid, is one a restart chose
-        (`gone`, its mark): the pod of that name kept, or the last one deleted, when its uid is that.  A pod neither is
-        was deleted before (the owner's pods are seen created long before they can log anything): torn down."""
+    def _old(self, state: JobState, gone: tuple[float, frozenset[str] | None], info: PodInfo) -> bool:
+        """Whether a pod kept is of the incarnation a restart tore down (`gone`, its mark): one it chose, or a member
+        it did not delete (no opt-in) created in its second or before (the owner recreated none of those)."""
+        if info.labelled or state.job.owner.where in self.owner_optin:
+            return chose(gone, info.started, info.uid)
+        return info.started <= gone[0]
+
+    def _torn_down(self, state: JobState, gone: tuple[float, frozenset[str] | None], key: tuple[str, str],
+                   uid: str) -> bool:
+        """Whether the pod an Event (or a deleted pod's exit) is about, by its name and uid, is of the incarnation a
+        restart tore down (`gone`): the pod of that name kept (_old), or the last one deleted (one the restart chose),
+        when its uid is that.  A pod neither is was deleted before (the owner's pods are seen created long before they
+        can log anything): torn down."""
         info = self.pods.get(key)
         if info is not None and info.uid == uid:
-            return chose(gone, info.started, uid)
+            return self._old(state, gone, info)
         was = self.gone.get(key)
         if was is not None and was[3] == uid:
             return chose(gone, was[2], uid)
@@ -617,8 +626,8 @@ class Book:
                   ) -> list[Change]:
         """A restart of the job is done (its chosen pods deleted; or one a previous run wrote): its incident
         (`incident`, when still open) closes, so that a failure of the owner's new incarnation is the job's next
-        incident, decided on its own; and from now on the pods the restart's `mark` chose (the incarnation torn down:
-        its members not deleted too) add nothing to the job's evidence: their Events, exits and nodes."""
+        incident, decided on its own; and from now on the incarnation torn down (the pods the restart's `mark` chose,
+        and its members not opted in: _old) adds nothing to the job's evidence: their Events, exits and nodes."""
         state = self.jobs.get(job_key)
         if state is None:
             return []

@@ -477,6 +477,47 @@ def test_a_fault_in_the_recreated_gang_is_restarted_and_the_old_gangs_teardown_i
         assert len(api.pods_deleted) == 8
 
 
+def test_after_a_restart_the_old_incarnations_pods_add_nothing_and_a_new_pods_event_counts_once_its_pod_is_seen():
+    """The Book after a restart (its decision's mark): a member of the old incarnation it did not delete (no opt-in)
+    adds nothing (its rank killed as the gang broke is the old gang's); an Event about a pod of a uid not seen yet
+    is taken for an old pod's until that pod is seen: the owner's new pod, whose rank's death is then the job's next
+    incident."""
+    from test_cluster import agent_fact_events
+
+    from cluster.book import Book
+    from cluster.controller import MARK_UIDS, chosen
+
+    def pod(name: str, uid: str, created: str, node: str, opted: bool) -> dict:
+        labels = {JOB_LABEL: "llm", **({OPT_IN: "true"} if opted else {})}
+        return {"metadata": {"namespace": "train", "name": name, "uid": uid, "creationTimestamp": created,
+                             "labels": labels}, "spec": {"nodeName": node}}
+
+    def killed(name: str, node: str, uid: str, event_uid: str, at: str) -> dict:
+        (ev,) = agent_fact_events(node, name, [KILLED])
+        ev["involvedObject"]["uid"] = uid
+        ev["metadata"]["uid"] = event_uid
+        ev["firstTimestamp"] = ev["lastTimestamp"] = at  # the agent's clock
+        return ev
+
+    book = Book()
+    book.pod(pod("w-0", "uid-w-0", "2026-11-29T12:00:00Z", "node-a", True), 0.0)
+    book.pod(pod("w-1", "uid-w-1", "2026-11-29T12:00:00Z", "node-b", False), 0.0)
+    book.event(killed("w-0", "node-a", "uid-w-0", "e-1", "2026-11-29T12:01:00Z"), 1.0)
+    (opened,) = book.settle(1.0)
+    (key,) = book.jobs
+    created, uids = book.mark(book.opted_in(key), MARK_UIDS)
+    assert uids == ["uid-w-0"]
+    (closed,) = book.restarted(key, chosen({"created": created, "uids": uids}), opened.open.id)
+    assert closed.what == "closed" and book.jobs[key].open is None
+    book.event(killed("w-1", "node-b", "uid-w-1", "e-2", "2026-11-29T12:01:30Z"), 2.0)  # left running: the old gang's
+    book.event(killed("w-0", "node-a", "uid-w-0-again", "e-3", "2026-11-29T12:06:00Z"), 2.0)  # its pod not seen yet
+    assert book.settle(2.0) == []
+    book.pod(pod("w-0", "uid-w-0-again", "2026-11-29T12:05:00Z", "node-a", True), 3.0)  # the owner's new pod
+    (again,) = book.settle(3.0)
+    assert again.what == "opened" and again.open.seq == 2 and again.incident.root.host == "node-a"
+    assert len(again.incident.evidence) == 1
+
+
 def test_observe_writes_would_restart_and_deletes_nothing():
     with ApiDouble() as api:
         gang(api)
