@@ -538,7 +538,7 @@ class Book:
     def _old(self, state: JobState, gone: tuple[float, frozenset[str] | None], info: PodInfo) -> bool:
         """Whether a pod kept is of the incarnation a restart tore down (`gone`, its mark): one it chose, or a member
         it did not delete (no opt-in) created in its second or before (the owner recreated none of those)."""
-        if info.labelled or state.job.owner.where in self.owner_optin:
+        if self._opted(state, info):
             return chose(gone, info.started, info.uid)
         return info.started <= gone[0]
 
@@ -617,10 +617,13 @@ class Book:
         state = self.jobs.get(job_key)
         if state is None:
             return []
-        owner = state.job.owner.where in self.owner_optin
         return sorted((ns, name, p.uid) for ns, name in state.pods
-                      if (p := self.pods.get((ns, name))) is not None and (owner or p.labelled)
+                      if (p := self.pods.get((ns, name))) is not None and self._opted(state, p)
                       and (mark is None or chose(mark, p.started, p.uid)))
+
+    def _opted(self, state: JobState, info: PodInfo) -> bool:
+        """Whether cascading recovery may delete the job's pod: labelled, or of a labelled owner."""
+        return info.labelled or state.job.owner.where in self.owner_optin
 
     def restarted(self, job_key: tuple, mark: tuple[float, frozenset[str] | None], incident: str | None = None
                   ) -> list[Change]:
