@@ -109,6 +109,10 @@ class JobState:
     events: dict = field(default_factory=dict)  # Event uid -> list[Evidence]
     versions: dict = field(default_factory=dict)  # Event uid -> the resourceVersion its evidence was read from
     mark: Mark = Mark()  # where the last closed incident's evidence ends: what it held is not counted again
+    # the pods its last restart chose (the mark of its decision, for chose()): the incarnation torn down, whose
+    # Events, exits and nodes are not the job's evidence any more (None: never restarted)
+    restarted: tuple[float, frozenset[str] | None] | None = None
+    sources: dict = field(default_factory=dict)  # Event uid (or exit/..) -> the pod it is about: ((ns, name), uid)
     seq: int = 0  # incidents opened so far on this job
     open: Open | None = None
     dirty: bool = False
@@ -139,7 +143,8 @@ class Book:
         self.node_jobs: dict[str, set] = {}
         self.waiting: OrderedDict[tuple[str, str], dict[str, Mapping]] = OrderedDict()  # (ns, pod) -> Events
         self.other_pods: set[tuple[str, str]] = set()
-        self.gone: OrderedDict[tuple[str, str], tuple[tuple, str]] = OrderedDict()  # deleted pod -> (job, node)
+        # deleted pod -> (job, node, creation time, uid)
+        self.gone: OrderedDict[tuple[str, str], tuple[tuple, str, float, str]] = OrderedDict()
         self.dropped = 0
         self.retired: OrderedDict[tuple, tuple[int, Mark]] = OrderedDict()  # forgotten jobs: (seq, mark)
         self.owner_uids: dict[tuple[str, str, str], str] = {}  # owners watched: Owner.where -> uid
@@ -205,8 +210,8 @@ class Book:
                 self.node_jobs.setdefault(node, set()).add(job.key)
                 state.nodes[node] = state.nodes.get(node, 0) + 1
             self.pods[key] = PodInfo(job.key, node, started, exits, uid, labelled, hostname, order)
-            if node and self.node_facts.get(node):
-                self._touch(state, now)
+            if (node and self.node_facts.get(node)) or state.restarted is not None:
+                self._touch(state, now)  # after a restart: the Events of a pod seen only now are its own
             waiting = self.waiting.pop(key, None)
             for ev in (waiting or {}).values():
                 self.event(ev, now)
@@ -275,12 +280,13 @@ class Book:
         self._forget_addresses(key, keep=True)
         if info.hostname and self.hostnames.get((key[0], info.hostname)) == key:
             del self.hostnames[(key[0], info.hostname)]
-        keep_newest(self.gone, key, (info.job, info.node), MAX_WAITING)
+        keep_newest(self.gone, key, (info.job, info.node, info.started, info.uid), MAX_WAITING)
         state = self.jobs.get(info.job)
         if state is not None:
             state.pods.discard(key)
             if info.exits:
                 state.events[f"exit/{key[0]}/{key[1]}"] = info.exits
+                state.sources[f"exit/{key[0]}/{key[1]}"] = (key, info.uid)
         if state is None or not info.node:
             return
         left = state.nodes.get(info.node, 1) - 1
@@ -321,7 +327,8 @@ class Book:
             return  # an expired Event: what it said stays the job's evidence until the incident closes
         info = self.pods.get(key)
         if info is None and key in self.gone and self.gone[key][0] in self.jobs:
-            info = PodInfo(self.gone[key][0], self.gone[key][1], 0.0)
+            job, node, started, pod_uid = self.gone[key]
+            info = PodInfo(job, node, started, uid=pod_uid)
         if info is None and key in self.other_pods:
             return
         if info is None:
@@ -340,9 +347,12 @@ class Book:
         if state.events.get(uid) == found:
             return
         state.events[uid] = found
+        state.sources[uid] = (key, obj.get("uid") or info.uid)  # the pod it is about: its uid, else the pod's now
         if len(state.events) > MAX_EVENTS:
-            state.versions.pop(next(iter(state.events)), None)
-            del state.events[next(iter(state.events))]
+            oldest = next(iter(state.events))
+            state.versions.pop(oldest, None)
+            state.sources.pop(oldest, None)
+            del state.events[oldest]
             self.dropped += 1
         self._touch(state, now)
 
@@ -469,8 +479,11 @@ class Book:
         them from later ones)."""
         change = Change("closed", state.job, state.open, state.open.incident)
         state.mark = state.mark.after(self._held(state))
+        if state.open.last_evidence > state.mark.since:  # it held newer evidence than what counts now (a node fault
+            state.mark = Mark(state.open.last_evidence)  # its pods have left the node): that second's is its own
         state.events.clear()
         state.versions.clear()
+        state.sources.clear()
         state.open = None
         return change
 
@@ -494,12 +507,14 @@ class Book:
     def _held(self, state: JobState) -> list[Evidence]:
         """The job's evidence that counts (not a closed incident's), the newest MAX_EVIDENCE."""
         out: list[Evidence] = []
-        for found in state.events.values():
-            out.extend(found)
+        gone = state.restarted
+        for uid, found in state.events.items():
+            if gone is None or uid not in state.sources or not self._torn_down(state, gone, *state.sources[uid]):
+                out.extend(found)
         nodes: dict[str, float] = {}
         for pod in state.pods:
             info = self.pods.get(pod)
-            if info is None:
+            if info is None or (gone is not None and self._old(state, gone, info)):
                 continue
             out.extend(info.exits)
             if info.node:
@@ -519,6 +534,27 @@ class Book:
             out.sort(key=lambda e: _epoch(e.time) if e.time else 0.0)
             out = out[-MAX_EVIDENCE:]
         return out
+
+    def _old(self, state: JobState, gone: tuple[float, frozenset[str] | None], info: PodInfo) -> bool:
+        """Whether a pod kept is of the incarnation a restart tore down (`gone`, its mark): one it chose, or a member
+        it did not delete (no opt-in) created in its second or before (the owner recreated none of those)."""
+        if self._opted(state, info):
+            return chose(gone, info.started, info.uid)
+        return info.started <= gone[0]
+
+    def _torn_down(self, state: JobState, gone: tuple[float, frozenset[str] | None], key: tuple[str, str],
+                   uid: str) -> bool:
+        """Whether the pod an Event (or a deleted pod's exit) is about, by its name and uid, is of the incarnation a
+        restart tore down (`gone`): the pod of that name kept (_old), or the last one deleted (one the restart chose),
+        when its uid is that.  A pod neither is was deleted before (the owner's pods are seen created long before they
+        can log anything): torn down."""
+        info = self.pods.get(key)
+        if info is not None and info.uid == uid:
+            return self._old(state, gone, info)
+        was = self.gone.get(key)
+        if was is not None and was[3] == uid:
+            return chose(gone, was[2], uid)
+        return True
 
     def addresses(self, evidence: list[Evidence], namespace: str = "") -> list[Evidence]:
         """Where the addresses the evidence names (peers, hosts) are, as triage reads NCCL's own address lines
@@ -581,11 +617,29 @@ class Book:
         state = self.jobs.get(job_key)
         if state is None:
             return []
-        owner = state.job.owner.where in self.owner_optin
         return sorted((ns, name, p.uid) for ns, name in state.pods
-                      if (p := self.pods.get((ns, name))) is not None and (owner or p.labelled)
-                      and (mark is None or p.started < mark[0]
-                           or (p.started == mark[0] and (mark[1] is None or p.uid in mark[1]))))
+                      if (p := self.pods.get((ns, name))) is not None and self._opted(state, p)
+                      and (mark is None or chose(mark, p.started, p.uid)))
+
+    def _opted(self, state: JobState, info: PodInfo) -> bool:
+        """Whether cascading recovery may delete the job's pod: labelled, or of a labelled owner."""
+        return info.labelled or state.job.owner.where in self.owner_optin
+
+    def restarted(self, job_key: tuple, mark: tuple[float, frozenset[str] | None], incident: str | None = None
+                  ) -> list[Change]:
+        """A restart of the job is done (its chosen pods deleted; or one a previous run wrote): its incident
+        (`incident`, when still open) closes, so that a failure of the owner's new incarnation is the job's next
+        incident, decided on its own; and from now on the incarnation torn down (the pods the restart's `mark` chose,
+        and its members not opted in: _old) adds nothing to the job's evidence: their Events, exits and nodes."""
+        state = self.jobs.get(job_key)
+        if state is None:
+            return []
+        out = [self._close(state)] if incident is not None and state.open is not None and state.open.id == incident \
+            else []  # first: the mark of what it held is taken with the old pods' evidence
+        if state.restarted is None or mark[0] >= state.restarted[0]:  # a later mark chose every pod an earlier one did
+            state.restarted = mark
+        state.dirty = True
+        return out
 
     def mark(self, pods: list[tuple[str, str, str]], limit: int) -> tuple[float, list[str] | None]:
         """Where `pods` (as opted_in() gives them) end, on the API server's clock alone: the newest creationTimestamp
@@ -601,6 +655,12 @@ class Book:
                 "addresses": len(self.pod_ips) + len(self.node_ips) + len(self.host_ips) + len(self.former_ips) +
                 len(self.hostnames),
                 "open_incidents": sum(1 for s in self.jobs.values() if s.open is not None)}
+
+
+def chose(mark: tuple[float, frozenset[str] | None], started: float, uid: str) -> bool:
+    """Whether a restart's mark (created, uids) chose a pod of this creation time (whole seconds) and uid: created
+    before its second, or in it with one of its uids (None: every pod created in it)."""
+    return started < mark[0] or (started == mark[0] and (mark[1] is None or uid in mark[1]))
 
 
 def fingerprint(i: Incident) -> str:

@@ -174,11 +174,13 @@ class Controller:
                                                 o.get("uid", "")), doc.get("source", "label"))
             seq = int(doc["seq"])
             recovery = doc.get("recovery")
+            restarted = recovery is not None and recovery["result"] == "restarted"
+            mark = chosen(recovery) if restarted else None
             if recovery:
                 self.recovery.restore(doc["id"], job.key, recovery["result"], float(recovery["at"]),
                                       closed=doc.get("state") != "open")
-                if recovery["result"] == "restarted" and doc.get("state") == "open":
-                    self.unfinished[doc["id"]] = chosen(recovery)
+                if restarted and doc.get("state") == "open":
+                    self.unfinished[doc["id"]] = mark
             if doc.get("state") == "open":
                 open_ = Open(doc["id"], seq, float(doc["opened"]), doc["fingerprint"], ev["metadata"]["name"],
                              int(ev.get("count") or 1), float(doc.get("last_evidence") or 0.0), recovery=recovery)
@@ -186,6 +188,8 @@ class Controller:
             else:
                 # the nodes' clocks (its newest evidence), never "closed" (this controller's clock, minutes off theirs)
                 self.book.restore(job, None, seq, float(doc.get("last_evidence") or 0.0), self.clock())
+                if mark is not None:  # a restart done: what its pods say as they are torn down is not the job's
+                    self.book.restarted(job.key, mark)
             return 1
         except (ValueError, KeyError, TypeError) as exc:
             log.warning("recovery: incident Event %s unreadable (%s)", (ev.get("metadata") or {}).get("name"), exc)
@@ -330,27 +334,44 @@ class Controller:
 
     def handle(self, changes: list[Change]) -> None:
         for c in changes:
-            if c.open.id in self.unfinished:
-                mark = self.unfinished.pop(c.open.id)
-                if c.what != "closed":
-                    self.finish(c, mark)
-            if c.what == "restored":  # written already: only its recovery, if the previous leader did not decide it
-                if c.open.recovery is None and c.open.id not in self.pending:
-                    self.pending[c.open.id] = (c, None)
-                continue
-            if c.what == "opened" and c.incident is not None:
-                self.metrics.incidents.labels(c.incident.category).inc()
-            if c.what != "closed" and c.incident is not None:
-                if c.open.id not in self.pending or self.pending[c.open.id][1] is None:
-                    self.pending[c.open.id] = (c, None)  # the latest verdict is decided on
-            elif c.what == "closed":
-                self.pending.pop(c.open.id, None)
-                self.recovery.forget(c.open.id)
-            self.log_line(c)
-            self.write(c)
+            self.changed(c)
         self.recover_jobs()
         if changes:
             self.writer.wake.set()
+
+    def changed(self, c: Change) -> None:
+        """One change of an incident: written (its Event, its log line), and its recovery to decide."""
+        if c.open.id in self.unfinished:
+            mark = self.unfinished.pop(c.open.id)
+            if c.what != "closed" and self.finish(c, mark):
+                return  # the restart was done: its incident closed
+        if c.what == "restored":  # written already: only its recovery, if the previous leader did not decide it
+            if c.open.recovery is None and c.open.id not in self.pending:
+                self.pending[c.open.id] = (c, None)
+            return
+        if c.what == "opened" and c.incident is not None:
+            self.metrics.incidents.labels(c.incident.category).inc()
+        if c.what != "closed" and c.incident is not None:
+            if c.open.id not in self.pending or self.pending[c.open.id][1] is None:
+                self.pending[c.open.id] = (c, None)  # the latest verdict is decided on
+        elif c.what == "closed":
+            self.pending.pop(c.open.id, None)
+            self.recovery.forget(c.open.id)
+        self.log_line(c)
+        self.write(c)
+
+    def restarted(self, c: Change) -> bool:
+        """A restart is done (the pods it chose deleted, or left for good): its incident closes, so that a failure
+        of the job's new incarnation is its next incident, decided on its own (the per-job budget and the cluster's
+        rate limit count it); what the old incarnation's pods say as they are torn down is not the job's evidence
+        (Book.restarted).  False: the decision holds no mark (an older version's)."""
+        mark = chosen(c.open.recovery or {})
+        if mark is None:
+            return False
+        for closed in self.book.restarted(c.job.key, mark, c.open.id):
+            self.changed(closed)
+        self.writer.wake.set()
+        return True
 
     # ---- cascading recovery ----------------------------------------------------------------------------
 
@@ -397,23 +418,28 @@ class Controller:
             if now >= d.due:
                 self.delete_pods(incident_id, d)
 
-    def finish(self, c: Change, mark: tuple | None) -> None:
+    def finish(self, c: Change, mark: tuple | None) -> bool:
         """A restart a previous leader decided (written in the incident's Event, with the mark of the pods it chose)
         and may have left cut short (its Lease lost with some pods deleted, others not): the pods it chose that are
         left (not those the owner recreated since: newer, or of another uid) are deleted as it would have (uid
         preconditions, the same rounds).  None left: it had finished.  Counted in no metric again: the decision was
         the previous leader's.  A decision written without a mark (an older version's) is not finished: only the
-        controller's clock would tell its pods from the recreated ones."""
+        controller's clock would tell its pods from the recreated ones.  True: it was done, and its incident is
+        closed now (Controller.restarted)."""
         if mark is None:
             log.warning("recovery: the restart of job %s/%s a previous leader decided (incident %s) records no mark of "
                         "the pods it chose: not finished (any it left are to be deleted by hand)", c.job.owner.kind,
                         c.job.name, c.open.id)
-            return
+            return False
         pods = self.book.opted_in(c.job.key, mark)
-        if pods and c.open.id not in self.deleting:
-            log.warning("recovery: finishing the restart of job %s/%s a previous leader decided (incident %s): %d "
-                        "pod(s) it left", c.job.owner.kind, c.job.name, c.open.id, len(pods))
-            self.deleting[c.open.id] = Deleting(c, deque(pods))
+        if c.open.id in self.deleting:
+            return False
+        if not pods:
+            return self.restarted(c)  # done: only its incident's close was not written
+        log.warning("recovery: finishing the restart of job %s/%s a previous leader decided (incident %s): %d "
+                    "pod(s) it left", c.job.owner.kind, c.job.name, c.open.id, len(pods))
+        self.deleting[c.open.id] = Deleting(c, deque(pods))
+        return False
 
     def delete_pods(self, incident_id: str, d: Deleting) -> None:
         """Delete the pods decided on (their uids then: a pod the owner has recreated since is not touched), at most
@@ -456,6 +482,8 @@ class Controller:
             self.metrics.recoveries.labels("failed").inc()
             log.warning("recovery of job %s/%s: %d pod(s) not deleted", d.change.job.owner.kind, d.change.job.name,
                         d.failed)
+        if d.change is not None:
+            self.restarted(d.change)
 
     def annotation(self, c: Change) -> str:
         o = c.job.owner

@@ -386,6 +386,138 @@ def test_a_restart_the_rate_limit_held_is_decided_by_the_next_leader():
             assert len([e for e in incidents(api) if e["reason"] == "JobIncident"]) == 1
 
 
+GANG = ("llm-w-0-0", "llm-w-0-1", "llm-w-0-2", "llm-w-0-3")
+
+
+# real line: tests/fixtures/incidents/mgsv-2-oomkilled (xxayt/MGSV #2), torchrun's word for its rank SIGKILLed, as an
+# old pod's torchrun says it when the kubelet kills the rank at the deletion's grace period's end
+KILLED = ("ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: -9) local_rank: 0 (pid: 178) of "
+          "binary: /root/miniconda3/envs/MGSV_env/bin/python")
+
+
+def publish(api: ApiDouble, events: list[dict], tag: str, incarnation: str = "") -> None:
+    """Agents' Pod Events, about the pods of one incarnation (their uids end in `incarnation`: "" the first, "-again"
+    the one the owner recreated, as `recreate` names them), stamped now; `tag`: Events of their own."""
+    from kubeapi.client import make_api
+
+    from cluster.controller import Settings
+
+    core = make_api(Settings(api_server=api.url))
+    for ev in events:
+        body = {k: v for k, v in ev.items() if k != "metadata"}
+        pod = body["involvedObject"]["name"]
+        body["involvedObject"] = {**body["involvedObject"], "uid": f"uid-{pod}{incarnation}"}
+        body["metadata"] = {"name": f"{pod}.{ev['metadata']['name']}{tag}", "namespace": "train"}
+        core.create_namespaced_event("train", body)
+
+
+def publish_timeouts_of(api: ApiDouble, incarnation: str, tag: str) -> None:
+    """The agents' Events of every rank of the gang timing out (test_cluster's TIMEOUT), about one incarnation."""
+    from test_cluster import NODES, agent_pod_event
+
+    publish(api, [agent_pod_event(node, f"llm-w-0-{i}", [i]) for i, node in enumerate(NODES)], tag, incarnation)
+
+
+def publish_teardown(api: ApiDouble, tag: str) -> None:
+    """What the old incarnation says as it is torn down: its ranks' watchdog timeouts, and a rank torchrun saw killed
+    (a rank's death, a fatal verdict were it the job's evidence)."""
+    from test_cluster import agent_fact_events
+
+    publish_timeouts_of(api, "", tag)
+    publish(api, agent_fact_events("node-b", "llm-w-0-1", [KILLED]), tag)
+
+
+def restarted_incidents(api: ApiDouble) -> list[dict]:
+    return [d for d in map(doc, (e for e in incidents(api) if e["reason"] == "JobIncident"))
+            if d.get("recovery", {}).get("result") == "restarted"]
+
+
+@pytest.mark.parametrize("leader_change", [False, True])
+def test_a_fault_in_the_recreated_gang_is_restarted_and_the_old_gangs_teardown_is_not(leader_change):
+    """After a restart the owner recreates the gang; a fault of the new incarnation (an Xid 79 on another node, the
+    new pods' ranks timing out) is the job's next incident, decided on its own: restarted again, restart 2 of the
+    budget's 3 (was: folded into the first incident, which stays open for --idle and is decided once, so the new gang
+    hung in NCCL until its watchdog).  What the old incarnation's pods say after the restart (their ranks' watchdog
+    lines as they are torn down, before and after the owner recreated pods of the same names) is not the job's
+    evidence: no second restart for it.  The same across a leader change (`leader_change`): the next leader tells
+    the old pods from the new by the first incident's mark, and counts its restart in the budget."""
+    import contextlib
+
+    with ApiDouble() as api, contextlib.ExitStack() as stack:
+        gang(api)
+        opt_in(api, list(GANG))
+        c = stack.enter_context(controller(api, recovery=Policy(mode="enforce")))
+        wait_until(lambda: c.ready.is_set(), "synced")
+        publish_xid(api)
+        publish_timeouts(api)
+        wait_until(lambda: len(api.pods_deleted) == 4, "the first restart")
+        wait_until(lambda: [d["state"] for d in restarted_incidents(api)] == ["closed"], "the restarted incident closed")
+        publish_teardown(api, "-teardown")
+        time.sleep(0.5)
+        if leader_change:
+            stack.close()  # this leader stops; the next one knows the old gang only from the incident's Event
+        recreate(api, list(GANG), GANG)
+        if leader_change:
+            c = stack.enter_context(controller(api, identity="c2", recovery=Policy(mode="enforce")))
+            wait_until(lambda: c.ready.is_set(), "synced")
+        publish_teardown(api, "-late")  # late, now that pods of their names run again
+        time.sleep(1.0)
+        assert len(api.pods_deleted) == 4 and len(recoveries(api)) == 1
+        assert [d["state"] for d in restarted_incidents(api)] == ["closed"]
+        publish_xid(api, "node-c")  # the new incarnation's fault
+        publish_timeouts_of(api, "-again", "-2")
+        wait_until(lambda: len(api.pods_deleted) == 8, "the second restart")
+        assert sorted(n for _, n in api.pods_deleted[4:]) == list(GANG)
+        wait_until(lambda: len(recoveries(api)) == 2, "the second recovery Event")
+        assert any("restart 2 of 3" in e["message"] for e in recoveries(api))
+        first, second = sorted(restarted_incidents(api), key=lambda d: d["seq"])
+        assert first["incident"]["root"]["host"] == "node-b" and second["incident"]["root"]["host"] == "node-c"
+        assert second["recovery"]["created"] > first["recovery"]["created"]
+        time.sleep(1.0)
+        assert len(api.pods_deleted) == 8
+
+
+def test_after_a_restart_the_old_incarnations_pods_add_nothing_and_a_new_pods_event_counts_once_its_pod_is_seen():
+    """The Book after a restart (its decision's mark): a member of the old incarnation it did not delete (no opt-in)
+    adds nothing (its rank killed as the gang broke is the old gang's); an Event about a pod of a uid not seen yet
+    is taken for an old pod's until that pod is seen: the owner's new pod, whose rank's death is then the job's next
+    incident."""
+    from test_cluster import agent_fact_events
+
+    from cluster.book import Book
+    from cluster.controller import MARK_UIDS, chosen
+
+    def pod(name: str, uid: str, created: str, node: str, opted: bool) -> dict:
+        labels = {JOB_LABEL: "llm", **({OPT_IN: "true"} if opted else {})}
+        return {"metadata": {"namespace": "train", "name": name, "uid": uid, "creationTimestamp": created,
+                             "labels": labels}, "spec": {"nodeName": node}}
+
+    def killed(name: str, node: str, uid: str, event_uid: str, at: str) -> dict:
+        (ev,) = agent_fact_events(node, name, [KILLED])
+        ev["involvedObject"]["uid"] = uid
+        ev["metadata"]["uid"] = event_uid
+        ev["firstTimestamp"] = ev["lastTimestamp"] = at  # the agent's clock
+        return ev
+
+    book = Book()
+    book.pod(pod("w-0", "uid-w-0", "2026-11-29T12:00:00Z", "node-a", True), 0.0)
+    book.pod(pod("w-1", "uid-w-1", "2026-11-29T12:00:00Z", "node-b", False), 0.0)
+    book.event(killed("w-0", "node-a", "uid-w-0", "e-1", "2026-11-29T12:01:00Z"), 1.0)
+    (opened,) = book.settle(1.0)
+    (key,) = book.jobs
+    created, uids = book.mark(book.opted_in(key), MARK_UIDS)
+    assert uids == ["uid-w-0"]
+    (closed,) = book.restarted(key, chosen({"created": created, "uids": uids}), opened.open.id)
+    assert closed.what == "closed" and book.jobs[key].open is None
+    book.event(killed("w-1", "node-b", "uid-w-1", "e-2", "2026-11-29T12:01:30Z"), 2.0)  # left running: the old gang's
+    book.event(killed("w-0", "node-a", "uid-w-0-again", "e-3", "2026-11-29T12:06:00Z"), 2.0)  # its pod not seen yet
+    assert book.settle(2.0) == []
+    book.pod(pod("w-0", "uid-w-0-again", "2026-11-29T12:05:00Z", "node-a", True), 3.0)  # the owner's new pod
+    (again,) = book.settle(3.0)
+    assert again.what == "opened" and again.open.seq == 2 and again.incident.root.host == "node-a"
+    assert len(again.incident.evidence) == 1
+
+
 def test_observe_writes_would_restart_and_deletes_nothing():
     with ApiDouble() as api:
         gang(api)
