@@ -1165,7 +1165,9 @@ class Classifier:
             if value is not None:
                 number = _int(value)
                 details.setdefault(key, number if number is not None else value.strip()[:256])
-        pci = normalize_pci(get("pci"), function)
+        # (one argument where the function is dropped: lru_cache keys a lone str by itself, two arguments by a tuple it
+        # builds and hashes, ~250 instructions a line more)
+        pci = normalize_pci(get("pci"), True) if function else normalize_pci(get("pci"))
         needs_pci = pci is None and pci_kind
         if needs_pci:
             pci = find_pci(message, function)
@@ -1318,9 +1320,9 @@ def _event_name(name: str, rule: Rule, m: re.Match, rank: str | None = None, pci
         address = groups.get("pci") or groups.get("device")
         pci = (address or groups.get("netdev") or "").lower()
         if name in EVENT_PER_GPU:  # a GPU's: its normalized address ("" when the line names none)
-            # as printed ("PCI:" is upper case), normalized with the arguments _build gives it for the same group,
-            # so the line's address is one lru_cache entry, not a second normalization
-            pci = normalize_pci(address, False) or ""
+            # as printed ("PCI:" is upper case), normalized with the arguments _build gives it for the same group (a
+            # GPU's kind drops the function), so the line's address is one lru_cache entry, not a second normalization
+            pci = normalize_pci(address) or ""
             if name in EVENT_PER_GPU_INDEX:  # and its index ("GPU6"), as the line names it (Classifier._gpu_key)
                 device = groups.get("device")
                 index = device if device is not None and device[:3] == "GPU" else None

@@ -1525,3 +1525,7 @@ def test_a_gpu_event_line_normalizes_its_address_once():
                   "GPU has fallen off the bus.")
     assert f is not None and (f.xid, f.pci) == (79, "0000:91:00")
     assert normalize_pci.cache_info().misses == 1
+    # that entry is the one-argument call's (a GPU's address drops its function): lru_cache keys a lone str by itself,
+    # (value, False) by a tuple it builds and hashes at each call
+    normalize_pci("PCI:0000:91:00")
+    assert normalize_pci.cache_info().hits >= 1 and normalize_pci.cache_info().misses == 1
