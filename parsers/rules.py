@@ -2049,6 +2049,18 @@ RULES: tuple[Rule, ...] = (
     _r("torch_watchdog_stuck", "nccl_timeout", ["watchdog got stuck for"],
        r"ProcessGroupNCCL's watchdog got stuck for (?P<seconds>\d+) seconds",
        event=TORCH_PG_ONCE),
+    # The monitor thread's word that a collective timed out, on the rank that saw it or one the store told (it then
+    # dumps and ends the process): 2.2-2.3 "Received a timeout signal from this local rank and will start to dump the
+    # debug info." / "Received a global timeout from another rank and will start to dump the debug info.", 2.4+
+    # "Received a dump signal due to a collective timeout from this local rank and we will try our best to dump the
+    # debug info." / ".. from  rank 1 and we will .." (vllm-project/vllm-omni #2928): the rank's event; the rank that
+    # timed out first, where named, in details["timeout_rank"] (was: nothing, a log cut before its next line).
+    _r("torch_dump_signal", "nccl_timeout", ["Received a dump signal due to a collective timeout from",
+                                             "Received a timeout signal from this local rank",
+                                             "Received a global timeout from another rank"],
+       r"Received a (?:dump signal due to a collective timeout|timeout signal|global timeout) from "
+       r"(?:this local rank|another rank|\s*rank (?P<timeout_rank>\d+))",
+       event=TORCH_PG_ONCE),
     _r("torch_dump", "nccl_timeout", ["preparing to dump debug info", "after attempting to dump debug info"],
        r"ProcessGroupNCCL preparing to dump debug info|Terminating the process after attempting to dump debug info",
        event=TORCH_PG_ONCE),
