@@ -467,6 +467,8 @@ CUDA_ASSERT_TEXT = "device-side assert triggered"
 # How a framework introduces a CUDA runtime error's text (alternatives): PyTorch's "CUDA error: ", THC's "cuda runtime
 # error (59) : ", NCCL's and others' "Cuda failure '" / "CUDA failure: "
 CUDA_ERROR_PREFIX = r"CUDA error: |Cuda failure '|CUDA failure[: ]*'?|cuda runtime error \(\d+\) : "
+# TensorFlow's words before the runtime's text of a CUDA call that failed at a GPU's set-up
+TF_CUDA_STATUS = r"(?:CUDA runtime implicit initialization|cudaSetDevice\(\)) on GPU:\d+ failed\. Status: "
 # Events kept per rank whose lines of no rank tag and those of one rank's are one process's: a rank's stderr under
 # torchrun's "[rankN]:" prefix, its stdout (a kernel's printf) untagged (modelscope/ms-swift #3267). A line of either
 # is part of the other's open event while it is the only rank's open (an untagged line: the one tagged rank's event;
@@ -542,6 +544,9 @@ CUDA_DRIVER_ERRORS = {
     "CUDA_ERROR_NVLINK_UNCORRECTABLE": ("fatal", "hardware", "RESET_GPU"),
     # an invalid access of peer GPU memory over NVLink or a hardware error (CUDA 12.8+, cuda_nvlink): either
     "CUDA_ERROR_CONTAINED": ("error", "unknown", "INVESTIGATE"),
+    # the runtime's cudaErrorDevicesUnavailable (46) by the driver API's name, as XLA/JAX print it ("failed call to
+    # cuDevicePrimaryCtxRetain: CUDA_ERROR_DEVICE_UNAVAILABLE: CUDA-capable device(s) is/are busy or unavailable")
+    "CUDA_ERROR_DEVICE_UNAVAILABLE": ("error", "driver", "RESET_GPU"),
 }
 
 
@@ -2044,6 +2049,18 @@ RULES: tuple[Rule, ...] = (
     _r("torch_watchdog_stuck", "nccl_timeout", ["watchdog got stuck for"],
        r"ProcessGroupNCCL's watchdog got stuck for (?P<seconds>\d+) seconds",
        event=TORCH_PG_ONCE),
+    # The monitor thread's word that a collective timed out, on the rank that saw it or one the store told (it then
+    # dumps and ends the process): 2.2-2.3 "Received a timeout signal from this local rank and will start to dump the
+    # debug info." / "Received a global timeout from another rank and will start to dump the debug info.", 2.4+
+    # "Received a dump signal due to a collective timeout from this local rank and we will try our best to dump the
+    # debug info." / ".. from  rank 1 and we will .." (vllm-project/vllm-omni #2928): the rank's event; the rank that
+    # timed out first, where named, in details["timeout_rank"] (was: nothing, a log cut before its next line).
+    _r("torch_dump_signal", "nccl_timeout", ["Received a dump signal due to a collective timeout from",
+                                             "Received a timeout signal from this local rank",
+                                             "Received a global timeout from another rank"],
+       r"Received a (?:dump signal due to a collective timeout|timeout signal|global timeout) from "
+       r"(?:this local rank|another rank|\s*rank (?P<timeout_rank>\d+))",
+       event=TORCH_PG_ONCE),
     _r("torch_dump", "nccl_timeout", ["preparing to dump debug info", "after attempting to dump debug info"],
        r"ProcessGroupNCCL preparing to dump debug info|Terminating the process after attempting to dump debug info",
        event=TORCH_PG_ONCE),
@@ -2448,9 +2465,9 @@ RULES: tuple[Rule, ...] = (
     # memory> !!!!! ", SPECFEM/specfem3d #1344)
     _r("cuda_oom", "cuda_oom",
        ["CUDA out of memory", "OutOfMemoryError", "CUDA error: out of memory", "cuda runtime error (2) : out of memory",
-        "CUDA error !!!!! <out of memory>"],
+        "CUDA error !!!!! <out of memory>", "failed. Status: out of memory"],
        r"(?:OutOfMemoryError|CUDA out of memory|CUDA error: out of memory|cuda runtime error \(2\) : out of memory|"
-       r"CUDA error !!!!! <out of memory>)"
+       r"CUDA error !!!!! <out of memory>|" + TF_CUDA_STATUS + r"out of memory)"
        r"(?:.*?\(?GPU (?P<gpu>\d+)[;) ])?",
        event=CUDA_EXC_OPEN),
     # The CUDA status "out of memory" by its names and number, in the words of the libraries beyond PyTorch: the runtime's
@@ -2762,9 +2779,17 @@ RULES: tuple[Rule, ...] = (
        r"(?P<cuda_error>an illegal memory access was encountered|"
        r"uncorrectable ECC error encountered|unspecified launch failure|device-side assert triggered|"
        r"misaligned address|an illegal instruction was encountered|the launch timed out and was terminated|"
-       r"CUDA-capable device\(s\) is/are busy or unavailable|no CUDA-capable device is detected|"
+       r"(?:all CUDA-capable devices are|CUDA-capable device\(s\) is/are) busy or unavailable|no CUDA-capable device is detected|"
        r"(?<=CUDA error: )[^.'\n]+|(?<=\) : )[^\n]+?(?= at \S+:\d+\s*$|\s*$)|cudaError\w+)",
        refine="cuda", event=CUDA_EXC_OPEN),
+    # TensorFlow's report of a CUDA runtime call that failed while it set up a GPU (common_runtime/gpu/gpu_device.cc:
+    # cudaGetErrorString()'s text after "Status: "): "tensorflow.python.framework.errors_impl.InternalError: CUDA runtime
+    # implicit initialization on GPU:0 failed. Status: all CUDA-capable devices are busy or unavailable"
+    # (tensorflow/tensorflow #48558), "cudaSetDevice() on GPU:0 failed. Status: CUDA-capable device(s) is/are busy or
+    # unavailable" (google-research/pix2struct #53): the text refines as PyTorch's does (CUDA_ERRORS); its "Status: out
+    # of memory" is the cuda_oom row's (was: nothing).
+    _r("tf_cuda_status", "cuda_error", ["failed. Status: "],
+       TF_CUDA_STATUS + r"(?P<cuda_error>[^\n]+?)\.?\s*$", refine="cuda", event=CUDA_EXC_OPEN),
     _r("nccl_error_code", "nccl_error",
        ["ncclSystemError", "ncclInternalError", "ncclUnhandledCudaError", "ncclInvalidUsage", "ncclInvalidArgument"],
        r"(?:\[Rank (?P<rank>\d+)\] .*?)?(?P<nccl_code>ncclSystemError|ncclInternalError|ncclUnhandledCudaError|"
@@ -2926,6 +2951,9 @@ CUDA_ERRORS = {  # CUDA runtime error text -> (severity, attribution, action)
     "unspecified launch failure": ("error", "unknown", "INVESTIGATE"),
     "the launch timed out and was terminated": ("error", "unknown", "INVESTIGATE"),
     "CUDA-capable device(s) is/are busy or unavailable": ("error", "driver", "RESET_GPU"),
+    # the same status in the older runtimes' words (PyTorch 0.x-1.x, TensorFlow 1.x-2.4: "all CUDA-capable devices are
+    # busy or unavailable"; was: unknown, INVESTIGATE)
+    "all CUDA-capable devices are busy or unavailable": ("error", "driver", "RESET_GPU"),
     "no CUDA-capable device is detected": ("error", "driver", "INVESTIGATE"),
     "cudaErrorIllegalAddress": ("error", "application", "RESTART_APP"),
     "cudaErrorECCUncorrectable": ("fatal", "hardware", "RESET_GPU"),
@@ -3157,7 +3185,7 @@ CUDA_STATUS_NAMES = {1: "invalid argument", 214: "CUDA_ERROR_ECC_UNCORRECTABLE",
                      702: "CUDA_ERROR_LAUNCH_TIMEOUT", 710: "CUDA_ERROR_ASSERT", 714: "CUDA_ERROR_HARDWARE_STACK_ERROR",
                      715: "CUDA_ERROR_ILLEGAL_INSTRUCTION", 716: "CUDA_ERROR_MISALIGNED_ADDRESS",
                      718: "CUDA_ERROR_INVALID_PC", 719: "CUDA_ERROR_LAUNCH_FAILED",
-                     226: "CUDA_ERROR_CONTAINED"}
+                     226: "CUDA_ERROR_CONTAINED", 46: "CUDA_ERROR_DEVICE_UNAVAILABLE"}
 
 
 def _refine_cuda_assert(g: dict, out: dict) -> None:
