@@ -2872,6 +2872,14 @@ RULES: tuple[Rule, ...] = (
     _r("rccl_mscclpp_off", None, ["MSCCL++: "],
        r"NCCL WARN MSCCL\+\+: (?:Cannot enable MSCCL\+\+(?:; environment is not MSCCL compatible| on \S+ "
        r"architecture)|Feature not enabled\. ENABLE_MSCCLPP must be defined)"),
+    # RCCL's advice on the host's kernel setting at each process's first init, "NUMA auto balancing enabled which can
+    # lead to variability in the RCCL performance! Disable by "sudo sysctl kernel.numa_balancing=0"" (ROCm/rccl
+    # src/init.cc ncclInit: a WARN whenever /proc/sys/kernel/numa_balancing is 1, the default of multi-socket Ubuntu and
+    # RHEL hosts, then the init goes on): printed by every rank of every job on such a host, RCCL 2.18 (ROCm/rccl #1261)
+    # to 2.26 (ROCm/ROCm #5656). A performance setting, no failure: no finding (was a warning per rank, a Pod Event for
+    # each). Its "Missing "iommu=pt"" advice stays a warning (a hang is reported with it).
+    _r("rccl_numa_balancing", None, ["NUMA auto balancing"],
+       r"NCCL WARN NUMA auto balancing enabled which can lead to variability in the RCCL performance"),
     # NCCL WARNs NCCL itself later demoted to INFO as harmless (NCCL_HARMLESS_WARNS): no finding.
     _r("nccl_warn_harmless", None, list(NCCL_HARMLESS_WARNS),
        r"NCCL WARN .*?(?:" + "|".join(re.escape(w) for w in NCCL_HARMLESS_WARNS) + ")"),
