@@ -2372,9 +2372,15 @@ RULES: tuple[Rule, ...] = (
     # NCCL WARN row's warning), 2.30.7+'s resource ids after the pointer ("async fatal event on QP (0x..) qpn=.. handle=..
     # send_cq=.. recv_cq=.. state=.. sq_psn=.. rq_psn=..: <event>", "on CQ (0x..) handle=.. cqe=..: <event>", "on SRQ,
     # unused for now (0x..): <event>"; src/transport/net_ib/common.cc): the event is what follows the first ": ".
-    _r("ib_async_event", "ib_completion_error", ["Got async event", "Got async error event", "async fatal event"],
-       r"NET/IB ?: (?:(?P<netdev>[\w.+\-]+):(?P<port>\d+) )?(?:Got async (?:error )?event ?|async fatal event"
-       r"(?: on [^:\n]{1,200})?): (?P<event>(?!" + "|".join(re.escape(e) for e in IB_EVENTS_NO_FAILURE) + r")\S.*)"),
+    # 2.28.7+ word the events that are no fatal error "mlx5_3:1 Got non-fatal async event: port error(10)", the
+    # event's ibv_event_type number after its words (net_ib.cc, later net_ib/common.cc: "Got non-fatal async event:
+    # %s(%d)"): the same events, a port error among them, read as the earlier words (the number in event_type; was:
+    # the NCCL WARN row's warning, a port that went down no fabric error).
+    _r("ib_async_event", "ib_completion_error",
+       ["Got async event", "Got async error event", "Got non-fatal async event", "async fatal event"],
+       r"NET/IB ?: (?:(?P<netdev>[\w.+\-]+):(?P<port>\d+) )?(?:Got (?:async (?:error )?|non-fatal async )event ?|"
+       r"async fatal event(?: on [^:\n]{1,200})?): (?P<event>(?!" + "|".join(re.escape(e) for e in IB_EVENTS_NO_FAILURE)
+       + r")\S.*?)(?:\((?P<event_type>\d+)\))?\s*$"),
     # NCCL's IB transport refusing to go on after its async thread saw a fatal event on the adapter (2.19+,
     # ncclIbStatsCheckFatalCount: "transport/net_ib.cc:139 NCCL WARN communicator encountered a fatal error (detected
     # in ncclIbTest)", NVIDIA/nccl #1905, 2.21.5): the restatement, from the communicator's thread, of the "async fatal
@@ -2891,6 +2897,14 @@ RULES: tuple[Rule, ...] = (
     _r("rccl_mscclpp_off", None, ["MSCCL++: "],
        r"NCCL WARN MSCCL\+\+: (?:Cannot enable MSCCL\+\+(?:; environment is not MSCCL compatible| on \S+ "
        r"architecture)|Feature not enabled\. ENABLE_MSCCLPP must be defined)"),
+    # RCCL's advice on the host's kernel setting at each process's first init, "NUMA auto balancing enabled which can
+    # lead to variability in the RCCL performance! Disable by "sudo sysctl kernel.numa_balancing=0"" (ROCm/rccl
+    # src/init.cc ncclInit: a WARN whenever /proc/sys/kernel/numa_balancing is 1, the default of multi-socket Ubuntu and
+    # RHEL hosts, then the init goes on): printed by every rank of every job on such a host, RCCL 2.18 (ROCm/rccl #1261)
+    # to 2.26 (ROCm/ROCm #5656). A performance setting, no failure: no finding (was a warning per rank, a Pod Event for
+    # each). Its "Missing "iommu=pt"" advice stays a warning (a hang is reported with it).
+    _r("rccl_numa_balancing", None, ["NUMA auto balancing"],
+       r"NCCL WARN NUMA auto balancing enabled which can lead to variability in the RCCL performance"),
     # NCCL WARNs NCCL itself later demoted to INFO as harmless (NCCL_HARMLESS_WARNS): no finding.
     _r("nccl_warn_harmless", None, list(NCCL_HARMLESS_WARNS),
        r"NCCL WARN .*?(?:" + "|".join(re.escape(w) for w in NCCL_HARMLESS_WARNS) + ")"),

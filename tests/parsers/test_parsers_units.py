@@ -572,10 +572,27 @@ def test_ib_completion_status_named(line, status):
      "CQ error"),
     ("NCCL WARN NET/IB : mlx5_0:1 async fatal event on SRQ, unused for now (0x55d0c8e0): SRQ catastrophic error",
      "mlx5_0", "SRQ catastrophic error"),
+    # CONSTRUCTED from NCCL 2.28.7's format (NVIDIA/nccl ae7aed19, src/transport/net_ib.cc:253, later
+    # net_ib/common.cc: "NET/IB : %s:%d Got non-fatal async event: %s(%d)"): the port going down, its ibv_event_type
+    # number after the words (was: the NCCL WARN row's warning)
+    ("host-a:123:456 [0] transport/net_ib.cc:253 NCCL WARN NET/IB : mlx5_3:1 Got non-fatal async event: port error(10)",
+     "mlx5_3", "port error"),
+    ("host-a:123:456 [0] transport/net_ib/common.cc:88 NCCL WARN NET/IB : mlx5_1:1 Got non-fatal async event: path "
+     "migration request error(6)", "mlx5_1", "path migration request error"),
 ])
 def test_ib_async_events(line, netdev, event):
     f = parse_line(line)
     assert f.kind == "ib_completion_error" and f.details.get("netdev") == netdev and f.details["event"] == event
+
+
+@pytest.mark.parametrize("event", ["port active(9)", "client reregistration(17)", "SM change(16)", "LID change(11)"])
+def test_ib_non_fatal_async_event_without_failure_stays_nccls_warning(event):
+    """CONSTRUCTED from NCCL 2.28.7+'s format (as above): the events that report no failure in that wording (a port
+    back up, the subnet manager re-registering it) are NCCL's warning, as in every earlier wording, not a fabric
+    error; the port error of the same wording is one (test_ib_async_events)."""
+    f = parse_line(f"host-a:123:456 [0] transport/net_ib.cc:253 NCCL WARN NET/IB : mlx5_1:1 Got non-fatal async event: "
+                   f"{event}")
+    assert (f.kind, f.severity) == ("nccl_error", "warning")
 
 
 def test_the_ib_fatal_count_restates_the_async_event():
