@@ -44,10 +44,12 @@ POSITIVE = click.FloatRange(min=0, min_open=True)
 @click.option("--recovery-budget", type=click.IntRange(min=0), default=3, show_default=True, help="restarts per job within the window")
 @click.option("--recovery-window", type=POSITIVE, default=3600.0, show_default=True)
 @click.option("--recoveries-per-minute", type=POSITIVE, default=10.0, show_default=True, help="cluster-wide")
+@click.option("--recovery-namespace-budget", type=click.IntRange(min=0), default=None,
+              help="restarts of the jobs of one namespace within the window (default: no bound)")
 @click.option("--log-level", default="info", type=click.Choice(["debug", "info", "warning", "error"]))
 def cluster(api_server, kubeconfig, namespace, lease_name, identity, metrics_address, window, idle, lease_duration,
             renew_deadline, retry_period, events_per_minute, recovery, recovery_budget, recovery_window,
-            recoveries_per_minute, log_level) -> None:
+            recoveries_per_minute, recovery_namespace_budget, log_level) -> None:
     """Job incidents across the cluster: groups pods into jobs by owner, reads what the node agents publish
     (Pod and Node Events, node conditions, the repair annotation), attributes each failing job's root cause
     and writes one Event on the job's owner per incident.  Leader-elected; prints incidents as JSON lines.
@@ -61,7 +63,8 @@ def cluster(api_server, kubeconfig, namespace, lease_name, identity, metrics_add
     s = Settings(api_server=api_server, kubeconfig=kubeconfig, namespace=namespace, lease_name=lease_name,
                  identity=identity or socket.gethostname(), window=window, idle=idle, lease_duration=lease_duration,
                  renew_deadline=renew_deadline, retry_period=retry_period, events_per_minute=events_per_minute,
-                 recovery=Policy(recovery, recovery_budget, recovery_window, recoveries_per_minute))
+                 recovery=Policy(recovery, recovery_budget, recovery_window, recoveries_per_minute,
+                                 recovery_namespace_budget))
     if not 0 < s.retry_period < s.renew_deadline < s.lease_duration:
         raise click.UsageError("need 0 < --retry-period < --renew-deadline < --lease-duration")
     try:

@@ -18,9 +18,9 @@ class Metrics:
         for c in CATEGORIES:
             self.incidents.labels(c)
         self.recoveries = Counter("gpu_npd_recoveries", "Cascading-recovery decisions, by result (observed, "
-                                  "restarted, budget_exhausted; rate_limited: a restart that waits for the "
-                                  "cluster-wide rate limit, once per incident), and restarts that left pods not "
-                                  "deleted (failed)", ["result"], registry=r)
+                                  "restarted, budget_exhausted, namespace_budget_exhausted; rate_limited: a restart "
+                                  "that waits for the cluster-wide rate limit, once per incident), and restarts that "
+                                  "left pods not deleted (failed)", ["result"], registry=r)
         for result in RESULTS:
             self.recoveries.labels(result)
         self.pod_deletions = Counter("gpu_npd_recovery_pod_deletions", "Pods deleted by cascading recovery",

@@ -6,7 +6,8 @@ Safety first:
 - only pods labelled `gpu-npd.io/cascading-recovery: "true"` (or pods of an owner so labelled); never the owner
   object, never a pod without the opt-in;
 - `observe` by default: an Event "would restart ..." and nothing else; `enforce` acts;
-- one action per incident; a per-job budget (default 3 an hour) and a cluster-wide rate limit (a token bucket);
+- one action per incident; a per-job budget (default 3 an hour), a per-namespace budget within the same window
+  (none by default) and a cluster-wide rate limit (a token bucket);
 - every decision is an Event on the owner and a metric (`gpu_npd_recoveries_total{result}`); the decision is
   written in the incident's Event before any pod is deleted, so a restarted controller does not act twice.
 """
@@ -38,10 +39,11 @@ FATAL: dict[str, frozenset[str] | None] = {
     "lagging_rank": None,
 }
 # gpu_npd_recoveries_total{result}: what happened to a fatal incident of an opted-in job (a job with no opted-in pod
-# gets no decision): observed (mode observe), restarted, budget_exhausted (refused); rate_limited: a restart the
-# cluster-wide rate limit made wait, once per incident (it is decided again, and counted again when it is);
-# failed: a restart that left pods not deleted, once per restart.
-RESULTS = ("observed", "restarted", "budget_exhausted", "rate_limited", "failed")
+# gets no decision): observed (mode observe), restarted, budget_exhausted (refused: the job's budget),
+# namespace_budget_exhausted (refused: its namespace's budget); rate_limited: a restart the cluster-wide rate limit
+# made wait, once per incident (it is decided again, and counted again when it is); failed: a restart that left pods
+# not deleted, once per restart.
+RESULTS = ("observed", "restarted", "budget_exhausted", "namespace_budget_exhausted", "rate_limited", "failed")
 
 
 @dataclass(frozen=True)
@@ -50,6 +52,9 @@ class Policy:
     budget: int = 3  # restarts per job within `window`
     window: float = 3600.0
     per_minute: float = 10.0  # cluster-wide restarts a minute (after a burst of as many)
+    # restarts of the jobs of one namespace within `window` (None: no bound; a tenant's sweep of jobs that all
+    # crash alike then spends the cluster-wide rate the other tenants' restarts need)
+    namespace_budget: int | None = None
 
 
 @dataclass(frozen=True)
@@ -118,11 +123,22 @@ class Recovery:
         while done and now - done[0] >= self.policy.window:
             done.popleft()
         why = f"incident {incident_id}: {incident.category} ({incident.rule}, {incident.root.kind})"
+        refused = None
         if len(done) >= self.policy.budget:
+            refused = Decision("budget_exhausted", f"gpu-npd did not restart job {job_name}: {len(done)} restarts "
+                               f"within {int(self.policy.window)} s already (budget {self.policy.budget}); {why}")
+        elif self.policy.namespace_budget is not None:
+            ns = job_key[0]
+            spent = sum(now - at < self.policy.window for key, times in self.history.items() if key[0] == ns
+                        for at in times)
+            if spent >= self.policy.namespace_budget:
+                refused = Decision("namespace_budget_exhausted", f"gpu-npd did not restart job {job_name}: {spent} "
+                                   f"restarts of jobs in namespace {ns} within {int(self.policy.window)} s already "
+                                   f"(namespace budget {self.policy.namespace_budget}); {why}")
+        if refused is not None:  # final for this incident: the job's next incident is decided on its own
             self.decided.add(incident_id)
             self.waiting.discard(incident_id)
-            return Decision("budget_exhausted", f"gpu-npd did not restart job {job_name}: {len(done)} restarts "
-                            f"within {int(self.policy.window)} s already (budget {self.policy.budget}); {why}")
+            return refused
         if self.policy.mode == "observe":
             self.decided.add(incident_id)
             return Decision("observed", f"gpu-npd would restart job {job_name} (delete its {pods} opted-in pod(s) "

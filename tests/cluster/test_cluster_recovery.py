@@ -131,7 +131,49 @@ def test_a_rate_limited_restart_is_counted_once_and_every_result_is_one_that_hap
             assert not api.pods_deleted and not recoveries(api)
             results = {s.labels["result"] for m in c.metrics.registry.collect() if m.name == "gpu_npd_recoveries"
                        for s in m.samples if s.name == "gpu_npd_recoveries_total"}
-            assert results == {"observed", "restarted", "budget_exhausted", "rate_limited", "failed"}
+            assert results == {"observed", "restarted", "budget_exhausted", "namespace_budget_exhausted",
+                               "rate_limited", "failed"}
+
+
+def test_a_namespaces_restarts_are_bounded_within_the_window_and_another_namespaces_go_on():
+    """A tenant's sweep of jobs that all crash alike (an application exception is fatal) was restarted 3 times per job
+    an hour each, spending the cluster-wide rate the other tenants' restarts need.  With `namespace_budget` 3 its
+    fourth job's restart within the window is refused (a result, an Event wording of its own), another namespace's
+    goes on; the refusal is final for the incident, as the job's budget's is; the window passing frees it."""
+    now = [1000.0]
+    r = Recovery(Policy(mode="enforce", budget=3, window=3600, per_minute=100, namespace_budget=3),
+                 clock=lambda: now[0])
+    incident = hardware_incident()
+    for n in range(3):
+        assert r.decide(f"i-{n}", ("sweep", "Job", f"j{n}"), f"Job/j{n}", incident, pods=2).act
+        now[0] += 60
+    d = r.decide("i-3", ("sweep", "Job", "j3"), "Job/j3", incident, pods=2)
+    assert d.result == "namespace_budget_exhausted" and not d.act
+    assert "3 restarts of jobs in namespace sweep within 3600 s already (namespace budget 3)" in d.message
+    assert r.decide("i-4", ("other", "Job", "k"), "Job/k", incident, pods=2).act  # another tenant's goes on
+    assert r.decide("i-3", ("sweep", "Job", "j3"), "Job/j3", incident, pods=2) is None  # decided once
+    assert r.decide("i-5", ("sweep", "Job", "j0"), "Job/j0", incident, pods=2).result == "namespace_budget_exhausted"
+    now[0] += 3600 - 150  # the first restart (only) has left the window: one more
+    assert r.decide("i-6", ("sweep", "Job", "j3"), "Job/j3", incident, pods=2).act
+    assert r.decide("i-7", ("sweep", "Job", "j4"), "Job/j4", incident, pods=2).result == "namespace_budget_exhausted"
+    # no bound by default: 200 jobs of one namespace, each restarted
+    r = Recovery(Policy(mode="enforce", per_minute=1e6))
+    assert all(r.decide(f"i-{n}", ("sweep", "Job", f"j{n}"), f"Job/j{n}", incident, pods=2).act for n in range(200))
+
+
+def test_a_namespaces_restarts_are_counted_from_a_previous_leaders_decisions():
+    """A new leader rebuilds the namespace's count from the restarts its predecessor wrote, as the job's: those
+    within the window count, older ones and decisions that restarted nothing do not."""
+    now = 10_000.0
+    r = Recovery(Policy(mode="enforce", per_minute=100, namespace_budget=2), clock=lambda: now)
+    r.restore("old-0", ("sweep", "Job", "j0"), "restarted", now - 600, closed=True)
+    r.restore("old-1", ("sweep", "Job", "j1"), "restarted", now - 3 * 3600, closed=True)  # out of the window
+    r.restore("old-2", ("sweep", "Job", "j2"), "namespace_budget_exhausted", now - 60)  # refused: restarted nothing
+    r.restore("old-3", ("other", "Job", "k"), "restarted", now - 60, closed=True)
+    assert r.decide("old-2", ("sweep", "Job", "j2"), "Job/j2", hardware_incident(), pods=2) is None  # decided
+    assert r.decide("i-1", ("sweep", "Job", "j3"), "Job/j3", hardware_incident(), pods=2).act
+    assert r.decide("i-2", ("sweep", "Job", "j4"), "Job/j4", hardware_incident(), pods=2).result == \
+        "namespace_budget_exhausted"
 
 
 def opt_in(api: ApiDouble, names: list[str]) -> None:
@@ -384,6 +426,67 @@ def test_a_restart_the_rate_limit_held_is_decided_by_the_next_leader():
         with controller(api, identity="c2", recovery=Policy(mode="enforce")):
             wait_until(lambda: len(api.pods_deleted) == 2, "the next leader restarts the job")
             assert len([e for e in incidents(api) if e["reason"] == "JobIncident"]) == 1
+
+
+def tenant_gang(api: ApiDouble, namespace: str, name: str) -> None:
+    """A JobSet of `namespace` whose 4 opted-in worker pods run on node-a..d (as test_cluster's `gang`)."""
+    from test_cluster import NODES
+
+    store = api.stores.get(("jobset.x-k8s.io", "jobsets")) or api.serve("jobset.x-k8s.io", "v1alpha2", "jobsets",
+                                                                        "JobSet")
+    store[(namespace, name)] = {"apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet",
+                                "metadata": {"name": name, "namespace": namespace, "uid": f"uid-{namespace}-{name}"}}
+    for i, node in enumerate(NODES):
+        if node not in api.nodes:
+            api.add_node(node)
+        p = api.add_pod(namespace, f"{name}-w-0-{i}", node, gpus=8)
+        p["metadata"]["uid"] = f"uid-{namespace}-{name}-{i}"
+        p["metadata"]["labels"] = {"jobset.sigs.k8s.io/jobset-name": name, "batch.kubernetes.io/job-name": f"{name}-w-0",
+                                   OPT_IN: "true"}
+        p["metadata"]["creationTimestamp"] = "2024-07-25T06:00:00Z"
+        api.pods.touch((namespace, p["metadata"]["name"]))
+
+
+def test_a_namespaces_fourth_restart_is_refused_another_namespaces_goes_on_and_a_next_leader_counts_them():
+    """An Xid 79 under five opted-in jobs, four of namespace `sweep`, one of `other`, with a namespace budget of 3:
+    three of sweep's jobs and other's are restarted, sweep's fourth is refused (its Event says why, its own result).
+    The next leader counts sweep's three restarts from their incidents' Events, as it counts a job's: a new job of
+    sweep failing is refused too (was, with nothing but the job's budget: restarted), and the incident refused
+    before is not decided again."""
+    import contextlib
+
+    policy = Policy(mode="enforce", namespace_budget=3)
+    deleted = lambda ns: {n.rsplit("-w-", 1)[0] for s, n in api.pods_deleted if s == ns}  # noqa: E731
+    with ApiDouble() as api, contextlib.ExitStack() as stack:
+        for name in ("a", "b", "c", "d"):
+            tenant_gang(api, "sweep", name)
+        tenant_gang(api, "other", "x")
+        c = stack.enter_context(controller(api, recovery=policy))
+        wait_until(lambda: c.ready.is_set(), "synced")
+        publish_xid(api)
+        wait_until(lambda: len(api.pods_deleted) == 16, "four jobs restarted")
+        wait_until(lambda: len(recoveries(api)) == 5, "five decisions")
+        time.sleep(0.5)
+        assert len(api.pods_deleted) == 16 and len(deleted("sweep")) == 3 and deleted("other") == {"x"}
+        (refused,) = [e for e in recoveries(api) if "did not restart" in e["message"]]
+        assert refused["involvedObject"]["namespace"] == "sweep"
+        assert "3 restarts of jobs in namespace sweep within 3600 s already (namespace budget 3)" in refused["message"]
+        get = c.metrics.registry.get_sample_value
+        assert get("gpu_npd_recoveries_total", {"result": "namespace_budget_exhausted"}) == 1
+        assert get("gpu_npd_recoveries_total", {"result": "restarted"}) == 4
+        stack.close()  # a leader change: the next one knows the restarts from the incidents' Events alone
+        tenant_gang(api, "sweep", "e")
+        c = stack.enter_context(controller(api, identity="c2", recovery=policy))
+        wait_until(lambda: c.ready.is_set(), "synced")
+        publish_xid(api, "node-c")
+        wait_until(lambda: any(e["involvedObject"]["name"] == "e" for e in recoveries(api)), "job e decided")
+        time.sleep(0.5)
+        assert len(api.pods_deleted) == 16
+        (e,) = [e for e in recoveries(api) if e["involvedObject"]["name"] == "e"]
+        assert "namespace budget 3" in e["message"]
+        assert len([e for e in recoveries(api) if "did not restart" in e["message"]]) == 2
+        assert c.metrics.registry.get_sample_value("gpu_npd_recoveries_total",
+                                                   {"result": "namespace_budget_exhausted"}) == 1
 
 
 GANG = ("llm-w-0-0", "llm-w-0-1", "llm-w-0-2", "llm-w-0-3")
@@ -706,7 +809,9 @@ def test_a_pod_first_seen_deleted_is_read_by_its_exit_code_within_the_clocks_ske
 
 @pytest.mark.parametrize("option, value", [("--recovery-window", "0"), ("--recovery-window", "-60"),
                                            ("--recovery-budget", "-1"), ("--recoveries-per-minute", "0"),
-                                           ("--idle", "0"), ("--window", "-1"), ("--events-per-minute", "0")])
+                                           ("--idle", "0"), ("--window", "-1"), ("--events-per-minute", "0"),
+                                           ("--recovery-namespace-budget", "-1"),
+                                           ("--recovery-namespace-budget", "3.5")])
 def test_a_bound_that_would_not_bound_is_a_usage_error(tmp_path, option, value):
     """--recovery-window 0 let every restart out of the budget at once (each older than the window), a rate of 0 let
     one restart through then held every other for good, --idle 0 closed each incident as it opened: refused at start
