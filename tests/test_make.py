@@ -23,9 +23,12 @@ def test_make_test_compiles_the_tree_first_so_its_processes_load_bytecode(tmp_pa
     (tmp_path / ".venv" / "bin").mkdir(parents=True)
     (tmp_path / ".venv" / "bin" / "python").symlink_to(sys.executable)
     (tmp_path / ".venv" / ".installed").touch()  # the venv up to date: `make -n` prints only the target's commands
-    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
-    env.pop("PYTHONPYCACHEPREFIX", None)
-    printed = subprocess.run(["make", "-n", "test"], cwd=tmp_path, env=env, capture_output=True, text=True,
+    # run from `make test` itself, the outer make's MAKELEVEL/MAKEFLAGS would make this one a sub-make that prints
+    # "make[1]: Entering directory ..." among its commands
+    env = {k: v for k, v in os.environ.items() if k not in ("MAKELEVEL", "MAKEFLAGS", "MFLAGS", "PYTHONPYCACHEPREFIX")}
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    printed = subprocess.run(["make", "--no-print-directory", "-n", "test"], cwd=tmp_path, env=env,
+                             capture_output=True, text=True,
                              timeout=60, check=True).stdout.splitlines()
     before = printed[:next(i for i, line in enumerate(printed) if " -m pytest " in f"{line} ")]
     for command in before:
