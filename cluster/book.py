@@ -146,7 +146,8 @@ class Book:
         # deleted pod -> (job, node, creation time, uid)
         self.gone: OrderedDict[tuple[str, str], tuple[tuple, str, float, str]] = OrderedDict()
         self.dropped = 0
-        self.retired: OrderedDict[tuple, tuple[int, Mark]] = OrderedDict()  # forgotten jobs: (seq, mark)
+        # forgotten jobs: (seq, mark, restarted)
+        self.retired: OrderedDict[tuple, tuple[int, Mark, tuple | None]] = OrderedDict()
         self.owner_uids: dict[tuple[str, str, str], str] = {}  # owners watched: Owner.where -> uid
         self.owner_optin: set[tuple[str, str, str]] = set()  # owners labelled for cascading recovery
         # address -> where it is: the job pods' IPs (node, pod), nodes' addresses, pods' host IPs, deleted pods' IPs
@@ -180,8 +181,8 @@ class Book:
             return
         state = self.jobs.get(job.key)
         if state is None:
-            seq, mark = self.retired.pop(job.key, (0, Mark()))
-            state = self.jobs[job.key] = JobState(job, mark=mark, seq=seq)
+            seq, mark, restarted = self.retired.pop(job.key, (0, Mark(), None))
+            state = self.jobs[job.key] = JobState(job, mark=mark, restarted=restarted, seq=seq)
         elif not state.job.owner.uid and job.owner.uid:
             state.job = job
         node = (obj.get("spec") or {}).get("nodeName") or ""
@@ -468,11 +469,12 @@ class Book:
             state.last_change = max(state.last_change, now)
 
     def _retire(self, key: tuple, state: JobState) -> None:
-        """Forget a job, but not how many incidents it had nor its mark (a job of the same name coming back must not
-        reopen, or rename, an incident already written; its new pods' evidence is newer)."""
+        """Forget a job, but not how many incidents it had, its mark nor its last restart's (a job of the same name
+        coming back must not reopen, or rename, an incident already written; its new pods' evidence is newer; what its
+        torn-down pods say late, once the owner has recreated them, is not its evidence)."""
         del self.jobs[key]
         if state.seq:
-            keep_newest(self.retired, key, (state.seq, state.mark), MAX_WAITING)
+            keep_newest(self.retired, key, (state.seq, state.mark, state.restarted), MAX_WAITING)
 
     def _close(self, state: JobState) -> Change:
         """Close the job's open incident: mark what it held (its pods keep their exits: the mark, not a clock, tells

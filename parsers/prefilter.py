@@ -298,7 +298,8 @@ def byte_superset(pattern: str, caseless: bool = False) -> str:
 def scan_source(pattern: str, group: str | None) -> str:
     """`pattern`'s source from its named group `group` on (rules.Rule.scan_from; the whole pattern where None): a
     superset of its lines, as the group is at the pattern's top level or its first alternative's (a line the whole
-    matches holds the group's match and what follows it).  A group elsewhere is a ValueError."""
+    matches holds the group's match and what follows it).  A group elsewhere, a verbose pattern or one referring back
+    to a group is a ValueError."""
     if group is None:
         return pattern
     tree = _sre_parse.parse(pattern)
@@ -308,12 +309,28 @@ def scan_source(pattern: str, group: str | None) -> str:
     gid = tree.state.groupdict.get(group)
     source = pattern[pattern.find(f"(?P<{group}>"):]
     try:  # the parser flattens a plain group into its sequence: from inside one, the source has a ")" unopened
-        _sre_parse.parse(source)
+        sliced = _sre_parse.parse(source)
     except re.error:
-        source = ""
+        source, sliced = "", ()
     if gid is None or not source or not any(op == _sre.SUBPATTERN and av[0] == gid for op, av in items):
         raise ValueError(f"scan_from group {group!r} is not at the top level of {pattern!r} nor its first alternative's")
+    # the slice drops the pattern's leading (?x) (its spaces would be literal) and the groups before it (a \2 would
+    # name another): neither is a superset; no row needs a back-reference (hyperscan and RE2 have none)
+    if tree.state.flags & re.VERBOSE or _refers(sliced):
+        raise ValueError(f"scan_from group {group!r}: {pattern!r} is verbose or refers back to a group")
     return source
+
+
+def _refers(items) -> bool:
+    """Whether a parse tree (or a part of it) holds a back-reference."""
+    for op, av in items:
+        if op in (_sre.GROUPREF, _sre.GROUPREF_EXISTS):
+            return True
+        for part in av if isinstance(av, (tuple, list)) else ():
+            parts = part if isinstance(part, list) else (part,)
+            if any(isinstance(one, _sre_parse.SubPattern) and _refers(one) for one in parts):
+                return True
+    return False
 
 
 def _trim(state, items: list) -> list:

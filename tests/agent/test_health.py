@@ -119,6 +119,35 @@ def test_xid_154_back_to_none_ends_its_gpus_154_problem_alone(engine):
     assert sorted(p.code for p in engine.problems.values()) == [48, 154]
 
 
+# real line: gpud health_state_test.go (leptonai/gpud@4a8de33, components/accelerator/nvidia/xid/health_state_test.go
+# L341; realworld xid.yaml), an NVLink5 Xid the driver calls Nonfatal that NVIDIA's decode leaves a warning
+NVLINK5_WARNING = "NVRM: Xid (PCI:0000:04:00): 145, RLW_CTRL Nonfatal XC0 i0 Link 00 (0x00000003 0x80000000 0x00000000 0x00000000)"
+# CONSTRUCTED in that line's format, for the same GPU: RLW_REMAP (V2 subcode 0x04) with Error Status 0x80, a row NVIDIA's
+# "Xid 144-150 Decode" sheet sends to RESET_GPU (as NVSentinel csv_test.go's real 0x40 lines, realworld gb200-2026c.yaml)
+NVLINK5_RESET = "NVRM: Xid (PCI:0000:04:00): 145, RLW_REMAP Nonfatal XC0 i0 Link 00 (0x00000004 0x00000080 0x00000000 0x00000000)"
+
+
+@pytest.mark.parametrize("first,worse,condition", [
+    (NVLINK5_WARNING, NVLINK5_RESET, "NVLinkUnhealthy"),
+    # CONSTRUCTED in gpu.c's format (as test_xid_154_back_to_none_ends_its_gpus_154_problem_alone's): a drain, then a reset
+    ("NVRM: Xid (PCI:0000:04:00): 154, GPU recovery action changed from 0x0 (None) to 0x2 (Drain P2P)",
+     "NVRM: Xid (PCI:0000:04:00): 154, GPU recovery action changed from 0x2 (Drain P2P) to 0x3 (Drain and Reset)",
+     "GPUUnhealthy"),
+])
+def test_a_gpus_xid_a_later_line_makes_worse_raises_the_worse_condition(engine, first, worse, condition):
+    """One Xid of one GPU whose lines another rule decides (the same code and reason: the same problem id before): a
+    later line's worse condition is raised, a problem of its own, and the first's stands.  Was: the later line was
+    counted on the warning's GPUDegraded problem, and the GPU a reset was asked for stayed schedulable."""
+    engine.observe(parse_line(first))
+    assert cond(engine, "GPUDegraded")[0] and not cond(engine, condition)[0]
+    change = engine.observe(parse_line(worse))
+    assert cond(engine, condition)[0] and cond(engine, "GPUDegraded")[0]
+    assert [(p.condition, p.severity) for p in change.new_problems] == [(condition, "fatal")]
+    engine.observe(parse_line(worse))  # the worse line again: one more sighting of its own problem
+    engine.observe(parse_line(first))  # the first again: of the first's
+    assert sorted((p.condition, p.count) for p in engine.problems.values()) == [("GPUDegraded", 2), (condition, 2)]
+
+
 def test_xid_48s_detail_is_no_second_problem(engine):
     """Xid 171 / 172 add detail to the Xid 48 logged with them (the catalog): one problem, the 48's."""
     engine.observe(parse_line(_xid(48, "GSP-RISCV uncorrectable ECC error")))

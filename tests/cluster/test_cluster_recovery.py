@@ -621,6 +621,45 @@ def test_after_a_restart_the_old_incarnations_pods_add_nothing_and_a_new_pods_ev
     assert len(again.incident.evidence) == 1
 
 
+def test_a_job_forgotten_between_its_gangs_keeps_its_restart_so_the_old_pods_late_events_add_nothing():
+    """The restart deleted every pod of the job and the owner has not recreated one yet: the Book forgets the job
+    (no pods, no evidence).  An old pod's Event read then, kept until a pod of its name is seen, is still the torn
+    down incarnation's once the owner's new pod of that name runs (was: the forgotten job came back without its
+    restart's mark, the old pod's rank death opened incident 2, and the new gang was restarted for it)."""
+    from test_cluster import agent_fact_events
+
+    from cluster.book import Book
+    from cluster.controller import MARK_UIDS, chosen
+
+    def pod(uid: str, created: str) -> dict:
+        return {"metadata": {"namespace": "train", "name": "w-0", "uid": uid, "creationTimestamp": created,
+                             "labels": {JOB_LABEL: "llm", OPT_IN: "true"}}, "spec": {"nodeName": "node-a"}}
+
+    def killed(uid: str, event_uid: str, at: str) -> dict:
+        (ev,) = agent_fact_events("node-a", "w-0", [KILLED])
+        ev["involvedObject"]["uid"] = uid
+        ev["metadata"]["uid"] = event_uid
+        ev["firstTimestamp"] = ev["lastTimestamp"] = at  # the agent's clock
+        return ev
+
+    book = Book()
+    book.pod(pod("uid-w-0", "2026-11-29T12:00:00Z"), 0.0)
+    book.event(killed("uid-w-0", "e-1", "2026-11-29T12:01:00Z"), 1.0)
+    (opened,) = book.settle(1.0)
+    (key,) = book.jobs
+    created, uids = book.mark(book.opted_in(key), MARK_UIDS)
+    book.restarted(key, chosen({"created": created, "uids": uids}), opened.open.id)
+    assert book.settle(2.0) == []
+    book.pod(pod("uid-w-0", "2026-11-29T12:00:00Z"), 3.0, deleted=True)
+    assert book.settle(4.0) == [] and key not in book.jobs  # forgotten until a pod of it is seen
+    book.event(killed("uid-w-0", "e-2", "2026-11-29T12:02:00Z"), 5.0)  # the old rank's death, read late
+    book.pod(pod("uid-w-0-again", "2026-11-29T12:05:00Z"), 6.0)  # the owner's new pod of that name
+    assert book.settle(7.0) == []
+    book.event(killed("uid-w-0-again", "e-3", "2026-11-29T12:06:00Z"), 8.0)  # the new incarnation's own fault
+    (again,) = book.settle(9.0)
+    assert again.what == "opened" and again.open.seq == 2
+
+
 def test_observe_writes_would_restart_and_deletes_nothing():
     with ApiDouble() as api:
         gang(api)

@@ -357,6 +357,13 @@ def test_scan_from_is_a_group_at_the_top_level_or_the_first_alternatives():
     for pattern in (r"a|b(?P<g>c)", r"(?:x(?P<g>y))z", r"x(?P<h>y)"):
         with pytest.raises(ValueError, match="scan_from group 'g'"):
             scan_source(pattern, "g")
+    # not a superset either: the slice without the leading (?x) reads its spaces as literal ("xa b" matched, its slice
+    # wants " a  b "), and with the groups before it gone its \2 names (z), not g ("wyzy" matched, its slice wants
+    # "yzz"); any back-reference is refused
+    for pattern in (r"(?x) x (?P<g> a \  b )", r"(w)(?P<g>y)(z)\2", r"x(?P<g>y)(z)?(?(2)q)"):
+        with pytest.raises(ValueError, match="scan_from group 'g'"):
+            scan_source(pattern, "g")
+    assert scan_source(r"(?i)x(?P<g>y)z", "g") == "(?P<g>y)z"  # caseless: the row's flags say so (classify)
 
 
 def test_docker_lines_are_judged_on_their_raw_keywords_by_every_engine():
