@@ -270,7 +270,8 @@ TABLE: tuple[Kind, ...] = (
         Raise("PCIeUnhealthy", "boot", {"severity": "fatal"}, reason="PCIeFatalError"),
         Raise("PCIeUnhealthy", "expire", {"severity": "error"}, reason="PCIeUncorrectedError"),
     ), doc="a PCIe Advanced Error Reporting event, a Downstream Port Containment or a downstream link the port "
-           "could not retrain (one per multi-line event); corrected ones are warnings", category="hardware"),
+           "could not retrain (one per multi-line event); corrected ones are warnings; a link trained below its "
+           "device's capability a warning or an info record", category="hardware"),
     # no condition: the device's own failure (a GPU's Xid 31, a NIC's completion errors) says what broke, and boot-time
     # faults of firmware (an integrated GPU's, an NVMe drive's) are common on healthy machines; a storm a warning
     Kind("iommu_fault", "IOMMU fault", "pcie", "warning", "unknown", "INVESTIGATE", "IOMMUFault",

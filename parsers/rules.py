@@ -1123,6 +1123,22 @@ RULES: tuple[Rule, ...] = (
        severity="warning", action="MONITOR", event=("retrain", "join")),
     _r("pcie_retrain_failed", "pcie_aer", ["retraining failed"],
        r"(?P<pci>" + PCI + r"): retraining failed\s*$", event=("retrain", "escalate")),
+    # A link trained below what the device can do: the kernel's __pcie_print_link_status (4.17+), "mlx5_core
+    # 0000:b3:00.1: 63.008 Gb/s available PCIe bandwidth, limited by 8 GT/s x8 link at 0000:b2:00.0 (capable of 252.048
+    # Gb/s with 16 GT/s x16 link)" (5.x+ "8.0 GT/s PCIe x8", 6.x+ ", in Flit mode" after it; "<unknown>" where no
+    # device limits it). The line cannot tell a fault from a design: it compares the device's own capability with the
+    # narrowest link above it, so a laptop GPU wired x8, a VM's emulated root port at 2.5 GT/s x1, a device behind a
+    # slower switch and a GPU idling at Gen1 all print it. Printed at enumeration ("pci" as prefix, every device before
+    # any driver) it is a record (info); printed by the device's own driver at probe (mlx5_core, bnxt_en, ice: the NIC
+    # drivers that print it) with fewer lanes than the device has, a warning: its bandwidth halved or worse, a
+    # straggler a job waits for; a speed alone below the device's (a Gen5 NIC in a Gen4 server) stays a record. The
+    # agent's sysfs and NVML readings judge the link against the port's capability and under load
+    # (parsers/sample_rules.yaml).
+    _r("pcie_link_limited", "pcie_aer", ["available PCIe bandwidth, limited by"],
+       r"(?P<driver>[\w.-]+) (?P<pci>" + PCI + r"): [\d.]+ Gb/s available PCIe bandwidth, limited by "
+       r"(?P<speed>[\d.]+ GT/s)(?: PCIe)? x(?P<width>\d+) link at (?P<limited_at>" + PCI + r"|<unknown>) "
+       r"\(capable of [\d.]+ Gb/s with (?P<speed_cap>[\d.]+ GT/s)(?: PCIe)? x(?P<width_cap>\d+) link\)",
+       severity="info", action="NONE", refine="link_limited"),
     # --- IOMMU faults: the IOMMU blocked a device's DMA to an address it was not given (a GPU's or NIC's, under
     # GPUDirect P2P / RDMA with the IOMMU translating, a driver's bug, firmware at boot). One event per device while
     # its lines repeat (a storm of hundreds, rate-limited: "amd_iommu_report_page_fault: 6 callbacks suppressed",
@@ -3136,6 +3152,16 @@ def _refine_dpc(g: dict, out: dict) -> None:
         g["pci"] = (f"{domain}:{rid >> 8:02x}:{(rid >> 3) & 0x1f:02x}.{rid & 7}" if rid else f"{domain}:{port}")
 
 
+def _refine_link_limited(g: dict, out: dict) -> None:
+    """A NIC driver's own line with fewer lanes than the device has is a warning; any other line a record."""
+    driver, width, width_cap = g.pop("driver"), g.pop("width"), g.pop("width_cap")
+    speed, speed_cap = g.pop("speed"), g.pop("speed_cap")
+    out["details"].update(link=f"{speed} x{width}", capable=f"{speed_cap} x{width_cap}",
+                          limited_at=g.pop("limited_at"), printed_by=driver)
+    if driver != "pci" and int(width) < int(width_cap):
+        out["severity"], out["action"] = "warning", "CHECK_MECHANICALS"
+
+
 def _refine_iommu(g: dict, out: dict) -> None:
     """The faulting device: the line's prefix (5.x+ AMD-Vi), else the address inside the fault (`device=20:00.0`,
     DMAR's `[03:00.0]`, 5.14's `[0x00:0x02.0]`)."""
@@ -3360,7 +3386,7 @@ def _refine_nvsmi_recovery(g: dict, out: dict) -> None:
 
 
 REFINERS = {"nvsmi_recovery": _refine_nvsmi_recovery, "xid": _refine_xid, "device_plugin_xid": _refine_device_plugin_xid, "sxid": _refine_sxid, "aer": _refine_aer, "aer_detail": _refine_aer_detail,
-            "dpc": _refine_dpc, "edac_ghes": _refine_edac_ghes, "nvme": _refine_nvme, "md": _refine_md, "iommu": _refine_iommu,
+            "dpc": _refine_dpc, "link_limited": _refine_link_limited, "edac_ghes": _refine_edac_ghes, "nvme": _refine_nvme, "md": _refine_md, "iommu": _refine_iommu,
             "ib_link": _refine_ib_link, "cxi": _refine_cxi,
             "cuda": _refine_cuda, "cuda_assert": _refine_cuda_assert, "cuda_status": _refine_cuda_status, "nccl": _refine_nccl, "ib_wc": _refine_ib_wc,
             "mlx5_syndrome": _refine_mlx5_syndrome, "mlx5_cqe": _refine_mlx5_cqe,

@@ -36,7 +36,10 @@ NVML_READINGS: tuple[NvmlReading, ...] = (
     NvmlReading("pcie_link_gen", "pcie", "nvmlDeviceGetCurrPcieLinkGeneration",
                 metric="gpu_npd_gpu_pcie_link_generation", help="PCIe link generation, current and max.",
                 labels={"which": "current"}, healthy=5),
-    NvmlReading("pcie_link_gen_max", "pcie", "nvmlDeviceGetGpuMaxPcieLinkGeneration",
+    # the most the link can train to: the lesser of the GPU's and the host's maximum (nvidia-smi's "Max"; the GPU's own,
+    # "Device Max", is nvmlDeviceGetGpuMaxPcieLinkGeneration), as the width's maximum is: a Gen5 GPU in a Gen4 host
+    # is no fault
+    NvmlReading("pcie_link_gen_max", "pcie", "nvmlDeviceGetMaxPcieLinkGeneration",
                 metric="gpu_npd_gpu_pcie_link_generation", labels={"which": "max"}, healthy=5),
     NvmlReading("pcie_link_width", "pcie", "nvmlDeviceGetCurrPcieLinkWidth", metric="gpu_npd_gpu_pcie_link_width",
                 help="PCIe link width, current and max.", labels={"which": "current"}, healthy=16),

@@ -64,6 +64,7 @@ HEALTHY_VALUES: dict[str, float] = {
     # idle (clocks_event_mask 1: GpuIdle); 345 MHz is an idle Hopper's SM clock (tests/fixtures/nvml/sources.md)
     "clocks_event_mask": 1, "clock_sm": 345, "utilization_gpu": 0, "utilization_memory": 0,
     **{r.name: r.healthy for r in NVML_READINGS},  # the one-call readings: power, PCIe
+    "pcie_link_gen_device_max": 5,  # the GPU's own maximum generation (its slot's may be lower)
     "violation_power_ns": 0, "violation_thermal_ns": 0, "violation_reliability_ns": 0,
     "violation_board_limit_ns": 0,
     "nvlink_tx_kib": 0, "nvlink_rx_kib": 0,  # NVLink data since driver load (a GPU without NVLink: absent)

@@ -156,6 +156,21 @@ def test_idle_gpu_links_trained_down_are_not_a_fault(tmp_path):
     assert agent.engine.problems == {}
 
 
+def test_a_gpu_in_a_host_of_an_older_pcie_generation_is_no_fault(tmp_path):
+    """A Gen5 GPU in a Gen4 host trains to gen 4 under load: the maximum judged is NVML's "possible with this device
+    and system" (nvidia-smi's "Max"), not the GPU's own ("Device Max"); below that maximum is still a fault."""
+    busy = {"clocks_event_mask": 0, "pcie_link_gen_device_max": 5, "pcie_link_gen_max": 4}
+    scen = hgx_scenario(timeline=[{"at": 10, "gpu": 3, "set": {**busy, "pcie_link_gen": 4}},
+                                  {"at": 1000, "gpu": 3, "set": {**busy, "pcie_link_gen": 3}}])
+    agent, clock = make(tmp_path, scen)
+    confirm(agent, clock, polls=12)
+    assert agent.engine.problems == {}
+    clock.t = clock.t0 + 1000
+    confirm(agent, clock, polls=12)
+    assert reasons(agent, "GPUDegraded") == {"PCIeLinkGenDegraded"}
+    assert "below gen 4 that the GPU and its host support" in next(iter(agent.engine.problems.values())).message
+
+
 def test_hung_nvml_call_marks_only_that_gpu_and_returns_on_time(tmp_path):
     scen = hgx_scenario(timeline=[{"at": 10, "gpu": 2, "set": {"power_watts": "hang"}}])
     agent, clock = make(tmp_path, scen, nvml_deadline_seconds=0.3)

@@ -557,8 +557,9 @@ nvmlReturn_t nvmlDeviceGetPersistenceMode(Gpu *dev, int *mode) {
         LEAVE(OK); \
     }
 /* the one-call readings of agent/gpu/interface.py (NVML_READINGS: power, PCIe, ...) get their getters from
-   agent/gpu/standin.py at build time, appended to this file; the older name of one of them: */
-UINT_GETTER(nvmlDeviceGetMaxPcieLinkGeneration, "pcie_link_gen_max")
+   agent/gpu/standin.py at build time, appended to this file; the GPU's own maximum PCIe generation (nvidia-smi's
+   "Device Max"), which the agent does not judge by: */
+UINT_GETTER(nvmlDeviceGetGpuMaxPcieLinkGeneration, "pcie_link_gen_device_max")
 
 /* ---- field values --------------------------------------------------------------------------------- */
 
