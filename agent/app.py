@@ -364,12 +364,7 @@ class Agent:
     def shutdown(self) -> None:
         self.stop.set()
         self.poller.wake()  # the poller waits for its next poll on its own event, not on stop: it ends now
-        deadline = time.monotonic() + DRAIN_SECONDS
-        while time.monotonic() < deadline:  # what was already read is processed, not lost
-            batch = self.intake.take(0)
-            if batch is None:
-                break
-            self.pipeline.process(batch)
+        self._drain(time.monotonic() + DRAIN_SECONDS)
         self.save()
         if self.pods.pod_source is not None:  # its offsets as far as the drain took its findings
             self.pods.pod_source.save()
@@ -380,6 +375,26 @@ class Agent:
         if self.server is not None:
             self.server.shutdown()
         self.close()
+
+    def _drain(self, deadline: float) -> None:
+        """What was already read is processed until `deadline`, not lost: a batch of records in slices, each ending
+        at a record that carries its source's cursor (kmsg's every SLICE-th), the deadline checked before each, so a
+        big batch does not hold the exit past it. What is not processed is not acknowledged (no cursor or pod-log
+        offset saved past it) and is read again at the next start."""
+        while time.monotonic() < deadline:
+            batch = self.intake.take(0)
+            if batch is None:
+                return
+            if type(batch) is not list:
+                self.pipeline.process(batch)
+                continue
+            start = 0
+            for end in [i for i, rec in enumerate(batch, 1) if rec.cursor is not None] + [len(batch)]:
+                if end > start:
+                    if time.monotonic() >= deadline:
+                        return
+                    self.pipeline.process(batch[start:end])
+                    start = end
 
     def close(self) -> None:
         """End the threads this agent started or made (what `shutdown` ends after its drain; alone, for an agent

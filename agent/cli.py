@@ -110,7 +110,8 @@ def config_error(exc: Exception) -> str:
     import difflib
 
     text = str(exc)
-    key, sep, rest = text.partition(": unknown configuration key")
+    head, sep, rest = text.partition(": unknown configuration key")
+    key = head.rpartition(": ")[2]  # after the file that set it, if any
     if sep and not rest:
         from .config import KNOWN
 

@@ -187,7 +187,8 @@ def _with_check_conditions(cfg: Config) -> dict[str, dict[str, str]]:
     try:
         found = conditions(plugin_configs(cfg.checks, cfg.sysfs_root, cfg.nvml, cfg.proc_root))
     except PluginConfigError as exc:
-        raise ConfigError(f"checks: {exc}") from None
+        text = str(exc)  # it names a key inside the block (checks.builtin.<name>...), or gets the block's name
+        raise ConfigError(text if text.startswith("checks.") else f"checks: {text}") from None
     except UNEXPECTED as exc:  # a value of a shape the checks' settings never expected
         raise ConfigError(f"checks: not a usable value ({_one_line(f'{type(exc).__name__}: {exc}')[:120]})") from None
     return {**found, **cfg.conditions}
@@ -265,7 +266,7 @@ def _culprit(file: str | None, env: Mapping[str, str] | None, flags: Mapping[str
         base = defaults()
         for key, value in (data.items() if isinstance(data, dict) else ()):
             block = {**base[key], **value} if isinstance(value, dict) and isinstance(base.get(key), dict) else value
-            tries.append((str(key), lambda k=key, v=block: _load(None, {}, {k: v})))
+            tries.append((f"config file {file}: {key}", lambda k=key, v=block: _load(None, {}, {k: v})))
     for name, attempt in tries:
         try:
             attempt()
@@ -293,11 +294,13 @@ def _read_file(file: str) -> dict[str, Any]:
     return data
 
 
-def _overlay(merged: dict[str, Any], data: Mapping[str, Any], blocks: tuple[str, ...] = ()) -> None:
-    """Keys set by a file or flags replace the value below; a block in `blocks` changes the keys it names."""
+def _overlay(merged: dict[str, Any], data: Mapping[str, Any], blocks: tuple[str, ...] = (),
+             source: str = "") -> None:
+    """Keys set by a file or flags replace the value below; a block in `blocks` changes the keys it names.
+    An unknown key's error names `source` (the file) before it."""
     for key, value in data.items():
         if key not in KNOWN:
-            raise ConfigError(f"{key}: unknown configuration key")
+            raise ConfigError(f"{source + ': ' if source else ''}{key}: unknown configuration key")
         if key in blocks and isinstance(value, dict) and isinstance(merged.get(key), dict):
             value = {**merged[key], **value}
         merged[key] = value
@@ -321,14 +324,28 @@ def _convert(merged: dict[str, Any], env: Mapping[str, str]) -> Config:
 def _load(file: str | None, env: Mapping[str, str] | None, flags: Mapping[str, Any] | None) -> Config:
     env = env if env is not None else os.environ
     merged = defaults()
+    origin: dict[str, str] = {}  # key path -> where its value came from: the file or a variable
     if file:
-        _overlay(merged, _read_file(file), NESTED)
-    origin = _apply_env(merged, env, KNOWN)
-    _overlay(merged, {key: value for key, value in (flags or {}).items() if value is not None})
+        data = _read_file(file)
+        _overlay(merged, data, NESTED, f"config file {file}")
+        origin.update(dict.fromkeys(map(str, data), f"config file {file}"))
+    origin.update(_apply_env(merged, env, KNOWN))
+    given = {key: value for key, value in (flags or {}).items() if value is not None}
+    _overlay(merged, given)
+    for path in [p for p in origin if p.partition(".")[0] in given]:  # a flag replaces the key whole
+        del origin[path]
     try:
         return _convert(merged, env)
-    except ConfigError as exc:  # name the environment variable when the bad value came from one
-        key = str(exc).split(":", 1)[0].split("[", 1)[0].split(" ", 1)[0]
-        if key in origin:
-            raise ConfigError(f"{origin[key]}: {exc}") from None
-        raise
+    except ConfigError as exc:  # name where the bad value came from: the file or the variable, at any depth
+        raise ConfigError(_from_where(str(exc), origin)) from None
+
+
+def _from_where(message: str, origin: Mapping[str, str]) -> str:
+    """`message` (it begins with the key path) preceded by where that key's value came from: the source of the
+    nearest key at or above it, and any that set keys inside it (a block's check names only the block)."""
+    path = re.sub(r"\[[^\]]*\]", "", message.split(": ", 1)[0])  # list indices: sources set mappings' keys only
+    parts = path.split(".")
+    above = next((origin[p] for p in (".".join(parts[:n]) for n in range(len(parts), 0, -1)) if p in origin), None)
+    sources = dict.fromkeys([above] if above else [])
+    sources.update(dict.fromkeys(src for p, src in origin.items() if p.startswith(path + ".")))
+    return f"{', '.join(sources)}: {message}" if sources else message

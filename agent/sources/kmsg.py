@@ -23,6 +23,9 @@ class SourceGone(OSError):
 READ_SIZE = 16384  # kmsg needs >= 8 KiB per read, or it fails with EINVAL
 log = logging.getLogger("gpu_npd.kmsg")
 BATCH = 1024
+# every SLICE-th record of a batch carries its cursor too (set once a batch, not a record): a shutdown's drain stops
+# after one of them at its deadline, the rest of the batch unsaved and read again at the next start (agent/app.py)
+SLICE = 128
 # a FIFO or file holding kmsg records is read this much at a time: a pipe holds 64 KiB, and os.read allocates
 # what it asks for before the read (1 MiB meant an mmap and munmap per read, empty ones included)
 STREAM_READ = 1 << 16
@@ -73,8 +76,16 @@ class KmsgSource(Source):
 
     def _cursor(self) -> dict:
         """Where reading stands (the last record accounted). The pipeline keeps the cursor of a batch's last
-        record, so only that record carries one."""
+        record, so only that record carries one (and every SLICE-th: `_mark`)."""
         return {"boot_id": self.boot_id, "seq": self.last_seq}
+
+    def _mark(self, batch: list[Record]) -> None:
+        """The batch's cursors: its last record's, and every SLICE-th record's own (its sequence number: where
+        reading stood after it), so that a drain may stop within the batch."""
+        for rec in batch[SLICE - 1:-1:SLICE]:
+            if (seq := record_seq(rec.line)) is not None:
+                rec.cursor = {"boot_id": self.boot_id, "seq": seq}
+        batch[-1].cursor = self._cursor()
 
     def run(self, emit: Emit, stop: threading.Event) -> None:
         fd = os.open(self.path, os.O_RDONLY | os.O_NONBLOCK)
@@ -142,7 +153,7 @@ class KmsgSource(Source):
                 if self._account(line):
                     batch.append(Record(self.name, line))
             if batch:
-                batch[-1].cursor = self._cursor()
+                self._mark(batch)
                 emit(batch)
             elif self._cursor_is_impossible():
                 os.lseek(fd, 0, os.SEEK_SET)  # back to the oldest record in the ring buffer
@@ -165,7 +176,7 @@ class KmsgSource(Source):
             # the next read's (a flood's batches are then BATCH records, not a pipe's worth; each batch costs the
             # pipeline a flush)
             if batch and (len(batch) >= BATCH or not more or stop.is_set()):
-                batch[-1].cursor = self._cursor()
+                self._mark(batch)
                 emit(batch)
                 batch = []
                 continue

@@ -312,3 +312,63 @@ def test_sigterm_ends_the_process_after_its_exit_handlers_without_the_interprete
     code, took = a.stop()
     assert code == 0 and took < 2, (code, took, a.stderr())
     assert out.read_text() == "exit handlers ran"
+
+
+def _xid31(i: int) -> str:  # kmsg's format (seq i), a distinct application Xid each: every one decided afresh
+    return f"3,{i},{i * 10},-;NVRM: Xid (PCI:0000:{i % 256:02x}:00): 31, pid={i}, name=python3, Ch 00000008, MMU Fault {i}"
+
+
+def _seqs(batch: list[Record]) -> list[int]:
+    return [int(r.line.split(",", 2)[1]) for r in batch]
+
+
+def test_the_drain_stops_within_a_big_batch_at_its_deadline_and_the_rest_is_read_again(tmp_path: Path):
+    """SIGTERM's drain (DRAIN_SECONDS) checked its deadline only between batches, so one big batch held the exit past
+    it for as long as the batch took. It now stops between slices of a batch of records (kmsg marks every SLICE-th
+    record with its cursor); the cursor saved is the last processed record's, so the next start reads exactly the
+    records not processed: none lost, none twice."""
+    from agent.app import DRAIN_SECONDS
+    from agent.sources.kmsg import SLICE, KmsgSource
+
+    n = 40_000  # far more than half a second's processing (~30 us a record; more on a loaded host)
+    kmsg = tmp_path / "kmsg"
+    kmsg.write_text("".join(_xid31(i) + "\n" for i in range(1, n + 1)))
+    first = make_agent(tmp_path, queue_max_mb=256)  # room for the one big batch
+    first.start(serve_http=False)
+    batch = [Record("kmsg", _xid31(i)) for i in range(1, n + 1)]  # one batch, as a source hands it
+    KmsgSource(str(kmsg), first.boot.id)._mark(batch)
+    assert batch[SLICE - 1].cursor == {"boot_id": first.boot.id, "seq": SLICE}
+    first.intake.emit(batch)
+    done: list[int] = []  # sequence numbers processed
+    ended = [0.0]
+    process = first.pipeline.process
+
+    def timed(b):
+        out = process(b)
+        if type(b) is list:  # (the poller's samples too)
+            done.extend(_seqs(b))
+            ended[0] = time.monotonic()
+        return out
+
+    first.pipeline.process = timed
+    t0 = time.monotonic()
+    first.shutdown()
+    # the drain ends within its deadline and one slice (SLICE records: a few ms; 0.25 s leaves a loaded host room)
+    assert 0 < len(done) < n and ended[0] - t0 < DRAIN_SECONDS + 0.25, (len(done), ended[0] - t0)
+    saved = json.loads((tmp_path / "state.json").read_text())["cursors"]["kmsg"]
+    assert done == list(range(1, len(done) + 1)) and saved == {"boot_id": first.boot.id, "seq": len(done)}
+
+    again: list[int] = []  # the next start, reading the same kmsg records from the saved cursor
+    second = make_agent(tmp_path, kmsg=str(kmsg))
+    process2 = second.pipeline.process
+    second.pipeline.process = lambda b: (again.extend(_seqs(b) if type(b) is list else ()), process2(b))[1]
+    second.start(serve_http=False)
+    loop = threading.Thread(target=second.run_forever, daemon=True)
+    loop.start()
+    try:
+        wait_until(lambda: len(again) >= n - len(done), "the records not processed read again", timeout=60)
+    finally:
+        second.request_stop()
+        loop.join(5)
+        second.shutdown()
+    assert again[:n - len(done)] == list(range(len(done) + 1, n + 1))  # exactly those, in order

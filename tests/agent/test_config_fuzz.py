@@ -72,8 +72,9 @@ def env_vars():
     return st.dictionaries(var, text.filter(lambda t: "\x00" not in t), max_size=3)
 
 
-def check(run) -> None:
-    """`run()` loads a configuration: it is valid, or a ConfigError of one line that says which key."""
+def check(run, sources: tuple[str, ...] = ()) -> None:
+    """`run()` loads a configuration: it is valid, or a ConfigError of one line that says which key and, when every
+    value came from `sources` (the variables or the file), which of them."""
     try:
         cfg = run()
     except ConfigError as exc:
@@ -82,6 +83,7 @@ def check(run) -> None:
         head = msg.split(":", 1)[0]
         named = head.split(".", 1)[0].split("[", 1)[0].split(" ", 1)[0]
         assert named in KEYS or head.startswith((ENV_PREFIX, "config file")) or "unknown" in msg, msg
+        assert not sources or msg.startswith(sources), msg
         return
     for f in fields(Config):  # what loads is usable: finite numbers, in range, of the declared type
         value = getattr(cfg, f.name)
@@ -109,14 +111,14 @@ def test_fuzz_yaml_files(tmp_path_factory, d, raw):
         path.write_text(yaml.safe_dump(d) if raw is None else raw, encoding="utf-8")
     except (UnicodeEncodeError, RecursionError):  # surrogates / a structure yaml cannot write: not a config file
         return
-    check(lambda: load(str(path), env={}))
+    check(lambda: load(str(path), env={}), (f"config file {path}",))
 
 
 @pytest.mark.timeout(900)
 @settings(max_examples=EXAMPLES or 500, deadline=None, suppress_health_check=list(HealthCheck))
 @given(env_vars())
 def test_fuzz_environment(env):
-    check(lambda: load(env=env))
+    check(lambda: load(env=env), tuple(env))
 
 
 # "[" * 1000: PyYAML's parser recurses about two frames a level and raises RecursionError from some 500 levels under

@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 
 from agent import sinks
 from agent.app import build
@@ -108,3 +109,61 @@ def test_a_row_in_the_table_is_a_block_of_the_agents_configuration_its_variable_
     for row in ROWS:  # the configuration reference lists each block, its variable and its keys
         assert f"`sinks.{row.name}`" in seen["reference"] and f"GPU_NPD_SINKS__{row.name.upper()}" in seen["reference"]
         assert f"`sinks.{row.name}.limit`" in seen["reference"] and row.doc in seen["reference"]
+
+
+# `gpu-npd` itself with the rows in SINKS (as above), so that the declaration has keys at every depth: top level,
+# in a block (kubernetes.qps), in a block inside a block (sinks.tap.limit)
+CLI_WITH_ROWS = """
+import sys
+from agent import sinks
+from sink_rows import ROWS
+sinks.SINKS, sinks.Sinks = ROWS, sinks.block(ROWS)
+from gpunpd.cli import main
+main(prog_name="gpu-npd")
+"""
+
+
+def _nest(parts: list[str], value: object) -> object:
+    for part in reversed(parts):
+        value = {part: value}
+    return value
+
+
+def _bad_number_at_each_depth() -> dict[int, tuple[str, str, str]]:
+    """depth -> the first number-valued key at that depth of the declaration (with the rows in SINKS), the variable
+    that sets it and that variable's value, a number beyond every key's bounds (+-1e9): the key's own variable, or
+    the nearest enclosing one's with the rest as YAML (a key inside an inner block has no variable of its own)."""
+    code = ("import json; from agent import sinks; from sink_rows import ROWS; sinks.SINKS, sinks.Sinks = ROWS, "
+            "sinks.block(ROWS); from agent.settings import keys; print(json.dumps([[k.path, k.env, k.type] "
+            "for k in keys()]))")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "tests" / "agent")])}
+    rows = json.loads(subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True,
+                                     timeout=60, check=True).stdout)
+    envs = {path: var for path, var, _ in rows}
+    out: dict[int, tuple[str, str, str]] = {}
+    for path, _, kind in rows:
+        if kind in ("integer", "number") and path.count(".") not in out:
+            parts = path.split(".")
+            n = max(n for n in range(1, len(parts) + 1) if envs[".".join(parts[:n])])
+            out[path.count(".")] = (path, envs[".".join(parts[:n])], json.dumps(_nest(parts[n:], -10 ** 10)))
+    return out
+
+
+@pytest.mark.parametrize("command", [["config", "check"], ["run", "--kmsg", "", "--no-journald"]])
+def test_a_bad_value_at_every_depth_names_its_key_and_its_variable_or_file(tmp_path, command):
+    """A bad value names the key and where it came from, at every depth of the declaration: `GPU_NPD_SINKS__TAP=
+    '{limit: 0}'` said `sinks.tap.limit: ...` without the variable (only a key one level down was matched to its
+    variable), and a value from the file never named the file. Exit 2, one line, through the real CLI."""
+    depths = _bad_number_at_each_depth()
+    assert sorted(depths) == [0, 1, 2], depths  # top level, a block, a block inside a block (sinks.tap)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GPU_NPD_")}
+    env.update(PYTHONPATH=os.pathsep.join([str(ROOT), str(ROOT / "tests" / "agent")]), NODE_NAME="n")
+    state = ["--state-dir", str(tmp_path / "state")] if command[0] == "run" else []
+    conf = tmp_path / "c.yaml"
+    for path, var, value in depths.values():
+        conf.write_text(yaml.safe_dump(_nest(path.split("."), -10 ** 10)))
+        for args, extra_env, source in ((["--config", str(conf)], {}, f"config file {conf}"), ([], {var: value}, var)):
+            r = subprocess.run([sys.executable, "-c", CLI_WITH_ROWS, *command, *args, *state], cwd=ROOT,
+                               env={**env, **extra_env}, capture_output=True, text=True, timeout=60)
+            assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1, (path, source, r.stderr)
+            assert r.stderr.startswith("gpu-npd") and f": {source}: {path}: " in r.stderr, (path, r.stderr)

@@ -112,7 +112,8 @@ def test_config_check_validates_and_names_ignored_service_links(tmp_path, monkey
     assert "ignored Kubernetes service-link variables: GPU_NPD_PORT" in ok.output
     conf.write_text("kubernetes: {max_tainted_fraction: 2}\n")
     bad = CliRunner().invoke(main, ["config", "check", "--config", str(conf)])
-    assert bad.exit_code == 2 and bad.stderr.startswith("gpu-npd config check: kubernetes.max_tainted_fraction")
+    assert bad.exit_code == 2
+    assert bad.stderr.startswith(f"gpu-npd config check: config file {conf}: kubernetes.max_tainted_fraction")
 
 
 def test_a_taken_metrics_address_is_named(tmp_path):
@@ -213,11 +214,13 @@ def test_an_unknown_key_names_the_nearest_and_where_every_key_is(tmp_path):
     conf.write_text("mdoe: off\n")
     r = CliRunner().invoke(main, ["config", "check", "--config", str(conf)])
     assert r.exit_code == 2
-    assert r.stderr == ("gpu-npd config check: mdoe: unknown configuration key; did you mean 'mode'? "
+    assert r.stderr == (f"gpu-npd config check: config file {conf}: mdoe: unknown configuration key; did you mean "
+                        "'mode'? "
                         "(every key: python -m agent.settings)\n")
     conf.write_text("zzzqqq: 1\n")
     r = CliRunner().invoke(main, ["config", "check", "--config", str(conf)])
-    assert r.stderr == "gpu-npd config check: zzzqqq: unknown configuration key (every key: python -m agent.settings)\n"
+    assert r.stderr == (f"gpu-npd config check: config file {conf}: zzzqqq: unknown configuration key (every key: "
+                        "python -m agent.settings)\n")
 
 
 @pytest.mark.parametrize("kubeconfig, why", [
