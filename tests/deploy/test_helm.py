@@ -7,12 +7,15 @@ from __future__ import annotations
 
 import copy
 import re
+import tempfile
 from pathlib import Path
 
+import click
 import pytest
 import yaml
 
 from agent.config import load
+from cluster.cli import cluster as cluster_command
 from cluster.controller import Settings as ClusterSettings
 from parsers.kinds import TAINT_PREFIX
 from test_deploy import (DEPLOY, assert_host_paths_safe, critical_pods_unadmitted, host_paths, kustomize,
@@ -128,6 +131,82 @@ def test_helm_and_kustomize_render_the_same_objects(overlay, values):
 def test_helm_cluster_component_is_the_kustomize_one(kustomization, values):
     """cluster.enabled: the agents and deploy/components/cluster; recovery=enforce adds components/cluster-recovery."""
     assert_equivalent(kustomize(kustomization), render(values))
+
+
+# cascading recovery's bounds: `gpu-npd cluster`'s options after --recovery (the mode), each a value of the chart
+RECOVERY = next(p for p in cluster_command.params if p.name == "recovery")
+BOUNDS = [p for p in cluster_command.params if p.name.startswith("recover") and p is not RECOVERY]
+EXAMPLE = DEPLOY / "examples" / "cluster-recovery" / "kustomization.yaml"
+
+
+def value_key(option) -> str:
+    """The chart's value of an option: its name in camelCase (recovery_namespace_budget -> recoveryNamespaceBudget)."""
+    first, *rest = option.name.split("_")
+    return first + "".join(w.title() for w in rest)
+
+
+def cluster_args(values: dict) -> list[str]:
+    deployment = next(d for d in render({"cluster": {"enabled": True, **values}}) if d["kind"] == "Deployment")
+    return deployment["spec"]["template"]["spec"]["containers"][0]["args"]
+
+
+def test_recovery_values_are_the_cluster_commands_options():
+    """values.yaml's cluster.recovery* keys are the command's options (a renamed or added option fails here): the
+    mode with the command's default and choices, each bound unset (null), so that the command's default holds."""
+    cluster = values_of(CHART / "values.yaml")["cluster"]
+    assert {k for k in cluster if k.startswith("recover")} == {value_key(p) for p in [RECOVERY, *BOUNDS]}
+    assert len(BOUNDS) == 4 and cluster["recovery"] == RECOVERY.default
+    assert all(cluster[value_key(p)] is None for p in BOUNDS)
+    for choice in RECOVERY.type.choices:  # every mode renders; only a mode not the default is written
+        assert ("--recovery" in cluster_args({"recovery": choice})) == (choice != RECOVERY.default)
+    table = (DEPLOY.parent / "docs" / "install.md").read_text()
+    assert all(f"`cluster.{value_key(p)}`" in table for p in [RECOVERY, *BOUNDS])
+
+
+def test_recovery_bounds_render_only_when_set_and_parse_as_the_command_reads_them():
+    """Unset: no option (the command's defaults). Each set alone, 0 included where allowed (a falsy value a template
+    could drop): its option and value after the mode's, which the command's own parser reads back as that value."""
+    default = cluster_args({})
+    assert not any(a.startswith("--recover") for a in default)
+    for p in BOUNDS:
+        for value in ([0, 7] if isinstance(p.type, click.IntRange) else [0.5, 7, 86400]):
+            args = cluster_args({"recovery": "enforce", value_key(p): value})
+            assert args[:len(default)] == default and args[len(default):-2] == ["--recovery", "enforce"], args
+            assert args[-2] == p.opts[0], args
+            ctx = cluster_command.make_context("cluster", args[1:])
+            assert ctx.params[p.name] == value and ctx.params["recovery"] == "enforce"
+
+
+@pytest.mark.parametrize("option", BOUNDS, ids=lambda p: p.name)
+def test_a_recovery_bound_out_of_the_commands_range_fails_the_render_with_a_message(option):
+    """What the command would refuse at start (a usage error, the pod crash-looping) the render refuses, naming the
+    value: below the option's range, or at its open minimum; a fraction for a count; a word; a boolean."""
+    lowest = option.type.min
+    bad = [lowest - 1, "1h", True] + ([lowest] if option.type.min_open else []) + (
+        [1.5] if isinstance(option.type, click.IntRange) else [])
+    for value in bad:
+        with pytest.raises(helm.HelmError, match=rf"cluster\.{value_key(option)} .*{re.escape(option.opts[0])}"):
+            cluster_args({value_key(option): value})
+        with pytest.raises(click.BadParameter):  # and the command refuses it too
+            option.type.convert(str(value).lower(), option, None)  # as the command line gives it
+
+
+@needs_kubectl
+def test_the_kustomize_examples_bounds_patch_is_the_helm_values():
+    """deploy/examples/cluster-recovery's commented patch, uncommented, renders what the Helm values of the same
+    bounds render; it names every bound."""
+    text = EXAMPLE.read_text()
+    patch = text[text.index("# patches:"):]
+    uncommented = text.replace(patch, "\n".join(line.removeprefix("# ") for line in patch.splitlines()) + "\n")
+    ops = yaml.safe_load(yaml.safe_load(uncommented)["patches"][0]["patch"])
+    pairs = [op["value"] for op in ops]
+    bounds = dict(zip(pairs[::2], pairs[1::2]))
+    assert list(bounds) == [p.opts[0] for p in BOUNDS]
+    with tempfile.TemporaryDirectory(dir=DEPLOY / "examples") as tmp:  # the example's depth: its paths resolve
+        (Path(tmp) / "kustomization.yaml").write_text(uncommented)
+        kustomized = kustomize(str(Path(tmp).relative_to(DEPLOY)))
+    values = {value_key(p): p.type.convert(bounds[p.opts[0]], p, None) for p in BOUNDS}
+    assert_equivalent(kustomized, render({"cluster": {"enabled": True, "recovery": "enforce", **values}}))
 
 
 def rollouts_wait_for_ready(objs: list[dict]) -> list[str]:
