@@ -180,10 +180,11 @@ def test_recovery_bounds_render_only_when_set_and_parse_as_the_command_reads_the
 @pytest.mark.parametrize("option", BOUNDS, ids=lambda p: p.name)
 def test_a_recovery_bound_out_of_the_commands_range_fails_the_render_with_a_message(option):
     """What the command would refuse at start (a usage error, the pod crash-looping) the render refuses, naming the
-    value: below the option's range, or at its open minimum; a fraction for a count; a word; a boolean."""
+    value: below the option's range, or at its open minimum; a fraction or a number too large for a count; a word; a
+    boolean."""
     lowest = option.type.min
     bad = [lowest - 1, "1h", True] + ([lowest] if option.type.min_open else []) + (
-        [1.5] if isinstance(option.type, click.IntRange) else [])
+        [1.5, 1e19] if isinstance(option.type, click.IntRange) else [])  # 1e19: past a 64-bit integer
     for value in bad:
         with pytest.raises(helm.HelmError, match=rf"cluster\.{value_key(option)} .*{re.escape(option.opts[0])}"):
             cluster_args({value_key(option): value})
