@@ -215,13 +215,16 @@ def _apply_env(merged: dict[str, Any], env: Mapping[str, str], known: Mapping[st
         if key not in known:
             raise ConfigError(f"{var}: unknown configuration variable (keys: GPU_NPD_<KEY> for the keys "
                               f"python -m agent.settings prints, GPU_NPD_<BLOCK>__<KEY> inside {', '.join(NESTED)})")
-        origin[f"{key}.{sub}" if sub else key] = var
         if not sub:
+            origin[key] = var
             merged[key] = value
             continue
-        block = merged.get(key)
-        if key not in NESTED or not isinstance(block, dict):
+        if key not in NESTED:
             raise ConfigError(f"{var}: {key} has no nested keys")
+        block = merged.get(key)
+        if not isinstance(block, dict):  # the block set whole to no mapping (the file's null or scalar, its own
+            continue  # variable's text): refused as such by _convert, named by where it came from, not by this one
+        origin[f"{key}.{sub}"] = var
         if BLOCKS[key] is not None and sub not in block:  # a declared block: its keys are known
             raise ConfigError(f"{var}: unknown key {key}.{sub} (known: {', '.join(block)})")
         try:

@@ -1126,7 +1126,8 @@ RULES: tuple[Rule, ...] = (
     # A link trained below what the device can do: the kernel's __pcie_print_link_status (4.17+), "mlx5_core
     # 0000:b3:00.1: 63.008 Gb/s available PCIe bandwidth, limited by 8 GT/s x8 link at 0000:b2:00.0 (capable of 252.048
     # Gb/s with 16 GT/s x16 link)" (5.x+ "8.0 GT/s PCIe x8", 6.x+ ", in Flit mode" after it; "<unknown>" where no
-    # device limits it). The line cannot tell a fault from a design: it compares the device's own capability with the
+    # device limits it; a link the kernel reads no speed of, "Unknown x0" (before 5.x "Unknown speed"): a Hyper-V VF's
+    # at every Azure boot). The line cannot tell a fault from a design: it compares the device's own capability with the
     # narrowest link above it, so a laptop GPU wired x8, a VM's emulated root port at 2.5 GT/s x1, a device behind a
     # slower switch and a GPU idling at Gen1 all print it. Printed at enumeration ("pci" as prefix, every device before
     # any driver) it is a record (info); printed by the device's own driver at probe (mlx5_core, bnxt_en, ice: the NIC
@@ -1136,7 +1137,8 @@ RULES: tuple[Rule, ...] = (
     # (parsers/sample_rules.yaml).
     _r("pcie_link_limited", "pcie_aer", ["available PCIe bandwidth, limited by"],
        r"(?P<driver>[\w.-]+) (?P<pci>" + PCI + r"): [\d.]+ Gb/s available PCIe bandwidth, limited by "
-       r"(?P<speed>[\d.]+ GT/s)(?: PCIe)? x(?P<width>\d+) link at (?P<limited_at>" + PCI + r"|<unknown>) "
+       r"(?P<speed>[\d.]+ GT/s|Unknown(?: speed)?)(?: PCIe)? x(?P<width>\d+) link at "
+       r"(?P<limited_at>" + PCI + r"|<unknown>) "
        r"\(capable of [\d.]+ Gb/s with (?P<speed_cap>[\d.]+ GT/s)(?: PCIe)? x(?P<width_cap>\d+) link\)",
        severity="info", action="NONE", refine="link_limited"),
     # --- IOMMU faults: the IOMMU blocked a device's DMA to an address it was not given (a GPU's or NIC's, under

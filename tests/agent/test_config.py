@@ -71,6 +71,23 @@ def test_environment_errors_name_the_variable(env, named):
     assert str(exc.value).startswith(named) and "\n" not in str(exc.value)
 
 
+@pytest.mark.parametrize("text", ["kubernetes:\n#  qps: 5\n", "kubernetes: 5\n"])
+def test_a_block_the_file_sets_to_no_mapping_is_named_not_the_variable_that_sets_a_key_inside_it(tmp_path, text):
+    """A block the file leaves empty (its keys commented out: null) or sets to a scalar is that file's fault, as it
+    is without the variable; the variable setting one of its keys said `GPU_NPD_KUBERNETES__QPS: kubernetes has no
+    nested keys` (kubernetes has), sending the operator to a variable with nothing wrong."""
+    conf = tmp_path / "c.yaml"
+    conf.write_text(text)
+    with pytest.raises(ConfigError) as alone:
+        load(str(conf), env={})
+    with pytest.raises(ConfigError) as both:
+        load(str(conf), env={"GPU_NPD_KUBERNETES__QPS": "3"})
+    assert str(alone.value).startswith(f"config file {conf}: kubernetes: expected a mapping")
+    assert str(both.value) == str(alone.value)
+    with pytest.raises(ConfigError, match=r"^GPU_NPD_KUBERNETES: kubernetes: expected a mapping, got '\{qps: 3\}'$"):
+        load(env={"GPU_NPD_KUBERNETES": "{qps: 3}", "GPU_NPD_KUBERNETES__BURST": "5"})  # the block's variable, alike
+
+
 def test_nested_keys_from_the_environment():
     cfg = load(env={"GPU_NPD_KUBERNETES__HEARTBEAT_SECONDS": "60", "GPU_NPD_KUBERNETES__REPAIR_PROFILE": "eks",
                     "GPU_NPD_SAMPLE_IGNORE__IB_PORT": "['ib:mlx5_4/*']", "GPU_NPD_MATCHER": "re"})
