@@ -496,10 +496,43 @@ AER_UNCORRECTABLE_BITS = ("Undefined", "DLP", "SDES", "TLP", "FCP", "CmpltTO", "
 AER_BITS = tuple(sorted(AER_CORRECTABLE_BITS + AER_UNCORRECTABLE_BITS, key=len, reverse=True))
 
 
-# libibverbs' async events that report no failure (ibv_event_type_str()'s words): their NCCL warning is no fabric error
-IB_EVENTS_NO_FAILURE = ("port active", "LID change", "P_Key change", "SM change", "client reregistration",
-                        "GID table change", "communication established", "send queue drained", "path migrated",
-                        "last WQE reached", "SRQ limit reached")
+# libibverbs' enum ibv_event_type in its order (the number NCCL 2.28.7+ prints after the words, "port error(10)", and
+# 2.23.4+'s "unknown event type (18)" for one it has no case for): each event's name, ibv_event_type_str()'s words for
+# it (rdma-core libibverbs/enum_strs.c; NCCL prints these words) and whether it reports a failure. ibv_get_async_event(3)
+# tells them apart: a QP's, CQ's, SRQ's or WQ's error, a failed path migration, the port going down and the adapter's
+# catastrophic error are failures; the others are a queue's normal life (communication established, send queue
+# drained, path migrated, last WQE reached, SRQ limit reached) or a port's news (back up, its LID, P_Key or GID table
+# changed, a new subnet manager, the SM asking its clients to re-register, a new link speed): no failure. NCCL 2.28.7+
+# calls them "non-fatal", UCX says them as diagnostics, no longer warnings (openucx/ucx #7349). What a GID table
+# change breaks (a RoCE connection on the old address, NVIDIA/nccl #1333) fails with its own completion error line.
+IB_ASYNC_EVENTS = (
+    ("IBV_EVENT_CQ_ERR", "CQ error", True),
+    ("IBV_EVENT_QP_FATAL", "local work queue catastrophic error", True),
+    ("IBV_EVENT_QP_REQ_ERR", "invalid request local work queue error", True),
+    ("IBV_EVENT_QP_ACCESS_ERR", "local access violation work queue error", True),
+    ("IBV_EVENT_COMM_EST", "communication established", False),
+    ("IBV_EVENT_SQ_DRAINED", "send queue drained", False),
+    ("IBV_EVENT_PATH_MIG", "path migrated", False),
+    ("IBV_EVENT_PATH_MIG_ERR", "path migration request error", True),
+    ("IBV_EVENT_DEVICE_FATAL", "local catastrophic error", True),
+    ("IBV_EVENT_PORT_ACTIVE", "port active", False),
+    ("IBV_EVENT_PORT_ERR", "port error", True),
+    ("IBV_EVENT_LID_CHANGE", "LID change", False),
+    ("IBV_EVENT_PKEY_CHANGE", "P_Key change", False),
+    ("IBV_EVENT_SM_CHANGE", "SM change", False),
+    ("IBV_EVENT_SRQ_ERR", "SRQ catastrophic error", True),
+    ("IBV_EVENT_SRQ_LIMIT_REACHED", "SRQ limit reached", False),
+    ("IBV_EVENT_QP_LAST_WQE_REACHED", "last WQE reached", False),
+    ("IBV_EVENT_CLIENT_REREGISTER", "client reregistration", False),
+    ("IBV_EVENT_GID_CHANGE", "GID table change", False),
+    ("IBV_EVENT_WQ_FATAL", "WQ fatal", True),
+    ("IBV_EVENT_DEVICE_SPEED_CHANGE", "Device link speed change", False),
+)
+IB_EVENT_NAME = {words: name for name, words, _ in IB_ASYNC_EVENTS}  # ibv_event_type_str()'s words -> the enum's name
+IB_EVENTS_NO_FAILURE = tuple(words for _, words, failure in IB_ASYNC_EVENTS if not failure)
+IB_EVENT_NUMBERS_NO_FAILURE = tuple(str(n) for n, (_, _, failure) in enumerate(IB_ASYNC_EVENTS) if not failure)
+# NCCL's own words for an event it names itself: 2.28.3+ "NET/IB : mlx5_0:1 GID table changed" (IBV_EVENT_GID_CHANGE)
+NCCL_IB_EVENT_WORDS = {"GID table changed": "IBV_EVENT_GID_CHANGE"}
 NCCL_TEXT = {  # ncclGetErrorString() text, as PyTorch quotes it -> ncclResult_t name
     "unhandled cuda error": "ncclUnhandledCudaError",
     "unhandled system error": "ncclSystemError",
@@ -2398,7 +2431,25 @@ RULES: tuple[Rule, ...] = (
        ["Got async event", "Got async error event", "Got non-fatal async event", "async fatal event"],
        r"NET/IB ?: (?:(?P<netdev>[\w.+\-]+):(?P<port>\d+) )?(?:Got (?:async (?:error )?|non-fatal async )event ?|"
        r"async fatal event(?: on [^:\n]{1,200})?): (?P<event>(?!" + "|".join(re.escape(e) for e in IB_EVENTS_NO_FAILURE)
-       + r")\S.*?)(?:\((?P<event_type>\d+)\))?\s*$"),
+       + r")\S.*?)(?:\((?P<event_type>\d+)\))?\s*$",
+       refine="ib_async_event"),
+    # The events that report no failure (IB_ASYNC_EVENTS), in every era's words: before 2.19 "NET/IB : Got async
+    # event : client reregistration" (deepspeedai/DeepSpeedExamples #310: every rank of a DeepSpeed job right after its
+    # "Init COMPLETE", the job running on), 2.19-2.22's "mlx5_0:1 Got async event : SM change", 2.23.4-2.28.6's
+    # "mlx5_32:1 Got async error event: port active" (llm-d/llm-d #191: the port back up between two port errors),
+    # 2.28.7+'s "Got non-fatal async event: client reregistration(17)", 2.28.3+'s own "mlx5_0:1 GID table changed"
+    # (NCCL_IB_EVENT_WORDS) and 2.23.4+'s "unknown event type (18)" for an event it has no case for (the GID change
+    # until 2.28.3, NVIDIA/nccl #1819; the speed change). No finding, no Pod Event, no fabric verdict: the adapter
+    # telling NCCL news of a port that works (was: the NCCL WARN row's warning, one Pod Event per rank). The failing
+    # events (a port error, a QP's, the adapter's) are the row above's; an unknown event of a failing number (19, WQ
+    # fatal) stays the NCCL WARN row's warning.
+    _r("ib_async_no_failure", None,
+       ["Got async event", "Got async error event", "Got non-fatal async event"] + list(NCCL_IB_EVENT_WORDS)
+       + ["unknown event type"],
+       r"NET/IB ?: (?:[\w.+\-]+:\d+ )?(?:Got (?:async (?:error )?|non-fatal async )event ?: (?:"
+       + "|".join(re.escape(e) for e in IB_EVENTS_NO_FAILURE) + r")(?:\(\d+\))?|"
+       + "|".join(re.escape(e) for e in NCCL_IB_EVENT_WORDS) + r"|unknown event type \((?:"
+       + "|".join(IB_EVENT_NUMBERS_NO_FAILURE) + r")\))\s*$"),
     # NCCL's IB transport refusing to go on after its async thread saw a fatal event on the adapter (2.19+,
     # ncclIbStatsCheckFatalCount: "transport/net_ib.cc:139 NCCL WARN communicator encountered a fatal error (detected
     # in ncclIbTest)", NVIDIA/nccl #1905, 2.21.5): the restatement, from the communicator's thread, of the "async fatal
@@ -3054,6 +3105,13 @@ IB_WC_STATUS = {
 
 
 
+def _refine_ib_async_event(g: dict, out: dict) -> None:
+    """The adapter's async event by its libibverbs name (IB_ASYNC_EVENTS), where the words are libibverbs'."""
+    name = IB_EVENT_NAME.get(g.get("event") or "")
+    if name is not None:
+        out["details"]["ibv_event"] = name
+
+
 def _refine_xid(g: dict, out: dict) -> None:
     info = xid_info(int(g["xid"]))
     out["severity"], out["attribution"], out["action"] = info.severity, info.attribution, info.action
@@ -3387,7 +3445,7 @@ def _refine_nvsmi_recovery(g: dict, out: dict) -> None:
     out["severity"], out["action"] = XID154_RECOVERY[key]
 
 
-REFINERS = {"nvsmi_recovery": _refine_nvsmi_recovery, "xid": _refine_xid, "device_plugin_xid": _refine_device_plugin_xid, "sxid": _refine_sxid, "aer": _refine_aer, "aer_detail": _refine_aer_detail,
+REFINERS = {"nvsmi_recovery": _refine_nvsmi_recovery, "ib_async_event": _refine_ib_async_event, "xid": _refine_xid, "device_plugin_xid": _refine_device_plugin_xid, "sxid": _refine_sxid, "aer": _refine_aer, "aer_detail": _refine_aer_detail,
             "dpc": _refine_dpc, "link_limited": _refine_link_limited, "edac_ghes": _refine_edac_ghes, "nvme": _refine_nvme, "md": _refine_md, "iommu": _refine_iommu,
             "ib_link": _refine_ib_link, "cxi": _refine_cxi,
             "cuda": _refine_cuda, "cuda_assert": _refine_cuda_assert, "cuda_status": _refine_cuda_status, "nccl": _refine_nccl, "ib_wc": _refine_ib_wc,

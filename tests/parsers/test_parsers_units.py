@@ -493,12 +493,11 @@ def test_sxid_catalog_and_line_fatality():
     ("RuntimeError: CUDA error: uncorrectable NVLink error detected during the execution", "cuda_error",
      {"severity": "fatal", "attribution": "hardware"}),
     ("RIP: 0010:esw_port_metadata_get+0x19/0x30 [mlx5_core]", "kernel_oops", {"attribution": "driver"}),
-    # an adapter's async event that reports no failure is NCCL's warning, not the fabric failing (libibverbs' event
-    # words; a failure event stays an ib_completion_error)
-    ("h:1:2 [0] NCCL WARN NET/IB : mlx5_3:1 Got async event : GID table change", "nccl_error", {"severity": "warning"}),
-    ("h:1:2 [0] NCCL WARN NET/IB : Got async event : client reregistration", "nccl_error", {"severity": "warning"}),
+    # an adapter's async event that reports a failure is the fabric's (the ones that report none are no finding:
+    # test_ib_async_events_without_failure_are_no_finding)
     ("h:1:2 [0] NCCL WARN NET/IB : Got async event : path migration request error", "ib_completion_error",
-     {"severity": "error", "attribution": "fabric"}),
+     {"severity": "error", "attribution": "fabric", "details": {"event": "path migration request error",
+                                                                "ibv_event": "IBV_EVENT_PATH_MIG_ERR"}}),
     # a register access the firmware refused on a function the fabric manager restricts (node_exporter #3434): counted,
     # no fault; a command failure of another status, or one whose status is cut, stays an error
     ("mlx5_core 0000:05:00.0: mlx5_cmd_out_err:835:(pid 18360): ACCESS_REG(0x805) op_mod(0x1) failed, status bad "
@@ -578,21 +577,76 @@ def test_ib_completion_status_named(line, status):
     ("host-a:123:456 [0] transport/net_ib.cc:253 NCCL WARN NET/IB : mlx5_3:1 Got non-fatal async event: port error(10)",
      "mlx5_3", "port error"),
     ("host-a:123:456 [0] transport/net_ib/common.cc:88 NCCL WARN NET/IB : mlx5_1:1 Got non-fatal async event: path "
-     "migration request error(6)", "mlx5_1", "path migration request error"),
+     "migration request error(7)", "mlx5_1", "path migration request error"),
 ])
 def test_ib_async_events(line, netdev, event):
     f = parse_line(line)
     assert f.kind == "ib_completion_error" and f.details.get("netdev") == netdev and f.details["event"] == event
 
 
-@pytest.mark.parametrize("event", ["port active(9)", "client reregistration(17)", "SM change(16)", "LID change(11)"])
-def test_ib_non_fatal_async_event_without_failure_stays_nccls_warning(event):
-    """CONSTRUCTED from NCCL 2.28.7+'s format (as above): the events that report no failure in that wording (a port
-    back up, the subnet manager re-registering it) are NCCL's warning, as in every earlier wording, not a fabric
-    error; the port error of the same wording is one (test_ib_async_events)."""
-    f = parse_line(f"host-a:123:456 [0] transport/net_ib.cc:253 NCCL WARN NET/IB : mlx5_1:1 Got non-fatal async event: "
-                   f"{event}")
+# Every era's wording of the adapter's async events that report no failure (parsers/rules.py IB_ASYNC_EVENTS): REAL
+# where an address is beside the line, else CONSTRUCTED from that release's NVIDIA/nccl format (the address of the
+# format beside it).
+NO_FAILURE_EVENTS = [
+    # REAL (deepspeedai/DeepSpeedExamples #310, NCCL before 2.19: "NET/IB : Got async event : %s")
+    "gpu1:5021:5386 [0] transport/net_ib.cc:93 NCCL WARN NET/IB : Got async event : client reregistration",
+    # REAL (llm-d/llm-d #191, 2.23.4-2.28.6: "NET/IB : %s:%d Got async error event: %s")
+    "[2025-09-17 15:16:31] ms-pd-llm-d-modelservice-prefill-2:311:405 [0] transport/net_ib.cc:199 NCCL WARN NET/IB : "
+    "mlx5_32:1 Got async error event: port active",
+    # CONSTRUCTED from 2.19-2.22's "NET/IB : %s:%d Got async event : %s" (v2.21.5-1 src/transport/net_ib.cc:101)
+    "h:1:2 [0] transport/net_ib.cc:101 NCCL WARN NET/IB : mlx5_3:1 Got async event : GID table change",
+    "h:1:2 [0] transport/net_ib.cc:101 NCCL WARN NET/IB : mlx5_3:1 Got async event : SM change",
+    # CONSTRUCTED from 2.23.4-2.28.6's "NET/IB : %s:%d Got async error event: %s" (v2.23.4-1 net_ib.cc:171)
+    "h:1:2 [0] transport/net_ib.cc:171 NCCL WARN NET/IB : mlx5_3:1 Got async error event: LID change",
+    "h:1:2 [0] transport/net_ib.cc:171 NCCL WARN NET/IB : mlx5_3:1 Got async error event: P_Key change",
+    # CONSTRUCTED from 2.28.7+'s "NET/IB : %s:%d Got non-fatal async event: %s(%d)" (NVIDIA/nccl ae7aed19, later
+    # src/transport/net_ib/common.cc): the words, then the ibv_event_type number
+    "host-a:123:456 [0] transport/net_ib.cc:253 NCCL WARN NET/IB : mlx5_1:1 Got non-fatal async event: port active(9)",
+    "host-a:123:456 [0] transport/net_ib.cc:253 NCCL WARN NET/IB : mlx5_1:1 Got non-fatal async event: client "
+    "reregistration(17)",
+    "host-a:123:456 [0] transport/net_ib.cc:253 NCCL WARN NET/IB : mlx5_1:1 Got non-fatal async event: SM change(13)",
+    "host-a:123:456 [0] transport/net_ib.cc:253 NCCL WARN NET/IB : mlx5_1:1 Got non-fatal async event: LID change(11)",
+    # CONSTRUCTED from 2.28.3+'s own words for IBV_EVENT_GID_CHANGE ("NET/IB : %s:%d GID table changed", NVIDIA/nccl
+    # f1308997) and 2.23.4+'s default case ("NET/IB : %s:%d unknown event type (%d)", v2.23.4-1 net_ib.cc:176), where
+    # the GID change (18) fell until 2.28.3 (NVIDIA/nccl #1819) and the link speed change (20) until NCCL named it
+    "h:1:2 [0] transport/net_ib/common.cc:153 NCCL WARN NET/IB : mlx5_3:1 GID table changed",
+    "h:1:2 [0] transport/net_ib.cc:176 NCCL WARN NET/IB : mlx5_3:1 unknown event type (18)",
+    "h:1:2 [0] transport/net_ib.cc:176 NCCL WARN NET/IB : mlx5_3:1 unknown event type (20)",
+]
+
+
+@pytest.mark.parametrize("line", NO_FAILURE_EVENTS)
+def test_ib_async_events_without_failure_are_no_finding(line):
+    """An adapter's async event that reports no failure (a port back up, the subnet manager re-registering it, an
+    address or LID changed: libibverbs' informational events, NCCL 2.28.7+'s "non-fatal") is no finding in any era's
+    wording: no Pod Event per rank, no fabric verdict (was: a warning nccl_error on each rank, deepspeedai/
+    DeepSpeedExamples #310). The failing events of the same wordings are the fabric's (test_ib_async_events)."""
+    assert parse_line(line) is None
+
+
+def test_an_unknown_ib_event_of_a_failing_number_stays_nccls_warning():
+    """CONSTRUCTED (2.23.4+'s default case, as above): 19 is IBV_EVENT_WQ_FATAL, a failure NCCL has no case for: its
+    warning stays, it is no informational event."""
+    f = parse_line("h:1:2 [0] transport/net_ib.cc:176 NCCL WARN NET/IB : mlx5_3:1 unknown event type (19)")
     assert (f.kind, f.severity) == ("nccl_error", "warning")
+
+
+def test_the_ib_async_event_table_is_libibverbs_enum():
+    """IB_ASYNC_EVENTS is enum ibv_event_type in its order (rdma-core libibverbs/verbs.h): the numbers NCCL 2.28.7+
+    prints beside the words (NVIDIA/nccl's own "port error(10)") are its positions; its words ibv_event_type_str()'s."""
+    from parsers.rules import IB_ASYNC_EVENTS
+    number = {name: n for n, (name, _, _) in enumerate(IB_ASYNC_EVENTS)}
+    assert (number["IBV_EVENT_CQ_ERR"], number["IBV_EVENT_PORT_ACTIVE"], number["IBV_EVENT_PORT_ERR"],
+            number["IBV_EVENT_SM_CHANGE"], number["IBV_EVENT_CLIENT_REREGISTER"], number["IBV_EVENT_GID_CHANGE"],
+            number["IBV_EVENT_DEVICE_SPEED_CHANGE"]) == (0, 9, 10, 13, 17, 18, 20)
+    failing = {name for name, _, failure in IB_ASYNC_EVENTS if failure}
+    assert failing == {"IBV_EVENT_CQ_ERR", "IBV_EVENT_QP_FATAL", "IBV_EVENT_QP_REQ_ERR", "IBV_EVENT_QP_ACCESS_ERR",
+                       "IBV_EVENT_PATH_MIG_ERR", "IBV_EVENT_DEVICE_FATAL", "IBV_EVENT_PORT_ERR", "IBV_EVENT_SRQ_ERR",
+                       "IBV_EVENT_WQ_FATAL"}
+    f = parse_line("host-a:123:456 [0] transport/net_ib.cc:253 NCCL WARN NET/IB : mlx5_3:1 Got non-fatal async event: "
+                   "port error(10)")
+    assert (f.kind, f.details["ibv_event"], f.details["event_type"]) == ("ib_completion_error", "IBV_EVENT_PORT_ERR",
+                                                                         10)
 
 
 def test_the_ib_fatal_count_restates_the_async_event():
@@ -630,11 +684,10 @@ def test_nccl_229s_cqe_announcement_is_the_completion_line_after_it():
 
 
 def test_an_ib_port_that_came_back_is_no_error():
-    """llm-d/llm-d #191: between two "port error" events, the port coming back: no IB error, only the NCCL WARN the
-    line is (a warning, as any NCCL WARN line the rules know no more of)."""
-    f = parse_line("[2025-09-17 15:16:31] ms-pd-llm-d-modelservice-prefill-2:311:405 [0] transport/net_ib.cc:199 NCCL "
-                   "WARN NET/IB : mlx5_32:1 Got async error event: port active")
-    assert (f.kind, f.severity) == ("nccl_error", "warning")
+    """llm-d/llm-d #191: between two "port error" events, the port coming back: no finding (was: a warning
+    nccl_error); the port errors around it are the fabric's."""
+    assert parse_line("[2025-09-17 15:16:31] ms-pd-llm-d-modelservice-prefill-2:311:405 [0] transport/net_ib.cc:199 "
+                      "NCCL WARN NET/IB : mlx5_32:1 Got async error event: port active") is None
 
 
 def test_a_roce_ports_ib_device_line_is_part_of_its_netdevs_down():

@@ -1462,6 +1462,26 @@ def test_an_adapter_event_that_reports_no_failure_is_not_the_fabric_failing():
     assert any(i.category == "fabric" for i in job({"node-a/train.log": [port, timeout(0), timeout(1)]}))
 
 
+def test_a_job_whose_only_fabric_lines_are_informational_events_gets_no_fabric_verdict():
+    """deepspeedai/DeepSpeedExamples #310 (REAL lines): every rank of a DeepSpeed job prints NCCL's "Got async event :
+    client reregistration" right after its "Init COMPLETE" (the subnet manager asking the port's clients to register
+    again: libibverbs' informational IBV_EVENT_CLIENT_REREGISTER); the job runs on. No incident (was: a warning per
+    rank). No evidence either (was: an nccl_error warning per rank in the evidence read). With a timeout after it, the
+    timeout's verdict is no fabric one; a port error instead is (every era's words of the informational events:
+    tests/parsers/test_parsers_units.py NO_FAILURE_EVENTS)."""
+    lines = ["gpu1:5021:5376 [0] NCCL INFO comm 0x453b9880 rank 0 nranks 8 cudaDev 0 busId 4f000 - Init COMPLETE",
+             "gpu1:5022:5377 [1] NCCL INFO comm 0x4438f540 rank 1 nranks 8 cudaDev 1 busId 52000 - Init COMPLETE",
+             "gpu1:5021:5386 [0] transport/net_ib.cc:93 NCCL WARN NET/IB : Got async event : client reregistration",
+             "gpu1:5022:5382 [0] transport/net_ib.cc:93 NCCL WARN NET/IB : Got async event : client reregistration"]
+    evidence = read_lines(lines, "job/gpu1/train.log", Clock(), root="job")
+    assert not any(e.kind in ("nccl_error", "ib_completion_error") for e in evidence)
+    assert job({"gpu1/train.log": lines}) == []
+    incidents = job({"gpu1/train.log": lines + [timeout(0), timeout(1)]})
+    assert incidents and not any(i.category == "fabric" for i in incidents)
+    port = "gpu1:5021:5386 [0] transport/net_ib.cc:93 NCCL WARN NET/IB : Got async event : port error"
+    assert any(i.category == "fabric" for i in job({"gpu1/train.log": lines + [port, timeout(0), timeout(1)]}))
+
+
 def test_the_earliest_failure_that_is_not_a_consequence_wins():
     incidents = job({
         "rank-5.log": ["[2025-03-21 01:57:00,000] something before",
