@@ -432,12 +432,18 @@ def test_a_failing_stage_in_the_drain_is_logged_in_one_line_and_what_was_process
 
 
 # `python -c SIGNALS_IN_DRAIN MODE <gpu-npd args>`: the console script, its drain sent a second SIGTERM and a SIGINT
-# (Ctrl-C) as it begins; MODE "fail": then a record is queued and the records stage fails on it
+# (Ctrl-C) as it begins; MODE "fail": then a record is queued and the records stage fails on it; MODE "start": the
+# real agent sent SIGTERM as its start() begins (before any source is read)
 SIGNALS_IN_DRAIN = ("import os, signal, sys, time\n"
                     "from agent.app import Agent\n"
                     "from agent.sources import Record\n"
                     "mode = sys.argv.pop(1)\n"
-                    "drain = Agent._drain\n"
+                    "drain, start = Agent._drain, Agent.start\n"
+                    "def terminated(self, *args, **kwargs):\n"
+                    "    os.kill(os.getpid(), signal.SIGTERM)\n"
+                    "    start(self, *args, **kwargs)\n"
+                    "if mode == 'start':\n"
+                    "    Agent.start = terminated\n"
                     "def signalled(self, deadline):\n"
                     "    os.kill(os.getpid(), signal.SIGTERM)\n"
                     "    os.kill(os.getpid(), signal.SIGINT)\n"
@@ -446,7 +452,8 @@ SIGNALS_IN_DRAIN = ("import os, signal, sys, time\n"
                     "        self.intake.emit([Record('kmsg', '3,3,30,-;NVRM: Xid (PCI:0000:5d:00): 79')])\n"
                     "        self.pipeline._handlers[list] = lambda b: {}['a bug']\n"
                     "    drain(self, deadline)\n"
-                    "Agent._drain = signalled\n"
+                    "if mode != 'start':\n"
+                    "    Agent._drain = signalled\n"
                     "sys.argv[0] = 'gpu-npd'\n"
                     "from gpunpd.cli import main\n"
                     "main()\n")
@@ -475,3 +482,34 @@ def test_signals_during_the_drain_and_a_failing_drain_through_gpu_npd_run(tmp_pa
         assert len(shutdown_errors) == (mode == "fail"), err[-2000:]
         state = json.loads((run / "state" / "state.json").read_text())
         assert state["cursors"]["kmsg"]["seq"] >= 1 and state["conditions"]["GPUUnhealthy"]["status"], state
+
+
+def test_a_sigterm_as_the_real_agent_starts_keeps_what_stands_and_a_restart_raises_nothing_again(tmp_path: Path):
+    """The real agent (test_a_sigterm_while_the_agent_starts_is_handled_exit_0 has a stand-in) sent SIGTERM as its
+    start() begins, before its first batch, with a condition standing in its state: it exits 0, its state still
+    holds the condition as it stood (not dropped: a taint follows it), nothing is said cleared or raised anew, and the
+    next start finds it standing, its transition time unchanged."""
+    from harness import AgentProc
+
+    a = AgentProc(tmp_path)
+    try:
+        a.write(f"3,100,4254197860,-;{XID79}\n")
+        a.wait_for(lambda: a.value("gpu_npd_node_condition", condition="GPUUnhealthy", reason="Xid79FallenOffBus") == 1)
+    finally:
+        assert a.stop()[0] == 0
+    state = tmp_path / "state" / "state.json"
+    stood = json.loads(state.read_text())["conditions"]["GPUUnhealthy"]
+    assert stood["status"]
+    kmsg = tmp_path / "kmsg"  # what the kernel's ring buffer still holds at the restart: the same record
+    kmsg.write_text(f"3,100,4254197860,-;{XID79}\n")
+    for attempt in range(2):
+        out = subprocess.run([sys.executable, "-c", SIGNALS_IN_DRAIN, "start", "run", "--kmsg", str(kmsg),
+                              "--no-journald", "--state-dir", str(tmp_path / "state"), "--metrics-address",
+                              "127.0.0.1:0"], capture_output=True, text=True, timeout=60,
+                             env={**os.environ, "NODE_NAME": "gpu-node-1"})
+        assert out.returncode == 0 and "Traceback" not in out.stderr, out.stderr[-2000:]
+        assert json.loads(state.read_text())["conditions"]["GPUUnhealthy"] == stood, attempt
+        said = [json.loads(line) for line in out.stdout.splitlines() if line.startswith("{")]
+        assert not [e for e in said if e["event"] == "problem"], said  # nothing raised anew
+        assert all(e["status"] == "True" for e in said if e.get("condition") == "GPUUnhealthy"), said
+        assert any(e.get("condition") == "GPUUnhealthy" for e in said), said  # what stands, said at start
