@@ -359,20 +359,9 @@ def test_the_drain_stops_within_a_big_batch_at_its_deadline_and_the_rest_is_read
     saved = json.loads((tmp_path / "state.json").read_text())["cursors"]["kmsg"]
     assert done == list(range(1, len(done) + 1)) and saved == {"boot_id": first.boot.id, "seq": len(done)}
 
-    again: list[int] = []  # the next start, reading the same kmsg records from the saved cursor
-    second = make_agent(tmp_path, kmsg=str(kmsg))
-    process2 = second.pipeline.process
-    second.pipeline.process = lambda b: (again.extend(_seqs(b) if type(b) is list else ()), process2(b))[1]
-    second.start(serve_http=False)
-    loop = threading.Thread(target=second.run_forever, daemon=True)
-    loop.start()
-    try:
-        wait_until(lambda: len(again) >= n - len(done), "the records not processed read again", timeout=60)
-    finally:
-        second.request_stop()
-        loop.join(5)
-        second.shutdown()
-    assert again[:n - len(done)] == list(range(len(done) + 1, n + 1))  # exactly those, in order
+    # the next start, reading the same kmsg records from the saved cursor: exactly those, in order
+    again, _ = _read_again(tmp_path, kmsg, n - len(done))
+    assert again[:n - len(done)] == list(range(len(done) + 1, n + 1))
 
 
 def test_a_failing_stage_in_the_drain_is_logged_in_one_line_and_what_was_processed_is_saved(tmp_path: Path, caplog):
@@ -412,22 +401,30 @@ def test_a_failing_stage_in_the_drain_is_logged_in_one_line_and_what_was_process
     stood = first.engine.conditions["GPUUnhealthy"]
     assert stood.status
 
-    again: list[int] = []  # the next start reads the slice that failed and the rest, and keeps the condition
+    # the next start reads the slice that failed and the rest, and keeps the condition
+    again, restored = _read_again(tmp_path, kmsg, n - SLICE)
+    assert restored.status and restored.last_transition == stood.last_transition
+    assert again == list(range(SLICE + 1, n + 1))
+
+
+def _read_again(tmp_path: Path, kmsg: Path, count: int):
+    """A next start of the agent on the same kmsg file and state: the kmsg seqs it processes (once `count` are read)
+    and its GPUUnhealthy condition as restored, before it read anything; its shutdown must succeed."""
+    again: list[int] = []
     second = make_agent(tmp_path, kmsg=str(kmsg))
     restored = second.engine.conditions["GPUUnhealthy"]
-    assert restored.status and restored.last_transition == stood.last_transition
     process = second.pipeline.process
     second.pipeline.process = lambda b: (again.extend(_seqs(b) if type(b) is list else ()), process(b))[1]
     second.start(serve_http=False)
     loop = threading.Thread(target=second.run_forever, daemon=True)
     loop.start()
     try:
-        wait_until(lambda: len(again) >= n - SLICE, "the records not processed read again", timeout=60)
+        wait_until(lambda: len(again) >= count, "the records not processed read again", timeout=60)
     finally:
         second.request_stop()
         loop.join(5)
         assert second.shutdown() is True
-    assert again == list(range(SLICE + 1, n + 1))
+    return again, restored
     assert second.engine.conditions["GPUUnhealthy"].last_transition == stood.last_transition
 
 
