@@ -1256,7 +1256,8 @@ RULES: tuple[Rule, ...] = (
     # The health poll's own verdict (poll_health: "Fatal error 1 detected", a vendor kernel's print_health "Fatal error
     # detected"), print_health_info's "PCI slot is unavailable" (the function gone from the bus: a surprise link down,
     # a DPC containment, EEH) instead of its dump, and the recovery giving up ("mlx5_health_try_recover: health
-    # recovery flow aborted, PCI reads still not working"): lines of the same event.
+    # recovery flow aborted, PCI reads still not working"; 5.12+ "health recovery failed" where the reload failed, was
+    # an unclassified warning): lines of the same event.
     # A dump line with no banner before it (its first lines lost) opens the event: print_health_info's function
     # prefix, or a register name only a dump prints (assert_*, irisc_index, ext_synd, raw fw_ver).
     _r("mlx5_health_dump", "nic_error", ["mlx5_core"],
@@ -1267,7 +1268,7 @@ RULES: tuple[Rule, ...] = (
     _r("mlx5_health", "nic_error", ["mlx5_core"],
        FIRST_MLX5 + r":? .*?(?P<what>health compromised|firmware (?:fatal|internal) error|"
        r"fw_fatal|Driver is in error state|synd 0x[0-9a-f]+|FW (?:fatal|hang)|Fatal error(?: \d+)? detected|"
-       r"PCI slot(?: \d+)? is unavailable|health recovery flow aborted)",
+       r"PCI slot(?: \d+)? is unavailable|health recovery (?:flow aborted|failed))",
        severity="fatal", action="RESET_NIC", flags=re.I, event=MLX5_HEALTH_JOIN),
     # What the health recovery prints on its way, naming no cause of its own ("mlx5_health_try_recover:335:(pid 2239):
     # handling bad device here", "mlx5_crdump_collect:50:(pid 2239): crdump: failed to lock gw status -13", and

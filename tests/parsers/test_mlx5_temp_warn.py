@@ -73,3 +73,14 @@ def test_enable_hca_failed_is_the_functions_load_failure_with_its_verdict(line):
     found = _found(text)
     assert [(f.kind, f.severity, f.pci) for f in found] == [("nic_error", "error", "0000:0b:06")]
     assert found[0].details["step"] == "enable hca"
+
+
+def test_the_recovery_giving_up_after_a_failed_reload_is_the_health_events():
+    """health.c mlx5_health_try_recover's "health recovery failed" (5.12+, after mlx5_load_one failed): SOURCE, with
+    the prefix of the real ConnectX-7 lines; part of the fatal event, alone the function's fatal health finding (was an
+    unclassified warning). The real line (a scalable function, "mlx5_core.sf mlx5_core.sf.25: ..", lore) names no PCI
+    address: left to the unclassified net."""
+    gave_up = "mlx5_core 0000:00:03.0: mlx5_health_try_recover:389:(pid 141): health recovery failed\n"
+    fatal = "mlx5_core 0000:00:03.0: poll_health:803:(pid 519): Fatal error 3 detected\n"
+    assert [(f.kind, f.severity) for f in _found(fatal + gave_up)] == [("nic_error", "fatal")]
+    assert [(f.kind, f.severity, f.pci) for f in _found(gave_up)] == [("nic_error", "fatal", "0000:00:03")]
