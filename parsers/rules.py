@@ -237,7 +237,7 @@ EVENT_LINES = {"aer": 12, "mlx5_health": 20, "mlx5_tx_timeout": 4, "mlx5_err_cqe
                "mlx5_probe": 16,
                "ray_oom": 2, "deepep": 64, "nvshmem": 8, "iommu": 64, "smmu": 64, "xla_rendezvous": 64, "efa": 64,
                "therm": 32, "imex": 8, "retrain": 16, "bnxt": 32, "irdma": 32, "intel_tx_timeout": 4, "mana": 32, "ena": 32,
-               "netdev_watchdog": 64,
+               "netdev_watchdog": 64, "mlx5_temp": 32,
                "efa_abort": 4, "tcpx": 64,
                # an oops's report (its call trace, modules, registers, the RIP again after "end trace") runs to a
                # hundred lines before its panic, a panic's own dump (the panicking CPU's trace, 4.x arm64's "CPUn:
@@ -258,7 +258,7 @@ EVENT_LINES = {"aer": 12, "mlx5_health": 20, "mlx5_tx_timeout": 4, "mlx5_err_cqe
 # a GPFS cluster, a CephFS metadata server; else its `netdev` group: a network interface no PCI address names)
 EVENT_PER_DEVICE = frozenset({"mlx5_health", "mlx5_tx_timeout", "mlx5_err_cqe", "sxid", "nfs", "fs", "nvme", "lustre",
                               "gpfs", "ceph", "fallen", "rminit", "peermem_load", "nvidia_load", "reset", "gsp", "port_down",
-                              "mlx5_probe",
+                              "mlx5_probe", "mlx5_temp",
                               "iommu", "efa", "irdma", "intel_tx_timeout", "mana", "ena", "netdev_watchdog", "retrain",
                               "tcpx", "ecc"})
 # Events kept per device by the address their findings carry (function kept: parsers/kinds.py FUNCTION_DEVICES): a PCIe
@@ -1252,18 +1252,34 @@ RULES: tuple[Rule, ...] = (
     _r("mlx5_module_temperature", "nic_error", ["High Temperature"],
        r"(?:mlx5_core (?P<pci>" + PCI + r"):? )?Port module event(?:\[(?P<level>\w+)\])?: module (?P<module>\d+), "
        r"(?P<what>High Temperature)"),
+    # The NIC's own sensors above their warning threshold (the firmware's TEMP_WARN event, a bit per sensor: bit 0 the
+    # ASIC, the others its modules): 4.x eq.c "mlx5_temp_warning_event:..", 5.x-6.x events.c "mlx5_core 0000:41:00.0:
+    # temp_warn:170:(pid 0): High temperature on sensors with bit set 0 1" (%llx), 6.1+ rate-limited and "%#llx" ("0
+    # 0x1"), 6.15+ with a full stop and, where the driver has hwmon, a "Sensor name[0]: asic" line per sensor after it
+    # (lore 20250213094641.226501-5-tariqt@nvidia.com): part of its event. The card keeps running, its firmware shuts
+    # it down if it keeps heating (a ConnectX-6 Dx's health failure "synd 0x10: High temperature" 80 s after it): a
+    # warning, the cooling's to check; one event per function while the warning repeats. Was no finding.
+    _r("mlx5_temp_warn", "nic_error", ["High temperature on sensors"],
+       FIRST_MLX5 + r":? (?:\w+:\d+:\(pid \d+\): )?High temperature on sensors with bit set "
+       r"(?P<sensors>(?:0x)?[0-9a-f]+ (?:0x)?[0-9a-f]+)",
+       severity="warning", action="CHECK_COOLING", event=("mlx5_temp", "join")),
+    _r("mlx5_temp_sensor", None, ["Sensor name["],
+       FIRST_MLX5 + r":? (?:\w+:\d+:\(pid \d+\): )?Sensor name\[\d+\]: ", event=("mlx5_temp", "within")),
     # a warning, as mlx5 logs it (mlx5_core_warn_rl): the slot advertises less power than the card may draw; printed
     # at boot by healthy nodes whose slots advertise none, and said to cap throughput on some. gpud records it as a
     # Warning event; NVSentinel's NIC patterns store it only (recommended action NONE)
     _r("mlx5_pcie_power", "nic_error", ["insufficient power"],
        r"(?:mlx5_core (?P<pci>" + PCI + r"):? (?:mlx5_pcie_event:\d+:\(pid \d+\): )?)?"
        r"Detected insufficient power on the PCIe slot(?: \((?P<watts>\d+)W\))?", severity="warning"),
-    # A function the driver could not load: the step that failed ("mlx5_core 0000:03:00.0: handle_hca_cap failed"), the
-    # load's verdict (4.x "mlx5_load_one failed with error code -22", 5.x+ "mlx5_init_one failed with error code ..")
-    # and the driver core's "mlx5_core: probe of 0000:03:00.0 failed with error -22" (6.x "mlx5_core 0000:03:00.0:
-    # probe with driver mlx5_core failed with error -22", _probe_failed): one event per function.
-    _r("mlx5_load_failed", "nic_error", ["hca_cap failed", "_one failed with error code"],
-       FIRST_MLX5 + r":? (?:\w+:\d+:\(pid \d+\): )?(?P<step>handle_hca_cap|set_hca_cap|mlx5_(?:load|init)_one) "
+    # A function the driver could not load: the step that failed ("mlx5_core 0000:03:00.0: handle_hca_cap failed", the
+    # firmware not taking the function up: 4.x "mlx5_core 0000:0b:06.0: enable hca failed", 5.x "mlx5_function_setup:1103:
+    # (pid 97972): enable hca failed", 6.x "mlx5_function_enable:1200:(pid 519): ..", after its ENABLE_HCA command timed
+    # out or at a reload after a fatal error), the load's verdict (4.x "mlx5_load_one failed with error code -22", 5.x+
+    # "mlx5_init_one failed with error code ..") and the driver core's "mlx5_core: probe of 0000:03:00.0 failed with
+    # error -22" (6.x "mlx5_core 0000:03:00.0: probe with driver mlx5_core failed with error -22", _probe_failed): one
+    # event per function. Was: "enable hca failed" the unclassified net's warning.
+    _r("mlx5_load_failed", "nic_error", ["hca_cap failed", "_one failed with error code", "enable hca failed"],
+       FIRST_MLX5 + r":? (?:\w+:\d+:\(pid \d+\): )?(?P<step>handle_hca_cap|set_hca_cap|mlx5_(?:load|init)_one|enable hca) "
        r"failed(?: with error code (?P<errno>-?\d+))?", event=("mlx5_probe", "join")),
     _r("mlx5_probe", "nic_error", *_probe_failed("mlx5_core"), event=("mlx5_probe", "join")),
     # A firmware health failure is one event per function: "device's health compromised - reached miss count"
@@ -1273,7 +1289,8 @@ RULES: tuple[Rule, ...] = (
     # The health poll's own verdict (poll_health: "Fatal error 1 detected", a vendor kernel's print_health "Fatal error
     # detected"), print_health_info's "PCI slot is unavailable" (the function gone from the bus: a surprise link down,
     # a DPC containment, EEH) instead of its dump, and the recovery giving up ("mlx5_health_try_recover: health
-    # recovery flow aborted, PCI reads still not working"): lines of the same event.
+    # recovery flow aborted, PCI reads still not working"; 5.12+ "health recovery failed" where the reload failed, was
+    # an unclassified warning): lines of the same event.
     # A dump line with no banner before it (its first lines lost) opens the event: print_health_info's function
     # prefix, or a register name only a dump prints (assert_*, irisc_index, ext_synd, raw fw_ver).
     _r("mlx5_health_dump", "nic_error", ["mlx5_core"],
@@ -1284,13 +1301,17 @@ RULES: tuple[Rule, ...] = (
     _r("mlx5_health", "nic_error", ["mlx5_core"],
        FIRST_MLX5 + r":? .*?(?P<what>health compromised|firmware (?:fatal|internal) error|"
        r"fw_fatal|Driver is in error state|synd 0x[0-9a-f]+|FW (?:fatal|hang)|Fatal error(?: \d+)? detected|"
-       r"PCI slot(?: \d+)? is unavailable|health recovery flow aborted)",
+       r"PCI slot(?: \d+)? is unavailable|health recovery (?:flow aborted|failed))",
        severity="fatal", action="RESET_NIC", flags=re.I, event=MLX5_HEALTH_JOIN),
     # What the health recovery prints on its way, naming no cause of its own ("mlx5_health_try_recover:335:(pid 2239):
-    # handling bad device here", "mlx5_crdump_collect:50:(pid 2239): crdump: failed to lock gw status -13"): part of
-    # the function's open health event, else the unclassified net's.
-    _r("mlx5_health_after", None, ["handling bad device here", "crdump: failed to lock"],
-       FIRST_MLX5 + r":? .*?(?:handling bad device here|crdump: failed to lock gw)", event=("mlx5_health", "within")),
+    # handling bad device here", "mlx5_crdump_collect:50:(pid 2239): crdump: failed to lock gw status -13", and
+    # mlx5_handle_bad_state's reading of the function's interface mode: "Expected to see disabled NIC but it is has
+    # invalid value 7" (5.x-6.x; "is full driver", "is no dram nic" alike), "NIC IFC still 7 after 1000ms."): part of
+    # the function's open health event, else the unclassified net's. Was: the bad state's line an unclassified warning.
+    _r("mlx5_health_after", None, ["handling bad device here", "crdump: failed to lock", "Expected to see disabled NIC",
+                                   "NIC IFC still"],
+       FIRST_MLX5 + r":? .*?(?:handling bad device here|crdump: failed to lock gw|Expected to see disabled NIC but it is|"
+       r"NIC IFC still \d+ after)", event=("mlx5_health", "within")),
     # mlx5e's TX timeout handler: "TX timeout detected" (no queue), then one "TX timeout on queue: N, SQ: .."
     # line per stuck queue; its RX reporter's counterpart, a receive queue whose posted buffers the device never took
     # ("RX timeout on channel: 20, ICOSQ: 0x1ee0, RQ: 0x1e43, CQ: 0x3ea6", en/reporter_rx.c in every era: 5.x's
