@@ -97,7 +97,7 @@ def _dispatch_tables(rules: tuple[Rule, ...]) -> tuple[KeywordScan, dict[str, fr
       holding it: a word selects the rows of the keywords it holds);
     - word -> the rows it selects (those with a keyword it contains);
     - per row, the keywords of the rows before it but its own (as the parts they share: _cover, _before), and the rows
-      before it holding one of its own keywords (xid_fallen before xid: "Xid"). A flood of one kind of line with different numbers (an Xid from one
+      before it holding one of its own keywords (sxid_continuation before sxid: "SXid"). A flood of one kind of line with different numbers (an Xid from one
       process after another) matches the same row each time, but every line is new to the memo: that row is tried
       first (`Dispatch.first`), after those before it that share its keyword and occur, and its result stands when
       the row is a candidate and no other row before it is (no keyword of theirs occurs), which is what trying the
@@ -105,7 +105,7 @@ def _dispatch_tables(rules: tuple[Rule, ...]) -> tuple[KeywordScan, dict[str, fr
       keywords before them are tried so;
     - per row, its gate: the literal every match of its regex holds (wordscan.required_literals), the longest that holds
       none of the row's keywords, where it has MIN_GATE characters or more, else None. A candidate whose gate does not occur is
-      passed over without its regex (xid_fallen's "): 79" on any other Xid's line): a failed search costs ten times
+      passed over without its regex (mlx5_link's ": Link " on an mlx5 health line): a failed search costs ten times
       a substring test."""
     words = sorted({k for r in rules for k in r.keywords}, key=len, reverse=True)
     # keyword -> the rows holding it, in table order (one pass over the table): tuples, not sets, kept for the
