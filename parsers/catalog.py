@@ -79,6 +79,15 @@ XID_UNSTATED_ACTION: dict[int, tuple[str, str, str]] = {
 # modules 595.45.04) logs Xid 48 "GSP-RISCV uncorrectable ECC error" then Xid 172 "GSP-RISCV, Uncorrectable SRAM
 # error"; the pair is one event, the 48's finding given details `memory` and `detail_xid` (parsers/rules.py "ecc").
 XID48_DETAIL = {171: "DRAM", 172: "SRAM"}
+# The multi-line event an Xid line is a line of, by its code (parsers/rules.py: the xid row's `event_if`, the events' names
+# and roles rules.Rule.event's): code -> (event, role); any other code's line is a finding of no event.
+# - 79 (GPU_HAS_FALLEN_OFF_THE_BUS): the lost GPU's event with its "GPU has fallen off the bus." line ("once": a second
+#   Xid 79 of the GPU starts the next event);
+# - 48 (uncorrectable ECC) opens the "ecc" event its detail (XID48_DETAIL: 171 / 172, the next line) joins;
+# - 119 (GSP RPC timeout), 120 (GSP error), 175 (595+: the same timeout when the memory-subsystem probe failed) open the
+#   GSP's event, the driver's lines after them for the same failure part of it.
+XID_EVENTS = {79: ("fallen", "once"), 48: ("ecc", "open"), **{code: ("ecc", "join") for code in XID48_DETAIL},
+              119: ("gsp", "open"), 120: ("gsp", "open"), 175: ("gsp", "open")}
 # An Xid that ends another's problem on its GPU: (that Xid, the Xid whose problem it ends). Power smoothing
 # "capability reengaged" (162) after "disengaged" (163): the circuit works again, the GPU's GPUDegraded of the 163 ends
 # then, not at its expiry (parsers/kinds.py: the xid kind's `clears`); no other Xid's problem, no other GPU's.

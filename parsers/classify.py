@@ -97,7 +97,7 @@ def _dispatch_tables(rules: tuple[Rule, ...]) -> tuple[KeywordScan, dict[str, fr
       holding it: a word selects the rows of the keywords it holds);
     - word -> the rows it selects (those with a keyword it contains);
     - per row, the keywords of the rows before it but its own (as the parts they share: _cover, _before), and the rows
-      before it holding one of its own keywords (xid_fallen before xid: "Xid"). A flood of one kind of line with different numbers (an Xid from one
+      before it holding one of its own keywords (sxid_continuation before sxid: "SXid"). A flood of one kind of line with different numbers (an Xid from one
       process after another) matches the same row each time, but every line is new to the memo: that row is tried
       first (`Dispatch.first`), after those before it that share its keyword and occur, and its result stands when
       the row is a candidate and no other row before it is (no keyword of theirs occurs), which is what trying the
@@ -105,7 +105,7 @@ def _dispatch_tables(rules: tuple[Rule, ...]) -> tuple[KeywordScan, dict[str, fr
       keywords before them are tried so;
     - per row, its gate: the literal every match of its regex holds (wordscan.required_literals), the longest that holds
       none of the row's keywords, where it has MIN_GATE characters or more, else None. A candidate whose gate does not occur is
-      passed over without its regex (xid_fallen's "): 79" on any other Xid's line): a failed search costs ten times
+      passed over without its regex (mlx5_link's ": Link " on an mlx5 health line): a failed search costs ten times
       a substring test."""
     words = sorted({k for r in rules for k in r.keywords}, key=len, reverse=True)
     # keyword -> the rows holding it, in table order (one pass over the table): tuples, not sets, kept for the
@@ -304,28 +304,30 @@ def _row_plans(rules: tuple[Rule, ...]) -> dict[str, "RowPlan"]:
     """Row name -> its RowPlan, derived at the row's first match and kept for every classifier of the table (a stream's
     classifier, Classifier.for_stream, derived them again; each by a scan of the table for the row)."""
     by_name = {r.name: r for r in rules}
-    gpu_index_rows = _gpu_index_rows(rules)
+
+    def event_plan(name: str, event: str, role: str) -> EventPlan:
+        single = None if "|" in event else event  # its keys' first word (an event's name has no space)
+        # (only the lines of an event kept per GPU by address or index go through Classifier._by_gpu)
+        return (role == BOOT_MARK[1], single in EVENT_PER_GPU,
+                any(one in EVENT_PER_GPU_INDEX for one in event.split("|")), STATED.get(name), single)
 
     def plan_of(name: str) -> RowPlan:
         rule = by_name[name]
-        plan = None
+        plan = event_if = None
         if rule.event is not None:
-            event, role = rule.event
-            single = None if "|" in event else event  # its keys' first word (an event's name has no space)
-            plan = (role == BOOT_MARK[1], single in EVENT_PER_GPU, name in gpu_index_rows, STATED.get(name), single)
-        any_rank = rule.kind in _WORKLOAD or rule.event is not None and rule.event[0] in EVENT_PER_RANK
+            plan = event_plan(name, *rule.event)
+            events = (rule.event,)
+        elif rule.event_if is not None:  # the line's event by a group's value: each one's (event, role) and plan
+            group, table = rule.event_if
+            event_if = (group, {value: (event, event_plan(name, *event)) for value, event in table})
+            events = tuple(event for _, event in table)
+        else:
+            events = ()
+        any_rank = rule.kind in _WORKLOAD or any(event in EVENT_PER_RANK for event, _ in events)
         return (REFINERS[rule.refine] if rule.refine else None, _detail_groups(rule.pattern), rule.kind in PCI_KINDS,
-                any_rank, rule.event_if, plan, rule.kind in FUNCTION_KINDS)
+                any_rank, event_if, plan, rule.kind in FUNCTION_KINDS)
 
     return _Derived(plan_of)
-
-
-@lru_cache(maxsize=16)
-def _gpu_index_rows(rules: tuple[Rule, ...]) -> frozenset[str]:
-    """The names of the rows whose lines are of an event kept per GPU by address or index (rules.EVENT_PER_GPU_INDEX):
-    only their lines' event keys go through Classifier._by_gpu (the third item of an event key is its row's name)."""
-    return frozenset(r.name for r in rules if r.event is not None
-                     and any(one in EVENT_PER_GPU_INDEX for one in r.event[0].split("|")))
 
 
 def line_patterns(rules: tuple[Rule, ...] = RULES) -> tuple[tuple[str, bool], ...]:
@@ -349,10 +351,11 @@ Template = tuple[tuple | None, bool, tuple[str, str, str] | None, "EventPlan | N
 EventPlan = tuple[bool, bool, bool, "tuple[str, dict] | None", "str | None"]
 # What the tables say of a row, derived once per row (Classifier._row_plans), not per line: (its refiner (REFINERS) or
 # None; the named groups that go into details as they are (_detail_groups); its kind is about a PCI device (PCI_KINDS);
-# its lines' rank is read from anywhere on them (a workload kind, an event kept per rank); rules.Rule.event_if; its
-# EventPlan or None; its kind's address keeps the PCI function (FUNCTION_KINDS))
-RowPlan = tuple["Callable | None", tuple[str, ...], bool, bool, "tuple[str, frozenset] | None", "EventPlan | None",
-                bool]
+# its lines' rank is read from anywhere on them (a workload kind, an event kept per rank); rules.Rule.event_if with each
+# value's EventPlan beside its (event, role), or None; its `event`'s EventPlan or None; its kind's address keeps the PCI
+# function (FUNCTION_KINDS))
+RowPlan = tuple["Callable | None", tuple[str, ...], bool, bool,
+                "tuple[str, dict[str, tuple[tuple[str, str], EventPlan]]] | None", "EventPlan | None", bool]
 # What Classifier._in_event decides of a line of a multi-line event: (absorbed: the line is part of an open event, no
 # finding of its own; made_by: the event the line's finding is the finding of; amends: the event whose finding the
 # line's finding escalates; joined: the event with a finding the line joined), each name None where none
@@ -1196,10 +1199,14 @@ class Classifier:
                   None if xid is None else _int(xid), None if sxid is None else _int(sxid), pci,
                   None if pid is None else _int(pid), process and process.strip() or None,
                   None if rank is None else _int(rank), get("peer"), details)
-        if plan is None or event_if is not None and get(event_if[0]) not in event_if[1]:
-            # no event, or the row's event is only its lines' whose group says so (rules.Rule.event_if)
+        event = rule.event
+        if event_if is not None:  # the line's event is the one its group's value names (rules.Rule.event_if), if any
+            chosen = event_if[1].get(get(event_if[0]))
+            if chosen is not None:
+                event, plan = chosen
+        if event is None:
             return fields, needs_pci and pci is None, None, None
-        return fields, needs_pci and pci is None, _event_key(rule, m, of_line, pci), plan
+        return fields, needs_pci and pci is None, _event_key(rule, m, of_line, pci, event), plan
 
 
 def _detail_groups(pattern: re.Pattern) -> tuple[str, ...]:
@@ -1284,14 +1291,17 @@ def _rank_of(m: re.Match) -> str:
     return rank or ""
 
 
-def _event_key(rule: Rule, m: re.Match, rank: str | None = None, pci: str | None = None) -> tuple[str, str, str] | None:
+def _event_key(rule: Rule, m: re.Match, rank: str | None = None, pci: str | None = None,
+               event: tuple[str, str] | None = None) -> tuple[str, str, str] | None:
     """The open-event key of a rule's line: the event's name, and for events kept per device
     (rules.EVENT_PER_DEVICE, EVENT_PER_FINDING_DEVICE) the device's PCI address too; its role; the row (a stage of a
     "once" event).  `rank`: `_rank_of(m)` where the caller read it already; `pci`: the line's finding's address (None:
-    a kind-None row's line)."""
-    if rule.event is None:
-        return None
-    name, role = rule.event
+    a kind-None row's line); `event`: the line's (name, role) where its row's `event_if` chose it, else the row's."""
+    if event is None:
+        event = rule.event
+        if event is None:
+            return None
+    name, role = event
     if role == "state":
         return name, role, (m.group("stated") or "").lower()
     if role == "begin":  # the events it ends or states (none kept per device), the word it stated, its die counter

@@ -15,7 +15,8 @@ from dataclasses import dataclass
 
 from .catalog import (CONTAINMENT_LINE, CONTAINMENT_RECOVERY, CONTAINMENT_XIDS, NVLINK5_LINE, NVLINK5_UNIT_OVERRIDE,
                       NVLINK5_VERDICT, NVLINK_XIDS, NVSMI_RECOVERY_ACTION, NVSMI_RESET_STATUS, XID154_RECOVERY,
-                      XID154_RECOVERY_CODE, XID48_DETAIL, XID_ACTION_POLICY, nvlink5_needs_reset, sxid_info, xid_info)
+                      XID154_RECOVERY_CODE, XID48_DETAIL, XID_ACTION_POLICY, XID_EVENTS, nvlink5_needs_reset, sxid_info,
+                      xid_info)
 from .kinds import BY_NAME as KIND, SEVERITY_RANK
 from .wordscan import LazyPattern
 
@@ -78,9 +79,10 @@ class Rule:
     # Every line of an event that says which device and what failed is "join" or "once", never "member": a
     # report whose first line was lost (ring-buffer overrun, rate limiting, a grep excerpt) is still one event.
     event: tuple[str, str] | None = None
-    # (group, values): the row's `event` is the line's only when that group of its match is one of those values (the
-    # Xid row: Xid 119 and 120 lines alone open the GSP's event); other lines of the row are no event's
-    event_if: tuple[str, tuple[str, ...]] | None = None
+    # (group, ((value, (event, role)), ..)): the line's event, as `event` says it, is the one the value of that group of
+    # its match names; a line of another value is no event's (the Xid row: by the Xid's code, catalog.XID_EVENTS; a
+    # link's "down" alone opens the port's event). A row with one has a kind and no `event` (`_r` takes a dict).
+    event_if: tuple[str, tuple[tuple[str, tuple[str, str]], ...]] | None = None
     # The program whose own line this row's line restates ("kernel": the device plugin's "XidCriticalError: Xid=94 on
     # Device=GPU-.." says again the kernel's Xid line, which the agent reads itself): the finding says so (details
     # "restates", parsers/finding.py `restated`) and is counted, neither a pod's failure nor a second node finding
@@ -117,14 +119,9 @@ NVSMI_NO_GPU = ("NVIDIA-SMI has failed because it couldn", "No devices were foun
 # An Xid line: the address `PCI:dddd:bb:dd`, bare `dddd:bb:dd`, redacted `PCI:...` (no address: taken from context),
 # followed on MIG GPUs by ` GPU-I:nn` and ` GPU-CI:nn` inside the parenthesis.  "Xid" comes first and its
 # no-letter-before test after it, so `re` finds the literal with a fast scan instead of trying each position.
-def _xid_line(codes: str = r"\d+") -> str:
-    """An Xid line of the codes `codes` (a regex) matches."""
-    return (r"Xid(?<![A-Za-z]Xid) \((?:(?P<pci>" + PCI + r")|PCI:\.\.\.)(?: GPU-I:(?P<gpu_instance>\d+))?"
-            r"(?: GPU-CI:(?P<compute_instance>\d+))?\): (?P<xid>" + codes + r")"
+XID_LINE = (r"Xid(?<![A-Za-z]Xid) \((?:(?P<pci>" + PCI + r")|PCI:\.\.\.)(?: GPU-I:(?P<gpu_instance>\d+))?"
+            r"(?: GPU-CI:(?P<compute_instance>\d+))?\): (?P<xid>\d+)"
             r"(?:, pid=(?:'?<unknown>'?|(?P<pid>\d+)))?(?:, name=(?:<unknown>|(?P<process>[^,]*)))?,?\s*(?P<text>.*)")
-
-
-XID_LINE = _xid_line()
 
 
 # The local end of a GPUDirect-TCPX receiving connection's flow string before its peer ("172.16.0.11<39187><-"), skipped
@@ -209,8 +206,11 @@ FIRST_MLX5 = r"^(?>.*?mlx5_core (?P<pci>" + PCI + r"))"
 
 def _r(name, kind, keywords, pattern, severity=None, attribution=None, action=None,
        refine=None, flags=0, event=None, event_if=None, restates=None, scan_from=None) -> Rule:
-    """A row; severity, attribution and action left out are its kind's (parsers/kinds.py)."""
+    """A row; severity, attribution and action left out are its kind's (parsers/kinds.py); `event_if`'s values as a dict
+    (a row's are a tuple of its items: a Rule is hashable)."""
     row = KIND.get(kind)
+    if event_if is not None:
+        event_if = (event_if[0], tuple(event_if[1].items()))
     if row is not None:
         severity, attribution, action = severity or row.severity, attribution or row.attribution, action or row.action
     return Rule(name, kind, tuple(keywords), LazyPattern(pattern, flags), severity or "error",
@@ -648,19 +648,19 @@ RULES: tuple[Rule, ...] = (
     # The banner the driver prints before an Xid 119/120 line (`_kgspLogXid119: *** GSP Timeout ***`) is part
     # of that Xid event, not one of its own.
     _r("gsp_timeout_banner", None, ["_kgspLog"], r"_kgspLog(?:Xid119|RpcTimeout): \*+ GSP (?:Timeout|Failure)"),
-    # Every Xid is a finding of its own (one per line). Xid 119 (GSP RPC timeout) and 120 (GSP error: its crash) also
+    # Every Xid is a finding of its own (one per line); its code says which event it is a line of (catalog.XID_EVENTS,
+    # `event_if`: one row, no regex search per event). Xid 119 (GSP RPC timeout) and 120 (GSP error: its crash) also
     # open the GSP's event: the lines the driver prints after them for the same failure ("rpcRecvPoll timedout for fn
     # 76 sequence 4129!", "GSP RM heartbeat timed out" of a crashed GSP) are part of it, not a second finding (the GSP
     # timeout rows below). So does Xid 175 (595+, MEMORY_SUBSYSTEM_ERROR): the same GSP RPC timeout, logged with 119's
     # text under 175 when the driver's memory-subsystem probe failed (kernel_gsp.c _kgspClassifyGspTimeout), the same
     # lines after it: one event, the 175's finding, not a second Xid 119 from its "rpcRecvPoll timedout" line.
-    # Xid 79 (GPU_HAS_FALLEN_OFF_THE_BUS) is the lost GPU's event (rows "fallen_off_bus" below): the driver prints it and
+    # Xid 79 (GPU_HAS_FALLEN_OFF_THE_BUS) is a line of the lost GPU's event (rows "fallen_off_bus" below): the driver prints it and
     # its own "NVRM: GPU 0000:91:00.0: GPU has fallen off the bus." for the same GPU microseconds apart (leptonai/gpud
     # sxid README: 6781741.548779 then .548783; nvidia-docker #1553: .074562 then .074566): one event, the
     # Xid's finding, the first line in every real log (its catalog row raises GPUUnhealthy until boot as
     # fallen_off_bus does; was two findings of one loss). "once": every Xid line stays a finding (a second Xid 79 of
     # the GPU starts the next event); the probe-time report after a reload ("open") is a finding of its own.
-    _r("xid_fallen", "xid", ["Xid"], _xid_line(r"79(?!\d)"), refine="xid", event=("fallen", "once")),
     # An Xid 48 (uncorrectable ECC) and the Xid 171 / 172 the driver logs on the next line for the same error, saying
     # which memory (catalog.py XID48_DETAIL): one event, the 48's finding given details `memory` ("DRAM" / "SRAM") and
     # `detail_xid` (an amendment, EVENT_FILL_ALONE); a 171 / 172 after no 48 of its GPU is a finding of its own (info),
@@ -668,11 +668,8 @@ RULES: tuple[Rule, ...] = (
     # the 48, in that order in an eBPF Xid tracer's README output) is that finding, the 48's its amendment with the
     # memory (EVENT_DETAIL_FIRST).
     # Every Xid 48 line stays a finding ("open": a second one starts the next event).
-    _r("xid_ecc", "xid", ["Xid"], _xid_line(r"48(?!\d)"), refine="xid", event=("ecc", "open")),
-    _r("xid_ecc_detail", "xid", ["Xid"], _xid_line("(?:" + "|".join(map(str, XID48_DETAIL)) + r")(?!\d)"),
-       refine="xid", event=("ecc", "join")),
-    _r("xid", "xid", ["Xid"], XID_LINE, refine="xid", event=("gsp", "open"),
-       event_if=("xid", ("119", "120", "175"))),
+    _r("xid", "xid", ["Xid"], XID_LINE, refine="xid", event_if=("xid", {str(code): event for code, event
+                                                                        in XID_EVENTS.items()})),
     # The NVIDIA device plugin (k8s-device-plugin, the GPU Operator's, GKE's) marking a GPU unhealthy on the Xid NVML's
     # event API gave it: the kernel's Xid seen by another program (was: nothing), the xid kind with its code, the catalog's
     # severity, the GPU's UUID (details "uuid"; the line names no PCI address) and details "reporter": the plugin's pod log
@@ -1230,10 +1227,10 @@ RULES: tuple[Rule, ...] = (
     # (INIT, ARMED: a port on its way up, waiting for the subnet manager) are no finding.
     _r("mlx5_link", "ib_link", ["mlx5_core"],
        r"mlx5_core (?P<pci>" + PCI + r") (?P<netdev>\S+): Link (?P<state>down|up)\b",
-       refine="ib_link", event=("port_down", "open"), event_if=("state", ("down",))),
+       refine="ib_link", event_if=("state", {"down": ("port_down", "open")})),
     _r("ib_port_state", "ib_link", ["Link DOWN", "Link ACTIVE"],
        r"mlx5_core (?P<pci>" + PCI + r") (?P<netdev>\S+): Port: (?P<port>\d+) Link (?P<state>DOWN|ACTIVE)\b",
-       refine="ib_link", event=("port_down", "join"), event_if=("state", ("DOWN",))),
+       refine="ib_link", event_if=("state", {"DOWN": ("port_down", "join")})),
     _r("mlx5_module", "ib_link", ["Port module event"],
        r"(?:mlx5_core (?P<pci>" + PCI + r"):.*)?Port module event(?:\[(?P<level>\w+)\])?: "
        r"module (?P<module>\d+), (?P<state>Cable (?:plugged|unplugged|error)|Cable \w+)(?:, (?P<reason>.*))?",
@@ -3021,6 +3018,8 @@ assert not (EVENT_PAGES | set(EVENT_SECTIONS) | set(EVENT_ECHOES)) & (EVENT_PER_
 # EVENT_REPORTS (Classifier._instantiate)
 assert all(len(set(r.event[0].split("|")) & EVENT_REPORTS) == 1 for r in RULES
            if r.event is not None and r.event[1] == "begin" and r.kind is not None)
+# A row whose line's event a group's value chooses (`event_if`) makes a finding of every line, and has no `event` of its own
+assert all(r.kind is not None and r.event is None for r in RULES if r.event_if is not None)
 STATED = {"cper_pcie_device": ("cper", CPER_SEVERITY), "cper_memory": ("cper", CPER_SEVERITY),
           "cper_arm": ("cper", CPER_SEVERITY), "storage_oops": ("oops", OOPS_STATED),
           "kernel_oops": ("oops", DRIVER_WARN_STATED)}

@@ -252,6 +252,16 @@ def _as_list(value: Any) -> list:
     return value if isinstance(value, list) else [value]
 
 
+def _event_cell(rule) -> str:
+    """A row's event column: its event and role, or where a group of its match chooses them (`event_if`), each value's."""
+    if rule.event:
+        return code("/".join(rule.event))
+    if rule.event_if:
+        group, table = rule.event_if
+        return f"by {code(group)}: " + ", ".join(f"{code(value)} {code('/'.join(event))}" for value, event in table)
+    return ""
+
+
 def render_rules() -> str:
     from parsers import rules as R
     from parsers import unclassified as U
@@ -266,7 +276,7 @@ def render_rules() -> str:
         rows.append([i, f"`{r.name}`", code(r.kind) if r.kind else "look-alike",
                      ", ".join(code(k) for k in r.keywords),
                      r.severity if r.kind else "", r.attribution if r.kind else "", code(r.action) if r.kind else "",
-                     code(r.refine or ""), code("/".join(r.event)) if r.event else ""])
+                     code(r.refine or ""), _event_cell(r)])
     out.append(table(["#", "row", "kind", "keywords", "severity", "attribution", "action", "refined by", "event"], rows))
     out.append("\nMulti-line events stay open this many lines after their last line (`EVENT_LINES`): "
                + ", ".join(f"`{k}` {v}" for k, v in R.EVENT_LINES.items())

@@ -75,23 +75,25 @@ def test_first_does_not_take_its_last_row_when_an_earlier_row_may_match():
     assert d.first(xid)[0].name == "xid"
 
 
-def test_a_flood_of_xid_lines_is_read_by_the_row_tried_first_without_a_keyword_scan():
-    """An earlier row sharing the row's keyword (xid_fallen before xid, both "Xid") is a candidate before it, tried
-    first too: a flood of Xid lines with new numbers never scans for every keyword (it did every line once xid_fallen
-    came), and an Xid 79 still gets the earlier row."""
+def test_a_flood_of_sxid_lines_is_read_by_the_row_tried_first_without_a_keyword_scan():
+    """An earlier row sharing the row's keyword (sxid_continuation before sxid, both "SXid") is a candidate before it,
+    tried first too: a flood of SXid lines with new numbers never scans for every keyword, and a continuation line still
+    gets the earlier row. (The Xid rows were the example until the Xid row became one, its event chosen by its code.)
+    Lines: sulao.cn post 1165 (tests/fixtures/incidents/sulao-1165-xid94-nvswitch), the link number varied."""
     d = Dispatch(RULES)
     scans = []
     tries = d._tries  # the keyword scan's candidates with their gates (Dispatch.candidates is their rows)
     d._tries = lambda message, allowed=None: scans.append(message) or tries(message, allowed)
-    xid = "NVRM: Xid (PCI:0000:5d:00): {}, pid={}, name=python3, Uncontained: FBHUB. RST: No, D-RST: No"
-    assert d.first(xid.format(95, 1))[0].name == "xid" and len(scans) == 1
-    for pid in range(2, 20):
-        assert d.first(xid.format(95, pid))[0].name == "xid"
-    fallen = "NVRM: Xid (PCI:0000:5d:00): 79, pid=7, name=p, GPU has fallen off the bus."
-    assert d.first(fallen)[0] is ordered(fallen)
+    sxid = "nvidia-nvswitch2: SXid (PCI:0000:07:00.0): 12028, Non-fatal, Link {} egress non-posted PRIV error (First)"
+    assert d.first(sxid.format(0))[0].name == "sxid" and len(scans) == 1
+    for link in range(1, 20):
+        assert d.first(sxid.format(link))[0].name == "sxid"
+    continuation = "nvidia-nvswitch2: SXid (PCI:0000:07:00.0): 12028, Severity 0 Engine instance 62 Sub-engine instance 00"
+    assert d.first(continuation)[0] is ordered(continuation)
+    assert d.first(continuation)[0].name == "sxid_continuation"
     assert len(scans) == 1
-    for pid in range(21, 30):  # the row that matched last is xid_fallen now: one scan, then xid's again
-        assert d.first(xid.format(95, pid))[0].name == "xid"
+    for link in range(21, 30):  # the row that matched last is sxid_continuation now: one scan, then sxid's again
+        assert d.first(sxid.format(link))[0].name == "sxid"
     assert len(scans) == 2
 
 

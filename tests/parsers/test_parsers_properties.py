@@ -745,8 +745,9 @@ def test_a_row_whose_regex_matches_holds_its_gate(message):
 
 
 def test_a_candidate_whose_gate_does_not_occur_is_not_searched():
-    """An Xid flood of another code than 79: the row tried first is xid, and xid_fallen before it (its keyword, "Xid")
-    is passed over by its gate "): 79" without a search (a failed search cost ~4,000 instructions a line)."""
+    """A flood of mlx5 health lines: mlx5_link before mlx5_health (both "mlx5_core") is passed over by its gate ": Link "
+    without a search (a failed search cost ~4,000 instructions a line), and a link's line still gets it. (The Xid rows
+    were the example until the Xid row became one, its event chosen by its code: no Xid row before it now.)"""
     from dataclasses import replace
 
     from parsers.classify import Dispatch
@@ -763,12 +764,42 @@ def test_a_candidate_whose_gate_does_not_occur_is_not_searched():
             return self.inner.search(text)
 
     d = Dispatch(tuple(replace(r, pattern=Counting(r.name, r.pattern)) for r in RULES))
-    lines = [f"NVRM: Xid (PCI:0000:5d:00): 95, pid={i}, name=python3, Uncontained: FBHUB. RST: No, D-RST: No"
-             for i in range(3)]
-    assert [d.first(line)[0].name for line in lines] == ["xid"] * 3
-    assert "xid_fallen" not in searched
-    assert d.first("NVRM: Xid (PCI:0000:5d:00): 79, pid=1, name=python3, GPU has fallen off the bus.")[0].name == \
-        "xid_fallen"
+    # https://lore.kernel.org/netdev/20211025205431.365080-6-saeed@kernel.org/ (tests/fixtures/realworld/mlx5-more.yaml)
+    health = ("mlx5_core 0000:08:00.0: print_health_info:425:(pid 912): Health issue observed, firmware internal "
+              "error, severity(3) ERROR:")
+    assert [d.first(health)[0].name for _ in range(3)] == ["mlx5_health"] * 3
+    assert "mlx5_link" not in searched
+    # https://github.com/devopsrustem/slurmv4/blob/ff9505a5dd7a5046f3cfad8e1920b0d4ed274188/3/13.sh#L632-L648
+    # (tests/fixtures/realworld/mlx5-link-2026b.yaml)
+    assert d.first("mlx5_core 0000:53:00.0 enp83s0f0np0: Link down")[0].name == "mlx5_link"
+
+
+def test_a_new_xid_line_is_one_regex_search_whatever_its_code():
+    """One Xid row, its event chosen by the code (catalog.XID_EVENTS, rules.Rule.event_if): a new Xid line of any code
+    is one search of that row's regex, whether its code has an event (79, 48, 172, 119) or not (95, and 170, whose
+    "): 17" passed the gate of the Xid 171/172 row that was tried before it), tried first or after a keyword scan."""
+    from dataclasses import replace
+
+    from parsers.classify import Dispatch
+    from parsers.rules import RULES
+
+    searched = []
+
+    class Counting:
+        def __init__(self, name, pattern):
+            self.name, self.inner, self.pattern, self.flags = name, pattern, pattern.pattern, pattern.flags
+
+        def search(self, text):
+            searched.append(self.name)
+            return self.inner.search(text)
+
+    d = Dispatch(tuple(replace(r, pattern=Counting(r.name, r.pattern)) for r in RULES))
+    # bench/perline.py's new matching line's shape (synthetic), each code's
+    xid = "NVRM: Xid (PCI:0000:5d:00): {}, pid={}, name=python3, Uncontained: FBHUB. RST: No, D-RST: No"
+    for pid, code in enumerate((95, 79, 95, 48, 172, 170, 119, 95, 95)):
+        searched.clear()
+        assert d.first(xid.format(code, pid))[0].name == "xid"
+        assert searched == ["xid"], (code, searched)
 
 
 def test_split_gives_the_message_the_builder_does_for_a_dmesg_x_line_with_a_journal_like_tag():
@@ -793,9 +824,10 @@ def _counting(tested: list) -> type:
 
 
 def test_the_row_tried_first_tests_the_keyword_it_found_once():
-    """Dispatch.first, trying the last row first, found its keyword ("Xid") in the line; xid_fallen before it holds the
-    same one: it is known to occur, not tested again (a substring test a new Xid line), and results are those of the
-    candidates tried in order."""
+    """Dispatch.first, trying the last row first, found its keyword ("SXid") in the line; sxid_continuation before it
+    holds the same one: it is known to occur, not tested again (a substring test a new line), and results are those of
+    the candidates tried in order. (The Xid rows were the example until the Xid row became one, its event chosen by its
+    code: no Xid row before it now.) SXid lines: sulao.cn post 1165 (tests/fixtures/incidents/sulao-1165-xid94-nvswitch)."""
     from parsers.classify import Dispatch
     from parsers.rules import RULES
 
@@ -803,12 +835,12 @@ def test_the_row_tried_first_tests_the_keyword_it_found_once():
     Message = _counting(tested)
 
     d = Dispatch(RULES)
-    xid = "NVRM: Xid (PCI:0000:5d:00): 95, pid={}, name=python3, Uncontained: FBHUB. RST: No, D-RST: No"
-    assert d.first(xid.format(1))[0].name == "xid"
-    hit = d.first(Message(xid.format(2)))
-    assert hit[0].name == "xid" and tested.count("Xid") == 1, tested
-    assert d.first(Message("NVRM: Xid (PCI:0000:5d:00): 79, pid=1, name=x, GPU has fallen off the bus."))[0].name \
-        == "xid_fallen"
+    sxid = "nvidia-nvswitch2: SXid (PCI:0000:07:00.0): 12028, Non-fatal, Link 62 egress non-posted PRIV error (First)"
+    assert d.first(sxid)[0].name == "sxid"
+    hit = d.first(Message(sxid))
+    assert hit[0].name == "sxid" and tested.count("SXid") == 1, tested
+    assert d.first(Message("nvidia-nvswitch2: SXid (PCI:0000:07:00.0): 12028, Severity 0 Engine instance 62 Sub-engine "
+                           "instance 00"))[0].name == "sxid_continuation"
 
 
 def test_the_row_tried_first_tests_a_part_earlier_keywords_share_once():
