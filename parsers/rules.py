@@ -1007,15 +1007,39 @@ RULES: tuple[Rule, ...] = (
     # while attempting to boot GSP: 0xb" (each boot attempt), "kgspInitRm_IMPL: Max GSP-RM boot attempts exceeded:
     # 4/4", "kgspInitRm_IMPL: Error preparing GSP-RM image", 52x "kgspInitRm_IMPL: cannot bootstrap ..", the GSP-FMC's
     # own "Fatal GSP-FMC Error: ..", "Timeout waiting for GSP target mask release / lockdown release": reasons too.
+    # The FSP's chain of trust failing before it (Hopper and later, kern_fsp.c and kern_fsp_gh100.c; an H100 under
+    # confidential computing, nvtrust #19, #54, #77, open-gpu-kernel-modules #729): the command queue or response timing
+    # out ("NVRM: kfspPollForQueueEmpty_IMPL: Timed out waiting for FSP command queue to be empty.", "kfspPollForResponse_
+    # IMPL: FSP command timed out"), the FSP refusing the boot command ("kfspProcessCommandResponse_GH100: FSP response
+    # reported error. Task ID: 0x2 Command type: 0x14 Error code: 0x6"), the verdict ("kfspSendBootCommands_GH100: FSP
+    # boot cmds failed. RM cannot boot.", 58x+ "Preparing FSP boot cmds failed. RM cannot boot.", "FSP secure boot
+    # partition timed out.", "FSP secure boot GSP prechecks failed.", "RM cannot boot with FSP missing on silicon."), and
+    # an RM check or assertion on a boot call that failed ("nvCheckOkFailedNoLog: Check failed: .. returned from
+    # kfspSendBootCommands_HAL(pGpu, pKernelFsp) @ kernel_gsp_gh100.c:756", 59x+ "NVRM: GPU0 nvAssertOkFailedNoLog:
+    # Assertion failed: .. returned from kgspWaitForRmInitDone(pGpu, pKernelGsp) @ kernel_gsp_gh100.c:1107"): reasons
+    # too (each was an unclassified warning beside the attempt's finding). The FSP's register dump after them
+    # (kfspDumpDebugState, "Sent following content to FSP:") carries no error word.
     _r("rm_init_mapping", None, ["osInitNvMapping", "_kgspBootGspRm: ", "Cannot initialize GSP firmware RM",
                                  "RmFetchGspRmImages: No firmware image found",
-                                 "GfwBoot", "kgspBootstrap_", "kgspInitRm_IMPL: ", "Fatal GSP-FMC Error"],
+                                 "GfwBoot", "kgspBootstrap_", "kgspInitRm_IMPL: ", "Fatal GSP-FMC Error",
+                                 "FSP command", "FSP response reported error", "RM cannot boot", "FSP secure boot",
+                                 "returned from kfsp", "returned from kgspWaitForRmInitDone"],
        r"osInitNvMapping: \*\*\* Cannot attach gpu|RmInitAdapter: osInitNvMapping failed, bailing out|"
        r"_kgspBootGspRm: |RmInitAdapter: Cannot initialize GSP firmware RM|RmFetchGspRmImages: No firmware image found|"
        r"(?:kgspWaitForGfwBootOk|gpuWaitForGfwBootComplete)_\w+: failed to wait|"
        r"kgspBootstrap_\w+: (?:GSP-FMC reported an error|(?:SEC2 GSP Boot:)?Timeout waiting for)|"
-       r"kgspInitRm_IMPL: (?:Max GSP-RM boot attempts exceeded|Error preparing|cannot bootstrap)|Fatal GSP-FMC Error: ",
+       r"kgspInitRm_IMPL: (?:Max GSP-RM boot attempts exceeded|Error preparing|cannot bootstrap)|Fatal GSP-FMC Error: |"
+       r"kfsp\w+: (?:Timed out waiting for FSP command queue|FSP command timed out|FSP response reported error)|"
+       r"FSP boot cmds failed\. RM cannot boot|RM cannot boot with FSP missing|"
+       r"FSP secure boot (?:partition timed out|GSP prechecks failed)|"
+       r"(?:Assertion|Check) failed: .* returned from (?:kfsp\w*BootCommands|kgspWaitForRmInitDone)\w*\(",
        event=("rminit", "lead")),
+    # A register read the GPU answered with a PRI error code ("NVRM: gpuHandleSanityCheckRegReadError_GH100: Possible
+    # bad register read: addr: 0x110804,  regvalue: 0xbadf4100,  error code: Unknown SYS_PRI_ERROR_CODE") between an
+    # init attempt's reasons and its "RmInitAdapter failed!" (nvtrust #77): part of that attempt; with none open, what
+    # the unclassified net makes of it, as before (the same check at run time, open-gpu-kernel-modules #688).
+    _r("rm_init_reg_read", None, ["Possible bad register read"],
+       r"gpuHandleSanityCheckRegReadError_\w+: Possible bad register read", event=("rminit", "within")),
     # The driver's load banner, proprietary ("NVRM: loading NVIDIA UNIX x86_64 Kernel Module  535.183.01  ..") and
     # open ("NVRM: loading NVIDIA UNIX Open Kernel Module for x86_64  570.195.03  Release Build  .."): a lifecycle
     # finding (what a reload ends: kinds.py).

@@ -361,10 +361,12 @@ def test_an_init_attempt_is_one_event_from_its_first_reason():
     """The GSP-era driver's reasons come before the first "RmInitAdapter failed!" of an attempt, naming the GPU by
     its index at most: they open the attempt's event (no finding, no unclassified warning), the "RmInitAdapter
     failed!" naming the GPU is its one finding, with its address, and the re-attempts after it are part of it.
-    Lines verbatim from open-gpu-kernel-modules #1058 (gpu-kernel-3.yaml); the second GPU's attempt is synthetic."""
+    Lines verbatim from open-gpu-kernel-modules #1058 (gpu-kernel-3.yaml); the second GPU's attempt is synthetic.
+    The assertion on the boot call (kgspWaitForRmInitDone) is the attempt's first reason; the GSP RPC's failed result
+    before it (RPC_HDR->rpc_result, any RPC's at run time) stays the net's."""
     text = _item("gpu-kernel-3.yaml", "[   81.967314] NVRM: GPU0 nvAssertOkFailedNoLog")["text"]
     got = [(f.kind, f.pci) for f in realworld.findings(text)]
-    assert got == [("unclassified", None), ("unclassified", None), ("gpu_reset_required", "0000:01:00")]
+    assert got == [("unclassified", None), ("gpu_reset_required", "0000:01:00")]
     other = ("[   82.000000] NVRM: GPU1 RmInitAdapter: Cannot initialize GSP firmware RM\n"
              "[   82.000100] NVRM: GPU 0000:02:00.0: RmInitAdapter failed! (0x62:0x40:2168)")
     got = [(f.kind, f.pci) for f in realworld.findings(text + other) if f.kind != "unclassified"]

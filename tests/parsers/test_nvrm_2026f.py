@@ -1,5 +1,6 @@
-"""NVRM lines of the 570-610 drivers the 2026f and 2026l batches checked, on the real lines of the corpus
-(tests/fixtures/realworld/nvrm-2026f.yaml, nvrm-2026l.yaml; the sources' addresses beside them)."""
+"""NVRM lines of the 570-610 drivers the 2026f and 2026l batches checked, and the FSP's boot failures (2026v), on the
+real lines of the corpus (tests/fixtures/realworld/nvrm-2026f.yaml, nvrm-2026l.yaml, nvrm-fsp-2026v.yaml; the sources'
+addresses beside them)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import pytest
 from parsers import at_least
 import realworld
 
-BATCHES = ("nvrm-2026f.yaml", "nvrm-2026l.yaml")
+BATCHES = ("nvrm-2026f.yaml", "nvrm-2026l.yaml", "nvrm-fsp-2026v.yaml")
 BATCH = [i for i in realworld.samples() if i["file"] in BATCHES]
 
 
@@ -22,7 +23,8 @@ def _loud(text: str) -> collections.Counter:
 def test_batch_samples_are_their_events_and_nothing_else(item):
     """The MSI fallback (CachyOS-PKGBUILDS #1038, 580) was an unclassified warning at every boot of its host; 610's
     TLB invalidations failing with NV_ERR_GPU_IS_LOST (cmpunlocker #4) an unclassified warning per line, not the lost
-    GPU's one event."""
+    GPU's one event; the FSP's boot failures (nvtrust #19, #54, #77, open-gpu-kernel-modules #729) an unclassified
+    warning each beside the init attempt's one finding."""
     assert _loud(item["text"]) == collections.Counter(map(realworld.expect_key, item["expect"]))
 
 
@@ -75,3 +77,27 @@ def test_a_joining_line_off_the_remediation_ladder_leaves_the_action():
     event's own lines (RESET_GPU, the same step) amend nothing."""
     found = realworld.classified(RESET_THEN_UVM[:2] * 2)
     assert [(f.action, f.details.get("amends")) for f in found] == [("RESET_GPU", None)]
+
+
+# Constructed from the driver's format (NV_ASSERT_OK's "Assertion failed: <status text> [<status>] (0x..) returned
+# from <call> @ <file>:<line>", kernel_gsp_gh100.c): open-gpu-kernel-modules #1058's kgspWaitForRmInitDone line with
+# the status of a GPU gone and of one needing reset in place of its NV_ERR_INVALID_ARGUMENT.
+BOOT_CALL = ("[   81.967322] NVRM: GPU0 nvAssertOkFailedNoLog: Assertion failed: {} returned from "
+             "kgspWaitForRmInitDone(pGpu, pKernelGsp) @ kernel_gsp_gh100.c:1107\n")
+
+
+@pytest.mark.parametrize("status, kind", [
+    ("GPU lost from the bus [NV_ERR_GPU_IS_LOST] (0x0000000F)", "fallen_off_bus"),
+    ("Reset required [NV_ERR_RESET_REQUIRED] (0x00000062)", "gpu_reset_required")])
+def test_a_boot_call_failing_with_a_status_of_its_own_keeps_its_kind(status, kind):
+    """An init attempt's reason names the boot call (rm_init_mapping, no finding of its own); a status that says what
+    happened to the GPU is still that status's finding (its rows come first in the table)."""
+    assert [f.kind for f in realworld.findings(BOOT_CALL.format(status))] == [kind]
+
+
+def test_a_bad_register_read_outside_an_init_attempt_is_still_reported():
+    """The PRI error read (nvtrust #77's line) is part of an init attempt only: alone, as at run time
+    (open-gpu-kernel-modules #688), the unclassified net's warning as before."""
+    line = ("[  279.950855] NVRM: gpuHandleSanityCheckRegReadError_GH100: Possible bad register read: addr: 0x110804,  "
+            "regvalue: 0xbadf4100,  error code: Unknown SYS_PRI_ERROR_CODE\n")
+    assert [(f.kind, f.severity) for f in realworld.findings(line)] == [("unclassified", "warning")]
