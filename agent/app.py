@@ -364,13 +364,15 @@ class Agent:
     def shutdown(self) -> bool:
         """Process what is queued (`_drain`), save the state, end the writers, the server and the threads. Whether
         every step ended well: a step that raises (a bug on one input in the drain, say) is logged in one line and
-        counted (gpu_npd_internal_errors_total), and the steps after it still run, so what was processed is saved
-        and nothing runs on; a drain that fails stops there, what it had not processed being read again at the next
-        start. `gpu-npd run` exits 1 when this is False (docs/operations.md)."""
+        counted (gpu_npd_internal_errors_total), a save that cannot write says so itself (the state: an error line
+        and gpu_npd_state_write_errors_total; the pod logs' offsets: a warning), and the steps after it still run,
+        so what was processed is saved and nothing runs on; a drain that fails stops there, what it had not
+        processed being read again at the next start. `gpu-npd run` exits 1 when this is False (docs/operations.md)."""
         self.stop.set()
         self.poller.wake()  # the poller waits for its next poll on its own event, not on stop: it ends now
         pods, deadline = self.pods.pod_source, time.monotonic() + DRAIN_SECONDS
-        steps = [("process what is queued", functools.partial(self._drain, deadline)), ("save the state", self.save),
+        steps = [("process what is queued", functools.partial(self._drain, deadline)),
+                 ("save the state", functools.partial(self.save, last=True)),
                  # the pod logs' offsets as far as the drain took their findings
                  *([("save the pod-log offsets", pods.save)] if pods is not None else []),
                  *((f"close the {type(w).__name__}", w.close) for w in self.writers),
@@ -380,7 +382,8 @@ class Agent:
         ok = True
         for what, step in steps:
             try:
-                step()
+                if step() is False:  # a save that could not write: said and counted by the step itself
+                    ok = False
             except Exception as exc:  # noqa: BLE001 - one step's bug must not cost the state or leave threads running
                 ok = False
                 self.metrics.internal_errors.inc()
@@ -463,8 +466,9 @@ class Agent:
         if self.pipeline.dirty:
             self.checkpoint.maybe_save(self.pipeline, self.boot)
 
-    def save(self) -> None:
-        self.checkpoint.save(self.pipeline, self.boot)
+    def save(self, last: bool = False) -> bool:
+        """Write the state; whether it was written (a failure is said and counted by the checkpoint)."""
+        return self.checkpoint.save(self.pipeline, self.boot, last)
 
     # ---- health ------------------------------------------------------------------------------------
 

@@ -161,9 +161,9 @@ def run(config_file, kmsg, log_files, journald, state_dir, metrics_address, node
     """Run the node agent until SIGTERM or Ctrl-C; condition changes go to stdout as JSON lines.
 
     Each option overrides its key of the configuration (--config, then GPU_NPD_* variables); the defaults shown
-    are the built-in ones. Exit 0 on SIGTERM or Ctrl-C (state flushed), 1 when a step of that shutdown failed (an
-    internal error, in the log; the state of what was processed still flushed), 2 on a configuration error or when
-    it cannot start (a metrics address in use, say).
+    are the built-in ones. Exit 0 on SIGTERM or Ctrl-C (state flushed), 1 when a step of that shutdown failed (said
+    in the log: an internal error, the state of what was processed still flushed; or the state or the pod logs'
+    offsets not written), 2 on a configuration error or when it cannot start (a metrics address in use, say).
     """
     import gc
     import logging
@@ -214,7 +214,7 @@ def run(config_file, kmsg, log_files, journald, state_dir, metrics_address, node
     # nothing, ~5% of the pipeline's time (bench/inprocess.py with and without --gc-default)
     gc.set_threshold(*GC_THRESHOLDS)
     agent.run_forever()
-    ok = agent.shutdown()  # False: a step failed (said in the log); the state of what was processed is saved
+    ok = agent.shutdown()  # False: a step failed (said in the log), the steps after it done
     # the state is saved and the threads stopped: the exit handlers run (logging's flush is one), then the process
     # ends without the interpreter's teardown, whose last collection over what a busy agent allocated since start-up
     # took up to 0.4 s of SIGTERM's 2 s on a loaded 2-core host (tests/agent/test_app.py)

@@ -17,7 +17,7 @@ from functools import partial
 from typing import Any, Callable
 
 from kubeapi.events import Ref
-from kubeapi.retry import WriterThread, refusal
+from kubeapi.retry import WriterThread, describe, refusal
 from parsers.gpus import problem_gpu
 from parsers.model import NodeInfo, Snapshot
 
@@ -76,8 +76,10 @@ class KubernetesSink(WriterThread):
                 snap = self._snapshot
             if self.conditions.pending(snap) or self.events.pending() > 0:
                 self.sync()
-        except Exception:  # noqa: BLE001
-            pass
+        except Exception as exc:  # noqa: BLE001 - the last try, nothing retries it: what it could not write is said
+            log.warning("Kubernetes API write at shutdown failed (%s): %d Event(s) not written; the conditions and "
+                        "taints are written again from the saved state at the next start", describe(exc),
+                        self.events.pending())
 
     def _next_hold_down(self) -> float:
         """When a sync is due without a change: a taint's hold-down ends, a held-back taint asks the budget again

@@ -1213,28 +1213,30 @@ class PodLogSource(Source):
                 os.close(own)
         return ()
 
-    def save(self) -> None:
+    def save(self) -> bool:
         """Save the read offsets, but no further than the pipeline has taken: findings still queued (a SIGTERM
         stops the agent after a short drain) are read again at the next start, never lost.  Called by the source
         thread every 2 s and as it stops, and by the agent after its drain, while the source's thread may still be
         reading: only the thread that reads (`_reader`) snapshots what it read, another writes the last safe point
         the reader left (`_safe`: a snapshot of its own, or the one sent with the last batch the pipeline took),
-        never an offset read but not yet sent, nor the files' table as the reader changes it."""
+        never an offset read but not yet sent, nor the files' table as the reader changes it.  Whether nothing failed
+        (False: the store's OSError, said as a warning)."""
         if self.store is None:
-            return
+            return True
         with self._save_lock:
             with self._ack_lock:
                 if self._reader in (None, threading.get_ident()) and self._taken == self._sent:
                     self._safe = self._snapshot()
                 data = self._safe
             if data is None or data == self._written:  # an idle node writes (and fsyncs) nothing
-                return
+                return True
             try:
                 self.store.save(self._fingerprinted(data, self._reader in (None, threading.get_ident())))
             except OSError as exc:
                 log.warning("cannot save pod log offsets: %s", exc)
-                return
+                return False
             self._written = data
+            return True
 
     def counters(self) -> dict[str, int]:
         return {"open_files": sum(1 for t in self.tails.values() if t.fd is not None), "files": len(self.tails),

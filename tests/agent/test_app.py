@@ -510,3 +510,41 @@ def test_a_sigterm_as_the_real_agent_starts_keeps_what_stands_and_a_restart_rais
         assert not [e for e in said if e["event"] == "problem"], said  # nothing raised anew
         assert all(e["status"] == "True" for e in said if e.get("condition") == "GPUUnhealthy"), said
         assert any(e.get("condition") == "GPUUnhealthy" for e in said), said  # what stands, said at start
+
+
+def test_a_state_that_cannot_be_written_at_shutdown_is_said_and_fails_it(tmp_path: Path, caplog):
+    """The state directory full or read-only at SIGTERM: the checkpoint caught the OSError (detection runs on from
+    memory while the agent runs), so `shutdown` said every step ended well and `gpu-npd run` exited 0, "state
+    flushed", with the state not written; and after a failed write in the 10 minutes before, the shutdown's failure
+    was not even said (the checkpoint's log is rate-limited). Now the last write's failure is said at shutdown, in one
+    line, whatever was said before, `shutdown` returns False (exit 1), and the steps after it still run. The same for
+    the pod logs' offsets."""
+    import logging
+
+    agent = make_agent(tmp_path)
+    agent.start(serve_http=False)
+
+    def full(data):
+        raise OSError(28, "No space left on device")
+
+    agent.checkpoint.store.save = full
+    agent.save()  # a failed write while running: said once, then the log holds back for 10 minutes
+    caplog.set_level(logging.INFO, logger="gpu_npd")
+    caplog.clear()
+    assert agent.shutdown() is False
+    errors = [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR]
+    assert len(errors) == 1 and "cannot write state to" in errors[0] and "No space left" in errors[0], errors
+    assert agent.metrics.registry.get_sample_value("gpu_npd_internal_errors_total") == 0  # an OS error, no bug
+    assert agent.metrics.registry.get_sample_value("gpu_npd_state_write_errors_total") == 2
+    assert not [t for t in agent._threads if t.is_alive()] and agent.stop.is_set()
+
+
+def test_pod_log_offsets_that_cannot_be_written_at_shutdown_fail_it(tmp_path: Path):
+    """The pod logs' offsets not written at shutdown (their store's OSError, said by the source as a warning): the
+    shutdown failed (exit 1), as for the state."""
+    from types import SimpleNamespace
+
+    agent = make_agent(tmp_path)
+    agent.start(serve_http=False)
+    agent.pods.pod_source = SimpleNamespace(save=lambda: False)  # what PodLogSource.save returns on an OSError
+    assert agent.shutdown() is False

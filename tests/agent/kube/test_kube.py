@@ -858,3 +858,36 @@ def test_a_taint_held_for_days_keeps_asking_at_the_cap():
     for i in range(2000):
         r.refused(i * 1000.0, {"k"})
     assert r.next_at == 1999 * 1000.0 + BUDGET_RECHECK_CAP_SECONDS and r.attempt == 4
+
+
+def test_what_the_last_write_at_shutdown_could_not_write_is_said(api, caplog):
+    """The API server down as the agent stops: the writer's last try failed and was dropped without a word (`except
+    Exception: pass`), the node's Events for the problems raised meanwhile lost unsaid. Now one warning says the
+    failure and how many Events are not written; the conditions and taints need no word: the next start writes them
+    again from the saved state (its first pass writes every condition)."""
+    import logging
+
+    api.add_node("gpu-1")
+    engine, sink, _, _ = make_sink(api, mode="enforce", max_backoff_seconds=1)
+    api.set_fault(seconds=60, status=500)
+    observe(engine, sink, XID79)
+    sink.start()
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and not api.rejected:
+        time.sleep(0.05)
+    caplog.set_level(logging.INFO, logger="gpu_npd")
+    caplog.clear()
+    sink.close(timeout=10)
+    last = [r for r in caplog.records if "at shutdown" in r.getMessage()]
+    assert len(last) == 1 and last[0].levelno == logging.WARNING, [r.getMessage() for r in caplog.records]
+    assert "HTTP 500" in last[0].getMessage() and "1 Event(s) not written" in last[0].getMessage(), last[0].getMessage()
+    assert "GPUUnhealthy" not in api.conditions("gpu-1")
+    api.set_fault()  # the API server back, the next start's writer (the state restored: the same snapshot)
+    _, again, _, _ = make_sink(api, mode="enforce")
+    again.apply(engine.snapshot())
+    again.start()
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and not api.taints("gpu-1"):
+        time.sleep(0.05)
+    again.close()
+    assert api.conditions("gpu-1")["GPUUnhealthy"]["status"] == "True" and api.taints("gpu-1")
