@@ -234,7 +234,7 @@ EVENT_LINES = {"aer": 12, "mlx5_health": 20, "mlx5_tx_timeout": 4, "mlx5_err_cqe
                "oom": 4096, "nccl_watchdog": 64, "rcu_stall": 64, "mce": 16, "cper": 24, "nfs": 32, "fs": 16,
                "nvme": 32, "lustre": 32, "gpfs": 32, "ceph": 32, "ofi": 4, "clocksource": 16, "fallen": 64, "rminit": 32,
                "cuda_exception": 2, "cuda_assert": 64, "peermem_load": 16, "nvidia_load": 16, "reset": 64, "gsp": 64, "port_down": 1,
-               "mlx5_probe": 16,
+               "mlx5_probe": 16, "ccrpc": 32,
                "ray_oom": 2, "deepep": 64, "nvshmem": 8, "iommu": 64, "smmu": 64, "xla_rendezvous": 64, "efa": 64,
                "therm": 32, "imex": 8, "retrain": 16, "bnxt": 32, "irdma": 32, "intel_tx_timeout": 4, "mana": 32, "ena": 32,
                "netdev_watchdog": 64, "mlx5_temp": 32,
@@ -260,7 +260,7 @@ EVENT_PER_DEVICE = frozenset({"mlx5_health", "mlx5_tx_timeout", "mlx5_err_cqe", 
                               "gpfs", "ceph", "fallen", "rminit", "peermem_load", "nvidia_load", "reset", "gsp", "port_down",
                               "mlx5_probe", "mlx5_temp",
                               "iommu", "efa", "irdma", "intel_tx_timeout", "mana", "ena", "netdev_watchdog", "retrain",
-                              "tcpx", "ecc"})
+                              "tcpx", "ecc", "ccrpc"})
 # Events kept per device by the address their findings carry (function kept: parsers/kinds.py FUNCTION_DEVICES): a PCIe
 # AER report's "error received" line names the device reported (its `pci`: "pcieport 0000:00:1c.4: AER: Corrected error
 # received: 0000:00:1c.4", 6.x "Correctable error message received from 0000:03:00.0", before 4.x "id=00e5", its
@@ -277,7 +277,7 @@ EVENT_PER_FINDING_DEVICE = frozenset({"aer"})
 # assertion after the "fallen off the bus" line it follows). A line of one naming no GPU, none named in the lines before
 # it, joins the newest open one (else it opens its own): a GPU needing reset's lines name the GPU by index at most
 # ("NVRM: GPU0 .."), many by nothing.
-EVENT_PER_GPU = frozenset({"fallen", "rminit", "gsp", "reset", "ecc"})
+EVENT_PER_GPU = frozenset({"fallen", "rminit", "gsp", "reset", "ecc", "ccrpc"})
 # Of those, the events whose lines may name the GPU by its index alone ("NVRM: GPU6 _kgspRpcRecvPoll: GSP RM heartbeat
 # timed out"), others by its address ("NVRM: Xid (PCI:0000:a1:00): 119, .."). A line naming both ("Xid (PCI:0000:a1:00):
 # 119, .. Timeout after 45s of waiting for RPC response from GPU6 GSP!", 535's ".. Timeout waiting for RPC from GSP6!")
@@ -285,8 +285,10 @@ EVENT_PER_GPU = frozenset({"fallen", "rminit", "gsp", "reset", "ecc"})
 # or that mapping gives it, else by the index. Lines nothing tells apart (an index no line mapped and an address no
 # line gave an index, a line naming no GPU) are one event, as before the mapping: the GSP's failure on one GPU.
 # A GPU needing reset likewise: "NVRM: GPU0 nvCheckOkFailedNoLog: .. [NV_ERR_RESET_REQUIRED]", "NVRM: Rate limiting GSP
-# RPC error prints for GPU at PCI:0000:0a:00 .. The GPU likely needs to be reset." are one GPU's one event.
-EVENT_PER_GPU_INDEX = frozenset({"gsp", "reset"})
+# RPC error prints for GPU at PCI:0000:0a:00 .. The GPU likely needs to be reset." are one GPU's one event. So are a
+# GSP message channel's failures under confidential computing ("ccrpc": "GspMsgQueueSendCommand failed on GPU0: 0x1f"
+# after the encryption line naming no GPU).
+EVENT_PER_GPU_INDEX = frozenset({"gsp", "reset", "ccrpc"})
 # The GPU an Xid 119/120/175 line's text names beside its address (57x+ "from GPU6 GSP!", 535 "from GSP6!").
 GSP_GPU_INDEX = r"RPC (?:response )?from (?:GPU(?P<index>\d{1,4}) GSP\b|GSP(?P<gsp_index>\d{1,4})!)"
 # Per-GPU events whose first lines may name no GPU, the line naming it coming after them: an init attempt's reasons
@@ -836,6 +838,27 @@ RULES: tuple[Rule, ...] = (
     # GspRmAlloc failed: hClient=..; paramsStatus=0x00000062; status=0x00000062", before the assertion that names it.
     _r("reset_required_rpc", "gpu_reset_required", RM_CALL_KEYWORDS,
        RM_CALL_FAILED + r"0x00000062\b", event=("reset", "join")),
+    # Confidential computing (Hopper+ in CC mode): the driver encrypts each RPC to the GSP (message_queue_cpu.c
+    # GspMsgQueueSendCommand, CCSL) and does not retry one whose encryption failed: "NVRM: GspMsgQueueSendCommand:
+    # Encryption failed with status = 0x1f." (an IV overflow, status NV_ERR_INSUFFICIENT_RESOURCES, adds "Fatal error
+    # detected in RPC encrypt: IV overflow!" and puts confidential computing in its error state), then the send's own
+    # verdict naming the GPU, "NVRM: _kgspRpcSendMessage: GspMsgQueueSendCommand failed on GPU0: 0x1f" (kernel_gsp.c;
+    # later drivers print it from the send routine _kgspRpcSendMessage calls), then the RPC's caller, "_issueRpcAndWait: rpcSendMessage failed with status 0x0000001f for fn
+    # 10!", "rpcRmApiFree_GSP: GspRmFree failed: ..; status=0x0000001f"; and so for every RPC after it (NVIDIA/nvtrust
+    # #53, an H100 in a TDX guest, 550: 4 lines a cycle, each an unclassified warning). The GSP's message channel is
+    # broken: the GPU takes no work until it is reset (gpu_reset_required), one event (EVENT_LINES "ccrpc") while the
+    # cycles repeat. The encryption lines name no GPU: a "lead" (no finding alone); the send's verdict is the finding,
+    # naming the GPU by index (details "device"), and, alone, a GPU whose GSP no RPC reaches (whatever its status: the
+    # queue's NV_ERR_BUSY_RETRY or NV_ERR_TIMEOUT too); inside an open GSP timeout or reset event it is that event's.
+    # The RPC failures after it (RM_CALL_FAILED, any status) are "within": part of the open event, alone what they are
+    # without it (the unclassified net's; a lost GPU's or a reset's status has its row above).
+    _r("cc_rpc_encrypt", None, ["Encryption failed with status", "Fatal error detected in RPC encrypt"],
+       r"(?:NVRM: (?P<device>GPU\d+) )?GspMsgQueueSendCommand: (?:Encryption failed with status = 0x[0-9a-fA-F]+\.|"
+       r"Fatal error detected in RPC encrypt: IV overflow!)", event=("ccrpc", "lead")),
+    _r("gsp_send_failed", "gpu_reset_required", ["GspMsgQueueSendCommand failed on GPU"],
+       r"GspMsgQueueSendCommand failed on (?P<device>GPU\d+): (?P<send_status>0x[0-9a-fA-F]+)",
+       event=("ccrpc|gsp|reset", "join")),
+    _r("gsp_rpc_failed_after", None, RM_CALL_KEYWORDS, RM_CALL_FAILED, event=("ccrpc", "within")),
     # The driver rate-limits its GSP timeout prints once a GPU's timeouts pass its reset threshold (kernel_gsp.c, the
     # count at which 58x+ marks the GPU for reset): "NVRM: Rate limiting GSP RPC error prints for GPU at PCI:0000:0a:00
     # (printing 1 of every 30).  The GPU likely needs to be reset." (open-gpu-kernel-modules #659): the GPU's reset

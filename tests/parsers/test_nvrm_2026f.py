@@ -1,5 +1,6 @@
-"""NVRM lines of the 570-610 drivers the 2026f and 2026l batches checked, and the FSP's boot failures (2026v), on the
-real lines of the corpus (tests/fixtures/realworld/nvrm-2026f.yaml, nvrm-2026l.yaml, nvrm-fsp-2026v.yaml; the sources'
+"""NVRM lines of the 570-610 drivers the 2026f and 2026l batches checked, the FSP's boot failures (2026v) and the GSP
+message channel's encryption failures under confidential computing (2026w), on the real lines of the corpus
+(tests/fixtures/realworld/nvrm-2026f.yaml, nvrm-2026l.yaml, nvrm-fsp-2026v.yaml, nvrm-cc-2026w.yaml; the sources'
 addresses beside them)."""
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ import pytest
 from parsers import at_least
 import realworld
 
-BATCHES = ("nvrm-2026f.yaml", "nvrm-2026l.yaml", "nvrm-fsp-2026v.yaml")
+BATCHES = ("nvrm-2026f.yaml", "nvrm-2026l.yaml", "nvrm-fsp-2026v.yaml", "nvrm-cc-2026w.yaml")
 BATCH = [i for i in realworld.samples() if i["file"] in BATCHES]
 
 
@@ -24,7 +25,8 @@ def test_batch_samples_are_their_events_and_nothing_else(item):
     """The MSI fallback (CachyOS-PKGBUILDS #1038, 580) was an unclassified warning at every boot of its host; 610's
     TLB invalidations failing with NV_ERR_GPU_IS_LOST (cmpunlocker #4) an unclassified warning per line, not the lost
     GPU's one event; the FSP's boot failures (nvtrust #19, #54, #77, open-gpu-kernel-modules #729) an unclassified
-    warning each beside the init attempt's one finding."""
+    warning each beside the init attempt's one finding; the GSP channel's encryption failures under confidential
+    computing (nvtrust #53) 8 unclassified warnings, not one event."""
     assert _loud(item["text"]) == collections.Counter(map(realworld.expect_key, item["expect"]))
 
 
@@ -101,3 +103,56 @@ def test_a_bad_register_read_outside_an_init_attempt_is_still_reported():
     line = ("[  279.950855] NVRM: gpuHandleSanityCheckRegReadError_GH100: Possible bad register read: addr: 0x110804,  "
             "regvalue: 0xbadf4100,  error code: Unknown SYS_PRI_ERROR_CODE\n")
     assert [(f.kind, f.severity) for f in realworld.findings(line)] == [("unclassified", "warning")]
+
+
+# nvtrust #53's lines (tests/fixtures/realworld/nvrm-cc-2026w.yaml), an H100 in CC mode in a TDX guest: the driver
+# could not encrypt an RPC to the GSP, then the send naming the GPU, then the RPC's callers; the next RPC the same.
+CC_CYCLE = [
+    "[38679.045446] NVRM: GspMsgQueueSendCommand: Encryption failed with status = 0x1f.",
+    "[38679.047129] NVRM: _kgspRpcSendMessage: GspMsgQueueSendCommand failed on GPU0: 0x1f",
+    "[38679.048864] NVRM: _issueRpcAndWait: rpcSendMessage failed with status 0x0000001f for fn 10!",
+    "[38679.050811] NVRM: rpcRmApiFree_GSP: GspRmFree failed: hClient=0xc1e00004; hObject=0xcaf00001; "
+    "paramsStatus=0x00000000; status=0x0000",
+]
+
+
+def test_cc_rpc_encryption_failure_is_one_event_naming_the_gpu():
+    """Every line of each cycle, the cycle repeated, is one event: a GPU needing reset (the GSP takes no RPC), its
+    finding the send's line naming the GPU, in `gpu-npd parse` (events) and in the agent (a line at a time) alike."""
+    for found in (realworld.findings("\n".join(CC_CYCLE * 3) + "\n"), realworld.classified(CC_CYCLE * 3)):
+        assert [(f.kind, f.severity, f.action, f.details.get("device"), f.details.get("send_status"))
+                for f in found] == [("gpu_reset_required", "fatal", "RESET_GPU", "GPU0", "0x1f")]
+        assert found[0].uptime == 38679.047129  # the send's line, the first naming the GPU
+
+
+def test_cc_rpc_lines_alone():
+    """Alone, the encryption line is the event's lead (no finding: the send's line after it is); the send's verdict
+    is the GPU's finding; an RPC caller's failure stays what it was without the event (an unclassified warning)."""
+    encrypt, send, rpc, free = CC_CYCLE
+    assert realworld.findings(encrypt + "\n") == []
+    assert [(f.kind, f.details.get("device")) for f in realworld.findings(send + "\n")] == [
+        ("gpu_reset_required", "GPU0")]
+    for line in (rpc, free):
+        assert [f.kind for f in realworld.findings(line + "\n")] == ["unclassified"]
+
+
+def test_cc_rpc_iv_overflow_line_is_part_of_the_event():
+    """The IV overflow the driver reports after a failed encryption (NV_ERR_INSUFFICIENT_RESOURCES, 0x1a) is the same
+    event's. Constructed: message_queue_cpu.c GspMsgQueueSendCommand's two NV_PRINTFs for status 0x1a
+    (open-gpu-kernel-modules, "Encryption failed with status = 0x%x." then "Fatal error detected in RPC encrypt: IV
+    overflow!") with #53's prefix and stamps; the send's line is #53's with the status changed to 0x1a."""
+    lines = ["[38679.045446] NVRM: GspMsgQueueSendCommand: Encryption failed with status = 0x1a.",
+             "[38679.045450] NVRM: GspMsgQueueSendCommand: Fatal error detected in RPC encrypt: IV overflow!",
+             "[38679.047129] NVRM: _kgspRpcSendMessage: GspMsgQueueSendCommand failed on GPU0: 0x1a"] + CC_CYCLE[2:]
+    assert [(f.kind, f.details.get("device"), f.details.get("send_status"))
+            for f in realworld.findings("\n".join(lines) + "\n")] == [("gpu_reset_required", "GPU0", "0x1a")]
+
+
+def test_gsp_send_failure_in_an_open_gsp_timeout_is_that_event():
+    """A send that failed while the GPU's GSP timeout event is open (its queue full: NV_ERR_TIMEOUT, 0x65) is that
+    event's line, no second finding. Constructed: bazzite #4449's heartbeat line (tests/fixtures/realworld/gsp.yaml)
+    then kernel_gsp.c's "GspMsgQueueSendCommand failed on GPU%d: 0x%x" with #53's function name, status 0x65 and the
+    journal's prefix; each line's text real or from the driver's source, their sequence built here."""
+    lines = ["Mar 21 21:42:01 kernel: NVRM: GPU0 _kgspRpcRecvPoll: GSP RM heartbeat timed out",
+             "Mar 21 21:42:02 kernel: NVRM: _kgspRpcSendMessage: GspMsgQueueSendCommand failed on GPU0: 0x65"]
+    assert [(f.kind, f.xid) for f in realworld.findings("\n".join(lines) + "\n")] == [("xid", 119)]
