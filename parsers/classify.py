@@ -1002,8 +1002,10 @@ class Classifier:
         other = self._indistinct(prefix, pci, index, position)
         if other is None:
             return key
-        if pci:
-            self._rename(other, key)  # the event named by nothing or by an unmapped index: this address's
+        # the event named by nothing or by an unmapped index: this address's; an adopting event's (rules.EVENT_ADOPTS)
+        # named by nothing: this index's too
+        if pci or (other == prefix + " " and prefix in EVENT_ADOPTS):
+            self._rename(other, key)
             return key
         return other  # an unmapped index: the open event of an address no line gave an index
 

@@ -294,8 +294,11 @@ GSP_GPU_INDEX = r"RPC (?:response )?from (?:GPU(?P<index>\d{1,4}) GSP\b|GSP(?P<g
 # Per-GPU events whose first lines may name no GPU, the line naming it coming after them: an init attempt's reasons
 # ("NVRM: GPU6 _kgspBootGspRm: unexpected WPR2 already up ..", "RmInitAdapter: Cannot initialize GSP firmware RM")
 # before its "GPU 0000:a1:00.0: RmInitAdapter failed!". The event those lines opened (no GPU) becomes that GPU's
-# when the line naming it comes within its window: one event for the attempt, not two.
-EVENT_ADOPTS = frozenset({"rminit"})
+# when the line naming it comes within its window: one event for the attempt, not two. A GSP channel's encryption
+# lines under confidential computing ("ccrpc", keyed by index, EVENT_PER_GPU_INDEX) likewise become the GPU's that
+# the send's line after them names ("GspMsgQueueSendCommand failed on GPU0: 0x1f"): a second GPU's failing next is
+# its own event, not part of the first's.
+EVENT_ADOPTS = frozenset({"rminit", "ccrpc"})
 # Events that escalate: a line of the open event more severe than any finding the event made so far is a finding of
 # its own (an NVMe timeout the driver aborted, a warning, then the controller reset it escalated to, an error); a line
 # no more severe is part of the event, as in any other.
@@ -843,15 +846,16 @@ RULES: tuple[Rule, ...] = (
     # Encryption failed with status = 0x1f." (an IV overflow, status NV_ERR_INSUFFICIENT_RESOURCES, adds "Fatal error
     # detected in RPC encrypt: IV overflow!" and puts confidential computing in its error state), then the send's own
     # verdict naming the GPU, "NVRM: _kgspRpcSendMessage: GspMsgQueueSendCommand failed on GPU0: 0x1f" (kernel_gsp.c;
-    # later drivers print it from the send routine _kgspRpcSendMessage calls), then the RPC's caller, "_issueRpcAndWait: rpcSendMessage failed with status 0x0000001f for fn
-    # 10!", "rpcRmApiFree_GSP: GspRmFree failed: ..; status=0x0000001f"; and so for every RPC after it (NVIDIA/nvtrust
-    # #53, an H100 in a TDX guest, 550: 4 lines a cycle, each an unclassified warning). The GSP's message channel is
-    # broken: the GPU takes no work until it is reset (gpu_reset_required), one event (EVENT_LINES "ccrpc") while the
-    # cycles repeat. The encryption lines name no GPU: a "lead" (no finding alone); the send's verdict is the finding,
-    # naming the GPU by index (details "device"), and, alone, a GPU whose GSP no RPC reaches (whatever its status: the
-    # queue's NV_ERR_BUSY_RETRY or NV_ERR_TIMEOUT too); inside an open GSP timeout or reset event it is that event's.
-    # The RPC failures after it (RM_CALL_FAILED, any status) are "within": part of the open event, alone what they are
-    # without it (the unclassified net's; a lost GPU's or a reset's status has its row above).
+    # later drivers print it from the send routine _kgspRpcSendMessage calls), then the RPC's callers, "_issueRpcAndWait:
+    # rpcSendMessage failed with status 0x0000001f for fn 10!", "rpcRmApiFree_GSP: GspRmFree failed: ..; status=0x.."; and
+    # so for every RPC after it (NVIDIA/nvtrust #53, an H100 in a TDX guest, 550: 4 lines a cycle, each an unclassified
+    # warning). The GSP's message channel is broken: the GPU takes no work until it is reset (gpu_reset_required), one
+    # event per GPU (EVENT_LINES "ccrpc") while the cycles repeat. The encryption lines name no GPU: a "lead" (no finding
+    # alone; EVENT_ADOPTS: the event is the GPU's the send's line names); the send's verdict is the finding, naming the
+    # GPU by index (details "device"), and, alone, a GPU whose GSP no RPC reaches (whatever its status: the queue's
+    # NV_ERR_BUSY_RETRY or NV_ERR_TIMEOUT too); inside an open GSP timeout or reset event it is that event's. The RM calls
+    # failing after it (RM_CALL_FAILED, any status) are "within": part of the open event, alone what they are without it
+    # (the unclassified net's; a lost GPU's or a reset's status has its row above).
     _r("cc_rpc_encrypt", None, ["Encryption failed with status", "Fatal error detected in RPC encrypt"],
        r"(?:NVRM: (?P<device>GPU\d+) )?GspMsgQueueSendCommand: (?:Encryption failed with status = 0x[0-9a-fA-F]+\.|"
        r"Fatal error detected in RPC encrypt: IV overflow!)", event=("ccrpc", "lead")),

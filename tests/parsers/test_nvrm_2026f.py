@@ -156,3 +156,13 @@ def test_gsp_send_failure_in_an_open_gsp_timeout_is_that_event():
     lines = ["Mar 21 21:42:01 kernel: NVRM: GPU0 _kgspRpcRecvPoll: GSP RM heartbeat timed out",
              "Mar 21 21:42:02 kernel: NVRM: _kgspRpcSendMessage: GspMsgQueueSendCommand failed on GPU0: 0x65"]
     assert [(f.kind, f.xid) for f in realworld.findings("\n".join(lines) + "\n")] == [("xid", 119)]
+
+
+def test_cc_rpc_failures_of_two_gpus_are_two_events():
+    """The encryption lines name no GPU: the event they open is the GPU's the send's line after them names, so a
+    second GPU's failure next is its own event (was: absorbed into the first's). Constructed: #53's cycle, then the
+    same cycle with GPU1 in the send's line (kernel_gsp.c prints the GPU's instance there)."""
+    lines = CC_CYCLE + [line.replace("on GPU0:", "on GPU1:") for line in CC_CYCLE]
+    for found in (realworld.findings("\n".join(lines) + "\n"), realworld.classified(lines)):
+        assert [(f.kind, f.details.get("device")) for f in found] == [
+            ("gpu_reset_required", "GPU0"), ("gpu_reset_required", "GPU1")]
