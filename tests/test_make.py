@@ -35,9 +35,15 @@ def test_make_test_compiles_the_tree_first_so_its_processes_load_bytecode(tmp_pa
         subprocess.run(command, shell=True, cwd=tmp_path, env=env, timeout=120, check=True)
     sources = sorted((tmp_path / "parsers").rglob("*.py"))
     assert sources
+    # where an import in that environment looks, asked of an interpreter started in it: this process's own
+    # PYTHONPYCACHEPREFIX (or -X pycache_prefix), dropped above, would name another directory
+    where = subprocess.run([sys.executable, "-c", "import importlib.util, sys\n"
+                            "for s in sys.argv[1:]: print(importlib.util.cache_from_source(s))",
+                            *map(str, sources)], cwd=tmp_path, env=env, capture_output=True, text=True,
+                           timeout=60, check=True).stdout.splitlines()
     stale = []
-    for source in sources:
-        cached = Path(importlib.util.cache_from_source(str(source)))
+    for source, cache in zip(sources, where, strict=True):
+        cached = Path(cache)
         header = cached.read_bytes()[:16] if cached.exists() else b""
         st = source.stat()
         if header != (importlib.util.MAGIC_NUMBER + (0).to_bytes(4, "little")
