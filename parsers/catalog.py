@@ -105,7 +105,8 @@ REPEAT_WORKFLOW_XIDS = frozenset({13, 31})
 # Memory (48, 63, 64, 94, 95, 140, 171, 172), NVLink (74, 136, 144-150), PCIe (79), power (54), 110,
 # and the older table's hardware-only 81, 121.
 HARDWARE_XIDS = frozenset({48, 63, 64, 94, 95, 140, 171, 172, 74, 136, *range(144, 151), 79, 54, 110, 81, 121})
-NVLINK_XIDS = frozenset({74, 136, *range(144, 151)})
+NVLINK5_XIDS = frozenset(range(144, 151))  # NVLink5's: their lines carry the unit and the verdict (NVLINK5_LINE)
+NVLINK_XIDS = frozenset({74, 136, *NVLINK5_XIDS})
 assert all(XID_UNSTATED_ACTION[code][2] == "hardware" for code in HARDWARE_XIDS & set(XID_UNSTATED_ACTION))
 # Investigatory buckets that point at the driver / software stack.
 DRIVER_BUCKETS = frozenset({"INVESTIGATE_SW", "UPDATE_SWFW"})
@@ -239,6 +240,19 @@ CONTAINMENT_RECOVERY: dict[tuple[str, str], str] = {
     ("Yes", "No"): "gpu reset required", ("Yes", "Yes"): "gpu reset required", ("No", "Yes"): "drain and reset",
 }
 assert set(CONTAINMENT_RECOVERY.values()) <= set(XID154_RECOVERY)
+# What an Xid's line is read for past its catalog row (parsers/rules.py _refine_xid), by code, derived once from the
+# tables above: "containment" (CONTAINMENT_XIDS: RST / D-RST), "nvlink5" (NVLINK5_XIDS: the unit and verdict, else as
+# "link"), "link" (NVLINK_XIDS: "link N"), "detail" (XID48_DETAIL: the memory), "recovery" (154: the action it names).
+# One read a code, the first of these that holds it; a code of none (most lines: 13, 31, 43, 79, ..) is read for
+# nothing but the earlier Xid it may name as its cause.
+_XID_READS = (("containment", CONTAINMENT_XIDS), ("nvlink5", NVLINK5_XIDS), ("link", NVLINK_XIDS),
+              ("detail", XID48_DETAIL), ("recovery", (154,)))
+XID_READS: dict[int, str] = {}
+for _read, _codes in _XID_READS:
+    for _code in _codes:
+        XID_READS.setdefault(_code, _read)
+del _read, _codes, _code
+assert not (set(CONTAINMENT_XIDS) | set(XID48_DETAIL) | {154}) & set(NVLINK_XIDS)  # one read a code suffices
 
 # Xids the driver defines past NVIDIA's catalog (its last row is 172, parsers/data/SOURCE.md): names from nverror.h of
 # NVIDIA/open-gpu-kernel-modules (173 from 575 on; 174-176 in 575.64 and 595.x: ROBUST_CHANNEL_LAST_ERROR 176).

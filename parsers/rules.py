@@ -13,10 +13,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .catalog import (CONTAINMENT_LINE, CONTAINMENT_RECOVERY, CONTAINMENT_XIDS, NVLINK5_LINE, NVLINK5_UNIT_OVERRIDE,
-                      NVLINK5_VERDICT, NVLINK_XIDS, NVSMI_RECOVERY_ACTION, NVSMI_RESET_STATUS, XID154_RECOVERY,
-                      XID154_RECOVERY_CODE, XID48_DETAIL, XID_ACTION_POLICY, XID_EVENTS, nvlink5_needs_reset, sxid_info,
-                      xid_info)
+from .catalog import (CONTAINMENT_LINE, CONTAINMENT_RECOVERY, NVLINK5_LINE, NVLINK5_UNIT_OVERRIDE, NVLINK5_VERDICT,
+                      NVSMI_RECOVERY_ACTION, NVSMI_RESET_STATUS, XID154_RECOVERY, XID154_RECOVERY_CODE, XID48_DETAIL,
+                      XID_ACTION_POLICY, XID_EVENTS, XID_READS, nvlink5_needs_reset, sxid_info, xid_info)
 from .kinds import BY_NAME as KIND, SEVERITY_RANK
 from .wordscan import LazyPattern
 
@@ -3188,8 +3187,28 @@ def _refine_xid(g: dict, out: dict) -> None:
     out["severity"], out["attribution"], out["action"] = info.severity, info.attribution, info.action
     out["details"]["mnemonic"] = info.mnemonic
     text = g.get("text") or ""
-    if 144 <= info.code <= 150:
-        m5 = NVLINK5_LINE.search(text)
+    read = XID_READS.get(info.code)  # what the code's line says past its row (catalog.XID_READS); most codes: nothing
+    if read is None:
+        pass
+    elif read == "containment":
+        m = CONTAINMENT_LINE.search(text)
+        key = CONTAINMENT_RECOVERY.get((m.group("rst"), m.group("drst"))) if m else None
+        if key is not None and SEVERITY_RANK[XID154_RECOVERY[key][0]] > SEVERITY_RANK[out["severity"]]:
+            out["severity"], out["action"] = XID154_RECOVERY[key]
+            out["details"]["recovery_action"] = key
+    elif read == "detail":  # which memory the Xid 48 it details was in (its event's finding's, joined)
+        out["details"].update(memory=XID48_DETAIL[info.code], detail_xid=info.code)
+    elif read == "recovery":
+        # the action named by the line, else by its code (the names change across releases: XID154_RECOVERY_CODE)
+        m = re.search(r"to 0x([0-9a-f]+) \(([^)]+)\)", text, re.I)
+        if m:
+            key = m.group(2).lower()
+            key = key if key in XID154_RECOVERY else XID154_RECOVERY_CODE.get(int(m.group(1), 16))
+            if key is not None:
+                out["severity"], out["action"] = XID154_RECOVERY[key]
+                out["details"]["recovery_action"] = m.group(2)
+    else:  # "nvlink5", "link"
+        m5 = NVLINK5_LINE.search(text) if read == "nvlink5" else None
         if m5:
             unit, verdict = m5.group("unit"), m5.group("verdict").lower()
             d = out["details"]
@@ -3208,13 +3227,10 @@ def _refine_xid(g: dict, out: dict) -> None:
                 out["severity"], out["action"] = XID_ACTION_POLICY["RESET_GPU"][0], "RESET_GPU"
                 d["decode"] = "RESET_GPU"
             return
-    if info.code in XID48_DETAIL:  # which memory the Xid 48 it details was in (its event's finding's, joined)
-        out["details"].update(memory=XID48_DETAIL[info.code], detail_xid=info.code)
-    if info.code in NVLINK_XIDS:
         m = re.search(r"\blink (\d+)", text, re.I)
         if m:
             out["details"]["link"] = int(m.group(1))
-    if "caused by previous Xid" in text:
+    if "caused by previous Xid" in text:  # (the attribution alone: after the severity and action the reads above set)
         # 57x+ (kernel_rc.c, Xid 45): the channels an earlier Xid took down, that Xid named: "Ch 00000001 caused by
         # previous Xid 149" (open-gpu-kernel-modules #1150). Not the application's: the cause's attribution, as triage
         # reads it (triage/attribute.py attribution_of); the cause's severity is its own line's finding's
@@ -3223,21 +3239,6 @@ def _refine_xid(g: dict, out: dict) -> None:
             cause = xid_info(int(m.group(1)))
             out["attribution"] = cause.attribution
             out["details"]["caused_by_xid"] = cause.code
-    if info.code in CONTAINMENT_XIDS:
-        m = CONTAINMENT_LINE.search(text)
-        key = CONTAINMENT_RECOVERY.get((m.group("rst"), m.group("drst"))) if m else None
-        if key is not None and SEVERITY_RANK[XID154_RECOVERY[key][0]] > SEVERITY_RANK[out["severity"]]:
-            out["severity"], out["action"] = XID154_RECOVERY[key]
-            out["details"]["recovery_action"] = key
-    if info.code == 154:
-        # the action named by the line, else by its code (the names change across releases: XID154_RECOVERY_CODE)
-        m = re.search(r"to 0x([0-9a-f]+) \(([^)]+)\)", text, re.I)
-        if m:
-            key = m.group(2).lower()
-            key = key if key in XID154_RECOVERY else XID154_RECOVERY_CODE.get(int(m.group(1), 16))
-            if key is not None:
-                out["severity"], out["action"] = XID154_RECOVERY[key]
-                out["details"]["recovery_action"] = m.group(2)
 
 
 def _refine_sxid(g: dict, out: dict) -> None:

@@ -1599,3 +1599,21 @@ def test_a_gpu_event_line_normalizes_its_address_once():
     # (value, False) by a tuple it builds and hashes at each call
     normalize_pci("PCI:0000:91:00")
     assert normalize_pci.cache_info().hits >= 1 and normalize_pci.cache_info().misses == 1
+
+
+def test_xid_reads_derived_from_the_tables():
+    """catalog.XID_READS, what _refine_xid reads an Xid's text for, by code: each table's codes, one read a code, and
+    nothing for a code no table holds (an application Xid 31's line is read for its cause alone)."""
+    from parsers.catalog import CONTAINMENT_XIDS, NVLINK5_XIDS, NVLINK_XIDS, XID48_DETAIL, XID_READS
+    expected = {**{code: "link" for code in NVLINK_XIDS}, **{code: "nvlink5" for code in NVLINK5_XIDS},
+                **{code: "containment" for code in CONTAINMENT_XIDS}, **{code: "detail" for code in XID48_DETAIL},
+                154: "recovery"}
+    assert XID_READS == expected
+    assert 31 not in XID_READS and 13 not in XID_READS
+    # each read still gives its line's facts; the cause any code may name is read after it
+    f = parse_line("NVRM: Xid (PCI:0000:3b:00): 94, pid=1, name=x, Contained: SM (0x1). RST: Yes, D-RST: No")
+    assert f.details["recovery_action"] == "gpu reset required" and f.action == "RESET_GPU"
+    f = parse_line("NVRM: Xid (PCI:0000:3b:00): 74, pid='<unknown>', name=<unknown>, NVLink: fatal error detected on link 7")
+    assert f.details["link"] == 7
+    f = parse_line("NVRM: Xid (PCI:0000:3b:00): 45, pid=7, name=python3, Ch 00000001 caused by previous Xid 149")
+    assert f.details["caused_by_xid"] == 149 and f.attribution == xid_info(149).attribution
