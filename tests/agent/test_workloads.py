@@ -503,15 +503,22 @@ def test_a_symlinked_pod_log_never_reads_host_files_through_the_agent(tmp_path, 
     a = AgentProc(tmp_path, "--config", str(conf))
     a.wait_for(lambda: a.value("gpu_npd_source_up", source="pods") == 1, what="pod source")
     time.sleep(0.5)
-    append(pods / W1 / "pytorch" / "0.log", TIMEOUT.format(ts="2024-07-25T07:00:00.000000000Z", r=21))
     with open(host_file, "a") as fh:
         fh.write("TOKEN-8c1f0e NCCL WARN rank 4 Connection closed by remote peer\n")
-    a.wait_for(lambda: a.value("gpu_npd_workload_findings_total", namespace="train", kind="nccl_timeout") == 1)
+    # then three lines of the real pod, each written once the one before is counted: the turn that reads the first
+    # may have passed the symlink before the host file grew, the next reads it (were it followed), and the third
+    # comes in a later batch than that one, so a finding of the host file's line would be counted by then
+    counted = lambda: a.value("gpu_npd_workload_findings_total", namespace="train", kind="nccl_timeout")  # noqa: E731
+    for n, r in enumerate((21, 22, 23), 1):
+        append(pods / W1 / "pytorch" / "0.log", TIMEOUT.format(ts="2024-07-25T07:00:00.000000000Z", r=r))
+        a.wait_for(lambda n=n: counted() == n, what=f"the real pod's line {n}")
     a.wait_for(lambda: (a.value("gpu_npd_source_refused_files_total", source="pods") or 0) >= 1, what="refused")
     assert a.value("gpu_npd_workload_findings_total", namespace="evil", kind="nccl_error") is None
+    scraped = a.metrics()  # (read while it runs: after stop there is no endpoint and it reads "")
+    assert "gpu_npd_build_info" in scraped
     assert a.stop()[0] == 0
     a.out.seek(0)
-    assert "TOKEN-8c1f0e" not in a.out.read() + a.metrics() + a.stderr()
+    assert "TOKEN-8c1f0e" not in a.out.read() + scraped + a.stderr()
 
 
 def test_pod_event_text_is_ours_with_a_sanitised_quoted_excerpt():

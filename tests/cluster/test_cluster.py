@@ -530,6 +530,14 @@ def controller(api: ApiDouble, identity: str = "c1", clock=time.time, **kw):
                  retry_period=0.5, max_backoff=1.0, **kw)
     out = io.StringIO()
     c = Controller(make_api(s), s, out=out, clock=clock)
+    c.rounds = 0  # rounds of the loop that decided and acted (`later_rounds`)
+    gauges = c._gauges  # the last step of a round, after its decisions and deletions
+
+    def counted() -> None:
+        gauges()
+        c.rounds += 1
+
+    c._gauges = counted
     t = threading.Thread(target=c.run, daemon=True)
     t.start()
     c.out_text = out
@@ -538,6 +546,14 @@ def controller(api: ApiDouble, identity: str = "c1", clock=time.time, **kw):
     finally:
         c.shutdown()
         t.join(10)
+
+
+def later_rounds(c, n: int = 2) -> None:
+    """Wait until `n` more rounds of the controller's loop have ended: the first may have begun before this call,
+    the second began after it, so what was seen by then has been decided and acted on.  A test that asserts nothing
+    more happened waits for this, not for a time (a slow host passes a sleep before the wrong thing happens)."""
+    start = c.rounds
+    wait_until(lambda: c.rounds >= start + n, f"{n} more rounds of the loop")
 
 
 def gang(api: ApiDouble, name: str = "llm", gpus: int = 8, again: str = "") -> None:

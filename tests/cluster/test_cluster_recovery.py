@@ -12,7 +12,7 @@ import pytest
 
 from apiserver_double import ApiDouble
 from harness import wait_until
-from test_cluster import controller, doc, gang, incidents, publish_timeouts, publish_xid
+from test_cluster import controller, doc, gang, incidents, later_rounds, publish_timeouts, publish_xid
 
 from cluster.controller import COMPONENT
 from cluster.owners import JOB_LABEL
@@ -126,7 +126,7 @@ def test_a_rate_limited_restart_is_counted_once_and_every_result_is_one_that_hap
             publish_timeouts(api)
             get = c.metrics.registry.get_sample_value
             wait_until(lambda: get("gpu_npd_recoveries_total", {"result": "rate_limited"}) == 1, "counted")
-            time.sleep(1.0)  # several rounds of the loop decide it again
+            later_rounds(c, 3)  # several rounds of the loop decide it again
             assert get("gpu_npd_recoveries_total", {"result": "rate_limited"}) == 1
             assert not api.pods_deleted and not recoveries(api)
             results = {s.labels["result"] for m in c.metrics.registry.collect() if m.name == "gpu_npd_recoveries"
@@ -224,7 +224,7 @@ def test_enforce_deletes_the_opted_in_pods_once_and_a_restart_does_not_act_again
         recreate(api, ["llm-w-0-0", "llm-w-0-1", "llm-w-0-2"])
         with controller(api, identity="c2", recovery=Policy(mode="enforce")) as c:
             wait_until(lambda: c.ready.is_set(), "synced")
-            time.sleep(1.0)
+            later_rounds(c)
             assert len(api.pods_deleted) == 3 and len(recoveries(api)) == 1
     assert flushed_by == {"event-writer"}
 
@@ -261,7 +261,7 @@ def test_a_throttled_or_refused_pod_deletion_is_retried_then_counted_once():
             assert sorted(n for _, n in api.pods_deleted) == ["llm-w-0-0", "llm-w-0-1", "llm-w-0-2"]
             assert calls.count("llm-w-0-1") == 2 and c.metrics.registry.get_sample_value(
                 "gpu_npd_recovery_pod_deletions_total") == 3
-            time.sleep(0.5)
+            later_rounds(c)
             assert c.metrics.registry.get_sample_value("gpu_npd_recoveries_total", {"result": "failed"}) == 1
 
 
@@ -312,10 +312,12 @@ def test_a_restart_cut_short_by_a_lost_lease_is_finished_by_the_next_leader(skew
                 return out
 
             c.core.delete_namespaced_pod = then_lost
+            deleting, returned = c.delete_pods, threading.Event()
+            c.delete_pods = lambda *a: (deleting(*a), returned.set())[0]  # (the loop stops after this round)
             publish_xid(api)
             publish_timeouts(api)
             wait_until(lambda: len(api.pods_deleted) == 1, "the first pod deleted")
-            time.sleep(0.5)
+            wait_until(returned.is_set, "the round's deletions over")
             assert len(api.pods_deleted) == 1
         (first,) = [n for _, n in api.pods_deleted]
         (written,) = [doc(e)["recovery"] for e in incidents(api) if e["reason"] == "JobIncident"]
@@ -325,7 +327,7 @@ def test_a_restart_cut_short_by_a_lost_lease_is_finished_by_the_next_leader(skew
         recreate(api, [first])
         with controller(api, identity="c2", recovery=Policy(mode="enforce"), clock=clock) as c2:
             wait_until(lambda: len(api.pods_deleted) == 3, "the next leader finishes the restart")
-            time.sleep(0.5)
+            later_rounds(c2)
             assert sorted(n for _, n in api.pods_deleted) == ["llm-w-0-0", "llm-w-0-1", "llm-w-0-2"]
             assert ("train", first) in api.pods and ("train", "llm-w-0-3") in api.pods
             assert api.pods[("train", first)]["metadata"]["uid"] == f"uid-{first}-again"  # the recreated pod stays
@@ -421,7 +423,7 @@ def test_a_restart_the_rate_limit_held_is_decided_by_the_next_leader():
             publish_timeouts(api)
             wait_until(lambda: any(e["reason"] == "JobIncident" and e["count"] >= 1 for e in incidents(api)),
                        "the incident")
-            time.sleep(1.0)
+            later_rounds(c)
             assert api.pods_deleted == [] and recoveries(api) == [] and c.pending
         with controller(api, identity="c2", recovery=Policy(mode="enforce")):
             wait_until(lambda: len(api.pods_deleted) == 2, "the next leader restarts the job")
@@ -466,7 +468,7 @@ def test_a_namespaces_fourth_restart_is_refused_another_namespaces_goes_on_and_a
         publish_xid(api)
         wait_until(lambda: len(api.pods_deleted) == 16, "four jobs restarted")
         wait_until(lambda: len(recoveries(api)) == 5, "five decisions")
-        time.sleep(0.5)
+        later_rounds(c)
         assert len(api.pods_deleted) == 16 and len(deleted("sweep")) == 3 and deleted("other") == {"x"}
         (refused,) = [e for e in recoveries(api) if "did not restart" in e["message"]]
         assert refused["involvedObject"]["namespace"] == "sweep"
@@ -480,7 +482,7 @@ def test_a_namespaces_fourth_restart_is_refused_another_namespaces_goes_on_and_a
         wait_until(lambda: c.ready.is_set(), "synced")
         publish_xid(api, "node-c")
         wait_until(lambda: any(e["involvedObject"]["name"] == "e" for e in recoveries(api)), "job e decided")
-        time.sleep(0.5)
+        later_rounds(c)
         assert len(api.pods_deleted) == 16
         (e,) = [e for e in recoveries(api) if e["involvedObject"]["name"] == "e"]
         assert "namespace budget 3" in e["message"]
@@ -530,6 +532,18 @@ def publish_teardown(api: ApiDouble, tag: str) -> None:
     publish(api, agent_fact_events("node-b", "llm-w-0-1", [KILLED]), tag)
 
 
+def seen_after(c, api: ApiDouble, publish_them) -> None:
+    """Publish Events, then wait until the controller's watch has delivered as many Events as the store gained (its
+    own included) and two more rounds of its loop have ended: they were decided on."""
+    count = lambda: c.metrics.registry.get_sample_value(  # noqa: E731
+        "gpu_npd_cluster_objects_total", {"resource": "events"}) or 0.0
+    seen, before = count(), len(api.events())
+    publish_them()
+    added = len(api.events()) - before
+    wait_until(lambda: count() >= seen + added, "the Events seen")
+    later_rounds(c)
+
+
 def restarted_incidents(api: ApiDouble) -> list[dict]:
     return [d for d in map(doc, (e for e in incidents(api) if e["reason"] == "JobIncident"))
             if d.get("recovery", {}).get("result") == "restarted"]
@@ -555,16 +569,14 @@ def test_a_fault_in_the_recreated_gang_is_restarted_and_the_old_gangs_teardown_i
         publish_timeouts(api)
         wait_until(lambda: len(api.pods_deleted) == 4, "the first restart")
         wait_until(lambda: [d["state"] for d in restarted_incidents(api)] == ["closed"], "the restarted incident closed")
-        publish_teardown(api, "-teardown")
-        time.sleep(0.5)
+        seen_after(c, api, lambda: publish_teardown(api, "-teardown"))
         if leader_change:
             stack.close()  # this leader stops; the next one knows the old gang only from the incident's Event
         recreate(api, list(GANG), GANG)
         if leader_change:
             c = stack.enter_context(controller(api, identity="c2", recovery=Policy(mode="enforce")))
             wait_until(lambda: c.ready.is_set(), "synced")
-        publish_teardown(api, "-late")  # late, now that pods of their names run again
-        time.sleep(1.0)
+        seen_after(c, api, lambda: publish_teardown(api, "-late"))  # late, now that pods of their names run again
         assert len(api.pods_deleted) == 4 and len(recoveries(api)) == 1
         assert [d["state"] for d in restarted_incidents(api)] == ["closed"]
         publish_xid(api, "node-c")  # the new incarnation's fault
@@ -576,7 +588,7 @@ def test_a_fault_in_the_recreated_gang_is_restarted_and_the_old_gangs_teardown_i
         first, second = sorted(restarted_incidents(api), key=lambda d: d["seq"])
         assert first["incident"]["root"]["host"] == "node-b" and second["incident"]["root"]["host"] == "node-c"
         assert second["recovery"]["created"] > first["recovery"]["created"]
-        time.sleep(1.0)
+        later_rounds(c)
         assert len(api.pods_deleted) == 8
 
 
@@ -669,7 +681,7 @@ def test_observe_writes_would_restart_and_deletes_nothing():
         with controller(api) as c:
             (ev,) = wait_until(lambda: recoveries(api), "the observe Event")
             assert "would restart job JobSet/llm (delete its 2 opted-in pod(s)" in ev["message"]
-            time.sleep(0.5)
+            later_rounds(c)
             assert api.pods_deleted == []
             assert c.metrics.registry.get_sample_value("gpu_npd_recoveries_total", {"result": "observed"}) == 1
             lines = [json.loads(x) for x in c.out_text.getvalue().splitlines()]
@@ -761,7 +773,7 @@ def test_pods_their_owner_deletes_are_no_rank_death_and_no_restart():
             deleted_by_owner(api, "llm-w-0-2", 137, "2024-07-25T07:00:32Z")
             deleted_by_owner(api, "llm-w-0-3", 143, "2024-07-25T07:00:00Z")  # its node's clock 2 s behind
             wait_until(lambda: pods_seen(c) >= seen + 8, "the deletions seen")
-            time.sleep(1.0)  # rounds of the loop
+            later_rounds(c)
             assert incidents(api) == [] and api.pods_deleted == []
 
 

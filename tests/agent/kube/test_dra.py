@@ -169,14 +169,23 @@ def _run(tmp_path: Path, api, **kube) -> AgentProc:
     return AgentProc(tmp_path, "--config", str(conf))
 
 
+def _two_more_passes(a: AgentProc) -> None:
+    """Wait for two more of the writer's passes (the heartbeat's, when `heartbeat_seconds` is short): each writes the
+    conditions, then the DRA rules and node taints; the first began after this call, and ended before the second
+    wrote its conditions."""
+    written = lambda: a.value("gpu_npd_kube_writes_total", kind="conditions") or 0  # noqa: E731
+    passes = written()
+    wait_until(lambda: written() >= passes + 2, "two more write passes")
+
+
 def test_process_fences_one_gpu_not_the_node(api, tmp_path: Path):
     _serve_dra(api)
     api.add_node("gpu-node-1", gpus=0)  # no GPU expected from capacity: no GPUCountMismatch on the node
-    a = _run(tmp_path, api, max_tainted_fraction=0.5)
+    a = _run(tmp_path, api, max_tainted_fraction=0.5, heartbeat_seconds=0.2)
     a.write(f"3,1,1000,-;{XID79}\n")
     wait_until(lambda: _name("gpu-node-1") in api.device_taint_rules, "DeviceTaintRule")
     wait_until(lambda: api.conditions("gpu-node-1").get("GPUUnhealthy", {}).get("status") == "True", "condition")
-    time.sleep(0.5)
+    _two_more_passes(a)  # a node taint for the fenced GPU would have been written by then
     assert api.taints("gpu-node-1") == []  # the node stays schedulable for its healthy GPU
     rule = api.device_taint_rules[_name("gpu-node-1")]
     assert rule["apiVersion"] == "resource.k8s.io/v1alpha3" and rule["spec"]["taint"]["key"] == "gpu-npd.io/unhealthy"
@@ -186,11 +195,14 @@ def test_process_fences_one_gpu_not_the_node(api, tmp_path: Path):
 
 def test_process_without_dra_falls_back_to_node_taints(api, tmp_path: Path):
     api.add_node("gpu-node-1", gpus=0)  # the double serves no resource.k8s.io
-    a = _run(tmp_path, api)
+    a = _run(tmp_path, api, heartbeat_seconds=0.2)
     a.write(f"3,1,1000,-;{XID79}\n")
     wait_until(lambda: [t["key"] for t in api.taints("gpu-node-1")] == ["gpu-npd.io/GPUUnhealthy"], "node taint")
     a.write(f"3,2,2000,-;{XID79.replace('5d', '5e')}\n")
-    time.sleep(0.5)  # a second faulty GPU: discovery is not repeated, the absence not said again
+    # a second faulty GPU: discovery is not repeated, the absence not said again (in the pass that writes it, after
+    # its condition, or any later one)
+    wait_until(lambda: "0000:5e:00" in api.conditions("gpu-node-1")["GPUUnhealthy"]["message"], "the second GPU")
+    _two_more_passes(a)
     assert a.stop()[0] == 0
     err = a.stderr()
     assert err.count("is not served by this cluster") == 1 and "falling back to node taints" in err
