@@ -498,12 +498,14 @@ class HealthEngine:
         reason = rule.get("reason") or reason_of(f.kind, f.xid, f.sxid)
         pid = f"{subject}|{f.kind}|{code if code is not None else ''}|{reason}"
         p = self.problems.get(pid)
-        if (p is not None and p.condition != rule["condition"]) or f"{pid}|{rule['condition']}" in self.problems:
-            # a line of the same fault that another rule decides (Xid 154 naming a reset after a drain, an NVLink5
-            # Xid NVIDIA's decode sends to a reset after its warnings): a problem of its own, so the worse condition
-            # is raised, not added to the other's
-            pid = f"{pid}|{rule['condition']}"
-            p = self.problems.get(pid)
+        # a line of the same fault that another rule decides (Xid 154 naming a reset after a drain, an NVLink5 Xid
+        # NVIDIA's decode sends to a reset after its warnings): a problem of its own, so the worse condition is raised,
+        # not added to the other's. Its id is looked up only where it can stand: the problem of the plain id is gone,
+        # or stands under another condition (while that one stands under this condition, no such problem is made)
+        if p is None or p.condition != rule["condition"]:
+            other = f"{pid}|{rule['condition']}"
+            if p is not None or other in self.problems:
+                pid, p = other, self.problems.get(other)
         amendment = amends(f)  # the event's finding again (parsers/rules.py EVENT_AMENDS): no second sighting
         moved = bool(amendment) and self._moved(f, subject, code, pid, amendment)
         if p is not None:
