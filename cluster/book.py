@@ -30,7 +30,7 @@ from typing import Any, Mapping
 
 from parsers.bounded import keep_newest
 from parsers.envelope import parse_time
-from triage import Evidence, Incident, attribute
+from triage import Evidence, Incident, attribute, is_consequence
 from triage.attribute import bare_address
 from triage.inventory import address_key, located, no_execute, node_addresses, pod_addresses
 
@@ -42,6 +42,10 @@ MAX_EVIDENCE = 2000  # per job (the newest kept): a 10,000-rank job's storm is s
 MAX_WAITING = 10_000  # Events for pods not seen yet
 MAX_EVENTS = 1024  # Events kept per job (the oldest forgotten first, counted): a storm cannot grow a job without end
 FAULT_SLACK = 60.0  # a node fault this long before a pod started on the node still counts for its job
+# Which incarnation of a restarted job a pod is of (Book._incarnation): one the restart chose (its evidence is the old
+# gang's), a member it did not delete (SURVIVOR: the next incarnation's, less what the teardown made it say: _own),
+# or one created since
+CHOSEN, SURVIVOR, NEW = "chosen", "survivor", "new"
 
 
 @dataclass(slots=True)
@@ -143,8 +147,8 @@ class Book:
         self.node_jobs: dict[str, set] = {}
         self.waiting: OrderedDict[tuple[str, str], dict[str, Mapping]] = OrderedDict()  # (ns, pod) -> Events
         self.other_pods: set[tuple[str, str]] = set()
-        # deleted pod -> (job, node, creation time, uid)
-        self.gone: OrderedDict[tuple[str, str], tuple[tuple, str, float, str]] = OrderedDict()
+        # deleted pod -> (job, node, creation time, uid, its own opt-in)
+        self.gone: OrderedDict[tuple[str, str], tuple[tuple, str, float, str, bool]] = OrderedDict()
         self.dropped = 0
         # forgotten jobs: (seq, mark, restarted)
         self.retired: OrderedDict[tuple, tuple[int, Mark, tuple | None]] = OrderedDict()
@@ -281,7 +285,7 @@ class Book:
         self._forget_addresses(key, keep=True)
         if info.hostname and self.hostnames.get((key[0], info.hostname)) == key:
             del self.hostnames[(key[0], info.hostname)]
-        keep_newest(self.gone, key, (info.job, info.node, info.started, info.uid), MAX_WAITING)
+        keep_newest(self.gone, key, (info.job, info.node, info.started, info.uid, info.labelled), MAX_WAITING)
         state = self.jobs.get(info.job)
         if state is not None:
             state.pods.discard(key)
@@ -328,8 +332,8 @@ class Book:
             return  # an expired Event: what it said stays the job's evidence until the incident closes
         info = self.pods.get(key)
         if info is None and key in self.gone and self.gone[key][0] in self.jobs:
-            job, node, started, pod_uid = self.gone[key]
-            info = PodInfo(job, node, started, uid=pod_uid)
+            job, node, started, pod_uid, labelled = self.gone[key]
+            info = PodInfo(job, node, started, uid=pod_uid, labelled=labelled)
         if info is None and key in self.other_pods:
             return
         if info is None:
@@ -511,14 +515,17 @@ class Book:
         out: list[Evidence] = []
         gone = state.restarted
         for uid, found in state.events.items():
-            if gone is None or uid not in state.sources or not self._torn_down(state, gone, *state.sources[uid]):
-                out.extend(found)
+            was = self._source(state, gone, *state.sources[uid]) if gone is not None and uid in state.sources \
+                else NEW
+            if was != CHOSEN:
+                out.extend(found if was == NEW else _own(found))
         nodes: dict[str, float] = {}
         for pod in state.pods:
             info = self.pods.get(pod)
-            if info is None or (gone is not None and self._old(state, gone, info)):
+            was = NEW if info is None or gone is None else self._incarnation(state, gone, info)
+            if info is None or was == CHOSEN:
                 continue
-            out.extend(info.exits)
+            out.extend(info.exits if was == NEW else _own(info.exits))
             if info.node:
                 nodes[info.node] = min(nodes.get(info.node, info.started), info.started)
         for node, started in nodes.items():
@@ -537,26 +544,27 @@ class Book:
             out = out[-MAX_EVIDENCE:]
         return out
 
-    def _old(self, state: JobState, gone: tuple[float, frozenset[str] | None], info: PodInfo) -> bool:
-        """Whether a pod kept is of the incarnation a restart tore down (`gone`, its mark): one it chose, or a member
-        it did not delete (no opt-in) created in its second or before (the owner recreated none of those)."""
+    def _incarnation(self, state: JobState, gone: tuple[float, frozenset[str] | None], info: PodInfo) -> str:
+        """Which incarnation a pod is of, by the mark of the restart that tore the old one down (`gone`): CHOSEN, a
+        pod it chose (opted in, chose()); SURVIVOR, a member it did not delete (no opt-in) created in its second or
+        before, which goes on into the owner's next incarnation; NEW, a pod created since."""
         if self._opted(state, info):
-            return chose(gone, info.started, info.uid)
-        return info.started <= gone[0]
+            return CHOSEN if chose(gone, info.started, info.uid) else NEW
+        return SURVIVOR if info.started <= gone[0] else NEW
 
-    def _torn_down(self, state: JobState, gone: tuple[float, frozenset[str] | None], key: tuple[str, str],
-                   uid: str) -> bool:
-        """Whether the pod an Event (or a deleted pod's exit) is about, by its name and uid, is of the incarnation a
-        restart tore down (`gone`): the pod of that name kept (_old), or the last one deleted (one the restart chose),
-        when its uid is that.  A pod neither is was deleted before (the owner's pods are seen created long before they
-        can log anything): torn down."""
+    def _source(self, state: JobState, gone: tuple[float, frozenset[str] | None], key: tuple[str, str],
+                uid: str) -> str:
+        """Which incarnation the pod an Event (or a deleted pod's exit) is about, by its name and uid, is of
+        (_incarnation): the pod of that name kept, or the last one deleted (its tombstone), when its uid is that.  A
+        pod neither is was deleted before (the owner's pods are seen created long before they can log anything):
+        CHOSEN, torn down."""
         info = self.pods.get(key)
         if info is not None and info.uid == uid:
-            return self._old(state, gone, info)
+            return self._incarnation(state, gone, info)
         was = self.gone.get(key)
         if was is not None and was[3] == uid:
-            return chose(gone, was[2], uid)
-        return True
+            return self._incarnation(state, gone, PodInfo(was[0], was[1], was[2], uid=uid, labelled=was[4]))
+        return CHOSEN
 
     def addresses(self, evidence: list[Evidence], namespace: str = "") -> list[Evidence]:
         """Where the addresses the evidence names (peers, hosts) are, as triage reads NCCL's own address lines
@@ -631,8 +639,9 @@ class Book:
                   ) -> list[Change]:
         """A restart of the job is done (its chosen pods deleted; or one a previous run wrote): its incident
         (`incident`, when still open) closes, so that a failure of the owner's new incarnation is the job's next
-        incident, decided on its own; and from now on the incarnation torn down (the pods the restart's `mark` chose,
-        and its members not opted in: _old) adds nothing to the job's evidence: their Events, exits and nodes."""
+        incident, decided on its own; and from now on the incarnation torn down (the pods the restart's `mark` chose:
+        _incarnation) adds nothing to the job's evidence: their Events, exits and nodes; its members not opted in go
+        on into the next incarnation, less what the teardown made them say (_own)."""
         state = self.jobs.get(job_key)
         if state is None:
             return []
@@ -657,6 +666,14 @@ class Book:
                 "addresses": len(self.pod_ips) + len(self.node_ips) + len(self.host_ips) + len(self.former_ips) +
                 len(self.hostnames),
                 "open_incidents": sum(1 for s in self.jobs.values() if s.open is not None)}
+
+
+def _own(evidence: list[Evidence]) -> list[Evidence]:
+    """What a member a restart did not delete says of its own: not what its peers' deletion makes a healthy rank
+    print (triage's consequences: a watchdog timeout, a peer's connection closed, a rank ended by SIGTERM), which is
+    the old gang's teardown; a fault of its own (an Xid or ECC error on its node, a CUDA error, an exception, a rank
+    killed or crashed by a signal of its own) is the job's next incident."""
+    return [e for e in evidence if not is_consequence(e)]
 
 
 def chose(mark: tuple[float, frozenset[str] | None], started: float, uid: str) -> bool:

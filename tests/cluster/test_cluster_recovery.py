@@ -184,16 +184,22 @@ def opt_in(api: ApiDouble, names: list[str]) -> None:
 
 def recreate(api: ApiDouble, names: list[str], opted: tuple[str, ...] = ("llm-w-0-0", "llm-w-0-1", "llm-w-0-2")) -> None:
     """The owner recreates the gang's deleted pods `names`, as its controller would: the API server gives each a new
-    uid and creationTimestamp (now); the gang's `opted` pods keep (or get again, from the template) the opt-in, the
-    others their creationTimestamp."""
-    kept = {k: p["metadata"]["creationTimestamp"] for k, p in api.pods.items() if k[1] not in names}
-    gang(api)
-    for k, when in kept.items():
-        api.pods[k]["metadata"]["creationTimestamp"] = when
+    uid and creationTimestamp (now), in one write (a uid once deleted is never seen again); the gang's `opted` pods
+    keep (or get again, from the template) the opt-in, the others (not deleted) their creationTimestamp."""
+    from test_cluster import NODES
+
     now = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     for name in names:
-        api.pods[("train", name)]["metadata"].update(uid=f"uid-{name}-again", creationTimestamp=now)
-    opt_in(api, list(opted))
+        labels = {"jobset.sigs.k8s.io/jobset-name": "llm", "batch.kubernetes.io/job-name": "llm-w-0",
+                  **({OPT_IN: "true"} if name in opted else {})}
+        api.pods[("train", name)] = {
+            "apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": name, "namespace": "train", "labels": labels, "uid": f"uid-{name}-again",
+                         "creationTimestamp": now},
+            "spec": {"nodeName": NODES[int(name.rsplit("-", 1)[1])], "containers": [
+                {"name": "main", "image": "train:1", "resources": {"limits": {"nvidia.com/gpu": "8"}}}]},
+            "status": {"phase": "Running"}}
+    opt_in(api, [n for n in opted if n not in names])
 
 
 def recoveries(api: ApiDouble) -> list[dict]:
@@ -592,11 +598,49 @@ def test_a_fault_in_the_recreated_gang_is_restarted_and_the_old_gangs_teardown_i
         assert len(api.pods_deleted) == 8
 
 
-def test_after_a_restart_the_old_incarnations_pods_add_nothing_and_a_new_pods_event_counts_once_its_pod_is_seen():
-    """The Book after a restart (its decision's mark): a member of the old incarnation it did not delete (no opt-in)
-    adds nothing (its rank killed as the gang broke is the old gang's); an Event about a pod of a uid not seen yet
-    is taken for an old pod's until that pod is seen: the owner's new pod, whose rank's death is then the job's next
-    incident."""
+def test_a_fault_on_a_member_the_restart_left_running_is_the_next_incident_and_restarted():
+    """llm-w-0-3 has no opt-in: the restart leaves it running, and it goes on into the owner's next incarnation.  Its
+    watchdog timeout as the gang is torn down (a consequence), and the deleted pods' own, restart nothing; an Xid 79
+    on its node after the restart is the job's next incident, restarted by the policy ("restart 2 of 3"), its pod
+    still not touched (was: its every later fault the old gang's for good: the Xid lost, the new gang left to hang
+    until its watchdog)."""
+    with ApiDouble() as api:
+        gang(api)
+        opt_in(api, list(GANG[:3]))
+        with controller(api, recovery=Policy(mode="enforce")) as c:
+            wait_until(lambda: c.ready.is_set(), "synced")
+            publish_xid(api)
+            publish_timeouts(api)
+            wait_until(lambda: len(api.pods_deleted) == 3, "the first restart")
+            wait_until(lambda: [d["state"] for d in restarted_incidents(api)] == ["closed"], "its incident closed")
+            recreate(api, list(GANG[:3]))
+            seen_after(c, api, lambda: publish_teardown(api, "-teardown"))  # w-0-3's timeout among them
+            assert len(api.pods_deleted) == 3 and len(recoveries(api)) == 1
+            publish_xid(api, "node-d")  # the survivor's node, after the restart
+            wait_until(lambda: len(api.pods_deleted) == 6, "the second restart")
+            assert sorted(n for _, n in api.pods_deleted[3:]) == list(GANG[:3])
+            assert ("train", "llm-w-0-3") in api.pods and all(n != "llm-w-0-3" for _, n in api.pods_deleted)
+            wait_until(lambda: len(recoveries(api)) == 2, "the second recovery Event")
+            assert any("restart 2 of 3" in e["message"] for e in recoveries(api))
+            second = max(restarted_incidents(api), key=lambda d: d["seq"])
+            assert second["seq"] == 2 and second["incident"]["root"]["host"] == "node-d"
+
+
+# real line: snowflakedb/ArcticTraining #219 (https://github.com/snowflakedb/ArcticTraining/issues/219, verbatim, as
+# in tests/fixtures/realworld/nccl-pytorch-3.yaml): a rank's watchdog timeout, what a member left running says when
+# its peers are deleted under it (a consequence, triage.is_consequence)
+WATCHDOG = ("[rank2]:[E626 05:06:30.929096625 ProcessGroupNCCL.cpp:632] [Rank 2] Watchdog caught collective operation "
+            "timeout: WorkNCCL(SeqNum=120049, OpType=_ALLGATHER_BASE, NumelIn=16384000, NumelOut=131072000, "
+            "Timeout(ms)=1800000) ran for 1800065 milliseconds before timing out.")
+
+
+def test_after_a_restart_the_chosen_pods_add_nothing_and_a_survivors_own_fault_is_the_next_incident():
+    """The Book after a restart (its decision's mark): the pods it chose add nothing; a member it did not delete (no
+    opt-in) goes on into the next incarnation: what the teardown made it say (its watchdog timeout as its peers were
+    deleted: a consequence) adds nothing, a fault of its own after the restart (its rank SIGKILLed) is the job's next
+    incident (was: its every later fault the old gang's for good, lost); an Event about a pod of a uid not seen yet is
+    taken for an old pod's until that pod is seen: the owner's new pod, whose rank's death then joins the incident;
+    the member's own fault read after it is deleted still counts (its tombstone keeps its opt-in, none)."""
     from test_cluster import agent_fact_events
 
     from cluster.book import Book
@@ -607,8 +651,8 @@ def test_after_a_restart_the_old_incarnations_pods_add_nothing_and_a_new_pods_ev
         return {"metadata": {"namespace": "train", "name": name, "uid": uid, "creationTimestamp": created,
                              "labels": labels}, "spec": {"nodeName": node}}
 
-    def killed(name: str, node: str, uid: str, event_uid: str, at: str) -> dict:
-        (ev,) = agent_fact_events(node, name, [KILLED])
+    def said(name: str, node: str, uid: str, event_uid: str, at: str, line: str = KILLED) -> dict:
+        (ev,) = agent_fact_events(node, name, [line])
         ev["involvedObject"]["uid"] = uid
         ev["metadata"]["uid"] = event_uid
         ev["firstTimestamp"] = ev["lastTimestamp"] = at  # the agent's clock
@@ -617,20 +661,29 @@ def test_after_a_restart_the_old_incarnations_pods_add_nothing_and_a_new_pods_ev
     book = Book()
     book.pod(pod("w-0", "uid-w-0", "2026-11-29T12:00:00Z", "node-a", True), 0.0)
     book.pod(pod("w-1", "uid-w-1", "2026-11-29T12:00:00Z", "node-b", False), 0.0)
-    book.event(killed("w-0", "node-a", "uid-w-0", "e-1", "2026-11-29T12:01:00Z"), 1.0)
+    book.event(said("w-0", "node-a", "uid-w-0", "e-1", "2026-11-29T12:01:00Z"), 1.0)
     (opened,) = book.settle(1.0)
     (key,) = book.jobs
     created, uids = book.mark(book.opted_in(key), MARK_UIDS)
     assert uids == ["uid-w-0"]
     (closed,) = book.restarted(key, chosen({"created": created, "uids": uids}), opened.open.id)
     assert closed.what == "closed" and book.jobs[key].open is None
-    book.event(killed("w-1", "node-b", "uid-w-1", "e-2", "2026-11-29T12:01:30Z"), 2.0)  # left running: the old gang's
-    book.event(killed("w-0", "node-a", "uid-w-0-again", "e-3", "2026-11-29T12:06:00Z"), 2.0)  # its pod not seen yet
+    book.event(said("w-1", "node-b", "uid-w-1", "e-2", "2026-11-29T12:01:30Z", WATCHDOG), 2.0)  # the teardown's
+    book.event(said("w-0", "node-a", "uid-w-0", "e-4", "2026-11-29T12:01:40Z"), 2.0)  # a chosen pod's, late
+    book.event(said("w-0", "node-a", "uid-w-0-again", "e-3", "2026-11-29T12:06:00Z"), 2.0)  # its pod not seen yet
     assert book.settle(2.0) == []
-    book.pod(pod("w-0", "uid-w-0-again", "2026-11-29T12:05:00Z", "node-a", True), 3.0)  # the owner's new pod
+    book.event(said("w-1", "node-b", "uid-w-1", "e-5", "2026-11-29T12:10:00Z"), 3.0)  # the survivor's own fault
     (again,) = book.settle(3.0)
-    assert again.what == "opened" and again.open.seq == 2 and again.incident.root.host == "node-a"
-    assert len(again.incident.evidence) == 1
+    assert again.what == "opened" and again.open.seq == 2 and again.incident.root.host == "node-b"
+    assert [e.kind for e in again.incident.evidence] == ["rank_exit"]  # not its watchdog timeout
+    book.pod(pod("w-0", "uid-w-0-again", "2026-11-29T12:05:00Z", "node-a", True), 4.0)  # the owner's new pod
+    (grown,) = book.settle(4.0)
+    assert grown.what == "updated" and grown.open.seq == 2
+    assert sorted(e.host for e in grown.incident.evidence) == ["node-a", "node-b"]  # its rank's death counts now
+    book.pod(pod("w-1", "uid-w-1", "2026-11-29T12:00:00Z", "node-b", False), 5.0, deleted=True)
+    book.event(said("w-1", "node-b", "uid-w-1", "e-6", "2026-11-29T12:12:00Z"), 5.0)  # read after its deletion
+    (later,) = book.settle(5.0)  # its tombstone keeps its opt-in (none): still a member's own fault
+    assert later.what == "updated" and len(later.incident.evidence) == 3
 
 
 def test_a_job_forgotten_between_its_gangs_keeps_its_restart_so_the_old_pods_late_events_add_nothing():
